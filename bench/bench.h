@@ -1,0 +1,35 @@
+/* Benchmarks run as `rtcosim bench NAME` (see shared BENCHMARKS.md). Each lives
+ * in bench/bench_NAME.c and defines `const rtcosim_bench rtcosim_bench_NAME`;
+ * the build collects them. A benchmark prints a table for people, then one
+ * `NAME.figure value unit` line per figure for machines. */
+#ifndef RTCOSIM_BENCH_H
+#define RTCOSIM_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rtcosim_bench {
+    const char *name;    /* as typed after `rtcosim bench`, e.g. "late-partner" */
+    const char *summary; /* one line */
+    int (*run)(int argc, char **argv); /* argv[0] is the benchmark name */
+} rtcosim_bench;
+
+/* Print one machine-readable figure line: "<name> <value> <unit>". */
+void bench_figure(const char *name, double value, const char *unit);
+
+/* Monotonic wall clock in nanoseconds. */
+int64_t bench_now_ns(void);
+
+/* Peak resident set size of this process so far, in MiB. */
+double bench_peak_rss_mib(void);
+
+/* Median of n values (sorts the array in place). */
+double bench_median(double *values, size_t n);
+
+/* Percentile p in [0,100] of n values (sorts in place, nearest rank). */
+double bench_percentile(double *values, size_t n, double p);
+
+/* Directory for scratch files of a benchmark run (created; $TMPDIR or /tmp). */
+const char *bench_scratch_dir(void);
+
+#endif

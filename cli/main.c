@@ -1,0 +1,52 @@
+/* Entry point of the rtcosim command-line tool: routes `rtcosim COMMAND ...`
+ * to the subcommand table generated from cli/cmd_*.c at build time. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_commands.gen.h"
+#include "rtcosim/log.h"
+
+int cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rtcosim: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+int cli_fail_error(const rtcosim_error *err)
+{
+    return cli_fail("%s", err->message[0] ? err->message : rtcosim_strerror(err->status));
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: rtcosim COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < rtcosim_cli_cmd_count; i++)
+        fprintf(out, "  %-10s %s\n", rtcosim_cli_cmd_s[i]->name, rtcosim_cli_cmd_s[i]->summary);
+    fprintf(out, "\n`rtcosim COMMAND --help` describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    rtcosim_log_set_handler(rtcosim_log_stderr_handler, NULL);
+    rtcosim_log_set_level(RTCOSIM_LOG_WARNING);
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("rtcosim %s\n", RTCOSIM_VERSION_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < rtcosim_cli_cmd_count; i++)
+        if (strcmp(argv[1], rtcosim_cli_cmd_s[i]->name) == 0)
+            return rtcosim_cli_cmd_s[i]->run(argc - 1, argv + 1);
+    cli_fail("unknown command '%s' (see rtcosim --help)", argv[1]);
+    return 2;
+}

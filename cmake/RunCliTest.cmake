@@ -1,0 +1,19 @@
+# Runs CMD with ARGS (a ;-list) and checks the exit code and output against
+# the expectations; used by rtcosim_add_cli_test for end-to-end CLI tests.
+execute_process(COMMAND ${CMD} ${ARGS}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 100)
+message("exit ${rc}\n--- stdout\n${out}--- stderr\n${err}")
+if(NOT "${rc}" STREQUAL "${EXPECT_EXIT}")
+  message(FATAL_ERROR "expected exit ${EXPECT_EXIT}, got ${rc}")
+endif()
+if(EXPECT_STDERR AND NOT err MATCHES "${EXPECT_STDERR}")
+  message(FATAL_ERROR "stderr does not match '${EXPECT_STDERR}'")
+endif()
+if(EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
+  message(FATAL_ERROR "stdout does not match '${EXPECT_STDOUT}'")
+endif()
+# A crash must never pass as an expected failure.
+if(err MATCHES "AddressSanitizer|runtime error:|Segmentation fault|LeakSanitizer")
+  message(FATAL_ERROR "sanitizer report or crash in output")
+endif()

@@ -1,0 +1,196 @@
+/* The component wrapper enforces the lifecycle order, finds variables by name,
+ * rejects duplicate names, and forwards batched get/set and steps to the kind. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/component.h"
+
+/* A counter component: y = number of steps taken times input u. */
+typedef struct counter {
+    double u, y;
+    int steps;
+    int *destroyed;
+} counter;
+
+static rtcosim_status counter_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                   rtcosim_step_result *r, rtcosim_error *err)
+{
+    (void)t, (void)h, (void)r, (void)err;
+    counter *c = self;
+    c->steps++;
+    c->y += c->u;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status counter_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                  void *values, rtcosim_error *err)
+{
+    counter *c = self;
+    if (type != RTCOSIM_TYPE_FLOAT64)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "bad type");
+    for (size_t i = 0; i < n; i++)
+        ((double *)values)[i] = vrs[i] == 0 ? c->u : c->y;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status counter_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                  const void *values, rtcosim_error *err)
+{
+    counter *c = self;
+    if (type != RTCOSIM_TYPE_FLOAT64)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "bad type");
+    for (size_t i = 0; i < n; i++)
+        if (vrs[i] == 0)
+            c->u = ((const double *)values)[i];
+    return RTCOSIM_OK;
+}
+
+static void counter_destroy(void *self)
+{
+    counter *c = self;
+    (*c->destroyed)++;
+    free(c);
+}
+
+static const rtcosim_component_ops counter_ops = {
+    .kind = "native",
+    .do_step = counter_step,
+    .get = counter_get,
+    .set = counter_set,
+    .destroy = counter_destroy,
+};
+
+static const rtcosim_variable counter_vars[] = {
+    {.name = "u", .value_reference = 0, .type = RTCOSIM_TYPE_FLOAT64,
+     .causality = RTCOSIM_CAUSALITY_INPUT, .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
+     .derivative_of = -1},
+    {.name = "y", .value_reference = 1, .type = RTCOSIM_TYPE_FLOAT64,
+     .causality = RTCOSIM_CAUSALITY_OUTPUT, .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
+     .derivative_of = -1},
+};
+
+static rtcosim_component *make_counter(int *destroyed, const rtcosim_variable *vars, size_t n,
+                                       rtcosim_status *status, rtcosim_error *err)
+{
+    counter *c = calloc(1, sizeof *c);
+    c->destroyed = destroyed;
+    rtcosim_component_desc desc = {.model_name = "counter", .variables = vars, .variable_count = n};
+    rtcosim_component *comp = NULL;
+    *status = rtcosim_component_create(&counter_ops, c, &desc, &comp, err);
+    return comp;
+}
+
+static void steps_and_exchanges_values_in_order(void **state)
+{
+    (void)state;
+    int destroyed = 0;
+    rtcosim_status st;
+    rtcosim_error err;
+    rtcosim_component *c = make_counter(&destroyed, counter_vars, 2, &st, &err);
+    assert_int_equal(st, RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_instantiate(c, "cnt", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    uint32_t vr_u = 0, vr_y = 1;
+    double u = 2.5, y = 0;
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vr_u, 1, &u, &err), RTCOSIM_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(rtcosim_component_do_step(c, i * 1000, 1000, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr_y, 1, &y, &err), RTCOSIM_OK);
+    assert_true(y == 10.0); /* 4 steps x 2.5 */
+    rtcosim_component_free(c);
+    assert_int_equal(destroyed, 1);
+}
+
+static void refuses_step_before_initialization(void **state)
+{
+    (void)state;
+    int destroyed = 0;
+    rtcosim_status st;
+    rtcosim_error err;
+    rtcosim_component *c = make_counter(&destroyed, counter_vars, 2, &st, &err);
+    assert_int_equal(rtcosim_component_instantiate(c, "early", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_do_step(c, 0, 1000, NULL, &err), RTCOSIM_ESTATE);
+    assert_non_null(strstr(err.message, "early"));
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_ESTATE);
+    rtcosim_component_free(c);
+    assert_int_equal(destroyed, 1);
+}
+
+static void finds_variables_by_name(void **state)
+{
+    (void)state;
+    int destroyed = 0;
+    rtcosim_status st;
+    rtcosim_component *c = make_counter(&destroyed, counter_vars, 2, &st, NULL);
+    const rtcosim_variable *v = rtcosim_component_find_variable(c, "y");
+    assert_non_null(v);
+    assert_int_equal(v->value_reference, 1);
+    assert_null(rtcosim_component_find_variable(c, "z"));
+    rtcosim_component_free(c);
+}
+
+static void rejects_duplicate_variable_names(void **state)
+{
+    (void)state;
+    rtcosim_variable dup[2] = {counter_vars[0], counter_vars[0]};
+    int destroyed = 0;
+    rtcosim_status st;
+    rtcosim_error err;
+    rtcosim_component *c = make_counter(&destroyed, dup, 2, &st, &err);
+    assert_null(c);
+    assert_int_equal(st, RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "'u'"));
+    assert_int_equal(destroyed, 1);
+}
+
+static void state_snapshot_unsupported_without_ops(void **state)
+{
+    (void)state;
+    int destroyed = 0;
+    rtcosim_status st;
+    rtcosim_error err;
+    rtcosim_component *c = make_counter(&destroyed, counter_vars, 2, &st, &err);
+    assert_int_equal(rtcosim_component_instantiate(c, "s", &err), RTCOSIM_OK);
+    rtcosim_state snap = NULL;
+    assert_int_equal(rtcosim_component_get_state(c, &snap, &err), RTCOSIM_EUNSUPPORTED);
+    rtcosim_component_free(c);
+}
+
+static void parses_typed_values_with_range_checks(void **state)
+{
+    (void)state;
+    rtcosim_value v;
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_INT8, "127", &v, NULL), RTCOSIM_OK);
+    assert_true(v.i64 == 127);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_INT8, "128", &v, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_UINT16, "-1", &v, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT64, "1.5e3", &v, NULL), RTCOSIM_OK);
+    assert_true(v.f64 == 1500.0);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT64, "1.5x", &v, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_BOOLEAN, "true", &v, NULL), RTCOSIM_OK);
+    assert_true(v.b);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_BOOLEAN, "yes", &v, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_UINT64, "18446744073709551615", &v, NULL),
+                     RTCOSIM_OK);
+    assert_true(v.u64 == UINT64_MAX);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(steps_and_exchanges_values_in_order),
+        cmocka_unit_test(refuses_step_before_initialization),
+        cmocka_unit_test(finds_variables_by_name),
+        cmocka_unit_test(rejects_duplicate_variable_names),
+        cmocka_unit_test(state_snapshot_unsupported_without_ops),
+        cmocka_unit_test(parses_typed_values_with_range_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,77 @@
+/* Time ticks: seconds parse exactly into nanoseconds, and integer steps land
+ * exactly on whole seconds (the reason time is int64 ticks). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/time.h"
+
+static void parses_decimal_seconds_exactly(void **state)
+{
+    (void)state;
+    rtcosim_time_ns t;
+    assert_int_equal(rtcosim_time_parse_seconds("1e-4", &t, NULL), RTCOSIM_OK);
+    assert_true(t == 100000);
+    assert_int_equal(rtcosim_time_parse_seconds("0.001", &t, NULL), RTCOSIM_OK);
+    assert_true(t == 1000000);
+    assert_int_equal(rtcosim_time_parse_seconds("100", &t, NULL), RTCOSIM_OK);
+    assert_true(t == INT64_C(100000000000));
+    assert_int_equal(rtcosim_time_parse_seconds("-2.5", &t, NULL), RTCOSIM_OK);
+    assert_true(t == INT64_C(-2500000000));
+}
+
+static void rejects_bad_time_text(void **state)
+{
+    (void)state;
+    rtcosim_time_ns t;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_time_parse_seconds("abc", &t, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "abc"));
+    assert_int_equal(rtcosim_time_parse_seconds("1.0x", &t, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("nan", &t, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("inf", &t, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("1e300", &t, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("1e-12", &t, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("", &t, &err), RTCOSIM_EINVAL);
+}
+
+static void thousand_millisecond_steps_end_at_one_second(void **state)
+{
+    (void)state;
+    rtcosim_time_ns h, t = 0;
+    assert_int_equal(rtcosim_time_parse_seconds("0.001", &h, NULL), RTCOSIM_OK);
+    for (int i = 0; i < 1000; i++)
+        t += h;
+    assert_true(t == RTCOSIM_NS_PER_S);
+    assert_true(rtcosim_time_to_seconds(t) == 1.0);
+    /* The double sum drifts; the tick sum does not. */
+    double sum = 0;
+    for (int i = 0; i < 1000; i++)
+        sum += 0.001;
+    assert_true(sum != 1.0);
+}
+
+static void seconds_round_to_nearest_tick(void **state)
+{
+    (void)state;
+    rtcosim_time_ns t;
+    assert_int_equal(rtcosim_time_from_seconds(0.1, &t, NULL), RTCOSIM_OK);
+    assert_true(t == 100000000);
+    assert_int_equal(rtcosim_time_from_seconds(1234.000000001, &t, NULL), RTCOSIM_OK);
+    assert_true(t == INT64_C(1234000000001));
+    assert_true(rtcosim_time_to_seconds(INT64_C(1234000000001)) == 1234.000000001);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parses_decimal_seconds_exactly),
+        cmocka_unit_test(rejects_bad_time_text),
+        cmocka_unit_test(thousand_millisecond_steps_end_at_one_second),
+        cmocka_unit_test(seconds_round_to_nearest_tick),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
