@@ -1,0 +1,42 @@
+/* Clocks for execution: the real monotonic clock for real-time runs, and a
+ * virtual clock that tests and deterministic replays advance by hand (injected
+ * compute times), so that timing logic is tested without depending on the load
+ * of the machine. All times are nanoseconds since an arbitrary epoch. */
+#ifndef RTCOSIM_CLOCK_H
+#define RTCOSIM_CLOCK_H
+
+#include <stdbool.h>
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rtcosim_clock rtcosim_clock;
+
+/* CLOCK_MONOTONIC; sleep_until uses clock_nanosleep(TIMER_ABSTIME) followed
+ * by a busy-wait of at most busy_wait_ns before the deadline (0: none). */
+rtcosim_status rtcosim_clock_create_monotonic(rtcosim_time_ns busy_wait_ns, rtcosim_clock **out,
+                                              rtcosim_error *err);
+/* A virtual clock starting at `start`: now() returns the virtual time,
+ * sleep_until(d) jumps to d when d is later, and rtcosim_clock_advance adds
+ * simulated compute time. Thread-safe (atomic). */
+rtcosim_status rtcosim_clock_create_virtual(rtcosim_time_ns start, rtcosim_clock **out,
+                                            rtcosim_error *err);
+void rtcosim_clock_free(rtcosim_clock *clock);
+
+bool rtcosim_clock_is_virtual(const rtcosim_clock *clock);
+rtcosim_time_ns rtcosim_clock_now(rtcosim_clock *clock);
+/* Sleep until the absolute time `deadline` of this clock (returns at once when
+ * it has passed). */
+void rtcosim_clock_sleep_until(rtcosim_clock *clock, rtcosim_time_ns deadline);
+/* Virtual clocks only: advance by `ns` (an injected execution time). No-op on
+ * the monotonic clock, where execution time passes by itself. */
+void rtcosim_clock_advance(rtcosim_clock *clock, rtcosim_time_ns ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
