@@ -62,6 +62,24 @@ void tu_write_file(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+void tu_patch_file(const char *path, const char *find, const char *replace)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    size_t len = strlen(find);
+    assert_int_equal(strlen(replace), len);
+    char *hit = NULL;
+    for (size_t i = 0; i + len <= n && !hit; i++)
+        if (memcmp(buf + i, find, len) == 0)
+            hit = buf + i;
+    assert_non_null(hit);
+    assert_int_equal(fseek(f, (long)(hit - buf), SEEK_SET), 0);
+    assert_int_equal(fwrite(replace, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
 void tu_zip(const char *zip_path, const tu_entry *entries, size_t n)
 {
     int code = 0;
@@ -89,6 +107,8 @@ void tu_zip(const char *zip_path, const tu_entry *entries, size_t n)
         if (index < 0)
             zip_source_free(src);
         assert_true(index >= 0);
+        if (e->store)
+            assert_int_equal(zip_set_file_compression(za, (zip_uint64_t)index, ZIP_CM_STORE, 0), 0);
         if (e->symlink)
             assert_int_equal(zip_file_set_external_attributes(za, (zip_uint64_t)index, 0,
                                                               ZIP_OPSYS_UNIX,

@@ -13,6 +13,7 @@ typedef struct tu_entry {
     const char *file;    /* or: copy this file's bytes */
     bool symlink;        /* mark the entry as a Unix symbolic link */
     size_t zeros;        /* or: this many zero bytes (compresses very well) */
+    bool store;          /* store uncompressed (so that a test can corrupt it) */
 } tu_entry;
 
 /* A fresh empty directory (under $TMPDIR or /tmp); free() the result. */
@@ -26,6 +27,8 @@ const char *tu_path(const char *dir, const char *name);
 /* Write an archive; aborts the test on failure. */
 void tu_zip(const char *zip_path, const tu_entry *entries, size_t n);
 void tu_write_file(const char *path, const char *text);
+/* Overwrite the first occurrence of `find` in a file with `replace` (same length). */
+void tu_patch_file(const char *path, const char *find, const char *replace);
 
 /* Log capture: every message at or above `level` goes into one buffer as
  * "level|category|message\n" lines. */

@@ -185,6 +185,16 @@ static void archive_inflating_beyond_the_limit_is_refused(void **state)
     assert_int_equal(tu_count_entries(f->tmp), 0);
 }
 
+static void corrupted_entry_fails_its_checksum(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "resources/data.txt", .text = "PAYLOAD-0123456789", .store = true}};
+    tu_zip(f->fmu, e, 2);
+    tu_patch_file(f->fmu, "PAYLOAD-0123456789", "PAYLOAD-0123456780");
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: entry 'resources/data.txt': CRC error");
+}
+
 static void binary_that_is_not_a_shared_object_fails_to_load(void **state)
 {
     fixture *f = *state;
@@ -228,6 +238,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(symbolic_link_entry_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(archive_inflating_beyond_the_limit_is_refused, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(corrupted_entry_fails_its_checksum, setup, teardown),
         cmocka_unit_test_setup_teardown(binary_that_is_not_a_shared_object_fails_to_load, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(binary_lacking_a_function_is_named, setup, teardown),

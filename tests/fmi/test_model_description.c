@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fmi/fmu_internal.h"
 #include "fmi/model_description.h"
 #include "fmi_test_util.h"
 #include "rtcosim/log.h"
@@ -458,6 +459,23 @@ static void first_violation_is_the_error_and_later_ones_are_logged(void **state)
     rtcosim_log_set_handler(NULL, NULL);
 }
 
+static void fmi2_log_references_become_variable_names(void **state)
+{
+    (void)state;
+    rtcosim_fmi_md *md;
+    rtcosim_error err;
+    assert_int_equal(parse(fmi2_tank, &md, &err), RTCOSIM_OK);
+    char out[128];
+    /* Real 1 is h (its alias h_alias comes later), Integer 0 is count,
+     * Boolean 0 is full, String 0 is label; Real 99 does not exist. */
+    rtcosim_fmi2_expand_references(md, "#r1# > #i0#, #b0#, #s0#, ## #r99# #r1 #x1#", out, sizeof out);
+    assert_string_equal(out, "h > count, full, label, # #r99# #r1 #x1#");
+    /* Truncation keeps the buffer terminated. */
+    rtcosim_fmi2_expand_references(md, "#s0##s0##s0#", out, 8);
+    assert_string_equal(out, "labella");
+    rtcosim_fmi_md_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,6 +490,7 @@ int main(void)
         cmocka_unit_test(model_exchange_only_fmu_is_unsupported),
         cmocka_unit_test(model_identifier_must_be_a_plain_file_name),
         cmocka_unit_test(first_violation_is_the_error_and_later_ones_are_logged),
+        cmocka_unit_test(fmi2_log_references_become_variable_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
