@@ -408,8 +408,11 @@ rtcosim_status rtcosim_fmi2_prepare(rtcosim_fmu *f, rtcosim_error *err)
         .destroy = rtcosim_fmu_destroy,
     };
     if (md->can_interpolate_inputs) {
+        /* FMI 2.0 bounds no input order; first order (linear interpolation)
+         * is what every FMU that can interpolate accepts. */
         REQUIRE(fmi2SetRealInputDerivatives)
         f->ops.set_input_derivatives = fmi2_set_input_derivatives;
+        f->max_input_order = 1;
     }
     if (md->can_get_set_state) {
         REQUIRE(fmi2GetFMUstate)

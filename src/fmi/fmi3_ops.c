@@ -2,6 +2,7 @@
  * chapter 4), instantiated without event mode, early return or intermediate
  * variables. Scalar get/set for every FMI 3.0 type; no allocation on the step
  * and value paths (Binary conversion uses load-time scratch). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,122 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
     return rtcosim_fmu_status(f, s, name, NO_TIME, err);
 }
 
+/* FMI 3.0 has no fmi3SetInputDerivatives: an FMU that wants derivatives of a
+ * continuous Float64 input u declares another input whose `derivative`
+ * attribute names u (and so on for higher orders, FMI 3.0 section 2.4.7.5).
+ * Setting "derivative k of u" is then an fmi3SetFloat64 on that input. */
+#define RTCOSIM_FMI3_MAX_INPUT_ORDER 3
+
+struct rtcosim_fmi3_input_derivative {
+    uint32_t vr;                                   /* the base input */
+    uint32_t derivative_vr[RTCOSIM_FMI3_MAX_INPUT_ORDER]; /* order k at [k-1] */
+};
+
+static bool is_float64_input(const rtcosim_variable *v)
+{
+    return v->type == RTCOSIM_TYPE_FLOAT64 && v->causality == RTCOSIM_CAUSALITY_INPUT &&
+           v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
+}
+
+/* The input declared as the derivative of variable `of`, or -1. */
+static long derivative_input(const rtcosim_fmi_md *md, size_t of)
+{
+    for (size_t j = 0; j < md->variable_count; j++)
+        if (is_float64_input(&md->variables[j]) && md->variables[j].derivative_of == (int32_t)of)
+            return (long)j;
+    return -1;
+}
+
+static int by_base_vr(const void *a, const void *b)
+{
+    uint32_t x = ((const struct rtcosim_fmi3_input_derivative *)a)->vr;
+    uint32_t y = ((const struct rtcosim_fmi3_input_derivative *)b)->vr;
+    return x < y ? -1 : x > y;
+}
+
+/* Build the base-input table; the accepted order is the smallest chain length
+ * over all base inputs, so that any input may be given any accepted order. */
+static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
+{
+    const rtcosim_fmi_md *md = f->md;
+    size_t bases = 0;
+    for (size_t i = 0; i < md->variable_count; i++) {
+        const rtcosim_variable *v = &md->variables[i];
+        bases += is_float64_input(v) &&
+                 !(v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of]));
+    }
+    if (bases == 0)
+        return RTCOSIM_OK;
+    f->input_derivatives = calloc(bases, sizeof *f->input_derivatives);
+    if (!f->input_derivatives)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+    int order = RTCOSIM_FMI3_MAX_INPUT_ORDER;
+    for (size_t i = 0; i < md->variable_count; i++) {
+        const rtcosim_variable *v = &md->variables[i];
+        if (!is_float64_input(v) ||
+            (v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of])))
+            continue;
+        struct rtcosim_fmi3_input_derivative *d = &f->input_derivatives[f->input_derivative_count++];
+        d->vr = v->value_reference;
+        int k = 0;
+        for (long j = derivative_input(md, i); j >= 0 && k < RTCOSIM_FMI3_MAX_INPUT_ORDER;
+             j = derivative_input(md, (size_t)j))
+            d->derivative_vr[k++] = md->variables[j].value_reference;
+        order = k < order ? k : order;
+    }
+    qsort(f->input_derivatives, f->input_derivative_count, sizeof *f->input_derivatives,
+          by_base_vr);
+    f->max_input_order = order;
+    return RTCOSIM_OK;
+}
+
+static const struct rtcosim_fmi3_input_derivative *find_base(const rtcosim_fmu *f, uint32_t vr)
+{
+    size_t lo = 0, hi = f->input_derivative_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at = f->input_derivatives[mid].vr;
+        if (at == vr)
+            return &f->input_derivatives[mid];
+        if (at < vr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static rtcosim_status fmi3_set_input_derivatives(void *self, const uint32_t *vrs, size_t n,
+                                                 int order, const double *values,
+                                                 rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    if (order < 1 || order > f->max_input_order)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: input derivative order %d is outside 1..%d", f->instance_name,
+                                 order, f->max_input_order);
+    fmi3Status s = fmi3OK;
+    for (size_t done = 0; done < n && s <= fmi3Warning;) {
+        size_t chunk = n - done < f->scratch_count ? n - done : f->scratch_count;
+        for (size_t i = 0; i < chunk; i++) {
+            const struct rtcosim_fmi3_input_derivative *d = find_base(f, vrs[done + i]);
+            if (!d)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "%s: value reference %" PRIu32
+                                         " is not a continuous Float64 input",
+                                         f->instance_name, vrs[done + i]);
+            f->vr_scratch[i] = d->derivative_vr[order - 1];
+        }
+        fmi3Status cs = f->fmi3.fmi3SetFloat64(f->instance, f->vr_scratch, chunk, values + done,
+                                               chunk);
+        trace_values(f, "fmi3SetFloat64", cs, RTCOSIM_TYPE_FLOAT64, f->vr_scratch, chunk,
+                     values + done);
+        s = cs > s ? cs : s;
+        done += chunk;
+    }
+    return rtcosim_fmu_status(f, s, "fmi3SetFloat64", NO_TIME, err);
+}
+
 static rtcosim_status fmi3_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
@@ -323,6 +440,11 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
         .terminate = fmi3_terminate,
         .destroy = rtcosim_fmu_destroy,
     };
+    rtcosim_status st = map_input_derivatives(f, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (f->max_input_order > 0)
+        f->ops.set_input_derivatives = fmi3_set_input_derivatives;
     if (md->can_get_set_state) {
         REQUIRE(fmi3GetFMUState)
         REQUIRE(fmi3SetFMUState)

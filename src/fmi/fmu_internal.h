@@ -49,6 +49,15 @@ typedef struct rtcosim_fmu {
     size_t *binary_sizes;
     fmi3Binary *binary_values;
 
+    /* Input derivatives: highest order accepted for every continuous Float64
+     * input (0: none). FMI 3 declares them as further inputs (see fmi3_ops.c):
+     * base input value reference -> the derivative inputs' references, sorted
+     * by base reference, plus value-reference scratch for mapped batches. */
+    int max_input_order;
+    struct rtcosim_fmi3_input_derivative *input_derivatives;
+    size_t input_derivative_count;
+    uint32_t *vr_scratch;
+
     fmi2CallbackFunctions fmi2_callbacks; /* must outlive the FMI 2 instance */
     rtcosim_fmi2_functions fmi2;
     rtcosim_fmi3_functions fmi3;
