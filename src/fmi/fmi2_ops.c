@@ -395,6 +395,16 @@ rtcosim_status rtcosim_fmi2_prepare(rtcosim_fmu *f, rtcosim_error *err)
         REQUIRE(fmi2GetString)
         REQUIRE(fmi2SetString)
     }
+    /* A binary built for another FMI version or type platform would misread
+     * every argument; the description has the last word, so only warn. */
+    const char *version = fn->fmi2GetVersion ? fn->fmi2GetVersion() : NULL;
+    if (version && strcmp(version, fmi2Version) != 0)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: fmi2GetVersion returns '%s', expected '%s'",
+                    f->archive_path, version, fmi2Version);
+    const char *platform = fn->fmi2GetTypesPlatform ? fn->fmi2GetTypesPlatform() : NULL;
+    if (platform && strcmp(platform, fmi2TypesPlatform) != 0)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: fmi2GetTypesPlatform returns '%s', expected '%s'",
+                    f->archive_path, platform, fmi2TypesPlatform);
     f->ops = (rtcosim_component_ops){
         .kind = rtcosim_fmi2_kind,
         .instantiate = fmi2_instantiate,

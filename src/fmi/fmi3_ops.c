@@ -428,6 +428,12 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
     REQUIRE_TYPE(CLOCK, Clock)
     REQUIRE_TYPE(BINARY, Binary)
 #undef REQUIRE_TYPE
+    /* A binary of another major version would misread every argument; the
+     * description has the last word, so only warn. */
+    const char *version = fn->fmi3GetVersion ? fn->fmi3GetVersion() : NULL;
+    if (version && strncmp(version, "3.", 2) != 0)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: fmi3GetVersion returns '%s', expected 3.x",
+                    f->archive_path, version);
     f->ops = (rtcosim_component_ops){
         .kind = rtcosim_fmi3_kind,
         .instantiate = fmi3_instantiate,

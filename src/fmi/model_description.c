@@ -643,27 +643,27 @@ static void resolve_derivatives(md_parser *p, const var_extra *extra)
     }
 }
 
-static const rtcosim_variable *sort_vars;
-static rtcosim_fmi_version sort_version;
-
-static int by_name(const void *a, const void *b)
+/* Sort keys over an index array; qsort_r keeps concurrent loads independent. */
+static int by_name(const void *a, const void *b, void *table)
 {
-    return strcmp(sort_vars[*(const size_t *)a].name, sort_vars[*(const size_t *)b].name);
+    const rtcosim_fmi_md *md = table;
+    return strcmp(md->variables[*(const size_t *)a].name, md->variables[*(const size_t *)b].name);
 }
 
 /* FMI 2.0 value references are unique per base type (Integer and Enumeration
  * share the fmi2GetInteger space); FMI 3.0 ones across all variables. */
-static int vr_space(const rtcosim_variable *v)
+static int vr_space(const rtcosim_fmi_md *md, const rtcosim_variable *v)
 {
-    return sort_version == RTCOSIM_FMI_2 ? (int)v->type : 0;
+    return md->version == RTCOSIM_FMI_2 ? (int)v->type : 0;
 }
 
-static int by_vr(const void *a, const void *b)
+static int by_vr(const void *a, const void *b, void *table)
 {
-    const rtcosim_variable *x = &sort_vars[*(const size_t *)a];
-    const rtcosim_variable *y = &sort_vars[*(const size_t *)b];
-    if (vr_space(x) != vr_space(y))
-        return vr_space(x) < vr_space(y) ? -1 : 1;
+    const rtcosim_fmi_md *md = table;
+    const rtcosim_variable *x = &md->variables[*(const size_t *)a];
+    const rtcosim_variable *y = &md->variables[*(const size_t *)b];
+    if (vr_space(md, x) != vr_space(md, y))
+        return vr_space(md, x) < vr_space(md, y) ? -1 : 1;
     if (x->value_reference != y->value_reference)
         return x->value_reference < y->value_reference ? -1 : 1;
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
@@ -694,19 +694,17 @@ static void check_uniqueness(md_parser *p)
     }
     for (size_t i = 0; i < n; i++)
         order[i] = i;
-    sort_vars = md->variables;
-    sort_version = md->version;
-    qsort(order, n, sizeof *order, by_name);
+    qsort_r(order, n, sizeof *order, by_name, md);
     for (size_t i = 1; i < n; i++)
         if (strcmp(md->variables[order[i - 1]].name, md->variables[order[i]].name) == 0)
             violation(p, RTCOSIM_EFORMAT, "variable '%s': name is not unique",
                       md->variables[order[i]].name);
     for (size_t i = 0; i < n; i++)
         order[i] = i;
-    qsort(order, n, sizeof *order, by_vr);
+    qsort_r(order, n, sizeof *order, by_vr, md);
     for (size_t i = 1; i < n; i++) {
         const rtcosim_variable *a = &md->variables[order[i - 1]], *b = &md->variables[order[i]];
-        if (vr_space(a) != vr_space(b) || a->value_reference != b->value_reference)
+        if (vr_space(md, a) != vr_space(md, b) || a->value_reference != b->value_reference)
             continue;
         if (md->version == RTCOSIM_FMI_3)
             violation(p, RTCOSIM_EFORMAT, "variable '%s': valueReference %" PRIu32 " is already used by '%s'",
@@ -716,7 +714,6 @@ static void check_uniqueness(md_parser *p)
                       "variable '%s': alias of '%s' (valueReference %" PRIu32 ") with a different start value",
                       b->name, a->name, b->value_reference);
     }
-    sort_vars = NULL;
     free(order);
 }
 

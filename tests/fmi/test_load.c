@@ -257,6 +257,19 @@ static void fmi3_input_derivative_goes_to_the_declared_derivative_input(void **s
     assert_int_equal(tu_count_entries(f->tmp), 0);
 }
 
+static void unusable_temporary_parent_is_an_io_error(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md}};
+    tu_zip(f->fmu, e, 1);
+    rtcosim_fmu_options opts = {.temp_dir = tu_path(f->tmp, "missing/dir")};
+    rtcosim_component *c;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmu_load(f->fmu, &opts, &c, &err), RTCOSIM_EIO);
+    assert_non_null(strstr(err.message, "model.fmu: cannot create a temporary directory in "));
+    assert_non_null(strstr(err.message, "missing/dir: No such file or directory"));
+}
+
 static void info_of_a_non_fmu_component_is_null(void **state)
 {
     (void)state;
@@ -288,6 +301,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(binary_lacking_a_function_is_named, setup, teardown),
         cmocka_unit_test_setup_teardown(fmi3_input_derivative_goes_to_the_declared_derivative_input,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(unusable_temporary_parent_is_an_io_error, setup, teardown),
         cmocka_unit_test(info_of_a_non_fmu_component_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
