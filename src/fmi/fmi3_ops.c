@@ -96,13 +96,17 @@ static rtcosim_status fmi3_do_step(void *self, rtcosim_time_ns t, rtcosim_time_n
     double t_s = rtcosim_time_to_seconds(t), h_s = rtcosim_time_to_seconds(h);
     fmi3Boolean event_needed = fmi3False, terminate = fmi3False, early = fmi3False;
     fmi3Float64 last = t_s + h_s;
-    fmi3Status s = f->fmi3.fmi3DoStep(f->instance, t_s, h_s, fmi3True, &event_needed,
+    /* noSetFMUStatePriorToCurrentPoint (section 4.2.1): a rollback needs a
+     * snapshot, so while none exists the FMU may drop its history. */
+    fmi3Boolean no_rollback = f->live_states == 0;
+    fmi3Status s = f->fmi3.fmi3DoStep(f->instance, t_s, h_s, no_rollback, &event_needed,
                                       &terminate, &early, &last);
     RTCOSIM_FMU_TRACE(f, "fmi3DoStep", s,
-                      "t=%.17g, h=%.17g, noSetFMUStatePriorToCurrentPoint=true -> "
+                      "t=%.17g, h=%.17g, noSetFMUStatePriorToCurrentPoint=%s -> "
                       "eventHandlingNeeded=%d, terminateSimulation=%d, earlyReturn=%d, "
                       "lastSuccessfulTime=%.17g",
-                      t_s, h_s, event_needed, terminate, early, last);
+                      t_s, h_s, no_rollback ? "true" : "false", event_needed, terminate, early,
+                      last);
     /* Without event mode (eventModeUsed=false) eventHandlingNeeded needs no
      * action (FMI 3.0 section 4.2.2); it is passed on for information. */
     result->event_handling_needed = event_needed;
@@ -351,8 +355,10 @@ static rtcosim_status fmi3_get_state(void *self, rtcosim_state *state, rtcosim_e
     fmi3FMUState st = *state;
     fmi3Status s = f->fmi3.fmi3GetFMUState(f->instance, &st);
     RTCOSIM_FMU_TRACE(f, "fmi3GetFMUState", s, "%p -> %p", *state, st);
-    if (s <= fmi3Warning)
+    if (s <= fmi3Warning) {
+        f->live_states += *state == NULL && st != NULL;
         *state = st;
+    }
     return rtcosim_fmu_status(f, s, "fmi3GetFMUState", NO_TIME, err);
 }
 
@@ -370,6 +376,8 @@ static void fmi3_free_state(void *self, rtcosim_state state)
     fmi3FMUState st = state;
     fmi3Status s = f->fmi3.fmi3FreeFMUState(f->instance, &st);
     RTCOSIM_FMU_TRACE(f, "fmi3FreeFMUState", s, "%p", state);
+    if (state && f->live_states > 0)
+        f->live_states--;
     rtcosim_error ignored;
     if (rtcosim_fmu_status(f, s, "fmi3FreeFMUState", NO_TIME, &ignored) != RTCOSIM_OK)
         rtcosim_log(RTCOSIM_LOG_WARNING, f->instance_name, "%s", ignored.message);
@@ -400,8 +408,10 @@ static rtcosim_status fmi3_deserialize(void *self, const uint8_t *buffer, size_t
     fmi3FMUState st = *state;
     fmi3Status s = f->fmi3.fmi3DeserializeFMUState(f->instance, buffer, size, &st);
     RTCOSIM_FMU_TRACE(f, "fmi3DeserializeFMUState", s, "%zu bytes -> %p", size, st);
-    if (s <= fmi3Warning)
+    if (s <= fmi3Warning) {
+        f->live_states += *state == NULL && st != NULL;
         *state = st;
+    }
     return rtcosim_fmu_status(f, s, "fmi3DeserializeFMUState", NO_TIME, err);
 }
 

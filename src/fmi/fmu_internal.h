@@ -37,6 +37,10 @@ typedef struct rtcosim_fmu {
     char *instance_name;
     bool log_calls, visible, fmu_logging;
 
+    /* Snapshots made and not yet freed: while there are any, the master may
+     * roll back, so doStep may not be told noSetFMUStatePriorToCurrentPoint. */
+    size_t live_states;
+
     /* FMI 3 keeps setup's values for fmi3EnterInitializationMode. */
     bool tolerance_defined, stop_defined;
     double tolerance, start, stop;

@@ -384,7 +384,19 @@ static void call_trace_logs_each_fmi_call_with_arguments_and_status(void **state
     const char *log = tu_log_text();
     assert_non_null(strstr(log, "debug|fmi|traced: fmi2Instantiate(\"traced\", fmi2CoSimulation"));
     assert_non_null(strstr(log, "debug|fmi|traced: fmi2SetReal(#3=0.5) -> fmi2OK"));
-    assert_non_null(strstr(log, "debug|fmi|traced: fmi2DoStep(t=0, h=0.25, "));
+    assert_non_null(strstr(log, "debug|fmi|traced: fmi2DoStep(t=0, h=0.25, "
+                               "noSetFMUStatePriorToCurrentPoint=true) -> fmi2OK"));
+    /* While a snapshot exists the master may roll back: the FMU must keep
+     * its history (noSetFMUStatePriorToCurrentPoint=false). */
+    rtcosim_state snapshot = NULL;
+    assert_int_equal(rtcosim_component_get_state(c, &snapshot, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_do_step(c, 250 * MS, 250 * MS, NULL, &err), RTCOSIM_OK);
+    assert_non_null(strstr(tu_log_text(), "fmi2DoStep(t=0.25, h=0.25, "
+                                          "noSetFMUStatePriorToCurrentPoint=false)"));
+    rtcosim_component_free_state(c, snapshot);
+    assert_int_equal(rtcosim_component_do_step(c, 500 * MS, 250 * MS, NULL, &err), RTCOSIM_OK);
+    assert_non_null(strstr(tu_log_text(), "fmi2DoStep(t=0.5, h=0.25, "
+                                          "noSetFMUStatePriorToCurrentPoint=true)"));
     rtcosim_component_free(c);
     assert_non_null(strstr(tu_log_text(), "traced: fmi2FreeInstance() -> fmi2OK"));
 
