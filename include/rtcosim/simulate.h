@@ -75,6 +75,14 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                                         size_t count, const rtcosim_variable **out,
                                         size_t capacity, size_t *found, rtcosim_error *err);
 
+/* Find an example FMU shipped with rtcosim (e.g. "Dahlquist-fmi2.fmu") and
+ * write its path to out. Looks in $RTCOSIM_FMU_DIR, next to the running
+ * executable (<bindir>/../share/rtcosim/fmus, so a moved installation still
+ * works), the configured install prefix, and finally the build tree. The
+ * error lists where it looked. */
+rtcosim_status rtcosim_example_fmu_path(const char *file_name, char *out, size_t capacity,
+                                        rtcosim_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/fmu.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
 
@@ -126,6 +127,17 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                 return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                          "output variable '%s': Binary values cannot be recorded in CSV",
                                          names[i]);
+            if (n < capacity)
+                out[n] = v;
+            n++;
+        }
+    } else if (rtcosim_fmu_info_of(c) && rtcosim_fmu_info_of(c)->output_count > 0) {
+        /* FMUs: ModelStructure outputs, in the order the FMU lists them. */
+        const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+        for (size_t i = 0; i < info->output_count; i++) {
+            const rtcosim_variable *v = rtcosim_component_variable(c, info->output_indices[i]);
+            if (!v || v->type == RTCOSIM_TYPE_BINARY)
+                continue;
             if (n < capacity)
                 out[n] = v;
             n++;
