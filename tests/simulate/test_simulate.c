@@ -15,10 +15,10 @@
 #include "rtcosim/simulate.h"
 
 enum { VR_U, VR_K, VR_Y, VR_COUNT, VR_ODD, VR_MODE, VR_MODE_SEEN, VR_FAIL_AT, VR_STOP_AT,
-       VR_NAME, VR_CALC };
+       VR_NAME, VR_CALC, VR_EARLY_AT };
 
 typedef struct integrator {
-    double u, k, y, fail_at, stop_at;
+    double u, k, y, fail_at, stop_at, early_at;
     int32_t count, mode, mode_seen;
 } integrator;
 
@@ -29,6 +29,13 @@ static rtcosim_status integ_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
     double ts = (double)t / 1e9, hs = (double)h / 1e9;
     if (s->fail_at >= 0 && ts >= s->fail_at)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "integrator asked to fail at %g s", ts);
+    /* Return early (FMI 3.0 early return) when the step crosses early_at. */
+    rtcosim_time_ns early = (rtcosim_time_ns)(s->early_at * 1e9 + 0.5);
+    if (s->early_at >= 0 && t < early && early < t + h) {
+        hs = (double)(early - t) / 1e9;
+        r->early_return = true;
+        r->last_successful_time = early;
+    }
     s->y += s->k * s->u * hs;
     s->count++;
     if (s->stop_at >= 0 && (double)(t + h) / 1e9 >= s->stop_at)
@@ -44,6 +51,7 @@ static double *real_at(integrator *s, uint32_t vr)
     case VR_Y: return &s->y;
     case VR_FAIL_AT: return &s->fail_at;
     case VR_STOP_AT: return &s->stop_at;
+    case VR_EARLY_AT: return &s->early_at;
     default: return NULL;
     }
 }
@@ -114,6 +122,7 @@ static const rtcosim_variable integ_vars[] = {
     VAR("stop_at", VR_STOP_AT, FLOAT64, PARAMETER, FIXED, EXACT),
     VAR("name", VR_NAME, STRING, OUTPUT, CONSTANT, EXACT),
     VAR("calc", VR_CALC, FLOAT64, CALCULATED_PARAMETER, FIXED, CALCULATED),
+    VAR("early_at", VR_EARLY_AT, FLOAT64, PARAMETER, FIXED, EXACT),
 };
 
 static rtcosim_component *make_integrator(void)
@@ -122,6 +131,7 @@ static rtcosim_component *make_integrator(void)
     s->k = 1;
     s->fail_at = -1;
     s->stop_at = -1;
+    s->early_at = -1;
     rtcosim_component_desc desc = {.model_name = "Integrator", .variables = integ_vars,
                                    .variable_count = sizeof integ_vars / sizeof integ_vars[0]};
     rtcosim_component *c = NULL;
@@ -367,6 +377,27 @@ static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **s
     }
 }
 
+static void early_return_continues_from_the_last_successful_time(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_start_value sv[] = {{"early_at", "0.75"}, {"u", "1"}};
+    const char *outs[] = {"y", "count"};
+    rtcosim_simulate_options o = base_options("sim_early.csv");
+    o.start_values = sv;
+    o.start_value_count = 2;
+    o.output_variables = outs;
+    o.output_variable_count = 2;
+    rtcosim_simulate_result res = {0};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
+    assert_int_equal(res.steps, 5);
+    /* y = t with u = 1; the grid restarts at 0.75 and the last step is cut at 2. */
+    assert_string_equal(read_file("sim_early.csv"), "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
+                                                    "0.75,0.75,2\n1.25,1.25,3\n1.75,1.75,4\n2,2,5\n");
+    rtcosim_component_free(c);
+}
+
 static void impossible_times_are_rejected(void **state)
 {
     (void)state;
@@ -395,6 +426,7 @@ int main(void)
         cmocka_unit_test(last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it),
         cmocka_unit_test(component_asking_to_terminate_stops_cleanly),
         cmocka_unit_test(failing_step_keeps_rows_so_far_and_names_component_and_time),
+        cmocka_unit_test(early_return_continues_from_the_last_successful_time),
         cmocka_unit_test(impossible_times_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
