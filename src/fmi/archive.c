@@ -202,7 +202,7 @@ rtcosim_status rtcosim_fmi_extract(const char *path, const char *parent_dir, uin
 {
     *out_dir = NULL;
     int code = 0;
-    zip_t *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &code);
+    zip_t *za = zip_open(path, ZIP_RDONLY, &code);
     if (!za)
         return zip_open_error(path, code, err);
 

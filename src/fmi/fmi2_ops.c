@@ -15,6 +15,46 @@ _Static_assert(sizeof(fmi2Integer) == sizeof(int32_t), "fmi2Integer width");
 
 #define NO_TIME NAN
 
+/* FMI 2.0 section 2.1.5: in log messages "#<t><vr>#" (t one of r, i, b, s)
+ * stands for the name of the variable of that type and value reference, and
+ * "##" for "#". Unknown references stay as written. */
+void rtcosim_fmi2_expand_references(const rtcosim_fmi_md *md, const char *in, char *out,
+                                    size_t size)
+{
+    size_t used = 0;
+    while (*in && used + 1 < size) {
+        const char *name = NULL;
+        size_t skip = 1;
+        if (in[0] == '#' && in[1] == '#') {
+            name = "#";
+            skip = 2;
+        } else if (in[0] == '#' && in[1] && strchr("ribs", in[1]) && in[2] >= '0' && in[2] <= '9') {
+            char *end;
+            unsigned long vr = strtoul(in + 2, &end, 10);
+            rtcosim_type type = in[1] == 'r'   ? RTCOSIM_TYPE_FLOAT64
+                                : in[1] == 'i' ? RTCOSIM_TYPE_INT32
+                                : in[1] == 'b' ? RTCOSIM_TYPE_BOOLEAN
+                                               : RTCOSIM_TYPE_STRING;
+            for (size_t i = 0; *end == '#' && i < md->variable_count && !name; i++)
+                if (md->variables[i].type == type && md->variables[i].value_reference == vr)
+                    name = md->variables[i].name;
+            if (name)
+                skip = (size_t)(end - in) + 1;
+        }
+        if (!name) {
+            out[used++] = *in++;
+            continue;
+        }
+        size_t len = strlen(name);
+        if (len > size - 1 - used)
+            len = size - 1 - used;
+        memcpy(out + used, name, len);
+        used += len;
+        in += skip;
+    }
+    out[used] = '\0';
+}
+
 /* FMI 2.0 logger: printf-style message with variadic arguments. */
 static void fmi2_logger(fmi2ComponentEnvironment env, fmi2String instance_name,
                         fmi2Status status, fmi2String category, fmi2String message, ...)
@@ -23,12 +63,13 @@ static void fmi2_logger(fmi2ComponentEnvironment env, fmi2String instance_name,
     rtcosim_fmu *f = env;
     if (!f || !message)
         return;
-    char text[1024];
+    char text[1024], expanded[1024];
     va_list ap;
     va_start(ap, message);
     vsnprintf(text, sizeof text, message, ap);
     va_end(ap);
-    rtcosim_fmu_log_message(f, (int)status, category, text);
+    rtcosim_fmi2_expand_references(f->md, text, expanded, sizeof expanded);
+    rtcosim_fmu_log_message(f, (int)status, category, expanded);
 }
 
 static void *fmi2_allocate(size_t nobj, size_t size)

@@ -83,6 +83,11 @@ void rtcosim_fmu_format_values(rtcosim_type type, const uint32_t *vrs, size_t n,
 void rtcosim_fmu_log_message(rtcosim_fmu *f, int fmi_status, const char *category,
                              const char *message);
 
+/* Replace FMI 2.0 "#r12#"-style variable references in a log message by
+ * the variables' names (section 2.1.5); out always ends up terminated. */
+void rtcosim_fmi2_expand_references(const rtcosim_fmi_md *md, const char *in, char *out,
+                                    size_t size);
+
 rtcosim_status rtcosim_fmu_wrong_type(rtcosim_fmu *f, rtcosim_type type, rtcosim_error *err);
 rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_error *err);
 

@@ -404,12 +404,15 @@ static void read_co_simulation(md_parser *p, xmlNode *cs)
         violation(p, RTCOSIM_EFORMAT, "modelIdentifier '%s' is not a plain file name",
                   md->model_identifier);
     flag(p, cs, "canHandleVariableCommunicationStepSize", &md->can_handle_variable_step);
-    flag(p, cs, "canGetAndSetFMUstate", &md->can_get_set_state);
-    flag(p, cs, "canSerializeFMUstate", &md->can_serialize_state);
     if (md->version == RTCOSIM_FMI_2) {
+        /* FMI 2.0 spells "FMUstate", FMI 3.0 "FMUState". */
+        flag(p, cs, "canGetAndSetFMUstate", &md->can_get_set_state);
+        flag(p, cs, "canSerializeFMUstate", &md->can_serialize_state);
         flag(p, cs, "providesDirectionalDerivative", &md->provides_directional_derivatives);
         flag(p, cs, "canInterpolateInputs", &md->can_interpolate_inputs);
     } else {
+        flag(p, cs, "canGetAndSetFMUState", &md->can_get_set_state);
+        flag(p, cs, "canSerializeFMUState", &md->can_serialize_state);
         flag(p, cs, "providesDirectionalDerivatives", &md->provides_directional_derivatives);
         flag(p, cs, "providesAdjointDerivatives", &md->provides_adjoint_derivatives);
         flag(p, cs, "canReturnEarlyAfterIntermediateUpdate", &md->can_return_early);
