@@ -47,6 +47,11 @@ rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
                                             rtcosim_component *component,
                                             unsigned step_multiple, rtcosim_error *err);
 
+/* Give a component added earlier its own communication step (a multiple of
+ * H; anything else is an error naming the component). */
+rtcosim_status rtcosim_master_set_component_step(rtcosim_master *m, const char *name,
+                                                 rtcosim_time_ns step, rtcosim_error *err);
+
 /* Connect an output "comp.var" to an input "comp.var" (the component name is
  * the text before the first '.'). opts NULL: the master's coupling defaults
  * at initialize time. Checks at once: unknown component or variable (named),
@@ -127,7 +132,8 @@ uint64_t rtcosim_master_step_count(const rtcosim_master *m);
 
 size_t rtcosim_master_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
-const double *rtcosim_master_observed_values(const rtcosim_master *m);
+/* The observed values at the current time (gathered on each call). */
+const double *rtcosim_master_observed_values(rtcosim_master *m);
 
 size_t rtcosim_master_component_count(const rtcosim_master *m);
 rtcosim_component *rtcosim_master_component(const rtcosim_master *m, const char *name);
