@@ -45,6 +45,18 @@ typedef enum rtcosim_multirate_input {
     RTCOSIM_MULTIRATE_HOLD             /* the last exchanged value, held */
 } rtcosim_multirate_input;
 
+/* How the true signal is integrated over an interval to measure the
+ * extrapolation error from the exchanged samples. The trapezoid has a local
+ * error of h^3 y''/12, which caps corrected FOH/SOH at second order; the
+ * parabola through the last three samples (h/12 (5 y_k+1 + 8 y_k - y_k-1) on
+ * an even grid, Adams-Moulton 3) is exact for quadratics and lets them reach
+ * third order. For ZOH the trapezoid is as good (measured in B2). */
+typedef enum rtcosim_error_quadrature {
+    RTCOSIM_QUADRATURE_AUTO = 0,  /* trapezoid for ZOH, quadratic for FOH and SOH */
+    RTCOSIM_QUADRATURE_TRAPEZOID,
+    RTCOSIM_QUADRATURE_QUADRATIC
+} rtcosim_error_quadrature;
+
 typedef struct rtcosim_coupling_options {
     rtcosim_extrapolation extrapolation;
     rtcosim_correction correction;
@@ -56,9 +68,11 @@ typedef struct rtcosim_coupling_options {
      * to connect variables with different declared units. */
     bool has_transformation;
     double factor, offset;
+    rtcosim_error_quadrature quadrature;
 } rtcosim_coupling_options;
 
-/* Defaults: ZOH, no correction, stability factor 1, interpolate, no transformation. */
+/* Defaults: ZOH, no correction, stability factor 1, interpolate, no
+ * transformation, automatic quadrature. */
 void rtcosim_coupling_options_init(rtcosim_coupling_options *opts);
 
 /* Parse "zoh"/"foh"/"soh" and "none"/"dead-time"/"integrator" (as used on the

@@ -231,7 +231,8 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
                                  what, a->unit, b->unit);
     if (opts && ((unsigned)opts->extrapolation > RTCOSIM_EXTRAPOLATION_SOH ||
                  (unsigned)opts->correction > RTCOSIM_CORRECTION_INTEGRATOR ||
-                 (unsigned)opts->multirate > RTCOSIM_MULTIRATE_HOLD))
+                 (unsigned)opts->multirate > RTCOSIM_MULTIRATE_HOLD ||
+                 (unsigned)opts->quadrature > RTCOSIM_QUADRATURE_QUADRATIC))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: invalid coupling options", what);
     for (size_t i = 0; i < m->conn_count; i++)
         if (m->conns[i].to == tc && m->conns[i].to_var == tv)
@@ -655,6 +656,9 @@ static void setup_couplings(rtcosim_master *m)
             k->opts = m->defaults;
         if (!k->continuous)
             k->opts.correction = RTCOSIM_CORRECTION_NONE;
+        k->quadratic = k->opts.quadrature == RTCOSIM_QUADRATURE_QUADRATIC ||
+                       (k->opts.quadrature == RTCOSIM_QUADRATURE_AUTO &&
+                        k->opts.extrapolation != RTCOSIM_EXTRAPOLATION_ZOH);
     }
     /* A power bond conserves energy to first order only when both of its
      * signals are corrected (see step.c): give the uncorrected side the

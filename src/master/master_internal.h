@@ -50,6 +50,7 @@ typedef struct master_connection {
     rtcosim_type type;
     bool continuous;           /* FLOAT64: extrapolated and corrected */
     bool default_opts;
+    bool quadratic;            /* error quadrature through three samples */
     rtcosim_coupling_options opts;
     size_t out_slot, in_slot;  /* positions in the producer's out / consumer's in batch */
     /* The latest exchanged samples (transformed), the most recent last. */

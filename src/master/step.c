@@ -7,8 +7,9 @@
  * Error signal of a connection (NEPCE, Benedikt et al. 2013): over each
  * common interval [a, b] of producer samples and consumer steps,
  *     E = integral of the true signal - integral of the plain estimate,
- * the true integral taken by the trapezoid rule over the exchanged samples
- * (the only values of the true signal the master sees). The correction system
+ * the true integral taken over the exchanged samples (the only values of the
+ * true signal the master sees) by the trapezoid or the parabola through the
+ * last three samples (see rtcosim_error_quadrature). The correction system
  * (coupling.c) releases E into the following step(s) on top of the estimate.
  *
  * Power bonds (effort e, e.g. force, into component A; flow f, e.g. velocity,
@@ -88,7 +89,13 @@ static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
         k->hist_y[k->hist_n - 1] = y; /* republished at the same instant */
         return;
     }
-    if (k->hist_n) {
+    if (k->hist_n >= 2 && k->quadratic) {
+        rtcosim_time_ns ts[3] = {k->hist_t[k->hist_n - 2], k->hist_t[k->hist_n - 1], t};
+        double ys[3] = {k->hist_y[k->hist_n - 2], k->hist_y[k->hist_n - 1], y};
+        rtcosim_poly q;
+        rtcosim_poly_fit(RTCOSIM_EXTRAPOLATION_SOH, ts, ys, 3, ts[1], &q);
+        k->true_integral += rtcosim_poly_integral(&q, (double)(t - ts[1]) * 1e-9);
+    } else if (k->hist_n) {
         double dt = (double)(t - k->hist_t[k->hist_n - 1]) * 1e-9;
         k->true_integral += 0.5 * dt * (k->hist_y[k->hist_n - 1] + y);
     }
