@@ -46,7 +46,7 @@
  *   </ssc:Annotation>
  *
  * order: jacobi | gauss-seidel; coupling: zoh | foh | soh; correction:
- * none | energy. Unknown child elements of rc:Master are ignored so that later
+ * none | energy (= dead-time) | dead-time | integrator. Unknown child elements of rc:Master are ignored so that later
  * versions (real-time settings) stay readable; unknown attributes are errors.
  *
  * Validation errors are one line, "FILE:LINE: problem", for: malformed XML
@@ -157,8 +157,12 @@ typedef enum rtcosim_ssd_coupling {
     RTCOSIM_SSD_COUPLING_DEFAULT = 0, RTCOSIM_SSD_COUPLING_ZOH, RTCOSIM_SSD_COUPLING_FOH,
     RTCOSIM_SSD_COUPLING_SOH
 } rtcosim_ssd_coupling;
+/* Energy-preserving coupling correction (coupling.h): DEAD_TIME releases the
+ * last step's integrated extrapolation error over the next step ("energy" is
+ * accepted as its name too); INTEGRATOR spreads it with a time constant. */
 typedef enum rtcosim_ssd_correction {
-    RTCOSIM_SSD_CORRECTION_DEFAULT = 0, RTCOSIM_SSD_CORRECTION_NONE, RTCOSIM_SSD_CORRECTION_ENERGY
+    RTCOSIM_SSD_CORRECTION_DEFAULT = 0, RTCOSIM_SSD_CORRECTION_NONE,
+    RTCOSIM_SSD_CORRECTION_DEAD_TIME, RTCOSIM_SSD_CORRECTION_INTEGRATOR
 } rtcosim_ssd_correction;
 
 /* Per-component rate: an absolute step (step_ns > 0) or a multiple of the

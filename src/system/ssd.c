@@ -505,7 +505,7 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
                                         "stepControl", "threads"};
     static const char *const orders[] = {"jacobi", "gauss-seidel"};
     static const char *const couplings[] = {"zoh", "foh", "soh"};
-    static const char *const corrections[] = {"none", "energy"};
+    static const char *const corrections[] = {"none", "dead-time", "integrator"};
     rtcosim_system_desc *d = ctx->d;
     rtcosim_ssd_master_settings *s = &d->master;
     if (s->present)
@@ -521,8 +521,11 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
         st = read_choice(ctx, m, "order", orders, 2, &order);
     if (st == RTCOSIM_OK)
         st = read_choice(ctx, m, "coupling", couplings, 3, &coupling);
-    if (st == RTCOSIM_OK)
-        st = read_choice(ctx, m, "correction", corrections, 2, &correction);
+    const char *correction_text = system_attr(d, m, "correction");
+    if (st == RTCOSIM_OK && correction_text && strcmp(correction_text, "energy") == 0)
+        correction = RTCOSIM_SSD_CORRECTION_DEAD_TIME; /* the plain energy-preserving correction */
+    else if (st == RTCOSIM_OK)
+        st = read_choice(ctx, m, "correction", corrections, 3, &correction);
     if (st != RTCOSIM_OK)
         return st;
     s->order = (rtcosim_ssd_order)order;

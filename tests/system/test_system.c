@@ -270,7 +270,7 @@ static void check_full_system(const rtcosim_system_desc *d)
     assert_int_equal(m->step_size_ns, 10 * RTCOSIM_NS_PER_MS);
     assert_int_equal(m->order, RTCOSIM_SSD_ORDER_GAUSS_SEIDEL);
     assert_int_equal(m->coupling, RTCOSIM_SSD_COUPLING_FOH);
-    assert_int_equal(m->correction, RTCOSIM_SSD_CORRECTION_ENERGY);
+    assert_int_equal(m->correction, RTCOSIM_SSD_CORRECTION_DEAD_TIME); /* "energy" */
     assert_true(m->has_step_control && m->step_control);
     assert_int_equal(m->threads, 2);
     assert_int_equal(m->rate_count, 2);
