@@ -41,11 +41,11 @@
  *                correction="energy" stepControl="false" threads="2">
  *       <rc:Component name="engine" stepSize="0.0001"/>   (or stepMultiple="10"
  *                                                          = 10 macro steps)
- *       <rc:StepOrder>ecu engine body</rc:StepOrder>
  *     </rc:Master>
  *   </ssc:Annotation>
  *
- * order: jacobi | gauss-seidel; coupling: zoh | foh | soh; correction:
+ * order: jacobi | gauss-seidel (the Gauss-Seidel sequence follows the
+ * components' direct-feedthrough dependencies); coupling: zoh | foh | soh; correction:
  * none | energy (= dead-time) | dead-time | integrator. Unknown child elements of rc:Master are ignored so that later
  * versions (real-time settings) stay readable; unknown attributes are errors.
  *
@@ -187,8 +187,6 @@ typedef struct rtcosim_ssd_master_settings {
     int threads; /* 0: not given */
     const rtcosim_ssd_component_rate *rates;
     size_t rate_count;
-    const int *step_order; /* component indices, NULL when not given */
-    size_t step_order_count;
 } rtcosim_ssd_master_settings;
 
 typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
@@ -242,6 +240,37 @@ bool rtcosim_system_desc_start_time(const rtcosim_system_desc *desc, rtcosim_tim
 bool rtcosim_system_desc_stop_time(const rtcosim_system_desc *desc, rtcosim_time_ns *stop);
 
 const rtcosim_ssd_master_settings *rtcosim_system_desc_master(const rtcosim_system_desc *desc);
+
+/* ---- building a master from a description (system/build.c) ------------ */
+
+struct rtcosim_master;
+struct rtcosim_fmu_options;
+
+typedef struct rtcosim_system_build_options {
+    /* Settings that override the description's master annotation: a field
+     * counts when set (has_*, non-DEFAULT enums, threads > 0); rates and
+     * step order are taken from the description only. */
+    rtcosim_ssd_master_settings overrides;
+    const struct rtcosim_fmu_options *fmu; /* for FMU components; may be NULL */
+    /* Variables to observe ("component.variable"); NULL/0: every output that
+     * feeds a connection, in connection order. */
+    const char *const *observe;
+    size_t observe_count;
+} rtcosim_system_build_options;
+
+/* Create the master for a description: load every component (FMUs with
+ * rtcosim_fmu_load, `rtcosim:NAME` from the native registry), check each
+ * declared connector against the component's variable (exists, direction,
+ * type), give each its step (annotation rates; a step must be a multiple of
+ * the macro step), connect with the connection's transformation and the
+ * coupling settings, apply the bound parameters as start values, and set
+ * order, threads and step control. The macro step is the override, else the
+ * annotation's stepSize; without either it fails naming the file. Errors
+ * name the file and line of the element at fault. The caller initializes,
+ * runs and frees the master. opts may be NULL. */
+rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *desc,
+                                           const rtcosim_system_build_options *opts,
+                                           struct rtcosim_master **out, rtcosim_error *err);
 
 #ifdef __cplusplus
 }

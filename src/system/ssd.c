@@ -459,46 +459,6 @@ static rtcosim_status read_choice(parse_ctx *ctx, const xmlNode *n, const char *
     return RTCOSIM_OK;
 }
 
-static rtcosim_status read_step_order(parse_ctx *ctx, const xmlNode *n)
-{
-    rtcosim_system_desc *d = ctx->d;
-    xmlChar *text = xmlNodeGetContent(n);
-    if (!text)
-        return NOMEM(ctx);
-    int *order = system_alloc(d, (d->component_count + 1) * sizeof *order);
-    if (!order) {
-        xmlFree(text);
-        return NOMEM(ctx);
-    }
-    size_t count = 0;
-    rtcosim_status st = RTCOSIM_OK;
-    char *save = NULL;
-    for (char *tok = strtok_r((char *)text, " \t\r\n,", &save); tok && st == RTCOSIM_OK;
-         tok = strtok_r(NULL, " \t\r\n,", &save)) {
-        int idx = rtcosim_system_desc_find_component(d, tok);
-        if (idx < 0) {
-            st = FAIL(ctx, n, RTCOSIM_ENOTFOUND, "rtcosim master: step order names unknown component '%s'",
-                      tok);
-            break;
-        }
-        for (size_t i = 0; i < count; i++)
-            if (order[i] == idx)
-                st = FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim master: step order lists '%s' twice", tok);
-        if (st == RTCOSIM_OK)
-            order[count++] = idx;
-    }
-    xmlFree(text);
-    if (st != RTCOSIM_OK)
-        return st;
-    if (count != d->component_count)
-        return FAIL(ctx, n, RTCOSIM_EFORMAT,
-                    "rtcosim master: step order lists %zu of the %zu components (list each once)",
-                    count, d->component_count);
-    d->step_order = order;
-    d->master.step_order_count = count;
-    return RTCOSIM_OK;
-}
-
 static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 {
     static const char *const attrs[] = {"stepSize", "order", "coupling", "correction",
@@ -546,14 +506,6 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
         s->threads = (int)t;
     }
     for (const xmlNode *c = m->children; c; c = c->next) {
-        if (system_is(c, RTCOSIM_MASTER_NS, "StepOrder")) {
-            if (d->step_order)
-                return FAIL(ctx, c, RTCOSIM_EFORMAT, "rtcosim master: second StepOrder");
-            st = read_step_order(ctx, c);
-            if (st != RTCOSIM_OK)
-                return st;
-            continue;
-        }
         if (!system_is(c, RTCOSIM_MASTER_NS, "Component"))
             continue;
         const char *name = system_attr(d, c, "name");

@@ -52,7 +52,6 @@ struct rtcosim_system_desc {
     rtcosim_ssd_master_settings master;
     rtcosim_ssd_component_rate *rates;
     size_t rate_count, rate_cap;
-    int *step_order;
 };
 
 /* Arena: every string of a description, freed at once. */

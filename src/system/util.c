@@ -109,7 +109,6 @@ void system_sync(rtcosim_system_desc *d)
     }
     d->master.rates = d->rates;
     d->master.rate_count = d->rate_count;
-    d->master.step_order = d->step_order;
 }
 
 /* libxml2 keeps only the last error, which after a mismatch is usually a
