@@ -1,11 +1,12 @@
 /* The conservative parallel scheduler: a fixed pool of worker threads, each
  * owning a partition of the LPs and one queue of their events. Rounds are
  * separated by one barrier. In a round, thread t processes its events earlier
- * than LBTS_t = min over other threads s of (next_s + L(s,t)), where next_s
- * is the earliest event s holds or has been sent, and L(s,t) the smallest
- * lookahead of a link from an LP of s to an LP of t: nothing s sends in the
- * round can be earlier (a per-thread-pair channel clock, the lower-bound
- * exchange of YAWNS/CMB without null messages). Cross-thread events travel in
+ * than LBTS_t = min over threads s of (next_s + D(s,t)), where next_s is the
+ * earliest event s holds or has been sent, and D(s,t) the shortest path from
+ * s to t in the graph of threads weighted by the smallest link lookahead
+ * between them (D(t,t): the shortest cycle through another thread): nothing
+ * can ever reach t earlier (the lower-bound exchange of YAWNS, refined by
+ * per thread-pair lookahead like CMB channel clocks). Cross-thread events travel in
  * per thread-pair mailboxes double-buffered by round parity, so the only
  * synchronization per round is the barrier. LPs joined by zero-lookahead links
  * or sharing a group are kept on one thread, so every cross-thread lookahead
@@ -101,11 +102,9 @@ static void worker_loop(conservative_run *run, worker *w)
                                            memory_order_relaxed) != 0;
             if (next_s < global_min)
                 global_min = next_s;
-            if (s != me) {
-                rtcosim_time_ns bound = add_sat(next_s, sim->lookahead_between[(size_t)s * T + me]);
-                if (bound < lbts)
-                    lbts = bound;
-            }
+            rtcosim_time_ns bound = add_sat(next_s, sim->lookahead_between[(size_t)s * T + me]);
+            if (bound < lbts)
+                lbts = bound;
         }
         if (failed || global_min > sim->stop)
             break;
@@ -244,6 +243,18 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
             for (unsigned t = 0; t < T; t++)
                 if (s != t && sim->link_all < sim->lookahead_between[(size_t)s * T + t])
                     sim->lookahead_between[(size_t)s * T + t] = sim->link_all;
+    /* Events travel over several threads across rounds (s -> u in one round,
+     * u -> t in a later one, and back to t itself), so the bound uses the
+     * shortest path distances (Floyd-Warshall; the diagonal becomes the
+     * shortest cycle through another thread). */
+    for (unsigned k = 0; k < T; k++)
+        for (unsigned s = 0; s < T; s++)
+            for (unsigned t = 0; t < T; t++) {
+                rtcosim_time_ns via = add_sat(sim->lookahead_between[(size_t)s * T + k],
+                                              sim->lookahead_between[(size_t)k * T + t]);
+                if (via < sim->lookahead_between[(size_t)s * T + t])
+                    sim->lookahead_between[(size_t)s * T + t] = via;
+            }
     sim->route = ROUTE_THREADS;
     st = kernel_init_lps(sim, err);
     if (st != RTCOSIM_OK)
