@@ -194,6 +194,7 @@ typedef struct rtcosim_anytime_period {
     uint64_t index;
     rtcosim_time_ns sim_time;  /* simulation time at the period's start */
     rtcosim_time_ns release, deadline, period_ns;
+    rtcosim_time_ns started_at;   /* clock time run_period was entered (after other work) */
     rtcosim_time_ns delivered_at; /* clock time when the result was committed */
     rtcosim_time_ns margin_ns;    /* deadline - delivered_at (negative: late) */
     int delivered;                /* variant index */
@@ -246,8 +247,9 @@ const rtcosim_anytime_period *rtcosim_anytime_record(const rtcosim_anytime *set,
 /* Delivered outputs of record i (output_count values). */
 const double *rtcosim_anytime_record_outputs(const rtcosim_anytime *set, size_t i);
 /* Write the kept records as CSV (first column `time` in seconds, then
- * period, delivered, margin_us, missed, the outputs, and per variant its
- * execution time in us and outcome code), for `rtcosim plot` and scripts. */
+ * period_us, start_us (start after the release), delivered, margin_us,
+ * missed, the outputs, and per variant its execution time in us and its
+ * outcome code), for `rtcosim plot` and scripts. */
 rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char *path,
                                          rtcosim_error *err);
 

@@ -665,7 +665,11 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
 static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline)
 {
     variant *minimal = &set->variants[0];
-    rtcosim_time_ns reserve = (rtcosim_time_ns)ceil(minimal->stats.max) + set->cfg.safety_margin_ns;
+    /* The minimal variant's worst time over the recent window: one run
+     * preempted long ago must not shrink every later budget. */
+    rtcosim_time_ns reserve =
+        (rtcosim_time_ns)ceil(anytime_stats_quantile(&minimal->stats, 1.0)) +
+        set->cfg.safety_margin_ns;
     rtcosim_time_ns abort_at = deadline - reserve;
     rtcosim_time_ns now = rtcosim_clock_now(set->clock);
     double estimate[RTCOSIM_ANYTIME_MAX_VARIANTS];
@@ -788,6 +792,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         return rtcosim_error_set(err, RTCOSIM_ESTATE,
                                  "anytime set '%s': run_period before a successful start",
                                  set->name);
+    rtcosim_time_ns started_at = rtcosim_clock_now(set->clock);
     rtcosim_time_ns deadline = set->release + set->period_ns;
     rtcosim_time_ns cutoff = deadline - set->cfg.safety_margin_ns;
     for (size_t i = 0; i < set->variant_count; i++) {
@@ -831,6 +836,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
                                   .release = set->release,
                                   .deadline = deadline,
                                   .period_ns = set->period_ns,
+                                  .started_at = started_at,
                                   .delivered = delivered};
     rec.delivered_at = rtcosim_clock_now(set->clock);
     rec.margin_ns = deadline - rec.delivered_at;

@@ -2,6 +2,7 @@
  * I/O or allocation while running), the summary (share of periods per
  * variant, misses, margins) and the CSV written after the run. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,25 @@ rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_a
     return RTCOSIM_OK;
 }
 
+/* Print ticks / 10^digits exactly in decimal without trailing zeros (times
+ * in s and us read as written: 0.001, 187.752), unlike %g of a double. */
+static void print_exact(FILE *f, const char *separator, int64_t ticks, int digits)
+{
+    int64_t scale = 1;
+    for (int i = 0; i < digits; i++)
+        scale *= 10;
+    uint64_t magnitude = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
+    uint64_t whole = magnitude / (uint64_t)scale, fraction = magnitude % (uint64_t)scale;
+    fprintf(f, "%s%s%" PRIu64, separator, ticks < 0 ? "-" : "", whole);
+    if (fraction == 0)
+        return;
+    while (fraction % 10 == 0) {
+        fraction /= 10;
+        digits--;
+    }
+    fprintf(f, ".%0*" PRIu64, digits, fraction);
+}
+
 rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char *path,
                                          rtcosim_error *err)
 {
@@ -120,7 +140,7 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
     FILE *f = fopen(path, "w");
     if (!f)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create: %s", path, strerror(errno));
-    fprintf(f, "time,period_us,delivered,margin_us,missed");
+    fprintf(f, "time,period_us,start_us,delivered,margin_us,missed");
     for (size_t o = 0; o < set->cfg.output_count; o++) {
         if (set->output_names && set->output_names[o][0])
             fprintf(f, ",%s", set->output_names[o]);
@@ -133,13 +153,18 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
     for (size_t r = 0; r < set->record_len; r++) {
         const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, r);
         const double *y = rtcosim_anytime_record_outputs(set, r);
-        fprintf(f, "%.17g,%.17g,%d,%.17g,%d", rtcosim_time_to_seconds(rec->sim_time),
-                (double)rec->period_ns / 1e3, rec->delivered, (double)rec->margin_ns / 1e3,
-                rec->missed ? 1 : 0);
+        print_exact(f, "", rec->sim_time, 9);
+        print_exact(f, ",", rec->period_ns, 3);
+        print_exact(f, ",", rec->started_at - rec->release, 3);
+        fprintf(f, ",%d", rec->delivered);
+        print_exact(f, ",", rec->margin_ns, 3);
+        fprintf(f, ",%d", rec->missed ? 1 : 0);
         for (size_t o = 0; o < set->cfg.output_count; o++)
-            fprintf(f, ",%.17g", y[o]);
-        for (size_t i = 0; i < set->variant_count; i++)
-            fprintf(f, ",%.17g,%d", (double)rec->exec_ns[i] / 1e3, rec->outcome[i]);
+            fprintf(f, ",%.17g", y[o]); /* 17 digits: the value reads back exactly */
+        for (size_t i = 0; i < set->variant_count; i++) {
+            print_exact(f, ",", rec->exec_ns[i], 3);
+            fprintf(f, ",%d", rec->outcome[i]);
+        }
         fputc('\n', f);
     }
     bool failed = ferror(f) != 0;

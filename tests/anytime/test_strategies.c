@@ -254,6 +254,17 @@ static void overrunning_minimal_counts_a_miss(void **unused)
     rtcosim_anytime_summary s;
     assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
     assert_int_equal(s.misses, 1);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_write_csv(f.set, "anytime_miss.csv", &err), RTCOSIM_OK);
+    FILE *in = fopen("anytime_miss.csv", "r");
+    assert_non_null(in);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, in));
+    assert_non_null(fgets(line, sizeof line, in));
+    /* started 950 us after the release, delivered 50 us late */
+    assert_string_equal(line, "0,1000,950,0,-50,1,1,100,1,0,0,0,0\n");
+    fclose(in);
+    remove("anytime_miss.csv");
     fixture_teardown(&f);
 }
 
@@ -322,12 +333,12 @@ static void records_are_written_as_csv(void **unused)
     assert_non_null(in);
     char line[512];
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "time,period_us,delivered,margin_us,missed,y0,euler_exec_us,"
+    assert_string_equal(line, "time,period_us,start_us,delivered,margin_us,missed,y0,euler_exec_us,"
                               "euler_outcome,rk4_exec_us,rk4_outcome,cvode_exec_us,cvode_outcome\n");
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "0,1000,2,200,0,100,100,1,300,1,400,1\n");
+    assert_string_equal(line, "0,1000,0,2,200,0,100,100,1,300,1,400,1\n");
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "0.001,1000,1,50,0,110,100,1,300,1,550,2\n");
+    assert_string_equal(line, "0.001,1000,0,1,50,0,110,100,1,300,1,550,2\n");
     assert_null(fgets(line, sizeof line, in));
     fclose(in);
     remove(path);
