@@ -267,7 +267,9 @@ static int by_base_vr(const void *a, const void *b)
 }
 
 /* Build the base-input table; the accepted order is the smallest chain length
- * over all base inputs, so that any input may be given any accepted order. */
+ * over all base inputs, so that any input may be given any accepted order.
+ * Alias names of an input share its value reference and collapse into one
+ * entry holding the longest chain found under any of the names. */
 static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
 {
     const rtcosim_fmi_md *md = f->md;
@@ -280,24 +282,38 @@ static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
     if (bases == 0)
         return RTCOSIM_OK;
     f->input_derivatives = calloc(bases, sizeof *f->input_derivatives);
-    if (!f->input_derivatives)
+    int *orders = calloc(bases, sizeof *orders);
+    if (!f->input_derivatives || !orders) {
+        free(orders);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
-    int order = RTCOSIM_FMI3_MAX_INPUT_ORDER;
+    }
+    size_t count = 0;
     for (size_t i = 0; i < md->variable_count; i++) {
         const rtcosim_variable *v = &md->variables[i];
         if (!is_float64_input(v) ||
             (v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of])))
             continue;
-        struct rtcosim_fmi3_input_derivative *d = &f->input_derivatives[f->input_derivative_count++];
-        d->vr = v->value_reference;
+        struct rtcosim_fmi3_input_derivative d = {.vr = v->value_reference};
         int k = 0;
         for (long j = derivative_input(md, i); j >= 0 && k < RTCOSIM_FMI3_MAX_INPUT_ORDER;
              j = derivative_input(md, (size_t)j))
-            d->derivative_vr[k++] = md->variables[j].value_reference;
-        order = k < order ? k : order;
+            d.derivative_vr[k++] = md->variables[j].value_reference;
+        size_t slot = 0;
+        while (slot < count && f->input_derivatives[slot].vr != d.vr)
+            slot++;
+        if (slot == count)
+            count++;
+        else if (k <= orders[slot])
+            continue;
+        f->input_derivatives[slot] = d;
+        orders[slot] = k;
     }
-    qsort(f->input_derivatives, f->input_derivative_count, sizeof *f->input_derivatives,
-          by_base_vr);
+    int order = RTCOSIM_FMI3_MAX_INPUT_ORDER;
+    for (size_t i = 0; i < count; i++)
+        order = orders[i] < order ? orders[i] : order;
+    free(orders);
+    f->input_derivative_count = count;
+    qsort(f->input_derivatives, count, sizeof *f->input_derivatives, by_base_vr);
     f->max_input_order = order;
     return RTCOSIM_OK;
 }

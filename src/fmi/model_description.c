@@ -36,6 +36,7 @@ typedef struct md_parser {
 typedef struct var_extra {
     const char *derivative_text; /* FMI 2: 1-based index; FMI 3: value reference */
     const char *declared_type;
+    long alias_of;               /* FMI 3 Alias: index of the variable it names, else -1 */
 } var_extra;
 
 static void violation(md_parser *p, rtcosim_status status, const char *fmt, ...)
@@ -681,7 +682,7 @@ static bool same_start(const rtcosim_variable *a, const rtcosim_variable *b)
 /* Unique names; unique value references. FMI 2.0 allows aliases (several
  * variables sharing one value reference of one type, section 2.2.7), but an
  * alias set holds one value, so two different start values contradict it. */
-static void check_uniqueness(md_parser *p)
+static void check_uniqueness(md_parser *p, const var_extra *extra)
 {
     rtcosim_fmi_md *md = p->md;
     size_t n = md->variable_count;
@@ -706,7 +707,10 @@ static void check_uniqueness(md_parser *p)
         const rtcosim_variable *a = &md->variables[order[i - 1]], *b = &md->variables[order[i]];
         if (vr_space(md, a) != vr_space(md, b) || a->value_reference != b->value_reference)
             continue;
-        if (md->version == RTCOSIM_FMI_3)
+        size_t ia = order[i - 1], ib = order[i];
+        long root_a = extra[ia].alias_of >= 0 ? extra[ia].alias_of : (long)ia;
+        long root_b = extra[ib].alias_of >= 0 ? extra[ib].alias_of : (long)ib;
+        if (md->version == RTCOSIM_FMI_3 && root_a != root_b)
             violation(p, RTCOSIM_EFORMAT, "variable '%s': valueReference %" PRIu32 " is already used by '%s'",
                       b->name, b->value_reference, a->name);
         else if (a->has_start && b->has_start && !same_start(a, b))
@@ -789,6 +793,41 @@ static bool is_variable_element(const rtcosim_fmi_md *md, const xmlNode *n)
                      (const char *)n->name) != NULL;
 }
 
+/* FMI 3.0 section 2.4.7.7: an Alias child gives the variable another name
+ * (and description); it shares everything else, value reference included. */
+static size_t alias_count(const rtcosim_fmi_md *md, xmlNode *variable)
+{
+    size_t count = 0;
+    if (md->version == RTCOSIM_FMI_3)
+        for (xmlNode *a = variable->children; a; a = a->next)
+            count += is_element(a, "Alias");
+    return count;
+}
+
+static size_t read_aliases(md_parser *p, xmlNode *variable, size_t base, var_extra *extra)
+{
+    rtcosim_fmi_md *md = p->md;
+    size_t added = 0;
+    for (xmlNode *a = variable->children; a && md->version == RTCOSIM_FMI_3; a = a->next) {
+        if (!is_element(a, "Alias"))
+            continue;
+        size_t i = base + 1 + added++;
+        md->variables[i] = md->variables[base];
+        extra[i] = extra[base];
+        extra[i].alias_of = (long)base;
+        md->variables[i].name = attr(p, a, "name");
+        if (!md->variables[i].name || !*md->variables[i].name) {
+            violation(p, RTCOSIM_EFORMAT, "variable '%s': Alias without a name",
+                      md->variables[base].name);
+            md->variables[i].name = md->variables[base].name;
+        }
+        const char *description = attr(p, a, "description");
+        if (description)
+            md->variables[i].description = description;
+    }
+    return added;
+}
+
 static void read_variables(md_parser *p, xmlNode *root)
 {
     rtcosim_fmi_md *md = p->md;
@@ -800,7 +839,7 @@ static void read_variables(md_parser *p, xmlNode *root)
     size_t count = 0;
     for (xmlNode *n = mv->children; n; n = n->next) {
         if (is_variable_element(md, n))
-            count++;
+            count += 1 + alias_count(md, n);
         else if (n->type == XML_ELEMENT_NODE)
             violation(p, RTCOSIM_EFORMAT, "ModelVariables: unknown element <%s>",
                       (const char *)n->name);
@@ -816,12 +855,13 @@ static void read_variables(md_parser *p, xmlNode *root)
     size_t i = 0;
     for (xmlNode *n = mv->children; n; n = n->next)
         if (is_variable_element(md, n)) {
+            extra[i].alias_of = -1;
             read_variable(p, root, n, i, &extra[i]);
-            i++;
+            i += 1 + read_aliases(p, n, i, extra);
         }
     resolve_derivatives(p, extra);
+    check_uniqueness(p, extra);
     free(extra);
-    check_uniqueness(p);
 }
 
 static const char *required(md_parser *p, xmlNode *root, const char *name)

@@ -218,14 +218,15 @@ static const char ramp_md[] =
     "<CoSimulation modelIdentifier=\"model\" canHandleVariableCommunicationStepSize=\"true\"/>"
     "<ModelVariables>"
     "<Float64 name=\"time\" valueReference=\"0\" causality=\"independent\" variability=\"continuous\"/>"
-    "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\"/>"
+    "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\"><Alias name=\"u2\"/></Float64>"
     "<Float64 name=\"der(u)\" valueReference=\"2\" causality=\"input\" derivative=\"1\" start=\"0\"/>"
     "<Float64 name=\"y\" valueReference=\"3\" causality=\"output\"/>"
     "</ModelVariables><ModelStructure><Output valueReference=\"3\"/></ModelStructure>"
     "</fmiModelDescription>";
 
 /* FMI 3.0 input derivatives are inputs declared with `derivative`: setting
- * derivative 1 of u must reach der(u). The ramp FMU computes y = u + du * h. */
+ * derivative 1 of u must reach der(u). The ramp FMU computes y = u + du * h.
+ * u's alias u2 (same reference, no derivative of its own) changes nothing. */
 static void fmi3_input_derivative_goes_to_the_declared_derivative_input(void **state)
 {
     fixture *f = *state;
@@ -270,6 +271,25 @@ static void unusable_temporary_parent_is_an_io_error(void **state)
     assert_non_null(strstr(err.message, "missing/dir: No such file or directory"));
 }
 
+static void executable_entries_stay_executable_and_others_do_not(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = ramp_md},
+                    {.name = "binaries/x86_64-linux/model.so", .file = RAMP_FMU_PATH},
+                    {.name = "resources/tool.sh", .text = "#!/bin/sh\n", .mode = 0755},
+                    {.name = "resources/table.csv", .text = "t,y\n", .mode = 0644}};
+    tu_zip(f->fmu, e, 4);
+    rtcosim_fmu_options opts = {.temp_dir = f->tmp};
+    rtcosim_component *c;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmu_load(f->fmu, &opts, &c, &err), RTCOSIM_OK);
+    const char *dir = rtcosim_fmu_info_of(c)->extracted_dir;
+    assert_int_equal(access(tu_path(dir, "resources/tool.sh"), X_OK), 0);
+    assert_int_not_equal(access(tu_path(dir, "resources/table.csv"), X_OK), 0);
+    assert_int_equal(access(tu_path(dir, "resources/table.csv"), R_OK), 0);
+    rtcosim_component_free(c);
+}
+
 static void info_of_a_non_fmu_component_is_null(void **state)
 {
     (void)state;
@@ -302,6 +322,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(fmi3_input_derivative_goes_to_the_declared_derivative_input,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(unusable_temporary_parent_is_an_io_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(executable_entries_stay_executable_and_others_do_not,
+                                        setup, teardown),
         cmocka_unit_test(info_of_a_non_fmu_component_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
