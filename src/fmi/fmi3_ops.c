@@ -241,6 +241,7 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
 
 struct rtcosim_fmi3_input_derivative {
     uint32_t vr;                                   /* the base input */
+    int orders;                                    /* derivatives declared */
     uint32_t derivative_vr[RTCOSIM_FMI3_MAX_INPUT_ORDER]; /* order k at [k-1] */
 };
 
@@ -250,20 +251,13 @@ static bool is_float64_input(const rtcosim_variable *v)
            v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
 }
 
-/* The input declared as the derivative of variable `of`, or -1. */
-static long derivative_input(const rtcosim_fmi_md *md, size_t of)
-{
-    for (size_t j = 0; j < md->variable_count; j++)
-        if (is_float64_input(&md->variables[j]) && md->variables[j].derivative_of == (int32_t)of)
-            return (long)j;
-    return -1;
-}
-
+/* By value reference; for one reference (alias names) the longest chain first. */
 static int by_base_vr(const void *a, const void *b)
 {
-    uint32_t x = ((const struct rtcosim_fmi3_input_derivative *)a)->vr;
-    uint32_t y = ((const struct rtcosim_fmi3_input_derivative *)b)->vr;
-    return x < y ? -1 : x > y;
+    const struct rtcosim_fmi3_input_derivative *x = a, *y = b;
+    if (x->vr != y->vr)
+        return x->vr < y->vr ? -1 : 1;
+    return y->orders - x->orders;
 }
 
 /* Build the base-input table; the accepted order is the smallest chain length
@@ -282,38 +276,41 @@ static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
     if (bases == 0)
         return RTCOSIM_OK;
     f->input_derivatives = calloc(bases, sizeof *f->input_derivatives);
-    int *orders = calloc(bases, sizeof *orders);
-    if (!f->input_derivatives || !orders) {
-        free(orders);
+    /* derivative_input[i]: the input declared as the derivative of variable i. */
+    long *derivative_input = malloc(md->variable_count * sizeof *derivative_input);
+    if (!f->input_derivatives || !derivative_input) {
+        free(derivative_input);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     }
+    for (size_t j = 0; j < md->variable_count; j++)
+        derivative_input[j] = -1;
+    for (size_t j = 0; j < md->variable_count; j++)
+        if (is_float64_input(&md->variables[j]) && md->variables[j].derivative_of >= 0 &&
+            derivative_input[md->variables[j].derivative_of] < 0)
+            derivative_input[md->variables[j].derivative_of] = (long)j;
     size_t count = 0;
     for (size_t i = 0; i < md->variable_count; i++) {
         const rtcosim_variable *v = &md->variables[i];
         if (!is_float64_input(v) ||
             (v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of])))
             continue;
-        struct rtcosim_fmi3_input_derivative d = {.vr = v->value_reference};
-        int k = 0;
-        for (long j = derivative_input(md, i); j >= 0 && k < RTCOSIM_FMI3_MAX_INPUT_ORDER;
-             j = derivative_input(md, (size_t)j))
-            d.derivative_vr[k++] = md->variables[j].value_reference;
-        size_t slot = 0;
-        while (slot < count && f->input_derivatives[slot].vr != d.vr)
-            slot++;
-        if (slot == count)
-            count++;
-        else if (k <= orders[slot])
-            continue;
-        f->input_derivatives[slot] = d;
-        orders[slot] = k;
+        struct rtcosim_fmi3_input_derivative *d = &f->input_derivatives[count++];
+        d->vr = v->value_reference;
+        for (long j = derivative_input[i]; j >= 0 && d->orders < RTCOSIM_FMI3_MAX_INPUT_ORDER;
+             j = derivative_input[j])
+            d->derivative_vr[d->orders++] = md->variables[j].value_reference;
     }
-    int order = RTCOSIM_FMI3_MAX_INPUT_ORDER;
-    for (size_t i = 0; i < count; i++)
-        order = orders[i] < order ? orders[i] : order;
-    free(orders);
-    f->input_derivative_count = count;
+    free(derivative_input);
     qsort(f->input_derivatives, count, sizeof *f->input_derivatives, by_base_vr);
+    size_t unique = 0;
+    int order = RTCOSIM_FMI3_MAX_INPUT_ORDER;
+    for (size_t i = 0; i < count; i++) {
+        if (unique && f->input_derivatives[unique - 1].vr == f->input_derivatives[i].vr)
+            continue; /* an alias name with no longer chain */
+        f->input_derivatives[unique++] = f->input_derivatives[i];
+        order = f->input_derivatives[i].orders < order ? f->input_derivatives[i].orders : order;
+    }
+    f->input_derivative_count = unique;
     f->max_input_order = order;
     return RTCOSIM_OK;
 }

@@ -24,12 +24,23 @@ struct rtcosim_fmi_md_string {
 };
 
 /* Parsing context: the description being filled and the violation count. */
+/* A declared type's unit, for lookups by type name. */
+typedef struct type_unit {
+    const char *name;
+    const char *unit;
+} type_unit;
+
 typedef struct md_parser {
     rtcosim_fmi_md *md;
     const char *label;
     rtcosim_error *err;
     unsigned violations;
     bool out_of_memory;
+    /* Lookup tables so that large descriptions parse in O(n log n). */
+    type_unit *units;       /* TypeDefinitions with a unit, sorted by name */
+    size_t unit_count;
+    bool units_read;
+    size_t *vr_order;       /* FMI 3: variable indices sorted by (vr, index) */
 } md_parser;
 
 /* Per-variable raw facts needed after the whole list is read. */
@@ -354,28 +365,51 @@ static bool is_float(rtcosim_type t)
     return t == RTCOSIM_TYPE_FLOAT64 || t == RTCOSIM_TYPE_FLOAT32;
 }
 
-/* Unit of a declared type from TypeDefinitions (FMI 2: SimpleType/Real@unit,
- * FMI 3: Float64Type@unit and Float32Type@unit), or NULL. */
-static const char *declared_unit(md_parser *p, xmlNode *root, const char *declared_type)
+static int by_type_name(const void *a, const void *b)
 {
+    return strcmp(((const type_unit *)a)->name, ((const type_unit *)b)->name);
+}
+
+/* Collect TypeDefinitions units once (FMI 2: SimpleType/Real@unit, FMI 3:
+ * Float64Type@unit and Float32Type@unit). */
+static void read_units(md_parser *p, xmlNode *root)
+{
+    p->units_read = true;
     xmlNode *defs = child(root, "TypeDefinitions");
-    if (!defs || !declared_type)
-        return NULL;
+    if (!defs)
+        return;
+    size_t count = 0;
+    for (xmlNode *t = defs->children; t; t = t->next)
+        count += t->type == XML_ELEMENT_NODE;
+    p->units = calloc(count ? count : 1, sizeof *p->units);
+    if (!p->units) {
+        p->out_of_memory = true;
+        return;
+    }
     for (xmlNode *t = defs->children; t; t = t->next) {
         if (t->type != XML_ELEMENT_NODE)
             continue;
-        xmlChar *name = xmlGetProp(t, (const xmlChar *)"name");
-        bool match = name && strcmp((const char *)name, declared_type) == 0;
-        xmlFree(name);
-        if (!match)
-            continue;
-        if (p->md->version == RTCOSIM_FMI_2) {
-            xmlNode *real = child(t, "Real");
-            return real ? attr(p, real, "unit") : NULL;
-        }
-        return attr(p, t, "unit");
+        xmlNode *holder = p->md->version == RTCOSIM_FMI_2 ? child(t, "Real") : t;
+        const char *name = attr(p, t, "name");
+        const char *unit = holder ? attr(p, holder, "unit") : NULL;
+        if (name && unit)
+            p->units[p->unit_count++] = (type_unit){name, unit};
     }
-    return NULL;
+    qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
+}
+
+/* Unit of a declared type, or NULL. */
+static const char *declared_unit(md_parser *p, xmlNode *root, const char *declared_type)
+{
+    if (!declared_type)
+        return NULL;
+    if (!p->units_read)
+        read_units(p, root);
+    type_unit key = {declared_type, NULL};
+    const type_unit *hit = p->unit_count ? bsearch(&key, p->units, p->unit_count,
+                                                   sizeof *p->units, by_type_name)
+                                         : NULL;
+    return hit ? hit->unit : NULL;
 }
 
 /* ---- Header, capabilities, default experiment ---- */
@@ -613,6 +647,27 @@ static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t ind
         extra->derivative_text = attr(p, typed, "derivative");
 }
 
+static int by_vr(const void *a, const void *b, void *table);
+
+/* FMI 3: the first variable (a base, not an alias) with this value
+ * reference, or -1; binary search in the (vr, index) order. */
+static long find_vr(const md_parser *p, uint64_t vr)
+{
+    const rtcosim_fmi_md *md = p->md;
+    size_t lo = 0, hi = p->vr_order ? md->variable_count : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (md->variables[p->vr_order[mid]].value_reference < vr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < (p->vr_order ? md->variable_count : 0) &&
+        md->variables[p->vr_order[lo]].value_reference == vr)
+        return (long)p->vr_order[lo];
+    return -1;
+}
+
 /* Resolve `derivative` attributes: FMI 2 gives the 1-based index of the state
  * in ModelVariables, FMI 3 its value reference. */
 static void resolve_derivatives(md_parser *p, const var_extra *extra)
@@ -631,9 +686,7 @@ static void resolve_derivatives(md_parser *p, const var_extra *extra)
         } else {
             uint64_t vr;
             if (parse_uint(text, UINT32_MAX, &vr))
-                for (size_t j = 0; j < md->variable_count && target < 0; j++)
-                    if (md->variables[j].value_reference == vr && is_float(md->variables[j].type))
-                        target = (long)j;
+                target = find_vr(p, vr);
         }
         if (target < 0 || !is_float(md->variables[target].type) || (size_t)target == i) {
             violation(p, RTCOSIM_EFORMAT, "variable '%s': derivative '%s' does not refer to a %s variable",
@@ -755,9 +808,7 @@ static void read_outputs(md_parser *p, xmlNode *root)
         } else {
             uint64_t vr;
             if (text && parse_uint(t, UINT32_MAX, &vr))
-                for (size_t j = 0; j < md->variable_count && index < 0; j++)
-                    if (md->variables[j].value_reference == vr)
-                        index = (long)j;
+                index = find_vr(p, vr);
         }
         if (index < 0)
             violation(p, RTCOSIM_EFORMAT, "ModelStructure output %s='%s' refers to no variable",
@@ -771,16 +822,19 @@ static void read_outputs(md_parser *p, xmlNode *root)
     }
     /* Every output should be listed too; only warn, as exporters often get
      * this wrong and it does not stop a co-simulation. */
-    for (size_t j = 0; j < md->variable_count; j++) {
-        if (md->variables[j].causality != RTCOSIM_CAUSALITY_OUTPUT)
-            continue;
-        bool listed = false;
-        for (size_t k = 0; k < md->output_count && !listed; k++)
-            listed = md->output_indices[k] == j;
-        if (!listed)
+    bool *listed = calloc(md->variable_count ? md->variable_count : 1, sizeof *listed);
+    if (!listed) {
+        p->out_of_memory = true;
+        return;
+    }
+    for (size_t k = 0; k < md->output_count; k++)
+        listed[md->output_indices[k]] = true;
+    for (size_t j = 0; j < md->variable_count; j++)
+        if (md->variables[j].causality == RTCOSIM_CAUSALITY_OUTPUT && !listed[j] &&
+            !(md->version == RTCOSIM_FMI_3 && listed[find_vr(p, md->variables[j].value_reference)]))
             rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: output '%s' is missing from ModelStructure",
                         p->label, md->variables[j].name);
-    }
+    free(listed);
 }
 
 static bool is_variable_element(const rtcosim_fmi_md *md, const xmlNode *n)
@@ -859,6 +913,17 @@ static void read_variables(md_parser *p, xmlNode *root)
             read_variable(p, root, n, i, &extra[i]);
             i += 1 + read_aliases(p, n, i, extra);
         }
+    if (md->version == RTCOSIM_FMI_3 && count) {
+        p->vr_order = malloc(count * sizeof *p->vr_order);
+        if (!p->vr_order) {
+            free(extra);
+            p->out_of_memory = true;
+            return;
+        }
+        for (size_t k = 0; k < count; k++)
+            p->vr_order[k] = k;
+        qsort_r(p->vr_order, count, sizeof *p->vr_order, by_vr, md);
+    }
     resolve_derivatives(p, extra);
     check_uniqueness(p, extra);
     free(extra);
@@ -976,6 +1041,8 @@ rtcosim_status rtcosim_fmi_md_parse(const char *xml, size_t size, const char *la
         if (!err)
             p.err = &local;
         st = read_document(&p, doc);
+        free(p.units);
+        free(p.vr_order);
         xmlFreeDoc(doc);
     }
     xmlFreeParserCtxt(ctxt);
