@@ -85,8 +85,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         return NULL;
     const char *name = instanceName ? instanceName : "(null)";
     const char *problem = NULL;
-    if (!instanceName || !*instanceName)
-        problem = "instanceName is NULL or empty";
+    if (!instanceName)
+        problem = "instanceName is NULL";
     else if (fmuType != fmi2CoSimulation)
         problem = "this FMU supports co-simulation only";
     else if (!fmuGUID || strcmp(fmuGUID, model_definition.instantiation_token) != 0)

@@ -131,6 +131,8 @@ bool model_set_string(model_instance *inst, char **field, const char *value)
 
 bool model_set_binary(model_instance *inst, model_binary *field, const void *data, size_t size)
 {
+    if (field->size == size && (size == 0 || memcmp(field->data, data, size) == 0))
+        return true; /* unchanged: no allocation on a step that copies it again */
     unsigned char *copy = NULL;
     if (size > 0) {
         copy = inst->calloc_fn(size, 1);
