@@ -91,7 +91,8 @@ function(rtcosim_add_fmu)
   endforeach()
 
   # The FMU's shared object.
-  add_library(${target}_binary MODULE ${sources} ${common}/instance.c ${common}/fmi${v}_glue.c)
+  add_library(${target}_binary MODULE ${sources} ${common}/instance.c ${common}/fmu_state.c
+              ${common}/fmi${v}_glue.c)
   set_target_properties(${target}_binary PROPERTIES
     PREFIX "" SUFFIX ".so" OUTPUT_NAME ${F_OUTPUT_NAME}
     LIBRARY_OUTPUT_DIRECTORY ${layout}/binaries/${platform}
