@@ -416,12 +416,13 @@ model_status instance_do_step(model_instance *inst, double t, double h, const ch
         return instance_error(inst, "%s: communicationStepSize must be > 0, is %g", function, h);
     /* The importer and the FMU count time separately; they must agree to
      * rounding (relative 1e-9), otherwise steps were skipped or repeated. */
-    const double slack = 1e-9 * fmax(1.0, fabs(inst->time));
-    if (fabs(t - inst->time) > slack)
+    const double magnitude = fabs(inst->time) > 1.0 ? fabs(inst->time) : 1.0;
+    if (fabs(t - inst->time) > 1e-9 * magnitude)
         return instance_error(inst,
                               "%s: currentCommunicationPoint %.17g is not the FMU's time %.17g",
                               function, t, inst->time);
-    if (inst->stop_time_defined && t + h > inst->stop_time + 1e-9 * fmax(1.0, fabs(inst->stop_time)))
+    if (inst->stop_time_defined &&
+        t + h > inst->stop_time + 1e-9 * (fabs(inst->stop_time) > 1.0 ? fabs(inst->stop_time) : 1.0))
         return instance_error(inst, "%s: step to %.17g goes past stopTime %.17g", function, t + h,
                               inst->stop_time);
     model_status status = inst->model->do_step(inst, inst->data, t, h);
