@@ -108,7 +108,8 @@ model_status instance_free_state(model_instance *inst, void **state)
 }
 
 /* Serialized layout (host byte order; a state is only meaningful to the same
- * FMU binary): magic "RTCS", format version, instantiation token, the scalar
+ * FMU binary, and the checks below catch mix-ups and damage to the framing,
+ * not deliberate edits of a model's own fields): magic "RTCS", format version, instantiation token, the scalar
  * fields of the snapshot, data_size and the raw data struct with owned
  * pointers zeroed, then the bytes of each String (without its NUL) and Binary
  * in variable table order, each preceded by its length. */
