@@ -126,7 +126,7 @@ function(rtcosim_add_fmu)
     add_library(rtcosim_test_fmus INTERFACE)
     target_include_directories(rtcosim_test_fmus INTERFACE ${RTCOSIM_FMU_DIR})
     add_dependencies(rtcosim_test_fmus fmus)
-    cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _rtcosim_write_fmu_header)
+    cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _rtcosim_write_fmu_header)
   endif()
   add_dependencies(fmus ${target})
 
