@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
 
@@ -478,6 +479,9 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
         if (err)
             *err = close_err;
     }
+    if (stats.strings_cut)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate", "%s: %llu String values were cut to fit the writer ring",
+                    o->output_file, (unsigned long long)stats.strings_cut);
     res->rows_written = stats.rows_written;
     res->output_count = r.recorded_count;
     if (r.have_row && res->final_values)
