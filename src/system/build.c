@@ -298,7 +298,8 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     if (st == RTCOSIM_OK && opts->observe_count == 0)
         st = observe_connected(d, m, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < opts->observe_count; i++)
-        st = rtcosim_master_observe(m, opts->observe[i], err);
+        if ((st = rtcosim_master_observe(m, opts->observe[i], err)) != RTCOSIM_OK)
+            rtcosim_error_prefix(err, "output variable '%s': ", opts->observe[i]);
     if (st != RTCOSIM_OK) {
         rtcosim_master_free(m);
         return st;
