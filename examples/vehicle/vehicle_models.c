@@ -142,10 +142,10 @@ static const rtcosim_native_variable ecu_vars[] = {
     RTCOSIM_NATIVE_F64(cruise_ecu, kp, 0, PAR, TUNABLE, 0.25, "1/(m/s)", "proportional gain", NULL),
     RTCOSIM_NATIVE_F64(cruise_ecu, ki, 1, PAR, TUNABLE, 0.04, "1/m", "integral gain", NULL),
     RTCOSIM_NATIVE_F64(cruise_ecu, sample_time, 2, PAR, FIXED, 0.01, "s", "ECU task period", NULL),
-    RTCOSIM_NATIVE_F64(cruise_ecu, throttle_initial, 3, PAR, FIXED, 0.2, "1", "throttle before the first sample", NULL),
+    RTCOSIM_NATIVE_F64(cruise_ecu, throttle_initial, 3, PAR, FIXED, 0.22, "1", "throttle before the first sample", NULL),
     RTCOSIM_NATIVE_F64(cruise_ecu, v_set, 4, IN, DISC, 13.89, "m/s", "set speed", NULL),
     RTCOSIM_NATIVE_F64(cruise_ecu, v, 5, IN, CONT, 13.89, "m/s", "measured vehicle speed", NULL),
-    RTCOSIM_NATIVE_F64(cruise_ecu, throttle, 6, OUT, DISC, 0.2, "1", "throttle command 0..1", NULL),
+    RTCOSIM_NATIVE_F64(cruise_ecu, throttle, 6, OUT, DISC, 0.22, "1", "throttle command 0..1", NULL),
 };
 
 static const rtcosim_native_model vehicle_ecu = {
@@ -228,13 +228,13 @@ static const rtcosim_native_variable engine_vars[] = {
     RTCOSIM_NATIVE_F64(engine, idle_rpm, 3, PAR, FIXED, 750.0, "rpm", "idle speed", NULL),
     RTCOSIM_NATIVE_F64(engine, idle_gain, 4, PAR, FIXED, 0.005, "1/rpm", "idle governor gain", NULL),
     RTCOSIM_NATIVE_F64(engine, rev_limit_rpm, 5, PAR, FIXED, 6500.0, "rpm", "fuel cut-off speed", NULL),
-    RTCOSIM_NATIVE_F64(engine, rpm_initial, 6, PAR, FIXED, 1800.0, "rpm", "speed at start", NULL),
-    RTCOSIM_NATIVE_F64(engine, throttle, 7, IN, DISC, 0.2, "1", "throttle 0..1", NULL),
+    RTCOSIM_NATIVE_F64(engine, rpm_initial, 6, PAR, FIXED, 1750.0, "rpm", "speed at start", NULL),
+    RTCOSIM_NATIVE_F64(engine, throttle, 7, IN, DISC, 0.22, "1", "throttle 0..1", NULL),
     RTCOSIM_NATIVE_F64(engine, load_torque, 8, IN, CONT, 0.0, "N.m", "torque converter pump torque", NULL),
     RTCOSIM_NATIVE_F64(engine, torque, 9, OUT, CONT, 0.0, "N.m", "indicated minus friction torque", "throttle"),
-    RTCOSIM_NATIVE_F64(engine, rpm, 10, OUT, CONT, 1800.0, "rpm", "engine speed", NULL),
-    RTCOSIM_NATIVE_F64(engine, throttle_effective, 11, OUT, CONT, 0.2, "1", "throttle after idle governor and rev limiter", "throttle"),
-    RTCOSIM_NATIVE_F64(engine, omega, 12, OUT, CONT, 188.5, "rad/s", "engine speed", NULL),
+    RTCOSIM_NATIVE_F64(engine, rpm, 10, OUT, CONT, 1750.0, "rpm", "engine speed", NULL),
+    RTCOSIM_NATIVE_F64(engine, throttle_effective, 11, OUT, CONT, 0.22, "1", "throttle after idle governor and rev limiter", "throttle"),
+    RTCOSIM_NATIVE_F64(engine, omega, 12, OUT, CONT, 183.26, "rad/s", "engine speed", NULL),
 };
 
 static const rtcosim_native_model vehicle_engine = {
@@ -394,9 +394,9 @@ static const rtcosim_native_variable transmission_vars[] = {
     RTCOSIM_NATIVE_F64(transmission, wheel_radius, 8, PAR, FIXED, 0.31, "m", "dynamic rolling radius", NULL),
     RTCOSIM_NATIVE_F64(transmission, shift_hysteresis, 9, PAR, FIXED, 8.0, "km/h", "downshift below upshift speed by", NULL),
     RTCOSIM_NATIVE_F64(transmission, min_shift_interval, 10, PAR, FIXED, 1.0, "s", "shortest time between shifts", NULL),
-    RTCOSIM_NATIVE_F64(transmission, engine_speed, 11, IN, CONT, 188.5, "rad/s", "pump (engine) speed", NULL),
+    RTCOSIM_NATIVE_F64(transmission, engine_speed, 11, IN, CONT, 183.26, "rad/s", "pump (engine) speed", NULL),
     RTCOSIM_NATIVE_F64(transmission, vehicle_speed, 12, IN, CONT, 13.89, "m/s", "vehicle speed", NULL),
-    RTCOSIM_NATIVE_F64(transmission, throttle, 13, IN, DISC, 0.2, "1", "throttle (for the shift schedule)", NULL),
+    RTCOSIM_NATIVE_F64(transmission, throttle, 13, IN, DISC, 0.22, "1", "throttle (for the shift schedule)", NULL),
     RTCOSIM_NATIVE_F64(transmission, pump_torque, 14, OUT, CONT, 0.0, "N.m", "load torque on the engine", "engine_speed,vehicle_speed"),
     RTCOSIM_NATIVE_F64(transmission, traction_force, 15, OUT, CONT, 0.0, "N", "force at the tyre contact", "engine_speed,vehicle_speed"),
     RTCOSIM_NATIVE_F64(transmission, gear, 16, OUT, DISC, 0.0, "1", "engaged gear (0 until the inputs are known)", "vehicle_speed,throttle"),

@@ -337,7 +337,7 @@ rtcosim_status rtcosim_plot_csv(const char *csv_path, const char *const *variabl
     for (size_t i = 0; i < count; i++)
         if (strlen(names[i]) > longest)
             longest = strlen(names[i]);
-    double right = 0.98 - (0.085 + 0.0105 * (double)longest) * 1000.0 / width * height / 600.0;
+    double right = 0.98 - (0.10 + 0.0105 * (double)longest) * 1000.0 / width * height / 600.0;
     plvpor(0.09, right < 0.5 ? 0.5 : right > 0.85 ? 0.85 : right, 0.11, 0.92);
     plwind(x_lo, x_hi, y_lo, y_hi);
     char x_opts[16] = "bcnst", y_opts[16] = "bcnstv";
