@@ -293,6 +293,10 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     }
     if (st == RTCOSIM_OK)
         st = connect_all(d, m, &base, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < d->bond_count; i++)
+        if ((st = rtcosim_master_add_power_bond(m, d->bonds[i].effort, d->bonds[i].flow, err)) !=
+            RTCOSIM_OK)
+            rtcosim_error_prefix(err, "%s:%d: ", d->label, d->bonds[i].line);
     if (st == RTCOSIM_OK)
         st = apply_parameters(d, m, err);
     if (st == RTCOSIM_OK && opts->observe_count == 0)

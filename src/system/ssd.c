@@ -506,6 +506,19 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
         s->threads = (int)t;
     }
     for (const xmlNode *c = m->children; c; c = c->next) {
+        if (system_is(c, RTCOSIM_MASTER_NS, "PowerBond")) {
+            rtcosim_ssd_power_bond bond = {system_attr(d, c, "effort"), system_attr(d, c, "flow"),
+                                           (int)xmlGetLineNo(c)};
+            if (!bond.effort || !bond.flow || !strchr(bond.effort, '.') || !strchr(bond.flow, '.'))
+                return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                            "rtcosim master: PowerBond needs effort and flow as component.variable");
+            rtcosim_ssd_power_bond *slot =
+                system_grow(&d->bonds, &d->bond_count, &d->bond_cap, sizeof *slot);
+            if (!slot)
+                return NOMEM(ctx);
+            *slot = bond;
+            continue;
+        }
         if (!system_is(c, RTCOSIM_MASTER_NS, "Component"))
             continue;
         const char *name = system_attr(d, c, "name");
@@ -541,7 +554,10 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 
 static rtcosim_status read_annotations(parse_ctx *ctx, const xmlNode *owner)
 {
+    /* SSP 1.0 files in the wild use both ssd:Annotations and ssc:Annotations. */
     const xmlNode *list = child(owner, SSD_NS, "Annotations");
+    if (!list)
+        list = child(owner, SSC_NS, "Annotations");
     if (!list)
         return RTCOSIM_OK;
     for (const xmlNode *a = list->children; a; a = a->next) {
@@ -796,6 +812,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
     free(d->connections);
     free(d->units);
     free(d->rates);
+    free(d->bonds);
     if (d->temp_dir) {
         system_remove_tree(d->temp_dir);
         free(d->temp_dir);

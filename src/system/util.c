@@ -109,6 +109,8 @@ void system_sync(rtcosim_system_desc *d)
     }
     d->master.rates = d->rates;
     d->master.rate_count = d->rate_count;
+    d->master.bonds = d->bonds;
+    d->master.bond_count = d->bond_count;
 }
 
 /* libxml2 keeps only the last error, which after a mismatch is usually a

@@ -79,7 +79,8 @@ static const char oscillator_ssd[] =
     "   <ssd:Connection startElement=\"mass2\" startConnector=\"F\" endElement=\"mass1\" endConnector=\"F\"/>\n"
     "  </ssd:Connections>\n"
     "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
-    "   <rc:Master stepSize=\"0.001\" order=\"jacobi\" coupling=\"zoh\"/>\n"
+    "   <rc:Master stepSize=\"0.001\" order=\"jacobi\" coupling=\"zoh\">\n"
+    "    <rc:PowerBond effort=\"mass1.F\" flow=\"mass2.v1\"/></rc:Master>\n"
     "  </ssc:Annotation></ssd:Annotations>\n"
     " </ssd:System>\n"
     " <ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
@@ -146,6 +147,7 @@ static double run_oscillator(rtcosim_time_ns step, size_t *rows)
         rtcosim_master_run(m, stop, track_error, &e, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     assert_int_equal(rtcosim_master_time(m), RTCOSIM_NS_PER_S);
+    assert_int_equal(rtcosim_master_bond_count(m), 1); /* from the annotation */
     rtcosim_master_free(m);
     rtcosim_system_desc_free(d);
     *rows = e.rows;

@@ -145,6 +145,7 @@ static const char full_ssd[] =
     "               stepControl=\"true\" threads=\"2\">\n"
     "     <rc:Component name=\"plant\" stepSize=\"0.001\"/>\n"
     "     <rc:Component name=\"ctrl\" stepMultiple=\"2\"/>\n"
+    "     <rc:PowerBond effort=\"plant.force\" flow=\"ctrl.y\"/>\n"
     "     <rc:RealTime futureSetting=\"ignored\"/>\n"
     "    </rc:Master>\n"
     "   </ssc:Annotation>\n"
@@ -276,6 +277,9 @@ static void check_full_system(const rtcosim_system_desc *d)
     assert_int_equal(m->rates[0].component_index, 1);
     assert_int_equal(m->rates[0].step_ns, RTCOSIM_NS_PER_MS);
     assert_int_equal(m->rates[1].multiple, 2);
+    assert_int_equal(m->bond_count, 1);
+    assert_string_equal(m->bonds[0].effort, "plant.force");
+    assert_string_equal(m->bonds[0].flow, "ctrl.y");
 }
 
 static void write_full_files(void)
@@ -540,6 +544,17 @@ static const bad_case bad_cases[] = {
              "</ssc:Annotation></ssd:Annotations>\n"),
      NULL, RTCOSIM_EFORMAT,
      "sys.ssd:15: rtcosim master: component 'a' needs exactly one of stepSize and stepMultiple"},
+    {"power bond without flow",
+     ONE("", "  <ssc:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+             "   <rc:Master><rc:PowerBond effort=\"a.in\"/></rc:Master></ssc:Annotation></ssc:Annotations>\n"),
+     NULL, RTCOSIM_EFORMAT,
+     "sys.ssd:15: rtcosim master: PowerBond needs effort and flow as component.variable"},
+    {"annotation in another namespace",
+     ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+             "   <x:Master xmlns:x=\"https://example.org/other\"/></ssc:Annotation></ssd:Annotations>\n"),
+     NULL, RTCOSIM_EFORMAT,
+     "sys.ssd:14: org.rtcosim.master annotation without a Master element in namespace "
+     "https://rtcosim.org/SSP1/Master"},
     {"master negative step",
      ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
              "   <rc:Master stepSize=\"-0.1\"/></ssc:Annotation></ssd:Annotations>\n"),
