@@ -127,22 +127,27 @@ static rtcosim_status track_error(void *context, rtcosim_time_ns t, const double
     return RTCOSIM_OK;
 }
 
-static double run_oscillator(rtcosim_time_ns step, size_t *rows)
+/* Runs an oscillator system to 1 s with ZOH, Jacobi, no correction at the
+ * given step; returns the largest error of mass1.x against B2 case `case_number`. */
+static double run_oscillator_file(const char *path, int case_number, rtcosim_time_ns step,
+                                  size_t *rows)
 {
-    char path[400];
-    snprintf(path, sizeof path, "%s/osc.ssd", dir);
     rtcosim_system_desc *d = NULL;
     rtcosim_error err;
     if (rtcosim_system_desc_load(path, &d, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
-    rtcosim_system_build_options opts = {.overrides = {.has_step_size = true, .step_size_ns = step}};
+    const char *observe[] = {"mass1.x", "mass1.v", "mass2.F"};
+    rtcosim_system_build_options opts = {
+        .overrides = {.has_step_size = true, .step_size_ns = step,
+                      .order = RTCOSIM_SSD_ORDER_JACOBI, .coupling = RTCOSIM_SSD_COUPLING_ZOH,
+                      .correction = RTCOSIM_SSD_CORRECTION_NONE},
+        .observe = observe, .observe_count = 3};
     rtcosim_master *m = NULL;
     if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     error_track e = {0};
-    rtcosim_oscillator_case(2, &e.p);
-    rtcosim_time_ns stop = 0;
-    assert_true(rtcosim_system_desc_stop_time(d, &stop));
+    rtcosim_oscillator_case(case_number, &e.p);
+    rtcosim_time_ns stop = RTCOSIM_NS_PER_S;
     if (rtcosim_master_initialize(m, 0, stop, &err) != RTCOSIM_OK ||
         rtcosim_master_run(m, stop, track_error, &e, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
@@ -152,6 +157,13 @@ static double run_oscillator(rtcosim_time_ns step, size_t *rows)
     rtcosim_system_desc_free(d);
     *rows = e.rows;
     return e.max_error;
+}
+
+static double run_oscillator(rtcosim_time_ns step, size_t *rows)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/osc.ssd", dir);
+    return run_oscillator_file(path, 2, step, rows);
 }
 
 static void test_oscillator_from_ssd_converges_to_exact_solution(void **state)
@@ -173,6 +185,18 @@ static void test_oscillator_from_ssd_converges_to_exact_solution(void **state)
         fail_msg("error ratio %.3f for H and H/2 (errors %.3g, %.3g), expected ~2", ratio, coarse,
                  fine);
 }
+
+#ifdef OSCILLATOR_SSD
+/* The oscillator example's own system file with its case-1 parameter set. */
+static void test_oscillator_example_ssd_matches_exact_solution(void **state)
+{
+    (void)state;
+    size_t rows = 0;
+    double error = run_oscillator_file(OSCILLATOR_SSD, 1, 50 * RTCOSIM_NS_PER_US, &rows);
+    assert_int_equal(rows, 20001);
+    assert_true(error < 0.03); /* under 1 % of the ~3 m amplitude at H = 50 us */
+}
+#endif
 
 /* ---- vehicle physics ----------------------------------------------------- */
 
@@ -328,6 +352,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oscillator_from_ssd_converges_to_exact_solution),
+#ifdef OSCILLATOR_SSD
+        cmocka_unit_test(test_oscillator_example_ssd_matches_exact_solution),
+#endif
         cmocka_unit_test(test_vehicle_coast_down_deceleration_at_start),
         cmocka_unit_test(test_vehicle_aero_coast_down_follows_closed_form),
         cmocka_unit_test(test_vehicle_steady_cruise_traction_equals_road_load),
