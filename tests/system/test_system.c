@@ -402,6 +402,19 @@ static void test_ssp_entry_escaping_directory_is_rejected(void **state)
     assert_string_equal(err.message, expected);
 }
 
+static void test_ssp_names_its_parameter_file_in_errors(void **state)
+{
+    (void)state;
+    char *path = make_ssp("broken.ssp", true, "plant.ssv"); /* plant.ssv replaced by "evil" */
+    char expected[600];
+    snprintf(expected, sizeof expected, "%s:plant.ssv:1: malformed XML: Start tag expected", path);
+    rtcosim_error err;
+    rtcosim_system_desc *d = NULL;
+    assert_int_equal(rtcosim_system_desc_load(path, &d, &err), RTCOSIM_EFORMAT);
+    if (strncmp(err.message, expected, strlen(expected)) != 0)
+        fail_msg("got '%s'", err.message);
+}
+
 static void test_ssp_without_ssd_is_rejected(void **state)
 {
     (void)state;
@@ -632,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_parameter_set_from_command_line_overrides),
         cmocka_unit_test(test_ssp_archive_unpacks_and_cleans_up),
         cmocka_unit_test(test_ssp_entry_escaping_directory_is_rejected),
+        cmocka_unit_test(test_ssp_names_its_parameter_file_in_errors),
         cmocka_unit_test(test_ssp_without_ssd_is_rejected),
         cmocka_unit_test(test_bad_inputs_give_one_line_errors_with_file_and_line),
         cmocka_unit_test(test_parse_from_memory_uses_given_name),
