@@ -318,6 +318,16 @@ static int starting_gear(const transmission *tr)
     return gear;
 }
 
+/* K over the speed ratio; beyond the table's last point (0.995) K grows as
+ * 1 / (1 - SR), so that the converter's torque falls to zero at coupling. */
+static double capacity_factor(double sr)
+{
+    size_t n = sizeof tc_sr / sizeof tc_sr[0];
+    if (sr > tc_sr[n - 1])
+        return tc_k[n - 1] * (1.0 - tc_sr[n - 1]) / fmax(1.0 - sr, 1e-6);
+    return lookup(tc_sr, tc_k, n, sr);
+}
+
 static void transmission_outputs(void *data, double t)
 {
     (void)t;
@@ -331,16 +341,16 @@ static void transmission_outputs(void *data, double t)
     double sr = w_turbine / w_pump;
     double pump, turbine;
     if (sr <= 1.0) {
-        double k = lookup(tc_sr, tc_k, sizeof tc_sr / sizeof tc_sr[0], sr);
-        if (sr > 0.995) /* K ~ 1/(1 - SR) near coupling: torque falls to zero at SR = 1 */
-            k = tc_k[10] * (1.0 - 0.995) / fmax(1.0 - sr, 1e-6);
+        double k = capacity_factor(sr);
         pump = (n_pump / k) * (n_pump / k);
         turbine = pump * lookup(tc_tr_sr, tc_tr, 3, sr);
     } else {
-        /* Overrun (engine braking): the turbine drives the pump; the
-         * converter works as a coupling in reverse with the same capacity. */
+        /* Overrun (engine braking): the turbine drives the pump. The converter
+         * works as a fluid coupling in reverse, with the roles of pump and
+         * turbine swapped: capacity at the mirrored ratio 1/SR, no torque
+         * multiplication. */
         double n_turbine = w_turbine * RPM_PER_RAD_S;
-        double k = tc_k[10] * (1.0 - 0.995) / fmax(1.0 - 1.0 / sr, 1e-6);
+        double k = capacity_factor(1.0 / sr);
         pump = -(n_turbine / k) * (n_turbine / k);
         turbine = pump;
     }
