@@ -618,6 +618,35 @@ static void test_parse_from_memory_uses_given_name(void **state)
     assert_string_equal(err.message, "/nonexistent/x.ssd: cannot open: No such file or directory");
 }
 
+static void test_encoding_errors_are_values_not_stderr_output(void **state)
+{
+    (void)state;
+    /* Bytes invalid in the declared encoding: libxml2 reports these outside
+     * the parser context (to stderr by default); the reader must return them
+     * as its error and print nothing. */
+    const char text[] = "<?xml version=\"1.0\" encoding=\"SHIFT_JIS\"?>\n<a b=\"\xee\x64\x69\x6e\"/>\n";
+    char capture[400];
+    snprintf(capture, sizeof capture, "%s/stderr.txt", dir);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(capture, "w");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    rtcosim_status st = rtcosim_system_desc_parse(text, sizeof text - 1, NULL, "enc.ssd", &d, &err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(f);
+    assert_int_equal(st, RTCOSIM_EFORMAT);
+    assert_string_equal(err.message, "enc.ssd: malformed XML: input conversion failed due to input "
+                                     "error, bytes 0xEE 0x64 0x69 0x6E");
+    struct stat sb;
+    assert_int_equal(stat(capture, &sb), 0);
+    assert_int_equal(sb.st_size, 0);
+}
+
 static void test_external_entities_are_never_loaded(void **state)
 {
     (void)state;
@@ -650,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_bad_inputs_give_one_line_errors_with_file_and_line),
         cmocka_unit_test(test_parse_from_memory_uses_given_name),
         cmocka_unit_test(test_external_entities_are_never_loaded),
+        cmocka_unit_test(test_encoding_errors_are_values_not_stderr_output),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
