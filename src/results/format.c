@@ -74,11 +74,15 @@ size_t rtcosim_format_time(rtcosim_time_ns t, char *buf)
     uint32_t fraction = (uint32_t)(magnitude % 1000000000u);
     n += rtcosim_format_uint64(seconds, buf + n);
     if (fraction) {
-        /* Nine fraction digits, then drop trailing zeros. */
+        /* Nine fraction digits (one, then four pairs), then drop trailing zeros. */
         char digits[9];
-        for (int i = 8; i >= 0; i--) {
-            digits[i] = (char)('0' + fraction % 10);
-            fraction /= 10;
+        digits[8] = (char)('0' + fraction % 10);
+        fraction /= 10;
+        for (int i = 6; i >= 0; i -= 2) {
+            unsigned pair = (fraction % 100) * 2;
+            fraction /= 100;
+            digits[i] = digit_pairs[pair];
+            digits[i + 1] = digit_pairs[pair + 1];
         }
         size_t len = 9;
         while (digits[len - 1] == '0')
