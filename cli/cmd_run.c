@@ -228,8 +228,20 @@ static int run_system(const run_args *a)
             rc = cli_fail("--start-value: %s", err.message);
             goto done;
         }
+    const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
+    bool adaptive = a->build.overrides.has_step_control
+                        ? a->build.overrides.step_control
+                        : annotated->has_step_control && annotated->step_control;
+    if (rtcosim_master_initialize(m, start, stop, &err) != RTCOSIM_OK) {
+        rc = cli_fail("%s: %s", a->system, err.message);
+        goto done;
+    }
     rtcosim_time_ns macro = rtcosim_master_next_step(m);
     uint32_t every = 1;
+    if (a->has_interval && adaptive) {
+        rc = cli_fail("--output-interval needs a fixed macro step (step control is on)");
+        goto done;
+    }
     if (a->has_interval) {
         if (a->interval % macro != 0) {
             rc = cli_fail("--output-interval %.9g s is not a multiple of the macro step %.9g s",
@@ -237,10 +249,6 @@ static int run_system(const run_args *a)
             goto done;
         }
         every = (uint32_t)(a->interval / macro);
-    }
-    if (rtcosim_master_initialize(m, start, stop, &err) != RTCOSIM_OK) {
-        rc = cli_fail("%s: %s", a->system, err.message);
-        goto done;
     }
 
     out.count = rtcosim_master_observed_count(m);
@@ -292,9 +300,10 @@ static int run_system(const run_args *a)
     }
 
     double simulated = rtcosim_time_to_seconds(rtcosim_master_time(m) - start);
-    printf("system '%s': %zu components, %zu connections, H = %.9g s\n",
+    printf("system '%s': %zu components, %zu connections, H = %.9g s%s\n",
            rtcosim_system_desc_name(desc), rtcosim_master_component_count(m),
-           rtcosim_master_connection_count(m), rtcosim_time_to_seconds(macro));
+           rtcosim_master_connection_count(m), rtcosim_time_to_seconds(macro),
+           adaptive ? " at start (adaptive)" : "");
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
