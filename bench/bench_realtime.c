@@ -143,6 +143,9 @@ rtcosim_component *rt_bench_model(const char *which)
         desc.model_name = "plant", desc.variables = plant_vars, desc.variable_count = 2;
     } else if (strcmp(which, "controller") == 0) {
         m->kind = MODEL_CONTROLLER;
+        /* Start consistent with the setpoint at t = 0 and the plant at rest. */
+        m->r = setpoint_at(m, 0);
+        m->u = m->kp * m->r;
         desc.model_name = "controller", desc.variables = controller_vars, desc.variable_count = 3;
     } else {
         m->kind = MODEL_SETPOINT;

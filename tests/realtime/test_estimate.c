@@ -234,6 +234,59 @@ static void pending_ring_abandons_the_oldest_when_full(void **state)
     assert_non_null(strstr(err.message, "sig: adaptation weight 0 outside (0, 1]"));
 }
 
+static void horizon_holds_the_extrapolation_beyond_its_limit(void **state)
+{
+    (void)state;
+    rtcosim_estimator_spec spec;
+    assert_int_equal(rtcosim_estimator_spec_parse("foh,horizon=0.002", &spec, NULL), RTCOSIM_OK);
+    assert_int_equal(spec.horizon, MS(2));
+    rtcosim_estimator *e = NULL;
+    assert_int_equal(rtcosim_estimator_create("sig", &spec, 8, &e, NULL), RTCOSIM_OK);
+    rtcosim_estimator_observe(e, MS(0), 0);
+    rtcosim_estimator_observe(e, MS(1), 1);
+    double v;
+    rtcosim_estimator_estimate(e, MS(2), 0, MS(1), NULL, &v, NULL);
+    assert_true(fabs(v - 2) < 1e-12); /* within the horizon: slope 1 per ms */
+    rtcosim_estimator_estimate(e, MS(10), 0, MS(1), NULL, &v, NULL);
+    assert_true(fabs(v - 3) < 1e-12); /* held at newest (1 ms) + 2 ms */
+    rtcosim_estimator_free(e);
+}
+
+static void jump_detection_drops_history_before_a_step(void **state)
+{
+    (void)state;
+    rtcosim_estimator_spec spec;
+    assert_int_equal(rtcosim_estimator_spec_parse("foh,jump=8", &spec, NULL), RTCOSIM_OK);
+    rtcosim_estimator *with = NULL, *without = NULL;
+    assert_int_equal(rtcosim_estimator_create("with", &spec, 8, &with, NULL), RTCOSIM_OK);
+    spec.jump_factor = 0;
+    assert_int_equal(rtcosim_estimator_create("without", &spec, 8, &without, NULL), RTCOSIM_OK);
+    /* A ramp of slope 1 per ms with small alternating wiggles (+-0.01), then
+     * a step of +100 at 12 ms. */
+    for (int i = 0; i < 12; i++) {
+        double v = i + (i % 2 ? 0.01 : -0.01);
+        rtcosim_estimator_observe(with, MS(i), v);
+        rtcosim_estimator_observe(without, MS(i), v);
+    }
+    rtcosim_estimator_observe(with, MS(12), 112);
+    rtcosim_estimator_observe(without, MS(12), 112);
+    double a, b;
+    rtcosim_estimator_estimate(with, MS(13), 0, MS(1), NULL, &a, NULL);
+    rtcosim_estimator_estimate(without, MS(13), 0, MS(1), NULL, &b, NULL);
+    /* Without detection FOH carries the step's slope: 112 + (112 - 11.01). */
+    assert_true(fabs(b - (112 + 112 - 11.01)) < 1e-9);
+    /* With it, only the newest point remains: hold 112. */
+    assert_true(a == 112);
+    rtcosim_estimator_stats st;
+    rtcosim_estimator_get_stats(with, &st);
+    assert_int_equal(st.history_resets, 1);
+    rtcosim_estimator_free(with);
+    rtcosim_estimator_free(without);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_estimator_spec_parse("foh,jump=1", &spec, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_estimator_spec_parse("foh,horizon=-1", &spec, &err), RTCOSIM_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +297,8 @@ int main(void)
         cmocka_unit_test(rate_limit_and_bounds_shape_the_estimate),
         cmocka_unit_test(correction_spreads_held_errors_over_the_next_hold),
         cmocka_unit_test(pending_ring_abandons_the_oldest_when_full),
+        cmocka_unit_test(horizon_holds_the_extrapolation_beyond_its_limit),
+        cmocka_unit_test(jump_detection_drops_history_before_a_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
