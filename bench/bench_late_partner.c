@@ -32,12 +32,13 @@ typedef struct run_result {
     rtcosim_rt_summary summary;
     rtcosim_estimator_stats stats;
     double lateness_p99_us, lateness_max_us;
+    bool fifo;
 } run_result;
 
 /* One run: real (monotonic clocks, partner thread) or virtual; delayed or
  * not; with the estimator spec given. */
 static int run_system(bool real, bool delayed, const rtcosim_estimator_spec *spec,
-                      double seconds, const char *report, run_result *out)
+                      double seconds, int fifo, const char *report, run_result *out)
 {
     memset(out, 0, sizeof *out);
     rtcosim_clock *clock = NULL, *partner_clock = NULL;
@@ -72,6 +73,7 @@ static int run_system(bool real, bool delayed, const rtcosim_estimator_spec *spe
     o.frame_log = 100000000;
     o.partner_timeout = 0; /* the delays are bounded: never declare it lost */
     o.queue_capacity = 4096;
+    o.fifo_priority = real ? fifo : 0;
     if (rtcosim_rt_create(comps, 3, connections, 3, &o, &rt, &err) != RTCOSIM_OK ||
         rtcosim_rt_run(rt, &err) != RTCOSIM_OK)
         goto done;
@@ -88,6 +90,7 @@ static int run_system(bool real, bool delayed, const rtcosim_estimator_spec *spe
         memcpy(out->trace + i * out->signals, rtcosim_rt_frame_signals(rt, i),
                out->signals * sizeof(double));
     out->summary = *rtcosim_rt_get_summary(rt);
+    out->fifo = out->summary.fifo_applied;
     rtcosim_estimator_get_stats(rtcosim_rt_estimator(rt, 0), &out->stats);
     out->lateness_p99_us = (double)rtcosim_histogram_percentile(rtcosim_rt_lateness(rt), 99) / 1e3;
     out->lateness_max_us = (double)rtcosim_rt_lateness(rt)->max / 1e3;
@@ -148,20 +151,24 @@ static int usage(int code)
 {
     fprintf(code ? stderr : stdout,
             "usage: rtcosim bench late-partner [--quick] [--duration SECONDS] [--estimator SPEC]\n"
-            "                                  [--report DIR]\n"
+            "                                  [--no-fifo] [--report DIR]\n"
             "  wall-clock run of 60 s (--quick: 5 s) plus virtual-clock estimator comparison;\n"
-            "  SPEC as in --estimator of `rtcosim run` (default foh,adapt=order+bias)\n");
+            "  SPEC: zoh|foh|soh|map:FILE[,modifiers] (default foh,jump=8,horizon=0.005,\n"
+            "  adapt=order+bias)\n");
     return code;
 }
 
 static int run(int argc, char **argv)
 {
     double seconds = 60;
-    const char *spec_text = "foh,adapt=order+bias";
+    const char *spec_text = "foh,jump=8,horizon=0.005,adapt=order+bias";
     const char *report = NULL;
+    int fifo = 80;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             seconds = 5;
+        else if (strcmp(argv[i], "--no-fifo") == 0)
+            fifo = 0;
         else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
             char *end;
             seconds = strtod(argv[++i], &end);
@@ -200,19 +207,20 @@ static int run(int argc, char **argv)
     rtcosim_estimator_spec none;
     rtcosim_estimator_spec_init(&none);
     run_result ref, live;
-    if (run_system(false, false, &none, seconds, NULL, &ref))
+    if (run_system(false, false, &none, seconds, 0, NULL, &ref))
         return 1;
     char live_dir[4200];
     if (report)
         snprintf(live_dir, sizeof live_dir, "%s/wall-clock", report);
-    if (run_system(true, true, &spec, seconds, report ? live_dir : NULL, &live)) {
+    if (run_system(true, true, &spec, seconds, fifo, report ? live_dir : NULL, &live)) {
         free(ref.trace);
         return 1;
     }
     const rtcosim_rt_summary *s = &live.summary;
     double share = s->exchanges ? (double)s->estimated_exchanges / (double)s->exchanges : 0;
     double rms = rms_against(&live, &ref, -1);
-    printf("wall-clock run (estimator %s):\n", spec_text);
+    printf("wall-clock run (estimator %s, %s):\n", spec_text,
+           live.fifo ? "real-time thread SCHED_FIFO 80" : "normal scheduling");
     printf("  frames %llu, overruns %llu (while the partner was late: %llu), lateness p99 %.1f us,"
            " max %.1f us\n",
            (unsigned long long)s->frames, (unsigned long long)s->overruns,
@@ -227,17 +235,25 @@ static int run(int argc, char **argv)
     printf("  estimation error of controller.u: rms %.4g, max %.4g\n\n", live.stats.rms_error,
            live.stats.max_abs_error);
 
-    /* Deterministic comparison of the estimators on the virtual clock. */
+    /* Deterministic comparison of the estimators on the virtual clock:
+     * plain, with the safeguards (jump detection, 5 ms horizon), and with
+     * the safeguards plus adaptation (order choice and bias correction). */
     static const char *const kinds[] = {"zoh", "foh", "soh", "map"};
+    static const struct {
+        const char *label, *suffix, *figure;
+    } configs[] = {
+        {"plain", "", ""},
+        {"guarded", ",jump=8,horizon=0.005", "_guarded"},
+        {"adaptive", ",jump=8,horizon=0.005,adapt=order+bias", "_adaptive"},
+    };
     printf("virtual-clock runs, same delays (deterministic):\n");
-    printf("%-6s %-11s %10s %14s %14s %14s\n", "kind", "adaptation", "estimated",
-           "est. err rms", "est. err max", "RMS vs ref");
-    double best_rms[2] = {0, 0};
-    for (int adapt = 0; adapt <= 1; adapt++)
+    printf("%-6s %-9s %10s %14s %14s %14s\n", "kind", "config", "estimated", "est. err rms",
+           "est. err max", "RMS vs ref");
+    for (size_t c = 0; c < 3; c++)
         for (int k = 0; k < 4; k++) {
             char text[RTCOSIM_ESTIMATOR_PATH_MAX];
-            snprintf(text, sizeof text, "%s%s%s%s", k == 3 ? "map:" : kinds[k],
-                     k == 3 ? map_path : "", adapt ? ",adapt=order+bias" : "", "");
+            snprintf(text, sizeof text, "%s%s%s", k == 3 ? "map:" : kinds[k],
+                     k == 3 ? map_path : "", configs[c].suffix);
             rtcosim_estimator_spec v;
             run_result r;
             if (rtcosim_estimator_spec_parse(text, &v, &err) != RTCOSIM_OK) {
@@ -248,9 +264,8 @@ static int run(int argc, char **argv)
             }
             char dir[4200];
             if (report)
-                snprintf(dir, sizeof dir, "%s/virtual-%s%s", report, kinds[k],
-                         adapt ? "-adaptive" : "");
-            if (run_system(false, true, &v, seconds, report ? dir : NULL, &r)) {
+                snprintf(dir, sizeof dir, "%s/virtual-%s-%s", report, kinds[k], configs[c].label);
+            if (run_system(false, true, &v, seconds, 0, report ? dir : NULL, &r)) {
                 free(ref.trace);
                 free(live.trace);
                 return 1;
@@ -258,16 +273,12 @@ static int run(int argc, char **argv)
             double share_v = r.summary.exchanges ? (double)r.summary.estimated_exchanges /
                                                        (double)r.summary.exchanges
                                                  : 0;
-            double vs_ref = rms_against(&r, &ref, -1);
-            printf("%-6s %-11s %9.2f%% %14.4g %14.4g %14.4g\n", kinds[k],
-                   adapt ? "order+bias" : "none", 100 * share_v, r.stats.rms_error,
-                   r.stats.max_abs_error, vs_ref);
+            printf("%-6s %-9s %9.2f%% %14.4g %14.4g %14.4g\n", kinds[k], configs[c].label,
+                   100 * share_v, r.stats.rms_error, r.stats.max_abs_error,
+                   rms_against(&r, &ref, -1));
             char name[64];
-            snprintf(name, sizeof name, "late-partner.est_rms_%s%s", kinds[k],
-                     adapt ? "_adaptive" : "");
+            snprintf(name, sizeof name, "late-partner.est_rms_%s%s", kinds[k], configs[c].figure);
             bench_figure(name, r.stats.rms_error, "");
-            if (k == 0 || r.stats.rms_error < best_rms[adapt])
-                best_rms[adapt] = r.stats.rms_error;
             free(r.trace);
         }
     printf("\n");
