@@ -190,7 +190,8 @@ void rtcosim_estimator_get_stats(const rtcosim_estimator *e, rtcosim_estimator_s
 
 /* Extrapolate through up to three points (t[i], v[i]), oldest first, to time
  * t with the given order (0, 1, 2; lowered to n - 1 when fewer points are
- * given): the Lagrange polynomial through the newest order + 1 points. */
+ * given): the polynomial through the newest order + 1 points, fitted by the
+ * coupling layer (rtcosim_poly_fit in coupling.h). */
 double rtcosim_extrapolate(const rtcosim_time_ns *times, const double *values, size_t n,
                            int order, rtcosim_time_ns t);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/coupling.h"
 #include "rtcosim/estimate.h"
 
 #define HISTORY 3
@@ -258,11 +259,9 @@ static double ewma(double mean, bool have, double sample, double weight)
     return have ? mean + weight * (sample - mean) : sample;
 }
 
-/* Lagrange interpolation polynomial through the newest order+1 points,
- * evaluated at t (extrapolation when t lies beyond them):
- * p(t) = sum_i v_i * prod_{j != i} (t - t_j) / (t_i - t_j). Time differences
- * are taken in integer ns before converting, so large absolute times keep
- * full precision. */
+/* The coupling layer's polynomial fit (coupling.h) through the newest
+ * order + 1 points, evaluated at t: the same extrapolation the master uses
+ * between exchanges, so that estimates and coupling agree. */
 double rtcosim_extrapolate(const rtcosim_time_ns *times, const double *values, size_t n,
                            int order, rtcosim_time_ns t)
 {
@@ -270,18 +269,12 @@ double rtcosim_extrapolate(const rtcosim_time_ns *times, const double *values, s
         return 0.0;
     if (order < 0)
         order = 0;
-    if ((size_t)order > n - 1)
-        order = (int)(n - 1);
-    size_t first = n - 1 - (size_t)order;
-    double sum = 0.0;
-    for (size_t i = first; i < n; i++) {
-        double w = 1.0;
-        for (size_t j = first; j < n; j++)
-            if (j != i)
-                w *= (double)(t - times[j]) / (double)(times[i] - times[j]);
-        sum += values[i] * w;
-    }
-    return sum;
+    if (order > 2)
+        order = 2;
+    rtcosim_poly p;
+    rtcosim_time_ns t0 = times[n - 1];
+    rtcosim_poly_fit((rtcosim_extrapolation)order, times, values, n, t0, &p);
+    return rtcosim_poly_eval(&p, (double)(t - t0) * 1e-9);
 }
 
 /* Jump detection: compare new data with the first-order prediction from
