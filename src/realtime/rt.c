@@ -448,7 +448,11 @@ static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
     /* At most one late episode per two exchange points. */
     rt->resync_capacity = rt->total_frames / 2 + 1;
     rt->resync_lengths = calloc(rt->resync_capacity, sizeof *rt->resync_lengths);
-    rt->records = calloc(o->record_capacity + 1, sizeof *rt->records);
+    /* At most one record per signal and exchange point. */
+    uint64_t most = rt->total_frames * (uint64_t)to_rt;
+    if (rt->options.record_capacity > most)
+        rt->options.record_capacity = (size_t)most;
+    rt->records = calloc(rt->options.record_capacity + 1, sizeof *rt->records);
     rt->estimators = calloc(to_rt + 1, sizeof *rt->estimators);
     rt->to_partner_size = sizeof(to_partner_sample) + to_partner * sizeof(double);
     rt->from_partner_size = sizeof(from_partner_sample) + to_rt * sizeof(double);

@@ -9,9 +9,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "realtime/spsc.h"
+#include "rtcosim/log.h"
 #include "rt_models.h"
 
 #define ITEMS 200000
@@ -195,6 +198,41 @@ static void mixed_run_on_the_real_clock_completes_every_frame(void **state)
     rtcosim_clock_free(clock);
 }
 
+static char logged[1024];
+
+static void capture_log(void *context, rtcosim_log_level level, const char *category,
+                        const char *message)
+{
+    (void)context;
+    if (level == RTCOSIM_LOG_WARNING && strcmp(category, "realtime") == 0)
+        snprintf(logged, sizeof logged, "%s", message);
+}
+
+static void refused_cpu_affinity_warns_and_the_run_goes_on(void **state)
+{
+    (void)state;
+    rtcosim_clock *clock = NULL;
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_component *plant = make_integrator(1, NULL);
+    assert_int_equal(start_component(plant, "plant"), RTCOSIM_OK);
+    rtcosim_rt_options o;
+    rtcosim_rt_options_init(&o);
+    o.clock = clock;
+    o.stop_time = MS(3);
+    o.cpu = 1000; /* no such CPU */
+    rtcosim_log_set_handler(capture_log, NULL);
+    rtcosim_rt *rt = NULL;
+    assert_int_equal(rtcosim_rt_create(&plant, 1, NULL, 0, &o, &rt, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_rt_run(rt, NULL), RTCOSIM_OK);
+    rtcosim_log_set_handler(NULL, NULL);
+    assert_non_null(strstr(logged, "pinning the paced thread to CPU 1000 refused"));
+    assert_false(rtcosim_rt_get_summary(rt)->affinity_applied);
+    assert_int_equal(rtcosim_rt_get_summary(rt)->frames, 3);
+    rtcosim_rt_free(rt);
+    rtcosim_component_free(plant);
+    rtcosim_clock_free(clock);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +241,7 @@ int main(void)
         cmocka_unit_test(delay_wrapper_draws_reproducible_seeded_compute_times),
         cmocka_unit_test(delay_wrapper_refuses_an_instantiated_component),
         cmocka_unit_test(mixed_run_on_the_real_clock_completes_every_frame),
+        cmocka_unit_test(refused_cpu_affinity_warns_and_the_run_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
