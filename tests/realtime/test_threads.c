@@ -204,8 +204,10 @@ static void capture_log(void *context, rtcosim_log_level level, const char *cate
                         const char *message)
 {
     (void)context;
+    /* Keep every warning: a loaded machine may add an overrun warning. */
+    size_t used = strlen(logged);
     if (level == RTCOSIM_LOG_WARNING && strcmp(category, "realtime") == 0)
-        snprintf(logged, sizeof logged, "%s", message);
+        snprintf(logged + used, sizeof logged - used, "%s\n", message);
 }
 
 static void refused_cpu_affinity_warns_and_the_run_goes_on(void **state)
