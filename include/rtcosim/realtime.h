@@ -37,9 +37,10 @@ typedef enum rtcosim_overrun_policy {
      * once, back to back, until the run is back on schedule. */
     RTCOSIM_OVERRUN_CATCH_UP,
     /* Keep the absolute schedule and drop the frames whose deadline has
-     * passed: their exchanges are skipped (outputs held) and the components
-     * step over the dropped interval at the start of the next frame, which
-     * starts at its own deadline. */
+     * passed: their exchanges are skipped (outputs held; a partner receives
+     * the held values) and the components step over the dropped interval
+     * right away (one step when they accept variable steps), then the next
+     * frame starts at its own deadline. */
     RTCOSIM_OVERRUN_SKIP,
     /* Stop with RTCOSIM_ETIMEOUT (hard real time); results so far are kept. */
     RTCOSIM_OVERRUN_FAIL

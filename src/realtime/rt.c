@@ -314,12 +314,7 @@ static rtcosim_status build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, 
 {
     part_builder b[2] = {0}; /* 0: real-time, 1: partner */
     size_t *temp_to_slot[2] = {NULL, NULL};
-    long *to_rt_signal_of_conn = calloc(n + 1, sizeof(long));
     rtcosim_status st = RTCOSIM_OK;
-    if (!to_rt_signal_of_conn) {
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
-        goto done;
-    }
     for (size_t i = 0; i < n; i++) {
         const rtcosim_rt_connection *c = &conns[i];
         if (c->from_component >= rt->component_count || c->to_component >= rt->component_count) {
@@ -426,7 +421,6 @@ done:
     builder_free(&b[1]);
     free(temp_to_slot[0]);
     free(temp_to_slot[1]);
-    free(to_rt_signal_of_conn);
     return st;
 }
 
