@@ -435,8 +435,15 @@ static void grade(rtcosim_estimator *e, const pending_estimate *p, double late)
         e->sum_sq_kind[k] += error * error;
         if (fabs(error) > e->stats.kind_max_abs_error[k])
             e->stats.kind_max_abs_error[k] = fabs(error);
+        /* With jump detection on, an error far beyond the usual ones (a step
+         * in the signal) is not a bias: learning it would shift the next
+         * estimates by a fraction of the step. It still counts for the
+         * order choice. */
+        double jf = e->spec.jump_factor;
+        bool outlier = jf > 0 && e->have_error[k] && error * error > jf * jf * e->mean_sq_error[k];
+        if (!outlier)
+            e->bias[k] = ewma(e->bias[k], e->have_error[k], error, w);
         e->mean_sq_error[k] = ewma(e->mean_sq_error[k], e->have_error[k], error * error, w);
-        e->bias[k] = ewma(e->bias[k], e->have_error[k], error, w);
         e->have_error[k] = true;
     }
     double used_error = late - p->used;
