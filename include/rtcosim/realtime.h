@@ -147,6 +147,10 @@ typedef struct rtcosim_rt_options {
     /* Write the report files (rtcosim_rt_write_report) here at the end of
      * rtcosim_rt_run, also after a failed run (NULL: none). */
     const char *report_dir;
+    /* The components are groups (system_rt.h) whose variables are named
+     * "component.variable" already: signal names and map inputs then use the
+     * variable names alone (false: "instance.variable"). */
+    bool group_names;
 } rtcosim_rt_options;
 
 /* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock

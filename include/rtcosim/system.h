@@ -64,6 +64,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/component.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -267,6 +268,18 @@ typedef struct rtcosim_system_build_options {
      * feeds a connection, in connection order. */
     const char *const *observe;
     size_t observe_count;
+    /* Build only part of the system (used by the real-time adapter,
+     * system_rt.h): members[i] tells whether description component i is
+     * added; connections, power bonds, parameters and default observations
+     * then keep to the members (a connection with an end outside is left
+     * unconnected). NULL: every component. */
+    const bool *members;
+    /* Called for each component right after it is loaded (not yet added to
+     * the master): it may replace it by a wrapper (e.g. rtcosim_delay_wrap,
+     * which takes ownership of the component in every case). NULL: none. */
+    rtcosim_status (*wrap)(void *context, const char *name, rtcosim_component *component,
+                           rtcosim_component **out, rtcosim_error *err);
+    void *wrap_context;
 } rtcosim_system_build_options;
 
 /* Create the master for a description: load every component (FMUs with
