@@ -66,6 +66,13 @@ struct rtcosim_system_rt {
     bool any_row;
     rtcosim_status record_status;
     rtcosim_error record_error;
+    /* Completing the non-real-time part after the run (see finish_partner):
+     * the connections, the time of the last exchange and the real-time
+     * outputs sent then. */
+    rtcosim_rt_connection *conns;
+    size_t conn_count;
+    rtcosim_time_ns last_exchange;
+    double *last_sent; /* per real-time group variable */
 };
 
 static rtcosim_status group_noop(void *self, rtcosim_error *err)
@@ -128,6 +135,9 @@ static void record(rtcosim_system_rt *srt, rtcosim_time_ns t, bool always)
     }
 }
 
+static rtcosim_status group_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                void *values, rtcosim_error *err);
+
 static rtcosim_status group_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                  rtcosim_step_result *result, rtcosim_error *err)
 {
@@ -137,8 +147,19 @@ static rtcosim_status group_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
                                  "real-time: part asked to step from %.9g s but it is at %.9g s",
                                  rtcosim_time_to_seconds(t),
                                  rtcosim_time_to_seconds(rtcosim_master_time(g->master)));
-    if (g->records)
-        record(g->srt, t, false);
+    if (g->records) {
+        rtcosim_system_rt *srt = g->srt;
+        record(srt, t, false);
+        if (t == srt->last_exchange)
+            for (size_t v = 0; v < g->count; v++)
+                if (g->vars[v].causality == RTCOSIM_CAUSALITY_OUTPUT) {
+                    uint32_t vr = (uint32_t)v;
+                    rtcosim_status st = group_get(g, RTCOSIM_TYPE_FLOAT64, &vr, 1,
+                                                  &srt->last_sent[v], err);
+                    if (st != RTCOSIM_OK)
+                        return st;
+                }
+    }
     while (rtcosim_master_time(g->master) < t + h) {
         rtcosim_status st = rtcosim_master_step(g->master, err);
         if (st != RTCOSIM_OK)
@@ -811,6 +832,22 @@ static rtcosim_status open_results(rtcosim_system_rt *srt, rtcosim_error *err)
     return st;
 }
 
+/* The time of the last exchange point before the stop (frame 0 is one; the
+ * pattern repeats from there). */
+static rtcosim_status plan_last_exchange(rtcosim_system_rt *srt, rtcosim_error *err)
+{
+    const rtcosim_rt_options *o = &srt->options.rt;
+    uint64_t frames = (uint64_t)((o->stop_time - o->start_time) / srt->macro_step);
+    uint64_t frame = 0, last = 0;
+    for (size_t i = 0; frame < frames && o->exchange.length; i = (i + 1) % o->exchange.length) {
+        last = frame;
+        frame += o->exchange.frames[i] ? o->exchange.frames[i] : 1;
+    }
+    srt->last_exchange = o->start_time + (rtcosim_time_ns)last * srt->macro_step;
+    srt->last_sent = calloc(srt->groups[0].count + 1, sizeof *srt->last_sent);
+    return srt->last_sent ? RTCOSIM_OK : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+}
+
 rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
                                         const rtcosim_system_rt_options *options,
                                         rtcosim_system_rt **out, rtcosim_error *err)
@@ -877,7 +914,10 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
         if (st != RTCOSIM_OK)
             rtcosim_error_prefix(err, "%s: ", rtcosim_system_desc_file(desc));
     }
-    free(conns);
+    srt->conns = conns;
+    srt->conn_count = conn_count;
+    if (st == RTCOSIM_OK)
+        st = plan_last_exchange(srt, err);
     if (st == RTCOSIM_OK)
         st = open_results(srt, err);
     if (st != RTCOSIM_OK) {
@@ -914,6 +954,8 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
     free(srt->column_input);
     free(srt->row);
     free(srt->last_values);
+    free(srt->conns);
+    free(srt->last_sent);
     free(srt->is_partner);
     rtcosim_clock_free(srt->owned_pacing);
     rtcosim_clock_free(srt->owned_partner_clock);
@@ -976,6 +1018,54 @@ static rtcosim_status calibrate(rtcosim_system_rt *srt, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* The real-time part's last frame ends at the stop; the non-real-time
+ * part's data for the stop come from its step after the last exchange,
+ * which no frame waits for. When the partner is on time (it has consumed the
+ * last exchange's inputs or stands right before them), finish that step now,
+ * off the clock, so that the final results row holds its values at the stop
+ * as a plain run would; a late or lost partner's values stay as last used. */
+static rtcosim_status finish_partner(rtcosim_system_rt *srt, rtcosim_time_ns end,
+                                     rtcosim_error *err)
+{
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(srt->rt);
+    rtcosim_master *pm = srt->parts[1];
+    if (!pm || !srt->part_names[1][0] || s->partner_lost || s->failed)
+        return RTCOSIM_OK;
+    group *rtg = &srt->groups[0], *pg = &srt->groups[1];
+    rtcosim_time_ns tv = rtcosim_master_time(pm);
+    if (tv == srt->last_exchange && end > tv) {
+        for (size_t i = 0; i < srt->conn_count; i++) {
+            const rtcosim_rt_connection *c = &srt->conns[i];
+            if (c->from_component != 0)
+                continue;
+            rtcosim_status st = group_set(pg, RTCOSIM_TYPE_FLOAT64, &c->to_vr, 1,
+                                          &srt->last_sent[c->from_vr], err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+        rtcosim_status st = group_step(pg, tv, end - tv, NULL, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "non-real-time part, last step: ");
+        tv = end;
+    }
+    if (tv != end) {
+        rtcosim_log(RTCOSIM_LOG_INFO, LOG_CATEGORY,
+                    "non-real-time part at %.9g s at the stop: its last values are held",
+                    rtcosim_time_to_seconds(tv));
+        return RTCOSIM_OK;
+    }
+    for (size_t i = 0; i < srt->conn_count; i++) {
+        const rtcosim_rt_connection *c = &srt->conns[i];
+        if (c->from_component != 1)
+            continue;
+        rtcosim_status st = group_get(pg, RTCOSIM_TYPE_FLOAT64, &c->from_vr, 1,
+                                      &rtg->links[c->to_vr].raw, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
 {
     if (!srt)
@@ -995,6 +1085,8 @@ rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
     st = rtcosim_rt_run(srt->rt, err);
     /* The final point (the results so far, also after a failure). */
     rtcosim_time_ns end = rtcosim_master_time(srt->parts[0]);
+    if (st == RTCOSIM_OK)
+        st = finish_partner(srt, end, err);
     if (!srt->any_row || srt->last_row_time != end)
         record(srt, end, true);
     if (srt->recorder) {
