@@ -105,6 +105,7 @@ typedef struct run_args {
     const char *output_file;
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate;
+    bool given_factor, given_overrun, given_timeout; /* over the annotation */
     rtcosim_rt_options rt;
     char non_realtime[4096];
     char exchange[256];
@@ -204,6 +205,9 @@ static int parse_args(int argc, char **argv, run_args *a)
                    strcmp(opt, "--partner-timeout") == 0) {
             rtcosim_error err;
             const char *name = strcmp(opt, "--rt-factor") == 0 ? "real-time-factor" : opt + 2;
+            a->given_factor = a->given_factor || strcmp(opt, "--rt-factor") == 0;
+            a->given_overrun = a->given_overrun || strcmp(opt, "--overrun") == 0;
+            a->given_timeout = a->given_timeout || strcmp(opt, "--partner-timeout") == 0;
             if (rtcosim_rt_option_set(&a->rt, name, val, &err) != RTCOSIM_OK)
                 rc = cli_fail("%s: %s", opt, err.message);
         } else if (strcmp(opt, "--rt-option") == 0) {
@@ -284,10 +288,20 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     rtcosim_system_rt_options so;
     rtcosim_system_rt_options_init(&so);
     so.rt = a->rt;
-    so.rt.calibrate = !a->no_calibrate;
+    /* The system's rc:RealTime settings, then the command line over them. */
+    const rtcosim_ssd_realtime_settings *ann = rtcosim_system_desc_realtime(desc);
+    if (ann->has_rt_factor && !a->given_factor)
+        so.rt.rt_factor = ann->rt_factor;
+    if (ann->has_overrun && !a->given_overrun)
+        so.rt.overrun = (rtcosim_overrun_policy)ann->overrun;
+    if (ann->has_partner_timeout && !a->given_timeout)
+        so.rt.partner_timeout = ann->partner_timeout;
+    so.rt.calibrate = !a->no_calibrate && (!ann->has_calibrate || ann->calibrate);
     so.rt.start_time = start;
     so.rt.stop_time = stop;
-    so.rt.non_realtime = a->non_realtime;
+    so.rt.non_realtime = a->non_realtime[0] ? a->non_realtime : ann->non_realtime;
+    const char *exchange = a->exchange[0] ? a->exchange : ann->exchange;
+    const char *estimator = a->estimator ? a->estimator : ann->estimator;
     so.build = a->build;
     so.build.observe = a->observe;
     so.build.observe_count = a->observe_count;
@@ -298,11 +312,9 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     so.output_interval = a->has_interval ? a->interval : 0;
     so.delays = a->delays;
     so.delay_count = a->delay_count;
-    if (a->exchange[0] &&
-        rtcosim_exchange_pattern_parse(a->exchange, &so.rt.exchange, &err) != RTCOSIM_OK)
+    if (exchange && rtcosim_exchange_pattern_parse(exchange, &so.rt.exchange, &err) != RTCOSIM_OK)
         return cli_fail("--exchange-pattern: %s", err.message);
-    if (a->estimator &&
-        rtcosim_estimator_spec_parse(a->estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
+    if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
         return cli_fail("--estimator: %s", err.message);
     rtcosim_clock *pacing = NULL, *partner = NULL;
     if (a->virtual_clock &&
@@ -343,7 +355,8 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
                rtcosim_system_rt_column_count(srt), a->output_file);
     if (so.rt.report_dir)
         printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s)\n",
-               so.rt.report_dir, a->non_realtime[0] ? ", estimates.csv, estimators.csv" : "");
+               so.rt.report_dir,
+               *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
     print_columns(srt);
     if (st != RTCOSIM_OK)
         rc = cli_fail("%s: %s (results so far kept)", a->system, err.message);

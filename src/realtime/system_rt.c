@@ -114,8 +114,11 @@ static void gather_row(rtcosim_system_rt *srt)
  * recorder's ring hands them to its writer thread (no I/O here). */
 static void record(rtcosim_system_rt *srt, rtcosim_time_ns t, bool always)
 {
-    if (!srt->recorder)
+    if (!srt->recorder) {
+        if (always)
+            gather_row(srt); /* the final values, for the caller */
         return;
+    }
     rtcosim_error err;
     rtcosim_status st;
     if (always) {
@@ -665,13 +668,14 @@ static rtcosim_status build_part(rtcosim_system_rt *srt, int part, rtcosim_maste
 
 /* Group variables and executor connections for every connection that
  * crosses between the parts. */
-static rtcosim_status connect_parts(rtcosim_system_rt *srt, rtcosim_rt_connection *conns,
-                                    size_t *conn_count, rtcosim_error *err)
+static rtcosim_status connect_parts(rtcosim_system_rt *srt, int part_count,
+                                    rtcosim_rt_connection *conns, size_t *conn_count,
+                                    rtcosim_error *err)
 {
     const rtcosim_system_desc *d = srt->desc;
     const char *file = rtcosim_system_desc_file(d);
     size_t n = rtcosim_system_desc_connection_count(d);
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < part_count; p++) {
         srt->groups[p].vars = calloc(2 * n + 1, sizeof(rtcosim_variable));
         srt->groups[p].links = calloc(2 * n + 1, sizeof(group_var));
         srt->groups[p].master = srt->parts[p];
@@ -701,7 +705,7 @@ static rtcosim_status connect_parts(rtcosim_system_rt *srt, rtcosim_rt_connectio
                                                          (uint32_t)in};
     }
     static const char *const labels[2] = {"realtime", "non-realtime"};
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < part_count; p++) {
         group *g = &srt->groups[p];
         rtcosim_component_desc cd = {.model_name = labels[p], .variables = g->vars,
                                      .variable_count = g->count,
@@ -882,7 +886,8 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
     srt->delay_clocks[1] = ro->partner_clock ? ro->partner_clock : srt->owned_partner_clock;
     if (st == RTCOSIM_OK)
         st = initialize_whole(srt, err);
-    for (int p = 0; p < 2 && st == RTCOSIM_OK; p++)
+    int part_count = srt->part_names[1] && srt->part_names[1][0] ? 2 : 1;
+    for (int p = 0; p < part_count && st == RTCOSIM_OK; p++)
         st = build_part(srt, p, &srt->parts[p], err);
     size_t nconn = rtcosim_system_desc_connection_count(desc);
     rtcosim_rt_connection *conns = calloc(nconn + 1, sizeof *conns);
@@ -890,7 +895,7 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
     if (st == RTCOSIM_OK && !conns)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     if (st == RTCOSIM_OK)
-        st = connect_parts(srt, conns, &conn_count, err);
+        st = connect_parts(srt, part_count, conns, &conn_count, err);
     if (st == RTCOSIM_OK)
         st = initial_raw_values(srt, conns, conn_count, err);
     if (st == RTCOSIM_OK)
@@ -905,7 +910,7 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
         eo.calibrate = false; /* done here, on a probe of the real-time part */
         eo.group_names = true;
         eo.non_realtime = "non-realtime";
-        size_t parts = srt->part_names[1][0] ? 2 : 1;
+        size_t parts = (size_t)part_count;
         if (parts == 1)
             eo.non_realtime = NULL;
         if (eo.clock && rtcosim_clock_is_virtual(eo.clock) && parts == 1)
@@ -997,10 +1002,16 @@ static rtcosim_status calibrate(rtcosim_system_rt *srt, rtcosim_error *err)
         return rtcosim_error_prefix(err, "calibration: ");
     }
     qsort(took, frames, sizeof *took, compare_ns);
+    char budget_text[32];
     rtcosim_time_ns worst = took[frames - 1], median = took[frames / 2];
     free(took);
     double period = (double)srt->macro_step / o->rt_factor;
     double budget = period * o->calibration_budget;
+    /* Sub-microsecond budgets (huge rt-factors) are shown in ns. */
+    if (budget >= 100)
+        snprintf(budget_text, sizeof budget_text, "%.1f us", budget / 1e3);
+    else
+        snprintf(budget_text, sizeof budget_text, "%.3g ns", budget);
     rtcosim_log(RTCOSIM_LOG_INFO, LOG_CATEGORY,
                 "calibration: real-time part median %.1f us, worst %.1f us per frame of %.1f us",
                 (double)median / 1e3, (double)worst / 1e3, period / 1e3);
@@ -1008,11 +1019,11 @@ static rtcosim_status calibrate(rtcosim_system_rt *srt, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ETIMEOUT,
                                  "%s: the real-time part (%s) cannot keep its frame on this "
                                  "machine: calibration over %zu frames took up to %.1f us per "
-                                 "frame (median %.1f us), over the budget of %.1f us (%.0f %% of "
+                                 "frame (median %.1f us), over the budget of %s (%.0f %% of "
                                  "H / rt-factor = %.9g s / %g); mark slow components "
                                  "non-real-time, lower the rt-factor or enlarge the step",
                                  rtcosim_system_desc_file(srt->desc), srt->part_names[0], frames,
-                                 (double)worst / 1e3, (double)median / 1e3, budget / 1e3,
+                                 (double)worst / 1e3, (double)median / 1e3, budget_text,
                                  o->calibration_budget * 100,
                                  rtcosim_time_to_seconds(srt->macro_step), o->rt_factor);
     return RTCOSIM_OK;
