@@ -114,9 +114,10 @@ static int demo_one(const char *file_name, const char *output_dir)
     rtcosim_format_time(o.start_time, start);
     rtcosim_format_time(res.end_time, stop);
     rtcosim_format_time(o.output_interval, step);
-    printf("%s (FMI %s): %s s .. %s s, step %s s, %llu steps in %.3g ms; results %s\n",
+    printf("%s (FMI %s): %s s .. %s s, step %s s, %llu steps in %.3g ms; results: %s (%llu rows)\n",
            rtcosim_component_model_name(c), info ? info->fmi_version_text : "?", start, stop, step,
-           (unsigned long long)res.steps, wall * 1e3, out_path);
+           (unsigned long long)res.steps, wall * 1e3, out_path,
+           (unsigned long long)res.rows_written);
     printf("  final: ");
     size_t shown = n_out < MAX_SHOWN ? n_out : MAX_SHOWN;
     for (size_t i = 0; i < shown; i++) {
@@ -252,8 +253,10 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     so.rt.stop_time = (rtcosim_time_ns)llround(duration * 1e9);
     so.rt.non_realtime = "transmission";
     so.rt.report_dir = report;
-    /* Linear extrapolation, at most 5 ms ahead (then held). */
-    rtcosim_estimator_spec_parse("foh,horizon=0.005", &so.rt.estimator, &err);
+    /* Linear extrapolation, at most 5 ms ahead (then held); a jump in the
+     * received data (a gear shift) drops the older history, so that the
+     * slope of a shift is not carried into the next estimates. */
+    rtcosim_estimator_spec_parse("foh,horizon=0.005,jump=4", &so.rt.estimator, &err);
     so.build.observe = observed;
     so.build.observe_count = sizeof observed / sizeof observed[0];
     so.output_file = results;
