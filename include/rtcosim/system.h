@@ -19,6 +19,7 @@
  *                                   with prefix
  *   ssd:DefaultExperiment           startTime, stopTime
  *   ssc:Annotation type="org.rtcosim.master"  master settings (below)
+ *   ssc:Annotation type="org.rtcosim.realtime" real-time settings (below)
  *
  * Component sources: a relative URI is resolved against the directory of the
  * .ssd (for a .ssp: the archive root after extraction) and must name an
@@ -52,12 +53,16 @@
  * versions (real-time settings) stay readable; unknown attributes are errors.
  *
  * Real-time settings (used by `rtcosim run --real-time` and system_rt.h;
- * the command line overrides each one), a child of rc:Master:
+ * the command line overrides each one): a sibling annotation, in the same
+ * places and namespace:
  *
- *   <rc:RealTime rtFactor="1" overrun="soft" exchange="1" estimator="foh,horizon=0.01"
- *                partnerTimeout="1" calibrate="true">
- *     <rc:NonRealTime component="transmission"/>        (one per component)
- *   </rc:RealTime>
+ *   <ssc:Annotation type="org.rtcosim.realtime">
+ *     <rc:RealTime xmlns:rc="https://rtcosim.org/SSP1/Master" rtFactor="1" overrun="soft"
+ *                  exchange="1" estimator="foh,horizon=0.01" partnerTimeout="1"
+ *                  calibrate="true">
+ *       <rc:NonRealTime component="transmission"/>      (one per component)
+ *     </rc:RealTime>
+ *   </ssc:Annotation>
  *
  * rtFactor > 0; overrun: soft | catch-up | skip | fail; exchange: frames
  * between exchanges with the non-real-time part, "N" or a repeated pattern
@@ -217,7 +222,7 @@ typedef struct rtcosim_ssd_master_settings {
     size_t bond_count;
 } rtcosim_ssd_master_settings;
 
-/* Settings from rc:RealTime (see above); has_* false / NULL when not given. */
+/* Settings from the org.rtcosim.realtime annotation (see above); has_* false / NULL when not given. */
 typedef struct rtcosim_ssd_realtime_settings {
     bool present;
     int line;

@@ -827,10 +827,14 @@ static rtcosim_status open_results(rtcosim_system_rt *srt, rtcosim_error *err)
     for (size_t i = 0; i < srt->column_count; i++)
         cols[i] = (rtcosim_column){srt->columns[i], RTCOSIM_TYPE_FLOAT64};
     /* A writer thread formats and writes; the paced thread only fills the
-     * ring (it waits for space rather than losing rows). */
+     * ring and never waits for it on a real clock: a row that finds the ring
+     * full is counted as dropped (reported after the run). A virtual run
+     * has no deadline to protect and waits instead. */
     rtcosim_recorder_options ro = {.path = o->output_file, .columns = cols,
                                    .column_count = srt->column_count, .record_every = every,
-                                   .writer_thread = true, .ring_rows = 65536};
+                                   .writer_thread = true,
+                                   .drop_when_full = !rtcosim_clock_is_virtual(o->rt.clock),
+                                   .ring_rows = 65536};
     rtcosim_status st = rtcosim_recorder_open(&ro, &srt->recorder, err);
     free(cols);
     return st;
@@ -1106,6 +1110,10 @@ rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
         rtcosim_status cs = rtcosim_recorder_close(srt->recorder, &stats, &cerr);
         srt->recorder = NULL;
         srt->rows_written = stats.rows_written;
+        if (stats.rows_dropped)
+            rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                        "%s: %llu result rows dropped (the writer could not keep up)",
+                        srt->options.output_file, (unsigned long long)stats.rows_dropped);
         if (cs != RTCOSIM_OK && st == RTCOSIM_OK) {
             st = cs;
             if (err)

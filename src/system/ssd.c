@@ -1,7 +1,7 @@
 /* The SSP 1.0 SystemStructureDescription reader: walks ssd:System and builds
  * the validated description of system.h (components, connectors, connections
  * with transformations, parameter bindings, default experiment and the
- * org.rtcosim.master annotation). Every rejection names file and line. */
+ * org.rtcosim.master and org.rtcosim.realtime annotations). Every rejection names file and line. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,7 +463,8 @@ static rtcosim_status read_choice(parse_ctx *ctx, const xmlNode *n, const char *
     return RTCOSIM_OK;
 }
 
-/* rc:RealTime: the real-time settings (system.h). Values are checked with
+/* rc:RealTime of the org.rtcosim.realtime annotation: the real-time
+ * settings (system.h). Values are checked with
  * the real-time layer's own parsers so that errors show here, with the line. */
 static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
 {
@@ -472,7 +473,7 @@ static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
     rtcosim_system_desc *d = ctx->d;
     rtcosim_ssd_realtime_settings *r = &d->realtime;
     if (r->present)
-        return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: second RealTime element");
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "second rtcosim real-time annotation");
     r->present = true;
     r->line = (int)xmlGetLineNo(n);
     for (const xmlAttr *a = n->properties; a; a = a->next)
@@ -600,11 +601,6 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
         s->threads = (int)t;
     }
     for (const xmlNode *c = m->children; c; c = c->next) {
-        if (system_is(c, RTCOSIM_MASTER_NS, "RealTime")) {
-            if ((st = read_realtime(ctx, c)) != RTCOSIM_OK)
-                return st;
-            continue;
-        }
         if (system_is(c, RTCOSIM_MASTER_NS, "PowerBond")) {
             rtcosim_ssd_power_bond bond = {system_attr(d, c, "effort"), system_attr(d, c, "flow"),
                                            (int)xmlGetLineNo(c)};
@@ -664,7 +660,20 @@ static rtcosim_status read_annotations(parse_ctx *ctx, const xmlNode *owner)
             continue;
         xmlChar *type = xmlGetNoNsProp(a, (const xmlChar *)"type");
         bool ours = type && strcmp((const char *)type, "org.rtcosim.master") == 0;
+        bool realtime = type && strcmp((const char *)type, "org.rtcosim.realtime") == 0;
         xmlFree(type);
+        if (realtime) {
+            const xmlNode *r = child(a, RTCOSIM_MASTER_NS, "RealTime");
+            if (!r)
+                return FAIL(ctx, a, RTCOSIM_EFORMAT,
+                            "org.rtcosim.realtime annotation without a RealTime element in "
+                            "namespace %s",
+                            RTCOSIM_MASTER_NS);
+            rtcosim_status st = read_realtime(ctx, r);
+            if (st != RTCOSIM_OK)
+                return st;
+            continue;
+        }
         if (!ours)
             continue;
         const xmlNode *m = child(a, RTCOSIM_MASTER_NS, "Master");
