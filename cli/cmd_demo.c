@@ -220,27 +220,27 @@ static int write_estimate_window(const rtcosim_rt *rt, const char *path)
     return 0;
 }
 
-static int plot(const char *csv, const char *const *columns, size_t n, const char *png,
+static int plot(const char *csv, const char *const *columns, size_t n, const char *output,
                 const char *title, const char *y_label)
 {
     rtcosim_error err;
     rtcosim_plot_options po = {.title = title, .y_label = y_label};
-    if (rtcosim_plot_csv(csv, columns, n, png, &po, &err) != RTCOSIM_OK)
+    if (rtcosim_plot_csv(csv, columns, n, output, &po, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     return 0;
 }
 
 static int demo_vehicle(const char *output_dir, double duration, bool virtual_clock)
 {
-    char ssd[PATH_MAX], results[PATH_MAX], report[PATH_MAX], speed_png[PATH_MAX],
-        window_csv[PATH_MAX], window_png[PATH_MAX];
+    char ssd[PATH_MAX], results[PATH_MAX], report[PATH_MAX], speed_plot[PATH_MAX],
+        window_csv[PATH_MAX], window_plot[PATH_MAX];
     if (find_vehicle(ssd, sizeof ssd) != 0)
         return 1;
     snprintf(results, sizeof results, "%s/vehicle_realtime.csv", output_dir);
     snprintf(report, sizeof report, "%s/realtime", output_dir);
-    snprintf(speed_png, sizeof speed_png, "%s/vehicle_speed.png", output_dir);
+    snprintf(speed_plot, sizeof speed_plot, "%s/vehicle_speed.svg", output_dir);
     snprintf(window_csv, sizeof window_csv, "%s/traction_estimates.csv", output_dir);
-    snprintf(window_png, sizeof window_png, "%s/traction_estimates.png", output_dir);
+    snprintf(window_plot, sizeof window_plot, "%s/traction_estimates.svg", output_dir);
     rtcosim_error err;
     rtcosim_system_desc *desc = NULL;
     if (rtcosim_system_desc_load(ssd, &desc, &err) != RTCOSIM_OK)
@@ -299,10 +299,10 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     if ((rc = write_estimate_window(rt, window_csv)) != 0)
         goto done;
     static const char *const speed_cols[] = {"scenario.v_set", "body.speed_kmh"};
-    if ((rc = plot(results, speed_cols, 2, speed_png,
+    if ((rc = plot(results, speed_cols, 2, speed_plot,
                    "Vehicle in real time, transmission non-real-time and late at times",
                    "speed [km/h]")) != 0 ||
-        (rc = plot(window_csv, NULL, 0, window_png,
+        (rc = plot(window_csv, NULL, 0, window_plot,
                    "Traction force around the longest lag: estimates vs late data",
                    "traction force [N]")) != 0)
         goto done;
@@ -311,8 +311,8 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
            "estimators.csv)\n"
            "plots:    %s\n"
            "          %s (data: %s)\n",
-           results, (unsigned long long)rtcosim_system_rt_rows_written(srt), report, speed_png,
-           window_png, window_csv);
+           results, (unsigned long long)rtcosim_system_rt_rows_written(srt), report, speed_plot,
+           window_plot, window_csv);
 done:
     rtcosim_system_rt_free(srt);
     rtcosim_system_desc_free(desc);
