@@ -629,16 +629,19 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
 
 /* ---- the strategies ---------------------------------------------------- */
 
+/* Only completed variants' results are read: an abandoned one's fields
+ * still belong to its worker. */
 static void candidates_fill(rtcosim_anytime *set, anytime_candidate *c)
 {
     for (size_t i = 0; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
-        c[i] = (anytime_candidate){.completed = v->outcome == RTCOSIM_ANYTIME_COMPLETED,
+        bool completed = v->outcome == RTCOSIM_ANYTIME_COMPLETED;
+        c[i] = (anytime_candidate){.completed = completed,
                                    .rank = v->rank,
                                    .step_ns = v->step_ns,
                                    .solver = v->solver,
                                    .exec_ns = v->exec_ns,
-                                   .finish_at = v->finished_at};
+                                   .finish_at = completed ? v->finished_at : 0};
     }
 }
 
