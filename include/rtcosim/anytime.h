@@ -56,7 +56,9 @@ typedef enum rtcosim_anytime_strategy {
     /* The minimal variant on the calling thread and the others at the same
      * time on persistent worker threads; the best one finished by the
      * deadline is delivered, the others are cancelled and discarded. Needs a
-     * monotonic clock. */
+     * monotonic clock. When the caller runs under SCHED_FIFO or SCHED_RR at
+     * rtcosim_anytime_start, workers run one priority below it, so that the
+     * delivering thread preempts them at the cutoff. */
     RTCOSIM_ANYTIME_PARALLEL
 } rtcosim_anytime_strategy;
 

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -473,6 +474,34 @@ static bool variant_busy(variant *v)
 
 /* ---- start: workers and calibration ------------------------------------ */
 
+/* Start v's worker. Under a real-time policy the worker runs one priority
+ * below the caller: the thread that must deliver at the cutoff then preempts
+ * the speculative variants instead of waiting for a core. */
+static int worker_create(variant *v)
+{
+    int policy;
+    struct sched_param param;
+    if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
+        (policy == SCHED_FIFO || policy == SCHED_RR) &&
+        param.sched_priority > sched_get_priority_min(policy)) {
+        pthread_attr_t attr;
+        param.sched_priority--;
+        if (pthread_attr_init(&attr) == 0) {
+            int rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+            if (!rc)
+                rc = pthread_attr_setschedpolicy(&attr, policy);
+            if (!rc)
+                rc = pthread_attr_setschedparam(&attr, &param);
+            if (!rc)
+                rc = pthread_create(&v->thread, &attr, worker_main, v);
+            pthread_attr_destroy(&attr);
+            if (!rc)
+                return 0;
+        }
+    }
+    return pthread_create(&v->thread, NULL, worker_main, v);
+}
+
 static rtcosim_status start_workers(rtcosim_anytime *set, rtcosim_error *err)
 {
     if (sem_init(&set->done, 0, 0) != 0)
@@ -491,7 +520,7 @@ static rtcosim_status start_workers(rtcosim_anytime *set, rtcosim_error *err)
                                      set->name, v->name);
         v->go_ready = true;
         atomic_init(&v->quit, false);
-        int rc = pthread_create(&v->thread, NULL, worker_main, v);
+        int rc = worker_create(v);
         if (rc != 0)
             return rtcosim_error_set(err, RTCOSIM_EIO,
                                      "anytime set '%s': cannot start the worker of '%s': %s",
@@ -671,7 +700,7 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     /* The minimal variant's worst time over the recent window: one run
      * preempted long ago must not shrink every later budget. */
     rtcosim_time_ns reserve =
-        (rtcosim_time_ns)ceil(anytime_stats_quantile(&minimal->stats, 1.0)) +
+        (rtcosim_time_ns)ceil(anytime_stats_window_max(&minimal->stats)) +
         set->cfg.safety_margin_ns;
     rtcosim_time_ns abort_at = deadline - reserve;
     rtcosim_time_ns now = rtcosim_clock_now(set->clock);

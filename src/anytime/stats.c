@@ -39,6 +39,18 @@ void anytime_stats_add(anytime_stats *s, double ns)
     s->window_next = (s->window_next + 1) % s->window_size;
     if (s->window_len < s->window_size)
         s->window_len++;
+    s->cached = false;
+}
+
+double anytime_stats_window_max(const anytime_stats *s)
+{
+    if (s->window_len == 0)
+        return NAN;
+    double max = s->window[0];
+    for (size_t i = 1; i < s->window_len; i++)
+        if (s->window[i] > max)
+            max = s->window[i];
+    return max;
 }
 
 /* Insertion sort: the window is small (tens of samples) and this runs once
@@ -61,6 +73,9 @@ double anytime_stats_quantile(anytime_stats *s, double q)
     size_t n = s->window_len;
     if (n == 0)
         return NAN;
+    /* Decisions ask every period; the answer changes only with a sample. */
+    if (s->cached && s->cached_q == q)
+        return s->cached_value;
     memcpy(s->scratch, s->window, n * sizeof *s->scratch);
     sort_small(s->scratch, n);
     size_t rank = (size_t)ceil(q * (double)n);
@@ -68,7 +83,10 @@ double anytime_stats_quantile(anytime_stats *s, double q)
         rank = 1;
     if (rank > n)
         rank = n;
-    return s->scratch[rank - 1];
+    s->cached = true;
+    s->cached_q = q;
+    s->cached_value = s->scratch[rank - 1];
+    return s->cached_value;
 }
 
 double anytime_stats_estimate(anytime_stats *s, rtcosim_anytime_estimate kind, double q)
