@@ -216,7 +216,9 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
                                           double *outputs, rtcosim_anytime_period *report,
                                           rtcosim_error *err);
 /* Change the period; takes effect at the period after the current one. Safe
- * to call from another thread while periods run. */
+ * to call from another thread while periods run. Refused (RTCOSIM_ETIMEOUT,
+ * with the figures) when the minimal variant's calibrated worst time plus the
+ * safety margin would exceed minimal_max_share of the new period. */
 rtcosim_status rtcosim_anytime_set_period(rtcosim_anytime *set, rtcosim_time_ns period_ns,
                                           rtcosim_error *err);
 rtcosim_time_ns rtcosim_anytime_period_ns(const rtcosim_anytime *set);
@@ -241,6 +243,7 @@ typedef struct rtcosim_anytime_summary {
     rtcosim_time_ns learned_abort_ns; /* timer strategy: current limit, 0 when none */
 } rtcosim_anytime_summary;
 
+/* Call from the thread that runs the periods, between periods. */
 rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_anytime_summary *out,
                                            rtcosim_error *err);
 /* Records kept (at most record_capacity, oldest first). */

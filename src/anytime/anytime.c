@@ -651,6 +651,7 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
     const double *inputs = calibration_inputs ? calibration_inputs : set->inputs;
     if ((st = calibrate(set, inputs, err)))
         return st;
+    set->minimal_calibrated_ns = set->variants[0].stats.max;
     set->release = rtcosim_clock_now(set->clock);
     set->running = true;
     return RTCOSIM_OK;
@@ -677,6 +678,8 @@ static void candidates_fill(rtcosim_anytime *set, anytime_candidate *c)
 static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns cutoff)
 {
     variant_run(&set->variants[0], inputs, NEVER);
+    if (set->variants[0].outcome != RTCOSIM_ANYTIME_COMPLETED)
+        return -1;
     for (size_t i = 1; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
         if (variant_busy(v)) {
@@ -901,6 +904,18 @@ rtcosim_status rtcosim_anytime_set_period(rtcosim_anytime *set, rtcosim_time_ns 
                                  "anytime set '%s': period %" PRId64
                                  " ns must exceed the safety margin %" PRId64 " ns",
                                  set->name, period_ns, set->cfg.safety_margin_ns);
+    /* The same test as at start, against the calibrated figure (fixed once
+     * running, so this may run on another thread). */
+    double limit = set->cfg.minimal_max_share * (double)period_ns;
+    if (set->minimal_calibrated_ns > 0 &&
+        set->minimal_calibrated_ns + (double)set->cfg.safety_margin_ns > limit)
+        return rtcosim_error_set(
+            err, RTCOSIM_ETIMEOUT,
+            "anytime set '%s': period %.1f us refused: minimal variant '%s' worst calibrated "
+            "time %.1f us plus safety margin %.1f us exceeds %.0f %% of it (%.1f us)",
+            set->name, us((double)period_ns), set->variants[0].name,
+            us(set->minimal_calibrated_ns), us((double)set->cfg.safety_margin_ns),
+            100 * set->cfg.minimal_max_share, us(limit));
     atomic_store_explicit(&set->pending_period_ns, period_ns, memory_order_release);
     return RTCOSIM_OK;
 }

@@ -68,6 +68,7 @@ struct rtcosim_anytime {
     /* schedule */
     rtcosim_time_ns release, period_ns, sim_time;
     _Atomic rtcosim_time_ns pending_period_ns;
+    double minimal_calibrated_ns; /* worst calibration time, fixed at start */
     /* timer strategy learning */
     rtcosim_time_ns learned_abort_ns;
     rtcosim_time_ns abort_floor_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];

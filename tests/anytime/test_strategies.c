@@ -295,6 +295,11 @@ static void period_change_takes_effect_after_the_current_period(void **unused)
     rtcosim_error err;
     assert_int_equal(rtcosim_anytime_set_period(f.set, 10 * US, &err), RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "safety margin"));
+    /* minimal worst 100 us + margin 50 us > 50 % of 290 us = 145 us */
+    assert_int_equal(rtcosim_anytime_set_period(f.set, 290 * US, &err), RTCOSIM_ETIMEOUT);
+    assert_non_null(strstr(err.message, "period 290.0 us refused"));
+    assert_non_null(strstr(err.message, "worst calibrated time 100.0 us"));
+    assert_int_equal(rtcosim_anytime_set_period(f.set, 300 * US, &err), RTCOSIM_OK);
     fixture_teardown(&f);
 }
 
