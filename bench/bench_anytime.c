@@ -85,6 +85,17 @@ static bool chain_integrate(chain_variant *cv, double *z, double u, double h,
     return true;
 }
 
+/* A small travelling-wave deflection: every mass starts in motion, so that
+ * no value decays into subnormal numbers, whose arithmetic is many times
+ * slower and would distort the variants' costs. */
+static void chain_initial_state(double *z)
+{
+    for (int i = 0; i < MASSES; i++) {
+        z[i] = 0.01 * sin(0.2 * i);
+        z[MASSES + i] = 0.1 * cos(0.2 * i);
+    }
+}
+
 static rtcosim_status chain_variant_fn(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
                                        rtcosim_time_ns h, const double *inputs, void *state,
                                        double *outputs, rtcosim_error *err)
@@ -169,9 +180,10 @@ typedef struct run_result {
 static double *offline_signal(chain_variant *cv, const scenario *sc, rtcosim_time_ns period_ns)
 {
     double *y = malloc(sc->periods * sizeof *y);
-    double z[2 * MASSES] = {0};
+    double z[2 * MASSES];
     if (!y)
         return NULL;
+    chain_initial_state(z);
     for (size_t k = 0; k < sc->periods; k++) {
         chain_integrate(cv, z, sc->u[k], (double)period_ns * 1e-9, NULL);
         y[k] = z[0];
@@ -203,7 +215,10 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     cfg.name = rtcosim_anytime_strategy_name(strategy);
     cfg.input_count = 1;
     cfg.output_count = 1;
-    cfg.state_size = 2 * MASSES * sizeof(double);
+    double initial[2 * MASSES];
+    chain_initial_state(initial);
+    cfg.state_size = sizeof initial;
+    cfg.initial_state = initial;
     cfg.period_ns = period_ns;
     cfg.strategy = strategy;
     cfg.safety_margin_ns = period_ns / 10;
@@ -281,18 +296,21 @@ fail:
     return rc;
 }
 
-/* Median time of one RK4 step of the chain, to size the variants so that
- * they cost the intended share of the period on this machine. */
+/* Time of one RK4 step of the chain on an uncontended core (the fastest of
+ * several runs after a warm-up: contention only adds), to size the variants
+ * so that they cost the intended share of the period on this machine. */
 static double rk4_step_ns(void)
 {
     chain_variant cv = {.method = RK4, .steps = 200};
-    double z[2 * MASSES] = {0}, samples[9];
-    for (int r = 0; r < 9; r++) {
+    double z[2 * MASSES], best = INFINITY;
+    chain_initial_state(z);
+    chain_integrate(&cv, z, 1.0, 1e-3, NULL);
+    for (int r = 0; r < 15; r++) {
         int64_t t0 = bench_now_ns();
         chain_integrate(&cv, z, 1.0, 1e-3, NULL);
-        samples[r] = (double)(bench_now_ns() - t0) / cv.steps;
+        best = fmin(best, (double)(bench_now_ns() - t0) / cv.steps);
     }
-    return bench_median(samples, 9);
+    return best;
 }
 
 static int bench_anytime_run(int argc, char **argv)
@@ -351,9 +369,11 @@ static int bench_anytime_run(int argc, char **argv)
     const rtcosim_time_ns period_ns = RTCOSIM_NS_PER_MS;
     size_t periods = (size_t)(duration * 1e9 / (double)period_ns);
     double step_ns = rk4_step_ns();
-    /* medium ~ 20 % and accurate ~ 65 % of the period when unloaded */
-    int steps[3] = {1, (int)fmax(2, 0.20 * (double)period_ns / step_ns),
-                    (int)fmax(4, 0.65 * (double)period_ns / step_ns)};
+    /* Uncontended, medium costs 15 % and accurate 55 % of the period: with
+     * the 10 % safety margin, escalation (minimal, medium, accurate in turn)
+     * fits accurate only under light load, a direct start under most loads. */
+    int steps[3] = {1, (int)fmax(2, 0.15 * (double)period_ns / step_ns),
+                    (int)fmax(4, 0.55 * (double)period_ns / step_ns)};
     scenario sc;
     if (!scenario_make(&sc, periods, period_ns, seed)) {
         scenario_free(&sc);
