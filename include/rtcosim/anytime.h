@@ -161,9 +161,10 @@ rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
  * period the inputs are set on input_vrs, the component steps over the period
  * in micro steps of info->step_ns (cancellation is checked between them) and
  * the outputs are read from output_vrs (FLOAT64). It runs on its own thread,
- * so that an abandoned step cannot delay the deadline. With more than one
- * component variant they must be instances of one model that can serialize
- * its state. */
+ * so that an abandoned step cannot delay the deadline. Component variants
+ * must be instances of one model that can get, set and serialize its state:
+ * before a component runs it loads the committed state (so calibration runs
+ * and aborted periods leave no trace). */
 rtcosim_status rtcosim_anytime_add_component(rtcosim_anytime *set,
                                              const rtcosim_anytime_variant_info *info,
                                              rtcosim_component *component,
