@@ -296,13 +296,14 @@ size_t rtcosim_anytime_ctx_variant(const rtcosim_anytime_ctx *ctx)
 
 /* Load the committed state into a component that last ran from another
  * state. FMI allows moving state between instances only as bytes
- * (fmi2DeSerializeFMUstate, FMI 2.0 section 2.1.8), so this deserializes. */
+ * (fmi2DeSerializeFMUstate, FMI 2.0 section 2.1.8), so this deserializes
+ * the copy the runner made at dispatch (the runner may commit a new state
+ * while an abandoned job still reads). */
 static rtcosim_status component_sync(variant *v)
 {
-    rtcosim_anytime *set = v->set;
     rtcosim_state restored = NULL;
     rtcosim_status st = rtcosim_component_deserialize_state(
-        v->component, set->committed_bytes, set->committed_size, &restored, &v->err);
+        v->component, v->sync_bytes, v->sync_size, &restored, &v->err);
     if (!st)
         st = rtcosim_component_set_state(v->component, restored, &v->err);
     if (restored)
@@ -376,6 +377,10 @@ static void variant_prepare(variant *v, const double *inputs, rtcosim_time_ns ab
     rtcosim_anytime *set = v->set;
     if (set->cfg.state_size && v->fn)
         memcpy(v->state, set->state, set->cfg.state_size);
+    if (v->component && v->needs_sync) {
+        memcpy(v->sync_bytes, set->committed_bytes, set->committed_size);
+        v->sync_size = set->committed_size;
+    }
     if (set->cfg.input_count)
         memcpy(v->inputs, inputs, set->cfg.input_count * sizeof *inputs);
     v->job_t = set->sim_time;
@@ -565,7 +570,12 @@ static rtcosim_status start_components(rtcosim_anytime *set, rtcosim_error *err)
      * allocation while running. */
     set->committed_capacity = 2 * size + 256;
     set->committed_bytes = malloc(set->committed_capacity);
-    if (!set->committed_bytes)
+    bool ok = set->committed_bytes != NULL;
+    for (size_t i = 0; ok && i < set->variant_count; i++) {
+        set->variants[i].sync_bytes = malloc(set->committed_capacity);
+        ok = set->variants[i].sync_bytes != NULL;
+    }
+    if (!ok)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "anytime set '%s': out of memory",
                                  set->name);
     set->committed_size = size;
@@ -942,6 +952,8 @@ void variant_release(variant *v)
     free(v->outputs);
     free(v->input_vrs);
     free(v->output_vrs);
+    free(v->sync_bytes);
+    v->sync_bytes = NULL;
     v->state = NULL;
     v->inputs = v->outputs = NULL;
     v->input_vrs = v->output_vrs = NULL;

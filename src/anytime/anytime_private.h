@@ -31,6 +31,8 @@ typedef struct variant {
     uint32_t *input_vrs, *output_vrs;
     rtcosim_state snapshot; /* reused by get_state when this one is delivered */
     bool needs_sync;        /* must load the committed state before running */
+    uint8_t *sync_bytes;    /* the committed state copied at dispatch */
+    size_t sync_size;
     /* the job: scratch copies owned by whoever runs it */
     void *state;
     double *inputs, *outputs;
