@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "bench.h"
 #include "rtcosim/anytime.h"
@@ -305,10 +306,14 @@ static double rk4_step_ns(void)
     double z[2 * MASSES], best = INFINITY;
     chain_initial_state(z);
     chain_integrate(&cv, z, 1.0, 1e-3, NULL);
-    for (int r = 0; r < 15; r++) {
+    /* spread over about 100 ms, so that a busy moment of the machine does
+     * not cover every run */
+    for (int r = 0; r < 40; r++) {
         int64_t t0 = bench_now_ns();
         chain_integrate(&cv, z, 1.0, 1e-3, NULL);
         best = fmin(best, (double)(bench_now_ns() - t0) / cv.steps);
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
     }
     return best;
 }

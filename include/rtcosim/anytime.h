@@ -48,8 +48,9 @@ typedef enum rtcosim_anytime_strategy {
      * completed result (by the criterion) is delivered. */
     RTCOSIM_ANYTIME_ESCALATE = 0,
     /* Start the most accurate variant expected to fit, with a timer that
-     * aborts it when the time left is the minimal variant's worst execution
-     * time plus the safety margin; then run the minimal one. Learns: the next
+     * aborts it when the time left is the minimal variant's execution time
+     * (its recent `quantile`) plus the safety margin; then run the minimal
+     * one. Learns: the next
      * choice must be expected to finish before the time at which the last
      * abort happened. */
     RTCOSIM_ANYTIME_TIMER,
@@ -113,7 +114,7 @@ typedef struct rtcosim_anytime_config {
     rtcosim_anytime_estimate estimate;
     /* Timer strategy: after this many periods without an abort the learned
      * abort time is forgotten and costlier variants are tried again.
-     * Default 200. */
+     * Default 50. */
     uint64_t forget_after_periods;
     size_t record_capacity; /* periods kept for the CSV (a ring; oldest dropped) */
 } rtcosim_anytime_config;

@@ -36,7 +36,7 @@ void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg)
     cfg->calibration_runs = 20;
     cfg->stats_window = 64;
     cfg->quantile = 0.95;
-    cfg->forget_after_periods = 200;
+    cfg->forget_after_periods = 50;
 }
 
 const char *rtcosim_anytime_outcome_name(rtcosim_anytime_outcome outcome)
@@ -123,7 +123,7 @@ rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim
     if (set->cfg.calibration_limit_ns == 0)
         set->cfg.calibration_limit_ns = 10 * cfg->period_ns;
     if (set->cfg.forget_after_periods == 0)
-        set->cfg.forget_after_periods = 200;
+        set->cfg.forget_after_periods = 50;
     set->period_ns = cfg->period_ns;
     set->sim_time = cfg->start_time_ns;
     set->state = calloc(1, cfg->state_size ? cfg->state_size : 1);
@@ -710,10 +710,11 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
 static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline)
 {
     variant *minimal = &set->variants[0];
-    /* The minimal variant's worst time over the recent window: one run
-     * preempted long ago must not shrink every later budget. */
+    /* The minimal variant's high quantile over the recent window (not its
+     * worst time: one preempted run would shrink every later budget; the
+     * safety margin covers the rest). */
     rtcosim_time_ns reserve =
-        (rtcosim_time_ns)ceil(anytime_stats_window_max(&minimal->stats)) +
+        (rtcosim_time_ns)ceil(anytime_stats_quantile(&minimal->stats, set->cfg.quantile)) +
         set->cfg.safety_margin_ns;
     rtcosim_time_ns abort_at = deadline - reserve;
     rtcosim_time_ns now = rtcosim_clock_now(set->clock);

@@ -30,8 +30,6 @@ void anytime_stats_add(anytime_stats *s, double ns);
 /* Nearest-rank quantile q in (0, 1] of the window: the ceil(q * n)-th
  * smallest sample. NAN without samples. */
 double anytime_stats_quantile(anytime_stats *s, double q);
-/* Largest sample of the window (NAN without samples); no sort. */
-double anytime_stats_window_max(const anytime_stats *s);
 /* The estimate the timer strategy uses; +INFINITY without samples. */
 double anytime_stats_estimate(anytime_stats *s, rtcosim_anytime_estimate kind, double q);
 

@@ -42,16 +42,6 @@ void anytime_stats_add(anytime_stats *s, double ns)
     s->cached = false;
 }
 
-double anytime_stats_window_max(const anytime_stats *s)
-{
-    if (s->window_len == 0)
-        return NAN;
-    double max = s->window[0];
-    for (size_t i = 1; i < s->window_len; i++)
-        if (s->window[i] > max)
-            max = s->window[i];
-    return max;
-}
 
 /* Insertion sort: the window is small (tens of samples) and this runs once
  * per decision, without allocation. */
