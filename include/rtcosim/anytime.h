@@ -81,11 +81,14 @@ typedef enum rtcosim_anytime_solver {
     RTCOSIM_ANYTIME_SOLVER_VARIABLE  /* error-controlled (CVODE BDF/Adams) */
 } rtcosim_anytime_solver;
 
-/* How the timer strategy estimates a variant's execution time. */
+/* How the timer strategy estimates a variant's execution time, over the
+ * window of its most recent completed runs. A variant that has not run for
+ * forget_after_periods is estimated by its fastest recent run instead, so
+ * that a few slow samples cannot bar it for ever (it is probed again). */
 typedef enum rtcosim_anytime_estimate {
-    RTCOSIM_ANYTIME_ESTIMATE_QUANTILE = 0, /* `quantile` of the recent window */
-    RTCOSIM_ANYTIME_ESTIMATE_MEAN,         /* mean of all completed runs */
-    RTCOSIM_ANYTIME_ESTIMATE_MAX           /* worst completed run */
+    RTCOSIM_ANYTIME_ESTIMATE_MEAN = 0, /* the expected time: mean of the window */
+    RTCOSIM_ANYTIME_ESTIMATE_QUANTILE, /* `quantile` of the window (more cautious) */
+    RTCOSIM_ANYTIME_ESTIMATE_MAX       /* worst run of the window */
 } rtcosim_anytime_estimate;
 
 typedef struct rtcosim_anytime_config {

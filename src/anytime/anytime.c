@@ -462,6 +462,7 @@ static void variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_
 {
     variant_prepare(v, inputs, abort_at);
     v->runs++;
+    v->last_run_period = v->set->periods;
     if (v->worker_started) {
         variant_dispatch(v);
         wait_for(v->set, 1u << v->index, abort_at);
@@ -722,10 +723,16 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     int rank[RTCOSIM_ANYTIME_MAX_VARIANTS];
     for (size_t i = 0; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
-        /* A busy variant cannot start: give it an estimate that never fits. */
-        estimate[i] = variant_busy(v) ? INFINITY
-                                      : anytime_stats_estimate(&v->stats, set->cfg.estimate,
-                                                               set->cfg.quantile);
+        /* A busy variant cannot start: give it an estimate that never fits.
+         * One left unrun for forget_after_periods is probed with its best
+         * recent time, so that stale slow samples do not bar it for ever. */
+        bool stale = set->periods - v->last_run_period >= set->cfg.forget_after_periods;
+        if (variant_busy(v))
+            estimate[i] = INFINITY;
+        else if (stale)
+            estimate[i] = anytime_stats_window_min(&v->stats);
+        else
+            estimate[i] = anytime_stats_estimate(&v->stats, set->cfg.estimate, set->cfg.quantile);
         rank[i] = v->rank;
         if (variant_busy(v))
             v->outcome = RTCOSIM_ANYTIME_BUSY;
@@ -745,6 +752,8 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
             set->learned_abort_ns = abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
                                                     ? v->started_at
                                                     : v->dispatched_at);
+            if (set->learned_abort_ns < 1) /* started late: nothing fits until forgotten */
+                set->learned_abort_ns = 1;
             set->abort_floor_ns[chosen] = set->learned_abort_ns;
         }
     }
@@ -771,6 +780,7 @@ static int strategy_parallel(rtcosim_anytime *set, const double *inputs, rtcosim
         }
         variant_prepare(v, inputs, cutoff);
         v->runs++;
+        v->last_run_period = set->periods;
         variant_dispatch(v);
         mask |= 1u << i;
     }

@@ -51,6 +51,7 @@ typedef struct variant {
     /* statistics */
     anytime_stats stats;
     uint64_t runs, completed, aborted, abandoned, failed, delivered;
+    uint64_t last_run_period; /* period index of the last start */
 } variant;
 
 struct rtcosim_anytime {
