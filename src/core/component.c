@@ -381,12 +381,22 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
     return st;
 }
 
+/* Decimal, or hexadecimal with a 0x prefix; never octal (a start value "010"
+ * means ten to every user). */
+static int integer_base(const char *text)
+{
+    const char *p = text;
+    if (*p == '-' || *p == '+')
+        p++;
+    return (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10;
+}
+
 static rtcosim_status parse_signed(const char *text, int64_t lo, int64_t hi, rtcosim_value *out,
                                    rtcosim_type type, rtcosim_error *err)
 {
     errno = 0;
     char *end = NULL;
-    long long v = strtoll(text, &end, 0);
+    long long v = strtoll(text, &end, integer_base(text));
     if (end == text || *end != '\0')
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a valid %s value", text,
                                  rtcosim_type_name(type));
@@ -405,7 +415,7 @@ static rtcosim_status parse_unsigned(const char *text, uint64_t hi, rtcosim_valu
     if (text[0] == '-')
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s value '%s' is negative",
                                  rtcosim_type_name(type), text);
-    unsigned long long v = strtoull(text, &end, 0);
+    unsigned long long v = strtoull(text, &end, integer_base(text));
     if (end == text || *end != '\0')
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a valid %s value", text,
                                  rtcosim_type_name(type));
