@@ -6,6 +6,8 @@
  * writes the per-period records (`rtcosim plot` draws them). */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@ typedef struct anytime_options {
     const char *output_names[MAX_OUTPUTS];
     size_t output_count;
     bool virtual_clock;
+    int priority; /* SCHED_FIFO priority; 0: leave the policy */
 } anytime_options;
 
 static void usage(FILE *out)
@@ -49,6 +52,8 @@ static void usage(FILE *out)
             "                           default: every Float64 output)\n"
             "  --output-file FILE.csv   write one row per period (delivered variant, margin,\n"
             "                           outputs, execution times, outcomes)\n"
+            "  --priority N             run under SCHED_FIFO priority N (1-99; workers one\n"
+            "                           below), best effort with a warning when refused\n"
             "  --virtual                run on a virtual clock, unpaced: no timing, only the\n"
             "                           strategy's logic and the state hand-over\n");
 }
@@ -97,7 +102,7 @@ static int parse_options(int argc, char **argv, anytime_options *o)
         bool takes_value = strcmp(arg, "--steps") == 0 || strcmp(arg, "--period") == 0 ||
                            strcmp(arg, "--duration") == 0 || strcmp(arg, "--strategy") == 0 ||
                            strcmp(arg, "--output-variable") == 0 ||
-                           strcmp(arg, "--output-file") == 0;
+                           strcmp(arg, "--output-file") == 0 || strcmp(arg, "--priority") == 0;
         if (takes_value && !value)
             return cli_fail("anytime: option %s needs a value", arg);
         if (strcmp(arg, "--steps") == 0) {
@@ -127,6 +132,12 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             o->output_names[o->output_count++] = value;
         } else if (strcmp(arg, "--output-file") == 0) {
             o->output_file = value;
+        } else if (strcmp(arg, "--priority") == 0) {
+            char *end;
+            long p = strtol(value, &end, 10);
+            if (*end || p < 1 || p > 99)
+                return cli_fail("anytime: --priority '%s' must be an integer from 1 to 99", value);
+            o->priority = (int)p;
         } else if (strcmp(arg, "--virtual") == 0) {
             o->virtual_clock = true;
             continue;
@@ -242,6 +253,15 @@ static int run_anytime(int argc, char **argv)
     anytime_options o = {0};
     if (parse_options(argc, argv, &o))
         return 1;
+    if (o.priority) {
+        /* before start, so that the workers inherit it (one below) */
+        struct sched_param param = {.sched_priority = o.priority};
+        int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+        if (rc != 0)
+            fprintf(stderr, "rtcosim: warning: anytime: SCHED_FIFO %d refused (%s); running "
+                            "under the default policy\n",
+                    o.priority, strerror(rc));
+    }
     rtcosim_error err = {0};
     rtcosim_component *instances[RTCOSIM_ANYTIME_MAX_VARIANTS] = {0};
     rtcosim_clock *clock = NULL;
