@@ -195,10 +195,12 @@ static rtcosim_status wrong_state(rtcosim_component *c, const char *call, rtcosi
                              label(c), call, lifecycle_names[c->state]);
 }
 
-/* Mark the component failed after a fatal error; keep other statuses as-is. */
+/* After an FMI Error or Fatal the instance may only be freed (FMI 2.0 section
+ * 4.3 state machine, FMI 3.0 section 4.2): mark it failed so that no later
+ * call, and no terminate at free, reaches it. Discard keeps it usable. */
 static rtcosim_status after_call(rtcosim_component *c, rtcosim_status st)
 {
-    if (st == RTCOSIM_EFATAL)
+    if (st == RTCOSIM_EFATAL || st == RTCOSIM_ECOMPONENT)
         c->state = LC_FAILED;
     return st;
 }
