@@ -1,0 +1,179 @@
+/* Benchmark B2 (`rtcosim bench coupling`): coupling accuracy on the two-mass
+ * oscillator against the exact solution exp(A t) z0, swept over macro steps,
+ * extrapolations (ZOH/FOH/SOH), corrections (none, NEPCE dead time, NEPCE
+ * integrator), Jacobi and Gauss-Seidel, and both damping cases. Prints a
+ * table, machine lines and writes the sweep as CSV for a log-log plot. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../examples/oscillator/oscillator.h"
+#include "bench.h"
+
+typedef struct coupling_variant {
+    const char *name;
+    rtcosim_extrapolation extrapolation;
+    rtcosim_correction correction;
+} coupling_variant;
+
+static const coupling_variant variants[] = {
+    {"zoh", RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE},
+    {"zoh-nepce", RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_DEAD_TIME},
+    {"zoh-nepce-int", RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_INTEGRATOR},
+    {"foh", RTCOSIM_EXTRAPOLATION_FOH, RTCOSIM_CORRECTION_NONE},
+    {"foh-nepce", RTCOSIM_EXTRAPOLATION_FOH, RTCOSIM_CORRECTION_DEAD_TIME},
+    {"foh-nepce-int", RTCOSIM_EXTRAPOLATION_FOH, RTCOSIM_CORRECTION_INTEGRATOR},
+    {"soh", RTCOSIM_EXTRAPOLATION_SOH, RTCOSIM_CORRECTION_NONE},
+    {"soh-nepce", RTCOSIM_EXTRAPOLATION_SOH, RTCOSIM_CORRECTION_DEAD_TIME},
+    {"soh-nepce-int", RTCOSIM_EXTRAPOLATION_SOH, RTCOSIM_CORRECTION_INTEGRATOR},
+};
+#define VARIANTS (sizeof variants / sizeof variants[0])
+
+typedef struct step_size {
+    const char *label;
+    rtcosim_time_ns ns;
+    bool in_sweep; /* false: only probed for the largest stable step */
+} step_size;
+
+static const step_size steps[] = {
+    {"1e-4", 100000, true},     {"3e-4", 300000, true},     {"1e-3", 1000000, true},
+    {"3e-3", 3000000, true},    {"1e-2", 10000000, true},   {"2e-2", 20000000, false},
+    {"3e-2", 30000000, false},  {"5e-2", 50000000, false},
+};
+#define STEPS (sizeof steps / sizeof steps[0])
+
+static const char *const order_names[] = {"jacobi", "gauss-seidel"};
+
+/* Least-squares slope of log(error) over log(H) on the stable sweep points. */
+static double convergence_order(const rtcosim_oscillator_result *r)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    for (size_t s = 0; s < STEPS; s++) {
+        if (!steps[s].in_sweep || !r[s].stable || !(r[s].rms_error > 0))
+            continue;
+        double x = log((double)steps[s].ns * 1e-9), y = log(r[s].rms_error);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        n++;
+    }
+    if (n < 2)
+        return NAN;
+    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+static int run_coupling(int argc, char **argv)
+{
+    bool quick = false;
+    const char *csv_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
+            csv_path = argv[++i];
+        else {
+            fprintf(stderr, "usage: rtcosim bench coupling [--quick] [--csv FILE]\n");
+            return 2;
+        }
+    }
+    char default_csv[512];
+    if (!csv_path) {
+        snprintf(default_csv, sizeof default_csv, "%s/coupling.csv", bench_scratch_dir());
+        csv_path = default_csv;
+    }
+    FILE *csv = fopen(csv_path, "w");
+    if (!csv) {
+        fprintf(stderr, "rtcosim: %s: cannot open for writing\n", csv_path);
+        return 1;
+    }
+    fprintf(csv, "case,order,coupling,h,rms_error,rms_x1,rms_x2,max_x1,max_x2,energy_drift,"
+                 "stable,force_error_rms,force_error_max,bond_energy_residual\n");
+    rtcosim_time_ns stop = quick ? RTCOSIM_NS_PER_S : 10 * RTCOSIM_NS_PER_S;
+    printf("B2 two-mass oscillator, %g s, error of x1 and x2 against exp(A t) z0\n",
+           rtcosim_time_to_seconds(stop));
+    printf("%-6s %-13s %-14s %-6s %12s %12s %12s %12s %12s\n", "case", "order", "coupling", "H",
+           "rms", "max x1", "max x2", "drift", "bond res J");
+    int failures = 0;
+    for (int cs = 1; cs <= 2; cs++) {
+        if (quick && cs == 2)
+            break;
+        rtcosim_oscillator_params p;
+        rtcosim_oscillator_case(cs, &p);
+        for (int o = 0; o < 2; o++) {
+            rtcosim_oscillator_result zoh[STEPS];
+            for (size_t v = 0; v < VARIANTS; v++) {
+                rtcosim_oscillator_result res[STEPS];
+                memset(res, 0, sizeof res);
+                for (size_t s = 0; s < STEPS; s++) {
+                    if (quick && steps[s].ns < 1000000)
+                        continue;
+                    rtcosim_oscillator_setup setup;
+                    rtcosim_oscillator_setup_init(&setup);
+                    setup.macro_step = steps[s].ns;
+                    setup.stop = stop;
+                    setup.order = o ? RTCOSIM_ORDER_GAUSS_SEIDEL : RTCOSIM_ORDER_JACOBI;
+                    setup.coupling.extrapolation = variants[v].extrapolation;
+                    setup.coupling.correction = variants[v].correction;
+                    rtcosim_error err = {0};
+                    rtcosim_oscillator_result *r = &res[s];
+                    if (rtcosim_oscillator_run(&p, &setup, r, &err) != RTCOSIM_OK) {
+                        fprintf(stderr, "rtcosim: bench coupling: %s\n", err.message);
+                        failures++;
+                        continue;
+                    }
+                    fprintf(csv, "case%d,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g\n",
+                            cs, order_names[o], variants[v].name, steps[s].label, r->rms_error,
+                            r->rms_x1, r->rms_x2, r->max_x1, r->max_x2, r->energy_drift, r->stable,
+                            r->coupling[2].error_rms, r->coupling[2].error_max,
+                            r->bond.energy_residual);
+                    if (!steps[s].in_sweep)
+                        continue;
+                    printf("case%-2d %-13s %-14s %-6s %12.4g %12.4g %12.4g %12.4g %12.4g%s\n", cs,
+                           order_names[o], variants[v].name, steps[s].label, r->rms_error,
+                           r->max_x1, r->max_x2, r->energy_drift, r->bond.energy_residual,
+                           r->stable ? "" : "  unstable");
+                    char name[160];
+                    snprintf(name, sizeof name, "coupling.case%d.%s.%s.h%s.rms_error", cs,
+                             order_names[o], variants[v].name, steps[s].label);
+                    bench_figure(name, r->rms_error, "m");
+                    snprintf(name, sizeof name, "coupling.case%d.%s.%s.h%s.max_error", cs,
+                             order_names[o], variants[v].name, steps[s].label);
+                    bench_figure(name, fmax(r->max_x1, r->max_x2), "m");
+                    if (cs == 1 && steps[s].ns == 1000000) {
+                        snprintf(name, sizeof name, "coupling.case1.%s.%s.energy_drift_h1e-3",
+                                 order_names[o], variants[v].name);
+                        bench_figure(name, r->energy_drift, "ratio");
+                    }
+                    if (v > 0 && zoh[s].rms_error > 0) {
+                        snprintf(name, sizeof name, "coupling.case%d.%s.%s.h%s.reduction_vs_zoh",
+                                 cs, order_names[o], variants[v].name, steps[s].label);
+                        bench_figure(name, zoh[s].rms_error / r->rms_error, "x");
+                    }
+                }
+                if (v == 0)
+                    memcpy(zoh, res, sizeof zoh);
+                char name[160];
+                snprintf(name, sizeof name, "coupling.case%d.%s.%s.convergence_order", cs,
+                         order_names[o], variants[v].name);
+                bench_figure(name, convergence_order(res), "");
+                double largest = 0;
+                for (size_t s = 0; s < STEPS; s++)
+                    if (res[s].stable && res[s].steps > 0 && (double)steps[s].ns * 1e-9 > largest)
+                        largest = (double)steps[s].ns * 1e-9;
+                snprintf(name, sizeof name, "coupling.case%d.%s.%s.largest_stable_h", cs,
+                         order_names[o], variants[v].name);
+                bench_figure(name, largest, "s");
+            }
+        }
+    }
+    if (fclose(csv) != 0) {
+        fprintf(stderr, "rtcosim: %s: cannot write\n", csv_path);
+        return 1;
+    }
+    printf("table written to %s\n", csv_path);
+    return failures ? 1 : 0;
+}
+
+const rtcosim_bench rtcosim_bench_coupling = {
+    "coupling", "B2: coupling accuracy on the two-mass oscillator (ZOH/FOH/SOH, NEPCE correction)",
+    run_coupling};

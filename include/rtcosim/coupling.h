@@ -1,0 +1,178 @@
+/* Coupling of one connection between components: extrapolation of the
+ * exchanged signal over a macro step (ZOH/FOH/SOH), the energy-preserving
+ * correction that feeds the previous steps' integrated extrapolation error
+ * back into the next steps' input (after Benedikt, Watzenig, Hofer: NEPCE,
+ * 2013), power bonds, and the PI controller of the adaptive macro step.
+ * The master uses these per connection; they are public so that other layers
+ * (late-partner estimation) and tests can use the same estimators. */
+#ifndef RTCOSIM_COUPLING_H
+#define RTCOSIM_COUPLING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Extrapolation order of the input estimate over a macro step. */
+typedef enum rtcosim_extrapolation {
+    RTCOSIM_EXTRAPOLATION_ZOH = 0, /* hold the last exchanged value */
+    RTCOSIM_EXTRAPOLATION_FOH = 1, /* line through the last two exchanged values */
+    RTCOSIM_EXTRAPOLATION_SOH = 2  /* parabola through the last three */
+} rtcosim_extrapolation;
+
+/* Correction system turning the integrated extrapolation error into the
+ * correction signal of the next step(s). */
+typedef enum rtcosim_correction {
+    RTCOSIM_CORRECTION_NONE = 0,
+    /* Dead-time element: the last step's integrated error E_k is released
+     * evenly over the next step: c = E_k / H_{k+1}. */
+    RTCOSIM_CORRECTION_DEAD_TIME,
+    /* Integrator of the undelivered error with a stability factor and an
+     * exponential shaping block (see rtcosim_correction_release). */
+    RTCOSIM_CORRECTION_INTEGRATOR
+} rtcosim_correction;
+
+/* What a faster consumer sees of a slower producer between the producer's
+ * exchanges (multi-rate). */
+typedef enum rtcosim_multirate_input {
+    RTCOSIM_MULTIRATE_INTERPOLATE = 0, /* the producer's estimate evaluated over each fast step */
+    RTCOSIM_MULTIRATE_HOLD             /* the last exchanged value, held */
+} rtcosim_multirate_input;
+
+/* How the true signal is integrated over an interval to measure the
+ * extrapolation error from the exchanged samples. The trapezoid has a local
+ * error of h^3 y''/12, which caps corrected FOH/SOH at second order; the
+ * parabola through the last three samples (h/12 (5 y_k+1 + 8 y_k - y_k-1) on
+ * an even grid, Adams-Moulton 3) is exact for quadratics and lets them reach
+ * third order. For ZOH the trapezoid is as good (measured in B2). */
+typedef enum rtcosim_error_quadrature {
+    RTCOSIM_QUADRATURE_AUTO = 0,  /* trapezoid for ZOH, quadratic for FOH and SOH */
+    RTCOSIM_QUADRATURE_TRAPEZOID,
+    RTCOSIM_QUADRATURE_QUADRATIC
+} rtcosim_error_quadrature;
+
+typedef struct rtcosim_coupling_options {
+    rtcosim_extrapolation extrapolation;
+    rtcosim_correction correction;
+    /* Integrator correction: time constant of the release, in units of the
+     * master's base macro step (tau = stability_factor * H). <= 0: 1. */
+    double stability_factor;
+    rtcosim_multirate_input multirate;
+    /* SSP-style linear transformation input = factor * output + offset. Needed
+     * to connect variables with different declared units. */
+    bool has_transformation;
+    double factor, offset;
+    rtcosim_error_quadrature quadrature;
+} rtcosim_coupling_options;
+
+/* Defaults: ZOH, no correction, stability factor 1, interpolate, no
+ * transformation, automatic quadrature. */
+void rtcosim_coupling_options_init(rtcosim_coupling_options *opts);
+
+/* Parse "zoh"/"foh"/"soh" and "none"/"dead-time"/"integrator" (as used on the
+ * command line). Return RTCOSIM_EINVAL naming the text when unknown. */
+rtcosim_status rtcosim_extrapolation_parse(const char *text, rtcosim_extrapolation *out,
+                                           rtcosim_error *err);
+rtcosim_status rtcosim_correction_parse(const char *text, rtcosim_correction *out,
+                                        rtcosim_error *err);
+const char *rtcosim_extrapolation_name(rtcosim_extrapolation e);
+const char *rtcosim_correction_name(rtcosim_correction c);
+
+/* A polynomial in s = t - t0 (seconds) over one step: p(s) = c0 + c1 s + c2 s^2. */
+typedef struct rtcosim_poly {
+    double c[3];
+} rtcosim_poly;
+
+/* The polynomial through the last min(order + 1, n) samples (times in ns, in
+ * increasing order, the most recent last), expressed around t0. With the
+ * latest sample at t0 this extrapolates; with later samples it interpolates.
+ * Exact for polynomials of degree <= the order used. n >= 1. */
+void rtcosim_poly_fit(rtcosim_extrapolation order, const rtcosim_time_ns *times,
+                      const double *values, size_t n, rtcosim_time_ns t0, rtcosim_poly *out);
+static inline double rtcosim_poly_eval(const rtcosim_poly *p, double s)
+{
+    return p->c[0] + s * (p->c[1] + s * p->c[2]);
+}
+/* Integral of p over [0, h] seconds. */
+static inline double rtcosim_poly_integral(const rtcosim_poly *p, double h)
+{
+    return h * (p->c[0] + h * (p->c[1] / 2 + h * p->c[2] / 3));
+}
+/* The polynomial shifted to a new origin: q(s) = p(s + ds). */
+void rtcosim_poly_shift(const rtcosim_poly *p, double ds, rtcosim_poly *out);
+
+/* The state of one connection's correction system. */
+typedef struct rtcosim_correction_state {
+    rtcosim_correction kind;
+    double tau;            /* integrator time constant in seconds */
+    double pending;        /* error impulse not yet released (integrator state) */
+    double last_error;     /* E_k of the last reconciled interval */
+} rtcosim_correction_state;
+
+void rtcosim_correction_init(rtcosim_correction_state *s, rtcosim_correction kind, double tau);
+/* Feed the integrated extrapolation error E_k of the interval just finished
+ * (true integral minus the integral of the plain estimate). */
+void rtcosim_correction_feed(rtcosim_correction_state *s, double error_integral);
+/* The constant correction to add to the estimate over the next step of h
+ * seconds (the integral it releases is removed from the pending error).
+ * Dead time: E_k / h, once. Integrator: pending * (1 - exp(-h/tau)) / h. */
+double rtcosim_correction_release(rtcosim_correction_state *s, double h);
+
+/* Adaptive macro step (PI controller). */
+typedef struct rtcosim_step_control {
+    bool enabled;
+    double rtol, atol;           /* error norm: |E| / (h * (atol + rtol * |y|)) */
+    rtcosim_time_ns min_step, max_step;
+    rtcosim_time_ns resolution;  /* steps are multiples of this (default 1 us) */
+    double safety;               /* default 0.9 */
+    double max_increase;         /* default 2 */
+    double max_decrease;         /* default 0.2 (smallest factor) */
+    double order;                /* k in the exponents; default 2 */
+    double beta_i, beta_p;       /* PI gains; default 0.7/k... see rtcosim_step_control_init */
+} rtcosim_step_control;
+
+/* Defaults: disabled, rtol 1e-4, atol 1e-6, min = max = 0 (master: H/1000
+ * and 10 H), resolution 1 us, safety 0.9, increase 2, decrease 0.2, k = 2,
+ * beta_i = 0.7 / k, beta_p = 0.4 / k. */
+void rtcosim_step_control_init(rtcosim_step_control *sc);
+
+typedef struct rtcosim_step_controller {
+    rtcosim_step_control opts;
+    double last_norm; /* err_{n-1}; 1 before the first step */
+} rtcosim_step_controller;
+
+void rtcosim_step_controller_init(rtcosim_step_controller *ctl, const rtcosim_step_control *opts);
+/* The next step from the error norm of the step just taken (PI law of
+ * Gustafsson, Lundh and Soederlind 1988, in the form of Hairer & Wanner,
+ * Solving ODEs II, IV.2 (2.43c)):
+ *   h_{n+1} = h_n * min(inc, max(dec, safety * err_n^(-beta_i) * err_{n-1}^(beta_p)))
+ * then clamped to [min_step, max_step] and rounded down to the resolution. */
+rtcosim_time_ns rtcosim_step_controller_next(rtcosim_step_controller *ctl, double err_norm,
+                                             rtcosim_time_ns h);
+
+/* Per-connection coupling statistics over a run. The error is E_k, the
+ * integrated extrapolation error per reconciled interval. */
+typedef struct rtcosim_coupling_stats {
+    uint64_t intervals;
+    double error_rms, error_max; /* of E_k, in (unit of the signal) * s */
+    double last_error;
+} rtcosim_coupling_stats;
+
+/* Per power bond: energy that the coupling created (positive) or destroyed. */
+typedef struct rtcosim_bond_stats {
+    uint64_t intervals;
+    double energy_residual;       /* sum over the run, J for force/velocity */
+    double energy_residual_max;   /* largest |residual| of one interval */
+    double last_residual;
+} rtcosim_bond_stats;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

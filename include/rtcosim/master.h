@@ -1,0 +1,154 @@
+/* The co-simulation master: steps a set of connected components in macro
+ * steps (fixed integer-nanosecond H with per-component integer multiples, or
+ * adaptive), in Jacobi order (optionally on a persistent worker pool, results
+ * bit-identical to the sequential run) or Gauss-Seidel order (topological
+ * from direct-feedthrough dependencies), with per-connection coupling
+ * (extrapolation, energy-preserving correction; see coupling.h).
+ *
+ * Use: create -> add components -> connect -> set options / start values ->
+ * initialize -> run (or step repeatedly) -> free. Every setup error names the
+ * component, variable or connection at fault. The hot path (step) does not
+ * allocate, lock (other than the worker barrier) or do I/O. */
+#ifndef RTCOSIM_MASTER_H
+#define RTCOSIM_MASTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/coupling.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rtcosim_master rtcosim_master;
+
+typedef enum rtcosim_order {
+    RTCOSIM_ORDER_JACOBI = 0,   /* every component steps from the same exchanged data */
+    RTCOSIM_ORDER_GAUSS_SEIDEL  /* in dependency order, each using its producers' new outputs */
+} rtcosim_order;
+
+/* Step multiple meaning "follow the adaptive macro step" (with step control
+ * off it behaves as 1). */
+#define RTCOSIM_MASTER_VARIABLE_STEP 0u
+
+/* Create a master with base macro step H (> 0 ns). */
+rtcosim_status rtcosim_master_create(rtcosim_time_ns macro_step, rtcosim_master **out,
+                                     rtcosim_error *err);
+/* Frees the master and every component added to it. NULL is a no-op. */
+void rtcosim_master_free(rtcosim_master *m);
+
+/* Add a component (freshly created, not yet instantiated) under an instance
+ * name; it steps every `step_multiple` base macro steps. The master takes
+ * ownership of the component in every case, also on failure (then it is
+ * freed at once). Errors: duplicate name, empty name, after initialize. */
+rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
+                                            rtcosim_component *component,
+                                            unsigned step_multiple, rtcosim_error *err);
+
+/* Give a component added earlier its own communication step (a multiple of
+ * H; anything else is an error naming the component). */
+rtcosim_status rtcosim_master_set_component_step(rtcosim_master *m, const char *name,
+                                                 rtcosim_time_ns step, rtcosim_error *err);
+
+/* Connect an output "comp.var" to an input "comp.var" (the component name is
+ * the text before the first '.'). opts NULL: the master's coupling defaults
+ * at initialize time. Checks at once: unknown component or variable (named),
+ * causality (from must be an output, to an input), an input with two
+ * sources, incompatible types, and declared units that differ without a
+ * transformation. */
+rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const char *to,
+                                      const rtcosim_coupling_options *opts, rtcosim_error *err);
+
+/* Declare a power bond: the effort connection (e.g. a force) and the flow
+ * connection (the matching velocity), each named by its input end "comp.var".
+ * The master then measures the energy the coupling creates per interval
+ * (reported by rtcosim_master_bond_stats and used by the step controller). */
+rtcosim_status rtcosim_master_add_power_bond(rtcosim_master *m, const char *effort_input,
+                                             const char *flow_input, rtcosim_error *err);
+
+void rtcosim_master_set_order(rtcosim_master *m, rtcosim_order order);
+/* Coupling options for connections made with opts == NULL. */
+void rtcosim_master_set_coupling_defaults(rtcosim_master *m, const rtcosim_coupling_options *opts);
+/* Worker threads for Jacobi steps (1: sequential, the default). */
+rtcosim_status rtcosim_master_set_threads(rtcosim_master *m, unsigned threads, rtcosim_error *err);
+/* Adaptive macro step; checked at initialize (a component following the
+ * variable step must be able to handle variable steps). */
+rtcosim_status rtcosim_master_set_step_control(rtcosim_master *m, const rtcosim_step_control *sc,
+                                               rtcosim_error *err);
+/* Relative tolerance passed to components' setup (<= 0: none, the default). */
+void rtcosim_master_set_tolerance(rtcosim_master *m, double tolerance);
+
+/* Declare the direct feedthrough of an output of a non-native component:
+ * the inputs (variable names of the same component) it depends on; n == 0
+ * means none. Without a declaration a non-native component's outputs are
+ * taken to depend on all its inputs (the FMI default); native components
+ * declare it in their variable table. */
+rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *output,
+                                              const char *const *inputs, size_t n,
+                                              rtcosim_error *err);
+
+/* A start value for "comp.var" as text ("1.5", "true", "3"), applied in
+ * initialization mode. Unknown names and unparsable values fail at once. */
+rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *name,
+                                              const char *text, rtcosim_error *err);
+
+/* Observe "comp.var" (any variable). Without any call the master observes
+ * every output of every component, in component and variable-table order. */
+rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcosim_error *err);
+
+/* Instantiate, set up, enter initialization, apply start values, propagate
+ * values through the connections until they are consistent (fixed-point
+ * iteration with a bound; non-convergence names the connection), exit
+ * initialization, and resolve the step order (an algebraic loop fails with
+ * RTCOSIM_ELOOP naming the components and variables on it). stop < 0: none. */
+rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns start,
+                                         rtcosim_time_ns stop, rtcosim_error *err);
+
+/* Called after initialization (at the start time) and after every macro step
+ * with the time and the observed values (as double; names from
+ * rtcosim_master_observed_name). A non-OK return stops the run with that
+ * status. In multi-rate runs a component's values are those of its latest
+ * communication point. */
+typedef rtcosim_status (*rtcosim_master_observer)(void *context, rtcosim_time_ns t,
+                                                  const double *values, size_t count,
+                                                  rtcosim_error *err);
+
+/* One macro step (to the next communication point; with step control the
+ * controller chooses it). Does not call an observer. */
+rtcosim_status rtcosim_master_step(rtcosim_master *m, rtcosim_error *err);
+/* Step until `stop` (the last step is shortened to end exactly at stop when
+ * the components can vary their step, otherwise stop must be on the grid).
+ * observer may be NULL. */
+rtcosim_status rtcosim_master_run(rtcosim_master *m, rtcosim_time_ns stop,
+                                  rtcosim_master_observer observer, void *context,
+                                  rtcosim_error *err);
+
+rtcosim_time_ns rtcosim_master_time(const rtcosim_master *m);
+/* The macro step the next step will use (adaptive: the controller's choice). */
+rtcosim_time_ns rtcosim_master_next_step(const rtcosim_master *m);
+uint64_t rtcosim_master_step_count(const rtcosim_master *m);
+
+size_t rtcosim_master_observed_count(const rtcosim_master *m);
+const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
+/* The observed values at the current time (gathered on each call). */
+const double *rtcosim_master_observed_values(rtcosim_master *m);
+
+size_t rtcosim_master_component_count(const rtcosim_master *m);
+rtcosim_component *rtcosim_master_component(const rtcosim_master *m, const char *name);
+/* The Gauss-Seidel step order (after initialize): component names in order. */
+const char *rtcosim_master_order_name(const rtcosim_master *m, size_t position);
+
+size_t rtcosim_master_connection_count(const rtcosim_master *m);
+const char *rtcosim_master_connection_name(const rtcosim_master *m, size_t index); /* "a.y -> b.u" */
+rtcosim_status rtcosim_master_coupling_stats(const rtcosim_master *m, size_t index,
+                                             rtcosim_coupling_stats *out, rtcosim_error *err);
+size_t rtcosim_master_bond_count(const rtcosim_master *m);
+rtcosim_status rtcosim_master_bond_stats(const rtcosim_master *m, size_t index,
+                                         rtcosim_bond_stats *out, rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

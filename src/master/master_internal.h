@@ -1,0 +1,150 @@
+/* Internal structures of the co-simulation master shared by its files:
+ * setup (master.c), dependency ordering (order.c), the per-step hot path
+ * (step.c) and the Jacobi worker pool (pool.c). */
+#ifndef RTCOSIM_MASTER_INTERNAL_H
+#define RTCOSIM_MASTER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/master.h"
+
+/* The variables of one component exchanged in one batched call per type. */
+typedef struct typed_batch {
+    uint32_t *vrs;
+    unsigned char *values; /* n * rtcosim_type_size(type) bytes */
+    size_t n, cap;
+} typed_batch;
+
+typedef struct master_component {
+    char *name;
+    rtcosim_component *c;
+    unsigned multiple;         /* 0: follows the adaptive step */
+    bool variable;             /* steps with the adaptive macro step */
+    bool can_vary;             /* capability can_handle_variable_step */
+    int derivative_order;      /* input derivative order the component takes (0..2) */
+    bool feedthrough;          /* some connected output depends on a connected input */
+    rtcosim_time_ns step_start, next_time, h;
+    typed_batch out[RTCOSIM_TYPE_COUNT_]; /* published: connected outputs + observed */
+    typed_batch in[RTCOSIM_TYPE_COUNT_];  /* connected inputs */
+    double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
+    bool any_d1, any_d2;
+    size_t *conns_in;          /* connection indices feeding this component */
+    size_t conns_in_count;
+    size_t *conns_out;
+    size_t conns_out_count;
+    /* Result of the last step (written by whichever thread stepped it). */
+    rtcosim_status step_status;
+    rtcosim_step_result step_result;
+    rtcosim_error step_error;
+} master_component;
+
+#define HISTORY_LEN 3
+
+typedef struct master_connection {
+    char *name;                /* "a.y -> b.u" */
+    size_t from, to;           /* component indices */
+    size_t from_var, to_var;   /* variable indices */
+    rtcosim_type type;
+    bool continuous;           /* FLOAT64: extrapolated and corrected */
+    bool default_opts;
+    bool quadratic;            /* error quadrature through three samples */
+    rtcosim_coupling_options opts;
+    size_t out_slot, in_slot;  /* positions in the producer's out / consumer's in batch */
+    /* The latest exchanged samples (transformed), the most recent last. */
+    rtcosim_time_ns hist_t[HISTORY_LEN];
+    double hist_y[HISTORY_LEN];
+    size_t hist_n;
+    /* Reconciliation of the true signal (trapezoid over exchanged samples)
+     * with the estimates the consumer received, over common intervals. */
+    rtcosim_time_ns recon_from, true_to, est_to;
+    double true_integral, est_integral, applied_integral;
+    /* The last reconciled interval (for power bonds and the step controller). */
+    rtcosim_time_ns last_from, last_to;
+    double last_true, last_applied, last_scale;
+    uint64_t reconciled_ticks;  /* tick number of the last reconciliation */
+    rtcosim_correction_state corr;
+    rtcosim_coupling_stats stats;
+    double error_sum_sq;
+} master_connection;
+
+typedef struct master_bond {
+    size_t effort, flow;       /* connection indices */
+    rtcosim_time_ns last_to;
+    rtcosim_bond_stats stats;
+} master_bond;
+
+typedef struct master_start_value {
+    size_t comp, var;
+    rtcosim_value value;
+    char *text;                /* keeps string values alive */
+} master_start_value;
+
+typedef struct master_feedthrough {
+    size_t comp, output;
+    size_t *inputs;
+    size_t n;
+} master_feedthrough;
+
+typedef struct master_observed {
+    size_t comp, var;
+    size_t slot;               /* position in the component's out batch of its type */
+    char *name;
+} master_observed;
+
+typedef struct master_pool master_pool;
+
+struct rtcosim_master {
+    rtcosim_time_ns macro_step;
+    rtcosim_order order;
+    rtcosim_coupling_options defaults;
+    rtcosim_step_control step_control;
+    rtcosim_step_controller controller;
+    double tolerance;
+    unsigned threads;
+
+    master_component *comps;
+    size_t comp_count, comp_cap;
+    master_connection *conns;
+    size_t conn_count, conn_cap;
+    master_bond *bonds;
+    size_t bond_count, bond_cap;
+    master_start_value *starts;
+    size_t start_count, start_cap;
+    master_feedthrough *feeds;
+    size_t feed_count, feed_cap;
+    master_observed *observed;
+    size_t observed_count, observed_cap;
+    bool observe_explicit;
+    double *observed_values;
+
+    size_t *order_list;        /* component indices in dependency order */
+    size_t *active;            /* scratch: components stepping in this tick */
+    size_t active_count;
+
+    bool initialized, failed, terminate_requested;
+    rtcosim_time_ns start, stop, time;
+    rtcosim_time_ns adaptive_step;  /* the controller's current choice */
+    uint64_t steps;
+    master_pool *pool;
+};
+
+/* order.c: dependency order and algebraic loop detection. */
+bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input);
+rtcosim_status master_resolve_order(rtcosim_master *m, rtcosim_error *err);
+
+/* step.c: publication, inputs and one tick. */
+rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
+                                 rtcosim_error *err);
+rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
+void master_step_component(master_component *mc);
+
+/* pool.c: persistent Jacobi workers. */
+rtcosim_status master_pool_create(rtcosim_master *m, unsigned threads, master_pool **out,
+                                  rtcosim_error *err);
+void master_pool_run(master_pool *pool); /* steps m->active[] across the workers */
+void master_pool_free(master_pool *pool);
+
+#endif

@@ -1,0 +1,374 @@
+/* The master's hot path: one macro step (tick). Per component and exchange it
+ * makes one batched get and one batched set per type (plus the input
+ * derivatives when the component takes them); per connection it fits the
+ * extrapolation polynomial, adds the correction signal and keeps the
+ * integrals that measure the extrapolation error. No allocation, no I/O.
+ *
+ * Error signal of a connection (NEPCE, Benedikt et al. 2013): over each
+ * common interval [a, b] of producer samples and consumer steps,
+ *     E = integral of the true signal - integral of the plain estimate,
+ * the true integral taken over the exchanged samples (the only values of the
+ * true signal the master sees) by the trapezoid or the parabola through the
+ * last three samples (see rtcosim_error_quadrature). The correction system
+ * (coupling.c) releases E into the following step(s) on top of the estimate.
+ *
+ * Power bonds (effort e, e.g. force, into component A; flow f, e.g. velocity,
+ * from A into B): the coupling creates the energy
+ *     R = integral(e_applied * f_true) - integral(e_true * f_applied)
+ *       ~ (I[e_applied] I[f_true] - I[e_true] I[f_applied]) / (b - a)
+ * (products of interval means, first order). To first order
+ *     R ~ -f_mean * E_e,applied + e_mean * E_f,applied,
+ * with E_x,applied the error against what the consumer received. The
+ * correction releases every E into the next step, so the sum of the applied
+ * errors over a run telescopes to the last interval's error: the energy the
+ * interface creates stays bounded by one step's error instead of
+ * accumulating. The master therefore corrects both signals of a bond. */
+#include <math.h>
+#include <string.h>
+
+#include "master/master_internal.h"
+
+static double sample_value(const rtcosim_master *m, const master_connection *k)
+{
+    double y;
+    memcpy(&y, m->comps[k->from].out[RTCOSIM_TYPE_FLOAT64].values + k->out_slot * sizeof y, sizeof y);
+    return k->opts.has_transformation ? k->opts.factor * y + k->opts.offset : y;
+}
+
+static void bond_update(rtcosim_master *m, master_bond *b)
+{
+    const master_connection *e = &m->conns[b->effort], *f = &m->conns[b->flow];
+    if (e->last_to != f->last_to || e->last_from != f->last_from || e->last_to == b->last_to ||
+        e->last_to <= e->last_from)
+        return;
+    double span = (double)(e->last_to - e->last_from) * 1e-9;
+    double r = (e->last_applied * f->last_true - e->last_true * f->last_applied) / span;
+    b->last_to = e->last_to;
+    b->stats.intervals++;
+    b->stats.energy_residual += r;
+    b->stats.last_residual = r;
+    if (fabs(r) > b->stats.energy_residual_max)
+        b->stats.energy_residual_max = fabs(r);
+}
+
+/* Close the interval when the true signal and the consumer's estimates cover
+ * the same time span. */
+static void try_reconcile(rtcosim_master *m, size_t index)
+{
+    master_connection *k = &m->conns[index];
+    if (k->true_to != k->est_to || k->true_to <= k->recon_from)
+        return;
+    double e = k->true_integral - k->est_integral;
+    rtcosim_correction_feed(&k->corr, e);
+    k->stats.intervals++;
+    k->stats.last_error = e;
+    k->error_sum_sq += e * e;
+    if (fabs(e) > k->stats.error_max)
+        k->stats.error_max = fabs(e);
+    k->last_from = k->recon_from;
+    k->last_to = k->true_to;
+    k->last_true = k->true_integral;
+    k->last_applied = k->applied_integral;
+    double y = k->hist_y[k->hist_n - 1];
+    k->last_scale = fabs(y);
+    if (k->hist_n > 1 && fabs(k->hist_y[k->hist_n - 2]) > k->last_scale)
+        k->last_scale = fabs(k->hist_y[k->hist_n - 2]);
+    k->reconciled_ticks = m->steps;
+    k->recon_from = k->true_to;
+    k->true_integral = k->est_integral = k->applied_integral = 0;
+    for (size_t b = 0; b < m->bond_count; b++)
+        if (m->bonds[b].effort == index || m->bonds[b].flow == index)
+            bond_update(m, &m->bonds[b]);
+}
+
+static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
+{
+    master_connection *k = &m->conns[index];
+    double y = sample_value(m, k);
+    if (k->hist_n && k->hist_t[k->hist_n - 1] == t) {
+        k->hist_y[k->hist_n - 1] = y; /* republished at the same instant */
+        return;
+    }
+    if (k->hist_n >= 2 && k->quadratic) {
+        rtcosim_time_ns ts[3] = {k->hist_t[k->hist_n - 2], k->hist_t[k->hist_n - 1], t};
+        double ys[3] = {k->hist_y[k->hist_n - 2], k->hist_y[k->hist_n - 1], y};
+        rtcosim_poly q;
+        rtcosim_poly_fit(RTCOSIM_EXTRAPOLATION_SOH, ts, ys, 3, ts[1], &q);
+        k->true_integral += rtcosim_poly_integral(&q, (double)(t - ts[1]) * 1e-9);
+    } else if (k->hist_n) {
+        double dt = (double)(t - k->hist_t[k->hist_n - 1]) * 1e-9;
+        k->true_integral += 0.5 * dt * (k->hist_y[k->hist_n - 1] + y);
+    }
+    if (k->hist_n == HISTORY_LEN) {
+        memmove(k->hist_t, k->hist_t + 1, (HISTORY_LEN - 1) * sizeof k->hist_t[0]);
+        memmove(k->hist_y, k->hist_y + 1, (HISTORY_LEN - 1) * sizeof k->hist_y[0]);
+        k->hist_n--;
+    }
+    k->hist_t[k->hist_n] = t;
+    k->hist_y[k->hist_n] = y;
+    k->hist_n++;
+    k->true_to = t;
+    try_reconcile(m, index);
+}
+
+static void copy_raw(rtcosim_master *m, const master_connection *k)
+{
+    size_t elem = rtcosim_type_size(k->type);
+    memcpy(m->comps[k->to].in[k->type].values + k->in_slot * elem,
+           m->comps[k->from].out[k->type].values + k->out_slot * elem, elem);
+}
+
+static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
+{
+    for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
+        if (mc->in[t].n) {
+            rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs, mc->in[t].n,
+                                                      mc->in[t].values, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+    return RTCOSIM_OK;
+}
+
+/* Before reading a component's outputs at its communication point t, give
+ * its inputs their values at t (the latest exchanged values where they exist,
+ * else the estimate at t), so that outputs with direct feedthrough are
+ * consistent with the exchanged data rather than with the estimate. */
+static rtcosim_status refresh_inputs(rtcosim_master *m, master_component *mc, rtcosim_time_ns t,
+                                     rtcosim_error *err)
+{
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    for (size_t i = 0; i < mc->conns_in_count; i++) {
+        const master_connection *k = &m->conns[mc->conns_in[i]];
+        if (!k->continuous) {
+            copy_raw(m, k);
+            continue;
+        }
+        rtcosim_poly p;
+        rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
+        in[k->in_slot] = p.c[0];
+    }
+    return set_inputs(mc, err);
+}
+
+rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
+                                 rtcosim_error *err)
+{
+    master_component *mc = &m->comps[comp];
+    rtcosim_status st;
+    if (mc->feedthrough && t != m->start && (st = refresh_inputs(m, mc, t, err)) != RTCOSIM_OK)
+        return st;
+    for (int ty = 0; ty < RTCOSIM_TYPE_COUNT_; ty++)
+        if (mc->out[ty].n &&
+            (st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+                                        mc->out[ty].values, err)) != RTCOSIM_OK)
+            return st;
+    for (size_t i = 0; i < mc->conns_out_count; i++)
+        if (m->conns[mc->conns_out[i]].continuous)
+            push_sample(m, mc->conns_out[i], t);
+    return RTCOSIM_OK;
+}
+
+/* The nominal step of a component (for the multi-rate hold rule). */
+static rtcosim_time_ns nominal_step(const rtcosim_master *m, const master_component *mc)
+{
+    return mc->variable ? m->adaptive_step : (rtcosim_time_ns)mc->multiple * m->macro_step;
+}
+
+/* Inputs of one component for its step [t, t + h]: per connection the
+ * estimate polynomial plus the correction. A component that takes input
+ * derivatives gets the polynomial itself; a black box gets one value per step,
+ * the mean of the estimate over the step (Simpson-exact for the quadratic),
+ * because a constant input with the same integral delivers the same impulse
+ * (and, for a power bond, the same energy to first order) as the estimate,
+ * which is what the error signal and the correction account for. The value at
+ * the step start would add an O(h) bias to every step of a sloped signal. */
+static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rtcosim_error *err)
+{
+    rtcosim_time_ns t = mc->step_start, h = mc->h;
+    double hs = (double)h * 1e-9;
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    bool had_d1 = mc->any_d1, had_d2 = mc->any_d2;
+    mc->any_d1 = mc->any_d2 = false;
+    for (size_t i = 0; i < mc->conns_in_count; i++) {
+        size_t index = mc->conns_in[i];
+        master_connection *k = &m->conns[index];
+        if (!k->continuous) {
+            copy_raw(m, k);
+            continue;
+        }
+        rtcosim_poly p;
+        if (k->opts.multirate == RTCOSIM_MULTIRATE_HOLD && nominal_step(m, &m->comps[k->from]) > h)
+            p = (rtcosim_poly){{k->hist_y[k->hist_n - 1], 0, 0}};
+        else
+            rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
+        double correction = rtcosim_correction_release(&k->corr, hs);
+        double integral = rtcosim_poly_integral(&p, hs);
+        k->est_integral += integral;
+        k->applied_integral += integral + correction * hs;
+        k->est_to = t + h;
+        size_t s = k->in_slot;
+        if (mc->derivative_order >= 2) {
+            in[s] = p.c[0] + correction;
+            mc->d1[s] = p.c[1];
+            mc->d2[s] = 2.0 * p.c[2];
+        } else if (mc->derivative_order == 1) {
+            /* The line with the parabola's integral and end-to-end slope. */
+            in[s] = p.c[0] + correction - p.c[2] * hs * hs / 6.0;
+            mc->d1[s] = p.c[1] + p.c[2] * hs;
+        } else {
+            in[s] = integral / hs + correction;
+        }
+        if (mc->derivative_order >= 1 && mc->d1[s] != 0)
+            mc->any_d1 = true;
+        if (mc->derivative_order >= 2 && mc->d2[s] != 0)
+            mc->any_d2 = true;
+        try_reconcile(m, index);
+    }
+    rtcosim_status st = set_inputs(mc, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    const typed_batch *f = &mc->in[RTCOSIM_TYPE_FLOAT64];
+    if ((mc->any_d1 || had_d1) &&
+        (st = rtcosim_component_set_input_derivatives(mc->c, f->vrs, f->n, 1, mc->d1, err)) != RTCOSIM_OK)
+        return st;
+    if ((mc->any_d2 || had_d2) &&
+        (st = rtcosim_component_set_input_derivatives(mc->c, f->vrs, f->n, 2, mc->d2, err)) != RTCOSIM_OK)
+        return st;
+    return RTCOSIM_OK;
+}
+
+void master_step_component(master_component *mc)
+{
+    mc->step_status = rtcosim_component_do_step(mc->c, mc->step_start, mc->h, &mc->step_result,
+                                                &mc->step_error);
+}
+
+static rtcosim_status step_outcome(rtcosim_master *m, master_component *mc, rtcosim_error *err)
+{
+    if (mc->step_status != RTCOSIM_OK) {
+        if (err)
+            *err = mc->step_error;
+        return mc->step_status;
+    }
+    if (mc->step_result.terminate_requested)
+        m->terminate_requested = true;
+    return RTCOSIM_OK;
+}
+
+/* Step sizes of this tick: fixed components their multiple (the last step
+ * shortened to the stop time), adaptive ones the controller's step, cut so
+ * that no fixed component's communication point is skipped. */
+static void plan_steps(rtcosim_master *m, rtcosim_time_ns t, rtcosim_time_ns stop,
+                       rtcosim_time_ns *variable_h)
+{
+    rtcosim_time_ns limit = stop;
+    m->active_count = 0;
+    for (size_t i = 0; i < m->comp_count; i++) {
+        master_component *mc = &m->comps[m->order_list[i]];
+        if (mc->next_time == t) {
+            m->active[m->active_count++] = m->order_list[i];
+            if (!mc->variable) {
+                rtcosim_time_ns h = (rtcosim_time_ns)mc->multiple * m->macro_step;
+                if (t + h > stop && mc->can_vary)
+                    h = stop - t;
+                mc->step_start = t;
+                mc->h = h;
+                mc->next_time = t + h;
+            }
+        }
+        if (!mc->variable && mc->next_time < limit && mc->next_time > t)
+            limit = mc->next_time;
+    }
+    rtcosim_time_ns hv = m->adaptive_step;
+    if (t + hv > limit)
+        hv = limit - t;
+    *variable_h = hv;
+    for (size_t a = 0; a < m->active_count; a++) {
+        master_component *mc = &m->comps[m->active[a]];
+        if (mc->variable) {
+            mc->step_start = t;
+            mc->h = hv;
+            mc->next_time = t + hv;
+        }
+    }
+}
+
+/* The error norm of the tick for the step controller: the largest
+ * |E| / (interval * (atol + rtol * |y|)) over the connections reconciled in
+ * this tick, and |R| / (interval * (atol + rtol * |e f|)) over power bonds. */
+static bool tick_error_norm(const rtcosim_master *m, double *norm)
+{
+    const rtcosim_step_control *sc = &m->step_control;
+    bool any = false;
+    double worst = 0;
+    for (size_t i = 0; i < m->conn_count; i++) {
+        const master_connection *k = &m->conns[i];
+        if (!k->continuous || k->reconciled_ticks != m->steps || k->last_to <= k->last_from)
+            continue;
+        double span = (double)(k->last_to - k->last_from) * 1e-9;
+        double v = fabs(k->stats.last_error) / (span * (sc->atol + sc->rtol * k->last_scale));
+        if (v > worst)
+            worst = v;
+        any = true;
+    }
+    for (size_t b = 0; b < m->bond_count; b++) {
+        const master_bond *bond = &m->bonds[b];
+        const master_connection *e = &m->conns[bond->effort], *f = &m->conns[bond->flow];
+        if (e->reconciled_ticks != m->steps || bond->last_to != e->last_to)
+            continue;
+        double span = (double)(e->last_to - e->last_from) * 1e-9;
+        double power = fabs(e->last_true * f->last_true) / (span * span);
+        double v = fabs(bond->stats.last_residual) / (span * (sc->atol + sc->rtol * power));
+        if (v > worst)
+            worst = v;
+        any = true;
+    }
+    *norm = worst;
+    return any;
+}
+
+rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err)
+{
+    rtcosim_time_ns t = m->time, variable_h;
+    rtcosim_status st;
+    m->steps++;
+    plan_steps(m, t, stop, &variable_h);
+    if (m->order == RTCOSIM_ORDER_JACOBI) {
+        for (size_t a = 0; a < m->active_count; a++)
+            if ((st = compute_inputs(m, &m->comps[m->active[a]], err)) != RTCOSIM_OK)
+                return st;
+        if (m->pool)
+            master_pool_run(m->pool);
+        else
+            for (size_t a = 0; a < m->active_count; a++)
+                master_step_component(&m->comps[m->active[a]]);
+        for (size_t a = 0; a < m->active_count; a++)
+            if ((st = step_outcome(m, &m->comps[m->active[a]], err)) != RTCOSIM_OK)
+                return st;
+    } else {
+        for (size_t a = 0; a < m->active_count; a++) {
+            master_component *mc = &m->comps[m->active[a]];
+            if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
+                return st;
+            master_step_component(mc);
+            if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK ||
+                (st = master_publish_at(m, m->active[a], mc->next_time, err)) != RTCOSIM_OK)
+                return st;
+        }
+    }
+    rtcosim_time_ns next = RTCOSIM_TIME_MAX;
+    for (size_t c = 0; c < m->comp_count; c++)
+        if (m->comps[c].next_time < next)
+            next = m->comps[c].next_time;
+    if (m->order == RTCOSIM_ORDER_JACOBI)
+        for (size_t i = 0; i < m->comp_count; i++)
+            if (m->comps[m->order_list[i]].next_time == next &&
+                (st = master_publish_at(m, m->order_list[i], next, err)) != RTCOSIM_OK)
+                return st;
+    m->time = next;
+    double norm;
+    if (m->step_control.enabled && tick_error_norm(m, &norm))
+        m->adaptive_step = rtcosim_step_controller_next(&m->controller, norm, variable_h);
+    return RTCOSIM_OK;
+}
