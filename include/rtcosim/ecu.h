@@ -118,8 +118,9 @@ rtcosim_status rtcosim_ecu_save_state(const rtcosim_ecu *ecu, void *buffer, size
                                       rtcosim_error *err);
 rtcosim_status rtcosim_ecu_restore_state(rtcosim_ecu *ecu, const void *buffer, size_t size,
                                          rtcosim_error *err);
-/* The software state block (read/write between runs). */
+/* The software state block (read/write between runs) and its size. */
 void *rtcosim_ecu_software(rtcosim_ecu *ecu);
+size_t rtcosim_ecu_software_size(const rtcosim_ecu *ecu);
 
 /* ---- for task and interrupt code ---- */
 

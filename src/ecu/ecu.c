@@ -358,6 +358,7 @@ const char *rtcosim_ecu_name(const rtcosim_ecu *ecu) { return ecu->name; }
 rtcosim_lp_id rtcosim_ecu_lp(const rtcosim_ecu *ecu) { return ecu->lp; }
 rtcosim_time_ns rtcosim_ecu_response_delay(const rtcosim_ecu *ecu) { return ecu->response_delay; }
 void *rtcosim_ecu_software(rtcosim_ecu *ecu) { return ecu->software; }
+size_t rtcosim_ecu_software_size(const rtcosim_ecu *ecu) { return ecu->config.software_size; }
 
 static rtcosim_status check_open(const rtcosim_ecu *ecu, rtcosim_error *err)
 {
