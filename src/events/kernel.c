@@ -374,6 +374,10 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
             heap = &sim->workers[t].heap;
             break;
         }
+        if (sim->async) {
+            w->cross++;
+            return conservative_push(w, ev, t, err);
+        }
         /* Another thread's event: into this round's mailbox, delivered after
          * the barrier; the earliest time sent is published for the bound. */
         unsigned slot = (unsigned)w->parity * sim->worker_count + t;
