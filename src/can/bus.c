@@ -409,7 +409,8 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
                 n->tx_dlc[b] = n->tx_dlc[b - 1];
                 n->tx_dlc[b - 1] = d;
             }
-        qsort(n->rx_keys, n->rx_count, sizeof *n->rx_keys, compare_u32);
+        if (n->rx_count)
+            qsort(n->rx_keys, n->rx_count, sizeof *n->rx_keys, compare_u32);
         for (size_t k = 0; k < n->tx_count; k++) {
             /* unstuffed length: a lower bound whatever the content */
             rtcosim_time_ns t = (rtcosim_time_ns)((n->tx_keys[k] >> 31 ? 67 : 47) +

@@ -515,7 +515,8 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: no LPs to run");
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp *lp = sim->lps[i];
-        qsort(lp->out, lp->out_count, sizeof *lp->out, compare_links);
+        if (lp->out_count)
+            qsort(lp->out, lp->out_count, sizeof *lp->out, compare_links);
         lp->now = o.start_time;
         lp->depth = 0;
         lp->seq = 0;
