@@ -34,12 +34,9 @@ static double get_u16(const uint8_t *d, double scale)
     return (double)((uint16_t)(d[0] | d[1] << 8)) * scale;
 }
 
-static double seconds(const rtcosim_ecu_io *io) { return rtcosim_time_to_seconds(rtcosim_ecu_io_now(io)); }
-
-static uint32_t group_of(const rtcosim_ecu_io *io, const uint32_t *group)
+static double seconds(const rtcosim_ecu_io *io)
 {
-    (void)io;
-    return *group;
+    return rtcosim_time_to_seconds(rtcosim_ecu_io_now(io));
 }
 
 /* ---- engine ECU: idle/speed governor at 1 ms, engine data at 10 ms ---- */
@@ -58,7 +55,7 @@ static rtcosim_status engine_control(rtcosim_ecu_io *io, void *software, rtcosim
     s->rpm = rtcosim_ecu_io_sensor(io, 0) * 60.0 / (2.0 * M_PI);
     double target = t < 1.0 ? 800.0 : t < 6.0 ? 3000.0 : 1800.0;
     rtcosim_can_frame brake;
-    if (rtcosim_ecu_io_can_read(io, VEHICLE_ID_BRAKE + group_of(io, &s->group), false, &brake) &&
+    if (rtcosim_ecu_io_can_read(io, VEHICLE_ID_BRAKE + s->group, false, &brake) &&
         get_u16(brake.data, 0.1) > 5.0)
         target = 800.0; /* brake override: back to idle */
     double e = target - s->rpm;
@@ -124,7 +121,9 @@ static rtcosim_status transmission_control(rtcosim_ecu_io *io, void *software, r
         s->gear--;
     const double final_drive = 3.9, efficiency = 0.92, wheel_radius = 0.31;
     /* launch clutch: no drive below 900 rpm */
-    double clutch = s->engine_rpm < 900.0 ? 0.0 : s->engine_rpm < 1300.0 ? (s->engine_rpm - 900.0) / 400.0 : 1.0;
+    double clutch = s->engine_rpm < 900.0    ? 0.0
+                    : s->engine_rpm < 1300.0 ? (s->engine_rpm - 900.0) / 400.0
+                                             : 1.0;
     double force = clutch * s->engine_torque * gear_ratio[s->gear] * final_drive * efficiency /
                    wheel_radius;
     rtcosim_can_frame brake;

@@ -129,8 +129,9 @@ rtcosim_time_ns rtcosim_ecu_io_release(const rtcosim_ecu_io *io); /* job release
 double rtcosim_ecu_io_sensor(const rtcosim_ecu_io *io, size_t index);
 /* Written at the job's end. */
 void rtcosim_ecu_io_actuate(rtcosim_ecu_io *io, size_t index, double value);
-/* The latest frame received with this identifier; false when none yet. */
-bool rtcosim_ecu_io_can_read(const rtcosim_ecu_io *io, uint32_t id, bool extended,
+/* The latest frame received with this identifier; false when none yet. An
+ * identifier missing from the RX database fails the job (and the run). */
+bool rtcosim_ecu_io_can_read(rtcosim_ecu_io *io, uint32_t id, bool extended,
                              rtcosim_can_frame *frame);
 /* Queue a frame from the TX database; it reaches the bus at the job's end. */
 rtcosim_status rtcosim_ecu_io_can_send(rtcosim_ecu_io *io, uint32_t id, bool extended,

@@ -621,11 +621,17 @@ void rtcosim_ecu_io_actuate(rtcosim_ecu_io *io, size_t index, double value)
     io->actuated = true;
 }
 
-bool rtcosim_ecu_io_can_read(const rtcosim_ecu_io *io, uint32_t id, bool extended,
+bool rtcosim_ecu_io_can_read(rtcosim_ecu_io *io, uint32_t id, bool extended,
                              rtcosim_can_frame *frame)
 {
     long k = find_rx(io->ecu, key_of(id, extended));
-    if (k < 0 || !io->ecu->mailboxes[k].full)
+    if (k < 0) {
+        if (io->status == RTCOSIM_OK)
+            io->status = rtcosim_error_set(io->err, RTCOSIM_ENOTFOUND, "reads CAN id 0x%" PRIX32
+                                           " that is not in its RX database", id);
+        return false;
+    }
+    if (!io->ecu->mailboxes[k].full)
         return false;
     *frame = io->ecu->mailboxes[k].frame;
     return true;

@@ -287,6 +287,14 @@ static rtcosim_status undeclared_frame_task(rtcosim_ecu_io *io, void *sw, rtcosi
     return rtcosim_ecu_io_can_send(io, 0x222, false, d, 2, err);
 }
 
+static rtcosim_status undeclared_read_task(rtcosim_ecu_io *io, void *sw, rtcosim_error *err)
+{
+    (void)sw, (void)err;
+    rtcosim_can_frame f;
+    rtcosim_ecu_io_can_read(io, 0x333, false, &f);
+    return RTCOSIM_OK;
+}
+
 static void bad_configuration_and_outputs_are_errors(void **state)
 {
     (void)state;
@@ -327,6 +335,21 @@ static void bad_configuration_and_outputs_are_errors(void **state)
     assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
     assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_ENOTFOUND);
     assert_non_null(strstr(err.message, "node 'gateway' sends id 0x222 that is not in its TX"
+                                        " database"));
+    rtcosim_ecu_free(ecu);
+    rtcosim_can_bus_free(bus);
+    rtcosim_events_free(sim);
+
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
+    ecu = make_ecu(sim, "gateway", bus, 0);
+    assert_int_equal(rtcosim_ecu_add_task(ecu, "rx", MS, 0, 1000, 1, undeclared_read_task, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_ecu_add_can_rx(ecu, 0x332, false, 0, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_ecu_connect(ecu, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_ENOTFOUND);
+    assert_non_null(strstr(err.message, "ecu 'gateway': reads CAN id 0x333 that is not in its RX"
                                         " database"));
     rtcosim_ecu_free(ecu);
     rtcosim_can_bus_free(bus);
