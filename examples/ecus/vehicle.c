@@ -327,6 +327,21 @@ rtcosim_status rtcosim_vehicle_build(rtcosim_events *sim, const rtcosim_vehicle_
     }
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_connect(v->bus, err);
+    /* Placement for threads: the ECUs talk to each other through the bus in
+     * cycles of one frame plus one interrupt (about 130 us), far shorter than
+     * the 1 ms between their events, so splitting them would make threads
+     * trade bounds many times per millisecond. The cycle between an ECU and
+     * an active plant is a whole plant step: the ECU network shares one
+     * thread, the plants another. */
+    for (size_t i = 0; i < v->ecu_count && st == RTCOSIM_OK; i++) {
+        rtcosim_lp_id plant = rtcosim_ecu_plant_lp(v->ecus[i]);
+        if (plant == RTCOSIM_LP_NO_GROUP)
+            continue;
+        st = rtcosim_events_set_group(sim, rtcosim_ecu_lp(v->ecus[i]),
+                                      rtcosim_can_bus_lp(v->bus), err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_events_set_group(sim, plant, rtcosim_ecu_plant_lp(v->ecus[0]), err);
+    }
     if (st != RTCOSIM_OK) {
         rtcosim_vehicle_free(v);
         return st;

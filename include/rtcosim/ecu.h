@@ -76,6 +76,8 @@ rtcosim_status rtcosim_ecu_create(rtcosim_events *sim, const rtcosim_ecu_config 
 void rtcosim_ecu_free(rtcosim_ecu *ecu); /* frees its plant component too */
 const char *rtcosim_ecu_name(const rtcosim_ecu *ecu);
 rtcosim_lp_id rtcosim_ecu_lp(const rtcosim_ecu *ecu);
+/* The LP of an active plant; RTCOSIM_LP_NO_GROUP for none or a passive one. */
+rtcosim_lp_id rtcosim_ecu_plant_lp(const rtcosim_ecu *ecu);
 
 /* A periodic task: released at offset + k * period, runs `cycles` core
  * cycles. Lower priority numbers run first. */

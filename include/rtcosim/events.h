@@ -119,12 +119,18 @@ rtcosim_status rtcosim_events_create(rtcosim_events **out, rtcosim_error *err);
 void rtcosim_events_free(rtcosim_events *sim);
 
 /* Add an LP. `state` is owned by the caller and passed to every handler.
- * `group`: the id of an earlier LP this one must share a thread with (e.g. a
- * plant names its ECU); RTCOSIM_LP_NO_GROUP leaves placement to the kernel. */
+ * `group`: the id of an LP this one must share a thread with (e.g. a plant
+ * names its ECU); RTCOSIM_LP_NO_GROUP leaves placement to the kernel. */
 #define RTCOSIM_LP_NO_GROUP UINT32_MAX
 rtcosim_status rtcosim_events_add_lp(rtcosim_events *sim, const char *name,
                                      const rtcosim_lp_model *model, void *state,
                                      uint32_t group, rtcosim_lp_id *out, rtcosim_error *err);
+
+/* Change an LP's group (see rtcosim_events_add_lp) before a run. Placement
+ * decides which links cross threads, and so how far threads may run apart:
+ * keep LPs joined by short lookahead cycles together. */
+rtcosim_status rtcosim_events_set_group(rtcosim_events *sim, rtcosim_lp_id lp, uint32_t group,
+                                        rtcosim_error *err);
 
 /* Declare that src may send to dst, every event at least `lookahead` after
  * src's clock. Negative lookahead is refused here; zero lookahead is allowed

@@ -356,6 +356,12 @@ void rtcosim_ecu_free(rtcosim_ecu *ecu)
 
 const char *rtcosim_ecu_name(const rtcosim_ecu *ecu) { return ecu->name; }
 rtcosim_lp_id rtcosim_ecu_lp(const rtcosim_ecu *ecu) { return ecu->lp; }
+
+rtcosim_lp_id rtcosim_ecu_plant_lp(const rtcosim_ecu *ecu)
+{
+    return ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_ACTIVE ? ecu->plant->lp
+                                                                  : RTCOSIM_LP_NO_GROUP;
+}
 rtcosim_time_ns rtcosim_ecu_response_delay(const rtcosim_ecu *ecu) { return ecu->response_delay; }
 void *rtcosim_ecu_software(rtcosim_ecu *ecu) { return ecu->software; }
 size_t rtcosim_ecu_software_size(const rtcosim_ecu *ecu) { return ecu->config.software_size; }
