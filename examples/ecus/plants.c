@@ -3,12 +3,18 @@
  *   engine:   J dw/dt = Tmax * throttle - c w - T_load        (crankshaft)
  *   vehicle:  m dv/dt = F_drive - 1/2 rho CdA v|v| - Crr m g   (longitudinal)
  *   brake:    tau dp/dt = p_cmd - p                            (hydraulics)
- *   cabin:    C dT/dt = Q_heater - k (T - T_ambient)           (thermal) */
+ *   cabin:    C dT/dt = Q_heater - k (T - T_ambient)           (thermal)
+ * with RK4 on 50 us micro steps. */
 #include <math.h>
 #include <stddef.h>
 
 #include "rtcosim/native.h"
 #include "vehicle.h"
+
+/* RK4 micro steps of 50 us: the plants are simple, but a plant model of a
+ * test bench integrates this finely, and its cost is what the ECUs' event
+ * handling runs in parallel with. */
+#define VEHICLE_PLANT_MICRO_STEP (50 * RTCOSIM_NS_PER_US)
 
 #define P RTCOSIM_CAUSALITY_PARAMETER
 #define IN RTCOSIM_CAUSALITY_INPUT
@@ -43,6 +49,7 @@ const rtcosim_native_model vehicle_engine_model = {
     .data_size = sizeof(engine_data), .variables = engine_vars,
     .variable_count = sizeof engine_vars / sizeof engine_vars[0], .state_count = 1,
     .states_offset = offsetof(engine_data, w), .integrator = RTCOSIM_NATIVE_RK4,
+    .max_micro_step = VEHICLE_PLANT_MICRO_STEP,
     .derivatives = engine_der,
 };
 
@@ -76,6 +83,7 @@ const rtcosim_native_model vehicle_car_model = {
     .data_size = sizeof(car_data), .variables = car_vars,
     .variable_count = sizeof car_vars / sizeof car_vars[0], .state_count = 1,
     .states_offset = offsetof(car_data, v), .integrator = RTCOSIM_NATIVE_RK4,
+    .max_micro_step = VEHICLE_PLANT_MICRO_STEP,
     .derivatives = car_der,
 };
 
@@ -103,6 +111,7 @@ const rtcosim_native_model vehicle_brake_model = {
     .data_size = sizeof(brake_data), .variables = brake_vars,
     .variable_count = sizeof brake_vars / sizeof brake_vars[0], .state_count = 1,
     .states_offset = offsetof(brake_data, p), .integrator = RTCOSIM_NATIVE_RK4,
+    .max_micro_step = VEHICLE_PLANT_MICRO_STEP,
     .derivatives = brake_der,
 };
 
@@ -132,6 +141,7 @@ const rtcosim_native_model vehicle_cabin_model = {
     .data_size = sizeof(cabin_data), .variables = cabin_vars,
     .variable_count = sizeof cabin_vars / sizeof cabin_vars[0], .state_count = 1,
     .states_offset = offsetof(cabin_data, T), .integrator = RTCOSIM_NATIVE_RK4,
+    .max_micro_step = VEHICLE_PLANT_MICRO_STEP,
     .derivatives = cabin_der,
 };
 
