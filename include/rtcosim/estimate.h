@@ -86,6 +86,14 @@ typedef struct rtcosim_estimator_spec {
     unsigned adapt;      /* RTCOSIM_ADAPT_* flags */
     double adapt_weight; /* weight of the newest error in the exponential means (0, 1] */
     bool correction;     /* feed the estimation error back (correction signal) */
+    /* Extrapolate at most this far beyond the newest data, then hold (0: no
+     * limit). Long lags make high orders diverge; a horizon bounds that. */
+    rtcosim_time_ns horizon;
+    /* Jump detection (0: off): when received data deviates from the
+     * first-order prediction by more than jump_factor times its running mean
+     * deviation, the older history is dropped, so that no extrapolation
+     * carries the slope of a step through the next estimates. */
+    double jump_factor;
 } rtcosim_estimator_spec;
 
 /* Defaults: ZOH, no limits, no adaptation, weight 0.1, clamp maps. */
@@ -93,7 +101,8 @@ void rtcosim_estimator_spec_init(rtcosim_estimator_spec *spec);
 
 /* Parse "zoh" | "foh" | "soh" | "map:FILE" followed by comma-separated
  * modifiers: min=V, max=V, rate=V (per second), adapt=order|bias|order+bias,
- * weight=W, range=clamp|error, correct. Example: "foh,max=10,adapt=order".
+ * weight=W, range=clamp|error, correct, horizon=SECONDS, jump=F.
+ * Example: "foh,max=10,adapt=order,horizon=0.005".
  * The map file is not read here. Unknown words fail with RTCOSIM_EINVAL
  * naming the word and listing what is accepted. */
 rtcosim_status rtcosim_estimator_spec_parse(const char *text, rtcosim_estimator_spec *out,
@@ -121,6 +130,7 @@ typedef struct rtcosim_estimator_stats {
     uint64_t resolved;   /* of those, late data arrived */
     uint64_t abandoned;  /* never resolved (partner lost, or pending ring full) */
     uint64_t map_clamped; /* map lookups with an input outside the table */
+    uint64_t history_resets; /* jumps detected (jump_factor) */
     uint64_t used[RTCOSIM_ESTIMATOR_COUNT_]; /* estimates made with each kind */
     double rms_error, max_abs_error;         /* of the values handed out */
     /* The error each kind would have made on the same resolved estimates
@@ -180,7 +190,8 @@ void rtcosim_estimator_get_stats(const rtcosim_estimator *e, rtcosim_estimator_s
 
 /* Extrapolate through up to three points (t[i], v[i]), oldest first, to time
  * t with the given order (0, 1, 2; lowered to n - 1 when fewer points are
- * given): the Lagrange polynomial through the newest order + 1 points. */
+ * given): the polynomial through the newest order + 1 points, fitted by the
+ * coupling layer (rtcosim_poly_fit in coupling.h). */
 double rtcosim_extrapolate(const rtcosim_time_ns *times, const double *values, size_t n,
                            int order, rtcosim_time_ns t);
 

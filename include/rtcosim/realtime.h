@@ -37,9 +37,10 @@ typedef enum rtcosim_overrun_policy {
      * once, back to back, until the run is back on schedule. */
     RTCOSIM_OVERRUN_CATCH_UP,
     /* Keep the absolute schedule and drop the frames whose deadline has
-     * passed: their exchanges are skipped (outputs held) and the components
-     * step over the dropped interval at the start of the next frame, which
-     * starts at its own deadline. */
+     * passed: their exchanges are skipped (outputs held; a partner receives
+     * the held values) and the components step over the dropped interval
+     * right away (one step when they accept variable steps), then the next
+     * frame starts at its own deadline. */
     RTCOSIM_OVERRUN_SKIP,
     /* Stop with RTCOSIM_ETIMEOUT (hard real time); results so far are kept. */
     RTCOSIM_OVERRUN_FAIL
@@ -143,6 +144,9 @@ typedef struct rtcosim_rt_options {
      * processor (its injected compute times advance it). Required when the
      * pacing clock is virtual and a non-real-time part exists. */
     rtcosim_clock *partner_clock;
+    /* Write the report files (rtcosim_rt_write_report) here at the end of
+     * rtcosim_rt_run, also after a failed run (NULL: none). */
+    const char *report_dir;
 } rtcosim_rt_options;
 
 /* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock
@@ -150,6 +154,20 @@ typedef struct rtcosim_rt_options {
  * frames, budget 0.9 when on), 16 overruns, 1e6 frames logged, exchange every
  * frame, ZOH estimates, partner timeout 1 s, queues of 1024, 1e6 records. */
 void rtcosim_rt_options_init(rtcosim_rt_options *options);
+
+/* Set one option from its command-line spelling, so that a CLI wires
+ * `--NAME VALUE` in one line. Names and values:
+ *   real-time-factor F | overrun soft|catch-up|skip|fail | step SECONDS |
+ *   stop-time SECONDS | start-time SECONDS | non-real-time NAME[,NAME...] |
+ *   exchange N|N-M-... | estimator SPEC (see rtcosim_estimator_spec_parse) |
+ *   report DIR | priority 1..99 | cpu N | lock-memory yes|no |
+ *   busy-wait SECONDS | calibrate yes|no | partner-timeout SECONDS |
+ *   tv-includes-step yes|no
+ * String values (names, directory) are referenced, not copied: they must
+ * live until rtcosim_rt_create. Fails with RTCOSIM_EINVAL naming the option,
+ * the value and what is accepted. */
+rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *options, const char *name,
+                                     const char *value, rtcosim_error *err);
 
 /* One logged overrun. */
 typedef struct rtcosim_rt_overrun {

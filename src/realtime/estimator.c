@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/coupling.h"
 #include "rtcosim/estimate.h"
 
 #define HISTORY 3
@@ -43,6 +44,8 @@ struct rtcosim_estimator {
     double mean_sq_error[RTCOSIM_ESTIMATOR_COUNT_]; /* exponential means, per kind */
     double bias[RTCOSIM_ESTIMATOR_COUNT_];
     bool have_error[RTCOSIM_ESTIMATOR_COUNT_];
+    double mean_deviation; /* running mean |data - first-order prediction| */
+    uint64_t deviations;
     double correction_area; /* sum of error * hold (value * ns) not yet taken */
 
     rtcosim_estimator_stats stats;
@@ -77,7 +80,7 @@ static int parse_double(const char *text, double *out)
 
 #define ACCEPTED_ESTIMATORS "zoh, foh, soh, map:FILE"
 #define ACCEPTED_MODIFIERS "min=V, max=V, rate=V, adapt=order|bias|order+bias, weight=W, " \
-                           "range=clamp|error, correct"
+                           "range=clamp|error, correct, horizon=SECONDS, jump=F"
 
 rtcosim_status rtcosim_estimator_spec_parse(const char *text, rtcosim_estimator_spec *out,
                                             rtcosim_error *err)
@@ -149,6 +152,11 @@ rtcosim_status rtcosim_estimator_spec_parse(const char *text, rtcosim_estimator_
                 spec.map_range = RTCOSIM_MAP_RANGE_ERROR;
             else
                 bad = 1;
+        } else if (strcmp(word, "horizon") == 0 && value) {
+            bad = rtcosim_time_parse_seconds(value, &spec.horizon, NULL) != RTCOSIM_OK ||
+                  spec.horizon <= 0;
+        } else if (strcmp(word, "jump") == 0 && value) {
+            bad = parse_double(value, &spec.jump_factor) || !(spec.jump_factor > 1);
         } else if (strcmp(word, "correct") == 0 && !value) {
             spec.correction = true;
         } else {
@@ -184,6 +192,9 @@ rtcosim_status rtcosim_estimator_create(const char *name, const rtcosim_estimato
     if (spec->has_min && spec->has_max && spec->min > spec->max)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: min %g above max %g", name, spec->min,
                                  spec->max);
+    if (spec->horizon < 0 || (spec->jump_factor != 0 && !(spec->jump_factor > 1)))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: horizon must be >= 0 and jump factor 0 (off) or > 1", name);
     if (pending_capacity == 0)
         pending_capacity = 1;
     rtcosim_estimator *e = calloc(1, sizeof *e);
@@ -242,11 +253,15 @@ size_t rtcosim_estimator_pending(const rtcosim_estimator *e)
     return e->pending_n;
 }
 
-/* Lagrange interpolation polynomial through the newest order+1 points,
- * evaluated at t (extrapolation when t lies beyond them):
- * p(t) = sum_i v_i * prod_{j != i} (t - t_j) / (t_i - t_j). Time differences
- * are taken in integer ns before converting, so large absolute times keep
- * full precision. */
+/* Exponentially weighted mean, started at the first sample. */
+static double ewma(double mean, bool have, double sample, double weight)
+{
+    return have ? mean + weight * (sample - mean) : sample;
+}
+
+/* The coupling layer's polynomial fit (coupling.h) through the newest
+ * order + 1 points, evaluated at t: the same extrapolation the master uses
+ * between exchanges, so that estimates and coupling agree. */
 double rtcosim_extrapolate(const rtcosim_time_ns *times, const double *values, size_t n,
                            int order, rtcosim_time_ns t)
 {
@@ -254,18 +269,33 @@ double rtcosim_extrapolate(const rtcosim_time_ns *times, const double *values, s
         return 0.0;
     if (order < 0)
         order = 0;
-    if ((size_t)order > n - 1)
-        order = (int)(n - 1);
-    size_t first = n - 1 - (size_t)order;
-    double sum = 0.0;
-    for (size_t i = first; i < n; i++) {
-        double w = 1.0;
-        for (size_t j = first; j < n; j++)
-            if (j != i)
-                w *= (double)(t - times[j]) / (double)(times[i] - times[j]);
-        sum += values[i] * w;
+    if (order > 2)
+        order = 2;
+    rtcosim_poly p;
+    rtcosim_time_ns t0 = times[n - 1];
+    rtcosim_poly_fit((rtcosim_extrapolation)order, times, values, n, t0, &p);
+    return rtcosim_poly_eval(&p, (double)(t - t0) * 1e-9);
+}
+
+/* Jump detection: compare new data with the first-order prediction from
+ * the history; a deviation far above the usual one marks a step, and the
+ * history before it is dropped. Needs a few deviations to know "usual". */
+#define JUMP_WARMUP 8
+static void detect_jump(rtcosim_estimator *e, rtcosim_time_ns t, double value)
+{
+    if (e->spec.jump_factor <= 0 || e->hist_n < 2)
+        return;
+    double predicted = rtcosim_extrapolate(e->hist_t, e->hist_v, e->hist_n, 1, t);
+    double deviation = fabs(value - predicted);
+    double threshold = e->spec.jump_factor * e->mean_deviation + 1e-12 * (1 + fabs(value));
+    if (e->deviations >= JUMP_WARMUP && deviation > threshold) {
+        e->hist_n = 0;
+        e->stats.history_resets++;
+        return;
     }
-    return sum;
+    e->mean_deviation = ewma(e->mean_deviation, e->deviations > 0, deviation,
+                             e->spec.adapt_weight);
+    e->deviations++;
 }
 
 void rtcosim_estimator_observe(rtcosim_estimator *e, rtcosim_time_ns t, double value)
@@ -275,6 +305,7 @@ void rtcosim_estimator_observe(rtcosim_estimator *e, rtcosim_time_ns t, double v
             e->hist_v[e->hist_n - 1] = value; /* same instant again: newest wins */
         return; /* older than the history: it cannot improve an extrapolation */
     }
+    detect_jump(e, t, value);
     if (e->hist_n == HISTORY) {
         memmove(e->hist_t, e->hist_t + 1, (HISTORY - 1) * sizeof e->hist_t[0]);
         memmove(e->hist_v, e->hist_v + 1, (HISTORY - 1) * sizeof e->hist_v[0]);
@@ -344,8 +375,11 @@ rtcosim_status rtcosim_estimator_estimate(rtcosim_estimator *e, rtcosim_time_ns 
     p->lag = e->hist_n ? t - e->hist_t[e->hist_n - 1] : 0;
     /* Every kind predicts, so that the late data grade them all and the
      * order adaptation can compare them on the same steps. */
+    rtcosim_time_ns t_eval = t;
+    if (e->spec.horizon > 0 && e->hist_n && t - e->hist_t[e->hist_n - 1] > e->spec.horizon)
+        t_eval = e->hist_t[e->hist_n - 1] + e->spec.horizon;
     for (int order = 0; order <= 2; order++) {
-        p->raw[order] = rtcosim_extrapolate(e->hist_t, e->hist_v, e->hist_n, order, t);
+        p->raw[order] = rtcosim_extrapolate(e->hist_t, e->hist_v, e->hist_n, order, t_eval);
         p->has_raw[order] = e->hist_n > 0;
     }
     if (e->map && map_inputs) {
@@ -390,12 +424,6 @@ rtcosim_status rtcosim_estimator_estimate(rtcosim_estimator *e, rtcosim_time_ns 
     return st;
 }
 
-/* Exponentially weighted mean, started at the first sample. */
-static double ewma(double mean, bool have, double sample, double weight)
-{
-    return have ? mean + weight * (sample - mean) : sample;
-}
-
 static void grade(rtcosim_estimator *e, const pending_estimate *p, double late)
 {
     double w = e->spec.adapt_weight;
@@ -407,8 +435,15 @@ static void grade(rtcosim_estimator *e, const pending_estimate *p, double late)
         e->sum_sq_kind[k] += error * error;
         if (fabs(error) > e->stats.kind_max_abs_error[k])
             e->stats.kind_max_abs_error[k] = fabs(error);
+        /* With jump detection on, an error far beyond the usual ones (a step
+         * in the signal) is not a bias: learning it would shift the next
+         * estimates by a fraction of the step. It still counts for the
+         * order choice. */
+        double jf = e->spec.jump_factor;
+        bool outlier = jf > 0 && e->have_error[k] && error * error > jf * jf * e->mean_sq_error[k];
+        if (!outlier)
+            e->bias[k] = ewma(e->bias[k], e->have_error[k], error, w);
         e->mean_sq_error[k] = ewma(e->mean_sq_error[k], e->have_error[k], error * error, w);
-        e->bias[k] = ewma(e->bias[k], e->have_error[k], error, w);
         e->have_error[k] = true;
     }
     double used_error = late - p->used;

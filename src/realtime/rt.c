@@ -314,12 +314,7 @@ static rtcosim_status build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, 
 {
     part_builder b[2] = {0}; /* 0: real-time, 1: partner */
     size_t *temp_to_slot[2] = {NULL, NULL};
-    long *to_rt_signal_of_conn = calloc(n + 1, sizeof(long));
     rtcosim_status st = RTCOSIM_OK;
-    if (!to_rt_signal_of_conn) {
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
-        goto done;
-    }
     for (size_t i = 0; i < n; i++) {
         const rtcosim_rt_connection *c = &conns[i];
         if (c->from_component >= rt->component_count || c->to_component >= rt->component_count) {
@@ -426,7 +421,6 @@ done:
     builder_free(&b[1]);
     free(temp_to_slot[0]);
     free(temp_to_slot[1]);
-    free(to_rt_signal_of_conn);
     return st;
 }
 
@@ -448,7 +442,11 @@ static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
     /* At most one late episode per two exchange points. */
     rt->resync_capacity = rt->total_frames / 2 + 1;
     rt->resync_lengths = calloc(rt->resync_capacity, sizeof *rt->resync_lengths);
-    rt->records = calloc(o->record_capacity + 1, sizeof *rt->records);
+    /* At most one record per signal and exchange point. */
+    uint64_t most = rt->total_frames * (uint64_t)to_rt;
+    if (rt->options.record_capacity > most)
+        rt->options.record_capacity = (size_t)most;
+    rt->records = calloc(rt->options.record_capacity + 1, sizeof *rt->records);
     rt->estimators = calloc(to_rt + 1, sizeof *rt->estimators);
     rt->to_partner_size = sizeof(to_partner_sample) + to_partner * sizeof(double);
     rt->from_partner_size = sizeof(from_partner_sample) + to_rt * sizeof(double);
@@ -498,6 +496,12 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
     rt->options = *options;
     rt->options.non_realtime = NULL; /* not kept: the caller's string */
+    rt->options.report_dir = NULL;
+    if (options->report_dir && *options->report_dir &&
+        !(rt->report_dir = strdup(options->report_dir))) {
+        free(rt);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
+    }
     rt->component_count = count;
     rt->components = calloc(count, sizeof *rt->components);
     rt->is_partner = calloc(count, sizeof *rt->is_partner);
@@ -587,7 +591,106 @@ void rtcosim_rt_free(rtcosim_rt *rt)
     rtcosim_clock_free(rt->owned_clock);
     free(rt->components);
     free(rt->is_partner);
+    free(rt->report_dir);
     free(rt);
+}
+
+/* --- Options from their command-line spelling ------------------------------ */
+
+static rtcosim_status parse_flag(const char *name, const char *value, bool *out,
+                                 rtcosim_error *err)
+{
+    if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
+        *out = true;
+    else if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
+        *out = false;
+    else
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "--%s '%s': expected yes or no", name,
+                                 value);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status parse_int(const char *name, const char *value, long lo, long hi, int *out,
+                                rtcosim_error *err)
+{
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || v < lo || v > hi)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "--%s '%s': expected an integer %ld..%ld",
+                                 name, value, lo, hi);
+    *out = (int)v;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status parse_time(const char *name, const char *value, rtcosim_time_ns *out,
+                                 rtcosim_error *err)
+{
+    if (rtcosim_time_parse_seconds(value, out, err) != RTCOSIM_OK || *out < 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "--%s '%s': expected a non-negative time in seconds", name,
+                                 value);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, const char *value,
+                                     rtcosim_error *err)
+{
+    if (!o || !name || !value)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time option: NULL argument");
+    rtcosim_status st;
+    if (strcmp(name, "real-time-factor") == 0) {
+        char *end;
+        double f = strtod(value, &end);
+        if (end == value || *end || !(f > 0) || f > 1e6)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "--%s '%s': expected a factor > 0 and <= 1e6", name, value);
+        o->rt_factor = f;
+        return RTCOSIM_OK;
+    }
+    if (strcmp(name, "step") == 0)
+        return parse_time(name, value, &o->macro_step, err);
+    if (strcmp(name, "stop-time") == 0)
+        return parse_time(name, value, &o->stop_time, err);
+    if (strcmp(name, "start-time") == 0)
+        return parse_time(name, value, &o->start_time, err);
+    if (strcmp(name, "busy-wait") == 0)
+        return parse_time(name, value, &o->busy_wait, err);
+    if (strcmp(name, "partner-timeout") == 0)
+        return parse_time(name, value, &o->partner_timeout, err);
+    if (strcmp(name, "non-real-time") == 0) {
+        o->non_realtime = value;
+        return RTCOSIM_OK;
+    }
+    if (strcmp(name, "report") == 0) {
+        o->report_dir = value;
+        return RTCOSIM_OK;
+    }
+    if (strcmp(name, "overrun") == 0)
+        st = rtcosim_overrun_policy_parse(value, &o->overrun, err);
+    else if (strcmp(name, "exchange") == 0)
+        st = rtcosim_exchange_pattern_parse(value, &o->exchange, err);
+    else if (strcmp(name, "estimator") == 0)
+        st = rtcosim_estimator_spec_parse(value, &o->estimator, err);
+    else if (strcmp(name, "priority") == 0)
+        return parse_int(name, value, 1, 99, &o->fifo_priority, err);
+    else if (strcmp(name, "cpu") == 0)
+        return parse_int(name, value, 0, 1023, &o->cpu, err);
+    else if (strcmp(name, "lock-memory") == 0)
+        return parse_flag(name, value, &o->lock_memory, err);
+    else if (strcmp(name, "calibrate") == 0)
+        return parse_flag(name, value, &o->calibrate, err);
+    else if (strcmp(name, "tv-includes-step") == 0)
+        return parse_flag(name, value, &o->tv_includes_step, err);
+    else
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "unknown real-time option --%s (expected real-time-factor, "
+                                 "overrun, step, stop-time, start-time, non-real-time, exchange, "
+                                 "estimator, report, priority, cpu, lock-memory, busy-wait, "
+                                 "calibrate, partner-timeout, tv-includes-step)",
+                                 name);
+    if (st != RTCOSIM_OK)
+        rtcosim_error_prefix(err, "--%s: ", name);
+    return st;
 }
 
 /* --- Part helpers used by the loop ----------------------------------------- */

@@ -59,6 +59,7 @@ typedef struct from_partner_sample {
 
 struct rtcosim_rt {
     rtcosim_rt_options options;
+    char *report_dir; /* copy of options.report_dir */
     rtcosim_component **components;
     size_t component_count;
     bool *is_partner; /* per component */

@@ -152,16 +152,17 @@ static void write_estimates(const rtcosim_rt *rt, FILE *f)
 
 static void write_estimators(const rtcosim_rt *rt, FILE *f)
 {
-    fprintf(f, "signal,estimator,used,graded,rms_error,max_abs_error\n");
+    fprintf(f, "signal,estimator,used,graded,rms_error,max_abs_error,map_clamped,history_resets\n");
     for (size_t j = 0; j < rt->partner_part.send_count; j++) {
         rtcosim_estimator_stats st;
         rtcosim_estimator_get_stats(rt->estimators[j], &st);
-        fprintf(f, "%s,handed-out,%llu,%llu,%.9g,%.9g\n", rt->signal_names[j],
+        fprintf(f, "%s,handed-out,%llu,%llu,%.9g,%.9g,%llu,%llu\n", rt->signal_names[j],
                 (unsigned long long)st.estimates, (unsigned long long)st.resolved, st.rms_error,
-                st.max_abs_error);
+                st.max_abs_error, (unsigned long long)st.map_clamped,
+                (unsigned long long)st.history_resets);
         for (int k = 0; k < RTCOSIM_ESTIMATOR_COUNT_; k++)
             if (st.kind_count[k])
-                fprintf(f, "%s,%s,%llu,%llu,%.9g,%.9g\n", rt->signal_names[j],
+                fprintf(f, "%s,%s,%llu,%llu,%.9g,%.9g,,\n", rt->signal_names[j],
                         rtcosim_estimator_kind_name((rtcosim_estimator_kind)k),
                         (unsigned long long)st.used[k], (unsigned long long)st.kind_count[k],
                         st.kind_rms_error[k], st.kind_max_abs_error[k]);

@@ -666,6 +666,18 @@ rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
     }
     if (rt->options.lock_memory && rt->summary.memory_locked)
         munlockall();
+    /* The report is written whatever happened: the results so far count. */
+    if (rt->report_dir) {
+        rtcosim_error report_err;
+        rtcosim_status rs = rtcosim_rt_write_report(rt, rt->report_dir, &report_err);
+        if (rs != RTCOSIM_OK && st == RTCOSIM_OK) {
+            st = rs;
+            if (err)
+                *err = report_err;
+        } else if (rs != RTCOSIM_OK) {
+            rtcosim_log(RTCOSIM_LOG_ERROR, LOG_CATEGORY, "%s", report_err.message);
+        }
+    }
     if (rt->summary.partner_lost)
         rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
                     "non-real-time partner lost at te = %.6f s (%s); the real-time part ran on "

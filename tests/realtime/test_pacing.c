@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "rt_models.h"
@@ -358,6 +360,88 @@ static void executor_rejects_bad_options_naming_the_problem(void **state)
     teardown(&f);
 }
 
+static void command_line_options_set_the_matching_fields(void **state)
+{
+    (void)state;
+    rtcosim_rt_options o;
+    rtcosim_rt_options_init(&o);
+    static const char *const pairs[][2] = {
+        {"real-time-factor", "2.5"}, {"overrun", "skip"},        {"step", "0.002"},
+        {"stop-time", "10"},         {"non-real-time", "a,b"},   {"exchange", "2-1"},
+        {"estimator", "soh,max=3"},  {"report", "out/rt"},       {"priority", "80"},
+        {"cpu", "1"},                {"lock-memory", "yes"},     {"busy-wait", "0.00005"},
+        {"calibrate", "true"},       {"partner-timeout", "0.5"}, {"tv-includes-step", "1"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        assert_int_equal(rtcosim_rt_option_set(&o, pairs[i][0], pairs[i][1], NULL), RTCOSIM_OK);
+    assert_true(o.rt_factor == 2.5);
+    assert_int_equal(o.overrun, RTCOSIM_OVERRUN_SKIP);
+    assert_int_equal(o.macro_step, MS(2));
+    assert_int_equal(o.stop_time, 10 * RTCOSIM_NS_PER_S);
+    assert_string_equal(o.non_realtime, "a,b");
+    assert_int_equal(o.exchange.length, 2);
+    assert_int_equal(o.estimator.kind, RTCOSIM_ESTIMATOR_SOH);
+    assert_true(o.estimator.has_max && o.estimator.max == 3);
+    assert_string_equal(o.report_dir, "out/rt");
+    assert_int_equal(o.fifo_priority, 80);
+    assert_int_equal(o.cpu, 1);
+    assert_true(o.lock_memory && o.calibrate && o.tv_includes_step);
+    assert_int_equal(o.busy_wait, 50000);
+    assert_int_equal(o.partner_timeout, MS(500));
+    rtcosim_error err;
+    assert_int_equal(rtcosim_rt_option_set(&o, "overrun", "later", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "--overrun: overrun policy 'later' is not one of"));
+    assert_int_equal(rtcosim_rt_option_set(&o, "estimator", "cubic", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "--estimator: estimator 'cubic'"));
+    assert_int_equal(rtcosim_rt_option_set(&o, "priority", "100", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "--priority '100': expected an integer 1..99"));
+    assert_int_equal(rtcosim_rt_option_set(&o, "real-time-factor", "-1", &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_rt_option_set(&o, "lock-memory", "maybe", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "expected yes or no"));
+    assert_int_equal(rtcosim_rt_option_set(&o, "step", "fast", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "--step 'fast'"));
+    assert_int_equal(rtcosim_rt_option_set(&o, "speed", "1", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "unknown real-time option --speed"));
+}
+
+static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_plant(&f, overrun_schedule, 7);
+    rtcosim_rt_options o;
+    rtcosim_rt_options_init(&o);
+    o.stop_time = MS(6);
+    o.overrun = RTCOSIM_OVERRUN_FAIL;
+    char dir[] = "rt-fail-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    o.report_dir = dir;
+    assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_ETIMEOUT);
+    char path[64], line[256];
+    snprintf(path, sizeof path, "%s/frames.csv", dir);
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    int rows = 0;
+    while (fgets(line, sizeof line, in))
+        rows++;
+    fclose(in);
+    assert_int_equal(rows, 3); /* header + frames 0 and 1 */
+    snprintf(path, sizeof path, "%s/overruns.csv", dir);
+    in = fopen(path, "r");
+    assert_non_null(in);
+    assert_non_null(fgets(line, sizeof line, in));
+    assert_non_null(fgets(line, sizeof line, in));
+    assert_string_equal(line, "1,0.001,0.000,2500.000,1500.000\n");
+    fclose(in);
+    const char *names[] = {"frames.csv", "overruns.csv", "summary.csv"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(remove(path), 0);
+    }
+    assert_int_equal(remove(dir), 0);
+    teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +457,8 @@ int main(void)
         cmocka_unit_test(histogram_is_exact_below_32ns_and_within_one_sixteenth_above),
         cmocka_unit_test(options_parse_with_clear_errors),
         cmocka_unit_test(executor_rejects_bad_options_naming_the_problem),
+        cmocka_unit_test(command_line_options_set_the_matching_fields),
+        cmocka_unit_test(report_is_written_after_a_failed_run_with_the_frames_so_far),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

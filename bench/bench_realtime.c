@@ -1,0 +1,373 @@
+/* B3 `rtcosim bench realtime`: two light components (a first-order plant and
+ * a PI controller) paced at 1 ms to the wall clock, idle and with a CPU load
+ * thread, with and without SCHED_FIFO where permitted. Reports frame start
+ * lateness percentiles, overruns and the drift of te against the monotonic
+ * clock. Also defines the light models the late-partner benchmark reuses. */
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "rtcosim/log.h"
+#include "rtcosim/realtime.h"
+
+/* --- Light native models (shared with bench_late_partner.c) --------------- */
+
+enum { MODEL_PLANT, MODEL_CONTROLLER, MODEL_SETPOINT };
+
+/* One struct for the three small models: plant x' = (u - x) / tau (exact
+ * discretization for a held u); PI controller u = kp e + ki int(e) with
+ * e = r - x; setpoint r = sin(2 pi f t) + 0.5 sign(sin(2 pi f t / 5)). */
+typedef struct bench_model {
+    int kind;
+    double u, x, r, integral;
+    double tau, kp, ki, frequency;
+    rtcosim_time_ns time;
+} bench_model;
+
+static double setpoint_at(const bench_model *m, rtcosim_time_ns t)
+{
+    double s = rtcosim_time_to_seconds(t);
+    double slow = sin(2 * M_PI * m->frequency * s / 5);
+    return sin(2 * M_PI * m->frequency * s) + (slow >= 0 ? 0.5 : -0.5);
+}
+
+static rtcosim_status model_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *r, rtcosim_error *err)
+{
+    (void)r, (void)err;
+    bench_model *m = self;
+    double hs = rtcosim_time_to_seconds(h);
+    switch (m->kind) {
+    case MODEL_PLANT:
+        m->x = m->u + (m->x - m->u) * exp(-hs / m->tau);
+        break;
+    case MODEL_CONTROLLER:
+        m->integral += (m->r - m->x) * hs;
+        break;
+    default:
+        break;
+    }
+    m->time = t + h;
+    if (m->kind == MODEL_SETPOINT)
+        m->r = setpoint_at(m, m->time);
+    if (m->kind == MODEL_CONTROLLER)
+        m->u = m->kp * (m->r - m->x) + m->ki * m->integral;
+    return RTCOSIM_OK;
+}
+
+/* Value references: 0 u, 1 x, 2 r (each model exposes the ones it has). */
+static rtcosim_status model_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                void *values, rtcosim_error *err)
+{
+    (void)type, (void)err;
+    bench_model *m = self;
+    for (size_t i = 0; i < n; i++)
+        ((double *)values)[i] = vrs[i] == 0 ? m->u : vrs[i] == 1 ? m->x : m->r;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status model_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                const void *values, rtcosim_error *err)
+{
+    (void)type, (void)err;
+    bench_model *m = self;
+    for (size_t i = 0; i < n; i++) {
+        double v = ((const double *)values)[i];
+        if (vrs[i] == 0)
+            m->u = v;
+        else if (vrs[i] == 1)
+            m->x = v;
+        else
+            m->r = v;
+    }
+    if (m->kind == MODEL_CONTROLLER) /* direct feedthrough of the P part */
+        m->u = m->kp * (m->r - m->x) + m->ki * m->integral;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status model_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    if (!*state && !(*state = malloc(sizeof(bench_model))))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    memcpy(*state, self, sizeof(bench_model));
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status model_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    (void)err;
+    memcpy(self, state, sizeof(bench_model));
+    return RTCOSIM_OK;
+}
+
+static void model_free_state(void *self, rtcosim_state state)
+{
+    (void)self;
+    free(state);
+}
+
+static const rtcosim_component_ops model_ops = {
+    .kind = "native", .do_step = model_step, .get = model_get, .set = model_set,
+    .get_state = model_get_state, .set_state = model_set_state,
+    .free_state = model_free_state, .destroy = free,
+};
+
+#define VAR(n, vr, c)                                                                         \
+    {.name = n, .value_reference = vr, .type = RTCOSIM_TYPE_FLOAT64,                          \
+     .causality = RTCOSIM_CAUSALITY_##c, .variability = RTCOSIM_VARIABILITY_CONTINUOUS,       \
+     .derivative_of = -1}
+static const rtcosim_variable plant_vars[] = {VAR("u", 0, INPUT), VAR("x", 1, OUTPUT)};
+static const rtcosim_variable controller_vars[] = {VAR("u", 0, OUTPUT), VAR("x", 1, INPUT),
+                                                   VAR("r", 2, INPUT)};
+static const rtcosim_variable setpoint_vars[] = {VAR("r", 2, OUTPUT)};
+
+/* Create (not instantiated) one of the light models: "plant", "controller",
+ * "setpoint". */
+rtcosim_component *rt_bench_model(const char *which);
+rtcosim_component *rt_bench_model(const char *which)
+{
+    bench_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->tau = 0.05, m->kp = 4, m->ki = 20, m->frequency = 2;
+    rtcosim_component_desc desc = {.capabilities = {.can_handle_variable_step = true,
+                                                    .can_get_set_state = true}};
+    if (strcmp(which, "plant") == 0) {
+        m->kind = MODEL_PLANT;
+        desc.model_name = "plant", desc.variables = plant_vars, desc.variable_count = 2;
+    } else if (strcmp(which, "controller") == 0) {
+        m->kind = MODEL_CONTROLLER;
+        /* Start consistent with the setpoint at t = 0 and the plant at rest. */
+        m->r = setpoint_at(m, 0);
+        m->u = m->kp * m->r;
+        desc.model_name = "controller", desc.variables = controller_vars, desc.variable_count = 3;
+    } else {
+        m->kind = MODEL_SETPOINT;
+        m->r = setpoint_at(m, 0);
+        desc.model_name = "setpoint", desc.variables = setpoint_vars, desc.variable_count = 1;
+    }
+    rtcosim_component *c = NULL;
+    return rtcosim_component_create(&model_ops, m, &desc, &c, NULL) == RTCOSIM_OK ? c : NULL;
+}
+
+/* Bring a component to step mode under the given instance name. */
+int rt_bench_start(rtcosim_component *c, const char *name);
+int rt_bench_start(rtcosim_component *c, const char *name)
+{
+    rtcosim_error err;
+    if (rtcosim_component_instantiate(c, name, &err) || rtcosim_component_setup(c, 0, 0, -1, &err) ||
+        rtcosim_component_enter_init(c, &err) || rtcosim_component_exit_init(c, &err)) {
+        fprintf(stderr, "rtcosim: %s\n", err.message);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- The benchmark ---------------------------------------------------------- */
+
+static atomic_bool load_running;
+
+/* A CPU hog on the last core: the pacing thread competes with it for caches
+ * and memory bandwidth, and for the CPU when the scheduler moves things. */
+static void *load_main(void *arg)
+{
+    (void)arg;
+    volatile double sink = 1.0;
+    while (atomic_load_explicit(&load_running, memory_order_relaxed))
+        for (int i = 0; i < 10000; i++)
+            sink = sink * 1.0000001 + 1e-9;
+    return NULL;
+}
+
+typedef struct scenario_result {
+    bool ran, fifo;
+    double p50, p99, p999, max, drift;
+    unsigned long long overruns, frames;
+} scenario_result;
+
+static int run_scenario(double seconds, bool load, int fifo, rtcosim_time_ns busy_wait,
+                        const char *report, scenario_result *out)
+{
+    rtcosim_component *comps[2] = {rt_bench_model("plant"), rt_bench_model("controller")};
+    static const rtcosim_rt_connection conns[] = {
+        {.from_component = 1, .from_vr = 0, .to_component = 0, .to_vr = 0},
+        {.from_component = 0, .from_vr = 1, .to_component = 1, .to_vr = 1},
+    };
+    if (!comps[0] || !comps[1] || rt_bench_start(comps[0], "plant") ||
+        rt_bench_start(comps[1], "controller")) {
+        rtcosim_component_free(comps[0]);
+        rtcosim_component_free(comps[1]);
+        return 1;
+    }
+    rtcosim_rt_options o;
+    rtcosim_rt_options_init(&o);
+    o.macro_step = RTCOSIM_NS_PER_MS;
+    o.stop_time = (rtcosim_time_ns)llround(seconds * 1000) * RTCOSIM_NS_PER_MS;
+    o.overrun = RTCOSIM_OVERRUN_CATCH_UP;
+    o.fifo_priority = fifo;
+    o.lock_memory = fifo > 0;
+    o.busy_wait = busy_wait;
+    o.calibrate = true;
+    o.frame_log = report ? 10000000 : 0;
+    rtcosim_rt *rt = NULL;
+    rtcosim_error err;
+    pthread_t loader;
+    bool loader_started = false;
+    if (load) {
+        atomic_store(&load_running, true);
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cpus > 1) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET((int)(cpus - 1), &set);
+            pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+        }
+        loader_started = pthread_create(&loader, &attr, load_main, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    int rc = 0;
+    if (rtcosim_rt_create(comps, 2, conns, 2, &o, &rt, &err) != RTCOSIM_OK ||
+        rtcosim_rt_run(rt, &err) != RTCOSIM_OK) {
+        fprintf(stderr, "rtcosim: %s\n", err.message);
+        rc = 1;
+    }
+    if (loader_started) {
+        atomic_store(&load_running, false);
+        pthread_join(loader, NULL);
+    }
+    if (rc == 0) {
+        const rtcosim_histogram *l = rtcosim_rt_lateness(rt);
+        const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rt);
+        out->ran = true;
+        out->fifo = s->fifo_applied;
+        out->p50 = (double)rtcosim_histogram_percentile(l, 50) / 1e3;
+        out->p99 = (double)rtcosim_histogram_percentile(l, 99) / 1e3;
+        out->p999 = (double)rtcosim_histogram_percentile(l, 99.9) / 1e3;
+        out->max = (double)l->max / 1e3;
+        out->drift = (double)s->drift / 1e3;
+        out->overruns = (unsigned long long)s->overruns;
+        out->frames = (unsigned long long)s->frames;
+        if (report && rtcosim_rt_write_report(rt, report, &err) != RTCOSIM_OK) {
+            fprintf(stderr, "rtcosim: %s\n", err.message);
+            rc = 1;
+        }
+    }
+    rtcosim_rt_free(rt);
+    rtcosim_component_free(comps[0]);
+    rtcosim_component_free(comps[1]);
+    return rc;
+}
+
+static int usage(int code)
+{
+    fprintf(code ? stderr : stdout,
+            "usage: rtcosim bench realtime [--quick] [--duration SECONDS] [--busy-wait US]\n"
+            "                              [--no-load] [--no-fifo] [--report DIR]\n"
+            "  paces two light components at 1 ms; default 60 s per scenario, --quick 5 s\n");
+    return code;
+}
+
+static int run(int argc, char **argv)
+{
+    double seconds = 60;
+    double busy_us = 0;
+    bool with_load = true, with_fifo = true;
+    const char *report = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            seconds = 5;
+        else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
+            char *end;
+            seconds = strtod(argv[++i], &end);
+            if (*end || !(seconds >= 0.01) || seconds > 86400) {
+                fprintf(stderr, "rtcosim: --duration '%s' must be 0.01..86400 seconds\n", argv[i]);
+                return 1;
+            }
+        } else if (strcmp(argv[i], "--busy-wait") == 0 && i + 1 < argc) {
+            char *end;
+            busy_us = strtod(argv[++i], &end);
+            if (*end || !(busy_us >= 0) || busy_us > 1000) {
+                fprintf(stderr, "rtcosim: --busy-wait '%s' must be 0..1000 us\n", argv[i]);
+                return 1;
+            }
+        } else if (strcmp(argv[i], "--no-load") == 0)
+            with_load = false;
+        else if (strcmp(argv[i], "--no-fifo") == 0)
+            with_fifo = false;
+        else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
+            report = argv[++i];
+        else if (strcmp(argv[i], "--help") == 0)
+            return usage(0);
+        else {
+            fprintf(stderr, "rtcosim: bench realtime: unknown option '%s'\n", argv[i]);
+            return usage(1);
+        }
+    }
+    rtcosim_time_ns busy = (rtcosim_time_ns)llround(busy_us * 1e3);
+    struct {
+        const char *name;
+        bool load;
+        int fifo;
+        scenario_result r;
+    } scenarios[] = {
+        {"idle", false, 0, {0}},
+        {"idle + SCHED_FIFO", false, 80, {0}},
+        {"load", true, 0, {0}},
+        {"load + SCHED_FIFO", true, 80, {0}},
+    };
+    printf("B3 real-time pacing: plant + PI controller, H = 1 ms, %.0f s per scenario, "
+           "busy-wait %.0f us\n\n",
+           seconds, busy_us);
+    printf("%-20s %10s %10s %10s %10s %9s %10s\n", "scenario", "p50 [us]", "p99 [us]",
+           "p99.9 [us]", "max [us]", "overruns", "drift [us]");
+    for (size_t i = 0; i < 4; i++) {
+        if ((scenarios[i].load && !with_load) || (scenarios[i].fifo && !with_fifo))
+            continue;
+        char dir[4096];
+        if (report)
+            snprintf(dir, sizeof dir, "%s/scenario-%zu", report, i);
+        if (run_scenario(seconds, scenarios[i].load, scenarios[i].fifo, busy,
+                         report ? dir : NULL, &scenarios[i].r))
+            return 1;
+        const scenario_result *r = &scenarios[i].r;
+        if (scenarios[i].fifo && !r->fifo) {
+            printf("%-20s (SCHED_FIFO refused by the system: ran with normal scheduling)\n",
+                   scenarios[i].name);
+        }
+        printf("%-20s %10.1f %10.1f %10.1f %10.1f %9llu %10.1f\n", scenarios[i].name, r->p50,
+               r->p99, r->p999, r->max, r->overruns, r->drift);
+    }
+    printf("\n");
+    /* Headline figures: the idle run with the best scheduling the system allowed. */
+    const scenario_result *idle = scenarios[1].r.ran && scenarios[1].r.fifo ? &scenarios[1].r
+                                                                            : &scenarios[0].r;
+    if (!idle->ran)
+        idle = &scenarios[1].r;
+    bench_figure("realtime.lateness_p50_us", idle->p50, "us");
+    bench_figure("realtime.lateness_p99_us", idle->p99, "us");
+    bench_figure("realtime.lateness_p999_us", idle->p999, "us");
+    bench_figure("realtime.lateness_max_us", idle->max, "us");
+    bench_figure("realtime.overruns", (double)idle->overruns, "count");
+    bench_figure("realtime.drift_us", idle->drift, "us");
+    bench_figure("realtime.sched_fifo", idle->fifo, "bool");
+    const scenario_result *loaded = scenarios[3].r.ran && scenarios[3].r.fifo ? &scenarios[3].r
+                                                                              : &scenarios[2].r;
+    if (loaded->ran) {
+        bench_figure("realtime.load_lateness_p99_us", loaded->p99, "us");
+        bench_figure("realtime.load_lateness_max_us", loaded->max, "us");
+        bench_figure("realtime.load_overruns", (double)loaded->overruns, "count");
+        bench_figure("realtime.load_drift_us", loaded->drift, "us");
+    }
+    return 0;
+}
+
+const rtcosim_bench rtcosim_bench_realtime = {
+    "realtime", "B3: pace two light components at 1 ms; lateness, overruns, drift", run};
