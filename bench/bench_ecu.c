@@ -55,10 +55,10 @@ static int run_ecu_bench(int argc, char **argv)
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         unsigned n = sizes[k];
         rtcosim_events *sim = NULL;
-        rtcosim_vehicle *v = NULL;
-        rtcosim_vehicle_config vc = {.ecus = n, .log_frames = true};
+        rtcosim_ecu_vehicle *v = NULL;
+        rtcosim_ecu_vehicle_config vc = {.ecus = n, .log_frames = true};
         if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
-            rtcosim_vehicle_build(sim, &vc, &v, &err) != RTCOSIM_OK) {
+            rtcosim_ecu_vehicle_build(sim, &vc, &v, &err) != RTCOSIM_OK) {
             fprintf(stderr, "rtcosim: %s\n", err.message);
             rtcosim_events_free(sim);
             return 1;
@@ -75,13 +75,13 @@ static int run_ecu_bench(int argc, char **argv)
                 rtcosim_run_stats stats;
                 if (rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {
                     fprintf(stderr, "rtcosim: %s\n", err.message);
-                    rtcosim_vehicle_free(v);
+                    rtcosim_ecu_vehicle_free(v);
                     rtcosim_events_free(sim);
                     return 1;
                 }
                 wall[c][r] = stats.wall_s;
                 events[c] = stats.events;
-                uint64_t sum = rtcosim_vehicle_checksum(v);
+                uint64_t sum = rtcosim_ecu_vehicle_checksum(v);
                 if (r > 0 && sum != sums[c])
                     rc = 1;
                 sums[c] = sum;
@@ -108,7 +108,7 @@ static int run_ecu_bench(int argc, char **argv)
         bench_figure(name, median[CASE_THREADS1] / median[CASE_THREADS2], "x");
         snprintf(name, sizeof name, "ecu.n%u.identical_1_2_threads", n);
         bench_figure(name, identical ? 1 : 0, "bool");
-        rtcosim_vehicle_free(v);
+        rtcosim_ecu_vehicle_free(v);
         rtcosim_events_free(sim);
     }
     return rc;

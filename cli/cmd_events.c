@@ -41,7 +41,7 @@ static int parse_uint(const char *text, unsigned long max, unsigned long *out)
 
 static int run_events(int argc, char **argv)
 {
-    rtcosim_vehicle_config vc = {.ecus = 4};
+    rtcosim_ecu_vehicle_config vc = {.ecus = 4};
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
     const char *can_log = NULL, *system = NULL;
@@ -108,25 +108,25 @@ static int run_events(int argc, char **argv)
             return cli_fail("events: unknown option '%s' (see rtcosim events --help)", a);
         }
     }
-    if (system && rtcosim_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)
+    if (system && rtcosim_ecu_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     vc.log_frames = can_log != NULL;
     rtcosim_events *sim = NULL;
-    rtcosim_vehicle *vehicle = NULL;
+    rtcosim_ecu_vehicle *vehicle = NULL;
     rtcosim_run_stats stats;
     int rc = 0;
     if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
-        rtcosim_vehicle_build(sim, &vc, &vehicle, &err) != RTCOSIM_OK ||
+        rtcosim_ecu_vehicle_build(sim, &vc, &vehicle, &err) != RTCOSIM_OK ||
         rtcosim_events_run(sim, &ro, &stats, &err) != RTCOSIM_OK ||
-        (can_log && rtcosim_can_bus_write_log(rtcosim_vehicle_bus(vehicle), can_log, &err) !=
+        (can_log && rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
                         RTCOSIM_OK)) {
         rc = cli_fail_error(&err);
         goto done;
     }
     double sim_s = rtcosim_time_to_seconds(ro.stop_time - ro.start_time);
     rtcosim_can_bus_stats bs;
-    rtcosim_can_bus_stats_get(rtcosim_vehicle_bus(vehicle), ro.stop_time - ro.start_time, &bs);
-    printf("vehicle: %zu ECUs, scheduler %s", rtcosim_vehicle_ecu_count(vehicle),
+    rtcosim_can_bus_stats_get(rtcosim_ecu_vehicle_bus(vehicle), ro.stop_time - ro.start_time, &bs);
+    printf("vehicle: %zu ECUs, scheduler %s", rtcosim_ecu_vehicle_ecu_count(vehicle),
            rtcosim_scheduler_name(ro.scheduler));
     if (ro.scheduler == RTCOSIM_SCHEDULER_CONSERVATIVE)
         printf(" (%u threads)", ro.threads);
@@ -137,10 +137,10 @@ static int run_events(int argc, char **argv)
     printf("can bus     %" PRIu64 " frames, load %.1f %%, longest queue %" PRIu32
            ", worst latency %.1f us, lookahead %.1f us%s\n",
            bs.frames, 100.0 * bs.load, bs.max_queue, (double)bs.max_latency_ns / 1e3,
-           (double)rtcosim_can_bus_min_frame_time(rtcosim_vehicle_bus(vehicle)) / 1e3,
+           (double)rtcosim_can_bus_min_frame_time(rtcosim_ecu_vehicle_bus(vehicle)) / 1e3,
            bs.overloaded ? " (OVERLOADED)" : "");
-    for (size_t i = 0; i < rtcosim_vehicle_ecu_count(vehicle); i++) {
-        rtcosim_ecu *e = rtcosim_vehicle_ecu(vehicle, i);
+    for (size_t i = 0; i < rtcosim_ecu_vehicle_ecu_count(vehicle); i++) {
+        rtcosim_ecu *e = rtcosim_ecu_vehicle_ecu(vehicle, i);
         rtcosim_ecu_stats es;
         rtcosim_ecu_stats_get(e, &es);
         printf("ecu %-14s jobs %8" PRIu64 ", core load %5.1f %%, response delay %.1f us,"
@@ -148,9 +148,9 @@ static int run_events(int argc, char **argv)
                rtcosim_ecu_name(e), es.jobs, 100.0 * (double)es.busy_ns / (sim_s * 1e9),
                (double)rtcosim_ecu_response_delay(e) / 1e3, es.frames_sent, es.frames_received);
     }
-    printf("checksum    %016" PRIx64 "\n", rtcosim_vehicle_checksum(vehicle));
+    printf("checksum    %016" PRIx64 "\n", rtcosim_ecu_vehicle_checksum(vehicle));
 done:
-    rtcosim_vehicle_free(vehicle);
+    rtcosim_ecu_vehicle_free(vehicle);
     rtcosim_events_free(sim);
     return rc;
 }

@@ -8,9 +8,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    rtcosim_vehicle_config c = {.ecus = 4};
+    rtcosim_ecu_vehicle_config c = {.ecus = 4};
     rtcosim_run_options o = {0};
     rtcosim_error err;
-    rtcosim_vehicle_parse((const char *)data, size, "fuzz.ini", &c, &o, &err);
+    rtcosim_ecu_vehicle_parse((const char *)data, size, "fuzz.ini", &c, &o, &err);
     return 0;
 }

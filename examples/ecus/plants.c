@@ -44,8 +44,8 @@ static void engine_der(void *data, double t, const double *x, double *dx)
     dx[0] = (d->Tmax * d->throttle - d->c * x[0] - d->T_load) / d->J;
 }
 
-const rtcosim_native_model vehicle_engine_model = {
-    .name = "vehicle.engine", .description = "crankshaft dynamics",
+const rtcosim_native_model ecus_engine_model = {
+    .name = "ecus.engine", .description = "crankshaft dynamics",
     .data_size = sizeof(engine_data), .variables = engine_vars,
     .variable_count = sizeof engine_vars / sizeof engine_vars[0], .state_count = 1,
     .states_offset = offsetof(engine_data, w), .integrator = RTCOSIM_NATIVE_RK4,
@@ -78,8 +78,8 @@ static void car_der(void *data, double t, const double *x, double *dx)
     dx[0] = (d->F_drive - drag - rolling) / d->m;
 }
 
-const rtcosim_native_model vehicle_car_model = {
-    .name = "vehicle.longitudinal", .description = "longitudinal vehicle dynamics",
+const rtcosim_native_model ecus_car_model = {
+    .name = "ecus.longitudinal", .description = "longitudinal vehicle dynamics",
     .data_size = sizeof(car_data), .variables = car_vars,
     .variable_count = sizeof car_vars / sizeof car_vars[0], .state_count = 1,
     .states_offset = offsetof(car_data, v), .integrator = RTCOSIM_NATIVE_RK4,
@@ -106,8 +106,8 @@ static void brake_der(void *data, double t, const double *x, double *dx)
     dx[0] = (d->p_cmd - x[0]) / d->tau;
 }
 
-const rtcosim_native_model vehicle_brake_model = {
-    .name = "vehicle.brake", .description = "brake hydraulics",
+const rtcosim_native_model ecus_brake_model = {
+    .name = "ecus.brake", .description = "brake hydraulics",
     .data_size = sizeof(brake_data), .variables = brake_vars,
     .variable_count = sizeof brake_vars / sizeof brake_vars[0], .state_count = 1,
     .states_offset = offsetof(brake_data, p), .integrator = RTCOSIM_NATIVE_RK4,
@@ -136,8 +136,8 @@ static void cabin_der(void *data, double t, const double *x, double *dx)
     dx[0] = (d->heater - d->k * (x[0] - d->T_ambient)) / d->C;
 }
 
-const rtcosim_native_model vehicle_cabin_model = {
-    .name = "vehicle.cabin", .description = "cabin thermal model",
+const rtcosim_native_model ecus_cabin_model = {
+    .name = "ecus.cabin", .description = "cabin thermal model",
     .data_size = sizeof(cabin_data), .variables = cabin_vars,
     .variable_count = sizeof cabin_vars / sizeof cabin_vars[0], .state_count = 1,
     .states_offset = offsetof(cabin_data, T), .integrator = RTCOSIM_NATIVE_RK4,
@@ -145,7 +145,7 @@ const rtcosim_native_model vehicle_cabin_model = {
     .derivatives = cabin_der,
 };
 
-RTCOSIM_NATIVE_BUILTIN(vehicle_engine_model)
-RTCOSIM_NATIVE_BUILTIN(vehicle_car_model)
-RTCOSIM_NATIVE_BUILTIN(vehicle_brake_model)
-RTCOSIM_NATIVE_BUILTIN(vehicle_cabin_model)
+RTCOSIM_NATIVE_BUILTIN(ecus_engine_model)
+RTCOSIM_NATIVE_BUILTIN(ecus_car_model)
+RTCOSIM_NATIVE_BUILTIN(ecus_brake_model)
+RTCOSIM_NATIVE_BUILTIN(ecus_cabin_model)

@@ -13,7 +13,7 @@
 
 #define CLOCK_HZ_DEFAULT UINT64_C(200000000)
 
-struct rtcosim_vehicle {
+struct rtcosim_ecu_vehicle {
     rtcosim_can_bus *bus;
     rtcosim_ecu **ecus;
     size_t ecu_count;
@@ -216,13 +216,13 @@ static rtcosim_status body_send(rtcosim_ecu_io *io, void *software, rtcosim_erro
 
 /* ---- builder ---- */
 
-static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_vehicle *v,
-                                const rtcosim_vehicle_config *c, unsigned index,
+static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_ecu_vehicle *v,
+                                const rtcosim_ecu_vehicle_config *c, unsigned index,
                                 rtcosim_ecu **out, rtcosim_error *err)
 {
     static const char *const kinds[4] = {"engine", "transmission", "brake", "body"};
     static const rtcosim_native_model *const plants[4] = {
-        &vehicle_engine_model, &vehicle_car_model, &vehicle_brake_model, &vehicle_cabin_model};
+        &ecus_engine_model, &ecus_car_model, &ecus_brake_model, &ecus_cabin_model};
     unsigned kind = index % 4;
     uint32_t g = index / 4;
     char name[64];
@@ -306,13 +306,13 @@ static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_vehicle *v,
     return st;
 }
 
-rtcosim_status rtcosim_vehicle_build(rtcosim_events *sim, const rtcosim_vehicle_config *c,
-                                     rtcosim_vehicle **out, rtcosim_error *err)
+rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_vehicle_config *c,
+                                     rtcosim_ecu_vehicle **out, rtcosim_error *err)
 {
     *out = NULL;
     if (c->ecus == 0 || c->ecus > 64)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: %u ECUs is not in 1..64", c->ecus);
-    rtcosim_vehicle *v = calloc(1, sizeof *v);
+    rtcosim_ecu_vehicle *v = calloc(1, sizeof *v);
     if (!v || !(v->ecus = calloc(c->ecus, sizeof *v->ecus))) {
         free(v);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "vehicle: out of memory");
@@ -343,14 +343,14 @@ rtcosim_status rtcosim_vehicle_build(rtcosim_events *sim, const rtcosim_vehicle_
             st = rtcosim_events_set_group(sim, plant, rtcosim_ecu_plant_lp(v->ecus[0]), err);
     }
     if (st != RTCOSIM_OK) {
-        rtcosim_vehicle_free(v);
+        rtcosim_ecu_vehicle_free(v);
         return st;
     }
     *out = v;
     return RTCOSIM_OK;
 }
 
-void rtcosim_vehicle_free(rtcosim_vehicle *v)
+void rtcosim_ecu_vehicle_free(rtcosim_ecu_vehicle *v)
 {
     if (!v)
         return;
@@ -361,9 +361,9 @@ void rtcosim_vehicle_free(rtcosim_vehicle *v)
     free(v);
 }
 
-rtcosim_can_bus *rtcosim_vehicle_bus(const rtcosim_vehicle *v) { return v->bus; }
-size_t rtcosim_vehicle_ecu_count(const rtcosim_vehicle *v) { return v->ecu_count; }
-rtcosim_ecu *rtcosim_vehicle_ecu(const rtcosim_vehicle *v, size_t i)
+rtcosim_can_bus *rtcosim_ecu_vehicle_bus(const rtcosim_ecu_vehicle *v) { return v->bus; }
+size_t rtcosim_ecu_vehicle_ecu_count(const rtcosim_ecu_vehicle *v) { return v->ecu_count; }
+rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t i)
 {
     return i < v->ecu_count ? v->ecus[i] : NULL;
 }
@@ -385,7 +385,7 @@ static uint64_t hash_f64(uint64_t h, double x)
     return hash_u64(h, bits);
 }
 
-uint64_t rtcosim_vehicle_checksum(const rtcosim_vehicle *v)
+uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v)
 {
     uint64_t h = UINT64_C(0xCBF29CE484222325);
     for (size_t i = 0; i < v->ecu_count; i++) {

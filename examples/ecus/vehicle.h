@@ -12,8 +12,8 @@
 #define VEHICLE_VR_STATE 0u /* every plant: its one state is output vr 0 */
 #define VEHICLE_VR_INPUT 1u /* and its one input vr 1 */
 
-extern const rtcosim_native_model vehicle_engine_model, vehicle_car_model,
-    vehicle_brake_model, vehicle_cabin_model;
+extern const rtcosim_native_model ecus_engine_model, ecus_car_model,
+    ecus_brake_model, ecus_cabin_model;
 
 /* CAN identifiers (standard) of group 0; group k adds k. */
 enum {
@@ -24,7 +24,7 @@ enum {
     VEHICLE_ID_ENGINE_STATUS = 0x5C0, /* engine, 100 ms, 4 bytes */
 };
 
-typedef struct rtcosim_vehicle_config {
+typedef struct rtcosim_ecu_vehicle_config {
     unsigned ecus;                  /* 1..64 */
     uint32_t bitrate;               /* 0: 500 kbit/s */
     rtcosim_can_stuffing stuffing;
@@ -32,30 +32,30 @@ typedef struct rtcosim_vehicle_config {
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
-} rtcosim_vehicle_config;
+} rtcosim_ecu_vehicle_config;
 
-typedef struct rtcosim_vehicle rtcosim_vehicle;
+typedef struct rtcosim_ecu_vehicle rtcosim_ecu_vehicle;
 
 /* Add the bus, ECUs and plants to an empty simulation and connect them. */
-rtcosim_status rtcosim_vehicle_build(rtcosim_events *sim, const rtcosim_vehicle_config *config,
-                                     rtcosim_vehicle **out, rtcosim_error *err);
-void rtcosim_vehicle_free(rtcosim_vehicle *v);
-rtcosim_can_bus *rtcosim_vehicle_bus(const rtcosim_vehicle *v);
-size_t rtcosim_vehicle_ecu_count(const rtcosim_vehicle *v);
-rtcosim_ecu *rtcosim_vehicle_ecu(const rtcosim_vehicle *v, size_t index);
+rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_vehicle_config *config,
+                                     rtcosim_ecu_vehicle **out, rtcosim_error *err);
+void rtcosim_ecu_vehicle_free(rtcosim_ecu_vehicle *v);
+rtcosim_can_bus *rtcosim_ecu_vehicle_bus(const rtcosim_ecu_vehicle *v);
+size_t rtcosim_ecu_vehicle_ecu_count(const rtcosim_ecu_vehicle *v);
+rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t index);
 /* A hash of every ECU's emulator state and of the CAN log (when kept): equal
  * hashes after two runs mean identical results. */
-uint64_t rtcosim_vehicle_checksum(const rtcosim_vehicle *v);
+uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
 
 /* A vehicle system file: INI text with a [vehicle] section (ecus, bitrate,
  * stuffing = actual|worst-case, plants = active|passive, plant_step and
  * clock_hz) and a [run] section (scheduler, threads, stop_time, seed).
  * '#' or ';' start comments. Given values override *config and *run; an
  * unknown section or key, or a bad value, is an error naming file and line. */
-rtcosim_status rtcosim_vehicle_load(const char *path, rtcosim_vehicle_config *config,
+rtcosim_status rtcosim_ecu_vehicle_load(const char *path, rtcosim_ecu_vehicle_config *config,
                                     rtcosim_run_options *run, rtcosim_error *err);
-rtcosim_status rtcosim_vehicle_parse(const char *text, size_t size, const char *origin,
-                                     rtcosim_vehicle_config *config, rtcosim_run_options *run,
+rtcosim_status rtcosim_ecu_vehicle_parse(const char *text, size_t size, const char *origin,
+                                     rtcosim_ecu_vehicle_config *config, rtcosim_run_options *run,
                                      rtcosim_error *err);
 
 #endif

@@ -25,7 +25,7 @@ static int parse_u64(const char *text, uint64_t max, uint64_t *out)
 }
 
 static rtcosim_status set_key(const char *section, const char *key, const char *value,
-                              const char *origin, unsigned line, rtcosim_vehicle_config *c,
+                              const char *origin, unsigned line, rtcosim_ecu_vehicle_config *c,
                               rtcosim_run_options *run, rtcosim_error *err)
 {
     uint64_t n;
@@ -105,8 +105,8 @@ static char *trim(char *s)
     return s;
 }
 
-rtcosim_status rtcosim_vehicle_parse(const char *text, size_t size, const char *origin,
-                                     rtcosim_vehicle_config *c, rtcosim_run_options *run,
+rtcosim_status rtcosim_ecu_vehicle_parse(const char *text, size_t size, const char *origin,
+                                     rtcosim_ecu_vehicle_config *c, rtcosim_run_options *run,
                                      rtcosim_error *err)
 {
     char section[32] = "";
@@ -162,7 +162,7 @@ rtcosim_status rtcosim_vehicle_parse(const char *text, size_t size, const char *
     return RTCOSIM_OK;
 }
 
-rtcosim_status rtcosim_vehicle_load(const char *path, rtcosim_vehicle_config *c,
+rtcosim_status rtcosim_ecu_vehicle_load(const char *path, rtcosim_ecu_vehicle_config *c,
                                     rtcosim_run_options *run, rtcosim_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -194,7 +194,7 @@ rtcosim_status rtcosim_vehicle_load(const char *path, rtcosim_vehicle_config *c,
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: read error", path);
     fclose(f);
     if (st == RTCOSIM_OK)
-        st = rtcosim_vehicle_parse(text, size, path, c, run, err);
+        st = rtcosim_ecu_vehicle_parse(text, size, path, c, run, err);
     free(text);
     return st;
 }

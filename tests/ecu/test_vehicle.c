@@ -23,21 +23,21 @@ static vehicle_run run_vehicle(unsigned ecus, rtcosim_plant_mode mode, rtcosim_s
                                unsigned threads)
 {
     rtcosim_events *sim;
-    rtcosim_vehicle *v;
+    rtcosim_ecu_vehicle *v;
     rtcosim_error err;
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
-    rtcosim_vehicle_config c = {.ecus = ecus, .plant_mode = mode, .log_frames = true};
-    assert_int_equal(rtcosim_vehicle_build(sim, &c, &v, &err), RTCOSIM_OK);
+    rtcosim_ecu_vehicle_config c = {.ecus = ecus, .plant_mode = mode, .log_frames = true};
+    assert_int_equal(rtcosim_ecu_vehicle_build(sim, &c, &v, &err), RTCOSIM_OK);
     rtcosim_run_options o = {.scheduler = s, .threads = threads,
                              .stop_time = 300 * RTCOSIM_NS_PER_MS};
     rtcosim_run_stats stats;
     if (rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
-    vehicle_run r = {.checksum = rtcosim_vehicle_checksum(v), .events = stats.events};
-    r.frames = rtcosim_can_bus_log_count(rtcosim_vehicle_bus(v));
+    vehicle_run r = {.checksum = rtcosim_ecu_vehicle_checksum(v), .events = stats.events};
+    r.frames = rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(v));
     r.log = malloc(r.frames * sizeof *r.log + 1);
-    memcpy(r.log, rtcosim_can_bus_log(rtcosim_vehicle_bus(v)), r.frames * sizeof *r.log);
-    rtcosim_vehicle_free(v);
+    memcpy(r.log, rtcosim_can_bus_log(rtcosim_ecu_vehicle_bus(v)), r.frames * sizeof *r.log);
+    rtcosim_ecu_vehicle_free(v);
     rtcosim_events_free(sim);
     return r;
 }
@@ -97,10 +97,10 @@ static void system_file_sets_vehicle_and_run(void **state)
                         "plants = passive\nplant_step = 0.0005\nclock_hz = 80000000\n"
                         "bitrate = 250000\n\n[run]\nscheduler = lockstep\nthreads = 3\n"
                         "stop_time = 2.5\nseed = 99\n";
-    rtcosim_vehicle_config c = {.ecus = 4};
+    rtcosim_ecu_vehicle_config c = {.ecus = 4};
     rtcosim_run_options o = {0};
     rtcosim_error err;
-    assert_int_equal(rtcosim_vehicle_parse(text, sizeof text - 1, "car.ini", &c, &o, &err),
+    assert_int_equal(rtcosim_ecu_vehicle_parse(text, sizeof text - 1, "car.ini", &c, &o, &err),
                      RTCOSIM_OK);
     assert_int_equal(c.ecus, 8);
     assert_int_equal(c.stuffing, RTCOSIM_CAN_STUFFING_WORST_CASE);
@@ -128,23 +128,23 @@ static void system_file_errors_name_file_and_line(void **state)
         {"[run]\nscheduler = optimistic\n", "car.ini:2: scheduler: sequential, conservative"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rtcosim_vehicle_config c = {.ecus = 4};
+        rtcosim_ecu_vehicle_config c = {.ecus = 4};
         rtcosim_run_options o = {0};
         rtcosim_error err;
-        assert_int_equal(rtcosim_vehicle_parse(cases[i].text, strlen(cases[i].text), "car.ini",
+        assert_int_equal(rtcosim_ecu_vehicle_parse(cases[i].text, strlen(cases[i].text), "car.ini",
                                                &c, &o, &err), RTCOSIM_EFORMAT);
         if (!strstr(err.message, cases[i].want))
             fail_msg("'%s' lacks '%s'", err.message, cases[i].want);
     }
     char long_line[600];
     memset(long_line, 'x', sizeof long_line);
-    rtcosim_vehicle_config c = {.ecus = 4};
+    rtcosim_ecu_vehicle_config c = {.ecus = 4};
     rtcosim_run_options o = {0};
     rtcosim_error err;
-    assert_int_equal(rtcosim_vehicle_parse(long_line, sizeof long_line, "car.ini", &c, &o, &err),
+    assert_int_equal(rtcosim_ecu_vehicle_parse(long_line, sizeof long_line, "car.ini", &c, &o, &err),
                      RTCOSIM_EFORMAT);
     assert_non_null(strstr(err.message, "longer than 511 characters"));
-    assert_int_equal(rtcosim_vehicle_parse("[run]\n\0x", 8, "car.ini", &c, &o, &err),
+    assert_int_equal(rtcosim_ecu_vehicle_parse("[run]\n\0x", 8, "car.ini", &c, &o, &err),
                      RTCOSIM_EFORMAT);
     assert_non_null(strstr(err.message, "car.ini:2: NUL byte"));
 }
