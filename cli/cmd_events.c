@@ -24,6 +24,7 @@ static void usage(FILE *out)
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
             "  --can-log FILE     write every frame, candump style\n"
+            "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
             "  --no-null-messages global scheduler without null messages (may deadlock)\n");
 }
 
@@ -56,6 +57,10 @@ static int run_events(int argc, char **argv)
         }
         if (strcmp(a, "--no-null-messages") == 0) {
             ro.no_null_messages = true;
+            continue;
+        }
+        if (strcmp(a, "--rounds") == 0) {
+            ro.conservative_rounds = true;
             continue;
         }
         if (a[0] != '-') {
