@@ -20,7 +20,7 @@ typedef struct vehicle_run {
 } vehicle_run;
 
 static vehicle_run run_vehicle(unsigned ecus, rtcosim_plant_mode mode, rtcosim_scheduler s,
-                               unsigned threads)
+                               unsigned threads, bool rounds)
 {
     rtcosim_events *sim;
     rtcosim_ecu_vehicle *v;
@@ -29,7 +29,7 @@ static vehicle_run run_vehicle(unsigned ecus, rtcosim_plant_mode mode, rtcosim_s
     rtcosim_ecu_vehicle_config c = {.ecus = ecus, .plant_mode = mode, .log_frames = true};
     assert_int_equal(rtcosim_ecu_vehicle_build(sim, &c, &v, &err), RTCOSIM_OK);
     rtcosim_run_options o = {.scheduler = s, .threads = threads,
-                             .stop_time = 300 * RTCOSIM_NS_PER_MS};
+                             .stop_time = 300 * RTCOSIM_NS_PER_MS, .conservative_rounds = rounds};
     rtcosim_run_stats stats;
     if (rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
@@ -57,19 +57,19 @@ static void same_log(const vehicle_run *a, const vehicle_run *b)
 
 static void check_identical(rtcosim_plant_mode mode)
 {
-    vehicle_run ref = run_vehicle(8, mode, RTCOSIM_SCHEDULER_SEQUENTIAL, 1);
+    vehicle_run ref = run_vehicle(8, mode, RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false);
     /* 300 ms, per group of four ECUs: engine data every 10 ms from 2 ms (30)
      * and status every 100 ms from 5 ms (3), vehicle speed every 20 ms from
      * 3 ms (15), brake every 10 ms from 4 ms (30), body every 100 ms from 7 ms
      * (3): 81 frames, two groups */
     assert_int_equal(ref.frames, 162);
-    const struct { rtcosim_scheduler s; unsigned threads; } runs[] = {
-        {RTCOSIM_SCHEDULER_CONSERVATIVE, 1}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2},
-        {RTCOSIM_SCHEDULER_CONSERVATIVE, 4}, {RTCOSIM_SCHEDULER_GLOBAL, 1},
-        {RTCOSIM_SCHEDULER_LOCKSTEP, 1},
+    const struct { rtcosim_scheduler s; unsigned threads; bool rounds; } runs[] = {
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 1, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2, false},
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 4, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2, true},
+        {RTCOSIM_SCHEDULER_GLOBAL, 1, false},       {RTCOSIM_SCHEDULER_LOCKSTEP, 1, false},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        vehicle_run r = run_vehicle(8, mode, runs[i].s, runs[i].threads);
+        vehicle_run r = run_vehicle(8, mode, runs[i].s, runs[i].threads, runs[i].rounds);
         assert_int_equal(r.checksum, ref.checksum);
         assert_int_equal(r.events, ref.events);
         same_log(&ref, &r);
