@@ -493,6 +493,12 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
         mc->conns_in = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
         mc->conns_out = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
         fail = !mc->d1 || !mc->d2 || !mc->conns_in || !mc->conns_out;
+        for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
+            if (mc->out[t].n)
+                mc->out_types[mc->out_type_count++] = (unsigned char)t;
+            if (mc->in[t].n)
+                mc->in_types[mc->in_type_count++] = (unsigned char)t;
+        }
         for (size_t i = 0; i < m->conn_count && !fail; i++) {
             if (m->conns[i].to == c)
                 mc->conns_in[mc->conns_in_count++] = i;

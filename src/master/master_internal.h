@@ -29,6 +29,9 @@ typedef struct master_component {
     rtcosim_time_ns step_start, next_time, h;
     typed_batch out[RTCOSIM_TYPE_COUNT_]; /* published: connected outputs + observed */
     typed_batch in[RTCOSIM_TYPE_COUNT_];  /* connected inputs */
+    /* The types with a non-empty batch, so that the hot path skips the rest. */
+    unsigned char out_types[RTCOSIM_TYPE_COUNT_], in_types[RTCOSIM_TYPE_COUNT_];
+    unsigned out_type_count, in_type_count;
     double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
     bool any_d1, any_d2;
     size_t *conns_in;          /* connection indices feeding this component */

@@ -53,11 +53,9 @@ static void bond_update(rtcosim_master *m, master_bond *b)
 
 /* Close the interval when the true signal and the consumer's estimates cover
  * the same time span. */
-static void try_reconcile(rtcosim_master *m, size_t index)
+static void reconcile(rtcosim_master *m, size_t index)
 {
     master_connection *k = &m->conns[index];
-    if (k->true_to != k->est_to || k->true_to <= k->recon_from)
-        return;
     double e = k->true_integral - k->est_integral;
     rtcosim_correction_feed(&k->corr, e);
     k->stats.intervals++;
@@ -79,6 +77,13 @@ static void try_reconcile(rtcosim_master *m, size_t index)
     for (size_t b = 0; b < m->bond_count; b++)
         if (m->bonds[b].effort == index || m->bonds[b].flow == index)
             bond_update(m, &m->bonds[b]);
+}
+
+static inline void try_reconcile(rtcosim_master *m, size_t index)
+{
+    const master_connection *k = &m->conns[index];
+    if (k->true_to == k->est_to && k->true_to > k->recon_from)
+        reconcile(m, index);
 }
 
 static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
@@ -120,13 +125,13 @@ static void copy_raw(rtcosim_master *m, const master_connection *k)
 
 static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
 {
-    for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
-        if (mc->in[t].n) {
-            rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs, mc->in[t].n,
-                                                      mc->in[t].values, err);
-            if (st != RTCOSIM_OK)
-                return st;
-        }
+    for (unsigned i = 0; i < mc->in_type_count; i++) {
+        unsigned t = mc->in_types[i];
+        rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs, mc->in[t].n,
+                                                  mc->in[t].values, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return RTCOSIM_OK;
 }
 
@@ -158,11 +163,12 @@ rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns
     rtcosim_status st;
     if (mc->feedthrough && t != m->start && (st = refresh_inputs(m, mc, t, err)) != RTCOSIM_OK)
         return st;
-    for (int ty = 0; ty < RTCOSIM_TYPE_COUNT_; ty++)
-        if (mc->out[ty].n &&
-            (st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+    for (unsigned i = 0; i < mc->out_type_count; i++) {
+        unsigned ty = mc->out_types[i];
+        if ((st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
                                         mc->out[ty].values, err)) != RTCOSIM_OK)
             return st;
+    }
     for (size_t i = 0; i < mc->conns_out_count; i++)
         if (m->conns[mc->conns_out[i]].continuous)
             push_sample(m, mc->conns_out[i], t);
@@ -198,7 +204,8 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             continue;
         }
         rtcosim_poly p;
-        if (k->opts.multirate == RTCOSIM_MULTIRATE_HOLD && nominal_step(m, &m->comps[k->from]) > h)
+        if (k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH || k->hist_n == 1 ||
+            (k->opts.multirate == RTCOSIM_MULTIRATE_HOLD && nominal_step(m, &m->comps[k->from]) > h))
             p = (rtcosim_poly){{k->hist_y[k->hist_n - 1], 0, 0}};
         else
             rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);

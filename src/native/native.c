@@ -293,6 +293,23 @@ static rtcosim_status native_set(void *self, rtcosim_type type, const uint32_t *
                                  const void *values, rtcosim_error *err)
 {
     native_impl *n = self;
+    n->outputs_dirty = true;
+    if (type == RTCOSIM_TYPE_FLOAT64) {
+        /* The common case: Float64 inputs, straight into field and polynomial. */
+        const double *in = values;
+        size_t i = 0;
+        for (; i < count; i++) {
+            int32_t k = vrs[i] < n->vr_count ? n->vr_to_var[vrs[i]] : -1;
+            uint32_t slot = k >= 0 ? n->input_slot_of_var[k] : UINT32_MAX;
+            if (slot == UINT32_MAX)
+                break;
+            *(double *)(n->data + n->model->variables[k].offset) = in[i];
+            n->input_base[slot] = in[i];
+            n->input_d1[slot] = n->input_d2[slot] = 0;
+        }
+        if (i == count)
+            return RTCOSIM_OK;
+    }
     size_t size = rtcosim_type_size(type);
     for (size_t i = 0; i < count; i++) {
         int32_t k;
