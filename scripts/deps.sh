@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   libxml2-dev libzip-dev zip unzip
   libcmocka-dev libdouble-conversion-dev
-  libsundials-dev libplplot-dev
+  libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin
 )
 missing=()

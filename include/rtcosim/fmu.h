@@ -8,6 +8,7 @@
 #define RTCOSIM_FMU_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "rtcosim/component.h"
 
@@ -25,6 +26,7 @@ typedef struct rtcosim_fmu_options {
     bool visible;           /* FMI visible/interactive flag */
     bool fmu_logging_on;    /* FMI loggingOn: ask the FMU for its own log messages */
     const char *temp_dir;   /* parent of the extraction directory; NULL: $TMPDIR or /tmp */
+    uint64_t max_unpacked_bytes; /* limit on the archive's inflated size; 0: 4 GiB */
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds

@@ -1,0 +1,449 @@
+/* B5 `rtcosim bench anytime`: one computation (a nonlinear spring-mass chain
+ * driven at one end) with three variants - Euler in one step (minimal),
+ * RK4 with a few steps (medium), RK4 with many steps (accurate, often but
+ * not always within the period) - run in real time at 1 ms under a seeded
+ * load that varies the time left, once per strategy. Figures: deadline
+ * misses, share of periods per variant, RMS error of the delivered signal
+ * against the accurate-always and the always-minimal runs. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bench.h"
+#include "rtcosim/anytime.h"
+#include "rtcosim/clock.h"
+
+/* ---- the plant: M masses in a chain, wall - m0 - m1 - ... - m(M-1), with
+ * springs F(s) = K s + K3 s^3 and damping -C v on each mass; the input is a
+ * force on m0 and the output its position. */
+#define MASSES 128
+#define K 200.0
+#define K3 2e5
+#define C 5.0
+
+typedef enum method { EULER, RK4 } method;
+
+typedef struct chain_variant {
+    method method;
+    int steps; /* per period */
+    double k[4][2 * MASSES], tmp[2 * MASSES];
+} chain_variant;
+
+static double spring(double s)
+{
+    return K * s + K3 * s * s * s;
+}
+
+/* dz/dt for z = (x, v): Newton's second law with unit masses. */
+static void chain_derivative(const double *z, double u, double *dz)
+{
+    const double *x = z, *v = z + MASSES;
+    double left = spring(x[0]); /* wall spring */
+    for (int i = 0; i < MASSES; i++) {
+        double right = i + 1 < MASSES ? spring(x[i + 1] - x[i]) : 0.0;
+        dz[i] = v[i];
+        dz[MASSES + i] = right - left - C * v[i] + (i == 0 ? u : 0.0);
+        left = right;
+    }
+}
+
+/* Advance z over h in the variant's steps; ctx NULL runs without abort
+ * checks (the offline reference runs). Returns false when aborted. */
+static bool chain_integrate(chain_variant *cv, double *z, double u, double h,
+                            rtcosim_anytime_ctx *ctx)
+{
+    const int n = 2 * MASSES;
+    double dt = h / cv->steps;
+    for (int s = 0; s < cv->steps; s++) {
+        if (ctx && rtcosim_anytime_should_abort(ctx))
+            return false;
+        if (cv->method == EULER) {
+            chain_derivative(z, u, cv->k[0]);
+            for (int i = 0; i < n; i++)
+                z[i] += dt * cv->k[0][i];
+            continue;
+        }
+        /* classical Runge-Kutta, Butcher tableau 0, 1/2, 1/2, 1 */
+        chain_derivative(z, u, cv->k[0]);
+        for (int i = 0; i < n; i++)
+            cv->tmp[i] = z[i] + 0.5 * dt * cv->k[0][i];
+        chain_derivative(cv->tmp, u, cv->k[1]);
+        for (int i = 0; i < n; i++)
+            cv->tmp[i] = z[i] + 0.5 * dt * cv->k[1][i];
+        chain_derivative(cv->tmp, u, cv->k[2]);
+        for (int i = 0; i < n; i++)
+            cv->tmp[i] = z[i] + dt * cv->k[2][i];
+        chain_derivative(cv->tmp, u, cv->k[3]);
+        for (int i = 0; i < n; i++)
+            z[i] += dt / 6.0 * (cv->k[0][i] + 2 * cv->k[1][i] + 2 * cv->k[2][i] + cv->k[3][i]);
+    }
+    return true;
+}
+
+static rtcosim_status chain_variant_fn(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                       rtcosim_time_ns h, const double *inputs, void *state,
+                                       double *outputs, rtcosim_error *err)
+{
+    (void)t;
+    double *z = state;
+    if (!chain_integrate(user, z, inputs[0], rtcosim_time_to_seconds(h), ctx))
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "aborted");
+    outputs[0] = z[0];
+    return RTCOSIM_OK;
+}
+
+/* ---- seeded input and load ------------------------------------------------ */
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *s)
+{
+    return (double)(splitmix(s) >> 11) * 0x1.0p-53;
+}
+
+typedef struct scenario {
+    size_t periods;
+    double *u;                /* input force per period */
+    rtcosim_time_ns *load_ns; /* busy time before the task per period */
+} scenario;
+
+/* Input: a slow sine plus a random level changed every 0.25 s. Load: most
+ * periods light, some heavy, a few very heavy (the share of the period
+ * taken by other work before the anytime task starts). */
+static bool scenario_make(scenario *sc, size_t periods, rtcosim_time_ns period_ns, uint64_t seed)
+{
+    sc->periods = periods;
+    sc->u = malloc(periods * sizeof *sc->u);
+    sc->load_ns = malloc(periods * sizeof *sc->load_ns);
+    if (!sc->u || !sc->load_ns)
+        return false;
+    uint64_t s = seed;
+    double level = 0;
+    for (size_t k = 0; k < periods; k++) {
+        if (k % 250 == 0)
+            level = 4.0 * (uniform(&s) - 0.5);
+        double t = (double)k * (double)period_ns * 1e-9;
+        sc->u[k] = 2.0 * sin(2 * M_PI * 0.7 * t) + level;
+        double r = uniform(&s), share;
+        if (r < 0.70)
+            share = 0.10 * uniform(&s);
+        else if (r < 0.95)
+            share = 0.10 + 0.25 * uniform(&s);
+        else
+            share = 0.35 + 0.25 * uniform(&s);
+        sc->load_ns[k] = (rtcosim_time_ns)(share * (double)period_ns);
+    }
+    return true;
+}
+
+static void scenario_free(scenario *sc)
+{
+    free(sc->u);
+    free(sc->load_ns);
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+typedef struct run_result {
+    uint64_t misses;
+    uint64_t late_start_misses; /* the task got the CPU after its cutoff */
+    double start_max_us;        /* latest start after the release */
+    double share[3];
+    double rms_vs_reference, rms_vs_minimal;
+    double margin_min_us, margin_p01_us;
+    uint64_t aborted[3], abandoned[3];
+} run_result;
+
+/* The offline signal of one variant used every period. */
+static double *offline_signal(chain_variant *cv, const scenario *sc, rtcosim_time_ns period_ns)
+{
+    double *y = malloc(sc->periods * sizeof *y);
+    double z[2 * MASSES] = {0};
+    if (!y)
+        return NULL;
+    for (size_t k = 0; k < sc->periods; k++) {
+        chain_integrate(cv, z, sc->u[k], (double)period_ns * 1e-9, NULL);
+        y[k] = z[0];
+    }
+    return y;
+}
+
+static double rms_difference(const double *a, const double *b, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (a[i] - b[i]) * (a[i] - b[i]);
+    return sqrt(sum / (double)n);
+}
+
+static void busy_until(rtcosim_clock *clock, rtcosim_time_ns until)
+{
+    while (rtcosim_clock_now(clock) < until) {
+    }
+}
+
+static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefix,
+                        const int steps[3],
+                        const scenario *sc, rtcosim_time_ns period_ns, const double *reference,
+                        const double *minimal_signal, run_result *out)
+{
+    rtcosim_error err;
+    rtcosim_clock *clock = NULL;
+    if (rtcosim_clock_create_monotonic(20 * RTCOSIM_NS_PER_US, &clock, &err)) {
+        fprintf(stderr, "rtcosim: %s\n", err.message);
+        return 1;
+    }
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.name = rtcosim_anytime_strategy_name(strategy);
+    cfg.input_count = 1;
+    cfg.output_count = 1;
+    cfg.state_size = 2 * MASSES * sizeof(double);
+    cfg.period_ns = period_ns;
+    cfg.strategy = strategy;
+    cfg.safety_margin_ns = period_ns / 10;
+    cfg.minimal_max_share = 0.3; /* B5: minimal guaranteed under 30 % */
+    cfg.record_capacity = sc->periods;
+    static const char *const names[3] = {"minimal", "medium", "accurate"};
+    static const method methods[3] = {EULER, RK4, RK4};
+    chain_variant *cv = calloc(3, sizeof *cv);
+    rtcosim_anytime *set = NULL;
+    int rc = 1;
+    if (!cv || rtcosim_anytime_create(&cfg, clock, &set, &err))
+        goto fail;
+    for (int i = 0; i < 3; i++) {
+        cv[i].method = methods[i];
+        cv[i].steps = steps[i];
+        rtcosim_anytime_variant_info info = {names[i], i + 1, period_ns / steps[i],
+                                             i ? RTCOSIM_ANYTIME_SOLVER_RK4
+                                               : RTCOSIM_ANYTIME_SOLVER_EULER};
+        if (rtcosim_anytime_add_native(set, &info, chain_variant_fn, &cv[i], &err))
+            goto fail;
+    }
+    if (rtcosim_anytime_start(set, sc->u, &err))
+        goto fail;
+    double y;
+    for (size_t k = 0; k < sc->periods; k++) {
+        rtcosim_anytime_wait_release(set);
+        busy_until(clock, rtcosim_anytime_next_release(set) + sc->load_ns[k]);
+        if (rtcosim_anytime_run_period(set, &sc->u[k], &y, NULL, &err))
+            goto fail;
+    }
+    rtcosim_anytime_summary s;
+    if (rtcosim_anytime_summary_get(set, &s, &err))
+        goto fail;
+    if (csv_prefix) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s-%s.csv", csv_prefix, rtcosim_anytime_strategy_name(strategy));
+        if (rtcosim_anytime_write_csv(set, path, &err))
+            goto fail;
+    }
+    double *delivered = malloc(sc->periods * sizeof *delivered);
+    if (!delivered)
+        goto fail;
+    out->late_start_misses = 0;
+    out->start_max_us = 0;
+    for (size_t k = 0; k < sc->periods; k++) {
+        delivered[k] = rtcosim_anytime_record_outputs(set, k)[0];
+        const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, k);
+        /* the load itself ends at release + load: lateness beyond it */
+        double start_us = (double)(rec->started_at - rec->release - sc->load_ns[k]) / 1e3;
+        out->start_max_us = fmax(out->start_max_us, start_us);
+        if (rec->missed && rec->started_at > rec->deadline - cfg.safety_margin_ns)
+            out->late_start_misses++;
+    }
+    out->misses = s.misses;
+    for (int i = 0; i < 3; i++) {
+        out->share[i] = s.delivered_share[i];
+        out->aborted[i] = s.variants[i].aborted;
+        out->abandoned[i] = s.variants[i].abandoned;
+    }
+    out->rms_vs_reference = rms_difference(delivered, reference, sc->periods);
+    out->rms_vs_minimal = rms_difference(delivered, minimal_signal, sc->periods);
+    out->margin_min_us = s.margin_min_ns / 1e3;
+    out->margin_p01_us = s.margin_p01_ns / 1e3;
+    free(delivered);
+    rc = 0;
+fail:
+    if (rc)
+        fprintf(stderr, "rtcosim: %s\n", err.message);
+    rtcosim_anytime_free(set);
+    free(cv);
+    rtcosim_clock_free(clock);
+    return rc;
+}
+
+/* Median time of one RK4 step of the chain, to size the variants so that
+ * they cost the intended share of the period on this machine. */
+static double rk4_step_ns(void)
+{
+    chain_variant cv = {.method = RK4, .steps = 200};
+    double z[2 * MASSES] = {0}, samples[9];
+    for (int r = 0; r < 9; r++) {
+        int64_t t0 = bench_now_ns();
+        chain_integrate(&cv, z, 1.0, 1e-3, NULL);
+        samples[r] = (double)(bench_now_ns() - t0) / cv.steps;
+    }
+    return bench_median(samples, 9);
+}
+
+static int bench_anytime_run(int argc, char **argv)
+{
+    double duration = 60;
+    uint64_t seed = 5;
+    bool fifo = true;
+    const char *csv_prefix = NULL;
+    int only = -1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            duration = 5;
+        else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc)
+            duration = atof(argv[++i]);
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
+            csv_prefix = argv[++i];
+        else if (strcmp(argv[i], "--strategy") == 0 && i + 1 < argc) {
+            rtcosim_anytime_strategy st;
+            if (rtcosim_anytime_strategy_parse(argv[++i], &st) != 0) {
+                fprintf(stderr, "rtcosim: bench anytime: unknown strategy '%s' (escalate, timer, "
+                                "parallel)\n",
+                        argv[i]);
+                return 1;
+            }
+            only = (int)st;
+        } else if (strcmp(argv[i], "--no-fifo") == 0)
+            fifo = false;
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 10);
+        else {
+            fprintf(stderr, "usage: rtcosim bench anytime [--quick] [--duration S] [--seed N] "
+                            "[--no-fifo] [--strategy S] [--csv PREFIX]\n");
+            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        }
+    }
+    if (!(duration > 0 && duration <= 3600)) {
+        fprintf(stderr, "rtcosim: bench anytime: --duration must be in (0, 3600] s\n");
+        return 1;
+    }
+    const char *scheduling = "SCHED_OTHER";
+    struct sched_param old_param;
+    int old_policy = SCHED_OTHER;
+    pthread_getschedparam(pthread_self(), &old_policy, &old_param);
+    if (fifo) {
+        /* Worker threads inherit the policy (PTHREAD_INHERIT_SCHED). */
+        struct sched_param param = {.sched_priority = 50};
+        if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0)
+            scheduling = "SCHED_FIFO 50";
+        else
+            scheduling = "SCHED_OTHER (SCHED_FIFO not permitted)";
+        if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+            scheduling = fifo && strcmp(scheduling, "SCHED_FIFO 50") == 0
+                             ? "SCHED_FIFO 50 (memory not locked)"
+                             : scheduling;
+    }
+    const rtcosim_time_ns period_ns = RTCOSIM_NS_PER_MS;
+    size_t periods = (size_t)(duration * 1e9 / (double)period_ns);
+    double step_ns = rk4_step_ns();
+    /* medium ~ 20 % and accurate ~ 65 % of the period when unloaded */
+    int steps[3] = {1, (int)fmax(2, 0.20 * (double)period_ns / step_ns),
+                    (int)fmax(4, 0.65 * (double)period_ns / step_ns)};
+    scenario sc;
+    if (!scenario_make(&sc, periods, period_ns, seed)) {
+        scenario_free(&sc);
+        fprintf(stderr, "rtcosim: bench anytime: out of memory\n");
+        return 1;
+    }
+    chain_variant *offline = calloc(3, sizeof *offline);
+    double *signal[3] = {NULL, NULL, NULL};
+    int rc = 1;
+    for (int i = 0; offline && i < 3; i++) {
+        offline[i] = (chain_variant){.method = i ? RK4 : EULER, .steps = steps[i]};
+        signal[i] = offline_signal(&offline[i], &sc, period_ns);
+    }
+    if (!signal[0] || !signal[1] || !signal[2]) {
+        fprintf(stderr, "rtcosim: bench anytime: out of memory\n");
+        goto done;
+    }
+    printf("B5 anytime: %d-mass nonlinear chain, period 1 ms, %.0f s per strategy, seed %" PRIu64
+           "\n",
+           MASSES, duration, seed);
+    printf("scheduling: %s\n", scheduling);
+    printf("variants: minimal Euler 1 step, medium RK4 %d steps, accurate RK4 %d steps "
+           "(RK4 step %.0f ns)\n",
+           steps[1], steps[2], step_ns);
+    double rms_minimal = rms_difference(signal[0], signal[2], periods);
+    double rms_medium = rms_difference(signal[1], signal[2], periods);
+    printf("\n%-10s %7s %6s %8s %8s %9s %12s %12s %10s %10s %10s\n", "strategy", "misses",
+           "late", "minimal", "medium", "accurate", "rms_vs_ref", "rms_vs_min", "margin_min",
+           "margin_p01", "start_max");
+    printf("%-10s %7s %6s %7.1f%% %7.1f%% %8.1f%% %12.4g %12.4g\n", "always-min", "-", "-",
+           100.0, 0.0, 0.0, rms_minimal, 0.0);
+    printf("%-10s %7s %6s %7.1f%% %7.1f%% %8.1f%% %12.4g %12.4g\n", "always-med", "-", "-", 0.0,
+           100.0,
+           0.0, rms_medium, rms_difference(signal[1], signal[0], periods));
+    run_result results[3];
+    for (int s = 0; s < 3; s++) {
+        if (only >= 0 && s != only)
+            continue;
+        if (run_strategy((rtcosim_anytime_strategy)s, csv_prefix, steps, &sc, period_ns, signal[2], signal[0],
+                         &results[s]))
+            goto done;
+        run_result *r = &results[s];
+        printf("%-10s %7" PRIu64 " %6" PRIu64
+               " %7.1f%% %7.1f%% %8.1f%% %12.4g %12.4g %8.1fus %8.1fus %8.1fus\n",
+               rtcosim_anytime_strategy_name((rtcosim_anytime_strategy)s), r->misses,
+               r->late_start_misses, 100 * r->share[0], 100 * r->share[1], 100 * r->share[2],
+               r->rms_vs_reference, r->rms_vs_minimal, r->margin_min_us, r->margin_p01_us,
+               r->start_max_us);
+        fflush(stdout);
+    }
+    printf("\n");
+    char name[96];
+    for (int s = 0; s < 3; s++) {
+        if (only >= 0 && s != only)
+            continue;
+        const char *sn = rtcosim_anytime_strategy_name((rtcosim_anytime_strategy)s);
+        snprintf(name, sizeof name, "anytime.%s.misses", sn);
+        bench_figure(name, (double)results[s].misses, "periods");
+        snprintf(name, sizeof name, "anytime.%s.late_start_misses", sn);
+        bench_figure(name, (double)results[s].late_start_misses, "periods");
+        snprintf(name, sizeof name, "anytime.%s.rms_error", sn);
+        bench_figure(name, results[s].rms_vs_reference, "m");
+        snprintf(name, sizeof name, "anytime.%s.rms_vs_minimal", sn);
+        bench_figure(name, results[s].rms_vs_minimal, "m");
+        static const char *const vn[3] = {"minimal", "medium", "accurate"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(name, sizeof name, "anytime.%s.share_%s", sn, vn[i]);
+            bench_figure(name, results[s].share[i], "ratio");
+        }
+        snprintf(name, sizeof name, "anytime.%s.margin_min_us", sn);
+        bench_figure(name, results[s].margin_min_us, "us");
+    }
+    bench_figure("anytime.always_minimal.rms_error", rms_minimal, "m");
+    bench_figure("anytime.always_medium.rms_error", rms_medium, "m");
+    rc = 0;
+done:
+    if (fifo) {
+        munlockall();
+        pthread_setschedparam(pthread_self(), old_policy, &old_param);
+    }
+    for (int i = 0; i < 3; i++)
+        free(signal[i]);
+    free(offline);
+    scenario_free(&sc);
+    return rc;
+}
+
+const rtcosim_bench rtcosim_bench_anytime = {
+    "anytime", "B5: anytime variants under a varying load, per strategy (misses, shares, error)",
+    bench_anytime_run};

@@ -1,0 +1,190 @@
+/* Benchmark B1 (`rtcosim bench step`): per-step overhead of one FMU run
+ * through rtcosim_simulate — the Dahlquist FMU (FMI 2.0) for 100 s at 1e-4 s
+ * (1,000,000 steps) with (a) a CSV row every step and (b) every 100th step.
+ * Reports medians over repeats, peak memory at 10x fewer and at all steps
+ * (it must not grow with the number of steps), and checks that the CSV
+ * reads back bit for bit against values fetched from the FMU directly. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/simulate.h"
+
+enum { SAMPLE_EVERY = 997 }; /* a prime, so samples fall on all kinds of times */
+
+static const rtcosim_time_ns step_ns = 100000; /* 1e-4 s */
+
+typedef struct bench_config {
+    const char *fmu;
+    uint64_t steps;
+    int repeats;
+} bench_config;
+
+/* One simulate run; returns wall seconds of rtcosim_simulate or -1. */
+static double run_once(const bench_config *cfg, uint64_t steps, uint32_t record_every,
+                       const char *output_file, bool writer_thread)
+{
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_fmu_load(cfg->fmu, NULL, &c, &err) != RTCOSIM_OK) {
+        fprintf(stderr, "rtcosim: %s\n", err.message);
+        return -1;
+    }
+    rtcosim_simulate_options o = {.start_time = 0, .stop_time = (rtcosim_time_ns)steps * step_ns,
+                                  .output_interval = step_ns, .output_file = output_file,
+                                  .record_every = record_every, .writer_thread = writer_thread};
+    rtcosim_simulate_result res = {0};
+    int64_t t0 = bench_now_ns();
+    rtcosim_status st = rtcosim_simulate(c, &o, &res, &err);
+    int64_t t1 = bench_now_ns();
+    rtcosim_component_free(c);
+    if (st != RTCOSIM_OK || res.steps != steps) {
+        fprintf(stderr, "rtcosim: %s\n", st != RTCOSIM_OK ? err.message : "wrong number of steps");
+        return -1;
+    }
+    return (double)(t1 - t0) * 1e-9;
+}
+
+/* Median wall seconds over the repeats, or -1. */
+static double median_run(const bench_config *cfg, uint64_t steps, uint32_t record_every,
+                         const char *output_file, bool writer_thread)
+{
+    double walls[64];
+    int n = cfg->repeats < 64 ? cfg->repeats : 64;
+    for (int i = 0; i < n; i++)
+        if ((walls[i] = run_once(cfg, steps, record_every, output_file, writer_thread)) < 0)
+            return -1;
+    return bench_median(walls, (size_t)n);
+}
+
+/* Step the FMU directly (no recorder, no formatting) and compare x at every
+ * SAMPLE_EVERY-th step with the CSV row read back by strtod, bit for bit;
+ * also check the time column is the exact decimal of the step. Returns the
+ * number of mismatches (or -1 on error) and the number of samples. */
+static long check_round_trip(const bench_config *cfg, const char *csv, uint64_t steps,
+                             long *samples)
+{
+    FILE *f = fopen(csv, "r");
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (!f || rtcosim_fmu_load(cfg->fmu, NULL, &c, &err) != RTCOSIM_OK) {
+        fprintf(stderr, "rtcosim: cannot check %s\n", csv);
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    const rtcosim_variable *x = rtcosim_component_find_variable(c, "x");
+    rtcosim_component_instantiate(c, "check", NULL);
+    rtcosim_component_setup(c, 0, 0, (rtcosim_time_ns)steps * step_ns, NULL);
+    rtcosim_component_enter_init(c, NULL);
+    rtcosim_component_exit_init(c, NULL);
+    char line[256];
+    long mismatches = 0;
+    *samples = 0;
+    if (!fgets(line, sizeof line, f))
+        mismatches++;
+    for (uint64_t n = 0; n <= steps && x; n++) {
+        if (!fgets(line, sizeof line, f)) {
+            mismatches++;
+            break;
+        }
+        if (n % SAMPLE_EVERY == 0 || n == steps) {
+            double direct;
+            rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &x->value_reference, 1, &direct, NULL);
+            char *comma = strchr(line, ',');
+            rtcosim_time_ns t = -1;
+            if (comma)
+                *comma = '\0';
+            rtcosim_time_parse_seconds(line, &t, NULL);
+            double back = comma ? strtod(comma + 1, NULL) : 0;
+            if (t != (rtcosim_time_ns)n * step_ns || memcmp(&back, &direct, sizeof back) != 0)
+                mismatches++;
+            (*samples)++;
+        }
+        if (n < steps)
+            rtcosim_component_do_step(c, (rtcosim_time_ns)n * step_ns, step_ns, NULL, NULL);
+    }
+    fclose(f);
+    rtcosim_component_free(c);
+    return x ? mismatches : -1;
+}
+
+static int run_bench_step(int argc, char **argv)
+{
+    static char fmu_path[4096];
+    bench_config cfg = {.steps = 1000000, .repeats = 5};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            cfg.steps = 100000;
+            cfg.repeats = 3;
+        } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
+            cfg.repeats = atoi(argv[++i]);
+            if (cfg.repeats < 1 || cfg.repeats > 64) {
+                fprintf(stderr, "rtcosim: bench step: --repeats must be 1..64\n");
+                return 1;
+            }
+        } else if (strcmp(argv[i], "--fmu") == 0 && i + 1 < argc) {
+            cfg.fmu = argv[++i];
+        } else {
+            printf("usage: rtcosim bench step [--quick] [--repeats N] [--fmu Dahlquist.fmu]\n"
+                   "B1: Dahlquist FMU, steps of 1e-4 s, 1e6 steps (1e5 with --quick).\n");
+            return strcmp(argv[i], "--help") == 0 ? 0 : 1;
+        }
+    }
+    rtcosim_error err;
+    if (!cfg.fmu) {
+        if (rtcosim_example_fmu_path("Dahlquist-fmi2.fmu", fmu_path, sizeof fmu_path, &err) != RTCOSIM_OK) {
+            fprintf(stderr, "rtcosim: %s\n", err.message);
+            return 1;
+        }
+        cfg.fmu = fmu_path;
+    }
+    char csv[4200];
+    snprintf(csv, sizeof csv, "%s/step.csv", bench_scratch_dir());
+    uint64_t fewer = cfg.steps / 10;
+
+    /* Memory first at 10x fewer steps, then at all steps: ru_maxrss only grows. */
+    if (run_once(&cfg, fewer, 1, csv, false) < 0)
+        return 1;
+    double peak_fewer = bench_peak_rss_mib();
+    double wall_csv = median_run(&cfg, cfg.steps, 1, csv, false);
+    double peak = bench_peak_rss_mib();
+    long samples = 0;
+    long mismatches = wall_csv < 0 ? -1 : check_round_trip(&cfg, csv, cfg.steps, &samples);
+    double wall_thread = median_run(&cfg, cfg.steps, 1, csv, true);
+    double wall_decimated = median_run(&cfg, cfg.steps, 100, csv, false);
+    double wall_bare = median_run(&cfg, cfg.steps, 1, NULL, false);
+    unlink(csv);
+    rmdir(bench_scratch_dir());
+    if (wall_csv < 0 || wall_thread < 0 || wall_decimated < 0 || wall_bare < 0 || mismatches < 0)
+        return 1;
+
+    double n = (double)cfg.steps;
+    printf("B1 step overhead: %s, %llu steps of 1e-4 s, median of %d runs\n", cfg.fmu,
+           (unsigned long long)cfg.steps, cfg.repeats);
+    printf("  %-34s %10s %12s\n", "run", "wall s", "ns/step");
+    printf("  %-34s %10.4f %12.1f\n", "(a) CSV every step", wall_csv, wall_csv * 1e9 / n);
+    printf("  %-34s %10.4f %12.1f\n", "(a') CSV every step, writer thread", wall_thread,
+           wall_thread * 1e9 / n);
+    printf("  %-34s %10.4f %12.1f\n", "(b) every 100th step", wall_decimated, wall_decimated * 1e9 / n);
+    printf("  %-34s %10.4f %12.1f\n", "steps only, no output", wall_bare, wall_bare * 1e9 / n);
+    printf("  peak memory: %.1f MiB after %llu steps, %.1f MiB after %llu steps\n", peak_fewer,
+           (unsigned long long)fewer, peak, (unsigned long long)cfg.steps);
+    printf("  round trip: %ld of %ld sampled rows differ from the FMU's values\n", mismatches, samples);
+    bench_figure("step.csv_wall_s", wall_csv, "s");
+    bench_figure("step.csv_ns_per_step", wall_csv * 1e9 / n, "ns");
+    bench_figure("step.csv_thread_ns_per_step", wall_thread * 1e9 / n, "ns");
+    bench_figure("step.decimated_wall_s", wall_decimated, "s");
+    bench_figure("step.decimated_ns_per_step", wall_decimated * 1e9 / n, "ns");
+    bench_figure("step.bare_ns_per_step", wall_bare * 1e9 / n, "ns");
+    bench_figure("step.peak_mib", peak, "MiB");
+    bench_figure("step.peak_mib_10x_fewer_steps", peak_fewer, "MiB");
+    bench_figure("step.roundtrip_mismatches", (double)mismatches, "rows");
+    return mismatches == 0 ? 0 : 1;
+}
+
+const rtcosim_bench rtcosim_bench_step = {"step", "B1: per-step overhead of one FMU with CSV output",
+                                          run_bench_step};

@@ -1,0 +1,193 @@
+/* `rtcosim info FMU`: what an FMU is (FMI version, names, token, tool,
+ * capabilities, default experiment) and its variables as an aligned table,
+ * so that a user can pick names for --start-value and --output-variable. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/results.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: rtcosim info FMU\n\n"
+                 "Print the model facts of an FMU (FMI 2.0 or 3.0) and its variables:\n"
+                 "name, value reference, type, causality, variability, initial, start, unit\n"
+                 "and description.\n");
+}
+
+/* Text of a start value (strings quoted); empty without one. */
+static void format_start(const rtcosim_variable *v, char *buf, size_t size)
+{
+    char num[RTCOSIM_FORMAT_MAX];
+    buf[0] = '\0';
+    if (!v->has_start)
+        return;
+    switch (v->type) {
+    case RTCOSIM_TYPE_FLOAT64: rtcosim_format_double(v->start.f64, num); break;
+    case RTCOSIM_TYPE_FLOAT32: rtcosim_format_float(v->start.f32, num); break;
+    case RTCOSIM_TYPE_INT8:
+    case RTCOSIM_TYPE_INT16:
+    case RTCOSIM_TYPE_INT32:
+    case RTCOSIM_TYPE_INT64: rtcosim_format_int64(v->start.i64, num); break;
+    case RTCOSIM_TYPE_UINT8:
+    case RTCOSIM_TYPE_UINT16:
+    case RTCOSIM_TYPE_UINT32:
+    case RTCOSIM_TYPE_UINT64: rtcosim_format_uint64(v->start.u64, num); break;
+    case RTCOSIM_TYPE_BOOLEAN:
+    case RTCOSIM_TYPE_CLOCK: snprintf(num, sizeof num, "%s", v->start.b ? "true" : "false"); break;
+    case RTCOSIM_TYPE_STRING: snprintf(buf, size, "\"%s\"", v->start.s ? v->start.s : ""); return;
+    default: snprintf(buf, size, "(%zu bytes)", v->start.bin.size); return;
+    }
+    snprintf(buf, size, "%s", num);
+}
+
+enum { COL_NAME, COL_VR, COL_TYPE, COL_CAUSALITY, COL_VARIABILITY, COL_INITIAL, COL_START,
+       COL_UNIT, COL_DESCRIPTION, COL_COUNT };
+
+typedef struct cells {
+    char vr[16], start[128];
+    const char *text[COL_COUNT];
+} cells;
+
+static void fill_cells(const rtcosim_variable *v, cells *c)
+{
+    snprintf(c->vr, sizeof c->vr, "%u", v->value_reference);
+    format_start(v, c->start, sizeof c->start);
+    c->text[COL_NAME] = v->name;
+    c->text[COL_VR] = c->vr;
+    c->text[COL_TYPE] = rtcosim_type_name(v->type);
+    c->text[COL_CAUSALITY] = rtcosim_causality_name(v->causality);
+    c->text[COL_VARIABILITY] = rtcosim_variability_name(v->variability);
+    c->text[COL_INITIAL] = v->initial == RTCOSIM_INITIAL_NONE ? "" : rtcosim_initial_name(v->initial);
+    c->text[COL_START] = c->start;
+    c->text[COL_UNIT] = v->unit ? v->unit : "";
+    c->text[COL_DESCRIPTION] = v->description ? v->description : "";
+}
+
+static void print_variables(const rtcosim_component *c)
+{
+    static const char *const headings[COL_COUNT] = {"name", "vr", "type", "causality", "variability",
+                                                    "initial", "start", "unit", "description"};
+    size_t width[COL_COUNT];
+    for (int k = 0; k < COL_COUNT; k++)
+        width[k] = strlen(headings[k]);
+    size_t n = rtcosim_component_variable_count(c);
+    cells row;
+    for (size_t i = 0; i < n; i++) {
+        fill_cells(rtcosim_component_variable(c, i), &row);
+        for (int k = 0; k < COL_COUNT; k++)
+            if (strlen(row.text[k]) > width[k])
+                width[k] = strlen(row.text[k]);
+    }
+    printf("\nvariables (%zu):\n", n);
+    for (int k = 0; k + 1 < COL_COUNT; k++)
+        printf("%-*s  ", (int)width[k], headings[k]);
+    printf("%s\n", headings[COL_COUNT - 1]);
+    for (size_t i = 0; i < n; i++) {
+        fill_cells(rtcosim_component_variable(c, i), &row);
+        for (int k = 0; k < COL_COUNT; k++) {
+            if (k == COL_VR)
+                printf("%*s  ", (int)width[k], row.text[k]);
+            else if (k + 1 < COL_COUNT)
+                printf("%-*s  ", (int)width[k], row.text[k]);
+            else
+                printf("%s\n", row.text[k]);
+        }
+    }
+}
+
+static void print_fact(const char *label, const char *value)
+{
+    if (value && *value)
+        printf("%-20s %s\n", label, value);
+}
+
+static void print_capabilities(const rtcosim_capabilities *cap)
+{
+    char text[256] = "";
+    struct { bool on; const char *name; } flags[] = {
+        {cap->can_handle_variable_step, "variable step size"},
+        {cap->can_get_set_state, "get/set state"},
+        {cap->can_serialize_state, "serialize state"},
+        {cap->provides_directional_derivatives, "directional derivatives"},
+        {cap->can_return_early, "early return"},
+        {cap->has_event_mode, "event mode"},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (flags[i].on)
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", text[0] ? ", " : "",
+                     flags[i].name);
+    if (cap->max_input_derivative_order > 0)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%sinput derivatives up to order %d",
+                 text[0] ? ", " : "", cap->max_input_derivative_order);
+    print_fact("capabilities", text[0] ? text : "(none)");
+}
+
+static void print_default_experiment(const rtcosim_component_desc *d)
+{
+    char text[256] = "", num[RTCOSIM_FORMAT_MAX];
+    struct { bool has; const char *name; rtcosim_time_ns t; } times[] = {
+        {d->has_default_start, "start", d->default_start},
+        {d->has_default_stop, "stop", d->default_stop},
+        {d->has_default_step, "step", d->default_step},
+    };
+    for (size_t i = 0; i < 3; i++)
+        if (times[i].has) {
+            rtcosim_format_time(times[i].t, num);
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s %s s", text[0] ? ", " : "",
+                     times[i].name, num);
+        }
+    if (d->has_default_tolerance) {
+        rtcosim_format_double(d->default_tolerance, num);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%stolerance %s",
+                 text[0] ? ", " : "", num);
+    }
+    print_fact("default experiment", text[0] ? text : "(none)");
+}
+
+static int run_info(int argc, char **argv)
+{
+    const char *fmu = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-' && argv[i][1])
+            return cli_fail("info: unknown option '%s' (see rtcosim info --help)", argv[i]);
+        if (fmu)
+            return cli_fail("info: more than one FMU given ('%s' and '%s')", fmu, argv[i]);
+        fmu = argv[i];
+    }
+    if (!fmu)
+        return cli_fail("info: no FMU given (usage: rtcosim info FMU)");
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_fmu_load(fmu, NULL, &c, &err) != RTCOSIM_OK)
+        return strncmp(err.message, fmu, strlen(fmu)) == 0 ? cli_fail_error(&err)
+                                                           : cli_fail("%s: %s", fmu, err.message);
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    print_fact("FMU", fmu);
+    print_fact("FMI version", info ? info->fmi_version_text : NULL);
+    print_fact("model name", rtcosim_component_model_name(c));
+    if (info) {
+        print_fact("model identifier", info->model_identifier);
+        print_fact(info->fmi_version == RTCOSIM_FMI_2 ? "guid" : "instantiation token",
+                   info->instantiation_token);
+        print_fact("description", info->description);
+        print_fact("author", info->author);
+        print_fact("version", info->version);
+        print_fact("generation tool", info->generation_tool);
+        print_fact("generation date", info->generation_date);
+    }
+    print_capabilities(rtcosim_component_capabilities(c));
+    print_default_experiment(rtcosim_component_description(c));
+    print_variables(c);
+    rtcosim_component_free(c);
+    return 0;
+}
+
+const rtcosim_cli_command rtcosim_cli_cmd_info = {"info", "show an FMU's model facts and variables",
+                                                  run_info};

@@ -1,0 +1,281 @@
+/* `rtcosim simulate FMU [options]`: runs one FMU from start to stop time with
+ * fmusim-compatible options, inputs from CSV and results to CSV. Every bad
+ * input ends in one line `rtcosim: <file>: <problem>` and exit code 1. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rtcosim/csv.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
+#include "rtcosim/results.h"
+#include "rtcosim/simulate.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: rtcosim simulate FMU [options]\n"
+        "\n"
+        "Simulate one FMU (FMI 2.0 or 3.0 co-simulation) and write its results as CSV.\n"
+        "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
+        "\n"
+        "  --interface-type cs|me      FMI interface to use (default cs; me is not supported yet)\n"
+        "  --start-time SECONDS        start time (default: the FMU's default experiment, else 0)\n"
+        "  --stop-time SECONDS         stop time (default: default experiment, else start + 1)\n"
+        "  --output-interval SECONDS   communication step and output interval (default: the\n"
+        "                              default experiment's stepSize, else (stop - start) / 500)\n"
+        "  --tolerance TOL             relative tolerance passed to the FMU (default: default\n"
+        "                              experiment, else none)\n"
+        "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable)\n"
+        "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
+        "                              are interpolated linearly, all others held\n"
+        "  --output-file CSV           results file (default: <FMU name>_out.csv in the current\n"
+        "                              directory, e.g. Dahlquist_out.csv for Dahlquist.fmu);\n"
+        "                              '-' writes to standard output\n"
+        "  --output-variable NAME      record this variable (repeatable; default: all outputs)\n"
+        "  --record-every N            record every N-th communication point (and the last)\n"
+        "  --writer-thread             format and write results on a separate thread\n"
+        "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
+        "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
+        "  --fmu-logging               ask the FMU for its own log messages\n"
+        "  --help                      show this text\n"
+        "\n"
+        "Results: one row per communication point, first column time in seconds; numbers are\n"
+        "the shortest decimal text that reads back to the identical value.\n");
+}
+
+typedef struct simulate_args {
+    const char *fmu;
+    const char *start, *stop, *interval, *tolerance, *input_file, *output_file;
+    rtcosim_start_value *start_values;
+    size_t start_value_count;
+    const char **output_variables;
+    size_t output_variable_count;
+    uint32_t record_every;
+    bool writer_thread, log_fmi_calls, fmu_logging;
+} simulate_args;
+
+/* The value of an option that takes one (argv[*i + 1]); NULL when missing. */
+static const char *option_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, simulate_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char **slot = NULL;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return -1;
+        } else if (strcmp(arg, "--start-time") == 0) {
+            slot = &a->start;
+        } else if (strcmp(arg, "--stop-time") == 0) {
+            slot = &a->stop;
+        } else if (strcmp(arg, "--output-interval") == 0) {
+            slot = &a->interval;
+        } else if (strcmp(arg, "--tolerance") == 0) {
+            slot = &a->tolerance;
+        } else if (strcmp(arg, "--input-file") == 0) {
+            slot = &a->input_file;
+        } else if (strcmp(arg, "--output-file") == 0) {
+            slot = &a->output_file;
+        } else if (strcmp(arg, "--interface-type") == 0) {
+            const char *type = option_value(argc, argv, &i);
+            if (!type)
+                return cli_fail("simulate: option --interface-type needs a value (cs or me)");
+            if (strcmp(type, "me") == 0)
+                return cli_fail("simulate: --interface-type me: model exchange is not supported yet "
+                                "(use cs)");
+            if (strcmp(type, "cs") != 0)
+                return cli_fail("simulate: --interface-type: '%s' is not cs or me", type);
+            continue;
+        } else if (strcmp(arg, "--start-value") == 0) {
+            if (i + 2 >= argc)
+                return cli_fail("simulate: option --start-value needs a NAME and a VALUE");
+            a->start_values[a->start_value_count].name = argv[i + 1];
+            a->start_values[a->start_value_count++].value = argv[i + 2];
+            i += 2;
+            continue;
+        } else if (strcmp(arg, "--output-variable") == 0) {
+            const char *name = option_value(argc, argv, &i);
+            if (!name)
+                return cli_fail("simulate: option --output-variable needs a variable name");
+            a->output_variables[a->output_variable_count++] = name;
+            continue;
+        } else if (strcmp(arg, "--record-every") == 0) {
+            const char *text = option_value(argc, argv, &i);
+            char *end = NULL;
+            unsigned long n = text ? strtoul(text, &end, 10) : 0;
+            if (!text)
+                return cli_fail("simulate: option --record-every needs a number");
+            if (*text == '-' || *end || n < 1 || n > UINT32_MAX)
+                return cli_fail("simulate: --record-every: '%s' is not a whole number from 1 to %u",
+                                text, UINT32_MAX);
+            a->record_every = (uint32_t)n;
+            continue;
+        } else if (strcmp(arg, "--log-level") == 0) {
+            const char *text = option_value(argc, argv, &i);
+            rtcosim_log_level level;
+            if (!text)
+                return cli_fail("simulate: option --log-level needs a level");
+            if (rtcosim_log_level_parse(text, &level) != 0)
+                return cli_fail("simulate: --log-level: '%s' is not error, warning, info, debug or trace",
+                                text);
+            rtcosim_log_set_level(level);
+            continue;
+        } else if (strcmp(arg, "--log-fmi-calls") == 0) {
+            a->log_fmi_calls = true;
+            continue;
+        } else if (strcmp(arg, "--fmu-logging") == 0) {
+            a->fmu_logging = true;
+            continue;
+        } else if (strcmp(arg, "--writer-thread") == 0) {
+            a->writer_thread = true;
+            continue;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cli_fail("simulate: unknown option '%s' (see rtcosim simulate --help)", arg);
+        } else {
+            if (a->fmu)
+                return cli_fail("simulate: more than one FMU given ('%s' and '%s')", a->fmu, arg);
+            a->fmu = arg;
+            continue;
+        }
+        if (!(*slot = option_value(argc, argv, &i)))
+            return cli_fail("simulate: option %s needs a value", arg);
+    }
+    if (!a->fmu)
+        return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
+    return 0;
+}
+
+static int parse_time_option(const char *option, const char *text, rtcosim_time_ns *out)
+{
+    rtcosim_error err;
+    if (rtcosim_time_parse_seconds(text, out, &err) != RTCOSIM_OK)
+        return cli_fail("simulate: %s: %s", option, err.message);
+    return 0;
+}
+
+/* "path/Dahlquist.fmu" -> "Dahlquist_out.csv" */
+static void default_output_file(const char *fmu, char *out, size_t size)
+{
+    const char *base = strrchr(fmu, '/');
+    base = base ? base + 1 : fmu;
+    size_t len = strlen(base);
+    if (len > 4 && strcmp(base + len - 4, ".fmu") == 0)
+        len -= 4;
+    snprintf(out, size, "%.*s_out.csv", (int)len, base);
+}
+
+/* Times from the options, else the default experiment, else fmusim's defaults. */
+static int resolve_times(const simulate_args *a, const rtcosim_component_desc *d,
+                         rtcosim_simulate_options *o)
+{
+    o->start_time = d->has_default_start ? d->default_start : 0;
+    if (a->start && parse_time_option("--start-time", a->start, &o->start_time))
+        return 1;
+    o->stop_time = d->has_default_stop ? d->default_stop : o->start_time + RTCOSIM_NS_PER_S;
+    if (a->stop && parse_time_option("--stop-time", a->stop, &o->stop_time))
+        return 1;
+    if (o->stop_time < o->start_time)
+        return cli_fail("%s: stop time %s s is before start time %s s", a->fmu,
+                        a->stop ? a->stop : "(default experiment)", a->start ? a->start : "(default)");
+    if (a->interval) {
+        if (parse_time_option("--output-interval", a->interval, &o->output_interval))
+            return 1;
+        if (o->output_interval <= 0)
+            return cli_fail("simulate: --output-interval: %s s is not positive", a->interval);
+    } else if (d->has_default_step && d->default_step > 0) {
+        o->output_interval = d->default_step;
+    } else {
+        o->output_interval = (o->stop_time - o->start_time) / 500;
+        if (o->output_interval <= 0)
+            o->output_interval = RTCOSIM_NS_PER_S;
+    }
+    o->tolerance = d->has_default_tolerance ? d->default_tolerance : 0.0;
+    if (a->tolerance) {
+        char *end = NULL;
+        o->tolerance = strtod(a->tolerance, &end);
+        if (end == a->tolerance || *end || !(o->tolerance > 0) || o->tolerance > 1)
+            return cli_fail("simulate: --tolerance: '%s' is not a number in (0, 1]", a->tolerance);
+    }
+    return 0;
+}
+
+/* Prefix a run error with the FMU unless it already names a file of the run. */
+static int fail_run(const simulate_args *a, const char *output_file, const rtcosim_error *err)
+{
+    const char *files[] = {a->fmu, a->input_file, output_file};
+    for (size_t i = 0; i < 3; i++)
+        if (files[i] && strncmp(err->message, files[i], strlen(files[i])) == 0)
+            return cli_fail_error(err);
+    return cli_fail("%s: %s", a->fmu, err->message);
+}
+
+static int run_simulate(int argc, char **argv)
+{
+    simulate_args a = {.record_every = 1};
+    a.start_values = calloc((size_t)argc, sizeof *a.start_values);
+    a.output_variables = calloc((size_t)argc, sizeof *a.output_variables);
+    rtcosim_component *c = NULL;
+    rtcosim_csv *input = NULL;
+    int rc = 1;
+    if (!a.start_values || !a.output_variables) {
+        cli_fail("simulate: out of memory");
+        goto done;
+    }
+    if ((rc = parse_args(argc, argv, &a)) != 0) {
+        rc = rc < 0 ? 0 : rc;
+        goto done;
+    }
+    rc = 1;
+    if (a.log_fmi_calls && rtcosim_log_get_level() < RTCOSIM_LOG_DEBUG)
+        rtcosim_log_set_level(RTCOSIM_LOG_DEBUG);
+    rtcosim_error err;
+    rtcosim_fmu_options fo = {.log_fmi_calls = a.log_fmi_calls, .fmu_logging_on = a.fmu_logging};
+    if (rtcosim_fmu_load(a.fmu, &fo, &c, &err) != RTCOSIM_OK) {
+        fail_run(&a, NULL, &err);
+        goto done;
+    }
+    rtcosim_simulate_options o = {.start_values = a.start_values,
+                                  .start_value_count = a.start_value_count,
+                                  .output_variables = a.output_variables,
+                                  .output_variable_count = a.output_variable_count,
+                                  .record_every = a.record_every,
+                                  .writer_thread = a.writer_thread};
+    if (resolve_times(&a, rtcosim_component_description(c), &o))
+        goto done;
+    if (a.input_file && rtcosim_csv_read_file(a.input_file, &input, &err) != RTCOSIM_OK) {
+        cli_fail_error(&err);
+        goto done;
+    }
+    o.input = input;
+    char default_file[4096];
+    default_output_file(a.fmu, default_file, sizeof default_file);
+    o.output_file = a.output_file ? a.output_file : default_file;
+    if (strcmp(o.output_file, "-") == 0)
+        o.output_file = "/dev/stdout";
+    rtcosim_simulate_result result = {0};
+    if (rtcosim_simulate(c, &o, &result, &err) != RTCOSIM_OK) {
+        fail_run(&a, o.output_file, &err);
+        goto done;
+    }
+    rtcosim_log(RTCOSIM_LOG_INFO, "simulate", "%s: %llu steps to t = %.9g s, %llu rows written to %s",
+                a.fmu, (unsigned long long)result.steps, rtcosim_time_to_seconds(result.end_time),
+                (unsigned long long)result.rows_written, o.output_file);
+    rc = 0;
+done:
+    rtcosim_csv_free(input);
+    rtcosim_component_free(c);
+    free(a.start_values);
+    free(a.output_variables);
+    return rc;
+}
+
+const rtcosim_cli_command rtcosim_cli_cmd_simulate = {
+    "simulate", "simulate one FMU and write its results as CSV (fmusim options)", run_simulate};

@@ -1,0 +1,21 @@
+/* libFuzzer target for the SSP 1.0 SystemStructureDescription reader: any
+ * byte string must parse or fail with an error value, without crashes, leaks
+ * or reads outside the input. Relative sources resolve in a directory that
+ * does not exist, so no file is ever touched. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/system.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    rtcosim_system_desc *desc = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_parse((const char *)data, size, "/nonexistent-rtcosim-fuzz", "fuzz.ssd",
+                                  &desc, &err) == RTCOSIM_OK) {
+        for (size_t i = 0; i < rtcosim_system_desc_component_count(desc); i++)
+            (void)rtcosim_system_desc_component(desc, i)->parameter_count;
+        rtcosim_system_desc_free(desc);
+    }
+    return 0;
+}

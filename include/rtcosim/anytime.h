@@ -1,0 +1,259 @@
+/* Anytime tasks (capability C6): per period, several variants of one
+ * computation (a guaranteed minimal one and more accurate, more costly ones)
+ * and a strategy that always delivers a result by the deadline, the most
+ * accurate one that the time left allows.
+ *
+ * A variant set holds variants with the same inputs, outputs and state:
+ * either all native functions (sharing one state struct: each variant
+ * computes into its own scratch copy of the committed state and the delivered
+ * copy is committed) or all components of one model (the delivered
+ * component's serialized state is loaded into the others before they run
+ * again). The variant whose result is delivered thus defines the state from
+ * which every variant continues in the next period.
+ *
+ * The first variant added is the minimal one; add variants in order of
+ * increasing cost (escalation runs them in that order). At start the set runs
+ * calibration runs of every variant and refuses to run, with the figures,
+ * when the minimal variant's worst execution time does not fit the period
+ * with margin.
+ *
+ * Lifecycle: rtcosim_anytime_config_init -> rtcosim_anytime_create ->
+ * rtcosim_anytime_add_* -> rtcosim_anytime_start ->
+ * { [rtcosim_anytime_wait_release] rtcosim_anytime_run_period }* ->
+ * rtcosim_anytime_summary / rtcosim_anytime_write_csv -> rtcosim_anytime_free. */
+#ifndef RTCOSIM_ANYTIME_H
+#define RTCOSIM_ANYTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/clock.h"
+#include "rtcosim/component.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RTCOSIM_ANYTIME_MAX_VARIANTS 8
+
+typedef struct rtcosim_anytime rtcosim_anytime;         /* a variant set and its runner */
+typedef struct rtcosim_anytime_ctx rtcosim_anytime_ctx; /* handed to a running variant */
+
+typedef enum rtcosim_anytime_strategy {
+    /* Minimal first, then the others in order of addition while time remains;
+     * the one still running at the end of the period is aborted and the best
+     * completed result (by the criterion) is delivered. */
+    RTCOSIM_ANYTIME_ESCALATE = 0,
+    /* Start the most accurate variant expected to fit, with a timer that
+     * aborts it when the time left is the minimal variant's worst execution
+     * time plus the safety margin; then run the minimal one. Learns: the next
+     * choice must be expected to finish before the time at which the last
+     * abort happened. */
+    RTCOSIM_ANYTIME_TIMER,
+    /* The minimal variant on the calling thread and the others at the same
+     * time on persistent worker threads; the best one finished by the
+     * deadline is delivered, the others are cancelled and discarded. Needs a
+     * monotonic clock. */
+    RTCOSIM_ANYTIME_PARALLEL
+} rtcosim_anytime_strategy;
+
+/* Which completed result escalation and the parallel strategy deliver. */
+typedef enum rtcosim_anytime_criterion {
+    RTCOSIM_ANYTIME_PICK_RANK = 0,      /* highest accuracy rank */
+    RTCOSIM_ANYTIME_PICK_LONGEST,       /* longest computation this period */
+    RTCOSIM_ANYTIME_PICK_SMALLEST_STEP, /* smallest step size (ties: rank) */
+    RTCOSIM_ANYTIME_PICK_SOLVER         /* highest solver order (ties: smaller step, rank) */
+} rtcosim_anytime_criterion;
+
+/* Integration method of a variant, ordered by the accuracy the SOLVER
+ * criterion assumes (a variable-order, error-controlled solver last). */
+typedef enum rtcosim_anytime_solver {
+    RTCOSIM_ANYTIME_SOLVER_OTHER = 0,
+    RTCOSIM_ANYTIME_SOLVER_EULER,    /* order 1 */
+    RTCOSIM_ANYTIME_SOLVER_HEUN,     /* order 2 */
+    RTCOSIM_ANYTIME_SOLVER_RK4,      /* order 4 */
+    RTCOSIM_ANYTIME_SOLVER_VARIABLE  /* error-controlled (CVODE BDF/Adams) */
+} rtcosim_anytime_solver;
+
+/* How the timer strategy estimates a variant's execution time. */
+typedef enum rtcosim_anytime_estimate {
+    RTCOSIM_ANYTIME_ESTIMATE_QUANTILE = 0, /* `quantile` of the recent window */
+    RTCOSIM_ANYTIME_ESTIMATE_MEAN,         /* mean of all completed runs */
+    RTCOSIM_ANYTIME_ESTIMATE_MAX           /* worst completed run */
+} rtcosim_anytime_estimate;
+
+typedef struct rtcosim_anytime_config {
+    const char *name; /* names the set in messages; default "anytime" */
+    size_t input_count, output_count; /* FLOAT64 values per period */
+    const char *const *output_names;  /* output_count names for the CSV, or NULL */
+    size_t state_size;                /* bytes of the native variants' shared state */
+    const void *initial_state;        /* copied at create; NULL: zeros */
+    rtcosim_time_ns period_ns;        /* > 0 */
+    rtcosim_time_ns start_time_ns;    /* simulation time of the first period */
+    rtcosim_anytime_strategy strategy;
+    rtcosim_anytime_criterion criterion;
+    /* Time kept free before the deadline to deliver and commit a result; the
+     * timer strategy adds it to the minimal variant's worst time. Default
+     * 5 % of the period when 0. */
+    rtcosim_time_ns safety_margin_ns;
+    /* The minimal variant's worst calibration time plus the safety margin
+     * must not exceed this share of the period. Default 0.5. */
+    double minimal_max_share;
+    int calibration_runs; /* per variant at start; default 20 */
+    /* Calibration runs of a costly variant stop after this long; default 10
+     * periods. */
+    rtcosim_time_ns calibration_limit_ns;
+    size_t stats_window;  /* recent samples kept for the quantile; default 64 */
+    double quantile;      /* in (0, 1]; default 0.95 */
+    rtcosim_anytime_estimate estimate;
+    /* Timer strategy: after this many periods without an abort the learned
+     * abort time is forgotten and costlier variants are tried again.
+     * Default 200. */
+    uint64_t forget_after_periods;
+    size_t record_capacity; /* periods kept for the CSV (a ring; oldest dropped) */
+} rtcosim_anytime_config;
+
+/* Fill cfg with zeros and defaults; callers then set the counts and period. */
+void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg);
+
+typedef struct rtcosim_anytime_variant_info {
+    const char *name;             /* copied */
+    int rank;                     /* accuracy rank: larger is more accurate */
+    rtcosim_time_ns step_ns;      /* step size; components: micro step (0: one step per period) */
+    rtcosim_anytime_solver solver;
+} rtcosim_anytime_variant_info;
+
+/* A native variant: advance `state` (a scratch copy of the committed state,
+ * state_size bytes) from simulation time t over h and write the outputs.
+ * Call rtcosim_anytime_should_abort(ctx) in loops and return
+ * RTCOSIM_ECANCELED when it is true. In the parallel strategy several
+ * variants run at once: `user` must be per variant or read-only. */
+typedef rtcosim_status (*rtcosim_anytime_fn)(void *user, rtcosim_anytime_ctx *ctx,
+                                             rtcosim_time_ns t, rtcosim_time_ns h,
+                                             const double *inputs, void *state,
+                                             double *outputs, rtcosim_error *err);
+
+/* Cooperative cancellation point: true once the variant must stop (its time
+ * is up or the runner abandoned it). Lock-free; costs one clock read. */
+bool rtcosim_anytime_should_abort(rtcosim_anytime_ctx *ctx);
+/* The clock the set runs on (for variants that account injected time). */
+rtcosim_clock *rtcosim_anytime_ctx_clock(rtcosim_anytime_ctx *ctx);
+/* Index of the running variant. */
+size_t rtcosim_anytime_ctx_variant(const rtcosim_anytime_ctx *ctx);
+
+/* The clock is not owned and must outlive the set. */
+rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim_clock *clock,
+                                      rtcosim_anytime **out, rtcosim_error *err);
+/* Stops the worker threads (waiting for abandoned variants to return) and
+ * frees. NULL is a no-op. */
+void rtcosim_anytime_free(rtcosim_anytime *set);
+
+rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
+                                          const rtcosim_anytime_variant_info *info,
+                                          rtcosim_anytime_fn fn, void *user,
+                                          rtcosim_error *err);
+/* A component variant (not owned; initialized, i.e. after exit_init): each
+ * period the inputs are set on input_vrs, the component steps over the period
+ * in micro steps of info->step_ns (cancellation is checked between them) and
+ * the outputs are read from output_vrs (FLOAT64). It runs on its own thread,
+ * so that an abandoned step cannot delay the deadline. With more than one
+ * component variant they must be instances of one model that can serialize
+ * its state. */
+rtcosim_status rtcosim_anytime_add_component(rtcosim_anytime *set,
+                                             const rtcosim_anytime_variant_info *info,
+                                             rtcosim_component *component,
+                                             const uint32_t *input_vrs,
+                                             const uint32_t *output_vrs, rtcosim_error *err);
+
+/* Calibrate every variant (the calibration inputs are used for every run;
+ * NULL: zeros), refuse with the figures when the minimal variant does not fit,
+ * start the workers and set the first release to now. */
+rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibration_inputs,
+                                     rtcosim_error *err);
+
+/* What happened to one variant in one period. */
+typedef enum rtcosim_anytime_outcome {
+    RTCOSIM_ANYTIME_NOT_RUN = 0,
+    RTCOSIM_ANYTIME_COMPLETED,
+    RTCOSIM_ANYTIME_ABORTED,   /* stopped at a cancellation point */
+    RTCOSIM_ANYTIME_ABANDONED, /* still running at the deadline; result discarded */
+    RTCOSIM_ANYTIME_BUSY,      /* still busy with an abandoned earlier period */
+    RTCOSIM_ANYTIME_FAILED     /* returned an error */
+} rtcosim_anytime_outcome;
+
+const char *rtcosim_anytime_outcome_name(rtcosim_anytime_outcome outcome);
+const char *rtcosim_anytime_strategy_name(rtcosim_anytime_strategy strategy);
+/* "escalate", "timer", "parallel". Returns 0, or -1 when unknown. */
+int rtcosim_anytime_strategy_parse(const char *text, rtcosim_anytime_strategy *out);
+
+/* One period's record. */
+typedef struct rtcosim_anytime_period {
+    uint64_t index;
+    rtcosim_time_ns sim_time;  /* simulation time at the period's start */
+    rtcosim_time_ns release, deadline, period_ns;
+    rtcosim_time_ns started_at;   /* clock time run_period was entered (after other work) */
+    rtcosim_time_ns delivered_at; /* clock time when the result was committed */
+    rtcosim_time_ns margin_ns;    /* deadline - delivered_at (negative: late) */
+    int delivered;                /* variant index */
+    bool missed;                  /* delivered after the deadline */
+    uint8_t outcome[RTCOSIM_ANYTIME_MAX_VARIANTS];           /* rtcosim_anytime_outcome */
+    rtcosim_time_ns exec_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];   /* 0 when not run */
+} rtcosim_anytime_period;
+
+/* Clock time of the next period's release (its deadline is release + period). */
+rtcosim_time_ns rtcosim_anytime_next_release(const rtcosim_anytime *set);
+/* Sleep on the set's clock until the next release. */
+void rtcosim_anytime_wait_release(rtcosim_anytime *set);
+/* Run one period with the strategy: deliver `outputs` (output_count values)
+ * and commit the delivered variant's state. `report` may be NULL. Fails only
+ * when the minimal variant fails (then nothing is committed). */
+rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *inputs,
+                                          double *outputs, rtcosim_anytime_period *report,
+                                          rtcosim_error *err);
+/* Change the period; takes effect at the period after the current one. Safe
+ * to call from another thread while periods run. */
+rtcosim_status rtcosim_anytime_set_period(rtcosim_anytime *set, rtcosim_time_ns period_ns,
+                                          rtcosim_error *err);
+rtcosim_time_ns rtcosim_anytime_period_ns(const rtcosim_anytime *set);
+
+/* The committed native state (state_size bytes), valid until the next period. */
+const void *rtcosim_anytime_state(const rtcosim_anytime *set);
+
+typedef struct rtcosim_anytime_variant_stats {
+    const char *name;
+    int rank;
+    uint64_t runs, completed, aborted, abandoned, failed, delivered;
+    double mean_ns, max_ns, quantile_ns; /* completed runs (calibration included) */
+} rtcosim_anytime_variant_stats;
+
+typedef struct rtcosim_anytime_summary {
+    uint64_t periods, misses;
+    size_t variant_count;
+    rtcosim_anytime_variant_stats variants[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    double delivered_share[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    double margin_min_ns, margin_mean_ns, margin_max_ns;
+    double margin_p01_ns; /* 1st percentile over the recorded periods (NAN without records) */
+    rtcosim_time_ns learned_abort_ns; /* timer strategy: current limit, 0 when none */
+} rtcosim_anytime_summary;
+
+rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_anytime_summary *out,
+                                           rtcosim_error *err);
+/* Records kept (at most record_capacity, oldest first). */
+size_t rtcosim_anytime_record_count(const rtcosim_anytime *set);
+const rtcosim_anytime_period *rtcosim_anytime_record(const rtcosim_anytime *set, size_t i);
+/* Delivered outputs of record i (output_count values). */
+const double *rtcosim_anytime_record_outputs(const rtcosim_anytime *set, size_t i);
+/* Write the kept records as CSV (first column `time` in seconds, then
+ * period_us, start_us (start after the release), delivered, margin_us,
+ * missed, the outputs, and per variant its execution time in us and its
+ * outcome code), for `rtcosim plot` and scripts. */
+rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char *path,
+                                         rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

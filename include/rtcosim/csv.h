@@ -1,0 +1,61 @@
+/* Input tables in fmusim's CSV format: a header row with `time` first (quoted
+ * or not), then one row of numbers per time point, time non-decreasing (equal
+ * times mark a discontinuity: from that instant on the later row applies).
+ * Every error names the file and line ("in.csv:7: ..."). A cursor interpolates
+ * values at increasing times in O(1) amortized without allocating: linear for
+ * continuous signals, hold (last row at or before t) for discrete ones; before
+ * the first row the first row applies, after the last row the last. */
+#ifndef RTCOSIM_CSV_H
+#define RTCOSIM_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rtcosim_csv rtcosim_csv; /* opaque, immutable after reading */
+
+/* Read and validate a whole file. */
+rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosim_error *err);
+/* Same from memory; name is used in messages (and kept as the table's name). */
+rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_t size,
+                                       rtcosim_csv **out, rtcosim_error *err);
+void rtcosim_csv_free(rtcosim_csv *table); /* NULL is a no-op */
+
+const char *rtcosim_csv_name(const rtcosim_csv *table);
+/* Columns besides time. */
+size_t rtcosim_csv_column_count(const rtcosim_csv *table);
+const char *rtcosim_csv_column_name(const rtcosim_csv *table, size_t column);
+/* Index of the column with exactly this name, or -1. */
+ptrdiff_t rtcosim_csv_find_column(const rtcosim_csv *table, const char *name);
+size_t rtcosim_csv_row_count(const rtcosim_csv *table); /* at least 1 */
+rtcosim_time_ns rtcosim_csv_time(const rtcosim_csv *table, size_t row);
+double rtcosim_csv_value(const rtcosim_csv *table, size_t row, size_t column);
+/* Line of the file a row came from (1-based), for messages. */
+size_t rtcosim_csv_line(const rtcosim_csv *table, size_t row);
+
+/* Where a table is read at time t; plain struct so it lives on the stack or in
+ * a run's preallocated state. */
+typedef struct rtcosim_csv_cursor {
+    const rtcosim_csv *table;
+    size_t row;    /* last row with time <= t (0 before the first row) */
+    double weight; /* linear weight of row+1, in [0, 1); 0 when holding */
+} rtcosim_csv_cursor;
+
+void rtcosim_csv_cursor_init(rtcosim_csv_cursor *cursor, const rtcosim_csv *table);
+/* Move to time t. O(1) amortized for non-decreasing t; a step back costs a
+ * binary search. */
+void rtcosim_csv_cursor_seek(rtcosim_csv_cursor *cursor, rtcosim_time_ns t);
+/* Value of a column at the cursor: held (discrete) or linearly interpolated. */
+double rtcosim_csv_cursor_hold(const rtcosim_csv_cursor *cursor, size_t column);
+double rtcosim_csv_cursor_linear(const rtcosim_csv_cursor *cursor, size_t column);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

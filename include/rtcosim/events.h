@@ -1,0 +1,203 @@
+/* The parallel discrete-event kernel: logical processes (LPs) exchanging
+ * time-stamped events over declared links with lookahead, run by a sequential,
+ * a conservative multi-threaded, a lockstep or a Chandy-Misra-Bryant
+ * "global" scheduler. The kernel is small and knows nothing of models: a model
+ * is a struct of handlers (init, event, final), as in ROSS.
+ *
+ * Determinism: events are processed in each LP in one total order, the key
+ * (time, depth, priority, source LP, per-source sequence number), whatever the
+ * scheduler and thread count, so every run of the same model and seed is
+ * identical bit for bit. `depth` counts the zero-delay sends that led to an
+ * event at the same time, so an event always sorts after the event that
+ * caused it. Each LP owns a random stream seeded from (seed, LP index). */
+#ifndef RTCOSIM_EVENTS_H
+#define RTCOSIM_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest payload carried inline in an event (bytes). */
+#define RTCOSIM_EVENT_PAYLOAD_MAX 64
+/* Longest chain of zero-delay sends at one time before the run is stopped
+ * as a livelock. */
+#define RTCOSIM_EVENT_DEPTH_MAX 65535
+
+typedef uint32_t rtcosim_lp_id;
+
+/* One event as a handler sees it (read-only). */
+typedef struct rtcosim_event {
+    rtcosim_time_ns time;
+    uint64_t tie;            /* depth << 48 | priority << 32 | source LP (ordering key) */
+    uint64_t seq;            /* per-source sequence number */
+    struct rtcosim_event *next; /* kernel use */
+    rtcosim_lp_id src, dst;
+    uint16_t type;           /* model-defined kind */
+    uint16_t size;           /* payload bytes used */
+    uint32_t reserved_;
+    _Alignas(8) unsigned char payload[RTCOSIM_EVENT_PAYLOAD_MAX];
+} rtcosim_event;
+
+static inline unsigned rtcosim_event_priority(const rtcosim_event *ev)
+{
+    return (unsigned)((ev->tie >> 32) & 0xFFFFu);
+}
+
+typedef struct rtcosim_events rtcosim_events; /* a simulation (opaque) */
+typedef struct rtcosim_lp rtcosim_lp;         /* an LP, as passed to handlers (opaque) */
+
+/* A model: handlers called with the LP's own state. Any may be NULL. A handler
+ * failing stops the run; the run's error names the LP and the time. */
+typedef struct rtcosim_lp_model {
+    const char *kind; /* "phold", "can-bus", "ecu", ... */
+    /* Once before the run at the start time: schedule the first events. */
+    rtcosim_status (*init)(rtcosim_lp *lp, void *state, rtcosim_error *err);
+    rtcosim_status (*event)(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                            rtcosim_error *err);
+    /* Once after the run, in LP order on the calling thread: statistics. */
+    rtcosim_status (*final)(rtcosim_lp *lp, void *state, rtcosim_error *err);
+} rtcosim_lp_model;
+
+typedef enum rtcosim_scheduler {
+    /* One global queue, one thread: the reference order. */
+    RTCOSIM_SCHEDULER_SEQUENTIAL = 0,
+    /* Worker threads, each owning a partition of the LPs; in each round a
+     * thread processes its events earlier than the lower bound on timestamps
+     * of what the other threads can still send it (their next event time plus
+     * the lookahead of their links into it). Cross-thread events go through
+     * per thread-pair mailboxes exchanged at the round barrier. */
+    RTCOSIM_SCHEDULER_CONSERVATIVE,
+    /* Chandy-Misra-Bryant per LP on one thread: an LP confirms its oldest
+     * event once every input link holds a message (real or null) promising
+     * nothing earlier. Null messages carry each LP's promise, min(earliest
+     * input time, next event time) + lookahead; with `no_null_messages` only
+     * real messages advance the links (the classic scheme, for comparison: it
+     * can deadlock, and then the run fails with a diagnosis of what holds each
+     * LP back). */
+    RTCOSIM_SCHEDULER_GLOBAL,
+    /* Time-stepped baseline: every LP is visited in every tick of
+     * `lockstep_tick` and processes its events of that tick. The tick must not
+     * exceed the smallest lookahead between different LPs. */
+    RTCOSIM_SCHEDULER_LOCKSTEP
+} rtcosim_scheduler;
+
+const char *rtcosim_scheduler_name(rtcosim_scheduler s);
+/* "sequential", "conservative", "global", "lockstep". Returns 0 or -1. */
+int rtcosim_scheduler_parse(const char *text, rtcosim_scheduler *out);
+
+typedef struct rtcosim_run_options {
+    rtcosim_scheduler scheduler;
+    unsigned threads;             /* conservative only; 0 means 1 */
+    rtcosim_time_ns start_time;   /* LP clocks start here */
+    rtcosim_time_ns stop_time;    /* events with time <= stop_time are processed */
+    rtcosim_time_ns lockstep_tick; /* lockstep only; 0 means 1 us */
+    uint64_t seed;                /* random streams */
+    bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
+} rtcosim_run_options;
+
+typedef struct rtcosim_run_stats {
+    uint64_t events;          /* processed (= committed: no speculation) */
+    uint64_t rounds;          /* conservative: barrier rounds; lockstep: ticks */
+    uint64_t cross_thread;    /* events sent between threads */
+    double wall_s;            /* wall-clock time of the run */
+    rtcosim_time_ns end_time; /* time of the last processed event */
+} rtcosim_run_stats;
+
+/* Create an empty simulation. */
+rtcosim_status rtcosim_events_create(rtcosim_events **out, rtcosim_error *err);
+void rtcosim_events_free(rtcosim_events *sim);
+
+/* Add an LP. `state` is owned by the caller and passed to every handler.
+ * `group`: the id of an earlier LP this one must share a thread with (e.g. a
+ * plant names its ECU); RTCOSIM_LP_NO_GROUP leaves placement to the kernel. */
+#define RTCOSIM_LP_NO_GROUP UINT32_MAX
+rtcosim_status rtcosim_events_add_lp(rtcosim_events *sim, const char *name,
+                                     const rtcosim_lp_model *model, void *state,
+                                     uint32_t group, rtcosim_lp_id *out, rtcosim_error *err);
+
+/* Declare that src may send to dst, every event at least `lookahead` after
+ * src's clock. Negative lookahead is refused here; zero lookahead is allowed
+ * unless it closes a cycle of zero-lookahead links (refused by run, naming
+ * the cycle). Declaring a link again keeps the smaller lookahead. */
+rtcosim_status rtcosim_events_add_link(rtcosim_events *sim, rtcosim_lp_id src, rtcosim_lp_id dst,
+                                       rtcosim_time_ns lookahead, rtcosim_error *err);
+/* Let every LP send to every other LP with this lookahead (> 0), for fully
+ * connected models such as PHOLD. Explicit links keep their own lookahead. */
+rtcosim_status rtcosim_events_link_all(rtcosim_events *sim, rtcosim_time_ns lookahead,
+                                       rtcosim_error *err);
+
+/* Run from start_time to stop_time. Can be called again after a run (the LPs
+ * start afresh: the caller resets model state). */
+rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options *options,
+                                  rtcosim_run_stats *stats, rtcosim_error *err);
+
+/* After a run that failed because no LP could progress: one line per blocked
+ * LP (clock, next event, earliest input time, the link holding it back). The
+ * error message carries the start of this text. Empty otherwise. */
+const char *rtcosim_events_diagnosis(const rtcosim_events *sim);
+
+size_t rtcosim_events_lp_count(const rtcosim_events *sim);
+const char *rtcosim_events_lp_name(const rtcosim_events *sim, rtcosim_lp_id lp);
+/* Events processed by one LP in the last run. */
+uint64_t rtcosim_events_lp_processed(const rtcosim_events *sim, rtcosim_lp_id lp);
+/* Lookahead of the link src -> dst, or -1 when there is none. */
+rtcosim_time_ns rtcosim_events_link_lookahead(const rtcosim_events *sim, rtcosim_lp_id src,
+                                              rtcosim_lp_id dst);
+
+/* ---- Called from handlers ---- */
+
+rtcosim_lp_id rtcosim_lp_self(const rtcosim_lp *lp);
+const char *rtcosim_lp_name(const rtcosim_lp *lp);
+rtcosim_time_ns rtcosim_lp_now(const rtcosim_lp *lp);
+
+/* Send an event to dst at now + delay. To another LP it needs a link and
+ * delay >= the link's lookahead; delay < 0 (an event in the LP's past) is an
+ * error naming the LP and both times. priority orders events at the same
+ * time and depth (lower first); payload of `size` <= RTCOSIM_EVENT_PAYLOAD_MAX
+ * bytes is copied. */
+rtcosim_status rtcosim_lp_send(rtcosim_lp *lp, rtcosim_lp_id dst, rtcosim_time_ns delay,
+                               uint16_t type, uint16_t priority, const void *payload,
+                               size_t size, rtcosim_error *err);
+
+/* The LP's random stream (xoshiro256**, seeded from the run seed and the LP
+ * index, so independent of the scheduler and thread count). */
+uint64_t rtcosim_lp_random_u64(rtcosim_lp *lp);
+double rtcosim_lp_random_uniform(rtcosim_lp *lp); /* in (0, 1] */
+uint32_t rtcosim_lp_random_below(rtcosim_lp *lp, uint32_t n); /* in [0, n) */
+double rtcosim_lp_random_exponential(rtcosim_lp *lp, double mean);
+
+/* ---- PHOLD, the standard synthetic benchmark model (Fujimoto 1990) ----
+ * Every LP starts with `events_per_lp` events; processing one sends one new
+ * event, to a uniformly chosen other LP with probability remote_fraction,
+ * else to itself, at now + lookahead + exponential(mean_increment). */
+typedef struct rtcosim_phold_config {
+    uint32_t lps;
+    uint32_t events_per_lp;
+    double remote_fraction;
+    rtcosim_time_ns lookahead;
+    rtcosim_time_ns mean_increment;
+} rtcosim_phold_config;
+
+typedef struct rtcosim_phold rtcosim_phold;
+
+/* Add the PHOLD LPs (and an all-to-all link) to an empty simulation. */
+rtcosim_status rtcosim_phold_build(rtcosim_events *sim, const rtcosim_phold_config *config,
+                                   rtcosim_phold **out, rtcosim_error *err);
+/* Reset the per-LP statistics before a new run of the same simulation. */
+void rtcosim_phold_reset(rtcosim_phold *phold);
+/* A hash of every LP's sequence of (time, source) of processed events: equal
+ * checksums mean the same events were processed in the same order. */
+uint64_t rtcosim_phold_checksum(const rtcosim_phold *phold);
+void rtcosim_phold_free(rtcosim_phold *phold);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,274 @@
+/* Real-time execution: a paced executor that starts frame k at the absolute
+ * deadline start + k*H/rt_factor (zero drift by construction), measures
+ * lateness and execution time into fixed histograms, applies an explicit
+ * overrun policy, and optionally couples a real-time part (paced, simulation
+ * time te) to a non-real-time part (own thread, virtual time tv) through
+ * lock-free queues, with estimates from the error handling system
+ * (estimate.h) whenever the non-real-time part is late.
+ *
+ * The executor drives components only through component.h; components are
+ * handed over initialized (in step mode) and stay owned by the caller. */
+#ifndef RTCOSIM_REALTIME_H
+#define RTCOSIM_REALTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtcosim/clock.h"
+#include "rtcosim/component.h"
+#include "rtcosim/estimate.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- Overrun policies ---------------------------------------------------- */
+
+/* A frame overruns when its execution ends after the next frame's deadline. */
+typedef enum rtcosim_overrun_policy {
+    /* Count it and continue: the next frame starts at once and the schedule
+     * slips by the overshoot (te then lags the wall clock: reported as drift). */
+    RTCOSIM_OVERRUN_SOFT = 0,
+    /* Keep the absolute schedule: frames whose deadline has passed start at
+     * once, back to back, until the run is back on schedule. */
+    RTCOSIM_OVERRUN_CATCH_UP,
+    /* Keep the absolute schedule and drop the frames whose deadline has
+     * passed: their exchanges are skipped (outputs held) and the components
+     * step over the dropped interval at the start of the next frame, which
+     * starts at its own deadline. */
+    RTCOSIM_OVERRUN_SKIP,
+    /* Stop with RTCOSIM_ETIMEOUT (hard real time); results so far are kept. */
+    RTCOSIM_OVERRUN_FAIL
+} rtcosim_overrun_policy;
+
+/* "soft", "catch-up", "skip", "fail". */
+rtcosim_status rtcosim_overrun_policy_parse(const char *text, rtcosim_overrun_policy *out,
+                                            rtcosim_error *err);
+const char *rtcosim_overrun_policy_name(rtcosim_overrun_policy policy);
+
+/* --- Histograms ---------------------------------------------------------- */
+
+/* Log-scale histogram of non-negative nanosecond values: exact below 32 ns,
+ * then 16 buckets per power of two (relative resolution 1/16 = 6.25 %), up to
+ * 2^63 ns. Fixed size, no allocation: adding a value is a few instructions. */
+#define RTCOSIM_HISTOGRAM_BUCKETS 960
+typedef struct rtcosim_histogram {
+    uint64_t count;
+    int64_t min, max; /* exact extremes */
+    double sum;
+    uint64_t buckets[RTCOSIM_HISTOGRAM_BUCKETS];
+} rtcosim_histogram;
+
+void rtcosim_histogram_reset(rtcosim_histogram *h);
+/* Negative values count in the lowest bucket (min keeps the exact value). */
+void rtcosim_histogram_add(rtcosim_histogram *h, int64_t value);
+/* Percentile p in [0, 100] by nearest rank: the upper edge of the bucket that
+ * holds the rank, limited to the exact maximum; 0 when empty. */
+int64_t rtcosim_histogram_percentile(const rtcosim_histogram *h, double p);
+double rtcosim_histogram_mean(const rtcosim_histogram *h);
+
+/* --- Exchange points ------------------------------------------------------ */
+
+/* Where the real-time and non-real-time parts exchange data: the number of
+ * frames from one exchange point to the next, repeated ("1": every frame,
+ * "4": every 4th, "2-1-2-1": after 2 frames, then 1, then 2, ...). */
+#define RTCOSIM_EXCHANGE_PATTERN_MAX 32
+typedef struct rtcosim_exchange_pattern {
+    size_t length;
+    uint32_t frames[RTCOSIM_EXCHANGE_PATTERN_MAX];
+} rtcosim_exchange_pattern;
+
+rtcosim_status rtcosim_exchange_pattern_parse(const char *text, rtcosim_exchange_pattern *out,
+                                              rtcosim_error *err);
+
+/* --- Executor ------------------------------------------------------------- */
+
+/* A connection from an output to an input (Float64 variables). Components
+ * are indices into the array given to rtcosim_rt_create. */
+typedef struct rtcosim_rt_connection {
+    size_t from_component;
+    uint32_t from_vr;
+    size_t to_component;
+    uint32_t to_vr;
+} rtcosim_rt_connection;
+
+typedef struct rtcosim_rt_options {
+    rtcosim_time_ns start_time;  /* simulation time of frame 0 (components' time) */
+    rtcosim_time_ns stop_time;   /* run until te reaches this */
+    rtcosim_time_ns macro_step;  /* H: one frame */
+    double rt_factor;            /* run at rt_factor times real time (2: twice as fast) */
+    rtcosim_overrun_policy overrun;
+
+    /* Pacing clock. NULL: a monotonic clock with busy_wait (see clock.h) is
+     * created. A virtual clock makes the run deterministic (single thread). */
+    rtcosim_clock *clock;
+    rtcosim_time_ns busy_wait;
+
+    /* Best effort, each with a warning through the logger when refused. */
+    int fifo_priority; /* SCHED_FIFO priority 1..99 for the paced thread; 0: leave */
+    bool lock_memory;  /* mlockall(MCL_CURRENT | MCL_FUTURE) */
+    int cpu;           /* pin the paced thread to this CPU; -1: leave */
+
+    /* Calibration: run calibration_frames frames unpaced (component states
+     * saved and restored, so they need get/set state) and refuse the run with
+     * the figures when the worst frame exceeds calibration_budget of the period. */
+    bool calibrate;
+    size_t calibration_frames;
+    double calibration_budget; /* fraction of the frame period, (0, 1] */
+
+    size_t overrun_log; /* keep the first and the last overrun_log overruns */
+    size_t frame_log;   /* per-frame records kept (from the start); 0: none */
+
+    /* Mixed real-time / non-real-time. non_realtime: comma-separated instance
+     * names of the components that form the non-real-time part (NULL or "":
+     * everything is real-time). */
+    const char *non_realtime;
+    rtcosim_exchange_pattern exchange;
+    /* Estimator of every signal from the non-real-time part to the
+     * real-time part. A map estimator's inputs are looked up by name among
+     * the real-time part's outputs ("instance.variable"). */
+    rtcosim_estimator_spec estimator;
+    /* tv after a step: the timestamp of the last input consumed (false) or
+     * that plus the step (true). */
+    bool tv_includes_step;
+    /* Declare the partner lost when its newest data is older than this (0: never). */
+    rtcosim_time_ns partner_timeout;
+    size_t queue_capacity;  /* samples per direction (rounded up to a power of two) */
+    size_t record_capacity; /* estimate records kept for the report */
+    /* Virtual runs only: the virtual clock of the non-real-time part's
+     * processor (its injected compute times advance it). Required when the
+     * pacing clock is virtual and a non-real-time part exists. */
+    rtcosim_clock *partner_clock;
+} rtcosim_rt_options;
+
+/* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock
+ * without busy-wait, no priority/locking/affinity, calibration off (100
+ * frames, budget 0.9 when on), 16 overruns, 1e6 frames logged, exchange every
+ * frame, ZOH estimates, partner timeout 1 s, queues of 1024, 1e6 records. */
+void rtcosim_rt_options_init(rtcosim_rt_options *options);
+
+/* One logged overrun. */
+typedef struct rtcosim_rt_overrun {
+    uint64_t frame;
+    rtcosim_time_ns te;        /* simulation time of the frame */
+    rtcosim_time_ns lateness;  /* start - deadline */
+    rtcosim_time_ns exec;      /* execution time */
+    rtcosim_time_ns overshoot; /* end - next deadline (> 0) */
+} rtcosim_rt_overrun;
+
+/* One logged frame. */
+#define RTCOSIM_FRAME_EXCHANGE 1u  /* an exchange point */
+#define RTCOSIM_FRAME_ESTIMATED 2u /* at least one signal was estimated */
+#define RTCOSIM_FRAME_OVERRUN 4u   /* ended after the next deadline */
+#define RTCOSIM_FRAME_DROPPED 8u   /* dropped under the skip policy */
+typedef struct rtcosim_rt_frame {
+    uint64_t frame;
+    rtcosim_time_ns te;       /* simulation time at the frame start */
+    rtcosim_time_ns deadline; /* relative to the run start on the pacing clock */
+    rtcosim_time_ns lateness, exec;
+    rtcosim_time_ns lag;      /* te minus the time of the partner's newest data */
+    rtcosim_time_ns tv;       /* the partner's virtual time known at this frame */
+    unsigned flags;
+} rtcosim_rt_frame;
+
+typedef struct rtcosim_rt_summary {
+    uint64_t frames;          /* frames executed (dropped ones excluded) */
+    uint64_t frames_dropped;  /* skip policy */
+    uint64_t overruns;
+    rtcosim_time_ns drift;    /* (end on the pacing clock - start) - (te end - start_time)/rt_factor */
+    rtcosim_time_ns slip;     /* schedule slip accumulated by the soft policy */
+    bool failed;              /* stopped by the fail policy or an error */
+    rtcosim_time_ns stopped_at; /* te reached */
+    rtcosim_time_ns calibration_worst, calibration_median; /* 0 when not calibrated */
+    bool fifo_applied, memory_locked, affinity_applied;
+
+    /* Mixed runs. */
+    uint64_t exchanges;           /* exchange points after the initial one */
+    uint64_t estimated_exchanges; /* exchange points served by an estimate */
+    uint64_t overruns_while_late; /* overruns at frames when the partner was late */
+    rtcosim_time_ns max_lag;      /* longest te - (time of newest partner data) */
+    uint64_t late_episodes;       /* runs of consecutive estimated exchanges */
+    uint64_t resync_frames_median, resync_frames_max; /* frames from first estimate to tv == te */
+    bool partner_lost;
+    rtcosim_time_ns partner_lost_at; /* te when declared lost */
+    char partner_lost_reason[256];
+    uint64_t records_dropped;     /* estimate records beyond record_capacity */
+    uint64_t signals_to_rt, signals_to_partner;
+} rtcosim_rt_summary;
+
+typedef struct rtcosim_rt rtcosim_rt;
+
+/* Validates everything (connections, names, step, pattern, estimator and its
+ * map) and allocates every buffer; the run itself then never allocates. */
+rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t count,
+                                 const rtcosim_rt_connection *connections,
+                                 size_t connection_count, const rtcosim_rt_options *options,
+                                 rtcosim_rt **out, rtcosim_error *err);
+void rtcosim_rt_free(rtcosim_rt *rt);
+
+/* Run to stop_time. Real clock: the paced loop runs on a thread of its own
+ * (priority, affinity), the non-real-time part on another; virtual clock:
+ * both on the calling thread, interleaved deterministically. Fails with
+ * RTCOSIM_ETIMEOUT under the fail policy, or with the component's error;
+ * a lost partner is not a failure. Statistics and logs stay available. */
+rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err);
+
+const rtcosim_rt_summary *rtcosim_rt_get_summary(const rtcosim_rt *rt);
+const rtcosim_histogram *rtcosim_rt_lateness(const rtcosim_rt *rt);
+const rtcosim_histogram *rtcosim_rt_exec_time(const rtcosim_rt *rt);
+/* Overruns logged: the first ones, then the last ones (oldest first). */
+size_t rtcosim_rt_overruns(const rtcosim_rt *rt, rtcosim_rt_overrun *out, size_t capacity);
+size_t rtcosim_rt_frame_count(const rtcosim_rt *rt);
+const rtcosim_rt_frame *rtcosim_rt_frame_at(const rtcosim_rt *rt, size_t index);
+/* The coupled signals (partner -> real-time part as used, then real-time
+ * part -> partner) at logged frame `index`; rtcosim_rt_signal_count values. */
+size_t rtcosim_rt_signal_count(const rtcosim_rt *rt);
+const char *rtcosim_rt_signal_name(const rtcosim_rt *rt, size_t signal);
+const double *rtcosim_rt_frame_signals(const rtcosim_rt *rt, size_t index);
+/* Estimators of the partner -> real-time signals (index < summary.signals_to_rt). */
+const rtcosim_estimator *rtcosim_rt_estimator(const rtcosim_rt *rt, size_t signal);
+size_t rtcosim_rt_record_count(const rtcosim_rt *rt);
+const rtcosim_estimate_record *rtcosim_rt_record_at(const rtcosim_rt *rt, size_t index);
+
+/* Write summary.csv, frames.csv (one row per logged frame with the coupled
+ * signals: time in the first column, drawable by `rtcosim plot`),
+ * overruns.csv and, for mixed runs, estimates.csv into dir (created). */
+rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir,
+                                       rtcosim_error *err);
+/* A human summary (lateness percentiles, overruns, drift, estimates). */
+void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out);
+
+/* --- Delay injection ------------------------------------------------------ */
+
+/* Wraps a component so that each do_step takes extra compute time: on a
+ * virtual clock it advances the clock, on a real clock it sleeps (with the
+ * clock's busy-wait). Compute time per step: an explicit schedule when given
+ * (cycled), else drawn from a seeded distribution: with probability
+ * late_share uniform in [late_min, late_max] * h, otherwise uniform in
+ * [0.5, 1.5] * mean_fraction * h. fail_at_step (1-based, 0: never) makes that
+ * step return RTCOSIM_EFATAL (a crash); hang_at_step makes that step and every
+ * later one take hang_time (a partner that stops answering). */
+typedef struct rtcosim_delay_options {
+    rtcosim_clock *clock;
+    uint64_t seed;
+    double mean_fraction;
+    double late_share, late_min, late_max;
+    const rtcosim_time_ns *schedule; /* copied */
+    size_t schedule_length;
+    uint64_t fail_at_step, hang_at_step;
+    rtcosim_time_ns hang_time;
+} rtcosim_delay_options;
+
+/* Wraps `inner`, which must be freshly created (not yet instantiated); the
+ * wrapper takes ownership of it in every case (freed on failure too). */
+rtcosim_status rtcosim_delay_wrap(rtcosim_component *inner, const rtcosim_delay_options *options,
+                                  rtcosim_component **out, rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,105 @@
+/* Results: exact number formatting and the recorder that streams rows of a
+ * run to a CSV file in fmusim's format ("time","name1",... then one row per
+ * communication point). Numbers are written as the shortest decimal text that
+ * reads back to the identical value, so a results file loses nothing.
+ *
+ * The recorder never allocates after open and its memory does not grow with
+ * the number of rows. Synchronously it formats each pushed row into a large
+ * write buffer; with a writer thread, rtcosim_recorder_push_row only copies
+ * the values into a preallocated lock-free single-producer ring (safe to call
+ * from a real-time thread) and the writer thread formats and writes. */
+#ifndef RTCOSIM_RESULTS_H
+#define RTCOSIM_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Buffer size every rtcosim_format_* function needs (text plus a NUL). */
+#define RTCOSIM_FORMAT_MAX 40
+
+/* Shortest round-trip decimal of a double ("0.1", "100", "1e-7", "1.5e+300",
+ * "-0", "inf", "nan"): plain notation for 1e-6 <= |v| < 1e21, exponent form
+ * otherwise. Writes into buf (RTCOSIM_FORMAT_MAX bytes), NUL-terminates, and
+ * returns the length. */
+size_t rtcosim_format_double(double value, char *buf);
+/* Same for a float: the shortest text that reads back (as float) to value. */
+size_t rtcosim_format_float(float value, char *buf);
+size_t rtcosim_format_int64(int64_t value, char *buf);
+size_t rtcosim_format_uint64(uint64_t value, char *buf);
+/* Exact decimal seconds of a tick count, without trailing zeros:
+ * 0 -> "0", 1500000000 -> "1.5", 100000 -> "0.0001", -1 -> "-0.000000001". */
+size_t rtcosim_format_time(rtcosim_time_ns t, char *buf);
+
+/* One recorded column besides time. BINARY columns cannot be recorded;
+ * BOOLEAN and CLOCK are written as 1/0, STRING quoted with doubled quotes. */
+typedef struct rtcosim_column {
+    const char *name;
+    rtcosim_type type;
+} rtcosim_column;
+
+typedef struct rtcosim_recorder_options {
+    const char *path;               /* CSV file to create or truncate */
+    const rtcosim_column *columns;  /* copied at open */
+    size_t column_count;
+    uint32_t record_every;          /* keep rows 0, N, 2N, ... of those pushed; 0 or 1: all */
+    bool writer_thread;             /* format and write on a thread fed by a ring */
+    bool drop_when_full;            /* with a writer thread: never wait for ring space;
+                                       count the row as dropped instead (real-time use) */
+    size_t ring_rows;               /* ring capacity in rows; 0: 8192 */
+    size_t buffer_bytes;            /* write buffer; 0: 256 KiB */
+    size_t max_string_bytes;        /* with a writer thread: bytes kept of each string
+                                       value (longer ones are cut and counted); 0: 256 */
+} rtcosim_recorder_options;
+
+typedef struct rtcosim_recorder_stats {
+    uint64_t rows_pushed;    /* calls of push_row and push_row_always */
+    uint64_t rows_written;   /* rows that reached the file (after decimation) */
+    uint64_t rows_dropped;   /* ring full with drop_when_full */
+    uint64_t strings_cut;    /* string values shortened to max_string_bytes */
+    uint64_t bytes_written;  /* including the header */
+} rtcosim_recorder_stats;
+
+typedef struct rtcosim_recorder rtcosim_recorder; /* opaque */
+
+/* Create the file and write the header. An unwritable path fails here with
+ * a message naming it. */
+rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *opts,
+                                     rtcosim_recorder **out, rtcosim_error *err);
+
+/* Whether the next rtcosim_recorder_push_row keeps its row (decimation), so
+ * that callers can skip gathering values for rows that would be dropped. */
+bool rtcosim_recorder_wants_row(const rtcosim_recorder *r);
+
+/* Push one row: time t and one value per column (strings are copied or
+ * formatted before returning). Subject to record_every. Never allocates;
+ * without a writer thread it may write to the file when the buffer is full.
+ * A write error does not fail the push: it is kept and reported by close. */
+rtcosim_status rtcosim_recorder_push_row(rtcosim_recorder *r, rtcosim_time_ns t,
+                                         const rtcosim_value *values, rtcosim_error *err);
+/* Push a row regardless of record_every (e.g. the final point of a run). */
+rtcosim_status rtcosim_recorder_push_row_always(rtcosim_recorder *r, rtcosim_time_ns t,
+                                                const rtcosim_value *values,
+                                                rtcosim_error *err);
+
+void rtcosim_recorder_get_stats(const rtcosim_recorder *r, rtcosim_recorder_stats *stats);
+
+/* Write every pending row, stop the writer thread, close the file and free
+ * the recorder (always, even on error). Reports the first write error (disk
+ * full, ...) with the path. NULL is a no-op. stats (may be NULL) receives
+ * the final counts. */
+rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stats *stats,
+                                      rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

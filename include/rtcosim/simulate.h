@@ -1,0 +1,89 @@
+/* Simulating one component on its own (what `rtcosim simulate` and fmusim
+ * do): instantiate, set up, apply start values and inputs, initialize, then
+ * step with the output interval as communication step to the stop time,
+ * setting inputs from a CSV table and recording outputs to a CSV file.
+ *
+ * Start values of parameters are applied before initialization mode (where
+ * FMI 2.0 section 4.2.4 and FMI 3.0 allow every exact/approx start value),
+ * start values of inputs and the inputs at the start time inside it. The
+ * last step is shortened so that the run ends exactly at the stop time. */
+#ifndef RTCOSIM_SIMULATE_H
+#define RTCOSIM_SIMULATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/csv.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* `--start-value NAME VALUE`: text parsed with rtcosim_value_parse per the
+ * variable's type. */
+typedef struct rtcosim_start_value {
+    const char *name;
+    const char *value;
+} rtcosim_start_value;
+
+typedef struct rtcosim_simulate_options {
+    const char *instance_name;         /* NULL: the model name */
+    rtcosim_time_ns start_time;
+    rtcosim_time_ns stop_time;         /* >= start_time */
+    rtcosim_time_ns output_interval;   /* communication step, > 0 */
+    double tolerance;                  /* <= 0: none */
+    const rtcosim_start_value *start_values;
+    size_t start_value_count;
+    /* Inputs: every column must name an input variable of the component.
+     * Continuous Float variables are interpolated linearly, all others held. */
+    const rtcosim_csv *input;          /* may be NULL */
+    const char *output_file;           /* CSV results; NULL: none */
+    /* Recorded variables in this order; none given: every output. */
+    const char *const *output_variables;
+    size_t output_variable_count;
+    uint32_t record_every;             /* record every N-th step (and always the last); 0: 1 */
+    bool writer_thread;                /* format and write results on a writer thread */
+} rtcosim_simulate_options;
+
+typedef struct rtcosim_simulate_result {
+    uint64_t steps;                /* completed do_step calls */
+    rtcosim_time_ns end_time;      /* time the run reached */
+    bool terminated_by_component;  /* the component asked to stop before stop_time */
+    uint64_t rows_written;         /* result rows in the file */
+    size_t output_count;           /* recorded variables */
+    /* Optional, set by the caller: receives the last recorded values (up to
+     * final_capacity of them, in the order of the recorded variables). */
+    rtcosim_value *final_values;
+    size_t final_capacity;
+} rtcosim_simulate_result;
+
+/* Run a freshly created component (not yet instantiated) from start to stop.
+ * The component is terminated at the end but not freed. On a failing step
+ * the rows recorded so far stay in the file and the error names the
+ * component, the time and the component's message. result may be NULL. */
+rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_options *opts,
+                                rtcosim_simulate_result *result, rtcosim_error *err);
+
+/* The variables a run records: the named ones (error naming an unknown one),
+ * or with count 0 every output (ModelStructure outputs for FMUs). Writes up
+ * to capacity pointers into out and the total number into *found. */
+rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
+                                        size_t count, const rtcosim_variable **out,
+                                        size_t capacity, size_t *found, rtcosim_error *err);
+
+/* Find an example FMU shipped with rtcosim (e.g. "Dahlquist-fmi2.fmu") and
+ * write its path to out. Looks in $RTCOSIM_FMU_DIR, next to the running
+ * executable (<bindir>/../share/rtcosim/fmus, so a moved installation still
+ * works), the configured install prefix, and finally the build tree. The
+ * error lists where it looked. */
+rtcosim_status rtcosim_example_fmu_path(const char *file_name, char *out, size_t capacity,
+                                        rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

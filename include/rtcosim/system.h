@@ -1,0 +1,278 @@
+/* System descriptions read from SSP 1.0 (System Structure and Parameterization):
+ * a `.ssd` file or a `.ssp` archive (zip with SystemStructure.ssd at its root
+ * and resources/). The reader turns the XML into plain, validated structs that
+ * the CLI and the master use to build a run; it never loads components itself.
+ *
+ * What is read (SSP 1.0 element names):
+ *   ssd:SystemStructureDescription  root; ssd:System (one, no nested systems)
+ *   ssd:Elements/ssd:Component      name, source, type; ssd:Connectors/ssd:Connector
+ *                                   (kind, one of ssc:Real/Integer/Boolean/String/
+ *                                   Enumeration/Binary with unit on ssc:Real)
+ *   ssd:Connectors                  connectors of the system itself
+ *   ssd:Connections/ssd:Connection  startElement/startConnector -> endElement/
+ *                                   endConnector (element absent: the system),
+ *                                   suppressUnitConversion, ssc:LinearTransformation
+ *   ssd:Units/ssc:Unit/ssc:BaseUnit unit definitions used for automatic unit
+ *                                   conversion on connections and parameters
+ *   ssd:ParameterBindings           on the system and on components: source="x.ssv"
+ *                                   or inline ssd:ParameterValues/ssv:ParameterSet,
+ *                                   with prefix
+ *   ssd:DefaultExperiment           startTime, stopTime
+ *   ssc:Annotation type="org.rtcosim.master"  master settings (below)
+ *
+ * Component sources: a relative URI is resolved against the directory of the
+ * .ssd (for a .ssp: the archive root after extraction) and must name an
+ * existing file; `rtcosim:NAME` names a native model type of the registry
+ * (native.h) and is kept as the name.
+ *
+ * Parameter bindings: the names in a parameter set are prefixed with the
+ * binding's `prefix` attribute, then matched. A binding on a component names
+ * that component's variables; a binding on the system names `component.variable`
+ * (or a system connector, whose value then flows along the connections that
+ * start at it). Bindings apply in document order, system before components;
+ * a later value for the same variable replaces an earlier one.
+ *
+ * The master annotation (namespace https://rtcosim.org/SSP1/Master), in
+ * ssd:Annotations of the root, the system or ssd:DefaultExperiment:
+ *
+ *   <ssc:Annotation type="org.rtcosim.master">
+ *     <rc:Master xmlns:rc="https://rtcosim.org/SSP1/Master"
+ *                stepSize="0.001" order="gauss-seidel" coupling="foh"
+ *                correction="energy" stepControl="false" threads="2">
+ *       <rc:Component name="engine" stepSize="0.0001"/>   (or stepMultiple="10"
+ *                                                          = 10 macro steps)
+ *     </rc:Master>
+ *   </ssc:Annotation>
+ *
+ * order: jacobi | gauss-seidel (the Gauss-Seidel sequence follows the
+ * components' direct-feedthrough dependencies); coupling: zoh | foh | soh; correction:
+ * none | energy (= dead-time) | dead-time | integrator. Unknown child elements of rc:Master are ignored so that later
+ * versions (real-time settings) stay readable; unknown attributes are errors.
+ *
+ * Validation errors are one line, "FILE:LINE: problem", for: malformed XML
+ * (.ssd and .ssv), a missing referenced file (component source, .ssv),
+ * duplicate component or connector names, a connection naming an unknown
+ * element or connector or running against the connectors' directions,
+ * incompatible connector types, and different declared units without a
+ * transformation or a known conversion. */
+#ifndef RTCOSIM_SYSTEM_H
+#define RTCOSIM_SYSTEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ssd:Connector kind. */
+typedef enum rtcosim_connector_kind {
+    RTCOSIM_CONNECTOR_INPUT = 0,
+    RTCOSIM_CONNECTOR_OUTPUT,
+    RTCOSIM_CONNECTOR_PARAMETER,
+    RTCOSIM_CONNECTOR_CALCULATED_PARAMETER,
+    RTCOSIM_CONNECTOR_INOUT
+} rtcosim_connector_kind;
+
+/* SSP value types (ssc:Real etc.); UNSPECIFIED when the connector gives none. */
+typedef enum rtcosim_ssp_type {
+    RTCOSIM_SSP_UNSPECIFIED = 0,
+    RTCOSIM_SSP_REAL,
+    RTCOSIM_SSP_INTEGER,
+    RTCOSIM_SSP_BOOLEAN,
+    RTCOSIM_SSP_STRING,
+    RTCOSIM_SSP_ENUMERATION,
+    RTCOSIM_SSP_BINARY
+} rtcosim_ssp_type;
+
+const char *rtcosim_connector_kind_name(rtcosim_connector_kind kind); /* "input", ... */
+const char *rtcosim_ssp_type_name(rtcosim_ssp_type type);             /* "Real", ... */
+
+/* All strings below are owned by the description and live as long as it. */
+
+typedef struct rtcosim_ssd_connector {
+    const char *name;
+    rtcosim_connector_kind kind;
+    rtcosim_ssp_type type;
+    const char *unit; /* NULL when not declared */
+    int line;         /* line in the .ssd */
+} rtcosim_ssd_connector;
+
+/* A parameter value after binding. Enumeration values are their item name
+ * (value.s); Integer uses value.i. */
+typedef struct rtcosim_ssd_parameter {
+    const char *name; /* variable/connector name within its component */
+    rtcosim_ssp_type type;
+    union {
+        double r;
+        int64_t i;
+        bool b;
+        const char *s;
+    } value;
+    const char *unit;   /* as written in the .ssv, NULL when absent */
+    const char *origin; /* file the value came from */
+    int line;           /* line in that file */
+} rtcosim_ssd_parameter;
+
+typedef struct rtcosim_ssd_component {
+    const char *name;
+    const char *source;      /* as written in the .ssd */
+    const char *path;        /* resolved file path; NULL for native components */
+    const char *native_type; /* NAME of `rtcosim:NAME`; NULL for files */
+    const char *mime_type;   /* type attribute, NULL when absent */
+    const rtcosim_ssd_connector *connectors;
+    size_t connector_count;
+    const rtcosim_ssd_parameter *parameters;
+    size_t parameter_count;
+    int line;
+} rtcosim_ssd_component;
+
+/* One end of a connection. component is NULL for a connector of the system. */
+typedef struct rtcosim_ssd_endpoint {
+    const char *component;
+    const char *connector;
+    int component_index; /* index into the components, -1 for the system */
+    int connector_index; /* index into that component's (or the system's) connectors */
+} rtcosim_ssd_endpoint;
+
+typedef struct rtcosim_ssd_connection {
+    rtcosim_ssd_endpoint start, end;
+    /* end = factor * start + offset: the ssc:LinearTransformation when given,
+     * else the automatic unit conversion (SSP 1.0: units from ssd:Units with
+     * equal base-unit exponents), else factor 1 offset 0. */
+    double factor, offset;
+    bool has_linear_transformation;
+    bool has_unit_conversion;
+    int line;
+} rtcosim_ssd_connection;
+
+typedef enum rtcosim_ssd_order {
+    RTCOSIM_SSD_ORDER_DEFAULT = 0, RTCOSIM_SSD_ORDER_JACOBI, RTCOSIM_SSD_ORDER_GAUSS_SEIDEL
+} rtcosim_ssd_order;
+typedef enum rtcosim_ssd_coupling {
+    RTCOSIM_SSD_COUPLING_DEFAULT = 0, RTCOSIM_SSD_COUPLING_ZOH, RTCOSIM_SSD_COUPLING_FOH,
+    RTCOSIM_SSD_COUPLING_SOH
+} rtcosim_ssd_coupling;
+/* Energy-preserving coupling correction (coupling.h): DEAD_TIME releases the
+ * last step's integrated extrapolation error over the next step ("energy" is
+ * accepted as its name too); INTEGRATOR spreads it with a time constant. */
+typedef enum rtcosim_ssd_correction {
+    RTCOSIM_SSD_CORRECTION_DEFAULT = 0, RTCOSIM_SSD_CORRECTION_NONE,
+    RTCOSIM_SSD_CORRECTION_DEAD_TIME, RTCOSIM_SSD_CORRECTION_INTEGRATOR
+} rtcosim_ssd_correction;
+
+/* Per-component rate: an absolute step (step_ns > 0) or a multiple of the
+ * macro step (multiple > 0). */
+typedef struct rtcosim_ssd_component_rate {
+    const char *component;
+    int component_index;
+    rtcosim_time_ns step_ns;
+    int64_t multiple;
+} rtcosim_ssd_component_rate;
+
+/* Settings from the org.rtcosim.master annotation; *_DEFAULT / has_* false
+ * when not given (the master's own defaults then apply). */
+typedef struct rtcosim_ssd_master_settings {
+    bool present; /* the annotation was found */
+    bool has_step_size;
+    rtcosim_time_ns step_size_ns;
+    rtcosim_ssd_order order;
+    rtcosim_ssd_coupling coupling;
+    rtcosim_ssd_correction correction;
+    bool has_step_control, step_control;
+    int threads; /* 0: not given */
+    const rtcosim_ssd_component_rate *rates;
+    size_t rate_count;
+} rtcosim_ssd_master_settings;
+
+typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
+
+/* Read a .ssd file or a .ssp archive (chosen by the zip signature, not the
+ * name). A .ssp is unpacked into a private temporary directory (under
+ * $TMPDIR or /tmp) that rtcosim_system_desc_free removes; entries whose
+ * names would escape it are rejected. */
+rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **out,
+                                        rtcosim_error *err);
+
+/* Parse SSD text from memory. base_dir resolves relative sources (NULL: the
+ * current directory); name is used in messages ("SystemStructure.ssd"). */
+rtcosim_status rtcosim_system_desc_parse(const char *xml, size_t size, const char *base_dir,
+                                         const char *name, rtcosim_system_desc **out,
+                                         rtcosim_error *err);
+
+/* Apply a further .ssv parameter set as if bound to the system last (names
+ * are `component.variable`); used for `rtcosim run --parameter-set`. */
+rtcosim_status rtcosim_system_desc_apply_parameter_set(rtcosim_system_desc *desc,
+                                                       const char *ssv_path,
+                                                       rtcosim_error *err);
+
+void rtcosim_system_desc_free(rtcosim_system_desc *desc); /* NULL is a no-op */
+
+const char *rtcosim_system_desc_name(const rtcosim_system_desc *desc);   /* ssd:System name */
+const char *rtcosim_system_desc_file(const rtcosim_system_desc *desc);   /* path of the .ssd or .ssp */
+const char *rtcosim_system_desc_base_dir(const rtcosim_system_desc *desc);
+
+size_t rtcosim_system_desc_component_count(const rtcosim_system_desc *desc);
+const rtcosim_ssd_component *rtcosim_system_desc_component(const rtcosim_system_desc *desc,
+                                                           size_t index);
+/* Index of the named component, or -1. */
+int rtcosim_system_desc_find_component(const rtcosim_system_desc *desc, const char *name);
+
+/* Connectors of the system itself. */
+size_t rtcosim_system_desc_connector_count(const rtcosim_system_desc *desc);
+const rtcosim_ssd_connector *rtcosim_system_desc_connector(const rtcosim_system_desc *desc,
+                                                           size_t index);
+/* Parameter values bound to system connectors. */
+size_t rtcosim_system_desc_parameter_count(const rtcosim_system_desc *desc);
+const rtcosim_ssd_parameter *rtcosim_system_desc_parameter(const rtcosim_system_desc *desc,
+                                                           size_t index);
+
+size_t rtcosim_system_desc_connection_count(const rtcosim_system_desc *desc);
+const rtcosim_ssd_connection *rtcosim_system_desc_connection(const rtcosim_system_desc *desc,
+                                                             size_t index);
+
+/* ssd:DefaultExperiment; has_* false when absent. */
+bool rtcosim_system_desc_start_time(const rtcosim_system_desc *desc, rtcosim_time_ns *start);
+bool rtcosim_system_desc_stop_time(const rtcosim_system_desc *desc, rtcosim_time_ns *stop);
+
+const rtcosim_ssd_master_settings *rtcosim_system_desc_master(const rtcosim_system_desc *desc);
+
+/* ---- building a master from a description (system/build.c) ------------ */
+
+struct rtcosim_master;
+struct rtcosim_fmu_options;
+
+typedef struct rtcosim_system_build_options {
+    /* Settings that override the description's master annotation: a field
+     * counts when set (has_*, non-DEFAULT enums, threads > 0); rates and
+     * step order are taken from the description only. */
+    rtcosim_ssd_master_settings overrides;
+    const struct rtcosim_fmu_options *fmu; /* for FMU components; may be NULL */
+    /* Variables to observe ("component.variable"); NULL/0: every output that
+     * feeds a connection, in connection order. */
+    const char *const *observe;
+    size_t observe_count;
+} rtcosim_system_build_options;
+
+/* Create the master for a description: load every component (FMUs with
+ * rtcosim_fmu_load, `rtcosim:NAME` from the native registry), check each
+ * declared connector against the component's variable (exists, direction,
+ * type), give each its step (annotation rates; a step must be a multiple of
+ * the macro step), connect with the connection's transformation and the
+ * coupling settings, apply the bound parameters as start values, and set
+ * order, threads and step control. The macro step is the override, else the
+ * annotation's stepSize; without either it fails naming the file. Errors
+ * name the file and line of the element at fault. The caller initializes,
+ * runs and frees the master. opts may be NULL. */
+rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *desc,
+                                           const rtcosim_system_build_options *opts,
+                                           struct rtcosim_master **out, rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,354 @@
+/* Build-time generator of a model's modelDescription.xml (FMI 2.0 or 3.0) from
+ * the same variable table the FMU binary is compiled from, so the XML and the
+ * binary agree by construction. It first checks the table (value references,
+ * start values, derivatives) and fails the build on a mistake.
+ * Usage: describe 2|3 MODEL_IDENTIFIER OUTPUT.xml */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "instance.h"
+
+static const model_def *const M = &model_definition;
+static int fmi_version;
+
+static bool visible(const model_variable *v)
+{
+    return fmi_version == 3 || model_type_in_fmi2(v->type);
+}
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "describe %s: ", M->model_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void emit_to_stderr(model_instance *inst, model_status status, const char *category,
+                           const char *message)
+{
+    (void)inst, (void)status;
+    fprintf(stderr, "describe %s: %s: %s\n", M->model_name, category, message);
+}
+
+/* The rules the glue relies on and the standard demands (FMI 2.0 section
+ * 2.2.7, FMI 3.0 section 2.4.7): checked here once instead of at run time. */
+static void check_table(void)
+{
+    if (M->variable_count == 0 || M->variables[0].causality != MODEL_INDEPENDENT ||
+        M->variables[0].type != MODEL_FLOAT64 || strcmp(M->variables[0].name, "time") != 0)
+        fail("variable 0 must be the independent Float64 \"time\"");
+    for (size_t i = 0; i < M->variable_count; i++) {
+        const model_variable *v = &M->variables[i];
+        if (v->value_reference != i)
+            fail("variable %s: value reference %u is not its index %zu", v->name,
+                 (unsigned)v->value_reference, i);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(M->variables[j].name, v->name) == 0)
+                fail("variable name %s used twice", v->name);
+        if (i > 0 && v->causality == MODEL_INDEPENDENT)
+            fail("variable %s: only \"time\" may be independent", v->name);
+        const bool calculated = v->initial == MODEL_INITIAL_CALCULATED ||
+                                (v->initial == MODEL_INITIAL_DEFAULT &&
+                                 (v->causality == MODEL_OUTPUT || v->causality == MODEL_LOCAL ||
+                                  v->causality == MODEL_CALCULATED_PARAMETER));
+        if (calculated && v->start)
+            fail("variable %s: a calculated variable must not have a start value", v->name);
+        if (!calculated && i > 0 && !v->start)
+            fail("variable %s: needs a start value", v->name);
+        if (v->derivative_of) {
+            if (v->derivative_of >= M->variable_count ||
+                M->variables[v->derivative_of].type != MODEL_FLOAT64 || v->type != MODEL_FLOAT64)
+                fail("variable %s: derivative of a variable that is not a Float64 state", v->name);
+        }
+    }
+    /* Start values parse the way the glue parses them. */
+    model_instance inst = {.calloc_fn = calloc, .free_fn = free, .emit = emit_to_stderr};
+    model_instance *heap = calloc(1, sizeof inst);
+    if (!heap)
+        fail("out of memory");
+    *heap = inst;
+    bool ok = instance_init(heap, "describe", NULL, false, true);
+    instance_destroy(heap);
+    if (!ok)
+        fail("start values do not parse");
+}
+
+static FILE *out;
+
+static void put_escaped(const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*s, out);
+        }
+    }
+}
+
+static void attr(const char *name, const char *value)
+{
+    if (!value)
+        return;
+    fprintf(out, " %s=\"", name);
+    put_escaped(value);
+    fputc('"', out);
+}
+
+/* Shortest decimal text that reads back as the same double. */
+static void attr_double(const char *name, double value)
+{
+    char text[40];
+    if (value == floor(value) && fabs(value) < 1e15) { /* "10", not "1e+01" */
+        snprintf(text, sizeof text, "%.0f", value);
+        attr(name, text);
+        return;
+    }
+    for (int precision = 1; precision <= 17; precision++) {
+        snprintf(text, sizeof text, "%.*g", precision, value);
+        if (strtod(text, NULL) == value)
+            break;
+    }
+    attr(name, text);
+}
+
+static const char *causality_name(model_causality c)
+{
+    static const char *const names[] = {"parameter", "calculatedParameter", "input",
+                                        "output",    "local",               "independent"};
+    return names[c];
+}
+
+static const char *variability_name(model_variability v)
+{
+    static const char *const names[] = {"constant", "fixed", "tunable", "discrete", "continuous"};
+    return names[v];
+}
+
+static const char *initial_name(model_initial i)
+{
+    static const char *const names[] = {NULL, "exact", "approx", "calculated"};
+    return names[i];
+}
+
+static const char *fmi3_type_name(model_type t)
+{
+    static const char *const names[] = {"Float32", "Float64", "Int8",   "UInt8",  "Int16",
+                                        "UInt16",  "Int32",   "UInt32", "Int64",  "UInt64",
+                                        "Boolean", "String",  "Binary"};
+    return names[t];
+}
+
+static const char *fmi2_type_name(model_type t)
+{
+    switch (t) {
+    case MODEL_FLOAT64: return "Real";
+    case MODEL_INT32: return "Integer";
+    case MODEL_BOOLEAN: return "Boolean";
+    default: return "String";
+    }
+}
+
+/* FMI 2.0 refers to variables by 1-based position among those it lists. */
+static size_t fmi2_index(uint32_t vr)
+{
+    size_t index = 0;
+    for (size_t i = 0; i <= vr; i++)
+        if (visible(&M->variables[i]))
+            index++;
+    return index;
+}
+
+static bool is_derivative(const model_variable *v) { return v->derivative_of != 0; }
+
+static bool is_state(uint32_t vr)
+{
+    for (size_t i = 0; i < M->variable_count; i++)
+        if (M->variables[i].derivative_of == vr)
+            return true;
+    return false;
+}
+
+/* FMI 2.0 section 2.2.8 / FMI 3.0 section 2.4.8: InitialUnknowns are the
+ * outputs, calculated parameters, states and derivatives whose initial value
+ * the FMU computes. */
+static bool is_initial_unknown(const model_variable *v)
+{
+    const bool computed = v->initial == MODEL_INITIAL_CALCULATED ||
+                          v->initial == MODEL_INITIAL_APPROX ||
+                          (v->initial == MODEL_INITIAL_DEFAULT &&
+                           (v->causality == MODEL_OUTPUT ||
+                            v->causality == MODEL_CALCULATED_PARAMETER));
+    return computed && (v->causality == MODEL_OUTPUT || v->causality == MODEL_CALCULATED_PARAMETER ||
+                        is_derivative(v) || is_state(v->value_reference));
+}
+
+static void put_header(const char *model_identifier)
+{
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription", out);
+    attr("fmiVersion", fmi_version == 2 ? "2.0" : "3.0");
+    attr("modelName", M->model_name);
+    attr(fmi_version == 2 ? "guid" : "instantiationToken", M->instantiation_token);
+    attr("description", M->description);
+    attr("generationTool", "rtcosim models");
+    attr("variableNamingConvention", "structured");
+    if (fmi_version == 2)
+        attr("numberOfEventIndicators", "0");
+    fputs(">\n  <CoSimulation", out);
+    attr("modelIdentifier", model_identifier);
+    attr("canHandleVariableCommunicationStepSize", "true");
+    attr(fmi_version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", "true");
+    attr(fmi_version == 2 ? "canSerializeFMUstate" : "canSerializeFMUState", "true");
+    if (fmi_version == 3) {
+        attr("hasEventMode", "false");
+        attr("providesIntermediateUpdate", "false");
+    }
+    fputs("/>\n", out);
+
+    /* Every unit used must be defined (FMI 2.0 section 2.2.2). */
+    bool any_unit = false;
+    for (size_t i = 0; i < M->variable_count; i++) {
+        const model_variable *v = &M->variables[i];
+        if (!v->unit || !visible(v))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = M->variables[j].unit && visible(&M->variables[j]) &&
+                   strcmp(M->variables[j].unit, v->unit) == 0;
+        if (seen)
+            continue;
+        if (!any_unit)
+            fputs("  <UnitDefinitions>\n", out);
+        any_unit = true;
+        fputs("    <Unit", out);
+        attr("name", v->unit);
+        fputs("/>\n", out);
+    }
+    if (any_unit)
+        fputs("  </UnitDefinitions>\n", out);
+
+    fputs("  <LogCategories>\n", out);
+    for (int c = 0; c < MODEL_LOG_CATEGORY_COUNT; c++) {
+        fputs("    <Category", out);
+        attr("name", model_log_category_names[c]);
+        attr("description", model_log_category_descriptions[c]);
+        fputs("/>\n", out);
+    }
+    fputs("  </LogCategories>\n  <DefaultExperiment", out);
+    attr_double("startTime", M->default_start_time);
+    attr_double("stopTime", M->default_stop_time);
+    attr_double("tolerance", M->default_tolerance);
+    attr_double("stepSize", M->default_step_size);
+    fputs("/>\n", out);
+}
+
+static void put_common_attributes(const model_variable *v)
+{
+    attr("name", v->name);
+    fprintf(out, " valueReference=\"%u\"", (unsigned)v->value_reference);
+    attr("description", v->description);
+    attr("causality", causality_name(v->causality));
+    attr("variability", variability_name(v->variability));
+    attr("initial", initial_name(v->initial));
+}
+
+static void put_variable_fmi2(const model_variable *v)
+{
+    fputs("    <ScalarVariable", out);
+    put_common_attributes(v);
+    fprintf(out, ">\n      <%s", fmi2_type_name(v->type));
+    if (v->type == MODEL_FLOAT64)
+        attr("unit", v->unit);
+    attr("start", v->start);
+    if (v->derivative_of)
+        fprintf(out, " derivative=\"%zu\"", fmi2_index(v->derivative_of));
+    fputs("/>\n    </ScalarVariable>\n", out);
+}
+
+static void put_variable_fmi3(const model_variable *v)
+{
+    fprintf(out, "    <%s", fmi3_type_name(v->type));
+    put_common_attributes(v);
+    if (v->type == MODEL_FLOAT64 || v->type == MODEL_FLOAT32)
+        attr("unit", v->unit);
+    if (v->derivative_of)
+        fprintf(out, " derivative=\"%u\"", (unsigned)v->derivative_of);
+    /* String and Binary start values are elements (they may be arrays). */
+    if ((v->type == MODEL_STRING || v->type == MODEL_BINARY) && v->start) {
+        fputs(">\n      <Start", out);
+        attr("value", v->start);
+        fprintf(out, "/>\n    </%s>\n", fmi3_type_name(v->type));
+        return;
+    }
+    attr("start", v->start);
+    fputs("/>\n", out);
+}
+
+static void put_unknown(const char *fmi3_element, const model_variable *v)
+{
+    if (fmi_version == 2)
+        fprintf(out, "      <Unknown index=\"%zu\"/>\n", fmi2_index(v->value_reference));
+    else
+        fprintf(out, "    <%s valueReference=\"%u\"/>\n", fmi3_element,
+                (unsigned)v->value_reference);
+}
+
+/* Writes one ModelStructure list; FMI 2.0 wraps it in an element, FMI 3.0
+ * repeats the element per variable. */
+static void put_structure_list(const char *fmi2_list, const char *fmi3_element,
+                               bool (*member)(const model_variable *))
+{
+    bool any = false;
+    for (size_t i = 0; i < M->variable_count; i++) {
+        const model_variable *v = &M->variables[i];
+        if (!visible(v) || !member(v))
+            continue;
+        if (!any && fmi_version == 2)
+            fprintf(out, "    <%s>\n", fmi2_list);
+        any = true;
+        put_unknown(fmi3_element, v);
+    }
+    if (any && fmi_version == 2)
+        fprintf(out, "    </%s>\n", fmi2_list);
+}
+
+static bool is_output(const model_variable *v) { return v->causality == MODEL_OUTPUT; }
+
+int main(int argc, char **argv)
+{
+    if (argc != 4 || (strcmp(argv[1], "2") != 0 && strcmp(argv[1], "3") != 0))
+        fail("usage: describe 2|3 MODEL_IDENTIFIER OUTPUT.xml");
+    fmi_version = atoi(argv[1]);
+    check_table();
+    out = fopen(argv[3], "w");
+    if (!out)
+        fail("cannot write %s", argv[3]);
+    put_header(argv[2]);
+    fputs("  <ModelVariables>\n", out);
+    for (size_t i = 0; i < M->variable_count; i++) {
+        const model_variable *v = &M->variables[i];
+        if (!visible(v))
+            continue;
+        if (fmi_version == 2)
+            put_variable_fmi2(v);
+        else
+            put_variable_fmi3(v);
+    }
+    fputs("  </ModelVariables>\n  <ModelStructure>\n", out);
+    put_structure_list("Outputs", "Output", is_output);
+    put_structure_list("Derivatives", "ContinuousStateDerivative", is_derivative);
+    put_structure_list("InitialUnknowns", "InitialUnknown", is_initial_unknown);
+    fputs("  </ModelStructure>\n</fmiModelDescription>\n", out);
+    if (fclose(out) != 0)
+        fail("cannot write %s", argv[3]);
+    return 0;
+}

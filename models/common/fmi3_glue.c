@@ -1,0 +1,554 @@
+/* FMI 3.0 co-simulation interface of a model (FMI 3.0.x chapters 2 and 4):
+ * every exported common and co-simulation fmi3 function, mapped onto the
+ * version-neutral instance. Compiled once per model FMU;
+ * RTCOSIM_FMU_OMIT_DO_STEP leaves fmi3DoStep out for importers' tests. */
+#define RTCOSIM_FMI3_FUNCTION_PROTOTYPES
+#include "fmi/api/fmi3.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "instance.h"
+
+_Static_assert((int)fmi3OK == (int)MODEL_OK && (int)fmi3Warning == (int)MODEL_WARNING &&
+                   (int)fmi3Discard == (int)MODEL_DISCARD && (int)fmi3Error == (int)MODEL_ERROR &&
+                   (int)fmi3Fatal == (int)MODEL_FATAL,
+               "model_status values are fmi3Status values");
+
+typedef struct fmi3_instance {
+    model_instance base; /* first: an fmi3Instance is a model_instance * */
+    fmi3InstanceEnvironment environment;
+    fmi3LogMessageCallback log_message;
+} fmi3_instance;
+
+/* FMI 3.0 section 4.3 (co-simulation state machine without Event Mode). */
+#define MASK_GET (MODE_INITIALIZATION | MODE_STEP | MODE_TERMINATED | MODE_ERROR)
+#define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_STEP)
+
+#define TRACE(inst, ...)                                                                   \
+    do {                                                                                   \
+        if (instance_log_enabled((inst), MODEL_LOG_CALLS))                                 \
+            model_log((inst), MODEL_LOG_CALLS, __VA_ARGS__);                               \
+    } while (0)
+
+static void emit(model_instance *inst, model_status status, const char *category,
+                 const char *message)
+{
+    const fmi3_instance *fi = (const fmi3_instance *)inst;
+    if (fi->log_message)
+        fi->log_message(fi->environment, (fmi3Status)status, category, message);
+}
+
+static fmi3Status status_of(model_status s) { return (fmi3Status)s; }
+
+/* ---- Inquiry, logging, creation (section 2.3.1-2.3.2) ---- */
+
+const char *fmi3GetVersion(void) { return fmi3Version; }
+
+fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean loggingOn, size_t nCategories,
+                               const fmi3String categories[])
+{
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3SetDebugLogging"))
+        return fmi3Error;
+    if (nCategories > 0 && !categories)
+        return status_of(instance_error(inst, "fmi3SetDebugLogging: categories is NULL"));
+    return status_of(instance_set_debug_logging(inst, loggingOn, nCategories, categories));
+}
+
+/* With loggingOn false the standard forbids calling logMessage at all. */
+static void log_refusal(fmi3Boolean loggingOn, fmi3InstanceEnvironment env,
+                        fmi3LogMessageCallback logMessage, const char *message)
+{
+    if (loggingOn && logMessage)
+        logMessage(env, fmi3Error, model_log_category_names[MODEL_LOG_STATUS_ERROR], message);
+}
+
+fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
+                                          fmi3String resourcePath, fmi3Boolean visible,
+                                          fmi3Boolean loggingOn,
+                                          fmi3InstanceEnvironment instanceEnvironment,
+                                          fmi3LogMessageCallback logMessage)
+{
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
+    log_refusal(loggingOn, instanceEnvironment, logMessage,
+                "fmi3InstantiateModelExchange: this FMU supports co-simulation only");
+    return NULL;
+}
+
+fmi3Instance fmi3InstantiateScheduledExecution(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
+    fmi3Boolean visible, fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
+    fmi3LogMessageCallback logMessage, fmi3ClockUpdateCallback clockUpdate,
+    fmi3LockPreemptionCallback lockPreemption, fmi3UnlockPreemptionCallback unlockPreemption)
+{
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
+    (void)clockUpdate, (void)lockPreemption, (void)unlockPreemption;
+    log_refusal(loggingOn, instanceEnvironment, logMessage,
+                "fmi3InstantiateScheduledExecution: this FMU supports co-simulation only");
+    return NULL;
+}
+
+fmi3Instance fmi3InstantiateCoSimulation(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
+    fmi3Boolean visible, fmi3Boolean loggingOn, fmi3Boolean eventModeUsed,
+    fmi3Boolean earlyReturnAllowed, const fmi3ValueReference requiredIntermediateVariables[],
+    size_t nRequiredIntermediateVariables, fmi3InstanceEnvironment instanceEnvironment,
+    fmi3LogMessageCallback logMessage, fmi3IntermediateUpdateCallback intermediateUpdate)
+{
+    (void)visible;                 /* no user interface to show */
+    (void)earlyReturnAllowed;      /* steps never return early */
+    (void)requiredIntermediateVariables;
+    (void)intermediateUpdate;      /* no intermediate updates to report */
+    const char *problem = NULL;
+    if (!instanceName || !*instanceName)
+        problem = "fmi3InstantiateCoSimulation: instanceName is NULL or empty";
+    else if (!instantiationToken ||
+             strcmp(instantiationToken, model_definition.instantiation_token) != 0)
+        problem = "fmi3InstantiateCoSimulation: instantiationToken does not match "
+                  "modelDescription.xml";
+    else if (eventModeUsed)
+        problem = "fmi3InstantiateCoSimulation: eventModeUsed needs hasEventMode, which this "
+                  "FMU does not declare";
+    else if (nRequiredIntermediateVariables > 0)
+        problem = "fmi3InstantiateCoSimulation: this FMU has no intermediate variables";
+    if (problem) {
+        log_refusal(loggingOn, instanceEnvironment, logMessage, problem);
+        return NULL;
+    }
+    fmi3_instance *fi = calloc(1, sizeof *fi);
+    if (!fi)
+        return NULL;
+    fi->environment = instanceEnvironment;
+    fi->log_message = logMessage;
+    fi->base.calloc_fn = calloc;
+    fi->base.free_fn = free;
+    fi->base.emit = emit;
+    /* The resource path is only stored: the models need no resources. */
+    if (!instance_init(&fi->base, instanceName, resourcePath, false, loggingOn)) {
+        instance_destroy(&fi->base);
+        return NULL;
+    }
+    TRACE(&fi->base, "fmi3InstantiateCoSimulation(%s, token %s, resources %s)", instanceName,
+          instantiationToken, resourcePath ? resourcePath : "(none)");
+    return fi;
+}
+
+void fmi3FreeInstance(fmi3Instance instance)
+{
+    model_instance *inst = instance;
+    if (!inst)
+        return;
+    TRACE(inst, "fmi3FreeInstance()");
+    instance_destroy(inst);
+}
+
+/* ---- Initialization, termination (section 2.3.3-2.3.4) ---- */
+
+fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean toleranceDefined,
+                                       fmi3Float64 tolerance, fmi3Float64 startTime,
+                                       fmi3Boolean stopTimeDefined, fmi3Float64 stopTime)
+{
+    model_instance *inst = instance;
+    if (!inst)
+        return fmi3Error;
+    TRACE(inst, "fmi3EnterInitializationMode(tolerance %s %g, start %.17g, stop %s %.17g)",
+          toleranceDefined ? "defined" : "undefined", tolerance, startTime,
+          stopTimeDefined ? "defined" : "undefined", stopTime);
+    if (!instance_allowed(inst, MODE_INSTANTIATED, "fmi3EnterInitializationMode"))
+        return fmi3Error;
+    model_status s =
+        instance_setup(inst, toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime);
+    if (s != MODEL_OK)
+        return status_of(s);
+    return status_of(instance_enter_initialization(inst, "fmi3EnterInitializationMode"));
+}
+
+fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
+{
+    model_instance *inst = instance;
+    if (!inst)
+        return fmi3Error;
+    TRACE(inst, "fmi3ExitInitializationMode()");
+    return status_of(instance_exit_initialization(inst, "fmi3ExitInitializationMode"));
+}
+
+fmi3Status fmi3Terminate(fmi3Instance instance)
+{
+    model_instance *inst = instance;
+    if (!inst)
+        return fmi3Error;
+    TRACE(inst, "fmi3Terminate()");
+    return status_of(instance_terminate(inst, "fmi3Terminate"));
+}
+
+fmi3Status fmi3Reset(fmi3Instance instance)
+{
+    model_instance *inst = instance;
+    if (!inst)
+        return fmi3Error;
+    TRACE(inst, "fmi3Reset()");
+    if (!instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3Reset"))
+        return fmi3Error;
+    return status_of(instance_reset(inst));
+}
+
+/* ---- Values (section 2.3.5) ---- */
+
+/* The models have scalar variables only, so nValues must equal
+ * nValueReferences. */
+static bool begin_values(model_instance *inst, unsigned mask, const char *function,
+                         const void *vr, size_t nvr, const void *values, size_t n_values)
+{
+    if (!inst || !instance_allowed(inst, mask, function))
+        return false;
+    if (nvr > 0 && (!vr || !values)) {
+        instance_error(inst, "%s: NULL value reference or value array", function);
+        return false;
+    }
+    if (n_values != nvr) {
+        instance_error(inst, "%s: nValues %zu differs from nValueReferences %zu (all variables "
+                             "are scalars)",
+                       function, n_values, nvr);
+        return false;
+    }
+    return true;
+}
+
+#define GET_SET(T, MODEL_TYPE)                                                               \
+    fmi3Status fmi3Get##T(fmi3Instance instance, const fmi3ValueReference valueReferences[], \
+                          size_t nValueReferences, fmi3##T values[], size_t nValues)         \
+    {                                                                                        \
+        model_instance *inst = instance;                                                     \
+        if (!begin_values(inst, MASK_GET, "fmi3Get" #T, valueReferences, nValueReferences,   \
+                          values, nValues))                                                  \
+            return fmi3Error;                                                                \
+        return status_of(instance_get(inst, "fmi3Get" #T, valueReferences, nValueReferences, \
+                                      MODEL_TYPE, values));                                  \
+    }                                                                                        \
+    fmi3Status fmi3Set##T(fmi3Instance instance, const fmi3ValueReference valueReferences[], \
+                          size_t nValueReferences, const fmi3##T values[], size_t nValues)   \
+    {                                                                                        \
+        model_instance *inst = instance;                                                     \
+        if (!begin_values(inst, MASK_SET, "fmi3Set" #T, valueReferences, nValueReferences,   \
+                          values, nValues))                                                  \
+            return fmi3Error;                                                                \
+        return status_of(instance_set(inst, "fmi3Set" #T, valueReferences, nValueReferences, \
+                                      MODEL_TYPE, values));                                  \
+    }
+
+GET_SET(Float32, MODEL_FLOAT32)
+GET_SET(Float64, MODEL_FLOAT64)
+GET_SET(Int8, MODEL_INT8)
+GET_SET(UInt8, MODEL_UINT8)
+GET_SET(Int16, MODEL_INT16)
+GET_SET(UInt16, MODEL_UINT16)
+GET_SET(Int32, MODEL_INT32)
+GET_SET(UInt32, MODEL_UINT32)
+GET_SET(Int64, MODEL_INT64)
+GET_SET(UInt64, MODEL_UINT64)
+GET_SET(Boolean, MODEL_BOOLEAN)
+GET_SET(String, MODEL_STRING)
+
+fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                         size_t nValueReferences, size_t valueSizes[], fmi3Binary values[],
+                         size_t nValues)
+{
+    model_instance *inst = instance;
+    if (!begin_values(inst, MASK_GET, "fmi3GetBinary", valueReferences, nValueReferences, values,
+                      nValues))
+        return fmi3Error;
+    if (nValueReferences > 0 && !valueSizes)
+        return status_of(instance_error(inst, "fmi3GetBinary: valueSizes is NULL"));
+    return status_of(instance_get_binary(inst, "fmi3GetBinary", valueReferences,
+                                         nValueReferences, valueSizes, values));
+}
+
+fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                         size_t nValueReferences, const size_t valueSizes[],
+                         const fmi3Binary values[], size_t nValues)
+{
+    model_instance *inst = instance;
+    if (!begin_values(inst, MASK_SET, "fmi3SetBinary", valueReferences, nValueReferences, values,
+                      nValues))
+        return fmi3Error;
+    if (nValueReferences > 0 && !valueSizes)
+        return status_of(instance_error(inst, "fmi3SetBinary: valueSizes is NULL"));
+    return status_of(instance_set_binary(inst, "fmi3SetBinary", valueReferences,
+                                         nValueReferences, valueSizes, values));
+}
+
+/* The models declare no Clock variables: any value reference given to a clock
+ * function names something else or nothing. */
+static fmi3Status no_clocks(fmi3Instance instance, const char *function,
+                            const fmi3ValueReference vr[], size_t nvr)
+{
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, function))
+        return fmi3Error;
+    if (nvr == 0)
+        return fmi3OK;
+    if (!vr)
+        return status_of(instance_error(inst, "%s: valueReferences is NULL", function));
+    return status_of(instance_error(inst, "%s: value reference %u is not a Clock (this FMU has "
+                                          "no clocks)",
+                                    function, (unsigned)vr[0]));
+}
+
+fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                        size_t nValueReferences, fmi3Clock values[])
+{
+    (void)values;
+    return no_clocks(instance, "fmi3GetClock", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                        size_t nValueReferences, const fmi3Clock values[])
+{
+    (void)values;
+    return no_clocks(instance, "fmi3SetClock", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                  size_t nValueReferences, fmi3Float64 intervals[],
+                                  fmi3IntervalQualifier qualifiers[])
+{
+    (void)intervals, (void)qualifiers;
+    return no_clocks(instance, "fmi3GetIntervalDecimal", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3GetIntervalFraction(fmi3Instance instance,
+                                   const fmi3ValueReference valueReferences[],
+                                   size_t nValueReferences, fmi3UInt64 counters[],
+                                   fmi3UInt64 resolutions[], fmi3IntervalQualifier qualifiers[])
+{
+    (void)counters, (void)resolutions, (void)qualifiers;
+    return no_clocks(instance, "fmi3GetIntervalFraction", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3GetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                               size_t nValueReferences, fmi3Float64 shifts[])
+{
+    (void)shifts;
+    return no_clocks(instance, "fmi3GetShiftDecimal", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3GetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                size_t nValueReferences, fmi3UInt64 counters[],
+                                fmi3UInt64 resolutions[])
+{
+    (void)counters, (void)resolutions;
+    return no_clocks(instance, "fmi3GetShiftFraction", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                  size_t nValueReferences, const fmi3Float64 intervals[])
+{
+    (void)intervals;
+    return no_clocks(instance, "fmi3SetIntervalDecimal", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3SetIntervalFraction(fmi3Instance instance,
+                                   const fmi3ValueReference valueReferences[],
+                                   size_t nValueReferences, const fmi3UInt64 counters[],
+                                   const fmi3UInt64 resolutions[])
+{
+    (void)counters, (void)resolutions;
+    return no_clocks(instance, "fmi3SetIntervalFraction", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3SetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                               size_t nValueReferences, const fmi3Float64 shifts[])
+{
+    (void)shifts;
+    return no_clocks(instance, "fmi3SetShiftDecimal", valueReferences, nValueReferences);
+}
+
+fmi3Status fmi3SetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                size_t nValueReferences, const fmi3UInt64 counters[],
+                                const fmi3UInt64 resolutions[])
+{
+    (void)counters, (void)resolutions;
+    return no_clocks(instance, "fmi3SetShiftFraction", valueReferences, nValueReferences);
+}
+
+/* ---- FMU state (section 2.3.8) ---- */
+
+fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
+{
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3GetFMUState"))
+        return fmi3Error;
+    return status_of(instance_get_state(inst, FMUState));
+}
+
+fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState)
+{
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3SetFMUState"))
+        return fmi3Error;
+    return status_of(instance_set_state(inst, FMUState));
+}
+
+fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
+{
+    model_instance *inst = instance;
+    if (!inst)
+        return fmi3Error;
+    return status_of(instance_free_state(inst, FMUState));
+}
+
+fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size)
+{
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3SerializedFMUStateSize"))
+        return fmi3Error;
+    return status_of(instance_serialized_size(inst, FMUState, size));
+}
+
+fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState,
+                                 fmi3Byte serializedState[], size_t size)
+{
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3SerializeFMUState"))
+        return fmi3Error;
+    return status_of(instance_serialize(inst, FMUState, serializedState, size));
+}
+
+fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte serializedState[],
+                                   size_t size, fmi3FMUState *FMUState)
+{
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3DeserializeFMUState"))
+        return fmi3Error;
+    return status_of(instance_deserialize(inst, serializedState, size, FMUState));
+}
+
+/* ---- Capabilities the models do not declare (false or absent in
+ * modelDescription.xml, so an importer calling them made a mistake) ---- */
+
+static fmi3Status undeclared(fmi3Instance instance, const char *function, const char *why)
+{
+    model_instance *inst = instance;
+    if (!inst)
+        return fmi3Error;
+    return status_of(instance_error(inst, "%s: not available (%s)", function, why));
+}
+
+fmi3Status fmi3EnterEventMode(fmi3Instance instance)
+{
+    return undeclared(instance, "fmi3EnterEventMode", "hasEventMode=false");
+}
+
+fmi3Status fmi3EnterStepMode(fmi3Instance instance)
+{
+    return undeclared(instance, "fmi3EnterStepMode",
+                      "without Event Mode the FMU is in Step Mode after initialization");
+}
+
+fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance)
+{
+    return undeclared(instance, "fmi3EvaluateDiscreteStates", "no clocks");
+}
+
+fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate,
+                                    fmi3Boolean *terminateSimulation,
+                                    fmi3Boolean *nominalsOfContinuousStatesChanged,
+                                    fmi3Boolean *valuesOfContinuousStatesChanged,
+                                    fmi3Boolean *nextEventTimeDefined,
+                                    fmi3Float64 *nextEventTime)
+{
+    (void)discreteStatesNeedUpdate, (void)terminateSimulation;
+    (void)nominalsOfContinuousStatesChanged, (void)valuesOfContinuousStatesChanged;
+    (void)nextEventTimeDefined, (void)nextEventTime;
+    return undeclared(instance, "fmi3UpdateDiscreteStates", "hasEventMode=false");
+}
+
+fmi3Status fmi3EnterConfigurationMode(fmi3Instance instance)
+{
+    return undeclared(instance, "fmi3EnterConfigurationMode", "no structural parameters");
+}
+
+fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance)
+{
+    return undeclared(instance, "fmi3ExitConfigurationMode", "no structural parameters");
+}
+
+fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance instance,
+                                               fmi3ValueReference valueReference,
+                                               size_t *nDependencies)
+{
+    (void)valueReference, (void)nDependencies;
+    return undeclared(instance, "fmi3GetNumberOfVariableDependencies",
+                      "ModelStructure declares no dependencies");
+}
+
+fmi3Status fmi3GetVariableDependencies(fmi3Instance instance, fmi3ValueReference dependent,
+                                       size_t elementIndicesOfDependent[],
+                                       fmi3ValueReference independents[],
+                                       size_t elementIndicesOfIndependents[],
+                                       fmi3DependencyKind dependencyKinds[], size_t nDependencies)
+{
+    (void)dependent, (void)elementIndicesOfDependent, (void)independents;
+    (void)elementIndicesOfIndependents, (void)dependencyKinds, (void)nDependencies;
+    return undeclared(instance, "fmi3GetVariableDependencies",
+                      "ModelStructure declares no dependencies");
+}
+
+fmi3Status fmi3GetDirectionalDerivative(fmi3Instance instance, const fmi3ValueReference unknowns[],
+                                        size_t nUnknowns, const fmi3ValueReference knowns[],
+                                        size_t nKnowns, const fmi3Float64 seed[], size_t nSeed,
+                                        fmi3Float64 sensitivity[], size_t nSensitivity)
+{
+    (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed;
+    (void)sensitivity, (void)nSensitivity;
+    return undeclared(instance, "fmi3GetDirectionalDerivative",
+                      "providesDirectionalDerivative=false");
+}
+
+fmi3Status fmi3GetAdjointDerivative(fmi3Instance instance, const fmi3ValueReference unknowns[],
+                                    size_t nUnknowns, const fmi3ValueReference knowns[],
+                                    size_t nKnowns, const fmi3Float64 seed[], size_t nSeed,
+                                    fmi3Float64 sensitivity[], size_t nSensitivity)
+{
+    (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed;
+    (void)sensitivity, (void)nSensitivity;
+    return undeclared(instance, "fmi3GetAdjointDerivative", "providesAdjointDerivatives=false");
+}
+
+fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance,
+                                    const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, const fmi3Int32 orders[],
+                                    fmi3Float64 values[], size_t nValues)
+{
+    (void)valueReferences, (void)nValueReferences, (void)orders, (void)values, (void)nValues;
+    return undeclared(instance, "fmi3GetOutputDerivatives", "maxOutputDerivativeOrder=0");
+}
+
+/* ---- Co-simulation (section 4.2) ---- */
+
+#ifndef RTCOSIM_FMU_OMIT_DO_STEP
+fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
+                      fmi3Float64 communicationStepSize,
+                      fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                      fmi3Boolean *eventHandlingNeeded, fmi3Boolean *terminateSimulation,
+                      fmi3Boolean *earlyReturn, fmi3Float64 *lastSuccessfulTime)
+{
+    (void)noSetFMUStatePriorToCurrentPoint; /* snapshots are cheap; nothing to free early */
+    model_instance *inst = instance;
+    if (!inst)
+        return fmi3Error;
+    TRACE(inst, "fmi3DoStep(%.17g, %.17g)", currentCommunicationPoint, communicationStepSize);
+    const model_status s =
+        instance_do_step(inst, currentCommunicationPoint, communicationStepSize, "fmi3DoStep");
+    if (eventHandlingNeeded)
+        *eventHandlingNeeded = fmi3False;
+    if (terminateSimulation)
+        *terminateSimulation = inst->terminate_requested || s == MODEL_FATAL;
+    if (earlyReturn)
+        *earlyReturn = fmi3False;
+    if (lastSuccessfulTime)
+        *lastSuccessfulTime = inst->last_successful_time;
+    return status_of(s);
+}
+#endif

@@ -1,0 +1,62 @@
+/* Internal pieces of the anytime layer that are pure functions of their
+ * inputs (running statistics and the strategies' decisions), kept apart from
+ * the threads and clocks so that tests can check every choice by hand. */
+#ifndef RTCOSIM_ANYTIME_INTERNAL_H
+#define RTCOSIM_ANYTIME_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/anytime.h"
+
+/* Running execution-time statistics: count, mean and max over every sample,
+ * and a window of the most recent samples for a high quantile (the window
+ * forgets old load conditions; its buffers are allocated at setup). */
+typedef struct anytime_stats {
+    uint64_t count;
+    double mean, max;
+    double *window;  /* window_size samples, a ring */
+    double *scratch; /* window_size, for the quantile's sort */
+    size_t window_size, window_len, window_next;
+} anytime_stats;
+
+/* window_size >= 1. Returns false when out of memory. */
+bool anytime_stats_init(anytime_stats *s, size_t window_size);
+void anytime_stats_release(anytime_stats *s);
+void anytime_stats_add(anytime_stats *s, double ns);
+/* Nearest-rank quantile q in (0, 1] of the window: the ceil(q * n)-th
+ * smallest sample. NAN without samples. */
+double anytime_stats_quantile(anytime_stats *s, double q);
+/* The estimate the timer strategy uses; +INFINITY without samples. */
+double anytime_stats_estimate(anytime_stats *s, rtcosim_anytime_estimate kind, double q);
+
+/* What the runner knows of one variant at decision time. */
+typedef struct anytime_candidate {
+    bool completed;          /* finished with a result this period */
+    int rank;
+    rtcosim_time_ns step_ns; /* 0: one step per period (the largest step) */
+    rtcosim_anytime_solver solver;
+    rtcosim_time_ns exec_ns;   /* execution time this period */
+    rtcosim_time_ns finish_at; /* clock time the result was ready */
+} anytime_candidate;
+
+/* The best completed candidate by the criterion, or -1 when none completed.
+ * Ties go to the later (costlier) variant. */
+int anytime_pick(const anytime_candidate *c, size_t n, rtcosim_anytime_criterion criterion);
+
+/* Parallel strategy: the best candidate whose result was ready by `cutoff`
+ * (later results count as abandoned), or -1. */
+int anytime_parallel_select(const anytime_candidate *c, size_t n, rtcosim_time_ns cutoff,
+                            rtcosim_anytime_criterion criterion);
+
+/* Timer strategy: among variants 1..n-1, the highest rank (ties: the later
+ * one) whose estimated time `estimate_ns[i]`, raised to its learned abort
+ * floor `floor_ns[i]`, is below the budget and below the learned limit
+ * (`limit_ns` 0: none). Returns 0 (the minimal variant alone) when none
+ * qualifies. */
+size_t anytime_timer_choose(const double *estimate_ns, const rtcosim_time_ns *floor_ns,
+                            const int *rank, size_t n, rtcosim_time_ns budget_ns,
+                            rtcosim_time_ns limit_ns);
+
+#endif

@@ -1,0 +1,87 @@
+/* The anytime runner's object layout, shared by its files (runner and
+ * records) and by nothing else: users see only the opaque handle. */
+#ifndef RTCOSIM_ANYTIME_PRIVATE_H
+#define RTCOSIM_ANYTIME_PRIVATE_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+
+#include "anytime/anytime_internal.h"
+
+struct rtcosim_anytime_ctx {
+    rtcosim_anytime *set;
+    size_t index;
+    rtcosim_time_ns abort_at; /* written before the job is published */
+    atomic_bool cancel;       /* set by the runner to abandon the job */
+};
+
+typedef struct variant {
+    char name[64];
+    size_t index;
+    int rank;
+    rtcosim_time_ns step_ns;
+    rtcosim_anytime_solver solver;
+    rtcosim_anytime *set;
+    /* native */
+    rtcosim_anytime_fn fn;
+    void *user;
+    /* component */
+    rtcosim_component *component;
+    uint32_t *input_vrs, *output_vrs;
+    rtcosim_state snapshot; /* reused by get_state when this one is delivered */
+    bool needs_sync;        /* must load the committed state before running */
+    /* the job: scratch copies owned by whoever runs it */
+    void *state;
+    double *inputs, *outputs;
+    rtcosim_time_ns job_t, job_h;
+    rtcosim_anytime_ctx ctx;
+    rtcosim_status status;
+    rtcosim_error err;
+    rtcosim_time_ns dispatched_at; /* by the runner */
+    rtcosim_time_ns started_at, finished_at, exec_ns; /* by whoever runs the job */
+    rtcosim_anytime_outcome outcome;
+    /* worker thread */
+    bool worker_started, go_ready;
+    pthread_t thread;
+    sem_t go;
+    atomic_bool running, quit;
+    /* statistics */
+    anytime_stats stats;
+    uint64_t runs, completed, aborted, abandoned, failed, delivered;
+} variant;
+
+struct rtcosim_anytime {
+    rtcosim_anytime_config cfg;
+    char name[64];
+    char **output_names;
+    rtcosim_clock *clock;
+    variant variants[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    size_t variant_count;
+    bool started, running, done_ready;
+    sem_t done; /* posted by workers when a job finishes */
+    /* committed result */
+    void *state;
+    double *outputs, *inputs;
+    uint8_t *committed_bytes; /* components: the delivered one's serialized state */
+    size_t committed_size, committed_capacity;
+    /* schedule */
+    rtcosim_time_ns release, period_ns, sim_time;
+    _Atomic rtcosim_time_ns pending_period_ns;
+    /* timer strategy learning */
+    rtcosim_time_ns learned_abort_ns;
+    rtcosim_time_ns abort_floor_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    uint64_t periods_since_abort;
+    /* records and summary */
+    uint64_t periods, misses;
+    double margin_min, margin_max, margin_sum;
+    rtcosim_anytime_period *records;
+    double *record_outputs;
+    size_t record_next, record_len;
+};
+
+void variant_release(variant *v);
+/* Count a finished period in the summary and keep it in the ring. */
+void record_period(rtcosim_anytime *set, const rtcosim_anytime_period *rec);
+
+#endif

@@ -1,0 +1,384 @@
+/* Reads fmusim-style input CSV files into an immutable table of tick times
+ * and double values, checking everything up front (header, column counts,
+ * numbers, time order) so that a run never meets a bad row halfway. */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/csv.h"
+
+struct rtcosim_csv {
+    char *name;
+    size_t column_count;
+    char **column_names;
+    size_t row_count, row_capacity;
+    rtcosim_time_ns *times;
+    double *values; /* row-major, column_count per row */
+    size_t *lines;
+};
+
+typedef struct parser {
+    const char *name;
+    char *next;  /* start of the next line */
+    char *end;   /* end of the data (a NUL is there) */
+    size_t line; /* number of the line last returned */
+} parser;
+
+enum { QUOTE_IN_MESSAGE = 40 }; /* characters of a bad field shown in a message */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* The next non-blank line, NUL-terminated in place (without its '\r\n'), or NULL. */
+static char *next_line(parser *p)
+{
+    while (p->next < p->end) {
+        char *line = p->next;
+        char *nl = memchr(line, '\n', (size_t)(p->end - line));
+        char *stop = nl ? nl : p->end;
+        p->next = nl ? nl + 1 : p->end;
+        p->line++;
+        if (stop > line && stop[-1] == '\r')
+            stop--;
+        *stop = '\0';
+        char *q = line;
+        while (is_blank(*q))
+            q++;
+        if (*q)
+            return line;
+    }
+    return NULL;
+}
+
+/* Split a line into fields in place (RFC 4180 quoting: "a ""b""" is a "b").
+ * Stores up to max field starts and returns the number of fields found. */
+static rtcosim_status split_fields(const parser *p, char *line, char **fields, size_t max,
+                                   size_t *count, rtcosim_error *err)
+{
+    size_t n = 0;
+    char *pos = line;
+    for (;;) {
+        while (is_blank(*pos))
+            pos++;
+        char *field = pos, *field_end;
+        if (*pos == '"') {
+            char *dst = pos;
+            field = dst;
+            pos++;
+            for (;;) {
+                if (*pos == '\0')
+                    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: field %zu: missing closing quote",
+                                             p->name, p->line, n + 1);
+                if (*pos == '"') {
+                    if (pos[1] != '"')
+                        break;
+                    pos++;
+                }
+                *dst++ = *pos++;
+            }
+            pos++; /* the closing quote */
+            field_end = dst;
+            while (is_blank(*pos))
+                pos++;
+            if (*pos != ',' && *pos != '\0')
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                         "%s:%zu: field %zu: unexpected text after the closing quote",
+                                         p->name, p->line, n + 1);
+        } else {
+            while (*pos != ',' && *pos != '\0')
+                pos++;
+            field_end = pos;
+            while (field_end > field && is_blank(field_end[-1]))
+                field_end--;
+        }
+        bool more = *pos == ',';
+        *field_end = '\0';
+        if (n < max)
+            fields[n] = field;
+        n++;
+        if (!more)
+            break;
+        pos++;
+    }
+    *count = n;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status parse_time(const parser *p, const char *text, rtcosim_time_ns *out,
+                                 rtcosim_error *err)
+{
+    /* Exact decimal first ("0.1" is exactly 100000000 ns); otherwise round a
+     * double to the nearest tick (times written with more digits than ns). */
+    if (rtcosim_time_parse_seconds(text, out, NULL) == RTCOSIM_OK)
+        return RTCOSIM_OK;
+    char *end = NULL;
+    double seconds = strtod(text, &end);
+    if (*text && end && *end == '\0' && rtcosim_time_from_seconds(seconds, out, NULL) == RTCOSIM_OK)
+        return RTCOSIM_OK;
+    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: time '%.*s' is not a valid time in seconds",
+                             p->name, p->line, QUOTE_IN_MESSAGE, text);
+}
+
+static rtcosim_status parse_value(const parser *p, const rtcosim_csv *t, size_t column,
+                                  const char *text, double *out, rtcosim_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = *text ? strtod(text, &end) : 0.0;
+    if (!*text || *end != '\0' || !isfinite(v))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s:%zu: column %zu ('%s'): '%.*s' is not a finite number", p->name,
+                                 p->line, column + 2, t->column_names[column], QUOTE_IN_MESSAGE,
+                                 text);
+    *out = v;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
+{
+    char *line = next_line(p);
+    if (!line)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s: file is empty (expected a header row starting with \"time\")",
+                                 p->name);
+    /* Count on a copy (splitting works in place), then split for real. */
+    char *copy = strdup(line);
+    if (!copy)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
+    size_t n = 0;
+    rtcosim_status st = split_fields(p, copy, NULL, 0, &n, err);
+    free(copy);
+    if (st != RTCOSIM_OK)
+        return st;
+    char **fields = calloc(n, sizeof *fields);
+    if (!fields)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
+    split_fields(p, line, fields, n, &n, NULL);
+    if (strcmp(fields[0], "time") != 0) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: first column is \"%.*s\", expected \"time\"",
+                               p->name, p->line, QUOTE_IN_MESSAGE, fields[0]);
+        free(fields);
+        return st;
+    }
+    t->column_count = n - 1;
+    t->column_names = calloc(n, sizeof *t->column_names);
+    if (!t->column_names) {
+        free(fields);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
+    }
+    for (size_t i = 0; i < t->column_count && st == RTCOSIM_OK; i++) {
+        const char *name = fields[i + 1];
+        if (!*name)
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
+                                   p->name, p->line, i + 2);
+        for (size_t j = 0; j <= i && st == RTCOSIM_OK; j++)
+            if (j < i ? strcmp(t->column_names[j], name) == 0 : strcmp(name, "time") == 0)
+                st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
+                                       p->name, p->line, QUOTE_IN_MESSAGE, name);
+        if (st == RTCOSIM_OK && !(t->column_names[i] = strdup(name)))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
+    }
+    free(fields);
+    return st;
+}
+
+static rtcosim_status grow_rows(rtcosim_csv *t, rtcosim_error *err)
+{
+    size_t cap = t->row_capacity ? t->row_capacity * 2 : 64;
+    size_t cols = t->column_count ? t->column_count : 1;
+    if (cap > SIZE_MAX / sizeof(double) / cols)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: too many rows", t->name);
+    rtcosim_time_ns *times = realloc(t->times, cap * sizeof *times);
+    if (times)
+        t->times = times;
+    double *values = realloc(t->values, cap * cols * sizeof *values);
+    if (values)
+        t->values = values;
+    size_t *lines = realloc(t->lines, cap * sizeof *lines);
+    if (lines)
+        t->lines = lines;
+    if (!times || !values || !lines)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", t->name);
+    t->row_capacity = cap;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_rows(parser *p, rtcosim_csv *t, char **fields, rtcosim_error *err)
+{
+    char time_text[64];
+    char *line;
+    while ((line = next_line(p))) {
+        size_t expected = t->column_count + 1, n = 0;
+        rtcosim_status st = split_fields(p, line, fields, expected, &n, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        if (n != expected)
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s:%zu: %zu values, expected %zu (time and the %zu columns of the header)",
+                                     p->name, p->line, n, expected, t->column_count);
+        if (t->row_count == t->row_capacity && (st = grow_rows(t, err)) != RTCOSIM_OK)
+            return st;
+        size_t row = t->row_count;
+        if ((st = parse_time(p, fields[0], &t->times[row], err)) != RTCOSIM_OK)
+            return st;
+        if (row > 0 && t->times[row] < t->times[row - 1]) {
+            snprintf(time_text, sizeof time_text, "%.*s", QUOTE_IN_MESSAGE, fields[0]);
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s:%zu: time %s is earlier than the time of line %zu (time must not decrease)",
+                                     p->name, p->line, time_text, t->lines[row - 1]);
+        }
+        for (size_t c = 0; c < t->column_count; c++)
+            if ((st = parse_value(p, t, c, fields[c + 1], &t->values[row * t->column_count + c],
+                                  err)) != RTCOSIM_OK)
+                return st;
+        t->lines[row] = p->line;
+        t->row_count++;
+    }
+    if (t->row_count == 0)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no data rows after the header", p->name);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_t size,
+                                       rtcosim_csv **out, rtcosim_error *err)
+{
+    *out = NULL;
+    if (!name)
+        name = "<memory>";
+    rtcosim_csv *t = calloc(1, sizeof *t);
+    char *text = malloc(size + 1);
+    if (!t || !text || !(t->name = strdup(name))) {
+        free(text);
+        rtcosim_csv_free(t);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    }
+    if (size)
+        memcpy(text, data, size);
+    text[size] = '\0';
+    parser p = {.name = t->name, .next = text, .end = text + size};
+    if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        p.next += 3; /* UTF-8 byte order mark, as spreadsheet programs write it */
+    /* A NUL byte would end fields early; it has no place in a text table. */
+    const char *nul = memchr(text, '\0', size);
+    rtcosim_status st = RTCOSIM_OK;
+    if (nul) {
+        size_t line = 1;
+        for (const char *q = text; q < nul; q++)
+            line += *q == '\n';
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: NUL byte in a text file", name, line);
+    }
+    if (st == RTCOSIM_OK)
+        st = read_header(&p, t, err);
+    char **fields = NULL;
+    if (st == RTCOSIM_OK && !(fields = calloc(t->column_count + 1, sizeof *fields)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    if (st == RTCOSIM_OK)
+        st = read_rows(&p, t, fields, err);
+    free(fields);
+    free(text);
+    if (st != RTCOSIM_OK) {
+        rtcosim_csv_free(t);
+        return st;
+    }
+    *out = t;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosim_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
+                                 "%s: cannot open input file: %s", path, strerror(errno));
+    char *data = NULL;
+    size_t size = 0, cap = 0;
+    rtcosim_status st = RTCOSIM_OK;
+    for (;;) {
+        if (size == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *bigger = realloc(data, cap);
+            if (!bigger) {
+                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+                break;
+            }
+            data = bigger;
+        }
+        size_t got = fread(data + size, 1, cap - size, f);
+        size += got;
+        if (got == 0) {
+            if (ferror(f))
+                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot read input file: %s", path,
+                                       strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_csv_read_memory(path, data, size, out, err);
+    free(data);
+    return st;
+}
+
+void rtcosim_csv_free(rtcosim_csv *t)
+{
+    if (!t)
+        return;
+    if (t->column_names)
+        for (size_t i = 0; i < t->column_count; i++)
+            free(t->column_names[i]);
+    free(t->column_names);
+    free(t->times);
+    free(t->values);
+    free(t->lines);
+    free(t->name);
+    free(t);
+}
+
+const char *rtcosim_csv_name(const rtcosim_csv *t)
+{
+    return t->name;
+}
+
+size_t rtcosim_csv_column_count(const rtcosim_csv *t)
+{
+    return t->column_count;
+}
+
+const char *rtcosim_csv_column_name(const rtcosim_csv *t, size_t column)
+{
+    return column < t->column_count ? t->column_names[column] : NULL;
+}
+
+ptrdiff_t rtcosim_csv_find_column(const rtcosim_csv *t, const char *name)
+{
+    for (size_t i = 0; i < t->column_count; i++)
+        if (strcmp(t->column_names[i], name) == 0)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+size_t rtcosim_csv_row_count(const rtcosim_csv *t)
+{
+    return t->row_count;
+}
+
+rtcosim_time_ns rtcosim_csv_time(const rtcosim_csv *t, size_t row)
+{
+    return t->times[row];
+}
+
+double rtcosim_csv_value(const rtcosim_csv *t, size_t row, size_t column)
+{
+    return t->values[row * t->column_count + column];
+}
+
+size_t rtcosim_csv_line(const rtcosim_csv *t, size_t row)
+{
+    return t->lines[row];
+}

@@ -1,0 +1,109 @@
+/* Internal structures of the event kernel shared by the schedulers: LPs,
+ * links, workers (a thread's event pool, queue and mailboxes) and the
+ * simulation. Not part of the public API. */
+#ifndef RTCOSIM_EVENTS_KERNEL_H
+#define RTCOSIM_EVENTS_KERNEL_H
+
+#include <stdatomic.h>
+
+#include "event_queue.h"
+#include "rtcosim/events.h"
+
+typedef struct lp_link {
+    rtcosim_lp_id peer;
+    rtcosim_time_ns lookahead;
+} lp_link;
+
+/* Where rtcosim_lp_send puts a new event. */
+typedef enum event_route {
+    ROUTE_WORKER_HEAP = 0, /* the executing worker's heap (sequential) */
+    ROUTE_THREADS,         /* own thread's heap or a mailbox (conservative) */
+    ROUTE_LP_HEAP          /* the destination LP's own heap (global, lockstep) */
+} event_route;
+
+typedef struct worker worker;
+
+struct rtcosim_lp {
+    rtcosim_events *sim;
+    worker *worker; /* context executing this LP's handlers */
+    rtcosim_lp_id id;
+    uint32_t group;
+    unsigned thread;
+    rtcosim_time_ns now;
+    uint64_t depth; /* depth of the event being processed */
+    uint64_t seq;
+    uint64_t rng[4];
+    uint64_t processed;
+    char *name;
+    const rtcosim_lp_model *model;
+    void *state;
+    lp_link *out, *in; /* out sorted by peer once a run starts */
+    size_t out_count, out_capacity, in_count, in_capacity;
+    event_heap heap;         /* global and lockstep schedulers */
+    rtcosim_time_ns promise; /* global: lower bound of its future send times minus lookahead */
+    rtcosim_time_ns *in_clock; /* global: channel clock per input link */
+};
+
+struct worker {
+    rtcosim_events *sim;
+    unsigned index;
+    event_pool pool;
+    event_heap heap;
+    int parity;
+    /* Conservative: mailboxes to each thread for the current round parity,
+     * as singly linked lists (head, tail), and the earliest time put in each. */
+    rtcosim_event **outbox_head, **outbox_tail; /* [2 * threads] */
+    uint64_t events, cross;
+    bool failed;
+    rtcosim_error err;
+};
+
+struct rtcosim_events {
+    rtcosim_lp **lps;
+    size_t lp_count, lp_capacity;
+    rtcosim_time_ns link_all; /* -1: none */
+    event_route route;
+    bool running_init;
+    bool track_channels; /* global without null messages: real sends advance channels */
+    rtcosim_time_ns stop;
+    worker *workers;
+    unsigned worker_count;
+    char *diagnosis;
+    size_t diagnosis_size;
+    /* Conservative scheduler shared state, by round parity. */
+    rtcosim_time_ns *lookahead_between; /* [threads * threads]: min link lookahead s -> t */
+    _Atomic rtcosim_time_ns *next_published;  /* [2 * threads] */
+    _Atomic rtcosim_time_ns *sent_published;  /* [2 * threads * threads] */
+    _Atomic int *failed_published;             /* [2 * threads] */
+};
+
+/* Process one event in its LP (clock, handler, error context). The event is
+ * not freed. */
+rtcosim_status kernel_process(rtcosim_lp *lp, const rtcosim_event *ev, rtcosim_error *err);
+/* Push an event into the heap that `route` selects. */
+rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err);
+/* Min lookahead of a link src -> dst (link_all included), -1 when none. */
+rtcosim_time_ns kernel_lookahead(const rtcosim_events *sim, const rtcosim_lp *src,
+                                 rtcosim_lp_id dst);
+/* Write the per-LP text of `rtcosim_events_diagnosis`. */
+void kernel_diagnosis_reset(rtcosim_events *sim);
+void kernel_diagnosis_append(rtcosim_events *sim, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+rtcosim_status sched_sequential_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                    rtcosim_run_stats *stats, rtcosim_error *err);
+rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                      rtcosim_run_stats *stats, rtcosim_error *err);
+rtcosim_status sched_global_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                rtcosim_run_stats *stats, rtcosim_error *err);
+rtcosim_status sched_lockstep_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                  rtcosim_run_stats *stats, rtcosim_error *err);
+
+/* Call every LP's init handler in LP order (the events they send are routed
+ * as sim->route says). */
+rtcosim_status kernel_init_lps(rtcosim_events *sim, rtcosim_error *err);
+
+#endif

@@ -1,0 +1,344 @@
+/* The rtcosim component operations for an FMI 3.0 co-simulation FMU (FMI 3.0
+ * chapter 4), instantiated without event mode, early return or intermediate
+ * variables. Scalar get/set for every FMI 3.0 type; no allocation on the step
+ * and value paths (Binary conversion uses load-time scratch). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi/fmu_internal.h"
+
+#define NO_TIME NAN
+
+static void fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
+                             fmi3String category, fmi3String message)
+{
+    rtcosim_fmu *f = env;
+    if (f)
+        rtcosim_fmu_log_message(f, (int)status, category, message);
+}
+
+static rtcosim_status fmi3_instantiate(void *self, const char *instance_name, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    free(f->instance_name);
+    f->instance_name = strdup(instance_name);
+    if (!f->instance_name)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", instance_name);
+    f->instance = f->fmi3.fmi3InstantiateCoSimulation(
+        instance_name, f->md->instantiation_token, f->resource_location, f->visible,
+        f->fmu_logging, fmi3False /* eventModeUsed */, fmi3False /* earlyReturnAllowed */, NULL,
+        0, f, fmi3_log_message, NULL);
+    RTCOSIM_FMU_TRACE(f, "fmi3InstantiateCoSimulation", f->instance ? fmi3OK : fmi3Error,
+                      "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d, eventModeUsed=false, "
+                      "earlyReturnAllowed=false, nRequiredIntermediateVariables=0",
+                      instance_name, f->md->instantiation_token, f->resource_location,
+                      f->visible, f->fmu_logging);
+    if (!f->instance)
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                 "%s: fmi3InstantiateCoSimulation failed (returned NULL)",
+                                 instance_name);
+    return RTCOSIM_OK;
+}
+
+/* FMI 3.0 has no setup call: the experiment goes to fmi3EnterInitializationMode. */
+static rtcosim_status fmi3_setup(void *self, double tolerance, rtcosim_time_ns start,
+                                 rtcosim_time_ns stop, rtcosim_error *err)
+{
+    (void)err;
+    rtcosim_fmu *f = self;
+    f->tolerance_defined = tolerance > 0;
+    f->tolerance = f->tolerance_defined ? tolerance : 0;
+    f->start = rtcosim_time_to_seconds(start);
+    f->stop_defined = stop >= 0;
+    f->stop = f->stop_defined ? rtcosim_time_to_seconds(stop) : 0;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status fmi3_enter_init(void *self, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3Status s = f->fmi3.fmi3EnterInitializationMode(f->instance, f->tolerance_defined,
+                                                       f->tolerance, f->start, f->stop_defined,
+                                                       f->stop);
+    RTCOSIM_FMU_TRACE(f, "fmi3EnterInitializationMode", s,
+                      "toleranceDefined=%d, tolerance=%g, startTime=%.17g, stopTimeDefined=%d, stopTime=%.17g",
+                      f->tolerance_defined, f->tolerance, f->start, f->stop_defined, f->stop);
+    return rtcosim_fmu_status(f, s, "fmi3EnterInitializationMode", NO_TIME, err);
+}
+
+static rtcosim_status simple_call(rtcosim_fmu *f, fmi3Status (*fn)(fmi3Instance),
+                                  const char *name, rtcosim_error *err)
+{
+    fmi3Status s = fn(f->instance);
+    RTCOSIM_FMU_TRACE(f, name, s, "%s", "");
+    return rtcosim_fmu_status(f, s, name, NO_TIME, err);
+}
+
+static rtcosim_status fmi3_exit_init(void *self, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    return simple_call(f, f->fmi3.fmi3ExitInitializationMode, "fmi3ExitInitializationMode", err);
+}
+
+static rtcosim_status fmi3_terminate(void *self, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    return simple_call(f, f->fmi3.fmi3Terminate, "fmi3Terminate", err);
+}
+
+static rtcosim_status fmi3_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                   rtcosim_step_result *result, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    double t_s = rtcosim_time_to_seconds(t), h_s = rtcosim_time_to_seconds(h);
+    fmi3Boolean event_needed = fmi3False, terminate = fmi3False, early = fmi3False;
+    fmi3Float64 last = t_s + h_s;
+    fmi3Status s = f->fmi3.fmi3DoStep(f->instance, t_s, h_s, fmi3True, &event_needed,
+                                      &terminate, &early, &last);
+    RTCOSIM_FMU_TRACE(f, "fmi3DoStep", s,
+                      "t=%.17g, h=%.17g, noSetFMUStatePriorToCurrentPoint=true -> "
+                      "eventHandlingNeeded=%d, terminateSimulation=%d, earlyReturn=%d, "
+                      "lastSuccessfulTime=%.17g",
+                      t_s, h_s, event_needed, terminate, early, last);
+    /* Without event mode (eventModeUsed=false) eventHandlingNeeded needs no
+     * action (FMI 3.0 section 4.2.2); it is passed on for information. */
+    result->event_handling_needed = event_needed;
+    result->terminate_requested = terminate;
+    result->early_return = early;
+    /* lastSuccessfulTime counts when the step ended before t+h: an early
+     * return or a discarded step (section 4.2.1). */
+    if (early || s == fmi3Discard) {
+        rtcosim_time_ns last_ns;
+        if (rtcosim_time_from_seconds(last, &last_ns, NULL) == RTCOSIM_OK && last_ns >= t &&
+            last_ns <= t + h)
+            result->last_successful_time = last_ns;
+        else
+            result->last_successful_time = t;
+    }
+    return rtcosim_fmu_status(f, s, "fmi3DoStep", t_s, err);
+}
+
+static void trace_values(rtcosim_fmu *f, const char *name, fmi3Status s, rtcosim_type type,
+                         const uint32_t *vrs, size_t n, const void *values)
+{
+    if (f->log_calls && rtcosim_log_enabled(RTCOSIM_LOG_DEBUG)) {
+        char text[640];
+        rtcosim_fmu_format_values(type, vrs, n, values, text, sizeof text);
+        rtcosim_fmu_log_call(f, name, s, "%s", text);
+    }
+}
+
+/* The types whose rtcosim array layout equals FMI 3.0's. */
+#define FMI3_DIRECT_TYPES(X)                                                               \
+    X(FLOAT64, Float64) X(FLOAT32, Float32) X(INT8, Int8) X(UINT8, UInt8) X(INT16, Int16)  \
+    X(UINT16, UInt16) X(INT32, Int32) X(UINT32, UInt32) X(INT64, Int64) X(UINT64, UInt64)  \
+    X(BOOLEAN, Boolean) X(STRING, String)
+
+static rtcosim_status fmi3_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                               void *values, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3Status s;
+    const char *name;
+    switch (type) {
+#define GET_CASE(TT, T)                                                                    \
+    case RTCOSIM_TYPE_##TT:                                                                \
+        name = "fmi3Get" #T;                                                               \
+        if (!f->fmi3.fmi3Get##T)                                                           \
+            return rtcosim_fmu_lacks(f, name, err);                                        \
+        s = f->fmi3.fmi3Get##T(f->instance, vrs, n, values, n);                            \
+        break;
+        FMI3_DIRECT_TYPES(GET_CASE)
+#undef GET_CASE
+    case RTCOSIM_TYPE_CLOCK:
+        name = "fmi3GetClock";
+        if (!f->fmi3.fmi3GetClock)
+            return rtcosim_fmu_lacks(f, name, err);
+        s = f->fmi3.fmi3GetClock(f->instance, vrs, n, values);
+        break;
+    case RTCOSIM_TYPE_BINARY: {
+        name = "fmi3GetBinary";
+        if (!f->fmi3.fmi3GetBinary)
+            return rtcosim_fmu_lacks(f, name, err);
+        rtcosim_binary *out = values;
+        s = fmi3OK;
+        for (size_t done = 0; done < n && s <= fmi3Warning;) {
+            size_t chunk = n - done < f->scratch_count ? n - done : f->scratch_count;
+            fmi3Status cs = f->fmi3.fmi3GetBinary(f->instance, vrs + done, chunk, f->binary_sizes,
+                                                  f->binary_values, chunk);
+            s = cs > s ? cs : s;
+            for (size_t i = 0; i < chunk; i++)
+                out[done + i] = (rtcosim_binary){f->binary_values[i], f->binary_sizes[i]};
+            done += chunk;
+        }
+        break;
+    }
+    default: return rtcosim_fmu_wrong_type(f, type, err);
+    }
+    trace_values(f, name, s, type, vrs, n, s <= fmi3Warning ? values : NULL);
+    return rtcosim_fmu_status(f, s, name, NO_TIME, err);
+}
+
+static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                               const void *values, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3Status s;
+    const char *name;
+    switch (type) {
+#define SET_CASE(TT, T)                                                                    \
+    case RTCOSIM_TYPE_##TT:                                                                \
+        name = "fmi3Set" #T;                                                               \
+        if (!f->fmi3.fmi3Set##T)                                                           \
+            return rtcosim_fmu_lacks(f, name, err);                                        \
+        s = f->fmi3.fmi3Set##T(f->instance, vrs, n, values, n);                            \
+        break;
+        FMI3_DIRECT_TYPES(SET_CASE)
+#undef SET_CASE
+    case RTCOSIM_TYPE_CLOCK:
+        name = "fmi3SetClock";
+        if (!f->fmi3.fmi3SetClock)
+            return rtcosim_fmu_lacks(f, name, err);
+        s = f->fmi3.fmi3SetClock(f->instance, vrs, n, values);
+        break;
+    case RTCOSIM_TYPE_BINARY: {
+        name = "fmi3SetBinary";
+        if (!f->fmi3.fmi3SetBinary)
+            return rtcosim_fmu_lacks(f, name, err);
+        const rtcosim_binary *in = values;
+        s = fmi3OK;
+        for (size_t done = 0; done < n && s <= fmi3Warning;) {
+            size_t chunk = n - done < f->scratch_count ? n - done : f->scratch_count;
+            for (size_t i = 0; i < chunk; i++) {
+                f->binary_sizes[i] = in[done + i].size;
+                f->binary_values[i] = in[done + i].data;
+            }
+            fmi3Status cs = f->fmi3.fmi3SetBinary(f->instance, vrs + done, chunk, f->binary_sizes,
+                                                  f->binary_values, chunk);
+            s = cs > s ? cs : s;
+            done += chunk;
+        }
+        break;
+    }
+    default: return rtcosim_fmu_wrong_type(f, type, err);
+    }
+    trace_values(f, name, s, type, vrs, n, values);
+    return rtcosim_fmu_status(f, s, name, NO_TIME, err);
+}
+
+static rtcosim_status fmi3_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3FMUState st = *state;
+    fmi3Status s = f->fmi3.fmi3GetFMUState(f->instance, &st);
+    RTCOSIM_FMU_TRACE(f, "fmi3GetFMUState", s, "%p -> %p", *state, st);
+    if (s <= fmi3Warning)
+        *state = st;
+    return rtcosim_fmu_status(f, s, "fmi3GetFMUState", NO_TIME, err);
+}
+
+static rtcosim_status fmi3_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3Status s = f->fmi3.fmi3SetFMUState(f->instance, state);
+    RTCOSIM_FMU_TRACE(f, "fmi3SetFMUState", s, "%p", state);
+    return rtcosim_fmu_status(f, s, "fmi3SetFMUState", NO_TIME, err);
+}
+
+static void fmi3_free_state(void *self, rtcosim_state state)
+{
+    rtcosim_fmu *f = self;
+    fmi3FMUState st = state;
+    fmi3Status s = f->fmi3.fmi3FreeFMUState(f->instance, &st);
+    RTCOSIM_FMU_TRACE(f, "fmi3FreeFMUState", s, "%p", state);
+    rtcosim_error ignored;
+    if (rtcosim_fmu_status(f, s, "fmi3FreeFMUState", NO_TIME, &ignored) != RTCOSIM_OK)
+        rtcosim_log(RTCOSIM_LOG_WARNING, f->instance_name, "%s", ignored.message);
+}
+
+static rtcosim_status fmi3_serialized_size(void *self, rtcosim_state state, size_t *size,
+                                           rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3Status s = f->fmi3.fmi3SerializedFMUStateSize(f->instance, state, size);
+    RTCOSIM_FMU_TRACE(f, "fmi3SerializedFMUStateSize", s, "%p -> %zu", state, *size);
+    return rtcosim_fmu_status(f, s, "fmi3SerializedFMUStateSize", NO_TIME, err);
+}
+
+static rtcosim_status fmi3_serialize(void *self, rtcosim_state state, uint8_t *buffer,
+                                     size_t size, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3Status s = f->fmi3.fmi3SerializeFMUState(f->instance, state, buffer, size);
+    RTCOSIM_FMU_TRACE(f, "fmi3SerializeFMUState", s, "%p, %zu bytes", state, size);
+    return rtcosim_fmu_status(f, s, "fmi3SerializeFMUState", NO_TIME, err);
+}
+
+static rtcosim_status fmi3_deserialize(void *self, const uint8_t *buffer, size_t size,
+                                       rtcosim_state *state, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    fmi3FMUState st = *state;
+    fmi3Status s = f->fmi3.fmi3DeserializeFMUState(f->instance, buffer, size, &st);
+    RTCOSIM_FMU_TRACE(f, "fmi3DeserializeFMUState", s, "%zu bytes -> %p", size, st);
+    if (s <= fmi3Warning)
+        *state = st;
+    return rtcosim_fmu_status(f, s, "fmi3DeserializeFMUState", NO_TIME, err);
+}
+
+rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
+{
+    const rtcosim_fmi_md *md = f->md;
+    const rtcosim_fmi3_functions *fn = &f->fmi3;
+#define REQUIRE(name)                                                                      \
+    if (!fn->name)                                                                         \
+        return rtcosim_fmu_lacks(f, #name, err);
+    REQUIRE(fmi3InstantiateCoSimulation)
+    REQUIRE(fmi3FreeInstance)
+    REQUIRE(fmi3EnterInitializationMode)
+    REQUIRE(fmi3ExitInitializationMode)
+    REQUIRE(fmi3Terminate)
+    REQUIRE(fmi3DoStep)
+    /* Getters and setters of the types the model has. */
+#define REQUIRE_TYPE(TT, T)                                                                \
+    if (rtcosim_fmi_md_has_type(md, RTCOSIM_TYPE_##TT)) {                                                 \
+        REQUIRE(fmi3Get##T)                                                                \
+        REQUIRE(fmi3Set##T)                                                                \
+    }
+    FMI3_DIRECT_TYPES(REQUIRE_TYPE)
+    REQUIRE_TYPE(CLOCK, Clock)
+    REQUIRE_TYPE(BINARY, Binary)
+#undef REQUIRE_TYPE
+    f->ops = (rtcosim_component_ops){
+        .kind = rtcosim_fmi3_kind,
+        .instantiate = fmi3_instantiate,
+        .setup = fmi3_setup,
+        .enter_init = fmi3_enter_init,
+        .exit_init = fmi3_exit_init,
+        .do_step = fmi3_do_step,
+        .get = fmi3_get,
+        .set = fmi3_set,
+        .terminate = fmi3_terminate,
+        .destroy = rtcosim_fmu_destroy,
+    };
+    if (md->can_get_set_state) {
+        REQUIRE(fmi3GetFMUState)
+        REQUIRE(fmi3SetFMUState)
+        REQUIRE(fmi3FreeFMUState)
+        f->ops.get_state = fmi3_get_state;
+        f->ops.set_state = fmi3_set_state;
+        f->ops.free_state = fmi3_free_state;
+    }
+    if (md->can_serialize_state) {
+        REQUIRE(fmi3SerializedFMUStateSize)
+        REQUIRE(fmi3SerializeFMUState)
+        REQUIRE(fmi3DeserializeFMUState)
+        f->ops.serialized_state_size = fmi3_serialized_size;
+        f->ops.serialize_state = fmi3_serialize;
+        f->ops.deserialize_state = fmi3_deserialize;
+    }
+#undef REQUIRE
+    return RTCOSIM_OK;
+}

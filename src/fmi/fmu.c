@@ -1,0 +1,398 @@
+/* rtcosim_fmu_load: archive -> modelDescription.xml -> platform binary ->
+ * rtcosim_component. Also the helpers both FMI versions share: status
+ * mapping, call tracing, FMU log messages, and tearing an FMU down again. */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fmi/archive.h"
+#include "fmi/fmu_internal.h"
+
+const char rtcosim_fmi2_kind[] = "fmi2";
+const char rtcosim_fmi3_kind[] = "fmi3";
+
+/* Platform folder names: FMI 2.0 section 2.3 ("linux64"), FMI 3.0 section
+ * 2.5.1.4 (<arch>-<os> tuples). */
+#if defined(__x86_64__) && defined(__linux__)
+#define PLATFORM_TEXT "x86_64 Linux"
+#define FMI2_PLATFORM "linux64"
+#define FMI3_PLATFORM "x86_64-linux"
+#elif defined(__aarch64__) && defined(__linux__)
+#define PLATFORM_TEXT "aarch64 Linux"
+#define FMI2_PLATFORM NULL /* FMI 2.0 names no ARM platform */
+#define FMI3_PLATFORM "aarch64-linux"
+#else
+#define PLATFORM_TEXT "this platform"
+#define FMI2_PLATFORM NULL
+#define FMI3_PLATFORM NULL
+#endif
+
+static const char *const fmi2_status_names[] = {"fmi2OK",    "fmi2Warning", "fmi2Discard",
+                                                "fmi2Error", "fmi2Fatal",   "fmi2Pending"};
+static const char *const fmi3_status_names[] = {"fmi3OK", "fmi3Warning", "fmi3Discard",
+                                                "fmi3Error", "fmi3Fatal"};
+
+static const char *status_name(const rtcosim_fmu *f, int s)
+{
+    if (f->md->version == RTCOSIM_FMI_2)
+        return s >= 0 && s <= fmi2Pending ? fmi2_status_names[s] : "(invalid status)";
+    return s >= 0 && s <= fmi3Fatal ? fmi3_status_names[s] : "(invalid status)";
+}
+
+static const char *who(const rtcosim_fmu *f)
+{
+    return f->instance_name ? f->instance_name : f->md->model_name;
+}
+
+rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, double t,
+                                  rtcosim_error *err)
+{
+    if (s == fmi2OK)
+        return RTCOSIM_OK;
+    char when[48] = "";
+    if (!isnan(t))
+        snprintf(when, sizeof when, " at t=%.9g", t);
+    if (s == fmi2Warning) {
+        rtcosim_log(RTCOSIM_LOG_WARNING, who(f), "%s returned %s%s", function, status_name(f, s),
+                    when);
+        return RTCOSIM_OK;
+    }
+    rtcosim_status st = s == fmi2Discard ? RTCOSIM_EDISCARD
+                        : s == fmi2Fatal ? RTCOSIM_EFATAL
+                                         : RTCOSIM_ECOMPONENT;
+    return rtcosim_error_set(err, st, "%s: %s returned %s%s", who(f), function, status_name(f, s),
+                             when);
+}
+
+void rtcosim_fmu_log_call(rtcosim_fmu *f, const char *function, int s, const char *fmt, ...)
+{
+    char args[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    rtcosim_log(RTCOSIM_LOG_DEBUG, "fmi", "%s: %s(%s) -> %s", who(f), function, args,
+                status_name(f, s));
+}
+
+static int format_one(rtcosim_type type, const void *values, size_t i, char *buf, size_t size)
+{
+    switch (type) {
+    case RTCOSIM_TYPE_FLOAT64: return snprintf(buf, size, "%.17g", ((const double *)values)[i]);
+    case RTCOSIM_TYPE_FLOAT32: return snprintf(buf, size, "%.9g", (double)((const float *)values)[i]);
+    case RTCOSIM_TYPE_INT8: return snprintf(buf, size, "%d", ((const int8_t *)values)[i]);
+    case RTCOSIM_TYPE_UINT8: return snprintf(buf, size, "%u", ((const uint8_t *)values)[i]);
+    case RTCOSIM_TYPE_INT16: return snprintf(buf, size, "%d", ((const int16_t *)values)[i]);
+    case RTCOSIM_TYPE_UINT16: return snprintf(buf, size, "%u", ((const uint16_t *)values)[i]);
+    case RTCOSIM_TYPE_INT32: return snprintf(buf, size, "%" PRId32, ((const int32_t *)values)[i]);
+    case RTCOSIM_TYPE_UINT32: return snprintf(buf, size, "%" PRIu32, ((const uint32_t *)values)[i]);
+    case RTCOSIM_TYPE_INT64: return snprintf(buf, size, "%" PRId64, ((const int64_t *)values)[i]);
+    case RTCOSIM_TYPE_UINT64: return snprintf(buf, size, "%" PRIu64, ((const uint64_t *)values)[i]);
+    case RTCOSIM_TYPE_BOOLEAN:
+    case RTCOSIM_TYPE_CLOCK:
+        return snprintf(buf, size, "%s", ((const bool *)values)[i] ? "true" : "false");
+    case RTCOSIM_TYPE_STRING: {
+        const char *s = ((const char *const *)values)[i];
+        return snprintf(buf, size, "\"%s\"", s ? s : "(null)");
+    }
+    case RTCOSIM_TYPE_BINARY:
+        return snprintf(buf, size, "<%zu bytes>", ((const rtcosim_binary *)values)[i].size);
+    default: return snprintf(buf, size, "?");
+    }
+}
+
+void rtcosim_fmu_format_values(rtcosim_type type, const uint32_t *vrs, size_t n,
+                               const void *values, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(buf + used, size - used, "%s#%" PRIu32 "=", i ? ", " : "", vrs[i]);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+        if (!values) {
+            buf[used - 1] = '\0'; /* no values: just the references */
+            used--;
+            continue;
+        }
+        w = format_one(type, values, i, buf + used, size - used);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+    if (used + 1 >= size && size > 4)
+        memcpy(buf + size - 4, "...", 4);
+}
+
+void rtcosim_fmu_log_message(rtcosim_fmu *f, int s, const char *category, const char *message)
+{
+    rtcosim_log_level level = s == fmi2OK        ? RTCOSIM_LOG_INFO
+                              : s == fmi2Warning || s == fmi2Discard ? RTCOSIM_LOG_WARNING
+                                                                     : RTCOSIM_LOG_ERROR;
+    if (!rtcosim_log_enabled(level))
+        return;
+    bool has_category = category && *category;
+    rtcosim_log(level, who(f), "%s%s%s", has_category ? category : "", has_category ? ": " : "",
+                message ? message : "");
+}
+
+rtcosim_status rtcosim_fmu_wrong_type(rtcosim_fmu *f, rtcosim_type type, rtcosim_error *err)
+{
+    return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: FMI %s has no %s variables", who(f),
+                             f->md->version == RTCOSIM_FMI_2 ? "2.0" : "3.0",
+                             rtcosim_type_name(type));
+}
+
+rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_error *err)
+{
+    return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: binary lacks %s", f->archive_path,
+                             function);
+}
+
+void rtcosim_fmu_destroy(void *self)
+{
+    rtcosim_fmu *f = self;
+    if (!f)
+        return;
+    if (f->instance) {
+        if (f->md->version == RTCOSIM_FMI_2)
+            f->fmi2.fmi2FreeInstance(f->instance);
+        else
+            f->fmi3.fmi3FreeInstance(f->instance);
+        RTCOSIM_FMU_TRACE(f, f->md->version == RTCOSIM_FMI_2 ? "fmi2FreeInstance"
+                                                             : "fmi3FreeInstance",
+                          0, "%s", "");
+    }
+    if (f->library)
+        dlclose(f->library);
+    if (f->dir)
+        rtcosim_fmi_remove_tree(f->dir);
+    rtcosim_fmi_md_free(f->md);
+    free(f->archive_path);
+    free(f->dir);
+    free(f->binary_path);
+    free(f->resource_location);
+    free(f->instance_name);
+    free(f->bool_scratch);
+    free(f->binary_sizes);
+    free(f->binary_values);
+    free(f);
+}
+
+/* A file: URI for a local absolute path (RFC 8089), escaping what is not
+ * unreserved so that paths with spaces stay valid. FMI 2.0 section 2.1.5. */
+static char *file_uri(const char *path)
+{
+    size_t len = strlen(path);
+    char *uri = malloc(sizeof "file://" + 3 * len);
+    if (!uri)
+        return NULL;
+    char *o = uri + sprintf(uri, "file://");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+            strchr("/-._~", *c))
+            *o++ = (char)*c;
+        else
+            o += sprintf(o, "%%%02X", *c);
+    }
+    *o = '\0';
+    return uri;
+}
+
+static char *join(const char *a, const char *b, const char *c, const char *d)
+{
+    size_t n = strlen(a) + strlen(b) + strlen(c) + strlen(d) + 1;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s%s", a, b, c, d);
+    return s;
+}
+
+static rtcosim_status load_binary(rtcosim_fmu *f, rtcosim_error *err)
+{
+    const rtcosim_fmi_md *md = f->md;
+    const char *platform = md->version == RTCOSIM_FMI_2 ? FMI2_PLATFORM : FMI3_PLATFORM;
+    if (!platform)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: FMI %s defines no binary folder for " PLATFORM_TEXT,
+                                 f->archive_path, md->fmi_version_text);
+    char relative[512];
+    snprintf(relative, sizeof relative, "binaries/%s/%s.so", platform, md->model_identifier);
+    f->binary_path = join(f->dir, "/", relative, "");
+    if (!f->binary_path)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+    if (access(f->binary_path, R_OK) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: no binary for this platform (" PLATFORM_TEXT
+                                 "): expected %s",
+                                 f->archive_path, relative);
+    f->library = dlopen(f->binary_path, RTLD_NOW | RTLD_LOCAL);
+    if (!f->library) {
+        const char *why = dlerror();
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot load %s: %s", f->archive_path,
+                                 relative, why ? why : "unknown error");
+    }
+    /* POSIX dlsym returns data pointers that are valid function pointers. */
+#define RTCOSIM_FMI_RESOLVE_(table, name) f->table.name = (name##TYPE *)dlsym(f->library, #name);
+#define RTCOSIM_FMI2_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi2, name)
+#define RTCOSIM_FMI3_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi3, name)
+    if (md->version == RTCOSIM_FMI_2) {
+        RTCOSIM_FMI2_COMMON_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
+        RTCOSIM_FMI2_CS_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
+        return rtcosim_fmi2_prepare(f, err);
+    }
+    RTCOSIM_FMI3_COMMON_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
+    RTCOSIM_FMI3_CS_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
+#undef RTCOSIM_FMI_RESOLVE_
+#undef RTCOSIM_FMI2_RESOLVE_
+#undef RTCOSIM_FMI3_RESOLVE_
+    return rtcosim_fmi3_prepare(f, err);
+}
+
+static rtcosim_status seconds_field(rtcosim_fmu *f, const char *what, double s,
+                                    rtcosim_time_ns *out, rtcosim_error *err)
+{
+    if (rtcosim_time_from_seconds(s, out, err) != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s: DefaultExperiment %s: ", f->archive_path, what);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status describe(rtcosim_fmu *f, rtcosim_component_desc *desc, rtcosim_error *err)
+{
+    const rtcosim_fmi_md *md = f->md;
+    memset(desc, 0, sizeof *desc);
+    desc->model_name = md->model_name;
+    desc->variables = md->variables;
+    desc->variable_count = md->variable_count;
+    rtcosim_capabilities *cap = &desc->capabilities;
+    cap->can_handle_variable_step = md->can_handle_variable_step;
+    cap->can_get_set_state = md->can_get_set_state;
+    cap->can_serialize_state = md->can_serialize_state;
+    cap->provides_directional_derivatives = md->provides_directional_derivatives;
+    /* Instantiated with earlyReturnAllowed = eventModeUsed = false: neither
+     * early returns nor event mode happen through this component. */
+    cap->can_return_early = false;
+    cap->has_event_mode = false;
+    cap->max_input_derivative_order = f->ops.set_input_derivatives ? 1 : 0;
+    rtcosim_status st = RTCOSIM_OK;
+    if (md->has_start && (st = seconds_field(f, "startTime", md->start, &desc->default_start, err)))
+        return st;
+    if (md->has_stop && (st = seconds_field(f, "stopTime", md->stop, &desc->default_stop, err)))
+        return st;
+    if (md->has_step && (st = seconds_field(f, "stepSize", md->step, &desc->default_step, err)))
+        return st;
+    desc->has_default_start = md->has_start;
+    desc->has_default_stop = md->has_stop;
+    desc->has_default_step = md->has_step;
+    desc->has_default_tolerance = md->has_tolerance;
+    desc->default_tolerance = md->tolerance;
+    return RTCOSIM_OK;
+}
+
+static void fill_info(rtcosim_fmu *f)
+{
+    const rtcosim_fmi_md *md = f->md;
+    rtcosim_fmu_info *i = &f->info;
+    i->fmi_version = md->version;
+    i->fmi_version_text = md->fmi_version_text;
+    i->model_name = md->model_name;
+    i->instantiation_token = md->instantiation_token;
+    i->description = md->description;
+    i->author = md->author;
+    i->version = md->model_version;
+    i->generation_tool = md->generation_tool;
+    i->generation_date = md->generation_date;
+    i->model_identifier = md->model_identifier;
+    i->extracted_dir = f->dir;
+    i->binary_path = f->binary_path;
+    i->output_indices = md->output_indices;
+    i->output_count = md->output_count;
+}
+
+static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_fmi_extract(f->archive_path, opts->temp_dir,
+                                            opts->max_unpacked_bytes, &f->dir, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    char *md_path = join(f->dir, "/modelDescription.xml", "", "");
+    if (!md_path)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+    char *xml = NULL;
+    size_t size = 0;
+    st = rtcosim_fmi_read_file(md_path, RTCOSIM_FMI_MD_MAX_SIZE, &xml, &size, err);
+    free(md_path);
+    if (st == RTCOSIM_ENOTFOUND)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no modelDescription.xml in the archive",
+                                 f->archive_path);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = rtcosim_fmi_md_parse(xml, size, "modelDescription.xml", &f->md, err);
+    free(xml);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s: ", f->archive_path);
+
+    if (f->md->version == RTCOSIM_FMI_2) {
+        char *resources = join(f->dir, "/resources", "", "");
+        f->resource_location = resources ? file_uri(resources) : NULL;
+        free(resources);
+    } else {
+        f->resource_location = join(f->dir, "/resources/", "", "");
+    }
+    f->scratch_count = f->md->variable_count ? f->md->variable_count : 1;
+    f->bool_scratch = calloc(f->scratch_count, sizeof *f->bool_scratch);
+    f->binary_sizes = calloc(f->scratch_count, sizeof *f->binary_sizes);
+    f->binary_values = calloc(f->scratch_count, sizeof *f->binary_values);
+    if (!f->resource_location || !f->bool_scratch || !f->binary_sizes || !f->binary_values)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+    return load_binary(f, err);
+}
+
+rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opts,
+                                rtcosim_component **out, rtcosim_error *err)
+{
+    static const rtcosim_fmu_options defaults;
+    *out = NULL;
+    if (!path || !*path)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "no FMU path given");
+    if (!opts)
+        opts = &defaults;
+    rtcosim_fmu *f = calloc(1, sizeof *f);
+    if (!f || !(f->archive_path = strdup(path))) {
+        free(f);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    f->log_calls = opts->log_fmi_calls;
+    f->visible = opts->visible;
+    f->fmu_logging = opts->fmu_logging_on;
+    rtcosim_status st = load(f, opts, err);
+    rtcosim_component_desc desc;
+    if (st == RTCOSIM_OK)
+        st = describe(f, &desc, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_fmu_destroy(f);
+        return st;
+    }
+    fill_info(f);
+    /* On failure rtcosim_component_create has already destroyed f. */
+    st = rtcosim_component_create(&f->ops, f, &desc, out, err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s: ", path);
+    return RTCOSIM_OK;
+}
+
+const rtcosim_fmu_info *rtcosim_fmu_info_of(const rtcosim_component *c)
+{
+    if (!c)
+        return NULL;
+    const char *kind = rtcosim_component_kind(c);
+    if (kind != rtcosim_fmi2_kind && kind != rtcosim_fmi3_kind)
+        return NULL;
+    return &((const rtcosim_fmu *)rtcosim_component_impl(c))->info;
+}

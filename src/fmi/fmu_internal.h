@@ -1,0 +1,105 @@
+/* The loaded-FMU object shared by the loader (fmu.c) and the FMI 2.0 / 3.0
+ * component operations (fmi2_ops.c, fmi3_ops.c): resolved function tables,
+ * scratch buffers sized at load time, and the status/log helpers both use. */
+#ifndef RTCOSIM_FMI_FMU_INTERNAL_H
+#define RTCOSIM_FMI_FMU_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "fmi/api/fmi2.h"
+#include "fmi/api/fmi3.h"
+#include "fmi/model_description.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
+
+typedef struct rtcosim_fmi2_functions {
+#define RTCOSIM_FMI_FIELD_(name) name##TYPE *name;
+    RTCOSIM_FMI2_COMMON_FUNCTIONS(RTCOSIM_FMI_FIELD_)
+    RTCOSIM_FMI2_CS_FUNCTIONS(RTCOSIM_FMI_FIELD_)
+} rtcosim_fmi2_functions;
+
+typedef struct rtcosim_fmi3_functions {
+    RTCOSIM_FMI3_COMMON_FUNCTIONS(RTCOSIM_FMI_FIELD_)
+    RTCOSIM_FMI3_CS_FUNCTIONS(RTCOSIM_FMI_FIELD_)
+#undef RTCOSIM_FMI_FIELD_
+} rtcosim_fmi3_functions;
+
+typedef struct rtcosim_fmu {
+    rtcosim_fmu_info info; /* first, handed out by rtcosim_fmu_info_of */
+    rtcosim_component_ops ops; /* per FMU: optional entries NULL when unsupported */
+    rtcosim_fmi_md *md;
+    char *archive_path;
+    char *dir;               /* extraction directory (removed on destroy) */
+    char *binary_path;
+    char *resource_location; /* FMI 2: file URI; FMI 3: directory path with '/' */
+    void *library;           /* dlopen handle */
+    void *instance;          /* fmi2Component / fmi3Instance */
+    char *instance_name;
+    bool log_calls, visible, fmu_logging;
+
+    /* FMI 3 keeps setup's values for fmi3EnterInitializationMode. */
+    bool tolerance_defined, stop_defined;
+    double tolerance, start, stop;
+
+    /* Scratch for the types whose layout differs between rtcosim and FMI:
+     * FMI 2 Boolean (int) and FMI 3 Binary (separate size and data arrays).
+     * Calls with more values than fit are processed in chunks. */
+    size_t scratch_count;
+    fmi2Boolean *bool_scratch;
+    size_t *binary_sizes;
+    fmi3Binary *binary_values;
+
+    fmi2CallbackFunctions fmi2_callbacks; /* must outlive the FMI 2 instance */
+    rtcosim_fmi2_functions fmi2;
+    rtcosim_fmi3_functions fmi3;
+} rtcosim_fmu;
+
+/* Map an FMI status (fmi2Status or fmi3Status, same numbering up to Fatal)
+ * to rtcosim: OK/Warning -> OK (warning logged), Discard -> EDISCARD,
+ * Error and Pending -> ECOMPONENT, Fatal -> EFATAL. The message names the
+ * instance and function, and the time when `t` is not NaN. */
+rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int fmi_status, const char *function,
+                                  double t, rtcosim_error *err);
+
+/* Log one FMI call at DEBUG, category "fmi" (callers check f->log_calls and
+ * rtcosim_log_enabled first, so this costs nothing when off). */
+void rtcosim_fmu_log_call(rtcosim_fmu *f, const char *function, int fmi_status,
+                          const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+#define RTCOSIM_FMU_TRACE(f, function, status, ...)                                        \
+    do {                                                                                   \
+        if ((f)->log_calls && rtcosim_log_enabled(RTCOSIM_LOG_DEBUG))                     \
+            rtcosim_fmu_log_call((f), (function), (int)(status), __VA_ARGS__);             \
+    } while (0)
+
+/* "vr=value, ..." for a batch of values, truncated to fit buf. */
+void rtcosim_fmu_format_values(rtcosim_type type, const uint32_t *vrs, size_t n,
+                               const void *values, char *buf, size_t size);
+
+/* Log a message from the FMU under its instance name. */
+void rtcosim_fmu_log_message(rtcosim_fmu *f, int fmi_status, const char *category,
+                             const char *message);
+
+/* Replace FMI 2.0 "#r12#"-style variable references in a log message by
+ * the variables' names (section 2.1.5); out always ends up terminated. */
+void rtcosim_fmi2_expand_references(const rtcosim_fmi_md *md, const char *in, char *out,
+                                    size_t size);
+
+rtcosim_status rtcosim_fmu_wrong_type(rtcosim_fmu *f, rtcosim_type type, rtcosim_error *err);
+rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_error *err);
+
+/* Fill the ops of an FMI 2.0 / 3.0 FMU and check that its binary has every
+ * function they use (the loader has resolved the tables). */
+rtcosim_status rtcosim_fmi2_prepare(rtcosim_fmu *f, rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err);
+
+/* Frees everything of f (instance, library, directory, tables) and f. */
+void rtcosim_fmu_destroy(void *self);
+
+extern const char rtcosim_fmi2_kind[];
+extern const char rtcosim_fmi3_kind[];
+
+#endif

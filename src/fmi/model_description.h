@@ -1,0 +1,61 @@
+/* modelDescription.xml of FMI 2.0 and 3.0, parsed and validated into the facts
+ * the loader needs: identity, co-simulation capabilities, default experiment,
+ * scalar variables and the listed outputs. Parses from memory so that the
+ * fuzzer and the tests can feed it bytes directly. */
+#ifndef RTCOSIM_FMI_MODEL_DESCRIPTION_H
+#define RTCOSIM_FMI_MODEL_DESCRIPTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/fmu.h"
+
+/* Largest modelDescription.xml accepted (bytes). */
+#define RTCOSIM_FMI_MD_MAX_SIZE (256u * 1024u * 1024u)
+
+typedef struct rtcosim_fmi_md_string rtcosim_fmi_md_string; /* string storage */
+
+typedef struct rtcosim_fmi_md {
+    rtcosim_fmi_version version;
+    const char *fmi_version_text;
+    const char *model_name;
+    const char *instantiation_token; /* guid (2.0) / instantiationToken (3.0) */
+    const char *description, *author, *model_version, *generation_tool, *generation_date;
+
+    /* CoSimulation element */
+    const char *model_identifier;
+    bool can_handle_variable_step;
+    bool can_get_set_state;
+    bool can_serialize_state;
+    bool provides_directional_derivatives;
+    bool provides_adjoint_derivatives; /* 3.0 */
+    bool can_interpolate_inputs;       /* 2.0 */
+    int max_output_derivative_order;
+    bool can_return_early;             /* 3.0 canReturnEarlyAfterIntermediateUpdate */
+    bool has_event_mode;               /* 3.0 */
+    bool provides_intermediate_update; /* 3.0 */
+
+    /* DefaultExperiment (seconds) */
+    bool has_start, has_stop, has_tolerance, has_step;
+    double start, stop, tolerance, step;
+
+    rtcosim_variable *variables;
+    size_t variable_count;
+    size_t *output_indices; /* ModelStructure outputs, indices into variables */
+    size_t output_count;
+
+    rtcosim_fmi_md_string *strings;
+} rtcosim_fmi_md;
+
+/* Parse and validate. `label` prefixes every message (normally
+ * "modelDescription.xml"). The first violation becomes the error; further
+ * ones are logged at WARNING (category "fmi"). Never prints. */
+rtcosim_status rtcosim_fmi_md_parse(const char *xml, size_t size, const char *label,
+                                    rtcosim_fmi_md **out, rtcosim_error *err);
+void rtcosim_fmi_md_free(rtcosim_fmi_md *md);
+
+/* True when some variable has this type. */
+bool rtcosim_fmi_md_has_type(const rtcosim_fmi_md *md, rtcosim_type type);
+
+#endif

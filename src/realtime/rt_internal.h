@@ -1,0 +1,125 @@
+/* Internal state of the real-time executor, shared by its setup (rt.c), its
+ * paced loop (rt_run.c) and its report writer (rt_report.c). */
+#ifndef RTCOSIM_REALTIME_RT_INTERNAL_H
+#define RTCOSIM_REALTIME_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+
+#include "realtime/spsc.h"
+#include "rtcosim/realtime.h"
+
+/* Where an input's value comes from: a slot of the part's own outputs, or a
+ * signal received from the other part. */
+#define SOURCE_REMOTE ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* One component of a part: the outputs it sources (read in one batch into
+ * slot_values[out_first ..]) and the inputs it receives (set in one batch). */
+typedef struct part_member {
+    rtcosim_component *component;
+    size_t out_first, out_count;
+    size_t in_first, in_count;
+} part_member;
+
+/* A set of components stepped together: the real-time part or the
+ * non-real-time part. Connections inside a part are exchanged every frame
+ * (Jacobi: all outputs read, then all inputs set). */
+typedef struct part {
+    part_member *members;
+    size_t member_count;
+    uint32_t *out_vrs;     /* slot -> value reference (grouped by member) */
+    size_t *out_owner;     /* slot -> global component index */
+    double *slot_values;
+    size_t slot_count;
+    uint32_t *in_vrs;
+    size_t *in_source;     /* slot index, or SOURCE_REMOTE | signal index */
+    double *in_values;
+    size_t in_count;
+    double *remote_values; /* signals received from the other part */
+    size_t remote_count;
+    size_t *send_slots;    /* signal to the other part -> slot */
+    size_t send_count;
+} part;
+
+/* Sample from the real-time part to the partner. */
+typedef struct to_partner_sample {
+    rtcosim_time_ns stamp, h, sent_at;
+    uint32_t stop;
+    double values[];
+} to_partner_sample;
+
+#define SAMPLE_FAILED 1u
+/* Sample from the partner to the real-time part. */
+typedef struct from_partner_sample {
+    rtcosim_time_ns input_stamp, valid_at, tv, done_at;
+    uint32_t flags;
+    double values[];
+} from_partner_sample;
+
+struct rtcosim_rt {
+    rtcosim_rt_options options;
+    rtcosim_component **components;
+    size_t component_count;
+    bool *is_partner; /* per component */
+    part rt_part, partner_part;
+    bool mixed;
+    char **signal_names; /* to_rt signals, then to_partner signals */
+    size_t signal_count;
+
+    rtcosim_clock *clock;       /* pacing clock */
+    rtcosim_clock *owned_clock; /* created here when options.clock is NULL */
+    rtcosim_time_ns period_num; /* frame k starts at k * H / rt_factor */
+    uint64_t total_frames;
+
+    /* Error handling system. */
+    rtcosim_estimator **estimators; /* per to_rt signal */
+    rtcosim_map *map;               /* loaded here from options (owned), or NULL */
+    const rtcosim_map *active_map;  /* the map every estimator uses (owned or borrowed) */
+    size_t *map_input_slots;        /* rt_part slots of the map inputs */
+    double map_inputs[2];
+    rtcosim_estimate_record *records;
+    size_t record_count;
+
+    /* Queues and the partner's thread / virtual processor. */
+    rtcosim_spsc to_partner, from_partner;
+    size_t to_partner_size, from_partner_size;
+    pthread_t partner_thread;
+    bool partner_thread_started;
+    sem_t partner_wakeup;
+    bool semaphore_ready;
+    atomic_bool partner_stop;
+    char partner_error[RTCOSIM_ERROR_MESSAGE_MAX];
+    from_partner_sample *inflight; /* virtual runs: a step computed, not yet due */
+    bool inflight_busy;
+    to_partner_sample *last_sent;  /* held outputs for dropped exchanges */
+    double *newest_values;         /* the partner's newest received outputs */
+    rtcosim_time_ns newest_valid;  /* the time they are valid at */
+    rtcosim_time_ns partner_tv;    /* the partner's tv in its newest sample */
+    bool partner_lost;             /* paced thread's view (summary filled from it) */
+    uint64_t episode_start;        /* frame of the first estimate of the current episode */
+    bool in_episode;
+
+    /* Results. */
+    rtcosim_rt_summary summary;
+    rtcosim_histogram lateness, exec_time;
+    rtcosim_rt_overrun *overrun_first, *overrun_last;
+    size_t overrun_first_n, overrun_last_n, overrun_last_head;
+    rtcosim_rt_frame *frames;
+    double *frame_signals;
+    size_t frame_capacity, frame_count;
+    uint64_t *resync_lengths;
+    size_t resync_capacity, resync_count;
+    rtcosim_status run_status;
+    rtcosim_error run_error;
+};
+
+/* Frame start offset of frame k from the (slipped) schedule start. */
+rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k);
+/* Read a part's outputs into its slots; set its inputs from slots/remote. */
+rtcosim_status rtcosim_rt_part_read(part *p, rtcosim_error *err);
+rtcosim_status rtcosim_rt_part_write(part *p, rtcosim_error *err);
+rtcosim_status rtcosim_rt_part_step(part *p, rtcosim_time_ns t, rtcosim_time_ns h,
+                                    rtcosim_error *err);
+
+#endif

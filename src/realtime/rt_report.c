@@ -1,0 +1,243 @@
+/* Reports of a real-time run: CSV files (summary, per-frame data drawable by
+ * `rtcosim plot`, overruns, estimates, estimator errors) written after the
+ * run, and a human summary for the caller to print. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "realtime/rt_internal.h"
+
+static rtcosim_status make_dirs(const char *dir, rtcosim_error *err)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%.60s...: report directory name too long",
+                                 dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create directory: %s", path,
+                                     strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create directory: %s", path,
+                                 strerror(errno));
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: not a directory", path);
+    return RTCOSIM_OK;
+}
+
+static FILE *open_report(const char *dir, const char *name, char *path, size_t size,
+                         rtcosim_error *err)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+static rtcosim_status close_report(FILE *f, const char *path, rtcosim_error *err)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: write failed", path);
+    return RTCOSIM_OK;
+}
+
+static double us(rtcosim_time_ns t)
+{
+    return (double)t / 1e3;
+}
+
+static void write_summary(const rtcosim_rt *rt, FILE *f)
+{
+    const rtcosim_rt_summary *s = &rt->summary;
+    const rtcosim_histogram *l = &rt->lateness, *e = &rt->exec_time;
+    fprintf(f, "figure,value,unit\n");
+    fprintf(f, "macro_step,%.9g,s\n", rtcosim_time_to_seconds(rt->options.macro_step));
+    fprintf(f, "rt_factor,%.9g,\n", rt->options.rt_factor);
+    fprintf(f, "overrun_policy,%s,\n", rtcosim_overrun_policy_name(rt->options.overrun));
+    fprintf(f, "frames,%llu,\n", (unsigned long long)s->frames);
+    fprintf(f, "frames_dropped,%llu,\n", (unsigned long long)s->frames_dropped);
+    fprintf(f, "overruns,%llu,\n", (unsigned long long)s->overruns);
+    fprintf(f, "lateness_p50,%.3f,us\n", us(rtcosim_histogram_percentile(l, 50)));
+    fprintf(f, "lateness_p99,%.3f,us\n", us(rtcosim_histogram_percentile(l, 99)));
+    fprintf(f, "lateness_p99.9,%.3f,us\n", us(rtcosim_histogram_percentile(l, 99.9)));
+    fprintf(f, "lateness_max,%.3f,us\n", us(l->max));
+    fprintf(f, "exec_p50,%.3f,us\n", us(rtcosim_histogram_percentile(e, 50)));
+    fprintf(f, "exec_p99,%.3f,us\n", us(rtcosim_histogram_percentile(e, 99)));
+    fprintf(f, "exec_max,%.3f,us\n", us(e->max));
+    fprintf(f, "drift,%.3f,us\n", us(s->drift));
+    fprintf(f, "slip,%.3f,us\n", us(s->slip));
+    fprintf(f, "stopped_at,%.9g,s\n", rtcosim_time_to_seconds(s->stopped_at));
+    fprintf(f, "failed,%d,\n", s->failed);
+    fprintf(f, "sched_fifo,%d,\n", s->fifo_applied);
+    fprintf(f, "memory_locked,%d,\n", s->memory_locked);
+    fprintf(f, "cpu_affinity,%d,\n", s->affinity_applied);
+    if (s->calibration_worst)
+        fprintf(f, "calibration_worst,%.3f,us\ncalibration_median,%.3f,us\n",
+                us(s->calibration_worst), us(s->calibration_median));
+    if (!rt->mixed)
+        return;
+    fprintf(f, "exchanges,%llu,\n", (unsigned long long)s->exchanges);
+    fprintf(f, "estimated_exchanges,%llu,\n", (unsigned long long)s->estimated_exchanges);
+    fprintf(f, "estimated_share,%.6f,\n",
+            s->exchanges ? (double)s->estimated_exchanges / (double)s->exchanges : 0.0);
+    fprintf(f, "overruns_while_late,%llu,\n", (unsigned long long)s->overruns_while_late);
+    fprintf(f, "max_lag,%.9g,s\n", rtcosim_time_to_seconds(s->max_lag));
+    fprintf(f, "late_episodes,%llu,\n", (unsigned long long)s->late_episodes);
+    fprintf(f, "resync_frames_median,%llu,\n", (unsigned long long)s->resync_frames_median);
+    fprintf(f, "resync_frames_max,%llu,\n", (unsigned long long)s->resync_frames_max);
+    fprintf(f, "partner_lost,%d,\n", s->partner_lost);
+    if (s->partner_lost)
+        fprintf(f, "partner_lost_at,%.9g,s\n", rtcosim_time_to_seconds(s->partner_lost_at));
+    fprintf(f, "records_dropped,%llu,\n", (unsigned long long)s->records_dropped);
+}
+
+static void write_frames(const rtcosim_rt *rt, FILE *f)
+{
+    fprintf(f, "time,frame,deadline,lateness_us,exec_us,lag_us,tv,exchange,estimated,overrun");
+    for (size_t s = 0; s < rt->signal_count; s++)
+        fprintf(f, ",%s", rt->signal_names[s]);
+    fputc('\n', f);
+    for (size_t i = 0; i < rt->frame_count; i++) {
+        const rtcosim_rt_frame *fr = &rt->frames[i];
+        fprintf(f, "%.9g,%llu,%.9g,%.3f,%.3f,%.3f,%.9g,%d,%d,%d", rtcosim_time_to_seconds(fr->te),
+                (unsigned long long)fr->frame, rtcosim_time_to_seconds(fr->deadline),
+                us(fr->lateness), us(fr->exec), us(fr->lag), rtcosim_time_to_seconds(fr->tv),
+                !!(fr->flags & RTCOSIM_FRAME_EXCHANGE), !!(fr->flags & RTCOSIM_FRAME_ESTIMATED),
+                !!(fr->flags & RTCOSIM_FRAME_OVERRUN));
+        const double *v = rt->frame_signals + i * rt->signal_count;
+        for (size_t s = 0; s < rt->signal_count; s++)
+            fprintf(f, ",%.17g", v[s]);
+        fputc('\n', f);
+    }
+}
+
+static void write_overruns(const rtcosim_rt *rt, FILE *f)
+{
+    fprintf(f, "frame,te,lateness_us,exec_us,overshoot_us\n");
+    rtcosim_rt_overrun o;
+    size_t n = rt->overrun_first_n + rt->overrun_last_n;
+    for (size_t i = 0; i < n; i++) {
+        if (i < rt->overrun_first_n)
+            o = rt->overrun_first[i];
+        else {
+            size_t cap = rt->options.overrun_log;
+            size_t j = i - rt->overrun_first_n;
+            o = rt->overrun_last[(rt->overrun_last_head + cap - rt->overrun_last_n + j) % cap];
+        }
+        fprintf(f, "%llu,%.9g,%.3f,%.3f,%.3f\n", (unsigned long long)o.frame,
+                rtcosim_time_to_seconds(o.te), us(o.lateness), us(o.exec), us(o.overshoot));
+    }
+}
+
+static void write_estimates(const rtcosim_rt *rt, FILE *f)
+{
+    fprintf(f, "te,tv,lag_us,signal,estimator,estimate,late_value,error\n");
+    for (size_t i = 0; i < rt->record_count; i++) {
+        const rtcosim_estimate_record *r = &rt->records[i];
+        fprintf(f, "%.9g,%.9g,%.3f,%s,%s,%.17g,%.17g,%.17g\n", rtcosim_time_to_seconds(r->te),
+                rtcosim_time_to_seconds(r->tv), us(r->lag), rt->signal_names[r->signal],
+                rtcosim_estimator_kind_name(r->kind), r->estimate, r->late_value, r->error);
+    }
+}
+
+static void write_estimators(const rtcosim_rt *rt, FILE *f)
+{
+    fprintf(f, "signal,estimator,used,graded,rms_error,max_abs_error\n");
+    for (size_t j = 0; j < rt->partner_part.send_count; j++) {
+        rtcosim_estimator_stats st;
+        rtcosim_estimator_get_stats(rt->estimators[j], &st);
+        fprintf(f, "%s,handed-out,%llu,%llu,%.9g,%.9g\n", rt->signal_names[j],
+                (unsigned long long)st.estimates, (unsigned long long)st.resolved, st.rms_error,
+                st.max_abs_error);
+        for (int k = 0; k < RTCOSIM_ESTIMATOR_COUNT_; k++)
+            if (st.kind_count[k])
+                fprintf(f, "%s,%s,%llu,%llu,%.9g,%.9g\n", rt->signal_names[j],
+                        rtcosim_estimator_kind_name((rtcosim_estimator_kind)k),
+                        (unsigned long long)st.used[k], (unsigned long long)st.kind_count[k],
+                        st.kind_rms_error[k], st.kind_max_abs_error[k]);
+    }
+}
+
+rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir, rtcosim_error *err)
+{
+    if (!rt || !dir || !*dir)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time report: no directory given");
+    rtcosim_status st = make_dirs(dir, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    static const struct {
+        const char *name;
+        void (*write)(const rtcosim_rt *, FILE *);
+        bool mixed_only;
+    } files[] = {
+        {"summary.csv", write_summary, false},     {"frames.csv", write_frames, false},
+        {"overruns.csv", write_overruns, false},   {"estimates.csv", write_estimates, true},
+        {"estimators.csv", write_estimators, true},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (files[i].mixed_only && !rt->mixed)
+            continue;
+        char path[4200];
+        FILE *f = open_report(dir, files[i].name, path, sizeof path, err);
+        if (!f)
+            return RTCOSIM_EIO;
+        files[i].write(rt, f);
+        st = close_report(f, path, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
+{
+    const rtcosim_rt_summary *s = &rt->summary;
+    const rtcosim_histogram *l = &rt->lateness, *e = &rt->exec_time;
+    fprintf(out, "real-time run: %llu frames of %.3f ms at %gx real time, overrun policy %s%s\n",
+            (unsigned long long)s->frames, (double)rt->options.macro_step / 1e6,
+            rt->options.rt_factor, rtcosim_overrun_policy_name(rt->options.overrun),
+            s->failed ? " (stopped early)" : "");
+    fprintf(out, "  lateness  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us\n",
+            us(rtcosim_histogram_percentile(l, 50)), us(rtcosim_histogram_percentile(l, 99)),
+            us(rtcosim_histogram_percentile(l, 99.9)), us(l->max));
+    fprintf(out, "  execution p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us\n",
+            us(rtcosim_histogram_percentile(e, 50)), us(rtcosim_histogram_percentile(e, 99)),
+            us(rtcosim_histogram_percentile(e, 99.9)), us(e->max));
+    fprintf(out, "  overruns %llu, dropped frames %llu, drift at end %.1f us (slip %.1f us)\n",
+            (unsigned long long)s->overruns, (unsigned long long)s->frames_dropped, us(s->drift),
+            us(s->slip));
+    if (!rt->mixed)
+        return;
+    fprintf(out,
+            "  partner: %llu of %llu exchanges estimated (%.2f %%), longest lag %.3f ms, "
+            "%llu late episodes, resync median %llu / max %llu frames\n",
+            (unsigned long long)s->estimated_exchanges, (unsigned long long)s->exchanges,
+            s->exchanges ? 100.0 * (double)s->estimated_exchanges / (double)s->exchanges : 0.0,
+            (double)s->max_lag / 1e6, (unsigned long long)s->late_episodes,
+            (unsigned long long)s->resync_frames_median, (unsigned long long)s->resync_frames_max);
+    if (s->partner_lost)
+        fprintf(out, "  partner LOST at te = %.6f s: %s\n",
+                rtcosim_time_to_seconds(s->partner_lost_at), s->partner_lost_reason);
+    for (size_t j = 0; j < rt->partner_part.send_count; j++) {
+        rtcosim_estimator_stats st;
+        rtcosim_estimator_get_stats(rt->estimators[j], &st);
+        fprintf(out, "  %s: %llu estimates, error rms %.4g max %.4g (now %s)", rt->signal_names[j],
+                (unsigned long long)st.estimates, st.rms_error, st.max_abs_error,
+                rtcosim_estimator_kind_name(st.current_kind));
+        for (int k = 0; k < RTCOSIM_ESTIMATOR_COUNT_; k++)
+            if (st.kind_count[k])
+                fprintf(out, "; %s rms %.4g", rtcosim_estimator_kind_name((rtcosim_estimator_kind)k),
+                        st.kind_rms_error[k]);
+        fputc('\n', out);
+    }
+}

@@ -1,0 +1,680 @@
+/* The paced loop of the real-time executor and the non-real-time partner's
+ * loop. Frame k starts at the absolute deadline start + k*H/rt_factor; the
+ * partner runs on its own thread (real clock) or, on a virtual clock, as a
+ * simulated processor interleaved deterministically on the calling thread.
+ * Nothing here allocates, locks or does I/O once the loop runs. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "realtime/rt_internal.h"
+#include "rtcosim/log.h"
+
+#define LOG_CATEGORY "realtime"
+
+/* --- The partner's step: one exchange interval ----------------------------- */
+
+/* Step the non-real-time part over [stamp, stamp + h] with the inputs of the
+ * sample held, in macro steps of H (its own connections exchanged each), and
+ * fill the output sample. */
+static rtcosim_status partner_compute(rtcosim_rt *rt, const to_partner_sample *in,
+                                      from_partner_sample *out, rtcosim_error *err)
+{
+    part *p = &rt->partner_part;
+    rtcosim_time_ns H = rt->options.macro_step;
+    memcpy(p->remote_values, in->values, p->remote_count * sizeof(double));
+    rtcosim_status st = RTCOSIM_OK;
+    for (rtcosim_time_ns t = in->stamp; st == RTCOSIM_OK && t < in->stamp + in->h; t += H) {
+        st = rtcosim_rt_part_read(p, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_rt_part_write(p, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_rt_part_step(p, t, H, err);
+    }
+    if (st == RTCOSIM_OK)
+        st = rtcosim_rt_part_read(p, err);
+    out->input_stamp = in->stamp;
+    out->valid_at = in->stamp + in->h;
+    out->tv = rt->options.tv_includes_step ? in->stamp + in->h : in->stamp;
+    out->flags = st == RTCOSIM_OK ? 0 : SAMPLE_FAILED;
+    for (size_t j = 0; j < p->send_count; j++)
+        out->values[j] = p->slot_values[p->send_slots[j]];
+    if (st != RTCOSIM_OK)
+        snprintf(rt->partner_error, sizeof rt->partner_error, "%s", err->message);
+    return st;
+}
+
+/* Real clock: the partner's thread. It never idles while inputs are queued:
+ * after each step it takes the next one at once, so a late partner catches up
+ * as fast as it can compute. */
+static void *partner_main(void *arg)
+{
+    rtcosim_rt *rt = arg;
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    while (!atomic_load_explicit(&rt->partner_stop, memory_order_acquire)) {
+        const to_partner_sample *in = rtcosim_spsc_front(&rt->to_partner);
+        if (!in) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 10 * 1000 * 1000;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            sem_timedwait(&rt->partner_wakeup, &ts);
+            continue;
+        }
+        from_partner_sample *out;
+        while ((out = rtcosim_spsc_reserve(&rt->from_partner)) == NULL) {
+            if (atomic_load_explicit(&rt->partner_stop, memory_order_acquire))
+                return NULL;
+            struct timespec pause = {0, 50000};
+            nanosleep(&pause, NULL);
+        }
+        rtcosim_status st = partner_compute(rt, in, out, &err);
+        out->done_at = rtcosim_clock_now(rt->clock);
+        rtcosim_spsc_pop(&rt->to_partner);
+        rtcosim_spsc_push(&rt->from_partner);
+        if (st != RTCOSIM_OK)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Virtual clock: the partner as a simulated processor with its own clock. A
+ * step starts when both the processor is free and its input was sent; its
+ * result becomes visible to the real-time part once the real-time clock
+ * reaches the step's completion time. */
+static void partner_advance_virtual(rtcosim_rt *rt, rtcosim_time_ns now)
+{
+    rtcosim_clock *pc = rt->options.partner_clock;
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    for (;;) {
+        if (rt->inflight_busy) {
+            if (rt->inflight->done_at > now)
+                return;
+            from_partner_sample *out = rtcosim_spsc_reserve(&rt->from_partner);
+            if (!out)
+                return;
+            memcpy(out, rt->inflight, rt->from_partner_size);
+            rtcosim_spsc_push(&rt->from_partner);
+            rt->inflight_busy = false;
+            if (rt->inflight->flags & SAMPLE_FAILED)
+                atomic_store(&rt->partner_stop, true);
+            continue;
+        }
+        if (atomic_load(&rt->partner_stop))
+            return;
+        const to_partner_sample *in = rtcosim_spsc_front(&rt->to_partner);
+        if (!in)
+            return;
+        rtcosim_clock_sleep_until(pc, in->sent_at);
+        partner_compute(rt, in, rt->inflight, &err);
+        rt->inflight->done_at = rtcosim_clock_now(pc);
+        rtcosim_spsc_pop(&rt->to_partner);
+        rt->inflight_busy = true;
+    }
+}
+
+/* --- Exchange with the partner (paced thread) ------------------------------ */
+
+static void append_record(rtcosim_rt *rt, const rtcosim_estimate_record *rec)
+{
+    if (rt->record_count < rt->options.record_capacity)
+        rt->records[rt->record_count++] = *rec;
+    else
+        rt->summary.records_dropped++;
+}
+
+/* Record the partner as lost (formatting only: no I/O on the paced thread)
+ * and tell its thread to stop; the real-time part continues on estimates. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void declare_lost(rtcosim_rt *rt, rtcosim_time_ns te, const char *fmt, ...)
+{
+    if (rt->partner_lost)
+        return;
+    rt->partner_lost = true;
+    rt->summary.partner_lost = true;
+    rt->summary.partner_lost_at = te;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rt->summary.partner_lost_reason, sizeof rt->summary.partner_lost_reason, fmt, ap);
+    va_end(ap);
+    atomic_store_explicit(&rt->partner_stop, true, memory_order_release);
+    if (rt->semaphore_ready)
+        sem_post(&rt->partner_wakeup);
+}
+
+static void send_sample(rtcosim_rt *rt, rtcosim_time_ns stamp, rtcosim_time_ns hold, bool held)
+{
+    if (rt->partner_lost)
+        return;
+    to_partner_sample *s = rtcosim_spsc_reserve(&rt->to_partner);
+    if (!s) {
+        declare_lost(rt, stamp, "input queue full (partner %.3f s behind)",
+                     rtcosim_time_to_seconds(stamp - rt->newest_valid));
+        return;
+    }
+    s->stamp = stamp;
+    s->h = hold;
+    s->sent_at = rtcosim_clock_now(rt->clock);
+    s->stop = 0;
+    const part *p = &rt->rt_part;
+    for (size_t j = 0; j < p->send_count; j++)
+        s->values[j] = held ? rt->last_sent->values[j] : p->slot_values[p->send_slots[j]];
+    memcpy(rt->last_sent->values, s->values, p->send_count * sizeof(double));
+    rtcosim_spsc_push(&rt->to_partner);
+    if (rt->semaphore_ready)
+        sem_post(&rt->partner_wakeup);
+}
+
+/* Take every sample the partner delivered: late ones grade their estimates,
+ * the newest becomes the extrapolation base. */
+static void receive_samples(rtcosim_rt *rt, rtcosim_time_ns te)
+{
+    if (rtcosim_clock_is_virtual(rt->clock) && rt->mixed)
+        partner_advance_virtual(rt, rtcosim_clock_now(rt->clock));
+    size_t n = rt->partner_part.send_count;
+    const from_partner_sample *in;
+    while (!rt->partner_lost && (in = rtcosim_spsc_front(&rt->from_partner)) != NULL) {
+        if (in->flags & SAMPLE_FAILED) {
+            declare_lost(rt, te, "partner failed at tv = %.6f s: %s",
+                         rtcosim_time_to_seconds(in->input_stamp), rt->partner_error);
+            rtcosim_spsc_pop(&rt->from_partner);
+            break;
+        }
+        for (size_t j = 0; j < n; j++) {
+            rtcosim_estimate_record rec;
+            if (rtcosim_estimator_resolve(rt->estimators[j], in->valid_at, in->values[j], &rec)) {
+                rec.signal = (uint32_t)j;
+                append_record(rt, &rec);
+            }
+        }
+        if (in->valid_at > rt->newest_valid) {
+            rt->newest_valid = in->valid_at;
+            memcpy(rt->newest_values, in->values, n * sizeof(double));
+        }
+        rt->partner_tv = in->tv;
+        rtcosim_spsc_pop(&rt->from_partner);
+    }
+}
+
+/* The exchange at an exchange point: use the partner's data for te when it
+ * is there, estimate otherwise; then send the real-time outputs of te.
+ * Returns an error only for a map input out of range under range=error. */
+static rtcosim_status exchange(rtcosim_rt *rt, uint64_t frame, rtcosim_time_ns te,
+                               rtcosim_time_ns hold, bool *estimated, rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    size_t n = rt->partner_part.send_count;
+    double *remote = rt->rt_part.remote_values;
+    receive_samples(rt, te);
+    rtcosim_time_ns lag = te - rt->newest_valid;
+    if (lag > rt->summary.max_lag)
+        rt->summary.max_lag = lag;
+    if (!rt->partner_lost && rt->options.partner_timeout > 0 && lag > rt->options.partner_timeout)
+        declare_lost(rt, te, "no output for %.3f s (timeout %.3f s)",
+                     rtcosim_time_to_seconds(lag),
+                     rtcosim_time_to_seconds(rt->options.partner_timeout));
+    *estimated = lag > 0;
+    if (lag <= 0) {
+        memcpy(remote, rt->newest_values, n * sizeof(double));
+    } else {
+        const double *map_inputs = NULL;
+        if (rt->map_input_slots) {
+            for (size_t d = 0; d < rtcosim_map_input_count(rt->active_map); d++)
+                rt->map_inputs[d] = rt->rt_part.slot_values[rt->map_input_slots[d]];
+            map_inputs = rt->map_inputs;
+        }
+        for (size_t j = 0; j < n; j++) {
+            rtcosim_status es = rtcosim_estimator_estimate(rt->estimators[j], te, rt->partner_tv,
+                                                           hold, map_inputs, &remote[j], err);
+            if (es != RTCOSIM_OK && st == RTCOSIM_OK)
+                st = es;
+        }
+    }
+    if (rt->options.estimator.correction)
+        for (size_t j = 0; j < n; j++)
+            remote[j] += rtcosim_estimator_take_correction(rt->estimators[j], hold);
+    /* Late episodes: from the first estimated exchange to the next one on time. */
+    if (te > rt->options.start_time) {
+        rt->summary.exchanges++;
+        if (*estimated) {
+            rt->summary.estimated_exchanges++;
+            if (!rt->in_episode) {
+                rt->in_episode = true;
+                rt->episode_start = frame;
+                rt->summary.late_episodes++;
+            }
+        } else if (rt->in_episode) {
+            rt->in_episode = false;
+            if (rt->resync_count < rt->resync_capacity)
+                rt->resync_lengths[rt->resync_count++] = frame - rt->episode_start;
+        }
+    }
+    send_sample(rt, te, hold, false);
+    return st;
+}
+
+/* --- Logs ------------------------------------------------------------------- */
+
+static void log_overrun(rtcosim_rt *rt, const rtcosim_rt_overrun *o)
+{
+    size_t cap = rt->options.overrun_log;
+    if (cap == 0)
+        return;
+    if (rt->overrun_first_n < cap) {
+        rt->overrun_first[rt->overrun_first_n++] = *o;
+        return;
+    }
+    rt->overrun_last[rt->overrun_last_head] = *o;
+    rt->overrun_last_head = (rt->overrun_last_head + 1) % cap;
+    if (rt->overrun_last_n < cap)
+        rt->overrun_last_n++;
+}
+
+static void log_frame(rtcosim_rt *rt, const rtcosim_rt_frame *f)
+{
+    if (rt->frame_count >= rt->frame_capacity)
+        return;
+    rt->frames[rt->frame_count] = *f;
+    double *sig = rt->frame_signals + rt->frame_count * rt->signal_count;
+    const part *p = &rt->rt_part;
+    for (size_t j = 0; j < p->remote_count; j++)
+        sig[j] = p->remote_values[j];
+    for (size_t j = 0; j < p->send_count; j++)
+        sig[p->remote_count + j] = p->slot_values[p->send_slots[j]];
+    rt->frame_count++;
+}
+
+/* --- The paced loop ---------------------------------------------------------- */
+
+typedef struct schedule {
+    size_t pattern_index;
+    uint64_t next_exchange; /* frame index of the next exchange point */
+} schedule;
+
+/* Frames from exchange point `frame` to the next one (pattern advanced). */
+static uint64_t schedule_advance(rtcosim_rt *rt, schedule *s, uint64_t frame)
+{
+    uint64_t n = rt->options.exchange.frames[s->pattern_index];
+    s->pattern_index = (s->pattern_index + 1) % rt->options.exchange.length;
+    s->next_exchange = frame + n;
+    return frame + n > rt->total_frames ? rt->total_frames - frame : n;
+}
+
+static bool all_variable_step(const part *p)
+{
+    for (size_t i = 0; i < p->member_count; i++)
+        if (!rtcosim_component_capabilities(p->members[i].component)->can_handle_variable_step)
+            return false;
+    return true;
+}
+
+/* Skip policy: frames first..last-1 were dropped. Their exchanges with the
+ * partner carry the held outputs; the real-time part steps over the interval
+ * with inputs held (one step when every component accepts a variable step). */
+static rtcosim_status step_dropped(rtcosim_rt *rt, schedule *s, uint64_t first, uint64_t last,
+                                   rtcosim_error *err)
+{
+    rtcosim_time_ns H = rt->options.macro_step;
+    for (uint64_t f = first; f < last; f++)
+        if (rt->mixed && f == s->next_exchange) {
+            uint64_t frames = schedule_advance(rt, s, f);
+            send_sample(rt, rt->options.start_time + (rtcosim_time_ns)f * H,
+                        (rtcosim_time_ns)frames * H, true);
+        }
+    rtcosim_time_ns t0 = rt->options.start_time + (rtcosim_time_ns)first * H;
+    if (all_variable_step(&rt->rt_part))
+        return rtcosim_rt_part_step(&rt->rt_part, t0, (rtcosim_time_ns)(last - first) * H, err);
+    for (uint64_t f = first; f < last; f++) {
+        rtcosim_status st = rtcosim_rt_part_step(&rt->rt_part, t0 + (rtcosim_time_ns)(f - first) * H,
+                                                 H, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
+{
+    const rtcosim_rt_options *o = &rt->options;
+    rtcosim_time_ns H = o->macro_step;
+    rtcosim_clock *clock = rt->clock;
+    rtcosim_time_ns run_start = rtcosim_clock_now(clock);
+    rtcosim_time_ns slip = 0;
+    schedule sched = {0, 0};
+    uint64_t k = 0;
+    rtcosim_status st = RTCOSIM_OK;
+    while (k < rt->total_frames) {
+        rtcosim_time_ns deadline = run_start + slip + rtcosim_rt_frame_offset(rt, k);
+        rtcosim_clock_sleep_until(clock, deadline);
+        rtcosim_time_ns start = rtcosim_clock_now(clock);
+        rtcosim_time_ns te = o->start_time + (rtcosim_time_ns)k * H;
+        rtcosim_rt_frame f = {.frame = k, .te = te, .deadline = deadline - run_start,
+                              .lateness = start - deadline};
+        bool was_late = rt->in_episode;
+        st = rtcosim_rt_part_read(&rt->rt_part, err);
+        if (st == RTCOSIM_OK && rt->mixed && k == sched.next_exchange) {
+            rtcosim_time_ns hold = (rtcosim_time_ns)schedule_advance(rt, &sched, k) * H;
+            bool estimated = false;
+            f.flags |= RTCOSIM_FRAME_EXCHANGE;
+            st = exchange(rt, k, te, hold, &estimated, err);
+            if (estimated)
+                f.flags |= RTCOSIM_FRAME_ESTIMATED;
+            was_late = was_late || estimated;
+        }
+        if (st == RTCOSIM_OK)
+            st = rtcosim_rt_part_write(&rt->rt_part, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_rt_part_step(&rt->rt_part, te, H, err);
+        rtcosim_time_ns end = rtcosim_clock_now(clock);
+        f.exec = end - start;
+        f.lag = rt->mixed ? te - rt->newest_valid : 0;
+        f.tv = rt->partner_tv;
+        rtcosim_histogram_add(&rt->lateness, f.lateness);
+        rtcosim_histogram_add(&rt->exec_time, f.exec);
+        rt->summary.frames++;
+        rt->summary.stopped_at = te + H;
+        rtcosim_time_ns next_deadline = run_start + slip + rtcosim_rt_frame_offset(rt, k + 1);
+        bool overrun = end > next_deadline;
+        if (overrun)
+            f.flags |= RTCOSIM_FRAME_OVERRUN;
+        log_frame(rt, &f);
+        if (st != RTCOSIM_OK) {
+            rt->summary.failed = true;
+            rt->summary.stopped_at = te;
+            return st;
+        }
+        k++;
+        if (!overrun)
+            continue;
+        rtcosim_rt_overrun ov = {.frame = f.frame, .te = te, .lateness = f.lateness,
+                                 .exec = f.exec, .overshoot = end - next_deadline};
+        rt->summary.overruns++;
+        if (was_late)
+            rt->summary.overruns_while_late++;
+        log_overrun(rt, &ov);
+        switch (o->overrun) {
+        case RTCOSIM_OVERRUN_SOFT:
+            slip += end - next_deadline;
+            break;
+        case RTCOSIM_OVERRUN_CATCH_UP:
+            break;
+        case RTCOSIM_OVERRUN_SKIP: {
+            uint64_t m = k;
+            while (m < rt->total_frames && run_start + slip + rtcosim_rt_frame_offset(rt, m) < end)
+                m++;
+            if (m > k) {
+                rt->summary.frames_dropped += m - k;
+                st = step_dropped(rt, &sched, k, m, err);
+                if (st != RTCOSIM_OK) {
+                    rt->summary.failed = true;
+                    return st;
+                }
+                k = m;
+            }
+            break;
+        }
+        case RTCOSIM_OVERRUN_FAIL:
+            rt->summary.failed = true;
+            rt->summary.stopped_at = te + H;
+            return rtcosim_error_set(err, RTCOSIM_ETIMEOUT,
+                                     "real-time: frame %llu (te = %.6f s) overran its deadline "
+                                     "by %.1f us (execution %.1f us, period %.1f us); stopped "
+                                     "(overrun policy fail)",
+                                     (unsigned long long)f.frame, rtcosim_time_to_seconds(te),
+                                     (double)ov.overshoot / 1e3, (double)f.exec / 1e3,
+                                     (double)(next_deadline - deadline) / 1e3);
+        }
+    }
+    rtcosim_time_ns end_deadline = run_start + slip + rtcosim_rt_frame_offset(rt, rt->total_frames);
+    rtcosim_clock_sleep_until(clock, end_deadline);
+    rt->summary.drift = rtcosim_clock_now(clock) - run_start -
+                        rtcosim_rt_frame_offset(rt, rt->total_frames);
+    rt->summary.slip = slip;
+    return RTCOSIM_OK;
+}
+
+/* --- Calibration ------------------------------------------------------------- */
+
+static int compare_time(const void *a, const void *b)
+{
+    rtcosim_time_ns x = *(const rtcosim_time_ns *)a, y = *(const rtcosim_time_ns *)b;
+    return (x > y) - (x < y);
+}
+
+/* Run the real-time part unpaced for a number of frames, restore its state,
+ * and refuse the run when the worst frame does not fit the budget. */
+static rtcosim_status calibrate(rtcosim_rt *rt, rtcosim_error *err)
+{
+    part *p = &rt->rt_part;
+    size_t frames = rt->options.calibration_frames;
+    for (size_t i = 0; i < p->member_count; i++)
+        if (!rtcosim_component_capabilities(p->members[i].component)->can_get_set_state)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "real-time calibration: %s cannot save its state "
+                                     "(calibration steps it and must restore it); run without "
+                                     "calibration",
+                                     rtcosim_component_instance_name(p->members[i].component));
+    rtcosim_state *states = calloc(p->member_count, sizeof *states);
+    rtcosim_time_ns *times = calloc(frames, sizeof *times);
+    rtcosim_status st = states && times ? RTCOSIM_OK
+                                        : rtcosim_error_set(err, RTCOSIM_ENOMEM,
+                                                            "real-time calibration: out of memory");
+    size_t saved = 0;
+    for (; st == RTCOSIM_OK && saved < p->member_count; saved++)
+        st = rtcosim_component_get_state(p->members[saved].component, &states[saved], err);
+    rtcosim_time_ns H = rt->options.macro_step;
+    for (size_t k = 0; st == RTCOSIM_OK && k < frames; k++) {
+        rtcosim_time_ns start = rtcosim_clock_now(rt->clock);
+        rtcosim_time_ns te = rt->options.start_time + (rtcosim_time_ns)k * H;
+        st = rtcosim_rt_part_read(p, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_rt_part_write(p, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_rt_part_step(p, te, H, err);
+        times[k] = rtcosim_clock_now(rt->clock) - start;
+    }
+    for (size_t i = 0; i < saved && states; i++) {
+        if (states[i]) {
+            rtcosim_status rs = rtcosim_component_set_state(p->members[i].component, states[i],
+                                                            st == RTCOSIM_OK ? err : NULL);
+            if (st == RTCOSIM_OK)
+                st = rs;
+            rtcosim_component_free_state(p->members[i].component, states[i]);
+        }
+    }
+    if (st == RTCOSIM_OK) {
+        qsort(times, frames, sizeof *times, compare_time);
+        rt->summary.calibration_worst = times[frames - 1];
+        rt->summary.calibration_median = times[frames / 2];
+        rtcosim_time_ns period = rtcosim_rt_frame_offset(rt, 1);
+        double budget = rt->options.calibration_budget * (double)period;
+        if ((double)rt->summary.calibration_worst > budget)
+            st = rtcosim_error_set(err, RTCOSIM_ETIMEOUT,
+                                   "real-time calibration: the real-time part's worst frame "
+                                   "takes %.1f us (median %.1f us over %zu frames), more than "
+                                   "%.0f %% of the %.1f us frame period; refusing to run",
+                                   (double)rt->summary.calibration_worst / 1e3,
+                                   (double)rt->summary.calibration_median / 1e3, frames,
+                                   rt->options.calibration_budget * 100, (double)period / 1e3);
+    }
+    free(states);
+    free(times);
+    return st;
+}
+
+/* --- Threads and the run ------------------------------------------------------ */
+
+/* Best-effort real-time settings of the paced thread, each with a warning
+ * when the system refuses (no CAP_SYS_NICE, a container, RLIMIT_RTPRIO). */
+static void apply_thread_settings(rtcosim_rt *rt)
+{
+    if (rt->options.fifo_priority > 0) {
+        struct sched_param sp = {.sched_priority = rt->options.fifo_priority};
+        int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+        rt->summary.fifo_applied = rc == 0;
+        if (rc)
+            rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                        "SCHED_FIFO priority %d refused (%s); running with normal scheduling",
+                        rt->options.fifo_priority, strerror(rc));
+    }
+    if (rt->options.cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(rt->options.cpu, &set);
+        int rc = rt->options.cpu < CPU_SETSIZE
+                     ? pthread_setaffinity_np(pthread_self(), sizeof set, &set)
+                     : EINVAL;
+        rt->summary.affinity_applied = rc == 0;
+        if (rc)
+            rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                        "pinning the paced thread to CPU %d refused (%s)", rt->options.cpu,
+                        strerror(rc));
+    }
+}
+
+static void *paced_main(void *arg)
+{
+    rtcosim_rt *rt = arg;
+    apply_thread_settings(rt);
+    rt->run_status = run_loop(rt, &rt->run_error);
+    return NULL;
+}
+
+static void finish_episodes(rtcosim_rt *rt)
+{
+    /* Pending estimates whose data never came: recorded with NaN late values. */
+    for (size_t j = 0; j < rt->partner_part.send_count; j++) {
+        rtcosim_estimate_record rec;
+        while (rtcosim_estimator_abandon_oldest(rt->estimators[j], &rec)) {
+            rec.signal = (uint32_t)j;
+            append_record(rt, &rec);
+        }
+    }
+    if (rt->resync_count) {
+        qsort(rt->resync_lengths, rt->resync_count, sizeof *rt->resync_lengths, compare_time);
+        rt->summary.resync_frames_median = rt->resync_lengths[rt->resync_count / 2];
+        rt->summary.resync_frames_max = rt->resync_lengths[rt->resync_count - 1];
+    }
+}
+
+/* Read the partner's initial outputs (valid at the start time). */
+static rtcosim_status start_partner(rtcosim_rt *rt, rtcosim_error *err)
+{
+    part *p = &rt->partner_part;
+    rtcosim_status st = rtcosim_rt_part_read(p, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    rt->newest_valid = rt->options.start_time;
+    rt->partner_tv = rt->options.start_time;
+    for (size_t j = 0; j < p->send_count; j++) {
+        rt->newest_values[j] = p->slot_values[p->send_slots[j]];
+        rtcosim_estimator_observe(rt->estimators[j], rt->options.start_time,
+                                  rt->newest_values[j]);
+    }
+    atomic_store(&rt->partner_stop, false);
+    if (rtcosim_clock_is_virtual(rt->clock))
+        return RTCOSIM_OK;
+    if (sem_init(&rt->partner_wakeup, 0, 0) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "real-time: cannot create a semaphore: %s",
+                                 strerror(errno));
+    rt->semaphore_ready = true;
+    int rc = pthread_create(&rt->partner_thread, NULL, partner_main, rt);
+    if (rc)
+        return rtcosim_error_set(err, RTCOSIM_EIO,
+                                 "real-time: cannot start the non-real-time thread: %s",
+                                 strerror(rc));
+    rt->partner_thread_started = true;
+    return RTCOSIM_OK;
+}
+
+static void stop_partner(rtcosim_rt *rt)
+{
+    atomic_store_explicit(&rt->partner_stop, true, memory_order_release);
+    if (rt->partner_thread_started) {
+        sem_post(&rt->partner_wakeup);
+        /* The partner finishes the step it is in (a component call cannot be
+         * interrupted safely); its components stay the caller's. */
+        pthread_join(rt->partner_thread, NULL);
+        rt->partner_thread_started = false;
+    }
+    if (rt->semaphore_ready) {
+        sem_destroy(&rt->partner_wakeup);
+        rt->semaphore_ready = false;
+    }
+}
+
+rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
+{
+    if (!rt)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time: NULL executor");
+    if (rt->summary.frames || rt->summary.failed)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "real-time: this executor has already run");
+    rtcosim_status st = RTCOSIM_OK;
+    if (rt->options.calibrate)
+        st = calibrate(rt, err);
+    if (st != RTCOSIM_OK) {
+        rt->summary.failed = true;
+        return st;
+    }
+    if (rt->options.lock_memory) {
+        rt->summary.memory_locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
+        if (!rt->summary.memory_locked)
+            rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                        "mlockall refused (%s); pages may fault during the run",
+                        strerror(errno));
+    }
+    if (rt->mixed)
+        st = start_partner(rt, err);
+    if (st == RTCOSIM_OK) {
+        rtcosim_error_clear(&rt->run_error);
+        if (rtcosim_clock_is_virtual(rt->clock)) {
+            /* Deterministic runs stay on the caller's thread, which keeps its
+             * own scheduling settings. */
+            rt->run_status = run_loop(rt, &rt->run_error);
+        } else {
+            pthread_t paced;
+            int rc = pthread_create(&paced, NULL, paced_main, rt);
+            if (rc) {
+                rt->run_status = rtcosim_error_set(&rt->run_error, RTCOSIM_EIO,
+                                                   "real-time: cannot start the paced thread: %s",
+                                                   strerror(rc));
+            } else {
+                pthread_join(paced, NULL);
+            }
+        }
+        st = rt->run_status;
+        if (st != RTCOSIM_OK && err)
+            *err = rt->run_error;
+    }
+    if (rt->mixed) {
+        stop_partner(rt);
+        finish_episodes(rt);
+    }
+    if (rt->options.lock_memory && rt->summary.memory_locked)
+        munlockall();
+    if (rt->summary.partner_lost)
+        rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                    "non-real-time partner lost at te = %.6f s (%s); the real-time part ran on "
+                    "estimates from then on",
+                    rtcosim_time_to_seconds(rt->summary.partner_lost_at),
+                    rt->summary.partner_lost_reason);
+    if (rt->summary.overruns)
+        rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY, "%llu frame overruns (policy %s)",
+                    (unsigned long long)rt->summary.overruns,
+                    rtcosim_overrun_policy_name(rt->options.overrun));
+    return st;
+}

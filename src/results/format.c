@@ -1,0 +1,96 @@
+/* Number formatting for result files without printf: shortest round-trip
+ * doubles (libdouble-conversion, see shortest.cc), integers by two-digit table
+ * lookup, and simulation time as the exact decimal of its nanosecond ticks. */
+#include <string.h>
+
+#include "results/shortest.h"
+#include "rtcosim/results.h"
+
+_Static_assert(RTCOSIM_FORMAT_MAX >= RTCOSIM_SHORTEST_MAX, "format buffer too small");
+
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+size_t rtcosim_format_double(double value, char *buf)
+{
+    return rtcosim_shortest_double(value, buf);
+}
+
+size_t rtcosim_format_float(float value, char *buf)
+{
+    return rtcosim_shortest_float(value, buf);
+}
+
+/* Digits of v right-aligned into the 20 bytes ending at end; returns the
+ * first digit. */
+static char *digits_backwards(uint64_t v, char *end)
+{
+    char *p = end;
+    while (v >= 100) {
+        unsigned pair = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--p = digit_pairs[pair + 1];
+        *--p = digit_pairs[pair];
+    }
+    if (v >= 10) {
+        *--p = digit_pairs[v * 2 + 1];
+        *--p = digit_pairs[v * 2];
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return p;
+}
+
+size_t rtcosim_format_uint64(uint64_t value, char *buf)
+{
+    char tmp[24];
+    char *first = digits_backwards(value, tmp + sizeof tmp);
+    size_t n = (size_t)(tmp + sizeof tmp - first);
+    memcpy(buf, first, n);
+    buf[n] = '\0';
+    return n;
+}
+
+size_t rtcosim_format_int64(int64_t value, char *buf)
+{
+    if (value >= 0)
+        return rtcosim_format_uint64((uint64_t)value, buf);
+    buf[0] = '-';
+    /* Negate in unsigned arithmetic so that INT64_MIN is exact. */
+    return 1 + rtcosim_format_uint64(0u - (uint64_t)value, buf + 1);
+}
+
+size_t rtcosim_format_time(rtcosim_time_ns t, char *buf)
+{
+    size_t n = 0;
+    uint64_t magnitude = (uint64_t)t;
+    if (t < 0) {
+        buf[n++] = '-';
+        magnitude = 0u - magnitude;
+    }
+    uint64_t seconds = magnitude / 1000000000u;
+    uint32_t fraction = (uint32_t)(magnitude % 1000000000u);
+    n += rtcosim_format_uint64(seconds, buf + n);
+    if (fraction) {
+        /* Nine fraction digits (one, then four pairs), then drop trailing zeros. */
+        char digits[9];
+        digits[8] = (char)('0' + fraction % 10);
+        fraction /= 10;
+        for (int i = 6; i >= 0; i -= 2) {
+            unsigned pair = (fraction % 100) * 2;
+            fraction /= 100;
+            digits[i] = digit_pairs[pair];
+            digits[i + 1] = digit_pairs[pair + 1];
+        }
+        size_t len = 9;
+        while (digits[len - 1] == '0')
+            len--;
+        buf[n++] = '.';
+        memcpy(buf + n, digits, len);
+        n += len;
+    }
+    buf[n] = '\0';
+    return n;
+}

@@ -1,0 +1,449 @@
+/* The results recorder: CSV rows in fmusim's format through one large write
+ * buffer, formatted either at push time or on a writer thread fed by a
+ * lock-free single-producer/single-consumer ring, so that a real-time thread
+ * can record without allocating, locking or doing I/O (DESIGN.md "results"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtcosim/results.h"
+
+enum {
+    DEFAULT_RING_ROWS = 8192,
+    DEFAULT_BUFFER_BYTES = 256 * 1024,
+    MIN_BUFFER_BYTES = 4096,
+    DEFAULT_MAX_STRING_BYTES = 256,
+    FIELD_MAX = RTCOSIM_FORMAT_MAX + 1 /* a separator plus one number */
+};
+
+/* An output file behind a write buffer. The first write error is kept (and
+ * later writes are skipped) until close reports it with the path. */
+typedef struct sink {
+    int fd;
+    char *buf;
+    size_t cap, len;
+    int error_number;
+    atomic_uint_fast64_t bytes_written;
+    atomic_uint_fast64_t rows_written;
+} sink;
+
+struct rtcosim_recorder {
+    char *path;
+    rtcosim_column *columns;
+    size_t column_count;
+    uint32_t record_every, countdown;
+    uint64_t rows_pushed, rows_dropped, strings_cut;
+    sink out;
+
+    /* Writer-thread mode. The producer owns head_local/tail_cached; head and
+     * tail are the shared indices (ever-increasing; slot = index % ring_rows). */
+    bool threaded, drop_when_full, semaphores_ready, thread_started;
+    pthread_t thread;
+    unsigned char *ring;
+    size_t ring_rows, slot_bytes, max_string_bytes, wake_batch;
+    size_t *string_offset;    /* per column: offset of its string copy in a slot, or 0 */
+    rtcosim_value *row_scratch; /* the writer thread's view of one slot's values */
+    uint64_t head_local, tail_cached;
+    alignas(64) atomic_uint_fast64_t head;
+    alignas(64) atomic_uint_fast64_t tail;
+    alignas(64) atomic_int consumer_waiting;
+    atomic_int producer_waiting;
+    atomic_int closing;
+    sem_t data_ready, space_ready;
+};
+
+/* ---- the buffered file ---- */
+
+static void sink_write_all(sink *s, const char *data, size_t n)
+{
+    while (n > 0 && s->error_number == 0) {
+        ssize_t w = write(s->fd, data, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            s->error_number = errno;
+            return;
+        }
+        data += w;
+        n -= (size_t)w;
+        atomic_fetch_add_explicit(&s->bytes_written, (uint_fast64_t)w, memory_order_relaxed);
+    }
+}
+
+static void sink_flush(sink *s)
+{
+    if (s->len)
+        sink_write_all(s, s->buf, s->len);
+    s->len = 0;
+}
+
+/* Room for n more bytes (n <= cap). */
+static inline char *sink_reserve(sink *s, size_t n)
+{
+    if (s->cap - s->len < n)
+        sink_flush(s);
+    return s->buf + s->len;
+}
+
+/* A CSV string field: quoted, quotes doubled (RFC 4180 section 2). Written
+ * in pieces so that strings longer than the buffer pass too. */
+static void sink_put_quoted(sink *s, const char *text)
+{
+    *sink_reserve(s, 1) = '"';
+    s->len++;
+    for (const char *p = text ? text : ""; *p; p++) {
+        char *dst = sink_reserve(s, 2);
+        dst[0] = *p;
+        if (*p == '"') {
+            dst[1] = '"';
+            s->len += 2;
+        } else {
+            s->len += 1;
+        }
+    }
+    *sink_reserve(s, 1) = '"';
+    s->len++;
+}
+
+static void sink_put_row(sink *s, const rtcosim_column *columns, size_t n, rtcosim_time_ns t,
+                         const rtcosim_value *values)
+{
+    s->len += rtcosim_format_time(t, sink_reserve(s, FIELD_MAX));
+    for (size_t i = 0; i < n; i++) {
+        char *dst = sink_reserve(s, FIELD_MAX);
+        *dst++ = ',';
+        size_t len;
+        switch (columns[i].type) {
+        case RTCOSIM_TYPE_FLOAT64: len = rtcosim_format_double(values[i].f64, dst); break;
+        case RTCOSIM_TYPE_FLOAT32: len = rtcosim_format_float(values[i].f32, dst); break;
+        case RTCOSIM_TYPE_INT8:
+        case RTCOSIM_TYPE_INT16:
+        case RTCOSIM_TYPE_INT32:
+        case RTCOSIM_TYPE_INT64: len = rtcosim_format_int64(values[i].i64, dst); break;
+        case RTCOSIM_TYPE_UINT8:
+        case RTCOSIM_TYPE_UINT16:
+        case RTCOSIM_TYPE_UINT32:
+        case RTCOSIM_TYPE_UINT64: len = rtcosim_format_uint64(values[i].u64, dst); break;
+        case RTCOSIM_TYPE_BOOLEAN:
+        case RTCOSIM_TYPE_CLOCK:
+            *dst = values[i].b ? '1' : '0';
+            len = 1;
+            break;
+        default: /* STRING; BINARY columns are refused at open */
+            s->len += 1;
+            sink_put_quoted(s, values[i].s);
+            continue;
+        }
+        s->len += 1 + len;
+    }
+    *sink_reserve(s, 1) = '\n';
+    s->len++;
+    atomic_fetch_add_explicit(&s->rows_written, 1, memory_order_relaxed);
+}
+
+/* ---- the ring and its writer thread ---- */
+
+static inline unsigned char *slot_at(rtcosim_recorder *r, uint64_t index)
+{
+    return r->ring + (size_t)(index % r->ring_rows) * r->slot_bytes;
+}
+
+/* Wake a sleeper that announced itself through `waiting` (Dekker-style: the
+ * waker publishes its progress before reading the flag, the sleeper sets the
+ * flag before re-reading the progress, both sequentially consistent). */
+static inline void wake(atomic_int *waiting, sem_t *sem)
+{
+    if (atomic_load(waiting) && atomic_exchange(waiting, 0))
+        sem_post(sem);
+}
+
+/* Sleep until ready() or the waker clears the flag. */
+static void sleep_until(rtcosim_recorder *r, atomic_int *waiting, sem_t *sem,
+                        bool (*ready)(rtcosim_recorder *))
+{
+    while (!ready(r)) {
+        atomic_store(waiting, 1);
+        if (ready(r)) {
+            /* Cancel; if a waker already took the flag its post is on the way. */
+            if (!atomic_exchange(waiting, 0))
+                while (sem_wait(sem) != 0 && errno == EINTR) {}
+            return;
+        }
+        while (sem_wait(sem) != 0 && errno == EINTR) {}
+    }
+}
+
+static bool has_data_or_closing(rtcosim_recorder *r)
+{
+    return atomic_load(&r->head) != atomic_load(&r->tail) || atomic_load(&r->closing);
+}
+
+static bool has_space(rtcosim_recorder *r)
+{
+    r->tail_cached = atomic_load(&r->tail);
+    return r->head_local - r->tail_cached < r->ring_rows;
+}
+
+static void *writer_main(void *arg)
+{
+    rtcosim_recorder *r = arg;
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    for (;;) {
+        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+        while (tail != head) {
+            const unsigned char *slot = slot_at(r, tail);
+            rtcosim_time_ns t;
+            memcpy(&t, slot, sizeof t);
+            memcpy(r->row_scratch, slot + sizeof(rtcosim_value), r->column_count * sizeof(rtcosim_value));
+            for (size_t i = 0; i < r->column_count; i++)
+                if (r->string_offset[i])
+                    r->row_scratch[i].s = (const char *)slot + r->string_offset[i];
+            sink_put_row(&r->out, r->columns, r->column_count, t, r->row_scratch);
+            tail++;
+            if (tail % 64 == 0) {
+                atomic_store(&r->tail, tail);
+                wake(&r->producer_waiting, &r->space_ready);
+            }
+        }
+        atomic_store(&r->tail, tail);
+        wake(&r->producer_waiting, &r->space_ready);
+        if (atomic_load(&r->closing) && atomic_load(&r->head) == tail)
+            break;
+        sleep_until(r, &r->consumer_waiting, &r->data_ready, has_data_or_closing);
+    }
+    return NULL;
+}
+
+static void ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values)
+{
+    if (r->head_local - r->tail_cached >= r->ring_rows && !has_space(r)) {
+        if (r->drop_when_full) {
+            r->rows_dropped++;
+            return;
+        }
+        wake(&r->consumer_waiting, &r->data_ready); /* it may wait for a full batch */
+        sleep_until(r, &r->producer_waiting, &r->space_ready, has_space);
+    }
+    unsigned char *slot = slot_at(r, r->head_local);
+    memcpy(slot, &t, sizeof t);
+    memcpy(slot + sizeof(rtcosim_value), values, r->column_count * sizeof *values);
+    for (size_t i = 0; i < r->column_count; i++) {
+        if (!r->string_offset[i])
+            continue;
+        char *copy = (char *)slot + r->string_offset[i];
+        const char *text = values[i].s ? values[i].s : "";
+        size_t len = strnlen(text, r->max_string_bytes);
+        if (len == r->max_string_bytes) {
+            len--;
+            r->strings_cut++;
+        }
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+    }
+    r->head_local++;
+    atomic_store(&r->head, r->head_local);
+    if (r->head_local - r->tail_cached >= r->wake_batch)
+        wake(&r->consumer_waiting, &r->data_ready);
+}
+
+/* ---- the public recorder ---- */
+
+static rtcosim_status record(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values)
+{
+    if (r->threaded)
+        ring_push(r, t, values);
+    else
+        sink_put_row(&r->out, r->columns, r->column_count, t, values);
+    return RTCOSIM_OK;
+}
+
+bool rtcosim_recorder_wants_row(const rtcosim_recorder *r)
+{
+    return r->countdown == 0;
+}
+
+rtcosim_status rtcosim_recorder_push_row(rtcosim_recorder *r, rtcosim_time_ns t,
+                                         const rtcosim_value *values, rtcosim_error *err)
+{
+    (void)err;
+    r->rows_pushed++;
+    if (r->countdown) {
+        r->countdown--;
+        return RTCOSIM_OK;
+    }
+    r->countdown = r->record_every - 1;
+    return record(r, t, values);
+}
+
+rtcosim_status rtcosim_recorder_push_row_always(rtcosim_recorder *r, rtcosim_time_ns t,
+                                                const rtcosim_value *values,
+                                                rtcosim_error *err)
+{
+    (void)err;
+    r->rows_pushed++;
+    return record(r, t, values);
+}
+
+void rtcosim_recorder_get_stats(const rtcosim_recorder *r, rtcosim_recorder_stats *stats)
+{
+    stats->rows_pushed = r->rows_pushed;
+    stats->rows_written = atomic_load_explicit(&r->out.rows_written, memory_order_relaxed);
+    stats->rows_dropped = r->rows_dropped;
+    stats->strings_cut = r->strings_cut;
+    stats->bytes_written = atomic_load_explicit(&r->out.bytes_written, memory_order_relaxed);
+}
+
+static void recorder_free(rtcosim_recorder *r)
+{
+    if (r->semaphores_ready) {
+        sem_destroy(&r->data_ready);
+        sem_destroy(&r->space_ready);
+    }
+    if (r->out.fd >= 0)
+        close(r->out.fd);
+    if (r->columns)
+        for (size_t i = 0; i < r->column_count; i++)
+            free((char *)r->columns[i].name);
+    free(r->columns);
+    free(r->string_offset);
+    free(r->row_scratch);
+    free(r->ring);
+    free(r->out.buf);
+    free(r->path);
+    free(r);
+}
+
+/* Slot layout: time in the first value-sized cell, then the values, then a
+ * fixed area per string column. */
+static rtcosim_status setup_ring(rtcosim_recorder *r, const rtcosim_recorder_options *o,
+                                 rtcosim_error *err)
+{
+    r->ring_rows = o->ring_rows ? o->ring_rows : DEFAULT_RING_ROWS;
+    r->max_string_bytes = o->max_string_bytes ? o->max_string_bytes : DEFAULT_MAX_STRING_BYTES;
+    r->wake_batch = r->ring_rows / 4 ? r->ring_rows / 4 : 1;
+    r->drop_when_full = o->drop_when_full;
+    size_t bytes = (1 + r->column_count) * sizeof(rtcosim_value);
+    r->string_offset = calloc(r->column_count + 1, sizeof *r->string_offset);
+    r->row_scratch = calloc(r->column_count + 1, sizeof *r->row_scratch);
+    if (!r->string_offset || !r->row_scratch)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", r->path);
+    for (size_t i = 0; i < r->column_count; i++)
+        if (r->columns[i].type == RTCOSIM_TYPE_STRING) {
+            r->string_offset[i] = bytes;
+            bytes += r->max_string_bytes;
+        }
+    r->slot_bytes = (bytes + 15) / 16 * 16;
+    if (r->ring_rows > SIZE_MAX / r->slot_bytes)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: recorder ring too large", r->path);
+    r->ring = malloc(r->ring_rows * r->slot_bytes);
+    if (!r->ring)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder ring",
+                                 r->path);
+    if (sem_init(&r->data_ready, 0, 0) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the writer semaphores: %s",
+                                 r->path, strerror(errno));
+    if (sem_init(&r->space_ready, 0, 0) != 0) {
+        sem_destroy(&r->data_ready);
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the writer semaphores: %s",
+                                 r->path, strerror(errno));
+    }
+    r->semaphores_ready = true;
+    int rc = pthread_create(&r->thread, NULL, writer_main, r);
+    if (rc != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot start the writer thread: %s",
+                                 r->path, strerror(rc));
+    r->thread_started = true;
+    r->threaded = true;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_recorder **out,
+                                     rtcosim_error *err)
+{
+    *out = NULL;
+    if (!o || !o->path || !*o->path)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "recorder: no output path given");
+    for (size_t i = 0; i < o->column_count; i++) {
+        if (!o->columns[i].name)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column %zu has no name", o->path, i + 1);
+        if (o->columns[i].type == RTCOSIM_TYPE_BINARY || o->columns[i].type >= RTCOSIM_TYPE_COUNT_)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "%s: column '%s' of type %s cannot be written to CSV", o->path,
+                                     o->columns[i].name, rtcosim_type_name(o->columns[i].type));
+    }
+    rtcosim_recorder *r = calloc(1, sizeof *r);
+    if (!r)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
+    r->out.fd = -1;
+    r->path = strdup(o->path);
+    r->column_count = o->column_count;
+    r->columns = calloc(o->column_count + 1, sizeof *r->columns);
+    r->out.cap = o->buffer_bytes ? o->buffer_bytes : DEFAULT_BUFFER_BYTES;
+    if (r->out.cap < MIN_BUFFER_BYTES)
+        r->out.cap = MIN_BUFFER_BYTES;
+    r->out.buf = malloc(r->out.cap);
+    bool ok = r->path && r->columns && r->out.buf;
+    for (size_t i = 0; ok && i < o->column_count; i++) {
+        r->columns[i].type = o->columns[i].type;
+        ok = (r->columns[i].name = strdup(o->columns[i].name)) != NULL;
+    }
+    if (!ok) {
+        recorder_free(r);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
+    }
+    r->record_every = o->record_every ? o->record_every : 1;
+    r->out.fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (r->out.fd < 0) {
+        rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create results file: %s",
+                                              o->path, strerror(errno));
+        recorder_free(r);
+        return st;
+    }
+    sink_put_quoted(&r->out, "time");
+    for (size_t i = 0; i < r->column_count; i++) {
+        *sink_reserve(&r->out, 1) = ',';
+        r->out.len++;
+        sink_put_quoted(&r->out, r->columns[i].name);
+    }
+    *sink_reserve(&r->out, 1) = '\n';
+    r->out.len++;
+    if (o->writer_thread) {
+        rtcosim_status st = setup_ring(r, o, err);
+        if (st != RTCOSIM_OK) {
+            recorder_free(r);
+            return st;
+        }
+    }
+    *out = r;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stats *stats,
+                                      rtcosim_error *err)
+{
+    if (!r)
+        return RTCOSIM_OK;
+    if (r->thread_started) {
+        atomic_store(&r->closing, 1);
+        wake(&r->consumer_waiting, &r->data_ready);
+        pthread_join(r->thread, NULL);
+    }
+    sink_flush(&r->out);
+    int close_errno = close(r->out.fd) != 0 ? errno : 0;
+    r->out.fd = -1;
+    int error_number = r->out.error_number ? r->out.error_number : close_errno;
+    if (stats)
+        rtcosim_recorder_get_stats(r, stats);
+    rtcosim_status st = RTCOSIM_OK;
+    if (error_number)
+        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing results failed: %s", r->path,
+                               strerror(error_number));
+    recorder_free(r);
+    return st;
+}

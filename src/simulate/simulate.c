@@ -1,0 +1,498 @@
+/* The single-component run behind `rtcosim simulate`: resolves inputs and
+ * outputs once into per-type batches (one set and one get per type and step),
+ * then steps from start to stop, recording through the results recorder.
+ * Nothing on the step path allocates. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/fmu.h"
+#include "rtcosim/results.h"
+#include "rtcosim/simulate.h"
+
+/* The variables of one type exchanged in one batched call per step. */
+typedef struct batch {
+    rtcosim_type type;
+    size_t count;
+    uint32_t *vrs;
+    unsigned char *values; /* count values of the type, as get/set use them */
+    size_t *column;        /* outputs: recorder column; inputs: CSV column */
+    bool *linear;          /* inputs: interpolate linearly (else hold) */
+} batch;
+
+typedef struct run {
+    rtcosim_component *c;
+    const rtcosim_simulate_options *o;
+    const char *label;
+    batch outputs[RTCOSIM_TYPE_COUNT_], inputs[RTCOSIM_TYPE_COUNT_];
+    size_t output_batch_count, input_batch_count;
+    const rtcosim_variable **recorded;
+    size_t recorded_count;
+    rtcosim_value *row;
+    rtcosim_recorder *recorder;
+    rtcosim_csv_cursor cursor;
+    bool have_row; /* row holds the values at last_row_time */
+    rtcosim_time_ns last_row_time;
+} run;
+
+static void load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v)
+{
+    switch (type) {
+    case RTCOSIM_TYPE_FLOAT64: memcpy(&v->f64, slot, sizeof v->f64); break;
+    case RTCOSIM_TYPE_FLOAT32: memcpy(&v->f32, slot, sizeof v->f32); break;
+    case RTCOSIM_TYPE_INT8: v->i64 = *(const int8_t *)slot; break;
+    case RTCOSIM_TYPE_UINT8: v->u64 = *(const uint8_t *)slot; break;
+    case RTCOSIM_TYPE_INT16: { int16_t x; memcpy(&x, slot, sizeof x); v->i64 = x; break; }
+    case RTCOSIM_TYPE_UINT16: { uint16_t x; memcpy(&x, slot, sizeof x); v->u64 = x; break; }
+    case RTCOSIM_TYPE_INT32: { int32_t x; memcpy(&x, slot, sizeof x); v->i64 = x; break; }
+    case RTCOSIM_TYPE_UINT32: { uint32_t x; memcpy(&x, slot, sizeof x); v->u64 = x; break; }
+    case RTCOSIM_TYPE_INT64: memcpy(&v->i64, slot, sizeof v->i64); break;
+    case RTCOSIM_TYPE_UINT64: memcpy(&v->u64, slot, sizeof v->u64); break;
+    case RTCOSIM_TYPE_BOOLEAN:
+    case RTCOSIM_TYPE_CLOCK: memcpy(&v->b, slot, sizeof v->b); break;
+    case RTCOSIM_TYPE_STRING: memcpy(&v->s, slot, sizeof v->s); break;
+    default: memcpy(&v->bin, slot, sizeof v->bin); break;
+    }
+}
+
+/* Store an input table value (checked at setup to fit the type). */
+static void store_number(rtcosim_type type, double x, unsigned char *slot)
+{
+    switch (type) {
+    case RTCOSIM_TYPE_FLOAT64: memcpy(slot, &x, sizeof x); break;
+    case RTCOSIM_TYPE_FLOAT32: { float f = (float)x; memcpy(slot, &f, sizeof f); break; }
+    case RTCOSIM_TYPE_INT8: *(int8_t *)slot = (int8_t)x; break;
+    case RTCOSIM_TYPE_UINT8: *(uint8_t *)slot = (uint8_t)x; break;
+    case RTCOSIM_TYPE_INT16: { int16_t i = (int16_t)x; memcpy(slot, &i, sizeof i); break; }
+    case RTCOSIM_TYPE_UINT16: { uint16_t i = (uint16_t)x; memcpy(slot, &i, sizeof i); break; }
+    case RTCOSIM_TYPE_INT32: { int32_t i = (int32_t)x; memcpy(slot, &i, sizeof i); break; }
+    case RTCOSIM_TYPE_UINT32: { uint32_t i = (uint32_t)x; memcpy(slot, &i, sizeof i); break; }
+    case RTCOSIM_TYPE_INT64: { int64_t i = (int64_t)x; memcpy(slot, &i, sizeof i); break; }
+    case RTCOSIM_TYPE_UINT64: { uint64_t i = (uint64_t)x; memcpy(slot, &i, sizeof i); break; }
+    default: { bool b = x != 0.0; memcpy(slot, &b, sizeof b); break; } /* BOOLEAN */
+    }
+}
+
+/* Whether every value of an input column fits the variable's type; names
+ * the first line that does not. */
+static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column,
+                                         const rtcosim_variable *v, rtcosim_error *err)
+{
+    double lo, hi; /* admissible closed range; integral values only */
+    switch (v->type) {
+    case RTCOSIM_TYPE_FLOAT64:
+    case RTCOSIM_TYPE_FLOAT32: return RTCOSIM_OK;
+    case RTCOSIM_TYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
+    case RTCOSIM_TYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
+    case RTCOSIM_TYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
+    case RTCOSIM_TYPE_UINT16: lo = 0, hi = UINT16_MAX; break;
+    case RTCOSIM_TYPE_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
+    case RTCOSIM_TYPE_UINT32: lo = 0, hi = UINT32_MAX; break;
+    /* 2^63 and 2^64 are not representable in the types; stay strictly below. */
+    case RTCOSIM_TYPE_INT64: lo = -0x1p63, hi = 0x1.fffffffffffffp62; break;
+    case RTCOSIM_TYPE_UINT64: lo = 0, hi = 0x1.fffffffffffffp63; break;
+    case RTCOSIM_TYPE_BOOLEAN: lo = 0, hi = 1; break;
+    default:
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: column '%s': inputs of type %s cannot come from CSV",
+                                 rtcosim_csv_name(table), v->name, rtcosim_type_name(v->type));
+    }
+    for (size_t r = 0; r < rtcosim_csv_row_count(table); r++) {
+        double x = rtcosim_csv_value(table, r, column);
+        if (x != floor(x) || x < lo || x > hi) {
+            char text[RTCOSIM_FORMAT_MAX];
+            rtcosim_format_double(x, text);
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s:%zu: column '%s': %s is not a valid %s value",
+                                     rtcosim_csv_name(table), rtcosim_csv_line(table, r), v->name,
+                                     text, rtcosim_type_name(v->type));
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
+                                        size_t count, const rtcosim_variable **out,
+                                        size_t capacity, size_t *found, rtcosim_error *err)
+{
+    size_t n = 0;
+    if (count > 0) {
+        for (size_t i = 0; i < count; i++) {
+            const rtcosim_variable *v = rtcosim_component_find_variable(c, names[i]);
+            if (!v)
+                return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                         "output variable '%s': model '%s' has no such variable",
+                                         names[i], rtcosim_component_model_name(c));
+            if (v->type == RTCOSIM_TYPE_BINARY)
+                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                         "output variable '%s': Binary values cannot be recorded in CSV",
+                                         names[i]);
+            if (n < capacity)
+                out[n] = v;
+            n++;
+        }
+    } else if (rtcosim_fmu_info_of(c) && rtcosim_fmu_info_of(c)->output_count > 0) {
+        /* FMUs: ModelStructure outputs, in the order the FMU lists them. */
+        const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+        for (size_t i = 0; i < info->output_count; i++) {
+            const rtcosim_variable *v = rtcosim_component_variable(c, info->output_indices[i]);
+            if (!v || v->type == RTCOSIM_TYPE_BINARY)
+                continue;
+            if (n < capacity)
+                out[n] = v;
+            n++;
+        }
+    } else {
+        for (size_t i = 0; i < rtcosim_component_variable_count(c); i++) {
+            const rtcosim_variable *v = rtcosim_component_variable(c, i);
+            if (v->causality != RTCOSIM_CAUSALITY_OUTPUT || v->type == RTCOSIM_TYPE_BINARY)
+                continue;
+            if (n < capacity)
+                out[n] = v;
+            n++;
+        }
+    }
+    *found = n;
+    return RTCOSIM_OK;
+}
+
+static batch *batch_for(batch *batches, size_t *batch_count, rtcosim_type type)
+{
+    for (size_t i = 0; i < *batch_count; i++)
+        if (batches[i].type == type)
+            return &batches[i];
+    batch *b = &batches[(*batch_count)++];
+    b->type = type;
+    return b;
+}
+
+/* Allocate the arrays of batches whose counts are known. */
+static rtcosim_status allocate_batches(batch *batches, size_t batch_count, bool inputs,
+                                       rtcosim_error *err)
+{
+    for (size_t i = 0; i < batch_count; i++) {
+        batch *b = &batches[i];
+        b->vrs = calloc(b->count, sizeof *b->vrs);
+        b->values = calloc(b->count, rtcosim_type_size(b->type));
+        b->column = calloc(b->count, sizeof *b->column);
+        b->linear = inputs ? calloc(b->count, sizeof *b->linear) : NULL;
+        if (!b->vrs || !b->values || !b->column || (inputs && !b->linear))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the run");
+        b->count = 0; /* refilled by the caller */
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status setup_outputs(run *r, rtcosim_error *err)
+{
+    const rtcosim_simulate_options *o = r->o;
+    size_t n = 0;
+    rtcosim_status st = rtcosim_simulate_outputs(r->c, o->output_variables, o->output_variable_count,
+                                                 NULL, 0, &n, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    r->recorded = calloc(n + 1, sizeof *r->recorded);
+    r->row = calloc(n + 1, sizeof *r->row);
+    rtcosim_column *columns = calloc(n + 1, sizeof *columns);
+    if (!r->recorded || !r->row || !columns) {
+        free(columns);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the run");
+    }
+    rtcosim_simulate_outputs(r->c, o->output_variables, o->output_variable_count, r->recorded, n,
+                             &r->recorded_count, NULL);
+    for (size_t i = 0; i < n; i++)
+        batch_for(r->outputs, &r->output_batch_count, r->recorded[i]->type)->count++;
+    st = allocate_batches(r->outputs, r->output_batch_count, false, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
+        batch *b = batch_for(r->outputs, &r->output_batch_count, r->recorded[i]->type);
+        b->vrs[b->count] = r->recorded[i]->value_reference;
+        b->column[b->count++] = i;
+        columns[i].name = r->recorded[i]->name;
+        columns[i].type = r->recorded[i]->type;
+    }
+    if (st == RTCOSIM_OK && o->output_file) {
+        rtcosim_recorder_options ro = {.path = o->output_file, .columns = columns, .column_count = n,
+                                       .record_every = o->record_every,
+                                       .writer_thread = o->writer_thread,
+                                       .buffer_bytes = 1024 * 1024};
+        st = rtcosim_recorder_open(&ro, &r->recorder, err);
+    }
+    free(columns);
+    return st;
+}
+
+static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
+{
+    const rtcosim_csv *table = r->o->input;
+    if (!table)
+        return RTCOSIM_OK;
+    size_t n = rtcosim_csv_column_count(table);
+    const char *file = rtcosim_csv_name(table);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = rtcosim_csv_column_name(table, i);
+        const rtcosim_variable *v = rtcosim_component_find_variable(r->c, name);
+        if (!v)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': model '%s' has no such variable",
+                                     file, name, rtcosim_component_model_name(r->c));
+        if (v->causality != RTCOSIM_CAUSALITY_INPUT)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an input (causality %s)",
+                                     file, name, rtcosim_causality_name(v->causality));
+        rtcosim_status st = check_input_column(table, i, v, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        batch_for(r->inputs, &r->input_batch_count, v->type)->count++;
+    }
+    rtcosim_status st = allocate_batches(r->inputs, r->input_batch_count, true, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
+        const rtcosim_variable *v = rtcosim_component_find_variable(r->c, rtcosim_csv_column_name(table, i));
+        batch *b = batch_for(r->inputs, &r->input_batch_count, v->type);
+        b->vrs[b->count] = v->value_reference;
+        b->linear[b->count] = (v->type == RTCOSIM_TYPE_FLOAT64 || v->type == RTCOSIM_TYPE_FLOAT32) &&
+                              v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
+        b->column[b->count++] = i;
+    }
+    rtcosim_csv_cursor_init(&r->cursor, table);
+    return st;
+}
+
+static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err)
+{
+    if (!r->input_batch_count)
+        return RTCOSIM_OK;
+    rtcosim_csv_cursor_seek(&r->cursor, t);
+    for (size_t i = 0; i < r->input_batch_count; i++) {
+        batch *b = &r->inputs[i];
+        size_t size = rtcosim_type_size(b->type);
+        for (size_t k = 0; k < b->count; k++) {
+            double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
+                                    : rtcosim_csv_cursor_hold(&r->cursor, b->column[k]);
+            store_number(b->type, x, b->values + k * size);
+        }
+        rtcosim_status st = rtcosim_component_set(r->c, b->type, b->vrs, b->count, b->values, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+/* Get every recorded variable into r->row (one get per type). */
+static rtcosim_status gather_row(run *r, rtcosim_error *err)
+{
+    for (size_t i = 0; i < r->output_batch_count; i++) {
+        batch *b = &r->outputs[i];
+        rtcosim_status st = rtcosim_component_get(r->c, b->type, b->vrs, b->count, b->values, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        size_t size = rtcosim_type_size(b->type);
+        for (size_t k = 0; k < b->count; k++)
+            load_value(b->type, b->values + k * size, &r->row[b->column[k]]);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
+{
+    /* Without a file only the final values are of interest. */
+    bool wanted = r->recorder && rtcosim_recorder_wants_row(r->recorder);
+    if (!wanted && !always) {
+        if (r->recorder)
+            rtcosim_recorder_push_row(r->recorder, t, NULL, err); /* counted, not kept */
+        return RTCOSIM_OK;
+    }
+    rtcosim_status st = gather_row(r, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    r->have_row = true;
+    r->last_row_time = t;
+    if (!r->recorder)
+        return RTCOSIM_OK;
+    return wanted ? rtcosim_recorder_push_row(r->recorder, t, r->row, err)
+                  : rtcosim_recorder_push_row_always(r->recorder, t, r->row, err);
+}
+
+/* Whether a start value may be set, and in which phase: inputs inside
+ * initialization mode, everything else before it. */
+static rtcosim_status check_start_value(const rtcosim_variable *v, rtcosim_error *err)
+{
+    const char *why = NULL;
+    switch (v->causality) {
+    case RTCOSIM_CAUSALITY_OUTPUT: why = "it is an output (computed by the model)"; break;
+    case RTCOSIM_CAUSALITY_CALCULATED_PARAMETER: why = "it is a calculated parameter"; break;
+    case RTCOSIM_CAUSALITY_INDEPENDENT: why = "it is the independent variable"; break;
+    case RTCOSIM_CAUSALITY_STRUCTURAL_PARAMETER:
+        why = "structural parameters need configuration mode, which rtcosim simulate does not use";
+        break;
+    case RTCOSIM_CAUSALITY_LOCAL:
+        if (v->initial == RTCOSIM_INITIAL_CALCULATED || v->initial == RTCOSIM_INITIAL_NONE)
+            why = "it is a calculated local variable";
+        break;
+    default: break;
+    }
+    if (!why && v->variability == RTCOSIM_VARIABILITY_CONSTANT)
+        why = "it is a constant";
+    if (!why && v->type == RTCOSIM_TYPE_BINARY)
+        why = "Binary start values cannot be given as text";
+    if (why)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value '%s': cannot be set: %s", v->name, why);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status apply_start_values(run *r, bool inputs, rtcosim_error *err)
+{
+    for (size_t i = 0; i < r->o->start_value_count; i++) {
+        const rtcosim_start_value *sv = &r->o->start_values[i];
+        const rtcosim_variable *v = rtcosim_component_find_variable(r->c, sv->name);
+        if ((v->causality == RTCOSIM_CAUSALITY_INPUT) != inputs)
+            continue;
+        rtcosim_value value;
+        rtcosim_status st = rtcosim_value_parse(v->type, sv->value, &value, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+        _Alignas(16) unsigned char slot[sizeof(rtcosim_value)];
+        rtcosim_value_store(v->type, &value, slot);
+        if ((st = rtcosim_component_set(r->c, v->type, &v->value_reference, 1, slot, err)) != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+    }
+    return RTCOSIM_OK;
+}
+
+/* Everything that can be checked before the component is instantiated. */
+static rtcosim_status check_options(run *r, rtcosim_error *err)
+{
+    const rtcosim_simulate_options *o = r->o;
+    if (o->output_interval <= 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: output interval must be positive", r->label);
+    if (o->stop_time < o->start_time)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: stop time is before start time", r->label);
+    for (size_t i = 0; i < o->start_value_count; i++) {
+        const rtcosim_start_value *sv = &o->start_values[i];
+        const rtcosim_variable *v = sv->name ? rtcosim_component_find_variable(r->c, sv->name) : NULL;
+        if (!v)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "start value '%s': model '%s' has no such variable",
+                                     sv->name ? sv->name : "", rtcosim_component_model_name(r->c));
+        rtcosim_status st = check_start_value(v, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        rtcosim_value value;
+        if ((st = rtcosim_value_parse(v->type, sv->value, &value, err)) != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
+{
+    char when[RTCOSIM_FORMAT_MAX];
+    rtcosim_format_time(t, when);
+    return rtcosim_error_prefix(err, "%s: simulation stopped at t = %s s: ", r->label, when);
+}
+
+/* At each communication point: set the inputs at t, record, step. Recording
+ * after the inputs makes a row hold inputs and outputs of the same instant
+ * (fmusim's order). The inputs at the start time were set in initialization. */
+static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_error *err)
+{
+    const rtcosim_simulate_options *o = r->o;
+    rtcosim_time_ns t = o->start_time, stop = o->stop_time;
+    bool terminate = false;
+    for (;;) {
+        rtcosim_status st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
+        bool last = t >= stop || terminate;
+        if (st == RTCOSIM_OK)
+            st = record(r, t, t == o->start_time || last, err);
+        if (st != RTCOSIM_OK)
+            return step_failed(r, t, err);
+        if (last)
+            break;
+        rtcosim_time_ns h = stop - t < o->output_interval ? stop - t : o->output_interval;
+        rtcosim_step_result sr;
+        if ((st = rtcosim_component_do_step(r->c, t, h, &sr, err)) != RTCOSIM_OK)
+            return step_failed(r, t, err);
+        rtcosim_time_ns next = t + h;
+        if (sr.early_return) {
+            if (sr.last_successful_time <= t || sr.last_successful_time > t + h) {
+                rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                  "returned early to a time outside the step (%" PRId64 " ns)",
+                                  sr.last_successful_time);
+                return step_failed(r, t, err);
+            }
+            next = sr.last_successful_time;
+        }
+        res->steps++;
+        t = next;
+        res->end_time = t;
+        if (sr.terminate_requested) {
+            terminate = true;
+            res->terminated_by_component = t < stop;
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_error *err)
+{
+    const rtcosim_simulate_options *o = r->o;
+    rtcosim_status st;
+    if ((st = check_options(r, err)) != RTCOSIM_OK || (st = setup_outputs(r, err)) != RTCOSIM_OK ||
+        (st = setup_inputs(r, err)) != RTCOSIM_OK)
+        return st;
+    const char *instance = o->instance_name ? o->instance_name : rtcosim_component_model_name(r->c);
+    if ((st = rtcosim_component_instantiate(r->c, instance, err)) != RTCOSIM_OK)
+        return st;
+    r->label = rtcosim_component_instance_name(r->c);
+    res->end_time = o->start_time;
+    if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time, o->stop_time, err)) != RTCOSIM_OK ||
+        (st = apply_start_values(r, false, err)) != RTCOSIM_OK ||
+        (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
+        (st = apply_start_values(r, true, err)) != RTCOSIM_OK ||
+        (st = apply_inputs(r, o->start_time, err)) != RTCOSIM_OK ||
+        (st = rtcosim_component_exit_init(r->c, err)) != RTCOSIM_OK)
+        return st;
+    if ((st = step_loop(r, res, err)) != RTCOSIM_OK)
+        return st;
+    return rtcosim_component_terminate(r->c, err);
+}
+
+rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_options *o,
+                                rtcosim_simulate_result *result, rtcosim_error *err)
+{
+    rtcosim_simulate_result local = {0};
+    rtcosim_simulate_result *res = result ? result : &local;
+    rtcosim_value *final_values = res->final_values;
+    size_t final_capacity = res->final_capacity;
+    memset(res, 0, sizeof *res);
+    res->final_values = final_values;
+    res->final_capacity = final_capacity;
+    if (!c || !o)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "simulate: no component or options given");
+
+    run r = {.c = c, .o = o, .label = rtcosim_component_model_name(c)};
+    rtcosim_status st = run_all(&r, res, err);
+
+    /* Close the file in every case: rows recorded before a failure stay. */
+    rtcosim_error close_err;
+    rtcosim_recorder_stats stats = {0};
+    rtcosim_status close_st = rtcosim_recorder_close(r.recorder, &stats, &close_err);
+    if (st == RTCOSIM_OK && close_st != RTCOSIM_OK) {
+        st = close_st;
+        if (err)
+            *err = close_err;
+    }
+    res->rows_written = stats.rows_written;
+    res->output_count = r.recorded_count;
+    if (r.have_row && res->final_values)
+        for (size_t i = 0; i < r.recorded_count && i < res->final_capacity; i++)
+            res->final_values[i] = r.row[i];
+    for (size_t i = 0; i < RTCOSIM_TYPE_COUNT_; i++) {
+        batch *bs[2] = {&r.outputs[i], &r.inputs[i]};
+        for (int k = 0; k < 2; k++) {
+            free(bs[k]->vrs);
+            free(bs[k]->values);
+            free(bs[k]->column);
+            free(bs[k]->linear);
+        }
+    }
+    free(r.recorded);
+    free(r.row);
+    return st;
+}

@@ -1,0 +1,231 @@
+/* SSP 1.0 parameter sets (.ssv files and inline ssv:ParameterSet): reading
+ * typed values and binding them to component variables or system connectors,
+ * converting units where the target connector declares a different one. */
+#include <stdio.h>
+#include <string.h>
+
+#include "system/system_internal.h"
+
+static const rtcosim_ssd_connector *find_connector(const rtcosim_ssd_connector *list, size_t n,
+                                                   const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i].name, name) == 0)
+            return &list[i];
+    return NULL;
+}
+
+/* Check a value against the connector it lands on and convert its unit. */
+static rtcosim_status fit_to_connector(const rtcosim_system_desc *d, rtcosim_ssd_parameter *p,
+                                       const rtcosim_ssd_connector *c, const char *where,
+                                       rtcosim_error *err)
+{
+    if (!c)
+        return RTCOSIM_OK;
+    if (c->type != RTCOSIM_SSP_UNSPECIFIED && c->type != p->type)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s: parameter '%s' is %s but connector '%s' is %s", where,
+                                 p->name, rtcosim_ssp_type_name(p->type), c->name,
+                                 rtcosim_ssp_type_name(c->type));
+    if (p->type == RTCOSIM_SSP_REAL && p->unit && c->unit && strcmp(p->unit, c->unit) != 0) {
+        double factor, offset;
+        if (!system_unit_conversion(d, p->unit, c->unit, &factor, &offset))
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s: parameter '%s' has unit '%s' but connector '%s' has unit "
+                                     "'%s' and no conversion is defined in the Units",
+                                     where, p->name, p->unit, c->name, c->unit);
+        p->value.r = factor * p->value.r + offset;
+        p->unit = c->unit;
+    }
+    return RTCOSIM_OK;
+}
+
+/* Add or replace (same name) a parameter in a list. */
+static rtcosim_status store_parameter(rtcosim_ssd_parameter **list, size_t *count, size_t *cap,
+                                      const rtcosim_ssd_parameter *p, rtcosim_error *err)
+{
+    for (size_t i = 0; i < *count; i++)
+        if (strcmp((*list)[i].name, p->name) == 0) {
+            (*list)[i] = *p;
+            return RTCOSIM_OK;
+        }
+    rtcosim_ssd_parameter *slot = system_grow(list, count, cap, sizeof *slot);
+    if (!slot)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    *slot = *p;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status bind_to_component(rtcosim_system_desc *d, system_component *c,
+                                        rtcosim_ssd_parameter *p, const char *where,
+                                        rtcosim_error *err)
+{
+    rtcosim_status st = fit_to_connector(
+        d, p, find_connector(c->connectors, c->connector_count, p->name), where, err);
+    if (st == RTCOSIM_OK)
+        st = store_parameter(&c->parameters, &c->parameter_count, &c->parameter_cap, p, err);
+    return st;
+}
+
+/* A name bound at system level: a system connector, or component.variable
+ * (component names may themselves contain dots, so every split is tried). */
+static rtcosim_status bind_to_system(rtcosim_system_desc *d, rtcosim_ssd_parameter *p,
+                                     const char *where, rtcosim_error *err)
+{
+    const rtcosim_ssd_connector *sc = find_connector(d->connectors, d->connector_count, p->name);
+    if (sc) {
+        rtcosim_status st = fit_to_connector(d, p, sc, where, err);
+        if (st == RTCOSIM_OK)
+            st = store_parameter(&d->parameters, &d->parameter_count, &d->parameter_cap, p, err);
+        return st;
+    }
+    for (const char *dot = strchr(p->name, '.'); dot; dot = strchr(dot + 1, '.')) {
+        size_t len = (size_t)(dot - p->name);
+        for (size_t i = 0; i < d->component_count; i++) {
+            const char *cname = d->components[i].pub.name;
+            if (strlen(cname) == len && strncmp(cname, p->name, len) == 0) {
+                rtcosim_ssd_parameter local = *p;
+                local.name = dot + 1;
+                return bind_to_component(d, &d->components[i], &local, where, err);
+            }
+        }
+    }
+    return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                             "%s: parameter '%s' names no component variable "
+                             "(component.variable) and no system connector",
+                             where, p->name);
+}
+
+static rtcosim_status read_value(rtcosim_system_desc *d, const xmlNode *v, const char *label,
+                                 rtcosim_ssd_parameter *p, rtcosim_error *err)
+{
+    const char *text = system_attr(d, v, "value");
+    const char *tname = (const char *)v->name;
+    if (!text)
+        return system_fail(err, RTCOSIM_EFORMAT, label, v, "parameter '%s': ssv:%s without a value",
+                           p->name, tname);
+    bool ok = true;
+    if (strcmp(tname, "Real") == 0) {
+        p->type = RTCOSIM_SSP_REAL;
+        ok = system_parse_double(text, &p->value.r);
+        p->unit = system_attr(d, v, "unit");
+    } else if (strcmp(tname, "Integer") == 0) {
+        p->type = RTCOSIM_SSP_INTEGER;
+        ok = system_parse_int64(text, &p->value.i);
+    } else if (strcmp(tname, "Boolean") == 0) {
+        p->type = RTCOSIM_SSP_BOOLEAN;
+        ok = system_parse_bool(text, &p->value.b);
+    } else if (strcmp(tname, "String") == 0) {
+        p->type = RTCOSIM_SSP_STRING;
+        p->value.s = text;
+    } else if (strcmp(tname, "Enumeration") == 0) {
+        p->type = RTCOSIM_SSP_ENUMERATION;
+        p->value.s = text;
+    } else {
+        return system_fail(err, RTCOSIM_EUNSUPPORTED, label, v,
+                           "parameter '%s': ssv:%s values are not supported", p->name, tname);
+    }
+    if (!ok)
+        return system_fail(err, RTCOSIM_EFORMAT, label, v, "parameter '%s': bad %s value \"%s\"",
+                           p->name, tname, text);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,
+                                               const char *label, const char *prefix,
+                                               int target, rtcosim_error *err)
+{
+    if (!system_is(set, SSV_NS, "ParameterSet"))
+        return system_fail(err, RTCOSIM_EFORMAT, label, set,
+                           "expected an ssv:ParameterSet (namespace %s), found '%s'", SSV_NS,
+                           (const char *)set->name);
+    /* Units first: parameters may use units declared after them. */
+    for (const xmlNode *n = set->children; n; n = n->next)
+        if (system_is(n, SSV_NS, "Units")) {
+            rtcosim_status st = system_read_units(d, n, label, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+    for (const xmlNode *ps = set->children; ps; ps = ps->next) {
+        if (!system_is(ps, SSV_NS, "Parameters"))
+            continue;
+        for (const xmlNode *pn = ps->children; pn; pn = pn->next) {
+            if (!system_is(pn, SSV_NS, "Parameter"))
+                continue;
+            const char *name = system_attr(d, pn, "name");
+            if (!name || !*name)
+                return system_fail(err, RTCOSIM_EFORMAT, label, pn, "ssv:Parameter without a name");
+            rtcosim_ssd_parameter p = {
+                .name = prefix && *prefix ? system_printf(d, "%s%s", prefix, name) : name,
+                .origin = label,
+                .line = (int)xmlGetLineNo(pn),
+            };
+            if (!p.name)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
+            const xmlNode *value = NULL;
+            for (const xmlNode *v = pn->children; v; v = v->next)
+                if (v->type == XML_ELEMENT_NODE && v->ns && v->ns->href &&
+                    strcmp((const char *)v->ns->href, SSV_NS) == 0) {
+                    value = v;
+                    break;
+                }
+            if (!value)
+                return system_fail(err, RTCOSIM_EFORMAT, label, pn, "parameter '%s' has no value",
+                                   name);
+            rtcosim_status st = read_value(d, value, label, &p, err);
+            if (st != RTCOSIM_OK)
+                return st;
+            char where[RTCOSIM_ERROR_MESSAGE_MAX / 2];
+            snprintf(where, sizeof where, "%s:%d", label, p.line);
+            st = target >= 0 ? bind_to_component(d, &d->components[target], &p, where, err)
+                             : bind_to_system(d, &p, where, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+    }
+    system_sync(d);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status system_apply_parameter_set_file(rtcosim_system_desc *d, const char *path,
+                                               const char *shown_path, const char *prefix,
+                                               int target, rtcosim_error *err)
+{
+    const char *label = system_strdup(d, shown_path);
+    if (!label)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    xmlDoc *doc = NULL;
+    rtcosim_status st = system_read_xml_file(path, label, &doc, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = system_apply_parameter_set_node(d, xmlDocGetRootElement(doc), label, prefix, target, err);
+    xmlFreeDoc(doc);
+    return st;
+}
+
+rtcosim_status system_propagate_parameters(rtcosim_system_desc *d, rtcosim_error *err)
+{
+    for (size_t i = 0; i < d->parameter_count; i++) {
+        const rtcosim_ssd_parameter *sp = &d->parameters[i];
+        for (size_t k = 0; k < d->connection_count; k++) {
+            const rtcosim_ssd_connection *cn = &d->connections[k];
+            if (cn->start.component_index >= 0 || cn->end.component_index < 0 ||
+                strcmp(cn->start.connector, sp->name) != 0)
+                continue;
+            rtcosim_ssd_parameter p = *sp;
+            p.name = cn->end.connector;
+            if (p.type == RTCOSIM_SSP_REAL) {
+                p.value.r = cn->factor * p.value.r + cn->offset;
+                p.unit = NULL; /* already in the end connector's unit */
+            }
+            system_component *c = &d->components[cn->end.component_index];
+            char where[RTCOSIM_ERROR_MESSAGE_MAX / 2];
+            snprintf(where, sizeof where, "%s:%d", sp->origin, sp->line);
+            rtcosim_status st = bind_to_component(d, c, &p, where, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+    }
+    system_sync(d);
+    return RTCOSIM_OK;
+}

@@ -1,0 +1,126 @@
+/* Internal state of a system description shared by the SSD reader, the SSV
+ * parameter reader, the unit table and the .ssp unpacker (src/system/).
+ * Strings live in one arena freed with the description; arrays grow by
+ * doubling and are published through the public structs by system_sync. */
+#ifndef RTCOSIM_SYSTEM_INTERNAL_H
+#define RTCOSIM_SYSTEM_INTERNAL_H
+
+#include <libxml/tree.h>
+
+#include "rtcosim/system.h"
+
+typedef struct arena_block arena_block;
+
+/* One unit of ssd:Units / ssv:Units: SI value = factor * value + offset, with
+ * the SI base-unit exponents kg m s A K mol cd rad (SSP 1.0 ssc:BaseUnit). */
+typedef struct system_unit {
+    const char *name;
+    int exponents[8];
+    double factor, offset;
+} system_unit;
+
+typedef struct system_component {
+    rtcosim_ssd_component pub;
+    rtcosim_ssd_connector *connectors;
+    size_t connector_count, connector_cap;
+    rtcosim_ssd_parameter *parameters;
+    size_t parameter_count, parameter_cap;
+} system_component;
+
+struct rtcosim_system_desc {
+    arena_block *arena;
+    const char *file;     /* as given to load (or the name for parse) */
+    const char *label;    /* prefix of messages about the .ssd */
+    const char *base_dir; /* relative sources resolve here */
+    char *temp_dir;       /* extraction directory of a .ssp, removed on free */
+    const char *name;
+
+    system_component *components;
+    size_t component_count, component_cap;
+    rtcosim_ssd_connector *connectors; /* of the system */
+    size_t connector_count, connector_cap;
+    rtcosim_ssd_parameter *parameters; /* bound to system connectors */
+    size_t parameter_count, parameter_cap;
+    rtcosim_ssd_connection *connections;
+    size_t connection_count, connection_cap;
+    system_unit *units;
+    size_t unit_count, unit_cap;
+
+    bool has_start, has_stop;
+    rtcosim_time_ns start_ns, stop_ns;
+
+    rtcosim_ssd_master_settings master;
+    rtcosim_ssd_component_rate *rates;
+    size_t rate_count, rate_cap;
+};
+
+/* Arena: every string of a description, freed at once. */
+void *system_alloc(rtcosim_system_desc *d, size_t size);
+const char *system_strdup(rtcosim_system_desc *d, const char *s);
+const char *system_strndup(rtcosim_system_desc *d, const char *s, size_t n);
+const char *system_printf(rtcosim_system_desc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void system_arena_free(rtcosim_system_desc *d);
+
+/* Make room for one more element of size elem in *array (count used, *cap
+ * allocated); returns a pointer to the new zeroed slot or NULL when out of memory. */
+void *system_grow(void *array_ptr, size_t *count, size_t *cap, size_t elem);
+
+/* Copy the internal arrays into the public structs (after every change). */
+void system_sync(rtcosim_system_desc *d);
+
+/* Parse an XML document from memory with network access and entity
+ * expansion off; a malformed document fails with "label:line: message". */
+rtcosim_status system_read_xml(const char *data, size_t size, const char *label,
+                               xmlDoc **out, rtcosim_error *err);
+rtcosim_status system_read_xml_file(const char *path, const char *label, xmlDoc **out,
+                                    rtcosim_error *err);
+
+/* Element tests and attribute access. */
+#define SSD_NS "http://ssp-standard.org/SSP1/SystemStructureDescription"
+#define SSC_NS "http://ssp-standard.org/SSP1/SystemStructureCommon"
+#define SSV_NS "http://ssp-standard.org/SSP1/SystemStructureParameterValues"
+#define RTCOSIM_MASTER_NS "https://rtcosim.org/SSP1/Master"
+bool system_is(const xmlNode *n, const char *ns, const char *local);
+const char *system_attr(rtcosim_system_desc *d, const xmlNode *n, const char *name);
+
+/* "label:line: message" into err; returns status. */
+rtcosim_status system_fail(rtcosim_error *err, rtcosim_status status, const char *label,
+                           const xmlNode *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Strict number parsing of attribute text. */
+bool system_parse_double(const char *text, double *out);
+bool system_parse_int64(const char *text, int64_t *out);
+bool system_parse_bool(const char *text, bool *out);
+
+/* Units (units.c). */
+rtcosim_status system_read_units(rtcosim_system_desc *d, const xmlNode *units_el,
+                                 const char *label, rtcosim_error *err);
+/* Conversion from unit `from` to unit `to`: to = factor * from + offset.
+ * False when either unit is unknown or their dimensions differ. */
+bool system_unit_conversion(const rtcosim_system_desc *d, const char *from, const char *to,
+                            double *factor, double *offset);
+
+/* Parameter sets (ssv.c). target: component index, or -1 for the system. */
+rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,
+                                               const char *label, const char *prefix,
+                                               int target, rtcosim_error *err);
+rtcosim_status system_apply_parameter_set_file(rtcosim_system_desc *d, const char *path,
+                                               const char *shown_path, const char *prefix,
+                                               int target, rtcosim_error *err);
+/* Values bound to system connectors flow along connections to components. */
+rtcosim_status system_propagate_parameters(rtcosim_system_desc *d, rtcosim_error *err);
+
+/* Archives (ssp.c): unpack path into a fresh temporary directory. */
+rtcosim_status system_unpack_ssp(const char *path, char **dir_out, rtcosim_error *err);
+void system_remove_tree(const char *dir);
+bool system_is_zip(const char *path);
+
+#endif

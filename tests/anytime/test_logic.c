@@ -1,0 +1,123 @@
+/* The anytime layer's pure decisions: running statistics (nearest-rank
+ * quantile over a window), delivery by criterion, the parallel strategy's
+ * selection at its cutoff from injected completion times, and the timer
+ * strategy's choice under a budget and a learned abort limit. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "anytime/anytime_internal.h"
+#include "anytime_test_util.h"
+
+static void stats_give_mean_max_and_windowed_quantile(void **unused)
+{
+    (void)unused;
+    anytime_stats s;
+    assert_true(anytime_stats_init(&s, 4));
+    assert_true(isnan(anytime_stats_quantile(&s, 0.5)));
+    assert_true(isinf(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_MEAN, 0.5)));
+    const double samples[6] = {6, 1, 5, 2, 4, 3};
+    for (int i = 0; i < 6; i++)
+        anytime_stats_add(&s, samples[i]);
+    assert_int_equal(s.count, 6);
+    assert_double_equal(s.mean, 3.5, 1e-15);
+    assert_double_equal(s.max, 6, 0);
+    /* window holds the last four: 5 2 4 3 -> sorted 2 3 4 5 */
+    assert_double_equal(anytime_stats_quantile(&s, 0.5), 3, 0);  /* ceil(2) = 2nd */
+    assert_double_equal(anytime_stats_quantile(&s, 0.95), 5, 0); /* ceil(3.8) = 4th */
+    assert_double_equal(anytime_stats_quantile(&s, 0.01), 2, 0); /* ceil(0.04) = 1st */
+    assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_MAX, 0.5), 6, 0);
+    assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_QUANTILE, 0.75), 4, 0);
+    anytime_stats_release(&s);
+}
+
+static anytime_candidate cand(bool completed, int rank, rtcosim_time_ns step,
+                              rtcosim_anytime_solver solver, rtcosim_time_ns exec,
+                              rtcosim_time_ns finish)
+{
+    return (anytime_candidate){completed, rank, step, solver, exec, finish};
+}
+
+static void pick_follows_each_criterion(void **unused)
+{
+    (void)unused;
+    anytime_candidate c[4] = {
+        cand(true, 1, 1000, RTCOSIM_ANYTIME_SOLVER_EULER, 50, 0),
+        cand(true, 2, 100, RTCOSIM_ANYTIME_SOLVER_RK4, 400, 0),
+        cand(true, 3, 500, RTCOSIM_ANYTIME_SOLVER_RK4, 300, 0),
+        cand(false, 4, 10, RTCOSIM_ANYTIME_SOLVER_VARIABLE, 900, 0),
+    };
+    assert_int_equal(anytime_pick(c, 4, RTCOSIM_ANYTIME_PICK_RANK), 2);
+    assert_int_equal(anytime_pick(c, 4, RTCOSIM_ANYTIME_PICK_LONGEST), 1);
+    assert_int_equal(anytime_pick(c, 4, RTCOSIM_ANYTIME_PICK_SMALLEST_STEP), 1);
+    /* rk4 twice: the smaller step (100) wins */
+    assert_int_equal(anytime_pick(c, 4, RTCOSIM_ANYTIME_PICK_SOLVER), 1);
+    c[3].completed = true;
+    assert_int_equal(anytime_pick(c, 4, RTCOSIM_ANYTIME_PICK_SOLVER), 3);
+    /* step 0 (one step per period) is the coarsest */
+    c[3].step_ns = 0;
+    assert_int_equal(anytime_pick(c, 4, RTCOSIM_ANYTIME_PICK_SMALLEST_STEP), 1);
+    for (int i = 0; i < 4; i++)
+        c[i].completed = false;
+    assert_int_equal(anytime_pick(c, 4, RTCOSIM_ANYTIME_PICK_RANK), -1);
+}
+
+/* Three periods of the parallel strategy, release at 0, cutoff at 950 us:
+ * the completion times are injected, the expected choices follow by hand. */
+static void parallel_selects_most_accurate_ready_by_cutoff(void **unused)
+{
+    (void)unused;
+    const rtcosim_time_ns cutoff = 950;
+    /* period 1: everything ready in time -> accurate */
+    anytime_candidate p1[3] = {
+        cand(true, 1, 0, RTCOSIM_ANYTIME_SOLVER_EULER, 100, 100),
+        cand(true, 2, 0, RTCOSIM_ANYTIME_SOLVER_RK4, 400, 400),
+        cand(true, 3, 0, RTCOSIM_ANYTIME_SOLVER_VARIABLE, 900, 900),
+    };
+    assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_RANK), 2);
+    /* period 2: accurate would be ready at 1200: abandoned -> medium */
+    p1[2].finish_at = 1200;
+    assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_RANK), 1);
+    /* period 3: medium ready exactly at the cutoff still counts; accurate
+     * busy (not completed) */
+    p1[1].finish_at = 950;
+    p1[2].completed = false;
+    assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_RANK), 1);
+    /* period 4: only the minimal one in time */
+    p1[1].finish_at = 951;
+    assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_RANK), 0);
+    /* longest criterion among the ready ones */
+    p1[1].finish_at = 500;
+    assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_LONGEST), 1);
+}
+
+static void timer_choice_respects_budget_floor_and_limit(void **unused)
+{
+    (void)unused;
+    const double estimate[4] = {100, 300, 500, 700};
+    const int rank[4] = {1, 2, 3, 4};
+    rtcosim_time_ns floor_ns[4] = {0, 0, 0, 0};
+    assert_int_equal(anytime_timer_choose(estimate, floor_ns, rank, 4, 850, 0), 3);
+    assert_int_equal(anytime_timer_choose(estimate, floor_ns, rank, 4, 700, 0), 2); /* 700 not < 700 */
+    assert_int_equal(anytime_timer_choose(estimate, floor_ns, rank, 4, 300, 0), 0);
+    assert_int_equal(anytime_timer_choose(estimate, floor_ns, rank, 4, 850, 500), 1);
+    floor_ns[3] = 800; /* variant 3 was aborted after 800 */
+    assert_int_equal(anytime_timer_choose(estimate, floor_ns, rank, 4, 850, 800), 2);
+    assert_int_equal(anytime_timer_choose(estimate, NULL, rank, 4, 1e9, 0), 3);
+    const double unknown[3] = {100, INFINITY, 200};
+    assert_int_equal(anytime_timer_choose(unknown, NULL, rank, 3, 850, 0), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stats_give_mean_max_and_windowed_quantile),
+        cmocka_unit_test(pick_follows_each_criterion),
+        cmocka_unit_test(parallel_selects_most_accurate_ready_by_cutoff),
+        cmocka_unit_test(timer_choice_respects_budget_floor_and_limit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

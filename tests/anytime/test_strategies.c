@@ -1,0 +1,362 @@
+/* The escalate and timer strategies on a virtual clock with injected
+ * execution times: for each period the delivered variant, the outcome of
+ * every variant, the committed state and the margin are computed by hand
+ * from the injected costs (period 1000 us, safety margin 50 us). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "anytime_test_util.h"
+#include "rtcosim/anytime.h"
+
+enum { MINIMAL, MEDIUM, ACCURATE };
+
+typedef struct fixture {
+    rtcosim_clock *clock;
+    rtcosim_anytime *set;
+    injected_variant v[3];
+    bool calibrating;
+    size_t period;
+} fixture;
+
+static void fixture_setup(fixture *f, rtcosim_anytime_strategy strategy,
+                          rtcosim_anytime_criterion criterion, uint64_t forget_after)
+{
+    memset(f, 0, sizeof *f);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_virtual(0, &f->clock, &err), RTCOSIM_OK);
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.name = "test";
+    cfg.output_count = 1;
+    cfg.state_size = sizeof(double);
+    cfg.period_ns = 1000 * US;
+    cfg.safety_margin_ns = 50 * US;
+    cfg.strategy = strategy;
+    cfg.criterion = criterion;
+    cfg.calibration_runs = 4;
+    cfg.forget_after_periods = forget_after;
+    cfg.record_capacity = 64;
+    assert_int_equal(rtcosim_anytime_create(&cfg, f->clock, &f->set, &err), RTCOSIM_OK);
+    const rtcosim_anytime_variant_info infos[3] = {
+        {"euler", 1, 1000 * US, RTCOSIM_ANYTIME_SOLVER_EULER},
+        {"rk4", 2, 100 * US, RTCOSIM_ANYTIME_SOLVER_RK4},
+        {"cvode", 3, 0, RTCOSIM_ANYTIME_SOLVER_VARIABLE},
+    };
+    const double increments[3] = {1, 10, 100};
+    const rtcosim_time_ns calibration[3] = {100 * US, 300 * US, 500 * US};
+    for (int i = 0; i < 3; i++) {
+        f->v[i] = (injected_variant){.clock = f->clock,
+                                     .increment = increments[i],
+                                     .calibration_cost_ns = calibration[i],
+                                     .calibrating = &f->calibrating,
+                                     .period = &f->period};
+        assert_int_equal(rtcosim_anytime_add_native(f->set, &infos[i], injected_variant_fn,
+                                                    &f->v[i], &err),
+                         RTCOSIM_OK);
+    }
+}
+
+static void fixture_start(fixture *f)
+{
+    rtcosim_error err;
+    f->calibrating = true;
+    assert_int_equal(rtcosim_anytime_start(f->set, NULL, &err), RTCOSIM_OK);
+    f->calibrating = false;
+}
+
+static void fixture_teardown(fixture *f)
+{
+    rtcosim_anytime_free(f->set);
+    rtcosim_clock_free(f->clock);
+}
+
+static void set_costs(fixture *f, size_t period, int64_t minimal_us, int64_t medium_us,
+                      int64_t accurate_us)
+{
+    f->v[MINIMAL].cost_ns[period] = minimal_us * US;
+    f->v[MEDIUM].cost_ns[period] = medium_us * US;
+    f->v[ACCURATE].cost_ns[period] = accurate_us * US;
+}
+
+/* Wait for the release, spend `load_us` on other work, run the period. */
+static rtcosim_anytime_period run(fixture *f, int64_t load_us, double *y)
+{
+    rtcosim_error err;
+    rtcosim_anytime_period rec;
+    rtcosim_anytime_wait_release(f->set);
+    rtcosim_clock_advance(f->clock, load_us * US);
+    assert_int_equal(rtcosim_anytime_run_period(f->set, NULL, y, &rec, &err), RTCOSIM_OK);
+    f->period++;
+    return rec;
+}
+
+static double committed_x(fixture *f)
+{
+    return *(const double *)rtcosim_anytime_state(f->set);
+}
+
+static void escalate_delivers_best_completed_and_aborts_the_running_one(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0);
+    set_costs(&f, 0, 100, 300, 400); /* ends 100, 400, 800 <= cutoff 950 */
+    set_costs(&f, 1, 100, 300, 600); /* accurate from 400 would end 1000: aborted at 950 */
+    set_costs(&f, 2, 100, 900, 100); /* medium from 100 aborted at 950; accurate not started */
+    set_costs(&f, 3, 100, 300, 100); /* 500 us load: 600, 900, accurate aborted at 950 */
+    fixture_start(&f);
+    double y;
+
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, ACCURATE);
+    assert_int_equal(r.outcome[MINIMAL], RTCOSIM_ANYTIME_COMPLETED);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_COMPLETED);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_COMPLETED);
+    assert_int_equal(r.margin_ns, 200 * US);
+    assert_double_equal(y, 100, 0);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.exec_ns[ACCURATE], 550 * US);
+    assert_int_equal(r.margin_ns, 50 * US);
+    assert_false(r.missed);
+    assert_double_equal(y, 110, 0);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, MINIMAL);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_double_equal(y, 111, 0);
+
+    r = run(&f, 500, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.exec_ns[ACCURATE], 50 * US);
+    assert_double_equal(y, 121, 0);
+    assert_double_equal(committed_x(&f), 121, 0);
+
+    rtcosim_anytime_summary s;
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.periods, 4);
+    assert_int_equal(s.misses, 0);
+    assert_double_equal(s.delivered_share[MEDIUM], 0.5, 1e-15);
+    assert_double_equal(s.delivered_share[ACCURATE], 0.25, 1e-15);
+    assert_int_equal(s.variants[ACCURATE].aborted, 2);
+    assert_double_equal(s.margin_min_ns, 50 * US, 0);
+    assert_double_equal(s.margin_max_ns, 200 * US, 0);
+    fixture_teardown(&f);
+}
+
+/* Costs 100, 500, 300 all complete (900 <= 950); each criterion picks its own. */
+static void escalate_criterion_picks(rtcosim_anytime_criterion criterion, int expected)
+{
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_ESCALATE, criterion, 0);
+    set_costs(&f, 0, 100, 500, 300);
+    fixture_start(&f);
+    double y;
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, expected);
+    fixture_teardown(&f);
+}
+
+static void escalate_criteria_choose_rank_longest_step_solver(void **unused)
+{
+    (void)unused;
+    escalate_criterion_picks(RTCOSIM_ANYTIME_PICK_RANK, ACCURATE);
+    escalate_criterion_picks(RTCOSIM_ANYTIME_PICK_LONGEST, MEDIUM);
+    /* steps: euler 1000 us, rk4 100 us, cvode 0 (one step per period) */
+    escalate_criterion_picks(RTCOSIM_ANYTIME_PICK_SMALLEST_STEP, MEDIUM);
+    escalate_criterion_picks(RTCOSIM_ANYTIME_PICK_SOLVER, ACCURATE);
+}
+
+static void timer_aborts_falls_back_learns_and_forgets(void **unused)
+{
+    (void)unused;
+    fixture f;
+    /* Calibration: minimal worst 100 us, so the timer fires at 1000 - 100 -
+     * 50 = 850 us after the release. Estimates (95 % quantile): rk4 300,
+     * cvode 500. Forget the learned abort after 3 quiet periods. */
+    fixture_setup(&f, RTCOSIM_ANYTIME_TIMER, RTCOSIM_ANYTIME_PICK_RANK, 3);
+    set_costs(&f, 0, 100, 300, 500); /* cvode chosen, completes at 500 */
+    set_costs(&f, 1, 100, 300, 900); /* cvode aborted at 850, minimal to 950 */
+    set_costs(&f, 2, 100, 300, 500); /* learned: cvode floor 850 not < 850 -> rk4 */
+    set_costs(&f, 3, 100, 300, 500); /* 600 us load: budget 250 < 300 -> minimal */
+    set_costs(&f, 4, 100, 300, 500); /* rk4 again; third quiet period: forget */
+    set_costs(&f, 5, 100, 300, 400); /* cvode tried again, completes */
+    fixture_start(&f);
+    double y;
+
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, ACCURATE);
+    assert_int_equal(r.outcome[MINIMAL], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.margin_ns, 500 * US);
+    assert_double_equal(y, 100, 0);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, MINIMAL);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.exec_ns[ACCURATE], 850 * US);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.margin_ns, 50 * US);
+    assert_double_equal(y, 101, 0);
+    rtcosim_anytime_summary s;
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.learned_abort_ns, 850 * US);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_double_equal(y, 111, 0);
+
+    r = run(&f, 600, &y);
+    assert_int_equal(r.delivered, MINIMAL);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.margin_ns, 300 * US);
+    assert_double_equal(y, 112, 0);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_double_equal(y, 122, 0);
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.learned_abort_ns, 0);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, ACCURATE);
+    assert_double_equal(y, 222, 0);
+    assert_double_equal(committed_x(&f), 222, 0);
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.misses, 0);
+    assert_int_equal(s.variants[ACCURATE].aborted, 1);
+    fixture_teardown(&f);
+}
+
+static void overrunning_minimal_counts_a_miss(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0);
+    set_costs(&f, 0, 100, 300, 400);
+    fixture_start(&f);
+    double y;
+    /* 950 us of load leave 50 us; the minimal one needs 100: late by 50. */
+    rtcosim_anytime_period r = run(&f, 950, &y);
+    assert_int_equal(r.delivered, MINIMAL);
+    assert_true(r.missed);
+    assert_int_equal(r.margin_ns, -50 * US);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_NOT_RUN);
+    rtcosim_anytime_summary s;
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.misses, 1);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_write_csv(f.set, "anytime_miss.csv", &err), RTCOSIM_OK);
+    FILE *in = fopen("anytime_miss.csv", "r");
+    assert_non_null(in);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, in));
+    assert_non_null(fgets(line, sizeof line, in));
+    /* started 950 us after the release, delivered 50 us late */
+    assert_string_equal(line, "0,1000,950,0,-50,1,1,100,1,0,0,0,0\n");
+    fclose(in);
+    remove("anytime_miss.csv");
+    fixture_teardown(&f);
+}
+
+static void period_change_takes_effect_after_the_current_period(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0);
+    set_costs(&f, 0, 100, 100, 100);
+    set_costs(&f, 1, 100, 100, 100);
+    set_costs(&f, 2, 100, 100, 100);
+    fixture_start(&f);
+    double y;
+    rtcosim_time_ns start = rtcosim_anytime_next_release(f.set);
+    assert_int_equal(rtcosim_anytime_set_period(f.set, 2 * MS, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_period_ns(f.set), 1 * MS);
+    rtcosim_anytime_period r0 = run(&f, 0, &y);
+    assert_int_equal(r0.deadline - r0.release, 1 * MS);
+    assert_int_equal(f.v[MINIMAL].last_h, 1 * MS);
+    rtcosim_anytime_period r1 = run(&f, 0, &y);
+    assert_int_equal(r1.release, start + 1 * MS);
+    assert_int_equal(r1.deadline, start + 3 * MS);
+    assert_int_equal(r1.sim_time, 1 * MS);
+    assert_int_equal(f.v[MINIMAL].last_h, 2 * MS);
+    rtcosim_anytime_period r2 = run(&f, 0, &y);
+    assert_int_equal(r2.sim_time, 3 * MS);
+    assert_int_equal(r2.release, start + 3 * MS);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_set_period(f.set, 10 * US, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "safety margin"));
+    fixture_teardown(&f);
+}
+
+static void minimal_that_does_not_fit_is_refused_with_figures(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0);
+    f.v[MINIMAL].calibration_cost_ns = 600 * US;
+    rtcosim_error err;
+    f.calibrating = true;
+    assert_int_equal(rtcosim_anytime_start(f.set, NULL, &err), RTCOSIM_ETIMEOUT);
+    assert_non_null(strstr(err.message, "'euler' worst execution time 600.0 us"));
+    assert_non_null(strstr(err.message, "50 % of the period 1000.0 us"));
+    assert_non_null(strstr(err.message, "refused"));
+    double y;
+    assert_int_equal(rtcosim_anytime_run_period(f.set, NULL, &y, NULL, &err), RTCOSIM_ESTATE);
+    fixture_teardown(&f);
+}
+
+static void records_are_written_as_csv(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0);
+    set_costs(&f, 0, 100, 300, 400);
+    set_costs(&f, 1, 100, 300, 600);
+    fixture_start(&f);
+    double y;
+    run(&f, 0, &y);
+    run(&f, 0, &y);
+    rtcosim_error err;
+    const char *path = "anytime_records.csv";
+    assert_int_equal(rtcosim_anytime_write_csv(f.set, path, &err), RTCOSIM_OK);
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, in));
+    assert_string_equal(line, "time,period_us,start_us,delivered,margin_us,missed,y0,euler_exec_us,"
+                              "euler_outcome,rk4_exec_us,rk4_outcome,cvode_exec_us,cvode_outcome\n");
+    assert_non_null(fgets(line, sizeof line, in));
+    assert_string_equal(line, "0,1000,0,2,200,0,100,100,1,300,1,400,1\n");
+    assert_non_null(fgets(line, sizeof line, in));
+    assert_string_equal(line, "0.001,1000,0,1,50,0,110,100,1,300,1,550,2\n");
+    assert_null(fgets(line, sizeof line, in));
+    fclose(in);
+    remove(path);
+    assert_int_equal(rtcosim_anytime_write_csv(f.set, "no/such/dir/x.csv", &err), RTCOSIM_EIO);
+    assert_non_null(strstr(err.message, "no/such/dir/x.csv"));
+    fixture_teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(escalate_delivers_best_completed_and_aborts_the_running_one),
+        cmocka_unit_test(escalate_criteria_choose_rank_longest_step_solver),
+        cmocka_unit_test(timer_aborts_falls_back_learns_and_forgets),
+        cmocka_unit_test(overrunning_minimal_counts_a_miss),
+        cmocka_unit_test(period_change_takes_effect_after_the_current_period),
+        cmocka_unit_test(minimal_that_does_not_fit_is_refused_with_figures),
+        cmocka_unit_test(records_are_written_as_csv),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

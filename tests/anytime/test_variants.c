@@ -1,0 +1,457 @@
+/* Component variants (one plant at three micro step sizes, each on its own
+ * worker thread with its own state), state hand-over from the delivered
+ * variant, the parallel strategy on real threads (a bounded correctness
+ * check, no timing assertions), and the set's bad-input errors. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "anytime_test_util.h"
+#include "rtcosim/anytime.h"
+
+/* ---- a decay plant dx/dt = -LAMBDA x + u with explicit Euler micro steps;
+ * each micro step costs cost_per_step_ns of virtual time. */
+#define LAMBDA 100.0
+
+typedef struct plant {
+    double x, u;
+    rtcosim_clock *clock;
+    rtcosim_time_ns cost_per_step_ns;
+    const char *model;
+} plant;
+
+static rtcosim_status plant_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *r, rtcosim_error *err)
+{
+    (void)t, (void)r, (void)err;
+    plant *p = self;
+    p->x += rtcosim_time_to_seconds(h) * (-LAMBDA * p->x + p->u);
+    rtcosim_clock_advance(p->clock, p->cost_per_step_ns);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status plant_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                void *values, rtcosim_error *err)
+{
+    (void)type, (void)err;
+    plant *p = self;
+    for (size_t i = 0; i < n; i++)
+        ((double *)values)[i] = vrs[i] == 0 ? p->u : p->x;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status plant_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                const void *values, rtcosim_error *err)
+{
+    (void)type, (void)err;
+    plant *p = self;
+    for (size_t i = 0; i < n; i++)
+        if (vrs[i] == 0)
+            p->u = ((const double *)values)[i];
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status plant_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    (void)err;
+    if (!*state)
+        *state = malloc(sizeof(double));
+    *(double *)*state = ((plant *)self)->x;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status plant_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    (void)err;
+    ((plant *)self)->x = *(double *)state;
+    return RTCOSIM_OK;
+}
+
+static void plant_free_state(void *self, rtcosim_state state)
+{
+    (void)self;
+    free(state);
+}
+
+static rtcosim_status plant_state_size(void *self, rtcosim_state state, size_t *size,
+                                       rtcosim_error *err)
+{
+    (void)self, (void)state, (void)err;
+    *size = sizeof(double);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status plant_serialize(void *self, rtcosim_state state, uint8_t *buffer,
+                                      size_t size, rtcosim_error *err)
+{
+    (void)self, (void)size, (void)err;
+    memcpy(buffer, state, sizeof(double));
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status plant_deserialize(void *self, const uint8_t *buffer, size_t size,
+                                        rtcosim_state *state, rtcosim_error *err)
+{
+    (void)self, (void)err;
+    if (size != sizeof(double))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "bad state size");
+    *state = malloc(sizeof(double));
+    memcpy(*state, buffer, sizeof(double));
+    return RTCOSIM_OK;
+}
+
+static void plant_destroy(void *self)
+{
+    free(self);
+}
+
+static const rtcosim_component_ops plant_ops = {
+    .kind = "native",
+    .do_step = plant_step,
+    .get = plant_get,
+    .set = plant_set,
+    .get_state = plant_get_state,
+    .set_state = plant_set_state,
+    .free_state = plant_free_state,
+    .serialized_state_size = plant_state_size,
+    .serialize_state = plant_serialize,
+    .deserialize_state = plant_deserialize,
+    .destroy = plant_destroy,
+};
+
+static const rtcosim_variable plant_vars[] = {
+    {.name = "u", .value_reference = 0, .type = RTCOSIM_TYPE_FLOAT64,
+     .causality = RTCOSIM_CAUSALITY_INPUT, .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
+     .derivative_of = -1},
+    {.name = "x", .value_reference = 1, .type = RTCOSIM_TYPE_FLOAT64,
+     .causality = RTCOSIM_CAUSALITY_OUTPUT, .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
+     .derivative_of = -1},
+};
+
+static rtcosim_component *plant_create(rtcosim_clock *clock, const char *model, bool can_serialize,
+                                       plant **impl)
+{
+    plant *p = calloc(1, sizeof *p);
+    p->x = 1.0;
+    p->clock = clock;
+    p->model = model;
+    *impl = p;
+    rtcosim_component_desc desc = {.model_name = model,
+                                   .variables = plant_vars,
+                                   .variable_count = 2,
+                                   .capabilities = {.can_get_set_state = true,
+                                                    .can_serialize_state = can_serialize}};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_create(&plant_ops, p, &desc, &c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_instantiate(c, model, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    return c;
+}
+
+static rtcosim_anytime_config plant_config(rtcosim_anytime_strategy strategy)
+{
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.name = "decay";
+    cfg.input_count = 1;
+    cfg.output_count = 1;
+    cfg.period_ns = 1 * MS;
+    cfg.safety_margin_ns = 50 * US;
+    cfg.strategy = strategy;
+    cfg.calibration_runs = 2;
+    return cfg;
+}
+
+/* Euler over one period of 1 ms in n steps multiplies x by (1 - LAMBDA h)^n. */
+static double euler_factor(int n)
+{
+    return pow(1.0 - LAMBDA * 1e-3 / n, n);
+}
+
+static void component_variants_hand_over_the_delivered_state(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+    plant *p[3];
+    rtcosim_component *c[3];
+    for (int i = 0; i < 3; i++)
+        c[i] = plant_create(clock, "Decay", true, &p[i]);
+    rtcosim_anytime_config cfg = plant_config(RTCOSIM_ANYTIME_ESCALATE);
+    rtcosim_anytime *set;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    const rtcosim_anytime_variant_info infos[3] = {
+        {"h1ms", 1, 1 * MS, RTCOSIM_ANYTIME_SOLVER_EULER},
+        {"h100us", 2, 100 * US, RTCOSIM_ANYTIME_SOLVER_EULER},
+        {"h10us", 3, 10 * US, RTCOSIM_ANYTIME_SOLVER_EULER},
+    };
+    const uint32_t in_vr = 0, out_vr = 1;
+    /* micro step costs: 50 us; 10 x 20 = 200 us; 100 x 10 = 1000 us */
+    const rtcosim_time_ns cost[3] = {50 * US, 20 * US, 10 * US};
+    for (int i = 0; i < 3; i++) {
+        p[i]->cost_per_step_ns = cost[i];
+        assert_int_equal(rtcosim_anytime_add_component(set, &infos[i], c[i], &in_vr, &out_vr,
+                                                       &err),
+                         RTCOSIM_OK);
+    }
+    const double u = 0;
+    assert_int_equal(rtcosim_anytime_start(set, &u, &err), RTCOSIM_OK);
+
+    /* Period 1: 50 + 200, then h10us from 250 aborted at 950 after 70 micro
+     * steps: h100us delivered. */
+    double y;
+    rtcosim_anytime_period r;
+    rtcosim_anytime_wait_release(set);
+    assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.delivered, 1);
+    assert_int_equal(r.outcome[2], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.exec_ns[2], 700 * US);
+    double x = euler_factor(10);
+    assert_double_equal(y, x, 1e-14);
+
+    /* Period 2: the same; every instance starts from the committed state. */
+    rtcosim_anytime_wait_release(set);
+    assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.delivered, 1);
+    x *= euler_factor(10);
+    assert_double_equal(y, x, 1e-14);
+
+    /* Period 3: h10us made cheaper (5 us per step, done at 750): the aborted
+     * instance was resynchronized, so it continues from the committed x. */
+    p[2]->cost_per_step_ns = 5 * US;
+    rtcosim_anytime_wait_release(set);
+    assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.delivered, 2);
+    x *= euler_factor(100);
+    assert_double_equal(y, x, 1e-14);
+    assert_int_equal(r.margin_ns, 250 * US);
+
+    /* Period 4: h1ms alone fits after 900 us of load: from x as above. */
+    rtcosim_anytime_wait_release(set);
+    rtcosim_clock_advance(clock, 900 * US);
+    assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.delivered, 0);
+    x *= euler_factor(1);
+    assert_double_equal(y, x, 1e-14);
+
+    rtcosim_anytime_free(set);
+    for (int i = 0; i < 3; i++)
+        rtcosim_component_free(c[i]);
+    rtcosim_clock_free(clock);
+}
+
+static void component_sets_that_cannot_share_state_are_rejected(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+    plant *p[3];
+    rtcosim_component *a = plant_create(clock, "Decay", true, &p[0]);
+    rtcosim_component *b = plant_create(clock, "Other", true, &p[1]);
+    rtcosim_component *noser = plant_create(clock, "Decay", false, &p[2]);
+    const uint32_t in_vr = 0, out_vr = 1;
+    rtcosim_anytime_config cfg = plant_config(RTCOSIM_ANYTIME_ESCALATE);
+    rtcosim_error err;
+    const rtcosim_anytime_variant_info ia = {"a", 1, 0, 0}, ib = {"b", 2, 0, 0};
+
+    rtcosim_anytime *set;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_add_component(set, &ia, a, &in_vr, &out_vr, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_add_component(set, &ib, b, &in_vr, &out_vr, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "is model 'Other'"));
+    rtcosim_anytime_free(set);
+
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_add_component(set, &ia, noser, &in_vr, &out_vr, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "'a' (Decay) cannot serialize"));
+    rtcosim_anytime_free(set);
+
+    rtcosim_component_free(a);
+    rtcosim_component_free(b);
+    rtcosim_component_free(noser);
+    rtcosim_clock_free(clock);
+}
+
+/* ---- parallel strategy on real threads ---------------------------------- */
+
+typedef struct counted {
+    double increment;
+    bool never_finishes; /* spins until cancelled */
+} counted;
+
+static rtcosim_status counted_fn(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                 rtcosim_time_ns h, const double *inputs, void *state,
+                                 double *outputs, rtcosim_error *err)
+{
+    (void)t, (void)h, (void)inputs;
+    counted *c = user;
+    while (c->never_finishes)
+        if (rtcosim_anytime_should_abort(ctx))
+            return rtcosim_error_set(err, RTCOSIM_ECANCELED, "cancelled");
+    double *x = state;
+    *x += c->increment;
+    outputs[0] = *x;
+    return RTCOSIM_OK;
+}
+
+static void parallel_threads_commit_only_delivered_results(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.output_count = 1;
+    cfg.state_size = sizeof(double);
+    cfg.period_ns = 20 * MS; /* generous: correctness only, never timing */
+    cfg.safety_margin_ns = 2 * MS;
+    cfg.strategy = RTCOSIM_ANYTIME_PARALLEL;
+    cfg.calibration_runs = 2;
+    cfg.calibration_limit_ns = 2 * MS;
+    cfg.record_capacity = 16;
+    rtcosim_anytime *set;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    counted v[3] = {{1, false}, {10, false}, {100, true}};
+    const char *names[3] = {"minimal", "medium", "endless"};
+    for (int i = 0; i < 3; i++) {
+        rtcosim_anytime_variant_info info = {names[i], i + 1, 0, 0};
+        assert_int_equal(rtcosim_anytime_add_native(set, &info, counted_fn, &v[i], &err),
+                         RTCOSIM_OK);
+    }
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_OK);
+    double expected = 0, y = 0;
+    for (int k = 0; k < 8; k++) {
+        rtcosim_anytime_period r;
+        assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, &r, &err), RTCOSIM_OK);
+        /* The endless variant can never be delivered; the others may. */
+        assert_true(r.delivered == 0 || r.delivered == 1);
+        assert_int_not_equal(r.outcome[2], RTCOSIM_ANYTIME_COMPLETED);
+        assert_int_equal(r.outcome[0], RTCOSIM_ANYTIME_COMPLETED);
+        expected += v[r.delivered].increment;
+        assert_double_equal(y, expected, 0);
+        assert_double_equal(*(const double *)rtcosim_anytime_state(set), expected, 0);
+    }
+    rtcosim_anytime_free(set);
+    rtcosim_clock_free(clock);
+}
+
+static void parallel_needs_a_monotonic_clock(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.output_count = 1;
+    cfg.period_ns = 1 * MS;
+    cfg.strategy = RTCOSIM_ANYTIME_PARALLEL;
+    rtcosim_anytime *set;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    counted c = {1, false};
+    rtcosim_anytime_variant_info info = {"only", 1, 0, 0};
+    assert_int_equal(rtcosim_anytime_add_native(set, &info, counted_fn, &c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "monotonic clock"));
+    rtcosim_anytime_free(set);
+    rtcosim_clock_free(clock);
+}
+
+/* ---- bad input ----------------------------------------------------------- */
+
+static rtcosim_status failing_fn(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                 rtcosim_time_ns h, const double *inputs, void *state,
+                                 double *outputs, rtcosim_error *err)
+{
+    (void)ctx, (void)t, (void)h, (void)inputs, (void)outputs;
+    int *calls = user;
+    if (++*calls > 2) { /* fine during calibration, then fails */
+        *(double *)state = 99; /* scribbles on its scratch copy only */
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "solver diverged");
+    }
+    return RTCOSIM_OK;
+}
+
+static void bad_configurations_and_variants_are_rejected(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.name = "bad";
+    cfg.output_count = 1;
+    cfg.calibration_runs = 2;
+    rtcosim_anytime *set = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "anytime set 'bad': period 0 ns must be positive"));
+    assert_null(set);
+    cfg.period_ns = 1 * MS;
+    cfg.safety_margin_ns = 1 * MS;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "safety margin"));
+    cfg.safety_margin_ns = 0;
+    cfg.quantile = 1.5;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "quantile 1.5"));
+    cfg.quantile = 0.9;
+    const char *names[1] = {"a,b"};
+    cfg.output_names = names;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "output name 'a,b'"));
+    cfg.output_names = NULL;
+    cfg.state_size = sizeof(double);
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "no variants"));
+    int calls = 0;
+    rtcosim_anytime_variant_info info = {"v", 1, 0, 0};
+    assert_int_equal(rtcosim_anytime_add_native(set, &info, NULL, NULL, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "'v' has no function"));
+    assert_int_equal(rtcosim_anytime_add_native(set, &info, failing_fn, &calls, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_add_native(set, &info, failing_fn, &calls, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "two variants are named 'v'"));
+    info.name = "x\ny";
+    assert_int_equal(rtcosim_anytime_add_native(set, &info, failing_fn, &calls, &err),
+                     RTCOSIM_EINVAL);
+    double y;
+    assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, NULL, &err), RTCOSIM_ESTATE);
+
+    /* A failing minimal variant: the period fails naming it, nothing is
+     * committed. */
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_ESTATE);
+    assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, NULL, &err), RTCOSIM_ECOMPONENT);
+    assert_non_null(strstr(err.message, "minimal variant 'v' failed at t = 0 s: solver diverged"));
+    assert_double_equal(*(const double *)rtcosim_anytime_state(set), 0, 0);
+    rtcosim_anytime_free(set);
+    rtcosim_clock_free(clock);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(component_variants_hand_over_the_delivered_state),
+        cmocka_unit_test(component_sets_that_cannot_share_state_are_rejected),
+        cmocka_unit_test(parallel_threads_commit_only_delivered_results),
+        cmocka_unit_test(parallel_needs_a_monotonic_clock),
+        cmocka_unit_test(bad_configurations_and_variants_are_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,209 @@
+/* Input CSV tables: the accepted syntax variants, interpolation against
+ * hand-computed values (linear, hold, discontinuities, outside the rows), and
+ * one clear message naming file and line for every kind of bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/csv.h"
+
+static rtcosim_csv *read_text(const char *text)
+{
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    if (rtcosim_csv_read_memory("in.csv", text, strlen(text), &t, &err) != RTCOSIM_OK)
+        fail_msg("unexpected error: %s", err.message);
+    return t;
+}
+
+static void expect_error(const char *text, rtcosim_status status, const char *message_part)
+{
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_csv_read_memory("in.csv", text, strlen(text), &t, &err), status);
+    assert_null(t);
+    if (!strstr(err.message, message_part))
+        fail_msg("message '%s' lacks '%s'", err.message, message_part);
+}
+
+static void accepts_quoted_headers_crlf_blank_lines_and_bom(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = read_text("\xEF\xBB\xBF\"time\", \"u\" ,v\r\n\r\n0, 1.5 ,-2\r\n  \n0.1,2,3e2\r\n");
+    assert_int_equal(rtcosim_csv_column_count(t), 2);
+    assert_string_equal(rtcosim_csv_column_name(t, 0), "u");
+    assert_string_equal(rtcosim_csv_column_name(t, 1), "v");
+    assert_int_equal(rtcosim_csv_find_column(t, "v"), 1);
+    assert_int_equal(rtcosim_csv_find_column(t, "w"), -1);
+    assert_int_equal(rtcosim_csv_row_count(t), 2);
+    assert_int_equal(rtcosim_csv_time(t, 1), 100000000);
+    assert_true(rtcosim_csv_value(t, 0, 0) == 1.5);
+    assert_true(rtcosim_csv_value(t, 1, 1) == 300.0);
+    assert_int_equal(rtcosim_csv_line(t, 1), 5);
+    rtcosim_csv_free(t);
+}
+
+static double linear_at(rtcosim_csv_cursor *c, double seconds)
+{
+    rtcosim_csv_cursor_seek(c, (rtcosim_time_ns)(seconds * 1e9 + (seconds < 0 ? -0.5 : 0.5)));
+    return rtcosim_csv_cursor_linear(c, 0);
+}
+
+static double hold_at(rtcosim_csv_cursor *c, double seconds)
+{
+    rtcosim_csv_cursor_seek(c, (rtcosim_time_ns)(seconds * 1e9 + (seconds < 0 ? -0.5 : 0.5)));
+    return rtcosim_csv_cursor_hold(c, 0);
+}
+
+/* u: ramp 0 -> 10 -> 20 over [0, 2], jump to 5 at t = 2, then constant. */
+static const char *ramp_with_jump = "time,u\n0,0\n1,10\n2,20\n2,5\n3,5\n";
+
+static void interpolates_linearly_between_rows(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv_cursor c;
+    rtcosim_csv_cursor_init(&c, t);
+    assert_true(linear_at(&c, 0.0) == 0.0);
+    assert_true(linear_at(&c, 0.5) == 5.0);
+    assert_true(linear_at(&c, 1.0) == 10.0);
+    assert_true(linear_at(&c, 1.25) == 12.5);
+    assert_true(linear_at(&c, 2.5) == 5.0);
+    rtcosim_csv_free(t);
+}
+
+static void takes_the_later_row_at_a_discontinuity(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv_cursor c;
+    rtcosim_csv_cursor_init(&c, t);
+    /* Just before the jump the ramp is almost 20; at the instant it is 5. */
+    rtcosim_csv_cursor_seek(&c, 2 * RTCOSIM_NS_PER_S - 100000000);
+    assert_true(rtcosim_csv_cursor_linear(&c, 0) == 19.0);
+    assert_true(linear_at(&c, 2.0) == 5.0);
+    assert_true(hold_at(&c, 2.0) == 5.0);
+    rtcosim_csv_free(t);
+}
+
+static void holds_last_row_at_or_before_t(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv_cursor c;
+    rtcosim_csv_cursor_init(&c, t);
+    assert_true(hold_at(&c, 0.0) == 0.0);
+    assert_true(hold_at(&c, 0.999) == 0.0);
+    assert_true(hold_at(&c, 1.0) == 10.0);
+    assert_true(hold_at(&c, 1.9) == 10.0);
+    rtcosim_csv_free(t);
+}
+
+static void uses_first_row_before_and_last_row_after_the_table(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = read_text("time,u\n1,7\n2,9\n");
+    rtcosim_csv_cursor c;
+    rtcosim_csv_cursor_init(&c, t);
+    assert_true(linear_at(&c, -3.0) == 7.0);
+    assert_true(linear_at(&c, 0.5) == 7.0);
+    assert_true(hold_at(&c, 0.5) == 7.0);
+    assert_true(linear_at(&c, 1.5) == 8.0);
+    assert_true(linear_at(&c, 100.0) == 9.0);
+    assert_true(hold_at(&c, 100.0) == 9.0);
+    rtcosim_csv_free(t);
+}
+
+static void seeking_backwards_gives_the_same_values(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv_cursor c;
+    rtcosim_csv_cursor_init(&c, t);
+    assert_true(linear_at(&c, 2.75) == 5.0);
+    assert_true(linear_at(&c, 0.25) == 2.5);
+    assert_true(linear_at(&c, 1.5) == 15.0);
+    assert_true(linear_at(&c, -1.0) == 0.0);
+    rtcosim_csv_free(t);
+}
+
+static void missing_file_names_the_path(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_csv_read_file("no-such-input.csv", &t, &err), RTCOSIM_ENOTFOUND);
+    assert_non_null(strstr(err.message, "no-such-input.csv"));
+    assert_non_null(strstr(err.message, "No such file"));
+}
+
+static void reads_a_file_from_disk(void **state)
+{
+    (void)state;
+    FILE *f = fopen("csv_on_disk.csv", "w");
+    assert_non_null(f);
+    fputs("time,u\n0,1\n0.5,2\n", f);
+    fclose(f);
+    rtcosim_csv *t = NULL;
+    assert_int_equal(rtcosim_csv_read_file("csv_on_disk.csv", &t, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_csv_row_count(t), 2);
+    assert_string_equal(rtcosim_csv_name(t), "csv_on_disk.csv");
+    rtcosim_csv_free(t);
+}
+
+static void bad_inputs_fail_with_file_and_line(void **state)
+{
+    (void)state;
+    expect_error("", RTCOSIM_EFORMAT, "in.csv: file is empty");
+    expect_error(" \n\r\n", RTCOSIM_EFORMAT, "in.csv: file is empty");
+    expect_error("t,u\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: first column is \"t\", expected \"time\"");
+    expect_error("u,time\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: first column is \"u\"");
+    expect_error("time,u\n", RTCOSIM_EFORMAT, "in.csv: no data rows");
+    expect_error("time,u,u\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column \"u\" appears twice");
+    expect_error("time,,v\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column 2 has an empty name");
+    expect_error("time,u\n0,1\n1,2,3\n", RTCOSIM_EFORMAT, "in.csv:3: 3 values, expected 2");
+    expect_error("time,u,v\n0,1,2\n1,2\n", RTCOSIM_EFORMAT, "in.csv:3: 2 values, expected 3");
+    expect_error("time,u\n0,1\n\n1,abc\n", RTCOSIM_EFORMAT,
+                 "in.csv:4: column 2 ('u'): 'abc' is not a finite number");
+    expect_error("time,u\n0,1.5x\n", RTCOSIM_EFORMAT, "in.csv:2: column 2 ('u'): '1.5x'");
+    expect_error("time,u\n0,\n", RTCOSIM_EFORMAT, "in.csv:2: column 2 ('u'): '' is not a finite");
+    expect_error("time,u\n0,nan\n", RTCOSIM_EFORMAT, "'nan' is not a finite number");
+    expect_error("time,u\nzero,1\n", RTCOSIM_EFORMAT, "in.csv:2: time 'zero' is not a valid time");
+    expect_error("time,u\n0,1\n1,2\n0.5,3\n", RTCOSIM_EFORMAT,
+                 "in.csv:4: time 0.5 is earlier than the time of line 3");
+    expect_error("\"time,u\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: field 1: missing closing quote");
+    expect_error("\"time\"x,u\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: field 1: unexpected text");
+}
+
+static void nul_bytes_are_rejected_with_their_line(void **state)
+{
+    (void)state;
+    const char text[] = "time,u\n0,1\n1,\0002\n";
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_csv_read_memory("in.csv", text, sizeof text - 1, &t, &err),
+                     RTCOSIM_EFORMAT);
+    assert_string_equal(err.message, "in.csv:3: NUL byte in a text file");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(accepts_quoted_headers_crlf_blank_lines_and_bom),
+        cmocka_unit_test(interpolates_linearly_between_rows),
+        cmocka_unit_test(takes_the_later_row_at_a_discontinuity),
+        cmocka_unit_test(holds_last_row_at_or_before_t),
+        cmocka_unit_test(uses_first_row_before_and_last_row_after_the_table),
+        cmocka_unit_test(seeking_backwards_gives_the_same_values),
+        cmocka_unit_test(missing_file_names_the_path),
+        cmocka_unit_test(reads_a_file_from_disk),
+        cmocka_unit_test(bad_inputs_fail_with_file_and_line),
+        cmocka_unit_test(nul_bytes_are_rejected_with_their_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/* Scratch directories, test-time zip archives and log capture for the FMU
+ * import tests (see fmi_test_util.h). */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <zip.h>
+
+#include "fmi/archive.h"
+#include "fmi_test_util.h"
+#include "rtcosim/log.h"
+
+char *tu_make_dir(void)
+{
+    const char *parent = getenv("TMPDIR");
+    if (!parent || !*parent)
+        parent = "/tmp";
+    char *dir = malloc(strlen(parent) + 32);
+    assert_non_null(dir);
+    sprintf(dir, "%s/rtcosim-test-XXXXXX", parent);
+    assert_non_null(mkdtemp(dir));
+    return dir;
+}
+
+void tu_drop_dir(char *dir)
+{
+    rtcosim_fmi_remove_tree(dir);
+    free(dir);
+}
+
+int tu_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            count++;
+    closedir(d);
+    return count;
+}
+
+const char *tu_path(const char *dir, const char *name)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
+    return buf;
+}
+
+void tu_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+void tu_patch_file(const char *path, const char *find, const char *replace)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    size_t len = strlen(find);
+    assert_int_equal(strlen(replace), len);
+    char *hit = NULL;
+    for (size_t i = 0; i + len <= n && !hit; i++)
+        if (memcmp(buf + i, find, len) == 0)
+            hit = buf + i;
+    assert_non_null(hit);
+    assert_int_equal(fseek(f, (long)(hit - buf), SEEK_SET), 0);
+    assert_int_equal(fwrite(replace, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+void tu_zip(const char *zip_path, const tu_entry *entries, size_t n)
+{
+    int code = 0;
+    zip_t *za = zip_open(zip_path, ZIP_CREATE | ZIP_TRUNCATE, &code);
+    assert_non_null(za);
+    void *zero_buffers[16] = {0};
+    size_t zero_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tu_entry *e = &entries[i];
+        zip_source_t *src;
+        if (e->file) {
+            src = zip_source_file(za, e->file, 0, 0);
+        } else if (e->zeros) {
+            assert_true(zero_count < 16);
+            void *z = calloc(1, e->zeros);
+            assert_non_null(z);
+            zero_buffers[zero_count++] = z;
+            src = zip_source_buffer(za, z, e->zeros, 0);
+        } else {
+            const char *text = e->text ? e->text : "";
+            src = zip_source_buffer(za, text, strlen(text), 0);
+        }
+        assert_non_null(src);
+        zip_int64_t index = zip_file_add(za, e->name, src, ZIP_FL_OVERWRITE);
+        if (index < 0)
+            zip_source_free(src);
+        assert_true(index >= 0);
+        if (e->store)
+            assert_int_equal(zip_set_file_compression(za, (zip_uint64_t)index, ZIP_CM_STORE, 0), 0);
+        if (e->symlink)
+            assert_int_equal(zip_file_set_external_attributes(za, (zip_uint64_t)index, 0,
+                                                              ZIP_OPSYS_UNIX,
+                                                              (zip_uint32_t)(S_IFLNK | 0777) << 16),
+                             0);
+    }
+    assert_int_equal(zip_close(za), 0);
+    for (size_t i = 0; i < zero_count; i++)
+        free(zero_buffers[i]);
+}
+
+static char log_buffer[65536];
+static size_t log_used;
+
+static void capture(void *context, rtcosim_log_level level, const char *category,
+                    const char *message)
+{
+    (void)context;
+    int w = snprintf(log_buffer + log_used, sizeof log_buffer - log_used, "%s|%s|%s\n",
+                     rtcosim_log_level_name(level), category ? category : "", message);
+    if (w > 0 && (size_t)w < sizeof log_buffer - log_used)
+        log_used += (size_t)w;
+}
+
+void tu_log_capture(int level)
+{
+    tu_log_reset();
+    rtcosim_log_set_level((rtcosim_log_level)level);
+    rtcosim_log_set_handler(capture, NULL);
+}
+
+const char *tu_log_text(void) { return log_buffer; }
+
+void tu_log_reset(void)
+{
+    log_used = 0;
+    log_buffer[0] = '\0';
+}

@@ -1,0 +1,39 @@
+/* Helpers for the FMU import tests: scratch directories, zip archives built
+ * at test time with libzip (no binary test archives in the repository), and
+ * a log handler that keeps the messages for assertions. */
+#ifndef RTCOSIM_TESTS_FMI_TEST_UTIL_H
+#define RTCOSIM_TESTS_FMI_TEST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct tu_entry {
+    const char *name;    /* name inside the archive */
+    const char *text;    /* contents, or NULL */
+    const char *file;    /* or: copy this file's bytes */
+    bool symlink;        /* mark the entry as a Unix symbolic link */
+    size_t zeros;        /* or: this many zero bytes (compresses very well) */
+    bool store;          /* store uncompressed (so that a test can corrupt it) */
+} tu_entry;
+
+/* A fresh empty directory (under $TMPDIR or /tmp); free() the result. */
+char *tu_make_dir(void);
+/* Remove a tree and free the path. */
+void tu_drop_dir(char *dir);
+/* Number of entries in a directory (without . and ..), -1 if unreadable. */
+int tu_count_entries(const char *dir);
+/* "dir/name" in a static buffer (one at a time). */
+const char *tu_path(const char *dir, const char *name);
+/* Write an archive; aborts the test on failure. */
+void tu_zip(const char *zip_path, const tu_entry *entries, size_t n);
+void tu_write_file(const char *path, const char *text);
+/* Overwrite the first occurrence of `find` in a file with `replace` (same length). */
+void tu_patch_file(const char *path, const char *find, const char *replace);
+
+/* Log capture: every message at or above `level` goes into one buffer as
+ * "level|category|message\n" lines. */
+void tu_log_capture(int level);
+const char *tu_log_text(void);
+void tu_log_reset(void);
+
+#endif

@@ -1,0 +1,248 @@
+/* Loading bad FMU archives: each kind of broken or hostile archive fails with
+ * its own status and a one-line message naming the archive and the problem,
+ * writes nothing outside the private directory, and leaves no temporary
+ * directory behind. Archives are built here with libzip. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fmi_test_util.h"
+#include "rtcosim/fmu.h"
+
+typedef struct fixture {
+    char *work;   /* where the test writes archives */
+    char *tmp;    /* parent of the loader's extraction directories */
+    char fmu[4096];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->work = tu_make_dir();
+    f->tmp = tu_make_dir();
+    snprintf(f->fmu, sizeof f->fmu, "%s/model.fmu", f->work);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tu_drop_dir(f->work);
+    tu_drop_dir(f->tmp);
+    free(f);
+    return 0;
+}
+
+static const char fmi2_md[] =
+    "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"M\" guid=\"g\">"
+    "<CoSimulation modelIdentifier=\"model\"/><ModelVariables>"
+    "<ScalarVariable name=\"y\" valueReference=\"0\" causality=\"output\"><Real/></ScalarVariable>"
+    "</ModelVariables><ModelStructure><Outputs><Unknown index=\"1\"/></Outputs></ModelStructure>"
+    "</fmiModelDescription>";
+
+static const char fmi3_md[] =
+    "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"M\" instantiationToken=\"g\">"
+    "<CoSimulation modelIdentifier=\"model\"/><ModelVariables/></fmiModelDescription>";
+
+/* Load f->fmu, expect failure with status and message substring, and check
+ * that the message is one line starting with the archive path and that no
+ * extraction directory is left. */
+static void expect_failure(fixture *f, rtcosim_status status, const char *message)
+{
+    rtcosim_fmu_options opts = {.temp_dir = f->tmp};
+    rtcosim_component *c = (rtcosim_component *)1;
+    rtcosim_error err;
+    rtcosim_status st = rtcosim_fmu_load(f->fmu, &opts, &c, &err);
+    if (st != status || !strstr(err.message, message))
+        fail_msg("got status %d \"%s\"; want %d \"%s\"", st, st ? err.message : "", status,
+                 message);
+    assert_null(c);
+    assert_int_equal(strncmp(err.message, f->fmu, strlen(f->fmu)), 0);
+    assert_null(strchr(err.message, '\n'));
+    assert_int_equal(tu_count_entries(f->tmp), 0);
+}
+
+static void missing_file_is_not_found(void **state)
+{
+    fixture *f = *state;
+    expect_failure(f, RTCOSIM_ENOTFOUND, "cannot open archive");
+}
+
+static void text_file_is_not_a_zip(void **state)
+{
+    fixture *f = *state;
+    tu_write_file(f->fmu, "this is not a zip archive\n");
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: not a zip archive");
+}
+
+static void zip_without_model_description_is_rejected(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "resources/data.txt", .text = "1 2 3"}};
+    tu_zip(f->fmu, e, 1);
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: no modelDescription.xml in the archive");
+}
+
+static void malformed_model_description_is_rejected(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = "<fmiModelDescription fmiVersion="}};
+    tu_zip(f->fmu, e, 1);
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: modelDescription.xml: malformed XML");
+}
+
+static void fmi_1_0_is_unsupported(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml",
+                     .text = "<fmiModelDescription fmiVersion=\"1.0\" modelName=\"M\"/>"}};
+    tu_zip(f->fmu, e, 1);
+    expect_failure(f, RTCOSIM_EUNSUPPORTED,
+                   "model.fmu: modelDescription.xml: unsupported fmiVersion '1.0'");
+}
+
+static void fmi2_without_linux_binary_names_the_expected_path(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "binaries/win64/model.dll", .text = "MZ"}};
+    tu_zip(f->fmu, e, 2);
+    expect_failure(f, RTCOSIM_EUNSUPPORTED,
+                   "model.fmu: no binary for this platform (x86_64 Linux): expected "
+                   "binaries/linux64/model.so");
+}
+
+static void fmi3_without_linux_binary_names_the_expected_path(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi3_md}};
+    tu_zip(f->fmu, e, 1);
+    expect_failure(f, RTCOSIM_EUNSUPPORTED,
+                   "no binary for this platform (x86_64 Linux): expected "
+                   "binaries/x86_64-linux/model.so");
+}
+
+static void entry_escaping_the_directory_is_refused(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "../evil", .text = "gotcha"}};
+    tu_zip(f->fmu, e, 2);
+    expect_failure(f, RTCOSIM_EFORMAT,
+                   "model.fmu: entry '../evil' would be extracted outside the FMU directory");
+    assert_int_not_equal(access(tu_path(f->tmp, "../evil"), F_OK), 0);
+    assert_int_not_equal(access(tu_path(f->tmp, "evil"), F_OK), 0);
+}
+
+static void nested_escape_and_backslash_escape_are_refused(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "resources/../../x", .text = "gotcha"}};
+    tu_zip(f->fmu, e, 1);
+    expect_failure(f, RTCOSIM_EFORMAT, "entry 'resources/../../x' would be extracted outside");
+    tu_entry w[] = {{.name = "resources\\..\\..\\x", .text = "gotcha"}};
+    tu_zip(f->fmu, w, 1);
+    expect_failure(f, RTCOSIM_EFORMAT, "would be extracted outside the FMU directory");
+}
+
+static void absolute_entry_is_refused(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "/etc/rtcosim-evil", .text = "gotcha"}};
+    tu_zip(f->fmu, e, 1);
+    expect_failure(f, RTCOSIM_EFORMAT, "entry '/etc/rtcosim-evil' has an absolute path");
+}
+
+static void symbolic_link_entry_is_refused(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "binaries/linux64/model.so", .text = "/lib/x86_64-linux-gnu/libc.so.6",
+                     .symlink = true}};
+    tu_zip(f->fmu, e, 2);
+    expect_failure(f, RTCOSIM_EFORMAT, "entry 'binaries/linux64/model.so' is a symbolic link");
+}
+
+static void archive_inflating_beyond_the_limit_is_refused(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "resources/zeros.bin", .zeros = 1 << 20}};
+    tu_zip(f->fmu, e, 2);
+    rtcosim_fmu_options opts = {.temp_dir = f->tmp, .max_unpacked_bytes = 64 * 1024};
+    rtcosim_component *c;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmu_load(f->fmu, &opts, &c, &err), RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "entry 'resources/zeros.bin': archive inflates beyond "
+                                        "the limit of 65536 bytes"));
+    assert_int_equal(tu_count_entries(f->tmp), 0);
+}
+
+static void corrupted_entry_fails_its_checksum(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "resources/data.txt", .text = "PAYLOAD-0123456789", .store = true}};
+    tu_zip(f->fmu, e, 2);
+    tu_patch_file(f->fmu, "PAYLOAD-0123456789", "PAYLOAD-0123456780");
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: entry 'resources/data.txt': CRC error");
+}
+
+static void binary_that_is_not_a_shared_object_fails_to_load(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "binaries/linux64/model.so", .text = "not an ELF file"}};
+    tu_zip(f->fmu, e, 2);
+    expect_failure(f, RTCOSIM_EIO, "model.fmu: cannot load binaries/linux64/model.so: ");
+}
+
+static void binary_lacking_a_function_is_named(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "binaries/linux64/model.so", .file = PARTIAL_FMU_PATH}};
+    tu_zip(f->fmu, e, 2);
+    expect_failure(f, RTCOSIM_ENOTFOUND, "model.fmu: binary lacks fmi2DoStep");
+}
+
+static void info_of_a_non_fmu_component_is_null(void **state)
+{
+    (void)state;
+    assert_null(rtcosim_fmu_info_of(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(missing_file_is_not_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(text_file_is_not_a_zip, setup, teardown),
+        cmocka_unit_test_setup_teardown(zip_without_model_description_is_rejected, setup, teardown),
+        cmocka_unit_test_setup_teardown(malformed_model_description_is_rejected, setup, teardown),
+        cmocka_unit_test_setup_teardown(fmi_1_0_is_unsupported, setup, teardown),
+        cmocka_unit_test_setup_teardown(fmi2_without_linux_binary_names_the_expected_path, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(fmi3_without_linux_binary_names_the_expected_path, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(entry_escaping_the_directory_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(nested_escape_and_backslash_escape_are_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(absolute_entry_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(symbolic_link_entry_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(archive_inflating_beyond_the_limit_is_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(corrupted_entry_fails_its_checksum, setup, teardown),
+        cmocka_unit_test_setup_teardown(binary_that_is_not_a_shared_object_fails_to_load, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(binary_lacking_a_function_is_named, setup, teardown),
+        cmocka_unit_test(info_of_a_non_fmu_component_is_null),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,181 @@
+/* The CSV recorder writes fmusim's format exactly (header, 1/0 booleans,
+ * quoted strings, exact numbers), decimates, gives the same file through its
+ * writer thread, and reports unwritable paths at open and write errors at close. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/results.h"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+    text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
+static const rtcosim_column mixed_columns[] = {
+    {"x", RTCOSIM_TYPE_FLOAT64},
+    {"n", RTCOSIM_TYPE_INT32},
+    {"on", RTCOSIM_TYPE_BOOLEAN},
+    {"label \"a\"", RTCOSIM_TYPE_STRING},
+    {"u", RTCOSIM_TYPE_UINT64},
+};
+
+static void writes_header_and_rows_in_fmusim_format(void **state)
+{
+    (void)state;
+    rtcosim_recorder_options o = {.path = "recorder_mixed.csv", .columns = mixed_columns,
+                                  .column_count = 5};
+    rtcosim_recorder *r = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_OK);
+    rtcosim_value row1[5] = {{.f64 = 0.1}, {.i64 = -42}, {.b = true}, {.s = "say \"hi\""},
+                             {.u64 = UINT64_MAX}};
+    rtcosim_value row2[5] = {{.f64 = 1e-7}, {.i64 = 0}, {.b = false}, {.s = ""}, {.u64 = 3}};
+    assert_int_equal(rtcosim_recorder_push_row(r, 0, row1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_recorder_push_row(r, 250000000, row2, &err), RTCOSIM_OK);
+    rtcosim_recorder_stats stats;
+    assert_int_equal(rtcosim_recorder_close(r, &stats, &err), RTCOSIM_OK);
+    const char *expected = "\"time\",\"x\",\"n\",\"on\",\"label \"\"a\"\"\",\"u\"\n"
+                           "0,0.1,-42,1,\"say \"\"hi\"\"\",18446744073709551615\n"
+                           "0.25,1e-7,0,0,\"\",3\n";
+    char *text = read_text("recorder_mixed.csv");
+    assert_string_equal(text, expected);
+    assert_int_equal(stats.rows_written, 2);
+    assert_int_equal(stats.bytes_written, strlen(expected));
+    free(text);
+}
+
+static const rtcosim_column one_column[] = {{"y", RTCOSIM_TYPE_FLOAT64}};
+
+static void keeps_every_nth_row_and_forced_rows(void **state)
+{
+    (void)state;
+    rtcosim_recorder_options o = {.path = "recorder_decimated.csv", .columns = one_column,
+                                  .column_count = 1, .record_every = 3};
+    rtcosim_recorder *r = NULL;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    for (int i = 0; i <= 7; i++) {
+        assert_int_equal(rtcosim_recorder_wants_row(r), i % 3 == 0);
+        rtcosim_value v = {.f64 = i * 10.0};
+        rtcosim_recorder_push_row(r, (rtcosim_time_ns)i * RTCOSIM_NS_PER_S, &v, NULL);
+    }
+    rtcosim_value last = {.f64 = 75};
+    rtcosim_recorder_push_row_always(r, 7500000000, &last, NULL);
+    assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
+    char *text = read_text("recorder_decimated.csv");
+    assert_string_equal(text, "\"time\",\"y\"\n0,0\n3,30\n6,60\n7.5,75\n");
+    free(text);
+}
+
+/* Many rows through a tiny ring and buffer so that the producer waits for
+ * space and the writer flushes often; every row must arrive, in order, exact. */
+static void writer_thread_delivers_every_row_exactly(void **state)
+{
+    (void)state;
+    const rtcosim_column cols[] = {{"y", RTCOSIM_TYPE_FLOAT64}, {"s", RTCOSIM_TYPE_STRING}};
+    rtcosim_recorder_options o = {.path = "recorder_thread.csv", .columns = cols,
+                                  .column_count = 2, .writer_thread = true, .ring_rows = 16,
+                                  .buffer_bytes = 4096, .max_string_bytes = 4};
+    rtcosim_recorder *r = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_OK);
+    const int rows = 20000;
+    for (int i = 0; i < rows; i++) {
+        rtcosim_value v[2] = {{.f64 = 1.0 / (i + 1)}, {.s = i % 2 ? "abcdef" : "ab"}};
+        assert_int_equal(rtcosim_recorder_push_row(r, (rtcosim_time_ns)i * 1000, v, &err),
+                         RTCOSIM_OK);
+    }
+    rtcosim_recorder_stats stats;
+    assert_int_equal(rtcosim_recorder_close(r, &stats, &err), RTCOSIM_OK);
+    assert_int_equal(stats.rows_written, rows);
+    assert_int_equal(stats.rows_dropped, 0);
+    assert_int_equal(stats.strings_cut, rows / 2);
+    char *text = read_text("recorder_thread.csv");
+    char *line = strtok(text, "\n");
+    assert_string_equal(line, "\"time\",\"y\",\"s\"");
+    for (int i = 0; i < rows; i++) {
+        line = strtok(NULL, "\n");
+        assert_non_null(line);
+        char *end;
+        double t = strtod(line, &end);
+        assert_true(t == i / 1e6); /* correctly rounded, like strtod */
+        assert_int_equal(*end, ',');
+        double y = strtod(end + 1, &end);
+        assert_true(y == 1.0 / (i + 1));
+        assert_string_equal(end, i % 2 ? ",\"abc\"" : ",\"ab\"");
+    }
+    assert_null(strtok(NULL, "\n"));
+    free(text);
+}
+
+static void unwritable_path_fails_at_open_naming_it(void **state)
+{
+    (void)state;
+    rtcosim_recorder_options o = {.path = "no-such-dir/out.csv", .columns = one_column,
+                                  .column_count = 1};
+    rtcosim_recorder *r = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_EIO);
+    assert_null(r);
+    assert_non_null(strstr(err.message, "no-such-dir/out.csv"));
+}
+
+static void write_error_is_reported_at_close_with_the_path(void **state)
+{
+    (void)state;
+    for (int threaded = 0; threaded <= 1; threaded++) {
+        rtcosim_recorder_options o = {.path = "/dev/full", .columns = one_column,
+                                      .column_count = 1, .buffer_bytes = 4096,
+                                      .writer_thread = threaded};
+        rtcosim_recorder *r = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_OK);
+        for (int i = 0; i < 5000; i++) {
+            rtcosim_value v = {.f64 = i};
+            assert_int_equal(rtcosim_recorder_push_row(r, i, &v, &err), RTCOSIM_OK);
+        }
+        assert_int_equal(rtcosim_recorder_close(r, NULL, &err), RTCOSIM_EIO);
+        assert_non_null(strstr(err.message, "/dev/full"));
+        assert_non_null(strstr(err.message, "No space left"));
+    }
+}
+
+static void binary_columns_are_refused(void **state)
+{
+    (void)state;
+    const rtcosim_column cols[] = {{"blob", RTCOSIM_TYPE_BINARY}};
+    rtcosim_recorder_options o = {.path = "recorder_binary.csv", .columns = cols,
+                                  .column_count = 1};
+    rtcosim_recorder *r = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "blob"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(writes_header_and_rows_in_fmusim_format),
+        cmocka_unit_test(keeps_every_nth_row_and_forced_rows),
+        cmocka_unit_test(writer_thread_delivers_every_row_exactly),
+        cmocka_unit_test(unwritable_path_fails_at_open_naming_it),
+        cmocka_unit_test(write_error_is_reported_at_close_with_the_path),
+        cmocka_unit_test(binary_columns_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,433 @@
+/* The single-component run against a native integrator whose results are
+ * computed by hand: y(t_k+1) = y(t_k) + k * u(t_k) * h (explicit Euler with
+ * the input held over the step), inputs from CSV, start values, output
+ * selection, decimation, a shortened last step, a component asking to stop,
+ * and a failing step that keeps the rows recorded before it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/simulate.h"
+
+enum { VR_U, VR_K, VR_Y, VR_COUNT, VR_ODD, VR_MODE, VR_MODE_SEEN, VR_FAIL_AT, VR_STOP_AT,
+       VR_NAME, VR_CALC, VR_EARLY_AT };
+
+typedef struct integrator {
+    double u, k, y, fail_at, stop_at, early_at;
+    int32_t count, mode, mode_seen;
+} integrator;
+
+static rtcosim_status integ_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *r, rtcosim_error *err)
+{
+    integrator *s = self;
+    double ts = (double)t / 1e9, hs = (double)h / 1e9;
+    if (s->fail_at >= 0 && ts >= s->fail_at)
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "integrator asked to fail at %g s", ts);
+    /* Return early (FMI 3.0 early return) when the step crosses early_at. */
+    rtcosim_time_ns early = (rtcosim_time_ns)(s->early_at * 1e9 + 0.5);
+    if (s->early_at >= 0 && t < early && early < t + h) {
+        hs = (double)(early - t) / 1e9;
+        r->early_return = true;
+        r->last_successful_time = early;
+    }
+    s->y += s->k * s->u * hs;
+    s->count++;
+    if (s->stop_at >= 0 && (double)(t + h) / 1e9 >= s->stop_at)
+        r->terminate_requested = true;
+    return RTCOSIM_OK;
+}
+
+static double *real_at(integrator *s, uint32_t vr)
+{
+    switch (vr) {
+    case VR_U: return &s->u;
+    case VR_K: return &s->k;
+    case VR_Y: return &s->y;
+    case VR_FAIL_AT: return &s->fail_at;
+    case VR_STOP_AT: return &s->stop_at;
+    case VR_EARLY_AT: return &s->early_at;
+    default: return NULL;
+    }
+}
+
+static int32_t *int_at(integrator *s, uint32_t vr)
+{
+    return vr == VR_COUNT ? &s->count : vr == VR_MODE ? &s->mode : vr == VR_MODE_SEEN ? &s->mode_seen : NULL;
+}
+
+static rtcosim_status integ_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                void *values, rtcosim_error *err)
+{
+    integrator *s = self;
+    for (size_t i = 0; i < n; i++) {
+        if (type == RTCOSIM_TYPE_FLOAT64 && real_at(s, vrs[i]))
+            ((double *)values)[i] = *real_at(s, vrs[i]);
+        else if (type == RTCOSIM_TYPE_INT32 && int_at(s, vrs[i]))
+            ((int32_t *)values)[i] = *int_at(s, vrs[i]);
+        else if (type == RTCOSIM_TYPE_BOOLEAN && vrs[i] == VR_ODD)
+            ((bool *)values)[i] = s->count % 2 == 1;
+        else if (type == RTCOSIM_TYPE_STRING && vrs[i] == VR_NAME)
+            ((const char **)values)[i] = "integ";
+        else
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "no %s variable %u", rtcosim_type_name(type), vrs[i]);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status integ_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                const void *values, rtcosim_error *err)
+{
+    integrator *s = self;
+    for (size_t i = 0; i < n; i++) {
+        if (type == RTCOSIM_TYPE_FLOAT64 && real_at(s, vrs[i]))
+            *real_at(s, vrs[i]) = ((const double *)values)[i];
+        else if (type == RTCOSIM_TYPE_INT32 && vrs[i] == VR_MODE)
+            s->mode = s->mode_seen = ((const int32_t *)values)[i];
+        else
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "cannot set %u", vrs[i]);
+    }
+    return RTCOSIM_OK;
+}
+
+static void integ_destroy(void *self)
+{
+    free(self);
+}
+
+static const rtcosim_component_ops integ_ops = {
+    .kind = "native", .do_step = integ_step, .get = integ_get, .set = integ_set,
+    .destroy = integ_destroy,
+};
+
+#define VAR(n, vr_, ty, caus, var, init) \
+    {.name = n, .value_reference = vr_, .type = RTCOSIM_TYPE_##ty, \
+     .causality = RTCOSIM_CAUSALITY_##caus, .variability = RTCOSIM_VARIABILITY_##var, \
+     .initial = RTCOSIM_INITIAL_##init, .derivative_of = -1}
+
+static const rtcosim_variable integ_vars[] = {
+    VAR("u", VR_U, FLOAT64, INPUT, CONTINUOUS, NONE),
+    VAR("k", VR_K, FLOAT64, PARAMETER, FIXED, EXACT),
+    VAR("y", VR_Y, FLOAT64, OUTPUT, CONTINUOUS, CALCULATED),
+    VAR("count", VR_COUNT, INT32, OUTPUT, DISCRETE, CALCULATED),
+    VAR("odd", VR_ODD, BOOLEAN, OUTPUT, DISCRETE, CALCULATED),
+    VAR("mode", VR_MODE, INT32, INPUT, DISCRETE, NONE),
+    VAR("mode_seen", VR_MODE_SEEN, INT32, OUTPUT, DISCRETE, CALCULATED),
+    VAR("fail_at", VR_FAIL_AT, FLOAT64, PARAMETER, FIXED, EXACT),
+    VAR("stop_at", VR_STOP_AT, FLOAT64, PARAMETER, FIXED, EXACT),
+    VAR("name", VR_NAME, STRING, OUTPUT, CONSTANT, EXACT),
+    VAR("calc", VR_CALC, FLOAT64, CALCULATED_PARAMETER, FIXED, CALCULATED),
+    VAR("early_at", VR_EARLY_AT, FLOAT64, PARAMETER, FIXED, EXACT),
+};
+
+static rtcosim_component *make_integrator(void)
+{
+    integrator *s = calloc(1, sizeof *s);
+    s->k = 1;
+    s->fail_at = -1;
+    s->stop_at = -1;
+    s->early_at = -1;
+    rtcosim_component_desc desc = {.model_name = "Integrator", .variables = integ_vars,
+                                   .variable_count = sizeof integ_vars / sizeof integ_vars[0]};
+    rtcosim_component *c = NULL;
+    assert_int_equal(rtcosim_component_create(&integ_ops, s, &desc, &c, NULL), RTCOSIM_OK);
+    return c;
+}
+
+static rtcosim_csv *table(const char *text)
+{
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    if (rtcosim_csv_read_memory("in.csv", text, strlen(text), &t, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    return t;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static rtcosim_simulate_options base_options(const char *out)
+{
+    rtcosim_simulate_options o = {.instance_name = "integrator", .start_time = 0,
+                                  .stop_time = 2 * RTCOSIM_NS_PER_S,
+                                  .output_interval = RTCOSIM_NS_PER_S / 2, .output_file = out};
+    return o;
+}
+
+static void integrates_a_csv_ramp_as_hand_computed(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_csv *in = table("time,u\n0,0\n2,2\n"); /* u(t) = t */
+    rtcosim_simulate_options o = base_options("sim_ramp.csv");
+    o.input = in;
+    rtcosim_simulate_result res = {0};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
+    assert_int_equal(res.steps, 4);
+    assert_int_equal(res.rows_written, 5);
+    assert_int_equal(res.end_time, 2 * RTCOSIM_NS_PER_S);
+    /* y_k+1 = y_k + t_k * 0.5: 0, 0, 0.25, 0.75, 1.5 */
+    assert_string_equal(read_file("sim_ramp.csv"),
+                        "\"time\",\"y\",\"count\",\"odd\",\"mode_seen\",\"name\"\n"
+                        "0,0,0,0,0,\"integ\"\n"
+                        "0.5,0,1,1,0,\"integ\"\n"
+                        "1,0.25,2,0,0,\"integ\"\n"
+                        "1.5,0.75,3,1,0,\"integ\"\n"
+                        "2,1.5,4,0,0,\"integ\"\n");
+    rtcosim_csv_free(in);
+    rtcosim_component_free(c);
+}
+
+static void start_values_set_parameters_and_inputs(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_start_value sv[] = {{"k", "2"}, {"u", "1.5"}};
+    rtcosim_simulate_options o = base_options(NULL);
+    o.start_values = sv;
+    o.start_value_count = 2;
+    rtcosim_value final[5];
+    rtcosim_simulate_result res = {.final_values = final, .final_capacity = 5};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
+    assert_int_equal(res.output_count, 5);
+    assert_int_equal(res.rows_written, 0);
+    assert_true(final[0].f64 == 6.0); /* 2 * 1.5 * 2 s */
+    assert_int_equal(final[1].i64, 4);
+    rtcosim_component_free(c);
+}
+
+static void expect_start_value_error(const char *name, const char *value, rtcosim_status status,
+                                     const char *message)
+{
+    rtcosim_component *c = make_integrator();
+    rtcosim_start_value sv = {name, value};
+    rtcosim_simulate_options o = base_options(NULL);
+    o.start_values = &sv;
+    o.start_value_count = 1;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), status);
+    if (!strstr(err.message, message))
+        fail_msg("message '%s' lacks '%s'", err.message, message);
+    rtcosim_component_free(c);
+}
+
+static void bad_start_values_are_rejected_naming_the_variable(void **state)
+{
+    (void)state;
+    expect_start_value_error("nope", "1", RTCOSIM_ENOTFOUND,
+                             "start value 'nope': model 'Integrator' has no such variable");
+    expect_start_value_error("k", "abc", RTCOSIM_EINVAL, "start value 'k': 'abc' is not a valid");
+    expect_start_value_error("mode", "1.5", RTCOSIM_EINVAL, "start value 'mode': ");
+    expect_start_value_error("y", "1", RTCOSIM_EINVAL, "start value 'y': cannot be set: it is an output");
+    expect_start_value_error("calc", "1", RTCOSIM_EINVAL, "start value 'calc': cannot be set: it is a calculated");
+    expect_start_value_error("name", "x", RTCOSIM_EINVAL, "start value 'name': cannot be set");
+}
+
+static void chosen_output_variables_are_recorded_in_order(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_csv *in = table("time,u\n0,0\n2,2\n");
+    const char *outs[] = {"count", "u"};
+    rtcosim_simulate_options o = base_options("sim_select.csv");
+    o.input = in;
+    o.output_variables = outs;
+    o.output_variable_count = 2;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+    assert_string_equal(read_file("sim_select.csv"), "\"time\",\"count\",\"u\"\n"
+                                                     "0,0,0\n0.5,1,0.5\n1,2,1\n1.5,3,1.5\n2,4,2\n");
+    rtcosim_csv_free(in);
+    rtcosim_component_free(c);
+
+    c = make_integrator();
+    const char *unknown[] = {"y", "nope"};
+    o.output_variables = unknown;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_ENOTFOUND);
+    assert_non_null(strstr(err.message, "output variable 'nope'"));
+    rtcosim_component_free(c);
+}
+
+static void integer_inputs_are_held_between_rows(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_csv *in = table("time,mode\n0,1\n0.6,7\n");
+    const char *outs[] = {"mode_seen"};
+    rtcosim_simulate_options o = base_options("sim_hold.csv");
+    o.stop_time = RTCOSIM_NS_PER_S;
+    o.output_interval = RTCOSIM_NS_PER_S / 4;
+    o.input = in;
+    o.output_variables = outs;
+    o.output_variable_count = 1;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+    assert_string_equal(read_file("sim_hold.csv"),
+                        "\"time\",\"mode_seen\"\n0,1\n0.25,1\n0.5,1\n0.75,7\n1,7\n");
+    rtcosim_csv_free(in);
+    rtcosim_component_free(c);
+}
+
+static void expect_input_error(const char *csv, const char *message)
+{
+    rtcosim_component *c = make_integrator();
+    rtcosim_csv *in = table(csv);
+    rtcosim_simulate_options o = base_options(NULL);
+    o.input = in;
+    rtcosim_error err;
+    assert_int_not_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+    if (!strstr(err.message, message))
+        fail_msg("message '%s' lacks '%s'", err.message, message);
+    rtcosim_csv_free(in);
+    rtcosim_component_free(c);
+}
+
+static void bad_input_columns_are_rejected_with_file_and_line(void **state)
+{
+    (void)state;
+    expect_input_error("time,v\n0,1\n", "in.csv: column 'v': model 'Integrator' has no such variable");
+    expect_input_error("time,k\n0,1\n", "in.csv: column 'k': variable is not an input");
+    expect_input_error("time,mode\n0,1\n1,2.5\n", "in.csv:3: column 'mode': 2.5 is not a valid Int32 value");
+    expect_input_error("time,mode\n0,3e9\n", "in.csv:2: column 'mode': 3000000000 is not a valid Int32");
+}
+
+static void last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_start_value sv[] = {{"u", "1"}};
+    const char *outs[] = {"y", "count"};
+    rtcosim_simulate_options o = base_options("sim_short.csv");
+    o.stop_time = 1100000000; /* 1.1 s with 0.25 s steps: the last one is 0.1 s */
+    o.output_interval = 250000000;
+    o.start_values = sv;
+    o.start_value_count = 1;
+    o.output_variables = outs;
+    o.output_variable_count = 2;
+    o.record_every = 2;
+    rtcosim_simulate_result res = {0};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
+    assert_int_equal(res.steps, 5);
+    assert_int_equal(res.end_time, 1100000000);
+    assert_string_equal(read_file("sim_short.csv"),
+                        "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,2\n1,1,4\n1.1,1.1,5\n");
+    rtcosim_component_free(c);
+}
+
+static void component_asking_to_terminate_stops_cleanly(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_start_value sv[] = {{"stop_at", "0.5"}};
+    const char *outs[] = {"count"};
+    rtcosim_simulate_options o = base_options("sim_terminate.csv");
+    o.output_interval = 250000000;
+    o.start_values = sv;
+    o.start_value_count = 1;
+    o.output_variables = outs;
+    o.output_variable_count = 1;
+    rtcosim_simulate_result res = {0};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
+    assert_true(res.terminated_by_component);
+    assert_int_equal(res.end_time, 500000000);
+    assert_string_equal(read_file("sim_terminate.csv"), "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n");
+    rtcosim_component_free(c);
+}
+
+static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **state)
+{
+    (void)state;
+    for (int threaded = 0; threaded <= 1; threaded++) {
+        rtcosim_component *c = make_integrator();
+        rtcosim_start_value sv[] = {{"fail_at", "1"}};
+        const char *outs[] = {"count"};
+        rtcosim_simulate_options o = base_options("sim_fail.csv");
+        o.output_interval = 250000000;
+        o.start_values = sv;
+        o.start_value_count = 1;
+        o.output_variables = outs;
+        o.output_variable_count = 1;
+        o.writer_thread = threaded;
+        rtcosim_simulate_result res = {0};
+        rtcosim_error err;
+        assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_ECOMPONENT);
+        assert_string_equal(err.message, "integrator: simulation stopped at t = 1 s: "
+                                         "integrator asked to fail at 1 s");
+        assert_int_equal(res.steps, 4);
+        assert_string_equal(read_file("sim_fail.csv"),
+                            "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n0.75,3\n1,4\n");
+        rtcosim_component_free(c);
+    }
+}
+
+static void early_return_continues_from_the_last_successful_time(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_start_value sv[] = {{"early_at", "0.75"}, {"u", "1"}};
+    const char *outs[] = {"y", "count"};
+    rtcosim_simulate_options o = base_options("sim_early.csv");
+    o.start_values = sv;
+    o.start_value_count = 2;
+    o.output_variables = outs;
+    o.output_variable_count = 2;
+    rtcosim_simulate_result res = {0};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
+    assert_int_equal(res.steps, 5);
+    /* y = t with u = 1; the grid restarts at 0.75 and the last step is cut at 2. */
+    assert_string_equal(read_file("sim_early.csv"), "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
+                                                    "0.75,0.75,2\n1.25,1.25,3\n1.75,1.75,4\n2,2,5\n");
+    rtcosim_component_free(c);
+}
+
+static void impossible_times_are_rejected(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_simulate_options o = base_options(NULL);
+    o.output_interval = 0;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "output interval must be positive"));
+    o = base_options(NULL);
+    o.stop_time = -1;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "stop time is before start time"));
+    rtcosim_component_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(integrates_a_csv_ramp_as_hand_computed),
+        cmocka_unit_test(start_values_set_parameters_and_inputs),
+        cmocka_unit_test(bad_start_values_are_rejected_naming_the_variable),
+        cmocka_unit_test(chosen_output_variables_are_recorded_in_order),
+        cmocka_unit_test(integer_inputs_are_held_between_rows),
+        cmocka_unit_test(bad_input_columns_are_rejected_with_file_and_line),
+        cmocka_unit_test(last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it),
+        cmocka_unit_test(component_asking_to_terminate_stops_cleanly),
+        cmocka_unit_test(failing_step_keeps_rows_so_far_and_names_component_and_time),
+        cmocka_unit_test(early_return_continues_from_the_last_successful_time),
+        cmocka_unit_test(impossible_times_are_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
