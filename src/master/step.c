@@ -149,6 +149,8 @@ static rtcosim_status refresh_inputs(rtcosim_master *m, master_component *mc, rt
             copy_raw(m, k);
             continue;
         }
+        if (k->hist_n == 0)
+            continue; /* producer not yet published: keep the initial value */
         rtcosim_poly p;
         rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
         in[k->in_slot] = p.c[0];

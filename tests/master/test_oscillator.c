@@ -113,6 +113,28 @@ static void correction_cuts_the_zoh_error_and_energy_drift(void **state)
     assert_true(fabs(corrected.bond.energy_residual) * 10 < fabs(plain.bond.energy_residual));
 }
 
+static void initial_coupling_force_is_consistent_with_initial_velocities(void **state)
+{
+    (void)state;
+    /* Case 2: F(0) = kc (x2 - x1) + cc (v2 - v1) = 0.01 * (-100 - 100) = -2 N,
+     * which needs mass1's initial velocity (a parameter v0 turned into the
+     * state in initialization) to reach mass2 before the first exchange. */
+    rtcosim_oscillator_params p;
+    rtcosim_oscillator_case(2, &p);
+    rtcosim_oscillator_setup s;
+    rtcosim_oscillator_setup_init(&s);
+    rtcosim_master *m = NULL;
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_oscillator_build(&p, &s, &m, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_observe(m, "mass2.F", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_initialize(m, 0, -1, &err), RTCOSIM_OK);
+    const double *v = rtcosim_master_observed_values(m);
+    assert_string_equal(rtcosim_master_observed_name(m, 4), "mass2.F");
+    assert_true(fabs(v[4] + 2.0) < 1e-15);
+    assert_true(v[1] == 100.0 && v[3] == -100.0);
+    rtcosim_master_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +143,7 @@ int main(void)
         cmocka_unit_test(undamped_energy_is_conserved_by_the_exact_solution),
         cmocka_unit_test(small_macro_step_converges_to_the_exact_solution),
         cmocka_unit_test(correction_cuts_the_zoh_error_and_energy_drift),
+        cmocka_unit_test(initial_coupling_force_is_consistent_with_initial_velocities),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
