@@ -67,10 +67,12 @@ static void reconcile(rtcosim_master *m, size_t index)
     k->last_to = k->true_to;
     k->last_true = k->true_integral;
     k->last_applied = k->applied_integral;
-    double y = k->hist_y[k->hist_n - 1];
-    k->last_scale = fabs(y);
-    if (k->hist_n > 1 && fabs(k->hist_y[k->hist_n - 2]) > k->last_scale)
-        k->last_scale = fabs(k->hist_y[k->hist_n - 2]);
+    /* The relative tolerance refers to the largest magnitude the signal has
+     * had so far, so that the zero crossings of an oscillating signal do not
+     * force tiny steps. */
+    for (size_t i = 0; i < k->hist_n; i++)
+        if (fabs(k->hist_y[i]) > k->last_scale)
+            k->last_scale = fabs(k->hist_y[i]);
     k->reconciled_ticks = m->steps;
     k->recon_from = k->true_to;
     k->true_integral = k->est_integral = k->applied_integral = 0;
@@ -304,8 +306,9 @@ static void plan_steps(rtcosim_master *m, rtcosim_time_ns t, rtcosim_time_ns sto
 }
 
 /* The error norm of the tick for the step controller: the largest
- * |E| / (interval * (atol + rtol * |y|)) over the connections reconciled in
- * this tick, and |R| / (interval * (atol + rtol * |e f|)) over power bonds. */
+ * |E| / (interval * (atol + rtol * max|y|)) over the connections reconciled in
+ * this tick (E / interval is the mean error of the signal over the interval),
+ * and |R| / (interval * (atol + rtol * |e f|)) over power bonds. */
 static bool tick_error_norm(const rtcosim_master *m, double *norm)
 {
     const rtcosim_step_control *sc = &m->step_control;
@@ -316,6 +319,10 @@ static bool tick_error_norm(const rtcosim_master *m, double *norm)
         if (!k->continuous || k->reconciled_ticks != m->steps || k->last_to <= k->last_from)
             continue;
         double span = (double)(k->last_to - k->last_from) * 1e-9;
+        /* The plain extrapolation error, also with a correction: the error
+         * left after the correction (E_k - E_k-1 for the dead time) jumps
+         * whenever the step changes and would make the controller chatter
+         * (tried on B2); the plain error is smooth and conservative. */
         double v = fabs(k->stats.last_error) / (span * (sc->atol + sc->rtol * k->last_scale));
         if (v > worst)
             worst = v;
