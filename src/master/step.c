@@ -67,12 +67,6 @@ static void reconcile(rtcosim_master *m, size_t index)
     k->last_to = k->true_to;
     k->last_true = k->true_integral;
     k->last_applied = k->applied_integral;
-    /* The relative tolerance refers to the largest magnitude the signal has
-     * had so far, so that the zero crossings of an oscillating signal do not
-     * force tiny steps. */
-    for (size_t i = 0; i < k->hist_n; i++)
-        if (fabs(k->hist_y[i]) > k->last_scale)
-            k->last_scale = fabs(k->hist_y[i]);
     k->reconciled_ticks = m->steps;
     k->recon_from = k->true_to;
     k->true_integral = k->est_integral = k->applied_integral = 0;
@@ -107,10 +101,17 @@ static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
         k->true_integral += 0.5 * dt * (k->hist_y[k->hist_n - 1] + y);
     }
     if (k->hist_n == HISTORY_LEN) {
-        memmove(k->hist_t, k->hist_t + 1, (HISTORY_LEN - 1) * sizeof k->hist_t[0]);
-        memmove(k->hist_y, k->hist_y + 1, (HISTORY_LEN - 1) * sizeof k->hist_y[0]);
+        for (size_t i = 1; i < HISTORY_LEN; i++) {
+            k->hist_t[i - 1] = k->hist_t[i];
+            k->hist_y[i - 1] = k->hist_y[i];
+        }
         k->hist_n--;
     }
+    /* The step controller's relative tolerance refers to the largest
+     * magnitude the signal has had so far, so that the zero crossings of an
+     * oscillating signal do not force tiny steps. */
+    if (fabs(y) > k->last_scale)
+        k->last_scale = fabs(y);
     k->hist_t[k->hist_n] = t;
     k->hist_y[k->hist_n] = y;
     k->hist_n++;
@@ -213,7 +214,8 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             p = (rtcosim_poly){{k->hist_y[k->hist_n - 1], 0, 0}};
         else
             rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
-        double correction = rtcosim_correction_release(&k->corr, hs);
+        double correction =
+            k->corr.kind == RTCOSIM_CORRECTION_NONE ? 0.0 : rtcosim_correction_release(&k->corr, hs);
         double integral = rtcosim_poly_integral(&p, hs);
         k->est_integral += integral;
         k->applied_integral += integral + correction * hs;
