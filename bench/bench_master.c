@@ -17,12 +17,15 @@
 
 typedef struct pass_data {
     double u, y;
+    double work; /* iterations of busy arithmetic per step (heavy variant) */
 } pass_data;
 
 static const rtcosim_native_variable pass_vars[] = {
     RTCOSIM_NATIVE_F64(pass_data, u, 0, RTCOSIM_CAUSALITY_INPUT, RTCOSIM_VARIABILITY_CONTINUOUS, 0,
                        NULL, NULL, NULL),
     RTCOSIM_NATIVE_F64(pass_data, y, 1, RTCOSIM_CAUSALITY_OUTPUT, RTCOSIM_VARIABILITY_CONTINUOUS, 0,
+                       NULL, NULL, NULL),
+    RTCOSIM_NATIVE_F64(pass_data, work, 2, RTCOSIM_CAUSALITY_PARAMETER, RTCOSIM_VARIABILITY_FIXED, 0,
                        NULL, NULL, NULL),
 };
 
@@ -31,13 +34,16 @@ static rtcosim_status pass_step(void *data, const rtcosim_native_context *ctx, d
 {
     (void)ctx, (void)t, (void)h, (void)err;
     pass_data *d = data;
-    d->y = 0.5 * d->u + 1.0;
+    double acc = d->u;
+    for (int i = 0; i < (int)d->work; i++)
+        acc = acc * 0.999999 + 1e-9;
+    d->y = 0.5 * acc + 1.0;
     return RTCOSIM_OK;
 }
 
 static const rtcosim_native_model pass_model = {
     .name = "bench.pass", .data_size = sizeof(pass_data), .variables = pass_vars,
-    .variable_count = 2, .integrator = RTCOSIM_NATIVE_OWN_STEP, .can_handle_variable_step = true,
+    .variable_count = 3, .integrator = RTCOSIM_NATIVE_OWN_STEP, .can_handle_variable_step = true,
     .max_input_derivative_order = 2, .step = pass_step,
 };
 
@@ -54,17 +60,24 @@ typedef struct config {
     rtcosim_extrapolation extrapolation;
     rtcosim_correction correction;
     unsigned threads;
+    const char *work; /* per-step busy iterations of each component */
 } config;
 
 static const config configs[] = {
-    {"jacobi.zoh", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 1},
-    {"gauss-seidel.zoh", RTCOSIM_ORDER_GAUSS_SEIDEL, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 1},
-    {"jacobi.soh-nepce", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_SOH, RTCOSIM_CORRECTION_DEAD_TIME, 1},
-    {"jacobi.zoh.threads2", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 2},
+    {"jacobi.zoh", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 1, "0"},
+    {"gauss-seidel.zoh", RTCOSIM_ORDER_GAUSS_SEIDEL, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 1, "0"},
+    {"jacobi.soh-nepce", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_SOH, RTCOSIM_CORRECTION_DEAD_TIME, 1, "0"},
+    {"jacobi.zoh.threads2", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 2, "0"},
+};
+
+/* Components doing about 20 us of arithmetic per step: where the pool pays. */
+static const config heavy[] = {
+    {"jacobi.heavy.threads1", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 1, "20000"},
+    {"jacobi.heavy.threads2", RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_CORRECTION_NONE, 2, "20000"},
 };
 
 /* Wall ns per component step of a master run of n macro steps (< 0 on error). */
-static double time_master(const config *cfg, int64_t n)
+static double time_master(const config *cfg, int64_t n, bool wall)
 {
     rtcosim_master *m = NULL;
     rtcosim_component *a = NULL, *b = NULL;
@@ -82,12 +95,14 @@ static double time_master(const config *cfg, int64_t n)
         rtcosim_master_add_component(m, "b", b, 1, &err) != RTCOSIM_OK ||
         rtcosim_master_connect(m, "a.y", "b.u", &o, &err) != RTCOSIM_OK ||
         rtcosim_master_connect(m, "b.y", "a.u", &o, &err) != RTCOSIM_OK ||
-        rtcosim_master_set_threads(m, cfg->threads, &err) != RTCOSIM_OK)
+        rtcosim_master_set_threads(m, cfg->threads, &err) != RTCOSIM_OK ||
+        rtcosim_master_set_start_value(m, "a.work", cfg->work, &err) != RTCOSIM_OK ||
+        rtcosim_master_set_start_value(m, "b.work", cfg->work, &err) != RTCOSIM_OK)
         goto out;
     rtcosim_master_set_order(m, cfg->order);
     if (rtcosim_master_initialize(m, 0, -1, &err) != RTCOSIM_OK)
         goto out;
-    int64_t (*now)(void) = cfg->threads > 1 ? bench_now_ns : cpu_now_ns;
+    int64_t (*now)(void) = wall ? bench_now_ns : cpu_now_ns;
     int64_t t0 = now();
     if (rtcosim_master_run(m, n * RTCOSIM_NS_PER_US, NULL, NULL, &err) != RTCOSIM_OK)
         goto out;
@@ -144,7 +159,8 @@ static int run_master_bench(int argc, char **argv)
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
         double t[REPEATS];
         for (int r = 0; r < REPEATS; r++)
-            if ((t[r] = time_master(&configs[i], configs[i].threads > 1 ? n / 10 : n)) < 0)
+            if ((t[r] = time_master(&configs[i], configs[i].threads > 1 ? n / 10 : n,
+                                    configs[i].threads > 1)) < 0)
                 return 1;
         double total = bench_median(t, REPEATS);
         printf("%-22s %14.1f %14.1f\n", configs[i].name, total, total - component_ns);
@@ -152,6 +168,16 @@ static int run_master_bench(int argc, char **argv)
         snprintf(name, sizeof name, "master.%s.overhead_ns_per_component_step", configs[i].name);
         bench_figure(name, total - component_ns, "ns");
     }
+    double wall[2];
+    for (int i = 0; i < 2; i++) {
+        double t[REPEATS];
+        for (int r = 0; r < REPEATS; r++)
+            if ((t[r] = time_master(&heavy[i], quick ? 200 : 2000, true)) < 0)
+                return 1;
+        wall[i] = bench_median(t, REPEATS);
+        printf("%-22s %14.1f %14s  (wall)\n", heavy[i].name, wall[i], "-");
+    }
+    bench_figure("master.jacobi.heavy.speedup_threads2", wall[0] / wall[1], "x");
     return 0;
 }
 
