@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -23,6 +24,17 @@ typedef struct bench_config {
     int repeats;
 } bench_config;
 
+static int64_t cpu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* CPU seconds (all threads) of the last run_once: on a machine shared with
+ * other jobs wall time includes waiting for a core, CPU time does not. */
+static double last_cpu_s;
+
 /* One simulate run; returns wall seconds of rtcosim_simulate or -1. */
 static double run_once(const bench_config *cfg, uint64_t steps, uint32_t record_every,
                        const char *output_file, bool writer_thread)
@@ -37,9 +49,10 @@ static double run_once(const bench_config *cfg, uint64_t steps, uint32_t record_
                                   .output_interval = step_ns, .output_file = output_file,
                                   .record_every = record_every, .writer_thread = writer_thread};
     rtcosim_simulate_result res = {0};
-    int64_t t0 = bench_now_ns();
+    int64_t c0 = cpu_now_ns(), t0 = bench_now_ns();
     rtcosim_status st = rtcosim_simulate(c, &o, &res, &err);
-    int64_t t1 = bench_now_ns();
+    int64_t t1 = bench_now_ns(), c1 = cpu_now_ns();
+    last_cpu_s = (double)(c1 - c0) * 1e-9;
     rtcosim_component_free(c);
     if (st != RTCOSIM_OK || res.steps != steps) {
         fprintf(stderr, "rtcosim: %s\n", st != RTCOSIM_OK ? err.message : "wrong number of steps");
@@ -48,15 +61,18 @@ static double run_once(const bench_config *cfg, uint64_t steps, uint32_t record_
     return (double)(t1 - t0) * 1e-9;
 }
 
-/* Median wall seconds over the repeats, or -1. */
+/* Median wall seconds over the repeats (or -1) and median CPU seconds. */
 static double median_run(const bench_config *cfg, uint64_t steps, uint32_t record_every,
-                         const char *output_file, bool writer_thread)
+                         const char *output_file, bool writer_thread, double *cpu_s)
 {
-    double walls[64];
+    double walls[64], cpus[64];
     int n = cfg->repeats < 64 ? cfg->repeats : 64;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if ((walls[i] = run_once(cfg, steps, record_every, output_file, writer_thread)) < 0)
             return -1;
+        cpus[i] = last_cpu_s;
+    }
+    *cpu_s = bench_median(cpus, (size_t)n);
     return bench_median(walls, (size_t)n);
 }
 
@@ -150,13 +166,14 @@ static int run_bench_step(int argc, char **argv)
     if (run_once(&cfg, fewer, 1, csv, false) < 0)
         return 1;
     double peak_fewer = bench_peak_rss_mib();
-    double wall_csv = median_run(&cfg, cfg.steps, 1, csv, false);
+    double cpu_csv = 0, cpu_thread = 0, cpu_decimated = 0, cpu_bare = 0;
+    double wall_csv = median_run(&cfg, cfg.steps, 1, csv, false, &cpu_csv);
     double peak = bench_peak_rss_mib();
     long samples = 0;
     long mismatches = wall_csv < 0 ? -1 : check_round_trip(&cfg, csv, cfg.steps, &samples);
-    double wall_thread = median_run(&cfg, cfg.steps, 1, csv, true);
-    double wall_decimated = median_run(&cfg, cfg.steps, 100, csv, false);
-    double wall_bare = median_run(&cfg, cfg.steps, 1, NULL, false);
+    double wall_thread = median_run(&cfg, cfg.steps, 1, csv, true, &cpu_thread);
+    double wall_decimated = median_run(&cfg, cfg.steps, 100, csv, false, &cpu_decimated);
+    double wall_bare = median_run(&cfg, cfg.steps, 1, NULL, false, &cpu_bare);
     unlink(csv);
     rmdir(bench_scratch_dir());
     if (wall_csv < 0 || wall_thread < 0 || wall_decimated < 0 || wall_bare < 0 || mismatches < 0)
@@ -165,12 +182,16 @@ static int run_bench_step(int argc, char **argv)
     double n = (double)cfg.steps;
     printf("B1 step overhead: %s, %llu steps of 1e-4 s, median of %d runs\n", cfg.fmu,
            (unsigned long long)cfg.steps, cfg.repeats);
-    printf("  %-34s %10s %12s\n", "run", "wall s", "ns/step");
-    printf("  %-34s %10.4f %12.1f\n", "(a) CSV every step", wall_csv, wall_csv * 1e9 / n);
-    printf("  %-34s %10.4f %12.1f\n", "(a') CSV every step, writer thread", wall_thread,
-           wall_thread * 1e9 / n);
-    printf("  %-34s %10.4f %12.1f\n", "(b) every 100th step", wall_decimated, wall_decimated * 1e9 / n);
-    printf("  %-34s %10.4f %12.1f\n", "steps only, no output", wall_bare, wall_bare * 1e9 / n);
+    printf("  %-34s %10s %12s %14s\n", "run", "wall s", "ns/step", "CPU ns/step");
+    struct { const char *name; double wall, cpu; } rows[] = {
+        {"(a) CSV every step", wall_csv, cpu_csv},
+        {"(a') CSV every step, writer thread", wall_thread, cpu_thread},
+        {"(b) every 100th step", wall_decimated, cpu_decimated},
+        {"steps only, no output", wall_bare, cpu_bare},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        printf("  %-34s %10.4f %12.1f %14.1f\n", rows[i].name, rows[i].wall, rows[i].wall * 1e9 / n,
+               rows[i].cpu * 1e9 / n);
     printf("  peak memory: %.1f MiB after %llu steps, %.1f MiB after %llu steps\n", peak_fewer,
            (unsigned long long)fewer, peak, (unsigned long long)cfg.steps);
     printf("  round trip: %ld of %ld sampled rows differ from the FMU's values\n", mismatches, samples);
@@ -180,6 +201,8 @@ static int run_bench_step(int argc, char **argv)
     bench_figure("step.decimated_wall_s", wall_decimated, "s");
     bench_figure("step.decimated_ns_per_step", wall_decimated * 1e9 / n, "ns");
     bench_figure("step.bare_ns_per_step", wall_bare * 1e9 / n, "ns");
+    bench_figure("step.csv_cpu_ns_per_step", cpu_csv * 1e9 / n, "ns");
+    bench_figure("step.decimated_cpu_ns_per_step", cpu_decimated * 1e9 / n, "ns");
     bench_figure("step.peak_mib", peak, "MiB");
     bench_figure("step.peak_mib_10x_fewer_steps", peak_fewer, "MiB");
     bench_figure("step.roundtrip_mismatches", (double)mismatches, "rows");

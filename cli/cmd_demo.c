@@ -75,15 +75,14 @@ static int demo_one(const char *file_name, const char *output_dir)
     rtcosim_component *c = NULL;
     if (rtcosim_fmu_load(path, NULL, &c, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
-    const rtcosim_component_desc *d = rtcosim_component_description(c);
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
     snprintf(out_path, sizeof out_path, "%s/%.*s.csv", output_dir,
              (int)(strlen(file_name) - strlen(".fmu")), file_name);
-    rtcosim_simulate_options o = {.start_time = d->has_default_start ? d->default_start : 0,
-                                  .output_file = out_path,
-                                  .tolerance = d->has_default_tolerance ? d->default_tolerance : 0};
-    o.stop_time = d->has_default_stop ? d->default_stop : o.start_time + RTCOSIM_NS_PER_S;
-    o.output_interval = d->has_default_step ? d->default_step : (o.stop_time - o.start_time) / 500;
+    rtcosim_simulate_options o = {.start_time = RTCOSIM_SIMULATE_UNSET,
+                                  .stop_time = RTCOSIM_SIMULATE_UNSET,
+                                  .output_interval = RTCOSIM_SIMULATE_UNSET, .tolerance = -1,
+                                  .output_file = out_path};
+    rtcosim_simulate_defaults(c, &o);
     const rtcosim_variable *outs[MAX_SHOWN];
     size_t n_out = 0;
     rtcosim_simulate_outputs(c, NULL, 0, outs, MAX_SHOWN, &n_out, NULL);

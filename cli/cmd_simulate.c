@@ -172,37 +172,35 @@ static void default_output_file(const char *fmu, char *out, size_t size)
     snprintf(out, size, "%.*s_out.csv", (int)len, base);
 }
 
-/* Times from the options, else the default experiment, else fmusim's defaults. */
-static int resolve_times(const simulate_args *a, const rtcosim_component_desc *d,
+/* Times from the options; what is not given comes from the FMU's default
+ * experiment or fmusim's fallbacks (rtcosim_simulate_defaults). */
+static int resolve_times(const simulate_args *a, const rtcosim_component *c,
                          rtcosim_simulate_options *o)
 {
-    o->start_time = d->has_default_start ? d->default_start : 0;
+    o->start_time = o->stop_time = o->output_interval = RTCOSIM_SIMULATE_UNSET;
+    o->tolerance = -1;
     if (a->start && parse_time_option("--start-time", a->start, &o->start_time))
         return 1;
-    o->stop_time = d->has_default_stop ? d->default_stop : o->start_time + RTCOSIM_NS_PER_S;
     if (a->stop && parse_time_option("--stop-time", a->stop, &o->stop_time))
         return 1;
-    if (o->stop_time < o->start_time)
-        return cli_fail("%s: stop time %s s is before start time %s s", a->fmu,
-                        a->stop ? a->stop : "(default experiment)", a->start ? a->start : "(default)");
     if (a->interval) {
         if (parse_time_option("--output-interval", a->interval, &o->output_interval))
             return 1;
         if (o->output_interval <= 0)
             return cli_fail("simulate: --output-interval: %s s is not positive", a->interval);
-    } else if (d->has_default_step && d->default_step > 0) {
-        o->output_interval = d->default_step;
-    } else {
-        o->output_interval = (o->stop_time - o->start_time) / 500;
-        if (o->output_interval <= 0)
-            o->output_interval = RTCOSIM_NS_PER_S;
     }
-    o->tolerance = d->has_default_tolerance ? d->default_tolerance : 0.0;
     if (a->tolerance) {
         char *end = NULL;
         o->tolerance = strtod(a->tolerance, &end);
         if (end == a->tolerance || *end || !(o->tolerance > 0) || o->tolerance > 1)
             return cli_fail("simulate: --tolerance: '%s' is not a number in (0, 1]", a->tolerance);
+    }
+    rtcosim_simulate_defaults(c, o);
+    if (o->stop_time < o->start_time) {
+        char start[RTCOSIM_FORMAT_MAX], stop[RTCOSIM_FORMAT_MAX];
+        rtcosim_format_time(o->start_time, start);
+        rtcosim_format_time(o->stop_time, stop);
+        return cli_fail("%s: stop time %s s is before start time %s s", a->fmu, stop, start);
     }
     return 0;
 }
@@ -248,7 +246,7 @@ static int run_simulate(int argc, char **argv)
                                   .output_variable_count = a.output_variable_count,
                                   .record_every = a.record_every,
                                   .writer_thread = a.writer_thread};
-    if (resolve_times(&a, rtcosim_component_description(c), &o))
+    if (resolve_times(&a, c, &o))
         goto done;
     if (a.input_file && rtcosim_csv_read_file(a.input_file, &input, &err) != RTCOSIM_OK) {
         cli_fail_error(&err);

@@ -91,7 +91,8 @@ function(rtcosim_add_fmu)
   endforeach()
 
   # The FMU's shared object.
-  add_library(${target}_binary MODULE ${sources} ${common}/instance.c ${common}/fmi${v}_glue.c)
+  add_library(${target}_binary MODULE ${sources} ${common}/instance.c ${common}/fmu_state.c
+              ${common}/fmi${v}_glue.c)
   set_target_properties(${target}_binary PROPERTIES
     PREFIX "" SUFFIX ".so" OUTPUT_NAME ${F_OUTPUT_NAME}
     LIBRARY_OUTPUT_DIRECTORY ${layout}/binaries/${platform}
@@ -125,7 +126,7 @@ function(rtcosim_add_fmu)
     add_library(rtcosim_test_fmus INTERFACE)
     target_include_directories(rtcosim_test_fmus INTERFACE ${RTCOSIM_FMU_DIR})
     add_dependencies(rtcosim_test_fmus fmus)
-    cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _rtcosim_write_fmu_header)
+    cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _rtcosim_write_fmu_header)
   endif()
   add_dependencies(fmus ${target})
 

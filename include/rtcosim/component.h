@@ -216,7 +216,8 @@ void *rtcosim_component_impl(const rtcosim_component *c);
 
 /* Lifecycle calls; each checks the call order and reports RTCOSIM_ESTATE with
  * the component's name when it is wrong, and marks the component failed after
- * RTCOSIM_EFATAL (every later call but free then fails). */
+ * RTCOSIM_ECOMPONENT or RTCOSIM_EFATAL from the implementation (every later call
+ * but free then fails, and free skips terminate, as FMI requires after Error). */
 rtcosim_status rtcosim_component_instantiate(rtcosim_component *c, const char *instance_name,
                                              rtcosim_error *err);
 rtcosim_status rtcosim_component_setup(rtcosim_component *c, double tolerance,

@@ -80,7 +80,8 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *opts,
 bool rtcosim_recorder_wants_row(const rtcosim_recorder *r);
 
 /* Push one row: time t and one value per column (strings are copied or
- * formatted before returning). Subject to record_every. Never allocates;
+ * formatted before returning). Subject to record_every; values may be NULL
+ * when rtcosim_recorder_wants_row said the row is not kept. Never allocates;
  * without a writer thread it may write to the file when the buffer is full.
  * A write error does not fail the push: it is kept and reported by close. */
 rtcosim_status rtcosim_recorder_push_row(rtcosim_recorder *r, rtcosim_time_ns t,

@@ -61,6 +61,16 @@ typedef struct rtcosim_simulate_result {
     size_t final_capacity;
 } rtcosim_simulate_result;
 
+/* Marks a time of rtcosim_simulate_options left for rtcosim_simulate_defaults. */
+#define RTCOSIM_SIMULATE_UNSET INT64_MIN
+
+/* Fill what the caller left unset, as fmusim does: start_time (UNSET) from the
+ * default experiment, else 0; stop_time (UNSET) from the default experiment,
+ * else start + 1 s; output_interval (UNSET) from the default experiment's
+ * step size, else (stop - start) / 500 (1 s when that is 0); tolerance
+ * (negative) from the default experiment, else 0 (none). */
+void rtcosim_simulate_defaults(const rtcosim_component *c, rtcosim_simulate_options *opts);
+
 /* Run a freshly created component (not yet instantiated) from start to stop.
  * The component is terminated at the end but not freed. On a failing step
  * the rows recorded so far stay in the file and the error names the

@@ -32,8 +32,8 @@
  * start at it). Bindings apply in document order, system before components;
  * a later value for the same variable replaces an earlier one.
  *
- * The master annotation (namespace https://rtcosim.org/SSP1/Master), in
- * ssd:Annotations of the root, the system or ssd:DefaultExperiment:
+ * The master annotation (namespace https://rtcosim.org/SSP1/Master), in the
+ * Annotations (ssd: or ssc:) of the root, the system or ssd:DefaultExperiment:
  *
  *   <ssc:Annotation type="org.rtcosim.master">
  *     <rc:Master xmlns:rc="https://rtcosim.org/SSP1/Master"
@@ -41,6 +41,8 @@
  *                correction="energy" stepControl="false" threads="2">
  *       <rc:Component name="engine" stepSize="0.0001"/>   (or stepMultiple="10"
  *                                                          = 10 macro steps)
+ *       <rc:PowerBond effort="mass1.F" flow="mass2.v1"/>  (a force/velocity pair,
+ *                                    each named by its input end; see master.h)
  *     </rc:Master>
  *   </ssc:Annotation>
  *
@@ -174,6 +176,13 @@ typedef struct rtcosim_ssd_component_rate {
     int64_t multiple;
 } rtcosim_ssd_component_rate;
 
+/* A power bond of the annotation: the effort and flow connections, each
+ * named by its input end "component.variable". */
+typedef struct rtcosim_ssd_power_bond {
+    const char *effort, *flow;
+    int line;
+} rtcosim_ssd_power_bond;
+
 /* Settings from the org.rtcosim.master annotation; *_DEFAULT / has_* false
  * when not given (the master's own defaults then apply). */
 typedef struct rtcosim_ssd_master_settings {
@@ -187,6 +196,8 @@ typedef struct rtcosim_ssd_master_settings {
     int threads; /* 0: not given */
     const rtcosim_ssd_component_rate *rates;
     size_t rate_count;
+    const rtcosim_ssd_power_bond *bonds;
+    size_t bond_count;
 } rtcosim_ssd_master_settings;
 
 typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
@@ -263,7 +274,7 @@ typedef struct rtcosim_system_build_options {
  * declared connector against the component's variable (exists, direction,
  * type), give each its step (annotation rates; a step must be a multiple of
  * the macro step), connect with the connection's transformation and the
- * coupling settings, apply the bound parameters as start values, and set
+ * coupling settings, declare the annotation's power bonds, apply the bound parameters as start values, and set
  * order, threads and step control. The macro step is the override, else the
  * annotation's stepSize; without either it fails naming the file. Errors
  * name the file and line of the element at fault. The caller initializes,

@@ -85,8 +85,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         return NULL;
     const char *name = instanceName ? instanceName : "(null)";
     const char *problem = NULL;
-    if (!instanceName || !*instanceName)
-        problem = "instanceName is NULL or empty";
+    if (!instanceName)
+        problem = "instanceName is NULL";
     else if (fmuType != fmi2CoSimulation)
         problem = "this FMU supports co-simulation only";
     else if (!fmuGUID || strcmp(fmuGUID, model_definition.instantiation_token) != 0)
@@ -98,9 +98,10 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
                               "fmi2Instantiate: %s", problem);
         return NULL;
     }
-    /* The importer's allocator where it gives one (section 2.1.5). */
-    void *(*calloc_fn)(size_t, size_t) = functions->allocateMemory ? functions->allocateMemory : calloc;
-    void (*free_fn)(void *) = functions->allocateMemory && functions->freeMemory ? functions->freeMemory : free;
+    /* The importer's allocator pair where it gives one (section 2.1.5). */
+    const bool own = functions->allocateMemory && functions->freeMemory;
+    void *(*calloc_fn)(size_t, size_t) = own ? functions->allocateMemory : calloc;
+    void (*free_fn)(void *) = own ? functions->freeMemory : free;
     fmi2_instance *fi = calloc_fn(1, sizeof *fi);
     if (!fi)
         return NULL;

@@ -101,8 +101,8 @@ fmi3Instance fmi3InstantiateCoSimulation(
     (void)requiredIntermediateVariables;
     (void)intermediateUpdate;      /* no intermediate updates to report */
     const char *problem = NULL;
-    if (!instanceName || !*instanceName)
-        problem = "fmi3InstantiateCoSimulation: instanceName is NULL or empty";
+    if (!instanceName)
+        problem = "fmi3InstantiateCoSimulation: instanceName is NULL";
     else if (!instantiationToken ||
              strcmp(instantiationToken, model_definition.instantiation_token) != 0)
         problem = "fmi3InstantiateCoSimulation: instantiationToken does not match "

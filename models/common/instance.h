@@ -1,7 +1,8 @@
 /* The FMI-version-neutral half of the glue: one model instance (its mode,
  * time, data and logging), value access by value reference with the mode and
- * causality rules both FMI versions share, and FMU state snapshots and their
- * serialization. fmi2_glue.c and fmi3_glue.c are thin wrappers around it. */
+ * causality rules both FMI versions share (instance.c), and FMU state snapshots
+ * and their serialization (fmu_state.c). fmi2_glue.c and fmi3_glue.c are thin
+ * wrappers around it. */
 #ifndef RTCOSIM_MODEL_INSTANCE_H
 #define RTCOSIM_MODEL_INSTANCE_H
 
@@ -113,7 +114,15 @@ model_status instance_set_binary(model_instance *inst, const char *function, con
                                  size_t n, const size_t sizes[],
                                  const unsigned char *const values[]);
 
-/* FMU state: an opaque snapshot of mode, time and model data (deep copy of
+/* Strings and Binaries in a model's data are owned by the instance. */
+bool instance_type_is_owned(model_type type);
+/* Frees every String and Binary held in data and clears the fields. */
+void instance_free_owned(model_instance *inst, unsigned char *data);
+/* dst = src with Strings and Binaries duplicated; dst holds nothing owned
+ * before, and nothing owned after a failure (out of memory). */
+bool instance_copy_data(model_instance *inst, unsigned char *dst, const unsigned char *src);
+
+/* FMU state (fmu_state.c): an opaque snapshot of mode, time and model data (deep copy of
  * Strings and Binaries). */
 model_status instance_get_state(model_instance *inst, void **state);
 model_status instance_set_state(model_instance *inst, const void *state);

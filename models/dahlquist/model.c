@@ -12,6 +12,7 @@ typedef struct dahlquist {
     double k;
     double x0;
     double solver_step;
+    dahlquist_split split; /* not a variable: a cache the state carries along */
 } dahlquist;
 
 static const model_variable variables[] = {
@@ -60,7 +61,7 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
     (void)inst;
     (void)t;
     dahlquist *m = data;
-    m->x = dahlquist_euler(m->x, m->k, h, m->solver_step);
+    m->x = dahlquist_euler(m->x, m->k, h, m->solver_step, &m->split);
     m->der_x = -m->k * m->x;
     return MODEL_OK;
 }

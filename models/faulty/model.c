@@ -14,6 +14,7 @@ typedef struct faulty {
     double k;
     double x0;
     double solver_step;
+    dahlquist_split split; /* not a variable: a cache the state carries along */
     double fail_time;
     int32_t fail_mode;
 } faulty;
@@ -88,7 +89,7 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
             return MODEL_ERROR;
         }
     }
-    m->x = dahlquist_euler(m->x, m->k, h, m->solver_step);
+    m->x = dahlquist_euler(m->x, m->k, h, m->solver_step, &m->split);
     m->der_x = -m->k * m->x;
     return MODEL_OK;
 }

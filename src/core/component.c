@@ -195,10 +195,12 @@ static rtcosim_status wrong_state(rtcosim_component *c, const char *call, rtcosi
                              label(c), call, lifecycle_names[c->state]);
 }
 
-/* Mark the component failed after a fatal error; keep other statuses as-is. */
+/* After an FMI Error or Fatal the instance may only be freed (FMI 2.0 section
+ * 4.3 state machine, FMI 3.0 section 4.2): mark it failed so that no later
+ * call, and no terminate at free, reaches it. Discard keeps it usable. */
 static rtcosim_status after_call(rtcosim_component *c, rtcosim_status st)
 {
-    if (st == RTCOSIM_EFATAL)
+    if (st == RTCOSIM_EFATAL || st == RTCOSIM_ECOMPONENT)
         c->state = LC_FAILED;
     return st;
 }
@@ -381,12 +383,22 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
     return st;
 }
 
+/* Decimal, or hexadecimal with a 0x prefix; never octal (a start value "010"
+ * means ten to every user). */
+static int integer_base(const char *text)
+{
+    const char *p = text;
+    if (*p == '-' || *p == '+')
+        p++;
+    return (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10;
+}
+
 static rtcosim_status parse_signed(const char *text, int64_t lo, int64_t hi, rtcosim_value *out,
                                    rtcosim_type type, rtcosim_error *err)
 {
     errno = 0;
     char *end = NULL;
-    long long v = strtoll(text, &end, 0);
+    long long v = strtoll(text, &end, integer_base(text));
     if (end == text || *end != '\0')
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a valid %s value", text,
                                  rtcosim_type_name(type));
@@ -405,7 +417,7 @@ static rtcosim_status parse_unsigned(const char *text, uint64_t hi, rtcosim_valu
     if (text[0] == '-')
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s value '%s' is negative",
                                  rtcosim_type_name(type), text);
-    unsigned long long v = strtoull(text, &end, 0);
+    unsigned long long v = strtoull(text, &end, integer_base(text));
     if (end == text || *end != '\0')
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a valid %s value", text,
                                  rtcosim_type_name(type));

@@ -96,7 +96,15 @@ static rtcosim_status extract_entry(const char *path, zip_t *za, zip_uint64_t in
                                     uint64_t limit, char *buf, size_t buf_size,
                                     rtcosim_error *err)
 {
-    int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* Private to the user; executable when the archive says so (tool-coupling
+     * FMUs start programs shipped in resources/). */
+    zip_uint8_t opsys;
+    zip_uint32_t attributes;
+    mode_t mode = 0600;
+    if (zip_file_get_external_attributes(za, index, 0, &opsys, &attributes) == 0 &&
+        opsys == ZIP_OPSYS_UNIX && ((attributes >> 16) & S_IXUSR))
+        mode = 0700;
+    int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return rtcosim_error_set(err, errno == EEXIST ? RTCOSIM_EFORMAT : RTCOSIM_EIO,
                                  "%s: entry '%s': %s", path, name,

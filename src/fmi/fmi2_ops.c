@@ -149,11 +149,12 @@ static rtcosim_status fmi2_do_step(void *self, rtcosim_time_ns t, rtcosim_time_n
 {
     rtcosim_fmu *f = self;
     double t_s = rtcosim_time_to_seconds(t), h_s = rtcosim_time_to_seconds(h);
-    /* noSetFMUStatePriorToCurrentPoint = true: the master never rolls an FMI
-     * 2.0 instance back past the step it asks for, so the FMU may drop history. */
-    fmi2Status s = f->fmi2.fmi2DoStep(f->instance, t_s, h_s, fmi2True);
-    RTCOSIM_FMU_TRACE(f, "fmi2DoStep", s, "t=%.17g, h=%.17g, noSetFMUStatePriorToCurrentPoint=true",
-                      t_s, h_s);
+    /* noSetFMUStatePriorToCurrentPoint (section 4.2.2): a rollback needs a
+     * snapshot, so while none exists the FMU may drop its history. */
+    fmi2Boolean no_rollback = f->live_states == 0;
+    fmi2Status s = f->fmi2.fmi2DoStep(f->instance, t_s, h_s, no_rollback);
+    RTCOSIM_FMU_TRACE(f, "fmi2DoStep", s, "t=%.17g, h=%.17g, noSetFMUStatePriorToCurrentPoint=%s",
+                      t_s, h_s, no_rollback ? "true" : "false");
     if (s == fmi2Discard) {
         /* Section 4.2.3: after a discarded step the FMU tells how far it got
          * and whether it wants the simulation to end. */
@@ -308,8 +309,10 @@ static rtcosim_status fmi2_get_state(void *self, rtcosim_state *state, rtcosim_e
     fmi2FMUstate st = *state;
     fmi2Status s = f->fmi2.fmi2GetFMUstate(f->instance, &st);
     RTCOSIM_FMU_TRACE(f, "fmi2GetFMUstate", s, "%p -> %p", *state, st);
-    if (s <= fmi2Warning)
+    if (s <= fmi2Warning) {
+        f->live_states += *state == NULL && st != NULL;
         *state = st;
+    }
     return rtcosim_fmu_status(f, s, "fmi2GetFMUstate", NO_TIME, err);
 }
 
@@ -327,6 +330,8 @@ static void fmi2_free_state(void *self, rtcosim_state state)
     fmi2FMUstate st = state;
     fmi2Status s = f->fmi2.fmi2FreeFMUstate(f->instance, &st);
     RTCOSIM_FMU_TRACE(f, "fmi2FreeFMUstate", s, "%p", state);
+    if (state && f->live_states > 0)
+        f->live_states--;
     rtcosim_error ignored;
     if (rtcosim_fmu_status(f, s, "fmi2FreeFMUstate", NO_TIME, &ignored) != RTCOSIM_OK)
         rtcosim_log(RTCOSIM_LOG_WARNING, f->instance_name, "%s", ignored.message);
@@ -358,8 +363,10 @@ static rtcosim_status fmi2_deserialize(void *self, const uint8_t *buffer, size_t
     fmi2Status s =
         f->fmi2.fmi2DeSerializeFMUstate(f->instance, (const fmi2Byte *)buffer, size, &st);
     RTCOSIM_FMU_TRACE(f, "fmi2DeSerializeFMUstate", s, "%zu bytes -> %p", size, st);
-    if (s <= fmi2Warning)
+    if (s <= fmi2Warning) {
+        f->live_states += *state == NULL && st != NULL;
         *state = st;
+    }
     return rtcosim_fmu_status(f, s, "fmi2DeSerializeFMUstate", NO_TIME, err);
 }
 
@@ -395,6 +402,16 @@ rtcosim_status rtcosim_fmi2_prepare(rtcosim_fmu *f, rtcosim_error *err)
         REQUIRE(fmi2GetString)
         REQUIRE(fmi2SetString)
     }
+    /* A binary built for another FMI version or type platform would misread
+     * every argument; the description has the last word, so only warn. */
+    const char *version = fn->fmi2GetVersion ? fn->fmi2GetVersion() : NULL;
+    if (version && strcmp(version, fmi2Version) != 0)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: fmi2GetVersion returns '%s', expected '%s'",
+                    f->archive_path, version, fmi2Version);
+    const char *platform = fn->fmi2GetTypesPlatform ? fn->fmi2GetTypesPlatform() : NULL;
+    if (platform && strcmp(platform, fmi2TypesPlatform) != 0)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: fmi2GetTypesPlatform returns '%s', expected '%s'",
+                    f->archive_path, platform, fmi2TypesPlatform);
     f->ops = (rtcosim_component_ops){
         .kind = rtcosim_fmi2_kind,
         .instantiate = fmi2_instantiate,
@@ -408,8 +425,11 @@ rtcosim_status rtcosim_fmi2_prepare(rtcosim_fmu *f, rtcosim_error *err)
         .destroy = rtcosim_fmu_destroy,
     };
     if (md->can_interpolate_inputs) {
+        /* FMI 2.0 bounds no input order; first order (linear interpolation)
+         * is what every FMU that can interpolate accepts. */
         REQUIRE(fmi2SetRealInputDerivatives)
         f->ops.set_input_derivatives = fmi2_set_input_derivatives;
+        f->max_input_order = 1;
     }
     if (md->can_get_set_state) {
         REQUIRE(fmi2GetFMUstate)

@@ -2,6 +2,7 @@
  * chapter 4), instantiated without event mode, early return or intermediate
  * variables. Scalar get/set for every FMI 3.0 type; no allocation on the step
  * and value paths (Binary conversion uses load-time scratch). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,13 +96,17 @@ static rtcosim_status fmi3_do_step(void *self, rtcosim_time_ns t, rtcosim_time_n
     double t_s = rtcosim_time_to_seconds(t), h_s = rtcosim_time_to_seconds(h);
     fmi3Boolean event_needed = fmi3False, terminate = fmi3False, early = fmi3False;
     fmi3Float64 last = t_s + h_s;
-    fmi3Status s = f->fmi3.fmi3DoStep(f->instance, t_s, h_s, fmi3True, &event_needed,
+    /* noSetFMUStatePriorToCurrentPoint (section 4.2.1): a rollback needs a
+     * snapshot, so while none exists the FMU may drop its history. */
+    fmi3Boolean no_rollback = f->live_states == 0;
+    fmi3Status s = f->fmi3.fmi3DoStep(f->instance, t_s, h_s, no_rollback, &event_needed,
                                       &terminate, &early, &last);
     RTCOSIM_FMU_TRACE(f, "fmi3DoStep", s,
-                      "t=%.17g, h=%.17g, noSetFMUStatePriorToCurrentPoint=true -> "
+                      "t=%.17g, h=%.17g, noSetFMUStatePriorToCurrentPoint=%s -> "
                       "eventHandlingNeeded=%d, terminateSimulation=%d, earlyReturn=%d, "
                       "lastSuccessfulTime=%.17g",
-                      t_s, h_s, event_needed, terminate, early, last);
+                      t_s, h_s, no_rollback ? "true" : "false", event_needed, terminate, early,
+                      last);
     /* Without event mode (eventModeUsed=false) eventHandlingNeeded needs no
      * action (FMI 3.0 section 4.2.2); it is passed on for information. */
     result->event_handling_needed = event_needed;
@@ -228,14 +233,145 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
     return rtcosim_fmu_status(f, s, name, NO_TIME, err);
 }
 
+/* FMI 3.0 has no fmi3SetInputDerivatives: an FMU that wants derivatives of a
+ * continuous Float64 input u declares another input whose `derivative`
+ * attribute names u (and so on for higher orders, FMI 3.0 section 2.4.7.5).
+ * Setting "derivative k of u" is then an fmi3SetFloat64 on that input. */
+#define RTCOSIM_FMI3_MAX_INPUT_ORDER 3
+
+struct rtcosim_fmi3_input_derivative {
+    uint32_t vr;                                   /* the base input */
+    int orders;                                    /* derivatives declared */
+    uint32_t derivative_vr[RTCOSIM_FMI3_MAX_INPUT_ORDER]; /* order k at [k-1] */
+};
+
+static bool is_float64_input(const rtcosim_variable *v)
+{
+    return v->type == RTCOSIM_TYPE_FLOAT64 && v->causality == RTCOSIM_CAUSALITY_INPUT &&
+           v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
+}
+
+/* By value reference; for one reference (alias names) the longest chain first. */
+static int by_base_vr(const void *a, const void *b)
+{
+    const struct rtcosim_fmi3_input_derivative *x = a, *y = b;
+    if (x->vr != y->vr)
+        return x->vr < y->vr ? -1 : 1;
+    return y->orders - x->orders;
+}
+
+/* Build the base-input table; the accepted order is the smallest chain length
+ * over all base inputs, so that any input may be given any accepted order.
+ * Alias names of an input share its value reference and collapse into one
+ * entry holding the longest chain found under any of the names. */
+static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
+{
+    const rtcosim_fmi_md *md = f->md;
+    size_t bases = 0;
+    for (size_t i = 0; i < md->variable_count; i++) {
+        const rtcosim_variable *v = &md->variables[i];
+        bases += is_float64_input(v) &&
+                 !(v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of]));
+    }
+    if (bases == 0)
+        return RTCOSIM_OK;
+    f->input_derivatives = calloc(bases, sizeof *f->input_derivatives);
+    /* derivative_input[i]: the input declared as the derivative of variable i. */
+    long *derivative_input = malloc(md->variable_count * sizeof *derivative_input);
+    if (!f->input_derivatives || !derivative_input) {
+        free(derivative_input);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+    }
+    for (size_t j = 0; j < md->variable_count; j++)
+        derivative_input[j] = -1;
+    for (size_t j = 0; j < md->variable_count; j++)
+        if (is_float64_input(&md->variables[j]) && md->variables[j].derivative_of >= 0 &&
+            derivative_input[md->variables[j].derivative_of] < 0)
+            derivative_input[md->variables[j].derivative_of] = (long)j;
+    size_t count = 0;
+    for (size_t i = 0; i < md->variable_count; i++) {
+        const rtcosim_variable *v = &md->variables[i];
+        if (!is_float64_input(v) ||
+            (v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of])))
+            continue;
+        struct rtcosim_fmi3_input_derivative *d = &f->input_derivatives[count++];
+        d->vr = v->value_reference;
+        for (long j = derivative_input[i]; j >= 0 && d->orders < RTCOSIM_FMI3_MAX_INPUT_ORDER;
+             j = derivative_input[j])
+            d->derivative_vr[d->orders++] = md->variables[j].value_reference;
+    }
+    free(derivative_input);
+    qsort(f->input_derivatives, count, sizeof *f->input_derivatives, by_base_vr);
+    size_t unique = 0;
+    int order = RTCOSIM_FMI3_MAX_INPUT_ORDER;
+    for (size_t i = 0; i < count; i++) {
+        if (unique && f->input_derivatives[unique - 1].vr == f->input_derivatives[i].vr)
+            continue; /* an alias name with no longer chain */
+        f->input_derivatives[unique++] = f->input_derivatives[i];
+        order = f->input_derivatives[i].orders < order ? f->input_derivatives[i].orders : order;
+    }
+    f->input_derivative_count = unique;
+    f->max_input_order = order;
+    return RTCOSIM_OK;
+}
+
+static const struct rtcosim_fmi3_input_derivative *find_base(const rtcosim_fmu *f, uint32_t vr)
+{
+    size_t lo = 0, hi = f->input_derivative_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at = f->input_derivatives[mid].vr;
+        if (at == vr)
+            return &f->input_derivatives[mid];
+        if (at < vr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static rtcosim_status fmi3_set_input_derivatives(void *self, const uint32_t *vrs, size_t n,
+                                                 int order, const double *values,
+                                                 rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    if (order < 1 || order > f->max_input_order)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: input derivative order %d is outside 1..%d", f->instance_name,
+                                 order, f->max_input_order);
+    fmi3Status s = fmi3OK;
+    for (size_t done = 0; done < n && s <= fmi3Warning;) {
+        size_t chunk = n - done < f->scratch_count ? n - done : f->scratch_count;
+        for (size_t i = 0; i < chunk; i++) {
+            const struct rtcosim_fmi3_input_derivative *d = find_base(f, vrs[done + i]);
+            if (!d)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "%s: value reference %" PRIu32
+                                         " is not a continuous Float64 input",
+                                         f->instance_name, vrs[done + i]);
+            f->vr_scratch[i] = d->derivative_vr[order - 1];
+        }
+        fmi3Status cs = f->fmi3.fmi3SetFloat64(f->instance, f->vr_scratch, chunk, values + done,
+                                               chunk);
+        trace_values(f, "fmi3SetFloat64", cs, RTCOSIM_TYPE_FLOAT64, f->vr_scratch, chunk,
+                     values + done);
+        s = cs > s ? cs : s;
+        done += chunk;
+    }
+    return rtcosim_fmu_status(f, s, "fmi3SetFloat64", NO_TIME, err);
+}
+
 static rtcosim_status fmi3_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
     fmi3FMUState st = *state;
     fmi3Status s = f->fmi3.fmi3GetFMUState(f->instance, &st);
     RTCOSIM_FMU_TRACE(f, "fmi3GetFMUState", s, "%p -> %p", *state, st);
-    if (s <= fmi3Warning)
+    if (s <= fmi3Warning) {
+        f->live_states += *state == NULL && st != NULL;
         *state = st;
+    }
     return rtcosim_fmu_status(f, s, "fmi3GetFMUState", NO_TIME, err);
 }
 
@@ -253,6 +389,8 @@ static void fmi3_free_state(void *self, rtcosim_state state)
     fmi3FMUState st = state;
     fmi3Status s = f->fmi3.fmi3FreeFMUState(f->instance, &st);
     RTCOSIM_FMU_TRACE(f, "fmi3FreeFMUState", s, "%p", state);
+    if (state && f->live_states > 0)
+        f->live_states--;
     rtcosim_error ignored;
     if (rtcosim_fmu_status(f, s, "fmi3FreeFMUState", NO_TIME, &ignored) != RTCOSIM_OK)
         rtcosim_log(RTCOSIM_LOG_WARNING, f->instance_name, "%s", ignored.message);
@@ -283,8 +421,10 @@ static rtcosim_status fmi3_deserialize(void *self, const uint8_t *buffer, size_t
     fmi3FMUState st = *state;
     fmi3Status s = f->fmi3.fmi3DeserializeFMUState(f->instance, buffer, size, &st);
     RTCOSIM_FMU_TRACE(f, "fmi3DeserializeFMUState", s, "%zu bytes -> %p", size, st);
-    if (s <= fmi3Warning)
+    if (s <= fmi3Warning) {
+        f->live_states += *state == NULL && st != NULL;
         *state = st;
+    }
     return rtcosim_fmu_status(f, s, "fmi3DeserializeFMUState", NO_TIME, err);
 }
 
@@ -311,6 +451,12 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
     REQUIRE_TYPE(CLOCK, Clock)
     REQUIRE_TYPE(BINARY, Binary)
 #undef REQUIRE_TYPE
+    /* A binary of another major version would misread every argument; the
+     * description has the last word, so only warn. */
+    const char *version = fn->fmi3GetVersion ? fn->fmi3GetVersion() : NULL;
+    if (version && strncmp(version, "3.", 2) != 0)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: fmi3GetVersion returns '%s', expected 3.x",
+                    f->archive_path, version);
     f->ops = (rtcosim_component_ops){
         .kind = rtcosim_fmi3_kind,
         .instantiate = fmi3_instantiate,
@@ -323,6 +469,11 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
         .terminate = fmi3_terminate,
         .destroy = rtcosim_fmu_destroy,
     };
+    rtcosim_status st = map_input_derivatives(f, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (f->max_input_order > 0)
+        f->ops.set_input_derivatives = fmi3_set_input_derivatives;
     if (md->can_get_set_state) {
         REQUIRE(fmi3GetFMUState)
         REQUIRE(fmi3SetFMUState)

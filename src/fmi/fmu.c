@@ -182,6 +182,8 @@ void rtcosim_fmu_destroy(void *self)
     free(f->bool_scratch);
     free(f->binary_sizes);
     free(f->binary_values);
+    free(f->input_derivatives);
+    free(f->vr_scratch);
     free(f);
 }
 
@@ -279,7 +281,7 @@ static rtcosim_status describe(rtcosim_fmu *f, rtcosim_component_desc *desc, rtc
      * early returns nor event mode happen through this component. */
     cap->can_return_early = false;
     cap->has_event_mode = false;
-    cap->max_input_derivative_order = f->ops.set_input_derivatives ? 1 : 0;
+    cap->max_input_derivative_order = f->max_input_order;
     rtcosim_status st = RTCOSIM_OK;
     if (md->has_start && (st = seconds_field(f, "startTime", md->start, &desc->default_start, err)))
         return st;
@@ -349,7 +351,9 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     f->bool_scratch = calloc(f->scratch_count, sizeof *f->bool_scratch);
     f->binary_sizes = calloc(f->scratch_count, sizeof *f->binary_sizes);
     f->binary_values = calloc(f->scratch_count, sizeof *f->binary_values);
-    if (!f->resource_location || !f->bool_scratch || !f->binary_sizes || !f->binary_values)
+    f->vr_scratch = calloc(f->scratch_count, sizeof *f->vr_scratch);
+    if (!f->resource_location || !f->bool_scratch || !f->binary_sizes || !f->binary_values ||
+        !f->vr_scratch)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     return load_binary(f, err);
 }

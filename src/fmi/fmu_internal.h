@@ -37,6 +37,10 @@ typedef struct rtcosim_fmu {
     char *instance_name;
     bool log_calls, visible, fmu_logging;
 
+    /* Snapshots made and not yet freed: while there are any, the master may
+     * roll back, so doStep may not be told noSetFMUStatePriorToCurrentPoint. */
+    size_t live_states;
+
     /* FMI 3 keeps setup's values for fmi3EnterInitializationMode. */
     bool tolerance_defined, stop_defined;
     double tolerance, start, stop;
@@ -48,6 +52,15 @@ typedef struct rtcosim_fmu {
     fmi2Boolean *bool_scratch;
     size_t *binary_sizes;
     fmi3Binary *binary_values;
+
+    /* Input derivatives: highest order accepted for every continuous Float64
+     * input (0: none). FMI 3 declares them as further inputs (see fmi3_ops.c):
+     * base input value reference -> the derivative inputs' references, sorted
+     * by base reference, plus value-reference scratch for mapped batches. */
+    int max_input_order;
+    struct rtcosim_fmi3_input_derivative *input_derivatives;
+    size_t input_derivative_count;
+    uint32_t *vr_scratch;
 
     fmi2CallbackFunctions fmi2_callbacks; /* must outlive the FMI 2 instance */
     rtcosim_fmi2_functions fmi2;

@@ -24,18 +24,30 @@ struct rtcosim_fmi_md_string {
 };
 
 /* Parsing context: the description being filled and the violation count. */
+/* A declared type's unit, for lookups by type name. */
+typedef struct type_unit {
+    const char *name;
+    const char *unit;
+} type_unit;
+
 typedef struct md_parser {
     rtcosim_fmi_md *md;
     const char *label;
     rtcosim_error *err;
     unsigned violations;
     bool out_of_memory;
+    /* Lookup tables so that large descriptions parse in O(n log n). */
+    type_unit *units;       /* TypeDefinitions with a unit, sorted by name */
+    size_t unit_count;
+    bool units_read;
+    size_t *vr_order;       /* FMI 3: variable indices sorted by (vr, index) */
 } md_parser;
 
 /* Per-variable raw facts needed after the whole list is read. */
 typedef struct var_extra {
     const char *derivative_text; /* FMI 2: 1-based index; FMI 3: value reference */
     const char *declared_type;
+    long alias_of;               /* FMI 3 Alias: index of the variable it names, else -1 */
 } var_extra;
 
 static void violation(md_parser *p, rtcosim_status status, const char *fmt, ...)
@@ -353,28 +365,51 @@ static bool is_float(rtcosim_type t)
     return t == RTCOSIM_TYPE_FLOAT64 || t == RTCOSIM_TYPE_FLOAT32;
 }
 
-/* Unit of a declared type from TypeDefinitions (FMI 2: SimpleType/Real@unit,
- * FMI 3: Float64Type@unit and Float32Type@unit), or NULL. */
-static const char *declared_unit(md_parser *p, xmlNode *root, const char *declared_type)
+static int by_type_name(const void *a, const void *b)
 {
+    return strcmp(((const type_unit *)a)->name, ((const type_unit *)b)->name);
+}
+
+/* Collect TypeDefinitions units once (FMI 2: SimpleType/Real@unit, FMI 3:
+ * Float64Type@unit and Float32Type@unit). */
+static void read_units(md_parser *p, xmlNode *root)
+{
+    p->units_read = true;
     xmlNode *defs = child(root, "TypeDefinitions");
-    if (!defs || !declared_type)
-        return NULL;
+    if (!defs)
+        return;
+    size_t count = 0;
+    for (xmlNode *t = defs->children; t; t = t->next)
+        count += t->type == XML_ELEMENT_NODE;
+    p->units = calloc(count ? count : 1, sizeof *p->units);
+    if (!p->units) {
+        p->out_of_memory = true;
+        return;
+    }
     for (xmlNode *t = defs->children; t; t = t->next) {
         if (t->type != XML_ELEMENT_NODE)
             continue;
-        xmlChar *name = xmlGetProp(t, (const xmlChar *)"name");
-        bool match = name && strcmp((const char *)name, declared_type) == 0;
-        xmlFree(name);
-        if (!match)
-            continue;
-        if (p->md->version == RTCOSIM_FMI_2) {
-            xmlNode *real = child(t, "Real");
-            return real ? attr(p, real, "unit") : NULL;
-        }
-        return attr(p, t, "unit");
+        xmlNode *holder = p->md->version == RTCOSIM_FMI_2 ? child(t, "Real") : t;
+        const char *name = attr(p, t, "name");
+        const char *unit = holder ? attr(p, holder, "unit") : NULL;
+        if (name && unit)
+            p->units[p->unit_count++] = (type_unit){name, unit};
     }
-    return NULL;
+    qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
+}
+
+/* Unit of a declared type, or NULL. */
+static const char *declared_unit(md_parser *p, xmlNode *root, const char *declared_type)
+{
+    if (!declared_type)
+        return NULL;
+    if (!p->units_read)
+        read_units(p, root);
+    type_unit key = {declared_type, NULL};
+    const type_unit *hit = p->unit_count ? bsearch(&key, p->units, p->unit_count,
+                                                   sizeof *p->units, by_type_name)
+                                         : NULL;
+    return hit ? hit->unit : NULL;
 }
 
 /* ---- Header, capabilities, default experiment ---- */
@@ -612,6 +647,27 @@ static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t ind
         extra->derivative_text = attr(p, typed, "derivative");
 }
 
+static int by_vr(const void *a, const void *b, void *table);
+
+/* FMI 3: the first variable (a base, not an alias) with this value
+ * reference, or -1; binary search in the (vr, index) order. */
+static long find_vr(const md_parser *p, uint64_t vr)
+{
+    const rtcosim_fmi_md *md = p->md;
+    size_t lo = 0, hi = p->vr_order ? md->variable_count : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (md->variables[p->vr_order[mid]].value_reference < vr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < (p->vr_order ? md->variable_count : 0) &&
+        md->variables[p->vr_order[lo]].value_reference == vr)
+        return (long)p->vr_order[lo];
+    return -1;
+}
+
 /* Resolve `derivative` attributes: FMI 2 gives the 1-based index of the state
  * in ModelVariables, FMI 3 its value reference. */
 static void resolve_derivatives(md_parser *p, const var_extra *extra)
@@ -630,9 +686,7 @@ static void resolve_derivatives(md_parser *p, const var_extra *extra)
         } else {
             uint64_t vr;
             if (parse_uint(text, UINT32_MAX, &vr))
-                for (size_t j = 0; j < md->variable_count && target < 0; j++)
-                    if (md->variables[j].value_reference == vr && is_float(md->variables[j].type))
-                        target = (long)j;
+                target = find_vr(p, vr);
         }
         if (target < 0 || !is_float(md->variables[target].type) || (size_t)target == i) {
             violation(p, RTCOSIM_EFORMAT, "variable '%s': derivative '%s' does not refer to a %s variable",
@@ -643,27 +697,27 @@ static void resolve_derivatives(md_parser *p, const var_extra *extra)
     }
 }
 
-static const rtcosim_variable *sort_vars;
-static rtcosim_fmi_version sort_version;
-
-static int by_name(const void *a, const void *b)
+/* Sort keys over an index array; qsort_r keeps concurrent loads independent. */
+static int by_name(const void *a, const void *b, void *table)
 {
-    return strcmp(sort_vars[*(const size_t *)a].name, sort_vars[*(const size_t *)b].name);
+    const rtcosim_fmi_md *md = table;
+    return strcmp(md->variables[*(const size_t *)a].name, md->variables[*(const size_t *)b].name);
 }
 
 /* FMI 2.0 value references are unique per base type (Integer and Enumeration
  * share the fmi2GetInteger space); FMI 3.0 ones across all variables. */
-static int vr_space(const rtcosim_variable *v)
+static int vr_space(const rtcosim_fmi_md *md, const rtcosim_variable *v)
 {
-    return sort_version == RTCOSIM_FMI_2 ? (int)v->type : 0;
+    return md->version == RTCOSIM_FMI_2 ? (int)v->type : 0;
 }
 
-static int by_vr(const void *a, const void *b)
+static int by_vr(const void *a, const void *b, void *table)
 {
-    const rtcosim_variable *x = &sort_vars[*(const size_t *)a];
-    const rtcosim_variable *y = &sort_vars[*(const size_t *)b];
-    if (vr_space(x) != vr_space(y))
-        return vr_space(x) < vr_space(y) ? -1 : 1;
+    const rtcosim_fmi_md *md = table;
+    const rtcosim_variable *x = &md->variables[*(const size_t *)a];
+    const rtcosim_variable *y = &md->variables[*(const size_t *)b];
+    if (vr_space(md, x) != vr_space(md, y))
+        return vr_space(md, x) < vr_space(md, y) ? -1 : 1;
     if (x->value_reference != y->value_reference)
         return x->value_reference < y->value_reference ? -1 : 1;
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
@@ -681,7 +735,7 @@ static bool same_start(const rtcosim_variable *a, const rtcosim_variable *b)
 /* Unique names; unique value references. FMI 2.0 allows aliases (several
  * variables sharing one value reference of one type, section 2.2.7), but an
  * alias set holds one value, so two different start values contradict it. */
-static void check_uniqueness(md_parser *p)
+static void check_uniqueness(md_parser *p, const var_extra *extra)
 {
     rtcosim_fmi_md *md = p->md;
     size_t n = md->variable_count;
@@ -694,21 +748,22 @@ static void check_uniqueness(md_parser *p)
     }
     for (size_t i = 0; i < n; i++)
         order[i] = i;
-    sort_vars = md->variables;
-    sort_version = md->version;
-    qsort(order, n, sizeof *order, by_name);
+    qsort_r(order, n, sizeof *order, by_name, md);
     for (size_t i = 1; i < n; i++)
         if (strcmp(md->variables[order[i - 1]].name, md->variables[order[i]].name) == 0)
             violation(p, RTCOSIM_EFORMAT, "variable '%s': name is not unique",
                       md->variables[order[i]].name);
     for (size_t i = 0; i < n; i++)
         order[i] = i;
-    qsort(order, n, sizeof *order, by_vr);
+    qsort_r(order, n, sizeof *order, by_vr, md);
     for (size_t i = 1; i < n; i++) {
         const rtcosim_variable *a = &md->variables[order[i - 1]], *b = &md->variables[order[i]];
-        if (vr_space(a) != vr_space(b) || a->value_reference != b->value_reference)
+        if (vr_space(md, a) != vr_space(md, b) || a->value_reference != b->value_reference)
             continue;
-        if (md->version == RTCOSIM_FMI_3)
+        size_t ia = order[i - 1], ib = order[i];
+        long root_a = extra[ia].alias_of >= 0 ? extra[ia].alias_of : (long)ia;
+        long root_b = extra[ib].alias_of >= 0 ? extra[ib].alias_of : (long)ib;
+        if (md->version == RTCOSIM_FMI_3 && root_a != root_b)
             violation(p, RTCOSIM_EFORMAT, "variable '%s': valueReference %" PRIu32 " is already used by '%s'",
                       b->name, b->value_reference, a->name);
         else if (a->has_start && b->has_start && !same_start(a, b))
@@ -716,7 +771,6 @@ static void check_uniqueness(md_parser *p)
                       "variable '%s': alias of '%s' (valueReference %" PRIu32 ") with a different start value",
                       b->name, a->name, b->value_reference);
     }
-    sort_vars = NULL;
     free(order);
 }
 
@@ -754,9 +808,7 @@ static void read_outputs(md_parser *p, xmlNode *root)
         } else {
             uint64_t vr;
             if (text && parse_uint(t, UINT32_MAX, &vr))
-                for (size_t j = 0; j < md->variable_count && index < 0; j++)
-                    if (md->variables[j].value_reference == vr)
-                        index = (long)j;
+                index = find_vr(p, vr);
         }
         if (index < 0)
             violation(p, RTCOSIM_EFORMAT, "ModelStructure output %s='%s' refers to no variable",
@@ -770,16 +822,19 @@ static void read_outputs(md_parser *p, xmlNode *root)
     }
     /* Every output should be listed too; only warn, as exporters often get
      * this wrong and it does not stop a co-simulation. */
-    for (size_t j = 0; j < md->variable_count; j++) {
-        if (md->variables[j].causality != RTCOSIM_CAUSALITY_OUTPUT)
-            continue;
-        bool listed = false;
-        for (size_t k = 0; k < md->output_count && !listed; k++)
-            listed = md->output_indices[k] == j;
-        if (!listed)
+    bool *listed = calloc(md->variable_count ? md->variable_count : 1, sizeof *listed);
+    if (!listed) {
+        p->out_of_memory = true;
+        return;
+    }
+    for (size_t k = 0; k < md->output_count; k++)
+        listed[md->output_indices[k]] = true;
+    for (size_t j = 0; j < md->variable_count; j++)
+        if (md->variables[j].causality == RTCOSIM_CAUSALITY_OUTPUT && !listed[j] &&
+            !(md->version == RTCOSIM_FMI_3 && listed[find_vr(p, md->variables[j].value_reference)]))
             rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: output '%s' is missing from ModelStructure",
                         p->label, md->variables[j].name);
-    }
+    free(listed);
 }
 
 static bool is_variable_element(const rtcosim_fmi_md *md, const xmlNode *n)
@@ -790,6 +845,41 @@ static bool is_variable_element(const rtcosim_fmi_md *md, const xmlNode *n)
         return strcmp((const char *)n->name, "ScalarVariable") == 0;
     return find_type(fmi3_types, sizeof fmi3_types / sizeof fmi3_types[0],
                      (const char *)n->name) != NULL;
+}
+
+/* FMI 3.0 section 2.4.7.7: an Alias child gives the variable another name
+ * (and description); it shares everything else, value reference included. */
+static size_t alias_count(const rtcosim_fmi_md *md, xmlNode *variable)
+{
+    size_t count = 0;
+    if (md->version == RTCOSIM_FMI_3)
+        for (xmlNode *a = variable->children; a; a = a->next)
+            count += is_element(a, "Alias");
+    return count;
+}
+
+static size_t read_aliases(md_parser *p, xmlNode *variable, size_t base, var_extra *extra)
+{
+    rtcosim_fmi_md *md = p->md;
+    size_t added = 0;
+    for (xmlNode *a = variable->children; a && md->version == RTCOSIM_FMI_3; a = a->next) {
+        if (!is_element(a, "Alias"))
+            continue;
+        size_t i = base + 1 + added++;
+        md->variables[i] = md->variables[base];
+        extra[i] = extra[base];
+        extra[i].alias_of = (long)base;
+        md->variables[i].name = attr(p, a, "name");
+        if (!md->variables[i].name || !*md->variables[i].name) {
+            violation(p, RTCOSIM_EFORMAT, "variable '%s': Alias without a name",
+                      md->variables[base].name);
+            md->variables[i].name = md->variables[base].name;
+        }
+        const char *description = attr(p, a, "description");
+        if (description)
+            md->variables[i].description = description;
+    }
+    return added;
 }
 
 static void read_variables(md_parser *p, xmlNode *root)
@@ -803,7 +893,7 @@ static void read_variables(md_parser *p, xmlNode *root)
     size_t count = 0;
     for (xmlNode *n = mv->children; n; n = n->next) {
         if (is_variable_element(md, n))
-            count++;
+            count += 1 + alias_count(md, n);
         else if (n->type == XML_ELEMENT_NODE)
             violation(p, RTCOSIM_EFORMAT, "ModelVariables: unknown element <%s>",
                       (const char *)n->name);
@@ -819,12 +909,24 @@ static void read_variables(md_parser *p, xmlNode *root)
     size_t i = 0;
     for (xmlNode *n = mv->children; n; n = n->next)
         if (is_variable_element(md, n)) {
+            extra[i].alias_of = -1;
             read_variable(p, root, n, i, &extra[i]);
-            i++;
+            i += 1 + read_aliases(p, n, i, extra);
         }
+    if (md->version == RTCOSIM_FMI_3 && count) {
+        p->vr_order = malloc(count * sizeof *p->vr_order);
+        if (!p->vr_order) {
+            free(extra);
+            p->out_of_memory = true;
+            return;
+        }
+        for (size_t k = 0; k < count; k++)
+            p->vr_order[k] = k;
+        qsort_r(p->vr_order, count, sizeof *p->vr_order, by_vr, md);
+    }
     resolve_derivatives(p, extra);
+    check_uniqueness(p, extra);
     free(extra);
-    check_uniqueness(p);
 }
 
 static const char *required(md_parser *p, xmlNode *root, const char *name)
@@ -939,6 +1041,8 @@ rtcosim_status rtcosim_fmi_md_parse(const char *xml, size_t size, const char *la
         if (!err)
             p.err = &local;
         st = read_document(&p, doc);
+        free(p.units);
+        free(p.vr_order);
         xmlFreeDoc(doc);
     }
     xmlFreeParserCtxt(ctxt);

@@ -330,8 +330,15 @@ rtcosim_status rtcosim_plot_csv(const char *csv_path, const char *const *variabl
     plinit();
     pladv(0);
     plschr(0, 0.9);
-    /* Leave the right fifth for the legend. */
-    plvpor(0.09, 0.78, 0.11, 0.92);
+    /* Leave room on the right for the legend: its sample line and padding
+     * plus the longest name (about 0.0105 of a 1000-pixel-wide page per
+     * character at the legend's text scale). */
+    size_t longest = 0;
+    for (size_t i = 0; i < count; i++)
+        if (strlen(names[i]) > longest)
+            longest = strlen(names[i]);
+    double right = 0.98 - (0.10 + 0.0105 * (double)longest) * 1000.0 / width * height / 600.0;
+    plvpor(0.09, right < 0.5 ? 0.5 : right > 0.85 ? 0.85 : right, 0.11, 0.92);
     plwind(x_lo, x_hi, y_lo, y_hi);
     char x_opts[16] = "bcnst", y_opts[16] = "bcnstv";
     if (opts->log_x)

@@ -35,8 +35,14 @@ rtcosim_status rtcosim_example_fmu_path(const char *file_name, char *out, size_t
     snprintf(dirs[n++], PATH_MAX, "%s", RTCOSIM_INSTALLED_FMU_DIR);
     snprintf(dirs[n++], PATH_MAX, "%s", RTCOSIM_BUILD_FMU_DIR);
     for (size_t i = 0; i < n; i++) {
-        int w = snprintf(out, capacity, "%s/%s", dirs[i], file_name);
-        if (w > 0 && (size_t)w < capacity && exists(out))
+        char candidate[2 * PATH_MAX], resolved[PATH_MAX];
+        int len = snprintf(candidate, sizeof candidate, "%s/%s", dirs[i], file_name);
+        if (len < 0 || (size_t)len >= sizeof candidate || !exists(candidate))
+            continue;
+        /* Show users a clean path ("/usr/share/...", not "/usr/bin/../share/..."). */
+        const char *path = realpath(candidate, resolved) ? resolved : candidate;
+        int w = snprintf(out, capacity, "%s", path);
+        if (w > 0 && (size_t)w < capacity)
             return RTCOSIM_OK;
     }
     if (capacity)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
 
@@ -356,6 +357,25 @@ static rtcosim_status apply_start_values(run *r, bool inputs, rtcosim_error *err
     return RTCOSIM_OK;
 }
 
+void rtcosim_simulate_defaults(const rtcosim_component *c, rtcosim_simulate_options *o)
+{
+    const rtcosim_component_desc *d = rtcosim_component_description(c);
+    if (o->start_time == RTCOSIM_SIMULATE_UNSET)
+        o->start_time = d->has_default_start ? d->default_start : 0;
+    if (o->stop_time == RTCOSIM_SIMULATE_UNSET)
+        o->stop_time = d->has_default_stop ? d->default_stop : o->start_time + RTCOSIM_NS_PER_S;
+    if (o->output_interval == RTCOSIM_SIMULATE_UNSET) {
+        if (d->has_default_step && d->default_step > 0)
+            o->output_interval = d->default_step;
+        else if (o->stop_time > o->start_time && (o->stop_time - o->start_time) / 500 > 0)
+            o->output_interval = (o->stop_time - o->start_time) / 500;
+        else
+            o->output_interval = RTCOSIM_NS_PER_S;
+    }
+    if (o->tolerance < 0)
+        o->tolerance = d->has_default_tolerance ? d->default_tolerance : 0.0;
+}
+
 /* Everything that can be checked before the component is instantiated. */
 static rtcosim_status check_options(run *r, rtcosim_error *err)
 {
@@ -478,6 +498,9 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
         if (err)
             *err = close_err;
     }
+    if (stats.strings_cut)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate", "%s: %llu String values were cut to fit the writer ring",
+                    o->output_file, (unsigned long long)stats.strings_cut);
     res->rows_written = stats.rows_written;
     res->output_count = r.recorded_count;
     if (r.have_row && res->final_values)

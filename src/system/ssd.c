@@ -2,7 +2,6 @@
  * the validated description of system.h (components, connectors, connections
  * with transformations, parameter bindings, default experiment and the
  * org.rtcosim.master annotation). Every rejection names file and line. */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,7 +388,11 @@ static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int ta
             if (access(path, R_OK) != 0)
                 return FAIL(ctx, b, RTCOSIM_ENOTFOUND, "parameter set '%s' not found (%s)", source,
                             path);
-            st = system_apply_parameter_set_file(d, path, path, prefix, target, ctx->err);
+            /* Inside a .ssp, name the file as "archive.ssp:name.ssv". */
+            const char *shown = d->temp_dir ? system_printf(d, "%s:%s", d->file, rel) : path;
+            if (!shown)
+                return NOMEM(ctx);
+            st = system_apply_parameter_set_file(d, path, shown, prefix, target, ctx->err);
         } else if (values) {
             const xmlNode *set = NULL;
             for (const xmlNode *s = values->children; s && !set; s = s->next)
@@ -506,6 +509,19 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
         s->threads = (int)t;
     }
     for (const xmlNode *c = m->children; c; c = c->next) {
+        if (system_is(c, RTCOSIM_MASTER_NS, "PowerBond")) {
+            rtcosim_ssd_power_bond bond = {system_attr(d, c, "effort"), system_attr(d, c, "flow"),
+                                           (int)xmlGetLineNo(c)};
+            if (!bond.effort || !bond.flow || !strchr(bond.effort, '.') || !strchr(bond.flow, '.'))
+                return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                            "rtcosim master: PowerBond needs effort and flow as component.variable");
+            rtcosim_ssd_power_bond *slot =
+                system_grow(&d->bonds, &d->bond_count, &d->bond_cap, sizeof *slot);
+            if (!slot)
+                return NOMEM(ctx);
+            *slot = bond;
+            continue;
+        }
         if (!system_is(c, RTCOSIM_MASTER_NS, "Component"))
             continue;
         const char *name = system_attr(d, c, "name");
@@ -541,7 +557,10 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 
 static rtcosim_status read_annotations(parse_ctx *ctx, const xmlNode *owner)
 {
+    /* SSP 1.0 files in the wild use both ssd:Annotations and ssc:Annotations. */
     const xmlNode *list = child(owner, SSD_NS, "Annotations");
+    if (!list)
+        list = child(owner, SSC_NS, "Annotations");
     if (!list)
         return RTCOSIM_OK;
     for (const xmlNode *a = list->children; a; a = a->next) {
@@ -682,29 +701,6 @@ rtcosim_status rtcosim_system_desc_parse(const char *xml, size_t size, const cha
     return RTCOSIM_OK;
 }
 
-static rtcosim_status read_whole_file(const char *path, char **data, size_t *size,
-                                      rtcosim_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
-                                 "%s: cannot open: %s", path, strerror(errno));
-    rtcosim_status st = RTCOSIM_OK;
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot read (not a regular file?)", path);
-    else if (!(*data = malloc((size_t)len + 1)))
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    else if (fread(*data, 1, (size_t)len, f) != (size_t)len) {
-        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: read error", path);
-        free(*data);
-        *data = NULL;
-    }
-    *size = (size_t)len;
-    fclose(f);
-    return st;
-}
-
 rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **out,
                                         rtcosim_error *err)
 {
@@ -753,13 +749,14 @@ rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
     }
-    char *data = NULL;
-    size_t size = 0;
-    st = read_whole_file(ssd_path, &data, &size, err);
+    xmlDoc *doc = NULL;
+    st = system_read_xml_file(ssd_path, d->label, &doc, err);
     free(ssd_path);
-    if (st == RTCOSIM_OK)
-        st = parse_into(d, data, size, err);
-    free(data);
+    if (st == RTCOSIM_OK) {
+        parse_ctx ctx = {d, d->label, err};
+        st = read_document(&ctx, xmlDocGetRootElement(doc));
+        xmlFreeDoc(doc);
+    }
     if (st != RTCOSIM_OK) {
         rtcosim_system_desc_free(d);
         return st;
@@ -796,6 +793,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
     free(d->connections);
     free(d->units);
     free(d->rates);
+    free(d->bonds);
     if (d->temp_dir) {
         system_remove_tree(d->temp_dir);
         free(d->temp_dir);

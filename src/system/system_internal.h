@@ -52,6 +52,8 @@ struct rtcosim_system_desc {
     rtcosim_ssd_master_settings master;
     rtcosim_ssd_component_rate *rates;
     size_t rate_count, rate_cap;
+    rtcosim_ssd_power_bond *bonds;
+    size_t bond_count, bond_cap;
 };
 
 /* Arena: every string of a description, freed at once. */

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <libxml/globals.h>
 #include <libxml/parser.h>
+#include <libxml/xmlerror.h>
 
 #include "system/system_internal.h"
 
@@ -109,6 +111,8 @@ void system_sync(rtcosim_system_desc *d)
     }
     d->master.rates = d->rates;
     d->master.rate_count = d->rate_count;
+    d->master.bonds = d->bonds;
+    d->master.bond_count = d->bond_count;
 }
 
 /* libxml2 keeps only the last error, which after a mismatch is usually a
@@ -152,6 +156,11 @@ static rtcosim_status xml_error(xmlParserCtxt *ctxt, const first_error *first, c
     size_t n = strlen(message);
     while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == ' '))
         message[--n] = '\0';
+    for (char *p = message; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    if (e->line <= 0) /* encoding errors come without a position */
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML: %s", label, message);
     return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%d: malformed XML: %s", label, e->line,
                              message);
 }
@@ -172,7 +181,15 @@ rtcosim_status system_read_xml(const char *data, size_t size, const char *label,
     first_error *saved = current_capture;
     current_capture = &first;
     ctxt->sax->serror = capture_error;
+    /* Encoding and I/O errors bypass the parser context and go to the
+     * thread's global handler, which prints to stderr by default: route them
+     * to the capture too while this parse runs (libxml2 keeps these
+     * handlers per thread). */
+    xmlStructuredErrorFunc saved_handler = xmlStructuredError;
+    void *saved_context = xmlStructuredErrorContext;
+    xmlSetStructuredErrorFunc(NULL, capture_error);
     xmlDoc *doc = xmlCtxtReadMemory(ctxt, data, (int)size, NULL, NULL, SAFE_XML_OPTIONS);
+    xmlSetStructuredErrorFunc(saved_context, saved_handler);
     current_capture = saved;
     rtcosim_status st = RTCOSIM_OK;
     if (!doc || !xmlDocGetRootElement(doc)) {

@@ -177,6 +177,13 @@ static void parses_typed_values_with_range_checks(void **state)
     assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_BOOLEAN, "true", &v, NULL), RTCOSIM_OK);
     assert_true(v.b);
     assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_BOOLEAN, "yes", &v, NULL), RTCOSIM_EINVAL);
+    /* Leading zeros are decimal, not octal; 0x is hexadecimal. */
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_INT32, "010", &v, NULL), RTCOSIM_OK);
+    assert_true(v.i64 == 10);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_INT32, "-0x1F", &v, NULL), RTCOSIM_OK);
+    assert_true(v.i64 == -31);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_UINT8, "09", &v, NULL), RTCOSIM_OK);
+    assert_true(v.u64 == 9);
     assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_UINT64, "18446744073709551615", &v, NULL),
                      RTCOSIM_OK);
     assert_true(v.u64 == UINT64_MAX);

@@ -109,6 +109,11 @@ void tu_zip(const char *zip_path, const tu_entry *entries, size_t n)
         assert_true(index >= 0);
         if (e->store)
             assert_int_equal(zip_set_file_compression(za, (zip_uint64_t)index, ZIP_CM_STORE, 0), 0);
+        if (e->mode)
+            assert_int_equal(zip_file_set_external_attributes(za, (zip_uint64_t)index, 0,
+                                                              ZIP_OPSYS_UNIX,
+                                                              (zip_uint32_t)(S_IFREG | e->mode) << 16),
+                             0);
         if (e->symlink)
             assert_int_equal(zip_file_set_external_attributes(za, (zip_uint64_t)index, 0,
                                                               ZIP_OPSYS_UNIX,

@@ -14,6 +14,7 @@ typedef struct tu_entry {
     bool symlink;        /* mark the entry as a Unix symbolic link */
     size_t zeros;        /* or: this many zero bytes (compresses very well) */
     bool store;          /* store uncompressed (so that a test can corrupt it) */
+    unsigned mode;       /* Unix permission bits to record (e.g. 0755), 0: none */
 } tu_entry;
 
 /* A fresh empty directory (under $TMPDIR or /tmp); free() the result. */

@@ -213,6 +213,83 @@ static void binary_lacking_a_function_is_named(void **state)
     expect_failure(f, RTCOSIM_ENOTFOUND, "model.fmu: binary lacks fmi2DoStep");
 }
 
+static const char ramp_md[] =
+    "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"Ramp\" instantiationToken=\"r\">"
+    "<CoSimulation modelIdentifier=\"model\" canHandleVariableCommunicationStepSize=\"true\"/>"
+    "<ModelVariables>"
+    "<Float64 name=\"time\" valueReference=\"0\" causality=\"independent\" variability=\"continuous\"/>"
+    "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\"><Alias name=\"u2\"/></Float64>"
+    "<Float64 name=\"der(u)\" valueReference=\"2\" causality=\"input\" derivative=\"1\" start=\"0\"/>"
+    "<Float64 name=\"y\" valueReference=\"3\" causality=\"output\"/>"
+    "</ModelVariables><ModelStructure><Output valueReference=\"3\"/></ModelStructure>"
+    "</fmiModelDescription>";
+
+/* FMI 3.0 input derivatives are inputs declared with `derivative`: setting
+ * derivative 1 of u must reach der(u). The ramp FMU computes y = u + du * h.
+ * u's alias u2 (same reference, no derivative of its own) changes nothing. */
+static void fmi3_input_derivative_goes_to_the_declared_derivative_input(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = ramp_md},
+                    {.name = "binaries/x86_64-linux/model.so", .file = RAMP_FMU_PATH}};
+    tu_zip(f->fmu, e, 2);
+    rtcosim_fmu_options opts = {.temp_dir = f->tmp};
+    rtcosim_component *c;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmu_load(f->fmu, &opts, &c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_capabilities(c)->max_input_derivative_order, 1);
+    assert_int_equal(rtcosim_component_instantiate(c, "ramp", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    uint32_t u = 1, y = 3;
+    double u_value = 1.0, slope = 2.0, out = 0;
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &u, 1, &u_value, &err), 0);
+    assert_int_equal(rtcosim_component_set_input_derivatives(c, &u, 1, 1, &slope, &err), 0);
+    assert_int_equal(rtcosim_component_do_step(c, 0, RTCOSIM_NS_PER_S / 2, NULL, &err), 0);
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &y, 1, &out, &err), 0);
+    assert_true(out == 1.0 + 2.0 * 0.5);
+    assert_int_equal(rtcosim_component_set_input_derivatives(c, &u, 1, 2, &slope, &err),
+                     RTCOSIM_EUNSUPPORTED); /* only the first derivative is declared */
+    assert_int_equal(rtcosim_component_set_input_derivatives(c, &y, 1, 1, &slope, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "ramp: value reference 3 is not a continuous Float64 input"));
+    rtcosim_component_free(c);
+    assert_int_equal(tu_count_entries(f->tmp), 0);
+}
+
+static void unusable_temporary_parent_is_an_io_error(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md}};
+    tu_zip(f->fmu, e, 1);
+    rtcosim_fmu_options opts = {.temp_dir = tu_path(f->tmp, "missing/dir")};
+    rtcosim_component *c;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmu_load(f->fmu, &opts, &c, &err), RTCOSIM_EIO);
+    assert_non_null(strstr(err.message, "model.fmu: cannot create a temporary directory in "));
+    assert_non_null(strstr(err.message, "missing/dir: No such file or directory"));
+}
+
+static void executable_entries_stay_executable_and_others_do_not(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = ramp_md},
+                    {.name = "binaries/x86_64-linux/model.so", .file = RAMP_FMU_PATH},
+                    {.name = "resources/tool.sh", .text = "#!/bin/sh\n", .mode = 0755},
+                    {.name = "resources/table.csv", .text = "t,y\n", .mode = 0644}};
+    tu_zip(f->fmu, e, 4);
+    rtcosim_fmu_options opts = {.temp_dir = f->tmp};
+    rtcosim_component *c;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmu_load(f->fmu, &opts, &c, &err), RTCOSIM_OK);
+    const char *dir = rtcosim_fmu_info_of(c)->extracted_dir;
+    assert_int_equal(access(tu_path(dir, "resources/tool.sh"), X_OK), 0);
+    assert_int_not_equal(access(tu_path(dir, "resources/table.csv"), X_OK), 0);
+    assert_int_equal(access(tu_path(dir, "resources/table.csv"), R_OK), 0);
+    rtcosim_component_free(c);
+}
+
 static void info_of_a_non_fmu_component_is_null(void **state)
 {
     (void)state;
@@ -242,6 +319,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(binary_that_is_not_a_shared_object_fails_to_load, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(binary_lacking_a_function_is_named, setup, teardown),
+        cmocka_unit_test_setup_teardown(fmi3_input_derivative_goes_to_the_declared_derivative_input,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(unusable_temporary_parent_is_an_io_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(executable_entries_stay_executable_and_others_do_not,
+                                        setup, teardown),
         cmocka_unit_test(info_of_a_non_fmu_component_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

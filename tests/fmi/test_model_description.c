@@ -167,7 +167,7 @@ static const char fmi3_mix[] =
     "    <Binary name=\"blob\" valueReference=\"8\" causality=\"parameter\" variability=\"fixed\"><Start value=\"0A0bFF\"/></Binary>\n"
     "    <Clock name=\"tick\" valueReference=\"9\" causality=\"input\" intervalVariability=\"triggered\"/>\n"
     "    <Enumeration name=\"mode\" valueReference=\"10\" declaredType=\"Mode\" causality=\"parameter\" variability=\"fixed\" start=\"3\"/>\n"
-    "    <UInt16 name=\"count\" valueReference=\"11\" causality=\"output\"/>\n"
+    "    <UInt16 name=\"count\" valueReference=\"11\" causality=\"output\"><Alias name=\"n\" description=\"another name\"/></UInt16>\n"
     "  </ModelVariables>\n"
     "  <ModelStructure>\n"
     "    <Output valueReference=\"1\"/><Output valueReference=\"11\"/>\n"
@@ -189,7 +189,6 @@ static void fmi3_description_gives_every_scalar_type(void **state)
     assert_false(md->provides_intermediate_update || md->provides_directional_derivatives);
     assert_false(md->has_start);
     assert_true(md->has_stop && md->stop == 2.0);
-    assert_int_equal(md->variable_count, 12);
     const rtcosim_variable *v = md->variables;
     assert_string_equal(v[1].unit, "K");
     assert_true(v[1].start.f64 == 293.15);
@@ -218,6 +217,13 @@ static void fmi3_description_gives_every_scalar_type(void **state)
     assert_int_equal(v[10].start.i64, 3);
     assert_int_equal(v[11].type, RTCOSIM_TYPE_UINT16);
     assert_int_equal(v[11].initial, RTCOSIM_INITIAL_CALCULATED);
+    /* The Alias child is one more variable: same reference, own name. */
+    assert_int_equal(md->variable_count, 13);
+    assert_string_equal(v[12].name, "n");
+    assert_string_equal(v[12].description, "another name");
+    assert_int_equal(v[12].value_reference, 11);
+    assert_int_equal(v[12].type, RTCOSIM_TYPE_UINT16);
+    assert_int_equal(v[12].causality, RTCOSIM_CAUSALITY_OUTPUT);
     assert_int_equal(md->output_count, 2);
     assert_int_equal(md->output_indices[0], 1);
     assert_int_equal(md->output_indices[1], 11);

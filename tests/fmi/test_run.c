@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -384,7 +385,19 @@ static void call_trace_logs_each_fmi_call_with_arguments_and_status(void **state
     const char *log = tu_log_text();
     assert_non_null(strstr(log, "debug|fmi|traced: fmi2Instantiate(\"traced\", fmi2CoSimulation"));
     assert_non_null(strstr(log, "debug|fmi|traced: fmi2SetReal(#3=0.5) -> fmi2OK"));
-    assert_non_null(strstr(log, "debug|fmi|traced: fmi2DoStep(t=0, h=0.25, "));
+    assert_non_null(strstr(log, "debug|fmi|traced: fmi2DoStep(t=0, h=0.25, "
+                               "noSetFMUStatePriorToCurrentPoint=true) -> fmi2OK"));
+    /* While a snapshot exists the master may roll back: the FMU must keep
+     * its history (noSetFMUStatePriorToCurrentPoint=false). */
+    rtcosim_state snapshot = NULL;
+    assert_int_equal(rtcosim_component_get_state(c, &snapshot, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_do_step(c, 250 * MS, 250 * MS, NULL, &err), RTCOSIM_OK);
+    assert_non_null(strstr(tu_log_text(), "fmi2DoStep(t=0.25, h=0.25, "
+                                          "noSetFMUStatePriorToCurrentPoint=false)"));
+    rtcosim_component_free_state(c, snapshot);
+    assert_int_equal(rtcosim_component_do_step(c, 500 * MS, 250 * MS, NULL, &err), RTCOSIM_OK);
+    assert_non_null(strstr(tu_log_text(), "fmi2DoStep(t=0.5, h=0.25, "
+                                          "noSetFMUStatePriorToCurrentPoint=true)"));
     rtcosim_component_free(c);
     assert_non_null(strstr(tu_log_text(), "traced: fmi2FreeInstance() -> fmi2OK"));
 
@@ -398,6 +411,40 @@ static void call_trace_logs_each_fmi_call_with_arguments_and_status(void **state
     assert_null(strstr(tu_log_text(), "|fmi|"));
     rtcosim_log_set_handler(NULL, NULL);
     rtcosim_log_set_level(RTCOSIM_LOG_INFO);
+}
+
+/* FMI 2.0 wants the resources as a file URI (RFC 8089, spaces escaped),
+ * FMI 3.0 as a directory path ending in a separator. */
+static void resource_locations_follow_each_standard(void **state)
+{
+    (void)state;
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s/with space", tmp_dir);
+    assert_int_equal(mkdir(parent, 0700), 0);
+    tu_log_capture(RTCOSIM_LOG_DEBUG);
+    const char *paths[] = {RTCOSIM_FMU_DAHLQUIST_FMI2, RTCOSIM_FMU_DAHLQUIST_FMI3};
+    for (int i = 0; i < 2; i++) {
+        rtcosim_fmu_options opts = {.temp_dir = parent, .log_fmi_calls = true};
+        rtcosim_component *c;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_fmu_load(paths[i], &opts, &c, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_instantiate(c, "r", &err), RTCOSIM_OK);
+        char expected[4200];
+        const char *dir = rtcosim_fmu_info_of(c)->extracted_dir;
+        const char *space = strstr(dir, "with space");
+        assert_non_null(space);
+        if (i == 0)
+            snprintf(expected, sizeof expected, "\"file://%.*swith%%20space%s/resources\"",
+                     (int)(space - dir), dir, space + strlen("with space"));
+        else
+            snprintf(expected, sizeof expected, "\"%s/resources/\"", dir);
+        if (!strstr(tu_log_text(), expected))
+            fail_msg("no %s in the trace:\n%s", expected, tu_log_text());
+        rtcosim_component_free(c);
+    }
+    rtcosim_log_set_handler(NULL, NULL);
+    rtcosim_log_set_level(RTCOSIM_LOG_INFO);
+    assert_int_equal(rmdir(parent), 0);
 }
 
 int main(void)
@@ -416,6 +463,7 @@ int main(void)
         cmocka_unit_test(faulty_discard_maps_to_ediscard),
         cmocka_unit_test(real_fmu_without_do_step_is_refused),
         cmocka_unit_test(call_trace_logs_each_fmi_call_with_arguments_and_status),
+        cmocka_unit_test(resource_locations_follow_each_standard),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "rtcosim/results.h"
@@ -123,6 +125,58 @@ static void writer_thread_delivers_every_row_exactly(void **state)
     free(text);
 }
 
+typedef struct drain {
+    int fd;
+    size_t lines;
+} drain;
+
+static void *drain_pipe(void *arg)
+{
+    drain *d = arg;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(d->fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            d->lines += buf[i] == '\n';
+    return NULL;
+}
+
+/* A real-time producer must never wait: with drop_when_full, rows that find
+ * the ring full are counted as dropped. The file is a pipe nobody reads yet,
+ * so the writer thread blocks and the ring must fill. */
+static void full_ring_drops_rows_instead_of_waiting(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fds[1]);
+    rtcosim_recorder_options o = {.path = path, .columns = one_column, .column_count = 1,
+                                  .writer_thread = true, .drop_when_full = true, .ring_rows = 8,
+                                  .buffer_bytes = 4096};
+    rtcosim_recorder *r = NULL;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    close(fds[1]); /* the recorder holds its own descriptor of the pipe */
+    const int rows = 100000; /* about 2 MB: far more than pipe, buffer and ring hold */
+    for (int i = 0; i < rows; i++) {
+        rtcosim_value v = {.f64 = i + 0.5};
+        assert_int_equal(rtcosim_recorder_push_row(r, i, &v, NULL), RTCOSIM_OK);
+    }
+    rtcosim_recorder_stats before;
+    rtcosim_recorder_get_stats(r, &before);
+    assert_true(before.rows_dropped > 0);
+    drain d = {.fd = fds[0]};
+    pthread_t reader;
+    assert_int_equal(pthread_create(&reader, NULL, drain_pipe, &d), 0);
+    rtcosim_recorder_stats stats;
+    assert_int_equal(rtcosim_recorder_close(r, &stats, NULL), RTCOSIM_OK);
+    pthread_join(reader, NULL);
+    close(fds[0]);
+    assert_int_equal(stats.rows_pushed, rows);
+    assert_int_equal(stats.rows_written + stats.rows_dropped, rows);
+    assert_int_equal(d.lines, 1 + stats.rows_written); /* header + rows */
+}
+
 static void unwritable_path_fails_at_open_naming_it(void **state)
 {
     (void)state;
@@ -173,6 +227,7 @@ int main(void)
         cmocka_unit_test(writes_header_and_rows_in_fmusim_format),
         cmocka_unit_test(keeps_every_nth_row_and_forced_rows),
         cmocka_unit_test(writer_thread_delivers_every_row_exactly),
+        cmocka_unit_test(full_ring_drops_rows_instead_of_waiting),
         cmocka_unit_test(unwritable_path_fails_at_open_naming_it),
         cmocka_unit_test(write_error_is_reported_at_close_with_the_path),
         cmocka_unit_test(binary_columns_are_refused),

@@ -125,18 +125,27 @@ static const rtcosim_variable integ_vars[] = {
     VAR("early_at", VR_EARLY_AT, FLOAT64, PARAMETER, FIXED, EXACT),
 };
 
-static rtcosim_component *make_integrator(void)
+static rtcosim_component *make_integrator_with(const rtcosim_component_desc *experiment)
 {
     integrator *s = calloc(1, sizeof *s);
     s->k = 1;
     s->fail_at = -1;
     s->stop_at = -1;
     s->early_at = -1;
-    rtcosim_component_desc desc = {.model_name = "Integrator", .variables = integ_vars,
-                                   .variable_count = sizeof integ_vars / sizeof integ_vars[0]};
+    rtcosim_component_desc desc = {0};
+    if (experiment)
+        desc = *experiment;
+    desc.model_name = "Integrator";
+    desc.variables = integ_vars;
+    desc.variable_count = sizeof integ_vars / sizeof integ_vars[0];
     rtcosim_component *c = NULL;
     assert_int_equal(rtcosim_component_create(&integ_ops, s, &desc, &c, NULL), RTCOSIM_OK);
     return c;
+}
+
+static rtcosim_component *make_integrator(void)
+{
+    return make_integrator_with(NULL);
 }
 
 static rtcosim_csv *table(const char *text)
@@ -398,6 +407,43 @@ static void early_return_continues_from_the_last_successful_time(void **state)
     rtcosim_component_free(c);
 }
 
+static void defaults_come_from_the_default_experiment_else_fmusim_rules(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_simulate_options o = {.start_time = RTCOSIM_SIMULATE_UNSET,
+                                  .stop_time = RTCOSIM_SIMULATE_UNSET,
+                                  .output_interval = RTCOSIM_SIMULATE_UNSET, .tolerance = -1};
+    rtcosim_simulate_defaults(c, &o);
+    assert_int_equal(o.start_time, 0);
+    assert_int_equal(o.stop_time, RTCOSIM_NS_PER_S);
+    assert_int_equal(o.output_interval, 2000000); /* 1 s / 500 */
+    assert_true(o.tolerance == 0.0);
+    rtcosim_component_free(c);
+
+    rtcosim_component_desc experiment = {.has_default_start = true, .default_start = 2 * RTCOSIM_NS_PER_S,
+                                         .has_default_stop = true, .default_stop = 12 * RTCOSIM_NS_PER_S,
+                                         .has_default_tolerance = true, .default_tolerance = 1e-6};
+    c = make_integrator_with(&experiment);
+    o = (rtcosim_simulate_options){.start_time = RTCOSIM_SIMULATE_UNSET,
+                                   .stop_time = RTCOSIM_SIMULATE_UNSET,
+                                   .output_interval = RTCOSIM_SIMULATE_UNSET, .tolerance = -1};
+    rtcosim_simulate_defaults(c, &o);
+    assert_int_equal(o.start_time, 2 * RTCOSIM_NS_PER_S);
+    assert_int_equal(o.stop_time, 12 * RTCOSIM_NS_PER_S);
+    assert_int_equal(o.output_interval, 20000000); /* 10 s / 500 */
+    assert_true(o.tolerance == 1e-6);
+    /* Given values stay; only the unset interval follows from them. */
+    o = (rtcosim_simulate_options){.start_time = 0, .stop_time = 5 * RTCOSIM_NS_PER_S,
+                                   .output_interval = RTCOSIM_SIMULATE_UNSET, .tolerance = 1e-3};
+    rtcosim_simulate_defaults(c, &o);
+    assert_int_equal(o.start_time, 0);
+    assert_int_equal(o.stop_time, 5 * RTCOSIM_NS_PER_S);
+    assert_int_equal(o.output_interval, 10000000);
+    assert_true(o.tolerance == 1e-3);
+    rtcosim_component_free(c);
+}
+
 static void impossible_times_are_rejected(void **state)
 {
     (void)state;
@@ -427,6 +473,7 @@ int main(void)
         cmocka_unit_test(component_asking_to_terminate_stops_cleanly),
         cmocka_unit_test(failing_step_keeps_rows_so_far_and_names_component_and_time),
         cmocka_unit_test(early_return_continues_from_the_last_successful_time),
+        cmocka_unit_test(defaults_come_from_the_default_experiment_else_fmusim_rules),
         cmocka_unit_test(impossible_times_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

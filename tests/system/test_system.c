@@ -145,6 +145,7 @@ static const char full_ssd[] =
     "               stepControl=\"true\" threads=\"2\">\n"
     "     <rc:Component name=\"plant\" stepSize=\"0.001\"/>\n"
     "     <rc:Component name=\"ctrl\" stepMultiple=\"2\"/>\n"
+    "     <rc:PowerBond effort=\"plant.force\" flow=\"ctrl.y\"/>\n"
     "     <rc:RealTime futureSetting=\"ignored\"/>\n"
     "    </rc:Master>\n"
     "   </ssc:Annotation>\n"
@@ -276,6 +277,9 @@ static void check_full_system(const rtcosim_system_desc *d)
     assert_int_equal(m->rates[0].component_index, 1);
     assert_int_equal(m->rates[0].step_ns, RTCOSIM_NS_PER_MS);
     assert_int_equal(m->rates[1].multiple, 2);
+    assert_int_equal(m->bond_count, 1);
+    assert_string_equal(m->bonds[0].effort, "plant.force");
+    assert_string_equal(m->bonds[0].flow, "ctrl.y");
 }
 
 static void write_full_files(void)
@@ -396,6 +400,19 @@ static void test_ssp_entry_escaping_directory_is_rejected(void **state)
     assert_int_equal(rtcosim_system_desc_load(path, &d, &err), RTCOSIM_EFORMAT);
     assert_null(d);
     assert_string_equal(err.message, expected);
+}
+
+static void test_ssp_names_its_parameter_file_in_errors(void **state)
+{
+    (void)state;
+    char *path = make_ssp("broken.ssp", true, "plant.ssv"); /* plant.ssv replaced by "evil" */
+    char expected[600];
+    snprintf(expected, sizeof expected, "%s:plant.ssv:1: malformed XML: Start tag expected", path);
+    rtcosim_error err;
+    rtcosim_system_desc *d = NULL;
+    assert_int_equal(rtcosim_system_desc_load(path, &d, &err), RTCOSIM_EFORMAT);
+    if (strncmp(err.message, expected, strlen(expected)) != 0)
+        fail_msg("got '%s'", err.message);
 }
 
 static void test_ssp_without_ssd_is_rejected(void **state)
@@ -540,6 +557,17 @@ static const bad_case bad_cases[] = {
              "</ssc:Annotation></ssd:Annotations>\n"),
      NULL, RTCOSIM_EFORMAT,
      "sys.ssd:15: rtcosim master: component 'a' needs exactly one of stepSize and stepMultiple"},
+    {"power bond without flow",
+     ONE("", "  <ssc:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+             "   <rc:Master><rc:PowerBond effort=\"a.in\"/></rc:Master></ssc:Annotation></ssc:Annotations>\n"),
+     NULL, RTCOSIM_EFORMAT,
+     "sys.ssd:15: rtcosim master: PowerBond needs effort and flow as component.variable"},
+    {"annotation in another namespace",
+     ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+             "   <x:Master xmlns:x=\"https://example.org/other\"/></ssc:Annotation></ssd:Annotations>\n"),
+     NULL, RTCOSIM_EFORMAT,
+     "sys.ssd:14: org.rtcosim.master annotation without a Master element in namespace "
+     "https://rtcosim.org/SSP1/Master"},
     {"master negative step",
      ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
              "   <rc:Master stepSize=\"-0.1\"/></ssc:Annotation></ssd:Annotations>\n"),
@@ -590,6 +618,35 @@ static void test_parse_from_memory_uses_given_name(void **state)
     assert_string_equal(err.message, "/nonexistent/x.ssd: cannot open: No such file or directory");
 }
 
+static void test_encoding_errors_are_values_not_stderr_output(void **state)
+{
+    (void)state;
+    /* Bytes invalid in the declared encoding: libxml2 reports these outside
+     * the parser context (to stderr by default); the reader must return them
+     * as its error and print nothing. */
+    const char text[] = "<?xml version=\"1.0\" encoding=\"SHIFT_JIS\"?>\n<a b=\"\xee\x64\x69\x6e\"/>\n";
+    char capture[400];
+    snprintf(capture, sizeof capture, "%s/stderr.txt", dir);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(capture, "w");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    rtcosim_status st = rtcosim_system_desc_parse(text, sizeof text - 1, NULL, "enc.ssd", &d, &err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(f);
+    assert_int_equal(st, RTCOSIM_EFORMAT);
+    assert_string_equal(err.message, "enc.ssd: malformed XML: input conversion failed due to input "
+                                     "error, bytes 0xEE 0x64 0x69 0x6E");
+    struct stat sb;
+    assert_int_equal(stat(capture, &sb), 0);
+    assert_int_equal(sb.st_size, 0);
+}
+
 static void test_external_entities_are_never_loaded(void **state)
 {
     (void)state;
@@ -617,10 +674,12 @@ int main(void)
         cmocka_unit_test(test_parameter_set_from_command_line_overrides),
         cmocka_unit_test(test_ssp_archive_unpacks_and_cleans_up),
         cmocka_unit_test(test_ssp_entry_escaping_directory_is_rejected),
+        cmocka_unit_test(test_ssp_names_its_parameter_file_in_errors),
         cmocka_unit_test(test_ssp_without_ssd_is_rejected),
         cmocka_unit_test(test_bad_inputs_give_one_line_errors_with_file_and_line),
         cmocka_unit_test(test_parse_from_memory_uses_given_name),
         cmocka_unit_test(test_external_entities_are_never_loaded),
+        cmocka_unit_test(test_encoding_errors_are_values_not_stderr_output),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

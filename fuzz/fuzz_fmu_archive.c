@@ -1,0 +1,129 @@
+/* libFuzzer target for FMU archive extraction. Input that starts with "PK" is
+ * taken as a zip file as is; other input describes an archive as text (entries
+ * separated by "\n--\n", each "name\ncontents", a name prefixed "@" marks a
+ * symbolic link), which lets the fuzzer reach entry names directly. Oracle:
+ * no crash or leak, and nothing is left in (or written beside) the private
+ * extraction directory once it is removed. */
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zip.h>
+
+#include "fmi/archive.h"
+
+static char parent[64];
+static char zip_path[96];
+
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int count = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return count;
+}
+
+static void remove_parent(void)
+{
+    unlink(zip_path);
+    rmdir(parent);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    snprintf(parent, sizeof parent, "/tmp/rtcosim-fuzz-XXXXXX");
+    if (!mkdtemp(parent))
+        abort();
+    /* The archive lives beside the parent, so the parent holds only what the
+     * extractor creates. */
+    snprintf(zip_path, sizeof zip_path, "%s.zip", parent);
+    atexit(remove_parent);
+    return 0;
+}
+
+/* Build a zip from the text description; false when libzip refuses it. */
+static bool build_archive(const uint8_t *data, size_t size)
+{
+    int code;
+    zip_t *za = zip_open(zip_path, ZIP_CREATE | ZIP_TRUNCATE, &code);
+    if (!za)
+        return false;
+    char *text = malloc(size + 1);
+    if (!text) {
+        zip_discard(za);
+        return false;
+    }
+    memcpy(text, data, size);
+    text[size] = '\0';
+    bool ok = true;
+    for (char *entry = text; entry && ok;) {
+        char *next = strstr(entry, "\n--\n");
+        if (next) {
+            *next = '\0';
+            next += 4;
+        }
+        char *contents = strchr(entry, '\n');
+        if (contents)
+            *contents++ = '\0';
+        else
+            contents = entry + strlen(entry);
+        bool link = entry[0] == '@';
+        const char *name = entry + link;
+        zip_source_t *src = zip_source_buffer(za, contents, strlen(contents), 0);
+        zip_int64_t index = src ? zip_file_add(za, name, src, ZIP_FL_OVERWRITE) : -1;
+        if (index < 0) {
+            zip_source_free(src);
+            ok = false;
+        } else if (link) {
+            zip_file_set_external_attributes(za, (zip_uint64_t)index, 0, ZIP_OPSYS_UNIX,
+                                             (zip_uint32_t)(S_IFLNK | 0777) << 16);
+        }
+        entry = next;
+    }
+    if (ok && zip_close(za) != 0)
+        ok = false;
+    else if (ok)
+        za = NULL;
+    if (za)
+        zip_discard(za);
+    free(text);
+    if (!ok)
+        unlink(zip_path);
+    return ok;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size >= 2 && data[0] == 'P' && data[1] == 'K') {
+        FILE *f = fopen(zip_path, "wb");
+        if (!f || fwrite(data, 1, size, f) != size) {
+            if (f)
+                fclose(f);
+            return 0;
+        }
+        fclose(f);
+    } else if (!build_archive(data, size)) {
+        return 0;
+    }
+    char *dir = NULL;
+    rtcosim_error err;
+    if (rtcosim_fmi_extract(zip_path, parent, 1 << 20, &dir, &err) == RTCOSIM_OK) {
+        rtcosim_fmi_remove_tree(dir);
+        free(dir);
+    }
+    if (entries_in(parent) != 0)
+        abort(); /* something escaped the extraction directory or was left behind */
+    unlink(zip_path);
+    return 0;
+}

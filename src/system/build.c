@@ -1,0 +1,313 @@
+/* Turning a system description into a ready master: components loaded and
+ * checked against their declared connectors, steps, connections with their
+ * transformations, parameters as start values, and the run settings (the
+ * caller's overrides over the description's rtcosim master annotation). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/fmu.h"
+#include "rtcosim/master.h"
+#include "rtcosim/native.h"
+#include "system/system_internal.h"
+
+#define NAME_MAX_LEN 512
+
+static bool type_matches(rtcosim_ssp_type ssp, rtcosim_type t)
+{
+    switch (ssp) {
+    case RTCOSIM_SSP_UNSPECIFIED: return true;
+    case RTCOSIM_SSP_REAL: return t == RTCOSIM_TYPE_FLOAT64 || t == RTCOSIM_TYPE_FLOAT32;
+    case RTCOSIM_SSP_INTEGER:
+    case RTCOSIM_SSP_ENUMERATION:
+        return rtcosim_type_is_numeric(t) && t != RTCOSIM_TYPE_FLOAT64 &&
+               t != RTCOSIM_TYPE_FLOAT32 && t != RTCOSIM_TYPE_BOOLEAN;
+    case RTCOSIM_SSP_BOOLEAN: return t == RTCOSIM_TYPE_BOOLEAN;
+    case RTCOSIM_SSP_STRING: return t == RTCOSIM_TYPE_STRING;
+    case RTCOSIM_SSP_BINARY: return t == RTCOSIM_TYPE_BINARY;
+    }
+    return false;
+}
+
+/* Which causalities a connector kind stands for (SSP 1.0 kinds vs FMI). */
+static bool kind_matches(rtcosim_connector_kind kind, rtcosim_causality c)
+{
+    switch (kind) {
+    case RTCOSIM_CONNECTOR_INPUT: return c == RTCOSIM_CAUSALITY_INPUT;
+    case RTCOSIM_CONNECTOR_OUTPUT: return c == RTCOSIM_CAUSALITY_OUTPUT;
+    case RTCOSIM_CONNECTOR_PARAMETER:
+        return c == RTCOSIM_CAUSALITY_PARAMETER || c == RTCOSIM_CAUSALITY_STRUCTURAL_PARAMETER;
+    case RTCOSIM_CONNECTOR_CALCULATED_PARAMETER:
+        return c == RTCOSIM_CAUSALITY_CALCULATED_PARAMETER;
+    case RTCOSIM_CONNECTOR_INOUT: return c == RTCOSIM_CAUSALITY_INPUT || c == RTCOSIM_CAUSALITY_OUTPUT;
+    }
+    return false;
+}
+
+static rtcosim_status check_connectors(const rtcosim_system_desc *d, const rtcosim_ssd_component *sc,
+                                       const rtcosim_component *comp, rtcosim_error *err)
+{
+    for (size_t i = 0; i < sc->connector_count; i++) {
+        const rtcosim_ssd_connector *cn = &sc->connectors[i];
+        const rtcosim_variable *v = rtcosim_component_find_variable(comp, cn->name);
+        if (!v)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                     "%s:%d: component '%s' (%s) has no variable '%s'", d->label,
+                                     cn->line, sc->name, sc->source, cn->name);
+        if (!kind_matches(cn->kind, v->causality))
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s:%d: connector '%s.%s' is declared %s but the variable is %s",
+                                     d->label, cn->line, sc->name, cn->name,
+                                     rtcosim_connector_kind_name(cn->kind),
+                                     rtcosim_causality_name(v->causality));
+        if (!type_matches(cn->type, v->type))
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s:%d: connector '%s.%s' is declared %s but the variable is %s",
+                                     d->label, cn->line, sc->name, cn->name,
+                                     rtcosim_ssp_type_name(cn->type), rtcosim_type_name(v->type));
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim_ssd_component *sc,
+                                     const rtcosim_system_build_options *opts,
+                                     rtcosim_component **out, rtcosim_error *err)
+{
+    rtcosim_status st = sc->native_type ? rtcosim_native_create(sc->native_type, out, err)
+                                        : rtcosim_fmu_load(sc->path, opts->fmu, out, err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
+    st = check_connectors(d, sc, *out, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_component_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+static unsigned step_multiple(const rtcosim_system_desc *d, size_t component, rtcosim_time_ns macro,
+                              rtcosim_status *st, rtcosim_error *err)
+{
+    *st = RTCOSIM_OK;
+    for (size_t i = 0; i < d->rate_count; i++) {
+        const rtcosim_ssd_component_rate *r = &d->rates[i];
+        if (r->component_index != (int)component)
+            continue;
+        int64_t multiple = r->multiple;
+        if (r->step_ns > 0) {
+            if (r->step_ns % macro != 0) {
+                *st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                        "%s: component '%s': step %.9g s is not a multiple of the "
+                                        "macro step %.9g s",
+                                        d->label, r->component, rtcosim_time_to_seconds(r->step_ns),
+                                        rtcosim_time_to_seconds(macro));
+                return 0;
+            }
+            multiple = r->step_ns / macro;
+        }
+        if (multiple > UINT32_MAX) {
+            *st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: component '%s': step multiple too large",
+                                    d->label, r->component);
+            return 0;
+        }
+        return (unsigned)multiple;
+    }
+    return 1;
+}
+
+static void parameter_text(const rtcosim_ssd_parameter *p, char *buf, size_t size, const char **out)
+{
+    switch (p->type) {
+    case RTCOSIM_SSP_REAL: snprintf(buf, size, "%.17g", p->value.r); break;
+    case RTCOSIM_SSP_INTEGER: snprintf(buf, size, "%" PRId64, p->value.i); break;
+    case RTCOSIM_SSP_BOOLEAN: snprintf(buf, size, "%s", p->value.b ? "true" : "false"); break;
+    default: *out = p->value.s; return;
+    }
+    *out = buf;
+}
+
+static rtcosim_extrapolation extrapolation_of(rtcosim_ssd_coupling c)
+{
+    return c == RTCOSIM_SSD_COUPLING_FOH ? RTCOSIM_EXTRAPOLATION_FOH
+           : c == RTCOSIM_SSD_COUPLING_SOH ? RTCOSIM_EXTRAPOLATION_SOH
+                                           : RTCOSIM_EXTRAPOLATION_ZOH;
+}
+
+static rtcosim_correction correction_of(rtcosim_ssd_correction c)
+{
+    return c == RTCOSIM_SSD_CORRECTION_DEAD_TIME    ? RTCOSIM_CORRECTION_DEAD_TIME
+           : c == RTCOSIM_SSD_CORRECTION_INTEGRATOR ? RTCOSIM_CORRECTION_INTEGRATOR
+                                                    : RTCOSIM_CORRECTION_NONE;
+}
+
+/* The annotation's settings with the caller's overrides on top. */
+static rtcosim_ssd_master_settings merged_settings(const rtcosim_system_desc *d,
+                                                   const rtcosim_ssd_master_settings *o)
+{
+    rtcosim_ssd_master_settings s = d->master;
+    if (o->has_step_size) {
+        s.has_step_size = true;
+        s.step_size_ns = o->step_size_ns;
+    }
+    if (o->order != RTCOSIM_SSD_ORDER_DEFAULT)
+        s.order = o->order;
+    if (o->coupling != RTCOSIM_SSD_COUPLING_DEFAULT)
+        s.coupling = o->coupling;
+    if (o->correction != RTCOSIM_SSD_CORRECTION_DEFAULT)
+        s.correction = o->correction;
+    if (o->has_step_control) {
+        s.has_step_control = true;
+        s.step_control = o->step_control;
+    }
+    if (o->threads > 0)
+        s.threads = o->threads;
+    return s;
+}
+
+static rtcosim_status connect_all(const rtcosim_system_desc *d, rtcosim_master *m,
+                                  const rtcosim_coupling_options *base, rtcosim_error *err)
+{
+    char from[NAME_MAX_LEN], to[NAME_MAX_LEN];
+    for (size_t i = 0; i < d->connection_count; i++) {
+        const rtcosim_ssd_connection *cn = &d->connections[i];
+        /* Connections from system parameters were resolved into component
+         * parameters by the reader; system inputs and outputs have no
+         * partner outside a top-level run. */
+        if (cn->start.component_index < 0 || cn->end.component_index < 0)
+            continue;
+        snprintf(from, sizeof from, "%s.%s", cn->start.component, cn->start.connector);
+        snprintf(to, sizeof to, "%s.%s", cn->end.component, cn->end.connector);
+        rtcosim_coupling_options o = *base;
+        if (cn->has_linear_transformation || cn->has_unit_conversion) {
+            o.has_transformation = true;
+            o.factor = cn->factor;
+            o.offset = cn->offset;
+        }
+        rtcosim_status st = rtcosim_master_connect(m, from, to, &o, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "%s:%d: ", d->label, cn->line);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status observe_connected(const rtcosim_system_desc *d, rtcosim_master *m,
+                                        rtcosim_error *err)
+{
+    char name[NAME_MAX_LEN];
+    for (size_t i = 0; i < d->connection_count; i++) {
+        const rtcosim_ssd_connection *cn = &d->connections[i];
+        if (cn->start.component_index < 0)
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) {
+            const rtcosim_ssd_connection *o = &d->connections[k];
+            seen = o->start.component_index == cn->start.component_index &&
+                   o->start.connector_index == cn->start.connector_index;
+        }
+        if (seen)
+            continue;
+        snprintf(name, sizeof name, "%s.%s", cn->start.component, cn->start.connector);
+        rtcosim_status st = rtcosim_master_observe(m, name, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "%s:%d: ", d->label, cn->line);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status apply_parameters(const rtcosim_system_desc *d, rtcosim_master *m,
+                                       rtcosim_error *err)
+{
+    char name[NAME_MAX_LEN], buf[64];
+    for (size_t i = 0; i < d->component_count; i++) {
+        const rtcosim_ssd_component *sc = &d->components[i].pub;
+        for (size_t k = 0; k < sc->parameter_count; k++) {
+            const rtcosim_ssd_parameter *p = &sc->parameters[k];
+            const char *text = NULL;
+            parameter_text(p, buf, sizeof buf, &text);
+            snprintf(name, sizeof name, "%s.%s", sc->name, p->name);
+            rtcosim_status st = rtcosim_master_set_start_value(m, name, text, err);
+            if (st != RTCOSIM_OK)
+                return rtcosim_error_prefix(err, "%s:%d: parameter '%s': ", p->origin, p->line,
+                                            name);
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
+                                           const rtcosim_system_build_options *opts,
+                                           rtcosim_master **out, rtcosim_error *err)
+{
+    static const rtcosim_system_build_options no_options = {0};
+    if (!d || !out)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "rtcosim_system_build_master: NULL argument");
+    *out = NULL;
+    if (!opts)
+        opts = &no_options;
+    rtcosim_ssd_master_settings s = merged_settings(d, &opts->overrides);
+    if (!s.has_step_size)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: no macro step size (give one on the command line or as "
+                                 "stepSize in the org.rtcosim.master annotation)",
+                                 d->label);
+    if (d->component_count == 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: the system has no components", d->label);
+
+    rtcosim_master *m = NULL;
+    rtcosim_status st = rtcosim_master_create(s.step_size_ns, &m, err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s: ", d->label);
+    for (size_t i = 0; i < d->component_count && st == RTCOSIM_OK; i++) {
+        const rtcosim_ssd_component *sc = &d->components[i].pub;
+        unsigned multiple = step_multiple(d, i, s.step_size_ns, &st, err);
+        rtcosim_component *comp = NULL;
+        if (st == RTCOSIM_OK)
+            st = load_component(d, sc, opts, &comp, err);
+        if (st == RTCOSIM_OK) {
+            st = rtcosim_master_add_component(m, sc->name, comp, multiple, err);
+            if (st != RTCOSIM_OK)
+                rtcosim_error_prefix(err, "%s:%d: ", d->label, sc->line);
+        }
+    }
+
+    rtcosim_coupling_options base;
+    rtcosim_coupling_options_init(&base);
+    base.extrapolation = extrapolation_of(s.coupling);
+    base.correction = correction_of(s.correction);
+    if (st == RTCOSIM_OK) {
+        rtcosim_master_set_coupling_defaults(m, &base);
+        if (s.order != RTCOSIM_SSD_ORDER_DEFAULT)
+            rtcosim_master_set_order(m, s.order == RTCOSIM_SSD_ORDER_GAUSS_SEIDEL
+                                            ? RTCOSIM_ORDER_GAUSS_SEIDEL
+                                            : RTCOSIM_ORDER_JACOBI);
+        if (s.threads > 0 && (st = rtcosim_master_set_threads(m, (unsigned)s.threads, err)) != RTCOSIM_OK)
+            rtcosim_error_prefix(err, "%s: ", d->label);
+    }
+    if (st == RTCOSIM_OK && s.has_step_control && s.step_control) {
+        rtcosim_step_control sc;
+        rtcosim_step_control_init(&sc);
+        sc.enabled = true;
+        if ((st = rtcosim_master_set_step_control(m, &sc, err)) != RTCOSIM_OK)
+            rtcosim_error_prefix(err, "%s: ", d->label);
+    }
+    if (st == RTCOSIM_OK)
+        st = connect_all(d, m, &base, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < d->bond_count; i++)
+        if ((st = rtcosim_master_add_power_bond(m, d->bonds[i].effort, d->bonds[i].flow, err)) !=
+            RTCOSIM_OK)
+            rtcosim_error_prefix(err, "%s:%d: ", d->label, d->bonds[i].line);
+    if (st == RTCOSIM_OK)
+        st = apply_parameters(d, m, err);
+    if (st == RTCOSIM_OK && opts->observe_count == 0)
+        st = observe_connected(d, m, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < opts->observe_count; i++)
+        if ((st = rtcosim_master_observe(m, opts->observe[i], err)) != RTCOSIM_OK)
+            rtcosim_error_prefix(err, "output variable '%s': ", opts->observe[i]);
+    if (st != RTCOSIM_OK) {
+        rtcosim_master_free(m);
+        return st;
+    }
+    *out = m;
+    return RTCOSIM_OK;
+}

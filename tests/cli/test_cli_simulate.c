@@ -1,0 +1,160 @@
+/* End-to-end `rtcosim simulate` with the project's FMUs: Dahlquist (FMI 2.0
+ * and 3.0) against its analytic Euler solution and exp(-k*t), start values,
+ * a Feedthrough FMU driven by an input CSV, and a Faulty FMU whose failing
+ * step must give a non-zero exit while the rows before it stay in the file. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rtcosim_test_fmus.h"
+
+/* Run the CLI with argv (NULL-terminated), stderr to a file; exit code. */
+static int run_cli(const char *stderr_file, const char *const *args)
+{
+    const char *argv[32] = {RTCOSIM_CLI_PATH};
+    size_t n = 1;
+    while (args[n - 1] && n < 31) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0)
+            dup2(fd, 2);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static char *slurp(const char *path)
+{
+    static char text[1 << 20];
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Rows of a two-column results file ("time","x"). */
+static size_t read_time_x(const char *path, const char *header, double *t, double *x, size_t max)
+{
+    char *text = slurp(path);
+    char *line = strtok(text, "\n");
+    assert_non_null(line);
+    assert_string_equal(line, header);
+    size_t n = 0;
+    while ((line = strtok(NULL, "\n")) && n < max) {
+        char *end;
+        t[n] = strtod(line, &end);
+        assert_int_equal(*end, ',');
+        x[n] = strtod(end + 1, &end);
+        assert_int_equal(*end, '\0');
+        n++;
+    }
+    return n;
+}
+
+/* Dahlquist: der(x) = -k*x by explicit Euler with micro step 1e-4 s, so
+ * x(t) = x0 * (1 - k*1e-4)^(t/1e-4); its relative distance to x0*exp(-k*t)
+ * is about k^2 * 1e-4 * t / 2 (the Euler truncation error summed over t). */
+static void check_dahlquist(const char *fmu, const char *out, const char *k_text, double k)
+{
+    const char *args[] = {"simulate", fmu, "--stop-time", "1", "--output-interval", "0.1",
+                          "--output-file", out, "--start-value", "k", k_text, NULL};
+    assert_int_equal(run_cli("dahlquist.err", args), 0);
+    double t[32], x[32];
+    size_t n = read_time_x(out, "\"time\",\"x\"", t, x, 32);
+    assert_int_equal(n, 11);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(t[i] == (double)i / 10);
+        double euler = pow(1 - k * 1e-4, (double)i * 1000);
+        assert_true(fabs(x[i] - euler) <= 1e-12 * euler);
+        assert_true(fabs(x[i] - exp(-k * t[i])) <= k * k * 1e-4 * t[i] * exp(-k * t[i]));
+    }
+}
+
+static void dahlquist_fmi2_matches_euler_and_exp(void **state)
+{
+    (void)state;
+    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI2, "dahlquist2.csv", "1", 1.0);
+}
+
+static void dahlquist_fmi3_matches_euler_and_exp(void **state)
+{
+    (void)state;
+    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI3, "dahlquist3.csv", "1", 1.0);
+}
+
+static void start_value_changes_the_decay_rate(void **state)
+{
+    (void)state;
+    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI2, "dahlquist2_k2.csv", "2", 2.0);
+}
+
+static void feedthrough_output_follows_the_interpolated_input(void **state)
+{
+    (void)state;
+    FILE *f = fopen("ramp_in.csv", "w");
+    assert_non_null(f);
+    fputs("time,Float64_continuous_input\n0,0\n1,10\n", f);
+    fclose(f);
+    const char *args[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGH_FMI3, "--stop-time", "1",
+                          "--output-interval", "0.25", "--input-file", "ramp_in.csv",
+                          "--output-variable", "Float64_continuous_output",
+                          "--output-file", "ramp_out.csv", NULL};
+    assert_int_equal(run_cli("ramp.err", args), 0);
+    double t[16], y[16];
+    size_t n = read_time_x("ramp_out.csv", "\"time\",\"Float64_continuous_output\"", t, y, 16);
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++)
+        assert_true(y[i] == 2.5 * (double)i); /* u(t) = 10 t at t = 0, 0.25, ... */
+}
+
+static void faulty_step_exits_nonzero_and_keeps_rows_before_it(void **state)
+{
+    (void)state;
+    const char *fmus[] = {RTCOSIM_FMU_FAULTY_FMI2, RTCOSIM_FMU_FAULTY_FMI3};
+    for (int i = 0; i < 2; i++) {
+        /* The FMU fails steps starting at t >= 1 s (its fail_time). */
+        const char *args[] = {"simulate", fmus[i], "--stop-time", "2", "--output-interval", "0.25",
+                              "--output-file", "faulty.csv", NULL};
+        assert_int_equal(run_cli("faulty.err", args), 1);
+        char *err = slurp("faulty.err");
+        if (!strstr(err, "rtcosim: ") || !strstr(err, "simulation stopped at t = 1 s"))
+            fail_msg("unexpected stderr: %s", err);
+        double t[16], x[16];
+        size_t n = read_time_x("faulty.csv", "\"time\",\"x\"", t, x, 16);
+        assert_int_equal(n, 5); /* 0, 0.25, 0.5, 0.75, 1 */
+        assert_true(t[4] == 1.0);
+        assert_true(fabs(x[4] - exp(-1.0)) < 1e-4);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dahlquist_fmi2_matches_euler_and_exp),
+        cmocka_unit_test(dahlquist_fmi3_matches_euler_and_exp),
+        cmocka_unit_test(start_value_changes_the_decay_rate),
+        cmocka_unit_test(feedthrough_output_follows_the_interpolated_input),
+        cmocka_unit_test(faulty_step_exits_nonzero_and_keeps_rows_before_it),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

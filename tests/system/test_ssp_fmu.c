@@ -1,0 +1,119 @@
+/* A .ssp archive holding an FMU (the project's Dahlquist test FMU, FMI 2.0
+ * and 3.0) and its parameter set, zipped at test time, loaded, built into a
+ * master and run: x(1) must equal the closed form of the FMU's explicit
+ * Euler, x0 (1 - k h)^n, with the .ssv's k and x0 (not the FMU's defaults),
+ * and the archive's extraction directory must be gone after free. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zip.h>
+
+#include "rtcosim/master.h"
+#include "rtcosim/system.h"
+#include "rtcosim_test_fmus.h"
+
+static const char ssd[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<ssd:SystemStructureDescription version=\"1.0\" name=\"decay\"\n"
+    " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+    " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
+    " xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n"
+    " <ssd:System name=\"decay\">\n"
+    "  <ssd:Elements>\n"
+    "   <ssd:Component name=\"d\" source=\"resources/dahlquist.fmu\" type=\"application/x-fmu-sharedlibrary\">\n"
+    "    <ssd:Connectors><ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+    "     <ssd:Connector name=\"k\" kind=\"parameter\"><ssc:Real unit=\"1/s\"/></ssd:Connector></ssd:Connectors>\n"
+    "    <ssd:ParameterBindings><ssd:ParameterBinding source=\"params.ssv\"/></ssd:ParameterBindings>\n"
+    "   </ssd:Component>\n"
+    "  </ssd:Elements>\n"
+    "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+    "   <rc:Master stepSize=\"0.01\"/></ssc:Annotation></ssd:Annotations>\n"
+    " </ssd:System>\n"
+    " <ssd:DefaultExperiment stopTime=\"1\"/>\n"
+    "</ssd:SystemStructureDescription>\n";
+
+static const char ssv[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<ssv:ParameterSet version=\"1.0\" name=\"p\"\n"
+    " xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\">\n"
+    " <ssv:Parameters>\n"
+    "  <ssv:Parameter name=\"k\"><ssv:Real value=\"2\" unit=\"1/s\"/></ssv:Parameter>\n"
+    "  <ssv:Parameter name=\"x0\"><ssv:Real value=\"1.5\"/></ssv:Parameter>\n"
+    "  <ssv:Parameter name=\"solver_step\"><ssv:Real value=\"1e-4\"/></ssv:Parameter>\n"
+    " </ssv:Parameters>\n"
+    "</ssv:ParameterSet>\n";
+
+static rtcosim_status keep_last(void *context, rtcosim_time_ns t, const double *values,
+                                size_t count, rtcosim_error *err)
+{
+    (void)t, (void)err;
+    assert_int_equal(count, 1);
+    *(double *)context = values[0];
+    return RTCOSIM_OK;
+}
+
+static void run_ssp_with_fmu(const char *fmu)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/rtcosim-test-decay-%d.ssp",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    int zerr = 0;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    assert_non_null(z);
+    assert_true(zip_file_add(z, "SystemStructure.ssd", zip_source_buffer(z, ssd, strlen(ssd), 0), 0) >= 0);
+    assert_true(zip_file_add(z, "params.ssv", zip_source_buffer(z, ssv, strlen(ssv), 0), 0) >= 0);
+    assert_true(zip_file_add(z, "resources/dahlquist.fmu", zip_source_file(z, fmu, 0, -1), 0) >= 0);
+    assert_int_equal(zip_close(z), 0);
+
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_load(path, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    char base[512];
+    snprintf(base, sizeof base, "%s", rtcosim_system_desc_base_dir(d));
+    const char *observe[] = {"d.x"};
+    rtcosim_system_build_options opts = {.observe = observe, .observe_count = 1};
+    rtcosim_master *m = NULL;
+    if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    double x = 0;
+    if (rtcosim_master_initialize(m, 0, RTCOSIM_NS_PER_S, &err) != RTCOSIM_OK ||
+        rtcosim_master_run(m, RTCOSIM_NS_PER_S, keep_last, &x, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    double exact = 1.5 * pow(1.0 - 2.0 * 1e-4, 10000); /* 10000 Euler steps of 1e-4 s */
+    if (fabs(x - exact) > 1e-9 * exact)
+        fail_msg("%s: x(1) = %.17g, expected %.17g", fmu, x, exact);
+    rtcosim_master_free(m);
+    rtcosim_system_desc_free(d);
+    assert_int_not_equal(access(base, F_OK), 0);
+    unlink(path);
+}
+
+static void test_ssp_with_fmi2_fmu_runs_with_bound_parameters(void **state)
+{
+    (void)state;
+    run_ssp_with_fmu(RTCOSIM_FMU_DAHLQUIST_FMI2);
+}
+
+static void test_ssp_with_fmi3_fmu_runs_with_bound_parameters(void **state)
+{
+    (void)state;
+    run_ssp_with_fmu(RTCOSIM_FMU_DAHLQUIST_FMI3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ssp_with_fmi2_fmu_runs_with_bound_parameters),
+        cmocka_unit_test(test_ssp_with_fmi3_fmu_runs_with_bound_parameters),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
