@@ -19,7 +19,7 @@
 typedef struct pool_barrier {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    unsigned count;
+    atomic_uint count;
     atomic_uint waiting;
     atomic_ulong generation;
 } pool_barrier;
@@ -29,7 +29,7 @@ typedef struct pool_barrier {
 static void barrier_wait(pool_barrier *b)
 {
     unsigned long gen = atomic_load(&b->generation);
-    if (atomic_fetch_add(&b->waiting, 1) + 1 >= b->count) {
+    if (atomic_fetch_add(&b->waiting, 1) + 1 >= atomic_load(&b->count)) {
         atomic_store(&b->waiting, 0);
         pthread_mutex_lock(&b->lock);
         atomic_store(&b->generation, gen + 1);
@@ -58,7 +58,7 @@ struct master_pool {
     worker_arg *args;
     unsigned started;
     pool_barrier start, done;
-    bool quit;
+    atomic_bool quit;
 };
 
 static void run_share(master_pool *pool, unsigned id)
@@ -74,7 +74,7 @@ static void *worker_main(void *arg)
     unsigned id = ((worker_arg *)arg)->id;
     for (;;) {
         barrier_wait(&pool->start);
-        if (pool->quit)
+        if (atomic_load(&pool->quit))
             return NULL;
         run_share(pool, id);
         barrier_wait(&pool->done);
@@ -92,7 +92,7 @@ static void barrier_init(pool_barrier *b, unsigned count)
 {
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->cond, NULL);
-    b->count = count;
+    atomic_init(&b->count, count);
     atomic_init(&b->waiting, 0);
     atomic_init(&b->generation, 0);
 }
@@ -134,9 +134,11 @@ void master_pool_free(master_pool *pool)
 {
     if (!pool)
         return;
-    /* Release the started workers with the quit flag set. */
-    pool->start.count = pool->started + 1; /* no worker is inside a wait here */
-    pool->quit = true;
+    /* Release the started workers with the quit flag set. When some workers
+     * could not be started, the start barrier counts only those that were
+     * (the ones already waiting compared against the old count and wait on). */
+    atomic_store(&pool->start.count, pool->started + 1);
+    atomic_store(&pool->quit, true);
     barrier_wait(&pool->start);
     for (unsigned i = 0; i < pool->started; i++)
         pthread_join(pool->workers[i], NULL);
