@@ -135,6 +135,10 @@ struct rtcosim_master {
     master_pool *pool;
 };
 
+/* The functions below are internal to the library: hidden, so that calls
+ * between the master's files do not go through the PLT on the hot path. */
+#pragma GCC visibility push(hidden)
+
 /* order.c: dependency order and algebraic loop detection. */
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input);
 rtcosim_status master_resolve_order(rtcosim_master *m, rtcosim_error *err);
@@ -150,5 +154,7 @@ rtcosim_status master_pool_create(rtcosim_master *m, unsigned threads, master_po
                                   rtcosim_error *err);
 void master_pool_run(master_pool *pool); /* steps m->active[] across the workers */
 void master_pool_free(master_pool *pool);
+
+#pragma GCC visibility pop
 
 #endif
