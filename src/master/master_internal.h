@@ -93,6 +93,7 @@ typedef struct master_feedthrough {
 } master_feedthrough;
 
 typedef struct master_observed {
+    int conn;                  /* >= 0: the error signal of this connection */
     size_t comp, var;
     size_t slot;               /* position in the component's out batch of its type */
     char *name;

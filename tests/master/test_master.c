@@ -39,6 +39,14 @@ static void connect(rtcosim_master *m, const char *from, const char *to,
     assert_int_equal(rtcosim_master_connect(m, from, to, o, &err), RTCOSIM_OK);
 }
 
+static void expect_error(rtcosim_status got, rtcosim_status want, const rtcosim_error *err,
+                         const char *text)
+{
+    assert_int_equal(got, want);
+    if (!strstr(err->message, text))
+        fail_msg("message '%s' lacks '%s'", err->message, text);
+}
+
 static const double *recorded(rtcosim_master *m, const char *name)
 {
     return ((recorder_data *)rtcosim_native_data(rtcosim_master_component(m, name)))->log;
@@ -173,7 +181,14 @@ static void correction_feeds_back_the_integrated_error(void **state)
     o.quadrature = RTCOSIM_QUADRATURE_TRAPEZOID;
     connect(m, "src.y", "rec.u", &o);
     rtcosim_error err = {0};
+    assert_int_equal(rtcosim_master_observe(m, "rec.steps", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_observe_coupling_error(m, "rec.u", &err), RTCOSIM_OK);
+    expect_error(rtcosim_master_observe_coupling_error(m, "src.u", &err), RTCOSIM_EINVAL, &err,
+                 "'src.u' is not the input of a Float64 connection");
     assert_int_equal(rtcosim_master_initialize(m, 0, -1, &err), RTCOSIM_OK);
+    assert_string_equal(rtcosim_master_observed_name(m, 1), "rec.u.coupling_error");
+    assert_int_equal(rtcosim_master_run(m, h, NULL, NULL, &err), RTCOSIM_OK);
+    assert_true(fabs(rtcosim_master_observed_values(m)[1] - 5e-4) < 1e-15); /* E0 */
     assert_int_equal(rtcosim_master_run(m, 2 * h, NULL, NULL, &err), RTCOSIM_OK);
     rtcosim_coupling_stats st;
     assert_int_equal(rtcosim_master_coupling_stats(m, 0, &st, &err), RTCOSIM_OK);
@@ -288,13 +303,6 @@ static void adaptive_step_stays_within_its_bounds(void **state)
     rtcosim_master_free(m);
 }
 
-static void expect_error(rtcosim_status got, rtcosim_status want, const rtcosim_error *err,
-                         const char *text)
-{
-    assert_int_equal(got, want);
-    if (!strstr(err->message, text))
-        fail_msg("message '%s' lacks '%s'", err->message, text);
-}
 
 static void setup_errors_name_what_is_wrong(void **state)
 {
