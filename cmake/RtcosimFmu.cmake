@@ -23,6 +23,16 @@
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
+# Info-ZIP's zip packs the FMUs. Not `cmake -E tar --format=zip`: libarchive's
+# zip writer sets the data-descriptor bit (APPNOTE 4.4.4: CRC and sizes in the
+# local header are then zero) yet records the uncompressed size there, so
+# libzip's ZIP_CHECKCONS calls every archive inconsistent.
+find_program(RTCOSIM_ZIP_EXECUTABLE zip
+              DOC "Info-ZIP zip, packs the project's FMUs (Debian package zip, scripts/deps.sh)")
+if(NOT RTCOSIM_ZIP_EXECUTABLE)
+  message(FATAL_ERROR "zip not found: the FMUs are packed with Info-ZIP zip (apt-get install zip)")
+endif()
+
 # FMI 2.0 section 2.3 / FMI 3.0 section 2.5.1.4 platform folder names.
 function(_rtcosim_fmu_platform version out)
   string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" cpu)
@@ -112,10 +122,12 @@ function(rtcosim_add_fmu)
     COMMENT "Generating ${F_NAME}-fmi${v}/modelDescription.xml" VERBATIM)
 
   # The archive: modelDescription.xml and binaries/ at the top (FMI 2.0
-  # section 2.3, FMI 3.0 section 2.5).
+  # section 2.3, FMI 3.0 section 2.5). zip writes into a seekable file, so
+  # it fills in each local header after compressing (no data descriptors);
+  # -X leaves out uid/gid and extra timestamps.
   add_custom_command(OUTPUT ${fmu}
     COMMAND ${CMAKE_COMMAND} -E rm -f ${fmu}
-    COMMAND ${CMAKE_COMMAND} -E tar cf ${fmu} --format=zip modelDescription.xml binaries
+    COMMAND ${RTCOSIM_ZIP_EXECUTABLE} -q -X -r ${fmu} modelDescription.xml binaries
     WORKING_DIRECTORY ${layout}
     DEPENDS ${layout}/modelDescription.xml ${target}_binary
     COMMENT "Packaging ${F_NAME}-fmi${v}.fmu" VERBATIM)

@@ -1,4 +1,5 @@
-/* libFuzzer target for FMU archive extraction. Input that starts with "PK" is
+/* libFuzzer target for archive extraction (src/archive, shared by the FMU
+ * loader and the SSP reader). Input that starts with "PK" is
  * taken as a zip file as is; other input describes an archive as text (entries
  * separated by "\n--\n", each "name\ncontents", a name prefixed "@" marks a
  * symbolic link), which lets the fuzzer reach entry names directly. Oracle:
@@ -15,7 +16,7 @@
 
 #include <zip.h>
 
-#include "fmi/archive.h"
+#include "archive/archive.h"
 
 static char parent[64];
 static char zip_path[96];
@@ -118,8 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char *dir = NULL;
     rtcosim_error err;
-    if (rtcosim_fmi_extract(zip_path, parent, 1 << 20, &dir, &err) == RTCOSIM_OK) {
-        rtcosim_fmi_remove_tree(dir);
+    const rtcosim_archive_limits limits = {.kind = "FMU", .max_unpacked_bytes = 1 << 20};
+    if (rtcosim_archive_extract(zip_path, parent, &limits, &dir, &err) == RTCOSIM_OK) {
+        rtcosim_archive_remove_dir(dir);
         free(dir);
     }
     if (entries_in(parent) != 0)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fmi/archive.h"
+#include "archive/archive.h"
 #include "fmi/fmu_internal.h"
 
 const char rtcosim_fmi2_kind[] = "fmi2";
@@ -172,7 +172,7 @@ void rtcosim_fmu_destroy(void *self)
     if (f->library)
         dlclose(f->library);
     if (f->dir)
-        rtcosim_fmi_remove_tree(f->dir);
+        rtcosim_archive_remove_dir(f->dir);
     rtcosim_fmi_md_free(f->md);
     free(f->archive_path);
     free(f->dir);
@@ -319,8 +319,10 @@ static void fill_info(rtcosim_fmu *f)
 
 static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtcosim_error *err)
 {
-    rtcosim_status st = rtcosim_fmi_extract(f->archive_path, opts->temp_dir,
-                                            opts->max_unpacked_bytes, &f->dir, err);
+    const rtcosim_archive_limits limits = {.kind = "FMU",
+                                           .max_unpacked_bytes = opts->max_unpacked_bytes};
+    rtcosim_status st = rtcosim_archive_extract(f->archive_path, opts->temp_dir, &limits,
+                                                &f->dir, err);
     if (st != RTCOSIM_OK)
         return st;
     char *md_path = join(f->dir, "/modelDescription.xml", "", "");

@@ -115,4 +115,9 @@ void rtcosim_fmu_destroy(void *self);
 extern const char rtcosim_fmi2_kind[];
 extern const char rtcosim_fmi3_kind[];
 
+/* Read a whole (small) file into a malloc'd, NUL-terminated buffer; fails
+ * above max_size and on links (read_file.c). */
+rtcosim_status rtcosim_fmi_read_file(const char *path, size_t max_size, char **data,
+                                     size_t *size, rtcosim_error *err);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive/archive.h"
 #include "rtcosim/realtime.h"
 #include "system/system_internal.h"
 
@@ -815,15 +816,16 @@ rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **
     rtcosim_system_desc *d = NULL;
     char *ssd_path = NULL;
     rtcosim_status st;
-    if (system_is_zip(path)) {
+    if (rtcosim_archive_is_zip(path)) {
         char *dir = NULL;
-        if ((st = system_unpack_ssp(path, &dir, err)) != RTCOSIM_OK)
+        const rtcosim_archive_limits limits = {.kind = "SSP"};
+        if ((st = rtcosim_archive_extract(path, NULL, &limits, &dir, err)) != RTCOSIM_OK)
             return st;
         char label[PATH_MAX + 32];
         snprintf(label, sizeof label, "%s:SystemStructure.ssd", path);
         d = desc_new(path, label, dir);
         if (!d) {
-            system_remove_tree(dir);
+            rtcosim_archive_remove_dir(dir);
             free(dir);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
@@ -900,7 +902,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
     free(d->rates);
     free(d->bonds);
     if (d->temp_dir) {
-        system_remove_tree(d->temp_dir);
+        rtcosim_archive_remove_dir(d->temp_dir);
         free(d->temp_dir);
     }
     system_arena_free(d);

@@ -121,9 +121,4 @@ rtcosim_status system_apply_parameter_set_file(rtcosim_system_desc *d, const cha
 /* Values bound to system connectors flow along connections to components. */
 rtcosim_status system_propagate_parameters(rtcosim_system_desc *d, rtcosim_error *err);
 
-/* Archives (ssp.c): unpack path into a fresh temporary directory. */
-rtcosim_status system_unpack_ssp(const char *path, char **dir_out, rtcosim_error *err);
-void system_remove_tree(const char *dir);
-bool system_is_zip(const char *path);
-
 #endif

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <zip.h>
 
-#include "fmi/archive.h"
+#include "archive/archive.h"
 #include "fmi_test_util.h"
 #include "rtcosim/log.h"
 
@@ -30,7 +30,7 @@ char *tu_make_dir(void)
 
 void tu_drop_dir(char *dir)
 {
-    rtcosim_fmi_remove_tree(dir);
+    rtcosim_archive_remove_dir(dir);
     free(dir);
 }
 

@@ -394,7 +394,8 @@ static void test_ssp_entry_escaping_directory_is_rejected(void **state)
     char *path = make_ssp("evil.ssp", true, "resources/../../evil.txt");
     char expected[600];
     snprintf(expected, sizeof expected,
-             "%s: entry 'resources/../../evil.txt' would escape the archive directory", path);
+             "%s: entry 'resources/../../evil.txt' would be extracted outside the SSP directory",
+             path);
     rtcosim_error err;
     rtcosim_system_desc *d = NULL;
     assert_int_equal(rtcosim_system_desc_load(path, &d, &err), RTCOSIM_EFORMAT);
