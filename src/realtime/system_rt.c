@@ -371,7 +371,10 @@ rtcosim_status rtcosim_system_rt_delay_parse(const char *text, rtcosim_system_rt
             break;
         if (strcmp(kv, "mean") == 0)
             d->mean_fraction = x;
-        else if (strcmp(kv, "late") == 0 && x <= 1)
+        else if (strcmp(kv, "late") == 0 && x > 1)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "delay '%s': late=%s is not a share in "
+                                   "[0, 1]", text, v);
+        else if (strcmp(kv, "late") == 0)
             d->late_share = x;
         else if (strcmp(kv, "min") == 0)
             d->late_min = x;
@@ -877,6 +880,15 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
                                rtcosim_system_desc_file(desc));
     if (st == RTCOSIM_OK)
         st = split(srt, err);
+    /* Frames are fixed: the executor's frame is the macro step. */
+    const rtcosim_ssd_master_settings *ann = rtcosim_system_desc_master(desc);
+    const rtcosim_ssd_master_settings *over = &options->build.overrides;
+    bool adaptive = over->has_step_control ? over->step_control
+                                           : ann->has_step_control && ann->step_control;
+    if (st == RTCOSIM_OK && adaptive)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "%s: a real-time run needs a fixed macro step (step control is on)",
+                               rtcosim_system_desc_file(desc));
     rtcosim_rt_options *ro = &srt->options.rt;
     /* Clocks: the pacing clock paces the real-time part and times delays
      * injected into it; the partner's clock times delays of the other part. */
