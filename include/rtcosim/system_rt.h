@@ -8,9 +8,17 @@
  * part is late.
  *
  * Semantics: inside a part, the master's order applies; between the parts
- * the data of te are exchanged (Jacobi). Without delays and with Jacobi
- * order, the results equal those of rtcosim_system_build_master + run bit
- * for bit. Initial values are those of the whole system's initialization. */
+ * the data of te are exchanged (Jacobi). Initial values are those of the
+ * whole system's initialization. Without delays, exchanging every frame,
+ * with Jacobi order and no output crossing the split that depends directly
+ * on an input crossing it, the results equal those of
+ * rtcosim_system_build_master + rtcosim_master_run bit for bit; a crossing
+ * direct-feedthrough path (the master re-evaluates it at each communication
+ * point) arrives one frame later, the price of decoupling the parts.
+ *
+ * Each part's components are loaded once more than a plain run needs (the
+ * whole system is initialized once to get consistent values across the
+ * split) and once more when calibrating (a probe of the real-time part). */
 #ifndef RTCOSIM_SYSTEM_RT_H
 #define RTCOSIM_SYSTEM_RT_H
 
