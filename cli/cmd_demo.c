@@ -252,11 +252,17 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     so.rt.start_time = 0;
     so.rt.stop_time = (rtcosim_time_ns)llround(duration * 1e9);
     so.rt.non_realtime = "transmission";
+    /* Keep the absolute schedule: a frame that starts late (the machine
+     * was busy) is followed at once by the next ones until back on time,
+     * so te never drifts from the wall clock. */
+    so.rt.overrun = RTCOSIM_OVERRUN_CATCH_UP;
     so.rt.report_dir = report;
-    /* Linear extrapolation, at most 5 ms ahead (then held); a jump in the
-     * received data (a gear shift) drops the older history, so that the
-     * slope of a shift is not carried into the next estimates. */
-    rtcosim_estimator_spec_parse("foh,horizon=0.005,jump=4", &so.rt.estimator, &err);
+    /* Linear extrapolation to start with, at most 5 ms ahead (then held);
+     * the error handling system then switches each signal to the order with
+     * the lowest recent estimation error, and a jump in the received data (a
+     * gear shift) drops the older history so that the slope of a shift is
+     * not carried into the next estimates. */
+    rtcosim_estimator_spec_parse("foh,adapt=order,horizon=0.005,jump=4", &so.rt.estimator, &err);
     so.build.observe = observed;
     so.build.observe_count = sizeof observed / sizeof observed[0];
     so.output_file = results;
