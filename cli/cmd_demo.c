@@ -316,9 +316,10 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
            "report:   %s/ (summary.csv, frames.csv, overruns.csv, estimates.csv, "
            "estimators.csv)\n"
            "plots:    %s\n"
-           "          %s (data: %s)\n",
+           "          %s (data: %s)\n"
+           "          %s/timing.svg (frame lateness and execution time)\n",
            results, (unsigned long long)rtcosim_system_rt_rows_written(srt), report, speed_plot,
-           window_plot, window_csv);
+           window_plot, window_csv, report);
 done:
     rtcosim_system_rt_free(srt);
     rtcosim_system_desc_free(desc);

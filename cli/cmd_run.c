@@ -354,7 +354,7 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
                rtcosim_system_rt_column_count(srt), a->output_file);
     if (so.rt.report_dir)
-        printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s)\n",
+        printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
                so.rt.report_dir,
                *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
     print_columns(srt);

@@ -258,7 +258,8 @@ const rtcosim_estimate_record *rtcosim_rt_record_at(const rtcosim_rt *rt, size_t
 
 /* Write summary.csv, frames.csv (one row per logged frame with the coupled
  * signals: time in the first column, drawable by `rtcosim plot`),
- * overruns.csv and, for mixed runs, estimates.csv into dir (created). */
+ * overruns.csv and, for mixed runs, estimates.csv and estimators.csv into dir
+ * (created), and draw timing.svg (lateness and execution time per frame). */
 rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir,
                                        rtcosim_error *err);
 /* A human summary (lateness percentiles, overruns, drift, estimates). */
