@@ -14,6 +14,7 @@
 #include <libxml/xmlerror.h>
 
 #include "system/system_internal.h"
+#include "util/read_file.h"
 
 struct arena_block {
     arena_block *next;
@@ -206,33 +207,9 @@ rtcosim_status system_read_xml_file(const char *path, const char *label, xmlDoc 
                                     rtcosim_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
-                                 "%s: cannot open: %s", label, strerror(errno));
-    char *data = NULL;
-    size_t size = 0, cap = 0;
-    rtcosim_status st = RTCOSIM_OK;
-    for (;;) {
-        if (cap - size < 65536) {
-            size_t new_cap = cap ? cap * 2 : 65536;
-            char *p = realloc(data, new_cap);
-            if (!p) {
-                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
-                break;
-            }
-            data = p;
-            cap = new_cap;
-        }
-        size_t n = fread(data + size, 1, cap - size, f);
-        size += n;
-        if (n == 0) {
-            if (ferror(f))
-                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: read error", label);
-            break;
-        }
-    }
-    fclose(f);
+    char *data;
+    size_t size;
+    rtcosim_status st = util_read_file(path, label, NULL, &data, &size, err);
     if (st == RTCOSIM_OK)
         st = system_read_xml(data, size, label, out, err);
     free(data);
