@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/simulate.h"
+#include "util/test_util.h"
 
 enum { VR_U, VR_K, VR_Y, VR_COUNT, VR_ODD, VR_MODE, VR_MODE_SEEN, VR_FAIL_AT, VR_STOP_AT,
        VR_NAME, VR_CALC, VR_EARLY_AT };
@@ -157,17 +158,6 @@ static rtcosim_csv *table(const char *text)
     return t;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char text[65536];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 static rtcosim_simulate_options base_options(const char *out)
 {
     rtcosim_simulate_options o = {.instance_name = "integrator", .start_time = 0,
@@ -190,7 +180,7 @@ static void integrates_a_csv_ramp_as_hand_computed(void **state)
     assert_int_equal(res.rows_written, 5);
     assert_int_equal(res.end_time, 2 * RTCOSIM_NS_PER_S);
     /* y_k+1 = y_k + t_k * 0.5: 0, 0, 0.25, 0.75, 1.5 */
-    assert_string_equal(read_file("sim_ramp.csv"),
+    assert_string_equal(tu_read_file("sim_ramp.csv", NULL),
                         "\"time\",\"y\",\"count\",\"odd\",\"mode_seen\",\"name\"\n"
                         "0,0,0,0,0,\"integ\"\n"
                         "0.5,0,1,1,0,\"integ\"\n"
@@ -259,7 +249,7 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
     o.output_variable_count = 2;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
-    assert_string_equal(read_file("sim_select.csv"), "\"time\",\"count\",\"u\"\n"
+    assert_string_equal(tu_read_file("sim_select.csv", NULL), "\"time\",\"count\",\"u\"\n"
                                                      "0,0,0\n0.5,1,0.5\n1,2,1\n1.5,3,1.5\n2,4,2\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
@@ -286,7 +276,7 @@ static void integer_inputs_are_held_between_rows(void **state)
     o.output_variable_count = 1;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
-    assert_string_equal(read_file("sim_hold.csv"),
+    assert_string_equal(tu_read_file("sim_hold.csv", NULL),
                         "\"time\",\"mode_seen\"\n0,1\n0.25,1\n0.5,1\n0.75,7\n1,7\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
@@ -334,7 +324,7 @@ static void last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it(void *
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_int_equal(res.steps, 5);
     assert_int_equal(res.end_time, 1100000000);
-    assert_string_equal(read_file("sim_short.csv"),
+    assert_string_equal(tu_read_file("sim_short.csv", NULL),
                         "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,2\n1,1,4\n1.1,1.1,5\n");
     rtcosim_component_free(c);
 }
@@ -356,7 +346,7 @@ static void component_asking_to_terminate_stops_cleanly(void **state)
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_true(res.terminated_by_component);
     assert_int_equal(res.end_time, 500000000);
-    assert_string_equal(read_file("sim_terminate.csv"), "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n");
+    assert_string_equal(tu_read_file("sim_terminate.csv", NULL), "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n");
     rtcosim_component_free(c);
 }
 
@@ -380,7 +370,7 @@ static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **s
         assert_string_equal(err.message, "integrator: simulation stopped at t = 1 s: "
                                          "integrator asked to fail at 1 s");
         assert_int_equal(res.steps, 4);
-        assert_string_equal(read_file("sim_fail.csv"),
+        assert_string_equal(tu_read_file("sim_fail.csv", NULL),
                             "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n0.75,3\n1,4\n");
         rtcosim_component_free(c);
     }
@@ -402,7 +392,7 @@ static void early_return_continues_from_the_last_successful_time(void **state)
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_int_equal(res.steps, 5);
     /* y = t with u = 1; the grid restarts at 0.75 and the last step is cut at 2. */
-    assert_string_equal(read_file("sim_early.csv"), "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
+    assert_string_equal(tu_read_file("sim_early.csv", NULL), "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
                                                     "0.75,0.75,2\n1.25,1.25,3\n1.75,1.75,4\n2,2,5\n");
     rtcosim_component_free(c);
 }

@@ -17,6 +17,7 @@
 #include "rtcosim/master.h"
 #include "rtcosim/native.h"
 #include "rtcosim/system.h"
+#include "util/test_util.h"
 
 #define assert_near(a, b, tol)                                                         \
     do {                                                                               \
@@ -25,32 +26,25 @@
             fail_msg("%s = %.17g, expected %.17g (tolerance %g)", #a, a_, b_, (double)(tol)); \
     } while (0)
 
-static char dir[256];
+static char *dir;
 
 static void write_file(const char *name, const char *text)
 {
-    char path[400];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    tu_write_file(tu_path(dir, name), text);
 }
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "%s/rtcosim-test-run-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(dir));
+    dir = tu_make_dir();
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    tu_drop_dir(dir);
+    return 0;
 }
 
 static const char oscillator_ssd[] =
