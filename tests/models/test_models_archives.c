@@ -245,7 +245,6 @@ static void model_description_agrees_with_the_binary(void **unused)
         }
         assert_int_equal(listed, outputs);
         assert_true(outputs > 0);
-        fmu_free_instance(&f);
         fmu_close(&f);
         xmlFreeDoc(doc);
     }

@@ -166,6 +166,16 @@ static rtcosim_simulate_options base_options(const char *out)
     return o;
 }
 
+/* Start values to apply and outputs to record. */
+static void set_io(rtcosim_simulate_options *o, const rtcosim_start_value *start_values,
+                   size_t start_value_count, const char **outputs, size_t output_count)
+{
+    o->start_values = start_values;
+    o->start_value_count = start_value_count;
+    o->output_variables = outputs;
+    o->output_variable_count = output_count;
+}
+
 static void integrates_a_csv_ramp_as_hand_computed(void **state)
 {
     (void)state;
@@ -314,10 +324,7 @@ static void last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it(void *
     rtcosim_simulate_options o = base_options("sim_short.csv");
     o.stop_time = 1100000000; /* 1.1 s with 0.25 s steps: the last one is 0.1 s */
     o.output_interval = 250000000;
-    o.start_values = sv;
-    o.start_value_count = 1;
-    o.output_variables = outs;
-    o.output_variable_count = 2;
+    set_io(&o, sv, 1, outs, 2);
     o.record_every = 2;
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
@@ -337,10 +344,7 @@ static void component_asking_to_terminate_stops_cleanly(void **state)
     const char *outs[] = {"count"};
     rtcosim_simulate_options o = base_options("sim_terminate.csv");
     o.output_interval = 250000000;
-    o.start_values = sv;
-    o.start_value_count = 1;
-    o.output_variables = outs;
-    o.output_variable_count = 1;
+    set_io(&o, sv, 1, outs, 1);
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
@@ -359,10 +363,7 @@ static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **s
         const char *outs[] = {"count"};
         rtcosim_simulate_options o = base_options("sim_fail.csv");
         o.output_interval = 250000000;
-        o.start_values = sv;
-        o.start_value_count = 1;
-        o.output_variables = outs;
-        o.output_variable_count = 1;
+        set_io(&o, sv, 1, outs, 1);
         o.writer_thread = threaded;
         rtcosim_simulate_result res = {0};
         rtcosim_error err;
@@ -383,10 +384,7 @@ static void early_return_continues_from_the_last_successful_time(void **state)
     rtcosim_start_value sv[] = {{"early_at", "0.75"}, {"u", "1"}};
     const char *outs[] = {"y", "count"};
     rtcosim_simulate_options o = base_options("sim_early.csv");
-    o.start_values = sv;
-    o.start_value_count = 2;
-    o.output_variables = outs;
-    o.output_variable_count = 2;
+    set_io(&o, sv, 2, outs, 2);
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);

@@ -28,11 +28,6 @@
 
 static char *dir;
 
-static void write_file(const char *name, const char *text)
-{
-    tu_write_file(tu_path(dir, name), text);
-}
-
 static int setup(void **state)
 {
     (void)state;
@@ -163,8 +158,8 @@ static double run_oscillator(rtcosim_time_ns step, size_t *rows)
 static void test_oscillator_from_ssd_converges_to_exact_solution(void **state)
 {
     (void)state;
-    write_file("osc.ssd", oscillator_ssd);
-    write_file("case2.ssv", case2_ssv);
+    tu_write_file(tu_path(dir, "osc.ssd"), oscillator_ssd);
+    tu_write_file(tu_path(dir, "case2.ssv"), case2_ssv);
     size_t rows_coarse = 0, rows_fine = 0;
     double coarse = run_oscillator(100 * RTCOSIM_NS_PER_US, &rows_coarse);
     double fine = run_oscillator(50 * RTCOSIM_NS_PER_US, &rows_fine);
@@ -302,7 +297,7 @@ static void check_steady_cruise(double grade_percent)
              "<ssv:Parameter name=\"engine.rpm_initial\"><ssv:Real value=\"2100\"/></ssv:Parameter>\n"
              "</ssv:Parameters></ssv:ParameterSet>\n",
              grade_percent, grade_percent > 0 ? 0.6 : 0.35);
-    write_file("steady.ssv", params);
+    tu_write_file(tu_path(dir, "steady.ssv"), params);
     char ssv[400];
     snprintf(ssv, sizeof ssv, "%s/steady.ssv", dir);
     rtcosim_system_desc *d = NULL;
