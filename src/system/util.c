@@ -14,6 +14,7 @@
 #include <libxml/xmlerror.h>
 
 #include "system/system_internal.h"
+#include "util/array.h"
 #include "util/read_file.h"
 
 struct arena_block {
@@ -86,16 +87,11 @@ void system_arena_free(rtcosim_system_desc *d)
 
 void *system_grow(void *array_ptr, size_t *count, size_t *cap, size_t elem)
 {
-    char **array = array_ptr;
-    if (*count == *cap) {
-        size_t new_cap = *cap ? *cap * 2 : 8;
-        char *p = realloc(*array, new_cap * elem);
-        if (!p)
-            return NULL;
-        *array = p;
-        *cap = new_cap;
-    }
-    char *slot = *array + *count * elem;
+    if (!util_array_reserve(array_ptr, *count, cap, elem, 8))
+        return NULL;
+    char *array;
+    memcpy(&array, array_ptr, sizeof array);
+    char *slot = array + *count * elem;
     memset(slot, 0, elem);
     (*count)++;
     return slot;
