@@ -101,10 +101,7 @@ static void start_value_changes_the_decay_rate(void **state)
 static void feedthrough_output_follows_the_interpolated_input(void **state)
 {
     (void)state;
-    FILE *f = fopen("ramp_in.csv", "w");
-    assert_non_null(f);
-    fputs("time,Float64_continuous_input\n0,0\n1,10\n", f);
-    fclose(f);
+    tu_write_file("ramp_in.csv", "time,Float64_continuous_input\n0,0\n1,10\n");
     const char *args[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGH_FMI3, "--stop-time", "1",
                           "--output-interval", "0.25", "--input-file", "ramp_in.csv",
                           "--output-variable", "Float64_continuous_output",

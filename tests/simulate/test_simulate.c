@@ -149,15 +149,6 @@ static rtcosim_component *make_integrator(void)
     return make_integrator_with(NULL);
 }
 
-static rtcosim_csv *table(const char *text)
-{
-    rtcosim_csv *t = NULL;
-    rtcosim_error err;
-    if (rtcosim_csv_read_memory("in.csv", text, strlen(text), &t, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
-    return t;
-}
-
 static rtcosim_simulate_options base_options(const char *out)
 {
     rtcosim_simulate_options o = {.instance_name = "integrator", .start_time = 0,
@@ -180,7 +171,7 @@ static void integrates_a_csv_ramp_as_hand_computed(void **state)
 {
     (void)state;
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table("time,u\n0,0\n2,2\n"); /* u(t) = t */
+    rtcosim_csv *in = tu_csv("time,u\n0,0\n2,2\n"); /* u(t) = t */
     rtcosim_simulate_options o = base_options("sim_ramp.csv");
     o.input = in;
     rtcosim_simulate_result res = {0};
@@ -251,7 +242,7 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
 {
     (void)state;
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table("time,u\n0,0\n2,2\n");
+    rtcosim_csv *in = tu_csv("time,u\n0,0\n2,2\n");
     const char *outs[] = {"count", "u"};
     rtcosim_simulate_options o = base_options("sim_select.csv");
     o.input = in;
@@ -276,7 +267,7 @@ static void integer_inputs_are_held_between_rows(void **state)
 {
     (void)state;
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table("time,mode\n0,1\n0.6,7\n");
+    rtcosim_csv *in = tu_csv("time,mode\n0,1\n0.6,7\n");
     const char *outs[] = {"mode_seen"};
     rtcosim_simulate_options o = base_options("sim_hold.csv");
     o.stop_time = RTCOSIM_NS_PER_S;
@@ -295,7 +286,7 @@ static void integer_inputs_are_held_between_rows(void **state)
 static void expect_input_error(const char *csv, const char *message)
 {
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table(csv);
+    rtcosim_csv *in = tu_csv(csv);
     rtcosim_simulate_options o = base_options(NULL);
     o.input = in;
     rtcosim_error err;

@@ -95,6 +95,15 @@ char *tu_read_file(const char *path, size_t *size)
     return text;
 }
 
+rtcosim_csv *tu_csv(const char *text)
+{
+    rtcosim_csv *table = NULL;
+    rtcosim_error err;
+    if (rtcosim_csv_read_memory("in.csv", text, strlen(text), &table, &err) != RTCOSIM_OK)
+        fail_msg("unexpected error: %s", err.message);
+    return table;
+}
+
 void tu_patch_file(const char *path, const char *find, const char *replace)
 {
     FILE *f = fopen(path, "r+b");

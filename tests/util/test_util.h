@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rtcosim/csv.h"
+
 typedef struct tu_entry {
     const char *name;    /* name inside the archive */
     const char *text;    /* contents, or NULL */
@@ -33,6 +35,9 @@ void tu_write_file(const char *path, const char *text);
 /* The whole file, NUL-terminated, in a buffer the helper owns and reuses:
  * valid until the next call. *size (if not NULL) gets its length in bytes. */
 char *tu_read_file(const char *path, size_t *size);
+/* A table read from text (named "in.csv" in messages); fails the test if
+ * the reader refuses it. */
+rtcosim_csv *tu_csv(const char *text);
 /* Overwrite the first occurrence of `find` in a file with `replace` (same length). */
 void tu_patch_file(const char *path, const char *find, const char *replace);
 
