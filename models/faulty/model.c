@@ -5,16 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../dahlquist/dahlquist_euler.h"
-#include "model.h"
+#include "../dahlquist/dahlquist_model.h"
 
 typedef struct faulty {
-    double x;
-    double der_x;
-    double k;
-    double x0;
-    double solver_step;
-    dahlquist_split split; /* not a variable: a cache the state carries along */
+    dahlquist_state dahlquist; /* first: the shared Dahlquist callbacks take it */
     double fail_time;
     int32_t fail_mode;
 } faulty;
@@ -22,18 +16,7 @@ typedef struct faulty {
 enum { FAIL_ERROR = 1, FAIL_FATAL = 2, FAIL_DISCARD = 3 };
 
 static const model_variable variables[] = {
-    {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,
-     NULL, "s", "Simulation time", 0},
-    {"x", 1, MODEL_FLOAT64, MODEL_OUTPUT, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED,
-     offsetof(faulty, x), NULL, NULL, "State, x(start) = x0", 0},
-    {"der(x)", 2, MODEL_FLOAT64, MODEL_LOCAL, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED,
-     offsetof(faulty, der_x), NULL, "1/s", "der(x) = -k*x", 1},
-    {"k", 3, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
-     offsetof(faulty, k), "1", "1/s", "Decay rate", 0},
-    {"x0", 4, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT,
-     offsetof(faulty, x0), "1", NULL, "Initial value of x", 0},
-    {"solver_step", 5, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT,
-     offsetof(faulty, solver_step), "1e-4", "s", "Largest Euler micro step", 0},
+    DAHLQUIST_VARIABLES,
     {"fail_time", 6, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
      offsetof(faulty, fail_time), "1", "s",
      "Steps starting at a communication point >= fail_time fail", 0},
@@ -45,31 +28,15 @@ static const model_variable variables[] = {
 static model_status check(model_instance *inst, void *data)
 {
     const faulty *m = data;
-    if (!(m->solver_step > 0.0)) {
-        model_log(inst, MODEL_LOG_STATUS_ERROR, "solver_step must be > 0, is %g", m->solver_step);
-        return MODEL_ERROR;
-    }
+    model_status status = dahlquist_check(inst, data);
+    if (status != MODEL_OK)
+        return status;
     if (m->fail_mode < FAIL_ERROR || m->fail_mode > FAIL_DISCARD) {
         model_log(inst, MODEL_LOG_STATUS_ERROR, "fail_mode must be 1, 2 or 3, is %d",
                   (int)m->fail_mode);
         return MODEL_ERROR;
     }
     return MODEL_OK;
-}
-
-static void initialize(model_instance *inst, void *data)
-{
-    (void)inst;
-    faulty *m = data;
-    m->x = m->x0;
-    m->der_x = -m->k * m->x;
-}
-
-static void evaluate(model_instance *inst, void *data)
-{
-    (void)inst;
-    faulty *m = data;
-    m->der_x = -m->k * m->x;
 }
 
 static model_status do_step(model_instance *inst, void *data, double t, double h)
@@ -89,9 +56,7 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
             return MODEL_ERROR;
         }
     }
-    m->x = dahlquist_euler(m->x, m->k, h, m->solver_step, &m->split);
-    m->der_x = -m->k * m->x;
-    return MODEL_OK;
+    return dahlquist_do_step(inst, data, t, h);
 }
 
 const model_def model_definition = {
@@ -102,8 +67,8 @@ const model_def model_definition = {
     .variable_count = sizeof variables / sizeof variables[0],
     .data_size = sizeof(faulty),
     .check = check,
-    .initialize = initialize,
-    .evaluate = evaluate,
+    .initialize = dahlquist_initialize,
+    .evaluate = dahlquist_evaluate,
     .do_step = do_step,
     .default_start_time = 0.0,
     .default_stop_time = 2.0,

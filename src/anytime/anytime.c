@@ -162,6 +162,8 @@ static rtcosim_status check_variant_info(rtcosim_anytime *set,
                                          const rtcosim_anytime_variant_info *info,
                                          rtcosim_error *err)
 {
+    if (!set)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "anytime: no variant set given");
     if (!info || !info->name || !*info->name)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "anytime set '%s': a variant needs a name",
                                  set->name);
@@ -222,8 +224,6 @@ rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
                                           const rtcosim_anytime_variant_info *info,
                                           rtcosim_anytime_fn fn, void *user, rtcosim_error *err)
 {
-    if (!set)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "anytime: no variant set given");
     rtcosim_status st = check_variant_info(set, info, err);
     if (st)
         return st;
@@ -246,8 +246,6 @@ rtcosim_status rtcosim_anytime_add_component(rtcosim_anytime *set,
                                              const uint32_t *input_vrs,
                                              const uint32_t *output_vrs, rtcosim_error *err)
 {
-    if (!set)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "anytime: no variant set given");
     rtcosim_status st = check_variant_info(set, info, err);
     if (st)
         return st;

@@ -10,6 +10,7 @@
 
 #include "rtcosim/can.h"
 #include "rtcosim/log.h"
+#include "util/array.h"
 
 enum {
     CAN_EVENT_TX_REQUEST = 0xCA01,
@@ -132,15 +133,10 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
             return st;
     }
     if (bus->config.log_frames) {
-        if (bus->log_count == bus->log_capacity) {
-            size_t cap = bus->log_capacity ? 2 * bus->log_capacity : 4096;
-            rtcosim_can_log_entry *l = realloc(bus->log, cap * sizeof *l);
-            if (!l)
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
-                                         " the log", bus->name);
-            bus->log = l;
-            bus->log_capacity = cap;
-        }
+        if (!util_array_reserve(&bus->log, bus->log_count, &bus->log_capacity, sizeof *bus->log,
+                                4096))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
+                                     " the log", bus->name);
         bus->log[bus->log_count++] = (rtcosim_can_log_entry){now, now + duration, sent.frame,
                                                              winner_index};
     }
@@ -298,14 +294,9 @@ rtcosim_status rtcosim_can_bus_add_node(rtcosim_can_bus *bus, const char *name, 
     if (!name || !*name || tx_lookahead < 0)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': a node needs a name and a"
                                  " non-negative transmit lookahead", bus->name);
-    if (bus->node_count == bus->node_capacity) {
-        size_t cap = bus->node_capacity ? 2 * bus->node_capacity : 8;
-        can_node *n = realloc(bus->nodes, cap * sizeof *n);
-        if (!n)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-        bus->nodes = n;
-        bus->node_capacity = cap;
-    }
+    if (!util_array_reserve(&bus->nodes, bus->node_count, &bus->node_capacity, sizeof *bus->nodes,
+                            8))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
     can_node *n = &bus->nodes[bus->node_count];
     memset(n, 0, sizeof *n);
     n->name = strdup(name);
@@ -355,18 +346,12 @@ rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint3
                                          " identifiers)", bus->name, id, bus->nodes[i].name,
                                          bus->nodes[node].name);
     can_node *n = &bus->nodes[node];
-    if (n->tx_count == n->tx_capacity) {
-        size_t cap = n->tx_capacity ? 2 * n->tx_capacity : 8;
-        uint32_t *k = realloc(n->tx_keys, cap * sizeof *k);
-        if (k)
-            n->tx_keys = k;
-        uint8_t *d = realloc(n->tx_dlc, cap * sizeof *d);
-        if (d)
-            n->tx_dlc = d;
-        if (!k || !d)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-        n->tx_capacity = cap;
-    }
+    /* Parallel arrays: the capacity counts only once both have grown. */
+    size_t key_capacity = n->tx_capacity, dlc_capacity = n->tx_capacity;
+    if (!util_array_reserve(&n->tx_keys, n->tx_count, &key_capacity, sizeof *n->tx_keys, 8) ||
+        !util_array_reserve(&n->tx_dlc, n->tx_count, &dlc_capacity, sizeof *n->tx_dlc, 8))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+    n->tx_capacity = key_capacity;
     n->tx_keys[n->tx_count] = key;
     n->tx_dlc[n->tx_count] = dlc;
     n->tx_count++;
@@ -380,14 +365,8 @@ rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint3
     if (st != RTCOSIM_OK)
         return st;
     can_node *n = &bus->nodes[node];
-    if (n->rx_count == n->rx_capacity) {
-        size_t cap = n->rx_capacity ? 2 * n->rx_capacity : 8;
-        uint32_t *k = realloc(n->rx_keys, cap * sizeof *k);
-        if (!k)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-        n->rx_keys = k;
-        n->rx_capacity = cap;
-    }
+    if (!util_array_reserve(&n->rx_keys, n->rx_count, &n->rx_capacity, sizeof *n->rx_keys, 8))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
     n->rx_keys[n->rx_count++] = id_key(id, extended);
     return RTCOSIM_OK;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rtcosim/csv.h"
+#include "util/read_file.h"
 
 struct rtcosim_csv {
     char *name;
@@ -292,33 +293,9 @@ rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_
 rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosim_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
-                                 "%s: cannot open input file: %s", path, strerror(errno));
-    char *data = NULL;
-    size_t size = 0, cap = 0;
-    rtcosim_status st = RTCOSIM_OK;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *bigger = realloc(data, cap);
-            if (!bigger) {
-                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-                break;
-            }
-            data = bigger;
-        }
-        size_t got = fread(data + size, 1, cap - size, f);
-        size += got;
-        if (got == 0) {
-            if (ferror(f))
-                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot read input file: %s", path,
-                                       strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
+    char *data;
+    size_t size;
+    rtcosim_status st = util_read_file(path, path, "input file", &data, &size, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_csv_read_memory(path, data, size, out, err);
     free(data);

@@ -14,6 +14,8 @@
 #include <libxml/xmlerror.h>
 
 #include "system/system_internal.h"
+#include "util/array.h"
+#include "util/read_file.h"
 
 struct arena_block {
     arena_block *next;
@@ -85,16 +87,11 @@ void system_arena_free(rtcosim_system_desc *d)
 
 void *system_grow(void *array_ptr, size_t *count, size_t *cap, size_t elem)
 {
-    char **array = array_ptr;
-    if (*count == *cap) {
-        size_t new_cap = *cap ? *cap * 2 : 8;
-        char *p = realloc(*array, new_cap * elem);
-        if (!p)
-            return NULL;
-        *array = p;
-        *cap = new_cap;
-    }
-    char *slot = *array + *count * elem;
+    if (!util_array_reserve(array_ptr, *count, cap, elem, 8))
+        return NULL;
+    char *array;
+    memcpy(&array, array_ptr, sizeof array);
+    char *slot = array + *count * elem;
     memset(slot, 0, elem);
     (*count)++;
     return slot;
@@ -206,33 +203,9 @@ rtcosim_status system_read_xml_file(const char *path, const char *label, xmlDoc 
                                     rtcosim_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
-                                 "%s: cannot open: %s", label, strerror(errno));
-    char *data = NULL;
-    size_t size = 0, cap = 0;
-    rtcosim_status st = RTCOSIM_OK;
-    for (;;) {
-        if (cap - size < 65536) {
-            size_t new_cap = cap ? cap * 2 : 65536;
-            char *p = realloc(data, new_cap);
-            if (!p) {
-                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
-                break;
-            }
-            data = p;
-            cap = new_cap;
-        }
-        size_t n = fread(data + size, 1, cap - size, f);
-        size += n;
-        if (n == 0) {
-            if (ferror(f))
-                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: read error", label);
-            break;
-        }
-    }
-    fclose(f);
+    char *data;
+    size_t size;
+    rtcosim_status st = util_read_file(path, label, NULL, &data, &size, err);
     if (st == RTCOSIM_OK)
         st = system_read_xml(data, size, label, out, err);
     free(data);

@@ -15,7 +15,7 @@
 #include <zip.h>
 
 #include "archive/archive.h"
-#include "fmi_test_util.h"
+#include "util/test_util.h"
 #include "rtcosim/log.h"
 
 typedef struct fixture {
@@ -76,18 +76,6 @@ static const char *extract(fixture *f, const rtcosim_archive_limits *limits)
     return f->dir;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        fail_msg("%s: missing", path);
-    static char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, fp);
-    buf[n] = '\0';
-    fclose(fp);
-    return buf;
-}
-
 static void files_and_directories_are_extracted_with_their_contents(void **state)
 {
     fixture *f = *state;
@@ -98,9 +86,9 @@ static void files_and_directories_are_extracted_with_their_contents(void **state
                     {.name = "./documentation/index.html", .text = "<html/>"}};
     tu_zip(f->zip, e, 5);
     const char *dir = extract(f, &fmu_limits);
-    assert_string_equal(slurp(tu_path(dir, "modelDescription.xml")), "<m/>");
-    assert_string_equal(slurp(tu_path(dir, "resources/deep/er/data.txt")), "1 2 3\n");
-    assert_string_equal(slurp(tu_path(dir, "documentation/index.html")), "<html/>");
+    assert_string_equal(tu_read_file(tu_path(dir, "modelDescription.xml"), NULL), "<m/>");
+    assert_string_equal(tu_read_file(tu_path(dir, "resources/deep/er/data.txt"), NULL), "1 2 3\n");
+    assert_string_equal(tu_read_file(tu_path(dir, "documentation/index.html"), NULL), "<html/>");
     struct stat sb;
     assert_int_equal(stat(tu_path(dir, "resources/empty"), &sb), 0);
     assert_true(S_ISDIR(sb.st_mode));
@@ -130,7 +118,7 @@ static void backslash_separated_names_become_directories(void **state)
     tu_entry e[] = {{.name = "binaries\\win64\\model.dll", .text = "MZ"}};
     tu_zip(f->zip, e, 1);
     const char *dir = extract(f, NULL);
-    assert_string_equal(slurp(tu_path(dir, "binaries/win64/model.dll")), "MZ");
+    assert_string_equal(tu_read_file(tu_path(dir, "binaries/win64/model.dll"), NULL), "MZ");
 }
 
 static void entry_escaping_the_directory_is_refused(void **state)
@@ -342,7 +330,7 @@ static void inconsistent_headers_are_tolerated_and_logged(void **state)
 
     tu_log_capture(RTCOSIM_LOG_INFO);
     const char *dir = extract(f, &fmu_limits);
-    assert_string_equal(slurp(tu_path(dir, "modelDescription.xml")), "<m/>");
+    assert_string_equal(tu_read_file(tu_path(dir, "modelDescription.xml"), NULL), "<m/>");
     char expected[4200];
     snprintf(expected, sizeof expected, "info|archive|%s: local and central zip headers disagree",
              f->zip);
@@ -363,7 +351,7 @@ static void removal_does_not_follow_symbolic_links(void **state)
     assert_int_equal(symlink(f->work, tu_path(dir, "link")), 0);
     rtcosim_archive_remove_dir(f->dir);
     assert_int_not_equal(access(f->dir, F_OK), 0);
-    assert_string_equal(slurp(outside), "keep");
+    assert_string_equal(tu_read_file(outside, NULL), "keep");
     rtcosim_archive_remove_dir(NULL);
 }
 

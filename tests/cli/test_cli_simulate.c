@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "rtcosim_test_fmus.h"
+#include "util/test_util.h"
 
 /* Run the CLI with argv (NULL-terminated), stderr to a file; exit code. */
 static int run_cli(const char *stderr_file, const char *const *args)
@@ -41,21 +42,10 @@ static int run_cli(const char *stderr_file, const char *const *args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-static char *slurp(const char *path)
-{
-    static char text[1 << 20];
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 /* Rows of a two-column results file ("time","x"). */
 static size_t read_time_x(const char *path, const char *header, double *t, double *x, size_t max)
 {
-    char *text = slurp(path);
+    char *text = tu_read_file(path, NULL);
     char *line = strtok(text, "\n");
     assert_non_null(line);
     assert_string_equal(line, header);
@@ -111,10 +101,7 @@ static void start_value_changes_the_decay_rate(void **state)
 static void feedthrough_output_follows_the_interpolated_input(void **state)
 {
     (void)state;
-    FILE *f = fopen("ramp_in.csv", "w");
-    assert_non_null(f);
-    fputs("time,Float64_continuous_input\n0,0\n1,10\n", f);
-    fclose(f);
+    tu_write_file("ramp_in.csv", "time,Float64_continuous_input\n0,0\n1,10\n");
     const char *args[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGH_FMI3, "--stop-time", "1",
                           "--output-interval", "0.25", "--input-file", "ramp_in.csv",
                           "--output-variable", "Float64_continuous_output",
@@ -136,7 +123,7 @@ static void faulty_step_exits_nonzero_and_keeps_rows_before_it(void **state)
         const char *args[] = {"simulate", fmus[i], "--stop-time", "2", "--output-interval", "0.25",
                               "--output-file", "faulty.csv", NULL};
         assert_int_equal(run_cli("faulty.err", args), 1);
-        char *err = slurp("faulty.err");
+        char *err = tu_read_file("faulty.err", NULL);
         if (!strstr(err, "rtcosim: ") || !strstr(err, "simulation stopped at t = 1 s"))
             fail_msg("unexpected stderr: %s", err);
         double t[16], x[16];

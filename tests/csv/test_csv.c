@@ -11,15 +11,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/csv.h"
-
-static rtcosim_csv *read_text(const char *text)
-{
-    rtcosim_csv *t = NULL;
-    rtcosim_error err;
-    if (rtcosim_csv_read_memory("in.csv", text, strlen(text), &t, &err) != RTCOSIM_OK)
-        fail_msg("unexpected error: %s", err.message);
-    return t;
-}
+#include "util/test_util.h"
 
 static void expect_error(const char *text, rtcosim_status status, const char *message_part)
 {
@@ -34,7 +26,7 @@ static void expect_error(const char *text, rtcosim_status status, const char *me
 static void accepts_quoted_headers_crlf_blank_lines_and_bom(void **state)
 {
     (void)state;
-    rtcosim_csv *t = read_text("\xEF\xBB\xBF\"time\", \"u\" ,v\r\n\r\n0, 1.5 ,-2\r\n  \n0.1,2,3e2\r\n");
+    rtcosim_csv *t = tu_csv("\xEF\xBB\xBF\"time\", \"u\" ,v\r\n\r\n0, 1.5 ,-2\r\n  \n0.1,2,3e2\r\n");
     assert_int_equal(rtcosim_csv_column_count(t), 2);
     assert_string_equal(rtcosim_csv_column_name(t, 0), "u");
     assert_string_equal(rtcosim_csv_column_name(t, 1), "v");
@@ -66,7 +58,7 @@ static const char *ramp_with_jump = "time,u\n0,0\n1,10\n2,20\n2,5\n3,5\n";
 static void interpolates_linearly_between_rows(void **state)
 {
     (void)state;
-    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv *t = tu_csv(ramp_with_jump);
     rtcosim_csv_cursor c;
     rtcosim_csv_cursor_init(&c, t);
     assert_true(linear_at(&c, 0.0) == 0.0);
@@ -80,7 +72,7 @@ static void interpolates_linearly_between_rows(void **state)
 static void takes_the_later_row_at_a_discontinuity(void **state)
 {
     (void)state;
-    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv *t = tu_csv(ramp_with_jump);
     rtcosim_csv_cursor c;
     rtcosim_csv_cursor_init(&c, t);
     /* Just before the jump the ramp is almost 20; at the instant it is 5. */
@@ -94,7 +86,7 @@ static void takes_the_later_row_at_a_discontinuity(void **state)
 static void holds_last_row_at_or_before_t(void **state)
 {
     (void)state;
-    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv *t = tu_csv(ramp_with_jump);
     rtcosim_csv_cursor c;
     rtcosim_csv_cursor_init(&c, t);
     assert_true(hold_at(&c, 0.0) == 0.0);
@@ -107,7 +99,7 @@ static void holds_last_row_at_or_before_t(void **state)
 static void uses_first_row_before_and_last_row_after_the_table(void **state)
 {
     (void)state;
-    rtcosim_csv *t = read_text("time,u\n1,7\n2,9\n");
+    rtcosim_csv *t = tu_csv("time,u\n1,7\n2,9\n");
     rtcosim_csv_cursor c;
     rtcosim_csv_cursor_init(&c, t);
     assert_true(linear_at(&c, -3.0) == 7.0);
@@ -122,7 +114,7 @@ static void uses_first_row_before_and_last_row_after_the_table(void **state)
 static void seeking_backwards_gives_the_same_values(void **state)
 {
     (void)state;
-    rtcosim_csv *t = read_text(ramp_with_jump);
+    rtcosim_csv *t = tu_csv(ramp_with_jump);
     rtcosim_csv_cursor c;
     rtcosim_csv_cursor_init(&c, t);
     assert_true(linear_at(&c, 2.75) == 5.0);
@@ -145,10 +137,7 @@ static void missing_file_names_the_path(void **state)
 static void reads_a_file_from_disk(void **state)
 {
     (void)state;
-    FILE *f = fopen("csv_on_disk.csv", "w");
-    assert_non_null(f);
-    fputs("time,u\n0,1\n0.5,2\n", f);
-    fclose(f);
+    tu_write_file("csv_on_disk.csv", "time,u\n0,1\n0.5,2\n");
     rtcosim_csv *t = NULL;
     assert_int_equal(rtcosim_csv_read_file("csv_on_disk.csv", &t, NULL), RTCOSIM_OK);
     assert_int_equal(rtcosim_csv_row_count(t), 2);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fmi_test_util.h"
+#include "util/test_util.h"
 #include "rtcosim/fmu.h"
 
 typedef struct fixture {

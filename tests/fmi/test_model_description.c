@@ -13,7 +13,7 @@
 
 #include "fmi/fmu_internal.h"
 #include "fmi/model_description.h"
-#include "fmi_test_util.h"
+#include "util/test_util.h"
 #include "rtcosim/log.h"
 
 static rtcosim_status parse(const char *xml, rtcosim_fmi_md **md, rtcosim_error *err)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fmi_test_util.h"
+#include "util/test_util.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim_test_fmus.h"

@@ -142,13 +142,6 @@ static inline bool fmu_open(fmu *f, const fmu_target *t)
     return true;
 }
 
-static inline void fmu_close(fmu *f)
-{
-    if (f->handle)
-        dlclose(f->handle);
-    f->handle = NULL;
-}
-
 static inline bool fmu_instantiate_with(fmu *f, const char *token, bool logging_on)
 {
     if (f->version == 2)
@@ -173,6 +166,15 @@ static inline void fmu_free_instance(fmu *f)
     else
         f->f3.fmi3FreeInstance(f->instance);
     f->instance = NULL;
+}
+
+/* Frees the instance if there is one, then unloads the binary. */
+static inline void fmu_close(fmu *f)
+{
+    fmu_free_instance(f);
+    if (f->handle)
+        dlclose(f->handle);
+    f->handle = NULL;
 }
 
 static inline int fmu_enter_init(fmu *f, double start, bool stop_defined, double stop)

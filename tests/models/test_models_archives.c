@@ -15,6 +15,7 @@
 #include <zip.h>
 
 #include "fmu_driver.h"
+#include "util/test_util.h"
 
 /* FMI 3.0 section 2.5.1.4: <architecture>-<operating system>. */
 #if defined(__x86_64__)
@@ -45,28 +46,12 @@ static const archive archives[] = {
 };
 enum { ARCHIVES = sizeof archives / sizeof archives[0] };
 
-/* Contents of a file, malloc'ed. */
-static unsigned char *read_file(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *data = malloc((size_t)n + 1);
-    assert_non_null(data);
-    assert_int_equal(fread(data, 1, (size_t)n, fp), (size_t)n);
-    fclose(fp);
-    *size = (size_t)n;
-    return data;
-}
-
 static void assert_entry_equals_file(zip_t *z, const char *entry, const char *path)
 {
     zip_stat_t st;
     assert_int_equal(zip_stat(z, entry, 0, &st), 0);
     size_t size;
-    unsigned char *expected = read_file(path, &size);
+    const char *expected = tu_read_file(path, &size);
     assert_int_equal(st.size, size);
     unsigned char *data = malloc(size + 1);
     zip_file_t *zf = zip_fopen(z, entry, 0);
@@ -75,7 +60,6 @@ static void assert_entry_equals_file(zip_t *z, const char *entry, const char *pa
     zip_fclose(zf);
     assert_memory_equal(data, expected, size);
     free(data);
-    free(expected);
 }
 
 static void archives_have_the_standard_layout(void **unused)
@@ -261,7 +245,6 @@ static void model_description_agrees_with_the_binary(void **unused)
         }
         assert_int_equal(listed, outputs);
         assert_true(outputs > 0);
-        fmu_free_instance(&f);
         fmu_close(&f);
         xmlFreeDoc(doc);
     }

@@ -61,11 +61,6 @@ static void start(fmu *f, const fmu_target *t)
     assert_true(fmu_start(f));
 }
 
-static void stop(fmu *f)
-{
-    fmu_free_instance(f);
-    fmu_close(f);
-}
 
 static void assert_state(fmu *f, double t, double tolerance)
 {
@@ -93,7 +88,7 @@ static void first_impact_at_analytic_time(void **state)
     const double tau = 0.46 - t1, w = E * G * t1;
     assert_true(fabs(fmu_real(&f, VR_H) - (w * tau - 0.5 * G * tau * tau)) < 1e-12);
     assert_true(fabs(fmu_real(&f, VR_V) - (w - G * tau)) < 1e-12);
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void trajectory_matches_bounce_sequence_at_every_step(void **state)
@@ -106,7 +101,7 @@ static void trajectory_matches_bounce_sequence_at_every_step(void **state)
         assert_true(fmu_real(&f, VR_H) >= 0.0); /* never below the ground */
         assert_true(fmu_real(&f, VR_DER_H) == fmu_real(&f, VR_V));
     }
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void apex_heights_scale_with_e_squared(void **state)
@@ -123,7 +118,7 @@ static void apex_heights_scale_with_e_squared(void **state)
         bounce_time += 2.0 * w / G;
         w *= E;
     }
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void large_communication_step_locates_every_impact(void **state)
@@ -133,13 +128,13 @@ static void large_communication_step_locates_every_impact(void **state)
     /* One step over three impacts. */
     assert_int_equal(fmu_step(&f, 0.0, 1.9), 0);
     assert_state(&f, 1.9, 1e-9);
-    stop(&f);
+    fmu_close(&f);
     start(&f, *state);
     /* One step over the whole bouncing phase ends at rest. */
     assert_int_equal(fmu_step(&f, 0.0, 3.0), 0);
     assert_true(fmu_real(&f, VR_H) == 0.0);
     assert_true(fmu_real(&f, VR_V) == 0.0);
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void ball_comes_to_rest_without_chatter(void **state)
@@ -158,7 +153,7 @@ static void ball_comes_to_rest_without_chatter(void **state)
             assert_true(fmu_real(&f, VR_DER_V) == 0.0);
         }
     }
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void bounces_are_logged_as_events(void **state)
@@ -172,7 +167,7 @@ static void bounces_are_logged_as_events(void **state)
     assert_non_null(strstr(fmu_log_text, "bounce at t = 0.4515"));
     assert_int_equal(fmu_step(&f, 0.5, 2.5), 0);
     assert_non_null(strstr(fmu_log_text, "comes to rest"));
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void invalid_parameters_are_refused_at_initialization(void **state)
@@ -197,7 +192,7 @@ static void invalid_parameters_are_refused_at_initialization(void **state)
         assert_int_equal(fmu_reset(&f), 0);                    /* reset recovers */
         assert_int_equal(fmu_enter_init(&f, 0.0, false, 0.0), 0);
         assert_int_equal(fmu_exit_init(&f), 0);
-        stop(&f);
+        fmu_close(&f);
     }
 }
 

@@ -40,7 +40,6 @@ static void euler_matches_recurrence_and_exact_solution(void **state)
         assert_true(exp(-t) - x <= 0.5 * h * t);
         assert_close(fmu_real(&f, VR_DER_X), -x, 1e-15);
     }
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -56,7 +55,6 @@ static double x_after(const fmu_target *t, double solver_step, double h, int ste
     for (int i = 0; i < steps; i++)
         assert_int_equal(fmu_step(&f, i * h, h), 0);
     double x = fmu_real(&f, VR_X);
-    fmu_free_instance(&f);
     fmu_close(&f);
     return x;
 }
@@ -86,7 +84,6 @@ static void parameters_set_before_initialization_take_effect(void **state)
     assert_int_equal(fmu_exit_init(&f), 0);
     assert_int_equal(fmu_step(&f, 0.0, 1e-4), 0);
     assert_close(fmu_real(&f, VR_X), 0.25 * (1.0 - 2.0 * 1e-4), 1e-15);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -110,7 +107,6 @@ static void tunable_parameter_changes_between_steps_fixed_one_is_refused(void **
     assert_int_equal(fmu_set_real(&f, VR_TIME, 2.0), fmi2Error);
     assert_non_null(strstr(fmu_log_text, "independent"));
     assert_close(fmu_real(&f, VR_X), x1 * (1.0 - 3e-4), 1e-15); /* nothing changed */
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -137,7 +133,6 @@ static void bad_value_reference_is_an_error_with_message(void **state)
     assert_true(fmu_real(&f, VR_K) == 1.0);
     /* The instance stays usable after a refused call. */
     assert_int_equal(fmu_step(&f, 0.0, 1e-4), 0);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -184,7 +179,6 @@ static void lifecycle_order_is_enforced(void **state)
     assert_true(fmu_real(&f, VR_K) == 1.0);
     assert_true(fmu_real(&f, VR_TIME) == 2.0);
     assert_int_equal(fmu_step(&f, 2.0, 1e-4), 0);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -199,7 +193,6 @@ static void time_variable_reads_the_communication_point(void **state)
     for (int i = 0; i < 3; i++)
         assert_int_equal(fmu_step(&f, 1.0 + 0.25 * i, 0.25), 0);
     assert_true(fmu_real(&f, VR_TIME) == 1.75);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -222,7 +215,6 @@ static void binary_without_do_step_lacks_only_that_symbol(void **state)
     }
     assert_true(fmu_start(&f)); /* the rest works */
     assert_true(fmu_real(&f, VR_X) == 1.0);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -290,7 +282,6 @@ static void logging_respects_logging_on_and_categories(void **state)
     assert_int_equal(fmu_get_real(&f, 99, &x), fmi2Error);
     assert_int_equal(fmu_step(&f, 1e-4, 1e-4), 0);
     assert_int_equal(fmu_log_count, 0);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 

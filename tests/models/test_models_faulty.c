@@ -50,7 +50,6 @@ static void error_mode_fails_the_step_at_fail_time(void **state)
     assert_int_equal(fmu_exit_init(&f), 0);
     assert_true(fmu_real(&f, VR_X) == 1.0);
     assert_int_equal(fmu_step(&f, 0.0, 0.1), 0); /* fail_time is back at its start 1 */
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -91,7 +90,6 @@ static void discard_mode_reports_last_successful_time(void **state)
     assert_true(fmu_real(&f, VR_TIME) == 0.5);
     assert_true(fmu_real(&f, VR_X) == x_before);
     assert_int_equal(fmu_terminate(&f), 0);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -104,7 +102,6 @@ static void invalid_fail_mode_is_refused(void **state)
     assert_int_equal(fmu_enter_init(&f, 0.0, false, 0.0), 0);
     assert_int_equal(fmu_exit_init(&f), fmi2Error);
     assert_non_null(strstr(fmu_log_text, "fail_mode must be"));
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -161,7 +158,6 @@ static void undeclared_capabilities_are_errors_with_messages(void **state)
         assert_non_null(strstr(fmu_log_text, "eventModeUsed"));
     }
     assert_int_equal(fmu_step(&f, 0.0, 1e-3), 0); /* still usable */
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 

@@ -30,11 +30,6 @@ static void start(fmu *f, const fmu_target *t)
     assert_true(fmu_start(f));
 }
 
-static void stop(fmu *f)
-{
-    fmu_free_instance(f);
-    fmu_close(f);
-}
 
 /* Same bits, or both NaN (a NaN's payload may legitimately change). */
 static void assert_same_double(double a, double b)
@@ -94,7 +89,7 @@ static void common_types_pass_through_unchanged(void **state)
             assert_string_equal(out, strings[i]);
         }
     }
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void strings_are_copied_into_the_fmu(void **state)
@@ -109,7 +104,7 @@ static void strings_are_copied_into_the_fmu(void **state)
     assert_string_equal(out, "first");
     assert_int_equal(fmu_set_string(&f, VR_STR_IN, NULL), fmi2Error);
     assert_non_null(strstr(fmu_log_text, "NULL string"));
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void fmi2_boolean_nonzero_is_true(void **state)
@@ -122,7 +117,7 @@ static void fmi2_boolean_nonzero_is_true(void **state)
     assert_int_equal(f.f2.fmi2SetBoolean(f.instance, &in, 1, &two), 0);
     assert_int_equal(f.f2.fmi2GetBoolean(f.instance, &out, 1, &got), 0);
     assert_int_equal(got, fmi2True);
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void fmi2_sees_only_fmi2_types(void **state)
@@ -137,7 +132,7 @@ static void fmi2_sees_only_fmi2_types(void **state)
     assert_int_equal(fmu_get_int32(&f, VR_I64_OUT, &i), fmi2Error);
     const char *s;
     assert_int_equal(fmu_get_string(&f, VR_BIN_PARAM, &s), fmi2Error);
-    stop(&f);
+    fmu_close(&f);
 }
 
 /* Sets one input of an FMI 3.0 integer/float type and reads the output. */
@@ -176,7 +171,7 @@ static void fmi3_types_pass_through_unchanged(void **state)
         CHECK_FMI3(UInt64, VR_U64_IN, VR_U64_OUT, 0, UINT64_MAX, UINT64_C(1) << 63);
         CHECK_FMI3(Boolean, VR_BOOL_IN, VR_BOOL_OUT, true, false);
     }
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void fmi3_binaries_pass_through_unchanged(void **state)
@@ -208,7 +203,7 @@ static void fmi3_binaries_pass_through_unchanged(void **state)
     const size_t three = 3;
     const fmi3Binary null_data = NULL;
     assert_int_equal(f.f3.fmi3SetBinary(f.instance, &in, 1, &three, &null_data, 1), fmi3Error);
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void fmi3_batches_of_references_are_handled_in_order(void **state)
@@ -222,7 +217,7 @@ static void fmi3_batches_of_references_are_handled_in_order(void **state)
     double got[4];
     assert_int_equal(f.f3.fmi3GetFloat64(f.instance, outs, 4, got, 4), 0);
     assert_true(got[0] == 7.25 && got[1] == -2.5 && got[2] == 0.0 && got[3] == 7.25);
-    stop(&f);
+    fmu_close(&f);
 }
 
 static void parameters_have_start_values_and_variability_rules(void **state)
@@ -262,7 +257,7 @@ static void parameters_have_start_values_and_variability_rules(void **state)
     assert_non_null(strstr(fmu_log_text, "Float64_fixed_parameter cannot be set in Step Mode"));
     assert_int_equal(fmu_set_real(&f, VR_F64C_OUT, 3.0), fmi2Error);
     assert_true(fmu_real(&f, VR_F64_FIXED) == 2.0);
-    stop(&f);
+    fmu_close(&f);
 }
 
 int main(void)

@@ -80,7 +80,6 @@ static void restoring_a_snapshot_reproduces_steps_bit_for_bit(void **unused)
         assert_memory_equal(first, again, sizeof first);
         assert_int_equal(fmu_free_state(&f, &snapshot), 0);
         assert_null(snapshot);
-        fmu_free_instance(&f);
         fmu_close(&f);
     }
 }
@@ -118,8 +117,6 @@ static void serialized_state_restores_into_another_instance(void **unused)
         free(bytes2);
         assert_int_equal(fmu_free_state(&a, &state), 0);
         assert_int_equal(fmu_free_state(&b, &restored), 0);
-        fmu_free_instance(&a);
-        fmu_free_instance(&b);
         fmu_close(&a);
         fmu_close(&b);
     }
@@ -140,7 +137,6 @@ static void get_state_overwrites_the_given_snapshot(void **state)
     assert_int_equal(fmu_set_state(&f, snapshot), 0);
     assert_true(fmu_real(&f, 0) == 0.5);
     assert_int_equal(fmu_free_state(&f, &snapshot), 0);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -201,8 +197,6 @@ static void corrupt_serialized_state_is_refused(void **state)
     assert_int_equal(fmu_free_state(&f, &restored), 0);
     free(bytes);
     assert_int_equal(fmu_free_state(&f, &snapshot), 0);
-    fmu_free_instance(&other);
-    fmu_free_instance(&f);
     fmu_close(&other);
     fmu_close(&f);
 }
@@ -256,7 +250,6 @@ static void strings_and_binaries_are_part_of_the_state(void **state)
         assert_int_equal(got_size, sizeof blob);
         assert_memory_equal(got, blob, sizeof blob);
     }
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 
@@ -283,7 +276,6 @@ static void snapshot_recovers_from_a_failed_step(void **state)
     assert_int_equal(fmu_set_real(&f, fail_time, later), 0); /* tunable */
     assert_int_equal(fmu_step(&f, 0.5, 0.1), 0);
     assert_int_equal(fmu_free_state(&f, &before), 0);
-    fmu_free_instance(&f);
     fmu_close(&f);
 }
 

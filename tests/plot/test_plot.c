@@ -14,8 +14,9 @@
 #include <libxml/parser.h>
 
 #include "rtcosim/plot.h"
+#include "util/test_util.h"
 
-static char dir[256];
+static char *dir;
 static char csv_path[300];
 
 static const char *path_in_dir(const char *name)
@@ -30,8 +31,7 @@ static const char *path_in_dir(const char *name)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "%s/rtcosim-test-plot-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(dir));
+    dir = tu_make_dir();
     snprintf(csv_path, sizeof csv_path, "%s/results.csv", dir);
     FILE *f = fopen(csv_path, "w");
     assert_non_null(f);
@@ -45,9 +45,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    tu_drop_dir(dir);
+    return 0;
 }
 
 static long file_size(const char *path)

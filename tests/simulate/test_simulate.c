@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/simulate.h"
+#include "util/test_util.h"
 
 enum { VR_U, VR_K, VR_Y, VR_COUNT, VR_ODD, VR_MODE, VR_MODE_SEEN, VR_FAIL_AT, VR_STOP_AT,
        VR_NAME, VR_CALC, VR_EARLY_AT };
@@ -148,26 +149,6 @@ static rtcosim_component *make_integrator(void)
     return make_integrator_with(NULL);
 }
 
-static rtcosim_csv *table(const char *text)
-{
-    rtcosim_csv *t = NULL;
-    rtcosim_error err;
-    if (rtcosim_csv_read_memory("in.csv", text, strlen(text), &t, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
-    return t;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char text[65536];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 static rtcosim_simulate_options base_options(const char *out)
 {
     rtcosim_simulate_options o = {.instance_name = "integrator", .start_time = 0,
@@ -176,11 +157,21 @@ static rtcosim_simulate_options base_options(const char *out)
     return o;
 }
 
+/* Start values to apply and outputs to record. */
+static void set_io(rtcosim_simulate_options *o, const rtcosim_start_value *start_values,
+                   size_t start_value_count, const char **outputs, size_t output_count)
+{
+    o->start_values = start_values;
+    o->start_value_count = start_value_count;
+    o->output_variables = outputs;
+    o->output_variable_count = output_count;
+}
+
 static void integrates_a_csv_ramp_as_hand_computed(void **state)
 {
     (void)state;
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table("time,u\n0,0\n2,2\n"); /* u(t) = t */
+    rtcosim_csv *in = tu_csv("time,u\n0,0\n2,2\n"); /* u(t) = t */
     rtcosim_simulate_options o = base_options("sim_ramp.csv");
     o.input = in;
     rtcosim_simulate_result res = {0};
@@ -190,7 +181,7 @@ static void integrates_a_csv_ramp_as_hand_computed(void **state)
     assert_int_equal(res.rows_written, 5);
     assert_int_equal(res.end_time, 2 * RTCOSIM_NS_PER_S);
     /* y_k+1 = y_k + t_k * 0.5: 0, 0, 0.25, 0.75, 1.5 */
-    assert_string_equal(read_file("sim_ramp.csv"),
+    assert_string_equal(tu_read_file("sim_ramp.csv", NULL),
                         "\"time\",\"y\",\"count\",\"odd\",\"mode_seen\",\"name\"\n"
                         "0,0,0,0,0,\"integ\"\n"
                         "0.5,0,1,1,0,\"integ\"\n"
@@ -251,7 +242,7 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
 {
     (void)state;
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table("time,u\n0,0\n2,2\n");
+    rtcosim_csv *in = tu_csv("time,u\n0,0\n2,2\n");
     const char *outs[] = {"count", "u"};
     rtcosim_simulate_options o = base_options("sim_select.csv");
     o.input = in;
@@ -259,7 +250,7 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
     o.output_variable_count = 2;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
-    assert_string_equal(read_file("sim_select.csv"), "\"time\",\"count\",\"u\"\n"
+    assert_string_equal(tu_read_file("sim_select.csv", NULL), "\"time\",\"count\",\"u\"\n"
                                                      "0,0,0\n0.5,1,0.5\n1,2,1\n1.5,3,1.5\n2,4,2\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
@@ -276,7 +267,7 @@ static void integer_inputs_are_held_between_rows(void **state)
 {
     (void)state;
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table("time,mode\n0,1\n0.6,7\n");
+    rtcosim_csv *in = tu_csv("time,mode\n0,1\n0.6,7\n");
     const char *outs[] = {"mode_seen"};
     rtcosim_simulate_options o = base_options("sim_hold.csv");
     o.stop_time = RTCOSIM_NS_PER_S;
@@ -286,7 +277,7 @@ static void integer_inputs_are_held_between_rows(void **state)
     o.output_variable_count = 1;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
-    assert_string_equal(read_file("sim_hold.csv"),
+    assert_string_equal(tu_read_file("sim_hold.csv", NULL),
                         "\"time\",\"mode_seen\"\n0,1\n0.25,1\n0.5,1\n0.75,7\n1,7\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
@@ -295,7 +286,7 @@ static void integer_inputs_are_held_between_rows(void **state)
 static void expect_input_error(const char *csv, const char *message)
 {
     rtcosim_component *c = make_integrator();
-    rtcosim_csv *in = table(csv);
+    rtcosim_csv *in = tu_csv(csv);
     rtcosim_simulate_options o = base_options(NULL);
     o.input = in;
     rtcosim_error err;
@@ -324,17 +315,14 @@ static void last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it(void *
     rtcosim_simulate_options o = base_options("sim_short.csv");
     o.stop_time = 1100000000; /* 1.1 s with 0.25 s steps: the last one is 0.1 s */
     o.output_interval = 250000000;
-    o.start_values = sv;
-    o.start_value_count = 1;
-    o.output_variables = outs;
-    o.output_variable_count = 2;
+    set_io(&o, sv, 1, outs, 2);
     o.record_every = 2;
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_int_equal(res.steps, 5);
     assert_int_equal(res.end_time, 1100000000);
-    assert_string_equal(read_file("sim_short.csv"),
+    assert_string_equal(tu_read_file("sim_short.csv", NULL),
                         "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,2\n1,1,4\n1.1,1.1,5\n");
     rtcosim_component_free(c);
 }
@@ -347,16 +335,13 @@ static void component_asking_to_terminate_stops_cleanly(void **state)
     const char *outs[] = {"count"};
     rtcosim_simulate_options o = base_options("sim_terminate.csv");
     o.output_interval = 250000000;
-    o.start_values = sv;
-    o.start_value_count = 1;
-    o.output_variables = outs;
-    o.output_variable_count = 1;
+    set_io(&o, sv, 1, outs, 1);
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_true(res.terminated_by_component);
     assert_int_equal(res.end_time, 500000000);
-    assert_string_equal(read_file("sim_terminate.csv"), "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n");
+    assert_string_equal(tu_read_file("sim_terminate.csv", NULL), "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n");
     rtcosim_component_free(c);
 }
 
@@ -369,10 +354,7 @@ static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **s
         const char *outs[] = {"count"};
         rtcosim_simulate_options o = base_options("sim_fail.csv");
         o.output_interval = 250000000;
-        o.start_values = sv;
-        o.start_value_count = 1;
-        o.output_variables = outs;
-        o.output_variable_count = 1;
+        set_io(&o, sv, 1, outs, 1);
         o.writer_thread = threaded;
         rtcosim_simulate_result res = {0};
         rtcosim_error err;
@@ -380,7 +362,7 @@ static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **s
         assert_string_equal(err.message, "integrator: simulation stopped at t = 1 s: "
                                          "integrator asked to fail at 1 s");
         assert_int_equal(res.steps, 4);
-        assert_string_equal(read_file("sim_fail.csv"),
+        assert_string_equal(tu_read_file("sim_fail.csv", NULL),
                             "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n0.75,3\n1,4\n");
         rtcosim_component_free(c);
     }
@@ -393,16 +375,13 @@ static void early_return_continues_from_the_last_successful_time(void **state)
     rtcosim_start_value sv[] = {{"early_at", "0.75"}, {"u", "1"}};
     const char *outs[] = {"y", "count"};
     rtcosim_simulate_options o = base_options("sim_early.csv");
-    o.start_values = sv;
-    o.start_value_count = 2;
-    o.output_variables = outs;
-    o.output_variable_count = 2;
+    set_io(&o, sv, 2, outs, 2);
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_int_equal(res.steps, 5);
     /* y = t with u = 1; the grid restarts at 0.75 and the last step is cut at 2. */
-    assert_string_equal(read_file("sim_early.csv"), "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
+    assert_string_equal(tu_read_file("sim_early.csv", NULL), "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
                                                     "0.75,0.75,2\n1.25,1.25,3\n1.75,1.75,4\n2,2,5\n");
     rtcosim_component_free(c);
 }

@@ -17,6 +17,7 @@
 #include "rtcosim/master.h"
 #include "rtcosim/native.h"
 #include "rtcosim/system.h"
+#include "util/test_util.h"
 
 #define assert_near(a, b, tol)                                                         \
     do {                                                                               \
@@ -25,32 +26,20 @@
             fail_msg("%s = %.17g, expected %.17g (tolerance %g)", #a, a_, b_, (double)(tol)); \
     } while (0)
 
-static char dir[256];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+static char *dir;
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "%s/rtcosim-test-run-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(dir));
+    dir = tu_make_dir();
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    tu_drop_dir(dir);
+    return 0;
 }
 
 static const char oscillator_ssd[] =
@@ -169,8 +158,8 @@ static double run_oscillator(rtcosim_time_ns step, size_t *rows)
 static void test_oscillator_from_ssd_converges_to_exact_solution(void **state)
 {
     (void)state;
-    write_file("osc.ssd", oscillator_ssd);
-    write_file("case2.ssv", case2_ssv);
+    tu_write_file(tu_path(dir, "osc.ssd"), oscillator_ssd);
+    tu_write_file(tu_path(dir, "case2.ssv"), case2_ssv);
     size_t rows_coarse = 0, rows_fine = 0;
     double coarse = run_oscillator(100 * RTCOSIM_NS_PER_US, &rows_coarse);
     double fine = run_oscillator(50 * RTCOSIM_NS_PER_US, &rows_fine);
@@ -308,7 +297,7 @@ static void check_steady_cruise(double grade_percent)
              "<ssv:Parameter name=\"engine.rpm_initial\"><ssv:Real value=\"2100\"/></ssv:Parameter>\n"
              "</ssv:Parameters></ssv:ParameterSet>\n",
              grade_percent, grade_percent > 0 ? 0.6 : 0.35);
-    write_file("steady.ssv", params);
+    tu_write_file(tu_path(dir, "steady.ssv"), params);
     char ssv[400];
     snprintf(ssv, sizeof ssv, "%s/steady.ssv", dir);
     rtcosim_system_desc *d = NULL;

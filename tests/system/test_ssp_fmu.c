@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <zip.h>
 
 #include "rtcosim/master.h"
 #include "rtcosim/system.h"
 #include "rtcosim_test_fmus.h"
+#include "util/test_util.h"
 
 static const char ssd[] =
     "<?xml version=\"1.0\"?>\n"
@@ -65,13 +65,10 @@ static void run_ssp_with_fmu(const char *fmu)
     char path[512];
     snprintf(path, sizeof path, "%s/rtcosim-test-decay-%d.ssp",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
-    int zerr = 0;
-    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
-    assert_non_null(z);
-    assert_true(zip_file_add(z, "SystemStructure.ssd", zip_source_buffer(z, ssd, strlen(ssd), 0), 0) >= 0);
-    assert_true(zip_file_add(z, "params.ssv", zip_source_buffer(z, ssv, strlen(ssv), 0), 0) >= 0);
-    assert_true(zip_file_add(z, "resources/dahlquist.fmu", zip_source_file(z, fmu, 0, -1), 0) >= 0);
-    assert_int_equal(zip_close(z), 0);
+    const tu_entry entries[] = {{.name = "SystemStructure.ssd", .text = ssd},
+                                {.name = "params.ssv", .text = ssv},
+                                {.name = "resources/dahlquist.fmu", .file = fmu}};
+    tu_zip(path, entries, sizeof entries / sizeof entries[0]);
 
     rtcosim_system_desc *d = NULL;
     rtcosim_error err;

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <zip.h>
 
 #include "rtcosim/system.h"
+#include "util/test_util.h"
 
 /* cmocka 1.1.5 (Debian 12) has no assert_near. */
 #define assert_near(a, b, tol)                                                         \
@@ -40,27 +40,17 @@
     " xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\"\n"    \
     " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
 
-static char dir[256];
+static char *dir;
 
 static void write_file(const char *rel, const char *text)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    mkdir(path, 0700);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    tu_write_file(tu_path(dir, rel), text);
 }
 
 static int setup_dir(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "%s/rtcosim-test-system-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(dir));
+    dir = tu_make_dir();
     write_file("resources/plant.fmu", "not really an FMU: only its existence is checked");
     return 0;
 }
@@ -68,9 +58,8 @@ static int setup_dir(void **state)
 static int teardown_dir(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    tu_drop_dir(dir);
+    return 0;
 }
 
 static rtcosim_system_desc *load_text(const char *ssd, rtcosim_error *err)
@@ -344,29 +333,21 @@ static void test_parameter_set_from_command_line_overrides(void **state)
     rtcosim_system_desc_free(d);
 }
 
-static void add_zip_file(zip_t *z, const char *name, const char *text)
-{
-    zip_source_t *src = zip_source_buffer(z, text, strlen(text), 0);
-    assert_non_null(src);
-    assert_true(zip_file_add(z, name, src, ZIP_FL_OVERWRITE) >= 0);
-}
-
 static char *make_ssp(const char *name, bool with_ssd, const char *extra_entry)
 {
     static char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int zerr = 0;
-    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
-    assert_non_null(z);
+    tu_entry entries[6];
+    size_t n = 0;
     if (with_ssd)
-        add_zip_file(z, "SystemStructure.ssd", full_ssd);
-    add_zip_file(z, "system.ssv", system_ssv);
-    add_zip_file(z, "plant.ssv", plant_ssv);
-    assert_true(zip_dir_add(z, "resources/", 0) >= 0);
-    add_zip_file(z, "resources/plant.fmu", "fmu bytes");
+        entries[n++] = (tu_entry){.name = "SystemStructure.ssd", .text = full_ssd};
+    entries[n++] = (tu_entry){.name = "system.ssv", .text = system_ssv};
+    entries[n++] = (tu_entry){.name = "plant.ssv", .text = plant_ssv};
+    entries[n++] = (tu_entry){.name = "resources/"};
+    entries[n++] = (tu_entry){.name = "resources/plant.fmu", .text = "fmu bytes"};
     if (extra_entry)
-        add_zip_file(z, extra_entry, "evil");
-    assert_int_equal(zip_close(z), 0);
+        entries[n++] = (tu_entry){.name = extra_entry, .text = "evil"};
+    tu_zip(path, entries, n);
     return path;
 }
 

@@ -1,11 +1,14 @@
-/* Helpers for the FMU import tests: scratch directories, zip archives built
- * at test time with libzip (no binary test archives in the repository), and
- * a log handler that keeps the messages for assertions. */
-#ifndef RTCOSIM_TESTS_FMI_TEST_UTIL_H
-#define RTCOSIM_TESTS_FMI_TEST_UTIL_H
+/* Helpers shared by the test programs: scratch directories, files written and
+ * read back, zip archives built at test time with libzip (no binary test
+ * archives in the repository), and a log handler that keeps the messages for
+ * assertions. Every helper fails the running cmocka test on an I/O error. */
+#ifndef RTCOSIM_TESTS_UTIL_TEST_UTIL_H
+#define RTCOSIM_TESTS_UTIL_TEST_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "rtcosim/csv.h"
 
 typedef struct tu_entry {
     const char *name;    /* name inside the archive */
@@ -27,7 +30,14 @@ int tu_count_entries(const char *dir);
 const char *tu_path(const char *dir, const char *name);
 /* Write an archive; aborts the test on failure. */
 void tu_zip(const char *zip_path, const tu_entry *entries, size_t n);
+/* Write text to path, creating missing parent directories. */
 void tu_write_file(const char *path, const char *text);
+/* The whole file, NUL-terminated, in a buffer the helper owns and reuses:
+ * valid until the next call. *size (if not NULL) gets its length in bytes. */
+char *tu_read_file(const char *path, size_t *size);
+/* A table read from text (named "in.csv" in messages); fails the test if
+ * the reader refuses it. */
+rtcosim_csv *tu_csv(const char *text);
 /* Overwrite the first occurrence of `find` in a file with `replace` (same length). */
 void tu_patch_file(const char *path, const char *find, const char *replace);
 

@@ -1,5 +1,5 @@
-/* Scratch directories, test-time zip archives and log capture for the FMU
- * import tests (see fmi_test_util.h). */
+/* Scratch directories, files, test-time zip archives and log capture shared
+ * by the test programs (see test_util.h). */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <zip.h>
 
 #include "archive/archive.h"
-#include "fmi_test_util.h"
+#include "util/test_util.h"
 #include "rtcosim/log.h"
 
 char *tu_make_dir(void)
@@ -54,12 +54,54 @@ const char *tu_path(const char *dir, const char *name)
     return buf;
 }
 
+static void make_parents(const char *path)
+{
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", path);
+    for (char *slash = strchr(parent + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        mkdir(parent, 0700); /* an existing directory is fine; fopen reports the rest */
+        *slash = '/';
+    }
+}
+
 void tu_write_file(const char *path, const char *text)
 {
+    make_parents(path);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     fputs(text, f);
     assert_int_equal(fclose(f), 0);
+}
+
+char *tu_read_file(const char *path, size_t *size)
+{
+    static char *text;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open for reading", path);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long length = ftell(f);
+    assert_true(length >= 0);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    char *bigger = realloc(text, (size_t)length + 1);
+    assert_non_null(bigger);
+    text = bigger;
+    assert_int_equal(fread(text, 1, (size_t)length, f), (size_t)length);
+    fclose(f);
+    text[length] = '\0';
+    if (size)
+        *size = (size_t)length;
+    return text;
+}
+
+rtcosim_csv *tu_csv(const char *text)
+{
+    rtcosim_csv *table = NULL;
+    rtcosim_error err;
+    if (rtcosim_csv_read_memory("in.csv", text, strlen(text), &table, &err) != RTCOSIM_OK)
+        fail_msg("unexpected error: %s", err.message);
+    return table;
 }
 
 void tu_patch_file(const char *path, const char *find, const char *replace)

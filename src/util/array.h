@@ -1,0 +1,16 @@
+/* Growing a heap array by doubling, shared by the layers that collect items
+ * of unknown number while reading or configuring (SSP descriptions, CAN
+ * nodes and filters). Setup-time only: nothing calls it while a run steps. */
+#ifndef RTCOSIM_UTIL_ARRAY_H
+#define RTCOSIM_UTIL_ARRAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Makes room for element number `count` (0-based) in *array_ptr (a pointer
+ * to the array pointer), doubling *capacity from first_capacity. Returns
+ * false, leaving the array and *capacity as they were, when out of memory. */
+bool util_array_reserve(void *array_ptr, size_t count, size_t *capacity, size_t element_size,
+                        size_t first_capacity);
+
+#endif
