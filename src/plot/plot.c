@@ -338,7 +338,11 @@ rtcosim_status rtcosim_plot_csv(const char *csv_path, const char *const *variabl
         if (strlen(names[i]) > longest)
             longest = strlen(names[i]);
     double right = 0.98 - (0.10 + 0.0105 * (double)longest) * 1000.0 / width * height / 600.0;
-    plvpor(0.09, right < 0.5 ? 0.5 : right > 0.85 ? 0.85 : right, 0.11, 0.92);
+    /* Up to 7 digits per tick label before PLplot moves a common factor
+     * "(x10^n)" above the axis, which the top margin must then hold. */
+    plsxax(7, 0);
+    plsyax(7, 0);
+    plvpor(0.09, right < 0.5 ? 0.5 : right > 0.85 ? 0.85 : right, 0.11, 0.89);
     plwind(x_lo, x_hi, y_lo, y_hi);
     char x_opts[16] = "bcnst", y_opts[16] = "bcnstv";
     if (opts->log_x)
