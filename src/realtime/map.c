@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtcosim/estimate.h"
+#include "util/read_file.h"
 
 #define MAP_NAME_MAX 256
 
@@ -250,42 +251,12 @@ rtcosim_status rtcosim_map_load_csv(const char *path, rtcosim_map **out, rtcosim
 {
     if (!path || !out)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "map: NULL argument");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot open map: %s", path,
-                                 strerror(errno));
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len == cap) {
-            if (cap >= ((size_t)64 << 20)) {
-                free(buf);
-                fclose(f);
-                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: map larger than 64 MiB", path);
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!buf)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    if (read_error) {
-        free(buf);
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: read error", path);
-    }
-    rtcosim_status st = rtcosim_map_parse_csv(buf, len, path, out, err);
+    char *buf = NULL;
+    size_t len = 0;
+    rtcosim_status st = util_read_file(path, path, "map", &buf, &len, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = rtcosim_map_parse_csv(buf, len, path, out, err);
     free(buf);
     return st;
 }

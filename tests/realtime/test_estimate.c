@@ -142,14 +142,14 @@ static void malformed_maps_fail_with_file_line_and_problem(void **state)
     }
     rtcosim_map *m = NULL;
     rtcosim_error err;
-    assert_int_equal(rtcosim_map_load_csv("/nonexistent/map.csv", &m, &err), RTCOSIM_EIO);
+    assert_int_equal(rtcosim_map_load_csv("/nonexistent/map.csv", &m, &err), RTCOSIM_ENOTFOUND);
     assert_non_null(strstr(err.message, "/nonexistent/map.csv: cannot open map"));
     /* A map estimator whose file is missing fails at creation. */
     rtcosim_estimator_spec spec;
     assert_int_equal(rtcosim_estimator_spec_parse("map:/nonexistent/map.csv", &spec, NULL),
                      RTCOSIM_OK);
     rtcosim_estimator *e = NULL;
-    assert_int_equal(rtcosim_estimator_create("sig", &spec, 4, &e, &err), RTCOSIM_EIO);
+    assert_int_equal(rtcosim_estimator_create("sig", &spec, 4, &e, &err), RTCOSIM_ENOTFOUND);
     assert_non_null(strstr(err.message, "sig: /nonexistent/map.csv: cannot open map"));
     assert_null(e);
 }
