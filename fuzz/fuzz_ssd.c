@@ -2,6 +2,7 @@
  * byte string must parse or fail with an error value, without crashes, leaks
  * or reads outside the input. Relative sources resolve in a directory that
  * does not exist, so no file is ever touched. */
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                   &desc, &err) == RTCOSIM_OK) {
         for (size_t i = 0; i < rtcosim_system_desc_component_count(desc); i++)
             (void)rtcosim_system_desc_component(desc, i)->parameter_count;
+        /* Touch what the real-time annotation parser produced. */
+        const rtcosim_ssd_realtime_settings *rt = rtcosim_system_desc_realtime(desc);
+        if (rt && rt->present && rt->non_realtime)
+            (void)strlen(rt->non_realtime);
+        if (rt && rt->present && rt->estimator)
+            (void)strlen(rt->estimator);
         rtcosim_system_desc_free(desc);
     }
     return 0;
