@@ -265,8 +265,10 @@ static rtcosim_status integrate_cvode(struct rtcosim_me *me, double tout, bool *
 }
 
 /* Explicit Euler x += dt * f(t, x) in micro steps of at most max_step. An
- * indicator that changed sign (z > 0 against z <= 0, FMI 2.0 section 3.1)
- * over a micro step ends the integration there. */
+ * indicator that left its domain (z > 0 against z <= 0, FMI 2.0 section 3.1)
+ * over a micro step ends the integration there; one that starts at exactly 0
+ * (just re-initialized by an event) counts once it has left 0, as with
+ * CVODE's root finding. */
 static rtcosim_status integrate_euler(struct rtcosim_me *me, double tout, bool *root,
                                       rtcosim_error *err)
 {
@@ -293,7 +295,8 @@ static rtcosim_status integrate_euler(struct rtcosim_me *me, double tout, bool *
             return st;
         bool crossed = false;
         for (size_t i = 0; i < me->nz; i++) {
-            crossed |= (me->z[i] > 0) != (me->z_before[i] > 0);
+            crossed |= (me->z_before[i] > 0 && me->z[i] <= 0) ||
+                       (me->z_before[i] < 0 && me->z[i] > 0);
             me->z_before[i] = me->z[i];
         }
         if (crossed) {
