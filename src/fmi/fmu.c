@@ -399,6 +399,10 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "no FMU path given");
     if (!opts)
         opts = &defaults;
+    if (opts->interface_type != RTCOSIM_FMI_CO_SIMULATION &&
+        opts->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: unknown FMI interface type %d", path,
+                                 (int)opts->interface_type);
     rtcosim_fmu *f = calloc(1, sizeof *f);
     if (!f || !(f->archive_path = strdup(path))) {
         free(f);

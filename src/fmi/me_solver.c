@@ -264,7 +264,8 @@ static rtcosim_status integrate_cvode(struct rtcosim_me *me, double tout, bool *
     return tell_fmu(me, me->time, states(me), err);
 }
 
-/* Explicit Euler x += dt * f(t, x) in micro steps of at most max_step. An
+/* Explicit Euler x += dt * f(t, x) in equal micro steps of at most max_step
+ * (so that rounding never adds a sliver of a step at the end). An
  * indicator that left its domain (z > 0 against z <= 0, FMI 2.0 section 3.1)
  * over a micro step ends the integration there; one that starts at exactly 0
  * (just re-initialized by an event) counts once it has left 0, as with
@@ -273,13 +274,13 @@ static rtcosim_status integrate_euler(struct rtcosim_me *me, double tout, bool *
                                       rtcosim_error *err)
 {
     double *x = states(me);
-    while (me->time < tout) {
-        double dt = tout - me->time;
-        bool last = true;
-        if (me->max_step > 0 && dt > me->max_step) {
-            dt = me->max_step;
-            last = false;
-        }
+    const double t0 = me->time, span = tout - t0;
+    double count = me->max_step > 0 ? ceil(span / me->max_step - 1e-9) : 1.0;
+    if (!(count >= 1.0))
+        count = 1.0;
+    for (double i = 1; i <= count; i++) {
+        const bool last = i == count;
+        const double dt = (last ? tout : t0 + span * (i / count)) - me->time;
         rtcosim_status st = RTCOSIM_OK;
         if (me->nx > 0)
             st = me->calls->get_derivatives(me->f, me->dx, me->nx, err);
@@ -289,7 +290,7 @@ static rtcosim_status integrate_euler(struct rtcosim_me *me, double tout, bool *
         me->stats.solver_steps++;
         for (size_t i = 0; i < me->nx; i++)
             x[i] += dt * me->dx[i];
-        me->time = last ? tout : me->time + dt;
+        me->time = last ? tout : t0 + span * (i / count);
         if ((st = tell_fmu(me, me->time, x, err)) != RTCOSIM_OK ||
             (st = read_indicators(me, me->z, err)) != RTCOSIM_OK)
             return st;

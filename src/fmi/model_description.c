@@ -1080,13 +1080,14 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
     }
     if (cs)
         read_co_simulation(p, cs);
-    if (me)
+    /* The ModelExchange facts matter (and are checked) only when they are used. */
+    if (want_me)
         read_model_exchange(p, root, me);
     read_default_experiment(p, root);
     read_variables(p, root);
     if (md->variables) {
         read_outputs(p, root);
-        if (me)
+        if (want_me)
             read_continuous_structure(p, root);
     }
     if (p->out_of_memory)
