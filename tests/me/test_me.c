@@ -2,7 +2,9 @@
  * Dahlquist's x' = -k x is e^{-kt} (CVODE) and (1 - k dt)^n exactly (explicit
  * Euler); the bouncing ball first hits the ground at sqrt(2 h0 / |g|), and
  * after the k-th bounce its apex h + v^2 / (2|g|) is h0 e^{2k}. Also FMU state
- * snapshots, and the errors for FMUs that cannot be used for model exchange. */
+ * snapshots, and the errors for FMUs that cannot be used for model exchange.
+ * A small hand-written FMU (sawtooth_fmu.c, der(x) = 1) exercises time events,
+ * step events and terminate requests, whose times are known exactly. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fmi/fmi_test_util.h"
+#include "fmi/model_description.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim_test_fmus.h"
 
@@ -209,6 +213,160 @@ static void step_from_the_wrong_time_is_refused(void **state)
     rtcosim_component_free(c);
 }
 
+/* ---- Time events, step events, terminate requests (sawtooth_fmu.c) ---- */
+
+static char *sawtooth_dir;
+static char sawtooth_fmu[1024];
+
+static int make_sawtooth(void **state)
+{
+    (void)state;
+    static const char xml[] =
+        "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"Sawtooth\" guid=\"{saw}\" "
+        "numberOfEventIndicators=\"0\">"
+        "<ModelExchange modelIdentifier=\"Sawtooth\"/><ModelVariables>"
+        "<ScalarVariable name=\"time\" valueReference=\"0\" causality=\"independent\"><Real/>"
+        "</ScalarVariable>"
+        "<ScalarVariable name=\"x\" valueReference=\"1\" causality=\"output\" initial=\"exact\">"
+        "<Real start=\"0\"/></ScalarVariable>"
+        "<ScalarVariable name=\"der(x)\" valueReference=\"2\"><Real derivative=\"2\"/>"
+        "</ScalarVariable>"
+        "<ScalarVariable name=\"period\" valueReference=\"3\" causality=\"parameter\" "
+        "variability=\"fixed\"><Real start=\"0\"/></ScalarVariable>"
+        "<ScalarVariable name=\"limit\" valueReference=\"4\" causality=\"parameter\" "
+        "variability=\"fixed\"><Real start=\"0\"/></ScalarVariable>"
+        "<ScalarVariable name=\"stop_at\" valueReference=\"5\" causality=\"parameter\" "
+        "variability=\"fixed\"><Real start=\"0\"/></ScalarVariable>"
+        "</ModelVariables><ModelStructure><Outputs><Unknown index=\"2\"/></Outputs>"
+        "<Derivatives><Unknown index=\"3\"/></Derivatives></ModelStructure>"
+        "</fmiModelDescription>";
+    sawtooth_dir = tu_make_dir();
+    snprintf(sawtooth_fmu, sizeof sawtooth_fmu, "%s", tu_path(sawtooth_dir, "Sawtooth.fmu"));
+    const tu_entry entries[] = {{.name = "modelDescription.xml", .text = xml},
+                                {.name = "binaries/linux64/Sawtooth.so", .file = SAWTOOTH_FMU_PATH}};
+    tu_zip(sawtooth_fmu, entries, 2);
+    return 0;
+}
+
+static int drop_sawtooth(void **state)
+{
+    (void)state;
+    tu_drop_dir(sawtooth_dir);
+    return 0;
+}
+
+static rtcosim_component *start_sawtooth(double period, double limit, double stop_at)
+{
+    rtcosim_fmu_options o = {.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_fmu_load(sawtooth_fmu, &o, &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const uint32_t vrs[] = {3, 4, 5};
+    const double values[] = {period, limit, stop_at};
+    assert_int_equal(rtcosim_component_instantiate(c, "saw", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 1e-8, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, vrs, 3, values, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    return c;
+}
+
+/* x = t - (last multiple of 0.25 s), and an event that falls on the end of a
+ * step is handled within that step. */
+static void time_events_reset_at_the_announced_times(void **state)
+{
+    (void)state;
+    rtcosim_component *c = start_sawtooth(0.25, 0, 0);
+    for (rtcosim_time_ns t = 0; t < 900 * MS; t += 100 * MS)
+        step(c, t, 100 * MS);
+    assert_float_equal(get(c, 1), 0.15, 1e-9);
+    assert_int_equal(stats(c).time_events, 3);
+    step(c, 900 * MS, 100 * MS);
+    assert_float_equal(get(c, 1), 0.0, 1e-12);
+    assert_int_equal(stats(c).time_events, 4);
+    assert_float_equal(stats(c).last_event_time, 1.0, 1e-12);
+    rtcosim_component_free(c);
+}
+
+/* CompletedIntegratorStep asks for Event Mode once x > 0.3: at the end of the
+ * step to 0.4 s, where the reset happens. */
+static void step_event_is_handled_after_the_step(void **state)
+{
+    (void)state;
+    rtcosim_component *c = start_sawtooth(0, 0.3, 0);
+    for (rtcosim_time_ns t = 0; t < 400 * MS; t += 100 * MS)
+        step(c, t, 100 * MS);
+    assert_int_equal(stats(c).step_events, 1);
+    assert_float_equal(get(c, 1), 0.0, 1e-12);
+    step(c, 400 * MS, 100 * MS);
+    assert_float_equal(get(c, 1), 0.1, 1e-9);
+    rtcosim_component_free(c);
+}
+
+/* terminateSimulation at 0.65 s ends the step from 0.5 s there. */
+static void terminate_request_ends_the_step_early(void **state)
+{
+    (void)state;
+    rtcosim_component *c = start_sawtooth(0, 0, 0.65);
+    step(c, 0, 500 * MS);
+    rtcosim_error err;
+    rtcosim_step_result r;
+    assert_int_equal(rtcosim_component_do_step(c, 500 * MS, 500 * MS, &r, &err), RTCOSIM_OK);
+    assert_true(r.terminate_requested);
+    assert_true(r.early_return);
+    assert_int_equal(r.last_successful_time, 650 * MS);
+    assert_float_equal(get(c, 1), 0.65, 1e-9);
+    rtcosim_component_free(c);
+}
+
+/* ---- The ModelExchange facts of modelDescription.xml ---- */
+
+#define FMI3_ME_HEADER                                                                     \
+    "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"M\" instantiationToken=\"t\">"     \
+    "<ModelExchange modelIdentifier=\"m\" needsCompletedIntegratorStep=\"true\"/>"         \
+    "<ModelVariables><Float64 name=\"time\" valueReference=\"0\" causality=\"independent\"/>" \
+    "<Float64 name=\"x\" valueReference=\"1\" start=\"1\" initial=\"exact\"/>"             \
+    "<Float64 name=\"dx\" valueReference=\"2\" derivative=\"1\"/>"                         \
+    "<Float64 name=\"z\" valueReference=\"3\"/></ModelVariables><ModelStructure>"
+
+static void state_and_indicator_counts_come_from_model_structure(void **state)
+{
+    (void)state;
+    static const char xml[] = FMI3_ME_HEADER
+        "<ContinuousStateDerivative valueReference=\"2\"/>"
+        "<EventIndicator valueReference=\"3\"/><EventIndicator valueReference=\"1\"/>"
+        "</ModelStructure></fmiModelDescription>";
+    rtcosim_fmi_md *md = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmi_md_parse_for(xml, sizeof xml - 1, NULL,
+                                              RTCOSIM_FMI_MD_MODEL_EXCHANGE, &md, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(md->state_count, 1);
+    assert_int_equal(md->event_indicator_count, 2);
+    assert_string_equal(md->me_model_identifier, "m");
+    assert_true(md->me_needs_completed_integrator_step);
+    rtcosim_fmi_md_free(md);
+    /* Co-simulation is still required by the plain parse. */
+    assert_int_equal(rtcosim_fmi_md_parse(xml, sizeof xml - 1, NULL, &md, &err),
+                     RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "no CoSimulation element"));
+}
+
+static void derivative_without_a_state_is_refused(void **state)
+{
+    (void)state;
+    static const char xml[] = FMI3_ME_HEADER
+        "<ContinuousStateDerivative valueReference=\"3\"/></ModelStructure></fmiModelDescription>";
+    rtcosim_fmi_md *md = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmi_md_parse_for(xml, sizeof xml - 1, NULL,
+                                              RTCOSIM_FMI_MD_MODEL_EXCHANGE, &md, &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "ModelStructure derivative '3' refers to no variable"));
+}
+
 /* ---- Bad inputs ---- */
 
 static void load_fails(const char *fmu, rtcosim_status expected, const char *expected_text)
@@ -269,6 +427,14 @@ int main(void)
         cmocka_unit_test(fmu_without_model_exchange_element_is_refused),
         cmocka_unit_test(missing_model_exchange_function_is_named),
         cmocka_unit_test(co_simulation_component_has_no_solver_statistics),
+        cmocka_unit_test(state_and_indicator_counts_come_from_model_structure),
+        cmocka_unit_test(derivative_without_a_state_is_refused),
+        cmocka_unit_test_setup_teardown(time_events_reset_at_the_announced_times, make_sawtooth,
+                                        drop_sawtooth),
+        cmocka_unit_test_setup_teardown(step_event_is_handled_after_the_step, make_sawtooth,
+                                        drop_sawtooth),
+        cmocka_unit_test_setup_teardown(terminate_request_ends_the_step_early, make_sawtooth,
+                                        drop_sawtooth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
