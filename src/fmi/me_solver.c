@@ -19,7 +19,7 @@
 #include "fmi/me.h"
 
 /* Event iterations (section 3.2.2 / 3.2.3) longer than this mean the model
- * chatters between discrete states; time events at the same instant likewise. */
+ * chatters between discrete states; events of any kind at one instant likewise. */
 #define MAX_EVENT_ITERATIONS 1000
 #define MAX_EVENTS_AT_ONE_TIME 1000
 /* Relative tolerance when neither the caller nor the FMU gives one. */
@@ -349,50 +349,56 @@ static rtcosim_status me_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: step from t=%.9g s, but the model is at t=%.9g s", who(me),
                                  rtcosim_time_to_seconds(t), rtcosim_time_to_seconds(me->time_ns));
+    if (me->terminate_pending)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE,
+                                 "%s: the model asked to terminate at t=%.9g s and cannot step on",
+                                 who(me), me->time);
     const double t_end = rtcosim_time_to_seconds(t + h);
     int events_here = 0;
-    double events_at = me->time;
+    double events_at = NAN;
     rtcosim_status st = RTCOSIM_OK;
     while (!me->terminate_pending) {
-        /* A time event that is due (FMI 2.0 section 3.1: nextEventTime). */
+        uint64_t *kind;
         if (me->next_event_defined && me->next_event_time <= me->time) {
-            if (me->time != events_at)
-                events_at = me->time, events_here = 0;
-            if (++events_here > MAX_EVENTS_AT_ONE_TIME)
-                return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
-                                         "%s: more than %d time events at t=%.9g", who(me),
-                                         MAX_EVENTS_AT_ONE_TIME, me->time);
-            if ((st = handle_event(me, &me->stats.time_events, err)) != RTCOSIM_OK)
+            kind = &me->stats.time_events; /* due (FMI 2.0 section 3.1: nextEventTime) */
+        } else {
+            if (me->time >= t_end)
+                break;
+            double tout = t_end;
+            if (me->next_event_defined && me->next_event_time < tout)
+                tout = me->next_event_time;
+            if (me->needs_reinit && (st = restart(me, err)) != RTCOSIM_OK)
                 return st;
-            continue;
+            bool root = false;
+            st = me->solver == RTCOSIM_ME_SOLVER_CVODE ? integrate_cvode(me, tout, &root, err)
+                                                       : integrate_euler(me, tout, &root, err);
+            if (st != RTCOSIM_OK)
+                return st;
+            /* FMI 2.0 section 3.2.2: after each completed step; once per
+             * call here, as the solver is driven to tout (or the root) in
+             * one call. */
+            bool step_event = false, terminate = false;
+            if ((st = me->calls->completed_integrator_step(f, true, &step_event, &terminate,
+                                                           err)) != RTCOSIM_OK)
+                return st;
+            if (terminate) {
+                me->terminate_pending = true;
+                break;
+            }
+            if (root)
+                kind = &me->stats.state_events;
+            else if (step_event)
+                kind = &me->stats.step_events;
+            else
+                continue;
         }
-        if (me->time >= t_end)
-            break;
-        double tout = t_end;
-        if (me->next_event_defined && me->next_event_time < tout)
-            tout = me->next_event_time;
-        if (me->needs_reinit && (st = restart(me, err)) != RTCOSIM_OK)
-            return st;
-        bool root = false;
-        st = me->solver == RTCOSIM_ME_SOLVER_CVODE ? integrate_cvode(me, tout, &root, err)
-                                                   : integrate_euler(me, tout, &root, err);
-        if (st != RTCOSIM_OK)
-            return st;
-        /* FMI 2.0 section 3.2.2: after each completed step; once per call
-         * here, as the solver is driven to tout (or the root) in one call. */
-        bool step_event = false, terminate = false;
-        if ((st = me->calls->completed_integrator_step(f, true, &step_event, &terminate, err)) !=
-            RTCOSIM_OK)
-            return st;
-        if (terminate) {
-            me->terminate_pending = true;
-            break;
-        }
-        if (root)
-            st = handle_event(me, &me->stats.state_events, err);
-        else if (step_event)
-            st = handle_event(me, &me->stats.step_events, err);
-        if (st != RTCOSIM_OK)
+        /* Events that keep coming at one instant: the model chatters. */
+        if (me->time != events_at)
+            events_at = me->time, events_here = 0;
+        if (++events_here > MAX_EVENTS_AT_ONE_TIME)
+            return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: more than %d events at t=%.9g",
+                                     who(me), MAX_EVENTS_AT_ONE_TIME, me->time);
+        if ((st = handle_event(me, kind, err)) != RTCOSIM_OK)
             return st;
     }
     if (me->terminate_pending) {

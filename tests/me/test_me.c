@@ -318,6 +318,9 @@ static void terminate_request_ends_the_step_early(void **state)
     assert_true(r.early_return);
     assert_int_equal(r.last_successful_time, 650 * MS);
     assert_float_equal(get(c, 1), 0.65, 1e-9);
+    /* Stepping on regardless is refused with the reason. */
+    assert_int_equal(rtcosim_component_do_step(c, 650 * MS, 100 * MS, &r, &err), RTCOSIM_ESTATE);
+    assert_non_null(strstr(err.message, "asked to terminate at t=0.65"));
     rtcosim_component_free(c);
 }
 
