@@ -166,6 +166,40 @@ static int run_coupling(int argc, char **argv)
             }
         }
     }
+    /* Adaptive macro step (PI controller on the coupling error), case 1, Jacobi. */
+    printf("\nadaptive macro step, case 1, Jacobi, PI controller (rtol, atol = rtol * 1e-2)\n");
+    printf("%-14s %-8s %10s %12s %12s\n", "coupling", "rtol", "steps", "rms", "drift");
+    const size_t adaptive_variants[] = {1, 6, 7};
+    const double rtols[] = {1e-2, 1e-3};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 2; j++) {
+            const coupling_variant *cv = &variants[adaptive_variants[i]];
+            rtcosim_oscillator_params p;
+            rtcosim_oscillator_case(1, &p);
+            rtcosim_oscillator_setup setup;
+            rtcosim_oscillator_setup_init(&setup);
+            setup.stop = stop;
+            setup.coupling.extrapolation = cv->extrapolation;
+            setup.coupling.correction = cv->correction;
+            setup.step_control.enabled = true;
+            setup.step_control.rtol = rtols[j];
+            setup.step_control.atol = rtols[j] * 1e-2;
+            rtcosim_oscillator_result r;
+            rtcosim_error err = {0};
+            if (rtcosim_oscillator_run(&p, &setup, &r, &err) != RTCOSIM_OK) {
+                fprintf(stderr, "rtcosim: bench coupling: %s\n", err.message);
+                failures++;
+                continue;
+            }
+            printf("%-14s %-8g %10llu %12.4g %12.4g\n", cv->name, rtols[j],
+                   (unsigned long long)r.steps, r.rms_error, r.energy_drift);
+            char name[160];
+            snprintf(name, sizeof name, "coupling.case1.adaptive.%s.rtol%g.steps", cv->name, rtols[j]);
+            bench_figure(name, (double)r.steps, "steps");
+            snprintf(name, sizeof name, "coupling.case1.adaptive.%s.rtol%g.rms_error", cv->name,
+                     rtols[j]);
+            bench_figure(name, r.rms_error, "m");
+        }
     if (fclose(csv) != 0) {
         fprintf(stderr, "rtcosim: %s: cannot write\n", csv_path);
         return 1;

@@ -16,6 +16,7 @@ typedef struct phold_case {
     const char *figure;
     rtcosim_scheduler scheduler;
     unsigned threads;
+    bool rounds;
 } phold_case;
 
 static int usage(void)
@@ -58,14 +59,19 @@ static int run_phold(int argc, char **argv)
         return 1;
     }
     const phold_case cases[] = {
-        {"sequential", "phold.sequential.events_per_s", RTCOSIM_SCHEDULER_SEQUENTIAL, 1},
-        {"conservative, 1 thread", "phold.threads1.events_per_s", RTCOSIM_SCHEDULER_CONSERVATIVE, 1},
-        {"conservative, 2 threads", "phold.threads2.events_per_s", RTCOSIM_SCHEDULER_CONSERVATIVE, 2},
-        {"global (CMB, null messages)", "phold.global.events_per_s", RTCOSIM_SCHEDULER_GLOBAL, 1},
+        {"sequential", "phold.sequential.events_per_s", RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false},
+        {"conservative, 1 thread", "phold.threads1.events_per_s", RTCOSIM_SCHEDULER_CONSERVATIVE, 1,
+         false},
+        {"conservative, 2 threads", "phold.threads2.events_per_s", RTCOSIM_SCHEDULER_CONSERVATIVE, 2,
+         false},
+        {"conservative rounds, 2 threads", "phold.threads2_rounds.events_per_s",
+         RTCOSIM_SCHEDULER_CONSERVATIVE, 2, true},
+        {"global (CMB, null messages)", "phold.global.events_per_s", RTCOSIM_SCHEDULER_GLOBAL, 1,
+         false},
     };
     const size_t ncases = sizeof cases / sizeof cases[0];
-    double rate[4][100], median[4];
-    uint64_t events[4] = {0}, rounds[4] = {0}, reference = 0;
+    double rate[5][100], median[5];
+    uint64_t events[5] = {0}, rounds[5] = {0}, reference = 0;
     bool identical = true;
     printf("PHOLD: %u LPs, 16 events/LP, 10 %% remote, lookahead 0.1, mean 1.0, end %g, %u repeats\n",
            lps, end, repeats);
@@ -73,7 +79,8 @@ static int run_phold(int argc, char **argv)
     for (unsigned r = 0; r < repeats; r++)
         for (size_t c = 0; c < ncases; c++) {
             rtcosim_run_options o = {.scheduler = cases[c].scheduler, .threads = cases[c].threads,
-                                     .stop_time = (rtcosim_time_ns)(end * 1e9), .seed = 42};
+                                     .stop_time = (rtcosim_time_ns)(end * 1e9), .seed = 42,
+                                     .conservative_rounds = cases[c].rounds};
             rtcosim_run_stats stats;
             rtcosim_phold_reset(ph);
             if (rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {

@@ -1,6 +1,8 @@
 /* `rtcosim run SYSTEM.ssd|.ssp`: builds the master from an SSP system
  * description (command-line settings over the file's rtcosim annotation),
- * runs it, streams the observed outputs to CSV and prints a short summary. */
+ * runs it, streams the observed outputs to CSV and prints a short summary.
+ * With --real-time it runs paced to the wall clock through system_rt.h, with
+ * a non-real-time part, estimates and a timing/estimation report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system.h"
+#include "rtcosim/system_rt.h"
 
 static void usage(FILE *out)
 {
@@ -33,7 +36,24 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output that feeds a connection)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
-            "  --log-level L           error | warning | info | debug | trace\n");
+            "  --log-level L           error | warning | info | debug | trace\n\n"
+            "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
+            "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
+            "  --rt-factor K           run at K times real time (default 1)\n"
+            "  --overrun P             soft | catch-up | skip | fail (default soft)\n"
+            "  --non-realtime C[,C..]  components that run on their own thread, on virtual time\n"
+            "                          tv; repeatable\n"
+            "  --exchange-every N      exchange with the non-real-time part every N frames\n"
+            "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
+            "  --estimator E           zoh | foh | soh | map:FILE, with modifiers (e.g.\n"
+            "                          foh,max=10,horizon=0.005; see estimate.h)\n"
+            "  --partner-timeout S     declare the non-real-time part lost after S s without data\n"
+            "  --rt-report DIR         write summary/frames/overruns/estimates CSV files there\n"
+            "  --no-calibrate          skip the check that the real-time part fits its frame\n"
+            "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
+            "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
+            "  --rt-option NAME VALUE  any executor option (priority, cpu, lock-memory, busy-wait,\n"
+            "                          tv-includes-step; see realtime.h)\n");
 }
 
 typedef struct run_output {
@@ -83,6 +103,16 @@ typedef struct run_args {
     const char **observe;
     size_t observe_count;
     const char *output_file;
+    /* Real time. */
+    bool real_time, virtual_clock, no_calibrate;
+    bool given_factor, given_overrun, given_timeout; /* over the annotation */
+    rtcosim_rt_options rt;
+    char non_realtime[4096];
+    char exchange[256];
+    const char *estimator;
+    rtcosim_system_rt_delay *delays;
+    rtcosim_time_ns **schedules;
+    size_t delay_count;
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -94,6 +124,13 @@ static int parse_args(int argc, char **argv, run_args *a)
         int rc = 0;
         if (strcmp(opt, "--step-control") == 0) {
             o->has_step_control = o->step_control = true;
+            continue;
+        }
+        if (strcmp(opt, "--real-time") == 0 || strcmp(opt, "--virtual-clock") == 0 ||
+            strcmp(opt, "--no-calibrate") == 0) {
+            a->real_time = a->real_time || strcmp(opt, "--real-time") == 0;
+            a->virtual_clock = a->virtual_clock || strcmp(opt, "--virtual-clock") == 0;
+            a->no_calibrate = a->no_calibrate || strcmp(opt, "--no-calibrate") == 0;
             continue;
         }
         if (opt[0] != '-' || opt[1] != '-') {
@@ -164,6 +201,51 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->output_file = val;
         } else if (strcmp(opt, "--output-variable") == 0) {
             a->observe[a->observe_count++] = val;
+        } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||
+                   strcmp(opt, "--partner-timeout") == 0) {
+            rtcosim_error err;
+            const char *name = strcmp(opt, "--rt-factor") == 0 ? "real-time-factor" : opt + 2;
+            a->given_factor = a->given_factor || strcmp(opt, "--rt-factor") == 0;
+            a->given_overrun = a->given_overrun || strcmp(opt, "--overrun") == 0;
+            a->given_timeout = a->given_timeout || strcmp(opt, "--partner-timeout") == 0;
+            if (rtcosim_rt_option_set(&a->rt, name, val, &err) != RTCOSIM_OK)
+                rc = cli_fail("%s: %s", opt, err.message);
+        } else if (strcmp(opt, "--rt-option") == 0) {
+            rtcosim_error err;
+            if (i + 1 >= argc)
+                return cli_fail("--rt-option needs NAME and VALUE");
+            const char *value = argv[++i];
+            if (rtcosim_rt_option_set(&a->rt, val, value, &err) != RTCOSIM_OK)
+                rc = cli_fail("--rt-option: %s", err.message);
+        } else if (strcmp(opt, "--non-realtime") == 0) {
+            size_t used = strlen(a->non_realtime);
+            if (used + strlen(val) + 2 > sizeof a->non_realtime)
+                rc = cli_fail("--non-realtime: too many names");
+            else
+                snprintf(a->non_realtime + used, sizeof a->non_realtime - used, "%s%s",
+                         used ? "," : "", val);
+        } else if (strcmp(opt, "--exchange-every") == 0 ||
+                   strcmp(opt, "--exchange-pattern") == 0) {
+            char *end = NULL;
+            if (strcmp(opt, "--exchange-every") == 0 && (strtol(val, &end, 10) < 1 || *end))
+                rc = cli_fail("--exchange-every: '%s' is not a frame count (1, 2, ...)", val);
+            /* The executor spells a pattern 2-1; the CLI accepts 2,1 too. */
+            snprintf(a->exchange, sizeof a->exchange, "%s", val);
+            for (char *p = a->exchange; *p; p++)
+                if (*p == ',')
+                    *p = '-';
+        } else if (strcmp(opt, "--estimator") == 0) {
+            a->estimator = val;
+        } else if (strcmp(opt, "--rt-report") == 0) {
+            a->rt.report_dir = val;
+        } else if (strcmp(opt, "--inject-delay") == 0) {
+            rtcosim_error err;
+            rtcosim_system_rt_delay *d = &a->delays[a->delay_count];
+            if (rtcosim_system_rt_delay_parse(val, d, &a->schedules[a->delay_count], &err) !=
+                RTCOSIM_OK)
+                rc = cli_fail("--inject-delay: %s", err.message);
+            else
+                a->delay_count++;
         } else if (strcmp(opt, "--log-level") == 0) {
             rtcosim_log_level level;
             if (rtcosim_log_level_parse(val, &level) != 0)
@@ -180,7 +262,109 @@ static int parse_args(int argc, char **argv, run_args *a)
         usage(stderr);
         return cli_fail("run: no system file given");
     }
+    if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
+                          a->rt.report_dir || a->delay_count || a->virtual_clock))
+        return cli_fail("run: real-time options need --real-time");
     return 0;
+}
+
+static void print_columns(const rtcosim_system_rt *srt)
+{
+    const double *final = rtcosim_system_rt_last_values(srt);
+    size_t n = rtcosim_system_rt_column_count(srt);
+    for (size_t i = 0; i < n && i < 12; i++)
+        printf("  %-32s %.9g\n", rtcosim_system_rt_column_name(srt, i), final[i]);
+    if (n > 12)
+        printf("  ... and %zu more\n", n - 12);
+}
+
+/* --real-time: the executor's options from the command line, the system's
+ * part split and the results file; prints the timing and estimation summary. */
+static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
+                         rtcosim_time_ns stop)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    rtcosim_system_rt_options so;
+    rtcosim_system_rt_options_init(&so);
+    so.rt = a->rt;
+    /* The system's rc:RealTime settings, then the command line over them. */
+    const rtcosim_ssd_realtime_settings *ann = rtcosim_system_desc_realtime(desc);
+    if (ann->has_rt_factor && !a->given_factor)
+        so.rt.rt_factor = ann->rt_factor;
+    if (ann->has_overrun && !a->given_overrun)
+        so.rt.overrun = (rtcosim_overrun_policy)ann->overrun;
+    if (ann->has_partner_timeout && !a->given_timeout)
+        so.rt.partner_timeout = ann->partner_timeout;
+    so.rt.calibrate = !a->no_calibrate && (!ann->has_calibrate || ann->calibrate);
+    so.rt.start_time = start;
+    so.rt.stop_time = stop;
+    so.rt.non_realtime = a->non_realtime[0] ? a->non_realtime : ann->non_realtime;
+    const char *exchange = a->exchange[0] ? a->exchange : ann->exchange;
+    const char *estimator = a->estimator ? a->estimator : ann->estimator;
+    so.build = a->build;
+    so.build.observe = a->observe;
+    so.build.observe_count = a->observe_count;
+    so.start_names = (const char *const *)a->start_names;
+    so.start_values = (const char *const *)a->start_values;
+    so.start_count = a->start_count;
+    so.output_file = a->output_file;
+    so.output_interval = a->has_interval ? a->interval : 0;
+    so.delays = a->delays;
+    so.delay_count = a->delay_count;
+    if (exchange && rtcosim_exchange_pattern_parse(exchange, &so.rt.exchange, &err) != RTCOSIM_OK)
+        return cli_fail("--exchange-pattern: %s", err.message);
+    if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
+        return cli_fail("--estimator: %s", err.message);
+    rtcosim_clock *pacing = NULL, *partner = NULL;
+    if (a->virtual_clock &&
+        (rtcosim_clock_create_virtual(0, &pacing, &err) != RTCOSIM_OK ||
+         rtcosim_clock_create_virtual(0, &partner, &err) != RTCOSIM_OK)) {
+        rtcosim_clock_free(pacing);
+        return cli_fail_error(&err);
+    }
+    so.rt.clock = pacing;
+    so.rt.partner_clock = partner;
+    rtcosim_system_rt *srt = NULL;
+    int rc = 0;
+    double wall_start = wall_seconds();
+    if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
+    rtcosim_time_ns H = rtcosim_system_rt_macro_step(srt);
+    printf("system '%s': real-time part: %s; non-real-time part: %s; H = %.9g s%s\n",
+           rtcosim_system_desc_name(desc), rtcosim_system_rt_part_names(srt, false),
+           *rtcosim_system_rt_part_names(srt, true) ? rtcosim_system_rt_part_names(srt, true)
+                                                    : "none",
+           rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
+    fflush(stdout);
+    rtcosim_status st = rtcosim_system_rt_run(srt, &err);
+    double wall = wall_seconds() - wall_start;
+    const rtcosim_rt *rt = rtcosim_system_rt_executor(srt);
+    if (rtcosim_rt_get_summary(rt)->frames == 0 && st != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
+    rtcosim_rt_print_summary(rt, stdout);
+    printf("ran %.9g s of simulated time in %.3f s wall\n",
+           rtcosim_time_to_seconds(rtcosim_rt_get_summary(rt)->stopped_at - start), wall);
+    if (a->output_file)
+        printf("wrote %llu rows of %zu variables to %s\n",
+               (unsigned long long)rtcosim_system_rt_rows_written(srt),
+               rtcosim_system_rt_column_count(srt), a->output_file);
+    if (so.rt.report_dir)
+        printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
+               so.rt.report_dir,
+               *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
+    print_columns(srt);
+    if (st != RTCOSIM_OK)
+        rc = cli_fail("%s: %s (results so far kept)", a->system, err.message);
+done:
+    rtcosim_system_rt_free(srt);
+    rtcosim_clock_free(pacing);
+    rtcosim_clock_free(partner);
+    return rc;
 }
 
 static int run_system(const run_args *a)
@@ -216,6 +400,10 @@ static int run_system(const run_args *a)
         goto done;
     }
 
+    if (a->real_time) {
+        rc = run_real_time(a, desc, start, stop);
+        goto done;
+    }
     rtcosim_system_build_options build = a->build;
     build.observe = a->observe;
     build.observe_count = a->observe_count;
@@ -333,12 +521,16 @@ static int run_cmd(int argc, char **argv)
             return 0;
         }
     run_args a = {0};
+    rtcosim_rt_options_init(&a.rt);
+    a.delays = calloc((size_t)argc, sizeof *a.delays);
+    a.schedules = calloc((size_t)argc, sizeof *a.schedules);
     a.parameter_sets = calloc((size_t)argc, sizeof *a.parameter_sets);
     a.start_names = calloc((size_t)argc, sizeof *a.start_names);
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
     a.observe = calloc((size_t)argc, sizeof *a.observe);
     int rc;
-    if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe)
+    if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe || !a.delays ||
+        !a.schedules)
         rc = cli_fail("out of memory");
     else if ((rc = parse_args(argc, argv, &a)) == 0)
         rc = run_system(&a);
@@ -346,6 +538,10 @@ static int run_cmd(int argc, char **argv)
     free(a.start_names);
     free(a.start_values);
     free(a.observe);
+    for (size_t i = 0; a.schedules && i < a.delay_count; i++)
+        free(a.schedules[i]);
+    free(a.schedules);
+    free(a.delays);
     return rc;
 }
 

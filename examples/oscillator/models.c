@@ -6,6 +6,7 @@
  * as polynomials in time, so that the coupling error dominates. */
 #include <stddef.h>
 
+#include "equations.h"
 #include "rtcosim/native.h"
 
 typedef struct mass1_data {
@@ -66,13 +67,12 @@ static rtcosim_status mass1_init(void *data, const rtcosim_native_context *ctx, 
     return RTCOSIM_OK;
 }
 
-/* m1 x1'' = -k1 x1 - c1 x1' + F */
 static void mass1_derivatives(void *data, double t, const double *x, double *dx)
 {
     (void)t;
     const mass1_data *d = data;
     dx[0] = x[1];
-    dx[1] = (-d->k * x[0] - d->c * x[1] + d->F) / d->m;
+    dx[1] = oscillator_mass1_accel(d->m, d->k, d->c, x[0], x[1], d->F);
 }
 
 static rtcosim_status mass2_init(void *data, const rtcosim_native_context *ctx, rtcosim_error *err)
@@ -86,21 +86,19 @@ static rtcosim_status mass2_init(void *data, const rtcosim_native_context *ctx, 
     return RTCOSIM_OK;
 }
 
-/* m2 x2'' = -k2 x2 - c2 x2' - (kc (x2 - x1) + cc (x2' - x1')) */
 static void mass2_derivatives(void *data, double t, const double *x, double *dx)
 {
     (void)t;
     const mass2_data *d = data;
-    double coupling = d->kc * (x[0] - d->x1) + d->cc * (x[1] - d->v1);
     dx[0] = x[1];
-    dx[1] = (-d->k * x[0] - d->c * x[1] - coupling) / d->m;
+    dx[1] = oscillator_mass2_accel(d->m, d->k, d->c, d->kc, d->cc, x[0], x[1], d->x1, d->v1);
 }
 
 static void mass2_outputs(void *data, double t)
 {
     (void)t;
     mass2_data *d = data;
-    d->F = d->kc * (d->x - d->x1) + d->cc * (d->v - d->v1);
+    d->F = oscillator_coupling_force(d->kc, d->cc, d->x, d->v, d->x1, d->v1);
 }
 
 static const rtcosim_native_model oscillator_mass1 = {

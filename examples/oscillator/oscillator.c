@@ -262,7 +262,9 @@ rtcosim_status rtcosim_oscillator_run(const rtcosim_oscillator_params *p,
         initial_state(p, z0);
         double e0 = rtcosim_oscillator_energy(p, z0);
         memcpy(r->final_z, tr.last_values, sizeof r->final_z);
-        r->energy_drift = fabs(rtcosim_oscillator_energy(p, r->final_z) - e0) / e0;
+        /* Against the exact energy at the end (E0 in the undamped case 1). */
+        r->energy_drift = fabs(rtcosim_oscillator_energy(p, r->final_z) -
+                               rtcosim_oscillator_energy(p, tr.z)) / e0;
         r->stable = !blew_up && fmax(tr.max1, tr.max2) < tr.amplitude;
         if (blew_up) {
             r->rms_error = r->rms_x1 = r->rms_x2 = r->energy_drift = INFINITY;

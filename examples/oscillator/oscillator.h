@@ -51,7 +51,7 @@ rtcosim_status rtcosim_oscillator_build(const rtcosim_oscillator_params *p,
 typedef struct rtcosim_oscillator_result {
     double rms_x1, rms_x2, max_x1, max_x2; /* error against the exact solution, m */
     double rms_error;                      /* sqrt(mean((e_x1^2 + e_x2^2) / 2)) */
-    double energy_drift;                   /* |E(T) - E0| / E0 */
+    double energy_drift;                   /* |E(T) - E_exact(T)| / E0 (= |E(T) - E0| / E0 in case 1) */
     double final_z[4];
     bool stable;                           /* max error below the exact amplitude */
     uint64_t steps;

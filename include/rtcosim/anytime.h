@@ -48,15 +48,18 @@ typedef enum rtcosim_anytime_strategy {
      * completed result (by the criterion) is delivered. */
     RTCOSIM_ANYTIME_ESCALATE = 0,
     /* Start the most accurate variant expected to fit, with a timer that
-     * aborts it when the time left is the minimal variant's worst execution
-     * time plus the safety margin; then run the minimal one. Learns: the next
+     * aborts it when the time left is the minimal variant's execution time
+     * (its recent `quantile`) plus the safety margin; then run the minimal
+     * one. Learns: the next
      * choice must be expected to finish before the time at which the last
      * abort happened. */
     RTCOSIM_ANYTIME_TIMER,
     /* The minimal variant on the calling thread and the others at the same
      * time on persistent worker threads; the best one finished by the
      * deadline is delivered, the others are cancelled and discarded. Needs a
-     * monotonic clock. */
+     * monotonic clock. When the caller runs under SCHED_FIFO or SCHED_RR at
+     * rtcosim_anytime_start, workers run one priority below it, so that the
+     * delivering thread preempts them at the cutoff. */
     RTCOSIM_ANYTIME_PARALLEL
 } rtcosim_anytime_strategy;
 
@@ -78,11 +81,14 @@ typedef enum rtcosim_anytime_solver {
     RTCOSIM_ANYTIME_SOLVER_VARIABLE  /* error-controlled (CVODE BDF/Adams) */
 } rtcosim_anytime_solver;
 
-/* How the timer strategy estimates a variant's execution time. */
+/* How the timer strategy estimates a variant's execution time, over the
+ * window of its most recent completed runs. A variant that has not run for
+ * forget_after_periods is estimated by its fastest recent run instead, so
+ * that a few slow samples cannot bar it for ever (it is probed again). */
 typedef enum rtcosim_anytime_estimate {
-    RTCOSIM_ANYTIME_ESTIMATE_QUANTILE = 0, /* `quantile` of the recent window */
-    RTCOSIM_ANYTIME_ESTIMATE_MEAN,         /* mean of all completed runs */
-    RTCOSIM_ANYTIME_ESTIMATE_MAX           /* worst completed run */
+    RTCOSIM_ANYTIME_ESTIMATE_MEAN = 0, /* the expected time: mean of the window */
+    RTCOSIM_ANYTIME_ESTIMATE_QUANTILE, /* `quantile` of the window (more cautious) */
+    RTCOSIM_ANYTIME_ESTIMATE_MAX       /* worst run of the window */
 } rtcosim_anytime_estimate;
 
 typedef struct rtcosim_anytime_config {
@@ -111,7 +117,7 @@ typedef struct rtcosim_anytime_config {
     rtcosim_anytime_estimate estimate;
     /* Timer strategy: after this many periods without an abort the learned
      * abort time is forgotten and costlier variants are tried again.
-     * Default 200. */
+     * Default 50. */
     uint64_t forget_after_periods;
     size_t record_capacity; /* periods kept for the CSV (a ring; oldest dropped) */
 } rtcosim_anytime_config;
@@ -159,9 +165,10 @@ rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
  * period the inputs are set on input_vrs, the component steps over the period
  * in micro steps of info->step_ns (cancellation is checked between them) and
  * the outputs are read from output_vrs (FLOAT64). It runs on its own thread,
- * so that an abandoned step cannot delay the deadline. With more than one
- * component variant they must be instances of one model that can serialize
- * its state. */
+ * so that an abandoned step cannot delay the deadline. Component variants
+ * must be instances of one model that can get, set and serialize its state:
+ * before a component runs it loads the committed state (so calibration runs
+ * and aborted periods leave no trace). */
 rtcosim_status rtcosim_anytime_add_component(rtcosim_anytime *set,
                                              const rtcosim_anytime_variant_info *info,
                                              rtcosim_component *component,
@@ -214,7 +221,9 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
                                           double *outputs, rtcosim_anytime_period *report,
                                           rtcosim_error *err);
 /* Change the period; takes effect at the period after the current one. Safe
- * to call from another thread while periods run. */
+ * to call from another thread while periods run. Refused (RTCOSIM_ETIMEOUT,
+ * with the figures) when the minimal variant's calibrated worst time plus the
+ * safety margin would exceed minimal_max_share of the new period. */
 rtcosim_status rtcosim_anytime_set_period(rtcosim_anytime *set, rtcosim_time_ns period_ns,
                                           rtcosim_error *err);
 rtcosim_time_ns rtcosim_anytime_period_ns(const rtcosim_anytime *set);
@@ -239,6 +248,7 @@ typedef struct rtcosim_anytime_summary {
     rtcosim_time_ns learned_abort_ns; /* timer strategy: current limit, 0 when none */
 } rtcosim_anytime_summary;
 
+/* Call from the thread that runs the periods, between periods. */
 rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_anytime_summary *out,
                                            rtcosim_error *err);
 /* Records kept (at most record_capacity, oldest first). */

@@ -127,7 +127,7 @@ double rtcosim_correction_release(rtcosim_correction_state *s, double h);
 /* Adaptive macro step (PI controller). */
 typedef struct rtcosim_step_control {
     bool enabled;
-    double rtol, atol;           /* error norm: |E| / (h * (atol + rtol * |y|)) */
+    double rtol, atol;           /* error norm: |E| / (h * (atol + rtol * max|y|)) */
     rtcosim_time_ns min_step, max_step;
     rtcosim_time_ns resolution;  /* steps are multiples of this (default 1 us) */
     double safety;               /* default 0.9 */

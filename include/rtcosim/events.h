@@ -68,11 +68,14 @@ typedef struct rtcosim_lp_model {
 typedef enum rtcosim_scheduler {
     /* One global queue, one thread: the reference order. */
     RTCOSIM_SCHEDULER_SEQUENTIAL = 0,
-    /* Worker threads, each owning a partition of the LPs; in each round a
-     * thread processes its events earlier than the lower bound on timestamps
-     * of what the other threads can still send it (their next event time plus
-     * the lookahead of their links into it). Cross-thread events go through
-     * per thread-pair mailboxes exchanged at the round barrier. */
+    /* Worker threads, each owning a partition of the LPs. A thread processes
+     * its events earlier than the lower bound on timestamps of what the other
+     * threads can still send it: their published promise (a lower bound on
+     * the time of anything they will process) plus the lookahead of their
+     * links into it, a per thread-pair channel clock. Cross-thread events go
+     * through lock-free single-producer rings; no barrier. With
+     * `conservative_rounds` the threads instead advance in barrier-separated
+     * rounds (YAWNS-style windows), for comparison. */
     RTCOSIM_SCHEDULER_CONSERVATIVE,
     /* Chandy-Misra-Bryant per LP on one thread: an LP confirms its oldest
      * event once every input link holds a message (real or null) promising
@@ -100,6 +103,7 @@ typedef struct rtcosim_run_options {
     rtcosim_time_ns lockstep_tick; /* lockstep only; 0 means 1 us */
     uint64_t seed;                /* random streams */
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
+    bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
 } rtcosim_run_options;
 
 typedef struct rtcosim_run_stats {
@@ -115,12 +119,18 @@ rtcosim_status rtcosim_events_create(rtcosim_events **out, rtcosim_error *err);
 void rtcosim_events_free(rtcosim_events *sim);
 
 /* Add an LP. `state` is owned by the caller and passed to every handler.
- * `group`: the id of an earlier LP this one must share a thread with (e.g. a
- * plant names its ECU); RTCOSIM_LP_NO_GROUP leaves placement to the kernel. */
+ * `group`: the id of an LP this one must share a thread with (e.g. a plant
+ * names its ECU); RTCOSIM_LP_NO_GROUP leaves placement to the kernel. */
 #define RTCOSIM_LP_NO_GROUP UINT32_MAX
 rtcosim_status rtcosim_events_add_lp(rtcosim_events *sim, const char *name,
                                      const rtcosim_lp_model *model, void *state,
                                      uint32_t group, rtcosim_lp_id *out, rtcosim_error *err);
+
+/* Change an LP's group (see rtcosim_events_add_lp) before a run. Placement
+ * decides which links cross threads, and so how far threads may run apart:
+ * keep LPs joined by short lookahead cycles together. */
+rtcosim_status rtcosim_events_set_group(rtcosim_events *sim, rtcosim_lp_id lp, uint32_t group,
+                                        rtcosim_error *err);
 
 /* Declare that src may send to dst, every event at least `lookahead` after
  * src's clock. Negative lookahead is refused here; zero lookahead is allowed

@@ -98,6 +98,12 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
  * every output of every component, in component and variable-table order. */
 rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcosim_error *err);
 
+/* Observe the error signal of the connection into input "comp.var": the
+ * integrated extrapolation error E_k of its latest reconciled interval (see
+ * coupling.h), named "comp.var.coupling_error". Connect first. */
+rtcosim_status rtcosim_master_observe_coupling_error(rtcosim_master *m, const char *input,
+                                                     rtcosim_error *err);
+
 /* Instantiate, set up, enter initialization, apply start values, propagate
  * values through the connections until they are consistent (fixed-point
  * iteration with a bound; non-convergence names the connection), exit

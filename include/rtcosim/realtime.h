@@ -147,6 +147,10 @@ typedef struct rtcosim_rt_options {
     /* Write the report files (rtcosim_rt_write_report) here at the end of
      * rtcosim_rt_run, also after a failed run (NULL: none). */
     const char *report_dir;
+    /* The components are groups (system_rt.h) whose variables are named
+     * "component.variable" already: signal names and map inputs then use the
+     * variable names alone (false: "instance.variable"). */
+    bool group_names;
 } rtcosim_rt_options;
 
 /* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock
@@ -254,7 +258,8 @@ const rtcosim_estimate_record *rtcosim_rt_record_at(const rtcosim_rt *rt, size_t
 
 /* Write summary.csv, frames.csv (one row per logged frame with the coupled
  * signals: time in the first column, drawable by `rtcosim plot`),
- * overruns.csv and, for mixed runs, estimates.csv into dir (created). */
+ * overruns.csv and, for mixed runs, estimates.csv and estimators.csv into dir
+ * (created), and draw timing.svg (lateness and execution time per frame). */
 rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir,
                                        rtcosim_error *err);
 /* A human summary (lateness percentiles, overruns, drift, estimates). */

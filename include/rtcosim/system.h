@@ -19,6 +19,7 @@
  *                                   with prefix
  *   ssd:DefaultExperiment           startTime, stopTime
  *   ssc:Annotation type="org.rtcosim.master"  master settings (below)
+ *   ssc:Annotation type="org.rtcosim.realtime" real-time settings (below)
  *
  * Component sources: a relative URI is resolved against the directory of the
  * .ssd (for a .ssp: the archive root after extraction) and must name an
@@ -51,6 +52,26 @@
  * none | energy (= dead-time) | dead-time | integrator. Unknown child elements of rc:Master are ignored so that later
  * versions (real-time settings) stay readable; unknown attributes are errors.
  *
+ * Real-time settings (used by `rtcosim run --real-time` and system_rt.h;
+ * the command line overrides each one): a sibling annotation, in the same
+ * places and namespace:
+ *
+ *   <ssc:Annotation type="org.rtcosim.realtime">
+ *     <rc:RealTime xmlns:rc="https://rtcosim.org/SSP1/Master" rtFactor="1" overrun="soft"
+ *                  exchange="1" estimator="foh,horizon=0.01" partnerTimeout="1"
+ *                  calibrate="true">
+ *       <rc:NonRealTime component="transmission"/>      (one per component)
+ *     </rc:RealTime>
+ *   </ssc:Annotation>
+ *
+ * rtFactor > 0; overrun: soft | catch-up | skip | fail; exchange: frames
+ * between exchanges with the non-real-time part, "N" or a repeated pattern
+ * "2,1" (or "2-1"); estimator: as rtcosim_estimator_spec_parse (estimate.h),
+ * a relative map:FILE resolved against the .ssd's directory; partnerTimeout
+ * in seconds; calibrate: true | false. Unknown attributes, an unknown
+ * component, a component named twice and bad values are errors naming file
+ * and line.
+ *
  * Validation errors are one line, "FILE:LINE: problem", for: malformed XML
  * (.ssd and .ssv), a missing referenced file (component source, .ssv),
  * duplicate component or connector names, a connection naming an unknown
@@ -64,6 +85,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/component.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -200,6 +222,22 @@ typedef struct rtcosim_ssd_master_settings {
     size_t bond_count;
 } rtcosim_ssd_master_settings;
 
+/* Settings from the org.rtcosim.realtime annotation (see above); has_* false / NULL when not given. */
+typedef struct rtcosim_ssd_realtime_settings {
+    bool present;
+    int line;
+    bool has_rt_factor;
+    double rt_factor;
+    bool has_overrun;
+    int overrun; /* rtcosim_overrun_policy (realtime.h) */
+    const char *exchange;  /* executor spelling: "N" or "N-M-..." */
+    const char *estimator; /* validated spec, map path resolved */
+    bool has_partner_timeout;
+    rtcosim_time_ns partner_timeout;
+    bool has_calibrate, calibrate;
+    const char *non_realtime; /* comma-separated component names */
+} rtcosim_ssd_realtime_settings;
+
 typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
 
 /* Read a .ssd file or a .ssp archive (chosen by the zip signature, not the
@@ -251,6 +289,7 @@ bool rtcosim_system_desc_start_time(const rtcosim_system_desc *desc, rtcosim_tim
 bool rtcosim_system_desc_stop_time(const rtcosim_system_desc *desc, rtcosim_time_ns *stop);
 
 const rtcosim_ssd_master_settings *rtcosim_system_desc_master(const rtcosim_system_desc *desc);
+const rtcosim_ssd_realtime_settings *rtcosim_system_desc_realtime(const rtcosim_system_desc *desc);
 
 /* ---- building a master from a description (system/build.c) ------------ */
 
@@ -267,6 +306,18 @@ typedef struct rtcosim_system_build_options {
      * feeds a connection, in connection order. */
     const char *const *observe;
     size_t observe_count;
+    /* Build only part of the system (used by the real-time adapter,
+     * system_rt.h): members[i] tells whether description component i is
+     * added; connections, power bonds, parameters and default observations
+     * then keep to the members (a connection with an end outside is left
+     * unconnected). NULL: every component. */
+    const bool *members;
+    /* Called for each component right after it is loaded (not yet added to
+     * the master): it may replace it by a wrapper (e.g. rtcosim_delay_wrap,
+     * which takes ownership of the component in every case). NULL: none. */
+    rtcosim_status (*wrap)(void *context, const char *name, rtcosim_component *component,
+                           rtcosim_component **out, rtcosim_error *err);
+    void *wrap_context;
 } rtcosim_system_build_options;
 
 /* Create the master for a description: load every component (FMUs with

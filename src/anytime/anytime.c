@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg)
     cfg->calibration_runs = 20;
     cfg->stats_window = 64;
     cfg->quantile = 0.95;
-    cfg->forget_after_periods = 200;
+    cfg->forget_after_periods = 50;
 }
 
 const char *rtcosim_anytime_outcome_name(rtcosim_anytime_outcome outcome)
@@ -122,7 +123,7 @@ rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim
     if (set->cfg.calibration_limit_ns == 0)
         set->cfg.calibration_limit_ns = 10 * cfg->period_ns;
     if (set->cfg.forget_after_periods == 0)
-        set->cfg.forget_after_periods = 200;
+        set->cfg.forget_after_periods = 50;
     set->period_ns = cfg->period_ns;
     set->sim_time = cfg->start_time_ns;
     set->state = calloc(1, cfg->state_size ? cfg->state_size : 1);
@@ -295,13 +296,14 @@ size_t rtcosim_anytime_ctx_variant(const rtcosim_anytime_ctx *ctx)
 
 /* Load the committed state into a component that last ran from another
  * state. FMI allows moving state between instances only as bytes
- * (fmi2DeSerializeFMUstate, FMI 2.0 section 2.1.8), so this deserializes. */
+ * (fmi2DeSerializeFMUstate, FMI 2.0 section 2.1.8), so this deserializes
+ * the copy the runner made at dispatch (the runner may commit a new state
+ * while an abandoned job still reads). */
 static rtcosim_status component_sync(variant *v)
 {
-    rtcosim_anytime *set = v->set;
     rtcosim_state restored = NULL;
     rtcosim_status st = rtcosim_component_deserialize_state(
-        v->component, set->committed_bytes, set->committed_size, &restored, &v->err);
+        v->component, v->sync_bytes, v->sync_size, &restored, &v->err);
     if (!st)
         st = rtcosim_component_set_state(v->component, restored, &v->err);
     if (restored)
@@ -375,6 +377,10 @@ static void variant_prepare(variant *v, const double *inputs, rtcosim_time_ns ab
     rtcosim_anytime *set = v->set;
     if (set->cfg.state_size && v->fn)
         memcpy(v->state, set->state, set->cfg.state_size);
+    if (v->component && v->needs_sync) {
+        memcpy(v->sync_bytes, set->committed_bytes, set->committed_size);
+        v->sync_size = set->committed_size;
+    }
     if (set->cfg.input_count)
         memcpy(v->inputs, inputs, set->cfg.input_count * sizeof *inputs);
     v->job_t = set->sim_time;
@@ -456,6 +462,7 @@ static void variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_
 {
     variant_prepare(v, inputs, abort_at);
     v->runs++;
+    v->last_run_period = v->set->periods;
     if (v->worker_started) {
         variant_dispatch(v);
         wait_for(v->set, 1u << v->index, abort_at);
@@ -472,6 +479,34 @@ static bool variant_busy(variant *v)
 }
 
 /* ---- start: workers and calibration ------------------------------------ */
+
+/* Start v's worker. Under a real-time policy the worker runs one priority
+ * below the caller: the thread that must deliver at the cutoff then preempts
+ * the speculative variants instead of waiting for a core. */
+static int worker_create(variant *v)
+{
+    int policy;
+    struct sched_param param;
+    if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
+        (policy == SCHED_FIFO || policy == SCHED_RR) &&
+        param.sched_priority > sched_get_priority_min(policy)) {
+        pthread_attr_t attr;
+        param.sched_priority--;
+        if (pthread_attr_init(&attr) == 0) {
+            int rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+            if (!rc)
+                rc = pthread_attr_setschedpolicy(&attr, policy);
+            if (!rc)
+                rc = pthread_attr_setschedparam(&attr, &param);
+            if (!rc)
+                rc = pthread_create(&v->thread, &attr, worker_main, v);
+            pthread_attr_destroy(&attr);
+            if (!rc)
+                return 0;
+        }
+    }
+    return pthread_create(&v->thread, NULL, worker_main, v);
+}
 
 static rtcosim_status start_workers(rtcosim_anytime *set, rtcosim_error *err)
 {
@@ -491,7 +526,7 @@ static rtcosim_status start_workers(rtcosim_anytime *set, rtcosim_error *err)
                                      set->name, v->name);
         v->go_ready = true;
         atomic_init(&v->quit, false);
-        int rc = pthread_create(&v->thread, NULL, worker_main, v);
+        int rc = worker_create(v);
         if (rc != 0)
             return rtcosim_error_set(err, RTCOSIM_EIO,
                                      "anytime set '%s': cannot start the worker of '%s': %s",
@@ -536,7 +571,12 @@ static rtcosim_status start_components(rtcosim_anytime *set, rtcosim_error *err)
      * allocation while running. */
     set->committed_capacity = 2 * size + 256;
     set->committed_bytes = malloc(set->committed_capacity);
-    if (!set->committed_bytes)
+    bool ok = set->committed_bytes != NULL;
+    for (size_t i = 0; ok && i < set->variant_count; i++) {
+        set->variants[i].sync_bytes = malloc(set->committed_capacity);
+        ok = set->variants[i].sync_bytes != NULL;
+    }
+    if (!ok)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "anytime set '%s': out of memory",
                                  set->name);
     set->committed_size = size;
@@ -622,6 +662,7 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
     const double *inputs = calibration_inputs ? calibration_inputs : set->inputs;
     if ((st = calibrate(set, inputs, err)))
         return st;
+    set->minimal_calibrated_ns = set->variants[0].stats.max;
     set->release = rtcosim_clock_now(set->clock);
     set->running = true;
     return RTCOSIM_OK;
@@ -629,22 +670,27 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
 
 /* ---- the strategies ---------------------------------------------------- */
 
+/* Only completed variants' results are read: an abandoned one's fields
+ * still belong to its worker. */
 static void candidates_fill(rtcosim_anytime *set, anytime_candidate *c)
 {
     for (size_t i = 0; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
-        c[i] = (anytime_candidate){.completed = v->outcome == RTCOSIM_ANYTIME_COMPLETED,
+        bool completed = v->outcome == RTCOSIM_ANYTIME_COMPLETED;
+        c[i] = (anytime_candidate){.completed = completed,
                                    .rank = v->rank,
                                    .step_ns = v->step_ns,
                                    .solver = v->solver,
                                    .exec_ns = v->exec_ns,
-                                   .finish_at = v->finished_at};
+                                   .finish_at = completed ? v->finished_at : 0};
     }
 }
 
 static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns cutoff)
 {
     variant_run(&set->variants[0], inputs, NEVER);
+    if (set->variants[0].outcome != RTCOSIM_ANYTIME_COMPLETED)
+        return -1;
     for (size_t i = 1; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
         if (variant_busy(v)) {
@@ -665,10 +711,11 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
 static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline)
 {
     variant *minimal = &set->variants[0];
-    /* The minimal variant's worst time over the recent window: one run
-     * preempted long ago must not shrink every later budget. */
+    /* The minimal variant's high quantile over the recent window (not its
+     * worst time: one preempted run would shrink every later budget; the
+     * safety margin covers the rest). */
     rtcosim_time_ns reserve =
-        (rtcosim_time_ns)ceil(anytime_stats_quantile(&minimal->stats, 1.0)) +
+        (rtcosim_time_ns)ceil(anytime_stats_quantile(&minimal->stats, set->cfg.quantile)) +
         set->cfg.safety_margin_ns;
     rtcosim_time_ns abort_at = deadline - reserve;
     rtcosim_time_ns now = rtcosim_clock_now(set->clock);
@@ -676,10 +723,16 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     int rank[RTCOSIM_ANYTIME_MAX_VARIANTS];
     for (size_t i = 0; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
-        /* A busy variant cannot start: give it an estimate that never fits. */
-        estimate[i] = variant_busy(v) ? INFINITY
-                                      : anytime_stats_estimate(&v->stats, set->cfg.estimate,
-                                                               set->cfg.quantile);
+        /* A busy variant cannot start: give it an estimate that never fits.
+         * One left unrun for forget_after_periods is probed with its best
+         * recent time, so that stale slow samples do not bar it for ever. */
+        bool stale = set->periods - v->last_run_period >= set->cfg.forget_after_periods;
+        if (variant_busy(v))
+            estimate[i] = INFINITY;
+        else if (stale)
+            estimate[i] = anytime_stats_window_min(&v->stats);
+        else
+            estimate[i] = anytime_stats_estimate(&v->stats, set->cfg.estimate, set->cfg.quantile);
         rank[i] = v->rank;
         if (variant_busy(v))
             v->outcome = RTCOSIM_ANYTIME_BUSY;
@@ -699,6 +752,8 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
             set->learned_abort_ns = abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
                                                     ? v->started_at
                                                     : v->dispatched_at);
+            if (set->learned_abort_ns < 1) /* started late: nothing fits until forgotten */
+                set->learned_abort_ns = 1;
             set->abort_floor_ns[chosen] = set->learned_abort_ns;
         }
     }
@@ -725,6 +780,7 @@ static int strategy_parallel(rtcosim_anytime *set, const double *inputs, rtcosim
         }
         variant_prepare(v, inputs, cutoff);
         v->runs++;
+        v->last_run_period = set->periods;
         variant_dispatch(v);
         mask |= 1u << i;
     }
@@ -869,6 +925,18 @@ rtcosim_status rtcosim_anytime_set_period(rtcosim_anytime *set, rtcosim_time_ns 
                                  "anytime set '%s': period %" PRId64
                                  " ns must exceed the safety margin %" PRId64 " ns",
                                  set->name, period_ns, set->cfg.safety_margin_ns);
+    /* The same test as at start, against the calibrated figure (fixed once
+     * running, so this may run on another thread). */
+    double limit = set->cfg.minimal_max_share * (double)period_ns;
+    if (set->minimal_calibrated_ns > 0 &&
+        set->minimal_calibrated_ns + (double)set->cfg.safety_margin_ns > limit)
+        return rtcosim_error_set(
+            err, RTCOSIM_ETIMEOUT,
+            "anytime set '%s': period %.1f us refused: minimal variant '%s' worst calibrated "
+            "time %.1f us plus safety margin %.1f us exceeds %.0f %% of it (%.1f us)",
+            set->name, us((double)period_ns), set->variants[0].name,
+            us(set->minimal_calibrated_ns), us((double)set->cfg.safety_margin_ns),
+            100 * set->cfg.minimal_max_share, us(limit));
     atomic_store_explicit(&set->pending_period_ns, period_ns, memory_order_release);
     return RTCOSIM_OK;
 }
@@ -895,6 +963,8 @@ void variant_release(variant *v)
     free(v->outputs);
     free(v->input_vrs);
     free(v->output_vrs);
+    free(v->sync_bytes);
+    v->sync_bytes = NULL;
     v->state = NULL;
     v->inputs = v->outputs = NULL;
     v->input_vrs = v->output_vrs = NULL;

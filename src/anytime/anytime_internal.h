@@ -19,6 +19,8 @@ typedef struct anytime_stats {
     double *window;  /* window_size samples, a ring */
     double *scratch; /* window_size, for the quantile's sort */
     size_t window_size, window_len, window_next;
+    double cached_q, cached_value; /* last quantile, valid until the next sample */
+    bool cached;
 } anytime_stats;
 
 /* window_size >= 1. Returns false when out of memory. */
@@ -28,8 +30,12 @@ void anytime_stats_add(anytime_stats *s, double ns);
 /* Nearest-rank quantile q in (0, 1] of the window: the ceil(q * n)-th
  * smallest sample. NAN without samples. */
 double anytime_stats_quantile(anytime_stats *s, double q);
-/* The estimate the timer strategy uses; +INFINITY without samples. */
+/* The estimate the timer strategy uses, over the window; +INFINITY without
+ * samples. */
 double anytime_stats_estimate(anytime_stats *s, rtcosim_anytime_estimate kind, double q);
+/* Fastest run of the window (the optimistic estimate a stale variant is
+ * probed with); +INFINITY without samples. */
+double anytime_stats_window_min(const anytime_stats *s);
 
 /* What the runner knows of one variant at decision time. */
 typedef struct anytime_candidate {

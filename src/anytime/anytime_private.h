@@ -31,6 +31,8 @@ typedef struct variant {
     uint32_t *input_vrs, *output_vrs;
     rtcosim_state snapshot; /* reused by get_state when this one is delivered */
     bool needs_sync;        /* must load the committed state before running */
+    uint8_t *sync_bytes;    /* the committed state copied at dispatch */
+    size_t sync_size;
     /* the job: scratch copies owned by whoever runs it */
     void *state;
     double *inputs, *outputs;
@@ -49,6 +51,7 @@ typedef struct variant {
     /* statistics */
     anytime_stats stats;
     uint64_t runs, completed, aborted, abandoned, failed, delivered;
+    uint64_t last_run_period; /* period index of the last start */
 } variant;
 
 struct rtcosim_anytime {
@@ -68,6 +71,7 @@ struct rtcosim_anytime {
     /* schedule */
     rtcosim_time_ns release, period_ns, sim_time;
     _Atomic rtcosim_time_ns pending_period_ns;
+    double minimal_calibrated_ns; /* worst calibration time, fixed at start */
     /* timer strategy learning */
     rtcosim_time_ns learned_abort_ns;
     rtcosim_time_ns abort_floor_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];

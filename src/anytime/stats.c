@@ -39,7 +39,9 @@ void anytime_stats_add(anytime_stats *s, double ns)
     s->window_next = (s->window_next + 1) % s->window_size;
     if (s->window_len < s->window_size)
         s->window_len++;
+    s->cached = false;
 }
+
 
 /* Insertion sort: the window is small (tens of samples) and this runs once
  * per decision, without allocation. */
@@ -61,6 +63,9 @@ double anytime_stats_quantile(anytime_stats *s, double q)
     size_t n = s->window_len;
     if (n == 0)
         return NAN;
+    /* Decisions ask every period; the answer changes only with a sample. */
+    if (s->cached && s->cached_q == q)
+        return s->cached_value;
     memcpy(s->scratch, s->window, n * sizeof *s->scratch);
     sort_small(s->scratch, n);
     size_t rank = (size_t)ceil(q * (double)n);
@@ -68,20 +73,49 @@ double anytime_stats_quantile(anytime_stats *s, double q)
         rank = 1;
     if (rank > n)
         rank = n;
-    return s->scratch[rank - 1];
+    s->cached = true;
+    s->cached_q = q;
+    s->cached_value = s->scratch[rank - 1];
+    return s->cached_value;
+}
+
+/* One pass over the window: its mean, minimum and maximum. */
+static void window_moments(const anytime_stats *s, double *mean, double *min, double *max)
+{
+    double sum = 0;
+    *min = INFINITY;
+    *max = -INFINITY;
+    for (size_t i = 0; i < s->window_len; i++) {
+        sum += s->window[i];
+        *min = fmin(*min, s->window[i]);
+        *max = fmax(*max, s->window[i]);
+    }
+    *mean = sum / (double)s->window_len;
+}
+
+double anytime_stats_window_min(const anytime_stats *s)
+{
+    if (s->window_len == 0)
+        return INFINITY;
+    double mean, min, max;
+    window_moments(s, &mean, &min, &max);
+    return min;
 }
 
 double anytime_stats_estimate(anytime_stats *s, rtcosim_anytime_estimate kind, double q)
 {
-    if (s->count == 0)
+    if (s->window_len == 0)
         return INFINITY;
+    double mean, min, max;
     switch (kind) {
-    case RTCOSIM_ANYTIME_ESTIMATE_MEAN:
-        return s->mean;
-    case RTCOSIM_ANYTIME_ESTIMATE_MAX:
-        return s->max;
     case RTCOSIM_ANYTIME_ESTIMATE_QUANTILE:
-    default:
         return anytime_stats_quantile(s, q);
+    case RTCOSIM_ANYTIME_ESTIMATE_MAX:
+        window_moments(s, &mean, &min, &max);
+        return max;
+    case RTCOSIM_ANYTIME_ESTIMATE_MEAN:
+    default:
+        window_moments(s, &mean, &min, &max);
+        return mean;
     }
 }

@@ -92,6 +92,15 @@ rtcosim_status rtcosim_events_add_lp(rtcosim_events *sim, const char *name,
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_events_set_group(rtcosim_events *sim, rtcosim_lp_id lp, uint32_t group,
+                                        rtcosim_error *err)
+{
+    if (lp >= sim->lp_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: no LP %" PRIu32, lp);
+    sim->lps[lp]->group = group;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status link_list_put(lp_link **list, size_t *count, size_t *capacity,
                                     rtcosim_lp_id peer, rtcosim_time_ns lookahead)
 {
@@ -327,7 +336,8 @@ rtcosim_status rtcosim_lp_send(rtcosim_lp *lp, rtcosim_lp_id dst, rtcosim_time_n
 rtcosim_status kernel_process(rtcosim_lp *lp, const rtcosim_event *ev, rtcosim_error *err)
 {
     rtcosim_status st = kernel_process_event(lp, ev, err);
-    if (st != RTCOSIM_OK)
+    /* name the LP and the time, unless the message already does */
+    if (st != RTCOSIM_OK && err && strncmp(err->message, "lp '", 4) != 0)
         rtcosim_error_prefix(err, "lp '%s' at t=%.9f s: ", lp->name,
                              rtcosim_time_to_seconds(ev->time));
     return st;
@@ -373,6 +383,10 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
         if (t == w->index || sim->running_init) {
             heap = &sim->workers[t].heap;
             break;
+        }
+        if (sim->async) {
+            w->cross++;
+            return conservative_push(w, ev, t, err);
         }
         /* Another thread's event: into this round's mailbox, delivered after
          * the barrier; the earliest time sent is published for the bound. */
@@ -511,7 +525,8 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: no LPs to run");
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp *lp = sim->lps[i];
-        qsort(lp->out, lp->out_count, sizeof *lp->out, compare_links);
+        if (lp->out_count)
+            qsort(lp->out, lp->out_count, sizeof *lp->out, compare_links);
         lp->now = o.start_time;
         lp->depth = 0;
         lp->seq = 0;

@@ -75,7 +75,19 @@ struct rtcosim_events {
     _Atomic rtcosim_time_ns *next_published;  /* [2 * threads] */
     _Atomic rtcosim_time_ns *sent_published;  /* [2 * threads * threads] */
     _Atomic int *failed_published;             /* [2 * threads] */
+    /* Asynchronous variant: lock-free rings per thread pair, promises. */
+    bool async;
+    struct spsc_ring *rings;                    /* [threads * threads], s -> t at s * T + t */
+    struct padded_time *promises;               /* [threads] */
+    rtcosim_time_ns *lookahead_direct;          /* [threads * threads] */
+    _Atomic int abort_run;
+    _Atomic uint32_t epoch;    /* bumped on every promise: what blocked threads sleep on */
+    _Atomic uint32_t sleepers; /* threads asleep on epoch */
 };
+
+/* Conservative asynchronous scheduler: hand an event to another thread. */
+rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
+                                 rtcosim_error *err);
 
 /* Process one event in its LP (clock, handler, error context). The event is
  * not freed. */

@@ -416,7 +416,32 @@ static rtcosim_status add_observed(rtcosim_master *m, size_t comp, size_t var, r
     if (!name)
         return oom(err);
     snprintf(name, len, "%s.%s", m->comps[comp].name, vn);
-    m->observed[m->observed_count++] = (master_observed){comp, var, 0, name};
+    m->observed[m->observed_count++] = (master_observed){-1, comp, var, 0, name};
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_master_observe_coupling_error(rtcosim_master *m, const char *input,
+                                                     rtcosim_error *err)
+{
+    rtcosim_status st = after_init(m, "observe_coupling_error", err);
+    size_t comp, var;
+    if (st != RTCOSIM_OK ||
+        (st = resolve(m, "observed coupling error", input, &comp, &var, err)) != RTCOSIM_OK)
+        return st;
+    int k = find_connection_to(m, comp, var);
+    if (k < 0 || !m->conns[k].continuous)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "observed coupling error: '%s' is not the input of a Float64 "
+                                 "connection", input);
+    if (!grow((void **)&m->observed, &m->observed_cap, m->observed_count + 1, sizeof *m->observed))
+        return oom(err);
+    size_t len = strlen(input) + sizeof ".coupling_error";
+    char *name = malloc(len);
+    if (!name)
+        return oom(err);
+    snprintf(name, len, "%s.coupling_error", input);
+    m->observed[m->observed_count++] = (master_observed){k, comp, var, 0, name};
+    m->observe_explicit = true;
     return RTCOSIM_OK;
 }
 
@@ -481,6 +506,8 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
     }
     for (size_t i = 0; i < m->observed_count && !fail; i++) {
         master_observed *o = &m->observed[i];
+        if (o->conn >= 0)
+            continue;
         const rtcosim_variable *v = var_of(m, o->comp, o->var);
         o->slot = batch_slot(&m->comps[o->comp].out[v->type], v->value_reference,
                              rtcosim_type_size(v->type), &fail);
@@ -493,6 +520,12 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
         mc->conns_in = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
         mc->conns_out = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
         fail = !mc->d1 || !mc->d2 || !mc->conns_in || !mc->conns_out;
+        for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
+            if (mc->out[t].n)
+                mc->out_types[mc->out_type_count++] = (unsigned char)t;
+            if (mc->in[t].n)
+                mc->in_types[mc->in_type_count++] = (unsigned char)t;
+        }
         for (size_t i = 0; i < m->conn_count && !fail; i++) {
             if (m->conns[i].to == c)
                 mc->conns_in[mc->conns_in_count++] = i;
@@ -837,6 +870,10 @@ const double *rtcosim_master_observed_values(rtcosim_master *m)
 {
     for (size_t i = 0; i < m->observed_count; i++) {
         const master_observed *o = &m->observed[i];
+        if (o->conn >= 0) {
+            m->observed_values[i] = m->conns[o->conn].stats.last_error;
+            continue;
+        }
         rtcosim_type t = var_of(m, o->comp, o->var)->type;
         m->observed_values[i] = as_double(t, m->comps[o->comp].out[t].values +
                                                   o->slot * rtcosim_type_size(t));

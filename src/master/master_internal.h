@@ -29,6 +29,9 @@ typedef struct master_component {
     rtcosim_time_ns step_start, next_time, h;
     typed_batch out[RTCOSIM_TYPE_COUNT_]; /* published: connected outputs + observed */
     typed_batch in[RTCOSIM_TYPE_COUNT_];  /* connected inputs */
+    /* The types with a non-empty batch, so that the hot path skips the rest. */
+    unsigned char out_types[RTCOSIM_TYPE_COUNT_], in_types[RTCOSIM_TYPE_COUNT_];
+    unsigned out_type_count, in_type_count;
     double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
     bool any_d1, any_d2;
     size_t *conns_in;          /* connection indices feeding this component */
@@ -63,7 +66,8 @@ typedef struct master_connection {
     double true_integral, est_integral, applied_integral;
     /* The last reconciled interval (for power bonds and the step controller). */
     rtcosim_time_ns last_from, last_to;
-    double last_true, last_applied, last_scale;
+    double last_true, last_applied;
+    double last_scale;         /* largest |y| exchanged so far */
     uint64_t reconciled_ticks;  /* tick number of the last reconciliation */
     rtcosim_correction_state corr;
     rtcosim_coupling_stats stats;
@@ -89,6 +93,7 @@ typedef struct master_feedthrough {
 } master_feedthrough;
 
 typedef struct master_observed {
+    int conn;                  /* >= 0: the error signal of this connection */
     size_t comp, var;
     size_t slot;               /* position in the component's out batch of its type */
     char *name;
@@ -131,6 +136,10 @@ struct rtcosim_master {
     master_pool *pool;
 };
 
+/* The functions below are internal to the library: hidden, so that calls
+ * between the master's files do not go through the PLT on the hot path. */
+#pragma GCC visibility push(hidden)
+
 /* order.c: dependency order and algebraic loop detection. */
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input);
 rtcosim_status master_resolve_order(rtcosim_master *m, rtcosim_error *err);
@@ -146,5 +155,7 @@ rtcosim_status master_pool_create(rtcosim_master *m, unsigned threads, master_po
                                   rtcosim_error *err);
 void master_pool_run(master_pool *pool); /* steps m->active[] across the workers */
 void master_pool_free(master_pool *pool);
+
+#pragma GCC visibility pop
 
 #endif

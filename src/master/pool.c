@@ -4,31 +4,45 @@
  * list always runs on worker i mod n, and every component computes only from
  * its own inputs, so results are bit-identical to the sequential run. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "master/master_internal.h"
 
 /* A reusable barrier whose participant count can shrink when a worker could
- * not be started (pthread barriers cannot), so that a failed start unwinds. */
+ * not be started (pthread barriers cannot), so that a failed start unwinds.
+ * Waiters spin briefly on the generation (a macro step of light components
+ * takes microseconds, less than a sleep and wake-up) and then block on a
+ * condition variable, so that an oversubscribed machine does not burn its
+ * cores. The last arriver advances the generation, then broadcasts under the
+ * lock, so a waiter that checked the generation under the lock cannot miss it. */
 typedef struct pool_barrier {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    unsigned count, waiting;
-    unsigned long generation;
+    atomic_uint count;
+    atomic_uint waiting;
+    atomic_ulong generation;
 } pool_barrier;
+
+#define BARRIER_SPINS 4000
 
 static void barrier_wait(pool_barrier *b)
 {
-    pthread_mutex_lock(&b->lock);
-    unsigned long gen = b->generation;
-    if (++b->waiting >= b->count) {
-        b->waiting = 0;
-        b->generation++;
+    unsigned long gen = atomic_load(&b->generation);
+    if (atomic_fetch_add(&b->waiting, 1) + 1 >= atomic_load(&b->count)) {
+        atomic_store(&b->waiting, 0);
+        pthread_mutex_lock(&b->lock);
+        atomic_store(&b->generation, gen + 1);
         pthread_cond_broadcast(&b->cond);
-    } else {
-        while (gen == b->generation)
-            pthread_cond_wait(&b->cond, &b->lock);
+        pthread_mutex_unlock(&b->lock);
+        return;
     }
+    for (int i = 0; i < BARRIER_SPINS; i++)
+        if (atomic_load_explicit(&b->generation, memory_order_acquire) != gen)
+            return;
+    pthread_mutex_lock(&b->lock);
+    while (atomic_load(&b->generation) == gen)
+        pthread_cond_wait(&b->cond, &b->lock);
     pthread_mutex_unlock(&b->lock);
 }
 
@@ -44,7 +58,7 @@ struct master_pool {
     worker_arg *args;
     unsigned started;
     pool_barrier start, done;
-    bool quit;
+    atomic_bool quit;
 };
 
 static void run_share(master_pool *pool, unsigned id)
@@ -60,7 +74,7 @@ static void *worker_main(void *arg)
     unsigned id = ((worker_arg *)arg)->id;
     for (;;) {
         barrier_wait(&pool->start);
-        if (pool->quit)
+        if (atomic_load(&pool->quit))
             return NULL;
         run_share(pool, id);
         barrier_wait(&pool->done);
@@ -78,9 +92,9 @@ static void barrier_init(pool_barrier *b, unsigned count)
 {
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->cond, NULL);
-    b->count = count;
-    b->waiting = 0;
-    b->generation = 0;
+    atomic_init(&b->count, count);
+    atomic_init(&b->waiting, 0);
+    atomic_init(&b->generation, 0);
 }
 
 rtcosim_status master_pool_create(rtcosim_master *m, unsigned threads, master_pool **out,
@@ -120,11 +134,11 @@ void master_pool_free(master_pool *pool)
 {
     if (!pool)
         return;
-    /* Release the started workers with the quit flag set. */
-    pthread_mutex_lock(&pool->start.lock);
-    pool->start.count = pool->started + 1;
-    pthread_mutex_unlock(&pool->start.lock);
-    pool->quit = true;
+    /* Release the started workers with the quit flag set. When some workers
+     * could not be started, the start barrier counts only those that were
+     * (the ones already waiting compared against the old count and wait on). */
+    atomic_store(&pool->start.count, pool->started + 1);
+    atomic_store(&pool->quit, true);
     barrier_wait(&pool->start);
     for (unsigned i = 0; i < pool->started; i++)
         pthread_join(pool->workers[i], NULL);

@@ -53,11 +53,9 @@ static void bond_update(rtcosim_master *m, master_bond *b)
 
 /* Close the interval when the true signal and the consumer's estimates cover
  * the same time span. */
-static void try_reconcile(rtcosim_master *m, size_t index)
+static void reconcile(rtcosim_master *m, size_t index)
 {
     master_connection *k = &m->conns[index];
-    if (k->true_to != k->est_to || k->true_to <= k->recon_from)
-        return;
     double e = k->true_integral - k->est_integral;
     rtcosim_correction_feed(&k->corr, e);
     k->stats.intervals++;
@@ -69,16 +67,19 @@ static void try_reconcile(rtcosim_master *m, size_t index)
     k->last_to = k->true_to;
     k->last_true = k->true_integral;
     k->last_applied = k->applied_integral;
-    double y = k->hist_y[k->hist_n - 1];
-    k->last_scale = fabs(y);
-    if (k->hist_n > 1 && fabs(k->hist_y[k->hist_n - 2]) > k->last_scale)
-        k->last_scale = fabs(k->hist_y[k->hist_n - 2]);
     k->reconciled_ticks = m->steps;
     k->recon_from = k->true_to;
     k->true_integral = k->est_integral = k->applied_integral = 0;
     for (size_t b = 0; b < m->bond_count; b++)
         if (m->bonds[b].effort == index || m->bonds[b].flow == index)
             bond_update(m, &m->bonds[b]);
+}
+
+static inline void try_reconcile(rtcosim_master *m, size_t index)
+{
+    const master_connection *k = &m->conns[index];
+    if (k->true_to == k->est_to && k->true_to > k->recon_from)
+        reconcile(m, index);
 }
 
 static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
@@ -100,10 +101,17 @@ static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
         k->true_integral += 0.5 * dt * (k->hist_y[k->hist_n - 1] + y);
     }
     if (k->hist_n == HISTORY_LEN) {
-        memmove(k->hist_t, k->hist_t + 1, (HISTORY_LEN - 1) * sizeof k->hist_t[0]);
-        memmove(k->hist_y, k->hist_y + 1, (HISTORY_LEN - 1) * sizeof k->hist_y[0]);
+        for (size_t i = 1; i < HISTORY_LEN; i++) {
+            k->hist_t[i - 1] = k->hist_t[i];
+            k->hist_y[i - 1] = k->hist_y[i];
+        }
         k->hist_n--;
     }
+    /* The step controller's relative tolerance refers to the largest
+     * magnitude the signal has had so far, so that the zero crossings of an
+     * oscillating signal do not force tiny steps. */
+    if (fabs(y) > k->last_scale)
+        k->last_scale = fabs(y);
     k->hist_t[k->hist_n] = t;
     k->hist_y[k->hist_n] = y;
     k->hist_n++;
@@ -120,13 +128,13 @@ static void copy_raw(rtcosim_master *m, const master_connection *k)
 
 static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
 {
-    for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
-        if (mc->in[t].n) {
-            rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs, mc->in[t].n,
-                                                      mc->in[t].values, err);
-            if (st != RTCOSIM_OK)
-                return st;
-        }
+    for (unsigned i = 0; i < mc->in_type_count; i++) {
+        unsigned t = mc->in_types[i];
+        rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs, mc->in[t].n,
+                                                  mc->in[t].values, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return RTCOSIM_OK;
 }
 
@@ -144,6 +152,8 @@ static rtcosim_status refresh_inputs(rtcosim_master *m, master_component *mc, rt
             copy_raw(m, k);
             continue;
         }
+        if (k->hist_n == 0)
+            continue; /* producer not yet published: keep the initial value */
         rtcosim_poly p;
         rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
         in[k->in_slot] = p.c[0];
@@ -158,11 +168,12 @@ rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns
     rtcosim_status st;
     if (mc->feedthrough && t != m->start && (st = refresh_inputs(m, mc, t, err)) != RTCOSIM_OK)
         return st;
-    for (int ty = 0; ty < RTCOSIM_TYPE_COUNT_; ty++)
-        if (mc->out[ty].n &&
-            (st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+    for (unsigned i = 0; i < mc->out_type_count; i++) {
+        unsigned ty = mc->out_types[i];
+        if ((st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
                                         mc->out[ty].values, err)) != RTCOSIM_OK)
             return st;
+    }
     for (size_t i = 0; i < mc->conns_out_count; i++)
         if (m->conns[mc->conns_out[i]].continuous)
             push_sample(m, mc->conns_out[i], t);
@@ -198,11 +209,13 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             continue;
         }
         rtcosim_poly p;
-        if (k->opts.multirate == RTCOSIM_MULTIRATE_HOLD && nominal_step(m, &m->comps[k->from]) > h)
+        if (k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH || k->hist_n == 1 ||
+            (k->opts.multirate == RTCOSIM_MULTIRATE_HOLD && nominal_step(m, &m->comps[k->from]) > h))
             p = (rtcosim_poly){{k->hist_y[k->hist_n - 1], 0, 0}};
         else
             rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
-        double correction = rtcosim_correction_release(&k->corr, hs);
+        double correction =
+            k->corr.kind == RTCOSIM_CORRECTION_NONE ? 0.0 : rtcosim_correction_release(&k->corr, hs);
         double integral = rtcosim_poly_integral(&p, hs);
         k->est_integral += integral;
         k->applied_integral += integral + correction * hs;
@@ -295,8 +308,9 @@ static void plan_steps(rtcosim_master *m, rtcosim_time_ns t, rtcosim_time_ns sto
 }
 
 /* The error norm of the tick for the step controller: the largest
- * |E| / (interval * (atol + rtol * |y|)) over the connections reconciled in
- * this tick, and |R| / (interval * (atol + rtol * |e f|)) over power bonds. */
+ * |E| / (interval * (atol + rtol * max|y|)) over the connections reconciled in
+ * this tick (E / interval is the mean error of the signal over the interval),
+ * and |R| / (interval * (atol + rtol * |e f|)) over power bonds. */
 static bool tick_error_norm(const rtcosim_master *m, double *norm)
 {
     const rtcosim_step_control *sc = &m->step_control;
@@ -307,6 +321,10 @@ static bool tick_error_norm(const rtcosim_master *m, double *norm)
         if (!k->continuous || k->reconciled_ticks != m->steps || k->last_to <= k->last_from)
             continue;
         double span = (double)(k->last_to - k->last_from) * 1e-9;
+        /* The plain extrapolation error, also with a correction: the error
+         * left after the correction (E_k - E_k-1 for the dead time) jumps
+         * whenever the step changes and would make the controller chatter
+         * (tried on B2); the plain error is smooth and conservative. */
         double v = fabs(k->stats.last_error) / (span * (sc->atol + sc->rtol * k->last_scale));
         if (v > worst)
             worst = v;

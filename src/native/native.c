@@ -35,6 +35,7 @@ typedef struct native_impl {
     double step_start;             /* seconds */
     double time;                   /* seconds */
     bool outputs_dirty;
+    bool in_init;                  /* between enter_init and exit_init */
     bool initialized;
     const char *instance_name;
 } native_impl;
@@ -163,13 +164,32 @@ static void micro_step(native_impl *n, double t, double dt)
 
 /* ---- component ops ---- */
 
+/* Outputs on demand. In initialization mode the model's init callback runs
+ * first, so that a get after setting parameters or inputs returns the
+ * consistent initial values the master propagates through the connections
+ * (errors of init are reported by exit_init, which runs it again). */
 static void compute_outputs(native_impl *n)
 {
-    if (n->outputs_dirty && n->model->outputs) {
+    if (!n->outputs_dirty)
+        return;
+    n->outputs_dirty = false;
+    if (n->in_init && n->model->init) {
+        rtcosim_error ignored;
+        n->model->init(n->data, &n->ctx, &ignored);
+    }
+    if (n->model->outputs) {
         rtcosim_native_inputs_at(&n->ctx, n->time);
         n->model->outputs(n->data, n->time);
     }
-    n->outputs_dirty = false;
+}
+
+static rtcosim_status native_enter_init(void *self, rtcosim_error *err)
+{
+    (void)err;
+    native_impl *n = self;
+    n->in_init = true;
+    n->outputs_dirty = true;
+    return RTCOSIM_OK;
 }
 
 static rtcosim_status native_instantiate(void *self, const char *instance_name, rtcosim_error *err)
@@ -193,6 +213,7 @@ static rtcosim_status native_setup(void *self, double tolerance, rtcosim_time_ns
 static rtcosim_status native_exit_init(void *self, rtcosim_error *err)
 {
     native_impl *n = self;
+    n->in_init = false;
     if (n->model->init) {
         rtcosim_status st = n->model->init(n->data, &n->ctx, err);
         if (st != RTCOSIM_OK)
@@ -293,6 +314,23 @@ static rtcosim_status native_set(void *self, rtcosim_type type, const uint32_t *
                                  const void *values, rtcosim_error *err)
 {
     native_impl *n = self;
+    n->outputs_dirty = true;
+    if (type == RTCOSIM_TYPE_FLOAT64) {
+        /* The common case: Float64 inputs, straight into field and polynomial. */
+        const double *in = values;
+        size_t i = 0;
+        for (; i < count; i++) {
+            int32_t k = vrs[i] < n->vr_count ? n->vr_to_var[vrs[i]] : -1;
+            uint32_t slot = k >= 0 ? n->input_slot_of_var[k] : UINT32_MAX;
+            if (slot == UINT32_MAX)
+                break;
+            *(double *)(n->data + n->model->variables[k].offset) = in[i];
+            n->input_base[slot] = in[i];
+            n->input_d1[slot] = n->input_d2[slot] = 0;
+        }
+        if (i == count)
+            return RTCOSIM_OK;
+    }
     size_t size = rtcosim_type_size(type);
     for (size_t i = 0; i < count; i++) {
         int32_t k;
@@ -471,6 +509,7 @@ static const rtcosim_component_ops native_ops = {
     .kind = "native",
     .instantiate = native_instantiate,
     .setup = native_setup,
+    .enter_init = native_enter_init,
     .exit_init = native_exit_init,
     .do_step = native_do_step,
     .get = native_get,

@@ -207,8 +207,12 @@ static int part_finish(rtcosim_rt *rt, part *p, part_builder *b, bool partner,
     return 0;
 }
 
-static char *join_name(const rtcosim_component *c, const rtcosim_variable *v)
+/* "instance.variable"; just the variable's name when the components are
+ * groups whose variables are named that way already (options.group_names). */
+static char *join_name(const rtcosim_rt *rt, const rtcosim_component *c, const rtcosim_variable *v)
 {
+    if (rt->options.group_names)
+        return strdup(v->name);
     const char *inst = component_label(c);
     size_t n = strlen(inst) + strlen(v->name) + 2;
     char *s = malloc(n);
@@ -223,6 +227,14 @@ static long find_rt_output(rtcosim_rt *rt, const char *name, uint32_t *vr)
     for (size_t c = 0; c < rt->component_count; c++) {
         if (rt->is_partner[c])
             continue;
+        if (rt->options.group_names) {
+            const rtcosim_variable *v = rtcosim_component_find_variable(rt->components[c], name);
+            if (v && v->type == RTCOSIM_TYPE_FLOAT64) {
+                *vr = v->value_reference;
+                return (long)c;
+            }
+            continue;
+        }
         const char *inst = component_label(rt->components[c]);
         size_t len = strlen(inst);
         if (strncmp(name, inst, len) != 0 || name[len] != '.')
@@ -409,7 +421,7 @@ static rtcosim_status build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, 
         size_t idx = s < rt->partner_part.send_count ? s : s - rt->partner_part.send_count;
         size_t slot = src->send_slots[idx];
         rtcosim_component *owner = rt->components[src->out_owner[slot]];
-        rt->signal_names[s] = join_name(owner, find_by_vr(owner, src->out_vrs[slot]));
+        rt->signal_names[s] = join_name(rt, owner, find_by_vr(owner, src->out_vrs[slot]));
         if (!rt->signal_names[s])
             goto oom;
     }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "realtime/rt_internal.h"
+#include "rtcosim/plot.h"
 
 static rtcosim_status make_dirs(const char *dir, rtcosim_error *err)
 {
@@ -197,7 +198,14 @@ rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir, rt
         if (st != RTCOSIM_OK)
             return st;
     }
-    return RTCOSIM_OK;
+    /* The timing at a glance: lateness and execution time of every frame. */
+    char frames[4200], timing[4200];
+    snprintf(frames, sizeof frames, "%s/frames.csv", dir);
+    snprintf(timing, sizeof timing, "%s/timing.svg", dir);
+    static const char *const timing_columns[] = {"lateness_us", "exec_us"};
+    rtcosim_plot_options po = {.title = "Real-time frames: start lateness and execution time",
+                               .y_label = "time [us]"};
+    return rtcosim_plot_csv(frames, timing_columns, 2, timing, &po, err);
 }
 
 void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)

@@ -32,8 +32,10 @@ rtcosim_status rtcosim_example_fmu_path(const char *file_name, char *out, size_t
             snprintf(dirs[n++], PATH_MAX, "%.*s/../share/rtcosim/fmus", PATH_MAX - 32, exe);
         }
     }
-    snprintf(dirs[n++], PATH_MAX, "%s", RTCOSIM_INSTALLED_FMU_DIR);
+    /* A binary run from the build tree uses the FMUs built with it, never an
+     * older installed copy; an installed binary found its own above. */
     snprintf(dirs[n++], PATH_MAX, "%s", RTCOSIM_BUILD_FMU_DIR);
+    snprintf(dirs[n++], PATH_MAX, "%s", RTCOSIM_INSTALLED_FMU_DIR);
     for (size_t i = 0; i < n; i++) {
         char candidate[2 * PATH_MAX], resolved[PATH_MAX];
         int len = snprintf(candidate, sizeof candidate, "%s/%s", dirs[i], file_name);

@@ -165,8 +165,28 @@ static rtcosim_ssd_master_settings merged_settings(const rtcosim_system_desc *d,
     return s;
 }
 
-static rtcosim_status connect_all(const rtcosim_system_desc *d, rtcosim_master *m,
-                                  const rtcosim_coupling_options *base, rtcosim_error *err)
+static bool is_member(const bool *members, int component_index)
+{
+    return !members || (component_index >= 0 && members[component_index]);
+}
+
+/* A power bond "comp.var" end: is comp among the members? */
+static bool bond_end_is_member(const rtcosim_system_desc *d, const bool *members, const char *end)
+{
+    if (!members)
+        return true;
+    const char *dot = strchr(end, '.');
+    for (size_t i = 0; dot && i < d->component_count; i++) {
+        const char *name = d->components[i].pub.name;
+        if (strlen(name) == (size_t)(dot - end) && strncmp(name, end, (size_t)(dot - end)) == 0)
+            return members[i];
+    }
+    return false;
+}
+
+static rtcosim_status connect_all(const rtcosim_system_desc *d, const bool *members,
+                                  rtcosim_master *m, const rtcosim_coupling_options *base,
+                                  rtcosim_error *err)
 {
     char from[NAME_MAX_LEN], to[NAME_MAX_LEN];
     for (size_t i = 0; i < d->connection_count; i++) {
@@ -175,6 +195,9 @@ static rtcosim_status connect_all(const rtcosim_system_desc *d, rtcosim_master *
          * parameters by the reader; system inputs and outputs have no
          * partner outside a top-level run. */
         if (cn->start.component_index < 0 || cn->end.component_index < 0)
+            continue;
+        if (!is_member(members, cn->start.component_index) ||
+            !is_member(members, cn->end.component_index))
             continue;
         snprintf(from, sizeof from, "%s.%s", cn->start.component, cn->start.connector);
         snprintf(to, sizeof to, "%s.%s", cn->end.component, cn->end.connector);
@@ -191,13 +214,13 @@ static rtcosim_status connect_all(const rtcosim_system_desc *d, rtcosim_master *
     return RTCOSIM_OK;
 }
 
-static rtcosim_status observe_connected(const rtcosim_system_desc *d, rtcosim_master *m,
-                                        rtcosim_error *err)
+static rtcosim_status observe_connected(const rtcosim_system_desc *d, const bool *members,
+                                        rtcosim_master *m, rtcosim_error *err)
 {
     char name[NAME_MAX_LEN];
     for (size_t i = 0; i < d->connection_count; i++) {
         const rtcosim_ssd_connection *cn = &d->connections[i];
-        if (cn->start.component_index < 0)
+        if (cn->start.component_index < 0 || !is_member(members, cn->start.component_index))
             continue;
         bool seen = false;
         for (size_t k = 0; k < i && !seen; k++) {
@@ -215,11 +238,13 @@ static rtcosim_status observe_connected(const rtcosim_system_desc *d, rtcosim_ma
     return RTCOSIM_OK;
 }
 
-static rtcosim_status apply_parameters(const rtcosim_system_desc *d, rtcosim_master *m,
-                                       rtcosim_error *err)
+static rtcosim_status apply_parameters(const rtcosim_system_desc *d, const bool *members,
+                                       rtcosim_master *m, rtcosim_error *err)
 {
     char name[NAME_MAX_LEN], buf[64];
     for (size_t i = 0; i < d->component_count; i++) {
+        if (!is_member(members, (int)i))
+            continue;
         const rtcosim_ssd_component *sc = &d->components[i].pub;
         for (size_t k = 0; k < sc->parameter_count; k++) {
             const rtcosim_ssd_parameter *p = &sc->parameters[k];
@@ -259,11 +284,20 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", d->label);
     for (size_t i = 0; i < d->component_count && st == RTCOSIM_OK; i++) {
+        if (!is_member(opts->members, (int)i))
+            continue;
         const rtcosim_ssd_component *sc = &d->components[i].pub;
         unsigned multiple = step_multiple(d, i, s.step_size_ns, &st, err);
         rtcosim_component *comp = NULL;
         if (st == RTCOSIM_OK)
             st = load_component(d, sc, opts, &comp, err);
+        if (st == RTCOSIM_OK && opts->wrap) {
+            rtcosim_component *inner = comp;
+            comp = NULL;
+            st = opts->wrap(opts->wrap_context, sc->name, inner, &comp, err);
+            if (st != RTCOSIM_OK)
+                rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
+        }
         if (st == RTCOSIM_OK) {
             st = rtcosim_master_add_component(m, sc->name, comp, multiple, err);
             if (st != RTCOSIM_OK)
@@ -292,15 +326,17 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
             rtcosim_error_prefix(err, "%s: ", d->label);
     }
     if (st == RTCOSIM_OK)
-        st = connect_all(d, m, &base, err);
+        st = connect_all(d, opts->members, m, &base, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < d->bond_count; i++)
-        if ((st = rtcosim_master_add_power_bond(m, d->bonds[i].effort, d->bonds[i].flow, err)) !=
+        if (bond_end_is_member(d, opts->members, d->bonds[i].effort) &&
+            bond_end_is_member(d, opts->members, d->bonds[i].flow) &&
+            (st = rtcosim_master_add_power_bond(m, d->bonds[i].effort, d->bonds[i].flow, err)) !=
             RTCOSIM_OK)
             rtcosim_error_prefix(err, "%s:%d: ", d->label, d->bonds[i].line);
     if (st == RTCOSIM_OK)
-        st = apply_parameters(d, m, err);
+        st = apply_parameters(d, opts->members, m, err);
     if (st == RTCOSIM_OK && opts->observe_count == 0)
-        st = observe_connected(d, m, err);
+        st = observe_connected(d, opts->members, m, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < opts->observe_count; i++)
         if ((st = rtcosim_master_observe(m, opts->observe[i], err)) != RTCOSIM_OK)
             rtcosim_error_prefix(err, "output variable '%s': ", opts->observe[i]);

@@ -1,7 +1,7 @@
 /* The SSP 1.0 SystemStructureDescription reader: walks ssd:System and builds
  * the validated description of system.h (components, connectors, connections
  * with transformations, parameter bindings, default experiment and the
- * org.rtcosim.master annotation). Every rejection names file and line. */
+ * org.rtcosim.master and org.rtcosim.realtime annotations). Every rejection names file and line. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "archive/archive.h"
+#include "rtcosim/realtime.h"
 #include "system/system_internal.h"
 
 typedef struct parse_ctx {
@@ -463,6 +464,97 @@ static rtcosim_status read_choice(parse_ctx *ctx, const xmlNode *n, const char *
     return RTCOSIM_OK;
 }
 
+/* rc:RealTime of the org.rtcosim.realtime annotation: the real-time
+ * settings (system.h). Values are checked with
+ * the real-time layer's own parsers so that errors show here, with the line. */
+static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
+{
+    static const char *const attrs[] = {"rtFactor", "overrun", "exchange", "estimator",
+                                        "partnerTimeout", "calibrate"};
+    rtcosim_system_desc *d = ctx->d;
+    rtcosim_ssd_realtime_settings *r = &d->realtime;
+    if (r->present)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "second rtcosim real-time annotation");
+    r->present = true;
+    r->line = (int)xmlGetLineNo(n);
+    for (const xmlAttr *a = n->properties; a; a = a->next)
+        if (!a->ns && pick((const char *)a->name, attrs, 6) < 0)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT,
+                        "rtcosim real-time: unknown attribute '%s' (rtFactor, overrun, exchange, "
+                        "estimator, partnerTimeout, calibrate)",
+                        (const char *)a->name);
+    rtcosim_error e;
+    const char *text = system_attr(d, n, "rtFactor");
+    if (text) {
+        if (!system_parse_double(text, &r->rt_factor) || !(r->rt_factor > 0))
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: bad rtFactor \"%s\" (> 0)",
+                        text);
+        r->has_rt_factor = true;
+    }
+    if ((text = system_attr(d, n, "overrun"))) {
+        rtcosim_overrun_policy policy;
+        if (rtcosim_overrun_policy_parse(text, &policy, &e) != RTCOSIM_OK)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: %s", e.message);
+        r->has_overrun = true;
+        r->overrun = (int)policy;
+    }
+    if ((text = system_attr(d, n, "exchange"))) {
+        char *spelled = (char *)system_strdup(d, text);
+        if (!spelled)
+            return NOMEM(ctx);
+        for (char *p = spelled; *p; p++)
+            if (*p == ',')
+                *p = '-';
+        rtcosim_exchange_pattern pattern;
+        if (rtcosim_exchange_pattern_parse(spelled, &pattern, &e) != RTCOSIM_OK)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: exchange: %s", e.message);
+        r->exchange = spelled;
+    }
+    if ((text = system_attr(d, n, "estimator"))) {
+        /* A relative map file is resolved against the .ssd's directory. */
+        if (strncmp(text, "map:", 4) == 0 && text[4] != '/')
+            text = system_printf(d, "map:%s/%s", d->base_dir, text + 4);
+        rtcosim_estimator_spec spec;
+        if (!text)
+            return NOMEM(ctx);
+        if (rtcosim_estimator_spec_parse(text, &spec, &e) != RTCOSIM_OK)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: estimator: %s", e.message);
+        r->estimator = text;
+    }
+    rtcosim_status st = read_positive_time(ctx, n, "partnerTimeout", &r->has_partner_timeout,
+                                           &r->partner_timeout);
+    if (st != RTCOSIM_OK)
+        return st;
+    if ((text = system_attr(d, n, "calibrate"))) {
+        if (!system_parse_bool(text, &r->calibrate))
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: bad calibrate \"%s\"", text);
+        r->has_calibrate = true;
+    }
+    for (const xmlNode *c = n->children; c; c = c->next) {
+        if (!system_is(c, RTCOSIM_MASTER_NS, "NonRealTime"))
+            continue;
+        const char *name = system_attr(d, c, "component");
+        if (rtcosim_system_desc_find_component(d, name ? name : "") < 0)
+            return FAIL(ctx, c, RTCOSIM_ENOTFOUND,
+                        "rtcosim real-time: NonRealTime names unknown component '%s'",
+                        name ? name : "");
+        size_t len = strlen(name);
+        for (const char *p = r->non_realtime; p && *p;) {
+            const char *comma = strchr(p, ',');
+            size_t n2 = comma ? (size_t)(comma - p) : strlen(p);
+            if (n2 == len && strncmp(p, name, len) == 0)
+                return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                            "rtcosim real-time: component '%s' marked non-real-time twice", name);
+            p = comma ? comma + 1 : NULL;
+        }
+        r->non_realtime = r->non_realtime ? system_printf(d, "%s,%s", r->non_realtime, name)
+                                          : system_strdup(d, name);
+        if (!r->non_realtime)
+            return NOMEM(ctx);
+    }
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 {
     static const char *const attrs[] = {"stepSize", "order", "coupling", "correction",
@@ -569,7 +661,20 @@ static rtcosim_status read_annotations(parse_ctx *ctx, const xmlNode *owner)
             continue;
         xmlChar *type = xmlGetNoNsProp(a, (const xmlChar *)"type");
         bool ours = type && strcmp((const char *)type, "org.rtcosim.master") == 0;
+        bool realtime = type && strcmp((const char *)type, "org.rtcosim.realtime") == 0;
         xmlFree(type);
+        if (realtime) {
+            const xmlNode *r = child(a, RTCOSIM_MASTER_NS, "RealTime");
+            if (!r)
+                return FAIL(ctx, a, RTCOSIM_EFORMAT,
+                            "org.rtcosim.realtime annotation without a RealTime element in "
+                            "namespace %s",
+                            RTCOSIM_MASTER_NS);
+            rtcosim_status st = read_realtime(ctx, r);
+            if (st != RTCOSIM_OK)
+                return st;
+            continue;
+        }
         if (!ours)
             continue;
         const xmlNode *m = child(a, RTCOSIM_MASTER_NS, "Master");
@@ -877,4 +982,9 @@ bool rtcosim_system_desc_stop_time(const rtcosim_system_desc *d, rtcosim_time_ns
 const rtcosim_ssd_master_settings *rtcosim_system_desc_master(const rtcosim_system_desc *d)
 {
     return &d->master;
+}
+
+const rtcosim_ssd_realtime_settings *rtcosim_system_desc_realtime(const rtcosim_system_desc *d)
+{
+    return &d->realtime;
 }

@@ -50,6 +50,7 @@ struct rtcosim_system_desc {
     rtcosim_time_ns start_ns, stop_ns;
 
     rtcosim_ssd_master_settings master;
+    rtcosim_ssd_realtime_settings realtime;
     rtcosim_ssd_component_rate *rates;
     size_t rate_count, rate_cap;
     rtcosim_ssd_power_bond *bonds;

@@ -32,6 +32,8 @@ typedef struct injected_variant {
     rtcosim_clock *clock;
     double increment;
     rtcosim_time_ns calibration_cost_ns;
+    rtcosim_time_ns calibration_cycle_ns[4]; /* when [0] > 0: cost of calibration run i % 4 */
+    int calibration_calls;
     rtcosim_time_ns cost_ns[TEST_PERIODS];
     const bool *calibrating; /* shared flag the test clears after start */
     const size_t *period;    /* shared period counter kept by the test */

@@ -29,8 +29,16 @@ static void stats_give_mean_max_and_windowed_quantile(void **unused)
     assert_double_equal(anytime_stats_quantile(&s, 0.5), 3, 0);  /* ceil(2) = 2nd */
     assert_double_equal(anytime_stats_quantile(&s, 0.95), 5, 0); /* ceil(3.8) = 4th */
     assert_double_equal(anytime_stats_quantile(&s, 0.01), 2, 0); /* ceil(0.04) = 1st */
-    assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_MAX, 0.5), 6, 0);
-    assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_QUANTILE, 0.75), 4, 0);
+    assert_double_equal(anytime_stats_quantile(&s, 0.95), 5, 0); /* again, from the cache */
+    anytime_stats_add(&s, 1); /* window 2 4 3 1: the cache must not answer */
+    assert_double_equal(anytime_stats_quantile(&s, 0.95), 4, 0);
+    /* estimates are over the window 1 2 3 4; mean and max of all stay 3.5, 6 */
+    assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_MAX, 0.5), 4, 0);
+    assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_MEAN, 0.5), 2.5, 0);
+    assert_double_equal(anytime_stats_window_min(&s), 1, 0);
+    assert_double_equal(s.max, 6, 0);
+    /* window 1 2 3 4: ceil(0.75 * 4) = 3rd */
+    assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_QUANTILE, 0.75), 3, 0);
     anytime_stats_release(&s);
 }
 

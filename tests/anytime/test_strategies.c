@@ -180,8 +180,8 @@ static void timer_aborts_falls_back_learns_and_forgets(void **unused)
 {
     (void)unused;
     fixture f;
-    /* Calibration: minimal worst 100 us, so the timer fires at 1000 - 100 -
-     * 50 = 850 us after the release. Estimates (95 % quantile): rk4 300,
+    /* Calibration: minimal 100 us, so the timer fires at 1000 - 100 - 50 =
+     * 850 us after the release. Estimates (mean of the window): rk4 300,
      * cvode 500. Forget the learned abort after 3 quiet periods. */
     fixture_setup(&f, RTCOSIM_ANYTIME_TIMER, RTCOSIM_ANYTIME_PICK_RANK, 3);
     set_costs(&f, 0, 100, 300, 500); /* cvode chosen, completes at 500 */
@@ -234,6 +234,35 @@ static void timer_aborts_falls_back_learns_and_forgets(void **unused)
     assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
     assert_int_equal(s.misses, 0);
     assert_int_equal(s.variants[ACCURATE].aborted, 1);
+    fixture_teardown(&f);
+}
+
+static void timer_probes_a_variant_with_stale_slow_estimates(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_TIMER, RTCOSIM_ANYTIME_PICK_RANK, 3);
+    /* cvode calibrates at 600, 1500, 1500, 600: mean 1050 us exceeds the
+     * 850 us budget, so rk4 (300) is chosen, until cvode has not run for 3
+     * periods and is probed with its best time, 600. */
+    const rtcosim_time_ns cycle[4] = {600 * US, 1500 * US, 1500 * US, 600 * US};
+    memcpy(f.v[ACCURATE].calibration_cycle_ns, cycle, sizeof cycle);
+    for (size_t k = 0; k < 5; k++)
+        set_costs(&f, k, 100, 300, 500);
+    fixture_start(&f);
+    double y;
+    for (int k = 0; k < 3; k++) {
+        rtcosim_anytime_period r = run(&f, 0, &y);
+        assert_int_equal(r.delivered, MEDIUM);
+        assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_NOT_RUN);
+    }
+    rtcosim_anytime_period r = run(&f, 0, &y); /* probe: completes in 500 */
+    assert_int_equal(r.delivered, ACCURATE);
+    assert_int_equal(r.margin_ns, 500 * US);
+    /* fresh again: mean of 600 1500 1500 600 500 = 940 > 850 -> rk4 */
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_double_equal(y, 10 + 10 + 10 + 100 + 10, 0);
     fixture_teardown(&f);
 }
 
@@ -295,6 +324,11 @@ static void period_change_takes_effect_after_the_current_period(void **unused)
     rtcosim_error err;
     assert_int_equal(rtcosim_anytime_set_period(f.set, 10 * US, &err), RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "safety margin"));
+    /* minimal worst 100 us + margin 50 us > 50 % of 290 us = 145 us */
+    assert_int_equal(rtcosim_anytime_set_period(f.set, 290 * US, &err), RTCOSIM_ETIMEOUT);
+    assert_non_null(strstr(err.message, "period 290.0 us refused"));
+    assert_non_null(strstr(err.message, "worst calibrated time 100.0 us"));
+    assert_int_equal(rtcosim_anytime_set_period(f.set, 300 * US, &err), RTCOSIM_OK);
     fixture_teardown(&f);
 }
 
@@ -353,6 +387,7 @@ int main(void)
         cmocka_unit_test(escalate_delivers_best_completed_and_aborts_the_running_one),
         cmocka_unit_test(escalate_criteria_choose_rank_longest_step_solver),
         cmocka_unit_test(timer_aborts_falls_back_learns_and_forgets),
+        cmocka_unit_test(timer_probes_a_variant_with_stale_slow_estimates),
         cmocka_unit_test(overrunning_minimal_counts_a_miss),
         cmocka_unit_test(period_change_takes_effect_after_the_current_period),
         cmocka_unit_test(minimal_that_does_not_fit_is_refused_with_figures),

@@ -3,6 +3,8 @@
  * variant, the parallel strategy on real threads (a bounded correctness
  * check, no timing assertions), and the set's bad-input errors. */
 #include <math.h>
+#include <semaphore.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +25,9 @@ typedef struct plant {
     rtcosim_clock *clock;
     rtcosim_time_ns cost_per_step_ns;
     const char *model;
+    /* A black box that hangs: while `block` is set a step waits on `gate`. */
+    atomic_bool block;
+    sem_t *gate;
 } plant;
 
 static rtcosim_status plant_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
@@ -30,6 +35,9 @@ static rtcosim_status plant_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
 {
     (void)t, (void)r, (void)err;
     plant *p = self;
+    if (atomic_load(&p->block))
+        while (sem_wait(p->gate) != 0) {
+        }
     p->x += rtcosim_time_to_seconds(h) * (-LAMBDA * p->x + p->u);
     rtcosim_clock_advance(p->clock, p->cost_per_step_ns);
     return RTCOSIM_OK;
@@ -138,6 +146,7 @@ static rtcosim_component *plant_create(rtcosim_clock *clock, const char *model, 
 {
     plant *p = calloc(1, sizeof *p);
     p->x = 1.0;
+    atomic_init(&p->block, false);
     p->clock = clock;
     p->model = model;
     *impl = p;
@@ -246,6 +255,75 @@ static void component_variants_hand_over_the_delivered_state(void **unused)
     rtcosim_anytime_free(set);
     for (int i = 0; i < 3; i++)
         rtcosim_component_free(c[i]);
+    rtcosim_clock_free(clock);
+}
+
+/* Real threads, bounded: a component whose step hangs is abandoned at the
+ * cutoff (the minimal result is delivered), is skipped while still busy, and
+ * once it returns continues from the committed state. */
+static void hanging_component_is_abandoned_then_resynchronized(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    sem_t gate;
+    assert_int_equal(sem_init(&gate, 0, 0), 0);
+    plant *p[2];
+    rtcosim_component *c[2];
+    for (int i = 0; i < 2; i++) {
+        c[i] = plant_create(clock, "Decay", true, &p[i]);
+        p[i]->gate = &gate;
+    }
+    rtcosim_anytime_config cfg = plant_config(RTCOSIM_ANYTIME_ESCALATE);
+    cfg.period_ns = 20 * MS; /* 1 ms of simulated time per period below */
+    cfg.safety_margin_ns = 2 * MS;
+    rtcosim_anytime *set;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    const rtcosim_anytime_variant_info infos[2] = {
+        {"coarse", 1, 0, RTCOSIM_ANYTIME_SOLVER_EULER},
+        {"fine", 2, 2 * MS, RTCOSIM_ANYTIME_SOLVER_EULER},
+    };
+    const uint32_t in_vr = 0, out_vr = 1;
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(rtcosim_anytime_add_component(set, &infos[i], c[i], &in_vr, &out_vr,
+                                                       &err),
+                         RTCOSIM_OK);
+    const double u = 0;
+    assert_int_equal(rtcosim_anytime_start(set, &u, &err), RTCOSIM_OK);
+    /* Euler over 20 ms: coarse one step, fine ten steps of 2 ms. */
+    const double coarse = 1.0 - LAMBDA * 0.020, fine = pow(1.0 - LAMBDA * 0.002, 10);
+
+    atomic_store(&p[1]->block, true);
+    double x = 1.0, y;
+    rtcosim_anytime_period r;
+    assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.delivered, 0);
+    assert_int_equal(r.outcome[1], RTCOSIM_ANYTIME_ABANDONED);
+    x *= coarse;
+    assert_double_equal(y, x, 1e-15);
+    assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.delivered, 0);
+    assert_int_equal(r.outcome[1], RTCOSIM_ANYTIME_BUSY);
+    x *= coarse;
+    assert_double_equal(y, x, 1e-15);
+
+    atomic_store(&p[1]->block, false);
+    sem_post(&gate);
+    bool fine_delivered = false;
+    for (int k = 0; k < 200 && !fine_delivered; k++) {
+        rtcosim_anytime_wait_release(set);
+        assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+        x *= r.delivered == 1 ? fine : coarse;
+        assert_double_equal(y, x, 1e-15);
+        fine_delivered = r.delivered == 1;
+    }
+    /* a step of microseconds in an 18 ms window, 200 times: liveness only */
+    assert_true(fine_delivered);
+    rtcosim_anytime_free(set);
+    for (int i = 0; i < 2; i++)
+        rtcosim_component_free(c[i]);
+    sem_destroy(&gate);
     rtcosim_clock_free(clock);
 }
 
@@ -448,6 +526,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(component_variants_hand_over_the_delivered_state),
+        cmocka_unit_test(hanging_component_is_abandoned_then_resynchronized),
         cmocka_unit_test(component_sets_that_cannot_share_state_are_rejected),
         cmocka_unit_test(parallel_threads_commit_only_delivered_results),
         cmocka_unit_test(parallel_needs_a_monotonic_clock),

@@ -136,7 +136,7 @@ static rtcosim_status trace_event(rtcosim_lp *lp, void *state, const rtcosim_eve
 static const rtcosim_lp_model trace_model = {.kind = "trace", .init = trace_init,
                                              .event = trace_event};
 
-static void run_trace(rtcosim_scheduler s, unsigned threads, trace_lp *lps)
+static void run_trace(rtcosim_scheduler s, unsigned threads, bool rounds, trace_lp *lps)
 {
     rtcosim_events *sim;
     rtcosim_error err;
@@ -152,7 +152,7 @@ static void run_trace(rtcosim_scheduler s, unsigned threads, trace_lp *lps)
             assert_int_equal(rtcosim_events_add_link(sim, i, (i + k) % TRACE_LPS, 1000, &err),
                              RTCOSIM_OK);
     rtcosim_run_options o = {.scheduler = s, .threads = threads, .stop_time = 300000,
-                             .seed = 7};
+                             .seed = 7, .conservative_rounds = rounds};
     assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
     rtcosim_events_free(sim);
 }
@@ -161,7 +161,7 @@ static void every_scheduler_processes_each_lp_in_the_same_order(void **state)
 {
     (void)state;
     trace_lp *ref = calloc(TRACE_LPS, sizeof *ref), *got = calloc(TRACE_LPS, sizeof *got);
-    run_trace(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, ref);
+    run_trace(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, ref);
     uint32_t total = 0;
     for (int i = 0; i < TRACE_LPS; i++) {
         total += ref[i].count;
@@ -172,14 +172,15 @@ static void every_scheduler_processes_each_lp_in_the_same_order(void **state)
             assert_true(ref[i].entries[k][0] >= ref[i].entries[k - 1][0]);
     }
     assert_true(total > 1000);
-    const struct { rtcosim_scheduler s; unsigned threads; } runs[] = {
-        {RTCOSIM_SCHEDULER_CONSERVATIVE, 1}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2},
-        {RTCOSIM_SCHEDULER_CONSERVATIVE, 4}, {RTCOSIM_SCHEDULER_GLOBAL, 1},
-        {RTCOSIM_SCHEDULER_LOCKSTEP, 1},
+    const struct { rtcosim_scheduler s; unsigned threads; bool rounds; } runs[] = {
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 1, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2, false},
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 4, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2, true},
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 4, true}, {RTCOSIM_SCHEDULER_GLOBAL, 1, false},
+        {RTCOSIM_SCHEDULER_LOCKSTEP, 1, false},
     };
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         memset(got, 0, TRACE_LPS * sizeof *got);
-        run_trace(runs[r].s, runs[r].threads, got);
+        run_trace(runs[r].s, runs[r].threads, runs[r].rounds, got);
         for (int i = 0; i < TRACE_LPS; i++) {
             assert_int_equal(got[i].count, ref[i].count);
             assert_memory_equal(got[i].entries, ref[i].entries,

@@ -445,8 +445,8 @@ static void report_files_are_written_with_estimates(void **state)
     assert_int_equal(rows, 8);
     fclose(f);
     const char *names[] = {"estimates.csv", "frames.csv", "summary.csv", "overruns.csv",
-                           "estimators.csv"};
-    for (size_t i = 0; i < 5; i++) {
+                           "estimators.csv", "timing.svg"};
+    for (size_t i = 0; i < 6; i++) {
         snprintf(path, sizeof path, "%s/%s", sub, names[i]);
         assert_int_equal(remove(path), 0);
     }

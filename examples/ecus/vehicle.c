@@ -1,0 +1,422 @@
+/* The example vehicle: the control software of four kinds of ECU, written
+ * against the ECU emulator, with realistic periods, execution times and CAN
+ * payload packing (little-endian signals with a scale, as a DBC would
+ * describe them), and the builder that puts N of them on one bus.
+ * Driving scenario: idle, accelerate from 1 s, brake hard from 6 s to 7 s,
+ * cruise after that; the cabin heater warms from 5 degC towards 21 degC. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vehicle.h"
+
+#define CLOCK_HZ_DEFAULT UINT64_C(200000000)
+
+struct rtcosim_ecu_vehicle {
+    rtcosim_can_bus *bus;
+    rtcosim_ecu **ecus;
+    size_t ecu_count;
+};
+
+/* ---- signal packing ---- */
+
+static void put_u16(uint8_t *d, double value, double scale)
+{
+    double raw = value / scale;
+    uint16_t r = raw <= 0 ? 0 : raw >= 65535 ? 65535 : (uint16_t)lround(raw);
+    d[0] = (uint8_t)(r & 0xFF);
+    d[1] = (uint8_t)(r >> 8);
+}
+
+static double get_u16(const uint8_t *d, double scale)
+{
+    return (double)((uint16_t)(d[0] | d[1] << 8)) * scale;
+}
+
+static double seconds(const rtcosim_ecu_io *io)
+{
+    return rtcosim_time_to_seconds(rtcosim_ecu_io_now(io));
+}
+
+/* ---- engine ECU: idle/speed governor at 1 ms, engine data at 10 ms ---- */
+
+typedef struct engine_sw {
+    uint32_t group;
+    uint8_t counter;
+    double integral, torque, throttle, rpm;
+} engine_sw;
+
+static rtcosim_status engine_control(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    (void)err;
+    engine_sw *s = software;
+    double t = seconds(io);
+    s->rpm = rtcosim_ecu_io_sensor(io, 0) * 60.0 / (2.0 * M_PI);
+    double target = t < 1.0 ? 800.0 : t < 6.0 ? 3000.0 : 1800.0;
+    rtcosim_can_frame brake;
+    if (rtcosim_ecu_io_can_read(io, VEHICLE_ID_BRAKE + s->group, false, &brake) &&
+        get_u16(brake.data, 0.1) > 5.0)
+        target = 800.0; /* brake override: back to idle */
+    double e = target - s->rpm;
+    s->integral += e * 1e-3;
+    if (s->integral > 300.0)
+        s->integral = 300.0;
+    if (s->integral < -300.0)
+        s->integral = -300.0;
+    double throttle = 0.0015 * e + 0.002 * s->integral + 0.04;
+    s->throttle = throttle < 0 ? 0 : throttle > 1 ? 1 : throttle;
+    s->torque = 250.0 * s->throttle;
+    rtcosim_ecu_io_actuate(io, 0, s->throttle);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status engine_send(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    engine_sw *s = software;
+    uint8_t d[8] = {0};
+    put_u16(d, s->rpm, 0.25);
+    put_u16(d + 2, s->torque + 500.0, 0.1); /* offset -500 N.m */
+    d[4] = (uint8_t)lround(s->throttle * 250.0);
+    d[7] = s->counter++;
+    return rtcosim_ecu_io_can_send(io, VEHICLE_ID_ENGINE_DATA + s->group, false, d, 8, err);
+}
+
+static rtcosim_status engine_status(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    engine_sw *s = software;
+    uint8_t d[4] = {90 + 40, 0, 0, s->counter}; /* coolant 90 degC, offset -40 */
+    return rtcosim_ecu_io_can_send(io, VEHICLE_ID_ENGINE_STATUS + s->group, false, d, 4, err);
+}
+
+/* ---- transmission ECU: engine data by interrupt, gear and wheel force ---- */
+
+typedef struct transmission_sw {
+    uint32_t group;
+    int gear;
+    double engine_rpm, engine_torque, speed;
+} transmission_sw;
+
+static const double gear_ratio[6] = {3.8, 2.2, 1.5, 1.1, 0.9, 0.75};
+
+static rtcosim_status transmission_rx(rtcosim_ecu_io *io, void *software,
+                                      const rtcosim_can_frame *f, rtcosim_error *err)
+{
+    (void)io, (void)err;
+    transmission_sw *s = software;
+    s->engine_rpm = get_u16(f->data, 0.25);
+    s->engine_torque = get_u16(f->data + 2, 0.1) - 500.0;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status transmission_control(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    (void)err;
+    transmission_sw *s = software;
+    s->speed = rtcosim_ecu_io_sensor(io, 0);
+    /* shift on engine speed with hysteresis */
+    if (s->engine_rpm > 2800.0 && s->gear < 5)
+        s->gear++;
+    else if (s->engine_rpm < 1200.0 && s->gear > 0)
+        s->gear--;
+    const double final_drive = 3.9, efficiency = 0.92, wheel_radius = 0.31;
+    /* launch clutch: no drive below 900 rpm */
+    double clutch = s->engine_rpm < 900.0    ? 0.0
+                    : s->engine_rpm < 1300.0 ? (s->engine_rpm - 900.0) / 400.0
+                                             : 1.0;
+    double force = clutch * s->engine_torque * gear_ratio[s->gear] * final_drive * efficiency /
+                   wheel_radius;
+    rtcosim_can_frame brake;
+    if (rtcosim_ecu_io_can_read(io, VEHICLE_ID_BRAKE + s->group, false, &brake))
+        force -= get_u16(brake.data, 0.1) * 250.0; /* brake force, 250 N per bar */
+    rtcosim_ecu_io_actuate(io, 0, force);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status transmission_send(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    transmission_sw *s = software;
+    uint8_t d[6] = {0};
+    put_u16(d, s->speed * 3.6, 0.01); /* km/h */
+    d[2] = (uint8_t)(s->gear + 1);
+    put_u16(d + 3, s->engine_rpm, 0.25);
+    return rtcosim_ecu_io_can_send(io, VEHICLE_ID_VEHICLE_SPEED + s->group, false, d, 6, err);
+}
+
+/* ---- brake ECU: pressure control at 1 ms ---- */
+
+typedef struct brake_sw {
+    uint32_t group;
+    double integral, pressure, demand, speed_kmh;
+} brake_sw;
+
+static rtcosim_status brake_control(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    (void)err;
+    brake_sw *s = software;
+    double t = seconds(io);
+    s->demand = t >= 6.0 && t < 7.0 ? 40.0 : 0.0;
+    rtcosim_can_frame speed;
+    if (rtcosim_ecu_io_can_read(io, VEHICLE_ID_VEHICLE_SPEED + s->group, false, &speed)) {
+        s->speed_kmh = get_u16(speed.data, 0.01);
+        if (s->speed_kmh < 2.0)
+            s->demand *= 0.5; /* hold pressure at standstill */
+    }
+    s->pressure = rtcosim_ecu_io_sensor(io, 0);
+    double e = s->demand - s->pressure;
+    s->integral += e * 1e-3;
+    double cmd = s->demand + 0.5 * e + 2.0 * s->integral;
+    rtcosim_ecu_io_actuate(io, 0, cmd < 0 ? 0 : cmd > 180 ? 180 : cmd);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status brake_send(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    brake_sw *s = software;
+    uint8_t d[4] = {0};
+    put_u16(d, s->pressure, 0.1);
+    d[2] = s->demand > 0 ? 1 : 0;
+    return rtcosim_ecu_io_can_send(io, VEHICLE_ID_BRAKE + s->group, false, d, 4, err);
+}
+
+/* ---- body ECU: brake lamp by interrupt, cabin heater at 50 ms ---- */
+
+typedef struct body_sw {
+    uint32_t group;
+    uint8_t brake_lamp;
+    double temperature, heater;
+} body_sw;
+
+static rtcosim_status body_brake_rx(rtcosim_ecu_io *io, void *software,
+                                    const rtcosim_can_frame *f, rtcosim_error *err)
+{
+    (void)io, (void)err;
+    body_sw *s = software;
+    s->brake_lamp = get_u16(f->data, 0.1) > 2.0;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status body_control(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    (void)err;
+    body_sw *s = software;
+    s->temperature = rtcosim_ecu_io_sensor(io, 0);
+    double e = 21.0 - s->temperature;
+    s->heater = e > 0 ? (e > 4 ? 3000.0 : 750.0 * e) : 0.0;
+    rtcosim_ecu_io_actuate(io, 0, s->heater);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status body_send(rtcosim_ecu_io *io, void *software, rtcosim_error *err)
+{
+    body_sw *s = software;
+    uint8_t d[2] = {s->brake_lamp, (uint8_t)lround((s->temperature + 40.0) * 2.0)};
+    return rtcosim_ecu_io_can_send(io, VEHICLE_ID_BODY + s->group, false, d, 2, err);
+}
+
+/* ---- builder ---- */
+
+static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_ecu_vehicle *v,
+                                const rtcosim_ecu_vehicle_config *c, unsigned index,
+                                rtcosim_ecu **out, rtcosim_error *err)
+{
+    static const char *const kinds[4] = {"engine", "transmission", "brake", "body"};
+    static const rtcosim_native_model *const plants[4] = {
+        &ecus_engine_model, &ecus_car_model, &ecus_brake_model, &ecus_cabin_model};
+    unsigned kind = index % 4;
+    uint32_t g = index / 4;
+    char name[64];
+    if (g == 0)
+        snprintf(name, sizeof name, "%s", kinds[kind]);
+    else
+        snprintf(name, sizeof name, "%s%u", kinds[kind], g);
+    union {
+        engine_sw e;
+        transmission_sw t;
+        brake_sw b;
+        body_sw y;
+    } init;
+    memset(&init, 0, sizeof init);
+    size_t size = kind == 0 ? sizeof init.e : kind == 1 ? sizeof init.t : kind == 2 ? sizeof init.b
+                                                                                    : sizeof init.y;
+    init.e.group = g; /* every software struct starts with its group */
+    rtcosim_ecu_config ec = {.name = name, .clock_hz = c->clock_hz ? c->clock_hz : CLOCK_HZ_DEFAULT,
+                             .software_size = size, .software_init = &init, .bus = v->bus,
+                             .sensor_count = 1, .actuator_count = 1};
+    rtcosim_status st = rtcosim_ecu_create(sim, &ec, out, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    rtcosim_ecu *e = *out;
+    const rtcosim_time_ns ms = RTCOSIM_NS_PER_MS;
+    /* execution times in cycles at 200 MHz: 1 ms control 40-60 us, CAN
+     * packing 10-20 us, interrupts about 10 us */
+    switch (kind) {
+    case 0:
+        st = rtcosim_ecu_add_task(e, "control_1ms", ms, 0, 9000, 1, engine_control, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_task(e, "can_10ms", 10 * ms, 2 * ms, 3000, 2, engine_send, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_task(e, "status_100ms", 100 * ms, 5 * ms, 4000, 3, engine_status, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_tx(e, VEHICLE_ID_ENGINE_DATA + g, false, 8, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_tx(e, VEHICLE_ID_ENGINE_STATUS + g, false, 4, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_rx(e, VEHICLE_ID_BRAKE + g, false, 0, NULL, err);
+        break;
+    case 1:
+        st = rtcosim_ecu_add_task(e, "control_10ms", 10 * ms, 1 * ms, 12000, 1, transmission_control, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_task(e, "can_20ms", 20 * ms, 3 * ms, 2500, 2, transmission_send, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_rx(e, VEHICLE_ID_ENGINE_DATA + g, false, 2000, transmission_rx, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_rx(e, VEHICLE_ID_BRAKE + g, false, 0, NULL, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_tx(e, VEHICLE_ID_VEHICLE_SPEED + g, false, 6, err);
+        break;
+    case 2:
+        st = rtcosim_ecu_add_task(e, "control_1ms", ms, 0, 7000, 1, brake_control, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_task(e, "can_10ms", 10 * ms, 4 * ms, 2500, 2, brake_send, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_rx(e, VEHICLE_ID_VEHICLE_SPEED + g, false, 0, NULL, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_tx(e, VEHICLE_ID_BRAKE + g, false, 4, err);
+        break;
+    default:
+        st = rtcosim_ecu_add_task(e, "control_50ms", 50 * ms, 0, 5000, 1, body_control, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_task(e, "can_100ms", 100 * ms, 7 * ms, 2000, 2, body_send, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_rx(e, VEHICLE_ID_BRAKE + g, false, 1500, body_brake_rx, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_ecu_add_can_tx(e, VEHICLE_ID_BODY + g, false, 2, err);
+        break;
+    }
+    rtcosim_component *plant = NULL;
+    if (st == RTCOSIM_OK)
+        st = rtcosim_native_create_model(plants[kind], &plant, err);
+    const uint32_t sensor = VEHICLE_VR_STATE, actuator = VEHICLE_VR_INPUT;
+    if (st == RTCOSIM_OK)
+        st = rtcosim_ecu_attach_plant(e, plant, c->plant_mode, c->plant_step ? c->plant_step : ms,
+                                      &sensor, &actuator, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_ecu_connect(e, err);
+    return st;
+}
+
+rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_vehicle_config *c,
+                                     rtcosim_ecu_vehicle **out, rtcosim_error *err)
+{
+    *out = NULL;
+    if (c->ecus == 0 || c->ecus > 64)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: %u ECUs is not in 1..64", c->ecus);
+    rtcosim_ecu_vehicle *v = calloc(1, sizeof *v);
+    if (!v || !(v->ecus = calloc(c->ecus, sizeof *v->ecus))) {
+        free(v);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "vehicle: out of memory");
+    }
+    rtcosim_can_bus_config bc = {.name = "can0", .bitrate = c->bitrate, .stuffing = c->stuffing,
+                                 .log_frames = c->log_frames};
+    rtcosim_status st = rtcosim_can_bus_create(sim, &bc, &v->bus, err);
+    for (unsigned i = 0; i < c->ecus && st == RTCOSIM_OK; i++) {
+        st = build_ecu(sim, v, c, i, &v->ecus[i], err);
+        if (v->ecus[i])
+            v->ecu_count++;
+    }
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_connect(v->bus, err);
+    /* Placement for threads: the ECUs talk to each other through the bus in
+     * cycles of one frame plus one interrupt (about 130 us), far shorter than
+     * the 1 ms between their events, so splitting them would make threads
+     * trade bounds many times per millisecond. The cycle between an ECU and
+     * an active plant is a whole plant step: the ECU network shares one
+     * thread, the plants another. */
+    for (size_t i = 0; i < v->ecu_count && st == RTCOSIM_OK; i++) {
+        rtcosim_lp_id plant = rtcosim_ecu_plant_lp(v->ecus[i]);
+        if (plant == RTCOSIM_LP_NO_GROUP)
+            continue;
+        st = rtcosim_events_set_group(sim, rtcosim_ecu_lp(v->ecus[i]),
+                                      rtcosim_can_bus_lp(v->bus), err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_events_set_group(sim, plant, rtcosim_ecu_plant_lp(v->ecus[0]), err);
+    }
+    if (st != RTCOSIM_OK) {
+        rtcosim_ecu_vehicle_free(v);
+        return st;
+    }
+    *out = v;
+    return RTCOSIM_OK;
+}
+
+void rtcosim_ecu_vehicle_free(rtcosim_ecu_vehicle *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->ecu_count; i++)
+        rtcosim_ecu_free(v->ecus[i]);
+    free(v->ecus);
+    rtcosim_can_bus_free(v->bus);
+    free(v);
+}
+
+rtcosim_can_bus *rtcosim_ecu_vehicle_bus(const rtcosim_ecu_vehicle *v) { return v->bus; }
+size_t rtcosim_ecu_vehicle_ecu_count(const rtcosim_ecu_vehicle *v) { return v->ecu_count; }
+rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t i)
+{
+    return i < v->ecu_count ? v->ecus[i] : NULL;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * UINT64_C(0x100000001B3);
+    return h;
+}
+
+static uint64_t hash_u64(uint64_t h, uint64_t x) { return fnv1a(h, &x, sizeof x); }
+
+static uint64_t hash_f64(uint64_t h, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return hash_u64(h, bits);
+}
+
+uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v)
+{
+    uint64_t h = UINT64_C(0xCBF29CE484222325);
+    for (size_t i = 0; i < v->ecu_count; i++) {
+        rtcosim_ecu *e = v->ecus[i];
+        /* the software blocks start zeroed, so their padding is stable */
+        h = fnv1a(h, rtcosim_ecu_software(e), rtcosim_ecu_software_size(e));
+        h = hash_f64(h, rtcosim_ecu_sensor(e, 0));
+        h = hash_f64(h, rtcosim_ecu_actuator(e, 0));
+        rtcosim_ecu_stats st;
+        rtcosim_ecu_stats_get(e, &st);
+        h = hash_u64(h, st.jobs);
+        h = hash_u64(h, st.isr_runs);
+        h = hash_u64(h, st.frames_sent);
+        h = hash_u64(h, st.frames_received);
+        h = hash_u64(h, (uint64_t)st.busy_ns);
+        for (size_t k = 0; k < rtcosim_ecu_task_count(e); k++) {
+            rtcosim_ecu_task_stats ts;
+            rtcosim_ecu_task_stats_get(e, k, &ts);
+            h = hash_u64(h, ts.runs);
+            h = hash_u64(h, ts.overruns);
+            h = hash_u64(h, (uint64_t)ts.last_end);
+            h = hash_u64(h, (uint64_t)ts.max_response);
+        }
+    }
+    const rtcosim_can_log_entry *log = rtcosim_can_bus_log(v->bus);
+    for (size_t i = 0; i < rtcosim_can_bus_log_count(v->bus); i++) {
+        h = hash_u64(h, (uint64_t)log[i].start);
+        h = hash_u64(h, (uint64_t)log[i].end);
+        h = hash_u64(h, log[i].frame.id);
+        h = fnv1a(h, log[i].frame.data, log[i].frame.dlc);
+        h = hash_u64(h, log[i].sender);
+    }
+    return h;
+}

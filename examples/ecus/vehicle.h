@@ -1,0 +1,61 @@
+/* The example vehicle of `rtcosim events` and benchmark B7: N ECUs cycling
+ * through engine, transmission, brake and body controllers (the k-th group of
+ * four uses CAN identifiers base + k), each with its plant, on one CAN bus. */
+#ifndef RTCOSIM_EXAMPLE_VEHICLE_H
+#define RTCOSIM_EXAMPLE_VEHICLE_H
+
+#include "rtcosim/can.h"
+#include "rtcosim/ecu.h"
+#include "rtcosim/events.h"
+#include "rtcosim/native.h"
+
+#define VEHICLE_VR_STATE 0u /* every plant: its one state is output vr 0 */
+#define VEHICLE_VR_INPUT 1u /* and its one input vr 1 */
+
+extern const rtcosim_native_model ecus_engine_model, ecus_car_model,
+    ecus_brake_model, ecus_cabin_model;
+
+/* CAN identifiers (standard) of group 0; group k adds k. */
+enum {
+    VEHICLE_ID_ENGINE_DATA = 0x0C0,  /* engine, 10 ms, 8 bytes: rpm, torque, throttle */
+    VEHICLE_ID_VEHICLE_SPEED = 0x1A0, /* transmission, 20 ms, 6 bytes: speed, gear */
+    VEHICLE_ID_BRAKE = 0x220,         /* brake, 10 ms, 4 bytes: pressure, status */
+    VEHICLE_ID_BODY = 0x3C0,          /* body, 100 ms, 2 bytes: lamps, cabin temp */
+    VEHICLE_ID_ENGINE_STATUS = 0x5C0, /* engine, 100 ms, 4 bytes */
+};
+
+typedef struct rtcosim_ecu_vehicle_config {
+    unsigned ecus;                  /* 1..64 */
+    uint32_t bitrate;               /* 0: 500 kbit/s */
+    rtcosim_can_stuffing stuffing;
+    rtcosim_plant_mode plant_mode;
+    rtcosim_time_ns plant_step;     /* 0: 1 ms */
+    uint64_t clock_hz;              /* 0: 200 MHz */
+    bool log_frames;
+} rtcosim_ecu_vehicle_config;
+
+typedef struct rtcosim_ecu_vehicle rtcosim_ecu_vehicle;
+
+/* Add the bus, ECUs and plants to an empty simulation and connect them. */
+rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_vehicle_config *config,
+                                     rtcosim_ecu_vehicle **out, rtcosim_error *err);
+void rtcosim_ecu_vehicle_free(rtcosim_ecu_vehicle *v);
+rtcosim_can_bus *rtcosim_ecu_vehicle_bus(const rtcosim_ecu_vehicle *v);
+size_t rtcosim_ecu_vehicle_ecu_count(const rtcosim_ecu_vehicle *v);
+rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t index);
+/* A hash of every ECU's emulator state and of the CAN log (when kept): equal
+ * hashes after two runs mean identical results. */
+uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
+
+/* A vehicle system file: INI text with a [vehicle] section (ecus, bitrate,
+ * stuffing = actual|worst-case, plants = active|passive, plant_step and
+ * clock_hz) and a [run] section (scheduler, threads, stop_time, seed).
+ * '#' or ';' start comments. Given values override *config and *run; an
+ * unknown section or key, or a bad value, is an error naming file and line. */
+rtcosim_status rtcosim_ecu_vehicle_load(const char *path, rtcosim_ecu_vehicle_config *config,
+                                    rtcosim_run_options *run, rtcosim_error *err);
+rtcosim_status rtcosim_ecu_vehicle_parse(const char *text, size_t size, const char *origin,
+                                     rtcosim_ecu_vehicle_config *config, rtcosim_run_options *run,
+                                     rtcosim_error *err);
+
+#endif

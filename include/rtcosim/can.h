@@ -1,0 +1,143 @@
+/* Classic CAN (ISO 11898-1, CAN 2.0A/B) as a logical process of the event
+ * kernel: frame durations from the bit length including bit stuffing, bitwise
+ * arbitration by identifier, per-node transmit queues, acceptance filtering
+ * by each node's receive database, bus load statistics and a candump-like
+ * log. The shortest frame any node may send is the lookahead from the bus to
+ * the nodes, which is what lets ECUs run ahead of each other. */
+#ifndef RTCOSIM_CAN_H
+#define RTCOSIM_CAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/events.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RTCOSIM_CAN_DATA_MAX 8 /* classic CAN */
+#define RTCOSIM_CAN_STD_ID_MAX 0x7FFu
+#define RTCOSIM_CAN_EXT_ID_MAX 0x1FFFFFFFu
+
+typedef struct rtcosim_can_frame {
+    uint32_t id;     /* 11-bit (standard) or 29-bit (extended) identifier */
+    bool extended;
+    uint8_t dlc;     /* 0..8 data bytes */
+    uint8_t data[RTCOSIM_CAN_DATA_MAX];
+} rtcosim_can_frame;
+
+typedef enum rtcosim_can_stuffing {
+    /* Stuff bits of the frame's actual bits (SOF through the CRC field,
+     * including the CRC-15 of the frame), as a real transceiver sends them. */
+    RTCOSIM_CAN_STUFFING_ACTUAL = 0,
+    /* The worst case floor((g - 1) / 4) for g stuffable bits (Davis, Burns,
+     * Bril, Lukkien, Real-Time Systems 35(3), 2007), as response-time
+     * analysis assumes. */
+    RTCOSIM_CAN_STUFFING_WORST_CASE
+} rtcosim_can_stuffing;
+
+/* Check an identifier and DLC (id range for the format, dlc <= 8). */
+rtcosim_status rtcosim_can_frame_check(const rtcosim_can_frame *frame, rtcosim_error *err);
+/* CRC-15 (ISO 11898-1 polynomial 0x4599) over SOF through the data field. */
+uint16_t rtcosim_can_crc15(const rtcosim_can_frame *frame);
+/* Stuff bits the frame contains when sent (SOF through CRC sequence). */
+uint32_t rtcosim_can_stuff_bits(const rtcosim_can_frame *frame);
+/* Bits on the wire from SOF through the 3-bit intermission: 47 + 8n
+ * (standard) or 67 + 8n (extended) plus stuff bits of the chosen kind. */
+uint32_t rtcosim_can_frame_bits(const rtcosim_can_frame *frame, rtcosim_can_stuffing stuffing);
+/* Nanoseconds per bit; the bit rate must divide 1e9 (125k, 250k, 500k, 1M...). */
+rtcosim_status rtcosim_can_bit_time(uint32_t bitrate, rtcosim_time_ns *bit_ns,
+                                    rtcosim_error *err);
+
+/* ---- the bus LP ---- */
+
+typedef struct rtcosim_can_bus rtcosim_can_bus;
+
+typedef struct rtcosim_can_bus_config {
+    const char *name;          /* "can0" */
+    uint32_t bitrate;          /* 0 means 500 kbit/s */
+    rtcosim_can_stuffing stuffing;
+    uint32_t tx_queue_capacity; /* frames per node; 0 means 64 */
+    bool log_frames;           /* keep every frame for rtcosim_can_bus_write_log */
+} rtcosim_can_bus_config;
+
+/* Event type and payload with which the bus hands a received frame to a
+ * node's LP (at the end of the frame, after acceptance filtering). */
+#define RTCOSIM_CAN_EVENT_RX 0xCA00u
+typedef struct rtcosim_can_rx {
+    rtcosim_can_frame frame;
+    uint32_t sender;             /* node index */
+    rtcosim_time_ns start;       /* start of frame on the bus */
+} rtcosim_can_rx;
+
+typedef struct rtcosim_can_log_entry {
+    rtcosim_time_ns start, end;
+    rtcosim_can_frame frame;
+    uint32_t sender;
+} rtcosim_can_log_entry;
+
+typedef struct rtcosim_can_bus_stats {
+    uint64_t frames;            /* transmitted */
+    uint64_t dropped;           /* refused because a transmit queue was full */
+    uint64_t queued_at_end;     /* still waiting when the run ended */
+    uint32_t max_queue;         /* longest transmit queue seen */
+    rtcosim_time_ns busy_ns;    /* time the bus carried frames */
+    rtcosim_time_ns offered_ns; /* duration of every frame requested */
+    rtcosim_time_ns max_latency_ns; /* request to end of frame, worst */
+    double load;                /* busy / elapsed */
+    double offered_load;        /* offered / elapsed; > 1 is an overload */
+    bool overloaded;
+} rtcosim_can_bus_stats;
+
+/* Add the bus LP to a simulation. */
+rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus_config *config,
+                                      rtcosim_can_bus **out, rtcosim_error *err);
+void rtcosim_can_bus_free(rtcosim_can_bus *bus);
+rtcosim_lp_id rtcosim_can_bus_lp(const rtcosim_can_bus *bus);
+const char *rtcosim_can_bus_name(const rtcosim_can_bus *bus);
+
+/* Attach a node whose handlers run in LP `lp`; every frame it sends reaches
+ * the bus at least `tx_lookahead` after its clock (its response delay). */
+rtcosim_status rtcosim_can_bus_add_node(rtcosim_can_bus *bus, const char *name, rtcosim_lp_id lp,
+                                        rtcosim_time_ns tx_lookahead, uint32_t *node,
+                                        rtcosim_error *err);
+/* The node's transmit and receive databases (like a DBC file's messages). */
+rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
+                                      bool extended, uint8_t dlc, rtcosim_error *err);
+rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
+                                      bool extended, rtcosim_error *err);
+/* Declare the links node -> bus and bus -> node once all nodes and TX
+ * databases are known: the bus-to-node lookahead is the duration of the
+ * shortest frame any node may send (unstuffed). */
+rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err);
+/* That lookahead (0 before connect). */
+rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus);
+
+/* From a node's handler: queue a frame for transmission `delay` from now.
+ * Errors: an identifier not in the node's TX database, a DLC above 8 or
+ * other than the database's. */
+rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                    const rtcosim_can_frame *frame, rtcosim_time_ns delay,
+                                    rtcosim_error *err);
+/* From a node's handler receiving RTCOSIM_CAN_EVENT_RX: the frame. */
+const rtcosim_can_rx *rtcosim_can_rx_of(const rtcosim_event *ev);
+
+/* Clear statistics and the log before a new run of the same simulation. */
+void rtcosim_can_bus_reset(rtcosim_can_bus *bus);
+/* Statistics over `elapsed` simulated time (the run's length). */
+void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elapsed,
+                               rtcosim_can_bus_stats *stats);
+size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus);
+const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus);
+/* Write the log, one frame a line, candump -L style with the end-of-frame
+ * time in seconds (9 decimals) and the sender's name appended:
+ * "(0000000000.000270000) can0 0C8#1122334455667788 engine". */
+rtcosim_status rtcosim_can_bus_write_log(const rtcosim_can_bus *bus, const char *path,
+                                         rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

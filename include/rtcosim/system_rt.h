@@ -1,0 +1,107 @@
+/* Real-time runs of a system description (C4/C5): the components of an SSP
+ * system are split into a real-time part, paced on the real-time executor's
+ * thread (te), and a non-real-time part on its own thread (tv); each part is
+ * a master of its own (step order, multi-rate, unit conversions inside the
+ * part), seen by the executor (realtime.h) as one group component whose
+ * variables are named "component.variable". Connections between the parts
+ * go through the executor's queues, with estimates when the non-real-time
+ * part is late.
+ *
+ * Semantics: inside a part, the master's order applies; between the parts
+ * the data of te are exchanged (Jacobi). Initial values are those of the
+ * whole system's initialization. Without delays, exchanging every frame,
+ * with Jacobi order and no output crossing the split that depends directly
+ * on an input crossing it, the results equal those of
+ * rtcosim_system_build_master + rtcosim_master_run bit for bit; a crossing
+ * direct-feedthrough path (the master re-evaluates it at each communication
+ * point) arrives one frame later, the price of decoupling the parts.
+ *
+ * Each part's components are loaded once more than a plain run needs (the
+ * whole system is initialized once to get consistent values across the
+ * split) and once more when calibrating (a probe of the real-time part). */
+#ifndef RTCOSIM_SYSTEM_RT_H
+#define RTCOSIM_SYSTEM_RT_H
+
+#include "rtcosim/realtime.h"
+#include "rtcosim/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Delay injection for one component of the system (realtime.h,
+ * rtcosim_delay_wrap); the clock is chosen by the adapter: the pacing clock
+ * for a real-time component, the partner's clock (virtual runs) or a
+ * monotonic clock for a non-real-time one. */
+typedef struct rtcosim_system_rt_delay {
+    char component[128];
+    rtcosim_delay_options delay;
+} rtcosim_system_rt_delay;
+
+/* Parse "NAME:SPEC" where SPEC is comma-separated key=value: mean=F (mean
+ * compute time as a fraction of the step), late=F (share of late steps),
+ * min=F, max=F (their compute time in steps), seed=N,
+ * schedule=S/S/... (compute times in seconds, cycled), fail=N (step N
+ * crashes), hang=N (from step N on each step takes hang-time),
+ * hang-time=S. Example: "transmission:mean=0.4,late=0.05,min=2,max=5,seed=7".
+ * The schedule is allocated into *schedule_out (caller frees). */
+rtcosim_status rtcosim_system_rt_delay_parse(const char *text, rtcosim_system_rt_delay *out,
+                                             rtcosim_time_ns **schedule_out, rtcosim_error *err);
+
+typedef struct rtcosim_system_rt_options {
+    /* Executor settings. macro_step is the system's (annotation or
+     * build.overrides); clock / partner_clock: give two virtual clocks for a
+     * deterministic run. calibrate: measured by the adapter on a separate
+     * instance of the real-time part before the run (any component, no state
+     * save needed). group_names is set by the adapter. */
+    rtcosim_rt_options rt;
+    rtcosim_system_build_options build;
+    /* Start values "component.variable" = text, as rtcosim_master_set_start_value. */
+    const char *const *start_names;
+    const char *const *start_values;
+    size_t start_count;
+    /* Results CSV of the observed variables (build.observe or, when none,
+     * every output that feeds a connection), one row per output_interval
+     * (0: every frame) and the final point; NULL: none. A non-real-time
+     * component's variable is observable when it feeds the real-time part:
+     * its value as the real-time part used it (estimate or received data). */
+    const char *output_file;
+    rtcosim_time_ns output_interval;
+    const rtcosim_system_rt_delay *delays;
+    size_t delay_count;
+} rtcosim_system_rt_options;
+
+/* Defaults: rtcosim_rt_options_init, calibration on, no build overrides. */
+void rtcosim_system_rt_options_init(rtcosim_system_rt_options *options);
+
+typedef struct rtcosim_system_rt rtcosim_system_rt;
+
+/* Check the names (non-real-time components, delays, observed variables),
+ * build and initialize the parts, create the executor and open the results
+ * file. Errors name the system file and the object at fault. */
+rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
+                                        const rtcosim_system_rt_options *options,
+                                        rtcosim_system_rt **out, rtcosim_error *err);
+void rtcosim_system_rt_free(rtcosim_system_rt *srt);
+
+/* Calibrate (when asked; refuses with the figures when the real-time part
+ * cannot meet its frame), run, write the final row and close the results
+ * file. The results so far are kept on failure; a lost partner is not a
+ * failure (see the executor's summary). */
+rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err);
+
+const rtcosim_rt *rtcosim_system_rt_executor(const rtcosim_system_rt *srt);
+rtcosim_time_ns rtcosim_system_rt_macro_step(const rtcosim_system_rt *srt);
+/* Results columns ("component.variable") and rows written to the file. */
+size_t rtcosim_system_rt_column_count(const rtcosim_system_rt *srt);
+const char *rtcosim_system_rt_column_name(const rtcosim_system_rt *srt, size_t index);
+uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt);
+/* The values of the last results row (column order). */
+const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt);
+/* Component names of each part, comma-separated. */
+const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

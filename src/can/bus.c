@@ -1,0 +1,512 @@
+/* The CAN bus as an LP: nodes queue frames (TX request events), the bus
+ * arbitrates by identifier whenever it becomes idle (requests that arrive at
+ * the same instant, or during a frame, contend together at its end), sends
+ * each frame's end to the nodes whose receive database accepts it, and keeps
+ * load statistics and an optional log. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/can.h"
+#include "rtcosim/log.h"
+
+enum {
+    CAN_EVENT_TX_REQUEST = 0xCA01,
+    CAN_EVENT_ARBITRATE = 0xCA02,
+    CAN_EVENT_FRAME_END = 0xCA03,
+};
+
+/* Priority of received frames at a node: after plant inputs (0), before
+ * task releases (2), so that a task released at the end of a frame sees it. */
+#define CAN_RX_PRIORITY 1
+
+typedef struct can_tx_request {
+    rtcosim_can_frame frame;
+    uint32_t node;
+} can_tx_request;
+
+typedef struct can_pending {
+    uint64_t arbitration; /* lower wins */
+    rtcosim_time_ns requested;
+    rtcosim_can_frame frame;
+} can_pending;
+
+typedef struct can_node {
+    char *name;
+    rtcosim_lp_id lp;
+    rtcosim_time_ns tx_lookahead;
+    uint32_t *tx_keys; /* id | extended << 31, sorted at connect */
+    uint8_t *tx_dlc;
+    size_t tx_count, tx_capacity;
+    uint32_t *rx_keys;
+    size_t rx_count, rx_capacity;
+    can_pending *queue; /* sorted by arbitration, capacity from the config */
+    uint32_t queued;
+} can_node;
+
+struct rtcosim_can_bus {
+    rtcosim_events *sim;
+    rtcosim_lp_id lp;
+    char *name;
+    rtcosim_can_bus_config config;
+    rtcosim_time_ns bit_ns, min_frame;
+    can_node *nodes;
+    size_t node_count, node_capacity;
+    bool connected, busy, arbitration_pending;
+    rtcosim_time_ns start_time;
+    rtcosim_can_bus_stats stats;
+    rtcosim_can_log_entry *log;
+    size_t log_count, log_capacity;
+};
+
+static inline uint32_t id_key(uint32_t id, bool extended)
+{
+    return id | (extended ? UINT32_C(0x80000000) : 0);
+}
+
+/* The arbitration field as the bus sees it, dominant 0 first: base ID, then
+ * RTR (standard, dominant) vs SRR (extended, recessive), then IDE, then the
+ * extension. So a standard frame beats an extended one of the same base ID. */
+static uint64_t arbitration_key(const rtcosim_can_frame *f)
+{
+    if (!f->extended)
+        return (uint64_t)f->id << 20;
+    return (uint64_t)(f->id >> 18) << 20 | UINT64_C(3) << 18 | (f->id & 0x3FFFFu);
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static long find_key(const uint32_t *keys, size_t n, uint32_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && keys[lo] == key ? (long)lo : -1;
+}
+
+static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcosim_error *err)
+{
+    /* lowest arbitration key among the queue heads wins; node index breaks
+     * the (misconfigured) tie of two nodes sending the same identifier */
+    can_node *winner = NULL;
+    uint32_t winner_index = 0;
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        if (n->queued && (!winner || n->queue[0].arbitration < winner->queue[0].arbitration)) {
+            winner = n;
+            winner_index = (uint32_t)i;
+        }
+    }
+    if (!winner)
+        return RTCOSIM_OK;
+    can_pending sent = winner->queue[0];
+    memmove(&winner->queue[0], &winner->queue[1], (winner->queued - 1) * sizeof sent);
+    winner->queued--;
+    rtcosim_time_ns now = rtcosim_lp_now(lp);
+    rtcosim_time_ns duration =
+        (rtcosim_time_ns)rtcosim_can_frame_bits(&sent.frame, bus->config.stuffing) * bus->bit_ns;
+    bus->busy = true;
+    bus->stats.frames++;
+    bus->stats.busy_ns += duration;
+    if (now + duration - sent.requested > bus->stats.max_latency_ns)
+        bus->stats.max_latency_ns = now + duration - sent.requested;
+    rtcosim_can_rx rx = {.frame = sent.frame, .sender = winner_index, .start = now};
+    uint32_t key = id_key(sent.frame.id, sent.frame.extended);
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        if (i == winner_index || find_key(n->rx_keys, n->rx_count, key) < 0)
+            continue;
+        rtcosim_status st = rtcosim_lp_send(lp, n->lp, duration, RTCOSIM_CAN_EVENT_RX,
+                                            CAN_RX_PRIORITY, &rx, sizeof rx, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    if (bus->config.log_frames) {
+        if (bus->log_count == bus->log_capacity) {
+            size_t cap = bus->log_capacity ? 2 * bus->log_capacity : 4096;
+            rtcosim_can_log_entry *l = realloc(bus->log, cap * sizeof *l);
+            if (!l)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
+                                         " the log", bus->name);
+            bus->log = l;
+            bus->log_capacity = cap;
+        }
+        bus->log[bus->log_count++] = (rtcosim_can_log_entry){now, now + duration, sent.frame,
+                                                             winner_index};
+    }
+    return rtcosim_lp_send(lp, bus->lp, duration, CAN_EVENT_FRAME_END, 0, NULL, 0, err);
+}
+
+static rtcosim_status bus_request_arbitration(rtcosim_lp *lp, rtcosim_can_bus *bus,
+                                              rtcosim_error *err)
+{
+    if (bus->busy || bus->arbitration_pending)
+        return RTCOSIM_OK;
+    bus->arbitration_pending = true;
+    /* zero delay: sorts after every request arriving at this instant */
+    return rtcosim_lp_send(lp, bus->lp, 0, CAN_EVENT_ARBITRATE, 0, NULL, 0, err);
+}
+
+static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                rtcosim_error *err)
+{
+    rtcosim_can_bus *bus = state;
+    switch (ev->type) {
+    case CAN_EVENT_TX_REQUEST: {
+        can_tx_request req;
+        memcpy(&req, ev->payload, sizeof req);
+        can_node *n = &bus->nodes[req.node];
+        rtcosim_time_ns duration =
+            (rtcosim_time_ns)rtcosim_can_frame_bits(&req.frame, bus->config.stuffing) * bus->bit_ns;
+        bus->stats.offered_ns += duration;
+        if (n->queued == bus->config.tx_queue_capacity) {
+            bus->stats.dropped++;
+            if (bus->stats.dropped == 1)
+                rtcosim_log(RTCOSIM_LOG_WARNING, bus->name, "node '%s' transmit queue full (%"
+                            PRIu32 " frames) at t=%.9f s: frame 0x%" PRIX32 " dropped", n->name,
+                            n->queued, rtcosim_time_to_seconds(ev->time), req.frame.id);
+            return RTCOSIM_OK;
+        }
+        can_pending p = {arbitration_key(&req.frame), ev->time, req.frame};
+        uint32_t i = n->queued;
+        /* the controller sends its lowest identifier first; equal ones in order */
+        while (i > 0 && n->queue[i - 1].arbitration > p.arbitration) {
+            n->queue[i] = n->queue[i - 1];
+            i--;
+        }
+        n->queue[i] = p;
+        n->queued++;
+        if (n->queued > bus->stats.max_queue)
+            bus->stats.max_queue = n->queued;
+        return bus_request_arbitration(lp, bus, err);
+    }
+    case CAN_EVENT_ARBITRATE:
+        bus->arbitration_pending = false;
+        return bus_send_frame(lp, bus, err);
+    case CAN_EVENT_FRAME_END:
+        bus->busy = false;
+        return bus_request_arbitration(lp, bus, err);
+    default:
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': unexpected event type %u",
+                                 bus->name, ev->type);
+    }
+}
+
+static rtcosim_status bus_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    rtcosim_can_bus *bus = state;
+    if (!bus->connected)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': not connected (call"
+                                 " rtcosim_can_bus_connect after adding the nodes)", bus->name);
+    rtcosim_can_bus_reset(bus);
+    bus->start_time = rtcosim_lp_now(lp);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)err;
+    rtcosim_can_bus *bus = state;
+    rtcosim_time_ns elapsed = rtcosim_lp_now(lp) - bus->start_time;
+    uint64_t queued = 0;
+    for (size_t i = 0; i < bus->node_count; i++)
+        queued += bus->nodes[i].queued;
+    if ((elapsed > 0 && bus->stats.offered_ns > elapsed) || bus->stats.dropped)
+        rtcosim_log(RTCOSIM_LOG_WARNING, bus->name, "overloaded: frames requested for %.1f %% of"
+                    " the bus time, %" PRIu64 " still queued, %" PRIu64 " dropped",
+                    elapsed > 0 ? 100.0 * (double)bus->stats.offered_ns / (double)elapsed : 0.0,
+                    queued, bus->stats.dropped);
+    return RTCOSIM_OK;
+}
+
+static const rtcosim_lp_model bus_model = {
+    .kind = "can-bus", .init = bus_init, .event = bus_event, .final = bus_final,
+};
+
+rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus_config *config,
+                                      rtcosim_can_bus **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_can_bus_config c = *config;
+    if (!c.name || !*c.name)
+        c.name = "can0";
+    if (c.bitrate == 0)
+        c.bitrate = 500000;
+    if (c.tx_queue_capacity == 0)
+        c.tx_queue_capacity = 64;
+    rtcosim_time_ns bit_ns;
+    rtcosim_status st = rtcosim_can_bit_time(c.bitrate, &bit_ns, err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "can bus '%s': ", c.name);
+    rtcosim_can_bus *bus = calloc(1, sizeof *bus);
+    if (!bus || !(bus->name = strdup(c.name))) {
+        free(bus);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+    }
+    c.name = bus->name;
+    bus->sim = sim;
+    bus->config = c;
+    bus->bit_ns = bit_ns;
+    st = rtcosim_events_add_lp(sim, bus->name, &bus_model, bus, RTCOSIM_LP_NO_GROUP, &bus->lp, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_can_bus_free(bus);
+        return st;
+    }
+    *out = bus;
+    return RTCOSIM_OK;
+}
+
+void rtcosim_can_bus_free(rtcosim_can_bus *bus)
+{
+    if (!bus)
+        return;
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        free(n->name);
+        free(n->tx_keys);
+        free(n->tx_dlc);
+        free(n->rx_keys);
+        free(n->queue);
+    }
+    free(bus->nodes);
+    free(bus->log);
+    free(bus->name);
+    free(bus);
+}
+
+rtcosim_lp_id rtcosim_can_bus_lp(const rtcosim_can_bus *bus) { return bus->lp; }
+const char *rtcosim_can_bus_name(const rtcosim_can_bus *bus) { return bus->name; }
+rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus) { return bus->min_frame; }
+
+rtcosim_status rtcosim_can_bus_add_node(rtcosim_can_bus *bus, const char *name, rtcosim_lp_id lp,
+                                        rtcosim_time_ns tx_lookahead, uint32_t *node,
+                                        rtcosim_error *err)
+{
+    if (bus->connected)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': node '%s' added after"
+                                 " connect", bus->name, name ? name : "?");
+    if (!name || !*name || tx_lookahead < 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': a node needs a name and a"
+                                 " non-negative transmit lookahead", bus->name);
+    if (bus->node_count == bus->node_capacity) {
+        size_t cap = bus->node_capacity ? 2 * bus->node_capacity : 8;
+        can_node *n = realloc(bus->nodes, cap * sizeof *n);
+        if (!n)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+        bus->nodes = n;
+        bus->node_capacity = cap;
+    }
+    can_node *n = &bus->nodes[bus->node_count];
+    memset(n, 0, sizeof *n);
+    n->name = strdup(name);
+    n->queue = calloc(bus->config.tx_queue_capacity, sizeof *n->queue);
+    if (!n->name || !n->queue) {
+        free(n->name);
+        free(n->queue);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+    }
+    n->lp = lp;
+    n->tx_lookahead = tx_lookahead;
+    if (node)
+        *node = (uint32_t)bus->node_count;
+    bus->node_count++;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status check_node(rtcosim_can_bus *bus, uint32_t node, uint32_t id, bool extended,
+                                 uint8_t dlc, rtcosim_error *err)
+{
+    if (node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': no node %" PRIu32,
+                                 bus->name, node);
+    if (bus->connected)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': database of node '%s'"
+                                 " changed after connect", bus->name, bus->nodes[node].name);
+    rtcosim_can_frame f = {.id = id, .extended = extended, .dlc = dlc};
+    rtcosim_status st = rtcosim_can_frame_check(&f, err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "can bus '%s', node '%s': ", bus->name,
+                                    bus->nodes[node].name);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
+                                      bool extended, uint8_t dlc, rtcosim_error *err)
+{
+    rtcosim_status st = check_node(bus, node, id, extended, dlc, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    uint32_t key = id_key(id, extended);
+    for (size_t i = 0; i < bus->node_count; i++)
+        for (size_t k = 0; k < bus->nodes[i].tx_count; k++)
+            if (bus->nodes[i].tx_keys[k] == key)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': id 0x%" PRIX32
+                                         " sent by both '%s' and '%s' (arbitration needs unique"
+                                         " identifiers)", bus->name, id, bus->nodes[i].name,
+                                         bus->nodes[node].name);
+    can_node *n = &bus->nodes[node];
+    if (n->tx_count == n->tx_capacity) {
+        size_t cap = n->tx_capacity ? 2 * n->tx_capacity : 8;
+        uint32_t *k = realloc(n->tx_keys, cap * sizeof *k);
+        if (k)
+            n->tx_keys = k;
+        uint8_t *d = realloc(n->tx_dlc, cap * sizeof *d);
+        if (d)
+            n->tx_dlc = d;
+        if (!k || !d)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+        n->tx_capacity = cap;
+    }
+    n->tx_keys[n->tx_count] = key;
+    n->tx_dlc[n->tx_count] = dlc;
+    n->tx_count++;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
+                                      bool extended, rtcosim_error *err)
+{
+    rtcosim_status st = check_node(bus, node, id, extended, 0, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    can_node *n = &bus->nodes[node];
+    if (n->rx_count == n->rx_capacity) {
+        size_t cap = n->rx_capacity ? 2 * n->rx_capacity : 8;
+        uint32_t *k = realloc(n->rx_keys, cap * sizeof *k);
+        if (!k)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+        n->rx_keys = k;
+        n->rx_capacity = cap;
+    }
+    n->rx_keys[n->rx_count++] = id_key(id, extended);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
+{
+    if (bus->connected)
+        return RTCOSIM_OK;
+    rtcosim_time_ns min_frame = RTCOSIM_TIME_MAX;
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        /* sort TX keys together with their DLCs (small: insertion sort) */
+        for (size_t a = 1; a < n->tx_count; a++)
+            for (size_t b = a; b > 0 && n->tx_keys[b - 1] > n->tx_keys[b]; b--) {
+                uint32_t k = n->tx_keys[b];
+                n->tx_keys[b] = n->tx_keys[b - 1];
+                n->tx_keys[b - 1] = k;
+                uint8_t d = n->tx_dlc[b];
+                n->tx_dlc[b] = n->tx_dlc[b - 1];
+                n->tx_dlc[b - 1] = d;
+            }
+        if (n->rx_count)
+            qsort(n->rx_keys, n->rx_count, sizeof *n->rx_keys, compare_u32);
+        for (size_t k = 0; k < n->tx_count; k++) {
+            /* unstuffed length: a lower bound whatever the content */
+            rtcosim_time_ns t = (rtcosim_time_ns)((n->tx_keys[k] >> 31 ? 67 : 47) +
+                                                  8 * n->tx_dlc[k]) * bus->bit_ns;
+            if (t < min_frame)
+                min_frame = t;
+        }
+    }
+    if (min_frame == RTCOSIM_TIME_MAX) /* nobody sends: any positive bound holds */
+        min_frame = 47 * bus->bit_ns;
+    bus->min_frame = min_frame;
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        rtcosim_status st = RTCOSIM_OK;
+        if (n->tx_count)
+            st = rtcosim_events_add_link(bus->sim, n->lp, bus->lp, n->tx_lookahead, err);
+        if (st == RTCOSIM_OK && n->rx_count)
+            st = rtcosim_events_add_link(bus->sim, bus->lp, n->lp, min_frame, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
+    }
+    bus->connected = true;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                    const rtcosim_can_frame *frame, rtcosim_time_ns delay,
+                                    rtcosim_error *err)
+{
+    if (node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': no node %" PRIu32,
+                                 bus->name, node);
+    const can_node *n = &bus->nodes[node];
+    rtcosim_status st = rtcosim_can_frame_check(frame, err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "can bus '%s', node '%s': ", bus->name, n->name);
+    long k = find_key(n->tx_keys, n->tx_count, id_key(frame->id, frame->extended));
+    if (k < 0)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "can bus '%s': node '%s' sends id 0x%"
+                                 PRIX32 " that is not in its TX database", bus->name, n->name,
+                                 frame->id);
+    if (n->tx_dlc[k] != frame->dlc)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': node '%s' sends id 0x%"
+                                 PRIX32 " with %u bytes, its TX database says %u", bus->name,
+                                 n->name, frame->id, frame->dlc, n->tx_dlc[k]);
+    can_tx_request req = {.frame = *frame, .node = node};
+    return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
+}
+
+const rtcosim_can_rx *rtcosim_can_rx_of(const rtcosim_event *ev)
+{
+    return ev->type == RTCOSIM_CAN_EVENT_RX && ev->size == sizeof(rtcosim_can_rx)
+               ? (const rtcosim_can_rx *)(const void *)ev->payload : NULL;
+}
+
+void rtcosim_can_bus_reset(rtcosim_can_bus *bus)
+{
+    memset(&bus->stats, 0, sizeof bus->stats);
+    bus->log_count = 0;
+    bus->busy = bus->arbitration_pending = false;
+    for (size_t i = 0; i < bus->node_count; i++)
+        bus->nodes[i].queued = 0;
+}
+
+void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elapsed,
+                               rtcosim_can_bus_stats *stats)
+{
+    *stats = bus->stats;
+    stats->queued_at_end = 0;
+    for (size_t i = 0; i < bus->node_count; i++)
+        stats->queued_at_end += bus->nodes[i].queued;
+    stats->load = elapsed > 0 ? (double)stats->busy_ns / (double)elapsed : 0.0;
+    stats->offered_load = elapsed > 0 ? (double)stats->offered_ns / (double)elapsed : 0.0;
+    stats->overloaded = stats->offered_load > 1.0 || stats->dropped > 0;
+}
+
+size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return bus->log_count; }
+const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus) { return bus->log; }
+
+rtcosim_status rtcosim_can_bus_write_log(const rtcosim_can_bus *bus, const char *path,
+                                         rtcosim_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
+    for (size_t i = 0; i < bus->log_count; i++) {
+        const rtcosim_can_log_entry *e = &bus->log[i];
+        char data[2 * RTCOSIM_CAN_DATA_MAX + 1];
+        for (unsigned k = 0; k < e->frame.dlc; k++)
+            snprintf(data + 2 * k, 3, "%02X", e->frame.data[k]);
+        data[2 * e->frame.dlc] = '\0';
+        fprintf(f, "(%010" PRId64 ".%09" PRId64 ") %s %0*" PRIX32 "#%s %s\n",
+                e->end / RTCOSIM_NS_PER_S, e->end % RTCOSIM_NS_PER_S, bus->name,
+                e->frame.extended ? 8 : 3, e->frame.id, data, bus->nodes[e->sender].name);
+    }
+    if (fclose(f) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
+    return RTCOSIM_OK;
+}

@@ -1,0 +1,662 @@
+/* The ECU emulator LP (see ecu.h for the execution model): task releases and
+ * received frames make jobs ready; when the core is free the most urgent job
+ * starts, its code runs at once against the inputs of that instant, and its
+ * outputs are sent to arrive when it ends, start + cycles / clock. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecu_internal.h"
+
+#define ECU_ISR_QUEUE 32
+
+typedef struct ecu_task {
+    char *name;
+    rtcosim_time_ns period, offset, exec_ns;
+    uint64_t cycles;
+    int priority;
+    rtcosim_ecu_task_fn fn;
+} ecu_task;
+
+typedef struct ecu_rx {
+    uint32_t key; /* id | extended << 31 */
+    rtcosim_time_ns exec_ns;
+    rtcosim_ecu_isr_fn fn;
+} ecu_rx;
+
+typedef struct ecu_tx {
+    uint32_t key;
+    uint8_t dlc;
+} ecu_tx;
+
+/* Per-run state of a task and of a mailbox (part of the snapshot). */
+typedef struct task_state {
+    bool pending;
+    rtcosim_time_ns pending_release;
+    rtcosim_ecu_task_stats stats;
+} task_state;
+
+typedef struct mailbox {
+    bool full;
+    rtcosim_can_frame frame;
+} mailbox;
+
+typedef struct isr_job {
+    uint32_t rx;
+    rtcosim_time_ns release;
+    rtcosim_can_frame frame;
+} isr_job;
+
+/* Everything of the emulator that changes during a run besides the software
+ * block, the mailboxes and the task states: one struct, so a snapshot is a
+ * few memcpy. */
+typedef struct ecu_core {
+    double sensors[RTCOSIM_ECU_IO_MAX], actuators[RTCOSIM_ECU_IO_MAX];
+    bool busy, dispatch_pending;
+    isr_job isr_queue[ECU_ISR_QUEUE];
+    unsigned isr_head, isr_count;
+    rtcosim_ecu_stats stats;
+} ecu_core;
+
+struct rtcosim_ecu {
+    rtcosim_events *sim;
+    rtcosim_lp_id lp;
+    char *name;
+    rtcosim_ecu_config config;
+    void *software, *software_init;
+    double actuator_init[RTCOSIM_ECU_IO_MAX];
+    ecu_task *tasks;
+    size_t task_count, task_capacity;
+    ecu_rx *rx;
+    size_t rx_count, rx_capacity;
+    ecu_tx *tx;
+    size_t tx_count, tx_capacity;
+    ecu_plant *plant;
+    uint32_t node;
+    bool connected;
+    rtcosim_time_ns response_delay;
+    /* per run */
+    ecu_core core;
+    task_state *task_states;
+    mailbox *mailboxes;
+};
+
+struct rtcosim_ecu_io {
+    rtcosim_ecu *ecu;
+    rtcosim_time_ns now, release;
+    bool actuated;
+    unsigned tx_count;
+    rtcosim_can_frame tx[RTCOSIM_ECU_TX_PER_JOB];
+    rtcosim_error *err;
+    rtcosim_status status; /* first error of actuate (which returns nothing) */
+};
+
+static inline uint32_t key_of(uint32_t id, bool extended)
+{
+    return id | (extended ? UINT32_C(0x80000000) : 0);
+}
+
+static rtcosim_time_ns cycles_to_ns(const rtcosim_ecu *ecu, uint64_t cycles)
+{
+    /* rounded up: an output never appears before the last cycle ends */
+    return (rtcosim_time_ns)((cycles * (uint64_t)RTCOSIM_NS_PER_S + ecu->config.clock_hz - 1) /
+                             ecu->config.clock_hz);
+}
+
+static long find_rx(const rtcosim_ecu *ecu, uint32_t key)
+{
+    for (size_t i = 0; i < ecu->rx_count; i++)
+        if (ecu->rx[i].key == key)
+            return (long)i;
+    return -1;
+}
+
+static void *grow(void *array, size_t *capacity, size_t element)
+{
+    size_t cap = *capacity ? 2 * *capacity : 4;
+    void *p = realloc(array, cap * element);
+    if (p)
+        *capacity = cap;
+    return p;
+}
+
+/* ---- job execution ---- */
+
+static rtcosim_status flush_outputs(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_ecu_io *io,
+                                    rtcosim_time_ns exec, rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    for (unsigned i = 0; i < io->tx_count && st == RTCOSIM_OK; i++) {
+        st = rtcosim_can_transmit(lp, ecu->config.bus, ecu->node, &io->tx[i], exec, err);
+        ecu->core.stats.frames_sent++;
+    }
+    if (st != RTCOSIM_OK || !io->actuated || !ecu->plant || ecu->config.actuator_count == 0)
+        return st;
+    if (ecu->plant->mode == RTCOSIM_PLANT_ACTIVE)
+        return rtcosim_lp_send(lp, ecu->plant->lp, exec, PLANT_EVENT_ACTUATE, PRIO_ACTUATE,
+                               ecu->core.actuators, ecu->config.actuator_count * sizeof(double),
+                               err);
+    return ecu_plant_actuate_later(ecu->plant, io->now + exec, ecu->core.actuators, err);
+}
+
+static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *err)
+{
+    ecu_core *core = &ecu->core;
+    core->dispatch_pending = false;
+    if (core->busy)
+        return RTCOSIM_OK;
+    rtcosim_time_ns now = rtcosim_lp_now(lp);
+    rtcosim_ecu_io io = {.ecu = ecu, .now = now, .err = err};
+    rtcosim_time_ns exec;
+    rtcosim_status st = RTCOSIM_OK;
+    /* interrupts first, in arrival order; then the most urgent pending task */
+    if (core->isr_count) {
+        isr_job job = core->isr_queue[core->isr_head];
+        core->isr_head = (core->isr_head + 1) % ECU_ISR_QUEUE;
+        core->isr_count--;
+        const ecu_rx *rx = &ecu->rx[job.rx];
+        io.release = job.release;
+        exec = rx->exec_ns;
+        if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE)
+            st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
+        if (st == RTCOSIM_OK)
+            st = rx->fn(&io, ecu->software, &job.frame, err);
+        core->stats.isr_runs++;
+    } else {
+        long best = -1;
+        for (size_t i = 0; i < ecu->task_count; i++)
+            if (ecu->task_states[i].pending &&
+                (best < 0 || ecu->tasks[i].priority < ecu->tasks[best].priority))
+                best = (long)i;
+        if (best < 0)
+            return RTCOSIM_OK;
+        ecu_task *task = &ecu->tasks[best];
+        task_state *ts = &ecu->task_states[best];
+        ts->pending = false;
+        io.release = ts->pending_release;
+        exec = task->exec_ns;
+        if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE)
+            st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
+        if (st == RTCOSIM_OK)
+            st = task->fn(&io, ecu->software, err);
+        ts->stats.runs++;
+        ts->stats.last_start = now;
+        ts->stats.last_end = now + exec;
+        if (now + exec - io.release > ts->stats.max_response)
+            ts->stats.max_response = now + exec - io.release;
+    }
+    if (st == RTCOSIM_OK)
+        st = io.status;
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
+    core->stats.jobs++;
+    core->stats.busy_ns += exec;
+    core->busy = true;
+    st = flush_outputs(lp, ecu, &io, exec, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    return rtcosim_lp_send(lp, ecu->lp, exec, ECU_EVENT_DONE, PRIO_DONE, NULL, 0, err);
+}
+
+static rtcosim_status request_dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *err)
+{
+    if (ecu->core.busy || ecu->core.dispatch_pending)
+        return RTCOSIM_OK;
+    ecu->core.dispatch_pending = true;
+    /* zero delay: after everything else that happens at this instant */
+    return rtcosim_lp_send(lp, ecu->lp, 0, ECU_EVENT_DISPATCH, 0, NULL, 0, err);
+}
+
+static rtcosim_status ecu_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                rtcosim_error *err)
+{
+    rtcosim_ecu *ecu = state;
+    ecu_core *core = &ecu->core;
+    switch (ev->type) {
+    case ECU_EVENT_SENSOR:
+        memcpy(core->sensors, ev->payload, ecu->config.sensor_count * sizeof(double));
+        return RTCOSIM_OK;
+    case RTCOSIM_CAN_EVENT_RX: {
+        const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
+        long k = rx ? find_rx(ecu, key_of(rx->frame.id, rx->frame.extended)) : -1;
+        if (k < 0)
+            return RTCOSIM_OK; /* not accepted: the bus filters, but be tolerant */
+        core->stats.frames_received++;
+        ecu->mailboxes[k] = (mailbox){true, rx->frame};
+        if (!ecu->rx[k].fn)
+            return RTCOSIM_OK;
+        if (core->isr_count == ECU_ISR_QUEUE) {
+            core->stats.lost_interrupts++;
+            return RTCOSIM_OK;
+        }
+        core->isr_queue[(core->isr_head + core->isr_count) % ECU_ISR_QUEUE] =
+            (isr_job){(uint32_t)k, ev->time, rx->frame};
+        core->isr_count++;
+        return request_dispatch(lp, ecu, err);
+    }
+    case ECU_EVENT_RELEASE: {
+        uint32_t t;
+        memcpy(&t, ev->payload, sizeof t);
+        task_state *ts = &ecu->task_states[t];
+        ts->stats.releases++;
+        ts->stats.last_release = ev->time;
+        if (ts->pending) {
+            ts->stats.overruns++; /* OSEK: one activation at a time */
+        } else {
+            ts->pending = true;
+            ts->pending_release = ev->time;
+        }
+        rtcosim_status st = rtcosim_lp_send(lp, ecu->lp, ecu->tasks[t].period, ECU_EVENT_RELEASE,
+                                            PRIO_RELEASE, &t, sizeof t, err);
+        return st == RTCOSIM_OK ? request_dispatch(lp, ecu, err) : st;
+    }
+    case ECU_EVENT_DONE:
+        core->busy = false;
+        return request_dispatch(lp, ecu, err);
+    case ECU_EVENT_DISPATCH:
+        return dispatch(lp, ecu, err);
+    default:
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': unexpected event type %u",
+                                 ecu->name, ev->type);
+    }
+}
+
+static rtcosim_status ecu_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    rtcosim_ecu *ecu = state;
+    if (!ecu->connected)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "ecu '%s': not connected (call"
+                                 " rtcosim_ecu_connect)", ecu->name);
+    memset(&ecu->core, 0, sizeof ecu->core);
+    memcpy(ecu->core.actuators, ecu->actuator_init, sizeof ecu->core.actuators);
+    if (ecu->config.software_size)
+        memcpy(ecu->software, ecu->software_init, ecu->config.software_size);
+    memset(ecu->mailboxes, 0, ecu->rx_count * sizeof *ecu->mailboxes);
+    for (size_t i = 0; i < ecu->task_count; i++) {
+        ecu->task_states[i] = (task_state){.stats.name = ecu->tasks[i].name};
+        uint32_t t = (uint32_t)i;
+        rtcosim_status st = rtcosim_lp_send(lp, ecu->lp, ecu->tasks[i].offset, ECU_EVENT_RELEASE,
+                                            PRIO_RELEASE, &t, sizeof t, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    if (ecu->plant) {
+        rtcosim_status st = ecu_plant_reset(ecu->plant, rtcosim_lp_now(lp), ecu->actuator_init,
+                                            ecu->core.sensors, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
+    }
+    return RTCOSIM_OK;
+}
+
+static const rtcosim_lp_model ecu_model = {.kind = "ecu", .init = ecu_init, .event = ecu_event};
+
+/* ---- construction ---- */
+
+rtcosim_status rtcosim_ecu_create(rtcosim_events *sim, const rtcosim_ecu_config *config,
+                                  rtcosim_ecu **out, rtcosim_error *err)
+{
+    *out = NULL;
+    const char *name = config->name && *config->name ? config->name : NULL;
+    if (!name)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu: a name is required");
+    if (config->clock_hz == 0 || config->clock_hz > UINT64_C(100000000000))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': clock of %" PRIu64 " Hz is not"
+                                 " in (0, 100 GHz]", name, config->clock_hz);
+    if (config->sensor_count > RTCOSIM_ECU_IO_MAX || config->actuator_count > RTCOSIM_ECU_IO_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': at most %d sensors and %d"
+                                 " actuators", name, RTCOSIM_ECU_IO_MAX, RTCOSIM_ECU_IO_MAX);
+    rtcosim_ecu *ecu = calloc(1, sizeof *ecu);
+    if (!ecu)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+    ecu->sim = sim;
+    ecu->config = *config;
+    ecu->name = strdup(name);
+    ecu->software = calloc(1, config->software_size ? config->software_size : 1);
+    ecu->software_init = calloc(1, config->software_size ? config->software_size : 1);
+    if (!ecu->name || !ecu->software || !ecu->software_init) {
+        rtcosim_ecu_free(ecu);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+    }
+    ecu->config.name = ecu->name;
+    if (config->software_init && config->software_size)
+        memcpy(ecu->software_init, config->software_init, config->software_size);
+    if (config->actuator_init)
+        memcpy(ecu->actuator_init, config->actuator_init,
+               config->actuator_count * sizeof(double));
+    rtcosim_status st = rtcosim_events_add_lp(sim, ecu->name, &ecu_model, ecu,
+                                              RTCOSIM_LP_NO_GROUP, &ecu->lp, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_ecu_free(ecu);
+        return st;
+    }
+    *out = ecu;
+    return RTCOSIM_OK;
+}
+
+void rtcosim_ecu_free(rtcosim_ecu *ecu)
+{
+    if (!ecu)
+        return;
+    for (size_t i = 0; i < ecu->task_count; i++)
+        free(ecu->tasks[i].name);
+    free(ecu->tasks);
+    free(ecu->rx);
+    free(ecu->tx);
+    free(ecu->task_states);
+    free(ecu->mailboxes);
+    ecu_plant_free(ecu->plant);
+    free(ecu->software);
+    free(ecu->software_init);
+    free(ecu->name);
+    free(ecu);
+}
+
+const char *rtcosim_ecu_name(const rtcosim_ecu *ecu) { return ecu->name; }
+rtcosim_lp_id rtcosim_ecu_lp(const rtcosim_ecu *ecu) { return ecu->lp; }
+
+rtcosim_lp_id rtcosim_ecu_plant_lp(const rtcosim_ecu *ecu)
+{
+    return ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_ACTIVE ? ecu->plant->lp
+                                                                  : RTCOSIM_LP_NO_GROUP;
+}
+rtcosim_time_ns rtcosim_ecu_response_delay(const rtcosim_ecu *ecu) { return ecu->response_delay; }
+void *rtcosim_ecu_software(rtcosim_ecu *ecu) { return ecu->software; }
+size_t rtcosim_ecu_software_size(const rtcosim_ecu *ecu) { return ecu->config.software_size; }
+
+static rtcosim_status check_open(const rtcosim_ecu *ecu, rtcosim_error *err)
+{
+    if (ecu->connected)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "ecu '%s': configuration changed after"
+                                 " connect", ecu->name);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns period,
+                                    rtcosim_time_ns offset, uint64_t cycles, int priority,
+                                    rtcosim_ecu_task_fn fn, rtcosim_error *err)
+{
+    rtcosim_status st = check_open(ecu, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!name || !fn || period <= 0 || offset < 0 || cycles > UINT64_C(1000000000))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': task '%s' needs code, a positive"
+                                 " period, a non-negative offset and at most 1e9 cycles",
+                                 ecu->name, name ? name : "?");
+    if (cycles_to_ns(ecu, cycles) > period)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': task '%s' runs %" PRIu64 " cycles"
+                                 " = %" PRId64 " ns, longer than its period %" PRId64 " ns",
+                                 ecu->name, name, cycles, cycles_to_ns(ecu, cycles), period);
+    if (ecu->task_count == ecu->task_capacity) {
+        ecu_task *t = grow(ecu->tasks, &ecu->task_capacity, sizeof *t);
+        if (!t)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+        ecu->tasks = t;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+    ecu->tasks[ecu->task_count++] = (ecu_task){copy, period, offset, cycles_to_ns(ecu, cycles),
+                                               cycles, priority, fn};
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended,
+                                      uint64_t cycles, rtcosim_ecu_isr_fn fn, rtcosim_error *err)
+{
+    rtcosim_status st = check_open(ecu, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!ecu->config.bus)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': receives CAN id 0x%" PRIX32
+                                 " but has no bus", ecu->name, id);
+    rtcosim_can_frame f = {.id = id, .extended = extended};
+    if ((st = rtcosim_can_frame_check(&f, err)) != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
+    if (find_rx(ecu, key_of(id, extended)) >= 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': CAN id 0x%" PRIX32 " received"
+                                 " twice", ecu->name, id);
+    if (cycles > UINT64_C(1000000000))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': ISR of 0x%" PRIX32 " runs more"
+                                 " than 1e9 cycles", ecu->name, id);
+    if (ecu->rx_count == ecu->rx_capacity) {
+        ecu_rx *r = grow(ecu->rx, &ecu->rx_capacity, sizeof *r);
+        if (!r)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+        ecu->rx = r;
+    }
+    ecu->rx[ecu->rx_count++] = (ecu_rx){key_of(id, extended), cycles_to_ns(ecu, cycles), fn};
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_ecu_add_can_tx(rtcosim_ecu *ecu, uint32_t id, bool extended, uint8_t dlc,
+                                      rtcosim_error *err)
+{
+    rtcosim_status st = check_open(ecu, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!ecu->config.bus)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': sends CAN id 0x%" PRIX32
+                                 " but has no bus", ecu->name, id);
+    rtcosim_can_frame f = {.id = id, .extended = extended, .dlc = dlc};
+    if ((st = rtcosim_can_frame_check(&f, err)) != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
+    if (ecu->tx_count == ecu->tx_capacity) {
+        ecu_tx *t = grow(ecu->tx, &ecu->tx_capacity, sizeof *t);
+        if (!t)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+        ecu->tx = t;
+    }
+    ecu->tx[ecu->tx_count++] = (ecu_tx){key_of(id, extended), dlc};
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_ecu_attach_plant(rtcosim_ecu *ecu, rtcosim_component *plant,
+                                        rtcosim_plant_mode mode, rtcosim_time_ns step,
+                                        const uint32_t *sensor_vrs, const uint32_t *actuator_vrs,
+                                        rtcosim_error *err)
+{
+    rtcosim_status st = check_open(ecu, err);
+    if (st == RTCOSIM_OK && ecu->plant)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': already has a plant", ecu->name);
+    if (st == RTCOSIM_OK && step <= 0)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': plant step must be positive",
+                               ecu->name);
+    ecu_plant *p = st == RTCOSIM_OK ? calloc(1, sizeof *p) : NULL;
+    if (st == RTCOSIM_OK && !p)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+    if (st != RTCOSIM_OK) {
+        rtcosim_component_free(plant);
+        return st;
+    }
+    p->ecu = ecu;
+    p->component = plant;
+    p->mode = mode;
+    p->step = step;
+    p->sensor_count = ecu->config.sensor_count;
+    p->actuator_count = ecu->config.actuator_count;
+    if (p->sensor_count)
+        memcpy(p->sensor_vrs, sensor_vrs, p->sensor_count * sizeof *sensor_vrs);
+    if (p->actuator_count)
+        memcpy(p->actuator_vrs, actuator_vrs, p->actuator_count * sizeof *actuator_vrs);
+    ecu->plant = p;
+    char instance[256];
+    snprintf(instance, sizeof instance, "%s.plant", ecu->name);
+    st = ecu_plant_prepare(p, instance, err);
+    if (st == RTCOSIM_OK && mode == RTCOSIM_PLANT_ACTIVE)
+        st = rtcosim_events_add_lp(ecu->sim, instance, &ecu_plant_model, p, ecu->lp, &p->lp, err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "ecu '%s': plant: ", ecu->name);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_ecu_connect(rtcosim_ecu *ecu, rtcosim_error *err)
+{
+    if (ecu->connected)
+        return RTCOSIM_OK;
+    rtcosim_time_ns delay = RTCOSIM_TIME_MAX;
+    for (size_t i = 0; i < ecu->task_count; i++)
+        if (ecu->tasks[i].exec_ns < delay)
+            delay = ecu->tasks[i].exec_ns;
+    for (size_t i = 0; i < ecu->rx_count; i++)
+        if (ecu->rx[i].fn && ecu->rx[i].exec_ns < delay)
+            delay = ecu->rx[i].exec_ns;
+    if (delay == RTCOSIM_TIME_MAX)
+        delay = 0; /* no code: it never sends, any bound holds */
+    ecu->response_delay = delay;
+    ecu->task_states = calloc(ecu->task_count ? ecu->task_count : 1, sizeof *ecu->task_states);
+    ecu->mailboxes = calloc(ecu->rx_count ? ecu->rx_count : 1, sizeof *ecu->mailboxes);
+    if (!ecu->task_states || !ecu->mailboxes)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+    rtcosim_status st = RTCOSIM_OK;
+    if (ecu->config.bus) {
+        st = rtcosim_can_bus_add_node(ecu->config.bus, ecu->name, ecu->lp, delay, &ecu->node, err);
+        for (size_t i = 0; i < ecu->tx_count && st == RTCOSIM_OK; i++)
+            st = rtcosim_can_bus_add_tx(ecu->config.bus, ecu->node, ecu->tx[i].key & 0x7FFFFFFFu,
+                                        ecu->tx[i].key >> 31, ecu->tx[i].dlc, err);
+        for (size_t i = 0; i < ecu->rx_count && st == RTCOSIM_OK; i++)
+            st = rtcosim_can_bus_add_rx(ecu->config.bus, ecu->node, ecu->rx[i].key & 0x7FFFFFFFu,
+                                        ecu->rx[i].key >> 31, err);
+    }
+    if (st == RTCOSIM_OK && ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_ACTIVE) {
+        /* the plant may run one response delay ahead of the ECU; the ECU
+         * learns the plant's outputs one plant step ahead */
+        if (ecu->config.actuator_count)
+            st = rtcosim_events_add_link(ecu->sim, ecu->lp, ecu->plant->lp, delay, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_events_add_link(ecu->sim, ecu->plant->lp, ecu->lp, ecu->plant->step, err);
+    }
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
+    ecu->connected = true;
+    return RTCOSIM_OK;
+}
+
+/* ---- statistics and state ---- */
+
+void rtcosim_ecu_stats_get(const rtcosim_ecu *ecu, rtcosim_ecu_stats *stats)
+{
+    *stats = ecu->core.stats;
+}
+
+size_t rtcosim_ecu_task_count(const rtcosim_ecu *ecu) { return ecu->task_count; }
+
+void rtcosim_ecu_task_stats_get(const rtcosim_ecu *ecu, size_t task, rtcosim_ecu_task_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (task < ecu->task_count && ecu->task_states)
+        *out = ecu->task_states[task].stats;
+}
+
+double rtcosim_ecu_sensor(const rtcosim_ecu *ecu, size_t index)
+{
+    return index < RTCOSIM_ECU_IO_MAX ? ecu->core.sensors[index] : 0.0;
+}
+
+double rtcosim_ecu_actuator(const rtcosim_ecu *ecu, size_t index)
+{
+    return index < RTCOSIM_ECU_IO_MAX ? ecu->core.actuators[index] : 0.0;
+}
+
+size_t rtcosim_ecu_state_size(const rtcosim_ecu *ecu)
+{
+    return ecu->config.software_size + sizeof ecu->core + ecu->rx_count * sizeof(mailbox) +
+           ecu->task_count * sizeof(task_state);
+}
+
+rtcosim_status rtcosim_ecu_save_state(const rtcosim_ecu *ecu, void *buffer, size_t size,
+                                      rtcosim_error *err)
+{
+    if (!ecu->connected || size < rtcosim_ecu_state_size(ecu))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': state needs %zu bytes and a"
+                                 " connected ECU", ecu->name, rtcosim_ecu_state_size(ecu));
+    unsigned char *p = buffer;
+    memcpy(p, ecu->software, ecu->config.software_size);
+    p += ecu->config.software_size;
+    memcpy(p, &ecu->core, sizeof ecu->core);
+    p += sizeof ecu->core;
+    memcpy(p, ecu->mailboxes, ecu->rx_count * sizeof(mailbox));
+    p += ecu->rx_count * sizeof(mailbox);
+    memcpy(p, ecu->task_states, ecu->task_count * sizeof(task_state));
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_ecu_restore_state(rtcosim_ecu *ecu, const void *buffer, size_t size,
+                                         rtcosim_error *err)
+{
+    if (!ecu->connected || size != rtcosim_ecu_state_size(ecu))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': a state of %zu bytes does not"
+                                 " fit (%zu expected)", ecu->name, size,
+                                 rtcosim_ecu_state_size(ecu));
+    const unsigned char *p = buffer;
+    memcpy(ecu->software, p, ecu->config.software_size);
+    p += ecu->config.software_size;
+    memcpy(&ecu->core, p, sizeof ecu->core);
+    p += sizeof ecu->core;
+    memcpy(ecu->mailboxes, p, ecu->rx_count * sizeof(mailbox));
+    p += ecu->rx_count * sizeof(mailbox);
+    for (size_t i = 0; i < ecu->task_count; i++) {
+        memcpy(&ecu->task_states[i], p, sizeof(task_state));
+        ecu->task_states[i].stats.name = ecu->tasks[i].name; /* pointers stay ours */
+        p += sizeof(task_state);
+    }
+    return RTCOSIM_OK;
+}
+
+/* ---- the job's view ---- */
+
+rtcosim_time_ns rtcosim_ecu_io_now(const rtcosim_ecu_io *io) { return io->now; }
+rtcosim_time_ns rtcosim_ecu_io_release(const rtcosim_ecu_io *io) { return io->release; }
+
+double rtcosim_ecu_io_sensor(const rtcosim_ecu_io *io, size_t index)
+{
+    return index < io->ecu->config.sensor_count ? io->ecu->core.sensors[index] : 0.0;
+}
+
+void rtcosim_ecu_io_actuate(rtcosim_ecu_io *io, size_t index, double value)
+{
+    if (index >= io->ecu->config.actuator_count) {
+        if (io->status == RTCOSIM_OK)
+            io->status = rtcosim_error_set(io->err, RTCOSIM_EINVAL, "actuator %zu of %zu",
+                                           index, io->ecu->config.actuator_count);
+        return;
+    }
+    io->ecu->core.actuators[index] = value;
+    io->actuated = true;
+}
+
+bool rtcosim_ecu_io_can_read(rtcosim_ecu_io *io, uint32_t id, bool extended,
+                             rtcosim_can_frame *frame)
+{
+    long k = find_rx(io->ecu, key_of(id, extended));
+    if (k < 0) {
+        if (io->status == RTCOSIM_OK)
+            io->status = rtcosim_error_set(io->err, RTCOSIM_ENOTFOUND, "reads CAN id 0x%" PRIX32
+                                           " that is not in its RX database", id);
+        return false;
+    }
+    if (!io->ecu->mailboxes[k].full)
+        return false;
+    *frame = io->ecu->mailboxes[k].frame;
+    return true;
+}
+
+rtcosim_status rtcosim_ecu_io_can_send(rtcosim_ecu_io *io, uint32_t id, bool extended,
+                                       const uint8_t *data, uint8_t dlc, rtcosim_error *err)
+{
+    if (!io->ecu->config.bus)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s' has no CAN bus", io->ecu->name);
+    if (dlc > RTCOSIM_CAN_DATA_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can frame 0x%" PRIX32 ": payload of %u"
+                                 " bytes exceeds the 8 bytes of classic CAN", id, dlc);
+    if (io->tx_count == RTCOSIM_ECU_TX_PER_JOB)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "more than %d frames in one job",
+                                 RTCOSIM_ECU_TX_PER_JOB);
+    rtcosim_can_frame *f = &io->tx[io->tx_count++];
+    *f = (rtcosim_can_frame){.id = id, .extended = extended, .dlc = dlc};
+    if (dlc && data)
+        memcpy(f->data, data, dlc);
+    return RTCOSIM_OK;
+}

@@ -1,0 +1,161 @@
+/* The example vehicle: results and the CAN log identical bit for bit between
+ * the sequential scheduler and the conservative one at 1, 2 and 4 threads (and
+ * the global and lockstep ones), with active and passive plants; the system
+ * file reader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../examples/ecus/vehicle.h"
+
+typedef struct vehicle_run {
+    uint64_t checksum, events;
+    size_t frames;
+    rtcosim_can_log_entry *log;
+} vehicle_run;
+
+static vehicle_run run_vehicle(unsigned ecus, rtcosim_plant_mode mode, rtcosim_scheduler s,
+                               unsigned threads, bool rounds)
+{
+    rtcosim_events *sim;
+    rtcosim_ecu_vehicle *v;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    rtcosim_ecu_vehicle_config c = {.ecus = ecus, .plant_mode = mode, .log_frames = true};
+    assert_int_equal(rtcosim_ecu_vehicle_build(sim, &c, &v, &err), RTCOSIM_OK);
+    rtcosim_run_options o = {.scheduler = s, .threads = threads,
+                             .stop_time = 300 * RTCOSIM_NS_PER_MS, .conservative_rounds = rounds};
+    rtcosim_run_stats stats;
+    if (rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    vehicle_run r = {.checksum = rtcosim_ecu_vehicle_checksum(v), .events = stats.events};
+    r.frames = rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(v));
+    r.log = malloc(r.frames * sizeof *r.log + 1);
+    memcpy(r.log, rtcosim_can_bus_log(rtcosim_ecu_vehicle_bus(v)), r.frames * sizeof *r.log);
+    rtcosim_ecu_vehicle_free(v);
+    rtcosim_events_free(sim);
+    return r;
+}
+
+static void same_log(const vehicle_run *a, const vehicle_run *b)
+{
+    assert_int_equal(a->frames, b->frames);
+    for (size_t i = 0; i < a->frames; i++) {
+        assert_int_equal(a->log[i].start, b->log[i].start);
+        assert_int_equal(a->log[i].end, b->log[i].end);
+        assert_int_equal(a->log[i].frame.id, b->log[i].frame.id);
+        assert_int_equal(a->log[i].frame.dlc, b->log[i].frame.dlc);
+        assert_memory_equal(a->log[i].frame.data, b->log[i].frame.data, a->log[i].frame.dlc);
+        assert_int_equal(a->log[i].sender, b->log[i].sender);
+    }
+}
+
+static void check_identical(rtcosim_plant_mode mode)
+{
+    vehicle_run ref = run_vehicle(8, mode, RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false);
+    /* 300 ms, per group of four ECUs: engine data every 10 ms from 2 ms (30)
+     * and status every 100 ms from 5 ms (3), vehicle speed every 20 ms from
+     * 3 ms (15), brake every 10 ms from 4 ms (30), body every 100 ms from 7 ms
+     * (3): 81 frames, two groups */
+    assert_int_equal(ref.frames, 162);
+    const struct { rtcosim_scheduler s; unsigned threads; bool rounds; } runs[] = {
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 1, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2, false},
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 4, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2, true},
+        {RTCOSIM_SCHEDULER_GLOBAL, 1, false},       {RTCOSIM_SCHEDULER_LOCKSTEP, 1, false},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        vehicle_run r = run_vehicle(8, mode, runs[i].s, runs[i].threads, runs[i].rounds);
+        assert_int_equal(r.checksum, ref.checksum);
+        assert_int_equal(r.events, ref.events);
+        same_log(&ref, &r);
+        free(r.log);
+    }
+    free(ref.log);
+}
+
+static void results_and_can_log_identical_across_schedulers_active_plants(void **state)
+{
+    (void)state;
+    check_identical(RTCOSIM_PLANT_ACTIVE);
+}
+
+static void results_and_can_log_identical_across_schedulers_passive_plants(void **state)
+{
+    (void)state;
+    check_identical(RTCOSIM_PLANT_PASSIVE);
+}
+
+static void system_file_sets_vehicle_and_run(void **state)
+{
+    (void)state;
+    const char text[] = "; a comment\n[vehicle]\n ecus = 8 \nstuffing=worst-case # why not\n"
+                        "plants = passive\nplant_step = 0.0005\nclock_hz = 80000000\n"
+                        "bitrate = 250000\n\n[run]\nscheduler = lockstep\nthreads = 3\n"
+                        "stop_time = 2.5\nseed = 99\n";
+    rtcosim_ecu_vehicle_config c = {.ecus = 4};
+    rtcosim_run_options o = {0};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_ecu_vehicle_parse(text, sizeof text - 1, "car.ini", &c, &o, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(c.ecus, 8);
+    assert_int_equal(c.stuffing, RTCOSIM_CAN_STUFFING_WORST_CASE);
+    assert_int_equal(c.plant_mode, RTCOSIM_PLANT_PASSIVE);
+    assert_int_equal(c.plant_step, 500000);
+    assert_int_equal(c.clock_hz, 80000000);
+    assert_int_equal(c.bitrate, 250000);
+    assert_int_equal(o.scheduler, RTCOSIM_SCHEDULER_LOCKSTEP);
+    assert_int_equal(o.threads, 3);
+    assert_int_equal(o.stop_time, 2500000000);
+    assert_int_equal(o.seed, 99);
+}
+
+static void system_file_errors_name_file_and_line(void **state)
+{
+    (void)state;
+    const struct { const char *text, *want; } cases[] = {
+        {"[vehicle]\necus = 65\n", "car.ini:2: ecus: a number of ECUs in 1..64, got '65'"},
+        {"[vehicle]\necus = -1\n", "car.ini:2: ecus: a number of ECUs in 1..64, got '-1'"},
+        {"ecus = 4\n", "car.ini:1: key 'ecus' outside a [vehicle] or [run] section"},
+        {"[engine]\n", "car.ini:1: unknown section [engine] (vehicle, run)"},
+        {"[run\n", "car.ini:1: malformed section header"},
+        {"[run]\nthreads\n", "car.ini:2: expected key = value"},
+        {"[run]\nstop_time = soon\n", "car.ini:2: stop_time: a positive number of seconds"},
+        {"[run]\nscheduler = optimistic\n", "car.ini:2: scheduler: sequential, conservative"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rtcosim_ecu_vehicle_config c = {.ecus = 4};
+        rtcosim_run_options o = {0};
+        rtcosim_error err;
+        assert_int_equal(rtcosim_ecu_vehicle_parse(cases[i].text, strlen(cases[i].text), "car.ini",
+                                               &c, &o, &err), RTCOSIM_EFORMAT);
+        if (!strstr(err.message, cases[i].want))
+            fail_msg("'%s' lacks '%s'", err.message, cases[i].want);
+    }
+    char long_line[600];
+    memset(long_line, 'x', sizeof long_line);
+    rtcosim_ecu_vehicle_config c = {.ecus = 4};
+    rtcosim_run_options o = {0};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_ecu_vehicle_parse(long_line, sizeof long_line, "car.ini", &c, &o, &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "longer than 511 characters"));
+    assert_int_equal(rtcosim_ecu_vehicle_parse("[run]\n\0x", 8, "car.ini", &c, &o, &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "car.ini:2: NUL byte"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(results_and_can_log_identical_across_schedulers_active_plants),
+        cmocka_unit_test(results_and_can_log_identical_across_schedulers_passive_plants),
+        cmocka_unit_test(system_file_sets_vehicle_and_run),
+        cmocka_unit_test(system_file_errors_name_file_and_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

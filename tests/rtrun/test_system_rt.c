@@ -1,0 +1,339 @@
+/* Real-time runs of a system description (system_rt.h) on virtual clocks:
+ * equality with the plain run, estimates at hand-computed frames when the
+ * non-real-time part is late by an explicit schedule, a crashing and a
+ * hanging partner, calibration refusal, and bad names and maps. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rtcosim/master.h"
+#include "rtcosim/results.h"
+#include "rtcosim/system_rt.h"
+
+#define MS 1000000LL
+
+typedef struct fixture {
+    rtcosim_system_desc *desc;
+    rtcosim_clock *pacing, *partner;
+    rtcosim_system_rt_options options;
+    rtcosim_system_rt *srt;
+    rtcosim_error err;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    assert_int_equal(rtcosim_system_desc_load(SPRINGS_SSD, &f->desc, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_clock_create_virtual(0, &f->pacing, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_clock_create_virtual(0, &f->partner, &f->err), RTCOSIM_OK);
+    rtcosim_system_rt_options_init(&f->options);
+    f->options.rt.clock = f->pacing;
+    f->options.rt.partner_clock = f->partner;
+    f->options.rt.start_time = 0;
+    f->options.rt.stop_time = 100 * MS;
+    f->options.rt.non_realtime = "b";
+    f->options.rt.calibrate = false;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    rtcosim_system_rt_free(f->srt);
+    rtcosim_clock_free(f->pacing);
+    rtcosim_clock_free(f->partner);
+    rtcosim_system_desc_free(f->desc);
+    free(f);
+    return 0;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    fseek(file, 0, SEEK_END);
+    long n = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = calloc((size_t)n + 1, 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, file), (size_t)n);
+    fclose(file);
+    return text;
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* The plain master run of the same system, written by the same recorder. */
+typedef struct plain_out {
+    rtcosim_recorder *recorder;
+    rtcosim_value row[8];
+} plain_out;
+
+static rtcosim_status plain_row(void *context, rtcosim_time_ns t, const double *values,
+                                size_t count, rtcosim_error *err)
+{
+    plain_out *out = context;
+    for (size_t i = 0; i < count; i++)
+        out->row[i].f64 = values[i];
+    return rtcosim_recorder_push_row(out->recorder, t, out->row, err);
+}
+
+static void run_plain(const rtcosim_system_desc *desc, const char *path)
+{
+    rtcosim_error err;
+    rtcosim_master *m = NULL;
+    assert_int_equal(rtcosim_system_build_master(desc, NULL, &m, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_initialize(m, 0, 100 * MS, &err), RTCOSIM_OK);
+    rtcosim_column columns[8];
+    size_t n = rtcosim_master_observed_count(m);
+    for (size_t i = 0; i < n; i++)
+        columns[i] = (rtcosim_column){rtcosim_master_observed_name(m, i), RTCOSIM_TYPE_FLOAT64};
+    plain_out out = {0};
+    rtcosim_recorder_options ro = {.path = path, .columns = columns, .column_count = n};
+    assert_int_equal(rtcosim_recorder_open(&ro, &out.recorder, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_run(m, 100 * MS, plain_row, &out, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_recorder_close(out.recorder, NULL, &err), RTCOSIM_OK);
+    rtcosim_master_free(m);
+}
+
+/* No output of the springs system has direct feedthrough, and the parts
+ * exchange every frame: the real-time run must reproduce the plain Jacobi
+ * run exactly, through the linear transformations on both crossings. */
+static void test_on_time_real_time_run_equals_plain_run_bit_for_bit(void **state)
+{
+    fixture *f = *state;
+    run_plain(f->desc, "plain.csv");
+    f->options.output_file = "realtime.csv";
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
+    assert_int_equal(s->frames, 100);
+    assert_int_equal(s->estimated_exchanges, 0);
+    char *plain = read_text("plain.csv"), *rt = read_text("realtime.csv");
+    assert_int_equal(count_lines(plain), 102); /* header + t = 0 .. 0.1 s */
+    assert_string_equal(plain, rt);
+    free(plain);
+    free(rt);
+}
+
+/* Partner step n (stamp (n-1) H) takes 2.5 ms when n = 4 (mod 10), else no
+ * time. Step 4 starts at 3 ms, ends at 5.5 ms: frames 4 and 5 (te = 4, 5 ms)
+ * miss the data valid at te (lag 1 and 2 ms) and use estimates; at 6 ms the
+ * partner has caught up (steps 5 and 6 take no time). Same every 10 frames. */
+static void test_estimates_used_exactly_at_hand_computed_frames(void **state)
+{
+    fixture *f = *state;
+    rtcosim_time_ns schedule[10] = {0, 0, 0, 2500000, 0, 0, 0, 0, 0, 0};
+    rtcosim_system_rt_delay delay = {.component = "b",
+                                     .delay = {.schedule = schedule, .schedule_length = 10}};
+    f->options.delays = &delay;
+    f->options.delay_count = 1;
+    f->options.rt.frame_log = 1000;
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
+    const rtcosim_rt *rt = rtcosim_system_rt_executor(f->srt);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rt);
+    assert_int_equal(rtcosim_rt_frame_count(rt), 100);
+    for (size_t k = 0; k < 100; k++) {
+        const rtcosim_rt_frame *fr = rtcosim_rt_frame_at(rt, k);
+        bool expected = k >= 4 && (k % 10 == 4 || k % 10 == 5);
+        if (expected != ((fr->flags & RTCOSIM_FRAME_ESTIMATED) != 0))
+            fail_msg("frame %zu: estimated %d, expected %d", k,
+                     (fr->flags & RTCOSIM_FRAME_ESTIMATED) != 0, expected);
+        if (expected)
+            assert_int_equal(fr->lag, (rtcosim_time_ns)(k % 10 - 3) * MS);
+    }
+    assert_int_equal(s->estimated_exchanges, 20);
+    assert_int_equal(s->late_episodes, 10);
+    assert_int_equal(s->max_lag, 2 * MS);
+    assert_int_equal(s->resync_frames_max, 2);
+    assert_false(s->partner_lost);
+    /* One signal (b.x) reaches the real-time part: one record per estimate,
+     * each graded by the late data. The first estimate is ZOH's hold of b.x
+     * at 3 ms, which the plain run computes identically (nothing was late
+     * before), as it does the late value at 4 ms. */
+    assert_int_equal(rtcosim_rt_record_count(rt), 20);
+    const rtcosim_estimate_record *r = rtcosim_rt_record_at(rt, 0);
+    assert_int_equal(r->te, 4 * MS);
+    rtcosim_master *m = NULL;
+    assert_int_equal(rtcosim_system_build_master(f->desc, NULL, &m, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_initialize(m, 0, 100 * MS, &f->err), RTCOSIM_OK);
+    double b_x[5];
+    for (int k = 0; k <= 4; k++) {
+        const double *v = rtcosim_master_observed_values(m);
+        b_x[k] = v[1]; /* observed: a.x, b.x */
+        if (k < 4)
+            assert_int_equal(rtcosim_master_step(m, &f->err), RTCOSIM_OK);
+    }
+    rtcosim_master_free(m);
+    assert_true(r->estimate == b_x[3]);
+    assert_true(r->late_value == b_x[4]);
+    assert_true(r->error == b_x[4] - b_x[3]);
+}
+
+/* The partner's 50th step crashes: it is reported lost when the real-time
+ * part receives the failure (frame 50), the real-time part runs to the stop
+ * on estimates, and every results row is written. */
+static void test_crashing_partner_is_lost_and_real_time_part_finishes(void **state)
+{
+    fixture *f = *state;
+    rtcosim_system_rt_delay delay = {.component = "b", .delay = {.fail_at_step = 50}};
+    f->options.delays = &delay;
+    f->options.delay_count = 1;
+    f->options.output_file = "crash.csv";
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
+    assert_true(s->partner_lost);
+    assert_int_equal(s->partner_lost_at, 50 * MS);
+    assert_non_null(strstr(s->partner_lost_reason, "partner failed"));
+    assert_int_equal(s->frames, 100);
+    assert_int_equal(s->estimated_exchanges, 50); /* te = 50 .. 99 ms */
+    char *text = read_text("crash.csv");
+    assert_int_equal(count_lines(text), 102);
+    free(text);
+}
+
+/* From step 20 on (stamp 19 ms) the partner takes 1 s per step: its newest
+ * data stay valid at 19 ms, and with a 10 ms timeout it is declared lost at
+ * the first exchange with a lag above 10 ms, te = 30 ms. */
+static void test_hanging_partner_declared_lost_after_timeout(void **state)
+{
+    fixture *f = *state;
+    rtcosim_system_rt_delay delay = {.component = "b",
+                                     .delay = {.hang_at_step = 20, .hang_time = 1000 * MS}};
+    f->options.delays = &delay;
+    f->options.delay_count = 1;
+    f->options.rt.partner_timeout = 10 * MS;
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
+    assert_true(s->partner_lost);
+    assert_int_equal(s->partner_lost_at, 30 * MS);
+    assert_int_equal(s->frames, 100);
+}
+
+/* A real-time component that needs 2 ms per 1 ms frame: calibration refuses
+ * the run before it starts, with the figures, and leaves no results file. */
+static void test_calibration_refuses_real_time_part_that_cannot_keep_its_frame(void **state)
+{
+    fixture *f = *state;
+    rtcosim_time_ns slow = 2 * MS;
+    rtcosim_system_rt_delay delay = {.component = "a",
+                                     .delay = {.schedule = &slow, .schedule_length = 1}};
+    f->options.delays = &delay;
+    f->options.delay_count = 1;
+    f->options.rt.calibrate = true;
+    f->options.output_file = "refused.csv";
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_ETIMEOUT);
+    assert_non_null(strstr(f->err.message, "springs.ssd: the real-time part (a) cannot keep its "
+                                           "frame"));
+    assert_non_null(strstr(f->err.message, "up to 2000.0 us per frame (median 2000.0 us), over "
+                                           "the budget of 900.0 us"));
+    assert_int_equal(rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt))->frames, 0);
+    assert_null(fopen("refused.csv", "r"));
+}
+
+static void test_unknown_non_realtime_component_is_named(void **state)
+{
+    fixture *f = *state;
+    f->options.rt.non_realtime = "b,gearbox";
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err),
+                     RTCOSIM_ENOTFOUND);
+    assert_non_null(strstr(f->err.message, "springs.ssd: non-real-time component 'gearbox' is "
+                                           "not in the system (components: a, b)"));
+}
+
+static void test_every_component_non_realtime_is_refused(void **state)
+{
+    fixture *f = *state;
+    f->options.rt.non_realtime = "a,b";
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(f->err.message, "every component is non-real-time"));
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fputs(text, file);
+    fclose(file);
+}
+
+static void test_malformed_estimator_map_names_file_and_line(void **state)
+{
+    fixture *f = *state;
+    write_text("bad_map.csv", "a.x,b.x\n-1,0\n1,zero\n");
+    rtcosim_estimator_spec_parse("map:bad_map.csv", &f->options.rt.estimator, &f->err);
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(f->err.message, "bad_map.csv:3"));
+}
+
+/* The map covers a.x in [-0.1, 0.1]; the first estimate (frame 4, with the
+ * schedule of the test above) is needed at a.x = 0.4 m (about 100 m/s * 4 ms)
+ * and range=error stops the run there; the rows so far are kept. */
+static void test_map_not_covering_signal_range_stops_run_keeping_results(void **state)
+{
+    fixture *f = *state;
+    write_text("narrow_map.csv", "a.x,b.x\n-0.1,0\n0.1,0\n");
+    assert_int_equal(rtcosim_estimator_spec_parse("map:narrow_map.csv,range=error",
+                                                  &f->options.rt.estimator, &f->err),
+                     RTCOSIM_OK);
+    rtcosim_time_ns schedule[10] = {0, 0, 0, 2500000, 0, 0, 0, 0, 0, 0};
+    rtcosim_system_rt_delay delay = {.component = "b",
+                                     .delay = {.schedule = schedule, .schedule_length = 10}};
+    f->options.delays = &delay;
+    f->options.delay_count = 1;
+    f->options.output_file = "narrow.csv";
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(f->err.message, "a.x"));
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
+    assert_true(s->failed);
+    assert_int_equal(s->stopped_at, 4 * MS);
+    char *text = read_text("narrow.csv");
+    assert_int_equal(count_lines(text), 6); /* header + t = 0 .. 4 ms */
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_on_time_real_time_run_equals_plain_run_bit_for_bit,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_estimates_used_exactly_at_hand_computed_frames, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_crashing_partner_is_lost_and_real_time_part_finishes,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hanging_partner_declared_lost_after_timeout, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            test_calibration_refuses_real_time_part_that_cannot_keep_its_frame, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_non_realtime_component_is_named, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_every_component_non_realtime_is_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_estimator_map_names_file_and_line, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            test_map_not_covering_signal_range_stops_run_keeping_results, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
