@@ -17,16 +17,23 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: rtcosim simulate FMU [options]\n"
         "\n"
-        "Simulate one FMU (FMI 2.0 or 3.0 co-simulation) and write its results as CSV.\n"
+        "Simulate one FMU (FMI 2.0 or 3.0, co-simulation or model exchange) and write its\n"
+        "results as CSV.\n"
         "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
         "\n"
-        "  --interface-type cs|me      FMI interface to use (default cs; me is not supported yet)\n"
+        "  --interface-type cs|me      FMI interface to use (default cs); me integrates the\n"
+        "                              FMU's continuous states in rtcosim\n"
+        "  --solver cvode|euler        model exchange: CVODE (BDF, root finding on the event\n"
+        "                              indicators; default) or fixed-step explicit Euler\n"
+        "  --max-solver-step SECONDS   model exchange: largest solver step (Euler default: the\n"
+        "                              output interval)\n"
         "  --start-time SECONDS        start time (default: the FMU's default experiment, else 0)\n"
         "  --stop-time SECONDS         stop time (default: default experiment, else start + 1)\n"
         "  --output-interval SECONDS   communication step and output interval (default: the\n"
         "                              default experiment's stepSize, else (stop - start) / 500)\n"
-        "  --tolerance TOL             relative tolerance passed to the FMU (default: default\n"
-        "                              experiment, else none)\n"
+        "  --tolerance TOL             relative tolerance passed to the FMU and, for model\n"
+        "                              exchange, CVODE's (default: default experiment, else\n"
+        "                              none; CVODE then uses 1e-6)\n"
         "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable)\n"
         "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
         "                              are interpolated linearly, all others held\n"
@@ -47,7 +54,10 @@ static void usage(FILE *out)
 
 typedef struct simulate_args {
     const char *fmu;
-    const char *start, *stop, *interval, *tolerance, *input_file, *output_file;
+    const char *start, *stop, *interval, *tolerance, *input_file, *output_file, *max_solver_step;
+    rtcosim_fmi_interface interface_type;
+    rtcosim_me_solver solver;
+    bool solver_given;
     rtcosim_start_value *start_values;
     size_t start_value_count;
     const char **output_variables;
@@ -89,11 +99,26 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             if (!type)
                 return cli_fail("simulate: option --interface-type needs a value (cs or me)");
             if (strcmp(type, "me") == 0)
-                return cli_fail("simulate: --interface-type me: model exchange is not supported yet "
-                                "(use cs)");
-            if (strcmp(type, "cs") != 0)
+                a->interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
+            else if (strcmp(type, "cs") == 0)
+                a->interface_type = RTCOSIM_FMI_CO_SIMULATION;
+            else
                 return cli_fail("simulate: --interface-type: '%s' is not cs or me", type);
             continue;
+        } else if (strcmp(arg, "--solver") == 0) {
+            const char *name = option_value(argc, argv, &i);
+            if (!name)
+                return cli_fail("simulate: option --solver needs a value (cvode or euler)");
+            if (strcmp(name, "cvode") == 0)
+                a->solver = RTCOSIM_ME_SOLVER_CVODE;
+            else if (strcmp(name, "euler") == 0)
+                a->solver = RTCOSIM_ME_SOLVER_EULER;
+            else
+                return cli_fail("simulate: --solver: '%s' is not cvode or euler", name);
+            a->solver_given = true;
+            continue;
+        } else if (strcmp(arg, "--max-solver-step") == 0) {
+            slot = &a->max_solver_step;
         } else if (strcmp(arg, "--start-value") == 0) {
             if (i + 2 >= argc)
                 return cli_fail("simulate: option --start-value needs a NAME and a VALUE");
@@ -150,6 +175,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     }
     if (!a->fmu)
         return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
+    if ((a->solver_given || a->max_solver_step) && a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        return cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
     return 0;
 }
 
@@ -235,7 +262,18 @@ static int run_simulate(int argc, char **argv)
     if (a.log_fmi_calls && rtcosim_log_get_level() < RTCOSIM_LOG_DEBUG)
         rtcosim_log_set_level(RTCOSIM_LOG_DEBUG);
     rtcosim_error err;
-    rtcosim_fmu_options fo = {.log_fmi_calls = a.log_fmi_calls, .fmu_logging_on = a.fmu_logging};
+    rtcosim_fmu_options fo = {.log_fmi_calls = a.log_fmi_calls,
+                              .fmu_logging_on = a.fmu_logging,
+                              .interface_type = a.interface_type,
+                              .solver = a.solver};
+    if (a.max_solver_step) {
+        if (parse_time_option("--max-solver-step", a.max_solver_step, &fo.max_solver_step))
+            goto done;
+        if (fo.max_solver_step <= 0) {
+            cli_fail("simulate: --max-solver-step: %s s is not positive", a.max_solver_step);
+            goto done;
+        }
+    }
     if (rtcosim_fmu_load(a.fmu, &fo, &c, &err) != RTCOSIM_OK) {
         fail_run(&a, NULL, &err);
         goto done;

@@ -1,4 +1,5 @@
-# Builds the project's own models as FMI 2.0 / 3.0 co-simulation FMUs.
+# Builds the project's own models as FMI 2.0 / 3.0 FMUs (co-simulation, and
+# model exchange for the models that declare it).
 #
 # rtcosim_add_fmu(NAME <ModelName> FMI_VERSION 2|3 SOURCES <model.c>...
 #                 [DEFINES <define>...] [OUTPUT_NAME <modelIdentifier>] [NO_INSTALL])
@@ -102,7 +103,7 @@ function(rtcosim_add_fmu)
 
   # The FMU's shared object.
   add_library(${target}_binary MODULE ${sources} ${common}/instance.c ${common}/fmu_state.c
-              ${common}/fmi${v}_glue.c)
+              ${common}/me.c              ${common}/fmi${v}_glue.c)
   set_target_properties(${target}_binary PROPERTIES
     PREFIX "" SUFFIX ".so" OUTPUT_NAME ${F_OUTPUT_NAME}
     LIBRARY_OUTPUT_DIRECTORY ${layout}/binaries/${platform}

@@ -1,9 +1,12 @@
-/* Loading FMUs (FMI 2.0 and 3.0 co-simulation) as rtcosim components.
+/* Loading FMUs (FMI 2.0 and 3.0, co-simulation or model exchange) as rtcosim components.
  * rtcosim_fmu_load unzips the archive into a private temporary directory
  * (removed again when the component is freed), reads and validates
  * modelDescription.xml, dlopens the platform binary and resolves every FMI
  * function the component interface uses. The result is an ordinary
- * rtcosim_component: the master drives it like any other. */
+ * rtcosim_component: the master drives it like any other. A model-exchange
+ * FMU is integrated by rtcosim itself (SUNDIALS CVODE or explicit Euler):
+ * do_step(t, h) solves its continuous states over [t, t+h], handling state,
+ * time and step events in the FMU's Event Mode. */
 #ifndef RTCOSIM_FMU_H
 #define RTCOSIM_FMU_H
 
@@ -21,12 +24,31 @@ typedef enum rtcosim_fmi_version {
     RTCOSIM_FMI_3 = 3
 } rtcosim_fmi_version;
 
+/* Which FMI interface of the FMU to use. */
+typedef enum rtcosim_fmi_interface {
+    RTCOSIM_FMI_CO_SIMULATION = 0,
+    RTCOSIM_FMI_MODEL_EXCHANGE
+} rtcosim_fmi_interface;
+
+/* The integrator of a model-exchange FMU. */
+typedef enum rtcosim_me_solver {
+    RTCOSIM_ME_SOLVER_CVODE = 0, /* variable-order BDF, dense Newton, root finding on
+                                    the event indicators (SUNDIALS CVODE) */
+    RTCOSIM_ME_SOLVER_EULER      /* fixed-step explicit Euler; state events at the end
+                                    of the micro step in which an indicator changed sign */
+} rtcosim_me_solver;
+
 typedef struct rtcosim_fmu_options {
     bool log_fmi_calls;     /* log every FMI call at DEBUG level, category "fmi" */
     bool visible;           /* FMI visible/interactive flag */
     bool fmu_logging_on;    /* FMI loggingOn: ask the FMU for its own log messages */
     const char *temp_dir;   /* parent of the extraction directory; NULL: $TMPDIR or /tmp */
     uint64_t max_unpacked_bytes; /* limit on the archive's inflated size; 0: 4 GiB */
+    rtcosim_fmi_interface interface_type; /* default: co-simulation */
+    rtcosim_me_solver solver;       /* model exchange only; default CVODE */
+    /* Model exchange with Euler: largest micro step; 0: one micro step per
+     * do_step. With CVODE: largest internal step; 0: unlimited. */
+    rtcosim_time_ns max_solver_step;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds
@@ -41,14 +63,29 @@ typedef struct rtcosim_fmu_info {
     const char *version;           /* may be NULL */
     const char *generation_tool;   /* may be NULL */
     const char *generation_date;   /* may be NULL */
-    const char *model_identifier;  /* co-simulation modelIdentifier */
+    const char *model_identifier;  /* modelIdentifier of the interface in use */
     const char *extracted_dir;     /* where the archive was unpacked */
     const char *binary_path;       /* the shared object that was loaded */
     /* Indices into the component's variable table of the outputs listed in
      * ModelStructure/Outputs (FMI 2.0) or ModelStructure/Output (FMI 3.0). */
     const size_t *output_indices;
     size_t output_count;
+    rtcosim_fmi_interface interface_type; /* the interface loaded */
+    size_t state_count;              /* model exchange: continuous states */
+    size_t event_indicator_count;    /* model exchange: event indicators */
 } rtcosim_fmu_info;
+
+/* What the integrator of a model-exchange FMU did so far. */
+typedef struct rtcosim_me_stats {
+    uint64_t solver_steps;     /* CVODE internal steps or Euler micro steps */
+    uint64_t rhs_evaluations;  /* derivative evaluations requested by the solver */
+    uint64_t root_evaluations; /* event indicator evaluations for root finding */
+    uint64_t state_events;     /* events located on an event indicator */
+    uint64_t time_events;      /* events at a time the FMU announced */
+    uint64_t step_events;      /* events the FMU asked for after an integrator step */
+    uint64_t reinits;          /* solver restarts (after events, inputs, state restores) */
+    double last_event_time;    /* seconds; NaN before the first event */
+} rtcosim_me_stats;
 
 /* Load an FMU archive. Errors name the file and the problem in one line
  * ("model.fmu: modelDescription.xml: variable 'x': ..."). opts may be NULL. */
@@ -57,6 +94,11 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
 
 /* The FMU facts of a component made by rtcosim_fmu_load; NULL for other kinds. */
 const rtcosim_fmu_info *rtcosim_fmu_info_of(const rtcosim_component *c);
+
+/* Integrator statistics of a model-exchange FMU; RTCOSIM_EINVAL naming the
+ * component when it is not one. */
+rtcosim_status rtcosim_fmu_me_stats(const rtcosim_component *c, rtcosim_me_stats *out,
+                                    rtcosim_error *err);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,9 @@
  * motion is a parabola, so each step follows it in closed form and finds every
  * impact inside the step exactly (root of h + v*s + g*s^2/2 = 0); the result
  * does not depend on the communication step. Once a rebound is slower than
- * v_min the ball rests at h = 0 instead of bouncing infinitely often. */
+ * v_min the ball rests at h = 0 instead of bouncing infinitely often.
+ * As a model-exchange FMU the importer integrates (h, v); the event
+ * indicator is h itself, and the bounce happens in Event Mode. */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -76,6 +78,12 @@ static void derivatives(bouncing_ball *m)
     m->der_v = m->resting ? 0.0 : m->g;
 }
 
+static void evaluate(model_instance *inst, void *data)
+{
+    (void)inst;
+    derivatives(data);
+}
+
 static void initialize(model_instance *inst, void *data)
 {
     (void)inst;
@@ -128,6 +136,30 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
     return MODEL_OK;
 }
 
+/* Model exchange, Event Mode: the importer stopped where h crossed zero
+ * (z = h <= 0); a falling ball rebounds, v <- -e*v (or comes to rest). */
+static model_status event_update(model_instance *inst, void *data, model_event_result *result)
+{
+    bouncing_ball *m = data;
+    if (!m->resting && m->h <= 0.0 && m->v < 0.0) {
+        m->h = 0.0;
+        m->v = -m->e * m->v;
+        if (m->v < m->v_min) {
+            m->v = 0.0;
+            m->resting = true;
+            model_log(inst, MODEL_LOG_EVENTS, "ball comes to rest at t = %.17g", model_time(inst));
+        } else {
+            model_log(inst, MODEL_LOG_EVENTS, "bounce at t = %.17g, rebound velocity %g m/s",
+                      model_time(inst), m->v);
+        }
+        result->values_changed = true;
+    }
+    derivatives(m);
+    return MODEL_OK;
+}
+
+static const uint32_t event_indicators[] = {1}; /* h */
+
 const model_def model_definition = {
     .model_name = "BouncingBall",
     .description = "Bouncing ball with exact event location inside the step",
@@ -137,8 +169,12 @@ const model_def model_definition = {
     .data_size = sizeof(bouncing_ball),
     .check = check,
     .initialize = initialize,
-    .evaluate = NULL,
+    .evaluate = evaluate,
     .do_step = do_step,
+    .model_exchange = true,
+    .event_indicators = event_indicators,
+    .event_indicator_count = sizeof event_indicators / sizeof event_indicators[0],
+    .event_update = event_update,
     .default_start_time = 0.0,
     .default_stop_time = 3.0,
     .default_tolerance = 1e-6,

@@ -62,12 +62,19 @@ static void check_table(void)
             fail("variable %s: a calculated variable must not have a start value", v->name);
         if (!calculated && i > 0 && !v->start)
             fail("variable %s: needs a start value", v->name);
+        if (v->derivative_of && M->model_exchange && v->variability != MODEL_CONTINUOUS)
+            fail("variable %s: a state derivative must be continuous", v->name);
         if (v->derivative_of) {
             if (v->derivative_of >= M->variable_count ||
                 M->variables[v->derivative_of].type != MODEL_FLOAT64 || v->type != MODEL_FLOAT64)
                 fail("variable %s: derivative of a variable that is not a Float64 state", v->name);
         }
     }
+    for (size_t k = 0; M->model_exchange && k < M->event_indicator_count; k++)
+        if (M->event_indicators[k] >= M->variable_count ||
+            M->variables[M->event_indicators[k]].type != MODEL_FLOAT64 ||
+            M->event_indicators[k] == 0)
+            fail("event indicator %zu is not a Float64 variable", k);
     /* Start values parse the way the glue parses them. */
     model_instance inst = {.calloc_fn = calloc, .free_fn = free, .emit = emit_to_stderr};
     model_instance *heap = calloc(1, sizeof inst);
@@ -201,9 +208,23 @@ static void put_header(const char *model_identifier)
     attr("description", M->description);
     attr("generationTool", "rtcosim models");
     attr("variableNamingConvention", "structured");
-    if (fmi_version == 2)
-        attr("numberOfEventIndicators", "0");
-    fputs(">\n  <CoSimulation", out);
+    if (fmi_version == 2) {
+        char count[32];
+        snprintf(count, sizeof count, "%zu", M->model_exchange ? M->event_indicator_count : 0);
+        attr("numberOfEventIndicators", count);
+    }
+    fputs(">\n", out);
+    if (M->model_exchange) {
+        /* FMI 2.0 section 3.3 / FMI 3.0 section 3.3: the same binary. */
+        fputs("  <ModelExchange", out);
+        attr("modelIdentifier", model_identifier);
+        attr(fmi_version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", "true");
+        attr(fmi_version == 2 ? "canSerializeFMUstate" : "canSerializeFMUState", "true");
+        if (fmi_version == 2)
+            attr("completedIntegratorStepNotNeeded", "true");
+        fputs("/>\n", out);
+    }
+    fputs("  <CoSimulation", out);
     attr("modelIdentifier", model_identifier);
     attr("canHandleVariableCommunicationStepSize", "true");
     attr(fmi_version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", "true");
@@ -347,6 +368,12 @@ int main(int argc, char **argv)
     put_structure_list("Outputs", "Output", is_output);
     put_structure_list("Derivatives", "ContinuousStateDerivative", is_derivative);
     put_structure_list("InitialUnknowns", "InitialUnknown", is_initial_unknown);
+    /* FMI 3.0 lists event indicators as variables (section 2.4.8); FMI 2.0
+     * only counts them (numberOfEventIndicators). */
+    if (fmi_version == 3 && M->model_exchange)
+        for (size_t k = 0; k < M->event_indicator_count; k++)
+            fprintf(out, "    <EventIndicator valueReference=\"%u\"/>\n",
+                    (unsigned)M->event_indicators[k]);
     fputs("  </ModelStructure>\n</fmiModelDescription>\n", out);
     if (fclose(out) != 0)
         fail("cannot write %s", argv[3]);

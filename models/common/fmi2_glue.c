@@ -1,5 +1,6 @@
-/* FMI 2.0 co-simulation interface of a model (FMI 2.0.x chapters 2 and 4):
- * every exported fmi2 function, mapped onto the version-neutral instance.
+/* FMI 2.0 interface of a model (FMI 2.0.x chapters 2, 3 and 4): every
+ * exported fmi2 function, mapped onto the version-neutral instance; model
+ * exchange for the models that declare it (model_def.model_exchange).
  * Compiled once per model FMU; RTCOSIM_FMU_OMIT_DO_STEP leaves fmi2DoStep out
  * to make a deliberately broken binary for importers' tests. */
 #define RTCOSIM_FMI2_FUNCTION_PROTOTYPES
@@ -24,8 +25,8 @@ typedef struct fmi2_instance {
 } fmi2_instance;
 
 /* FMI 2.0 section 4.2.4 (state machine of the co-simulation slave). */
-#define MASK_GET (MODE_INITIALIZATION | MODE_STEP | MODE_TERMINATED | MODE_ERROR)
-#define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_STEP)
+#define MASK_GET (MODE_INITIALIZATION | MODE_RUNNING | MODE_TERMINATED | MODE_ERROR)
+#define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_RUNNING)
 
 #define TRACE(inst, ...)                                                                   \
     do {                                                                                   \
@@ -87,8 +88,10 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     const char *problem = NULL;
     if (!instanceName)
         problem = "instanceName is NULL";
-    else if (fmuType != fmi2CoSimulation)
+    else if (fmuType == fmi2ModelExchange && !model_definition.model_exchange)
         problem = "this FMU supports co-simulation only";
+    else if (fmuType != fmi2ModelExchange && fmuType != fmi2CoSimulation)
+        problem = "fmuType is neither fmi2ModelExchange nor fmi2CoSimulation";
     else if (!fmuGUID || strcmp(fmuGUID, model_definition.instantiation_token) != 0)
         problem = "fmuGUID does not match the guid of modelDescription.xml";
     if (problem) {
@@ -116,6 +119,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         instance_destroy(&fi->base);
         return NULL;
     }
+    fi->base.model_exchange = fmuType == fmi2ModelExchange;
     TRACE(&fi->base, "fmi2Instantiate(%s, guid %s, resources %s)", instanceName, fmuGUID,
           fmuResourceLocation ? fmuResourceLocation : "(none)");
     return fi;
@@ -458,4 +462,101 @@ fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2Stri
     if (!begin_status(inst, value, "fmi2GetStringStatus"))
         return fmi2Error;
     return unknown_status_kind(inst, "fmi2GetStringStatus", s);
+}
+
+/* ---- Model exchange (section 3.2) ---- */
+
+#define ME_INSTANCE(c)                                                                     \
+    model_instance *inst = c;                                                              \
+    if (!inst)                                                                             \
+        return fmi2Error;
+
+fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
+{
+    ME_INSTANCE(c)
+    TRACE(inst, "fmi2SetTime(%.17g)", time);
+    return status_of(instance_set_time(inst, "fmi2SetTime", time));
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
+{
+    ME_INSTANCE(c)
+    return status_of(instance_set_continuous_states(inst, "fmi2SetContinuousStates", x, nx));
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
+{
+    ME_INSTANCE(c)
+    return status_of(instance_get_continuous_states(inst, "fmi2GetContinuousStates", x, nx));
+}
+
+#ifndef RTCOSIM_FMU_OMIT_GET_DERIVATIVES
+fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx)
+{
+    ME_INSTANCE(c)
+    return status_of(instance_get_derivatives(inst, "fmi2GetDerivatives", derivatives, nx));
+}
+#endif
+
+fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
+{
+    ME_INSTANCE(c)
+    return status_of(
+        instance_get_event_indicators(inst, "fmi2GetEventIndicators", eventIndicators, ni));
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
+{
+    ME_INSTANCE(c)
+    return status_of(
+        instance_get_nominals(inst, "fmi2GetNominalsOfContinuousStates", x_nominal, nx));
+}
+
+fmi2Status fmi2EnterEventMode(fmi2Component c)
+{
+    ME_INSTANCE(c)
+    TRACE(inst, "fmi2EnterEventMode()");
+    return status_of(instance_enter_event_mode(inst, "fmi2EnterEventMode"));
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *eventInfo)
+{
+    ME_INSTANCE(c)
+    TRACE(inst, "fmi2NewDiscreteStates()");
+    if (!eventInfo)
+        return status_of(instance_error(inst, "fmi2NewDiscreteStates: eventInfo is NULL"));
+    model_event_result r;
+    model_status s = instance_update_discrete_states(inst, "fmi2NewDiscreteStates", &r);
+    /* The models settle in one round: their updates depend on no other
+     * discrete state changed in the same round. */
+    *eventInfo = (fmi2EventInfo){.newDiscreteStatesNeeded = fmi2False,
+                                 .terminateSimulation = r.terminate,
+                                 .nominalsOfContinuousStatesChanged = fmi2False,
+                                 .valuesOfContinuousStatesChanged = r.values_changed,
+                                 .nextEventTimeDefined = r.next_event_time_defined,
+                                 .nextEventTime = r.next_event_time};
+    return status_of(s);
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
+{
+    ME_INSTANCE(c)
+    TRACE(inst, "fmi2EnterContinuousTimeMode()");
+    return status_of(instance_enter_continuous_time_mode(inst, "fmi2EnterContinuousTimeMode"));
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c,
+                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation)
+{
+    (void)noSetFMUStatePriorToCurrentPoint; /* no history kept */
+    ME_INSTANCE(c)
+    bool event = false, terminate = false;
+    model_status s =
+        instance_completed_integrator_step(inst, "fmi2CompletedIntegratorStep", &event, &terminate);
+    if (enterEventMode)
+        *enterEventMode = event ? fmi2True : fmi2False;
+    if (terminateSimulation)
+        *terminateSimulation = terminate ? fmi2True : fmi2False;
+    return status_of(s);
 }

@@ -1,6 +1,7 @@
-/* FMI 3.0 co-simulation interface of a model (FMI 3.0.x chapters 2 and 4):
- * every exported common and co-simulation fmi3 function, mapped onto the
- * version-neutral instance. Compiled once per model FMU;
+/* FMI 3.0 interface of a model (FMI 3.0.x chapters 2, 3 and 4): every
+ * exported common, model-exchange and co-simulation fmi3 function, mapped
+ * onto the version-neutral instance (model exchange for the models that
+ * declare it). Compiled once per model FMU;
  * RTCOSIM_FMU_OMIT_DO_STEP leaves fmi3DoStep out for importers' tests. */
 #define RTCOSIM_FMI3_FUNCTION_PROTOTYPES
 #include "fmi/api/fmi3.h"
@@ -22,8 +23,8 @@ typedef struct fmi3_instance {
 } fmi3_instance;
 
 /* FMI 3.0 section 4.3 (co-simulation state machine without Event Mode). */
-#define MASK_GET (MODE_INITIALIZATION | MODE_STEP | MODE_TERMINATED | MODE_ERROR)
-#define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_STEP)
+#define MASK_GET (MODE_INITIALIZATION | MODE_RUNNING | MODE_TERMINATED | MODE_ERROR)
+#define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_RUNNING)
 
 #define TRACE(inst, ...)                                                                   \
     do {                                                                                   \
@@ -64,16 +65,30 @@ static void log_refusal(fmi3Boolean loggingOn, fmi3InstanceEnvironment env,
         logMessage(env, fmi3Error, model_log_category_names[MODEL_LOG_STATUS_ERROR], message);
 }
 
-fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
-                                          fmi3String resourcePath, fmi3Boolean visible,
-                                          fmi3Boolean loggingOn,
-                                          fmi3InstanceEnvironment instanceEnvironment,
-                                          fmi3LogMessageCallback logMessage)
+/* The instance both interfaces make once the arguments are checked. */
+static fmi3Instance create_instance(fmi3String instanceName, fmi3String instantiationToken,
+                                    fmi3String resourcePath, fmi3Boolean loggingOn,
+                                    fmi3InstanceEnvironment instanceEnvironment,
+                                    fmi3LogMessageCallback logMessage, bool model_exchange)
 {
-    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
-    log_refusal(loggingOn, instanceEnvironment, logMessage,
-                "fmi3InstantiateModelExchange: this FMU supports co-simulation only");
-    return NULL;
+    fmi3_instance *fi = calloc(1, sizeof *fi);
+    if (!fi)
+        return NULL;
+    fi->environment = instanceEnvironment;
+    fi->log_message = logMessage;
+    fi->base.calloc_fn = calloc;
+    fi->base.free_fn = free;
+    fi->base.emit = emit;
+    /* The resource path is only stored: the models need no resources. */
+    if (!instance_init(&fi->base, instanceName, resourcePath, false, loggingOn)) {
+        instance_destroy(&fi->base);
+        return NULL;
+    }
+    fi->base.model_exchange = model_exchange;
+    TRACE(&fi->base, "%s(%s, token %s, resources %s)",
+          model_exchange ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation",
+          instanceName, instantiationToken, resourcePath ? resourcePath : "(none)");
+    return fi;
 }
 
 fmi3Instance fmi3InstantiateScheduledExecution(
@@ -116,22 +131,33 @@ fmi3Instance fmi3InstantiateCoSimulation(
         log_refusal(loggingOn, instanceEnvironment, logMessage, problem);
         return NULL;
     }
-    fmi3_instance *fi = calloc(1, sizeof *fi);
-    if (!fi)
-        return NULL;
-    fi->environment = instanceEnvironment;
-    fi->log_message = logMessage;
-    fi->base.calloc_fn = calloc;
-    fi->base.free_fn = free;
-    fi->base.emit = emit;
-    /* The resource path is only stored: the models need no resources. */
-    if (!instance_init(&fi->base, instanceName, resourcePath, false, loggingOn)) {
-        instance_destroy(&fi->base);
+    return create_instance(instanceName, instantiationToken, resourcePath, loggingOn,
+                           instanceEnvironment, logMessage, false);
+}
+
+/* FMI 3.0 section 3.2.1, for the models that declare model exchange. */
+fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
+                                          fmi3String resourcePath, fmi3Boolean visible,
+                                          fmi3Boolean loggingOn,
+                                          fmi3InstanceEnvironment instanceEnvironment,
+                                          fmi3LogMessageCallback logMessage)
+{
+    (void)visible; /* no user interface to show */
+    const char *problem = NULL;
+    if (!model_definition.model_exchange)
+        problem = "fmi3InstantiateModelExchange: this FMU supports co-simulation only";
+    else if (!instanceName)
+        problem = "fmi3InstantiateModelExchange: instanceName is NULL";
+    else if (!instantiationToken ||
+             strcmp(instantiationToken, model_definition.instantiation_token) != 0)
+        problem = "fmi3InstantiateModelExchange: instantiationToken does not match "
+                  "modelDescription.xml";
+    if (problem) {
+        log_refusal(loggingOn, instanceEnvironment, logMessage, problem);
         return NULL;
     }
-    TRACE(&fi->base, "fmi3InstantiateCoSimulation(%s, token %s, resources %s)", instanceName,
-          instantiationToken, resourcePath ? resourcePath : "(none)");
-    return fi;
+    return create_instance(instanceName, instantiationToken, resourcePath, loggingOn,
+                           instanceEnvironment, logMessage, true);
 }
 
 void fmi3FreeInstance(fmi3Instance instance)
@@ -435,9 +461,14 @@ static fmi3Status undeclared(fmi3Instance instance, const char *function, const 
     return status_of(instance_error(inst, "%s: not available (%s)", function, why));
 }
 
+/* Event Mode exists for model exchange only (co-simulation without it). */
 fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 {
-    return undeclared(instance, "fmi3EnterEventMode", "hasEventMode=false");
+    model_instance *inst = instance;
+    if (!inst || !inst->model_exchange)
+        return undeclared(instance, "fmi3EnterEventMode", "hasEventMode=false");
+    TRACE(inst, "fmi3EnterEventMode()");
+    return status_of(instance_enter_event_mode(inst, "fmi3EnterEventMode"));
 }
 
 fmi3Status fmi3EnterStepMode(fmi3Instance instance)
@@ -458,10 +489,24 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
                                     fmi3Boolean *nextEventTimeDefined,
                                     fmi3Float64 *nextEventTime)
 {
-    (void)discreteStatesNeedUpdate, (void)terminateSimulation;
-    (void)nominalsOfContinuousStatesChanged, (void)valuesOfContinuousStatesChanged;
-    (void)nextEventTimeDefined, (void)nextEventTime;
-    return undeclared(instance, "fmi3UpdateDiscreteStates", "hasEventMode=false");
+    model_instance *inst = instance;
+    if (!inst || !inst->model_exchange)
+        return undeclared(instance, "fmi3UpdateDiscreteStates", "hasEventMode=false");
+    TRACE(inst, "fmi3UpdateDiscreteStates()");
+    if (!discreteStatesNeedUpdate || !terminateSimulation || !nominalsOfContinuousStatesChanged ||
+        !valuesOfContinuousStatesChanged || !nextEventTimeDefined || !nextEventTime)
+        return status_of(instance_error(inst, "fmi3UpdateDiscreteStates: NULL out-argument"));
+    model_event_result r;
+    model_status s = instance_update_discrete_states(inst, "fmi3UpdateDiscreteStates", &r);
+    /* The models settle in one round (their updates read no discrete state
+     * changed in the same round). */
+    *discreteStatesNeedUpdate = fmi3False;
+    *terminateSimulation = r.terminate;
+    *nominalsOfContinuousStatesChanged = fmi3False;
+    *valuesOfContinuousStatesChanged = r.values_changed;
+    *nextEventTimeDefined = r.next_event_time_defined;
+    *nextEventTime = r.next_event_time;
+    return status_of(s);
 }
 
 fmi3Status fmi3EnterConfigurationMode(fmi3Instance instance)
@@ -552,3 +597,96 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     return status_of(s);
 }
 #endif
+
+/* ---- Model exchange (section 3.2) ---- */
+
+#define ME_INSTANCE(i)                                                                     \
+    model_instance *inst = i;                                                              \
+    if (!inst)                                                                             \
+        return fmi3Error;
+
+fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
+{
+    ME_INSTANCE(instance)
+    TRACE(inst, "fmi3EnterContinuousTimeMode()");
+    return status_of(instance_enter_continuous_time_mode(inst, "fmi3EnterContinuousTimeMode"));
+}
+
+fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
+                                       fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation)
+{
+    (void)noSetFMUStatePriorToCurrentPoint; /* no history kept */
+    ME_INSTANCE(instance)
+    if (!enterEventMode || !terminateSimulation)
+        return status_of(instance_error(inst, "fmi3CompletedIntegratorStep: NULL out-argument"));
+    return status_of(instance_completed_integrator_step(inst, "fmi3CompletedIntegratorStep",
+                                                        enterEventMode, terminateSimulation));
+}
+
+fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
+{
+    ME_INSTANCE(instance)
+    TRACE(inst, "fmi3SetTime(%.17g)", time);
+    return status_of(instance_set_time(inst, "fmi3SetTime", time));
+}
+
+fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[],
+                                   size_t nContinuousStates)
+{
+    ME_INSTANCE(instance)
+    return status_of(instance_set_continuous_states(inst, "fmi3SetContinuousStates",
+                                                    continuousStates, nContinuousStates));
+}
+
+#ifndef RTCOSIM_FMU_OMIT_GET_DERIVATIVES
+fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 derivatives[],
+                                             size_t nContinuousStates)
+{
+    ME_INSTANCE(instance)
+    return status_of(instance_get_derivatives(inst, "fmi3GetContinuousStateDerivatives",
+                                              derivatives, nContinuousStates));
+}
+#endif
+
+fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndicators[],
+                                  size_t nEventIndicators)
+{
+    ME_INSTANCE(instance)
+    return status_of(instance_get_event_indicators(inst, "fmi3GetEventIndicators",
+                                                   eventIndicators, nEventIndicators));
+}
+
+fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuousStates[],
+                                   size_t nContinuousStates)
+{
+    ME_INSTANCE(instance)
+    return status_of(instance_get_continuous_states(inst, "fmi3GetContinuousStates",
+                                                    continuousStates, nContinuousStates));
+}
+
+fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 nominals[],
+                                             size_t nContinuousStates)
+{
+    ME_INSTANCE(instance)
+    return status_of(instance_get_nominals(inst, "fmi3GetNominalsOfContinuousStates", nominals,
+                                           nContinuousStates));
+}
+
+fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
+{
+    ME_INSTANCE(instance)
+    if (!nEventIndicators)
+        return status_of(instance_error(inst, "fmi3GetNumberOfEventIndicators: NULL pointer"));
+    *nEventIndicators = inst->model->event_indicator_count;
+    return fmi3OK;
+}
+
+fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates)
+{
+    ME_INSTANCE(instance)
+    if (!nContinuousStates)
+        return status_of(instance_error(inst, "fmi3GetNumberOfContinuousStates: NULL pointer"));
+    *nContinuousStates = instance_state_count(inst->model);
+    return fmi3OK;
+}

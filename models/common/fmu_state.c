@@ -266,7 +266,7 @@ model_status instance_deserialize(model_instance *inst, const unsigned char *buf
         problem = "truncated";
     else if (data_size != m->data_size)
         problem = "data size differs";
-    else if (mode == 0 || mode > MODE_FATAL || (mode & (mode - 1)) != 0 || flags > 7)
+    else if (mode == 0 || mode > MODE_LAST || (mode & (mode - 1)) != 0 || flags > 7)
         problem = "corrupt header";
     if (!problem) {
         s->mode = (instance_mode)mode;

@@ -30,6 +30,8 @@ static const model_status category_status[MODEL_LOG_CATEGORY_COUNT] = {
      CATEGORY_BIT(MODEL_LOG_STATUS_ERROR) | CATEGORY_BIT(MODEL_LOG_STATUS_FATAL))
 #define ALL_CATEGORIES ((1u << MODEL_LOG_CATEGORY_COUNT) - 1u)
 
+double model_time(const model_instance *inst) { return inst->time; }
+
 /* ---- Logging ---- */
 
 bool instance_log_enabled(const model_instance *inst, model_log_category category)
@@ -96,6 +98,8 @@ const char *instance_mode_name(instance_mode mode)
     case MODE_TERMINATED: return "Terminated";
     case MODE_ERROR: return "the error state";
     case MODE_FATAL: return "the fatal state";
+    case MODE_EVENT: return "Event Mode";
+    case MODE_CONTINUOUS_TIME: return "Continuous-Time Mode";
     }
     return "an unknown mode";
 }
@@ -396,13 +400,14 @@ model_status instance_exit_initialization(model_instance *inst, const char *func
     }
     inst->model->initialize(inst, inst->data);
     inst->dirty = false;
-    inst->mode = MODE_STEP;
+    /* Model exchange continues in Event Mode (FMI 2.0 section 3.2.3). */
+    inst->mode = inst->model_exchange ? MODE_EVENT : MODE_STEP;
     return MODEL_OK;
 }
 
 model_status instance_terminate(model_instance *inst, const char *function)
 {
-    if (!instance_allowed(inst, MODE_STEP, function))
+    if (!instance_allowed(inst, MODE_RUNNING, function))
         return MODEL_ERROR;
     inst->mode = MODE_TERMINATED;
     return MODEL_OK;
@@ -556,7 +561,7 @@ static bool settable(model_instance *inst, const char *function, const model_var
         return false;
     }
     bool ok;
-    if (inst->mode == MODE_STEP)
+    if (inst->mode & MODE_RUNNING)
         ok = v->causality == MODEL_INPUT ||
              (v->causality == MODEL_PARAMETER && v->variability == MODEL_TUNABLE);
     else

@@ -12,26 +12,33 @@
 
 #include "model.h"
 
-/* Modes of the FMI co-simulation state machines (FMI 2.0 section 4.2.4, FMI
- * 3.0 section 4.3), as bits so that a function can name the modes it is
- * allowed in as one mask. */
+/* Modes of the FMI state machines (co-simulation: FMI 2.0 section 4.2.4, FMI
+ * 3.0 section 4.3; model exchange: FMI 2.0 section 3.2.3, FMI 3.0 section
+ * 3.2), as bits so that a function can name the modes it is allowed in as
+ * one mask. */
 typedef enum instance_mode {
     MODE_INSTANTIATED = 1u << 0,
     MODE_INITIALIZATION = 1u << 1,
     MODE_STEP = 1u << 2,
     MODE_TERMINATED = 1u << 3,
     MODE_ERROR = 1u << 4,
-    MODE_FATAL = 1u << 5
+    MODE_FATAL = 1u << 5,
+    MODE_EVENT = 1u << 6,          /* model exchange: Event Mode */
+    MODE_CONTINUOUS_TIME = 1u << 7 /* model exchange: Continuous-Time Mode */
 } instance_mode;
 
+#define MODE_LAST MODE_CONTINUOUS_TIME
+/* After initialization, before termination, in either interface. */
+#define MODE_RUNNING (MODE_STEP | MODE_EVENT | MODE_CONTINUOUS_TIME)
 #define MODE_ANY_BUT_FATAL                                                                 \
-    (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_STEP | MODE_TERMINATED | MODE_ERROR)
+    (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_RUNNING | MODE_TERMINATED | MODE_ERROR)
 
 struct model_instance {
     const model_def *model;
     char *name;
     char *resource_location; /* NULL when the importer gave none */
     bool fmi2;               /* FMI 2.0 logs errors even with logging off */
+    bool model_exchange;     /* instantiated for model exchange */
     instance_mode mode;
     double time;
     double start_time;
@@ -134,5 +141,27 @@ model_status instance_deserialize(model_instance *inst, const unsigned char *buf
                                   void **state);
 
 const char *instance_mode_name(instance_mode mode);
+
+/* Model exchange (me.c), shared by the FMI 2.0 and 3.0 functions of chapter
+ * 3: `function` names the caller in messages. Array lengths must equal the
+ * model's number of states / event indicators. */
+size_t instance_state_count(const model_def *m);
+model_status instance_set_time(model_instance *inst, const char *function, double time);
+model_status instance_set_continuous_states(model_instance *inst, const char *function,
+                                            const double x[], size_t nx);
+model_status instance_get_continuous_states(model_instance *inst, const char *function,
+                                            double x[], size_t nx);
+model_status instance_get_derivatives(model_instance *inst, const char *function, double dx[],
+                                      size_t nx);
+model_status instance_get_nominals(model_instance *inst, const char *function, double x[],
+                                   size_t nx);
+model_status instance_get_event_indicators(model_instance *inst, const char *function,
+                                           double z[], size_t nz);
+model_status instance_enter_event_mode(model_instance *inst, const char *function);
+model_status instance_update_discrete_states(model_instance *inst, const char *function,
+                                             model_event_result *result);
+model_status instance_enter_continuous_time_mode(model_instance *inst, const char *function);
+model_status instance_completed_integrator_step(model_instance *inst, const char *function,
+                                                bool *enter_event_mode, bool *terminate);
 
 #endif

@@ -108,6 +108,15 @@ typedef enum model_log_category {
 
 typedef struct model_instance model_instance;
 
+/* What a model reports from Event Mode (FMI 2.0 fmi2EventInfo, FMI 3.0
+ * fmi3UpdateDiscreteStates); the glue zeroes it before each call. */
+typedef struct model_event_result {
+    bool values_changed;          /* continuous states were re-initialized */
+    bool terminate;               /* the model wants the simulation to end */
+    bool next_event_time_defined; /* a time event is due at next_event_time */
+    double next_event_time;
+} model_event_result;
+
 typedef struct model_def {
     const char *model_name;
     const char *description;
@@ -132,6 +141,20 @@ typedef struct model_def {
      * consistent with time t + h. */
     model_status (*do_step)(model_instance *inst, void *data, double t, double h);
 
+    /* Model exchange (FMI 2.0 / 3.0 chapter 3). A model that sets
+     * model_exchange is also exported with a ModelExchange element. Its
+     * continuous states are the variables its derivatives name
+     * (derivative_of), ordered as the derivatives are in the table;
+     * `evaluate` must bring derivatives and outputs up to date from time,
+     * states and inputs. Event indicators are variables (their value
+     * references listed here): an event occurs where one changes between
+     * > 0 and <= 0. event_update runs in Event Mode after every event (NULL:
+     * the model has no discrete behaviour). */
+    bool model_exchange;
+    const uint32_t *event_indicators;
+    size_t event_indicator_count;
+    model_status (*event_update)(model_instance *inst, void *data, model_event_result *result);
+
     /* DefaultExperiment. */
     double default_start_time;
     double default_stop_time;
@@ -147,6 +170,9 @@ extern const model_def model_definition;
  * categories. printf-style. */
 void model_log(model_instance *inst, model_log_category category, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The instance's time (the independent variable), e.g. for event messages. */
+double model_time(const model_instance *inst);
 
 /* Replaces a string value held in the model data with a copy of value (the
  * glue owns string storage). Returns false when out of memory. */

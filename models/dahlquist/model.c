@@ -1,6 +1,7 @@
 /* Dahlquist's test equation der(x) = -k*x as a co-simulation model, stepped by
  * fixed-step explicit Euler. It is the project's per-step overhead benchmark
- * (B1: one million steps), so its step does nothing but the arithmetic. */
+ * (B1: one million steps), so its step does nothing but the arithmetic. As a
+ * model-exchange FMU the importer integrates x itself (evaluate gives der(x)). */
 #include "dahlquist_model.h"
 
 static const model_variable variables[] = {DAHLQUIST_VARIABLES};
@@ -16,6 +17,7 @@ const model_def model_definition = {
     .initialize = dahlquist_initialize,
     .evaluate = dahlquist_evaluate,
     .do_step = dahlquist_do_step,
+    .model_exchange = true,
     .default_start_time = 0.0,
     .default_stop_time = 10.0,
     .default_tolerance = 1e-6,

@@ -89,12 +89,14 @@ static rtcosim_status fmi2_instantiate(void *self, const char *instance_name, rt
                                                 .freeMemory = free,
                                                 .stepFinished = NULL,
                                                 .componentEnvironment = f};
-    f->instance = f->fmi2.fmi2Instantiate(instance_name, fmi2CoSimulation,
+    f->instance = f->fmi2.fmi2Instantiate(instance_name,
+                                          f->model_exchange ? fmi2ModelExchange : fmi2CoSimulation,
                                           f->md->instantiation_token, f->resource_location,
                                           &f->fmi2_callbacks, f->visible, f->fmu_logging);
     RTCOSIM_FMU_TRACE(f, "fmi2Instantiate", f->instance ? fmi2OK : fmi2Error,
-                      "\"%s\", fmi2CoSimulation, \"%s\", \"%s\", visible=%d, loggingOn=%d",
-                      instance_name, f->md->instantiation_token, f->resource_location,
+                      "\"%s\", %s, \"%s\", \"%s\", visible=%d, loggingOn=%d", instance_name,
+                      f->model_exchange ? "fmi2ModelExchange" : "fmi2CoSimulation",
+                      f->md->instantiation_token, f->resource_location,
                       f->visible, f->fmu_logging);
     if (!f->instance)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: fmi2Instantiate failed (returned NULL)",
@@ -383,7 +385,8 @@ rtcosim_status rtcosim_fmi2_prepare(rtcosim_fmu *f, rtcosim_error *err)
     REQUIRE(fmi2EnterInitializationMode)
     REQUIRE(fmi2ExitInitializationMode)
     REQUIRE(fmi2Terminate)
-    REQUIRE(fmi2DoStep)
+    if (!f->model_exchange)
+        REQUIRE(fmi2DoStep)
     /* Getters and setters of the types the model has (the standard wants all,
      * but a missing one for an absent type harms nobody). */
     if (rtcosim_fmi_md_has_type(md, RTCOSIM_TYPE_FLOAT64)) {

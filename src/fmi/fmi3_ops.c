@@ -12,8 +12,8 @@
 
 #define NO_TIME NAN
 
-static void fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
-                             fmi3String category, fmi3String message)
+void rtcosim_fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
+                              fmi3String category, fmi3String message)
 {
     rtcosim_fmu *f = env;
     if (f)
@@ -30,7 +30,7 @@ static rtcosim_status fmi3_instantiate(void *self, const char *instance_name, rt
     f->instance = f->fmi3.fmi3InstantiateCoSimulation(
         instance_name, f->md->instantiation_token, f->resource_location, f->visible,
         f->fmu_logging, fmi3False /* eventModeUsed */, fmi3False /* earlyReturnAllowed */, NULL,
-        0, f, fmi3_log_message, NULL);
+        0, f, rtcosim_fmi3_log_message, NULL);
     RTCOSIM_FMU_TRACE(f, "fmi3InstantiateCoSimulation", f->instance ? fmi3OK : fmi3Error,
                       "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d, eventModeUsed=false, "
                       "earlyReturnAllowed=false, nRequiredIntermediateVariables=0",
@@ -435,12 +435,14 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
 #define REQUIRE(name)                                                                      \
     if (!fn->name)                                                                         \
         return rtcosim_fmu_lacks(f, #name, err);
-    REQUIRE(fmi3InstantiateCoSimulation)
+    if (!f->model_exchange)
+        REQUIRE(fmi3InstantiateCoSimulation)
     REQUIRE(fmi3FreeInstance)
     REQUIRE(fmi3EnterInitializationMode)
     REQUIRE(fmi3ExitInitializationMode)
     REQUIRE(fmi3Terminate)
-    REQUIRE(fmi3DoStep)
+    if (!f->model_exchange)
+        REQUIRE(fmi3DoStep)
     /* Getters and setters of the types the model has. */
 #define REQUIRE_TYPE(TT, T)                                                                \
     if (rtcosim_fmi_md_has_type(md, RTCOSIM_TYPE_##TT)) {                                                 \

@@ -1,5 +1,5 @@
 /* rtcosim_fmu_load: archive -> modelDescription.xml -> platform binary ->
- * rtcosim_component. Also the helpers both FMI versions share: status
+ * rtcosim_component (co-simulation, or model exchange wrapped by me_solver.c). Also the helpers both FMI versions share: status
  * mapping, call tracing, FMU log messages, and tearing an FMU down again. */
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -160,6 +160,7 @@ void rtcosim_fmu_destroy(void *self)
     rtcosim_fmu *f = self;
     if (!f)
         return;
+    rtcosim_me_free(f->me);
     if (f->instance) {
         if (f->md->version == RTCOSIM_FMI_2)
             f->fmi2.fmi2FreeInstance(f->instance);
@@ -216,7 +217,8 @@ static char *join(const char *a, const char *b, const char *c, const char *d)
     return s;
 }
 
-static rtcosim_status load_binary(rtcosim_fmu *f, rtcosim_error *err)
+static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
+                                  rtcosim_error *err)
 {
     const rtcosim_fmi_md *md = f->md;
     const char *platform = md->version == RTCOSIM_FMI_2 ? FMI2_PLATFORM : FMI3_PLATFORM;
@@ -225,7 +227,7 @@ static rtcosim_status load_binary(rtcosim_fmu *f, rtcosim_error *err)
                                  "%s: FMI %s defines no binary folder for " PLATFORM_TEXT,
                                  f->archive_path, md->fmi_version_text);
     char relative[512];
-    snprintf(relative, sizeof relative, "binaries/%s/%s.so", platform, md->model_identifier);
+    snprintf(relative, sizeof relative, "binaries/%s/%s.so", platform, f->model_identifier);
     f->binary_path = join(f->dir, "/", relative, "");
     if (!f->binary_path)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
@@ -247,14 +249,22 @@ static rtcosim_status load_binary(rtcosim_fmu *f, rtcosim_error *err)
     if (md->version == RTCOSIM_FMI_2) {
         RTCOSIM_FMI2_COMMON_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
         RTCOSIM_FMI2_CS_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
-        return rtcosim_fmi2_prepare(f, err);
+        RTCOSIM_FMI2_ME_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
+        rtcosim_status st = rtcosim_fmi2_prepare(f, err);
+        if (st == RTCOSIM_OK && f->model_exchange)
+            st = rtcosim_fmi2_me_prepare(f, opts, err);
+        return st;
     }
     RTCOSIM_FMI3_COMMON_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
     RTCOSIM_FMI3_CS_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
+    RTCOSIM_FMI3_ME_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
 #undef RTCOSIM_FMI_RESOLVE_
 #undef RTCOSIM_FMI2_RESOLVE_
 #undef RTCOSIM_FMI3_RESOLVE_
-    return rtcosim_fmi3_prepare(f, err);
+    rtcosim_status st = rtcosim_fmi3_prepare(f, err);
+    if (st == RTCOSIM_OK && f->model_exchange)
+        st = rtcosim_fmi3_me_prepare(f, opts, err);
+    return st;
 }
 
 static rtcosim_status seconds_field(rtcosim_fmu *f, const char *what, double s,
@@ -310,7 +320,10 @@ static void fill_info(rtcosim_fmu *f)
     i->version = md->model_version;
     i->generation_tool = md->generation_tool;
     i->generation_date = md->generation_date;
-    i->model_identifier = md->model_identifier;
+    i->model_identifier = f->model_identifier;
+    i->interface_type = f->model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE : RTCOSIM_FMI_CO_SIMULATION;
+    i->state_count = f->model_exchange ? md->state_count : 0;
+    i->event_indicator_count = f->model_exchange ? md->event_indicator_count : 0;
     i->extracted_dir = f->dir;
     i->binary_path = f->binary_path;
     i->output_indices = md->output_indices;
@@ -337,10 +350,27 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
                                  f->archive_path);
     if (st != RTCOSIM_OK)
         return st;
-    st = rtcosim_fmi_md_parse(xml, size, "modelDescription.xml", &f->md, err);
+    st = rtcosim_fmi_md_parse_for(xml, size, "modelDescription.xml",
+                                  f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
+                                                    : RTCOSIM_FMI_MD_CO_SIMULATION,
+                                  &f->md, err);
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);
+    f->model_identifier = f->md->model_identifier;
+    if (f->model_exchange) {
+        /* The capabilities of the interface in use: rtcosim integrates a
+         * model-exchange FMU itself, so any step size works; the FMU's own
+         * FMU state (without serialization) is what snapshots build on. */
+        rtcosim_fmi_md *md = f->md;
+        f->model_identifier = md->me_model_identifier;
+        md->can_handle_variable_step = true;
+        md->can_get_set_state = md->me_can_get_set_state;
+        md->can_serialize_state = false;
+        md->can_interpolate_inputs = false;
+        md->can_return_early = false;
+        md->has_event_mode = false;
+    }
 
     if (f->md->version == RTCOSIM_FMI_2) {
         char *resources = join(f->dir, "/resources", "", "");
@@ -357,7 +387,7 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     if (!f->resource_location || !f->bool_scratch || !f->binary_sizes || !f->binary_values ||
         !f->vr_scratch)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
-    return load_binary(f, err);
+    return load_binary(f, opts, err);
 }
 
 rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opts,
@@ -369,6 +399,10 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "no FMU path given");
     if (!opts)
         opts = &defaults;
+    if (opts->interface_type != RTCOSIM_FMI_CO_SIMULATION &&
+        opts->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: unknown FMI interface type %d", path,
+                                 (int)opts->interface_type);
     rtcosim_fmu *f = calloc(1, sizeof *f);
     if (!f || !(f->archive_path = strdup(path))) {
         free(f);
@@ -377,6 +411,7 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->log_calls = opts->log_fmi_calls;
     f->visible = opts->visible;
     f->fmu_logging = opts->fmu_logging_on;
+    f->model_exchange = opts->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
     rtcosim_status st = load(f, opts, err);
     rtcosim_component_desc desc;
     if (st == RTCOSIM_OK)

@@ -16,11 +16,13 @@ typedef struct rtcosim_fmi2_functions {
 #define RTCOSIM_FMI_FIELD_(name) name##TYPE *name;
     RTCOSIM_FMI2_COMMON_FUNCTIONS(RTCOSIM_FMI_FIELD_)
     RTCOSIM_FMI2_CS_FUNCTIONS(RTCOSIM_FMI_FIELD_)
+    RTCOSIM_FMI2_ME_FUNCTIONS(RTCOSIM_FMI_FIELD_)
 } rtcosim_fmi2_functions;
 
 typedef struct rtcosim_fmi3_functions {
     RTCOSIM_FMI3_COMMON_FUNCTIONS(RTCOSIM_FMI_FIELD_)
     RTCOSIM_FMI3_CS_FUNCTIONS(RTCOSIM_FMI_FIELD_)
+    RTCOSIM_FMI3_ME_FUNCTIONS(RTCOSIM_FMI_FIELD_)
 #undef RTCOSIM_FMI_FIELD_
 } rtcosim_fmi3_functions;
 
@@ -34,6 +36,9 @@ typedef struct rtcosim_fmu {
     char *resource_location; /* FMI 2: file URI; FMI 3: directory path with '/' */
     void *library;           /* dlopen handle */
     void *instance;          /* fmi2Component / fmi3Instance */
+    bool model_exchange;     /* loaded through the ModelExchange interface */
+    const char *model_identifier; /* of that interface: names the binary */
+    struct rtcosim_me *me;   /* model exchange: the integrator (me_solver.c) */
     char *instance_name;
     bool log_calls, visible, fmu_logging;
 
@@ -108,6 +113,19 @@ rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_e
  * function they use (the loader has resolved the tables). */
 rtcosim_status rtcosim_fmi2_prepare(rtcosim_fmu *f, rtcosim_error *err);
 rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err);
+
+/* Model exchange: check the binary's ME functions, switch the instantiate
+ * call to the ME one, and wrap f->ops (already filled by the version's
+ * prepare) with the integrator (me2.c, me3.c, me_solver.c). */
+rtcosim_status rtcosim_fmi2_me_prepare(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
+                                       rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_me_prepare(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
+                                       rtcosim_error *err);
+void rtcosim_me_free(struct rtcosim_me *me);
+
+/* The FMI 3.0 logMessage callback (environment: the rtcosim_fmu). */
+void rtcosim_fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
+                              fmi3String category, fmi3String message);
 
 /* Frees everything of f (instance, library, directory, tables) and f. */
 void rtcosim_fmu_destroy(void *self);

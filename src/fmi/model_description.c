@@ -41,6 +41,7 @@ typedef struct md_parser {
     size_t unit_count;
     bool units_read;
     size_t *vr_order;       /* FMI 3: variable indices sorted by (vr, index) */
+    int interface;          /* rtcosim_fmi_md_interface: the element required */
 } md_parser;
 
 /* Per-variable raw facts needed after the whole list is read. */
@@ -414,6 +415,8 @@ static const char *declared_unit(md_parser *p, xmlNode *root, const char *declar
 
 /* ---- Header, capabilities, default experiment ---- */
 
+static long find_vr(const md_parser *p, uint64_t vr);
+
 static bool flag(md_parser *p, xmlNode *node, const char *name, bool *out)
 {
     xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
@@ -422,8 +425,8 @@ static bool flag(md_parser *p, xmlNode *node, const char *name, bool *out)
         return true;
     bool ok = parse_bool((const char *)v, out);
     if (!ok)
-        violation(p, RTCOSIM_EFORMAT, "CoSimulation attribute %s='%s' is not a boolean", name,
-                  (const char *)v);
+        violation(p, RTCOSIM_EFORMAT, "%s attribute %s='%s' is not a boolean",
+                  (const char *)node->name, name, (const char *)v);
     xmlFree(v);
     return ok;
 }
@@ -464,6 +467,83 @@ static void read_co_simulation(md_parser *p, xmlNode *cs)
                       (const char *)order);
         xmlFree(order);
     }
+}
+
+/* FMI 2.0 section 3.3 / FMI 3.0 section 3.3: the ModelExchange element. Its
+ * modelIdentifier may differ from the co-simulation one (another binary). */
+static void read_model_exchange(md_parser *p, xmlNode *root, xmlNode *me)
+{
+    rtcosim_fmi_md *md = p->md;
+    md->me_model_identifier = attr(p, me, "modelIdentifier");
+    if (!md->me_model_identifier || !*md->me_model_identifier)
+        violation(p, RTCOSIM_EFORMAT, "ModelExchange element lacks modelIdentifier");
+    else if (strchr(md->me_model_identifier, '/') || strcmp(md->me_model_identifier, "..") == 0 ||
+             strcmp(md->me_model_identifier, ".") == 0)
+        violation(p, RTCOSIM_EFORMAT, "modelIdentifier '%s' is not a plain file name",
+                  md->me_model_identifier);
+    bool not_needed = false, needed = false;
+    if (md->version == RTCOSIM_FMI_2) {
+        flag(p, me, "canGetAndSetFMUstate", &md->me_can_get_set_state);
+        flag(p, me, "canSerializeFMUstate", &md->me_can_serialize_state);
+        flag(p, me, "completedIntegratorStepNotNeeded", &not_needed);
+        md->me_needs_completed_integrator_step = !not_needed;
+        /* numberOfEventIndicators is an fmiModelDescription attribute in 2.0. */
+        xmlChar *n = xmlGetProp(root, (const xmlChar *)"numberOfEventIndicators");
+        if (n) {
+            int64_t v;
+            if (parse_int((const char *)n, 0, INT32_MAX, &v))
+                md->event_indicator_count = (size_t)v;
+            else
+                violation(p, RTCOSIM_EFORMAT, "numberOfEventIndicators='%s' is not a count",
+                          (const char *)n);
+            xmlFree(n);
+        }
+    } else {
+        flag(p, me, "canGetAndSetFMUState", &md->me_can_get_set_state);
+        flag(p, me, "canSerializeFMUState", &md->me_can_serialize_state);
+        flag(p, me, "needsCompletedIntegratorStep", &needed);
+        md->me_needs_completed_integrator_step = needed;
+    }
+}
+
+/* The continuous states (one per listed derivative, in the listed order) and,
+ * for FMI 3.0, the event indicators (one per EventIndicator element). Each
+ * listed derivative must be a float variable with a `derivative` attribute. */
+static void read_continuous_structure(md_parser *p, xmlNode *root)
+{
+    rtcosim_fmi_md *md = p->md;
+    xmlNode *ms = child(root, "ModelStructure");
+    if (!ms)
+        return;
+    xmlNode *list = md->version == RTCOSIM_FMI_2 ? child(ms, "Derivatives") : ms;
+    const char *item = md->version == RTCOSIM_FMI_2 ? "Unknown" : "ContinuousStateDerivative";
+    for (xmlNode *n = list ? list->children : NULL; n; n = n->next) {
+        if (!is_element(n, item))
+            continue;
+        xmlChar *text = xmlGetProp(n, (const xmlChar *)(md->version == RTCOSIM_FMI_2
+                                                            ? "index"
+                                                            : "valueReference"));
+        long index = -1;
+        if (md->version == RTCOSIM_FMI_2) {
+            int64_t k;
+            if (text && parse_int((const char *)text, 1, (int64_t)md->variable_count, &k))
+                index = (long)(k - 1);
+        } else {
+            uint64_t vr;
+            if (text && parse_uint((const char *)text, UINT32_MAX, &vr))
+                index = find_vr(p, vr);
+        }
+        if (index < 0 || md->variables[index].derivative_of < 0)
+            violation(p, RTCOSIM_EFORMAT,
+                      "ModelStructure derivative '%s' refers to no variable with a derivative attribute",
+                      text ? (const char *)text : "(missing)");
+        else
+            md->state_count++;
+        xmlFree(text);
+    }
+    if (md->version == RTCOSIM_FMI_3)
+        for (xmlNode *n = ms->children; n; n = n->next)
+            md->event_indicator_count += is_element(n, "EventIndicator");
 }
 
 static void experiment_value(md_parser *p, xmlNode *de, const char *name, bool *has, double *out)
@@ -986,18 +1066,30 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
     md->generation_date = attr(p, root, "generationDateAndTime");
 
     xmlNode *cs = child(root, "CoSimulation");
-    if (!cs) {
+    xmlNode *me = child(root, "ModelExchange");
+    md->has_co_simulation = cs != NULL;
+    md->has_model_exchange = me != NULL;
+    bool want_me = p->interface == RTCOSIM_FMI_MD_MODEL_EXCHANGE;
+    if (!(want_me ? me : cs)) {
         if (p->violations == 0)
             return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
-                                     "%s: the FMU does not support co-simulation (no CoSimulation element)",
+                                     want_me ? "%s: the FMU does not support model exchange (no ModelExchange element)"
+                                             : "%s: the FMU does not support co-simulation (no CoSimulation element)",
                                      p->label);
         return p->err ? p->err->status : RTCOSIM_EFORMAT;
     }
-    read_co_simulation(p, cs);
+    if (cs)
+        read_co_simulation(p, cs);
+    /* The ModelExchange facts matter (and are checked) only when they are used. */
+    if (want_me)
+        read_model_exchange(p, root, me);
     read_default_experiment(p, root);
     read_variables(p, root);
-    if (md->variables)
+    if (md->variables) {
         read_outputs(p, root);
+        if (want_me)
+            read_continuous_structure(p, root);
+    }
     if (p->out_of_memory)
         return rtcosim_error_set(p->err, RTCOSIM_ENOMEM, "%s: out of memory", p->label);
     if (p->violations) {
@@ -1011,6 +1103,13 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
 
 rtcosim_status rtcosim_fmi_md_parse(const char *xml, size_t size, const char *label,
                                     rtcosim_fmi_md **out, rtcosim_error *err)
+{
+    return rtcosim_fmi_md_parse_for(xml, size, label, RTCOSIM_FMI_MD_CO_SIMULATION, out, err);
+}
+
+rtcosim_status rtcosim_fmi_md_parse_for(const char *xml, size_t size, const char *label,
+                                        rtcosim_fmi_md_interface interface,
+                                        rtcosim_fmi_md **out, rtcosim_error *err)
 {
     *out = NULL;
     if (!label)
@@ -1036,7 +1135,7 @@ rtcosim_status rtcosim_fmi_md_parse(const char *xml, size_t size, const char *la
         xml_error_text(ctxt, text, sizeof text);
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML (%s)", label, text);
     } else {
-        md_parser p = {.md = md, .label = label, .err = err};
+        md_parser p = {.md = md, .label = label, .err = err, .interface = (int)interface};
         rtcosim_error local;
         if (!err)
             p.err = &local;

@@ -36,6 +36,20 @@ typedef struct rtcosim_fmi_md {
     bool has_event_mode;               /* 3.0 */
     bool provides_intermediate_update; /* 3.0 */
 
+    /* Which interface elements the description has. */
+    bool has_co_simulation, has_model_exchange;
+
+    /* ModelExchange element (FMI 2.0 section 3.3, FMI 3.0 section 3.3) and the
+     * sizes of the continuous system: states from ModelStructure Derivatives
+     * (2.0) / ContinuousStateDerivative (3.0), event indicators from the
+     * numberOfEventIndicators attribute (2.0) / EventIndicator elements (3.0). */
+    const char *me_model_identifier;
+    bool me_can_get_set_state;
+    bool me_can_serialize_state;
+    bool me_needs_completed_integrator_step; /* false only when declared not needed */
+    size_t state_count;
+    size_t event_indicator_count;
+
     /* DefaultExperiment (seconds) */
     bool has_start, has_stop, has_tolerance, has_step;
     double start, stop, tolerance, step;
@@ -54,6 +68,16 @@ typedef struct rtcosim_fmi_md {
 rtcosim_status rtcosim_fmi_md_parse(const char *xml, size_t size, const char *label,
                                     rtcosim_fmi_md **out, rtcosim_error *err);
 void rtcosim_fmi_md_free(rtcosim_fmi_md *md);
+
+/* Which interface element a parse requires: rtcosim_fmi_md_parse requires
+ * CoSimulation; a model-exchange import requires ModelExchange instead. */
+typedef enum rtcosim_fmi_md_interface {
+    RTCOSIM_FMI_MD_CO_SIMULATION,
+    RTCOSIM_FMI_MD_MODEL_EXCHANGE
+} rtcosim_fmi_md_interface;
+rtcosim_status rtcosim_fmi_md_parse_for(const char *xml, size_t size, const char *label,
+                                        rtcosim_fmi_md_interface interface,
+                                        rtcosim_fmi_md **out, rtcosim_error *err);
 
 /* True when some variable has this type. */
 bool rtcosim_fmi_md_has_type(const rtcosim_fmi_md *md, rtcosim_type type);
