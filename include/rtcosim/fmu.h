@@ -48,6 +48,16 @@ typedef struct rtcosim_fmu_info {
      * ModelStructure/Outputs (FMI 2.0) or ModelStructure/Output (FMI 3.0). */
     const size_t *output_indices;
     size_t output_count;
+    /* The outputs' ModelStructure `dependencies` (parallel to output_indices;
+     * NULL when output_count is 0). output_dependencies_declared[k] false:
+     * the attribute is absent and output k depends on all inputs (FMI 2.0
+     * section 2.2.8, FMI 3.0 section 2.4.8); true: it depends exactly on the
+     * variables (indices into the component's variable table)
+     * output_dependencies[output_dependency_start[k] ..
+     * output_dependency_start[k + 1]), none when the list is empty. */
+    const bool *output_dependencies_declared;
+    const size_t *output_dependency_start;
+    const size_t *output_dependencies;
 } rtcosim_fmu_info;
 
 /* Load an FMU archive. Errors name the file and the problem in one line

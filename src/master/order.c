@@ -10,8 +10,28 @@
 #include <string.h>
 
 #include "master/master_internal.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/native.h"
+
+/* An FMU's ModelStructure: output `output` depends on `input` unless its
+ * dependencies attribute is given and does not list it (FMI 2.0 section
+ * 2.2.8, FMI 3.0 section 2.4.8: absent means all knowns). */
+static bool fmu_depends(const rtcosim_fmu_info *info, size_t output, size_t input)
+{
+    for (size_t k = 0; k < info->output_count; k++) {
+        if (info->output_indices[k] != output)
+            continue;
+        if (!info->output_dependencies_declared || !info->output_dependencies_declared[k])
+            return true;
+        for (size_t j = info->output_dependency_start[k]; j < info->output_dependency_start[k + 1];
+             j++)
+            if (info->output_dependencies[j] == input)
+                return true;
+        return false;
+    }
+    return true; /* not listed in ModelStructure: nothing is known */
+}
 
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input)
 {
@@ -27,6 +47,9 @@ bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t 
     }
     if (declared)
         return false;
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(m->comps[comp].c);
+    if (info)
+        return fmu_depends(info, output, input);
     return rtcosim_native_depends(m->comps[comp].c, output, input);
 }
 
