@@ -689,6 +689,7 @@ static void setup_couplings(rtcosim_master *m)
             k->opts = m->defaults;
         if (!k->continuous)
             k->opts.correction = RTCOSIM_CORRECTION_NONE;
+        k->zoh = k->continuous && k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH;
         k->quadratic = k->opts.quadrature == RTCOSIM_QUADRATURE_QUADRATIC ||
                        (k->opts.quadrature == RTCOSIM_QUADRATURE_AUTO &&
                         k->opts.extrapolation != RTCOSIM_EXTRAPOLATION_ZOH);
@@ -702,6 +703,7 @@ static void setup_couplings(rtcosim_master *m)
             e->opts.correction = f->opts.correction;
         if (f->opts.correction == RTCOSIM_CORRECTION_NONE)
             f->opts.correction = e->opts.correction;
+        e->bonded = f->bonded = true;
     }
     for (size_t i = 0; i < m->conn_count; i++) {
         master_connection *k = &m->conns[i];
@@ -745,10 +747,14 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
     m->start = m->time = start;
     m->stop = stop;
     m->adaptive_step = m->macro_step;
+    m->single_rate = !m->step_control.enabled;
     for (size_t c = 0; c < m->comp_count; c++) {
         m->comps[c].next_time = start;
         m->comps[c].step_start = start;
+        m->single_rate = m->single_rate && m->comps[c].multiple == 1;
+        m->active[c] = m->order_list[c];
     }
+    m->active_count = m->comp_count;
     for (size_t i = 0; i < m->conn_count; i++) {
         master_connection *k = &m->conns[i];
         k->recon_from = k->true_to = k->est_to = start;

@@ -52,6 +52,8 @@ typedef struct master_connection {
     size_t from_var, to_var;   /* variable indices */
     rtcosim_type type;
     bool continuous;           /* FLOAT64: extrapolated and corrected */
+    bool zoh;                  /* continuous with zero-order hold: the estimate is the last sample */
+    bool bonded;               /* part of a power bond */
     bool default_opts;
     bool quadratic;            /* error quadrature through three samples */
     rtcosim_coupling_options opts;
@@ -128,6 +130,10 @@ struct rtcosim_master {
     size_t *order_list;        /* component indices in dependency order */
     size_t *active;            /* scratch: components stepping in this tick */
     size_t active_count;
+    /* Every component steps every base macro step (fixed step, multiple 1):
+     * each tick then steps all of them by H, in order_list order, and the
+     * general multi-rate planning is skipped. */
+    bool single_rate;
 
     bool initialized, failed, terminate_requested;
     rtcosim_time_ns start, stop, time;

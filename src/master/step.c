@@ -70,6 +70,8 @@ static void reconcile(rtcosim_master *m, size_t index)
     k->reconciled_ticks = m->steps;
     k->recon_from = k->true_to;
     k->true_integral = k->est_integral = k->applied_integral = 0;
+    if (!k->bonded)
+        return;
     for (size_t b = 0; b < m->bond_count; b++)
         if (m->bonds[b].effort == index || m->bonds[b].flow == index)
             bond_update(m, &m->bonds[b]);
@@ -208,19 +210,33 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             copy_raw(m, k);
             continue;
         }
+        double correction =
+            k->corr.kind == RTCOSIM_CORRECTION_NONE ? 0.0 : rtcosim_correction_release(&k->corr, hs);
+        size_t s = k->in_slot;
+        if (k->zoh) {
+            /* The common case, without the polynomial: the estimate is the
+             * last sample y, its integral h y (written h (y + 0) to stay
+             * bit-identical to the polynomial path, signed zeros included)
+             * and its derivatives zero (d1, d2 of this slot stay 0). */
+            double y = k->hist_y[k->hist_n - 1];
+            double integral = hs * (y + 0.0);
+            k->est_integral += integral;
+            k->applied_integral += integral + correction * hs;
+            k->est_to = t + h;
+            in[s] = (mc->derivative_order >= 1 ? y : integral / hs) + correction;
+            try_reconcile(m, index);
+            continue;
+        }
         rtcosim_poly p;
-        if (k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH || k->hist_n == 1 ||
+        if (k->hist_n == 1 ||
             (k->opts.multirate == RTCOSIM_MULTIRATE_HOLD && nominal_step(m, &m->comps[k->from]) > h))
             p = (rtcosim_poly){{k->hist_y[k->hist_n - 1], 0, 0}};
         else
             rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
-        double correction =
-            k->corr.kind == RTCOSIM_CORRECTION_NONE ? 0.0 : rtcosim_correction_release(&k->corr, hs);
         double integral = rtcosim_poly_integral(&p, hs);
         k->est_integral += integral;
         k->applied_integral += integral + correction * hs;
         k->est_to = t + h;
-        size_t s = k->in_slot;
         if (mc->derivative_order >= 2) {
             in[s] = p.c[0] + correction;
             mc->d1[s] = p.c[1];
@@ -348,10 +364,25 @@ static bool tick_error_norm(const rtcosim_master *m, double *norm)
 
 rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err)
 {
-    rtcosim_time_ns t = m->time, variable_h;
+    rtcosim_time_ns t = m->time, variable_h = 0, next;
     rtcosim_status st;
     m->steps++;
-    plan_steps(m, t, stop, &variable_h);
+    if (m->single_rate && t + m->macro_step <= stop) {
+        /* Every component is active (m->active holds order_list) and steps H. */
+        next = t + m->macro_step;
+        for (size_t a = 0; a < m->active_count; a++) {
+            master_component *mc = &m->comps[m->active[a]];
+            mc->step_start = t;
+            mc->h = m->macro_step;
+            mc->next_time = next;
+        }
+    } else {
+        plan_steps(m, t, stop, &variable_h);
+        next = RTCOSIM_TIME_MAX;
+        for (size_t c = 0; c < m->comp_count; c++)
+            if (m->comps[c].next_time < next)
+                next = m->comps[c].next_time;
+    }
     if (m->order == RTCOSIM_ORDER_JACOBI) {
         for (size_t a = 0; a < m->active_count; a++)
             if ((st = compute_inputs(m, &m->comps[m->active[a]], err)) != RTCOSIM_OK)
@@ -375,10 +406,6 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
                 return st;
         }
     }
-    rtcosim_time_ns next = RTCOSIM_TIME_MAX;
-    for (size_t c = 0; c < m->comp_count; c++)
-        if (m->comps[c].next_time < next)
-            next = m->comps[c].next_time;
     if (m->order == RTCOSIM_ORDER_JACOBI)
         for (size_t i = 0; i < m->comp_count; i++)
             if (m->comps[m->order_list[i]].next_time == next &&
