@@ -529,7 +529,7 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
         for (size_t i = 0; i < m->conn_count && !fail; i++) {
             if (m->conns[i].to == c)
                 mc->conns_in[mc->conns_in_count++] = i;
-            if (m->conns[i].from == c)
+            if (m->conns[i].from == c && m->conns[i].continuous)
                 mc->conns_out[mc->conns_out_count++] = i;
         }
     }
@@ -690,6 +690,8 @@ static void setup_couplings(rtcosim_master *m)
         if (!k->continuous)
             k->opts.correction = RTCOSIM_CORRECTION_NONE;
         k->zoh = k->continuous && k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH;
+        if (k->continuous && !k->zoh && m->comps[k->to].derivative_order >= 1)
+            m->comps[k->to].polynomial_inputs = true;
         k->quadratic = k->opts.quadrature == RTCOSIM_QUADRATURE_QUADRATIC ||
                        (k->opts.quadrature == RTCOSIM_QUADRATURE_AUTO &&
                         k->opts.extrapolation != RTCOSIM_EXTRAPOLATION_ZOH);

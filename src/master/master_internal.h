@@ -34,9 +34,12 @@ typedef struct master_component {
     unsigned out_type_count, in_type_count;
     double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
     bool any_d1, any_d2;
+    /* Takes input derivatives and has an input that is not held (ZOH): only
+     * then can d1, d2 be non-zero. */
+    bool polynomial_inputs;
     size_t *conns_in;          /* connection indices feeding this component */
     size_t conns_in_count;
-    size_t *conns_out;
+    size_t *conns_out;         /* continuous connections from this component (sampled) */
     size_t conns_out_count;
     /* Result of the last step (written by whichever thread stepped it). */
     rtcosim_status step_status;
