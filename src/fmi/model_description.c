@@ -774,6 +774,16 @@ static void check_uniqueness(md_parser *p, const var_extra *extra)
     free(order);
 }
 
+/* The next white-space separated token at *c (its length in *len), moving *c
+ * past it; NULL at the end. */
+static const char *next_token(const char **c, size_t *len)
+{
+    const char *t = *c + strspn(*c, " \t\r\n");
+    *len = strcspn(t, " \t\r\n");
+    *c = t + *len;
+    return *len ? t : NULL;
+}
+
 /* The `dependencies` attribute of the k-th listed output (of `count`):
  * FMI 2.0 section 2.2.8, 1-based ScalarVariable indices; FMI 3.0 section
  * 2.4.8, value references; separated by white space. Absent: the output
@@ -797,14 +807,10 @@ static void read_output_dependencies(md_parser *p, xmlNode *item, size_t k, size
     if (!text)
         return;
     md->output_dependencies_declared[k] = true;
-    const char *s = (const char *)text;
-    size_t tokens = 0;
-    for (const char *c = s; *c;) {
-        c += strspn(c, " \t\r\n");
-        size_t len = strcspn(c, " \t\r\n");
-        tokens += len > 0;
-        c += len;
-    }
+    const char *s = (const char *)text, *c, *token;
+    size_t tokens = 0, len;
+    for (c = s; (token = next_token(&c, &len)) != NULL;)
+        tokens++;
     size_t *grown = tokens ? realloc(md->output_dependencies, (first + tokens) * sizeof(size_t))
                            : md->output_dependencies;
     if (tokens && !grown) {
@@ -815,30 +821,25 @@ static void read_output_dependencies(md_parser *p, xmlNode *item, size_t k, size
     md->output_dependencies = grown;
     const char *output = md->variables[md->output_indices[k]].name;
     size_t n = first;
-    for (const char *c = s; *c;) {
-        c += strspn(c, " \t\r\n");
-        size_t len = strcspn(c, " \t\r\n");
-        if (len == 0)
-            break;
-        char token[32];
+    for (c = s; (token = next_token(&c, &len)) != NULL;) {
+        char buf[32];
         uint64_t value = 0;
         long index = -1;
-        if (len < sizeof token) {
-            memcpy(token, c, len);
-            token[len] = '\0';
-            if (md->version == RTCOSIM_FMI_2 && parse_uint(token, md->variable_count, &value) &&
+        if (len < sizeof buf) {
+            memcpy(buf, token, len);
+            buf[len] = '\0';
+            if (md->version == RTCOSIM_FMI_2 && parse_uint(buf, md->variable_count, &value) &&
                 value >= 1)
                 index = (long)(value - 1);
-            else if (md->version == RTCOSIM_FMI_3 && parse_uint(token, UINT32_MAX, &value))
+            else if (md->version == RTCOSIM_FMI_3 && parse_uint(buf, UINT32_MAX, &value))
                 index = find_vr(p, value);
         }
         if (index < 0)
             violation(p, RTCOSIM_EFORMAT,
                       "ModelStructure output '%s': dependencies entry '%.*s' refers to no variable",
-                      output, (int)(len < 64 ? len : 64), c);
+                      output, (int)(len < 64 ? len : 64), token);
         else
             md->output_dependencies[n++] = (size_t)index;
-        c += len;
     }
     md->output_dependency_start[k + 1] = n;
     xmlFree(text);

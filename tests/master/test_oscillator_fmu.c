@@ -13,6 +13,7 @@
 
 #include "../../examples/oscillator/oscillator.h"
 #include "rtcosim/fmu.h"
+#include "fmi/fmi_test_util.h"
 #include "rtcosim_test_fmus.h"
 
 static void run_fmus(const char *mass1, const char *mass2, rtcosim_order order, double out[4])
@@ -141,6 +142,40 @@ static void fmu_cycle_without_declared_dependencies_is_an_algebraic_loop(void **
                     "Float64_continuous_input", names);
 }
 
+/* Connected through an alias of the input (a second name for value reference
+ * 3, appended so that the declared indices stay valid), the declared
+ * dependency F -> x1 still closes the loop. */
+static void fmu_cycle_through_an_input_alias_is_an_algebraic_loop(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    FILE *f = fopen(RTCOSIM_FMU_OSCILLATORMASS2_FMI2_DIR "/modelDescription.xml", "rb");
+    assert_non_null(f);
+    static char xml[65536];
+    size_t len = fread(xml, 1, sizeof xml - 1, f);
+    fclose(f);
+    xml[len] = '\0';
+    char *end = strstr(xml, "  </ModelVariables>");
+    assert_non_null(end);
+    static char patched[sizeof xml + 512];
+    snprintf(patched, sizeof patched, "%.*s%s%s", (int)(end - xml), xml,
+             "    <ScalarVariable name=\"x1_alias\" valueReference=\"3\" causality=\"input\" "
+             "variability=\"continuous\"><Real start=\"0\"/></ScalarVariable>\n",
+             end);
+    const tu_entry entries[] = {
+        {.name = "modelDescription.xml", .text = patched},
+        /* "binaries/<platform>/OscillatorMass2.so": the binary's path below the layout. */
+        {.name = &RTCOSIM_FMU_OSCILLATORMASS2_FMI2_BINARY[sizeof RTCOSIM_FMU_OSCILLATORMASS2_FMI2_DIR],
+         .file = RTCOSIM_FMU_OSCILLATORMASS2_FMI2_BINARY},
+    };
+    char fmu[4096];
+    snprintf(fmu, sizeof fmu, "%s", tu_path(dir, "alias.fmu"));
+    tu_zip(fmu, entries, 2);
+    const char *names[2] = {"a.F", "b.F"};
+    expect_fmu_loop(fmu, "F", "x1_alias", names);
+    tu_drop_dir(dir);
+}
+
 /* The same kind of cycle through outputs declared independent of the inputs
  * (mass 2's states) is no loop. */
 static void fmu_cycle_through_independent_outputs_runs_gauss_seidel(void **state)
@@ -171,6 +206,7 @@ int main(void)
         cmocka_unit_test(fmi3_oscillator_matches_the_native_one),
         cmocka_unit_test(fmu_cycle_through_declared_feedthrough_is_an_algebraic_loop),
         cmocka_unit_test(fmu_cycle_without_declared_dependencies_is_an_algebraic_loop),
+        cmocka_unit_test(fmu_cycle_through_an_input_alias_is_an_algebraic_loop),
         cmocka_unit_test(fmu_cycle_through_independent_outputs_runs_gauss_seidel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
