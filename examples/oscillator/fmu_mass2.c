@@ -72,6 +72,11 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
     return MODEL_OK;
 }
 
+/* The coupling force depends directly on mass 1's position and velocity;
+ * the states x and v do not depend on any input. */
+static const uint32_t force_inputs[] = {3, 4};
+static const model_dependency dependencies[] = {{5, force_inputs, 2}};
+
 const model_def model_definition = {
     .model_name = "OscillatorMass2",
     .description = "Mass 2 of the two-mass oscillator (B2) with the coupling spring and damper",
@@ -87,4 +92,6 @@ const model_def model_definition = {
     .default_stop_time = 10.0,
     .default_tolerance = 1e-6,
     .default_step_size = 1e-3,
+    .dependencies = dependencies,
+    .dependency_count = sizeof dependencies / sizeof dependencies[0],
 };

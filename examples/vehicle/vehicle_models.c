@@ -332,8 +332,6 @@ static void transmission_outputs(void *data, double t)
 {
     (void)t;
     transmission *tr = data;
-    if (tr->gear < 1) /* before the first step: follows the initial speed */
-        tr->gear = starting_gear(tr);
     double ratio = gear_ratio(tr, (int)tr->gear);
     double w_pump = fmax(tr->engine_speed, 1e-3);
     double w_turbine = tr->vehicle_speed / tr->wheel_radius * ratio;
@@ -440,8 +438,7 @@ typedef struct body {
     double mass, cda, air_density, crr, gravity, wheel_inertia, wheel_radius, v_initial;
     double traction_force, grade;
     double speed_kmh, acceleration, aero_force, rolling_force, grade_force;
-    /* States, published directly as outputs: their table start values hold
-     * before init() runs, so initialization sees a consistent car. */
+    /* States, published directly as outputs. */
     double speed, distance;
 } body;
 
@@ -500,8 +497,8 @@ static const rtcosim_native_variable body_vars[] = {
     RTCOSIM_NATIVE_F64(body, v_initial, 7, PAR, FIXED, 13.89, "m/s", "speed at start", NULL),
     RTCOSIM_NATIVE_F64(body, traction_force, 8, IN, CONT, 0.0, "N", "force at the tyre contact", NULL),
     RTCOSIM_NATIVE_F64(body, grade, 9, IN, DISC, 0.0, "%", "road grade", NULL),
-    RTCOSIM_NATIVE_F64(body, speed, 10, OUT, CONT, 13.89, "m/s", "vehicle speed", NULL),
-    RTCOSIM_NATIVE_F64(body, speed_kmh, 11, OUT, CONT, 50.0, "km/h", "vehicle speed", NULL),
+    RTCOSIM_NATIVE_F64(body, speed, 10, OUT, CONT, 0.0, "m/s", "vehicle speed", NULL),
+    RTCOSIM_NATIVE_F64(body, speed_kmh, 11, OUT, CONT, 0.0, "km/h", "vehicle speed", NULL),
     RTCOSIM_NATIVE_F64(body, distance, 12, OUT, CONT, 0.0, "m", "distance travelled", NULL),
     RTCOSIM_NATIVE_F64(body, acceleration, 13, OUT, CONT, 0.0, "m/s2", "acceleration", "traction_force,grade"),
     RTCOSIM_NATIVE_F64(body, aero_force, 14, OUT, CONT, 0.0, "N", "aerodynamic drag", NULL),

@@ -73,6 +73,16 @@ typedef struct rtcosim_fmu_info {
     rtcosim_fmi_interface interface_type; /* the interface loaded */
     size_t state_count;              /* model exchange: continuous states */
     size_t event_indicator_count;    /* model exchange: event indicators */
+    /* The outputs' ModelStructure `dependencies` (parallel to output_indices;
+     * NULL when output_count is 0). output_dependencies_declared[k] false:
+     * the attribute is absent and output k depends on all inputs (FMI 2.0
+     * section 2.2.8, FMI 3.0 section 2.4.8); true: it depends exactly on the
+     * variables (indices into the component's variable table)
+     * output_dependencies[output_dependency_start[k] ..
+     * output_dependency_start[k + 1]), none when the list is empty. */
+    const bool *output_dependencies_declared;
+    const size_t *output_dependency_start;
+    const size_t *output_dependencies;
 } rtcosim_fmu_info;
 
 /* What the integrator of a model-exchange FMU did so far. */

@@ -80,11 +80,12 @@ rtcosim_status rtcosim_master_set_step_control(rtcosim_master *m, const rtcosim_
 /* Relative tolerance passed to components' setup (<= 0: none, the default). */
 void rtcosim_master_set_tolerance(rtcosim_master *m, double tolerance);
 
-/* Declare the direct feedthrough of an output of a non-native component:
- * the inputs (variable names of the same component) it depends on; n == 0
- * means none. Without a declaration a non-native component's outputs are
- * taken to depend on all its inputs (the FMI default); native components
- * declare it in their variable table. */
+/* Declare the direct feedthrough of an output: the inputs (variable names of
+ * the same component) it depends on; n == 0 means none. A declaration
+ * overrides what the component states itself: native components in their
+ * variable table, FMUs in their ModelStructure `dependencies` (where the
+ * attribute is absent the output depends on all inputs, the FMI default, as
+ * do outputs of any other kind of component). */
 rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *output,
                                               const char *const *inputs, size_t n,
                                               rtcosim_error *err);

@@ -83,8 +83,11 @@ typedef struct rtcosim_native_model {
     bool can_handle_variable_step;
     int max_input_derivative_order; /* 0, 1 or 2 */
 
-    /* Optional: after start values and parameters are set (exit from
-     * initialization), compute initial states and dependent values. */
+    /* Optional: compute initial states and dependent values from parameters
+     * and inputs. Runs in initialization mode before outputs are read after
+     * any set (so the master's initial exchange sees consistent values, as
+     * with an FMU's calculated initial unknowns), and once more at exit from
+     * initialization, where an error is reported: it must be idempotent. */
     rtcosim_status (*init)(void *data, const rtcosim_native_context *ctx, rtcosim_error *err);
     /* For the built-in integrators: dx/dt at time t for states x (the inputs in
      * `data` already hold their values at t). */

@@ -75,6 +75,16 @@ static void check_table(void)
             M->variables[M->event_indicators[k]].type != MODEL_FLOAT64 ||
             M->event_indicators[k] == 0)
             fail("event indicator %zu is not a Float64 variable", k);
+    for (size_t i = 0; i < M->dependency_count; i++) {
+        const model_dependency *d = &M->dependencies[i];
+        if (d->output >= M->variable_count || M->variables[d->output].causality != MODEL_OUTPUT)
+            fail("dependencies: value reference %u is not an output", (unsigned)d->output);
+        for (size_t j = 0; j < d->input_count; j++)
+            if (d->inputs[j] >= M->variable_count ||
+                M->variables[d->inputs[j]].causality != MODEL_INPUT)
+                fail("dependencies of %s: value reference %u is not an input",
+                     M->variables[d->output].name, (unsigned)d->inputs[j]);
+    }
     /* Start values parse the way the glue parses them. */
     model_instance inst = {.calloc_fn = calloc, .free_fn = free, .emit = emit_to_stderr};
     model_instance *heap = calloc(1, sizeof inst);
@@ -314,13 +324,37 @@ static void put_variable_fmi3(const model_variable *v)
     fputs("/>\n", out);
 }
 
+/* An output's direct feedthrough as the `dependencies` attribute (FMI 2.0
+ * section 2.2.8: ScalarVariable indices; FMI 3.0 section 2.4.8: value
+ * references); see model_def.dependencies for when it is written. */
+static void put_output_dependencies(const model_variable *v)
+{
+    for (size_t i = 0; i < M->variable_count; i++)
+        if (M->variables[i].derivative_of)
+            return;
+    const model_dependency *d = NULL;
+    for (size_t i = 0; i < M->dependency_count; i++)
+        if (M->dependencies[i].output == v->value_reference)
+            d = &M->dependencies[i];
+    if (!M->dependencies && M->evaluate)
+        return;
+    fputs(" dependencies=\"", out);
+    for (size_t j = 0; d && j < d->input_count; j++) {
+        size_t ref = fmi_version == 2 ? fmi2_index(d->inputs[j]) : d->inputs[j];
+        fprintf(out, "%s%zu", j ? " " : "", ref);
+    }
+    fputc('"', out);
+}
+
 static void put_unknown(const char *fmi3_element, const model_variable *v)
 {
     if (fmi_version == 2)
-        fprintf(out, "      <Unknown index=\"%zu\"/>\n", fmi2_index(v->value_reference));
+        fprintf(out, "      <Unknown index=\"%zu\"", fmi2_index(v->value_reference));
     else
-        fprintf(out, "    <%s valueReference=\"%u\"/>\n", fmi3_element,
-                (unsigned)v->value_reference);
+        fprintf(out, "    <%s valueReference=\"%u\"", fmi3_element, (unsigned)v->value_reference);
+    if (strcmp(fmi3_element, "Output") == 0)
+        put_output_dependencies(v);
+    fputs("/>\n", out);
 }
 
 /* Writes one ModelStructure list; FMI 2.0 wraps it in an element, FMI 3.0

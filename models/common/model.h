@@ -116,6 +116,12 @@ typedef struct model_event_result {
     bool next_event_time_defined; /* a time event is due at next_event_time */
     double next_event_time;
 } model_event_result;
+/* The inputs one output depends on directly (its direct feedthrough). */
+typedef struct model_dependency {
+    uint32_t output;        /* value reference of an output */
+    const uint32_t *inputs; /* value references of inputs */
+    size_t input_count;
+} model_dependency;
 
 typedef struct model_def {
     const char *model_name;
@@ -160,6 +166,16 @@ typedef struct model_def {
     double default_stop_time;
     double default_tolerance;
     double default_step_size;
+
+    /* Direct feedthrough, written as each output's ModelStructure
+     * `dependencies` so that importers need not assume every output depends
+     * on every input. NULL: the outputs of a model without `evaluate` depend
+     * on no input, other models' outputs on all (attribute left out). Given:
+     * complete, an output not listed depends on no input. Models with
+     * continuous states never get the attribute (their outputs would also
+     * depend on states, which this table does not describe). */
+    const model_dependency *dependencies;
+    size_t dependency_count;
 } model_def;
 
 /* Every model.c defines exactly this one object. */

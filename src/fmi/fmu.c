@@ -328,6 +328,9 @@ static void fill_info(rtcosim_fmu *f)
     i->binary_path = f->binary_path;
     i->output_indices = md->output_indices;
     i->output_count = md->output_count;
+    i->output_dependencies_declared = md->output_dependencies_declared;
+    i->output_dependency_start = md->output_dependency_start;
+    i->output_dependencies = md->output_dependencies;
 }
 
 static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtcosim_error *err)

@@ -854,6 +854,77 @@ static void check_uniqueness(md_parser *p, const var_extra *extra)
     free(order);
 }
 
+/* The next white-space separated token at *c (its length in *len), moving *c
+ * past it; NULL at the end. */
+static const char *next_token(const char **c, size_t *len)
+{
+    const char *t = *c + strspn(*c, " \t\r\n");
+    *len = strcspn(t, " \t\r\n");
+    *c = t + *len;
+    return *len ? t : NULL;
+}
+
+/* The `dependencies` attribute of the k-th listed output (of `count`):
+ * FMI 2.0 section 2.2.8, 1-based ScalarVariable indices; FMI 3.0 section
+ * 2.4.8, value references; separated by white space. Absent: the output
+ * depends on all knowns (recorded as not declared); present and empty: on
+ * none. Kept as indices into the variable table, so that an importer can
+ * order its steps without assuming direct feedthrough everywhere. */
+static void read_output_dependencies(md_parser *p, xmlNode *item, size_t k, size_t count)
+{
+    rtcosim_fmi_md *md = p->md;
+    if (!md->output_dependency_start) {
+        md->output_dependencies_declared = calloc(count ? count : 1, sizeof(bool));
+        md->output_dependency_start = calloc(count + 1, sizeof(size_t));
+        if (!md->output_dependencies_declared || !md->output_dependency_start) {
+            p->out_of_memory = true;
+            return;
+        }
+    }
+    size_t first = md->output_dependency_start[k];
+    md->output_dependency_start[k + 1] = first;
+    xmlChar *text = xmlGetProp(item, (const xmlChar *)"dependencies");
+    if (!text)
+        return;
+    md->output_dependencies_declared[k] = true;
+    const char *s = (const char *)text, *c, *token;
+    size_t tokens = 0, len;
+    for (c = s; (token = next_token(&c, &len)) != NULL;)
+        tokens++;
+    size_t *grown = tokens ? realloc(md->output_dependencies, (first + tokens) * sizeof(size_t))
+                           : md->output_dependencies;
+    if (tokens && !grown) {
+        p->out_of_memory = true;
+        xmlFree(text);
+        return;
+    }
+    md->output_dependencies = grown;
+    const char *output = md->variables[md->output_indices[k]].name;
+    size_t n = first;
+    for (c = s; (token = next_token(&c, &len)) != NULL;) {
+        char buf[32];
+        uint64_t value = 0;
+        long index = -1;
+        if (len < sizeof buf) {
+            memcpy(buf, token, len);
+            buf[len] = '\0';
+            if (md->version == RTCOSIM_FMI_2 && parse_uint(buf, md->variable_count, &value) &&
+                value >= 1)
+                index = (long)(value - 1);
+            else if (md->version == RTCOSIM_FMI_3 && parse_uint(buf, UINT32_MAX, &value))
+                index = find_vr(p, value);
+        }
+        if (index < 0)
+            violation(p, RTCOSIM_EFORMAT,
+                      "ModelStructure output '%s': dependencies entry '%.*s' refers to no variable",
+                      output, (int)(len < 64 ? len : 64), token);
+        else
+            md->output_dependencies[n++] = (size_t)index;
+    }
+    md->output_dependency_start[k + 1] = n;
+    xmlFree(text);
+}
+
 /* ModelStructure outputs: FMI 2 Outputs/Unknown@index (1-based), FMI 3
  * Output@valueReference. Each must name an output variable. */
 static void read_outputs(md_parser *p, xmlNode *root)
@@ -896,8 +967,10 @@ static void read_outputs(md_parser *p, xmlNode *root)
         else if (md->variables[index].causality != RTCOSIM_CAUSALITY_OUTPUT)
             violation(p, RTCOSIM_EFORMAT, "ModelStructure output %s='%s' refers to variable '%s', which is not an output",
                       key, t, md->variables[index].name);
-        else
-            md->output_indices[md->output_count++] = (size_t)index;
+        else {
+            md->output_indices[md->output_count] = (size_t)index;
+            read_output_dependencies(p, n, md->output_count++, count);
+        }
         xmlFree(text);
     }
     /* Every output should be listed too; only warn, as exporters often get
@@ -1165,6 +1238,9 @@ void rtcosim_fmi_md_free(rtcosim_fmi_md *md)
     }
     free(md->variables);
     free(md->output_indices);
+    free(md->output_dependencies_declared);
+    free(md->output_dependency_start);
+    free(md->output_dependencies);
     free(md);
 }
 

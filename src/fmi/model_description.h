@@ -58,6 +58,13 @@ typedef struct rtcosim_fmi_md {
     size_t variable_count;
     size_t *output_indices; /* ModelStructure outputs, indices into variables */
     size_t output_count;
+    /* Their `dependencies` (parallel to output_indices): output k depends on
+     * the variables output_dependencies[output_dependency_start[k] ..
+     * output_dependency_start[k + 1]); not declared: on all inputs. NULL when
+     * no output is listed. */
+    bool *output_dependencies_declared;
+    size_t *output_dependency_start; /* output_count + 1 entries */
+    size_t *output_dependencies;
 
     rtcosim_fmi_md_string *strings;
 } rtcosim_fmi_md;

@@ -529,7 +529,7 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
         for (size_t i = 0; i < m->conn_count && !fail; i++) {
             if (m->conns[i].to == c)
                 mc->conns_in[mc->conns_in_count++] = i;
-            if (m->conns[i].from == c)
+            if (m->conns[i].from == c && m->conns[i].continuous)
                 mc->conns_out[mc->conns_out_count++] = i;
         }
     }
@@ -689,6 +689,9 @@ static void setup_couplings(rtcosim_master *m)
             k->opts = m->defaults;
         if (!k->continuous)
             k->opts.correction = RTCOSIM_CORRECTION_NONE;
+        k->zoh = k->continuous && k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH;
+        if (k->continuous && !k->zoh && m->comps[k->to].derivative_order >= 1)
+            m->comps[k->to].polynomial_inputs = true;
         k->quadratic = k->opts.quadrature == RTCOSIM_QUADRATURE_QUADRATIC ||
                        (k->opts.quadrature == RTCOSIM_QUADRATURE_AUTO &&
                         k->opts.extrapolation != RTCOSIM_EXTRAPOLATION_ZOH);
@@ -702,6 +705,7 @@ static void setup_couplings(rtcosim_master *m)
             e->opts.correction = f->opts.correction;
         if (f->opts.correction == RTCOSIM_CORRECTION_NONE)
             f->opts.correction = e->opts.correction;
+        e->bonded = f->bonded = true;
     }
     for (size_t i = 0; i < m->conn_count; i++) {
         master_connection *k = &m->conns[i];
@@ -745,10 +749,14 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
     m->start = m->time = start;
     m->stop = stop;
     m->adaptive_step = m->macro_step;
+    m->single_rate = !m->step_control.enabled;
     for (size_t c = 0; c < m->comp_count; c++) {
         m->comps[c].next_time = start;
         m->comps[c].step_start = start;
+        m->single_rate = m->single_rate && m->comps[c].multiple == 1;
+        m->active[c] = m->order_list[c];
     }
+    m->active_count = m->comp_count;
     for (size_t i = 0; i < m->conn_count; i++) {
         master_connection *k = &m->conns[i];
         k->recon_from = k->true_to = k->est_to = start;

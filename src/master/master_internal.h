@@ -34,9 +34,12 @@ typedef struct master_component {
     unsigned out_type_count, in_type_count;
     double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
     bool any_d1, any_d2;
+    /* Takes input derivatives and has an input that is not held (ZOH): only
+     * then can d1, d2 be non-zero. */
+    bool polynomial_inputs;
     size_t *conns_in;          /* connection indices feeding this component */
     size_t conns_in_count;
-    size_t *conns_out;
+    size_t *conns_out;         /* continuous connections from this component (sampled) */
     size_t conns_out_count;
     /* Result of the last step (written by whichever thread stepped it). */
     rtcosim_status step_status;
@@ -52,6 +55,8 @@ typedef struct master_connection {
     size_t from_var, to_var;   /* variable indices */
     rtcosim_type type;
     bool continuous;           /* FLOAT64: extrapolated and corrected */
+    bool zoh;                  /* continuous with zero-order hold: the estimate is the last sample */
+    bool bonded;               /* part of a power bond */
     bool default_opts;
     bool quadratic;            /* error quadrature through three samples */
     rtcosim_coupling_options opts;
@@ -128,6 +133,10 @@ struct rtcosim_master {
     size_t *order_list;        /* component indices in dependency order */
     size_t *active;            /* scratch: components stepping in this tick */
     size_t active_count;
+    /* Every component steps every base macro step (fixed step, multiple 1):
+     * each tick then steps all of them by H, in order_list order, and the
+     * general multi-rate planning is skipped. */
+    bool single_rate;
 
     bool initialized, failed, terminate_requested;
     rtcosim_time_ns start, stop, time;

@@ -10,8 +10,41 @@
 #include <string.h>
 
 #include "master/master_internal.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/native.h"
+
+/* Variables a and b of a component are the same: equal indices, or aliases
+ * (one value reference of one type; FMI 2.0 section 2.2.7, FMI 3.0 section
+ * 2.4.7.7), so that a connection made through an alias finds the listing. */
+static bool same_variable(const rtcosim_component *c, size_t a, size_t b)
+{
+    if (a == b)
+        return true;
+    const rtcosim_variable *va = rtcosim_component_variable(c, a);
+    const rtcosim_variable *vb = rtcosim_component_variable(c, b);
+    return va && vb && va->value_reference == vb->value_reference && va->type == vb->type;
+}
+
+/* An FMU's ModelStructure: output `output` depends on `input` unless its
+ * dependencies attribute is given and does not list it (FMI 2.0 section
+ * 2.2.8, FMI 3.0 section 2.4.8: absent means all knowns). */
+static bool fmu_depends(const rtcosim_component *c, const rtcosim_fmu_info *info, size_t output,
+                        size_t input)
+{
+    for (size_t k = 0; k < info->output_count; k++) {
+        if (!same_variable(c, info->output_indices[k], output))
+            continue;
+        if (!info->output_dependencies_declared || !info->output_dependencies_declared[k])
+            return true;
+        for (size_t j = info->output_dependency_start[k]; j < info->output_dependency_start[k + 1];
+             j++)
+            if (same_variable(c, info->output_dependencies[j], input))
+                return true;
+        return false;
+    }
+    return true; /* not listed in ModelStructure: nothing is known */
+}
 
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input)
 {
@@ -27,6 +60,9 @@ bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t 
     }
     if (declared)
         return false;
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(m->comps[comp].c);
+    if (info)
+        return fmu_depends(m->comps[comp].c, info, output, input);
     return rtcosim_native_depends(m->comps[comp].c, output, input);
 }
 

@@ -282,12 +282,29 @@ static const rtcosim_native_variable *lookup(native_impl *n, uint32_t vr, rtcosi
     return v;
 }
 
+/* Any type, each value reference checked; the error names the variable. Out
+ * of line, so that the Float64 fast paths below stay lean. */
+static __attribute__((noinline)) rtcosim_status get_checked(native_impl *n, rtcosim_type type,
+                                                            const uint32_t *vrs, size_t count,
+                                                            void *values, rtcosim_error *err)
+{
+    size_t size = rtcosim_type_size(type);
+    for (size_t i = 0; i < count; i++) {
+        int32_t k;
+        const rtcosim_native_variable *v = lookup(n, vrs[i], type, &k, err);
+        if (!v)
+            return err ? err->status : RTCOSIM_EINVAL;
+        memcpy((unsigned char *)values + i * size, n->data + v->offset, size);
+    }
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status native_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t count,
                                  void *values, rtcosim_error *err)
 {
     native_impl *n = self;
-    compute_outputs(n);
-    size_t size = rtcosim_type_size(type);
+    if (n->outputs_dirty)
+        compute_outputs(n);
     if (type == RTCOSIM_TYPE_FLOAT64) {
         /* The common case, kept to a tight loop. */
         double *out = values;
@@ -300,37 +317,14 @@ static rtcosim_status native_get(void *self, rtcosim_type type, const uint32_t *
                 return RTCOSIM_OK;
         }
     }
-    for (size_t i = 0; i < count; i++) {
-        int32_t k;
-        const rtcosim_native_variable *v = lookup(n, vrs[i], type, &k, err);
-        if (!v)
-            return err ? err->status : RTCOSIM_EINVAL;
-        memcpy((unsigned char *)values + i * size, n->data + v->offset, size);
-    }
-    return RTCOSIM_OK;
+    return get_checked(n, type, vrs, count, values, err);
 }
 
-static rtcosim_status native_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t count,
-                                 const void *values, rtcosim_error *err)
+/* Any type, each variable checked for being settable now. */
+static __attribute__((noinline)) rtcosim_status set_checked(native_impl *n, rtcosim_type type,
+                                                            const uint32_t *vrs, size_t count,
+                                                            const void *values, rtcosim_error *err)
 {
-    native_impl *n = self;
-    n->outputs_dirty = true;
-    if (type == RTCOSIM_TYPE_FLOAT64) {
-        /* The common case: Float64 inputs, straight into field and polynomial. */
-        const double *in = values;
-        size_t i = 0;
-        for (; i < count; i++) {
-            int32_t k = vrs[i] < n->vr_count ? n->vr_to_var[vrs[i]] : -1;
-            uint32_t slot = k >= 0 ? n->input_slot_of_var[k] : UINT32_MAX;
-            if (slot == UINT32_MAX)
-                break;
-            *(double *)(n->data + n->model->variables[k].offset) = in[i];
-            n->input_base[slot] = in[i];
-            n->input_d1[slot] = n->input_d2[slot] = 0;
-        }
-        if (i == count)
-            return RTCOSIM_OK;
-    }
     size_t size = rtcosim_type_size(type);
     for (size_t i = 0; i < count; i++) {
         int32_t k;
@@ -358,6 +352,30 @@ static rtcosim_status native_set(void *self, rtcosim_type type, const uint32_t *
     }
     n->outputs_dirty = true;
     return RTCOSIM_OK;
+}
+
+static rtcosim_status native_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t count,
+                                 const void *values, rtcosim_error *err)
+{
+    native_impl *n = self;
+    n->outputs_dirty = true;
+    if (type == RTCOSIM_TYPE_FLOAT64) {
+        /* The common case: Float64 inputs, straight into field and polynomial. */
+        const double *in = values;
+        size_t i = 0;
+        for (; i < count; i++) {
+            int32_t k = vrs[i] < n->vr_count ? n->vr_to_var[vrs[i]] : -1;
+            uint32_t slot = k >= 0 ? n->input_slot_of_var[k] : UINT32_MAX;
+            if (slot == UINT32_MAX)
+                break;
+            *(double *)(n->data + n->model->variables[k].offset) = in[i];
+            n->input_base[slot] = in[i];
+            n->input_d1[slot] = n->input_d2[slot] = 0;
+        }
+        if (i == count)
+            return RTCOSIM_OK;
+    }
+    return set_checked(n, type, vrs, count, values, err);
 }
 
 static rtcosim_status native_set_input_derivatives(void *self, const uint32_t *vrs, size_t count,

@@ -76,6 +76,44 @@ static void gauss_seidel_orders_a_chain_by_data_flow(void **state)
     rtcosim_master_free(m);
 }
 
+/* Every component on the base step (the single-rate tick), to a stop time off
+ * the grid: three steps of 1 ms, then the last one shortened to 0.5 ms (the
+ * general planning). The recorder logs the clock y = t it is given: in Jacobi
+ * order the value at each step's start, in Gauss-Seidel order (clock first)
+ * the clock's new value at the step's end. */
+static void single_rate_run_ends_on_an_off_grid_stop(rtcosim_order order, const double want[4])
+{
+    rtcosim_master *m = new_master(MS);
+    add(m, "r", &recorder_model, 1);
+    add(m, "src", &clock_model, 1);
+    connect(m, "src.y", "r.u", NULL);
+    rtcosim_master_set_order(m, order);
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_master_initialize(m, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_run(m, 3 * MS + MS / 2, NULL, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_time(m), 3 * MS + MS / 2);
+    assert_int_equal(rtcosim_master_step_count(m), 4);
+    const double *log = recorded(m, "r");
+    for (int i = 0; i < 4; i++)
+        if (fabs(log[i] - want[i]) > 1e-15)
+            fail_msg("step %d: recorder got %.17g, expected %.17g", i, log[i], want[i]);
+    rtcosim_master_free(m);
+}
+
+static void single_rate_jacobi_ends_on_an_off_grid_stop(void **state)
+{
+    (void)state;
+    const double want[4] = {0.0, 0.001, 0.002, 0.003};
+    single_rate_run_ends_on_an_off_grid_stop(RTCOSIM_ORDER_JACOBI, want);
+}
+
+static void single_rate_gauss_seidel_ends_on_an_off_grid_stop(void **state)
+{
+    (void)state;
+    const double want[4] = {0.001, 0.002, 0.003, 0.0035};
+    single_rate_run_ends_on_an_off_grid_stop(RTCOSIM_ORDER_GAUSS_SEIDEL, want);
+}
+
 static void algebraic_loop_is_reported_with_its_variables(void **state)
 {
     (void)state;
@@ -376,6 +414,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gauss_seidel_orders_a_chain_by_data_flow),
+        cmocka_unit_test(single_rate_jacobi_ends_on_an_off_grid_stop),
+        cmocka_unit_test(single_rate_gauss_seidel_ends_on_an_off_grid_stop),
         cmocka_unit_test(algebraic_loop_is_reported_with_its_variables),
         cmocka_unit_test(diverging_initialization_names_the_connection),
         cmocka_unit_test(multirate_jacobi_exchanges_at_the_slow_points),
