@@ -10,6 +10,7 @@
 
 #include "../examples/oscillator/oscillator.h"
 #include "bench.h"
+#include "rtcosim/plot.h"
 
 typedef struct coupling_variant {
     const char *name;
@@ -60,6 +61,65 @@ static double convergence_order(const rtcosim_oscillator_result *r)
     if (n < 2)
         return NAN;
     return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+/* RMS errors of the sweep, kept for the error-over-H plots. */
+static double sweep_rms[2][2][VARIANTS][STEPS];
+
+/* One log-log plot of RMS error over H per case and order: a wide CSV (h, then
+ * one column per coupling) next to the table, drawn by the plot layer. */
+static int write_sweep_plots(const char *table_path, bool quick)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", table_path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    static const size_t plotted[] = {0, 1, 3, 4, 6, 7}; /* without the integrator variants */
+    const size_t n = sizeof plotted / sizeof plotted[0];
+    for (int cs = 1; cs <= (quick ? 1 : 2); cs++)
+        for (int o = 0; o < 2; o++) {
+            char csv_path[600], svg_path[600], title[128];
+            snprintf(csv_path, sizeof csv_path, "%s/coupling_case%d_%s.csv", dir, cs, order_names[o]);
+            snprintf(svg_path, sizeof svg_path, "%s/coupling_case%d_%s.svg", dir, cs, order_names[o]);
+            FILE *f = fopen(csv_path, "w");
+            if (!f) {
+                fprintf(stderr, "rtcosim: %s: cannot open for writing\n", csv_path);
+                return 1;
+            }
+            fprintf(f, "h");
+            for (size_t i = 0; i < n; i++)
+                fprintf(f, ",%s", variants[plotted[i]].name);
+            fprintf(f, "\n");
+            for (size_t s = 0; s < STEPS; s++) {
+                if (!steps[s].in_sweep || (quick && steps[s].ns < 1000000))
+                    continue;
+                fprintf(f, "%s", steps[s].label);
+                for (size_t i = 0; i < n; i++)
+                    fprintf(f, ",%.6g", sweep_rms[cs - 1][o][plotted[i]][s]);
+                fprintf(f, "\n");
+            }
+            if (fclose(f) != 0) {
+                fprintf(stderr, "rtcosim: %s: cannot write\n", csv_path);
+                return 1;
+            }
+            const char *columns[sizeof plotted / sizeof plotted[0]];
+            for (size_t i = 0; i < n; i++)
+                columns[i] = variants[plotted[i]].name;
+            snprintf(title, sizeof title, "B2 case %d, %s: RMS error of x1, x2 over the macro step", cs,
+                     order_names[o]);
+            rtcosim_plot_options po = {.title = title, .x = "h", .x_label = "macro step H [s]",
+                                       .y_label = "RMS error [m]", .log_x = true, .log_y = true};
+            rtcosim_error err = {0};
+            if (rtcosim_plot_csv(csv_path, columns, n, svg_path, &po, &err) != RTCOSIM_OK) {
+                fprintf(stderr, "rtcosim: bench coupling: %s\n", err.message);
+                return 1;
+            }
+            printf("plot written to %s\n", svg_path);
+        }
+    return 0;
 }
 
 static int run_coupling(int argc, char **argv)
@@ -121,6 +181,7 @@ static int run_coupling(int argc, char **argv)
                         failures++;
                         continue;
                     }
+                    sweep_rms[cs - 1][o][v][s] = r->rms_error;
                     fprintf(csv, "case%d,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g\n",
                             cs, order_names[o], variants[v].name, steps[s].label, r->rms_error,
                             r->rms_x1, r->rms_x2, r->max_x1, r->max_x2, r->energy_drift, r->stable,
@@ -205,6 +266,7 @@ static int run_coupling(int argc, char **argv)
         return 1;
     }
     printf("table written to %s\n", csv_path);
+    failures += write_sweep_plots(csv_path, quick);
     return failures ? 1 : 0;
 }
 

@@ -25,7 +25,14 @@ rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosi
 /* Same from memory; name is used in messages (and kept as the table's name). */
 rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_t size,
                                        rtcosim_csv **out, rtcosim_error *err);
+/* A general table (for plotting): like rtcosim_csv_read_file, but the first
+ * column may have any name; its values are still read as non-decreasing
+ * numbers in whole nanoseconds (e.g. step sizes of a sweep). */
+rtcosim_status rtcosim_csv_read_table_file(const char *path, rtcosim_csv **out,
+                                           rtcosim_error *err);
 void rtcosim_csv_free(rtcosim_csv *table); /* NULL is a no-op */
+/* Name of the first column: "time" for input files. */
+const char *rtcosim_csv_first_column_name(const rtcosim_csv *table);
 
 const char *rtcosim_csv_name(const rtcosim_csv *table);
 /* Columns besides time. */

@@ -13,6 +13,7 @@
 
 struct rtcosim_csv {
     char *name;
+    char *first_column; /* "time" unless read as a general table */
     size_t column_count;
     char **column_names;
     size_t row_count, row_capacity;
@@ -26,6 +27,7 @@ typedef struct parser {
     char *next;  /* start of the next line */
     char *end;   /* end of the data (a NUL is there) */
     size_t line; /* number of the line last returned */
+    bool any_first_column; /* a general table: the first column need not be "time" */
 } parser;
 
 enum { QUOTE_IN_MESSAGE = 40 }; /* characters of a bad field shown in a message */
@@ -160,15 +162,16 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
     if (!fields)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
     split_fields(p, line, fields, n, &n, NULL);
-    if (strcmp(fields[0], "time") != 0) {
+    if (!p->any_first_column && strcmp(fields[0], "time") != 0) {
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: first column is \"%.*s\", expected \"time\"",
                                p->name, p->line, QUOTE_IN_MESSAGE, fields[0]);
         free(fields);
         return st;
     }
     t->column_count = n - 1;
+    t->first_column = strdup(fields[0]);
     t->column_names = calloc(n, sizeof *t->column_names);
-    if (!t->column_names) {
+    if (!t->column_names || !t->first_column) {
         free(fields);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
     }
@@ -178,7 +181,7 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
                                    p->name, p->line, i + 2);
         for (size_t j = 0; j <= i && st == RTCOSIM_OK; j++)
-            if (j < i ? strcmp(t->column_names[j], name) == 0 : strcmp(name, "time") == 0)
+            if (j < i ? strcmp(t->column_names[j], name) == 0 : strcmp(name, t->first_column) == 0)
                 st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
                                        p->name, p->line, QUOTE_IN_MESSAGE, name);
         if (st == RTCOSIM_OK && !(t->column_names[i] = strdup(name)))
@@ -245,8 +248,8 @@ static rtcosim_status read_rows(parser *p, rtcosim_csv *t, char **fields, rtcosi
     return RTCOSIM_OK;
 }
 
-rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_t size,
-                                       rtcosim_csv **out, rtcosim_error *err)
+static rtcosim_status read_memory(const char *name, const void *data, size_t size,
+                                  bool any_first_column, rtcosim_csv **out, rtcosim_error *err)
 {
     *out = NULL;
     if (!name)
@@ -261,7 +264,8 @@ rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_
     if (size)
         memcpy(text, data, size);
     text[size] = '\0';
-    parser p = {.name = t->name, .next = text, .end = text + size};
+    parser p = {.name = t->name, .next = text, .end = text + size,
+                .any_first_column = any_first_column};
     if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
         p.next += 3; /* UTF-8 byte order mark, as spreadsheet programs write it */
     /* A NUL byte would end fields early; it has no place in a text table. */
@@ -290,16 +294,39 @@ rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_
     return RTCOSIM_OK;
 }
 
-rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosim_error *err)
+rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_t size,
+                                       rtcosim_csv **out, rtcosim_error *err)
+{
+    return read_memory(name, data, size, false, out, err);
+}
+
+static rtcosim_status read_file(const char *path, bool any_first_column, rtcosim_csv **out,
+                                rtcosim_error *err)
 {
     *out = NULL;
     char *data;
     size_t size;
     rtcosim_status st = util_read_file(path, path, "input file", &data, &size, err);
     if (st == RTCOSIM_OK)
-        st = rtcosim_csv_read_memory(path, data, size, out, err);
+        st = read_memory(path, data, size, any_first_column, out, err);
     free(data);
     return st;
+}
+
+rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosim_error *err)
+{
+    return read_file(path, false, out, err);
+}
+
+rtcosim_status rtcosim_csv_read_table_file(const char *path, rtcosim_csv **out,
+                                           rtcosim_error *err)
+{
+    return read_file(path, true, out, err);
+}
+
+const char *rtcosim_csv_first_column_name(const rtcosim_csv *table)
+{
+    return table->first_column;
 }
 
 void rtcosim_csv_free(rtcosim_csv *t)
@@ -314,6 +341,7 @@ void rtcosim_csv_free(rtcosim_csv *t)
     free(t->values);
     free(t->lines);
     free(t->name);
+    free(t->first_column);
     free(t);
 }
 

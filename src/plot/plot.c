@@ -219,11 +219,12 @@ rtcosim_status rtcosim_plot_csv(const char *csv_path, const char *const *variabl
                                  output, width, height);
 
     rtcosim_csv *t = NULL;
-    rtcosim_status st = rtcosim_csv_read_file(csv_path, &t, err);
+    rtcosim_status st = rtcosim_csv_read_table_file(csv_path, &t, err);
     if (st != RTCOSIM_OK)
         return st;
+    const char *first = rtcosim_csv_first_column_name(t);
     ptrdiff_t x_col = -1;
-    if (opts->x && strcmp(opts->x, "time") != 0) {
+    if (opts->x && strcmp(opts->x, "time") != 0 && strcmp(opts->x, first) != 0) {
         x_col = rtcosim_csv_find_column(t, opts->x);
         if (x_col < 0) {
             st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no column '%s' for the x axis",
@@ -306,7 +307,8 @@ rtcosim_status rtcosim_plot_csv(const char *csv_path, const char *const *variabl
 
     char *title = escape_text(opts->title ? opts->title : base_name(csv_path));
     char *x_label = escape_text(opts->x_label ? opts->x_label
-                                : x_col < 0 ? "time [s]" : rtcosim_csv_column_name(t, (size_t)x_col));
+                                : x_col >= 0 ? rtcosim_csv_column_name(t, (size_t)x_col)
+                                : strcmp(first, "time") == 0 ? "time [s]" : first);
     char *y_label = escape_text(opts->y_label ? opts->y_label : count == 1 ? names[0] : "value");
     if (!title || !x_label || !y_label) {
         free(title);
