@@ -1,8 +1,9 @@
 /* Native models of the vehicle longitudinal example: a drive scenario, the
  * cruise-control ECU (PI with anti-windup, sampled every 10 ms), a spark-
  * ignition engine (full-load torque map, drag torque, inertia), an automatic
- * transmission (torque converter, 6 gears, shift schedule, efficiency) and the
- * vehicle body with road load. Parameters are of the published order for a
+ * transmission (torque converter, 6 gears, shift schedule, clutch-to-clutch
+ * shifts, efficiency) and the vehicle body with road load. Parameters are of
+ * the published order for a
  * 1.5 t mid-size car with a 2.0 l engine; every one can be set from an .ssv.
  * They register as rtcosim:vehicle.* so that vehicle.ssd can name them. */
 #include <math.h>
@@ -275,7 +276,7 @@ static const double tc_tr[] = {2.0, 1.0, 1.0};
  * minimum time between shifts so that the gear does not hunt.
  *
  * Shifts are clutch-to-clutch power shifts (Naunheimer, Bertsche, Ryborz,
- * Novak: Automotive Transmissions, 2nd ed., Springer 2011, sec. 9.2, and
+ * Novak: Automotive Transmissions, 2nd ed., Springer 2011, and
  * Hrovat & Tobler, "Bond graph modeling and computer simulation of
  * automotive torque converters", J. Franklin Inst. 319, 1985, for the
  * turbine side): the gearbox output is rigid with the wheels, and the
@@ -295,7 +296,10 @@ static const double tc_tr[] = {2.0, 1.0, 1.0};
  * the higher gear's clutch carries the inertia phase: an upshift does the
  * torque phase first, a (kick)down shift lets the off-going clutch slip at a
  * reduced capacity, the engine flares up to the new synchronous speed, and
- * the torque phase follows. On coast (T_t < 0) it is the other way round. */
+ * the torque phase follows. On coast (T_t < 0) it is the other way round.
+ * Should the drive reverse mid-shift (throttle lifted during a kickdown flare)
+ * so that the turbine stalls between the two speeds, the control engages
+ * whichever clutch the ramp needs after twice the inertia phase time. */
 typedef struct transmission {
     double ratio_1, ratio_2, ratio_3, ratio_4, ratio_5, ratio_6;
     double final_drive, efficiency, wheel_radius, shift_hysteresis, min_shift_interval;
@@ -396,8 +400,9 @@ static void converter(double w_pump, double w_turbine, double *pump, double *tur
 static double slipping_clutch_torque(const transmission *tr, double turbine_torque)
 {
     double tc = turbine_torque - tr->turbine_inertia * tr->turbine_accel;
-    return tr->drive_sign > 0 ? clamp(tc, 0.0, tr->clutch_capacity_max)
-                              : clamp(tc, -tr->clutch_capacity_max, 0.0);
+    double lo = tr->drive_sign > 0 ? 0.0 : -tr->clutch_capacity_max;
+    double hi = tr->drive_sign < 0 ? 0.0 : tr->clutch_capacity_max;
+    return clamp(tc, lo, hi);
 }
 
 /* Where the turbine and the output stand at time t with the current inputs. */
@@ -490,12 +495,14 @@ static void start_inertia_phase(transmission *tr, double t)
     tr->phase_start = t;
 }
 
-/* Phase changes at time t (inputs already at t). */
-static void advance_shift(transmission *tr, double t)
+/* Phase changes at time t (inputs already at t). The shift schedule is
+ * consulted only at the end of a step (`may_start`), as before shifts had
+ * phases, so that the shift instants do not depend on the sub-step. */
+static void advance_shift(transmission *tr, double t, bool may_start)
 {
     switch ((int)tr->phase) {
     case SHIFT_NONE: {
-        if (t - tr->last_shift_time < tr->min_shift_interval)
+        if (!may_start || t - tr->last_shift_time < tr->min_shift_interval)
             return;
         int gear = (int)tr->gear;
         int next = schedule_gear(tr, gear, tr->vehicle_speed, tr->throttle);
@@ -526,9 +533,12 @@ static void advance_shift(transmission *tr, double t)
         double w_to = sync_speed(tr, (int)tr->gear, tr->vehicle_speed);
         double w_from = sync_speed(tr, (int)tr->from_gear, tr->vehicle_speed);
         if (dir * (tr->turbine_speed - w_to) >= 0) { /* synchronized: lock up */
-            bool slipping_is_old = (tr->gear > tr->from_gear) != (tr->drive_sign > 0);
-            if (slipping_is_old) {
-                tr->handover_torque = drive_at(tr, t).clutch;
+            /* The slipping clutch was the higher gear's if it passed T_c >= 0:
+             * if that is the old gear, it still has to hand its torque over. */
+            double clutch = drive_at(tr, t).clutch;
+            bool slipping_is_old = (clutch >= 0) == (tr->from_gear > tr->gear);
+            if (slipping_is_old && clutch != 0) {
+                tr->handover_torque = clutch;
                 tr->phase = SHIFT_TORQUE_AFTER;
                 tr->phase_start = t;
             } else {
@@ -540,6 +550,8 @@ static void advance_shift(transmission *tr, double t)
              * gear's clutch grips again; the shift is abandoned. */
             tr->gear = tr->from_gear;
             tr->phase = SHIFT_NONE;
+        } else if (t - tr->phase_start > 2.0 * tr->inertia_phase_time) {
+            tr->drive_sign = 0.0; /* stalled: either clutch may act */
         }
         return;
     }
@@ -572,7 +584,7 @@ static rtcosim_status transmission_step(void *data, const rtcosim_native_context
             tr->turbine_speed += dt * (s.turbine - s.clutch) / tr->turbine_inertia;
         }
         rtcosim_native_inputs_at(ctx, ti + dt);
-        advance_shift(tr, ti + dt);
+        advance_shift(tr, ti + dt, i == n - 1);
     }
     return RTCOSIM_OK;
 }
@@ -594,7 +606,7 @@ static const rtcosim_native_variable transmission_vars[] = {
     RTCOSIM_NATIVE_F64(transmission, throttle, 13, IN, DISC, 0.22, "1", "throttle (for the shift schedule)", NULL),
     RTCOSIM_NATIVE_F64(transmission, pump_torque, 14, OUT, CONT, 0.0, "N.m", "load torque on the engine", "engine_speed,vehicle_speed"),
     RTCOSIM_NATIVE_F64(transmission, traction_force, 15, OUT, CONT, 0.0, "N", "force at the tyre contact", "engine_speed,vehicle_speed"),
-    RTCOSIM_NATIVE_F64(transmission, gear, 16, OUT, DISC, 0.0, "1", "engaged gear (0 until the inputs are known)", "vehicle_speed,throttle"),
+    RTCOSIM_NATIVE_F64(transmission, gear, 16, OUT, DISC, 0.0, "1", "gear engaged or being shifted to (0 until the inputs are known)", "vehicle_speed,throttle"),
     RTCOSIM_NATIVE_F64(transmission, turbine_rpm, 17, OUT, CONT, 0.0, "rpm", "turbine speed", "vehicle_speed"),
     RTCOSIM_NATIVE_F64(transmission, speed_ratio, 18, OUT, CONT, 0.0, "1", "converter speed ratio", "engine_speed,vehicle_speed"),
     RTCOSIM_NATIVE_F64(transmission, turbine_inertia, 19, PAR, FIXED, 0.06, "kg.m2", "turbine, input shaft and clutch drums", NULL),
@@ -605,7 +617,7 @@ static const rtcosim_native_variable transmission_vars[] = {
 
 static const rtcosim_native_model vehicle_transmission = {
     .name = "vehicle.transmission",
-    .description = "torque converter and 6-speed automatic with shift schedule",
+    .description = "torque converter and 6-speed automatic with shift schedule and clutch-to-clutch shifts",
     .data_size = sizeof(transmission),
     .variables = transmission_vars,
     .variable_count = sizeof transmission_vars / sizeof transmission_vars[0],

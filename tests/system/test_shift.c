@@ -2,7 +2,9 @@
  * the 3->2 kickdown under full throttle of the standard scenario keeps the
  * traction force positive and below the drivetrain's physical bound, ramps
  * the turbine at the commanded rate in the inertia phase and ends locked to
- * the new gear ratio. */
+ * the new gear ratio; the transmission alone, at a held engine speed, passes
+ * exactly the clutch capacity its shift control sets and completes a
+ * kickdown whose engine cannot flare. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/master.h"
+#include "rtcosim/native.h"
 #include "rtcosim/system.h"
 
 #define assert_near(a, b, tol)                                                         \
@@ -32,6 +35,8 @@
 #define TORQUE_PHASE_TIME 0.15
 #define ENGINE_MAX_TORQUE 200.0   /* peak of the full-load curve, N m */
 #define CONVERTER_MAX_RATIO 2.0   /* stall torque ratio */
+#define RATIO_4 1.155
+#define TURBINE_INERTIA 0.06
 #define RPM_PER_RAD_S (60.0 / (2.0 * M_PI))
 
 enum { TRACTION, GEAR, TURBINE_RPM, VEHICLE_SPEED, COLUMNS };
@@ -165,12 +170,100 @@ static void test_kickdown_ends_locked_to_second_gear_ratio(void **state)
     }
 }
 
+/* ---- the transmission alone, inputs held ---------------------------------- */
+
+static void set(rtcosim_component *c, const char *name, double value)
+{
+    const rtcosim_variable *v = rtcosim_component_find_variable(c, name);
+    assert_non_null(v);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &v->value_reference, 1, &value,
+                                           &err),
+                     RTCOSIM_OK);
+}
+
+static double get(rtcosim_component *c, const char *name)
+{
+    const rtcosim_variable *v = rtcosim_component_find_variable(c, name);
+    assert_non_null(v);
+    double value = 0;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &v->value_reference, 1, &value,
+                                           &err),
+                     RTCOSIM_OK);
+    return value;
+}
+
+static void test_held_engine_kickdown_passes_set_capacity_then_locks_in_third(void **state)
+{
+    (void)state;
+    /* 15 m/s = 54 km/h with the throttle closed: 4th gear (the schedule's
+     * 3->4 upshift is at 40 km/h, 4->5 at 55 km/h). The engine speed is held
+     * at w_4 / 0.8, so the converter's speed ratio is 0.8 in 4th. */
+    double v = 15.0, w4 = sync_rad_s(v, RATIO_4), w3 = sync_rad_s(v, RATIO_3);
+    double w_pump = w4 / 0.8;
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_native_create("rtcosim:vehicle.transmission", &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_component_instantiate(c, "transmission", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    set(c, "vehicle_speed", v);
+    set(c, "engine_speed", w_pump);
+    set(c, "throttle", 0.0);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    assert_true(get(c, "gear") == 4);
+    /* Full throttle: the 3->4 upshift speed rises to 90 km/h, so 54 km/h
+     * is below its 82 km/h downshift line: kickdown to 3rd at once. */
+    set(c, "throttle", 1.0);
+    rtcosim_step_result r;
+    rtcosim_time_ns h = RTCOSIM_NS_PER_MS;
+    assert_int_equal(rtcosim_component_do_step(c, 0, h, &r, &err), RTCOSIM_OK);
+    assert_true(get(c, "gear") == 3);
+    /* Under drive the kickdown starts with the inertia phase on the
+     * off-going 4th-gear clutch, turbine still at w_4. Its capacity is set
+     * to T_c = T_t - J_t a with a = (w_3 - w_4) / 0.35 s. At SR 0.8 the
+     * converter has K = 152 rpm/sqrt(N m) and TR = 2 - 0.8 / 0.87, so
+     * T_t = (n_p / 152)^2 (2 - 0.8 / 0.87), and the wheels get
+     * T_c i_4 i_fd eta / r. */
+    double n_pump = w_pump * RPM_PER_RAD_S;
+    double t_turbine = (n_pump / 152.0) * (n_pump / 152.0) * (2.0 - 0.8 / 0.87);
+    double a = (w3 - w4) / INERTIA_PHASE_TIME;
+    double capacity = t_turbine - TURBINE_INERTIA * a;
+    assert_true(capacity > 0);
+    assert_near(get(c, "turbine_rpm") / RPM_PER_RAD_S, w4, 1e-9 * w4);
+    assert_near(get(c, "traction_force"),
+                capacity * RATIO_4 * FINAL_DRIVE * EFFICIENCY / WHEEL_RADIUS, 1e-9 * 1e4);
+    /* The engine cannot flare (speed held below w_3): the turbine rises
+     * only to the engine speed, where the converter passes no torque. The
+     * drive never reverses while the off-going clutch slips; after twice
+     * the inertia phase time (0.7 s) the control engages the 3rd-gear clutch,
+     * which pulls the turbine up at a over the remaining (w_3 - w_p) in
+     * 0.1 s; from then on it turns at exactly w_3. */
+    assert_true(w_pump < w3);
+    for (int k = 1; k < 950; k++) {
+        double t = k * 0.001;
+        assert_int_equal(rtcosim_component_do_step(c, k * h, h, &r, &err), RTCOSIM_OK);
+        double w = get(c, "turbine_rpm") / RPM_PER_RAD_S;
+        if (t < 2.0 * INERTIA_PHASE_TIME) {
+            assert_true(get(c, "traction_force") >= 0);
+            assert_true(w <= w_pump + 1e-6);
+        }
+        if (t > 2.0 * INERTIA_PHASE_TIME + (w3 - w_pump) / a + 0.01)
+            assert_near(w, w3, 1e-9 * w3);
+    }
+    assert_true(get(c, "gear") == 3);
+    rtcosim_component_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kickdown_traction_stays_positive_and_below_drivetrain_bound),
         cmocka_unit_test(test_kickdown_inertia_phase_ramps_turbine_at_commanded_rate),
         cmocka_unit_test(test_kickdown_ends_locked_to_second_gear_ratio),
+        cmocka_unit_test(test_held_engine_kickdown_passes_set_capacity_then_locks_in_third),
     };
     return cmocka_run_group_tests(tests, run_vehicle, NULL);
 }
