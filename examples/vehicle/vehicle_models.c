@@ -3,8 +3,8 @@
  * ignition engine (full-load torque map, drag torque, inertia), an automatic
  * transmission (torque converter, 6 gears, shift schedule, clutch-to-clutch
  * shifts, efficiency) and the vehicle body with road load. Parameters are of
- * the published order for a
- * 1.5 t mid-size car with a 2.0 l engine; every one can be set from an .ssv.
+ * the published order for a 1.5 t mid-size car with a 2.0 l engine; every one
+ * can be set from an .ssv.
  * They register as rtcosim:vehicle.* so that vehicle.ssd can name them. */
 #include <math.h>
 #include <stddef.h>
