@@ -1,9 +1,10 @@
 /* Native models of the vehicle longitudinal example: a drive scenario, the
  * cruise-control ECU (PI with anti-windup, sampled every 10 ms), a spark-
  * ignition engine (full-load torque map, drag torque, inertia), an automatic
- * transmission (torque converter, 6 gears, shift schedule, efficiency) and the
- * vehicle body with road load. Parameters are of the published order for a
- * 1.5 t mid-size car with a 2.0 l engine; every one can be set from an .ssv.
+ * transmission (torque converter, 6 gears, shift schedule, clutch-to-clutch
+ * shifts, efficiency) and the vehicle body with road load. Parameters are of
+ * the published order for a 1.5 t mid-size car with a 2.0 l engine; every one
+ * can be set from an .ssv.
  * They register as rtcosim:vehicle.* so that vehicle.ssd can name them. */
 #include <math.h>
 #include <stddef.h>
@@ -272,14 +273,52 @@ static const double tc_tr[] = {2.0, 1.0, 1.0};
 /* Six-speed automatic (ratios of the Aisin TF-60SN class), final drive,
  * a lumped mechanical efficiency, and a shift schedule over vehicle speed
  * that rises with throttle (later upshifts under load), with hysteresis and a
- * minimum time between shifts so that the gear does not hunt. */
+ * minimum time between shifts so that the gear does not hunt.
+ *
+ * Shifts are clutch-to-clutch power shifts (Naunheimer, Bertsche, Ryborz,
+ * Novak: Automotive Transmissions, 2nd ed., Springer 2011, and
+ * Hrovat & Tobler, "Bond graph modeling and computer simulation of
+ * automotive torque converters", J. Franklin Inst. 319, 1985, for the
+ * turbine side): the gearbox output is rigid with the wheels, and the
+ * turbine (with the input shaft and clutch drums, J_t) is rigid with the
+ * gearbox input except while a clutch slips. A shift has
+ *  - a torque phase (t_tp, ~0.1-0.2 s): at unchanged turbine speed the
+ *    turbine torque T_t is handed over linearly from one gear's clutch to the
+ *    other's; the output torque moves between T_t i_from and T_t i_to;
+ *  - an inertia phase (~0.2-0.5 s): one clutch slips and transmits its
+ *    capacity T_c, J_t dw_t/dt = T_t - T_c, while the shift control sets
+ *    T_c = T_t - J_t a so that the turbine speed ramps at a = (w_sync,to -
+ *    w_t,0) / t_ip towards the new synchronous speed; the clutch locks up
+ *    when the turbine reaches it.
+ * A clutch passes torque only in the direction of its slip: between the two
+ * synchronous speeds the clutch of the higher gear (smaller ratio) can pass
+ * only T_c >= 0, that of the lower gear only T_c <= 0. So under drive (T_t >= 0)
+ * the higher gear's clutch carries the inertia phase: an upshift does the
+ * torque phase first, a (kick)down shift lets the off-going clutch slip at a
+ * reduced capacity, the engine flares up to the new synchronous speed, and
+ * the torque phase follows. On coast (T_t < 0) it is the other way round.
+ * Should the drive reverse mid-shift (throttle lifted during a kickdown flare)
+ * so that the turbine stalls between the two speeds, the control engages
+ * whichever clutch the ramp needs after twice the inertia phase time. */
 typedef struct transmission {
     double ratio_1, ratio_2, ratio_3, ratio_4, ratio_5, ratio_6;
     double final_drive, efficiency, wheel_radius, shift_hysteresis, min_shift_interval;
     double engine_speed, vehicle_speed, throttle;
     double pump_torque, traction_force, gear, turbine_rpm, speed_ratio;
+    double turbine_inertia, torque_phase_time, inertia_phase_time, clutch_capacity_max;
     double last_shift_time;
+    /* Shift state: phase (SHIFT_*), the gears shifted from and to, the
+     * phase's start time, the inertia phase's turbine acceleration and
+     * drive sign, the torque the slipping clutch carried at lock-up. */
+    double phase, from_gear, phase_start, turbine_accel, drive_sign, handover_torque;
+    double turbine_speed; /* state while a clutch slips (rad/s) */
 } transmission;
+
+enum { SHIFT_NONE, SHIFT_TORQUE_FIRST, SHIFT_INERTIA, SHIFT_TORQUE_AFTER };
+
+/* Euler sub-step of the turbine during the inertia phase: well below the
+ * turbine's time constant J_t / (dT_t/dw_t) of a few ms near coupling. */
+#define TURBINE_SUBSTEP 1e-4
 
 static double gear_ratio(const transmission *tr, int gear)
 {
@@ -328,20 +367,21 @@ static double capacity_factor(double sr)
     return lookup(tc_sr, tc_k, n, sr);
 }
 
-static void transmission_outputs(void *data, double t)
+/* Turbine speed if locked to `gear` at vehicle speed v. */
+static double sync_speed(const transmission *tr, int gear, double v)
 {
-    (void)t;
-    transmission *tr = data;
-    double ratio = gear_ratio(tr, (int)tr->gear);
-    double w_pump = fmax(tr->engine_speed, 1e-3);
-    double w_turbine = tr->vehicle_speed / tr->wheel_radius * ratio;
+    return v / tr->wheel_radius * gear_ratio(tr, gear);
+}
+
+/* Converter torques at pump speed w_pump and turbine speed w_turbine. */
+static void converter(double w_pump, double w_turbine, double *pump, double *turbine)
+{
     double n_pump = w_pump * RPM_PER_RAD_S;
     double sr = w_turbine / w_pump;
-    double pump, turbine;
     if (sr <= 1.0) {
         double k = capacity_factor(sr);
-        pump = (n_pump / k) * (n_pump / k);
-        turbine = pump * lookup(tc_tr_sr, tc_tr, 3, sr);
+        *pump = (n_pump / k) * (n_pump / k);
+        *turbine = *pump * lookup(tc_tr_sr, tc_tr, 3, sr);
     } else {
         /* Overrun (engine braking): the turbine drives the pump. The converter
          * works as a fluid coupling in reverse, with the roles of pump and
@@ -349,15 +389,78 @@ static void transmission_outputs(void *data, double t)
          * multiplication. */
         double n_turbine = w_turbine * RPM_PER_RAD_S;
         double k = capacity_factor(1.0 / sr);
-        pump = -(n_turbine / k) * (n_turbine / k);
-        turbine = pump;
+        *pump = -(n_turbine / k) * (n_turbine / k);
+        *turbine = *pump;
     }
+}
+
+/* Torque of the slipping clutch in the inertia phase: the capacity the shift
+ * control sets for the turbine ramp, passed only in its slip direction and
+ * bounded by the clutch's largest capacity. */
+static double slipping_clutch_torque(const transmission *tr, double turbine_torque)
+{
+    double tc = turbine_torque - tr->turbine_inertia * tr->turbine_accel;
+    double lo = tr->drive_sign > 0 ? 0.0 : -tr->clutch_capacity_max;
+    double hi = tr->drive_sign < 0 ? 0.0 : tr->clutch_capacity_max;
+    return clamp(tc, lo, hi);
+}
+
+/* Where the turbine and the output stand at time t with the current inputs. */
+typedef struct drive_state {
+    double w_turbine, pump, turbine, output; /* output: N m at the wheels, before losses */
+    double clutch; /* the slipping clutch's torque in the inertia phase */
+} drive_state;
+
+static drive_state drive_at(const transmission *tr, double t)
+{
+    int to = (int)tr->gear, from = (int)tr->from_gear;
+    double v = tr->vehicle_speed, w_pump = fmax(tr->engine_speed, 1e-3);
+    double alpha = clamp((t - tr->phase_start) / tr->torque_phase_time, 0.0, 1.0);
+    drive_state s = {0};
+    switch ((int)tr->phase) {
+    case SHIFT_TORQUE_FIRST: /* locked in the old gear, the new clutch takes over */
+        s.w_turbine = sync_speed(tr, from, v);
+        converter(w_pump, s.w_turbine, &s.pump, &s.turbine);
+        s.output = s.turbine * (alpha * gear_ratio(tr, to) + (1.0 - alpha) * gear_ratio(tr, from));
+        break;
+    case SHIFT_INERTIA: {
+        s.w_turbine = tr->turbine_speed;
+        converter(w_pump, s.w_turbine, &s.pump, &s.turbine);
+        s.clutch = slipping_clutch_torque(tr, s.turbine);
+        double i_from = gear_ratio(tr, from), i_to = gear_ratio(tr, to);
+        s.output = s.clutch * (s.clutch >= 0 ? fmin(i_from, i_to) : fmax(i_from, i_to));
+        break;
+    }
+    case SHIFT_TORQUE_AFTER: { /* locked in the new gear, the old clutch lets go */
+        s.w_turbine = sync_speed(tr, to, v);
+        converter(w_pump, s.w_turbine, &s.pump, &s.turbine);
+        double old = (1.0 - alpha) * tr->handover_torque;
+        s.output = old * gear_ratio(tr, from) + (s.turbine - old) * gear_ratio(tr, to);
+        break;
+    }
+    default:
+        s.w_turbine = sync_speed(tr, to, v);
+        converter(w_pump, s.w_turbine, &s.pump, &s.turbine);
+        s.output = s.turbine * gear_ratio(tr, to);
+        break;
+    }
+    return s;
+}
+
+static void transmission_outputs(void *data, double t)
+{
+    transmission *tr = data;
+    if (tr->gear < 1) { /* before the first step: follows the initial speed */
+        tr->gear = starting_gear(tr);
+        tr->from_gear = tr->gear;
+    }
+    drive_state s = drive_at(tr, t);
     /* Losses always take power away: divide by the efficiency on overrun. */
-    double wheel_torque = turbine * ratio * (turbine >= 0 ? tr->efficiency : 1.0 / tr->efficiency);
-    tr->pump_torque = pump;
+    double wheel_torque = s.output * (s.output >= 0 ? tr->efficiency : 1.0 / tr->efficiency);
+    tr->pump_torque = s.pump;
     tr->traction_force = wheel_torque / tr->wheel_radius;
-    tr->turbine_rpm = w_turbine * RPM_PER_RAD_S;
-    tr->speed_ratio = sr;
+    tr->turbine_rpm = s.w_turbine * RPM_PER_RAD_S;
+    tr->speed_ratio = s.w_turbine / fmax(tr->engine_speed, 1e-3);
 }
 
 static rtcosim_status transmission_init(void *data, const rtcosim_native_context *ctx,
@@ -369,9 +472,98 @@ static rtcosim_status transmission_init(void *data, const rtcosim_native_context
         tr->efficiency > 1)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "wheel_radius and final_drive must be positive, efficiency in (0, 1]");
+    if (!(tr->turbine_inertia > 0) || !(tr->torque_phase_time > 0) ||
+        !(tr->inertia_phase_time > 0) || !(tr->clutch_capacity_max > 0))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "turbine_inertia, torque_phase_time, inertia_phase_time and "
+                                 "clutch_capacity_max must be positive");
     tr->gear = starting_gear(tr);
+    tr->from_gear = tr->gear;
+    tr->phase = SHIFT_NONE;
     tr->last_shift_time = -1e9;
     return RTCOSIM_OK;
+}
+
+/* Start the inertia phase at time t: the turbine leaves the old gear's
+ * synchronous speed and ramps to the new one in inertia_phase_time. */
+static void start_inertia_phase(transmission *tr, double t)
+{
+    double v = tr->vehicle_speed;
+    tr->turbine_speed = sync_speed(tr, (int)tr->from_gear, v);
+    tr->turbine_accel = (sync_speed(tr, (int)tr->gear, v) - tr->turbine_speed) / tr->inertia_phase_time;
+    tr->phase = SHIFT_INERTIA;
+    tr->phase_start = t;
+}
+
+/* Phase changes at time t (inputs already at t). The shift schedule is
+ * consulted only at the end of a step (`may_start`), as before shifts had
+ * phases, so that the shift instants do not depend on the sub-step. */
+static void advance_shift(transmission *tr, double t, bool may_start)
+{
+    switch ((int)tr->phase) {
+    case SHIFT_NONE: {
+        if (!may_start || t - tr->last_shift_time < tr->min_shift_interval)
+            return;
+        int gear = (int)tr->gear;
+        int next = schedule_gear(tr, gear, tr->vehicle_speed, tr->throttle);
+        if (next == gear)
+            return;
+        tr->drive_sign = drive_at(tr, t).turbine >= 0 ? 1.0 : -1.0;
+        tr->from_gear = gear;
+        tr->gear = next;
+        tr->last_shift_time = t;
+        /* The inertia phase runs on the higher gear's clutch under drive, on
+         * the lower gear's on coast: when that is the new gear's clutch it
+         * must take over the torque first. */
+        bool upshift = next > gear;
+        if (upshift == (tr->drive_sign > 0)) {
+            tr->phase = SHIFT_TORQUE_FIRST;
+            tr->phase_start = t;
+        } else {
+            start_inertia_phase(tr, t);
+        }
+        return;
+    }
+    case SHIFT_TORQUE_FIRST:
+        if (t - tr->phase_start >= tr->torque_phase_time)
+            start_inertia_phase(tr, t);
+        return;
+    case SHIFT_INERTIA: {
+        double dir = tr->turbine_accel >= 0 ? 1.0 : -1.0;
+        double w_to = sync_speed(tr, (int)tr->gear, tr->vehicle_speed);
+        double w_from = sync_speed(tr, (int)tr->from_gear, tr->vehicle_speed);
+        if (dir * (tr->turbine_speed - w_to) >= 0) { /* synchronized: lock up */
+            /* The slipping clutch was the higher gear's if it passed T_c >= 0:
+             * if that is the old gear, it still has to hand its torque over. */
+            double clutch = drive_at(tr, t).clutch;
+            bool slipping_is_old = (clutch >= 0) == (tr->from_gear > tr->gear);
+            if (slipping_is_old && clutch != 0) {
+                tr->handover_torque = clutch;
+                tr->phase = SHIFT_TORQUE_AFTER;
+                tr->phase_start = t;
+            } else {
+                tr->phase = SHIFT_NONE;
+                tr->from_gear = tr->gear;
+            }
+        } else if (dir * (tr->turbine_speed - w_from) < 0) {
+            /* Drive reversed mid-shift and the turbine fell back: the old
+             * gear's clutch grips again; the shift is abandoned. */
+            tr->gear = tr->from_gear;
+            tr->phase = SHIFT_NONE;
+        } else if (t - tr->phase_start > 2.0 * tr->inertia_phase_time) {
+            tr->drive_sign = 0.0; /* stalled: either clutch may act */
+        }
+        return;
+    }
+    case SHIFT_TORQUE_AFTER:
+        if (t - tr->phase_start >= tr->torque_phase_time) {
+            tr->phase = SHIFT_NONE;
+            tr->from_gear = tr->gear;
+        }
+        return;
+    default:
+        return;
+    }
 }
 
 static rtcosim_status transmission_step(void *data, const rtcosim_native_context *ctx, double t,
@@ -379,13 +571,20 @@ static rtcosim_status transmission_step(void *data, const rtcosim_native_context
 {
     (void)err;
     transmission *tr = data;
-    rtcosim_native_inputs_at(ctx, t + h);
-    if (t + h - tr->last_shift_time >= tr->min_shift_interval) {
-        int gear = schedule_gear(tr, (int)tr->gear, tr->vehicle_speed, tr->throttle);
-        if (gear != (int)tr->gear) {
-            tr->gear = gear;
-            tr->last_shift_time = t + h;
+    /* Explicit Euler on the turbine in sub-steps, the phase logic after each. */
+    int n = (int)ceil(h / TURBINE_SUBSTEP - 1e-9);
+    if (n < 1)
+        n = 1;
+    double dt = h / n;
+    for (int i = 0; i < n; i++) {
+        double ti = t + i * dt;
+        if ((int)tr->phase == SHIFT_INERTIA) {
+            rtcosim_native_inputs_at(ctx, ti);
+            drive_state s = drive_at(tr, ti);
+            tr->turbine_speed += dt * (s.turbine - s.clutch) / tr->turbine_inertia;
         }
+        rtcosim_native_inputs_at(ctx, ti + dt);
+        advance_shift(tr, ti + dt, i == n - 1);
     }
     return RTCOSIM_OK;
 }
@@ -407,14 +606,18 @@ static const rtcosim_native_variable transmission_vars[] = {
     RTCOSIM_NATIVE_F64(transmission, throttle, 13, IN, DISC, 0.22, "1", "throttle (for the shift schedule)", NULL),
     RTCOSIM_NATIVE_F64(transmission, pump_torque, 14, OUT, CONT, 0.0, "N.m", "load torque on the engine", "engine_speed,vehicle_speed"),
     RTCOSIM_NATIVE_F64(transmission, traction_force, 15, OUT, CONT, 0.0, "N", "force at the tyre contact", "engine_speed,vehicle_speed"),
-    RTCOSIM_NATIVE_F64(transmission, gear, 16, OUT, DISC, 0.0, "1", "engaged gear (0 until the inputs are known)", "vehicle_speed,throttle"),
+    RTCOSIM_NATIVE_F64(transmission, gear, 16, OUT, DISC, 0.0, "1", "gear engaged or being shifted to (0 until the inputs are known)", "vehicle_speed,throttle"),
     RTCOSIM_NATIVE_F64(transmission, turbine_rpm, 17, OUT, CONT, 0.0, "rpm", "turbine speed", "vehicle_speed"),
     RTCOSIM_NATIVE_F64(transmission, speed_ratio, 18, OUT, CONT, 0.0, "1", "converter speed ratio", "engine_speed,vehicle_speed"),
+    RTCOSIM_NATIVE_F64(transmission, turbine_inertia, 19, PAR, FIXED, 0.06, "kg.m2", "turbine, input shaft and clutch drums", NULL),
+    RTCOSIM_NATIVE_F64(transmission, torque_phase_time, 20, PAR, FIXED, 0.15, "s", "torque hand-over between the clutches", NULL),
+    RTCOSIM_NATIVE_F64(transmission, inertia_phase_time, 21, PAR, FIXED, 0.35, "s", "turbine speed change to the new gear", NULL),
+    RTCOSIM_NATIVE_F64(transmission, clutch_capacity_max, 22, PAR, FIXED, 800.0, "N.m", "largest torque a shift clutch can pass", NULL),
 };
 
 static const rtcosim_native_model vehicle_transmission = {
     .name = "vehicle.transmission",
-    .description = "torque converter and 6-speed automatic with shift schedule",
+    .description = "torque converter and 6-speed automatic with shift schedule and clutch-to-clutch shifts",
     .data_size = sizeof(transmission),
     .variables = transmission_vars,
     .variable_count = sizeof transmission_vars / sizeof transmission_vars[0],
