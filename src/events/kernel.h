@@ -45,7 +45,7 @@ struct rtcosim_lp {
 };
 
 struct worker {
-    rtcosim_events *sim;
+    _Alignas(64) rtcosim_events *sim; /* workers sit in an array: no false sharing */
     unsigned index;
     event_pool pool;
     event_heap heap;
@@ -54,6 +54,10 @@ struct worker {
      * as singly linked lists (head, tail), and the earliest time put in each. */
     rtcosim_event **outbox_head, **outbox_tail; /* [2 * threads] */
     uint64_t events, cross;
+    /* Asynchronous variant: producer-side ring tails not yet published (the
+     * events of a batch become visible together, before the next promise). */
+    size_t *ring_tail; /* [threads] */
+    uint64_t blocked_ns, sleeps;
     bool failed;
     rtcosim_error err;
 };

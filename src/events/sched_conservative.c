@@ -22,37 +22,92 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel.h"
 
-/* ---- a barrier that spins briefly, then sleeps on a futex (the machine may
- * be oversubscribed, where pure spinning would starve the other threads) ---- */
+/* ---- waiting: spin, then yield, then sleep on a futex ----
+ * A thread blocked on the others usually waits for a few microseconds of
+ * their work (one lookahead window), far less than a futex handoff costs
+ * (a wake-up is a system call and a scheduler round trip, 5-50 us on a loaded
+ * machine). So it first spins on the word it waits for, then yields the CPU
+ * now and then (on an oversubscribed machine the thread it waits for may be
+ * queued behind it), and only sleeps when the wait turns out to be long. */
+
+enum {
+    WAIT_SPIN_NS = 20000,   /* pure spinning */
+    WAIT_YIELD_NS = 200000, /* then spinning with sched_yield, then sleeping */
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Return once *word differs from `seen`, or after one (bounded) sleep.
+ * `sleepers` (may be NULL) counts the threads asleep, so that wakers can skip
+ * the system call when nobody sleeps. */
+static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sleepers,
+                            worker *w)
+{
+    int64_t start = monotonic_ns();
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(word, memory_order_acquire) != seen)
+            break;
+        cpu_relax();
+        if (i % 64)
+            continue;
+        int64_t waited = monotonic_ns() - start;
+        if (waited < WAIT_SPIN_NS)
+            continue;
+        if (waited < WAIT_YIELD_NS) {
+            sched_yield();
+            continue;
+        }
+        /* bounded sleep: a safety net, not needed for correctness */
+        struct timespec limit = {0, 2000000};
+        if (sleepers)
+            atomic_fetch_add(sleepers, 1);
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &limit, NULL, 0);
+        if (sleepers)
+            atomic_fetch_sub(sleepers, 1);
+        w->sleeps++;
+        break;
+    }
+    w->blocked_ns += (uint64_t)(monotonic_ns() - start);
+}
+
+/* ---- a barrier for the rounds variant ---- */
 
 typedef struct round_barrier {
     _Atomic unsigned arrived;
-    _Atomic unsigned generation;
+    _Atomic uint32_t generation;
     unsigned parties;
 } round_barrier;
 
-static void barrier_wait(round_barrier *b)
+static void barrier_wait(round_barrier *b, worker *w)
 {
-    unsigned gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+    uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
     if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->parties) {
         atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&b->generation, 1, memory_order_acq_rel);
         syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
         return;
     }
-    for (int spin = 0; spin < 4000; spin++) {
-        if (atomic_load_explicit(&b->generation, memory_order_acquire) != gen)
-            return;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
     while (atomic_load_explicit(&b->generation, memory_order_acquire) == gen)
-        syscall(SYS_futex, &b->generation, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+        wait_for_change(&b->generation, gen, NULL, w);
 }
 
 typedef struct conservative_run {
@@ -131,7 +186,7 @@ static void worker_loop(conservative_run *run, worker *w)
                               memory_order_relaxed);
         if (me == 0)
             run->rounds++;
-        barrier_wait(&run->barrier);
+        barrier_wait(&run->barrier, w);
         q = p;
     }
 }
@@ -168,23 +223,29 @@ static void wake_waiters(rtcosim_events *sim)
         syscall(SYS_futex, &sim->epoch, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
-static void sleep_until_woken(rtcosim_events *sim, uint32_t seen)
+/* Producer side: the event goes into the slot after the last unpublished
+ * one; the tail is published by publish_rings. */
+static bool ring_push(spsc_ring *r, size_t *tail, rtcosim_event *ev)
 {
-    /* bounded sleep: a safety net, not needed for correctness */
-    struct timespec limit = {0, 2000000};
-    atomic_fetch_add(&sim->sleepers, 1);
-    syscall(SYS_futex, &sim->epoch, FUTEX_WAIT_PRIVATE, seen, &limit, NULL, 0);
-    atomic_fetch_sub(&sim->sleepers, 1);
+    if (*tail - atomic_load_explicit(&r->head, memory_order_acquire) > r->mask)
+        return false;
+    r->slots[*tail & r->mask] = ev;
+    (*tail)++;
+    return true;
 }
 
-static bool ring_push(spsc_ring *r, rtcosim_event *ev)
+/* Make the events this thread pushed visible to their receivers (release:
+ * before the promise that follows). One store per ring per batch, not one
+ * per event, keeps the tail's cache line from bouncing between cores. */
+static void publish_rings(rtcosim_events *sim, worker *w)
 {
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (tail - atomic_load_explicit(&r->head, memory_order_acquire) > r->mask)
-        return false;
-    r->slots[tail & r->mask] = ev;
-    atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
-    return true;
+    unsigned T = sim->worker_count;
+    for (unsigned t = 0; t < T; t++) {
+        spsc_ring *r = &sim->rings[(size_t)w->index * T + t];
+        if (t != w->index &&
+            atomic_load_explicit(&r->tail, memory_order_relaxed) != w->ring_tail[t])
+            atomic_store_explicit(&r->tail, w->ring_tail[t], memory_order_release);
+    }
 }
 
 static bool drain_rings(rtcosim_events *sim, worker *w)
@@ -209,7 +270,8 @@ rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
 {
     rtcosim_events *sim = w->sim;
     spsc_ring *r = &sim->rings[(size_t)w->index * sim->worker_count + thread];
-    while (!ring_push(r, ev)) {
+    while (!ring_push(r, &w->ring_tail[thread], ev)) {
+        atomic_store_explicit(&r->tail, w->ring_tail[thread], memory_order_release);
         /* full: take in our own deliveries meanwhile, so that two threads
          * filling each other's rings cannot wait on each other (what arrives
          * now is later than anything this batch processes) */
@@ -223,6 +285,9 @@ rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
     return RTCOSIM_OK;
 }
 
+/* Events processed between two looks at the other threads' promises. */
+enum { BATCH_EVENTS = 64 };
+
 static void async_loop(conservative_run *run, worker *w)
 {
     rtcosim_events *sim = run->sim;
@@ -230,8 +295,9 @@ static void async_loop(conservative_run *run, worker *w)
     rtcosim_time_ns promises[256];
     rtcosim_time_ns published = atomic_load_explicit(&sim->promises[me].value,
                                                      memory_order_relaxed);
-    unsigned idle = 0;
     for (;;) {
+        /* the last batch's events first, then the promise that covers them */
+        publish_rings(sim, w);
         uint32_t epoch = atomic_load(&sim->epoch);
         if (atomic_load_explicit(&sim->abort_run, memory_order_acquire))
             break;
@@ -264,8 +330,12 @@ static void async_loop(conservative_run *run, worker *w)
         if (promise > sim->stop && everyone > sim->stop)
             break; /* nobody will process anything up to the stop time */
         if (next < bound) {
-            idle = 0;
-            while (w->heap.count && w->heap.entries[0].time < bound) {
+            /* a bounded batch: the promise published at the top of the loop
+             * then moves while this thread works, so that the others can run
+             * alongside instead of waiting for the whole window (which would
+             * make the threads take turns) */
+            for (unsigned n = 0; n < BATCH_EVENTS && w->heap.count &&
+                                 w->heap.entries[0].time < bound; n++) {
                 rtcosim_event *ev = event_heap_pop(&w->heap);
                 rtcosim_status st = kernel_process(sim->lps[ev->dst], ev, &w->err);
                 event_pool_put(&w->pool, ev);
@@ -281,15 +351,8 @@ static void async_loop(conservative_run *run, worker *w)
                 run->rounds++;
             continue;
         }
-        /* blocked on the others: spin briefly, then sleep until a promise
-         * moves (the machine may have fewer free cores than threads) */
-        if (++idle < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        } else {
-            sleep_until_woken(sim, epoch);
-        }
+        /* blocked on the others until a promise moves */
+        wait_for_change(&sim->epoch, epoch, &sim->sleepers, w);
     }
 }
 
@@ -372,7 +435,9 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
     if (st != RTCOSIM_OK)
         return st;
     sim->worker_count = T;
-    sim->workers = calloc(T, sizeof *sim->workers);
+    sim->workers = aligned_alloc(64, T * sizeof *sim->workers);
+    if (sim->workers)
+        memset(sim->workers, 0, T * sizeof *sim->workers);
     sim->lookahead_between = malloc((size_t)T * T * sizeof *sim->lookahead_between);
     sim->next_published = malloc(2 * (size_t)T * sizeof *sim->next_published);
     sim->sent_published = malloc(2 * (size_t)T * T * sizeof *sim->sent_published);
@@ -407,7 +472,8 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
         w->index = t;
         w->outbox_head = calloc(2 * (size_t)T, sizeof *w->outbox_head);
         w->outbox_tail = calloc(2 * (size_t)T, sizeof *w->outbox_tail);
-        ok = w->outbox_head && w->outbox_tail &&
+        w->ring_tail = calloc(T, sizeof *w->ring_tail);
+        ok = w->outbox_head && w->outbox_tail && w->ring_tail &&
              event_pool_reserve(&w->pool, sim->lp_count * 4 / T + 4096);
     }
     if (!ok) {
@@ -485,6 +551,8 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
         pthread_join(threads[t], NULL);
     for (unsigned t = 0; t < T; t++) {
         stats->cross_thread += sim->workers[t].cross;
+        stats->blocked_s += (double)sim->workers[t].blocked_ns * 1e-9;
+        stats->sleeps += sim->workers[t].sleeps;
         if (sim->workers[t].failed && st == RTCOSIM_OK) {
             st = sim->workers[t].err.status;
             if (err)
@@ -499,6 +567,7 @@ done:
         event_pool_free(&w->pool);
         free(w->outbox_head);
         free(w->outbox_tail);
+        free(w->ring_tail);
     }
     for (size_t k = 0; sim->rings && k < (size_t)T * T; k++)
         free(sim->rings[k].slots);
