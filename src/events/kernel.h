@@ -58,6 +58,7 @@ struct worker {
      * events of a batch become visible together, before the next promise). */
     size_t *ring_tail; /* [threads] */
     uint64_t blocked_ns, sleeps;
+    int64_t spin_ns; /* adaptive spin budget before yielding (see sched_conservative.c) */
     bool failed;
     rtcosim_error err;
 };

@@ -30,14 +30,19 @@
 /* ---- waiting: spin, then yield, then sleep on a futex ----
  * A thread blocked on the others usually waits for a few microseconds of
  * their work (one lookahead window), far less than a futex handoff costs
- * (a wake-up is a system call and a scheduler round trip, 5-50 us on a loaded
- * machine). So it first spins on the word it waits for, then yields the CPU
- * now and then (on an oversubscribed machine the thread it waits for may be
- * queued behind it), and only sleeps when the wait turns out to be long. */
+ * (a wake-up is a system call and a scheduler round trip, 5-50 us). But when
+ * the machine has fewer free cores than threads, the thread waited for is
+ * often not running at all, and spinning only burns the waiter's share of the
+ * CPU. So the spin budget adapts, as adaptive mutexes do: it doubles (up to
+ * WAIT_SPIN_MAX_NS) when a wait ends while spinning and halves (down to
+ * WAIT_SPIN_MIN_NS) when it does not. After the spin the thread yields the
+ * CPU for a while (the thread it waits for may be queued behind it), then
+ * sleeps. */
 
 enum {
-    WAIT_SPIN_NS = 20000,   /* pure spinning */
-    WAIT_YIELD_NS = 200000, /* then spinning with sched_yield, then sleeping */
+    WAIT_SPIN_MIN_NS = 1000,
+    WAIT_SPIN_MAX_NS = 100000,
+    WAIT_YIELD_NS = 50000,
 };
 
 static inline void cpu_relax(void)
@@ -62,17 +67,19 @@ static int64_t monotonic_ns(void)
 static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sleepers,
                             worker *w)
 {
-    int64_t start = monotonic_ns();
+    int64_t start = monotonic_ns(), waited = 0;
+    bool spun_out = false;
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             break;
         cpu_relax();
-        if (i % 64)
+        if (i % 32)
             continue;
-        int64_t waited = monotonic_ns() - start;
-        if (waited < WAIT_SPIN_NS)
+        waited = monotonic_ns() - start;
+        if (waited < w->spin_ns)
             continue;
-        if (waited < WAIT_YIELD_NS) {
+        spun_out = true;
+        if (waited < w->spin_ns + WAIT_YIELD_NS) {
             sched_yield();
             continue;
         }
@@ -86,6 +93,10 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
         w->sleeps++;
         break;
     }
+    if (spun_out)
+        w->spin_ns = w->spin_ns / 2 > WAIT_SPIN_MIN_NS ? w->spin_ns / 2 : WAIT_SPIN_MIN_NS;
+    else if (waited > w->spin_ns / 2)
+        w->spin_ns = 2 * w->spin_ns < WAIT_SPIN_MAX_NS ? 2 * w->spin_ns : WAIT_SPIN_MAX_NS;
     w->blocked_ns += (uint64_t)(monotonic_ns() - start);
 }
 
@@ -473,6 +484,7 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
         w->outbox_head = calloc(2 * (size_t)T, sizeof *w->outbox_head);
         w->outbox_tail = calloc(2 * (size_t)T, sizeof *w->outbox_tail);
         w->ring_tail = calloc(T, sizeof *w->ring_tail);
+        w->spin_ns = 10 * WAIT_SPIN_MIN_NS;
         ok = w->outbox_head && w->outbox_tail && w->ring_tail &&
              event_pool_reserve(&w->pool, sim->lp_count * 4 / T + 4096);
     }
