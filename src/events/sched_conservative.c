@@ -16,6 +16,7 @@
  * asynchronous variant is faster: it needs no barrier per lookahead window,
  * which on a loaded machine costs a scheduler round trip. */
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -27,22 +28,22 @@
 
 #include "kernel.h"
 
-/* ---- waiting: spin, then yield, then sleep on a futex ----
+/* ---- waiting: spin, then sleep on a futex ----
  * A thread blocked on the others usually waits for a few microseconds of
- * their work (one lookahead window), far less than a futex handoff costs
- * (a wake-up is a system call and a scheduler round trip, 5-50 us). But when
- * the machine has fewer free cores than threads, the thread waited for is
- * often not running at all, and spinning only burns the waiter's share of the
- * CPU. So the spin budget adapts, as adaptive mutexes do: it doubles (up to
+ * their work (one lookahead window), less than a futex handoff costs (a
+ * system call and a scheduler round trip on each side). But when the machine
+ * has fewer free cores than runnable threads, the thread waited for is often
+ * not running at all, and spinning only burns the waiter's share of the CPU.
+ * So the spin budget adapts, as adaptive mutexes do: it doubles (up to
  * WAIT_SPIN_MAX_NS) when a wait ends while spinning and halves (down to
- * WAIT_SPIN_MIN_NS) when it does not. After the spin the thread yields the
- * CPU for a while (the thread it waits for may be queued behind it), then
- * sleeps. */
+ * WAIT_SPIN_MIN_NS) when it does not. Then the thread sleeps. It does not
+ * sched_yield in between: measured on `bench ecu` with a load of 6 on 2
+ * cores, a yielding thread often lost the CPU for a whole time slice (2-6x
+ * slower runs), while a woken sleeper is scheduled again promptly. */
 
 enum {
     WAIT_SPIN_MIN_NS = 1000,
     WAIT_SPIN_MAX_NS = 100000,
-    WAIT_YIELD_NS = 50000,
 };
 
 static inline void cpu_relax(void)
@@ -79,10 +80,6 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
         if (waited < w->spin_ns)
             continue;
         spun_out = true;
-        if (waited < w->spin_ns + WAIT_YIELD_NS) {
-            sched_yield();
-            continue;
-        }
         /* bounded sleep: a safety net, not needed for correctness */
         struct timespec limit = {0, 2000000};
         if (sleepers)
@@ -304,6 +301,7 @@ static void async_loop(conservative_run *run, worker *w)
     rtcosim_events *sim = run->sim;
     unsigned T = sim->worker_count, me = w->index;
     rtcosim_time_ns promises[256];
+    const unsigned batch = T > 1 ? BATCH_EVENTS : UINT_MAX; /* alone: nobody to let run */
     rtcosim_time_ns published = atomic_load_explicit(&sim->promises[me].value,
                                                      memory_order_relaxed);
     for (;;) {
@@ -345,7 +343,7 @@ static void async_loop(conservative_run *run, worker *w)
              * then moves while this thread works, so that the others can run
              * alongside instead of waiting for the whole window (which would
              * make the threads take turns) */
-            for (unsigned n = 0; n < BATCH_EVENTS && w->heap.count &&
+            for (unsigned n = 0; n < batch && w->heap.count &&
                                  w->heap.entries[0].time < bound; n++) {
                 rtcosim_event *ev = event_heap_pop(&w->heap);
                 rtcosim_status st = kernel_process(sim->lps[ev->dst], ev, &w->err);
