@@ -12,9 +12,16 @@
  *    path between threads (D(t,t): the shortest cycle through another one),
  *    the lower-bound exchange of YAWNS refined per thread pair. Cross-thread
  *    events travel in mailboxes double-buffered by round parity.
- * Measured on PHOLD and the vehicle (bench phold, bench ecu) the
- * asynchronous variant is faster: it needs no barrier per lookahead window,
- * which on a loaded machine costs a scheduler round trip. */
+ * In the asynchronous variant a thread works in batches of BATCH_EVENTS and
+ * republishes its promise between them, so the others can proceed alongside
+ * instead of waiting for its whole window (otherwise two threads take turns);
+ * the events of a batch reach the rings with one tail store per ring. A
+ * blocked thread spins for an adaptive budget, then sleeps (see
+ * wait_for_change). The run statistics report the thread-seconds spent
+ * blocked and the sleeps, next to the CPU time, to tell synchronization from
+ * a lack of free cores. Measured on PHOLD and the vehicle (bench phold, bench
+ * ecu) the asynchronous variant is at least as fast as rounds, and needs no
+ * barrier per lookahead window. */
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/futex.h>
