@@ -379,7 +379,7 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
         }
         break;
     case ROUTE_THREADS: {
-        unsigned t = sim->lps[ev->dst]->thread;
+        unsigned t = sim->lp_thread[ev->dst];
         if (t == w->index || sim->running_init) {
             heap = &sim->workers[t].heap;
             break;

@@ -80,6 +80,9 @@ struct rtcosim_events {
     _Atomic rtcosim_time_ns *next_published;  /* [2 * threads] */
     _Atomic rtcosim_time_ns *sent_published;  /* [2 * threads * threads] */
     _Atomic int *failed_published;             /* [2 * threads] */
+    /* Thread of each LP, compact (threads <= 256): read on every send, where
+     * the destination LP's own struct would be a cache miss. */
+    uint8_t *lp_thread;
     /* Asynchronous variant: lock-free rings per thread pair, promises. */
     bool async;
     struct spsc_ring *rings;                    /* [threads * threads], s -> t at s * T + t */

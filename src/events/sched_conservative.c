@@ -41,12 +41,16 @@
  * system call and a scheduler round trip on each side). But when the machine
  * has fewer free cores than runnable threads, the thread waited for is often
  * not running at all, and spinning only burns the waiter's share of the CPU.
- * So the spin budget adapts, as adaptive mutexes do: it doubles (up to
- * WAIT_SPIN_MAX_NS) when a wait ends while spinning and halves (down to
- * WAIT_SPIN_MIN_NS) when it does not. Then the thread sleeps. It does not
- * sched_yield in between: measured on `bench ecu` with a load of 6 on 2
- * cores, a yielding thread often lost the CPU for a whole time slice (2-6x
- * slower runs), while a woken sleeper is scheduled again promptly. */
+ * So the spin budget adapts, as adaptive mutexes do: after a wait shorter
+ * than WAIT_SPIN_MAX_NS (sleep included) it grows to twice that wait, so the
+ * next such wait is caught spinning; after a longer one (the awaited thread
+ * was not running) it halves, down to WAIT_SPIN_MIN_NS. Then the thread
+ * sleeps. It does not sched_yield in between: measured on `bench ecu` with a
+ * load of 6 on 2 cores, a yielding thread often lost the CPU for a whole
+ * time slice (2-6x slower runs), while a woken sleeper is scheduled again
+ * promptly. On an idle machine the budget settles near the partner's work
+ * per window and B7 runs without sleeping; a fixed 100 us budget was as fast
+ * there but 1.3-4x slower under load. */
 
 enum {
     WAIT_SPIN_MIN_NS = 1000,
@@ -97,11 +101,16 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
         w->sleeps++;
         break;
     }
-    if (spun_out)
+    int64_t total = monotonic_ns() - start;
+    if (!spun_out || total < WAIT_SPIN_MAX_NS) {
+        /* a short wait: spinning twice as long would have caught it */
+        if (2 * total > w->spin_ns)
+            w->spin_ns = 2 * total < WAIT_SPIN_MAX_NS ? 2 * total : WAIT_SPIN_MAX_NS;
+    } else {
+        /* the awaited thread was not running: spinning only wastes the CPU */
         w->spin_ns = w->spin_ns / 2 > WAIT_SPIN_MIN_NS ? w->spin_ns / 2 : WAIT_SPIN_MIN_NS;
-    else if (waited > w->spin_ns / 2)
-        w->spin_ns = 2 * w->spin_ns < WAIT_SPIN_MAX_NS ? 2 * w->spin_ns : WAIT_SPIN_MAX_NS;
-    w->blocked_ns += (uint64_t)(monotonic_ns() - start);
+    }
+    w->blocked_ns += (uint64_t)total;
 }
 
 /* ---- a barrier for the rounds variant ---- */
@@ -437,8 +446,16 @@ static rtcosim_status partition(rtcosim_events *sim, unsigned T, rtcosim_error *
             component_of_root[i] = T - 1;
         done += size[i];
     }
-    for (size_t i = 0; i < n; i++)
+    free(sim->lp_thread);
+    sim->lp_thread = malloc(n);
+    if (!sim->lp_thread) {
+        free(parent), free(component_of_root), free(size);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
         sim->lps[i]->thread = (unsigned)component_of_root[find_root(parent, i)];
+        sim->lp_thread[i] = (uint8_t)sim->lps[i]->thread;
+    }
     free(parent), free(component_of_root), free(size);
     return RTCOSIM_OK;
 }
@@ -592,6 +609,8 @@ done:
     free(sim->promises);
     free(sim->lookahead_direct);
     sim->rings = NULL;
+    free(sim->lp_thread);
+    sim->lp_thread = NULL;
     sim->promises = NULL;
     sim->lookahead_direct = NULL;
     sim->async = false;
