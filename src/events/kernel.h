@@ -91,6 +91,7 @@ struct rtcosim_events {
     _Atomic int abort_run;
     _Atomic uint32_t epoch;    /* bumped on every promise: what blocked threads sleep on */
     _Atomic uint32_t sleepers; /* threads asleep on epoch */
+    _Atomic int64_t epoch_changed_at; /* monotonic ns of a bump seen by sleepers */
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */

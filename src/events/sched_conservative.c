@@ -35,6 +35,13 @@
 
 #include "kernel.h"
 
+/* A thread's promise (asynchronous variant) and the CPU it last ran on, on a
+ * cache line of their own. */
+typedef struct padded_time {
+    _Alignas(64) _Atomic rtcosim_time_ns value;
+    _Atomic int cpu;
+} padded_time;
+
 /* ---- waiting: spin, then sleep on a futex ----
  * A thread blocked on the others usually waits for a few microseconds of
  * their work (one lookahead window), less than a futex handoff costs (a
@@ -50,7 +57,9 @@
  * time slice (2-6x slower runs), while a woken sleeper is scheduled again
  * promptly. On an idle machine the budget settles near the partner's work
  * per window and B7 runs without sleeping; a fixed 100 us budget was as fast
- * there but 1.3-4x slower under load. */
+ * there but 1.3-4x slower under load. A thread whose partner last ran on its
+ * own CPU does not spin at all (cpu_shared): measured with both threads on
+ * one CPU, any spinning made B7 3-6x slower. */
 
 enum {
     WAIT_SPIN_MIN_NS = 1000,
@@ -73,14 +82,29 @@ static int64_t monotonic_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Note the CPU this worker runs on, and whether another worker last ran
+ * there: then the thread it waits for may be queued behind it on that CPU
+ * (the machine has fewer free cores than threads) and spinning would only
+ * delay it. */
+static bool cpu_shared(rtcosim_events *sim, unsigned me)
+{
+    int cpu = sched_getcpu();
+    atomic_store_explicit(&sim->promises[me].cpu, cpu, memory_order_relaxed);
+    for (unsigned s = 0; cpu >= 0 && s < sim->worker_count; s++)
+        if (s != me && atomic_load_explicit(&sim->promises[s].cpu, memory_order_relaxed) == cpu)
+            return true;
+    return false;
+}
+
 /* Return once *word differs from `seen`, or after one (bounded) sleep.
  * `sleepers` (may be NULL) counts the threads asleep, so that wakers can skip
  * the system call when nobody sleeps. */
 static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sleepers,
-                            worker *w)
+                            _Atomic int64_t *changed_at, worker *w)
 {
     int64_t start = monotonic_ns(), waited = 0;
     bool spun_out = false;
+    int64_t budget = cpu_shared(w->sim, w->index) ? 0 : w->spin_ns;
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             break;
@@ -88,7 +112,7 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
         if (i % 32)
             continue;
         waited = monotonic_ns() - start;
-        if (waited < w->spin_ns)
+        if (waited < budget)
             continue;
         spun_out = true;
         /* bounded sleep: a safety net, not needed for correctness */
@@ -102,10 +126,24 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
         break;
     }
     int64_t total = monotonic_ns() - start;
-    if (!spun_out || total < WAIT_SPIN_MAX_NS) {
+    /* how long the wait really was: until the change, not until this thread
+     * ran again (the wake-up latency of a sleeper, 50-150 us on an idle
+     * virtual machine, must not read as a long wait, or the budget would
+     * shrink because it slept, and it would sleep because it shrank) */
+    int64_t ready = total;
+    if (budget == 0) {
+        w->blocked_ns += (uint64_t)total;
+        return; /* it did not spin: nothing learnt about spinning */
+    }
+    if (spun_out && changed_at) {
+        int64_t at = atomic_load_explicit(changed_at, memory_order_relaxed) - start;
+        if (at >= 0 && at < ready)
+            ready = at;
+    }
+    if (ready < WAIT_SPIN_MAX_NS) {
         /* a short wait: spinning twice as long would have caught it */
-        if (2 * total > w->spin_ns)
-            w->spin_ns = 2 * total < WAIT_SPIN_MAX_NS ? 2 * total : WAIT_SPIN_MAX_NS;
+        if (2 * ready > w->spin_ns)
+            w->spin_ns = 2 * ready < WAIT_SPIN_MAX_NS ? 2 * ready : WAIT_SPIN_MAX_NS;
     } else {
         /* the awaited thread was not running: spinning only wastes the CPU */
         w->spin_ns = w->spin_ns / 2 > WAIT_SPIN_MIN_NS ? w->spin_ns / 2 : WAIT_SPIN_MIN_NS;
@@ -118,6 +156,7 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
 typedef struct round_barrier {
     _Atomic unsigned arrived;
     _Atomic uint32_t generation;
+    _Atomic int64_t changed_at; /* monotonic time of the last release */
     unsigned parties;
 } round_barrier;
 
@@ -126,12 +165,13 @@ static void barrier_wait(round_barrier *b, worker *w)
     uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
     if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->parties) {
         atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->changed_at, monotonic_ns(), memory_order_relaxed);
         atomic_fetch_add_explicit(&b->generation, 1, memory_order_acq_rel);
         syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
         return;
     }
     while (atomic_load_explicit(&b->generation, memory_order_acquire) == gen)
-        wait_for_change(&b->generation, gen, NULL, w);
+        wait_for_change(&b->generation, gen, NULL, &b->changed_at, w);
 }
 
 typedef struct conservative_run {
@@ -232,16 +272,14 @@ typedef struct spsc_ring {
     rtcosim_event **slots;
 } spsc_ring;
 
-typedef struct padded_time {
-    _Alignas(64) _Atomic rtcosim_time_ns value;
-} padded_time;
-
 /* Wake threads asleep waiting for a promise (or for room in a ring). The
  * epoch increment and the sleepers check are sequentially consistent, as are
  * the sleeper's increment and the futex's own recheck of the epoch, so a
  * wake-up is never lost. */
 static void wake_waiters(rtcosim_events *sim)
 {
+    if (atomic_load_explicit(&sim->sleepers, memory_order_relaxed))
+        atomic_store_explicit(&sim->epoch_changed_at, monotonic_ns(), memory_order_relaxed);
     atomic_fetch_add(&sim->epoch, 1);
     if (atomic_load(&sim->sleepers))
         syscall(SYS_futex, &sim->epoch, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
@@ -377,7 +415,7 @@ static void async_loop(conservative_run *run, worker *w)
             continue;
         }
         /* blocked on the others until a promise moves */
-        wait_for_change(&sim->epoch, epoch, &sim->sleepers, w);
+        wait_for_change(&sim->epoch, epoch, &sim->sleepers, &sim->epoch_changed_at, w);
     }
 }
 
@@ -485,6 +523,7 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
     atomic_init(&sim->abort_run, 0);
     atomic_init(&sim->epoch, 0);
     atomic_init(&sim->sleepers, 0);
+    atomic_init(&sim->epoch_changed_at, 0);
     bool ok = sim->workers && sim->lookahead_between && sim->next_published &&
               sim->sent_published && sim->failed_published && threads && args &&
               sim->lookahead_direct && sim->promises && sim->rings;
@@ -559,8 +598,10 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
     }
     for (size_t k = 0; k < 2 * (size_t)T * T; k++)
         atomic_init(&sim->sent_published[k], RTCOSIM_TIME_MAX);
-    for (unsigned t = 0; t < T; t++)
+    for (unsigned t = 0; t < T; t++) {
         atomic_init(&sim->promises[t].value, o->start_time);
+        atomic_init(&sim->promises[t].cpu, -1);
+    }
     unsigned started = 1;
     for (unsigned t = 1; t < T; t++) {
         args[t] = (thread_arg){&run, &sim->workers[t]};
