@@ -49,8 +49,10 @@ static int run_ecu_bench(int argc, char **argv)
     const unsigned sizes[] = {2, 4, 8, 16};
     double sim_s = rtcosim_time_to_seconds(stop);
     printf("multi-ECU vehicle, CAN 500 kbit/s, %.6g s simulated, median of %u\n", sim_s, repeats);
-    printf("%4s %-24s %12s %12s %10s %18s\n", "ECUs", "scheduler", "events", "wall s",
-           "sim s/s", "checksum");
+    /* cpu s: all threads; windows: scheduler rounds (lockstep: ticks); blocked:
+     * thread-seconds spent waiting for other threads */
+    printf("%4s %-24s %9s %9s %9s %8s %9s %8s %7s %17s\n", "ECUs", "scheduler", "events",
+           "wall s", "cpu s", "sim s/s", "windows", "blocked", "sleeps", "checksum");
     int rc = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         unsigned n = sizes[k];
@@ -63,8 +65,9 @@ static int run_ecu_bench(int argc, char **argv)
             rtcosim_events_free(sim);
             return 1;
         }
-        double wall[CASE_COUNT][50];
-        uint64_t sums[CASE_COUNT] = {0}, events[CASE_COUNT] = {0};
+        double wall[CASE_COUNT][50], cpu[CASE_COUNT][50], blocked[CASE_COUNT][50];
+        uint64_t sums[CASE_COUNT] = {0}, events[CASE_COUNT] = {0}, windows[CASE_COUNT] = {0},
+                 sleeps[CASE_COUNT] = {0};
         for (unsigned r = 0; r < repeats; r++)
             for (int c = 0; c < CASE_COUNT; c++) {
                 rtcosim_run_options o = {.stop_time = stop, .lockstep_tick = RTCOSIM_NS_PER_US};
@@ -80,7 +83,11 @@ static int run_ecu_bench(int argc, char **argv)
                     return 1;
                 }
                 wall[c][r] = stats.wall_s;
+                cpu[c][r] = stats.cpu_s;
+                blocked[c][r] = stats.blocked_s;
                 events[c] = stats.events;
+                windows[c] = stats.rounds;
+                sleeps[c] = stats.sleeps;
                 uint64_t sum = rtcosim_ecu_vehicle_checksum(v);
                 if (r > 0 && sum != sums[c])
                     rc = 1;
@@ -89,8 +96,10 @@ static int run_ecu_bench(int argc, char **argv)
         double median[CASE_COUNT];
         for (int c = 0; c < CASE_COUNT; c++) {
             median[c] = bench_median(wall[c], repeats);
-            printf("%4u %-24s %12" PRIu64 " %12.4f %10.1f %18" PRIx64 "\n", n, case_names[c],
-                   events[c], median[c], sim_s / median[c], sums[c]);
+            printf("%4u %-24s %9" PRIu64 " %9.4f %9.4f %8.1f %9" PRIu64 " %8.4f %7" PRIu64
+                   " %17" PRIx64 "\n", n, case_names[c], events[c], median[c],
+                   bench_median(cpu[c], repeats), sim_s / median[c], windows[c],
+                   bench_median(blocked[c], repeats), sleeps[c], sums[c]);
         }
         bool identical = sums[CASE_THREADS1] == sums[CASE_THREADS2] &&
                          sums[CASE_SEQUENTIAL] == sums[CASE_THREADS2] &&

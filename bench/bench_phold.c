@@ -70,8 +70,8 @@ static int run_phold(int argc, char **argv)
          false},
     };
     const size_t ncases = sizeof cases / sizeof cases[0];
-    double rate[5][100], median[5];
-    uint64_t events[5] = {0}, rounds[5] = {0}, reference = 0;
+    double rate[5][100], cpu_rate[5][100], blocked[5][100], median[5], cpu_median[5];
+    uint64_t events[5] = {0}, rounds[5] = {0}, sleeps[5] = {0}, reference = 0;
     bool identical = true;
     printf("PHOLD: %u LPs, 16 events/LP, 10 %% remote, lookahead 0.1, mean 1.0, end %g, %u repeats\n",
            lps, end, repeats);
@@ -94,19 +94,31 @@ static int run_phold(int argc, char **argv)
                 reference = sum;
             identical &= sum == reference;
             rate[c][r] = (double)stats.events / stats.wall_s;
+            cpu_rate[c][r] = stats.cpu_s > 0 ? (double)stats.events / stats.cpu_s : 0;
+            blocked[c][r] = stats.wall_s > 0 ? stats.blocked_s / stats.wall_s : 0;
             events[c] = stats.events;
             rounds[c] = stats.rounds;
+            sleeps[c] = stats.sleeps;
         }
-    printf("%-30s %14s %12s %10s\n", "scheduler", "events", "rounds", "Mev/s");
+    /* Mev/cpu-s: events per second of CPU time of all threads, the cost of
+     * the kernel whatever else runs on the machine; blocked: thread-seconds
+     * spent waiting for the other threads per wall second */
+    printf("%-30s %12s %8s %8s %10s %8s %8s\n", "scheduler", "events", "windows", "Mev/s",
+           "Mev/cpu-s", "blocked", "sleeps");
     for (size_t c = 0; c < ncases; c++) {
         median[c] = bench_median(rate[c], repeats);
-        printf("%-30s %14" PRIu64 " %12" PRIu64 " %10.3f\n", cases[c].label, events[c], rounds[c],
-               median[c] / 1e6);
+        cpu_median[c] = bench_median(cpu_rate[c], repeats);
+        printf("%-30s %12" PRIu64 " %8" PRIu64 " %8.3f %10.3f %8.2f %8" PRIu64 "\n",
+               cases[c].label, events[c], rounds[c], median[c] / 1e6, cpu_median[c] / 1e6,
+               bench_median(blocked[c], repeats), sleeps[c]);
     }
     printf("results identical across schedulers and thread counts: %s\n", identical ? "yes" : "NO");
     for (size_t c = 0; c < ncases; c++)
         bench_figure(cases[c].figure, median[c], "events/s");
     bench_figure("phold.threads2.speedup", median[2] / median[1], "x");
+    bench_figure("phold.threads2_rounds.speedup", median[3] / median[1], "x");
+    bench_figure("phold.sequential.events_per_cpu_s", cpu_median[0], "events/s");
+    bench_figure("phold.threads2.events_per_cpu_s", cpu_median[2], "events/s");
     bench_figure("phold.identical", identical ? 1 : 0, "bool");
     rtcosim_phold_free(ph);
     rtcosim_events_free(sim);

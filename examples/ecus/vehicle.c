@@ -332,7 +332,11 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
      * the 1 ms between their events, so splitting them would make threads
      * trade bounds many times per millisecond. The cycle between an ECU and
      * an active plant is a whole plant step: the ECU network shares one
-     * thread, the plants another. */
+     * thread, the plants another. Stepping the plants costs about three
+     * times the ECUs' own work (perf on `bench ecu`, N = 16: the plants'
+     * derivatives and steps 55 % of the samples, ECUs, bus and kernel 20 %),
+     * so every third plant joins the ECU network's thread to even the
+     * threads' loads; its cycle with its ECU then stays inside that thread. */
     for (size_t i = 0; i < v->ecu_count && st == RTCOSIM_OK; i++) {
         rtcosim_lp_id plant = rtcosim_ecu_plant_lp(v->ecus[i]);
         if (plant == RTCOSIM_LP_NO_GROUP)
@@ -340,7 +344,8 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
         st = rtcosim_events_set_group(sim, rtcosim_ecu_lp(v->ecus[i]),
                                       rtcosim_can_bus_lp(v->bus), err);
         if (st == RTCOSIM_OK)
-            st = rtcosim_events_set_group(sim, plant, rtcosim_ecu_plant_lp(v->ecus[0]), err);
+            st = rtcosim_events_set_group(sim, plant, i % 3 == 2 ? rtcosim_can_bus_lp(v->bus)
+                                                     : rtcosim_ecu_plant_lp(v->ecus[0]), err);
     }
     if (st != RTCOSIM_OK) {
         rtcosim_ecu_vehicle_free(v);

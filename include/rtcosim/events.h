@@ -112,6 +112,13 @@ typedef struct rtcosim_run_stats {
     uint64_t cross_thread;    /* events sent between threads */
     double wall_s;            /* wall-clock time of the run */
     rtcosim_time_ns end_time; /* time of the last processed event */
+    /* CPU time of the process during the run (all threads): events per CPU
+     * second is the kernel's cost, robust to other load on the machine. */
+    double cpu_s;
+    /* conservative: wall time the threads spent waiting for the others
+     * (spinning or asleep), summed over threads, and how often they slept */
+    double blocked_s;
+    uint64_t sleeps;
 } rtcosim_run_stats;
 
 /* Create an empty simulation. */

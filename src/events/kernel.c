@@ -379,7 +379,7 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
         }
         break;
     case ROUTE_THREADS: {
-        unsigned t = sim->lps[ev->dst]->thread;
+        unsigned t = sim->lp_thread[ev->dst];
         if (t == w->index || sim->running_init) {
             heap = &sim->workers[t].heap;
             break;
@@ -537,11 +537,13 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
     if (st != RTCOSIM_OK)
         return st;
     sim->stop = o.stop_time;
-    int64_t t0 = 0;
+    int64_t t0 = 0, c0 = 0;
     {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        c0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     }
     switch (o.scheduler) {
     case RTCOSIM_SCHEDULER_SEQUENTIAL: st = sched_sequential_run(sim, &o, stats, err); break;
@@ -556,6 +558,8 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         stats->wall_s = (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - t0) * 1e-9;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        stats->cpu_s = (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - c0) * 1e-9;
     }
     stats->events = 0;
     stats->end_time = o.start_time;

@@ -45,7 +45,7 @@ struct rtcosim_lp {
 };
 
 struct worker {
-    rtcosim_events *sim;
+    _Alignas(64) rtcosim_events *sim; /* workers sit in an array: no false sharing */
     unsigned index;
     event_pool pool;
     event_heap heap;
@@ -54,6 +54,11 @@ struct worker {
      * as singly linked lists (head, tail), and the earliest time put in each. */
     rtcosim_event **outbox_head, **outbox_tail; /* [2 * threads] */
     uint64_t events, cross;
+    /* Asynchronous variant: producer-side ring tails not yet published (the
+     * events of a batch become visible together, before the next promise). */
+    size_t *ring_tail; /* [threads] */
+    uint64_t blocked_ns, sleeps;
+    int64_t spin_ns; /* adaptive spin budget before yielding (see sched_conservative.c) */
     bool failed;
     rtcosim_error err;
 };
@@ -75,6 +80,9 @@ struct rtcosim_events {
     _Atomic rtcosim_time_ns *next_published;  /* [2 * threads] */
     _Atomic rtcosim_time_ns *sent_published;  /* [2 * threads * threads] */
     _Atomic int *failed_published;             /* [2 * threads] */
+    /* Thread of each LP, compact (threads <= 256): read on every send, where
+     * the destination LP's own struct would be a cache miss. */
+    uint8_t *lp_thread;
     /* Asynchronous variant: lock-free rings per thread pair, promises. */
     bool async;
     struct spsc_ring *rings;                    /* [threads * threads], s -> t at s * T + t */
@@ -83,6 +91,7 @@ struct rtcosim_events {
     _Atomic int abort_run;
     _Atomic uint32_t epoch;    /* bumped on every promise: what blocked threads sleep on */
     _Atomic uint32_t sleepers; /* threads asleep on epoch */
+    _Atomic int64_t epoch_changed_at; /* monotonic ns of a bump seen by sleepers */
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */

@@ -228,6 +228,97 @@ static void phold_checksum_is_independent_of_scheduler_and_threads(void **state)
     rtcosim_events_free(sim);
 }
 
+/* ---- a burst bigger than a cross-thread ring ---- */
+
+enum { BURST_TICKS = 10, BURST_SIZE = 3000 };
+
+typedef struct burst_lp {
+    uint32_t index;
+    uint64_t received;
+    uint32_t expected_next; /* receiver: payload counter of the next event */
+    rtcosim_time_ns last;
+    bool out_of_order;
+} burst_lp;
+
+static rtcosim_status burst_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    burst_lp *b = state;
+    return b->index == 0 ? rtcosim_lp_send(lp, 0, 0, 1, 0, NULL, 0, err) : RTCOSIM_OK;
+}
+
+/* LP 0 ticks every ms for BURST_TICKS ms and sends BURST_SIZE events to the
+ * last LP per tick, numbered; the last LP checks they come in that order. */
+static rtcosim_status burst_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                  rtcosim_error *err)
+{
+    burst_lp *b = state;
+    if (ev->type == 1) {
+        rtcosim_status st = RTCOSIM_OK;
+        for (uint32_t k = 0; k < BURST_SIZE && st == RTCOSIM_OK; k++) {
+            uint32_t number = b->expected_next++;
+            st = rtcosim_lp_send(lp, 7, RTCOSIM_NS_PER_MS, 2, 0, &number, sizeof number, err);
+        }
+        if (st == RTCOSIM_OK && ev->time < (BURST_TICKS - 1) * RTCOSIM_NS_PER_MS)
+            st = rtcosim_lp_send(lp, 0, RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err);
+        return st;
+    }
+    uint32_t number;
+    memcpy(&number, ev->payload, sizeof number);
+    b->out_of_order |= number != b->expected_next || ev->time < b->last;
+    b->expected_next++;
+    b->received++;
+    b->last = ev->time;
+    return RTCOSIM_OK;
+}
+
+static const rtcosim_lp_model burst_model = {.kind = "burst", .init = burst_init,
+                                             .event = burst_event};
+
+static void bursts_larger_than_a_ring_arrive_complete_and_in_order(void **state)
+{
+    (void)state;
+    burst_lp lps[8];
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    for (uint32_t i = 0; i < 8; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "burst%u", i);
+        assert_int_equal(rtcosim_events_add_lp(sim, name, &burst_model, &lps[i],
+                                               RTCOSIM_LP_NO_GROUP, NULL, &err), RTCOSIM_OK);
+    }
+    assert_int_equal(rtcosim_events_add_link(sim, 0, 7, RTCOSIM_NS_PER_MS, &err), RTCOSIM_OK);
+    /* 8 threads: one LP each, rings of 2048 slots, bursts of 3000 */
+    const struct { rtcosim_scheduler s; unsigned threads; bool rounds; } runs[] = {
+        {RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 8, false},
+        {RTCOSIM_SCHEDULER_CONSERVATIVE, 2, false}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 8, true},
+    };
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        memset(lps, 0, sizeof lps);
+        for (uint32_t i = 0; i < 8; i++)
+            lps[i].index = i;
+        rtcosim_run_options o = {.scheduler = runs[r].s, .threads = runs[r].threads,
+                                 .stop_time = 20 * RTCOSIM_NS_PER_MS,
+                                 .conservative_rounds = runs[r].rounds};
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_int_equal(lps[7].received, BURST_TICKS * BURST_SIZE);
+        assert_false(lps[7].out_of_order);
+        /* the last burst leaves at 9 ms and lands one lookahead later */
+        assert_int_equal(lps[7].last, BURST_TICKS * RTCOSIM_NS_PER_MS);
+        assert_int_equal(stats.events, BURST_TICKS * BURST_SIZE + BURST_TICKS);
+        assert_true(stats.cpu_s > 0);
+        if (runs[r].threads == 1) {
+            /* nobody to wait for */
+            assert_true(stats.blocked_s == 0.0);
+            assert_int_equal(stats.sleeps, 0);
+        } else if (!runs[r].rounds) {
+            assert_int_equal(stats.cross_thread, BURST_TICKS * BURST_SIZE);
+        }
+    }
+    rtcosim_events_free(sim);
+}
+
 /* ---- bad input ---- */
 
 static rtcosim_status noop_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
@@ -444,6 +535,7 @@ int main(void)
         cmocka_unit_test(phold_checksum_is_independent_of_scheduler_and_threads),
         cmocka_unit_test(zero_lookahead_cycle_is_refused_naming_the_cycle),
         cmocka_unit_test(zero_lookahead_without_cycle_runs_on_threads),
+        cmocka_unit_test(bursts_larger_than_a_ring_arrive_complete_and_in_order),
         cmocka_unit_test(negative_lookahead_is_refused),
         cmocka_unit_test(event_in_the_past_is_refused_naming_lp_and_times),
         cmocka_unit_test(send_without_link_is_refused),
