@@ -75,6 +75,7 @@ static int run_system(bool real, bool delayed, const rtcosim_estimator_spec *spe
     o.partner_timeout = 0; /* the delays are bounded: never declare it lost */
     o.queue_capacity = 4096;
     o.fifo_priority = real ? fifo : 0;
+    o.lock_memory = real; /* no page faults on the paced thread */
     if (rtcosim_rt_create(comps, 3, connections, 3, &o, &rt, &err) != RTCOSIM_OK ||
         rtcosim_rt_run(rt, &err) != RTCOSIM_OK)
         goto done;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -522,6 +523,9 @@ static rtcosim_status calibrate(rtcosim_rt *rt, rtcosim_error *err)
  * when the system refuses (no CAP_SYS_NICE, a container, RLIMIT_RTPRIO). */
 static void apply_thread_settings(rtcosim_rt *rt)
 {
+    /* Linux delays the wake-up of a normal thread by up to its timer slack
+     * (50 us by default) to batch timers; a paced thread wants its deadline. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     if (rt->options.fifo_priority > 0) {
         struct sched_param sp = {.sched_priority = rt->options.fifo_priority};
         int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
