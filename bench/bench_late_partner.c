@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "rtcosim/realtime.h"
@@ -76,6 +77,12 @@ static int run_system(bool real, bool delayed, const rtcosim_estimator_spec *spe
     o.queue_capacity = 4096;
     o.fifo_priority = real ? fifo : 0;
     o.lock_memory = real; /* no page faults on the paced thread */
+    /* The paced thread and the partner on CPUs of their own, so that the
+     * partner's computing never shares the paced thread's core. */
+    if (real && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+        o.cpu = 1;
+        o.partner_cpu = 0;
+    }
     if (rtcosim_rt_create(comps, 3, connections, 3, &o, &rt, &err) != RTCOSIM_OK ||
         rtcosim_rt_run(rt, &err) != RTCOSIM_OK)
         goto done;

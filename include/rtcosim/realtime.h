@@ -113,6 +113,7 @@ typedef struct rtcosim_rt_options {
     int fifo_priority; /* SCHED_FIFO priority 1..99 for the paced thread; 0: leave */
     bool lock_memory;  /* mlockall(MCL_CURRENT | MCL_FUTURE) */
     int cpu;           /* pin the paced thread to this CPU; -1: leave */
+    int partner_cpu;   /* pin the non-real-time part's thread to this CPU; -1: leave */
 
     /* Calibration: run calibration_frames frames unpaced (component states
      * saved and restored, so they need get/set state) and refuse the run with

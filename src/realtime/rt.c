@@ -17,6 +17,7 @@ void rtcosim_rt_options_init(rtcosim_rt_options *o)
     o->rt_factor = 1.0;
     o->overrun = RTCOSIM_OVERRUN_SOFT;
     o->cpu = -1;
+    o->partner_cpu = -1;
     o->calibration_frames = 100;
     o->calibration_budget = 0.9;
     o->overrun_log = 16;

@@ -52,12 +52,16 @@ static rtcosim_status partner_compute(rtcosim_rt *rt, const to_partner_sample *i
     return st;
 }
 
+static bool pin_to_cpu(int cpu, const char *what);
+
 /* Real clock: the partner's thread. It never idles while inputs are queued:
  * after each step it takes the next one at once, so a late partner catches up
  * as fast as it can compute. */
 static void *partner_main(void *arg)
 {
     rtcosim_rt *rt = arg;
+    if (rt->options.partner_cpu >= 0)
+        pin_to_cpu(rt->options.partner_cpu, "non-real-time part's thread");
     rtcosim_error err;
     rtcosim_error_clear(&err);
     while (!atomic_load_explicit(&rt->partner_stop, memory_order_acquire)) {
@@ -521,6 +525,22 @@ static rtcosim_status calibrate(rtcosim_rt *rt, rtcosim_error *err)
 
 /* Best-effort real-time settings of the paced thread, each with a warning
  * when the system refuses (no CAP_SYS_NICE, a container, RLIMIT_RTPRIO). */
+/* Pin the calling thread to one CPU; false (with a warning) when refused. */
+static bool pin_to_cpu(int cpu, const char *what)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int rc = EINVAL;
+    if (cpu >= 0 && cpu < CPU_SETSIZE) {
+        CPU_SET(cpu, &set);
+        rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    }
+    if (rc)
+        rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY, "pinning the %s to CPU %d refused (%s)",
+                    what, cpu, strerror(rc));
+    return rc == 0;
+}
+
 static void apply_thread_settings(rtcosim_rt *rt)
 {
     /* Linux delays the wake-up of a normal thread by up to its timer slack
@@ -535,19 +555,8 @@ static void apply_thread_settings(rtcosim_rt *rt)
                         "SCHED_FIFO priority %d refused (%s); running with normal scheduling",
                         rt->options.fifo_priority, strerror(rc));
     }
-    if (rt->options.cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(rt->options.cpu, &set);
-        int rc = rt->options.cpu < CPU_SETSIZE
-                     ? pthread_setaffinity_np(pthread_self(), sizeof set, &set)
-                     : EINVAL;
-        rt->summary.affinity_applied = rc == 0;
-        if (rc)
-            rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
-                        "pinning the paced thread to CPU %d refused (%s)", rt->options.cpu,
-                        strerror(rc));
-    }
+    if (rt->options.cpu >= 0)
+        rt->summary.affinity_applied = pin_to_cpu(rt->options.cpu, "paced thread");
 }
 
 static void *paced_main(void *arg)
