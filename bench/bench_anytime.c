@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "util/splitmix64.h"
 #include "rtcosim/anytime.h"
 #include "rtcosim/clock.h"
 
@@ -111,18 +112,7 @@ static rtcosim_status chain_variant_fn(void *user, rtcosim_anytime_ctx *ctx, rtc
 
 /* ---- seeded input and load ------------------------------------------------ */
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *s)
-{
-    return (double)(splitmix(s) >> 11) * 0x1.0p-53;
-}
+static double uniform(uint64_t *s) { return util_splitmix64_uniform(s); }
 
 typedef struct scenario {
     size_t periods;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "kernel.h"
+#include "util/splitmix64.h"
 
 static const char *const scheduler_names[] = {"sequential", "conservative", "global", "lockstep"};
 
@@ -233,13 +234,6 @@ void kernel_diagnosis_append(rtcosim_events *sim, const char *fmt, ...)
 
 /* ---- random streams: splitmix64 seeding, xoshiro256** (Blackman & Vigna 2018) ---- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
@@ -498,7 +492,7 @@ static void seed_lp(rtcosim_lp *lp, uint64_t seed)
 {
     uint64_t x = seed ^ (UINT64_C(0xD1B54A32D192ED03) * (lp->id + 1));
     for (int i = 0; i < 4; i++)
-        lp->rng[i] = splitmix64(&x);
+        lp->rng[i] = util_splitmix64(&x);
 }
 
 rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options *options,

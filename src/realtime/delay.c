@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rtcosim/realtime.h"
+#include "util/splitmix64.h"
 
 typedef struct delay_component {
     rtcosim_component *inner;
@@ -16,15 +17,8 @@ typedef struct delay_component {
     uint64_t steps;
 } delay_component;
 
-/* splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed, seedable
- * generator; the same seed gives the same delays on every machine. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
+/* The same seed gives the same delays on every machine. */
+static uint64_t next_random(uint64_t *state) { return util_splitmix64(state); }
 
 static double uniform01(uint64_t *state)
 {
