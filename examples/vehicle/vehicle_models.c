@@ -450,10 +450,6 @@ static drive_state drive_at(const transmission *tr, double t)
 static void transmission_outputs(void *data, double t)
 {
     transmission *tr = data;
-    if (tr->gear < 1) { /* before the first step: follows the initial speed */
-        tr->gear = starting_gear(tr);
-        tr->from_gear = tr->gear;
-    }
     drive_state s = drive_at(tr, t);
     /* Losses always take power away: divide by the efficiency on overrun. */
     double wheel_torque = s.output * (s.output >= 0 ? tr->efficiency : 1.0 / tr->efficiency);

@@ -35,7 +35,6 @@ typedef struct native_impl {
     double step_start;             /* seconds */
     double time;                   /* seconds */
     bool outputs_dirty;
-    bool in_init;                  /* between enter_init and exit_init */
     bool initialized;
     const char *instance_name;
 } native_impl;
@@ -164,16 +163,17 @@ static void micro_step(native_impl *n, double t, double dt)
 
 /* ---- component ops ---- */
 
-/* Outputs on demand. In initialization mode the model's init callback runs
- * first, so that a get after setting parameters or inputs returns the
- * consistent initial values the master propagates through the connections
- * (errors of init are reported by exit_init, which runs it again). */
+/* Outputs on demand. Until initialization ends the model's init callback
+ * runs first, so that a get after setting parameters or inputs (in or before
+ * initialization mode) returns consistent initial values, never the outputs
+ * of uninitialized model data (errors of init are reported by exit_init,
+ * which runs it again). */
 static void compute_outputs(native_impl *n)
 {
     if (!n->outputs_dirty)
         return;
     n->outputs_dirty = false;
-    if (n->in_init && n->model->init) {
+    if (!n->initialized && n->model->init) {
         rtcosim_error ignored;
         n->model->init(n->data, &n->ctx, &ignored);
     }
@@ -187,7 +187,6 @@ static rtcosim_status native_enter_init(void *self, rtcosim_error *err)
 {
     (void)err;
     native_impl *n = self;
-    n->in_init = true;
     n->outputs_dirty = true;
     return RTCOSIM_OK;
 }
@@ -213,7 +212,6 @@ static rtcosim_status native_setup(void *self, double tolerance, rtcosim_time_ns
 static rtcosim_status native_exit_init(void *self, rtcosim_error *err)
 {
     native_impl *n = self;
-    n->in_init = false;
     if (n->model->init) {
         rtcosim_status st = n->model->init(n->data, &n->ctx, err);
         if (st != RTCOSIM_OK)
