@@ -35,6 +35,15 @@ void rtcosim_clock_sleep_until(rtcosim_clock *clock, rtcosim_time_ns deadline);
 /* Virtual clocks only: advance by `ns` (an injected execution time). No-op on
  * the monotonic clock, where execution time passes by itself. */
 void rtcosim_clock_advance(rtcosim_clock *clock, rtcosim_time_ns ns);
+/* Virtual clocks only: simulate late wake-ups (a thread that the scheduler,
+ * an interrupt or a hypervisor did not run at its deadline). The i-th call of
+ * sleep_until that has to wait (its deadline still ahead) wakes delays[i]
+ * after the deadline; later calls wake on time. The list is copied; a new
+ * call replaces it. Fails with RTCOSIM_EINVAL on a monotonic clock or for a
+ * negative delay. */
+rtcosim_status rtcosim_clock_set_wakeup_delays(rtcosim_clock *clock,
+                                               const rtcosim_time_ns *delays, size_t count,
+                                               rtcosim_error *err);
 
 #ifdef __cplusplus
 }

@@ -174,13 +174,39 @@ void rtcosim_rt_options_init(rtcosim_rt_options *options);
 rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *options, const char *name,
                                      const char *value, rtcosim_error *err);
 
+/* Why a frame overran (P is the frame's period, next deadline - deadline):
+ * the classification says where the overshoot came from, so that a run can
+ * tell its own misses from the machine's. */
+typedef enum rtcosim_rt_overrun_cause {
+    /* The previous frame overran and this one started late because of it
+     * (catch-up backlog); its own execution fits P. */
+    RTCOSIM_RT_CAUSE_BACKLOG = 0,
+    /* Execution longer than P: it would have missed even when started on time. */
+    RTCOSIM_RT_CAUSE_EXECUTION,
+    /* Execution fits P but the frame started late after an on-time frame:
+     * the thread was not running at its deadline (scheduler, interrupts, or
+     * a hypervisor that did not run the virtual CPU). */
+    RTCOSIM_RT_CAUSE_WAKEUP
+} rtcosim_rt_overrun_cause;
+
+const char *rtcosim_rt_overrun_cause_name(rtcosim_rt_overrun_cause cause);
+
 /* One logged overrun. */
 typedef struct rtcosim_rt_overrun {
     uint64_t frame;
     rtcosim_time_ns te;        /* simulation time of the frame */
     rtcosim_time_ns lateness;  /* start - deadline */
     rtcosim_time_ns exec;      /* execution time */
+    rtcosim_time_ns exchange;  /* part of exec spent exchanging with the partner */
     rtcosim_time_ns overshoot; /* end - next deadline (> 0) */
+    rtcosim_rt_overrun_cause cause;
+    /* Counted as caused by the non-real-time partner (conservatively): the
+     * frame would have ended in time without its exchange work (receiving the
+     * partner's samples, grading and computing estimates, sending), or it is
+     * the backlog of such an overrun, or it started late while the partner
+     * was late and could compete for the paced thread's CPU (paced thread
+     * neither SCHED_FIFO nor on a CPU of its own apart from the partner). */
+    bool partner;
 } rtcosim_rt_overrun;
 
 /* One logged frame. */
@@ -193,6 +219,7 @@ typedef struct rtcosim_rt_frame {
     rtcosim_time_ns te;       /* simulation time at the frame start */
     rtcosim_time_ns deadline; /* relative to the run start on the pacing clock */
     rtcosim_time_ns lateness, exec;
+    rtcosim_time_ns exchange; /* part of exec spent exchanging with the partner */
     rtcosim_time_ns lag;      /* te minus the time of the partner's newest data */
     rtcosim_time_ns tv;       /* the partner's virtual time known at this frame */
     unsigned flags;
@@ -202,6 +229,8 @@ typedef struct rtcosim_rt_summary {
     uint64_t frames;          /* frames executed (dropped ones excluded) */
     uint64_t frames_dropped;  /* skip policy */
     uint64_t overruns;
+    /* overruns by cause (rtcosim_rt_overrun_cause); they add up to overruns */
+    uint64_t overruns_backlog, overruns_execution, overruns_wakeup;
     rtcosim_time_ns drift;    /* (end on the pacing clock - start) - (te end - start_time)/rt_factor */
     rtcosim_time_ns slip;     /* schedule slip accumulated by the soft policy */
     bool failed;              /* stopped by the fail policy or an error */
@@ -213,6 +242,11 @@ typedef struct rtcosim_rt_summary {
     uint64_t exchanges;           /* exchange points after the initial one */
     uint64_t estimated_exchanges; /* exchange points served by an estimate */
     uint64_t overruns_while_late; /* overruns at frames when the partner was late */
+    uint64_t overruns_partner;    /* overruns caused by the partner (rtcosim_rt_overrun.partner) */
+    /* The partner could not delay the paced thread's start: the paced thread
+     * ran SCHED_FIFO over the partner's normal-priority thread, or the two
+     * were pinned to different CPUs. */
+    bool partner_isolated;
     rtcosim_time_ns max_lag;      /* longest te - (time of newest partner data) */
     uint64_t late_episodes;       /* runs of consecutive estimated exchanges */
     uint64_t resync_frames_median, resync_frames_max; /* frames from first estimate to tv == te */

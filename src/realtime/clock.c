@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "rtcosim/clock.h"
@@ -12,6 +13,9 @@ struct rtcosim_clock {
     bool is_virtual;
     rtcosim_time_ns busy_wait_ns;     /* monotonic: spin this long before a deadline */
     _Atomic rtcosim_time_ns virtual_now; /* virtual: the current time */
+    rtcosim_time_ns *wakeup_delays;      /* virtual: injected late wake-ups */
+    size_t wakeup_count;
+    _Atomic size_t wakeup_next;          /* sleeps that waited so far */
 };
 
 static rtcosim_status clock_alloc(rtcosim_clock **out, rtcosim_error *err)
@@ -51,7 +55,37 @@ rtcosim_status rtcosim_clock_create_virtual(rtcosim_time_ns start, rtcosim_clock
 
 void rtcosim_clock_free(rtcosim_clock *clock)
 {
+    if (clock)
+        free(clock->wakeup_delays);
     free(clock);
+}
+
+rtcosim_status rtcosim_clock_set_wakeup_delays(rtcosim_clock *clock,
+                                               const rtcosim_time_ns *delays, size_t count,
+                                               rtcosim_error *err)
+{
+    if (!clock || !clock->is_virtual)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "clock: wake-up delays can only be injected into a virtual clock");
+    if (count && !delays)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "clock: NULL wake-up delay list");
+    for (size_t i = 0; i < count; i++)
+        if (delays[i] < 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "clock: wake-up delay %zu is negative (%lld ns)", i,
+                                     (long long)delays[i]);
+    rtcosim_time_ns *copy = NULL;
+    if (count) {
+        copy = malloc(count * sizeof *copy);
+        if (!copy)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "clock: out of memory");
+        memcpy(copy, delays, count * sizeof *copy);
+    }
+    free(clock->wakeup_delays);
+    clock->wakeup_delays = copy;
+    clock->wakeup_count = count;
+    atomic_store(&clock->wakeup_next, 0);
+    return RTCOSIM_OK;
 }
 
 bool rtcosim_clock_is_virtual(const rtcosim_clock *clock)
@@ -87,8 +121,14 @@ static void monotonic_sleep_until(rtcosim_time_ns deadline)
 void rtcosim_clock_sleep_until(rtcosim_clock *clock, rtcosim_time_ns deadline)
 {
     if (clock->is_virtual) {
-        /* Jump forward only: a deadline in the past leaves the time alone. */
+        /* Jump forward only: a deadline in the past leaves the time alone. A
+         * sleep that waits may wake late by an injected delay. */
         rtcosim_time_ns now = atomic_load_explicit(&clock->virtual_now, memory_order_acquire);
+        if (now < deadline && clock->wakeup_count) {
+            size_t i = atomic_fetch_add(&clock->wakeup_next, 1);
+            if (i < clock->wakeup_count)
+                deadline += clock->wakeup_delays[i];
+        }
         while (now < deadline &&
                !atomic_compare_exchange_weak_explicit(&clock->virtual_now, &now, deadline,
                                                       memory_order_acq_rel,

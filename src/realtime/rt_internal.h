@@ -87,6 +87,7 @@ struct rtcosim_rt {
     size_t to_partner_size, from_partner_size;
     pthread_t partner_thread;
     bool partner_thread_started;
+    bool partner_pinned; /* the partner's thread runs on options.partner_cpu */
     sem_t partner_wakeup;
     bool semaphore_ready;
     atomic_bool partner_stop;
@@ -122,5 +123,13 @@ rtcosim_status rtcosim_rt_part_read(part *p, rtcosim_error *err);
 rtcosim_status rtcosim_rt_part_write(part *p, rtcosim_error *err);
 rtcosim_status rtcosim_rt_part_step(part *p, rtcosim_time_ns t, rtcosim_time_ns h,
                                     rtcosim_error *err);
+/* Set ov->cause and ov->partner (rules in realtime.h, rtcosim_rt_overrun)
+ * from its lateness, execution, exchange and overshoot; period: the frame's
+ * deadline to the next; backlog: the previous frame overran, backlog_partner:
+ * by the partner's doing; partner_late: the partner was late at this frame;
+ * isolated: the partner could not delay the paced thread's start. */
+void rtcosim_rt_classify_overrun(rtcosim_rt_overrun *ov, rtcosim_time_ns period, bool backlog,
+                                 bool backlog_partner, bool partner_late, bool mixed,
+                                 bool isolated);
 
 #endif

@@ -68,6 +68,9 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
     fprintf(f, "frames,%llu,\n", (unsigned long long)s->frames);
     fprintf(f, "frames_dropped,%llu,\n", (unsigned long long)s->frames_dropped);
     fprintf(f, "overruns,%llu,\n", (unsigned long long)s->overruns);
+    fprintf(f, "overruns_backlog,%llu,\n", (unsigned long long)s->overruns_backlog);
+    fprintf(f, "overruns_execution,%llu,\n", (unsigned long long)s->overruns_execution);
+    fprintf(f, "overruns_wakeup,%llu,\n", (unsigned long long)s->overruns_wakeup);
     fprintf(f, "lateness_p50,%.3f,us\n", us(rtcosim_histogram_percentile(l, 50)));
     fprintf(f, "lateness_p99,%.3f,us\n", us(rtcosim_histogram_percentile(l, 99)));
     fprintf(f, "lateness_p99.9,%.3f,us\n", us(rtcosim_histogram_percentile(l, 99.9)));
@@ -92,6 +95,8 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
     fprintf(f, "estimated_share,%.6f,\n",
             s->exchanges ? (double)s->estimated_exchanges / (double)s->exchanges : 0.0);
     fprintf(f, "overruns_while_late,%llu,\n", (unsigned long long)s->overruns_while_late);
+    fprintf(f, "overruns_partner,%llu,\n", (unsigned long long)s->overruns_partner);
+    fprintf(f, "partner_isolated,%d,\n", s->partner_isolated);
     fprintf(f, "max_lag,%.9g,s\n", rtcosim_time_to_seconds(s->max_lag));
     fprintf(f, "late_episodes,%llu,\n", (unsigned long long)s->late_episodes);
     fprintf(f, "resync_frames_median,%llu,\n", (unsigned long long)s->resync_frames_median);
@@ -104,15 +109,17 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
 
 static void write_frames(const rtcosim_rt *rt, FILE *f)
 {
-    fprintf(f, "time,frame,deadline,lateness_us,exec_us,lag_us,tv,exchange,estimated,overrun");
+    fprintf(f, "time,frame,deadline,lateness_us,exec_us,exchange_us,lag_us,tv,exchange,estimated,"
+               "overrun");
     for (size_t s = 0; s < rt->signal_count; s++)
         fprintf(f, ",%s", rt->signal_names[s]);
     fputc('\n', f);
     for (size_t i = 0; i < rt->frame_count; i++) {
         const rtcosim_rt_frame *fr = &rt->frames[i];
-        fprintf(f, "%.9g,%llu,%.9g,%.3f,%.3f,%.3f,%.9g,%d,%d,%d", rtcosim_time_to_seconds(fr->te),
-                (unsigned long long)fr->frame, rtcosim_time_to_seconds(fr->deadline),
-                us(fr->lateness), us(fr->exec), us(fr->lag), rtcosim_time_to_seconds(fr->tv),
+        fprintf(f, "%.9g,%llu,%.9g,%.3f,%.3f,%.3f,%.3f,%.9g,%d,%d,%d",
+                rtcosim_time_to_seconds(fr->te), (unsigned long long)fr->frame,
+                rtcosim_time_to_seconds(fr->deadline), us(fr->lateness), us(fr->exec),
+                us(fr->exchange), us(fr->lag), rtcosim_time_to_seconds(fr->tv),
                 !!(fr->flags & RTCOSIM_FRAME_EXCHANGE), !!(fr->flags & RTCOSIM_FRAME_ESTIMATED),
                 !!(fr->flags & RTCOSIM_FRAME_OVERRUN));
         const double *v = rt->frame_signals + i * rt->signal_count;
@@ -124,7 +131,7 @@ static void write_frames(const rtcosim_rt *rt, FILE *f)
 
 static void write_overruns(const rtcosim_rt *rt, FILE *f)
 {
-    fprintf(f, "frame,te,lateness_us,exec_us,overshoot_us\n");
+    fprintf(f, "frame,te,lateness_us,exec_us,exchange_us,overshoot_us,cause,partner\n");
     rtcosim_rt_overrun o;
     size_t n = rt->overrun_first_n + rt->overrun_last_n;
     for (size_t i = 0; i < n; i++) {
@@ -135,8 +142,9 @@ static void write_overruns(const rtcosim_rt *rt, FILE *f)
             size_t j = i - rt->overrun_first_n;
             o = rt->overrun_last[(rt->overrun_last_head + cap - rt->overrun_last_n + j) % cap];
         }
-        fprintf(f, "%llu,%.9g,%.3f,%.3f,%.3f\n", (unsigned long long)o.frame,
-                rtcosim_time_to_seconds(o.te), us(o.lateness), us(o.exec), us(o.overshoot));
+        fprintf(f, "%llu,%.9g,%.3f,%.3f,%.3f,%.3f,%s,%d\n", (unsigned long long)o.frame,
+                rtcosim_time_to_seconds(o.te), us(o.lateness), us(o.exec), us(o.exchange),
+                us(o.overshoot), rtcosim_rt_overrun_cause_name(o.cause), o.partner);
     }
 }
 
@@ -222,11 +230,20 @@ void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
     fprintf(out, "  execution p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us\n",
             us(rtcosim_histogram_percentile(e, 50)), us(rtcosim_histogram_percentile(e, 99)),
             us(rtcosim_histogram_percentile(e, 99.9)), us(e->max));
-    fprintf(out, "  overruns %llu, dropped frames %llu, drift at end %.1f us (slip %.1f us)\n",
-            (unsigned long long)s->overruns, (unsigned long long)s->frames_dropped, us(s->drift),
-            us(s->slip));
+    fprintf(out,
+            "  overruns %llu (late wake-up %llu, execution %llu, backlog %llu), dropped frames "
+            "%llu, drift at end %.1f us (slip %.1f us)\n",
+            (unsigned long long)s->overruns, (unsigned long long)s->overruns_wakeup,
+            (unsigned long long)s->overruns_execution, (unsigned long long)s->overruns_backlog,
+            (unsigned long long)s->frames_dropped, us(s->drift), us(s->slip));
     if (!rt->mixed)
         return;
+    fprintf(out,
+            "  overruns caused by the partner %llu (overruns while it was late %llu; paced "
+            "thread %s)\n",
+            (unsigned long long)s->overruns_partner, (unsigned long long)s->overruns_while_late,
+            s->partner_isolated ? "isolated from it: SCHED_FIFO or its own CPU"
+                                : "NOT isolated from it: late wake-ups while it was late count");
     fprintf(out,
             "  partner: %llu of %llu exchanges estimated (%.2f %%), longest lag %.3f ms, "
             "%llu late episodes, resync median %llu / max %llu frames\n",

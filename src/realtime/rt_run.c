@@ -52,16 +52,12 @@ static rtcosim_status partner_compute(rtcosim_rt *rt, const to_partner_sample *i
     return st;
 }
 
-static bool pin_to_cpu(int cpu, const char *what);
-
 /* Real clock: the partner's thread. It never idles while inputs are queued:
  * after each step it takes the next one at once, so a late partner catches up
  * as fast as it can compute. */
 static void *partner_main(void *arg)
 {
     rtcosim_rt *rt = arg;
-    if (rt->options.partner_cpu >= 0)
-        pin_to_cpu(rt->options.partner_cpu, "non-real-time part's thread");
     rtcosim_error err;
     rtcosim_error_clear(&err);
     while (!atomic_load_explicit(&rt->partner_stop, memory_order_acquire)) {
@@ -352,6 +348,22 @@ static rtcosim_status step_dropped(rtcosim_rt *rt, schedule *s, uint64_t first, 
     return RTCOSIM_OK;
 }
 
+void rtcosim_rt_classify_overrun(rtcosim_rt_overrun *ov, rtcosim_time_ns period, bool backlog,
+                                 bool backlog_partner, bool partner_late, bool mixed,
+                                 bool isolated)
+{
+    if (backlog)
+        ov->cause = RTCOSIM_RT_CAUSE_BACKLOG;
+    else if (ov->exec > period)
+        ov->cause = RTCOSIM_RT_CAUSE_EXECUTION;
+    else
+        ov->cause = RTCOSIM_RT_CAUSE_WAKEUP;
+    /* Without its exchange work the frame would have ended in time. */
+    bool exchange_decided = ov->exchange > 0 && ov->overshoot <= ov->exchange;
+    ov->partner = mixed && (exchange_decided || (backlog && backlog_partner) ||
+                            (ov->cause == RTCOSIM_RT_CAUSE_WAKEUP && partner_late && !isolated));
+}
+
 static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
 {
     const rtcosim_rt_options *o = &rt->options;
@@ -361,7 +373,13 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
     rtcosim_time_ns slip = 0;
     schedule sched = {0, 0};
     uint64_t k = 0;
+    bool previous_overrun = false, previous_partner = false;
+    rtcosim_time_ns previous_end = run_start;
     rtcosim_status st = RTCOSIM_OK;
+    rt->summary.partner_isolated =
+        rt->mixed && (rt->summary.fifo_applied ||
+                      (rt->summary.affinity_applied && rt->partner_pinned &&
+                       rt->options.cpu != rt->options.partner_cpu));
     while (k < rt->total_frames) {
         rtcosim_time_ns deadline = run_start + slip + rtcosim_rt_frame_offset(rt, k);
         rtcosim_clock_sleep_until(clock, deadline);
@@ -375,7 +393,9 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
             rtcosim_time_ns hold = (rtcosim_time_ns)schedule_advance(rt, &sched, k) * H;
             bool estimated = false;
             f.flags |= RTCOSIM_FRAME_EXCHANGE;
+            rtcosim_time_ns exchange_start = rtcosim_clock_now(clock);
             st = exchange(rt, k, te, hold, &estimated, err);
+            f.exchange = rtcosim_clock_now(clock) - exchange_start;
             if (estimated)
                 f.flags |= RTCOSIM_FRAME_ESTIMATED;
             was_late = was_late || estimated;
@@ -403,11 +423,26 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
             return st;
         }
         k++;
-        if (!overrun)
+        /* Backlog: its deadline had passed when the overrunning frame before
+         * it ended, so it could not start on time (catch-up policy). */
+        bool backlog = previous_overrun && deadline < previous_end;
+        previous_overrun = overrun;
+        previous_end = end;
+        if (!overrun) {
+            previous_partner = false;
             continue;
+        }
         rtcosim_rt_overrun ov = {.frame = f.frame, .te = te, .lateness = f.lateness,
-                                 .exec = f.exec, .overshoot = end - next_deadline};
+                                 .exec = f.exec, .exchange = f.exchange,
+                                 .overshoot = end - next_deadline};
+        rtcosim_rt_classify_overrun(&ov, next_deadline - deadline, backlog, previous_partner,
+                                    was_late, rt->mixed, rt->summary.partner_isolated);
+        previous_partner = ov.partner;
         rt->summary.overruns++;
+        rt->summary.overruns_backlog += ov.cause == RTCOSIM_RT_CAUSE_BACKLOG;
+        rt->summary.overruns_execution += ov.cause == RTCOSIM_RT_CAUSE_EXECUTION;
+        rt->summary.overruns_wakeup += ov.cause == RTCOSIM_RT_CAUSE_WAKEUP;
+        rt->summary.overruns_partner += ov.partner;
         if (was_late)
             rt->summary.overruns_while_late++;
         log_overrun(rt, &ov);
@@ -584,6 +619,34 @@ static void finish_episodes(rtcosim_rt *rt)
     }
 }
 
+/* Start the partner's thread with normal scheduling, on `cpu` when >= 0. */
+static int create_partner_thread(rtcosim_rt *rt, int cpu)
+{
+    pthread_attr_t attr;
+    int rc = pthread_attr_init(&attr);
+    if (rc)
+        return rc;
+    struct sched_param sp = {.sched_priority = 0};
+    rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    if (rc == 0)
+        rc = pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+    if (rc == 0)
+        rc = pthread_attr_setschedparam(&attr, &sp);
+    if (rc == 0 && cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        rc = cpu < CPU_SETSIZE ? 0 : EINVAL;
+        if (rc == 0) {
+            CPU_SET(cpu, &set);
+            rc = pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+        }
+    }
+    if (rc == 0)
+        rc = pthread_create(&rt->partner_thread, &attr, partner_main, rt);
+    pthread_attr_destroy(&attr);
+    return rc;
+}
+
 /* Read the partner's initial outputs (valid at the start time). */
 static rtcosim_status start_partner(rtcosim_rt *rt, rtcosim_error *err)
 {
@@ -605,7 +668,20 @@ static rtcosim_status start_partner(rtcosim_rt *rt, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_EIO, "real-time: cannot create a semaphore: %s",
                                  strerror(errno));
     rt->semaphore_ready = true;
-    int rc = pthread_create(&rt->partner_thread, NULL, partner_main, rt);
+    /* The non-real-time part runs with normal scheduling whatever the
+     * caller's policy (a SCHED_FIFO caller's threads inherit it otherwise),
+     * so that it never competes with the paced thread at real-time priority;
+     * pinned to its CPU from the start, so that the paced loop knows it. */
+    int cpu = rt->options.partner_cpu;
+    rt->partner_pinned = cpu >= 0;
+    int rc = create_partner_thread(rt, cpu);
+    if (rc && cpu >= 0) {
+        rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                    "pinning the non-real-time part's thread to CPU %d refused (%s)", cpu,
+                    strerror(rc));
+        rt->partner_pinned = false;
+        rc = create_partner_thread(rt, -1);
+    }
     if (rc)
         return rtcosim_error_set(err, RTCOSIM_EIO,
                                  "real-time: cannot start the non-real-time thread: %s",

@@ -90,6 +90,12 @@ const char *rtcosim_overrun_policy_name(rtcosim_overrun_policy policy)
     return (unsigned)policy < 4 ? policy_names[policy] : "?";
 }
 
+const char *rtcosim_rt_overrun_cause_name(rtcosim_rt_overrun_cause cause)
+{
+    static const char *const names[] = {"backlog", "execution", "wakeup"};
+    return (unsigned)cause < 3 ? names[cause] : "?";
+}
+
 rtcosim_status rtcosim_overrun_policy_parse(const char *text, rtcosim_overrun_policy *out,
                                             rtcosim_error *err)
 {

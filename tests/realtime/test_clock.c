@@ -80,6 +80,44 @@ static void monotonic_clock_rejects_negative_or_huge_busy_wait(void **state)
     assert_int_equal(rtcosim_clock_create_virtual(0, NULL, &err), RTCOSIM_EINVAL);
 }
 
+static void virtual_clock_wakes_late_by_the_injected_delays_only_when_it_sleeps(void **state)
+{
+    (void)state;
+    rtcosim_clock *c = NULL;
+    assert_int_equal(rtcosim_clock_create_virtual(0, &c, NULL), RTCOSIM_OK);
+    const rtcosim_time_ns delays[] = {0, 700, 50};
+    assert_int_equal(rtcosim_clock_set_wakeup_delays(c, delays, 3, NULL), RTCOSIM_OK);
+    rtcosim_clock_sleep_until(c, 1000); /* delay 0 */
+    assert_int_equal(rtcosim_clock_now(c), 1000);
+    rtcosim_clock_sleep_until(c, 1000); /* does not wait: takes no delay */
+    assert_int_equal(rtcosim_clock_now(c), 1000);
+    rtcosim_clock_sleep_until(c, 2000); /* 700 late */
+    assert_int_equal(rtcosim_clock_now(c), 2700);
+    rtcosim_clock_sleep_until(c, 2500); /* passed already: no delay taken */
+    assert_int_equal(rtcosim_clock_now(c), 2700);
+    rtcosim_clock_sleep_until(c, 3000); /* 50 late */
+    assert_int_equal(rtcosim_clock_now(c), 3050);
+    rtcosim_clock_sleep_until(c, 4000); /* past the list: on time */
+    assert_int_equal(rtcosim_clock_now(c), 4000);
+    rtcosim_clock_free(c);
+}
+
+static void wakeup_delays_are_refused_for_monotonic_clocks_and_negative_values(void **state)
+{
+    (void)state;
+    rtcosim_clock *c = NULL;
+    rtcosim_error err;
+    const rtcosim_time_ns bad[] = {10, -5};
+    assert_int_equal(rtcosim_clock_create_virtual(0, &c, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_clock_set_wakeup_delays(c, bad, 2, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "wake-up delay 1 is negative"));
+    rtcosim_clock_free(c);
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &c, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_clock_set_wakeup_delays(c, bad, 1, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "virtual clock"));
+    rtcosim_clock_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -87,6 +125,8 @@ int main(void)
         cmocka_unit_test(virtual_clock_sums_advances_from_two_threads_exactly),
         cmocka_unit_test(monotonic_clock_wakes_at_or_after_absolute_deadline),
         cmocka_unit_test(monotonic_clock_rejects_negative_or_huge_busy_wait),
+        cmocka_unit_test(virtual_clock_wakes_late_by_the_injected_delays_only_when_it_sleeps),
+        cmocka_unit_test(wakeup_delays_are_refused_for_monotonic_clocks_and_negative_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

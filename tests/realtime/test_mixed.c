@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "realtime/rt_internal.h"
 #include "rt_models.h"
 
 typedef struct mixed {
@@ -461,6 +462,83 @@ static void report_files_are_written_with_estimates(void **state)
     mixed_teardown(&m);
 }
 
+/* The late_once run under the catch-up policy with one late wake-up of the
+ * paced thread (1.2 ms) before frame `frame`; the executor stays in m. */
+static void run_with_late_wakeup(mixed *m, size_t frame)
+{
+    rtcosim_delay_options d = {.schedule = late_once, .schedule_length = 10};
+    mixed_setup(m, 1, 2, 0, &d, false);
+    rtcosim_time_ns wake[8] = {0};
+    wake[frame - 1] = MS(1.2); /* the sleep before frame k is the (k-1)-th */
+    assert_int_equal(rtcosim_clock_set_wakeup_delays(m->clock, wake, 8, NULL), RTCOSIM_OK);
+    m->options.overrun = RTCOSIM_OVERRUN_CATCH_UP;
+    assert_int_equal(mixed_run(m, MS(8), NULL), RTCOSIM_OK);
+}
+
+static void late_wakeup_while_the_partner_is_late_counts_for_it_unless_isolated(void **state)
+{
+    (void)state;
+    mixed m;
+    /* Frame 3 (partner late: its sample 2 completes at 4.5 ms) starts at 4.2
+     * and ends past its 4 ms deadline. On a virtual clock the paced thread
+     * has neither SCHED_FIFO nor a CPU of its own, so the partner could have
+     * delayed its wake-up: counted as the partner's. */
+    run_with_late_wakeup(&m, 3);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(m.rt);
+    assert_false(s->partner_isolated);
+    assert_int_equal(s->overruns, 1);
+    assert_int_equal(s->overruns_wakeup, 1);
+    assert_int_equal(s->overruns_while_late, 1);
+    assert_int_equal(s->overruns_partner, 1);
+    assert_true(rtcosim_rt_frame_at(m.rt, 3)->flags & RTCOSIM_FRAME_ESTIMATED);
+    mixed_teardown(&m);
+    /* The same stall at frame 6, when the partner is on time: not its doing. */
+    run_with_late_wakeup(&m, 6);
+    s = rtcosim_rt_get_summary(m.rt);
+    assert_int_equal(s->overruns, 1);
+    assert_int_equal(s->overruns_wakeup, 1);
+    assert_int_equal(s->overruns_while_late, 0);
+    assert_int_equal(s->overruns_partner, 0);
+    mixed_teardown(&m);
+}
+
+/* The classification rules with hand-made figures (H = 1 ms). */
+static void overrun_is_the_partners_when_its_exchange_work_decided_it(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns H = MS(1);
+    /* Started 0.3 ms late, 0.9 ms of execution of which 0.25 ms exchange:
+     * 0.2 ms over, so without the exchange work it would have been in time. */
+    rtcosim_rt_overrun ov = {.lateness = MS(0.3), .exec = MS(0.9), .exchange = MS(0.25),
+                             .overshoot = MS(0.2)};
+    rtcosim_rt_classify_overrun(&ov, H, false, false, false, true, true);
+    assert_int_equal(ov.cause, RTCOSIM_RT_CAUSE_WAKEUP);
+    assert_true(ov.partner);
+    /* Only 0.1 ms of exchange: the late start decided it; isolated, so not
+     * the partner's even while it is late. */
+    ov.exchange = MS(0.1);
+    rtcosim_rt_classify_overrun(&ov, H, false, false, true, true, true);
+    assert_false(ov.partner);
+    /* Not isolated and the partner late: counted as its doing. */
+    rtcosim_rt_classify_overrun(&ov, H, false, false, true, true, false);
+    assert_true(ov.partner);
+    /* 1.5 ms of execution with 0.1 ms of exchange: the step itself is too long. */
+    rtcosim_rt_overrun ex = {.exec = MS(1.5), .exchange = MS(0.1), .overshoot = MS(0.5)};
+    rtcosim_rt_classify_overrun(&ex, H, false, false, true, true, false);
+    assert_int_equal(ex.cause, RTCOSIM_RT_CAUSE_EXECUTION);
+    assert_false(ex.partner);
+    /* A backlog frame inherits the verdict of the overrun before it. */
+    rtcosim_rt_overrun bl = {.lateness = MS(0.5), .exec = MS(0.6), .overshoot = MS(0.1)};
+    rtcosim_rt_classify_overrun(&bl, H, true, true, false, true, true);
+    assert_int_equal(bl.cause, RTCOSIM_RT_CAUSE_BACKLOG);
+    assert_true(bl.partner);
+    rtcosim_rt_classify_overrun(&bl, H, true, false, false, true, true);
+    assert_false(bl.partner);
+    /* Without a partner nothing is the partner's. */
+    rtcosim_rt_classify_overrun(&ov, H, false, false, true, false, false);
+    assert_false(ov.partner);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +556,8 @@ int main(void)
         cmocka_unit_test(correction_signal_restores_the_integral_of_the_input),
         cmocka_unit_test(virtual_mixed_run_needs_a_virtual_partner_clock),
         cmocka_unit_test(report_files_are_written_with_estimates),
+        cmocka_unit_test(late_wakeup_while_the_partner_is_late_counts_for_it_unless_isolated),
+        cmocka_unit_test(overrun_is_the_partners_when_its_exchange_work_decided_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -431,7 +431,8 @@ static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **s
     assert_non_null(in);
     assert_non_null(fgets(line, sizeof line, in));
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "1,0.001,0.000,2500.000,1500.000\n");
+    /* 2.5 ms of execution in a 1 ms frame: its own execution, no partner. */
+    assert_string_equal(line, "1,0.001,0.000,2500.000,0.000,1500.000,execution,0\n");
     fclose(in);
     /* remove() succeeding proves each file, the timing plot included, exists. */
     const char *names[] = {"frames.csv", "overruns.csv", "summary.csv", "timing.svg"};
@@ -440,6 +441,61 @@ static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **s
         assert_int_equal(remove(path), 0);
     }
     assert_int_equal(remove(dir), 0);
+    teardown(&f);
+}
+
+static void overruns_are_classified_as_execution_then_backlog(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_plant(&f, overrun_schedule, 7);
+    rtcosim_rt_options o;
+    rtcosim_rt_options_init(&o);
+    o.stop_time = MS(6);
+    o.overrun = RTCOSIM_OVERRUN_CATCH_UP;
+    assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_OK);
+    /* f1 executes 2.5 ms in a 1 ms frame; f2 and f3 overrun only because
+     * they start behind (see the catch-up test for the times). */
+    rtcosim_rt_overrun log[8];
+    assert_int_equal(rtcosim_rt_overruns(f.rt, log, 8), 3);
+    assert_int_equal(log[0].cause, RTCOSIM_RT_CAUSE_EXECUTION);
+    assert_int_equal(log[1].cause, RTCOSIM_RT_CAUSE_BACKLOG);
+    assert_int_equal(log[2].cause, RTCOSIM_RT_CAUSE_BACKLOG);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(f.rt);
+    assert_int_equal(s->overruns_execution, 1);
+    assert_int_equal(s->overruns_backlog, 2);
+    assert_int_equal(s->overruns_wakeup, 0);
+    assert_int_equal(s->overruns_partner, 0); /* no partner at all */
+    teardown(&f);
+}
+
+static void late_wakeup_is_classified_apart_from_execution(void **state)
+{
+    (void)state;
+    fixture f;
+    static const rtcosim_time_ns exec[] = {MS(0.3)};
+    setup_plant(&f, exec, 1);
+    /* The sleeps before frames 1, 2, 3: frame 2 wakes 0.9 ms late. */
+    const rtcosim_time_ns wake[] = {0, MS(0.9)};
+    assert_int_equal(rtcosim_clock_set_wakeup_delays(f.clock, wake, 2, NULL), RTCOSIM_OK);
+    rtcosim_rt_options o;
+    rtcosim_rt_options_init(&o);
+    o.stop_time = MS(5);
+    o.overrun = RTCOSIM_OVERRUN_CATCH_UP;
+    assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_OK);
+    /* f2 starts at 2.9 and ends at 3.2 > 3; f3 starts at once at 3.2 and ends
+     * at 3.5 < 4: one overrun, by the wake-up, 0.2 ms over. */
+    assert_int_equal(start_of(&f, 2), MS(2.9));
+    assert_int_equal(start_of(&f, 3), MS(3.2));
+    rtcosim_rt_overrun log[4];
+    assert_int_equal(rtcosim_rt_overruns(f.rt, log, 4), 1);
+    assert_int_equal(log[0].frame, 2);
+    assert_int_equal(log[0].cause, RTCOSIM_RT_CAUSE_WAKEUP);
+    assert_int_equal(log[0].overshoot, MS(0.2));
+    assert_false(log[0].partner);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(f.rt);
+    assert_int_equal(s->overruns_wakeup, 1);
+    assert_int_equal(s->overruns, 1);
     teardown(&f);
 }
 
@@ -460,6 +516,8 @@ int main(void)
         cmocka_unit_test(executor_rejects_bad_options_naming_the_problem),
         cmocka_unit_test(command_line_options_set_the_matching_fields),
         cmocka_unit_test(report_is_written_after_a_failed_run_with_the_frames_so_far),
+        cmocka_unit_test(overruns_are_classified_as_execution_then_backlog),
+        cmocka_unit_test(late_wakeup_is_classified_apart_from_execution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
