@@ -34,7 +34,7 @@ static void usage(FILE *out)
             "  --start-value NAME V    start value of component.variable; repeatable\n"
             "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
-            "                          output that feeds a connection)\n"
+            "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
             "  --log-level L           error | warning | info | debug | trace\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"

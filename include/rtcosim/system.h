@@ -302,8 +302,9 @@ typedef struct rtcosim_system_build_options {
      * step order are taken from the description only. */
     rtcosim_ssd_master_settings overrides;
     const struct rtcosim_fmu_options *fmu; /* for FMU components; may be NULL */
-    /* Variables to observe ("component.variable"); NULL/0: every output that
-     * feeds a connection, in connection order. */
+    /* Variables to observe ("component.variable"); NULL/0: every output of
+     * every component, in component and variable order (as fmusim records an
+     * FMU's outputs). */
     const char *const *observe;
     size_t observe_count;
     /* Build only part of the system (used by the real-time adapter,

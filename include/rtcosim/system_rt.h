@@ -61,7 +61,8 @@ typedef struct rtcosim_system_rt_options {
     const char *const *start_values;
     size_t start_count;
     /* Results CSV of the observed variables (build.observe or, when none,
-     * every output that feeds a connection), one row per output_interval
+     * every output of the real-time part and the non-real-time outputs that
+     * feed it), one row per output_interval
      * (0: every frame) and the final point; NULL: none. A non-real-time
      * component's variable is observable when it feeds the real-time part:
      * its value as the real-time part used it (estimate or received data). */

@@ -214,30 +214,6 @@ static rtcosim_status connect_all(const rtcosim_system_desc *d, const bool *memb
     return RTCOSIM_OK;
 }
 
-static rtcosim_status observe_connected(const rtcosim_system_desc *d, const bool *members,
-                                        rtcosim_master *m, rtcosim_error *err)
-{
-    char name[NAME_MAX_LEN];
-    for (size_t i = 0; i < d->connection_count; i++) {
-        const rtcosim_ssd_connection *cn = &d->connections[i];
-        if (cn->start.component_index < 0 || !is_member(members, cn->start.component_index))
-            continue;
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++) {
-            const rtcosim_ssd_connection *o = &d->connections[k];
-            seen = o->start.component_index == cn->start.component_index &&
-                   o->start.connector_index == cn->start.connector_index;
-        }
-        if (seen)
-            continue;
-        snprintf(name, sizeof name, "%s.%s", cn->start.component, cn->start.connector);
-        rtcosim_status st = rtcosim_master_observe(m, name, err);
-        if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "%s:%d: ", d->label, cn->line);
-    }
-    return RTCOSIM_OK;
-}
-
 static rtcosim_status apply_parameters(const rtcosim_system_desc *d, const bool *members,
                                        rtcosim_master *m, rtcosim_error *err)
 {
@@ -335,8 +311,6 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
             rtcosim_error_prefix(err, "%s:%d: ", d->label, d->bonds[i].line);
     if (st == RTCOSIM_OK)
         st = apply_parameters(d, opts->members, m, err);
-    if (st == RTCOSIM_OK && opts->observe_count == 0)
-        st = observe_connected(d, opts->members, m, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < opts->observe_count; i++)
         if ((st = rtcosim_master_observe(m, opts->observe[i], err)) != RTCOSIM_OK)
             rtcosim_error_prefix(err, "output variable '%s': ", opts->observe[i]);
