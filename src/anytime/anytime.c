@@ -502,11 +502,10 @@ static bool variant_busy(variant *v)
 /* Start v's worker. Under a real-time policy the minimal variant's worker
  * runs one priority below the caller (its result is the guaranteed one) and
  * the costlier variants' workers under SCHED_OTHER: real-time workers busy
- * to the cutoff spent the CPUs' real-time budget, so that the kernel
- * throttled every real-time thread of a CPU, the delivering one included,
- * once a second (B5 parallel, before: misses about every 1.0 s, each the
- * rest of a throttled window). The caller preempts SCHED_OTHER workers at
- * once. */
+ * to the cutoff would spend the real-time budget of the CPUs they run on,
+ * which the delivering thread shares (the kernel throttles every real-time
+ * thread of a CPU beyond it, see idle_reserve), and would starve the rest of
+ * the system; the caller preempts SCHED_OTHER workers at once. */
 static int worker_create(variant *v)
 {
     int policy;
