@@ -4,6 +4,7 @@
  * the delivered instance's serialized state is loaded into the others, so
  * every variant continues from the delivered result. Prints the summary and
  * writes the per-period records (`rtcosim plot` draws them). */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cli.h"
 #include "rtcosim/anytime.h"
@@ -52,8 +54,10 @@ static void usage(FILE *out)
             "                           default: every Float64 output)\n"
             "  --output-file FILE.csv   write one row per period (delivered variant, margin,\n"
             "                           outputs, execution times, outcomes)\n"
-            "  --priority N             run under SCHED_FIFO priority N (1-99; workers one\n"
-            "                           below), best effort with a warning when refused\n"
+            "  --priority N             run under SCHED_FIFO priority N (1-99) with memory\n"
+            "                           locked, best effort with a warning when refused; each\n"
+            "                           period then keeps an idle reserve (the kernel's\n"
+            "                           real-time throttling share)\n"
             "  --virtual                run on a virtual clock, unpaced: no timing, only the\n"
             "                           strategy's logic and the state hand-over\n");
 }
@@ -239,8 +243,15 @@ static void print_summary(const anytime_options *o, const rtcosim_anytime_summar
                v->name, rtcosim_time_to_seconds(o->steps[i]), 100 * s->delivered_share[i],
                v->aborted, v->abandoned, v->failed, v->mean_ns / 1e3, v->max_ns / 1e3);
     }
-    printf("deadline misses %" PRIu64 ", margin min %.1f us, mean %.1f us\n", s->misses,
+    printf("deadline misses %" PRIu64 " (late start %" PRIu64 ", stalled %" PRIu64
+           ", strategy %" PRIu64 "), margin min %.1f us, mean %.1f us\n",
+           s->misses, s->late_starts, s->misses_stalled, s->misses_strategy,
            s->margin_min_ns / 1e3, s->margin_mean_ns / 1e3);
+    if (s->idle_reserve > 0)
+        printf("idle reserve %.1f %% of the period (%.1f us): under SCHED_FIFO the kernel stops "
+               "real-time threads that use more than sched_rt_runtime_us of "
+               "sched_rt_period_us, so no variant runs then\n",
+               100 * s->idle_reserve, (double)s->idle_reserve_ns / 1e3);
 }
 
 static int run_anytime(int argc, char **argv)
@@ -254,13 +265,18 @@ static int run_anytime(int argc, char **argv)
     if (parse_options(argc, argv, &o))
         return 1;
     if (o.priority) {
-        /* before start, so that the workers inherit it (one below) */
+        /* before start: the set derives its workers' policies and its idle reserve from it */
         struct sched_param param = {.sched_priority = o.priority};
         int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
         if (rc != 0)
             fprintf(stderr, "rtcosim: warning: anytime: SCHED_FIFO %d refused (%s); running "
                             "under the default policy\n",
                     o.priority, strerror(rc));
+        /* no page faults in the periods: the FMUs' memory stays resident */
+        else if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+            fprintf(stderr, "rtcosim: warning: anytime: memory not locked (%s); page faults may "
+                            "delay periods\n",
+                    strerror(errno));
     }
     rtcosim_error err = {0};
     rtcosim_component *instances[RTCOSIM_ANYTIME_MAX_VARIANTS] = {0};

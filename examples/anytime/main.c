@@ -24,7 +24,8 @@ static int usage(FILE *out, int code)
             "three variants (Euler 1 step, RK4 10 steps, CVODE BDF rtol 1e-10) and prints which\n"
             "variant was delivered how often, the execution times and the deadline margins.\n"
             "--load SHARE: other work takes a random share in [0, SHARE) of each period.\n"
-            "Runs under SCHED_FIFO when permitted (worker threads inherit it).\n");
+            "Runs under SCHED_FIFO when permitted (the costlier variants' workers under\n"
+            "SCHED_OTHER).\n");
     return code;
 }
 
@@ -166,8 +167,14 @@ int main(int argc, char **argv)
                100 * s.delivered_share[i], v->completed, v->aborted, v->abandoned,
                v->mean_ns / 1e3, v->quantile_ns / 1e3, v->max_ns / 1e3);
     }
-    printf("deadline misses %" PRIu64 ", margin min %.1f us, p1 %.1f us, mean %.1f us\n",
-           s.misses, s.margin_min_ns / 1e3, s.margin_p01_ns / 1e3, s.margin_mean_ns / 1e3);
+    printf("deadline misses %" PRIu64 " (late start %" PRIu64 ", stalled %" PRIu64
+           ", strategy %" PRIu64 "), margin min %.1f us, p1 %.1f us, mean %.1f us\n",
+           s.misses, s.late_starts, s.misses_stalled, s.misses_strategy, s.margin_min_ns / 1e3,
+           s.margin_p01_ns / 1e3, s.margin_mean_ns / 1e3);
+    if (s.idle_reserve > 0)
+        printf("idle reserve %.1f %% of each period: the kernel throttles real-time threads "
+               "beyond sched_rt_runtime_us of sched_rt_period_us\n",
+               100 * s.idle_reserve);
     printf("final T_heater %.3f K, T_coolant %.3f K\n", outputs[0], outputs[1]);
     if (csv && *csv) {
         if (rtcosim_anytime_write_csv(set, csv, &err))

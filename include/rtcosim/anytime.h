@@ -56,10 +56,8 @@ typedef enum rtcosim_anytime_strategy {
     RTCOSIM_ANYTIME_TIMER,
     /* The minimal variant on the calling thread and the others at the same
      * time on persistent worker threads; the best one finished by the
-     * deadline is delivered, the others are cancelled and discarded. Needs a
-     * monotonic clock. When the caller runs under SCHED_FIFO or SCHED_RR at
-     * rtcosim_anytime_start, workers run one priority below it, so that the
-     * delivering thread preempts them at the cutoff. */
+     * cutoff is delivered, the others are cancelled and discarded. Needs a
+     * monotonic clock. */
     RTCOSIM_ANYTIME_PARALLEL
 } rtcosim_anytime_strategy;
 
@@ -120,7 +118,26 @@ typedef struct rtcosim_anytime_config {
      * Default 50. */
     uint64_t forget_after_periods;
     size_t record_capacity; /* periods kept for the CSV (a ring; oldest dropped) */
+    /* Share of every period in which no variant runs, before the safety
+     * margin: the work cutoff of every strategy is
+     *   deadline - safety_margin_ns - round(idle_reserve * period).
+     * Linux lets the real-time (SCHED_FIFO/RR) threads of a CPU run only
+     * sched_rt_runtime_us of every sched_rt_period_us (by default 950000 of
+     * 1000000 us) and then stops all of them until the next window, for tens
+     * of milliseconds; a task busy to the end of every period is thus
+     * throttled about once a second. Negative (the default): derived at
+     * rtcosim_anytime_start - when the calling thread runs under SCHED_FIFO
+     * or SCHED_RR, 1 - runtime / period (read from /proc/sys/kernel; the
+     * kernel's default 950000 / 1000000 when unreadable, 0 when runtime is
+     * -1, i.e. no throttling) plus RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN for
+     * the time spent outside the variants (waking, delivering); 0 under
+     * other policies. In [0, 1): used as given. The summary reports the
+     * value used. */
+    double idle_reserve;
 } rtcosim_anytime_config;
+
+/* Added to the throttling share when idle_reserve is derived. */
+#define RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN 0.02
 
 /* Fill cfg with zeros and defaults; callers then set the counts and period. */
 void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg);
@@ -161,6 +178,16 @@ rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
                                           const rtcosim_anytime_variant_info *info,
                                           rtcosim_anytime_fn fn, void *user,
                                           rtcosim_error *err);
+/* Threads: native variants of escalate and timer run on the calling thread.
+ * Variants on workers (every component variant; the costlier variants of the
+ * parallel strategy) get one worker each. When the caller runs under
+ * SCHED_FIFO or SCHED_RR at rtcosim_anytime_start, the minimal variant's
+ * worker runs one priority below it (the guaranteed result stays real-time)
+ * and the costlier variants' workers run under SCHED_OTHER: speculative work
+ * then never spends the CPUs' real-time budget (see idle_reserve), cannot
+ * starve the rest of the system, and the delivering thread preempts it at
+ * the cutoff at once. */
+
 /* A component variant (not owned; initialized, i.e. after exit_init): each
  * period the inputs are set on input_vrs, the component steps over the period
  * in micro steps of info->step_ns (cancellation is checked between them) and
@@ -196,6 +223,27 @@ const char *rtcosim_anytime_strategy_name(rtcosim_anytime_strategy strategy);
 /* "escalate", "timer", "parallel". Returns 0, or -1 when unknown. */
 int rtcosim_anytime_strategy_parse(const char *text, rtcosim_anytime_strategy *out);
 
+/* Why a period missed its deadline. */
+typedef enum rtcosim_anytime_miss {
+    RTCOSIM_ANYTIME_ON_TIME = 0,
+    /* The period started after its latest start (deadline minus the minimal
+     * variant's worst calibrated time and the safety margin): not even the
+     * minimal variant could be delivered in time, whatever the strategy. */
+    RTCOSIM_ANYTIME_MISS_LATE_START,
+    /* Started in time, but the delivering thread lost at least as much time
+     * as the delivery was late to not running although it was runnable
+     * (preempted, or its virtual CPU stopped by the hypervisor): measured
+     * as wall time minus the thread's CPU time (which excludes steal time)
+     * minus its deliberate waits. Only on a monotonic clock. */
+    RTCOSIM_ANYTIME_MISS_STALLED,
+    /* Any other miss: the strategy chose work that did not end in time (a
+     * variant that overran its cutoff, a wrong estimate). */
+    RTCOSIM_ANYTIME_MISS_STRATEGY
+} rtcosim_anytime_miss;
+
+/* "on time", "late start", "stalled", "strategy". */
+const char *rtcosim_anytime_miss_name(rtcosim_anytime_miss miss);
+
 /* One period's record. */
 typedef struct rtcosim_anytime_period {
     uint64_t index;
@@ -206,6 +254,10 @@ typedef struct rtcosim_anytime_period {
     rtcosim_time_ns margin_ns;    /* deadline - delivered_at (negative: late) */
     int delivered;                /* variant index */
     bool missed;                  /* delivered after the deadline */
+    rtcosim_anytime_miss miss;    /* why, when missed */
+    rtcosim_time_ns latest_start; /* deadline - minimal's worst calibrated time - margin */
+    rtcosim_time_ns cutoff;       /* end of the work: deadline - margin - idle reserve */
+    rtcosim_time_ns stalled_ns;   /* time the delivering thread was runnable but not running */
     uint8_t outcome[RTCOSIM_ANYTIME_MAX_VARIANTS];           /* rtcosim_anytime_outcome */
     rtcosim_time_ns exec_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];   /* 0 when not run */
 } rtcosim_anytime_period;
@@ -246,6 +298,10 @@ typedef struct rtcosim_anytime_summary {
     double margin_min_ns, margin_mean_ns, margin_max_ns;
     double margin_p01_ns; /* 1st percentile over the recorded periods (NAN without records) */
     rtcosim_time_ns learned_abort_ns; /* timer strategy: current limit, 0 when none */
+    /* misses = late_starts + misses_stalled + misses_strategy */
+    uint64_t late_starts, misses_stalled, misses_strategy;
+    double idle_reserve;            /* share of the period kept idle, as used */
+    rtcosim_time_ns idle_reserve_ns; /* the same for the current period */
 } rtcosim_anytime_summary;
 
 /* Call from the thread that runs the periods, between periods. */
@@ -258,8 +314,9 @@ const rtcosim_anytime_period *rtcosim_anytime_record(const rtcosim_anytime *set,
 const double *rtcosim_anytime_record_outputs(const rtcosim_anytime *set, size_t i);
 /* Write the kept records as CSV (first column `time` in seconds, then
  * period_us, start_us (start after the release), delivered, margin_us,
- * missed, the outputs, and per variant its execution time in us and its
- * outcome code), for `rtcosim plot` and scripts. */
+ * missed, the outputs, per variant its execution time in us and its outcome
+ * code, then miss (the rtcosim_anytime_miss code) and stalled_us), for
+ * `rtcosim plot` and scripts. */
 rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char *path,
                                          rtcosim_error *err);
 

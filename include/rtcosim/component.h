@@ -169,6 +169,12 @@ typedef struct rtcosim_component_ops {
                                             rtcosim_error *err);
     rtcosim_status (*serialize_state)(void *self, rtcosim_state state, uint8_t *buffer,
                                       size_t size, rtcosim_error *err);
+    /* *state == NULL: allocate a new snapshot. *state a snapshot of this
+     * component (not freed since): overwrite it in place where the
+     * implementation can, as get_state does, so that states can be moved
+     * between instances every period without allocation; an implementation
+     * that returns another snapshot instead leaves the given one alone (the
+     * wrapper frees it). */
     rtcosim_status (*deserialize_state)(void *self, const uint8_t *buffer, size_t size,
                                         rtcosim_state *state, rtcosim_error *err);
 
@@ -249,6 +255,9 @@ rtcosim_status rtcosim_component_serialized_state_size(rtcosim_component *c,
 rtcosim_status rtcosim_component_serialize_state(rtcosim_component *c, rtcosim_state state,
                                                  uint8_t *buffer, size_t size,
                                                  rtcosim_error *err);
+/* *state NULL or a snapshot of c to overwrite in place (see the ops); on
+ * success *state holds the loaded state and a given snapshot that the
+ * implementation replaced has been freed. */
 rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
                                                    const uint8_t *buffer, size_t size,
                                                    rtcosim_state *state, rtcosim_error *err);

@@ -37,6 +37,7 @@ void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg)
     cfg->stats_window = 64;
     cfg->quantile = 0.95;
     cfg->forget_after_periods = 50;
+    cfg->idle_reserve = -1; /* derived at start */
 }
 
 const char *rtcosim_anytime_outcome_name(rtcosim_anytime_outcome outcome)
@@ -44,6 +45,12 @@ const char *rtcosim_anytime_outcome_name(rtcosim_anytime_outcome outcome)
     static const char *const names[] = {"not run", "completed", "aborted",
                                         "abandoned", "busy", "failed"};
     return (unsigned)outcome < sizeof names / sizeof names[0] ? names[outcome] : "?";
+}
+
+const char *rtcosim_anytime_miss_name(rtcosim_anytime_miss miss)
+{
+    static const char *const names[] = {"on time", "late start", "stalled", "strategy"};
+    return (unsigned)miss < sizeof names / sizeof names[0] ? names[miss] : "?";
 }
 
 static const char *const strategy_names[] = {"escalate", "timer", "parallel"};
@@ -97,6 +104,16 @@ rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': minimal_max_share %g must be in (0, 1]", name,
                                  cfg->minimal_max_share);
+    if (!(cfg->idle_reserve < 1) || (cfg->idle_reserve >= 0 &&
+                                     cfg->safety_margin_ns +
+                                             anytime_idle_reserve_ns(cfg->idle_reserve,
+                                                                     cfg->period_ns) >=
+                                         cfg->period_ns))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "anytime set '%s': idle_reserve %g must be below 1 (negative: "
+                                 "derived at start) and leave time for work after the safety "
+                                 "margin",
+                                 name, cfg->idle_reserve);
     if (!(cfg->quantile > 0 && cfg->quantile <= 1))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': quantile %g must be in (0, 1]", name,
@@ -299,13 +316,12 @@ size_t rtcosim_anytime_ctx_variant(const rtcosim_anytime_ctx *ctx)
  * while an abandoned job still reads). */
 static rtcosim_status component_sync(variant *v)
 {
-    rtcosim_state restored = NULL;
-    rtcosim_status st = rtcosim_component_deserialize_state(
-        v->component, v->sync_bytes, v->sync_size, &restored, &v->err);
+    /* Into the snapshot of the previous load, in place (component.h): a
+     * component that honours that allocates nothing per period. */
+    rtcosim_status st = rtcosim_component_deserialize_state(v->component, v->sync_bytes,
+                                                            v->sync_size, &v->loaded, &v->err);
     if (!st)
-        st = rtcosim_component_set_state(v->component, restored, &v->err);
-    if (restored)
-        rtcosim_component_free_state(v->component, restored);
+        st = rtcosim_component_set_state(v->component, v->loaded, &v->err);
     if (!st)
         v->needs_sync = false;
     return st;
@@ -402,6 +418,7 @@ static void variant_dispatch(variant *v)
 static void wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until)
 {
     bool virtual_clock = rtcosim_clock_is_virtual(set->clock);
+    rtcosim_time_ns entered = rtcosim_clock_now(set->clock);
     for (;;) {
         bool all_done = true;
         for (size_t i = 0; i < set->variant_count; i++)
@@ -409,7 +426,7 @@ static void wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until)
                 atomic_load_explicit(&set->variants[i].running, memory_order_acquire))
                 all_done = false;
         if (all_done)
-            return;
+            break;
         if (virtual_clock || until == NEVER) {
             while (sem_wait(&set->done) != 0 && errno == EINTR) {
             }
@@ -417,7 +434,7 @@ static void wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until)
         }
         rtcosim_time_ns left = until - rtcosim_clock_now(set->clock);
         if (left <= 0)
-            return;
+            break;
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         int64_t target = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec + left;
@@ -425,6 +442,10 @@ static void wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until)
         ts.tv_nsec = (long)(target % RTCOSIM_NS_PER_S);
         sem_clockwait(&set->done, CLOCK_MONOTONIC, &ts);
     }
+    /* Blocked by intent only up to `until`: waking later is time the
+     * thread was not running (the stall measure of run_period). */
+    rtcosim_time_ns left_at = rtcosim_clock_now(set->clock);
+    set->blocked_ns += (left_at < until ? left_at : until) - entered;
 }
 
 /* Classify v's finished (or unfinished) job. */
@@ -478,18 +499,27 @@ static bool variant_busy(variant *v)
 
 /* ---- start: workers and calibration ------------------------------------ */
 
-/* Start v's worker. Under a real-time policy the worker runs one priority
- * below the caller: the thread that must deliver at the cutoff then preempts
- * the speculative variants instead of waiting for a core. */
+/* Start v's worker. Under a real-time policy the minimal variant's worker
+ * runs one priority below the caller (its result is the guaranteed one) and
+ * the costlier variants' workers under SCHED_OTHER: real-time workers busy
+ * to the cutoff would spend the real-time budget of the CPUs they run on,
+ * which the delivering thread shares (the kernel throttles every real-time
+ * thread of a CPU beyond it, see idle_reserve), and would starve the rest of
+ * the system; the caller preempts SCHED_OTHER workers at once. */
 static int worker_create(variant *v)
 {
     int policy;
     struct sched_param param;
     if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
         (policy == SCHED_FIFO || policy == SCHED_RR) &&
-        param.sched_priority > sched_get_priority_min(policy)) {
+        (v->index > 0 || param.sched_priority > sched_get_priority_min(policy))) {
         pthread_attr_t attr;
-        param.sched_priority--;
+        if (v->index > 0) {
+            policy = SCHED_OTHER;
+            param.sched_priority = 0;
+        } else {
+            param.sched_priority--;
+        }
         if (pthread_attr_init(&attr) == 0) {
             int rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
             if (!rc)
@@ -586,6 +616,32 @@ static rtcosim_status start_components(rtcosim_anytime *set, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* The idle reserve for the calling thread's policy and the kernel's
+ * real-time throttling limits (read once, at start: not on the hot path). */
+static long long read_limit(const char *path, long long fallback)
+{
+    FILE *f = fopen(path, "r");
+    long long value;
+    bool ok = f && fscanf(f, "%lld", &value) == 1;
+    if (f)
+        fclose(f);
+    return ok ? value : fallback;
+}
+
+static double derived_idle_reserve(void)
+{
+    int policy;
+    struct sched_param param;
+    bool realtime = pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
+                    (policy == SCHED_FIFO || policy == SCHED_RR);
+    if (!realtime)
+        return 0.0;
+    /* -2 when unreadable: the pure function then takes the kernel default */
+    return anytime_idle_reserve_from_limits(
+        true, read_limit("/proc/sys/kernel/sched_rt_runtime_us", -2),
+        read_limit("/proc/sys/kernel/sched_rt_period_us", -2));
+}
+
 static rtcosim_status calibrate(rtcosim_anytime *set, const double *inputs, rtcosim_error *err)
 {
     for (int run = 0; run < set->cfg.calibration_runs; run++)
@@ -651,6 +707,16 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
                                  "anytime set '%s': the parallel strategy runs variants at the "
                                  "same time and needs the monotonic clock, not a virtual one",
                                  set->name);
+    set->idle_reserve = set->cfg.idle_reserve >= 0 ? set->cfg.idle_reserve : derived_idle_reserve();
+    if (set->cfg.safety_margin_ns + anytime_idle_reserve_ns(set->idle_reserve, set->period_ns) >=
+        set->period_ns)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "anytime set '%s': the idle reserve of %.1f %% of the period "
+                                 "(derived from the kernel's real-time throttling) and the "
+                                 "safety margin %.1f us leave no time for work in the period "
+                                 "%.1f us",
+                                 set->name, 100 * set->idle_reserve,
+                                 us((double)set->cfg.safety_margin_ns), us((double)set->period_ns));
     set->started = true;
     rtcosim_status st = RTCOSIM_OK;
     if (components && (st = start_components(set, err)))
@@ -706,7 +772,8 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
     return anytime_pick(c, set->variant_count, set->cfg.criterion);
 }
 
-static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline)
+static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline,
+                          rtcosim_time_ns idle_reserve_ns)
 {
     variant *minimal = &set->variants[0];
     /* The minimal variant's high quantile over the recent window (not its
@@ -715,7 +782,7 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     rtcosim_time_ns reserve =
         (rtcosim_time_ns)ceil(anytime_stats_quantile(&minimal->stats, set->cfg.quantile)) +
         set->cfg.safety_margin_ns;
-    rtcosim_time_ns abort_at = deadline - reserve;
+    rtcosim_time_ns abort_at = deadline - idle_reserve_ns - reserve;
     rtcosim_time_ns now = rtcosim_clock_now(set->clock);
     double estimate[RTCOSIM_ANYTIME_MAX_VARIANTS];
     int rank[RTCOSIM_ANYTIME_MAX_VARIANTS];
@@ -847,8 +914,14 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
                                  "anytime set '%s': run_period before a successful start",
                                  set->name);
     rtcosim_time_ns started_at = rtcosim_clock_now(set->clock);
+    bool virtual_clock = rtcosim_clock_is_virtual(set->clock);
+    struct timespec cpu_start = {0, 0}, cpu_end = {0, 0};
+    if (!virtual_clock)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
+    set->blocked_ns = 0;
     rtcosim_time_ns deadline = set->release + set->period_ns;
-    rtcosim_time_ns cutoff = deadline - set->cfg.safety_margin_ns;
+    rtcosim_time_ns idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
+    rtcosim_time_ns cutoff = deadline - set->cfg.safety_margin_ns - idle_reserve_ns;
     for (size_t i = 0; i < set->variant_count; i++) {
         set->variants[i].outcome = RTCOSIM_ANYTIME_NOT_RUN;
         set->variants[i].exec_ns = 0;
@@ -856,7 +929,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
     int delivered;
     switch (set->cfg.strategy) {
     case RTCOSIM_ANYTIME_TIMER:
-        delivered = strategy_timer(set, inputs, deadline);
+        delivered = strategy_timer(set, inputs, deadline, idle_reserve_ns);
         break;
     case RTCOSIM_ANYTIME_PARALLEL:
         delivered = strategy_parallel(set, inputs, cutoff);
@@ -895,6 +968,21 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
     rec.delivered_at = rtcosim_clock_now(set->clock);
     rec.margin_ns = deadline - rec.delivered_at;
     rec.missed = rec.margin_ns < 0;
+    rec.cutoff = cutoff;
+    rec.latest_start = deadline - set->cfg.safety_margin_ns -
+                       (rtcosim_time_ns)ceil(set->minimal_calibrated_ns);
+    if (!virtual_clock) {
+        /* Thread CPU time leaves out the time the thread was runnable but
+         * not running, hypervisor steal included (the kernel subtracts
+         * steal from task time under CONFIG_PARAVIRT_TIME_ACCOUNTING). */
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_end);
+        rtcosim_time_ns cpu = (cpu_end.tv_sec - cpu_start.tv_sec) * RTCOSIM_NS_PER_S +
+                              (cpu_end.tv_nsec - cpu_start.tv_nsec);
+        rtcosim_time_ns lost = rec.delivered_at - started_at - cpu - set->blocked_ns;
+        rec.stalled_ns = lost > 0 ? lost : 0;
+    }
+    rec.miss = anytime_classify_miss(deadline, rec.latest_start, started_at, rec.delivered_at,
+                                     rec.stalled_ns);
     for (size_t i = 0; i < set->variant_count; i++) {
         rec.outcome[i] = (uint8_t)set->variants[i].outcome;
         rec.exec_ns[i] = set->variants[i].exec_ns;
@@ -918,11 +1006,14 @@ rtcosim_status rtcosim_anytime_set_period(rtcosim_anytime *set, rtcosim_time_ns 
 {
     if (!set)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "anytime: no variant set given");
-    if (period_ns <= set->cfg.safety_margin_ns)
+    rtcosim_time_ns reserve_ns =
+        anytime_idle_reserve_ns(set->idle_reserve > 0 ? set->idle_reserve : 0, period_ns);
+    if (period_ns <= set->cfg.safety_margin_ns + reserve_ns)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': period %" PRId64
-                                 " ns must exceed the safety margin %" PRId64 " ns",
-                                 set->name, period_ns, set->cfg.safety_margin_ns);
+                                 " ns must exceed the safety margin %" PRId64
+                                 " ns plus the idle reserve %" PRId64 " ns",
+                                 set->name, period_ns, set->cfg.safety_margin_ns, reserve_ns);
     /* The same test as at start, against the calibrated figure (fixed once
      * running, so this may run on another thread). */
     double limit = set->cfg.minimal_max_share * (double)period_ns;
@@ -955,7 +1046,9 @@ void variant_release(variant *v)
 {
     if (v->snapshot)
         rtcosim_component_free_state(v->component, v->snapshot);
-    v->snapshot = NULL;
+    if (v->loaded)
+        rtcosim_component_free_state(v->component, v->loaded);
+    v->snapshot = v->loaded = NULL;
     free(v->state);
     free(v->inputs);
     free(v->outputs);

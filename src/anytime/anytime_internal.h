@@ -65,4 +65,25 @@ size_t anytime_timer_choose(const double *estimate_ns, const rtcosim_time_ns *fl
                             const int *rank, size_t n, rtcosim_time_ns budget_ns,
                             rtcosim_time_ns limit_ns);
 
+/* The idle reserve (share of the period) derived from the kernel's
+ * real-time throttling limits, sched_rt_runtime_us and sched_rt_period_us
+ * (runtime -1: no throttling), for a caller that runs under a real-time
+ * policy: 1 - runtime / period + RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN; 0 when
+ * not real-time or not throttled. Limits that make no sense (period <= 0,
+ * runtime < -1 or > period) count as the kernel's default 950000 / 1000000. */
+double anytime_idle_reserve_from_limits(bool realtime, long long runtime_us, long long period_us);
+
+/* The idle reserve of one period in ns: share * period, rounded to the
+ * nearest ns. */
+rtcosim_time_ns anytime_idle_reserve_ns(double share, rtcosim_time_ns period_ns);
+
+/* Why a period delivered at `delivered_at` missed `deadline` (ON_TIME when
+ * it did not): a late start when it started after `latest_start`, stalled
+ * when the delivering thread lost at least the lateness to not running
+ * (`stalled_ns`), else the strategy's. */
+rtcosim_anytime_miss anytime_classify_miss(rtcosim_time_ns deadline, rtcosim_time_ns latest_start,
+                                           rtcosim_time_ns started_at,
+                                           rtcosim_time_ns delivered_at,
+                                           rtcosim_time_ns stalled_ns);
+
 #endif

@@ -30,6 +30,7 @@ typedef struct variant {
     rtcosim_component *component;
     uint32_t *input_vrs, *output_vrs;
     rtcosim_state snapshot; /* reused by get_state when this one is delivered */
+    rtcosim_state loaded;   /* reused by deserialize (in place) to load the committed state */
     bool needs_sync;        /* must load the committed state before running */
     uint8_t *sync_bytes;    /* the committed state copied at dispatch */
     size_t sync_size;
@@ -72,12 +73,17 @@ struct rtcosim_anytime {
     rtcosim_time_ns release, period_ns, sim_time;
     _Atomic rtcosim_time_ns pending_period_ns;
     double minimal_calibrated_ns; /* worst calibration time, fixed at start */
+    double idle_reserve;          /* share of the period kept idle, resolved at start */
+    /* Wall time the delivering thread spent deliberately blocked this period
+     * (waiting for workers, up to the time it meant to wake), for the stall
+     * measure. */
+    rtcosim_time_ns blocked_ns;
     /* timer strategy learning */
     rtcosim_time_ns learned_abort_ns;
     rtcosim_time_ns abort_floor_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];
     uint64_t periods_since_abort;
     /* records and summary */
-    uint64_t periods, misses;
+    uint64_t periods, misses, late_starts, misses_stalled, misses_strategy;
     double margin_min, margin_max, margin_sum;
     rtcosim_anytime_period *records;
     double *record_outputs;

@@ -14,6 +14,9 @@ void record_period(rtcosim_anytime *set, const rtcosim_anytime_period *rec)
 {
     set->periods++;
     set->misses += rec->missed;
+    set->late_starts += rec->miss == RTCOSIM_ANYTIME_MISS_LATE_START;
+    set->misses_stalled += rec->miss == RTCOSIM_ANYTIME_MISS_STALLED;
+    set->misses_strategy += rec->miss == RTCOSIM_ANYTIME_MISS_STRATEGY;
     double margin = (double)rec->margin_ns;
     set->margin_sum += margin;
     if (margin < set->margin_min)
@@ -71,6 +74,11 @@ rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_a
     out->misses = set->misses;
     out->variant_count = set->variant_count;
     out->learned_abort_ns = set->learned_abort_ns;
+    out->late_starts = set->late_starts;
+    out->misses_stalled = set->misses_stalled;
+    out->misses_strategy = set->misses_strategy;
+    out->idle_reserve = set->idle_reserve;
+    out->idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
     for (size_t i = 0; i < set->variant_count; i++) {
         /* The quantile sorts into the stats' scratch buffer, which is not
          * part of the observable state. */
@@ -149,7 +157,7 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
     }
     for (size_t i = 0; i < set->variant_count; i++)
         fprintf(f, ",%s_exec_us,%s_outcome", set->variants[i].name, set->variants[i].name);
-    fputc('\n', f);
+    fprintf(f, ",miss,stalled_us\n");
     for (size_t r = 0; r < set->record_len; r++) {
         const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, r);
         const double *y = rtcosim_anytime_record_outputs(set, r);
@@ -165,6 +173,8 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
             print_exact(f, ",", rec->exec_ns[i], 3);
             fprintf(f, ",%d", rec->outcome[i]);
         }
+        fprintf(f, ",%d", (int)rec->miss);
+        print_exact(f, ",", rec->stalled_ns, 3);
         fputc('\n', f);
     }
     bool failed = ferror(f) != 0;

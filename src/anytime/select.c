@@ -71,3 +71,35 @@ size_t anytime_timer_choose(const double *estimate_ns, const rtcosim_time_ns *fl
     }
     return chosen;
 }
+
+double anytime_idle_reserve_from_limits(bool realtime, long long runtime_us, long long period_us)
+{
+    if (!realtime || runtime_us == -1)
+        return 0.0;
+    if (period_us <= 0 || runtime_us < 0 || runtime_us > period_us) {
+        runtime_us = 950000; /* kernel default, Documentation/scheduler/sched-rt-group.rst */
+        period_us = 1000000;
+    }
+    return 1.0 - (double)runtime_us / (double)period_us + RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN;
+}
+
+rtcosim_time_ns anytime_idle_reserve_ns(double share, rtcosim_time_ns period_ns)
+{
+    return share > 0 ? (rtcosim_time_ns)llround(share * (double)period_ns) : 0;
+}
+
+rtcosim_anytime_miss anytime_classify_miss(rtcosim_time_ns deadline, rtcosim_time_ns latest_start,
+                                           rtcosim_time_ns started_at,
+                                           rtcosim_time_ns delivered_at,
+                                           rtcosim_time_ns stalled_ns)
+{
+    if (delivered_at <= deadline)
+        return RTCOSIM_ANYTIME_ON_TIME;
+    if (started_at > latest_start)
+        return RTCOSIM_ANYTIME_MISS_LATE_START;
+    /* Had the thread run whenever it was runnable, the delivery would have
+     * come at least this much earlier: in time. */
+    if (stalled_ns >= delivered_at - deadline)
+        return RTCOSIM_ANYTIME_MISS_STALLED;
+    return RTCOSIM_ANYTIME_MISS_STRATEGY;
+}

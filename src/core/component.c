@@ -371,7 +371,13 @@ rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
 {
     if (!c->ops->deserialize_state || !c->desc.capabilities.can_serialize_state)
         return unsupported(c, "deserializing state", err);
-    return after_call(c, c->ops->deserialize_state(c->self, buffer, size, state, err));
+    rtcosim_state given = *state;
+    rtcosim_status st = after_call(c, c->ops->deserialize_state(c->self, buffer, size, state, err));
+    /* An implementation that could not reuse the given snapshot returned a
+     * new one; the given one is still the caller's, so free it here. */
+    if (st == RTCOSIM_OK && given && *state != given)
+        rtcosim_component_free_state(c, given);
+    return st;
 }
 
 rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *err)

@@ -366,7 +366,10 @@ static rtcosim_status fmi2_deserialize(void *self, const uint8_t *buffer, size_t
         f->fmi2.fmi2DeSerializeFMUstate(f->instance, (const fmi2Byte *)buffer, size, &st);
     RTCOSIM_FMU_TRACE(f, "fmi2DeSerializeFMUstate", s, "%zu bytes -> %p", size, st);
     if (s <= fmi2Warning) {
-        f->live_states += *state == NULL && st != NULL;
+        /* A new snapshot when none was given or the FMU did not overwrite
+         * the given one in place (FMI leaves that open for deserialize;
+         * the wrapper then frees the given one). */
+        f->live_states += st != NULL && st != *state;
         *state = st;
     }
     return rtcosim_fmu_status(f, s, "fmi2DeSerializeFMUstate", NO_TIME, err);

@@ -422,7 +422,10 @@ static rtcosim_status fmi3_deserialize(void *self, const uint8_t *buffer, size_t
     fmi3Status s = f->fmi3.fmi3DeserializeFMUState(f->instance, buffer, size, &st);
     RTCOSIM_FMU_TRACE(f, "fmi3DeserializeFMUState", s, "%zu bytes -> %p", size, st);
     if (s <= fmi3Warning) {
-        f->live_states += *state == NULL && st != NULL;
+        /* A new snapshot when none was given or the FMU did not overwrite
+         * the given one in place (FMI leaves that open for deserialize;
+         * the wrapper then frees the given one). */
+        f->live_states += st != NULL && st != *state;
         *state = st;
     }
     return rtcosim_fmu_status(f, s, "fmi3DeserializeFMUState", NO_TIME, err);

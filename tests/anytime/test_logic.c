@@ -119,9 +119,42 @@ static void timer_choice_respects_budget_floor_and_limit(void **unused)
     assert_int_equal(anytime_timer_choose(unknown, NULL, rank, 3, 850, 0), 2);
 }
 
+/* Linux default 950000 of 1000000 us: 5 % throttled plus the 2 % margin. */
+static void idle_reserve_follows_the_kernel_throttling_limits(void **unused)
+{
+    (void)unused;
+    assert_double_equal(anytime_idle_reserve_from_limits(true, 950000, 1000000), 0.07, 1e-12);
+    assert_double_equal(anytime_idle_reserve_from_limits(true, 900000, 1000000), 0.12, 1e-12);
+    assert_double_equal(anytime_idle_reserve_from_limits(true, -1, 1000000), 0, 0);
+    assert_double_equal(anytime_idle_reserve_from_limits(false, 950000, 1000000), 0, 0);
+    /* unreadable or inconsistent: the kernel default */
+    assert_double_equal(anytime_idle_reserve_from_limits(true, -2, -2), 0.07, 1e-12);
+    assert_double_equal(anytime_idle_reserve_from_limits(true, 2000000, 1000000), 0.07, 1e-12);
+    assert_int_equal(anytime_idle_reserve_ns(0.07, 1000000), 70000);
+    assert_int_equal(anytime_idle_reserve_ns(0.25, 1000), 250);
+    assert_int_equal(anytime_idle_reserve_ns(0, 1000000), 0);
+}
+
+/* deadline 1000, latest start 850 */
+static void misses_are_classified_by_start_and_lost_time(void **unused)
+{
+    (void)unused;
+    assert_int_equal(anytime_classify_miss(1000, 850, 900, 1000, 0), RTCOSIM_ANYTIME_ON_TIME);
+    assert_int_equal(anytime_classify_miss(1000, 850, 851, 1100, 500),
+                     RTCOSIM_ANYTIME_MISS_LATE_START);
+    assert_int_equal(anytime_classify_miss(1000, 850, 850, 1100, 100),
+                     RTCOSIM_ANYTIME_MISS_STALLED);
+    assert_int_equal(anytime_classify_miss(1000, 850, 0, 1100, 99),
+                     RTCOSIM_ANYTIME_MISS_STRATEGY);
+    assert_int_equal(anytime_classify_miss(1000, 850, 850, 1001, 0),
+                     RTCOSIM_ANYTIME_MISS_STRATEGY);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(idle_reserve_follows_the_kernel_throttling_limits),
+        cmocka_unit_test(misses_are_classified_by_start_and_lost_time),
         cmocka_unit_test(stats_give_mean_max_and_windowed_quantile),
         cmocka_unit_test(pick_follows_each_criterion),
         cmocka_unit_test(parallel_selects_most_accurate_ready_by_cutoff),

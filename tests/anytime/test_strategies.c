@@ -23,8 +23,9 @@ typedef struct fixture {
     size_t period;
 } fixture;
 
-static void fixture_setup(fixture *f, rtcosim_anytime_strategy strategy,
-                          rtcosim_anytime_criterion criterion, uint64_t forget_after)
+static void fixture_setup_reserve(fixture *f, rtcosim_anytime_strategy strategy,
+                                  rtcosim_anytime_criterion criterion, uint64_t forget_after,
+                                  double idle_reserve)
 {
     memset(f, 0, sizeof *f);
     rtcosim_error err;
@@ -41,6 +42,7 @@ static void fixture_setup(fixture *f, rtcosim_anytime_strategy strategy,
     cfg.calibration_runs = 4;
     cfg.forget_after_periods = forget_after;
     cfg.record_capacity = 64;
+    cfg.idle_reserve = idle_reserve;
     assert_int_equal(rtcosim_anytime_create(&cfg, f->clock, &f->set, &err), RTCOSIM_OK);
     const rtcosim_anytime_variant_info infos[3] = {
         {"euler", 1, 1000 * US, RTCOSIM_ANYTIME_SOLVER_EULER},
@@ -59,6 +61,13 @@ static void fixture_setup(fixture *f, rtcosim_anytime_strategy strategy,
                                                     &f->v[i], &err),
                          RTCOSIM_OK);
     }
+}
+
+/* No idle reserve, whatever the policy the tests run under. */
+static void fixture_setup(fixture *f, rtcosim_anytime_strategy strategy,
+                          rtcosim_anytime_criterion criterion, uint64_t forget_after)
+{
+    fixture_setup_reserve(f, strategy, criterion, forget_after, 0);
 }
 
 static void fixture_start(fixture *f)
@@ -280,9 +289,14 @@ static void overrunning_minimal_counts_a_miss(void **unused)
     assert_true(r.missed);
     assert_int_equal(r.margin_ns, -50 * US);
     assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_NOT_RUN);
+    /* latest start 1000 - 50 - 100 = 850 us: started at 950, a late start */
+    assert_int_equal(r.latest_start - r.release, 850 * US);
+    assert_int_equal(r.miss, RTCOSIM_ANYTIME_MISS_LATE_START);
     rtcosim_anytime_summary s;
     assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
     assert_int_equal(s.misses, 1);
+    assert_int_equal(s.late_starts, 1);
+    assert_int_equal(s.misses_strategy, 0);
     rtcosim_error err;
     assert_int_equal(rtcosim_anytime_write_csv(f.set, "anytime_miss.csv", &err), RTCOSIM_OK);
     FILE *in = fopen("anytime_miss.csv", "r");
@@ -291,10 +305,106 @@ static void overrunning_minimal_counts_a_miss(void **unused)
     assert_non_null(fgets(line, sizeof line, in));
     assert_non_null(fgets(line, sizeof line, in));
     /* started 950 us after the release, delivered 50 us late */
-    assert_string_equal(line, "0,1000,950,0,-50,1,1,100,1,0,0,0,0\n");
+    assert_string_equal(line, "0,1000,950,0,-50,1,1,100,1,0,0,0,0,1,0\n");
     fclose(in);
     remove("anytime_miss.csv");
     fixture_teardown(&f);
+}
+
+/* A minimal variant that needs 1100 us although calibrated at 100 us,
+ * started in time (at 0 <= latest start 850 us): its overrun is the
+ * strategy's miss, not a late start; a start after 850 us is a late start.
+ * The summary counts each class and their sum. */
+static void misses_are_classified_as_late_start_or_strategy(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0);
+    set_costs(&f, 0, 1100, 300, 400);
+    set_costs(&f, 1, 100, 300, 400);
+    set_costs(&f, 2, 100, 300, 400);
+    fixture_start(&f);
+    double y;
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    assert_int_equal(r.margin_ns, -100 * US);
+    assert_int_equal(r.miss, RTCOSIM_ANYTIME_MISS_STRATEGY);
+    assert_int_equal(r.stalled_ns, 0); /* not measured on a virtual clock */
+    /* period 1 released at 1000 us, reached at 1100 us; 850 us of load:
+     * started 950 us after the release, the minimal one ends 50 us late */
+    r = run(&f, 850, &y);
+    assert_int_equal(r.started_at - r.release, 950 * US);
+    assert_int_equal(r.miss, RTCOSIM_ANYTIME_MISS_LATE_START);
+    assert_int_equal(r.margin_ns, -50 * US);
+    /* period 2 released at 2000 us, reached at 2050 us; 800 us of load:
+     * exactly the latest start, the minimal one ends at 950 */
+    r = run(&f, 800, &y);
+    assert_int_equal(r.started_at - r.release, 850 * US);
+    assert_false(r.missed);
+    assert_int_equal(r.miss, RTCOSIM_ANYTIME_ON_TIME);
+    rtcosim_anytime_summary s;
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.misses, 2);
+    assert_int_equal(s.late_starts, 1);
+    assert_int_equal(s.misses_strategy, 1);
+    assert_int_equal(s.misses_stalled, 0);
+    assert_string_equal(rtcosim_anytime_miss_name(RTCOSIM_ANYTIME_MISS_LATE_START), "late start");
+    fixture_teardown(&f);
+}
+
+/* idle_reserve 0.25 of 1000 us: the cutoff moves from 950 to
+ * 1000 - 50 - 250 = 700 us. Escalate: minimal ends at 100, medium at 400,
+ * accurate (400 us) would end at 800 and is aborted at 700 after 300 us;
+ * medium is delivered at 700 (margin 300). Timer: abort time
+ * 1000 - 250 - (100 + 50) = 600 us; accurate (calibrated 500 < 600) is
+ * started, needs 650 this period and is aborted at 600; the minimal one
+ * then ends at 700. */
+static void idle_reserve_moves_the_cutoff_of_every_strategy(void **unused)
+{
+    (void)unused;
+    fixture f;
+    fixture_setup_reserve(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0, 0.25);
+    set_costs(&f, 0, 100, 300, 400);
+    fixture_start(&f);
+    double y;
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    assert_int_equal(r.cutoff - r.release, 700 * US);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.exec_ns[ACCURATE], 300 * US);
+    assert_int_equal(r.margin_ns, 300 * US);
+    rtcosim_anytime_summary s;
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_double_equal(s.idle_reserve, 0.25, 0);
+    assert_int_equal(s.idle_reserve_ns, 250 * US);
+    fixture_teardown(&f);
+
+    fixture_setup_reserve(&f, RTCOSIM_ANYTIME_TIMER, RTCOSIM_ANYTIME_PICK_RANK, 50, 0.25);
+    set_costs(&f, 0, 100, 300, 650);
+    fixture_start(&f);
+    r = run(&f, 0, &y);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.exec_ns[ACCURATE], 600 * US);
+    assert_int_equal(r.delivered, MINIMAL);
+    assert_int_equal(r.margin_ns, 300 * US);
+    fixture_teardown(&f);
+
+    /* a reserve that leaves no work time is refused at create */
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.output_count = 1;
+    cfg.period_ns = 1000 * US;
+    cfg.safety_margin_ns = 50 * US;
+    cfg.idle_reserve = 0.95;
+    rtcosim_anytime *set = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "idle_reserve 0.95"));
+    cfg.idle_reserve = 1;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_EINVAL);
+    assert_null(set);
+    rtcosim_clock_free(clock);
 }
 
 static void period_change_takes_effect_after_the_current_period(void **unused)
@@ -368,11 +478,12 @@ static void records_are_written_as_csv(void **unused)
     char line[512];
     assert_non_null(fgets(line, sizeof line, in));
     assert_string_equal(line, "time,period_us,start_us,delivered,margin_us,missed,y0,euler_exec_us,"
-                              "euler_outcome,rk4_exec_us,rk4_outcome,cvode_exec_us,cvode_outcome\n");
+                              "euler_outcome,rk4_exec_us,rk4_outcome,cvode_exec_us,cvode_outcome,"
+                              "miss,stalled_us\n");
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "0,1000,0,2,200,0,100,100,1,300,1,400,1\n");
+    assert_string_equal(line, "0,1000,0,2,200,0,100,100,1,300,1,400,1,0,0\n");
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "0.001,1000,0,1,50,0,110,100,1,300,1,550,2\n");
+    assert_string_equal(line, "0.001,1000,0,1,50,0,110,100,1,300,1,550,2,0,0\n");
     assert_null(fgets(line, sizeof line, in));
     fclose(in);
     remove(path);
@@ -389,6 +500,8 @@ int main(void)
         cmocka_unit_test(timer_aborts_falls_back_learns_and_forgets),
         cmocka_unit_test(timer_probes_a_variant_with_stale_slow_estimates),
         cmocka_unit_test(overrunning_minimal_counts_a_miss),
+        cmocka_unit_test(misses_are_classified_as_late_start_or_strategy),
+        cmocka_unit_test(idle_reserve_moves_the_cutoff_of_every_strategy),
         cmocka_unit_test(period_change_takes_effect_after_the_current_period),
         cmocka_unit_test(minimal_that_does_not_fit_is_refused_with_figures),
         cmocka_unit_test(records_are_written_as_csv),

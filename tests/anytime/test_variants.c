@@ -28,7 +28,17 @@ typedef struct plant {
     /* A black box that hangs: while `block` is set a step waits on `gate`. */
     atomic_bool block;
     sem_t *gate;
+    /* Snapshot bookkeeping: deserialize overwrites a given snapshot in place
+     * (component.h) unless `replaces`; every allocation and free counted. */
+    bool replaces;
+    atomic_int allocations, frees;
 } plant;
+
+static double *plant_snapshot_new(plant *p)
+{
+    atomic_fetch_add(&p->allocations, 1);
+    return malloc(sizeof(double));
+}
 
 static rtcosim_status plant_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                  rtcosim_step_result *r, rtcosim_error *err)
@@ -68,7 +78,7 @@ static rtcosim_status plant_get_state(void *self, rtcosim_state *state, rtcosim_
 {
     (void)err;
     if (!*state)
-        *state = malloc(sizeof(double));
+        *state = plant_snapshot_new(self);
     *(double *)*state = ((plant *)self)->x;
     return RTCOSIM_OK;
 }
@@ -82,7 +92,7 @@ static rtcosim_status plant_set_state(void *self, rtcosim_state state, rtcosim_e
 
 static void plant_free_state(void *self, rtcosim_state state)
 {
-    (void)self;
+    atomic_fetch_add(&((plant *)self)->frees, 1);
     free(state);
 }
 
@@ -105,10 +115,11 @@ static rtcosim_status plant_serialize(void *self, rtcosim_state state, uint8_t *
 static rtcosim_status plant_deserialize(void *self, const uint8_t *buffer, size_t size,
                                         rtcosim_state *state, rtcosim_error *err)
 {
-    (void)self, (void)err;
+    plant *p = self;
     if (size != sizeof(double))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "bad state size");
-    *state = malloc(sizeof(double));
+    if (!*state || p->replaces)
+        *state = plant_snapshot_new(p);
     memcpy(*state, buffer, sizeof(double));
     return RTCOSIM_OK;
 }
@@ -147,6 +158,8 @@ static rtcosim_component *plant_create(rtcosim_clock *clock, const char *model, 
     plant *p = calloc(1, sizeof *p);
     p->x = 1.0;
     atomic_init(&p->block, false);
+    atomic_init(&p->allocations, 0);
+    atomic_init(&p->frees, 0);
     p->clock = clock;
     p->model = model;
     *impl = p;
@@ -176,6 +189,7 @@ static rtcosim_anytime_config plant_config(rtcosim_anytime_strategy strategy)
     cfg.safety_margin_ns = 50 * US;
     cfg.strategy = strategy;
     cfg.calibration_runs = 2;
+    cfg.idle_reserve = 0; /* whatever the policy the tests run under */
     return cfg;
 }
 
@@ -256,6 +270,88 @@ static void component_variants_hand_over_the_delivered_state(void **unused)
     for (int i = 0; i < 3; i++)
         rtcosim_component_free(c[i]);
     rtcosim_clock_free(clock);
+}
+
+static int plants_allocations(plant *const p[3])
+{
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+        n += atomic_load(&p[i]->allocations);
+    return n;
+}
+
+static int plants_live_snapshots(plant *const p[3])
+{
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+        n += atomic_load(&p[i]->allocations) - atomic_load(&p[i]->frees);
+    return n;
+}
+
+/* The delivered state is handed to the other instances every period through
+ * serialize and deserialize. With deserialize in place (component.h) the
+ * snapshots are allocated in the first periods only; a component that
+ * returns a new snapshot each time anyway gets the old one freed, so the
+ * live snapshots stay bounded. Deliveries alternate between h100us (no load)
+ * and h1ms (900 us of load), so that every instance is reloaded each time;
+ * the delivered values follow x *= (1 - LAMBDA h)^n. */
+static void component_state_hand_over_allocates_only_in_the_first_periods(void **unused)
+{
+    (void)unused;
+    for (int replaces = 0; replaces < 2; replaces++) {
+        rtcosim_clock *clock;
+        assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+        plant *p[3];
+        rtcosim_component *c[3];
+        const rtcosim_time_ns cost[3] = {50 * US, 20 * US, 10 * US};
+        rtcosim_anytime_config cfg = plant_config(RTCOSIM_ANYTIME_ESCALATE);
+        rtcosim_anytime *set;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+        const rtcosim_anytime_variant_info infos[3] = {
+            {"h1ms", 1, 1 * MS, RTCOSIM_ANYTIME_SOLVER_EULER},
+            {"h100us", 2, 100 * US, RTCOSIM_ANYTIME_SOLVER_EULER},
+            {"h10us", 3, 10 * US, RTCOSIM_ANYTIME_SOLVER_EULER},
+        };
+        const uint32_t in_vr = 0, out_vr = 1;
+        for (int i = 0; i < 3; i++) {
+            c[i] = plant_create(clock, "Decay", true, &p[i]);
+            p[i]->replaces = replaces;
+            p[i]->cost_per_step_ns = cost[i];
+            assert_int_equal(rtcosim_anytime_add_component(set, &infos[i], c[i], &in_vr,
+                                                           &out_vr, &err),
+                             RTCOSIM_OK);
+        }
+        const double u = 0;
+        assert_int_equal(rtcosim_anytime_start(set, &u, &err), RTCOSIM_OK);
+        double x = 1.0, y;
+        int allocations = 0, live = 0;
+        for (int k = 0; k < 12; k++) {
+            bool loaded = k % 2 == 1;
+            rtcosim_anytime_period r;
+            rtcosim_anytime_wait_release(set);
+            rtcosim_clock_advance(clock, loaded ? 900 * US : 0);
+            assert_int_equal(rtcosim_anytime_run_period(set, &u, &y, &r, &err), RTCOSIM_OK);
+            assert_int_equal(r.delivered, loaded ? 0 : 1);
+            x *= euler_factor(loaded ? 1 : 10);
+            assert_double_equal(y, x, 1e-14);
+            if (k == 3) {
+                allocations = plants_allocations(p);
+                live = plants_live_snapshots(p);
+            } else if (k > 3) {
+                assert_int_equal(plants_live_snapshots(p), live);
+                if (!replaces)
+                    assert_int_equal(plants_allocations(p), allocations);
+                else
+                    assert_true(plants_allocations(p) > allocations);
+            }
+        }
+        rtcosim_anytime_free(set);
+        assert_int_equal(plants_live_snapshots(p), 0);
+        for (int i = 0; i < 3; i++)
+            rtcosim_component_free(c[i]);
+        rtcosim_clock_free(clock);
+    }
 }
 
 /* Real threads, bounded: a component whose step hangs is abandoned at the
@@ -526,6 +622,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(component_variants_hand_over_the_delivered_state),
+        cmocka_unit_test(component_state_hand_over_allocates_only_in_the_first_periods),
         cmocka_unit_test(hanging_component_is_abandoned_then_resynchronized),
         cmocka_unit_test(component_sets_that_cannot_share_state_are_rejected),
         cmocka_unit_test(parallel_threads_commit_only_delivered_results),
