@@ -52,8 +52,8 @@ static void usage(FILE *out)
             "  --no-calibrate          skip the check that the real-time part fits its frame\n"
             "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
             "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
-            "  --rt-option NAME VALUE  any executor option (priority, cpu, lock-memory, busy-wait,\n"
-            "                          tv-includes-step; see realtime.h)\n");
+            "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
+            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n");
 }
 
 typedef struct run_output {
@@ -204,12 +204,12 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||
                    strcmp(opt, "--partner-timeout") == 0) {
             rtcosim_error err;
-            const char *name = strcmp(opt, "--rt-factor") == 0 ? "real-time-factor" : opt + 2;
+            const char *name = opt + 2; /* the executor's option of the same name */
             a->given_factor = a->given_factor || strcmp(opt, "--rt-factor") == 0;
             a->given_overrun = a->given_overrun || strcmp(opt, "--overrun") == 0;
             a->given_timeout = a->given_timeout || strcmp(opt, "--partner-timeout") == 0;
             if (rtcosim_rt_option_set(&a->rt, name, val, &err) != RTCOSIM_OK)
-                rc = cli_fail("%s: %s", opt, err.message);
+                rc = cli_fail("%s", err.message); /* names the option already */
         } else if (strcmp(opt, "--rt-option") == 0) {
             rtcosim_error err;
             if (i + 1 >= argc)

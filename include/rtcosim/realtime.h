@@ -162,10 +162,10 @@ void rtcosim_rt_options_init(rtcosim_rt_options *options);
 
 /* Set one option from its command-line spelling, so that a CLI wires
  * `--NAME VALUE` in one line. Names and values:
- *   real-time-factor F | overrun soft|catch-up|skip|fail | step SECONDS |
+ *   real-time-factor F (or rt-factor F) | overrun soft|catch-up|skip|fail | step SECONDS |
  *   stop-time SECONDS | start-time SECONDS | non-real-time NAME[,NAME...] |
  *   exchange N|N-M-... | estimator SPEC (see rtcosim_estimator_spec_parse) |
- *   report DIR | priority 1..99 | cpu N | lock-memory yes|no |
+ *   report DIR | priority 1..99 | cpu N | partner-cpu N | lock-memory yes|no |
  *   busy-wait SECONDS | calibrate yes|no | partner-timeout SECONDS |
  *   tv-includes-step yes|no
  * String values (names, directory) are referenced, not copied: they must

@@ -651,7 +651,7 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
     if (!o || !name || !value)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time option: NULL argument");
     rtcosim_status st;
-    if (strcmp(name, "real-time-factor") == 0) {
+    if (strcmp(name, "real-time-factor") == 0 || strcmp(name, "rt-factor") == 0) {
         char *end;
         double f = strtod(value, &end);
         if (end == value || *end || !(f > 0) || f > 1e6)
@@ -688,6 +688,8 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
         return parse_int(name, value, 1, 99, &o->fifo_priority, err);
     else if (strcmp(name, "cpu") == 0)
         return parse_int(name, value, 0, 1023, &o->cpu, err);
+    else if (strcmp(name, "partner-cpu") == 0)
+        return parse_int(name, value, 0, 1023, &o->partner_cpu, err);
     else if (strcmp(name, "lock-memory") == 0)
         return parse_flag(name, value, &o->lock_memory, err);
     else if (strcmp(name, "calibrate") == 0)
@@ -698,8 +700,8 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "unknown real-time option --%s (expected real-time-factor, "
                                  "overrun, step, stop-time, start-time, non-real-time, exchange, "
-                                 "estimator, report, priority, cpu, lock-memory, busy-wait, "
-                                 "calibrate, partner-timeout, tv-includes-step)",
+                                 "estimator, report, priority, cpu, partner-cpu, lock-memory, "
+                                 "busy-wait, calibrate, partner-timeout, tv-includes-step)",
                                  name);
     if (st != RTCOSIM_OK)
         rtcosim_error_prefix(err, "--%s: ", name);
