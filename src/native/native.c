@@ -497,7 +497,9 @@ static rtcosim_status native_deserialize(void *self, const uint8_t *buffer, size
     if (!snapshot_fits(n, &header))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                  "%s: serialized state belongs to another model", label(n));
-    native_snapshot *s = malloc(size);
+    /* A snapshot of this model given: overwrite it in place (same size by
+     * snapshot_fits), so that moving states every period never allocates. */
+    native_snapshot *s = *state && snapshot_fits(n, *state) ? *state : malloc(size);
     if (!s)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for a state", label(n));
     memcpy(s, buffer, size);

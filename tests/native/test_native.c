@@ -147,6 +147,15 @@ static void state_snapshot_restores_the_trajectory(void **state)
     assert_int_equal(rtcosim_component_deserialize_state(c, bytes, size, &back, NULL), RTCOSIM_OK);
     assert_int_equal(rtcosim_component_set_state(c, back, NULL), RTCOSIM_OK);
     assert_true(fabs(get_x(c) - exp(-0.1)) < 1e-12);
+    /* Deserializing into an existing snapshot overwrites it in place: the
+     * state of t = 0.2 s, then the bytes of t = 0.1 s again. */
+    assert_int_equal(rtcosim_component_do_step(c, 100000000LL, 100000000LL, NULL, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_get_state(c, &back, NULL), RTCOSIM_OK);
+    rtcosim_state same = back;
+    assert_int_equal(rtcosim_component_deserialize_state(c, bytes, size, &back, NULL), RTCOSIM_OK);
+    assert_ptr_equal(back, same);
+    assert_int_equal(rtcosim_component_set_state(c, back, NULL), RTCOSIM_OK);
+    assert_true(fabs(get_x(c) - exp(-0.1)) < 1e-12);
 
     rtcosim_error err = {0};
     assert_int_equal(rtcosim_component_deserialize_state(c, bytes, size - 1, &back, &err),
