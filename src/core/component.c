@@ -371,6 +371,9 @@ rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
 {
     if (!c->ops->deserialize_state || !c->desc.capabilities.can_serialize_state)
         return unsupported(c, "deserializing state", err);
+    if (!state)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: deserializing state: NULL state pointer",
+                                 label(c));
     rtcosim_state given = *state;
     rtcosim_status st = after_call(c, c->ops->deserialize_state(c->self, buffer, size, state, err));
     /* An implementation that could not reuse the given snapshot returned a

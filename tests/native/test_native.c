@@ -158,6 +158,9 @@ static void state_snapshot_restores_the_trajectory(void **state)
     assert_true(fabs(get_x(c) - exp(-0.1)) < 1e-12);
 
     rtcosim_error err = {0};
+    assert_int_equal(rtcosim_component_deserialize_state(c, bytes, size, NULL, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "NULL state pointer"));
     assert_int_equal(rtcosim_component_deserialize_state(c, bytes, size - 1, &back, &err),
                      RTCOSIM_EFORMAT);
     assert_non_null(strstr(err.message, "serialized state has"));
