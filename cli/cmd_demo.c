@@ -275,6 +275,18 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
                                                .late_max = 5}};
     so.delays = &delay;
     so.delay_count = 1;
+    /* As on a rig: the paced thread and the late transmission on CPUs of
+     * their own, and, where allowed (root), the paced thread at SCHED_FIFO
+     * with its memory locked; the summary then shows the partner isolated. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!virtual_clock && cpus >= 2) {
+        so.rt.cpu = (int)cpus - 1;
+        so.rt.partner_cpu = 0;
+    }
+    if (!virtual_clock && geteuid() == 0) {
+        so.rt.fifo_priority = 80;
+        so.rt.lock_memory = true;
+    }
     rtcosim_clock *pacing = NULL, *partner = NULL;
     if (virtual_clock) {
         rtcosim_clock_create_virtual(0, &pacing, NULL);
@@ -282,11 +294,16 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
         so.rt.clock = pacing;
         so.rt.partner_clock = partner;
     }
+    char placement[96] = "";
+    if (so.rt.cpu >= 0)
+        snprintf(placement, sizeof placement, "  threads: paced on CPU %d%s, transmission on CPU %d\n",
+                 so.rt.cpu, so.rt.fifo_priority ? " (SCHED_FIFO 80, memory locked)" : "",
+                 so.rt.partner_cpu);
     printf("\nVehicle in real time: %s\n"
            "  real-time part (paced, 1 ms frames): scenario, ecu, engine, body\n"
            "  non-real-time part (own thread): transmission, made late on purpose\n"
-           "  running %.9g s%s ...\n\n",
-           ssd, duration, virtual_clock ? " on a virtual clock" : " of wall-clock time");
+           "%s  running %.9g s%s ...\n\n",
+           ssd, placement, duration, virtual_clock ? " on a virtual clock" : " of wall-clock time");
     fflush(stdout);
     rtcosim_system_rt *srt = NULL;
     int rc = 0;
