@@ -364,12 +364,13 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a
          * model-exchange FMU itself, so any step size works; the FMU's own
-         * FMU state (without serialization) is what snapshots build on. */
+         * FMU state is what snapshots build on, and its serialization carries
+         * the integrator's fields too (me_solver.c). */
         rtcosim_fmi_md *md = f->md;
         f->model_identifier = md->me_model_identifier;
         md->can_handle_variable_step = true;
         md->can_get_set_state = md->me_can_get_set_state;
-        md->can_serialize_state = false;
+        md->can_serialize_state = md->me_can_get_set_state && md->me_can_serialize_state;
         md->can_interpolate_inputs = false;
         md->can_return_early = false;
         md->has_event_mode = false;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -200,6 +201,55 @@ static void restored_state_reruns_the_impact(void **state)
     assert_int_equal(stats(c).state_events, 2);
     rtcosim_component_free_state(c, snapshot);
     rtcosim_component_free(c);
+}
+
+/* The state of one instance at 0.3 s, serialized and loaded into a second
+ * instance that has run elsewhere: the second one then finds the same first
+ * impact and the same post-impact trajectory (closed form), so the
+ * integrator's time and event fields travel with the FMU's own bytes. */
+static void serialized_state_moves_the_trajectory_to_another_instance(void **state)
+{
+    (void)state;
+    rtcosim_component *a = start(RTCOSIM_FMU_BOUNCINGBALL_FMI2, RTCOSIM_ME_SOLVER_CVODE, 0, 1e-10);
+    rtcosim_component *b = start(RTCOSIM_FMU_BOUNCINGBALL_FMI2, RTCOSIM_ME_SOLVER_CVODE, 0, 1e-10);
+    rtcosim_error err;
+    for (rtcosim_time_ns t = 0; t < 300 * MS; t += 10 * MS)
+        step(a, t, 10 * MS);
+    for (rtcosim_time_ns t = 0; t < 100 * MS; t += 10 * MS)
+        step(b, t, 10 * MS);
+    rtcosim_state sa = NULL, sb = NULL;
+    assert_int_equal(rtcosim_component_get_state(a, &sa, &err), RTCOSIM_OK);
+    size_t size = 0;
+    assert_int_equal(rtcosim_component_serialized_state_size(a, sa, &size, &err), RTCOSIM_OK);
+    uint8_t *bytes = malloc(size);
+    assert_non_null(bytes);
+    assert_int_equal(rtcosim_component_serialize_state(a, sa, bytes, size, &err), RTCOSIM_OK);
+    /* Into b's own snapshot, in place. */
+    assert_int_equal(rtcosim_component_get_state(b, &sb, &err), RTCOSIM_OK);
+    rtcosim_state given = sb;
+    assert_int_equal(rtcosim_component_deserialize_state(b, bytes, size, &sb, &err), RTCOSIM_OK);
+    assert_ptr_equal(sb, given);
+    assert_int_equal(rtcosim_component_set_state(b, sb, &err), RTCOSIM_OK);
+    const double impact = sqrt(2 * H0 / G), dt = 0.6 - impact, v1 = E * G * impact;
+    for (rtcosim_time_ns t = 300 * MS; t < 600 * MS; t += 10 * MS)
+        step(b, t, 10 * MS);
+    assert_float_equal(get(b, BALL_H), v1 * dt - 0.5 * G * dt * dt, 1e-6);
+    assert_float_equal(get(b, BALL_V), v1 - G * dt, 1e-6);
+    assert_float_equal(stats(b).last_event_time, impact, 1e-6);
+    /* Foreign or damaged bytes are refused by name. */
+    bytes[0] ^= 0xff;
+    rtcosim_state bad = NULL;
+    assert_int_equal(rtcosim_component_deserialize_state(b, bytes, size, &bad, &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "not a serialized model-exchange state"));
+    assert_int_equal(rtcosim_component_deserialize_state(b, bytes, 8, &bad, &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "too short"));
+    free(bytes);
+    rtcosim_component_free_state(a, sa);
+    rtcosim_component_free_state(b, sb);
+    rtcosim_component_free(a);
+    rtcosim_component_free(b);
 }
 
 static void step_from_the_wrong_time_is_refused(void **state)
@@ -426,6 +476,7 @@ int main(void)
         cmocka_unit_test(apex_heights_scale_with_e_squared),
         cmocka_unit_test(euler_finds_the_impact_within_a_micro_step),
         cmocka_unit_test(restored_state_reruns_the_impact),
+        cmocka_unit_test(serialized_state_moves_the_trajectory_to_another_instance),
         cmocka_unit_test(step_from_the_wrong_time_is_refused),
         cmocka_unit_test(fmu_without_model_exchange_element_is_refused),
         cmocka_unit_test(missing_model_exchange_function_is_named),
