@@ -26,6 +26,11 @@ typedef struct anytime_options {
     const char *fmu_path, *output_file;
     rtcosim_time_ns steps[RTCOSIM_ANYTIME_MAX_VARIANTS];
     size_t step_count;
+    /* --solvers: the FMU's model-exchange interface integrated by rtcosim,
+     * one solver per variant (steps[] then holds Euler's step or CVODE's
+     * largest step, 0: unlimited). */
+    bool model_exchange;
+    rtcosim_me_solver solvers[RTCOSIM_ANYTIME_MAX_VARIANTS];
     rtcosim_time_ns period, duration;
     rtcosim_anytime_strategy strategy;
     const char *start_names[MAX_START_VALUES], *start_texts[MAX_START_VALUES];
@@ -46,6 +51,10 @@ static void usage(FILE *out)
             "options:\n"
             "  --steps H1,H2,...        micro step sizes in s, coarsest (minimal) first\n"
             "                           (default: the period, a tenth, a hundredth)\n"
+            "  --solvers S1,S2,...      model-exchange variants instead, rtcosim integrating\n"
+            "                           the FMU, minimal first: euler:H (explicit Euler, step\n"
+            "                           H s) or cvode[:HMAX] (BDF, error-controlled),\n"
+            "                           e.g. euler:1e-3,euler:1e-4,cvode\n"
             "  --period S               period in s (default 0.001)\n"
             "  --duration S             wall-clock run time in s (default 1)\n"
             "  --strategy NAME          escalate (default), timer or parallel\n"
@@ -87,6 +96,44 @@ static int parse_steps(const char *text, anytime_options *o)
     return o->step_count ? 0 : cli_fail("anytime: --steps lists no step size");
 }
 
+/* "euler:H" or "cvode[:HMAX]", minimal (cheapest) first. */
+static int parse_solvers(const char *text, anytime_options *o)
+{
+    char buffer[512];
+    if (strlen(text) >= sizeof buffer)
+        return cli_fail("anytime: --solvers list is too long");
+    strcpy(buffer, text);
+    o->step_count = 0;
+    o->model_exchange = true;
+    for (char *save = NULL, *item = strtok_r(buffer, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        if (o->step_count == RTCOSIM_ANYTIME_MAX_VARIANTS)
+            return cli_fail("anytime: --solvers lists more than %d variants",
+                            RTCOSIM_ANYTIME_MAX_VARIANTS);
+        char *colon = strchr(item, ':');
+        if (colon)
+            *colon = '\0';
+        rtcosim_me_solver solver;
+        if (strcmp(item, "euler") == 0)
+            solver = RTCOSIM_ME_SOLVER_EULER;
+        else if (strcmp(item, "cvode") == 0)
+            solver = RTCOSIM_ME_SOLVER_CVODE;
+        else
+            return cli_fail("anytime: --solvers: unknown solver '%s' (euler:H, cvode[:HMAX])",
+                            item);
+        rtcosim_time_ns h = 0;
+        rtcosim_error err;
+        if (colon && (rtcosim_time_parse_seconds(colon + 1, &h, &err) || h <= 0))
+            return cli_fail("anytime: --solvers: %s step '%s' is not a positive time in seconds",
+                            item, colon + 1);
+        if (solver == RTCOSIM_ME_SOLVER_EULER && !colon)
+            return cli_fail("anytime: --solvers: euler needs its step size (euler:H)");
+        o->solvers[o->step_count] = solver;
+        o->steps[o->step_count++] = h;
+    }
+    return o->step_count ? 0 : cli_fail("anytime: --solvers lists no solver");
+}
+
 static int parse_time(const char *option, const char *text, rtcosim_time_ns *out)
 {
     rtcosim_error err;
@@ -99,11 +146,12 @@ static int parse_options(int argc, char **argv, anytime_options *o)
 {
     o->period = RTCOSIM_NS_PER_MS;
     o->duration = RTCOSIM_NS_PER_S;
-    const char *steps_text = NULL;
+    const char *steps_text = NULL, *solvers_text = NULL;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = strcmp(arg, "--steps") == 0 || strcmp(arg, "--period") == 0 ||
+        bool takes_value = strcmp(arg, "--steps") == 0 || strcmp(arg, "--solvers") == 0 ||
+                           strcmp(arg, "--period") == 0 ||
                            strcmp(arg, "--duration") == 0 || strcmp(arg, "--strategy") == 0 ||
                            strcmp(arg, "--output-variable") == 0 ||
                            strcmp(arg, "--output-file") == 0 || strcmp(arg, "--priority") == 0;
@@ -111,6 +159,8 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             return cli_fail("anytime: option %s needs a value", arg);
         if (strcmp(arg, "--steps") == 0) {
             steps_text = value;
+        } else if (strcmp(arg, "--solvers") == 0) {
+            solvers_text = value;
         } else if (strcmp(arg, "--period") == 0) {
             if (parse_time(arg, value, &o->period))
                 return 1;
@@ -157,6 +207,11 @@ static int parse_options(int argc, char **argv, anytime_options *o)
     }
     if (!o->fmu_path)
         return cli_fail("anytime: no FMU given (see rtcosim anytime --help)");
+    if (steps_text && solvers_text)
+        return cli_fail("anytime: give either --steps (co-simulation) or --solvers (model "
+                        "exchange), not both");
+    if (solvers_text)
+        return parse_solvers(solvers_text, o);
     if (steps_text)
         return parse_steps(steps_text, o);
     o->steps[0] = o->period;
@@ -170,7 +225,10 @@ static int parse_options(int argc, char **argv, anytime_options *o)
 static rtcosim_status open_instance(const anytime_options *o, size_t index,
                                     rtcosim_component **out, rtcosim_error *err)
 {
-    rtcosim_status st = rtcosim_fmu_load(o->fmu_path, NULL, out, err);
+    rtcosim_fmu_options fo = {.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE,
+                              .solver = o->solvers[index],
+                              .max_solver_step = o->steps[index]};
+    rtcosim_status st = rtcosim_fmu_load(o->fmu_path, o->model_exchange ? &fo : NULL, out, err);
     if (st)
         return st;
     rtcosim_component *c = *out;
@@ -313,8 +371,21 @@ static int run_anytime(int argc, char **argv)
         goto fail;
     for (size_t i = 0; i < o.step_count; i++) {
         char name[32];
-        snprintf(name, sizeof name, "h%.3g", rtcosim_time_to_seconds(o.steps[i]));
         rtcosim_anytime_variant_info info = {name, (int)i + 1, o.steps[i], 0};
+        if (!o.model_exchange) {
+            snprintf(name, sizeof name, "h%.3g", rtcosim_time_to_seconds(o.steps[i]));
+        } else if (o.solvers[i] == RTCOSIM_ME_SOLVER_EULER) {
+            /* micro steps of H, each one Euler step (and an abort point) */
+            snprintf(name, sizeof name, "euler:%.3g", rtcosim_time_to_seconds(o.steps[i]));
+            info.solver = RTCOSIM_ANYTIME_SOLVER_EULER;
+        } else {
+            /* one call per period: CVODE chooses its own steps */
+            snprintf(name, sizeof name, "cvode");
+            if (o.steps[i])
+                snprintf(name, sizeof name, "cvode:%.3g", rtcosim_time_to_seconds(o.steps[i]));
+            info.solver = RTCOSIM_ANYTIME_SOLVER_VARIABLE;
+            info.step_ns = 0;
+        }
         if (rtcosim_anytime_add_component(set, &info, instances[i], NULL, vrs, &err))
             goto fail;
     }
