@@ -101,7 +101,7 @@ static void real_time_factor_two_halves_the_frame_period(void **state)
 static const rtcosim_time_ns overrun_schedule[] = {MS(0.3), MS(2.5), MS(0.3), MS(0.3),
                                                    MS(0.3), MS(0.3), MS(0.3)};
 
-static void catch_up_runs_missed_frames_back_to_back_until_on_schedule(void **state)
+static void catch_up_runs_missed_frames_back_to_back_and_classifies_their_overruns(void **state)
 {
     (void)state;
     fixture f;
@@ -127,6 +127,15 @@ static void catch_up_runs_missed_frames_back_to_back_until_on_schedule(void **st
     assert_int_equal(log[0].overshoot, MS(1.5));
     assert_int_equal(log[2].frame, 3);
     assert_int_equal(log[2].overshoot, MS(0.1));
+    /* f1 executes 2.5 ms in a 1 ms frame; f2 and f3 overrun only because
+     * they start behind. */
+    assert_int_equal(log[0].cause, RTCOSIM_RT_CAUSE_EXECUTION);
+    assert_int_equal(log[1].cause, RTCOSIM_RT_CAUSE_BACKLOG);
+    assert_int_equal(log[2].cause, RTCOSIM_RT_CAUSE_BACKLOG);
+    assert_int_equal(s->overruns_execution, 1);
+    assert_int_equal(s->overruns_backlog, 2);
+    assert_int_equal(s->overruns_wakeup, 0);
+    assert_int_equal(s->overruns_partner, 0); /* no partner at all */
     teardown(&f);
 }
 
@@ -444,31 +453,6 @@ static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **s
     teardown(&f);
 }
 
-static void overruns_are_classified_as_execution_then_backlog(void **state)
-{
-    (void)state;
-    fixture f;
-    setup_plant(&f, overrun_schedule, 7);
-    rtcosim_rt_options o;
-    rtcosim_rt_options_init(&o);
-    o.stop_time = MS(6);
-    o.overrun = RTCOSIM_OVERRUN_CATCH_UP;
-    assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_OK);
-    /* f1 executes 2.5 ms in a 1 ms frame; f2 and f3 overrun only because
-     * they start behind (see the catch-up test for the times). */
-    rtcosim_rt_overrun log[8];
-    assert_int_equal(rtcosim_rt_overruns(f.rt, log, 8), 3);
-    assert_int_equal(log[0].cause, RTCOSIM_RT_CAUSE_EXECUTION);
-    assert_int_equal(log[1].cause, RTCOSIM_RT_CAUSE_BACKLOG);
-    assert_int_equal(log[2].cause, RTCOSIM_RT_CAUSE_BACKLOG);
-    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(f.rt);
-    assert_int_equal(s->overruns_execution, 1);
-    assert_int_equal(s->overruns_backlog, 2);
-    assert_int_equal(s->overruns_wakeup, 0);
-    assert_int_equal(s->overruns_partner, 0); /* no partner at all */
-    teardown(&f);
-}
-
 static void late_wakeup_is_classified_apart_from_execution(void **state)
 {
     (void)state;
@@ -504,7 +488,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frames_start_exactly_at_absolute_deadlines_without_drift),
         cmocka_unit_test(real_time_factor_two_halves_the_frame_period),
-        cmocka_unit_test(catch_up_runs_missed_frames_back_to_back_until_on_schedule),
+        cmocka_unit_test(catch_up_runs_missed_frames_back_to_back_and_classifies_their_overruns),
         cmocka_unit_test(soft_policy_continues_at_once_and_slips_the_schedule),
         cmocka_unit_test(skip_policy_drops_missed_frames_and_keeps_simulation_time),
         cmocka_unit_test(fail_policy_stops_at_first_overrun_and_keeps_results),
@@ -516,7 +500,6 @@ int main(void)
         cmocka_unit_test(executor_rejects_bad_options_naming_the_problem),
         cmocka_unit_test(command_line_options_set_the_matching_fields),
         cmocka_unit_test(report_is_written_after_a_failed_run_with_the_frames_so_far),
-        cmocka_unit_test(overruns_are_classified_as_execution_then_backlog),
         cmocka_unit_test(late_wakeup_is_classified_apart_from_execution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
