@@ -31,6 +31,36 @@ rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_
                                      const char *bus_name, rtcosim_can_log_format format,
                                      const char *path, rtcosim_error *err);
 
+/* ---- reading logs (any candump -l or Vector ASC log) ---- */
+
+typedef struct rtcosim_can_log_record {
+    rtcosim_time_ns time;
+    uint32_t bus;      /* index of the bus name (rtcosim_can_log_bus_name) */
+    uint32_t id;
+    bool extended;
+    bool remote;       /* remote frame: no data */
+    uint8_t size;      /* data bytes (CAN FD: up to 64) */
+    uint8_t data[64];
+    int line;
+} rtcosim_can_log_record;
+
+typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
+
+/* Read a log; the format is told by its first line ('(' starts candump -l).
+ * candump: "(SECONDS) IFACE ID#DATA" (ID#R remote, ID##F... CAN FD; any
+ * further tokens are ignored). ASC: "base hex|dec", absolute or relative
+ * timestamps, classic frames "TIME CH ID[x] Rx|Tx d|r DLC BYTES..." (bus
+ * name "canN-1" for channel N) and CANFD lines; other events are read over.
+ * Errors name the file and line. */
+rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtcosim_error *err);
+rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,
+                                     rtcosim_can_log **out, rtcosim_error *err);
+void rtcosim_can_log_free(rtcosim_can_log *log); /* NULL is a no-op */
+size_t rtcosim_can_log_count(const rtcosim_can_log *log);
+const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log);
+size_t rtcosim_can_log_bus_count(const rtcosim_can_log *log);
+const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index);
+
 #ifdef __cplusplus
 }
 #endif
