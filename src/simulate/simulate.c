@@ -294,11 +294,14 @@ static rtcosim_status gather_row(run *r, rtcosim_error *err)
 
 static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
 {
-    /* Without a file or row hook only the final values are of interest. */
-    uint32_t every = r->o->record_every > 1 ? r->o->record_every : 1;
-    bool wanted = r->recorder ? rtcosim_recorder_wants_row(r->recorder)
-                              : r->o->on_row && r->rows_offered % every == 0;
-    r->rows_offered++;
+    /* Without a file or row hook only the final values are of interest;
+     * without a file the row hook gets the rows the recorder would keep. */
+    bool wanted;
+    if (r->recorder)
+        wanted = rtcosim_recorder_wants_row(r->recorder);
+    else
+        wanted = r->o->on_row &&
+                 r->rows_offered++ % (r->o->record_every > 1 ? r->o->record_every : 1) == 0;
     if (!wanted && !always) {
         if (r->recorder)
             rtcosim_recorder_push_row(r->recorder, t, NULL, err); /* counted, not kept */
