@@ -104,3 +104,24 @@ def test_can_decode_errors(cli, tmpdir_private):
     assert r.returncode == 1 and log + ":2:" in r.stderr and "hex" in r.stderr
     r = subprocess.run([cli, "can", "decode", log], capture_output=True, text=True)
     assert r.returncode == 1 and "--dbc" in r.stderr
+
+
+def test_can_decode_selects_signals_and_plots(cli, logs, tmpdir_private):
+    from conftest import source
+    paths, _ = logs
+    dbc = source("examples", "ecus", "vehicle.dbc")
+    out = os.path.join(tmpdir_private, "sel.csv")
+    svg = os.path.join(tmpdir_private, "sel.svg")
+    subprocess.run([cli, "can", "decode", paths["log"], "--dbc", dbc, "--signal", "EngineSpeed",
+                    "--signal", "Brake.BrakePressure", "-o", out, "--plot", svg], check=True)
+    with open(out) as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["time", "can0.EngineData.EngineSpeed", "can0.Brake.BrakePressure"]
+    # Rows only for frames carrying a selected signal: EngineData (0x0C0) and Brake (0x220).
+    carrying = [m for m in can.CanutilsLogReader(paths["log"]) if m.arbitration_id in (0x0C0, 0x220)]
+    assert len(rows) - 1 == len(carrying)
+    with open(svg) as f:
+        assert "<svg" in f.read(2000)
+    r = subprocess.run([cli, "can", "decode", paths["log"], "--dbc", dbc, "--signal", "Nope"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "'Nope'" in r.stderr
