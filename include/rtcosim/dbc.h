@@ -86,10 +86,15 @@ uint64_t rtcosim_dbc_raw_get(const rtcosim_dbc_signal *s, const uint8_t *data, s
 void rtcosim_dbc_raw_set(const rtcosim_dbc_signal *s, uint64_t raw, uint8_t *data, size_t size);
 /* raw * factor + offset. */
 double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size);
-/* The raw value nearest to (physical - offset) / factor, written into data;
- * RTCOSIM_EINVAL naming the signal when it does not fit the signal's bits. */
+/* The raw value nearest to (physical - offset) / factor (halves rounded
+ * away from zero), written into data; RTCOSIM_EINVAL naming the signal when
+ * it does not fit the signal's bits. */
 rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
                                   size_t size, rtcosim_error *err);
+/* The same, saturated to the signal's raw range (NaN: 0), as ECU software
+ * packs a value that does not fit. Never fails; no allocation. */
+void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
+                                  size_t size);
 /* Whether a signal is present in a frame of its message (multiplexing). */
 bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
                                 const uint8_t *data, size_t size);

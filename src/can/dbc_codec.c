@@ -49,25 +49,44 @@ double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size
     return r * s->factor + s->offset;
 }
 
-rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
-                                  size_t size, rtcosim_error *err)
+/* The raw range of a signal as doubles: [0, 2^n - 1] or [-2^(n-1), 2^(n-1) - 1]. */
+static void raw_range(const rtcosim_dbc_signal *s, double *lo, double *hi)
 {
-    double r = s->factor != 0 ? nearbyint((physical - s->offset) / s->factor) : NAN;
-    /* Range of the raw value: [0, 2^n - 1] or [-2^(n-1), 2^(n-1) - 1]. */
-    double lo = s->is_signed ? -ldexp(1, (int)s->length - 1) : 0;
-    double hi = s->is_signed ? ldexp(1, (int)s->length - 1) - 1 : ldexp(1, (int)s->length) - 1;
-    if (!(r >= lo && r <= hi))
-        return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "signal '%s': %.17g does not fit its %u-bit %s raw value", s->name,
-                                 physical, (unsigned)s->length, s->is_signed ? "signed" : "unsigned");
+    *lo = s->is_signed ? -ldexp(1, (int)s->length - 1) : 0;
+    *hi = s->is_signed ? ldexp(1, (int)s->length - 1) - 1 : ldexp(1, (int)s->length) - 1;
+}
+
+/* r integral and inside the raw range. */
+static void store(const rtcosim_dbc_signal *s, double r, uint8_t *data, size_t size)
+{
     uint64_t raw;
     if (s->is_signed)
-        raw = (uint64_t)(int64_t)r;
+        raw = r <= -9223372036854775808.0 ? (uint64_t)INT64_MIN : (uint64_t)(int64_t)r;
     else
         raw = r >= 9223372036854775808.0 ? (uint64_t)(r - 9223372036854775808.0) | (UINT64_C(1) << 63)
                                          : (uint64_t)r;
     rtcosim_dbc_raw_set(s, raw, data, size);
+}
+
+rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
+                                  size_t size, rtcosim_error *err)
+{
+    double r = round((physical - s->offset) / s->factor), lo, hi;
+    raw_range(s, &lo, &hi);
+    if (!(r >= lo && r <= hi))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "signal '%s': %.17g does not fit its %u-bit %s raw value", s->name,
+                                 physical, (unsigned)s->length, s->is_signed ? "signed" : "unsigned");
+    store(s, r, data, size);
     return RTCOSIM_OK;
+}
+
+void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
+                                  size_t size)
+{
+    double r = round((physical - s->offset) / s->factor), lo, hi;
+    raw_range(s, &lo, &hi);
+    store(s, r != r ? 0 : r < lo ? lo : r > hi ? hi : r, data, size);
 }
 
 bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,

@@ -2,6 +2,7 @@
  * Motorola numbering as CANdb++ defines it, worked out bit by bit in the
  * comments), the multi-ECU example's frames as its C code packs them, and
  * every kind of malformed file (one-line errors with file:line). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,6 +133,24 @@ static void bit_layouts_match_hand_computed_bytes(void **state)
                      RTCOSIM_EINVAL);
     assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Signed8"), 73.5, data, 8, &err),
                      RTCOSIM_OK);
+    /* Halves round away from zero: Intel12 (factor 1) 2.5 -> 3; Signed8 9.75 -> raw -0.5 -> -1. */
+    const rtcosim_dbc_signal *i12 = rtcosim_dbc_find_signal(m, "Intel12");
+    const rtcosim_dbc_signal *s8 = rtcosim_dbc_find_signal(m, "Signed8");
+    assert_int_equal(rtcosim_dbc_encode(i12, 2.5, data, 8, &err), RTCOSIM_OK);
+    assert_true(rtcosim_dbc_decode(i12, data, 8) == 3);
+    assert_int_equal(rtcosim_dbc_encode(s8, 9.75, data, 8, &err), RTCOSIM_OK);
+    assert_int_equal(data[7], 0xFF);
+    /* Saturated: to 0..4095 and -128..127 (physical -54..73.5); NaN packs 0. */
+    rtcosim_dbc_encode_saturated(i12, 5000, data, 8);
+    assert_true(rtcosim_dbc_decode(i12, data, 8) == 4095);
+    rtcosim_dbc_encode_saturated(i12, -3, data, 8);
+    assert_true(rtcosim_dbc_decode(i12, data, 8) == 0);
+    rtcosim_dbc_encode_saturated(s8, -1000, data, 8);
+    assert_true(rtcosim_dbc_decode(s8, data, 8) == -54);
+    rtcosim_dbc_encode_saturated(s8, 1000, data, 8);
+    assert_true(rtcosim_dbc_decode(s8, data, 8) == 73.5);
+    rtcosim_dbc_encode_saturated(s8, NAN, data, 8);
+    assert_int_equal(data[7], 0);
     rtcosim_dbc_free(d);
 }
 
