@@ -1,8 +1,8 @@
 /* The in-memory results table of the flat API (flat.h): rows of a run kept
  * as times and rtcosim_value cells that a language binding copies out as
- * arrays, plus the run's named statistics. Growth doubles the arrays, so a
- * row costs amortized O(columns); this table serves scripting, not the
- * real-time path. */
+ * arrays, plus the run's named statistics, and the progress report throttled
+ * for a binding's callback. Growth doubles the arrays, so a row costs
+ * amortized O(columns); this table serves scripting, not the real-time path. */
 #include "flat_internal.h"
 
 #include <stdlib.h>
