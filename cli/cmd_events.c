@@ -23,7 +23,7 @@ static void usage(FILE *out)
             "  --plants MODE      active | passive (default active)\n"
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
-            "  --can-log FILE     write every frame, candump style\n"
+            "  --can-log FILE     write every frame: candump -l, or Vector ASC for a .asc name\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
             "  --no-null-messages global scheduler without null messages (may deadlock)\n");
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
@@ -36,7 +37,9 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
-            "  --log-level L           error | warning | info | debug | trace\n\n"
+            "  --log-level L           error | warning | info | debug | trace\n"
+            "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
+            "                          simulated interval, speed, estimated time left)\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
             "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
@@ -60,12 +63,14 @@ typedef struct run_output {
     rtcosim_recorder *recorder;
     rtcosim_value *row;
     size_t count;
+    cli_progress progress;
 } run_output;
 
 static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double *values,
                                  size_t count, rtcosim_error *err)
 {
     run_output *out = context;
+    cli_progress_update(&out->progress, t);
     if (!out->recorder)
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
@@ -104,7 +109,7 @@ typedef struct run_args {
     size_t observe_count;
     const char *output_file;
     /* Real time. */
-    bool real_time, virtual_clock, no_calibrate;
+    bool real_time, virtual_clock, no_calibrate, quiet;
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
     rtcosim_rt_options rt;
     char non_realtime[4096];
@@ -124,6 +129,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         int rc = 0;
         if (strcmp(opt, "--step-control") == 0) {
             o->has_step_control = o->step_control = true;
+            continue;
+        }
+        if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
+            a->quiet = true;
             continue;
         }
         if (strcmp(opt, "--real-time") == 0 || strcmp(opt, "--virtual-clock") == 0 ||
@@ -463,7 +472,9 @@ static int run_system(const run_args *a)
     }
 
     double wall_start = wall_seconds();
+    cli_progress_init(&out.progress, a->quiet, start, stop);
     rtcosim_status st = rtcosim_master_run(m, stop, record_row, &out, &err);
+    cli_progress_finish(&out.progress);
     double wall = wall_seconds() - wall_start;
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,

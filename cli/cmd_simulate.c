@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
@@ -46,6 +47,8 @@ static void usage(FILE *out)
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
         "  --fmu-logging               ask the FMU for its own log messages\n"
+        "  -q, --quiet                 no progress line (shown on a terminal: percent of the\n"
+        "                              simulated interval, speed, estimated time left)\n"
         "  --help                      show this text\n"
         "\n"
         "Results: one row per communication point, first column time in seconds; numbers are\n"
@@ -63,7 +66,7 @@ typedef struct simulate_args {
     const char **output_variables;
     size_t output_variable_count;
     uint32_t record_every;
-    bool writer_thread, log_fmi_calls, fmu_logging;
+    bool writer_thread, log_fmi_calls, fmu_logging, quiet;
 } simulate_args;
 
 /* The value of an option that takes one (argv[*i + 1]); NULL when missing. */
@@ -159,6 +162,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--fmu-logging") == 0) {
             a->fmu_logging = true;
             continue;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            a->quiet = true;
+            continue;
         } else if (strcmp(arg, "--writer-thread") == 0) {
             a->writer_thread = true;
             continue;
@@ -242,6 +248,13 @@ static int fail_run(const simulate_args *a, const char *output_file, const rtcos
     return cli_fail("%s: %s", a->fmu, err->message);
 }
 
+static rtcosim_status show_progress(void *context, rtcosim_time_ns t, rtcosim_error *err)
+{
+    (void)err;
+    cli_progress_update(context, t);
+    return RTCOSIM_OK;
+}
+
 static int run_simulate(int argc, char **argv)
 {
     simulate_args a = {.record_every = 1};
@@ -297,7 +310,17 @@ static int run_simulate(int argc, char **argv)
     if (strcmp(o.output_file, "-") == 0)
         o.output_file = "/dev/stdout";
     rtcosim_simulate_result result = {0};
-    if (rtcosim_simulate(c, &o, &result, &err) != RTCOSIM_OK) {
+    cli_progress progress;
+    /* Not when the results go to the terminal themselves. */
+    cli_progress_init(&progress, a.quiet || strcmp(o.output_file, "/dev/stdout") == 0,
+                      o.start_time, o.stop_time);
+    if (progress.enabled) {
+        o.progress = show_progress;
+        o.progress_context = &progress;
+    }
+    rtcosim_status st = rtcosim_simulate(c, &o, &result, &err);
+    cli_progress_finish(&progress);
+    if (st != RTCOSIM_OK) {
         fail_run(&a, o.output_file, &err);
         goto done;
     }

@@ -15,7 +15,10 @@
 extern const rtcosim_native_model ecus_engine_model, ecus_car_model,
     ecus_brake_model, ecus_cabin_model;
 
-/* CAN identifiers (standard) of group 0; group k adds k. */
+/* CAN identifiers (standard) of group 0; group k adds k. The frames are
+ * defined by vehicle.dbc (ids, sizes, signals, cycle times), which the ECU
+ * software packs and reads through; these names are for code that refers to
+ * them (tests/can/test_dbc.c checks that they agree). */
 enum {
     VEHICLE_ID_ENGINE_DATA = 0x0C0,  /* engine, 10 ms, 8 bytes: rpm, torque, throttle */
     VEHICLE_ID_VEHICLE_SPEED = 0x1A0, /* transmission, 20 ms, 6 bytes: speed, gear */

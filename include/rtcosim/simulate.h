@@ -47,6 +47,18 @@ typedef struct rtcosim_simulate_options {
     size_t output_variable_count;
     uint32_t record_every;             /* record every N-th step (and always the last); 0: 1 */
     bool writer_thread;                /* format and write results on a writer thread */
+    /* Optional: called with every recorded row (the rows the file gets, with
+     * the same record_every decimation; also without output_file), values in
+     * the order of the recorded variables, strings valid during the call. A
+     * non-OK return stops the run with that status. */
+    rtcosim_status (*on_row)(void *context, rtcosim_time_ns t, const rtcosim_value *values,
+                             size_t count, rtcosim_error *err);
+    void *row_context;
+    /* Optional: called after every step with the time reached (progress
+     * displays, cancellation). A non-OK return (e.g. RTCOSIM_ECANCELED) stops
+     * the run with that status; rows recorded so far are kept. */
+    rtcosim_status (*progress)(void *context, rtcosim_time_ns t, rtcosim_error *err);
+    void *progress_context;
 } rtcosim_simulate_options;
 
 typedef struct rtcosim_simulate_result {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rtcosim/can.h"
+#include "rtcosim/can_log.h"
 #include "rtcosim/log.h"
 #include "util/array.h"
 
@@ -472,20 +473,6 @@ const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus) { r
 rtcosim_status rtcosim_can_bus_write_log(const rtcosim_can_bus *bus, const char *path,
                                          rtcosim_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
-    for (size_t i = 0; i < bus->log_count; i++) {
-        const rtcosim_can_log_entry *e = &bus->log[i];
-        char data[2 * RTCOSIM_CAN_DATA_MAX + 1];
-        for (unsigned k = 0; k < e->frame.dlc; k++)
-            snprintf(data + 2 * k, 3, "%02X", e->frame.data[k]);
-        data[2 * e->frame.dlc] = '\0';
-        fprintf(f, "(%010" PRId64 ".%09" PRId64 ") %s %0*" PRIX32 "#%s %s\n",
-                e->end / RTCOSIM_NS_PER_S, e->end % RTCOSIM_NS_PER_S, bus->name,
-                e->frame.extended ? 8 : 3, e->frame.id, data, bus->nodes[e->sender].name);
-    }
-    if (fclose(f) != 0)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
-    return RTCOSIM_OK;
+    return rtcosim_can_log_write(bus->log, bus->log_count, bus->name,
+                                 rtcosim_can_log_format_of(path), path, err);
 }

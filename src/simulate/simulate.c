@@ -33,6 +33,7 @@ typedef struct run {
     rtcosim_value *row;
     rtcosim_recorder *recorder;
     rtcosim_csv_cursor cursor;
+    uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
     bool have_row; /* row holds the values at last_row_time */
     rtcosim_time_ns last_row_time;
 } run;
@@ -293,8 +294,14 @@ static rtcosim_status gather_row(run *r, rtcosim_error *err)
 
 static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
 {
-    /* Without a file only the final values are of interest. */
-    bool wanted = r->recorder && rtcosim_recorder_wants_row(r->recorder);
+    /* Without a file or row hook only the final values are of interest;
+     * without a file the row hook gets the rows the recorder would keep. */
+    bool wanted;
+    if (r->recorder)
+        wanted = rtcosim_recorder_wants_row(r->recorder);
+    else
+        wanted = r->o->on_row &&
+                 r->rows_offered++ % (r->o->record_every > 1 ? r->o->record_every : 1) == 0;
     if (!wanted && !always) {
         if (r->recorder)
             rtcosim_recorder_push_row(r->recorder, t, NULL, err); /* counted, not kept */
@@ -305,6 +312,9 @@ static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_err
         return st;
     r->have_row = true;
     r->last_row_time = t;
+    if (r->o->on_row &&
+        (st = r->o->on_row(r->o->row_context, t, r->row, r->recorded_count, err)) != RTCOSIM_OK)
+        return st;
     if (!r->recorder)
         return RTCOSIM_OK;
     return wanted ? rtcosim_recorder_push_row(r->recorder, t, r->row, err)
@@ -445,6 +455,8 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             terminate = true;
             res->terminated_by_component = t < stop;
         }
+        if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK)
+            return step_failed(r, t, err);
     }
     return RTCOSIM_OK;
 }
