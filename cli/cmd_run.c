@@ -495,6 +495,13 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    const char *ended_by = NULL;
+    bool on_discard = false;
+    if (rtcosim_master_terminated(m, &ended_by, &on_discard) &&
+        rtcosim_master_time(m) < stop)
+        printf("ended at %.9g s, before the stop time %.9g s: component '%s' asked to terminate%s\n",
+               rtcosim_time_to_seconds(rtcosim_master_time(m)), rtcosim_time_to_seconds(stop),
+               ended_by, on_discard ? " after discarding its step (FMI Discard)" : "");
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)stats.rows_written, out.count, a->output_file);

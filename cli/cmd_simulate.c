@@ -49,7 +49,12 @@ static void usage(FILE *out)
         "  --help                      show this text\n"
         "\n"
         "Results: one row per communication point, first column time in seconds; numbers are\n"
-        "the shortest decimal text that reads back to the identical value.\n");
+        "the shortest decimal text that reads back to the identical value.\n"
+        "\n"
+        "An FMU that asks to end the run (FMI 3.0 terminateSimulation, or a discarded step\n"
+        "with FMI 2.0 fmi2Terminated / FMI 3.0 terminateSimulation) ends it normally at its\n"
+        "last successful time: the rows so far are kept, a warning says why, exit code 0.\n"
+        "Any other failing step exits with 1 (the rows before it are kept).\n");
 }
 
 typedef struct simulate_args {
@@ -242,6 +247,17 @@ static int fail_run(const simulate_args *a, const char *output_file, const rtcos
     return cli_fail("%s: %s", a->fmu, err->message);
 }
 
+/* How the component asked to stop, in the words of its FMI version. */
+static const char *termination_reason(const rtcosim_component *c, const rtcosim_simulate_result *r)
+{
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    bool fmi2 = info && info->fmi_version == RTCOSIM_FMI_2;
+    if (r->terminated_on_discard)
+        return fmi2 ? "fmi2DoStep returned fmi2Discard and fmi2GetBooleanStatus(fmi2Terminated) is true"
+                    : "fmi3DoStep returned fmi3Discard with terminateSimulation";
+    return fmi2 ? "the FMU requested termination" : "fmi3DoStep set terminateSimulation";
+}
+
 static int run_simulate(int argc, char **argv)
 {
     simulate_args a = {.record_every = 1};
@@ -304,6 +320,15 @@ static int run_simulate(int argc, char **argv)
     rtcosim_log(RTCOSIM_LOG_INFO, "simulate", "%s: %llu steps to t = %.9g s, %llu rows written to %s",
                 a.fmu, (unsigned long long)result.steps, rtcosim_time_to_seconds(result.end_time),
                 (unsigned long long)result.rows_written, o.output_file);
+    /* An end the FMU asked for is a normal end (exit 0), but it is not the
+     * requested stop time: say so by default, naming the FMI mechanism. */
+    if (result.terminated_by_component)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
+                    "%s: the FMU asked to end the simulation at t = %.9g s, before the stop time "
+                    "%.9g s (%s); %llu rows written to %s",
+                    a.fmu, rtcosim_time_to_seconds(result.end_time),
+                    rtcosim_time_to_seconds(o.stop_time), termination_reason(c, &result),
+                    (unsigned long long)result.rows_written, o.output_file);
     rc = 0;
 done:
     rtcosim_csv_free(input);

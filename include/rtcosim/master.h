@@ -136,6 +136,14 @@ rtcosim_time_ns rtcosim_master_time(const rtcosim_master *m);
 /* The macro step the next step will use (adaptive: the controller's choice). */
 rtcosim_time_ns rtcosim_master_next_step(const rtcosim_master *m);
 uint64_t rtcosim_master_step_count(const rtcosim_master *m);
+/* Whether a component asked to end the run (FMI 3.0 terminateSimulation, or
+ * a discarded step with the FMI 2.0 fmi2Terminated / FMI 3.0
+ * terminateSimulation request); the run then ended normally. *component gets
+ * its instance name, *on_discard whether its step was discarded: the run
+ * then ended at the start of that tick (the last time every component
+ * reached), its partial tick neither published nor recorded. Outputs may be
+ * NULL. */
+bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, bool *on_discard);
 
 size_t rtcosim_master_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */

@@ -53,6 +53,10 @@ typedef struct rtcosim_simulate_result {
     uint64_t steps;                /* completed do_step calls */
     rtcosim_time_ns end_time;      /* time the run reached */
     bool terminated_by_component;  /* the component asked to stop before stop_time */
+    /* ... by discarding a step and asking to terminate (FMI 2.0 fmi2Discard
+     * with fmi2Terminated, FMI 3.0 fmi3Discard with terminateSimulation): the
+     * run ended normally at the last successful time (end_time). */
+    bool terminated_on_discard;
     uint64_t rows_written;         /* result rows in the file */
     size_t output_count;           /* recorded variables */
     /* Optional, set by the caller: receives the last recorded values (up to

@@ -807,9 +807,17 @@ rtcosim_status rtcosim_master_step(rtcosim_master *m, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: an earlier step failed");
     if (m->time >= stop)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: already at the stop time");
+    if (m->discarded)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: the run has ended (a component asked to terminate)");
     rtcosim_status st = master_tick(m, stop, err);
     if (st != RTCOSIM_OK)
         m->failed = true;
+    else if (m->discarded)
+        /* One tick at a time cannot end short of its time: callers see it. */
+        st = rtcosim_error_set(err, RTCOSIM_EDISCARD,
+                               "master: component '%s' discarded its step at %.9g s and asked to terminate",
+                               rtcosim_component_instance_name(m->terminated_by->c),
+                               rtcosim_time_to_seconds(m->time));
     return st;
 }
 
@@ -830,16 +838,27 @@ rtcosim_status rtcosim_master_run(rtcosim_master *m, rtcosim_time_ns stop,
             m->failed = true;
             return st;
         }
-        if (observer) {
+        if (observer && !m->discarded) {
             const double *v = rtcosim_master_observed_values(m);
             if ((st = observer(context, m->time, v, m->observed_count, err)) != RTCOSIM_OK)
                 return st;
         }
     }
     if (m->terminate_requested)
-        rtcosim_log(RTCOSIM_LOG_INFO, "master", "a component requested termination at %.9g s",
-                    rtcosim_time_to_seconds(m->time));
+        rtcosim_log(RTCOSIM_LOG_INFO, "master", "component '%s' requested termination at %.9g s%s",
+                    rtcosim_component_instance_name(m->terminated_by->c),
+                    rtcosim_time_to_seconds(m->time), m->discarded ? " (discarded step)" : "");
     return RTCOSIM_OK;
+}
+
+bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, bool *on_discard)
+{
+    if (component)
+        *component = m->terminate_requested ? rtcosim_component_instance_name(m->terminated_by->c)
+                                            : NULL;
+    if (on_discard)
+        *on_discard = m->discarded;
+    return m->terminate_requested;
 }
 
 /* ---- accessors ---- */

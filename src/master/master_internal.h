@@ -139,6 +139,10 @@ struct rtcosim_master {
     bool single_rate;
 
     bool initialized, failed, terminate_requested;
+    /* Who asked to end the run; a discarded step (with the request) ends it
+     * at the start of its tick, which is then neither published nor recorded. */
+    const master_component *terminated_by;
+    bool discarded;
     rtcosim_time_ns start, stop, time;
     rtcosim_time_ns adaptive_step;  /* the controller's current choice */
     uint64_t steps;

@@ -407,6 +407,33 @@ static rtcosim_status step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
     return rtcosim_error_prefix(err, "%s: simulation stopped at t = %s s: ", r->label, when);
 }
 
+/* A discarded step whose component asks to end the run (FMI 2.0 section
+ * 4.2.3: fmi2DoStep returns fmi2Discard and fmi2GetBooleanStatus
+ * (fmi2Terminated) is true; FMI 3.0 section 4.2.1: fmi3DoStep returns
+ * fmi3Discard with terminateSimulation): the run ends normally at the last
+ * successful time, as fmusim does, with a final row there unless the row at
+ * that time is already written. Without the terminate request a discarded
+ * step stays an error: this single-component run cannot retry it. */
+static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns h,
+                                     const rtcosim_step_result *sr,
+                                     rtcosim_simulate_result *res, rtcosim_error *err)
+{
+    rtcosim_time_ns last = sr->last_successful_time;
+    if (last < t || last > t + h)
+        last = t;
+    rtcosim_log(RTCOSIM_LOG_DEBUG, "simulate", "%s: discarded step at t = %.9g s: %s", r->label,
+                rtcosim_time_to_seconds(t), err ? err->message : "");
+    if (!(r->have_row && r->last_row_time == last)) {
+        rtcosim_status st = record(r, last, true, err);
+        if (st != RTCOSIM_OK)
+            return step_failed(r, last, err);
+    }
+    res->end_time = last;
+    res->terminated_by_component = true;
+    res->terminated_on_discard = true;
+    return RTCOSIM_OK;
+}
+
 /* At each communication point: set the inputs at t, record, step. Recording
  * after the inputs makes a row hold inputs and outputs of the same instant
  * (fmusim's order). The inputs at the start time were set in initialization. */
@@ -426,7 +453,10 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             break;
         rtcosim_time_ns h = stop - t < o->output_interval ? stop - t : o->output_interval;
         rtcosim_step_result sr;
-        if ((st = rtcosim_component_do_step(r->c, t, h, &sr, err)) != RTCOSIM_OK)
+        st = rtcosim_component_do_step(r->c, t, h, &sr, err);
+        if (st == RTCOSIM_EDISCARD && sr.terminate_requested)
+            return end_on_discard(r, t, h, &sr, res, err);
+        if (st != RTCOSIM_OK)
             return step_failed(r, t, err);
         rtcosim_time_ns next = t + h;
         if (sr.early_return) {
