@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
@@ -36,7 +37,12 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
-            "  --log-level L           error | warning | info | debug | trace\n\n"
+            "  --log-level L           error | warning | info | debug | trace\n"
+            "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help)\n\n"
+            "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
+            "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
+            "last time every component reached, the summary names the component, exit code 0.\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
             "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
@@ -96,6 +102,7 @@ typedef struct run_args {
     bool has_start, has_stop, has_interval;
     rtcosim_time_ns start, stop, interval;
     rtcosim_system_build_options build;
+    rtcosim_fmu_options fmu_options; /* build.fmu points here when given */
     const char **parameter_sets;
     size_t parameter_set_count;
     const char **start_names, **start_values;
@@ -124,6 +131,11 @@ static int parse_args(int argc, char **argv, run_args *a)
         int rc = 0;
         if (strcmp(opt, "--step-control") == 0) {
             o->has_step_control = o->step_control = true;
+            continue;
+        }
+        if (strcmp(opt, "--strict") == 0) {
+            a->fmu_options.strict = true;
+            a->build.fmu = &a->fmu_options;
             continue;
         }
         if (strcmp(opt, "--real-time") == 0 || strcmp(opt, "--virtual-clock") == 0 ||

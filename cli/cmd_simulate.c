@@ -46,6 +46,9 @@ static void usage(FILE *out)
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
         "  --fmu-logging               ask the FMU for its own log messages\n"
+        "  --strict                    refuse an FMU whose modelDescription.xml breaks a rule of\n"
+        "                              the standard that does not stop a correct run (by default\n"
+        "                              a warning naming the variable, as fmusim accepts them)\n"
         "  --help                      show this text\n"
         "\n"
         "Results: one row per communication point, first column time in seconds; numbers are\n"
@@ -68,7 +71,7 @@ typedef struct simulate_args {
     const char **output_variables;
     size_t output_variable_count;
     uint32_t record_every;
-    bool writer_thread, log_fmi_calls, fmu_logging;
+    bool writer_thread, log_fmi_calls, fmu_logging, strict;
 } simulate_args;
 
 /* The value of an option that takes one (argv[*i + 1]); NULL when missing. */
@@ -160,6 +163,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             continue;
         } else if (strcmp(arg, "--log-fmi-calls") == 0) {
             a->log_fmi_calls = true;
+            continue;
+        } else if (strcmp(arg, "--strict") == 0) {
+            a->strict = true;
             continue;
         } else if (strcmp(arg, "--fmu-logging") == 0) {
             a->fmu_logging = true;
@@ -281,7 +287,8 @@ static int run_simulate(int argc, char **argv)
     rtcosim_fmu_options fo = {.log_fmi_calls = a.log_fmi_calls,
                               .fmu_logging_on = a.fmu_logging,
                               .interface_type = a.interface_type,
-                              .solver = a.solver};
+                              .solver = a.solver,
+                              .strict = a.strict};
     if (a.max_solver_step) {
         if (parse_time_option("--max-solver-step", a.max_solver_step, &fo.max_solver_step))
             goto done;
