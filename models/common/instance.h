@@ -113,6 +113,8 @@ model_status instance_get(model_instance *inst, const char *function, const uint
 model_status instance_set(model_instance *inst, const char *function, const uint32_t vr[],
                           size_t n, model_type type, const void *values);
 /* The checks of instance_set alone, for callers that convert values first. */
+/* Values a get/set of these references moves (arrays count their elements). */
+size_t instance_value_count(model_instance *inst, const uint32_t vr[], size_t n);
 model_status instance_check_set(model_instance *inst, const char *function, const uint32_t vr[],
                                 size_t n, model_type type);
 model_status instance_get_binary(model_instance *inst, const char *function, const uint32_t vr[],

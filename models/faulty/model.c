@@ -19,10 +19,10 @@ static const model_variable variables[] = {
     DAHLQUIST_VARIABLES,
     {"fail_time", 6, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
      offsetof(faulty, fail_time), "1", "s",
-     "Steps starting at a communication point >= fail_time fail", 0},
+     "Steps starting at a communication point >= fail_time fail", 0, {0, 0}},
     {"fail_mode", 7, MODEL_INT32, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
      offsetof(faulty, fail_mode), "1", NULL,
-     "Status of a failing step: 1 Error, 2 Fatal, 3 Discard", 0},
+     "Status of a failing step: 1 Error, 2 Fatal, 3 Discard", 0, {0, 0}},
 };
 
 static model_status check(model_instance *inst, void *data)

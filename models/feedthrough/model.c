@@ -33,7 +33,7 @@ typedef struct feedthrough {
 
 #define VAR(vr, name, type, causality, variability, initial, field, start, description)     \
     {name, vr, type, causality, variability, initial, offsetof(feedthrough, field), start, NULL, \
-     description, 0}
+     description, 0, {0, 0}}
 /* FEEDTHROUGH_EXACT_INPUTS builds the variant whose inputs say
  * initial="exact", as the Modelica Reference FMUs' Feedthrough (FMI 3.0)
  * declares them although the standard's table lists no initial for inputs. */
@@ -50,7 +50,7 @@ typedef struct feedthrough {
 
 static const model_variable variables[] = {
     {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,
-     NULL, "s", "Simulation time", 0},
+     NULL, "s", "Simulation time", 0, {0, 0}},
     IN(1, "Float64_continuous_input", MODEL_FLOAT64, MODEL_CONTINUOUS, float64_continuous_in, "0"),
     OUT(2, "Float64_continuous_output", MODEL_FLOAT64, MODEL_CONTINUOUS, float64_continuous_out,
         "Float64_continuous_input"),

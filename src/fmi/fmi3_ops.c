@@ -1,7 +1,8 @@
 /* The rtcosim component operations for an FMI 3.0 co-simulation FMU (FMI 3.0
  * chapter 4), instantiated without event mode, early return or intermediate
- * variables. Scalar get/set for every FMI 3.0 type; no allocation on the step
- * and value paths (Binary conversion uses load-time scratch). */
+ * variables. Get/set for every FMI 3.0 type (array elements through
+ * fmi3_arrays.c); no allocation on the step and value paths (Binary
+ * conversion uses load-time scratch). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,10 +142,31 @@ static void trace_values(rtcosim_fmu *f, const char *name, fmi3Status s, rtcosim
     X(UINT16, UInt16) X(INT32, Int32) X(UINT32, UInt32) X(INT64, Int64) X(UINT64, UInt64)  \
     X(BOOLEAN, Boolean) X(STRING, String)
 
+bool rtcosim_fmi3_direct_call(rtcosim_fmu *f, bool set, rtcosim_type type, const uint32_t *vrs,
+                              size_t nvr, void *values, size_t nvalues, const char **name,
+                              fmi3Status *status)
+{
+    switch (type) {
+#define DIRECT_CASE(TT, T)                                                                 \
+    case RTCOSIM_TYPE_##TT:                                                                \
+        *name = set ? "fmi3Set" #T : "fmi3Get" #T;                                         \
+        if (set ? !f->fmi3.fmi3Set##T : !f->fmi3.fmi3Get##T)                               \
+            return false;                                                                  \
+        *status = set ? f->fmi3.fmi3Set##T(f->instance, vrs, nvr, values, nvalues)          \
+                      : f->fmi3.fmi3Get##T(f->instance, vrs, nvr, values, nvalues);         \
+        return true;
+        FMI3_DIRECT_TYPES(DIRECT_CASE)
+#undef DIRECT_CASE
+    default: *name = NULL; return false;
+    }
+}
+
 static rtcosim_status fmi3_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                                void *values, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
+    if (f->arrays && rtcosim_fmi3_has_elements(f, vrs, n))
+        return rtcosim_fmi3_array_get(f, type, vrs, n, values, err);
     fmi3Status s;
     const char *name;
     switch (type) {
@@ -190,6 +212,8 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
                                const void *values, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
+    if (f->arrays && rtcosim_fmi3_has_elements(f, vrs, n))
+        return rtcosim_fmi3_array_set(f, type, vrs, n, values, err);
     fmi3Status s;
     const char *name;
     switch (type) {
@@ -475,6 +499,8 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
         .destroy = rtcosim_fmu_destroy,
     };
     rtcosim_status st = map_input_derivatives(f, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_fmi3_arrays_prepare(f, err);
     if (st != RTCOSIM_OK)
         return st;
     if (f->max_input_order > 0)

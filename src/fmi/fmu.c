@@ -185,6 +185,7 @@ void rtcosim_fmu_destroy(void *self)
     free(f->binary_values);
     free(f->input_derivatives);
     free(f->vr_scratch);
+    rtcosim_fmi3_arrays_free(f->arrays);
     free(f);
 }
 
@@ -361,10 +362,6 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);
-    if (f->md->array_count) /* ARRAY-OPS: until the component operations map elements */
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: array variables (Dimension) are not supported",
-                                 f->archive_path);
     f->model_identifier = f->md->model_identifier;
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a

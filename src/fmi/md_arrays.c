@@ -111,7 +111,8 @@ static const char *element_name(md_parser *p, const char *base, const uint64_t *
 /* An array's start values: a white-space separated list in row-major order
  * (FMI 3.0 section 2.4.7.5), String arrays one <Start value> child per
  * element. One value for several elements is taken for all with a warning. */
-static void array_start(md_parser *p, const var_extra *x, rtcosim_variable *elements, uint64_t n)
+static void array_start(md_parser *p, const var_extra *x, const char *name,
+                        rtcosim_variable *elements, uint64_t n)
 {
     const rtcosim_variable *v = &elements[0];
     if (n == 0)
@@ -153,12 +154,12 @@ static void array_start(md_parser *p, const var_extra *x, rtcosim_variable *elem
     }
     if (got == 1 && n > 1) {
         md_lenient(p, "variable '%s': one start value for %" PRIu64 " elements (FMI 3.0 section "
-                      "2.4.7.5 wants one per element); used for all", v->name, n);
+                      "2.4.7.5 wants one per element); used for all", name, n);
         for (uint64_t k = 1; k < n; k++)
             elements[k].start = elements[0].start;
     } else if (got != n) {
         md_violation(p, RTCOSIM_EFORMAT, "variable '%s': %" PRIu64 " start values for %" PRIu64
-                                         " elements", v->name, got, n);
+                                         " elements", name, got, n);
         return;
     }
     for (uint64_t k = 0; k < n; k++)
@@ -254,7 +255,7 @@ void md_expand_arrays(md_parser *p, const var_extra *extra)
                                             : next_vr + (uint32_t)e;
         }
         if (extra[i].start_wanted)
-            array_start(p, &extra[i], &all[first], count);
+            array_start(p, &extra[i], md->variables[i].name, &all[first], count);
         if (base < 0) {
             md->arrays[md->array_count++] = (rtcosim_fmi_md_array){
                 .value_reference = md->variables[i].value_reference,
