@@ -4,8 +4,10 @@
  * the matrices as row-major arrays with start-value lists. Stepped by
  * fixed-step explicit Euler (micro steps of at most solver_step), so that a
  * diagonal A has the closed form x_i(N dt) = q^N x0_i + (B u)_i (q^N - 1)/a_ii,
- * q = 1 + dt a_ii. The defaults make C and D non-square and asymmetric, so
- * that an importer that transposes or misorders elements gets another y. */
+ * q = 1 + dt a_ii. The defaults (m = 3, n = 2, r = 3) make B, C and D
+ * non-square and asymmetric, so that an importer that transposes or
+ * misorders elements gets another y; y and u have the same size, so that two
+ * instances can be chained y -> u. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,20 +34,20 @@ typedef struct statespace {
 static const model_variable variables[] = {
     {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,
      NULL, "s", "Simulation time", 0, {0, 0}},
-    SIZE(1, "m", m, "2", "Number of inputs"),
+    SIZE(1, "m", m, "3", "Number of inputs"),
     SIZE(2, "n", n, "2", "Number of states"),
     SIZE(3, "r", r, "3", "Number of outputs"),
     VAR(4, "A", MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT, A, "-1 0 0 -2",
         "System matrix (n x n)", 2, 2),
-    VAR(5, "B", MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT, B, "1 0 0 1",
+    VAR(5, "B", MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT, B, "1 0 0 0 1 0",
         "Input matrix (n x m)", 2, 1),
     VAR(6, "C", MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT, C, "1 0 0 1 1 1",
         "Output matrix (r x n)", 3, 2),
-    VAR(7, "D", MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT, D, "0 0 0 0 1 2",
+    VAR(7, "D", MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT, D, "0 0 0 0 0 0 1 2 0",
         "Feedthrough matrix (r x m)", 3, 1),
     VAR(8, "x0", MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT, x0, "1 1",
         "Initial state vector", 2, 0),
-    VAR(9, "u", MODEL_INPUT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, u, "0 0", "Input vector", 1, 0),
+    VAR(9, "u", MODEL_INPUT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, u, "0 0 0", "Input vector", 1, 0),
     VAR(10, "y", MODEL_OUTPUT, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED, y, NULL,
         "Output vector y = C x + D u", 3, 0),
     VAR(11, "x", MODEL_LOCAL, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED, x, NULL,

@@ -1,5 +1,5 @@
 /* FMI 3.0 arrays end to end with the project's StateSpace FMU (models/
- * statespace: der(x) = A x + B u, y = C x + D u, m = n = 2, r = 3, explicit
+ * statespace: der(x) = A x + B u, y = C x + D u, m = 3, n = 2, r = 3, explicit
  * Euler with dt = 1e-3): results against the closed form of its Euler
  * recursion for diagonal A, x_i(N dt) = q^N x0_i + u_i (q^N - 1) / a_ii with
  * q = 1 + dt a_ii, y = C x + D u with the asymmetric C and D of its start
@@ -27,8 +27,10 @@
 
 static const double a[2] = {-1.0, -2.0}, x0[2] = {1.0, 1.0};
 
-/* y at time t for constant u, C = [[c00,c01],[0,1],[1,1]] (row 1 as given). */
-static void expected_y(double t, const double u[2], double c00, double y[3])
+/* y at time t for constant u, B = [[1,0,0],[0,1,0]], C = [[c00,0],[0,1],[1,1]],
+ * D = [[0,0,0],[0,0,0],[1,2,0]] (row-major "0 0 0 0 0 0 1 2 0"): u[3] must
+ * not matter. */
+static void expected_y(double t, const double u[3], double c00, double y[3])
 {
     long n = lround(t / 1e-3);
     double x[2];
@@ -38,10 +40,10 @@ static void expected_y(double t, const double u[2], double c00, double y[3])
     }
     y[0] = c00 * x[0];
     y[1] = x[1];
-    y[2] = x[0] + x[1] + 1.0 * u[0] + 2.0 * u[1]; /* D row 3 = [1 2] */
+    y[2] = x[0] + x[1] + 1.0 * u[0] + 2.0 * u[1];
 }
 
-static void check_results(const char *path, const double u[2], double c00)
+static void check_results(const char *path, const double u[3], double c00)
 {
     char *text = tu_read_file(path, NULL);
     char *line = strtok(text, "\n");
@@ -76,14 +78,14 @@ static void start_value_lists_give_the_closed_form(void **state)
     char out[4096];
     snprintf(out, sizeof out, "%s/out.csv", dir);
     rtcosim_component *c = load(false);
-    const rtcosim_start_value sv[] = {{"u", "0.5 -1"}};
+    const rtcosim_start_value sv[] = {{"u", "0.5 -1 4"}};
     rtcosim_simulate_options o = {.stop_time = RTCOSIM_NS_PER_S, .output_interval = RTCOSIM_NS_PER_S / 10,
                                   .start_values = sv, .start_value_count = 1, .output_file = out};
     rtcosim_error err;
     if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     rtcosim_component_free(c);
-    check_results(out, (const double[]){0.5, -1.0}, 1.0);
+    check_results(out, (const double[]){0.5, -1.0, 4.0}, 1.0);
     tu_drop_dir(dir);
 }
 
@@ -93,7 +95,7 @@ static void inputs_from_element_columns_give_the_closed_form(void **state)
     char *dir = tu_make_dir();
     char out[4096];
     snprintf(out, sizeof out, "%s/out.csv", dir);
-    rtcosim_csv *in = tu_csv("time,u[1],u[2]\n0,2,0.25\n1,2,0.25\n");
+    rtcosim_csv *in = tu_csv("time,u[1],u[2],u[3]\n0,2,0.25,-3\n1,2,0.25,-3\n");
     rtcosim_component *c = load(false);
     rtcosim_simulate_options o = {.stop_time = RTCOSIM_NS_PER_S, .output_interval = RTCOSIM_NS_PER_S / 10,
                                   .input = in, .output_file = out};
@@ -102,7 +104,7 @@ static void inputs_from_element_columns_give_the_closed_form(void **state)
         fail_msg("%s", err.message);
     rtcosim_component_free(c);
     rtcosim_csv_free(in);
-    check_results(out, (const double[]){2.0, 0.25}, 1.0);
+    check_results(out, (const double[]){2.0, 0.25, -3.0}, 1.0);
     tu_drop_dir(dir);
 }
 
@@ -122,7 +124,7 @@ static void one_element_set_keeps_the_other_elements(void **state)
     if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     rtcosim_component_free(c);
-    check_results(out, (const double[]){0.0, 0.0}, 3.0);
+    check_results(out, (const double[]){0.0, 0.0, 0.0}, 3.0);
     tu_drop_dir(dir);
 }
 
