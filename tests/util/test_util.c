@@ -14,6 +14,7 @@
 
 #include "archive/archive.h"
 #include "util/test_util.h"
+#include "util/raw_zip.h"
 #include "rtcosim/log.h"
 
 char *tu_make_dir(void)
@@ -167,101 +168,29 @@ void tu_zip(const char *zip_path, const tu_entry *entries, size_t n)
         free(zero_buffers[i]);
 }
 
-/* CRC-32 of APPNOTE 4.4.7 (reflected polynomial 0xEDB88320), bit by bit. */
-static uint32_t crc32_of(const unsigned char *data, size_t size)
-{
-    uint32_t crc = 0xFFFFFFFFu;
-    for (size_t i = 0; i < size; i++) {
-        crc ^= data[i];
-        for (int k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
-
-static void put16(FILE *f, unsigned v)
-{
-    fputc((int)(v & 0xFF), f);
-    fputc((int)((v >> 8) & 0xFF), f);
-}
-
-static void put32(FILE *f, uint32_t v)
-{
-    put16(f, v & 0xFFFF);
-    put16(f, v >> 16);
-}
-
 void tu_zip_raw(const char *zip_path, const tu_entry *entries, size_t n)
 {
-    FILE *f = fopen(zip_path, "wb");
-    assert_non_null(f);
-    assert_true(n < 256);
-    uint32_t offsets[256], sizes[256], crcs[256];
+    raw_zip_entry *raw = calloc(n ? n : 1, sizeof *raw);
+    char **copies = calloc(n ? n : 1, sizeof *copies);
+    assert_non_null(raw);
+    assert_non_null(copies);
     for (size_t i = 0; i < n; i++) {
-        const tu_entry *e = &entries[i];
         size_t size = 0;
-        char *copy = NULL;
-        if (e->file) {
-            char *data = tu_read_file(e->file, &size);
-            copy = malloc(size ? size : 1);
-            assert_non_null(copy);
-            memcpy(copy, data, size);
-        } else {
-            const char *text = e->text ? e->text : "";
-            size = strlen(text);
-            copy = malloc(size + 1);
-            assert_non_null(copy);
-            memcpy(copy, text, size + 1);
-        }
-        offsets[i] = (uint32_t)ftell(f);
-        sizes[i] = (uint32_t)size;
-        crcs[i] = crc32_of((const unsigned char *)copy, size);
-        put32(f, 0x04034b50u); /* local file header */
-        put16(f, 20);          /* version needed */
-        put16(f, 0);           /* flags */
-        put16(f, 0);           /* stored */
-        put16(f, 0);           /* time */
-        put16(f, 0x21);        /* date 1980-01-01 */
-        put32(f, crcs[i]);
-        put32(f, sizes[i]);
-        put32(f, sizes[i]);
-        put16(f, (unsigned)strlen(e->name));
-        put16(f, 0);
-        fwrite(e->name, 1, strlen(e->name), f);
-        fwrite(copy, 1, size, f);
-        free(copy);
+        const char *data = entries[i].text ? entries[i].text : "";
+        if (entries[i].file)
+            data = tu_read_file(entries[i].file, &size); /* reused buffer: copy it */
+        else
+            size = strlen(data);
+        copies[i] = malloc(size ? size : 1);
+        assert_non_null(copies[i]);
+        memcpy(copies[i], data, size);
+        raw[i] = (raw_zip_entry){entries[i].name, copies[i], size, 0};
     }
-    uint32_t central = (uint32_t)ftell(f);
-    for (size_t i = 0; i < n; i++) {
-        put32(f, 0x02014b50u); /* central directory header */
-        put16(f, 20);
-        put16(f, 20);
-        put16(f, 0);
-        put16(f, 0);
-        put16(f, 0);
-        put16(f, 0x21);
-        put32(f, crcs[i]);
-        put32(f, sizes[i]);
-        put32(f, sizes[i]);
-        put16(f, (unsigned)strlen(entries[i].name));
-        put16(f, 0); /* extra */
-        put16(f, 0); /* comment */
-        put16(f, 0); /* disk */
-        put16(f, 0); /* internal attributes */
-        put32(f, 0); /* external attributes */
-        put32(f, offsets[i]);
-        fwrite(entries[i].name, 1, strlen(entries[i].name), f);
-    }
-    uint32_t end = (uint32_t)ftell(f);
-    put32(f, 0x06054b50u); /* end of central directory */
-    put16(f, 0);
-    put16(f, 0);
-    put16(f, (unsigned)n);
-    put16(f, (unsigned)n);
-    put32(f, end - central);
-    put32(f, central);
-    put16(f, 0);
-    assert_int_equal(fclose(f), 0);
+    assert_true(raw_zip_write(zip_path, raw, n));
+    for (size_t i = 0; i < n; i++)
+        free(copies[i]);
+    free(copies);
+    free(raw);
 }
 
 static char log_buffer[65536];
