@@ -6,8 +6,9 @@
  * one FMI call for all its scalars and arrays together; a set that covers an
  * array only in part completes it from a shadow of the array's last known
  * values (start values, then every value set or got), since a get before a
- * set is not allowed in every state (FMI 3.0 section 2.3.1). Everything is
- * sized at load time: no allocation on the step path. */
+ * set is not allowed in every state (FMI 3.0 section 2.3.1); String arrays,
+ * whose pointers may be stale, are read back instead. Everything is sized at
+ * load time: no allocation on the step path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,20 +198,30 @@ rtcosim_status rtcosim_fmi3_array_set(rtcosim_fmu *f, rtcosim_type type, const u
         size_t chunk = chunk_of(a, n - done), nv;
         size_t m = plan(f, vrs + done, chunk, &nv);
         /* Arrays first from the shadow (the elements the batch leaves out
-         * keep their last known values), then the batch's own values. */
-        for (size_t k = 0; k < md->array_count; k++)
-            if (a->seen[k] == a->stamp)
-                for (size_t e = 0; e < md->arrays[k].count; e++)
-                    memcpy(a->values + (a->offset[k] + e) * size,
-                           a->shadow + (md->arrays[k].first_vr - md->element_vr_base + e) * SLOT,
-                           size);
+         * keep their last known values), then the batch's own values.
+         * Strings are pointers whose owners may have freed them since: those
+         * arrays are read from the FMU instead (one more call). */
+        fmi3Status cs;
+        if (type == RTCOSIM_TYPE_STRING) {
+            if (!rtcosim_fmi3_direct_call(f, false, type, a->request, m, a->values, nv, &name, &cs))
+                return name ? rtcosim_fmu_lacks(f, name, err) : rtcosim_fmu_wrong_type(f, type, err);
+            RTCOSIM_FMU_TRACE(f, name, cs, "nValueReferences=%zu, nValues=%zu (arrays whole)", m, nv);
+            if (cs > fmi3Warning)
+                return rtcosim_fmu_status(f, cs, name, NAN, err);
+        } else {
+            for (size_t k = 0; k < md->array_count; k++)
+                if (a->seen[k] == a->stamp)
+                    for (size_t e = 0; e < md->arrays[k].count; e++)
+                        memcpy(a->values + (a->offset[k] + e) * size,
+                               a->shadow + (md->arrays[k].first_vr - md->element_vr_base + e) * SLOT,
+                               size);
+        }
         for (size_t i = 0; i < chunk; i++) {
             const unsigned char *v = (const unsigned char *)values + (done + i) * size;
             memcpy(a->values + a->source[i] * size, v, size);
             if (is_element(md, vrs[done + i]))
                 memcpy(a->shadow + (vrs[done + i] - md->element_vr_base) * SLOT, v, size);
         }
-        fmi3Status cs;
         if (!rtcosim_fmi3_direct_call(f, true, type, a->request, m, a->values, nv, &name, &cs))
             return name ? rtcosim_fmu_lacks(f, name, err) : rtcosim_fmu_wrong_type(f, type, err);
         RTCOSIM_FMU_TRACE(f, name, cs, "nValueReferences=%zu, nValues=%zu (arrays whole)", m, nv);

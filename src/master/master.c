@@ -376,6 +376,9 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
     return RTCOSIM_OK;
 }
 
+static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
+                                            rtcosim_error *err);
+
 rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *name, const char *text,
                                               rtcosim_error *err)
 {
@@ -383,8 +386,11 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
-    if ((st = resolve(m, "start value", name, &comp, &var, err)) != RTCOSIM_OK)
-        return st;
+    if ((st = resolve(m, "start value", name, &comp, &var, err)) != RTCOSIM_OK) {
+        rtcosim_status array = st == RTCOSIM_ENOTFOUND ? set_array_start_value(m, name, text, err)
+                                                       : RTCOSIM_ENOTFOUND;
+        return array == RTCOSIM_ENOTFOUND ? st : array;
+    }
     const rtcosim_variable *v = var_of(m, comp, var);
     if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_STRING)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "start value for '%s': %s not supported",
@@ -403,6 +409,65 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
         return oom(err);
     }
     m->starts[m->start_count++] = (master_start_value){comp, var, value, copy};
+    return RTCOSIM_OK;
+}
+
+/* "comp.arr" naming an FMI 3.0 array (its elements arr[i,j], consecutive in
+ * the component's table): the text lists every element, white-space
+ * separated, row-major (FMI 3.0 section 2.4.7.5). RTCOSIM_ENOTFOUND without
+ * a message when the name is no array, so that the caller's error stands. */
+static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
+                                            rtcosim_error *err)
+{
+    const char *dot = strchr(name, '.');
+    if (!dot || !text)
+        return RTCOSIM_ENOTFOUND;
+    char comp_name[256];
+    if ((size_t)(dot - name) >= sizeof comp_name)
+        return RTCOSIM_ENOTFOUND;
+    memcpy(comp_name, name, (size_t)(dot - name));
+    comp_name[dot - name] = '\0';
+    const rtcosim_component *c = rtcosim_master_component(m, comp_name);
+    const char *base = dot + 1;
+    size_t len = strlen(base), first = 0, count = 0;
+    for (size_t i = 0; c && i < rtcosim_component_variable_count(c); i++) {
+        const char *e = rtcosim_component_variable(c, i)->name;
+        if (strncmp(e, base, len) != 0 || e[len] != '[')
+            continue;
+        if (count == 0)
+            first = i;
+        if (i != first + count)
+            break;
+        count++;
+    }
+    if (count == 0)
+        return RTCOSIM_ENOTFOUND;
+    size_t given = 0;
+    for (const char *t = text; *(t += strspn(t, " \t"));) {
+        given++;
+        t += strcspn(t, " \t");
+    }
+    if (given != count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "start value for '%s': the array has %zu elements, %zu values given "
+                                 "(separated by spaces, row-major)",
+                                 name, count, given);
+    const char *t = text;
+    for (size_t k = 0; k < count; k++) {
+        t += strspn(t, " \t");
+        size_t n = strcspn(t, " \t");
+        char element[512], token[128];
+        const char *suffix = rtcosim_component_variable(c, first + k)->name + len;
+        if (n >= sizeof token ||
+            (size_t)snprintf(element, sizeof element, "%s.%s%s", comp_name, base, suffix) >= sizeof element)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value for '%s': too long", name);
+        memcpy(token, t, n);
+        token[n] = '\0';
+        t += n;
+        rtcosim_status st = rtcosim_master_set_start_value(m, element, token, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return RTCOSIM_OK;
 }
 

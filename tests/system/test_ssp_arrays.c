@@ -2,8 +2,9 @@
  * element: two instances of the project's StateSpace FMU chained a.y -> b.u
  * (both 3 elements) under Gauss-Seidel with ZOH; at every macro step each
  * b.u[k] equals a.y[k] of the same instant (a steps first), pairing the
- * elements by their indices, and a.y follows StateSpace's closed form. An
- * array connected to a scalar is refused naming both. */
+ * elements by their indices, and a.y follows StateSpace's closed form (also
+ * with a.u given as a list start value). An array connected to a scalar is
+ * refused naming both. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,6 +53,7 @@ static const char *system_with(const char *to_connector)
 typedef struct seen {
     size_t rows;
     double worst;
+    double u[3]; /* a's input */
 } seen;
 
 /* values: a.y[1..3], b.u[1..3] */
@@ -61,10 +63,11 @@ static rtcosim_status compare(void *context, rtcosim_time_ns t, const double *v,
     (void)err;
     seen *s = context;
     assert_int_equal(count, 6);
-    /* a has u = 0: x_i = q_i^N, y = (x1, x2, x1 + x2). */
+    /* x_i = q^N x0_i + u_i (q^N - 1) / a_ii, y = (x1, x2, x1 + x2 + u1 + 2 u2). */
     long n = lround(rtcosim_time_to_seconds(t) / 1e-3);
-    double x1 = pow(0.999, (double)n), x2 = pow(0.998, (double)n);
-    const double y[3] = {x1, x2, x1 + x2};
+    double q1 = pow(0.999, (double)n), q2 = pow(0.998, (double)n);
+    double x1 = q1 + s->u[0] * (q1 - 1.0) / -1.0, x2 = q2 + s->u[1] * (q2 - 1.0) / -2.0;
+    const double y[3] = {x1, x2, x1 + x2 + s->u[0] + 2.0 * s->u[1]};
     for (int k = 0; k < 3; k++) {
         double d = fabs(v[k] - y[k]) + fabs(v[3 + k] - v[k]);
         if (d > s->worst)
@@ -74,9 +77,8 @@ static rtcosim_status compare(void *context, rtcosim_time_ns t, const double *v,
     return RTCOSIM_OK;
 }
 
-static void array_connection_pairs_elements_by_index(void **state)
+static void run_chain(const char *u_list, const double u[3])
 {
-    (void)state;
     const char *xml = system_with("u");
     rtcosim_system_desc *d = NULL;
     rtcosim_error err;
@@ -88,13 +90,38 @@ static void array_connection_pairs_elements_by_index(void **state)
     if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     assert_int_equal(rtcosim_master_connection_count(m), 3);
-    seen s = {0};
+    seen s = {0, 0, {u[0], u[1], u[2]}};
+    if (u_list && rtcosim_master_set_start_value(m, "a.u", u_list, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
     if (rtcosim_master_initialize(m, 0, RTCOSIM_NS_PER_S, &err) != RTCOSIM_OK ||
         rtcosim_master_run(m, RTCOSIM_NS_PER_S, compare, &s, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     assert_int_equal(s.rows, 11);
     if (s.worst > 1e-12)
         fail_msg("largest deviation %g", s.worst);
+    rtcosim_master_free(m);
+    rtcosim_system_desc_free(d);
+}
+
+static void array_connection_pairs_elements_by_index(void **state)
+{
+    (void)state;
+    run_chain(NULL, (const double[]){0, 0, 0});
+}
+
+/* A start value for a whole array is a row-major list (here a.u). */
+static void array_start_value_is_a_list(void **state)
+{
+    (void)state;
+    run_chain("0.5 -1 4", (const double[]){0.5, -1, 4});
+    const char *xml = system_with("u");
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_system_desc_parse(xml, strlen(xml), ".", "chain.ssd", &d, &err), RTCOSIM_OK);
+    rtcosim_master *m = NULL;
+    assert_int_equal(rtcosim_system_build_master(d, NULL, &m, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_set_start_value(m, "a.u", "1 2", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "start value for 'a.u': the array has 3 elements, 2 values given"));
     rtcosim_master_free(m);
     rtcosim_system_desc_free(d);
 }
@@ -119,6 +146,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(array_connection_pairs_elements_by_index),
+        cmocka_unit_test(array_start_value_is_a_list),
         cmocka_unit_test(array_connected_to_a_scalar_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
