@@ -15,7 +15,8 @@ static void usage(FILE *out)
                  "Print the model facts of an FMU (FMI 2.0 or 3.0) and its variables:\n"
                  "name, value reference, type, causality, variability, initial, start, unit\n"
                  "and description. FMI 3.0 arrays are listed as their elements name[i,j]\n"
-                 "(1-based, row-major) with the array's value reference.\n\n"
+                 "(1-based, row-major), each with a value reference of rtcosim's own above the\n"
+                 "FMU's (the FMU itself is called with the array's reference).\n\n"
                  "A modelDescription.xml that breaks a rule of the standard whose violation does\n"
                  "not stop a correct run is accepted with a warning naming the variable (as\n"
                  "fmusim accepts the Reference FMUs); --strict refuses it instead.\n");

@@ -218,8 +218,11 @@ static bool initial_tolerated(md_parser *p, rtcosim_variable *v, char rule, rtco
     return true;
 }
 
-/* Causality, variability and initial with the standard's defaults and rules.
- * False when the variable cannot be used. */
+/* Causality, variability and initial with the standard's defaults and rules
+ * (FMI 2.0 section 2.2.7, FMI 3.0 section 2.4.7.4 and its table of
+ * combinations). An unknown word or a forbidden causality/variability pair
+ * leaves the variable's meaning open (is it set? when?): an error. False when
+ * the variable cannot be used. */
 static bool read_kind(md_parser *p, xmlNode *node, rtcosim_variable *v)
 {
     const rtcosim_fmi_md *md = p->md;
@@ -307,6 +310,10 @@ static bool start_rules(md_parser *p, rtcosim_variable *v, bool present)
     return present;
 }
 
+/* One variable (FMI 2.0 section 2.2.7 ScalarVariable, FMI 3.0 section 2.4.7
+ * <Float64> ...): name and valueReference are required, and the type (FMI 2.0
+ * the child element) decides how the value is exchanged: errors. A start
+ * value that does not parse as the type would be set wrong: an error. */
 static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t index,
                           var_extra *extra)
 {

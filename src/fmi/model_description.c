@@ -94,7 +94,9 @@ xmlNode *md_child(xmlNode *parent, const char *name)
 
 /* ---- Header, capabilities, default experiment ---- */
 
-
+/* Capability flags are xs:boolean (FMI 2.0 section 4.3.1, FMI 3.0 section
+ * 4.3.1, 3.3.1): one that is not cannot be trusted either way, and a wrong
+ * capability (variable step size, FMU state) makes runs go wrong: an error. */
 static bool flag(md_parser *p, xmlNode *node, const char *name, bool *out)
 {
     xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
@@ -109,6 +111,9 @@ static bool flag(md_parser *p, xmlNode *node, const char *name, bool *out)
     return ok;
 }
 
+/* The CoSimulation element (FMI 2.0 section 4.3.1, FMI 3.0 section 4.3.1):
+ * modelIdentifier is required and names the binary (FMI 2.0 section 2.3,
+ * FMI 3.0 section 2.5: a valid C identifier, so never a path): an error. */
 static void read_co_simulation(md_parser *p, xmlNode *cs)
 {
     rtcosim_fmi_md *md = p->md;
@@ -221,6 +226,9 @@ static void read_default_experiment(md_parser *p, xmlNode *root)
 }
 
 
+/* fmiModelDescription's required attributes (FMI 2.0 section 2.2.1, FMI 3.0
+ * section 2.4.1): modelName, and guid / instantiationToken, which
+ * instantiation passes to the FMU (a mismatch makes it refuse): errors. */
 static const char *required(md_parser *p, xmlNode *root, const char *name)
 {
     const char *v = md_attr(p, root, name);
