@@ -158,6 +158,54 @@ static void empty_and_scalar_descriptions_have_no_arrays(void **state)
     rtcosim_fmi_md_free(md);
 }
 
+/* Shaped like the Reference FMUs' StateSpace (FMI 3.0, both interfaces):
+ * tunable structural parameters m, n, r = 3, matrices sized by them, an
+ * output array with dependencies on arrays, der(x) an array derivative. For
+ * model exchange its three state elements are the continuous states. */
+static void reference_shaped_state_space_parses_for_both_interfaces(void **state)
+{
+    (void)state;
+    static const char xml[] =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"StateSpace\" instantiationToken=\"t\">"
+        "<ModelExchange modelIdentifier=\"StateSpace\"/>"
+        "<CoSimulation modelIdentifier=\"StateSpace\" canHandleVariableCommunicationStepSize=\"true\" "
+        "providesIntermediateUpdate=\"true\" canReturnEarlyAfterIntermediateUpdate=\"true\" "
+        "fixedInternalStepSize=\"1\" hasEventMode=\"true\"/>"
+        "<DefaultExperiment startTime=\"0\" stopTime=\"10\"/><ModelVariables>"
+        "<Float64 name=\"time\" valueReference=\"0\" causality=\"independent\" variability=\"continuous\"/>"
+        "<UInt64 name=\"m\" valueReference=\"1\" causality=\"structuralParameter\" variability=\"tunable\" start=\"3\"/>"
+        "<UInt64 name=\"n\" valueReference=\"2\" causality=\"structuralParameter\" variability=\"tunable\" start=\"3\"/>"
+        "<UInt64 name=\"r\" valueReference=\"3\" causality=\"structuralParameter\" variability=\"tunable\" start=\"3\"/>"
+        "<Float64 name=\"A\" valueReference=\"4\" causality=\"parameter\" variability=\"tunable\" start=\"1 0 0 0 1 0 0 0 1\">"
+        "<Dimension valueReference=\"2\"/><Dimension valueReference=\"2\"/></Float64>"
+        "<Float64 name=\"x0\" valueReference=\"8\" causality=\"parameter\" variability=\"tunable\" start=\"0 0 0\">"
+        "<Dimension valueReference=\"2\"/></Float64>"
+        "<Float64 name=\"u\" valueReference=\"9\" causality=\"input\" start=\"1 2 3\"><Dimension valueReference=\"1\"/></Float64>"
+        "<Float64 name=\"y\" valueReference=\"10\" causality=\"output\"><Dimension valueReference=\"3\"/></Float64>"
+        "<Float64 name=\"x\" valueReference=\"11\" causality=\"local\"><Dimension valueReference=\"2\"/></Float64>"
+        "<Float64 name=\"der(x)\" valueReference=\"12\" causality=\"local\" derivative=\"11\"><Dimension valueReference=\"2\"/></Float64>"
+        "</ModelVariables><ModelStructure>"
+        "<Output valueReference=\"10\" dependencies=\"4 9 11\"/>"
+        "<ContinuousStateDerivative valueReference=\"12\" dependencies=\"4 9 11\"/>"
+        "<InitialUnknown valueReference=\"10\"/></ModelStructure></fmiModelDescription>";
+    for (int me = 0; me < 2; me++) {
+        rtcosim_fmi_md *md;
+        rtcosim_error err;
+        rtcosim_fmi_md_options o = {.interface = me ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
+                                                    : RTCOSIM_FMI_MD_CO_SIMULATION,
+                                    .strict = true};
+        if (rtcosim_fmi_md_parse_with(xml, strlen(xml), "modelDescription.xml", &o, &md, &err) !=
+            RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(md->variable_count, 4 + 9 + 3 + 3 + 3 + 3 + 3);
+        assert_int_equal(md->output_count, 3);
+        assert_int_equal(md->output_dependency_start[1] - md->output_dependency_start[0], 9 + 3 + 3);
+        if (me)
+            assert_int_equal(md->state_count, 3);
+        rtcosim_fmi_md_free(md);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +213,7 @@ int main(void)
         cmocka_unit_test(bad_arrays_are_refused_naming_the_variable),
         cmocka_unit_test(one_start_value_for_an_array_is_a_warning_and_fills_it),
         cmocka_unit_test(empty_and_scalar_descriptions_have_no_arrays),
+        cmocka_unit_test(reference_shaped_state_space_parses_for_both_interfaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
