@@ -91,11 +91,14 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
                                               rtcosim_error *err);
 
 /* A start value for "comp.var" as text ("1.5", "true", "3"), applied in
- * initialization mode. Unknown names and unparsable values fail at once. */
+ * initialization mode; for a whole FMI 3.0 array "comp.arr" a white-space
+ * separated list of every element, row-major. Unknown names and unparsable
+ * values fail at once. */
 rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *name,
                                               const char *text, rtcosim_error *err);
 
-/* Observe "comp.var" (any variable). Without any call the master observes
+/* Observe "comp.var" (any variable; "comp.arr" every element of an FMI 3.0
+ * array). Without any call the master observes
  * every output of every component, in component and variable-table order. */
 rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcosim_error *err);
 

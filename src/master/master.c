@@ -412,34 +412,52 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
     return RTCOSIM_OK;
 }
 
-/* "comp.arr" naming an FMI 3.0 array (its elements arr[i,j], consecutive in
- * the component's table): the text lists every element, white-space
- * separated, row-major (FMI 3.0 section 2.4.7.5). RTCOSIM_ENOTFOUND without
- * a message when the name is no array, so that the caller's error stands. */
-static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
-                                            rtcosim_error *err)
+/* "comp.arr" naming an FMI 3.0 array: its elements arr[i,j], consecutive in
+ * the component's table (src/fmi/md_arrays.c): the component, the first
+ * element's index and how many; 0 when the name is no array. */
+static size_t array_span(const rtcosim_master *m, const char *name, char *comp_name, size_t size,
+                         const rtcosim_component **c, size_t *first)
 {
     const char *dot = strchr(name, '.');
-    if (!dot || !text)
-        return RTCOSIM_ENOTFOUND;
-    char comp_name[256];
-    if ((size_t)(dot - name) >= sizeof comp_name)
-        return RTCOSIM_ENOTFOUND;
+    if (!dot || (size_t)(dot - name) >= size)
+        return 0;
     memcpy(comp_name, name, (size_t)(dot - name));
     comp_name[dot - name] = '\0';
-    const rtcosim_component *c = rtcosim_master_component(m, comp_name);
+    *c = rtcosim_master_component(m, comp_name);
     const char *base = dot + 1;
-    size_t len = strlen(base), first = 0, count = 0;
-    for (size_t i = 0; c && i < rtcosim_component_variable_count(c); i++) {
-        const char *e = rtcosim_component_variable(c, i)->name;
+    size_t len = strlen(base), count = 0;
+    for (size_t i = 0; *c && i < rtcosim_component_variable_count(*c); i++) {
+        const char *e = rtcosim_component_variable(*c, i)->name;
         if (strncmp(e, base, len) != 0 || e[len] != '[')
             continue;
         if (count == 0)
-            first = i;
-        if (i != first + count)
+            *first = i;
+        if (i != *first + count)
             break;
         count++;
     }
+    return count;
+}
+
+/* "comp.arr[i,j]" for element k of the array `name` names. */
+static bool element_name(const rtcosim_component *c, const char *name, size_t first, size_t k,
+                         char *out, size_t size)
+{
+    const char *base = strchr(name, '.') + 1;
+    const char *suffix = rtcosim_component_variable(c, first + k)->name + strlen(base);
+    return (size_t)snprintf(out, size, "%s%s", name, suffix) < size;
+}
+
+/* A start value for a whole FMI 3.0 array: the text lists every element,
+ * white-space separated, row-major (FMI 3.0 section 2.4.7.5).
+ * RTCOSIM_ENOTFOUND without a message when the name is no array, so that
+ * the caller's error stands. */
+static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
+                                            rtcosim_error *err)
+{
+    char comp_name[256];
+    const rtcosim_component *c = NULL;
+    size_t first = 0, count = text ? array_span(m, name, comp_name, sizeof comp_name, &c, &first) : 0;
     if (count == 0)
         return RTCOSIM_ENOTFOUND;
     size_t given = 0;
@@ -457,9 +475,7 @@ static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name,
         t += strspn(t, " \t");
         size_t n = strcspn(t, " \t");
         char element[512], token[128];
-        const char *suffix = rtcosim_component_variable(c, first + k)->name + len;
-        if (n >= sizeof token ||
-            (size_t)snprintf(element, sizeof element, "%s.%s%s", comp_name, base, suffix) >= sizeof element)
+        if (n >= sizeof token || !element_name(c, name, first, k, element, sizeof element))
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value for '%s': too long", name);
         memcpy(token, t, n);
         token[n] = '\0';
@@ -516,8 +532,22 @@ rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcos
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
-    if ((st = resolve(m, "observed variable", name, &comp, &var, err)) != RTCOSIM_OK)
-        return st;
+    if ((st = resolve(m, "observed variable", name, &comp, &var, err)) != RTCOSIM_OK) {
+        /* A whole FMI 3.0 array: each of its elements. */
+        char comp_name[256], element[512];
+        const rtcosim_component *c = NULL;
+        size_t first = 0, count = st == RTCOSIM_ENOTFOUND
+                                      ? array_span(m, name, comp_name, sizeof comp_name, &c, &first)
+                                      : 0;
+        for (size_t k = 0; k < count; k++) {
+            if (!element_name(c, name, first, k, element, sizeof element))
+                return rtcosim_error_set(err, RTCOSIM_EINVAL, "observed variable '%s': too long", name);
+            rtcosim_status est = rtcosim_master_observe(m, element, err);
+            if (est != RTCOSIM_OK)
+                return est;
+        }
+        return count ? RTCOSIM_OK : st;
+    }
     if (!rtcosim_type_is_numeric(var_of(m, comp, var)->type))
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "observed variable '%s': only numeric variables can be observed", name);

@@ -84,12 +84,14 @@ static void run_chain(const char *u_list, const double u[3])
     rtcosim_error err;
     if (rtcosim_system_desc_parse(xml, strlen(xml), ".", "chain.ssd", &d, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
-    const char *observe[] = {"a.y[1]", "a.y[2]", "a.y[3]", "b.u[1]", "b.u[2]", "b.u[3]"};
-    rtcosim_system_build_options opts = {.observe = observe, .observe_count = 6};
+    const char *observe[] = {"a.y", "b.u"}; /* whole arrays: their elements */
+    rtcosim_system_build_options opts = {.observe = observe, .observe_count = 2};
     rtcosim_master *m = NULL;
     if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     assert_int_equal(rtcosim_master_connection_count(m), 3);
+    assert_int_equal(rtcosim_master_observed_count(m), 6);
+    assert_string_equal(rtcosim_master_observed_name(m, 5), "b.u[3]");
     seen s = {0, 0, {u[0], u[1], u[2]}};
     if (u_list && rtcosim_master_set_start_value(m, "a.u", u_list, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
