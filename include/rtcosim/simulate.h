@@ -82,8 +82,9 @@ void rtcosim_simulate_defaults(const rtcosim_component *c, rtcosim_simulate_opti
 rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_options *opts,
                                 rtcosim_simulate_result *result, rtcosim_error *err);
 
-/* The variables a run records: the named ones (error naming an unknown one),
- * or with count 0 every output (ModelStructure outputs for FMUs). Writes up
+/* The variables a run records: the named ones (error naming an unknown one;
+ * the name of a whole FMI 3.0 array records each element), or with count 0
+ * every output (ModelStructure outputs for FMUs). Writes up
  * to capacity pointers into out and the total number into *found. */
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,

@@ -112,6 +112,9 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
     return RTCOSIM_OK;
 }
 
+static const rtcosim_variable *start_targets(const rtcosim_component *c, const char *name,
+                                             size_t *count);
+
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,
                                         size_t capacity, size_t *found, rtcosim_error *err)
@@ -119,7 +122,8 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
     size_t n = 0;
     if (count > 0) {
         for (size_t i = 0; i < count; i++) {
-            const rtcosim_variable *v = rtcosim_component_find_variable(c, names[i]);
+            size_t elements; /* a whole FMI 3.0 array records each element */
+            const rtcosim_variable *v = start_targets(c, names[i], &elements);
             if (!v)
                 return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                          "output variable '%s': model '%s' has no such variable",
@@ -128,9 +132,9 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                 return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                          "output variable '%s': Binary values cannot be recorded in CSV",
                                          names[i]);
-            if (n < capacity)
-                out[n] = v;
-            n++;
+            for (size_t e = 0; e < elements; e++, n++)
+                if (n < capacity)
+                    out[n] = &v[e];
         }
     } else if (rtcosim_fmu_info_of(c) && rtcosim_fmu_info_of(c)->output_count > 0) {
         /* FMUs: ModelStructure outputs, in the order the FMU lists them. */
