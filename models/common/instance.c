@@ -32,6 +32,8 @@ static const model_status category_status[MODEL_LOG_CATEGORY_COUNT] = {
 
 double model_time(const model_instance *inst) { return inst->time; }
 
+void model_discard_recoverable(model_instance *inst) { inst->discard_recoverable = true; }
+
 /* ---- Logging ---- */
 
 bool instance_log_enabled(const model_instance *inst, model_log_category category)
@@ -474,6 +476,7 @@ model_status instance_do_step(model_instance *inst, double t, double h, const ch
         t + h > inst->stop_time + 1e-9 * (fabs(inst->stop_time) > 1.0 ? fabs(inst->stop_time) : 1.0))
         return instance_error(inst, "%s: step to %.17g goes past stopTime %.17g", function, t + h,
                               inst->stop_time);
+    inst->discard_recoverable = false;
     model_status status = inst->model->do_step(inst, inst->data, t, h);
     switch (status) {
     case MODEL_OK:
@@ -484,8 +487,11 @@ model_status instance_do_step(model_instance *inst, double t, double h, const ch
         inst->dirty = false;
         break;
     case MODEL_DISCARD:
+        /* FMI 2.0 section 4.2.3 fmi2Terminated, FMI 3.0 section 4.2.1
+         * terminateSimulation: a discarded step asks to end the run unless
+         * the model said it could be retried. */
         inst->last_successful_time = t;
-        inst->terminate_requested = true;
+        inst->terminate_requested = !inst->discard_recoverable;
         break;
     case MODEL_ERROR: inst->mode = MODE_ERROR; break;
     case MODEL_FATAL: inst->mode = MODE_FATAL; break;

@@ -52,6 +52,7 @@ struct model_instance {
     /* The last step ended early (Discard); FMI 2.0 fmi2Terminated and
      * fmi2LastSuccessfulTime, FMI 3.0 terminateSimulation/lastSuccessfulTime. */
     bool terminate_requested;
+    bool discard_recoverable; /* the model's current step discards without asking to terminate */
     double last_successful_time;
     uint32_t log_mask; /* bit c: category c enabled */
     unsigned char *data;

@@ -194,6 +194,11 @@ extern const model_def model_definition;
 void model_log(model_instance *inst, model_log_category category, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Called by do_step before it returns MODEL_DISCARD: the step was discarded
+ * but the simulation need not end (no fmi2Terminated / terminateSimulation).
+ * Without it a discarded step asks the importer to terminate. */
+void model_discard_recoverable(model_instance *inst);
+
 /* The instance's time (the independent variable), e.g. for event messages. */
 double model_time(const model_instance *inst);
 

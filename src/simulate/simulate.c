@@ -4,6 +4,7 @@
  * Nothing on the step path allocates. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -538,6 +539,14 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         st = rtcosim_component_do_step(r->c, t, h, &sr, err);
         if (st == RTCOSIM_EDISCARD && sr.terminate_requested)
             return end_on_discard(r, t, h, &sr, res, err);
+        if (st == RTCOSIM_EDISCARD && err) {
+            /* Retrying with a smaller step would need rollback; fmusim
+             * would repeat the step from the last successful time forever. */
+            char message[RTCOSIM_ERROR_MESSAGE_MAX];
+            snprintf(message, sizeof message, "%s", err->message);
+            rtcosim_error_set(err, st, "%.*s (without asking to terminate; a discarded step is "
+                                       "not retried)", (int)(sizeof message - 80), message);
+        }
         if (st != RTCOSIM_OK)
             return step_failed(r, t, err);
         rtcosim_time_ns next = t + h;

@@ -5,7 +5,8 @@
  * terminateSimulation), as the Reference FMUs' Stair does at t = 8.8: the run
  * must end normally at the last successful time with the rows so far, each
  * equal to the FMU's explicit Euler solution x(t) = (1 - 1e-4)^(t / 1e-4).
- * With fail_mode 1 (Error) the run must still fail. */
+ * With fail_mode 1 (Error), and 4 (Discard without the terminate request),
+ * the run must still fail. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -96,11 +97,35 @@ static void error_still_fails_and_keeps_the_rows_before_it(void **state)
     }
 }
 
+/* fail_mode 4: the step is discarded but the FMU does not ask to terminate
+ * (fmi2Terminated false, terminateSimulation false): still an error. */
+static void discard_without_terminate_request_fails(void **state)
+{
+    (void)state;
+    const char *fmus[] = {RTCOSIM_FMU_FAULTY_FMI2, RTCOSIM_FMU_FAULTY_FMI3};
+    const char *messages[] = {"fmi2DoStep returned fmi2Discard at t=1 (without asking to terminate",
+                              "fmi3DoStep returned fmi3Discard at t=1 (without asking to terminate"};
+    for (int i = 0; i < 2; i++) {
+        char *dir = tu_make_dir();
+        char out[4096];
+        snprintf(out, sizeof out, "%s/out.csv", dir);
+        rtcosim_simulate_result res = {0};
+        rtcosim_error err;
+        assert_int_equal(run(fmus[i], "4", out, &res, &err), RTCOSIM_EDISCARD);
+        if (!strstr(err.message, messages[i]))
+            fail_msg("message \"%s\" lacks \"%s\"", err.message, messages[i]);
+        assert_false(res.terminated_by_component);
+        check_rows(out);
+        tu_drop_dir(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(discard_with_terminate_request_ends_normally_at_last_successful_time),
         cmocka_unit_test(error_still_fails_and_keeps_the_rows_before_it),
+        cmocka_unit_test(discard_without_terminate_request_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
