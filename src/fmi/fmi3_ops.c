@@ -269,10 +269,14 @@ struct rtcosim_fmi3_input_derivative {
     uint32_t derivative_vr[RTCOSIM_FMI3_MAX_INPUT_ORDER]; /* order k at [k-1] */
 };
 
-static bool is_float64_input(const rtcosim_variable *v)
+/* Array elements are left out: their derivatives would be array inputs
+ * too, set through fmi3_arrays.c, which the derivative path does not use. */
+static bool is_float64_input(const rtcosim_fmi_md *md, const rtcosim_variable *v)
 {
+    bool element = md->array_count && v->value_reference >= md->element_vr_base &&
+                   v->value_reference < md->element_vr_end;
     return v->type == RTCOSIM_TYPE_FLOAT64 && v->causality == RTCOSIM_CAUSALITY_INPUT &&
-           v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
+           v->variability == RTCOSIM_VARIABILITY_CONTINUOUS && !element;
 }
 
 /* By value reference; for one reference (alias names) the longest chain first. */
@@ -294,8 +298,8 @@ static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
     size_t bases = 0;
     for (size_t i = 0; i < md->variable_count; i++) {
         const rtcosim_variable *v = &md->variables[i];
-        bases += is_float64_input(v) &&
-                 !(v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of]));
+        bases += is_float64_input(md, v) &&
+                 !(v->derivative_of >= 0 && is_float64_input(md, &md->variables[v->derivative_of]));
     }
     if (bases == 0)
         return RTCOSIM_OK;
@@ -309,14 +313,14 @@ static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
     for (size_t j = 0; j < md->variable_count; j++)
         derivative_input[j] = -1;
     for (size_t j = 0; j < md->variable_count; j++)
-        if (is_float64_input(&md->variables[j]) && md->variables[j].derivative_of >= 0 &&
+        if (is_float64_input(md, &md->variables[j]) && md->variables[j].derivative_of >= 0 &&
             derivative_input[md->variables[j].derivative_of] < 0)
             derivative_input[md->variables[j].derivative_of] = (long)j;
     size_t count = 0;
     for (size_t i = 0; i < md->variable_count; i++) {
         const rtcosim_variable *v = &md->variables[i];
-        if (!is_float64_input(v) ||
-            (v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of])))
+        if (!is_float64_input(md, v) ||
+            (v->derivative_of >= 0 && is_float64_input(md, &md->variables[v->derivative_of])))
             continue;
         struct rtcosim_fmi3_input_derivative *d = &f->input_derivatives[count++];
         d->vr = v->value_reference;
