@@ -364,6 +364,8 @@ bool instance_init(model_instance *inst, const char *name, const char *resource_
 {
     inst->model = &model_definition;
     inst->fmi2 = fmi2;
+    for (size_t i = 0; i < inst->model->variable_count; i++)
+        inst->has_arrays = inst->has_arrays || inst->model->variables[i].dimensions[0] != 0;
     /* loggingOn enables every category but the per-call trace, which would
      * flood a log at one line per step. FMI 2.0 only calls that "debug
      * logging", so its error messages are on even without it. */
@@ -573,6 +575,25 @@ model_status instance_get(model_instance *inst, const char *function, const uint
                           size_t n, model_type type, void *values)
 {
     update_if_dirty(inst);
+    if (type == MODEL_FLOAT64) { /* the hot path of every co-simulation step */
+        double *out = values;
+        size_t k = 0; /* values written: an array writes all its elements */
+        for (size_t i = 0; i < n; i++) {
+            const model_variable *v = lookup(inst, function, vr[i], type);
+            if (!v)
+                return MODEL_ERROR;
+            if (v->causality == MODEL_INDEPENDENT) {
+                out[k++] = inst->time;
+            } else if (!v->dimensions[0]) {
+                out[k++] = *(const double *)(inst->data + v->offset);
+            } else {
+                size_t count = model_value_count(inst, v);
+                memcpy(out + k, inst->data + v->offset, count * sizeof *out);
+                k += count;
+            }
+        }
+        return MODEL_OK;
+    }
     const size_t size = type_size(type);
     unsigned char *out = values;
     size_t k = 0; /* values written: an array writes all its elements */
@@ -626,6 +647,8 @@ static bool settable(model_instance *inst, const char *function, const model_var
 size_t instance_value_count(model_instance *inst, const uint32_t vr[], size_t n)
 {
     const model_def *m = inst->model;
+    if (!inst->has_arrays) /* every variable a scalar: skip the walk on the step path */
+        return n;
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += vr[i] < m->variable_count ? model_value_count(inst, &m->variables[vr[i]]) : 1;
@@ -662,8 +685,10 @@ model_status instance_set(model_instance *inst, const char *function, const uint
             if (!model_set_string(inst, (char **)(inst->data + v->offset),
                                   ((const char *const *)values)[k++]))
                 return instance_error(inst, "%s: out of memory copying %s", function, v->name);
+        } else if (!v->dimensions[0]) {
+            memcpy(inst->data + v->offset, in + k++ * size, size);
         } else {
-            size_t count = v->dimensions[0] ? model_value_count(inst, v) : 1;
+            size_t count = model_value_count(inst, v);
             memcpy(inst->data + v->offset, in + k * size, count * size);
             k += count;
         }

@@ -53,6 +53,7 @@ struct model_instance {
      * fmi2LastSuccessfulTime, FMI 3.0 terminateSimulation/lastSuccessfulTime. */
     bool terminate_requested;
     bool discard_recoverable; /* the model's current step discards without asking to terminate */
+    bool has_arrays;          /* some variable is an FMI 3.0 array */
     double last_successful_time;
     uint32_t log_mask; /* bit c: category c enabled */
     unsigned char *data;
