@@ -361,6 +361,9 @@ static const rejection lenients[] = {
     {"FMI 3 input with initial exact (the Reference FMUs' Feedthrough)", 3,
      "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" variability=\"continuous\" initial=\"exact\" start=\"0\"/>",
      NULL, RTCOSIM_EFORMAT, "variable 'u': initial 'exact' is not allowed with causality 'input'"},
+    {"calculated parameter with initial exact (taken as approx)", 3,
+     "<Float64 name=\"c\" valueReference=\"1\" causality=\"calculatedParameter\" variability=\"fixed\" initial=\"exact\" start=\"2\"/>",
+     NULL, RTCOSIM_EFORMAT, "variable 'c': initial 'exact' is not allowed with causality 'calculatedParameter' and variability 'fixed'"},
     {"FMI 2 Enumeration without declaredType", 2,
      SV("name=\"e\" valueReference=\"1\" causality=\"parameter\" variability=\"fixed\"", "<Enumeration start=\"1\"/>"),
      NULL, RTCOSIM_EFORMAT, "variable 'e': Enumeration without declaredType"},
@@ -450,6 +453,29 @@ static void scheduled_execution_only_is_refused_clearly(void **state)
     rtcosim_error err;
     assert_int_equal(parse(xml, &md, &err), RTCOSIM_EUNSUPPORTED);
     assert_non_null(strstr(err.message, "supports only scheduled execution (FMI 3.0 chapter 5, clocks)"));
+}
+
+/* What a tolerated initial becomes: an input's is absent (the standard's
+ * default), a calculated parameter's approx, which keeps its start value. */
+static void tolerated_initial_takes_the_nearest_allowed_value(void **state)
+{
+    (void)state;
+    rtcosim_log_set_level(RTCOSIM_LOG_ERROR);
+    rtcosim_fmi_md *md;
+    rtcosim_error err;
+    assert_int_equal(parse(fmi3_doc("<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" initial=\"exact\" start=\"3\"/>"
+                                    "<Float64 name=\"c\" valueReference=\"2\" causality=\"calculatedParameter\" "
+                                    "variability=\"fixed\" initial=\"exact\" start=\"2\"/>",
+                                    NULL),
+                           &md, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(md->variables[0].initial, RTCOSIM_INITIAL_NONE);
+    assert_true(md->variables[0].has_start && md->variables[0].start.f64 == 3.0);
+    assert_int_equal(md->variables[1].initial, RTCOSIM_INITIAL_APPROX);
+    assert_true(md->variables[1].has_start && md->variables[1].start.f64 == 2.0);
+    assert_int_equal(md->warning_count, 2);
+    rtcosim_fmi_md_free(md);
+    rtcosim_log_set_level(RTCOSIM_LOG_WARNING);
 }
 
 static void valid_fragments_of_the_rejection_table_pass(void **state)
@@ -570,6 +596,7 @@ int main(void)
         cmocka_unit_test(every_validation_rule_rejects_with_the_variable_name),
         cmocka_unit_test(lenient_rules_warn_naming_the_variable_and_strict_refuses),
         cmocka_unit_test(bad_derivative_is_an_error_for_model_exchange),
+        cmocka_unit_test(tolerated_initial_takes_the_nearest_allowed_value),
         cmocka_unit_test(scheduled_execution_only_is_refused_clearly),
         cmocka_unit_test(valid_fragments_of_the_rejection_table_pass),
         cmocka_unit_test(unsupported_fmi_version_is_named),
