@@ -7,8 +7,9 @@
  * array only in part completes it from a shadow of the array's last known
  * values (start values, then every value set or got), since a get before a
  * set is not allowed in every state (FMI 3.0 section 2.3.1); String arrays,
- * whose pointers may be stale, are read back instead. Everything is sized at
- * load time: no allocation on the step path. */
+ * whose pointers may be stale, and arrays whose shadow an FMU state restore
+ * made unknown are read back instead. Everything is sized at load time: no
+ * allocation on the step path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,21 @@ struct rtcosim_fmi3_arrays {
     size_t value_capacity;    /* in values (8 bytes each) */
     size_t *offset;           /* per array: where its values start in `values` */
     uint64_t *seen;           /* per array: stamp of the batch that named it */
+    bool *stale;              /* per array: shadow unknown (after an FMU state restore) */
     unsigned char *shadow;    /* per element: last known value (8 bytes each) */
     uint64_t stamp;
+    size_t array_count;
 };
 
 enum { SLOT = 8 }; /* bytes per value slot: every direct type fits */
+
+/* count values packed at `size` bytes into slots of SLOT bytes. */
+static void memcpy_elements(unsigned char *slots, const unsigned char *packed, size_t count,
+                            size_t size)
+{
+    for (size_t e = 0; e < count; e++)
+        memcpy(slots + e * SLOT, packed + e * size, size);
+}
 
 static size_t array_of(const rtcosim_fmi_md *md, uint32_t vr)
 {
@@ -86,6 +97,7 @@ rtcosim_status rtcosim_fmi3_arrays_prepare(rtcosim_fmu *f, rtcosim_error *err)
     if (!a)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     f->arrays = a;
+    a->array_count = md->array_count;
     a->capacity = md->variable_count ? md->variable_count : 1;
     /* A chunk names at most `capacity` scalars or arrays: at most every
      * scalar once and every array whole. */
@@ -96,7 +108,9 @@ rtcosim_status rtcosim_fmi3_arrays_prepare(rtcosim_fmu *f, rtcosim_error *err)
     a->offset = calloc(md->array_count, sizeof *a->offset);
     a->seen = calloc(md->array_count, sizeof *a->seen);
     a->shadow = calloc(elements ? elements : 1, SLOT);
-    if (!a->request || !a->source || !a->values || !a->offset || !a->seen || !a->shadow)
+    a->stale = calloc(md->array_count, sizeof *a->stale);
+    if (!a->request || !a->source || !a->values || !a->offset || !a->seen || !a->shadow ||
+        !a->stale)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     for (size_t k = 0; k < md->array_count; k++) {
         const rtcosim_fmi_md_array *arr = &md->arrays[k];
@@ -120,7 +134,26 @@ void rtcosim_fmi3_arrays_free(struct rtcosim_fmi3_arrays *a)
     free(a->offset);
     free(a->seen);
     free(a->shadow);
+    free(a->stale);
     free(a);
+}
+
+void rtcosim_fmi3_arrays_invalidate(struct rtcosim_fmi3_arrays *a)
+{
+    for (size_t k = 0; k < a->array_count; k++)
+        a->stale[k] = true;
+}
+
+/* The shadow of every array the current batch names, from the values an FMI
+ * get just returned (whole arrays); no longer stale. */
+static void refresh_shadow(const rtcosim_fmi_md *md, struct rtcosim_fmi3_arrays *a, size_t size)
+{
+    for (size_t k = 0; k < md->array_count; k++)
+        if (a->seen[k] == a->stamp) {
+            memcpy_elements(a->shadow + (md->arrays[k].first_vr - md->element_vr_base) * SLOT,
+                            a->values + a->offset[k] * size, md->arrays[k].count, size);
+            a->stale[k] = false;
+        }
 }
 
 /* Lay out one chunk: the FMI references in first-appearance order, each
@@ -177,10 +210,8 @@ rtcosim_status rtcosim_fmi3_array_get(rtcosim_fmu *f, rtcosim_type type, const u
         /* Values packed by the FMU at `size` bytes each; scatter them. */
         for (size_t i = 0; i < chunk; i++)
             memcpy((unsigned char *)values + (done + i) * size, a->values + a->source[i] * size, size);
-        for (size_t i = 0; i < chunk; i++)
-            if (is_element(md, vrs[done + i]))
-                memcpy(a->shadow + (vrs[done + i] - md->element_vr_base) * SLOT,
-                       (unsigned char *)values + (done + i) * size, size);
+        if (type != RTCOSIM_TYPE_STRING)
+            refresh_shadow(md, a, size);
         done += chunk;
     }
     return rtcosim_fmu_status(f, s, name ? name : "fmi3Get", NAN, err);
@@ -199,15 +230,21 @@ rtcosim_status rtcosim_fmi3_array_set(rtcosim_fmu *f, rtcosim_type type, const u
         size_t m = plan(f, vrs + done, chunk, &nv);
         /* Arrays first from the shadow (the elements the batch leaves out
          * keep their last known values), then the batch's own values.
-         * Strings are pointers whose owners may have freed them since: those
-         * arrays are read from the FMU instead (one more call). */
+         * Strings are pointers whose owners may have freed them since, and a
+         * shadow is unknown after an FMU state restore: those arrays are read
+         * from the FMU instead (one more call). */
         fmi3Status cs;
-        if (type == RTCOSIM_TYPE_STRING) {
+        bool stale = type == RTCOSIM_TYPE_STRING;
+        for (size_t k = 0; k < md->array_count && !stale; k++)
+            stale = a->seen[k] == a->stamp && a->stale[k];
+        if (stale) {
             if (!rtcosim_fmi3_direct_call(f, false, type, a->request, m, a->values, nv, &name, &cs))
                 return name ? rtcosim_fmu_lacks(f, name, err) : rtcosim_fmu_wrong_type(f, type, err);
             RTCOSIM_FMU_TRACE(f, name, cs, "nValueReferences=%zu, nValues=%zu (arrays whole)", m, nv);
             if (cs > fmi3Warning)
                 return rtcosim_fmu_status(f, cs, name, NAN, err);
+            if (type != RTCOSIM_TYPE_STRING)
+                refresh_shadow(md, a, size);
         } else {
             for (size_t k = 0; k < md->array_count; k++)
                 if (a->seen[k] == a->stamp)

@@ -408,6 +408,8 @@ static rtcosim_status fmi3_set_state(void *self, rtcosim_state state, rtcosim_er
     rtcosim_fmu *f = self;
     fmi3Status s = f->fmi3.fmi3SetFMUState(f->instance, state);
     RTCOSIM_FMU_TRACE(f, "fmi3SetFMUState", s, "%p", state);
+    if (f->arrays)
+        rtcosim_fmi3_arrays_invalidate(f->arrays); /* the FMU's arrays went back in time */
     return rtcosim_fmu_status(f, s, "fmi3SetFMUState", NO_TIME, err);
 }
 

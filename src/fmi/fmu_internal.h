@@ -142,6 +142,8 @@ bool rtcosim_fmi3_direct_call(rtcosim_fmu *f, bool set, rtcosim_type type, const
  * names array elements; get/set of such a batch, whole arrays in one call. */
 rtcosim_status rtcosim_fmi3_arrays_prepare(rtcosim_fmu *f, rtcosim_error *err);
 void rtcosim_fmi3_arrays_free(struct rtcosim_fmi3_arrays *a);
+/* After fmi3SetFMUState: the shadow no longer knows the arrays' values. */
+void rtcosim_fmi3_arrays_invalidate(struct rtcosim_fmi3_arrays *a);
 bool rtcosim_fmi3_has_elements(const rtcosim_fmu *f, const uint32_t *vrs, size_t n);
 rtcosim_status rtcosim_fmi3_array_get(rtcosim_fmu *f, rtcosim_type type, const uint32_t *vrs,
                                       size_t n, void *values, rtcosim_error *err);
