@@ -153,6 +153,13 @@ struct rtcosim_master {
  * between the master's files do not go through the PLT on the hot path. */
 #pragma GCC visibility push(hidden)
 
+/* master.c: helpers shared with init.c. */
+bool master_grow(void **array, size_t *cap, size_t need, size_t elem);
+rtcosim_status master_oom(rtcosim_error *err);
+rtcosim_status master_after_init(const rtcosim_master *m, const char *call, rtcosim_error *err);
+const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size_t var);
+rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err);
+
 /* order.c: dependency order and algebraic loop detection. */
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input);
 rtcosim_status master_resolve_order(rtcosim_master *m, rtcosim_error *err);
