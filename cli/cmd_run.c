@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
@@ -39,7 +40,12 @@ static void usage(FILE *out)
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
             "  --log-level L           error | warning | info | debug | trace\n"
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
-            "                          simulated interval, speed, estimated time left)\n\n"
+            "                          simulated interval, speed, estimated time left)\n"
+            "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help)\n\n"
+            "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
+            "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
+            "last time every component reached, the summary names the component, exit code 0.\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
             "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
@@ -101,6 +107,7 @@ typedef struct run_args {
     bool has_start, has_stop, has_interval;
     rtcosim_time_ns start, stop, interval;
     rtcosim_system_build_options build;
+    rtcosim_fmu_options fmu_options; /* build.fmu points here when given */
     const char **parameter_sets;
     size_t parameter_set_count;
     const char **start_names, **start_values;
@@ -133,6 +140,11 @@ static int parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
             a->quiet = true;
+            continue;
+        }
+        if (strcmp(opt, "--strict") == 0) {
+            a->fmu_options.strict = true;
+            a->build.fmu = &a->fmu_options;
             continue;
         }
         if (strcmp(opt, "--real-time") == 0 || strcmp(opt, "--virtual-clock") == 0 ||
@@ -506,6 +518,13 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    const char *ended_by = NULL;
+    bool on_discard = false;
+    if (rtcosim_master_terminated(m, &ended_by, &on_discard) &&
+        rtcosim_master_time(m) < stop)
+        printf("ended at %.9g s, before the stop time %.9g s: component '%s' asked to terminate%s\n",
+               rtcosim_time_to_seconds(rtcosim_master_time(m)), rtcosim_time_to_seconds(stop),
+               ended_by, on_discard ? " after discarding its step (FMI Discard)" : "");
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)stats.rows_written, out.count, a->output_file);

@@ -65,6 +65,10 @@ typedef struct rtcosim_simulate_result {
     uint64_t steps;                /* completed do_step calls */
     rtcosim_time_ns end_time;      /* time the run reached */
     bool terminated_by_component;  /* the component asked to stop before stop_time */
+    /* ... by discarding a step and asking to terminate (FMI 2.0 fmi2Discard
+     * with fmi2Terminated, FMI 3.0 fmi3Discard with terminateSimulation): the
+     * run ended normally at the last successful time (end_time). */
+    bool terminated_on_discard;
     uint64_t rows_written;         /* result rows in the file */
     size_t output_count;           /* recorded variables */
     /* Optional, set by the caller: receives the last recorded values (up to
@@ -90,8 +94,9 @@ void rtcosim_simulate_defaults(const rtcosim_component *c, rtcosim_simulate_opti
 rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_options *opts,
                                 rtcosim_simulate_result *result, rtcosim_error *err);
 
-/* The variables a run records: the named ones (error naming an unknown one),
- * or with count 0 every output (ModelStructure outputs for FMUs). Writes up
+/* The variables a run records: the named ones (error naming an unknown one;
+ * the name of a whole FMI 3.0 array records each element), or with count 0
+ * every output (ModelStructure outputs for FMUs). Writes up
  * to capacity pointers into out and the total number into *found. */
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,
