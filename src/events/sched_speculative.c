@@ -344,6 +344,7 @@ static void gvt_step(spec_thread *th)
         th->color = (unsigned)(e & 1u);
         th->min_red = RTCOSIM_TIME_MAX;
         atomic_store_explicit(&sh->pub[me].ack_epoch, e, memory_order_release);
+        wake_all(sh); /* a thread waiting for every ack may sleep */
     }
     if (e == 0)
         return;
@@ -364,6 +365,7 @@ static void gvt_step(spec_thread *th)
             local = th->min_red;
         atomic_store_explicit(&sh->pub[me].report, local, memory_order_relaxed);
         atomic_store_explicit(&sh->pub[me].report_epoch, e, memory_order_release);
+        wake_all(sh);
     }
     if (atomic_load_explicit(&sh->gvt_epoch, memory_order_acquire) == e)
         return;
@@ -483,8 +485,10 @@ static void thread_loop(spec_thread *th)
             n++;
         }
         th->since_gvt += n;
-        if (n < BATCH_EVENTS || th->since_gvt >= GVT_INTERVAL) {
-            /* blocked (or a while since the last GVT): ask for a fresher GVT */
+        if (n < BATCH_EVENTS || th->since_gvt >= GVT_INTERVAL ||
+            bound - gvt < 2 * (w->heap.count ? w->heap.entries[0].time - gvt : 0)) {
+            /* blocked, or half way to the bound, or a while since the last
+             * GVT: ask for a fresher one */
             start_epoch(sh);
             th->since_gvt = 0;
         }
