@@ -188,6 +188,25 @@ rtcosim_status rtcosim_events_add_link(rtcosim_events *sim, rtcosim_lp_id src, r
 rtcosim_status rtcosim_events_link_all(rtcosim_events *sim, rtcosim_time_ns lookahead,
                                        rtcosim_error *err);
 
+/* Declare a predictable input stream: the events of `type` that src sends
+ * to dst carry `width` (1..8) doubles as their whole payload, one event per
+ * instant (a sampled signal: a plant's outputs, an ECU's actuations). Under
+ * the speculative scheduler dst does not wait for them: it predicts the next
+ * event's values and time from the stream's past (least squares, see
+ * rtcosim/speculate.h) and processes the prediction. When the real event
+ * x[n] arrives after its prediction was processed, the scheme of the
+ * speculate module decides: the steps n .. n+m-1 whose cumulative error stays
+ * within the run's threshold Tc are kept, dst rolls back only to the
+ * prediction n+m, and the predictions after it are corrected (distributed
+ * correction). A real event at another time than predicted rolls back to the
+ * earlier of the two. With Tc = 0 only bit-identical predictions are kept, so
+ * results equal the sequential scheduler's. value_scale: width positive
+ * weights of the error of each value (NULL: all 1). Other schedulers ignore
+ * it. */
+rtcosim_status rtcosim_events_add_prediction(rtcosim_events *sim, rtcosim_lp_id src,
+                                             rtcosim_lp_id dst, uint16_t type, size_t width,
+                                             const double *value_scale, rtcosim_error *err);
+
 /* Run from start_time to stop_time. Can be called again after a run (the LPs
  * start afresh: the caller resets model state). */
 rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options *options,

@@ -571,6 +571,16 @@ rtcosim_status rtcosim_ecu_connect(rtcosim_ecu *ecu, rtcosim_error *err)
             st = rtcosim_events_add_link(ecu->sim, ecu->lp, ecu->plant->lp, delay, err);
         if (st == RTCOSIM_OK)
             st = rtcosim_events_add_link(ecu->sim, ecu->plant->lp, ecu->lp, ecu->plant->step, err);
+        /* sampled signals both ways: the speculative scheduler may predict
+         * them (the ECU its sensors, the plant its actuators) instead of
+         * waiting for the other side */
+        if (st == RTCOSIM_OK && ecu->config.sensor_count)
+            st = rtcosim_events_add_prediction(ecu->sim, ecu->plant->lp, ecu->lp, ECU_EVENT_SENSOR,
+                                               ecu->config.sensor_count, NULL, err);
+        if (st == RTCOSIM_OK && ecu->config.actuator_count)
+            st = rtcosim_events_add_prediction(ecu->sim, ecu->lp, ecu->plant->lp,
+                                               PLANT_EVENT_ACTUATE, ecu->config.actuator_count,
+                                               NULL, err);
     }
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);

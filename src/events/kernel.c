@@ -57,6 +57,7 @@ void rtcosim_events_free(rtcosim_events *sim)
         free(lp);
     }
     free(sim->lps);
+    free(sim->predictions);
     free(sim->diagnosis);
     free(sim);
 }

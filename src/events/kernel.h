@@ -96,6 +96,8 @@ struct rtcosim_events {
     _Atomic uint32_t sleepers; /* threads asleep on epoch */
     _Atomic int64_t epoch_changed_at; /* monotonic ns of a bump seen by sleepers */
     struct spec_shared *spec; /* speculative scheduler's shared state */
+    struct spec_prediction_decl *predictions; /* rtcosim_events_add_prediction */
+    size_t prediction_count;
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */

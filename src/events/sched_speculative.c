@@ -51,7 +51,7 @@ typedef struct spec_ring {
 /* What each thread publishes for GVT, on a cache line of its own. */
 typedef struct spec_pub {
     _Alignas(64) _Atomic uint64_t ack_epoch, report_epoch;
-    _Atomic rtcosim_time_ns report;
+    _Atomic rtcosim_time_ns report, report_pred;
     _Atomic uint64_t sent[2], recv[2];
 } spec_pub;
 
@@ -60,7 +60,7 @@ typedef struct spec_shared {
     spec_ring *rings; /* s -> t at s * T + t */
     spec_pub *pub;
     _Alignas(64) _Atomic uint64_t epoch, gvt_epoch;
-    _Atomic rtcosim_time_ns gvt;
+    _Atomic rtcosim_time_ns gvt, gvt_real; /* gvt_real: without unconfirmed predictions */
     _Atomic int abort_run;
     _Alignas(64) _Atomic uint32_t wake;
     _Atomic uint32_t sleepers;
@@ -77,11 +77,12 @@ typedef struct spec_thread {
     size_t inbox_count, inbox_cap;
     size_t *ring_tail; /* producer side, unpublished */
     uint64_t epoch, sent[2], recv[2];
-    rtcosim_time_ns min_red, fossil_gvt;
+    rtcosim_time_ns min_red, fossil_gvt, fossil_real;
     unsigned color;
     uint64_t since_gvt, gvt_rounds;
     rtcosim_lp_id *lps; /* the LPs of this thread */
     size_t lp_count;
+    bool streams; /* some of them have predicted input streams */
 } spec_thread;
 
 static inline void cpu_relax(void)
@@ -218,8 +219,8 @@ static unsigned depth_bin(uint64_t n)
 
 /* Undo the LP's processed events that sort after `key` (and `key` itself when
  * `inclusive`, which then is freed instead of queued again). */
-static rtcosim_status rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key,
-                               bool inclusive, rtcosim_error *err)
+rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key,
+                             bool inclusive, rtcosim_error *err)
 {
     spec_lp *s = lp->spec;
     worker *w = th->w;
@@ -263,23 +264,40 @@ static rtcosim_status rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *k
     return st != RTCOSIM_OK ? st : rs;
 }
 
+event_pool *spec_pool(spec_thread *th) { return &th->w->pool; }
+
 /* An event for an LP of this thread: a straggler rolls the LP back first. */
-static rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
+rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
 {
     rtcosim_lp *lp = th->w->sim->lps[ev->dst];
     spec_lp *s = lp->spec;
     rtcosim_status st = RTCOSIM_OK;
     if (s->count && event_before(ev, spec_last(s)->ev))
-        st = rollback(th, lp, ev, false, err);
+        st = spec_rollback(th, lp, ev, false, err);
     if (!event_heap_push(&th->w->heap, ev) && st == RTCOSIM_OK)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
     return st;
 }
 
+/* A real event for an LP of this thread: a predicted stream's event goes to
+ * the stream (spec_predict.c), any other is queued. */
+static rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
+{
+    rtcosim_lp *lp = th->w->sim->lps[ev->dst];
+    if (lp->spec->stream_count) {
+        struct spec_stream *s = spec_predict_stream_of(lp, ev);
+        if (s)
+            return spec_predict_arrive(th, lp, s, ev, err);
+    }
+    return spec_enqueue(th, ev, err);
+}
+
 static rtcosim_status cancel_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
 {
+    if (ev->reserved_ & EV_STREAM)
+        return spec_predict_cancel(th, th->w->sim->lps[ev->dst], ev, err);
     if (ev->reserved_ & EV_PROCESSED)
-        return rollback(th, th->w->sim->lps[ev->dst], ev, true, err);
+        return spec_rollback(th, th->w->sim->lps[ev->dst], ev, true, err);
     ev->reserved_ |= EV_CANCELLED; /* freed when it reaches the top of the queue */
     return RTCOSIM_OK;
 }
@@ -360,24 +378,38 @@ static void gvt_step(spec_thread *th)
             recv += atomic_load_explicit(&sh->pub[s].recv[white], memory_order_acquire);
         if (sent != recv)
             return; /* white messages still in flight */
-        rtcosim_time_ns local = event_heap_min_time(&th->w->heap);
+        rtcosim_time_ns local = event_heap_min_time(&th->w->heap), pred = RTCOSIM_TIME_MAX;
         if (th->min_red < local)
             local = th->min_red;
+        for (size_t i = 0; th->streams && i < th->lp_count; i++) {
+            rtcosim_time_ns u = spec_predict_unconfirmed(th->w->sim->lps[th->lps[i]]);
+            if (u < pred)
+                pred = u;
+        }
         atomic_store_explicit(&sh->pub[me].report, local, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report_pred, pred, memory_order_relaxed);
         atomic_store_explicit(&sh->pub[me].report_epoch, e, memory_order_release);
         wake_all(sh);
     }
     if (atomic_load_explicit(&sh->gvt_epoch, memory_order_acquire) == e)
         return;
-    rtcosim_time_ns g = RTCOSIM_TIME_MAX;
+    rtcosim_time_ns g = RTCOSIM_TIME_MAX, real = RTCOSIM_TIME_MAX;
     for (unsigned s = 0; s < T; s++) {
         if (atomic_load_explicit(&sh->pub[s].report_epoch, memory_order_acquire) != e)
             return;
         rtcosim_time_ns r = atomic_load_explicit(&sh->pub[s].report, memory_order_relaxed);
-        if (r < g)
-            g = r;
+        rtcosim_time_ns p = atomic_load_explicit(&sh->pub[s].report_pred, memory_order_relaxed);
+        if (r < real)
+            real = r;
+        if (p < g)
+            g = p;
     }
-    rtcosim_time_ns old = atomic_load(&sh->gvt);
+    if (real < g)
+        g = real;
+    rtcosim_time_ns old = atomic_load(&sh->gvt_real);
+    while (real > old && !atomic_compare_exchange_weak(&sh->gvt_real, &old, real)) {
+    }
+    old = atomic_load(&sh->gvt);
     while (g > old && !atomic_compare_exchange_weak(&sh->gvt, &old, g)) {
     }
     uint64_t prev = e - 1;
@@ -395,11 +427,20 @@ static void start_epoch(spec_shared *sh)
 }
 
 /* Free what is committed: records and events below GVT. */
-static void fossil_collect(spec_thread *th, rtcosim_time_ns gvt)
+static void fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real)
 {
     rtcosim_events *sim = th->w->sim;
     for (size_t i = 0; i < th->lp_count; i++) {
         spec_lp *s = sim->lps[th->lps[i]]->spec;
+        if (s->stream_count && gvt < RTCOSIM_TIME_MAX) {
+            rtcosim_status st = spec_predict_gvt(th, sim->lps[th->lps[i]], gvt_real, gvt,
+                                                 &th->w->err);
+            if (st != RTCOSIM_OK)
+                fail(th, st);
+            st = drain_cancels(th, &th->w->err);
+            if (st != RTCOSIM_OK)
+                fail(th, st);
+        }
         while (s->count && spec_first(s)->ev->time < gvt) {
             event_pool_put(&th->w->pool, spec_first(s)->ev);
             s->head = (s->head + 1) & (s->cap - 1);
@@ -407,6 +448,7 @@ static void fossil_collect(spec_thread *th, rtcosim_time_ns gvt)
         }
     }
     th->fossil_gvt = gvt;
+    th->fossil_real = gvt_real;
 }
 
 /* ---- the thread loop ---- */
@@ -424,6 +466,8 @@ static rtcosim_status process_one(spec_thread *th, rtcosim_event *ev, rtcosim_er
     rtcosim_status st = kernel_process(lp, ev, err);
     th->cur = NULL;
     th->w->events++;
+    if (st == RTCOSIM_OK && (ev->reserved_ & EV_PREDICTED))
+        st = spec_predict_processed(th, lp, ev, err);
     if (st == RTCOSIM_OK)
         st = drain_cancels(th, err);
     return st;
@@ -464,8 +508,11 @@ static void thread_loop(spec_thread *th)
         rtcosim_time_ns gvt = atomic_load_explicit(&sh->gvt, memory_order_acquire);
         if (gvt > sim->stop)
             return; /* everything up to the stop time is committed */
-        if (gvt > th->fossil_gvt)
-            fossil_collect(th, gvt);
+        rtcosim_time_ns gvt_real = atomic_load_explicit(&sh->gvt_real, memory_order_acquire);
+        if (gvt > th->fossil_gvt || gvt_real > th->fossil_real)
+            fossil_collect(th, gvt, gvt_real);
+        if (w->failed)
+            return;
         rtcosim_time_ns bound = gvt > RTCOSIM_TIME_MAX - sh->max_ahead ? RTCOSIM_TIME_MAX
                                                                         : gvt + sh->max_ahead;
         unsigned n = 0;
@@ -536,8 +583,12 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         return st;
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
         st = spec_table_init(sim->lps[i], err);
-    if (st != RTCOSIM_OK)
+    if (st == RTCOSIM_OK)
+        st = spec_predict_setup(sim, o->threshold, err);
+    if (st != RTCOSIM_OK) {
+        spec_predict_teardown(sim);
         return st;
+    }
     spec_shared sh = {.threads = T};
     sh.max_ahead = o->max_ahead ? o->max_ahead : default_max_ahead(sim);
     sim->worker_count = T;
@@ -565,6 +616,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         ths[t].sh = &sh;
         ths[t].min_red = RTCOSIM_TIME_MAX;
         ths[t].fossil_gvt = o->start_time;
+        ths[t].fossil_real = o->start_time;
         ths[t].ring_tail = calloc(T, sizeof *ths[t].ring_tail);
         ths[t].lps = malloc((sim->lp_count + 1) * sizeof *ths[t].lps);
         memset(&sh.pub[t], 0, sizeof sh.pub[t]);
@@ -578,6 +630,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     atomic_init(&sh.epoch, 0);
     atomic_init(&sh.gvt_epoch, 0);
     atomic_init(&sh.gvt, o->start_time);
+    atomic_init(&sh.gvt_real, o->start_time);
     atomic_init(&sh.abort_run, 0);
     atomic_init(&sh.wake, 0);
     atomic_init(&sh.sleepers, 0);
@@ -587,6 +640,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         lp->worker = &sim->workers[lp->thread];
         spec_thread *th = &ths[lp->thread];
         th->lps[th->lp_count++] = lp->id;
+        th->streams |= lp->spec->stream_count > 0;
     }
     sim->route = ROUTE_SPECULATIVE;
     st = kernel_init_lps(sim, err);
@@ -629,8 +683,9 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     }
 done:
     sim->spec = NULL;
+    spec_predict_teardown(sim);
     for (unsigned t = 0; ok && t < T; t++)
-        fossil_collect(&ths[t], RTCOSIM_TIME_MAX);
+        fossil_collect(&ths[t], RTCOSIM_TIME_MAX, RTCOSIM_TIME_MAX);
     for (unsigned t = 0; sim->workers && t < T; t++) {
         event_heap_free(&sim->workers[t].heap);
         event_pool_free(&sim->workers[t].pool);

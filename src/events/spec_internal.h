@@ -11,7 +11,21 @@ enum {
     EV_PROCESSED = 1u, /* in its LP's rollback table */
     EV_CANCELLED = 2u, /* an anti-message annihilated it: freed when popped */
     EV_PREDICTED = 4u, /* made by a predicted stream, not sent by an LP */
+    EV_STREAM = 8u,    /* a real event of a predicted stream, in its history */
+    EV_ABSORBED = 16u, /* ... whose prediction was kept: not processed, owned by the stream */
 };
+
+#define SPEC_STREAM_WIDTH_MAX (RTCOSIM_EVENT_PAYLOAD_MAX / (int)sizeof(double))
+
+/* A declared predictable stream (rtcosim_events_add_prediction). */
+typedef struct spec_prediction_decl {
+    rtcosim_lp_id src, dst;
+    uint16_t type;
+    size_t width;
+    double scale[SPEC_STREAM_WIDTH_MAX];
+} spec_prediction_decl;
+
+typedef struct spec_thread spec_thread;
 
 /* Rollbacks by the number of events undone: 1, 2-3, 4-7, ..., >= 128. */
 #define SPEC_DEPTH_BINS RTCOSIM_SPEC_DEPTH_BINS
@@ -51,6 +65,36 @@ static inline spec_record *spec_last(spec_lp *s)
     return &s->rec[(s->head + s->count - 1) & (s->cap - 1)];
 }
 static inline spec_record *spec_first(spec_lp *s) { return &s->rec[s->head]; }
+
+/* sched_speculative.c, for spec_predict.c */
+rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key, bool inclusive,
+                             rtcosim_error *err);
+/* Queue an event for an LP of this thread (a straggler rolls it back). */
+rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *err);
+event_pool *spec_pool(spec_thread *th);
+
+/* spec_predict.c */
+rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold, rtcosim_error *err);
+/* After the run: free the streams' predictors and the events they own. */
+void spec_predict_teardown(rtcosim_events *sim);
+struct spec_stream *spec_predict_stream_of(const rtcosim_lp *lp, const rtcosim_event *ev);
+/* A real event of the stream arrives (instead of being queued). */
+rtcosim_status spec_predict_arrive(spec_thread *th, rtcosim_lp *lp, struct spec_stream *s,
+                                   rtcosim_event *ev, rtcosim_error *err);
+/* An anti-message for a real event of the stream (flag EV_STREAM). */
+rtcosim_status spec_predict_cancel(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
+                                   rtcosim_error *err);
+/* A predicted event was processed: predict the next one. */
+rtcosim_status spec_predict_processed(spec_thread *th, rtcosim_lp *lp, const rtcosim_event *ev,
+                                      rtcosim_error *err);
+/* Earliest processed or queued prediction not yet confirmed by its real
+ * event (GVT may not pass it), RTCOSIM_TIME_MAX for none. */
+rtcosim_time_ns spec_predict_unconfirmed(const rtcosim_lp *lp);
+/* After a new GVT: withdraw predictions earlier than what any real event
+ * can still be (gvt_real: GVT of the real events alone), free history below
+ * gvt. */
+rtcosim_status spec_predict_gvt(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns gvt_real,
+                                rtcosim_time_ns gvt, rtcosim_error *err);
 
 /* spec_table.c */
 /* Append a record for `ev` with the LP's kernel state and a snapshot of its
