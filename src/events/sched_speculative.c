@@ -36,7 +36,7 @@
 
 enum {
     RING_CAPACITY = 1 << 14,
-    BATCH_EVENTS = 64,       /* events between looks at the rings */
+    BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
     GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
 };
 
