@@ -468,6 +468,9 @@ static rtcosim_status process_one(spec_thread *th, rtcosim_event *ev, rtcosim_er
     th->w->events++;
     if (st == RTCOSIM_OK && (ev->reserved_ & EV_PREDICTED))
         st = spec_predict_processed(th, lp, ev, err);
+    /* what it sent to other threads goes out now, not after the batch: a
+     * receiver that gets it late has to roll back */
+    publish_rings(th);
     if (st == RTCOSIM_OK)
         st = drain_cancels(th, err);
     return st;

@@ -4,7 +4,10 @@
  * (B runs ahead until A, on the other thread, sends into B's past: B rolls
  * back, its sends to C are cancelled and C rolls back too; the re-executed
  * events reproduce the sequential history exactly), the optimism bound, and
- * the refusal of a model that cannot save its state. */
+ * a predicted stream run through the scheme (exact at Tc = 0, kept with a
+ * bounded, reported error at Tc > 0), and the refusal of a model that cannot
+ * save its state. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -255,6 +258,113 @@ static void optimism_is_bounded_by_max_ahead(void **state)
     rtcosim_events_free(sim);
 }
 
+/* ---- a predicted stream: S (thread 0) samples a ramp every 1 ms and sends
+ * it to R (thread 1) 1 ms later; the 11th sample is off the ramp by 0.5, and
+ * S sends it only once R has run ahead on predictions past it ---- */
+
+typedef struct stream_lp {
+    int role; /* 0 S, 1 R */
+    double sum;
+    uint64_t count, hash;
+} stream_lp;
+
+static _Atomic rtcosim_time_ns stream_r_max;
+static bool stream_wait;
+
+static rtcosim_status stream_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    stream_lp *t = state;
+    return t->role == 0 ? rtcosim_lp_send(lp, 0, 0, 1, 0, NULL, 0, err) : RTCOSIM_OK;
+}
+
+static rtcosim_status stream_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                   rtcosim_error *err)
+{
+    stream_lp *t = state;
+    rtcosim_time_ns now = rtcosim_lp_now(lp);
+    if (t->role == 1) {
+        double v;
+        memcpy(&v, ev->payload, sizeof v);
+        t->sum += v;
+        t->count++;
+        t->hash = (t->hash ^ (uint64_t)ev->time) * UINT64_C(0x100000001B3);
+        if (now > atomic_load(&stream_r_max))
+            atomic_store(&stream_r_max, now);
+        return RTCOSIM_OK;
+    }
+    int64_t k = now / RTCOSIM_NS_PER_MS;
+    double v = 10.0 + (double)k + (k == 10 ? 0.5 : 0.0);
+    if (k == 10 && stream_wait) {
+        int64_t give_up = wall_ns() + 2000000000;
+        while (atomic_load(&stream_r_max) < 14 * RTCOSIM_NS_PER_MS && wall_ns() < give_up) {
+        }
+    }
+    rtcosim_status st = rtcosim_lp_send(lp, 1, RTCOSIM_NS_PER_MS, 7, 0, &v, sizeof v, err);
+    return st == RTCOSIM_OK ? rtcosim_lp_send(lp, 0, RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err) : st;
+}
+
+static const rtcosim_lp_model stream_model = {.kind = "stream", .init = stream_init,
+                                              .event = stream_event,
+                                              .state_size = sizeof(stream_lp)};
+
+static void predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above(void **state)
+{
+    (void)state;
+    stream_lp lps[2];
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    for (int i = 0; i < 2; i++) {
+        lps[i] = (stream_lp){.role = i};
+        assert_int_equal(rtcosim_events_add_lp(sim, i ? "R" : "S", &stream_model, &lps[i],
+                                               RTCOSIM_LP_NO_GROUP, NULL, &err), RTCOSIM_OK);
+    }
+    assert_int_equal(rtcosim_events_add_link(sim, 0, 1, RTCOSIM_NS_PER_MS, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_prediction(sim, 0, 1, 7, 1, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_prediction(sim, 0, 1, 7, 1, NULL, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_events_add_prediction(sim, 0, 1, 8, 9, NULL, &err), RTCOSIM_EINVAL);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 20 * RTCOSIM_NS_PER_MS};
+    stream_wait = false;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    stream_lp ref = lps[1];
+    /* samples 0..19 arrive at 1..20 ms: sum of 10 + k plus the 0.5 */
+    assert_int_equal(ref.count, 20);
+    assert_true(ref.sum == 20 * 10.0 + 190.0 + 0.5);
+    const double thresholds[2] = {0.0, 100.0};
+    for (int c = 0; c < 2; c++) {
+        lps[1] = (stream_lp){.role = 1};
+        lps[0] = (stream_lp){.role = 0};
+        atomic_store(&stream_r_max, 0);
+        stream_wait = true;
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = 2;
+        o.max_ahead = RTCOSIM_NS_PER_S;
+        o.threshold = thresholds[c];
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        rtcosim_lp_speculation r;
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &r, &err), RTCOSIM_OK);
+        assert_true(r.predicted >= 4); /* R ran to 14 ms on predictions */
+        assert_int_equal(lps[1].count, ref.count);
+        assert_true(lps[1].hash == ref.hash); /* a ramp's times are predicted exactly */
+        assert_true(r.error_max >= 0.5);      /* the prediction of sample 10 was off by 0.5 */
+        if (c == 0) {
+            /* exact: the wrong prediction was rolled back, the real value used */
+            assert_true(lps[1].sum == ref.sum);
+            assert_true(r.rollbacks >= 1);
+        } else {
+            /* every error within Tc: kept, no rollback; the result is off by
+             * at most the sum of the arrival errors */
+            assert_int_equal(r.rollbacks, 0);
+            assert_true(fabs(lps[1].sum - ref.sum) <=
+                        (double)r.predictions_checked * r.error_max + 1e-9);
+            assert_true(lps[1].sum != ref.sum);
+        }
+    }
+    rtcosim_events_free(sim);
+}
+
 static rtcosim_status plain_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
                                   rtcosim_error *err)
 {
@@ -288,6 +398,7 @@ int main(void)
         cmocka_unit_test(ecu_vehicle_is_bit_identical_to_conservative_at_1_and_2_threads),
         cmocka_unit_test(straggler_rolls_back_and_cancels_downstream_in_cascade),
         cmocka_unit_test(optimism_is_bounded_by_max_ahead),
+        cmocka_unit_test(predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above),
         cmocka_unit_test(model_without_state_saving_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
