@@ -21,7 +21,7 @@ static void usage(FILE *out)
             "  --threads N        worker threads of the conservative and speculative schedulers\n"
             "                     (default 2)\n"
             "  --max-ahead T      speculative: simulated seconds an LP may run past GVT\n"
-            "                     (default 64 x the smallest lookahead)\n"
+            "                     (default 256 x the smallest lookahead)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
             "                     rollback to the late event (default 0: exact, bit-identical)\n"
             "  --speculate-stats FILE  speculative: per-LP statistics as CSV\n"

@@ -132,7 +132,7 @@ typedef struct rtcosim_run_options {
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
     bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
     /* speculative only: how far past GVT an LP may run (simulated ns);
-     * 0 means 64 times the smallest positive link lookahead */
+     * 0 means 256 times the smallest positive link lookahead */
     rtcosim_time_ns max_ahead;
     /* speculative only: threshold Tc of the cumulative prediction error of a
      * predicted stream within which a late event does not roll back to its
