@@ -1,0 +1,474 @@
+/* The master's speculative run (issue 10): each component is a logical
+ * process on a worker thread that takes its producers' committed outputs as
+ * they come, predicts the ones not there yet, runs ahead up to the horizon,
+ * and on each real arrival keeps, rolls back (restoring its state from the
+ * rollback table) and corrects as the scheme of speculate.h says. An LP
+ * publishes an output only when the step that made it is committed (all its
+ * real inputs arrived and were accepted), so rollbacks stay local. The inputs
+ * are formed with the same arithmetic as the plain master (step.c), which
+ * makes threshold 0 bit-identical to rtcosim_master_run. */
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "master/speculate_internal.h"
+
+#define WAIT_SPINS 2000
+
+/* ---- progress notification ---- */
+
+static void notify(spec_run *run)
+{
+    atomic_fetch_add(&run->generation, 1);
+    if (atomic_load(&run->waiters)) {
+        pthread_mutex_lock(&run->lock);
+        pthread_cond_broadcast(&run->cond);
+        pthread_mutex_unlock(&run->lock);
+    }
+}
+
+/* Wait until the generation moves past `seen` (or the run failed). The
+ * waiter registers before its last look, the notifier bumps before it looks
+ * for waiters: one of them sees the other. */
+static void wait_progress(spec_run *run, uint_fast64_t seen)
+{
+    for (int i = 0; i < WAIT_SPINS; i++)
+        if (atomic_load_explicit(&run->generation, memory_order_acquire) != seen ||
+            atomic_load_explicit(&run->failed, memory_order_relaxed))
+            return;
+    pthread_mutex_lock(&run->lock);
+    atomic_fetch_add(&run->waiters, 1);
+    while (atomic_load(&run->generation) == seen && !atomic_load(&run->failed))
+        pthread_cond_wait(&run->cond, &run->lock);
+    atomic_fetch_sub(&run->waiters, 1);
+    pthread_mutex_unlock(&run->lock);
+}
+
+static void fail(spec_run *run, const rtcosim_error *err)
+{
+    pthread_mutex_lock(&run->lock);
+    if (!atomic_load(&run->failed)) {
+        run->error = *err;
+        run->status = err->status != RTCOSIM_OK ? err->status : RTCOSIM_ECOMPONENT;
+        atomic_store(&run->failed, true);
+    }
+    pthread_cond_broadcast(&run->cond);
+    pthread_mutex_unlock(&run->lock);
+    notify(run);
+}
+
+/* ---- values ---- */
+
+static unsigned char *ring_slot(const spec_lp *lp, uint64_t output)
+{
+    return lp->ring + (size_t)(output % lp->ring_cap) * lp->out_bytes;
+}
+
+static unsigned char *pending_slot(const spec_lp *lp, uint64_t step)
+{
+    return lp->pending + (size_t)(step % lp->pending_cap) * lp->out_bytes;
+}
+
+/* The exchanged sample of a Float64 connection at producer output k, as
+ * step.c's sample_value forms it. */
+static double sample_at(const spec_run *run, const master_connection *k, uint64_t output)
+{
+    const spec_lp *p = &run->lps[k->from];
+    double y;
+    memcpy(&y, ring_slot(p, output) + p->out_offset[RTCOSIM_TYPE_FLOAT64] + k->out_slot * sizeof y,
+           sizeof y);
+    return k->opts.has_transformation ? k->opts.factor * y + k->opts.offset : y;
+}
+
+static void copy_raw_at(const spec_run *run, const master_connection *k, uint64_t output)
+{
+    const spec_lp *p = &run->lps[k->from];
+    const size_t elem = rtcosim_type_size(k->type);
+    memcpy(run->m->comps[k->to].in[k->type].values + k->in_slot * elem,
+           ring_slot(p, output) + p->out_offset[k->type] + k->out_slot * elem, elem);
+}
+
+/* The input of a zero-order-hold connection without correction over a step
+ * of hs seconds from the sample y, in step.c's compute_inputs arithmetic:
+ * h (y + 0) is the estimate's integral, a black box gets its mean. */
+static inline double zoh_input(const master_component *mc, double y, double hs)
+{
+    const double correction = 0.0;
+    const double integral = hs * (y + 0.0);
+    return (mc->derivative_order >= 1 ? y : integral / hs) + correction;
+}
+
+static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
+{
+    for (unsigned i = 0; i < mc->in_type_count; i++) {
+        const unsigned t = mc->in_types[i];
+        rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs,
+                                                  mc->in[t].n, mc->in[t].values, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+/* ---- one LP ---- */
+
+static void count_rollback(spec_lp *lp, size_t depth)
+{
+    lp->stats.rollbacks++;
+    lp->stats.reexecuted_steps += depth;
+    size_t b = 0;
+    while (b + 1 < RTCOSIM_SPECULATION_DEPTH_BUCKETS && depth > rtcosim_speculation_depth_bucket_max(b))
+        b++;
+    lp->stats.rollback_depth[b]++;
+}
+
+/* Take in the producers' newly committed outputs; a speculating LP runs the
+ * scheme on each and rolls back when it says so. */
+static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
+{
+    bool progress = false;
+    for (size_t s = 0; s < lp->stream_count; s++) {
+        spec_stream *st = &lp->streams[s];
+        const uint64_t published = atomic_load(&run->lps[st->producer].published);
+        if (!st->predictor) {
+            progress = progress || st->arrived != published;
+            st->arrived = published;
+            continue;
+        }
+        for (; st->arrived < published; st->arrived++) {
+            const uint64_t k = st->arrived;
+            for (size_t i = 0; i < st->width; i++)
+                st->values[i] = sample_at(run, &run->m->conns[st->conns[i]], k);
+            const int64_t n = (int64_t)k - (int64_t)st->shift;
+            const size_t speculated =
+                n >= 0 && lp->executed > (uint64_t)n ? (size_t)(lp->executed - (uint64_t)n) : 0;
+            rtcosim_speculation_result r;
+            rtcosim_status status = rtcosim_predictor_arrive(
+                st->predictor, run->t0 + (rtcosim_time_ns)k * run->h, st->values, speculated,
+                run->threshold, &r, err);
+            if (status == RTCOSIM_OK && r.predicted && speculated > 0)
+                for (size_t i = 0; i < st->width; i++) {
+                    const double e = fabs(r.value_error[i]);
+                    lp->error_sum_sq += e * e;
+                    if (e > lp->stats.prediction_error_max)
+                        lp->stats.prediction_error_max = e;
+                    lp->stats.predicted_values++;
+                }
+            if (status == RTCOSIM_OK && r.rollback) {
+                const uint64_t to = (uint64_t)n + r.keep;
+                status = rtcosim_rollback_restore(lp->table, to, err);
+                lp->executed = to;
+                count_rollback(lp, r.speculated - r.keep);
+            }
+            if (status != RTCOSIM_OK) {
+                *failed = true;
+                return progress;
+            }
+            progress = true;
+        }
+    }
+    return progress;
+}
+
+/* Publish the outputs of the steps whose inputs have all arrived real and
+ * been accepted, as far as the ring has room (consumers and the observer
+ * release old outputs). */
+static bool lp_commit(spec_run *run, spec_lp *lp)
+{
+    uint64_t limit = lp->executed;
+    for (size_t s = 0; s < lp->stream_count; s++) {
+        const spec_stream *st = &lp->streams[s];
+        const uint64_t real = st->arrived >= st->shift ? st->arrived - st->shift : 0;
+        if (real < limit)
+            limit = real;
+    }
+    const uint64_t before = lp->committed;
+    while (lp->committed < limit) {
+        const uint64_t out = lp->committed + 1;
+        if (out >= lp->ring_cap) {
+            const uint64_t reused = out - lp->ring_cap;
+            if (reused >= atomic_load(&run->recorded))
+                break;
+            bool needed = false;
+            for (size_t c = 0; c < lp->consumer_count && !needed; c++)
+                needed = reused >= atomic_load(&run->lps[lp->consumers[c].lp].committed_shared) +
+                                       lp->consumers[c].shift;
+            if (needed)
+                break;
+        }
+        memcpy(ring_slot(lp, out), pending_slot(lp, lp->committed), lp->out_bytes);
+        lp->committed++;
+        lp->stats.committed_steps++;
+        atomic_store(&lp->committed_shared, lp->committed);
+        atomic_store(&lp->published, out + 1);
+    }
+    if (lp->committed == before)
+        return false;
+    if (lp->table)
+        rtcosim_rollback_commit_before(lp->table, lp->committed);
+    return true;
+}
+
+/* Execute the next step if its inputs are there, real or predicted. */
+static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
+{
+    if (lp->executed >= run->total || lp->executed - lp->committed >= lp->pending_cap)
+        return false;
+    rtcosim_master *m = run->m;
+    master_component *mc = &m->comps[lp->comp];
+    const uint64_t n = lp->executed;
+    const double hs = (double)run->h * 1e-9;
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    bool predicted = false;
+    for (size_t s = 0; s < lp->stream_count; s++) {
+        const spec_stream *st = &lp->streams[s];
+        const uint64_t j = n + st->shift;
+        /* A feedthrough LP (conservative) reads its outputs with the inputs
+         * of output n + 1 too. */
+        if (mc->feedthrough && n + st->refresh_shift >= st->arrived)
+            return false;
+        const double *guess = NULL;
+        if (j >= st->arrived) {
+            if (!st->predictor || !(guess = rtcosim_predictor_values_at(st->predictor, j)))
+                return false;
+            predicted = true;
+        }
+        for (size_t i = 0; i < st->count; i++) {
+            const master_connection *k = &m->conns[st->conns[i]];
+            if (i < st->width)
+                in[k->in_slot] = zoh_input(mc, guess ? guess[i] : sample_at(run, k, j), hs);
+            else
+                copy_raw_at(run, k, j);
+        }
+    }
+    const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)n * run->h;
+    rtcosim_status st = RTCOSIM_OK;
+    if (lp->table)
+        st = rtcosim_rollback_push(lp->table, n, t, in, NULL, err);
+    rtcosim_step_result result;
+    if (st == RTCOSIM_OK && (st = set_inputs(mc, err)) == RTCOSIM_OK)
+        st = rtcosim_component_do_step(mc->c, t, run->h, &result, err);
+    if (st == RTCOSIM_OK && mc->feedthrough) {
+        /* As step.c's refresh_inputs before a publication at t + h: the
+         * latest exchanged value of each input, unfiltered. */
+        for (size_t s = 0; s < lp->stream_count; s++) {
+            const spec_stream *sm = &lp->streams[s];
+            for (size_t i = 0; i < sm->count; i++) {
+                const master_connection *k = &m->conns[sm->conns[i]];
+                if (i < sm->width)
+                    in[k->in_slot] = sample_at(run, k, n + sm->refresh_shift);
+                else
+                    copy_raw_at(run, k, n + sm->refresh_shift);
+            }
+        }
+        st = set_inputs(mc, err);
+    }
+    unsigned char *slot = pending_slot(lp, n);
+    for (unsigned i = 0; st == RTCOSIM_OK && i < mc->out_type_count; i++) {
+        const unsigned ty = mc->out_types[i];
+        st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+                                   slot + lp->out_offset[ty], err);
+    }
+    if (st != RTCOSIM_OK) {
+        *failed = true;
+        return false;
+    }
+    lp->pending_speculative[n % lp->pending_cap] = predicted;
+    lp->stats.speculated_steps += predicted;
+    lp->executed++;
+    return true;
+}
+
+/* ---- the observer: committed outputs of every LP, in time order ---- */
+
+static bool record_ready(spec_run *run)
+{
+    const uint64_t k = atomic_load(&run->recorded);
+    if (k > run->total)
+        return false;
+    for (size_t l = 0; l < run->lp_count; l++)
+        if (atomic_load(&run->lps[l].published) <= k)
+            return false;
+    return true;
+}
+
+/* One thread at a time (the flag); after letting go it looks again, so that
+ * an output published while it held the flag is not left unrecorded. */
+static void try_record(spec_run *run)
+{
+    rtcosim_master *m = run->m;
+    while (record_ready(run) && !atomic_load(&run->failed)) {
+        if (atomic_flag_test_and_set(&run->recording))
+            return;
+        bool advanced = false;
+        while (record_ready(run) && !atomic_load(&run->failed)) {
+            const uint64_t k = atomic_load(&run->recorded);
+            /* The master's out batches are the recorder's alone during the
+             * run (LPs write their outputs to their own buffers). */
+            for (size_t l = 0; l < run->lp_count; l++) {
+                const spec_lp *lp = &run->lps[l];
+                master_component *mc = &m->comps[lp->comp];
+                for (unsigned t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
+                    if (mc->out[t].n)
+                        memcpy(mc->out[t].values, ring_slot(lp, k) + lp->out_offset[t],
+                               mc->out[t].n * rtcosim_type_size((rtcosim_type)t));
+            }
+            if (run->observer) {
+                rtcosim_error err;
+                rtcosim_error_clear(&err);
+                const double *v = rtcosim_master_observed_values(m);
+                if (run->observer(run->context, run->t0 + (rtcosim_time_ns)k * run->h, v,
+                                  m->observed_count, &err) != RTCOSIM_OK) {
+                    fail(run, &err);
+                    break;
+                }
+            }
+            atomic_store(&run->recorded, k + 1);
+            advanced = true;
+        }
+        atomic_flag_clear(&run->recording);
+        if (advanced)
+            notify(run);
+    }
+}
+
+/* ---- workers ---- */
+
+typedef struct worker_arg {
+    spec_run *run;
+    unsigned id;
+} worker_arg;
+
+static void run_worker(spec_run *run, unsigned id)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    while (!atomic_load(&run->failed)) {
+        const uint_fast64_t seen = atomic_load(&run->generation);
+        bool progress = false, done = true, failed = false;
+        for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
+            spec_lp *lp = &run->lps[l];
+            progress |= lp_absorb(run, lp, &err, &failed);
+            bool published = !failed && lp_commit(run, lp);
+            if (!failed && lp_execute(run, lp, &err, &failed)) {
+                progress = true;
+                published |= lp_commit(run, lp);
+            }
+            if (published) {
+                progress = true;
+                notify(run);
+                try_record(run);
+            }
+            done = done && lp->committed == run->total;
+        }
+        if (failed) {
+            fail(run, &err);
+            return;
+        }
+        if (done)
+            return;
+        if (!progress)
+            wait_progress(run, seen);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker_arg *w = arg;
+    run_worker(w->run, w->id);
+    return NULL;
+}
+
+static void collect_stats(spec_run *run, rtcosim_speculation_stats *stats)
+{
+    for (size_t l = 0; stats && l < run->lp_count; l++) {
+        spec_lp *lp = &run->lps[l];
+        lp->stats.prediction_error_rms =
+            lp->stats.predicted_values ? sqrt(lp->error_sum_sq / (double)lp->stats.predicted_values)
+                                       : 0.0;
+        stats[lp->comp] = lp->stats;
+    }
+}
+
+rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns stop,
+                                              const rtcosim_speculation_options *options,
+                                              rtcosim_master_observer observer, void *context,
+                                              rtcosim_speculation_stats *stats,
+                                              rtcosim_error *err)
+{
+    rtcosim_status st = spec_check_scope(m, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (stop < m->time || (m->stop >= 0 && stop > m->stop) || (stop - m->time) % m->macro_step != 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "master: speculative run to %.9g s: the stop time must be on the "
+                                 "macro-step grid from %.9g s and within the initialized stop time",
+                                 rtcosim_time_to_seconds(stop), rtcosim_time_to_seconds(m->time));
+    spec_run *run = calloc(1, sizeof *run);
+    if (!run)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "master: out of memory");
+    if ((st = spec_run_setup(run, m, options, err)) != RTCOSIM_OK) {
+        spec_run_cleanup(run);
+        free(run);
+        return st;
+    }
+    run->total = (uint64_t)((stop - m->time) / m->macro_step);
+    run->observer = observer;
+    run->context = context;
+    if (observer && m->time == m->start && m->steps == 0) {
+        const double *v = rtcosim_master_observed_values(m);
+        if ((st = observer(context, m->time, v, m->observed_count, err)) != RTCOSIM_OK) {
+            spec_run_cleanup(run);
+            free(run);
+            return st;
+        }
+    }
+    /* From here on the master's coupling history no longer follows the
+     * components: only a completed run leaves it standing at `stop`. */
+    m->failed = true;
+    worker_arg *args = calloc(run->threads, sizeof *args);
+    pthread_t *threads = calloc(run->threads, sizeof *threads);
+    unsigned started = 0;
+    if (!args || !threads) {
+        rtcosim_error e;
+        rtcosim_error_set(&e, RTCOSIM_ENOMEM, "master: out of memory");
+        fail(run, &e);
+    }
+    for (unsigned i = 1; args && threads && i < run->threads; i++) {
+        args[i] = (worker_arg){run, i};
+        if (pthread_create(&threads[i], NULL, worker_main, &args[i]) != 0) {
+            rtcosim_error e;
+            rtcosim_error_set(&e, RTCOSIM_EIO, "master: cannot start speculation worker %u", i);
+            fail(run, &e);
+            break;
+        }
+        started = i;
+    }
+    if (!atomic_load(&run->failed))
+        run_worker(run, 0);
+    for (unsigned i = 1; i <= started; i++)
+        pthread_join(threads[i], NULL);
+    free(args);
+    free(threads);
+    try_record(run);
+    if (!atomic_load(&run->failed) && atomic_load(&run->recorded) != run->total + 1) {
+        rtcosim_error e;
+        rtcosim_error_set(&e, RTCOSIM_ESTATE, "master: speculative run ended before %.9g s",
+                          rtcosim_time_to_seconds(stop));
+        fail(run, &e);
+    }
+    collect_stats(run, stats);
+    st = run->status;
+    if (atomic_load(&run->failed)) {
+        if (err)
+            *err = run->error;
+    } else {
+        m->time = stop;
+        m->steps += run->total;
+        st = RTCOSIM_OK;
+    }
+    spec_run_cleanup(run);
+    free(run);
+    return st;
+}
