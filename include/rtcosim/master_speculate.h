@@ -66,8 +66,10 @@ uint64_t rtcosim_speculation_depth_bucket_max(size_t bucket);
  * yet and at every macro step, with the committed values, in time order. The
  * observer is called from the worker threads, one call at a time. stats: NULL,
  * or rtcosim_master_component_count entries filled in the order components
- * were added. Afterwards the master stands at `stop`; stepping it further is
- * refused (its coupling history was not kept). */
+ * were added. A committed step whose component requests termination ends the
+ * run after that step, as in rtcosim_master_run. Afterwards the master stands
+ * at `stop` (or there); stepping it further is refused (its coupling history
+ * was not kept). */
 rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns stop,
                                               const rtcosim_speculation_options *options,
                                               rtcosim_master_observer observer, void *context,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "master/speculate_internal.h"
+#include "rtcosim/log.h"
 
 #define WAIT_SPINS 2000
 
@@ -198,6 +199,11 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
                 break;
         }
         memcpy(ring_slot(lp, out), pending_slot(lp, lp->committed), lp->out_bytes);
+        if (lp->pending_terminate[lp->committed % lp->pending_cap]) {
+            uint_fast64_t end = atomic_load(&run->end);
+            while (out < end && !atomic_compare_exchange_weak(&run->end, &end, out))
+                ;
+        }
         lp->committed++;
         lp->stats.committed_steps++;
         atomic_store(&lp->committed_shared, lp->committed);
@@ -213,7 +219,7 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
 /* Execute the next step if its inputs are there, real or predicted. */
 static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
 {
-    if (lp->executed >= run->total || lp->executed - lp->committed >= lp->pending_cap)
+    if (lp->executed >= atomic_load(&run->end) || lp->executed - lp->committed >= lp->pending_cap)
         return false;
     rtcosim_master *m = run->m;
     master_component *mc = &m->comps[lp->comp];
@@ -274,7 +280,7 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
         *failed = true;
         return false;
     }
-    lp->pending_speculative[n % lp->pending_cap] = predicted;
+    lp->pending_terminate[n % lp->pending_cap] = result.terminate_requested;
     lp->stats.speculated_steps += predicted;
     lp->executed++;
     return true;
@@ -285,7 +291,7 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 static bool record_ready(spec_run *run)
 {
     const uint64_t k = atomic_load(&run->recorded);
-    if (k > run->total)
+    if (k > atomic_load(&run->end))
         return false;
     for (size_t l = 0; l < run->lp_count; l++)
         if (atomic_load(&run->lps[l].published) <= k)
@@ -360,7 +366,7 @@ static void run_worker(spec_run *run, unsigned id)
                 notify(run);
                 try_record(run);
             }
-            done = done && lp->committed == run->total;
+            done = done && lp->committed >= atomic_load(&run->end);
         }
         if (failed) {
             fail(run, &err);
@@ -414,6 +420,7 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
         return st;
     }
     run->total = (uint64_t)((stop - m->time) / m->macro_step);
+    atomic_init(&run->end, run->total);
     run->observer = observer;
     run->context = context;
     if (observer && m->time == m->start && m->steps == 0) {
@@ -452,7 +459,8 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
     free(args);
     free(threads);
     try_record(run);
-    if (!atomic_load(&run->failed) && atomic_load(&run->recorded) != run->total + 1) {
+    const uint64_t end = atomic_load(&run->end);
+    if (!atomic_load(&run->failed) && atomic_load(&run->recorded) != end + 1) {
         rtcosim_error e;
         rtcosim_error_set(&e, RTCOSIM_ESTATE, "master: speculative run ended before %.9g s",
                           rtcosim_time_to_seconds(stop));
@@ -464,9 +472,14 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
         if (err)
             *err = run->error;
     } else {
-        m->time = stop;
-        m->steps += run->total;
+        m->time = run->t0 + (rtcosim_time_ns)end * run->h;
+        m->steps += end;
         st = RTCOSIM_OK;
+        if (end < run->total) {
+            m->terminate_requested = true;
+            rtcosim_log(RTCOSIM_LOG_INFO, "master", "a component requested termination at %.9g s",
+                        rtcosim_time_to_seconds(m->time));
+        }
     }
     spec_run_cleanup(run);
     free(run);

@@ -59,7 +59,7 @@ typedef struct spec_lp {
     size_t out_offset[RTCOSIM_TYPE_COUNT_];
     unsigned char *ring, *pending;
     size_t ring_cap, pending_cap;
-    bool *pending_speculative;
+    bool *pending_terminate;  /* the step asked the master to stop */
 
     rtcosim_speculation_stats stats;
     double error_sum_sq;
@@ -73,6 +73,9 @@ typedef struct spec_run {
     size_t horizon, order, window;
     rtcosim_time_ns t0, h;
     uint64_t total;           /* steps to run */
+    /* Outputs to produce: total, lowered to n + 1 when a committed step n
+     * requested termination (the plain master stops after that step). */
+    atomic_uint_fast64_t end;
     unsigned threads;
 
     rtcosim_master_observer observer;

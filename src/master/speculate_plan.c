@@ -94,7 +94,7 @@ void spec_run_cleanup(spec_run *run)
         free(lp->step_inputs);
         free(lp->ring);
         free(lp->pending);
-        free(lp->pending_speculative);
+        free(lp->pending_terminate);
     }
     free(run->lps);
     free(run->observed);
@@ -163,8 +163,8 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     lp->pending_cap = run->horizon;
     lp->ring = calloc(lp->ring_cap, lp->out_bytes + 1);
     lp->pending = calloc(lp->pending_cap, lp->out_bytes + 1);
-    lp->pending_speculative = calloc(lp->pending_cap, sizeof *lp->pending_speculative);
-    if (!lp->ring || !lp->pending || !lp->pending_speculative)
+    lp->pending_terminate = calloc(lp->pending_cap, sizeof *lp->pending_terminate);
+    if (!lp->ring || !lp->pending || !lp->pending_terminate)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "master: out of memory");
     /* Output 0: what the component published at the current time. */
     for (unsigned t = 0; t < RTCOSIM_TYPE_COUNT_; t++)

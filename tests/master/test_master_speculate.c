@@ -294,6 +294,91 @@ static void component_without_state_runs_conservatively(void **state)
     rows_free(&spec);
 }
 
+/* mass1 behind a wrapper that asks the master to stop after its step from
+ * 50 ms (and keeps mass1's state support): the speculative run must stop
+ * exactly where the plain run stops, although mass1 runs ahead. */
+#define END_AT (50 * MS)
+static rtcosim_status end_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                  rtcosim_step_result *r, rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_component_do_step(self, t, h, r, err);
+    if (t >= END_AT)
+        r->terminate_requested = true;
+    return st;
+}
+static rtcosim_status end_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    return rtcosim_component_get_state(self, state, err);
+}
+static rtcosim_status end_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    return rtcosim_component_set_state(self, state, err);
+}
+static void end_free_state(void *self, rtcosim_state state)
+{
+    rtcosim_component_free_state(self, state);
+}
+
+static const rtcosim_component_ops ending_ops = {
+    .kind = "ending", .instantiate = st_instantiate, .setup = st_setup,
+    .enter_init = st_enter_init, .exit_init = st_exit_init, .do_step = end_do_step,
+    .get = st_get, .set = st_set, .get_state = end_get_state, .set_state = end_set_state,
+    .free_state = end_free_state, .terminate = st_terminate, .destroy = st_destroy,
+};
+
+static rtcosim_status wrap_ending(void *context, int mass, rtcosim_component *inner,
+                                  rtcosim_component **out, rtcosim_error *err)
+{
+    if (mass == 1)
+        return wrap_slow(context, mass, inner, out, err);
+    return rtcosim_component_create(&ending_ops, inner, rtcosim_component_description(inner), out,
+                                    err);
+}
+
+static void termination_request_ends_the_run_where_the_plain_run_ends(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns stop = 200 * MS;
+    slow sl = {.burn_ns = {0, 20000}};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(RTCOSIM_NS_PER_S, &sl.clock, &err), RTCOSIM_OK);
+    const rtcosim_order orders[] = {RTCOSIM_ORDER_JACOBI, RTCOSIM_ORDER_GAUSS_SEIDEL};
+    for (int o = 0; o < 2; o++) {
+        rows plain = {0}, spec = {0};
+        rtcosim_master *m[2];
+        for (int run = 0; run < 2; run++) {
+            rtcosim_oscillator_params p;
+            rtcosim_oscillator_case(2, &p);
+            rtcosim_oscillator_setup s;
+            rtcosim_oscillator_setup_init(&s);
+            s.order = orders[o];
+            s.stop = stop;
+            s.power_bond = false;
+            s.wrap = wrap_ending;
+            s.wrap_context = &sl;
+            assert_int_equal(rtcosim_oscillator_build(&p, &s, &m[run], &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_master_initialize(m[run], 0, stop, &err), RTCOSIM_OK);
+        }
+        assert_int_equal(rtcosim_master_run(m[0], stop, keep_row, &plain, &err), RTCOSIM_OK);
+        rtcosim_speculation_options opt = {.threads = 2};
+        rtcosim_speculation_stats stats[2];
+        assert_int_equal(rtcosim_master_run_speculative(m[1], stop, &opt, keep_row, &spec, stats,
+                                                        &err), RTCOSIM_OK);
+        /* The step from 50 ms asks to stop: the run ends at 51 ms. */
+        assert_true(rtcosim_master_time(m[0]) == END_AT + MS);
+        assert_true(rtcosim_master_time(m[1]) == END_AT + MS);
+        assert_int_equal(spec.count, plain.count);
+        assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
+        assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+        assert_true(stats[0].speculated);
+        rtcosim_master_free(m[0]);
+        rtcosim_master_free(m[1]);
+        rows_free(&plain);
+        rows_free(&spec);
+    }
+    rtcosim_clock_free(sl.clock);
+}
+
 static double max_error_vs_exact(const rows *r)
 {
     rtcosim_oscillator_params p;
@@ -370,6 +455,7 @@ int main(void)
         cmocka_unit_test(threshold_zero_is_bit_identical_to_the_plain_run),
         cmocka_unit_test(restored_state_reproduces_the_step),
         cmocka_unit_test(component_without_state_runs_conservatively),
+        cmocka_unit_test(termination_request_ends_the_run_where_the_plain_run_ends),
         cmocka_unit_test(positive_threshold_stays_near_the_exact_solution),
         cmocka_unit_test(systems_outside_the_scope_are_refused),
     };
