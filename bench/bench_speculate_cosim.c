@@ -212,8 +212,8 @@ int bench_speculate_cosim(FILE *out)
     if (!plain || !exact0 || !loose || !jacobi)
         goto done;
     rtcosim_speculation_stats s0[2], s1[2];
-    rtcosim_speculation_options o0 = {.threshold = 0, .horizon = 16, .threads = 2};
-    rtcosim_speculation_options o1 = {.threshold = THRESHOLD, .horizon = 16, .threads = 2};
+    rtcosim_speculation_options o0 = {.threshold = 0, .horizon = 4, .threads = 2};
+    rtcosim_speculation_options o1 = {.threshold = THRESHOLD, .horizon = 4, .threads = 2};
     const double w_plain = run_once(&per_us, RTCOSIM_ORDER_GAUSS_SEIDEL, 1, NULL, plain, NULL);
     const double w_jacobi = run_once(&per_us, RTCOSIM_ORDER_JACOBI, 2, NULL, jacobi, NULL);
     const double w0 = run_once(&per_us, RTCOSIM_ORDER_GAUSS_SEIDEL, 1, &o0, exact0, s0);

@@ -8,14 +8,17 @@
  * are formed with the same arithmetic as the plain master (step.c), which
  * makes threshold 0 bit-identical to rtcosim_master_run. */
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "master/speculate_internal.h"
 #include "rtcosim/log.h"
 
-#define WAIT_SPINS 2000
+/* A waiting LP polls for this long before it sleeps: a wake-up from a
+ * condition variable costs ~50 us here (BENCHMARKS.md), as much as a step of
+ * a light component, so a commit a few microseconds away is better polled. */
+#define WAIT_POLL_NS 50000
 
 /* ---- progress notification ---- */
 
@@ -32,12 +35,22 @@ static void notify(spec_run *run)
 /* Wait until the generation moves past `seen` (or the run failed). The
  * waiter registers before its last look, the notifier bumps before it looks
  * for waiters: one of them sees the other. */
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void wait_progress(spec_run *run, uint_fast64_t seen)
 {
-    for (int i = 0; i < WAIT_SPINS; i++)
-        if (atomic_load_explicit(&run->generation, memory_order_acquire) != seen ||
-            atomic_load_explicit(&run->failed, memory_order_relaxed))
-            return;
+    const int64_t until = now_ns() + WAIT_POLL_NS;
+    do {
+        for (int i = 0; i < 64; i++)
+            if (atomic_load_explicit(&run->generation, memory_order_acquire) != seen ||
+                atomic_load_explicit(&run->failed, memory_order_relaxed))
+                return;
+    } while (now_ns() < until);
     pthread_mutex_lock(&run->lock);
     atomic_fetch_add(&run->waiters, 1);
     while (atomic_load(&run->generation) == seen && !atomic_load(&run->failed))
