@@ -229,9 +229,54 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
     return true;
 }
 
-/* Execute the next step if its inputs are there, real or predicted. */
+/* Read the outputs of the step just taken into its pending slot. A
+ * feedthrough LP (conservative) first takes the inputs of output n + 1, as
+ * step.c's refresh_inputs does before a publication at t + h (the latest
+ * exchanged value of each input, unfiltered): it waits for them here, after
+ * its step, so that in Jacobi order it steps in parallel with its producers. */
+static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
+{
+    master_component *mc = &run->m->comps[lp->comp];
+    const uint64_t n = lp->executed;
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    rtcosim_status st = RTCOSIM_OK;
+    if (mc->feedthrough) {
+        for (size_t s = 0; s < lp->stream_count; s++)
+            if (n + lp->streams[s].refresh_shift >= lp->streams[s].arrived)
+                return false;
+        for (size_t s = 0; s < lp->stream_count; s++) {
+            const spec_stream *sm = &lp->streams[s];
+            for (size_t i = 0; i < sm->count; i++) {
+                const master_connection *k = &run->m->conns[sm->conns[i]];
+                if (i < sm->width)
+                    in[k->in_slot] = sample_at(run, k, n + sm->refresh_shift);
+                else
+                    copy_raw_at(run, k, n + sm->refresh_shift);
+            }
+        }
+        st = set_inputs(mc, err);
+    }
+    unsigned char *slot = pending_slot(lp, n);
+    for (unsigned i = 0; st == RTCOSIM_OK && i < mc->out_type_count; i++) {
+        const unsigned ty = mc->out_types[i];
+        st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+                                   slot + lp->out_offset[ty], err);
+    }
+    if (st != RTCOSIM_OK) {
+        *failed = true;
+        return false;
+    }
+    lp->stepped = false;
+    lp->executed++;
+    return true;
+}
+
+/* Take the next step if its inputs are there, real or predicted, and read
+ * its outputs when they can be read. */
 static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
 {
+    if (lp->stepped)
+        return lp_finish(run, lp, err, failed);
     if (lp->executed >= atomic_load(&run->end) || lp->executed - lp->committed >= lp->pending_cap)
         return false;
     rtcosim_master *m = run->m;
@@ -243,10 +288,6 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     for (size_t s = 0; s < lp->stream_count; s++) {
         const spec_stream *st = &lp->streams[s];
         const uint64_t j = n + st->shift;
-        /* A feedthrough LP (conservative) reads its outputs with the inputs
-         * of output n + 1 too. */
-        if (mc->feedthrough && n + st->refresh_shift >= st->arrived)
-            return false;
         const double *guess = NULL;
         if (j >= st->arrived) {
             if (!st->predictor || !(guess = rtcosim_predictor_values_at(st->predictor, j)))
@@ -268,34 +309,14 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     rtcosim_step_result result;
     if (st == RTCOSIM_OK && (st = set_inputs(mc, err)) == RTCOSIM_OK)
         st = rtcosim_component_do_step(mc->c, t, run->h, &result, err);
-    if (st == RTCOSIM_OK && mc->feedthrough) {
-        /* As step.c's refresh_inputs before a publication at t + h: the
-         * latest exchanged value of each input, unfiltered. */
-        for (size_t s = 0; s < lp->stream_count; s++) {
-            const spec_stream *sm = &lp->streams[s];
-            for (size_t i = 0; i < sm->count; i++) {
-                const master_connection *k = &m->conns[sm->conns[i]];
-                if (i < sm->width)
-                    in[k->in_slot] = sample_at(run, k, n + sm->refresh_shift);
-                else
-                    copy_raw_at(run, k, n + sm->refresh_shift);
-            }
-        }
-        st = set_inputs(mc, err);
-    }
-    unsigned char *slot = pending_slot(lp, n);
-    for (unsigned i = 0; st == RTCOSIM_OK && i < mc->out_type_count; i++) {
-        const unsigned ty = mc->out_types[i];
-        st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
-                                   slot + lp->out_offset[ty], err);
-    }
     if (st != RTCOSIM_OK) {
         *failed = true;
         return false;
     }
     lp->pending_terminate[n % lp->pending_cap] = result.terminate_requested;
     lp->stats.speculated_steps += predicted;
-    lp->executed++;
+    lp->stepped = true;
+    lp_finish(run, lp, err, failed);
     return true;
 }
 

@@ -48,6 +48,7 @@ typedef struct spec_lp {
     size_t step_input_count;
 
     uint64_t executed;        /* next step to execute */
+    bool stepped;             /* step `executed` taken, its outputs not yet read */
     uint64_t committed;       /* steps below are final */
     atomic_uint_fast64_t committed_shared; /* committed, for producers' ring checks */
     atomic_uint_fast64_t published;        /* outputs 0 .. published-1 readable */
