@@ -174,6 +174,9 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                 status = rtcosim_rollback_restore(lp->table, to, err);
                 lp->executed = to;
                 count_rollback(lp, r.speculated - r.keep);
+                lp->ahead_limit = lp->ahead_limit > 1 ? lp->ahead_limit / 2 : 1;
+            } else if (r.speculated > 0 && lp->ahead_limit < lp->pending_cap) {
+                lp->ahead_limit++;
             }
             if (status != RTCOSIM_OK) {
                 *failed = true;
@@ -277,7 +280,7 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 {
     if (lp->stepped)
         return lp_finish(run, lp, err, failed);
-    if (lp->executed >= atomic_load(&run->end) || lp->executed - lp->committed >= lp->pending_cap)
+    if (lp->executed >= atomic_load(&run->end) || lp->executed - lp->committed >= lp->ahead_limit)
         return false;
     rtcosim_master *m = run->m;
     master_component *mc = &m->comps[lp->comp];

@@ -49,6 +49,12 @@ typedef struct spec_lp {
 
     uint64_t executed;        /* next step to execute */
     bool stepped;             /* step `executed` taken, its outputs not yet read */
+    /* Uncommitted steps allowed now (1 .. pending_cap): halved on a rollback,
+     * raised by one on an arrival that kept all speculated steps, so that an
+     * LP whose predictions keep failing (Tc = 0 on a smooth signal) wastes
+     * one step per arrival instead of the whole horizon (AIMD, as optimism
+     * throttling in Time Warp schedulers). */
+    size_t ahead_limit;
     uint64_t committed;       /* steps below are final */
     atomic_uint_fast64_t committed_shared; /* committed, for producers' ring checks */
     atomic_uint_fast64_t published;        /* outputs 0 .. published-1 readable */

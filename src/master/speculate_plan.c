@@ -161,6 +161,7 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
      * has not yet seen. */
     lp->ring_cap = run->horizon + 4;
     lp->pending_cap = run->horizon;
+    lp->ahead_limit = lp->pending_cap;
     lp->ring = calloc(lp->ring_cap, lp->out_bytes + 1);
     lp->pending = calloc(lp->pending_cap, lp->out_bytes + 1);
     lp->pending_terminate = calloc(lp->pending_cap, sizeof *lp->pending_terminate);
