@@ -161,7 +161,11 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
             rtcosim_status status = rtcosim_predictor_arrive(
                 st->predictor, run->t0 + (rtcosim_time_ns)k * run->h, st->values, speculated,
                 run->threshold, &r, err);
-            if (status == RTCOSIM_OK && r.predicted && speculated > 0)
+            if (status != RTCOSIM_OK) {
+                *failed = true;
+                return progress;
+            }
+            if (r.predicted && speculated > 0)
                 for (size_t i = 0; i < st->width; i++) {
                     const double e = fabs(r.value_error[i]);
                     lp->error_sum_sq += e * e;
@@ -169,7 +173,7 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                         lp->stats.prediction_error_max = e;
                     lp->stats.predicted_values++;
                 }
-            if (status == RTCOSIM_OK && r.rollback) {
+            if (r.rollback) {
                 const uint64_t to = (uint64_t)n + r.keep;
                 status = rtcosim_rollback_restore(lp->table, to, err);
                 lp->executed = to;

@@ -44,8 +44,6 @@ typedef struct spec_lp {
     spec_consumer *consumers;
     size_t consumer_count;
     rtcosim_rollback_table *table;
-    double *step_inputs;      /* Float64 inputs of one step, as the table records them */
-    size_t step_input_count;
 
     uint64_t executed;        /* next step to execute */
     bool stepped;             /* step `executed` taken, its outputs not yet read */

@@ -91,7 +91,6 @@ void spec_run_cleanup(spec_run *run)
         free(lp->streams);
         free(lp->consumers);
         rtcosim_rollback_free(lp->table);
-        free(lp->step_inputs);
         free(lp->ring);
         free(lp->pending);
         free(lp->pending_terminate);
@@ -234,12 +233,9 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
         }
         if (!lp->speculate)
             continue;
-        lp->step_input_count = m->comps[c].in[RTCOSIM_TYPE_FLOAT64].n;
-        lp->step_inputs = calloc(lp->step_input_count + 1, sizeof *lp->step_inputs);
-        if (!lp->step_inputs)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "master: out of memory");
+        /* Each record keeps the step's Float64 inputs as they were set. */
         rtcosim_rollback_config rc = {.capacity = lp->pending_cap,
-                                      .input_count = lp->step_input_count,
+                                      .input_count = m->comps[c].in[RTCOSIM_TYPE_FLOAT64].n,
                                       .component = m->comps[c].c};
         if ((st = rtcosim_rollback_create(&rc, &lp->table, err)) != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "master: speculation of '%s': ", m->comps[c].name);
