@@ -174,13 +174,11 @@ static void print_stats(const rtcosim_speculation_stats *st, size_t n)
     }
 }
 
-static rtcosim_status write_csv(const char *path, const rtcosim_master *m,
+/* Writes and closes f. */
+static rtcosim_status write_csv(FILE *f, const char *path, const rtcosim_master *m,
                                 const rtcosim_speculation_stats *st, size_t n,
                                 const compare *cmp, rtcosim_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the statistics file", path);
     fprintf(f, "component,speculated,reason,speculated_steps,rollbacks,reexecuted_steps,"
                "committed_steps,predicted_values,prediction_error_rms,prediction_error_max");
     for (size_t b = 0; b < RTCOSIM_SPECULATION_DEPTH_BUCKETS; b++) {
@@ -228,6 +226,13 @@ rtcosim_status cli_run_speculative(rtcosim_master *m, rtcosim_master *reference,
     cmp.max_rel = calloc(width + 1, sizeof *cmp.max_rel);
     rtcosim_status st = RTCOSIM_OK;
     *wall = 0;
+    /* Opened before the run, so that a bad path fails before any work. */
+    FILE *csv = s->stats_file ? fopen(s->stats_file, "w") : NULL;
+    if (s->stats_file && !csv) {
+        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the statistics file",
+                               s->stats_file);
+        goto done;
+    }
     if (!stats || !cmp.max_abs || !cmp.max_rel) {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
         goto done;
@@ -270,9 +275,15 @@ rtcosim_status cli_run_speculative(rtcosim_master *m, rtcosim_master *reference,
                width ? rtcosim_master_observed_name(m, at) : "", worst_rel,
                worst == 0 ? " (bit-identical)" : "");
     }
-    if (s->stats_file && (st = write_csv(s->stats_file, m, stats, n, &cmp, err)) == RTCOSIM_OK)
-        printf("wrote speculation statistics to %s\n", s->stats_file);
+    if (csv) {
+        st = write_csv(csv, s->stats_file, m, stats, n, &cmp, err);
+        csv = NULL;
+        if (st == RTCOSIM_OK)
+            printf("wrote speculation statistics to %s\n", s->stats_file);
+    }
 done:
+    if (csv)
+        fclose(csv);
     free(stats);
     free(ref.values);
     free(cmp.max_abs);
