@@ -38,7 +38,7 @@ static void usage(FILE *out)
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
             "  --log-level L           error | warning | info | debug | trace\n\n"
-            "speculation (single-rate runs with zero-order-hold coupling; see master_speculate.h):\n"
+            "speculation (single-rate runs, coupling without correction; see master_speculate.h):\n"
             "  --speculate             each component on its own thread predicts the inputs it\n"
             "                          lacks, runs ahead and rolls back partially on arrival;\n"
             "                          components that cannot save state run conservatively\n"

@@ -14,8 +14,10 @@
  *
  * Scope, checked at the start (a clear error otherwise): a single-rate run
  * (every component on the base macro step, no step control, stop on the grid),
- * connections with zero-order hold and no correction, no observed coupling
- * error signals. An LP runs conservatively (waits for real inputs) when its
+ * connections without correction (any extrapolation: ZOH, or FOH/SOH from the
+ * start time on; an extrapolation polynomial then runs through predicted
+ * samples where real ones have not arrived), no observed coupling error
+ * signals. An LP runs conservatively (waits for real inputs) when its
  * component cannot get and set its state, has direct feedthrough between
  * connected variables, or takes non-Float64 inputs; the others still
  * speculate around it. */

@@ -113,6 +113,54 @@ static inline double zoh_input(const master_component *mc, double y, double hs)
     return (mc->derivative_order >= 1 ? y : integral / hs) + correction;
 }
 
+/* The exchanged samples of connection `slot` of stream st up to producer
+ * output j, oldest first, as the plain master's history holds them (at most
+ * HISTORY_LEN): real ones where they have arrived, else the curve's. */
+static size_t history_at(const spec_run *run, const spec_stream *st, size_t slot, uint64_t j,
+                         rtcosim_time_ns *ts, double *ys)
+{
+    const master_connection *k = &run->m->conns[st->conns[slot]];
+    const size_t n = j + 1 < HISTORY_LEN ? (size_t)j + 1 : HISTORY_LEN;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t index = j + 1 - n + i;
+        ts[i] = run->t0 + (rtcosim_time_ns)index * run->h;
+        ys[i] = index < st->arrived ? sample_at(run, k, index)
+                                    : rtcosim_predictor_values_at(st->predictor, index)[slot];
+    }
+    return n;
+}
+
+/* The input of a polynomial (FOH/SOH) connection without correction over the
+ * step [t, t + hs], in step.c's compute_inputs arithmetic: the polynomial
+ * itself for a component that takes input derivatives (value and d1, d2),
+ * else its mean over the step. */
+static void poly_input(master_component *mc, const master_connection *k, const rtcosim_time_ns *ts,
+                       const double *ys, size_t n, rtcosim_time_ns t, double hs)
+{
+    const double correction = 0.0;
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    const size_t s = k->in_slot;
+    rtcosim_poly p;
+    if (n == 1)
+        p = (rtcosim_poly){{ys[0], 0, 0}};
+    else
+        rtcosim_poly_fit(k->opts.extrapolation, ts, ys, n, t, &p);
+    const double integral = rtcosim_poly_integral(&p, hs);
+    if (mc->derivative_order >= 2) {
+        in[s] = p.c[0] + correction;
+        mc->d1[s] = p.c[1];
+        mc->d2[s] = 2.0 * p.c[2];
+    } else if (mc->derivative_order == 1) {
+        in[s] = p.c[0] + correction - p.c[2] * hs * hs / 6.0;
+        mc->d1[s] = p.c[1] + p.c[2] * hs;
+    } else {
+        in[s] = integral / hs + correction;
+    }
+}
+
+/* Set the batched inputs, and the input derivatives of a component that
+ * takes them from polynomial connections (every step: a restored state does
+ * not carry the derivatives set before; zeros equal none). */
 static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
 {
     for (unsigned i = 0; i < mc->in_type_count; i++) {
@@ -123,6 +171,19 @@ static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
             return st;
     }
     return RTCOSIM_OK;
+}
+
+static rtcosim_status set_step_inputs(master_component *mc, rtcosim_error *err)
+{
+    rtcosim_status st = set_inputs(mc, err);
+    if (st != RTCOSIM_OK || !mc->polynomial_inputs)
+        return st;
+    const typed_batch *f = &mc->in[RTCOSIM_TYPE_FLOAT64];
+    if ((st = rtcosim_component_set_input_derivatives(mc->c, f->vrs, f->n, 1, mc->d1, err)) != RTCOSIM_OK)
+        return st;
+    if (mc->derivative_order >= 2)
+        st = rtcosim_component_set_input_derivatives(mc->c, f->vrs, f->n, 2, mc->d2, err);
+    return st;
 }
 
 /* ---- one LP ---- */
@@ -251,14 +312,21 @@ static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
         for (size_t s = 0; s < lp->stream_count; s++)
             if (n + lp->streams[s].refresh_shift >= lp->streams[s].arrived)
                 return false;
+        const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)(n + 1) * run->h;
         for (size_t s = 0; s < lp->stream_count; s++) {
             const spec_stream *sm = &lp->streams[s];
             for (size_t i = 0; i < sm->count; i++) {
                 const master_connection *k = &run->m->conns[sm->conns[i]];
-                if (i < sm->width)
-                    in[k->in_slot] = sample_at(run, k, n + sm->refresh_shift);
-                else
+                if (i < sm->width) {
+                    rtcosim_time_ns ts[HISTORY_LEN];
+                    double ys[HISTORY_LEN];
+                    rtcosim_poly p;
+                    const size_t h = history_at(run, sm, i, n + sm->refresh_shift, ts, ys);
+                    rtcosim_poly_fit(k->opts.extrapolation, ts, ys, h, t, &p);
+                    in[k->in_slot] = p.c[0];
+                } else {
                     copy_raw_at(run, k, n + sm->refresh_shift);
+                }
             }
         }
         st = set_inputs(mc, err);
@@ -290,6 +358,7 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     master_component *mc = &m->comps[lp->comp];
     const uint64_t n = lp->executed;
     const double hs = (double)run->h * 1e-9;
+    const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)n * run->h;
     double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
     bool predicted = false;
     for (size_t s = 0; s < lp->stream_count; s++) {
@@ -303,18 +372,23 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
         }
         for (size_t i = 0; i < st->count; i++) {
             const master_connection *k = &m->conns[st->conns[i]];
-            if (i < st->width)
-                in[k->in_slot] = zoh_input(mc, guess ? guess[i] : sample_at(run, k, j), hs);
-            else
+            if (i >= st->width) {
                 copy_raw_at(run, k, j);
+            } else if (k->zoh) {
+                in[k->in_slot] = zoh_input(mc, guess ? guess[i] : sample_at(run, k, j), hs);
+            } else {
+                rtcosim_time_ns ts[HISTORY_LEN];
+                double ys[HISTORY_LEN];
+                const size_t h = history_at(run, st, i, j, ts, ys);
+                poly_input(mc, k, ts, ys, h, t, hs);
+            }
         }
     }
-    const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)n * run->h;
     rtcosim_status st = RTCOSIM_OK;
     if (lp->table)
         st = rtcosim_rollback_push(lp->table, n, t, in, NULL, err);
     rtcosim_step_result result;
-    if (st == RTCOSIM_OK && (st = set_inputs(mc, err)) == RTCOSIM_OK)
+    if (st == RTCOSIM_OK && (st = set_step_inputs(mc, err)) == RTCOSIM_OK)
         st = rtcosim_component_do_step(mc->c, t, run->h, &result, err);
     if (st != RTCOSIM_OK) {
         *failed = true;

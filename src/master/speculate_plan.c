@@ -25,12 +25,18 @@ rtcosim_status spec_check_scope(rtcosim_master *m, rtcosim_error *err)
                                  "the macro step, no step control)");
     for (size_t i = 0; i < m->conn_count; i++) {
         const master_connection *k = &m->conns[i];
-        if (k->continuous && (!k->zoh || k->corr.kind != RTCOSIM_CORRECTION_NONE))
+        if (k->continuous && k->corr.kind != RTCOSIM_CORRECTION_NONE)
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                     "master: speculation needs zero-order-hold coupling without "
-                                     "correction, but connection %s uses %s with correction %s",
-                                     k->name, rtcosim_extrapolation_name(k->opts.extrapolation),
-                                     rtcosim_correction_name(k->corr.kind));
+                                     "master: speculation needs coupling without correction, but "
+                                     "connection %s uses correction %s",
+                                     k->name, rtcosim_correction_name(k->corr.kind));
+        /* The history of a polynomial connection before the run is not in
+         * the LPs' rings. */
+        if (k->continuous && !k->zoh && m->steps > 0)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "master: speculation with %s coupling (connection %s) must "
+                                     "start at the start time",
+                                     rtcosim_extrapolation_name(k->opts.extrapolation), k->name);
         if (k->type == RTCOSIM_TYPE_STRING || k->type == RTCOSIM_TYPE_BINARY)
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                      "master: speculation cannot hold %s values of connection %s",

@@ -72,7 +72,8 @@ static rtcosim_status wrap_slow(void *context, int mass, rtcosim_component *inne
     return rtcosim_delay_wrap(inner, &d, out, err);
 }
 
-static rtcosim_master *oscillator(rtcosim_order order, rtcosim_time_ns stop, slow *sl)
+static rtcosim_master *oscillator_with(rtcosim_order order, rtcosim_extrapolation extrapolation,
+                                       rtcosim_time_ns stop, slow *sl)
 {
     rtcosim_oscillator_params p;
     rtcosim_oscillator_case(2, &p);
@@ -81,6 +82,7 @@ static rtcosim_master *oscillator(rtcosim_order order, rtcosim_time_ns stop, slo
     s.order = order;
     s.stop = stop;
     s.power_bond = false;
+    s.coupling.extrapolation = extrapolation;
     if (sl) {
         s.wrap = wrap_slow;
         s.wrap_context = sl;
@@ -93,12 +95,35 @@ static rtcosim_master *oscillator(rtcosim_order order, rtcosim_time_ns stop, slo
     return m;
 }
 
-static void run_plain(rtcosim_order order, rtcosim_time_ns stop, rows *out)
+static rtcosim_master *oscillator(rtcosim_order order, rtcosim_time_ns stop, slow *sl)
 {
-    rtcosim_master *m = oscillator(order, stop, NULL);
+    return oscillator_with(order, RTCOSIM_EXTRAPOLATION_ZOH, stop, sl);
+}
+
+static void run_plain_with(rtcosim_order order, rtcosim_extrapolation e, rtcosim_time_ns stop,
+                           rows *out)
+{
+    rtcosim_master *m = oscillator_with(order, e, stop, NULL);
     rtcosim_error err;
     if (rtcosim_master_run(m, stop, keep_row, out, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
+    rtcosim_master_free(m);
+}
+
+static void run_plain(rtcosim_order order, rtcosim_time_ns stop, rows *out)
+{
+    run_plain_with(order, RTCOSIM_EXTRAPOLATION_ZOH, stop, out);
+}
+
+static void run_speculative_with(rtcosim_order order, rtcosim_extrapolation e, rtcosim_time_ns stop,
+                                 slow *sl, const rtcosim_speculation_options *o, rows *out,
+                                 rtcosim_speculation_stats stats[2])
+{
+    rtcosim_master *m = oscillator_with(order, e, stop, sl);
+    rtcosim_error err;
+    if (rtcosim_master_run_speculative(m, stop, o, keep_row, out, stats, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_true(rtcosim_master_time(m) == stop);
     rtcosim_master_free(m);
 }
 
@@ -106,12 +131,7 @@ static void run_speculative(rtcosim_order order, rtcosim_time_ns stop, slow *sl,
                             const rtcosim_speculation_options *o, rows *out,
                             rtcosim_speculation_stats stats[2])
 {
-    rtcosim_master *m = oscillator(order, stop, sl);
-    rtcosim_error err;
-    if (rtcosim_master_run_speculative(m, stop, o, keep_row, out, stats, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
-    assert_true(rtcosim_master_time(m) == stop);
-    rtcosim_master_free(m);
+    run_speculative_with(order, RTCOSIM_EXTRAPOLATION_ZOH, stop, sl, o, out, stats);
 }
 
 static void threshold_zero_is_bit_identical_to_the_plain_run(void **state)
@@ -122,15 +142,19 @@ static void threshold_zero_is_bit_identical_to_the_plain_run(void **state)
     rtcosim_error err;
     assert_int_equal(rtcosim_clock_create_monotonic(RTCOSIM_NS_PER_S, &sl.clock, &err), RTCOSIM_OK);
     const rtcosim_order orders[] = {RTCOSIM_ORDER_JACOBI, RTCOSIM_ORDER_GAUSS_SEIDEL};
+    /* ZOH, and the polynomials that the masses take with their derivatives. */
+    const rtcosim_extrapolation extrapolations[] = {
+        RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_EXTRAPOLATION_FOH, RTCOSIM_EXTRAPOLATION_SOH};
+    for (int x = 0; x < 3; x++)
     for (int o = 0; o < 2; o++) {
         rows plain = {0};
-        run_plain(orders[o], stop, &plain);
+        run_plain_with(orders[o], extrapolations[x], stop, &plain);
         assert_int_equal(plain.count, 301);
         for (unsigned threads = 1; threads <= 2; threads++) {
             rows spec = {0};
             rtcosim_speculation_stats stats[2];
             rtcosim_speculation_options opt = {.threshold = 0, .horizon = 8, .threads = threads};
-            run_speculative(orders[o], stop, &sl, &opt, &spec, stats);
+            run_speculative_with(orders[o], extrapolations[x], stop, &sl, &opt, &spec, stats);
             assert_int_equal(spec.count, plain.count);
             assert_int_equal(spec.width, plain.width);
             assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
@@ -429,7 +453,7 @@ static void systems_outside_the_scope_are_refused(void **state)
     rtcosim_oscillator_setup s;
     rtcosim_oscillator_setup_init(&s);
     s.stop = 10 * MS;
-    s.coupling.extrapolation = RTCOSIM_EXTRAPOLATION_FOH;
+    s.coupling.correction = RTCOSIM_CORRECTION_DEAD_TIME;
     rtcosim_master *m = NULL;
     rtcosim_error err;
     assert_int_equal(rtcosim_oscillator_build(&p, &s, &m, &err), RTCOSIM_OK);
@@ -437,7 +461,7 @@ static void systems_outside_the_scope_are_refused(void **state)
     assert_int_equal(rtcosim_master_run_speculative(m, s.stop, NULL, NULL, NULL, NULL, &err),
                      RTCOSIM_EUNSUPPORTED);
     assert_non_null(strstr(err.message, "mass1.x -> mass2.x1"));
-    assert_non_null(strstr(err.message, "zero-order-hold"));
+    assert_non_null(strstr(err.message, "without correction"));
     rtcosim_master_free(m);
 
     m = oscillator(RTCOSIM_ORDER_JACOBI, 10 * MS, NULL);
