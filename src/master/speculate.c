@@ -272,10 +272,14 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
             const uint64_t reused = out - lp->ring_cap;
             if (reused >= atomic_load(&run->recorded))
                 break;
+            /* A consumer reads from the input of its first uncommitted step
+             * (committed + shift) on, and its extrapolation polynomial the
+             * HISTORY_LEN - 1 samples before that. */
             bool needed = false;
             for (size_t c = 0; c < lp->consumer_count && !needed; c++)
-                needed = reused >= atomic_load(&run->lps[lp->consumers[c].lp].committed_shared) +
-                                       lp->consumers[c].shift;
+                needed = reused + (HISTORY_LEN - 1) >=
+                         atomic_load(&run->lps[lp->consumers[c].lp].committed_shared) +
+                             lp->consumers[c].shift;
             if (needed)
                 break;
         }

@@ -162,9 +162,9 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
         lp->out_bytes += mc->out[t].n * rtcosim_type_size((rtcosim_type)t);
     }
     /* The ring keeps what any consumer may still read (its committed step +
-     * shift, at most horizon + 1 behind the producer) and what the observer
-     * has not yet seen. */
-    lp->ring_cap = run->horizon + 4;
+     * shift, at most horizon + 1 behind the producer, and the extrapolation
+     * history before it) and what the observer has not yet seen. */
+    lp->ring_cap = run->horizon + 4 + HISTORY_LEN;
     lp->pending_cap = run->horizon;
     lp->ahead_limit = lp->pending_cap;
     lp->ring = calloc(lp->ring_cap, lp->out_bytes + 1);

@@ -403,6 +403,63 @@ static void termination_request_ends_the_run_where_the_plain_run_ends(void **sta
     rtcosim_clock_free(sl.clock);
 }
 
+/* One way, mass1 -> mass2 only (no force back): mass1 has no inputs and runs
+ * ahead of the slow mass2 as far as the output rings let it, while mass2's
+ * FOH/SOH polynomial still needs mass1's older samples. */
+static rtcosim_master *one_way(rtcosim_order order, rtcosim_extrapolation e, slow *sl,
+                               rtcosim_time_ns stop)
+{
+    rtcosim_master *m = NULL;
+    rtcosim_component *c1 = NULL, *c2 = NULL;
+    rtcosim_error err;
+    rtcosim_coupling_options co;
+    rtcosim_coupling_options_init(&co);
+    co.extrapolation = e;
+    const char *inputs[] = {"x1", "v1"};
+    if (rtcosim_master_create(MS, &m, &err) != RTCOSIM_OK ||
+        rtcosim_native_create("rtcosim:oscillator.mass1", &c1, &err) != RTCOSIM_OK ||
+        rtcosim_master_add_component(m, "mass1", c1, 1, &err) != RTCOSIM_OK ||
+        rtcosim_native_create("rtcosim:oscillator.mass2", &c2, &err) != RTCOSIM_OK ||
+        (sl && wrap_slow(sl, 1, c2, &c2, &err) != RTCOSIM_OK) ||
+        rtcosim_master_add_component(m, "mass2", c2, 1, &err) != RTCOSIM_OK ||
+        rtcosim_master_connect(m, "mass1.x", "mass2.x1", &co, &err) != RTCOSIM_OK ||
+        rtcosim_master_connect(m, "mass1.v", "mass2.v1", &co, &err) != RTCOSIM_OK ||
+        rtcosim_master_set_feedthrough(m, "mass2.F", inputs, 2, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_master_set_order(m, order);
+    if (rtcosim_master_initialize(m, 0, stop, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    return m;
+}
+
+static void a_producer_far_ahead_keeps_the_history_its_consumer_needs(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns stop = 200 * MS;
+    slow sl = {.burn_ns = {0, 20000}};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(RTCOSIM_NS_PER_S, &sl.clock, &err), RTCOSIM_OK);
+    const rtcosim_extrapolation ex[] = {RTCOSIM_EXTRAPOLATION_FOH, RTCOSIM_EXTRAPOLATION_SOH};
+    for (int x = 0; x < 2; x++)
+        for (int o = 0; o < 2; o++) {
+            const rtcosim_order order = o ? RTCOSIM_ORDER_GAUSS_SEIDEL : RTCOSIM_ORDER_JACOBI;
+            rows plain = {0}, spec = {0};
+            rtcosim_master *m = one_way(order, ex[x], NULL, stop);
+            assert_int_equal(rtcosim_master_run(m, stop, keep_row, &plain, &err), RTCOSIM_OK);
+            rtcosim_master_free(m);
+            m = one_way(order, ex[x], &sl, stop);
+            rtcosim_speculation_options opt = {.horizon = 2, .threads = 2};
+            if (rtcosim_master_run_speculative(m, stop, &opt, keep_row, &spec, NULL, &err) != RTCOSIM_OK)
+                fail_msg("%s", err.message);
+            rtcosim_master_free(m);
+            assert_int_equal(spec.count, plain.count);
+            assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+            rows_free(&plain);
+            rows_free(&spec);
+        }
+    rtcosim_clock_free(sl.clock);
+}
+
 static double max_error_vs_exact(const rows *r)
 {
     rtcosim_oscillator_params p;
@@ -480,6 +537,7 @@ int main(void)
         cmocka_unit_test(restored_state_reproduces_the_step),
         cmocka_unit_test(component_without_state_runs_conservatively),
         cmocka_unit_test(termination_request_ends_the_run_where_the_plain_run_ends),
+        cmocka_unit_test(a_producer_far_ahead_keeps_the_history_its_consumer_needs),
         cmocka_unit_test(positive_threshold_stays_near_the_exact_solution),
         cmocka_unit_test(systems_outside_the_scope_are_refused),
     };
