@@ -12,9 +12,10 @@
  * keeps steps whose inputs were off by a cumulative error (sum of absolute
  * input errors, in the inputs' own units, over the kept steps) within Tc.
  *
- * Scope, checked at the start (a clear error otherwise): a single-rate run
- * (every component on the base macro step, no step control, stop on the grid),
- * connections without correction (any extrapolation: ZOH, or FOH/SOH from the
+ * Scope, checked at the start (a clear error otherwise): fixed steps (no step
+ * control; multi-rate step multiples are fine), every component at a
+ * communication point when the run starts and the stop time on every
+ * component's grid (no shortened last step), connections without correction (any extrapolation: ZOH, or FOH/SOH from the
  * start time on; an extrapolation polynomial then runs through predicted
  * samples where real ones have not arrived), no observed coupling error
  * signals. An LP runs conservatively (waits for real inputs) when its
@@ -40,7 +41,8 @@ typedef struct rtcosim_speculation_options {
     size_t horizon;    /* steps an LP may run ahead of its last committed step; default 16 */
     size_t order;      /* predictor order N; default 3 (see speculate.h) */
     size_t window;     /* predictor window M; default 16 */
-    unsigned threads;  /* worker threads; default one per component (the caller's thread is one) */
+    unsigned threads;  /* worker threads (the caller's is one); default one per component, at
+                        * most the online processors; component i runs on thread i mod threads */
 } rtcosim_speculation_options;
 
 /* Rollback depths are counted in buckets 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65+. */

@@ -8,6 +8,7 @@
  * are formed with the same arithmetic as the plain master (step.c), which
  * makes threshold 0 bit-identical to rtcosim_master_run. */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,6 +51,9 @@ static void wait_progress(spec_run *run, uint_fast64_t seen)
             if (atomic_load_explicit(&run->generation, memory_order_acquire) != seen ||
                 atomic_load_explicit(&run->failed, memory_order_relaxed))
                 return;
+        /* With more threads than free cores, let the one that would make
+         * progress run instead of spinning over it. */
+        sched_yield();
     } while (now_ns() < until);
     pthread_mutex_lock(&run->lock);
     atomic_fetch_add(&run->waiters, 1);
@@ -123,7 +127,7 @@ static size_t history_at(const spec_run *run, const spec_stream *st, size_t slot
     const size_t n = j + 1 < HISTORY_LEN ? (size_t)j + 1 : HISTORY_LEN;
     for (size_t i = 0; i < n; i++) {
         const uint64_t index = j + 1 - n + i;
-        ts[i] = run->t0 + (rtcosim_time_ns)index * run->h;
+        ts[i] = run->t0 + (rtcosim_time_ns)(index * st->producer_multiple) * run->h;
         ys[i] = index < st->arrived ? sample_at(run, k, index)
                                     : rtcosim_predictor_values_at(st->predictor, index)[slot];
     }
@@ -134,15 +138,19 @@ static size_t history_at(const spec_run *run, const spec_stream *st, size_t slot
  * step [t, t + hs], in step.c's compute_inputs arithmetic: the polynomial
  * itself for a component that takes input derivatives (value and d1, d2),
  * else its mean over the step. */
-static void poly_input(master_component *mc, const master_connection *k, const rtcosim_time_ns *ts,
-                       const double *ys, size_t n, rtcosim_time_ns t, double hs)
+static void poly_input(master_component *mc, const master_connection *k, const spec_stream *st,
+                       const rtcosim_time_ns *ts, const double *ys, size_t n, rtcosim_time_ns t,
+                       double hs)
 {
+    /* A slower producer's signal is held under the hold rule (coupling.h). */
+    const bool hold = k->opts.multirate == RTCOSIM_MULTIRATE_HOLD &&
+                      st->producer_multiple > st->consumer_multiple;
     const double correction = 0.0;
     double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
     const size_t s = k->in_slot;
     rtcosim_poly p;
-    if (n == 1)
-        p = (rtcosim_poly){{ys[0], 0, 0}};
+    if (n == 1 || hold)
+        p = (rtcosim_poly){{ys[n - 1], 0, 0}};
     else
         rtcosim_poly_fit(k->opts.extrapolation, ts, ys, n, t, &p);
     const double integral = rtcosim_poly_integral(&p, hs);
@@ -215,13 +223,15 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
             const uint64_t k = st->arrived;
             for (size_t i = 0; i < st->width; i++)
                 st->values[i] = sample_at(run, &run->m->conns[st->conns[i]], k);
-            const int64_t n = (int64_t)k - (int64_t)st->shift;
+            /* The scheme counts in the producer's outputs: those from k on
+             * that the executed steps read from the curve. */
+            const uint64_t first = spec_first_step(st, k);
             const size_t speculated =
-                n >= 0 && lp->executed > (uint64_t)n ? (size_t)(lp->executed - (uint64_t)n) : 0;
+                lp->executed > first ? (size_t)(spec_input_index(st, lp->executed - 1) - k + 1) : 0;
             rtcosim_speculation_result r;
             rtcosim_status status = rtcosim_predictor_arrive(
-                st->predictor, run->t0 + (rtcosim_time_ns)k * run->h, st->values, speculated,
-                run->threshold, &r, err);
+                st->predictor, run->t0 + (rtcosim_time_ns)(k * st->producer_multiple) * run->h,
+                st->values, speculated, run->threshold, &r, err);
             if (status != RTCOSIM_OK) {
                 *failed = true;
                 return progress;
@@ -235,7 +245,7 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                     lp->stats.predicted_values++;
                 }
             if (r.rollback) {
-                const uint64_t to = (uint64_t)n + r.keep;
+                const uint64_t to = spec_first_step(st, k + r.keep);
                 status = rtcosim_rollback_restore(lp->table, to, err);
                 lp->executed = to;
                 count_rollback(lp, r.speculated - r.keep);
@@ -260,8 +270,7 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
 {
     uint64_t limit = lp->executed;
     for (size_t s = 0; s < lp->stream_count; s++) {
-        const spec_stream *st = &lp->streams[s];
-        const uint64_t real = st->arrived >= st->shift ? st->arrived - st->shift : 0;
+        const uint64_t real = spec_first_step(&lp->streams[s], lp->streams[s].arrived);
         if (real < limit)
             limit = real;
     }
@@ -270,23 +279,26 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
         const uint64_t out = lp->committed + 1;
         if (out >= lp->ring_cap) {
             const uint64_t reused = out - lp->ring_cap;
-            if (reused >= atomic_load(&run->recorded))
+            if (reused >= atomic_load(&run->lps[lp - run->lps].record_need))
                 break;
             /* A consumer reads from the input of its first uncommitted step
-             * (committed + shift) on, and its extrapolation polynomial the
-             * HISTORY_LEN - 1 samples before that. */
+             * on, and its extrapolation polynomial the HISTORY_LEN - 1
+             * samples before that. */
             bool needed = false;
-            for (size_t c = 0; c < lp->consumer_count && !needed; c++)
+            for (size_t c = 0; c < lp->consumer_count && !needed; c++) {
+                const spec_lp *consumer = &run->lps[lp->consumers[c].lp];
                 needed = reused + (HISTORY_LEN - 1) >=
-                         atomic_load(&run->lps[lp->consumers[c].lp].committed_shared) +
-                             lp->consumers[c].shift;
+                         spec_input_index(&consumer->streams[lp->consumers[c].stream],
+                                          atomic_load(&consumer->committed_shared));
+            }
             if (needed)
                 break;
         }
         memcpy(ring_slot(lp, out), pending_slot(lp, lp->committed), lp->out_bytes);
         if (lp->pending_terminate[lp->committed % lp->pending_cap]) {
-            uint_fast64_t end = atomic_load(&run->end);
-            while (out < end && !atomic_compare_exchange_weak(&run->end, &end, out))
+            const int_fast64_t start = run->t0 + (rtcosim_time_ns)lp->committed * lp->step;
+            int_fast64_t end = atomic_load(&run->end_start);
+            while (start < end && !atomic_compare_exchange_weak(&run->end_start, &end, start))
                 ;
         }
         lp->committed++;
@@ -314,9 +326,9 @@ static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
     rtcosim_status st = RTCOSIM_OK;
     if (mc->feedthrough) {
         for (size_t s = 0; s < lp->stream_count; s++)
-            if (n + lp->streams[s].refresh_shift >= lp->streams[s].arrived)
+            if (spec_refresh_index(&lp->streams[s], n) >= lp->streams[s].arrived)
                 return false;
-        const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)(n + 1) * run->h;
+        const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)(n + 1) * lp->step;
         for (size_t s = 0; s < lp->stream_count; s++) {
             const spec_stream *sm = &lp->streams[s];
             for (size_t i = 0; i < sm->count; i++) {
@@ -325,11 +337,11 @@ static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                     rtcosim_time_ns ts[HISTORY_LEN];
                     double ys[HISTORY_LEN];
                     rtcosim_poly p;
-                    const size_t h = history_at(run, sm, i, n + sm->refresh_shift, ts, ys);
+                    const size_t h = history_at(run, sm, i, spec_refresh_index(sm, n), ts, ys);
                     rtcosim_poly_fit(k->opts.extrapolation, ts, ys, h, t, &p);
                     in[k->in_slot] = p.c[0];
                 } else {
-                    copy_raw_at(run, k, n + sm->refresh_shift);
+                    copy_raw_at(run, k, spec_refresh_index(sm, n));
                 }
             }
         }
@@ -356,18 +368,20 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 {
     if (lp->stepped)
         return lp_finish(run, lp, err, failed);
-    if (lp->executed >= atomic_load(&run->end) || lp->executed - lp->committed >= lp->ahead_limit)
+    if (lp->executed >= lp->total ||
+        run->t0 + (rtcosim_time_ns)lp->executed * lp->step > atomic_load(&run->end_start) ||
+        lp->executed - lp->committed >= lp->ahead_limit)
         return false;
     rtcosim_master *m = run->m;
     master_component *mc = &m->comps[lp->comp];
     const uint64_t n = lp->executed;
-    const double hs = (double)run->h * 1e-9;
-    const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)n * run->h;
+    const double hs = (double)lp->step * 1e-9;
+    const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)n * lp->step;
     double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
     bool predicted = false;
     for (size_t s = 0; s < lp->stream_count; s++) {
         const spec_stream *st = &lp->streams[s];
-        const uint64_t j = n + st->shift;
+        const uint64_t j = spec_input_index(st, n);
         const double *guess = NULL;
         if (j >= st->arrived) {
             if (!st->predictor || !(guess = rtcosim_predictor_values_at(st->predictor, j)))
@@ -384,7 +398,7 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
                 rtcosim_time_ns ts[HISTORY_LEN];
                 double ys[HISTORY_LEN];
                 const size_t h = history_at(run, st, i, j, ts, ys);
-                poly_input(mc, k, ts, ys, h, t, hs);
+                poly_input(mc, k, st, ts, ys, h, t, hs);
             }
         }
     }
@@ -393,7 +407,7 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
         st = rtcosim_rollback_push(lp->table, n, t, in, NULL, err);
     rtcosim_step_result result;
     if (st == RTCOSIM_OK && (st = set_step_inputs(mc, err)) == RTCOSIM_OK)
-        st = rtcosim_component_do_step(mc->c, t, run->h, &result, err);
+        st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);
     if (st != RTCOSIM_OK) {
         *failed = true;
         return false;
@@ -407,32 +421,95 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 
 /* ---- the observer: committed outputs of every LP, in time order ---- */
 
-static bool record_ready(spec_run *run)
+/* The time the run ends: the stop time, or the end of the tick in which a
+ * committed step requested termination (each component's first
+ * communication point after that tick's start; the earliest ends the tick). */
+static rtcosim_time_ns end_time(const spec_run *run)
 {
-    const uint64_t k = atomic_load(&run->recorded);
-    if (k > atomic_load(&run->end))
+    const int_fast64_t start = atomic_load(&run->end_start);
+    if (start == RTCOSIM_TIME_MAX)
+        return run->stop;
+    rtcosim_time_ns end = run->stop;
+    for (size_t l = 0; l < run->lp_count; l++) {
+        const spec_lp *lp = &run->lps[l];
+        const rtcosim_time_ns next = run->t0 + ((start - run->t0) / lp->step + 1) * lp->step;
+        if (next < end)
+            end = next;
+    }
+    return end;
+}
+
+/* Steps an LP runs: to the stop time, or through the terminating tick. */
+static uint64_t lp_end(const spec_run *run, const spec_lp *lp)
+{
+    const int_fast64_t start = atomic_load(&run->end_start);
+    if (start == RTCOSIM_TIME_MAX)
+        return lp->total;
+    const uint64_t steps = (uint64_t)((start - run->t0) / lp->step) + 1;
+    return steps < lp->total ? steps : lp->total;
+}
+
+/* The next row: the next communication point of any component (the plain
+ * master's next tick end). */
+static rtcosim_time_ns next_row_time(const spec_run *run, rtcosim_time_ns row_time)
+{
+    rtcosim_time_ns next = RTCOSIM_TIME_MAX;
+    for (size_t l = 0; l < run->lp_count; l++) {
+        const spec_lp *lp = &run->lps[l];
+        const rtcosim_time_ns t = run->t0 + ((row_time - run->t0) / lp->step + 1) * lp->step;
+        if (t < next)
+            next = t;
+    }
+    return next;
+}
+
+/* The output of an LP that the plain master shows at the end of the tick
+ * from row_time to `next`: Jacobi publishes each component at its own
+ * communication points, so the latest at or before next; Gauss-Seidel
+ * publishes a component right after its step, so the one after its latest
+ * step started at or before row_time. */
+static uint64_t row_output(const spec_run *run, const spec_lp *lp, rtcosim_time_ns row_time,
+                           rtcosim_time_ns next)
+{
+    if (run->m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
+        return (uint64_t)((row_time - run->t0) / lp->step) + 1;
+    return (uint64_t)((next - run->t0) / lp->step);
+}
+
+static bool record_ready(const spec_run *run, rtcosim_time_ns row_time, rtcosim_time_ns next)
+{
+    if (next > end_time(run))
         return false;
     for (size_t l = 0; l < run->lp_count; l++)
-        if (atomic_load(&run->lps[l].published) <= k)
+        if (atomic_load(&run->lps[l].published) <= row_output(run, &run->lps[l], row_time, next))
             return false;
     return true;
 }
 
-/* One thread at a time (the flag); after letting go it looks again, so that
- * an output published while it held the flag is not left unrecorded. */
+static bool next_row_ready(const spec_run *run)
+{
+    const rtcosim_time_ns row_time = atomic_load(&run->row_time);
+    return record_ready(run, row_time, next_row_time(run, row_time));
+}
+
+/* One thread at a time (the flag). A thread that finds a row ready but the
+ * flag taken leaves it to the holder, which looks again after letting go
+ * (the publication it missed is then visible), so no row is left behind. */
 static void try_record(spec_run *run)
 {
     rtcosim_master *m = run->m;
-    while (record_ready(run) && !atomic_load(&run->failed)) {
+    while (!atomic_load(&run->failed) && next_row_ready(run)) {
         if (atomic_flag_test_and_set(&run->recording))
             return;
+        rtcosim_time_ns row_time = atomic_load(&run->row_time);
+        rtcosim_time_ns next = next_row_time(run, row_time);
         bool advanced = false;
-        while (record_ready(run) && !atomic_load(&run->failed)) {
-            const uint64_t k = atomic_load(&run->recorded);
+        while (!atomic_load(&run->failed) && record_ready(run, row_time, next)) {
             /* The master's out batches are the recorder's alone during the
              * run (LPs write their outputs to their own buffers). */
             for (size_t l = 0; l < run->lp_count; l++) {
-                const spec_lp *lp = &run->lps[l];
+                spec_lp *lp = &run->lps[l];
+                const uint64_t k = row_output(run, lp, row_time, next);
                 master_component *mc = &m->comps[lp->comp];
                 for (unsigned t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
                     if (mc->out[t].n)
@@ -443,14 +520,20 @@ static void try_record(spec_run *run)
                 rtcosim_error err;
                 rtcosim_error_clear(&err);
                 const double *v = rtcosim_master_observed_values(m);
-                if (run->observer(run->context, run->t0 + (rtcosim_time_ns)k * run->h, v,
-                                  m->observed_count, &err) != RTCOSIM_OK) {
+                if (run->observer(run->context, next, v, m->observed_count, &err) != RTCOSIM_OK) {
                     fail(run, &err);
                     break;
                 }
             }
-            atomic_store(&run->recorded, k + 1);
+            /* Later rows read these outputs or later ones. */
+            for (size_t l = 0; l < run->lp_count; l++)
+                atomic_store(&run->lps[l].record_need,
+                             row_output(run, &run->lps[l], row_time, next));
+            row_time = next;
+            atomic_store(&run->row_time, row_time);
+            atomic_fetch_add(&run->rows, 1);
             advanced = true;
+            next = next_row_time(run, row_time);
         }
         atomic_flag_clear(&run->recording);
         if (advanced)
@@ -485,7 +568,7 @@ static void run_worker(spec_run *run, unsigned id)
                 notify(run);
                 try_record(run);
             }
-            done = done && lp->committed >= atomic_load(&run->end);
+            done = done && lp->committed >= lp_end(run, lp);
         }
         if (failed) {
             fail(run, &err);
@@ -530,6 +613,14 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
                                  "master: speculative run to %.9g s: the stop time must be on the "
                                  "macro-step grid from %.9g s and within the initialized stop time",
                                  rtcosim_time_to_seconds(stop), rtcosim_time_to_seconds(m->time));
+    for (size_t c = 0; c < m->comp_count; c++)
+        if ((stop - m->time) % ((rtcosim_time_ns)m->comps[c].multiple * m->macro_step) != 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "master: speculative run to %.9g s: the stop time is not on the "
+                                     "grid of '%s', which steps %.9g s",
+                                     rtcosim_time_to_seconds(stop), m->comps[c].name,
+                                     rtcosim_time_to_seconds((rtcosim_time_ns)m->comps[c].multiple *
+                                                             m->macro_step));
     spec_run *run = calloc(1, sizeof *run);
     if (!run)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "master: out of memory");
@@ -538,8 +629,10 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
         free(run);
         return st;
     }
-    run->total = (uint64_t)((stop - m->time) / m->macro_step);
-    atomic_init(&run->end, run->total);
+    run->stop = stop;
+    atomic_init(&run->row_time, run->t0);
+    for (size_t l = 0; l < run->lp_count; l++)
+        run->lps[l].total = (uint64_t)((stop - run->t0) / run->lps[l].step);
     run->observer = observer;
     run->context = context;
     if (observer && m->time == m->start && m->steps == 0) {
@@ -578,8 +671,8 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
     free(args);
     free(threads);
     try_record(run);
-    const uint64_t end = atomic_load(&run->end);
-    if (!atomic_load(&run->failed) && atomic_load(&run->recorded) != end + 1) {
+    const rtcosim_time_ns end = end_time(run);
+    if (!atomic_load(&run->failed) && atomic_load(&run->row_time) != end) {
         rtcosim_error e;
         rtcosim_error_set(&e, RTCOSIM_ESTATE, "master: speculative run ended before %.9g s",
                           rtcosim_time_to_seconds(stop));
@@ -591,10 +684,10 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
         if (err)
             *err = run->error;
     } else {
-        m->time = run->t0 + (rtcosim_time_ns)end * run->h;
-        m->steps += end;
+        m->time = end;
+        m->steps += atomic_load(&run->rows) - 1;
         st = RTCOSIM_OK;
-        if (end < run->total) {
+        if (end < stop) {
             m->terminate_requested = true;
             rtcosim_log(RTCOSIM_LOG_INFO, "master", "a component requested termination at %.9g s",
                         rtcosim_time_to_seconds(m->time));

@@ -11,15 +11,16 @@
 #include "rtcosim/master_speculate.h"
 #include "rtcosim/speculate.h"
 
-/* The inputs an LP takes from one producer component. Output k of a
- * component is its published output after k steps (0: at the start). Step n
- * of the consumer uses output n + shift (Gauss-Seidel: shift 1 for a producer
- * earlier in the order, which has already stepped), and a feedthrough
- * consumer's output n + 1 is read with inputs from output n + refresh_shift
- * (1 for an earlier producer in both orders: it has published by then). */
+/* The inputs an LP takes from one producer component. Output q of a
+ * component is its published output after q steps (0: at the start); a
+ * component with step multiple M steps M H. Which producer output the
+ * consumer's step k reads is what the plain master's history holds then
+ * (step.c): see spec_input_index and spec_refresh_index below. */
 typedef struct spec_stream {
     size_t producer;
-    unsigned shift, refresh_shift;
+    bool earlier;             /* producer before the consumer in the step order */
+    bool gauss_seidel;
+    uint64_t consumer_multiple, producer_multiple;
     size_t *conns;            /* connection indices from the producer into this LP */
     size_t width;             /* how many of them are Float64 (predicted); first in conns */
     size_t count;
@@ -28,11 +29,9 @@ typedef struct spec_stream {
     uint64_t arrived;         /* real outputs of the producer taken in */
 } spec_stream;
 
-/* A consumer of this LP's outputs: the lowest output it may still read is
- * its committed step + shift. */
+/* A consumer of this LP's outputs (its stream from this LP). */
 typedef struct spec_consumer {
-    size_t lp;
-    unsigned shift;
+    size_t lp, stream;
 } spec_consumer;
 
 typedef struct spec_lp {
@@ -45,6 +44,11 @@ typedef struct spec_lp {
     size_t consumer_count;
     rtcosim_rollback_table *table;
 
+    uint64_t multiple;        /* steps multiple * H */
+    rtcosim_time_ns step;
+    uint64_t total;           /* steps to the stop time */
+    /* The observer's next output of this LP: outputs below it are released. */
+    atomic_uint_fast64_t record_need;
     uint64_t executed;        /* next step to execute */
     bool stepped;             /* step `executed` taken, its outputs not yet read */
     /* Uncommitted steps allowed now (1 .. pending_cap): halved on a rollback,
@@ -77,16 +81,19 @@ typedef struct spec_run {
     double threshold;
     size_t horizon, order, window;
     rtcosim_time_ns t0, h;
-    uint64_t total;           /* steps to run */
-    /* Outputs to produce: total, lowered to n + 1 when a committed step n
-     * requested termination (the plain master stops after that step). */
-    atomic_uint_fast64_t end;
+    rtcosim_time_ns stop;
+    /* The start of the last macro step (tick) to run: a committed step
+     * starting at t that requested termination lowers it to t (the plain
+     * master finishes that tick, then stops). RTCOSIM_TIME_MAX: none. */
+    atomic_int_fast64_t end_start;
     unsigned threads;
 
     rtcosim_master_observer observer;
     void *context;
-    bool observe_start;
-    atomic_uint_fast64_t recorded; /* outputs handed to the observer */
+    /* Rows handed to the observer: the last one's time (written under the
+     * flag, read by anyone) and their count. */
+    atomic_int_fast64_t row_time;
+    atomic_uint_fast64_t rows;
     atomic_flag recording;
     double *observed;
 
@@ -100,6 +107,42 @@ typedef struct spec_run {
     rtcosim_status status;    /* first failure, under lock */
     rtcosim_error error;
 } spec_run;
+
+/* Producer output that the consumer's step k reads, as the plain master's
+ * history holds it when the step's inputs are computed: Jacobi, the latest
+ * output at or before the step start; Gauss-Seidel, an earlier producer has
+ * already taken its step from that time (one output further), a later one
+ * has not. Single rate: k, or k + 1 for an earlier producer in Gauss-Seidel. */
+static inline uint64_t spec_input_index(const spec_stream *s, uint64_t k)
+{
+    const uint64_t a = k * s->consumer_multiple, p = s->producer_multiple;
+    if (!s->gauss_seidel)
+        return a / p;
+    return s->earlier ? a / p + 1 : (a + p - 1) / p;
+}
+
+/* Producer output a feedthrough consumer's output k + 1 is read with (step.c
+ * refreshes the inputs before publishing): Gauss-Seidel publishes right after
+ * the step, with the step's inputs; Jacobi publishes at the end of the tick,
+ * after the earlier producers published theirs. */
+static inline uint64_t spec_refresh_index(const spec_stream *s, uint64_t k)
+{
+    if (s->gauss_seidel)
+        return spec_input_index(s, k);
+    const uint64_t b = (k + 1) * s->consumer_multiple, p = s->producer_multiple;
+    return s->earlier ? b / p : (b + p - 1) / p - 1;
+}
+
+/* The first consumer step that reads producer output q or a later one. */
+static inline uint64_t spec_first_step(const spec_stream *s, uint64_t q)
+{
+    const uint64_t c = s->consumer_multiple, p = s->producer_multiple;
+    if (!s->gauss_seidel)
+        return (q * p + c - 1) / c;
+    if (q == 0)
+        return 0;
+    return s->earlier ? ((q - 1) * p + c - 1) / c : (q - 1) * p / c + 1;
+}
 
 #pragma GCC visibility push(hidden)
 /* speculate_plan.c */

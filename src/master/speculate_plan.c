@@ -5,6 +5,7 @@
  * so that the run itself never allocates. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "master/speculate_internal.h"
 
@@ -19,10 +20,14 @@ rtcosim_status spec_check_scope(rtcosim_master *m, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: speculative run before initialize");
     if (m->failed)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: an earlier step or run failed");
-    if (!m->single_rate)
+    if (m->step_control.enabled)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "master: speculation needs a single-rate run (every component on "
-                                 "the macro step, no step control)");
+                                 "master: speculation needs fixed macro steps (step control is on)");
+    for (size_t c = 0; c < m->comp_count; c++)
+        if (m->comps[c].next_time != m->time)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "master: speculation must start at a communication point of "
+                                     "every component ('%s' is inside its step)", m->comps[c].name);
     for (size_t i = 0; i < m->conn_count; i++) {
         const master_connection *k = &m->conns[i];
         if (k->continuous && k->corr.kind != RTCOSIM_CORRECTION_NONE)
@@ -124,8 +129,10 @@ static rtcosim_status build_streams(spec_run *run, spec_lp *lp, rtcosim_error *e
         if (s == lp->stream_count) {
             spec_stream *st = &lp->streams[lp->stream_count++];
             st->producer = p;
-            st->refresh_shift = position_of(m, p) < my_pos ? 1 : 0;
-            st->shift = m->order == RTCOSIM_ORDER_GAUSS_SEIDEL ? st->refresh_shift : 0;
+            st->earlier = position_of(m, p) < my_pos;
+            st->gauss_seidel = m->order == RTCOSIM_ORDER_GAUSS_SEIDEL;
+            st->consumer_multiple = m->comps[lp->comp].multiple;
+            st->producer_multiple = m->comps[p].multiple;
             st->conns = calloc(mc->conns_in_count, sizeof *st->conns);
             st->values = calloc(mc->conns_in_count, sizeof *st->values);
             if (!st->conns || !st->values)
@@ -144,9 +151,12 @@ static rtcosim_status build_streams(spec_run *run, spec_lp *lp, rtcosim_error *e
             st->width += m->conns[st->conns[i]].continuous;
         if (!lp->speculate || st->width == 0)
             continue;
+        /* The producer's outputs a horizon of consumer steps reads. */
+        const size_t reach = (size_t)spec_input_index(st, run->horizon) + 2;
         rtcosim_predictor_config pc = {.width = st->width, .order = run->order,
-                                       .window = run->window, .horizon = run->horizon + 1,
-                                       .nominal_interval_ns = run->h};
+                                       .window = run->window, .horizon = reach,
+                                       .nominal_interval_ns =
+                                           (rtcosim_time_ns)st->producer_multiple * run->h};
         rtcosim_status status = rtcosim_predictor_create(&pc, &st->predictor, err);
         if (status != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "master: speculation of '%s': ", mc->name);
@@ -179,6 +189,9 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
                    mc->out[t].n * rtcosim_type_size((rtcosim_type)t));
     atomic_init(&lp->published, 1);
     atomic_init(&lp->committed_shared, 0);
+    atomic_init(&lp->record_need, 0);
+    lp->multiple = mc->multiple;
+    lp->step = (rtcosim_time_ns)mc->multiple * run->h;
     return RTCOSIM_OK;
 }
 
@@ -191,7 +204,8 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
     atomic_init(&run->generation, 0);
     atomic_init(&run->waiters, 0);
     atomic_init(&run->failed, false);
-    atomic_init(&run->recorded, 1);
+    atomic_init(&run->rows, 1);
+    atomic_init(&run->end_start, RTCOSIM_TIME_MAX);
     atomic_flag_clear(&run->recording);
     run->m = m;
     run->threshold = o && o->threshold > 0 ? o->threshold : 0;
@@ -201,7 +215,13 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
     run->h = m->macro_step;
     run->t0 = m->time;
     run->lp_count = m->comp_count;
+    /* Default: one thread per component, but no more than the online
+     * processors (waiting LPs poll, and polling threads beyond the cores
+     * would take them from the ones that make progress). */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     run->threads = o && o->threads ? o->threads : (unsigned)m->comp_count;
+    if ((!o || !o->threads) && cpus > 0 && run->threads > (unsigned)cpus)
+        run->threads = (unsigned)cpus;
     if (run->threads > m->comp_count)
         run->threads = (unsigned)m->comp_count;
     if (o && !(o->threshold >= 0))
@@ -235,7 +255,7 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
             return st;
         for (size_t s = 0; s < lp->stream_count; s++) {
             spec_lp *p = &run->lps[lp->streams[s].producer];
-            p->consumers[p->consumer_count++] = (spec_consumer){c, lp->streams[s].shift};
+            p->consumers[p->consumer_count++] = (spec_consumer){c, s};
         }
         if (!lp->speculate)
             continue;

@@ -460,6 +460,75 @@ static void a_producer_far_ahead_keeps_the_history_its_consumer_needs(void **sta
     rtcosim_clock_free(sl.clock);
 }
 
+/* Multi-rate: mass1 steps 3 ms, mass2 2 ms (macro step 1 ms). Rows come at
+ * every communication point of either, each mass showing its latest output,
+ * as in the plain run; Tc = 0 stays bit-identical for every coupling. */
+static rtcosim_master *multi_rate(rtcosim_order order, rtcosim_extrapolation e, bool hold,
+                                  slow *sl, rtcosim_time_ns stop)
+{
+    rtcosim_oscillator_params p;
+    rtcosim_oscillator_case(2, &p);
+    rtcosim_oscillator_setup s;
+    rtcosim_oscillator_setup_init(&s);
+    s.order = order;
+    s.stop = stop;
+    s.power_bond = false;
+    s.coupling.extrapolation = e;
+    s.coupling.multirate = hold ? RTCOSIM_MULTIRATE_HOLD : RTCOSIM_MULTIRATE_INTERPOLATE;
+    if (sl) {
+        s.wrap = wrap_slow;
+        s.wrap_context = sl;
+    }
+    rtcosim_master *m = NULL;
+    rtcosim_error err;
+    if (rtcosim_oscillator_build(&p, &s, &m, &err) != RTCOSIM_OK ||
+        rtcosim_master_set_component_step(m, "mass1", 3 * MS, &err) != RTCOSIM_OK ||
+        rtcosim_master_set_component_step(m, "mass2", 2 * MS, &err) != RTCOSIM_OK ||
+        rtcosim_master_initialize(m, 0, stop, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    return m;
+}
+
+static void multi_rate_threshold_zero_is_bit_identical(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns stop = 120 * MS;
+    slow sl = {.burn_ns = {0, 20000}};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(RTCOSIM_NS_PER_S, &sl.clock, &err), RTCOSIM_OK);
+    /* The last variant holds the slower producer's signal (FOH, hold rule). */
+    const rtcosim_extrapolation ex[] = {RTCOSIM_EXTRAPOLATION_ZOH, RTCOSIM_EXTRAPOLATION_FOH,
+                                        RTCOSIM_EXTRAPOLATION_SOH, RTCOSIM_EXTRAPOLATION_FOH};
+    for (int x = 0; x < 4; x++)
+        for (int o = 0; o < 2; o++)
+            for (unsigned threads = 1; threads <= 2; threads++) {
+                const rtcosim_order order = o ? RTCOSIM_ORDER_GAUSS_SEIDEL : RTCOSIM_ORDER_JACOBI;
+                rows plain = {0}, spec = {0};
+                rtcosim_master *m = multi_rate(order, ex[x], x == 3, NULL, stop);
+                assert_int_equal(rtcosim_master_run(m, stop, keep_row, &plain, &err), RTCOSIM_OK);
+                const uint64_t plain_steps = rtcosim_master_step_count(m);
+                rtcosim_master_free(m);
+                m = multi_rate(order, ex[x], x == 3, &sl, stop);
+                rtcosim_speculation_options opt = {.horizon = 4, .threads = threads};
+                rtcosim_speculation_stats stats[2];
+                if (rtcosim_master_run_speculative(m, stop, &opt, keep_row, &spec, stats, &err) !=
+                    RTCOSIM_OK)
+                    fail_msg("%s", err.message);
+                /* Ticks at 0, 2, 3, 4, 6, ... ms: two of every three ms. */
+                assert_int_equal(plain.count, 1 + 80);
+                assert_int_equal(rtcosim_master_step_count(m), plain_steps);
+                assert_int_equal(stats[0].committed_steps, 40);
+                assert_int_equal(stats[1].committed_steps, 60);
+                rtcosim_master_free(m);
+                assert_int_equal(spec.count, plain.count);
+                assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
+                assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+                rows_free(&plain);
+                rows_free(&spec);
+            }
+    rtcosim_clock_free(sl.clock);
+}
+
 static double max_error_vs_exact(const rows *r)
 {
     rtcosim_oscillator_params p;
@@ -521,6 +590,23 @@ static void systems_outside_the_scope_are_refused(void **state)
     assert_non_null(strstr(err.message, "without correction"));
     rtcosim_master_free(m);
 
+    rtcosim_oscillator_setup_init(&s);
+    s.stop = 10 * MS;
+    s.step_control.enabled = true;
+    assert_int_equal(rtcosim_oscillator_build(&p, &s, &m, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_initialize(m, 0, s.stop, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_run_speculative(m, s.stop, NULL, NULL, NULL, NULL, &err),
+                     RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "step control"));
+    rtcosim_master_free(m);
+
+    /* Off the grid of mass2 (2 ms): 11 ms. */
+    m = multi_rate(RTCOSIM_ORDER_JACOBI, RTCOSIM_EXTRAPOLATION_ZOH, false, NULL, 12 * MS);
+    assert_int_equal(rtcosim_master_run_speculative(m, 11 * MS, NULL, NULL, NULL, NULL, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "not on the grid of 'mass"));
+    rtcosim_master_free(m);
+
     m = oscillator(RTCOSIM_ORDER_JACOBI, 10 * MS, NULL);
     assert_int_equal(rtcosim_master_run_speculative(m, 10 * MS + 1, NULL, NULL, NULL, NULL, &err),
                      RTCOSIM_EINVAL);
@@ -538,6 +624,7 @@ int main(void)
         cmocka_unit_test(component_without_state_runs_conservatively),
         cmocka_unit_test(termination_request_ends_the_run_where_the_plain_run_ends),
         cmocka_unit_test(a_producer_far_ahead_keeps_the_history_its_consumer_needs),
+        cmocka_unit_test(multi_rate_threshold_zero_is_bit_identical),
         cmocka_unit_test(positive_threshold_stays_near_the_exact_solution),
         cmocka_unit_test(systems_outside_the_scope_are_refused),
     };
