@@ -121,7 +121,7 @@ rtcosim_status rtcosim_predictor_create(const rtcosim_predictor_config *config,
     p->streams = p->width + 1;
     p->hist_cap = window + order;
     p->time_scale = config->time_scale_ns > 0 ? config->time_scale_ns : 1e9;
-    p->min_pivot = config->min_pivot > 0 ? config->min_pivot : 1e-8;
+    p->min_pivot = config->min_pivot > 0 ? config->min_pivot : 1e-13;
     p->nominal_interval = config->nominal_interval_ns;
 
     p->scale = malloc(p->width * sizeof *p->scale);

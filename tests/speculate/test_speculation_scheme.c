@@ -143,6 +143,44 @@ static void speculation_is_capped_by_the_curve(void **state)
     rtcosim_predictor_free(p);
 }
 
+static void vector_components_and_time_combine_by_their_scales(void **state)
+{
+    (void)state;
+    /* Width 2, value_scale (1, 0.5). x[0] = (0, 0) at 0, x[1] = (1, 2) at 10:
+     * FOH x~[2] = (2, 4), x~[3] = (3, 6). x[2] = (2.5, 3.75) at 20:
+     * e[2] = (-0.5, 0.25), |e[2]| = 0.5 / 1 + 0.25 / 0.5 = 1.
+     * New FOH (slopes 1.5, 1.75): x~'[3] = (4, 5.5), x~'[4] = (5.5, 7.25);
+     * e~[3] = (-1, 0.5), |e~[3]| = 2. Tc = 1: m = 1 (1 <= 1, 3 > 1).
+     * x~''[3] = x~'[3] - e[2] = (4.5, 5.25), x~''[4] = x~'[4]. */
+    const double scale[2] = {1, 0.5};
+    rtcosim_predictor_config c = {.width = 2, .horizon = 6, .value_scale = scale};
+    rtcosim_error err;
+    for (int late = 0; late < 2; late++) {
+        rtcosim_predictor *p = NULL;
+        assert_int_equal(rtcosim_predictor_create(&c, &p, &err), RTCOSIM_OK);
+        const double x0[2] = {0, 0}, x1[2] = {1, 2}, x2[2] = {2.5, 3.75};
+        assert_int_equal(rtcosim_predictor_observe(p, 0, x0, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_predictor_observe(p, 10, x1, &err), RTCOSIM_OK);
+        rtcosim_speculation_result r;
+        assert_int_equal(rtcosim_predictor_arrive(p, 20 + late, x2, 4, 1.0, &r, &err), RTCOSIM_OK);
+        if (late) {
+            /* One ns late adds 1e-9 (time in seconds): the budget is exceeded
+             * at once. */
+            assert_true(r.arrival_error == 1.0 + 1e-9);
+            assert_int_equal(r.keep, 0);
+        } else {
+            assert_true(r.arrival_error == 1.0);
+            assert_true(r.value_error[0] == -0.5 && r.value_error[1] == 0.25);
+            assert_int_equal(r.keep, 1);
+            assert_true(r.cumulative_error == 1.0);
+            const double *v3 = rtcosim_predictor_values_at(p, 3), *v4 = rtcosim_predictor_values_at(p, 4);
+            assert_true(v3[0] == 4.5 && v3[1] == 5.25);
+            assert_true(v4[0] == 5.5 && v4[1] == 7.25);
+        }
+        rtcosim_predictor_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +188,7 @@ int main(void)
         cmocka_unit_test(smaller_threshold_rolls_back_further),
         cmocka_unit_test(zero_threshold_rolls_back_at_the_first_difference),
         cmocka_unit_test(speculation_is_capped_by_the_curve),
+        cmocka_unit_test(vector_components_and_time_combine_by_their_scales),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
