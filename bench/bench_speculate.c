@@ -3,11 +3,11 @@
  * sequential and conservative schedulers in the same run (interleaved per
  * repeat, medians of wall time). Checked: with threshold Tc = 0 the committed
  * results (ECU states, CAN log) are bit-identical to the sequential run.
- * With Tc = 0.1 (errors of the predicted sensor and actuator streams in
+ * With Tc = 0.1 (errors of the predicted actuation streams in
  * their own units, time errors in seconds) the results must stay within a
  * relative error of 1e-2 of the conservative run (checked; measured over 10 s
- * at N = 16: at most 5e-4, while Tc = 1 reached 3e-3). The ECUs and plants
- * predict each other's streams (rtcosim_events_add_prediction). Figures per
+ * at N = 16: at most 5e-4, while Tc = 1 reached 3e-3). The plants predict
+ * their ECUs' actuations (rtcosim_events_add_prediction). Figures per
  * N: speedup of the Tc = 0.1 run over the sequential one, its largest relative
  * error against the conservative run, its rollbacks and efficiency
  * (committed / processed events), and the same speedup for Tc = 0.
