@@ -8,6 +8,7 @@ packages=(
   libcmocka-dev libdouble-conversion-dev
   libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin
+  libunicorn-dev libelf-dev gcc-arm-none-eabi picolibc-arm-none-eabi
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,7 @@
 #include "rtcosim/ecu.h"
 #include "rtcosim/events.h"
 #include "rtcosim/native.h"
+#include "rtcosim/vecu.h"
 
 #define VEHICLE_VR_STATE 0u /* every plant: its one state is output vr 0 */
 #define VEHICLE_VR_INPUT 1u /* and its one input vr 1 */
@@ -32,6 +33,9 @@ typedef struct rtcosim_ecu_vehicle_config {
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
+    /* an engine ECU (group 0 only: "engine") running firmware instead of
+     * task functions; NULL: none */
+    const char *firmware_ecu, *firmware_path;
 } rtcosim_ecu_vehicle_config;
 
 typedef struct rtcosim_ecu_vehicle rtcosim_ecu_vehicle;
@@ -46,6 +50,11 @@ rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t index)
 /* A hash of every ECU's emulator state and of the CAN log (when kept): equal
  * hashes after two runs mean identical results. */
 uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
+
+/* The I/O contract of the engine firmware (examples/firmware/engine.c) as a
+ * virtual-ECU configuration; name and path are referenced, not copied. */
+void rtcosim_ecu_vehicle_engine_firmware(const char *name, const char *path, uint64_t clock_hz,
+                                         rtcosim_can_bus *bus, rtcosim_vecu_ecu_config *c);
 
 /* A vehicle system file: INI text with a [vehicle] section (ecus, bitrate,
  * stuffing = actual|worst-case, plants = active|passive, plant_step and

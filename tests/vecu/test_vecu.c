@@ -1,0 +1,295 @@
+/* The virtual ECU: instruction timing against hand-counted loops (and the
+ * cycle counter between two reads), ADC/PWM/DOUT/CAN register semantics,
+ * faults reported with ECU, PC and function, state restore reproducing
+ * execution exactly, and the engine firmware closing its loop with the
+ * engine plant at the hand-computed steady state. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../examples/ecus/vehicle.h"
+#include "rtcosim/vecu.h"
+#include "rtcosim/vecu_periph.h"
+
+#define LIMIT UINT64_C(1000000)
+
+static rtcosim_vecu *open_core(const char *path, double cpi)
+{
+    rtcosim_vecu_config c = {.name = "test", .firmware = path, .clock_hz = 100000000, .cpi = cpi};
+    rtcosim_vecu *v = NULL;
+    rtcosim_error err = {0};
+    rtcosim_status st = rtcosim_vecu_create(&c, &v, &err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_vecu_reset(v, LIMIT, &err);
+    if (st != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    return v;
+}
+
+static uint32_t read_u32(rtcosim_vecu *v, const char *symbol)
+{
+    uint32_t a, x;
+    rtcosim_error err = {0};
+    assert_true(rtcosim_vecu_symbol(v, symbol, &a));
+    assert_int_equal(rtcosim_vecu_read(v, a, &x, sizeof x, &err), RTCOSIM_OK);
+    return x;
+}
+
+static void run_irq(rtcosim_vecu *v, unsigned irq, uint64_t start, uint64_t *cycles)
+{
+    rtcosim_error err = {0};
+    if (rtcosim_vecu_run_exception(v, 16 + irq, start, LIMIT, cycles, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+}
+
+/* movs; 100 x (subs, bne); bx lr = 202 instructions, at CPI 1 and 1.5 */
+static void test_timing_of_a_hand_counted_loop(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(FW_TEST_ELF, 1.0);
+    uint64_t cycles, before = rtcosim_vecu_instructions(v);
+    run_irq(v, 0, 0, &cycles);
+    assert_int_equal(cycles, 202);
+    assert_int_equal(rtcosim_vecu_instructions(v) - before, 202);
+    run_irq(v, 0, 0, &cycles); /* translated blocks cached: same count */
+    assert_int_equal(cycles, 202);
+    rtcosim_vecu_free(v);
+    v = open_core(FW_TEST_ELF, 1.5);
+    run_irq(v, 0, 0, &cycles);
+    assert_int_equal(cycles, 303);
+    rtcosim_vecu_free(v);
+}
+
+/* CYCCNT = entry cycle + instructions before the read's basic block (x CPI) */
+static void test_cycle_counter_counts_instructions(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(FW_TEST_ELF, 2.0);
+    uint64_t cycles;
+    run_irq(v, 1, 1000, &cycles);
+    assert_int_equal(read_u32(v, "cyc_first"), 1000);
+    assert_int_equal(read_u32(v, "cyc_delta"), (4 + 202) * 2); /* push, ldr, ldr, bl + loop */
+    assert_int_equal(cycles, (4 + 202 + 7) * 2); /* then ldr, ldr, str, subs, ldr, str, pop */
+    rtcosim_vecu_free(v);
+}
+
+static void test_adc_pwm_dout(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(FW_TEST_ELF, 1.0);
+    rtcosim_vecu_adc_set(v, 0, 1234);
+    rtcosim_vecu_adc_set(v, 1, 0x5A);
+    run_irq(v, 2, 0, NULL);
+    assert_int_equal(rtcosim_vecu_pwm(v, 0), 2468);
+    assert_int_equal(rtcosim_vecu_pwm(v, 1), VECU_PWM_FULL); /* 20000 clamped */
+    assert_int_equal(rtcosim_vecu_dout(v), 0x5A);
+    rtcosim_vecu_free(v);
+}
+
+static void test_can_fifo_and_mailboxes(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(FW_TEST_ELF, 1.0);
+    rtcosim_can_frame a = {.id = 0x123, .dlc = 8, .data = {1, 2, 3, 4, 5, 6, 7, 8}};
+    rtcosim_can_frame b = {.id = 0x1ABCDEF, .extended = true, .dlc = 2, .data = {9, 10}};
+    assert_true(rtcosim_vecu_can_receive(v, &a));
+    assert_true(rtcosim_vecu_can_receive(v, &b));
+    run_irq(v, VECU_IRQ_CAN_RX, 0, NULL);
+    assert_int_equal(read_u32(v, "seen_rx"), 2);
+    uint32_t status = read_u32(v, "seen_status");
+    assert_int_equal(status & VECU_CAN_STATUS_RX_COUNT_MASK, 1); /* one popped */
+    assert_true(status & VECU_CAN_STATUS_TX_BUSY); /* second request of a pending mailbox */
+    rtcosim_can_frame f;
+    assert_true(rtcosim_vecu_can_take(v, &f));
+    assert_int_equal(f.id, 0x124);
+    assert_false(f.extended);
+    assert_int_equal(f.dlc, 8);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(f.data[i], (uint8_t)~(i + 1));
+    assert_false(rtcosim_vecu_can_take(v, &f)); /* the second request was ignored */
+    run_irq(v, VECU_IRQ_CAN_RX, 0, NULL); /* now the extended frame */
+    assert_true(rtcosim_vecu_can_take(v, &f));
+    assert_true(f.extended);
+    assert_int_equal(f.id, 0x1ABCDF0);
+    assert_int_equal(f.dlc, 2);
+    assert_int_equal(f.data[0], (uint8_t)~9);
+    /* the FIFO holds VECU_CAN_RX_FIFO_DEPTH frames; one more overruns */
+    for (unsigned i = 0; i < VECU_CAN_RX_FIFO_DEPTH; i++)
+        assert_true(rtcosim_vecu_can_receive(v, &a));
+    assert_false(rtcosim_vecu_can_receive(v, &a));
+    rtcosim_vecu_free(v);
+}
+
+static void expect_fault(rtcosim_vecu *v, unsigned irq, const char *what, const char *function)
+{
+    rtcosim_error err = {0};
+    assert_int_not_equal(rtcosim_vecu_run_exception(v, 16 + irq, 0, LIMIT, NULL, &err),
+                         RTCOSIM_OK);
+    if (!strstr(err.message, "ecu 'test'") || !strstr(err.message, what) ||
+        !strstr(err.message, function) || !strstr(err.message, "PC 0x"))
+        fail_msg("IRQ %u: '%s' lacks '%s' or '%s'", irq, err.message, what, function);
+}
+
+static void test_faults_name_ecu_pc_and_function(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(FW_TEST_ELF, 1.0);
+    expect_fault(v, 3, "write to unmapped address 0x30000000", "in bad_write+0x");
+    expect_fault(v, 4, "undefined instruction", "in undefined_instruction+0x");
+    expect_fault(v, 5, "stack overflow into the guard", "in deep_recursion+0x");
+    expect_fault(v, 6, "write to read-only flash", "in flash_write+0x");
+    expect_fault(v, 7, "did not return within 1000000 instructions", "in spin_forever+0x");
+    /* a fault stops the handler, not the core: after a reset it runs again */
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_vecu_reset(v, LIMIT, &err), RTCOSIM_OK);
+    uint64_t cycles;
+    run_irq(v, 0, 0, &cycles);
+    assert_int_equal(cycles, 202);
+    rtcosim_vecu_free(v);
+}
+
+static void test_bad_firmware_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/vecu-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/text.elf", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("not an elf\n", f);
+    fclose(f);
+    rtcosim_vecu_config c = {.name = "bad", .firmware = path};
+    rtcosim_vecu *v = NULL;
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_vecu_create(&c, &v, &err), RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "text.elf: not an ELF file"));
+    unlink(path);
+    assert_int_equal(rtcosim_vecu_create(&c, &v, &err), RTCOSIM_EIO);
+    assert_non_null(strstr(err.message, "text.elf: cannot open firmware"));
+    assert_null(v);
+    rmdir(dir);
+}
+
+/* Engine firmware against an inline plant (Euler, 1 ms): saving the core
+ * half way and restoring it reproduces the second half bit for bit. */
+static void drive(rtcosim_vecu *v, double *w, int steps, uint32_t *duties)
+{
+    for (int k = 0; k < steps; k++) {
+        rtcosim_vecu_adc_set(v, 0, (uint32_t)lround(*w * 60.0 / (2.0 * M_PI)));
+        run_irq(v, VECU_IRQ_TIMER0, 0, NULL);
+        duties[k] = rtcosim_vecu_pwm(v, 0);
+        double th = duties[k] / 10000.0;
+        *w += 1e-3 * (250.0 * th - 0.12 * *w - 8.0) / 0.25;
+    }
+}
+
+static void test_state_restore_reproduces_execution(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(ENGINE_ELF, 1.0);
+    double w = 60.0;
+    uint32_t first[300], again[300];
+    drive(v, &w, 200, first);
+    size_t n = rtcosim_vecu_state_size(v);
+    unsigned char *saved = malloc(n), *end1 = malloc(n), *end2 = malloc(n);
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_vecu_save_state(v, saved, n, &err), RTCOSIM_OK);
+    double w_saved = w;
+    uint64_t instr_saved = rtcosim_vecu_instructions(v);
+    drive(v, &w, 300, first);
+    assert_int_equal(rtcosim_vecu_save_state(v, end1, n, &err), RTCOSIM_OK);
+    uint64_t instr_end = rtcosim_vecu_instructions(v);
+    assert_int_equal(rtcosim_vecu_restore_state(v, saved, n, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_vecu_instructions(v), instr_saved);
+    w = w_saved;
+    drive(v, &w, 300, again);
+    assert_int_equal(rtcosim_vecu_save_state(v, end2, n, &err), RTCOSIM_OK);
+    assert_memory_equal(first, again, sizeof first);
+    assert_memory_equal(end1, end2, n);
+    assert_int_equal(rtcosim_vecu_instructions(v), instr_end);
+    assert_int_equal(read_u32(v, "engine_ms"), 500);
+    assert_int_equal(rtcosim_vecu_restore_state(v, saved, n - 1, &err), RTCOSIM_EINVAL);
+    free(saved), free(end1), free(end2);
+    rtcosim_vecu_free(v);
+}
+
+/* Firmware + engine plant on the event kernel, 5.9 s: from 1 s the target is
+ * 3000 rpm; the PI controller's integral removes the error, so the speed
+ * settles at 3000 rpm and the throttle at the plant's equilibrium
+ * 250 th = 0.12 w + 8, w = 3000 * 2 pi / 60 = 314.159 rad/s: th = 0.18280,
+ * duty 1828 (slowest closed-loop pole about -1.4/s: settled after 4.9 s). */
+static void test_engine_firmware_closes_the_loop(void **state)
+{
+    (void)state;
+    rtcosim_events *sim = NULL;
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    rtcosim_can_bus *bus = NULL;
+    rtcosim_can_bus_config bc = {.name = "can0"};
+    assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
+    rtcosim_vecu_ecu_config c;
+    rtcosim_ecu_vehicle_engine_firmware("engine", ENGINE_ELF, 100000000, bus, &c);
+    rtcosim_vecu_ecu *ve = NULL;
+    if (rtcosim_vecu_ecu_create(sim, &c, &ve, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_ecu *e = rtcosim_vecu_ecu_ecu(ve);
+    rtcosim_component *plant = NULL;
+    assert_int_equal(rtcosim_native_create_model(&ecus_engine_model, &plant, &err), RTCOSIM_OK);
+    const uint32_t sensor = VEHICLE_VR_STATE, actuator = VEHICLE_VR_INPUT;
+    assert_int_equal(rtcosim_ecu_attach_plant(e, plant, RTCOSIM_PLANT_ACTIVE, RTCOSIM_NS_PER_MS,
+                                              &sensor, &actuator, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_ecu_connect(e, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
+    rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                              .stop_time = 5900 * RTCOSIM_NS_PER_MS};
+    rtcosim_run_stats rs;
+    rtcosim_vecu *core = rtcosim_vecu_ecu_core(ve);
+    uint64_t instr0 = rtcosim_vecu_instructions(core);
+    if (rtcosim_events_run(sim, &ro, &rs, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    /* the speed is measured in whole rpm and the proportional gain is 15
+     * duty per rpm, so the loop dithers between neighbouring counts (here
+     * |e| <= 1): the applied duty averages 1828, the integral term
+     * (integral / 50 + 400) lies within 15 (+1 rounding) of it, the duty
+     * itself within 2 x 15 + 1 */
+    uint32_t rpm = read_u32(core, "engine_rpm"), duty = read_u32(core, "engine_duty");
+    int32_t mean = (int32_t)read_u32(core, "engine_integral") / 50 + 400;
+    if (abs((int)rpm - 3000) > 2 || abs(mean - 1828) > 16 || abs((int)duty - 1828) > 31)
+        fail_msg("steady state %u rpm, duty %u, mean %d (expected 3000, 1828)", rpm, duty, mean);
+    assert_int_equal(read_u32(core, "engine_ms"), 5901); /* ticks at 0, 1, ..., 5900 ms */
+    rtcosim_ecu_stats es;
+    rtcosim_ecu_stats_get(e, &es);
+    /* 10 ms frames at 2, 12, ..., 5892 ms; 100 ms status at 5, ..., 5805 ms */
+    assert_int_equal(es.frames_sent, 590 + 59);
+    /* the core's busy time is its executed instructions at 100 MHz (CPI 1),
+     * each job rounded up to whole ns */
+    double instr = (double)(rtcosim_vecu_instructions(core) - instr0);
+    assert_true(fabs((double)es.busy_ns - instr * 10.0) <= (double)es.jobs);
+    assert_int_equal(es.jobs, 5901 + 590 + 59);
+    rtcosim_vecu_ecu_free(ve);
+    rtcosim_can_bus_free(bus);
+    rtcosim_events_free(sim);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timing_of_a_hand_counted_loop),
+        cmocka_unit_test(test_cycle_counter_counts_instructions),
+        cmocka_unit_test(test_adc_pwm_dout),
+        cmocka_unit_test(test_can_fifo_and_mailboxes),
+        cmocka_unit_test(test_faults_name_ecu_pc_and_function),
+        cmocka_unit_test(test_bad_firmware_files),
+        cmocka_unit_test(test_state_restore_reproduces_execution),
+        cmocka_unit_test(test_engine_firmware_closes_the_loop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
