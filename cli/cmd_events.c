@@ -24,6 +24,8 @@ static void usage(FILE *out)
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
             "  --can-log FILE     write every frame, candump style\n"
+            "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
+            "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
             "  --no-null-messages global scheduler without null messages (may deadlock)\n");
 }
@@ -46,6 +48,7 @@ static int run_events(int argc, char **argv)
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
     const char *can_log = NULL, *system = NULL;
+    char firmware_ecu[64];
     rtcosim_error err = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -109,6 +112,13 @@ static int run_events(int argc, char **argv)
             vc.bitrate = (uint32_t)n;
         } else if (strcmp(a, "--can-log") == 0) {
             can_log = v;
+        } else if (strcmp(a, "--firmware") == 0) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1])
+                return cli_fail("events: --firmware needs ECU=PATH.elf, got '%s'", v);
+            snprintf(firmware_ecu, sizeof firmware_ecu, "%.*s", (int)(eq - v), v);
+            vc.firmware_ecu = firmware_ecu;
+            vc.firmware_path = eq + 1;
         } else {
             return cli_fail("events: unknown option '%s' (see rtcosim events --help)", a);
         }

@@ -45,7 +45,7 @@ static rtcosim_status run_job(rtcosim_ecu_io *io, unsigned exception, uint64_t l
         err);
     if (st != RTCOSIM_OK)
         return st;
-    rtcosim_ecu_io_set_cycles(io, cycles);
+    rtcosim_ecu_io_set_cycles(io, cycles + c->overhead_cycles);
     for (size_t i = 0; i < c->actuator_count; i++) {
         double u = (double)rtcosim_vecu_pwm(ve->core, (unsigned)i) / VECU_PWM_FULL *
                        c->pwm_scale[i] + c->pwm_offset[i];
@@ -98,15 +98,18 @@ static rtcosim_status declare(rtcosim_vecu_ecu *ve, rtcosim_error *err)
             shortest = r->period;
         char name[64];
         snprintf(name, sizeof name, "%s", r->name ? r->name : "raster");
-        st = rtcosim_ecu_add_task(ve->ecu, name, r->period, r->offset, r->min_cycles, r->priority,
-                                  raster_fns[k], err);
+        st = rtcosim_ecu_add_task(ve->ecu, name, r->period, r->offset,
+                                  r->min_cycles + c->overhead_cycles, r->priority, raster_fns[k],
+                                  err);
     }
     ve->can_limit = (uint64_t)((double)cycle_at(shortest == RTCOSIM_TIME_MAX ? RTCOSIM_NS_PER_MS
                                                                              : shortest, hz) /
                                ve->core->cpi);
     for (size_t i = 0; i < c->rx_count && st == RTCOSIM_OK; i++)
         st = rtcosim_ecu_add_can_rx(ve->ecu, c->rx[i].id, c->rx[i].extended,
-                                    c->can_rx_min_cycles ? c->can_rx_min_cycles : 1, can_isr, err);
+                                    (c->can_rx_min_cycles ? c->can_rx_min_cycles : 1) +
+                                        c->overhead_cycles,
+                                    can_isr, err);
     for (size_t i = 0; i < c->tx_count && st == RTCOSIM_OK; i++)
         st = rtcosim_ecu_add_can_tx(ve->ecu, c->tx[i].id, c->tx[i].extended, c->tx[i].dlc, err);
     return st;

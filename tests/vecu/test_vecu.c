@@ -269,10 +269,15 @@ static void test_engine_firmware_closes_the_loop(void **state)
     rtcosim_ecu_stats_get(e, &es);
     /* 10 ms frames at 2, 12, ..., 5892 ms; 100 ms status at 5, ..., 5805 ms */
     assert_int_equal(es.frames_sent, 590 + 59);
-    /* the core's busy time is its executed instructions at 100 MHz (CPI 1),
-     * each job rounded up to whole ns */
+    /* the core's busy time is its executed instructions at 100 MHz (CPI 1)
+     * plus 22 cycles of exception entry and return per job, each job
+     * rounded up to whole ns */
     double instr = (double)(rtcosim_vecu_instructions(core) - instr0);
-    assert_true(fabs((double)es.busy_ns - instr * 10.0) <= (double)es.jobs);
+    double expect_ns = (instr + 22.0 * (double)es.jobs) * 10.0;
+    if (fabs((double)es.busy_ns - expect_ns) > (double)es.jobs)
+        fail_msg("busy %lld ns, expected %.0f ns", (long long)es.busy_ns, expect_ns);
+    /* the response delay is the shortest declared job: CAN RX, 5 + 22 cycles */
+    assert_int_equal(rtcosim_ecu_response_delay(e), 270);
     assert_int_equal(es.jobs, 5901 + 590 + 59);
     rtcosim_vecu_ecu_free(ve);
     rtcosim_can_bus_free(bus);
