@@ -445,3 +445,23 @@ uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v)
     }
     return h;
 }
+
+double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
+                                         const rtcosim_ecu_vehicle *reference, bool *same_frames)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < v->ecu_count && i < reference->ecu_count; i++) {
+        double pairs[2][2] = {
+            {rtcosim_ecu_sensor(v->ecus[i], 0), rtcosim_ecu_sensor(reference->ecus[i], 0)},
+            {rtcosim_ecu_actuator(v->ecus[i], 0), rtcosim_ecu_actuator(reference->ecus[i], 0)}};
+        for (int k = 0; k < 2; k++) {
+            double scale = fabs(pairs[k][1]) > 1.0 ? fabs(pairs[k][1]) : 1.0;
+            double e = fabs(pairs[k][0] - pairs[k][1]) / scale;
+            if (!(e <= worst))
+                worst = e; /* NaN counts as the worst */
+        }
+    }
+    if (same_frames)
+        *same_frames = rtcosim_can_bus_log_count(v->bus) == rtcosim_can_bus_log_count(reference->bus);
+    return worst;
+}

@@ -50,6 +50,12 @@ rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t index)
 /* A hash of every ECU's emulator state and of the CAN log (when kept): equal
  * hashes after two runs mean identical results. */
 uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
+/* The largest relative difference between two runs' results (every ECU's
+ * final sensor and actuator values, |a - b| / max(|b|, 1)), and whether
+ * their CAN logs hold the same number of frames; for a speculative run with
+ * a threshold against a reference run. The vehicles must match in size. */
+double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
+                                         const rtcosim_ecu_vehicle *reference, bool *same_frames);
 
 /* The I/O contract of the engine firmware (examples/firmware/engine.c) as a
  * virtual-ECU configuration; name and path are referenced, not copied. */

@@ -296,7 +296,51 @@ static rtcosim_status ecu_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static const rtcosim_lp_model ecu_model = {.kind = "ecu", .init = ecu_init, .event = ecu_event};
+/* State saving for the speculative scheduler: the flat snapshot, then a
+ * passive plant's state (it lives in this LP). */
+static size_t passive_plant_max(const rtcosim_ecu *ecu)
+{
+    return ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE
+               ? ecu_plant_snapshot_max(ecu->plant) : 0;
+}
+
+static size_t ecu_snapshot_max(const void *state)
+{
+    const rtcosim_ecu *ecu = state;
+    if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE && passive_plant_max(ecu) == 0)
+        return 0; /* its plant cannot save its state */
+    return rtcosim_ecu_state_size(ecu) + passive_plant_max(ecu);
+}
+
+static rtcosim_status ecu_save(const void *state, void *buffer, size_t capacity, size_t *used,
+                               rtcosim_error *err)
+{
+    const rtcosim_ecu *ecu = state;
+    size_t own = rtcosim_ecu_state_size(ecu);
+    rtcosim_status st = rtcosim_ecu_save_state(ecu, buffer, capacity, err);
+    size_t plant = 0;
+    if (st == RTCOSIM_OK && ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE)
+        st = ecu_plant_save(ecu->plant, (unsigned char *)buffer + own, capacity - own, &plant,
+                            err);
+    *used = own + plant;
+    return st;
+}
+
+static rtcosim_status ecu_restore(void *state, const void *buffer, size_t size,
+                                  rtcosim_error *err)
+{
+    rtcosim_ecu *ecu = state;
+    size_t own = rtcosim_ecu_state_size(ecu);
+    bool passive = ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE;
+    rtcosim_status st = rtcosim_ecu_restore_state(ecu, buffer, passive ? own : size, err);
+    if (st == RTCOSIM_OK && passive)
+        st = ecu_plant_restore(ecu->plant, (const unsigned char *)buffer + own, size - own, err);
+    return st;
+}
+
+static const rtcosim_lp_model ecu_model = {.kind = "ecu", .init = ecu_init, .event = ecu_event,
+                                           .snapshot_max = ecu_snapshot_max, .save = ecu_save,
+                                           .restore = ecu_restore};
 
 /* ---- construction ---- */
 
@@ -532,6 +576,16 @@ rtcosim_status rtcosim_ecu_connect(rtcosim_ecu *ecu, rtcosim_error *err)
             st = rtcosim_events_add_link(ecu->sim, ecu->lp, ecu->plant->lp, delay, err);
         if (st == RTCOSIM_OK)
             st = rtcosim_events_add_link(ecu->sim, ecu->plant->lp, ecu->lp, ecu->plant->step, err);
+        /* sampled signals both ways: the speculative scheduler may predict
+         * them (the ECU its sensors, the plant its actuators) instead of
+         * waiting for the other side */
+        if (st == RTCOSIM_OK && ecu->config.sensor_count)
+            st = rtcosim_events_add_prediction(ecu->sim, ecu->plant->lp, ecu->lp, ECU_EVENT_SENSOR,
+                                               ecu->config.sensor_count, NULL, err);
+        if (st == RTCOSIM_OK && ecu->config.actuator_count)
+            st = rtcosim_events_add_prediction(ecu->sim, ecu->lp, ecu->plant->lp,
+                                               PLANT_EVENT_ACTUATE, ecu->config.actuator_count,
+                                               NULL, err);
     }
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
