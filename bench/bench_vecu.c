@@ -3,7 +3,8 @@
  * counting active), and the firmware vehicle example (4 ECUs, the engine on
  * its firmware) in simulated seconds per wall second on the conservative
  * scheduler with 2 threads; its results (ECU states and CAN log) compared
- * across the sequential scheduler and 1 and 2 threads. */
+ * across the sequential scheduler, 1 and 2 conservative threads and the
+ * speculative scheduler on 2 threads (which rolls the firmware back). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,14 +65,15 @@ static int instruction_rate(const char *dir, double seconds, double *rate)
     return 0;
 }
 
-enum { RUN_SEQUENTIAL, RUN_THREADS1, RUN_THREADS2, RUN_COUNT };
+enum { RUN_SEQUENTIAL, RUN_THREADS1, RUN_THREADS2, RUN_SPECULATIVE, RUN_COUNT };
 
 static int vehicle(const char *dir, rtcosim_time_ns stop, double *sim_per_wall, bool *identical)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/engine.elf", dir);
     static const char *const names[RUN_COUNT] = {"sequential", "conservative 1 thread",
-                                                 "conservative 2 threads"};
+                                                 "conservative 2 threads",
+                                                 "speculative 2 threads"};
     uint64_t sums[RUN_COUNT];
     double wall[RUN_COUNT];
     for (int r = 0; r < RUN_COUNT; r++) {
@@ -79,9 +81,11 @@ static int vehicle(const char *dir, rtcosim_time_ns stop, double *sim_per_wall, 
         rtcosim_ecu_vehicle *v = NULL;
         rtcosim_ecu_vehicle_config vc = {.ecus = 4, .log_frames = true, .firmware_ecu = "engine",
                                          .firmware_path = path};
-        rtcosim_run_options o = {.stop_time = stop, .threads = r == RUN_THREADS2 ? 2 : 1,
+        rtcosim_run_options o = {.stop_time = stop, .threads = r == RUN_THREADS1 ? 1 : 2,
                                  .scheduler = r == RUN_SEQUENTIAL ? RTCOSIM_SCHEDULER_SEQUENTIAL
-                                                                  : RTCOSIM_SCHEDULER_CONSERVATIVE};
+                                              : r == RUN_SPECULATIVE
+                                                  ? RTCOSIM_SCHEDULER_SPECULATIVE
+                                                  : RTCOSIM_SCHEDULER_CONSERVATIVE};
         rtcosim_run_stats stats;
         rtcosim_error err = {0};
         if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
@@ -94,14 +98,16 @@ static int vehicle(const char *dir, rtcosim_time_ns stop, double *sim_per_wall, 
         sums[r] = rtcosim_ecu_vehicle_checksum(v);
         wall[r] = stats.wall_s;
         printf("vehicle, engine on firmware, %-24s %9" PRIu64 " events %8.4f s wall %8.1f sim s/s"
-               "  checksum %016" PRIx64 "\n", names[r], stats.events, stats.wall_s,
-               rtcosim_time_to_seconds(stop) / stats.wall_s, sums[r]);
+               "  checksum %016" PRIx64 " rollbacks %" PRIu64 "\n", names[r], stats.events,
+               stats.wall_s, rtcosim_time_to_seconds(stop) / stats.wall_s, sums[r],
+               stats.rollbacks);
         rtcosim_ecu_vehicle_free(v);
         rtcosim_events_free(sim);
     }
     *sim_per_wall = rtcosim_time_to_seconds(stop) / wall[RUN_THREADS2];
     *identical = sums[RUN_SEQUENTIAL] == sums[RUN_THREADS1] &&
-                 sums[RUN_THREADS1] == sums[RUN_THREADS2];
+                 sums[RUN_THREADS1] == sums[RUN_THREADS2] &&
+                 sums[RUN_THREADS2] == sums[RUN_SPECULATIVE];
     return 0;
 }
 

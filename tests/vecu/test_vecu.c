@@ -284,6 +284,43 @@ static void test_engine_firmware_closes_the_loop(void **state)
     rtcosim_events_free(sim);
 }
 
+/* The example vehicle with the engine on firmware gives the same ECU states
+ * and CAN log under every scheduler, including the speculative one, whose
+ * rollbacks restore the firmware's RAM and peripherals from the ECU's
+ * snapshots. */
+static void test_firmware_vehicle_identical_across_schedulers(void **state)
+{
+    (void)state;
+    const rtcosim_scheduler scheds[] = {RTCOSIM_SCHEDULER_SEQUENTIAL,
+                                        RTCOSIM_SCHEDULER_CONSERVATIVE,
+                                        RTCOSIM_SCHEDULER_SPECULATIVE};
+    uint64_t sums[3];
+    for (int k = 0; k < 3; k++) {
+        rtcosim_events *sim = NULL;
+        rtcosim_ecu_vehicle *v = NULL;
+        rtcosim_error err = {0};
+        rtcosim_ecu_vehicle_config vc = {.ecus = 4, .log_frames = true,
+                                         .firmware_ecu = "engine", .firmware_path = ENGINE_ELF};
+        rtcosim_run_options o = {.scheduler = scheds[k], .threads = 2,
+                                 .stop_time = 1500 * RTCOSIM_NS_PER_MS};
+        rtcosim_run_stats rs;
+        if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
+            rtcosim_ecu_vehicle_build(sim, &vc, &v, &err) != RTCOSIM_OK ||
+            rtcosim_events_run(sim, &o, &rs, &err) != RTCOSIM_OK)
+            fail_msg("%s: %s", rtcosim_scheduler_name(scheds[k]), err.message);
+        sums[k] = rtcosim_ecu_vehicle_checksum(v);
+        /* the engine ran its firmware: 1 ms ticks at 0..1500 ms */
+        rtcosim_ecu *engine = rtcosim_ecu_vehicle_ecu(v, 0);
+        rtcosim_ecu_stats es;
+        rtcosim_ecu_stats_get(engine, &es);
+        assert_true(es.jobs >= 1501);
+        rtcosim_ecu_vehicle_free(v);
+        rtcosim_events_free(sim);
+    }
+    assert_true(sums[0] == sums[1]);
+    assert_true(sums[0] == sums[2]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_bad_firmware_files),
         cmocka_unit_test(test_state_restore_reproduces_execution),
         cmocka_unit_test(test_engine_firmware_closes_the_loop),
+        cmocka_unit_test(test_firmware_vehicle_identical_across_schedulers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
