@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "rtcosim/can.h"
+#include "rtcosim/component.h"
 #include "rtcosim/ecu.h"
 #include "rtcosim/status.h"
 
@@ -156,6 +157,38 @@ rtcosim_status rtcosim_vecu_ecu_create(rtcosim_events *sim, const rtcosim_vecu_e
 void rtcosim_vecu_ecu_free(rtcosim_vecu_ecu *ve); /* frees the ECU too */
 rtcosim_ecu *rtcosim_vecu_ecu_ecu(rtcosim_vecu_ecu *ve);
 rtcosim_vecu *rtcosim_vecu_ecu_core(rtcosim_vecu_ecu *ve);
+
+/* ---- the virtual ECU as a co-simulation component ----
+ * For SSP systems under the master (no CAN there): FLOAT64 inputs "adc0"..
+ * (value references 0..; ADC counts, rounded and clamped to 12 bits), outputs
+ * "pwm0".. (100..; duty as a fraction 0..1), "dout" (200; the DOUT bits) and
+ * "load" (201; share of the last step the core was busy). A step [t, t+h)
+ * runs the raster jobs released in it on the same non-preemptive core as the
+ * ECU LP (lowest priority number first, one pending activation per raster);
+ * a job samples the inputs when it starts, its outputs appear when it ends
+ * and are visible from the first step end at or after that. State
+ * snapshots and serialization carry the whole core. */
+typedef struct rtcosim_vecu_component_config {
+    rtcosim_vecu_config core; /* core.name: the model name (instance names come later) */
+    rtcosim_vecu_raster rasters[RTCOSIM_VECU_RASTERS_MAX];
+    size_t raster_count;
+    size_t adc_count, pwm_count; /* <= 8 each */
+    uint64_t overhead_cycles;    /* per job, as in rtcosim_vecu_ecu_config */
+} rtcosim_vecu_component_config;
+
+#define RTCOSIM_VECU_VR_ADC 0u
+#define RTCOSIM_VECU_VR_PWM 100u
+#define RTCOSIM_VECU_VR_DOUT 200u
+#define RTCOSIM_VECU_VR_LOAD 201u
+
+/* Loads the firmware and runs its reset handler at instantiate. */
+rtcosim_status rtcosim_vecu_component_create(const rtcosim_vecu_component_config *config,
+                                             rtcosim_component **out, rtcosim_error *err);
+/* Register the configuration (copied, strings included) as a native model
+ * type, so that an SSP file names it by the source "rtcosim:NAME". */
+rtcosim_status rtcosim_vecu_component_register(const char *name,
+                                               const rtcosim_vecu_component_config *config,
+                                               rtcosim_error *err);
 
 #ifdef __cplusplus
 }
