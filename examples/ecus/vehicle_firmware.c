@@ -39,3 +39,20 @@ void rtcosim_ecu_vehicle_engine_firmware(const char *name, const char *path, uin
         c->can_rx_min_cycles = 5;
     }
 }
+
+/* The engine firmware as a co-simulation component for SSP systems,
+ * "rtcosim:vecu.engine" (examples/firmware/engine_loop.ssd): ADC 0 in, PWM 0
+ * out, the 1 ms control raster; its "firmware" parameter defaults to the
+ * ELF this build cross-compiled. */
+#ifndef RTCOSIM_ENGINE_FIRMWARE_DEFAULT
+#define RTCOSIM_ENGINE_FIRMWARE_DEFAULT "engine.elf"
+#endif
+__attribute__((constructor)) static void register_engine_component(void)
+{
+    rtcosim_vecu_component_config cc = {
+        .core = {.name = "vecu.engine", .firmware = RTCOSIM_ENGINE_FIRMWARE_DEFAULT,
+                 .clock_hz = 200000000, .cpi = 1.0},
+        .rasters = {{"control_1ms", RTCOSIM_NS_PER_MS, 0, VECU_IRQ_TIMER0, 1, 40}},
+        .raster_count = 1, .adc_count = 1, .pwm_count = 1, .overhead_cycles = 22};
+    rtcosim_vecu_component_register("vecu.engine", &cc, NULL);
+}

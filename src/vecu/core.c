@@ -122,6 +122,9 @@ static rtcosim_status map_data(rtcosim_vecu *v, rtcosim_error *err)
 
 static rtcosim_status open_engine(rtcosim_vecu *v, rtcosim_error *err)
 {
+    rtcosim_status st = vecu_unicorn_load(err);
+    if (st != RTCOSIM_OK)
+        return st;
     uc_err e = uc_open(UC_ARCH_ARM, UC_MODE_THUMB | UC_MODE_MCLASS, &v->uc);
     if (e != UC_ERR_OK)
         return uc_fail(v, e, "opening the Unicorn engine", err);
@@ -140,7 +143,7 @@ static rtcosim_status open_engine(rtcosim_vecu *v, rtcosim_error *err)
     if ((e = uc_mmio_map(v->uc, VECU_PERIPH_BASE, VECU_PERIPH_SIZE, vecu_periph_read, v,
                          vecu_periph_write, v)) != UC_ERR_OK)
         return uc_fail(v, e, "mapping the peripherals", err);
-    rtcosim_status st = map_data(v, err);
+    st = map_data(v, err);
     if (st != RTCOSIM_OK)
         return st;
     if ((e = uc_hook_add(v->uc, &v->block_hook, UC_HOOK_BLOCK, (void *)on_block, v, 1, 0)) ||

@@ -28,12 +28,13 @@ typedef struct comp_run {
 
 typedef struct comp {
     rtcosim_vecu_component_config config;
-    char *name, *firmware;
+    char *name, *firmware, *instance;
     char *raster_names[RTCOSIM_VECU_RASTERS_MAX];
+    char default_firmware[1024]; /* the firmware variable's start value */
     rtcosim_vecu *core;
     rtcosim_time_ns start;
     comp_run run;
-    rtcosim_variable vars[2 * MAX_IO + 2];
+    rtcosim_variable vars[2 * MAX_IO + 3];
     char var_names[2 * MAX_IO][24];
     size_t var_count;
 } comp;
@@ -53,14 +54,12 @@ static uint64_t cycle_at(rtcosim_time_ns t, uint64_t hz)
 static rtcosim_status c_instantiate(void *self, const char *instance, rtcosim_error *err)
 {
     comp *c = self;
-    rtcosim_vecu_config vc = c->config.core;
-    vc.name = instance && *instance ? instance : c->name;
-    vc.firmware = c->firmware;
-    rtcosim_status st = rtcosim_vecu_create(&vc, &c->core, err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_vecu_reset(c->core, cycle_at(100 * RTCOSIM_NS_PER_MS, c->core->clock_hz),
-                                err);
-    return st;
+    char *copy = strdup(instance && *instance ? instance : c->name);
+    if (!copy)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "vecu: out of memory");
+    free(c->instance);
+    c->instance = copy;
+    return RTCOSIM_OK;
 }
 
 static rtcosim_status c_setup(void *self, double tol, rtcosim_time_ns start, rtcosim_time_ns stop,
@@ -71,10 +70,20 @@ static rtcosim_status c_setup(void *self, double tol, rtcosim_time_ns start, rtc
     return RTCOSIM_OK;
 }
 
+/* The firmware parameter is final here: load it and run its reset handler. */
 static rtcosim_status c_enter_init(void *self, rtcosim_error *err)
 {
-    (void)self, (void)err;
-    return RTCOSIM_OK;
+    comp *c = self;
+    if (c->core)
+        return RTCOSIM_OK;
+    rtcosim_vecu_config vc = c->config.core;
+    vc.name = c->instance ? c->instance : c->name;
+    vc.firmware = c->firmware;
+    rtcosim_status st = rtcosim_vecu_create(&vc, &c->core, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_vecu_reset(c->core, cycle_at(100 * RTCOSIM_NS_PER_MS, c->core->clock_hz),
+                                err);
+    return st;
 }
 
 static rtcosim_status c_exit_init(void *self, rtcosim_error *err)
@@ -184,9 +193,13 @@ static rtcosim_status c_get(void *self, rtcosim_type type, const uint32_t *vrs, 
                             void *values, rtcosim_error *err)
 {
     comp *c = self;
+    if (type == RTCOSIM_TYPE_STRING && n == 1 && vrs[0] == RTCOSIM_VECU_VR_FIRMWARE) {
+        ((const char **)values)[0] = c->firmware;
+        return RTCOSIM_OK;
+    }
     if (type != RTCOSIM_TYPE_FLOAT64)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "vecu '%s': only FLOAT64 variables",
-                                 c->name);
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "vecu '%s': only FLOAT64 variables and"
+                                 " the firmware string", c->name);
     for (size_t i = 0; i < n; i++) {
         double *p = slot(c, vrs[i], false);
         if (!p)
@@ -201,6 +214,18 @@ static rtcosim_status c_set(void *self, rtcosim_type type, const uint32_t *vrs, 
                             const void *values, rtcosim_error *err)
 {
     comp *c = self;
+    if (type == RTCOSIM_TYPE_STRING && n == 1 && vrs[0] == RTCOSIM_VECU_VR_FIRMWARE) {
+        const char *path = ((const char *const *)values)[0];
+        if (c->core)
+            return rtcosim_error_set(err, RTCOSIM_ESTATE, "vecu '%s': the firmware is loaded;"
+                                     " set it before initialization", c->name);
+        char *copy = path ? strdup(path) : NULL;
+        if (!copy)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "vecu '%s': no firmware path", c->name);
+        free(c->firmware);
+        c->firmware = copy;
+        return RTCOSIM_OK;
+    }
     for (size_t i = 0; i < n; i++) {
         double *p = type == RTCOSIM_TYPE_FLOAT64 ? slot(c, vrs[i], true) : NULL;
         if (!p)
@@ -217,9 +242,17 @@ static size_t snapshot_size(const comp *c)
     return sizeof(comp_run) + rtcosim_vecu_state_size(c->core);
 }
 
+static rtcosim_status no_core(const comp *c, rtcosim_error *err)
+{
+    return rtcosim_error_set(err, RTCOSIM_ESTATE, "vecu '%s': no state before initialization",
+                             c->name);
+}
+
 static rtcosim_status c_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
 {
     comp *c = self;
+    if (!c->core)
+        return no_core(c, err);
     if (!*state && !(*state = malloc(snapshot_size(c))))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "vecu: out of memory");
     memcpy(*state, &c->run, sizeof c->run);
@@ -230,6 +263,8 @@ static rtcosim_status c_get_state(void *self, rtcosim_state *state, rtcosim_erro
 static rtcosim_status c_set_state(void *self, rtcosim_state state, rtcosim_error *err)
 {
     comp *c = self;
+    if (!c->core)
+        return no_core(c, err);
     memcpy(&c->run, state, sizeof c->run);
     return rtcosim_vecu_restore_state(c->core, (const unsigned char *)state + sizeof c->run,
                                       rtcosim_vecu_state_size(c->core), err);
@@ -244,7 +279,9 @@ static void c_free_state(void *self, rtcosim_state state)
 static rtcosim_status c_serialized_size(void *self, rtcosim_state state, size_t *size,
                                         rtcosim_error *err)
 {
-    (void)state, (void)err;
+    (void)state;
+    if (!((comp *)self)->core)
+        return no_core(self, err);
     *size = snapshot_size(self);
     return RTCOSIM_OK;
 }
@@ -264,6 +301,8 @@ static rtcosim_status c_deserialize(void *self, const uint8_t *buffer, size_t si
                                     rtcosim_state *state, rtcosim_error *err)
 {
     comp *c = self;
+    if (!c->core)
+        return no_core(c, err);
     if (size != snapshot_size(c))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "vecu '%s': a state of %zu bytes does not"
                                  " fit (%zu expected)", c->name, size, snapshot_size(c));
@@ -287,6 +326,7 @@ static void c_destroy(void *self)
         free(c->raster_names[k]);
     free(c->name);
     free(c->firmware);
+    free(c->instance);
     free(c);
 }
 
@@ -317,7 +357,8 @@ rtcosim_status rtcosim_vecu_component_create(const rtcosim_vecu_component_config
 {
     *out = NULL;
     const char *name = config->core.name && *config->core.name ? config->core.name : "vecu";
-    if (!config->core.firmware || config->adc_count > MAX_IO || config->pwm_count > MAX_IO ||
+    if (!config->core.firmware || strlen(config->core.firmware) >= 1024 ||
+        config->adc_count > MAX_IO || config->pwm_count > MAX_IO ||
         config->raster_count == 0 || config->raster_count > RTCOSIM_VECU_RASTERS_MAX)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "vecu '%s': a firmware, 1..%d rasters and"
                                  " at most %d ADC and PWM channels are required", name,
@@ -333,6 +374,7 @@ rtcosim_status rtcosim_vecu_component_create(const rtcosim_vecu_component_config
     c->config = *config;
     c->name = strdup(name);
     c->firmware = strdup(config->core.firmware);
+    snprintf(c->default_firmware, sizeof c->default_firmware, "%s", config->core.firmware);
     bool ok = c->name && c->firmware;
     for (size_t k = 0; k < config->raster_count && ok; k++) {
         c->raster_names[k] = strdup(config->rasters[k].name ? config->rasters[k].name : "raster");
@@ -359,6 +401,13 @@ rtcosim_status rtcosim_vecu_component_create(const rtcosim_vecu_component_config
             RTCOSIM_VARIABILITY_DISCRETE);
     add_var(c, "load", RTCOSIM_VECU_VR_LOAD, RTCOSIM_CAUSALITY_OUTPUT,
             RTCOSIM_VARIABILITY_DISCRETE);
+    rtcosim_variable *fw = &c->vars[c->var_count++];
+    *fw = (rtcosim_variable){.name = "firmware", .value_reference = RTCOSIM_VECU_VR_FIRMWARE,
+                             .type = RTCOSIM_TYPE_STRING, .causality = RTCOSIM_CAUSALITY_PARAMETER,
+                             .variability = RTCOSIM_VARIABILITY_FIXED,
+                             .initial = RTCOSIM_INITIAL_EXACT, .has_start = true,
+                             .derivative_of = -1};
+    fw->start.s = c->default_firmware;
     rtcosim_component_desc d = {
         .model_name = c->name, .variables = c->vars, .variable_count = c->var_count,
         .capabilities = {.can_handle_variable_step = true, .can_get_set_state = true,

@@ -3,7 +3,7 @@
 #ifndef RTCOSIM_VECU_INTERNAL_H
 #define RTCOSIM_VECU_INTERNAL_H
 
-#include <unicorn/unicorn.h>
+#include "unicorn_api.h"
 
 #include "rtcosim/vecu.h"
 #include "rtcosim/vecu_periph.h"
