@@ -162,7 +162,8 @@ rtcosim_vecu *rtcosim_vecu_ecu_core(rtcosim_vecu_ecu *ve);
  * For SSP systems under the master (no CAN there): FLOAT64 inputs "adc0"..
  * (value references 0..; ADC counts, rounded and clamped to 12 bits), outputs
  * "pwm0".. (100..; duty as a fraction 0..1), "dout" (200; the DOUT bits) and
- * "load" (201; share of the last step the core was busy). A step [t, t+h)
+ * "load" (201; share of the last step the core was busy), and the STRING
+ * parameter "firmware" (300), loaded at initialization. A step [t, t+h)
  * runs the raster jobs released in it on the same non-preemptive core as the
  * ECU LP (lowest priority number first, one pending activation per raster);
  * a job samples the inputs when it starts, its outputs appear when it ends
@@ -180,8 +181,9 @@ typedef struct rtcosim_vecu_component_config {
 #define RTCOSIM_VECU_VR_PWM 100u
 #define RTCOSIM_VECU_VR_DOUT 200u
 #define RTCOSIM_VECU_VR_LOAD 201u
+#define RTCOSIM_VECU_VR_FIRMWARE 300u /* STRING parameter "firmware" (default: core.firmware) */
 
-/* Loads the firmware and runs its reset handler at instantiate. */
+/* The firmware is loaded, and its reset handler run, at enter_init. */
 rtcosim_status rtcosim_vecu_component_create(const rtcosim_vecu_component_config *config,
                                              rtcosim_component **out, rtcosim_error *err);
 /* Register the configuration (copied, strings included) as a native model
