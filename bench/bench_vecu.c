@@ -79,8 +79,8 @@ static int vehicle(const char *dir, rtcosim_time_ns stop, double *sim_per_wall, 
     for (int r = 0; r < RUN_COUNT; r++) {
         rtcosim_events *sim = NULL;
         rtcosim_ecu_vehicle *v = NULL;
-        rtcosim_ecu_vehicle_config vc = {.ecus = 4, .log_frames = true, .firmware_ecu = "engine",
-                                         .firmware_path = path};
+        rtcosim_ecu_vehicle_config vc = {.ecus = 4, .log_frames = true, .firmware_ecu = "engine"};
+        snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", path);
         rtcosim_run_options o = {.stop_time = stop, .threads = r == RUN_THREADS1 ? 1 : 2,
                                  .scheduler = r == RUN_SEQUENTIAL ? RTCOSIM_SCHEDULER_SEQUENTIAL
                                               : r == RUN_SPECULATIVE

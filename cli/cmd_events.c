@@ -111,7 +111,6 @@ static int run_events(int argc, char **argv)
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
     const char *can_log = NULL, *system = NULL, *spec_csv = NULL;
     bool reference = false;
-    char firmware_ecu[64];
     rtcosim_error err = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -183,9 +182,11 @@ static int run_events(int argc, char **argv)
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
                 return cli_fail("events: --firmware needs ECU=PATH.elf, got '%s'", v);
-            snprintf(firmware_ecu, sizeof firmware_ecu, "%.*s", (int)(eq - v), v);
-            vc.firmware_ecu = firmware_ecu;
-            vc.firmware_path = eq + 1;
+            if ((size_t)(eq - v) >= sizeof vc.firmware_ecu ||
+                strlen(eq + 1) >= sizeof vc.firmware_path)
+                return cli_fail("events: --firmware: ECU name or path too long in '%s'", v);
+            snprintf(vc.firmware_ecu, sizeof vc.firmware_ecu, "%.*s", (int)(eq - v), v);
+            snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", eq + 1);
         } else if (strcmp(a, "--speculate-stats") == 0) {
             spec_csv = v;
         } else if (strcmp(a, "--max-ahead") == 0) {

@@ -244,7 +244,7 @@ static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_ecu_vehicle *v,
     rtcosim_ecu_config ec = {.name = name, .clock_hz = c->clock_hz ? c->clock_hz : CLOCK_HZ_DEFAULT,
                              .software_size = size, .software_init = &init, .bus = v->bus,
                              .sensor_count = 1, .actuator_count = 1};
-    bool firmware = c->firmware_ecu && strcmp(c->firmware_ecu, name) == 0;
+    bool firmware = c->firmware_ecu[0] && strcmp(c->firmware_ecu, name) == 0;
     rtcosim_status st;
     if (firmware && (kind != 0 || g != 0))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: ECU '%s' has no firmware contract;"
@@ -340,7 +340,7 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
         if (v->ecus[i])
             v->ecu_count++;
     }
-    if (st == RTCOSIM_OK && c->firmware_ecu && !v->firmware)
+    if (st == RTCOSIM_OK && c->firmware_ecu[0] && !v->firmware)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: no ECU named '%s' to run firmware"
                                " (the engine firmware replaces 'engine')", c->firmware_ecu);
     if (st == RTCOSIM_OK)

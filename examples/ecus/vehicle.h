@@ -33,9 +33,9 @@ typedef struct rtcosim_ecu_vehicle_config {
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
-    /* an engine ECU (group 0 only: "engine") running firmware instead of
-     * task functions; NULL: none */
-    const char *firmware_ecu, *firmware_path;
+    /* an ECU running firmware instead of task functions (only "engine",
+     * group 0, has a firmware contract); empty: none */
+    char firmware_ecu[64], firmware_path[1024];
 } rtcosim_ecu_vehicle_config;
 
 typedef struct rtcosim_ecu_vehicle rtcosim_ecu_vehicle;
@@ -63,8 +63,9 @@ void rtcosim_ecu_vehicle_engine_firmware(const char *name, const char *path, uin
                                          rtcosim_can_bus *bus, rtcosim_vecu_ecu_config *c);
 
 /* A vehicle system file: INI text with a [vehicle] section (ecus, bitrate,
- * stuffing = actual|worst-case, plants = active|passive, plant_step and
- * clock_hz) and a [run] section (scheduler, threads, stop_time, seed).
+ * stuffing = actual|worst-case, plants = active|passive, plant_step,
+ * clock_hz, firmware = ECU=PATH.elf with PATH relative to the file's
+ * folder) and a [run] section (scheduler, threads, stop_time, seed).
  * '#' or ';' start comments. Given values override *config and *run; an
  * unknown section or key, or a bad value, is an error naming file and line. */
 rtcosim_status rtcosim_ecu_vehicle_load(const char *path, rtcosim_ecu_vehicle_config *config,

@@ -301,6 +301,22 @@ static void test_firmware_vehicle_identical_across_schedulers(void **state)
         rtcosim_error err = {0};
         rtcosim_ecu_vehicle_config vc = {.ecus = 4, .log_frames = true,
                                          .firmware_ecu = "engine", .firmware_path = ENGINE_ELF};
+        /* the same through a system file, path relative to its folder */
+        if (k == 2) {
+            char ini[1200];
+            int n = snprintf(ini, sizeof ini, "[vehicle]\nfirmware = engine=%s\n",
+                             strrchr(ENGINE_ELF, '/') + 1);
+            rtcosim_ecu_vehicle_config fc = {.ecus = 4, .log_frames = true};
+            rtcosim_run_options fo = {0};
+            char origin[1100];
+            snprintf(origin, sizeof origin, "%.*s/vehicle.ini",
+                     (int)(strrchr(ENGINE_ELF, '/') - ENGINE_ELF), ENGINE_ELF);
+            if (rtcosim_ecu_vehicle_parse(ini, (size_t)n, origin, &fc, &fo, &err) != RTCOSIM_OK)
+                fail_msg("%s", err.message);
+            assert_string_equal(fc.firmware_ecu, "engine");
+            assert_string_equal(fc.firmware_path, ENGINE_ELF);
+            vc = fc;
+        }
         rtcosim_run_options o = {.scheduler = scheds[k], .threads = 2,
                                  .stop_time = 1500 * RTCOSIM_NS_PER_MS};
         rtcosim_run_stats rs;
