@@ -347,7 +347,7 @@ static void drive_component(rtcosim_component *comp, double *w, int from, int st
     rtcosim_error err = {0};
     const uint32_t adc = RTCOSIM_VECU_VR_ADC, pwm = RTCOSIM_VECU_VR_PWM;
     for (int k = 0; k < steps; k++) {
-        double counts = *w * 60.0 / (2.0 * M_PI), th;
+        double counts = *w * 60.0 / (2.0 * M_PI), th = 0.0;
         rtcosim_time_ns t = (rtcosim_time_ns)(from + k) * RTCOSIM_NS_PER_MS;
         if (rtcosim_component_set(comp, RTCOSIM_TYPE_FLOAT64, &adc, 1, &counts, &err) ||
             rtcosim_component_do_step(comp, t, RTCOSIM_NS_PER_MS, NULL, &err) ||
