@@ -17,7 +17,12 @@
  *
  * Time: cycles = executed instructions x CPI at clock_hz. Instructions are
  * counted per translated block (a block hook adds the block's instruction
- * count, decoded once and cached), never per instruction. */
+ * count, decoded once and cached), never per instruction. The cycle
+ * counter register (VECU_SYS_CYCCNT_LO) = the handler's start cycle + the
+ * cycles before the basic block of the reading instruction: exact across
+ * calls, loops and branches, block-granular within straight-line code. A
+ * CPI is one figure for all instructions (no per-class costs, no wait
+ * states, no pipeline or cache model). */
 #ifndef RTCOSIM_VECU_H
 #define RTCOSIM_VECU_H
 

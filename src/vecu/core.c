@@ -63,7 +63,9 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 uint64_t vecu_cycle_now(rtcosim_vecu *v)
 {
     /* the block hook counted the whole current block: take back the
-     * instructions from the PC on */
+     * instructions from the PC on. Inside MMIO callbacks Unicorn 2.0.1
+     * reports the PC of the block's start, so reads resolve to the block
+     * start (documented in vecu.h); a precise PC would make this exact. */
     uint32_t pc = 0;
     uc_reg_read(v->uc, UC_ARM_REG_PC, &pc);
     uint64_t n = v->instructions;
@@ -136,7 +138,7 @@ static rtcosim_status open_engine(rtcosim_vecu *v, rtcosim_error *err)
     if ((e = uc_mem_map(v->uc, VECU_TRAP_BASE, VECU_TRAP_SIZE, UC_PROT_READ | UC_PROT_EXEC)) !=
         UC_ERR_OK)
         return uc_fail(v, e, "mapping the return trap", err);
-    static unsigned char bkpt[VECU_TRAP_SIZE];
+    unsigned char bkpt[VECU_TRAP_SIZE];
     for (size_t i = 0; i + 1 < sizeof bkpt; i += 2)
         bkpt[i] = 0x00, bkpt[i + 1] = 0xBE;
     uc_mem_write(v->uc, VECU_TRAP_BASE, bkpt, sizeof bkpt);

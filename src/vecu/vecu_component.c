@@ -45,12 +45,6 @@ static rtcosim_time_ns cycles_ns(const comp *c, uint64_t cycles)
     return (rtcosim_time_ns)((cycles * (uint64_t)RTCOSIM_NS_PER_S + hz - 1) / hz);
 }
 
-static uint64_t cycle_at(rtcosim_time_ns t, uint64_t hz)
-{
-    uint64_t s = (uint64_t)t / RTCOSIM_NS_PER_S, ns = (uint64_t)t % RTCOSIM_NS_PER_S;
-    return s * hz + (uint64_t)(((unsigned __int128)ns * hz) / RTCOSIM_NS_PER_S);
-}
-
 static rtcosim_status c_instantiate(void *self, const char *instance, rtcosim_error *err)
 {
     comp *c = self;
@@ -81,7 +75,7 @@ static rtcosim_status c_enter_init(void *self, rtcosim_error *err)
     vc.firmware = c->firmware;
     rtcosim_status st = rtcosim_vecu_create(&vc, &c->core, err);
     if (st == RTCOSIM_OK)
-        st = rtcosim_vecu_reset(c->core, cycle_at(100 * RTCOSIM_NS_PER_MS, c->core->clock_hz),
+        st = rtcosim_vecu_reset(c->core, vecu_cycle_at(100 * RTCOSIM_NS_PER_MS, c->core->clock_hz),
                                 err);
     return st;
 }
@@ -152,8 +146,8 @@ static rtcosim_status c_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h
         const rtcosim_vecu_raster *ra = &cf->rasters[best];
         uint64_t cycles = 0;
         rtcosim_status st = rtcosim_vecu_run_exception(
-            c->core, 16 + ra->irq, cycle_at(s, c->core->clock_hz),
-            (uint64_t)((double)cycle_at(ra->period, c->core->clock_hz) / c->core->cpi), &cycles,
+            c->core, 16 + ra->irq, vecu_cycle_at(s, c->core->clock_hz),
+            (uint64_t)((double)vecu_cycle_at(ra->period, c->core->clock_hz) / c->core->cpi), &cycles,
             err);
         if (st != RTCOSIM_OK)
             return st;

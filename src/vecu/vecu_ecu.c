@@ -19,14 +19,6 @@ struct rtcosim_vecu_ecu {
     uint64_t raster_limit[RTCOSIM_VECU_RASTERS_MAX], can_limit;
 };
 
-/* Core cycle counter at a simulated time: floor(t * f), without overflow
- * for any t of the simulation and f up to 100 GHz. */
-static uint64_t cycle_at(rtcosim_time_ns t, uint64_t hz)
-{
-    uint64_t s = (uint64_t)t / RTCOSIM_NS_PER_S, ns = (uint64_t)t % RTCOSIM_NS_PER_S;
-    return s * hz + (uint64_t)(((unsigned __int128)ns * hz) / RTCOSIM_NS_PER_S);
-}
-
 static rtcosim_status run_job(rtcosim_ecu_io *io, unsigned exception, uint64_t limit,
                               rtcosim_error *err)
 {
@@ -41,7 +33,7 @@ static rtcosim_status run_job(rtcosim_ecu_io *io, unsigned exception, uint64_t l
     }
     uint64_t cycles = 0;
     rtcosim_status st = rtcosim_vecu_run_exception(
-        ve->core, exception, cycle_at(rtcosim_ecu_io_now(io), ve->core->clock_hz), limit, &cycles,
+        ve->core, exception, vecu_cycle_at(rtcosim_ecu_io_now(io), ve->core->clock_hz), limit, &cycles,
         err);
     if (st != RTCOSIM_OK)
         return st;
@@ -93,7 +85,7 @@ static rtcosim_status declare(rtcosim_vecu_ecu *ve, rtcosim_error *err)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "vecu '%s': raster %zu needs a timer IRQ"
                                      " 0..3 and a minimum of at least 1 cycle", ve->core->name, k);
         /* a job may use its whole period, no more */
-        ve->raster_limit[k] = (uint64_t)((double)cycle_at(r->period, hz) / ve->core->cpi);
+        ve->raster_limit[k] = (uint64_t)((double)vecu_cycle_at(r->period, hz) / ve->core->cpi);
         if (r->period < shortest)
             shortest = r->period;
         char name[64];
@@ -102,7 +94,7 @@ static rtcosim_status declare(rtcosim_vecu_ecu *ve, rtcosim_error *err)
                                   r->min_cycles + c->overhead_cycles, r->priority, raster_fns[k],
                                   err);
     }
-    ve->can_limit = (uint64_t)((double)cycle_at(shortest == RTCOSIM_TIME_MAX ? RTCOSIM_NS_PER_MS
+    ve->can_limit = (uint64_t)((double)vecu_cycle_at(shortest == RTCOSIM_TIME_MAX ? RTCOSIM_NS_PER_MS
                                                                              : shortest, hz) /
                                ve->core->cpi);
     for (size_t i = 0; i < c->rx_count && st == RTCOSIM_OK; i++)
@@ -133,7 +125,7 @@ rtcosim_status rtcosim_vecu_ecu_create(rtcosim_events *sim, const rtcosim_vecu_e
     ve->config = *config;
     rtcosim_status st = rtcosim_vecu_create(&config->core, &ve->core, err);
     if (st == RTCOSIM_OK) /* reset: a generous 100 ms of instructions */
-        st = rtcosim_vecu_reset(ve->core, cycle_at(100 * RTCOSIM_NS_PER_MS, ve->core->clock_hz),
+        st = rtcosim_vecu_reset(ve->core, vecu_cycle_at(100 * RTCOSIM_NS_PER_MS, ve->core->clock_hz),
                                 err);
     if (st == RTCOSIM_OK) {
         rtcosim_ecu_config ec = {.name = ve->core->name, .clock_hz = ve->core->clock_hz,

@@ -94,6 +94,14 @@ struct rtcosim_vecu {
 static inline vecu_periph *vecu_periph_of(rtcosim_vecu *v) { return (vecu_periph *)v->data; }
 static inline unsigned char *vecu_ram_of(rtcosim_vecu *v) { return v->data + VECU_PERIPH_BLOCK; }
 
+/* Core cycle counter at a simulated time: floor(t * f), without overflow
+ * for any t of a run and f up to 100 GHz. */
+static inline uint64_t vecu_cycle_at(int64_t t_ns, uint64_t hz)
+{
+    uint64_t s = (uint64_t)t_ns / 1000000000u, ns = (uint64_t)t_ns % 1000000000u;
+    return s * hz + (uint64_t)(((unsigned __int128)ns * hz) / 1000000000u);
+}
+
 /* periph.c: MMIO callbacks of the peripheral block */
 uint64_t vecu_periph_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
 void vecu_periph_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user);
