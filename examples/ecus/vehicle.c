@@ -354,16 +354,23 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
      * times the ECUs' own work (perf on `bench ecu`, N = 16: the plants'
      * derivatives and steps 55 % of the samples, ECUs, bus and kernel 20 %),
      * so every third plant joins the ECU network's thread to even the
-     * threads' loads; its cycle with its ECU then stays inside that thread. */
+     * threads' loads; its cycle with its ECU then stays inside that thread.
+     * An ECU whose response delay is under 1 us (firmware on the emulated
+     * core: its shortest job is a few hundred ns) would trade bounds with
+     * its plant that often, so its plant joins the ECU network's thread too. */
+    rtcosim_lp_id plant_group = RTCOSIM_LP_NO_GROUP;
     for (size_t i = 0; i < v->ecu_count && st == RTCOSIM_OK; i++) {
         rtcosim_lp_id plant = rtcosim_ecu_plant_lp(v->ecus[i]);
         if (plant == RTCOSIM_LP_NO_GROUP)
             continue;
         st = rtcosim_events_set_group(sim, rtcosim_ecu_lp(v->ecus[i]),
                                       rtcosim_can_bus_lp(v->bus), err);
+        bool join = i % 3 == 2 || rtcosim_ecu_response_delay(v->ecus[i]) < RTCOSIM_NS_PER_US;
+        if (!join && plant_group == RTCOSIM_LP_NO_GROUP)
+            plant_group = plant;
         if (st == RTCOSIM_OK)
-            st = rtcosim_events_set_group(sim, plant, i % 3 == 2 ? rtcosim_can_bus_lp(v->bus)
-                                                     : rtcosim_ecu_plant_lp(v->ecus[0]), err);
+            st = rtcosim_events_set_group(sim, plant, join ? rtcosim_can_bus_lp(v->bus)
+                                                           : plant_group, err);
     }
     if (st != RTCOSIM_OK) {
         rtcosim_ecu_vehicle_free(v);
