@@ -20,7 +20,7 @@ function(rtcosim_add_firmware name)
   set(sources ${F_SOURCES} ${RTCOSIM_FIRMWARE_DIR}/startup.c)
   add_custom_command(
     OUTPUT ${elf}
-    COMMAND ${RTCOSIM_ARM_GCC} -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -O2 -g -std=gnu17
+    COMMAND ${RTCOSIM_ARM_GCC} -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -O2 -g -std=gnu17
             -Wall -Wextra -Werror -ffreestanding -fno-tree-loop-distribute-patterns
             -ffunction-sections -fdata-sections -nostdlib -nostartfiles
             -I${PROJECT_SOURCE_DIR}/include -T ${RTCOSIM_FIRMWARE_DIR}/vecu.ld

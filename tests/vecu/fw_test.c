@@ -36,12 +36,15 @@ __attribute__((naked)) void TIMER1_IRQHandler(void)
                      ".ltorg\n");
 }
 
-/* ADC in, PWM and DOUT out */
+/* ADC in, PWM and DOUT out, with float arithmetic on the FPU */
 void TIMER2_IRQHandler(void)
 {
     VECU_REG(VECU_PWM_DUTY(0)) = VECU_REG(VECU_ADC_DATA(0)) * 2u;
     VECU_REG(VECU_PWM_DUTY(1)) = 20000u; /* clamped to VECU_PWM_FULL */
     VECU_REG(VECU_DOUT) = VECU_REG(VECU_ADC_DATA(1));
+    /* single-precision FPU (built with -mfloat-abi=hard) */
+    float x = (float)VECU_REG(VECU_ADC_DATA(0));
+    VECU_REG(VECU_PWM_DUTY(2)) = (uint32_t)(x * 1.5f + 0.25f);
 }
 
 /* CAN: echo the oldest frame with id + 1 and inverted data on mailbox 0,

@@ -90,6 +90,7 @@ static void test_adc_pwm_dout(void **state)
     assert_int_equal(rtcosim_vecu_pwm(v, 0), 2468);
     assert_int_equal(rtcosim_vecu_pwm(v, 1), VECU_PWM_FULL); /* 20000 clamped */
     assert_int_equal(rtcosim_vecu_dout(v), 0x5A);
+    assert_int_equal(rtcosim_vecu_pwm(v, 2), 1851); /* 1234 * 1.5 + 0.25 on the FPU */
     rtcosim_vecu_free(v);
 }
 
