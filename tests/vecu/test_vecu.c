@@ -1,9 +1,12 @@
 /* The virtual ECU: instruction timing against hand-counted loops (and the
- * cycle counter between two reads), ADC/PWM/DOUT/CAN register semantics,
- * faults reported with ECU, PC and function, state restore reproducing
- * execution exactly, and the engine firmware closing its loop with the
- * engine plant at the hand-computed steady state. */
+ * cycle counter between two reads), ADC/PWM/DOUT/CAN register semantics and
+ * the FPU, faults reported with ECU, PC and function, bad firmware files,
+ * state restore reproducing execution exactly, the engine firmware closing
+ * its loop with the engine plant at the hand-computed steady state (as an
+ * ECU LP and as a co-simulation component), identical vehicle results under
+ * every scheduler, and independent cores on parallel threads. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -416,6 +419,42 @@ static void test_component_closes_the_loop_and_restores(void **state)
     rtcosim_component_free(comp);
 }
 
+/* Two cores on two threads at once compute what one computes alone: the
+ * Unicorn instances share no state (the ECU LPs of a parallel run rely on
+ * it). */
+typedef struct crc_run {
+    uint32_t crc;
+    uint64_t instructions;
+} crc_run;
+
+static void *run_busy(void *arg)
+{
+    crc_run *r = arg;
+    rtcosim_vecu *v = open_core(BUSY_ELF, 1.0);
+    for (int k = 0; k < 40; k++)
+        run_irq(v, VECU_IRQ_TIMER0, 0, NULL);
+    r->crc = read_u32(v, "busy_crc");
+    r->instructions = rtcosim_vecu_instructions(v);
+    rtcosim_vecu_free(v);
+    return NULL;
+}
+
+static void test_cores_on_threads_are_independent(void **state)
+{
+    (void)state;
+    crc_run alone, both[2];
+    run_busy(&alone);
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, run_busy, &both[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(threads[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(both[i].crc, alone.crc);
+        assert_int_equal(both[i].instructions, alone.instructions);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_engine_firmware_closes_the_loop),
         cmocka_unit_test(test_firmware_vehicle_identical_across_schedulers),
         cmocka_unit_test(test_component_closes_the_loop_and_restores),
+        cmocka_unit_test(test_cores_on_threads_are_independent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
