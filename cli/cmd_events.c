@@ -32,6 +32,8 @@ static void usage(FILE *out)
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
             "  --can-log FILE     write every frame: candump -l, or Vector ASC for a .asc name\n"
+            "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
+            "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
             "  --no-null-messages global scheduler without null messages (may deadlock)\n");
 }
@@ -176,6 +178,15 @@ static int run_events(int argc, char **argv)
             vc.bitrate = (uint32_t)n;
         } else if (strcmp(a, "--can-log") == 0) {
             can_log = v;
+        } else if (strcmp(a, "--firmware") == 0) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1])
+                return cli_fail("events: --firmware needs ECU=PATH.elf, got '%s'", v);
+            if ((size_t)(eq - v) >= sizeof vc.firmware_ecu ||
+                strlen(eq + 1) >= sizeof vc.firmware_path)
+                return cli_fail("events: --firmware: ECU name or path too long in '%s'", v);
+            snprintf(vc.firmware_ecu, sizeof vc.firmware_ecu, "%.*s", (int)(eq - v), v);
+            snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", eq + 1);
         } else if (strcmp(a, "--speculate-stats") == 0) {
             spec_csv = v;
         } else if (strcmp(a, "--max-ahead") == 0) {

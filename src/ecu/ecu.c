@@ -88,6 +88,7 @@ struct rtcosim_ecu_io {
     rtcosim_ecu *ecu;
     rtcosim_time_ns now, release;
     bool actuated;
+    uint64_t cycles; /* measured by the job's code; 0: the declared ones */
     unsigned tx_count;
     rtcosim_can_frame tx[RTCOSIM_ECU_TX_PER_JOB];
     rtcosim_error *err;
@@ -164,6 +165,8 @@ static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *
             st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
         if (st == RTCOSIM_OK)
             st = rx->fn(&io, ecu->software, &job.frame, err);
+        if (cycles_to_ns(ecu, io.cycles) > exec)
+            exec = cycles_to_ns(ecu, io.cycles);
         core->stats.isr_runs++;
     } else {
         long best = -1;
@@ -182,6 +185,8 @@ static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *
             st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
         if (st == RTCOSIM_OK)
             st = task->fn(&io, ecu->software, err);
+        if (cycles_to_ns(ecu, io.cycles) > exec)
+            exec = cycles_to_ns(ecu, io.cycles);
         ts->stats.runs++;
         ts->stats.last_start = now;
         ts->stats.last_end = now + exec;
@@ -721,6 +726,9 @@ rtcosim_status rtcosim_ecu_restore_state(rtcosim_ecu *ecu, const void *buffer, s
 
 rtcosim_time_ns rtcosim_ecu_io_now(const rtcosim_ecu_io *io) { return io->now; }
 rtcosim_time_ns rtcosim_ecu_io_release(const rtcosim_ecu_io *io) { return io->release; }
+
+void *rtcosim_ecu_io_user(const rtcosim_ecu_io *io) { return io->ecu->config.user; }
+void rtcosim_ecu_io_set_cycles(rtcosim_ecu_io *io, uint64_t cycles) { io->cycles = cycles; }
 
 double rtcosim_ecu_io_sensor(const rtcosim_ecu_io *io, size_t index)
 {
