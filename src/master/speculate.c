@@ -263,6 +263,15 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
     return progress;
 }
 
+/* A step starting at `start` requested termination: the run ends with the
+ * tick that starts there (or earlier). */
+static void lower_end(spec_run *run, int_fast64_t start)
+{
+    int_fast64_t end = atomic_load(&run->end_start);
+    while (start < end && !atomic_compare_exchange_weak(&run->end_start, &end, start))
+        ;
+}
+
 /* Publish the outputs of the steps whose inputs have all arrived real and
  * been accepted, as far as the ring has room (consumers and the observer
  * release old outputs). */
@@ -295,13 +304,11 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
                 break;
         }
         memcpy(ring_slot(lp, out), pending_slot(lp, lp->committed), lp->out_bytes);
-        if (lp->pending_terminate[lp->committed % lp->pending_cap]) {
-            const int_fast64_t start = run->t0 + (rtcosim_time_ns)lp->committed * lp->step;
-            int_fast64_t end = atomic_load(&run->end_start);
-            while (start < end && !atomic_compare_exchange_weak(&run->end_start, &end, start))
-                ;
-        }
+        if (lp->pending_terminate[lp->committed % lp->pending_cap])
+            lower_end(run, run->t0 + (rtcosim_time_ns)lp->committed * lp->step);
         lp->committed++;
+        if (lp->speculate)
+            atomic_store(&lp->decided, lp->committed);
         lp->stats.committed_steps++;
         atomic_store(&lp->committed_shared, lp->committed);
         atomic_store(&lp->published, out + 1);
@@ -415,6 +422,13 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     lp->pending_terminate[n % lp->pending_cap] = result.terminate_requested;
     lp->stats.speculated_steps += predicted;
     lp->stepped = true;
+    if (!lp->speculate) {
+        /* Real inputs: the request is final now, before the outputs (which
+         * a feedthrough LP may never read when the run ends first). */
+        if (result.terminate_requested)
+            lower_end(run, t);
+        atomic_store(&lp->decided, n + 1);
+    }
     lp_finish(run, lp, err, failed);
     return true;
 }
@@ -476,13 +490,20 @@ static uint64_t row_output(const spec_run *run, const spec_lp *lp, rtcosim_time_
     return (uint64_t)((next - run->t0) / lp->step);
 }
 
+/* A row is ready when every LP has committed the output it shows and every
+ * step that started before the row's time (a step that requests termination
+ * ends the run at the end of its tick: no row may pass it unseen). */
 static bool record_ready(const spec_run *run, rtcosim_time_ns row_time, rtcosim_time_ns next)
 {
     if (next > end_time(run))
         return false;
-    for (size_t l = 0; l < run->lp_count; l++)
-        if (atomic_load(&run->lps[l].published) <= row_output(run, &run->lps[l], row_time, next))
+    for (size_t l = 0; l < run->lp_count; l++) {
+        const spec_lp *lp = &run->lps[l];
+        const uint64_t started = (uint64_t)((next - run->t0 + lp->step - 1) / lp->step);
+        const uint64_t shown = row_output(run, lp, row_time, next);
+        if (atomic_load(&lp->published) <= shown || atomic_load(&lp->decided) < started)
             return false;
+    }
     return true;
 }
 
@@ -558,17 +579,22 @@ static void run_worker(spec_run *run, unsigned id)
         for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
             spec_lp *lp = &run->lps[l];
             progress |= lp_absorb(run, lp, &err, &failed);
-            bool published = !failed && lp_commit(run, lp);
+            bool changed = !failed && lp_commit(run, lp);
+            /* A step taken changes what the observer may show too (a
+             * conservative LP's termination request is final once taken). */
             if (!failed && lp_execute(run, lp, &err, &failed)) {
-                progress = true;
-                published |= lp_commit(run, lp);
+                lp_commit(run, lp);
+                changed = true;
             }
-            if (published) {
+            if (changed) {
                 progress = true;
                 notify(run);
                 try_record(run);
             }
-            done = done && lp->committed >= lp_end(run, lp);
+            /* Done at its last step, or when every row is shown (a
+             * feedthrough LP may wait for inputs the ended run never makes). */
+            done = done && (lp->committed >= lp_end(run, lp) ||
+                            atomic_load(&run->row_time) >= end_time(run));
         }
         if (failed) {
             fail(run, &err);

@@ -60,6 +60,9 @@ typedef struct spec_lp {
     uint64_t committed;       /* steps below are final */
     atomic_uint_fast64_t committed_shared; /* committed, for producers' ring checks */
     atomic_uint_fast64_t published;        /* outputs 0 .. published-1 readable */
+    /* Steps whose termination request is final: taken with real inputs
+     * (conservative LPs, as soon as stepped) or committed. */
+    atomic_uint_fast64_t decided;
 
     /* Out batch snapshots: the published ring (ring_cap, indexed by output
      * number) and the outputs of executed, uncommitted steps (pending_cap,

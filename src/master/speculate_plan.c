@@ -171,10 +171,17 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
         lp->out_offset[t] = lp->out_bytes;
         lp->out_bytes += mc->out[t].n * rtcosim_type_size((rtcosim_type)t);
     }
-    /* The ring keeps what any consumer may still read (its committed step +
-     * shift, at most horizon + 1 behind the producer, and the extrapolation
-     * history before it) and what the observer has not yet seen. */
-    lp->ring_cap = run->horizon + 4 + HISTORY_LEN;
+    /* The ring keeps what any consumer may still read (the input of its
+     * first uncommitted step on, and the extrapolation history before it)
+     * and what the observer has not yet shown; the observer waits for the
+     * slowest component's steps, over which a faster one publishes up to
+     * (slowest multiple / own multiple) outputs per step. */
+    uint64_t slowest = 1;
+    for (size_t c = 0; c < run->m->comp_count; c++)
+        if (run->m->comps[c].multiple > slowest)
+            slowest = run->m->comps[c].multiple;
+    const uint64_t ratio = (slowest + mc->multiple - 1) / mc->multiple;
+    lp->ring_cap = (size_t)((run->horizon + 2) * ratio) + HISTORY_LEN + 4;
     lp->pending_cap = run->horizon;
     lp->ahead_limit = lp->pending_cap;
     lp->ring = calloc(lp->ring_cap, lp->out_bytes + 1);
@@ -190,6 +197,7 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     atomic_init(&lp->published, 1);
     atomic_init(&lp->committed_shared, 0);
     atomic_init(&lp->record_need, 0);
+    atomic_init(&lp->decided, 0);
     lp->multiple = mc->multiple;
     lp->step = (rtcosim_time_ns)mc->multiple * run->h;
     return RTCOSIM_OK;
