@@ -147,6 +147,11 @@ static inline uint64_t spec_first_step(const spec_stream *s, uint64_t q)
     return s->earlier ? ((q - 1) * p + c - 1) / c : (q - 1) * p / c + 1;
 }
 
+static inline unsigned char *spec_ring_slot(const spec_lp *lp, uint64_t output)
+{
+    return lp->ring + (size_t)(output % lp->ring_cap) * lp->out_bytes;
+}
+
 #pragma GCC visibility push(hidden)
 /* speculate_plan.c */
 rtcosim_status spec_check_scope(rtcosim_master *m, rtcosim_error *err);
@@ -154,6 +159,18 @@ void spec_classify(rtcosim_master *m, size_t comp, bool *speculate, const char *
 rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
                               const rtcosim_speculation_options *o, rtcosim_error *err);
 void spec_run_cleanup(spec_run *run);
+
+/* speculate_inputs.c */
+double spec_sample_at(const spec_run *run, const master_connection *k, uint64_t output);
+void spec_copy_raw_at(const spec_run *run, const master_connection *k, uint64_t output);
+double spec_zoh_input(const master_component *mc, double y, double hs);
+size_t spec_history_at(const spec_run *run, const spec_stream *st, size_t slot, uint64_t j,
+                       rtcosim_time_ns *ts, double *ys);
+void spec_poly_input(master_component *mc, const master_connection *k, const spec_stream *st,
+                     const rtcosim_time_ns *ts, const double *ys, size_t n, rtcosim_time_ns t,
+                     double hs);
+rtcosim_status spec_set_inputs(master_component *mc, rtcosim_error *err);
+rtcosim_status spec_set_step_inputs(master_component *mc, rtcosim_error *err);
 #pragma GCC visibility pop
 
 #endif
