@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "cli.h"
+#include "progress.h"
+#include "rtcosim/fmu.h"
 #include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
@@ -37,7 +39,14 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
-            "  --log-level L           error | warning | info | debug | trace\n\n"
+            "  --log-level L           error | warning | info | debug | trace\n"
+            "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
+            "                          simulated interval, speed, estimated time left)\n"
+            "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help)\n\n"
+            "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
+            "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
+            "last time every component reached, the summary names the component, exit code 0.\n\n"
             "speculation (fixed steps, coupling without correction; see master_speculate.h):\n"
             "  --speculate             each component (on --threads threads, default one each up\n"
             "                          to the processor count) predicts the inputs it\n"
@@ -71,12 +80,14 @@ typedef struct run_output {
     rtcosim_recorder *recorder;
     rtcosim_value *row;
     size_t count;
+    cli_progress progress;
 } run_output;
 
 static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double *values,
                                  size_t count, rtcosim_error *err)
 {
     run_output *out = context;
+    cli_progress_update(&out->progress, t);
     if (!out->recorder)
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
@@ -107,6 +118,7 @@ typedef struct run_args {
     bool has_start, has_stop, has_interval;
     rtcosim_time_ns start, stop, interval;
     rtcosim_system_build_options build;
+    rtcosim_fmu_options fmu_options; /* build.fmu points here when given */
     const char **parameter_sets;
     size_t parameter_set_count;
     const char **start_names, **start_values;
@@ -115,7 +127,7 @@ typedef struct run_args {
     size_t observe_count;
     const char *output_file;
     /* Real time. */
-    bool real_time, virtual_clock, no_calibrate;
+    bool real_time, virtual_clock, no_calibrate, quiet;
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
     rtcosim_rt_options rt;
     char non_realtime[4096];
@@ -136,6 +148,15 @@ static int parse_args(int argc, char **argv, run_args *a)
         int rc = 0;
         if (strcmp(opt, "--step-control") == 0) {
             o->has_step_control = o->step_control = true;
+            continue;
+        }
+        if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
+            a->quiet = true;
+            continue;
+        }
+        if (strcmp(opt, "--strict") == 0) {
+            a->fmu_options.strict = true;
+            a->build.fmu = &a->fmu_options;
             continue;
         }
         if (cli_speculate_flag(&a->speculate, opt))
@@ -495,12 +516,14 @@ static int run_system(const run_args *a)
 
     double wall_start = wall_seconds(), wall;
     rtcosim_status st;
+    cli_progress_init(&out.progress, a->quiet, start, stop);
     if (a->speculate.enabled) {
         st = cli_run_speculative(m, reference, &a->speculate, stop, record_row, &out, &wall, &err);
     } else {
         st = rtcosim_master_run(m, stop, record_row, &out, &err);
         wall = wall_seconds() - wall_start;
     }
+    cli_progress_finish(&out.progress);
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,
                       rtcosim_time_to_seconds(rtcosim_master_time(m)), err.message);
@@ -531,6 +554,13 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    const char *ended_by = NULL;
+    bool on_discard = false;
+    if (rtcosim_master_terminated(m, &ended_by, &on_discard) &&
+        rtcosim_master_time(m) < stop)
+        printf("ended at %.9g s, before the stop time %.9g s: component '%s' asked to terminate%s\n",
+               rtcosim_time_to_seconds(rtcosim_master_time(m)), rtcosim_time_to_seconds(stop),
+               ended_by, on_discard ? " after discarding its step (FMI Discard)" : "");
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)stats.rows_written, out.count, a->output_file);

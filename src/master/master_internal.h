@@ -139,6 +139,10 @@ struct rtcosim_master {
     bool single_rate;
 
     bool initialized, failed, terminate_requested;
+    /* Who asked to end the run; a discarded step (with the request) ends it
+     * at the start of its tick, which is then neither published nor recorded. */
+    const master_component *terminated_by;
+    bool discarded;
     rtcosim_time_ns start, stop, time;
     rtcosim_time_ns adaptive_step;  /* the controller's current choice */
     uint64_t steps;
@@ -148,6 +152,13 @@ struct rtcosim_master {
 /* The functions below are internal to the library: hidden, so that calls
  * between the master's files do not go through the PLT on the hot path. */
 #pragma GCC visibility push(hidden)
+
+/* master.c: helpers shared with init.c. */
+bool master_grow(void **array, size_t *cap, size_t need, size_t elem);
+rtcosim_status master_oom(rtcosim_error *err);
+rtcosim_status master_after_init(const rtcosim_master *m, const char *call, rtcosim_error *err);
+const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size_t var);
+rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err);
 
 /* order.c: dependency order and algebraic loop detection. */
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input);
