@@ -262,9 +262,10 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 {
     if (lp->stepped)
         return lp_finish(run, lp, err, failed);
-    if (lp->executed >= lp->total ||
-        run->t0 + (rtcosim_time_ns)lp->executed * lp->step > atomic_load(&run->end_start) ||
-        lp->executed - lp->committed >= lp->ahead_limit)
+    const rtcosim_time_ns start = run->t0 + (rtcosim_time_ns)lp->executed * lp->step;
+    if (lp->executed >= lp->total || start > atomic_load(&run->end_start) ||
+        start >= atomic_load(&run->end_at) || lp->executed - lp->committed >= lp->ahead_limit ||
+        (lp->executed == lp->final_only_step && lp->committed < lp->executed))
         return false;
     rtcosim_master *m = run->m;
     master_component *mc = &m->comps[lp->comp];
@@ -278,7 +279,8 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
         const uint64_t j = spec_input_index(st, n);
         const double *guess = NULL;
         if (j >= st->arrived) {
-            if (!st->predictor || !(guess = rtcosim_predictor_values_at(st->predictor, j)))
+            if (!st->predictor || n == lp->final_only_step ||
+                !(guess = rtcosim_predictor_values_at(st->predictor, j)))
                 return false;
             predicted = true;
         }
@@ -302,6 +304,22 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     rtcosim_step_result result;
     if (st == RTCOSIM_OK && (st = spec_set_step_inputs(mc, err)) == RTCOSIM_OK)
         st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);
+    if (st == RTCOSIM_EDISCARD && result.terminate_requested) {
+        /* The component's normal end, when final; else back to the state
+         * before the step, which runs again once it is final. */
+        if (!lp->speculate || (!predicted && lp->committed == n)) {
+            int_fast64_t end = atomic_load(&run->end_at);
+            while (t < end && !atomic_compare_exchange_weak(&run->end_at, &end, t))
+                ;
+            rtcosim_error_clear(err);
+            return true;
+        }
+        lp->final_only_step = n;
+        if ((st = rtcosim_rollback_restore(lp->table, n, err)) == RTCOSIM_OK) {
+            rtcosim_error_clear(err);
+            return true;
+        }
+    }
     if (st != RTCOSIM_OK) {
         *failed = true;
         return false;
@@ -328,9 +346,10 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 static rtcosim_time_ns end_time(const spec_run *run)
 {
     const int_fast64_t start = atomic_load(&run->end_start);
+    const int_fast64_t at = atomic_load(&run->end_at);
+    rtcosim_time_ns end = at < run->stop ? at : run->stop;
     if (start == RTCOSIM_TIME_MAX)
-        return run->stop;
-    rtcosim_time_ns end = run->stop;
+        return end;
     for (size_t l = 0; l < run->lp_count; l++) {
         const spec_lp *lp = &run->lps[l];
         const rtcosim_time_ns next = run->t0 + ((start - run->t0) / lp->step + 1) * lp->step;
@@ -344,10 +363,14 @@ static rtcosim_time_ns end_time(const spec_run *run)
 static uint64_t lp_end(const spec_run *run, const spec_lp *lp)
 {
     const int_fast64_t start = atomic_load(&run->end_start);
-    if (start == RTCOSIM_TIME_MAX)
-        return lp->total;
-    const uint64_t steps = (uint64_t)((start - run->t0) / lp->step) + 1;
-    return steps < lp->total ? steps : lp->total;
+    const int_fast64_t at = atomic_load(&run->end_at);
+    uint64_t steps = lp->total;
+    if (start != RTCOSIM_TIME_MAX && (uint64_t)((start - run->t0) / lp->step) + 1 < steps)
+        steps = (uint64_t)((start - run->t0) / lp->step) + 1;
+    /* Steps starting before end_at. */
+    if (at != RTCOSIM_TIME_MAX && (uint64_t)((at - run->t0 + lp->step - 1) / lp->step) < steps)
+        steps = (uint64_t)((at - run->t0 + lp->step - 1) / lp->step);
+    return steps;
 }
 
 /* The next row: the next communication point of any component (the plain

@@ -50,6 +50,9 @@ typedef struct spec_lp {
     /* The observer's next output of this LP: outputs below it are released. */
     atomic_uint_fast64_t record_need;
     uint64_t executed;        /* next step to execute */
+    /* A step that was discarded with a termination request on predicted
+     * inputs or after uncommitted steps: it runs again only when final. */
+    uint64_t final_only_step;
     bool stepped;             /* step `executed` taken, its outputs not yet read */
     /* Uncommitted steps allowed now (1 .. pending_cap): halved on a rollback,
      * raised by one on an arrival that kept all speculated steps, so that an
@@ -89,6 +92,11 @@ typedef struct spec_run {
      * starting at t that requested termination lowers it to t (the plain
      * master finishes that tick, then stops). RTCOSIM_TIME_MAX: none. */
     atomic_int_fast64_t end_start;
+    /* A step from t that was discarded with a termination request, final
+     * (real inputs, every earlier step committed), ends the run at t: that
+     * tick is neither published nor shown (FMI 2.0 4.2.3, FMI 3.0 4.2.1; the
+     * plain master since the same change). RTCOSIM_TIME_MAX: none. */
+    atomic_int_fast64_t end_at;
     unsigned threads;
 
     rtcosim_master_observer observer;

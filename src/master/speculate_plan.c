@@ -198,6 +198,7 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     atomic_init(&lp->committed_shared, 0);
     atomic_init(&lp->record_need, 0);
     atomic_init(&lp->decided, 0);
+    lp->final_only_step = UINT64_MAX;
     lp->multiple = mc->multiple;
     lp->step = (rtcosim_time_ns)mc->multiple * run->h;
     return RTCOSIM_OK;
@@ -214,6 +215,7 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
     atomic_init(&run->failed, false);
     atomic_init(&run->rows, 1);
     atomic_init(&run->end_start, RTCOSIM_TIME_MAX);
+    atomic_init(&run->end_at, RTCOSIM_TIME_MAX);
     atomic_flag_clear(&run->recording);
     run->m = m;
     run->threshold = o && o->threshold > 0 ? o->threshold : 0;

@@ -588,6 +588,69 @@ static void multi_rate_far_apart_and_terminating(void **state)
     rtcosim_clock_free(sl.clock);
 }
 
+/* mass1 discards its step from 45 ms with a termination request (an FMU's
+ * normal end, FMI 2.0 4.2.3): the run ends at 45 ms without that tick, as the
+ * plain run does, although mass1 may have taken that step speculatively. */
+static rtcosim_status discard_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                      rtcosim_step_result *r, rtcosim_error *err)
+{
+    if (t >= 45 * MS) {
+        r->terminate_requested = true;
+        return rtcosim_error_set(err, RTCOSIM_EDISCARD, "mass1: discarded at the end");
+    }
+    return rtcosim_component_do_step(self, t, h, r, err);
+}
+
+static const rtcosim_component_ops discarding_ops = {
+    .kind = "discarding", .instantiate = st_instantiate, .setup = st_setup,
+    .enter_init = st_enter_init, .exit_init = st_exit_init, .do_step = discard_do_step,
+    .get = st_get, .set = st_set, .get_state = end_get_state, .set_state = end_set_state,
+    .free_state = end_free_state, .terminate = st_terminate, .destroy = st_destroy,
+};
+
+static rtcosim_status wrap_discarding(void *context, int mass, rtcosim_component *inner,
+                                      rtcosim_component **out, rtcosim_error *err)
+{
+    if (mass == 1)
+        return wrap_slow(context, mass, inner, out, err);
+    return rtcosim_component_create(&discarding_ops, inner, rtcosim_component_description(inner),
+                                    out, err);
+}
+
+static void discarded_last_step_ends_the_run_at_its_start(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns stop = 100 * MS;
+    slow sl = {.burn_ns = {0, 20000}};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(RTCOSIM_NS_PER_S, &sl.clock, &err), RTCOSIM_OK);
+    for (int rates = 0; rates < 2; rates++)
+        for (int o = 0; o < 2; o++) {
+            const rtcosim_order order = o ? RTCOSIM_ORDER_GAUSS_SEIDEL : RTCOSIM_ORDER_JACOBI;
+            rows plain = {0}, spec = {0};
+            rtcosim_master *m[2];
+            for (int run = 0; run < 2; run++)
+                m[run] = multi_rate_of(order, RTCOSIM_EXTRAPOLATION_ZOH, false, &sl,
+                                       wrap_discarding, MS, rates ? 5 * MS : MS, stop);
+            assert_int_equal(rtcosim_master_run(m[0], stop, keep_row, &plain, &err), RTCOSIM_OK);
+            rtcosim_speculation_options opt = {.horizon = 4, .threads = 2};
+            if (rtcosim_master_run_speculative(m[1], stop, &opt, keep_row, &spec, NULL, &err) !=
+                RTCOSIM_OK)
+                fail_msg("%s", err.message);
+            assert_true(rtcosim_master_time(m[0]) == 45 * MS);
+            assert_true(rtcosim_master_time(m[1]) == 45 * MS);
+            assert_int_equal(rtcosim_master_step_count(m[1]), rtcosim_master_step_count(m[0]));
+            assert_int_equal(spec.count, plain.count);
+            assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
+            assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+            rtcosim_master_free(m[0]);
+            rtcosim_master_free(m[1]);
+            rows_free(&plain);
+            rows_free(&spec);
+        }
+    rtcosim_clock_free(sl.clock);
+}
+
 static double max_error_vs_exact(const rows *r)
 {
     rtcosim_oscillator_params p;
@@ -685,6 +748,7 @@ int main(void)
         cmocka_unit_test(a_producer_far_ahead_keeps_the_history_its_consumer_needs),
         cmocka_unit_test(multi_rate_threshold_zero_is_bit_identical),
         cmocka_unit_test(multi_rate_far_apart_and_terminating),
+        cmocka_unit_test(discarded_last_step_ends_the_run_at_its_start),
         cmocka_unit_test(positive_threshold_stays_near_the_exact_solution),
         cmocka_unit_test(systems_outside_the_scope_are_refused),
     };
