@@ -14,11 +14,12 @@
  *
  * Scope, checked at the start (a clear error otherwise): fixed steps (no step
  * control; multi-rate step multiples are fine), every component at a
- * communication point when the run starts and the stop time on every
- * component's grid (no shortened last step), connections without correction (any extrapolation: ZOH, or FOH/SOH from the
- * start time on; an extrapolation polynomial then runs through predicted
- * samples where real ones have not arrived), no observed coupling error
- * signals. An LP runs conservatively (waits for real inputs) when its
+ * communication point when the run starts, the stop time on every
+ * component's grid (no shortened last step), connections without correction
+ * (ZOH, or FOH/SOH from the start time on: the extrapolation polynomial then
+ * runs through predicted samples where real ones have not arrived), no
+ * observed coupling error signals, no String/Binary values. Not computed:
+ * the coupling statistics and power-bond energy of the plain run. An LP runs conservatively (waits for real inputs) when its
  * component cannot get and set its state, has direct feedthrough between
  * connected variables, or takes non-Float64 inputs; the others still
  * speculate around it. */
@@ -67,13 +68,14 @@ uint64_t rtcosim_speculation_depth_bucket_max(size_t bucket);
 
 /* Run an initialized master speculatively from its current time to `stop`,
  * calling observer (may be NULL) at the start time when nothing was stepped
- * yet and at every macro step, with the committed values, in time order. The
+ * yet and at every communication point of any component (as
+ * rtcosim_master_run does), with the committed values, in time order. The
  * observer is called from the worker threads, one call at a time. stats: NULL,
  * or rtcosim_master_component_count entries filled in the order components
- * were added. A committed step whose component requests termination ends the
- * run after that step, as in rtcosim_master_run. Afterwards the master stands
- * at `stop` (or there); stepping it further is refused (its coupling history
- * was not kept). */
+ * were added. A step whose component requests termination ends the run with
+ * its tick, as in rtcosim_master_run. Afterwards the master stands where the
+ * run ended; stepping it further is refused (its coupling history was not
+ * kept). */
 rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns stop,
                                               const rtcosim_speculation_options *options,
                                               rtcosim_master_observer observer, void *context,

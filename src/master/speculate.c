@@ -76,122 +76,9 @@ static void fail(spec_run *run, const rtcosim_error *err)
     notify(run);
 }
 
-/* ---- values ---- */
-
-static unsigned char *ring_slot(const spec_lp *lp, uint64_t output)
-{
-    return lp->ring + (size_t)(output % lp->ring_cap) * lp->out_bytes;
-}
-
 static unsigned char *pending_slot(const spec_lp *lp, uint64_t step)
 {
     return lp->pending + (size_t)(step % lp->pending_cap) * lp->out_bytes;
-}
-
-/* The exchanged sample of a Float64 connection at producer output k, as
- * step.c's sample_value forms it. */
-static double sample_at(const spec_run *run, const master_connection *k, uint64_t output)
-{
-    const spec_lp *p = &run->lps[k->from];
-    double y;
-    memcpy(&y, ring_slot(p, output) + p->out_offset[RTCOSIM_TYPE_FLOAT64] + k->out_slot * sizeof y,
-           sizeof y);
-    return k->opts.has_transformation ? k->opts.factor * y + k->opts.offset : y;
-}
-
-static void copy_raw_at(const spec_run *run, const master_connection *k, uint64_t output)
-{
-    const spec_lp *p = &run->lps[k->from];
-    const size_t elem = rtcosim_type_size(k->type);
-    memcpy(run->m->comps[k->to].in[k->type].values + k->in_slot * elem,
-           ring_slot(p, output) + p->out_offset[k->type] + k->out_slot * elem, elem);
-}
-
-/* The input of a zero-order-hold connection without correction over a step
- * of hs seconds from the sample y, in step.c's compute_inputs arithmetic:
- * h (y + 0) is the estimate's integral, a black box gets its mean. */
-static inline double zoh_input(const master_component *mc, double y, double hs)
-{
-    const double correction = 0.0;
-    const double integral = hs * (y + 0.0);
-    return (mc->derivative_order >= 1 ? y : integral / hs) + correction;
-}
-
-/* The exchanged samples of connection `slot` of stream st up to producer
- * output j, oldest first, as the plain master's history holds them (at most
- * HISTORY_LEN): real ones where they have arrived, else the curve's. */
-static size_t history_at(const spec_run *run, const spec_stream *st, size_t slot, uint64_t j,
-                         rtcosim_time_ns *ts, double *ys)
-{
-    const master_connection *k = &run->m->conns[st->conns[slot]];
-    const size_t n = j + 1 < HISTORY_LEN ? (size_t)j + 1 : HISTORY_LEN;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t index = j + 1 - n + i;
-        ts[i] = run->t0 + (rtcosim_time_ns)(index * st->producer_multiple) * run->h;
-        ys[i] = index < st->arrived ? sample_at(run, k, index)
-                                    : rtcosim_predictor_values_at(st->predictor, index)[slot];
-    }
-    return n;
-}
-
-/* The input of a polynomial (FOH/SOH) connection without correction over the
- * step [t, t + hs], in step.c's compute_inputs arithmetic: the polynomial
- * itself for a component that takes input derivatives (value and d1, d2),
- * else its mean over the step. */
-static void poly_input(master_component *mc, const master_connection *k, const spec_stream *st,
-                       const rtcosim_time_ns *ts, const double *ys, size_t n, rtcosim_time_ns t,
-                       double hs)
-{
-    /* A slower producer's signal is held under the hold rule (coupling.h). */
-    const bool hold = k->opts.multirate == RTCOSIM_MULTIRATE_HOLD &&
-                      st->producer_multiple > st->consumer_multiple;
-    const double correction = 0.0;
-    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
-    const size_t s = k->in_slot;
-    rtcosim_poly p;
-    if (n == 1 || hold)
-        p = (rtcosim_poly){{ys[n - 1], 0, 0}};
-    else
-        rtcosim_poly_fit(k->opts.extrapolation, ts, ys, n, t, &p);
-    const double integral = rtcosim_poly_integral(&p, hs);
-    if (mc->derivative_order >= 2) {
-        in[s] = p.c[0] + correction;
-        mc->d1[s] = p.c[1];
-        mc->d2[s] = 2.0 * p.c[2];
-    } else if (mc->derivative_order == 1) {
-        in[s] = p.c[0] + correction - p.c[2] * hs * hs / 6.0;
-        mc->d1[s] = p.c[1] + p.c[2] * hs;
-    } else {
-        in[s] = integral / hs + correction;
-    }
-}
-
-/* Set the batched inputs, and the input derivatives of a component that
- * takes them from polynomial connections (every step: a restored state does
- * not carry the derivatives set before; zeros equal none). */
-static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
-{
-    for (unsigned i = 0; i < mc->in_type_count; i++) {
-        const unsigned t = mc->in_types[i];
-        rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs,
-                                                  mc->in[t].n, mc->in[t].values, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status set_step_inputs(master_component *mc, rtcosim_error *err)
-{
-    rtcosim_status st = set_inputs(mc, err);
-    if (st != RTCOSIM_OK || !mc->polynomial_inputs)
-        return st;
-    const typed_batch *f = &mc->in[RTCOSIM_TYPE_FLOAT64];
-    if ((st = rtcosim_component_set_input_derivatives(mc->c, f->vrs, f->n, 1, mc->d1, err)) != RTCOSIM_OK)
-        return st;
-    if (mc->derivative_order >= 2)
-        st = rtcosim_component_set_input_derivatives(mc->c, f->vrs, f->n, 2, mc->d2, err);
-    return st;
 }
 
 /* ---- one LP ---- */
@@ -222,7 +109,7 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
         for (; st->arrived < published; st->arrived++) {
             const uint64_t k = st->arrived;
             for (size_t i = 0; i < st->width; i++)
-                st->values[i] = sample_at(run, &run->m->conns[st->conns[i]], k);
+                st->values[i] = spec_sample_at(run, &run->m->conns[st->conns[i]], k);
             /* The scheme counts in the producer's outputs: those from k on
              * that the executed steps read from the curve. */
             const uint64_t first = spec_first_step(st, k);
@@ -263,6 +150,15 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
     return progress;
 }
 
+/* A step starting at `start` requested termination: the run ends with the
+ * tick that starts there (or earlier). */
+static void lower_end(spec_run *run, int_fast64_t start)
+{
+    int_fast64_t end = atomic_load(&run->end_start);
+    while (start < end && !atomic_compare_exchange_weak(&run->end_start, &end, start))
+        ;
+}
+
 /* Publish the outputs of the steps whose inputs have all arrived real and
  * been accepted, as far as the ring has room (consumers and the observer
  * release old outputs). */
@@ -294,14 +190,12 @@ static bool lp_commit(spec_run *run, spec_lp *lp)
             if (needed)
                 break;
         }
-        memcpy(ring_slot(lp, out), pending_slot(lp, lp->committed), lp->out_bytes);
-        if (lp->pending_terminate[lp->committed % lp->pending_cap]) {
-            const int_fast64_t start = run->t0 + (rtcosim_time_ns)lp->committed * lp->step;
-            int_fast64_t end = atomic_load(&run->end_start);
-            while (start < end && !atomic_compare_exchange_weak(&run->end_start, &end, start))
-                ;
-        }
+        memcpy(spec_ring_slot(lp, out), pending_slot(lp, lp->committed), lp->out_bytes);
+        if (lp->pending_terminate[lp->committed % lp->pending_cap])
+            lower_end(run, run->t0 + (rtcosim_time_ns)lp->committed * lp->step);
         lp->committed++;
+        if (lp->speculate)
+            atomic_store(&lp->decided, lp->committed);
         lp->stats.committed_steps++;
         atomic_store(&lp->committed_shared, lp->committed);
         atomic_store(&lp->published, out + 1);
@@ -337,15 +231,15 @@ static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                     rtcosim_time_ns ts[HISTORY_LEN];
                     double ys[HISTORY_LEN];
                     rtcosim_poly p;
-                    const size_t h = history_at(run, sm, i, spec_refresh_index(sm, n), ts, ys);
+                    const size_t h = spec_history_at(run, sm, i, spec_refresh_index(sm, n), ts, ys);
                     rtcosim_poly_fit(k->opts.extrapolation, ts, ys, h, t, &p);
                     in[k->in_slot] = p.c[0];
                 } else {
-                    copy_raw_at(run, k, spec_refresh_index(sm, n));
+                    spec_copy_raw_at(run, k, spec_refresh_index(sm, n));
                 }
             }
         }
-        st = set_inputs(mc, err);
+        st = spec_set_inputs(mc, err);
     }
     unsigned char *slot = pending_slot(lp, n);
     for (unsigned i = 0; st == RTCOSIM_OK && i < mc->out_type_count; i++) {
@@ -368,9 +262,10 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 {
     if (lp->stepped)
         return lp_finish(run, lp, err, failed);
-    if (lp->executed >= lp->total ||
-        run->t0 + (rtcosim_time_ns)lp->executed * lp->step > atomic_load(&run->end_start) ||
-        lp->executed - lp->committed >= lp->ahead_limit)
+    const rtcosim_time_ns start = run->t0 + (rtcosim_time_ns)lp->executed * lp->step;
+    if (lp->executed >= lp->total || start > atomic_load(&run->end_start) ||
+        start >= atomic_load(&run->end_at) || lp->executed - lp->committed >= lp->ahead_limit ||
+        (lp->executed == lp->final_only_step && lp->committed < lp->executed))
         return false;
     rtcosim_master *m = run->m;
     master_component *mc = &m->comps[lp->comp];
@@ -384,21 +279,22 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
         const uint64_t j = spec_input_index(st, n);
         const double *guess = NULL;
         if (j >= st->arrived) {
-            if (!st->predictor || !(guess = rtcosim_predictor_values_at(st->predictor, j)))
+            if (!st->predictor || n == lp->final_only_step ||
+                !(guess = rtcosim_predictor_values_at(st->predictor, j)))
                 return false;
             predicted = true;
         }
         for (size_t i = 0; i < st->count; i++) {
             const master_connection *k = &m->conns[st->conns[i]];
             if (i >= st->width) {
-                copy_raw_at(run, k, j);
+                spec_copy_raw_at(run, k, j);
             } else if (k->zoh) {
-                in[k->in_slot] = zoh_input(mc, guess ? guess[i] : sample_at(run, k, j), hs);
+                in[k->in_slot] = spec_zoh_input(mc, guess ? guess[i] : spec_sample_at(run, k, j), hs);
             } else {
                 rtcosim_time_ns ts[HISTORY_LEN];
                 double ys[HISTORY_LEN];
-                const size_t h = history_at(run, st, i, j, ts, ys);
-                poly_input(mc, k, st, ts, ys, h, t, hs);
+                const size_t h = spec_history_at(run, st, i, j, ts, ys);
+                spec_poly_input(mc, k, st, ts, ys, h, t, hs);
             }
         }
     }
@@ -406,8 +302,24 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     if (lp->table)
         st = rtcosim_rollback_push(lp->table, n, t, in, NULL, err);
     rtcosim_step_result result;
-    if (st == RTCOSIM_OK && (st = set_step_inputs(mc, err)) == RTCOSIM_OK)
+    if (st == RTCOSIM_OK && (st = spec_set_step_inputs(mc, err)) == RTCOSIM_OK)
         st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);
+    if (st == RTCOSIM_EDISCARD && result.terminate_requested) {
+        /* The component's normal end, when final; else back to the state
+         * before the step, which runs again once it is final. */
+        if (!lp->speculate || (!predicted && lp->committed == n)) {
+            int_fast64_t end = atomic_load(&run->end_at);
+            while (t < end && !atomic_compare_exchange_weak(&run->end_at, &end, t))
+                ;
+            rtcosim_error_clear(err);
+            return true;
+        }
+        lp->final_only_step = n;
+        if ((st = rtcosim_rollback_restore(lp->table, n, err)) == RTCOSIM_OK) {
+            rtcosim_error_clear(err);
+            return true;
+        }
+    }
     if (st != RTCOSIM_OK) {
         *failed = true;
         return false;
@@ -415,6 +327,13 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     lp->pending_terminate[n % lp->pending_cap] = result.terminate_requested;
     lp->stats.speculated_steps += predicted;
     lp->stepped = true;
+    if (!lp->speculate) {
+        /* Real inputs: the request is final now, before the outputs (which
+         * a feedthrough LP may never read when the run ends first). */
+        if (result.terminate_requested)
+            lower_end(run, t);
+        atomic_store(&lp->decided, n + 1);
+    }
     lp_finish(run, lp, err, failed);
     return true;
 }
@@ -427,9 +346,10 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 static rtcosim_time_ns end_time(const spec_run *run)
 {
     const int_fast64_t start = atomic_load(&run->end_start);
+    const int_fast64_t at = atomic_load(&run->end_at);
+    rtcosim_time_ns end = at < run->stop ? at : run->stop;
     if (start == RTCOSIM_TIME_MAX)
-        return run->stop;
-    rtcosim_time_ns end = run->stop;
+        return end;
     for (size_t l = 0; l < run->lp_count; l++) {
         const spec_lp *lp = &run->lps[l];
         const rtcosim_time_ns next = run->t0 + ((start - run->t0) / lp->step + 1) * lp->step;
@@ -443,10 +363,14 @@ static rtcosim_time_ns end_time(const spec_run *run)
 static uint64_t lp_end(const spec_run *run, const spec_lp *lp)
 {
     const int_fast64_t start = atomic_load(&run->end_start);
-    if (start == RTCOSIM_TIME_MAX)
-        return lp->total;
-    const uint64_t steps = (uint64_t)((start - run->t0) / lp->step) + 1;
-    return steps < lp->total ? steps : lp->total;
+    const int_fast64_t at = atomic_load(&run->end_at);
+    uint64_t steps = lp->total;
+    if (start != RTCOSIM_TIME_MAX && (uint64_t)((start - run->t0) / lp->step) + 1 < steps)
+        steps = (uint64_t)((start - run->t0) / lp->step) + 1;
+    /* Steps starting before end_at. */
+    if (at != RTCOSIM_TIME_MAX && (uint64_t)((at - run->t0 + lp->step - 1) / lp->step) < steps)
+        steps = (uint64_t)((at - run->t0 + lp->step - 1) / lp->step);
+    return steps;
 }
 
 /* The next row: the next communication point of any component (the plain
@@ -476,13 +400,20 @@ static uint64_t row_output(const spec_run *run, const spec_lp *lp, rtcosim_time_
     return (uint64_t)((next - run->t0) / lp->step);
 }
 
+/* A row is ready when every LP has committed the output it shows and every
+ * step that started before the row's time (a step that requests termination
+ * ends the run at the end of its tick: no row may pass it unseen). */
 static bool record_ready(const spec_run *run, rtcosim_time_ns row_time, rtcosim_time_ns next)
 {
     if (next > end_time(run))
         return false;
-    for (size_t l = 0; l < run->lp_count; l++)
-        if (atomic_load(&run->lps[l].published) <= row_output(run, &run->lps[l], row_time, next))
+    for (size_t l = 0; l < run->lp_count; l++) {
+        const spec_lp *lp = &run->lps[l];
+        const uint64_t started = (uint64_t)((next - run->t0 + lp->step - 1) / lp->step);
+        const uint64_t shown = row_output(run, lp, row_time, next);
+        if (atomic_load(&lp->published) <= shown || atomic_load(&lp->decided) < started)
             return false;
+    }
     return true;
 }
 
@@ -513,7 +444,7 @@ static void try_record(spec_run *run)
                 master_component *mc = &m->comps[lp->comp];
                 for (unsigned t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
                     if (mc->out[t].n)
-                        memcpy(mc->out[t].values, ring_slot(lp, k) + lp->out_offset[t],
+                        memcpy(mc->out[t].values, spec_ring_slot(lp, k) + lp->out_offset[t],
                                mc->out[t].n * rtcosim_type_size((rtcosim_type)t));
             }
             if (run->observer) {
@@ -558,17 +489,22 @@ static void run_worker(spec_run *run, unsigned id)
         for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
             spec_lp *lp = &run->lps[l];
             progress |= lp_absorb(run, lp, &err, &failed);
-            bool published = !failed && lp_commit(run, lp);
+            bool changed = !failed && lp_commit(run, lp);
+            /* A step taken changes what the observer may show too (a
+             * conservative LP's termination request is final once taken). */
             if (!failed && lp_execute(run, lp, &err, &failed)) {
-                progress = true;
-                published |= lp_commit(run, lp);
+                lp_commit(run, lp);
+                changed = true;
             }
-            if (published) {
+            if (changed) {
                 progress = true;
                 notify(run);
                 try_record(run);
             }
-            done = done && lp->committed >= lp_end(run, lp);
+            /* Done at its last step, or when every row is shown (a
+             * feedthrough LP may wait for inputs the ended run never makes). */
+            done = done && (lp->committed >= lp_end(run, lp) ||
+                            atomic_load(&run->row_time) >= end_time(run));
         }
         if (failed) {
             fail(run, &err);

@@ -50,6 +50,9 @@ typedef struct spec_lp {
     /* The observer's next output of this LP: outputs below it are released. */
     atomic_uint_fast64_t record_need;
     uint64_t executed;        /* next step to execute */
+    /* A step that was discarded with a termination request on predicted
+     * inputs or after uncommitted steps: it runs again only when final. */
+    uint64_t final_only_step;
     bool stepped;             /* step `executed` taken, its outputs not yet read */
     /* Uncommitted steps allowed now (1 .. pending_cap): halved on a rollback,
      * raised by one on an arrival that kept all speculated steps, so that an
@@ -60,6 +63,9 @@ typedef struct spec_lp {
     uint64_t committed;       /* steps below are final */
     atomic_uint_fast64_t committed_shared; /* committed, for producers' ring checks */
     atomic_uint_fast64_t published;        /* outputs 0 .. published-1 readable */
+    /* Steps whose termination request is final: taken with real inputs
+     * (conservative LPs, as soon as stepped) or committed. */
+    atomic_uint_fast64_t decided;
 
     /* Out batch snapshots: the published ring (ring_cap, indexed by output
      * number) and the outputs of executed, uncommitted steps (pending_cap,
@@ -86,6 +92,11 @@ typedef struct spec_run {
      * starting at t that requested termination lowers it to t (the plain
      * master finishes that tick, then stops). RTCOSIM_TIME_MAX: none. */
     atomic_int_fast64_t end_start;
+    /* A step from t that was discarded with a termination request, final
+     * (real inputs, every earlier step committed), ends the run at t: that
+     * tick is neither published nor shown (FMI 2.0 4.2.3, FMI 3.0 4.2.1; the
+     * plain master since the same change). RTCOSIM_TIME_MAX: none. */
+    atomic_int_fast64_t end_at;
     unsigned threads;
 
     rtcosim_master_observer observer;
@@ -144,6 +155,11 @@ static inline uint64_t spec_first_step(const spec_stream *s, uint64_t q)
     return s->earlier ? ((q - 1) * p + c - 1) / c : (q - 1) * p / c + 1;
 }
 
+static inline unsigned char *spec_ring_slot(const spec_lp *lp, uint64_t output)
+{
+    return lp->ring + (size_t)(output % lp->ring_cap) * lp->out_bytes;
+}
+
 #pragma GCC visibility push(hidden)
 /* speculate_plan.c */
 rtcosim_status spec_check_scope(rtcosim_master *m, rtcosim_error *err);
@@ -151,6 +167,18 @@ void spec_classify(rtcosim_master *m, size_t comp, bool *speculate, const char *
 rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
                               const rtcosim_speculation_options *o, rtcosim_error *err);
 void spec_run_cleanup(spec_run *run);
+
+/* speculate_inputs.c */
+double spec_sample_at(const spec_run *run, const master_connection *k, uint64_t output);
+void spec_copy_raw_at(const spec_run *run, const master_connection *k, uint64_t output);
+double spec_zoh_input(const master_component *mc, double y, double hs);
+size_t spec_history_at(const spec_run *run, const spec_stream *st, size_t slot, uint64_t j,
+                       rtcosim_time_ns *ts, double *ys);
+void spec_poly_input(master_component *mc, const master_connection *k, const spec_stream *st,
+                     const rtcosim_time_ns *ts, const double *ys, size_t n, rtcosim_time_ns t,
+                     double hs);
+rtcosim_status spec_set_inputs(master_component *mc, rtcosim_error *err);
+rtcosim_status spec_set_step_inputs(master_component *mc, rtcosim_error *err);
 #pragma GCC visibility pop
 
 #endif

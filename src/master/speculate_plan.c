@@ -171,10 +171,17 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
         lp->out_offset[t] = lp->out_bytes;
         lp->out_bytes += mc->out[t].n * rtcosim_type_size((rtcosim_type)t);
     }
-    /* The ring keeps what any consumer may still read (its committed step +
-     * shift, at most horizon + 1 behind the producer, and the extrapolation
-     * history before it) and what the observer has not yet seen. */
-    lp->ring_cap = run->horizon + 4 + HISTORY_LEN;
+    /* The ring keeps what any consumer may still read (the input of its
+     * first uncommitted step on, and the extrapolation history before it)
+     * and what the observer has not yet shown; the observer waits for the
+     * slowest component's steps, over which a faster one publishes up to
+     * (slowest multiple / own multiple) outputs per step. */
+    uint64_t slowest = 1;
+    for (size_t c = 0; c < run->m->comp_count; c++)
+        if (run->m->comps[c].multiple > slowest)
+            slowest = run->m->comps[c].multiple;
+    const uint64_t ratio = (slowest + mc->multiple - 1) / mc->multiple;
+    lp->ring_cap = (size_t)((run->horizon + 2) * ratio) + HISTORY_LEN + 4;
     lp->pending_cap = run->horizon;
     lp->ahead_limit = lp->pending_cap;
     lp->ring = calloc(lp->ring_cap, lp->out_bytes + 1);
@@ -190,6 +197,8 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     atomic_init(&lp->published, 1);
     atomic_init(&lp->committed_shared, 0);
     atomic_init(&lp->record_need, 0);
+    atomic_init(&lp->decided, 0);
+    lp->final_only_step = UINT64_MAX;
     lp->multiple = mc->multiple;
     lp->step = (rtcosim_time_ns)mc->multiple * run->h;
     return RTCOSIM_OK;
@@ -206,6 +215,7 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
     atomic_init(&run->failed, false);
     atomic_init(&run->rows, 1);
     atomic_init(&run->end_start, RTCOSIM_TIME_MAX);
+    atomic_init(&run->end_at, RTCOSIM_TIME_MAX);
     atomic_flag_clear(&run->recording);
     run->m = m;
     run->threshold = o && o->threshold > 0 ? o->threshold : 0;

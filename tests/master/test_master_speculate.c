@@ -322,11 +322,12 @@ static void component_without_state_runs_conservatively(void **state)
  * 50 ms (and keeps mass1's state support): the speculative run must stop
  * exactly where the plain run stops, although mass1 runs ahead. */
 #define END_AT (50 * MS)
+static rtcosim_time_ns end_at = END_AT;
 static rtcosim_status end_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                   rtcosim_step_result *r, rtcosim_error *err)
 {
     rtcosim_status st = rtcosim_component_do_step(self, t, h, r, err);
-    if (t >= END_AT)
+    if (t >= end_at)
         r->terminate_requested = true;
     return st;
 }
@@ -359,9 +360,18 @@ static rtcosim_status wrap_ending(void *context, int mass, rtcosim_component *in
                                     err);
 }
 
+/* mass1 ends after its step from 45 ms; mass2 slow. */
+static rtcosim_status wrap_ending_at_45(void *context, int mass, rtcosim_component *inner,
+                                        rtcosim_component **out, rtcosim_error *err)
+{
+    end_at = 45 * MS;
+    return wrap_ending(context, mass, inner, out, err);
+}
+
 static void termination_request_ends_the_run_where_the_plain_run_ends(void **state)
 {
     (void)state;
+    end_at = END_AT;
     const rtcosim_time_ns stop = 200 * MS;
     slow sl = {.burn_ns = {0, 20000}};
     rtcosim_error err;
@@ -463,8 +473,12 @@ static void a_producer_far_ahead_keeps_the_history_its_consumer_needs(void **sta
 /* Multi-rate: mass1 steps 3 ms, mass2 2 ms (macro step 1 ms). Rows come at
  * every communication point of either, each mass showing its latest output,
  * as in the plain run; Tc = 0 stays bit-identical for every coupling. */
-static rtcosim_master *multi_rate(rtcosim_order order, rtcosim_extrapolation e, bool hold,
-                                  slow *sl, rtcosim_time_ns stop)
+static rtcosim_master *multi_rate_of(rtcosim_order order, rtcosim_extrapolation e, bool hold,
+                                     slow *sl,
+                                     rtcosim_status (*wrap)(void *, int, rtcosim_component *,
+                                                            rtcosim_component **, rtcosim_error *),
+                                     rtcosim_time_ns step1, rtcosim_time_ns step2,
+                                     rtcosim_time_ns stop)
 {
     rtcosim_oscillator_params p;
     rtcosim_oscillator_case(2, &p);
@@ -475,18 +489,24 @@ static rtcosim_master *multi_rate(rtcosim_order order, rtcosim_extrapolation e, 
     s.power_bond = false;
     s.coupling.extrapolation = e;
     s.coupling.multirate = hold ? RTCOSIM_MULTIRATE_HOLD : RTCOSIM_MULTIRATE_INTERPOLATE;
-    if (sl) {
-        s.wrap = wrap_slow;
+    if (wrap) {
+        s.wrap = wrap;
         s.wrap_context = sl;
     }
     rtcosim_master *m = NULL;
     rtcosim_error err;
     if (rtcosim_oscillator_build(&p, &s, &m, &err) != RTCOSIM_OK ||
-        rtcosim_master_set_component_step(m, "mass1", 3 * MS, &err) != RTCOSIM_OK ||
-        rtcosim_master_set_component_step(m, "mass2", 2 * MS, &err) != RTCOSIM_OK ||
+        rtcosim_master_set_component_step(m, "mass1", step1, &err) != RTCOSIM_OK ||
+        rtcosim_master_set_component_step(m, "mass2", step2, &err) != RTCOSIM_OK ||
         rtcosim_master_initialize(m, 0, stop, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     return m;
+}
+
+static rtcosim_master *multi_rate(rtcosim_order order, rtcosim_extrapolation e, bool hold,
+                                  slow *sl, rtcosim_time_ns stop)
+{
+    return multi_rate_of(order, e, hold, sl, sl ? wrap_slow : NULL, 3 * MS, 2 * MS, stop);
 }
 
 static void multi_rate_threshold_zero_is_bit_identical(void **state)
@@ -526,6 +546,108 @@ static void multi_rate_threshold_zero_is_bit_identical(void **state)
                 rows_free(&plain);
                 rows_free(&spec);
             }
+    rtcosim_clock_free(sl.clock);
+}
+
+/* mass2 (feedthrough, conservative) on 10 ms, mass1 on 1 ms with a horizon of
+ * one step: in Jacobi order mass2 publishes each output with mass1's output
+ * at the end of its step, ten of mass1's ahead of the rows the observer
+ * shows; and mass1 asking to stop after its step from 45 ms ends the run at
+ * the end of that tick (46 ms), as in the plain run. */
+static void multi_rate_far_apart_and_terminating(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns stop = 100 * MS;
+    slow sl = {.burn_ns = {0, 20000}};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(RTCOSIM_NS_PER_S, &sl.clock, &err), RTCOSIM_OK);
+    for (int ending = 0; ending < 2; ending++)
+        for (int o = 0; o < 2; o++) {
+            const rtcosim_order order = o ? RTCOSIM_ORDER_GAUSS_SEIDEL : RTCOSIM_ORDER_JACOBI;
+            rows plain = {0}, spec = {0};
+            rtcosim_master *m = multi_rate_of(order, RTCOSIM_EXTRAPOLATION_ZOH, false, &sl,
+                                              ending ? wrap_ending_at_45 : NULL, MS, 10 * MS, stop);
+            assert_int_equal(rtcosim_master_run(m, stop, keep_row, &plain, &err), RTCOSIM_OK);
+            const rtcosim_time_ns plain_end = rtcosim_master_time(m);
+            rtcosim_master_free(m);
+            m = multi_rate_of(order, RTCOSIM_EXTRAPOLATION_ZOH, false, &sl,
+                              ending ? wrap_ending_at_45 : wrap_slow, MS, 10 * MS, stop);
+            rtcosim_speculation_options opt = {.horizon = 1, .threads = 2};
+            if (rtcosim_master_run_speculative(m, stop, &opt, keep_row, &spec, NULL, &err) !=
+                RTCOSIM_OK)
+                fail_msg("%s", err.message);
+            assert_true(plain_end == (ending ? 46 * MS : stop));
+            assert_true(rtcosim_master_time(m) == plain_end);
+            rtcosim_master_free(m);
+            assert_int_equal(spec.count, plain.count);
+            assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
+            assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+            rows_free(&plain);
+            rows_free(&spec);
+        }
+    rtcosim_clock_free(sl.clock);
+}
+
+/* mass1 discards its step from 45 ms with a termination request (an FMU's
+ * normal end, FMI 2.0 4.2.3): the run ends at 45 ms without that tick, as the
+ * plain run does, although mass1 may have taken that step speculatively. */
+static rtcosim_status discard_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                      rtcosim_step_result *r, rtcosim_error *err)
+{
+    if (t >= 45 * MS) {
+        r->terminate_requested = true;
+        return rtcosim_error_set(err, RTCOSIM_EDISCARD, "mass1: discarded at the end");
+    }
+    return rtcosim_component_do_step(self, t, h, r, err);
+}
+
+static const rtcosim_component_ops discarding_ops = {
+    .kind = "discarding", .instantiate = st_instantiate, .setup = st_setup,
+    .enter_init = st_enter_init, .exit_init = st_exit_init, .do_step = discard_do_step,
+    .get = st_get, .set = st_set, .get_state = end_get_state, .set_state = end_set_state,
+    .free_state = end_free_state, .terminate = st_terminate, .destroy = st_destroy,
+};
+
+static rtcosim_status wrap_discarding(void *context, int mass, rtcosim_component *inner,
+                                      rtcosim_component **out, rtcosim_error *err)
+{
+    if (mass == 1)
+        return wrap_slow(context, mass, inner, out, err);
+    return rtcosim_component_create(&discarding_ops, inner, rtcosim_component_description(inner),
+                                    out, err);
+}
+
+static void discarded_last_step_ends_the_run_at_its_start(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns stop = 100 * MS;
+    slow sl = {.burn_ns = {0, 20000}};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(RTCOSIM_NS_PER_S, &sl.clock, &err), RTCOSIM_OK);
+    for (int rates = 0; rates < 2; rates++)
+        for (int o = 0; o < 2; o++) {
+            const rtcosim_order order = o ? RTCOSIM_ORDER_GAUSS_SEIDEL : RTCOSIM_ORDER_JACOBI;
+            rows plain = {0}, spec = {0};
+            rtcosim_master *m[2];
+            for (int run = 0; run < 2; run++)
+                m[run] = multi_rate_of(order, RTCOSIM_EXTRAPOLATION_ZOH, false, &sl,
+                                       wrap_discarding, MS, rates ? 5 * MS : MS, stop);
+            assert_int_equal(rtcosim_master_run(m[0], stop, keep_row, &plain, &err), RTCOSIM_OK);
+            rtcosim_speculation_options opt = {.horizon = 4, .threads = 2};
+            if (rtcosim_master_run_speculative(m[1], stop, &opt, keep_row, &spec, NULL, &err) !=
+                RTCOSIM_OK)
+                fail_msg("%s", err.message);
+            assert_true(rtcosim_master_time(m[0]) == 45 * MS);
+            assert_true(rtcosim_master_time(m[1]) == 45 * MS);
+            assert_int_equal(rtcosim_master_step_count(m[1]), rtcosim_master_step_count(m[0]));
+            assert_int_equal(spec.count, plain.count);
+            assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
+            assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+            rtcosim_master_free(m[0]);
+            rtcosim_master_free(m[1]);
+            rows_free(&plain);
+            rows_free(&spec);
+        }
     rtcosim_clock_free(sl.clock);
 }
 
@@ -625,6 +747,8 @@ int main(void)
         cmocka_unit_test(termination_request_ends_the_run_where_the_plain_run_ends),
         cmocka_unit_test(a_producer_far_ahead_keeps_the_history_its_consumer_needs),
         cmocka_unit_test(multi_rate_threshold_zero_is_bit_identical),
+        cmocka_unit_test(multi_rate_far_apart_and_terminating),
+        cmocka_unit_test(discarded_last_step_ends_the_run_at_its_start),
         cmocka_unit_test(positive_threshold_stays_near_the_exact_solution),
         cmocka_unit_test(systems_outside_the_scope_are_refused),
     };
