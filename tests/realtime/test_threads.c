@@ -1,7 +1,8 @@
 /* Two real threads: the SPSC queue delivers every item exactly once and in
  * order under contention (bounded count, no timing asserted); the delay
  * wrapper draws reproducible compute times; a short mixed run on the real
- * clock with the partner on its own thread completes every frame. */
+ * clock with the partner on its own thread estimates exactly the frames its
+ * injected late steps make late, as on the virtual clock. */
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -153,16 +154,35 @@ static void delay_wrapper_refuses_an_instantiated_component(void **state)
     rtcosim_clock_free(clock);
 }
 
-static void mixed_run_on_the_real_clock_completes_every_frame(void **state)
+/* The partner's injected compute times, repeated every 8 of its steps: its
+ * steps 3, 11 and 19 take 12.5 ms, 2.5 frames of 5 ms; the others take no
+ * time. The paced thread exchanges with it at every frame; the data for
+ * frame k (the partner's step k, [k-1, k] frames) is there at frame k unless
+ * that step is still computing: step 3 starts at frame 2 and ends 2.5 frames
+ * later, at 4.5 frames, so frames 3 and 4 (te = 15 and 20 ms) use estimates
+ * with lags of 1 and 2 frames, and frame 5 has the partner's data again
+ * (steps 4 and 5 take no time). The same for steps 11 and 19: frames 11,
+ * 12, 19 and 20. 24 frames, 23 exchanges after the initial one, 6 of them
+ * estimated in 3 episodes. The frame of 5 ms leaves a loaded machine's
+ * scheduling delays (well under a millisecond) far from changing a count. */
+static const rtcosim_time_ns late_every_8[] = {0, 0, MS(12.5), 0, 0, 0, 0, 0};
+
+static void run_late_pattern(bool real_clock)
 {
-    (void)state;
-    rtcosim_clock *clock = NULL;
-    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_clock *clock = NULL, *partner_clock = NULL;
+    if (real_clock) {
+        assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    } else {
+        /* The deterministic single-thread run: the partner's compute time
+         * passes on a virtual clock of its own. */
+        assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+        assert_int_equal(rtcosim_clock_create_virtual(0, &partner_clock, NULL), RTCOSIM_OK);
+    }
     rtcosim_component *comps[2];
     integrator *plant;
     comps[0] = make_integrator(0, &plant);
-    rtcosim_delay_options d = {.clock = clock, .seed = 1, .mean_fraction = 0.2,
-                               .late_share = 0.1, .late_min = 2, .late_max = 3};
+    rtcosim_delay_options d = {.clock = real_clock ? clock : partner_clock,
+                               .schedule = late_every_8, .schedule_length = 8};
     assert_int_equal(rtcosim_delay_wrap(make_poly(1, 2, 0, NULL), &d, &comps[1], NULL),
                      RTCOSIM_OK);
     assert_int_equal(start_component(comps[0], "plant"), RTCOSIM_OK);
@@ -174,18 +194,36 @@ static void mixed_run_on_the_real_clock_completes_every_frame(void **state)
     rtcosim_rt_options o;
     rtcosim_rt_options_init(&o);
     o.clock = clock;
-    o.stop_time = MS(60);
+    o.partner_clock = partner_clock;
+    o.macro_step = MS(5);
+    o.stop_time = MS(120);
     o.non_realtime = "source";
     o.estimator.kind = RTCOSIM_ESTIMATOR_FOH;
     o.overrun = RTCOSIM_OVERRUN_CATCH_UP;
+    o.frame_log = 32;
+    o.calibrate = false; /* calibration frames would step the partner, shifting the pattern */
     rtcosim_rt *rt = NULL;
-    assert_int_equal(rtcosim_rt_create(comps, 2, conns, 2, &o, &rt, NULL), RTCOSIM_OK);
+    rtcosim_error cerr = {0};
+    if (rtcosim_rt_create(comps, 2, conns, 2, &o, &rt, &cerr) != RTCOSIM_OK)
+        fail_msg("%s", cerr.message);
     assert_int_equal(rtcosim_rt_run(rt, NULL), RTCOSIM_OK);
     const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rt);
-    assert_int_equal(s->frames, 60);
-    assert_int_equal(plant->end_time, MS(60));
-    assert_true(s->estimated_exchanges <= s->exchanges);
-    assert_int_equal(s->exchanges, 59);
+    const char *clock_name = real_clock ? "real clock" : "virtual clock";
+    assert_int_equal(s->frames, 24);
+    assert_int_equal(plant->end_time, MS(120));
+    assert_int_equal(s->exchanges, 23);
+    for (size_t k = 0; k < 24; k++) {
+        const rtcosim_rt_frame *f = rtcosim_rt_frame_at(rt, k);
+        bool want = k == 3 || k == 4 || k == 11 || k == 12 || k == 19 || k == 20;
+        rtcosim_time_ns lag = want ? MS(5) * (k % 8 == 3 ? 1 : 2) : 0;
+        if (((f->flags & RTCOSIM_FRAME_ESTIMATED) != 0) != want || f->lag != lag)
+            fail_msg("%s, frame %zu: estimated %d lag %lld ns, expected %d and %lld ns",
+                     clock_name, k, (f->flags & RTCOSIM_FRAME_ESTIMATED) != 0,
+                     (long long)f->lag, want, (long long)lag);
+    }
+    assert_int_equal(s->estimated_exchanges, 6);
+    assert_int_equal(s->late_episodes, 3);
+    assert_int_equal(s->max_lag, MS(10));
     /* Every record that was resolved has the true ramp value. */
     for (size_t i = 0; i < rtcosim_rt_record_count(rt); i++) {
         const rtcosim_estimate_record *r = rtcosim_rt_record_at(rt, i);
@@ -196,6 +234,16 @@ static void mixed_run_on_the_real_clock_completes_every_frame(void **state)
     rtcosim_component_free(comps[0]);
     rtcosim_component_free(comps[1]);
     rtcosim_clock_free(clock);
+    rtcosim_clock_free(partner_clock);
+}
+
+/* The pattern's counts on the virtual clock (deterministic) and on the real
+ * clock with the partner on its own thread: the same frames estimated. */
+static void mixed_run_on_the_real_clock_estimates_the_injected_late_frames(void **state)
+{
+    (void)state;
+    run_late_pattern(false);
+    run_late_pattern(true);
 }
 
 static char logged[1024];
@@ -242,7 +290,7 @@ int main(void)
         cmocka_unit_test(spsc_queue_reports_full_and_empty),
         cmocka_unit_test(delay_wrapper_draws_reproducible_seeded_compute_times),
         cmocka_unit_test(delay_wrapper_refuses_an_instantiated_component),
-        cmocka_unit_test(mixed_run_on_the_real_clock_completes_every_frame),
+        cmocka_unit_test(mixed_run_on_the_real_clock_estimates_the_injected_late_frames),
         cmocka_unit_test(refused_cpu_affinity_warns_and_the_run_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
