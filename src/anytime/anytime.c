@@ -856,7 +856,10 @@ static int strategy_parallel(rtcosim_anytime *set, const double *inputs, rtcosim
             variant_conclude(&set->variants[i]);
     anytime_candidate c[RTCOSIM_ANYTIME_MAX_VARIANTS];
     candidates_fill(set, c);
-    return anytime_parallel_select(c, set->variant_count, NEVER, set->cfg.criterion);
+    /* A worker may complete between the cutoff and its conclusion here; its
+     * result came too late and is not delivered (the cutoff, not the moment
+     * this thread looked, decides). */
+    return anytime_parallel_select(c, set->variant_count, cutoff, set->cfg.criterion);
 }
 
 /* Make the delivered variant's result the committed one. */
