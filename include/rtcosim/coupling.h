@@ -117,9 +117,11 @@ typedef struct rtcosim_poly {
  * Exact for polynomials of degree <= the order used. n >= 1. */
 void rtcosim_poly_fit(rtcosim_extrapolation order, const rtcosim_time_ns *times,
                       const double *values, size_t n, rtcosim_time_ns t0, rtcosim_poly *out);
+/* p(s); a constant p gives c0 bit for bit (see rtcosim_poly_mean). */
 static inline double rtcosim_poly_eval(const rtcosim_poly *p, double s)
 {
-    return p->c[0] + s * (p->c[1] + s * p->c[2]);
+    double tail = s * (p->c[1] + s * p->c[2]);
+    return tail != 0 ? p->c[0] + tail : p->c[0];
 }
 /* Mean of p over [0, h] seconds: c0 + h (c1/2 + h c2/3). For a constant p it
  * is c0 itself, bit for bit: the tail is added only when it is not zero,
