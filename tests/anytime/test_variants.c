@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "anytime_test_util.h"
@@ -542,6 +543,10 @@ static rtcosim_status gated_minimal(void *user, rtcosim_anytime_ctx *ctx, rtcosi
         minimal_waits++;
         while (atomic_load(&accurate_done) < minimal_waits)
             sched_yield();
+        /* Let the worker return from the job it just finished, so that the
+         * strategy finds it done rather than still running. */
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
     }
     double *x = state;
     *x += 1;
@@ -566,13 +571,13 @@ static rtcosim_status gated_accurate(void *user, rtcosim_anytime_ctx *ctx, rtcos
     return RTCOSIM_OK;
 }
 
-static rtcosim_anytime *gated_set(rtcosim_clock *clock)
+static rtcosim_anytime *gated_set(rtcosim_clock *clock, rtcosim_time_ns period)
 {
     rtcosim_anytime_config cfg;
     rtcosim_anytime_config_init(&cfg);
     cfg.output_count = 1;
     cfg.state_size = sizeof(double);
-    cfg.period_ns = 40 * MS; /* the cutoff is 30 ms after the release */
+    cfg.period_ns = period; /* the cutoff is period - 10 ms after the release */
     cfg.safety_margin_ns = 10 * MS;
     cfg.strategy = RTCOSIM_ANYTIME_PARALLEL;
     cfg.calibration_runs = 2;
@@ -596,17 +601,18 @@ static rtcosim_anytime *gated_set(rtcosim_clock *clock)
     return set;
 }
 
-/* Both complete well before the cutoff: the more accurate one (rank 2,
- * +100 per period) is delivered and committed every period. */
+/* Both complete well before the cutoff (190 ms after the release, so that
+ * a loaded machine cannot delay the worker past it): the more accurate one
+ * (rank 2, +100 per period) is delivered and committed every period. */
 static void parallel_delivers_the_more_accurate_of_two_completed(void **unused)
 {
     (void)unused;
     rtcosim_clock *clock;
     assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
-    rtcosim_anytime *set = gated_set(clock);
+    rtcosim_anytime *set = gated_set(clock, 200 * MS);
     double y = 0;
     rtcosim_error err;
-    for (int k = 1; k <= 4; k++) {
+    for (int k = 1; k <= 3; k++) {
         rtcosim_anytime_wait_release(set);
         rtcosim_anytime_period r;
         assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, &r, &err), RTCOSIM_OK);
@@ -621,25 +627,31 @@ static void parallel_delivers_the_more_accurate_of_two_completed(void **unused)
 
 /* The accurate one completes, but after the cutoff (release + 30 ms), and
  * before the minimal one returns: its result came too late, so the minimal
- * one (+1) is delivered, every period. */
+ * one (+1) is delivered, every period. (Its worker may, on a loaded
+ * machine, not have returned yet when the strategy concludes: abandoned,
+ * not delivered either; most periods see it completed.) */
 static void parallel_does_not_deliver_a_result_completed_after_the_cutoff(void **unused)
 {
     (void)unused;
     rtcosim_clock *clock;
     assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
-    rtcosim_anytime *set = gated_set(clock);
+    rtcosim_anytime *set = gated_set(clock, 40 * MS);
     double y = 0;
     rtcosim_error err;
-    for (int k = 1; k <= 3; k++) {
+    int completed_late = 0;
+    for (int k = 1; k <= 5; k++) {
         rtcosim_anytime_wait_release(set);
         finish_after = rtcosim_anytime_next_release(set) + 30 * MS;
         rtcosim_anytime_period r;
         assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, &r, &err), RTCOSIM_OK);
         assert_int_equal(r.cutoff, finish_after);
-        assert_int_equal(r.outcome[1], RTCOSIM_ANYTIME_COMPLETED);
+        assert_true(r.outcome[1] == RTCOSIM_ANYTIME_COMPLETED ||
+                    r.outcome[1] == RTCOSIM_ANYTIME_ABANDONED);
+        completed_late += r.outcome[1] == RTCOSIM_ANYTIME_COMPLETED;
         assert_int_equal(r.delivered, 0);
         assert_double_equal(y, k, 0);
     }
+    assert_true(completed_late >= 1);
     finish_after = 0;
     rtcosim_anytime_free(set);
     rtcosim_clock_free(clock);
