@@ -8,6 +8,7 @@ packages=(
   libcmocka-dev libdouble-conversion-dev
   libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin
+  python3-numpy python3-pytest python3-can
 )
 missing=()
 for p in "${packages[@]}"; do

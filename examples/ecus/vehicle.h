@@ -15,7 +15,10 @@
 extern const rtcosim_native_model ecus_engine_model, ecus_car_model,
     ecus_brake_model, ecus_cabin_model;
 
-/* CAN identifiers (standard) of group 0; group k adds k. */
+/* CAN identifiers (standard) of group 0; group k adds k. The frames are
+ * defined by vehicle.dbc (ids, sizes, signals, cycle times), which the ECU
+ * software packs and reads through; these names are for code that refers to
+ * them (tests/can/test_dbc.c checks that they agree). */
 enum {
     VEHICLE_ID_ENGINE_DATA = 0x0C0,  /* engine, 10 ms, 8 bytes: rpm, torque, throttle */
     VEHICLE_ID_VEHICLE_SPEED = 0x1A0, /* transmission, 20 ms, 6 bytes: speed, gear */
@@ -46,6 +49,12 @@ rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t index)
 /* A hash of every ECU's emulator state and of the CAN log (when kept): equal
  * hashes after two runs mean identical results. */
 uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
+/* The largest relative difference between two runs' results (every ECU's
+ * final sensor and actuator values, |a - b| / max(|b|, 1)), and whether
+ * their CAN logs hold the same number of frames; for a speculative run with
+ * a threshold against a reference run. The vehicles must match in size. */
+double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
+                                         const rtcosim_ecu_vehicle *reference, bool *same_frames);
 
 /* A vehicle system file: INI text with a [vehicle] section (ecus, bitrate,
  * stuffing = actual|worst-case, plants = active|passive, plant_step and

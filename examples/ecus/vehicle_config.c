@@ -70,7 +70,7 @@ static rtcosim_status set_key(const char *section, const char *key, const char *
     } else if (strcmp(section, "run") == 0) {
         if (strcmp(key, "scheduler") == 0) {
             if (rtcosim_scheduler_parse(value, &run->scheduler) != 0)
-                return BAD("sequential, conservative, global or lockstep");
+                return BAD("sequential, conservative, global, lockstep or speculative");
         } else if (strcmp(key, "threads") == 0) {
             if (parse_u64(value, 256, &n) || n == 0)
                 return BAD("a number of threads in 1..256");

@@ -239,23 +239,7 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             p = (rtcosim_poly){{k->hist_y[k->hist_n - 1], 0, 0}};
         else
             rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
-        double integral;
-        if (mc->derivative_order >= 2) {
-            integral = rtcosim_poly_integral(&p, hs);
-            in[s] = p.c[0] + correction;
-            mc->d1[s] = p.c[1];
-            mc->d2[s] = 2.0 * p.c[2];
-        } else if (mc->derivative_order == 1) {
-            /* The line with the parabola's integral and end-to-end slope. */
-            integral = rtcosim_poly_integral(&p, hs);
-            in[s] = p.c[0] + correction - p.c[2] * hs * hs / 6.0;
-            mc->d1[s] = p.c[1] + p.c[2] * hs;
-        } else {
-            double held =
-                k->opts.step_input == RTCOSIM_STEP_INPUT_START ? p.c[0] : rtcosim_poly_mean(&p, hs);
-            integral = hs * held;
-            in[s] = held + correction;
-        }
+        double integral = master_poly_input(mc, k, &p, hs, correction);
         k->est_integral += integral;
         k->applied_integral += integral + correction * hs;
         k->est_to = t + h;
@@ -286,13 +270,23 @@ void master_step_component(master_component *mc)
 
 static rtcosim_status step_outcome(rtcosim_master *m, master_component *mc, rtcosim_error *err)
 {
+    /* FMI 2.0 section 4.2.3 / FMI 3.0 section 4.2.1: a discarded step with a
+     * terminate request is the component's normal end, not a failure. */
+    if (mc->step_status == RTCOSIM_EDISCARD && mc->step_result.terminate_requested) {
+        m->terminate_requested = m->discarded = true;
+        m->terminated_by = mc;
+        m->steps--; /* the tick did not complete */
+        return RTCOSIM_OK;
+    }
     if (mc->step_status != RTCOSIM_OK) {
         if (err)
             *err = mc->step_error;
         return mc->step_status;
     }
-    if (mc->step_result.terminate_requested)
+    if (mc->step_result.terminate_requested && !m->terminate_requested) {
         m->terminate_requested = true;
+        m->terminated_by = mc;
+    }
     return RTCOSIM_OK;
 }
 
@@ -399,8 +393,12 @@ static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
             for (size_t a = 0; a < n; a++)
                 master_step_component(&m->comps[active[a]]);
         for (size_t a = 0; a < n; a++)
-            if ((st = step_outcome(m, &m->comps[active[a]], err)) != RTCOSIM_OK ||
-                (st = master_publish_at(m, active[a], next, err)) != RTCOSIM_OK)
+            if ((st = step_outcome(m, &m->comps[active[a]], err)) != RTCOSIM_OK)
+                return st;
+        if (m->discarded)
+            return RTCOSIM_OK;
+        for (size_t a = 0; a < n; a++)
+            if ((st = master_publish_at(m, active[a], next, err)) != RTCOSIM_OK)
                 return st;
     } else {
         for (size_t a = 0; a < n; a++) {
@@ -411,8 +409,11 @@ static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
             if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
                 return st;
             master_step_component(mc);
-            if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK ||
-                (st = master_publish_at(m, active[a], next, err)) != RTCOSIM_OK)
+            if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK)
+                return st;
+            if (m->discarded)
+                return RTCOSIM_OK;
+            if ((st = master_publish_at(m, active[a], next, err)) != RTCOSIM_OK)
                 return st;
         }
     }
@@ -440,14 +441,19 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
         for (size_t a = 0; a < m->active_count; a++)
             if ((st = step_outcome(m, &m->comps[m->active[a]], err)) != RTCOSIM_OK)
                 return st;
+        if (m->discarded)
+            return RTCOSIM_OK;
     } else {
         for (size_t a = 0; a < m->active_count; a++) {
             master_component *mc = &m->comps[m->active[a]];
             if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
                 return st;
             master_step_component(mc);
-            if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK ||
-                (st = master_publish_at(m, m->active[a], mc->next_time, err)) != RTCOSIM_OK)
+            if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK)
+                return st;
+            if (m->discarded)
+                return RTCOSIM_OK;
+            if ((st = master_publish_at(m, m->active[a], mc->next_time, err)) != RTCOSIM_OK)
                 return st;
         }
     }

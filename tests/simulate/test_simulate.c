@@ -442,6 +442,77 @@ static void impossible_times_are_rejected(void **state)
     rtcosim_component_free(c);
 }
 
+/* The row hook sees the rows the file would get (same decimation, without a
+ * file); the progress hook sees every step's time and can stop the run. */
+typedef struct hook_log {
+    rtcosim_time_ns times[16];
+    double y[16];
+    size_t rows, steps;
+    rtcosim_time_ns step_times[16];
+    rtcosim_time_ns cancel_at; /* progress returns ECANCELED from here on; 0: never */
+} hook_log;
+
+static rtcosim_status row_hook(void *context, rtcosim_time_ns t, const rtcosim_value *values,
+                               size_t count, rtcosim_error *err)
+{
+    (void)err;
+    hook_log *h = context;
+    assert_int_equal(count, 2);
+    h->times[h->rows] = t;
+    h->y[h->rows++] = values[0].f64;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status progress_hook(void *context, rtcosim_time_ns t, rtcosim_error *err)
+{
+    hook_log *h = context;
+    h->step_times[h->steps++] = t;
+    if (h->cancel_at && t >= h->cancel_at)
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "stopped by the test");
+    return RTCOSIM_OK;
+}
+
+static void row_and_progress_hooks_see_the_recorded_rows_and_every_step(void **state)
+{
+    (void)state;
+    rtcosim_component *c = make_integrator();
+    rtcosim_start_value sv[] = {{"u", "1"}};
+    const char *outs[] = {"y", "count"};
+    rtcosim_simulate_options o = base_options(NULL);
+    o.stop_time = 1100000000;
+    o.output_interval = 250000000;
+    set_io(&o, sv, 1, outs, 2);
+    o.record_every = 2;
+    hook_log h = {0};
+    o.on_row = row_hook;
+    o.row_context = &h;
+    o.progress = progress_hook;
+    o.progress_context = &h;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+    /* As the file of last_step_is_shortened...: rows 0, 0.5, 1, 1.1 with y = t. */
+    assert_int_equal(h.rows, 4);
+    const rtcosim_time_ns rows[4] = {0, 500000000, 1000000000, 1100000000};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(h.times[i], rows[i]);
+        assert_true(h.y[i] == rtcosim_time_to_seconds(rows[i]));
+    }
+    assert_int_equal(h.steps, 5);
+    assert_int_equal(h.step_times[0], 250000000);
+    assert_int_equal(h.step_times[4], 1100000000);
+    rtcosim_component_free(c);
+
+    /* Cancelled at 0.5 s: the error names the time; the rows so far stay. */
+    c = make_integrator();
+    h = (hook_log){.cancel_at = 500000000};
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_ECANCELED);
+    assert_non_null(strstr(err.message, "stopped by the test"));
+    assert_non_null(strstr(err.message, "t = 0.5 s"));
+    assert_int_equal(h.steps, 2);
+    assert_int_equal(h.rows, 1);
+    rtcosim_component_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +528,7 @@ int main(void)
         cmocka_unit_test(early_return_continues_from_the_last_successful_time),
         cmocka_unit_test(defaults_come_from_the_default_experiment_else_fmusim_rules),
         cmocka_unit_test(impossible_times_are_rejected),
+        cmocka_unit_test(row_and_progress_hooks_see_the_recorded_rows_and_every_step),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

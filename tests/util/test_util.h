@@ -42,6 +42,10 @@ int tu_count_entries(const char *dir);
 const char *tu_path(const char *dir, const char *name);
 /* Write an archive; aborts the test on failure. */
 void tu_zip(const char *zip_path, const tu_entry *entries, size_t n);
+/* Write an archive of stored entries (text or file only) exactly as listed,
+ * written here byte by byte (APPNOTE 4.3) without libzip, which refuses to
+ * write one name twice: for archives with duplicate entries. */
+void tu_zip_raw(const char *zip_path, const tu_entry *entries, size_t n);
 /* Write text to path, creating missing parent directories. */
 void tu_write_file(const char *path, const char *text);
 /* The whole file, NUL-terminated, in a buffer the helper owns and reuses:
