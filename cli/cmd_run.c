@@ -31,6 +31,12 @@ static void usage(FILE *out)
             "  --order O               jacobi | gauss-seidel\n"
             "  --coupling C            input extrapolation: zoh | foh | soh\n"
             "  --correction C          none | energy (= dead-time) | dead-time | integrator\n"
+            "  --step-input S          mean | start: what a component that cannot take input\n"
+            "                          derivatives receives of a foh/soh estimate over its step\n"
+            "                          [t, t+H]: the estimate's mean over the step (default: the\n"
+            "                          same impulse, no lag) or its value at t (a sampled input;\n"
+            "                          lags a ramp by H/2). zoh passes the held sample bit for\n"
+            "                          bit either way\n"
             "  --step-control          adaptive macro step\n"
             "  --threads N             worker threads for Jacobi steps\n"
             "  --parameter-set F.ssv   apply a parameter set (names component.variable); repeatable\n"
@@ -223,6 +229,13 @@ static int parse_args(int argc, char **argv, run_args *a)
             else
                 rc = cli_fail("--correction: unknown correction '%s' (none, energy, dead-time, "
                               "integrator)", val);
+        } else if (strcmp(opt, "--step-input") == 0) {
+            if (strcmp(val, "mean") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_MEAN;
+            else if (strcmp(val, "start") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_START;
+            else
+                rc = cli_fail("--step-input: unknown step input '%s' (mean, start)", val);
         } else if (strcmp(opt, "--threads") == 0) {
             char *end = NULL;
             long n = strtol(val, &end, 10);

@@ -289,7 +289,8 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
             if (i >= st->width) {
                 spec_copy_raw_at(run, k, j);
             } else if (k->zoh) {
-                in[k->in_slot] = spec_zoh_input(mc, guess ? guess[i] : spec_sample_at(run, k, j), hs);
+                /* The held sample itself, as step.c passes it (y + -0.0). */
+                in[k->in_slot] = guess ? guess[i] : spec_sample_at(run, k, j);
             } else {
                 rtcosim_time_ns ts[HISTORY_LEN];
                 double ys[HISTORY_LEN];

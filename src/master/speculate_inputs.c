@@ -26,16 +26,6 @@ void spec_copy_raw_at(const spec_run *run, const master_connection *k, uint64_t 
            spec_ring_slot(p, output) + p->out_offset[k->type] + k->out_slot * elem, elem);
 }
 
-/* The input of a zero-order-hold connection without correction over a step
- * of hs seconds from the sample y, in step.c's compute_inputs arithmetic:
- * h (y + 0) is the estimate's integral, a black box gets its mean. */
-double spec_zoh_input(const master_component *mc, double y, double hs)
-{
-    const double correction = 0.0;
-    const double integral = hs * (y + 0.0);
-    return (mc->derivative_order >= 1 ? y : integral / hs) + correction;
-}
-
 /* The exchanged samples of connection `slot` of stream st up to producer
  * output j, oldest first, as the plain master's history holds them (at most
  * HISTORY_LEN): real ones where they have arrived, else the curve's. */
@@ -54,9 +44,7 @@ size_t spec_history_at(const spec_run *run, const spec_stream *st, size_t slot, 
 }
 
 /* The input of a polynomial (FOH/SOH) connection without correction over the
- * step [t, t + hs], in step.c's compute_inputs arithmetic: the polynomial
- * itself for a component that takes input derivatives (value and d1, d2),
- * else its mean over the step. */
+ * step [t, t + hs], with step.c's arithmetic (master_poly_input). */
 void spec_poly_input(master_component *mc, const master_connection *k, const spec_stream *st,
                        const rtcosim_time_ns *ts, const double *ys, size_t n, rtcosim_time_ns t,
                        double hs)
@@ -64,25 +52,12 @@ void spec_poly_input(master_component *mc, const master_connection *k, const spe
     /* A slower producer's signal is held under the hold rule (coupling.h). */
     const bool hold = k->opts.multirate == RTCOSIM_MULTIRATE_HOLD &&
                       st->producer_multiple > st->consumer_multiple;
-    const double correction = 0.0;
-    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
-    const size_t s = k->in_slot;
     rtcosim_poly p;
     if (n == 1 || hold)
         p = (rtcosim_poly){{ys[n - 1], 0, 0}};
     else
         rtcosim_poly_fit(k->opts.extrapolation, ts, ys, n, t, &p);
-    const double integral = rtcosim_poly_integral(&p, hs);
-    if (mc->derivative_order >= 2) {
-        in[s] = p.c[0] + correction;
-        mc->d1[s] = p.c[1];
-        mc->d2[s] = 2.0 * p.c[2];
-    } else if (mc->derivative_order == 1) {
-        in[s] = p.c[0] + correction - p.c[2] * hs * hs / 6.0;
-        mc->d1[s] = p.c[1] + p.c[2] * hs;
-    } else {
-        in[s] = integral / hs + correction;
-    }
+    master_poly_input(mc, k, &p, hs, -0.0);
 }
 
 /* Set the batched inputs, and the input derivatives of a component that

@@ -171,7 +171,6 @@ void spec_run_cleanup(spec_run *run);
 /* speculate_inputs.c */
 double spec_sample_at(const spec_run *run, const master_connection *k, uint64_t output);
 void spec_copy_raw_at(const spec_run *run, const master_connection *k, uint64_t output);
-double spec_zoh_input(const master_component *mc, double y, double hs);
 size_t spec_history_at(const spec_run *run, const spec_stream *st, size_t slot, uint64_t j,
                        rtcosim_time_ns *ts, double *ys);
 void spec_poly_input(master_component *mc, const master_connection *k, const spec_stream *st,
