@@ -271,6 +271,30 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
                                          const rtcosim_component_desc *desc,
                                          rtcosim_component **out, rtcosim_error *err);
 
+/* ---- DCPX slave descriptions (dcpSlaveDescription, DCP 1.0 XSD) ---- */
+
+typedef struct rtcosim_dcpx rtcosim_dcpx; /* opaque parsed description */
+
+/* Parse DCPX text; file_name names the source in errors. Variables with a
+ * scalar Input, Output or Parameter of a numeric type become component
+ * variables; String/Binary and dimensioned variables are skipped. */
+rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file_name,
+                                  rtcosim_dcpx **out, rtcosim_error *err);
+rtcosim_status rtcosim_dcpx_load(const char *path, rtcosim_dcpx **out, rtcosim_error *err);
+void rtcosim_dcpx_free(rtcosim_dcpx *d);
+const char *rtcosim_dcpx_slave_name(const rtcosim_dcpx *d);
+/* UDP_IPv4 Control host and port (host NULL, port 0 when absent). */
+const char *rtcosim_dcpx_host(const rtcosim_dcpx *d);
+uint16_t rtcosim_dcpx_port(const rtcosim_dcpx *d);
+bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode);
+/* The variables as a component description (for rtcosim_dcp_remote_create). */
+const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d);
+/* Write a DCPX for `desc` served at host:port (UDP_IPv4, NRT and SRT,
+ * resolution range 1 ns ... 4.29 s, heartbeat `heartbeat_ns`). */
+rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char *slave_name,
+                                  const char *host, uint16_t port, rtcosim_time_ns heartbeat_ns,
+                                  const char *path, rtcosim_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -473,3 +473,10 @@ void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
     free(s->params);
     free(s);
 }
+
+rtcosim_status rtcosim_dcp_slave_write_dcpx(const rtcosim_dcp_slave *s, const char *path,
+                                            rtcosim_error *err)
+{
+    return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name, s->host,
+                              s->udp.port, s->cfg.heartbeat_timeout_ns, path, err);
+}

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -276,12 +278,83 @@ static void test_vanished_master(void **state)
     stop_slave(&s);
 }
 
+/* The slave's DCPX read back names every variable with its value reference,
+ * type and causality, and a master built from the DCPX alone reproduces the
+ * local run. Broken descriptions fail with the file name. */
+static void test_dcpx_roundtrip(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rtcosim-dcp-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/decay.dcpx", dir);
+    served s;
+    start_slave(&s, 0);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dcp_slave_write_dcpx(s.slave, path, &err), RTCOSIM_OK);
+    rtcosim_dcpx *d = NULL;
+    if (rtcosim_dcpx_load(path, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_component_desc *desc = rtcosim_dcpx_component_desc(d);
+    assert_string_equal(rtcosim_dcpx_slave_name(d), "test.dcp.decay");
+    assert_int_equal(rtcosim_dcpx_port(d), rtcosim_dcp_slave_port(s.slave));
+    assert_string_equal(rtcosim_dcpx_host(d), "127.0.0.1");
+    assert_true(rtcosim_dcpx_supports(d, RTCOSIM_DCP_OP_NRT));
+    assert_false(rtcosim_dcpx_supports(d, RTCOSIM_DCP_OP_HRT));
+    assert_int_equal(desc->variable_count, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(desc->variables[i].name, decay_vars[i].name);
+        assert_int_equal(desc->variables[i].value_reference, decay_vars[i].value_reference);
+        assert_int_equal(desc->variables[i].type, decay_vars[i].type);
+        assert_int_equal(desc->variables[i].causality, decay_vars[i].causality);
+    }
+    assert_true(desc->variables[2].has_start);
+    assert_true(desc->variables[2].start.f64 == 1.0);
+
+    static double local_x[200], remote_x[200];
+    static int32_t local_n[200], remote_n[200];
+    rtcosim_component *local = NULL, *c = NULL;
+    assert_int_equal(factory(NULL, &local, NULL), RTCOSIM_OK);
+    run(local, local_x, local_n);
+    rtcosim_component_free(local);
+    rtcosim_dcp_remote_config cfg = {.host = rtcosim_dcpx_host(d), .port = rtcosim_dcpx_port(d)};
+    assert_int_equal(rtcosim_dcp_remote_create(&cfg, desc, &c, &err), RTCOSIM_OK);
+    rtcosim_dcpx_free(d);
+    run(c, remote_x, remote_n);
+    rtcosim_component_free(c);
+    stop_slave(&s);
+    assert_memory_equal(local_x, remote_x, sizeof local_x);
+    assert_memory_equal(local_n, remote_n, sizeof local_n);
+    unlink(path);
+    rmdir(dir);
+
+    const char *bad[] = {
+        "<dcpSlaveDescription",
+        "<fmiModelDescription/>",
+        "<dcpSlaveDescription dcpMajorVersion=\"2\" dcpSlaveName=\"a\"/>",
+        "<dcpSlaveDescription dcpMajorVersion=\"1\" dcpSlaveName=\"a\"><Variables>"
+        "<Variable name=\"x\" valueReference=\"-1\"><Output><Float64/></Output></Variable>"
+        "</Variables></dcpSlaveDescription>",
+        "<dcpSlaveDescription dcpMajorVersion=\"1\" dcpSlaveName=\"a\"><Variables>"
+        "<Variable name=\"x\" valueReference=\"1\"><Output><Float64/></Output></Variable>"
+        "<Variable name=\"y\" valueReference=\"1\"><Output><Float64/></Output></Variable>"
+        "</Variables></dcpSlaveDescription>",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_not_equal(rtcosim_dcpx_parse(bad[i], strlen(bad[i]), "bad.dcpx", &d, &err), RTCOSIM_OK);
+        assert_null(d);
+        assert_non_null(strstr(err.message, "bad.dcpx"));
+    }
+    assert_int_equal(rtcosim_dcpx_load("/nonexistent/x.dcpx", &d, &err), RTCOSIM_ENOTFOUND);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nrt_matches_local),
         cmocka_unit_test(test_nack_codes),
         cmocka_unit_test(test_vanished_master),
+        cmocka_unit_test(test_dcpx_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
