@@ -139,11 +139,26 @@ static rtcosim_status request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rs
                              r->host, (unsigned)r->cfg.port, rtcosim_dcp_pdu_type_name(p->type));
 }
 
+/* A state change request; state_id is the state the slave is in now. The
+ * state the request leads to is recorded first, so that a notification that
+ * overtakes the acknowledgement is not overwritten. */
+static rtcosim_status stc_to(remote *r, uint8_t type, uint32_t steps, uint8_t next_state,
+                             rtcosim_error *err)
+{
+    uint8_t now = r->slave_state;
+    r->slave_state = next_state;
+    rtcosim_dcp_pdu p = {.type = type, .state_id = now, .steps = steps,
+                         .major_version = 1, .minor_version = 0, .op_mode = RTCOSIM_DCP_OP_NRT};
+    rtcosim_status st = request(r, &p, NULL, err);
+    if (st != RTCOSIM_OK && r->slave_state == next_state)
+        r->slave_state = now;
+    return st;
+}
+
+/* Requests whose transition the slave announces itself (NTF_state_changed). */
 static rtcosim_status stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err)
 {
-    rtcosim_dcp_pdu p = {.type = type, .state_id = r->slave_state, .steps = steps,
-                         .major_version = 1, .minor_version = 0, .op_mode = RTCOSIM_DCP_OP_NRT};
-    return request(r, &p, NULL, err);
+    return stc_to(r, type, steps, r->slave_state, err);
 }
 
 /* Wait until the slave announces `state` (and, with need_outputs, fresh
@@ -216,11 +231,10 @@ static rtcosim_status op_instantiate(void *self, const char *instance_name, rtco
     r->local_ip = ntohl(local.sin_addr.s_addr);
     r->udp.port = ntohs(local.sin_port);
     r->slave_state = RTCOSIM_DCP_ALIVE;
-    st = stc(r, RTCOSIM_DCP_STC_REGISTER, 0, err);
+    st = stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
     if (st != RTCOSIM_OK)
         return st;
     r->registered = true;
-    r->slave_state = RTCOSIM_DCP_CONFIGURATION;
     return RTCOSIM_OK;
 }
 
@@ -329,13 +343,11 @@ static rtcosim_status op_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
     rtcosim_status st;
     r->out_fresh = false;
     if ((st = send_inputs(r)) != RTCOSIM_OK ||
-        (st = stc(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / tick_ns), err)) != RTCOSIM_OK)
+        (st = stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / tick_ns), RTCOSIM_DCP_COMPUTING,
+                     err)) != RTCOSIM_OK ||
+        (st = await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
+        (st = stc_to(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, RTCOSIM_DCP_SENDING_D, err)) != RTCOSIM_OK)
         return st;
-    r->slave_state = RTCOSIM_DCP_COMPUTING;
-    if ((st = await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
-        (st = stc(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, err)) != RTCOSIM_OK)
-        return st;
-    r->slave_state = RTCOSIM_DCP_SENDING_D;
     if ((st = await(r, back, r->n_out > 0, err)) != RTCOSIM_OK)
         return st;
     if (result)
@@ -385,7 +397,7 @@ static rtcosim_status op_terminate(void *self, rtcosim_error *err)
     rtcosim_status st;
     if ((st = stc(r, RTCOSIM_DCP_STC_STOP, 0, err)) != RTCOSIM_OK ||
         (st = await(r, RTCOSIM_DCP_STOPPED, false, err)) != RTCOSIM_OK ||
-        (st = stc(r, RTCOSIM_DCP_STC_DEREGISTER, 0, err)) != RTCOSIM_OK)
+        (st = stc_to(r, RTCOSIM_DCP_STC_DEREGISTER, 0, RTCOSIM_DCP_ALIVE, err)) != RTCOSIM_OK)
         return st;
     r->registered = false;
     return RTCOSIM_OK;

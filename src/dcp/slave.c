@@ -66,9 +66,10 @@ static void end_session(rtcosim_dcp_slave *s)
     rtcosim_component_free(s->comp);
     s->comp = NULL;
     s->in_init = false;
-    s->have_seq = false;
     s->error_code = 0;
     dcp_slave_clear_config(s);
+    /* The response cache survives: a repeated STC_deregister whose
+     * acknowledgement was lost is answered again, not refused. */
 }
 
 /* SIG_error: ERRORHANDLING, release the model, ERRORRESOLVED (3.2.5.23-24). */
@@ -261,6 +262,15 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
         return;
     }
     bool from_master = registered && same_peer(from, &s->master);
+    /* A retransmitted request (same id and type as the last one from this
+     * master) is answered again from the cache, never executed twice. */
+    if (p.type < RTCOSIM_DCP_RSP_ACK && s->have_seq && same_peer(from, &s->master) &&
+        p.seq_id == s->last_seq && p.type == s->last_req_type && s->last_rsp_size) {
+        if (registered)
+            s->last_heard = dcp_now_ns();
+        dcp_udp_send(&s->udp, &s->master, s->last_rsp, s->last_rsp_size);
+        return;
+    }
     if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
         if (from_master || registered) {
             if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode) &&
@@ -287,16 +297,8 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
         }
         return;
     }
-    if (from_master) {
+    if (from_master)
         s->last_heard = dcp_now_ns();
-        /* A retransmitted request (same id and type as the last) is answered
-         * again from the cache, never executed twice. */
-        if (s->have_seq && p.seq_id == s->last_seq && p.type == s->last_req_type &&
-            s->last_rsp_size) {
-            dcp_udp_send(&s->udp, &s->master, s->last_rsp, s->last_rsp_size);
-            return;
-        }
-    }
     if (p.type == RTCOSIM_DCP_INF_STATE || p.type == RTCOSIM_DCP_INF_ERROR) {
         rtcosim_dcp_pdu r = {.type = p.type == RTCOSIM_DCP_INF_STATE ? RTCOSIM_DCP_RSP_STATE_ACK
                                                                      : RTCOSIM_DCP_RSP_ERROR_ACK,
