@@ -179,8 +179,7 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
             (void)pump(r, deadline - now, &ignored);
         }
         if (r->slave_state == state && need_outputs)
-            return rtcosim_error_set(err, RTCOSIM_EIO, "DCP slave %s:%u: output data lost",
-                                     r->host, (unsigned)r->cfg.port);
+            continue; /* the state is known; only the data are late or lost */
         rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
         rtcosim_status st = request(r, &q, &a, err);
         if (st != RTCOSIM_OK)
@@ -188,6 +187,9 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
         if (a.type == RTCOSIM_DCP_RSP_STATE_ACK)
             r->slave_state = a.state_id;
     }
+    if (r->slave_state == state && need_outputs)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "DCP slave %s:%u: output data lost",
+                                 r->host, (unsigned)r->cfg.port);
     return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "DCP slave %s:%u did not reach %s",
                              r->host, (unsigned)r->cfg.port, rtcosim_dcp_state_name(state));
 }

@@ -110,25 +110,34 @@ static void *loop(void *arg)
     relay *r = arg;
     while (!atomic_load(&r->stop)) {
         rtcosim_time_ns now = now_ns(), next = now + 5 * RTCOSIM_NS_PER_MS;
-        for (size_t i = 0; i < SLOTS; i++) {
-            slot *s = &r->slots[i];
-            if (!s->used)
-                continue;
-            if (s->release <= now) {
-                const struct sockaddr_in *to = s->to_slave ? &r->slave : &r->master;
-                if (s->to_slave || r->have_master)
-                    sendto(s->to_slave ? r->back : r->front, s->data, s->size, 0,
-                           (const struct sockaddr *)to, sizeof *to);
-                if (s->arrival < r->last_released[s->to_slave])
-                    atomic_fetch_add(&r->reordered, 1);
-                else
-                    r->last_released[s->to_slave] = s->arrival;
-                atomic_fetch_add(&r->forwarded, 1);
-                s->used = false;
-            } else if (s->release < next) {
-                next = s->release;
+        /* Release what is due in order of release time, then arrival: with
+         * no jitter a direction keeps its order, as on a real link. */
+        for (;;) {
+            slot *first = NULL;
+            for (size_t i = 0; i < SLOTS; i++) {
+                slot *s = &r->slots[i];
+                if (s->used && s->release <= now &&
+                    (!first || s->release < first->release ||
+                     (s->release == first->release && s->to_slave == first->to_slave &&
+                      s->arrival < first->arrival)))
+                    first = s;
             }
+            if (!first)
+                break;
+            const struct sockaddr_in *to = first->to_slave ? &r->slave : &r->master;
+            if (first->to_slave || r->have_master)
+                sendto(first->to_slave ? r->back : r->front, first->data, first->size, 0,
+                       (const struct sockaddr *)to, sizeof *to);
+            if (first->arrival < r->last_released[first->to_slave])
+                atomic_fetch_add(&r->reordered, 1);
+            else
+                r->last_released[first->to_slave] = first->arrival;
+            atomic_fetch_add(&r->forwarded, 1);
+            first->used = false;
         }
+        for (size_t i = 0; i < SLOTS; i++)
+            if (r->slots[i].used && r->slots[i].release < next)
+                next = r->slots[i].release;
         struct pollfd p[2] = {{.fd = r->front, .events = POLLIN}, {.fd = r->back, .events = POLLIN}};
         struct timespec ts = {.tv_sec = 0, .tv_nsec = next > now ? next - now : 0};
         if (ppoll(p, 2, &ts, NULL) > 0) {
