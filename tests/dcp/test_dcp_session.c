@@ -144,6 +144,90 @@ static void test_nack_codes(void **state)
     stop_slave(&s);
 }
 
+static rtcosim_dcp_pdu await_pdu(int fd, uint8_t want_type)
+{
+    static uint8_t buf[256];
+    for (;;) {
+        ssize_t got = recv(fd, buf, sizeof buf, 0);
+        assert_true(got > 0);
+        rtcosim_dcp_pdu p;
+        assert_int_equal(rtcosim_dcp_pdu_decode(buf, (size_t)got, &p, NULL, NULL), RTCOSIM_OK);
+        if (p.type == want_type)
+            return p;
+    }
+}
+
+/* Soft real time: the slave steps on its own clock (resolution 1 ms,
+ * CFG_steps 5: one 5 ms step per period) and sends the output after each
+ * step with consecutive sequence ids; the model's step counter proves that
+ * every period was one do_step. No wall-clock bounds are asserted. */
+static void test_srt_outputs(void **state)
+{
+    (void)state;
+    served s;
+    start_slave(&s, 0);
+    uint16_t port = rtcosim_dcp_slave_port(s.slave);
+    int fd = raw_socket();
+    struct sockaddr_in me = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &me.sin_addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof me), 0);
+    socklen_t len = sizeof me;
+    getsockname(fd, (struct sockaddr *)&me, &len);
+    uint16_t seq = 1;
+    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = seq++,
+                           .op_mode = RTCOSIM_DCP_OP_SRT, .major_version = 1};
+    ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    rtcosim_dcp_pdu cfgs[] = {
+        {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1, .denominator = 1000},
+        {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 7, .pos = 0, .value_reference = 4},
+        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 7, .steps = 5},
+        {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 7,
+         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = ntohs(me.sin_port),
+         .ip_address = 0x7F000001},
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        cfgs[i].seq_id = seq++;
+        ask(fd, port, &cfgs[i], NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    }
+    const uint8_t path[][2] = {{RTCOSIM_DCP_STC_PREPARE, RTCOSIM_DCP_PREPARED},
+                               {RTCOSIM_DCP_STC_CONFIGURE, RTCOSIM_DCP_CONFIGURED},
+                               {RTCOSIM_DCP_STC_RUN, RTCOSIM_DCP_SYNCHRONIZED}};
+    uint8_t now = RTCOSIM_DCP_CONFIGURATION;
+    for (size_t i = 0; i < 3; i++) {
+        rtcosim_dcp_pdu p = {.type = path[i][0], .seq_id = seq++, .state_id = now};
+        ask(fd, port, &p, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+        while (await_pdu(fd, RTCOSIM_DCP_NTF_STATE_CHANGED).state_id != path[i][1])
+            ;
+        now = path[i][1];
+    }
+    int32_t last_steps = 0;
+    uint16_t last_seq = 0;
+    for (int i = 0; i < 20; i++) {
+        rtcosim_dcp_pdu d = await_pdu(fd, RTCOSIM_DCP_DAT_INPUT_OUTPUT);
+        assert_int_equal(d.data_id, 7);
+        assert_int_equal(d.payload_size, 4);
+        int32_t steps = (int32_t)(d.payload[0] | d.payload[1] << 8 | d.payload[2] << 16 |
+                                  (uint32_t)d.payload[3] << 24);
+        if (i > 0) {
+            assert_int_equal(steps, last_steps + 1);
+            assert_int_equal((uint16_t)(d.seq_id - last_seq), 1);
+        }
+        last_steps = steps;
+        last_seq = d.seq_id;
+    }
+    assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_SYNCHRONIZED);
+    rtcosim_dcp_pdu stop = {.type = RTCOSIM_DCP_STC_STOP, .seq_id = seq++, .state_id = now};
+    ask(fd, port, &stop, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    while (await_pdu(fd, RTCOSIM_DCP_NTF_STATE_CHANGED).state_id != RTCOSIM_DCP_STOPPED)
+        ;
+    rtcosim_dcp_pdu dereg = {.type = RTCOSIM_DCP_STC_DEREGISTER, .seq_id = seq++,
+                             .state_id = RTCOSIM_DCP_STOPPED};
+    ask(fd, port, &dereg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_ALIVE);
+    close(fd);
+    stop_slave(&s);
+}
+
 static void test_vanished_master(void **state)
 {
     (void)state;
@@ -245,6 +329,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nrt_matches_local),
         cmocka_unit_test(test_nack_codes),
+        cmocka_unit_test(test_srt_outputs),
         cmocka_unit_test(test_vanished_master),
         cmocka_unit_test(test_dcpx_roundtrip),
     };
