@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
+#include "rtcosim/dcp.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system.h"
 #include "rtcosim/system_rt.h"
@@ -36,7 +37,9 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
-            "  --log-level L           error | warning | info | debug | trace\n\n"
+            "  --log-level L           error | warning | info | debug | trace\n"
+            "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
+            "                          driven in NRT lock step; repeatable\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
             "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
@@ -96,6 +99,7 @@ typedef struct run_args {
     bool has_start, has_stop, has_interval;
     rtcosim_time_ns start, stop, interval;
     rtcosim_system_build_options build;
+    rtcosim_dcp_bindings *dcp; /* --dcp */
     const char **parameter_sets;
     size_t parameter_set_count;
     const char **start_names, **start_values;
@@ -148,6 +152,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--stop-time") == 0) {
             rc = parse_time_option(opt, val, &a->stop);
             a->has_stop = true;
+        } else if (strcmp(opt, "--dcp") == 0) {
+            rtcosim_error err;
+            if (rtcosim_dcp_bindings_add(&a->dcp, val, &err) != RTCOSIM_OK)
+                rc = cli_fail("%s", err.message);
         } else if (strcmp(opt, "--step-size") == 0) {
             rc = parse_time_option(opt, val, &o->step_size_ns);
             o->has_step_size = true;
@@ -400,6 +408,10 @@ static int run_system(const run_args *a)
         goto done;
     }
 
+    if (a->real_time && a->dcp) {
+        rc = cli_fail("--dcp: remote slaves run in NRT lock step; not with --real-time");
+        goto done;
+    }
     if (a->real_time) {
         rc = run_real_time(a, desc, start, stop);
         goto done;
@@ -407,7 +419,12 @@ static int run_system(const run_args *a)
     rtcosim_system_build_options build = a->build;
     build.observe = a->observe;
     build.observe_count = a->observe_count;
-    if (rtcosim_system_build_master(desc, &build, &m, &err) != RTCOSIM_OK) {
+    if (a->dcp) {
+        build.wrap = rtcosim_dcp_bindings_wrap;
+        build.wrap_context = a->dcp;
+    }
+    if (rtcosim_system_build_master(desc, &build, &m, &err) != RTCOSIM_OK ||
+        rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK) {
         rc = cli_fail_error(&err);
         goto done;
     }
@@ -534,6 +551,7 @@ static int run_cmd(int argc, char **argv)
         rc = cli_fail("out of memory");
     else if ((rc = parse_args(argc, argv, &a)) == 0)
         rc = run_system(&a);
+    rtcosim_dcp_bindings_free(a.dcp);
     free(a.parameter_sets);
     free(a.start_names);
     free(a.start_values);

@@ -271,6 +271,23 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
                                          const rtcosim_component_desc *desc,
                                          rtcosim_component **out, rtcosim_error *err);
 
+/* Components of a system bound to remote slaves ("COMPONENT=HOST:PORT"), for
+ * rtcosim_system_build_options.wrap: the loaded component of that name is
+ * replaced by a "dcp" component with its description (the same model served
+ * by the slave) and freed. */
+typedef struct rtcosim_dcp_bindings rtcosim_dcp_bindings;
+/* *bindings NULL creates the list. A malformed spec fails naming it. */
+rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const char *spec,
+                                        rtcosim_error *err);
+/* The wrap callback; context is the bindings. */
+rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
+                                         rtcosim_component *component, rtcosim_component **out,
+                                         rtcosim_error *err);
+/* RTCOSIM_ENOTFOUND naming a bound component that the system did not have. */
+rtcosim_status rtcosim_dcp_bindings_check_used(const rtcosim_dcp_bindings *bindings,
+                                               rtcosim_error *err);
+void rtcosim_dcp_bindings_free(rtcosim_dcp_bindings *bindings);
+
 /* ---- DCPX slave descriptions (dcpSlaveDescription, DCP 1.0 XSD) ---- */
 
 typedef struct rtcosim_dcpx rtcosim_dcpx; /* opaque parsed description */

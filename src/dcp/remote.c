@@ -36,6 +36,7 @@ typedef struct remote {
     uint16_t seq;
     uint8_t slave_state;
     bool registered;
+    bool in_init, configured, exchanged, inputs_dirty;
     uint16_t in_seq;
     bool out_seen, out_fresh;
     uint16_t out_last_seq;
@@ -252,7 +253,8 @@ static rtcosim_status op_setup(void *self, double tol, rtcosim_time_ns start, rt
 
 static rtcosim_status op_enter_init(void *self, rtcosim_error *err)
 {
-    (void)self; (void)err;
+    (void)err;
+    ((remote *)self)->in_init = true;
     return RTCOSIM_OK;
 }
 
@@ -311,25 +313,45 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static rtcosim_status op_exit_init(void *self, rtcosim_error *err)
+/* One exchange of the Initialization superstate (spec 3.2.3.3): configure
+ * once (CFG_*, prepare, configure), then inputs, STC_initialize and
+ * STC_send_outputs (INITIALIZED -> SENDING_I -> CONFIGURED), as often as the
+ * master's initial fixed-point iteration changes the inputs. */
+static rtcosim_status init_exchange(remote *r, rtcosim_error *err)
 {
-    remote *r = self;
     rtcosim_status st;
-    if ((st = configure(r, err)) != RTCOSIM_OK ||
-        (st = stc(r, RTCOSIM_DCP_STC_PREPARE, 0, err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_PREPARED, false, err)) != RTCOSIM_OK ||
-        (st = stc(r, RTCOSIM_DCP_STC_CONFIGURE, 0, err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_CONFIGURED, false, err)) != RTCOSIM_OK ||
-        (st = send_inputs(r)) != RTCOSIM_OK ||
+    if (!r->configured) {
+        if ((st = configure(r, err)) != RTCOSIM_OK ||
+            (st = stc(r, RTCOSIM_DCP_STC_PREPARE, 0, err)) != RTCOSIM_OK ||
+            (st = await(r, RTCOSIM_DCP_PREPARED, false, err)) != RTCOSIM_OK ||
+            (st = stc(r, RTCOSIM_DCP_STC_CONFIGURE, 0, err)) != RTCOSIM_OK ||
+            (st = await(r, RTCOSIM_DCP_CONFIGURED, false, err)) != RTCOSIM_OK)
+            return st;
+        r->configured = true;
+    }
+    if ((st = send_inputs(r)) != RTCOSIM_OK ||
         (st = stc(r, RTCOSIM_DCP_STC_INITIALIZE, 0, err)) != RTCOSIM_OK ||
         (st = await(r, RTCOSIM_DCP_INITIALIZED, false, err)) != RTCOSIM_OK)
         return st;
     r->out_fresh = false;
     if ((st = stc(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_CONFIGURED, r->n_out > 0, err)) != RTCOSIM_OK ||
-        (st = stc(r, RTCOSIM_DCP_STC_RUN, 0, err)) != RTCOSIM_OK ||
+        (st = await(r, RTCOSIM_DCP_CONFIGURED, r->n_out > 0, err)) != RTCOSIM_OK)
+        return st;
+    r->exchanged = true;
+    r->inputs_dirty = false;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_exit_init(void *self, rtcosim_error *err)
+{
+    remote *r = self;
+    rtcosim_status st;
+    if ((!r->exchanged || r->inputs_dirty) && (st = init_exchange(r, err)) != RTCOSIM_OK)
+        return st;
+    if ((st = stc(r, RTCOSIM_DCP_STC_RUN, 0, err)) != RTCOSIM_OK ||
         (st = await(r, RTCOSIM_DCP_SYNCHRONIZED, false, err)) != RTCOSIM_OK)
         return st;
+    r->in_init = false;
     return RTCOSIM_OK;
 }
 
@@ -362,6 +384,13 @@ static rtcosim_status op_get(void *self, rtcosim_type type, const uint32_t *vrs,
 {
     remote *r = self;
     size_t size = rtcosim_type_size(type);
+    if (r->in_init && (!r->exchanged || r->inputs_dirty)) {
+        /* Outputs in initialization are the slave's, computed from the
+         * inputs and parameters set so far. */
+        rtcosim_status st = init_exchange(r, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     for (size_t k = 0; k < n; k++) {
         size_t i = 0;
         while (i < r->n_vars && !(r->vars[i].value_reference == vrs[k] && r->vars[i].type == type))
@@ -386,9 +415,18 @@ static rtcosim_status op_set(void *self, rtcosim_type type, const uint32_t *vrs,
         if (i == r->n_vars)
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "DCP: no %s variable with vr %" PRIu32,
                                      rtcosim_type_name(type), vrs[k]);
-        memcpy(&r->values[i], (const uint8_t *)values + k * size, size);
-        if (r->vars[i].causality == RTCOSIM_CAUSALITY_PARAMETER)
+        if (r->vars[i].causality == RTCOSIM_CAUSALITY_PARAMETER) {
+            if (r->configured && memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0)
+                return rtcosim_error_set(err, RTCOSIM_ESTATE,
+                                         "DCP: parameter '%s' set after the slave was configured "
+                                         "(CFG_parameter is only allowed in CONFIGURATION)",
+                                         r->vars[i].name);
             r->param_set[i] = true;
+        } else if (r->vars[i].causality == RTCOSIM_CAUSALITY_INPUT &&
+                   memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0) {
+            r->inputs_dirty = true;
+        }
+        memcpy(&r->values[i], (const uint8_t *)values + k * size, size);
     }
     return RTCOSIM_OK;
 }

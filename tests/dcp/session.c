@@ -59,8 +59,13 @@ static void *serve(void *arg)
 
 void start_slave(served *s, rtcosim_time_ns heartbeat)
 {
+    start_slave_with(s, factory, heartbeat);
+}
+
+void start_slave_with(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat)
+{
     rtcosim_error err;
-    rtcosim_dcp_slave_config cfg = {.host = "127.0.0.1", .port = 0, .factory = factory,
+    rtcosim_dcp_slave_config cfg = {.host = "127.0.0.1", .port = 0, .factory = make,
                                     .heartbeat_timeout_ns = heartbeat};
     assert_int_equal(rtcosim_dcp_slave_create(&cfg, &s->slave, &err), RTCOSIM_OK);
     assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);

@@ -22,6 +22,7 @@ typedef struct served {
 } served;
 /* heartbeat 0: the default. */
 void start_slave(served *s, rtcosim_time_ns heartbeat);
+void start_slave_with(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat);
 void stop_slave(served *s);
 
 rtcosim_status run_steps(rtcosim_component *c, int steps, double *xs, int32_t *counts, int *done,
