@@ -86,8 +86,8 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
             v->causality != (out ? RTCOSIM_CAUSALITY_OUTPUT : RTCOSIM_CAUSALITY_INPUT))
             return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
         uint8_t wire = out ? own : p->source_data_type;
-        uint8_t probe_slot[8] = {0};
-        if (!out && !dcp_value_from_wire(wire, probe_slot, v->type, probe_slot))
+        uint64_t zero = 0, probe_slot = 0;
+        if (!out && !dcp_value_from_wire(wire, (const uint8_t *)&zero, v->type, &probe_slot))
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
         if (!(d = dcp_slave_find_id(s, p->data_id, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
@@ -137,7 +137,7 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         if (!(io = push(&s->params, &s->n_params, &s->cap_params)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
         *io = (dcp_io){.vr = v->value_reference, .type = v->type, .wire_type = p->source_data_type};
-        if (!dcp_value_from_wire(p->source_data_type, p->payload, v->type, io->value)) {
+        if (!dcp_value_from_wire(p->source_data_type, p->payload, v->type, &io->value)) {
             s->n_params--;
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
         }
@@ -163,6 +163,8 @@ static int by_id_pos(const void *a, const void *b)
  * is a gap (spec: INCOMPLETE_CONFIG_GAP_*_POS). */
 static bool index_table(rtcosim_dcp_slave *s, dcp_io *t, size_t n)
 {
+    if (n == 0)
+        return true;
     qsort(t, n, sizeof *t, by_id_pos);
     for (size_t i = 0; i < n;) {
         dcp_data_id *d = dcp_slave_find_id(s, t[i].data_id, false);
@@ -208,7 +210,7 @@ rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err)
 {
     for (size_t i = 0; i < s->n_params; i++) {
         rtcosim_status st = rtcosim_component_set(s->comp, s->params[i].type, &s->params[i].vr,
-                                                  1, s->params[i].value, err);
+                                                  1, &s->params[i].value, err);
         if (st != RTCOSIM_OK)
             return st;
     }

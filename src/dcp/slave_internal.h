@@ -17,7 +17,7 @@ typedef struct dcp_io {
     uint32_t vr;
     rtcosim_type type;    /* the component variable's type */
     uint8_t wire_type;    /* DCP type on the wire (source_data_type for inputs) */
-    uint8_t value[8];     /* CFG_parameter: value to apply at configure */
+    uint64_t value;       /* CFG_parameter: value to apply at configure (aligned slot) */
 } dcp_io;
 
 /* Per data_id: direction, sending period and sequence bookkeeping. */

@@ -191,7 +191,7 @@ static void test_master_vanishes_mid_run(void **state)
 {
     (void)state;
     served s;
-    start_slave(&s, 200 * RTCOSIM_NS_PER_MS);
+    start_slave(&s, 500 * RTCOSIM_NS_PER_MS); /* long enough for a loaded sanitizer run */
     atomic_uint count = 0;
     relay_config cfg = {.slave_port = rtcosim_dcp_slave_port(s.slave), .drop = cut_after_50,
                         .drop_context = &count};
@@ -205,7 +205,7 @@ static void test_master_vanishes_mid_run(void **state)
     assert_int_equal(run_steps(c, 200, xs, ns, &done, &err), RTCOSIM_ETIMEOUT);
     rtcosim_component_free(c);
     relay_stop(r);
-    for (int i = 0; i < 400 && rtcosim_dcp_slave_state(s.slave) != RTCOSIM_DCP_ALIVE; i++)
+    for (int i = 0; i < 1000 && rtcosim_dcp_slave_state(s.slave) != RTCOSIM_DCP_ALIVE; i++)
         nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
     assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_ALIVE);
     c = remote_of(&s);

@@ -232,7 +232,7 @@ static void test_vanished_master(void **state)
 {
     (void)state;
     served s;
-    start_slave(&s, 150 * RTCOSIM_NS_PER_MS);
+    start_slave(&s, 500 * RTCOSIM_NS_PER_MS); /* long enough for a loaded sanitizer run */
     uint16_t port = rtcosim_dcp_slave_port(s.slave);
     int fd = raw_socket();
     rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = 1, .state_id = 0,
