@@ -258,6 +258,10 @@ typedef struct rtcosim_dcp_remote_config {
     rtcosim_time_ns retry_ns;
     uint32_t attempts;
     rtcosim_time_ns spin_ns; /* as in the slave config (0: 200 us) */
+    /* While the master is idle between calls (other components computing,
+     * a paused run), INF_state goes out this often so that the slave's
+     * heartbeat monitor keeps the session (0: 500 ms; < 0: never). */
+    rtcosim_time_ns heartbeat_ns;
 } rtcosim_dcp_remote_config;
 
 /* A component of kind "dcp" that drives the slave in NRT lock step. Its

@@ -8,10 +8,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "dcp/udp.h"
 #include "dcp/values.h"
@@ -36,6 +38,13 @@ typedef struct remote {
     uint16_t seq;
     uint8_t slave_state;
     bool registered;
+    /* Heartbeat thread: requests are serialized by `lock`; the thread sends
+     * INF_state when no call has talked to the slave for heartbeat_ns. */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t heartbeat;
+    bool heartbeat_running, heartbeat_stop;
+    rtcosim_time_ns last_send;
     bool in_init, configured, exchanged, inputs_dirty;
     uint16_t in_seq;
     bool out_seen, out_fresh;
@@ -102,6 +111,7 @@ static rtcosim_status send_raw(remote *r, const rtcosim_dcp_pdu *p, size_t *size
     rtcosim_status st = rtcosim_dcp_pdu_encode(p, r->tx, sizeof r->tx, size, err);
     if (st == RTCOSIM_OK)
         dcp_udp_send(&r->udp, &r->slave, r->tx, *size);
+    r->last_send = dcp_now_ns();
     return st;
 }
 
@@ -214,6 +224,45 @@ static rtcosim_status send_inputs(remote *r)
     return RTCOSIM_OK;
 }
 
+static void *heartbeat_loop(void *arg)
+{
+    remote *r = arg;
+    pthread_mutex_lock(&r->lock);
+    while (!r->heartbeat_stop) {
+        rtcosim_time_ns due = r->last_send + r->cfg.heartbeat_ns;
+        if (dcp_now_ns() >= due) {
+            rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
+            if (request(r, &q, &a, NULL) == RTCOSIM_OK && a.type == RTCOSIM_DCP_RSP_STATE_ACK)
+                r->slave_state = a.state_id;
+            continue;
+        }
+        struct timespec until = {.tv_sec = due / RTCOSIM_NS_PER_S, .tv_nsec = due % RTCOSIM_NS_PER_S};
+        pthread_cond_timedwait(&r->wake, &r->lock, &until);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+static void heartbeat_start(remote *r)
+{
+    if (r->cfg.heartbeat_ns < 0)
+        return;
+    r->heartbeat_stop = false;
+    r->heartbeat_running = pthread_create(&r->heartbeat, NULL, heartbeat_loop, r) == 0;
+}
+
+static void heartbeat_end(remote *r)
+{
+    if (!r->heartbeat_running)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->heartbeat_stop = true;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->heartbeat, NULL);
+    r->heartbeat_running = false;
+}
+
 static rtcosim_status op_instantiate(void *self, const char *instance_name, rtcosim_error *err)
 {
     remote *r = self;
@@ -238,6 +287,7 @@ static rtcosim_status op_instantiate(void *self, const char *instance_name, rtco
     if (st != RTCOSIM_OK)
         return st;
     r->registered = true;
+    heartbeat_start(r);
     return RTCOSIM_OK;
 }
 
@@ -342,7 +392,7 @@ static rtcosim_status init_exchange(remote *r, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static rtcosim_status op_exit_init(void *self, rtcosim_error *err)
+static rtcosim_status op_exit_init_unlocked(void *self, rtcosim_error *err)
 {
     remote *r = self;
     rtcosim_status st;
@@ -355,7 +405,7 @@ static rtcosim_status op_exit_init(void *self, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static rtcosim_status op_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+static rtcosim_status op_do_step_unlocked(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                  rtcosim_step_result *result, rtcosim_error *err)
 {
     remote *r = self;
@@ -379,7 +429,7 @@ static rtcosim_status op_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
     return RTCOSIM_OK;
 }
 
-static rtcosim_status op_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+static rtcosim_status op_get_unlocked(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                              void *values, rtcosim_error *err)
 {
     remote *r = self;
@@ -403,7 +453,7 @@ static rtcosim_status op_get(void *self, rtcosim_type type, const uint32_t *vrs,
     return RTCOSIM_OK;
 }
 
-static rtcosim_status op_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+static rtcosim_status op_set_unlocked(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                              const void *values, rtcosim_error *err)
 {
     remote *r = self;
@@ -431,7 +481,7 @@ static rtcosim_status op_set(void *self, rtcosim_type type, const uint32_t *vrs,
     return RTCOSIM_OK;
 }
 
-static rtcosim_status op_terminate(void *self, rtcosim_error *err)
+static rtcosim_status op_terminate_unlocked(void *self, rtcosim_error *err)
 {
     remote *r = self;
     rtcosim_status st;
@@ -443,9 +493,45 @@ static rtcosim_status op_terminate(void *self, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* The calls that may talk to the slave, serialized with the heartbeat. */
+#define LOCKED(call)                                                                    \
+    do {                                                                                \
+        remote *r_ = self;                                                              \
+        pthread_mutex_lock(&r_->lock);                                                  \
+        rtcosim_status st_ = call;                                                      \
+        pthread_mutex_unlock(&r_->lock);                                                \
+        return st_;                                                                     \
+    } while (0)
+
+static rtcosim_status op_exit_init(void *self, rtcosim_error *err)
+{
+    LOCKED(op_exit_init_unlocked(self, err));
+}
+static rtcosim_status op_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *result, rtcosim_error *err)
+{
+    LOCKED(op_do_step_unlocked(self, t, h, result, err));
+}
+static rtcosim_status op_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             void *values, rtcosim_error *err)
+{
+    LOCKED(op_get_unlocked(self, type, vrs, n, values, err));
+}
+static rtcosim_status op_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             const void *values, rtcosim_error *err)
+{
+    LOCKED(op_set_unlocked(self, type, vrs, n, values, err));
+}
+static rtcosim_status op_terminate(void *self, rtcosim_error *err)
+{
+    heartbeat_end(self); /* nothing to keep alive after STC_stop */
+    return op_terminate_unlocked(self, err);
+}
+
 static void op_destroy(void *self)
 {
     remote *r = self;
+    heartbeat_end(r);
     if (r->registered && r->udp.fd >= 0) {
         /* Best effort: leave the slave free for the next master. */
         r->cfg.attempts = 2;
@@ -465,6 +551,8 @@ static void op_destroy(void *self)
     free(r->param_set);
     free(r->in_idx);
     free(r->out_idx);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->wake);
     free(r);
 }
 
@@ -490,6 +578,12 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     r->udp.fd = r->udp.epoll_fd = r->udp.wake_fd = -1;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->wake, &ca);
+    pthread_condattr_destroy(&ca);
     r->cfg = *config;
     snprintf(r->host, sizeof r->host, "%s", config->host ? config->host : "127.0.0.1");
     r->cfg.host = r->host;
@@ -499,6 +593,8 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
         r->cfg.attempts = 20;
     if (r->cfg.spin_ns <= 0)
         r->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
+    if (r->cfg.heartbeat_ns == 0)
+        r->cfg.heartbeat_ns = 500 * RTCOSIM_NS_PER_MS;
     size_t n = desc->variable_count;
     r->vars = calloc(n ? n : 1, sizeof *r->vars);
     r->values = calloc(n ? n : 1, sizeof *r->values);

@@ -228,6 +228,53 @@ static void test_srt_outputs(void **state)
     stop_slave(&s);
 }
 
+/* 10 steps, 1.5 s idle (3x the slave heartbeat timeout), 10 steps. */
+static rtcosim_status idle_run(const served *s, rtcosim_time_ns master_heartbeat, rtcosim_error *err)
+{
+    rtcosim_component *probe = NULL, *c = NULL;
+    assert_int_equal(factory(NULL, &probe, err), RTCOSIM_OK);
+    rtcosim_dcp_remote_config cfg = {.host = "127.0.0.1", .port = rtcosim_dcp_slave_port(s->slave),
+                                     .retry_ns = 20 * RTCOSIM_NS_PER_MS, .attempts = 5,
+                                     .heartbeat_ns = master_heartbeat};
+    assert_int_equal(rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(probe), &c, err),
+                     RTCOSIM_OK);
+    rtcosim_component_free(probe);
+    const uint32_t vr_steps = 4;
+    int32_t steps = 0;
+    rtcosim_status st;
+    if ((st = rtcosim_component_instantiate(c, "idle", err)) == RTCOSIM_OK &&
+        (st = rtcosim_component_setup(c, 0, 0, -1, err)) == RTCOSIM_OK &&
+        (st = rtcosim_component_enter_init(c, err)) == RTCOSIM_OK &&
+        (st = rtcosim_component_exit_init(c, err)) == RTCOSIM_OK) {
+        for (int i = 0; i < 20 && st == RTCOSIM_OK; i++) {
+            if (i == 10)
+                nanosleep(&(struct timespec){.tv_sec = 1, .tv_nsec = 500000000}, NULL);
+            st = rtcosim_component_do_step(c, i * RTCOSIM_NS_PER_MS, RTCOSIM_NS_PER_MS, NULL, err);
+        }
+        if (st == RTCOSIM_OK)
+            st = rtcosim_component_get(c, RTCOSIM_TYPE_INT32, &vr_steps, 1, &steps, err);
+        if (st == RTCOSIM_OK && steps != 20)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%d steps instead of 20", (int)steps);
+    }
+    rtcosim_component_free(c);
+    return st;
+}
+
+/* The master's heartbeat (INF_state while idle) keeps a session through a
+ * pause longer than the slave's timeout; without it the slave drops it. */
+static void test_idle_master_heartbeat(void **state)
+{
+    (void)state;
+    served s;
+    start_slave(&s, 500 * RTCOSIM_NS_PER_MS);
+    rtcosim_error err = {0};
+    if (idle_run(&s, 50 * RTCOSIM_NS_PER_MS, &err) != RTCOSIM_OK)
+        fail_msg("with heartbeat: %s", err.message);
+    assert_int_equal(rtcosim_dcp_slave_sessions(s.slave), 1);
+    assert_int_not_equal(idle_run(&s, -1, &err), RTCOSIM_OK);
+    stop_slave(&s);
+}
+
 static void test_vanished_master(void **state)
 {
     (void)state;
@@ -330,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_nrt_matches_local),
         cmocka_unit_test(test_nack_codes),
         cmocka_unit_test(test_srt_outputs),
+        cmocka_unit_test(test_idle_master_heartbeat),
         cmocka_unit_test(test_vanished_master),
         cmocka_unit_test(test_dcpx_roundtrip),
     };
