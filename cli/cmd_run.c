@@ -14,6 +14,7 @@
 #include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
+#include "rtcosim/dcp.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system.h"
 #include "rtcosim/system_rt.h"
@@ -49,7 +50,9 @@ static void usage(FILE *out)
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
-            "                          is otherwise only a warning (see rtcosim simulate --help)\n\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help)\n"
+            "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
+            "                          driven in NRT lock step; repeatable\n\n"
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
             "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
             "last time every component reached, the summary names the component, exit code 0.\n\n"
@@ -125,6 +128,7 @@ typedef struct run_args {
     rtcosim_time_ns start, stop, interval;
     rtcosim_system_build_options build;
     rtcosim_fmu_options fmu_options; /* build.fmu points here when given */
+    rtcosim_dcp_bindings *dcp; /* --dcp */
     const char **parameter_sets;
     size_t parameter_set_count;
     const char **start_names, **start_values;
@@ -193,6 +197,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--stop-time") == 0) {
             rc = parse_time_option(opt, val, &a->stop);
             a->has_stop = true;
+        } else if (strcmp(opt, "--dcp") == 0) {
+            rtcosim_error err;
+            if (rtcosim_dcp_bindings_add(&a->dcp, val, &err) != RTCOSIM_OK)
+                rc = cli_fail("%s", err.message);
         } else if (strcmp(opt, "--step-size") == 0) {
             rc = parse_time_option(opt, val, &o->step_size_ns);
             o->has_step_size = true;
@@ -427,15 +435,23 @@ done:
 
 /* The master of the system with the command line's settings and start
  * values, initialized from start to stop. */
+/* Build and initialize a master for the system; `remote` binds the --dcp
+ * components to their slaves (a slave serves one session, so the --reference
+ * master runs them locally). */
 static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
-                       rtcosim_time_ns stop, rtcosim_master **out)
+                       rtcosim_time_ns stop, bool remote, rtcosim_master **out)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
     rtcosim_system_build_options build = a->build;
     build.observe = a->observe;
     build.observe_count = a->observe_count;
-    if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK)
+    if (remote && a->dcp) {
+        build.wrap = rtcosim_dcp_bindings_wrap;
+        build.wrap_context = a->dcp;
+    }
+    if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK ||
+        (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->start_count; i++)
         if (rtcosim_master_set_start_value(*out, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK)
@@ -478,12 +494,16 @@ static int run_system(const run_args *a)
         goto done;
     }
 
+    if (a->real_time && a->dcp) {
+        rc = cli_fail("--dcp: remote slaves run in NRT lock step; not with --real-time");
+        goto done;
+    }
     if (a->real_time) {
         rc = run_real_time(a, desc, start, stop);
         goto done;
     }
-    if ((rc = make_master(a, desc, start, stop, &m)) != 0 ||
-        (a->speculate.reference && (rc = make_master(a, desc, start, stop, &reference)) != 0))
+    if ((rc = make_master(a, desc, start, stop, true, &m)) != 0 ||
+        (a->speculate.reference && (rc = make_master(a, desc, start, stop, false, &reference)) != 0))
         goto done;
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
     bool adaptive = a->build.overrides.has_step_control
@@ -614,6 +634,7 @@ static int run_cmd(int argc, char **argv)
         rc = cli_fail("out of memory");
     else if ((rc = parse_args(argc, argv, &a)) == 0)
         rc = run_system(&a);
+    rtcosim_dcp_bindings_free(a.dcp);
     free(a.parameter_sets);
     free(a.start_names);
     free(a.start_values);
