@@ -54,6 +54,7 @@ rtcosim_status rtcosim_master_create(rtcosim_time_ns macro_step, rtcosim_master 
         return oom(err);
     m->macro_step = macro_step;
     m->threads = 1;
+    m->thread_fallback = true;
     rtcosim_coupling_options_init(&m->defaults);
     rtcosim_step_control_init(&m->step_control);
     *out = m;
@@ -70,7 +71,7 @@ void rtcosim_master_free(rtcosim_master *m)
 {
     if (!m)
         return;
-    master_pool_free(m->pool);
+    master_sched_free(m);
     for (size_t i = 0; i < m->comp_count; i++) {
         master_component *mc = &m->comps[i];
         rtcosim_component_free(mc->c);
@@ -314,9 +315,11 @@ rtcosim_status rtcosim_master_set_threads(rtcosim_master *m, unsigned threads, r
     rtcosim_status st = after_init(m, "set_threads", err);
     if (st != RTCOSIM_OK)
         return st;
-    if (threads < 1 || threads > 256)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: %u threads is outside 1..256", threads);
-    m->threads = threads;
+    if (threads > 256)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "master: %u threads is outside 1..256 (0: auto)", threads);
+    m->threads_auto = threads == RTCOSIM_MASTER_THREADS_AUTO;
+    m->threads = m->threads_auto ? 1 : threads;
     return RTCOSIM_OK;
 }
 
@@ -746,6 +749,8 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
             return st;
     if ((st = master_resolve_order(m, err)) != RTCOSIM_OK)
         return st;
+    if (m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
+        master_gs_levels(m);
     m->start = m->time = start;
     m->stop = stop;
     m->adaptive_step = m->macro_step;
@@ -764,8 +769,7 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
     for (size_t i = 0; i < m->comp_count; i++)
         if ((st = master_publish_at(m, m->order_list[i], start, err)) != RTCOSIM_OK)
             return st;
-    if (m->threads > 1 && m->order == RTCOSIM_ORDER_JACOBI &&
-        (st = master_pool_create(m, m->threads, &m->pool, err)) != RTCOSIM_OK)
+    if ((st = master_sched_init(m, err)) != RTCOSIM_OK)
         return st;
     m->failed = false;
     m->initialized = true;
