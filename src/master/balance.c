@@ -20,7 +20,9 @@
 
 enum {
     PROBE_TICKS = 8,   /* the first ticks are all measured, then planned */
-    SAMPLE_EVERY = 8,  /* afterwards every 8th tick is measured */
+    SAMPLE_EVERY = 8,  /* afterwards every 8th tick is measured, */
+    SAMPLE_EVERY_SEQUENTIAL = 64, /* every 64th while one thread does (the clock
+                                     reads are then the only cost of the pool) */
     REPLAN_EVERY = 4,  /* sampled ticks between plans */
 };
 /* The hand-off assumed before one is measured, and its floor: the two
@@ -212,7 +214,11 @@ static void replan(rtcosim_master *m)
     m->planned = true;
 }
 
-/* Folds the samples of a measured group into the moving averages. */
+/* Folds the samples of a measured group into the costs: the smallest of
+ * the first samples (the very first steps run on cold caches, and any
+ * sample may include a preemption), then a moving average whose samples are
+ * capped at 4x the current cost, so that one preempted step moves it by
+ * 3/8 at most while a real change still shows within a few samples. */
 static void fold_samples(rtcosim_master *m, const size_t *list, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -220,8 +226,13 @@ static void fold_samples(rtcosim_master *m, const size_t *list, size_t n)
         double x = (double)mc->sample_ns;
         if (x < 0)
             x = 0;
-        mc->cost_ns = mc->cost_known ? mc->cost_ns + (x - mc->cost_ns) / 8 : x;
-        mc->cost_known = true;
+        if (mc->samples < PROBE_TICKS) {
+            mc->cost_ns = mc->samples == 0 || x < mc->cost_ns ? x : mc->cost_ns;
+        } else {
+            double cap = 4 * mc->cost_ns + 100; /* + 100 ns: a cost of 0 can grow */
+            mc->cost_ns += ((x < cap ? x : cap) - mc->cost_ns) / 8;
+        }
+        mc->samples++;
     }
 }
 
@@ -232,7 +243,8 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
             master_step_component(&m->comps[list[i]]);
         return;
     }
-    bool sample = m->steps <= PROBE_TICKS || m->steps % SAMPLE_EVERY == 0;
+    uint64_t every = m->parallel || !m->planned ? SAMPLE_EVERY : SAMPLE_EVERY_SEQUENTIAL;
+    bool sample = m->steps <= PROBE_TICKS || m->steps % every == 0;
     if (sample && m->last_sampled_tick != m->steps) {
         /* the first group of a sampled tick: re-plan from what was measured */
         m->last_sampled_tick = m->steps;
@@ -268,12 +280,14 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
     int64_t wait_hint = longest > own ? (int64_t)(longest - own) + 2000 : 2000;
     master_pool_run(m->pool, sample, wait_hint, worker_hint);
     m->group_end_ns = spin_wait_now_ns();
+    /* the pool was idle before (sequential ticks): its workers were asleep */
+    bool warm = m->last_parallel_tick + 1 >= m->steps;
     m->parallel_ticks += m->last_parallel_tick != m->steps;
     m->last_parallel_tick = m->steps;
     if (!sample)
         return;
     fold_samples(m, list, n);
-    if (m->cost_clock)
+    if (m->cost_clock || !warm)
         return;
     /* The hand-off: the group's wall time beyond its longest thread's work. */
     double worst = 0, work[256];
@@ -289,6 +303,12 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
     double h = (double)(m->group_end_ns - start) - worst;
     if (h < 0)
         h = 0;
+    /* A preempted thread makes one hand-off last a time slice: such an
+     * outlier moves the estimate by at most 4x per sample (a machine that
+     * is really that slow still shows within a few samples). */
+    double cap = 4 * (m->handoff_ns > HANDOFF_FLOOR_NS ? m->handoff_ns : HANDOFF_FLOOR_NS);
+    if (h > cap)
+        h = cap;
     m->handoff_ns = m->handoff_ns > 0 ? m->handoff_ns + (h - m->handoff_ns) / 8 : h;
 }
 

@@ -52,7 +52,7 @@ typedef struct master_component {
      * Gauss-Seidel level (components of one level run in parallel). */
     int64_t sample_ns;
     double cost_ns;
-    bool cost_known;
+    uint32_t samples;
     unsigned thread;
     unsigned level;
 } master_component;
