@@ -320,6 +320,7 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     so.output_interval = a->has_interval ? a->interval : 0;
     so.delays = a->delays;
     so.delay_count = a->delay_count;
+    so.threads_auto = a->threads_auto;
     if (exchange && rtcosim_exchange_pattern_parse(exchange, &so.rt.exchange, &err) != RTCOSIM_OK)
         return cli_fail("--exchange-pattern: %s", err.message);
     if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
@@ -357,6 +358,15 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     rtcosim_rt_print_summary(rt, stdout);
     printf("ran %.9g s of simulated time in %.3f s wall\n",
            rtcosim_time_to_seconds(rtcosim_rt_get_summary(rt)->stopped_at - start), wall);
+    const rtcosim_master *partner_part = rtcosim_system_rt_part(srt, true);
+    rtcosim_master_parallel par;
+    if (partner_part && rtcosim_master_get_parallel(partner_part, &par, NULL) == RTCOSIM_OK &&
+        (par.threads > 1 || par.automatic)) {
+        char line[300];
+        rtcosim_master_describe_parallel(partner_part, line, sizeof line);
+        printf("non-real-time part %s; the real-time part steps on the paced thread alone\n",
+               line);
+    }
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),

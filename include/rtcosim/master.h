@@ -87,6 +87,12 @@ rtcosim_status rtcosim_master_set_threads(rtcosim_master *m, unsigned threads, r
  * measuring the hand-off itself); true (default): fall back as above. */
 rtcosim_status rtcosim_master_set_thread_fallback(rtcosim_master *m, bool fallback,
                                                   rtcosim_error *err);
+/* true: the pool's worker threads run SCHED_IDLE, so that they only take
+ * CPU time no other thread wants and never delay one (the non-real-time
+ * part of a real-time run uses the paced thread's slack this way). The
+ * measured hand-off then includes their waits, and the master falls back
+ * to one thread while they get no CPU. Default false. */
+rtcosim_status rtcosim_master_set_idle_workers(rtcosim_master *m, bool idle, rtcosim_error *err);
 /* The clock that measures component step costs (default: CLOCK_MONOTONIC in
  * ns), called on the thread that steps the component just before and after
  * its step. A clock that a component advances by a cost of its own makes the

@@ -372,6 +372,15 @@ rtcosim_status rtcosim_master_set_thread_fallback(rtcosim_master *m, bool fallba
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_master_set_idle_workers(rtcosim_master *m, bool idle, rtcosim_error *err)
+{
+    if (m->initialized)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE,
+                                 "master: set_idle_workers is not allowed after initialize");
+    m->idle_workers = idle;
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_master_set_cost_clock(rtcosim_master *m, rtcosim_master_cost_clock clock,
                                              void *context, rtcosim_error *err)
 {

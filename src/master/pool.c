@@ -74,6 +74,13 @@ static void *worker_main(void *arg)
     master_pool *pool = ((worker_arg *)arg)->pool;
     pool_slot *s = &pool->slots[((worker_arg *)arg)->id];
     uint32_t seen = 0;
+    if (pool->m->idle_workers) {
+        /* Any runnable normal thread preempts a SCHED_IDLE one at once
+         * (sched(7)): the worker only fills CPU time left idle. Refused, the
+         * worker runs as created; the measured hand-off still applies. */
+        struct sched_param none = {0};
+        pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
+    }
     for (;;) {
         uint32_t go;
         while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == seen)

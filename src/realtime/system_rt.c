@@ -366,6 +366,17 @@ rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_ma
     free(members);
     free(observe);
     free(outputs);
+    /* The real-time part steps on the paced thread alone: a helper thread
+     * would have slept through the rest of the frame (far longer than any
+     * spin), and its wake-up would sit on the paced thread's critical path.
+     * The non-real-time part's helpers run SCHED_IDLE: they take the paced
+     * thread's slack and idle CPUs, and the paced thread preempts them. */
+    if (st == RTCOSIM_OK && part == 0)
+        st = rtcosim_master_set_threads(m, 1, err);
+    if (st == RTCOSIM_OK && part == 1 && srt->options.threads_auto)
+        st = rtcosim_master_set_threads(m, RTCOSIM_MASTER_THREADS_AUTO, err);
+    if (st == RTCOSIM_OK && part == 1)
+        st = rtcosim_master_set_idle_workers(m, true, err);
     if (st == RTCOSIM_OK)
         st = set_start_values(srt, m, part, err);
     /* The probe of the calibration has no stop time: it may step past it. */

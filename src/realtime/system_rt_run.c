@@ -180,3 +180,7 @@ const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_
 {
     return srt->part_names[non_realtime ? 1 : 0];
 }
+const rtcosim_master *rtcosim_system_rt_part(const rtcosim_system_rt *srt, bool non_realtime)
+{
+    return srt->parts[non_realtime ? 1 : 0];
+}
