@@ -29,6 +29,7 @@ typedef struct pool_slot {
     _Atomic uint32_t done_sleepers;
     _Atomic int64_t done_at;
     _Atomic int cpu;              /* the CPU the thread last ran on */
+    _Atomic uint64_t sleeps;      /* the worker's wait.sleeps, readable by the caller */
     _Alignas(64) spin_wait wait;  /* the worker's own budget (slot 0: the caller's) */
     size_t *list;                 /* components of the run */
     size_t count;
@@ -88,6 +89,7 @@ static void *worker_main(void *arg)
                                  may_spin(s, &pool->slots[0]),
                                  atomic_load_explicit(&s->worker_hint, memory_order_relaxed));
         seen = go;
+        atomic_store_explicit(&s->sleeps, s->wait.sleeps, memory_order_relaxed);
         if (atomic_load_explicit(&pool->quit, memory_order_acquire))
             return NULL;
         run_list(pool, s);
@@ -123,6 +125,9 @@ void master_pool_run(master_pool *pool, bool sample, int64_t wait_hint_ns, int64
     if (seq == 0) /* the workers start having seen 0 */
         seq = pool->seq = 1;
     pool_slot *me = &pool->slots[0];
+    /* where the caller runs, for workers deciding whether to spin (it may
+     * never wait itself when the workers finish first) */
+    atomic_store_explicit(&me->cpu, sched_getcpu(), memory_order_relaxed);
     for (unsigned t = 1; t < pool->threads; t++) {
         pool_slot *s = &pool->slots[t];
         s->signalled = s->count > 0;
@@ -149,9 +154,9 @@ void master_pool_run(master_pool *pool, bool sample, int64_t wait_hint_ns, int64
 
 uint64_t master_pool_sleeps(const master_pool *pool)
 {
-    uint64_t n = 0;
-    for (unsigned t = 0; t < pool->threads; t++)
-        n += pool->slots[t].wait.sleeps;
+    uint64_t n = pool->slots[0].wait.sleeps;
+    for (unsigned t = 1; t < pool->threads; t++)
+        n += atomic_load_explicit(&pool->slots[t].sleeps, memory_order_relaxed);
     return n;
 }
 
@@ -178,6 +183,7 @@ rtcosim_status master_pool_create(rtcosim_master *m, unsigned threads, master_po
         atomic_init(&s->done_at, 0);
         atomic_init(&s->worker_hint, 0);
         atomic_init(&s->cpu, -1);
+        atomic_init(&s->sleeps, 0);
         spin_wait_init(&s->wait, 10 * SPIN_WAIT_MIN_NS);
         ok = (s->list = malloc((m->comp_count ? m->comp_count : 1) * sizeof *s->list)) != NULL;
     }

@@ -91,6 +91,7 @@ typedef struct spec {
     const char *const (*conns)[2];
     size_t conn_count;
     rtcosim_time_ns stop;
+    const unsigned *multiple; /* step multiples (NULL: all 1) */
 } spec;
 
 typedef struct trace {
@@ -125,7 +126,9 @@ static rtcosim_master *run(const spec *s, trace *tr)
     for (size_t i = 0; i < s->n; i++) {
         rtcosim_component *c = NULL;
         assert_int_equal(rtcosim_native_create_model(&costly_model, &c, &err), RTCOSIM_OK);
-        assert_int_equal(rtcosim_master_add_component(m, s->names[i], c, 1, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_add_component(m, s->names[i], c,
+                                                      s->multiple ? s->multiple[i] : 1, &err),
+                         RTCOSIM_OK);
         snprintf(name, sizeof name, "%s.cost", s->names[i]);
         snprintf(text, sizeof text, "%.17g", s->cost[i]);
         assert_int_equal(rtcosim_master_set_start_value(m, name, text, &err), RTCOSIM_OK);
@@ -193,7 +196,7 @@ static void jacobi_is_bit_identical_across_threads_and_assignments(void **state)
     const double even[] = {10e3, 10e3, 10e3, 10e3, 10e3, 10e3};
     const double uneven[] = {40e3, 5e3, 30e3, 5e3, 20e3, 10e3};
     const double reversed[] = {5e3, 40e3, 5e3, 30e3, 10e3, 20e3};
-    spec s = {RTCOSIM_ORDER_JACOBI, 1, true, 6, six, even, NULL, 0, ring, 10, 300 * MS};
+    spec s = {RTCOSIM_ORDER_JACOBI, 1, true, 6, six, even, NULL, 0, ring, 10, 300 * MS, NULL};
     trace seq = {0}, t2 = {0}, t3 = {0}, t2b = {0}, drift = {0};
     rtcosim_master_free(run(&s, &seq));
     s.threads = 2;
@@ -235,6 +238,44 @@ static void jacobi_is_bit_identical_across_threads_and_assignments(void **state)
     free(seq.v), free(t2.v), free(t3.v), free(t2b.v), free(drift.v);
 }
 
+/* Multi-rate ticks step a subset of the components: both orders stay
+ * bit-identical on 2 and 3 threads (Jacobi: the ring; Gauss-Seidel: a
+ * source feeding one level of three, two of which feed a sink). */
+static void multirate_runs_are_bit_identical_across_threads(void **state)
+{
+    (void)state;
+    static const char *const star[] = {"s", "p", "q", "r", "t"};
+    static const char *const star_conns[][2] = {
+        {"s.y", "p.u1"}, {"s.y", "q.u1"}, {"s.y", "r.u1"}, {"p.y", "t.u1"},
+        {"q.y", "t.u2"}, {"r.y", "s.u1"},
+    };
+    const double costs[] = {10e3, 30e3, 20e3, 10e3, 40e3, 5e3};
+    const unsigned multiple[] = {1, 2, 1, 3, 1, 2};
+    const spec specs[] = {
+        {RTCOSIM_ORDER_JACOBI, 1, true, 6, six, costs, NULL, 0, ring, 10, 120 * MS, multiple},
+        {RTCOSIM_ORDER_GAUSS_SEIDEL, 1, true, 5, star, costs, NULL, 0, star_conns, 6, 120 * MS,
+         multiple},
+    };
+    for (size_t o = 0; o < 2; o++) {
+        spec s = specs[o];
+        trace seq = {0}, t2 = {0}, t3 = {0};
+        rtcosim_master_free(run(&s, &seq));
+        s.threads = 2;
+        s.fallback = false;
+        rtcosim_master *m = run(&s, &t2);
+        s.threads = 3;
+        rtcosim_master_free(run(&s, &t3));
+        assert_same_trace(&seq, &t2);
+        assert_same_trace(&seq, &t3);
+        assert_int_equal(seq.rows, 121);
+        rtcosim_master_parallel p;
+        assert_int_equal(rtcosim_master_get_parallel(m, &p, NULL), RTCOSIM_OK);
+        assert_true(p.parallel_steps > 0);
+        rtcosim_master_free(m);
+        free(seq.v), free(t2.v), free(t3.v);
+    }
+}
+
 /* LPT by hand for costs 40, 5, 30, 5, 20, 10 us on two threads: 40 -> 0,
  * 30 -> 1, 20 -> 1 (50), 10 -> 0 (50), 5 -> 0 (equal loads: the thread with
  * fewer components... both have 2: the lower one, 55), 5 -> 1 (55).
@@ -243,7 +284,7 @@ static void uneven_costs_are_balanced_longest_first(void **state)
 {
     (void)state;
     const double uneven[] = {40e3, 5e3, 30e3, 5e3, 20e3, 10e3};
-    spec s = {RTCOSIM_ORDER_JACOBI, 2, true, 6, six, uneven, NULL, 0, ring, 10, 100 * MS};
+    spec s = {RTCOSIM_ORDER_JACOBI, 2, true, 6, six, uneven, NULL, 0, ring, 10, 100 * MS, NULL};
     trace tr = {0};
     rtcosim_master *m = run(&s, &tr);
     const unsigned expect[] = {0, 0, 1, 1, 1, 0}; /* a b c d e f */
@@ -306,7 +347,7 @@ static void thread_count_follows_the_measured_costs(void **state)
         unsigned used;
     } cases[] = {{light, 1}, {medium, 2}, {heavy, 2}, {lopsided, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        spec s = {RTCOSIM_ORDER_JACOBI, 2, true, 2, two, cases[i].cost, NULL, 0, loop, 2, 100 * MS};
+        spec s = {RTCOSIM_ORDER_JACOBI, 2, true, 2, two, cases[i].cost, NULL, 0, loop, 2, 100 * MS, NULL};
         trace tr = {0};
         rtcosim_master *m = run(&s, &tr);
         rtcosim_master_parallel p;
@@ -328,7 +369,7 @@ static void thread_count_follows_the_measured_costs(void **state)
         free(tr.v);
     }
     /* light components on threads forced (no fallback) still run parallel */
-    spec s = {RTCOSIM_ORDER_JACOBI, 2, false, 2, two, light, NULL, 0, loop, 2, 100 * MS};
+    spec s = {RTCOSIM_ORDER_JACOBI, 2, false, 2, two, light, NULL, 0, loop, 2, 100 * MS, NULL};
     trace tr = {0};
     rtcosim_master *m = run(&s, &tr);
     rtcosim_master_parallel p;
@@ -357,7 +398,7 @@ static void gauss_seidel_levels_run_in_parallel_bit_identically(void **state)
         {"q.y", "t.u2"}, {"r.y", "s.u1"},
     };
     const double costs[] = {2e3, 20e3, 20e3, 20e3, 2e3};
-    spec s = {RTCOSIM_ORDER_GAUSS_SEIDEL, 1, true, 5, names, costs, NULL, 0, conns, 6, 200 * MS};
+    spec s = {RTCOSIM_ORDER_GAUSS_SEIDEL, 1, true, 5, names, costs, NULL, 0, conns, 6, 200 * MS, NULL};
     trace seq = {0}, t2 = {0}, t3 = {0};
     rtcosim_master_free(run(&s, &seq));
     s.threads = 2;
@@ -395,7 +436,7 @@ static void gauss_seidel_level_order_changes_no_result(void **state)
         {"a.y", "b.u1"}, {"c.y", "d.u1"}, {"a.y", "d.u2"},
     };
     const double costs[] = {1e3, 1e3, 1e3, 1e3};
-    spec s = {RTCOSIM_ORDER_GAUSS_SEIDEL, 1, true, 4, abcd, costs, NULL, 0, conns, 3, 100 * MS};
+    spec s = {RTCOSIM_ORDER_GAUSS_SEIDEL, 1, true, 4, abcd, costs, NULL, 0, conns, 3, 100 * MS, NULL};
     trace x = {0}, y = {0};
     rtcosim_master *mx = run(&s, &x);
     s.names = acbd;
@@ -420,6 +461,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(jacobi_is_bit_identical_across_threads_and_assignments),
+        cmocka_unit_test(multirate_runs_are_bit_identical_across_threads),
         cmocka_unit_test(uneven_costs_are_balanced_longest_first),
         cmocka_unit_test(thread_count_follows_the_measured_costs),
         cmocka_unit_test(gauss_seidel_levels_run_in_parallel_bit_identically),
