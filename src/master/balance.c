@@ -158,13 +158,17 @@ static void replan(rtcosim_master *m)
                                                                         : m->handoff_ns;
     unsigned *cand = m->thread_scratch, best = 1;
     double best_time = work, span;
+    m->parallel_best_ns = -1;
     for (unsigned t = 2; t <= m->threads; t++) {
         double predicted = plan_for(m, t, cand, handoff, &span);
+        if (m->parallel_best_ns < 0 || predicted < m->parallel_best_ns)
+            m->parallel_best_ns = predicted;
         if (predicted < best_time) {
             best = t;
             best_time = predicted;
         }
     }
+    m->handoff_used_ns = handoff;
     if (!m->thread_fallback)
         best = m->threads;
     else if (best > 1 && best_time > work * (m->parallel ? STAY_PARALLEL : GO_PARALLEL))
@@ -428,8 +432,10 @@ void rtcosim_master_describe_parallel(const rtcosim_master *m, char *buf, size_t
     if (p.threads_used < 2)
         snprintf(buf, size,
                  "threads: 1 of %u (%s; fallback from measured costs: %.3g us of component work "
-                 "per step does not pay a hand-off; parallel in %.0f%% of steps)",
-                 p.threads, how, p.work_ns * 1e-3, 100.0 * (double)p.parallel_steps / (double)steps);
+                 "per step sequentially, %.3g us predicted in parallel with a %.2g us hand-off; "
+                 "parallel in %.0f%% of steps)",
+                 p.threads, how, p.work_ns * 1e-3, m->parallel_best_ns * 1e-3,
+                 m->handoff_used_ns * 1e-3, 100.0 * (double)p.parallel_steps / (double)steps);
     else
         snprintf(buf, size,
                  "threads: %u of %u (%s; %s by measured cost: %.3g us work, %.3g us span per "

@@ -167,6 +167,8 @@ struct rtcosim_master {
     uint64_t last_sampled_tick, sampled_ticks, last_parallel_tick, parallel_ticks, rebalances;
     double handoff_ns;         /* moving average of the measured hand-off (0: none yet) */
     double work_ns, span_ns;   /* of the current plan */
+    double parallel_best_ns;   /* the last plan's best predicted step on more threads */
+    double handoff_used_ns;    /* and the hand-off it assumed */
     size_t *sort_scratch;      /* comp_count: LPT order */
     double *load_scratch;      /* threads: LPT loads */
     unsigned *thread_scratch;  /* comp_count: a candidate assignment */
