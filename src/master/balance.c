@@ -36,6 +36,11 @@ enum {
 #define STAY_PARALLEL 0.95
 /* A re-balanced assignment is adopted when its span is this much shorter. */
 #define REBALANCE_GAIN 0.95
+/* After falling back because the hand-off grew (a loaded machine), the
+ * parallel plan is tried again after RETRY_FIRST ticks, then after twice as
+ * many each time it fails again, up to RETRY_MAX. */
+#define RETRY_FIRST 512
+#define RETRY_MAX 65536
 
 static inline int64_t cost_now(const rtcosim_master *m)
 {
@@ -147,15 +152,38 @@ static double plan_for(rtcosim_master *m, unsigned threads, unsigned *assign, do
     return predicted;
 }
 
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The hand-off for planning: the median of the last HANDOFF_SAMPLES measured
+ * (robust to a preempted one, following a lasting change within a few),
+ * at least the floor; the floor alone with an injected cost clock, which
+ * makes the plan a function of the injected costs. */
+static double handoff_estimate(const rtcosim_master *m)
+{
+    size_t n = m->handoff_count < HANDOFF_SAMPLES ? m->handoff_count : HANDOFF_SAMPLES;
+    if (m->cost_clock || n == 0)
+        return HANDOFF_FLOOR_NS;
+    double v[HANDOFF_SAMPLES];
+    memcpy(v, m->handoff_samples, n * sizeof *v);
+    qsort(v, n, sizeof *v, compare_double);
+    double median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return median > HANDOFF_FLOOR_NS ? median : HANDOFF_FLOOR_NS;
+}
+
 static void replan(rtcosim_master *m)
 {
     double work = 0;
     for (size_t c = 0; c < m->comp_count; c++)
         work += weight(&m->comps[c]);
-    /* The measured hand-off only with the real clock: an injected cost clock
-     * makes the plan a function of the injected costs alone. */
-    double handoff = m->cost_clock || m->handoff_ns < HANDOFF_FLOOR_NS ? HANDOFF_FLOOR_NS
-                                                                        : m->handoff_ns;
+    if (!m->parallel && m->retry_tick && m->steps >= m->retry_tick) {
+        m->handoff_count = 0; /* forget the hand-off that made it fall back */
+        m->retry_tick = 0;
+    }
+    double handoff = handoff_estimate(m);
     unsigned *cand = m->thread_scratch, best = 1;
     double best_time = work, span;
     m->parallel_best_ns = -1;
@@ -179,17 +207,20 @@ static void replan(rtcosim_master *m)
             rtcosim_log(RTCOSIM_LOG_DEBUG, "master",
                         "one thread: %.3g us of component work per step, a parallel step would "
                         "take %.3g us", work * 1e-3, best_time * 1e-3);
-        if (m->parallel)
+        if (m->parallel) {
+            /* Sequential ticks measure no hand-off: try the parallel plan
+             * again later (the load may pass), backing off while it fails. */
             m->rebalances++;
+            m->retry_interval = m->retry_interval ? 2 * m->retry_interval : RETRY_FIRST;
+            if (m->retry_interval > RETRY_MAX)
+                m->retry_interval = RETRY_MAX;
+            m->retry_tick = m->steps + m->retry_interval;
+        }
         m->parallel = false;
         m->threads_used = 1;
         m->span_ns = work;
         for (size_t c = 0; c < m->comp_count; c++)
             m->comps[c].thread = 0;
-        /* Sequential ticks measure no hand-off: let the estimate decay
-         * towards the floor, so that a hand-off measured under a passing
-         * load does not keep the run sequential for good. */
-        m->handoff_ns *= 0.5;
         m->planned = true;
         return;
     }
@@ -211,11 +242,19 @@ static void replan(rtcosim_master *m)
                         work * 1e-3, span * 1e-3);
         for (size_t c = 0; c < m->comp_count; c++)
             m->comps[c].thread = cand[c];
+        if (!m->parallel) {
+            /* measure the new plan's first ticks: a hand-off that does not
+             * pay (no free CPU) shows within a few of them */
+            m->parallel_since = m->steps;
+            m->probe_until = m->steps + PROBE_TICKS;
+        }
         m->threads_used = best;
         m->parallel = true;
     }
     m->span_ns = span;
     m->planned = true;
+    if (m->retry_interval && m->steps >= m->parallel_since + 8 * RETRY_FIRST)
+        m->retry_interval = 0; /* parallel has held for a while: the load passed */
 }
 
 /* Folds the samples of a measured group into the costs: the smallest of
@@ -248,7 +287,7 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
         return;
     }
     uint64_t every = m->parallel || !m->planned ? SAMPLE_EVERY : SAMPLE_EVERY_SEQUENTIAL;
-    bool sample = m->steps <= PROBE_TICKS || m->steps % every == 0;
+    bool sample = m->steps <= m->probe_until || m->steps % every == 0;
     if (sample && m->last_sampled_tick != m->steps) {
         /* the first group of a sampled tick: re-plan from what was measured */
         m->last_sampled_tick = m->steps;
@@ -305,15 +344,7 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
         if (work[t] > worst)
             worst = work[t];
     double h = (double)(m->group_end_ns - start) - worst;
-    if (h < 0)
-        h = 0;
-    /* A preempted thread makes one hand-off last a time slice: such an
-     * outlier moves the estimate by at most 4x per sample (a machine that
-     * is really that slow still shows within a few samples). */
-    double cap = 4 * (m->handoff_ns > HANDOFF_FLOOR_NS ? m->handoff_ns : HANDOFF_FLOOR_NS);
-    if (h > cap)
-        h = cap;
-    m->handoff_ns = m->handoff_ns > 0 ? m->handoff_ns + (h - m->handoff_ns) / 8 : h;
+    m->handoff_samples[m->handoff_count++ % HANDOFF_SAMPLES] = h > 0 ? h : 0;
 }
 
 /* The CPUs this process may run on. */
@@ -335,6 +366,7 @@ rtcosim_status master_sched_init(rtcosim_master *m, rtcosim_error *err)
     if (m->threads > m->comp_count)
         m->threads = m->comp_count > 0 ? (unsigned)m->comp_count : 1;
     m->threads_used = 1;
+    m->probe_until = PROBE_TICKS;
     if (m->threads < 2)
         return RTCOSIM_OK;
     m->sort_scratch = malloc(m->comp_count * sizeof *m->sort_scratch);
@@ -411,7 +443,7 @@ rtcosim_status rtcosim_master_get_parallel(const rtcosim_master *m, rtcosim_mast
         .rebalances = m->rebalances,
         .work_ns = m->work_ns,
         .span_ns = m->span_ns,
-        .handoff_ns = m->handoff_ns,
+        .handoff_ns = m->handoff_count ? handoff_estimate(m) : 0,
         .sleeps = m->pool ? master_pool_sleeps(m->pool) : 0,
     };
     return RTCOSIM_OK;

@@ -116,6 +116,8 @@ typedef struct master_observed {
 
 typedef struct master_pool master_pool;
 
+#define HANDOFF_SAMPLES 5
+
 struct rtcosim_master {
     rtcosim_time_ns macro_step;
     rtcosim_order order;
@@ -165,7 +167,10 @@ struct rtcosim_master {
     rtcosim_master_cost_clock cost_clock;
     void *cost_clock_context;
     uint64_t last_sampled_tick, sampled_ticks, last_parallel_tick, parallel_ticks, rebalances;
-    double handoff_ns;         /* moving average of the measured hand-off (0: none yet) */
+    double handoff_samples[HANDOFF_SAMPLES]; /* the last measured hand-offs (ring) */
+    uint64_t handoff_count;
+    uint64_t retry_tick, retry_interval, parallel_since; /* retrying after a fallback */
+    uint64_t probe_until;      /* every tick up to this one is measured */
     double work_ns, span_ns;   /* of the current plan */
     double parallel_best_ns;   /* the last plan's best predicted step on more threads */
     double handoff_used_ns;    /* and the hand-off it assumed */
