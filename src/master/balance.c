@@ -5,9 +5,11 @@
  * level), components go longest first onto the least loaded thread (LPT,
  * Graham 1969: within 4/3 of the best makespan), and the thread count is the
  * one with the smallest predicted tick, the hand-off included, falling back
- * to one thread when that is not clearly faster than sequential. Plans are
- * revised every few sampled ticks and adopted when they balance clearly
- * better (costs drift). The assignment never changes results: each component
+ * to one thread when that is not clearly faster than sequential. The
+ * hand-off is measured too (a group's wall time beyond its longest thread's
+ * work): on a machine without a free CPU it grows and the plan falls back,
+ * to try again later with exponential backoff. Plans are revised every few
+ * sampled ticks and adopted when they balance clearly better (costs drift). The assignment never changes results: each component
  * computes only from its inputs, set before the group runs. */
 #include <sched.h>
 #include <stdio.h>
