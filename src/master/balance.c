@@ -1,16 +1,17 @@
 /* Measured-cost scheduling of the master's parallel steps. On sampled ticks
  * every component's step is timed on the thread that steps it (the cost
- * clock); the moving averages plan the next ticks: per group of components
- * that step together (Jacobi: the whole tick; Gauss-Seidel: one dependency
- * level), components go longest first onto the least loaded thread (LPT,
- * Graham 1969: within 4/3 of the best makespan), and the thread count is the
- * one with the smallest predicted tick, the hand-off included, falling back
- * to one thread when that is not clearly faster than sequential. The
- * hand-off is measured too (a group's wall time beyond its longest thread's
- * work): on a machine without a free CPU it grows and the plan falls back,
- * to try again later with exponential backoff. Plans are revised every few
- * sampled ticks and adopted when they balance clearly better (costs drift). The assignment never changes results: each component
- * computes only from its inputs, set before the group runs. */
+ * clock); the medians of the last samples plan the next ticks: per group of
+ * components that step together (Jacobi: the whole tick; Gauss-Seidel: one
+ * dependency level), components go longest first onto the least loaded
+ * thread (LPT, Graham 1969: within 4/3 of the best makespan), and the
+ * thread count is the one with the smallest predicted tick, the hand-off
+ * included, falling back to one thread when that is not clearly faster than
+ * sequential. The hand-off is measured too (a group's wall time beyond its
+ * longest thread's work): on a machine without a free CPU it grows and the
+ * plan falls back, to try again later with exponential backoff. Plans are
+ * revised every few sampled ticks and adopted when they balance clearly
+ * better (costs drift). The assignment never changes results: each
+ * component computes only from its inputs, set before the group runs. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,9 @@ enum {
     PROBE_TICKS = 8,   /* the first ticks are all measured, then planned */
     SAMPLE_EVERY = 8,  /* afterwards every 8th tick is measured, */
     SAMPLE_EVERY_SEQUENTIAL = 64, /* every 64th while one thread does (the clock
-                                     reads are then the only cost of the pool) */
+                                     reads are then the only cost of the pool), */
+    SAMPLE_EVERY_LIGHT = 512,     /* every 512th while the whole step costs less
+                                     than a hand-off (its growth is what matters) */
     REPLAN_EVERY = 4,  /* sampled ticks between plans */
 };
 /* The hand-off assumed before one is measured, and its floor: the two
@@ -160,6 +163,15 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of n <= 5 values (a copy is sorted). */
+static double median5(const double *values, size_t n)
+{
+    double v[5];
+    memcpy(v, values, n * sizeof *v);
+    qsort(v, n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* The hand-off for planning: the median of the last HANDOFF_SAMPLES measured
  * (robust to a preempted one, following a lasting change within a few),
  * at least the floor; the floor alone with an injected cost clock, which
@@ -169,10 +181,7 @@ static double handoff_estimate(const rtcosim_master *m)
     size_t n = m->handoff_count < HANDOFF_SAMPLES ? m->handoff_count : HANDOFF_SAMPLES;
     if (m->cost_clock || n == 0)
         return HANDOFF_FLOOR_NS;
-    double v[HANDOFF_SAMPLES];
-    memcpy(v, m->handoff_samples, n * sizeof *v);
-    qsort(v, n, sizeof *v, compare_double);
-    double median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double median = median5(m->handoff_samples, n);
     return median > HANDOFF_FLOOR_NS ? median : HANDOFF_FLOOR_NS;
 }
 
@@ -259,25 +268,18 @@ static void replan(rtcosim_master *m)
         m->retry_interval = 0; /* parallel has held for a while: the load passed */
 }
 
-/* Folds the samples of a measured group into the costs: the smallest of
- * the first samples (the very first steps run on cold caches, and any
- * sample may include a preemption), then a moving average whose samples are
- * capped at 4x the current cost, so that one preempted step moves it by
- * 3/8 at most while a real change still shows within a few samples. */
+/* Folds the samples of a measured group into the costs: the median of a
+ * component's last COST_SAMPLES samples, so that a preempted step or the
+ * first steps on cold caches do not count, while a lasting change of cost
+ * shows within three samples. */
 static void fold_samples(rtcosim_master *m, const size_t *list, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         master_component *mc = &m->comps[list[i]];
         double x = (double)mc->sample_ns;
-        if (x < 0)
-            x = 0;
-        if (mc->samples < PROBE_TICKS) {
-            mc->cost_ns = mc->samples == 0 || x < mc->cost_ns ? x : mc->cost_ns;
-        } else {
-            double cap = 4 * mc->cost_ns + 100; /* + 100 ns: a cost of 0 can grow */
-            mc->cost_ns += ((x < cap ? x : cap) - mc->cost_ns) / 8;
-        }
-        mc->samples++;
+        mc->cost_samples[mc->samples++ % COST_SAMPLES] = x > 0 ? x : 0;
+        mc->cost_ns = median5(mc->cost_samples,
+                              mc->samples < COST_SAMPLES ? mc->samples : COST_SAMPLES);
     }
 }
 
@@ -288,7 +290,9 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
             master_step_component(&m->comps[list[i]]);
         return;
     }
-    uint64_t every = m->parallel || !m->planned ? SAMPLE_EVERY : SAMPLE_EVERY_SEQUENTIAL;
+    uint64_t every = m->parallel || !m->planned ? SAMPLE_EVERY
+                     : m->work_ns < HANDOFF_FLOOR_NS ? SAMPLE_EVERY_LIGHT
+                                                     : SAMPLE_EVERY_SEQUENTIAL;
     bool sample = m->steps <= m->probe_until || m->steps % every == 0;
     if (sample && m->last_sampled_tick != m->steps) {
         /* the first group of a sampled tick: re-plan from what was measured */

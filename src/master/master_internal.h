@@ -19,6 +19,8 @@ typedef struct typed_batch {
     size_t n, cap;
 } typed_batch;
 
+#define COST_SAMPLES 5 /* at most 5: balance.c takes medians of 5 */
+
 typedef struct master_component {
     char *name;
     rtcosim_component *c;
@@ -51,7 +53,8 @@ typedef struct master_component {
      * its moving average, the thread of the current plan and the
      * Gauss-Seidel level (components of one level run in parallel). */
     int64_t sample_ns;
-    double cost_ns;
+    double cost_ns;            /* the median of the last samples */
+    double cost_samples[COST_SAMPLES];
     uint32_t samples;
     unsigned thread;
     unsigned level;
@@ -116,7 +119,7 @@ typedef struct master_observed {
 
 typedef struct master_pool master_pool;
 
-#define HANDOFF_SAMPLES 5
+#define HANDOFF_SAMPLES 5 /* at most 5: balance.c takes medians of 5 */
 
 struct rtcosim_master {
     rtcosim_time_ns macro_step;
