@@ -309,8 +309,11 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
         return;
     }
     /* Expected waits from the plan: the caller's, for the other threads
-     * after its own share; the workers', for the caller's serial part
-     * (measured as the time since the last group ended). */
+     * after its own share; a worker's, for the rest of the caller's share
+     * and its serial part (measured as the time since the last group ended)
+     * until the next group: at most the span and the serial part. Both
+     * spin that long plus a margin for the jitter of step times, since a
+     * sleeper's wake-up (50-150 us on a virtual machine) would cost more. */
     double own = 0, longest = 0, load[256];
     for (unsigned t = 0; t < m->threads_used; t++)
         load[t] = 0;
@@ -325,8 +328,11 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
             longest = load[t];
     int64_t start = spin_wait_now_ns();
     int64_t serial = m->group_end_ns ? start - m->group_end_ns : 0;
-    int64_t worker_hint = serial > 0 && serial < SPIN_WAIT_MAX_NS ? 2 * serial : 0;
-    int64_t wait_hint = longest > own ? (int64_t)(longest - own) + 2000 : 2000;
+    double span = own > longest ? own : longest;
+    int64_t worker_hint = serial > 0 && serial < SPIN_WAIT_MAX_NS
+                              ? (int64_t)(1.25 * span) + 2 * serial + 2000
+                              : 0;
+    int64_t wait_hint = (int64_t)((longest > own ? longest - own : 0) + 0.25 * span) + 2000;
     master_pool_run(m->pool, sample, wait_hint, worker_hint);
     m->group_end_ns = spin_wait_now_ns();
     /* the pool was idle before (sequential ticks): its workers were asleep */

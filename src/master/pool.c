@@ -84,10 +84,12 @@ static void *worker_main(void *arg)
     }
     for (;;) {
         uint32_t go;
-        while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == seen)
+        int64_t hint = atomic_load_explicit(&s->worker_hint, memory_order_relaxed);
+        while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == seen) {
             spin_wait_for_change(&s->wait, &s->go, seen, &s->go_sleepers, &s->go_at,
-                                 may_spin(s, &pool->slots[0]),
-                                 atomic_load_explicit(&s->worker_hint, memory_order_relaxed));
+                                 may_spin(s, &pool->slots[0]), hint);
+            hint = 0; /* it slept: the next run is not coming soon (sequential plan) */
+        }
         seen = go;
         atomic_store_explicit(&s->sleeps, s->wait.sleeps, memory_order_relaxed);
         if (atomic_load_explicit(&pool->quit, memory_order_acquire))

@@ -43,7 +43,7 @@ void spin_wait_for_change(spin_wait *s, _Atomic uint32_t *word, uint32_t seen,
     bool spun_out = false;
     int64_t budget = may_spin ? s->spin_ns : 0;
     if (may_spin && hint_ns > budget)
-        budget = hint_ns < SPIN_WAIT_MAX_NS ? hint_ns : SPIN_WAIT_MAX_NS;
+        budget = hint_ns < SPIN_WAIT_HINT_MAX_NS ? hint_ns : SPIN_WAIT_HINT_MAX_NS;
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             break;

@@ -12,7 +12,8 @@
 
 enum {
     SPIN_WAIT_MIN_NS = 1000,   /* the smallest adaptive budget */
-    SPIN_WAIT_MAX_NS = 100000, /* waits longer than this are not worth spinning for */
+    SPIN_WAIT_MAX_NS = 100000, /* waits longer than this are not worth spinning for, */
+    SPIN_WAIT_HINT_MAX_NS = 1000000, /* unless the caller expects them (hint_ns) */
 };
 
 /* One waiter's adaptive spin budget and what its waits cost. */
@@ -41,7 +42,8 @@ void spin_wait_init(spin_wait *s, int64_t initial_ns);
  * caller re-checks its condition). may_spin false sleeps at once (the awaited
  * thread is known to share this CPU). hint_ns > 0 is the caller's own
  * estimate of the wait (from measured work): the spin covers at least that,
- * up to SPIN_WAIT_MAX_NS. `sleepers` (may be NULL) counts the threads asleep
+ * up to SPIN_WAIT_HINT_MAX_NS (a sleeper's wake-up takes 50-150 us on a
+ * virtual machine: a wait that is expected is cheaper spun). `sleepers` (may be NULL) counts the threads asleep
  * on the word, so that wakers can skip the system call; `changed_at` (may be
  * NULL) is the monotonic time of the change, written by wakers that saw a
  * sleeper, so that a sleeper's wake-up latency does not read as a long wait. */
