@@ -67,7 +67,7 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
                             _Atomic int64_t *changed_at, worker *w)
 {
     spin_wait_for_change(&w->wait, word, seen, sleepers, changed_at,
-                         !cpu_shared(w->sim, w->index), 0);
+                         !cpu_shared(w->sim, w->index), 0, true);
 }
 
 /* ---- a barrier for the rounds variant ---- */

@@ -87,7 +87,7 @@ static void *worker_main(void *arg)
         int64_t hint = atomic_load_explicit(&s->worker_hint, memory_order_relaxed);
         while ((go = atomic_load_explicit(&s->go, memory_order_acquire)) == seen) {
             spin_wait_for_change(&s->wait, &s->go, seen, &s->go_sleepers, &s->go_at,
-                                 may_spin(s, &pool->slots[0]), hint);
+                                 may_spin(s, &pool->slots[0]), hint, false);
             hint = 0; /* it slept: the next run is not coming soon (sequential plan) */
         }
         seen = go;
@@ -149,7 +149,7 @@ void master_pool_run(master_pool *pool, bool sample, int64_t wait_hint_ns, int64
         uint32_t done;
         while ((done = atomic_load_explicit(&s->done, memory_order_acquire)) != seq)
             spin_wait_for_change(&me->wait, &s->done, done, &s->done_sleepers, &s->done_at,
-                                 may_spin(me, s), wait_hint_ns);
+                                 may_spin(me, s), wait_hint_ns, true);
         s->count = 0;
     }
 }

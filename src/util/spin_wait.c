@@ -37,7 +37,7 @@ void spin_wait_wake(_Atomic uint32_t *word)
 
 void spin_wait_for_change(spin_wait *s, _Atomic uint32_t *word, uint32_t seen,
                           _Atomic uint32_t *sleepers, _Atomic int64_t *changed_at, bool may_spin,
-                          int64_t hint_ns)
+                          int64_t hint_ns, bool bounded)
 {
     int64_t start = spin_wait_now_ns(), waited = 0;
     bool spun_out = false;
@@ -54,11 +54,10 @@ void spin_wait_for_change(spin_wait *s, _Atomic uint32_t *word, uint32_t seen,
         if (waited < budget)
             continue;
         spun_out = true;
-        /* bounded sleep: a safety net, not needed for correctness */
         struct timespec limit = {0, 2000000};
         if (sleepers)
             atomic_fetch_add(sleepers, 1);
-        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &limit, NULL, 0);
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, bounded ? &limit : NULL, NULL, 0);
         if (sleepers)
             atomic_fetch_sub(sleepers, 1);
         s->sleeps++;

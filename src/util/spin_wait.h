@@ -46,10 +46,13 @@ void spin_wait_init(spin_wait *s, int64_t initial_ns);
  * virtual machine: a wait that is expected is cheaper spun). `sleepers` (may be NULL) counts the threads asleep
  * on the word, so that wakers can skip the system call; `changed_at` (may be
  * NULL) is the monotonic time of the change, written by wakers that saw a
- * sleeper, so that a sleeper's wake-up latency does not read as a long wait. */
+ * sleeper, so that a sleeper's wake-up latency does not read as a long wait.
+ * bounded: the sleep ends after 2 ms at the latest (a safety net where a
+ * wake-up might be missed); else it lasts until a wake-up (the caller's
+ * protocol never misses one), so that an idle thread costs nothing. */
 void spin_wait_for_change(spin_wait *s, _Atomic uint32_t *word, uint32_t seen,
                           _Atomic uint32_t *sleepers, _Atomic int64_t *changed_at, bool may_spin,
-                          int64_t hint_ns);
+                          int64_t hint_ns, bool bounded);
 
 /* Wakes every thread asleep on word (a system call: call it only when a
  * sleeper may be there). */
