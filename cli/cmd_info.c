@@ -11,10 +11,15 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: rtcosim info FMU\n\n"
+    fprintf(out, "usage: rtcosim info FMU [--strict]\n\n"
                  "Print the model facts of an FMU (FMI 2.0 or 3.0) and its variables:\n"
                  "name, value reference, type, causality, variability, initial, start, unit\n"
-                 "and description.\n");
+                 "and description. FMI 3.0 arrays are listed as their elements name[i,j]\n"
+                 "(1-based, row-major), each with a value reference of rtcosim's own above the\n"
+                 "FMU's (the FMU itself is called with the array's reference).\n\n"
+                 "A modelDescription.xml that breaks a rule of the standard whose violation does\n"
+                 "not stop a correct run is accepted with a warning naming the variable (as\n"
+                 "fmusim accepts the Reference FMUs); --strict refuses it instead.\n");
 }
 
 /* Text of a start value (strings quoted); empty without one. */
@@ -150,10 +155,15 @@ static void print_default_experiment(const rtcosim_component_desc *d)
 static int run_info(int argc, char **argv)
 {
     const char *fmu = NULL;
+    rtcosim_fmu_options opts = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--strict") == 0) {
+            opts.strict = true;
+            continue;
         }
         if (argv[i][0] == '-' && argv[i][1])
             return cli_fail("info: unknown option '%s' (see rtcosim info --help)", argv[i]);
@@ -165,7 +175,7 @@ static int run_info(int argc, char **argv)
         return cli_fail("info: no FMU given (usage: rtcosim info FMU)");
     rtcosim_component *c = NULL;
     rtcosim_error err;
-    if (rtcosim_fmu_load(fmu, NULL, &c, &err) != RTCOSIM_OK)
+    if (rtcosim_fmu_load(fmu, &opts, &c, &err) != RTCOSIM_OK)
         return strncmp(err.message, fmu, strlen(fmu)) == 0 ? cli_fail_error(&err)
                                                            : cli_fail("%s: %s", fmu, err.message);
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
@@ -181,6 +191,9 @@ static int run_info(int argc, char **argv)
         print_fact("version", info->version);
         print_fact("generation tool", info->generation_tool);
         print_fact("generation date", info->generation_date);
+        char warnings[32];
+        snprintf(warnings, sizeof warnings, "%zu", info->model_description_warnings);
+        print_fact("description warnings", warnings);
     }
     print_capabilities(rtcosim_component_capabilities(c));
     print_default_experiment(rtcosim_component_description(c));

@@ -9,6 +9,9 @@
 #include <time.h>
 
 #include "cli.h"
+#include "progress.h"
+#include "rtcosim/fmu.h"
+#include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
@@ -28,6 +31,12 @@ static void usage(FILE *out)
             "  --order O               jacobi | gauss-seidel\n"
             "  --coupling C            input extrapolation: zoh | foh | soh\n"
             "  --correction C          none | energy (= dead-time) | dead-time | integrator\n"
+            "  --step-input S          mean | start: what a component that cannot take input\n"
+            "                          derivatives receives of a foh/soh estimate over its step\n"
+            "                          [t, t+H]: the estimate's mean over the step (default: the\n"
+            "                          same impulse, no lag) or its value at t (a sampled input;\n"
+            "                          lags a ramp by H/2). zoh passes the held sample bit for\n"
+            "                          bit either way\n"
             "  --step-control          adaptive macro step\n"
             "  --threads N|auto        step components on up to N threads (auto: the CPUs):\n"
             "                          Jacobi all at once, Gauss-Seidel one dependency level\n"
@@ -39,7 +48,24 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
-            "  --log-level L           error | warning | info | debug | trace\n\n"
+            "  --log-level L           error | warning | info | debug | trace\n"
+            "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
+            "                          simulated interval, speed, estimated time left)\n"
+            "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help)\n\n"
+            "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
+            "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
+            "last time every component reached, the summary names the component, exit code 0.\n\n"
+            "speculation (fixed steps, coupling without correction; see master_speculate.h):\n"
+            "  --speculate             each component (on --threads threads, default one each up\n"
+            "                          to the processor count) predicts the inputs it\n"
+            "                          lacks, runs ahead and rolls back partially on arrival;\n"
+            "                          components that cannot save state run conservatively\n"
+            "  --threshold Tc          cumulative input error allowed in kept steps (default 0:\n"
+            "                          results bit-identical to the plain run)\n"
+            "  --horizon M             steps a component may run ahead (default 16)\n"
+            "  --speculate-stats F.csv per-component statistics (rollback depths, prediction error)\n"
+            "  --reference             also run plain and report the committed results' error\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
             "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
@@ -63,12 +89,14 @@ typedef struct run_output {
     rtcosim_recorder *recorder;
     rtcosim_value *row;
     size_t count;
+    cli_progress progress;
 } run_output;
 
 static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double *values,
                                  size_t count, rtcosim_error *err)
 {
     run_output *out = context;
+    cli_progress_update(&out->progress, t);
     if (!out->recorder)
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
@@ -99,6 +127,7 @@ typedef struct run_args {
     bool has_start, has_stop, has_interval;
     rtcosim_time_ns start, stop, interval;
     rtcosim_system_build_options build;
+    rtcosim_fmu_options fmu_options; /* build.fmu points here when given */
     const char **parameter_sets;
     size_t parameter_set_count;
     const char **start_names, **start_values;
@@ -107,7 +136,7 @@ typedef struct run_args {
     size_t observe_count;
     const char *output_file;
     /* Real time. */
-    bool real_time, virtual_clock, no_calibrate;
+    bool real_time, virtual_clock, no_calibrate, quiet;
     bool threads_auto; /* --threads auto */
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
     rtcosim_rt_options rt;
@@ -117,6 +146,7 @@ typedef struct run_args {
     rtcosim_system_rt_delay *delays;
     rtcosim_time_ns **schedules;
     size_t delay_count;
+    cli_speculate speculate;
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -130,6 +160,17 @@ static int parse_args(int argc, char **argv, run_args *a)
             o->has_step_control = o->step_control = true;
             continue;
         }
+        if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
+            a->quiet = true;
+            continue;
+        }
+        if (strcmp(opt, "--strict") == 0) {
+            a->fmu_options.strict = true;
+            a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        if (cli_speculate_flag(&a->speculate, opt))
+            continue;
         if (strcmp(opt, "--real-time") == 0 || strcmp(opt, "--virtual-clock") == 0 ||
             strcmp(opt, "--no-calibrate") == 0) {
             a->real_time = a->real_time || strcmp(opt, "--real-time") == 0;
@@ -146,7 +187,11 @@ static int parse_args(int argc, char **argv, run_args *a)
         if (!val)
             return cli_fail("run: %s needs a value (see rtcosim run --help)", opt);
         i++;
-        if (strcmp(opt, "--start-time") == 0) {
+        int spec = cli_speculate_option(&a->speculate, opt, val);
+        if (spec < 0)
+            return 1;
+        if (spec > 0) {
+        } else if (strcmp(opt, "--start-time") == 0) {
             rc = parse_time_option(opt, val, &a->start);
             a->has_start = true;
         } else if (strcmp(opt, "--stop-time") == 0) {
@@ -188,6 +233,13 @@ static int parse_args(int argc, char **argv, run_args *a)
             else
                 rc = cli_fail("--correction: unknown correction '%s' (none, energy, dead-time, "
                               "integrator)", val);
+        } else if (strcmp(opt, "--step-input") == 0) {
+            if (strcmp(val, "mean") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_MEAN;
+            else if (strcmp(val, "start") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_START;
+            else
+                rc = cli_fail("--step-input: unknown step input '%s' (mean, start)", val);
         } else if (strcmp(opt, "--threads") == 0) {
             char *end = NULL;
             long n = strtol(val, &end, 10);
@@ -273,6 +325,12 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
+    if (a->speculate.given && !a->speculate.enabled)
+        return cli_fail("run: --threshold, --horizon, --speculate-stats and --reference need "
+                        "--speculate");
+    if (a->speculate.enabled && a->real_time)
+        return cli_fail("run: --speculate and --real-time cannot be combined");
+    a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;
     return 0;
 }
 
@@ -385,12 +443,35 @@ done:
     return rc;
 }
 
+/* The master of the system with the command line's settings and start
+ * values, initialized from start to stop. */
+static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
+                       rtcosim_time_ns stop, rtcosim_master **out)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    rtcosim_system_build_options build = a->build;
+    build.observe = a->observe;
+    build.observe_count = a->observe_count;
+    if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    for (size_t i = 0; i < a->start_count; i++)
+        if (rtcosim_master_set_start_value(*out, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK)
+            return cli_fail("--start-value: %s", err.message);
+    if (a->threads_auto &&
+        rtcosim_master_set_threads(*out, RTCOSIM_MASTER_THREADS_AUTO, &err) != RTCOSIM_OK)
+        return cli_fail("--threads: %s", err.message);
+    if (rtcosim_master_initialize(*out, start, stop, &err) != RTCOSIM_OK)
+        return cli_fail("%s: %s", a->system, err.message);
+    return 0;
+}
+
 static int run_system(const run_args *a)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
     rtcosim_system_desc *desc = NULL;
-    rtcosim_master *m = NULL;
+    rtcosim_master *m = NULL, *reference = NULL;
     run_output out = {0};
     int rc = 0;
     if (rtcosim_system_desc_load(a->system, &desc, &err) != RTCOSIM_OK)
@@ -422,31 +503,13 @@ static int run_system(const run_args *a)
         rc = run_real_time(a, desc, start, stop);
         goto done;
     }
-    rtcosim_system_build_options build = a->build;
-    build.observe = a->observe;
-    build.observe_count = a->observe_count;
-    if (rtcosim_system_build_master(desc, &build, &m, &err) != RTCOSIM_OK) {
-        rc = cli_fail_error(&err);
+    if ((rc = make_master(a, desc, start, stop, &m)) != 0 ||
+        (a->speculate.reference && (rc = make_master(a, desc, start, stop, &reference)) != 0))
         goto done;
-    }
-    for (size_t i = 0; i < a->start_count; i++)
-        if (rtcosim_master_set_start_value(m, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK) {
-            rc = cli_fail("--start-value: %s", err.message);
-            goto done;
-        }
-    if (a->threads_auto &&
-        rtcosim_master_set_threads(m, RTCOSIM_MASTER_THREADS_AUTO, &err) != RTCOSIM_OK) {
-        rc = cli_fail("--threads: %s", err.message);
-        goto done;
-    }
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
     bool adaptive = a->build.overrides.has_step_control
                         ? a->build.overrides.step_control
                         : annotated->has_step_control && annotated->step_control;
-    if (rtcosim_master_initialize(m, start, stop, &err) != RTCOSIM_OK) {
-        rc = cli_fail("%s: %s", a->system, err.message);
-        goto done;
-    }
     rtcosim_time_ns macro = rtcosim_master_next_step(m);
     uint32_t every = 1;
     if (a->has_interval && adaptive) {
@@ -485,9 +548,16 @@ static int run_system(const run_args *a)
         free(columns);
     }
 
-    double wall_start = wall_seconds();
-    rtcosim_status st = rtcosim_master_run(m, stop, record_row, &out, &err);
-    double wall = wall_seconds() - wall_start;
+    double wall_start = wall_seconds(), wall;
+    rtcosim_status st;
+    cli_progress_init(&out.progress, a->quiet, start, stop);
+    if (a->speculate.enabled) {
+        st = cli_run_speculative(m, reference, &a->speculate, stop, record_row, &out, &wall, &err);
+    } else {
+        st = rtcosim_master_run(m, stop, record_row, &out, &err);
+        wall = wall_seconds() - wall_start;
+    }
+    cli_progress_finish(&out.progress);
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,
                       rtcosim_time_to_seconds(rtcosim_master_time(m)), err.message);
@@ -524,6 +594,13 @@ static int run_system(const run_args *a)
         rtcosim_master_describe_parallel(m, line, sizeof line);
         printf("%s\n", line);
     }
+    const char *ended_by = NULL;
+    bool on_discard = false;
+    if (rtcosim_master_terminated(m, &ended_by, &on_discard) &&
+        rtcosim_master_time(m) < stop)
+        printf("ended at %.9g s, before the stop time %.9g s: component '%s' asked to terminate%s\n",
+               rtcosim_time_to_seconds(rtcosim_master_time(m)), rtcosim_time_to_seconds(stop),
+               ended_by, on_discard ? " after discarding its step (FMI Discard)" : "");
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)stats.rows_written, out.count, a->output_file);
@@ -538,6 +615,7 @@ done:
         rtcosim_recorder_close(out.recorder, NULL, NULL);
     free(out.row);
     rtcosim_master_free(m);
+    rtcosim_master_free(reference);
     rtcosim_system_desc_free(desc);
     return rc;
 }

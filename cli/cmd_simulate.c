@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
@@ -34,7 +35,9 @@ static void usage(FILE *out)
         "  --tolerance TOL             relative tolerance passed to the FMU and, for model\n"
         "                              exchange, CVODE's (default: default experiment, else\n"
         "                              none; CVODE then uses 1e-6)\n"
-        "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable)\n"
+        "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable);\n"
+        "                              an FMI 3.0 array takes all its elements as one list,\n"
+        "                              row-major: --start-value u \"0.5 -1 4\"\n"
         "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
         "                              are interpolated linearly, all others held\n"
         "  --output-file CSV           results file (default: <FMU name>_out.csv in the current\n"
@@ -46,10 +49,22 @@ static void usage(FILE *out)
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
         "  --fmu-logging               ask the FMU for its own log messages\n"
+        "  -q, --quiet                 no progress line (shown on a terminal: percent of the\n"
+        "                              simulated interval, speed, estimated time left)\n"
+        "  --strict                    refuse an FMU whose modelDescription.xml breaks a rule of\n"
+        "                              the standard that does not stop a correct run (by default\n"
+        "                              a warning naming the variable, as fmusim accepts them)\n"
         "  --help                      show this text\n"
         "\n"
         "Results: one row per communication point, first column time in seconds; numbers are\n"
-        "the shortest decimal text that reads back to the identical value.\n");
+        "the shortest decimal text that reads back to the identical value. FMI 3.0 arrays are\n"
+        "one column per element, name[i,j] (1-based, row-major); input files use the same\n"
+        "names.\n"
+        "\n"
+        "An FMU that asks to end the run (FMI 3.0 terminateSimulation, or a discarded step\n"
+        "with FMI 2.0 fmi2Terminated / FMI 3.0 terminateSimulation) ends it normally at its\n"
+        "last successful time: the rows so far are kept, a warning says why, exit code 0.\n"
+        "Any other failing step exits with 1 (the rows before it are kept).\n");
 }
 
 typedef struct simulate_args {
@@ -63,7 +78,7 @@ typedef struct simulate_args {
     const char **output_variables;
     size_t output_variable_count;
     uint32_t record_every;
-    bool writer_thread, log_fmi_calls, fmu_logging;
+    bool writer_thread, log_fmi_calls, fmu_logging, quiet, strict;
 } simulate_args;
 
 /* The value of an option that takes one (argv[*i + 1]); NULL when missing. */
@@ -156,8 +171,14 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--log-fmi-calls") == 0) {
             a->log_fmi_calls = true;
             continue;
+        } else if (strcmp(arg, "--strict") == 0) {
+            a->strict = true;
+            continue;
         } else if (strcmp(arg, "--fmu-logging") == 0) {
             a->fmu_logging = true;
+            continue;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            a->quiet = true;
             continue;
         } else if (strcmp(arg, "--writer-thread") == 0) {
             a->writer_thread = true;
@@ -242,6 +263,24 @@ static int fail_run(const simulate_args *a, const char *output_file, const rtcos
     return cli_fail("%s: %s", a->fmu, err->message);
 }
 
+static rtcosim_status show_progress(void *context, rtcosim_time_ns t, rtcosim_error *err)
+{
+    (void)err;
+    cli_progress_update(context, t);
+    return RTCOSIM_OK;
+}
+
+/* How the component asked to stop, in the words of its FMI version. */
+static const char *termination_reason(const rtcosim_component *c, const rtcosim_simulate_result *r)
+{
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    bool fmi2 = info && info->fmi_version == RTCOSIM_FMI_2;
+    if (r->terminated_on_discard)
+        return fmi2 ? "fmi2DoStep returned fmi2Discard and fmi2GetBooleanStatus(fmi2Terminated) is true"
+                    : "fmi3DoStep returned fmi3Discard with terminateSimulation";
+    return fmi2 ? "the FMU requested termination" : "fmi3DoStep set terminateSimulation";
+}
+
 static int run_simulate(int argc, char **argv)
 {
     simulate_args a = {.record_every = 1};
@@ -265,7 +304,8 @@ static int run_simulate(int argc, char **argv)
     rtcosim_fmu_options fo = {.log_fmi_calls = a.log_fmi_calls,
                               .fmu_logging_on = a.fmu_logging,
                               .interface_type = a.interface_type,
-                              .solver = a.solver};
+                              .solver = a.solver,
+                              .strict = a.strict};
     if (a.max_solver_step) {
         if (parse_time_option("--max-solver-step", a.max_solver_step, &fo.max_solver_step))
             goto done;
@@ -297,13 +337,32 @@ static int run_simulate(int argc, char **argv)
     if (strcmp(o.output_file, "-") == 0)
         o.output_file = "/dev/stdout";
     rtcosim_simulate_result result = {0};
-    if (rtcosim_simulate(c, &o, &result, &err) != RTCOSIM_OK) {
+    cli_progress progress;
+    /* Not when the results go to the terminal themselves. */
+    cli_progress_init(&progress, a.quiet || strcmp(o.output_file, "/dev/stdout") == 0,
+                      o.start_time, o.stop_time);
+    if (progress.enabled) {
+        o.progress = show_progress;
+        o.progress_context = &progress;
+    }
+    rtcosim_status st = rtcosim_simulate(c, &o, &result, &err);
+    cli_progress_finish(&progress);
+    if (st != RTCOSIM_OK) {
         fail_run(&a, o.output_file, &err);
         goto done;
     }
     rtcosim_log(RTCOSIM_LOG_INFO, "simulate", "%s: %llu steps to t = %.9g s, %llu rows written to %s",
                 a.fmu, (unsigned long long)result.steps, rtcosim_time_to_seconds(result.end_time),
                 (unsigned long long)result.rows_written, o.output_file);
+    /* An end the FMU asked for is a normal end (exit 0), but it is not the
+     * requested stop time: say so by default, naming the FMI mechanism. */
+    if (result.terminated_by_component)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
+                    "%s: the FMU asked to end the simulation at t = %.9g s, before the stop time "
+                    "%.9g s (%s); %llu rows written to %s",
+                    a.fmu, rtcosim_time_to_seconds(result.end_time),
+                    rtcosim_time_to_seconds(o.stop_time), termination_reason(c, &result),
+                    (unsigned long long)result.rows_written, o.output_file);
     rc = 0;
 done:
     rtcosim_csv_free(input);

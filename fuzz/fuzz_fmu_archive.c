@@ -2,7 +2,8 @@
  * loader and the SSP reader). Input that starts with "PK" is
  * taken as a zip file as is; other input describes an archive as text (entries
  * separated by "\n--\n", each "name\ncontents", a name prefixed "@" marks a
- * symbolic link), which lets the fuzzer reach entry names directly. Oracle:
+ * symbolic link; a name may repeat), which lets the fuzzer reach entry names
+ * and the duplicate-entry rules directly. Oracle:
  * no crash or leak, and nothing is left in (or written beside) the private
  * extraction directory once it is removed. */
 #include <dirent.h>
@@ -14,9 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zip.h>
-
 #include "archive/archive.h"
+#include "util/raw_zip.h"
 
 static char parent[64];
 static char zip_path[96];
@@ -53,22 +53,25 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* Build a zip from the text description; false when libzip refuses it. */
+/* Build a zip of stored entries from the text description, exactly as
+ * listed (raw_zip.c, not libzip, so that a name may appear twice and the
+ * duplicate-entry rules are reached). */
 static bool build_archive(const uint8_t *data, size_t size)
 {
-    int code;
-    zip_t *za = zip_open(zip_path, ZIP_CREATE | ZIP_TRUNCATE, &code);
-    if (!za)
-        return false;
     char *text = malloc(size + 1);
-    if (!text) {
-        zip_discard(za);
+    size_t cap = 1;
+    for (size_t i = 0; i + 3 < size; i++)
+        cap += memcmp(data + i, "\n--\n", 4) == 0;
+    raw_zip_entry *entries = calloc(cap, sizeof *entries);
+    if (!text || !entries) {
+        free(text);
+        free(entries);
         return false;
     }
     memcpy(text, data, size);
     text[size] = '\0';
-    bool ok = true;
-    for (char *entry = text; entry && ok;) {
+    size_t n = 0;
+    for (char *entry = text; entry && n < cap;) {
         char *next = strstr(entry, "\n--\n");
         if (next) {
             *next = '\0';
@@ -80,24 +83,12 @@ static bool build_archive(const uint8_t *data, size_t size)
         else
             contents = entry + strlen(entry);
         bool link = entry[0] == '@';
-        const char *name = entry + link;
-        zip_source_t *src = zip_source_buffer(za, contents, strlen(contents), 0);
-        zip_int64_t index = src ? zip_file_add(za, name, src, ZIP_FL_OVERWRITE) : -1;
-        if (index < 0) {
-            zip_source_free(src);
-            ok = false;
-        } else if (link) {
-            zip_file_set_external_attributes(za, (zip_uint64_t)index, 0, ZIP_OPSYS_UNIX,
-                                             (zip_uint32_t)(S_IFLNK | 0777) << 16);
-        }
+        entries[n++] = (raw_zip_entry){entry + link, contents, strlen(contents),
+                                       link ? (uint32_t)(S_IFLNK | 0777) : 0};
         entry = next;
     }
-    if (ok && zip_close(za) != 0)
-        ok = false;
-    else if (ok)
-        za = NULL;
-    if (za)
-        zip_discard(za);
+    bool ok = raw_zip_write(zip_path, entries, n);
+    free(entries);
     free(text);
     if (!ok)
         unlink(zip_path);

@@ -1,16 +1,34 @@
-/* libFuzzer target for the modelDescription.xml parser (FMI 2.0 and 3.0): any
- * bytes must give a description or an error, never a crash, leak or hang. */
+/* libFuzzer target for the modelDescription.xml parser (FMI 2.0 and 3.0,
+ * FMI 3.0 arrays included): any bytes must give a description or an error,
+ * never a crash, leak or hang, lenient or strict, for co-simulation and
+ * model exchange. The first byte picks the options; the rest is the XML. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "fmi/model_description.h"
+#include "rtcosim/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static int quiet;
+    if (!quiet++)
+        rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* lenient rules log warnings */
+    rtcosim_fmi_md_options o = {0};
+    if (size > 0 && (data[0] == 'S' || data[0] == 'M')) {
+        o.strict = data[0] == 'S';
+        o.interface = data[0] == 'M' ? RTCOSIM_FMI_MD_MODEL_EXCHANGE : RTCOSIM_FMI_MD_CO_SIMULATION;
+        data++;
+        size--;
+    }
     rtcosim_fmi_md *md = NULL;
     rtcosim_error err;
-    if (rtcosim_fmi_md_parse((const char *)data, size, "modelDescription.xml", &md, &err) ==
-        RTCOSIM_OK)
+    if (rtcosim_fmi_md_parse_with((const char *)data, size, "modelDescription.xml", &o, &md, &err) ==
+        RTCOSIM_OK) {
+        /* Every element reference must map back into its array. */
+        for (size_t k = 0; k < md->array_count; k++)
+            if (md->arrays[k].first + md->arrays[k].count > md->variable_count)
+                __builtin_trap();
         rtcosim_fmi_md_free(md);
+    }
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: installs the build's Debian packages, builds rtcosim (Release),
-# installs the library, headers, pkg-config file, example models and the
-# `rtcosim` CLI under /usr/local, then runs the built-in demo.
+# installs the library, headers, pkg-config file, example models, the
+# `rtcosim` CLI and the Python package (for /usr/bin/python3) under /usr/local,
+# then runs the built-in demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -11,4 +12,5 @@ cmake --build build/install -j "$(nproc)"
 cmake --install build/install >/dev/null
 ldconfig
 echo "installed: $(command -v rtcosim) ($(rtcosim --version)); pkg-config: $(pkg-config --libs rtcosim)"
+/usr/bin/python3 -c "import rtcosim; print('python: rtcosim', rtcosim.__version__, 'in', rtcosim.__file__)"
 rtcosim demo

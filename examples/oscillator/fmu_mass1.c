@@ -13,11 +13,11 @@ typedef struct mass1 {
 
 #define VAR(name, vr, causality, variability, initial, field, start, unit, desc)                    \
     {name, vr, MODEL_FLOAT64, causality, variability, initial, offsetof(mass1, field), start, unit, \
-     desc, 0}
+     desc, 0, {0, 0}}
 
 static const model_variable variables[] = {
     {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0, NULL,
-     "s", "Simulation time", 0},
+     "s", "Simulation time", 0, {0, 0}},
     VAR("x", 1, MODEL_OUTPUT, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED, x, NULL, "m", "position of mass 1"),
     VAR("v", 2, MODEL_OUTPUT, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED, v, NULL, "m/s", "velocity of mass 1"),
     VAR("F", 3, MODEL_INPUT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, F, "0", "N", "coupling force on mass 1"),

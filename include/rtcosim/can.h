@@ -131,9 +131,9 @@ void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elaps
                                rtcosim_can_bus_stats *stats);
 size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus);
 const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus);
-/* Write the log, one frame a line, candump -L style with the end-of-frame
- * time in seconds (9 decimals) and the sender's name appended:
- * "(0000000000.000270000) can0 0C8#1122334455667788 engine". */
+/* Write the log (end-of-frame times): Vector ASC when the path ends in
+ * ".asc", else candump -l, "(0000000000.000270) can0 0C8#1122334455667788"
+ * (can_log.h). */
 rtcosim_status rtcosim_can_bus_write_log(const rtcosim_can_bus *bus, const char *path,
                                          rtcosim_error *err);
 

@@ -49,6 +49,11 @@ typedef struct rtcosim_fmu_options {
     /* Model exchange with Euler: largest micro step; 0: one micro step per
      * do_step. With CVODE: largest internal step; 0: unlimited. */
     rtcosim_time_ns max_solver_step;
+    /* Strict model-description checking: a rule of the standard whose
+     * violation would not stop a correct run (logged as a warning naming the
+     * variable otherwise, as the Reference FMUs and fmusim are lenient there)
+     * refuses the FMU. */
+    bool strict;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds
@@ -83,6 +88,9 @@ typedef struct rtcosim_fmu_info {
     const bool *output_dependencies_declared;
     const size_t *output_dependency_start;
     const size_t *output_dependencies;
+    /* Rules of the standard the model description breaks in ways that do not
+     * stop a correct run (each logged as a warning naming the variable). */
+    size_t model_description_warnings;
 } rtcosim_fmu_info;
 
 /* What the integrator of a model-exchange FMU did so far. */

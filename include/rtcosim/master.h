@@ -118,11 +118,14 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
                                               rtcosim_error *err);
 
 /* A start value for "comp.var" as text ("1.5", "true", "3"), applied in
- * initialization mode. Unknown names and unparsable values fail at once. */
+ * initialization mode; for a whole FMI 3.0 array "comp.arr" a white-space
+ * separated list of every element, row-major. Unknown names and unparsable
+ * values fail at once. */
 rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *name,
                                               const char *text, rtcosim_error *err);
 
-/* Observe "comp.var" (any variable). Without any call the master observes
+/* Observe "comp.var" (any variable; "comp.arr" every element of an FMI 3.0
+ * array). Without any call the master observes
  * every output of every component, in component and variable-table order. */
 rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcosim_error *err);
 
@@ -163,6 +166,14 @@ rtcosim_time_ns rtcosim_master_time(const rtcosim_master *m);
 /* The macro step the next step will use (adaptive: the controller's choice). */
 rtcosim_time_ns rtcosim_master_next_step(const rtcosim_master *m);
 uint64_t rtcosim_master_step_count(const rtcosim_master *m);
+/* Whether a component asked to end the run (FMI 3.0 terminateSimulation, or
+ * a discarded step with the FMI 2.0 fmi2Terminated / FMI 3.0
+ * terminateSimulation request); the run then ended normally. *component gets
+ * its instance name, *on_discard whether its step was discarded: the run
+ * then ended at the start of that tick (the last time every component
+ * reached), its partial tick neither published nor recorded. Outputs may be
+ * NULL. */
+bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, bool *on_discard);
 
 size_t rtcosim_master_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */

@@ -47,12 +47,28 @@ typedef struct rtcosim_simulate_options {
     size_t output_variable_count;
     uint32_t record_every;             /* record every N-th step (and always the last); 0: 1 */
     bool writer_thread;                /* format and write results on a writer thread */
+    /* Optional: called with every recorded row (the rows the file gets, with
+     * the same record_every decimation; also without output_file), values in
+     * the order of the recorded variables, strings valid during the call. A
+     * non-OK return stops the run with that status. */
+    rtcosim_status (*on_row)(void *context, rtcosim_time_ns t, const rtcosim_value *values,
+                             size_t count, rtcosim_error *err);
+    void *row_context;
+    /* Optional: called after every step with the time reached (progress
+     * displays, cancellation). A non-OK return (e.g. RTCOSIM_ECANCELED) stops
+     * the run with that status; rows recorded so far are kept. */
+    rtcosim_status (*progress)(void *context, rtcosim_time_ns t, rtcosim_error *err);
+    void *progress_context;
 } rtcosim_simulate_options;
 
 typedef struct rtcosim_simulate_result {
     uint64_t steps;                /* completed do_step calls */
     rtcosim_time_ns end_time;      /* time the run reached */
     bool terminated_by_component;  /* the component asked to stop before stop_time */
+    /* ... by discarding a step and asking to terminate (FMI 2.0 fmi2Discard
+     * with fmi2Terminated, FMI 3.0 fmi3Discard with terminateSimulation): the
+     * run ended normally at the last successful time (end_time). */
+    bool terminated_on_discard;
     uint64_t rows_written;         /* result rows in the file */
     size_t output_count;           /* recorded variables */
     /* Optional, set by the caller: receives the last recorded values (up to
@@ -78,8 +94,9 @@ void rtcosim_simulate_defaults(const rtcosim_component *c, rtcosim_simulate_opti
 rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_options *opts,
                                 rtcosim_simulate_result *result, rtcosim_error *err);
 
-/* The variables a run records: the named ones (error naming an unknown one),
- * or with count 0 every output (ModelStructure outputs for FMUs). Writes up
+/* The variables a run records: the named ones (error naming an unknown one;
+ * the name of a whole FMI 3.0 array records each element), or with count 0
+ * every output (ModelStructure outputs for FMUs). Writes up
  * to capacity pointers into out and the total number into *found. */
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,

@@ -64,6 +64,17 @@ static void check_table(void)
             fail("variable %s: needs a start value", v->name);
         if (v->derivative_of && M->model_exchange && v->variability != MODEL_CONTINUOUS)
             fail("variable %s: a state derivative must be continuous", v->name);
+        if (v->causality == MODEL_STRUCTURAL_PARAMETER &&
+            (fmi_version == 2 || v->type != MODEL_UINT64 || !v->start))
+            fail("variable %s: a structural parameter must be an FMI 3.0 UInt64 with a start value",
+                 v->name);
+        for (int d = 0; d < 2 && v->dimensions[d]; d++)
+            if (fmi_version == 2 || v->dimensions[d] >= i ||
+                M->variables[v->dimensions[d]].causality != MODEL_STRUCTURAL_PARAMETER)
+                fail("variable %s: dimension %d is not an earlier structural parameter (FMI 3.0 "
+                     "only)", v->name, d + 1);
+        if (v->dimensions[0] && (v->type == MODEL_STRING || v->type == MODEL_BINARY))
+            fail("variable %s: the glue has numeric and Boolean arrays only", v->name);
         if (v->derivative_of) {
             if (v->derivative_of >= M->variable_count ||
                 M->variables[v->derivative_of].type != MODEL_FLOAT64 || v->type != MODEL_FLOAT64)
@@ -141,7 +152,8 @@ static void attr_double(const char *name, double value)
 static const char *causality_name(model_causality c)
 {
     static const char *const names[] = {"parameter", "calculatedParameter", "input",
-                                        "output",    "local",               "independent"};
+                                        "output",    "local",               "independent",
+                                        "structuralParameter"};
     return names[c];
 }
 
@@ -321,7 +333,14 @@ static void put_variable_fmi3(const model_variable *v)
         return;
     }
     attr("start", v->start);
-    fputs("/>\n", out);
+    if (!v->dimensions[0]) {
+        fputs("/>\n", out);
+        return;
+    }
+    fputs(">\n", out);
+    for (int d = 0; d < 2 && v->dimensions[d]; d++)
+        fprintf(out, "      <Dimension valueReference=\"%u\"/>\n", (unsigned)v->dimensions[d]);
+    fprintf(out, "    </%s>\n", fmi3_type_name(v->type));
 }
 
 /* An output's direct feedthrough as the `dependencies` attribute (FMI 2.0

@@ -221,10 +221,11 @@ fmi3Status fmi3Reset(fmi3Instance instance)
 
 /* ---- Values (section 2.3.5) ---- */
 
-/* The models have scalar variables only, so nValues must equal
- * nValueReferences. */
+/* nValues must be the number of values the references name: one per
+ * scalar, every element of an array (section 2.3.5, row-major). */
 static bool begin_values(model_instance *inst, unsigned mask, const char *function,
-                         const void *vr, size_t nvr, const void *values, size_t n_values)
+                         const fmi3ValueReference *vr, size_t nvr, const void *values,
+                         size_t n_values)
 {
     if (!inst || !instance_allowed(inst, mask, function))
         return false;
@@ -232,10 +233,11 @@ static bool begin_values(model_instance *inst, unsigned mask, const char *functi
         instance_error(inst, "%s: NULL value reference or value array", function);
         return false;
     }
-    if (n_values != nvr) {
-        instance_error(inst, "%s: nValues %zu differs from nValueReferences %zu (all variables "
-                             "are scalars)",
-                       function, n_values, nvr);
+    size_t expected = instance_value_count(inst, vr, nvr);
+    if (n_values != expected) {
+        instance_error(inst, "%s: nValues %zu differs from the %zu values of the %zu value "
+                             "references",
+                       function, n_values, expected, nvr);
         return false;
     }
     return true;

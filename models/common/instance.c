@@ -32,6 +32,8 @@ static const model_status category_status[MODEL_LOG_CATEGORY_COUNT] = {
 
 double model_time(const model_instance *inst) { return inst->time; }
 
+void model_discard_recoverable(model_instance *inst) { inst->discard_recoverable = true; }
+
 /* ---- Logging ---- */
 
 bool instance_log_enabled(const model_instance *inst, model_log_category category)
@@ -248,19 +250,63 @@ static bool parse_hex(model_instance *inst, const char *text, model_binary *out)
     return true;
 }
 
+static bool apply_number(model_type type, const char *s, void *field);
+static size_t type_size(model_type type);
+
+size_t model_value_count(const model_instance *inst, const model_variable *v)
+{
+    size_t count = 1;
+    for (int d = 0; d < 2 && v->dimensions[d]; d++)
+        count *= (size_t)*(const uint64_t *)(inst->data +
+                                             inst->model->variables[v->dimensions[d]].offset);
+    return count;
+}
+
+/* An array's start value: one number per element, white-space separated. */
+static bool apply_array_start(model_instance *inst, const model_variable *v, unsigned char *data)
+{
+    size_t count = 1;
+    for (int d = 0; d < 2 && v->dimensions[d]; d++)
+        count *= (size_t)*(const uint64_t *)(data + inst->model->variables[v->dimensions[d]].offset);
+    const char *s = v->start;
+    if (!s)
+        return true; /* data is zeroed */
+    for (size_t k = 0; k < count; k++) {
+        char token[64];
+        s += strspn(s, " ");
+        size_t len = strcspn(s, " ");
+        if (len == 0 || len >= sizeof token)
+            return false;
+        memcpy(token, s, len);
+        token[len] = '\0';
+        s += len;
+        if (!apply_number(v->type, token, data + v->offset + k * type_size(v->type)))
+            return false;
+    }
+    return s[strspn(s, " ")] == '\0';
+}
+
 /* Writes v's start value (or the type's zero/empty value) into data. */
 static bool apply_start(model_instance *inst, const model_variable *v, unsigned char *data)
 {
     void *field = data + v->offset;
     const char *s = v->start;
-    char *end = NULL;
+    if (v->dimensions[0])
+        return apply_array_start(inst, v, data);
     if (v->type == MODEL_STRING)
         return model_set_string(inst, field, s ? s : "");
     if (v->type == MODEL_BINARY)
         return s ? parse_hex(inst, s, field) : true;
     if (!s)
         return true; /* data is zeroed */
-    switch (v->type) {
+    return apply_number(v->type, s, field);
+}
+
+/* A number of the type from s (the whole text) into field. */
+static bool apply_number(model_type type, const char *s, void *field)
+{
+    char *end = NULL;
+    switch (type) {
     case MODEL_FLOAT32: *(float *)field = strtof(s, &end); break;
     case MODEL_FLOAT64: *(double *)field = strtod(s, &end); break;
     case MODEL_INT8: *(int8_t *)field = (int8_t)strtoll(s, &end, 10); break;
@@ -318,6 +364,8 @@ bool instance_init(model_instance *inst, const char *name, const char *resource_
 {
     inst->model = &model_definition;
     inst->fmi2 = fmi2;
+    for (size_t i = 0; i < inst->model->variable_count; i++)
+        inst->has_arrays = inst->has_arrays || inst->model->variables[i].dimensions[0] != 0;
     /* loggingOn enables every category but the per-call trace, which would
      * flood a log at one line per step. FMI 2.0 only calls that "debug
      * logging", so its error messages are on even without it. */
@@ -430,6 +478,7 @@ model_status instance_do_step(model_instance *inst, double t, double h, const ch
         t + h > inst->stop_time + 1e-9 * (fabs(inst->stop_time) > 1.0 ? fabs(inst->stop_time) : 1.0))
         return instance_error(inst, "%s: step to %.17g goes past stopTime %.17g", function, t + h,
                               inst->stop_time);
+    inst->discard_recoverable = false;
     model_status status = inst->model->do_step(inst, inst->data, t, h);
     switch (status) {
     case MODEL_OK:
@@ -440,8 +489,11 @@ model_status instance_do_step(model_instance *inst, double t, double h, const ch
         inst->dirty = false;
         break;
     case MODEL_DISCARD:
+        /* FMI 2.0 section 4.2.3 fmi2Terminated, FMI 3.0 section 4.2.1
+         * terminateSimulation: a discarded step asks to end the run unless
+         * the model said it could be retried. */
         inst->last_successful_time = t;
-        inst->terminate_requested = true;
+        inst->terminate_requested = !inst->discard_recoverable;
         break;
     case MODEL_ERROR: inst->mode = MODE_ERROR; break;
     case MODEL_FATAL: inst->mode = MODE_FATAL; break;
@@ -525,25 +577,39 @@ model_status instance_get(model_instance *inst, const char *function, const uint
     update_if_dirty(inst);
     if (type == MODEL_FLOAT64) { /* the hot path of every co-simulation step */
         double *out = values;
+        size_t k = 0; /* values written: an array writes all its elements */
         for (size_t i = 0; i < n; i++) {
             const model_variable *v = lookup(inst, function, vr[i], type);
             if (!v)
                 return MODEL_ERROR;
-            out[i] = v->causality == MODEL_INDEPENDENT ? inst->time
-                                                       : *(const double *)(inst->data + v->offset);
+            if (v->causality == MODEL_INDEPENDENT) {
+                out[k++] = inst->time;
+            } else if (!v->dimensions[0]) {
+                out[k++] = *(const double *)(inst->data + v->offset);
+            } else {
+                size_t count = model_value_count(inst, v);
+                memcpy(out + k, inst->data + v->offset, count * sizeof *out);
+                k += count;
+            }
         }
         return MODEL_OK;
     }
     const size_t size = type_size(type);
     unsigned char *out = values;
+    size_t k = 0; /* values written: an array writes all its elements */
     for (size_t i = 0; i < n; i++) {
         const model_variable *v = lookup(inst, function, vr[i], type);
         if (!v)
             return MODEL_ERROR;
-        if (v->causality == MODEL_INDEPENDENT)
-            memcpy(out + i * size, &inst->time, sizeof inst->time);
-        else
-            memcpy(out + i * size, inst->data + v->offset, size);
+        if (v->causality == MODEL_INDEPENDENT) {
+            memcpy(out + k++ * size, &inst->time, sizeof inst->time);
+        } else if (!v->dimensions[0]) {
+            memcpy(out + k++ * size, inst->data + v->offset, size);
+        } else {
+            size_t count = model_value_count(inst, v);
+            memcpy(out + k * size, inst->data + v->offset, count * size);
+            k += count;
+        }
     }
     return MODEL_OK;
 }
@@ -554,6 +620,11 @@ model_status instance_get(model_instance *inst, const char *function, const uint
  * parameters only. */
 static bool settable(model_instance *inst, const char *function, const model_variable *v)
 {
+    if (v->causality == MODEL_STRUCTURAL_PARAMETER) {
+        instance_error(inst, "%s: structural parameter %s can only be set in Configuration "
+                             "Mode, which this FMU does not support", function, v->name);
+        return false;
+    }
     if (v->causality == MODEL_INDEPENDENT || v->variability == MODEL_CONSTANT) {
         instance_error(inst, "%s: variable %s is %s and cannot be set", function, v->name,
                        v->causality == MODEL_INDEPENDENT ? "the independent variable"
@@ -571,6 +642,17 @@ static bool settable(model_instance *inst, const char *function, const model_var
         instance_error(inst, "%s: variable %s cannot be set in %s", function, v->name,
                        instance_mode_name(inst->mode));
     return ok;
+}
+
+size_t instance_value_count(model_instance *inst, const uint32_t vr[], size_t n)
+{
+    const model_def *m = inst->model;
+    if (!inst->has_arrays) /* every variable a scalar: skip the walk on the step path */
+        return n;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += vr[i] < m->variable_count ? model_value_count(inst, &m->variables[vr[i]]) : 1;
+    return total;
 }
 
 model_status instance_check_set(model_instance *inst, const char *function, const uint32_t vr[],
@@ -596,14 +678,19 @@ model_status instance_set(model_instance *inst, const char *function, const uint
                                   inst->model->variables[vr[i]].name);
     const size_t size = type_size(type);
     const unsigned char *in = values;
+    size_t k = 0; /* values read: an array takes all its elements */
     for (size_t i = 0; i < n; i++) {
         const model_variable *v = &inst->model->variables[vr[i]];
         if (type == MODEL_STRING) {
             if (!model_set_string(inst, (char **)(inst->data + v->offset),
-                                  ((const char *const *)values)[i]))
+                                  ((const char *const *)values)[k++]))
                 return instance_error(inst, "%s: out of memory copying %s", function, v->name);
+        } else if (!v->dimensions[0]) {
+            memcpy(inst->data + v->offset, in + k++ * size, size);
         } else {
-            memcpy(inst->data + v->offset, in + i * size, size);
+            size_t count = model_value_count(inst, v);
+            memcpy(inst->data + v->offset, in + k * size, count * size);
+            k += count;
         }
     }
     inst->dirty = true;

@@ -52,6 +52,8 @@ struct model_instance {
     /* The last step ended early (Discard); FMI 2.0 fmi2Terminated and
      * fmi2LastSuccessfulTime, FMI 3.0 terminateSimulation/lastSuccessfulTime. */
     bool terminate_requested;
+    bool discard_recoverable; /* the model's current step discards without asking to terminate */
+    bool has_arrays;          /* some variable is an FMI 3.0 array */
     double last_successful_time;
     uint32_t log_mask; /* bit c: category c enabled */
     unsigned char *data;
@@ -113,6 +115,8 @@ model_status instance_get(model_instance *inst, const char *function, const uint
 model_status instance_set(model_instance *inst, const char *function, const uint32_t vr[],
                           size_t n, model_type type, const void *values);
 /* The checks of instance_set alone, for callers that convert values first. */
+/* Values a get/set of these references moves (arrays count their elements). */
+size_t instance_value_count(model_instance *inst, const uint32_t vr[], size_t n);
 model_status instance_check_set(model_instance *inst, const char *function, const uint32_t vr[],
                                 size_t n, model_type type);
 model_status instance_get_binary(model_instance *inst, const char *function, const uint32_t vr[],

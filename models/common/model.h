@@ -42,7 +42,8 @@ typedef enum model_causality {
     MODEL_INPUT,
     MODEL_OUTPUT,
     MODEL_LOCAL,
-    MODEL_INDEPENDENT
+    MODEL_INDEPENDENT,
+    MODEL_STRUCTURAL_PARAMETER /* FMI 3.0 only: sizes arrays; fixed at its start value */
 } model_causality;
 
 typedef enum model_variability {
@@ -83,6 +84,12 @@ typedef struct model_variable {
     /* For a state derivative: value reference of its state; 0: not one
      * (value reference 0 is always the independent variable "time"). */
     uint32_t derivative_of;
+    /* FMI 3.0 arrays (section 2.4.7.4, <Dimension>): per dimension, row-major,
+     * the value reference of the UInt64 structural parameter giving its size;
+     * 0: no such dimension (a scalar has none). The field is a C array of
+     * the variable's type holding at least the product of the sizes; the
+     * start value lists every element. */
+    uint32_t dimensions[2];
 } model_variable;
 
 /* Status a model function returns; the glue maps it to fmi2Status/fmi3Status. */
@@ -187,6 +194,11 @@ extern const model_def model_definition;
 void model_log(model_instance *inst, model_log_category category, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Called by do_step before it returns MODEL_DISCARD: the step was discarded
+ * but the simulation need not end (no fmi2Terminated / terminateSimulation).
+ * Without it a discarded step asks the importer to terminate. */
+void model_discard_recoverable(model_instance *inst);
+
 /* The instance's time (the independent variable), e.g. for event messages. */
 double model_time(const model_instance *inst);
 
@@ -196,6 +208,10 @@ bool model_set_string(model_instance *inst, char **field, const char *value);
 
 /* Replaces a Binary value held in the model data with a copy of size bytes. */
 bool model_set_binary(model_instance *inst, model_binary *field, const void *data, size_t size);
+
+/* Values of a variable: 1 for a scalar, the product of its dimensions'
+ * structural parameters for an array. */
+size_t model_value_count(const model_instance *inst, const model_variable *v);
 
 /* FMI 2.0 knows only Real, Integer, Boolean and String. */
 static inline bool model_type_in_fmi2(model_type type)

@@ -54,18 +54,18 @@ typedef struct dahlquist_state {
 /* Value references 0..5: time, the state, its derivative and the parameters. */
 #define DAHLQUIST_VARIABLES                                                                       \
     {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,     \
-     NULL, "s", "Simulation time", 0},                                                            \
+     NULL, "s", "Simulation time", 0, {0, 0}},                                                            \
     {"x", 1, MODEL_FLOAT64, MODEL_OUTPUT, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED,             \
-     offsetof(dahlquist_state, x), NULL, NULL, "State, x(start) = x0", 0},                        \
+     offsetof(dahlquist_state, x), NULL, NULL, "State, x(start) = x0", 0, {0, 0}},                        \
     {"der(x)", 2, MODEL_FLOAT64, MODEL_LOCAL, MODEL_CONTINUOUS, MODEL_INITIAL_CALCULATED,         \
-     offsetof(dahlquist_state, der_x), NULL, "1/s", "der(x) = -k*x", 1},                          \
+     offsetof(dahlquist_state, der_x), NULL, "1/s", "der(x) = -k*x", 1, {0, 0}},                          \
     {"k", 3, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,                  \
-     offsetof(dahlquist_state, k), "1", "1/s", "Decay rate", 0},                                  \
+     offsetof(dahlquist_state, k), "1", "1/s", "Decay rate", 0, {0, 0}},                                  \
     {"x0", 4, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT,                   \
-     offsetof(dahlquist_state, x0), "1", NULL, "Initial value of x", 0},                          \
+     offsetof(dahlquist_state, x0), "1", NULL, "Initial value of x", 0, {0, 0}},                          \
     {"solver_step", 5, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT,          \
      offsetof(dahlquist_state, solver_step), "1e-4", "s",                                         \
-     "Largest Euler micro step; a communication step is split into equal micro steps", 0}
+     "Largest Euler micro step; a communication step is split into equal micro steps", 0, {0, 0}}
 
 static inline model_status dahlquist_check(model_instance *inst, void *data)
 {

@@ -1,7 +1,8 @@
 /* A Dahlquist model (der(x) = -k*x, explicit Euler) that fails on purpose:
  * from the communication point fail_time on, every step returns the status
- * chosen by fail_mode (1 Error, 2 Fatal, 3 Discard) without advancing, so that
- * importers' handling of failing FMUs can be tested. */
+ * chosen by fail_mode (1 Error, 2 Fatal, 3 Discard asking to terminate, like
+ * the Reference FMUs' Stair, 4 Discard without asking) without advancing, so
+ * that importers' handling of failing FMUs can be tested. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,16 +14,16 @@ typedef struct faulty {
     int32_t fail_mode;
 } faulty;
 
-enum { FAIL_ERROR = 1, FAIL_FATAL = 2, FAIL_DISCARD = 3 };
+enum { FAIL_ERROR = 1, FAIL_FATAL = 2, FAIL_DISCARD = 3, FAIL_DISCARD_RECOVERABLE = 4 };
 
 static const model_variable variables[] = {
     DAHLQUIST_VARIABLES,
     {"fail_time", 6, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
      offsetof(faulty, fail_time), "1", "s",
-     "Steps starting at a communication point >= fail_time fail", 0},
+     "Steps starting at a communication point >= fail_time fail", 0, {0, 0}},
     {"fail_mode", 7, MODEL_INT32, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
      offsetof(faulty, fail_mode), "1", NULL,
-     "Status of a failing step: 1 Error, 2 Fatal, 3 Discard", 0},
+     "Status of a failing step: 1 Error, 2 Fatal, 3 Discard and terminate, 4 Discard", 0, {0, 0}},
 };
 
 static model_status check(model_instance *inst, void *data)
@@ -31,8 +32,8 @@ static model_status check(model_instance *inst, void *data)
     model_status status = dahlquist_check(inst, data);
     if (status != MODEL_OK)
         return status;
-    if (m->fail_mode < FAIL_ERROR || m->fail_mode > FAIL_DISCARD) {
-        model_log(inst, MODEL_LOG_STATUS_ERROR, "fail_mode must be 1, 2 or 3, is %d",
+    if (m->fail_mode < FAIL_ERROR || m->fail_mode > FAIL_DISCARD_RECOVERABLE) {
+        model_log(inst, MODEL_LOG_STATUS_ERROR, "fail_mode must be 1, 2, 3 or 4, is %d",
                   (int)m->fail_mode);
         return MODEL_ERROR;
     }
@@ -49,6 +50,10 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
             return MODEL_FATAL;
         case FAIL_DISCARD:
             model_log(inst, MODEL_LOG_STATUS_DISCARD, "discarding on purpose at t = %.17g (fail_mode 3)", t);
+            return MODEL_DISCARD;
+        case FAIL_DISCARD_RECOVERABLE:
+            model_log(inst, MODEL_LOG_STATUS_DISCARD, "discarding on purpose at t = %.17g (fail_mode 4)", t);
+            model_discard_recoverable(inst);
             return MODEL_DISCARD;
         default:
             model_log(inst, MODEL_LOG_STATUS_ERROR, "failing on purpose at t = %.17g (fail_mode %d)", t,

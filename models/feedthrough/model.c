@@ -33,16 +33,24 @@ typedef struct feedthrough {
 
 #define VAR(vr, name, type, causality, variability, initial, field, start, description)     \
     {name, vr, type, causality, variability, initial, offsetof(feedthrough, field), start, NULL, \
-     description, 0}
+     description, 0, {0, 0}}
+/* FEEDTHROUGH_EXACT_INPUTS builds the variant whose inputs say
+ * initial="exact", as the Modelica Reference FMUs' Feedthrough (FMI 3.0)
+ * declares them although the standard's table lists no initial for inputs. */
+#ifdef FEEDTHROUGH_EXACT_INPUTS
+#define INPUT_INITIAL MODEL_INITIAL_EXACT
+#else
+#define INPUT_INITIAL MODEL_INITIAL_DEFAULT
+#endif
 #define IN(vr, name, type, variability, field, start) \
-    VAR(vr, name, type, MODEL_INPUT, variability, MODEL_INITIAL_DEFAULT, field, start, NULL)
+    VAR(vr, name, type, MODEL_INPUT, variability, INPUT_INITIAL, field, start, NULL)
 #define OUT(vr, name, type, variability, field, input)                                   \
     VAR(vr, name, type, MODEL_OUTPUT, variability, MODEL_INITIAL_CALCULATED, field, NULL, \
         "Equals " input)
 
 static const model_variable variables[] = {
     {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,
-     NULL, "s", "Simulation time", 0},
+     NULL, "s", "Simulation time", 0, {0, 0}},
     IN(1, "Float64_continuous_input", MODEL_FLOAT64, MODEL_CONTINUOUS, float64_continuous_in, "0"),
     OUT(2, "Float64_continuous_output", MODEL_FLOAT64, MODEL_CONTINUOUS, float64_continuous_out,
         "Float64_continuous_input"),
@@ -129,7 +137,11 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
 }
 
 const model_def model_definition = {
+#ifdef FEEDTHROUGH_EXACT_INPUTS
+    .model_name = "FeedthroughExact",
+#else
     .model_name = "Feedthrough",
+#endif
     .description = "Copies each input to the output of the same type",
     .instantiation_token = "{6f0b9a2e-3c1d-4e57-9a8b-1d2c3e4f5a02}",
     .variables = variables,

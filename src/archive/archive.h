@@ -28,9 +28,10 @@ typedef struct rtcosim_archive_limits {
  * limit; an entry with an empty or absolute name ("/x", "\x", "C:x"), a ".."
  * component or an empty component ('/' and '\' both count as separators), a
  * symbolic link, encryption, a compression method libzip cannot inflate, or
- * declared sizes beyond the byte limit. While extracting: bytes inflated beyond
- * the limit (declared sizes can lie), a CRC mismatch, a duplicate entry or a
- * file/directory clash. Backslashes in names become directory separators;
+ * declared sizes beyond the byte limit, an entry listed twice with different
+ * size or CRC-32 (identical copies are extracted once). While extracting:
+ * bytes inflated beyond the limit (declared sizes can lie), a CRC mismatch, or
+ * a file/directory clash. Backslashes in names become directory separators;
  * entries marked executable by a Unix archiver are created 0700, others 0600.
  *
  * A file that is not a zip is RTCOSIM_EFORMAT "not a zip archive", a missing

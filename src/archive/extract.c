@@ -124,10 +124,68 @@ static rtcosim_status budget_error(const char *path, const char *name, uint64_t 
                              path, name, limit);
 }
 
+/* One entry's identity for the duplicate check. */
+typedef struct entry_key {
+    const char *name;
+    zip_uint64_t index, size;
+    zip_uint32_t crc;
+} entry_key;
+
+static int by_name_then_index(const void *a, const void *b)
+{
+    const entry_key *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Entries listed more than once under one name. Identical copies (same size
+ * and CRC-32; directories: same name) are one file: later copies are marked
+ * in `skip`, as fmusim and common unzip tools treat them (the Reference FMUs'
+ * Roberts lists its extra/ folder twice). Copies that differ would make the
+ * extracted file depend on the order of extraction: refused. */
+static rtcosim_status check_duplicates(const char *path, zip_t *za, zip_uint64_t count,
+                                       bool *skip, rtcosim_error *err)
+{
+    entry_key *keys = malloc((count ? count : 1) * sizeof *keys);
+    if (!keys)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    for (zip_uint64_t i = 0; i < count; i++) {
+        zip_stat_t st;
+        zip_stat_init(&st);
+        zip_stat_index(za, i, 0, &st); /* succeeded in check_entries */
+        keys[i] = (entry_key){zip_get_name(za, i, ZIP_FL_ENC_GUESS), i,
+                              (st.valid & ZIP_STAT_SIZE) ? st.size : 0,
+                              (st.valid & ZIP_STAT_CRC) ? st.crc : 0};
+    }
+    qsort(keys, count, sizeof *keys, by_name_then_index);
+    rtcosim_status status = RTCOSIM_OK;
+    for (zip_uint64_t i = 1; i < count && status == RTCOSIM_OK; i++) {
+        const entry_key *a = &keys[i - 1], *b = &keys[i];
+        if (strcmp(a->name, b->name) != 0)
+            continue;
+        size_t len = strlen(b->name);
+        bool dir = len && b->name[len - 1] == '/';
+        if (dir || (a->size == b->size && a->crc == b->crc))
+            skip[b->index] = true;
+        else
+            status = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                       "%s: entry '%s' appears twice with different contents "
+                                       "(%" PRIu64 " bytes, CRC-32 %08" PRIx32 " and %" PRIu64
+                                       " bytes, CRC-32 %08" PRIx32 ")",
+                                       path, b->name, (uint64_t)a->size, (uint32_t)a->crc,
+                                       (uint64_t)b->size, (uint32_t)b->crc);
+    }
+    free(keys);
+    return status;
+}
+
 /* Everything that can be judged from the central directory, for every entry,
  * before the first byte is written. */
 static rtcosim_status check_entries(const char *path, zip_t *za, zip_uint64_t count,
-                                    const char *kind, uint64_t max_bytes, rtcosim_error *err)
+                                    const char *kind, uint64_t max_bytes, bool *skip,
+                                    rtcosim_error *err)
 {
     uint64_t declared = 0;
     for (zip_uint64_t i = 0; i < count; i++) {
@@ -160,7 +218,7 @@ static rtcosim_status check_entries(const char *path, zip_t *za, zip_uint64_t co
             declared += st.size;
         }
     }
-    return RTCOSIM_OK;
+    return check_duplicates(path, za, count, skip, err);
 }
 
 /* mkdir -p for the directories on the way to `target` (and `target` itself
@@ -243,7 +301,8 @@ static rtcosim_status copy_entry(const char *path, zip_t *za, zip_uint64_t index
 }
 
 static rtcosim_status extract_all(const char *path, zip_t *za, zip_uint64_t count,
-                                  const char *dir, uint64_t limit, rtcosim_error *err)
+                                  const bool *skip, const char *dir, uint64_t limit,
+                                  rtcosim_error *err)
 {
     char *buf = malloc(COPY_BUFFER_SIZE);
     char *target = malloc(PATH_MAX);
@@ -256,6 +315,8 @@ static rtcosim_status extract_all(const char *path, zip_t *za, zip_uint64_t coun
     uint64_t budget = limit;
     rtcosim_status st = RTCOSIM_OK;
     for (zip_uint64_t i = 0; i < count && st == RTCOSIM_OK; i++) {
+        if (skip[i])
+            continue;
         const char *name = zip_get_name(za, i, ZIP_FL_ENC_GUESS);
         int n = snprintf(target, PATH_MAX, "%s/%s", dir, name);
         if (n < 0 || n >= PATH_MAX) {
@@ -310,17 +371,22 @@ static rtcosim_status open_error(const char *path, int code, rtcosim_error *err)
 /* Strict first, so that a damaged archive is noticed; but tools in the wild
  * (libarchive's zip writer among them) write local headers that disagree with
  * the central directory in harmless ways, and the central directory is what
- * extraction uses, so such an archive is opened again without the check. */
+ * extraction uses, so such an archive is opened again without the check.
+ * libzip's strict open also refuses a name listed twice (ZIP_ER_EXISTS);
+ * those archives are opened leniently too and check_duplicates judges them. */
 static zip_t *open_archive(const char *path, int *code)
 {
     zip_t *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, code);
-    if (za || *code != ZIP_ER_INCONS)
+    if (za || (*code != ZIP_ER_INCONS && *code != ZIP_ER_EXISTS))
         return za;
+    bool duplicates = *code == ZIP_ER_EXISTS;
     za = zip_open(path, ZIP_RDONLY, code);
     if (za)
         rtcosim_log(RTCOSIM_LOG_INFO, "archive",
-                    "%s: local and central zip headers disagree; extracting by the central "
-                    "directory (every entry's CRC is still checked)",
+                    duplicates ? "%s: an entry name is listed more than once; extracting by the "
+                                 "central directory (every entry's CRC is still checked)"
+                               : "%s: local and central zip headers disagree; extracting by the "
+                                 "central directory (every entry's CRC is still checked)",
                     path);
     return za;
 }
@@ -358,13 +424,17 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
 
     zip_int64_t count = zip_get_num_entries(za, 0);
     rtcosim_status st = RTCOSIM_OK;
+    bool *skip = NULL;
     if (count < 0 || (uint64_t)count > max_entries)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                "%s: %" PRId64 " entries is more than the limit of %" PRIu64, path,
                                (int64_t)count, max_entries);
+    else if (!(skip = calloc(count ? (size_t)count : 1, sizeof *skip)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     else
-        st = check_entries(path, za, (zip_uint64_t)count, kind, max_bytes, err);
+        st = check_entries(path, za, (zip_uint64_t)count, kind, max_bytes, skip, err);
     if (st != RTCOSIM_OK) {
+        free(skip);
         zip_discard(za);
         return st;
     }
@@ -376,18 +446,21 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
     }
     char *dir = temp_template(parent_dir, kind);
     if (!dir) {
+        free(skip);
         zip_discard(za);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
     if (!mkdtemp(dir)) {
         int e = errno;
         free(dir);
+        free(skip);
         zip_discard(za);
         return rtcosim_error_set(err, RTCOSIM_EIO,
                                  "%s: cannot create a temporary directory in %s: %s", path,
                                  parent_dir, strerror(e));
     }
-    st = extract_all(path, za, (zip_uint64_t)count, dir, max_bytes, err);
+    st = extract_all(path, za, (zip_uint64_t)count, skip, dir, max_bytes, err);
+    free(skip);
     zip_discard(za);
     if (st != RTCOSIM_OK) {
         rtcosim_archive_remove_dir(dir);

@@ -1,7 +1,8 @@
 /* The rtcosim component operations for an FMI 3.0 co-simulation FMU (FMI 3.0
  * chapter 4), instantiated without event mode, early return or intermediate
- * variables. Scalar get/set for every FMI 3.0 type; no allocation on the step
- * and value paths (Binary conversion uses load-time scratch). */
+ * variables. Get/set for every FMI 3.0 type (array elements through
+ * fmi3_arrays.c); no allocation on the step and value paths (Binary
+ * conversion uses load-time scratch). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,10 +142,31 @@ static void trace_values(rtcosim_fmu *f, const char *name, fmi3Status s, rtcosim
     X(UINT16, UInt16) X(INT32, Int32) X(UINT32, UInt32) X(INT64, Int64) X(UINT64, UInt64)  \
     X(BOOLEAN, Boolean) X(STRING, String)
 
+bool rtcosim_fmi3_direct_call(rtcosim_fmu *f, bool set, rtcosim_type type, const uint32_t *vrs,
+                              size_t nvr, void *values, size_t nvalues, const char **name,
+                              fmi3Status *status)
+{
+    switch (type) {
+#define DIRECT_CASE(TT, T)                                                                 \
+    case RTCOSIM_TYPE_##TT:                                                                \
+        *name = set ? "fmi3Set" #T : "fmi3Get" #T;                                         \
+        if (set ? !f->fmi3.fmi3Set##T : !f->fmi3.fmi3Get##T)                               \
+            return false;                                                                  \
+        *status = set ? f->fmi3.fmi3Set##T(f->instance, vrs, nvr, values, nvalues)          \
+                      : f->fmi3.fmi3Get##T(f->instance, vrs, nvr, values, nvalues);         \
+        return true;
+        FMI3_DIRECT_TYPES(DIRECT_CASE)
+#undef DIRECT_CASE
+    default: *name = NULL; return false;
+    }
+}
+
 static rtcosim_status fmi3_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                                void *values, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
+    if (f->arrays && rtcosim_fmi3_has_elements(f, vrs, n))
+        return rtcosim_fmi3_array_get(f, type, vrs, n, values, err);
     fmi3Status s;
     const char *name;
     switch (type) {
@@ -190,6 +212,8 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
                                const void *values, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
+    if (f->arrays && rtcosim_fmi3_has_elements(f, vrs, n))
+        return rtcosim_fmi3_array_set(f, type, vrs, n, values, err);
     fmi3Status s;
     const char *name;
     switch (type) {
@@ -245,10 +269,14 @@ struct rtcosim_fmi3_input_derivative {
     uint32_t derivative_vr[RTCOSIM_FMI3_MAX_INPUT_ORDER]; /* order k at [k-1] */
 };
 
-static bool is_float64_input(const rtcosim_variable *v)
+/* Array elements are left out: their derivatives would be array inputs
+ * too, set through fmi3_arrays.c, which the derivative path does not use. */
+static bool is_float64_input(const rtcosim_fmi_md *md, const rtcosim_variable *v)
 {
+    bool element = md->array_count && v->value_reference >= md->element_vr_base &&
+                   v->value_reference < md->element_vr_end;
     return v->type == RTCOSIM_TYPE_FLOAT64 && v->causality == RTCOSIM_CAUSALITY_INPUT &&
-           v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
+           v->variability == RTCOSIM_VARIABILITY_CONTINUOUS && !element;
 }
 
 /* By value reference; for one reference (alias names) the longest chain first. */
@@ -270,8 +298,8 @@ static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
     size_t bases = 0;
     for (size_t i = 0; i < md->variable_count; i++) {
         const rtcosim_variable *v = &md->variables[i];
-        bases += is_float64_input(v) &&
-                 !(v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of]));
+        bases += is_float64_input(md, v) &&
+                 !(v->derivative_of >= 0 && is_float64_input(md, &md->variables[v->derivative_of]));
     }
     if (bases == 0)
         return RTCOSIM_OK;
@@ -285,14 +313,14 @@ static rtcosim_status map_input_derivatives(rtcosim_fmu *f, rtcosim_error *err)
     for (size_t j = 0; j < md->variable_count; j++)
         derivative_input[j] = -1;
     for (size_t j = 0; j < md->variable_count; j++)
-        if (is_float64_input(&md->variables[j]) && md->variables[j].derivative_of >= 0 &&
+        if (is_float64_input(md, &md->variables[j]) && md->variables[j].derivative_of >= 0 &&
             derivative_input[md->variables[j].derivative_of] < 0)
             derivative_input[md->variables[j].derivative_of] = (long)j;
     size_t count = 0;
     for (size_t i = 0; i < md->variable_count; i++) {
         const rtcosim_variable *v = &md->variables[i];
-        if (!is_float64_input(v) ||
-            (v->derivative_of >= 0 && is_float64_input(&md->variables[v->derivative_of])))
+        if (!is_float64_input(md, v) ||
+            (v->derivative_of >= 0 && is_float64_input(md, &md->variables[v->derivative_of])))
             continue;
         struct rtcosim_fmi3_input_derivative *d = &f->input_derivatives[count++];
         d->vr = v->value_reference;
@@ -380,6 +408,8 @@ static rtcosim_status fmi3_set_state(void *self, rtcosim_state state, rtcosim_er
     rtcosim_fmu *f = self;
     fmi3Status s = f->fmi3.fmi3SetFMUState(f->instance, state);
     RTCOSIM_FMU_TRACE(f, "fmi3SetFMUState", s, "%p", state);
+    if (f->arrays)
+        rtcosim_fmi3_arrays_invalidate(f->arrays); /* the FMU's arrays went back in time */
     return rtcosim_fmu_status(f, s, "fmi3SetFMUState", NO_TIME, err);
 }
 
@@ -475,6 +505,8 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
         .destroy = rtcosim_fmu_destroy,
     };
     rtcosim_status st = map_input_derivatives(f, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_fmi3_arrays_prepare(f, err);
     if (st != RTCOSIM_OK)
         return st;
     if (f->max_input_order > 0)

@@ -185,6 +185,7 @@ void rtcosim_fmu_destroy(void *self)
     free(f->binary_values);
     free(f->input_derivatives);
     free(f->vr_scratch);
+    rtcosim_fmi3_arrays_free(f->arrays);
     free(f);
 }
 
@@ -331,6 +332,7 @@ static void fill_info(rtcosim_fmu *f)
     i->output_dependencies_declared = md->output_dependencies_declared;
     i->output_dependency_start = md->output_dependency_start;
     i->output_dependencies = md->output_dependencies;
+    i->model_description_warnings = md->warning_count;
 }
 
 static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtcosim_error *err)
@@ -353,10 +355,10 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
                                  f->archive_path);
     if (st != RTCOSIM_OK)
         return st;
-    st = rtcosim_fmi_md_parse_for(xml, size, "modelDescription.xml",
-                                  f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
-                                                    : RTCOSIM_FMI_MD_CO_SIMULATION,
-                                  &f->md, err);
+    rtcosim_fmi_md_options mo = {.interface = f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
+                                                                : RTCOSIM_FMI_MD_CO_SIMULATION,
+                                 .strict = opts->strict};
+    st = rtcosim_fmi_md_parse_with(xml, size, "modelDescription.xml", &mo, &f->md, err);
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);

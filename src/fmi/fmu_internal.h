@@ -67,6 +67,10 @@ typedef struct rtcosim_fmu {
     size_t input_derivative_count;
     uint32_t *vr_scratch;
 
+    /* FMI 3.0 arrays: element <-> array mapping scratch (fmi3_arrays.c);
+     * NULL without arrays. */
+    struct rtcosim_fmi3_arrays *arrays;
+
     fmi2CallbackFunctions fmi2_callbacks; /* must outlive the FMI 2 instance */
     rtcosim_fmi2_functions fmi2;
     rtcosim_fmi3_functions fmi3;
@@ -126,6 +130,25 @@ void rtcosim_me_free(struct rtcosim_me *me);
 /* The FMI 3.0 logMessage callback (environment: the rtcosim_fmu). */
 void rtcosim_fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
                               fmi3String category, fmi3String message);
+
+/* FMI 3.0 get/set of a type whose layout rtcosim shares (numbers, Boolean,
+ * String) with nValues given; false when the type is not one (*name NULL) or
+ * the binary lacks the function (*name names it). */
+bool rtcosim_fmi3_direct_call(rtcosim_fmu *f, bool set, rtcosim_type type, const uint32_t *vrs,
+                              size_t nvr, void *values, size_t nvalues, const char **name,
+                              fmi3Status *status);
+
+/* FMI 3.0 arrays (fmi3_arrays.c): scratch sized at load; whether a batch
+ * names array elements; get/set of such a batch, whole arrays in one call. */
+rtcosim_status rtcosim_fmi3_arrays_prepare(rtcosim_fmu *f, rtcosim_error *err);
+void rtcosim_fmi3_arrays_free(struct rtcosim_fmi3_arrays *a);
+/* After fmi3SetFMUState: the shadow no longer knows the arrays' values. */
+void rtcosim_fmi3_arrays_invalidate(struct rtcosim_fmi3_arrays *a);
+bool rtcosim_fmi3_has_elements(const rtcosim_fmu *f, const uint32_t *vrs, size_t n);
+rtcosim_status rtcosim_fmi3_array_get(rtcosim_fmu *f, rtcosim_type type, const uint32_t *vrs,
+                                      size_t n, void *values, rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_array_set(rtcosim_fmu *f, rtcosim_type type, const uint32_t *vrs,
+                                      size_t n, const void *values, rtcosim_error *err);
 
 /* Frees everything of f (instance, library, directory, tables) and f. */
 void rtcosim_fmu_destroy(void *self);

@@ -1,6 +1,6 @@
 /* modelDescription.xml of FMI 2.0 and 3.0, parsed and validated into the facts
  * the loader needs: identity, co-simulation capabilities, default experiment,
- * scalar variables and the listed outputs. Parses from memory so that the
+ * variables (FMI 3.0 arrays as their elements) and the listed outputs. Parses from memory so that the
  * fuzzer and the tests can feed it bytes directly. */
 #ifndef RTCOSIM_FMI_MODEL_DESCRIPTION_H
 #define RTCOSIM_FMI_MODEL_DESCRIPTION_H
@@ -15,6 +15,15 @@
 #define RTCOSIM_FMI_MD_MAX_SIZE (256u * 1024u * 1024u)
 
 typedef struct rtcosim_fmi_md_string rtcosim_fmi_md_string; /* string storage */
+
+/* One FMI 3.0 array variable (FMI 3.0 section 2.4.7.4, <Dimension>). */
+typedef struct rtcosim_fmi_md_array {
+    uint32_t value_reference; /* the FMU's */
+    rtcosim_type type;
+    size_t first;             /* index of element 0 in variables */
+    size_t count;             /* elements (row-major) */
+    uint32_t first_vr;        /* rtcosim's value reference of element 0 */
+} rtcosim_fmi_md_array;
 
 typedef struct rtcosim_fmi_md {
     rtcosim_fmi_version version;
@@ -66,6 +75,19 @@ typedef struct rtcosim_fmi_md {
     size_t *output_dependency_start; /* output_count + 1 entries */
     size_t *output_dependencies;
 
+    /* FMI 3.0 arrays: each array variable is in `variables` as its elements
+     * (name[i,j], 1-based, row-major), whose value references
+     * [element_vr_base, element_vr_end) are rtcosim's own, above every
+     * declared one; arrays[] maps them to the FMU's array (sorted by
+     * first_vr). Aliases of an array share its elements' references. */
+    rtcosim_fmi_md_array *arrays;
+    size_t array_count;
+    uint32_t element_vr_base, element_vr_end;
+
+    /* Rules broken in ways that do not stop a correct run (warnings logged;
+     * with strict parsing they are errors instead). */
+    size_t warning_count;
+
     rtcosim_fmi_md_string *strings;
 } rtcosim_fmi_md;
 
@@ -85,6 +107,17 @@ typedef enum rtcosim_fmi_md_interface {
 rtcosim_status rtcosim_fmi_md_parse_for(const char *xml, size_t size, const char *label,
                                         rtcosim_fmi_md_interface interface,
                                         rtcosim_fmi_md **out, rtcosim_error *err);
+
+/* Options of a parse: the interface element required, and strict checking
+ * (rules that the standard states but whose violation does not stop a
+ * correct run are errors instead of warnings). */
+typedef struct rtcosim_fmi_md_options {
+    rtcosim_fmi_md_interface interface;
+    bool strict;
+} rtcosim_fmi_md_options;
+rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const char *label,
+                                         const rtcosim_fmi_md_options *opts,
+                                         rtcosim_fmi_md **out, rtcosim_error *err);
 
 /* True when some variable has this type. */
 bool rtcosim_fmi_md_has_type(const rtcosim_fmi_md *md, rtcosim_type type);

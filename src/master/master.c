@@ -1,7 +1,6 @@
-/* The master's builder API and initialization: components, connections with
- * their checks, options, start values, observed variables, and the
- * initialization that propagates values through the connections until they
- * are consistent. Everything the hot path needs is sized and resolved here. */
+/* The master's builder API: components, connections with their checks,
+ * options, start values (whole FMI 3.0 arrays as lists), observed variables;
+ * running and the accessors. The initialization is in init.c. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,9 +11,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/native.h"
 
-#define INIT_MAX_PASSES 100
-
-static bool grow(void **array, size_t *cap, size_t need, size_t elem)
+bool master_grow(void **array, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
@@ -30,12 +27,12 @@ static bool grow(void **array, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-static rtcosim_status oom(rtcosim_error *err)
+rtcosim_status master_oom(rtcosim_error *err)
 {
     return rtcosim_error_set(err, RTCOSIM_ENOMEM, "master: out of memory");
 }
 
-static rtcosim_status after_init(const rtcosim_master *m, const char *call, rtcosim_error *err)
+rtcosim_status master_after_init(const rtcosim_master *m, const char *call, rtcosim_error *err)
 {
     return m->initialized ? rtcosim_error_set(err, RTCOSIM_ESTATE,
                                               "master: %s is not allowed after initialize", call)
@@ -51,7 +48,7 @@ rtcosim_status rtcosim_master_create(rtcosim_time_ns macro_step, rtcosim_master 
                                  "master: macro step %" PRId64 " ns is not positive", macro_step);
     rtcosim_master *m = calloc(1, sizeof *m);
     if (!m)
-        return oom(err);
+        return master_oom(err);
     m->macro_step = macro_step;
     m->threads = 1;
     m->thread_fallback = true;
@@ -117,7 +114,7 @@ rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
                                             rtcosim_component *component, unsigned step_multiple,
                                             rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "add_component", err);
+    rtcosim_status st = master_after_init(m, "add_component", err);
     if (st == RTCOSIM_OK && (!name || !*name || strchr(name, '.')))
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                "master: component name '%s' is empty or contains '.'",
@@ -126,12 +123,12 @@ rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "master: component '%s' is NULL", name);
     if (st == RTCOSIM_OK && find_component(m, name, strlen(name)) >= 0)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "master: duplicate component name '%s'", name);
-    if (st == RTCOSIM_OK && !grow((void **)&m->comps, &m->comp_cap, m->comp_count + 1,
+    if (st == RTCOSIM_OK && !master_grow((void **)&m->comps, &m->comp_cap, m->comp_count + 1,
                                   sizeof *m->comps))
-        st = oom(err);
+        st = master_oom(err);
     char *copy = st == RTCOSIM_OK ? strdup(name) : NULL;
     if (st == RTCOSIM_OK && !copy)
-        st = oom(err);
+        st = master_oom(err);
     if (st != RTCOSIM_OK) {
         rtcosim_component_free(component);
         return st;
@@ -147,7 +144,7 @@ rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
 rtcosim_status rtcosim_master_set_component_step(rtcosim_master *m, const char *name,
                                                  rtcosim_time_ns step, rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "set_component_step", err);
+    rtcosim_status st = master_after_init(m, "set_component_step", err);
     if (st != RTCOSIM_OK)
         return st;
     int i = name ? find_component(m, name, strlen(name)) : -1;
@@ -186,7 +183,7 @@ static rtcosim_status resolve(const rtcosim_master *m, const char *what, const c
     return RTCOSIM_OK;
 }
 
-static const rtcosim_variable *var_of(const rtcosim_master *m, size_t comp, size_t var)
+const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size_t var)
 {
     return rtcosim_component_variable(m->comps[comp].c, var);
 }
@@ -199,7 +196,7 @@ static bool is_type_connectable(rtcosim_type t)
 rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const char *to,
                                       const rtcosim_coupling_options *opts, rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "connect", err);
+    rtcosim_status st = master_after_init(m, "connect", err);
     if (st != RTCOSIM_OK)
         return st;
     char what[300];
@@ -208,7 +205,7 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     if ((st = resolve(m, what, from, &fc, &fv, err)) != RTCOSIM_OK ||
         (st = resolve(m, what, to, &tc, &tv, err)) != RTCOSIM_OK)
         return st;
-    const rtcosim_variable *a = var_of(m, fc, fv), *b = var_of(m, tc, tv);
+    const rtcosim_variable *a = master_var_of(m, fc, fv), *b = master_var_of(m, tc, tv);
     if (a->causality != RTCOSIM_CAUSALITY_OUTPUT)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' is not an output (it is %s)", what,
                                  from, rtcosim_causality_name(a->causality));
@@ -233,17 +230,18 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     if (opts && ((unsigned)opts->extrapolation > RTCOSIM_EXTRAPOLATION_SOH ||
                  (unsigned)opts->correction > RTCOSIM_CORRECTION_INTEGRATOR ||
                  (unsigned)opts->multirate > RTCOSIM_MULTIRATE_HOLD ||
-                 (unsigned)opts->quadrature > RTCOSIM_QUADRATURE_QUADRATIC))
+                 (unsigned)opts->quadrature > RTCOSIM_QUADRATURE_QUADRATIC ||
+                 (unsigned)opts->step_input > RTCOSIM_STEP_INPUT_START))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: invalid coupling options", what);
     for (size_t i = 0; i < m->conn_count; i++)
         if (m->conns[i].to == tc && m->conns[i].to_var == tv)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: input '%s' is already connected (%s)",
                                      what, to, m->conns[i].name);
-    if (!grow((void **)&m->conns, &m->conn_cap, m->conn_count + 1, sizeof *m->conns))
-        return oom(err);
+    if (!master_grow((void **)&m->conns, &m->conn_cap, m->conn_count + 1, sizeof *m->conns))
+        return master_oom(err);
     char *name = strdup(what + strlen("connection "));
     if (!name)
-        return oom(err);
+        return master_oom(err);
     master_connection *c = &m->conns[m->conn_count++];
     memset(c, 0, sizeof *c);
     c->name = name;
@@ -270,7 +268,7 @@ static int find_connection_to(const rtcosim_master *m, size_t comp, size_t var)
 rtcosim_status rtcosim_master_add_power_bond(rtcosim_master *m, const char *effort_input,
                                              const char *flow_input, rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "add_power_bond", err);
+    rtcosim_status st = master_after_init(m, "add_power_bond", err);
     if (st != RTCOSIM_OK)
         return st;
     size_t ec, ev, fc, fv;
@@ -290,8 +288,8 @@ rtcosim_status rtcosim_master_add_power_bond(rtcosim_master *m, const char *effo
                                  "power bond %s / %s: the effort and flow connections must run in "
                                  "opposite directions between the same two components",
                                  effort_input, flow_input);
-    if (!grow((void **)&m->bonds, &m->bond_cap, m->bond_count + 1, sizeof *m->bonds))
-        return oom(err);
+    if (!master_grow((void **)&m->bonds, &m->bond_cap, m->bond_count + 1, sizeof *m->bonds))
+        return master_oom(err);
     master_bond *b = &m->bonds[m->bond_count++];
     memset(b, 0, sizeof *b);
     b->effort = (size_t)e;
@@ -312,7 +310,7 @@ void rtcosim_master_set_coupling_defaults(rtcosim_master *m, const rtcosim_coupl
 
 rtcosim_status rtcosim_master_set_threads(rtcosim_master *m, unsigned threads, rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "set_threads", err);
+    rtcosim_status st = master_after_init(m, "set_threads", err);
     if (st != RTCOSIM_OK)
         return st;
     if (threads > 256)
@@ -326,7 +324,7 @@ rtcosim_status rtcosim_master_set_threads(rtcosim_master *m, unsigned threads, r
 rtcosim_status rtcosim_master_set_step_control(rtcosim_master *m, const rtcosim_step_control *sc,
                                                rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "set_step_control", err);
+    rtcosim_status st = master_after_init(m, "set_step_control", err);
     if (st != RTCOSIM_OK)
         return st;
     if (!sc)
@@ -348,17 +346,17 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
                                               const char *const *inputs, size_t n,
                                               rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "set_feedthrough", err);
+    rtcosim_status st = master_after_init(m, "set_feedthrough", err);
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
     if ((st = resolve(m, "feedthrough", output, &comp, &var, err)) != RTCOSIM_OK)
         return st;
-    if (var_of(m, comp, var)->causality != RTCOSIM_CAUSALITY_OUTPUT)
+    if (master_var_of(m, comp, var)->causality != RTCOSIM_CAUSALITY_OUTPUT)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "feedthrough: '%s' is not an output", output);
     size_t *list = calloc(n ? n : 1, sizeof *list);
     if (!list)
-        return oom(err);
+        return master_oom(err);
     for (size_t i = 0; i < n; i++) {
         const rtcosim_variable *v = inputs && inputs[i]
                                         ? rtcosim_component_find_variable(m->comps[comp].c, inputs[i])
@@ -371,53 +369,134 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
         }
         list[i] = (size_t)(v - rtcosim_component_variable(m->comps[comp].c, 0));
     }
-    if (!grow((void **)&m->feeds, &m->feed_cap, m->feed_count + 1, sizeof *m->feeds)) {
+    if (!master_grow((void **)&m->feeds, &m->feed_cap, m->feed_count + 1, sizeof *m->feeds)) {
         free(list);
-        return oom(err);
+        return master_oom(err);
     }
     m->feeds[m->feed_count++] = (master_feedthrough){comp, var, list, n};
     return RTCOSIM_OK;
 }
 
+static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
+                                            rtcosim_error *err);
+
 rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *name, const char *text,
                                               rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "set_start_value", err);
+    rtcosim_status st = master_after_init(m, "set_start_value", err);
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
-    if ((st = resolve(m, "start value", name, &comp, &var, err)) != RTCOSIM_OK)
-        return st;
-    const rtcosim_variable *v = var_of(m, comp, var);
+    if ((st = resolve(m, "start value", name, &comp, &var, err)) != RTCOSIM_OK) {
+        rtcosim_status array = st == RTCOSIM_ENOTFOUND ? set_array_start_value(m, name, text, err)
+                                                       : RTCOSIM_ENOTFOUND;
+        return array == RTCOSIM_ENOTFOUND ? st : array;
+    }
+    const rtcosim_variable *v = master_var_of(m, comp, var);
     if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_STRING)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "start value for '%s': %s not supported",
                                  name, rtcosim_type_name(v->type));
     char *copy = strdup(text ? text : "");
     if (!copy)
-        return oom(err);
+        return master_oom(err);
     rtcosim_value value;
     st = rtcosim_value_parse(v->type, copy, &value, err);
     if (st != RTCOSIM_OK) {
         free(copy);
         return rtcosim_error_prefix(err, "start value for '%s': ", name);
     }
-    if (!grow((void **)&m->starts, &m->start_cap, m->start_count + 1, sizeof *m->starts)) {
+    if (!master_grow((void **)&m->starts, &m->start_cap, m->start_count + 1, sizeof *m->starts)) {
         free(copy);
-        return oom(err);
+        return master_oom(err);
     }
     m->starts[m->start_count++] = (master_start_value){comp, var, value, copy};
     return RTCOSIM_OK;
 }
 
-static rtcosim_status add_observed(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err)
+/* "comp.arr" naming an FMI 3.0 array: its elements arr[i,j], consecutive in
+ * the component's table (src/fmi/md_arrays.c): the component, the first
+ * element's index and how many; 0 when the name is no array. */
+static size_t array_span(const rtcosim_master *m, const char *name, char *comp_name, size_t size,
+                         const rtcosim_component **c, size_t *first)
 {
-    if (!grow((void **)&m->observed, &m->observed_cap, m->observed_count + 1, sizeof *m->observed))
-        return oom(err);
-    const char *vn = var_of(m, comp, var)->name;
+    const char *dot = strchr(name, '.');
+    if (!dot || (size_t)(dot - name) >= size)
+        return 0;
+    memcpy(comp_name, name, (size_t)(dot - name));
+    comp_name[dot - name] = '\0';
+    *c = rtcosim_master_component(m, comp_name);
+    const char *base = dot + 1;
+    size_t len = strlen(base), count = 0;
+    for (size_t i = 0; *c && i < rtcosim_component_variable_count(*c); i++) {
+        const char *e = rtcosim_component_variable(*c, i)->name;
+        if (strncmp(e, base, len) != 0 || e[len] != '[')
+            continue;
+        if (count == 0)
+            *first = i;
+        if (i != *first + count)
+            break;
+        count++;
+    }
+    return count;
+}
+
+/* "comp.arr[i,j]" for element k of the array `name` names. */
+static bool element_name(const rtcosim_component *c, const char *name, size_t first, size_t k,
+                         char *out, size_t size)
+{
+    const char *base = strchr(name, '.') + 1;
+    const char *suffix = rtcosim_component_variable(c, first + k)->name + strlen(base);
+    return (size_t)snprintf(out, size, "%s%s", name, suffix) < size;
+}
+
+/* A start value for a whole FMI 3.0 array: the text lists every element,
+ * white-space separated, row-major (FMI 3.0 section 2.4.7.5).
+ * RTCOSIM_ENOTFOUND without a message when the name is no array, so that
+ * the caller's error stands. */
+static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
+                                            rtcosim_error *err)
+{
+    char comp_name[256];
+    const rtcosim_component *c = NULL;
+    size_t first = 0, count = text ? array_span(m, name, comp_name, sizeof comp_name, &c, &first) : 0;
+    if (count == 0)
+        return RTCOSIM_ENOTFOUND;
+    size_t given = 0;
+    for (const char *t = text; *(t += strspn(t, " \t"));) {
+        given++;
+        t += strcspn(t, " \t");
+    }
+    if (given != count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "start value for '%s': the array has %zu elements, %zu values given "
+                                 "(separated by spaces, row-major)",
+                                 name, count, given);
+    const char *t = text;
+    for (size_t k = 0; k < count; k++) {
+        t += strspn(t, " \t");
+        size_t n = strcspn(t, " \t");
+        char element[512], token[128];
+        if (n >= sizeof token || !element_name(c, name, first, k, element, sizeof element))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value for '%s': too long", name);
+        memcpy(token, t, n);
+        token[n] = '\0';
+        t += n;
+        rtcosim_status st = rtcosim_master_set_start_value(m, element, token, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err)
+{
+    if (!master_grow((void **)&m->observed, &m->observed_cap, m->observed_count + 1, sizeof *m->observed))
+        return master_oom(err);
+    const char *vn = master_var_of(m, comp, var)->name;
     size_t len = strlen(m->comps[comp].name) + strlen(vn) + 2;
     char *name = malloc(len);
     if (!name)
-        return oom(err);
+        return master_oom(err);
     snprintf(name, len, "%s.%s", m->comps[comp].name, vn);
     m->observed[m->observed_count++] = (master_observed){-1, comp, var, 0, name};
     return RTCOSIM_OK;
@@ -426,7 +505,7 @@ static rtcosim_status add_observed(rtcosim_master *m, size_t comp, size_t var, r
 rtcosim_status rtcosim_master_observe_coupling_error(rtcosim_master *m, const char *input,
                                                      rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "observe_coupling_error", err);
+    rtcosim_status st = master_after_init(m, "observe_coupling_error", err);
     size_t comp, var;
     if (st != RTCOSIM_OK ||
         (st = resolve(m, "observed coupling error", input, &comp, &var, err)) != RTCOSIM_OK)
@@ -436,12 +515,12 @@ rtcosim_status rtcosim_master_observe_coupling_error(rtcosim_master *m, const ch
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "observed coupling error: '%s' is not the input of a Float64 "
                                  "connection", input);
-    if (!grow((void **)&m->observed, &m->observed_cap, m->observed_count + 1, sizeof *m->observed))
-        return oom(err);
+    if (!master_grow((void **)&m->observed, &m->observed_cap, m->observed_count + 1, sizeof *m->observed))
+        return master_oom(err);
     size_t len = strlen(input) + sizeof ".coupling_error";
     char *name = malloc(len);
     if (!name)
-        return oom(err);
+        return master_oom(err);
     snprintf(name, len, "%s.coupling_error", input);
     m->observed[m->observed_count++] = (master_observed){k, comp, var, 0, name};
     m->observe_explicit = true;
@@ -450,330 +529,31 @@ rtcosim_status rtcosim_master_observe_coupling_error(rtcosim_master *m, const ch
 
 rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcosim_error *err)
 {
-    rtcosim_status st = after_init(m, "observe", err);
+    rtcosim_status st = master_after_init(m, "observe", err);
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
-    if ((st = resolve(m, "observed variable", name, &comp, &var, err)) != RTCOSIM_OK)
-        return st;
-    if (!rtcosim_type_is_numeric(var_of(m, comp, var)->type))
+    if ((st = resolve(m, "observed variable", name, &comp, &var, err)) != RTCOSIM_OK) {
+        /* A whole FMI 3.0 array: each of its elements. */
+        char comp_name[256], element[512];
+        const rtcosim_component *c = NULL;
+        size_t first = 0, count = st == RTCOSIM_ENOTFOUND
+                                      ? array_span(m, name, comp_name, sizeof comp_name, &c, &first)
+                                      : 0;
+        for (size_t k = 0; k < count; k++) {
+            if (!element_name(c, name, first, k, element, sizeof element))
+                return rtcosim_error_set(err, RTCOSIM_EINVAL, "observed variable '%s': too long", name);
+            rtcosim_status est = rtcosim_master_observe(m, element, err);
+            if (est != RTCOSIM_OK)
+                return est;
+        }
+        return count ? RTCOSIM_OK : st;
+    }
+    if (!rtcosim_type_is_numeric(master_var_of(m, comp, var)->type))
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "observed variable '%s': only numeric variables can be observed", name);
     m->observe_explicit = true;
-    return add_observed(m, comp, var, err);
-}
-
-/* ---- initialization ---- */
-
-static size_t batch_slot(typed_batch *b, uint32_t vr, size_t elem, bool *fail)
-{
-    for (size_t i = 0; i < b->n; i++)
-        if (b->vrs[i] == vr)
-            return i;
-    size_t old = b->cap;
-    if (!grow((void **)&b->vrs, &b->cap, b->n + 1, sizeof *b->vrs)) {
-        *fail = true;
-        return 0;
-    }
-    if (b->cap != old) {
-        unsigned char *v = realloc(b->values, b->cap * elem);
-        if (!v) {
-            *fail = true;
-            return 0;
-        }
-        memset(v + old * elem, 0, (b->cap - old) * elem);
-        b->values = v;
-    }
-    b->vrs[b->n] = vr;
-    return b->n++;
-}
-
-static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
-{
-    bool fail = false;
-    if (!m->observe_explicit)
-        for (size_t c = 0; c < m->comp_count && !fail; c++)
-            for (size_t v = 0; v < rtcosim_component_variable_count(m->comps[c].c); v++) {
-                const rtcosim_variable *var = var_of(m, c, v);
-                if (var->causality == RTCOSIM_CAUSALITY_OUTPUT && rtcosim_type_is_numeric(var->type) &&
-                    add_observed(m, c, v, err) != RTCOSIM_OK)
-                    return RTCOSIM_ENOMEM;
-            }
-    for (size_t i = 0; i < m->conn_count && !fail; i++) {
-        master_connection *k = &m->conns[i];
-        size_t elem = rtcosim_type_size(k->type);
-        k->out_slot = batch_slot(&m->comps[k->from].out[k->type], var_of(m, k->from, k->from_var)->value_reference,
-                                 elem, &fail);
-        k->in_slot = batch_slot(&m->comps[k->to].in[k->type], var_of(m, k->to, k->to_var)->value_reference,
-                                elem, &fail);
-    }
-    for (size_t i = 0; i < m->observed_count && !fail; i++) {
-        master_observed *o = &m->observed[i];
-        if (o->conn >= 0)
-            continue;
-        const rtcosim_variable *v = var_of(m, o->comp, o->var);
-        o->slot = batch_slot(&m->comps[o->comp].out[v->type], v->value_reference,
-                             rtcosim_type_size(v->type), &fail);
-    }
-    for (size_t c = 0; c < m->comp_count && !fail; c++) {
-        master_component *mc = &m->comps[c];
-        size_t nf = mc->in[RTCOSIM_TYPE_FLOAT64].n;
-        mc->d1 = calloc(nf ? nf : 1, sizeof(double));
-        mc->d2 = calloc(nf ? nf : 1, sizeof(double));
-        mc->conns_in = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
-        mc->conns_out = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
-        fail = !mc->d1 || !mc->d2 || !mc->conns_in || !mc->conns_out;
-        for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
-            if (mc->out[t].n)
-                mc->out_types[mc->out_type_count++] = (unsigned char)t;
-            if (mc->in[t].n)
-                mc->in_types[mc->in_type_count++] = (unsigned char)t;
-        }
-        for (size_t i = 0; i < m->conn_count && !fail; i++) {
-            if (m->conns[i].to == c)
-                mc->conns_in[mc->conns_in_count++] = i;
-            if (m->conns[i].from == c && m->conns[i].continuous)
-                mc->conns_out[mc->conns_out_count++] = i;
-        }
-    }
-    m->observed_values = calloc(m->observed_count ? m->observed_count : 1, sizeof(double));
-    m->order_list = calloc(m->comp_count, sizeof(size_t));
-    m->active = calloc(m->comp_count, sizeof(size_t));
-    if (fail || !m->observed_values || !m->order_list || !m->active)
-        return oom(err);
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status get_outputs(rtcosim_master *m, size_t c, rtcosim_error *err)
-{
-    master_component *mc = &m->comps[c];
-    for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
-        if (mc->out[t].n) {
-            rtcosim_status st = rtcosim_component_get(mc->c, (rtcosim_type)t, mc->out[t].vrs,
-                                                      mc->out[t].n, mc->out[t].values, err);
-            if (st != RTCOSIM_OK)
-                return st;
-        }
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status set_inputs_raw(rtcosim_master *m, size_t c, rtcosim_error *err)
-{
-    master_component *mc = &m->comps[c];
-    for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
-        if (mc->in[t].n) {
-            rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs,
-                                                      mc->in[t].n, mc->in[t].values, err);
-            if (st != RTCOSIM_OK)
-                return st;
-        }
-    return RTCOSIM_OK;
-}
-
-/* Copy a connection's producer value into the consumer's input slot; return
- * the size of the change (0 when unchanged). */
-static double propagate(rtcosim_master *m, master_connection *k)
-{
-    size_t elem = rtcosim_type_size(k->type);
-    const unsigned char *src = m->comps[k->from].out[k->type].values + k->out_slot * elem;
-    unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
-    if (k->continuous) {
-        double y;
-        memcpy(&y, src, sizeof y);
-        if (k->opts.has_transformation)
-            y = k->opts.factor * y + k->opts.offset;
-        double old;
-        memcpy(&old, dst, sizeof old);
-        memcpy(dst, &y, sizeof y);
-        if (y == old)
-            return 0;
-        double change = fabs(y - old);
-        return change > 1e-12 * (1.0 + fabs(old)) || isnan(change) ? (isnan(change) ? INFINITY : change)
-                                                                     : 0;
-    }
-    if (memcmp(dst, src, elem) == 0)
-        return 0;
-    memcpy(dst, src, elem);
-    return 1;
-}
-
-/* Initialization mode: Gauss-Seidel passes over the components, each taking
- * its producers' current outputs and recomputing its own, until a whole pass
- * changes nothing (values consistent through every connection). */
-static rtcosim_status propagate_initial_values(rtcosim_master *m, rtcosim_error *err)
-{
-    rtcosim_status st;
-    for (size_t c = 0; c < m->comp_count; c++)
-        if ((st = get_outputs(m, c, err)) != RTCOSIM_OK)
-            return st;
-    for (int pass = 0; pass < INIT_MAX_PASSES; pass++) {
-        double worst = 0;
-        size_t worst_conn = 0;
-        for (size_t c = 0; c < m->comp_count; c++) {
-            bool changed = false;
-            for (size_t i = 0; i < m->conn_count; i++) {
-                if (m->conns[i].to != c)
-                    continue;
-                double change = propagate(m, &m->conns[i]);
-                if (change > 0)
-                    changed = true;
-                if (change > worst) {
-                    worst = change;
-                    worst_conn = i;
-                }
-            }
-            if (changed && ((st = set_inputs_raw(m, c, err)) != RTCOSIM_OK ||
-                            (st = get_outputs(m, c, err)) != RTCOSIM_OK))
-                return st;
-        }
-        if (worst == 0)
-            return RTCOSIM_OK;
-        if (pass == INIT_MAX_PASSES - 1)
-            return rtcosim_error_set(err, RTCOSIM_ELOOP,
-                                     "initialization did not converge after %d passes: connection "
-                                     "%s still changes by %g", INIT_MAX_PASSES,
-                                     m->conns[worst_conn].name, worst);
-    }
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status apply_start_values(rtcosim_master *m, rtcosim_error *err)
-{
-    for (size_t i = 0; i < m->start_count; i++) {
-        const master_start_value *s = &m->starts[i];
-        const rtcosim_variable *v = var_of(m, s->comp, s->var);
-        unsigned char slot[sizeof(rtcosim_value)];
-        rtcosim_value_store(v->type, &s->value, slot);
-        rtcosim_status st = rtcosim_component_set(m->comps[s->comp].c, v->type, &v->value_reference, 1,
-                                                  slot, err);
-        if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "start value for '%s.%s': ", m->comps[s->comp].name,
-                                        v->name);
-    }
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status check_steps(rtcosim_master *m, rtcosim_error *err)
-{
-    rtcosim_step_control *sc = &m->step_control;
-    for (size_t c = 0; c < m->comp_count; c++) {
-        master_component *mc = &m->comps[c];
-        mc->can_vary = rtcosim_component_capabilities(mc->c)->can_handle_variable_step;
-        int order = rtcosim_component_capabilities(mc->c)->max_input_derivative_order;
-        mc->derivative_order = order > 2 ? 2 : (order < 0 ? 0 : order);
-        mc->variable = sc->enabled && mc->multiple == RTCOSIM_MASTER_VARIABLE_STEP;
-        if (mc->variable && !mc->can_vary)
-            return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                     "master: component '%s' cannot handle variable steps but is set "
-                                     "to follow the adaptive macro step (give it a fixed step multiple)",
-                                     mc->name);
-        if (mc->multiple == 0)
-            mc->multiple = 1;
-    }
-    if (sc->enabled) {
-        if (sc->min_step == 0)
-            sc->min_step = m->macro_step / 1000 > 0 ? m->macro_step / 1000 : 1;
-        if (sc->max_step == 0)
-            sc->max_step = 10 * m->macro_step;
-        if (sc->resolution <= 0)
-            sc->resolution = 1;
-        if (sc->resolution > sc->min_step)
-            sc->resolution = sc->min_step;
-        rtcosim_step_controller_init(&m->controller, sc);
-    }
-    return RTCOSIM_OK;
-}
-
-static void setup_couplings(rtcosim_master *m)
-{
-    for (size_t i = 0; i < m->conn_count; i++) {
-        master_connection *k = &m->conns[i];
-        if (k->default_opts)
-            k->opts = m->defaults;
-        if (!k->continuous)
-            k->opts.correction = RTCOSIM_CORRECTION_NONE;
-        k->zoh = k->continuous && k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH;
-        if (k->continuous && !k->zoh && m->comps[k->to].derivative_order >= 1)
-            m->comps[k->to].polynomial_inputs = true;
-        k->quadratic = k->opts.quadrature == RTCOSIM_QUADRATURE_QUADRATIC ||
-                       (k->opts.quadrature == RTCOSIM_QUADRATURE_AUTO &&
-                        k->opts.extrapolation != RTCOSIM_EXTRAPOLATION_ZOH);
-    }
-    /* A power bond conserves energy to first order only when both of its
-     * signals are corrected (see step.c): give the uncorrected side the
-     * other side's correction system. */
-    for (size_t b = 0; b < m->bond_count; b++) {
-        master_connection *e = &m->conns[m->bonds[b].effort], *f = &m->conns[m->bonds[b].flow];
-        if (e->opts.correction == RTCOSIM_CORRECTION_NONE)
-            e->opts.correction = f->opts.correction;
-        if (f->opts.correction == RTCOSIM_CORRECTION_NONE)
-            f->opts.correction = e->opts.correction;
-        e->bonded = f->bonded = true;
-    }
-    for (size_t i = 0; i < m->conn_count; i++) {
-        master_connection *k = &m->conns[i];
-        double factor = k->opts.stability_factor > 0 ? k->opts.stability_factor : 1.0;
-        rtcosim_correction_init(&k->corr, k->opts.correction,
-                                factor * rtcosim_time_to_seconds(m->macro_step));
-    }
-}
-
-rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns start,
-                                         rtcosim_time_ns stop, rtcosim_error *err)
-{
-    rtcosim_status st = after_init(m, "initialize", err);
-    if (st != RTCOSIM_OK)
-        return st;
-    if (m->failed)
-        return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: an earlier initialize failed");
-    if (m->comp_count == 0)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: no components");
-    if (stop >= 0 && stop < start)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: stop time before start time");
-    m->failed = true; /* until everything below succeeds */
-    if ((st = check_steps(m, err)) != RTCOSIM_OK || (st = build_batches(m, err)) != RTCOSIM_OK)
-        return st;
-    setup_couplings(m);
-    for (size_t c = 0; c < m->comp_count; c++) {
-        master_component *mc = &m->comps[c];
-        if ((st = rtcosim_component_instantiate(mc->c, mc->name, err)) != RTCOSIM_OK ||
-            (st = rtcosim_component_setup(mc->c, m->tolerance, start, stop, err)) != RTCOSIM_OK ||
-            (st = rtcosim_component_enter_init(mc->c, err)) != RTCOSIM_OK)
-            return st;
-    }
-    if ((st = apply_start_values(m, err)) != RTCOSIM_OK ||
-        (st = propagate_initial_values(m, err)) != RTCOSIM_OK)
-        return st;
-    for (size_t c = 0; c < m->comp_count; c++)
-        if ((st = rtcosim_component_exit_init(m->comps[c].c, err)) != RTCOSIM_OK)
-            return st;
-    if ((st = master_resolve_order(m, err)) != RTCOSIM_OK)
-        return st;
-    if (m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
-        master_gs_levels(m);
-    m->start = m->time = start;
-    m->stop = stop;
-    m->adaptive_step = m->macro_step;
-    m->single_rate = !m->step_control.enabled;
-    for (size_t c = 0; c < m->comp_count; c++) {
-        m->comps[c].next_time = start;
-        m->comps[c].step_start = start;
-        m->single_rate = m->single_rate && m->comps[c].multiple == 1;
-        m->active[c] = m->order_list[c];
-    }
-    m->active_count = m->comp_count;
-    for (size_t i = 0; i < m->conn_count; i++) {
-        master_connection *k = &m->conns[i];
-        k->recon_from = k->true_to = k->est_to = start;
-    }
-    for (size_t i = 0; i < m->comp_count; i++)
-        if ((st = master_publish_at(m, m->order_list[i], start, err)) != RTCOSIM_OK)
-            return st;
-    if ((st = master_sched_init(m, err)) != RTCOSIM_OK)
-        return st;
-    m->failed = false;
-    m->initialized = true;
-    return RTCOSIM_OK;
+    return master_add_observed(m, comp, var, err);
 }
 
 /* ---- running ---- */
@@ -811,9 +591,17 @@ rtcosim_status rtcosim_master_step(rtcosim_master *m, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: an earlier step failed");
     if (m->time >= stop)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: already at the stop time");
+    if (m->discarded)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: the run has ended (a component asked to terminate)");
     rtcosim_status st = master_tick(m, stop, err);
     if (st != RTCOSIM_OK)
         m->failed = true;
+    else if (m->discarded)
+        /* One tick at a time cannot end short of its time: callers see it. */
+        st = rtcosim_error_set(err, RTCOSIM_EDISCARD,
+                               "master: component '%s' discarded its step at %.9g s and asked to terminate",
+                               rtcosim_component_instance_name(m->terminated_by->c),
+                               rtcosim_time_to_seconds(m->time));
     return st;
 }
 
@@ -834,16 +622,27 @@ rtcosim_status rtcosim_master_run(rtcosim_master *m, rtcosim_time_ns stop,
             m->failed = true;
             return st;
         }
-        if (observer) {
+        if (observer && !m->discarded) {
             const double *v = rtcosim_master_observed_values(m);
             if ((st = observer(context, m->time, v, m->observed_count, err)) != RTCOSIM_OK)
                 return st;
         }
     }
     if (m->terminate_requested)
-        rtcosim_log(RTCOSIM_LOG_INFO, "master", "a component requested termination at %.9g s",
-                    rtcosim_time_to_seconds(m->time));
+        rtcosim_log(RTCOSIM_LOG_INFO, "master", "component '%s' requested termination at %.9g s%s",
+                    rtcosim_component_instance_name(m->terminated_by->c),
+                    rtcosim_time_to_seconds(m->time), m->discarded ? " (discarded step)" : "");
     return RTCOSIM_OK;
+}
+
+bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, bool *on_discard)
+{
+    if (component)
+        *component = m->terminate_requested ? rtcosim_component_instance_name(m->terminated_by->c)
+                                            : NULL;
+    if (on_discard)
+        *on_discard = m->discarded;
+    return m->terminate_requested;
 }
 
 /* ---- accessors ---- */
@@ -886,7 +685,7 @@ const double *rtcosim_master_observed_values(rtcosim_master *m)
             m->observed_values[i] = m->conns[o->conn].stats.last_error;
             continue;
         }
-        rtcosim_type t = var_of(m, o->comp, o->var)->type;
+        rtcosim_type t = master_var_of(m, o->comp, o->var)->type;
         m->observed_values[i] = as_double(t, m->comps[o->comp].out[t].values +
                                                   o->slot * rtcosim_type_size(t));
     }

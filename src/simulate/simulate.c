@@ -4,6 +4,7 @@
  * Nothing on the step path allocates. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ typedef struct run {
     rtcosim_value *row;
     rtcosim_recorder *recorder;
     rtcosim_csv_cursor cursor;
+    uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
     bool have_row; /* row holds the values at last_row_time */
     rtcosim_time_ns last_row_time;
 } run;
@@ -112,6 +114,9 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
     return RTCOSIM_OK;
 }
 
+static const rtcosim_variable *start_targets(const rtcosim_component *c, const char *name,
+                                             size_t *count);
+
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,
                                         size_t capacity, size_t *found, rtcosim_error *err)
@@ -119,7 +124,8 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
     size_t n = 0;
     if (count > 0) {
         for (size_t i = 0; i < count; i++) {
-            const rtcosim_variable *v = rtcosim_component_find_variable(c, names[i]);
+            size_t elements; /* a whole FMI 3.0 array records each element */
+            const rtcosim_variable *v = start_targets(c, names[i], &elements);
             if (!v)
                 return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                          "output variable '%s': model '%s' has no such variable",
@@ -128,9 +134,9 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                 return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                          "output variable '%s': Binary values cannot be recorded in CSV",
                                          names[i]);
-            if (n < capacity)
-                out[n] = v;
-            n++;
+            for (size_t e = 0; e < elements; e++, n++)
+                if (n < capacity)
+                    out[n] = &v[e];
         }
     } else if (rtcosim_fmu_info_of(c) && rtcosim_fmu_info_of(c)->output_count > 0) {
         /* FMUs: ModelStructure outputs, in the order the FMU lists them. */
@@ -293,8 +299,14 @@ static rtcosim_status gather_row(run *r, rtcosim_error *err)
 
 static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
 {
-    /* Without a file only the final values are of interest. */
-    bool wanted = r->recorder && rtcosim_recorder_wants_row(r->recorder);
+    /* Without a file or row hook only the final values are of interest;
+     * without a file the row hook gets the rows the recorder would keep. */
+    bool wanted;
+    if (r->recorder)
+        wanted = rtcosim_recorder_wants_row(r->recorder);
+    else
+        wanted = r->o->on_row &&
+                 r->rows_offered++ % (r->o->record_every > 1 ? r->o->record_every : 1) == 0;
     if (!wanted && !always) {
         if (r->recorder)
             rtcosim_recorder_push_row(r->recorder, t, NULL, err); /* counted, not kept */
@@ -305,6 +317,9 @@ static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_err
         return st;
     r->have_row = true;
     r->last_row_time = t;
+    if (r->o->on_row &&
+        (st = r->o->on_row(r->o->row_context, t, r->row, r->recorded_count, err)) != RTCOSIM_OK)
+        return st;
     if (!r->recorder)
         return RTCOSIM_OK;
     return wanted ? rtcosim_recorder_push_row(r->recorder, t, r->row, err)
@@ -338,21 +353,101 @@ static rtcosim_status check_start_value(const rtcosim_variable *v, rtcosim_error
     return RTCOSIM_OK;
 }
 
-static rtcosim_status apply_start_values(run *r, bool inputs, rtcosim_error *err)
+/* The variables a start value names: the variable itself (*count 1), or the
+ * elements name[...] of an FMI 3.0 array, consecutive in the table, which
+ * take a white-space separated list in row-major order as the description's
+ * own array start values do (FMI 3.0 section 2.4.7.5). NULL: neither. */
+static const rtcosim_variable *start_targets(const rtcosim_component *c, const char *name,
+                                             size_t *count)
 {
-    for (size_t i = 0; i < r->o->start_value_count; i++) {
-        const rtcosim_start_value *sv = &r->o->start_values[i];
-        const rtcosim_variable *v = rtcosim_component_find_variable(r->c, sv->name);
-        if ((v->causality == RTCOSIM_CAUSALITY_INPUT) != inputs)
-            continue;
+    const rtcosim_variable *v = rtcosim_component_find_variable(c, name);
+    *count = 1;
+    if (v)
+        return v;
+    size_t len = strlen(name), n = rtcosim_component_variable_count(c), first = n;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = rtcosim_component_variable(c, i)->name;
+        bool element = strncmp(e, name, len) == 0 && e[len] == '[';
+        if (element && first == n)
+            first = i;
+        if (element && i == first + *count)
+            ++*count;
+    }
+    return *count ? rtcosim_component_variable(c, first) : NULL;
+}
+
+/* Parse (and with `apply`, set) one start value: a scalar, or a list for an
+ * array, all of whose elements are then set in one call. */
+static rtcosim_status start_value(run *r, const rtcosim_start_value *sv, const rtcosim_variable *v,
+                                  size_t count, bool apply, rtcosim_error *err)
+{
+    if (rtcosim_component_find_variable(r->c, sv->name)) {
         rtcosim_value value;
         rtcosim_status st = rtcosim_value_parse(v->type, sv->value, &value, err);
-        if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+        if (st != RTCOSIM_OK || !apply)
+            return st == RTCOSIM_OK ? st : rtcosim_error_prefix(err, "start value '%s': ", sv->name);
         _Alignas(16) unsigned char slot[sizeof(rtcosim_value)];
         rtcosim_value_store(v->type, &value, slot);
         if ((st = rtcosim_component_set(r->c, v->type, &v->value_reference, 1, slot, err)) != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+        return RTCOSIM_OK;
+    }
+    size_t size = rtcosim_type_size(v->type);
+    uint32_t *vrs = malloc(count * sizeof *vrs);
+    unsigned char *slots = malloc(count * (size > sizeof(rtcosim_value) ? size : sizeof(rtcosim_value)));
+    if (!vrs || !slots) {
+        free(vrs);
+        free(slots);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "start value '%s': out of memory", sv->name);
+    }
+    rtcosim_status st = RTCOSIM_OK;
+    const char *c = sv->value;
+    size_t k = 0;
+    for (; st == RTCOSIM_OK; k++) {
+        c += strspn(c, " \t");
+        size_t len = strcspn(c, " \t");
+        if (len == 0)
+            break;
+        char token[128];
+        if (k >= count || len >= sizeof token) {
+            k++;
+            break;
+        }
+        memcpy(token, c, len);
+        token[len] = '\0';
+        c += len;
+        rtcosim_value value;
+        if ((st = rtcosim_value_parse(v->type, token, &value, err)) == RTCOSIM_OK) {
+            rtcosim_value_store(v->type, &value, slots + k * size);
+            vrs[k] = v[k].value_reference;
+        }
+    }
+    if (st != RTCOSIM_OK)
+        rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+    else if (k != count)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "start value '%s': the array has %zu elements; give as many "
+                               "values, separated by spaces, in row-major order",
+                               sv->name, count);
+    else if (apply && (st = rtcosim_component_set(r->c, v->type, vrs, count, slots, err)) != RTCOSIM_OK)
+        rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+    free(vrs);
+    free(slots);
+    return st;
+}
+
+static rtcosim_status apply_start_values(run *r, bool inputs, rtcosim_error *err)
+{
+    for (size_t i = 0; i < r->o->start_value_count; i++) {
+        const rtcosim_start_value *sv = &r->o->start_values[i];
+        size_t count;
+        const rtcosim_variable *v = start_targets(r->c, sv->name, &count);
+        if ((v->causality == RTCOSIM_CAUSALITY_INPUT) != inputs)
+            continue;
+        rtcosim_status st = start_value(r, sv, v, count, true, err);
+        if (st != RTCOSIM_OK)
+            return st;
     }
     return RTCOSIM_OK;
 }
@@ -386,16 +481,14 @@ static rtcosim_status check_options(run *r, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: stop time is before start time", r->label);
     for (size_t i = 0; i < o->start_value_count; i++) {
         const rtcosim_start_value *sv = &o->start_values[i];
-        const rtcosim_variable *v = sv->name ? rtcosim_component_find_variable(r->c, sv->name) : NULL;
+        size_t count = 0;
+        const rtcosim_variable *v = sv->name ? start_targets(r->c, sv->name, &count) : NULL;
         if (!v)
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "start value '%s': model '%s' has no such variable",
                                      sv->name ? sv->name : "", rtcosim_component_model_name(r->c));
         rtcosim_status st = check_start_value(v, err);
-        if (st != RTCOSIM_OK)
+        if (st != RTCOSIM_OK || (st = start_value(r, sv, v, count, false, err)) != RTCOSIM_OK)
             return st;
-        rtcosim_value value;
-        if ((st = rtcosim_value_parse(v->type, sv->value, &value, err)) != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
     }
     return RTCOSIM_OK;
 }
@@ -405,6 +498,33 @@ static rtcosim_status step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
     char when[RTCOSIM_FORMAT_MAX];
     rtcosim_format_time(t, when);
     return rtcosim_error_prefix(err, "%s: simulation stopped at t = %s s: ", r->label, when);
+}
+
+/* A discarded step whose component asks to end the run (FMI 2.0 section
+ * 4.2.3: fmi2DoStep returns fmi2Discard and fmi2GetBooleanStatus
+ * (fmi2Terminated) is true; FMI 3.0 section 4.2.1: fmi3DoStep returns
+ * fmi3Discard with terminateSimulation): the run ends normally at the last
+ * successful time, as fmusim does, with a final row there unless the row at
+ * that time is already written. Without the terminate request a discarded
+ * step stays an error: this single-component run cannot retry it. */
+static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns h,
+                                     const rtcosim_step_result *sr,
+                                     rtcosim_simulate_result *res, rtcosim_error *err)
+{
+    rtcosim_time_ns last = sr->last_successful_time;
+    if (last < t || last > t + h)
+        last = t;
+    rtcosim_log(RTCOSIM_LOG_DEBUG, "simulate", "%s: discarded step at t = %.9g s: %s", r->label,
+                rtcosim_time_to_seconds(t), err ? err->message : "");
+    if (!(r->have_row && r->last_row_time == last)) {
+        rtcosim_status st = record(r, last, true, err);
+        if (st != RTCOSIM_OK)
+            return step_failed(r, last, err);
+    }
+    res->end_time = last;
+    res->terminated_by_component = true;
+    res->terminated_on_discard = true;
+    return RTCOSIM_OK;
 }
 
 /* At each communication point: set the inputs at t, record, step. Recording
@@ -426,7 +546,18 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             break;
         rtcosim_time_ns h = stop - t < o->output_interval ? stop - t : o->output_interval;
         rtcosim_step_result sr;
-        if ((st = rtcosim_component_do_step(r->c, t, h, &sr, err)) != RTCOSIM_OK)
+        st = rtcosim_component_do_step(r->c, t, h, &sr, err);
+        if (st == RTCOSIM_EDISCARD && sr.terminate_requested)
+            return end_on_discard(r, t, h, &sr, res, err);
+        if (st == RTCOSIM_EDISCARD && err) {
+            /* Retrying with a smaller step would need rollback; fmusim
+             * would repeat the step from the last successful time forever. */
+            char message[RTCOSIM_ERROR_MESSAGE_MAX];
+            snprintf(message, sizeof message, "%s", err->message);
+            rtcosim_error_set(err, st, "%.*s (without asking to terminate; a discarded step is "
+                                       "not retried)", (int)(sizeof message - 80), message);
+        }
+        if (st != RTCOSIM_OK)
             return step_failed(r, t, err);
         rtcosim_time_ns next = t + h;
         if (sr.early_return) {
@@ -445,6 +576,8 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             terminate = true;
             res->terminated_by_component = t < stop;
         }
+        if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK)
+            return step_failed(r, t, err);
     }
     return RTCOSIM_OK;
 }

@@ -45,12 +45,42 @@ static bool kind_matches(rtcosim_connector_kind kind, rtcosim_causality c)
     return false;
 }
 
+/* An FMI 3.0 array appears in a component as its elements name[i,j]
+ * (src/fmi/md_arrays.c), consecutive in the variable table: the first one
+ * and how many, or NULL. */
+static const rtcosim_variable *array_elements(const rtcosim_component *comp, const char *name,
+                                              size_t *first, size_t *count)
+{
+    size_t len = strlen(name), n = rtcosim_component_variable_count(comp);
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = rtcosim_component_variable(comp, i)->name;
+        if (strncmp(e, name, len) != 0 || e[len] != '[')
+            continue;
+        if (*count == 0)
+            *first = i;
+        if (i != *first + *count)
+            break;
+        ++*count;
+    }
+    return *count ? rtcosim_component_variable(comp, *first) : NULL;
+}
+
+/* A connector's variable: the variable of that name, or an array's first
+ * element (the elements share kind and type). */
+static const rtcosim_variable *connector_variable(const rtcosim_component *comp, const char *name)
+{
+    size_t first, count;
+    const rtcosim_variable *v = rtcosim_component_find_variable(comp, name);
+    return v ? v : array_elements(comp, name, &first, &count);
+}
+
 static rtcosim_status check_connectors(const rtcosim_system_desc *d, const rtcosim_ssd_component *sc,
                                        const rtcosim_component *comp, rtcosim_error *err)
 {
     for (size_t i = 0; i < sc->connector_count; i++) {
         const rtcosim_ssd_connector *cn = &sc->connectors[i];
-        const rtcosim_variable *v = rtcosim_component_find_variable(comp, cn->name);
+        const rtcosim_variable *v = connector_variable(comp, cn->name);
         if (!v)
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                      "%s:%d: component '%s' (%s) has no variable '%s'", d->label,
@@ -156,6 +186,8 @@ static rtcosim_ssd_master_settings merged_settings(const rtcosim_system_desc *d,
         s.coupling = o->coupling;
     if (o->correction != RTCOSIM_SSD_CORRECTION_DEFAULT)
         s.correction = o->correction;
+    if (o->step_input != RTCOSIM_SSD_STEP_INPUT_DEFAULT)
+        s.step_input = o->step_input;
     if (o->has_step_control) {
         s.has_step_control = true;
         s.step_control = o->step_control;
@@ -184,6 +216,39 @@ static bool bond_end_is_member(const rtcosim_system_desc *d, const bool *members
     return false;
 }
 
+/* A connection between two FMI 3.0 arrays connects them element by element:
+ * each element of the start, name[i,j], to the end's element with the same
+ * indices, which must exist and be all of them (the same shape).
+ * RTCOSIM_ENOTFOUND (no error set) when the start is no array. */
+static rtcosim_status connect_arrays(rtcosim_master *m, const rtcosim_ssd_connection *cn,
+                                     const rtcosim_coupling_options *o, rtcosim_error *err)
+{
+    const rtcosim_component *a = rtcosim_master_component(m, cn->start.component);
+    const rtcosim_component *b = rtcosim_master_component(m, cn->end.component);
+    size_t af, an, bf, bn;
+    if (!a || !b || rtcosim_component_find_variable(a, cn->start.connector) ||
+        !array_elements(a, cn->start.connector, &af, &an))
+        return RTCOSIM_ENOTFOUND;
+    if (!array_elements(b, cn->end.connector, &bf, &bn) || bn != an)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "connection %s.%s -> %s.%s: '%s' is an array of %zu elements, "
+                                 "'%s' %s",
+                                 cn->start.component, cn->start.connector, cn->end.component,
+                                 cn->end.connector, cn->start.connector, an, cn->end.connector,
+                                 bn ? "has another number" : "is no array");
+    char from[NAME_MAX_LEN], to[NAME_MAX_LEN];
+    size_t prefix = strlen(cn->start.connector);
+    for (size_t k = 0; k < an; k++) {
+        const char *suffix = rtcosim_component_variable(a, af + k)->name + prefix; /* "[i,j]" */
+        snprintf(from, sizeof from, "%s.%s%s", cn->start.component, cn->start.connector, suffix);
+        snprintf(to, sizeof to, "%s.%s%s", cn->end.component, cn->end.connector, suffix);
+        rtcosim_status st = rtcosim_master_connect(m, from, to, o, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status connect_all(const rtcosim_system_desc *d, const bool *members,
                                   rtcosim_master *m, const rtcosim_coupling_options *base,
                                   rtcosim_error *err)
@@ -199,15 +264,18 @@ static rtcosim_status connect_all(const rtcosim_system_desc *d, const bool *memb
         if (!is_member(members, cn->start.component_index) ||
             !is_member(members, cn->end.component_index))
             continue;
-        snprintf(from, sizeof from, "%s.%s", cn->start.component, cn->start.connector);
-        snprintf(to, sizeof to, "%s.%s", cn->end.component, cn->end.connector);
         rtcosim_coupling_options o = *base;
         if (cn->has_linear_transformation || cn->has_unit_conversion) {
             o.has_transformation = true;
             o.factor = cn->factor;
             o.offset = cn->offset;
         }
-        rtcosim_status st = rtcosim_master_connect(m, from, to, &o, err);
+        rtcosim_status st = connect_arrays(m, cn, &o, err);
+        if (st == RTCOSIM_ENOTFOUND) {
+            snprintf(from, sizeof from, "%s.%s", cn->start.component, cn->start.connector);
+            snprintf(to, sizeof to, "%s.%s", cn->end.component, cn->end.connector);
+            st = rtcosim_master_connect(m, from, to, &o, err);
+        }
         if (st != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "%s:%d: ", d->label, cn->line);
     }
@@ -285,6 +353,8 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     rtcosim_coupling_options_init(&base);
     base.extrapolation = extrapolation_of(s.coupling);
     base.correction = correction_of(s.correction);
+    base.step_input = s.step_input == RTCOSIM_SSD_STEP_INPUT_START ? RTCOSIM_STEP_INPUT_START
+                                                                   : RTCOSIM_STEP_INPUT_MEAN;
     if (st == RTCOSIM_OK) {
         rtcosim_master_set_coupling_defaults(m, &base);
         if (s.order != RTCOSIM_SSD_ORDER_DEFAULT)

@@ -206,6 +206,51 @@ static void file_where_a_directory_was_extracted_is_refused(void **state)
                    "model.fmu: entry 'data': appears twice or clashes with a directory");
 }
 
+/* The Reference FMUs' Roberts lists its extra/ folder twice with identical
+ * entries: the same name, size and CRC-32 is one file. */
+static void identical_duplicate_entries_are_extracted_once(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = "<m/>"},
+                    {.name = "extra/", .text = ""},
+                    {.name = "extra/notes.txt", .text = "same bytes\n"},
+                    {.name = "extra/", .text = ""},
+                    {.name = "extra/notes.txt", .text = "same bytes\n"}};
+    tu_zip_raw(f->zip, e, 5);
+    const char *dir = extract(f, &fmu_limits);
+    assert_string_equal(tu_read_file(tu_path(dir, "extra/notes.txt"), NULL), "same bytes\n");
+    assert_int_equal(tu_count_entries(tu_path(dir, "extra")), 1);
+    assert_int_equal(tu_count_entries(dir), 2);
+}
+
+static void conflicting_duplicate_entries_are_refused(void **state)
+{
+    fixture *f = *state;
+    /* Same size, different bytes (so a different CRC-32). */
+    tu_entry e[] = {{.name = "resources/data.txt", .text = "one\n"},
+                    {.name = "modelDescription.xml", .text = "<m/>"},
+                    {.name = "resources/data.txt", .text = "two\n"}};
+    tu_zip_raw(f->zip, e, 3);
+    expect_failure(f, RTCOSIM_EFORMAT,
+                   "model.fmu: entry 'resources/data.txt' appears twice with different contents "
+                   "(4 bytes, CRC-32 ");
+    /* Different sizes. */
+    tu_entry g[] = {{.name = "a", .text = "1"}, {.name = "a", .text = "12"}};
+    tu_zip_raw(f->zip, g, 2);
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: entry 'a' appears twice with different contents");
+}
+
+static void duplicates_do_not_excuse_escapes(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "../evil", .text = "x"}, {.name = "../evil", .text = "x"}};
+    tu_zip_raw(f->zip, e, 2);
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: entry '../evil' would be extracted outside");
+    tu_entry g[] = {{.name = "/etc/evil", .text = "x"}, {.name = "/etc/evil", .text = "x"}};
+    tu_zip_raw(f->zip, g, 2);
+    expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: entry '/etc/evil'");
+}
+
 static void more_entries_than_the_limit_are_refused(void **state)
 {
     fixture *f = *state;
@@ -370,6 +415,9 @@ int main(void)
         T(a_bad_last_entry_stops_extraction_before_anything_is_written),
         T(file_in_the_way_of_a_directory_is_refused),
         T(file_where_a_directory_was_extracted_is_refused),
+        T(identical_duplicate_entries_are_extracted_once),
+        T(conflicting_duplicate_entries_are_refused),
+        T(duplicates_do_not_excuse_escapes),
         T(more_entries_than_the_limit_are_refused),
         T(declared_size_beyond_the_limit_is_refused_up_front),
         T(corrupted_entry_fails_its_checksum),

@@ -264,8 +264,29 @@ static void log_is_written_in_candump_style(void **state)
     remove(path);
     /* 2 bytes standard, worst case: 47 + 16 + floor(49 / 4) = 75 bits = 150 us;
      * extended, no data: 67 + floor(53 / 4) = 80 bits = 160 us, from 1 ms */
-    assert_string_equal(text, "(0000000000.000150000) can0 0C8#AB01 a\n"
-                              "(0000000000.001160000) can0 18FEF100# b\n");
+    assert_string_equal(text, "(0000000000.000150) can0 0C8#AB01\n"
+                              "(0000000000.001160) can0 18FEF100#\n");
+    /* The same frames in Vector ASC (hex ids, 'x' for extended, channel 1). */
+    char asc[] = "/tmp/rtcosim-can-log-XXXXXX.asc";
+    fd = mkstemps(asc, 4);
+    assert_true(fd >= 0);
+    assert_int_equal(rtcosim_can_bus_write_log(b.bus, asc, &err), RTCOSIM_OK);
+    f = fdopen(fd, "r");
+    char asc_text[1024] = "";
+    n = fread(asc_text, 1, sizeof asc_text - 1, f);
+    asc_text[n] = '\0';
+    fclose(f);
+    remove(asc);
+    assert_string_equal(asc_text,
+                        "date Thu Jan 1 12:00:00.000 am 1970\n"
+                        "base hex  timestamps absolute\n"
+                        "internal events logged\n"
+                        "// version 9.0.0\n"
+                        "Begin Triggerblock Thu Jan 1 12:00:00.000 am 1970\n"
+                        "   0.000000 Start of measurement\n"
+                        "   0.000150 1  C8              Rx   d 2 AB 01\n"
+                        "   0.001160 1  18FEF100x       Rx   d 0\n"
+                        "End TriggerBlock\n");
     assert_int_equal(rtcosim_can_bus_write_log(b.bus, "/nonexistent-dir/x.log", &err),
                      RTCOSIM_EIO);
     assert_non_null(strstr(err.message, "/nonexistent-dir/x.log"));

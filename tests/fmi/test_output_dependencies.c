@@ -1,8 +1,9 @@
 /* ModelStructure output dependencies (FMI 2.0 section 2.2.8, FMI 3.0 section
  * 2.4.8) parsed from hand-written descriptions: an absent attribute means
  * "depends on all knowns", an empty one "on none", a list names variables by
- * 1-based index (2.0) or value reference (3.0); a dangling entry is refused
- * with the output and the entry named. */
+ * 1-based index (2.0) or value reference (3.0); a dangling entry makes the
+ * output depend on everything (the safe reading) with a warning naming the
+ * output and the entry, and is refused with strict parsing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "fmi/model_description.h"
+#include "rtcosim/log.h"
 
 static rtcosim_status parse(const char *xml, rtcosim_fmi_md **md, rtcosim_error *err)
 {
@@ -83,15 +85,28 @@ static void expect_refused(const char *xml, const char *text)
 {
     rtcosim_fmi_md *md = NULL;
     rtcosim_error err = {0};
-    assert_int_equal(parse(xml, &md, &err), RTCOSIM_EFORMAT);
+    /* Default: accepted, the output's dependencies taken as undeclared. */
+    assert_int_equal(parse(xml, &md, &err), RTCOSIM_OK);
+    assert_int_equal(md->output_count, 1);
+    assert_false(md->output_dependencies_declared[0]);
+    assert_int_equal(md->output_dependency_start[1], md->output_dependency_start[0]);
+    assert_int_equal(md->warning_count, 1);
+    rtcosim_fmi_md_free(md);
+    /* Strict: refused naming the output and the entry. */
+    rtcosim_fmi_md_options strict = {.strict = true};
+    md = NULL;
+    assert_int_equal(rtcosim_fmi_md_parse_with(xml, strlen(xml), "modelDescription.xml", &strict,
+                                               &md, &err),
+                     RTCOSIM_EFORMAT);
     assert_null(md);
     if (!strstr(err.message, text))
         fail_msg("message '%s' lacks '%s'", err.message, text);
 }
 
-static void dangling_dependency_is_refused_naming_output_and_entry(void **state)
+static void dangling_dependency_means_all_and_strict_refuses_it(void **state)
 {
     (void)state;
+    rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* the warnings are expected */
     expect_refused(FMI2_HEAD "<Unknown index=\"3\" dependencies=\"1 6\"/>" FMI2_TAIL,
                    "output 'y1': dependencies entry '6' refers to no variable");
     expect_refused(FMI2_HEAD "<Unknown index=\"3\" dependencies=\"0\"/>" FMI2_TAIL,
@@ -100,6 +115,7 @@ static void dangling_dependency_is_refused_naming_output_and_entry(void **state)
                    "output 'y2': dependencies entry 'x' refers to no variable");
     expect_refused(FMI3_HEAD "<Output valueReference=\"14\" dependencies=\"10 99\"/>" FMI3_TAIL,
                    "output 'y3': dependencies entry '99' refers to no variable");
+    rtcosim_log_set_level(RTCOSIM_LOG_WARNING);
 }
 
 int main(void)
@@ -107,7 +123,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fmi2_dependencies_absent_empty_and_listed),
         cmocka_unit_test(fmi3_dependencies_absent_empty_and_listed),
-        cmocka_unit_test(dangling_dependency_is_refused_naming_output_and_entry),
+        cmocka_unit_test(dangling_dependency_means_all_and_strict_refuses_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

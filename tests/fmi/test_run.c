@@ -323,8 +323,11 @@ static void run_faulty(const char *path, int32_t mode, rtcosim_status expect, co
     assert_int_equal(rtcosim_component_do_step(c, 1000 * MS, 500 * MS, &r, &err), expect);
     if (!strstr(err.message, message))
         fail_msg("message \"%s\" lacks \"%s\"", err.message, message);
-    if (expect == RTCOSIM_EDISCARD)
+    if (expect == RTCOSIM_EDISCARD) {
         assert_int_equal(r.last_successful_time, 1000 * MS); /* it did not advance */
+        /* and asked to terminate: fmi2Terminated / terminateSimulation */
+        assert_true(r.terminate_requested);
+    }
     /* The FMU's own message reached the log under the instance name. */
     assert_non_null(strstr(tu_log_text(), "|faulty|"));
     assert_non_null(strstr(tu_log_text(), "on purpose at t = 1"));

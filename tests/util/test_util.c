@@ -14,6 +14,7 @@
 
 #include "archive/archive.h"
 #include "util/test_util.h"
+#include "util/raw_zip.h"
 #include "rtcosim/log.h"
 
 char *tu_make_dir(void)
@@ -32,6 +33,46 @@ void tu_drop_dir(char *dir)
 {
     rtcosim_archive_remove_dir(dir);
     free(dir);
+}
+
+int tu_scratch_setup(void **state)
+{
+    *state = tu_make_dir();
+    return 0;
+}
+
+int tu_scratch_teardown(void **state)
+{
+    tu_drop_dir(*state);
+    *state = NULL;
+    return 0;
+}
+
+static char *group_dir;
+
+int tu_scratch_group_setup(void **state)
+{
+    (void)state;
+    group_dir = tu_make_dir();
+    return 0;
+}
+
+int tu_scratch_group_teardown(void **state)
+{
+    (void)state;
+    tu_drop_dir(group_dir);
+    group_dir = NULL;
+    return 0;
+}
+
+const char *tu_scratch(const char *name)
+{
+    static char bufs[8][4096];
+    static unsigned next;
+    assert_non_null(group_dir);
+    char *buf = bufs[next++ % 8];
+    snprintf(buf, sizeof bufs[0], "%s/%s", group_dir, name);
+    return buf;
 }
 
 int tu_count_entries(const char *dir)
@@ -165,6 +206,31 @@ void tu_zip(const char *zip_path, const tu_entry *entries, size_t n)
     assert_int_equal(zip_close(za), 0);
     for (size_t i = 0; i < zero_count; i++)
         free(zero_buffers[i]);
+}
+
+void tu_zip_raw(const char *zip_path, const tu_entry *entries, size_t n)
+{
+    raw_zip_entry *raw = calloc(n ? n : 1, sizeof *raw);
+    char **copies = calloc(n ? n : 1, sizeof *copies);
+    assert_non_null(raw);
+    assert_non_null(copies);
+    for (size_t i = 0; i < n; i++) {
+        size_t size = 0;
+        const char *data = entries[i].text ? entries[i].text : "";
+        if (entries[i].file)
+            data = tu_read_file(entries[i].file, &size); /* reused buffer: copy it */
+        else
+            size = strlen(data);
+        copies[i] = malloc(size ? size : 1);
+        assert_non_null(copies[i]);
+        memcpy(copies[i], data, size);
+        raw[i] = (raw_zip_entry){entries[i].name, copies[i], size, 0};
+    }
+    assert_true(raw_zip_write(zip_path, raw, n));
+    for (size_t i = 0; i < n; i++)
+        free(copies[i]);
+    free(copies);
+    free(raw);
 }
 
 static char log_buffer[65536];

@@ -1,0 +1,277 @@
+/* `rtcosim can decode LOG --dbc FILE [-o CSV] [--signal S]... [--plot F]`:
+ * the signals of a candump -l or Vector ASC log decoded through a DBC
+ * database, one CSV row per decoded frame with every signal's latest value
+ * in columns bus.MESSAGE.SIGNAL, optionally plotted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rtcosim/can_log.h"
+#include "rtcosim/dbc.h"
+#include "rtcosim/plot.h"
+#include "rtcosim/results.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rtcosim can decode LOG --dbc FILE [-o CSV] [--signal NAME]... [--plot F.svg]\n"
+            "\n"
+            "Decode the frames of a CAN log (candump -l, or Vector ASC) with a DBC database.\n"
+            "Writes CSV: column \"time\" (s), then one column bus.MESSAGE.SIGNAL per signal of\n"
+            "each DBC message seen on each bus; one row per decoded frame, each cell the\n"
+            "signal's latest value (empty before its first frame; multiplexed signals when\n"
+            "present). Frames whose id the DBC does not define are counted, not decoded.\n"
+            "\n"
+            "  --dbc FILE         the CAN database\n"
+            "  -o, --output CSV   write the CSV here (default: standard output unless --plot)\n"
+            "  --signal NAME      only this column: bus.MESSAGE.SIGNAL, MESSAGE.SIGNAL or SIGNAL\n"
+            "                     (repeatable); rows then only for frames carrying one of them\n"
+            "  --plot F.svg|.png  plot the (selected) signals over time, from the first frame at\n"
+            "                     which every plotted signal has a value\n"
+            "  --help             this text\n");
+}
+
+/* A column block: one DBC message on one bus. */
+typedef struct block {
+    uint32_t bus;
+    const rtcosim_dbc_message *message;
+    size_t first; /* first column of its signals */
+} block;
+
+typedef struct decoder {
+    const rtcosim_can_log *log;
+    const rtcosim_dbc *dbc;
+    block *blocks;
+    size_t block_count, columns;
+    size_t *block_of;    /* per record, SIZE_MAX: not decoded */
+    char **names;        /* per column */
+    bool *selected;      /* per column */
+    uint64_t unknown;
+} decoder;
+
+static void decoder_free(decoder *d)
+{
+    for (size_t c = 0; d->names && c < d->columns; c++)
+        free(d->names[c]);
+    free(d->names);
+    free(d->selected);
+    free(d->blocks);
+    free(d->block_of);
+}
+
+/* Blocks in order of first appearance, column names, the selection. */
+static int decoder_init(decoder *d, const char *const *signals, size_t signal_count)
+{
+    size_t n = rtcosim_can_log_count(d->log);
+    const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
+    d->blocks = calloc(rtcosim_can_log_bus_count(d->log) * rtcosim_dbc_message_count(d->dbc) + 1,
+                       sizeof *d->blocks);
+    d->block_of = calloc(n + 1, sizeof *d->block_of);
+    if (!d->blocks || !d->block_of)
+        return cli_fail("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d->dbc, recs[i].id, recs[i].extended);
+        d->block_of[i] = SIZE_MAX;
+        if (!m || recs[i].remote) {
+            d->unknown += !m;
+            continue;
+        }
+        size_t b = 0;
+        while (b < d->block_count && !(d->blocks[b].bus == recs[i].bus && d->blocks[b].message == m))
+            b++;
+        if (b == d->block_count) {
+            d->blocks[d->block_count++] = (block){recs[i].bus, m, d->columns};
+            d->columns += m->signal_count;
+        }
+        d->block_of[i] = b;
+    }
+    d->names = calloc(d->columns + 1, sizeof *d->names);
+    d->selected = calloc(d->columns + 1, sizeof *d->selected);
+    if (!d->names || !d->selected)
+        return cli_fail("out of memory");
+    for (size_t b = 0; b < d->block_count; b++) {
+        const rtcosim_dbc_message *m = d->blocks[b].message;
+        for (size_t k = 0; k < m->signal_count; k++) {
+            const char *bus = rtcosim_can_log_bus_name(d->log, d->blocks[b].bus);
+            size_t len = strlen(bus) + strlen(m->name) + strlen(m->signals[k].name) + 3;
+            char *name = malloc(len);
+            if (!name)
+                return cli_fail("out of memory");
+            snprintf(name, len, "%s.%s.%s", bus, m->name, m->signals[k].name);
+            d->names[d->blocks[b].first + k] = name;
+            d->selected[d->blocks[b].first + k] = signal_count == 0;
+        }
+    }
+    for (size_t s = 0; s < signal_count; s++) {
+        bool found = false;
+        size_t want = strlen(signals[s]);
+        for (size_t c = 0; c < d->columns; c++) {
+            size_t len = strlen(d->names[c]);
+            /* The whole name or a tail after a '.'. */
+            if (len >= want && strcmp(d->names[c] + len - want, signals[s]) == 0 &&
+                (len == want || d->names[c][len - want - 1] == '.'))
+                found = d->selected[c] = true;
+        }
+        if (!found)
+            return cli_fail("can decode: no signal '%s' among the decoded messages of %s",
+                            signals[s], rtcosim_can_log_bus_count(d->log) ? "the log" : "an empty log");
+    }
+    return 0;
+}
+
+/* The rows: all decoded frames carrying a selected column; complete_only:
+ * from the first frame at which every selected column has a value. */
+static void write_csv(const decoder *d, FILE *out, bool complete_only)
+{
+    double *values = calloc(d->columns + 1, sizeof *values);
+    bool *have = calloc(d->columns + 1, sizeof *have);
+    if (!values || !have) {
+        free(values);
+        free(have);
+        return;
+    }
+    fprintf(out, "\"time\"");
+    for (size_t c = 0; c < d->columns; c++)
+        if (d->selected[c])
+            fprintf(out, ",\"%s\"", d->names[c]);
+    fputc('\n', out);
+    const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
+    char text[RTCOSIM_FORMAT_MAX];
+    for (size_t i = 0; i < rtcosim_can_log_count(d->log); i++) {
+        if (d->block_of[i] == SIZE_MAX)
+            continue;
+        const block *bl = &d->blocks[d->block_of[i]];
+        bool carries = false;
+        for (size_t k = 0; k < bl->message->signal_count; k++) {
+            const rtcosim_dbc_signal *s = &bl->message->signals[k];
+            if (rtcosim_dbc_signal_present(bl->message, s, recs[i].data, recs[i].size)) {
+                values[bl->first + k] = rtcosim_dbc_decode(s, recs[i].data, recs[i].size);
+                have[bl->first + k] = true;
+                carries = carries || d->selected[bl->first + k];
+            }
+        }
+        bool complete = true;
+        for (size_t c = 0; c < d->columns; c++)
+            complete = complete && (!d->selected[c] || have[c]);
+        if (!carries || (complete_only && !complete))
+            continue;
+        rtcosim_format_time(recs[i].time, text);
+        fputs(text, out);
+        for (size_t c = 0; c < d->columns; c++) {
+            if (!d->selected[c])
+                continue;
+            fputc(',', out);
+            if (have[c]) {
+                rtcosim_format_double(values[c], text);
+                fputs(text, out);
+            }
+        }
+        fputc('\n', out);
+    }
+    free(values);
+    free(have);
+}
+
+static int write_csv_file(const decoder *d, const char *path, bool complete_only)
+{
+    FILE *out = path ? fopen(path, "w") : stdout;
+    if (!out)
+        return cli_fail("%s: cannot write the CSV file", path);
+    write_csv(d, out, complete_only);
+    if (out == stdout)
+        return fflush(stdout) != 0 ? cli_fail("writing standard output failed") : 0;
+    return fclose(out) != 0 ? cli_fail("%s: writing the CSV file failed", path) : 0;
+}
+
+/* Plot through a private temporary CSV of the complete rows. */
+static int plot(const decoder *d, const char *output, const char *log_path)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], csv[4200];
+    snprintf(dir, sizeof dir, "%s/rtcosim-can-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return cli_fail("%s: cannot create a temporary directory", dir);
+    snprintf(csv, sizeof csv, "%s/decoded.csv", dir);
+    int rc = write_csv_file(d, csv, true);
+    rtcosim_error err;
+    rtcosim_plot_options po = {.title = log_path};
+    if (rc == 0 && rtcosim_plot_csv(csv, NULL, 0, output, &po, &err) != RTCOSIM_OK)
+        rc = cli_fail_error(&err);
+    remove(csv);
+    rmdir(dir);
+    return rc;
+}
+
+static int run_can(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 1 : 0;
+    }
+    if (strcmp(argv[1], "decode") != 0)
+        return cli_fail("can: unknown subcommand '%s' (see rtcosim can --help)", argv[1]);
+    const char *log_path = NULL, *dbc_path = NULL, *out = NULL, *plot_path = NULL;
+    const char **signals = calloc((size_t)argc, sizeof *signals);
+    size_t signal_count = 0;
+    if (!signals)
+        return cli_fail("out of memory");
+    int rc = 0;
+    for (int i = 2; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            free(signals);
+            return 0;
+        } else if (strcmp(a, "--dbc") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                   strcmp(a, "--signal") == 0 || strcmp(a, "--plot") == 0) {
+            if (i + 1 >= argc)
+                rc = cli_fail("can decode: option %s needs a value", a);
+            else if (strcmp(a, "--dbc") == 0)
+                dbc_path = argv[++i];
+            else if (strcmp(a, "--signal") == 0)
+                signals[signal_count++] = argv[++i];
+            else if (strcmp(a, "--plot") == 0)
+                plot_path = argv[++i];
+            else
+                out = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            rc = cli_fail("can decode: unknown option '%s' (see rtcosim can --help)", a);
+        } else if (log_path) {
+            rc = cli_fail("can decode: more than one log given ('%s' and '%s')", log_path, a);
+        } else {
+            log_path = a;
+        }
+    }
+    if (rc == 0 && (!log_path || !dbc_path))
+        rc = cli_fail("can decode: give a LOG and --dbc FILE (usage: rtcosim can decode LOG "
+                      "--dbc FILE [-o CSV])");
+    rtcosim_error err;
+    rtcosim_dbc *dbc = NULL;
+    rtcosim_can_log *log = NULL;
+    decoder d = {0};
+    if (rc == 0 && (rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK ||
+                    rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK))
+        rc = cli_fail_error(&err);
+    if (rc == 0) {
+        d.log = log;
+        d.dbc = dbc;
+        rc = decoder_init(&d, signals, signal_count);
+    }
+    if (rc == 0 && (out || !plot_path))
+        rc = write_csv_file(&d, out, false);
+    if (rc == 0 && plot_path)
+        rc = plot(&d, plot_path, log_path);
+    if (rc == 0 && d.unknown)
+        fprintf(stderr, "rtcosim: %s: %llu frames with ids %s does not define were not decoded\n",
+                log_path, (unsigned long long)d.unknown, dbc_path);
+    decoder_free(&d);
+    rtcosim_can_log_free(log);
+    rtcosim_dbc_free(dbc);
+    free(signals);
+    return rc;
+}
+
+const rtcosim_cli_command rtcosim_cli_cmd_can = {
+    "can", "decode a candump/ASC CAN log with a DBC database into CSV signals and plots", run_can};

@@ -1,0 +1,67 @@
+/* CAN logs in the formats engineers' tools read: candump -l (can-utils'
+ * log file format, read by `canplayer`, python-can's CanutilsLogReader,
+ * Wireshark) and Vector ASC (CANalyzer/CANoe, python-can's ASCReader).
+ * Times are the frames' end-of-frame times on the bus (when a receiver has
+ * the frame). */
+#ifndef RTCOSIM_CAN_LOG_H
+#define RTCOSIM_CAN_LOG_H
+
+#include "rtcosim/can.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rtcosim_can_log_format {
+    /* "(0000000000.000150) can0 0C8#AB01": seconds with microseconds (times
+     * rounded to the nearest microsecond), interface, id as 3 (standard) or
+     * 8 (extended) hex digits, '#', data bytes in hex. */
+    RTCOSIM_CAN_LOG_CANDUMP = 0,
+    /* Vector ASC, "base hex timestamps absolute": a date header, then
+     * "   0.000150 1  C8              Rx   d 2 AB 01" per frame (channel 1,
+     * extended ids with an 'x' suffix), inside Begin/End TriggerBlock. */
+    RTCOSIM_CAN_LOG_ASC
+} rtcosim_can_log_format;
+
+/* ASC for a path ending in ".asc" (any case), candump otherwise. */
+rtcosim_can_log_format rtcosim_can_log_format_of(const char *path);
+
+/* Write the entries of one bus (named bus_name, e.g. "can0") to path. */
+rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_t count,
+                                     const char *bus_name, rtcosim_can_log_format format,
+                                     const char *path, rtcosim_error *err);
+
+/* ---- reading logs (any candump -l or Vector ASC log) ---- */
+
+typedef struct rtcosim_can_log_record {
+    rtcosim_time_ns time;
+    uint32_t bus;      /* index of the bus name (rtcosim_can_log_bus_name) */
+    uint32_t id;
+    bool extended;
+    bool remote;       /* remote frame: no data */
+    uint8_t size;      /* data bytes (CAN FD: up to 64) */
+    uint8_t data[64];
+    int line;
+} rtcosim_can_log_record;
+
+typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
+
+/* Read a log; the format is told by its first line ('(' starts candump -l).
+ * candump: "(SECONDS) IFACE ID#DATA" (ID#R remote, ID##F... CAN FD; any
+ * further tokens are ignored). ASC: "base hex|dec", absolute or relative
+ * timestamps, classic frames "TIME CH ID[x] Rx|Tx d|r DLC BYTES..." (bus
+ * name "canN-1" for channel N) and CANFD lines; other events are read over.
+ * Errors name the file and line. */
+rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtcosim_error *err);
+rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,
+                                     rtcosim_can_log **out, rtcosim_error *err);
+void rtcosim_can_log_free(rtcosim_can_log *log); /* NULL is a no-op */
+size_t rtcosim_can_log_count(const rtcosim_can_log *log);
+const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log);
+size_t rtcosim_can_log_bus_count(const rtcosim_can_log *log);
+const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

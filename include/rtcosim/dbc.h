@@ -1,0 +1,107 @@
+/* CAN databases in the DBC format (Vector's CANdb++ text format, the de-facto
+ * exchange format of CAN matrices): messages (BO_), signals (SG_) with start
+ * bit, length, Intel (@1) or Motorola (@0) byte order, signedness,
+ * factor/offset, min/max, unit, receivers; value tables (VAL_), cycle times
+ * (BA_ "GenMsgCycleTime" BO_ id ms;) and simple multiplexing (one
+ * multiplexor M, signals mN present when it equals N).
+ *
+ * Bit numbering (as CANdb++): bit b is bit b % 8 of byte b / 8. An Intel
+ * signal's start bit is its least significant bit, its bits ascend. A
+ * Motorola signal's start bit is its most significant bit; its bits descend
+ * within a byte and continue at bit 7 of the next byte.
+ *
+ * Other statements (VERSION, NS_, BS_, BU_, CM_, BA_DEF_, ...) are read
+ * over. Errors are one line, "FILE:LINE: problem". */
+#ifndef RTCOSIM_DBC_H
+#define RTCOSIM_DBC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rtcosim_dbc_mux {
+    RTCOSIM_DBC_PLAIN = 0,    /* always present */
+    RTCOSIM_DBC_MULTIPLEXOR,  /* "M" */
+    RTCOSIM_DBC_MULTIPLEXED   /* "mN": present when the multiplexor's raw value is N */
+} rtcosim_dbc_mux;
+
+typedef struct rtcosim_dbc_value_text {
+    int64_t value;
+    const char *text;
+} rtcosim_dbc_value_text;
+
+/* Strings are owned by the database. */
+typedef struct rtcosim_dbc_signal {
+    const char *name;
+    uint32_t start_bit, length; /* length 1..64 */
+    bool little_endian;         /* @1 Intel; @0 Motorola */
+    bool is_signed;             /* '-': two's complement */
+    double factor, offset;      /* physical = raw * factor + offset */
+    double minimum, maximum;    /* [min|max], physical */
+    const char *unit;
+    rtcosim_dbc_mux mux;
+    uint64_t mux_value;         /* MULTIPLEXED: the multiplexor value */
+    const rtcosim_dbc_value_text *values; /* VAL_ */
+    size_t value_count;
+    int line;
+} rtcosim_dbc_signal;
+
+typedef struct rtcosim_dbc_message {
+    uint32_t id;                /* without the extended flag */
+    bool extended;              /* id written with bit 31 set */
+    const char *name;
+    uint8_t dlc;
+    const char *transmitter;
+    rtcosim_time_ns cycle_time; /* GenMsgCycleTime; 0: none */
+    const rtcosim_dbc_signal *signals;
+    size_t signal_count;
+    int line;
+} rtcosim_dbc_message;
+
+typedef struct rtcosim_dbc rtcosim_dbc; /* opaque */
+
+rtcosim_status rtcosim_dbc_load(const char *path, rtcosim_dbc **out, rtcosim_error *err);
+/* From memory; name is used in messages. */
+rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name,
+                                 rtcosim_dbc **out, rtcosim_error *err);
+void rtcosim_dbc_free(rtcosim_dbc *dbc); /* NULL is a no-op */
+
+size_t rtcosim_dbc_message_count(const rtcosim_dbc *dbc);
+const rtcosim_dbc_message *rtcosim_dbc_message_at(const rtcosim_dbc *dbc, size_t index);
+const rtcosim_dbc_message *rtcosim_dbc_find_id(const rtcosim_dbc *dbc, uint32_t id, bool extended);
+const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *dbc, const char *name);
+const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, const char *name);
+
+/* The raw bits of a signal in data (size bytes; bits beyond size read 0),
+ * sign-extended to 64 bits when signed. */
+uint64_t rtcosim_dbc_raw_get(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size);
+/* Write the low `length` bits of raw into data, leaving the other bits. */
+void rtcosim_dbc_raw_set(const rtcosim_dbc_signal *s, uint64_t raw, uint8_t *data, size_t size);
+/* raw * factor + offset. */
+double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size);
+/* The raw value nearest to (physical - offset) / factor (halves rounded
+ * away from zero), written into data; RTCOSIM_EINVAL naming the signal when
+ * it does not fit the signal's bits. */
+rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
+                                  size_t size, rtcosim_error *err);
+/* The same, saturated to the signal's raw range (NaN: 0), as ECU software
+ * packs a value that does not fit. Never fails; no allocation. */
+void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
+                                  size_t size);
+/* Whether a signal is present in a frame of its message (multiplexing). */
+bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
+                                const uint8_t *data, size_t size);
+/* The VAL_ text of a raw value, or NULL. */
+const char *rtcosim_dbc_value_text_of(const rtcosim_dbc_signal *s, int64_t raw);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

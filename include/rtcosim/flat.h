@@ -1,0 +1,103 @@
+/* Flat entry points for language bindings (the Python package's ctypes
+ * layer, python/rtcosim): whole runs behind one call each, options as plain
+ * fields and text, results gathered into an in-memory table that the binding
+ * copies out as arrays. The runs themselves are the library's
+ * (rtcosim_simulate, the master, the real-time adapter), so a binding's
+ * results equal the CLI's. */
+#ifndef RTCOSIM_FLAT_H
+#define RTCOSIM_FLAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A results table in memory: times and one rtcosim_value per column and row
+ * (row-major), plus named run statistics. Strings are copies it owns;
+ * Binary columns are not recorded (an error names the variable). */
+typedef struct rtcosim_rows rtcosim_rows;
+
+size_t rtcosim_rows_count(const rtcosim_rows *r);
+size_t rtcosim_rows_column_count(const rtcosim_rows *r);
+const char *rtcosim_rows_column_name(const rtcosim_rows *r, size_t column);
+int rtcosim_rows_column_type(const rtcosim_rows *r, size_t column); /* rtcosim_type */
+const rtcosim_time_ns *rtcosim_rows_times(const rtcosim_rows *r);
+const rtcosim_value *rtcosim_rows_values(const rtcosim_rows *r); /* count * columns */
+/* Statistics of the run ("steps", "wall_time", the real-time summary's fields). */
+size_t rtcosim_rows_stat_count(const rtcosim_rows *r);
+const char *rtcosim_rows_stat_name(const rtcosim_rows *r, size_t index);
+double rtcosim_rows_stat_value(const rtcosim_rows *r, size_t index);
+void rtcosim_rows_free(rtcosim_rows *r); /* NULL is a no-op */
+
+/* Progress: the fraction of the simulated interval done and the time
+ * reached, called when the fraction grew by at least 1 % and at the end.
+ * A non-zero return cancels the run (RTCOSIM_ECANCELED). */
+typedef int (*rtcosim_flat_progress)(void *context, double fraction, double time);
+
+typedef struct rtcosim_flat_simulate_options {
+    /* Seconds as decimal text (parsed exactly, as the CLI does); NULL: the
+     * FMU's default experiment, else fmusim's fallbacks (simulate.h). */
+    const char *start_time, *stop_time, *output_interval;
+    double tolerance;        /* <= 0: default experiment, else none */
+    int model_exchange;      /* 0: co-simulation, 1: model exchange */
+    int solver;              /* rtcosim_me_solver */
+    const char *const *start_names;
+    const char *const *start_values; /* text, parsed per the variable's type */
+    size_t start_count;
+    const char *input_csv;   /* input table as CSV text (csv.h format); NULL: none */
+    size_t input_csv_size;
+    const char *const *output; /* recorded variables; none: every output */
+    size_t output_count;
+    uint32_t record_every;   /* 0 or 1: every communication point */
+    rtcosim_flat_progress progress;
+    void *progress_context;
+} rtcosim_flat_simulate_options;
+
+/* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error
+ * *out is NULL and err names the file and the problem. */
+rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulate_options *o,
+                                     rtcosim_rows **out, rtcosim_error *err);
+
+typedef struct rtcosim_flat_system_options {
+    const char *start_time, *stop_time, *step_size, *output_interval; /* text; NULL: default */
+    int order, coupling, correction; /* rtcosim_ssd_order/_coupling/_correction; 0: file's */
+    int step_control;                /* -1: file's, 0: off, 1: on */
+    int threads;                     /* 0: file's */
+    const char *const *parameter_sets;
+    size_t parameter_set_count;
+    const char *const *start_names;  /* "component.variable" */
+    const char *const *start_values;
+    size_t start_count;
+    const char *const *output;       /* observed "component.variable"; none: every output */
+    size_t output_count;
+    rtcosim_flat_progress progress;
+    void *progress_context;
+    /* Real time (system_rt.h): the rows come from output_file, which the
+     * caller reads; options as rtcosim_rt_option_set name/value pairs over
+     * the file's org.rtcosim.realtime annotation. */
+    bool real_time;
+    bool virtual_clock;              /* deterministic virtual clocks instead of the wall clock */
+    const char *output_file;
+    const char *const *rt_names;
+    const char *const *rt_values;
+    size_t rt_count;
+} rtcosim_flat_system_options;
+
+/* Run an SSP system (.ssd/.ssp) as `rtcosim run` does. Master runs record
+ * every observed variable at each output interval (default: every macro
+ * step) and the end; statistics: steps, wall_time. Real-time runs write
+ * output_file and return the executor's summary as statistics. */
+rtcosim_status rtcosim_flat_system_run(const char *path, const rtcosim_flat_system_options *o,
+                                       rtcosim_rows **out, rtcosim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

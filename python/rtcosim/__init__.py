@@ -1,0 +1,395 @@
+"""rtcosim for Python: FMUs and SSP systems simulated by librtcosim.
+
+A thin ctypes layer over the shared library (nothing compiled, only NumPy
+besides the standard library). Keyword names follow FMPy's simulate_fmu where
+the concepts match, so that scripts switch easily::
+
+    import rtcosim
+    result = rtcosim.simulate("BouncingBall.fmu", stop_time=3, output_interval=0.01)
+    result["time"], result["h"]                      # a NumPy structured array
+
+    system = rtcosim.System("oscillator.ssd")
+    result = system.run(step_size=1e-3, coupling="foh", correction="energy")
+    result, stats = system.run_real_time(rt_factor=10)
+
+Errors raise rtcosim.Error with the library's one-line message.
+"""
+import csv
+import ctypes
+import math
+import os
+import tempfile
+
+import numpy as np
+
+from ._lib import Error, ErrorStruct, FmuOptions, PROGRESS, SimulateOptions, SystemOptions, Value, lib
+from ._lib import strings as _strings
+
+__all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu"]
+__version__ = "0.1.0"
+
+# rtcosim_type (component.h) -> NumPy type and the rtcosim_value member holding it.
+_TYPES = {0: (np.float64, "f64"), 1: (np.float32, "f32"), 2: (np.int8, "i64"),
+          3: (np.uint8, "u64"), 4: (np.int16, "i64"), 5: (np.uint16, "u64"),
+          6: (np.int32, "i64"), 7: (np.uint32, "u64"), 8: (np.int64, "i64"),
+          9: (np.uint64, "u64"), 10: (np.bool_, "b"), 13: (np.bool_, "b")}
+_STRING = 11
+_VALUE = np.dtype({"names": ["f64", "f32", "i64", "u64", "b"],
+                   "formats": ["<f8", "<f4", "<i8", "<u8", "?"],
+                   "offsets": [0, 0, 0, 0, 0], "itemsize": ctypes.sizeof(Value)})
+
+
+# Statistics that are flags or seconds; the others are counts.
+_BOOL_STATS = {"failed", "fifo_applied", "memory_locked", "affinity_applied", "partner_isolated",
+               "partner_lost", "terminated_by_component"}
+_SECONDS_STATS = {"drift", "slip", "end_time", "calibration_worst", "calibration_median",
+                  "max_lag", "partner_lost_at", "wall_time"}
+
+
+def _seconds(value, what):
+    """Seconds as the exact decimal text the library parses (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.encode()
+    x = float(value)
+    if not math.isfinite(x):
+        raise Error("EINVAL", f"{what}: {value!r} is not a finite number of seconds")
+    return repr(x).encode()
+
+
+def _value_text(value):
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+class _Progress:
+    """A progress callable wrapped for C: exceptions are kept and re-raised
+    after the run; False (or an exception) cancels it."""
+
+    def __init__(self, fn):
+        self.fn, self.exception = fn, None
+        self.c = PROGRESS(self._call) if fn else PROGRESS()
+
+    def _call(self, _context, fraction, time):
+        try:
+            return 1 if self.fn(fraction, time) is False else 0
+        except BaseException as e:  # noqa: BLE001 - re-raised after the run
+            self.exception = e
+            return 1
+
+    def check(self):
+        if self.exception is not None:
+            raise self.exception
+
+
+def _take_rows(handle):
+    """Copy an rtcosim_rows table into a structured array and a dict of statistics."""
+    try:
+        n = lib.rtcosim_rows_count(handle)
+        columns = lib.rtcosim_rows_column_count(handle)
+        names = [lib.rtcosim_rows_column_name(handle, i).decode() for i in range(columns)]
+        types = [lib.rtcosim_rows_column_type(handle, i) for i in range(columns)]
+        dtype = [("time", np.float64)]
+        for name, t in zip(names, types):
+            dtype.append((name, object if t == _STRING else _TYPES[t][0]))
+        result = np.zeros(n, dtype=dtype)
+        if n:
+            times = np.ctypeslib.as_array(lib.rtcosim_rows_times(handle), (n,))
+            # Correctly rounded ns / 1e9: the value the CSV's exact decimal time reads back to.
+            result["time"] = times / 1e9
+            if columns:
+                address = ctypes.cast(lib.rtcosim_rows_values(handle), ctypes.c_void_p).value
+                raw = (ctypes.c_char * (n * columns * _VALUE.itemsize)).from_address(address)
+                cells = np.frombuffer(raw, dtype=_VALUE).reshape(n, columns)
+                values = lib.rtcosim_rows_values(handle)
+                for i, (name, t) in enumerate(zip(names, types)):
+                    if t == _STRING:
+                        result[name] = [values[k * columns + i].s.decode() for k in range(n)]
+                    else:
+                        result[name] = cells[:, i][_TYPES[t][1]].astype(_TYPES[t][0])
+        stats = {}
+        for i in range(lib.rtcosim_rows_stat_count(handle)):
+            name = lib.rtcosim_rows_stat_name(handle, i).decode()
+            value = lib.rtcosim_rows_stat_value(handle, i)
+            stats[name] = (bool(value) if name in _BOOL_STATS
+                           else value if name in _SECONDS_STATS else int(value))
+        return result, stats
+    finally:
+        lib.rtcosim_rows_free(handle)
+
+
+def _input_csv(input):
+    """CSV text (csv.h format) from a structured array with a 'time' field, or a file's bytes."""
+    if isinstance(input, (str, os.PathLike)):
+        with open(input, "rb") as f:
+            return f.read()
+    names = input.dtype.names
+    if not names or names[0] != "time":
+        raise Error("EINVAL", "input: a structured array whose first field is 'time' is needed")
+    lines = [",".join(names)]
+    for row in input:
+        # Numbers only (csv.h): Booleans as 1/0.
+        lines.append(",".join(str(int(v)) if isinstance(v, (bool, np.bool_)) else _value_text(v)
+                              for v in row))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def simulate(filename, start_time=None, stop_time=None, output_interval=None,
+             relative_tolerance=None, fmi_type=None, solver=None, start_values={},
+             input=None, output=None, record_every=1, progress=None):
+    """Simulate an FMU (FMI 2.0 or 3.0) and return its results.
+
+    Arguments as FMPy's simulate_fmu: times in seconds (None: the FMU's
+    default experiment, else 0, start + 1 and (stop - start) / 500);
+    fmi_type 'CoSimulation' (default) or 'ModelExchange'; solver 'CVode'
+    (default) or 'Euler' for model exchange; start_values {name: value};
+    input a structured array ('time' first, then input names; continuous
+    Float inputs are interpolated linearly, others held) or a CSV path;
+    output the names to record (default: every output). record_every N
+    keeps every N-th communication point (and the last). progress(fraction,
+    time) is called as the run advances (at most ~100 times); returning
+    False cancels it (rtcosim.Error with status 'ECANCELED').
+
+    Returns a NumPy structured array: 'time' and one field per recorded
+    variable, each of the variable's type; the values are those `rtcosim
+    simulate` writes to its CSV, bit for bit.
+    """
+    o = SimulateOptions()
+    o.start_time = _seconds(start_time, "start_time")
+    o.stop_time = _seconds(stop_time, "stop_time")
+    o.output_interval = _seconds(output_interval, "output_interval")
+    o.tolerance = float(relative_tolerance) if relative_tolerance is not None else -1.0
+    if fmi_type not in (None, "CoSimulation", "ModelExchange"):
+        raise Error("EINVAL", f"fmi_type: {fmi_type!r} is not 'CoSimulation' or 'ModelExchange'")
+    o.model_exchange = fmi_type == "ModelExchange"
+    solvers = {None: 0, "CVode": 0, "cvode": 0, "Euler": 1, "euler": 1}
+    if solver not in solvers:
+        raise Error("EINVAL", f"solver: {solver!r} is not 'CVode' or 'Euler'")
+    o.solver = solvers[solver]
+    keep = []
+    o.start_names, o.start_count, k1 = _strings(list(start_values))
+    o.start_values, _, k2 = _strings([_value_text(v) for v in start_values.values()])
+    o.output, o.output_count, k3 = _strings(list(output or []))
+    keep += [k1, k2, k3]
+    if input is not None:
+        text = _input_csv(input)
+        o.input_csv, o.input_csv_size = text, len(text)
+    if int(record_every) < 1:
+        raise Error("EINVAL", f"record_every: {record_every!r} is not a whole number >= 1")
+    o.record_every = int(record_every)
+    cb = _Progress(progress)
+    o.progress = cb.c
+    err, handle = ErrorStruct(), ctypes.c_void_p()
+    status = lib.rtcosim_flat_simulate(os.fsencode(filename), ctypes.byref(o), ctypes.byref(handle),
+                                       ctypes.byref(err))
+    cb.check()
+    err.check(status)
+    return _take_rows(handle)[0]
+
+
+simulate_fmu = simulate  # FMPy's name
+
+
+def _load_component(filename):
+    err, c = ErrorStruct(), ctypes.c_void_p()
+    opts = FmuOptions()
+    status = lib.rtcosim_fmu_load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c),
+                                  ctypes.byref(err))
+    if status != 0:  # an FMU with model exchange only
+        opts.interface_type = 1
+        err2 = ErrorStruct()
+        if lib.rtcosim_fmu_load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c),
+                                ctypes.byref(err2)) != 0:
+            err.check(status)
+    return c
+
+
+def _text(b):
+    return b.decode() if b is not None else None
+
+
+def info(filename):
+    """The facts of an FMU as a dict: fmi_version, model_name, guid (FMI 2.0
+    guid / FMI 3.0 instantiationToken), description, author, generation_tool,
+    default_experiment {start_time, stop_time, step_size, tolerance} (None
+    where absent), capabilities and variables (a list of dicts with name,
+    type, causality, variability, unit, description, start,
+    value_reference)."""
+    c = _load_component(filename)
+    try:
+        d = lib.rtcosim_component_description(c).contents
+        fi = lib.rtcosim_fmu_info_of(c)
+        result = {"model_name": _text(d.model_name)}
+        if fi:
+            fi = fi.contents
+            result.update(fmi_version=_text(fi.fmi_version_text), guid=_text(fi.instantiation_token),
+                          description=_text(fi.description), author=_text(fi.author),
+                          version=_text(fi.version), generation_tool=_text(fi.generation_tool),
+                          model_identifier=_text(fi.model_identifier))
+        result["default_experiment"] = {
+            "start_time": d.default_start / 1e9 if d.has_default_start else None,
+            "stop_time": d.default_stop / 1e9 if d.has_default_stop else None,
+            "step_size": d.default_step / 1e9 if d.has_default_step else None,
+            "tolerance": d.default_tolerance if d.has_default_tolerance else None}
+        result["capabilities"] = {name: getattr(d.capabilities, name)
+                                  for name, _ in d.capabilities._fields_}
+        variables = []
+        for i in range(d.variable_count):
+            v = d.variables[i]
+            start = None
+            if v.has_start:
+                if v.type == _STRING:
+                    start = _text(v.start.s)
+                elif v.type in _TYPES:
+                    start = getattr(v.start, _TYPES[v.type][1])
+            variables.append({"name": _text(v.name), "type": _text(lib.rtcosim_type_name(v.type)),
+                              "causality": _text(lib.rtcosim_causality_name(v.causality)),
+                              "variability": ["constant", "fixed", "tunable", "discrete",
+                                              "continuous"][v.variability],
+                              "unit": _text(v.unit), "description": _text(v.description),
+                              "start": start, "value_reference": v.value_reference})
+        result["variables"] = variables
+        return result
+    finally:
+        lib.rtcosim_component_free(c)
+
+
+def example_fmu(name):
+    """Path of an example FMU shipped with rtcosim, e.g. 'BouncingBall-fmi3.fmu'."""
+    buf, err = ctypes.create_string_buffer(4096), ErrorStruct()
+    err.check(lib.rtcosim_example_fmu_path(name.encode(), buf, len(buf), ctypes.byref(err)))
+    return buf.value.decode()
+
+
+_ORDERS = {None: 0, "jacobi": 1, "gauss-seidel": 2}
+_COUPLINGS = {None: 0, "zoh": 1, "foh": 2, "soh": 3}
+_CORRECTIONS = {None: 0, "none": 1, "energy": 2, "dead-time": 2, "integrator": 3}
+
+
+def _choice(table, value, what):
+    key = value.lower() if isinstance(value, str) else value
+    if key not in table:
+        raise Error("EINVAL", f"{what}: unknown value {value!r} ("
+                    + ", ".join(k for k in table if k) + ")")
+    return table[key]
+
+
+def _read_results_csv(path):
+    """A results CSV of rtcosim (fmusim format) as a structured array of float64."""
+    with open(path, newline="") as f:
+        header = next(csv.reader(f))
+        rows = [[float(x) for x in line] for line in csv.reader(f) if line]
+    result = np.zeros(len(rows), dtype=[(name, np.float64) for name in header])
+    for i, name in enumerate(header):
+        result[name] = [r[i] for r in rows]
+    return result
+
+
+class System:
+    """An SSP 1.0 system (.ssd or .ssp) run by the co-simulation master.
+
+    Settings left None come from the system's org.rtcosim.master and
+    org.rtcosim.realtime annotations and its DefaultExperiment."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        if not os.path.exists(self.path):
+            raise Error("ENOTFOUND", f"{self.path}: no such file")
+        self.statistics = {}
+
+    def _options(self, start_time, stop_time, step_size, output_interval, order, coupling,
+                 correction, step_control, threads, parameter_sets, start_values, output,
+                 progress, keep):
+        o = SystemOptions()
+        o.start_time = _seconds(start_time, "start_time")
+        o.stop_time = _seconds(stop_time, "stop_time")
+        o.step_size = _seconds(step_size, "step_size")
+        o.output_interval = _seconds(output_interval, "output_interval")
+        o.order = _choice(_ORDERS, order, "order")
+        o.coupling = _choice(_COUPLINGS, coupling, "coupling")
+        o.correction = _choice(_CORRECTIONS, correction, "correction")
+        o.step_control = -1 if step_control is None else int(bool(step_control))
+        o.threads = int(threads or 0)
+        o.parameter_sets, o.parameter_set_count, k1 = _strings(
+            [os.fspath(p) for p in parameter_sets])
+        o.start_names, o.start_count, k2 = _strings(list(start_values))
+        o.start_values, _, k3 = _strings([_value_text(v) for v in start_values.values()])
+        o.output, o.output_count, k4 = _strings(list(output or []))
+        cb = _Progress(progress)
+        o.progress = cb.c
+        keep += [k1, k2, k3, k4, cb]
+        return o, cb
+
+    def _call(self, o, cb):
+        err, handle = ErrorStruct(), ctypes.c_void_p()
+        status = lib.rtcosim_flat_system_run(self.path.encode(), ctypes.byref(o),
+                                             ctypes.byref(handle), ctypes.byref(err))
+        cb.check()
+        err.check(status)
+        return _take_rows(handle)
+
+    def run(self, start_time=None, stop_time=None, step_size=None, output_interval=None,
+            order=None, coupling=None, correction=None, step_control=None, threads=None,
+            parameter_sets=(), start_values={}, output=None, progress=None):
+        """Run the system as `rtcosim run` does and return the observed
+        variables ('component.variable', default every output) as a
+        structured array, one row per output_interval (default every macro
+        step) and the end. order: 'jacobi' | 'gauss-seidel'; coupling:
+        'zoh' | 'foh' | 'soh'; correction: 'none' | 'energy' (= 'dead-time')
+        | 'integrator'. Statistics (steps, wall_time) land in self.statistics."""
+        keep = []
+        o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
+                              correction, step_control, threads, parameter_sets, start_values,
+                              output, progress, keep)
+        result, self.statistics = self._call(o, cb)
+        return result
+
+    def run_real_time(self, start_time=None, stop_time=None, step_size=None,
+                      output_interval=None, rt_factor=None, overrun=None, non_realtime=None,
+                      exchange=None, estimator=None, partner_timeout=None, calibrate=None,
+                      virtual_clock=False, rt_options={}, order=None, coupling=None,
+                      correction=None, parameter_sets=(), start_values={}, output=None):
+        """Run paced to the wall clock (`rtcosim run --real-time`): rt_factor
+        K runs at K times real time; overrun 'soft' | 'catch-up' | 'skip' |
+        'fail'; non_realtime names the components run on their own thread
+        (list or comma-separated); exchange 'N' or a pattern '2-1';
+        estimator as the CLI's --estimator; virtual_clock=True runs on
+        deterministic virtual clocks; rt_options any further executor option
+        {name: value} (realtime.h). Returns (results, statistics) with the
+        executor's summary (frames, overruns, drift, ... in seconds) as a dict."""
+        keep = []
+        o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
+                              correction, None, None, parameter_sets, start_values, output,
+                              None, keep)
+        rt = {}
+        if rt_factor is not None:
+            rt["rt-factor"] = repr(float(rt_factor))
+        if overrun is not None:
+            rt["overrun"] = overrun
+        if non_realtime is not None:
+            rt["non-real-time"] = (non_realtime if isinstance(non_realtime, str)
+                                   else ",".join(non_realtime))
+        if exchange is not None:
+            rt["exchange"] = str(exchange)
+        if estimator is not None:
+            rt["estimator"] = estimator
+        if partner_timeout is not None:
+            rt["partner-timeout"] = repr(float(partner_timeout))
+        if calibrate is not None:
+            rt["calibrate"] = "yes" if calibrate else "no"
+        rt.update({k: _value_text(v) for k, v in rt_options.items()})
+        o.rt_names, o.rt_count, k1 = _strings(list(rt))
+        o.rt_values, _, k2 = _strings(list(rt.values()))
+        keep += [k1, k2]
+        o.real_time = True
+        o.virtual_clock = bool(virtual_clock)
+        with tempfile.TemporaryDirectory(prefix="rtcosim-") as tmp:
+            path = os.path.join(tmp, "results.csv")
+            o.output_file = path.encode()
+            _, self.statistics = self._call(o, cb)
+            result = _read_results_csv(path)
+        return result, self.statistics

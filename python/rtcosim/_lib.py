@@ -1,0 +1,181 @@
+"""Loading librtcosim and declaring the C functions the package calls.
+
+The library is found, in this order, at $RTCOSIM_LIBRARY (a path, used by the
+tests to run from the build tree), at the path recorded when the package was
+installed (_config.py, written by CMake), or by the dynamic loader's search
+for librtcosim.so.0.
+"""
+import ctypes
+import os
+
+from . import _config
+
+
+class Error(Exception):
+    """A failed rtcosim call. ``str(e)`` is the library's one-line message
+    (it names the file and the problem); ``e.status`` the status name."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+_STATUS = ["OK", "EINVAL", "ENOMEM", "EIO", "EFORMAT", "EUNSUPPORTED", "ENOTFOUND", "EDISCARD",
+           "ECOMPONENT", "EFATAL", "ESTATE", "ETIMEOUT", "ELOOP", "ECANCELED"]
+
+
+class ErrorStruct(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("message", ctypes.c_char * 512)]
+
+    def check(self, status):
+        if status != 0:
+            name = _STATUS[status] if 0 <= status < len(_STATUS) else str(status)
+            raise Error(name, self.message.decode("utf-8", "replace"))
+
+
+class Binary(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+
+
+class Value(ctypes.Union):
+    """rtcosim_value (component.h)."""
+    _fields_ = [("f64", ctypes.c_double), ("f32", ctypes.c_float), ("i64", ctypes.c_int64),
+                ("u64", ctypes.c_uint64), ("b", ctypes.c_bool), ("s", ctypes.c_char_p),
+                ("bin", Binary)]
+
+
+class Variable(ctypes.Structure):
+    """rtcosim_variable (component.h)."""
+    _fields_ = [("name", ctypes.c_char_p), ("description", ctypes.c_char_p),
+                ("unit", ctypes.c_char_p), ("value_reference", ctypes.c_uint32),
+                ("type", ctypes.c_int), ("causality", ctypes.c_int),
+                ("variability", ctypes.c_int), ("initial", ctypes.c_int),
+                ("has_start", ctypes.c_bool), ("start", Value), ("derivative_of", ctypes.c_int32)]
+
+
+class Capabilities(ctypes.Structure):
+    _fields_ = [("can_handle_variable_step", ctypes.c_bool), ("can_get_set_state", ctypes.c_bool),
+                ("can_serialize_state", ctypes.c_bool),
+                ("provides_directional_derivatives", ctypes.c_bool),
+                ("can_return_early", ctypes.c_bool), ("has_event_mode", ctypes.c_bool),
+                ("max_input_derivative_order", ctypes.c_int)]
+
+
+class ComponentDesc(ctypes.Structure):
+    """rtcosim_component_desc (component.h)."""
+    _fields_ = [("model_name", ctypes.c_char_p), ("variables", ctypes.POINTER(Variable)),
+                ("variable_count", ctypes.c_size_t), ("capabilities", Capabilities),
+                ("has_default_start", ctypes.c_bool), ("has_default_stop", ctypes.c_bool),
+                ("has_default_step", ctypes.c_bool), ("has_default_tolerance", ctypes.c_bool),
+                ("default_start", ctypes.c_int64), ("default_stop", ctypes.c_int64),
+                ("default_step", ctypes.c_int64), ("default_tolerance", ctypes.c_double)]
+
+
+class FmuOptions(ctypes.Structure):
+    """rtcosim_fmu_options (fmu.h)."""
+    _fields_ = [("log_fmi_calls", ctypes.c_bool), ("visible", ctypes.c_bool),
+                ("fmu_logging_on", ctypes.c_bool), ("temp_dir", ctypes.c_char_p),
+                ("max_unpacked_bytes", ctypes.c_uint64), ("interface_type", ctypes.c_int),
+                ("solver", ctypes.c_int), ("max_solver_step", ctypes.c_int64)]
+
+
+class FmuInfo(ctypes.Structure):
+    """The leading fields of rtcosim_fmu_info (fmu.h) that info() reports."""
+    _fields_ = [("fmi_version", ctypes.c_int), ("fmi_version_text", ctypes.c_char_p),
+                ("model_name", ctypes.c_char_p), ("instantiation_token", ctypes.c_char_p),
+                ("description", ctypes.c_char_p), ("author", ctypes.c_char_p),
+                ("version", ctypes.c_char_p), ("generation_tool", ctypes.c_char_p),
+                ("generation_date", ctypes.c_char_p), ("model_identifier", ctypes.c_char_p)]
+
+
+PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double, ctypes.c_double)
+_STRINGS = ctypes.POINTER(ctypes.c_char_p)
+
+
+class SimulateOptions(ctypes.Structure):
+    """rtcosim_flat_simulate_options (flat.h)."""
+    _fields_ = [("start_time", ctypes.c_char_p), ("stop_time", ctypes.c_char_p),
+                ("output_interval", ctypes.c_char_p), ("tolerance", ctypes.c_double),
+                ("model_exchange", ctypes.c_int), ("solver", ctypes.c_int),
+                ("start_names", _STRINGS), ("start_values", _STRINGS),
+                ("start_count", ctypes.c_size_t),
+                ("input_csv", ctypes.c_char_p), ("input_csv_size", ctypes.c_size_t),
+                ("output", _STRINGS), ("output_count", ctypes.c_size_t),
+                ("record_every", ctypes.c_uint32),
+                ("progress", PROGRESS), ("progress_context", ctypes.c_void_p)]
+
+
+class SystemOptions(ctypes.Structure):
+    """rtcosim_flat_system_options (flat.h)."""
+    _fields_ = [("start_time", ctypes.c_char_p), ("stop_time", ctypes.c_char_p),
+                ("step_size", ctypes.c_char_p), ("output_interval", ctypes.c_char_p),
+                ("order", ctypes.c_int), ("coupling", ctypes.c_int), ("correction", ctypes.c_int),
+                ("step_control", ctypes.c_int), ("threads", ctypes.c_int),
+                ("parameter_sets", _STRINGS), ("parameter_set_count", ctypes.c_size_t),
+                ("start_names", _STRINGS), ("start_values", _STRINGS),
+                ("start_count", ctypes.c_size_t),
+                ("output", _STRINGS), ("output_count", ctypes.c_size_t),
+                ("progress", PROGRESS), ("progress_context", ctypes.c_void_p),
+                ("real_time", ctypes.c_bool), ("virtual_clock", ctypes.c_bool),
+                ("output_file", ctypes.c_char_p),
+                ("rt_names", _STRINGS), ("rt_values", _STRINGS), ("rt_count", ctypes.c_size_t)]
+
+
+def strings(items):
+    """A C array of UTF-8 strings (kept alive by the returned object) and its length."""
+    items = [s.encode() if isinstance(s, str) else bytes(s) for s in items]
+    array = (ctypes.c_char_p * (len(items) + 1))(*items)
+    return ctypes.cast(array, _STRINGS), len(items), array
+
+
+def _load():
+    candidates = []
+    if os.environ.get("RTCOSIM_LIBRARY"):
+        candidates.append(os.environ["RTCOSIM_LIBRARY"])
+    if getattr(_config, "LIBRARY", None):
+        candidates.append(_config.LIBRARY)
+    candidates.append("librtcosim.so.0")
+    problems = []
+    for path in candidates:
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            problems.append(str(e))
+    raise ImportError("rtcosim: cannot load librtcosim (set RTCOSIM_LIBRARY to its path): "
+                      + "; ".join(problems))
+
+
+lib = _load()
+
+_P = ctypes.c_void_p
+_E = ctypes.POINTER(ErrorStruct)
+_SIGNATURES = {
+    "rtcosim_fmu_load": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(FmuOptions),
+                                        ctypes.POINTER(_P), _E]),
+    "rtcosim_fmu_info_of": (ctypes.POINTER(FmuInfo), [_P]),
+    "rtcosim_component_free": (None, [_P]),
+    "rtcosim_component_description": (ctypes.POINTER(ComponentDesc), [_P]),
+    "rtcosim_type_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "rtcosim_causality_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "rtcosim_flat_simulate": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(SimulateOptions),
+                                             ctypes.POINTER(_P), _E]),
+    "rtcosim_flat_system_run": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(SystemOptions),
+                                               ctypes.POINTER(_P), _E]),
+    "rtcosim_rows_count": (ctypes.c_size_t, [_P]),
+    "rtcosim_rows_column_count": (ctypes.c_size_t, [_P]),
+    "rtcosim_rows_column_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
+    "rtcosim_rows_column_type": (ctypes.c_int, [_P, ctypes.c_size_t]),
+    "rtcosim_rows_times": (ctypes.POINTER(ctypes.c_int64), [_P]),
+    "rtcosim_rows_values": (ctypes.POINTER(Value), [_P]),
+    "rtcosim_rows_stat_count": (ctypes.c_size_t, [_P]),
+    "rtcosim_rows_stat_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
+    "rtcosim_rows_stat_value": (ctypes.c_double, [_P, ctypes.c_size_t]),
+    "rtcosim_rows_free": (None, [_P]),
+    "rtcosim_example_fmu_path": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p,
+                                                ctypes.c_size_t, _E]),
+}
+for _name, (_res, _args) in _SIGNATURES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args

@@ -1,0 +1,592 @@
+/* Reading DBC files (dbc.h) into messages and signals: a line-oriented
+ * reader for BO_/SG_ and the statements that refine them (BA_
+ * "GenMsgCycleTime", VAL_), reading over the rest. Every error names file
+ * and line; the reader never reads past its input (fuzzed: fuzz_dbc.c). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/dbc.h"
+#include "util/array.h"
+#include "util/read_file.h"
+
+typedef struct message_build {
+    rtcosim_dbc_message pub;
+    rtcosim_dbc_signal *signals;
+    size_t signal_capacity;
+} message_build;
+
+struct rtcosim_dbc {
+    message_build *messages;
+    size_t count, capacity;
+};
+
+typedef struct cursor {
+    const char *p;   /* NUL-terminated text */
+    int line;
+    const char *name;
+    rtcosim_error *err;
+} cursor;
+
+static rtcosim_status fail(cursor *c, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static rtcosim_status fail(cursor *c, int line, const char *fmt, ...)
+{
+    char text[RTCOSIM_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return rtcosim_error_set(c->err, RTCOSIM_EFORMAT, "%s:%d: %.400s", c->name, line, text);
+}
+
+static void skip_blank(cursor *c)
+{
+    while (*c->p == ' ' || *c->p == '\t' || *c->p == '\r')
+        c->p++;
+}
+
+static bool ident(cursor *c, char *out, size_t size)
+{
+    skip_blank(c);
+    size_t n = 0;
+    if (!(isalpha((unsigned char)*c->p) || *c->p == '_'))
+        return false;
+    while (isalnum((unsigned char)*c->p) || *c->p == '_') {
+        if (n + 1 < size)
+            out[n++] = *c->p;
+        c->p++;
+    }
+    out[n] = '\0';
+    return true;
+}
+
+static bool expect(cursor *c, char ch)
+{
+    skip_blank(c);
+    if (*c->p != ch)
+        return false;
+    c->p++;
+    return true;
+}
+
+static bool number(cursor *c, double *out)
+{
+    skip_blank(c);
+    if (!(isdigit((unsigned char)*c->p) || *c->p == '-' || *c->p == '+' || *c->p == '.'))
+        return false;
+    char *end;
+    errno = 0;
+    *out = strtod(c->p, &end);
+    if (end == c->p || errno == ERANGE)
+        return false;
+    c->p = end;
+    return true;
+}
+
+static bool unsigned_number(cursor *c, uint64_t *out)
+{
+    skip_blank(c);
+    if (!isdigit((unsigned char)*c->p))
+        return false;
+    char *end;
+    errno = 0;
+    *out = strtoull(c->p, &end, 10);
+    if (errno == ERANGE)
+        return false;
+    c->p = end;
+    return true;
+}
+
+static bool signed_number(cursor *c, int64_t *out)
+{
+    skip_blank(c);
+    bool negative = *c->p == '-';
+    if (negative)
+        c->p++;
+    uint64_t u;
+    if (!unsigned_number(c, &u) || u > (uint64_t)INT64_MAX)
+        return false;
+    *out = negative ? -(int64_t)u : (int64_t)u;
+    return true;
+}
+
+/* A quoted string on one line; *out is malloc'd. */
+static bool quoted(cursor *c, char **out)
+{
+    skip_blank(c);
+    if (*c->p != '"')
+        return false;
+    const char *start = ++c->p;
+    while (*c->p && *c->p != '"' && *c->p != '\n')
+        c->p++;
+    if (*c->p != '"')
+        return false;
+    size_t n = (size_t)(c->p - start);
+    c->p++;
+    if (!(*out = malloc(n + 1)))
+        return false;
+    memcpy(*out, start, n);
+    (*out)[n] = '\0';
+    return true;
+}
+
+static void next_line(cursor *c)
+{
+    while (*c->p && *c->p != '\n')
+        c->p++;
+    if (*c->p == '\n') {
+        c->p++;
+        c->line++;
+    }
+}
+
+/* Read over a statement up to its ';' (outside quotes, across lines). */
+static rtcosim_status skip_statement(cursor *c)
+{
+    int start = c->line;
+    bool in_quotes = false;
+    for (; *c->p; c->p++) {
+        if (*c->p == '\n')
+            c->line++;
+        else if (*c->p == '"')
+            in_quotes = !in_quotes;
+        else if (*c->p == ';' && !in_quotes) {
+            c->p++;
+            return RTCOSIM_OK;
+        }
+    }
+    return fail(c, start, "statement without its closing ';'%s", in_quotes ? " (a quote is open)" : "");
+}
+
+static bool at_line_end(cursor *c)
+{
+    skip_blank(c);
+    return *c->p == '\0' || *c->p == '\n';
+}
+
+static message_build *find_build(rtcosim_dbc *d, uint32_t id, bool extended)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (d->messages[i].pub.id == id && d->messages[i].pub.extended == extended)
+            return &d->messages[i];
+    return NULL;
+}
+
+/* The id as written: bit 31 marks an extended id. */
+static bool split_id(uint64_t raw, uint32_t *id, bool *extended)
+{
+    *extended = (raw & 0x80000000u) != 0;
+    *id = (uint32_t)(raw & 0x7FFFFFFFu);
+    return raw <= 0xFFFFFFFFu && *id <= (*extended ? 0x1FFFFFFFu : 0x7FFu);
+}
+
+/* Vector's pseudo-message for signals outside any message. */
+#define DBC_INDEPENDENT_ID UINT64_C(0xC0000000)
+
+static rtcosim_status parse_message(cursor *c, rtcosim_dbc *d, message_build **current)
+{
+    int line = c->line;
+    uint64_t raw, dlc;
+    char name[256], tx[256];
+    if (!unsigned_number(c, &raw))
+        return fail(c, line, "BO_: %s", "expected the message id");
+    if (raw == DBC_INDEPENDENT_ID) {
+        *current = NULL; /* its SG_ lines are read over */
+        next_line(c);
+        return RTCOSIM_OK;
+    }
+    uint32_t id;
+    bool extended;
+    if (!split_id(raw, &id, &extended))
+        return fail(c, line, "BO_: %s", "id out of range for a standard (11-bit) or extended (29-bit) id");
+    if (!ident(c, name, sizeof name) || !expect(c, ':'))
+        return fail(c, line, "BO_: %s", "expected 'NAME:' after the id");
+    if (!unsigned_number(c, &dlc) || dlc > 64)
+        return fail(c, line, "BO_ %s: expected a size of 0..64 bytes", name);
+    if (!ident(c, tx, sizeof tx) || !at_line_end(c))
+        return fail(c, line, "BO_ %s: expected the transmitter at the end of the line", name);
+    if (find_build(d, id, extended))
+        return fail(c, line, "BO_ %s: its id is defined twice", name);
+    for (size_t i = 0; i < d->count; i++)
+        if (strcmp(d->messages[i].pub.name, name) == 0)
+            return fail(c, line, "BO_ %s: the name is defined twice", name);
+    if (!util_array_reserve(&d->messages, d->count, &d->capacity, sizeof *d->messages, 16))
+        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+    message_build *m = &d->messages[d->count];
+    memset(m, 0, sizeof *m);
+    m->pub = (rtcosim_dbc_message){.id = id, .extended = extended, .dlc = (uint8_t)dlc, .line = line};
+    char *n = strdup(name), *t = strdup(tx);
+    m->pub.name = n;
+    m->pub.transmitter = t;
+    d->count++;
+    if (!n || !t)
+        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+    *current = m;
+    next_line(c);
+    return RTCOSIM_OK;
+}
+
+/* Every bit inside the message's bytes (Motorola bits run towards higher bytes). */
+static bool fits(const rtcosim_dbc_signal *s, uint32_t bytes)
+{
+    uint32_t pos = s->start_bit;
+    for (uint32_t k = 0; k < s->length; k++) {
+        if (pos >= 8 * bytes)
+            return false;
+        pos = s->little_endian ? pos + 1 : pos % 8 == 0 ? pos + 15 : pos - 1;
+    }
+    return true;
+}
+
+static rtcosim_status parse_signal(cursor *c, message_build *m)
+{
+    int line = c->line;
+    char name[256], mux[32];
+    rtcosim_dbc_signal s = {.line = line};
+    if (!ident(c, name, sizeof name))
+        return fail(c, line, "SG_: %s", "expected the signal name");
+    if (ident(c, mux, sizeof mux)) {
+        char *end = NULL;
+        if (strcmp(mux, "M") == 0)
+            s.mux = RTCOSIM_DBC_MULTIPLEXOR;
+        else if (mux[0] == 'm' && isdigit((unsigned char)mux[1]) &&
+                 (s.mux_value = strtoull(mux + 1, &end, 10), *end == '\0'))
+            s.mux = RTCOSIM_DBC_MULTIPLEXED;
+        else
+            return fail(c, line, "SG_ %s: unsupported multiplexer indicator (M or mN; extended "
+                        "multiplexing is not supported)", name);
+    }
+    uint64_t start, length;
+    double factor, offset, min, max;
+    if (!expect(c, ':') || !unsigned_number(c, &start) || !expect(c, '|') ||
+        !unsigned_number(c, &length) || !expect(c, '@'))
+        return fail(c, line, "SG_ %s: expected ': START|LENGTH@'", name);
+    if (*c->p != '0' && *c->p != '1')
+        return fail(c, line, "SG_ %s: byte order must be @0 (Motorola) or @1 (Intel)", name);
+    s.little_endian = *c->p++ == '1';
+    if (*c->p != '+' && *c->p != '-')
+        return fail(c, line, "SG_ %s: expected + (unsigned) or - (signed) after the byte order", name);
+    s.is_signed = *c->p++ == '-';
+    if (!expect(c, '(') || !number(c, &factor) || !expect(c, ',') || !number(c, &offset) ||
+        !expect(c, ')'))
+        return fail(c, line, "SG_ %s: expected (FACTOR,OFFSET)", name);
+    if (!expect(c, '[') || !number(c, &min) || !expect(c, '|') || !number(c, &max) || !expect(c, ']'))
+        return fail(c, line, "SG_ %s: expected [MIN|MAX]", name);
+    char *unit = NULL;
+    if (!quoted(c, &unit))
+        return fail(c, line, "SG_ %s: expected the unit in quotes", name);
+    if (length < 1 || length > 64 || start > 511) {
+        free(unit);
+        return fail(c, line, "SG_ %s: length must be 1..64 bits and the start bit below 512", name);
+    }
+    if (factor == 0) {
+        free(unit);
+        return fail(c, line, "SG_ %s: factor 0", name);
+    }
+    s.start_bit = (uint32_t)start;
+    s.length = (uint32_t)length;
+    s.factor = factor;
+    s.offset = offset;
+    s.minimum = min;
+    s.maximum = max;
+    s.unit = unit;
+    if (!fits(&s, m->pub.dlc)) {
+        free(unit);
+        return fail(c, line, "SG_ %s: its bits do not fit the message's %u bytes", name,
+                    (unsigned)m->pub.dlc);
+    }
+    for (size_t i = 0; i < m->pub.signal_count; i++) {
+        if (strcmp(m->signals[i].name, name) == 0 ||
+            (s.mux == RTCOSIM_DBC_MULTIPLEXOR && m->signals[i].mux == RTCOSIM_DBC_MULTIPLEXOR)) {
+            free(unit);
+            return fail(c, line, "SG_ %s: a second signal of that name or a second multiplexor", name);
+        }
+    }
+    s.name = strdup(name);
+    if (!s.name || !util_array_reserve(&m->signals, m->pub.signal_count, &m->signal_capacity,
+                                       sizeof *m->signals, 8)) {
+        free(unit);
+        free((char *)s.name);
+        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+    }
+    m->signals[m->pub.signal_count++] = s;
+    next_line(c); /* receivers */
+    return RTCOSIM_OK;
+}
+
+/* The message and signal a BA_/VAL_ statement names. */
+static rtcosim_status lookup(cursor *c, rtcosim_dbc *d, int line, uint64_t raw, const char *signal,
+                             message_build **m, rtcosim_dbc_signal **s)
+{
+    uint32_t id;
+    bool extended;
+    *m = NULL;
+    if (raw == DBC_INDEPENDENT_ID)
+        return RTCOSIM_OK;
+    if (!split_id(raw, &id, &extended) || !(*m = find_build(d, id, extended))) {
+        return fail(c, line, "no message with id %llu (BO_ must come first)",
+                    (unsigned long long)raw);
+    }
+    if (!signal)
+        return RTCOSIM_OK;
+    for (size_t i = 0; i < (*m)->pub.signal_count; i++)
+        if (strcmp((*m)->signals[i].name, signal) == 0) {
+            *s = &(*m)->signals[i];
+            return RTCOSIM_OK;
+        }
+    return fail(c, line, "no signal '%s' in that message", signal);
+}
+
+/* BA_ "GenMsgCycleTime" BO_ ID MS;  (other attributes are read over) */
+static rtcosim_status parse_attribute(cursor *c, rtcosim_dbc *d)
+{
+    int line = c->line;
+    const char *p = c->p;
+    char *attr = NULL, kind[16];
+    uint64_t raw;
+    double ms;
+    bool cycle = quoted(c, &attr) && strcmp(attr, "GenMsgCycleTime") == 0;
+    free(attr);
+    if (!cycle || !ident(c, kind, sizeof kind) || strcmp(kind, "BO_") != 0) {
+        c->p = p;
+        return skip_statement(c);
+    }
+    if (!unsigned_number(c, &raw) || !number(c, &ms) || !expect(c, ';'))
+        return fail(c, line, "BA_ \"GenMsgCycleTime\": expected BO_ ID MILLISECONDS;");
+    message_build *m;
+    rtcosim_status st = lookup(c, d, line, raw, NULL, &m, NULL);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!(ms >= 0 && ms < 1e9))
+        return fail(c, line, "BA_ \"GenMsgCycleTime\": cycle time out of range");
+    if (m)
+        m->pub.cycle_time = (rtcosim_time_ns)(ms * 1e6 + 0.5);
+    return RTCOSIM_OK;
+}
+
+/* VAL_ ID SIGNAL (N "TEXT")* ;  (value descriptions of environment variables are read over) */
+static rtcosim_status parse_values(cursor *c, rtcosim_dbc *d)
+{
+    int line = c->line;
+    uint64_t raw;
+    char signal[256];
+    const char *p = c->p;
+    if (!unsigned_number(c, &raw)) {
+        c->p = p;
+        return skip_statement(c);
+    }
+    if (!ident(c, signal, sizeof signal))
+        return fail(c, line, "VAL_: %s", "expected the signal name after the id");
+    message_build *m;
+    rtcosim_dbc_signal *s = NULL;
+    rtcosim_status st = lookup(c, d, line, raw, signal, &m, &s);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!m)
+        return skip_statement(c);
+    if (s->value_count)
+        return fail(c, line, "VAL_: signal '%s' has value descriptions twice", signal);
+    size_t capacity = 0;
+    rtcosim_dbc_value_text *values = NULL;
+    for (;;) {
+        while (isspace((unsigned char)*c->p)) {
+            if (*c->p == '\n')
+                c->line++;
+            c->p++;
+        }
+        if (*c->p == ';') {
+            c->p++;
+            return RTCOSIM_OK;
+        }
+        int64_t v;
+        char *text = NULL;
+        if (!signed_number(c, &v) || !quoted(c, &text))
+            return fail(c, c->line, "VAL_ %s: expected VALUE \"TEXT\" pairs and a closing ';'", signal);
+        if (!util_array_reserve(&values, s->value_count, &capacity, sizeof *values, 8)) {
+            free(text);
+            return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+        }
+        values[s->value_count++] = (rtcosim_dbc_value_text){v, text};
+        s->values = values;
+    }
+}
+
+static const char *const SKIPPED[] = {
+    "CM_", "BA_DEF_", "BA_DEF_DEF_", "BA_DEF_SGTYPE_", "BA_SGTYPE_", "VAL_TABLE_", "SIG_VALTYPE_",
+    "SIG_GROUP_", "EV_", "ENVVAR_DATA_", "BO_TX_BU_", "BA_DEF_REL_", "BA_REL_", "BA_DEF_DEF_REL_",
+    "SGTYPE_", "SGTYPE_VAL_", "SIG_TYPE_REF_", "CAT_DEF_", "CAT_", "FILTER", "SIG_MUL_VAL_",
+    "BU_SG_REL_", "BU_EV_REL_", "BU_BO_REL_", "BA_DEF_DEF_REL_"};
+
+static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
+{
+    message_build *current = NULL;
+    bool in_ns = false; /* the NS_ section: indented symbol names */
+    bool skipping_signals = false;
+    while (*c->p) {
+        bool indented = *c->p == ' ' || *c->p == '\t';
+        char word[64];
+        const char *start = c->p;
+        if (at_line_end(c) || (c->p[0] == '/' && c->p[1] == '/')) {
+            next_line(c);
+            continue;
+        }
+        if (in_ns && indented) {
+            next_line(c);
+            continue;
+        }
+        in_ns = false;
+        if (!ident(c, word, sizeof word)) {
+            char what[16];
+            snprintf(what, sizeof what, "%.8s", start);
+            for (char *q = what; *q; q++)
+                if (*q == '\n' || *q == '\r')
+                    *q = '\0';
+            return fail(c, c->line, "unexpected text '%s'", what);
+        }
+        rtcosim_status st = RTCOSIM_OK;
+        if (strcmp(word, "BO_") == 0) {
+            st = parse_message(c, d, &current);
+            skipping_signals = current == NULL;
+        } else if (strcmp(word, "SG_") == 0) {
+            if (skipping_signals)
+                next_line(c);
+            else if (!current)
+                return fail(c, c->line, "%s outside a message (BO_)", "SG_");
+            else
+                st = parse_signal(c, current);
+        } else if (strcmp(word, "BA_") == 0) {
+            st = parse_attribute(c, d);
+        } else if (strcmp(word, "VAL_") == 0) {
+            st = parse_values(c, d);
+        } else if (strcmp(word, "NS_") == 0) {
+            in_ns = true;
+            next_line(c);
+        } else if (strcmp(word, "VERSION") == 0 || strcmp(word, "BS_") == 0 ||
+                   strcmp(word, "BU_") == 0) {
+            next_line(c);
+        } else {
+            bool known = false;
+            for (size_t i = 0; i < sizeof SKIPPED / sizeof *SKIPPED; i++)
+                known = known || strcmp(word, SKIPPED[i]) == 0;
+            if (!known)
+                return fail(c, c->line, "unknown statement '%s'", word);
+            st = skip_statement(c);
+        }
+        if (st != RTCOSIM_OK)
+            return st;
+        if (strcmp(word, "SG_") != 0 && strcmp(word, "BO_") != 0)
+            current = NULL, skipping_signals = false;
+    }
+    /* Multiplexed signals need the message's multiplexor. */
+    for (size_t i = 0; i < d->count; i++) {
+        message_build *m = &d->messages[i];
+        bool has_mux = false;
+        for (size_t k = 0; k < m->pub.signal_count; k++)
+            has_mux = has_mux || m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR;
+        for (size_t k = 0; k < m->pub.signal_count; k++)
+            if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXED && !has_mux)
+                return fail(c, m->signals[k].line, "SG_ %s: multiplexed, but its message has no "
+                            "multiplexor (M)", m->signals[k].name);
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name,
+                                 rtcosim_dbc **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_dbc *d = calloc(1, sizeof *d);
+    char *copy = malloc(size + 1);
+    if (!d || !copy) {
+        free(d);
+        free(copy);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    }
+    memcpy(copy, text, size);
+    copy[size] = '\0';
+    if (strlen(copy) != size) {
+        free(copy);
+        free(d);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a text file (contains NUL bytes)",
+                                 name);
+    }
+    cursor c = {.p = copy, .line = 1, .name = name, .err = err};
+    rtcosim_status st = parse_all(&c, d);
+    free(copy);
+    if (st != RTCOSIM_OK) {
+        rtcosim_dbc_free(d);
+        return st;
+    }
+    for (size_t i = 0; i < d->count; i++)
+        d->messages[i].pub.signals = d->messages[i].signals;
+    *out = d;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_dbc_load(const char *path, rtcosim_dbc **out, rtcosim_error *err)
+{
+    char *data = NULL;
+    size_t size = 0;
+    *out = NULL;
+    rtcosim_status st = util_read_file(path, path, "DBC file", &data, &size, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = rtcosim_dbc_parse(data, size, path, out, err);
+    free(data);
+    return st;
+}
+
+void rtcosim_dbc_free(rtcosim_dbc *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++) {
+        message_build *m = &d->messages[i];
+        for (size_t k = 0; k < m->pub.signal_count; k++) {
+            rtcosim_dbc_signal *s = &m->signals[k];
+            for (size_t v = 0; v < s->value_count; v++)
+                free((char *)s->values[v].text);
+            free((void *)s->values);
+            free((char *)s->name);
+            free((char *)s->unit);
+        }
+        free(m->signals);
+        free((char *)m->pub.name);
+        free((char *)m->pub.transmitter);
+    }
+    free(d->messages);
+    free(d);
+}
+
+size_t rtcosim_dbc_message_count(const rtcosim_dbc *d) { return d->count; }
+
+const rtcosim_dbc_message *rtcosim_dbc_message_at(const rtcosim_dbc *d, size_t index)
+{
+    return index < d->count ? &d->messages[index].pub : NULL;
+}
+
+const rtcosim_dbc_message *rtcosim_dbc_find_id(const rtcosim_dbc *d, uint32_t id, bool extended)
+{
+    message_build *m = find_build((rtcosim_dbc *)d, id, extended);
+    return m ? &m->pub : NULL;
+}
+
+const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *d, const char *name)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (strcmp(d->messages[i].pub.name, name) == 0)
+            return &d->messages[i].pub;
+    return NULL;
+}
+
+const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, const char *name)
+{
+    for (size_t i = 0; i < m->signal_count; i++)
+        if (strcmp(m->signals[i].name, name) == 0)
+            return &m->signals[i];
+    return NULL;
+}

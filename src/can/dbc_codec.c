@@ -1,0 +1,109 @@
+/* Signal bits of DBC signals (dbc.h): reading and writing a signal's raw
+ * value in a frame's data in Intel or Motorola order, physical scaling, and
+ * the multiplexing rule. No allocation: usable on a node's hot path. */
+#include <math.h>
+#include <string.h>
+
+#include "rtcosim/dbc.h"
+
+/* Bit positions of a signal in order from its least significant bit
+ * (Intel) or most significant bit (Motorola), CANdb++ numbering. */
+static uint32_t next_position(const rtcosim_dbc_signal *s, uint32_t pos)
+{
+    if (s->little_endian)
+        return pos + 1;
+    return pos % 8 == 0 ? pos + 15 : pos - 1;
+}
+
+uint64_t rtcosim_dbc_raw_get(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size)
+{
+    uint64_t raw = 0;
+    uint32_t pos = s->start_bit;
+    for (uint32_t k = 0; k < s->length && k < 64; k++, pos = next_position(s, pos)) {
+        uint64_t bit = pos / 8 < size ? (data[pos / 8] >> (pos % 8)) & 1u : 0;
+        if (s->little_endian)
+            raw |= bit << k;
+        else
+            raw = raw << 1 | bit;
+    }
+    if (s->is_signed && s->length > 0 && s->length < 64 && (raw >> (s->length - 1)) & 1u)
+        raw |= ~UINT64_C(0) << s->length;
+    return raw;
+}
+
+void rtcosim_dbc_raw_set(const rtcosim_dbc_signal *s, uint64_t raw, uint8_t *data, size_t size)
+{
+    uint32_t pos = s->start_bit;
+    for (uint32_t k = 0; k < s->length && k < 64; k++, pos = next_position(s, pos)) {
+        unsigned shift = s->little_endian ? k : s->length - 1 - k;
+        uint8_t bit = (uint8_t)((raw >> shift) & 1u);
+        if (pos / 8 < size)
+            data[pos / 8] = (uint8_t)((data[pos / 8] & ~(1u << (pos % 8))) | (unsigned)bit << (pos % 8));
+    }
+}
+
+double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size)
+{
+    uint64_t raw = rtcosim_dbc_raw_get(s, data, size);
+    double r = s->is_signed ? (double)(int64_t)raw : (double)raw;
+    return r * s->factor + s->offset;
+}
+
+/* The raw range of a signal as doubles: [0, 2^n - 1] or [-2^(n-1), 2^(n-1) - 1]. */
+static void raw_range(const rtcosim_dbc_signal *s, double *lo, double *hi)
+{
+    *lo = s->is_signed ? -ldexp(1, (int)s->length - 1) : 0;
+    *hi = s->is_signed ? ldexp(1, (int)s->length - 1) - 1 : ldexp(1, (int)s->length) - 1;
+}
+
+/* r integral and inside the raw range. */
+static void store(const rtcosim_dbc_signal *s, double r, uint8_t *data, size_t size)
+{
+    uint64_t raw;
+    if (s->is_signed)
+        raw = r <= -9223372036854775808.0 ? (uint64_t)INT64_MIN : (uint64_t)(int64_t)r;
+    else
+        raw = r >= 9223372036854775808.0 ? (uint64_t)(r - 9223372036854775808.0) | (UINT64_C(1) << 63)
+                                         : (uint64_t)r;
+    rtcosim_dbc_raw_set(s, raw, data, size);
+}
+
+rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
+                                  size_t size, rtcosim_error *err)
+{
+    double r = round((physical - s->offset) / s->factor), lo, hi;
+    raw_range(s, &lo, &hi);
+    if (!(r >= lo && r <= hi))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "signal '%s': %.17g does not fit its %u-bit %s raw value", s->name,
+                                 physical, (unsigned)s->length, s->is_signed ? "signed" : "unsigned");
+    store(s, r, data, size);
+    return RTCOSIM_OK;
+}
+
+void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
+                                  size_t size)
+{
+    double r = round((physical - s->offset) / s->factor), lo, hi;
+    raw_range(s, &lo, &hi);
+    store(s, r != r ? 0 : r < lo ? lo : r > hi ? hi : r, data, size);
+}
+
+bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
+                                const uint8_t *data, size_t size)
+{
+    if (s->mux != RTCOSIM_DBC_MULTIPLEXED)
+        return true;
+    for (size_t i = 0; i < m->signal_count; i++)
+        if (m->signals[i].mux == RTCOSIM_DBC_MULTIPLEXOR)
+            return rtcosim_dbc_raw_get(&m->signals[i], data, size) == s->mux_value;
+    return false;
+}
+
+const char *rtcosim_dbc_value_text_of(const rtcosim_dbc_signal *s, int64_t raw)
+{
+    for (size_t i = 0; i < s->value_count; i++)
+        if (s->values[i].value == raw)
+            return s->values[i].text;
+    return NULL;
+}

@@ -1,0 +1,328 @@
+/* Reading CAN logs (can_log.h) of other tools and of rtcosim: candump -l and
+ * Vector ASC into time-stamped frames with their bus, for decoding with a
+ * DBC (`rtcosim can decode`). Every error names file and line; the reader
+ * never reads past its input (fuzzed: fuzz_can_log.c). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rtcosim/can_log.h"
+#include "util/array.h"
+#include "util/read_file.h"
+
+#define MAX_BUSES 64
+
+struct rtcosim_can_log {
+    rtcosim_can_log_record *records;
+    size_t count, capacity;
+    char *buses[MAX_BUSES];
+    size_t bus_count;
+};
+
+typedef struct reader {
+    rtcosim_can_log *log;
+    const char *name;
+    int line;
+    rtcosim_error *err;
+    int base;              /* ASC: 16 or 10 */
+    bool relative;         /* ASC: timestamps relative to the previous event */
+    rtcosim_time_ns last;  /* ASC relative: time of the previous event */
+} reader;
+
+static rtcosim_status bad(reader *r, const char *what, const char *token)
+{
+    return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s:%d: %s '%.40s'", r->name, r->line, what,
+                             token);
+}
+
+static rtcosim_status bus_index(reader *r, const char *name, uint32_t *out)
+{
+    rtcosim_can_log *log = r->log;
+    for (size_t i = 0; i < log->bus_count; i++)
+        if (strcmp(log->buses[i], name) == 0) {
+            *out = (uint32_t)i;
+            return RTCOSIM_OK;
+        }
+    if (log->bus_count == MAX_BUSES)
+        return bad(r, "more than 64 buses, at", name);
+    if (!(log->buses[log->bus_count] = strdup(name)))
+        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->name);
+    *out = (uint32_t)log->bus_count++;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status add(reader *r, const rtcosim_can_log_record *rec)
+{
+    rtcosim_can_log *log = r->log;
+    if (!util_array_reserve(&log->records, log->count, &log->capacity, sizeof *log->records, 256))
+        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory after %zu frames",
+                                 r->name, log->count);
+    log->records[log->count++] = *rec;
+    return RTCOSIM_OK;
+}
+
+/* Decimal seconds ("1436509052.249713") to nanoseconds exactly (a double
+ * loses the microseconds of an epoch time). */
+static bool parse_seconds(const char *t, rtcosim_time_ns *out)
+{
+    int64_t s = 0, ns = 0;
+    int digits = 0, frac = 0;
+    for (; isdigit((unsigned char)*t); t++, digits++) {
+        if (s > (INT64_MAX / RTCOSIM_NS_PER_S - 9) / 10)
+            return false;
+        s = s * 10 + (*t - '0');
+    }
+    if (*t == '.')
+        for (t++; isdigit((unsigned char)*t); t++, frac++)
+            if (frac < 9)
+                ns = ns * 10 + (*t - '0');
+    if (*t || (digits == 0 && frac == 0))
+        return false;
+    for (int k = frac; k < 9; k++)
+        ns *= 10;
+    *out = s * RTCOSIM_NS_PER_S + ns;
+    return true;
+}
+
+static bool parse_id(const char *text, int base, bool ext_suffix, rtcosim_can_log_record *rec)
+{
+    char buf[24];
+    size_t n = strlen(text);
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, text, n + 1);
+    rec->extended = false;
+    if (ext_suffix && (buf[n - 1] == 'x' || buf[n - 1] == 'X')) {
+        rec->extended = true;
+        buf[--n] = '\0';
+    }
+    char *end;
+    unsigned long long id = strtoull(buf, &end, base);
+    if (*end || !isxdigit((unsigned char)buf[0]))
+        return false;
+    if (!ext_suffix)
+        rec->extended = n > 3;
+    if (id > (rec->extended ? 0x1FFFFFFFull : 0x7FFull))
+        return false;
+    rec->id = (uint32_t)id;
+    return true;
+}
+
+static int hex(char c)
+{
+    return isdigit((unsigned char)c) ? c - '0' : isxdigit((unsigned char)c) ? (tolower(c) - 'a' + 10) : -1;
+}
+
+/* "(1436509052.249713) can0 123#DEADBEEF [more tokens]" */
+static rtcosim_status candump_line(reader *r, char *line)
+{
+    char *save = NULL, *stamp = strtok_r(line, " \t\r", &save), *bus = strtok_r(NULL, " \t\r", &save),
+         *frame = strtok_r(NULL, " \t\r", &save);
+    if (!stamp || !bus || !frame)
+        return bad(r, "expected '(SECONDS) IFACE ID#DATA', got", line);
+    size_t n = strlen(stamp);
+    if (n < 3 || stamp[0] != '(' || stamp[n - 1] != ')')
+        return bad(r, "expected a time in parentheses, got", stamp);
+    stamp[n - 1] = '\0';
+    rtcosim_can_log_record rec = {.line = r->line};
+    if (!parse_seconds(stamp + 1, &rec.time))
+        return bad(r, "not a time", stamp + 1);
+    char *hash = strchr(frame, '#');
+    if (!hash)
+        return bad(r, "expected ID#DATA, got", frame);
+    *hash = '\0';
+    if (!parse_id(frame, 16, false, &rec))
+        return bad(r, "not a CAN id", frame);
+    const char *data = hash + 1;
+    if (*data == 'R' || *data == 'r') {
+        rec.remote = true;
+        data = "";
+    } else if (*data == '#') { /* CAN FD: ##<flags nibble><data> */
+        if (hex(data[1]) < 0)
+            return bad(r, "CAN FD frame without its flags nibble:", frame);
+        data += 2;
+    }
+    size_t len = strlen(data);
+    if (len % 2 || len / 2 > 64)
+        return bad(r, "data must be 0 to 64 bytes of two hex digits each, got", data);
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = hex(data[2 * i]), lo = hex(data[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return bad(r, "not hex data", data);
+        rec.data[i] = (uint8_t)(hi << 4 | lo);
+    }
+    rec.size = (uint8_t)(len / 2);
+    rtcosim_status st = bus_index(r, bus, &rec.bus);
+    return st != RTCOSIM_OK ? st : add(r, &rec);
+}
+
+static bool is_time(const char *t)
+{
+    bool digits = false;
+    for (; *t; t++) {
+        if (isdigit((unsigned char)*t))
+            digits = true;
+        else if (*t != '.')
+            return false;
+    }
+    return digits;
+}
+
+/* ASC: header lines set base and timestamps; event lines start with a time. */
+static rtcosim_status asc_line(reader *r, char *line)
+{
+    char *tok[80];
+    size_t n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " \t\r", &save); t && n < 80; t = strtok_r(NULL, " \t\r", &save))
+        tok[n++] = t;
+    if (n == 0)
+        return RTCOSIM_OK;
+    if (strcasecmp(tok[0], "base") == 0) {
+        if (n < 2 || (strcasecmp(tok[1], "hex") != 0 && strcasecmp(tok[1], "dec") != 0))
+            return bad(r, "base must be hex or dec, got", n > 1 ? tok[1] : "");
+        r->base = strcasecmp(tok[1], "hex") == 0 ? 16 : 10;
+        r->relative = n >= 4 && strcasecmp(tok[3], "relative") == 0;
+        return RTCOSIM_OK;
+    }
+    if (!is_time(tok[0]))
+        return RTCOSIM_OK; /* date, comments, Begin/End TriggerBlock, ... */
+    rtcosim_can_log_record rec = {.line = r->line};
+    if (!parse_seconds(tok[0], &rec.time))
+        return bad(r, "not a time", tok[0]);
+    if (r->relative)
+        rec.time += r->last;
+    r->last = rec.time;
+    size_t k = 1, dlc_at;
+    bool fd = n > 1 && strcasecmp(tok[1], "CANFD") == 0;
+    /* classic: CH ID DIR d|r DLC ...; CANFD: CANFD CH DIR ID [NAME] BRS ESI DLC LEN ... */
+    if (fd) {
+        if (n < 9)
+            return bad(r, "incomplete CANFD line at", tok[0]);
+        char *ch = tok[2];
+        if (!parse_id(tok[4], r->base, true, &rec))
+            return bad(r, "not a CAN id", tok[4]);
+        k = isdigit((unsigned char)tok[5][0]) ? 5 : 6; /* optional frame name */
+        if (k + 4 > n)
+            return bad(r, "incomplete CANFD line at", tok[0]);
+        dlc_at = k + 3; /* BRS ESI DLC LEN: data length is the 4th */
+        char bus[32];
+        snprintf(bus, sizeof bus, "can%ld", strtol(ch, NULL, 10) - 1);
+        rtcosim_status st = bus_index(r, bus, &rec.bus);
+        if (st != RTCOSIM_OK)
+            return st;
+    } else {
+        if (n < 3 || !isdigit((unsigned char)tok[1][0]))
+            return RTCOSIM_OK; /* "Start of measurement", statistics, ... */
+        if (strcasecmp(tok[2], "ErrorFrame") == 0 || n < 5)
+            return RTCOSIM_OK;
+        if (!parse_id(tok[2], r->base, true, &rec))
+            return bad(r, "not a CAN id", tok[2]);
+        if (strcasecmp(tok[4], "r") == 0)
+            rec.remote = true;
+        else if (strcasecmp(tok[4], "d") != 0)
+            return bad(r, "expected d or r after the direction, got", tok[4]);
+        dlc_at = 5;
+        char bus[32];
+        snprintf(bus, sizeof bus, "can%ld", strtol(tok[1], NULL, 10) - 1);
+        rtcosim_status st = bus_index(r, bus, &rec.bus);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    char *end;
+    unsigned long size = 0;
+    if (!rec.remote) {
+        if (dlc_at >= n)
+            return bad(r, "no data length, at", tok[0]);
+        size = strtoul(tok[dlc_at], &end, fd ? 10 : r->base);
+        if (*end || size > (fd ? 64 : 15))
+            return bad(r, "not a data length", tok[dlc_at]);
+        if (!fd && size > 8)
+            size = 8; /* DLC 9..15 of classic CAN still carry 8 bytes */
+    }
+    if (size && dlc_at + 1 + size > n)
+        return bad(r, "fewer data bytes than the length says, at", tok[0]);
+    for (size_t i = 0; i < size; i++) {
+        unsigned long b = strtoul(tok[dlc_at + 1 + i], &end, r->base);
+        if (*end || b > 255)
+            return bad(r, "not a data byte", tok[dlc_at + 1 + i]);
+        rec.data[i] = (uint8_t)b;
+    }
+    rec.size = (uint8_t)size;
+    return add(r, &rec);
+}
+
+rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,
+                                     rtcosim_can_log **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_can_log *log = calloc(1, sizeof *log);
+    char *copy = malloc(size + 1);
+    if (!log || !copy) {
+        free(log);
+        free(copy);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    }
+    memcpy(copy, text, size);
+    copy[size] = '\0';
+    reader r = {.log = log, .name = name, .err = err, .base = 16};
+    const char *first = copy + strspn(copy, " \t\r\n");
+    bool candump = *first == '(';
+    rtcosim_status st = RTCOSIM_OK;
+    char *line = copy;
+    while (st == RTCOSIM_OK && line < copy + size) {
+        char *nl = memchr(line, '\n', (size_t)(copy + size - line));
+        if (nl)
+            *nl = '\0';
+        r.line++;
+        if (strlen(line) != (size_t)((nl ? nl : copy + size) - line))
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%d: not a text file (NUL byte)", name,
+                                   r.line);
+        else if (line[strspn(line, " \t\r")] != '\0')
+            st = candump ? candump_line(&r, line) : asc_line(&r, line);
+        line = nl ? nl + 1 : copy + size;
+    }
+    free(copy);
+    if (st != RTCOSIM_OK) {
+        rtcosim_can_log_free(log);
+        return st;
+    }
+    *out = log;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtcosim_error *err)
+{
+    char *data = NULL;
+    size_t size = 0;
+    *out = NULL;
+    rtcosim_status st = util_read_file(path, path, "CAN log", &data, &size, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = rtcosim_can_log_parse(data, size, path, out, err);
+    free(data);
+    return st;
+}
+
+void rtcosim_can_log_free(rtcosim_can_log *log)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->bus_count; i++)
+        free(log->buses[i]);
+    free(log->records);
+    free(log);
+}
+
+size_t rtcosim_can_log_count(const rtcosim_can_log *log) { return log->count; }
+const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log)
+{
+    return log->records;
+}
+size_t rtcosim_can_log_bus_count(const rtcosim_can_log *log) { return log->bus_count; }
+const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index)
+{
+    return index < log->bus_count ? log->buses[index] : NULL;
+}

@@ -1,0 +1,40 @@
+/* Shared pieces of the flat API's files (flat.h): the results table's
+ * layout and builders, and the throttled progress report. */
+#ifndef RTCOSIM_FLAT_INTERNAL_H
+#define RTCOSIM_FLAT_INTERNAL_H
+
+#include <stdio.h>
+
+#include "rtcosim/flat.h"
+
+#define RTCOSIM_ROWS_MAX_STATS 48
+
+struct rtcosim_rows {
+    size_t columns, count, capacity;
+    char **names;
+    rtcosim_type *types;
+    rtcosim_time_ns *times;
+    rtcosim_value *values;
+    size_t stat_count;
+    char stat_names[RTCOSIM_ROWS_MAX_STATS][40];
+    double stat_values[RTCOSIM_ROWS_MAX_STATS];
+};
+
+rtcosim_status rtcosim_rows_create(const char *const *names, const rtcosim_type *types,
+                                   size_t columns, rtcosim_rows **out, rtcosim_error *err);
+rtcosim_status rtcosim_rows_append(rtcosim_rows *r, rtcosim_time_ns t, const rtcosim_value *values,
+                                   rtcosim_error *err);
+rtcosim_status rtcosim_rows_add_stat(rtcosim_rows *r, const char *name, double value,
+                                     rtcosim_error *err);
+
+typedef struct rtcosim_flat_progress_state {
+    rtcosim_flat_progress fn;
+    void *context;
+    rtcosim_time_ns start, stop;
+    double next; /* fraction at which to report next */
+} rtcosim_flat_progress_state;
+
+rtcosim_status rtcosim_flat_report(rtcosim_flat_progress_state *p, rtcosim_time_ns t,
+                                   rtcosim_error *err);
+
+#endif

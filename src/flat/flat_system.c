@@ -1,0 +1,277 @@
+/* rtcosim_flat_system_run (flat.h): an SSP system run as `rtcosim run` runs
+ * it, the master's observed values kept in memory for a language binding;
+ * with real_time, the real-time adapter (system_rt.h) with the executor's
+ * summary as statistics. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "flat_internal.h"
+#include "rtcosim/clock.h"
+#include "rtcosim/estimate.h"
+#include "rtcosim/master.h"
+#include "rtcosim/system.h"
+#include "rtcosim/system_rt.h"
+
+typedef struct run_context {
+    rtcosim_rows *rows;
+    rtcosim_value *row;
+    uint64_t every, calls;
+    rtcosim_flat_progress_state progress;
+} run_context;
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Master observer: keep rows 0, N, 2N, ... as the CLI's recorder does. */
+static rtcosim_status observe(void *context, rtcosim_time_ns t, const double *values, size_t count,
+                              rtcosim_error *err)
+{
+    run_context *rc = context;
+    rtcosim_status st = rtcosim_flat_report(&rc->progress, t, err);
+    if (st != RTCOSIM_OK || rc->calls++ % rc->every != 0)
+        return st;
+    for (size_t i = 0; i < count; i++)
+        rc->row[i].f64 = values[i];
+    return rtcosim_rows_append(rc->rows, t, rc->row, err);
+}
+
+static rtcosim_status parse_time(const char *what, const char *text, bool *has,
+                                 rtcosim_time_ns *out, rtcosim_error *err)
+{
+    if (!text)
+        return RTCOSIM_OK;
+    if (rtcosim_time_parse_seconds(text, out, err) != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s: ", what);
+    if (has)
+        *has = true;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status run_master(const char *path, const rtcosim_system_desc *desc,
+                                 const rtcosim_flat_system_options *o,
+                                 const rtcosim_system_build_options *build, rtcosim_time_ns start,
+                                 rtcosim_time_ns stop, rtcosim_rows **out, rtcosim_error *err)
+{
+    rtcosim_master *m = NULL;
+    run_context rc = {.every = 1};
+    rtcosim_status st = rtcosim_system_build_master(desc, build, &m, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < o->start_count; i++)
+        if ((st = rtcosim_master_set_start_value(m, o->start_names[i], o->start_values[i], err)) !=
+            RTCOSIM_OK)
+            rtcosim_error_prefix(err, "start value: ");
+    if (st == RTCOSIM_OK && (st = rtcosim_master_initialize(m, start, stop, err)) != RTCOSIM_OK)
+        rtcosim_error_prefix(err, "%s: ", path);
+    if (st != RTCOSIM_OK)
+        goto done;
+    rtcosim_time_ns macro = rtcosim_master_next_step(m), interval = 0;
+    if ((st = parse_time("output_interval", o->output_interval, NULL, &interval, err)) != RTCOSIM_OK)
+        goto done;
+    if (o->output_interval) {
+        const rtcosim_ssd_master_settings *ann = rtcosim_system_desc_master(desc);
+        bool adaptive = build->overrides.has_step_control ? build->overrides.step_control
+                                                          : ann->has_step_control && ann->step_control;
+        if (adaptive || interval <= 0 || interval % macro != 0) {
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                   "output_interval %s s is not a positive multiple of the fixed "
+                                   "macro step %.9g s", o->output_interval,
+                                   rtcosim_time_to_seconds(macro));
+            goto done;
+        }
+        rc.every = (uint64_t)(interval / macro);
+    }
+    size_t n = rtcosim_master_observed_count(m);
+    const char **names = calloc(n + 1, sizeof *names);
+    rtcosim_type *types = calloc(n + 1, sizeof *types);
+    rc.row = calloc(n + 1, sizeof *rc.row);
+    if (!names || !types || !rc.row)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
+    for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
+        names[i] = rtcosim_master_observed_name(m, i);
+        types[i] = RTCOSIM_TYPE_FLOAT64;
+    }
+    if (st == RTCOSIM_OK)
+        st = rtcosim_rows_create(names, types, n, &rc.rows, err);
+    free(names);
+    free(types);
+    if (st != RTCOSIM_OK)
+        goto done;
+    rc.progress = (rtcosim_flat_progress_state){o->progress, o->progress_context, start, stop, 0.01};
+    double wall = wall_seconds();
+    st = rtcosim_master_run(m, stop, observe, &rc, err);
+    wall = wall_seconds() - wall;
+    if (st != RTCOSIM_OK) {
+        rtcosim_error_prefix(err, "%s: at t = %.9g s: ", path,
+                             rtcosim_time_to_seconds(rtcosim_master_time(m)));
+        goto done;
+    }
+    /* The final point, when the decimation left it out. */
+    if (rc.every > 1 && rtcosim_master_step_count(m) % rc.every != 0) {
+        const double *v = rtcosim_master_observed_values(m);
+        for (size_t i = 0; i < n; i++)
+            rc.row[i].f64 = v[i];
+        if ((st = rtcosim_rows_append(rc.rows, rtcosim_master_time(m), rc.row, err)) != RTCOSIM_OK)
+            goto done;
+    }
+    rtcosim_rows_add_stat(rc.rows, "steps", (double)rtcosim_master_step_count(m), NULL);
+    rtcosim_rows_add_stat(rc.rows, "end_time", rtcosim_time_to_seconds(rtcosim_master_time(m)), NULL);
+    rtcosim_rows_add_stat(rc.rows, "wall_time", wall, NULL);
+    *out = rc.rows;
+    rc.rows = NULL;
+done:
+    rtcosim_rows_free(rc.rows);
+    free(rc.row);
+    rtcosim_master_free(m);
+    return st;
+}
+
+static void add_summary(rtcosim_rows *r, const rtcosim_rt_summary *s, double wall)
+{
+#define STAT(name, value) rtcosim_rows_add_stat(r, name, (double)(value), NULL)
+    STAT("frames", s->frames);
+    STAT("frames_dropped", s->frames_dropped);
+    STAT("overruns", s->overruns);
+    STAT("overruns_backlog", s->overruns_backlog);
+    STAT("overruns_execution", s->overruns_execution);
+    STAT("overruns_wakeup", s->overruns_wakeup);
+    STAT("drift", rtcosim_time_to_seconds(s->drift));
+    STAT("slip", rtcosim_time_to_seconds(s->slip));
+    STAT("failed", s->failed);
+    STAT("end_time", rtcosim_time_to_seconds(s->stopped_at));
+    STAT("calibration_worst", rtcosim_time_to_seconds(s->calibration_worst));
+    STAT("calibration_median", rtcosim_time_to_seconds(s->calibration_median));
+    STAT("fifo_applied", s->fifo_applied);
+    STAT("memory_locked", s->memory_locked);
+    STAT("affinity_applied", s->affinity_applied);
+    STAT("exchanges", s->exchanges);
+    STAT("estimated_exchanges", s->estimated_exchanges);
+    STAT("overruns_while_late", s->overruns_while_late);
+    STAT("overruns_partner", s->overruns_partner);
+    STAT("partner_isolated", s->partner_isolated);
+    STAT("max_lag", rtcosim_time_to_seconds(s->max_lag));
+    STAT("late_episodes", s->late_episodes);
+    STAT("resync_frames_median", s->resync_frames_median);
+    STAT("resync_frames_max", s->resync_frames_max);
+    STAT("partner_lost", s->partner_lost);
+    STAT("partner_lost_at", rtcosim_time_to_seconds(s->partner_lost_at));
+    STAT("records_dropped", s->records_dropped);
+    STAT("wall_time", wall);
+#undef STAT
+}
+
+static rtcosim_status run_real_time(const char *path, const rtcosim_system_desc *desc,
+                                    const rtcosim_flat_system_options *o,
+                                    const rtcosim_system_build_options *build,
+                                    rtcosim_time_ns start, rtcosim_time_ns stop,
+                                    rtcosim_rows **out, rtcosim_error *err)
+{
+    rtcosim_system_rt_options so;
+    rtcosim_system_rt_options_init(&so);
+    /* The system's rc:RealTime settings, then the caller's options over them. */
+    const rtcosim_ssd_realtime_settings *ann = rtcosim_system_desc_realtime(desc);
+    if (ann->has_rt_factor)
+        so.rt.rt_factor = ann->rt_factor;
+    if (ann->has_overrun)
+        so.rt.overrun = (rtcosim_overrun_policy)ann->overrun;
+    if (ann->has_partner_timeout)
+        so.rt.partner_timeout = ann->partner_timeout;
+    so.rt.calibrate = !ann->has_calibrate || ann->calibrate;
+    so.rt.non_realtime = ann->non_realtime;
+    rtcosim_status st = RTCOSIM_OK;
+    if (ann->exchange)
+        st = rtcosim_exchange_pattern_parse(ann->exchange, &so.rt.exchange, err);
+    if (st == RTCOSIM_OK && ann->estimator)
+        st = rtcosim_estimator_spec_parse(ann->estimator, &so.rt.estimator, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < o->rt_count; i++)
+        st = rtcosim_rt_option_set(&so.rt, o->rt_names[i], o->rt_values[i], err);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s: ", path);
+    so.rt.start_time = start;
+    so.rt.stop_time = stop;
+    so.build = *build;
+    so.start_names = o->start_names;
+    so.start_values = o->start_values;
+    so.start_count = o->start_count;
+    so.output_file = o->output_file;
+    if ((st = parse_time("output_interval", o->output_interval, NULL, &so.output_interval, err)) !=
+        RTCOSIM_OK)
+        return st;
+    rtcosim_clock *pacing = NULL, *partner = NULL;
+    rtcosim_system_rt *srt = NULL;
+    rtcosim_rows *rows = NULL;
+    if (o->virtual_clock && ((st = rtcosim_clock_create_virtual(0, &pacing, err)) != RTCOSIM_OK ||
+                             (st = rtcosim_clock_create_virtual(0, &partner, err)) != RTCOSIM_OK))
+        goto done;
+    so.rt.clock = pacing;
+    so.rt.partner_clock = partner;
+    double wall = wall_seconds();
+    if ((st = rtcosim_system_rt_create(desc, &so, &srt, err)) != RTCOSIM_OK)
+        goto done;
+    st = rtcosim_system_rt_run(srt, err);
+    wall = wall_seconds() - wall;
+    if (st != RTCOSIM_OK) {
+        rtcosim_error_prefix(err, "%s: ", path);
+        goto done;
+    }
+    if ((st = rtcosim_rows_create(NULL, NULL, 0, &rows, err)) != RTCOSIM_OK)
+        goto done;
+    add_summary(rows, rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt)), wall);
+    rtcosim_rows_add_stat(rows, "rows_written", (double)rtcosim_system_rt_rows_written(srt), NULL);
+    *out = rows;
+done:
+    rtcosim_system_rt_free(srt);
+    rtcosim_clock_free(pacing);
+    rtcosim_clock_free(partner);
+    return st;
+}
+
+rtcosim_status rtcosim_flat_system_run(const char *path, const rtcosim_flat_system_options *o,
+                                       rtcosim_rows **out, rtcosim_error *err)
+{
+    *out = NULL;
+    if (!path || !o)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "run: no system or options given");
+    rtcosim_system_desc *desc = NULL;
+    rtcosim_status st = rtcosim_system_desc_load(path, &desc, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < o->parameter_set_count; i++)
+        st = rtcosim_system_desc_apply_parameter_set(desc, o->parameter_sets[i], err);
+    if (st != RTCOSIM_OK)
+        goto done;
+    rtcosim_system_build_options build = {.observe = o->output, .observe_count = o->output_count};
+    rtcosim_ssd_master_settings *ov = &build.overrides;
+    ov->order = (rtcosim_ssd_order)o->order;
+    ov->coupling = (rtcosim_ssd_coupling)o->coupling;
+    ov->correction = (rtcosim_ssd_correction)o->correction;
+    ov->threads = o->threads;
+    if (o->step_control >= 0)
+        ov->has_step_control = true, ov->step_control = o->step_control != 0;
+    rtcosim_time_ns start = 0, stop = 0;
+    bool has_stop = false;
+    rtcosim_system_desc_start_time(desc, &start);
+    has_stop = rtcosim_system_desc_stop_time(desc, &stop);
+    if ((st = parse_time("step_size", o->step_size, &ov->has_step_size, &ov->step_size_ns, err)) !=
+            RTCOSIM_OK ||
+        (st = parse_time("start_time", o->start_time, NULL, &start, err)) != RTCOSIM_OK ||
+        (st = parse_time("stop_time", o->stop_time, &has_stop, &stop, err)) != RTCOSIM_OK)
+        goto done;
+    if (!has_stop) {
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "%s: no stop time (give stop_time or ssd:DefaultExperiment stopTime)",
+                               path);
+        goto done;
+    }
+    if (stop < start) {
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: stop time %.9g s is before start time %.9g s",
+                               path, rtcosim_time_to_seconds(stop), rtcosim_time_to_seconds(start));
+        goto done;
+    }
+    st = o->real_time ? run_real_time(path, desc, o, &build, start, stop, out, err)
+                      : run_master(path, desc, o, &build, start, stop, out, err);
+done:
+    rtcosim_system_desc_free(desc);
+    return st;
+}

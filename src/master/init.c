@@ -1,0 +1,326 @@
+/* The master's initialization: per-component value batches, start values,
+ * step checks, coupling setup, and the propagation of values through the
+ * connections until they are consistent. Everything the hot path needs is
+ * sized and resolved here. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "master/master_internal.h"
+#include "rtcosim/log.h"
+
+#define INIT_MAX_PASSES 100
+
+static size_t batch_slot(typed_batch *b, uint32_t vr, size_t elem, bool *fail)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (b->vrs[i] == vr)
+            return i;
+    size_t old = b->cap;
+    if (!master_grow((void **)&b->vrs, &b->cap, b->n + 1, sizeof *b->vrs)) {
+        *fail = true;
+        return 0;
+    }
+    if (b->cap != old) {
+        unsigned char *v = realloc(b->values, b->cap * elem);
+        if (!v) {
+            *fail = true;
+            return 0;
+        }
+        memset(v + old * elem, 0, (b->cap - old) * elem);
+        b->values = v;
+    }
+    b->vrs[b->n] = vr;
+    return b->n++;
+}
+
+static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
+{
+    bool fail = false;
+    if (!m->observe_explicit)
+        for (size_t c = 0; c < m->comp_count && !fail; c++)
+            for (size_t v = 0; v < rtcosim_component_variable_count(m->comps[c].c); v++) {
+                const rtcosim_variable *var = master_var_of(m, c, v);
+                if (var->causality == RTCOSIM_CAUSALITY_OUTPUT && rtcosim_type_is_numeric(var->type) &&
+                    master_add_observed(m, c, v, err) != RTCOSIM_OK)
+                    return RTCOSIM_ENOMEM;
+            }
+    for (size_t i = 0; i < m->conn_count && !fail; i++) {
+        master_connection *k = &m->conns[i];
+        size_t elem = rtcosim_type_size(k->type);
+        k->out_slot = batch_slot(&m->comps[k->from].out[k->type], master_var_of(m, k->from, k->from_var)->value_reference,
+                                 elem, &fail);
+        k->in_slot = batch_slot(&m->comps[k->to].in[k->type], master_var_of(m, k->to, k->to_var)->value_reference,
+                                elem, &fail);
+    }
+    for (size_t i = 0; i < m->observed_count && !fail; i++) {
+        master_observed *o = &m->observed[i];
+        if (o->conn >= 0)
+            continue;
+        const rtcosim_variable *v = master_var_of(m, o->comp, o->var);
+        o->slot = batch_slot(&m->comps[o->comp].out[v->type], v->value_reference,
+                             rtcosim_type_size(v->type), &fail);
+    }
+    for (size_t c = 0; c < m->comp_count && !fail; c++) {
+        master_component *mc = &m->comps[c];
+        size_t nf = mc->in[RTCOSIM_TYPE_FLOAT64].n;
+        mc->d1 = calloc(nf ? nf : 1, sizeof(double));
+        mc->d2 = calloc(nf ? nf : 1, sizeof(double));
+        mc->conns_in = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
+        mc->conns_out = calloc(m->conn_count ? m->conn_count : 1, sizeof(size_t));
+        fail = !mc->d1 || !mc->d2 || !mc->conns_in || !mc->conns_out;
+        for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
+            if (mc->out[t].n)
+                mc->out_types[mc->out_type_count++] = (unsigned char)t;
+            if (mc->in[t].n)
+                mc->in_types[mc->in_type_count++] = (unsigned char)t;
+        }
+        for (size_t i = 0; i < m->conn_count && !fail; i++) {
+            if (m->conns[i].to == c)
+                mc->conns_in[mc->conns_in_count++] = i;
+            if (m->conns[i].from == c && m->conns[i].continuous)
+                mc->conns_out[mc->conns_out_count++] = i;
+        }
+    }
+    m->observed_values = calloc(m->observed_count ? m->observed_count : 1, sizeof(double));
+    m->order_list = calloc(m->comp_count, sizeof(size_t));
+    m->active = calloc(m->comp_count, sizeof(size_t));
+    if (fail || !m->observed_values || !m->order_list || !m->active)
+        return master_oom(err);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status get_outputs(rtcosim_master *m, size_t c, rtcosim_error *err)
+{
+    master_component *mc = &m->comps[c];
+    for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
+        if (mc->out[t].n) {
+            rtcosim_status st = rtcosim_component_get(mc->c, (rtcosim_type)t, mc->out[t].vrs,
+                                                      mc->out[t].n, mc->out[t].values, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status set_inputs_raw(rtcosim_master *m, size_t c, rtcosim_error *err)
+{
+    master_component *mc = &m->comps[c];
+    for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
+        if (mc->in[t].n) {
+            rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)t, mc->in[t].vrs,
+                                                      mc->in[t].n, mc->in[t].values, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+    return RTCOSIM_OK;
+}
+
+/* Copy a connection's producer value into the consumer's input slot; return
+ * the size of the change (0 when unchanged). */
+static double propagate(rtcosim_master *m, master_connection *k)
+{
+    size_t elem = rtcosim_type_size(k->type);
+    const unsigned char *src = m->comps[k->from].out[k->type].values + k->out_slot * elem;
+    unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
+    if (k->continuous) {
+        double y;
+        memcpy(&y, src, sizeof y);
+        if (k->opts.has_transformation)
+            y = k->opts.factor * y + k->opts.offset;
+        double old;
+        memcpy(&old, dst, sizeof old);
+        memcpy(dst, &y, sizeof y);
+        if (y == old)
+            return 0;
+        double change = fabs(y - old);
+        return change > 1e-12 * (1.0 + fabs(old)) || isnan(change) ? (isnan(change) ? INFINITY : change)
+                                                                     : 0;
+    }
+    if (memcmp(dst, src, elem) == 0)
+        return 0;
+    memcpy(dst, src, elem);
+    return 1;
+}
+
+/* Initialization mode: Gauss-Seidel passes over the components, each taking
+ * its producers' current outputs and recomputing its own, until a whole pass
+ * changes nothing (values consistent through every connection). */
+static rtcosim_status propagate_initial_values(rtcosim_master *m, rtcosim_error *err)
+{
+    rtcosim_status st;
+    for (size_t c = 0; c < m->comp_count; c++)
+        if ((st = get_outputs(m, c, err)) != RTCOSIM_OK)
+            return st;
+    for (int pass = 0; pass < INIT_MAX_PASSES; pass++) {
+        double worst = 0;
+        size_t worst_conn = 0;
+        for (size_t c = 0; c < m->comp_count; c++) {
+            bool changed = false;
+            for (size_t i = 0; i < m->conn_count; i++) {
+                if (m->conns[i].to != c)
+                    continue;
+                double change = propagate(m, &m->conns[i]);
+                if (change > 0)
+                    changed = true;
+                if (change > worst) {
+                    worst = change;
+                    worst_conn = i;
+                }
+            }
+            if (changed && ((st = set_inputs_raw(m, c, err)) != RTCOSIM_OK ||
+                            (st = get_outputs(m, c, err)) != RTCOSIM_OK))
+                return st;
+        }
+        if (worst == 0)
+            return RTCOSIM_OK;
+        if (pass == INIT_MAX_PASSES - 1)
+            return rtcosim_error_set(err, RTCOSIM_ELOOP,
+                                     "initialization did not converge after %d passes: connection "
+                                     "%s still changes by %g", INIT_MAX_PASSES,
+                                     m->conns[worst_conn].name, worst);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status apply_start_values(rtcosim_master *m, rtcosim_error *err)
+{
+    for (size_t i = 0; i < m->start_count; i++) {
+        const master_start_value *s = &m->starts[i];
+        const rtcosim_variable *v = master_var_of(m, s->comp, s->var);
+        unsigned char slot[sizeof(rtcosim_value)];
+        rtcosim_value_store(v->type, &s->value, slot);
+        rtcosim_status st = rtcosim_component_set(m->comps[s->comp].c, v->type, &v->value_reference, 1,
+                                                  slot, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "start value for '%s.%s': ", m->comps[s->comp].name,
+                                        v->name);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status check_steps(rtcosim_master *m, rtcosim_error *err)
+{
+    rtcosim_step_control *sc = &m->step_control;
+    for (size_t c = 0; c < m->comp_count; c++) {
+        master_component *mc = &m->comps[c];
+        mc->can_vary = rtcosim_component_capabilities(mc->c)->can_handle_variable_step;
+        int order = rtcosim_component_capabilities(mc->c)->max_input_derivative_order;
+        mc->derivative_order = order > 2 ? 2 : (order < 0 ? 0 : order);
+        mc->variable = sc->enabled && mc->multiple == RTCOSIM_MASTER_VARIABLE_STEP;
+        if (mc->variable && !mc->can_vary)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "master: component '%s' cannot handle variable steps but is set "
+                                     "to follow the adaptive macro step (give it a fixed step multiple)",
+                                     mc->name);
+        if (mc->multiple == 0)
+            mc->multiple = 1;
+    }
+    if (sc->enabled) {
+        if (sc->min_step == 0)
+            sc->min_step = m->macro_step / 1000 > 0 ? m->macro_step / 1000 : 1;
+        if (sc->max_step == 0)
+            sc->max_step = 10 * m->macro_step;
+        if (sc->resolution <= 0)
+            sc->resolution = 1;
+        if (sc->resolution > sc->min_step)
+            sc->resolution = sc->min_step;
+        rtcosim_step_controller_init(&m->controller, sc);
+    }
+    return RTCOSIM_OK;
+}
+
+static void setup_couplings(rtcosim_master *m)
+{
+    for (size_t i = 0; i < m->conn_count; i++) {
+        master_connection *k = &m->conns[i];
+        if (k->default_opts)
+            k->opts = m->defaults;
+        if (!k->continuous)
+            k->opts.correction = RTCOSIM_CORRECTION_NONE;
+        k->zoh = k->continuous && k->opts.extrapolation == RTCOSIM_EXTRAPOLATION_ZOH;
+        if (k->continuous && !k->zoh && m->comps[k->to].derivative_order >= 1)
+            m->comps[k->to].polynomial_inputs = true;
+        k->quadratic = k->opts.quadrature == RTCOSIM_QUADRATURE_QUADRATIC ||
+                       (k->opts.quadrature == RTCOSIM_QUADRATURE_AUTO &&
+                        k->opts.extrapolation != RTCOSIM_EXTRAPOLATION_ZOH);
+    }
+    /* A power bond conserves energy to first order only when both of its
+     * signals are corrected (see step.c): give the uncorrected side the
+     * other side's correction system. */
+    for (size_t b = 0; b < m->bond_count; b++) {
+        master_connection *e = &m->conns[m->bonds[b].effort], *f = &m->conns[m->bonds[b].flow];
+        if (e->opts.correction == RTCOSIM_CORRECTION_NONE)
+            e->opts.correction = f->opts.correction;
+        if (f->opts.correction == RTCOSIM_CORRECTION_NONE)
+            f->opts.correction = e->opts.correction;
+        e->bonded = f->bonded = true;
+    }
+    for (size_t i = 0; i < m->conn_count; i++) {
+        master_connection *k = &m->conns[i];
+        double factor = k->opts.stability_factor > 0 ? k->opts.stability_factor : 1.0;
+        rtcosim_correction_init(&k->corr, k->opts.correction,
+                                factor * rtcosim_time_to_seconds(m->macro_step));
+    }
+}
+
+rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns start,
+                                         rtcosim_time_ns stop, rtcosim_error *err)
+{
+    rtcosim_status st = master_after_init(m, "initialize", err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (m->failed)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "master: an earlier initialize failed");
+    if (m->comp_count == 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: no components");
+    if (stop >= 0 && stop < start)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: stop time before start time");
+    m->failed = true; /* until everything below succeeds */
+    if ((st = check_steps(m, err)) != RTCOSIM_OK || (st = build_batches(m, err)) != RTCOSIM_OK)
+        return st;
+    setup_couplings(m);
+    for (size_t c = 0; c < m->comp_count; c++) {
+        master_component *mc = &m->comps[c];
+        if ((st = rtcosim_component_instantiate(mc->c, mc->name, err)) != RTCOSIM_OK ||
+            (st = rtcosim_component_setup(mc->c, m->tolerance, start, stop, err)) != RTCOSIM_OK ||
+            (st = rtcosim_component_enter_init(mc->c, err)) != RTCOSIM_OK)
+            return st;
+    }
+    if ((st = apply_start_values(m, err)) != RTCOSIM_OK ||
+        (st = propagate_initial_values(m, err)) != RTCOSIM_OK)
+        return st;
+    for (size_t c = 0; c < m->comp_count; c++)
+        if ((st = rtcosim_component_exit_init(m->comps[c].c, err)) != RTCOSIM_OK)
+            return st;
+    if ((st = master_resolve_order(m, err)) != RTCOSIM_OK)
+        return st;
+    if (m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
+        master_gs_levels(m);
+    m->start = m->time = start;
+    m->stop = stop;
+    m->adaptive_step = m->macro_step;
+    m->single_rate = !m->step_control.enabled;
+    for (size_t c = 0; c < m->comp_count; c++) {
+        m->comps[c].next_time = start;
+        m->comps[c].step_start = start;
+        m->single_rate = m->single_rate && m->comps[c].multiple == 1;
+        m->active[c] = m->order_list[c];
+    }
+    m->active_count = m->comp_count;
+    for (size_t i = 0; i < m->conn_count; i++) {
+        master_connection *k = &m->conns[i];
+        k->recon_from = k->true_to = k->est_to = start;
+    }
+    for (size_t i = 0; i < m->comp_count; i++)
+        if ((st = master_publish_at(m, m->order_list[i], start, err)) != RTCOSIM_OK)
+            return st;
+    if ((st = master_sched_init(m, err)) != RTCOSIM_OK)
+        return st;
+    m->failed = false;
+    m->initialized = true;
+    return RTCOSIM_OK;
+}
+

@@ -1,0 +1,124 @@
+/* Reading CAN logs of other tools: hand-written candump -l and Vector ASC
+ * lines (standard/extended ids, remote and CAN FD frames, hex and dec base,
+ * relative timestamps) read into the frames they state, and malformed lines
+ * named by file and line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/can_log.h"
+
+static rtcosim_can_log *parse(const char *text)
+{
+    rtcosim_can_log *log = NULL;
+    rtcosim_error err;
+    if (rtcosim_can_log_parse(text, strlen(text), "t.log", &log, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    return log;
+}
+
+static void candump_lines(void **state)
+{
+    (void)state;
+    rtcosim_can_log *log = parse("(1436509052.249713) vcan0 044#2A366C2A366C2A36\n"
+                                 "(1436509052.250000) can1 18FEF100#R T\n"
+                                 "\n"
+                                 "(1436509052.300001) vcan0 123##1" "00112233445566778899\n"
+                                 "(0000000000.000150) vcan0 0C8# a-sender-name\n");
+    assert_int_equal(rtcosim_can_log_count(log), 4);
+    assert_int_equal(rtcosim_can_log_bus_count(log), 2);
+    assert_string_equal(rtcosim_can_log_bus_name(log, 1), "can1");
+    const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
+    assert_int_equal(r[0].time, INT64_C(1436509052249713000));
+    assert_int_equal(r[0].id, 0x44);
+    assert_false(r[0].extended);
+    assert_int_equal(r[0].size, 8);
+    assert_int_equal(r[0].data[7], 0x36);
+    assert_true(r[1].extended && r[1].remote);
+    assert_int_equal(r[1].id, 0x18FEF100);
+    assert_int_equal(r[1].bus, 1);
+    assert_int_equal(r[2].size, 10);
+    assert_int_equal(r[2].data[9], 0x99);
+    assert_int_equal(r[2].line, 4);
+    assert_int_equal(r[3].time, 150000);
+    assert_int_equal(r[3].size, 0);
+    rtcosim_can_log_free(log);
+}
+
+static void asc_lines(void **state)
+{
+    (void)state;
+    rtcosim_can_log *log = parse("date Thu Jan 1 12:00:00.000 am 1970\n"
+                                 "base hex  timestamps absolute\n"
+                                 "internal events logged\n"
+                                 "// version 9.0.0\n"
+                                 "Begin Triggerblock Thu Jan 1 12:00:00.000 am 1970\n"
+                                 "   0.000000 Start of measurement\n"
+                                 "   0.002300 1  C0              Rx   d 2 84 0C  Length = 1 BitCount = 2\n"
+                                 "   0.002500 2  18FEF100x       Tx   d 3 01 02 FF\n"
+                                 "   0.002600 1  ErrorFrame\n"
+                                 "   0.002700 1  7FF             Rx   r\n"
+                                 "End TriggerBlock\n");
+    assert_int_equal(rtcosim_can_log_count(log), 3);
+    const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
+    assert_int_equal(r[0].time, 2300000);
+    assert_int_equal(r[0].id, 0xC0);
+    assert_int_equal(r[0].size, 2);
+    assert_int_equal(r[0].data[1], 0x0C);
+    assert_string_equal(rtcosim_can_log_bus_name(log, r[1].bus), "can1");
+    assert_true(r[1].extended);
+    assert_int_equal(r[1].id, 0x18FEF100);
+    assert_int_equal(r[1].data[2], 0xFF);
+    assert_true(r[2].remote);
+    rtcosim_can_log_free(log);
+
+    /* Decimal base, relative timestamps: each time adds to the previous event's. */
+    log = parse("base dec  timestamps relative\n"
+                "   0.5 1  200             Rx   d 2 10 255\n"
+                "   0.25 1  200             Rx   d 1 7\n");
+    r = rtcosim_can_log_records(log);
+    assert_int_equal(r[0].id, 200);
+    assert_int_equal(r[0].data[1], 255);
+    assert_int_equal(r[1].time, 750000000);
+    rtcosim_can_log_free(log);
+}
+
+static void expect_error(const char *text, const char *where)
+{
+    rtcosim_can_log *log = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_can_log_parse(text, strlen(text), "t.log", &log, &err), RTCOSIM_EFORMAT);
+    assert_null(log);
+    if (strncmp(err.message, where, strlen(where)) != 0)
+        fail_msg("'%s' does not start with '%s'", err.message, where);
+}
+
+static void malformed_lines_name_the_line(void **state)
+{
+    (void)state;
+    expect_error("(0.1) can0 123#00\n(0.2) can0 123#0\n", "t.log:2:");
+    expect_error("(0.1) can0 800#00\n", "t.log:1:");          /* 3 digits: standard, > 0x7FF */
+    expect_error("(0.1) can0 123\n", "t.log:1:");
+    expect_error("(x) can0 123#00\n", "t.log:1:");
+    expect_error("(0.1) can0\n", "t.log:1:");
+    expect_error("base hex\n 0.1 1 123 Rx d 4 01 02\n", "t.log:2:");
+    expect_error("base hex\n 0.1 1 123 Rx q 1 01\n", "t.log:2:");
+    expect_error("base oct\n", "t.log:1:");
+    rtcosim_can_log *log = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_can_log_read("/nonexistent/x.log", &log, &err), RTCOSIM_ENOTFOUND);
+    assert_non_null(strstr(err.message, "/nonexistent/x.log"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(candump_lines),
+        cmocka_unit_test(asc_lines),
+        cmocka_unit_test(malformed_lines_name_the_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,273 @@
+/* DBC reader and signal codec against hand-computed bit layouts (Intel and
+ * Motorola numbering as CANdb++ defines it, worked out bit by bit in the
+ * comments), the multi-ECU example's frames as its C code packs them, and
+ * every kind of malformed file (one-line errors with file:line). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../examples/ecus/vehicle.h"
+#include "rtcosim/dbc.h"
+
+static const char SAMPLE[] =
+    "VERSION \"\"\n"
+    "\n"
+    "NS_ :\n"
+    "\tCM_\n"
+    "\tVAL_\n"
+    "\n"
+    "BS_:\n"
+    "BU_: A B\n"
+    "\n"
+    "BO_ 291 Mixed: 8 A\n"                                         /* line 10, id 0x123 */
+    " SG_ Intel12 : 4|12@1+ (1,0) [0|4095] \"\" B\n"
+    " SG_ Moto12 : 23|12@0+ (1,0) [0|4095] \"\" B\n"
+    " SG_ Moto16 : 35|16@0+ (0.5,-100) [-100|32667.5] \"km/h\" B\n"
+    " SG_ Signed8 : 56|8@1- (0.5,10) [-54|73.5] \"degC\" B\n"
+    "\n"
+    "BO_ 2147484160 Muxed: 4 B\n"                                  /* 0x80000200: extended 0x200 */
+    " SG_ Selector M : 0|8@1+ (1,0) [0|255] \"\" A\n"
+    " SG_ Page1 m1 : 8|16@1+ (1,0) [0|65535] \"\" A\n"
+    " SG_ Page2 m2 : 8|8@1- (1,0) [-128|127] \"\" A\n"
+    "\n"
+    "BO_ 3221225472 VECTOR__INDEPENDENT_SIG_MSG: 0 Vector__XXX\n"
+    " SG_ Orphan : 0|8@1+ (1,0) [0|0] \"\" Vector__XXX\n"
+    "\n"
+    "CM_ BO_ 291 \"a comment; with a semicolon\n"
+    "over two lines\";\n"
+    "BA_DEF_ BO_ \"GenMsgCycleTime\" INT 0 65535;\n"
+    "BA_ \"GenMsgCycleTime\" BO_ 291 20;\n"
+    "BA_ \"GenMsgSendType\" BO_ 291 0;\n"
+    "VAL_ 2147484160 Selector 1 \"First\" 2 \"Second\" ;\n";
+
+static rtcosim_dbc *sample(void)
+{
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    rtcosim_status st = rtcosim_dbc_parse(SAMPLE, sizeof SAMPLE - 1, "sample.dbc", &d, &err);
+    if (st != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    return d;
+}
+
+static void reads_messages_signals_attributes_and_values(void **state)
+{
+    (void)state;
+    rtcosim_dbc *d = sample();
+    assert_int_equal(rtcosim_dbc_message_count(d), 2); /* the pseudo-message is left out */
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 0x123, false);
+    assert_non_null(m);
+    assert_string_equal(m->name, "Mixed");
+    assert_string_equal(m->transmitter, "A");
+    assert_int_equal(m->dlc, 8);
+    assert_int_equal(m->line, 10);
+    assert_int_equal(m->cycle_time, 20 * RTCOSIM_NS_PER_MS);
+    assert_int_equal(m->signal_count, 4);
+    const rtcosim_dbc_signal *s = rtcosim_dbc_find_signal(m, "Moto16");
+    assert_int_equal(s->start_bit, 35);
+    assert_int_equal(s->length, 16);
+    assert_false(s->little_endian);
+    assert_false(s->is_signed);
+    assert_true(s->factor == 0.5 && s->offset == -100 && s->minimum == -100 && s->maximum == 32667.5);
+    assert_string_equal(s->unit, "km/h");
+    assert_true(rtcosim_dbc_find_signal(m, "Signed8")->is_signed);
+
+    const rtcosim_dbc_message *x = rtcosim_dbc_find_message(d, "Muxed");
+    assert_ptr_equal(x, rtcosim_dbc_find_id(d, 0x200, true));
+    assert_null(rtcosim_dbc_find_id(d, 0x200, false));
+    assert_int_equal(x->cycle_time, 0);
+    const rtcosim_dbc_signal *sel = rtcosim_dbc_find_signal(x, "Selector");
+    assert_int_equal(sel->mux, RTCOSIM_DBC_MULTIPLEXOR);
+    assert_int_equal(rtcosim_dbc_find_signal(x, "Page2")->mux, RTCOSIM_DBC_MULTIPLEXED);
+    assert_int_equal(rtcosim_dbc_find_signal(x, "Page2")->mux_value, 2);
+    assert_int_equal(sel->value_count, 2);
+    assert_string_equal(rtcosim_dbc_value_text_of(sel, 2), "Second");
+    assert_null(rtcosim_dbc_value_text_of(sel, 3));
+    rtcosim_dbc_free(d);
+}
+
+static void bit_layouts_match_hand_computed_bytes(void **state)
+{
+    (void)state;
+    rtcosim_dbc *d = sample();
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 0x123, false);
+    uint8_t data[8] = {0};
+    rtcosim_error err;
+    /* Intel 4|12, raw 0xABC: bits 4..7 of byte 0 = 0xC (LSB nibble), byte 1 = 0xAB. */
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Intel12"), 0xABC, data, 8, &err),
+                     RTCOSIM_OK);
+    /* Motorola 23|12, raw 0x5A6: MSB at bit 23 = bit 7 of byte 2; byte 2 = 0x5A, then
+     * bits 31..28 = the high nibble of byte 3 = 0x6. */
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Moto12"), 0x5A6, data, 8, &err),
+                     RTCOSIM_OK);
+    /* Motorola 35|16, physical 366.5 -> raw (366.5 + 100) / 0.5 = 933 = 0x03A5: bits 35..32
+     * (low nibble of byte 4) = 0x0, byte 5 = 0x3A, bits 55..52 (high nibble of byte 6) = 0x5. */
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Moto16"), 366.5, data, 8, &err),
+                     RTCOSIM_OK);
+    /* Signed 56|8, physical -1 -> raw (-1 - 10) / 0.5 = -22 = 0xEA in byte 7. */
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Signed8"), -1, data, 8, &err),
+                     RTCOSIM_OK);
+    const uint8_t expected[8] = {0xC0, 0xAB, 0x5A, 0x60, 0x00, 0x3A, 0x50, 0xEA};
+    assert_memory_equal(data, expected, 8);
+    assert_true(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "Intel12"), data, 8) == 0xABC);
+    assert_true(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "Moto12"), data, 8) == 0x5A6);
+    assert_true(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "Moto16"), data, 8) == 366.5);
+    assert_true(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "Signed8"), data, 8) == -1);
+    /* Other bits stay: a second encode of one signal leaves its neighbours. */
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Moto12"), 0, data, 8, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(data[1], 0xAB);
+    assert_int_equal(data[2], 0x00);
+    assert_int_equal(data[3], 0x00);
+    assert_int_equal(data[4], 0x00);
+    /* Out of range: 13 bits needed for 4096; signed 8 bits end at 127 * 0.5 + 10 = 73.5. */
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Intel12"), 4096, data, 8, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "Intel12"));
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Signed8"), 74, data, 8, &err),
+                     RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_dbc_encode(rtcosim_dbc_find_signal(m, "Signed8"), 73.5, data, 8, &err),
+                     RTCOSIM_OK);
+    /* Halves round away from zero: Intel12 (factor 1) 2.5 -> 3; Signed8 9.75 -> raw -0.5 -> -1. */
+    const rtcosim_dbc_signal *i12 = rtcosim_dbc_find_signal(m, "Intel12");
+    const rtcosim_dbc_signal *s8 = rtcosim_dbc_find_signal(m, "Signed8");
+    assert_int_equal(rtcosim_dbc_encode(i12, 2.5, data, 8, &err), RTCOSIM_OK);
+    assert_true(rtcosim_dbc_decode(i12, data, 8) == 3);
+    assert_int_equal(rtcosim_dbc_encode(s8, 9.75, data, 8, &err), RTCOSIM_OK);
+    assert_int_equal(data[7], 0xFF);
+    /* Saturated: to 0..4095 and -128..127 (physical -54..73.5); NaN packs 0. */
+    rtcosim_dbc_encode_saturated(i12, 5000, data, 8);
+    assert_true(rtcosim_dbc_decode(i12, data, 8) == 4095);
+    rtcosim_dbc_encode_saturated(i12, -3, data, 8);
+    assert_true(rtcosim_dbc_decode(i12, data, 8) == 0);
+    rtcosim_dbc_encode_saturated(s8, -1000, data, 8);
+    assert_true(rtcosim_dbc_decode(s8, data, 8) == -54);
+    rtcosim_dbc_encode_saturated(s8, 1000, data, 8);
+    assert_true(rtcosim_dbc_decode(s8, data, 8) == 73.5);
+    rtcosim_dbc_encode_saturated(s8, NAN, data, 8);
+    assert_int_equal(data[7], 0);
+    rtcosim_dbc_free(d);
+}
+
+static void multiplexed_signals_follow_the_multiplexor(void **state)
+{
+    (void)state;
+    rtcosim_dbc *d = sample();
+    const rtcosim_dbc_message *x = rtcosim_dbc_find_message(d, "Muxed");
+    const rtcosim_dbc_signal *p1 = rtcosim_dbc_find_signal(x, "Page1");
+    const rtcosim_dbc_signal *p2 = rtcosim_dbc_find_signal(x, "Page2");
+    const uint8_t page1[4] = {1, 0x34, 0x12, 0};
+    const uint8_t page2[4] = {2, 0xFF, 0, 0};
+    assert_true(rtcosim_dbc_signal_present(x, p1, page1, 4));
+    assert_false(rtcosim_dbc_signal_present(x, p2, page1, 4));
+    assert_true(rtcosim_dbc_decode(p1, page1, 4) == 0x1234);
+    assert_true(rtcosim_dbc_signal_present(x, p2, page2, 4));
+    assert_false(rtcosim_dbc_signal_present(x, p1, page2, 4));
+    assert_true(rtcosim_dbc_decode(p2, page2, 4) == -1);
+    assert_true(rtcosim_dbc_signal_present(x, rtcosim_dbc_find_signal(x, "Selector"), page2, 4));
+    rtcosim_dbc_free(d);
+}
+
+/* examples/ecus/vehicle.dbc describes the frames as vehicle.c packs them:
+ * ids, sizes and periods of its tasks, and e.g. engine_send's bytes for
+ * 3000 rpm, 120 N.m, throttle 0.4, counter 7. */
+static void vehicle_dbc_matches_the_example_frames(void **state)
+{
+    (void)state;
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_load(RTCOSIM_VEHICLE_DBC, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const struct {
+        uint32_t id;
+        uint8_t dlc;
+        int64_t period_ms;
+    } frames[] = {{VEHICLE_ID_ENGINE_DATA, 8, 10}, {VEHICLE_ID_VEHICLE_SPEED, 6, 20},
+                  {VEHICLE_ID_BRAKE, 4, 10}, {VEHICLE_ID_BODY, 2, 100},
+                  {VEHICLE_ID_ENGINE_STATUS, 4, 100}};
+    assert_int_equal(rtcosim_dbc_message_count(d), 5);
+    for (size_t i = 0; i < 5; i++) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, frames[i].id, false);
+        assert_non_null(m);
+        assert_int_equal(m->dlc, frames[i].dlc);
+        assert_int_equal(m->cycle_time, frames[i].period_ms * RTCOSIM_NS_PER_MS);
+    }
+    /* rpm / 0.25 = 12000 = 0x2EE0; (120 + 500) / 0.1 = 6200 = 0x1838; 0.4 * 250 = 100. */
+    const uint8_t engine[8] = {0xE0, 0x2E, 0x38, 0x18, 100, 0, 0, 7};
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, VEHICLE_ID_ENGINE_DATA, false);
+    assert_true(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "EngineSpeed"), engine, 8) == 3000);
+    assert_float_equal(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "EngineTorque"), engine, 8),
+                       120, 1e-9);
+    assert_float_equal(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "ThrottlePosition"), engine, 8),
+                       0.4, 1e-12);
+    assert_true(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "EngineDataCounter"), engine, 8) == 7);
+    /* body_send: lamp on, cabin 21.5 degC -> (21.5 + 40) * 2 = 123. */
+    const uint8_t body[2] = {1, 123};
+    m = rtcosim_dbc_find_id(d, VEHICLE_ID_BODY, false);
+    assert_true(rtcosim_dbc_decode(rtcosim_dbc_find_signal(m, "CabinTemperature"), body, 2) == 21.5);
+    assert_string_equal(rtcosim_dbc_value_text_of(rtcosim_dbc_find_signal(m, "BrakeLamp"), 1), "On");
+    rtcosim_dbc_free(d);
+}
+
+static void expect_error(const char *text, const char *where, const char *what)
+{
+    rtcosim_dbc *d = (rtcosim_dbc *)1;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "bad.dbc", &d, &err), RTCOSIM_EFORMAT);
+    assert_null(d);
+    if (strncmp(err.message, where, strlen(where)) != 0 || !strstr(err.message, what))
+        fail_msg("'%s' lacks '%s' ... '%s'", err.message, where, what);
+    assert_null(strchr(err.message, '\n'));
+}
+
+static void malformed_files_name_file_and_line(void **state)
+{
+    (void)state;
+    const char *bo = "BO_ 100 M: 8 A\n";
+    char text[512];
+    snprintf(text, sizeof text, "VERSION \"\"\n%s SG_ S : 0|8@2+ (1,0) [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:3:", "@0 (Motorola) or @1 (Intel)");
+    expect_error(" SG_ S : 0|8@1+ (1,0) [0|1] \"\" B\n", "bad.dbc:1:", "outside a message");
+    snprintf(text, sizeof text, "%s SG_ S : 60|8@1+ (1,0) [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:2:", "do not fit the message's 8 bytes");
+    /* Motorola from bit 7 of the last byte runs past the end after 8 bits. */
+    snprintf(text, sizeof text, "%s SG_ S : 63|9@0+ (1,0) [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:2:", "do not fit");
+    snprintf(text, sizeof text, "%s SG_ S : 0|8@1+ (1,0 [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:2:", "(FACTOR,OFFSET)");
+    snprintf(text, sizeof text, "%s SG_ S : 0|0@1+ (1,0) [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:2:", "1..64");
+    snprintf(text, sizeof text, "%s SG_ S : 0|8@1+ (1,0) [0|1] \"\" B\n SG_ S : 8|8@1+ (1,0) [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:3:", "second signal");
+    snprintf(text, sizeof text, "%s SG_ S m1 : 0|8@1+ (1,0) [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:2:", "no multiplexor");
+    snprintf(text, sizeof text, "%s%s", bo, bo);
+    expect_error(text, "bad.dbc:2:", "defined twice");
+    expect_error("BO_ 4096 Big: 8 A\n", "bad.dbc:1:", "out of range");
+    expect_error("\nCM_ \"never closed;\n\n", "bad.dbc:2:", "closing ';'");
+    expect_error("\n\nFOO_ bar;\n", "bad.dbc:3:", "unknown statement 'FOO_'");
+    snprintf(text, sizeof text, "%sVAL_ 100 Nope 0 \"x\" ;\n", bo);
+    expect_error(text, "bad.dbc:2:", "no signal 'Nope'");
+    expect_error("BA_ \"GenMsgCycleTime\" BO_ 7 10;\n", "bad.dbc:1:", "no message with id 7");
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dbc_load("/nonexistent/x.dbc", &d, &err), RTCOSIM_ENOTFOUND);
+    assert_non_null(strstr(err.message, "/nonexistent/x.dbc"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reads_messages_signals_attributes_and_values),
+        cmocka_unit_test(bit_layouts_match_hand_computed_bytes),
+        cmocka_unit_test(multiplexed_signals_follow_the_multiplexor),
+        cmocka_unit_test(vehicle_dbc_matches_the_example_frames),
+        cmocka_unit_test(malformed_files_name_file_and_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

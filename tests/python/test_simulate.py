@@ -1,0 +1,179 @@
+"""rtcosim.simulate and rtcosim.info against independent truth: the CLI's
+CSV (bit for bit), the analytic solution of the Dahlquist test equation and
+the FMU's own modelDescription.xml."""
+import csv
+import math
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+import zipfile
+
+import numpy as np
+import pytest
+
+import rtcosim
+from conftest import fmu
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def assert_equals_cli_csv(result, path):
+    """Every cell of the CLI's CSV reads back to the identical bits."""
+    header, rows = read_csv(path)
+    assert list(result.dtype.names) == header
+    assert len(result) == len(rows)
+    for k, name in enumerate(header):
+        column = result[name]
+        for i, row in enumerate(rows):
+            text = row[k]
+            if column.dtype == np.bool_:
+                assert int(column[i]) == int(text), (name, i)
+            elif column.dtype.kind in "iu":
+                assert int(column[i]) == int(text), (name, i)
+            elif column.dtype == object:
+                assert '"' + column[i].replace('"', '""') + '"' == text, (name, i)
+            else:
+                expected = np.array(float(text), dtype=column.dtype)
+                assert column[i:i + 1].view(np.uint8).tobytes() == expected.tobytes(), \
+                    (name, i, text, column[i])
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("BouncingBall-fmi3.fmu", ["--stop-time", "3", "--output-interval", "0.01"],
+     dict(stop_time=3, output_interval=0.01)),
+    ("Dahlquist-fmi2.fmu", ["--stop-time", "2", "--output-interval", "0.1",
+                            "--start-value", "k", "2.5"],
+     dict(stop_time=2, output_interval=0.1, start_values={"k": 2.5})),
+    ("BouncingBall-fmi2.fmu", ["--interface-type", "me", "--stop-time", "2"],
+     dict(stop_time=2, fmi_type="ModelExchange")),
+    ("Dahlquist-fmi3.fmu", ["--stop-time", "1", "--record-every", "7"],
+     dict(stop_time=1, record_every=7)),
+])
+def test_results_equal_cli_csv_bit_for_bit(cli, tmpdir_private, name, args, kwargs):
+    out = os.path.join(tmpdir_private, "out.csv")
+    subprocess.run([cli, "simulate", fmu(name), "--output-file", out] + args, check=True)
+    assert_equals_cli_csv(rtcosim.simulate(fmu(name), **kwargs), out)
+
+
+def test_inputs_and_types_equal_cli_csv(cli, tmpdir_private):
+    """An input array (continuous interpolated, discrete held, Int32, Boolean)
+    gives what the CLI gives for the same table as a file."""
+    table = np.array([(0.0, 1.0, 10.0, 3, True), (0.5, 2.0, 20.0, -4, False),
+                      (1.0, 0.0, 30.0, 7, True)],
+                     dtype=[("time", float), ("Float64_continuous_input", float),
+                            ("Float64_discrete_input", float), ("Int32_input", np.int32),
+                            ("Boolean_input", bool)])
+    path = os.path.join(tmpdir_private, "in.csv")
+    with open(path, "w") as f:
+        f.write(",".join(table.dtype.names) + "\n")
+        for row in table:
+            f.write(",".join(str(int(v)) if isinstance(v, np.bool_) else repr(v.item())
+                             for v in row) + "\n")
+    out = os.path.join(tmpdir_private, "out.csv")
+    outputs = ["Float64_continuous_output", "Float64_discrete_output", "Int32_output",
+               "Boolean_output"]
+    subprocess.run([cli, "simulate", fmu("Feedthrough-fmi2.fmu"), "--stop-time", "1",
+                    "--output-interval", "0.125", "--input-file", path, "--output-file", out]
+                   + sum([["--output-variable", o] for o in outputs], []), check=True)
+    result = rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), stop_time=1, output_interval=0.125,
+                              input=table, output=outputs)
+    assert_equals_cli_csv(result, out)
+    assert result["Int32_output"].dtype == np.int32
+    assert result["Boolean_output"].dtype == np.bool_
+    # Hand-computed: linear between (0, 1) and (0.5, 2) at t = 0.25 -> 1.5; discrete held.
+    row = result[result["time"] == 0.25][0]
+    assert row["Float64_continuous_output"] == 1.5
+    assert row["Float64_discrete_output"] == 10.0
+    assert row["Int32_output"] == 3 and row["Boolean_output"]
+
+
+def test_dahlquist_follows_the_exact_solution():
+    """x' = -k x, x(0) = 1: x(t) = exp(-k t) (the FMU integrates with Euler
+    micro steps of 1e-4 s, so the error is O(1e-4))."""
+    result = rtcosim.simulate(fmu("Dahlquist-fmi3.fmu"), stop_time=1, output_interval=0.05,
+                              start_values={"k": 2})
+    assert result["time"][0] == 0 and result["time"][-1] == 1 and len(result) == 21
+    exact = np.exp(-2 * result["time"])
+    assert np.max(np.abs(result["x"] - exact)) < 1e-3
+    assert np.max(np.abs(result["x"] - exact)) > 0  # an integrator, not the formula
+
+
+def test_default_experiment_applies():
+    result = rtcosim.simulate(fmu("BouncingBall-fmi3.fmu"))
+    md = ET.fromstring(zipfile.ZipFile(fmu("BouncingBall-fmi3.fmu")).read("modelDescription.xml"))
+    de = md.find("DefaultExperiment")
+    assert result["time"][-1] == float(de.get("stopTime"))
+    assert result["time"][1] - result["time"][0] == pytest.approx(float(de.get("stepSize")))
+
+
+def test_info_matches_model_description():
+    for name in ("BouncingBall-fmi3.fmu", "Feedthrough-fmi2.fmu"):
+        md = ET.fromstring(zipfile.ZipFile(fmu(name)).read("modelDescription.xml"))
+        i = rtcosim.info(fmu(name))
+        assert i["fmi_version"] == md.get("fmiVersion")
+        assert i["model_name"] == md.get("modelName")
+        # Variables carry a name and a valueReference (ModelStructure entries no name).
+        declared = [v.get("name") for v in md.iter()
+                    if v.get("valueReference") is not None and v.get("name")]
+        assert [v["name"] for v in i["variables"]] == declared
+        causalities = {v.get("name"): v.get("causality", "local") for v in md.iter()
+                       if v.get("valueReference") is not None and v.get("name")}
+        for v in i["variables"]:
+            assert v["causality"] == causalities[v["name"]]
+
+
+def test_progress_reports_and_cancels():
+    seen = []
+    rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1, output_interval=0.001,
+                     progress=lambda f, t: seen.append((f, t)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert 50 <= len(seen) <= 101  # about every 1 %, not every step
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1, output_interval=0.001,
+                         progress=lambda f, t: f < 0.5)
+    assert e.value.status == "ECANCELED" and "cancelled" in str(e.value)
+
+    def boom(f, t):
+        raise KeyError("from the callback")
+    with pytest.raises(KeyError):
+        rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1, progress=boom)
+
+
+@pytest.mark.parametrize("call, status, words", [
+    (lambda d: rtcosim.simulate(os.path.join(d, "missing.fmu")), "ENOTFOUND", ["missing.fmu"]),
+    (lambda d: rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), output=["no_such_variable"]),
+     None, ["Dahlquist-fmi2.fmu", "no_such_variable"]),
+    (lambda d: rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), start_values={"k": "fast"}),
+     None, ["Dahlquist-fmi2.fmu", "k", "fast"]),
+    (lambda d: rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), start_time=2, stop_time=1),
+     "EINVAL", ["before start time"]),
+    (lambda d: rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), output_interval=-1),
+     "EINVAL", ["output_interval"]),
+    (lambda d: rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), fmi_type="Hybrid"),
+     "EINVAL", ["fmi_type"]),
+    (lambda d: rtcosim.simulate(fmu("Faulty-fmi2.fmu"), stop_time=1,
+                                       start_values={"fail_mode": 1, "fail_time": 0.5}),
+     "ECOMPONENT", ["Faulty-fmi2.fmu", "t = 0.5"]),
+    (lambda d: rtcosim.info(os.path.join(d, "missing.fmu")), "ENOTFOUND", ["missing.fmu"]),
+])
+def test_errors_raise_with_the_library_message(tmpdir_private, call, status, words):
+    with pytest.raises(rtcosim.Error) as e:
+        call(tmpdir_private)
+    if status:
+        assert e.value.status == status
+    for w in words:
+        assert w in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_bad_input_table_names_the_line():
+    table = np.array([(0.0, 1.0), (1.0, 2.0), (0.5, 3.0)],
+                     dtype=[("time", float), ("Float64_continuous_input", float)])
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), input=table)
+    assert "input:4" in str(e.value)

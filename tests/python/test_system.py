@@ -1,0 +1,81 @@
+"""rtcosim.System against the CLI (`rtcosim run`, bit for bit), against the
+oscillator's exact solution, and its real-time statistics against the frame
+count a virtual-clock run must have."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rtcosim
+from conftest import source
+
+sys.path.insert(0, source("python", "examples"))
+import oscillator  # noqa: E402  (the example's exact solution)
+from test_simulate import assert_equals_cli_csv
+
+SSD = source("examples", "oscillator", "oscillator.ssd")
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ([], {}),
+    (["--order", "gauss-seidel", "--coupling", "foh", "--correction", "energy", "--step-size",
+      "0.002", "--output-interval", "0.01"],
+     dict(order="gauss-seidel", coupling="foh", correction="energy", step_size=0.002,
+          output_interval=0.01)),
+])
+def test_run_equals_cli_csv_bit_for_bit(cli, tmpdir_private, args, kwargs):
+    out = os.path.join(tmpdir_private, "out.csv")
+    subprocess.run([cli, "run", SSD, "--stop-time", "1", "--output-file", out] + args,
+                   check=True, stdout=subprocess.DEVNULL)
+    assert_equals_cli_csv(rtcosim.System(SSD).run(stop_time=1, **kwargs), out)
+
+
+def test_correction_brings_the_oscillator_to_the_exact_solution():
+    """Against exp(A t) z0 (python/examples/oscillator.py): ZOH Jacobi
+    coupling at H = 1 ms drifts (energy error), the energy correction stays
+    close; a 10x smaller step without correction lies in between."""
+    system = rtcosim.System(SSD)
+    params = oscillator.read_parameters(source("examples", "oscillator", "case1.ssv"))
+    errors = {}
+    for correction, step in (("none", 1e-3), ("energy", 1e-3), ("none", 1e-4)):
+        r = system.run(stop_time=2, step_size=step, output_interval=0.01, coupling="zoh",
+                       order="jacobi", correction=correction)
+        assert len(r) == 201 and r["time"][-1] == 2
+        exact = oscillator.exact_solution(params, r["time"])
+        errors[correction, step] = np.max(np.abs(r["mass1.x"] - exact[:, 0]))
+    assert errors["energy", 1e-3] < 0.01 < 0.1 < errors["none", 1e-3]
+    assert errors["energy", 1e-3] < errors["none", 1e-4] < errors["none", 1e-3]
+    assert system.statistics["steps"] == 20000
+
+
+def test_output_selection_and_start_values():
+    system = rtcosim.System(SSD)
+    r = system.run(stop_time=0.1, output=["mass1.x"], start_values={"mass1.x0": 0.25})
+    assert r.dtype.names == ("time", "mass1.x")
+    assert r["mass1.x"][0] == 0.25
+
+
+def test_real_time_statistics_on_virtual_clocks():
+    r, stats = rtcosim.System(SSD).run_real_time(stop_time=0.2, step_size=1e-3,
+                                                 virtual_clock=True, calibrate=False)
+    assert stats["frames"] == 200 and stats["overruns"] == 0 and stats["failed"] is False
+    assert stats["end_time"] == pytest.approx(0.2)
+    assert len(r) == 201 and r["time"][-1] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda d: rtcosim.System(os.path.join(d, "none.ssd")), ["none.ssd"]),
+    (lambda d: rtcosim.System(SSD).run(order="random"), ["order", "random"]),
+    (lambda d: rtcosim.System(SSD).run(stop_time=1, output=["mass1.nothing"]), ["mass1.nothing"]),
+    (lambda d: rtcosim.System(SSD).run(stop_time=1, output_interval=0.0015),
+     ["output_interval", "multiple"]),
+    (lambda d: rtcosim.System(SSD).run_real_time(stop_time=0.1, virtual_clock=True,
+                                                 overrun="sometimes"), ["overrun", "sometimes"]),
+])
+def test_system_errors(tmpdir_private, call, words):
+    with pytest.raises(rtcosim.Error) as e:
+        call(tmpdir_private)
+    for w in words:
+        assert w in str(e.value)
