@@ -15,6 +15,18 @@ typedef struct rtcosim_cli_command {
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 } rtcosim_cli_command;
 
+/* Exit codes of the commands that run a simulation (documented in their
+ * --help): scripts can tell a clean end from a degraded one. Signals: 128 +
+ * the signal number (130 SIGINT, 143 SIGTERM). */
+enum {
+    CLI_EXIT_OK = 0,           /* ran to the end (or a component asked to end) */
+    CLI_EXIT_ERROR = 1,        /* error: bad input, failing component, write error */
+    CLI_EXIT_USAGE = 2,        /* bad command line */
+    CLI_EXIT_PARTNER_LOST = 3, /* real time: the non-real-time partner was lost */
+    CLI_EXIT_DEADLINE = 4,     /* real time: a deadline missed under --overrun fail */
+    CLI_EXIT_STEP_TIMEOUT = 5, /* a component call took longer than --step-timeout */
+};
+
 /* Print "rtcosim: <message>" on stderr (one line) and return exit code 1. */
 int cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "progress.h"
+#include "signals.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
@@ -62,7 +64,15 @@ static void usage(FILE *out)
             "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
             "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
             "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
-            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n");
+            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n\n"
+            "SIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
+            "results so far, the report and the summary are written, temporary files removed;\n"
+            "a second signal exits at once. A lost partner whose thread does not return from\n"
+            "its component call within --partner-timeout after the run is abandoned.\n\n"
+            "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
+            "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
+            "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
+            "under --overrun fail; 130 / 143 ended by SIGINT / SIGTERM (results so far kept).\n");
 }
 
 typedef struct run_output {
@@ -77,6 +87,10 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
 {
     run_output *out = context;
     cli_progress_update(&out->progress, t);
+    int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
+    if (signo)
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
+                                 cli_signal_name(signo));
     if (!out->recorder)
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
@@ -346,6 +360,7 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     }
     so.rt.clock = pacing;
     so.rt.partner_clock = partner;
+    so.rt.stop_request = &cli_stop_signal;
     rtcosim_system_rt *srt = NULL;
     int rc = 0;
     double wall_start = wall_seconds();
@@ -379,8 +394,29 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
                so.rt.report_dir,
                *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
     print_columns(srt);
-    if (st != RTCOSIM_OK)
+    const rtcosim_rt_summary *sum = rtcosim_rt_get_summary(rt);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: %s (results so far kept)", a->system, err.message);
+        if (st == RTCOSIM_ETIMEOUT && so.rt.overrun == RTCOSIM_OVERRUN_FAIL)
+            rc = CLI_EXIT_DEADLINE;
+    } else if (sum->interrupted && signo) {
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at te = %.6f s (results so far kept)\n",
+                a->system, cli_signal_name(signo), rtcosim_time_to_seconds(sum->stopped_at));
+        rc = cli_signal_exit_code(signo);
+    } else if (sum->partner_lost) {
+        fprintf(stderr, "rtcosim: %s: the non-real-time partner was lost at te = %.6f s (%s); "
+                        "the real-time part ran on estimates\n",
+                a->system, rtcosim_time_to_seconds(sum->partner_lost_at), sum->partner_lost_reason);
+        rc = CLI_EXIT_PARTNER_LOST;
+    }
+    if (sum->partner_abandoned) {
+        /* Its thread is still inside a component call: no teardown (unloading
+         * the library under it, atexit handlers) while it runs. */
+        rtcosim_system_rt_free(srt);
+        fflush(NULL);
+        _exit(rc);
+    }
 done:
     rtcosim_system_rt_free(srt);
     rtcosim_clock_free(pacing);
@@ -488,13 +524,21 @@ static int run_system(const run_args *a)
     rtcosim_status st = rtcosim_master_run(m, stop, record_row, &out, &err);
     cli_progress_finish(&out.progress);
     double wall = wall_seconds() - wall_start;
+    int signo = atomic_load(&cli_stop_signal);
+    if (st == RTCOSIM_ECANCELED && signo) {
+        /* Ended at a step boundary by a signal: results so far, summary. */
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at t = %.9g s (results so far kept)\n",
+                a->system, cli_signal_name(signo), rtcosim_time_to_seconds(rtcosim_master_time(m)));
+        st = RTCOSIM_OK;
+        rc = cli_signal_exit_code(signo);
+    }
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,
                       rtcosim_time_to_seconds(rtcosim_master_time(m)), err.message);
         goto done;
     }
     /* The final point is always written, even between output intervals. */
-    if (out.recorder && every > 1 && rtcosim_master_step_count(m) % every != 0) {
+    if (out.recorder && (rc || (every > 1 && rtcosim_master_step_count(m) % every != 0))) {
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
@@ -562,8 +606,13 @@ static int run_cmd(int argc, char **argv)
     if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe || !a.delays ||
         !a.schedules)
         rc = cli_fail("out of memory");
-    else if ((rc = parse_args(argc, argv, &a)) == 0)
+    else if ((rc = parse_args(argc, argv, &a)) != 0)
+        rc = CLI_EXIT_USAGE;
+    else {
+        cli_signals_install();
         rc = run_system(&a);
+        cli_signals_restore();
+    }
     free(a.parameter_sets);
     free(a.start_names);
     free(a.start_values);

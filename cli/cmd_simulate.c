@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "signals.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
@@ -64,7 +65,11 @@ static void usage(FILE *out)
         "An FMU that asks to end the run (FMI 3.0 terminateSimulation, or a discarded step\n"
         "with FMI 2.0 fmi2Terminated / FMI 3.0 terminateSimulation) ends it normally at its\n"
         "last successful time: the rows so far are kept, a warning says why, exit code 0.\n"
-        "Any other failing step exits with 1 (the rows before it are kept).\n");
+        "Any other failing step exits with 1 (the rows before it are kept).\n"
+        "\n"
+        "SIGINT/SIGTERM (Ctrl-C) end the run after the current step: the rows so far are\n"
+        "written, the extracted FMU removed, exit code 130 / 143; a second signal exits at\n"
+        "once. Exit codes: 0 ran to the end; 1 error; 2 bad command line; 130 / 143 signal.\n");
 }
 
 typedef struct simulate_args {
@@ -263,10 +268,14 @@ static int fail_run(const simulate_args *a, const char *output_file, const rtcos
     return cli_fail("%s: %s", a->fmu, err->message);
 }
 
+/* After every step: the progress line, and the stop a signal asked for. */
 static rtcosim_status show_progress(void *context, rtcosim_time_ns t, rtcosim_error *err)
 {
-    (void)err;
     cli_progress_update(context, t);
+    int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
+    if (signo)
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
+                                 cli_signal_name(signo));
     return RTCOSIM_OK;
 }
 
@@ -294,7 +303,7 @@ static int run_simulate(int argc, char **argv)
         goto done;
     }
     if ((rc = parse_args(argc, argv, &a)) != 0) {
-        rc = rc < 0 ? 0 : rc;
+        rc = rc < 0 ? 0 : CLI_EXIT_USAGE;
         goto done;
     }
     rc = 1;
@@ -341,12 +350,20 @@ static int run_simulate(int argc, char **argv)
     /* Not when the results go to the terminal themselves. */
     cli_progress_init(&progress, a.quiet || strcmp(o.output_file, "/dev/stdout") == 0,
                       o.start_time, o.stop_time);
-    if (progress.enabled) {
-        o.progress = show_progress;
-        o.progress_context = &progress;
-    }
+    o.progress = show_progress;
+    o.progress_context = &progress;
+    cli_signals_install();
     rtcosim_status st = rtcosim_simulate(c, &o, &result, &err);
+    cli_signals_restore();
     cli_progress_finish(&progress);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st == RTCOSIM_ECANCELED && signo) {
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at t = %.9g s; %llu rows written to %s\n",
+                a.fmu, cli_signal_name(signo), rtcosim_time_to_seconds(result.end_time),
+                (unsigned long long)result.rows_written, o.output_file);
+        rc = cli_signal_exit_code(signo);
+        goto done;
+    }
     if (st != RTCOSIM_OK) {
         fail_run(&a, o.output_file, &err);
         goto done;

@@ -1,0 +1,20 @@
+/* SIGINT/SIGTERM for the commands that run a simulation: the first signal
+ * asks the run to stop at the next step boundary (frame in real time) so that
+ * results, report and summary are written; a second one exits at once. */
+#ifndef RTCOSIM_CLI_SIGNALS_H
+#define RTCOSIM_CLI_SIGNALS_H
+
+#include <stdatomic.h>
+
+/* The number of the first SIGINT/SIGTERM received, 0 before. */
+extern atomic_int cli_stop_signal;
+
+/* Install the handlers (the previous ones are restored by cli_signals_restore). */
+void cli_signals_install(void);
+void cli_signals_restore(void);
+/* "SIGINT" / "SIGTERM" / "signal N". */
+const char *cli_signal_name(int signo);
+/* The exit code of a run ended by signal signo: 128 + signo (130, 143). */
+int cli_signal_exit_code(int signo);
+
+#endif
