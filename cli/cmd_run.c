@@ -72,7 +72,9 @@ static void usage(FILE *out)
             "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
             "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
             "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
-            "under --overrun fail; 130 / 143 ended by SIGINT / SIGTERM (results so far kept).\n");
+            "under --overrun fail; 130 / 143 ended by SIGINT / SIGTERM (results so far kept).\n"
+            "A component that crashes gets the rows so far written and a line naming it and\n"
+            "its FMI call before the process dies of the signal; exit() in one gives 1.\n");
 }
 
 typedef struct run_output {
@@ -610,7 +612,9 @@ static int run_cmd(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
     else {
         cli_signals_install();
+        cli_run_guard_begin(a.system);
         rc = run_system(&a);
+        cli_run_guard_end();
         cli_signals_restore();
     }
     free(a.parameter_sets);

@@ -69,7 +69,10 @@ static void usage(FILE *out)
         "\n"
         "SIGINT/SIGTERM (Ctrl-C) end the run after the current step: the rows so far are\n"
         "written, the extracted FMU removed, exit code 130 / 143; a second signal exits at\n"
-        "once. Exit codes: 0 ran to the end; 1 error; 2 bad command line; 130 / 143 signal.\n");
+        "once. An FMU that crashes (SIGSEGV, SIGABRT, ...) gets its rows so far written and a\n"
+        "line naming it and its FMI call before the process dies of that signal; one that\n"
+        "calls exit() is reported and the exit code is 1.\n"
+        "Exit codes: 0 ran to the end; 1 error; 2 bad command line; 130 / 143 signal.\n");
 }
 
 typedef struct simulate_args {
@@ -353,7 +356,9 @@ static int run_simulate(int argc, char **argv)
     o.progress = show_progress;
     o.progress_context = &progress;
     cli_signals_install();
+    cli_run_guard_begin(a.fmu);
     rtcosim_status st = rtcosim_simulate(c, &o, &result, &err);
+    cli_run_guard_end();
     cli_signals_restore();
     cli_progress_finish(&progress);
     int signo = atomic_load(&cli_stop_signal);

@@ -12,6 +12,14 @@ extern atomic_int cli_stop_signal;
 /* Install the handlers (the previous ones are restored by cli_signals_restore). */
 void cli_signals_install(void);
 void cli_signals_restore(void);
+/* While a run is in progress (between cli_run_guard_begin and _end): a fatal
+ * signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes the buffered rows
+ * and one line naming `what` (the input file), the component and its call,
+ * then the process dies of that signal; a component calling exit() gets the
+ * same line and exit code 1 instead of its own status. */
+void cli_run_guard_begin(const char *what);
+void cli_run_guard_end(void);
+
 /* "SIGINT" / "SIGTERM" / "signal N". */
 const char *cli_signal_name(int signo);
 /* The exit code of a run ended by signal signo: 128 + signo (130, 143). */

@@ -1,7 +1,8 @@
 /* `rtcosim simulate` and `run` (offline and real time) ended by SIGINT or
  * SIGTERM: exit 128 + signal, the rows so far complete on disk (the last one
  * at the time the message names), the report written, the extracted FMU
- * removed; a second signal ends a run stuck in a step at once. Every wait is
+ * removed; a second signal ends a run stuck in a step at once; a crashing or
+ * exiting FMU leaves its rows and a message naming it. Every wait is
  * bounded and no assertion depends on how fast the machine is. */
 #include <errno.h>
 #include <fcntl.h>
@@ -236,6 +237,45 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
     tu_drop_dir(dir);
 }
 
+/* Faulty's fail_mode 6 (SIGSEGV), 7 (abort) and 8 (exit(0)) in the step at
+ * t = fail_time = 1 s: the rows 0, 0.25, ..., 1 s are on disk, one line names
+ * the component and the FMI call; the process dies of the signal (139, 134)
+ * or, for exit(0), exits with 1, never 0. */
+static void crashing_or_exiting_fmu_keeps_rows_and_is_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode;
+        int exit_code;
+        const char *message;
+    } cases[] = {
+        {"6", 128 + SIGSEGV, "component 'Faulty' crashed (SIGSEGV) in fmi2DoStep"},
+        {"7", 128 + SIGABRT, "component 'Faulty' aborted (SIGABRT) in fmi2DoStep"},
+        {"8", 1, "component 'Faulty' called exit() in fmi2DoStep"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir = tu_make_dir();
+        char csv[512];
+        snprintf(csv, sizeof csv, "%s/out.csv", dir);
+        const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode",
+                              cases[i].mode, "--stop-time", "2", "--output-interval", "0.25",
+                              "--output-file", csv, "-q", NULL};
+        child c = spawn(dir, args);
+        assert_int_equal(wait_exit(c.pid), cases[i].exit_code);
+        const char *err = tu_read_file(c.err, NULL);
+        if (!strstr(err, cases[i].message))
+            fail_msg("mode %s: stderr: %s", cases[i].mode, err);
+        size_t size;
+        const char *text = tu_read_file(csv, &size);
+        size_t lines = 0;
+        for (size_t k = 0; k < size; k++)
+            lines += text[k] == '\n';
+        assert_int_equal(lines, 6); /* header + t = 0, 0.25, 0.5, 0.75, 1 */
+        assert_true(strtod(last_line(csv), NULL) == 1.0);
+        tu_drop_dir(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +283,7 @@ int main(void)
         cmocka_unit_test(offline_run_sigterm_keeps_rows_and_prints_the_summary),
         cmocka_unit_test(real_time_run_sigint_writes_results_and_report),
         cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
+        cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
