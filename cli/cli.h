@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_CLI_H
 #define RTCOSIM_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rtcosim/status.h"
@@ -33,6 +34,12 @@ int cli_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Refuse (cli_fail, exit 1) an output path that names the same file as one
+ * of the inputs (same device and inode; NULL entries skipped), before
+ * anything runs: writing results must never destroy an input. 0 if fine. */
+int cli_check_output_not_input(const char *option, const char *output,
+                               const char *const *inputs, size_t count);
+
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);
 

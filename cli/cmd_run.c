@@ -434,6 +434,20 @@ static int run_system(const run_args *a)
     rtcosim_master *m = NULL;
     run_output out = {0};
     int rc = 0;
+    /* Results must never overwrite an input: the system, its parameter sets. */
+    {
+        const char **inputs = calloc(a->parameter_set_count + 1, sizeof *inputs);
+        if (!inputs)
+            return cli_fail("out of memory");
+        inputs[0] = a->system;
+        for (size_t i = 0; i < a->parameter_set_count; i++)
+            inputs[i + 1] = a->parameter_sets[i];
+        int bad = cli_check_output_not_input("--output-file", a->output_file, inputs,
+                                             a->parameter_set_count + 1);
+        free(inputs);
+        if (bad)
+            return bad;
+    }
     if (rtcosim_system_desc_load(a->system, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->parameter_set_count; i++)

@@ -348,6 +348,9 @@ static int run_simulate(int argc, char **argv)
     o.output_file = a.output_file ? a.output_file : default_file;
     if (strcmp(o.output_file, "-") == 0)
         o.output_file = "/dev/stdout";
+    const char *inputs[] = {a.fmu, a.input_file};
+    if (cli_check_output_not_input("--output-file", o.output_file, inputs, 2))
+        goto done;
     rtcosim_simulate_result result = {0};
     cli_progress progress;
     /* Not when the results go to the terminal themselves. */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_commands.gen.h"
@@ -22,6 +23,22 @@ int cli_fail(const char *fmt, ...)
 int cli_fail_error(const rtcosim_error *err)
 {
     return cli_fail("%s", err->message[0] ? err->message : rtcosim_strerror(err->status));
+}
+
+int cli_check_output_not_input(const char *option, const char *output,
+                               const char *const *inputs, size_t count)
+{
+    struct stat out;
+    if (!output || stat(output, &out) != 0)
+        return 0; /* a new file cannot be an input */
+    for (size_t i = 0; i < count; i++) {
+        struct stat in;
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
+            in.st_ino == out.st_ino)
+            return cli_fail("%s %s: is the input file %s; refusing to overwrite it", option,
+                            output, inputs[i]);
+    }
+    return 0;
 }
 
 static void usage(FILE *out)
