@@ -40,6 +40,8 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
+            "  --step-timeout S        end the run (rows so far written, exit code 5) when one\n"
+            "                          macro step (or the initialization) takes longer than S s\n"
             "  --log-level L           error | warning | info | debug | trace\n"
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"
@@ -72,7 +74,8 @@ static void usage(FILE *out)
             "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
             "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
             "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
-            "under --overrun fail; 130 / 143 ended by SIGINT / SIGTERM (results so far kept).\n"
+            "under --overrun fail; 5 --step-timeout passed; 130 / 143 ended by SIGINT /\n"
+            "SIGTERM (results so far kept).\n"
             "A component that crashes gets the rows so far written and a line naming it and\n"
             "its FMI call before the process dies of the signal; exit() in one gives 1.\n");
 }
@@ -89,6 +92,7 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
 {
     run_output *out = context;
     cli_progress_update(&out->progress, t);
+    cli_watchdog_beat();
     int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
     if (signo)
         return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
@@ -131,6 +135,7 @@ typedef struct run_args {
     const char **observe;
     size_t observe_count;
     const char *output_file;
+    double step_timeout; /* s; 0: none */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
@@ -236,6 +241,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->start_values[a->start_count++] = argv[++i];
         } else if (strcmp(opt, "--output-file") == 0) {
             a->output_file = val;
+        } else if (strcmp(opt, "--step-timeout") == 0) {
+            rc = cli_parse_step_timeout(val, &a->step_timeout);
         } else if (strcmp(opt, "--output-variable") == 0) {
             a->observe[a->observe_count++] = val;
         } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||
@@ -299,6 +306,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         usage(stderr);
         return cli_fail("run: no system file given");
     }
+    if (a->real_time && a->step_timeout > 0)
+        return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
@@ -537,6 +546,7 @@ static int run_system(const run_args *a)
 
     double wall_start = wall_seconds();
     cli_progress_init(&out.progress, a->quiet, start, stop);
+    cli_watchdog_beat();
     rtcosim_status st = rtcosim_master_run(m, stop, record_row, &out, &err);
     cli_progress_finish(&out.progress);
     double wall = wall_seconds() - wall_start;
@@ -627,7 +637,10 @@ static int run_cmd(int argc, char **argv)
     else {
         cli_signals_install();
         cli_run_guard_begin(a.system);
-        rc = run_system(&a);
+        rc = cli_watchdog_start(a.step_timeout);
+        if (rc == 0)
+            rc = run_system(&a);
+        cli_watchdog_stop();
         cli_run_guard_end();
         cli_signals_restore();
     }

@@ -47,6 +47,8 @@ static void usage(FILE *out)
         "  --output-variable NAME      record this variable (repeatable; default: all outputs)\n"
         "  --record-every N            record every N-th communication point (and the last)\n"
         "  --writer-thread             format and write results on a separate thread\n"
+        "  --step-timeout SECONDS      end the run (rows so far written, exit code 5) when one\n"
+        "                              step (or the initialization) takes longer than this\n"
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
         "  --fmu-logging               ask the FMU for its own log messages\n"
@@ -72,7 +74,8 @@ static void usage(FILE *out)
         "once. An FMU that crashes (SIGSEGV, SIGABRT, ...) gets its rows so far written and a\n"
         "line naming it and its FMI call before the process dies of that signal; one that\n"
         "calls exit() is reported and the exit code is 1.\n"
-        "Exit codes: 0 ran to the end; 1 error; 2 bad command line; 130 / 143 signal.\n");
+        "Exit codes: 0 ran to the end; 1 error; 2 bad command line; 5 --step-timeout passed;\n"
+        "130 / 143 signal.\n");
 }
 
 typedef struct simulate_args {
@@ -86,6 +89,7 @@ typedef struct simulate_args {
     const char **output_variables;
     size_t output_variable_count;
     uint32_t record_every;
+    double step_timeout; /* s; 0: none */
     bool writer_thread, log_fmi_calls, fmu_logging, quiet, strict;
 } simulate_args;
 
@@ -191,6 +195,13 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--writer-thread") == 0) {
             a->writer_thread = true;
             continue;
+        } else if (strcmp(arg, "--step-timeout") == 0) {
+            const char *value = option_value(argc, argv, &i);
+            if (!value)
+                return cli_fail("simulate: option --step-timeout needs a value");
+            if (cli_parse_step_timeout(value, &a->step_timeout))
+                return 1;
+            continue;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_fail("simulate: unknown option '%s' (see rtcosim simulate --help)", arg);
         } else {
@@ -275,6 +286,7 @@ static int fail_run(const simulate_args *a, const char *output_file, const rtcos
 static rtcosim_status show_progress(void *context, rtcosim_time_ns t, rtcosim_error *err)
 {
     cli_progress_update(context, t);
+    cli_watchdog_beat();
     int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
     if (signo)
         return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
@@ -360,7 +372,13 @@ static int run_simulate(int argc, char **argv)
     o.progress_context = &progress;
     cli_signals_install();
     cli_run_guard_begin(a.fmu);
+    if (cli_watchdog_start(a.step_timeout)) {
+        cli_run_guard_end();
+        cli_signals_restore();
+        goto done;
+    }
     rtcosim_status st = rtcosim_simulate(c, &o, &result, &err);
+    cli_watchdog_stop();
     cli_run_guard_end();
     cli_signals_restore();
     cli_progress_finish(&progress);

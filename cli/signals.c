@@ -4,6 +4,8 @@
  * (POSIX.1-2017 2.4.3). */
 #include "signals.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "rtcosim/component.h"
 #include "rtcosim/results.h"
 
@@ -81,7 +84,7 @@ static void put(const char *text)
     (void)ignored;
 }
 
-/* "rtcosim: WHAT: component 'X' EVENT in CALL; rows so far written" with
+/* "rtcosim: WHAT: component 'X' in CALL: EVENT; rows so far written" with
  * write(2) and strlen only (async-signal-safe). */
 static void report_death(const char *event)
 {
@@ -93,15 +96,25 @@ static void report_death(const char *event)
     if (in_call) {
         put("component '");
         put(instance);
-        put("' ");
-        put(event);
-        put(" in ");
+        put("' in ");
         put(call);
+        put(": ");
+        put(event);
     } else {
         put(event);
         put(" outside any component call");
     }
     put("; the rows computed so far are in the results file\n");
+}
+
+static char timeout_event[96];
+
+static void on_step_timeout(int signo)
+{
+    (void)signo;
+    rtcosim_recorder_flush_all_signal_safe();
+    report_death(timeout_event);
+    _exit(CLI_EXIT_STEP_TIMEOUT);
 }
 
 static void on_fatal(int signo)
@@ -146,4 +159,84 @@ void cli_run_guard_end(void)
     atomic_store(&guard_active, 0);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
         signal(fatal_signals[i], SIG_DFL);
+}
+
+/* --- --step-timeout ---------------------------------------------------------- */
+
+static atomic_llong last_beat_ms;
+static atomic_int watchdog_quit;
+static pthread_t watchdog_thread, watched_thread;
+static bool watchdog_running;
+static long long timeout_ms;
+
+static long long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void cli_watchdog_beat(void)
+{
+    if (watchdog_running)
+        atomic_store_explicit(&last_beat_ms, monotonic_ms(), memory_order_relaxed);
+}
+
+static void *watchdog_main(void *arg)
+{
+    (void)arg;
+    long long period = timeout_ms / 4 < 50 ? (timeout_ms / 4 > 0 ? timeout_ms / 4 : 1) : 50;
+    while (!atomic_load(&watchdog_quit)) {
+        struct timespec pause = {(time_t)(period / 1000), (long)(period % 1000) * 1000000L};
+        nanosleep(&pause, NULL);
+        if (monotonic_ms() - atomic_load(&last_beat_ms) > timeout_ms && !atomic_load(&watchdog_quit)) {
+            pthread_kill(watched_thread, SIGUSR2);
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+int cli_parse_step_timeout(const char *text, double *out)
+{
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (!*text || *end || !isfinite(v) || v <= 0 || v > 1e6)
+        return cli_fail("--step-timeout: '%s' is not a number of seconds > 0", text);
+    *out = v;
+    return 0;
+}
+
+int cli_watchdog_start(double seconds)
+{
+    if (seconds <= 0)
+        return 0;
+    timeout_ms = (long long)ceil(seconds * 1000.0);
+    snprintf(timeout_event, sizeof timeout_event,
+             "did not return within %g s (--step-timeout)", seconds);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_step_timeout;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR2, &sa, NULL);
+    watched_thread = pthread_self();
+    atomic_store(&watchdog_quit, 0);
+    watchdog_running = true;
+    cli_watchdog_beat();
+    int rc = pthread_create(&watchdog_thread, NULL, watchdog_main, NULL);
+    if (rc) {
+        watchdog_running = false;
+        return cli_fail("--step-timeout: cannot start the watchdog thread: %s", strerror(rc));
+    }
+    return 0;
+}
+
+void cli_watchdog_stop(void)
+{
+    if (!watchdog_running)
+        return;
+    atomic_store(&watchdog_quit, 1);
+    pthread_join(watchdog_thread, NULL);
+    watchdog_running = false;
+    signal(SIGUSR2, SIG_DFL);
 }

@@ -20,6 +20,17 @@ void cli_signals_restore(void);
 void cli_run_guard_begin(const char *what);
 void cli_run_guard_end(void);
 
+/* --step-timeout: a watchdog thread that, when no step boundary was reached
+ * (cli_watchdog_beat) for `seconds`, interrupts the calling thread (stuck in
+ * a component call: it cannot be returned from safely) with SIGUSR2, whose
+ * handler writes the buffered rows and one line naming the component and its
+ * call, then exits with CLI_EXIT_STEP_TIMEOUT. seconds <= 0: none. */
+int cli_watchdog_start(double seconds);
+void cli_watchdog_beat(void);
+void cli_watchdog_stop(void);
+/* Parse a --step-timeout value (seconds > 0); 0 or cli_fail's code. */
+int cli_parse_step_timeout(const char *text, double *out);
+
 /* "SIGINT" / "SIGTERM" / "signal N". */
 const char *cli_signal_name(int signo);
 /* The exit code of a run ended by signal signo: 128 + signo (130, 143). */

@@ -6,6 +6,7 @@
  * bounded and no assertion depends on how fast the machine is. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -249,9 +250,9 @@ static void crashing_or_exiting_fmu_keeps_rows_and_is_named(void **state)
         int exit_code;
         const char *message;
     } cases[] = {
-        {"6", 128 + SIGSEGV, "component 'Faulty' crashed (SIGSEGV) in fmi2DoStep"},
-        {"7", 128 + SIGABRT, "component 'Faulty' aborted (SIGABRT) in fmi2DoStep"},
-        {"8", 1, "component 'Faulty' called exit() in fmi2DoStep"},
+        {"6", 128 + SIGSEGV, "component 'Faulty' in fmi2DoStep: crashed (SIGSEGV)"},
+        {"7", 128 + SIGABRT, "component 'Faulty' in fmi2DoStep: aborted (SIGABRT)"},
+        {"8", 1, "component 'Faulty' in fmi2DoStep: called exit()"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *dir = tu_make_dir();
@@ -276,6 +277,65 @@ static void crashing_or_exiting_fmu_keeps_rows_and_is_named(void **state)
     }
 }
 
+/* --step-timeout: the step at t = fail_time = 0.5 s never returns (mode 5);
+ * after 0.3 s without a step boundary the run ends with exit code 5, the
+ * rows 0, 0.25, 0.5 on disk and one line naming the component and its call. */
+static void step_timeout_ends_a_hung_step_keeping_rows(void **state)
+{
+    (void)state;
+    const char *variants[] = {"simulate", "run"};
+    for (size_t v = 0; v < 2; v++) {
+        char *dir = tu_make_dir();
+        char csv[512], ssd[512];
+        snprintf(csv, sizeof csv, "%s/out.csv", dir);
+        snprintf(ssd, sizeof ssd, "%s/hang.ssd", dir);
+        if (v == 1) {
+            /* The same FMU as the one component of an SSP system. */
+            char text[2048];
+            snprintf(text, sizeof text,
+                     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                     "<ssd:SystemStructureDescription version=\"1.0\" name=\"hang\" "
+                     "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+                     "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+                     "<ssd:System name=\"hang\"><ssd:Elements>\n"
+                     "<ssd:Component name=\"f\" source=\"file://%s\">\n"
+                     "<ssd:Connectors><ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>"
+                     "</ssd:Connector></ssd:Connectors></ssd:Component>\n"
+                     "</ssd:Elements></ssd:System>\n"
+                     "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+                     "</ssd:SystemStructureDescription>\n",
+                     RTCOSIM_FMU_FAULTY_FMI3);
+            tu_write_file(ssd, text);
+        }
+        const char *args_simulate[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI3, "--start-value",
+                                       "fail_mode", "5", "--start-value", "fail_time", "0.5",
+                                       "--stop-time", "2", "--output-interval", "0.25",
+                                       "--output-file", csv, "--step-timeout", "0.3", "-q", NULL};
+        const char *args_run[] = {"run", ssd, "--start-value", "f.fail_mode", "5",
+                                  "--start-value", "f.fail_time", "0.5", "--step-size", "0.25",
+                                  "--output-file", csv, "--step-timeout", "0.3", "-q", NULL};
+        child c = spawn(dir, v == 0 ? args_simulate : args_run);
+        assert_int_equal(wait_exit(c.pid), 5);
+        const char *err = tu_read_file(c.err, NULL);
+        const char *expected = v == 0 ? "component 'Faulty' in fmi3DoStep: did not return within 0.3 s"
+                                      : "component 'f' in fmi3DoStep: did not return within 0.3 s";
+        if (!strstr(err, expected))
+            fail_msg("%s: stderr: %s", variants[v], err);
+        const char *text = tu_read_file(csv, NULL);
+        const char *rows = strchr(text, '\n');
+        assert_non_null(rows);
+        /* Rows at t = 0 (x = 1), 0.25 and 0.5 s (x close to exp(-t)), none
+         * after the hung step. */
+        assert_true(strncmp(rows + 1, "0,1\n0.25,", 9) == 0);
+        const char *third = strchr(rows + 10, '\n');
+        assert_non_null(third);
+        assert_true(strncmp(third + 1, "0.5,", 4) == 0);
+        assert_true(fabs(strtod(third + 5, NULL) - exp(-0.5)) < 1e-3);
+        assert_string_equal(strchr(third + 1, '\n'), "\n");
+        tu_drop_dir(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +344,7 @@ int main(void)
         cmocka_unit_test(real_time_run_sigint_writes_results_and_report),
         cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
         cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
+        cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
