@@ -47,7 +47,14 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
                                        const rtcosim_archive_limits *limits,
                                        char **extracted_dir, rtcosim_error *err);
 
-/* Remove a directory tree without following symbolic links. NULL is a no-op. */
+/* Remove the rtcosim-* directories under parent_dir whose owner mark (each
+ * extraction directory D has D.owner beside it: pid and pid namespace) names
+ * a dead process of this pid namespace: what killed runs left behind. The
+ * first extraction of each process calls it for its parent directory. */
+void rtcosim_archive_remove_stale(const char *parent_dir);
+
+/* Remove a directory tree without following symbolic links, and its owner
+ * mark (dir.owner) if any. NULL is a no-op. */
 void rtcosim_archive_remove_dir(const char *dir);
 
 /* True when the file starts like a zip archive (a local file header, or the

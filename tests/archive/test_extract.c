@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <zip.h>
@@ -94,7 +95,11 @@ static void files_and_directories_are_extracted_with_their_contents(void **state
     assert_true(S_ISDIR(sb.st_mode));
     assert_int_equal(stat(dir, &sb), 0);
     assert_int_equal(sb.st_mode & 0777, 0700); /* private to the user */
-    assert_int_equal(tu_count_entries(f->tmp), 1);
+    /* The directory and its owner mark beside it (dir.owner: this pid). */
+    assert_int_equal(tu_count_entries(f->tmp), 2);
+    char owner[600];
+    snprintf(owner, sizeof owner, "%s.owner", dir);
+    assert_int_equal(strtol(tu_read_file(owner, NULL), NULL, 10), (long)getpid());
     rtcosim_archive_remove_dir(f->dir);
     assert_int_equal(tu_count_entries(f->tmp), 0);
 }
@@ -400,6 +405,52 @@ static void removal_does_not_follow_symbolic_links(void **state)
     rtcosim_archive_remove_dir(NULL);
 }
 
+/* A directory whose owner mark names a dead process of this pid namespace is
+ * removed with its mark; one owned by a live process, one without a mark and
+ * one of another namespace stay. */
+static void directories_of_killed_runs_are_removed(void **state)
+{
+    fixture *f = *state;
+    pid_t dead = fork();
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0); /* reaped: kill(dead, 0) fails with ESRCH */
+    char ns[128] = {0};
+    assert_true(readlink("/proc/self/ns/pid", ns, sizeof ns - 1) > 0);
+    struct {
+        const char *name;
+        long pid;
+        const char *ns;
+        bool removed;
+    } cases[] = {
+        {"rtcosim-fmu-dead01", (long)dead, ns, true},
+        {"rtcosim-fmu-live01", (long)getppid(), ns, false},
+        {"rtcosim-fmu-other1", (long)dead, "pid:[1]", false},
+        {"rtcosim-fmu-nomark", 0, NULL, false},
+    };
+    char path[600], text[200];
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s/binaries/x.so", f->tmp, cases[i].name);
+        tu_write_file(path, "ELF");
+        if (cases[i].ns) {
+            snprintf(path, sizeof path, "%s/%s.owner", f->tmp, cases[i].name);
+            snprintf(text, sizeof text, "%ld %s\n", cases[i].pid, cases[i].ns);
+            tu_write_file(path, text);
+        }
+    }
+    rtcosim_archive_remove_stale(f->tmp);
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", f->tmp, cases[i].name);
+        struct stat sb;
+        assert_int_equal(stat(path, &sb) != 0, cases[i].removed);
+        snprintf(path, sizeof path, "%s/%s.owner", f->tmp, cases[i].name);
+        if (cases[i].ns)
+            assert_int_equal(stat(path, &sb) != 0, cases[i].removed);
+    }
+    assert_int_equal(tu_count_entries(f->tmp), 3 + 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +478,7 @@ int main(void)
         T(missing_and_non_zip_files_are_told_apart),
         T(inconsistent_headers_are_tolerated_and_logged),
         T(removal_does_not_follow_symbolic_links),
+        T(directories_of_killed_runs_are_removed),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

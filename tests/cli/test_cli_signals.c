@@ -241,7 +241,8 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
 /* Faulty's fail_mode 6 (SIGSEGV), 7 (abort) and 8 (exit(0)) in the step at
  * t = fail_time = 1 s: the rows 0, 0.25, ..., 1 s are on disk, one line names
  * the component and the FMI call; the process dies of the signal (139, 134)
- * or, for exit(0), exits with 1, never 0. */
+ * or, for exit(0), exits with 1, never 0; the next run removes the extracted
+ * FMU it left behind. */
 static void crashing_or_exiting_fmu_keeps_rows_and_is_named(void **state)
 {
     (void)state;
@@ -273,6 +274,15 @@ static void crashing_or_exiting_fmu_keeps_rows_and_is_named(void **state)
             lines += text[k] == '\n';
         assert_int_equal(lines, 6); /* header + t = 0, 0.25, 0.5, 0.75, 1 */
         assert_true(strtod(last_line(csv), NULL) == 1.0);
+        /* The dead run's extracted FMU (and its owner mark) are left in
+         * TMPDIR; the next run removes them and its own. */
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+        assert_int_equal(tu_count_entries(tmp), 2);
+        const char *again[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "0.1",
+                               "--output-file", csv, "-q", NULL};
+        assert_int_equal(wait_exit(spawn(dir, again).pid), 0);
+        assert_int_equal(tu_count_entries(tmp), 0);
         tu_drop_dir(dir);
     }
 }
