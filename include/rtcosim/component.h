@@ -280,7 +280,8 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
 
 /* Parse a textual value of the given type ("1.5", "-3", "true", "0x1F" for
  * integers) into *out. Strings are returned pointing at text. Range-checked
- * for integer types. */
+ * for integer types; floats must be finite (NaN, infinities and overflow such
+ * as "1e999", or beyond FLT_MAX for Float32, are refused). */
 rtcosim_status rtcosim_value_parse(rtcosim_type type, const char *text, rtcosim_value *out,
                                    rtcosim_error *err);
 /* Store a value union into a typed array slot (as used by get/set). */

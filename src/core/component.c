@@ -2,6 +2,7 @@
  * every error, and forwards to the kind's ops. One wrapper for every kind so
  * that FMUs and native models behave the same way towards the master. */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -493,9 +494,16 @@ rtcosim_status rtcosim_value_parse(rtcosim_type type, const char *text, rtcosim_
     case RTCOSIM_TYPE_FLOAT64:
     case RTCOSIM_TYPE_FLOAT32: {
         char *end = NULL;
+        errno = 0;
         double v = strtod(text, &end);
         if (end == text || *end != '\0')
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a valid %s value", text,
+                                     rtcosim_type_name(type));
+        /* As in SSV files: a start value is a finite number. Underflow to
+         * a subnormal or zero is kept; overflow is refused. */
+        if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0) ||
+            (type == RTCOSIM_TYPE_FLOAT32 && fabs(v) > FLT_MAX))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a finite %s value", text,
                                      rtcosim_type_name(type));
         if (type == RTCOSIM_TYPE_FLOAT32)
             out->f32 = (float)v;
