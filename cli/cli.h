@@ -40,6 +40,12 @@ int cli_fail(const char *fmt, ...)
 int cli_check_output_not_input(const char *option, const char *output,
                                const char *const *inputs, size_t count);
 
+/* Refuse (cli_fail, exit 1) a directory the run will write into at its end
+ * (e.g. --rt-report) when it cannot be: an existing non-directory, an
+ * unwritable directory, or a missing one whose parent is not a writable
+ * directory. Checked before the run so that its results are not wasted. */
+int cli_check_output_dir(const char *option, const char *dir);
+
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);
 

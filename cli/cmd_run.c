@@ -362,6 +362,8 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         return cli_fail("--exchange-pattern: %s", err.message);
     if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
         return cli_fail("--estimator: %s", err.message);
+    if (cli_check_output_dir("--rt-report", so.rt.report_dir))
+        return CLI_EXIT_ERROR;
     rtcosim_clock *pacing = NULL, *partner = NULL;
     if (a->virtual_clock &&
         (rtcosim_clock_create_virtual(0, &pacing, &err) != RTCOSIM_OK ||
@@ -396,11 +398,16 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     rtcosim_rt_print_summary(rt, stdout);
     printf("ran %.9g s of simulated time in %.3f s wall\n",
            rtcosim_time_to_seconds(rtcosim_rt_get_summary(rt)->stopped_at - start), wall);
-    if (a->output_file)
+    /* What failed to be written is not announced as written. */
+    bool results_failed = st != RTCOSIM_OK && a->output_file &&
+                          strncmp(err.message, a->output_file, strlen(a->output_file)) == 0;
+    bool report_failed = st != RTCOSIM_OK && so.rt.report_dir &&
+                         strncmp(err.message, so.rt.report_dir, strlen(so.rt.report_dir)) == 0;
+    if (a->output_file && !results_failed)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
                rtcosim_system_rt_column_count(srt), a->output_file);
-    if (so.rt.report_dir)
+    if (so.rt.report_dir && !report_failed)
         printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
                so.rt.report_dir,
                *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
