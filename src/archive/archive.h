@@ -30,7 +30,8 @@ typedef struct rtcosim_archive_limits {
  * symbolic link, encryption, a compression method libzip cannot inflate, or
  * declared sizes beyond the byte limit, an entry listed twice with different
  * size or CRC-32 (identical copies are extracted once). While extracting:
- * bytes inflated beyond the limit (declared sizes can lie), a CRC mismatch, or
+ * bytes inflated beyond the limit or past the entry's declared size (declared
+ * sizes can lie: at most one copy buffer more is ever written), a CRC mismatch, or
  * a file/directory clash. Backslashes in names become directory separators;
  * entries marked executable by a Unix archiver are created 0700, others 0600.
  *

@@ -271,7 +271,16 @@ static rtcosim_status copy_entry(const char *path, zip_t *za, zip_uint64_t index
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: entry '%s': %s", path, name,
                                  zip_strerror(za));
     }
-    /* zip_fread checks the CRC-32 once the entry has been read to its end. */
+    /* zip_fread checks the CRC-32 once the entry has been read to its end,
+     * but not the length: an entry may inflate far past the size it
+     * declares (the declared sizes were checked against the limit), so the
+     * bytes written are held to it. */
+    zip_stat_t zs;
+    zip_stat_init(&zs);
+    uint64_t declared = zip_stat_index(za, index, 0, &zs) == 0 && (zs.valid & ZIP_STAT_SIZE)
+                            ? (uint64_t)zs.size
+                            : UINT64_MAX;
+    uint64_t inflated = 0;
     rtcosim_status st = RTCOSIM_OK;
     for (;;) {
         zip_int64_t got = zip_fread(zf, buf, COPY_BUFFER_SIZE);
@@ -282,6 +291,14 @@ static rtcosim_status copy_entry(const char *path, zip_t *za, zip_uint64_t index
         }
         if (got == 0)
             break;
+        inflated += (uint64_t)got;
+        if (inflated > declared) {
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                   "%s: entry '%s': inflates past its declared size of %" PRIu64
+                                   " bytes",
+                                   path, name, declared);
+            break;
+        }
         if ((uint64_t)got > *budget) {
             st = budget_error(path, name, limit, err);
             break;

@@ -287,6 +287,53 @@ static void declared_size_beyond_the_limit_is_refused_up_front(void **state)
     assert_int_equal(sb.st_size, 1 << 20);
 }
 
+/* Overwrite the declared uncompressed size of entry `name` in its local
+ * header (APPNOTE 4.3.7: offset 22) and its central directory record (4.3.12:
+ * offset 24), as a lying archiver would. */
+static void patch_declared_size(const char *zip_path, const char *name, uint32_t size)
+{
+    size_t n;
+    char *data = tu_read_file(zip_path, &n);
+    size_t len = strlen(name);
+    int patched = 0;
+    for (size_t i = 0; i + 46 + len <= n; i++) {
+        if (data[i] != 'P' || data[i + 1] != 'K')
+            continue;
+        size_t at = 0, name_at = 0;
+        if (data[i + 2] == 3 && data[i + 3] == 4)
+            at = 22, name_at = 30;
+        else if (data[i + 2] == 1 && data[i + 3] == 2)
+            at = 24, name_at = 46;
+        else
+            continue;
+        if (memcmp(data + i + name_at, name, len) != 0)
+            continue;
+        for (int b = 0; b < 4; b++)
+            data[i + at + (size_t)b] = (char)((size >> (8 * b)) & 0xff);
+        patched++;
+    }
+    assert_int_equal(patched, 2);
+    FILE *out = fopen(zip_path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(data, 1, n, out), n);
+    fclose(out);
+}
+
+/* A size liar: an entry that declares 1000 bytes and inflates to 4 MiB is
+ * stopped after at most its declared size plus one copy buffer, whatever
+ * the total limit; nothing is left behind. */
+static void entry_inflating_past_its_declared_size_is_refused(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = "<m/>"},
+                    {.name = "binaries/liar.bin", .zeros = 4 << 20}};
+    tu_zip(f->zip, e, 2);
+    patch_declared_size(f->zip, "binaries/liar.bin", 1000);
+    expect_failure(f, RTCOSIM_EFORMAT,
+                   "model.fmu: entry 'binaries/liar.bin': inflates past its declared size of "
+                   "1000 bytes");
+}
+
 static void corrupted_entry_fails_its_checksum(void **state)
 {
     fixture *f = *state;
@@ -471,6 +518,7 @@ int main(void)
         T(duplicates_do_not_excuse_escapes),
         T(more_entries_than_the_limit_are_refused),
         T(declared_size_beyond_the_limit_is_refused_up_front),
+        T(entry_inflating_past_its_declared_size_is_refused),
         T(corrupted_entry_fails_its_checksum),
         T(encrypted_entry_is_refused),
         T(executable_entries_stay_executable_and_others_do_not),
