@@ -45,6 +45,8 @@ static void usage(FILE *out)
             "  --log-level L           error | warning | info | debug | trace\n"
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"
+            "  --allow-outside         let a .ssp reference FMUs and parameter sets outside the\n"
+            "                          package (absolute, file://, ../); refused by default\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help)\n\n"
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
@@ -136,6 +138,7 @@ typedef struct run_args {
     size_t observe_count;
     const char *output_file;
     double step_timeout; /* s; 0: none */
+    bool allow_outside;  /* a .ssp may reference files outside the package */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
@@ -161,6 +164,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
             a->quiet = true;
+            continue;
+        }
+        if (strcmp(opt, "--allow-outside") == 0) {
+            a->allow_outside = true;
             continue;
         }
         if (strcmp(opt, "--strict") == 0) {
@@ -464,7 +471,8 @@ static int run_system(const run_args *a)
         if (bad)
             return bad;
     }
-    if (rtcosim_system_desc_load(a->system, &desc, &err) != RTCOSIM_OK)
+    const rtcosim_system_load_options load = {.allow_outside = a->allow_outside};
+    if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->parameter_set_count; i++)
         if (rtcosim_system_desc_apply_parameter_set(desc, a->parameter_sets[i], &err) != RTCOSIM_OK) {
