@@ -48,6 +48,20 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
                                        const rtcosim_archive_limits *limits,
                                        char **extracted_dir, rtcosim_error *err);
 
+/* rtcosim_archive_extract, shared: the same archive file (device, inode,
+ * size, modification time) with the same parent_dir and limits gets the
+ * directory of its first extraction while any user holds it (thread-safe).
+ * *extracted_dir is the caller's malloc'd copy; give it back with
+ * rtcosim_archive_release (then free it). For archives whose contents each
+ * user must have on its own (an FMU that can be instantiated only once per
+ * process, loaded as separate library copies), use rtcosim_archive_extract. */
+rtcosim_status rtcosim_archive_extract_shared(const char *path, const char *parent_dir,
+                                              const rtcosim_archive_limits *limits,
+                                              char **extracted_dir, rtcosim_error *err);
+/* Drop one use of a shared extraction (the last removes the directory); a
+ * directory that is not shared (rtcosim_archive_extract) is removed at once. */
+void rtcosim_archive_release(const char *dir);
+
 /* Remove the rtcosim-* directories under parent_dir whose owner mark (each
  * extraction directory D has D.owner beside it: pid and pid namespace) names
  * a dead process of this pid namespace: what killed runs left behind. The
