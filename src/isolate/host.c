@@ -57,6 +57,11 @@ int rtcosim_isolate_host(int fd)
         return 1; /* the parent is already gone */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
+    /* Die of the FMU's own fatal signal (a sanitizer's handler would turn it
+     * into another), so that the parent names the real cause. */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        signal(fatal[i], SIG_DFL);
     channel *ch = channel_map(fd);
     if (!ch)
         return 1;
