@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "progress.h"
+#include "signals.h"
 #include "rtcosim/fmu.h"
 #include "run_speculate.h"
 #include "rtcosim/log.h"
@@ -49,9 +51,13 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
+            "  --step-timeout S        end the run (rows so far written, exit code 5) when one\n"
+            "                          macro step (or the initialization) takes longer than S s\n"
             "  --log-level L           error | warning | info | debug | trace\n"
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"
+            "  --allow-outside         let a .ssp reference FMUs and parameter sets outside the\n"
+            "                          package (absolute, file://, ../); refused by default\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help)\n"
             "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
@@ -85,7 +91,18 @@ static void usage(FILE *out)
             "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
             "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
             "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
-            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n");
+            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n\n"
+            "SIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
+            "results so far, the report and the summary are written, temporary files removed;\n"
+            "a second signal exits at once. A lost partner whose thread does not return from\n"
+            "its component call within --partner-timeout after the run is abandoned.\n\n"
+            "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
+            "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
+            "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
+            "under --overrun fail; 5 --step-timeout passed; 130 / 143 ended by SIGINT /\n"
+            "SIGTERM (results so far kept).\n"
+            "A component that crashes gets the rows so far written and a line naming it and\n"
+            "its FMI call before the process dies of the signal; exit() in one gives 1.\n");
 }
 
 typedef struct run_output {
@@ -100,6 +117,11 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
 {
     run_output *out = context;
     cli_progress_update(&out->progress, t);
+    cli_watchdog_beat();
+    int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
+    if (signo)
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
+                                 cli_signal_name(signo));
     if (!out->recorder)
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
@@ -139,6 +161,8 @@ typedef struct run_args {
     const char **observe;
     size_t observe_count;
     const char *output_file;
+    double step_timeout; /* s; 0: none */
+    bool allow_outside;  /* a .ssp may reference files outside the package */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
     bool threads_auto; /* --threads auto */
@@ -166,6 +190,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
             a->quiet = true;
+            continue;
+        }
+        if (strcmp(opt, "--allow-outside") == 0) {
+            a->allow_outside = true;
             continue;
         }
         if (strcmp(opt, "--strict") == 0) {
@@ -267,6 +295,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->start_values[a->start_count++] = argv[++i];
         } else if (strcmp(opt, "--output-file") == 0) {
             a->output_file = val;
+        } else if (strcmp(opt, "--step-timeout") == 0) {
+            rc = cli_parse_step_timeout(val, &a->step_timeout);
         } else if (strcmp(opt, "--output-variable") == 0) {
             a->observe[a->observe_count++] = val;
         } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||
@@ -330,6 +360,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         usage(stderr);
         return cli_fail("run: no system file given");
     }
+    if (a->real_time && a->step_timeout > 0)
+        return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
@@ -391,6 +423,8 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         return cli_fail("--exchange-pattern: %s", err.message);
     if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
         return cli_fail("--estimator: %s", err.message);
+    if (cli_check_output_dir("--rt-report", so.rt.report_dir))
+        return CLI_EXIT_ERROR;
     rtcosim_clock *pacing = NULL, *partner = NULL;
     if (a->virtual_clock &&
         (rtcosim_clock_create_virtual(0, &pacing, &err) != RTCOSIM_OK ||
@@ -400,6 +434,7 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     }
     so.rt.clock = pacing;
     so.rt.partner_clock = partner;
+    so.rt.stop_request = &cli_stop_signal;
     rtcosim_system_rt *srt = NULL;
     int rc = 0;
     double wall_start = wall_seconds();
@@ -433,17 +468,43 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         printf("non-real-time part %s; the real-time part steps on the paced thread alone\n",
                line);
     }
-    if (a->output_file)
+    /* What failed to be written is not announced as written. */
+    bool results_failed = st != RTCOSIM_OK && a->output_file &&
+                          strncmp(err.message, a->output_file, strlen(a->output_file)) == 0;
+    bool report_failed = st != RTCOSIM_OK && so.rt.report_dir &&
+                         strncmp(err.message, so.rt.report_dir, strlen(so.rt.report_dir)) == 0;
+    if (a->output_file && !results_failed)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
                rtcosim_system_rt_column_count(srt), a->output_file);
-    if (so.rt.report_dir)
+    if (so.rt.report_dir && !report_failed)
         printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
                so.rt.report_dir,
                *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
     print_columns(srt);
-    if (st != RTCOSIM_OK)
+    const rtcosim_rt_summary *sum = rtcosim_rt_get_summary(rt);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: %s (results so far kept)", a->system, err.message);
+        if (st == RTCOSIM_ETIMEOUT && so.rt.overrun == RTCOSIM_OVERRUN_FAIL)
+            rc = CLI_EXIT_DEADLINE;
+    } else if (sum->interrupted && signo) {
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at te = %.6f s (results so far kept)\n",
+                a->system, cli_signal_name(signo), rtcosim_time_to_seconds(sum->stopped_at));
+        rc = cli_signal_exit_code(signo);
+    } else if (sum->partner_lost) {
+        fprintf(stderr, "rtcosim: %s: the non-real-time partner was lost at te = %.6f s (%s); "
+                        "the real-time part ran on estimates\n",
+                a->system, rtcosim_time_to_seconds(sum->partner_lost_at), sum->partner_lost_reason);
+        rc = CLI_EXIT_PARTNER_LOST;
+    }
+    if (sum->partner_abandoned) {
+        /* Its thread is still inside a component call: no teardown (unloading
+         * the library under it, atexit handlers) while it runs. */
+        rtcosim_system_rt_free(srt);
+        fflush(NULL);
+        _exit(rc);
+    }
 done:
     rtcosim_system_rt_free(srt);
     rtcosim_clock_free(pacing);
@@ -490,7 +551,22 @@ static int run_system(const run_args *a)
     rtcosim_master *m = NULL, *reference = NULL;
     run_output out = {0};
     int rc = 0;
-    if (rtcosim_system_desc_load(a->system, &desc, &err) != RTCOSIM_OK)
+    /* Results must never overwrite an input: the system, its parameter sets. */
+    {
+        const char **inputs = calloc(a->parameter_set_count + 1, sizeof *inputs);
+        if (!inputs)
+            return cli_fail("out of memory");
+        inputs[0] = a->system;
+        for (size_t i = 0; i < a->parameter_set_count; i++)
+            inputs[i + 1] = a->parameter_sets[i];
+        int bad = cli_check_output_not_input("--output-file", a->output_file, inputs,
+                                             a->parameter_set_count + 1);
+        free(inputs);
+        if (bad)
+            return bad;
+    }
+    const rtcosim_system_load_options load = {.allow_outside = a->allow_outside};
+    if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->parameter_set_count; i++)
         if (rtcosim_system_desc_apply_parameter_set(desc, a->parameter_sets[i], &err) != RTCOSIM_OK) {
@@ -571,6 +647,7 @@ static int run_system(const run_args *a)
     double wall_start = wall_seconds(), wall;
     rtcosim_status st;
     cli_progress_init(&out.progress, a->quiet, start, stop);
+    cli_watchdog_beat();
     if (a->speculate.enabled) {
         st = cli_run_speculative(m, reference, &a->speculate, stop, record_row, &out, &wall, &err);
     } else {
@@ -578,13 +655,21 @@ static int run_system(const run_args *a)
         wall = wall_seconds() - wall_start;
     }
     cli_progress_finish(&out.progress);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st == RTCOSIM_ECANCELED && signo) {
+        /* Ended at a step boundary by a signal: results so far, summary. */
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at t = %.9g s (results so far kept)\n",
+                a->system, cli_signal_name(signo), rtcosim_time_to_seconds(rtcosim_master_time(m)));
+        st = RTCOSIM_OK;
+        rc = cli_signal_exit_code(signo);
+    }
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,
                       rtcosim_time_to_seconds(rtcosim_master_time(m)), err.message);
         goto done;
     }
     /* The final point is always written, even between output intervals. */
-    if (out.recorder && every > 1 && rtcosim_master_step_count(m) % every != 0) {
+    if (out.recorder && (rc || (every > 1 && rtcosim_master_step_count(m) % every != 0))) {
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
@@ -659,8 +744,18 @@ static int run_cmd(int argc, char **argv)
     if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe || !a.delays ||
         !a.schedules)
         rc = cli_fail("out of memory");
-    else if ((rc = parse_args(argc, argv, &a)) == 0)
-        rc = run_system(&a);
+    else if ((rc = parse_args(argc, argv, &a)) != 0)
+        rc = CLI_EXIT_USAGE;
+    else {
+        cli_signals_install();
+        cli_run_guard_begin(a.system);
+        rc = cli_watchdog_start(a.step_timeout);
+        if (rc == 0)
+            rc = run_system(&a);
+        cli_watchdog_stop();
+        cli_run_guard_end();
+        cli_signals_restore();
+    }
     rtcosim_dcp_bindings_free(a.dcp);
     free(a.parameter_sets);
     free(a.start_names);

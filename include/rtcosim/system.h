@@ -255,6 +255,18 @@ typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
 rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **out,
                                         rtcosim_error *err);
 
+/* Load options. allow_outside: a .ssp may name FMUs and parameter sets
+ * outside its package (absolute paths, file:// URIs, ".." that climbs out);
+ * without it they are refused (RTCOSIM_EFORMAT naming the reference), so
+ * that opening a package never loads code from elsewhere on the machine. */
+typedef struct rtcosim_system_load_options {
+    bool allow_outside;
+} rtcosim_system_load_options;
+/* rtcosim_system_desc_load with options (NULL: defaults). */
+rtcosim_status rtcosim_system_desc_load_with(const char *path,
+                                             const rtcosim_system_load_options *options,
+                                             rtcosim_system_desc **out, rtcosim_error *err);
+
 /* Parse SSD text from memory. base_dir resolves relative sources (NULL: the
  * current directory); name is used in messages ("SystemStructure.ssd"). */
 rtcosim_status rtcosim_system_desc_parse(const char *xml, size_t size, const char *base_dir,

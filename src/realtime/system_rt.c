@@ -679,6 +679,10 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
         return;
     if (srt->recorder)
         rtcosim_recorder_close(srt->recorder, NULL, NULL);
+    /* A lost partner's thread still inside a component call: its components,
+     * their libraries and the executor stay until the process exits. */
+    if (srt->rt && rtcosim_rt_get_summary(srt->rt)->partner_abandoned)
+        return;
     rtcosim_rt_free(srt->rt);
     for (int p = 0; p < 2; p++) {
         rtcosim_component_free(srt->group_components[p]);

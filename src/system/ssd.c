@@ -133,6 +133,31 @@ static const char *join_path(rtcosim_system_desc *d, const char *rel)
     return system_printf(d, "%s/%s", d->base_dir, rel);
 }
 
+/* Inside a .ssp, a reference must stay in the package (SSP 1.0 section 4:
+ * the package is self-contained): not absolute and never climbing above its
+ * root through "..". Not checked for a plain .ssd, or with allow_outside. */
+static bool escapes_package(const rtcosim_system_desc *d, const char *rel)
+{
+    if (!d->temp_dir || d->allow_outside)
+        return false;
+    if (rel[0] == '/' || rel[0] == '\\')
+        return true;
+    int depth = 0;
+    for (const char *p = rel; *p;) {
+        size_t n = strcspn(p, "/\\");
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            if (--depth < 0)
+                return true;
+        } else if (n > 0 && !(n == 1 && p[0] == '.')) {
+            depth++;
+        }
+        p += n;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
 static rtcosim_status resolve_source(parse_ctx *ctx, const xmlNode *n, system_component *c)
 {
     const char *src = c->pub.source;
@@ -158,6 +183,11 @@ static rtcosim_status resolve_source(parse_ctx *ctx, const xmlNode *n, system_co
     }
     if (!*rel)
         return FAIL(ctx, n, RTCOSIM_EFORMAT, "component '%s' has an empty source", c->pub.name);
+    if (escapes_package(ctx->d, rel))
+        return FAIL(ctx, n, RTCOSIM_EFORMAT,
+                    "component '%s': source '%s' is outside the package (refused; "
+                    "--allow-outside permits it)",
+                    c->pub.name, src);
     c->pub.path = join_path(ctx->d, rel);
     if (!c->pub.path)
         return NOMEM(ctx);
@@ -384,6 +414,11 @@ static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int ta
         rtcosim_status st;
         if (source) {
             const char *rel = strncmp(source, "file://", 7) == 0 ? source + 7 : source;
+            if (escapes_package(d, rel))
+                return FAIL(ctx, b, RTCOSIM_EFORMAT,
+                            "parameter set '%s' is outside the package (refused; "
+                            "--allow-outside permits it)",
+                            source);
             const char *path = join_path(d, rel);
             if (!path)
                 return NOMEM(ctx);
@@ -814,6 +849,13 @@ rtcosim_status rtcosim_system_desc_parse(const char *xml, size_t size, const cha
 rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **out,
                                         rtcosim_error *err)
 {
+    return rtcosim_system_desc_load_with(path, NULL, out, err);
+}
+
+rtcosim_status rtcosim_system_desc_load_with(const char *path,
+                                             const rtcosim_system_load_options *options,
+                                             rtcosim_system_desc **out, rtcosim_error *err)
+{
     if (!path || !out)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "rtcosim_system_desc_load: NULL argument");
     *out = NULL;
@@ -860,6 +902,7 @@ rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
     }
+    d->allow_outside = options && options->allow_outside;
     xmlDoc *doc = NULL;
     st = system_read_xml_file(ssd_path, d->label, &doc, err);
     free(ssd_path);

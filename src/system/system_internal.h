@@ -33,6 +33,7 @@ struct rtcosim_system_desc {
     const char *label;    /* prefix of messages about the .ssd */
     const char *base_dir; /* relative sources resolve here */
     char *temp_dir;       /* extraction directory of a .ssp, removed on free */
+    bool allow_outside;   /* a .ssp may reference files outside its package */
     const char *name;
 
     system_component *components;
