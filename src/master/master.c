@@ -109,14 +109,37 @@ static int find_component(const rtcosim_master *m, const char *name, size_t len)
     return -1;
 }
 
+/* The dot that ends the component part of "comp.var". Component names may
+ * hold dots themselves (flattened nested SSP systems: "sub.comp"), and so
+ * may variable names: the first split whose component has that variable
+ * wins, else the longest split naming a component (an array's base name),
+ * else the first dot. *ci is the component or -1. */
+static const char *split_name(const rtcosim_master *m, const char *text, int *ci)
+{
+    const char *fallback = NULL;
+    *ci = -1;
+    for (const char *dot = strchr(text, '.'); dot; dot = strchr(dot + 1, '.')) {
+        int i = find_component(m, text, (size_t)(dot - text));
+        if (i < 0)
+            continue;
+        if (rtcosim_component_find_variable(m->comps[i].c, dot + 1)) {
+            *ci = i;
+            return dot;
+        }
+        fallback = dot;
+        *ci = i;
+    }
+    return fallback ? fallback : strchr(text, '.');
+}
+
 rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
                                             rtcosim_component *component, unsigned step_multiple,
                                             rtcosim_error *err)
 {
     rtcosim_status st = master_after_init(m, "add_component", err);
-    if (st == RTCOSIM_OK && (!name || !*name || strchr(name, '.')))
+    if (st == RTCOSIM_OK && (!name || !*name || name[0] == '.' || name[strlen(name) - 1] == '.'))
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "master: component name '%s' is empty or contains '.'",
+                               "master: component name '%s' is empty or starts or ends with '.'",
                                name ? name : "");
     if (st == RTCOSIM_OK && !component)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "master: component '%s' is NULL", name);
@@ -164,12 +187,13 @@ rtcosim_status rtcosim_master_set_component_step(rtcosim_master *m, const char *
 static rtcosim_status resolve(const rtcosim_master *m, const char *what, const char *text,
                               size_t *comp, size_t *var, rtcosim_error *err)
 {
-    const char *dot = text ? strchr(text, '.') : NULL;
+    int ci = -1;
+    *comp = *var = 0;
+    const char *dot = text ? split_name(m, text, &ci) : NULL;
     if (!dot)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: '%s' is not of the form component.variable", what,
                                  text ? text : "");
-    int ci = find_component(m, text, (size_t)(dot - text));
     if (ci < 0)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no component '%.*s'", what,
                                  (int)(dot - text), text);
@@ -415,7 +439,8 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
 static size_t array_span(const rtcosim_master *m, const char *name, char *comp_name, size_t size,
                          const rtcosim_component **c, size_t *first)
 {
-    const char *dot = strchr(name, '.');
+    int ci = -1;
+    const char *dot = split_name(m, name, &ci);
     if (!dot || (size_t)(dot - name) >= size)
         return 0;
     memcpy(comp_name, name, (size_t)(dot - name));
@@ -437,10 +462,10 @@ static size_t array_span(const rtcosim_master *m, const char *name, char *comp_n
 }
 
 /* "comp.arr[i,j]" for element k of the array `name` names. */
-static bool element_name(const rtcosim_component *c, const char *name, size_t first, size_t k,
-                         char *out, size_t size)
+static bool element_name(const rtcosim_component *c, const char *comp_name, const char *name,
+                         size_t first, size_t k, char *out, size_t size)
 {
-    const char *base = strchr(name, '.') + 1;
+    const char *base = name + strlen(comp_name) + 1; /* name is "comp_name.arr" */
     const char *suffix = rtcosim_component_variable(c, first + k)->name + strlen(base);
     return (size_t)snprintf(out, size, "%s%s", name, suffix) < size;
 }
@@ -472,7 +497,7 @@ static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name,
         t += strspn(t, " \t");
         size_t n = strcspn(t, " \t");
         char element[512], token[128];
-        if (n >= sizeof token || !element_name(c, name, first, k, element, sizeof element))
+        if (n >= sizeof token || !element_name(c, comp_name, name, first, k, element, sizeof element))
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value for '%s': too long", name);
         memcpy(token, t, n);
         token[n] = '\0';
@@ -537,7 +562,7 @@ rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcos
                                       ? array_span(m, name, comp_name, sizeof comp_name, &c, &first)
                                       : 0;
         for (size_t k = 0; k < count; k++) {
-            if (!element_name(c, name, first, k, element, sizeof element))
+            if (!element_name(c, comp_name, name, first, k, element, sizeof element))
                 return rtcosim_error_set(err, RTCOSIM_EINVAL, "observed variable '%s': too long", name);
             rtcosim_status est = rtcosim_master_observe(m, element, err);
             if (est != RTCOSIM_OK)

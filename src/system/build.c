@@ -205,12 +205,13 @@ static bool bond_end_is_member(const rtcosim_system_desc *d, const bool *members
 {
     if (!members)
         return true;
-    const char *dot = strchr(end, '.');
-    for (size_t i = 0; dot && i < d->component_count; i++) {
-        const char *name = d->components[i].pub.name;
-        if (strlen(name) == (size_t)(dot - end) && strncmp(name, end, (size_t)(dot - end)) == 0)
-            return members[i];
-    }
+    /* Component names of nested systems hold dots: try every split. */
+    for (const char *dot = strchr(end, '.'); dot; dot = strchr(dot + 1, '.'))
+        for (size_t i = 0; i < d->component_count; i++) {
+            const char *name = d->components[i].pub.name;
+            if (strlen(name) == (size_t)(dot - end) && strncmp(name, end, (size_t)(dot - end)) == 0)
+                return members[i];
+        }
     return false;
 }
 
