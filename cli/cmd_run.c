@@ -26,7 +26,10 @@ static void usage(FILE *out)
             "options:\n"
             "  --start-time S          start time (default: DefaultExperiment or 0)\n"
             "  --stop-time S           stop time (default: DefaultExperiment)\n"
-            "  --step-size S           macro step H\n"
+            "  --step-size S           macro step H (else: org.rtcosim.master stepSize, OSP\n"
+            "                          FixedStepMaster stepSize, ssd:DefaultExperiment stepSize,\n"
+            "                          smallest component default-experiment step; the summary\n"
+            "                          says which)\n"
             "  --order O               jacobi | gauss-seidel\n"
             "  --coupling C            input extrapolation: zoh | foh | soh\n"
             "  --correction C          none | energy (= dead-time) | dead-time | integrator\n"
@@ -398,6 +401,8 @@ static int run_system(const run_args *a)
     int rc = 0;
     if (rtcosim_system_desc_load(a->system, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
+    for (size_t i = 0; i < rtcosim_system_desc_info_count(desc); i++)
+        fprintf(stderr, "info: %s\n", rtcosim_system_desc_info(desc, i));
     for (size_t i = 0; i < a->parameter_set_count; i++)
         if (rtcosim_system_desc_apply_parameter_set(desc, a->parameter_sets[i], &err) != RTCOSIM_OK) {
             rc = cli_fail_error(&err);
@@ -426,6 +431,8 @@ static int run_system(const run_args *a)
         goto done;
     }
     rtcosim_system_build_options build = a->build;
+    rtcosim_ssd_step_origin step_origin = RTCOSIM_STEP_FROM_NONE;
+    build.step_origin = &step_origin;
     build.observe = a->observe;
     build.observe_count = a->observe_count;
     if (rtcosim_system_build_master(desc, &build, &m, &err) != RTCOSIM_OK) {
@@ -511,10 +518,10 @@ static int run_system(const run_args *a)
     }
 
     double simulated = rtcosim_time_to_seconds(rtcosim_master_time(m) - start);
-    printf("system '%s': %zu components, %zu connections, H = %.9g s%s\n",
+    printf("system '%s': %zu components, %zu connections, H = %.9g s%s (from %s)\n",
            rtcosim_system_desc_name(desc), rtcosim_master_component_count(m),
            rtcosim_master_connection_count(m), rtcosim_time_to_seconds(macro),
-           adaptive ? " at start (adaptive)" : "");
+           adaptive ? " at start (adaptive)" : "", rtcosim_ssd_step_origin_name(step_origin));
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);

@@ -227,6 +227,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
     free(d->connections);
     free(d->units);
     free(d->rates);
+    free(d->infos);
     free(d->bonds);
     if (d->temp_dir) {
         rtcosim_archive_remove_dir(d->temp_dir);
@@ -314,4 +315,46 @@ const rtcosim_ssd_master_settings *rtcosim_system_desc_master(const rtcosim_syst
 const rtcosim_ssd_realtime_settings *rtcosim_system_desc_realtime(const rtcosim_system_desc *d)
 {
     return &d->realtime;
+}
+
+size_t rtcosim_system_desc_info_count(const rtcosim_system_desc *d) { return d->info_count; }
+
+const char *rtcosim_system_desc_info(const rtcosim_system_desc *d, size_t index)
+{
+    return index < d->info_count ? d->infos[index] : NULL;
+}
+
+const char *rtcosim_ssd_step_origin_name(rtcosim_ssd_step_origin origin)
+{
+    switch (origin) {
+    case RTCOSIM_STEP_FROM_NONE: return "nowhere";
+    case RTCOSIM_STEP_FROM_OPTION: return "the command line";
+    case RTCOSIM_STEP_FROM_RTCOSIM_MASTER: return "the org.rtcosim.master annotation";
+    case RTCOSIM_STEP_FROM_OSP: return "the OSP FixedStepMaster annotation";
+    case RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT: return "the ssd:DefaultExperiment";
+    case RTCOSIM_STEP_FROM_COMPONENTS: return "the smallest component default experiment";
+    }
+    return "unknown";
+}
+
+bool rtcosim_system_desc_macro_step(const rtcosim_system_desc *d, rtcosim_time_ns *step,
+                                    rtcosim_ssd_step_origin *origin)
+{
+    rtcosim_ssd_step_origin o = RTCOSIM_STEP_FROM_NONE;
+    rtcosim_time_ns h = 0;
+    if (d->master.has_step_size) {
+        o = RTCOSIM_STEP_FROM_RTCOSIM_MASTER;
+        h = d->master.step_size_ns;
+    } else if (d->osp_has_step) {
+        o = RTCOSIM_STEP_FROM_OSP;
+        h = d->osp_step_ns;
+    } else if (d->exp_has_step) {
+        o = RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT;
+        h = d->exp_step_ns;
+    }
+    if (step)
+        *step = h;
+    if (origin)
+        *origin = o;
+    return o != RTCOSIM_STEP_FROM_NONE;
 }

@@ -3,6 +3,7 @@
  * from ssd.c; every rejection names file and line. */
 #include "rtcosim/realtime.h"
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,50 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
     return RTCOSIM_OK;
 }
 
+/* First child element with this local name, in any namespace: other
+ * masters' annotations are identified by their type, and their namespace
+ * URIs differ between tool versions. */
+static const xmlNode *child_named(const xmlNode *n, const char *local)
+{
+    for (const xmlNode *c = n ? n->children : NULL; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, local) == 0)
+            return c;
+    return NULL;
+}
+
+/* The Open Simulation Platform's annotation (type
+ * "org.open-simulation-platform"): osp:SimulationInformation/
+ * osp:FixedStepMaster stepSize="H" gives its fixed macro step in seconds. */
+static rtcosim_status read_osp(parse_ctx *ctx, const xmlNode *a)
+{
+    const xmlNode *fixed = child_named(child_named(a, "SimulationInformation"), "FixedStepMaster");
+    if (!fixed)
+        return ssd_info(ctx, a, "annotation 'org.open-simulation-platform' without "
+                                "SimulationInformation/FixedStepMaster: ignored");
+    rtcosim_system_desc *d = ctx->d;
+    if (d->osp_has_step)
+        return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "second OSP FixedStepMaster (first on line %d)",
+                    d->osp_step_line);
+    if (!system_attr(d, fixed, "stepSize"))
+        return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "OSP FixedStepMaster without a stepSize");
+    d->osp_step_line = (int)xmlGetLineNo(fixed);
+    return read_positive_time(ctx, fixed, "stepSize", &d->osp_has_step, &d->osp_step_ns);
+}
+
+rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ...)
+{
+    char text[RTCOSIM_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    rtcosim_system_desc *d = ctx->d;
+    const char **slot = system_grow(&d->infos, &d->info_count, &d->info_cap, sizeof *slot);
+    if (!slot || !(*slot = system_printf(d, "%s:%ld: %s", ctx->label, node ? xmlGetLineNo(node) : 0L, text)))
+        return NOMEM(ctx);
+    return RTCOSIM_OK;
+}
+
 rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner)
 {
     /* SSP 1.0 files in the wild use both ssd:Annotations and ssc:Annotations. */
@@ -259,7 +304,17 @@ rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner)
         xmlChar *type = xmlGetNoNsProp(a, (const xmlChar *)"type");
         bool ours = type && strcmp((const char *)type, "org.rtcosim.master") == 0;
         bool realtime = type && strcmp((const char *)type, "org.rtcosim.realtime") == 0;
+        bool osp = type && strcmp((const char *)type, "org.open-simulation-platform") == 0;
+        const char *type_text = type ? system_strdup(ctx->d, (const char *)type) : "";
         xmlFree(type);
+        if (!type_text)
+            return NOMEM(ctx);
+        rtcosim_status st;
+        if (osp) {
+            if ((st = read_osp(ctx, a)) != RTCOSIM_OK)
+                return st;
+            continue;
+        }
         if (realtime) {
             const xmlNode *r = ssd_child(a, RTCOSIM_MASTER_NS, "RealTime");
             if (!r)
@@ -267,20 +322,23 @@ rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner)
                             "org.rtcosim.realtime annotation without a RealTime element in "
                             "namespace %s",
                             RTCOSIM_MASTER_NS);
-            rtcosim_status st = read_realtime(ctx, r);
-            if (st != RTCOSIM_OK)
+            if ((st = read_realtime(ctx, r)) != RTCOSIM_OK)
                 return st;
             continue;
         }
-        if (!ours)
+        if (!ours) {
+            /* SSP 1.0: a tool ignores annotations it does not understand. */
+            if ((st = ssd_info(ctx, a, "annotation '%s' not understood: ignored", type_text)) !=
+                RTCOSIM_OK)
+                return st;
             continue;
+        }
         const xmlNode *m = ssd_child(a, RTCOSIM_MASTER_NS, "Master");
         if (!m)
             return FAIL(ctx, a, RTCOSIM_EFORMAT,
                         "org.rtcosim.master annotation without a Master element in namespace %s",
                         RTCOSIM_MASTER_NS);
-        rtcosim_status st = read_master(ctx, m);
-        if (st != RTCOSIM_OK)
+        if ((st = read_master(ctx, m)) != RTCOSIM_OK)
             return st;
     }
     return RTCOSIM_OK;
@@ -295,5 +353,10 @@ rtcosim_status ssd_read_default_experiment(parse_ctx *ctx, const xmlNode *exp)
         return st;
     if (d->has_start && d->has_stop && d->stop_ns < d->start_ns)
         return FAIL(ctx, exp, RTCOSIM_EFORMAT, "stopTime is before startTime");
+    /* stepSize is not in SSP 1.0's ssd:DefaultExperiment, but exporters
+     * write it (as FMI's DefaultExperiment has it): read when present. */
+    if ((st = read_positive_time(ctx, exp, "stepSize", &d->exp_has_step, &d->exp_step_ns)) !=
+        RTCOSIM_OK)
+        return st;
     return ssd_read_annotations(ctx, exp);
 }

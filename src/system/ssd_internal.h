@@ -41,5 +41,11 @@ rtcosim_status ssd_flatten_connections(parse_ctx *ctx);
 /* ssd_annotations.c */
 rtcosim_status ssd_read_default_experiment(parse_ctx *ctx, const xmlNode *exp);
 rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner);
+/* Add an information line "label:line: text" (rtcosim_system_desc_info). */
+rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #endif

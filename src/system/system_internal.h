@@ -69,6 +69,12 @@ struct rtcosim_system_desc {
 
     bool has_start, has_stop;
     rtcosim_time_ns start_ns, stop_ns;
+    /* Macro steps of other places than org.rtcosim.master (system.h). */
+    bool exp_has_step, osp_has_step;
+    rtcosim_time_ns exp_step_ns, osp_step_ns;
+    int osp_step_line;
+    const char **infos; /* information lines, arena strings */
+    size_t info_count, info_cap;
 
     rtcosim_ssd_master_settings master;
     rtcosim_ssd_realtime_settings realtime;
