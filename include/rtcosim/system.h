@@ -134,6 +134,7 @@ typedef struct rtcosim_ssd_connector {
     rtcosim_ssp_type type;
     const char *unit; /* NULL when not declared */
     int line;         /* line in the .ssd */
+    const char *enumeration; /* ssc:Enumeration name (ssd:Enumerations), NULL when none */
 } rtcosim_ssd_connector;
 
 /* A parameter value after binding. Enumeration values are their item name
@@ -182,6 +183,11 @@ typedef struct rtcosim_ssd_connection {
     bool has_linear_transformation;
     bool has_unit_conversion;
     int line;
+    /* ssc:Integer/Boolean/EnumerationMappingTransformation: a start value
+     * map_from[i] arrives as map_to[i] (enumeration items as their values
+     * from ssd:Enumerations, Booleans as 0/1); others pass unchanged. */
+    const int64_t *map_from, *map_to;
+    size_t map_count;
 } rtcosim_ssd_connection;
 
 typedef enum rtcosim_ssd_order {

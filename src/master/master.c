@@ -81,8 +81,10 @@ void rtcosim_master_free(rtcosim_master *m)
         free(mc->conns_in);
         free(mc->conns_out);
     }
-    for (size_t i = 0; i < m->conn_count; i++)
+    for (size_t i = 0; i < m->conn_count; i++) {
         free(m->conns[i].name);
+        free(m->conns[i].map);
+    }
     for (size_t i = 0; i < m->start_count; i++)
         free(m->starts[i].text);
     for (size_t i = 0; i < m->feed_count; i++)
@@ -246,6 +248,12 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     if (transform && a->type != RTCOSIM_TYPE_FLOAT64)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: a linear transformation needs Float64 variables", what);
+    size_t map_count = opts ? opts->map_count : 0;
+    if (map_count && (a->type == RTCOSIM_TYPE_FLOAT64 || a->type == RTCOSIM_TYPE_FLOAT32 ||
+                      !opts->map_from || !opts->map_to))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: a value map needs integer, enumeration or Boolean variables",
+                                 what);
     if (a->unit && b->unit && *a->unit && *b->unit && strcmp(a->unit, b->unit) != 0 && !transform)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: units differ ('%s' and '%s') and no transformation is given",
@@ -276,7 +284,58 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     c->default_opts = opts == NULL;
     if (opts)
         c->opts = *opts;
+    c->opts.map_from = c->opts.map_to = NULL;
+    c->opts.map_count = 0;
+    if (map_count) {
+        if (!(c->map = malloc(2 * map_count * sizeof *c->map)))
+            return master_oom(err);
+        memcpy(c->map, opts->map_from, map_count * sizeof *c->map);
+        memcpy(c->map + map_count, opts->map_to, map_count * sizeof *c->map);
+        c->opts.map_from = c->map;
+        c->opts.map_to = c->map + map_count;
+        c->opts.map_count = map_count;
+    }
     return RTCOSIM_OK;
+}
+
+/* Read the integer at p of type t, map it, write it back (SSP 1.0 mapping
+ * transformations; the table is small, a linear search allocates nothing). */
+void master_map_value(const master_connection *k, unsigned char *dst)
+{
+    size_t n = k->opts.map_count;
+    if (n == 0)
+        return;
+    int64_t v;
+    switch (k->type) {
+    case RTCOSIM_TYPE_INT8: { int8_t x; memcpy(&x, dst, 1); v = x; break; }
+    case RTCOSIM_TYPE_UINT8: { uint8_t x; memcpy(&x, dst, 1); v = x; break; }
+    case RTCOSIM_TYPE_INT16: { int16_t x; memcpy(&x, dst, 2); v = x; break; }
+    case RTCOSIM_TYPE_UINT16: { uint16_t x; memcpy(&x, dst, 2); v = x; break; }
+    case RTCOSIM_TYPE_INT32: { int32_t x; memcpy(&x, dst, 4); v = x; break; }
+    case RTCOSIM_TYPE_UINT32: { uint32_t x; memcpy(&x, dst, 4); v = x; break; }
+    case RTCOSIM_TYPE_INT64: memcpy(&v, dst, 8); break;
+    case RTCOSIM_TYPE_UINT64: { uint64_t x; memcpy(&x, dst, 8); v = (int64_t)x; break; }
+    case RTCOSIM_TYPE_BOOLEAN: { bool x; memcpy(&x, dst, sizeof x); v = x; break; }
+    default: return;
+    }
+    size_t i = 0;
+    while (i < n && k->opts.map_from[i] != v)
+        i++;
+    if (i == n)
+        return;
+    v = k->opts.map_to[i];
+    switch (k->type) {
+    case RTCOSIM_TYPE_INT8: { int8_t x = (int8_t)v; memcpy(dst, &x, 1); break; }
+    case RTCOSIM_TYPE_UINT8: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); break; }
+    case RTCOSIM_TYPE_INT16: { int16_t x = (int16_t)v; memcpy(dst, &x, 2); break; }
+    case RTCOSIM_TYPE_UINT16: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); break; }
+    case RTCOSIM_TYPE_INT32: { int32_t x = (int32_t)v; memcpy(dst, &x, 4); break; }
+    case RTCOSIM_TYPE_UINT32: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); break; }
+    case RTCOSIM_TYPE_INT64: memcpy(dst, &v, 8); break;
+    case RTCOSIM_TYPE_UINT64: { uint64_t x = (uint64_t)v; memcpy(dst, &x, 8); break; }
+    case RTCOSIM_TYPE_BOOLEAN: { bool x = v != 0; memcpy(dst, &x, sizeof x); break; }
+    default: break;
+    }
 }
 
 static int find_connection_to(const rtcosim_master *m, size_t comp, size_t var)

@@ -269,6 +269,9 @@ static rtcosim_status connect_all(const rtcosim_system_desc *d, const bool *memb
             o.factor = cn->factor;
             o.offset = cn->offset;
         }
+        o.map_from = cn->map_from;
+        o.map_to = cn->map_to;
+        o.map_count = cn->map_count;
         rtcosim_status st = connect_arrays(m, cn, &o, err);
         if (st == RTCOSIM_ENOTFOUND) {
             snprintf(from, sizeof from, "%s.%s", cn->start.component, cn->start.connector);

@@ -56,6 +56,9 @@ static rtcosim_status read_document(parse_ctx *ctx, const xmlNode *root)
     rtcosim_status st = units ? system_read_units(d, units, ctx->label, ctx->err) : RTCOSIM_OK;
     if (st != RTCOSIM_OK)
         return st;
+    const xmlNode *enums = ssd_child(root, SSD_NS, "Enumerations");
+    if (enums && (st = ssd_read_enumerations(ctx, enums)) != RTCOSIM_OK)
+        return st;
     const xmlNode *sys = ssd_child(root, SSD_NS, "System");
     if (!sys)
         return FAIL(ctx, root, RTCOSIM_EFORMAT, "no ssd:System element");
@@ -228,6 +231,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
     free(d->units);
     free(d->rates);
     free(d->infos);
+    free(d->enum_items);
     free(d->bonds);
     if (d->temp_dir) {
         rtcosim_archive_remove_dir(d->temp_dir);

@@ -148,12 +148,15 @@ rtcosim_status ssd_read_connection(parse_ctx *ctx, const xmlNode *n)
                 return FAIL(ctx, t, RTCOSIM_EFORMAT,
                             "linear transformation on connection %s -> %s between non-Real connectors",
                             from, to);
+            if (cn.map_count)
+                return FAIL(ctx, t, RTCOSIM_EFORMAT, "connection has more than one transformation");
             cn.has_linear_transformation = true;
         } else if (t->type == XML_ELEMENT_NODE && t->ns &&
                    strcmp((const char *)t->ns->href, SSC_NS) == 0 &&
                    strstr((const char *)t->name, "Transformation")) {
-            return FAIL(ctx, t, RTCOSIM_EUNSUPPORTED, "ssc:%s on connections is not supported",
-                        (const char *)t->name);
+            rtcosim_status st = ssd_read_mapping(ctx, t, a, b, &cn);
+            if (st != RTCOSIM_OK)
+                return st;
         }
     }
     /* SSP 1.0: differing units of the two ends are converted automatically
@@ -213,6 +216,8 @@ rtcosim_status ssd_flatten_connections(parse_ctx *ctx)
                 cn.start = (rtcosim_ssd_endpoint){NULL, name, -1, -1};
                 break;
             }
+            if (ssd_compose_maps(d, &up->cn, &cn) != RTCOSIM_OK)
+                return NOMEM(ctx);
             cn.offset = cn.factor * up->cn.offset + cn.offset;
             cn.factor = cn.factor * up->cn.factor;
             cn.has_linear_transformation |= up->cn.has_linear_transformation;

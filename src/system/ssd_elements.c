@@ -50,6 +50,8 @@ static rtcosim_status read_connector(parse_ctx *ctx, const xmlNode *n, rtcosim_s
         out->type = (rtcosim_ssp_type)i;
         if (out->type == RTCOSIM_SSP_REAL)
             out->unit = system_attr(d, t, "unit");
+        if (out->type == RTCOSIM_SSP_ENUMERATION)
+            out->enumeration = system_attr(d, t, "name");
     }
     return RTCOSIM_OK;
 }

@@ -38,6 +38,14 @@ rtcosim_status ssd_read_connection(parse_ctx *ctx, const xmlNode *n);
  * connections between components and top-system connectors. */
 rtcosim_status ssd_flatten_connections(parse_ctx *ctx);
 
+/* ssd_maps.c: ssd:Enumerations; a mapping transformation of a connection
+ * from connector a to b into cn; down(up(x)) as one map into down. */
+rtcosim_status ssd_read_enumerations(parse_ctx *ctx, const xmlNode *list);
+rtcosim_status ssd_read_mapping(parse_ctx *ctx, const xmlNode *t, const rtcosim_ssd_connector *a,
+                                const rtcosim_ssd_connector *b, rtcosim_ssd_connection *cn);
+rtcosim_status ssd_compose_maps(rtcosim_system_desc *d, const rtcosim_ssd_connection *up,
+                                rtcosim_ssd_connection *down);
+
 /* ssd_annotations.c */
 rtcosim_status ssd_read_default_experiment(parse_ctx *ctx, const xmlNode *exp);
 rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner);

@@ -44,6 +44,12 @@ typedef struct system_edge {
     int start_sub, end_sub;
 } system_edge;
 
+/* One item of an ssd:Enumerations ssc:Enumeration. */
+typedef struct system_enum_item {
+    const char *enumeration, *item;
+    int64_t value;
+} system_enum_item;
+
 struct rtcosim_system_desc {
     arena_block *arena;
     const char *file;     /* as given to load (or the name for parse) */
@@ -62,6 +68,8 @@ struct rtcosim_system_desc {
     size_t connection_count, connection_cap;
     system_unit *units;
     size_t unit_count, unit_cap;
+    system_enum_item *enum_items;
+    size_t enum_item_count, enum_item_cap;
     system_subsystem *subsystems;
     size_t subsystem_count, subsystem_cap;
     system_edge *edges; /* connections as written (ssd_connections.c) */

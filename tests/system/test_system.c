@@ -563,10 +563,14 @@ static const bad_case bad_cases[] = {
     {"stop before start",
      SSD_HEAD " <ssd:System name=\"s\"/>\n <ssd:DefaultExperiment startTime=\"2\" stopTime=\"1\"/>\n" SSD_TAIL,
      NULL, RTCOSIM_EFORMAT, "sys.ssd:8: stopTime is before startTime"},
-    {"unsupported transformation",
+    {"mapping between Real connectors",
      ONE("", "  <ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"out\" endElement=\"a\" "
              "endConnector=\"in\">\n   <ssc:BooleanMappingTransformation/></ssd:Connection></ssd:Connections>\n"),
-     NULL, RTCOSIM_EUNSUPPORTED, "sys.ssd:15: ssc:BooleanMappingTransformation on connections is not supported"},
+     NULL, RTCOSIM_EFORMAT, "sys.ssd:15: ssc:BooleanMappingTransformation between connectors of type Real and Real"},
+    {"unknown transformation",
+     ONE("", "  <ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"out\" endElement=\"a\" "
+             "endConnector=\"in\">\n   <ssc:StringMappingTransformation/></ssd:Connection></ssd:Connections>\n"),
+     NULL, RTCOSIM_EUNSUPPORTED, "sys.ssd:15: ssc:StringMappingTransformation on connections is not supported"},
 };
 
 static void test_bad_inputs_give_one_line_errors_with_file_and_line(void **state)
