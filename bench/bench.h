@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct rtcosim_bench {
     const char *name;    /* as typed after `rtcosim bench`, e.g. "late-partner" */
@@ -31,5 +32,10 @@ double bench_percentile(double *values, size_t n, double p);
 
 /* Directory for scratch files of a benchmark run (created; $TMPDIR or /tmp). */
 const char *bench_scratch_dir(void);
+
+/* B8's co-simulation case (bench_speculate_cosim.c), for `rtcosim bench
+ * speculate` to print after its event-kernel cases: `speculate.cosim.*` lines
+ * to out. Returns 0, or 1 when a run failed or Tc = 0 was not bit-identical. */
+int bench_speculate_cosim(FILE *out);
 
 #endif

@@ -2,10 +2,12 @@
  * a 500 kbit/s CAN bus (the example vehicle), 10 s simulated. Each
  * configuration runs on the lockstep baseline (every LP visited every 1 us,
  * the finest lookahead-safe resolution), the sequential event scheduler, and
- * the conservative scheduler on 1 and 2 threads. Figures: simulated seconds
- * per wall second of the conservative 2-thread run, its speedup over lockstep,
- * and whether the 1- and 2-thread results (ECU states, CAN log) are
- * bit-identical. Medians over repeats. */
+ * the conservative scheduler on 1 and 2 threads and the speculative one on 2
+ * (Tc = 0, max_ahead 2 ms). Figures: simulated seconds per wall second of
+ * the conservative 2-thread run, its speedup over lockstep and over the
+ * sequential scheduler, the speculative run's speedup over sequential, and
+ * whether all results (ECU states, CAN log) are bit-identical. Medians over
+ * repeats. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +16,13 @@
 #include "../examples/ecus/vehicle.h"
 #include "bench.h"
 
-enum { CASE_LOCKSTEP, CASE_SEQUENTIAL, CASE_THREADS1, CASE_THREADS2, CASE_COUNT };
+enum { CASE_LOCKSTEP, CASE_SEQUENTIAL, CASE_THREADS1, CASE_THREADS2, CASE_SPECULATIVE,
+       CASE_COUNT };
 
 static const char *const case_names[CASE_COUNT] = {"lockstep 1 us", "sequential",
                                                    "conservative 1 thread",
-                                                   "conservative 2 threads"};
+                                                   "conservative 2 threads",
+                                                   "speculative 2 threads"};
 
 static int usage(void)
 {
@@ -73,8 +77,10 @@ static int run_ecu_bench(int argc, char **argv)
                 rtcosim_run_options o = {.stop_time = stop, .lockstep_tick = RTCOSIM_NS_PER_US};
                 o.scheduler = c == CASE_LOCKSTEP ? RTCOSIM_SCHEDULER_LOCKSTEP
                             : c == CASE_SEQUENTIAL ? RTCOSIM_SCHEDULER_SEQUENTIAL
+                            : c == CASE_SPECULATIVE ? RTCOSIM_SCHEDULER_SPECULATIVE
                                                    : RTCOSIM_SCHEDULER_CONSERVATIVE;
-                o.threads = c == CASE_THREADS2 ? 2 : 1;
+                o.threads = c == CASE_THREADS2 || c == CASE_SPECULATIVE ? 2 : 1;
+                o.max_ahead = 2 * RTCOSIM_NS_PER_MS; /* speculative (Tc = 0) only */
                 rtcosim_run_stats stats;
                 if (rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {
                     fprintf(stderr, "rtcosim: %s\n", err.message);
@@ -103,7 +109,8 @@ static int run_ecu_bench(int argc, char **argv)
         }
         bool identical = sums[CASE_THREADS1] == sums[CASE_THREADS2] &&
                          sums[CASE_SEQUENTIAL] == sums[CASE_THREADS2] &&
-                         sums[CASE_LOCKSTEP] == sums[CASE_THREADS2];
+                         sums[CASE_LOCKSTEP] == sums[CASE_THREADS2] &&
+                         sums[CASE_SPECULATIVE] == sums[CASE_THREADS2];
         if (!identical)
             rc = 1;
         char name[64];
@@ -115,6 +122,10 @@ static int run_ecu_bench(int argc, char **argv)
         bench_figure(name, sim_s / median[CASE_SEQUENTIAL], "s/s");
         snprintf(name, sizeof name, "ecu.n%u.threads2_over_threads1", n);
         bench_figure(name, median[CASE_THREADS1] / median[CASE_THREADS2], "x");
+        snprintf(name, sizeof name, "ecu.n%u.speedup_vs_sequential", n);
+        bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_THREADS2], "x");
+        snprintf(name, sizeof name, "ecu.n%u.speculative_speedup_vs_sequential", n);
+        bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_SPECULATIVE], "x");
         snprintf(name, sizeof name, "ecu.n%u.identical_1_2_threads", n);
         bench_figure(name, identical ? 1 : 0, "bool");
         rtcosim_ecu_vehicle_free(v);

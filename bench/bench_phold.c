@@ -1,8 +1,10 @@
 /* B6 `rtcosim bench phold`: the PHOLD benchmark of parallel event simulators
  * (1024 LPs, 16 events each, 10 % remote, increment 0.1 + exp(1.0), end 1000)
- * on the sequential, conservative (1 and 2 threads) and global schedulers.
- * Figures are committed events per wall second, medians over repeats; every
- * run's checksum must equal the sequential one (bit-identical results). */
+ * on the sequential, conservative (1 and 2 threads), global and speculative
+ * (Time Warp, 1 and 2 threads) schedulers. Figures are committed events per
+ * wall second, medians over repeats; every run's checksum must equal the
+ * sequential one (bit-identical results). For the speculative runs also the
+ * efficiency (committed / processed events) and the rollbacks. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,10 +70,17 @@ static int run_phold(int argc, char **argv)
          RTCOSIM_SCHEDULER_CONSERVATIVE, 2, true},
         {"global (CMB, null messages)", "phold.global.events_per_s", RTCOSIM_SCHEDULER_GLOBAL, 1,
          false},
+        {"speculative, 1 thread", "phold.speculative1.events_per_s",
+         RTCOSIM_SCHEDULER_SPECULATIVE, 1, false},
+        {"speculative, 2 threads", "phold.speculative2.events_per_s",
+         RTCOSIM_SCHEDULER_SPECULATIVE, 2, false},
     };
+    enum { CASES = 7 };
     const size_t ncases = sizeof cases / sizeof cases[0];
-    double rate[5][100], cpu_rate[5][100], blocked[5][100], median[5], cpu_median[5];
-    uint64_t events[5] = {0}, rounds[5] = {0}, sleeps[5] = {0}, reference = 0;
+    double rate[CASES][100], cpu_rate[CASES][100], blocked[CASES][100], median[CASES],
+        cpu_median[CASES];
+    uint64_t events[CASES] = {0}, rounds[CASES] = {0}, sleeps[CASES] = {0}, reference = 0;
+    uint64_t processed[CASES] = {0}, rollbacks[CASES] = {0};
     bool identical = true;
     printf("PHOLD: %u LPs, 16 events/LP, 10 %% remote, lookahead 0.1, mean 1.0, end %g, %u repeats\n",
            lps, end, repeats);
@@ -99,6 +108,8 @@ static int run_phold(int argc, char **argv)
             events[c] = stats.events;
             rounds[c] = stats.rounds;
             sleeps[c] = stats.sleeps;
+            processed[c] = stats.processed;
+            rollbacks[c] = stats.rollbacks;
         }
     /* Mev/cpu-s: events per second of CPU time of all threads, the cost of
      * the kernel whatever else runs on the machine; blocked: thread-seconds
@@ -112,6 +123,12 @@ static int run_phold(int argc, char **argv)
                cases[c].label, events[c], rounds[c], median[c] / 1e6, cpu_median[c] / 1e6,
                bench_median(blocked[c], repeats), sleeps[c]);
     }
+    for (size_t c = 0; c < ncases; c++)
+        if (cases[c].scheduler == RTCOSIM_SCHEDULER_SPECULATIVE)
+            printf("%-30s efficiency %.4f (committed %" PRIu64 " / processed %" PRIu64 "),"
+                   " rollbacks %" PRIu64 "\n", cases[c].label,
+                   processed[c] ? (double)events[c] / (double)processed[c] : 0.0, events[c],
+                   processed[c], rollbacks[c]);
     printf("results identical across schedulers and thread counts: %s\n", identical ? "yes" : "NO");
     for (size_t c = 0; c < ncases; c++)
         bench_figure(cases[c].figure, median[c], "events/s");
@@ -119,6 +136,10 @@ static int run_phold(int argc, char **argv)
     bench_figure("phold.threads2_rounds.speedup", median[3] / median[1], "x");
     bench_figure("phold.sequential.events_per_cpu_s", cpu_median[0], "events/s");
     bench_figure("phold.threads2.events_per_cpu_s", cpu_median[2], "events/s");
+    bench_figure("phold.speculative2.speedup", median[6] / median[0], "x");
+    bench_figure("phold.speculative2.efficiency",
+                 processed[6] ? (double)events[6] / (double)processed[6] : 0.0, "ratio");
+    bench_figure("phold.speculative2.rollbacks", (double)rollbacks[6], "count");
     bench_figure("phold.identical", identical ? 1 : 0, "bool");
     rtcosim_phold_free(ph);
     rtcosim_events_free(sim);

@@ -16,14 +16,24 @@ static void usage(FILE *out)
             "usage: rtcosim events [SYSTEM.ini] [options]\n"
             "  Runs ECU emulators, their plants and a CAN bus on the event kernel. Without\n"
             "  SYSTEM, the built-in example vehicle.\n"
-            "  --scheduler S      sequential | conservative | global | lockstep (default conservative)\n"
-            "  --threads N        worker threads of the conservative scheduler (default 2)\n"
+            "  --scheduler S      sequential | conservative | global | lockstep | speculative\n"
+            "                     (default conservative)\n"
+            "  --threads N        worker threads of the conservative and speculative schedulers\n"
+            "                     (default 2)\n"
+            "  --max-ahead T      speculative: simulated seconds an LP may run past GVT\n"
+            "                     (default 256 x the smallest lookahead)\n"
+            "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
+            "                     rollback to the late event (default 0: exact, bit-identical)\n"
+            "  --speculate-stats FILE  speculative: per-LP statistics as CSV\n"
+            "  --reference        speculative: also run conservatively and compare the results\n"
             "  --stop-time T      simulated seconds (default 10)\n"
             "  --ecus N           number of ECUs of the example vehicle (default 4)\n"
             "  --plants MODE      active | passive (default active)\n"
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
             "  --can-log FILE     write every frame: candump -l, or Vector ASC for a .asc name\n"
+            "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
+            "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
             "  --no-null-messages global scheduler without null messages (may deadlock)\n");
 }
@@ -40,12 +50,67 @@ static int parse_uint(const char *text, unsigned long max, unsigned long *out)
     return 0;
 }
 
+/* Per-LP table of the speculative run, and the CSV when asked. */
+static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats *stats,
+                              const char *csv)
+{
+    rtcosim_error err = {0};
+    printf("speculation %" PRIu64 " processed for %" PRIu64 " committed (efficiency %.3f), %"
+           PRIu64 " rollbacks undoing %" PRIu64 " events, %" PRIu64 " anti-messages, %" PRIu64
+           " predicted, %" PRIu64 " GVT rounds\n", stats->processed, stats->events,
+           stats->processed ? (double)stats->events / (double)stats->processed : 0.0,
+           stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->predicted,
+           stats->gvt_rounds);
+    printf("%-22s %10s %10s %9s %10s %9s %10s %11s\n", "lp", "processed", "committed",
+           "rollbacks", "re-exec", "predicted", "err rms", "err max");
+    for (size_t i = 0; i < rtcosim_events_lp_count(sim); i++) {
+        rtcosim_lp_speculation s;
+        if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, &err) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        printf("%-22s %10" PRIu64 " %10" PRIu64 " %9" PRIu64 " %10" PRIu64 " %9" PRIu64
+               " %10.3g %11.3g\n", rtcosim_events_lp_name(sim, (rtcosim_lp_id)i), s.processed,
+               s.committed, s.rollbacks, s.rolled_back, s.predicted, s.error_rms, s.error_max);
+    }
+    if (csv && rtcosim_events_write_speculation_csv(sim, csv, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    return 0;
+}
+
+/* --reference: the same vehicle on the conservative scheduler, compared. */
+static int compare_reference(const rtcosim_ecu_vehicle_config *vc, const rtcosim_run_options *ro,
+                             const rtcosim_ecu_vehicle *vehicle)
+{
+    rtcosim_error err = {0};
+    rtcosim_events *sim = NULL;
+    rtcosim_ecu_vehicle *ref = NULL;
+    rtcosim_run_options o = *ro;
+    o.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE;
+    rtcosim_run_stats stats;
+    int rc = 0;
+    if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
+        rtcosim_ecu_vehicle_build(sim, vc, &ref, &err) != RTCOSIM_OK ||
+        rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+    } else {
+        bool frames = false;
+        double e = rtcosim_ecu_vehicle_max_rel_error(vehicle, ref, &frames);
+        bool same = rtcosim_ecu_vehicle_checksum(vehicle) == rtcosim_ecu_vehicle_checksum(ref);
+        printf("reference   conservative run in %.3f s wall: results %s, max relative error of"
+               " the ECUs' sensors and actuators %.3g, CAN frames %s\n", stats.wall_s,
+               same ? "bit-identical" : "differ", e, frames ? "as many" : "differ in number");
+    }
+    rtcosim_ecu_vehicle_free(ref);
+    rtcosim_events_free(sim);
+    return rc;
+}
+
 static int run_events(int argc, char **argv)
 {
     rtcosim_ecu_vehicle_config vc = {.ecus = 4};
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
-    const char *can_log = NULL, *system = NULL;
+    const char *can_log = NULL, *system = NULL, *spec_csv = NULL;
+    bool reference = false;
     rtcosim_error err = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -57,6 +122,10 @@ static int run_events(int argc, char **argv)
         }
         if (strcmp(a, "--no-null-messages") == 0) {
             ro.no_null_messages = true;
+            continue;
+        }
+        if (strcmp(a, "--reference") == 0) {
+            reference = true;
             continue;
         }
         if (strcmp(a, "--rounds") == 0) {
@@ -75,7 +144,7 @@ static int run_events(int argc, char **argv)
         if (strcmp(a, "--scheduler") == 0) {
             if (rtcosim_scheduler_parse(v, &ro.scheduler) != 0)
                 return cli_fail("events: unknown scheduler '%s' (sequential, conservative,"
-                                " global, lockstep)", v);
+                                " global, lockstep, speculative)", v);
         } else if (strcmp(a, "--threads") == 0) {
             if (parse_uint(v, 256, &n) != 0 || n == 0)
                 return cli_fail("events: --threads needs a number in 1..256, got '%s'", v);
@@ -109,12 +178,36 @@ static int run_events(int argc, char **argv)
             vc.bitrate = (uint32_t)n;
         } else if (strcmp(a, "--can-log") == 0) {
             can_log = v;
+        } else if (strcmp(a, "--firmware") == 0) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1])
+                return cli_fail("events: --firmware needs ECU=PATH.elf, got '%s'", v);
+            if ((size_t)(eq - v) >= sizeof vc.firmware_ecu ||
+                strlen(eq + 1) >= sizeof vc.firmware_path)
+                return cli_fail("events: --firmware: ECU name or path too long in '%s'", v);
+            snprintf(vc.firmware_ecu, sizeof vc.firmware_ecu, "%.*s", (int)(eq - v), v);
+            snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", eq + 1);
+        } else if (strcmp(a, "--speculate-stats") == 0) {
+            spec_csv = v;
+        } else if (strcmp(a, "--max-ahead") == 0) {
+            if (rtcosim_time_parse_seconds(v, &ro.max_ahead, &err) != RTCOSIM_OK)
+                return cli_fail("events: --max-ahead: %s", err.message);
+            if (ro.max_ahead <= 0)
+                return cli_fail("events: --max-ahead must be positive, got '%s'", v);
+        } else if (strcmp(a, "--threshold") == 0) {
+            char *end;
+            ro.threshold = strtod(v, &end);
+            if (*end || end == v || !(ro.threshold >= 0) || ro.threshold > 1e300)
+                return cli_fail("events: --threshold needs a finite number >= 0, got '%s'", v);
         } else {
             return cli_fail("events: unknown option '%s' (see rtcosim events --help)", a);
         }
     }
     if (system && rtcosim_ecu_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
+    bool speculative = ro.scheduler == RTCOSIM_SCHEDULER_SPECULATIVE;
+    if ((spec_csv || reference) && !speculative)
+        return cli_fail("events: --speculate-stats and --reference need --scheduler speculative");
     vc.log_frames = can_log != NULL;
     rtcosim_events *sim = NULL;
     rtcosim_ecu_vehicle *vehicle = NULL;
@@ -133,8 +226,10 @@ static int run_events(int argc, char **argv)
     rtcosim_can_bus_stats_get(rtcosim_ecu_vehicle_bus(vehicle), ro.stop_time - ro.start_time, &bs);
     printf("vehicle: %zu ECUs, scheduler %s", rtcosim_ecu_vehicle_ecu_count(vehicle),
            rtcosim_scheduler_name(ro.scheduler));
-    if (ro.scheduler == RTCOSIM_SCHEDULER_CONSERVATIVE)
+    if (ro.scheduler == RTCOSIM_SCHEDULER_CONSERVATIVE || speculative)
         printf(" (%u threads)", ro.threads);
+    if (speculative)
+        printf(", threshold %g", ro.threshold);
     printf(", %.6g s simulated\n", sim_s);
     printf("events      %" PRIu64 " in %.3f s wall (%.3g events/s), %" PRIu64 " rounds\n",
            stats.events, stats.wall_s, (double)stats.events / stats.wall_s, stats.rounds);
@@ -154,6 +249,11 @@ static int run_events(int argc, char **argv)
                (double)rtcosim_ecu_response_delay(e) / 1e3, es.frames_sent, es.frames_received);
     }
     printf("checksum    %016" PRIx64 "\n", rtcosim_ecu_vehicle_checksum(vehicle));
+    if (speculative) {
+        rc = report_speculation(sim, &stats, spec_csv);
+        if (rc == 0 && reference)
+            rc = compare_reference(&vc, &ro, vehicle);
+    }
 done:
     rtcosim_ecu_vehicle_free(vehicle);
     rtcosim_events_free(sim);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "rtcosim/fmu.h"
+#include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
@@ -33,6 +34,12 @@ static void usage(FILE *out)
             "  --order O               jacobi | gauss-seidel\n"
             "  --coupling C            input extrapolation: zoh | foh | soh\n"
             "  --correction C          none | energy (= dead-time) | dead-time | integrator\n"
+            "  --step-input S          mean | start: what a component that cannot take input\n"
+            "                          derivatives receives of a foh/soh estimate over its step\n"
+            "                          [t, t+H]: the estimate's mean over the step (default: the\n"
+            "                          same impulse, no lag) or its value at t (a sampled input;\n"
+            "                          lags a ramp by H/2). zoh passes the held sample bit for\n"
+            "                          bit either way\n"
             "  --step-control          adaptive macro step\n"
             "  --threads N             worker threads for Jacobi steps\n"
             "  --parameter-set F.ssv   apply a parameter set (names component.variable); repeatable\n"
@@ -49,6 +56,16 @@ static void usage(FILE *out)
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
             "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
             "last time every component reached, the summary names the component, exit code 0.\n\n"
+            "speculation (fixed steps, coupling without correction; see master_speculate.h):\n"
+            "  --speculate             each component (on --threads threads, default one each up\n"
+            "                          to the processor count) predicts the inputs it\n"
+            "                          lacks, runs ahead and rolls back partially on arrival;\n"
+            "                          components that cannot save state run conservatively\n"
+            "  --threshold Tc          cumulative input error allowed in kept steps (default 0:\n"
+            "                          results bit-identical to the plain run)\n"
+            "  --horizon M             steps a component may run ahead (default 16)\n"
+            "  --speculate-stats F.csv per-component statistics (rollback depths, prediction error)\n"
+            "  --reference             also run plain and report the committed results' error\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
             "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
@@ -128,6 +145,7 @@ typedef struct run_args {
     rtcosim_system_rt_delay *delays;
     rtcosim_time_ns **schedules;
     size_t delay_count;
+    cli_speculate speculate;
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -150,6 +168,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->build.fmu = &a->fmu_options;
             continue;
         }
+        if (cli_speculate_flag(&a->speculate, opt))
+            continue;
         if (strcmp(opt, "--real-time") == 0 || strcmp(opt, "--virtual-clock") == 0 ||
             strcmp(opt, "--no-calibrate") == 0) {
             a->real_time = a->real_time || strcmp(opt, "--real-time") == 0;
@@ -166,7 +186,11 @@ static int parse_args(int argc, char **argv, run_args *a)
         if (!val)
             return cli_fail("run: %s needs a value (see rtcosim run --help)", opt);
         i++;
-        if (strcmp(opt, "--start-time") == 0) {
+        int spec = cli_speculate_option(&a->speculate, opt, val);
+        if (spec < 0)
+            return 1;
+        if (spec > 0) {
+        } else if (strcmp(opt, "--start-time") == 0) {
             rc = parse_time_option(opt, val, &a->start);
             a->has_start = true;
         } else if (strcmp(opt, "--stop-time") == 0) {
@@ -208,6 +232,13 @@ static int parse_args(int argc, char **argv, run_args *a)
             else
                 rc = cli_fail("--correction: unknown correction '%s' (none, energy, dead-time, "
                               "integrator)", val);
+        } else if (strcmp(opt, "--step-input") == 0) {
+            if (strcmp(val, "mean") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_MEAN;
+            else if (strcmp(val, "start") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_START;
+            else
+                rc = cli_fail("--step-input: unknown step input '%s' (mean, start)", val);
         } else if (strcmp(opt, "--threads") == 0) {
             char *end = NULL;
             long n = strtol(val, &end, 10);
@@ -289,6 +320,12 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
+    if (a->speculate.given && !a->speculate.enabled)
+        return cli_fail("run: --threshold, --horizon, --speculate-stats and --reference need "
+                        "--speculate");
+    if (a->speculate.enabled && a->real_time)
+        return cli_fail("run: --speculate and --real-time cannot be combined");
+    a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;
     return 0;
 }
 
@@ -391,12 +428,34 @@ done:
     return rc;
 }
 
+/* The master of the system with the command line's settings and start
+ * values, initialized from start to stop. */
+static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
+                       rtcosim_time_ns stop, rtcosim_master **out,
+                       rtcosim_ssd_step_origin *step_origin)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    rtcosim_system_build_options build = a->build;
+    build.step_origin = step_origin;
+    build.observe = a->observe;
+    build.observe_count = a->observe_count;
+    if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    for (size_t i = 0; i < a->start_count; i++)
+        if (rtcosim_master_set_start_value(*out, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK)
+            return cli_fail("--start-value: %s", err.message);
+    if (rtcosim_master_initialize(*out, start, stop, &err) != RTCOSIM_OK)
+        return cli_fail("%s: %s", a->system, err.message);
+    return 0;
+}
+
 static int run_system(const run_args *a)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
     rtcosim_system_desc *desc = NULL;
-    rtcosim_master *m = NULL;
+    rtcosim_master *m = NULL, *reference = NULL;
     run_output out = {0};
     int rc = 0;
     if (rtcosim_system_desc_load(a->system, &desc, &err) != RTCOSIM_OK)
@@ -430,28 +489,15 @@ static int run_system(const run_args *a)
         rc = run_real_time(a, desc, start, stop);
         goto done;
     }
-    rtcosim_system_build_options build = a->build;
     rtcosim_ssd_step_origin step_origin = RTCOSIM_STEP_FROM_NONE;
-    build.step_origin = &step_origin;
-    build.observe = a->observe;
-    build.observe_count = a->observe_count;
-    if (rtcosim_system_build_master(desc, &build, &m, &err) != RTCOSIM_OK) {
-        rc = cli_fail_error(&err);
+    if ((rc = make_master(a, desc, start, stop, &m, &step_origin)) != 0 ||
+        (a->speculate.reference &&
+         (rc = make_master(a, desc, start, stop, &reference, NULL)) != 0))
         goto done;
-    }
-    for (size_t i = 0; i < a->start_count; i++)
-        if (rtcosim_master_set_start_value(m, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK) {
-            rc = cli_fail("--start-value: %s", err.message);
-            goto done;
-        }
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
     bool adaptive = a->build.overrides.has_step_control
                         ? a->build.overrides.step_control
                         : annotated->has_step_control && annotated->step_control;
-    if (rtcosim_master_initialize(m, start, stop, &err) != RTCOSIM_OK) {
-        rc = cli_fail("%s: %s", a->system, err.message);
-        goto done;
-    }
     rtcosim_time_ns macro = rtcosim_master_next_step(m);
     uint32_t every = 1;
     if (a->has_interval && adaptive) {
@@ -490,11 +536,16 @@ static int run_system(const run_args *a)
         free(columns);
     }
 
-    double wall_start = wall_seconds();
+    double wall_start = wall_seconds(), wall;
+    rtcosim_status st;
     cli_progress_init(&out.progress, a->quiet, start, stop);
-    rtcosim_status st = rtcosim_master_run(m, stop, record_row, &out, &err);
+    if (a->speculate.enabled) {
+        st = cli_run_speculative(m, reference, &a->speculate, stop, record_row, &out, &wall, &err);
+    } else {
+        st = rtcosim_master_run(m, stop, record_row, &out, &err);
+        wall = wall_seconds() - wall_start;
+    }
     cli_progress_finish(&out.progress);
-    double wall = wall_seconds() - wall_start;
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,
                       rtcosim_time_to_seconds(rtcosim_master_time(m)), err.message);
@@ -546,6 +597,7 @@ done:
         rtcosim_recorder_close(out.recorder, NULL, NULL);
     free(out.row);
     rtcosim_master_free(m);
+    rtcosim_master_free(reference);
     rtcosim_system_desc_free(desc);
     return rc;
 }

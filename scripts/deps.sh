@@ -9,6 +9,7 @@ packages=(
   libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin
   python3-numpy python3-pytest python3-can
+  libunicorn-dev libelf-dev gcc-arm-none-eabi picolibc-arm-none-eabi
 )
 missing=()
 for p in "${packages[@]}"; do

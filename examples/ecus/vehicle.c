@@ -19,6 +19,7 @@
 struct rtcosim_ecu_vehicle {
     rtcosim_can_bus *bus;
     rtcosim_ecu **ecus;
+    rtcosim_vecu_ecu *firmware; /* the engine on firmware, or NULL; owns its ECU */
     size_t ecu_count;
 };
 
@@ -308,14 +309,28 @@ static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_ecu_vehicle *v,
     rtcosim_ecu_config ec = {.name = name, .clock_hz = c->clock_hz ? c->clock_hz : CLOCK_HZ_DEFAULT,
                              .software_size = size, .software_init = &init, .bus = v->bus,
                              .sensor_count = 1, .actuator_count = 1};
-    rtcosim_status st = rtcosim_ecu_create(sim, &ec, out, err);
+    bool firmware = c->firmware_ecu[0] && strcmp(c->firmware_ecu, name) == 0;
+    rtcosim_status st;
+    if (firmware && (kind != 0 || g != 0))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: ECU '%s' has no firmware contract;"
+                                 " only 'engine' runs firmware (examples/firmware/engine.c)", name);
+    if (firmware) {
+        rtcosim_vecu_ecu_config vc;
+        rtcosim_ecu_vehicle_engine_firmware(name, c->firmware_path, ec.clock_hz, v->bus, &vc);
+        st = rtcosim_vecu_ecu_create(sim, &vc, &v->firmware, err);
+        *out = st == RTCOSIM_OK ? rtcosim_vecu_ecu_ecu(v->firmware) : NULL;
+    } else {
+        st = rtcosim_ecu_create(sim, &ec, out, err);
+    }
     if (st != RTCOSIM_OK)
         return st;
     rtcosim_ecu *e = *out;
     const rtcosim_time_ns ms = RTCOSIM_NS_PER_MS;
     /* execution times in cycles at 200 MHz: 1 ms control 40-60 us, CAN
      * packing 10-20 us, interrupts about 10 us */
-    switch (kind) {
+    switch (firmware ? -1 : (int)kind) {
+    case -1:
+        break; /* tasks and CAN declared by the firmware's contract */
     case 0:
         st = rtcosim_ecu_add_task(e, "control_1ms", ms, 0, 9000, 1, engine_control, err);
         if (st == RTCOSIM_OK)
@@ -396,6 +411,9 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
         if (v->ecus[i])
             v->ecu_count++;
     }
+    if (st == RTCOSIM_OK && c->firmware_ecu[0] && !v->firmware)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: no ECU named '%s' to run firmware"
+                               " (the engine firmware replaces 'engine')", c->firmware_ecu);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_connect(v->bus, err);
     /* Placement for threads: the ECUs talk to each other through the bus in
@@ -407,16 +425,23 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
      * times the ECUs' own work (perf on `bench ecu`, N = 16: the plants'
      * derivatives and steps 55 % of the samples, ECUs, bus and kernel 20 %),
      * so every third plant joins the ECU network's thread to even the
-     * threads' loads; its cycle with its ECU then stays inside that thread. */
+     * threads' loads; its cycle with its ECU then stays inside that thread.
+     * An ECU whose response delay is under 1 us (firmware on the emulated
+     * core: its shortest job is a few hundred ns) would trade bounds with
+     * its plant that often, so its plant joins the ECU network's thread too. */
+    rtcosim_lp_id plant_group = RTCOSIM_LP_NO_GROUP;
     for (size_t i = 0; i < v->ecu_count && st == RTCOSIM_OK; i++) {
         rtcosim_lp_id plant = rtcosim_ecu_plant_lp(v->ecus[i]);
         if (plant == RTCOSIM_LP_NO_GROUP)
             continue;
         st = rtcosim_events_set_group(sim, rtcosim_ecu_lp(v->ecus[i]),
                                       rtcosim_can_bus_lp(v->bus), err);
+        bool join = i % 3 == 2 || rtcosim_ecu_response_delay(v->ecus[i]) < RTCOSIM_NS_PER_US;
+        if (!join && plant_group == RTCOSIM_LP_NO_GROUP)
+            plant_group = plant;
         if (st == RTCOSIM_OK)
-            st = rtcosim_events_set_group(sim, plant, i % 3 == 2 ? rtcosim_can_bus_lp(v->bus)
-                                                     : rtcosim_ecu_plant_lp(v->ecus[0]), err);
+            st = rtcosim_events_set_group(sim, plant, join ? rtcosim_can_bus_lp(v->bus)
+                                                           : plant_group, err);
     }
     if (st != RTCOSIM_OK) {
         rtcosim_ecu_vehicle_free(v);
@@ -431,7 +456,9 @@ void rtcosim_ecu_vehicle_free(rtcosim_ecu_vehicle *v)
     if (!v)
         return;
     for (size_t i = 0; i < v->ecu_count; i++)
-        rtcosim_ecu_free(v->ecus[i]);
+        if (!v->firmware || v->ecus[i] != rtcosim_vecu_ecu_ecu(v->firmware))
+            rtcosim_ecu_free(v->ecus[i]);
+    rtcosim_vecu_ecu_free(v->firmware);
     free(v->ecus);
     rtcosim_can_bus_free(v->bus);
     free(v);
@@ -495,4 +522,24 @@ uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v)
         h = hash_u64(h, log[i].sender);
     }
     return h;
+}
+
+double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
+                                         const rtcosim_ecu_vehicle *reference, bool *same_frames)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < v->ecu_count && i < reference->ecu_count; i++) {
+        double pairs[2][2] = {
+            {rtcosim_ecu_sensor(v->ecus[i], 0), rtcosim_ecu_sensor(reference->ecus[i], 0)},
+            {rtcosim_ecu_actuator(v->ecus[i], 0), rtcosim_ecu_actuator(reference->ecus[i], 0)}};
+        for (int k = 0; k < 2; k++) {
+            double scale = fabs(pairs[k][1]) > 1.0 ? fabs(pairs[k][1]) : 1.0;
+            double e = fabs(pairs[k][0] - pairs[k][1]) / scale;
+            if (!(e <= worst))
+                worst = e; /* NaN counts as the worst */
+        }
+    }
+    if (same_frames)
+        *same_frames = rtcosim_can_bus_log_count(v->bus) == rtcosim_can_bus_log_count(reference->bus);
+    return worst;
 }

@@ -8,6 +8,7 @@
 #include "rtcosim/ecu.h"
 #include "rtcosim/events.h"
 #include "rtcosim/native.h"
+#include "rtcosim/vecu.h"
 
 #define VEHICLE_VR_STATE 0u /* every plant: its one state is output vr 0 */
 #define VEHICLE_VR_INPUT 1u /* and its one input vr 1 */
@@ -35,6 +36,9 @@ typedef struct rtcosim_ecu_vehicle_config {
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
+    /* an ECU running firmware instead of task functions (only "engine",
+     * group 0, has a firmware contract); empty: none */
+    char firmware_ecu[64], firmware_path[1024];
 } rtcosim_ecu_vehicle_config;
 
 typedef struct rtcosim_ecu_vehicle rtcosim_ecu_vehicle;
@@ -49,10 +53,22 @@ rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t index)
 /* A hash of every ECU's emulator state and of the CAN log (when kept): equal
  * hashes after two runs mean identical results. */
 uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
+/* The largest relative difference between two runs' results (every ECU's
+ * final sensor and actuator values, |a - b| / max(|b|, 1)), and whether
+ * their CAN logs hold the same number of frames; for a speculative run with
+ * a threshold against a reference run. The vehicles must match in size. */
+double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
+                                         const rtcosim_ecu_vehicle *reference, bool *same_frames);
+
+/* The I/O contract of the engine firmware (examples/firmware/engine.c) as a
+ * virtual-ECU configuration; name and path are referenced, not copied. */
+void rtcosim_ecu_vehicle_engine_firmware(const char *name, const char *path, uint64_t clock_hz,
+                                         rtcosim_can_bus *bus, rtcosim_vecu_ecu_config *c);
 
 /* A vehicle system file: INI text with a [vehicle] section (ecus, bitrate,
- * stuffing = actual|worst-case, plants = active|passive, plant_step and
- * clock_hz) and a [run] section (scheduler, threads, stop_time, seed).
+ * stuffing = actual|worst-case, plants = active|passive, plant_step,
+ * clock_hz, firmware = ECU=PATH.elf with PATH relative to the file's
+ * folder) and a [run] section (scheduler, threads, stop_time, seed).
  * '#' or ';' start comments. Given values override *config and *run; an
  * unknown section or key, or a bad value, is an error naming file and line. */
 rtcosim_status rtcosim_ecu_vehicle_load(const char *path, rtcosim_ecu_vehicle_config *config,

@@ -63,6 +63,15 @@ static rtcosim_status set_key(const char *section, const char *key, const char *
             if (parse_u64(value, UINT64_C(100000000000), &n) || n == 0)
                 return BAD("a clock in 1..1e11 Hz");
             c->clock_hz = n;
+        } else if (strcmp(key, "firmware") == 0) {
+            /* ECU=PATH, PATH relative to the folder of the file */
+            const char *eq = strchr(value, '='), *slash = strrchr(origin, '/');
+            int dir = value[0] && eq && eq[1] && eq[1] != '/' && slash ? (int)(slash - origin) + 1 : 0;
+            if (!eq || eq == value || !eq[1] || (size_t)(eq - value) >= sizeof c->firmware_ecu ||
+                (size_t)dir + strlen(eq + 1) >= sizeof c->firmware_path)
+                return BAD("ECU=PATH.elf with a short name and path");
+            snprintf(c->firmware_ecu, sizeof c->firmware_ecu, "%.*s", (int)(eq - value), value);
+            snprintf(c->firmware_path, sizeof c->firmware_path, "%.*s%s", dir, origin, eq + 1);
         } else {
             return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%u: unknown key '%s' in [vehicle]",
                                      origin, line, key);
@@ -70,7 +79,7 @@ static rtcosim_status set_key(const char *section, const char *key, const char *
     } else if (strcmp(section, "run") == 0) {
         if (strcmp(key, "scheduler") == 0) {
             if (rtcosim_scheduler_parse(value, &run->scheduler) != 0)
-                return BAD("sequential, conservative, global or lockstep");
+                return BAD("sequential, conservative, global, lockstep or speculative");
         } else if (strcmp(key, "threads") == 0) {
             if (parse_u64(value, 256, &n) || n == 0)
                 return BAD("a number of threads in 1..256");

@@ -158,13 +158,21 @@ rtcosim_status rtcosim_oscillator_build(const rtcosim_oscillator_params *p,
         {"mass2.m", p->m2}, {"mass2.k", p->k2}, {"mass2.c", p->c2}, {"mass2.kc", p->kc},
         {"mass2.cc", p->cc}, {"mass2.x0", p->x2_0}, {"mass2.v0", p->v2_0},
     };
+    const char *mass2_inputs[] = {"x1", "v1"};
     if ((st = rtcosim_native_create("rtcosim:oscillator.mass1", &c1, err)) != RTCOSIM_OK ||
+        (s->wrap && (st = s->wrap(s->wrap_context, 0, c1, &c1, err)) != RTCOSIM_OK) ||
         (st = rtcosim_master_add_component(m, "mass1", c1, multiple, err)) != RTCOSIM_OK ||
         (st = rtcosim_native_create("rtcosim:oscillator.mass2", &c2, err)) != RTCOSIM_OK ||
+        (s->wrap && (st = s->wrap(s->wrap_context, 1, c2, &c2, err)) != RTCOSIM_OK) ||
         (st = rtcosim_master_add_component(m, "mass2", c2, multiple, err)) != RTCOSIM_OK ||
         (st = rtcosim_master_connect(m, "mass1.x", "mass2.x1", &s->coupling, err)) != RTCOSIM_OK ||
         (st = rtcosim_master_connect(m, "mass1.v", "mass2.v1", &s->coupling, err)) != RTCOSIM_OK ||
         (st = rtcosim_master_connect(m, "mass2.F", "mass1.F", &s->coupling, err)) != RTCOSIM_OK)
+        goto fail;
+    if (s->wrap &&
+        ((st = rtcosim_master_set_feedthrough(m, "mass1.x", NULL, 0, err)) != RTCOSIM_OK ||
+         (st = rtcosim_master_set_feedthrough(m, "mass1.v", NULL, 0, err)) != RTCOSIM_OK ||
+         (st = rtcosim_master_set_feedthrough(m, "mass2.F", mass2_inputs, 2, err)) != RTCOSIM_OK))
         goto fail;
     if (s->power_bond &&
         (st = rtcosim_master_add_power_bond(m, "mass1.F", "mass2.v1", err)) != RTCOSIM_OK)

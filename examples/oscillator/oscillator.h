@@ -36,6 +36,13 @@ typedef struct rtcosim_oscillator_setup {
     bool power_bond;         /* declare (mass1.F, mass2.v1) as a power bond */
     unsigned threads;
     rtcosim_step_control step_control; /* .enabled false: fixed step */
+    /* Optional: replace a freshly created mass (0: mass1, 1: mass2) by a
+     * wrapper of it (e.g. rtcosim_delay_wrap to make it slow), taking
+     * ownership of `inner` as rtcosim_delay_wrap does. The masses' direct
+     * feedthrough is declared to the master, so it holds for wrappers too. */
+    rtcosim_status (*wrap)(void *context, int mass, rtcosim_component *inner,
+                           rtcosim_component **out, rtcosim_error *err);
+    void *wrap_context;
 } rtcosim_oscillator_setup;
 
 /* Defaults: H = 1 ms, 10 s, Jacobi, ZOH without correction, power bond on, 1 thread. */

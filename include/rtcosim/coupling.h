@@ -57,6 +57,23 @@ typedef enum rtcosim_error_quadrature {
     RTCOSIM_QUADRATURE_QUADRATIC
 } rtcosim_error_quadrature;
 
+/* What a consumer that cannot take input derivatives (a black box: FMI 2.0
+ * without canInterpolateInputs, FMI 3.0 without providesIntermediateUpdate
+ * of inputs) receives of a FOH/SOH estimate p over its step [t, t + h]: one
+ * constant value per step. ZOH estimates are constant, so both give the held
+ * sample itself, bit for bit. */
+typedef enum rtcosim_step_input {
+    /* The mean (1/h) * integral of p over the step: c0 + c1 h/2 + c2 h^2/3.
+     * The constant with the estimate's impulse; no O(h) lag on a sloped
+     * signal (default). */
+    RTCOSIM_STEP_INPUT_MEAN = 0,
+    /* p(t), the estimate's value at the step start (what a tool that samples
+     * its inputs at the communication point gives); lags a sloped signal by
+     * h/2 on average. The error signal and the correction then measure
+     * against this held value, since it is what the consumer received. */
+    RTCOSIM_STEP_INPUT_START
+} rtcosim_step_input;
+
 typedef struct rtcosim_coupling_options {
     rtcosim_extrapolation extrapolation;
     rtcosim_correction correction;
@@ -69,6 +86,7 @@ typedef struct rtcosim_coupling_options {
     bool has_transformation;
     double factor, offset;
     rtcosim_error_quadrature quadrature;
+    rtcosim_step_input step_input; /* black-box consumers of FOH/SOH estimates */
     /* Integer, enumeration and Boolean connections: the value map of an SSP
      * 1.0 Integer/Enumeration/BooleanMappingTransformation. An output value
      * map_from[i] arrives at the input as map_to[i]; a value not in the map
@@ -78,7 +96,7 @@ typedef struct rtcosim_coupling_options {
 } rtcosim_coupling_options;
 
 /* Defaults: ZOH, no correction, stability factor 1, interpolate, no
- * transformation, automatic quadrature. */
+ * transformation, automatic quadrature, step mean for black boxes. */
 void rtcosim_coupling_options_init(rtcosim_coupling_options *opts);
 
 /* Parse "zoh"/"foh"/"soh" and "none"/"dead-time"/"integrator" (as used on the
@@ -89,6 +107,10 @@ rtcosim_status rtcosim_correction_parse(const char *text, rtcosim_correction *ou
                                         rtcosim_error *err);
 const char *rtcosim_extrapolation_name(rtcosim_extrapolation e);
 const char *rtcosim_correction_name(rtcosim_correction c);
+/* "mean" / "start" (rtcosim_step_input); RTCOSIM_EINVAL naming the text when unknown. */
+rtcosim_status rtcosim_step_input_parse(const char *text, rtcosim_step_input *out,
+                                        rtcosim_error *err);
+const char *rtcosim_step_input_name(rtcosim_step_input s);
 
 /* A polynomial in s = t - t0 (seconds) over one step: p(s) = c0 + c1 s + c2 s^2. */
 typedef struct rtcosim_poly {
@@ -101,14 +123,27 @@ typedef struct rtcosim_poly {
  * Exact for polynomials of degree <= the order used. n >= 1. */
 void rtcosim_poly_fit(rtcosim_extrapolation order, const rtcosim_time_ns *times,
                       const double *values, size_t n, rtcosim_time_ns t0, rtcosim_poly *out);
+/* p(s); a constant p gives c0 bit for bit (see rtcosim_poly_mean). */
 static inline double rtcosim_poly_eval(const rtcosim_poly *p, double s)
 {
-    return p->c[0] + s * (p->c[1] + s * p->c[2]);
+    double tail = s * (p->c[1] + s * p->c[2]);
+    return tail != 0 ? p->c[0] + tail : p->c[0];
 }
-/* Integral of p over [0, h] seconds. */
+/* Mean of p over [0, h] seconds: c0 + h (c1/2 + h c2/3). For a constant p it
+ * is c0 itself, bit for bit: the tail is added only when it is not zero,
+ * because c0 + (+0) turns a -0 into +0 (the select costs no division and no
+ * branch misprediction). Computing the mean as integral / h instead would
+ * round twice ((h c0) / h != c0 for most c0, e.g. 1.9998 at h = 1 ms), so a
+ * pass-through would not pass its signal unchanged. */
+static inline double rtcosim_poly_mean(const rtcosim_poly *p, double h)
+{
+    double tail = h * (p->c[1] / 2 + h * p->c[2] / 3);
+    return tail != 0 ? p->c[0] + tail : p->c[0];
+}
+/* Integral of p over [0, h] seconds (h times the mean). */
 static inline double rtcosim_poly_integral(const rtcosim_poly *p, double h)
 {
-    return h * (p->c[0] + h * (p->c[1] / 2 + h * p->c[2] / 3));
+    return h * rtcosim_poly_mean(p, h);
 }
 /* The polynomial shifted to a new origin: q(s) = p(s + ds). */
 void rtcosim_poly_shift(const rtcosim_poly *p, double ds, rtcosim_poly *out);

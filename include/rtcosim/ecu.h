@@ -51,6 +51,7 @@ typedef struct rtcosim_ecu_config {
     rtcosim_can_bus *bus;       /* NULL: no CAN */
     size_t sensor_count, actuator_count; /* <= RTCOSIM_ECU_IO_MAX */
     const double *actuator_init; /* actuator values before the first job (NULL: zeros) */
+    void *user;                 /* handed to task and interrupt code (rtcosim_ecu_io_user) */
 } rtcosim_ecu_config;
 
 typedef enum rtcosim_plant_mode {
@@ -135,6 +136,12 @@ void rtcosim_ecu_io_actuate(rtcosim_ecu_io *io, size_t index, double value);
  * identifier missing from the RX database fails the job (and the run). */
 bool rtcosim_ecu_io_can_read(rtcosim_ecu_io *io, uint32_t id, bool extended,
                              rtcosim_can_frame *frame);
+/* config.user of the ECU. */
+void *rtcosim_ecu_io_user(const rtcosim_ecu_io *io);
+/* The job's executed cycles, when its code measures them (an emulated core):
+ * the job then ends after max(cycles, its declared cycles); the declared
+ * cycles stay the lower bound that makes the response delay. */
+void rtcosim_ecu_io_set_cycles(rtcosim_ecu_io *io, uint64_t cycles);
 /* Queue a frame from the TX database; it reaches the bus at the job's end. */
 rtcosim_status rtcosim_ecu_io_can_send(rtcosim_ecu_io *io, uint32_t id, bool extended,
                                        const uint8_t *data, uint8_t dlc, rtcosim_error *err);

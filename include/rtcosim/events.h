@@ -63,6 +63,18 @@ typedef struct rtcosim_lp_model {
                             rtcosim_error *err);
     /* Once after the run, in LP order on the calling thread: statistics. */
     rtcosim_status (*final)(rtcosim_lp *lp, void *state, rtcosim_error *err);
+    /* State saving for the speculative scheduler, which saves the LP's state
+     * before every event it processes and writes it back on rollback. Either
+     * `state_size` > 0 with no handlers: the first state_size bytes at
+     * `state` are copied; or the three handlers: snapshot_max gives the
+     * largest snapshot of this LP, save writes one (at most that many bytes,
+     * the size used in *used), restore writes it back. A model with neither
+     * cannot run speculatively (the run is refused, naming the LP). */
+    size_t state_size;
+    size_t (*snapshot_max)(const void *state);
+    rtcosim_status (*save)(const void *state, void *buffer, size_t capacity, size_t *used,
+                           rtcosim_error *err);
+    rtcosim_status (*restore)(void *state, const void *buffer, size_t size, rtcosim_error *err);
 } rtcosim_lp_model;
 
 typedef enum rtcosim_scheduler {
@@ -88,11 +100,26 @@ typedef enum rtcosim_scheduler {
     /* Time-stepped baseline: every LP is visited in every tick of
      * `lockstep_tick` and processes its events of that tick. The tick must not
      * exceed the smallest lookahead between different LPs. */
-    RTCOSIM_SCHEDULER_LOCKSTEP
+    RTCOSIM_SCHEDULER_LOCKSTEP,
+    /* Time Warp (Jefferson 1985) on worker threads, each owning a partition
+     * of the LPs as the conservative scheduler places them: every thread
+     * processes its events optimistically in timestamp order, saving each
+     * LP's state (and clock, sequence number, random stream) before every
+     * event; an event arriving in an LP's past (a straggler) rolls that LP
+     * back, and the events it sent from the undone steps are cancelled by
+     * anti-messages, which may roll back their receivers in turn. The global
+     * virtual time (GVT, Mattern's two-colour cut, no barrier) bounds every
+     * future rollback: state and events below it are committed and freed.
+     * No LP runs more than `max_ahead` past GVT, which bounds memory and
+     * cascades. Streams declared with rtcosim_events_add_prediction are
+     * predicted when their events are missing (see there). Committed results
+     * equal the sequential scheduler's bit for bit when `threshold` is 0. */
+    RTCOSIM_SCHEDULER_SPECULATIVE
 } rtcosim_scheduler;
 
 const char *rtcosim_scheduler_name(rtcosim_scheduler s);
-/* "sequential", "conservative", "global", "lockstep". Returns 0 or -1. */
+/* "sequential", "conservative", "global", "lockstep", "speculative".
+ * Returns 0 or -1. */
 int rtcosim_scheduler_parse(const char *text, rtcosim_scheduler *out);
 
 typedef struct rtcosim_run_options {
@@ -104,6 +131,13 @@ typedef struct rtcosim_run_options {
     uint64_t seed;                /* random streams */
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
     bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
+    /* speculative only: how far past GVT an LP may run (simulated ns);
+     * 0 means 256 times the smallest positive link lookahead */
+    rtcosim_time_ns max_ahead;
+    /* speculative only: threshold Tc of the cumulative prediction error of a
+     * predicted stream within which a late event does not roll back to its
+     * own step (see rtcosim_events_add_prediction); 0: exact */
+    double threshold;
 } rtcosim_run_options;
 
 typedef struct rtcosim_run_stats {
@@ -119,6 +153,10 @@ typedef struct rtcosim_run_stats {
      * (spinning or asleep), summed over threads, and how often they slept */
     double blocked_s;
     uint64_t sleeps;
+    /* speculative: events processed including those undone (events counts
+     * the committed ones), rollbacks, events undone by them, anti-messages,
+     * GVT rounds, predicted events processed */
+    uint64_t processed, rollbacks, rolled_back, anti_messages, gvt_rounds, predicted;
 } rtcosim_run_stats;
 
 /* Create an empty simulation. */
@@ -150,6 +188,25 @@ rtcosim_status rtcosim_events_add_link(rtcosim_events *sim, rtcosim_lp_id src, r
 rtcosim_status rtcosim_events_link_all(rtcosim_events *sim, rtcosim_time_ns lookahead,
                                        rtcosim_error *err);
 
+/* Declare a predictable input stream: the events of `type` that src sends
+ * to dst carry `width` (1..8) doubles as their whole payload, one event per
+ * instant (a sampled signal: a plant's outputs, an ECU's actuations). Under
+ * the speculative scheduler dst does not wait for them: it predicts the next
+ * event's values and time from the stream's past (least squares, see
+ * rtcosim/speculate.h) and processes the prediction. When the real event
+ * x[n] arrives after its prediction was processed, the scheme of the
+ * speculate module decides: the steps n .. n+m-1 whose cumulative error stays
+ * within the run's threshold Tc are kept, dst rolls back only to the
+ * prediction n+m, and the predictions after it are corrected (distributed
+ * correction). A real event at another time than predicted rolls back to the
+ * earlier of the two. With Tc = 0 only bit-identical predictions are kept, so
+ * results equal the sequential scheduler's. value_scale: width positive
+ * weights of the error of each value (NULL: all 1). Other schedulers ignore
+ * it. */
+rtcosim_status rtcosim_events_add_prediction(rtcosim_events *sim, rtcosim_lp_id src,
+                                             rtcosim_lp_id dst, uint16_t type, size_t width,
+                                             const double *value_scale, rtcosim_error *err);
+
 /* Run from start_time to stop_time. Can be called again after a run (the LPs
  * start afresh: the caller resets model state). */
 rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options *options,
@@ -164,6 +221,27 @@ size_t rtcosim_events_lp_count(const rtcosim_events *sim);
 const char *rtcosim_events_lp_name(const rtcosim_events *sim, rtcosim_lp_id lp);
 /* Events processed by one LP in the last run. */
 uint64_t rtcosim_events_lp_processed(const rtcosim_events *sim, rtcosim_lp_id lp);
+/* Speculative scheduler: one LP's statistics of the last run. */
+#define RTCOSIM_SPEC_DEPTH_BINS 8
+typedef struct rtcosim_lp_speculation {
+    uint64_t processed;     /* events processed, those undone by rollbacks included */
+    uint64_t committed;     /* events of the committed history */
+    uint64_t rollbacks;     /* rollbacks of this LP (stragglers, cancellations, predictions) */
+    uint64_t rolled_back;   /* events undone, then processed again */
+    uint64_t anti_messages; /* sent events cancelled */
+    /* rollbacks by the events they undid: 1, 2-3, 4-7, 8-15, ..., >= 128 */
+    uint64_t depth_hist[RTCOSIM_SPEC_DEPTH_BINS];
+    uint64_t predicted;     /* predicted input events processed */
+    uint64_t predictions_checked; /* real events compared with their prediction */
+    double error_rms, error_max;  /* of those predictions (value units of the stream) */
+} rtcosim_lp_speculation;
+rtcosim_status rtcosim_events_lp_speculation(const rtcosim_events *sim, rtcosim_lp_id lp,
+                                             rtcosim_lp_speculation *out, rtcosim_error *err);
+/* Write every LP's speculation statistics as CSV (one header line, one line
+ * per LP). */
+rtcosim_status rtcosim_events_write_speculation_csv(const rtcosim_events *sim, const char *path,
+                                                    rtcosim_error *err);
+
 /* Lookahead of the link src -> dst, or -1 when there is none. */
 rtcosim_time_ns rtcosim_events_link_lookahead(const rtcosim_events *sim, rtcosim_lp_id src,
                                               rtcosim_lp_id dst);

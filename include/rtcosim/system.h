@@ -49,7 +49,7 @@
  *   <ssc:Annotation type="org.rtcosim.master">
  *     <rc:Master xmlns:rc="https://rtcosim.org/SSP1/Master"
  *                stepSize="0.001" order="gauss-seidel" coupling="foh"
- *                correction="energy" stepControl="false" threads="2">
+ *                correction="energy" stepInput="mean" stepControl="false" threads="2">
  *       <rc:Component name="engine" stepSize="0.0001"/>   (or stepMultiple="10"
  *                                                          = 10 macro steps)
  *       <rc:PowerBond effort="mass1.F" flow="mass2.v1"/>  (a force/velocity pair,
@@ -59,7 +59,9 @@
  *
  * order: jacobi | gauss-seidel (the Gauss-Seidel sequence follows the
  * components' direct-feedthrough dependencies); coupling: zoh | foh | soh; correction:
- * none | energy (= dead-time) | dead-time | integrator. Unknown child elements of rc:Master are ignored so that later
+ * none | energy (= dead-time) | dead-time | integrator; stepInput: mean | start (what
+ * components without input derivatives receive of a FOH/SOH estimate per step,
+ * rtcosim_step_input in coupling.h). Unknown child elements of rc:Master are ignored so that later
  * versions (real-time settings) stay readable; unknown attributes are errors.
  *
  * Real-time settings (used by `rtcosim run --real-time` and system_rt.h;
@@ -204,6 +206,11 @@ typedef enum rtcosim_ssd_correction {
     RTCOSIM_SSD_CORRECTION_DEFAULT = 0, RTCOSIM_SSD_CORRECTION_NONE,
     RTCOSIM_SSD_CORRECTION_DEAD_TIME, RTCOSIM_SSD_CORRECTION_INTEGRATOR
 } rtcosim_ssd_correction;
+/* What black-box consumers of FOH/SOH estimates receive per step (coupling.h,
+ * rtcosim_step_input): the step's mean of the estimate or its start value. */
+typedef enum rtcosim_ssd_step_input {
+    RTCOSIM_SSD_STEP_INPUT_DEFAULT = 0, RTCOSIM_SSD_STEP_INPUT_MEAN, RTCOSIM_SSD_STEP_INPUT_START
+} rtcosim_ssd_step_input;
 
 /* Per-component rate: an absolute step (step_ns > 0) or a multiple of the
  * macro step (multiple > 0). */
@@ -230,6 +237,7 @@ typedef struct rtcosim_ssd_master_settings {
     rtcosim_ssd_order order;
     rtcosim_ssd_coupling coupling;
     rtcosim_ssd_correction correction;
+    rtcosim_ssd_step_input step_input;
     bool has_step_control, step_control;
     int threads; /* 0: not given */
     const rtcosim_ssd_component_rate *rates;

@@ -52,7 +52,8 @@ typedef struct anytime_candidate {
 int anytime_pick(const anytime_candidate *c, size_t n, rtcosim_anytime_criterion criterion);
 
 /* Parallel strategy: the best candidate whose result was ready by `cutoff`
- * (later results count as abandoned), or -1. */
+ * (later results count as abandoned); the minimal one (index 0) when no
+ * candidate was ready by then but it completed; else -1. */
 int anytime_parallel_select(const anytime_candidate *c, size_t n, rtcosim_time_ns cutoff,
                             rtcosim_anytime_criterion criterion);
 

@@ -1,5 +1,6 @@
-/* The anytime runner's object layout, shared by its files (runner and
- * records) and by nothing else: users see only the opaque handle. */
+/* The anytime runner's object layout and the functions its files share
+ * (set, variant, start, period, records) and nothing else: users see only
+ * the opaque handle. */
 #ifndef RTCOSIM_ANYTIME_PRIVATE_H
 #define RTCOSIM_ANYTIME_PRIVATE_H
 
@@ -90,7 +91,30 @@ struct rtcosim_anytime {
     size_t record_next, record_len;
 };
 
+/* No abort time: run to completion. */
+#define NEVER RTCOSIM_TIME_MAX
+
+static inline double anytime_us(double ns)
+{
+    return ns / 1e3;
+}
+
 void variant_release(variant *v);
+
+/* Running one variant (variant.c). prepare: copy the inputs and the committed
+ * state into v's job, to be aborted at abort_at; dispatch: hand the job to
+ * v's worker; wait_for: until the workers in mask are done or `until`;
+ * conclude: classify v's job (completed, aborted, abandoned, failed); run:
+ * all of these, inline when v has no worker; busy: v's worker has not
+ * returned from an abandoned job. start_workers: one worker per variant
+ * that needs one. */
+void anytime_variant_prepare(variant *v, const double *inputs, rtcosim_time_ns abort_at);
+void anytime_variant_dispatch(variant *v);
+void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until);
+void anytime_variant_conclude(variant *v);
+void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at);
+bool anytime_variant_busy(variant *v);
+rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err);
 /* Count a finished period in the summary and keep it in the ring. */
 void record_period(rtcosim_anytime *set, const rtcosim_anytime_period *rec);
 

@@ -50,7 +50,10 @@ int anytime_pick(const anytime_candidate *c, size_t n, rtcosim_anytime_criterion
 int anytime_parallel_select(const anytime_candidate *c, size_t n, rtcosim_time_ns cutoff,
                             rtcosim_anytime_criterion criterion)
 {
-    return pick_where(c, n, criterion, true, cutoff);
+    int best = pick_where(c, n, criterion, true, cutoff);
+    /* The minimal variant runs on the caller without a cutoff: its result is
+     * the guaranteed one, delivered when it alone completed, even late. */
+    return best < 0 && n > 0 && c[0].completed ? 0 : best;
 }
 
 size_t anytime_timer_choose(const double *estimate_ns, const rtcosim_time_ns *floor_ns,

@@ -226,8 +226,71 @@ static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* State saving for the speculative scheduler: the flags, statistics and log
+ * length, then each node's queue length and queued frames only (most queues
+ * are empty, so a snapshot is small next to the queues' capacity). The log's
+ * entries past the saved length are rewritten by the re-executed events. */
+typedef struct bus_snapshot_head {
+    bool busy, arbitration_pending;
+    size_t log_count;
+    rtcosim_can_bus_stats stats;
+} bus_snapshot_head;
+
+static size_t bus_snapshot_max(const void *state)
+{
+    const rtcosim_can_bus *bus = state;
+    return sizeof(bus_snapshot_head) +
+           bus->node_count * (sizeof(uint32_t) + bus->config.tx_queue_capacity * sizeof(can_pending));
+}
+
+static rtcosim_status bus_save(const void *state, void *buffer, size_t capacity, size_t *used,
+                               rtcosim_error *err)
+{
+    const rtcosim_can_bus *bus = state;
+    if (capacity < bus_snapshot_max(bus))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': state buffer too small",
+                                 bus->name);
+    unsigned char *p = buffer;
+    bus_snapshot_head h = {bus->busy, bus->arbitration_pending, bus->log_count, bus->stats};
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    for (size_t i = 0; i < bus->node_count; i++) {
+        const can_node *n = &bus->nodes[i];
+        memcpy(p, &n->queued, sizeof n->queued);
+        p += sizeof n->queued;
+        memcpy(p, n->queue, n->queued * sizeof *n->queue);
+        p += n->queued * sizeof *n->queue;
+    }
+    *used = (size_t)(p - (unsigned char *)buffer);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status bus_restore(void *state, const void *buffer, size_t size,
+                                  rtcosim_error *err)
+{
+    (void)size, (void)err;
+    rtcosim_can_bus *bus = state;
+    const unsigned char *p = buffer;
+    bus_snapshot_head h;
+    memcpy(&h, p, sizeof h);
+    p += sizeof h;
+    bus->busy = h.busy;
+    bus->arbitration_pending = h.arbitration_pending;
+    bus->log_count = h.log_count;
+    bus->stats = h.stats;
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        memcpy(&n->queued, p, sizeof n->queued);
+        p += sizeof n->queued;
+        memcpy(n->queue, p, n->queued * sizeof *n->queue);
+        p += n->queued * sizeof *n->queue;
+    }
+    return RTCOSIM_OK;
+}
+
 static const rtcosim_lp_model bus_model = {
     .kind = "can-bus", .init = bus_init, .event = bus_event, .final = bus_final,
+    .snapshot_max = bus_snapshot_max, .save = bus_save, .restore = bus_restore,
 };
 
 rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus_config *config,

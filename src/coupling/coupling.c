@@ -19,6 +19,7 @@ void rtcosim_coupling_options_init(rtcosim_coupling_options *o)
 }
 
 static const char *const extrapolation_names[] = {"zoh", "foh", "soh"};
+static const char *const step_input_names[] = {"mean", "start"};
 static const char *const correction_names[] = {"none", "dead-time", "integrator"};
 
 const char *rtcosim_extrapolation_name(rtcosim_extrapolation e)
@@ -41,6 +42,23 @@ rtcosim_status rtcosim_extrapolation_parse(const char *text, rtcosim_extrapolati
         }
     return rtcosim_error_set(err, RTCOSIM_EINVAL,
                              "unknown extrapolation '%s' (expected zoh, foh or soh)",
+                             text ? text : "");
+}
+
+const char *rtcosim_step_input_name(rtcosim_step_input s)
+{
+    return (unsigned)s < 2 ? step_input_names[s] : "?";
+}
+
+rtcosim_status rtcosim_step_input_parse(const char *text, rtcosim_step_input *out,
+                                        rtcosim_error *err)
+{
+    for (int i = 0; i < 2; i++)
+        if (text && strcmp(text, step_input_names[i]) == 0) {
+            *out = (rtcosim_step_input)i;
+            return RTCOSIM_OK;
+        }
+    return rtcosim_error_set(err, RTCOSIM_EINVAL, "unknown step input '%s' (expected mean or start)",
                              text ? text : "");
 }
 

@@ -30,6 +30,7 @@ typedef struct ecu_plant {
     size_t sensor_count, actuator_count;
     rtcosim_lp_id lp; /* active plants */
     rtcosim_state start_state; /* snapshot after initialization, for later runs */
+    rtcosim_state scratch_state; /* reused by the speculative scheduler's state saving */
     bool initialized;
     /* per run */
     rtcosim_time_ns time;
@@ -52,6 +53,12 @@ rtcosim_status ecu_plant_sample(ecu_plant *p, rtcosim_time_ns t, double *sensors
 rtcosim_status ecu_plant_actuate_later(ecu_plant *p, rtcosim_time_ns at, const double *values,
                                        rtcosim_error *err);
 extern const rtcosim_lp_model ecu_plant_model;
+/* State saving of the plant for the speculative scheduler (0: cannot). */
+size_t ecu_plant_snapshot_max(ecu_plant *p);
+rtcosim_status ecu_plant_save(ecu_plant *p, unsigned char *buffer, size_t capacity, size_t *used,
+                              rtcosim_error *err);
+rtcosim_status ecu_plant_restore(ecu_plant *p, const unsigned char *buffer, size_t size,
+                                 rtcosim_error *err);
 void ecu_plant_free(ecu_plant *p);
 
 #endif

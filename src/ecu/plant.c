@@ -103,6 +103,93 @@ rtcosim_status ecu_plant_actuate_later(ecu_plant *p, rtcosim_time_ns at, const d
     return RTCOSIM_OK;
 }
 
+/* ---- state saving for the speculative scheduler ----
+ * The plant's own variables (time, inputs, pending actuations) followed by
+ * its component's serialized state; the component snapshot handle is kept
+ * (allocated on the first save) so that saving does not allocate. */
+typedef struct plant_dynamics {
+    rtcosim_time_ns time;
+    double inputs[RTCOSIM_ECU_IO_MAX];
+    unsigned pending_head, pending_count;
+} plant_dynamics;
+
+static rtcosim_status plant_component_size(ecu_plant *p, size_t *size, rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_component_get_state(p->component, &p->scratch_state, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_serialized_state_size(p->component, p->scratch_state, size, err);
+    return st;
+}
+
+size_t ecu_plant_snapshot_max(ecu_plant *p)
+{
+    size_t size = 0;
+    if (!rtcosim_component_capabilities(p->component)->can_serialize_state ||
+        plant_component_size(p, &size, NULL) != RTCOSIM_OK)
+        return 0;
+    return sizeof(plant_dynamics) + sizeof p->pending + size;
+}
+
+rtcosim_status ecu_plant_save(ecu_plant *p, unsigned char *buffer, size_t capacity, size_t *used,
+                              rtcosim_error *err)
+{
+    size_t size = 0;
+    rtcosim_status st = plant_component_size(p, &size, err);
+    size_t total = sizeof(plant_dynamics) + sizeof p->pending + size;
+    if (st == RTCOSIM_OK && total > capacity)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "plant state of %zu bytes exceeds %zu",
+                               total, capacity);
+    if (st != RTCOSIM_OK)
+        return st;
+    plant_dynamics d = {p->time, {0}, p->pending_head, p->pending_count};
+    memcpy(d.inputs, p->inputs, sizeof d.inputs);
+    memcpy(buffer, &d, sizeof d);
+    memcpy(buffer + sizeof d, p->pending, sizeof p->pending);
+    *used = total;
+    return rtcosim_component_serialize_state(p->component, p->scratch_state,
+                                             buffer + sizeof d + sizeof p->pending, size, err);
+}
+
+rtcosim_status ecu_plant_restore(ecu_plant *p, const unsigned char *buffer, size_t size,
+                                 rtcosim_error *err)
+{
+    size_t head = sizeof(plant_dynamics) + sizeof p->pending;
+    if (size < head)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "plant state of %zu bytes is too short",
+                                 size);
+    plant_dynamics d;
+    memcpy(&d, buffer, sizeof d);
+    rtcosim_status st = rtcosim_component_deserialize_state(p->component, buffer + head,
+                                                            size - head, &p->scratch_state, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_set_state(p->component, p->scratch_state, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    p->time = d.time;
+    memcpy(p->inputs, d.inputs, sizeof p->inputs);
+    p->pending_head = d.pending_head;
+    p->pending_count = d.pending_count;
+    memcpy(p->pending, buffer + sizeof d, sizeof p->pending);
+    return RTCOSIM_OK;
+}
+
+static size_t active_snapshot_max(const void *state)
+{
+    return ecu_plant_snapshot_max((ecu_plant *)state);
+}
+
+static rtcosim_status active_save(const void *state, void *buffer, size_t capacity, size_t *used,
+                                  rtcosim_error *err)
+{
+    return ecu_plant_save((ecu_plant *)state, buffer, capacity, used, err);
+}
+
+static rtcosim_status active_restore(void *state, const void *buffer, size_t size,
+                                     rtcosim_error *err)
+{
+    return ecu_plant_restore(state, buffer, size, err);
+}
+
 static rtcosim_status active_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
 {
     (void)state;
@@ -134,7 +221,9 @@ static rtcosim_status active_event(rtcosim_lp *lp, void *state, const rtcosim_ev
 }
 
 const rtcosim_lp_model ecu_plant_model = {.kind = "plant", .init = active_init,
-                                          .event = active_event};
+                                          .event = active_event,
+                                          .snapshot_max = active_snapshot_max,
+                                          .save = active_save, .restore = active_restore};
 
 void ecu_plant_free(ecu_plant *p)
 {
@@ -142,6 +231,8 @@ void ecu_plant_free(ecu_plant *p)
         return;
     if (p->start_state)
         rtcosim_component_free_state(p->component, p->start_state);
+    if (p->scratch_state)
+        rtcosim_component_free_state(p->component, p->scratch_state);
     rtcosim_component_free(p->component);
     free(p);
 }

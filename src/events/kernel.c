@@ -9,19 +9,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernel.h"
+#include "spec_internal.h"
 #include "util/splitmix64.h"
 
-static const char *const scheduler_names[] = {"sequential", "conservative", "global", "lockstep"};
+static const char *const scheduler_names[] = {"sequential", "conservative", "global", "lockstep",
+                                              "speculative"};
+enum { SCHEDULER_COUNT = sizeof scheduler_names / sizeof scheduler_names[0] };
 
 const char *rtcosim_scheduler_name(rtcosim_scheduler s)
 {
-    return (unsigned)s < 4 ? scheduler_names[s] : "?";
+    return (unsigned)s < SCHEDULER_COUNT ? scheduler_names[s] : "?";
 }
 
 int rtcosim_scheduler_parse(const char *text, rtcosim_scheduler *out)
 {
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < SCHEDULER_COUNT; i++)
         if (text && strcmp(text, scheduler_names[i]) == 0) {
             *out = (rtcosim_scheduler)i;
             return 0;
@@ -51,9 +53,11 @@ void rtcosim_events_free(rtcosim_events *sim)
         free(lp->in);
         free(lp->in_clock);
         event_heap_free(&lp->heap);
+        spec_table_free(lp);
         free(lp);
     }
     free(sim->lps);
+    free(sim->predictions);
     free(sim->diagnosis);
     free(sim);
 }
@@ -322,6 +326,7 @@ rtcosim_status rtcosim_lp_send(rtcosim_lp *lp, rtcosim_lp_id dst, rtcosim_time_n
     ev->dst = dst;
     ev->type = type;
     ev->size = (uint16_t)size;
+    ev->reserved_ = 0;
     if (size)
         memcpy(ev->payload, payload, size);
     return kernel_deliver(lp->worker, ev, err);
@@ -360,6 +365,8 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     rtcosim_events *sim = w->sim;
     event_heap *heap;
     switch (sim->route) {
+    case ROUTE_SPECULATIVE:
+        return spec_deliver(w, ev, err);
     case ROUTE_LP_HEAP:
         heap = &sim->lps[ev->dst]->heap;
         if (sim->track_channels && ev->src != ev->dst) {
@@ -544,6 +551,7 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
     case RTCOSIM_SCHEDULER_CONSERVATIVE: st = sched_conservative_run(sim, &o, stats, err); break;
     case RTCOSIM_SCHEDULER_GLOBAL: st = sched_global_run(sim, &o, stats, err); break;
     case RTCOSIM_SCHEDULER_LOCKSTEP: st = sched_lockstep_run(sim, &o, stats, err); break;
+    case RTCOSIM_SCHEDULER_SPECULATIVE: st = sched_speculative_run(sim, &o, stats, err); break;
     default:
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: unknown scheduler %d",
                                  (int)o.scheduler);

@@ -18,7 +18,8 @@ typedef struct lp_link {
 typedef enum event_route {
     ROUTE_WORKER_HEAP = 0, /* the executing worker's heap (sequential) */
     ROUTE_THREADS,         /* own thread's heap or a mailbox (conservative) */
-    ROUTE_LP_HEAP          /* the destination LP's own heap (global, lockstep) */
+    ROUTE_LP_HEAP,         /* the destination LP's own heap (global, lockstep) */
+    ROUTE_SPECULATIVE      /* own thread's heap (straggler check) or a ring (speculative) */
 } event_route;
 
 typedef struct worker worker;
@@ -42,6 +43,7 @@ struct rtcosim_lp {
     event_heap heap;         /* global and lockstep schedulers */
     rtcosim_time_ns promise; /* global: lower bound of its future send times minus lookahead */
     rtcosim_time_ns *in_clock; /* global: channel clock per input link */
+    struct spec_lp *spec;      /* speculative: rollback table, statistics */
 };
 
 struct worker {
@@ -61,6 +63,7 @@ struct worker {
     int64_t spin_ns; /* adaptive spin budget before yielding (see sched_conservative.c) */
     bool failed;
     rtcosim_error err;
+    struct spec_thread *spec; /* speculative scheduler's per-thread state */
 };
 
 struct rtcosim_events {
@@ -92,11 +95,20 @@ struct rtcosim_events {
     _Atomic uint32_t epoch;    /* bumped on every promise: what blocked threads sleep on */
     _Atomic uint32_t sleepers; /* threads asleep on epoch */
     _Atomic int64_t epoch_changed_at; /* monotonic ns of a bump seen by sleepers */
+    struct spec_shared *spec; /* speculative scheduler's shared state */
+    struct spec_prediction_decl *predictions; /* rtcosim_events_add_prediction */
+    size_t prediction_count;
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */
 rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
                                  rtcosim_error *err);
+
+/* Speculative scheduler: deliver an event sent by a handler (or by init). */
+rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err);
+/* Place the LPs on T threads (groups and zero-lookahead links kept
+ * together); fills lp->thread and sim->lp_thread. */
+rtcosim_status kernel_partition(rtcosim_events *sim, unsigned T, rtcosim_error *err);
 
 /* Process one event in its LP (clock, handler, error context). The event is
  * not freed. */
@@ -120,6 +132,8 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
                                       rtcosim_run_stats *stats, rtcosim_error *err);
 rtcosim_status sched_global_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                 rtcosim_run_stats *stats, rtcosim_error *err);
+rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                     rtcosim_run_stats *stats, rtcosim_error *err);
 rtcosim_status sched_lockstep_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                   rtcosim_run_stats *stats, rtcosim_error *err);
 

@@ -55,6 +55,7 @@ static rtcosim_status phold_event(rtcosim_lp *lp, void *state, const rtcosim_eve
 
 static const rtcosim_lp_model phold_model = {
     .kind = "phold", .init = phold_init, .event = phold_event,
+    .state_size = sizeof(phold_lp), /* copy-state saving for the speculative scheduler */
 };
 
 rtcosim_status rtcosim_phold_build(rtcosim_events *sim, const rtcosim_phold_config *config,

@@ -451,7 +451,7 @@ static void join(size_t *parent, size_t a, size_t b)
 
 /* Union-find over groups and zero-lookahead links, then contiguous blocks of
  * the components (in order of their first LP) balanced by LP count. */
-static rtcosim_status partition(rtcosim_events *sim, unsigned T, rtcosim_error *err)
+rtcosim_status kernel_partition(rtcosim_events *sim, unsigned T, rtcosim_error *err)
 {
     size_t n = sim->lp_count;
     size_t *parent = malloc(n * sizeof *parent);
@@ -502,7 +502,7 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
                                       rtcosim_run_stats *stats, rtcosim_error *err)
 {
     unsigned T = o->threads;
-    rtcosim_status st = partition(sim, T, err);
+    rtcosim_status st = kernel_partition(sim, T, err);
     if (st != RTCOSIM_OK)
         return st;
     sim->worker_count = T;

@@ -261,7 +261,8 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     if (opts && ((unsigned)opts->extrapolation > RTCOSIM_EXTRAPOLATION_SOH ||
                  (unsigned)opts->correction > RTCOSIM_CORRECTION_INTEGRATOR ||
                  (unsigned)opts->multirate > RTCOSIM_MULTIRATE_HOLD ||
-                 (unsigned)opts->quadrature > RTCOSIM_QUADRATURE_QUADRATIC))
+                 (unsigned)opts->quadrature > RTCOSIM_QUADRATURE_QUADRATIC ||
+                 (unsigned)opts->step_input > RTCOSIM_STEP_INPUT_START))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: invalid coupling options", what);
     for (size_t i = 0; i < m->conn_count; i++)
         if (m->conns[i].to == tc && m->conns[i].to_var == tv)

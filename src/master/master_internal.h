@@ -150,6 +150,36 @@ struct rtcosim_master {
     master_pool *pool;
 };
 
+/* The input of continuous connection k into consumer mc over a step of hs
+ * seconds from the estimate p plus a constant correction (-0.0 for none, the
+ * additive identity): the polynomial itself for a component that takes both
+ * input derivatives, the line with its integral and end-to-end slope for one
+ * that takes the first, else one value per step (rtcosim_step_input: the
+ * step's mean or the start value). Returns the integral of what the consumer
+ * receives, for the error signal. step.c and speculate.c both use it, so
+ * that a speculative run computes the plain run's inputs bit for bit. */
+static inline double master_poly_input(master_component *mc, const master_connection *k,
+                                       const rtcosim_poly *p, double hs, double correction)
+{
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    const size_t s = k->in_slot;
+    if (mc->derivative_order >= 2) {
+        in[s] = p->c[0] + correction;
+        mc->d1[s] = p->c[1];
+        mc->d2[s] = 2.0 * p->c[2];
+        return rtcosim_poly_integral(p, hs);
+    }
+    if (mc->derivative_order == 1) {
+        in[s] = p->c[0] + correction - p->c[2] * hs * hs / 6.0;
+        mc->d1[s] = p->c[1] + p->c[2] * hs;
+        return rtcosim_poly_integral(p, hs);
+    }
+    const double held =
+        k->opts.step_input == RTCOSIM_STEP_INPUT_START ? p->c[0] : rtcosim_poly_mean(p, hs);
+    in[s] = held + correction;
+    return hs * held;
+}
+
 /* The functions below are internal to the library: hidden, so that calls
  * between the master's files do not go through the PLT on the hot path. */
 #pragma GCC visibility push(hidden)

@@ -190,12 +190,19 @@ static rtcosim_time_ns nominal_step(const rtcosim_master *m, const master_compon
 
 /* Inputs of one component for its step [t, t + h]: per connection the
  * estimate polynomial plus the correction. A component that takes input
- * derivatives gets the polynomial itself; a black box gets one value per step,
- * the mean of the estimate over the step (Simpson-exact for the quadratic),
- * because a constant input with the same integral delivers the same impulse
- * (and, for a power bond, the same energy to first order) as the estimate,
- * which is what the error signal and the correction account for. The value at
- * the step start would add an O(h) bias to every step of a sloped signal. */
+ * derivatives gets the polynomial itself; a black box gets one value per step
+ * (rtcosim_step_input): by default the mean of the estimate over the step
+ * (exact for the quadratic), because a constant input with the same integral
+ * delivers the same impulse (and, for a power bond, the same energy to first
+ * order) as the estimate, which is what the error signal and the correction
+ * account for; the value at the step start (an O(h) bias on every step of a
+ * sloped signal) when the connection asks for it. The integral kept for the
+ * error signal is that of what the consumer received.
+ *
+ * A ZOH estimate is passed bit for bit: the held sample is written as is (the
+ * mean of a constant is the constant, rtcosim_poly_mean), and an absent
+ * correction is -0.0, the one additive identity of IEEE 754 (x + -0.0 == x
+ * for every x, -0.0 included; x + +0.0 turns -0.0 into +0.0). */
 static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rtcosim_error *err)
 {
     rtcosim_time_ns t = mc->step_start, h = mc->h;
@@ -211,19 +218,19 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             continue;
         }
         double correction =
-            k->corr.kind == RTCOSIM_CORRECTION_NONE ? 0.0 : rtcosim_correction_release(&k->corr, hs);
+            k->corr.kind == RTCOSIM_CORRECTION_NONE ? -0.0 : rtcosim_correction_release(&k->corr, hs);
         size_t s = k->in_slot;
         if (k->zoh) {
             /* The common case, without the polynomial: the estimate is the
-             * last sample y, its integral h y (written h (y + 0) to stay
-             * bit-identical to the polynomial path, signed zeros included)
-             * and its derivatives zero (d1, d2 of this slot stay 0). */
+             * last sample y, its integral h y (bit-identical to the
+             * polynomial path) and its derivatives zero (d1, d2 of this slot
+             * stay 0). */
             double y = k->hist_y[k->hist_n - 1];
-            double integral = hs * (y + 0.0);
+            double integral = hs * y;
             k->est_integral += integral;
             k->applied_integral += integral + correction * hs;
             k->est_to = t + h;
-            in[s] = (mc->derivative_order >= 1 ? y : integral / hs) + correction;
+            in[s] = y + correction;
             try_reconcile(m, index);
             continue;
         }
@@ -233,21 +240,10 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             p = (rtcosim_poly){{k->hist_y[k->hist_n - 1], 0, 0}};
         else
             rtcosim_poly_fit(k->opts.extrapolation, k->hist_t, k->hist_y, k->hist_n, t, &p);
-        double integral = rtcosim_poly_integral(&p, hs);
+        double integral = master_poly_input(mc, k, &p, hs, correction);
         k->est_integral += integral;
         k->applied_integral += integral + correction * hs;
         k->est_to = t + h;
-        if (mc->derivative_order >= 2) {
-            in[s] = p.c[0] + correction;
-            mc->d1[s] = p.c[1];
-            mc->d2[s] = 2.0 * p.c[2];
-        } else if (mc->derivative_order == 1) {
-            /* The line with the parabola's integral and end-to-end slope. */
-            in[s] = p.c[0] + correction - p.c[2] * hs * hs / 6.0;
-            mc->d1[s] = p.c[1] + p.c[2] * hs;
-        } else {
-            in[s] = integral / hs + correction;
-        }
         if (mc->derivative_order >= 1 && mc->d1[s] != 0)
             mc->any_d1 = true;
         if (mc->derivative_order >= 2 && mc->d2[s] != 0)

@@ -108,7 +108,10 @@ void rtcosim_native_inputs_at(const rtcosim_native_context *ctx, double t)
     double s = t - n->step_start;
     for (size_t i = 0; i < n->input_count; i++) {
         double *field = (double *)(n->data + n->model->variables[n->input_vars[i]].offset);
-        *field = n->input_base[i] + s * (n->input_d1[i] + 0.5 * s * n->input_d2[i]);
+        /* The tail only when it is not zero: base + (+0) would turn an
+         * input of -0 into +0, and a held input must reach the model as set. */
+        double tail = s * (n->input_d1[i] + 0.5 * s * n->input_d2[i]);
+        *field = tail != 0 ? n->input_base[i] + tail : n->input_base[i];
     }
 }
 

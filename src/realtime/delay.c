@@ -91,6 +91,16 @@ static rtcosim_status delay_set(void *self, rtcosim_type type, const uint32_t *v
     return rtcosim_component_set(((delay_component *)self)->inner, type, vrs, n, values, err);
 }
 
+/* The wrapper declares the inner component's capabilities, so it forwards
+ * input derivatives too. */
+static rtcosim_status delay_set_input_derivatives(void *self, const uint32_t *vrs, size_t n,
+                                                  int order, const double *values,
+                                                  rtcosim_error *err)
+{
+    return rtcosim_component_set_input_derivatives(((delay_component *)self)->inner, vrs, n,
+                                                   order, values, err);
+}
+
 static rtcosim_status delay_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
 {
     return rtcosim_component_get_state(((delay_component *)self)->inner, state, err);
@@ -128,6 +138,7 @@ static const rtcosim_component_ops delay_ops = {
     .do_step = delay_do_step,
     .get = delay_get,
     .set = delay_set,
+    .set_input_derivatives = delay_set_input_derivatives,
     .get_state = delay_get_state,
     .set_state = delay_set_state,
     .free_state = delay_free_state,

@@ -186,6 +186,8 @@ static rtcosim_ssd_master_settings merged_settings(const rtcosim_system_desc *d,
         s.coupling = o->coupling;
     if (o->correction != RTCOSIM_SSD_CORRECTION_DEFAULT)
         s.correction = o->correction;
+    if (o->step_input != RTCOSIM_SSD_STEP_INPUT_DEFAULT)
+        s.step_input = o->step_input;
     if (o->has_step_control) {
         s.has_step_control = true;
         s.step_control = o->step_control;
@@ -388,6 +390,8 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     rtcosim_coupling_options_init(&base);
     base.extrapolation = extrapolation_of(s.coupling);
     base.correction = correction_of(s.correction);
+    base.step_input = s.step_input == RTCOSIM_SSD_STEP_INPUT_START ? RTCOSIM_STEP_INPUT_START
+                                                                   : RTCOSIM_STEP_INPUT_MEAN;
     if (st == RTCOSIM_OK) {
         rtcosim_master_set_coupling_defaults(m, &base);
         if (s.order != RTCOSIM_SSD_ORDER_DEFAULT)

@@ -155,8 +155,9 @@ static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
 
 static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 {
-    static const char *const attrs[] = {"stepSize", "order", "coupling", "correction",
-                                        "stepControl", "threads"};
+    static const char *const attrs[] = {"stepSize",  "order",       "coupling", "correction",
+                                        "stepInput", "stepControl", "threads"};
+    static const char *const step_inputs[] = {"mean", "start"};
     static const char *const orders[] = {"jacobi", "gauss-seidel"};
     static const char *const couplings[] = {"zoh", "foh", "soh"};
     static const char *const corrections[] = {"none", "dead-time", "integrator"};
@@ -166,15 +167,17 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
         return FAIL(ctx, m, RTCOSIM_EFORMAT, "second rtcosim master annotation");
     s->present = true;
     for (const xmlAttr *a = m->properties; a; a = a->next)
-        if (!a->ns && pick((const char *)a->name, attrs, 6) < 0)
+        if (!a->ns && pick((const char *)a->name, attrs, (int)(sizeof attrs / sizeof *attrs)) < 0)
             return FAIL(ctx, m, RTCOSIM_EFORMAT, "rtcosim master: unknown attribute '%s'",
                         (const char *)a->name);
-    int order = 0, coupling = 0, correction = 0;
+    int order = 0, coupling = 0, correction = 0, step_input = 0;
     rtcosim_status st = read_positive_time(ctx, m, "stepSize", &s->has_step_size, &s->step_size_ns);
     if (st == RTCOSIM_OK)
         st = read_choice(ctx, m, "order", orders, 2, &order);
     if (st == RTCOSIM_OK)
         st = read_choice(ctx, m, "coupling", couplings, 3, &coupling);
+    if (st == RTCOSIM_OK)
+        st = read_choice(ctx, m, "stepInput", step_inputs, 2, &step_input);
     const char *correction_text = system_attr(d, m, "correction");
     if (st == RTCOSIM_OK && correction_text && strcmp(correction_text, "energy") == 0)
         correction = RTCOSIM_SSD_CORRECTION_DEAD_TIME; /* the plain energy-preserving correction */
@@ -185,6 +188,7 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
     s->order = (rtcosim_ssd_order)order;
     s->coupling = (rtcosim_ssd_coupling)coupling;
     s->correction = (rtcosim_ssd_correction)correction;
+    s->step_input = (rtcosim_ssd_step_input)step_input;
     const char *sc = system_attr(d, m, "stepControl");
     if (sc) {
         if (!system_parse_bool(sc, &s->step_control))

@@ -100,6 +100,13 @@ static void parallel_selects_most_accurate_ready_by_cutoff(void **unused)
     /* longest criterion among the ready ones */
     p1[1].finish_at = 500;
     assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_LONGEST), 1);
+    /* the minimal one late (it has no cutoff) and medium too: minimal, the
+     * guaranteed result; not even the minimal completed: none */
+    p1[0].finish_at = 1000;
+    p1[1].finish_at = 990;
+    assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_RANK), 0);
+    p1[0].completed = false;
+    assert_int_equal(anytime_parallel_select(p1, 3, cutoff, RTCOSIM_ANYTIME_PICK_RANK), -1);
 }
 
 static void timer_choice_respects_budget_floor_and_limit(void **unused)

@@ -12,6 +12,7 @@
 
 #include "anytime_test_util.h"
 #include "rtcosim/anytime.h"
+#include "util/test_util.h"
 
 enum { MINIMAL, MEDIUM, ACCURATE };
 
@@ -298,8 +299,9 @@ static void overrunning_minimal_counts_a_miss(void **unused)
     assert_int_equal(s.late_starts, 1);
     assert_int_equal(s.misses_strategy, 0);
     rtcosim_error err;
-    assert_int_equal(rtcosim_anytime_write_csv(f.set, "anytime_miss.csv", &err), RTCOSIM_OK);
-    FILE *in = fopen("anytime_miss.csv", "r");
+    assert_int_equal(rtcosim_anytime_write_csv(f.set, tu_scratch("anytime_miss.csv"), &err),
+                     RTCOSIM_OK);
+    FILE *in = fopen(tu_scratch("anytime_miss.csv"), "r");
     assert_non_null(in);
     char line[512];
     assert_non_null(fgets(line, sizeof line, in));
@@ -307,7 +309,7 @@ static void overrunning_minimal_counts_a_miss(void **unused)
     /* started 950 us after the release, delivered 50 us late */
     assert_string_equal(line, "0,1000,950,0,-50,1,1,100,1,0,0,0,0,1,0\n");
     fclose(in);
-    remove("anytime_miss.csv");
+    remove(tu_scratch("anytime_miss.csv"));
     fixture_teardown(&f);
 }
 
@@ -506,5 +508,5 @@ int main(void)
         cmocka_unit_test(minimal_that_does_not_fit_is_refused_with_figures),
         cmocka_unit_test(records_are_written_as_csv),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

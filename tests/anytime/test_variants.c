@@ -1,8 +1,10 @@
 /* Component variants (one plant at three micro step sizes, each on its own
  * worker thread with its own state), state hand-over from the delivered
  * variant, the parallel strategy on real threads (a bounded correctness
- * check, no timing assertions), and the set's bad-input errors. */
+ * check, no timing assertions; two variants made to complete in a fixed order
+ * to check which result is delivered), and the set's bad-input errors. */
 #include <math.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "anytime_test_util.h"
@@ -522,6 +525,138 @@ static void parallel_threads_commit_only_delivered_results(void **unused)
     rtcosim_clock_free(clock);
 }
 
+/* Two variants on real threads made to complete in a fixed order, whatever
+ * the machine's load: the minimal one (on the caller) waits until the
+ * accurate one (on its worker) has completed, which either completes at
+ * once or only after the period's cutoff. */
+static atomic_bool gate_on;
+static atomic_int accurate_done;
+static int minimal_waits;
+static rtcosim_time_ns finish_after; /* the accurate one completes after this; 0: at once */
+
+static rtcosim_status gated_minimal(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                    rtcosim_time_ns h, const double *inputs, void *state,
+                                    double *outputs, rtcosim_error *err)
+{
+    (void)user, (void)ctx, (void)t, (void)h, (void)inputs, (void)err;
+    if (atomic_load(&gate_on)) {
+        minimal_waits++;
+        while (atomic_load(&accurate_done) < minimal_waits)
+            sched_yield();
+        /* Let the worker return from the job it just finished, so that the
+         * strategy finds it done rather than still running. */
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+    }
+    double *x = state;
+    *x += 1;
+    outputs[0] = *x;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status gated_accurate(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                     rtcosim_time_ns h, const double *inputs, void *state,
+                                     double *outputs, rtcosim_error *err)
+{
+    (void)user, (void)t, (void)h, (void)inputs, (void)err;
+    /* Past the cutoff on purpose, ignoring the abort request: a result that
+     * arrives after the cutoff but before the strategy looks. */
+    while (finish_after && rtcosim_clock_now(rtcosim_anytime_ctx_clock(ctx)) <= finish_after)
+        sched_yield();
+    double *x = state;
+    *x += 100;
+    outputs[0] = *x;
+    if (atomic_load(&gate_on))
+        atomic_fetch_add(&accurate_done, 1);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_anytime *gated_set(rtcosim_clock *clock, rtcosim_time_ns period)
+{
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.output_count = 1;
+    cfg.state_size = sizeof(double);
+    cfg.period_ns = period; /* the cutoff is period - 10 ms after the release */
+    cfg.safety_margin_ns = 10 * MS;
+    cfg.strategy = RTCOSIM_ANYTIME_PARALLEL;
+    cfg.calibration_runs = 2;
+    cfg.calibration_limit_ns = 10 * MS;
+    cfg.record_capacity = 16;
+    rtcosim_anytime *set;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    rtcosim_anytime_variant_info minimal = {"minimal", 1, 0, 0}, accurate = {"accurate", 2, 0, 0};
+    assert_int_equal(rtcosim_anytime_add_native(set, &minimal, gated_minimal, NULL, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_add_native(set, &accurate, gated_accurate, NULL, &err),
+                     RTCOSIM_OK);
+    atomic_store(&gate_on, false);
+    finish_after = 0;
+    if (rtcosim_anytime_start(set, NULL, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    atomic_store(&accurate_done, 0);
+    minimal_waits = 0;
+    atomic_store(&gate_on, true);
+    return set;
+}
+
+/* Both complete well before the cutoff (190 ms after the release, so that
+ * a loaded machine cannot delay the worker past it): the more accurate one
+ * (rank 2, +100 per period) is delivered and committed every period. */
+static void parallel_delivers_the_more_accurate_of_two_completed(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime *set = gated_set(clock, 200 * MS);
+    double y = 0;
+    rtcosim_error err;
+    for (int k = 1; k <= 3; k++) {
+        rtcosim_anytime_wait_release(set);
+        rtcosim_anytime_period r;
+        assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, &r, &err), RTCOSIM_OK);
+        assert_int_equal(r.outcome[0], RTCOSIM_ANYTIME_COMPLETED);
+        assert_int_equal(r.outcome[1], RTCOSIM_ANYTIME_COMPLETED);
+        assert_int_equal(r.delivered, 1);
+        assert_double_equal(y, 100.0 * k, 0);
+    }
+    rtcosim_anytime_free(set);
+    rtcosim_clock_free(clock);
+}
+
+/* The accurate one completes, but after the cutoff (release + 30 ms), and
+ * before the minimal one returns: its result came too late, so the minimal
+ * one (+1) is delivered, every period. (Its worker may, on a loaded
+ * machine, not have returned yet when the strategy concludes: abandoned,
+ * not delivered either; most periods see it completed.) */
+static void parallel_does_not_deliver_a_result_completed_after_the_cutoff(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime *set = gated_set(clock, 40 * MS);
+    double y = 0;
+    rtcosim_error err;
+    int completed_late = 0;
+    for (int k = 1; k <= 5; k++) {
+        rtcosim_anytime_wait_release(set);
+        finish_after = rtcosim_anytime_next_release(set) + 30 * MS;
+        rtcosim_anytime_period r;
+        assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, &r, &err), RTCOSIM_OK);
+        assert_int_equal(r.cutoff, finish_after);
+        assert_true(r.outcome[1] == RTCOSIM_ANYTIME_COMPLETED ||
+                    r.outcome[1] == RTCOSIM_ANYTIME_ABANDONED);
+        completed_late += r.outcome[1] == RTCOSIM_ANYTIME_COMPLETED;
+        assert_int_equal(r.delivered, 0);
+        assert_double_equal(y, k, 0);
+    }
+    assert_true(completed_late >= 1);
+    finish_after = 0;
+    rtcosim_anytime_free(set);
+    rtcosim_clock_free(clock);
+}
+
 static void parallel_needs_a_monotonic_clock(void **unused)
 {
     (void)unused;
@@ -626,6 +761,8 @@ int main(void)
         cmocka_unit_test(hanging_component_is_abandoned_then_resynchronized),
         cmocka_unit_test(component_sets_that_cannot_share_state_are_rejected),
         cmocka_unit_test(parallel_threads_commit_only_delivered_results),
+        cmocka_unit_test(parallel_delivers_the_more_accurate_of_two_completed),
+        cmocka_unit_test(parallel_does_not_deliver_a_result_completed_after_the_cutoff),
         cmocka_unit_test(parallel_needs_a_monotonic_clock),
         cmocka_unit_test(bad_configurations_and_variants_are_rejected),
     };

@@ -68,7 +68,7 @@ static void check_dahlquist(const char *fmu, const char *out, const char *k_text
 {
     const char *args[] = {"simulate", fmu, "--stop-time", "1", "--output-interval", "0.1",
                           "--output-file", out, "--start-value", "k", k_text, NULL};
-    assert_int_equal(run_cli("dahlquist.err", args), 0);
+    assert_int_equal(run_cli(tu_scratch("dahlquist.err"), args), 0);
     double t[32], x[32];
     size_t n = read_time_x(out, "\"time\",\"x\"", t, x, 32);
     assert_int_equal(n, 11);
@@ -83,32 +83,33 @@ static void check_dahlquist(const char *fmu, const char *out, const char *k_text
 static void dahlquist_fmi2_matches_euler_and_exp(void **state)
 {
     (void)state;
-    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI2, "dahlquist2.csv", "1", 1.0);
+    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI2, tu_scratch("dahlquist2.csv"), "1", 1.0);
 }
 
 static void dahlquist_fmi3_matches_euler_and_exp(void **state)
 {
     (void)state;
-    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI3, "dahlquist3.csv", "1", 1.0);
+    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI3, tu_scratch("dahlquist3.csv"), "1", 1.0);
 }
 
 static void start_value_changes_the_decay_rate(void **state)
 {
     (void)state;
-    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI2, "dahlquist2_k2.csv", "2", 2.0);
+    check_dahlquist(RTCOSIM_FMU_DAHLQUIST_FMI2, tu_scratch("dahlquist2_k2.csv"), "2", 2.0);
 }
 
 static void feedthrough_output_follows_the_interpolated_input(void **state)
 {
     (void)state;
-    tu_write_file("ramp_in.csv", "time,Float64_continuous_input\n0,0\n1,10\n");
+    tu_write_file(tu_scratch("ramp_in.csv"), "time,Float64_continuous_input\n0,0\n1,10\n");
     const char *args[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGH_FMI3, "--stop-time", "1",
-                          "--output-interval", "0.25", "--input-file", "ramp_in.csv",
+                          "--output-interval", "0.25", "--input-file", tu_scratch("ramp_in.csv"),
                           "--output-variable", "Float64_continuous_output",
-                          "--output-file", "ramp_out.csv", NULL};
-    assert_int_equal(run_cli("ramp.err", args), 0);
+                          "--output-file", tu_scratch("ramp_out.csv"), NULL};
+    assert_int_equal(run_cli(tu_scratch("ramp.err"), args), 0);
     double t[16], y[16];
-    size_t n = read_time_x("ramp_out.csv", "\"time\",\"Float64_continuous_output\"", t, y, 16);
+    size_t n = read_time_x(tu_scratch("ramp_out.csv"), "\"time\",\"Float64_continuous_output\"",
+                           t, y, 16);
     assert_int_equal(n, 5);
     for (size_t i = 0; i < n; i++)
         assert_true(y[i] == 2.5 * (double)i); /* u(t) = 10 t at t = 0, 0.25, ... */
@@ -121,13 +122,13 @@ static void faulty_step_exits_nonzero_and_keeps_rows_before_it(void **state)
     for (int i = 0; i < 2; i++) {
         /* The FMU fails steps starting at t >= 1 s (its fail_time). */
         const char *args[] = {"simulate", fmus[i], "--stop-time", "2", "--output-interval", "0.25",
-                              "--output-file", "faulty.csv", NULL};
-        assert_int_equal(run_cli("faulty.err", args), 1);
-        char *err = tu_read_file("faulty.err", NULL);
+                              "--output-file", tu_scratch("faulty.csv"), NULL};
+        assert_int_equal(run_cli(tu_scratch("faulty.err"), args), 1);
+        char *err = tu_read_file(tu_scratch("faulty.err"), NULL);
         if (!strstr(err, "rtcosim: ") || !strstr(err, "simulation stopped at t = 1 s"))
             fail_msg("unexpected stderr: %s", err);
         double t[16], x[16];
-        size_t n = read_time_x("faulty.csv", "\"time\",\"x\"", t, x, 16);
+        size_t n = read_time_x(tu_scratch("faulty.csv"), "\"time\",\"x\"", t, x, 16);
         assert_int_equal(n, 5); /* 0, 0.25, 0.5, 0.75, 1 */
         assert_true(t[4] == 1.0);
         assert_true(fabs(x[4] - exp(-1.0)) < 1e-4);
@@ -143,5 +144,5 @@ int main(void)
         cmocka_unit_test(feedthrough_output_follows_the_interpolated_input),
         cmocka_unit_test(faulty_step_exits_nonzero_and_keeps_rows_before_it),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

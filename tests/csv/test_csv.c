@@ -136,33 +136,36 @@ static void missing_file_names_the_path(void **state)
 
 static void reads_a_file_from_disk(void **state)
 {
-    (void)state;
-    tu_write_file("csv_on_disk.csv", "time,u\n0,1\n0.5,2\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/csv_on_disk.csv", (const char *)*state);
+    tu_write_file(path, "time,u\n0,1\n0.5,2\n");
     rtcosim_csv *t = NULL;
-    assert_int_equal(rtcosim_csv_read_file("csv_on_disk.csv", &t, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_csv_read_file(path, &t, NULL), RTCOSIM_OK);
     assert_int_equal(rtcosim_csv_row_count(t), 2);
-    assert_string_equal(rtcosim_csv_name(t), "csv_on_disk.csv");
+    assert_string_equal(rtcosim_csv_name(t), path);
     rtcosim_csv_free(t);
 }
 
 static void reads_a_general_table_whose_first_column_is_not_time(void **state)
 {
-    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/csv_table.csv", (const char *)*state);
     /* A step-size sweep as `rtcosim bench coupling` writes it for its plots. */
-    tu_write_file("csv_table.csv", "h,zoh,foh\n1e-4,0.05,4e-5\n1e-3,0.56,4e-3\n");
+    tu_write_file(path, "h,zoh,foh\n1e-4,0.05,4e-5\n1e-3,0.56,4e-3\n");
     rtcosim_csv *t = NULL;
     rtcosim_error err;
-    assert_int_equal(rtcosim_csv_read_file("csv_table.csv", &t, &err), RTCOSIM_EFORMAT);
+    assert_int_equal(rtcosim_csv_read_file(path, &t, &err), RTCOSIM_EFORMAT);
     assert_non_null(strstr(err.message, "expected \"time\""));
-    assert_int_equal(rtcosim_csv_read_table_file("csv_table.csv", &t, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_csv_read_table_file(path, &t, &err), RTCOSIM_OK);
     assert_string_equal(rtcosim_csv_first_column_name(t), "h");
     assert_int_equal(rtcosim_csv_column_count(t), 2);
     assert_true(rtcosim_csv_time(t, 0) == 100000 && rtcosim_csv_time(t, 1) == 1000000);
     assert_true(rtcosim_csv_value(t, 1, 0) == 0.56);
     rtcosim_csv_free(t);
     /* The first column's name is still unique among the columns. */
-    tu_write_file("csv_table_dup.csv", "h,h\n1,2\n");
-    assert_int_equal(rtcosim_csv_read_table_file("csv_table_dup.csv", &t, &err), RTCOSIM_EFORMAT);
+    snprintf(path, sizeof path, "%s/csv_table_dup.csv", (const char *)*state);
+    tu_write_file(path, "h,h\n1,2\n");
+    assert_int_equal(rtcosim_csv_read_table_file(path, &t, &err), RTCOSIM_EFORMAT);
     assert_non_null(strstr(err.message, "appears twice"));
 }
 
@@ -206,13 +209,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepts_quoted_headers_crlf_blank_lines_and_bom),
         cmocka_unit_test(interpolates_linearly_between_rows),
-        cmocka_unit_test(reads_a_general_table_whose_first_column_is_not_time),
+        cmocka_unit_test_setup_teardown(reads_a_general_table_whose_first_column_is_not_time,
+                                        tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test(takes_the_later_row_at_a_discontinuity),
         cmocka_unit_test(holds_last_row_at_or_before_t),
         cmocka_unit_test(uses_first_row_before_and_last_row_after_the_table),
         cmocka_unit_test(seeking_backwards_gives_the_same_values),
         cmocka_unit_test(missing_file_names_the_path),
-        cmocka_unit_test(reads_a_file_from_disk),
+        cmocka_unit_test_setup_teardown(reads_a_file_from_disk, tu_scratch_setup,
+                                        tu_scratch_teardown),
         cmocka_unit_test(bad_inputs_fail_with_file_and_line),
         cmocka_unit_test(nul_bytes_are_rejected_with_their_line),
     };

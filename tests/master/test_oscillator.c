@@ -113,6 +113,90 @@ static void correction_cuts_the_zoh_error_and_energy_drift(void **state)
     assert_true(fabs(corrected.bond.energy_residual) * 10 < fabs(plain.bond.energy_residual));
 }
 
+/* The adaptive macro step on case 1 (Jacobi, FOH with the dead-time
+ * correction, rtol 1e-3, atol 1e-5), started from H0 = 10 us: the master is
+ * stepped by hand and every state compared with z(t) = exp(A t) z0. */
+typedef struct adaptive_run {
+    size_t steps;
+    rtcosim_time_ns first_h, h_at_10ms; /* the first step, the last one starting before 10 ms */
+    double largest_growth;              /* max h_k / h_k-1 */
+    double max_error;                   /* max |x_i - x_i,exact| over the steps, m */
+} adaptive_run;
+
+static void run_adaptive(const rtcosim_step_control *sc, rtcosim_time_ns h0, rtcosim_time_ns stop,
+                         adaptive_run *out)
+{
+    rtcosim_oscillator_params p;
+    rtcosim_oscillator_case(1, &p);
+    rtcosim_oscillator_setup s;
+    rtcosim_oscillator_setup_init(&s);
+    s.macro_step = h0;
+    s.coupling.extrapolation = RTCOSIM_EXTRAPOLATION_FOH;
+    s.coupling.correction = RTCOSIM_CORRECTION_DEAD_TIME;
+    s.step_control = *sc;
+    rtcosim_master *m = NULL;
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_oscillator_build(&p, &s, &m, &err), RTCOSIM_OK);
+    if (rtcosim_master_initialize(m, 0, -1, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    memset(out, 0, sizeof *out);
+    rtcosim_time_ns last_h = 0;
+    while (rtcosim_master_time(m) < stop) {
+        rtcosim_time_ns t0 = rtcosim_master_time(m);
+        if (rtcosim_master_step(m, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        rtcosim_time_ns t = rtcosim_master_time(m), h = t - t0;
+        if (out->steps++ == 0)
+            out->first_h = h;
+        if (t0 < 10 * RTCOSIM_NS_PER_MS)
+            out->h_at_10ms = h;
+        /* The last step is cut to the stop time: not the controller's. */
+        if (last_h && t < stop && (double)h / (double)last_h > out->largest_growth)
+            out->largest_growth = (double)h / (double)last_h;
+        last_h = h;
+        double z[4];
+        rtcosim_oscillator_exact(&p, rtcosim_time_to_seconds(t), z);
+        const double *v = rtcosim_master_observed_values(m); /* x1, v1, x2, v2 */
+        double e = fmax(fabs(v[0] - z[0]), fabs(v[2] - z[2]));
+        if (e > out->max_error)
+            out->max_error = e;
+    }
+    rtcosim_master_free(m);
+}
+
+/* From H0 = 10 us, far below what the tolerance needs, the controller grows
+ * the step by at most max_increase (2) per step, past 100 H0 within the
+ * first 10 ms; the states stay within 1 mm of exp(A t) z0 (amplitude about
+ * 10 m) at rtol 1e-3, and a tenth of the tolerance buys at least five times
+ * the accuracy (corrected FOH is third order: the error per step scales with
+ * the tolerance) for more steps. Deterministic: no clock involved. */
+static void adaptive_step_grows_and_tracks_the_exact_solution(void **state)
+{
+    (void)state;
+    rtcosim_step_control sc;
+    rtcosim_step_control_init(&sc);
+    sc.enabled = true;
+    sc.rtol = 1e-3;
+    sc.atol = 1e-5;
+    sc.min_step = RTCOSIM_NS_PER_US;
+    sc.max_step = 20 * RTCOSIM_NS_PER_MS;
+    const rtcosim_time_ns h0 = 10 * RTCOSIM_NS_PER_US, stop = RTCOSIM_NS_PER_S;
+    adaptive_run a, b;
+    run_adaptive(&sc, h0, stop, &a);
+    assert_int_equal(a.first_h, h0);
+    if (a.h_at_10ms < 100 * h0 || a.largest_growth > sc.max_increase)
+        fail_msg("step at 10 ms %lld ns, largest growth %g", (long long)a.h_at_10ms,
+                 a.largest_growth);
+    if (!(a.max_error < 1e-3))
+        fail_msg("rtol 1e-3: max error %g m", a.max_error);
+    sc.rtol = 1e-4;
+    sc.atol = 1e-6;
+    run_adaptive(&sc, h0, stop, &b);
+    if (!(b.max_error * 5 < a.max_error) || b.steps <= a.steps)
+        fail_msg("rtol 1e-4: max error %g m in %zu steps; rtol 1e-3: %g m in %zu", b.max_error,
+                 b.steps, a.max_error, a.steps);
+}
+
 static void initial_coupling_force_is_consistent_with_initial_velocities(void **state)
 {
     (void)state;
@@ -142,6 +226,7 @@ int main(void)
         cmocka_unit_test(exponential_of_a_diagonal_matrix_is_elementwise),
         cmocka_unit_test(undamped_energy_is_conserved_by_the_exact_solution),
         cmocka_unit_test(small_macro_step_converges_to_the_exact_solution),
+        cmocka_unit_test(adaptive_step_grows_and_tracks_the_exact_solution),
         cmocka_unit_test(correction_cuts_the_zoh_error_and_energy_drift),
         cmocka_unit_test(initial_coupling_force_is_consistent_with_initial_velocities),
     };

@@ -15,6 +15,7 @@
 
 #include "realtime/rt_internal.h"
 #include "rt_models.h"
+#include "util/test_util.h"
 
 typedef struct mixed {
     rtcosim_clock *clock, *partner_clock;
@@ -420,12 +421,11 @@ static void report_files_are_written_with_estimates(void **state)
     rtcosim_delay_options d = {.schedule = late_once, .schedule_length = 10};
     mixed_setup(&m, 1, 2, 0, &d, false);
     assert_int_equal(mixed_run(&m, MS(8), NULL), RTCOSIM_OK);
-    char dir[] = "rt-report-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char sub[64];
+    char *dir = tu_make_dir();
+    char sub[4096];
     snprintf(sub, sizeof sub, "%s/a/b", dir);
     assert_int_equal(rtcosim_rt_write_report(m.rt, sub, NULL), RTCOSIM_OK);
-    char path[128], line[512];
+    char path[4200], line[512];
     snprintf(path, sizeof path, "%s/estimates.csv", sub);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -454,7 +454,7 @@ static void report_files_are_written_with_estimates(void **state)
     snprintf(path, sizeof path, "%s/a", dir);
     assert_int_equal(remove(sub), 0);
     assert_int_equal(remove(path), 0);
-    assert_int_equal(remove(dir), 0);
+    tu_drop_dir(dir);
     /* An unwritable directory gives a clear error. */
     rtcosim_error err;
     assert_int_equal(rtcosim_rt_write_report(m.rt, "/proc/rtcosim-no/x", &err), RTCOSIM_EIO);

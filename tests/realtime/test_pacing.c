@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rt_models.h"
+#include "util/test_util.h"
 
 typedef struct fixture {
     rtcosim_clock *clock;
@@ -422,11 +423,10 @@ static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **s
     rtcosim_rt_options_init(&o);
     o.stop_time = MS(6);
     o.overrun = RTCOSIM_OVERRUN_FAIL;
-    char dir[] = "rt-fail-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char *dir = tu_make_dir();
     o.report_dir = dir;
     assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_ETIMEOUT);
-    char path[64], line[256];
+    char path[4096], line[256];
     snprintf(path, sizeof path, "%s/frames.csv", dir);
     FILE *in = fopen(path, "r");
     assert_non_null(in);
@@ -449,7 +449,7 @@ static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **s
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         assert_int_equal(remove(path), 0);
     }
-    assert_int_equal(remove(dir), 0);
+    tu_drop_dir(dir);
     teardown(&f);
 }
 

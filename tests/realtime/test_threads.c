@@ -1,7 +1,8 @@
 /* Two real threads: the SPSC queue delivers every item exactly once and in
  * order under contention (bounded count, no timing asserted); the delay
  * wrapper draws reproducible compute times; a short mixed run on the real
- * clock with the partner on its own thread completes every frame. */
+ * clock with the partner on its own thread estimates exactly the frames its
+ * injected late steps make late, as on the virtual clock. */
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -153,16 +154,41 @@ static void delay_wrapper_refuses_an_instantiated_component(void **state)
     rtcosim_clock_free(clock);
 }
 
-static void mixed_run_on_the_real_clock_completes_every_frame(void **state)
+/* The partner's injected compute times, repeated every 8 of its steps: its
+ * steps 3, 11 and 19 take 25 ms, 2.5 frames of 10 ms; the others take no
+ * time. The paced thread exchanges with it at every frame; the data for
+ * frame k (the partner's step k, [k-1, k] frames) is there at frame k unless
+ * that step is still computing: step 3 starts at frame 2 and ends 2.5 frames
+ * later, at 4.5 frames, so frames 3 and 4 (te = 30 and 40 ms) use estimates
+ * with lags of 1 and 2 frames, and frame 5 has the partner's data again
+ * (steps 4 and 5 take no time). The same for steps 11 and 19: frames 11,
+ * 12, 19 and 20. 24 frames, 23 exchanges after the initial one, 6 of them
+ * estimated in 3 episodes: exactly so on the virtual clock. On the real
+ * clock a loaded machine may starve the partner's thread (more estimates) or
+ * start a frame late (data there after all), so there the run is held to
+ * what the pattern forces physically: the late step j cannot end before
+ * (j - 1) H + 25 ms (it starts after frame j - 1's exchange and sleeps at
+ * least that long), so frames j and j + 1 that started before then must use
+ * estimates with lags of at least 1 and 2 frames; and the counts must agree
+ * with the frames. */
+static const rtcosim_time_ns late_every_8[] = {0, 0, MS(25), 0, 0, 0, 0, 0};
+
+static void run_late_pattern(bool real_clock)
 {
-    (void)state;
-    rtcosim_clock *clock = NULL;
-    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_clock *clock = NULL, *partner_clock = NULL;
+    if (real_clock) {
+        assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    } else {
+        /* The deterministic single-thread run: the partner's compute time
+         * passes on a virtual clock of its own. */
+        assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+        assert_int_equal(rtcosim_clock_create_virtual(0, &partner_clock, NULL), RTCOSIM_OK);
+    }
     rtcosim_component *comps[2];
     integrator *plant;
     comps[0] = make_integrator(0, &plant);
-    rtcosim_delay_options d = {.clock = clock, .seed = 1, .mean_fraction = 0.2,
-                               .late_share = 0.1, .late_min = 2, .late_max = 3};
+    rtcosim_delay_options d = {.clock = real_clock ? clock : partner_clock,
+                               .schedule = late_every_8, .schedule_length = 8};
     assert_int_equal(rtcosim_delay_wrap(make_poly(1, 2, 0, NULL), &d, &comps[1], NULL),
                      RTCOSIM_OK);
     assert_int_equal(start_component(comps[0], "plant"), RTCOSIM_OK);
@@ -174,18 +200,60 @@ static void mixed_run_on_the_real_clock_completes_every_frame(void **state)
     rtcosim_rt_options o;
     rtcosim_rt_options_init(&o);
     o.clock = clock;
-    o.stop_time = MS(60);
+    o.partner_clock = partner_clock;
+    o.macro_step = MS(10);
+    o.stop_time = MS(240);
     o.non_realtime = "source";
     o.estimator.kind = RTCOSIM_ESTIMATOR_FOH;
     o.overrun = RTCOSIM_OVERRUN_CATCH_UP;
+    o.frame_log = 32;
+    o.calibrate = false; /* calibration frames would step the partner, shifting the pattern */
     rtcosim_rt *rt = NULL;
-    assert_int_equal(rtcosim_rt_create(comps, 2, conns, 2, &o, &rt, NULL), RTCOSIM_OK);
+    rtcosim_error cerr = {0};
+    if (rtcosim_rt_create(comps, 2, conns, 2, &o, &rt, &cerr) != RTCOSIM_OK)
+        fail_msg("%s", cerr.message);
     assert_int_equal(rtcosim_rt_run(rt, NULL), RTCOSIM_OK);
     const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rt);
-    assert_int_equal(s->frames, 60);
-    assert_int_equal(plant->end_time, MS(60));
-    assert_true(s->estimated_exchanges <= s->exchanges);
-    assert_int_equal(s->exchanges, 59);
+    const char *clock_name = real_clock ? "real clock" : "virtual clock";
+    assert_int_equal(s->frames, 24);
+    assert_int_equal(plant->end_time, MS(240));
+    assert_int_equal(s->exchanges, 23);
+    uint64_t estimated = 0, episodes = 0;
+    bool previous = false, forced_two_frames = false;
+    for (size_t k = 0; k < 24; k++) {
+        const rtcosim_rt_frame *f = rtcosim_rt_frame_at(rt, k);
+        bool est = (f->flags & RTCOSIM_FRAME_ESTIMATED) != 0;
+        estimated += est;
+        episodes += est && !previous;
+        previous = est;
+        if (est ? f->lag < MS(10) : f->lag != 0)
+            fail_msg("%s, frame %zu: estimated %d with lag %lld ns", clock_name, k, est,
+                     (long long)f->lag);
+        /* The late step j = k or k - 1 of the pattern (3, 11, 19). */
+        size_t j = k % 8 == 3 ? k : k % 8 == 4 ? k - 1 : 0;
+        bool forced = j && (real_clock ? f->deadline + f->lateness + MS(1) <
+                                             (rtcosim_time_ns)(j - 1) * MS(10) + MS(25)
+                                       : true);
+        rtcosim_time_ns min_lag = (rtcosim_time_ns)(k - j + 1) * MS(10);
+        forced_two_frames = forced_two_frames || (forced && k > j);
+        if (forced && (!est || f->lag < min_lag))
+            fail_msg("%s, frame %zu (started %lld ns late): estimated %d lag %lld ns, expected "
+                     "an estimate with a lag of at least %lld ns",
+                     clock_name, k, (long long)f->lateness, est, (long long)f->lag,
+                     (long long)min_lag);
+        if (!real_clock && (est != (j != 0) || f->lag != (j ? min_lag : 0)))
+            fail_msg("virtual clock, frame %zu: estimated %d lag %lld ns", k, est,
+                     (long long)f->lag);
+    }
+    assert_int_equal(s->estimated_exchanges, estimated);
+    assert_int_equal(s->late_episodes, episodes);
+    if (!real_clock) {
+        assert_int_equal(s->estimated_exchanges, 6);
+        assert_int_equal(s->late_episodes, 3);
+        assert_int_equal(s->max_lag, MS(20));
+    } else if (forced_two_frames) {
+        assert_true(s->max_lag >= MS(20));
+    }
     /* Every record that was resolved has the true ramp value. */
     for (size_t i = 0; i < rtcosim_rt_record_count(rt); i++) {
         const rtcosim_estimate_record *r = rtcosim_rt_record_at(rt, i);
@@ -196,6 +264,16 @@ static void mixed_run_on_the_real_clock_completes_every_frame(void **state)
     rtcosim_component_free(comps[0]);
     rtcosim_component_free(comps[1]);
     rtcosim_clock_free(clock);
+    rtcosim_clock_free(partner_clock);
+}
+
+/* The pattern's counts on the virtual clock (deterministic) and on the real
+ * clock with the partner on its own thread: the same frames estimated. */
+static void mixed_run_on_the_real_clock_estimates_the_injected_late_frames(void **state)
+{
+    (void)state;
+    run_late_pattern(false);
+    run_late_pattern(true);
 }
 
 static char logged[1024];
@@ -242,7 +320,7 @@ int main(void)
         cmocka_unit_test(spsc_queue_reports_full_and_empty),
         cmocka_unit_test(delay_wrapper_draws_reproducible_seeded_compute_times),
         cmocka_unit_test(delay_wrapper_refuses_an_instantiated_component),
-        cmocka_unit_test(mixed_run_on_the_real_clock_completes_every_frame),
+        cmocka_unit_test(mixed_run_on_the_real_clock_estimates_the_injected_late_frames),
         cmocka_unit_test(refused_cpu_affinity_warns_and_the_run_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

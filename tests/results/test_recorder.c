@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/results.h"
+#include "util/test_util.h"
 
 static char *read_text(const char *path)
 {
@@ -39,8 +40,9 @@ static const rtcosim_column mixed_columns[] = {
 
 static void writes_header_and_rows_in_fmusim_format(void **state)
 {
-    (void)state;
-    rtcosim_recorder_options o = {.path = "recorder_mixed.csv", .columns = mixed_columns,
+    char path[4096];
+    snprintf(path, sizeof path, "%s/recorder_mixed.csv", (const char *)*state);
+    rtcosim_recorder_options o = {.path = path, .columns = mixed_columns,
                                   .column_count = 5};
     rtcosim_recorder *r = NULL;
     rtcosim_error err;
@@ -55,7 +57,7 @@ static void writes_header_and_rows_in_fmusim_format(void **state)
     const char *expected = "\"time\",\"x\",\"n\",\"on\",\"label \"\"a\"\"\",\"u\"\n"
                            "0,0.1,-42,1,\"say \"\"hi\"\"\",18446744073709551615\n"
                            "0.25,1e-7,0,0,\"\",3\n";
-    char *text = read_text("recorder_mixed.csv");
+    char *text = read_text(path);
     assert_string_equal(text, expected);
     assert_int_equal(stats.rows_written, 2);
     assert_int_equal(stats.bytes_written, strlen(expected));
@@ -66,8 +68,9 @@ static const rtcosim_column one_column[] = {{"y", RTCOSIM_TYPE_FLOAT64}};
 
 static void keeps_every_nth_row_and_forced_rows(void **state)
 {
-    (void)state;
-    rtcosim_recorder_options o = {.path = "recorder_decimated.csv", .columns = one_column,
+    char path[4096];
+    snprintf(path, sizeof path, "%s/recorder_decimated.csv", (const char *)*state);
+    rtcosim_recorder_options o = {.path = path, .columns = one_column,
                                   .column_count = 1, .record_every = 3};
     rtcosim_recorder *r = NULL;
     assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
@@ -79,7 +82,7 @@ static void keeps_every_nth_row_and_forced_rows(void **state)
     rtcosim_value last = {.f64 = 75};
     rtcosim_recorder_push_row_always(r, 7500000000, &last, NULL);
     assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
-    char *text = read_text("recorder_decimated.csv");
+    char *text = read_text(path);
     assert_string_equal(text, "\"time\",\"y\"\n0,0\n3,30\n6,60\n7.5,75\n");
     free(text);
 }
@@ -88,9 +91,10 @@ static void keeps_every_nth_row_and_forced_rows(void **state)
  * space and the writer flushes often; every row must arrive, in order, exact. */
 static void writer_thread_delivers_every_row_exactly(void **state)
 {
-    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/recorder_thread.csv", (const char *)*state);
     const rtcosim_column cols[] = {{"y", RTCOSIM_TYPE_FLOAT64}, {"s", RTCOSIM_TYPE_STRING}};
-    rtcosim_recorder_options o = {.path = "recorder_thread.csv", .columns = cols,
+    rtcosim_recorder_options o = {.path = path, .columns = cols,
                                   .column_count = 2, .writer_thread = true, .ring_rows = 16,
                                   .buffer_bytes = 4096, .max_string_bytes = 4};
     rtcosim_recorder *r = NULL;
@@ -107,7 +111,7 @@ static void writer_thread_delivers_every_row_exactly(void **state)
     assert_int_equal(stats.rows_written, rows);
     assert_int_equal(stats.rows_dropped, 0);
     assert_int_equal(stats.strings_cut, rows / 2);
-    char *text = read_text("recorder_thread.csv");
+    char *text = read_text(path);
     char *line = strtok(text, "\n");
     assert_string_equal(line, "\"time\",\"y\",\"s\"");
     for (int i = 0; i < rows; i++) {
@@ -224,9 +228,12 @@ static void binary_columns_are_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(writes_header_and_rows_in_fmusim_format),
-        cmocka_unit_test(keeps_every_nth_row_and_forced_rows),
-        cmocka_unit_test(writer_thread_delivers_every_row_exactly),
+        cmocka_unit_test_setup_teardown(writes_header_and_rows_in_fmusim_format, tu_scratch_setup,
+                                        tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(keeps_every_nth_row_and_forced_rows, tu_scratch_setup,
+                                        tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(writer_thread_delivers_every_row_exactly, tu_scratch_setup,
+                                        tu_scratch_teardown),
         cmocka_unit_test(full_ring_drops_rows_instead_of_waiting),
         cmocka_unit_test(unwritable_path_fails_at_open_naming_it),
         cmocka_unit_test(write_error_is_reported_at_close_with_the_path),

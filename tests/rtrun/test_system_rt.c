@@ -15,6 +15,7 @@
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system_rt.h"
+#include "util/test_util.h"
 
 #define MS 1000000LL
 
@@ -121,14 +122,14 @@ static void run_plain(const rtcosim_system_desc *desc, const char *path)
 static void test_on_time_real_time_run_equals_plain_run_bit_for_bit(void **state)
 {
     fixture *f = *state;
-    run_plain(f->desc, "plain.csv");
-    f->options.output_file = "realtime.csv";
+    run_plain(f->desc, tu_scratch("plain.csv"));
+    f->options.output_file = tu_scratch("realtime.csv");
     assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
     assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
     const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
     assert_int_equal(s->frames, 100);
     assert_int_equal(s->estimated_exchanges, 0);
-    char *plain = read_text("plain.csv"), *rt = read_text("realtime.csv");
+    char *plain = read_text(tu_scratch("plain.csv")), *rt = read_text(tu_scratch("realtime.csv"));
     assert_int_equal(count_lines(plain), 102); /* header + t = 0 .. 0.1 s */
     assert_string_equal(plain, rt);
     free(plain);
@@ -199,7 +200,7 @@ static void test_crashing_partner_is_lost_and_real_time_part_finishes(void **sta
     rtcosim_system_rt_delay delay = {.component = "b", .delay = {.fail_at_step = 50}};
     f->options.delays = &delay;
     f->options.delay_count = 1;
-    f->options.output_file = "crash.csv";
+    f->options.output_file = tu_scratch("crash.csv");
     assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
     assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
     const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
@@ -208,7 +209,7 @@ static void test_crashing_partner_is_lost_and_real_time_part_finishes(void **sta
     assert_non_null(strstr(s->partner_lost_reason, "partner failed"));
     assert_int_equal(s->frames, 100);
     assert_int_equal(s->estimated_exchanges, 50); /* te = 50 .. 99 ms */
-    char *text = read_text("crash.csv");
+    char *text = read_text(tu_scratch("crash.csv"));
     assert_int_equal(count_lines(text), 102);
     free(text);
 }
@@ -243,7 +244,7 @@ static void test_calibration_refuses_real_time_part_that_cannot_keep_its_frame(v
     f->options.delays = &delay;
     f->options.delay_count = 1;
     f->options.rt.calibrate = true;
-    f->options.output_file = "refused.csv";
+    f->options.output_file = tu_scratch("refused.csv");
     assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
     assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_ETIMEOUT);
     assert_non_null(strstr(f->err.message, "springs.ssd: the real-time part (a) cannot keep its "
@@ -251,7 +252,7 @@ static void test_calibration_refuses_real_time_part_that_cannot_keep_its_frame(v
     assert_non_null(strstr(f->err.message, "up to 2000.0 us per frame (median 2000.0 us), over "
                                            "the budget of 900.0 us"));
     assert_int_equal(rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt))->frames, 0);
-    assert_null(fopen("refused.csv", "r"));
+    assert_null(fopen(tu_scratch("refused.csv"), "r"));
 }
 
 static void test_unknown_non_realtime_component_is_named(void **state)
@@ -281,11 +282,19 @@ static void write_text(const char *path, const char *text)
     fclose(file);
 }
 
+/* "map:" + the map file's path in the scratch directory + the rest of the spec. */
+static const char *map_spec(const char *file, const char *rest)
+{
+    static char buf[4200];
+    snprintf(buf, sizeof buf, "map:%s%s", tu_scratch(file), rest);
+    return buf;
+}
+
 static void test_malformed_estimator_map_names_file_and_line(void **state)
 {
     fixture *f = *state;
-    write_text("bad_map.csv", "a.x,b.x\n-1,0\n1,zero\n");
-    rtcosim_estimator_spec_parse("map:bad_map.csv", &f->options.rt.estimator, &f->err);
+    write_text(tu_scratch("bad_map.csv"), "a.x,b.x\n-1,0\n1,zero\n");
+    rtcosim_estimator_spec_parse(map_spec("bad_map.csv", ""), &f->options.rt.estimator, &f->err);
     assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err),
                      RTCOSIM_EFORMAT);
     assert_non_null(strstr(f->err.message, "bad_map.csv:3"));
@@ -297,8 +306,8 @@ static void test_malformed_estimator_map_names_file_and_line(void **state)
 static void test_map_not_covering_signal_range_stops_run_keeping_results(void **state)
 {
     fixture *f = *state;
-    write_text("narrow_map.csv", "a.x,b.x\n-0.1,0\n0.1,0\n");
-    assert_int_equal(rtcosim_estimator_spec_parse("map:narrow_map.csv,range=error",
+    write_text(tu_scratch("narrow_map.csv"), "a.x,b.x\n-0.1,0\n0.1,0\n");
+    assert_int_equal(rtcosim_estimator_spec_parse(map_spec("narrow_map.csv", ",range=error"),
                                                   &f->options.rt.estimator, &f->err),
                      RTCOSIM_OK);
     rtcosim_time_ns schedule[10] = {0, 0, 0, 2500000, 0, 0, 0, 0, 0, 0};
@@ -306,14 +315,14 @@ static void test_map_not_covering_signal_range_stops_run_keeping_results(void **
                                      .delay = {.schedule = schedule, .schedule_length = 10}};
     f->options.delays = &delay;
     f->options.delay_count = 1;
-    f->options.output_file = "narrow.csv";
+    f->options.output_file = tu_scratch("narrow.csv");
     assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
     assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_EINVAL);
     assert_non_null(strstr(f->err.message, "a.x"));
     const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
     assert_true(s->failed);
     assert_int_equal(s->stopped_at, 4 * MS);
-    char *text = read_text("narrow.csv");
+    char *text = read_text(tu_scratch("narrow.csv"));
     assert_int_equal(count_lines(text), 6); /* header + t = 0 .. 4 ms */
     free(text);
 }
@@ -340,5 +349,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_map_not_covering_signal_range_stops_run_keeping_results, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

@@ -172,7 +172,7 @@ static void integrates_a_csv_ramp_as_hand_computed(void **state)
     (void)state;
     rtcosim_component *c = make_integrator();
     rtcosim_csv *in = tu_csv("time,u\n0,0\n2,2\n"); /* u(t) = t */
-    rtcosim_simulate_options o = base_options("sim_ramp.csv");
+    rtcosim_simulate_options o = base_options(tu_scratch("sim_ramp.csv"));
     o.input = in;
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
@@ -181,7 +181,7 @@ static void integrates_a_csv_ramp_as_hand_computed(void **state)
     assert_int_equal(res.rows_written, 5);
     assert_int_equal(res.end_time, 2 * RTCOSIM_NS_PER_S);
     /* y_k+1 = y_k + t_k * 0.5: 0, 0, 0.25, 0.75, 1.5 */
-    assert_string_equal(tu_read_file("sim_ramp.csv", NULL),
+    assert_string_equal(tu_read_file(tu_scratch("sim_ramp.csv"), NULL),
                         "\"time\",\"y\",\"count\",\"odd\",\"mode_seen\",\"name\"\n"
                         "0,0,0,0,0,\"integ\"\n"
                         "0.5,0,1,1,0,\"integ\"\n"
@@ -244,13 +244,14 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
     rtcosim_component *c = make_integrator();
     rtcosim_csv *in = tu_csv("time,u\n0,0\n2,2\n");
     const char *outs[] = {"count", "u"};
-    rtcosim_simulate_options o = base_options("sim_select.csv");
+    rtcosim_simulate_options o = base_options(tu_scratch("sim_select.csv"));
     o.input = in;
     o.output_variables = outs;
     o.output_variable_count = 2;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
-    assert_string_equal(tu_read_file("sim_select.csv", NULL), "\"time\",\"count\",\"u\"\n"
+    assert_string_equal(tu_read_file(tu_scratch("sim_select.csv"), NULL),
+                        "\"time\",\"count\",\"u\"\n"
                                                      "0,0,0\n0.5,1,0.5\n1,2,1\n1.5,3,1.5\n2,4,2\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
@@ -269,7 +270,7 @@ static void integer_inputs_are_held_between_rows(void **state)
     rtcosim_component *c = make_integrator();
     rtcosim_csv *in = tu_csv("time,mode\n0,1\n0.6,7\n");
     const char *outs[] = {"mode_seen"};
-    rtcosim_simulate_options o = base_options("sim_hold.csv");
+    rtcosim_simulate_options o = base_options(tu_scratch("sim_hold.csv"));
     o.stop_time = RTCOSIM_NS_PER_S;
     o.output_interval = RTCOSIM_NS_PER_S / 4;
     o.input = in;
@@ -277,7 +278,7 @@ static void integer_inputs_are_held_between_rows(void **state)
     o.output_variable_count = 1;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
-    assert_string_equal(tu_read_file("sim_hold.csv", NULL),
+    assert_string_equal(tu_read_file(tu_scratch("sim_hold.csv"), NULL),
                         "\"time\",\"mode_seen\"\n0,1\n0.25,1\n0.5,1\n0.75,7\n1,7\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
@@ -312,7 +313,7 @@ static void last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it(void *
     rtcosim_component *c = make_integrator();
     rtcosim_start_value sv[] = {{"u", "1"}};
     const char *outs[] = {"y", "count"};
-    rtcosim_simulate_options o = base_options("sim_short.csv");
+    rtcosim_simulate_options o = base_options(tu_scratch("sim_short.csv"));
     o.stop_time = 1100000000; /* 1.1 s with 0.25 s steps: the last one is 0.1 s */
     o.output_interval = 250000000;
     set_io(&o, sv, 1, outs, 2);
@@ -322,7 +323,7 @@ static void last_step_is_shortened_to_end_at_stop_and_decimation_keeps_it(void *
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_int_equal(res.steps, 5);
     assert_int_equal(res.end_time, 1100000000);
-    assert_string_equal(tu_read_file("sim_short.csv", NULL),
+    assert_string_equal(tu_read_file(tu_scratch("sim_short.csv"), NULL),
                         "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,2\n1,1,4\n1.1,1.1,5\n");
     rtcosim_component_free(c);
 }
@@ -333,7 +334,7 @@ static void component_asking_to_terminate_stops_cleanly(void **state)
     rtcosim_component *c = make_integrator();
     rtcosim_start_value sv[] = {{"stop_at", "0.5"}};
     const char *outs[] = {"count"};
-    rtcosim_simulate_options o = base_options("sim_terminate.csv");
+    rtcosim_simulate_options o = base_options(tu_scratch("sim_terminate.csv"));
     o.output_interval = 250000000;
     set_io(&o, sv, 1, outs, 1);
     rtcosim_simulate_result res = {0};
@@ -341,7 +342,8 @@ static void component_asking_to_terminate_stops_cleanly(void **state)
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_true(res.terminated_by_component);
     assert_int_equal(res.end_time, 500000000);
-    assert_string_equal(tu_read_file("sim_terminate.csv", NULL), "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n");
+    assert_string_equal(tu_read_file(tu_scratch("sim_terminate.csv"), NULL),
+                        "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n");
     rtcosim_component_free(c);
 }
 
@@ -352,7 +354,7 @@ static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **s
         rtcosim_component *c = make_integrator();
         rtcosim_start_value sv[] = {{"fail_at", "1"}};
         const char *outs[] = {"count"};
-        rtcosim_simulate_options o = base_options("sim_fail.csv");
+        rtcosim_simulate_options o = base_options(tu_scratch("sim_fail.csv"));
         o.output_interval = 250000000;
         set_io(&o, sv, 1, outs, 1);
         o.writer_thread = threaded;
@@ -362,7 +364,7 @@ static void failing_step_keeps_rows_so_far_and_names_component_and_time(void **s
         assert_string_equal(err.message, "integrator: simulation stopped at t = 1 s: "
                                          "integrator asked to fail at 1 s");
         assert_int_equal(res.steps, 4);
-        assert_string_equal(tu_read_file("sim_fail.csv", NULL),
+        assert_string_equal(tu_read_file(tu_scratch("sim_fail.csv"), NULL),
                             "\"time\",\"count\"\n0,0\n0.25,1\n0.5,2\n0.75,3\n1,4\n");
         rtcosim_component_free(c);
     }
@@ -374,14 +376,15 @@ static void early_return_continues_from_the_last_successful_time(void **state)
     rtcosim_component *c = make_integrator();
     rtcosim_start_value sv[] = {{"early_at", "0.75"}, {"u", "1"}};
     const char *outs[] = {"y", "count"};
-    rtcosim_simulate_options o = base_options("sim_early.csv");
+    rtcosim_simulate_options o = base_options(tu_scratch("sim_early.csv"));
     set_io(&o, sv, 2, outs, 2);
     rtcosim_simulate_result res = {0};
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, &res, &err), RTCOSIM_OK);
     assert_int_equal(res.steps, 5);
     /* y = t with u = 1; the grid restarts at 0.75 and the last step is cut at 2. */
-    assert_string_equal(tu_read_file("sim_early.csv", NULL), "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
+    assert_string_equal(tu_read_file(tu_scratch("sim_early.csv"), NULL),
+                        "\"time\",\"y\",\"count\"\n0,0,0\n0.5,0.5,1\n"
                                                     "0.75,0.75,2\n1.25,1.25,3\n1.75,1.75,4\n2,2,5\n");
     rtcosim_component_free(c);
 }
@@ -527,5 +530,5 @@ int main(void)
         cmocka_unit_test(impossible_times_are_rejected),
         cmocka_unit_test(row_and_progress_hooks_see_the_recorded_rows_and_every_step),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

@@ -17,6 +17,7 @@
 #include "rtcosim/master.h"
 #include "rtcosim/native.h"
 #include "rtcosim/system.h"
+#include "master/test_models.h"
 #include "util/test_util.h"
 
 #define assert_near(a, b, tol)                                                         \
@@ -341,6 +342,70 @@ static void test_vehicle_steady_climb_traction_equals_road_load(void **state)
     check_steady_cruise(4.0);
 }
 
+/* The stepInput setting travels from the annotation, and from the command
+ * line's override over it, to the connection: y = t^2 sampled every second
+ * into a black box that logs its input per step, FOH, Jacobi. Over step k
+ * the line through (k-1, (k-1)^2) and (k, k^2) is k^2 + (2k - 1) s: "start"
+ * gives k^2, "mean" k^2 + k - 1/2 (step 0 holds the one sample, 0). */
+static const char step_input_ssd[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<ssd:SystemStructureDescription version=\"1.0\" name=\"si\"\n"
+    " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+    " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
+    " xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n"
+    " <ssd:System name=\"si\">\n"
+    "  <ssd:Elements>\n"
+    "   <ssd:Component name=\"sq\" source=\"rtcosim:test.square\"><ssd:Connectors>\n"
+    "    <ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+    "   </ssd:Connectors></ssd:Component>\n"
+    "   <ssd:Component name=\"rec\" source=\"rtcosim:test.recorder\"><ssd:Connectors>\n"
+    "    <ssd:Connector name=\"u\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+    "   </ssd:Connectors></ssd:Component>\n"
+    "  </ssd:Elements>\n"
+    "  <ssd:Connections>\n"
+    "   <ssd:Connection startElement=\"sq\" startConnector=\"y\" endElement=\"rec\" endConnector=\"u\"/>\n"
+    "  </ssd:Connections>\n"
+    "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+    "   <rc:Master stepSize=\"1\" order=\"jacobi\" coupling=\"foh\" stepInput=\"start\"/>\n"
+    "  </ssc:Annotation></ssd:Annotations>\n"
+    " </ssd:System>\n"
+    "</ssd:SystemStructureDescription>\n";
+
+static void run_step_input_system(rtcosim_ssd_step_input override, double log[4])
+{
+    rtcosim_error err = {0};
+    rtcosim_native_register_model(&square_model, NULL);
+    rtcosim_native_register_model(&recorder_model, NULL);
+    rtcosim_system_desc *d = NULL;
+    if (rtcosim_system_desc_parse(step_input_ssd, sizeof step_input_ssd - 1, dir, "si.ssd", &d,
+                                  &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_system_build_options opts = {.overrides = {.step_input = override}};
+    rtcosim_master *m = NULL;
+    if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK ||
+        rtcosim_master_initialize(m, 0, -1, &err) != RTCOSIM_OK ||
+        rtcosim_master_run(m, 4 * RTCOSIM_NS_PER_S, NULL, NULL, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const recorder_data *r = rtcosim_native_data(rtcosim_master_component(m, "rec"));
+    assert_true(r->steps == 4);
+    memcpy(log, r->log, 4 * sizeof(double));
+    rtcosim_master_free(m);
+    rtcosim_system_desc_free(d);
+}
+
+static void test_step_input_from_annotation_and_override(void **state)
+{
+    (void)state;
+    double log[4];
+    run_step_input_system(RTCOSIM_SSD_STEP_INPUT_DEFAULT, log); /* the annotation: start */
+    for (int k = 0; k < 4; k++)
+        assert_near(log[k], k * k, 1e-12);
+    run_step_input_system(RTCOSIM_SSD_STEP_INPUT_MEAN, log);
+    assert_near(log[0], 0, 1e-12);
+    for (int k = 1; k < 4; k++)
+        assert_near(log[k], k * k + k - 0.5, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_vehicle_aero_coast_down_follows_closed_form),
         cmocka_unit_test(test_vehicle_steady_cruise_traction_equals_road_load),
         cmocka_unit_test(test_vehicle_steady_climb_traction_equals_road_load),
+        cmocka_unit_test(test_step_input_from_annotation_and_override),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -131,7 +131,7 @@ static const char full_ssd[] =
     "  <ssd:Annotations>\n"
     "   <ssc:Annotation type=\"org.rtcosim.master\">\n"
     "    <rc:Master stepSize=\"0.01\" order=\"gauss-seidel\" coupling=\"foh\" correction=\"energy\"\n"
-    "               stepControl=\"true\" threads=\"2\">\n"
+    "               stepInput=\"start\" stepControl=\"true\" threads=\"2\">\n"
     "     <rc:Component name=\"plant\" stepSize=\"0.001\"/>\n"
     "     <rc:Component name=\"ctrl\" stepMultiple=\"2\"/>\n"
     "     <rc:PowerBond effort=\"plant.force\" flow=\"ctrl.y\"/>\n"
@@ -260,6 +260,7 @@ static void check_full_system(const rtcosim_system_desc *d)
     assert_int_equal(m->order, RTCOSIM_SSD_ORDER_GAUSS_SEIDEL);
     assert_int_equal(m->coupling, RTCOSIM_SSD_COUPLING_FOH);
     assert_int_equal(m->correction, RTCOSIM_SSD_CORRECTION_DEAD_TIME); /* "energy" */
+    assert_int_equal(m->step_input, RTCOSIM_SSD_STEP_INPUT_START);
     assert_true(m->has_step_control && m->step_control);
     assert_int_equal(m->threads, 2);
     assert_int_equal(m->rate_count, 2);
@@ -531,6 +532,10 @@ static const bad_case bad_cases[] = {
      ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
              "   <rc:Master order=\"random\"/></ssc:Annotation></ssd:Annotations>\n"),
      NULL, RTCOSIM_EFORMAT, "sys.ssd:15: rtcosim master: bad order \"random\" (jacobi, gauss-seidel)"},
+    {"bad master step input",
+     ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+             "   <rc:Master stepInput=\"middle\"/></ssc:Annotation></ssd:Annotations>\n"),
+     NULL, RTCOSIM_EFORMAT, "sys.ssd:15: rtcosim master: bad stepInput \"middle\" (mean, start)"},
     {"unknown master attribute",
      ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
              "   <rc:Master stepsize=\"1\"/></ssc:Annotation></ssd:Annotations>\n"),

@@ -35,6 +35,46 @@ void tu_drop_dir(char *dir)
     free(dir);
 }
 
+int tu_scratch_setup(void **state)
+{
+    *state = tu_make_dir();
+    return 0;
+}
+
+int tu_scratch_teardown(void **state)
+{
+    tu_drop_dir(*state);
+    *state = NULL;
+    return 0;
+}
+
+static char *group_dir;
+
+int tu_scratch_group_setup(void **state)
+{
+    (void)state;
+    group_dir = tu_make_dir();
+    return 0;
+}
+
+int tu_scratch_group_teardown(void **state)
+{
+    (void)state;
+    tu_drop_dir(group_dir);
+    group_dir = NULL;
+    return 0;
+}
+
+const char *tu_scratch(const char *name)
+{
+    static char bufs[8][4096];
+    static unsigned next;
+    assert_non_null(group_dir);
+    char *buf = bufs[next++ % 8];
+    snprintf(buf, sizeof bufs[0], "%s/%s", group_dir, name);
+    return buf;
+}
+
 int tu_count_entries(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -24,6 +24,18 @@ typedef struct tu_entry {
 char *tu_make_dir(void);
 /* Remove a tree and free the path. */
 void tu_drop_dir(char *dir);
+/* cmocka setup/teardown pair: *state is a fresh scratch directory
+ * (tu_make_dir) for the test's files, removed with everything in it after the
+ * test, whether it passed or not. Tests never write into the working
+ * directory. */
+int tu_scratch_setup(void **state);
+int tu_scratch_teardown(void **state);
+/* The same for a whole group (cmocka_run_group_tests(tests, tu_scratch_group_setup,
+ * tu_scratch_group_teardown)): tu_scratch(name) is "dir/name" in the group's
+ * directory, in one of 8 rotating buffers (so a call may use several). */
+int tu_scratch_group_setup(void **state);
+int tu_scratch_group_teardown(void **state);
+const char *tu_scratch(const char *name);
 /* Number of entries in a directory (without . and ..), -1 if unreadable. */
 int tu_count_entries(const char *dir);
 /* "dir/name" in a static buffer (one at a time). */

@@ -1,0 +1,144 @@
+/* B10 `rtcosim bench vecu`: the virtual ECU's speed with timing accounting
+ * on (instructions per wall second of a branchy CRC-32 kernel, block-hook
+ * counting active), and the firmware vehicle example (4 ECUs, the engine on
+ * its firmware) in simulated seconds per wall second on the conservative
+ * scheduler with 2 threads; its results (ECU states and CAN log) compared
+ * across the sequential scheduler, 1 and 2 conservative threads and the
+ * speculative scheduler on 2 threads (which rolls the firmware back). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../examples/ecus/vehicle.h"
+#include "bench.h"
+#include "rtcosim/vecu.h"
+#include "rtcosim/vecu_periph.h"
+
+#ifndef RTCOSIM_BENCH_FIRMWARE_DIR
+#define RTCOSIM_BENCH_FIRMWARE_DIR "build/release/examples/firmware"
+#endif
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: rtcosim bench vecu [--quick] [--firmware-dir DIR]\n"
+                    "  DIR holds busy.elf and engine.elf (default " RTCOSIM_BENCH_FIRMWARE_DIR ")\n");
+    return 2;
+}
+
+static int fail(const rtcosim_error *err)
+{
+    fprintf(stderr, "rtcosim: %s\n", err->message);
+    return 1;
+}
+
+static int instruction_rate(const char *dir, double seconds, double *rate)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/busy.elf", dir);
+    rtcosim_vecu_config c = {.name = "bench", .firmware = path, .clock_hz = 168000000};
+    rtcosim_vecu *v = NULL;
+    rtcosim_error err = {0};
+    if (rtcosim_vecu_create(&c, &v, &err) != RTCOSIM_OK ||
+        rtcosim_vecu_reset(v, 1000000, &err) != RTCOSIM_OK)
+        return fail(&err);
+    int64_t t0 = bench_now_ns(), t1 = t0;
+    uint64_t i0 = rtcosim_vecu_instructions(v), cycle = 0;
+    unsigned calls = 0;
+    while (t1 - t0 < (int64_t)(seconds * 1e9)) {
+        for (int k = 0; k < 50; k++, calls++) {
+            uint64_t cycles;
+            if (rtcosim_vecu_run_exception(v, 16 + VECU_IRQ_TIMER0, cycle, UINT64_C(100000000),
+                                           &cycles, &err) != RTCOSIM_OK) {
+                rtcosim_vecu_free(v);
+                return fail(&err);
+            }
+            cycle += cycles;
+        }
+        t1 = bench_now_ns();
+    }
+    uint64_t n = rtcosim_vecu_instructions(v) - i0;
+    *rate = (double)n / ((double)(t1 - t0) / 1e9);
+    printf("CRC-32 kernel: %u calls, %" PRIu64 " instructions (%.0f per call) in %.3f s wall\n",
+           calls, n, (double)n / calls, (double)(t1 - t0) / 1e9);
+    rtcosim_vecu_free(v);
+    return 0;
+}
+
+enum { RUN_SEQUENTIAL, RUN_THREADS1, RUN_THREADS2, RUN_SPECULATIVE, RUN_COUNT };
+
+static int vehicle(const char *dir, rtcosim_time_ns stop, double *sim_per_wall, bool *identical)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/engine.elf", dir);
+    static const char *const names[RUN_COUNT] = {"sequential", "conservative 1 thread",
+                                                 "conservative 2 threads",
+                                                 "speculative 2 threads"};
+    uint64_t sums[RUN_COUNT];
+    double wall[RUN_COUNT];
+    for (int r = 0; r < RUN_COUNT; r++) {
+        rtcosim_events *sim = NULL;
+        rtcosim_ecu_vehicle *v = NULL;
+        rtcosim_ecu_vehicle_config vc = {.ecus = 4, .log_frames = true, .firmware_ecu = "engine"};
+        snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", path);
+        rtcosim_run_options o = {.stop_time = stop, .threads = r == RUN_THREADS1 ? 1 : 2,
+                                 .scheduler = r == RUN_SEQUENTIAL ? RTCOSIM_SCHEDULER_SEQUENTIAL
+                                              : r == RUN_SPECULATIVE
+                                                  ? RTCOSIM_SCHEDULER_SPECULATIVE
+                                                  : RTCOSIM_SCHEDULER_CONSERVATIVE};
+        rtcosim_run_stats stats;
+        rtcosim_error err = {0};
+        if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
+            rtcosim_ecu_vehicle_build(sim, &vc, &v, &err) != RTCOSIM_OK ||
+            rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {
+            rtcosim_ecu_vehicle_free(v);
+            rtcosim_events_free(sim);
+            return fail(&err);
+        }
+        sums[r] = rtcosim_ecu_vehicle_checksum(v);
+        wall[r] = stats.wall_s;
+        printf("vehicle, engine on firmware, %-24s %9" PRIu64 " events %8.4f s wall %8.1f sim s/s"
+               "  checksum %016" PRIx64 " rollbacks %" PRIu64 "\n", names[r], stats.events,
+               stats.wall_s, rtcosim_time_to_seconds(stop) / stats.wall_s, sums[r],
+               stats.rollbacks);
+        rtcosim_ecu_vehicle_free(v);
+        rtcosim_events_free(sim);
+    }
+    *sim_per_wall = rtcosim_time_to_seconds(stop) / wall[RUN_THREADS2];
+    *identical = sums[RUN_SEQUENTIAL] == sums[RUN_THREADS1] &&
+                 sums[RUN_THREADS1] == sums[RUN_THREADS2] &&
+                 sums[RUN_THREADS2] == sums[RUN_SPECULATIVE];
+    return 0;
+}
+
+static int run_vecu_bench(int argc, char **argv)
+{
+    const char *dir = RTCOSIM_BENCH_FIRMWARE_DIR;
+    double seconds = 2.0;
+    rtcosim_time_ns stop = 10 * RTCOSIM_NS_PER_S;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            seconds = 0.3;
+            stop = RTCOSIM_NS_PER_S;
+        } else if (strcmp(argv[i], "--firmware-dir") == 0 && i + 1 < argc) {
+            dir = argv[++i];
+        } else {
+            return usage();
+        }
+    }
+    double rate = 0, speed = 0;
+    bool identical = false;
+    int rc = instruction_rate(dir, seconds, &rate);
+    if (rc == 0)
+        rc = vehicle(dir, stop, &speed, &identical);
+    if (rc != 0)
+        return rc;
+    bench_figure("vecu.instructions_per_s", rate, "instr/s");
+    bench_figure("vecu.example_sim_s_per_wall_s", speed, "s/s");
+    bench_figure("vecu.identical_threads", identical ? 1 : 0, "bool");
+    return identical ? 0 : 1;
+}
+
+const rtcosim_bench rtcosim_bench_vecu = {
+    "vecu", "B10: emulated Cortex-M4 firmware speed and the firmware vehicle example",
+    run_vecu_bench};

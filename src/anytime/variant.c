@@ -1,0 +1,294 @@
+/* Running one variant of an anytime set: inline or on its persistent worker
+ * thread with its own state copy, cancelled at its abort time and abandoned
+ * when it does not return; the hot path takes no lock and allocates nothing. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "anytime/anytime_internal.h"
+#include "anytime/anytime_private.h"
+
+/* ---- running one variant ------------------------------------------------ */
+
+bool rtcosim_anytime_should_abort(rtcosim_anytime_ctx *ctx)
+{
+    if (atomic_load_explicit(&ctx->cancel, memory_order_relaxed))
+        return true;
+    return ctx->abort_at != NEVER && rtcosim_clock_now(ctx->set->clock) >= ctx->abort_at;
+}
+
+rtcosim_clock *rtcosim_anytime_ctx_clock(rtcosim_anytime_ctx *ctx)
+{
+    return ctx->set->clock;
+}
+
+size_t rtcosim_anytime_ctx_variant(const rtcosim_anytime_ctx *ctx)
+{
+    return ctx->index;
+}
+
+/* Load the committed state into a component that last ran from another
+ * state. FMI allows moving state between instances only as bytes
+ * (fmi2DeSerializeFMUstate, FMI 2.0 section 2.1.8), so this deserializes
+ * the copy the runner made at dispatch (the runner may commit a new state
+ * while an abandoned job still reads). */
+static rtcosim_status component_sync(variant *v)
+{
+    /* Into the snapshot of the previous load, in place (component.h): a
+     * component that honours that allocates nothing per period. */
+    rtcosim_status st = rtcosim_component_deserialize_state(v->component, v->sync_bytes,
+                                                            v->sync_size, &v->loaded, &v->err);
+    if (!st)
+        st = rtcosim_component_set_state(v->component, v->loaded, &v->err);
+    if (!st)
+        v->needs_sync = false;
+    return st;
+}
+
+/* One period of a component: inputs, micro steps with a cancellation check
+ * between them, outputs. */
+static rtcosim_status component_execute(variant *v, rtcosim_time_ns t, rtcosim_time_ns h)
+{
+    rtcosim_anytime *set = v->set;
+    rtcosim_status st = RTCOSIM_OK;
+    if (v->needs_sync && (st = component_sync(v)))
+        return st;
+    v->needs_sync = true; /* stepping moves it away from the committed state */
+    if (set->cfg.input_count &&
+        (st = rtcosim_component_set(v->component, RTCOSIM_TYPE_FLOAT64, v->input_vrs,
+                                    set->cfg.input_count, v->inputs, &v->err)))
+        return st;
+    rtcosim_time_ns step = v->step_ns > 0 ? v->step_ns : h;
+    for (rtcosim_time_ns done = 0; done < h;) {
+        if (rtcosim_anytime_should_abort(&v->ctx))
+            return rtcosim_error_set(&v->err, RTCOSIM_ECANCELED, "variant '%s' aborted",
+                                     v->name);
+        rtcosim_time_ns micro = h - done < step ? h - done : step;
+        rtcosim_step_result result;
+        if ((st = rtcosim_component_do_step(v->component, t + done, micro, &result, &v->err)))
+            return st;
+        done += micro;
+    }
+    return rtcosim_component_get(v->component, RTCOSIM_TYPE_FLOAT64, v->output_vrs,
+                                 set->cfg.output_count, v->outputs, &v->err);
+}
+
+/* Run the job prepared in v (inline or on v's worker) and time it. */
+static void variant_execute(variant *v)
+{
+    rtcosim_anytime *set = v->set;
+    rtcosim_error_clear(&v->err);
+    v->started_at = rtcosim_clock_now(set->clock);
+    if (v->fn)
+        v->status = v->fn(v->user, &v->ctx, v->job_t, v->job_h, v->inputs, v->state, v->outputs,
+                          &v->err);
+    else
+        v->status = component_execute(v, v->job_t, v->job_h);
+    v->finished_at = rtcosim_clock_now(set->clock);
+}
+
+static void *worker_main(void *arg)
+{
+    variant *v = arg;
+    for (;;) {
+        while (sem_wait(&v->go) != 0 && errno == EINTR) {
+        }
+        if (atomic_load_explicit(&v->quit, memory_order_acquire))
+            break;
+        variant_execute(v);
+        atomic_store_explicit(&v->running, false, memory_order_release);
+        sem_post(&v->set->done);
+    }
+    return NULL;
+}
+
+/* Copy the committed state and the inputs into v's scratch and arm its
+ * cancellation for `abort_at`. */
+void anytime_variant_prepare(variant *v, const double *inputs, rtcosim_time_ns abort_at)
+{
+    rtcosim_anytime *set = v->set;
+    if (set->cfg.state_size && v->fn)
+        memcpy(v->state, set->state, set->cfg.state_size);
+    if (v->component && v->needs_sync) {
+        memcpy(v->sync_bytes, set->committed_bytes, set->committed_size);
+        v->sync_size = set->committed_size;
+    }
+    if (set->cfg.input_count)
+        memcpy(v->inputs, inputs, set->cfg.input_count * sizeof *inputs);
+    v->job_t = set->sim_time;
+    v->job_h = set->period_ns;
+    v->ctx.abort_at = abort_at;
+    atomic_store_explicit(&v->ctx.cancel, false, memory_order_relaxed);
+    v->outcome = RTCOSIM_ANYTIME_NOT_RUN;
+    v->dispatched_at = rtcosim_clock_now(set->clock);
+}
+
+void anytime_variant_dispatch(variant *v)
+{
+    atomic_store_explicit(&v->running, true, memory_order_relaxed);
+    /* sem_post publishes the prepared job to the worker (it synchronizes
+     * memory, POSIX.1-2017 section 4.12). */
+    sem_post(&v->go);
+}
+
+/* Wait until every variant in `mask` has finished or `until` has come. On a
+ * virtual clock time moves only with the variants, so wait for completion. */
+void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until)
+{
+    bool virtual_clock = rtcosim_clock_is_virtual(set->clock);
+    rtcosim_time_ns entered = rtcosim_clock_now(set->clock);
+    for (;;) {
+        bool all_done = true;
+        for (size_t i = 0; i < set->variant_count; i++)
+            if ((mask >> i & 1u) &&
+                atomic_load_explicit(&set->variants[i].running, memory_order_acquire))
+                all_done = false;
+        if (all_done)
+            break;
+        if (virtual_clock || until == NEVER) {
+            while (sem_wait(&set->done) != 0 && errno == EINTR) {
+            }
+            continue;
+        }
+        rtcosim_time_ns left = until - rtcosim_clock_now(set->clock);
+        if (left <= 0)
+            break;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t target = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec + left;
+        ts.tv_sec = (time_t)(target / RTCOSIM_NS_PER_S);
+        ts.tv_nsec = (long)(target % RTCOSIM_NS_PER_S);
+        sem_clockwait(&set->done, CLOCK_MONOTONIC, &ts);
+    }
+    /* Blocked by intent only up to `until`: waking later is time the
+     * thread was not running (the stall measure of run_period). */
+    rtcosim_time_ns left_at = rtcosim_clock_now(set->clock);
+    set->blocked_ns += (left_at < until ? left_at : until) - entered;
+}
+
+/* Classify v's finished (or unfinished) job. */
+void anytime_variant_conclude(variant *v)
+{
+    if (v->worker_started && atomic_load_explicit(&v->running, memory_order_acquire)) {
+        /* Still running: cancel it; it finishes on its own copy and its
+         * result is never read. */
+        atomic_store_explicit(&v->ctx.cancel, true, memory_order_relaxed);
+        v->outcome = RTCOSIM_ANYTIME_ABANDONED;
+        v->abandoned++;
+        /* started_at belongs to the worker until it returns. */
+        v->exec_ns = rtcosim_clock_now(v->set->clock) - v->dispatched_at;
+        return;
+    }
+    v->exec_ns = v->finished_at - v->started_at;
+    if (v->status == RTCOSIM_OK) {
+        v->outcome = RTCOSIM_ANYTIME_COMPLETED;
+        v->completed++;
+        anytime_stats_add(&v->stats, (double)v->exec_ns);
+    } else if (v->status == RTCOSIM_ECANCELED) {
+        v->outcome = RTCOSIM_ANYTIME_ABORTED;
+        v->aborted++;
+    } else {
+        v->outcome = RTCOSIM_ANYTIME_FAILED;
+        v->failed++;
+    }
+}
+
+/* Run v until it finishes or abort_at: inline when it is native and not
+ * meant for a worker, else on its worker. */
+void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at)
+{
+    anytime_variant_prepare(v, inputs, abort_at);
+    v->runs++;
+    v->last_run_period = v->set->periods;
+    if (v->worker_started) {
+        anytime_variant_dispatch(v);
+        anytime_wait_for(v->set, 1u << v->index, abort_at);
+    } else {
+        variant_execute(v);
+    }
+    anytime_variant_conclude(v);
+}
+
+/* A variant on a worker that has not returned from an abandoned period. */
+bool anytime_variant_busy(variant *v)
+{
+    return v->worker_started && atomic_load_explicit(&v->running, memory_order_acquire);
+}
+
+/* ---- start: workers and calibration ------------------------------------ */
+
+/* Start v's worker. Under a real-time policy the minimal variant's worker
+ * runs one priority below the caller (its result is the guaranteed one) and
+ * the costlier variants' workers under SCHED_OTHER: real-time workers busy
+ * to the cutoff would spend the real-time budget of the CPUs they run on,
+ * which the delivering thread shares (the kernel throttles every real-time
+ * thread of a CPU beyond it, see idle_reserve), and would starve the rest of
+ * the system; the caller preempts SCHED_OTHER workers at once. */
+static int worker_create(variant *v)
+{
+    int policy;
+    struct sched_param param;
+    if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
+        (policy == SCHED_FIFO || policy == SCHED_RR) &&
+        (v->index > 0 || param.sched_priority > sched_get_priority_min(policy))) {
+        pthread_attr_t attr;
+        if (v->index > 0) {
+            policy = SCHED_OTHER;
+            param.sched_priority = 0;
+        } else {
+            param.sched_priority--;
+        }
+        if (pthread_attr_init(&attr) == 0) {
+            int rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+            if (!rc)
+                rc = pthread_attr_setschedpolicy(&attr, policy);
+            if (!rc)
+                rc = pthread_attr_setschedparam(&attr, &param);
+            if (!rc)
+                rc = pthread_create(&v->thread, &attr, worker_main, v);
+            pthread_attr_destroy(&attr);
+            if (!rc)
+                return 0;
+        }
+    }
+    return pthread_create(&v->thread, NULL, worker_main, v);
+}
+
+rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err)
+{
+    if (sem_init(&set->done, 0, 0) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "anytime set '%s': cannot create semaphore",
+                                 set->name);
+    set->done_ready = true;
+    for (size_t i = 0; i < set->variant_count; i++) {
+        variant *v = &set->variants[i];
+        bool needs_worker = v->component != NULL ||
+                            (set->cfg.strategy == RTCOSIM_ANYTIME_PARALLEL && i > 0);
+        if (!needs_worker)
+            continue;
+        if (sem_init(&v->go, 0, 0) != 0)
+            return rtcosim_error_set(err, RTCOSIM_EIO,
+                                     "anytime set '%s': cannot create semaphore for '%s'",
+                                     set->name, v->name);
+        v->go_ready = true;
+        atomic_init(&v->quit, false);
+        int rc = worker_create(v);
+        if (rc != 0)
+            return rtcosim_error_set(err, RTCOSIM_EIO,
+                                     "anytime set '%s': cannot start the worker of '%s': %s",
+                                     set->name, v->name, strerror(rc));
+        v->worker_started = true;
+    }
+    return RTCOSIM_OK;
+}
+
+/* Components: the minimal one's state becomes the committed state, and
+ * every component loads it before its first run. */

@@ -1,0 +1,180 @@
+/* The rollback table of an LP under the speculative scheduler: one record per
+ * processed event (the LP's clock, depth, sequence number, random stream and
+ * a snapshot of its model state, all as before the event) in a ring, and the
+ * snapshots in a byte ring beside it. Both grow by doubling when full, so
+ * saving a state costs a copy, not an allocation; fossil collection (below
+ * GVT) frees records from the front, a rollback from the back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_internal.h"
+
+bool spec_table_supported(const rtcosim_lp *lp)
+{
+    const rtcosim_lp_model *m = lp->model;
+    return (m->save && m->restore && m->snapshot_max && m->snapshot_max(lp->state) > 0) ||
+           m->state_size > 0 || !m->event;
+}
+
+rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
+{
+    if (!lp->spec && !(lp->spec = calloc(1, sizeof *lp->spec)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    spec_lp *s = lp->spec;
+    const rtcosim_lp_model *m = lp->model;
+    s->head = s->count = 0;
+    s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
+    s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
+    memset(s->depth_hist, 0, sizeof s->depth_hist);
+    s->checked = 0;
+    s->error_sq = s->error_max = 0;
+    if (!s->rec) {
+        s->cap = 64;
+        s->rec = malloc(s->cap * sizeof *s->rec);
+    }
+    size_t want = 16 * (s->snap_max ? s->snap_max : 1);
+    if (s->bytes_cap < want) {
+        free(s->bytes);
+        s->bytes = malloc(want);
+        s->bytes_cap = want;
+    }
+    if (!s->rec || !s->bytes)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    return RTCOSIM_OK;
+}
+
+void spec_table_free(rtcosim_lp *lp)
+{
+    if (!lp->spec)
+        return;
+    free(lp->spec->rec);
+    free(lp->spec->bytes);
+    free(lp->spec->streams);
+    free(lp->spec);
+    lp->spec = NULL;
+}
+
+static bool grow_records(spec_lp *s)
+{
+    size_t cap = 2 * s->cap;
+    spec_record *r = malloc(cap * sizeof *r);
+    if (!r)
+        return false;
+    for (size_t i = 0; i < s->count; i++)
+        r[i] = s->rec[(s->head + i) & (s->cap - 1)];
+    free(s->rec);
+    s->rec = r;
+    s->head = 0;
+    s->cap = cap;
+    return true;
+}
+
+/* Where the next snapshot of up to snap_max bytes goes: after the newest
+ * one, or wrapped to the start when the end has no room; the live snapshots
+ * run from the oldest record's to the newest's. Grows (compacting) when the
+ * ring is full. Returns false on ENOMEM. */
+static bool snapshot_slot(spec_lp *s, size_t *off)
+{
+    size_t need = s->snap_max;
+    if (need == 0) {
+        *off = 0;
+        return true;
+    }
+    for (;;) {
+        if (s->count == 0) {
+            if (need <= s->bytes_cap) {
+                *off = 0;
+                return true;
+            }
+        } else {
+            size_t oldest = spec_first(s)->state_off;
+            const spec_record *last = spec_last(s);
+            size_t tail = last->state_off + last->state_len;
+            if (tail >= oldest) { /* live = [oldest, tail) */
+                if (tail + need <= s->bytes_cap) {
+                    *off = tail;
+                    return true;
+                }
+                if (need < oldest) { /* strictly: tail == oldest must mean "not wrapped" */
+                    *off = 0;
+                    return true;
+                }
+            } else if (tail + need < oldest) { /* live = [oldest, cap) + [0, tail) */
+                *off = tail;
+                return true;
+            }
+        }
+        size_t cap = 2 * s->bytes_cap > 4 * need ? 2 * s->bytes_cap : 4 * need;
+        unsigned char *b = malloc(cap);
+        if (!b)
+            return false;
+        size_t at = 0;
+        for (size_t i = 0; i < s->count; i++) {
+            spec_record *r = &s->rec[(s->head + i) & (s->cap - 1)];
+            memcpy(b + at, s->bytes + r->state_off, r->state_len);
+            r->state_off = at;
+            at += r->state_len;
+        }
+        free(s->bytes);
+        s->bytes = b;
+        s->bytes_cap = cap;
+    }
+}
+
+spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err)
+{
+    spec_lp *s = lp->spec;
+    if (s->count == s->cap && !grow_records(s)) {
+        rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
+        return NULL;
+    }
+    size_t off;
+    if (!snapshot_slot(s, &off)) {
+        rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
+        return NULL;
+    }
+    spec_record *r = &s->rec[(s->head + s->count) & (s->cap - 1)];
+    r->ev = ev;
+    r->sent = NULL;
+    r->now = lp->now;
+    r->depth = lp->depth;
+    r->seq = lp->seq;
+    r->processed = lp->processed;
+    memcpy(r->rng, lp->rng, sizeof r->rng);
+    r->state_off = off;
+    r->state_len = 0;
+    const rtcosim_lp_model *m = lp->model;
+    if (m->save) {
+        size_t used = 0;
+        rtcosim_status st = m->save(lp->state, s->bytes + off, s->snap_max, &used, err);
+        if (st != RTCOSIM_OK) {
+            rtcosim_error_prefix(err, "lp '%s': saving its state: ", lp->name);
+            return NULL;
+        }
+        r->state_len = used;
+    } else if (m->state_size) {
+        memcpy(s->bytes + off, lp->state, m->state_size);
+        r->state_len = m->state_size;
+    }
+    s->count++;
+    return r;
+}
+
+rtcosim_status spec_table_restore(rtcosim_lp *lp, const spec_record *r, rtcosim_error *err)
+{
+    spec_lp *s = lp->spec;
+    lp->now = r->now;
+    lp->depth = r->depth;
+    lp->seq = r->seq;
+    lp->processed = r->processed;
+    memcpy(lp->rng, r->rng, sizeof lp->rng);
+    const rtcosim_lp_model *m = lp->model;
+    if (m->restore) {
+        rtcosim_status st = m->restore(lp->state, s->bytes + r->state_off, r->state_len, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "lp '%s': restoring its state: ", lp->name);
+    } else if (m->state_size) {
+        memcpy(lp->state, s->bytes + r->state_off, m->state_size);
+    }
+    return RTCOSIM_OK;
+}

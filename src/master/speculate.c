@@ -1,0 +1,636 @@
+/* The master's speculative run (issue 10): each component is a logical
+ * process on a worker thread that takes its producers' committed outputs as
+ * they come, predicts the ones not there yet, runs ahead up to the horizon,
+ * and on each real arrival keeps, rolls back (restoring its state from the
+ * rollback table) and corrects as the scheme of speculate.h says. An LP
+ * publishes an output only when the step that made it is committed (all its
+ * real inputs arrived and were accepted), so rollbacks stay local. The inputs
+ * are formed with the same arithmetic as the plain master (step.c), which
+ * makes threshold 0 bit-identical to rtcosim_master_run. */
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "master/speculate_internal.h"
+#include "rtcosim/log.h"
+
+/* A waiting LP polls for this long before it sleeps: a wake-up from a
+ * condition variable costs ~50 us here (BENCHMARKS.md), as much as a step of
+ * a light component, so a commit a few microseconds away is better polled. */
+#define WAIT_POLL_NS 50000
+
+/* ---- progress notification ---- */
+
+static void notify(spec_run *run)
+{
+    atomic_fetch_add(&run->generation, 1);
+    if (atomic_load(&run->waiters)) {
+        pthread_mutex_lock(&run->lock);
+        pthread_cond_broadcast(&run->cond);
+        pthread_mutex_unlock(&run->lock);
+    }
+}
+
+/* Wait until the generation moves past `seen` (or the run failed). The
+ * waiter registers before its last look, the notifier bumps before it looks
+ * for waiters: one of them sees the other. */
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void wait_progress(spec_run *run, uint_fast64_t seen)
+{
+    const int64_t until = now_ns() + WAIT_POLL_NS;
+    do {
+        for (int i = 0; i < 64; i++)
+            if (atomic_load_explicit(&run->generation, memory_order_acquire) != seen ||
+                atomic_load_explicit(&run->failed, memory_order_relaxed))
+                return;
+        /* With more threads than free cores, let the one that would make
+         * progress run instead of spinning over it. */
+        sched_yield();
+    } while (now_ns() < until);
+    pthread_mutex_lock(&run->lock);
+    atomic_fetch_add(&run->waiters, 1);
+    while (atomic_load(&run->generation) == seen && !atomic_load(&run->failed))
+        pthread_cond_wait(&run->cond, &run->lock);
+    atomic_fetch_sub(&run->waiters, 1);
+    pthread_mutex_unlock(&run->lock);
+}
+
+static void fail(spec_run *run, const rtcosim_error *err)
+{
+    pthread_mutex_lock(&run->lock);
+    if (!atomic_load(&run->failed)) {
+        run->error = *err;
+        run->status = err->status != RTCOSIM_OK ? err->status : RTCOSIM_ECOMPONENT;
+        atomic_store(&run->failed, true);
+    }
+    pthread_cond_broadcast(&run->cond);
+    pthread_mutex_unlock(&run->lock);
+    notify(run);
+}
+
+static unsigned char *pending_slot(const spec_lp *lp, uint64_t step)
+{
+    return lp->pending + (size_t)(step % lp->pending_cap) * lp->out_bytes;
+}
+
+/* ---- one LP ---- */
+
+static void count_rollback(spec_lp *lp, size_t depth)
+{
+    lp->stats.rollbacks++;
+    lp->stats.reexecuted_steps += depth;
+    size_t b = 0;
+    while (b + 1 < RTCOSIM_SPECULATION_DEPTH_BUCKETS && depth > rtcosim_speculation_depth_bucket_max(b))
+        b++;
+    lp->stats.rollback_depth[b]++;
+}
+
+/* Take in the producers' newly committed outputs; a speculating LP runs the
+ * scheme on each and rolls back when it says so. */
+static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
+{
+    bool progress = false;
+    for (size_t s = 0; s < lp->stream_count; s++) {
+        spec_stream *st = &lp->streams[s];
+        const uint64_t published = atomic_load(&run->lps[st->producer].published);
+        if (!st->predictor) {
+            progress = progress || st->arrived != published;
+            st->arrived = published;
+            continue;
+        }
+        for (; st->arrived < published; st->arrived++) {
+            const uint64_t k = st->arrived;
+            for (size_t i = 0; i < st->width; i++)
+                st->values[i] = spec_sample_at(run, &run->m->conns[st->conns[i]], k);
+            /* The scheme counts in the producer's outputs: those from k on
+             * that the executed steps read from the curve. */
+            const uint64_t first = spec_first_step(st, k);
+            const size_t speculated =
+                lp->executed > first ? (size_t)(spec_input_index(st, lp->executed - 1) - k + 1) : 0;
+            rtcosim_speculation_result r;
+            rtcosim_status status = rtcosim_predictor_arrive(
+                st->predictor, run->t0 + (rtcosim_time_ns)(k * st->producer_multiple) * run->h,
+                st->values, speculated, run->threshold, &r, err);
+            if (status != RTCOSIM_OK) {
+                *failed = true;
+                return progress;
+            }
+            if (r.predicted && speculated > 0)
+                for (size_t i = 0; i < st->width; i++) {
+                    const double e = fabs(r.value_error[i]);
+                    lp->error_sum_sq += e * e;
+                    if (e > lp->stats.prediction_error_max)
+                        lp->stats.prediction_error_max = e;
+                    lp->stats.predicted_values++;
+                }
+            if (r.rollback) {
+                const uint64_t to = spec_first_step(st, k + r.keep);
+                status = rtcosim_rollback_restore(lp->table, to, err);
+                lp->executed = to;
+                count_rollback(lp, r.speculated - r.keep);
+                lp->ahead_limit = lp->ahead_limit > 1 ? lp->ahead_limit / 2 : 1;
+            } else if (r.speculated > 0 && lp->ahead_limit < lp->pending_cap) {
+                lp->ahead_limit++;
+            }
+            if (status != RTCOSIM_OK) {
+                *failed = true;
+                return progress;
+            }
+            progress = true;
+        }
+    }
+    return progress;
+}
+
+/* A step starting at `start` requested termination: the run ends with the
+ * tick that starts there (or earlier). */
+static void lower_end(spec_run *run, int_fast64_t start)
+{
+    int_fast64_t end = atomic_load(&run->end_start);
+    while (start < end && !atomic_compare_exchange_weak(&run->end_start, &end, start))
+        ;
+}
+
+/* Publish the outputs of the steps whose inputs have all arrived real and
+ * been accepted, as far as the ring has room (consumers and the observer
+ * release old outputs). */
+static bool lp_commit(spec_run *run, spec_lp *lp)
+{
+    uint64_t limit = lp->executed;
+    for (size_t s = 0; s < lp->stream_count; s++) {
+        const uint64_t real = spec_first_step(&lp->streams[s], lp->streams[s].arrived);
+        if (real < limit)
+            limit = real;
+    }
+    const uint64_t before = lp->committed;
+    while (lp->committed < limit) {
+        const uint64_t out = lp->committed + 1;
+        if (out >= lp->ring_cap) {
+            const uint64_t reused = out - lp->ring_cap;
+            if (reused >= atomic_load(&run->lps[lp - run->lps].record_need))
+                break;
+            /* A consumer reads from the input of its first uncommitted step
+             * on, and its extrapolation polynomial the HISTORY_LEN - 1
+             * samples before that. */
+            bool needed = false;
+            for (size_t c = 0; c < lp->consumer_count && !needed; c++) {
+                const spec_lp *consumer = &run->lps[lp->consumers[c].lp];
+                needed = reused + (HISTORY_LEN - 1) >=
+                         spec_input_index(&consumer->streams[lp->consumers[c].stream],
+                                          atomic_load(&consumer->committed_shared));
+            }
+            if (needed)
+                break;
+        }
+        memcpy(spec_ring_slot(lp, out), pending_slot(lp, lp->committed), lp->out_bytes);
+        if (lp->pending_terminate[lp->committed % lp->pending_cap])
+            lower_end(run, run->t0 + (rtcosim_time_ns)lp->committed * lp->step);
+        lp->committed++;
+        if (lp->speculate)
+            atomic_store(&lp->decided, lp->committed);
+        lp->stats.committed_steps++;
+        atomic_store(&lp->committed_shared, lp->committed);
+        atomic_store(&lp->published, out + 1);
+    }
+    if (lp->committed == before)
+        return false;
+    if (lp->table)
+        rtcosim_rollback_commit_before(lp->table, lp->committed);
+    return true;
+}
+
+/* Read the outputs of the step just taken into its pending slot. A
+ * feedthrough LP (conservative) first takes the inputs of output n + 1, as
+ * step.c's refresh_inputs does before a publication at t + h (the latest
+ * exchanged value of each input, unfiltered): it waits for them here, after
+ * its step, so that in Jacobi order it steps in parallel with its producers. */
+static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
+{
+    master_component *mc = &run->m->comps[lp->comp];
+    const uint64_t n = lp->executed;
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    rtcosim_status st = RTCOSIM_OK;
+    if (mc->feedthrough) {
+        for (size_t s = 0; s < lp->stream_count; s++)
+            if (spec_refresh_index(&lp->streams[s], n) >= lp->streams[s].arrived)
+                return false;
+        const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)(n + 1) * lp->step;
+        for (size_t s = 0; s < lp->stream_count; s++) {
+            const spec_stream *sm = &lp->streams[s];
+            for (size_t i = 0; i < sm->count; i++) {
+                const master_connection *k = &run->m->conns[sm->conns[i]];
+                if (i < sm->width) {
+                    rtcosim_time_ns ts[HISTORY_LEN];
+                    double ys[HISTORY_LEN];
+                    rtcosim_poly p;
+                    const size_t h = spec_history_at(run, sm, i, spec_refresh_index(sm, n), ts, ys);
+                    rtcosim_poly_fit(k->opts.extrapolation, ts, ys, h, t, &p);
+                    in[k->in_slot] = p.c[0];
+                } else {
+                    spec_copy_raw_at(run, k, spec_refresh_index(sm, n));
+                }
+            }
+        }
+        st = spec_set_inputs(mc, err);
+    }
+    unsigned char *slot = pending_slot(lp, n);
+    for (unsigned i = 0; st == RTCOSIM_OK && i < mc->out_type_count; i++) {
+        const unsigned ty = mc->out_types[i];
+        st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+                                   slot + lp->out_offset[ty], err);
+    }
+    if (st != RTCOSIM_OK) {
+        *failed = true;
+        return false;
+    }
+    lp->stepped = false;
+    lp->executed++;
+    return true;
+}
+
+/* Take the next step if its inputs are there, real or predicted, and read
+ * its outputs when they can be read. */
+static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
+{
+    if (lp->stepped)
+        return lp_finish(run, lp, err, failed);
+    const rtcosim_time_ns start = run->t0 + (rtcosim_time_ns)lp->executed * lp->step;
+    if (lp->executed >= lp->total || start > atomic_load(&run->end_start) ||
+        start >= atomic_load(&run->end_at) || lp->executed - lp->committed >= lp->ahead_limit ||
+        (lp->executed == lp->final_only_step && lp->committed < lp->executed))
+        return false;
+    rtcosim_master *m = run->m;
+    master_component *mc = &m->comps[lp->comp];
+    const uint64_t n = lp->executed;
+    const double hs = (double)lp->step * 1e-9;
+    const rtcosim_time_ns t = run->t0 + (rtcosim_time_ns)n * lp->step;
+    double *in = (double *)mc->in[RTCOSIM_TYPE_FLOAT64].values;
+    bool predicted = false;
+    for (size_t s = 0; s < lp->stream_count; s++) {
+        const spec_stream *st = &lp->streams[s];
+        const uint64_t j = spec_input_index(st, n);
+        const double *guess = NULL;
+        if (j >= st->arrived) {
+            if (!st->predictor || n == lp->final_only_step ||
+                !(guess = rtcosim_predictor_values_at(st->predictor, j)))
+                return false;
+            predicted = true;
+        }
+        for (size_t i = 0; i < st->count; i++) {
+            const master_connection *k = &m->conns[st->conns[i]];
+            if (i >= st->width) {
+                spec_copy_raw_at(run, k, j);
+            } else if (k->zoh) {
+                /* The held sample itself, as step.c passes it (y + -0.0). */
+                in[k->in_slot] = guess ? guess[i] : spec_sample_at(run, k, j);
+            } else {
+                rtcosim_time_ns ts[HISTORY_LEN];
+                double ys[HISTORY_LEN];
+                const size_t h = spec_history_at(run, st, i, j, ts, ys);
+                spec_poly_input(mc, k, st, ts, ys, h, t, hs);
+            }
+        }
+    }
+    rtcosim_status st = RTCOSIM_OK;
+    if (lp->table)
+        st = rtcosim_rollback_push(lp->table, n, t, in, NULL, err);
+    rtcosim_step_result result;
+    if (st == RTCOSIM_OK && (st = spec_set_step_inputs(mc, err)) == RTCOSIM_OK)
+        st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);
+    if (st == RTCOSIM_EDISCARD && result.terminate_requested) {
+        /* The component's normal end, when final; else back to the state
+         * before the step, which runs again once it is final. */
+        if (!lp->speculate || (!predicted && lp->committed == n)) {
+            int_fast64_t end = atomic_load(&run->end_at);
+            while (t < end && !atomic_compare_exchange_weak(&run->end_at, &end, t))
+                ;
+            rtcosim_error_clear(err);
+            return true;
+        }
+        lp->final_only_step = n;
+        if ((st = rtcosim_rollback_restore(lp->table, n, err)) == RTCOSIM_OK) {
+            rtcosim_error_clear(err);
+            return true;
+        }
+    }
+    if (st != RTCOSIM_OK) {
+        *failed = true;
+        return false;
+    }
+    lp->pending_terminate[n % lp->pending_cap] = result.terminate_requested;
+    lp->stats.speculated_steps += predicted;
+    lp->stepped = true;
+    if (!lp->speculate) {
+        /* Real inputs: the request is final now, before the outputs (which
+         * a feedthrough LP may never read when the run ends first). */
+        if (result.terminate_requested)
+            lower_end(run, t);
+        atomic_store(&lp->decided, n + 1);
+    }
+    lp_finish(run, lp, err, failed);
+    return true;
+}
+
+/* ---- the observer: committed outputs of every LP, in time order ---- */
+
+/* The time the run ends: the stop time, or the end of the tick in which a
+ * committed step requested termination (each component's first
+ * communication point after that tick's start; the earliest ends the tick). */
+static rtcosim_time_ns end_time(const spec_run *run)
+{
+    const int_fast64_t start = atomic_load(&run->end_start);
+    const int_fast64_t at = atomic_load(&run->end_at);
+    rtcosim_time_ns end = at < run->stop ? at : run->stop;
+    if (start == RTCOSIM_TIME_MAX)
+        return end;
+    for (size_t l = 0; l < run->lp_count; l++) {
+        const spec_lp *lp = &run->lps[l];
+        const rtcosim_time_ns next = run->t0 + ((start - run->t0) / lp->step + 1) * lp->step;
+        if (next < end)
+            end = next;
+    }
+    return end;
+}
+
+/* Steps an LP runs: to the stop time, or through the terminating tick. */
+static uint64_t lp_end(const spec_run *run, const spec_lp *lp)
+{
+    const int_fast64_t start = atomic_load(&run->end_start);
+    const int_fast64_t at = atomic_load(&run->end_at);
+    uint64_t steps = lp->total;
+    if (start != RTCOSIM_TIME_MAX && (uint64_t)((start - run->t0) / lp->step) + 1 < steps)
+        steps = (uint64_t)((start - run->t0) / lp->step) + 1;
+    /* Steps starting before end_at. */
+    if (at != RTCOSIM_TIME_MAX && (uint64_t)((at - run->t0 + lp->step - 1) / lp->step) < steps)
+        steps = (uint64_t)((at - run->t0 + lp->step - 1) / lp->step);
+    return steps;
+}
+
+/* The next row: the next communication point of any component (the plain
+ * master's next tick end). */
+static rtcosim_time_ns next_row_time(const spec_run *run, rtcosim_time_ns row_time)
+{
+    rtcosim_time_ns next = RTCOSIM_TIME_MAX;
+    for (size_t l = 0; l < run->lp_count; l++) {
+        const spec_lp *lp = &run->lps[l];
+        const rtcosim_time_ns t = run->t0 + ((row_time - run->t0) / lp->step + 1) * lp->step;
+        if (t < next)
+            next = t;
+    }
+    return next;
+}
+
+/* The output of an LP that the plain master shows at the end of the tick
+ * from row_time to `next`: Jacobi publishes each component at its own
+ * communication points, so the latest at or before next; Gauss-Seidel
+ * publishes a component right after its step, so the one after its latest
+ * step started at or before row_time. */
+static uint64_t row_output(const spec_run *run, const spec_lp *lp, rtcosim_time_ns row_time,
+                           rtcosim_time_ns next)
+{
+    if (run->m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
+        return (uint64_t)((row_time - run->t0) / lp->step) + 1;
+    return (uint64_t)((next - run->t0) / lp->step);
+}
+
+/* A row is ready when every LP has committed the output it shows and every
+ * step that started before the row's time (a step that requests termination
+ * ends the run at the end of its tick: no row may pass it unseen). */
+static bool record_ready(const spec_run *run, rtcosim_time_ns row_time, rtcosim_time_ns next)
+{
+    if (next > end_time(run))
+        return false;
+    for (size_t l = 0; l < run->lp_count; l++) {
+        const spec_lp *lp = &run->lps[l];
+        const uint64_t started = (uint64_t)((next - run->t0 + lp->step - 1) / lp->step);
+        const uint64_t shown = row_output(run, lp, row_time, next);
+        if (atomic_load(&lp->published) <= shown || atomic_load(&lp->decided) < started)
+            return false;
+    }
+    return true;
+}
+
+static bool next_row_ready(const spec_run *run)
+{
+    const rtcosim_time_ns row_time = atomic_load(&run->row_time);
+    return record_ready(run, row_time, next_row_time(run, row_time));
+}
+
+/* One thread at a time (the flag). A thread that finds a row ready but the
+ * flag taken leaves it to the holder, which looks again after letting go
+ * (the publication it missed is then visible), so no row is left behind. */
+static void try_record(spec_run *run)
+{
+    rtcosim_master *m = run->m;
+    while (!atomic_load(&run->failed) && next_row_ready(run)) {
+        if (atomic_flag_test_and_set(&run->recording))
+            return;
+        rtcosim_time_ns row_time = atomic_load(&run->row_time);
+        rtcosim_time_ns next = next_row_time(run, row_time);
+        bool advanced = false;
+        while (!atomic_load(&run->failed) && record_ready(run, row_time, next)) {
+            /* The master's out batches are the recorder's alone during the
+             * run (LPs write their outputs to their own buffers). */
+            for (size_t l = 0; l < run->lp_count; l++) {
+                spec_lp *lp = &run->lps[l];
+                const uint64_t k = row_output(run, lp, row_time, next);
+                master_component *mc = &m->comps[lp->comp];
+                for (unsigned t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
+                    if (mc->out[t].n)
+                        memcpy(mc->out[t].values, spec_ring_slot(lp, k) + lp->out_offset[t],
+                               mc->out[t].n * rtcosim_type_size((rtcosim_type)t));
+            }
+            if (run->observer) {
+                rtcosim_error err;
+                rtcosim_error_clear(&err);
+                const double *v = rtcosim_master_observed_values(m);
+                if (run->observer(run->context, next, v, m->observed_count, &err) != RTCOSIM_OK) {
+                    fail(run, &err);
+                    break;
+                }
+            }
+            /* Later rows read these outputs or later ones. */
+            for (size_t l = 0; l < run->lp_count; l++)
+                atomic_store(&run->lps[l].record_need,
+                             row_output(run, &run->lps[l], row_time, next));
+            row_time = next;
+            atomic_store(&run->row_time, row_time);
+            atomic_fetch_add(&run->rows, 1);
+            advanced = true;
+            next = next_row_time(run, row_time);
+        }
+        atomic_flag_clear(&run->recording);
+        if (advanced)
+            notify(run);
+    }
+}
+
+/* ---- workers ---- */
+
+typedef struct worker_arg {
+    spec_run *run;
+    unsigned id;
+} worker_arg;
+
+static void run_worker(spec_run *run, unsigned id)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    while (!atomic_load(&run->failed)) {
+        const uint_fast64_t seen = atomic_load(&run->generation);
+        bool progress = false, done = true, failed = false;
+        for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
+            spec_lp *lp = &run->lps[l];
+            progress |= lp_absorb(run, lp, &err, &failed);
+            bool changed = !failed && lp_commit(run, lp);
+            /* A step taken changes what the observer may show too (a
+             * conservative LP's termination request is final once taken). */
+            if (!failed && lp_execute(run, lp, &err, &failed)) {
+                lp_commit(run, lp);
+                changed = true;
+            }
+            if (changed) {
+                progress = true;
+                notify(run);
+                try_record(run);
+            }
+            /* Done at its last step, or when every row is shown (a
+             * feedthrough LP may wait for inputs the ended run never makes). */
+            done = done && (lp->committed >= lp_end(run, lp) ||
+                            atomic_load(&run->row_time) >= end_time(run));
+        }
+        if (failed) {
+            fail(run, &err);
+            return;
+        }
+        if (done)
+            return;
+        if (!progress)
+            wait_progress(run, seen);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker_arg *w = arg;
+    run_worker(w->run, w->id);
+    return NULL;
+}
+
+static void collect_stats(spec_run *run, rtcosim_speculation_stats *stats)
+{
+    for (size_t l = 0; stats && l < run->lp_count; l++) {
+        spec_lp *lp = &run->lps[l];
+        lp->stats.prediction_error_rms =
+            lp->stats.predicted_values ? sqrt(lp->error_sum_sq / (double)lp->stats.predicted_values)
+                                       : 0.0;
+        stats[lp->comp] = lp->stats;
+    }
+}
+
+rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns stop,
+                                              const rtcosim_speculation_options *options,
+                                              rtcosim_master_observer observer, void *context,
+                                              rtcosim_speculation_stats *stats,
+                                              rtcosim_error *err)
+{
+    rtcosim_status st = spec_check_scope(m, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (stop < m->time || (m->stop >= 0 && stop > m->stop) || (stop - m->time) % m->macro_step != 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "master: speculative run to %.9g s: the stop time must be on the "
+                                 "macro-step grid from %.9g s and within the initialized stop time",
+                                 rtcosim_time_to_seconds(stop), rtcosim_time_to_seconds(m->time));
+    for (size_t c = 0; c < m->comp_count; c++)
+        if ((stop - m->time) % ((rtcosim_time_ns)m->comps[c].multiple * m->macro_step) != 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "master: speculative run to %.9g s: the stop time is not on the "
+                                     "grid of '%s', which steps %.9g s",
+                                     rtcosim_time_to_seconds(stop), m->comps[c].name,
+                                     rtcosim_time_to_seconds((rtcosim_time_ns)m->comps[c].multiple *
+                                                             m->macro_step));
+    spec_run *run = calloc(1, sizeof *run);
+    if (!run)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "master: out of memory");
+    if ((st = spec_run_setup(run, m, options, err)) != RTCOSIM_OK) {
+        spec_run_cleanup(run);
+        free(run);
+        return st;
+    }
+    run->stop = stop;
+    atomic_init(&run->row_time, run->t0);
+    for (size_t l = 0; l < run->lp_count; l++)
+        run->lps[l].total = (uint64_t)((stop - run->t0) / run->lps[l].step);
+    run->observer = observer;
+    run->context = context;
+    if (observer && m->time == m->start && m->steps == 0) {
+        const double *v = rtcosim_master_observed_values(m);
+        if ((st = observer(context, m->time, v, m->observed_count, err)) != RTCOSIM_OK) {
+            spec_run_cleanup(run);
+            free(run);
+            return st;
+        }
+    }
+    /* From here on the master's coupling history no longer follows the
+     * components: only a completed run leaves it standing at `stop`. */
+    m->failed = true;
+    worker_arg *args = calloc(run->threads, sizeof *args);
+    pthread_t *threads = calloc(run->threads, sizeof *threads);
+    unsigned started = 0;
+    if (!args || !threads) {
+        rtcosim_error e;
+        rtcosim_error_set(&e, RTCOSIM_ENOMEM, "master: out of memory");
+        fail(run, &e);
+    }
+    for (unsigned i = 1; args && threads && i < run->threads; i++) {
+        args[i] = (worker_arg){run, i};
+        if (pthread_create(&threads[i], NULL, worker_main, &args[i]) != 0) {
+            rtcosim_error e;
+            rtcosim_error_set(&e, RTCOSIM_EIO, "master: cannot start speculation worker %u", i);
+            fail(run, &e);
+            break;
+        }
+        started = i;
+    }
+    if (!atomic_load(&run->failed))
+        run_worker(run, 0);
+    for (unsigned i = 1; i <= started; i++)
+        pthread_join(threads[i], NULL);
+    free(args);
+    free(threads);
+    try_record(run);
+    const rtcosim_time_ns end = end_time(run);
+    if (!atomic_load(&run->failed) && atomic_load(&run->row_time) != end) {
+        rtcosim_error e;
+        rtcosim_error_set(&e, RTCOSIM_ESTATE, "master: speculative run ended before %.9g s",
+                          rtcosim_time_to_seconds(stop));
+        fail(run, &e);
+    }
+    collect_stats(run, stats);
+    st = run->status;
+    if (atomic_load(&run->failed)) {
+        if (err)
+            *err = run->error;
+    } else {
+        m->time = end;
+        m->steps += atomic_load(&run->rows) - 1;
+        st = RTCOSIM_OK;
+        if (end < stop) {
+            m->terminate_requested = true;
+            rtcosim_log(RTCOSIM_LOG_INFO, "master", "a component requested termination at %.9g s",
+                        rtcosim_time_to_seconds(m->time));
+        }
+    }
+    spec_run_cleanup(run);
+    free(run);
+    return st;
+}

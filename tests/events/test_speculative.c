@@ -1,0 +1,405 @@
+/* The speculative (Time Warp) scheduler: committed results bit-identical to
+ * the sequential scheduler at 1 and 2 threads (PHOLD, the ECU vehicle), a
+ * hand-built 3-LP case whose straggler and cascading cancellation are forced
+ * (B runs ahead until A, on the other thread, sends into B's past: B rolls
+ * back, its sends to C are cancelled and C rolls back too; the re-executed
+ * events reproduce the sequential history exactly), the optimism bound, and
+ * a predicted stream run through the scheme (exact at Tc = 0, kept with a
+ * bounded, reported error at Tc > 0), and the refusal of a model that cannot
+ * save its state. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "../../examples/ecus/vehicle.h"
+#include "rtcosim/events.h"
+
+static void phold_is_bit_identical_to_sequential_at_1_and_2_threads(void **state)
+{
+    (void)state;
+    rtcosim_phold_config c = {.lps = 64, .events_per_lp = 4, .remote_fraction = 0.5,
+                              .lookahead = RTCOSIM_NS_PER_S / 10,
+                              .mean_increment = RTCOSIM_NS_PER_S};
+    rtcosim_events *sim;
+    rtcosim_phold *ph;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_phold_build(sim, &c, &ph, &err), RTCOSIM_OK);
+    rtcosim_run_options seq = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                               .stop_time = 50 * RTCOSIM_NS_PER_S, .seed = 7};
+    rtcosim_run_stats ref_stats, stats;
+    assert_int_equal(rtcosim_events_run(sim, &seq, &ref_stats, &err), RTCOSIM_OK);
+    uint64_t ref = rtcosim_phold_checksum(ph);
+    /* max_ahead from one lookahead (little optimism) to the whole run */
+    const rtcosim_time_ns ahead[] = {RTCOSIM_NS_PER_S / 10, 0, 50 * RTCOSIM_NS_PER_S};
+    for (unsigned threads = 1; threads <= 2; threads++)
+        for (size_t a = 0; a < sizeof ahead / sizeof ahead[0]; a++)
+            for (int repeat = 0; repeat < 3; repeat++) {
+                rtcosim_phold_reset(ph);
+                rtcosim_run_options o = seq;
+                o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+                o.threads = threads;
+                o.max_ahead = ahead[a];
+                assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+                assert_true(rtcosim_phold_checksum(ph) == ref);
+                assert_int_equal(stats.events, ref_stats.events);
+                assert_true(stats.processed >= stats.events);
+                if (threads == 1)
+                    assert_int_equal(stats.rollbacks, 0); /* one queue: nothing is late */
+            }
+    rtcosim_phold_free(ph);
+    rtcosim_events_free(sim);
+}
+
+static void ecu_vehicle_is_bit_identical_to_conservative_at_1_and_2_threads(void **state)
+{
+    (void)state;
+    const rtcosim_plant_mode modes[] = {RTCOSIM_PLANT_ACTIVE, RTCOSIM_PLANT_PASSIVE};
+    for (size_t m = 0; m < 2; m++) {
+        rtcosim_events *sim;
+        rtcosim_ecu_vehicle *v;
+        rtcosim_error err;
+        rtcosim_ecu_vehicle_config vc = {.ecus = 4, .log_frames = true, .plant_mode = modes[m]};
+        assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_ecu_vehicle_build(sim, &vc, &v, &err), RTCOSIM_OK);
+        rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
+                                 .stop_time = RTCOSIM_NS_PER_S / 5};
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        uint64_t ref = rtcosim_ecu_vehicle_checksum(v);
+        size_t frames = rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(v));
+        assert_true(frames > 0);
+        /* default bound and a generous one (more rollbacks) */
+        const rtcosim_time_ns ahead[] = {0, 50 * RTCOSIM_NS_PER_MS};
+        for (unsigned threads = 1; threads <= 2; threads++)
+            for (size_t a = 0; a < 2; a++) {
+                o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+                o.threads = threads;
+                o.max_ahead = ahead[a];
+                assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+                assert_true(rtcosim_ecu_vehicle_checksum(v) == ref);
+                assert_int_equal(rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(v)), frames);
+            }
+        rtcosim_ecu_vehicle_free(v);
+        rtcosim_events_free(sim);
+    }
+}
+
+/* ---- the 3-LP case: A (thread 0) -> B -> C (thread 1) ----
+ * B ticks every 100 us from 0 and forwards each tick to C 50 us later. A's
+ * only event at 1 ms waits (in wall time) until B has speculatively passed
+ * `wait_for`, then sends into B's past at 2 ms. B must roll back to 2 ms,
+ * cancel what it sent to C after that, and C must roll back in turn. */
+
+typedef struct tri_lp {
+    int role; /* 0 A, 1 B, 2 C */
+    uint64_t hash, count;
+} tri_lp;
+
+static _Atomic rtcosim_time_ns tri_b_max;  /* B's furthest time, not rolled back */
+static rtcosim_time_ns tri_wait_for, tri_b_at_release;
+static int64_t tri_timeout_ns = 2000000000;
+static bool tri_waited_out;
+
+static rtcosim_status tri_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    tri_lp *t = state;
+    if (t->role == 0)
+        return rtcosim_lp_send(lp, 0, RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err);
+    if (t->role == 1)
+        return rtcosim_lp_send(lp, 1, 0, 1, 0, NULL, 0, err);
+    return RTCOSIM_OK;
+}
+
+static int64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static rtcosim_status tri_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                rtcosim_error *err)
+{
+    tri_lp *t = state;
+    rtcosim_time_ns now = rtcosim_lp_now(lp);
+    t->count++;
+    t->hash = (t->hash ^ (uint64_t)ev->time) * UINT64_C(0x100000001B3);
+    t->hash = (t->hash ^ ev->src) * UINT64_C(0x100000001B3);
+    if (t->role == 0) {
+        if (tri_wait_for > 0) {
+            int64_t give_up = wall_ns() + tri_timeout_ns;
+            while (atomic_load(&tri_b_max) < tri_wait_for && wall_ns() < give_up) {
+            }
+            tri_b_at_release = atomic_load(&tri_b_max);
+            tri_waited_out = tri_b_at_release < tri_wait_for;
+        }
+        uint64_t value = 42;
+        return rtcosim_lp_send(lp, 1, RTCOSIM_NS_PER_MS, 2, 0, &value, sizeof value, err);
+    }
+    if (t->role == 1) {
+        if (now > atomic_load(&tri_b_max))
+            atomic_store(&tri_b_max, now);
+        if (ev->src != 1)
+            return RTCOSIM_OK;
+        uint64_t payload = t->hash; /* depends on everything B saw: a wrong state shows at C */
+        rtcosim_status st = rtcosim_lp_send(lp, 2, 50 * RTCOSIM_NS_PER_US, 3, 0, &payload,
+                                            sizeof payload, err);
+        return st == RTCOSIM_OK ? rtcosim_lp_send(lp, 1, 100 * RTCOSIM_NS_PER_US, 1, 0, NULL, 0, err)
+                                : st;
+    }
+    uint64_t payload;
+    memcpy(&payload, ev->payload, sizeof payload);
+    t->hash = (t->hash ^ payload) * UINT64_C(0x100000001B3);
+    return RTCOSIM_OK;
+}
+
+static const rtcosim_lp_model tri_model = {.kind = "tri", .init = tri_init, .event = tri_event,
+                                           .state_size = sizeof(tri_lp)};
+
+static rtcosim_events *make_tri(tri_lp *lps)
+{
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    const char *names[3] = {"A", "B", "C"};
+    for (int i = 0; i < 3; i++) {
+        lps[i] = (tri_lp){.role = i};
+        assert_int_equal(rtcosim_events_add_lp(sim, names[i], &tri_model, &lps[i],
+                                               i == 2 ? 1 : RTCOSIM_LP_NO_GROUP, NULL, &err),
+                         RTCOSIM_OK);
+    }
+    assert_int_equal(rtcosim_events_add_link(sim, 0, 1, RTCOSIM_NS_PER_MS, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_link(sim, 1, 2, 50 * RTCOSIM_NS_PER_US, &err),
+                     RTCOSIM_OK);
+    return sim;
+}
+
+static void straggler_rolls_back_and_cancels_downstream_in_cascade(void **state)
+{
+    (void)state;
+    tri_lp lps[3];
+    rtcosim_events *sim = make_tri(lps);
+    rtcosim_error err;
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 10 * RTCOSIM_NS_PER_MS};
+    tri_wait_for = 0;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    tri_lp ref[3];
+    memcpy(ref, lps, sizeof ref);
+    /* hand count: B ticks at 0, 0.1, ..., 10 ms (101) plus A's event; C gets
+     * the ticks up to 9.9 ms forwarded (+50 us <= 10 ms: 100) */
+    assert_int_equal(ref[1].count, 102);
+    assert_int_equal(ref[2].count, 100);
+    memset(lps, 0, sizeof lps);
+    for (int i = 0; i < 3; i++)
+        lps[i].role = i;
+    atomic_store(&tri_b_max, 0);
+    tri_wait_for = 5 * RTCOSIM_NS_PER_MS; /* B is 3 ms past the straggler */
+    o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+    o.threads = 2;
+    o.max_ahead = RTCOSIM_NS_PER_S;
+    rtcosim_run_stats stats;
+    assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+    assert_false(tri_waited_out);
+    for (int i = 0; i < 3; i++) {
+        assert_true(lps[i].hash == ref[i].hash);
+        assert_int_equal(lps[i].count, ref[i].count);
+    }
+    rtcosim_lp_speculation a, b, c;
+    assert_int_equal(rtcosim_events_lp_speculation(sim, 0, &a, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_lp_speculation(sim, 2, &c, &err), RTCOSIM_OK);
+    assert_int_equal(a.rollbacks, 0);
+    /* B processed at least its ticks 2.0 .. 5.0 ms beyond the straggler at
+     * 2 ms (ticks after 2 ms: 2.0 sorts before A's event by source LP? no:
+     * A is LP 0, so A's event at 2 ms sorts first and B's tick at 2 ms is
+     * undone too) */
+    assert_true(b.rollbacks >= 1);
+    assert_true(b.rolled_back >= 31);    /* ticks 2.0 .. 5.0 ms */
+    assert_true(b.anti_messages >= 30);  /* their forwards to C, 2.05 .. 4.95 ms */
+    assert_true(c.rollbacks >= 1);       /* C had processed them: cascade */
+    assert_int_equal(b.committed, ref[1].count);
+    assert_int_equal(c.committed, ref[2].count);
+    assert_int_equal(b.processed, b.committed + b.rolled_back);
+    rtcosim_events_free(sim);
+}
+
+static void optimism_is_bounded_by_max_ahead(void **state)
+{
+    (void)state;
+    tri_lp lps[3];
+    rtcosim_events *sim = make_tri(lps);
+    rtcosim_error err;
+    const rtcosim_time_ns max_ahead = 2 * RTCOSIM_NS_PER_MS;
+    atomic_store(&tri_b_max, 0);
+    /* A holds GVT at its event (1 ms) while it waits: B may not pass 3 ms,
+     * so A waits for 5 ms in vain (it gives up after half a wall second) */
+    tri_wait_for = 5 * RTCOSIM_NS_PER_MS;
+    tri_timeout_ns = 500000000;
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                             .stop_time = 10 * RTCOSIM_NS_PER_MS, .max_ahead = max_ahead};
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    assert_true(tri_waited_out);
+    rtcosim_lp_speculation b;
+    assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
+    assert_int_equal(b.committed, 102);
+    /* B's furthest time while A waited, sampled when A gave up: within GVT
+     * (at most A's event, 1 ms) + max_ahead */
+    assert_true(tri_b_at_release <= RTCOSIM_NS_PER_MS + max_ahead);
+    assert_true(tri_b_at_release >= RTCOSIM_NS_PER_MS); /* but B did run ahead */
+    tri_timeout_ns = 2000000000;
+    rtcosim_events_free(sim);
+}
+
+/* ---- a predicted stream: S (thread 0) samples a ramp every 1 ms and sends
+ * it to R (thread 1) 1 ms later; the 11th sample is off the ramp by 0.5, and
+ * S sends it only once R has run ahead on predictions past it ---- */
+
+typedef struct stream_lp {
+    int role; /* 0 S, 1 R */
+    double sum;
+    uint64_t count, hash;
+} stream_lp;
+
+static _Atomic rtcosim_time_ns stream_r_max;
+static bool stream_wait;
+
+static rtcosim_status stream_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    stream_lp *t = state;
+    return t->role == 0 ? rtcosim_lp_send(lp, 0, 0, 1, 0, NULL, 0, err) : RTCOSIM_OK;
+}
+
+static rtcosim_status stream_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                   rtcosim_error *err)
+{
+    stream_lp *t = state;
+    rtcosim_time_ns now = rtcosim_lp_now(lp);
+    if (t->role == 1) {
+        double v;
+        memcpy(&v, ev->payload, sizeof v);
+        t->sum += v;
+        t->count++;
+        t->hash = (t->hash ^ (uint64_t)ev->time) * UINT64_C(0x100000001B3);
+        if (now > atomic_load(&stream_r_max))
+            atomic_store(&stream_r_max, now);
+        return RTCOSIM_OK;
+    }
+    int64_t k = now / RTCOSIM_NS_PER_MS;
+    double v = 10.0 + (double)k + (k == 10 ? 0.5 : 0.0);
+    if (k == 10 && stream_wait) {
+        int64_t give_up = wall_ns() + 2000000000;
+        while (atomic_load(&stream_r_max) < 14 * RTCOSIM_NS_PER_MS && wall_ns() < give_up) {
+        }
+    }
+    rtcosim_status st = rtcosim_lp_send(lp, 1, RTCOSIM_NS_PER_MS, 7, 0, &v, sizeof v, err);
+    return st == RTCOSIM_OK ? rtcosim_lp_send(lp, 0, RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err) : st;
+}
+
+static const rtcosim_lp_model stream_model = {.kind = "stream", .init = stream_init,
+                                              .event = stream_event,
+                                              .state_size = sizeof(stream_lp)};
+
+static void predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above(void **state)
+{
+    (void)state;
+    stream_lp lps[2];
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    for (int i = 0; i < 2; i++) {
+        lps[i] = (stream_lp){.role = i};
+        assert_int_equal(rtcosim_events_add_lp(sim, i ? "R" : "S", &stream_model, &lps[i],
+                                               RTCOSIM_LP_NO_GROUP, NULL, &err), RTCOSIM_OK);
+    }
+    assert_int_equal(rtcosim_events_add_link(sim, 0, 1, RTCOSIM_NS_PER_MS, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_prediction(sim, 0, 1, 7, 1, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_prediction(sim, 0, 1, 7, 1, NULL, &err), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_events_add_prediction(sim, 0, 1, 8, 9, NULL, &err), RTCOSIM_EINVAL);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 20 * RTCOSIM_NS_PER_MS};
+    stream_wait = false;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    stream_lp ref = lps[1];
+    /* samples 0..19 arrive at 1..20 ms: sum of 10 + k plus the 0.5 */
+    assert_int_equal(ref.count, 20);
+    assert_true(ref.sum == 20 * 10.0 + 190.0 + 0.5);
+    const double thresholds[2] = {0.0, 100.0};
+    for (int c = 0; c < 2; c++) {
+        lps[1] = (stream_lp){.role = 1};
+        lps[0] = (stream_lp){.role = 0};
+        atomic_store(&stream_r_max, 0);
+        stream_wait = true;
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = 2;
+        o.max_ahead = RTCOSIM_NS_PER_S;
+        o.threshold = thresholds[c];
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        rtcosim_lp_speculation r;
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &r, &err), RTCOSIM_OK);
+        assert_true(r.predicted >= 4); /* R ran to 14 ms on predictions */
+        assert_int_equal(lps[1].count, ref.count);
+        assert_true(lps[1].hash == ref.hash); /* a ramp's times are predicted exactly */
+        assert_true(r.error_max >= 0.5);      /* the prediction of sample 10 was off by 0.5 */
+        if (c == 0) {
+            /* exact: the wrong prediction was rolled back, the real value used */
+            assert_true(lps[1].sum == ref.sum);
+            assert_true(r.rollbacks >= 1);
+        } else {
+            /* every error within Tc: kept, no rollback; the result is off by
+             * at most the sum of the arrival errors */
+            assert_int_equal(r.rollbacks, 0);
+            assert_true(fabs(lps[1].sum - ref.sum) <=
+                        (double)r.predictions_checked * r.error_max + 1e-9);
+            assert_true(lps[1].sum != ref.sum);
+        }
+    }
+    rtcosim_events_free(sim);
+}
+
+static rtcosim_status plain_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                  rtcosim_error *err)
+{
+    (void)lp, (void)state, (void)ev, (void)err;
+    return RTCOSIM_OK;
+}
+
+static void model_without_state_saving_is_refused(void **state)
+{
+    (void)state;
+    static const rtcosim_lp_model plain = {.kind = "plain", .event = plain_event};
+    rtcosim_events *sim;
+    rtcosim_error err;
+    int dummy;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "stateless", &plain, &dummy, RTCOSIM_LP_NO_GROUP,
+                                           NULL, &err), RTCOSIM_OK);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                             .stop_time = RTCOSIM_NS_PER_MS};
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "lp 'stateless' (plain) cannot save its state"));
+    o.max_ahead = -1;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_EINVAL);
+    rtcosim_events_free(sim);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(phold_is_bit_identical_to_sequential_at_1_and_2_threads),
+        cmocka_unit_test(ecu_vehicle_is_bit_identical_to_conservative_at_1_and_2_threads),
+        cmocka_unit_test(straggler_rolls_back_and_cancels_downstream_in_cascade),
+        cmocka_unit_test(optimism_is_bounded_by_max_ahead),
+        cmocka_unit_test(predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above),
+        cmocka_unit_test(model_without_state_saving_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
