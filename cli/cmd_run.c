@@ -30,7 +30,10 @@ static void usage(FILE *out)
             "options:\n"
             "  --start-time S          start time (default: DefaultExperiment or 0)\n"
             "  --stop-time S           stop time (default: DefaultExperiment)\n"
-            "  --step-size S           macro step H\n"
+            "  --step-size S           macro step H (else: org.rtcosim.master stepSize, OSP\n"
+            "                          FixedStepMaster stepSize, ssd:DefaultExperiment stepSize,\n"
+            "                          smallest component default-experiment step; the summary\n"
+            "                          says which)\n"
             "  --order O               jacobi | gauss-seidel\n"
             "  --coupling C            input extrapolation: zoh | foh | soh\n"
             "  --correction C          none | energy (= dead-time) | dead-time | integrator\n"
@@ -513,16 +516,18 @@ done:
 }
 
 /* The master of the system with the command line's settings and start
- * values, initialized from start to stop. */
-/* Build and initialize a master for the system; `remote` binds the --dcp
- * components to their slaves (a slave serves one session, so the --reference
- * master runs them locally). */
+ * values, initialized from start to stop; *step_origin (if given) says where
+ * the macro step came from. `remote` binds the --dcp components to their
+ * slaves (a slave serves one session, so the --reference master runs them
+ * locally). */
 static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
-                       rtcosim_time_ns stop, bool remote, rtcosim_master **out)
+                       rtcosim_time_ns stop, rtcosim_ssd_step_origin *step_origin, bool remote,
+                       rtcosim_master **out)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
     rtcosim_system_build_options build = a->build;
+    build.step_origin = step_origin;
     build.observe = a->observe;
     build.observe_count = a->observe_count;
     if (remote && a->dcp) {
@@ -568,6 +573,8 @@ static int run_system(const run_args *a)
     const rtcosim_system_load_options load = {.allow_outside = a->allow_outside};
     if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
+    for (size_t i = 0; i < rtcosim_system_desc_info_count(desc); i++)
+        fprintf(stderr, "info: %s\n", rtcosim_system_desc_info(desc, i));
     for (size_t i = 0; i < a->parameter_set_count; i++)
         if (rtcosim_system_desc_apply_parameter_set(desc, a->parameter_sets[i], &err) != RTCOSIM_OK) {
             rc = cli_fail_error(&err);
@@ -599,8 +606,10 @@ static int run_system(const run_args *a)
         rc = run_real_time(a, desc, start, stop);
         goto done;
     }
-    if ((rc = make_master(a, desc, start, stop, true, &m)) != 0 ||
-        (a->speculate.reference && (rc = make_master(a, desc, start, stop, false, &reference)) != 0))
+    rtcosim_ssd_step_origin step_origin = RTCOSIM_STEP_FROM_NONE;
+    if ((rc = make_master(a, desc, start, stop, &step_origin, true, &m)) != 0 ||
+        (a->speculate.reference &&
+         (rc = make_master(a, desc, start, stop, NULL, false, &reference)) != 0))
         goto done;
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
     bool adaptive = a->build.overrides.has_step_control
@@ -686,10 +695,10 @@ static int run_system(const run_args *a)
     }
 
     double simulated = rtcosim_time_to_seconds(rtcosim_master_time(m) - start);
-    printf("system '%s': %zu components, %zu connections, H = %.9g s%s\n",
+    printf("system '%s': %zu components, %zu connections, H = %.9g s%s (from %s)\n",
            rtcosim_system_desc_name(desc), rtcosim_master_component_count(m),
            rtcosim_master_connection_count(m), rtcosim_time_to_seconds(macro),
-           adaptive ? " at start (adaptive)" : "");
+           adaptive ? " at start (adaptive)" : "", rtcosim_ssd_step_origin_name(step_origin));
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);

@@ -377,6 +377,13 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);
+    if (f->md->version == RTCOSIM_FMI_1)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: FMI 1.0 %s FMU '%s': its model description is read, but "
+                                 "rtcosim cannot run FMI 1.0 binaries yet",
+                                 f->archive_path,
+                                 f->md->has_co_simulation ? "co-simulation" : "model-exchange",
+                                 f->md->model_identifier);
     f->model_identifier = f->md->model_identifier;
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a
