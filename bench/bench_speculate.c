@@ -65,8 +65,8 @@ static int run_speculate_bench(int argc, char **argv)
     double sim_s = rtcosim_time_to_seconds(stop);
     printf("multi-ECU vehicle, CAN 500 kbit/s, %.6g s simulated, 2 threads, median of %u\n",
            sim_s, repeats);
-    printf("%4s %-30s %9s %10s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler", "wall s",
-           "committed", "processed", "rollbacks", "anti-msg", "gvt", "max rel err", "checksum");
+    printf("%4s %-30s %9s %9s %10s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler", "wall s",
+           "cpu us/ev", "committed", "processed", "rollbacks", "anti-msg", "gvt", "max rel err", "checksum");
     int rc = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         unsigned n = sizes[k];
@@ -81,7 +81,7 @@ static int run_speculate_bench(int argc, char **argv)
             rc = 1;
             goto next;
         }
-        double wall[CASE_COUNT][50], error[CASE_COUNT] = {0};
+        double wall[CASE_COUNT][50], cpu[CASE_COUNT][50], error[CASE_COUNT] = {0};
         uint64_t sums[CASE_COUNT] = {0};
         rtcosim_run_stats last[CASE_COUNT];
         memset(last, 0, sizeof last);
@@ -101,6 +101,7 @@ static int run_speculate_bench(int argc, char **argv)
                     goto next;
                 }
                 wall[c][r] = last[c].wall_s;
+                cpu[c][r] = last[c].events ? last[c].cpu_s / (double)last[c].events : 0.0;
                 const rtcosim_ecu_vehicle *mine = c == CASE_CONSERVATIVE ? ref : v;
                 uint64_t sum = rtcosim_ecu_vehicle_checksum(mine);
                 if (r > 0 && sum != sums[c])
@@ -112,11 +113,13 @@ static int run_speculate_bench(int argc, char **argv)
                         error[c] = e;
                 }
             }
-        double median[CASE_COUNT];
+        double median[CASE_COUNT], cpu_ev[CASE_COUNT];
         for (int c = 0; c < CASE_COUNT; c++) {
             median[c] = bench_median(wall[c], repeats);
-            printf("%4u %-30s %9.4f %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %8"
-                   PRIu64 " %11.3g %17" PRIx64 "\n", n, case_names[c], median[c],
+            cpu_ev[c] = bench_median(cpu[c], repeats);
+            printf("%4u %-30s %9.4f %9.3f %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+                   " %8" PRIu64 " %11.3g %17" PRIx64 "\n", n, case_names[c], median[c],
+                   cpu_ev[c] * 1e6,
                    last[c].events, c >= CASE_SPECULATIVE ? last[c].processed : last[c].events,
                    last[c].rollbacks, last[c].anti_messages, last[c].gvt_rounds, error[c],
                    sums[c]);
@@ -146,6 +149,15 @@ static int run_speculate_bench(int argc, char **argv)
                                ? (double)last[CASE_THRESHOLD].events /
                                      (double)last[CASE_THRESHOLD].processed
                                : 0.0, "ratio");
+        /* CPU time per committed event over the sequential run's: the cost of
+         * speculation itself, robust to other load on the machine (2 free
+         * cores can give at most 2 / this ratio) */
+        snprintf(name, sizeof name, "speculate.n%u.cpu_per_event_vs_sequential", n);
+        bench_figure(name, cpu_ev[CASE_SEQUENTIAL] > 0 ? cpu_ev[CASE_THRESHOLD] /
+                                                             cpu_ev[CASE_SEQUENTIAL] : 0.0, "x");
+        snprintf(name, sizeof name, "speculate.n%u.tc0_cpu_per_event_vs_sequential", n);
+        bench_figure(name, cpu_ev[CASE_SEQUENTIAL] > 0 ? cpu_ev[CASE_SPECULATIVE] /
+                                                             cpu_ev[CASE_SEQUENTIAL] : 0.0, "x");
         snprintf(name, sizeof name, "speculate.n%u.tc0_speedup_vs_sequential", n);
         bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_SPECULATIVE], "x");
         snprintf(name, sizeof name, "speculate.n%u.identical_tc0", n);

@@ -77,6 +77,12 @@ typedef struct rtcosim_predictor_config {
     double time_scale_ns;
     double min_pivot;                 /* conditioning bound on the scaled pivots, default 1e-13 */
     rtcosim_time_ns nominal_interval_ns; /* interval assumed before two times are known; default 0 */
+    /* Least-squares coefficients are fitted again after this many
+     * observations and reused in between (the window still slides: each
+     * prediction iterates them on the newest samples); default 1, every
+     * observation. A window holding one value throughout predicts it
+     * exactly (order 1, w = 1) without a fit. */
+    size_t refit_interval;
 } rtcosim_predictor_config;
 
 typedef struct rtcosim_predictor rtcosim_predictor; /* opaque */
