@@ -59,6 +59,13 @@ static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats
            stats->processed ? (double)stats->events / (double)stats->processed : 0.0,
            stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->predicted,
            stats->gvt_rounds);
+    for (size_t i = 0; stats->conservative_lps && i < rtcosim_events_lp_count(sim); i++) {
+        rtcosim_lp_speculation s;
+        if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, &err) == RTCOSIM_OK &&
+            s.conservative)
+            printf("speculation lp '%s' cannot save its state: run conservatively, never"
+                   " speculated on\n", rtcosim_events_lp_name(sim, (rtcosim_lp_id)i));
+    }
     printf("%-22s %10s %10s %9s %10s %9s %10s %11s\n", "lp", "processed", "committed",
            "rollbacks", "re-exec", "predicted", "err rms", "err max");
     for (size_t i = 0; i < rtcosim_events_lp_count(sim); i++) {

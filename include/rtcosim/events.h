@@ -69,7 +69,8 @@ typedef struct rtcosim_lp_model {
      * `state` are copied; or the three handlers: snapshot_max gives the
      * largest snapshot of this LP, save writes one (at most that many bytes,
      * the size used in *used), restore writes it back. A model with neither
-     * cannot run speculatively (the run is refused, naming the LP). */
+     * is never speculated on: its LP runs conservatively among the
+     * speculative ones (it needs a positive lookahead on its inputs). */
     size_t state_size;
     size_t (*snapshot_max)(const void *state);
     rtcosim_status (*save)(const void *state, void *buffer, size_t capacity, size_t *used,
@@ -157,6 +158,9 @@ typedef struct rtcosim_run_stats {
      * the committed ones), rollbacks, events undone by them, anti-messages,
      * GVT rounds, predicted events processed */
     uint64_t processed, rollbacks, rolled_back, anti_messages, gvt_rounds, predicted;
+    /* speculative: LPs whose model cannot save its state, run conservatively
+     * (rtcosim_lp_speculation.conservative names them) */
+    uint64_t conservative_lps;
 } rtcosim_run_stats;
 
 /* Create an empty simulation. */
@@ -234,6 +238,9 @@ typedef struct rtcosim_lp_speculation {
     uint64_t predicted;     /* predicted input events processed */
     uint64_t predictions_checked; /* real events compared with their prediction */
     double error_rms, error_max;  /* of those predictions (value units of the stream) */
+    /* its model cannot save its state: never speculated on, it processed
+     * only events no straggler could precede (no rollbacks, no predictions) */
+    bool conservative;
 } rtcosim_lp_speculation;
 rtcosim_status rtcosim_events_lp_speculation(const rtcosim_events *sim, rtcosim_lp_id lp,
                                              rtcosim_lp_speculation *out, rtcosim_error *err);

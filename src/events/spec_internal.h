@@ -58,6 +58,12 @@ typedef struct spec_lp {
     /* predicted input streams into this LP */
     struct spec_stream **streams;
     size_t stream_count;
+    /* An LP whose model cannot save its state runs conservatively: it
+     * processes only events no straggler can precede (below the bound of
+     * sched_speculative.c's conservative_bound), the others wait in `held`. */
+    bool conservative;
+    rtcosim_time_ns in_lookahead; /* smallest lookahead of its input links */
+    event_heap held;
 } spec_lp;
 
 static inline spec_record *spec_last(spec_lp *s)

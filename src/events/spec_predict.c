@@ -158,6 +158,8 @@ rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold, rtcosim
     for (size_t i = 0; i < sim->prediction_count; i++) {
         const spec_prediction_decl *d = &sim->predictions[i];
         spec_lp *l = sim->lps[d->dst]->spec;
+        if (l->conservative)
+            continue; /* never speculated on: it waits for the real events */
         spec_stream **list = realloc(l->streams, (l->stream_count + 1) * sizeof *list);
         spec_stream *s = calloc(1, sizeof *s);
         if (list)

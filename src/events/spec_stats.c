@@ -30,6 +30,7 @@ rtcosim_status rtcosim_events_lp_speculation(const rtcosim_events *sim, rtcosim_
     out->predictions_checked = s->checked;
     out->error_rms = s->checked ? sqrt(s->error_sq / (double)s->checked) : 0.0;
     out->error_max = s->error_max;
+    out->conservative = s->conservative;
     return RTCOSIM_OK;
 }
 
@@ -45,7 +46,7 @@ rtcosim_status rtcosim_events_write_speculation_csv(const rtcosim_events *sim, c
     for (unsigned b = 0; b < RTCOSIM_SPEC_DEPTH_BINS; b++)
         fprintf(f, b + 1 < RTCOSIM_SPEC_DEPTH_BINS ? ",depth_%u_%u" : ",depth_%u_up",
                 1u << b, (2u << b) - 1);
-    fprintf(f, ",predicted,predictions_checked,error_rms,error_max\n");
+    fprintf(f, ",predicted,predictions_checked,error_rms,error_max,conservative\n");
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp_speculation s;
         if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, NULL) != RTCOSIM_OK)
@@ -55,8 +56,8 @@ rtcosim_status rtcosim_events_write_speculation_csv(const rtcosim_events *sim, c
                 s.rollbacks, s.rolled_back, s.anti_messages);
         for (unsigned b = 0; b < RTCOSIM_SPEC_DEPTH_BINS; b++)
             fprintf(f, ",%" PRIu64, s.depth_hist[b]);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.17g,%.17g\n", s.predicted, s.predictions_checked,
-                s.error_rms, s.error_max);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.17g,%.17g,%d\n", s.predicted,
+                s.predictions_checked, s.error_rms, s.error_max, s.conservative ? 1 : 0);
     }
     if (fclose(f) != 0)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: write error", path);

@@ -50,6 +50,7 @@ void spec_table_free(rtcosim_lp *lp)
     free(lp->spec->rec);
     free(lp->spec->bytes);
     free(lp->spec->streams);
+    event_heap_free(&lp->spec->held);
     free(lp->spec);
     lp->spec = NULL;
 }
