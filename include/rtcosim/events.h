@@ -104,9 +104,9 @@ typedef enum rtcosim_scheduler {
     RTCOSIM_SCHEDULER_LOCKSTEP,
     /* Time Warp (Jefferson 1985) on worker threads, each owning a partition
      * of the LPs as the conservative scheduler places them: every thread
-     * processes its events optimistically in timestamp order, saving each
-     * LP's state (and clock, sequence number, random stream) before every
-     * event; an event arriving in an LP's past (a straggler) rolls that LP
+     * processes its events optimistically in timestamp order, recording each
+     * LP's clock, sequence number and random stream before every event and
+     * its state before every k-th (checkpoint_interval); an event arriving in an LP's past (a straggler) rolls that LP
      * back, and the events it sent from the undone steps are cancelled by
      * anti-messages, which may roll back their receivers in turn. The global
      * virtual time (GVT, Mattern's two-colour cut, no barrier) bounds every
@@ -139,6 +139,12 @@ typedef struct rtcosim_run_options {
      * predicted stream within which a late event does not roll back to its
      * own step (see rtcosim_events_add_prediction); 0: exact */
     double threshold;
+    /* speculative only: an LP's model state is saved before every k-th event
+     * it processes (k = checkpoint_interval); a rollback restores the last
+     * snapshot at or before its target and re-executes the events between
+     * (coast forward, their sends suppressed: the originals stand). 0: the
+     * default (4); 1: before every event */
+    unsigned checkpoint_interval;
 } rtcosim_run_options;
 
 typedef struct rtcosim_run_stats {
@@ -232,6 +238,7 @@ typedef struct rtcosim_lp_speculation {
     uint64_t committed;     /* events of the committed history */
     uint64_t rollbacks;     /* rollbacks of this LP (stragglers, cancellations, predictions) */
     uint64_t rolled_back;   /* events undone, then processed again */
+    uint64_t coasted;       /* kept events re-executed to rebuild a state between snapshots */
     uint64_t anti_messages; /* sent events cancelled */
     /* rollbacks by the events they undid: 1, 2-3, 4-7, 8-15, ..., >= 128 */
     uint64_t depth_hist[RTCOSIM_SPEC_DEPTH_BINS];

@@ -105,6 +105,11 @@ uint64_t rtcosim_predictor_observations(const rtcosim_predictor *p);
 rtcosim_status rtcosim_predictor_observe(rtcosim_predictor *p, rtcosim_time_ns t,
                                          const double *values, rtcosim_error *err);
 
+/* Record x[n] like rtcosim_predictor_observe but without predicting: the
+ * curve is empty until the next observe (to replay a history cheaply). */
+rtcosim_status rtcosim_predictor_record(rtcosim_predictor *p, rtcosim_time_ns t,
+                                        const double *values, rtcosim_error *err);
+
 /* The current curve (the previous, corrected prediction): values of event
  * `index` (width doubles, valid until the next observe/arrive/reset), or NULL
  * when index is outside [observations, observations + H - 1]. */

@@ -39,6 +39,7 @@ enum {
     BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
     GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
     SPIN_MIN = 16, SPIN_MAX = 4096, /* pause rounds before sleeping */
+    CHECKPOINT_INTERVAL = 4, /* default: a snapshot before every 4th event of an LP */
 };
 
 /* A message in a ring: an event pointer, bit 0 set for an anti-message, bit
@@ -92,6 +93,7 @@ typedef struct spec_thread {
     size_t cons_count;
     bool streams; /* some of them have predicted input streams */
     unsigned spin; /* adaptive spin budget (wait_for_progress) */
+    bool coasting;  /* re-executing events after a restore: sends suppressed */
 } spec_thread;
 
 static inline void cpu_relax(void)
@@ -231,6 +233,33 @@ static unsigned depth_bin(uint64_t n)
     return b;
 }
 
+/* Bring the LP to its state before the (undone) record `r`: restore the last
+ * snapshot at or before it, then coast forward through the kept records in
+ * between (Fleischmann & Wilsey's periodic checkpointing): their events are
+ * processed again with their sends dropped, since the events they sent
+ * first still stand; the model is deterministic in its state and event, so
+ * this reproduces the state exactly. The kernel state comes from `r`. */
+static rtcosim_status restore_state(spec_thread *th, rtcosim_lp *lp, const spec_record *r,
+                                    rtcosim_error *err)
+{
+    if (r->ckpt_dist == 0)
+        return spec_table_restore(lp, r, err);
+    spec_lp *s = lp->spec;
+    size_t from = s->count - r->ckpt_dist; /* r was at index count */
+    rtcosim_status st = spec_table_restore(lp, spec_at(s, from), err);
+    th->coasting = true;
+    for (size_t i = from; i < s->count && st == RTCOSIM_OK; i++)
+        st = kernel_process(lp, spec_at(s, i)->ev, err);
+    th->coasting = false;
+    s->coasted += s->count - from;
+    lp->now = r->now;
+    lp->depth = r->depth;
+    lp->seq = r->seq;
+    lp->processed = r->processed;
+    memcpy(lp->rng, r->rng, sizeof lp->rng);
+    return st;
+}
+
 /* Undo the LP's processed events that sort after `key` (and `key` itself when
  * `inclusive`, which then is freed instead of queued again). */
 rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key,
@@ -274,7 +303,7 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
     s->rollbacks++;
     s->rolled_back += undone;
     s->depth_hist[depth_bin(undone)]++;
-    rtcosim_status rs = spec_table_restore(lp, &restore_point, err);
+    rtcosim_status rs = restore_state(th, lp, &restore_point, err);
     return st != RTCOSIM_OK ? st : rs;
 }
 
@@ -356,6 +385,10 @@ rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
         return RTCOSIM_OK;
     }
     spec_thread *th = w->spec;
+    if (th->coasting) {
+        event_pool_put(&w->pool, ev); /* its original, sent the first time, stands */
+        return RTCOSIM_OK;
+    }
     ev->next = th->cur->sent; /* the output log of the event being processed */
     th->cur->sent = ev;
     if (t == w->index)
@@ -461,7 +494,13 @@ static void fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns
             if (st != RTCOSIM_OK)
                 fail(th, st);
         }
-        while (s->count && spec_first(s)->ev->time < gvt) {
+        /* keep the last snapshot at or before the first record GVT has not
+         * passed: a rollback to that record coasts forward from it */
+        size_t f = 0;
+        while (f < s->count && spec_at(s, f)->ev->time < gvt)
+            f++;
+        size_t keep_from = f < s->count ? f - spec_at(s, f)->ckpt_dist : f;
+        for (size_t k = 0; k < keep_from; k++) {
             event_pool_put(&th->w->pool, spec_first(s)->ev);
             s->head = (s->head + 1) & (s->cap - 1);
             s->count--;
@@ -719,8 +758,12 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     rtcosim_status st = kernel_partition(sim, T, err);
     if (st != RTCOSIM_OK)
         return st;
-    for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
+    for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++) {
         st = spec_table_init(sim->lps[i], err);
+        if (st == RTCOSIM_OK)
+            sim->lps[i]->spec->ckpt_interval = o->checkpoint_interval ? o->checkpoint_interval
+                                                                      : CHECKPOINT_INTERVAL;
+    }
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
         st = mark_conservative(sim, sim->lps[i], err);
     if (st == RTCOSIM_OK)

@@ -413,7 +413,9 @@ static rtcosim_status cut_stream(spec_thread *th, rtcosim_lp *lp, spec_stream *s
     s->pred_base = from;
     for (uint64_t k = from; k < j && st == RTCOSIM_OK; k++) {
         stream_obs *h = &s->hist[k & (s->hist_cap - 1)];
-        st = rtcosim_predictor_observe(s->pred, h->t, h->v, err);
+        /* only the last observation's curve is used: predict once */
+        st = k + 1 < j ? rtcosim_predictor_record(s->pred, h->t, h->v, err)
+                       : rtcosim_predictor_observe(s->pred, h->t, h->v, err);
     }
     if (j > s->hist_base) {
         const rtcosim_event *prev = s->hist[(j - 1) & (s->hist_cap - 1)].stand_in;

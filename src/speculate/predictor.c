@@ -417,6 +417,17 @@ rtcosim_status rtcosim_predictor_observe(rtcosim_predictor *p, rtcosim_time_ns t
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_predictor_record(rtcosim_predictor *p, rtcosim_time_ns t,
+                                        const double *values, rtcosim_error *err)
+{
+    rtcosim_status st = check_time(p, t, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    record(p, t, values);
+    p->curve_len = 0; /* no curve until the next observe */
+    return RTCOSIM_OK;
+}
+
 /* Magnitude of one error vector (see the header); *exact when all zero. */
 static double error_magnitude(const rtcosim_predictor *p, const double *e, rtcosim_time_ns te,
                               bool *exact)

@@ -47,6 +47,8 @@ static void phold_is_bit_identical_to_sequential_at_1_and_2_threads(void **state
                 o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
                 o.threads = threads;
                 o.max_ahead = ahead[a];
+                /* a snapshot before every event, every 4th (default), every 13th */
+                o.checkpoint_interval = repeat == 0 ? 1u : repeat == 1 ? 0u : 13u;
                 assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
                 assert_true(rtcosim_phold_checksum(ph) == ref);
                 assert_int_equal(stats.events, ref_stats.events);
@@ -206,37 +208,49 @@ static void straggler_rolls_back_and_cancels_downstream_in_cascade(void **state)
      * the ticks up to 9.9 ms forwarded (+50 us <= 10 ms: 100) */
     assert_int_equal(ref[1].count, 102);
     assert_int_equal(ref[2].count, 100);
-    memset(lps, 0, sizeof lps);
-    for (int i = 0; i < 3; i++)
-        lps[i].role = i;
-    atomic_store(&tri_b_max, 0);
-    tri_wait_for = 5 * RTCOSIM_NS_PER_MS; /* B is 3 ms past the straggler */
-    o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
-    o.threads = 2;
-    o.max_ahead = RTCOSIM_NS_PER_S;
-    rtcosim_run_stats stats;
-    assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
-    assert_false(tri_waited_out);
-    for (int i = 0; i < 3; i++) {
-        assert_true(lps[i].hash == ref[i].hash);
-        assert_int_equal(lps[i].count, ref[i].count);
+    /* a snapshot before every event of B, or only before the first one kept
+     * (interval 1000 > its events): the rollback then rebuilds B's state at
+     * 2 ms by coasting forward from a snapshot at or before GVT (<= 1 ms) */
+    const unsigned intervals[] = {1, 1000};
+    for (size_t ci = 0; ci < 2; ci++) {
+        memset(lps, 0, sizeof lps);
+        for (int i = 0; i < 3; i++)
+            lps[i].role = i;
+        atomic_store(&tri_b_max, 0);
+        o.checkpoint_interval = intervals[ci];
+        tri_wait_for = 5 * RTCOSIM_NS_PER_MS; /* B is 3 ms past the straggler */
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = 2;
+        o.max_ahead = RTCOSIM_NS_PER_S;
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_false(tri_waited_out);
+        for (int i = 0; i < 3; i++) {
+            assert_true(lps[i].hash == ref[i].hash);
+            assert_int_equal(lps[i].count, ref[i].count);
+        }
+        rtcosim_lp_speculation a, b, c;
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 0, &a, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 2, &c, &err), RTCOSIM_OK);
+        assert_int_equal(a.rollbacks, 0);
+        /* B processed at least its ticks 2.0 .. 5.0 ms beyond the straggler at
+         * 2 ms (ticks after 2 ms: 2.0 sorts before A's event by source LP? no:
+         * A is LP 0, so A's event at 2 ms sorts first and B's tick at 2 ms is
+         * undone too) */
+        assert_true(b.rollbacks >= 1);
+        assert_true(b.rolled_back >= 31);    /* ticks 2.0 .. 5.0 ms */
+        assert_true(b.anti_messages >= 30);  /* their forwards to C, 2.05 .. 4.95 ms */
+        assert_true(c.rollbacks >= 1);       /* C had processed them: cascade */
+        assert_int_equal(b.committed, ref[1].count);
+        assert_int_equal(c.committed, ref[2].count);
+        assert_int_equal(b.processed, b.committed + b.rolled_back);
+        if (intervals[ci] == 1)
+            assert_int_equal(b.coasted, 0);
+        else
+            assert_true(b.coasted >= 10); /* the ticks from <= 1 ms to 2 ms */
     }
-    rtcosim_lp_speculation a, b, c;
-    assert_int_equal(rtcosim_events_lp_speculation(sim, 0, &a, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_events_lp_speculation(sim, 2, &c, &err), RTCOSIM_OK);
-    assert_int_equal(a.rollbacks, 0);
-    /* B processed at least its ticks 2.0 .. 5.0 ms beyond the straggler at
-     * 2 ms (ticks after 2 ms: 2.0 sorts before A's event by source LP? no:
-     * A is LP 0, so A's event at 2 ms sorts first and B's tick at 2 ms is
-     * undone too) */
-    assert_true(b.rollbacks >= 1);
-    assert_true(b.rolled_back >= 31);    /* ticks 2.0 .. 5.0 ms */
-    assert_true(b.anti_messages >= 30);  /* their forwards to C, 2.05 .. 4.95 ms */
-    assert_true(c.rollbacks >= 1);       /* C had processed them: cascade */
-    assert_int_equal(b.committed, ref[1].count);
-    assert_int_equal(c.committed, ref[2].count);
-    assert_int_equal(b.processed, b.committed + b.rolled_back);
+    tri_wait_for = 0;
     rtcosim_events_free(sim);
 }
 

@@ -193,6 +193,34 @@ static void held_value_is_predicted_bit_exactly(void **state)
     rtcosim_predictor_free(p);
 }
 
+/* Replaying a history with record and one final observe gives the curve of
+ * observing every sample (a sine: order 2 least squares, exact to rounding). */
+static void record_then_observe_equals_observing_all(void **state)
+{
+    (void)state;
+    rtcosim_predictor_config c = {.width = 1, .order = 2, .window = 8, .horizon = 4};
+    rtcosim_predictor *all = NULL, *rec = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_predictor_create(&c, &all, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_predictor_create(&c, &rec, &err), RTCOSIM_OK);
+    for (int k = 0; k < 16; k++) {
+        double v = sin(0.3 * k);
+        observe(all, 1000 * k, v);
+        if (k < 15)
+            assert_int_equal(rtcosim_predictor_record(rec, 1000 * k, &v, &err), RTCOSIM_OK);
+        else
+            observe(rec, 1000 * k, v);
+        if (k < 15)
+            assert_null(rtcosim_predictor_values_at(rec, (uint64_t)k + 1)); /* no curve yet */
+    }
+    for (uint64_t k = 16; k < 20; k++) {
+        assert_true(at(all, k) == at(rec, k));
+        assert_true(fabs(at(rec, k) - sin(0.3 * (double)k)) < 1e-9);
+    }
+    rtcosim_predictor_free(all);
+    rtcosim_predictor_free(rec);
+}
+
 static void bad_config_and_time_are_refused(void **state)
 {
     (void)state;
@@ -222,6 +250,7 @@ int main(void)
         cmocka_unit_test(periodic_times_and_vectors_predicted_exactly),
         cmocka_unit_test(refit_interval_reuses_weights_until_the_next_fit),
         cmocka_unit_test(held_value_is_predicted_bit_exactly),
+        cmocka_unit_test(record_then_observe_equals_observing_all),
         cmocka_unit_test(bad_config_and_time_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
