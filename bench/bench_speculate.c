@@ -33,13 +33,15 @@ static const char *const case_names[CASE_COUNT] = {"sequential", "conservative 2
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench speculate [--quick] [--repeats N] [--stop-time T]"
-                    " [--max-ahead T]\n");
+                    " [--max-ahead T] [--checkpoint-interval K] [--sizes N,N,...]\n");
     return 2;
 }
 
 static int run_speculate_bench(int argc, char **argv)
 {
-    unsigned repeats = 3;
+    unsigned repeats = 3, checkpoint = 0;
+    unsigned sizes[8] = {4, 8, 16};
+    size_t size_count = 3;
     rtcosim_time_ns stop = 10 * RTCOSIM_NS_PER_S, max_ahead = 2 * RTCOSIM_NS_PER_MS;
     rtcosim_error err = {0};
     for (int i = 1; i < argc; i++) {
@@ -51,6 +53,18 @@ static int run_speculate_bench(int argc, char **argv)
         } else if (strcmp(argv[i], "--stop-time") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &stop, &err) != RTCOSIM_OK || stop <= 0)
                 return usage();
+        } else if (strcmp(argv[i], "--checkpoint-interval") == 0 && i + 1 < argc) {
+            checkpoint = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            size_count = 0;
+            for (char *p = argv[++i]; *p && size_count < 8; p += *p == ',') {
+                char *end;
+                unsigned long v = strtoul(p, &end, 10);
+                if (end == p || v == 0 || v > 64)
+                    return usage();
+                sizes[size_count++] = (unsigned)v;
+                p = end;
+            }
         } else if (strcmp(argv[i], "--max-ahead") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &max_ahead, &err) != RTCOSIM_OK ||
                 max_ahead <= 0)
@@ -61,14 +75,13 @@ static int run_speculate_bench(int argc, char **argv)
     }
     if (repeats == 0 || repeats > 50)
         return usage();
-    const unsigned sizes[] = {4, 8, 16};
     double sim_s = rtcosim_time_to_seconds(stop);
     printf("multi-ECU vehicle, CAN 500 kbit/s, %.6g s simulated, 2 threads, median of %u\n",
            sim_s, repeats);
     printf("%4s %-30s %9s %9s %10s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler", "wall s",
            "cpu us/ev", "committed", "processed", "rollbacks", "anti-msg", "gvt", "max rel err", "checksum");
     int rc = 0;
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    for (size_t k = 0; k < size_count; k++) {
         unsigned n = sizes[k];
         rtcosim_events *sim = NULL, *ref_sim = NULL;
         rtcosim_ecu_vehicle *v = NULL, *ref = NULL;
@@ -87,7 +100,8 @@ static int run_speculate_bench(int argc, char **argv)
         memset(last, 0, sizeof last);
         for (unsigned r = 0; r < repeats; r++)
             for (int c = 0; c < CASE_COUNT; c++) {
-                rtcosim_run_options o = {.stop_time = stop, .threads = 2, .max_ahead = max_ahead};
+                rtcosim_run_options o = {.stop_time = stop, .threads = 2, .max_ahead = max_ahead,
+                                         .checkpoint_interval = checkpoint};
                 o.scheduler = c == CASE_SEQUENTIAL     ? RTCOSIM_SCHEDULER_SEQUENTIAL
                             : c == CASE_CONSERVATIVE ? RTCOSIM_SCHEDULER_CONSERVATIVE
                                                        : RTCOSIM_SCHEDULER_SPECULATIVE;

@@ -24,6 +24,8 @@ static void usage(FILE *out)
             "                     (default 256 x the smallest lookahead)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
             "                     rollback to the late event (default 0: exact, bit-identical)\n"
+            "  --checkpoint-interval K  speculative: save an LP's state before every K-th event,\n"
+            "                     rebuild the states between by re-execution (default 4)\n"
             "  --speculate-stats FILE  speculative: per-LP statistics as CSV\n"
             "  --reference        speculative: also run conservatively and compare the results\n"
             "  --stop-time T      simulated seconds (default 10)\n"
@@ -190,6 +192,11 @@ static int run_events(int argc, char **argv)
                 return cli_fail("events: --max-ahead: %s", err.message);
             if (ro.max_ahead <= 0)
                 return cli_fail("events: --max-ahead must be positive, got '%s'", v);
+        } else if (strcmp(a, "--checkpoint-interval") == 0) {
+            if (parse_uint(v, 1000000, &n) != 0 || n == 0)
+                return cli_fail("events: --checkpoint-interval needs a number in 1..1000000, got"
+                                " '%s'", v);
+            ro.checkpoint_interval = (unsigned)n;
         } else if (strcmp(a, "--threshold") == 0) {
             char *end;
             ro.threshold = strtod(v, &end);
