@@ -143,7 +143,8 @@ typedef struct rtcosim_run_options {
      * it processes (k = checkpoint_interval); a rollback restores the last
      * snapshot at or before its target and re-executes the events between
      * (coast forward, their sends suppressed: the originals stand). 0: the
-     * default (4); 1: before every event */
+     * default, 4 for snapshots over 128 bytes, 1 for smaller ones; 1: before
+     * every event */
     unsigned checkpoint_interval;
 } rtcosim_run_options;
 

@@ -39,7 +39,11 @@ enum {
     BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
     GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
     SPIN_MIN = 16, SPIN_MAX = 4096, /* pause rounds before sleeping */
-    CHECKPOINT_INTERVAL = 4, /* default: a snapshot before every 4th event of an LP */
+    /* default: a snapshot before every 4th event of an LP whose snapshot is
+     * larger than SMALL_SNAPSHOT bytes (the ECU's ~1 kB, a plant's), before
+     * every event otherwise (copying a few words costs less than the
+     * bookkeeping and the coast-forward it would save) */
+    CHECKPOINT_INTERVAL = 4, SMALL_SNAPSHOT = 128,
 };
 
 /* A message in a ring: an event pointer, bit 0 set for an anti-message, bit
@@ -760,9 +764,11 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         return st;
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++) {
         st = spec_table_init(sim->lps[i], err);
+        spec_lp *s = sim->lps[i]->spec;
         if (st == RTCOSIM_OK)
-            sim->lps[i]->spec->ckpt_interval = o->checkpoint_interval ? o->checkpoint_interval
-                                                                      : CHECKPOINT_INTERVAL;
+            s->ckpt_interval = o->checkpoint_interval   ? o->checkpoint_interval
+                               : s->snap_max > SMALL_SNAPSHOT ? CHECKPOINT_INTERVAL
+                                                              : 1;
     }
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
         st = mark_conservative(sim, sim->lps[i], err);
