@@ -776,6 +776,8 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         st = spec_predict_setup(sim, o->threshold, err);
     if (st != RTCOSIM_OK) {
         spec_predict_teardown(sim);
+        free(sim->lp_thread); /* from kernel_partition */
+        sim->lp_thread = NULL;
         return st;
     }
     spec_shared sh = {.threads = T};
