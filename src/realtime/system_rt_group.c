@@ -67,6 +67,18 @@ void system_rt_record(rtcosim_system_rt *srt, rtcosim_time_ns t, bool always)
 }
 
 
+/* The outputs at the master's time, shown while it steps past the frames.
+ * Only a part that runs ahead needs them before every step: one whose
+ * components all step a multiple of the macro step, which its very first
+ * tick shows (the fastest component's step, longer than the macro step). */
+static void hold_outputs(group *g)
+{
+    const double *observed = rtcosim_master_observed_values(g->master);
+    for (size_t v = 0; v < g->count; v++)
+        if (g->vars[v].causality == RTCOSIM_CAUSALITY_OUTPUT)
+            g->links[v].held = observed[g->links[v].observed];
+}
+
 rtcosim_status system_rt_group_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                     rtcosim_step_result *result, rtcosim_error *err)
 {
@@ -94,13 +106,14 @@ rtcosim_status system_rt_group_step(void *self, rtcosim_time_ns t, rtcosim_time_
      * before it, as in the plain master). Meanwhile the part shows the
      * values of its latest communication point not after the frame. */
     while (rtcosim_master_time(g->master) < t + h) {
-        const double *observed = rtcosim_master_observed_values(g->master);
-        for (size_t v = 0; v < g->count; v++)
-            if (g->vars[v].causality == RTCOSIM_CAUSALITY_OUTPUT)
-                g->links[v].held = observed[g->links[v].observed];
+        rtcosim_time_ns from = rtcosim_master_time(g->master);
+        if (g->runs_ahead || rtcosim_master_step_count(g->master) == 0)
+            hold_outputs(g);
         rtcosim_status st = rtcosim_master_step(g->master, err);
         if (st != RTCOSIM_OK)
             return st;
+        if (rtcosim_master_time(g->master) - from > rtcosim_master_next_step(g->master))
+            g->runs_ahead = true;
     }
     g->time = t + h;
     if (result)

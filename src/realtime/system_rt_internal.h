@@ -40,6 +40,7 @@ typedef struct group {
     size_t count;
     struct rtcosim_system_rt *srt;
     bool records; /* the real-time group records the results */
+    bool runs_ahead; /* a tick of the master spans more than one macro step */
 } group;
 
 struct rtcosim_system_rt {
