@@ -405,6 +405,7 @@ static rtcosim_status connect_parts(rtcosim_system_rt *srt, int part_count,
         srt->groups[p].vars = calloc(2 * n + 1, sizeof(rtcosim_variable));
         srt->groups[p].links = calloc(2 * n + 1, sizeof(group_var));
         srt->groups[p].master = srt->parts[p];
+        srt->groups[p].time = srt->options.rt.start_time;
         if (!srt->groups[p].vars || !srt->groups[p].links)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     }
