@@ -26,8 +26,14 @@ endfunction()
 
 # rtcosim_add_cli_test(NAME COMMAND args... [EXPECT_EXIT n] [EXPECT_STDERR regex] [EXPECT_STDOUT regex])
 # Runs the rtcosim CLI and checks exit code and output (for bad-input tests).
+# A ';' in a pattern is kept (PARSE_ARGV) and passed encoded, since add_test
+# would split the argument there; RunCliTest.cmake decodes it.
 function(rtcosim_add_cli_test name)
-  cmake_parse_arguments(T "" "EXPECT_EXIT;EXPECT_STDERR;EXPECT_STDOUT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(PARSE_ARGV 1 T "" "EXPECT_EXIT;EXPECT_STDERR;EXPECT_STDOUT" "COMMAND")
+  foreach(stream STDERR STDOUT)
+    string(REPLACE "\\;" "<semicolon>" T_EXPECT_${stream} "${T_EXPECT_${stream}}")
+    string(REPLACE ";" "<semicolon>" T_EXPECT_${stream} "${T_EXPECT_${stream}}")
+  endforeach()
   if(NOT DEFINED T_EXPECT_EXIT)
     set(T_EXPECT_EXIT 0)
   endif()
