@@ -64,7 +64,9 @@ static void usage(FILE *out)
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help)\n"
             "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
-            "                          driven in NRT lock step; repeatable\n\n"
+            "                          driven in NRT lock step; repeatable. With --real-time C\n"
+            "                          must be --non-realtime: the remote slave is the partner,\n"
+            "                          stepped on the partner thread, never waited for\n\n"
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
             "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
             "last time every component reached, the summary names the component, exit code 0.\n\n"
@@ -412,6 +414,11 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     const char *exchange = a->exchange[0] ? a->exchange : ann->exchange;
     const char *estimator = a->estimator ? a->estimator : ann->estimator;
     so.build = a->build;
+    if (a->dcp) { /* the non-real-time part's components bound to remote slaves */
+        so.build.wrap = rtcosim_dcp_bindings_wrap;
+        so.build.wrap_context = a->dcp;
+        rtcosim_dcp_bindings_hold_lost_outputs(a->dcp, true);
+    }
     so.build.observe = a->observe;
     so.build.observe_count = a->observe_count;
     so.start_names = (const char *const *)a->start_names;
@@ -443,6 +450,14 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     double wall_start = wall_seconds();
     if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK) {
         rc = cli_fail_error(&err);
+        goto done;
+    }
+    const char *unused = rtcosim_dcp_bindings_unused(a->dcp);
+    if (unused) {
+        rc = rtcosim_system_desc_find_component(desc, unused) < 0
+                 ? cli_fail("--dcp: the system has no component '%s'", unused)
+                 : cli_fail("--dcp %s: in a real-time run only a non-real-time component "
+                            "(--non-realtime %s) may be a remote slave", unused, unused);
         goto done;
     }
     rtcosim_time_ns H = rtcosim_system_rt_macro_step(srt);
@@ -598,10 +613,6 @@ static int run_system(const run_args *a)
         goto done;
     }
 
-    if (a->real_time && a->dcp) {
-        rc = cli_fail("--dcp: remote slaves run in NRT lock step; not with --real-time");
-        goto done;
-    }
     if (a->real_time) {
         rc = run_real_time(a, desc, start, stop);
         goto done;

@@ -262,6 +262,14 @@ typedef struct rtcosim_dcp_remote_config {
      * a paused run), INF_state goes out this often so that the slave's
      * heartbeat monitor keeps the session (0: 500 ms; < 0: never). */
     rtcosim_time_ns heartbeat_ns;
+    /* For a non-real-time partner of a real-time run: a step whose output
+     * DAT_input_output is lost (DCP 1.0 cannot ask for it again) ends after
+     * one retry_ns with the outputs of the step before held, as soft real
+     * time treats lost data; more than max_missed_outputs (0: 10, the spec's
+     * maxConsecMissedPdus default) lost in a row fail the step. false: a lost
+     * output fails the step after `attempts` waits (NRT lock step). */
+    bool hold_lost_outputs;
+    uint32_t max_missed_outputs;
 } rtcosim_dcp_remote_config;
 
 /* A component of kind "dcp" that drives the slave in NRT lock step. Its
@@ -290,6 +298,11 @@ rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
 /* RTCOSIM_ENOTFOUND naming a bound component that the system did not have. */
 rtcosim_status rtcosim_dcp_bindings_check_used(const rtcosim_dcp_bindings *bindings,
                                                rtcosim_error *err);
+/* Make the remote slaves of later builds hold lost outputs
+ * (rtcosim_dcp_remote_config.hold_lost_outputs): a real-time run's partner. */
+void rtcosim_dcp_bindings_hold_lost_outputs(rtcosim_dcp_bindings *bindings, bool hold);
+/* The first bound component no build has replaced yet; NULL when all were. */
+const char *rtcosim_dcp_bindings_unused(const rtcosim_dcp_bindings *bindings);
 void rtcosim_dcp_bindings_free(rtcosim_dcp_bindings *bindings);
 
 /* ---- DCPX slave descriptions (dcpSlaveDescription, DCP 1.0 XSD) ---- */

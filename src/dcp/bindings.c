@@ -18,7 +18,14 @@ typedef struct binding {
 struct rtcosim_dcp_bindings {
     binding *items;
     size_t count;
+    bool hold_lost_outputs;
 };
+
+void rtcosim_dcp_bindings_hold_lost_outputs(rtcosim_dcp_bindings *b, bool hold)
+{
+    if (b)
+        b->hold_lost_outputs = hold;
+}
 
 rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const char *spec,
                                         rtcosim_error *err)
@@ -56,7 +63,8 @@ rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
     for (size_t i = 0; b && i < b->count; i++) {
         if (strcmp(b->items[i].component, name) != 0)
             continue;
-        rtcosim_dcp_remote_config cfg = {.host = b->items[i].host, .port = b->items[i].port};
+        rtcosim_dcp_remote_config cfg = {.host = b->items[i].host, .port = b->items[i].port,
+                                         .hold_lost_outputs = b->hold_lost_outputs};
         rtcosim_status st = rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(component),
                                                       out, err);
         rtcosim_component_free(component);
@@ -78,6 +86,14 @@ rtcosim_status rtcosim_dcp_bindings_check_used(const rtcosim_dcp_bindings *b, rt
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "--dcp: the system has no component '%s'",
                                      b->items[i].component);
     return RTCOSIM_OK;
+}
+
+const char *rtcosim_dcp_bindings_unused(const rtcosim_dcp_bindings *b)
+{
+    for (size_t i = 0; b && i < b->count; i++)
+        if (!b->items[i].used)
+            return b->items[i].component;
+    return NULL;
 }
 
 void rtcosim_dcp_bindings_free(rtcosim_dcp_bindings *b)

@@ -48,6 +48,7 @@ typedef struct remote {
     bool in_init, configured, exchanged, inputs_dirty;
     uint16_t in_seq;
     bool out_seen, out_fresh;
+    uint32_t outputs_missed; /* in a row, hold_lost_outputs */
     uint16_t out_last_seq;
     char name[128];
     char model_name[128];
@@ -179,8 +180,11 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
     for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
         rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
         for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
-            if (r->slave_state == state && (!need_outputs || r->out_fresh))
+            if (r->slave_state == state && (!need_outputs || r->out_fresh)) {
+                if (need_outputs)
+                    r->outputs_missed = 0;
                 return RTCOSIM_OK;
+            }
             if (r->slave_state == RTCOSIM_DCP_ERRORHANDLING ||
                 r->slave_state == RTCOSIM_DCP_ERRORRESOLVED)
                 return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "DCP slave %s:%u went to %s",
@@ -189,8 +193,18 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
             rtcosim_dcp_pdu ignored;
             (void)pump(r, deadline - now, &ignored);
         }
-        if (r->slave_state == state && need_outputs)
-            continue; /* the state is known; only the data are late or lost */
+        if (r->slave_state == state && need_outputs) {
+            /* The state is known; only the data are late or lost. */
+            if (r->cfg.hold_lost_outputs && !r->in_init) {
+                if (++r->outputs_missed > r->cfg.max_missed_outputs)
+                    return rtcosim_error_set(err, RTCOSIM_EIO,
+                                             "DCP slave %s:%u: output data lost %u times in a row",
+                                             r->host, (unsigned)r->cfg.port,
+                                             (unsigned)r->outputs_missed);
+                return RTCOSIM_OK; /* the outputs of the step before are held */
+            }
+            continue;
+        }
         rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
         rtcosim_status st = request(r, &q, &a, err);
         if (st != RTCOSIM_OK)
@@ -593,6 +607,8 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
         r->cfg.attempts = 20;
     if (r->cfg.spin_ns <= 0)
         r->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
+    if (r->cfg.max_missed_outputs == 0)
+        r->cfg.max_missed_outputs = 10;
     if (r->cfg.heartbeat_ns == 0)
         r->cfg.heartbeat_ns = 500 * RTCOSIM_NS_PER_MS;
     size_t n = desc->variable_count;

@@ -123,6 +123,16 @@ static rtcosim_status wrap_delayed(void *context, const char *name, rtcosim_comp
 {
     wrap_context *w = context;
     const rtcosim_system_rt_options *o = &w->srt->options;
+    /* The caller's own wrap (e.g. rtcosim_dcp_bindings_wrap: a remote DCP
+     * slave) applies to the non-real-time part only: the paced thread must
+     * never wait on it; the partner thread may. */
+    if (w->part == 1 && o->build.wrap) {
+        rtcosim_status st = o->build.wrap(o->build.wrap_context, name, component, &component, err);
+        if (st != RTCOSIM_OK) {
+            *out = NULL; /* the wrap owned and freed the component */
+            return st;
+        }
+    }
     for (size_t i = 0; i < o->delay_count; i++)
         if (strcmp(o->delays[i].component, name) == 0) {
             rtcosim_delay_options d = o->delays[i].delay;
