@@ -544,8 +544,10 @@ static rtcosim_status gated_minimal(void *user, rtcosim_anytime_ctx *ctx, rtcosi
         while (atomic_load(&accurate_done) < minimal_waits)
             sched_yield();
         /* Let the worker return from the job it just finished, so that the
-         * strategy finds it done rather than still running. */
-        struct timespec pause = {0, 2000000};
+         * strategy finds it done rather than still running: 50 ms where the
+         * cutoff leaves room (a loaded machine may not run the worker for
+         * milliseconds), 2 ms where the period is short. */
+        struct timespec pause = {0, finish_after ? 2000000 : 50000000};
         nanosleep(&pause, NULL);
     }
     double *x = state;
