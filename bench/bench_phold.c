@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "rtcosim/events.h"
+#include "rtcosim/mpi.h"
 
 typedef struct phold_case {
     const char *label;
@@ -51,6 +52,8 @@ static int run_phold(int argc, char **argv)
     rtcosim_phold_config config = {.lps = lps, .events_per_lp = 16, .remote_fraction = 0.1,
                                    .lookahead = RTCOSIM_NS_PER_S / 10,
                                    .mean_increment = RTCOSIM_NS_PER_S};
+    if (rtcosim_mpi_launched()) /* B9: under mpirun, the distributed run */
+        return bench_phold_ranks(&config, end, repeats);
     rtcosim_events *sim = NULL;
     rtcosim_phold *ph = NULL;
     rtcosim_error err;
