@@ -32,6 +32,12 @@ int rtcosim_events_rank_of(const rtcosim_events *sim, rtcosim_lp_id lp);
 /* Whether this process runs the LP (its handlers and state). */
 bool rtcosim_events_owns(const rtcosim_events *sim, rtcosim_lp_id lp);
 
+/* After a run over ranks, bring every LP's state (through the model's state
+ * saving, see rtcosim_lp_model) to rank 0, whose model objects then hold the
+ * whole result as after a single-process run. Collective. */
+rtcosim_status rtcosim_events_gather(rtcosim_events *sim, const rtcosim_transport *t,
+                                     rtcosim_error *err);
+
 /* After a distributed PHOLD run, give every rank the counters of all LPs
  * (then rtcosim_phold_checksum equals the single-process one). */
 rtcosim_status rtcosim_phold_combine(rtcosim_phold *ph, const rtcosim_transport *t,
