@@ -2,16 +2,19 @@
  * simulators, as a model of this kernel: it has no work per event, so it
  * measures the kernel's own cost per event (queue, pools, synchronization). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rtcosim/events.h"
 #include "rtcosim/events_dist.h"
 
+/* The counters first: they are the state that is saved (speculative
+ * rollback) and sent to rank 0 (rtcosim_events_gather); the pointer is not. */
 typedef struct phold_lp {
-    const rtcosim_phold_config *config;
     uint64_t processed;
     uint64_t hash;
+    const rtcosim_phold_config *config;
 } phold_lp;
 
 struct rtcosim_phold {
@@ -56,7 +59,7 @@ static rtcosim_status phold_event(rtcosim_lp *lp, void *state, const rtcosim_eve
 
 static const rtcosim_lp_model phold_model = {
     .kind = "phold", .init = phold_init, .event = phold_event,
-    .state_size = sizeof(phold_lp), /* copy-state saving for the speculative scheduler */
+    .state_size = offsetof(phold_lp, config), /* copy-state saving of the counters */
 };
 
 rtcosim_status rtcosim_phold_build(rtcosim_events *sim, const rtcosim_phold_config *config,
