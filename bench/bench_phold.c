@@ -24,7 +24,8 @@ typedef struct phold_case {
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: rtcosim bench phold [--quick] [--repeats N] [--lps N] [--end T]\n");
+    fprintf(stderr, "usage: rtcosim bench phold [--quick] [--repeats N] [--lps N] [--end T]\n"
+                    "  under `mpirun -np N`: B9, the run over N ranks against the sequential one\n");
     return 2;
 }
 
