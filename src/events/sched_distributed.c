@@ -155,6 +155,8 @@ static rtcosim_status place_lps(rtcosim_events *sim, struct dist_state *d, rtcos
             want = d->place[g];
         d->lp_rank[i] = want >= 0 ? (uint32_t)want : sim->lps[i]->thread;
     }
+    free(sim->lp_thread); /* the threads' compact map: not used over ranks */
+    sim->lp_thread = NULL;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < sim->lps[i]->out_count; k++) {
             const lp_link *l = &sim->lps[i]->out[k];
