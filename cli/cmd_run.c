@@ -14,6 +14,7 @@
 #include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
+#include "rtcosim/dcp.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system.h"
 #include "rtcosim/system_rt.h"
@@ -38,7 +39,10 @@ static void usage(FILE *out)
             "                          lags a ramp by H/2). zoh passes the held sample bit for\n"
             "                          bit either way\n"
             "  --step-control          adaptive macro step\n"
-            "  --threads N             worker threads for Jacobi steps\n"
+            "  --threads N|auto        step components on up to N threads (auto: the CPUs):\n"
+            "                          Jacobi all at once, Gauss-Seidel one dependency level\n"
+            "                          at a time; balanced by measured step cost, one thread\n"
+            "                          while that is faster (see the summary's threads line)\n"
             "  --parameter-set F.ssv   apply a parameter set (names component.variable); repeatable\n"
             "  --start-value NAME V    start value of component.variable; repeatable\n"
             "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
@@ -49,7 +53,9 @@ static void usage(FILE *out)
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
-            "                          is otherwise only a warning (see rtcosim simulate --help)\n\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help)\n"
+            "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
+            "                          driven in NRT lock step; repeatable\n\n"
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
             "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
             "last time every component reached, the summary names the component, exit code 0.\n\n"
@@ -125,6 +131,7 @@ typedef struct run_args {
     rtcosim_time_ns start, stop, interval;
     rtcosim_system_build_options build;
     rtcosim_fmu_options fmu_options; /* build.fmu points here when given */
+    rtcosim_dcp_bindings *dcp; /* --dcp */
     const char **parameter_sets;
     size_t parameter_set_count;
     const char **start_names, **start_values;
@@ -134,6 +141,7 @@ typedef struct run_args {
     const char *output_file;
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
+    bool threads_auto; /* --threads auto */
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
     rtcosim_rt_options rt;
     char non_realtime[4096];
@@ -193,6 +201,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--stop-time") == 0) {
             rc = parse_time_option(opt, val, &a->stop);
             a->has_stop = true;
+        } else if (strcmp(opt, "--dcp") == 0) {
+            rtcosim_error err;
+            if (rtcosim_dcp_bindings_add(&a->dcp, val, &err) != RTCOSIM_OK)
+                rc = cli_fail("%s", err.message);
         } else if (strcmp(opt, "--step-size") == 0) {
             rc = parse_time_option(opt, val, &o->step_size_ns);
             o->has_step_size = true;
@@ -239,9 +251,13 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--threads") == 0) {
             char *end = NULL;
             long n = strtol(val, &end, 10);
-            if (!*val || *end || n < 1 || n > 1024)
-                rc = cli_fail("--threads: '%s' is not a thread count (1..1024)", val);
-            o->threads = (int)n;
+            a->threads_auto = strcmp(val, "auto") == 0;
+            if (a->threads_auto)
+                o->threads = 0;
+            else if (!*val || *end || n < 1 || n > 256)
+                rc = cli_fail("--threads: '%s' is not a thread count (1..256 or auto)", val);
+            else
+                o->threads = (int)n;
         } else if (strcmp(opt, "--parameter-set") == 0) {
             a->parameter_sets[a->parameter_set_count++] = val;
         } else if (strcmp(opt, "--start-value") == 0) {
@@ -370,6 +386,7 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     so.output_interval = a->has_interval ? a->interval : 0;
     so.delays = a->delays;
     so.delay_count = a->delay_count;
+    so.threads_auto = a->threads_auto;
     if (exchange && rtcosim_exchange_pattern_parse(exchange, &so.rt.exchange, &err) != RTCOSIM_OK)
         return cli_fail("--exchange-pattern: %s", err.message);
     if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
@@ -407,6 +424,15 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     rtcosim_rt_print_summary(rt, stdout);
     printf("ran %.9g s of simulated time in %.3f s wall\n",
            rtcosim_time_to_seconds(rtcosim_rt_get_summary(rt)->stopped_at - start), wall);
+    const rtcosim_master *partner_part = rtcosim_system_rt_part(srt, true);
+    rtcosim_master_parallel par;
+    if (partner_part && rtcosim_master_get_parallel(partner_part, &par, NULL) == RTCOSIM_OK &&
+        (par.threads > 1 || par.automatic)) {
+        char line[300];
+        rtcosim_master_describe_parallel(partner_part, line, sizeof line);
+        printf("non-real-time part %s; the real-time part steps on the paced thread alone\n",
+               line);
+    }
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
@@ -427,19 +453,30 @@ done:
 
 /* The master of the system with the command line's settings and start
  * values, initialized from start to stop. */
+/* Build and initialize a master for the system; `remote` binds the --dcp
+ * components to their slaves (a slave serves one session, so the --reference
+ * master runs them locally). */
 static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
-                       rtcosim_time_ns stop, rtcosim_master **out)
+                       rtcosim_time_ns stop, bool remote, rtcosim_master **out)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
     rtcosim_system_build_options build = a->build;
     build.observe = a->observe;
     build.observe_count = a->observe_count;
-    if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK)
+    if (remote && a->dcp) {
+        build.wrap = rtcosim_dcp_bindings_wrap;
+        build.wrap_context = a->dcp;
+    }
+    if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK ||
+        (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->start_count; i++)
         if (rtcosim_master_set_start_value(*out, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK)
             return cli_fail("--start-value: %s", err.message);
+    if (a->threads_auto &&
+        rtcosim_master_set_threads(*out, RTCOSIM_MASTER_THREADS_AUTO, &err) != RTCOSIM_OK)
+        return cli_fail("--threads: %s", err.message);
     if (rtcosim_master_initialize(*out, start, stop, &err) != RTCOSIM_OK)
         return cli_fail("%s: %s", a->system, err.message);
     return 0;
@@ -478,12 +515,16 @@ static int run_system(const run_args *a)
         goto done;
     }
 
+    if (a->real_time && a->dcp) {
+        rc = cli_fail("--dcp: remote slaves run in NRT lock step; not with --real-time");
+        goto done;
+    }
     if (a->real_time) {
         rc = run_real_time(a, desc, start, stop);
         goto done;
     }
-    if ((rc = make_master(a, desc, start, stop, &m)) != 0 ||
-        (a->speculate.reference && (rc = make_master(a, desc, start, stop, &reference)) != 0))
+    if ((rc = make_master(a, desc, start, stop, true, &m)) != 0 ||
+        (a->speculate.reference && (rc = make_master(a, desc, start, stop, false, &reference)) != 0))
         goto done;
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
     bool adaptive = a->build.overrides.has_step_control
@@ -567,6 +608,12 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    rtcosim_master_parallel par;
+    if (rtcosim_master_get_parallel(m, &par, NULL) == RTCOSIM_OK && (par.threads > 1 || par.automatic)) {
+        char line[300];
+        rtcosim_master_describe_parallel(m, line, sizeof line);
+        printf("%s\n", line);
+    }
     const char *ended_by = NULL;
     bool on_discard = false;
     if (rtcosim_master_terminated(m, &ended_by, &on_discard) &&
@@ -614,6 +661,7 @@ static int run_cmd(int argc, char **argv)
         rc = cli_fail("out of memory");
     else if ((rc = parse_args(argc, argv, &a)) == 0)
         rc = run_system(&a);
+    rtcosim_dcp_bindings_free(a.dcp);
     free(a.parameter_sets);
     free(a.start_names);
     free(a.start_values);

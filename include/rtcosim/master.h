@@ -71,8 +71,35 @@ rtcosim_status rtcosim_master_add_power_bond(rtcosim_master *m, const char *effo
 void rtcosim_master_set_order(rtcosim_master *m, rtcosim_order order);
 /* Coupling options for connections made with opts == NULL. */
 void rtcosim_master_set_coupling_defaults(rtcosim_master *m, const rtcosim_coupling_options *opts);
-/* Worker threads for Jacobi steps (1: sequential, the default). */
+/* Threads that step components in parallel (1: sequential, the default):
+ * Jacobi steps every component of a macro step at once, Gauss-Seidel the
+ * components of one dependency level (no data between them within the step),
+ * bit-identical to the sequential run either way. The master measures each
+ * component's step time, assigns components to threads by that cost
+ * (longest first onto the least loaded thread; re-balanced when costs
+ * drift), and uses fewer threads, down to one, while the measured costs say
+ * the hand-off would cost more than the parallel steps save (see
+ * rtcosim_master_get_parallel). RTCOSIM_MASTER_THREADS_AUTO: up to the CPUs
+ * this process may run on. */
+#define RTCOSIM_MASTER_THREADS_AUTO 0u
 rtcosim_status rtcosim_master_set_threads(rtcosim_master *m, unsigned threads, rtcosim_error *err);
+/* false: always use all the threads set, whatever the measured costs (for
+ * measuring the hand-off itself); true (default): fall back as above. */
+rtcosim_status rtcosim_master_set_thread_fallback(rtcosim_master *m, bool fallback,
+                                                  rtcosim_error *err);
+/* true: the pool's worker threads run SCHED_IDLE, so that they only take
+ * CPU time no other thread wants and never delay one (the non-real-time
+ * part of a real-time run uses the paced thread's slack this way). The
+ * measured hand-off then includes their waits, and the master falls back
+ * to one thread while they get no CPU. Default false. */
+rtcosim_status rtcosim_master_set_idle_workers(rtcosim_master *m, bool idle, rtcosim_error *err);
+/* The clock that measures component step costs (default: CLOCK_MONOTONIC in
+ * ns), called on the thread that steps the component just before and after
+ * its step. A clock that a component advances by a cost of its own makes the
+ * scheduling a function of those costs alone (deterministic tests). */
+typedef int64_t (*rtcosim_master_cost_clock)(void *context);
+rtcosim_status rtcosim_master_set_cost_clock(rtcosim_master *m, rtcosim_master_cost_clock clock,
+                                             void *context, rtcosim_error *err);
 /* Adaptive macro step; checked at initialize (a component following the
  * variable step must be able to handle variable steps). */
 rtcosim_status rtcosim_master_set_step_control(rtcosim_master *m, const rtcosim_step_control *sc,
@@ -162,6 +189,32 @@ size_t rtcosim_master_connection_count(const rtcosim_master *m);
 const char *rtcosim_master_connection_name(const rtcosim_master *m, size_t index); /* "a.y -> b.u" */
 rtcosim_status rtcosim_master_coupling_stats(const rtcosim_master *m, size_t index,
                                              rtcosim_coupling_stats *out, rtcosim_error *err);
+/* Parallel stepping of a run (rtcosim_master_set_threads). */
+typedef struct rtcosim_master_parallel {
+    unsigned threads;        /* threads available (the pool's size; 1: none) */
+    unsigned threads_used;   /* threads the current plan uses (1: fallback) */
+    bool automatic;          /* threads chosen as RTCOSIM_MASTER_THREADS_AUTO */
+    bool fallback;           /* falls back from measured costs (else always all threads) */
+    uint64_t measured_steps; /* macro steps whose component costs were measured */
+    uint64_t parallel_steps; /* macro steps that used more than one thread */
+    uint64_t rebalances;     /* changes of the assignment after the first plan */
+    double work_ns;          /* measured component work per macro step (sum of costs) */
+    double span_ns;          /* its longest thread share under the current plan */
+    double handoff_ns;       /* measured hand-off per parallel group (0: none measured) */
+    uint64_t sleeps;         /* waits of the pool's threads that ended asleep */
+} rtcosim_master_parallel;
+rtcosim_status rtcosim_master_get_parallel(const rtcosim_master *m, rtcosim_master_parallel *out,
+                                           rtcosim_error *err);
+/* One line for a run summary, e.g. "threads: 2 of 2 (Jacobi, by measured
+ * cost: 40.1 us work, 20.3 us span per step)" or "threads: 1 of 2
+ * (fallback: ...)". */
+void rtcosim_master_describe_parallel(const rtcosim_master *m, char *buf, size_t size);
+/* The thread component `index` (in the order added) runs on under the
+ * current plan, and its measured step cost in ns (cost clock units; 0 before
+ * the first measurement). */
+unsigned rtcosim_master_component_thread(const rtcosim_master *m, size_t index);
+double rtcosim_master_component_cost(const rtcosim_master *m, size_t index);
+
 size_t rtcosim_master_bond_count(const rtcosim_master *m);
 rtcosim_status rtcosim_master_bond_stats(const rtcosim_master *m, size_t index,
                                          rtcosim_bond_stats *out, rtcosim_error *err);

@@ -22,6 +22,7 @@
 #ifndef RTCOSIM_SYSTEM_RT_H
 #define RTCOSIM_SYSTEM_RT_H
 
+#include "rtcosim/master.h"
 #include "rtcosim/realtime.h"
 #include "rtcosim/system.h"
 
@@ -70,6 +71,12 @@ typedef struct rtcosim_system_rt_options {
     rtcosim_time_ns output_interval;
     const rtcosim_system_rt_delay *delays;
     size_t delay_count;
+    /* Threads (rtcosim_master_set_threads): the real-time part always steps
+     * on the paced thread alone; the non-real-time part uses up to
+     * build.overrides.threads (or the CPUs, threads_auto), balanced by
+     * measured cost, its helper threads at SCHED_IDLE so that they only use
+     * the paced thread's slack and idle CPUs and never delay it. */
+    bool threads_auto;
 } rtcosim_system_rt_options;
 
 /* Defaults: rtcosim_rt_options_init, calibration on, no build overrides. */
@@ -101,6 +108,8 @@ uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt);
 const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt);
 /* Component names of each part, comma-separated. */
 const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime);
+/* A part's master (NULL: no such part), e.g. for rtcosim_master_get_parallel. */
+const rtcosim_master *rtcosim_system_rt_part(const rtcosim_system_rt *srt, bool non_realtime);
 
 #ifdef __cplusplus
 }

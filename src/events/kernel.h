@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "event_queue.h"
+#include "util/spin_wait.h"
 #include "rtcosim/events.h"
 
 typedef struct lp_link {
@@ -60,8 +61,7 @@ struct worker {
     /* Asynchronous variant: producer-side ring tails not yet published (the
      * events of a batch become visible together, before the next promise). */
     size_t *ring_tail; /* [threads] */
-    uint64_t blocked_ns, sleeps;
-    int64_t spin_ns; /* adaptive spin budget before yielding (see sched_conservative.c) */
+    spin_wait wait; /* adaptive spin budget, time blocked and sleeps */
     bool failed;
     rtcosim_error err;
     struct spec_thread *spec; /* speculative scheduler's per-thread state */

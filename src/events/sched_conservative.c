@@ -24,16 +24,14 @@
  * barrier per lookahead window. */
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "kernel.h"
+#include "util/spin_wait.h"
 
 /* A thread's promise (asynchronous variant) and the CPU it last ran on, on a
  * cache line of their own. */
@@ -42,45 +40,13 @@ typedef struct padded_time {
     _Atomic int cpu;
 } padded_time;
 
-/* ---- waiting: spin, then sleep on a futex ----
+/* ---- waiting: spin, then sleep on a futex (util/spin_wait.h) ----
  * A thread blocked on the others usually waits for a few microseconds of
- * their work (one lookahead window), less than a futex handoff costs (a
- * system call and a scheduler round trip on each side). But when the machine
- * has fewer free cores than runnable threads, the thread waited for is often
- * not running at all, and spinning only burns the waiter's share of the CPU.
- * So the spin budget adapts, as adaptive mutexes do: after a wait shorter
- * than WAIT_SPIN_MAX_NS (sleep included) it grows to twice that wait, so the
- * next such wait is caught spinning; after a longer one (the awaited thread
- * was not running) it halves, down to WAIT_SPIN_MIN_NS. Then the thread
- * sleeps. It does not sched_yield in between: measured on `bench ecu` with a
- * load of 6 on 2 cores, a yielding thread often lost the CPU for a whole
- * time slice (2-6x slower runs), while a woken sleeper is scheduled again
- * promptly. On an idle machine the budget settles near the partner's work
- * per window and B7 runs without sleeping; a fixed 100 us budget was as fast
- * there but 1.3-4x slower under load. A thread whose partner last ran on its
+ * their work (one lookahead window), less than a futex handoff costs. The
+ * adaptive budget settles near the partner's work per window, so that B7 runs
+ * without sleeping on an idle machine. A thread whose partner last ran on its
  * own CPU does not spin at all (cpu_shared): measured with both threads on
  * one CPU, any spinning made B7 3-6x slower. */
-
-enum {
-    WAIT_SPIN_MIN_NS = 1000,
-    WAIT_SPIN_MAX_NS = 100000,
-};
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-static int64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Note the CPU this worker runs on, and whether another worker last ran
  * there: then the thread it waits for may be queued behind it on that CPU
@@ -96,59 +62,12 @@ static bool cpu_shared(rtcosim_events *sim, unsigned me)
     return false;
 }
 
-/* Return once *word differs from `seen`, or after one (bounded) sleep.
- * `sleepers` (may be NULL) counts the threads asleep, so that wakers can skip
- * the system call when nobody sleeps. */
+/* Return once *word differs from `seen`, or after one (bounded) sleep. */
 static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sleepers,
                             _Atomic int64_t *changed_at, worker *w)
 {
-    int64_t start = monotonic_ns(), waited = 0;
-    bool spun_out = false;
-    int64_t budget = cpu_shared(w->sim, w->index) ? 0 : w->spin_ns;
-    for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(word, memory_order_acquire) != seen)
-            break;
-        cpu_relax();
-        if (i % 32)
-            continue;
-        waited = monotonic_ns() - start;
-        if (waited < budget)
-            continue;
-        spun_out = true;
-        /* bounded sleep: a safety net, not needed for correctness */
-        struct timespec limit = {0, 2000000};
-        if (sleepers)
-            atomic_fetch_add(sleepers, 1);
-        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &limit, NULL, 0);
-        if (sleepers)
-            atomic_fetch_sub(sleepers, 1);
-        w->sleeps++;
-        break;
-    }
-    int64_t total = monotonic_ns() - start;
-    /* how long the wait really was: until the change, not until this thread
-     * ran again (the wake-up latency of a sleeper, 50-150 us on an idle
-     * virtual machine, must not read as a long wait, or the budget would
-     * shrink because it slept, and it would sleep because it shrank) */
-    int64_t ready = total;
-    if (budget == 0) {
-        w->blocked_ns += (uint64_t)total;
-        return; /* it did not spin: nothing learnt about spinning */
-    }
-    if (spun_out && changed_at) {
-        int64_t at = atomic_load_explicit(changed_at, memory_order_relaxed) - start;
-        if (at >= 0 && at < ready)
-            ready = at;
-    }
-    if (ready < WAIT_SPIN_MAX_NS) {
-        /* a short wait: spinning twice as long would have caught it */
-        if (2 * ready > w->spin_ns)
-            w->spin_ns = 2 * ready < WAIT_SPIN_MAX_NS ? 2 * ready : WAIT_SPIN_MAX_NS;
-    } else {
-        /* the awaited thread was not running: spinning only wastes the CPU */
-        w->spin_ns = w->spin_ns / 2 > WAIT_SPIN_MIN_NS ? w->spin_ns / 2 : WAIT_SPIN_MIN_NS;
-    }
-    w->blocked_ns += (uint64_t)total;
+    spin_wait_for_change(&w->wait, word, seen, sleepers, changed_at,
+                         !cpu_shared(w->sim, w->index), 0, true);
 }
 
 /* ---- a barrier for the rounds variant ---- */
@@ -165,9 +84,9 @@ static void barrier_wait(round_barrier *b, worker *w)
     uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
     if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->parties) {
         atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&b->changed_at, monotonic_ns(), memory_order_relaxed);
+        atomic_store_explicit(&b->changed_at, spin_wait_now_ns(), memory_order_relaxed);
         atomic_fetch_add_explicit(&b->generation, 1, memory_order_acq_rel);
-        syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+        spin_wait_wake(&b->generation);
         return;
     }
     while (atomic_load_explicit(&b->generation, memory_order_acquire) == gen)
@@ -279,10 +198,10 @@ typedef struct spsc_ring {
 static void wake_waiters(rtcosim_events *sim)
 {
     if (atomic_load_explicit(&sim->sleepers, memory_order_relaxed))
-        atomic_store_explicit(&sim->epoch_changed_at, monotonic_ns(), memory_order_relaxed);
+        atomic_store_explicit(&sim->epoch_changed_at, spin_wait_now_ns(), memory_order_relaxed);
     atomic_fetch_add(&sim->epoch, 1);
     if (atomic_load(&sim->sleepers))
-        syscall(SYS_futex, &sim->epoch, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+        spin_wait_wake(&sim->epoch);
 }
 
 /* Producer side: the event goes into the slot after the last unpublished
@@ -545,7 +464,7 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
         w->outbox_head = calloc(2 * (size_t)T, sizeof *w->outbox_head);
         w->outbox_tail = calloc(2 * (size_t)T, sizeof *w->outbox_tail);
         w->ring_tail = calloc(T, sizeof *w->ring_tail);
-        w->spin_ns = 10 * WAIT_SPIN_MIN_NS;
+        spin_wait_init(&w->wait, 10 * SPIN_WAIT_MIN_NS);
         ok = w->outbox_head && w->outbox_tail && w->ring_tail &&
              event_pool_reserve(&w->pool, sim->lp_count * 4 / T + 4096);
     }
@@ -626,8 +545,8 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
         pthread_join(threads[t], NULL);
     for (unsigned t = 0; t < T; t++) {
         stats->cross_thread += sim->workers[t].cross;
-        stats->blocked_s += (double)sim->workers[t].blocked_ns * 1e-9;
-        stats->sleeps += sim->workers[t].sleeps;
+        stats->blocked_s += (double)sim->workers[t].wait.blocked_ns * 1e-9;
+        stats->sleeps += sim->workers[t].wait.sleeps;
         if (sim->workers[t].failed && st == RTCOSIM_OK) {
             st = sim->workers[t].err.status;
             if (err)

@@ -507,7 +507,7 @@ static void wait_for_progress(spec_thread *th, uint32_t seen)
     atomic_store(&sh->sleep_seen, seen);
     syscall(SYS_futex, &sh->wake, FUTEX_WAIT_PRIVATE, seen, &limit, NULL, 0);
     atomic_fetch_sub(&sh->sleepers, 1);
-    th->w->sleeps++;
+    th->w->wait.sleeps++;
 }
 
 static void thread_loop(spec_thread *th)
@@ -690,7 +690,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         pthread_join(threads[t], NULL);
     for (unsigned t = 0; t < T; t++) {
         worker *w = &sim->workers[t];
-        stats->sleeps += w->sleeps;
+        stats->sleeps += w->wait.sleeps;
         stats->gvt_rounds += ths[t].gvt_rounds;
         if (w->failed && st == RTCOSIM_OK) {
             st = w->err.status;

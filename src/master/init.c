@@ -297,6 +297,8 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
             return st;
     if ((st = master_resolve_order(m, err)) != RTCOSIM_OK)
         return st;
+    if (m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
+        master_gs_levels(m);
     m->start = m->time = start;
     m->stop = stop;
     m->adaptive_step = m->macro_step;
@@ -315,8 +317,7 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
     for (size_t i = 0; i < m->comp_count; i++)
         if ((st = master_publish_at(m, m->order_list[i], start, err)) != RTCOSIM_OK)
             return st;
-    if (m->threads > 1 && m->order == RTCOSIM_ORDER_JACOBI &&
-        (st = master_pool_create(m, m->threads, &m->pool, err)) != RTCOSIM_OK)
+    if ((st = master_sched_init(m, err)) != RTCOSIM_OK)
         return st;
     m->failed = false;
     m->initialized = true;

@@ -51,6 +51,7 @@ rtcosim_status rtcosim_master_create(rtcosim_time_ns macro_step, rtcosim_master 
         return master_oom(err);
     m->macro_step = macro_step;
     m->threads = 1;
+    m->thread_fallback = true;
     rtcosim_coupling_options_init(&m->defaults);
     rtcosim_step_control_init(&m->step_control);
     *out = m;
@@ -67,7 +68,7 @@ void rtcosim_master_free(rtcosim_master *m)
 {
     if (!m)
         return;
-    master_pool_free(m->pool);
+    master_sched_free(m);
     for (size_t i = 0; i < m->comp_count; i++) {
         master_component *mc = &m->comps[i];
         rtcosim_component_free(mc->c);
@@ -312,9 +313,11 @@ rtcosim_status rtcosim_master_set_threads(rtcosim_master *m, unsigned threads, r
     rtcosim_status st = master_after_init(m, "set_threads", err);
     if (st != RTCOSIM_OK)
         return st;
-    if (threads < 1 || threads > 256)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: %u threads is outside 1..256", threads);
-    m->threads = threads;
+    if (threads > 256)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "master: %u threads is outside 1..256 (0: auto)", threads);
+    m->threads_auto = threads == RTCOSIM_MASTER_THREADS_AUTO;
+    m->threads = m->threads_auto ? 1 : threads;
     return RTCOSIM_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Internal structures of the co-simulation master shared by its files:
  * setup (master.c), dependency ordering (order.c), the per-step hot path
- * (step.c) and the Jacobi worker pool (pool.c). */
+ * (step.c), the measured-cost scheduling (balance.c) and the worker pool
+ * (pool.c). */
 #ifndef RTCOSIM_MASTER_INTERNAL_H
 #define RTCOSIM_MASTER_INTERNAL_H
 
@@ -17,6 +18,8 @@ typedef struct typed_batch {
     unsigned char *values; /* n * rtcosim_type_size(type) bytes */
     size_t n, cap;
 } typed_batch;
+
+#define COST_SAMPLES 5 /* at most 5: balance.c takes medians of 5 */
 
 typedef struct master_component {
     char *name;
@@ -45,6 +48,16 @@ typedef struct master_component {
     rtcosim_status step_status;
     rtcosim_step_result step_result;
     rtcosim_error step_error;
+    /* Measured-cost scheduling (balance.c): the raw time of the last sampled
+     * step (written by the thread that stepped it, read after the hand-off),
+     * its moving average, the thread of the current plan and the
+     * Gauss-Seidel level (components of one level run in parallel). */
+    int64_t sample_ns;
+    double cost_ns;            /* the median of the last samples */
+    double cost_samples[COST_SAMPLES];
+    uint32_t samples;
+    unsigned thread;
+    unsigned level;
 } master_component;
 
 #define HISTORY_LEN 3
@@ -106,6 +119,8 @@ typedef struct master_observed {
 
 typedef struct master_pool master_pool;
 
+#define HANDOFF_SAMPLES 5 /* at most 5: balance.c takes medians of 5 */
+
 struct rtcosim_master {
     rtcosim_time_ns macro_step;
     rtcosim_order order;
@@ -147,6 +162,29 @@ struct rtcosim_master {
     rtcosim_time_ns adaptive_step;  /* the controller's current choice */
     uint64_t steps;
     master_pool *pool;
+
+    /* Measured-cost scheduling (balance.c). */
+    bool threads_auto;         /* threads = the CPUs available, resolved at initialize */
+    bool thread_fallback;      /* fewer threads when the measured costs say so */
+    bool idle_workers;         /* pool workers run SCHED_IDLE */
+    bool sched;                /* costs are measured and components planned (a pool exists) */
+    bool parallel;             /* the current plan uses the pool */
+    bool planned;              /* a plan from measured costs exists */
+    unsigned threads_used;
+    rtcosim_master_cost_clock cost_clock;
+    void *cost_clock_context;
+    uint64_t last_sampled_tick, sampled_ticks, last_parallel_tick, parallel_ticks, rebalances;
+    double handoff_samples[HANDOFF_SAMPLES]; /* the last measured hand-offs (ring) */
+    uint64_t handoff_count;
+    uint64_t retry_tick, retry_interval, parallel_since; /* retrying after a fallback */
+    uint64_t probe_until;      /* every tick up to this one is measured */
+    double work_ns, span_ns;   /* of the current plan */
+    double parallel_best_ns;   /* the last plan's best predicted step on more threads */
+    double handoff_used_ns;    /* and the hand-off it assumed */
+    size_t *sort_scratch;      /* comp_count: LPT order */
+    double *load_scratch;      /* threads: LPT loads */
+    unsigned *thread_scratch;  /* comp_count: a candidate assignment */
+    int64_t group_end_ns;      /* real time the last parallel group ended (the workers' wait hint) */
 };
 
 /* The input of continuous connection k into consumer mc over a step of hs
@@ -194,16 +232,37 @@ rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, r
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input);
 rtcosim_status master_resolve_order(rtcosim_master *m, rtcosim_error *err);
 
+/* Gauss-Seidel levels: reorders order_list, stably, by level (components
+ * with no data between them within a step commute) and sets mc->level. */
+void master_gs_levels(rtcosim_master *m);
+
 /* step.c: publication, inputs and one tick. */
 rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
                                  rtcosim_error *err);
 rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
 void master_step_component(master_component *mc);
 
-/* pool.c: persistent Jacobi workers. */
+/* balance.c: steps the components list[0..n) (their inputs set, no data
+ * between them within the step): sequentially, or across the pool's threads
+ * by the measured-cost plan; measures costs on sampled ticks and re-plans. */
+void master_run_group(rtcosim_master *m, const size_t *list, size_t n);
+/* One step of mc on the calling thread, timed with the cost clock if sample. */
+void master_step_sampled(const rtcosim_master *m, master_component *mc, bool sample);
+/* At initialize: resolves the thread count, starts the pool, allocates. */
+rtcosim_status master_sched_init(rtcosim_master *m, rtcosim_error *err);
+void master_sched_free(rtcosim_master *m);
+
+/* pool.c: persistent worker threads with a spin-then-futex hand-off. */
 rtcosim_status master_pool_create(rtcosim_master *m, unsigned threads, master_pool **out,
                                   rtcosim_error *err);
-void master_pool_run(master_pool *pool); /* steps m->active[] across the workers */
+/* Queues component comp for thread t (0: the caller) in the next run. */
+void master_pool_assign(master_pool *pool, unsigned t, size_t comp);
+/* Runs the queued components, thread 0's on the caller, and returns when
+ * every thread is done. wait_hint_ns: the caller's expected wait for the
+ * others after its own share (from measured costs), worker_hint_ns: the
+ * workers' expected wait for the next run (0: unknown). */
+void master_pool_run(master_pool *pool, bool sample, int64_t wait_hint_ns, int64_t worker_hint_ns);
+uint64_t master_pool_sleeps(const master_pool *pool);
 void master_pool_free(master_pool *pool);
 
 #pragma GCC visibility pop

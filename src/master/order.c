@@ -261,3 +261,42 @@ out:
     free(g.parent);
     return st;
 }
+
+/* Gauss-Seidel levels. Walking the sequential order, a component's level is
+ * above those of the earlier components that feed it (it needs their data of
+ * this step) and at least those of the earlier components it feeds (they
+ * must keep seeing its data of the previous step). A stable sort by level
+ * then keeps every connected pair in its order, so only components with no
+ * connection between them change places, which changes no result; and the
+ * components of one level have no data for each other within the step, so
+ * they can step in parallel once all their inputs are set (step.c). */
+void master_gs_levels(rtcosim_master *m)
+{
+    size_t n = m->comp_count;
+    for (size_t pos = 0; pos < n; pos++) {
+        size_t c = m->order_list[pos];
+        unsigned level = 0;
+        for (size_t i = 0; i < m->conn_count; i++) {
+            const master_connection *k = &m->conns[i];
+            if (k->from == k->to)
+                continue;
+            for (size_t q = 0; q < pos; q++) {
+                size_t e = m->order_list[q];
+                if (k->from == e && k->to == c && m->comps[e].level + 1 > level)
+                    level = m->comps[e].level + 1;
+                if (k->from == c && k->to == e && m->comps[e].level > level)
+                    level = m->comps[e].level;
+            }
+        }
+        m->comps[c].level = level;
+    }
+    /* stable insertion sort of order_list by level */
+    for (size_t i = 1; i < n; i++) {
+        size_t c = m->order_list[i], j = i;
+        while (j > 0 && m->comps[m->order_list[j - 1]].level > m->comps[c].level) {
+            m->order_list[j] = m->order_list[j - 1];
+            j--;
+        }
+        m->order_list[j] = c;
+    }
+}

@@ -367,6 +367,19 @@ static bool tick_error_norm(const rtcosim_master *m, double *norm)
     return any;
 }
 
+/* Gauss-Seidel: the end of the run of active[from..n) on one dependency
+ * level (order.c), which steps as one group once all its inputs are set;
+ * without parallel threads every component is a group of its own, as in
+ * the plain sequential order. */
+static inline size_t level_end(const rtcosim_master *m, const size_t *active, size_t from, size_t n)
+{
+    size_t end = from + 1;
+    if (m->parallel)
+        while (end < n && m->comps[active[end]].level == m->comps[active[from]].level)
+            end++;
+    return end;
+}
+
 /* A tick of a single-rate run: every component steps H from t, in
  * order_list order (m->active holds it). The planning, inputs and step
  * outcome with publication are fused into one pass each, so that a run of
@@ -387,11 +400,7 @@ static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
             if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
                 return st;
         }
-        if (m->pool)
-            master_pool_run(m->pool);
-        else
-            for (size_t a = 0; a < n; a++)
-                master_step_component(&m->comps[active[a]]);
+        master_run_group(m, active, n);
         for (size_t a = 0; a < n; a++)
             if ((st = step_outcome(m, &m->comps[active[a]], err)) != RTCOSIM_OK)
                 return st;
@@ -401,20 +410,25 @@ static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
             if ((st = master_publish_at(m, active[a], next, err)) != RTCOSIM_OK)
                 return st;
     } else {
-        for (size_t a = 0; a < n; a++) {
-            master_component *mc = &m->comps[active[a]];
-            mc->step_start = t;
-            mc->h = h;
-            mc->next_time = next;
-            if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
-                return st;
-            master_step_component(mc);
-            if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK)
-                return st;
-            if (m->discarded)
-                return RTCOSIM_OK;
-            if ((st = master_publish_at(m, active[a], next, err)) != RTCOSIM_OK)
-                return st;
+        for (size_t a = 0, end; a < n; a = end) {
+            end = level_end(m, active, a, n);
+            for (size_t b = a; b < end; b++) {
+                master_component *mc = &m->comps[active[b]];
+                mc->step_start = t;
+                mc->h = h;
+                mc->next_time = next;
+                if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
+                    return st;
+            }
+            master_run_group(m, active + a, end - a);
+            for (size_t b = a; b < end; b++) {
+                if ((st = step_outcome(m, &m->comps[active[b]], err)) != RTCOSIM_OK)
+                    return st;
+                if (m->discarded)
+                    return RTCOSIM_OK;
+                if ((st = master_publish_at(m, active[b], next, err)) != RTCOSIM_OK)
+                    return st;
+            }
         }
     }
     m->time = next;
@@ -433,28 +447,29 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
         for (size_t a = 0; a < m->active_count; a++)
             if ((st = compute_inputs(m, &m->comps[m->active[a]], err)) != RTCOSIM_OK)
                 return st;
-        if (m->pool)
-            master_pool_run(m->pool);
-        else
-            for (size_t a = 0; a < m->active_count; a++)
-                master_step_component(&m->comps[m->active[a]]);
+        master_run_group(m, m->active, m->active_count);
         for (size_t a = 0; a < m->active_count; a++)
             if ((st = step_outcome(m, &m->comps[m->active[a]], err)) != RTCOSIM_OK)
                 return st;
         if (m->discarded)
             return RTCOSIM_OK;
     } else {
-        for (size_t a = 0; a < m->active_count; a++) {
-            master_component *mc = &m->comps[m->active[a]];
-            if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
-                return st;
-            master_step_component(mc);
-            if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK)
-                return st;
-            if (m->discarded)
-                return RTCOSIM_OK;
-            if ((st = master_publish_at(m, m->active[a], mc->next_time, err)) != RTCOSIM_OK)
-                return st;
+        const size_t *active = m->active, n = m->active_count;
+        for (size_t a = 0, end; a < n; a = end) {
+            end = level_end(m, active, a, n);
+            for (size_t b = a; b < end; b++)
+                if ((st = compute_inputs(m, &m->comps[active[b]], err)) != RTCOSIM_OK)
+                    return st;
+            master_run_group(m, active + a, end - a);
+            for (size_t b = a; b < end; b++) {
+                master_component *mc = &m->comps[active[b]];
+                if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK)
+                    return st;
+                if (m->discarded)
+                    return RTCOSIM_OK;
+                if ((st = master_publish_at(m, active[b], mc->next_time, err)) != RTCOSIM_OK)
+                    return st;
+            }
         }
     }
     rtcosim_time_ns next = RTCOSIM_TIME_MAX;

@@ -2,297 +2,9 @@
  * a real-time and a non-real-time part, builds one master per part, wraps
  * each master as a group component for the real-time executor, records the
  * results from the paced thread and calibrates the real-time part before the
- * run. See include/rtcosim/system_rt.h for the semantics. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "rtcosim/log.h"
-#include "rtcosim/master.h"
-#include "rtcosim/results.h"
-#include "rtcosim/system_rt.h"
-
-#define LOG_CATEGORY "realtime"
-#define NAME_LEN 512
-
-/* --- A part's master as one component -------------------------------------- */
-
-/* One variable of a group: an inner component's variable. Inputs apply the
- * connection's transformation (end = factor * start + offset, SSP 1.0
- * ssc:LinearTransformation or unit conversion) to the value received. */
-typedef struct group_var {
-    rtcosim_component *inner;
-    uint32_t inner_vr;
-    double factor, offset;
-    double raw; /* inputs: the last value received, before transformation */
-    size_t observed; /* outputs: index among the part master's observed values */
-} group_var;
-
-typedef struct group {
-    rtcosim_master *master;
-    rtcosim_variable *vars; /* vr = index */
-    group_var *links;
-    size_t count;
-    struct rtcosim_system_rt *srt;
-    bool records; /* the real-time group records the results */
-} group;
-
-struct rtcosim_system_rt {
-    const rtcosim_system_desc *desc;
-    rtcosim_system_rt_options options;
-    rtcosim_time_ns macro_step;
-    bool *is_partner; /* per description component */
-    rtcosim_master *parts[2];   /* real-time, non-real-time */
-    group groups[2];
-    rtcosim_component *group_components[2];
-    rtcosim_rt *rt;
-    rtcosim_clock *owned_pacing, *owned_partner_clock;
-    rtcosim_clock *delay_clocks[2];
-    char *part_names[2];
-    /* Start values of the inputs fed across the parts (from the whole
-     * system's initialization), as "component.variable" and %.17g text. */
-    char **cross_names, **cross_values;
-    size_t cross_count;
-    /* Results. */
-    char **columns;
-    size_t column_count;
-    long *column_rt_index;   /* index among the real-time master's observed, or -1 */
-    long *column_input;      /* else the real-time group's input carrying it */
-    rtcosim_value *row;
-    double *last_values;
-    rtcosim_recorder *recorder;
-    uint64_t rows_written;
-    rtcosim_time_ns last_row_time;
-    bool any_row;
-    rtcosim_status record_status;
-    rtcosim_error record_error;
-    /* Completing the non-real-time part after the run (see finish_partner):
-     * the connections, the time of the last exchange and the real-time
-     * outputs sent then. */
-    rtcosim_rt_connection *conns;
-    size_t conn_count;
-    rtcosim_time_ns last_exchange;
-    double *last_sent; /* per real-time group variable */
-};
-
-static rtcosim_status group_noop(void *self, rtcosim_error *err)
-{
-    (void)self;
-    (void)err;
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status group_instantiate(void *self, const char *name, rtcosim_error *err)
-{
-    (void)name;
-    return group_noop(self, err);
-}
-
-static rtcosim_status group_setup(void *self, double tolerance, rtcosim_time_ns start,
-                                  rtcosim_time_ns stop, rtcosim_error *err)
-{
-    (void)tolerance;
-    (void)start;
-    (void)stop;
-    return group_noop(self, err);
-}
-
-static void gather_row(rtcosim_system_rt *srt)
-{
-    const double *observed = rtcosim_master_observed_values(srt->parts[0]);
-    const group *g = &srt->groups[0];
-    for (size_t i = 0; i < srt->column_count; i++) {
-        double v = srt->column_rt_index[i] >= 0 ? observed[srt->column_rt_index[i]]
-                                                : g->links[srt->column_input[i]].raw;
-        srt->last_values[i] = v;
-        srt->row[i].f64 = v;
-    }
-}
-
-/* Called on the paced thread at the start of each frame: the values at t
- * are those after the previous frame's step and this frame's exchange. The
- * recorder's ring hands them to its writer thread (no I/O here). */
-static void record(rtcosim_system_rt *srt, rtcosim_time_ns t, bool always)
-{
-    if (!srt->recorder) {
-        if (always)
-            gather_row(srt); /* the final values, for the caller */
-        return;
-    }
-    rtcosim_error err;
-    rtcosim_status st;
-    if (always) {
-        gather_row(srt);
-        st = rtcosim_recorder_push_row_always(srt->recorder, t, srt->row, &err);
-    } else {
-        bool wanted = rtcosim_recorder_wants_row(srt->recorder);
-        if (wanted)
-            gather_row(srt);
-        st = rtcosim_recorder_push_row(srt->recorder, t, wanted ? srt->row : NULL, &err);
-    }
-    srt->last_row_time = t;
-    srt->any_row = true;
-    if (st != RTCOSIM_OK && srt->record_status == RTCOSIM_OK) {
-        srt->record_status = st;
-        srt->record_error = err;
-    }
-}
-
-static rtcosim_status group_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
-                                void *values, rtcosim_error *err);
-
-static rtcosim_status group_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
-                                 rtcosim_step_result *result, rtcosim_error *err)
-{
-    group *g = self;
-    if (rtcosim_master_time(g->master) != t)
-        return rtcosim_error_set(err, RTCOSIM_ESTATE,
-                                 "real-time: part asked to step from %.9g s but it is at %.9g s",
-                                 rtcosim_time_to_seconds(t),
-                                 rtcosim_time_to_seconds(rtcosim_master_time(g->master)));
-    if (g->records) {
-        rtcosim_system_rt *srt = g->srt;
-        record(srt, t, false);
-        if (t == srt->last_exchange)
-            for (size_t v = 0; v < g->count; v++)
-                if (g->vars[v].causality == RTCOSIM_CAUSALITY_OUTPUT) {
-                    uint32_t vr = (uint32_t)v;
-                    rtcosim_status st = group_get(g, RTCOSIM_TYPE_FLOAT64, &vr, 1,
-                                                  &srt->last_sent[v], err);
-                    if (st != RTCOSIM_OK)
-                        return st;
-                }
-    }
-    while (rtcosim_master_time(g->master) < t + h) {
-        rtcosim_status st = rtcosim_master_step(g->master, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    if (result)
-        result->last_successful_time = t + h;
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status group_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
-                                void *values, rtcosim_error *err)
-{
-    group *g = self;
-    double *out = values;
-    const double *observed = NULL;
-    if (type != RTCOSIM_TYPE_FLOAT64)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "real-time part: only Float64 signals");
-    for (size_t i = 0; i < n; i++) {
-        if (vrs[i] >= g->count)
-            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "real-time part: no variable %u",
-                                     vrs[i]);
-        const group_var *l = &g->links[vrs[i]];
-        if (g->vars[vrs[i]].causality == RTCOSIM_CAUSALITY_INPUT) {
-            out[i] = l->raw;
-            continue;
-        }
-        /* The master's view of an output: a slower component's value of its
-         * latest communication point, as the master's own connections see it. */
-        if (!observed)
-            observed = rtcosim_master_observed_values(g->master);
-        out[i] = observed[l->observed];
-    }
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status group_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
-                                const void *values, rtcosim_error *err)
-{
-    group *g = self;
-    const double *in = values;
-    if (type != RTCOSIM_TYPE_FLOAT64)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "real-time part: only Float64 signals");
-    for (size_t i = 0; i < n; i++) {
-        if (vrs[i] >= g->count || g->vars[vrs[i]].causality != RTCOSIM_CAUSALITY_INPUT)
-            return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time part: %u is not an input",
-                                     vrs[i]);
-        group_var *l = &g->links[vrs[i]];
-        l->raw = in[i];
-        double v = l->factor * in[i] + l->offset;
-        rtcosim_status st = rtcosim_component_set(l->inner, RTCOSIM_TYPE_FLOAT64, &l->inner_vr, 1,
-                                                  &v, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
-}
-
-static void group_destroy(void *self)
-{
-    (void)self; /* the group lives in rtcosim_system_rt */
-}
-
-static const rtcosim_component_ops group_ops = {
-    .kind = "group",
-    .instantiate = group_instantiate,
-    .setup = group_setup,
-    .enter_init = group_noop,
-    .exit_init = group_noop,
-    .do_step = group_step,
-    .get = group_get,
-    .set = group_set,
-    .terminate = group_noop,
-    .destroy = group_destroy,
-};
-
-/* Add a variable "component.variable" to a group (outputs once each). */
-static long group_add(group *g, size_t capacity, rtcosim_master *m, const char *component,
-                      const char *variable, rtcosim_causality causality, double factor,
-                      double offset, const char *file, int line, rtcosim_error *err)
-{
-    char name[NAME_LEN];
-    snprintf(name, sizeof name, "%s.%s", component, variable);
-    if (causality == RTCOSIM_CAUSALITY_OUTPUT)
-        for (size_t i = 0; i < g->count; i++)
-            if (g->vars[i].causality == causality && strcmp(g->vars[i].name, name) == 0)
-                return (long)i;
-    if (g->count >= capacity) {
-        rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: too many signals", file);
-        return -1;
-    }
-    rtcosim_component *c = rtcosim_master_component(m, component);
-    const rtcosim_variable *v = c ? rtcosim_component_find_variable(c, variable) : NULL;
-    if (!v) {
-        rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s:%d: no variable '%s'", file, line, name);
-        return -1;
-    }
-    if (v->type != RTCOSIM_TYPE_FLOAT64) {
-        rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                          "%s:%d: '%s' is %s: only Real (Float64) signals can cross between the "
-                          "real-time and the non-real-time part",
-                          file, line, name, rtcosim_type_name(v->type));
-        return -1;
-    }
-    char *copy = strdup(name);
-    if (!copy) {
-        rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-        return -1;
-    }
-    size_t i = g->count++;
-    g->vars[i] = (rtcosim_variable){.name = copy, .value_reference = (uint32_t)i,
-                                    .type = RTCOSIM_TYPE_FLOAT64, .causality = causality,
-                                    .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
-                                    .derivative_of = -1};
-    g->links[i] = (group_var){.inner = c, .inner_vr = v->value_reference, .factor = factor,
-                              .offset = offset};
-    for (size_t k = 0; causality == RTCOSIM_CAUSALITY_OUTPUT && k < rtcosim_master_observed_count(m);
-         k++)
-        if (strcmp(rtcosim_master_observed_name(m, k), name) == 0)
-            g->links[i].observed = k;
-    return (long)i;
-}
-
-static void group_free(group *g)
-{
-    for (size_t i = 0; i < g->count; i++)
-        free((char *)g->vars[i].name);
-    free(g->vars);
-    free(g->links);
-}
+ * run. See include/rtcosim/system_rt.h for the semantics. This file: the
+ * setup (split, parts, crossing connections, results columns). */
+#include "realtime/system_rt_internal.h"
 
 /* --- Delay injection -------------------------------------------------------- */
 
@@ -605,8 +317,8 @@ static rtcosim_status initialize_whole(rtcosim_system_rt *srt, rtcosim_error *er
     return st;
 }
 
-static rtcosim_status build_part(rtcosim_system_rt *srt, int part, rtcosim_master **out,
-                                 rtcosim_error *err)
+rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_master **out,
+                                    rtcosim_error *err)
 {
     size_t n = rtcosim_system_desc_component_count(srt->desc);
     bool *members = calloc(n + 1, sizeof *members);
@@ -654,6 +366,17 @@ static rtcosim_status build_part(rtcosim_system_rt *srt, int part, rtcosim_maste
     free(members);
     free(observe);
     free(outputs);
+    /* The real-time part steps on the paced thread alone: a helper thread
+     * would have slept through the rest of the frame (far longer than any
+     * spin), and its wake-up would sit on the paced thread's critical path.
+     * The non-real-time part's helpers run SCHED_IDLE: they take the paced
+     * thread's slack and idle CPUs, and the paced thread preempts them. */
+    if (st == RTCOSIM_OK && part == 0)
+        st = rtcosim_master_set_threads(m, 1, err);
+    if (st == RTCOSIM_OK && part == 1 && srt->options.threads_auto)
+        st = rtcosim_master_set_threads(m, RTCOSIM_MASTER_THREADS_AUTO, err);
+    if (st == RTCOSIM_OK && part == 1)
+        st = rtcosim_master_set_idle_workers(m, true, err);
     if (st == RTCOSIM_OK)
         st = set_start_values(srt, m, part, err);
     /* The probe of the calibration has no stop time: it may step past it. */
@@ -693,15 +416,15 @@ static rtcosim_status connect_parts(rtcosim_system_rt *srt, int part_count,
         int from = srt->is_partner[cn->start.component_index];
         int to = srt->is_partner[cn->end.component_index];
         bool transformed = cn->has_linear_transformation || cn->has_unit_conversion;
-        long out = group_add(&srt->groups[from], 2 * n, srt->parts[from], cn->start.component,
-                             cn->start.connector, RTCOSIM_CAUSALITY_OUTPUT, 1, 0, file, cn->line,
-                             err);
+        long out = system_rt_group_add(&srt->groups[from], 2 * n, srt->parts[from],
+                                       cn->start.component, cn->start.connector,
+                                       RTCOSIM_CAUSALITY_OUTPUT, 1, 0, file, cn->line, err);
         if (out < 0)
             return err ? err->status : RTCOSIM_EINVAL;
-        long in = group_add(&srt->groups[to], 2 * n, srt->parts[to], cn->end.component,
-                            cn->end.connector, RTCOSIM_CAUSALITY_INPUT,
-                            transformed ? cn->factor : 1, transformed ? cn->offset : 0, file,
-                            cn->line, err);
+        long in = system_rt_group_add(&srt->groups[to], 2 * n, srt->parts[to], cn->end.component,
+                                      cn->end.connector, RTCOSIM_CAUSALITY_INPUT,
+                                      transformed ? cn->factor : 1, transformed ? cn->offset : 0,
+                                      file, cn->line, err);
         if (in < 0)
             return err ? err->status : RTCOSIM_EINVAL;
         conns[(*conn_count)++] = (rtcosim_rt_connection){(size_t)from, (uint32_t)out, (size_t)to,
@@ -713,8 +436,8 @@ static rtcosim_status connect_parts(rtcosim_system_rt *srt, int part_count,
         rtcosim_component_desc cd = {.model_name = labels[p], .variables = g->vars,
                                      .variable_count = g->count,
                                      .capabilities = {.can_handle_variable_step = true}};
-        rtcosim_status st = rtcosim_component_create(&group_ops, g, &cd, &srt->group_components[p],
-                                                     err);
+        rtcosim_status st = rtcosim_component_create(&system_rt_group_ops, g, &cd,
+                                                     &srt->group_components[p], err);
         rtcosim_component *c = srt->group_components[p];
         if (st == RTCOSIM_OK)
             st = rtcosim_component_instantiate(c, labels[p], err);
@@ -801,7 +524,8 @@ static rtcosim_status initial_raw_values(rtcosim_system_rt *srt, const rtcosim_r
         group *from = &srt->groups[conns[i].from_component];
         group *to = &srt->groups[conns[i].to_component];
         double x = 0;
-        rtcosim_status st = group_get(from, RTCOSIM_TYPE_FLOAT64, &conns[i].from_vr, 1, &x, err);
+        rtcosim_status st =
+            system_rt_group_get(from, RTCOSIM_TYPE_FLOAT64, &conns[i].from_vr, 1, &x, err);
         if (st != RTCOSIM_OK)
             return st;
         to->links[conns[i].to_vr].raw = x;
@@ -904,7 +628,7 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
         st = initialize_whole(srt, err);
     int part_count = srt->part_names[1] && srt->part_names[1][0] ? 2 : 1;
     for (int p = 0; p < part_count && st == RTCOSIM_OK; p++)
-        st = build_part(srt, p, &srt->parts[p], err);
+        st = system_rt_build_part(srt, p, &srt->parts[p], err);
     size_t nconn = rtcosim_system_desc_connection_count(desc);
     rtcosim_rt_connection *conns = calloc(nconn + 1, sizeof *conns);
     size_t conn_count = 0;
@@ -958,7 +682,7 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
     rtcosim_rt_free(srt->rt);
     for (int p = 0; p < 2; p++) {
         rtcosim_component_free(srt->group_components[p]);
-        group_free(&srt->groups[p]);
+        system_rt_group_free(&srt->groups[p]);
         rtcosim_master_free(srt->parts[p]);
         free(srt->part_names[p]);
     }
@@ -981,184 +705,4 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
     rtcosim_clock_free(srt->owned_pacing);
     rtcosim_clock_free(srt->owned_partner_clock);
     free(srt);
-}
-
-/* --- Calibration and run ------------------------------------------------------ */
-
-static int compare_ns(const void *a, const void *b)
-{
-    rtcosim_time_ns x = *(const rtcosim_time_ns *)a, y = *(const rtcosim_time_ns *)b;
-    return (x > y) - (x < y);
-}
-
-/* Time calibration_frames steps of a fresh instance of the real-time part,
- * unpaced, on the pacing clock; refuse when the worst exceeds the budget. */
-static rtcosim_status calibrate(rtcosim_system_rt *srt, rtcosim_error *err)
-{
-    const rtcosim_rt_options *o = &srt->options.rt;
-    rtcosim_master *probe = NULL;
-    rtcosim_status st = build_part(srt, 0, &probe, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    size_t frames = o->calibration_frames;
-    rtcosim_time_ns *took = calloc(frames + 1, sizeof *took);
-    if (!took) {
-        rtcosim_master_free(probe);
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-    }
-    for (size_t f = 0; f < frames && st == RTCOSIM_OK; f++) {
-        rtcosim_time_ns t0 = rtcosim_clock_now(o->clock);
-        st = rtcosim_master_step(probe, err);
-        rtcosim_master_observed_values(probe);
-        took[f] = rtcosim_clock_now(o->clock) - t0;
-    }
-    rtcosim_master_free(probe);
-    if (st != RTCOSIM_OK) {
-        free(took);
-        return rtcosim_error_prefix(err, "calibration: ");
-    }
-    qsort(took, frames, sizeof *took, compare_ns);
-    char budget_text[32];
-    rtcosim_time_ns worst = took[frames - 1], median = took[frames / 2];
-    free(took);
-    double period = (double)srt->macro_step / o->rt_factor;
-    double budget = period * o->calibration_budget;
-    /* Sub-microsecond budgets (huge rt-factors) are shown in ns. */
-    if (budget >= 100)
-        snprintf(budget_text, sizeof budget_text, "%.1f us", budget / 1e3);
-    else
-        snprintf(budget_text, sizeof budget_text, "%.3g ns", budget);
-    rtcosim_log(RTCOSIM_LOG_INFO, LOG_CATEGORY,
-                "calibration: real-time part median %.1f us, worst %.1f us per frame of %.1f us",
-                (double)median / 1e3, (double)worst / 1e3, period / 1e3);
-    if ((double)worst > budget)
-        return rtcosim_error_set(err, RTCOSIM_ETIMEOUT,
-                                 "%s: the real-time part (%s) cannot keep its frame on this "
-                                 "machine: calibration over %zu frames took up to %.1f us per "
-                                 "frame (median %.1f us), over the budget of %s (%.0f %% of "
-                                 "H / rt-factor = %.9g s / %g); mark slow components "
-                                 "non-real-time, lower the rt-factor or enlarge the step",
-                                 rtcosim_system_desc_file(srt->desc), srt->part_names[0], frames,
-                                 (double)worst / 1e3, (double)median / 1e3, budget_text,
-                                 o->calibration_budget * 100,
-                                 rtcosim_time_to_seconds(srt->macro_step), o->rt_factor);
-    return RTCOSIM_OK;
-}
-
-/* The real-time part's last frame ends at the stop; the non-real-time
- * part's data for the stop come from its step after the last exchange,
- * which no frame waits for. When the partner is on time (it has consumed the
- * last exchange's inputs or stands right before them), finish that step now,
- * off the clock, so that the final results row holds its values at the stop
- * as a plain run would; a late or lost partner's values stay as last used. */
-static rtcosim_status finish_partner(rtcosim_system_rt *srt, rtcosim_time_ns end,
-                                     rtcosim_error *err)
-{
-    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(srt->rt);
-    rtcosim_master *pm = srt->parts[1];
-    if (!pm || !srt->part_names[1][0] || s->partner_lost || s->failed)
-        return RTCOSIM_OK;
-    group *rtg = &srt->groups[0], *pg = &srt->groups[1];
-    rtcosim_time_ns tv = rtcosim_master_time(pm);
-    if (tv == srt->last_exchange && end > tv) {
-        for (size_t i = 0; i < srt->conn_count; i++) {
-            const rtcosim_rt_connection *c = &srt->conns[i];
-            if (c->from_component != 0)
-                continue;
-            rtcosim_status st = group_set(pg, RTCOSIM_TYPE_FLOAT64, &c->to_vr, 1,
-                                          &srt->last_sent[c->from_vr], err);
-            if (st != RTCOSIM_OK)
-                return st;
-        }
-        rtcosim_status st = group_step(pg, tv, end - tv, NULL, err);
-        if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "non-real-time part, last step: ");
-        tv = end;
-    }
-    if (tv != end) {
-        rtcosim_log(RTCOSIM_LOG_INFO, LOG_CATEGORY,
-                    "non-real-time part at %.9g s at the stop: its last values are held",
-                    rtcosim_time_to_seconds(tv));
-        return RTCOSIM_OK;
-    }
-    for (size_t i = 0; i < srt->conn_count; i++) {
-        const rtcosim_rt_connection *c = &srt->conns[i];
-        if (c->from_component != 1)
-            continue;
-        rtcosim_status st = group_get(pg, RTCOSIM_TYPE_FLOAT64, &c->from_vr, 1,
-                                      &rtg->links[c->to_vr].raw, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
-{
-    if (!srt)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "rtcosim_system_rt_run: NULL argument");
-    rtcosim_status st = RTCOSIM_OK;
-    if (srt->options.rt.calibrate)
-        st = calibrate(srt, err);
-    if (st != RTCOSIM_OK) {
-        /* Nothing ran: leave no empty results file behind. */
-        if (srt->recorder) {
-            rtcosim_recorder_close(srt->recorder, NULL, NULL);
-            srt->recorder = NULL;
-            remove(srt->options.output_file);
-        }
-        return st;
-    }
-    st = rtcosim_rt_run(srt->rt, err);
-    /* The final point (the results so far, also after a failure). */
-    rtcosim_time_ns end = rtcosim_master_time(srt->parts[0]);
-    if (st == RTCOSIM_OK)
-        st = finish_partner(srt, end, err);
-    if (!srt->any_row || srt->last_row_time != end)
-        record(srt, end, true);
-    if (srt->recorder) {
-        rtcosim_recorder_stats stats = {0};
-        rtcosim_error cerr;
-        rtcosim_status cs = rtcosim_recorder_close(srt->recorder, &stats, &cerr);
-        srt->recorder = NULL;
-        srt->rows_written = stats.rows_written;
-        if (stats.rows_dropped)
-            rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
-                        "%s: %llu result rows dropped (the writer could not keep up)",
-                        srt->options.output_file, (unsigned long long)stats.rows_dropped);
-        if (cs != RTCOSIM_OK && st == RTCOSIM_OK) {
-            st = cs;
-            if (err)
-                *err = cerr;
-        }
-    }
-    if (st == RTCOSIM_OK && srt->record_status != RTCOSIM_OK) {
-        st = srt->record_status;
-        if (err)
-            *err = srt->record_error;
-    }
-    return st;
-}
-
-const rtcosim_rt *rtcosim_system_rt_executor(const rtcosim_system_rt *srt) { return srt->rt; }
-rtcosim_time_ns rtcosim_system_rt_macro_step(const rtcosim_system_rt *srt)
-{
-    return srt->macro_step;
-}
-size_t rtcosim_system_rt_column_count(const rtcosim_system_rt *srt) { return srt->column_count; }
-const char *rtcosim_system_rt_column_name(const rtcosim_system_rt *srt, size_t index)
-{
-    return index < srt->column_count ? srt->columns[index] : NULL;
-}
-uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt)
-{
-    return srt->rows_written;
-}
-const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt)
-{
-    return srt->last_values;
-}
-const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime)
-{
-    return srt->part_names[non_realtime ? 1 : 0];
 }

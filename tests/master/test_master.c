@@ -283,6 +283,7 @@ static void final_state(unsigned threads, double out[4])
     connect(m, "n1.v", "n2.v1", &o);
     connect(m, "n2.F", "n1.F", &o);
     assert_int_equal(rtcosim_master_set_threads(m, threads, NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_set_thread_fallback(m, false, NULL), RTCOSIM_OK);
     rtcosim_error err = {0};
     assert_int_equal(rtcosim_master_initialize(m, 0, -1, &err), RTCOSIM_OK);
     assert_int_equal(rtcosim_master_run(m, 200 * MS, NULL, NULL, &err), RTCOSIM_OK);

@@ -1,7 +1,8 @@
 /* Real-time runs of a system description (system_rt.h) on virtual clocks:
  * equality with the plain run, estimates at hand-computed frames when the
  * non-real-time part is late by an explicit schedule, a crashing and a
- * hanging partner, calibration refusal, and bad names and maps. */
+ * hanging partner, calibration refusal, bad names and maps, and threads
+ * kept off the paced thread. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -327,6 +328,68 @@ static void test_map_not_covering_signal_range_stops_run_keeping_results(void **
     free(text);
 }
 
+/* Threads in a real-time run: the real-time part stays on the paced thread
+ * (one thread, whatever is asked), the non-real-time part gets the pool;
+ * the results equal the run without threads bit for bit. */
+static double *vehicle_final(unsigned threads, unsigned *rt_threads, unsigned *partner_threads)
+{
+    rtcosim_error err;
+    rtcosim_system_desc *desc = NULL;
+    rtcosim_clock *pacing = NULL, *partner = NULL;
+    assert_int_equal(rtcosim_system_desc_load(VEHICLE_SSD, &desc, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_clock_create_virtual(0, &pacing, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_clock_create_virtual(0, &partner, &err), RTCOSIM_OK);
+    rtcosim_system_rt_options o;
+    rtcosim_system_rt_options_init(&o);
+    o.rt.clock = pacing;
+    o.rt.partner_clock = partner;
+    o.rt.start_time = 0;
+    o.rt.stop_time = 200 * MS;
+    o.rt.non_realtime = "transmission,body";
+    o.rt.calibrate = false;
+    o.build.overrides.threads = (int)threads;
+    rtcosim_system_rt *srt = NULL;
+    if (rtcosim_system_rt_create(desc, &o, &srt, &err) != RTCOSIM_OK ||
+        rtcosim_system_rt_run(srt, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt))->frames, 200);
+    rtcosim_master_parallel p;
+    assert_int_equal(rtcosim_master_get_parallel(rtcosim_system_rt_part(srt, false), &p, &err),
+                     RTCOSIM_OK);
+    *rt_threads = p.threads;
+    assert_int_equal(rtcosim_master_get_parallel(rtcosim_system_rt_part(srt, true), &p, &err),
+                     RTCOSIM_OK);
+    *partner_threads = p.threads;
+    size_t n = rtcosim_system_rt_column_count(srt);
+    double *values = calloc(n + 1, sizeof *values);
+    assert_non_null(values);
+    memcpy(values, rtcosim_system_rt_last_values(srt), n * sizeof *values);
+    values[n] = NAN;
+    rtcosim_system_rt_free(srt);
+    rtcosim_clock_free(pacing);
+    rtcosim_clock_free(partner);
+    rtcosim_system_desc_free(desc);
+    return values;
+}
+
+static void test_threads_go_to_the_non_realtime_part_only(void **state)
+{
+    (void)state;
+    unsigned rt1, partner1, rt2, partner2;
+    double *one = vehicle_final(1, &rt1, &partner1), *two = vehicle_final(2, &rt2, &partner2);
+    assert_int_equal(rt1, 1);
+    assert_int_equal(partner1, 1);
+    assert_int_equal(rt2, 1);      /* the paced thread never hands off */
+    assert_int_equal(partner2, 2); /* transmission and body may share out */
+    size_t n = 0;
+    while (!isnan(one[n]))
+        n++;
+    assert_true(n >= 3);
+    assert_memory_equal(one, two, n * sizeof *one);
+    free(one);
+    free(two);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +411,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(
             test_map_not_covering_signal_range_stops_run_keeping_results, setup, teardown),
+        cmocka_unit_test(test_threads_go_to_the_non_realtime_part_only),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

@@ -1,0 +1,120 @@
+/* `rtcosim dcp-slave`: serve an FMU or a native model as a DCP 1.0 slave over
+ * UDP/IPv4, one session after another, until interrupted; writes the
+ * slave's DCPX so that any DCP master can configure it. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rtcosim/dcp.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/native.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rtcosim dcp-slave FMU|rtcosim:MODEL [--udp HOST:PORT | --port PORT]\n"
+            "                         [--dcpx FILE] [--heartbeat SECONDS]\n\n"
+            "Serve the FMU (or native model) as a DCP 1.0 slave (non-real-time and soft\n"
+            "real-time operating modes) over UDP/IPv4. Each master registration gets a\n"
+            "fresh instance; sessions are served one after another. A master silent for\n"
+            "longer than the heartbeat (default 2 s) is dropped and the slave is ALIVE\n"
+            "again. Stops on SIGINT/SIGTERM.\n\n"
+            "  --udp HOST:PORT   IPv4 address and port to listen on (default 127.0.0.1:0)\n"
+            "  --port PORT       port on 127.0.0.1 (0: any free port, printed)\n"
+            "  --dcpx FILE       write the slave's DCPX description there\n"
+            "  --heartbeat S     seconds of master silence before the session is dropped\n");
+}
+
+static rtcosim_dcp_slave *running;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (running)
+        rtcosim_dcp_slave_stop(running); /* atomic store and eventfd write: signal-safe */
+}
+
+static rtcosim_status make_component(void *context, rtcosim_component **out, rtcosim_error *err)
+{
+    const char *source = context;
+    if (strncmp(source, "rtcosim:", 8) == 0)
+        return rtcosim_native_create(source, out, err);
+    return rtcosim_fmu_load(source, NULL, out, err);
+}
+
+static bool parse_port(const char *text, uint16_t *port)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*text == '\0' || *end || errno || v < 0 || v > 65535)
+        return false;
+    *port = (uint16_t)v;
+    return true;
+}
+
+static int run(int argc, char **argv)
+{
+    const char *source = NULL, *dcpx = NULL;
+    char host[64] = "127.0.0.1";
+    uint16_t port = 0;
+    rtcosim_time_ns heartbeat = 0;
+    rtcosim_error err;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--udp") == 0 && i + 1 < argc) {
+            const char *colon = strrchr(argv[++i], ':');
+            if (!colon || (size_t)(colon - argv[i]) >= sizeof host || !parse_port(colon + 1, &port))
+                return cli_fail("dcp-slave: --udp wants HOST:PORT, got '%s'", argv[i]);
+            memcpy(host, argv[i], (size_t)(colon - argv[i]));
+            host[colon - argv[i]] = '\0';
+        } else if (strcmp(a, "--port") == 0 && i + 1 < argc) {
+            if (!parse_port(argv[++i], &port))
+                return cli_fail("dcp-slave: --port wants 0..65535, got '%s'", argv[i]);
+        } else if (strcmp(a, "--dcpx") == 0 && i + 1 < argc) {
+            dcpx = argv[++i];
+        } else if (strcmp(a, "--heartbeat") == 0 && i + 1 < argc) {
+            if (rtcosim_time_parse_seconds(argv[++i], &heartbeat, &err) != RTCOSIM_OK || heartbeat <= 0)
+                return cli_fail("dcp-slave: --heartbeat wants positive seconds, got '%s'", argv[i]);
+        } else if (a[0] == '-') {
+            return cli_fail("dcp-slave: unknown or incomplete option '%s' (see rtcosim dcp-slave --help)", a);
+        } else if (!source) {
+            source = a;
+        } else {
+            return cli_fail("dcp-slave: more than one FMU given ('%s')", a);
+        }
+    }
+    if (!source)
+        return cli_fail("dcp-slave: no FMU given (usage: rtcosim dcp-slave FMU --udp HOST:PORT)");
+    rtcosim_dcp_slave_config cfg = {.host = host, .port = port, .factory = make_component,
+                                    .factory_context = (void *)source,
+                                    .heartbeat_timeout_ns = heartbeat};
+    rtcosim_dcp_slave *slave;
+    if (rtcosim_dcp_slave_create(&cfg, &slave, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    if (dcpx && rtcosim_dcp_slave_write_dcpx(slave, dcpx, &err) != RTCOSIM_OK) {
+        rtcosim_dcp_slave_free(slave);
+        return cli_fail_error(&err);
+    }
+    printf("DCP slave '%s' on udp %s:%u%s%s\n", source, host, (unsigned)rtcosim_dcp_slave_port(slave),
+           dcpx ? ", description " : "", dcpx ? dcpx : "");
+    fflush(stdout);
+    running = slave;
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    rtcosim_status st = rtcosim_dcp_slave_run(slave, &err);
+    running = NULL;
+    printf("DCP slave stopped after %u session(s)\n", rtcosim_dcp_slave_sessions(slave));
+    rtcosim_dcp_slave_free(slave);
+    return st == RTCOSIM_OK ? 0 : cli_fail_error(&err);
+}
+
+const rtcosim_cli_command rtcosim_cli_cmd_dcp_slave = {
+    "dcp-slave", "serve an FMU as a DCP 1.0 slave over UDP", run};

@@ -1,0 +1,89 @@
+/* `--dcp COMPONENT=HOST:PORT`: system components replaced by remote DCP
+ * slaves when the master is built (the build's wrap hook), so that an SSD
+ * runs with some of its parts on another computer. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/dcp.h"
+
+typedef struct binding {
+    char component[128];
+    char host[64];
+    uint16_t port;
+    bool used;
+} binding;
+
+struct rtcosim_dcp_bindings {
+    binding *items;
+    size_t count;
+};
+
+rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const char *spec,
+                                        rtcosim_error *err)
+{
+    const char *eq = strchr(spec, '='), *colon = strrchr(spec, ':');
+    char *end = NULL;
+    long port = colon ? (errno = 0, strtol(colon + 1, &end, 10)) : -1;
+    if (!eq || !colon || colon < eq || eq == spec || (size_t)(eq - spec) >= sizeof ((binding *)0)->component ||
+        (size_t)(colon - eq - 1) >= sizeof ((binding *)0)->host || colon == eq + 1 || !end ||
+        *end || errno || port <= 0 || port > 65535)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "--dcp: '%s' is not COMPONENT=HOST:PORT (IPv4 address, port 1..65535)",
+                                 spec);
+    if (!*bindings && !(*bindings = calloc(1, sizeof **bindings)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "--dcp: out of memory");
+    rtcosim_dcp_bindings *b = *bindings;
+    binding *items = realloc(b->items, (b->count + 1) * sizeof *items);
+    if (!items)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "--dcp: out of memory");
+    b->items = items;
+    binding *it = &items[b->count++];
+    memset(it, 0, sizeof *it);
+    memcpy(it->component, spec, (size_t)(eq - spec));
+    memcpy(it->host, eq + 1, (size_t)(colon - eq - 1));
+    it->port = (uint16_t)port;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
+                                         rtcosim_component *component, rtcosim_component **out,
+                                         rtcosim_error *err)
+{
+    rtcosim_dcp_bindings *b = context;
+    *out = component;
+    for (size_t i = 0; b && i < b->count; i++) {
+        if (strcmp(b->items[i].component, name) != 0)
+            continue;
+        rtcosim_dcp_remote_config cfg = {.host = b->items[i].host, .port = b->items[i].port};
+        rtcosim_status st = rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(component),
+                                                      out, err);
+        rtcosim_component_free(component);
+        if (st != RTCOSIM_OK) {
+            *out = NULL;
+            return rtcosim_error_prefix(err, "--dcp %s=%s:%u: ", name, b->items[i].host,
+                                        (unsigned)b->items[i].port);
+        }
+        b->items[i].used = true;
+        return RTCOSIM_OK;
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_dcp_bindings_check_used(const rtcosim_dcp_bindings *b, rtcosim_error *err)
+{
+    for (size_t i = 0; b && i < b->count; i++)
+        if (!b->items[i].used)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "--dcp: the system has no component '%s'",
+                                     b->items[i].component);
+    return RTCOSIM_OK;
+}
+
+void rtcosim_dcp_bindings_free(rtcosim_dcp_bindings *b)
+{
+    if (!b)
+        return;
+    free(b->items);
+    free(b);
+}

@@ -1,0 +1,374 @@
+/* DCPX slave descriptions (DCP 1.0 dcpSlaveDescription.xsd): a writer for
+ * what an rtcosim slave serves and a reader that turns a description into
+ * the variable table the master's "dcp" component needs. Element and
+ * attribute names are the schema's. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "rtcosim/dcp.h"
+
+struct rtcosim_dcpx {
+    char *slave_name;
+    char *host;
+    uint16_t port;
+    bool nrt, srt, hrt;
+    rtcosim_variable *vars;
+    size_t n_vars;
+    rtcosim_component_desc desc;
+};
+
+/* Schema element names of the data types and their rtcosim types. */
+static const struct { const char *name; rtcosim_type type; } type_names[] = {
+    {"Int8", RTCOSIM_TYPE_INT8},     {"Int16", RTCOSIM_TYPE_INT16},   {"Int32", RTCOSIM_TYPE_INT32},
+    {"Int64", RTCOSIM_TYPE_INT64},   {"Uint8", RTCOSIM_TYPE_UINT8},   {"Uint16", RTCOSIM_TYPE_UINT16},
+    {"Uint32", RTCOSIM_TYPE_UINT32}, {"Uint64", RTCOSIM_TYPE_UINT64}, {"Float32", RTCOSIM_TYPE_FLOAT32},
+    {"Float64", RTCOSIM_TYPE_FLOAT64},
+};
+
+static const char *type_element(rtcosim_type t)
+{
+    if (t == RTCOSIM_TYPE_BOOLEAN)
+        return "Uint8";
+    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+        if (type_names[i].type == t)
+            return type_names[i].name;
+    return NULL;
+}
+
+static bool named(const xmlNode *n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+static const xmlNode *child(const xmlNode *n, const char *name)
+{
+    for (const xmlNode *c = n ? n->children : NULL; c; c = c->next)
+        if (named(c, name))
+            return c;
+    return NULL;
+}
+
+static char *attr(const xmlNode *n, const char *name)
+{
+    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+    if (!v)
+        return NULL;
+    char *s = strdup((const char *)v);
+    xmlFree(v);
+    return s;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+void rtcosim_dcpx_free(rtcosim_dcpx *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n_vars; i++) {
+        free((char *)d->vars[i].name);
+        free((char *)d->vars[i].description);
+    }
+    free(d->vars);
+    free(d->slave_name);
+    free(d->host);
+    free(d);
+}
+
+static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const char *file,
+                                     rtcosim_error *err)
+{
+    char *name = attr(v, "name"), *vr_text = attr(v, "valueReference");
+    uint64_t vr;
+    if (!name || !parse_u64(vr_text, UINT32_MAX, &vr)) {
+        rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                              "%s: Variable '%s' needs a name and a valueReference "
+                                              "(unsigned, at most 4294967295), got '%s'",
+                                              file, name ? name : "?", vr_text ? vr_text : "");
+        free(name);
+        free(vr_text);
+        return st;
+    }
+    free(vr_text);
+    rtcosim_causality causality;
+    const xmlNode *kind;
+    if ((kind = child(v, "Input")))
+        causality = RTCOSIM_CAUSALITY_INPUT;
+    else if ((kind = child(v, "Output")))
+        causality = RTCOSIM_CAUSALITY_OUTPUT;
+    else if ((kind = child(v, "Parameter")) || (kind = child(v, "StructuralParameter")))
+        causality = RTCOSIM_CAUSALITY_PARAMETER;
+    else {
+        free(name); /* Local variables do not travel */
+        return RTCOSIM_OK;
+    }
+    const xmlNode *typed = NULL;
+    rtcosim_type type = RTCOSIM_TYPE_FLOAT64;
+    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0] && !typed; i++)
+        if ((typed = child(kind, type_names[i].name)))
+            type = type_names[i].type;
+    if (!typed || child(kind, "Dimensions")) {
+        free(name); /* String, Binary and arrays are not exchanged here */
+        return RTCOSIM_OK;
+    }
+    for (size_t i = 0; i < d->n_vars; i++)
+        if (d->vars[i].value_reference == vr || strcmp(d->vars[i].name, name) == 0) {
+            rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                                  "%s: Variable '%s' repeats a name or valueReference %" PRIu64,
+                                                  file, name, vr);
+            free(name);
+            return st;
+        }
+    rtcosim_variable *nv = realloc(d->vars, (d->n_vars + 1) * sizeof *nv);
+    if (!nv) {
+        free(name);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", file);
+    }
+    d->vars = nv;
+    rtcosim_variable *var = &d->vars[d->n_vars++];
+    memset(var, 0, sizeof *var);
+    var->name = name;
+    var->description = attr(v, "description");
+    var->value_reference = (uint32_t)vr;
+    var->type = type;
+    var->causality = causality;
+    var->variability = causality == RTCOSIM_CAUSALITY_PARAMETER ? RTCOSIM_VARIABILITY_FIXED
+                                                                 : RTCOSIM_VARIABILITY_CONTINUOUS;
+    var->derivative_of = -1;
+    char *start = attr(typed, "start");
+    if (start) {
+        rtcosim_value value;
+        /* Scalars only: a list of several start values is a dimensioned variable. */
+        if (!strchr(start, ' ') && rtcosim_value_parse(type, start, &value, NULL) == RTCOSIM_OK) {
+            var->has_start = true;
+            var->start = value;
+        }
+        free(start);
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file,
+                                  rtcosim_dcpx **out, rtcosim_error *err)
+{
+    *out = NULL;
+    if (size > INT32_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: too large", file);
+    xmlDoc *doc = xmlReadMemory(xml, (int)size, file, NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML", file);
+    rtcosim_status st = RTCOSIM_OK;
+    rtcosim_dcpx *d = calloc(1, sizeof *d);
+    const xmlNode *root = xmlDocGetRootElement(doc);
+    if (!d) {
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", file);
+        goto done;
+    }
+    if (!root || !named(root, "dcpSlaveDescription")) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: root element is not dcpSlaveDescription", file);
+        goto done;
+    }
+    char *major = attr(root, "dcpMajorVersion");
+    bool v1 = major && strcmp(major, "1") == 0;
+    free(major);
+    if (!v1) {
+        st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: dcpMajorVersion is not 1", file);
+        goto done;
+    }
+    d->slave_name = attr(root, "dcpSlaveName");
+    if (!d->slave_name) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: dcpSlaveName missing", file);
+        goto done;
+    }
+    const xmlNode *modes = child(root, "OpMode");
+    d->hrt = child(modes, "HardRealTime") != NULL;
+    d->srt = child(modes, "SoftRealTime") != NULL;
+    d->nrt = child(modes, "NonRealTime") != NULL;
+    const xmlNode *control = child(child(child(root, "TransportProtocols"), "UDP_IPv4"), "Control");
+    if (control) {
+        d->host = attr(control, "host");
+        char *port = attr(control, "port");
+        uint64_t p = 0;
+        if (port && !parse_u64(port, 65535, &p)) {
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: Control port '%s' is no port number",
+                                   file, port);
+            free(port);
+            goto done;
+        }
+        free(port);
+        d->port = (uint16_t)p;
+    }
+    const xmlNode *vars = child(root, "Variables");
+    if (!vars) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: Variables missing", file);
+        goto done;
+    }
+    for (const xmlNode *v = vars->children; v && st == RTCOSIM_OK; v = v->next)
+        if (named(v, "Variable"))
+            st = parse_variable(d, v, file, err);
+done:
+    xmlFreeDoc(doc);
+    if (st != RTCOSIM_OK) {
+        rtcosim_dcpx_free(d);
+        return st;
+    }
+    d->desc.model_name = d->slave_name;
+    d->desc.variables = d->vars;
+    d->desc.variable_count = d->n_vars;
+    *out = d;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_dcpx_load(const char *path, rtcosim_dcpx **out, rtcosim_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t size = 0, cap = 0;
+    for (;;) {
+        if (size == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+            }
+            buf = nb;
+        }
+        size_t n = fread(buf + size, 1, cap - size, f);
+        size += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    rtcosim_status st = rtcosim_dcpx_parse(buf, size, path, out, err);
+    free(buf);
+    return st;
+}
+
+const char *rtcosim_dcpx_slave_name(const rtcosim_dcpx *d) { return d->slave_name; }
+const char *rtcosim_dcpx_host(const rtcosim_dcpx *d) { return d->host; }
+uint16_t rtcosim_dcpx_port(const rtcosim_dcpx *d) { return d->port; }
+const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d) { return &d->desc; }
+bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode)
+{
+    return mode == RTCOSIM_DCP_OP_NRT ? d->nrt : mode == RTCOSIM_DCP_OP_SRT ? d->srt : d->hrt;
+}
+
+/* XML-escape into f. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void put_start(FILE *f, const rtcosim_variable *v)
+{
+    if (!v->has_start)
+        return;
+    fputs(" start=\"", f);
+    switch (v->type) {
+    case RTCOSIM_TYPE_FLOAT64: fprintf(f, "%.17g", v->start.f64); break;
+    case RTCOSIM_TYPE_FLOAT32: fprintf(f, "%.9g", (double)v->start.f32); break;
+    case RTCOSIM_TYPE_BOOLEAN: fputs(v->start.b ? "1" : "0", f); break;
+    case RTCOSIM_TYPE_UINT8: case RTCOSIM_TYPE_UINT16: case RTCOSIM_TYPE_UINT32: case RTCOSIM_TYPE_UINT64:
+        fprintf(f, "%" PRIu64, v->start.u64);
+        break;
+    default: fprintf(f, "%" PRId64, v->start.i64); break;
+    }
+    fputc('"', f);
+}
+
+rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char *slave_name,
+                                  const char *host, uint16_t port, rtcosim_time_ns heartbeat_ns,
+                                  const char *path, rtcosim_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path, strerror(errno));
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<dcpSlaveDescription dcpMajorVersion=\"1\" "
+          "dcpMinorVersion=\"0\" dcpSlaveName=\"", f);
+    put_escaped(f, slave_name);
+    /* uuid: a fixed fingerprint per name is enough for a generated file. */
+    uint64_t hash = 1469598103934665603u;
+    for (const char *c = slave_name; *c; c++)
+        hash = (hash ^ (uint8_t)*c) * 1099511628211u;
+    fprintf(f, "\" uuid=\"%08" PRIx32 "-%04x-4%03x-8%03x-%012" PRIx64 "\" generationTool=\"rtcosim\">\n",
+            (uint32_t)(hash >> 32), (unsigned)(hash >> 16) & 0xFFFF, (unsigned)(hash >> 4) & 0xFFF,
+            (unsigned)hash & 0xFFF, hash & UINT64_C(0xFFFFFFFFFFFF));
+    fputs("  <OpMode>\n    <SoftRealTime/>\n    <NonRealTime defaultSteps=\"1\" fixedSteps=\"false\" "
+          "minSteps=\"1\" maxSteps=\"4294967295\"/>\n  </OpMode>\n", f);
+    fputs("  <TimeRes>\n    <ResolutionRange numeratorFrom=\"1\" numeratorTo=\"4294967295\" "
+          "denominator=\"1000000000\"/>\n  </TimeRes>\n", f);
+    /* Heartbeat interval in whole milliseconds. */
+    fprintf(f, "  <Heartbeat>\n    <MaximumPeriodicInterval numerator=\"%" PRId64
+               "\" denominator=\"1000\"/>\n  </Heartbeat>\n",
+            heartbeat_ns / RTCOSIM_NS_PER_MS);
+    fputs("  <TransportProtocols>\n    <UDP_IPv4 maxPduSize=\"65507\">\n      <Control host=\"", f);
+    put_escaped(f, host);
+    fprintf(f, "\" port=\"%u\"/>\n      <DAT_input_output host=\"", (unsigned)port);
+    put_escaped(f, host);
+    fprintf(f, "\">\n        <AvailablePort port=\"%u\"/>\n      </DAT_input_output>\n"
+               "    </UDP_IPv4>\n  </TransportProtocols>\n",
+            (unsigned)port);
+    fputs("  <CapabilityFlags canAcceptConfigPdus=\"true\" canHandleReset=\"true\" "
+          "canHandleVariableSteps=\"true\" canMonitorHeartbeat=\"true\"/>\n  <Variables>\n", f);
+    for (size_t i = 0; i < desc->variable_count; i++) {
+        const rtcosim_variable *v = &desc->variables[i];
+        const char *elem = type_element(v->type);
+        const char *kind = v->causality == RTCOSIM_CAUSALITY_INPUT    ? "Input"
+                           : v->causality == RTCOSIM_CAUSALITY_OUTPUT ? "Output"
+                           : v->causality == RTCOSIM_CAUSALITY_PARAMETER ? "Parameter"
+                                                                         : NULL;
+        if (!elem || !kind)
+            continue;
+        fputs("    <Variable name=\"", f);
+        put_escaped(f, v->name);
+        fprintf(f, "\" valueReference=\"%" PRIu32 "\"", v->value_reference);
+        if (v->description) {
+            fputs(" description=\"", f);
+            put_escaped(f, v->description);
+            fputc('"', f);
+        }
+        fprintf(f, ">\n      <%s>\n        <%s", kind, elem);
+        /* Inputs and parameters require a start value in the schema. */
+        rtcosim_variable with_start = *v;
+        if (!v->has_start && v->causality != RTCOSIM_CAUSALITY_OUTPUT) {
+            with_start.has_start = true;
+            memset(&with_start.start, 0, sizeof with_start.start);
+        }
+        put_start(f, &with_start);
+        fprintf(f, "/>\n      </%s>\n    </Variable>\n", kind);
+    }
+    fputs("  </Variables>\n</dcpSlaveDescription>\n", f);
+    if (fclose(f) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: write failed", path);
+    return RTCOSIM_OK;
+}

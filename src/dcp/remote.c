@@ -1,0 +1,640 @@
+/* DCP master side: a remote DCP slave wrapped as an rtcosim component (kind
+ * "dcp") and driven in NRT lock step (spec 3.2: register, configure,
+ * prepare, configure, initialize, send_outputs, run, then per step
+ * DAT_input_output -> STC_do_step -> COMPUTED -> STC_send_outputs ->
+ * DAT_input_output). Requests are retransmitted with the same pdu_seq_id
+ * after a timeout; the slave answers a repeat from its cache, so a lost
+ * response costs a delay, never a double step. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "dcp/udp.h"
+#include "dcp/values.h"
+#include "dcp/wire.h"
+#include "rtcosim/dcp.h"
+
+enum { DATA_ID_INPUTS = 0, DATA_ID_OUTPUTS = 1 };
+
+typedef struct remote {
+    rtcosim_dcp_remote_config cfg;
+    char host[64];
+    dcp_udp udp;
+    struct sockaddr_in slave;
+    uint32_t local_ip; /* host order, for CFG_target_network_information */
+    rtcosim_variable *vars;
+    size_t n_vars;
+    uint64_t *values;   /* one slot per variable (typed as the variable) */
+    bool *param_set;
+    size_t *in_idx, *out_idx;
+    size_t n_in, n_out;
+    size_t in_payload, out_payload;
+    uint16_t seq;
+    uint8_t slave_state;
+    bool registered;
+    /* Heartbeat thread: requests are serialized by `lock`; the thread sends
+     * INF_state when no call has talked to the slave for heartbeat_ns. */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t heartbeat;
+    bool heartbeat_running, heartbeat_stop;
+    rtcosim_time_ns last_send;
+    bool in_init, configured, exchanged, inputs_dirty;
+    uint16_t in_seq;
+    bool out_seen, out_fresh;
+    uint16_t out_last_seq;
+    char name[128];
+    char model_name[128];
+    uint8_t rx[RTCOSIM_DCP_MAX_PDU];
+    uint8_t tx[RTCOSIM_DCP_MAX_PDU];
+} remote;
+
+static const rtcosim_time_ns tick_ns = 1; /* CFG_time_res 1/1e9 s */
+
+static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
+{
+    if (p->data_id != DATA_ID_OUTPUTS || p->payload_size != r->out_payload)
+        return;
+    if (r->out_seen) {
+        uint16_t ahead = (uint16_t)(p->seq_id - r->out_last_seq);
+        if (ahead == 0 || ahead >= 0x8000)
+            return; /* duplicate or overtaken */
+    }
+    r->out_seen = true;
+    r->out_last_seq = p->seq_id;
+    const uint8_t *at = p->payload;
+    for (size_t i = 0; i < r->n_out; i++) {
+        const rtcosim_variable *v = &r->vars[r->out_idx[i]];
+        uint8_t wt;
+        dcp_type_of(v->type, &wt);
+        dcp_value_from_wire(wt, at, v->type, &r->values[r->out_idx[i]]);
+        at += rtcosim_dcp_data_type_size(wt);
+    }
+    r->out_fresh = true;
+}
+
+/* Receive for at most timeout_ns, handling notifications and data. Returns
+ * the decoded response (RSP_*) in *rsp when one arrived, true then. */
+static bool pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp)
+{
+    struct sockaddr_in from;
+    long n = dcp_udp_recv(&r->udp, r->rx, sizeof r->rx, &from, timeout_ns, r->cfg.spin_ns);
+    if (n <= 0)
+        return false;
+    rtcosim_dcp_pdu p;
+    if (rtcosim_dcp_pdu_decode(r->rx, (size_t)n, &p, NULL, NULL) != RTCOSIM_OK)
+        return false;
+    switch (p.type) {
+    case RTCOSIM_DCP_NTF_STATE_CHANGED:
+        r->slave_state = p.state_id;
+        return false;
+    case RTCOSIM_DCP_DAT_INPUT_OUTPUT:
+        take_outputs(r, &p);
+        return false;
+    case RTCOSIM_DCP_RSP_ACK: case RTCOSIM_DCP_RSP_NACK: case RTCOSIM_DCP_RSP_STATE_ACK:
+    case RTCOSIM_DCP_RSP_ERROR_ACK:
+        *rsp = p;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static rtcosim_status send_raw(remote *r, const rtcosim_dcp_pdu *p, size_t *size, rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_dcp_pdu_encode(p, r->tx, sizeof r->tx, size, err);
+    if (st == RTCOSIM_OK)
+        dcp_udp_send(&r->udp, &r->slave, r->tx, *size);
+    r->last_send = dcp_now_ns();
+    return st;
+}
+
+/* Send a request and wait for its response, retransmitting the same bytes. */
+static rtcosim_status request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rsp, rtcosim_error *err)
+{
+    p->seq_id = r->seq++;
+    p->receiver = 1;
+    size_t size;
+    rtcosim_status st = send_raw(r, p, &size, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
+        if (attempt > 0)
+            dcp_udp_send(&r->udp, &r->slave, r->tx, size);
+        rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
+        for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
+            rtcosim_dcp_pdu in;
+            if (!pump(r, deadline - now, &in) || in.seq_id != p->seq_id)
+                continue;
+            if (in.type == RTCOSIM_DCP_RSP_NACK)
+                return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                         "DCP slave %s:%u refused %s: %s (0x%04X)", r->host,
+                                         (unsigned)r->cfg.port, rtcosim_dcp_pdu_type_name(p->type),
+                                         rtcosim_dcp_error_code_name(in.error_code), in.error_code);
+            if (rsp)
+                *rsp = in;
+            return RTCOSIM_OK;
+        }
+        /* Resend from the same buffer: other PDUs may have been encoded since. */
+        st = send_raw(r, p, &size, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "DCP slave %s:%u did not answer %s",
+                             r->host, (unsigned)r->cfg.port, rtcosim_dcp_pdu_type_name(p->type));
+}
+
+/* A state change request; state_id is the state the slave is in now. The
+ * state the request leads to is recorded first, so that a notification that
+ * overtakes the acknowledgement is not overwritten. */
+static rtcosim_status stc_to(remote *r, uint8_t type, uint32_t steps, uint8_t next_state,
+                             rtcosim_error *err)
+{
+    uint8_t now = r->slave_state;
+    r->slave_state = next_state;
+    rtcosim_dcp_pdu p = {.type = type, .state_id = now, .steps = steps,
+                         .major_version = 1, .minor_version = 0, .op_mode = RTCOSIM_DCP_OP_NRT};
+    rtcosim_status st = request(r, &p, NULL, err);
+    if (st != RTCOSIM_OK && r->slave_state == next_state)
+        r->slave_state = now;
+    return st;
+}
+
+/* Requests whose transition the slave announces itself (NTF_state_changed). */
+static rtcosim_status stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err)
+{
+    return stc_to(r, type, steps, r->slave_state, err);
+}
+
+/* Wait until the slave announces `state` (and, with need_outputs, fresh
+ * outputs arrived); a lost notification is recovered by asking INF_state. */
+static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim_error *err)
+{
+    for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
+        rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
+        for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
+            if (r->slave_state == state && (!need_outputs || r->out_fresh))
+                return RTCOSIM_OK;
+            if (r->slave_state == RTCOSIM_DCP_ERRORHANDLING ||
+                r->slave_state == RTCOSIM_DCP_ERRORRESOLVED)
+                return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "DCP slave %s:%u went to %s",
+                                         r->host, (unsigned)r->cfg.port,
+                                         rtcosim_dcp_state_name(r->slave_state));
+            rtcosim_dcp_pdu ignored;
+            (void)pump(r, deadline - now, &ignored);
+        }
+        if (r->slave_state == state && need_outputs)
+            continue; /* the state is known; only the data are late or lost */
+        rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
+        rtcosim_status st = request(r, &q, &a, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        if (a.type == RTCOSIM_DCP_RSP_STATE_ACK)
+            r->slave_state = a.state_id;
+    }
+    if (r->slave_state == state && need_outputs)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "DCP slave %s:%u: output data lost",
+                                 r->host, (unsigned)r->cfg.port);
+    return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "DCP slave %s:%u did not reach %s",
+                             r->host, (unsigned)r->cfg.port, rtcosim_dcp_state_name(state));
+}
+
+static rtcosim_status send_inputs(remote *r)
+{
+    if (r->n_in == 0)
+        return RTCOSIM_OK;
+    uint8_t *at = r->tx + 5;
+    for (size_t i = 0; i < r->n_in; i++) {
+        const rtcosim_variable *v = &r->vars[r->in_idx[i]];
+        uint8_t wt;
+        dcp_type_of(v->type, &wt);
+        dcp_value_to_wire(v->type, &r->values[r->in_idx[i]], at);
+        at += rtcosim_dcp_data_type_size(wt);
+    }
+    r->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
+    dcp_put16(r->tx + 1, r->in_seq++);
+    dcp_put16(r->tx + 3, DATA_ID_INPUTS);
+    dcp_udp_send(&r->udp, &r->slave, r->tx, (size_t)(at - r->tx));
+    return RTCOSIM_OK;
+}
+
+static void *heartbeat_loop(void *arg)
+{
+    remote *r = arg;
+    pthread_mutex_lock(&r->lock);
+    while (!r->heartbeat_stop) {
+        rtcosim_time_ns due = r->last_send + r->cfg.heartbeat_ns;
+        if (dcp_now_ns() >= due) {
+            rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
+            if (request(r, &q, &a, NULL) == RTCOSIM_OK && a.type == RTCOSIM_DCP_RSP_STATE_ACK)
+                r->slave_state = a.state_id;
+            continue;
+        }
+        struct timespec until = {.tv_sec = due / RTCOSIM_NS_PER_S, .tv_nsec = due % RTCOSIM_NS_PER_S};
+        pthread_cond_timedwait(&r->wake, &r->lock, &until);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+static void heartbeat_start(remote *r)
+{
+    if (r->cfg.heartbeat_ns < 0)
+        return;
+    r->heartbeat_stop = false;
+    r->heartbeat_running = pthread_create(&r->heartbeat, NULL, heartbeat_loop, r) == 0;
+}
+
+static void heartbeat_end(remote *r)
+{
+    if (!r->heartbeat_running)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->heartbeat_stop = true;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->heartbeat, NULL);
+    r->heartbeat_running = false;
+}
+
+static rtcosim_status op_instantiate(void *self, const char *instance_name, rtcosim_error *err)
+{
+    remote *r = self;
+    snprintf(r->name, sizeof r->name, "%s", instance_name);
+    rtcosim_status st = dcp_udp_address(r->host, r->cfg.port, &r->slave, err);
+    if (st == RTCOSIM_OK)
+        st = dcp_udp_open(&r->udp, "0.0.0.0", 0, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    /* Connecting picks the local address the slave will see; data PDUs the
+     * slave sends go to it (CFG_target_network_information). */
+    struct sockaddr_in local;
+    socklen_t len = sizeof local;
+    if (connect(r->udp.fd, (struct sockaddr *)&r->slave, sizeof r->slave) != 0 ||
+        getsockname(r->udp.fd, (struct sockaddr *)&local, &len) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot reach %s:%u: %s", r->host,
+                                 (unsigned)r->cfg.port, strerror(errno));
+    r->local_ip = ntohl(local.sin_addr.s_addr);
+    r->udp.port = ntohs(local.sin_port);
+    r->slave_state = RTCOSIM_DCP_ALIVE;
+    st = stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    r->registered = true;
+    heartbeat_start(r);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_setup(void *self, double tol, rtcosim_time_ns start, rtcosim_time_ns stop,
+                               rtcosim_error *err)
+{
+    (void)self; (void)tol; (void)stop;
+    if (start != 0)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "DCP: simulations on a remote slave start at time 0");
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_enter_init(void *self, rtcosim_error *err)
+{
+    (void)err;
+    ((remote *)self)->in_init = true;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status configure(remote *r, rtcosim_error *err)
+{
+    rtcosim_status st;
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1,
+                         .denominator = 1000000000u};
+    if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        return st;
+    for (size_t i = 0; i < r->n_in; i++) {
+        const rtcosim_variable *v = &r->vars[r->in_idx[i]];
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_INPUT, .data_id = DATA_ID_INPUTS,
+                              .pos = (uint16_t)i, .value_reference = v->value_reference};
+        dcp_type_of(v->type, &p.source_data_type);
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    if (r->n_in) {
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
+                              .data_id = DATA_ID_INPUTS, .transport_protocol = RTCOSIM_DCP_UDP_IPV4,
+                              .port = r->cfg.port};
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    for (size_t i = 0; i < r->n_out; i++) {
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = DATA_ID_OUTPUTS,
+                              .pos = (uint16_t)i,
+                              .value_reference = r->vars[r->out_idx[i]].value_reference};
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    if (r->n_out) {
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_STEPS, .data_id = DATA_ID_OUTPUTS, .steps = 1};
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION,
+                              .data_id = DATA_ID_OUTPUTS, .transport_protocol = RTCOSIM_DCP_UDP_IPV4,
+                              .port = r->udp.port, .ip_address = r->local_ip};
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    for (size_t i = 0; i < r->n_vars; i++) {
+        if (!r->param_set[i])
+            continue;
+        uint8_t value[8];
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_PARAMETER,
+                              .value_reference = r->vars[i].value_reference,
+                              .payload = value};
+        dcp_type_of(r->vars[i].type, &p.source_data_type);
+        p.payload_size = rtcosim_dcp_data_type_size(p.source_data_type);
+        dcp_value_to_wire(r->vars[i].type, &r->values[i], value);
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+/* One exchange of the Initialization superstate (spec 3.2.3.3): configure
+ * once (CFG_*, prepare, configure), then inputs, STC_initialize and
+ * STC_send_outputs (INITIALIZED -> SENDING_I -> CONFIGURED), as often as the
+ * master's initial fixed-point iteration changes the inputs. */
+static rtcosim_status init_exchange(remote *r, rtcosim_error *err)
+{
+    rtcosim_status st;
+    if (!r->configured) {
+        if ((st = configure(r, err)) != RTCOSIM_OK ||
+            (st = stc(r, RTCOSIM_DCP_STC_PREPARE, 0, err)) != RTCOSIM_OK ||
+            (st = await(r, RTCOSIM_DCP_PREPARED, false, err)) != RTCOSIM_OK ||
+            (st = stc(r, RTCOSIM_DCP_STC_CONFIGURE, 0, err)) != RTCOSIM_OK ||
+            (st = await(r, RTCOSIM_DCP_CONFIGURED, false, err)) != RTCOSIM_OK)
+            return st;
+        r->configured = true;
+    }
+    if ((st = send_inputs(r)) != RTCOSIM_OK ||
+        (st = stc(r, RTCOSIM_DCP_STC_INITIALIZE, 0, err)) != RTCOSIM_OK ||
+        (st = await(r, RTCOSIM_DCP_INITIALIZED, false, err)) != RTCOSIM_OK)
+        return st;
+    r->out_fresh = false;
+    if ((st = stc(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, err)) != RTCOSIM_OK ||
+        (st = await(r, RTCOSIM_DCP_CONFIGURED, r->n_out > 0, err)) != RTCOSIM_OK)
+        return st;
+    r->exchanged = true;
+    r->inputs_dirty = false;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_exit_init_unlocked(void *self, rtcosim_error *err)
+{
+    remote *r = self;
+    rtcosim_status st;
+    if ((!r->exchanged || r->inputs_dirty) && (st = init_exchange(r, err)) != RTCOSIM_OK)
+        return st;
+    if ((st = stc(r, RTCOSIM_DCP_STC_RUN, 0, err)) != RTCOSIM_OK ||
+        (st = await(r, RTCOSIM_DCP_SYNCHRONIZED, false, err)) != RTCOSIM_OK)
+        return st;
+    r->in_init = false;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_do_step_unlocked(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *result, rtcosim_error *err)
+{
+    remote *r = self;
+    if (h <= 0 || h / tick_ns > UINT32_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "DCP: step of %" PRId64 " ns does not fit STC_do_step's 32-bit "
+                                 "steps of 1 ns", h);
+    uint8_t back = r->slave_state;
+    rtcosim_status st;
+    r->out_fresh = false;
+    if ((st = send_inputs(r)) != RTCOSIM_OK ||
+        (st = stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / tick_ns), RTCOSIM_DCP_COMPUTING,
+                     err)) != RTCOSIM_OK ||
+        (st = await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
+        (st = stc_to(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, RTCOSIM_DCP_SENDING_D, err)) != RTCOSIM_OK)
+        return st;
+    if ((st = await(r, back, r->n_out > 0, err)) != RTCOSIM_OK)
+        return st;
+    if (result)
+        *result = (rtcosim_step_result){.last_successful_time = t + h};
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_get_unlocked(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             void *values, rtcosim_error *err)
+{
+    remote *r = self;
+    size_t size = rtcosim_type_size(type);
+    if (r->in_init && (!r->exchanged || r->inputs_dirty)) {
+        /* Outputs in initialization are the slave's, computed from the
+         * inputs and parameters set so far. */
+        rtcosim_status st = init_exchange(r, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < r->n_vars && !(r->vars[i].value_reference == vrs[k] && r->vars[i].type == type))
+            i++;
+        if (i == r->n_vars)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "DCP: no %s variable with vr %" PRIu32,
+                                     rtcosim_type_name(type), vrs[k]);
+        memcpy((uint8_t *)values + k * size, &r->values[i], size);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_set_unlocked(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             const void *values, rtcosim_error *err)
+{
+    remote *r = self;
+    size_t size = rtcosim_type_size(type);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < r->n_vars && !(r->vars[i].value_reference == vrs[k] && r->vars[i].type == type))
+            i++;
+        if (i == r->n_vars)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "DCP: no %s variable with vr %" PRIu32,
+                                     rtcosim_type_name(type), vrs[k]);
+        if (r->vars[i].causality == RTCOSIM_CAUSALITY_PARAMETER) {
+            if (r->configured && memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0)
+                return rtcosim_error_set(err, RTCOSIM_ESTATE,
+                                         "DCP: parameter '%s' set after the slave was configured "
+                                         "(CFG_parameter is only allowed in CONFIGURATION)",
+                                         r->vars[i].name);
+            r->param_set[i] = true;
+        } else if (r->vars[i].causality == RTCOSIM_CAUSALITY_INPUT &&
+                   memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0) {
+            r->inputs_dirty = true;
+        }
+        memcpy(&r->values[i], (const uint8_t *)values + k * size, size);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status op_terminate_unlocked(void *self, rtcosim_error *err)
+{
+    remote *r = self;
+    rtcosim_status st;
+    if ((st = stc(r, RTCOSIM_DCP_STC_STOP, 0, err)) != RTCOSIM_OK ||
+        (st = await(r, RTCOSIM_DCP_STOPPED, false, err)) != RTCOSIM_OK ||
+        (st = stc_to(r, RTCOSIM_DCP_STC_DEREGISTER, 0, RTCOSIM_DCP_ALIVE, err)) != RTCOSIM_OK)
+        return st;
+    r->registered = false;
+    return RTCOSIM_OK;
+}
+
+/* The calls that may talk to the slave, serialized with the heartbeat. */
+#define LOCKED(call)                                                                    \
+    do {                                                                                \
+        remote *r_ = self;                                                              \
+        pthread_mutex_lock(&r_->lock);                                                  \
+        rtcosim_status st_ = call;                                                      \
+        pthread_mutex_unlock(&r_->lock);                                                \
+        return st_;                                                                     \
+    } while (0)
+
+static rtcosim_status op_exit_init(void *self, rtcosim_error *err)
+{
+    LOCKED(op_exit_init_unlocked(self, err));
+}
+static rtcosim_status op_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *result, rtcosim_error *err)
+{
+    LOCKED(op_do_step_unlocked(self, t, h, result, err));
+}
+static rtcosim_status op_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             void *values, rtcosim_error *err)
+{
+    LOCKED(op_get_unlocked(self, type, vrs, n, values, err));
+}
+static rtcosim_status op_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             const void *values, rtcosim_error *err)
+{
+    LOCKED(op_set_unlocked(self, type, vrs, n, values, err));
+}
+static rtcosim_status op_terminate(void *self, rtcosim_error *err)
+{
+    heartbeat_end(self); /* nothing to keep alive after STC_stop */
+    return op_terminate_unlocked(self, err);
+}
+
+static void op_destroy(void *self)
+{
+    remote *r = self;
+    heartbeat_end(r);
+    if (r->registered && r->udp.fd >= 0) {
+        /* Best effort: leave the slave free for the next master. */
+        r->cfg.attempts = 2;
+        if (r->slave_state != RTCOSIM_DCP_STOPPED && r->slave_state != RTCOSIM_DCP_CONFIGURATION &&
+            r->slave_state != RTCOSIM_DCP_ERRORRESOLVED) {
+            if (stc(r, RTCOSIM_DCP_STC_STOP, 0, NULL) == RTCOSIM_OK)
+                (void)await(r, RTCOSIM_DCP_STOPPED, false, NULL);
+        }
+        (void)stc(r, RTCOSIM_DCP_STC_DEREGISTER, 0, NULL);
+    }
+    dcp_udp_close(&r->udp);
+    for (size_t i = 0; i < r->n_vars; i++) {
+        free((char *)r->vars[i].name);
+    }
+    free(r->vars);
+    free(r->values);
+    free(r->param_set);
+    free(r->in_idx);
+    free(r->out_idx);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->wake);
+    free(r);
+}
+
+static const rtcosim_component_ops remote_ops = {
+    .kind = "dcp",
+    .instantiate = op_instantiate,
+    .setup = op_setup,
+    .enter_init = op_enter_init,
+    .exit_init = op_exit_init,
+    .do_step = op_do_step,
+    .get = op_get,
+    .set = op_set,
+    .terminate = op_terminate,
+    .destroy = op_destroy,
+};
+
+rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config,
+                                         const rtcosim_component_desc *desc,
+                                         rtcosim_component **out, rtcosim_error *err)
+{
+    *out = NULL;
+    remote *r = calloc(1, sizeof *r);
+    if (!r)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+    r->udp.fd = r->udp.epoll_fd = r->udp.wake_fd = -1;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    r->cfg = *config;
+    snprintf(r->host, sizeof r->host, "%s", config->host ? config->host : "127.0.0.1");
+    r->cfg.host = r->host;
+    if (r->cfg.retry_ns <= 0)
+        r->cfg.retry_ns = 100 * RTCOSIM_NS_PER_MS;
+    if (r->cfg.attempts == 0)
+        r->cfg.attempts = 20;
+    if (r->cfg.spin_ns <= 0)
+        r->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
+    if (r->cfg.heartbeat_ns == 0)
+        r->cfg.heartbeat_ns = 500 * RTCOSIM_NS_PER_MS;
+    size_t n = desc->variable_count;
+    r->vars = calloc(n ? n : 1, sizeof *r->vars);
+    r->values = calloc(n ? n : 1, sizeof *r->values);
+    r->param_set = calloc(n ? n : 1, sizeof *r->param_set);
+    r->in_idx = calloc(n ? n : 1, sizeof *r->in_idx);
+    r->out_idx = calloc(n ? n : 1, sizeof *r->out_idx);
+    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx) {
+        op_destroy(r);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_variable *v = &desc->variables[i];
+        uint8_t wt;
+        r->vars[r->n_vars] = *v;
+        r->vars[r->n_vars].name = strdup(v->name);
+        r->vars[r->n_vars].description = NULL;
+        r->vars[r->n_vars].unit = NULL;
+        r->vars[r->n_vars].derivative_of = -1;
+        if (!r->vars[r->n_vars].name) {
+            op_destroy(r);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+        }
+        size_t idx = r->n_vars++;
+        if (v->has_start && rtcosim_type_is_numeric(v->type))
+            rtcosim_value_store(v->type, &v->start, &r->values[idx]);
+        if (!dcp_type_of(v->type, &wt))
+            continue; /* strings and binaries do not travel in this implementation */
+        if (v->causality == RTCOSIM_CAUSALITY_INPUT) {
+            r->in_idx[r->n_in++] = idx;
+            r->in_payload += rtcosim_dcp_data_type_size(wt);
+        } else if (v->causality == RTCOSIM_CAUSALITY_OUTPUT) {
+            r->out_idx[r->n_out++] = idx;
+            r->out_payload += rtcosim_dcp_data_type_size(wt);
+        }
+    }
+    rtcosim_component_desc d = *desc;
+    snprintf(r->model_name, sizeof r->model_name, "%s", desc->model_name ? desc->model_name : "dcp");
+    d.model_name = r->model_name;
+    d.variables = r->vars;
+    d.variable_count = r->n_vars;
+    d.capabilities = (rtcosim_capabilities){.can_handle_variable_step = true};
+    return rtcosim_component_create(&remote_ops, r, &d, out, err);
+}

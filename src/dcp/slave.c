@@ -1,0 +1,484 @@
+/* DCP slave: serves one rtcosim component per session over UDP/IPv4 and
+ * walks the DCP 1.0 state machine (spec 3.2). Requests that the current
+ * state does not allow get RSP_nack PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE;
+ * internal transitions (prepared, configured, initialized, synchronized,
+ * step done, send complete, stopped, resolved) are announced with
+ * NTF_state_changed. A master that falls silent past the heartbeat timeout
+ * is dropped and the slave is ALIVE for the next session. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcp/slave_internal.h"
+#include "rtcosim/log.h"
+
+static void set_state(rtcosim_dcp_slave *s, uint8_t state)
+{
+    s->state = state;
+    atomic_store(&s->state_pub, state);
+}
+
+static void send_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool remember)
+{
+    uint8_t buf[32];
+    size_t n;
+    if (rtcosim_dcp_pdu_encode(p, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
+        return;
+    dcp_udp_send(&s->udp, &s->master, buf, n);
+    if (remember) {
+        memcpy(s->last_rsp, buf, n);
+        s->last_rsp_size = n;
+    }
+}
+
+static void notify(rtcosim_dcp_slave *s, uint8_t state)
+{
+    set_state(s, state);
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_NTF_STATE_CHANGED, .receiver = 0, .state_id = state};
+    send_pdu(s, &p, false);
+}
+
+static void ack(rtcosim_dcp_slave *s, uint16_t seq)
+{
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_ACK, .seq_id = seq};
+    send_pdu(s, &p, true);
+}
+
+static void nack_to(rtcosim_dcp_slave *s, const struct sockaddr_in *to, uint16_t seq,
+                    uint16_t code)
+{
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_NACK, .seq_id = seq,
+                         .exp_seq_id = (uint16_t)(s->have_seq ? s->last_seq + 1 : seq + 1),
+                         .error_code = code};
+    uint8_t buf[16];
+    size_t n;
+    if (rtcosim_dcp_pdu_encode(&p, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
+        return;
+    dcp_udp_send(&s->udp, to, buf, n);
+    if (to == &s->master) {
+        memcpy(s->last_rsp, buf, n);
+        s->last_rsp_size = n;
+    }
+}
+
+static void end_session(rtcosim_dcp_slave *s)
+{
+    rtcosim_component_free(s->comp);
+    s->comp = NULL;
+    s->in_init = false;
+    s->error_code = 0;
+    dcp_slave_clear_config(s);
+    /* The response cache survives: a repeated STC_deregister whose
+     * acknowledgement was lost is answered again, not refused. */
+}
+
+/* SIG_error: ERRORHANDLING, release the model, ERRORRESOLVED (3.2.5.23-24). */
+static void fail(rtcosim_dcp_slave *s, uint16_t code, const char *why)
+{
+    rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s (%s) in %s", s->name, why,
+                rtcosim_dcp_error_code_name(code), rtcosim_dcp_state_name(s->state));
+    s->error_code = code;
+    notify(s, RTCOSIM_DCP_ERRORHANDLING);
+    rtcosim_component_free(s->comp);
+    s->comp = NULL;
+    s->in_init = false;
+    notify(s, RTCOSIM_DCP_ERRORRESOLVED);
+}
+
+static bool start_component(rtcosim_dcp_slave *s, rtcosim_error *err)
+{
+    rtcosim_component *c = NULL;
+    if (s->cfg.factory(s->cfg.factory_context, &c, err) != RTCOSIM_OK)
+        return false;
+    if (rtcosim_component_instantiate(c, s->name, err) != RTCOSIM_OK ||
+        rtcosim_component_setup(c, 0, 0, -1, err) != RTCOSIM_OK) {
+        rtcosim_component_free(c);
+        return false;
+    }
+    s->comp = c;
+    s->t = 0;
+    return true;
+}
+
+static void step(rtcosim_dcp_slave *s, uint32_t steps)
+{
+    rtcosim_time_ns h;
+    rtcosim_error err;
+    rtcosim_step_result r;
+    if (rtcosim_dcp_steps_to_ns(steps, s->tick_ns, &h, &err) != RTCOSIM_OK ||
+        rtcosim_component_do_step(s->comp, s->t, h, &r, &err) != RTCOSIM_OK) {
+        fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+        return;
+    }
+    s->t += h;
+}
+
+/* STC_* requests, already checked against the state table. */
+static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
+{
+    rtcosim_error err;
+    switch (p->type) {
+    case RTCOSIM_DCP_STC_DEREGISTER:
+        end_session(s);
+        set_state(s, RTCOSIM_DCP_ALIVE);
+        ack(s, p->seq_id);
+        return;
+    case RTCOSIM_DCP_STC_PREPARE: {
+        uint16_t code = dcp_slave_check_config(s);
+        if (code) {
+            nack_to(s, &s->master, p->seq_id, code);
+            return;
+        }
+        ack(s, p->seq_id);
+        set_state(s, RTCOSIM_DCP_PREPARING);
+        notify(s, RTCOSIM_DCP_PREPARED);
+        return;
+    }
+    case RTCOSIM_DCP_STC_CONFIGURE:
+        ack(s, p->seq_id);
+        set_state(s, RTCOSIM_DCP_CONFIGURING);
+        if (rtcosim_component_enter_init(s->comp, &err) != RTCOSIM_OK ||
+            dcp_slave_apply_params(s, &err) != RTCOSIM_OK) {
+            fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+            return;
+        }
+        s->in_init = true;
+        notify(s, RTCOSIM_DCP_CONFIGURED);
+        return;
+    case RTCOSIM_DCP_STC_INITIALIZE:
+        ack(s, p->seq_id);
+        set_state(s, RTCOSIM_DCP_INITIALIZING);
+        notify(s, RTCOSIM_DCP_INITIALIZED);
+        return;
+    case RTCOSIM_DCP_STC_SEND_OUTPUTS: {
+        bool init = s->state == RTCOSIM_DCP_INITIALIZED;
+        uint8_t back = init ? RTCOSIM_DCP_CONFIGURED : s->before_sending_d;
+        ack(s, p->seq_id);
+        set_state(s, init ? RTCOSIM_DCP_SENDING_I : RTCOSIM_DCP_SENDING_D);
+        if (dcp_slave_send_outputs(s, 0, &err) != RTCOSIM_OK) {
+            fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+            return;
+        }
+        notify(s, back);
+        return;
+    }
+    case RTCOSIM_DCP_STC_RUN:
+        ack(s, p->seq_id);
+        if (s->state == RTCOSIM_DCP_CONFIGURED) {
+            if (s->in_init && rtcosim_component_exit_init(s->comp, &err) != RTCOSIM_OK) {
+                fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+                return;
+            }
+            s->in_init = false;
+            set_state(s, RTCOSIM_DCP_SYNCHRONIZING);
+            /* No transient to wait for: synchronized at once (3.2.5.21). */
+            notify(s, RTCOSIM_DCP_SYNCHRONIZED);
+        } else {
+            set_state(s, RTCOSIM_DCP_RUNNING);
+        }
+        if (s->mode != RTCOSIM_DCP_OP_NRT) {
+            s->next_rt_step = dcp_now_ns();
+            s->rt_step_count = 0;
+        }
+        return;
+    case RTCOSIM_DCP_STC_DO_STEP:
+        if (p->steps == 0) {
+            nack_to(s, &s->master, p->seq_id, RTCOSIM_DCP_ERR_INVALID_STEPS);
+            return;
+        }
+        ack(s, p->seq_id);
+        s->before_sending_d = s->state;
+        set_state(s, RTCOSIM_DCP_COMPUTING);
+        step(s, p->steps);
+        if (s->state == RTCOSIM_DCP_COMPUTING)
+            notify(s, RTCOSIM_DCP_COMPUTED);
+        return;
+    case RTCOSIM_DCP_STC_STOP:
+        ack(s, p->seq_id);
+        set_state(s, RTCOSIM_DCP_STOPPING);
+        if (s->comp && !s->in_init)
+            (void)rtcosim_component_terminate(s->comp, NULL);
+        notify(s, RTCOSIM_DCP_STOPPED);
+        return;
+    case RTCOSIM_DCP_STC_RESET:
+        ack(s, p->seq_id);
+        end_session(s);
+        if (!start_component(s, &err)) {
+            fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+            return;
+        }
+        set_state(s, RTCOSIM_DCP_CONFIGURATION);
+        return;
+    default:
+        return;
+    }
+}
+
+static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const struct sockaddr_in *from)
+{
+    uint16_t code = 0;
+    if (p->state_id != RTCOSIM_DCP_ALIVE)
+        code = RTCOSIM_DCP_ERR_INVALID_STATE_ID;
+    else if (p->major_version != 1)
+        code = RTCOSIM_DCP_ERR_INVALID_MAJOR_VERSION;
+    else if (p->op_mode != RTCOSIM_DCP_OP_NRT && p->op_mode != RTCOSIM_DCP_OP_SRT)
+        code = RTCOSIM_DCP_ERR_INVALID_OP_MODE;
+    if (code) {
+        nack_to(s, from, p->seq_id, code);
+        return;
+    }
+    rtcosim_error err;
+    s->master = *from;
+    s->mode = p->op_mode;
+    s->have_seq = true;
+    s->last_seq = p->seq_id;
+    s->last_req_type = p->type;
+    dcp_slave_clear_config(s);
+    if (!start_component(s, &err)) {
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, err.message);
+        nack_to(s, from, p->seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC);
+        s->have_seq = false;
+        return;
+    }
+    atomic_fetch_add(&s->sessions, 1);
+    set_state(s, RTCOSIM_DCP_CONFIGURATION);
+    ack(s, p->seq_id);
+}
+
+static bool same_peer(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+    return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+}
+
+static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *from)
+{
+    rtcosim_dcp_pdu p;
+    uint16_t code;
+    bool registered = s->state != RTCOSIM_DCP_ALIVE;
+    if (rtcosim_dcp_pdu_decode(s->rx, size, &p, &code, NULL) != RTCOSIM_OK) {
+        /* Answer a broken request only when its sequence id can be read. */
+        if (size >= 3 && s->rx[0] < RTCOSIM_DCP_RSP_ACK)
+            nack_to(s, from, (uint16_t)(s->rx[1] | s->rx[2] << 8), code);
+        return;
+    }
+    bool from_master = registered && same_peer(from, &s->master);
+    /* A retransmitted request (same id and type as the last one from this
+     * master) is answered again from the cache, never executed twice. */
+    if (p.type < RTCOSIM_DCP_RSP_ACK && s->have_seq && same_peer(from, &s->master) &&
+        p.seq_id == s->last_seq && p.type == s->last_req_type && s->last_rsp_size) {
+        if (registered)
+            s->last_heard = dcp_now_ns();
+        dcp_udp_send(&s->udp, &s->master, s->last_rsp, s->last_rsp_size);
+        return;
+    }
+    if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
+        if (from_master || registered) {
+            if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode) &&
+                p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
+                dcp_slave_take_data(s, &p);
+                if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
+                    s->state != RTCOSIM_DCP_ERRORRESOLVED)
+                    fail(s, s->error_code, "more data PDUs lost in a row than maxConsecMissedPdus");
+            }
+        }
+        return;
+    }
+    if (p.type >= RTCOSIM_DCP_RSP_ACK)
+        return; /* responses and notifications are for masters */
+    if (registered && !from_master) {
+        if (p.type == RTCOSIM_DCP_INF_STATE) {
+            rtcosim_dcp_pdu r = {.type = RTCOSIM_DCP_RSP_STATE_ACK, .seq_id = p.seq_id, .state_id = s->state};
+            uint8_t buf[8];
+            size_t n;
+            if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
+                dcp_udp_send(&s->udp, from, buf, n);
+        } else {
+            nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
+        }
+        return;
+    }
+    if (from_master)
+        s->last_heard = dcp_now_ns();
+    if (p.type == RTCOSIM_DCP_INF_STATE || p.type == RTCOSIM_DCP_INF_ERROR) {
+        rtcosim_dcp_pdu r = {.type = p.type == RTCOSIM_DCP_INF_STATE ? RTCOSIM_DCP_RSP_STATE_ACK
+                                                                     : RTCOSIM_DCP_RSP_ERROR_ACK,
+                             .seq_id = p.seq_id, .state_id = s->state, .error_code = s->error_code};
+        uint8_t buf[8];
+        size_t n;
+        if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
+            dcp_udp_send(&s->udp, from, buf, n);
+        if (from_master) {
+            s->last_seq = p.seq_id;
+            s->last_req_type = p.type;
+            memcpy(s->last_rsp, buf, n);
+            s->last_rsp_size = n;
+        }
+        return;
+    }
+    if (!rtcosim_dcp_request_allowed(s->state, p.type, registered ? s->mode : RTCOSIM_DCP_OP_NRT)) {
+        nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
+        if (from_master) {
+            s->last_seq = p.seq_id;
+            s->last_req_type = p.type;
+        }
+        return;
+    }
+    if (p.type == RTCOSIM_DCP_STC_REGISTER) {
+        do_register(s, &p, from);
+        s->last_heard = dcp_now_ns();
+        return;
+    }
+    s->last_seq = p.seq_id;
+    s->last_req_type = p.type;
+    if (p.type >= RTCOSIM_DCP_STC_REGISTER && p.type <= RTCOSIM_DCP_STC_RESET) {
+        /* STC_*: state_id names the state the master believes the slave in. */
+        if (p.state_id != s->state) {
+            nack_to(s, &s->master, p.seq_id, RTCOSIM_DCP_ERR_INVALID_STATE_ID);
+            return;
+        }
+        state_change(s, &p);
+        return;
+    }
+    if (p.type == RTCOSIM_DCP_INF_LOG) {
+        nack_to(s, &s->master, p.seq_id, RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_REQUEST);
+        return;
+    }
+    /* CFG_* in CONFIGURATION. */
+    code = dcp_slave_configure_pdu(s, &p);
+    if (code)
+        nack_to(s, &s->master, p.seq_id, code);
+    else
+        ack(s, p.seq_id);
+}
+
+/* Soft real time: step the model on the wall clock and send outputs at the
+ * periods of CFG_steps; a late step is taken at once, never skipped. */
+static void real_time_step(rtcosim_dcp_slave *s)
+{
+    step(s, s->rt_steps);
+    if (s->state != RTCOSIM_DCP_ERRORRESOLVED) {
+        rtcosim_error err;
+        s->rt_step_count++;
+        if (dcp_slave_send_outputs(s, s->rt_step_count, &err) != RTCOSIM_OK)
+            fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+    }
+    s->next_rt_step += (rtcosim_time_ns)s->rt_steps * s->tick_ns;
+}
+
+static bool real_time_active(const rtcosim_dcp_slave *s)
+{
+    return s->mode != RTCOSIM_DCP_OP_NRT &&
+           (s->state == RTCOSIM_DCP_SYNCHRONIZED || s->state == RTCOSIM_DCP_RUNNING ||
+            s->state == RTCOSIM_DCP_SYNCHRONIZING);
+}
+
+rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
+{
+    (void)err;
+    while (!atomic_load(&s->stop)) {
+        rtcosim_time_ns now = dcp_now_ns();
+        rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
+        if (s->state != RTCOSIM_DCP_ALIVE) {
+            rtcosim_time_ns silent = now - s->last_heard;
+            if (silent >= s->cfg.heartbeat_timeout_ns) {
+                /* The master vanished: error, resolve, deregister (ALIVE). */
+                if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
+                    fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED, "master silent");
+                end_session(s);
+                set_state(s, RTCOSIM_DCP_ALIVE);
+                continue;
+            }
+            if (s->cfg.heartbeat_timeout_ns - silent < timeout)
+                timeout = s->cfg.heartbeat_timeout_ns - silent;
+        }
+        if (real_time_active(s)) {
+            if (now >= s->next_rt_step) {
+                real_time_step(s);
+                continue;
+            }
+            if (s->next_rt_step - now < timeout)
+                timeout = s->next_rt_step - now;
+        }
+        struct sockaddr_in from;
+        long n = dcp_udp_recv(&s->udp, s->rx, sizeof s->rx, &from, timeout, s->cfg.spin_ns);
+        if (n > 0)
+            handle(s, (size_t)n, &from);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status probe_factory(rtcosim_dcp_slave *s, rtcosim_error *err)
+{
+    return s->cfg.factory(s->cfg.factory_context, &s->probe, err);
+}
+
+rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
+                                        rtcosim_dcp_slave **out, rtcosim_error *err)
+{
+    *out = NULL;
+    if (!config || !config->factory || !config->host)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "DCP slave: host and factory are required");
+    rtcosim_dcp_slave *s = calloc(1, sizeof *s);
+    if (!s)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP slave: out of memory");
+    s->cfg = *config;
+    snprintf(s->host, sizeof s->host, "%s", config->host);
+    s->cfg.host = s->host;
+    if (s->cfg.heartbeat_timeout_ns <= 0)
+        s->cfg.heartbeat_timeout_ns = 2 * RTCOSIM_NS_PER_S;
+    if (s->cfg.max_consec_missed_pdus == 0)
+        s->cfg.max_consec_missed_pdus = 10;
+    if (s->cfg.spin_ns <= 0)
+        s->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
+    s->udp.fd = s->udp.epoll_fd = s->udp.wake_fd = -1;
+    rtcosim_status st = probe_factory(s, err);
+    if (st == RTCOSIM_OK)
+        st = dcp_udp_open(&s->udp, s->host, config->port, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_dcp_slave_free(s);
+        return st;
+    }
+    snprintf(s->name, sizeof s->name, "%s",
+             config->name ? config->name : rtcosim_component_model_name(s->probe));
+    s->cfg.name = s->name;
+    dcp_slave_clear_config(s);
+    set_state(s, RTCOSIM_DCP_ALIVE);
+    *out = s;
+    return RTCOSIM_OK;
+}
+
+uint16_t rtcosim_dcp_slave_port(const rtcosim_dcp_slave *s) { return s->udp.port; }
+uint8_t rtcosim_dcp_slave_state(const rtcosim_dcp_slave *s)
+{
+    return (uint8_t)atomic_load(&((rtcosim_dcp_slave *)s)->state_pub);
+}
+uint32_t rtcosim_dcp_slave_sessions(const rtcosim_dcp_slave *s)
+{
+    return atomic_load(&((rtcosim_dcp_slave *)s)->sessions);
+}
+
+void rtcosim_dcp_slave_stop(rtcosim_dcp_slave *s)
+{
+    atomic_store(&s->stop, true);
+    dcp_udp_wake(&s->udp);
+}
+
+void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
+{
+    if (!s)
+        return;
+    rtcosim_component_free(s->comp);
+    rtcosim_component_free(s->probe);
+    dcp_udp_close(&s->udp);
+    free(s->inputs);
+    free(s->outputs);
+    free(s->params);
+    free(s);
+}
+
+rtcosim_status rtcosim_dcp_slave_write_dcpx(const rtcosim_dcp_slave *s, const char *path,
+                                            rtcosim_error *err)
+{
+    return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name, s->host,
+                              s->udp.port, s->cfg.heartbeat_timeout_ns, path, err);
+}

@@ -1,0 +1,275 @@
+/* Configuration and data of a DCP slave session: CFG_* PDUs build the
+ * input/output/parameter tables (spec 3.3 configuration PDUs), STC_prepare
+ * checks them for completeness (INCOMPLETE_CONFIG_* codes), and data PDUs
+ * move values between the wire and the component without allocation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcp/slave_internal.h"
+#include "dcp/values.h"
+#include "dcp/wire.h"
+
+dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create)
+{
+    for (size_t i = 0; i < s->n_ids; i++)
+        if (s->ids[i].id == id)
+            return &s->ids[i];
+    if (!create || s->n_ids == DCP_MAX_DATA_IDS)
+        return NULL;
+    dcp_data_id *d = &s->ids[s->n_ids++];
+    memset(d, 0, sizeof *d);
+    d->id = id;
+    return d;
+}
+
+void dcp_slave_clear_config(rtcosim_dcp_slave *s)
+{
+    s->n_inputs = s->n_outputs = s->n_params = 0;
+    s->n_ids = 0;
+    s->tick_ns = 0;
+    s->rt_steps = 1;
+}
+
+static const rtcosim_variable *find_vr(rtcosim_dcp_slave *s, uint64_t vr)
+{
+    size_t n = rtcosim_component_variable_count(s->probe);
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_variable *v = rtcosim_component_variable(s->probe, i);
+        if (v->value_reference == vr)
+            return v;
+    }
+    return NULL;
+}
+
+/* Room for one more entry: every table holds at most one entry per variable
+ * and data id position, so the capacity grows only during configuration. */
+static dcp_io *push(dcp_io **table, size_t *n, size_t *cap)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        if (nc > 65536)
+            return NULL;
+        dcp_io *t = realloc(*table, nc * sizeof *t);
+        if (!t)
+            return NULL;
+        *table = t;
+        *cap = nc;
+    }
+    return &(*table)[(*n)++];
+}
+
+uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
+{
+    const rtcosim_variable *v;
+    dcp_data_id *d;
+    dcp_io *io;
+    uint8_t own;
+    switch (p->type) {
+    case RTCOSIM_DCP_CFG_TIME_RES:
+        if (rtcosim_dcp_resolution_to_ns(p->numerator, p->denominator, &s->tick_ns, NULL) != RTCOSIM_OK) {
+            s->tick_ns = 0;
+            return RTCOSIM_DCP_ERR_INVALID_TIME_RESOLUTION;
+        }
+        return 0;
+    case RTCOSIM_DCP_CFG_STEPS:
+        if (p->steps == 0)
+            return RTCOSIM_DCP_ERR_INVALID_STEPS;
+        if (!(d = dcp_slave_find_id(s, p->data_id, true)))
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+        d->steps = p->steps;
+        return 0;
+    case RTCOSIM_DCP_CFG_INPUT:
+    case RTCOSIM_DCP_CFG_OUTPUT: {
+        bool out = p->type == RTCOSIM_DCP_CFG_OUTPUT;
+        v = find_vr(s, p->value_reference);
+        if (!v || !dcp_type_of(v->type, &own) ||
+            v->causality != (out ? RTCOSIM_CAUSALITY_OUTPUT : RTCOSIM_CAUSALITY_INPUT))
+            return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
+        uint8_t wire = out ? own : p->source_data_type;
+        uint64_t zero = 0, probe_slot = 0;
+        if (!out && !dcp_value_from_wire(wire, (const uint8_t *)&zero, v->type, &probe_slot))
+            return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
+        if (!(d = dcp_slave_find_id(s, p->data_id, true)))
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+        if ((d->count++ > 0 || d->has_target) && d->is_output != out)
+            return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE; /* one direction per data id */
+        d->is_output = out;
+        io = out ? push(&s->outputs, &s->n_outputs, &s->cap_outputs)
+                 : push(&s->inputs, &s->n_inputs, &s->cap_inputs);
+        if (!io)
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+        *io = (dcp_io){.data_id = p->data_id, .pos = p->pos, .vr = v->value_reference,
+                       .type = v->type, .wire_type = wire};
+        return 0;
+    }
+    case RTCOSIM_DCP_CFG_CLEAR:
+        dcp_slave_clear_config(s);
+        return 0;
+    case RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION:
+    case RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION:
+        if (p->transport_protocol != RTCOSIM_DCP_UDP_IPV4)
+            return RTCOSIM_DCP_ERR_NOT_SUPPORTED_TRANSPORT_PROTOCOL;
+        if (!(d = dcp_slave_find_id(s, p->data_id, true)))
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+        if (p->type == RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION) {
+            /* Inputs arrive on the control socket (the DCPX offers only it). */
+            if (p->port != 0 && p->port != s->udp.port)
+                return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
+            return 0;
+        }
+        if (p->port == 0)
+            return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
+        d->has_target = true;
+        d->target = s->master;
+        if (p->ip_address != 0)
+            d->target.sin_addr.s_addr = htonl(p->ip_address);
+        d->target.sin_port = htons(p->port);
+        return 0;
+    case RTCOSIM_DCP_CFG_PARAMETER:
+        v = find_vr(s, p->value_reference);
+        if (!v || !dcp_type_of(v->type, &own) ||
+            (v->causality != RTCOSIM_CAUSALITY_PARAMETER && v->causality != RTCOSIM_CAUSALITY_INPUT))
+            return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
+        if (rtcosim_dcp_data_type_size(p->source_data_type) == 0)
+            return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
+        if (p->payload_size != rtcosim_dcp_data_type_size(p->source_data_type))
+            return RTCOSIM_DCP_ERR_INVALID_PAYLOAD;
+        if (!(io = push(&s->params, &s->n_params, &s->cap_params)))
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+        *io = (dcp_io){.vr = v->value_reference, .type = v->type, .wire_type = p->source_data_type};
+        if (!dcp_value_from_wire(p->source_data_type, p->payload, v->type, &io->value)) {
+            s->n_params--;
+            return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
+        }
+        return 0;
+    case RTCOSIM_DCP_CFG_SCOPE:
+        return p->scope <= 2 ? 0 : RTCOSIM_DCP_ERR_INVALID_SCOPE;
+    case RTCOSIM_DCP_CFG_LOGGING:
+        return RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_NOTIFICATION;
+    default: /* tunable parameters are not offered in the DCPX */
+        return RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU;
+    }
+}
+
+static int by_id_pos(const void *a, const void *b)
+{
+    const dcp_io *x = a, *y = b;
+    if (x->data_id != y->data_id)
+        return x->data_id < y->data_id ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Sort one table and fill each data id's range; a position missing or twice
+ * is a gap (spec: INCOMPLETE_CONFIG_GAP_*_POS). */
+static bool index_table(rtcosim_dcp_slave *s, dcp_io *t, size_t n)
+{
+    if (n == 0)
+        return true;
+    qsort(t, n, sizeof *t, by_id_pos);
+    for (size_t i = 0; i < n;) {
+        dcp_data_id *d = dcp_slave_find_id(s, t[i].data_id, false);
+        size_t j = i;
+        d->first = i;
+        d->payload_size = 0;
+        for (; j < n && t[j].data_id == t[i].data_id; j++) {
+            if (t[j].pos != j - i)
+                return false;
+            d->payload_size += rtcosim_dcp_data_type_size(t[j].wire_type);
+        }
+        d->count = j - i;
+        i = j;
+    }
+    return true;
+}
+
+uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
+{
+    if (s->tick_ns <= 0)
+        return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_TIME_RESOLUTION;
+    if (!index_table(s, s->inputs, s->n_inputs))
+        return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_INPUT_POS;
+    if (!index_table(s, s->outputs, s->n_outputs))
+        return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_OUTPUT_POS;
+    uint32_t rt_steps = 0;
+    for (size_t i = 0; i < s->n_ids; i++) {
+        dcp_data_id *d = &s->ids[i];
+        if (!d->is_output)
+            continue;
+        if (!d->has_target)
+            return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_NW_INFO_OUTPUT;
+        if (s->mode != RTCOSIM_DCP_OP_NRT && d->steps == 0)
+            return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_STEPS;
+        if (d->steps && (rt_steps == 0 || d->steps < rt_steps))
+            rt_steps = d->steps;
+    }
+    s->rt_steps = rt_steps ? rt_steps : 1;
+    return 0;
+}
+
+rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err)
+{
+    for (size_t i = 0; i < s->n_params; i++) {
+        rtcosim_status st = rtcosim_component_set(s->comp, s->params[i].type, &s->params[i].vr,
+                                                  1, &s->params[i].value, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
+{
+    dcp_data_id *d = dcp_slave_find_id(s, p->data_id, false);
+    if (!d || d->is_output || d->count == 0)
+        return;
+    if (d->seen) {
+        /* Sequence ids count up per data id (mod 2^16): an id not ahead of the
+         * last one is a duplicate or arrived late behind a newer one. */
+        uint16_t ahead = (uint16_t)(p->seq_id - d->last_seq);
+        if (ahead == 0 || ahead >= 0x8000)
+            return;
+        d->missed_in_row = ahead - 1u;
+        if (d->missed_in_row > s->cfg.max_consec_missed_pdus)
+            s->error_code = RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED;
+    }
+    d->seen = true;
+    d->last_seq = p->seq_id;
+    if (p->payload_size != d->payload_size)
+        return; /* malformed data are dropped: data PDUs are never answered */
+    const uint8_t *at = p->payload;
+    for (size_t i = d->first; i < d->first + d->count; i++) {
+        dcp_io *io = &s->inputs[i];
+        uint64_t slot = 0;
+        if (dcp_value_from_wire(io->wire_type, at, io->type, &slot))
+            (void)rtcosim_component_set(s->comp, io->type, &io->vr, 1, &slot, NULL);
+        at += rtcosim_dcp_data_type_size(io->wire_type);
+    }
+}
+
+rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err)
+{
+    for (size_t k = 0; k < s->n_ids; k++) {
+        dcp_data_id *d = &s->ids[k];
+        if (!d->is_output || d->count == 0)
+            continue;
+        if (s->mode != RTCOSIM_DCP_OP_NRT && s->state != RTCOSIM_DCP_SENDING_I && d->steps &&
+            step_count % (d->steps / s->rt_steps ? d->steps / s->rt_steps : 1) != 0)
+            continue;
+        uint8_t *at = s->tx + 5;
+        for (size_t i = d->first; i < d->first + d->count; i++) {
+            dcp_io *io = &s->outputs[i];
+            uint64_t slot = 0;
+            rtcosim_status st = rtcosim_component_get(s->comp, io->type, &io->vr, 1, &slot, err);
+            if (st != RTCOSIM_OK)
+                return st;
+            dcp_value_to_wire(io->type, &slot, at);
+            at += rtcosim_dcp_data_type_size(io->wire_type);
+        }
+        /* DAT_input_output header (spec 3.3): type, pdu_seq_id, data_id. */
+        s->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
+        dcp_put16(s->tx + 1, d->send_seq++);
+        dcp_put16(s->tx + 3, d->id);
+        dcp_udp_send(&s->udp, &d->target, s->tx, (size_t)(at - s->tx));
+    }
+    return RTCOSIM_OK;
+}

@@ -1,0 +1,87 @@
+/* The DCP slave object shared by its files: the session's state machine
+ * (slave.c), its data and configuration (slave_data.c) and the DCPX writer. */
+#ifndef RTCOSIM_DCP_SLAVE_INTERNAL_H
+#define RTCOSIM_DCP_SLAVE_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "dcp/udp.h"
+#include "rtcosim/dcp.h"
+
+#define DCP_MAX_DATA_IDS 64
+
+/* One configured input, output or parameter: where it sits in a data PDU. */
+typedef struct dcp_io {
+    uint16_t data_id;
+    uint16_t pos;
+    uint32_t vr;
+    rtcosim_type type;    /* the component variable's type */
+    uint8_t wire_type;    /* DCP type on the wire (source_data_type for inputs) */
+    uint64_t value;       /* CFG_parameter: value to apply at configure (aligned slot) */
+} dcp_io;
+
+/* Per data_id: direction, sending period and sequence bookkeeping. */
+typedef struct dcp_data_id {
+    uint16_t id;
+    bool is_output;
+    bool has_target;
+    struct sockaddr_in target;
+    uint32_t steps;       /* CFG_steps (SRT output period in resolution steps) */
+    uint16_t send_seq;    /* next pdu_seq_id sent */
+    bool seen;            /* a PDU of this id was received */
+    uint16_t last_seq;    /* last pdu_seq_id received */
+    uint32_t missed_in_row;
+    size_t first, count;  /* range in the sorted inputs/outputs */
+    size_t payload_size;
+} dcp_data_id;
+
+struct rtcosim_dcp_slave {
+    rtcosim_dcp_slave_config cfg;
+    char host[64];
+    char name[128];
+    dcp_udp udp;
+    rtcosim_component *probe; /* describes the variables; never stepped */
+    atomic_bool stop;
+    atomic_uint state_pub;
+    atomic_uint sessions;
+
+    /* Session. */
+    rtcosim_component *comp;
+    uint8_t state;
+    uint8_t mode;
+    uint8_t before_sending_d; /* state to return to after SENDING_D */
+    struct sockaddr_in master;
+    bool have_seq;
+    uint16_t last_seq;
+    uint8_t last_req_type;
+    uint8_t last_rsp[16];
+    size_t last_rsp_size;
+    uint16_t error_code;
+    bool in_init;
+    rtcosim_time_ns tick_ns;
+    rtcosim_time_ns t;
+    rtcosim_time_ns last_heard;
+    rtcosim_time_ns next_rt_step; /* SRT: monotonic time of the next step */
+    uint32_t rt_steps;            /* SRT: resolution steps per real-time step */
+    uint64_t rt_step_count;
+
+    dcp_io *inputs, *outputs, *params;
+    size_t n_inputs, n_outputs, n_params, cap_inputs, cap_outputs, cap_params;
+    dcp_data_id ids[DCP_MAX_DATA_IDS];
+    size_t n_ids;
+
+    uint8_t rx[RTCOSIM_DCP_MAX_PDU];
+    uint8_t tx[RTCOSIM_DCP_MAX_PDU];
+    uint8_t payload[RTCOSIM_DCP_MAX_PDU];
+};
+
+/* slave_data.c */
+void dcp_slave_clear_config(rtcosim_dcp_slave *s);
+uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
+uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s);
+rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err);
+void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
+rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
+dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create);
+
+#endif

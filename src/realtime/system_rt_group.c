@@ -1,0 +1,221 @@
+/* A part's master of a real-time system run as one group component for
+ * the executor (variables "component.variable", Float64), and the results
+ * row the real-time group records from the paced thread. */
+#include "realtime/system_rt_internal.h"
+
+static rtcosim_status group_noop(void *self, rtcosim_error *err)
+{
+    (void)self;
+    (void)err;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status group_instantiate(void *self, const char *name, rtcosim_error *err)
+{
+    (void)name;
+    return group_noop(self, err);
+}
+
+static rtcosim_status group_setup(void *self, double tolerance, rtcosim_time_ns start,
+                                  rtcosim_time_ns stop, rtcosim_error *err)
+{
+    (void)tolerance;
+    (void)start;
+    (void)stop;
+    return group_noop(self, err);
+}
+
+static void gather_row(rtcosim_system_rt *srt)
+{
+    const double *observed = rtcosim_master_observed_values(srt->parts[0]);
+    const group *g = &srt->groups[0];
+    for (size_t i = 0; i < srt->column_count; i++) {
+        double v = srt->column_rt_index[i] >= 0 ? observed[srt->column_rt_index[i]]
+                                                : g->links[srt->column_input[i]].raw;
+        srt->last_values[i] = v;
+        srt->row[i].f64 = v;
+    }
+}
+
+/* Called on the paced thread at the start of each frame: the values at t
+ * are those after the previous frame's step and this frame's exchange. The
+ * recorder's ring hands them to its writer thread (no I/O here). */
+void system_rt_record(rtcosim_system_rt *srt, rtcosim_time_ns t, bool always)
+{
+    if (!srt->recorder) {
+        if (always)
+            gather_row(srt); /* the final values, for the caller */
+        return;
+    }
+    rtcosim_error err;
+    rtcosim_status st;
+    if (always) {
+        gather_row(srt);
+        st = rtcosim_recorder_push_row_always(srt->recorder, t, srt->row, &err);
+    } else {
+        bool wanted = rtcosim_recorder_wants_row(srt->recorder);
+        if (wanted)
+            gather_row(srt);
+        st = rtcosim_recorder_push_row(srt->recorder, t, wanted ? srt->row : NULL, &err);
+    }
+    srt->last_row_time = t;
+    srt->any_row = true;
+    if (st != RTCOSIM_OK && srt->record_status == RTCOSIM_OK) {
+        srt->record_status = st;
+        srt->record_error = err;
+    }
+}
+
+
+rtcosim_status system_rt_group_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                    rtcosim_step_result *result, rtcosim_error *err)
+{
+    group *g = self;
+    if (rtcosim_master_time(g->master) != t)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE,
+                                 "real-time: part asked to step from %.9g s but it is at %.9g s",
+                                 rtcosim_time_to_seconds(t),
+                                 rtcosim_time_to_seconds(rtcosim_master_time(g->master)));
+    if (g->records) {
+        rtcosim_system_rt *srt = g->srt;
+        system_rt_record(srt, t, false);
+        if (t == srt->last_exchange)
+            for (size_t v = 0; v < g->count; v++)
+                if (g->vars[v].causality == RTCOSIM_CAUSALITY_OUTPUT) {
+                    uint32_t vr = (uint32_t)v;
+                    rtcosim_status st = system_rt_group_get(g, RTCOSIM_TYPE_FLOAT64, &vr, 1,
+                                                            &srt->last_sent[v], err);
+                    if (st != RTCOSIM_OK)
+                        return st;
+                }
+    }
+    while (rtcosim_master_time(g->master) < t + h) {
+        rtcosim_status st = rtcosim_master_step(g->master, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    if (result)
+        result->last_successful_time = t + h;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status system_rt_group_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                   void *values, rtcosim_error *err)
+{
+    group *g = self;
+    double *out = values;
+    const double *observed = NULL;
+    if (type != RTCOSIM_TYPE_FLOAT64)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "real-time part: only Float64 signals");
+    for (size_t i = 0; i < n; i++) {
+        if (vrs[i] >= g->count)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "real-time part: no variable %u",
+                                     vrs[i]);
+        const group_var *l = &g->links[vrs[i]];
+        if (g->vars[vrs[i]].causality == RTCOSIM_CAUSALITY_INPUT) {
+            out[i] = l->raw;
+            continue;
+        }
+        /* The master's view of an output: a slower component's value of its
+         * latest communication point, as the master's own connections see it. */
+        if (!observed)
+            observed = rtcosim_master_observed_values(g->master);
+        out[i] = observed[l->observed];
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status system_rt_group_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                   const void *values, rtcosim_error *err)
+{
+    group *g = self;
+    const double *in = values;
+    if (type != RTCOSIM_TYPE_FLOAT64)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "real-time part: only Float64 signals");
+    for (size_t i = 0; i < n; i++) {
+        if (vrs[i] >= g->count || g->vars[vrs[i]].causality != RTCOSIM_CAUSALITY_INPUT)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time part: %u is not an input",
+                                     vrs[i]);
+        group_var *l = &g->links[vrs[i]];
+        l->raw = in[i];
+        double v = l->factor * in[i] + l->offset;
+        rtcosim_status st = rtcosim_component_set(l->inner, RTCOSIM_TYPE_FLOAT64, &l->inner_vr, 1,
+                                                  &v, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+static void group_destroy(void *self)
+{
+    (void)self; /* the group lives in rtcosim_system_rt */
+}
+
+const rtcosim_component_ops system_rt_group_ops = {
+    .kind = "group",
+    .instantiate = group_instantiate,
+    .setup = group_setup,
+    .enter_init = group_noop,
+    .exit_init = group_noop,
+    .do_step = system_rt_group_step,
+    .get = system_rt_group_get,
+    .set = system_rt_group_set,
+    .terminate = group_noop,
+    .destroy = group_destroy,
+};
+
+/* Add a variable "component.variable" to a group (outputs once each). */
+long system_rt_group_add(group *g, size_t capacity, rtcosim_master *m, const char *component,
+                         const char *variable, rtcosim_causality causality, double factor,
+                         double offset, const char *file, int line, rtcosim_error *err)
+{
+    char name[NAME_LEN];
+    snprintf(name, sizeof name, "%s.%s", component, variable);
+    if (causality == RTCOSIM_CAUSALITY_OUTPUT)
+        for (size_t i = 0; i < g->count; i++)
+            if (g->vars[i].causality == causality && strcmp(g->vars[i].name, name) == 0)
+                return (long)i;
+    if (g->count >= capacity) {
+        rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: too many signals", file);
+        return -1;
+    }
+    rtcosim_component *c = rtcosim_master_component(m, component);
+    const rtcosim_variable *v = c ? rtcosim_component_find_variable(c, variable) : NULL;
+    if (!v) {
+        rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s:%d: no variable '%s'", file, line, name);
+        return -1;
+    }
+    if (v->type != RTCOSIM_TYPE_FLOAT64) {
+        rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                          "%s:%d: '%s' is %s: only Real (Float64) signals can cross between the "
+                          "real-time and the non-real-time part",
+                          file, line, name, rtcosim_type_name(v->type));
+        return -1;
+    }
+    char *copy = strdup(name);
+    if (!copy) {
+        rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+        return -1;
+    }
+    size_t i = g->count++;
+    g->vars[i] = (rtcosim_variable){.name = copy, .value_reference = (uint32_t)i,
+                                    .type = RTCOSIM_TYPE_FLOAT64, .causality = causality,
+                                    .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
+                                    .derivative_of = -1};
+    g->links[i] = (group_var){.inner = c, .inner_vr = v->value_reference, .factor = factor,
+                              .offset = offset};
+    for (size_t k = 0; causality == RTCOSIM_CAUSALITY_OUTPUT && k < rtcosim_master_observed_count(m);
+         k++)
+        if (strcmp(rtcosim_master_observed_name(m, k), name) == 0)
+            g->links[i].observed = k;
+    return (long)i;
+}
+
+void system_rt_group_free(group *g)
+{
+    for (size_t i = 0; i < g->count; i++)
+        free((char *)g->vars[i].name);
+    free(g->vars);
+    free(g->links);
+}

@@ -1,0 +1,36 @@
+/* Helpers of the DCP session tests (session.c). */
+#ifndef RTCOSIM_TEST_DCP_SESSION_H
+#define RTCOSIM_TEST_DCP_SESSION_H
+
+#include <pthread.h>
+
+#include "rtcosim/dcp.h"
+#include "rtcosim/native.h"
+
+/* dx/dt = -k x + u, y = x: RK4, so results depend on every input bit. */
+typedef struct decay {
+    double x, u, k, x0;
+    int32_t steps;
+} decay;
+extern const rtcosim_native_variable decay_vars[5];
+
+rtcosim_status factory(void *ctx, rtcosim_component **out, rtcosim_error *err);
+
+typedef struct served {
+    rtcosim_dcp_slave *slave;
+    pthread_t thread;
+} served;
+/* heartbeat 0: the default. */
+void start_slave(served *s, rtcosim_time_ns heartbeat);
+void start_slave_with(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat);
+void stop_slave(served *s);
+
+rtcosim_status run_steps(rtcosim_component *c, int steps, double *xs, int32_t *counts, int *done,
+                         rtcosim_error *err);
+/* run_steps with 200 steps, failing the test on error. */
+void run(rtcosim_component *c, double *xs, int32_t *counts);
+rtcosim_component *remote_of(const served *s);
+/* A "dcp" component for the slave at 127.0.0.1:port (0: default retries). */
+rtcosim_component *remote_at(uint16_t port, rtcosim_time_ns retry_ns, uint32_t attempts);
+
+#endif
