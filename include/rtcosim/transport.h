@@ -41,6 +41,9 @@ typedef struct rtcosim_transport {
     rtcosim_status (*allreduce_i64)(void *context, int64_t *values, size_t n,
                                     rtcosim_reduce_op op, rtcosim_error *err);
     rtcosim_status (*barrier)(void *context, rtcosim_error *err);
+    /* bytes at data from rank root to every rank (into data). Collective. */
+    rtcosim_status (*broadcast)(void *context, void *data, size_t bytes, int root,
+                                rtcosim_error *err);
 } rtcosim_transport;
 
 #ifdef __cplusplus

@@ -90,6 +90,16 @@ static rtcosim_status mpi_barrier(void *context, rtcosim_error *err)
     return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Barrier");
 }
 
+static rtcosim_status mpi_broadcast(void *context, void *data, size_t bytes, int root,
+                                   rtcosim_error *err)
+{
+    (void)context;
+    if (bytes > INT_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "mpi: a broadcast of more than 2 GiB");
+    int rc = MPI_Bcast(data, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Bcast");
+}
+
 rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error *err)
 {
     int inited = 0;
@@ -110,7 +120,8 @@ rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error 
     *out = (rtcosim_transport){.rank = rank, .size = size, .context = &g_ctx,
                                .alltoall_i64 = mpi_alltoall_i64, .exchange = mpi_exchange,
                                .allreduce_u64 = mpi_allreduce_u64,
-                               .allreduce_i64 = mpi_allreduce_i64, .barrier = mpi_barrier};
+                               .allreduce_i64 = mpi_allreduce_i64, .barrier = mpi_barrier,
+                               .broadcast = mpi_broadcast};
     return RTCOSIM_OK;
 }
 
