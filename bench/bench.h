@@ -43,4 +43,9 @@ int bench_speculate_cosim(FILE *out);
 struct rtcosim_phold_config;
 int bench_phold_ranks(const struct rtcosim_phold_config *config, double end, unsigned repeats);
 
+/* B9 (master_ranks.c): the distributed master's exchange per macro step
+ * under mpirun, with `model` as the two components; rank 0 prints. */
+struct rtcosim_native_model;
+int bench_master_ranks(const struct rtcosim_native_model *model);
+
 #endif
