@@ -36,4 +36,9 @@ for n in 2 3; do
     echo "events np $n: checksum $sum, sequential $vref"
     [ -n "$sum" ] && [ "$sum" = "$vref" ] || { echo "events np $n: differs"; exit 1; }
 done
+out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$rtcosim" events \
+      --stop-time 0.5 --place engine=1 --place brake=1 --place body=1) || {
+    echo "events --place: run failed: $out"; exit 1; }
+sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
+[ "$sum" = "$vref" ] || { echo "events --place: checksum $sum differs"; exit 1; }
 echo "identical for 1, 2 and 3 ranks"
