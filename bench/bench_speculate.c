@@ -33,13 +33,15 @@ static const char *const case_names[CASE_COUNT] = {"sequential", "conservative 2
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench speculate [--quick] [--repeats N] [--stop-time T]"
-                    " [--max-ahead T]\n");
+                    " [--max-ahead T] [--checkpoint-interval K] [--sizes N,N,...]\n");
     return 2;
 }
 
 static int run_speculate_bench(int argc, char **argv)
 {
-    unsigned repeats = 3;
+    unsigned repeats = 3, checkpoint = 0;
+    unsigned sizes[8] = {4, 8, 16};
+    size_t size_count = 3;
     rtcosim_time_ns stop = 10 * RTCOSIM_NS_PER_S, max_ahead = 2 * RTCOSIM_NS_PER_MS;
     rtcosim_error err = {0};
     for (int i = 1; i < argc; i++) {
@@ -51,6 +53,18 @@ static int run_speculate_bench(int argc, char **argv)
         } else if (strcmp(argv[i], "--stop-time") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &stop, &err) != RTCOSIM_OK || stop <= 0)
                 return usage();
+        } else if (strcmp(argv[i], "--checkpoint-interval") == 0 && i + 1 < argc) {
+            checkpoint = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            size_count = 0;
+            for (char *p = argv[++i]; *p && size_count < 8; p += *p == ',') {
+                char *end;
+                unsigned long v = strtoul(p, &end, 10);
+                if (end == p || v == 0 || v > 64)
+                    return usage();
+                sizes[size_count++] = (unsigned)v;
+                p = end;
+            }
         } else if (strcmp(argv[i], "--max-ahead") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &max_ahead, &err) != RTCOSIM_OK ||
                 max_ahead <= 0)
@@ -61,14 +75,13 @@ static int run_speculate_bench(int argc, char **argv)
     }
     if (repeats == 0 || repeats > 50)
         return usage();
-    const unsigned sizes[] = {4, 8, 16};
     double sim_s = rtcosim_time_to_seconds(stop);
     printf("multi-ECU vehicle, CAN 500 kbit/s, %.6g s simulated, 2 threads, median of %u\n",
            sim_s, repeats);
-    printf("%4s %-30s %9s %10s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler", "wall s",
-           "committed", "processed", "rollbacks", "anti-msg", "gvt", "max rel err", "checksum");
+    printf("%4s %-30s %9s %9s %10s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler", "wall s",
+           "cpu us/ev", "committed", "processed", "rollbacks", "anti-msg", "gvt", "max rel err", "checksum");
     int rc = 0;
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    for (size_t k = 0; k < size_count; k++) {
         unsigned n = sizes[k];
         rtcosim_events *sim = NULL, *ref_sim = NULL;
         rtcosim_ecu_vehicle *v = NULL, *ref = NULL;
@@ -81,13 +94,14 @@ static int run_speculate_bench(int argc, char **argv)
             rc = 1;
             goto next;
         }
-        double wall[CASE_COUNT][50], error[CASE_COUNT] = {0};
+        double wall[CASE_COUNT][50], cpu[CASE_COUNT][50], error[CASE_COUNT] = {0};
         uint64_t sums[CASE_COUNT] = {0};
         rtcosim_run_stats last[CASE_COUNT];
         memset(last, 0, sizeof last);
         for (unsigned r = 0; r < repeats; r++)
             for (int c = 0; c < CASE_COUNT; c++) {
-                rtcosim_run_options o = {.stop_time = stop, .threads = 2, .max_ahead = max_ahead};
+                rtcosim_run_options o = {.stop_time = stop, .threads = 2, .max_ahead = max_ahead,
+                                         .checkpoint_interval = checkpoint};
                 o.scheduler = c == CASE_SEQUENTIAL     ? RTCOSIM_SCHEDULER_SEQUENTIAL
                             : c == CASE_CONSERVATIVE ? RTCOSIM_SCHEDULER_CONSERVATIVE
                                                        : RTCOSIM_SCHEDULER_SPECULATIVE;
@@ -101,6 +115,7 @@ static int run_speculate_bench(int argc, char **argv)
                     goto next;
                 }
                 wall[c][r] = last[c].wall_s;
+                cpu[c][r] = last[c].events ? last[c].cpu_s / (double)last[c].events : 0.0;
                 const rtcosim_ecu_vehicle *mine = c == CASE_CONSERVATIVE ? ref : v;
                 uint64_t sum = rtcosim_ecu_vehicle_checksum(mine);
                 if (r > 0 && sum != sums[c])
@@ -112,11 +127,13 @@ static int run_speculate_bench(int argc, char **argv)
                         error[c] = e;
                 }
             }
-        double median[CASE_COUNT];
+        double median[CASE_COUNT], cpu_ev[CASE_COUNT];
         for (int c = 0; c < CASE_COUNT; c++) {
             median[c] = bench_median(wall[c], repeats);
-            printf("%4u %-30s %9.4f %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %8"
-                   PRIu64 " %11.3g %17" PRIx64 "\n", n, case_names[c], median[c],
+            cpu_ev[c] = bench_median(cpu[c], repeats);
+            printf("%4u %-30s %9.4f %9.3f %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+                   " %8" PRIu64 " %11.3g %17" PRIx64 "\n", n, case_names[c], median[c],
+                   cpu_ev[c] * 1e6,
                    last[c].events, c >= CASE_SPECULATIVE ? last[c].processed : last[c].events,
                    last[c].rollbacks, last[c].anti_messages, last[c].gvt_rounds, error[c],
                    sums[c]);
@@ -146,6 +163,15 @@ static int run_speculate_bench(int argc, char **argv)
                                ? (double)last[CASE_THRESHOLD].events /
                                      (double)last[CASE_THRESHOLD].processed
                                : 0.0, "ratio");
+        /* CPU time per committed event over the sequential run's: the cost of
+         * speculation itself, robust to other load on the machine (2 free
+         * cores can give at most 2 / this ratio) */
+        snprintf(name, sizeof name, "speculate.n%u.cpu_per_event_vs_sequential", n);
+        bench_figure(name, cpu_ev[CASE_SEQUENTIAL] > 0 ? cpu_ev[CASE_THRESHOLD] /
+                                                             cpu_ev[CASE_SEQUENTIAL] : 0.0, "x");
+        snprintf(name, sizeof name, "speculate.n%u.tc0_cpu_per_event_vs_sequential", n);
+        bench_figure(name, cpu_ev[CASE_SEQUENTIAL] > 0 ? cpu_ev[CASE_SPECULATIVE] /
+                                                             cpu_ev[CASE_SEQUENTIAL] : 0.0, "x");
         snprintf(name, sizeof name, "speculate.n%u.tc0_speedup_vs_sequential", n);
         bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_SPECULATIVE], "x");
         snprintf(name, sizeof name, "speculate.n%u.identical_tc0", n);

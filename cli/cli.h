@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_CLI_H
 #define RTCOSIM_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rtcosim/status.h"
@@ -15,12 +16,36 @@ typedef struct rtcosim_cli_command {
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 } rtcosim_cli_command;
 
+/* Exit codes of the commands that run a simulation (documented in their
+ * --help): scripts can tell a clean end from a degraded one. Signals: 128 +
+ * the signal number (130 SIGINT, 143 SIGTERM). */
+enum {
+    CLI_EXIT_OK = 0,           /* ran to the end (or a component asked to end) */
+    CLI_EXIT_ERROR = 1,        /* error: bad input, failing component, write error */
+    CLI_EXIT_USAGE = 2,        /* bad command line */
+    CLI_EXIT_PARTNER_LOST = 3, /* real time: the non-real-time partner was lost */
+    CLI_EXIT_DEADLINE = 4,     /* real time: a deadline missed under --overrun fail */
+    CLI_EXIT_STEP_TIMEOUT = 5, /* a component call took longer than --step-timeout */
+};
+
 /* Print "rtcosim: <message>" on stderr (one line) and return exit code 1. */
 int cli_fail(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Refuse (cli_fail, exit 1) an output path that names the same file as one
+ * of the inputs (same device and inode; NULL entries skipped), before
+ * anything runs: writing results must never destroy an input. 0 if fine. */
+int cli_check_output_not_input(const char *option, const char *output,
+                               const char *const *inputs, size_t count);
+
+/* Refuse (cli_fail, exit 1) a directory the run will write into at its end
+ * (e.g. --rt-report) when it cannot be: an existing non-directory, an
+ * unwritable directory, or a missing one whose parent is not a writable
+ * directory. Checked before the run so that its results are not wasted. */
+int cli_check_output_dir(const char *option, const char *dir);
+
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);
 

@@ -26,6 +26,9 @@ static void usage(FILE *out)
             "                     (default 256 x the smallest lookahead)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
             "                     rollback to the late event (default 0: exact, bit-identical)\n"
+            "  --checkpoint-interval K  speculative: save an LP's state before every K-th event,\n"
+            "                     rebuild the states between by re-execution (default 4 for\n"
+            "                     states over 128 bytes, 1 for smaller ones)\n"
             "  --speculate-stats FILE  speculative: per-LP statistics as CSV\n"
             "  --reference        speculative: also run conservatively and compare the results\n"
             "  --stop-time T      simulated seconds (default 10)\n"
@@ -67,6 +70,13 @@ static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats
            stats->processed ? (double)stats->events / (double)stats->processed : 0.0,
            stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->predicted,
            stats->gvt_rounds);
+    for (size_t i = 0; stats->conservative_lps && i < rtcosim_events_lp_count(sim); i++) {
+        rtcosim_lp_speculation s;
+        if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, &err) == RTCOSIM_OK &&
+            s.conservative)
+            printf("speculation lp '%s' cannot save its state: run conservatively, never"
+                   " speculated on\n", rtcosim_events_lp_name(sim, (rtcosim_lp_id)i));
+    }
     printf("%-22s %10s %10s %9s %10s %9s %10s %11s\n", "lp", "processed", "committed",
            "rollbacks", "re-exec", "predicted", "err rms", "err max");
     for (size_t i = 0; i < rtcosim_events_lp_count(sim); i++) {
@@ -236,6 +246,11 @@ static int run_events(int argc, char **argv)
                 return cli_fail("events: --max-ahead: %s", err.message);
             if (ro.max_ahead <= 0)
                 return cli_fail("events: --max-ahead must be positive, got '%s'", v);
+        } else if (strcmp(a, "--checkpoint-interval") == 0) {
+            if (parse_uint(v, 1000000, &n) != 0 || n == 0)
+                return cli_fail("events: --checkpoint-interval needs a number in 1..1000000, got"
+                                " '%s'", v);
+            ro.checkpoint_interval = (unsigned)n;
         } else if (strcmp(a, "--threshold") == 0) {
             char *end;
             ro.threshold = strtod(v, &end);

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "progress.h"
+#include "signals.h"
 #include "rtcosim/fmu.h"
 #include "run_speculate.h"
 #include "rtcosim/log.h"
@@ -30,7 +32,10 @@ static void usage(FILE *out)
             "options:\n"
             "  --start-time S          start time (default: DefaultExperiment or 0)\n"
             "  --stop-time S           stop time (default: DefaultExperiment)\n"
-            "  --step-size S           macro step H\n"
+            "  --step-size S           macro step H (else: org.rtcosim.master stepSize, OSP\n"
+            "                          FixedStepMaster stepSize, ssd:DefaultExperiment stepSize,\n"
+            "                          smallest component default-experiment step; the summary\n"
+            "                          says which)\n"
             "  --order O               jacobi | gauss-seidel\n"
             "  --coupling C            input extrapolation: zoh | foh | soh\n"
             "  --correction C          none | energy (= dead-time) | dead-time | integrator\n"
@@ -55,9 +60,13 @@ static void usage(FILE *out)
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
+            "  --step-timeout S        end the run (rows so far written, exit code 5) when one\n"
+            "                          macro step (or the initialization) takes longer than S s\n"
             "  --log-level L           error | warning | info | debug | trace\n"
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"
+            "  --allow-outside         let a .ssp reference FMUs and parameter sets outside the\n"
+            "                          package (absolute, file://, ../); refused by default\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help)\n"
             "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
@@ -91,7 +100,18 @@ static void usage(FILE *out)
             "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
             "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
             "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
-            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n");
+            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n\n"
+            "SIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
+            "results so far, the report and the summary are written, temporary files removed;\n"
+            "a second signal exits at once. A lost partner whose thread does not return from\n"
+            "its component call within --partner-timeout after the run is abandoned.\n\n"
+            "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
+            "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
+            "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
+            "under --overrun fail; 5 --step-timeout passed; 130 / 143 ended by SIGINT /\n"
+            "SIGTERM (results so far kept).\n"
+            "A component that crashes gets the rows so far written and a line naming it and\n"
+            "its FMI call before the process dies of the signal; exit() in one gives 1.\n");
 }
 
 typedef struct run_output {
@@ -106,6 +126,11 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
 {
     run_output *out = context;
     cli_progress_update(&out->progress, t);
+    cli_watchdog_beat();
+    int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
+    if (signo)
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
+                                 cli_signal_name(signo));
     if (!out->recorder)
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
@@ -145,6 +170,8 @@ typedef struct run_args {
     const char **observe;
     size_t observe_count;
     const char *output_file;
+    double step_timeout; /* s; 0: none */
+    bool allow_outside;  /* a .ssp may reference files outside the package */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
     bool threads_auto; /* --threads auto */
@@ -182,6 +209,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--distribute") == 0) {
             a->distribute = true;
+            continue;
+        }
+        if (strcmp(opt, "--allow-outside") == 0) {
+            a->allow_outside = true;
             continue;
         }
         if (strcmp(opt, "--strict") == 0) {
@@ -285,6 +316,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->output_file = val;
         } else if (strcmp(opt, "--place") == 0) {
             a->places[a->place_count++] = val;
+        } else if (strcmp(opt, "--step-timeout") == 0) {
+            rc = cli_parse_step_timeout(val, &a->step_timeout);
         } else if (strcmp(opt, "--output-variable") == 0) {
             a->observe[a->observe_count++] = val;
         } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||
@@ -348,6 +381,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         usage(stderr);
         return cli_fail("run: no system file given");
     }
+    if (a->real_time && a->step_timeout > 0)
+        return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
@@ -419,6 +454,8 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         return cli_fail("--exchange-pattern: %s", err.message);
     if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
         return cli_fail("--estimator: %s", err.message);
+    if (cli_check_output_dir("--rt-report", so.rt.report_dir))
+        return CLI_EXIT_ERROR;
     rtcosim_clock *pacing = NULL, *partner = NULL;
     if (a->virtual_clock &&
         (rtcosim_clock_create_virtual(0, &pacing, &err) != RTCOSIM_OK ||
@@ -428,6 +465,7 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     }
     so.rt.clock = pacing;
     so.rt.partner_clock = partner;
+    so.rt.stop_request = &cli_stop_signal;
     rtcosim_system_rt *srt = NULL;
     int rc = 0;
     double wall_start = wall_seconds();
@@ -461,17 +499,43 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         printf("non-real-time part %s; the real-time part steps on the paced thread alone\n",
                line);
     }
-    if (a->output_file)
+    /* What failed to be written is not announced as written. */
+    bool results_failed = st != RTCOSIM_OK && a->output_file &&
+                          strncmp(err.message, a->output_file, strlen(a->output_file)) == 0;
+    bool report_failed = st != RTCOSIM_OK && so.rt.report_dir &&
+                         strncmp(err.message, so.rt.report_dir, strlen(so.rt.report_dir)) == 0;
+    if (a->output_file && !results_failed)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
                rtcosim_system_rt_column_count(srt), a->output_file);
-    if (so.rt.report_dir)
+    if (so.rt.report_dir && !report_failed)
         printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
                so.rt.report_dir,
                *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
     print_columns(srt);
-    if (st != RTCOSIM_OK)
+    const rtcosim_rt_summary *sum = rtcosim_rt_get_summary(rt);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: %s (results so far kept)", a->system, err.message);
+        if (st == RTCOSIM_ETIMEOUT && so.rt.overrun == RTCOSIM_OVERRUN_FAIL)
+            rc = CLI_EXIT_DEADLINE;
+    } else if (sum->interrupted && signo) {
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at te = %.6f s (results so far kept)\n",
+                a->system, cli_signal_name(signo), rtcosim_time_to_seconds(sum->stopped_at));
+        rc = cli_signal_exit_code(signo);
+    } else if (sum->partner_lost) {
+        fprintf(stderr, "rtcosim: %s: the non-real-time partner was lost at te = %.6f s (%s); "
+                        "the real-time part ran on estimates\n",
+                a->system, rtcosim_time_to_seconds(sum->partner_lost_at), sum->partner_lost_reason);
+        rc = CLI_EXIT_PARTNER_LOST;
+    }
+    if (sum->partner_abandoned) {
+        /* Its thread is still inside a component call: no teardown (unloading
+         * the library under it, atexit handlers) while it runs. */
+        rtcosim_system_rt_free(srt);
+        fflush(NULL);
+        _exit(rc);
+    }
 done:
     rtcosim_system_rt_free(srt);
     rtcosim_clock_free(pacing);
@@ -480,16 +544,18 @@ done:
 }
 
 /* The master of the system with the command line's settings and start
- * values, initialized from start to stop. */
-/* Build and initialize a master for the system; `remote` binds the --dcp
- * components to their slaves (a slave serves one session, so the --reference
- * master runs them locally). */
+ * values, initialized from start to stop; *step_origin (if given) says where
+ * the macro step came from. `remote` binds the --dcp components to their
+ * slaves (a slave serves one session, so the --reference master runs them
+ * locally). */
 static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
-                       rtcosim_time_ns stop, bool remote, rtcosim_master **out)
+                       rtcosim_time_ns stop, rtcosim_ssd_step_origin *step_origin, bool remote,
+                       rtcosim_master **out)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
     rtcosim_system_build_options build = a->build;
+    build.step_origin = step_origin;
     build.observe = a->observe;
     build.observe_count = a->observe_count;
     if (remote && a->dcp) {
@@ -523,8 +589,25 @@ static int run_system(const run_args *a)
     rtcosim_master *m = NULL, *reference = NULL;
     run_output out = {0};
     int rc = 0;
-    if (rtcosim_system_desc_load(a->system, &desc, &err) != RTCOSIM_OK)
+    /* Results must never overwrite an input: the system, its parameter sets. */
+    {
+        const char **inputs = calloc(a->parameter_set_count + 1, sizeof *inputs);
+        if (!inputs)
+            return cli_fail("out of memory");
+        inputs[0] = a->system;
+        for (size_t i = 0; i < a->parameter_set_count; i++)
+            inputs[i + 1] = a->parameter_sets[i];
+        int bad = cli_check_output_not_input("--output-file", a->output_file, inputs,
+                                             a->parameter_set_count + 1);
+        free(inputs);
+        if (bad)
+            return bad;
+    }
+    const rtcosim_system_load_options load = {.allow_outside = a->allow_outside};
+    if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
+    for (size_t i = 0; i < rtcosim_system_desc_info_count(desc); i++)
+        fprintf(stderr, "info: %s\n", rtcosim_system_desc_info(desc, i));
     for (size_t i = 0; i < a->parameter_set_count; i++)
         if (rtcosim_system_desc_apply_parameter_set(desc, a->parameter_sets[i], &err) != RTCOSIM_OK) {
             rc = cli_fail_error(&err);
@@ -556,8 +639,10 @@ static int run_system(const run_args *a)
         rc = run_real_time(a, desc, start, stop);
         goto done;
     }
-    if ((rc = make_master(a, desc, start, stop, true, &m)) != 0 ||
-        (a->speculate.reference && (rc = make_master(a, desc, start, stop, false, &reference)) != 0))
+    rtcosim_ssd_step_origin step_origin = RTCOSIM_STEP_FROM_NONE;
+    if ((rc = make_master(a, desc, start, stop, &step_origin, true, &m)) != 0 ||
+        (a->speculate.reference &&
+         (rc = make_master(a, desc, start, stop, NULL, false, &reference)) != 0))
         goto done;
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
     bool adaptive = a->build.overrides.has_step_control
@@ -604,6 +689,7 @@ static int run_system(const run_args *a)
     double wall_start = wall_seconds(), wall;
     rtcosim_status st;
     cli_progress_init(&out.progress, a->quiet, start, stop);
+    cli_watchdog_beat();
     if (a->speculate.enabled) {
         st = cli_run_speculative(m, reference, &a->speculate, stop, record_row, &out, &wall, &err);
     } else {
@@ -611,13 +697,21 @@ static int run_system(const run_args *a)
         wall = wall_seconds() - wall_start;
     }
     cli_progress_finish(&out.progress);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st == RTCOSIM_ECANCELED && signo) {
+        /* Ended at a step boundary by a signal: results so far, summary. */
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at t = %.9g s (results so far kept)\n",
+                a->system, cli_signal_name(signo), rtcosim_time_to_seconds(rtcosim_master_time(m)));
+        st = RTCOSIM_OK;
+        rc = cli_signal_exit_code(signo);
+    }
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,
                       rtcosim_time_to_seconds(rtcosim_master_time(m)), err.message);
         goto done;
     }
     /* The final point is always written, even between output intervals. */
-    if (out.recorder && every > 1 && rtcosim_master_step_count(m) % every != 0) {
+    if (out.recorder && (rc || (every > 1 && rtcosim_master_step_count(m) % every != 0))) {
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
@@ -634,10 +728,10 @@ static int run_system(const run_args *a)
     }
 
     double simulated = rtcosim_time_to_seconds(rtcosim_master_time(m) - start);
-    printf("system '%s': %zu components, %zu connections, H = %.9g s%s\n",
+    printf("system '%s': %zu components, %zu connections, H = %.9g s%s (from %s)\n",
            rtcosim_system_desc_name(desc), rtcosim_master_component_count(m),
            rtcosim_master_connection_count(m), rtcosim_time_to_seconds(macro),
-           adaptive ? " at start (adaptive)" : "");
+           adaptive ? " at start (adaptive)" : "", rtcosim_ssd_step_origin_name(step_origin));
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
@@ -740,8 +834,18 @@ static int run_cmd(int argc, char **argv)
     if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe || !a.delays ||
         !a.schedules || !a.places)
         rc = cli_fail("out of memory");
-    else if ((rc = parse_args(argc, argv, &a)) == 0 && (rc = open_distribution(&a)) == 0)
-        rc = run_system(&a);
+    else if ((rc = parse_args(argc, argv, &a)) != 0)
+        rc = CLI_EXIT_USAGE;
+    else if ((rc = open_distribution(&a)) == 0) {
+        cli_signals_install();
+        cli_run_guard_begin(a.system);
+        rc = cli_watchdog_start(a.step_timeout);
+        if (rc == 0)
+            rc = run_system(&a);
+        cli_watchdog_stop();
+        cli_run_guard_end();
+        cli_signals_restore();
+    }
     if (a.distribute && a.transport.size > 0) {
         rtcosim_distribution_free(a.dist);
         rtcosim_mpi_transport_close(&a.transport);

@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "progress.h"
+#include "signals.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/isolate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
@@ -46,6 +49,12 @@ static void usage(FILE *out)
         "  --output-variable NAME      record this variable (repeatable; default: all outputs)\n"
         "  --record-every N            record every N-th communication point (and the last)\n"
         "  --writer-thread             format and write results on a separate thread\n"
+        "  --isolate                   run the FMU in a child process (rtcosim host-fmu): a\n"
+        "                              crash, exit() or abort() in it is an error naming the\n"
+        "                              FMI call and time, the rows so far kept (no String or\n"
+        "                              Binary variables; costs a few us per call)\n"
+        "  --step-timeout SECONDS      end the run (rows so far written, exit code 5) when one\n"
+        "                              step (or the initialization) takes longer than this\n"
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
         "  --fmu-logging               ask the FMU for its own log messages\n"
@@ -64,7 +73,15 @@ static void usage(FILE *out)
         "An FMU that asks to end the run (FMI 3.0 terminateSimulation, or a discarded step\n"
         "with FMI 2.0 fmi2Terminated / FMI 3.0 terminateSimulation) ends it normally at its\n"
         "last successful time: the rows so far are kept, a warning says why, exit code 0.\n"
-        "Any other failing step exits with 1 (the rows before it are kept).\n");
+        "Any other failing step exits with 1 (the rows before it are kept).\n"
+        "\n"
+        "SIGINT/SIGTERM (Ctrl-C) end the run after the current step: the rows so far are\n"
+        "written, the extracted FMU removed, exit code 130 / 143; a second signal exits at\n"
+        "once. An FMU that crashes (SIGSEGV, SIGABRT, ...) gets its rows so far written and a\n"
+        "line naming it and its FMI call before the process dies of that signal; one that\n"
+        "calls exit() is reported and the exit code is 1.\n"
+        "Exit codes: 0 ran to the end; 1 error; 2 bad command line; 5 --step-timeout passed;\n"
+        "130 / 143 signal.\n");
 }
 
 typedef struct simulate_args {
@@ -78,6 +95,8 @@ typedef struct simulate_args {
     const char **output_variables;
     size_t output_variable_count;
     uint32_t record_every;
+    double step_timeout; /* s; 0: none */
+    bool isolate;        /* host the FMU in a child process */
     bool writer_thread, log_fmi_calls, fmu_logging, quiet, strict;
 } simulate_args;
 
@@ -183,6 +202,16 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--writer-thread") == 0) {
             a->writer_thread = true;
             continue;
+        } else if (strcmp(arg, "--isolate") == 0) {
+            a->isolate = true;
+            continue;
+        } else if (strcmp(arg, "--step-timeout") == 0) {
+            const char *value = option_value(argc, argv, &i);
+            if (!value)
+                return cli_fail("simulate: option --step-timeout needs a value");
+            if (cli_parse_step_timeout(value, &a->step_timeout))
+                return 1;
+            continue;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_fail("simulate: unknown option '%s' (see rtcosim simulate --help)", arg);
         } else {
@@ -263,10 +292,15 @@ static int fail_run(const simulate_args *a, const char *output_file, const rtcos
     return cli_fail("%s: %s", a->fmu, err->message);
 }
 
+/* After every step: the progress line, and the stop a signal asked for. */
 static rtcosim_status show_progress(void *context, rtcosim_time_ns t, rtcosim_error *err)
 {
-    (void)err;
     cli_progress_update(context, t);
+    cli_watchdog_beat();
+    int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
+    if (signo)
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
+                                 cli_signal_name(signo));
     return RTCOSIM_OK;
 }
 
@@ -294,7 +328,7 @@ static int run_simulate(int argc, char **argv)
         goto done;
     }
     if ((rc = parse_args(argc, argv, &a)) != 0) {
-        rc = rc < 0 ? 0 : rc;
+        rc = rc < 0 ? 0 : CLI_EXIT_USAGE;
         goto done;
     }
     rc = 1;
@@ -318,6 +352,24 @@ static int run_simulate(int argc, char **argv)
         fail_run(&a, NULL, &err);
         goto done;
     }
+    if (a.isolate) {
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        rtcosim_component *inner = c;
+        c = NULL;
+        if (n <= 0) {
+            rtcosim_component_free(inner);
+            cli_fail("simulate: --isolate: cannot find the rtcosim executable");
+            goto done;
+        }
+        exe[n] = '\0';
+        if (rtcosim_isolate_wrap(inner, a.fmu, exe,
+                                 fo.interface_type == RTCOSIM_FMI_MODEL_EXCHANGE, &c,
+                                 &err) != RTCOSIM_OK) {
+            fail_run(&a, NULL, &err);
+            goto done;
+        }
+    }
     rtcosim_simulate_options o = {.start_values = a.start_values,
                                   .start_value_count = a.start_value_count,
                                   .output_variables = a.output_variables,
@@ -336,17 +388,36 @@ static int run_simulate(int argc, char **argv)
     o.output_file = a.output_file ? a.output_file : default_file;
     if (strcmp(o.output_file, "-") == 0)
         o.output_file = "/dev/stdout";
+    const char *inputs[] = {a.fmu, a.input_file};
+    if (cli_check_output_not_input("--output-file", o.output_file, inputs, 2))
+        goto done;
     rtcosim_simulate_result result = {0};
     cli_progress progress;
     /* Not when the results go to the terminal themselves. */
     cli_progress_init(&progress, a.quiet || strcmp(o.output_file, "/dev/stdout") == 0,
                       o.start_time, o.stop_time);
-    if (progress.enabled) {
-        o.progress = show_progress;
-        o.progress_context = &progress;
+    o.progress = show_progress;
+    o.progress_context = &progress;
+    cli_signals_install();
+    cli_run_guard_begin(a.fmu);
+    if (cli_watchdog_start(a.step_timeout)) {
+        cli_run_guard_end();
+        cli_signals_restore();
+        goto done;
     }
     rtcosim_status st = rtcosim_simulate(c, &o, &result, &err);
+    cli_watchdog_stop();
+    cli_run_guard_end();
+    cli_signals_restore();
     cli_progress_finish(&progress);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st == RTCOSIM_ECANCELED && signo) {
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at t = %.9g s; %llu rows written to %s\n",
+                a.fmu, cli_signal_name(signo), rtcosim_time_to_seconds(result.end_time),
+                (unsigned long long)result.rows_written, o.output_file);
+        rc = cli_signal_exit_code(signo);
+        goto done;
+    }
     if (st != RTCOSIM_OK) {
         fail_run(&a, o.output_file, &err);
         goto done;

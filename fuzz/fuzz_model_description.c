@@ -1,4 +1,4 @@
-/* libFuzzer target for the modelDescription.xml parser (FMI 2.0 and 3.0,
+/* libFuzzer target for the modelDescription.xml parser (FMI 1.0, 2.0 and 3.0,
  * FMI 3.0 arrays included): any bytes must give a description or an error,
  * never a crash, leak or hang, lenient or strict, for co-simulation and
  * model exchange. The first byte picks the options; the rest is the XML. */

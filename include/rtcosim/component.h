@@ -220,6 +220,21 @@ const rtcosim_variable *rtcosim_component_find_variable(const rtcosim_component 
 /* The implementation object, for kind-specific extensions. */
 void *rtcosim_component_impl(const rtcosim_component *c);
 
+/* The lifecycle call a component is in on the calling thread (innermost
+ * wrapper), for a fatal-signal handler or a watchdog message: the instance
+ * name and the call in the component's terms ("fmi2DoStep", "fmi3DoStep",
+ * "do_step" for other kinds). Reads a thread-local record only: safe in a
+ * signal handler running on the crashing thread. false outside any call. */
+typedef enum rtcosim_component_call {
+    RTCOSIM_CALL_NONE = 0,
+    RTCOSIM_CALL_INSTANTIATE,
+    RTCOSIM_CALL_ENTER_INIT,
+    RTCOSIM_CALL_EXIT_INIT,
+    RTCOSIM_CALL_DO_STEP,
+    RTCOSIM_CALL_TERMINATE
+} rtcosim_component_call;
+bool rtcosim_component_current_call(const char **instance, const char **call);
+
 /* Lifecycle calls; each checks the call order and reports RTCOSIM_ESTATE with
  * the component's name when it is wrong, and marks the component failed after
  * RTCOSIM_ECOMPONENT or RTCOSIM_EFATAL from the implementation (every later call
@@ -265,7 +280,8 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
 
 /* Parse a textual value of the given type ("1.5", "-3", "true", "0x1F" for
  * integers) into *out. Strings are returned pointing at text. Range-checked
- * for integer types. */
+ * for integer types; floats must be finite (NaN, infinities and overflow such
+ * as "1e999", or beyond FLT_MAX for Float32, are refused). */
 rtcosim_status rtcosim_value_parse(rtcosim_type type, const char *text, rtcosim_value *out,
                                    rtcosim_error *err);
 /* Store a value union into a typed array slot (as used by get/set). */

@@ -87,6 +87,12 @@ typedef struct rtcosim_coupling_options {
     double factor, offset;
     rtcosim_error_quadrature quadrature;
     rtcosim_step_input step_input; /* black-box consumers of FOH/SOH estimates */
+    /* Integer, enumeration and Boolean connections: the value map of an SSP
+     * 1.0 Integer/Enumeration/BooleanMappingTransformation. An output value
+     * map_from[i] arrives at the input as map_to[i]; a value not in the map
+     * passes unchanged. The master copies the table at connect. */
+    const int64_t *map_from, *map_to;
+    size_t map_count;
 } rtcosim_coupling_options;
 
 /* Defaults: ZOH, no correction, stability factor 1, interpolate, no

@@ -69,7 +69,8 @@ typedef struct rtcosim_lp_model {
      * `state` are copied; or the three handlers: snapshot_max gives the
      * largest snapshot of this LP, save writes one (at most that many bytes,
      * the size used in *used), restore writes it back. A model with neither
-     * cannot run speculatively (the run is refused, naming the LP). */
+     * is never speculated on: its LP runs conservatively among the
+     * speculative ones (it needs a positive lookahead on its inputs). */
     size_t state_size;
     size_t (*snapshot_max)(const void *state);
     rtcosim_status (*save)(const void *state, void *buffer, size_t capacity, size_t *used,
@@ -103,9 +104,9 @@ typedef enum rtcosim_scheduler {
     RTCOSIM_SCHEDULER_LOCKSTEP,
     /* Time Warp (Jefferson 1985) on worker threads, each owning a partition
      * of the LPs as the conservative scheduler places them: every thread
-     * processes its events optimistically in timestamp order, saving each
-     * LP's state (and clock, sequence number, random stream) before every
-     * event; an event arriving in an LP's past (a straggler) rolls that LP
+     * processes its events optimistically in timestamp order, recording each
+     * LP's clock, sequence number and random stream before every event and
+     * its state before every k-th (checkpoint_interval); an event arriving in an LP's past (a straggler) rolls that LP
      * back, and the events it sent from the undone steps are cancelled by
      * anti-messages, which may roll back their receivers in turn. The global
      * virtual time (GVT, Mattern's two-colour cut, no barrier) bounds every
@@ -138,6 +139,13 @@ typedef struct rtcosim_run_options {
      * predicted stream within which a late event does not roll back to its
      * own step (see rtcosim_events_add_prediction); 0: exact */
     double threshold;
+    /* speculative only: an LP's model state is saved before every k-th event
+     * it processes (k = checkpoint_interval); a rollback restores the last
+     * snapshot at or before its target and re-executes the events between
+     * (coast forward, their sends suppressed: the originals stand). 0: the
+     * default, 4 for snapshots over 128 bytes, 1 for smaller ones; 1: before
+     * every event */
+    unsigned checkpoint_interval;
 } rtcosim_run_options;
 
 typedef struct rtcosim_run_stats {
@@ -157,6 +165,9 @@ typedef struct rtcosim_run_stats {
      * the committed ones), rollbacks, events undone by them, anti-messages,
      * GVT rounds, predicted events processed */
     uint64_t processed, rollbacks, rolled_back, anti_messages, gvt_rounds, predicted;
+    /* speculative: LPs whose model cannot save its state, run conservatively
+     * (rtcosim_lp_speculation.conservative names them) */
+    uint64_t conservative_lps;
 } rtcosim_run_stats;
 
 /* Create an empty simulation. */
@@ -228,12 +239,16 @@ typedef struct rtcosim_lp_speculation {
     uint64_t committed;     /* events of the committed history */
     uint64_t rollbacks;     /* rollbacks of this LP (stragglers, cancellations, predictions) */
     uint64_t rolled_back;   /* events undone, then processed again */
+    uint64_t coasted;       /* kept events re-executed to rebuild a state between snapshots */
     uint64_t anti_messages; /* sent events cancelled */
     /* rollbacks by the events they undid: 1, 2-3, 4-7, 8-15, ..., >= 128 */
     uint64_t depth_hist[RTCOSIM_SPEC_DEPTH_BINS];
     uint64_t predicted;     /* predicted input events processed */
     uint64_t predictions_checked; /* real events compared with their prediction */
     double error_rms, error_max;  /* of those predictions (value units of the stream) */
+    /* its model cannot save its state: never speculated on, it processed
+     * only events no straggler could precede (no rollbacks, no predictions) */
+    bool conservative;
 } rtcosim_lp_speculation;
 rtcosim_status rtcosim_events_lp_speculation(const rtcosim_events *sim, rtcosim_lp_id lp,
                                              rtcosim_lp_speculation *out, rtcosim_error *err);

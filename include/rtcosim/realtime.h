@@ -11,6 +11,7 @@
 #ifndef RTCOSIM_REALTIME_H
 #define RTCOSIM_REALTIME_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -152,6 +153,11 @@ typedef struct rtcosim_rt_options {
      * "component.variable" already: signal names and map inputs then use the
      * variable names alone (false: "instance.variable"). */
     bool group_names;
+    /* Optional: set non-zero (e.g. by a SIGINT/SIGTERM handler: a lock-free
+     * atomic store is async-signal-safe) to end the run at the next frame
+     * boundary; the run then returns RTCOSIM_OK with summary.interrupted.
+     * Read once per frame (one relaxed load). */
+    const atomic_int *stop_request;
 } rtcosim_rt_options;
 
 /* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock
@@ -253,6 +259,13 @@ typedef struct rtcosim_rt_summary {
     bool partner_lost;
     rtcosim_time_ns partner_lost_at; /* te when declared lost */
     char partner_lost_reason[256];
+    /* The lost partner's thread was still inside a component call
+     * partner_timeout after the run ended: it was left running (it cannot be
+     * interrupted safely) and the executor, the partner's components and
+     * their libraries are never freed (rtcosim_rt_free and
+     * rtcosim_system_rt_free leave them to the process's exit). */
+    bool partner_abandoned;
+    bool interrupted;             /* ended early by options.stop_request */
     uint64_t records_dropped;     /* estimate records beyond record_capacity */
     uint64_t signals_to_rt, signals_to_partner;
 } rtcosim_rt_summary;

@@ -93,6 +93,14 @@ rtcosim_status rtcosim_recorder_push_row_always(rtcosim_recorder *r, rtcosim_tim
 
 void rtcosim_recorder_get_stats(const rtcosim_recorder *r, rtcosim_recorder_stats *stats);
 
+/* For a fatal-signal handler (SIGSEGV/SIGABRT in a component): write the
+ * buffered rows of every open recorder without a writer thread using only
+ * write(2) (async-signal-safe, POSIX.1-2017 2.4.3). A row being formatted at
+ * that moment on the crashing thread may be cut; with a component crashing
+ * inside its call, the buffer holds whole rows. Rows also reach the file at
+ * least every 100 ms of wall time on their own. */
+void rtcosim_recorder_flush_all_signal_safe(void);
+
 /* Write every pending row, stop the writer thread, close the file and free
  * the recorder (always, even on error). Reports the first write error (disk
  * full, ...) with the path. NULL is a no-op. stats (may be NULL) receives

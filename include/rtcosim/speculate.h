@@ -77,6 +77,12 @@ typedef struct rtcosim_predictor_config {
     double time_scale_ns;
     double min_pivot;                 /* conditioning bound on the scaled pivots, default 1e-13 */
     rtcosim_time_ns nominal_interval_ns; /* interval assumed before two times are known; default 0 */
+    /* Least-squares coefficients are fitted again after this many
+     * observations and reused in between (the window still slides: each
+     * prediction iterates them on the newest samples); default 1, every
+     * observation. A window holding one value throughout predicts it
+     * exactly (order 1, w = 1) without a fit. */
+    size_t refit_interval;
 } rtcosim_predictor_config;
 
 typedef struct rtcosim_predictor rtcosim_predictor; /* opaque */
@@ -98,6 +104,11 @@ uint64_t rtcosim_predictor_observations(const rtcosim_predictor *p);
  * doubles. EINVAL when t is earlier than the previous event's time. */
 rtcosim_status rtcosim_predictor_observe(rtcosim_predictor *p, rtcosim_time_ns t,
                                          const double *values, rtcosim_error *err);
+
+/* Record x[n] like rtcosim_predictor_observe but without predicting: the
+ * curve is empty until the next observe (to replay a history cheaply). */
+rtcosim_status rtcosim_predictor_record(rtcosim_predictor *p, rtcosim_time_ns t,
+                                        const double *values, rtcosim_error *err);
 
 /* The current curve (the previous, corrected prediction): values of event
  * `index` (width doubles, valid until the next observe/arrive/reset), or NULL

@@ -4,7 +4,13 @@
  * the CLI and the master use to build a run; it never loads components itself.
  *
  * What is read (SSP 1.0 element names):
- *   ssd:SystemStructureDescription  root; ssd:System (one, no nested systems)
+ *   ssd:SystemStructureDescription  root; ssd:System
+ *   ssd:Elements/ssd:System         nested systems at any depth, flattened at load:
+ *                                   component c of nested system sub is "sub.c"
+ *                                   (results "sub.c.var"); connections through a
+ *                                   nested system's connectors become direct ones,
+ *                                   transformations composed; its bindings name
+ *                                   things relative to it
  *   ssd:Elements/ssd:Component      name, source, type; ssd:Connectors/ssd:Connector
  *                                   (kind, one of ssc:Real/Integer/Boolean/String/
  *                                   Enumeration/Binary with unit on ssc:Real)
@@ -17,7 +23,11 @@
  *   ssd:ParameterBindings           on the system and on components: source="x.ssv"
  *                                   or inline ssd:ParameterValues/ssv:ParameterSet,
  *                                   with prefix
- *   ssd:DefaultExperiment           startTime, stopTime
+ *   ssd:DefaultExperiment           startTime, stopTime (and stepSize, not in the
+ *                                   SSP 1.0 schema but written by exporters)
+ *   ssc:Annotation type="org.open-simulation-platform"  its
+ *                                   SimulationInformation/FixedStepMaster stepSize
+ *   any other ssc:Annotation        ignored with an information line
  *   ssc:Annotation type="org.rtcosim.master"  master settings (below)
  *   ssc:Annotation type="org.rtcosim.realtime" real-time settings (below)
  *
@@ -126,6 +136,7 @@ typedef struct rtcosim_ssd_connector {
     rtcosim_ssp_type type;
     const char *unit; /* NULL when not declared */
     int line;         /* line in the .ssd */
+    const char *enumeration; /* ssc:Enumeration name (ssd:Enumerations), NULL when none */
 } rtcosim_ssd_connector;
 
 /* A parameter value after binding. Enumeration values are their item name
@@ -174,6 +185,11 @@ typedef struct rtcosim_ssd_connection {
     bool has_linear_transformation;
     bool has_unit_conversion;
     int line;
+    /* ssc:Integer/Boolean/EnumerationMappingTransformation: a start value
+     * map_from[i] arrives as map_to[i] (enumeration items as their values
+     * from ssd:Enumerations, Booleans as 0/1); others pass unchanged. */
+    const int64_t *map_from, *map_to;
+    size_t map_count;
 } rtcosim_ssd_connection;
 
 typedef enum rtcosim_ssd_order {
@@ -255,6 +271,18 @@ typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
 rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **out,
                                         rtcosim_error *err);
 
+/* Load options. allow_outside: a .ssp may name FMUs and parameter sets
+ * outside its package (absolute paths, file:// URIs, ".." that climbs out);
+ * without it they are refused (RTCOSIM_EFORMAT naming the reference), so
+ * that opening a package never loads code from elsewhere on the machine. */
+typedef struct rtcosim_system_load_options {
+    bool allow_outside;
+} rtcosim_system_load_options;
+/* rtcosim_system_desc_load with options (NULL: defaults). */
+rtcosim_status rtcosim_system_desc_load_with(const char *path,
+                                             const rtcosim_system_load_options *options,
+                                             rtcosim_system_desc **out, rtcosim_error *err);
+
 /* Parse SSD text from memory. base_dir resolves relative sources (NULL: the
  * current directory); name is used in messages ("SystemStructure.ssd"). */
 rtcosim_status rtcosim_system_desc_parse(const char *xml, size_t size, const char *base_dir,
@@ -297,6 +325,27 @@ bool rtcosim_system_desc_start_time(const rtcosim_system_desc *desc, rtcosim_tim
 bool rtcosim_system_desc_stop_time(const rtcosim_system_desc *desc, rtcosim_time_ns *stop);
 
 const rtcosim_ssd_master_settings *rtcosim_system_desc_master(const rtcosim_system_desc *desc);
+
+/* Where the macro step came from, highest precedence first. */
+typedef enum rtcosim_ssd_step_origin {
+    RTCOSIM_STEP_FROM_NONE = 0,
+    RTCOSIM_STEP_FROM_OPTION,             /* the build overrides (command line) */
+    RTCOSIM_STEP_FROM_RTCOSIM_MASTER,     /* org.rtcosim.master stepSize */
+    RTCOSIM_STEP_FROM_OSP,                /* org.open-simulation-platform FixedStepMaster stepSize */
+    RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT, /* stepSize on ssd:DefaultExperiment */
+    RTCOSIM_STEP_FROM_COMPONENTS          /* smallest stepSize of the components' default experiments */
+} rtcosim_ssd_step_origin;
+const char *rtcosim_ssd_step_origin_name(rtcosim_ssd_step_origin origin); /* "the command line", ... */
+
+/* The macro step the file gives (annotations, then ssd:DefaultExperiment);
+ * false when it gives none (the build then takes the components'). */
+bool rtcosim_system_desc_macro_step(const rtcosim_system_desc *desc, rtcosim_time_ns *step,
+                                    rtcosim_ssd_step_origin *origin);
+
+/* Information lines of the reader ("file:line: text"), e.g. an annotation
+ * not understood and therefore ignored; the CLI prints them as info. */
+size_t rtcosim_system_desc_info_count(const rtcosim_system_desc *desc);
+const char *rtcosim_system_desc_info(const rtcosim_system_desc *desc, size_t index);
 const rtcosim_ssd_realtime_settings *rtcosim_system_desc_realtime(const rtcosim_system_desc *desc);
 
 /* ---- building a master from a description (system/build.c) ------------ */
@@ -327,6 +376,8 @@ typedef struct rtcosim_system_build_options {
     rtcosim_status (*wrap)(void *context, const char *name, rtcosim_component *component,
                            rtcosim_component **out, rtcosim_error *err);
     void *wrap_context;
+    /* Filled (when not NULL) with where the macro step came from. */
+    rtcosim_ssd_step_origin *step_origin;
 } rtcosim_system_build_options;
 
 /* Create the master for a description: load every component (FMUs with
@@ -335,8 +386,9 @@ typedef struct rtcosim_system_build_options {
  * type), give each its step (annotation rates; a step must be a multiple of
  * the macro step), connect with the connection's transformation and the
  * coupling settings, declare the annotation's power bonds, apply the bound parameters as start values, and set
- * order, threads and step control. The macro step is the override, else the
- * annotation's stepSize; without either it fails naming the file. Errors
+ * order, threads and step control. The macro step is the override, else
+ * rtcosim_system_desc_macro_step, else the smallest default-experiment
+ * stepSize of the components; without any it fails naming the file. Errors
  * name the file and line of the element at fault. The caller initializes,
  * runs and frees the master. opts may be NULL. */
 rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *desc,

@@ -15,6 +15,11 @@
  * rtcosim_system_build_master + rtcosim_master_run bit for bit; a crossing
  * direct-feedthrough path (the master re-evaluates it at each communication
  * point) arrives one frame later, the price of decoupling the parts.
+ * Multi-rate parts keep this: a part whose components all step multiples of
+ * the macro step steps in the frame where its next tick starts, and until
+ * its next communication point the other part reads the outputs of its
+ * latest one (its recorded outputs are those of its latest step, as a
+ * plain run observes them).
  *
  * Each part's components are loaded once more than a plain run needs (the
  * whole system is initialized once to get consistent values across the

@@ -1,10 +1,14 @@
 /* A Dahlquist model (der(x) = -k*x, explicit Euler) that fails on purpose:
  * from the communication point fail_time on, every step returns the status
  * chosen by fail_mode (1 Error, 2 Fatal, 3 Discard asking to terminate, like
- * the Reference FMUs' Stair, 4 Discard without asking) without advancing, so
- * that importers' handling of failing FMUs can be tested. */
+ * the Reference FMUs' Stair, 4 Discard without asking) without advancing, or
+ * misbehaves as hostile FMUs do (5 never returns, 6 segfaults, 7 aborts,
+ * 8 calls exit(0)), so that importers' handling of failing FMUs can be tested. */
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "../dahlquist/dahlquist_model.h"
 
@@ -14,7 +18,17 @@ typedef struct faulty {
     int32_t fail_mode;
 } faulty;
 
-enum { FAIL_ERROR = 1, FAIL_FATAL = 2, FAIL_DISCARD = 3, FAIL_DISCARD_RECOVERABLE = 4 };
+enum {
+    FAIL_ERROR = 1,
+    FAIL_FATAL = 2,
+    FAIL_DISCARD = 3,
+    FAIL_DISCARD_RECOVERABLE = 4,
+    FAIL_HANG = 5,  /* never returns from the step */
+    FAIL_CRASH = 6, /* SIGSEGV */
+    FAIL_ABORT = 7, /* abort(): SIGABRT */
+    FAIL_EXIT = 8,  /* exit(0) from inside the step */
+    FAIL_MODE_MAX = FAIL_EXIT
+};
 
 static const model_variable variables[] = {
     DAHLQUIST_VARIABLES,
@@ -23,7 +37,7 @@ static const model_variable variables[] = {
      "Steps starting at a communication point >= fail_time fail", 0, {0, 0}},
     {"fail_mode", 7, MODEL_INT32, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
      offsetof(faulty, fail_mode), "1", NULL,
-     "Status of a failing step: 1 Error, 2 Fatal, 3 Discard and terminate, 4 Discard", 0, {0, 0}},
+     "Failing step: 1 Error, 2 Fatal, 3 Discard and terminate, 4 Discard, 5 hang, 6 segfault, 7 abort, 8 exit(0)", 0, {0, 0}},
 };
 
 static model_status check(model_instance *inst, void *data)
@@ -32,8 +46,8 @@ static model_status check(model_instance *inst, void *data)
     model_status status = dahlquist_check(inst, data);
     if (status != MODEL_OK)
         return status;
-    if (m->fail_mode < FAIL_ERROR || m->fail_mode > FAIL_DISCARD_RECOVERABLE) {
-        model_log(inst, MODEL_LOG_STATUS_ERROR, "fail_mode must be 1, 2, 3 or 4, is %d",
+    if (m->fail_mode < FAIL_ERROR || m->fail_mode > FAIL_MODE_MAX) {
+        model_log(inst, MODEL_LOG_STATUS_ERROR, "fail_mode must be 1 to 8, is %d",
                   (int)m->fail_mode);
         return MODEL_ERROR;
     }
@@ -45,6 +59,18 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
     faulty *m = data;
     if (t >= m->fail_time) {
         switch (m->fail_mode) {
+        case FAIL_HANG:
+            for (;;) {
+                struct timespec pause = {1, 0};
+                nanosleep(&pause, NULL);
+            }
+        case FAIL_CRASH:
+            raise(SIGSEGV);
+            return MODEL_FATAL;
+        case FAIL_ABORT:
+            abort();
+        case FAIL_EXIT:
+            exit(0);
         case FAIL_FATAL:
             model_log(inst, MODEL_LOG_STATUS_FATAL, "failing on purpose at t = %.17g (fail_mode 2)", t);
             return MODEL_FATAL;

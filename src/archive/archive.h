@@ -30,7 +30,8 @@ typedef struct rtcosim_archive_limits {
  * symbolic link, encryption, a compression method libzip cannot inflate, or
  * declared sizes beyond the byte limit, an entry listed twice with different
  * size or CRC-32 (identical copies are extracted once). While extracting:
- * bytes inflated beyond the limit (declared sizes can lie), a CRC mismatch, or
+ * bytes inflated beyond the limit or past the entry's declared size (declared
+ * sizes can lie: at most one copy buffer more is ever written), a CRC mismatch, or
  * a file/directory clash. Backslashes in names become directory separators;
  * entries marked executable by a Unix archiver are created 0700, others 0600.
  *
@@ -47,7 +48,28 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
                                        const rtcosim_archive_limits *limits,
                                        char **extracted_dir, rtcosim_error *err);
 
-/* Remove a directory tree without following symbolic links. NULL is a no-op. */
+/* rtcosim_archive_extract, shared: the same archive file (device, inode,
+ * size, modification time) with the same parent_dir and limits gets the
+ * directory of its first extraction while any user holds it (thread-safe).
+ * *extracted_dir is the caller's malloc'd copy; give it back with
+ * rtcosim_archive_release (then free it). For archives whose contents each
+ * user must have on its own (an FMU that can be instantiated only once per
+ * process, loaded as separate library copies), use rtcosim_archive_extract. */
+rtcosim_status rtcosim_archive_extract_shared(const char *path, const char *parent_dir,
+                                              const rtcosim_archive_limits *limits,
+                                              char **extracted_dir, rtcosim_error *err);
+/* Drop one use of a shared extraction (the last removes the directory); a
+ * directory that is not shared (rtcosim_archive_extract) is removed at once. */
+void rtcosim_archive_release(const char *dir);
+
+/* Remove the rtcosim-* directories under parent_dir whose owner mark (each
+ * extraction directory D has D.owner beside it: pid and pid namespace) names
+ * a dead process of this pid namespace: what killed runs left behind. The
+ * first extraction of each process calls it for its parent directory. */
+void rtcosim_archive_remove_stale(const char *parent_dir);
+
+/* Remove a directory tree without following symbolic links, and its owner
+ * mark (dir.owner) if any. NULL is a no-op. */
 void rtcosim_archive_remove_dir(const char *dir);
 
 /* True when the file starts like a zip archive (a local file header, or the

@@ -3,7 +3,10 @@
  * entry is checked before anything is written, links are refused, files are
  * created without following links, and inflated bytes are counted against a limit. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -32,8 +35,12 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 
 void rtcosim_archive_remove_dir(const char *dir)
 {
-    if (dir && *dir)
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (!dir || !*dir)
+        return;
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    char owner[PATH_MAX]; /* the owner mark beside it, if any (write_owner) */
+    if (snprintf(owner, sizeof owner, "%s.owner", dir) < (int)sizeof owner)
+        unlink(owner);
 }
 
 bool rtcosim_archive_is_zip(const char *path)
@@ -264,7 +271,16 @@ static rtcosim_status copy_entry(const char *path, zip_t *za, zip_uint64_t index
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: entry '%s': %s", path, name,
                                  zip_strerror(za));
     }
-    /* zip_fread checks the CRC-32 once the entry has been read to its end. */
+    /* zip_fread checks the CRC-32 once the entry has been read to its end,
+     * but not the length: an entry may inflate far past the size it
+     * declares (the declared sizes were checked against the limit), so the
+     * bytes written are held to it. */
+    zip_stat_t zs;
+    zip_stat_init(&zs);
+    uint64_t declared = zip_stat_index(za, index, 0, &zs) == 0 && (zs.valid & ZIP_STAT_SIZE)
+                            ? (uint64_t)zs.size
+                            : UINT64_MAX;
+    uint64_t inflated = 0;
     rtcosim_status st = RTCOSIM_OK;
     for (;;) {
         zip_int64_t got = zip_fread(zf, buf, COPY_BUFFER_SIZE);
@@ -275,6 +291,14 @@ static rtcosim_status copy_entry(const char *path, zip_t *za, zip_uint64_t index
         }
         if (got == 0)
             break;
+        inflated += (uint64_t)got;
+        if (inflated > declared) {
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                   "%s: entry '%s': inflates past its declared size of %" PRIu64
+                                   " bytes",
+                                   path, name, declared);
+            break;
+        }
         if ((uint64_t)got > *budget) {
             st = budget_error(path, name, limit, err);
             break;
@@ -391,6 +415,80 @@ static zip_t *open_archive(const char *path, int *code)
     return za;
 }
 
+/* --- Owner marks: temporary directories of killed runs --------------------- */
+
+/* Each extraction directory D has a mark D.owner beside it (not inside: the
+ * FMU's own tree stays as the archive has it), "<pid> <pid namespace>": a
+ * later run (first extraction of a process) removes the directories under
+ * the same parent whose owner is dead in the same pid namespace. A missing
+ * or unreadable mark (being written, other versions) or another namespace
+ * keeps the directory: only what is surely abandoned is removed. */
+#define OWNER_SUFFIX ".owner"
+
+static void pid_namespace(char *out, size_t size)
+{
+    ssize_t n = readlink("/proc/self/ns/pid", out, size - 1);
+    out[n > 0 ? n : 0] = '\0';
+}
+
+static void write_owner(const char *dir)
+{
+    char path[PATH_MAX], ns[128], text[192];
+    if (snprintf(path, sizeof path, "%s" OWNER_SUFFIX, dir) >= (int)sizeof path)
+        return;
+    pid_namespace(ns, sizeof ns);
+    int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), ns);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    ssize_t ignored = write(fd, text, (size_t)n);
+    (void)ignored;
+    close(fd);
+}
+
+static bool owner_is_dead(const char *dir)
+{
+    char path[PATH_MAX], text[192] = {0}, ns[128], their_ns[128] = {0};
+    if (snprintf(path, sizeof path, "%s" OWNER_SUFFIX, dir) >= (int)sizeof path)
+        return false;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    long pid = 0;
+    if (n <= 0 || sscanf(text, "%ld %127s", &pid, their_ns) != 2 || pid <= 0)
+        return false;
+    pid_namespace(ns, sizeof ns);
+    if (strcmp(ns, their_ns) != 0 || pid == (long)getpid())
+        return false;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+void rtcosim_archive_remove_stale(const char *parent_dir)
+{
+    DIR *d = opendir(parent_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "rtcosim-", 8) != 0)
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", parent_dir, e->d_name) >= (int)sizeof path)
+            continue;
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+            continue; /* marks go with their directory */
+        if (owner_is_dead(path)) {
+            rtcosim_log(RTCOSIM_LOG_INFO, "archive",
+                        "removing %s, left behind by a run that was killed", path);
+            rtcosim_archive_remove_dir(path);
+        }
+    }
+    closedir(d);
+}
+
 /* "rtcosim-<kind>-XXXXXX" with the kind reduced to lower-case letters and digits. */
 static char *temp_template(const char *parent, const char *kind)
 {
@@ -444,6 +542,9 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
         if (!parent_dir || !*parent_dir)
             parent_dir = "/tmp";
     }
+    static atomic_flag swept = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&swept))
+        rtcosim_archive_remove_stale(parent_dir);
     char *dir = temp_template(parent_dir, kind);
     if (!dir) {
         free(skip);
@@ -459,6 +560,7 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
                                  "%s: cannot create a temporary directory in %s: %s", path,
                                  parent_dir, strerror(e));
     }
+    write_owner(dir);
     st = extract_all(path, za, (zip_uint64_t)count, skip, dir, max_bytes, err);
     free(skip);
     zip_discard(za);

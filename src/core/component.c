@@ -2,6 +2,7 @@
  * every error, and forwards to the kind's ops. One wrapper for every kind so
  * that FMUs and native models behave the same way towards the master. */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +29,42 @@ struct rtcosim_component {
     lifecycle state;
     size_t *name_index; /* variable indices sorted by name */
 };
+
+/* The component call in progress on this thread (innermost wrapper), for
+ * fatal-signal and timeout messages: two stores around each lifecycle call. */
+typedef struct current_call {
+    const rtcosim_component *c;
+    rtcosim_component_call call;
+} current_call;
+static _Thread_local current_call current;
+
+#define CALL_ENTER(comp, which)                                                                    \
+    current_call saved_call_ = current;                                                            \
+    current = (current_call){(comp), (which)}
+#define CALL_LEAVE() current = saved_call_
+
+static const char *const call_names[][3] = {
+    /* generic, FMI 2.0, FMI 3.0 */
+    [RTCOSIM_CALL_INSTANTIATE] = {"instantiate", "fmi2Instantiate", "fmi3InstantiateCoSimulation"},
+    [RTCOSIM_CALL_ENTER_INIT] = {"enter_init", "fmi2EnterInitializationMode",
+                                 "fmi3EnterInitializationMode"},
+    [RTCOSIM_CALL_EXIT_INIT] = {"exit_init", "fmi2ExitInitializationMode",
+                                "fmi3ExitInitializationMode"},
+    [RTCOSIM_CALL_DO_STEP] = {"do_step", "fmi2DoStep", "fmi3DoStep"},
+    [RTCOSIM_CALL_TERMINATE] = {"terminate", "fmi2Terminate", "fmi3Terminate"},
+};
+
+bool rtcosim_component_current_call(const char **instance, const char **call)
+{
+    current_call now = current;
+    if (!now.c || now.call == RTCOSIM_CALL_NONE)
+        return false;
+    const char *kind = now.c->ops->kind ? now.c->ops->kind : "";
+    int column = strcmp(kind, "fmi2") == 0 ? 1 : strcmp(kind, "fmi3") == 0 ? 2 : 0;
+    *instance = now.c->instance_name ? now.c->instance_name : now.c->desc.model_name;
+    *call = call_names[now.call][column];
+    return true;
+}
 
 static const size_t type_sizes[RTCOSIM_TYPE_COUNT_] = {
     [RTCOSIM_TYPE_FLOAT64] = sizeof(double),   [RTCOSIM_TYPE_FLOAT32] = sizeof(float),
@@ -221,8 +258,10 @@ rtcosim_status rtcosim_component_instantiate(rtcosim_component *c, const char *i
     c->instance_name = strdup(instance_name);
     if (!c->instance_name)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    CALL_ENTER(c, RTCOSIM_CALL_INSTANTIATE);
     rtcosim_status st = c->ops->instantiate ? c->ops->instantiate(c->self, instance_name, err)
                                             : RTCOSIM_OK;
+    CALL_LEAVE();
     if (st == RTCOSIM_OK)
         c->state = LC_INSTANTIATED;
     return after_call(c, st);
@@ -247,7 +286,9 @@ rtcosim_status rtcosim_component_enter_init(rtcosim_component *c, rtcosim_error 
 {
     if (c->state != LC_SETUP)
         return wrong_state(c, "enter_init", err);
+    CALL_ENTER(c, RTCOSIM_CALL_ENTER_INIT);
     rtcosim_status st = c->ops->enter_init ? c->ops->enter_init(c->self, err) : RTCOSIM_OK;
+    CALL_LEAVE();
     if (st == RTCOSIM_OK)
         c->state = LC_INIT;
     return after_call(c, st);
@@ -257,7 +298,9 @@ rtcosim_status rtcosim_component_exit_init(rtcosim_component *c, rtcosim_error *
 {
     if (c->state != LC_INIT)
         return wrong_state(c, "exit_init", err);
+    CALL_ENTER(c, RTCOSIM_CALL_EXIT_INIT);
     rtcosim_status st = c->ops->exit_init ? c->ops->exit_init(c->self, err) : RTCOSIM_OK;
+    CALL_LEAVE();
     if (st == RTCOSIM_OK)
         c->state = LC_STEPPING;
     return after_call(c, st);
@@ -279,7 +322,10 @@ rtcosim_status rtcosim_component_do_step(rtcosim_component *c, rtcosim_time_ns t
     result->terminate_requested = false;
     result->early_return = false;
     result->last_successful_time = t + h;
-    return after_call(c, c->ops->do_step(c->self, t, h, result, err));
+    CALL_ENTER(c, RTCOSIM_CALL_DO_STEP);
+    rtcosim_status st = c->ops->do_step(c->self, t, h, result, err);
+    CALL_LEAVE();
+    return after_call(c, st);
 }
 
 static bool values_allowed(const rtcosim_component *c)
@@ -387,7 +433,9 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
 {
     if (c->state != LC_STEPPING && c->state != LC_INIT)
         return wrong_state(c, "terminate", err);
+    CALL_ENTER(c, RTCOSIM_CALL_TERMINATE);
     rtcosim_status st = c->ops->terminate ? c->ops->terminate(c->self, err) : RTCOSIM_OK;
+    CALL_LEAVE();
     c->state = st == RTCOSIM_OK ? LC_TERMINATED : LC_FAILED;
     return st;
 }
@@ -446,9 +494,16 @@ rtcosim_status rtcosim_value_parse(rtcosim_type type, const char *text, rtcosim_
     case RTCOSIM_TYPE_FLOAT64:
     case RTCOSIM_TYPE_FLOAT32: {
         char *end = NULL;
+        errno = 0;
         double v = strtod(text, &end);
         if (end == text || *end != '\0')
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a valid %s value", text,
+                                     rtcosim_type_name(type));
+        /* As in SSV files: a start value is a finite number. Underflow to
+         * a subnormal or zero is kept; overflow is refused. */
+        if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0) ||
+            (type == RTCOSIM_TYPE_FLOAT32 && fabs(v) > FLT_MAX))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "'%s' is not a finite %s value", text,
                                      rtcosim_type_name(type));
         if (type == RTCOSIM_TYPE_FLOAT32)
             out->f32 = (float)v;

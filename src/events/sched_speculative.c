@@ -39,6 +39,11 @@ enum {
     BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
     GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
     SPIN_MIN = 16, SPIN_MAX = 4096, /* pause rounds before sleeping */
+    /* default: a snapshot before every 4th event of an LP whose snapshot is
+     * larger than SMALL_SNAPSHOT bytes (the ECU's ~1 kB, a plant's), before
+     * every event otherwise (copying a few words costs less than the
+     * bookkeeping and the coast-forward it would save) */
+    CHECKPOINT_INTERVAL = 4, SMALL_SNAPSHOT = 128,
 };
 
 /* A message in a ring: an event pointer, bit 0 set for an anti-message, bit
@@ -62,6 +67,10 @@ typedef struct spec_shared {
     spec_pub *pub;
     _Alignas(64) _Atomic uint64_t epoch, gvt_epoch;
     _Atomic rtcosim_time_ns gvt, gvt_real; /* gvt_real: without unconfirmed predictions */
+    /* GVT of epoch e at [e & 3] (written before gvt_epoch becomes e), for
+     * the bound of the conservative LPs; [3] holds the start time as epoch
+     * -1's. */
+    _Atomic rtcosim_time_ns gvt_of[4];
     _Atomic int abort_run;
     _Alignas(64) _Atomic uint32_t wake;
     _Atomic uint32_t sleepers;
@@ -84,8 +93,11 @@ typedef struct spec_thread {
     uint64_t since_gvt, gvt_rounds;
     rtcosim_lp_id *lps; /* the LPs of this thread */
     size_t lp_count;
+    rtcosim_lp_id *cons; /* those that run conservatively (no state saving) */
+    size_t cons_count;
     bool streams; /* some of them have predicted input streams */
     unsigned spin; /* adaptive spin budget (wait_for_progress) */
+    bool coasting;  /* re-executing events after a restore: sends suppressed */
 } spec_thread;
 
 static inline void cpu_relax(void)
@@ -225,6 +237,33 @@ static unsigned depth_bin(uint64_t n)
     return b;
 }
 
+/* Bring the LP to its state before the (undone) record `r`: restore the last
+ * snapshot at or before it, then coast forward through the kept records in
+ * between (Fleischmann & Wilsey's periodic checkpointing): their events are
+ * processed again with their sends dropped, since the events they sent
+ * first still stand; the model is deterministic in its state and event, so
+ * this reproduces the state exactly. The kernel state comes from `r`. */
+static rtcosim_status restore_state(spec_thread *th, rtcosim_lp *lp, const spec_record *r,
+                                    rtcosim_error *err)
+{
+    if (r->ckpt_dist == 0)
+        return spec_table_restore(lp, r, err);
+    spec_lp *s = lp->spec;
+    size_t from = s->count - r->ckpt_dist; /* r was at index count */
+    rtcosim_status st = spec_table_restore(lp, spec_at(s, from), err);
+    th->coasting = true;
+    for (size_t i = from; i < s->count && st == RTCOSIM_OK; i++)
+        st = kernel_process(lp, spec_at(s, i)->ev, err);
+    th->coasting = false;
+    s->coasted += s->count - from;
+    lp->now = r->now;
+    lp->depth = r->depth;
+    lp->seq = r->seq;
+    lp->processed = r->processed;
+    memcpy(lp->rng, r->rng, sizeof lp->rng);
+    return st;
+}
+
 /* Undo the LP's processed events that sort after `key` (and `key` itself when
  * `inclusive`, which then is freed instead of queued again). */
 rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key,
@@ -268,7 +307,7 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
     s->rollbacks++;
     s->rolled_back += undone;
     s->depth_hist[depth_bin(undone)]++;
-    rtcosim_status rs = spec_table_restore(lp, &restore_point, err);
+    rtcosim_status rs = restore_state(th, lp, &restore_point, err);
     return st != RTCOSIM_OK ? st : rs;
 }
 
@@ -350,6 +389,10 @@ rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
         return RTCOSIM_OK;
     }
     spec_thread *th = w->spec;
+    if (th->coasting) {
+        event_pool_put(&w->pool, ev); /* its original, sent the first time, stands */
+        return RTCOSIM_OK;
+    }
     ev->next = th->cur->sent; /* the output log of the event being processed */
     th->cur->sent = ev;
     if (t == w->index)
@@ -389,6 +432,11 @@ static void gvt_step(spec_thread *th)
         rtcosim_time_ns local = event_heap_min_time(&th->w->heap), pred = RTCOSIM_TIME_MAX;
         if (th->min_red < local)
             local = th->min_red;
+        for (size_t i = 0; i < th->cons_count; i++) {
+            rtcosim_time_ns h = event_heap_min_time(&th->w->sim->lps[th->cons[i]]->spec->held);
+            if (h < local)
+                local = h;
+        }
         for (size_t i = 0; th->streams && i < th->lp_count; i++) {
             rtcosim_time_ns u = spec_predict_unconfirmed(th->w->sim->lps[th->lps[i]]);
             if (u < pred)
@@ -420,6 +468,7 @@ static void gvt_step(spec_thread *th)
     old = atomic_load(&sh->gvt);
     while (g > old && !atomic_compare_exchange_weak(&sh->gvt, &old, g)) {
     }
+    atomic_store(&sh->gvt_of[e & 3], g);
     uint64_t prev = e - 1;
     if (atomic_compare_exchange_strong(&sh->gvt_epoch, &prev, e)) {
         th->gvt_rounds++;
@@ -449,7 +498,13 @@ static void fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns
             if (st != RTCOSIM_OK)
                 fail(th, st);
         }
-        while (s->count && spec_first(s)->ev->time < gvt) {
+        /* keep the last snapshot at or before the first record GVT has not
+         * passed: a rollback to that record coasts forward from it */
+        size_t f = 0;
+        while (f < s->count && spec_at(s, f)->ev->time < gvt)
+            f++;
+        size_t keep_from = f < s->count ? f - spec_at(s, f)->ckpt_dist : f;
+        for (size_t k = 0; k < keep_from; k++) {
             event_pool_put(&th->w->pool, spec_first(s)->ev);
             s->head = (s->head + 1) & (s->cap - 1);
             s->count--;
@@ -482,6 +537,77 @@ static rtcosim_status process_one(spec_thread *th, rtcosim_event *ev, rtcosim_er
     if (st == RTCOSIM_OK)
         st = drain_cancels(th, err);
     return st;
+}
+
+/* ---- LPs that cannot save their state: conservative among speculative ---- */
+
+/* Events below the returned time may be processed by a conservative LP with
+ * input lookahead `la`: with g_e the GVT of the last completed epoch e, every
+ * message of time < g_(e-1) + la was sent by an event below g_(e-1), which
+ * was processed (and committed) before its thread reported for epoch e-1,
+ * so before epoch e began: it is white for epoch e and was received before
+ * g_e was computed (Mattern's count). Messages below g_e are received for
+ * the same reason. So nothing can still arrive below max(g_e, g_(e-1) + la);
+ * strictly below, since one at that time may sort first. */
+static rtcosim_time_ns conservative_base(spec_shared *sh, rtcosim_time_ns *prev)
+{
+    for (;;) {
+        uint64_t e = atomic_load(&sh->gvt_epoch);
+        rtcosim_time_ns now = atomic_load(&sh->gvt_of[e & 3]);
+        *prev = atomic_load(&sh->gvt_of[(e - 1) & 3]);
+        if (atomic_load(&sh->gvt_epoch) < e + 2) /* neither slot overwritten since */
+            return now;
+    }
+}
+
+static rtcosim_time_ns conservative_bound(rtcosim_time_ns now, rtcosim_time_ns prev,
+                                          rtcosim_time_ns la)
+{
+    rtcosim_time_ns b = prev > RTCOSIM_TIME_MAX - la ? RTCOSIM_TIME_MAX : prev + la;
+    return b > now ? b : now;
+}
+
+/* Process an event of a conservative LP: no snapshot, no record; it is final
+ * (its sends can never be cancelled), so it is freed at once. */
+static rtcosim_status process_conservative(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
+                                           rtcosim_error *err)
+{
+    spec_record scratch = {.ev = ev};
+    lp->spec->processed++;
+    th->cur = &scratch;
+    rtcosim_status st = kernel_process(lp, ev, err);
+    th->cur = NULL;
+    th->w->events++;
+    event_pool_put(&th->w->pool, ev);
+    publish_rings(th);
+    if (st == RTCOSIM_OK)
+        st = drain_cancels(th, err);
+    return st;
+}
+
+/* Process the held events of this thread's conservative LPs that have become
+ * safe (and are within the optimism bound); returns how many. */
+static unsigned run_held(spec_thread *th, rtcosim_time_ns bound, rtcosim_status *st)
+{
+    rtcosim_events *sim = th->w->sim;
+    rtcosim_time_ns prev, now = conservative_base(th->sh, &prev);
+    unsigned n = 0;
+    for (size_t i = 0; i < th->cons_count && *st == RTCOSIM_OK; i++) {
+        rtcosim_lp *lp = sim->lps[th->cons[i]];
+        event_heap *h = &lp->spec->held;
+        rtcosim_time_ns safe = conservative_bound(now, prev, lp->spec->in_lookahead);
+        while (h->count && *st == RTCOSIM_OK) {
+            if (h->entries[0].ev->reserved_ & EV_CANCELLED) {
+                event_pool_put(&th->w->pool, event_heap_pop(h));
+                continue;
+            }
+            if (h->entries[0].time >= safe || h->entries[0].time > bound)
+                break;
+            *st = process_conservative(th, lp, event_heap_pop(h), &th->w->err);
+            n++;
+        }
+    }
+    return n;
 }
 
 /* Wait for a change of `wake` (a GVT step, an epoch, a message): spin for
@@ -537,7 +663,11 @@ static void thread_loop(spec_thread *th)
             return;
         rtcosim_time_ns bound = gvt > RTCOSIM_TIME_MAX - sh->max_ahead ? RTCOSIM_TIME_MAX
                                                                         : gvt + sh->max_ahead;
-        unsigned n = 0;
+        unsigned n = th->cons_count ? run_held(th, bound, &st) : 0;
+        if (st != RTCOSIM_OK) {
+            fail(th, st);
+            return;
+        }
         while (n < BATCH_EVENTS && w->heap.count) {
             if (w->heap.entries[0].ev->reserved_ & EV_CANCELLED) {
                 event_pool_put(&w->pool, event_heap_pop(&w->heap));
@@ -546,6 +676,15 @@ static void thread_loop(spec_thread *th)
             if (w->heap.entries[0].time > bound)
                 break;
             rtcosim_event *ev = event_heap_pop(&w->heap);
+            spec_lp *sl = sim->lps[ev->dst]->spec;
+            if (sl->conservative) {
+                /* waits with its LP's other held events until safe */
+                if (!event_heap_push(&sl->held, ev)) {
+                    fail(th, rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory"));
+                    return;
+                }
+                continue;
+            }
             st = process_one(th, ev, err);
             if (st != RTCOSIM_OK) {
                 fail(th, st);
@@ -574,6 +713,29 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* A model that cannot save its state is never speculated on: its LP runs
+ * conservatively, which needs a positive lookahead on every input (with zero
+ * lookahead nothing bounds what may still arrive at its own time). */
+static rtcosim_status mark_conservative(rtcosim_events *sim, rtcosim_lp *lp, rtcosim_error *err)
+{
+    spec_lp *s = lp->spec;
+    s->conservative = !spec_table_supported(lp);
+    s->held.count = 0; /* what a failed run left is gone with its pools */
+    rtcosim_time_ns la = RTCOSIM_TIME_MAX;
+    for (size_t k = 0; k < lp->in_count; k++)
+        if (lp->in[k].peer != lp->id && lp->in[k].lookahead < la)
+            la = lp->in[k].lookahead;
+    if (sim->link_all >= 0 && sim->lp_count > 1 && sim->link_all < la)
+        la = sim->link_all;
+    s->in_lookahead = la;
+    if (s->conservative && la <= 0)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: lp '%s' (%s) cannot save its"
+                                 " state and has an input of zero lookahead, so it can run"
+                                 " neither speculatively nor conservatively among speculative"
+                                 " LPs", lp->name, lp->model->kind);
+    return RTCOSIM_OK;
+}
+
 /* 256 times the smallest positive link lookahead (2 ms for the example
  * vehicle, whose interrupts answer in 7.5 us: the bound B8 measured best),
  * or 1 ms without links. */
@@ -597,20 +759,25 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     if (!(o->threshold >= 0))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: the speculation threshold must"
                                  " be a number >= 0");
-    for (size_t i = 0; i < sim->lp_count; i++)
-        if (!spec_table_supported(sim->lps[i]))
-            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: lp '%s' (%s) cannot save"
-                                     " its state, so it cannot run speculatively",
-                                     sim->lps[i]->name, sim->lps[i]->model->kind);
     rtcosim_status st = kernel_partition(sim, T, err);
     if (st != RTCOSIM_OK)
         return st;
-    for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
+    for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++) {
         st = spec_table_init(sim->lps[i], err);
+        spec_lp *s = sim->lps[i]->spec;
+        if (st == RTCOSIM_OK)
+            s->ckpt_interval = o->checkpoint_interval   ? o->checkpoint_interval
+                               : s->snap_max > SMALL_SNAPSHOT ? CHECKPOINT_INTERVAL
+                                                              : 1;
+    }
+    for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
+        st = mark_conservative(sim, sim->lps[i], err);
     if (st == RTCOSIM_OK)
         st = spec_predict_setup(sim, o->threshold, err);
     if (st != RTCOSIM_OK) {
         spec_predict_teardown(sim);
+        free(sim->lp_thread); /* from kernel_partition */
+        sim->lp_thread = NULL;
         return st;
     }
     spec_shared sh = {.threads = T};
@@ -644,8 +811,9 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         ths[t].fossil_real = o->start_time;
         ths[t].ring_tail = calloc(T, sizeof *ths[t].ring_tail);
         ths[t].lps = malloc((sim->lp_count + 1) * sizeof *ths[t].lps);
+        ths[t].cons = malloc((sim->lp_count + 1) * sizeof *ths[t].cons);
         memset(&sh.pub[t], 0, sizeof sh.pub[t]);
-        ok = ths[t].ring_tail && ths[t].lps &&
+        ok = ths[t].ring_tail && ths[t].lps && ths[t].cons &&
              event_pool_reserve(&w->pool, sim->lp_count * 4 / T + 4096);
     }
     if (!ok) {
@@ -656,6 +824,8 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     atomic_init(&sh.gvt_epoch, 0);
     atomic_init(&sh.gvt, o->start_time);
     atomic_init(&sh.gvt_real, o->start_time);
+    for (int k = 0; k < 4; k++)
+        atomic_init(&sh.gvt_of[k], o->start_time);
     atomic_init(&sh.abort_run, 0);
     atomic_init(&sh.wake, 0);
     atomic_init(&sh.sleepers, 0);
@@ -666,6 +836,10 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         lp->worker = &sim->workers[lp->thread];
         spec_thread *th = &ths[lp->thread];
         th->lps[th->lp_count++] = lp->id;
+        if (lp->spec->conservative) {
+            th->cons[th->cons_count++] = lp->id;
+            stats->conservative_lps++;
+        }
         th->streams |= lp->spec->stream_count > 0;
     }
     sim->route = ROUTE_SPECULATIVE;
@@ -721,6 +895,7 @@ done:
         free(ths[t].inbox);
         free(ths[t].ring_tail);
         free(ths[t].lps);
+        free(ths[t].cons);
     }
     for (size_t k = 0; sh.rings && k < (size_t)T * T; k++)
         free(sh.rings[k].slots);

@@ -39,6 +39,9 @@ typedef struct spec_record {
     rtcosim_time_ns now;
     uint64_t depth, seq, processed;
     uint64_t rng[4];
+    /* records since the last one holding a snapshot (0: this one does);
+     * the first record of a table always holds one */
+    uint32_t ckpt_dist;
 } spec_record;
 
 struct spec_stream; /* spec_predict.c */
@@ -50,14 +53,22 @@ typedef struct spec_lp {
     size_t head, count, cap; /* cap a power of two */
     unsigned char *bytes;
     size_t bytes_cap, snap_max;
+    uint32_t ckpt_interval; /* a snapshot before every k-th event */
     /* statistics of the run */
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
+    uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
     uint64_t depth_hist[SPEC_DEPTH_BINS];
     uint64_t checked;          /* predictions compared with their real event */
     double error_sq, error_max; /* of those */
     /* predicted input streams into this LP */
     struct spec_stream **streams;
     size_t stream_count;
+    /* An LP whose model cannot save its state runs conservatively: it
+     * processes only events no straggler can precede (below the bound of
+     * sched_speculative.c's conservative_bound), the others wait in `held`. */
+    bool conservative;
+    rtcosim_time_ns in_lookahead; /* smallest lookahead of its input links */
+    event_heap held;
 } spec_lp;
 
 static inline spec_record *spec_last(spec_lp *s)
@@ -100,8 +111,14 @@ rtcosim_status spec_predict_gvt(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns
 /* Append a record for `ev` with the LP's kernel state and a snapshot of its
  * model state; NULL with *err set when memory or the model's save fails. */
 spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err);
-/* Write the LP's kernel state and model state back from a record. */
+/* Write the LP's kernel state and model state back from a record that holds
+ * a snapshot (ckpt_dist 0). */
 rtcosim_status spec_table_restore(rtcosim_lp *lp, const spec_record *r, rtcosim_error *err);
+/* Index from the front of the record `i` (< count) refers to. */
+static inline spec_record *spec_at(spec_lp *s, size_t i)
+{
+    return &s->rec[(s->head + i) & (s->cap - 1)];
+}
 /* Does the LP's model save its state? */
 bool spec_table_supported(const rtcosim_lp *lp);
 rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err);

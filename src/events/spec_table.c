@@ -25,6 +25,7 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
     s->head = s->count = 0;
     s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
+    s->coasted = 0;
     memset(s->depth_hist, 0, sizeof s->depth_hist);
     s->checked = 0;
     s->error_sq = s->error_max = 0;
@@ -50,6 +51,7 @@ void spec_table_free(rtcosim_lp *lp)
     free(lp->spec->rec);
     free(lp->spec->bytes);
     free(lp->spec->streams);
+    event_heap_free(&lp->spec->held);
     free(lp->spec);
     lp->spec = NULL;
 }
@@ -128,8 +130,13 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
     }
-    size_t off;
-    if (!snapshot_slot(s, &off)) {
+    /* a snapshot before every k-th event: the first record always has one */
+    bool snap = s->count == 0 || spec_last(s)->ckpt_dist + 1 >= s->ckpt_interval;
+    size_t off = 0;
+    if (!snap) {
+        const spec_record *last = spec_last(s);
+        off = last->state_off + last->state_len; /* empty, at the tail */
+    } else if (!snapshot_slot(s, &off)) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
     }
@@ -143,8 +150,9 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
     memcpy(r->rng, lp->rng, sizeof r->rng);
     r->state_off = off;
     r->state_len = 0;
+    r->ckpt_dist = snap ? 0 : spec_last(s)->ckpt_dist + 1;
     const rtcosim_lp_model *m = lp->model;
-    if (m->save) {
+    if (snap && m->save) {
         size_t used = 0;
         rtcosim_status st = m->save(lp->state, s->bytes + off, s->snap_max, &used, err);
         if (st != RTCOSIM_OK) {
@@ -152,7 +160,7 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
             return NULL;
         }
         r->state_len = used;
-    } else if (m->state_size) {
+    } else if (snap && m->state_size) {
         memcpy(s->bytes + off, lp->state, m->state_size);
         r->state_len = m->state_size;
     }

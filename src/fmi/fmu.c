@@ -173,7 +173,7 @@ void rtcosim_fmu_destroy(void *self)
     if (f->library)
         dlclose(f->library);
     if (f->dir)
-        rtcosim_archive_remove_dir(f->dir);
+        rtcosim_archive_release(f->dir); /* shared or private (load) */
     rtcosim_fmi_md_free(f->md);
     free(f->archive_path);
     free(f->dir);
@@ -339,8 +339,10 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
 {
     const rtcosim_archive_limits limits = {.kind = "FMU",
                                            .max_unpacked_bytes = opts->max_unpacked_bytes};
-    rtcosim_status st = rtcosim_archive_extract(f->archive_path, opts->temp_dir, &limits,
-                                                &f->dir, err);
+    /* One extraction per archive file and run: components of the same FMU
+     * share its directory and library (issue 12: 2000 components). */
+    rtcosim_status st = rtcosim_archive_extract_shared(f->archive_path, opts->temp_dir, &limits,
+                                                       &f->dir, err);
     if (st != RTCOSIM_OK)
         return st;
     char *md_path = join(f->dir, "/modelDescription.xml", "", "");
@@ -350,6 +352,19 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     size_t size = 0;
     st = rtcosim_fmi_read_file(md_path, RTCOSIM_FMI_MD_MAX_SIZE, &xml, &size, err);
     free(md_path);
+    /* An FMU that can be instantiated only once per process (FMI 2.0 2.2.4,
+     * FMI 3.0 2.4.1) gets a private copy, so that each instance loads its
+     * own library (any interface declaring it counts: conservative). */
+    if (st == RTCOSIM_OK && strstr(xml, "canBeInstantiatedOnlyOncePerProcess=\"true\"")) {
+        rtcosim_archive_release(f->dir);
+        free(f->dir);
+        f->dir = NULL;
+        st = rtcosim_archive_extract(f->archive_path, opts->temp_dir, &limits, &f->dir, err);
+        if (st != RTCOSIM_OK) {
+            free(xml);
+            return st;
+        }
+    }
     if (st == RTCOSIM_ENOTFOUND)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no modelDescription.xml in the archive",
                                  f->archive_path);
@@ -362,6 +377,13 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);
+    if (f->md->version == RTCOSIM_FMI_1)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: FMI 1.0 %s FMU '%s': its model description is read, but "
+                                 "rtcosim cannot run FMI 1.0 binaries yet",
+                                 f->archive_path,
+                                 f->md->has_co_simulation ? "co-simulation" : "model-exchange",
+                                 f->md->model_identifier);
     f->model_identifier = f->md->model_identifier;
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a

@@ -105,6 +105,10 @@ long md_find_declared(const md_parser *p, uint64_t vr);
  * p->first_element, p->element_count, p->alias_of and md->arrays. */
 void md_expand_arrays(md_parser *p, const var_extra *extra);
 
+/* md_fmi1.c: an FMI 1.0 description's root attributes, Implementation and
+ * ModelVariables. */
+void md_read_fmi1(md_parser *p, xmlNode *root);
+
 /* md_structure.c: ModelStructure. */
 void md_read_outputs(md_parser *p, xmlNode *root);
 void md_read_continuous_structure(md_parser *p, xmlNode *root);

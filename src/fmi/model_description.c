@@ -251,6 +251,38 @@ static void xml_error_text(xmlParserCtxtPtr ctxt, char *buf, size_t size)
         buf[--len] = '\0';
 }
 
+/* The parse's outcome: out of memory, the first violation, or OK. */
+static rtcosim_status outcome(md_parser *p)
+{
+    if (p->out_of_memory)
+        return rtcosim_error_set(p->err, RTCOSIM_ENOMEM, "%s: out of memory", p->label);
+    if (p->violations) {
+        if (p->violations > 1)
+            rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: %u problems in total", p->label,
+                        p->violations);
+        return p->err ? p->err->status : RTCOSIM_EFORMAT;
+    }
+    return RTCOSIM_OK;
+}
+
+/* FMI 1.0 (md_fmi1.c): one description per interface, the Implementation
+ * element telling which. */
+static rtcosim_status read_fmi1(md_parser *p, xmlNode *root, bool want_me)
+{
+    rtcosim_fmi_md *md = p->md;
+    md_read_fmi1(p, root);
+    read_default_experiment(p, root);
+    if (p->violations == 0 && !p->out_of_memory &&
+        (want_me ? !md->has_model_exchange : !md->has_co_simulation))
+        return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
+                                 want_me ? "%s: an FMI 1.0 co-simulation FMU (Implementation "
+                                           "element) does not support model exchange"
+                                         : "%s: an FMI 1.0 model-exchange FMU (no Implementation "
+                                           "element) does not support co-simulation",
+                                 p->label);
+    return outcome(p);
+}
+
 static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
 {
     rtcosim_fmi_md *md = p->md;
@@ -267,29 +299,33 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
         return rtcosim_error_set(p->err, RTCOSIM_EFORMAT, "%s: fmiModelDescription lacks fmiVersion",
                                  p->label);
     /* "2.0" and "3.0" as written by FMI 2.0.x and 3.0.x; patch releases keep them. */
-    if (strncmp(ver, "2.0", 3) == 0 && (ver[3] == '\0' || ver[3] == '.'))
+    if (strcmp(ver, "1.0") == 0)
+        md->version = RTCOSIM_FMI_1;
+    else if (strncmp(ver, "2.0", 3) == 0 && (ver[3] == '\0' || ver[3] == '.'))
         md->version = RTCOSIM_FMI_2;
     else if (strncmp(ver, "3.", 2) == 0 && ver[2] >= '0' && ver[2] <= '9')
         md->version = RTCOSIM_FMI_3;
     else
         return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: unsupported fmiVersion '%s' (supported: 2.0, 3.0)", p->label,
+                                 "%s: unsupported fmiVersion '%s' (supported: 1.0, 2.0, 3.0)", p->label,
                                  ver);
 
     md->model_name = required(p, root, "modelName");
     md->instantiation_token =
-        required(p, root, md->version == RTCOSIM_FMI_2 ? "guid" : "instantiationToken");
+        required(p, root, md->version == RTCOSIM_FMI_3 ? "instantiationToken" : "guid");
     md->description = md_attr(p, root, "description");
     md->author = md_attr(p, root, "author");
     md->model_version = md_attr(p, root, "version");
     md->generation_tool = md_attr(p, root, "generationTool");
     md->generation_date = md_attr(p, root, "generationDateAndTime");
 
+    bool want_me = p->interface == RTCOSIM_FMI_MD_MODEL_EXCHANGE;
+    if (md->version == RTCOSIM_FMI_1)
+        return read_fmi1(p, root, want_me);
     xmlNode *cs = md_child(root, "CoSimulation");
     xmlNode *me = md_child(root, "ModelExchange");
     md->has_co_simulation = cs != NULL;
     md->has_model_exchange = me != NULL;
-    bool want_me = p->interface == RTCOSIM_FMI_MD_MODEL_EXCHANGE;
     if (!(want_me ? me : cs)) {
         /* FMI 3.0 chapter 5: an FMU for scheduled execution only (the
          * Reference FMUs' Clocks) has neither interface rtcosim drives. */
@@ -407,6 +443,7 @@ void rtcosim_fmi_md_free(rtcosim_fmi_md *md)
         s = next;
     }
     free(md->variables);
+    free(md->negated);
     free(md->output_indices);
     free(md->output_dependencies_declared);
     free(md->output_dependency_start);

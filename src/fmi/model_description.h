@@ -1,4 +1,4 @@
-/* modelDescription.xml of FMI 2.0 and 3.0, parsed and validated into the facts
+/* modelDescription.xml of FMI 1.0, 2.0 and 3.0, parsed and validated into the facts
  * the loader needs: identity, co-simulation capabilities, default experiment,
  * variables (FMI 3.0 arrays as their elements) and the listed outputs. Parses from memory so that the
  * fuzzer and the tests can feed it bytes directly. */
@@ -65,6 +65,10 @@ typedef struct rtcosim_fmi_md {
 
     rtcosim_variable *variables;
     size_t variable_count;
+    /* FMI 1.0: negatedAlias per variable (reads -base, Boolean: not base);
+     * NULL for 2.0 and 3.0. fmi1_tool: CoSimulation_Tool (else StandAlone). */
+    bool *negated;
+    bool fmi1_tool;
     size_t *output_indices; /* ModelStructure outputs, indices into variables */
     size_t output_count;
     /* Their `dependencies` (parallel to output_indices): output k depends on

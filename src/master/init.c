@@ -139,9 +139,12 @@ static double propagate(rtcosim_master *m, master_connection *k)
         return change > 1e-12 * (1.0 + fabs(old)) || isnan(change) ? (isnan(change) ? INFINITY : change)
                                                                      : 0;
     }
-    if (memcmp(dst, src, elem) == 0)
+    unsigned char mapped[16];
+    memcpy(mapped, src, elem);
+    master_map_value(k, mapped);
+    if (memcmp(dst, mapped, elem) == 0)
         return 0;
-    memcpy(dst, src, elem);
+    memcpy(dst, mapped, elem);
     return 1;
 }
 

@@ -82,8 +82,10 @@ void rtcosim_master_free(rtcosim_master *m)
         free(mc->conns_in);
         free(mc->conns_out);
     }
-    for (size_t i = 0; i < m->conn_count; i++)
+    for (size_t i = 0; i < m->conn_count; i++) {
         free(m->conns[i].name);
+        free(m->conns[i].map);
+    }
     for (size_t i = 0; i < m->start_count; i++)
         free(m->starts[i].text);
     for (size_t i = 0; i < m->feed_count; i++)
@@ -110,14 +112,37 @@ static int find_component(const rtcosim_master *m, const char *name, size_t len)
     return -1;
 }
 
+/* The dot that ends the component part of "comp.var". Component names may
+ * hold dots themselves (flattened nested SSP systems: "sub.comp"), and so
+ * may variable names: the first split whose component has that variable
+ * wins, else the longest split naming a component (an array's base name),
+ * else the first dot. *ci is the component or -1. */
+static const char *split_name(const rtcosim_master *m, const char *text, int *ci)
+{
+    const char *fallback = NULL;
+    *ci = -1;
+    for (const char *dot = strchr(text, '.'); dot; dot = strchr(dot + 1, '.')) {
+        int i = find_component(m, text, (size_t)(dot - text));
+        if (i < 0)
+            continue;
+        if (rtcosim_component_find_variable(m->comps[i].c, dot + 1)) {
+            *ci = i;
+            return dot;
+        }
+        fallback = dot;
+        *ci = i;
+    }
+    return fallback ? fallback : strchr(text, '.');
+}
+
 rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
                                             rtcosim_component *component, unsigned step_multiple,
                                             rtcosim_error *err)
 {
     rtcosim_status st = master_after_init(m, "add_component", err);
-    if (st == RTCOSIM_OK && (!name || !*name || strchr(name, '.')))
+    if (st == RTCOSIM_OK && (!name || !*name || name[0] == '.' || name[strlen(name) - 1] == '.'))
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "master: component name '%s' is empty or contains '.'",
+                               "master: component name '%s' is empty or starts or ends with '.'",
                                name ? name : "");
     if (st == RTCOSIM_OK && !component)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "master: component '%s' is NULL", name);
@@ -165,12 +190,13 @@ rtcosim_status rtcosim_master_set_component_step(rtcosim_master *m, const char *
 static rtcosim_status resolve(const rtcosim_master *m, const char *what, const char *text,
                               size_t *comp, size_t *var, rtcosim_error *err)
 {
-    const char *dot = text ? strchr(text, '.') : NULL;
+    int ci = -1;
+    *comp = *var = 0;
+    const char *dot = text ? split_name(m, text, &ci) : NULL;
     if (!dot)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: '%s' is not of the form component.variable", what,
                                  text ? text : "");
-    int ci = find_component(m, text, (size_t)(dot - text));
     if (ci < 0)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no component '%.*s'", what,
                                  (int)(dot - text), text);
@@ -223,6 +249,12 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     if (transform && a->type != RTCOSIM_TYPE_FLOAT64)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: a linear transformation needs Float64 variables", what);
+    size_t map_count = opts ? opts->map_count : 0;
+    if (map_count && (a->type == RTCOSIM_TYPE_FLOAT64 || a->type == RTCOSIM_TYPE_FLOAT32 ||
+                      !opts->map_from || !opts->map_to))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: a value map needs integer, enumeration or Boolean variables",
+                                 what);
     if (a->unit && b->unit && *a->unit && *b->unit && strcmp(a->unit, b->unit) != 0 && !transform)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: units differ ('%s' and '%s') and no transformation is given",
@@ -254,7 +286,58 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     c->default_opts = opts == NULL;
     if (opts)
         c->opts = *opts;
+    c->opts.map_from = c->opts.map_to = NULL;
+    c->opts.map_count = 0;
+    if (map_count) {
+        if (!(c->map = malloc(2 * map_count * sizeof *c->map)))
+            return master_oom(err);
+        memcpy(c->map, opts->map_from, map_count * sizeof *c->map);
+        memcpy(c->map + map_count, opts->map_to, map_count * sizeof *c->map);
+        c->opts.map_from = c->map;
+        c->opts.map_to = c->map + map_count;
+        c->opts.map_count = map_count;
+    }
     return RTCOSIM_OK;
+}
+
+/* Read the integer at p of type t, map it, write it back (SSP 1.0 mapping
+ * transformations; the table is small, a linear search allocates nothing). */
+void master_map_value(const master_connection *k, unsigned char *dst)
+{
+    size_t n = k->opts.map_count;
+    if (n == 0)
+        return;
+    int64_t v;
+    switch (k->type) {
+    case RTCOSIM_TYPE_INT8: { int8_t x; memcpy(&x, dst, 1); v = x; break; }
+    case RTCOSIM_TYPE_UINT8: { uint8_t x; memcpy(&x, dst, 1); v = x; break; }
+    case RTCOSIM_TYPE_INT16: { int16_t x; memcpy(&x, dst, 2); v = x; break; }
+    case RTCOSIM_TYPE_UINT16: { uint16_t x; memcpy(&x, dst, 2); v = x; break; }
+    case RTCOSIM_TYPE_INT32: { int32_t x; memcpy(&x, dst, 4); v = x; break; }
+    case RTCOSIM_TYPE_UINT32: { uint32_t x; memcpy(&x, dst, 4); v = x; break; }
+    case RTCOSIM_TYPE_INT64: memcpy(&v, dst, 8); break;
+    case RTCOSIM_TYPE_UINT64: { uint64_t x; memcpy(&x, dst, 8); v = (int64_t)x; break; }
+    case RTCOSIM_TYPE_BOOLEAN: { bool x; memcpy(&x, dst, sizeof x); v = x; break; }
+    default: return;
+    }
+    size_t i = 0;
+    while (i < n && k->opts.map_from[i] != v)
+        i++;
+    if (i == n)
+        return;
+    v = k->opts.map_to[i];
+    switch (k->type) {
+    case RTCOSIM_TYPE_INT8: { int8_t x = (int8_t)v; memcpy(dst, &x, 1); break; }
+    case RTCOSIM_TYPE_UINT8: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); break; }
+    case RTCOSIM_TYPE_INT16: { int16_t x = (int16_t)v; memcpy(dst, &x, 2); break; }
+    case RTCOSIM_TYPE_UINT16: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); break; }
+    case RTCOSIM_TYPE_INT32: { int32_t x = (int32_t)v; memcpy(dst, &x, 4); break; }
+    case RTCOSIM_TYPE_UINT32: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); break; }
+    case RTCOSIM_TYPE_INT64: memcpy(dst, &v, 8); break;
+    case RTCOSIM_TYPE_UINT64: { uint64_t x = (uint64_t)v; memcpy(dst, &x, 8); break; }
+    case RTCOSIM_TYPE_BOOLEAN: { bool x = v != 0; memcpy(dst, &x, sizeof x); break; }
+    default: break;
+    }
 }
 
 static int find_connection_to(const rtcosim_master *m, size_t comp, size_t var)
@@ -419,7 +502,8 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
 static size_t array_span(const rtcosim_master *m, const char *name, char *comp_name, size_t size,
                          const rtcosim_component **c, size_t *first)
 {
-    const char *dot = strchr(name, '.');
+    int ci = -1;
+    const char *dot = split_name(m, name, &ci);
     if (!dot || (size_t)(dot - name) >= size)
         return 0;
     memcpy(comp_name, name, (size_t)(dot - name));
@@ -441,10 +525,10 @@ static size_t array_span(const rtcosim_master *m, const char *name, char *comp_n
 }
 
 /* "comp.arr[i,j]" for element k of the array `name` names. */
-static bool element_name(const rtcosim_component *c, const char *name, size_t first, size_t k,
-                         char *out, size_t size)
+static bool element_name(const rtcosim_component *c, const char *comp_name, const char *name,
+                         size_t first, size_t k, char *out, size_t size)
 {
-    const char *base = strchr(name, '.') + 1;
+    const char *base = name + strlen(comp_name) + 1; /* name is "comp_name.arr" */
     const char *suffix = rtcosim_component_variable(c, first + k)->name + strlen(base);
     return (size_t)snprintf(out, size, "%s%s", name, suffix) < size;
 }
@@ -476,7 +560,7 @@ static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name,
         t += strspn(t, " \t");
         size_t n = strcspn(t, " \t");
         char element[512], token[128];
-        if (n >= sizeof token || !element_name(c, name, first, k, element, sizeof element))
+        if (n >= sizeof token || !element_name(c, comp_name, name, first, k, element, sizeof element))
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value for '%s': too long", name);
         memcpy(token, t, n);
         token[n] = '\0';
@@ -541,7 +625,7 @@ rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcos
                                       ? array_span(m, name, comp_name, sizeof comp_name, &c, &first)
                                       : 0;
         for (size_t k = 0; k < count; k++) {
-            if (!element_name(c, name, first, k, element, sizeof element))
+            if (!element_name(c, comp_name, name, first, k, element, sizeof element))
                 return rtcosim_error_set(err, RTCOSIM_EINVAL, "observed variable '%s': too long", name);
             rtcosim_status est = rtcosim_master_observe(m, element, err);
             if (est != RTCOSIM_OK)

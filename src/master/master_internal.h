@@ -72,7 +72,8 @@ typedef struct master_connection {
     bool bonded;               /* part of a power bond */
     bool default_opts;
     bool quadratic;            /* error quadrature through three samples */
-    rtcosim_coupling_options opts;
+    rtcosim_coupling_options opts; /* opts.map_* point into map */
+    int64_t *map;                  /* owned value map: from[0..n), to[0..n) */
     size_t out_slot, in_slot;  /* positions in the producer's out / consumer's in batch */
     /* The latest exchanged samples (transformed), the most recent last. */
     rtcosim_time_ns hist_t[HISTORY_LEN];
@@ -266,5 +267,8 @@ uint64_t master_pool_sleeps(const master_pool *pool);
 void master_pool_free(master_pool *pool);
 
 #pragma GCC visibility pop
+
+/* Apply the connection's value map (if any) to the discrete value at dst. */
+void master_map_value(const master_connection *k, unsigned char *dst);
 
 #endif

@@ -22,8 +22,9 @@ void spec_copy_raw_at(const spec_run *run, const master_connection *k, uint64_t 
 {
     const spec_lp *p = &run->lps[k->from];
     const size_t elem = rtcosim_type_size(k->type);
-    memcpy(run->m->comps[k->to].in[k->type].values + k->in_slot * elem,
-           spec_ring_slot(p, output) + p->out_offset[k->type] + k->out_slot * elem, elem);
+    unsigned char *dst = run->m->comps[k->to].in[k->type].values + k->in_slot * elem;
+    memcpy(dst, spec_ring_slot(p, output) + p->out_offset[k->type] + k->out_slot * elem, elem);
+    master_map_value(k, dst); /* as step.c's copy_raw */
 }
 
 /* The exchanged samples of connection `slot` of stream st up to producer

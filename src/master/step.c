@@ -124,8 +124,9 @@ static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
 static void copy_raw(rtcosim_master *m, const master_connection *k)
 {
     size_t elem = rtcosim_type_size(k->type);
-    memcpy(m->comps[k->to].in[k->type].values + k->in_slot * elem,
-           m->comps[k->from].out[k->type].values + k->out_slot * elem, elem);
+    unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
+    memcpy(dst, m->comps[k->from].out[k->type].values + k->out_slot * elem, elem);
+    master_map_value(k, dst);
 }
 
 static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)

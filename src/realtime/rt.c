@@ -576,7 +576,8 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
 
 void rtcosim_rt_free(rtcosim_rt *rt)
 {
-    if (!rt)
+    /* An abandoned partner thread may still read any of it (rt_run.c). */
+    if (!rt || rt->summary.partner_abandoned)
         return;
     if (rt->estimators)
         for (size_t s = 0; s < rt->partner_part.send_count; s++)

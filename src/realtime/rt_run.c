@@ -381,6 +381,12 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
                       (rt->summary.affinity_applied && rt->partner_pinned &&
                        rt->options.cpu != rt->options.partner_cpu));
     while (k < rt->total_frames) {
+        /* A stop request (signal) ends the run at this frame boundary. */
+        if (o->stop_request && atomic_load_explicit(o->stop_request, memory_order_relaxed)) {
+            rt->summary.interrupted = true;
+            rt->summary.slip = slip;
+            return RTCOSIM_OK;
+        }
         rtcosim_time_ns deadline = run_start + slip + rtcosim_rt_frame_offset(rt, k);
         rtcosim_clock_sleep_until(clock, deadline);
         rtcosim_time_ns start = rtcosim_clock_now(clock);
@@ -690,6 +696,9 @@ static rtcosim_status start_partner(rtcosim_rt *rt, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* Join the partner's thread; a lost partner gets partner_timeout (at least
+ * 100 ms) to return from the call it is in, then it is abandoned: left
+ * running, with everything it may touch never freed (partner_abandoned). */
 static void stop_partner(rtcosim_rt *rt)
 {
     atomic_store_explicit(&rt->partner_stop, true, memory_order_release);
@@ -697,7 +706,22 @@ static void stop_partner(rtcosim_rt *rt)
         sem_post(&rt->partner_wakeup);
         /* The partner finishes the step it is in (a component call cannot be
          * interrupted safely); its components stay the caller's. */
-        pthread_join(rt->partner_thread, NULL);
+        if (rt->summary.partner_lost) {
+            rtcosim_time_ns grace = rt->options.partner_timeout;
+            if (grace < 100 * RTCOSIM_NS_PER_MS)
+                grace = 100 * RTCOSIM_NS_PER_MS;
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            int64_t ns = (int64_t)ts.tv_nsec + grace % RTCOSIM_NS_PER_S;
+            ts.tv_sec += (time_t)(grace / RTCOSIM_NS_PER_S + ns / RTCOSIM_NS_PER_S);
+            ts.tv_nsec = (long)(ns % RTCOSIM_NS_PER_S);
+            if (pthread_timedjoin_np(rt->partner_thread, NULL, &ts) != 0) {
+                rt->summary.partner_abandoned = true;
+                return; /* thread, semaphore and components left to the exit */
+            }
+        } else {
+            pthread_join(rt->partner_thread, NULL);
+        }
         rt->partner_thread_started = false;
     }
     if (rt->semaphore_ready) {
@@ -773,6 +797,13 @@ rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
                     "estimates from then on",
                     rtcosim_time_to_seconds(rt->summary.partner_lost_at),
                     rt->summary.partner_lost_reason);
+    if (rt->summary.partner_abandoned)
+        rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                    "the lost partner's thread did not return from its component call within "
+                    "%.3f s after the run; it was abandoned (left running until the process exits)",
+                    rtcosim_time_to_seconds(rt->options.partner_timeout > 100 * RTCOSIM_NS_PER_MS
+                                                ? rt->options.partner_timeout
+                                                : 100 * RTCOSIM_NS_PER_MS));
     if (rt->summary.overruns)
         rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY, "%llu frame overruns (policy %s)",
                     (unsigned long long)rt->summary.overruns,

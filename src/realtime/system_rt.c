@@ -405,6 +405,7 @@ static rtcosim_status connect_parts(rtcosim_system_rt *srt, int part_count,
         srt->groups[p].vars = calloc(2 * n + 1, sizeof(rtcosim_variable));
         srt->groups[p].links = calloc(2 * n + 1, sizeof(group_var));
         srt->groups[p].master = srt->parts[p];
+        srt->groups[p].time = srt->options.rt.start_time;
         if (!srt->groups[p].vars || !srt->groups[p].links)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     }
@@ -679,6 +680,10 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
         return;
     if (srt->recorder)
         rtcosim_recorder_close(srt->recorder, NULL, NULL);
+    /* A lost partner's thread still inside a component call: its components,
+     * their libraries and the executor stay until the process exits. */
+    if (srt->rt && rtcosim_rt_get_summary(srt->rt)->partner_abandoned)
+        return;
     rtcosim_rt_free(srt->rt);
     for (int p = 0; p < 2; p++) {
         rtcosim_component_free(srt->group_components[p]);

@@ -67,15 +67,26 @@ void system_rt_record(rtcosim_system_rt *srt, rtcosim_time_ns t, bool always)
 }
 
 
+/* The outputs at the master's time, shown while it steps past the frames.
+ * Only a part that runs ahead needs them before every step: one whose
+ * components all step a multiple of the macro step, which its very first
+ * tick shows (the fastest component's step, longer than the macro step). */
+static void hold_outputs(group *g)
+{
+    const double *observed = rtcosim_master_observed_values(g->master);
+    for (size_t v = 0; v < g->count; v++)
+        if (g->vars[v].causality == RTCOSIM_CAUSALITY_OUTPUT)
+            g->links[v].held = observed[g->links[v].observed];
+}
+
 rtcosim_status system_rt_group_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                     rtcosim_step_result *result, rtcosim_error *err)
 {
     group *g = self;
-    if (rtcosim_master_time(g->master) != t)
+    if (g->time != t)
         return rtcosim_error_set(err, RTCOSIM_ESTATE,
                                  "real-time: part asked to step from %.9g s but it is at %.9g s",
-                                 rtcosim_time_to_seconds(t),
-                                 rtcosim_time_to_seconds(rtcosim_master_time(g->master)));
+                                 rtcosim_time_to_seconds(t), rtcosim_time_to_seconds(g->time));
     if (g->records) {
         rtcosim_system_rt *srt = g->srt;
         system_rt_record(srt, t, false);
@@ -89,11 +100,22 @@ rtcosim_status system_rt_group_step(void *self, rtcosim_time_ns t, rtcosim_time_
                         return st;
                 }
     }
+    /* The ticks that start in [t, t + h): a tick whose components all step
+     * past t + h leaves the master ahead, and the frames up to its next
+     * communication point have nothing to step (their inputs are not read
+     * before it, as in the plain master). Meanwhile the part shows the
+     * values of its latest communication point not after the frame. */
     while (rtcosim_master_time(g->master) < t + h) {
+        rtcosim_time_ns from = rtcosim_master_time(g->master);
+        if (g->runs_ahead || rtcosim_master_step_count(g->master) == 0)
+            hold_outputs(g);
         rtcosim_status st = rtcosim_master_step(g->master, err);
         if (st != RTCOSIM_OK)
             return st;
+        if (rtcosim_master_time(g->master) - from > rtcosim_master_next_step(g->master))
+            g->runs_ahead = true;
     }
+    g->time = t + h;
     if (result)
         result->last_successful_time = t + h;
     return RTCOSIM_OK;
@@ -117,7 +139,12 @@ rtcosim_status system_rt_group_get(void *self, rtcosim_type type, const uint32_t
             continue;
         }
         /* The master's view of an output: a slower component's value of its
-         * latest communication point, as the master's own connections see it. */
+         * latest communication point, as the master's own connections see it;
+         * while the master is ahead of the frames, the value held before. */
+        if (rtcosim_master_time(g->master) != g->time) {
+            out[i] = l->held;
+            continue;
+        }
         if (!observed)
             observed = rtcosim_master_observed_values(g->master);
         out[i] = observed[l->observed];

@@ -25,15 +25,22 @@ typedef struct group_var {
     double factor, offset;
     double raw; /* inputs: the last value received, before transformation */
     size_t observed; /* outputs: index among the part master's observed values */
+    double held; /* outputs: the value at the master's time before its last step */
 } group_var;
 
 typedef struct group {
     rtcosim_master *master;
+    /* The end of the last frame the part stepped: the executor's time. The
+     * master may be ahead of it, at its next communication point, when every
+     * component of the part steps a multiple of the macro step (a tick
+     * advances to the earliest next communication point, step.c). */
+    rtcosim_time_ns time;
     rtcosim_variable *vars; /* vr = index */
     group_var *links;
     size_t count;
     struct rtcosim_system_rt *srt;
     bool records; /* the real-time group records the results */
+    bool runs_ahead; /* a tick of the master spans more than one macro step */
 } group;
 
 struct rtcosim_system_rt {

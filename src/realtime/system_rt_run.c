@@ -77,7 +77,7 @@ static rtcosim_status finish_partner(rtcosim_system_rt *srt, rtcosim_time_ns end
     if (!pm || !srt->part_names[1][0] || s->partner_lost || s->failed)
         return RTCOSIM_OK;
     group *rtg = &srt->groups[0], *pg = &srt->groups[1];
-    rtcosim_time_ns tv = rtcosim_master_time(pm);
+    rtcosim_time_ns tv = pg->time;
     if (tv == srt->last_exchange && end > tv) {
         for (size_t i = 0; i < srt->conn_count; i++) {
             const rtcosim_rt_connection *c = &srt->conns[i];
@@ -129,7 +129,7 @@ rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
     }
     st = rtcosim_rt_run(srt->rt, err);
     /* The final point (the results so far, also after a failure). */
-    rtcosim_time_ns end = rtcosim_master_time(srt->parts[0]);
+    rtcosim_time_ns end = srt->groups[0].time;
     if (st == RTCOSIM_OK)
         st = finish_partner(srt, end, err);
     if (!srt->any_row || srt->last_row_time != end)

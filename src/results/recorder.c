@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rtcosim/results.h"
@@ -19,7 +20,9 @@ enum {
     DEFAULT_BUFFER_BYTES = 256 * 1024,
     MIN_BUFFER_BYTES = 4096,
     DEFAULT_MAX_STRING_BYTES = 256,
-    FIELD_MAX = RTCOSIM_FORMAT_MAX + 1 /* a separator plus one number */
+    FIELD_MAX = RTCOSIM_FORMAT_MAX + 1, /* a separator plus one number */
+    FLUSH_PERIOD_MS = 100,              /* rows reach the file at least this often */
+    EMERGENCY_SLOTS = 16                /* open recorders a fatal-signal flush can reach */
 };
 
 /* An output file behind a write buffer. The first write error is kept (and
@@ -29,6 +32,7 @@ typedef struct sink {
     char *buf;
     size_t cap, len;
     int error_number;
+    int64_t last_flush_ms; /* coarse monotonic clock */
     atomic_uint_fast64_t bytes_written;
     atomic_uint_fast64_t rows_written;
 } sink;
@@ -76,12 +80,31 @@ static void sink_write_all(sink *s, const char *data, size_t n)
     }
 }
 
+static int64_t coarse_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void sink_flush(sink *s)
 {
     if (s->len)
         sink_write_all(s, s->buf, s->len);
     s->len = 0;
+    s->last_flush_ms = coarse_ms();
 }
+
+/* Rows on disk at least every FLUSH_PERIOD_MS of wall time (a killed or
+ * stuck run keeps what it computed): one coarse clock read per row. */
+static inline void sink_flush_if_due(sink *s)
+{
+    if (s->len && coarse_ms() - s->last_flush_ms >= FLUSH_PERIOD_MS)
+        sink_flush(s);
+}
+
+/* Unthreaded recorders reachable from a fatal-signal handler. */
+static _Atomic(rtcosim_recorder *) emergency[EMERGENCY_SLOTS];
 
 /* Room for n more bytes (n <= cap). */
 static inline char *sink_reserve(sink *s, size_t n)
@@ -190,6 +213,33 @@ static bool has_space(rtcosim_recorder *r)
     return r->head_local - r->tail_cached < r->ring_rows;
 }
 
+/* The writer with rows in its buffer: wait for data at most FLUSH_PERIOD_MS,
+ * then write the buffer out (same flag protocol as sleep_until). */
+static void wait_data_or_flush(rtcosim_recorder *r)
+{
+    atomic_store(&r->consumer_waiting, 1);
+    if (has_data_or_closing(r)) {
+        if (!atomic_exchange(&r->consumer_waiting, 0))
+            while (sem_wait(&r->data_ready) != 0 && errno == EINTR) {}
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += FLUSH_PERIOD_MS * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    int rc;
+    while ((rc = sem_timedwait(&r->data_ready, &ts)) != 0 && errno == EINTR) {}
+    if (rc != 0) {
+        /* Timed out: if a waker took the flag meanwhile, its post is on the way. */
+        if (!atomic_exchange(&r->consumer_waiting, 0))
+            while (sem_wait(&r->data_ready) != 0 && errno == EINTR) {}
+        sink_flush(&r->out);
+    }
+}
+
 static void *writer_main(void *arg)
 {
     rtcosim_recorder *r = arg;
@@ -215,7 +265,11 @@ static void *writer_main(void *arg)
         wake(&r->producer_waiting, &r->space_ready);
         if (atomic_load(&r->closing) && atomic_load(&r->head) == tail)
             break;
-        sleep_until(r, &r->consumer_waiting, &r->data_ready, has_data_or_closing);
+        sink_flush_if_due(&r->out);
+        if (r->out.len)
+            wait_data_or_flush(r);
+        else
+            sleep_until(r, &r->consumer_waiting, &r->data_ready, has_data_or_closing);
     }
     return NULL;
 }
@@ -256,10 +310,12 @@ static void ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_valu
 
 static rtcosim_status record(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values)
 {
-    if (r->threaded)
+    if (r->threaded) {
         ring_push(r, t, values);
-    else
+    } else {
         sink_put_row(&r->out, r->columns, r->column_count, t, values);
+        sink_flush_if_due(&r->out);
+    }
     return RTCOSIM_OK;
 }
 
@@ -413,6 +469,7 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     }
     *sink_reserve(&r->out, 1) = '\n';
     r->out.len++;
+    sink_flush(&r->out); /* the header at once: a run that gets stuck shows it started */
     if (o->writer_thread) {
         rtcosim_status st = setup_ring(r, o, err);
         if (st != RTCOSIM_OK) {
@@ -420,8 +477,35 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
             return st;
         }
     }
+    if (!r->threaded)
+        for (size_t i = 0; i < EMERGENCY_SLOTS; i++) {
+            rtcosim_recorder *expected = NULL;
+            if (atomic_compare_exchange_strong(&emergency[i], &expected, r))
+                break;
+        }
     *out = r;
     return RTCOSIM_OK;
+}
+
+void rtcosim_recorder_flush_all_signal_safe(void)
+{
+    for (size_t i = 0; i < EMERGENCY_SLOTS; i++) {
+        rtcosim_recorder *r = atomic_load(&emergency[i]);
+        if (!r || r->out.fd < 0 || r->out.len == 0)
+            continue;
+        const char *data = r->out.buf;
+        size_t n = r->out.len;
+        while (n > 0) {
+            ssize_t w = write(r->out.fd, data, n);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            data += w;
+            n -= (size_t)w;
+        }
+        r->out.len = 0;
+    }
 }
 
 rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stats *stats,
@@ -429,6 +513,10 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
 {
     if (!r)
         return RTCOSIM_OK;
+    for (size_t i = 0; i < EMERGENCY_SLOTS; i++) {
+        rtcosim_recorder *expected = r;
+        atomic_compare_exchange_strong(&emergency[i], &expected, NULL);
+    }
     if (r->thread_started) {
         atomic_store(&r->closing, 1);
         wake(&r->consumer_waiting, &r->data_ready);

@@ -576,8 +576,13 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             terminate = true;
             res->terminated_by_component = t < stop;
         }
-        if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK)
+        if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK) {
+            /* Cancelled (e.g. on a signal): the time reached is a row too. */
+            rtcosim_error keep = *err;
+            if (st == RTCOSIM_ECANCELED && record(r, t, true, NULL) == RTCOSIM_OK)
+                *err = keep;
             return step_failed(r, t, err);
+        }
     }
     return RTCOSIM_OK;
 }

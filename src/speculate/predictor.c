@@ -27,6 +27,13 @@ struct rtcosim_predictor {
     double *curve_values, *next_values;         /* [horizon][width] */
     rtcosim_time_ns *curve_times, *next_times;  /* [horizon] */
 
+    /* The last least-squares fit per stream, reused for refit_interval
+     * observations (fit_q 0: none). */
+    size_t refit_interval;
+    double *fit_w;    /* [streams][order] */
+    size_t *fit_q;    /* [streams] */
+    uint64_t *fit_at; /* [streams]: stream_count when fitted */
+
     rtcosim_prediction_method *method; /* [streams] */
     size_t *method_order;              /* [streams] */
 
@@ -62,6 +69,9 @@ void rtcosim_predictor_free(rtcosim_predictor *p)
     free(p->next_times);
     free(p->method);
     free(p->method_order);
+    free(p->fit_w);
+    free(p->fit_q);
+    free(p->fit_at);
     free(p->seq);
     free(p->tail);
     free(p->pred);
@@ -82,6 +92,7 @@ void rtcosim_predictor_reset(rtcosim_predictor *p)
     for (size_t s = 0; s < p->streams; s++) {
         p->method[s] = RTCOSIM_PREDICT_NONE;
         p->method_order[s] = 0;
+        p->fit_q[s] = 0;
     }
 }
 
@@ -123,6 +134,7 @@ rtcosim_status rtcosim_predictor_create(const rtcosim_predictor_config *config,
     p->time_scale = config->time_scale_ns > 0 ? config->time_scale_ns : 1e9;
     p->min_pivot = config->min_pivot > 0 ? config->min_pivot : 1e-13;
     p->nominal_interval = config->nominal_interval_ns;
+    p->refit_interval = config->refit_interval ? config->refit_interval : 1;
 
     p->scale = malloc(p->width * sizeof *p->scale);
     p->hist = calloc(p->streams * p->hist_cap, sizeof *p->hist);
@@ -132,6 +144,9 @@ rtcosim_status rtcosim_predictor_create(const rtcosim_predictor_config *config,
     p->next_times = calloc(horizon, sizeof(rtcosim_time_ns));
     p->method = calloc(p->streams, sizeof *p->method);
     p->method_order = calloc(p->streams, sizeof *p->method_order);
+    p->fit_w = calloc(p->streams * order, sizeof *p->fit_w);
+    p->fit_q = calloc(p->streams, sizeof *p->fit_q);
+    p->fit_at = calloc(p->streams, sizeof *p->fit_at);
     p->seq = calloc(p->hist_cap, sizeof(double));
     p->tail = calloc(order + horizon, sizeof(double));
     p->pred = calloc(horizon, sizeof(double));
@@ -141,7 +156,8 @@ rtcosim_status rtcosim_predictor_create(const rtcosim_predictor_config *config,
     p->err = calloc(horizon * p->width, sizeof(double));
     p->time_err = calloc(horizon, sizeof(rtcosim_time_ns));
     if (!p->scale || !p->hist || !p->curve_values || !p->next_values || !p->curve_times ||
-        !p->next_times || !p->method || !p->method_order || !p->seq || !p->tail || !p->pred ||
+        !p->next_times || !p->method || !p->method_order ||
+        !p->fit_w || !p->fit_q || !p->fit_at || !p->seq || !p->tail || !p->pred ||
         !p->normal || !p->rhs || !p->w || !p->err || !p->time_err) {
         rtcosim_predictor_free(p);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "predictor: out of memory");
@@ -289,18 +305,40 @@ static void predict_stream(rtcosim_predictor *p, size_t s)
         return;
     }
     if (n >= p->hist_cap) {
-        for (size_t i = 0; i < p->hist_cap; i++)
+        bool constant = true;
+        for (size_t i = 0; i < p->hist_cap; i++) {
             p->seq[i] = *stream_slot(p, s, n - p->hist_cap + i);
-        for (size_t q = p->order; q >= 1; q--) {
-            if (!least_squares(p, q))
-                continue;
+            constant = constant && p->seq[i] == last;
+        }
+        if (constant) {
+            /* the exact least-squares solution (order 1, w = 1) without the
+             * rounding of solving for it: a held value stays bit-exact */
+            p->method[s] = RTCOSIM_PREDICT_LS;
+            p->method_order[s] = 1;
+            for (size_t k = 0; k < H; k++)
+                p->pred[k] = last;
+            return;
+        }
+        double *fw = p->fit_w + s * p->order;
+        if (p->fit_q[s] == 0 || n - p->fit_at[s] >= p->refit_interval) {
+            p->fit_q[s] = 0;
+            for (size_t q = p->order; q >= 1; q--)
+                if (least_squares(p, q)) {
+                    memcpy(fw, p->w, q * sizeof *fw);
+                    p->fit_q[s] = q;
+                    p->fit_at[s] = n;
+                    break;
+                }
+        }
+        const size_t q = p->fit_q[s];
+        if (q) {
             /* Iterate x~[n+k] = sum_i w_i x[n+k-1-i] on the tail. */
             for (size_t i = 0; i < q; i++)
                 p->tail[i] = p->seq[p->hist_cap - q + i];
             for (size_t k = 0; k < H; k++) {
                 double v = 0;
                 for (size_t i = 0; i < q; i++)
-                    v += p->w[i] * p->tail[q + k - 1 - i];
+                    v += fw[i] * p->tail[q + k - 1 - i];
                 p->tail[q + k] = v;
                 p->pred[k] = v;
             }
@@ -376,6 +414,17 @@ rtcosim_status rtcosim_predictor_observe(rtcosim_predictor *p, rtcosim_time_ns t
     record(p, t, values);
     predict_all(p);
     swap_curve(p);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_predictor_record(rtcosim_predictor *p, rtcosim_time_ns t,
+                                        const double *values, rtcosim_error *err)
+{
+    rtcosim_status st = check_time(p, t, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    record(p, t, values);
+    p->curve_len = 0; /* no curve until the next observe */
     return RTCOSIM_OK;
 }
 

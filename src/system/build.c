@@ -207,12 +207,13 @@ static bool bond_end_is_member(const rtcosim_system_desc *d, const bool *members
 {
     if (!members)
         return true;
-    const char *dot = strchr(end, '.');
-    for (size_t i = 0; dot && i < d->component_count; i++) {
-        const char *name = d->components[i].pub.name;
-        if (strlen(name) == (size_t)(dot - end) && strncmp(name, end, (size_t)(dot - end)) == 0)
-            return members[i];
-    }
+    /* Component names of nested systems hold dots: try every split. */
+    for (const char *dot = strchr(end, '.'); dot; dot = strchr(dot + 1, '.'))
+        for (size_t i = 0; i < d->component_count; i++) {
+            const char *name = d->components[i].pub.name;
+            if (strlen(name) == (size_t)(dot - end) && strncmp(name, end, (size_t)(dot - end)) == 0)
+                return members[i];
+        }
     return false;
 }
 
@@ -270,6 +271,9 @@ static rtcosim_status connect_all(const rtcosim_system_desc *d, const bool *memb
             o.factor = cn->factor;
             o.offset = cn->offset;
         }
+        o.map_from = cn->map_from;
+        o.map_to = cn->map_to;
+        o.map_count = cn->map_count;
         rtcosim_status st = connect_arrays(m, cn, &o, err);
         if (st == RTCOSIM_ENOTFOUND) {
             snprintf(from, sizeof from, "%s.%s", cn->start.component, cn->start.connector);
@@ -315,39 +319,72 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     if (!opts)
         opts = &no_options;
     rtcosim_ssd_master_settings s = merged_settings(d, &opts->overrides);
-    if (!s.has_step_size)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "%s: no macro step size (give one on the command line or as "
-                                 "stepSize in the org.rtcosim.master annotation)",
-                                 d->label);
     if (d->component_count == 0)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: the system has no components", d->label);
 
-    rtcosim_master *m = NULL;
-    rtcosim_status st = rtcosim_master_create(s.step_size_ns, &m, err);
-    if (st != RTCOSIM_OK)
-        return rtcosim_error_prefix(err, "%s: ", d->label);
+    /* Components first: without a macro step in the file, their default
+     * experiments give it. */
+    rtcosim_component **comps = calloc(d->component_count, sizeof *comps);
+    if (!comps)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", d->label);
+    rtcosim_status st = RTCOSIM_OK;
+    rtcosim_time_ns smallest = 0;
     for (size_t i = 0; i < d->component_count && st == RTCOSIM_OK; i++) {
         if (!is_member(opts->members, (int)i))
             continue;
         const rtcosim_ssd_component *sc = &d->components[i].pub;
-        unsigned multiple = step_multiple(d, i, s.step_size_ns, &st, err);
-        rtcosim_component *comp = NULL;
-        if (st == RTCOSIM_OK)
-            st = load_component(d, sc, opts, &comp, err);
-        if (st == RTCOSIM_OK && opts->wrap) {
-            rtcosim_component *inner = comp;
-            comp = NULL;
-            st = opts->wrap(opts->wrap_context, sc->name, inner, &comp, err);
+        st = load_component(d, sc, opts, &comps[i], err);
+        if (st != RTCOSIM_OK)
+            break;
+        const rtcosim_component_desc *cd = rtcosim_component_description(comps[i]);
+        if (cd && cd->has_default_step && cd->default_step > 0 &&
+            (smallest == 0 || cd->default_step < smallest))
+            smallest = cd->default_step;
+        if (opts->wrap) {
+            rtcosim_component *inner = comps[i];
+            comps[i] = NULL;
+            st = opts->wrap(opts->wrap_context, sc->name, inner, &comps[i], err);
             if (st != RTCOSIM_OK)
                 rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
         }
-        if (st == RTCOSIM_OK) {
-            st = rtcosim_master_add_component(m, sc->name, comp, multiple, err);
-            if (st != RTCOSIM_OK)
-                rtcosim_error_prefix(err, "%s:%d: ", d->label, sc->line);
-        }
     }
+    rtcosim_ssd_step_origin origin = RTCOSIM_STEP_FROM_OPTION;
+    if (st == RTCOSIM_OK && !opts->overrides.has_step_size) {
+        if (!rtcosim_system_desc_macro_step(d, &s.step_size_ns, &origin) && smallest > 0) {
+            origin = RTCOSIM_STEP_FROM_COMPONENTS;
+            s.step_size_ns = smallest;
+        }
+        s.has_step_size = origin != RTCOSIM_STEP_FROM_NONE;
+    }
+    if (st == RTCOSIM_OK && !s.has_step_size)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "%s: no macro step size (give one on the command line, as stepSize "
+                               "in the org.rtcosim.master annotation, in an OSP FixedStepMaster "
+                               "annotation or on ssd:DefaultExperiment; no component has a "
+                               "default experiment step either)",
+                               d->label);
+    if (opts->step_origin)
+        *opts->step_origin = st == RTCOSIM_OK ? origin : RTCOSIM_STEP_FROM_NONE;
+
+    rtcosim_master *m = NULL;
+    if (st == RTCOSIM_OK && (st = rtcosim_master_create(s.step_size_ns, &m, err)) != RTCOSIM_OK)
+        rtcosim_error_prefix(err, "%s: ", d->label);
+    for (size_t i = 0; i < d->component_count && st == RTCOSIM_OK; i++) {
+        if (!comps[i])
+            continue;
+        const rtcosim_ssd_component *sc = &d->components[i].pub;
+        unsigned multiple = step_multiple(d, i, s.step_size_ns, &st, err);
+        if (st != RTCOSIM_OK)
+            break;
+        rtcosim_component *comp = comps[i];
+        comps[i] = NULL; /* the master owns it now, also on failure */
+        st = rtcosim_master_add_component(m, sc->name, comp, multiple, err);
+        if (st != RTCOSIM_OK)
+            rtcosim_error_prefix(err, "%s:%d: ", d->label, sc->line);
+    }
+    for (size_t i = 0; i < d->component_count; i++)
+        rtcosim_component_free(comps[i]);
+    free(comps);
 
     rtcosim_coupling_options base;
     rtcosim_coupling_options_init(&base);

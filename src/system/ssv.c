@@ -73,6 +73,8 @@ static rtcosim_status bind_to_system(rtcosim_system_desc *d, rtcosim_ssd_paramet
                                      const char *where, rtcosim_error *err)
 {
     const rtcosim_ssd_connector *sc = find_connector(d->connectors, d->connector_count, p->name);
+    if (!sc)
+        sc = system_find_boundary(d, p->name); /* "path.connector" of a nested system */
     if (sc) {
         rtcosim_status st = fit_to_connector(d, p, sc, where, err);
         if (st == RTCOSIM_OK)

@@ -27,12 +27,36 @@ typedef struct system_component {
     size_t parameter_count, parameter_cap;
 } system_component;
 
+/* A nested ssd:System, flattened at load: its connectors are the boundary
+ * connections pass through; path is its dotted name from the top system. */
+typedef struct system_subsystem {
+    const char *path;
+    int line;
+    rtcosim_ssd_connector *connectors;
+    size_t connector_count, connector_cap;
+} system_subsystem;
+
+/* A connection as written, before flattening. An end is a component
+ * (cn.*.component_index >= 0), a nested system's connector (*_sub >= 0) or a
+ * connector of the top system (both -1). */
+typedef struct system_edge {
+    rtcosim_ssd_connection cn;
+    int start_sub, end_sub;
+} system_edge;
+
+/* One item of an ssd:Enumerations ssc:Enumeration. */
+typedef struct system_enum_item {
+    const char *enumeration, *item;
+    int64_t value;
+} system_enum_item;
+
 struct rtcosim_system_desc {
     arena_block *arena;
     const char *file;     /* as given to load (or the name for parse) */
     const char *label;    /* prefix of messages about the .ssd */
     const char *base_dir; /* relative sources resolve here */
     char *temp_dir;       /* extraction directory of a .ssp, removed on free */
+    bool allow_outside;   /* a .ssp may reference files outside its package */
     const char *name;
 
     system_component *components;
@@ -45,9 +69,21 @@ struct rtcosim_system_desc {
     size_t connection_count, connection_cap;
     system_unit *units;
     size_t unit_count, unit_cap;
+    system_enum_item *enum_items;
+    size_t enum_item_count, enum_item_cap;
+    system_subsystem *subsystems;
+    size_t subsystem_count, subsystem_cap;
+    system_edge *edges; /* connections as written (ssd_connections.c) */
+    size_t edge_count, edge_cap;
 
     bool has_start, has_stop;
     rtcosim_time_ns start_ns, stop_ns;
+    /* Macro steps of other places than org.rtcosim.master (system.h). */
+    bool exp_has_step, osp_has_step;
+    rtcosim_time_ns exp_step_ns, osp_step_ns;
+    int osp_step_line;
+    const char **infos; /* information lines, arena strings */
+    size_t info_count, info_cap;
 
     rtcosim_ssd_master_settings master;
     rtcosim_ssd_realtime_settings realtime;
@@ -118,6 +154,9 @@ rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xml
 rtcosim_status system_apply_parameter_set_file(rtcosim_system_desc *d, const char *path,
                                                const char *shown_path, const char *prefix,
                                                int target, rtcosim_error *err);
+/* The connector "path.name" of a nested system, or NULL. */
+const rtcosim_ssd_connector *system_find_boundary(const rtcosim_system_desc *d,
+                                                  const char *full_name);
 /* Values bound to system connectors flow along connections to components. */
 rtcosim_status system_propagate_parameters(rtcosim_system_desc *d, rtcosim_error *err);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <zip.h>
@@ -94,7 +95,11 @@ static void files_and_directories_are_extracted_with_their_contents(void **state
     assert_true(S_ISDIR(sb.st_mode));
     assert_int_equal(stat(dir, &sb), 0);
     assert_int_equal(sb.st_mode & 0777, 0700); /* private to the user */
-    assert_int_equal(tu_count_entries(f->tmp), 1);
+    /* The directory and its owner mark beside it (dir.owner: this pid). */
+    assert_int_equal(tu_count_entries(f->tmp), 2);
+    char owner[600];
+    snprintf(owner, sizeof owner, "%s.owner", dir);
+    assert_int_equal(strtol(tu_read_file(owner, NULL), NULL, 10), (long)getpid());
     rtcosim_archive_remove_dir(f->dir);
     assert_int_equal(tu_count_entries(f->tmp), 0);
 }
@@ -282,6 +287,53 @@ static void declared_size_beyond_the_limit_is_refused_up_front(void **state)
     assert_int_equal(sb.st_size, 1 << 20);
 }
 
+/* Overwrite the declared uncompressed size of entry `name` in its local
+ * header (APPNOTE 4.3.7: offset 22) and its central directory record (4.3.12:
+ * offset 24), as a lying archiver would. */
+static void patch_declared_size(const char *zip_path, const char *name, uint32_t size)
+{
+    size_t n;
+    char *data = tu_read_file(zip_path, &n);
+    size_t len = strlen(name);
+    int patched = 0;
+    for (size_t i = 0; i + 46 + len <= n; i++) {
+        if (data[i] != 'P' || data[i + 1] != 'K')
+            continue;
+        size_t at = 0, name_at = 0;
+        if (data[i + 2] == 3 && data[i + 3] == 4)
+            at = 22, name_at = 30;
+        else if (data[i + 2] == 1 && data[i + 3] == 2)
+            at = 24, name_at = 46;
+        else
+            continue;
+        if (memcmp(data + i + name_at, name, len) != 0)
+            continue;
+        for (int b = 0; b < 4; b++)
+            data[i + at + (size_t)b] = (char)((size >> (8 * b)) & 0xff);
+        patched++;
+    }
+    assert_int_equal(patched, 2);
+    FILE *out = fopen(zip_path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(data, 1, n, out), n);
+    fclose(out);
+}
+
+/* A size liar: an entry that declares 1000 bytes and inflates to 4 MiB is
+ * stopped after at most its declared size plus one copy buffer, whatever
+ * the total limit; nothing is left behind. */
+static void entry_inflating_past_its_declared_size_is_refused(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = "<m/>"},
+                    {.name = "binaries/liar.bin", .zeros = 4 << 20}};
+    tu_zip(f->zip, e, 2);
+    patch_declared_size(f->zip, "binaries/liar.bin", 1000);
+    expect_failure(f, RTCOSIM_EFORMAT,
+                   "model.fmu: entry 'binaries/liar.bin': inflates past its declared size of "
+                   "1000 bytes");
+}
+
 static void corrupted_entry_fails_its_checksum(void **state)
 {
     fixture *f = *state;
@@ -400,6 +452,52 @@ static void removal_does_not_follow_symbolic_links(void **state)
     rtcosim_archive_remove_dir(NULL);
 }
 
+/* A directory whose owner mark names a dead process of this pid namespace is
+ * removed with its mark; one owned by a live process, one without a mark and
+ * one of another namespace stay. */
+static void directories_of_killed_runs_are_removed(void **state)
+{
+    fixture *f = *state;
+    pid_t dead = fork();
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0); /* reaped: kill(dead, 0) fails with ESRCH */
+    char ns[128] = {0};
+    assert_true(readlink("/proc/self/ns/pid", ns, sizeof ns - 1) > 0);
+    struct {
+        const char *name;
+        long pid;
+        const char *ns;
+        bool removed;
+    } cases[] = {
+        {"rtcosim-fmu-dead01", (long)dead, ns, true},
+        {"rtcosim-fmu-live01", (long)getppid(), ns, false},
+        {"rtcosim-fmu-other1", (long)dead, "pid:[1]", false},
+        {"rtcosim-fmu-nomark", 0, NULL, false},
+    };
+    char path[600], text[200];
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s/binaries/x.so", f->tmp, cases[i].name);
+        tu_write_file(path, "ELF");
+        if (cases[i].ns) {
+            snprintf(path, sizeof path, "%s/%s.owner", f->tmp, cases[i].name);
+            snprintf(text, sizeof text, "%ld %s\n", cases[i].pid, cases[i].ns);
+            tu_write_file(path, text);
+        }
+    }
+    rtcosim_archive_remove_stale(f->tmp);
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", f->tmp, cases[i].name);
+        struct stat sb;
+        assert_int_equal(stat(path, &sb) != 0, cases[i].removed);
+        snprintf(path, sizeof path, "%s/%s.owner", f->tmp, cases[i].name);
+        if (cases[i].ns)
+            assert_int_equal(stat(path, &sb) != 0, cases[i].removed);
+    }
+    assert_int_equal(tu_count_entries(f->tmp), 3 + 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +518,7 @@ int main(void)
         T(duplicates_do_not_excuse_escapes),
         T(more_entries_than_the_limit_are_refused),
         T(declared_size_beyond_the_limit_is_refused_up_front),
+        T(entry_inflating_past_its_declared_size_is_refused),
         T(corrupted_entry_fails_its_checksum),
         T(encrypted_entry_is_refused),
         T(executable_entries_stay_executable_and_others_do_not),
@@ -427,6 +526,7 @@ int main(void)
         T(missing_and_non_zip_files_are_told_apart),
         T(inconsistent_headers_are_tolerated_and_logged),
         T(removal_does_not_follow_symbolic_links),
+        T(directories_of_killed_runs_are_removed),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -174,6 +174,19 @@ static void parses_typed_values_with_range_checks(void **state)
     assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT64, "1.5e3", &v, NULL), RTCOSIM_OK);
     assert_true(v.f64 == 1500.0);
     assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT64, "1.5x", &v, NULL), RTCOSIM_EINVAL);
+    /* Not finite, or overflowing the type: refused with a message saying so. */
+    const char *not_finite[] = {"nan", "NaN", "inf", "-Infinity", "1e999", "-1e400"};
+    for (size_t i = 0; i < sizeof not_finite / sizeof not_finite[0]; i++) {
+        rtcosim_error err;
+        assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT64, not_finite[i], &v, &err),
+                         RTCOSIM_EINVAL);
+        assert_non_null(strstr(err.message, "is not a finite Float64 value"));
+    }
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT32, "1e39", &v, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT32, "3e38", &v, NULL), RTCOSIM_OK);
+    /* Underflow is not an error: 1e-320 is a subnormal double. */
+    assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_FLOAT64, "1e-320", &v, NULL), RTCOSIM_OK);
+    assert_true(v.f64 > 0 && v.f64 < 1e-300);
     assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_BOOLEAN, "true", &v, NULL), RTCOSIM_OK);
     assert_true(v.b);
     assert_int_equal(rtcosim_value_parse(RTCOSIM_TYPE_BOOLEAN, "yes", &v, NULL), RTCOSIM_EINVAL);

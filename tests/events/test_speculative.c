@@ -5,8 +5,9 @@
  * back, its sends to C are cancelled and C rolls back too; the re-executed
  * events reproduce the sequential history exactly), the optimism bound, and
  * a predicted stream run through the scheme (exact at Tc = 0, kept with a
- * bounded, reported error at Tc > 0), and the refusal of a model that cannot
- * save its state. */
+ * bounded, reported error at Tc > 0), a model that cannot save its state
+ * run conservatively among speculative LPs, and its refusal when an input
+ * has zero lookahead. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,6 +47,8 @@ static void phold_is_bit_identical_to_sequential_at_1_and_2_threads(void **state
                 o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
                 o.threads = threads;
                 o.max_ahead = ahead[a];
+                /* a snapshot before every event, every 4th (default), every 13th */
+                o.checkpoint_interval = repeat == 0 ? 1u : repeat == 1 ? 0u : 13u;
                 assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
                 assert_true(rtcosim_phold_checksum(ph) == ref);
                 assert_int_equal(stats.events, ref_stats.events);
@@ -163,7 +166,12 @@ static rtcosim_status tri_event(rtcosim_lp *lp, void *state, const rtcosim_event
 static const rtcosim_lp_model tri_model = {.kind = "tri", .init = tri_init, .event = tri_event,
                                            .state_size = sizeof(tri_lp)};
 
-static rtcosim_events *make_tri(tri_lp *lps)
+/* The same handlers without state saving: an LP of this model is never
+ * speculated on. */
+static const rtcosim_lp_model tri_plain_model = {.kind = "tri-plain", .init = tri_init,
+                                                 .event = tri_event};
+
+static rtcosim_events *make_tri_with(tri_lp *lps, const rtcosim_lp_model *c_model)
 {
     rtcosim_events *sim;
     rtcosim_error err;
@@ -171,7 +179,8 @@ static rtcosim_events *make_tri(tri_lp *lps)
     const char *names[3] = {"A", "B", "C"};
     for (int i = 0; i < 3; i++) {
         lps[i] = (tri_lp){.role = i};
-        assert_int_equal(rtcosim_events_add_lp(sim, names[i], &tri_model, &lps[i],
+        assert_int_equal(rtcosim_events_add_lp(sim, names[i], i == 2 ? c_model : &tri_model,
+                                               &lps[i],
                                                i == 2 ? 1 : RTCOSIM_LP_NO_GROUP, NULL, &err),
                          RTCOSIM_OK);
     }
@@ -180,6 +189,8 @@ static rtcosim_events *make_tri(tri_lp *lps)
                      RTCOSIM_OK);
     return sim;
 }
+
+static rtcosim_events *make_tri(tri_lp *lps) { return make_tri_with(lps, &tri_model); }
 
 static void straggler_rolls_back_and_cancels_downstream_in_cascade(void **state)
 {
@@ -197,37 +208,49 @@ static void straggler_rolls_back_and_cancels_downstream_in_cascade(void **state)
      * the ticks up to 9.9 ms forwarded (+50 us <= 10 ms: 100) */
     assert_int_equal(ref[1].count, 102);
     assert_int_equal(ref[2].count, 100);
-    memset(lps, 0, sizeof lps);
-    for (int i = 0; i < 3; i++)
-        lps[i].role = i;
-    atomic_store(&tri_b_max, 0);
-    tri_wait_for = 5 * RTCOSIM_NS_PER_MS; /* B is 3 ms past the straggler */
-    o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
-    o.threads = 2;
-    o.max_ahead = RTCOSIM_NS_PER_S;
-    rtcosim_run_stats stats;
-    assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
-    assert_false(tri_waited_out);
-    for (int i = 0; i < 3; i++) {
-        assert_true(lps[i].hash == ref[i].hash);
-        assert_int_equal(lps[i].count, ref[i].count);
+    /* a snapshot before every event of B, or only before the first one kept
+     * (interval 1000 > its events): the rollback then rebuilds B's state at
+     * 2 ms by coasting forward from a snapshot at or before GVT (<= 1 ms) */
+    const unsigned intervals[] = {1, 1000};
+    for (size_t ci = 0; ci < 2; ci++) {
+        memset(lps, 0, sizeof lps);
+        for (int i = 0; i < 3; i++)
+            lps[i].role = i;
+        atomic_store(&tri_b_max, 0);
+        o.checkpoint_interval = intervals[ci];
+        tri_wait_for = 5 * RTCOSIM_NS_PER_MS; /* B is 3 ms past the straggler */
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = 2;
+        o.max_ahead = RTCOSIM_NS_PER_S;
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_false(tri_waited_out);
+        for (int i = 0; i < 3; i++) {
+            assert_true(lps[i].hash == ref[i].hash);
+            assert_int_equal(lps[i].count, ref[i].count);
+        }
+        rtcosim_lp_speculation a, b, c;
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 0, &a, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 2, &c, &err), RTCOSIM_OK);
+        assert_int_equal(a.rollbacks, 0);
+        /* B processed at least its ticks 2.0 .. 5.0 ms beyond the straggler at
+         * 2 ms (ticks after 2 ms: 2.0 sorts before A's event by source LP? no:
+         * A is LP 0, so A's event at 2 ms sorts first and B's tick at 2 ms is
+         * undone too) */
+        assert_true(b.rollbacks >= 1);
+        assert_true(b.rolled_back >= 31);    /* ticks 2.0 .. 5.0 ms */
+        assert_true(b.anti_messages >= 30);  /* their forwards to C, 2.05 .. 4.95 ms */
+        assert_true(c.rollbacks >= 1);       /* C had processed them: cascade */
+        assert_int_equal(b.committed, ref[1].count);
+        assert_int_equal(c.committed, ref[2].count);
+        assert_int_equal(b.processed, b.committed + b.rolled_back);
+        if (intervals[ci] == 1)
+            assert_int_equal(b.coasted, 0);
+        else
+            assert_true(b.coasted >= 10); /* the ticks from <= 1 ms to 2 ms */
     }
-    rtcosim_lp_speculation a, b, c;
-    assert_int_equal(rtcosim_events_lp_speculation(sim, 0, &a, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_events_lp_speculation(sim, 2, &c, &err), RTCOSIM_OK);
-    assert_int_equal(a.rollbacks, 0);
-    /* B processed at least its ticks 2.0 .. 5.0 ms beyond the straggler at
-     * 2 ms (ticks after 2 ms: 2.0 sorts before A's event by source LP? no:
-     * A is LP 0, so A's event at 2 ms sorts first and B's tick at 2 ms is
-     * undone too) */
-    assert_true(b.rollbacks >= 1);
-    assert_true(b.rolled_back >= 31);    /* ticks 2.0 .. 5.0 ms */
-    assert_true(b.anti_messages >= 30);  /* their forwards to C, 2.05 .. 4.95 ms */
-    assert_true(c.rollbacks >= 1);       /* C had processed them: cascade */
-    assert_int_equal(b.committed, ref[1].count);
-    assert_int_equal(c.committed, ref[2].count);
-    assert_int_equal(b.processed, b.committed + b.rolled_back);
+    tri_wait_for = 0;
     rtcosim_events_free(sim);
 }
 
@@ -365,6 +388,59 @@ static void predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above(void 
     rtcosim_events_free(sim);
 }
 
+
+/* C cannot save its state: it runs conservatively while A and B speculate
+ * around it. B still runs ahead and rolls back at A's straggler; C never
+ * processes an event that is later cancelled (no rollback, every processed
+ * event committed) and ends with the sequential history (hash and count). */
+static void model_without_state_saving_runs_conservatively_among_speculative(void **state)
+{
+    (void)state;
+    tri_lp lps[3];
+    rtcosim_events *sim = make_tri_with(lps, &tri_plain_model);
+    rtcosim_error err;
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 10 * RTCOSIM_NS_PER_MS};
+    tri_wait_for = 0;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    tri_lp ref[3];
+    memcpy(ref, lps, sizeof ref);
+    assert_int_equal(ref[2].count, 100); /* hand count as in the cascade test */
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        for (int i = 0; i < 3; i++)
+            lps[i] = (tri_lp){.role = i};
+        atomic_store(&tri_b_max, 0);
+        /* on 2 threads, A holds its straggler until B is 3 ms past it */
+        tri_wait_for = threads == 2 ? 5 * RTCOSIM_NS_PER_MS : 0;
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = threads;
+        o.max_ahead = RTCOSIM_NS_PER_S;
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_int_equal(stats.conservative_lps, 1);
+        for (int i = 0; i < 3; i++) {
+            assert_true(lps[i].hash == ref[i].hash);
+            assert_int_equal(lps[i].count, ref[i].count);
+        }
+        rtcosim_lp_speculation b, c;
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 2, &c, &err), RTCOSIM_OK);
+        assert_false(b.conservative);
+        assert_true(c.conservative);
+        if (threads == 2) {
+            assert_false(tri_waited_out);
+            assert_true(b.rollbacks >= 1);    /* B still speculated */
+            assert_true(b.rolled_back >= 31); /* ticks 2.0 .. 5.0 ms */
+            assert_true(b.anti_messages >= 30);
+        }
+        assert_int_equal(c.rollbacks, 0);
+        assert_int_equal(c.processed, ref[2].count);
+        assert_int_equal(c.committed, ref[2].count);
+    }
+    tri_wait_for = 0;
+    rtcosim_events_free(sim);
+}
+
 static rtcosim_status plain_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
                                   rtcosim_error *err)
 {
@@ -372,20 +448,29 @@ static rtcosim_status plain_event(rtcosim_lp *lp, void *state, const rtcosim_eve
     return RTCOSIM_OK;
 }
 
-static void model_without_state_saving_is_refused(void **state)
+/* Without state saving and with an input of zero lookahead, nothing bounds
+ * what may still arrive at the LP's own time: refused, naming the LP. */
+static void unsaveable_lp_with_zero_lookahead_input_is_refused(void **state)
 {
     (void)state;
     static const rtcosim_lp_model plain = {.kind = "plain", .event = plain_event};
+    static const rtcosim_lp_model saved = {.kind = "saved", .event = plain_event,
+                                           .state_size = sizeof(int)};
     rtcosim_events *sim;
     rtcosim_error err;
-    int dummy;
+    int dummy[2] = {0, 0};
+    rtcosim_lp_id a, b;
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_events_add_lp(sim, "stateless", &plain, &dummy, RTCOSIM_LP_NO_GROUP,
-                                           NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "source", &saved, &dummy[0], RTCOSIM_LP_NO_GROUP,
+                                           &a, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "stateless", &plain, &dummy[1],
+                                           RTCOSIM_LP_NO_GROUP, &b, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_link(sim, a, b, 0, &err), RTCOSIM_OK);
     rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
                              .stop_time = RTCOSIM_NS_PER_MS};
     assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_EUNSUPPORTED);
     assert_non_null(strstr(err.message, "lp 'stateless' (plain) cannot save its state"));
+    assert_non_null(strstr(err.message, "zero lookahead"));
     o.max_ahead = -1;
     assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_EINVAL);
     rtcosim_events_free(sim);
@@ -399,7 +484,8 @@ int main(void)
         cmocka_unit_test(straggler_rolls_back_and_cancels_downstream_in_cascade),
         cmocka_unit_test(optimism_is_bounded_by_max_ahead),
         cmocka_unit_test(predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above),
-        cmocka_unit_test(model_without_state_saving_is_refused),
+        cmocka_unit_test(model_without_state_saving_runs_conservatively_among_speculative),
+        cmocka_unit_test(unsaveable_lp_with_zero_lookahead_input_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

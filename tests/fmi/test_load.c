@@ -100,14 +100,18 @@ static void malformed_model_description_is_rejected(void **state)
     expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: modelDescription.xml: malformed XML");
 }
 
-static void fmi_1_0_is_unsupported(void **state)
+static void fmi_1_0_binaries_are_refused_by_name(void **state)
 {
     fixture *f = *state;
     tu_entry e[] = {{.name = "modelDescription.xml",
-                     .text = "<fmiModelDescription fmiVersion=\"1.0\" modelName=\"M\"/>"}};
+                     .text = "<fmiModelDescription fmiVersion=\"1.0\" modelName=\"M\" "
+                             "modelIdentifier=\"M\" guid=\"g\"><ModelVariables/>"
+                             "<Implementation><CoSimulation_StandAlone><Capabilities/>"
+                             "</CoSimulation_StandAlone></Implementation></fmiModelDescription>"}};
     tu_zip(f->fmu, e, 1);
     expect_failure(f, RTCOSIM_EUNSUPPORTED,
-                   "model.fmu: modelDescription.xml: unsupported fmiVersion '1.0'");
+                   "model.fmu: FMI 1.0 co-simulation FMU 'M': its model description is read, but "
+                   "rtcosim cannot run FMI 1.0 binaries yet");
 }
 
 static void fmi2_without_linux_binary_names_the_expected_path(void **state)
@@ -222,7 +226,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(text_file_is_not_a_zip, setup, teardown),
         cmocka_unit_test_setup_teardown(zip_without_model_description_is_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(malformed_model_description_is_rejected, setup, teardown),
-        cmocka_unit_test_setup_teardown(fmi_1_0_is_unsupported, setup, teardown),
+        cmocka_unit_test_setup_teardown(fmi_1_0_binaries_are_refused_by_name, setup, teardown),
         cmocka_unit_test_setup_teardown(fmi2_without_linux_binary_names_the_expected_path, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(fmi3_without_linux_binary_names_the_expected_path, setup,

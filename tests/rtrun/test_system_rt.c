@@ -98,11 +98,12 @@ static rtcosim_status plain_row(void *context, rtcosim_time_ns t, const double *
  * non-real-time outputs that feed it (b.x); b.v stays on the partner's side. */
 static const char *const rt_columns[] = {"a.x", "a.v", "b.x"};
 
-static void run_plain(const rtcosim_system_desc *desc, const char *path)
+static void run_plain_observing(const rtcosim_system_desc *desc, const char *path,
+                                const char *const *observe, size_t observe_count)
 {
     rtcosim_error err;
     rtcosim_master *m = NULL;
-    rtcosim_system_build_options b = {.observe = rt_columns, .observe_count = 3};
+    rtcosim_system_build_options b = {.observe = observe, .observe_count = observe_count};
     assert_int_equal(rtcosim_system_build_master(desc, &b, &m, &err), RTCOSIM_OK);
     assert_int_equal(rtcosim_master_initialize(m, 0, 100 * MS, &err), RTCOSIM_OK);
     rtcosim_column columns[8];
@@ -115,6 +116,11 @@ static void run_plain(const rtcosim_system_desc *desc, const char *path)
     assert_int_equal(rtcosim_master_run(m, 100 * MS, plain_row, &out, &err), RTCOSIM_OK);
     assert_int_equal(rtcosim_recorder_close(out.recorder, NULL, &err), RTCOSIM_OK);
     rtcosim_master_free(m);
+}
+
+static void run_plain(const rtcosim_system_desc *desc, const char *path)
+{
+    run_plain_observing(desc, path, rt_columns, 3);
 }
 
 /* No output of the springs system has direct feedthrough, and the parts
@@ -133,6 +139,71 @@ static void test_on_time_real_time_run_equals_plain_run_bit_for_bit(void **state
     char *plain = read_text(tu_scratch("plain.csv")), *rt = read_text(tu_scratch("realtime.csv"));
     assert_int_equal(count_lines(plain), 102); /* header + t = 0 .. 0.1 s */
     assert_string_equal(plain, rt);
+    free(plain);
+    free(rt);
+}
+
+/* springs.ssd with b stepping 5 ms (five macro steps): the part holding b
+ * alone has its next communication point 5 frames ahead. Runs it real-time
+ * with b's or a's part non-real-time and returns the results text. */
+static const char *const crossing_columns[] = {"a.x", "b.x"};
+
+static char *run_multirate(fixture *f, const char *non_realtime, const char *name)
+{
+    rtcosim_system_desc_free(f->desc);
+    f->desc = NULL;
+    assert_int_equal(rtcosim_system_desc_load(MULTIRATE_SSD, &f->desc, &f->err), RTCOSIM_OK);
+    f->options.rt.non_realtime = non_realtime;
+    f->options.build.observe = crossing_columns;
+    f->options.build.observe_count = 2;
+    f->options.output_file = tu_scratch(name);
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
+    assert_int_equal(s->frames, 100);
+    assert_int_equal(s->estimated_exchanges, 0);
+    return read_text(tu_scratch(name));
+}
+
+/* Regression: a part whose every component steps a multiple of the macro
+ * step ran ahead of the frames and stopped in frame 1. Jacobi, no
+ * feedthrough, exchange every frame: a reads b.x of b's latest communication
+ * point (0, 5, 10 ms ...) and b reads a.x at its own, as in the plain run,
+ * so the run equals the plain Jacobi run bit for bit. */
+static void test_multirate_non_realtime_part_equals_plain_run_bit_for_bit(void **state)
+{
+    fixture *f = *state;
+    char *rt = run_multirate(f, "b", "multirate_b.csv");
+    run_plain_observing(f->desc, tu_scratch("multirate_plain.csv"), crossing_columns, 2);
+    char *plain = read_text(tu_scratch("multirate_plain.csv"));
+    assert_int_equal(count_lines(plain), 102);
+    assert_string_equal(plain, rt);
+    free(plain);
+    free(rt);
+}
+
+/* The same with b in the real-time part: its master is ahead of the paced
+ * frames. What a reads equals the plain run, so every row on b's grid (every
+ * fifth) equals the plain run's; between them the recorded b.x is b's latest
+ * step's value (as the master observes it in a plain Gauss-Seidel run). */
+static void test_multirate_real_time_part_matches_plain_run_on_its_grid(void **state)
+{
+    fixture *f = *state;
+    char *rt = run_multirate(f, "a", "multirate_a.csv");
+    run_plain_observing(f->desc, tu_scratch("multirate_plain_a.csv"), crossing_columns, 2);
+    char *plain = read_text(tu_scratch("multirate_plain_a.csv"));
+    assert_int_equal(count_lines(rt), 102);
+    char *save_p = NULL, *save_r = NULL;
+    char *lp = strtok_r(plain, "\n", &save_p), *lr = strtok_r(rt, "\n", &save_r);
+    size_t row = 0, compared = 0;
+    for (; lp && lr; lp = strtok_r(NULL, "\n", &save_p), lr = strtok_r(NULL, "\n", &save_r), row++)
+        if (row == 0 || (row - 1) % 5 == 0) {
+            assert_string_equal(lp, lr);
+            compared++;
+        }
+    assert_null(lp);
+    assert_null(lr);
+    assert_int_equal(compared, 1 + 21); /* header, t = 0, 5, ..., 100 ms */
     free(plain);
     free(rt);
 }
@@ -395,6 +466,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_on_time_real_time_run_equals_plain_run_bit_for_bit,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_multirate_non_realtime_part_equals_plain_run_bit_for_bit, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_multirate_real_time_part_matches_plain_run_on_its_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_estimates_used_exactly_at_hand_computed_frames, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_crashing_partner_is_lost_and_real_time_part_finishes,

@@ -502,14 +502,17 @@ static void row_and_progress_hooks_see_the_recorded_rows_and_every_step(void **s
     assert_int_equal(h.step_times[4], 1100000000);
     rtcosim_component_free(c);
 
-    /* Cancelled at 0.5 s: the error names the time; the rows so far stay. */
+    /* Cancelled at 0.5 s: the error names the time; the rows so far stay,
+     * with the time reached (0.5 s, y = 0.5) as the last one. */
     c = make_integrator();
     h = (hook_log){.cancel_at = 500000000};
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_ECANCELED);
     assert_non_null(strstr(err.message, "stopped by the test"));
     assert_non_null(strstr(err.message, "t = 0.5 s"));
     assert_int_equal(h.steps, 2);
-    assert_int_equal(h.rows, 1);
+    assert_int_equal(h.rows, 2);
+    assert_int_equal(h.times[1], 500000000);
+    assert_true(h.y[1] == 0.5);
     rtcosim_component_free(c);
 }
 

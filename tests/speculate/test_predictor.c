@@ -143,6 +143,84 @@ static void periodic_times_and_vectors_predicted_exactly(void **state)
     rtcosim_predictor_free(p);
 }
 
+static void refit_interval_reuses_weights_until_the_next_fit(void **state)
+{
+    (void)state;
+    /* x[k] = 2^k for k <= 12, then halving: order 1 fits w = 2, then 0.5.
+     * Window 4 -> 5 samples; with refit_interval 8 the fits happen at 5, 13,
+     * 21 observations, so at 19 the weight of regime 2^k is still in use
+     * (prediction 2 x[18]) while a predictor refitting every time has w = 0.5. */
+    rtcosim_predictor_config c = {.width = 1, .order = 1, .window = 4, .horizon = 2};
+    rtcosim_predictor *every = NULL, *lazy = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_predictor_create(&c, &every, &err), RTCOSIM_OK);
+    c.refit_interval = 8;
+    assert_int_equal(rtcosim_predictor_create(&c, &lazy, &err), RTCOSIM_OK);
+    double x = 1;
+    for (int k = 0; k < 21; k++) {
+        if (k == 19) {
+            const double *a = rtcosim_predictor_values_at(every, 19);
+            const double *b = rtcosim_predictor_values_at(lazy, 19);
+            assert_non_null(a);
+            assert_non_null(b);
+            assert_true(fabs(a[0] / x - 0.5) < 1e-12); /* x is x[18] here */
+            assert_true(fabs(b[0] / x - 2.0) < 1e-12);
+        }
+        x = k == 0 ? 1.0 : k <= 12 ? 2 * x : 0.5 * x;
+        observe(every, 1000 * k, x);
+        observe(lazy, 1000 * k, x);
+    }
+    const double *b = rtcosim_predictor_values_at(lazy, 21); /* refitted at 21 */
+    assert_non_null(b);
+    assert_true(fabs(b[0] / x - 0.5) < 1e-12);
+    rtcosim_predictor_free(every);
+    rtcosim_predictor_free(lazy);
+}
+
+static void held_value_is_predicted_bit_exactly(void **state)
+{
+    (void)state;
+    rtcosim_predictor_config c = {.width = 1, .order = 3, .window = 8, .horizon = 4};
+    rtcosim_predictor *p = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_predictor_create(&c, &p, &err), RTCOSIM_OK);
+    for (int k = 0; k < 20; k++)
+        observe(p, 1000 * k, 0.1);
+    size_t order;
+    assert_int_equal(rtcosim_predictor_method(p, 0, &order), RTCOSIM_PREDICT_LS);
+    for (uint64_t k = 20; k < 24; k++)
+        assert_true(rtcosim_predictor_values_at(p, k)[0] == 0.1);
+    rtcosim_predictor_free(p);
+}
+
+/* Replaying a history with record and one final observe gives the curve of
+ * observing every sample (a sine: order 2 least squares, exact to rounding). */
+static void record_then_observe_equals_observing_all(void **state)
+{
+    (void)state;
+    rtcosim_predictor_config c = {.width = 1, .order = 2, .window = 8, .horizon = 4};
+    rtcosim_predictor *all = NULL, *rec = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_predictor_create(&c, &all, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_predictor_create(&c, &rec, &err), RTCOSIM_OK);
+    for (int k = 0; k < 16; k++) {
+        double v = sin(0.3 * k);
+        observe(all, 1000 * k, v);
+        if (k < 15)
+            assert_int_equal(rtcosim_predictor_record(rec, 1000 * k, &v, &err), RTCOSIM_OK);
+        else
+            observe(rec, 1000 * k, v);
+        if (k < 15)
+            assert_null(rtcosim_predictor_values_at(rec, (uint64_t)k + 1)); /* no curve yet */
+    }
+    for (uint64_t k = 16; k < 20; k++) {
+        assert_true(at(all, k) == at(rec, k));
+        assert_true(fabs(at(rec, k) - sin(0.3 * (double)k)) < 1e-9);
+    }
+    rtcosim_predictor_free(all);
+    rtcosim_predictor_free(rec);
+}
+
 static void bad_config_and_time_are_refused(void **state)
 {
     (void)state;
@@ -170,6 +248,9 @@ int main(void)
         cmocka_unit_test(sine_falls_back_to_its_exact_second_order),
         cmocka_unit_test(short_history_uses_zoh_then_foh),
         cmocka_unit_test(periodic_times_and_vectors_predicted_exactly),
+        cmocka_unit_test(refit_interval_reuses_weights_until_the_next_fit),
+        cmocka_unit_test(held_value_is_predicted_bit_exactly),
+        cmocka_unit_test(record_then_observe_equals_observing_all),
         cmocka_unit_test(bad_config_and_time_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

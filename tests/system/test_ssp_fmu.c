@@ -106,11 +106,68 @@ static void test_ssp_with_fmi3_fmu_runs_with_bound_parameters(void **state)
     run_ssp_with_fmu(RTCOSIM_FMU_DAHLQUIST_FMI3);
 }
 
+/* The SSD of `ssd` with the component's source replaced (and no binding). */
+static void write_ssp_with_source(const char *path, const char *source, const char *fmu)
+{
+    char text[4096];
+    const char *at = strstr(ssd, "resources/dahlquist.fmu");
+    const char *binding = strstr(ssd, "    <ssd:ParameterBindings>");
+    const char *binding_end = strstr(binding, "\n") + 1;
+    snprintf(text, sizeof text, "%.*s%s%.*s%s", (int)(at - ssd), ssd, source,
+             (int)(binding - (at + strlen("resources/dahlquist.fmu"))),
+             at + strlen("resources/dahlquist.fmu"), binding_end);
+    const tu_entry entries[] = {{.name = "SystemStructure.ssd", .text = text},
+                                {.name = "resources/dahlquist.fmu", .file = fmu}};
+    tu_zip(path, entries, 2);
+}
+
+/* A .ssp never reaches outside its package: absolute paths, file:// URIs and
+ * ".." that climbs above the root are refused naming the source, unless
+ * allow_outside; ".." that stays inside is fine. The outside FMU exists (so
+ * the refusal is not a missing file). */
+static void ssp_references_outside_the_package_are_refused(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char path[600], outside_abs[600], file_uri[700];
+    snprintf(path, sizeof path, "%s/pkg/sys.ssp", dir);
+    tu_write_file(path, "");
+    snprintf(outside_abs, sizeof outside_abs, "%s", RTCOSIM_FMU_DAHLQUIST_FMI2);
+    snprintf(file_uri, sizeof file_uri, "file://%s", RTCOSIM_FMU_DAHLQUIST_FMI2);
+    const char *refused[] = {outside_abs, file_uri, "../../x.fmu", "resources/../../x.fmu"};
+    for (size_t i = 0; i < 4; i++) {
+        write_ssp_with_source(path, refused[i], RTCOSIM_FMU_DAHLQUIST_FMI2);
+        rtcosim_system_desc *d = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_system_desc_load(path, &d, &err), RTCOSIM_EFORMAT);
+        if (!strstr(err.message, "is outside the package") || !strstr(err.message, refused[i]))
+            fail_msg("%s: %s", refused[i], err.message);
+        assert_null(d);
+    }
+    /* Allowed on request: the absolute path loads. */
+    write_ssp_with_source(path, outside_abs, RTCOSIM_FMU_DAHLQUIST_FMI2);
+    const rtcosim_system_load_options allow = {.allow_outside = true};
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_load_with(path, &allow, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_system_desc_free(d);
+    /* Inside: "resources/./sub/../dahlquist.fmu" names the packaged FMU. */
+    write_ssp_with_source(path, "resources/./sub/../dahlquist.fmu", RTCOSIM_FMU_DAHLQUIST_FMI2);
+    d = NULL;
+    if (rtcosim_system_desc_load(path, &d, &err) != RTCOSIM_OK &&
+        strstr(err.message, "outside the package"))
+        fail_msg("%s", err.message);
+    rtcosim_system_desc_free(d);
+    tu_drop_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ssp_with_fmi2_fmu_runs_with_bound_parameters),
         cmocka_unit_test(test_ssp_with_fmi3_fmu_runs_with_bound_parameters),
+        cmocka_unit_test(ssp_references_outside_the_package_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -518,10 +518,16 @@ static const bad_case bad_cases[] = {
      NULL, RTCOSIM_EFORMAT, "sys.ssd:12: component 'a' has two connectors named 'in' (first on line 11)"},
     {"bad kind", ONE("    <ssd:Connector name=\"z\" kind=\"sideways\"/>\n", ""), NULL, RTCOSIM_EFORMAT,
      "sys.ssd:12: connector 'z': unknown kind 'sideways' (input, output, parameter, calculatedParameter, inout)"},
-    {"nested system",
+    {"nested system without the connector",
      SSD_HEAD " <ssd:System name=\"s\"><ssd:Elements>\n  <ssd:System name=\"inner\"/>\n"
-              " </ssd:Elements></ssd:System>\n" SSD_TAIL,
-     NULL, RTCOSIM_EUNSUPPORTED, "sys.ssd:8: nested systems are not supported"},
+              " </ssd:Elements><ssd:Connections>\n"
+              "  <ssd:Connection startElement=\"inner\" startConnector=\"y\" endConnector=\"u\"/>\n"
+              " </ssd:Connections></ssd:System>\n" SSD_TAIL,
+     NULL, RTCOSIM_ENOTFOUND, "sys.ssd:10: connection: system 'inner' has no connector 'y'"},
+    {"nested name clash",
+     SSD_HEAD " <ssd:System name=\"s\"><ssd:Elements>\n  <ssd:Component name=\"m\" source=\"rtcosim:x\"/>\n"
+              "  <ssd:System name=\"m\"/>\n </ssd:Elements></ssd:System>\n" SSD_TAIL,
+     NULL, RTCOSIM_EFORMAT, "sys.ssd:9: duplicate element name 'm' (first on line 8)"},
     {"bad master order",
      ONE("", "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
              "   <rc:Master order=\"random\"/></ssc:Annotation></ssd:Annotations>\n"),
@@ -562,10 +568,14 @@ static const bad_case bad_cases[] = {
     {"stop before start",
      SSD_HEAD " <ssd:System name=\"s\"/>\n <ssd:DefaultExperiment startTime=\"2\" stopTime=\"1\"/>\n" SSD_TAIL,
      NULL, RTCOSIM_EFORMAT, "sys.ssd:8: stopTime is before startTime"},
-    {"unsupported transformation",
+    {"mapping between Real connectors",
      ONE("", "  <ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"out\" endElement=\"a\" "
              "endConnector=\"in\">\n   <ssc:BooleanMappingTransformation/></ssd:Connection></ssd:Connections>\n"),
-     NULL, RTCOSIM_EUNSUPPORTED, "sys.ssd:15: ssc:BooleanMappingTransformation on connections is not supported"},
+     NULL, RTCOSIM_EFORMAT, "sys.ssd:15: ssc:BooleanMappingTransformation between connectors of type Real and Real"},
+    {"unknown transformation",
+     ONE("", "  <ssd:Connections><ssd:Connection startElement=\"a\" startConnector=\"out\" endElement=\"a\" "
+             "endConnector=\"in\">\n   <ssc:StringMappingTransformation/></ssd:Connection></ssd:Connections>\n"),
+     NULL, RTCOSIM_EUNSUPPORTED, "sys.ssd:15: ssc:StringMappingTransformation on connections is not supported"},
 };
 
 static void test_bad_inputs_give_one_line_errors_with_file_and_line(void **state)

@@ -1,0 +1,242 @@
+/* SIGINT/SIGTERM handling of `run` and `simulate` (signals.h). The handler
+ * only stores the signal number (a lock-free atomic store) or, on a second
+ * signal, writes a fixed message and _exit()s: both async-signal-safe
+ * (POSIX.1-2017 2.4.3). */
+#include "signals.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rtcosim/component.h"
+#include "rtcosim/results.h"
+
+atomic_int cli_stop_signal;
+
+static struct sigaction previous_int, previous_term;
+static int installed;
+
+static void on_signal(int signo)
+{
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&cli_stop_signal, &expected, signo))
+        return;
+    rtcosim_recorder_flush_all_signal_safe(); /* the rows computed so far */
+    static const char message[] = "rtcosim: second signal: exiting at once\n";
+    ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+    (void)ignored;
+    _exit(128 + signo);
+}
+
+void cli_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* SA_RESTART: an interrupted write or sleep goes on; the run sees the
+     * flag at its next step boundary. */
+    sa.sa_flags = SA_RESTART;
+    atomic_store(&cli_stop_signal, 0);
+    sigaction(SIGINT, &sa, &previous_int);
+    sigaction(SIGTERM, &sa, &previous_term);
+    installed = 1;
+}
+
+void cli_signals_restore(void)
+{
+    if (!installed)
+        return;
+    sigaction(SIGINT, &previous_int, NULL);
+    sigaction(SIGTERM, &previous_term, NULL);
+    installed = 0;
+}
+
+const char *cli_signal_name(int signo)
+{
+    static char buffer[32];
+    if (signo == SIGINT)
+        return "SIGINT";
+    if (signo == SIGTERM)
+        return "SIGTERM";
+    snprintf(buffer, sizeof buffer, "signal %d", signo);
+    return buffer;
+}
+
+int cli_signal_exit_code(int signo) { return 128 + signo; }
+
+/* --- Fatal signals and exit() inside a component call ---------------------- */
+
+static const char *guard_what;
+static atomic_int guard_active;
+static bool atexit_registered;
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+static void put(const char *text)
+{
+    ssize_t ignored = write(STDERR_FILENO, text, strlen(text));
+    (void)ignored;
+}
+
+/* "rtcosim: WHAT: component 'X' in CALL: EVENT; rows so far written" with
+ * write(2) and strlen only (async-signal-safe). */
+static void report_death(const char *event)
+{
+    const char *instance = NULL, *call = NULL;
+    bool in_call = rtcosim_component_current_call(&instance, &call);
+    put("rtcosim: ");
+    put(guard_what ? guard_what : "run");
+    put(": ");
+    if (in_call) {
+        put("component '");
+        put(instance);
+        put("' in ");
+        put(call);
+        put(": ");
+        put(event);
+    } else {
+        put(event);
+        put(" outside any component call");
+    }
+    put("; the rows computed so far are in the results file\n");
+}
+
+static char timeout_event[96];
+
+static void on_step_timeout(int signo)
+{
+    (void)signo;
+    rtcosim_recorder_flush_all_signal_safe();
+    report_death(timeout_event);
+    _exit(CLI_EXIT_STEP_TIMEOUT);
+}
+
+static void on_fatal(int signo)
+{
+    rtcosim_recorder_flush_all_signal_safe();
+    const char *event = signo == SIGSEGV   ? "crashed (SIGSEGV)"
+                        : signo == SIGBUS  ? "crashed (SIGBUS)"
+                        : signo == SIGFPE  ? "crashed (SIGFPE)"
+                        : signo == SIGILL  ? "crashed (SIGILL)"
+                                           : "aborted (SIGABRT)";
+    report_death(event);
+    signal(signo, SIG_DFL);
+    raise(signo); /* die of it: the parent sees the real cause */
+}
+
+static void on_exit_during_run(void)
+{
+    if (!atomic_load(&guard_active))
+        return;
+    rtcosim_recorder_flush_all_signal_safe();
+    report_death("called exit()");
+    _exit(1);
+}
+
+void cli_run_guard_begin(const char *what)
+{
+    guard_what = what;
+    if (!atexit_registered)
+        atexit_registered = atexit(on_exit_during_run) == 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        sigaction(fatal_signals[i], &sa, NULL);
+    atomic_store(&guard_active, 1);
+}
+
+void cli_run_guard_end(void)
+{
+    atomic_store(&guard_active, 0);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        signal(fatal_signals[i], SIG_DFL);
+}
+
+/* --- --step-timeout ---------------------------------------------------------- */
+
+static atomic_llong last_beat_ms;
+static atomic_int watchdog_quit;
+static pthread_t watchdog_thread, watched_thread;
+static bool watchdog_running;
+static long long timeout_ms;
+
+static long long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void cli_watchdog_beat(void)
+{
+    if (watchdog_running)
+        atomic_store_explicit(&last_beat_ms, monotonic_ms(), memory_order_relaxed);
+}
+
+static void *watchdog_main(void *arg)
+{
+    (void)arg;
+    long long period = timeout_ms / 4 < 50 ? (timeout_ms / 4 > 0 ? timeout_ms / 4 : 1) : 50;
+    while (!atomic_load(&watchdog_quit)) {
+        struct timespec pause = {(time_t)(period / 1000), (long)(period % 1000) * 1000000L};
+        nanosleep(&pause, NULL);
+        if (monotonic_ms() - atomic_load(&last_beat_ms) > timeout_ms && !atomic_load(&watchdog_quit)) {
+            pthread_kill(watched_thread, SIGUSR2);
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+int cli_parse_step_timeout(const char *text, double *out)
+{
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (!*text || *end || !isfinite(v) || v <= 0 || v > 1e6)
+        return cli_fail("--step-timeout: '%s' is not a number of seconds > 0", text);
+    *out = v;
+    return 0;
+}
+
+int cli_watchdog_start(double seconds)
+{
+    if (seconds <= 0)
+        return 0;
+    timeout_ms = (long long)ceil(seconds * 1000.0);
+    snprintf(timeout_event, sizeof timeout_event,
+             "did not return within %g s (--step-timeout)", seconds);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_step_timeout;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR2, &sa, NULL);
+    watched_thread = pthread_self();
+    atomic_store(&watchdog_quit, 0);
+    watchdog_running = true;
+    cli_watchdog_beat();
+    int rc = pthread_create(&watchdog_thread, NULL, watchdog_main, NULL);
+    if (rc) {
+        watchdog_running = false;
+        return cli_fail("--step-timeout: cannot start the watchdog thread: %s", strerror(rc));
+    }
+    return 0;
+}
+
+void cli_watchdog_stop(void)
+{
+    if (!watchdog_running)
+        return;
+    atomic_store(&watchdog_quit, 1);
+    pthread_join(watchdog_thread, NULL);
+    watchdog_running = false;
+    signal(SIGUSR2, SIG_DFL);
+}

@@ -1,0 +1,39 @@
+/* SIGINT/SIGTERM for the commands that run a simulation: the first signal
+ * asks the run to stop at the next step boundary (frame in real time) so that
+ * results, report and summary are written; a second one exits at once. */
+#ifndef RTCOSIM_CLI_SIGNALS_H
+#define RTCOSIM_CLI_SIGNALS_H
+
+#include <stdatomic.h>
+
+/* The number of the first SIGINT/SIGTERM received, 0 before. */
+extern atomic_int cli_stop_signal;
+
+/* Install the handlers (the previous ones are restored by cli_signals_restore). */
+void cli_signals_install(void);
+void cli_signals_restore(void);
+/* While a run is in progress (between cli_run_guard_begin and _end): a fatal
+ * signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes the buffered rows
+ * and one line naming `what` (the input file), the component and its call,
+ * then the process dies of that signal; a component calling exit() gets the
+ * same line and exit code 1 instead of its own status. */
+void cli_run_guard_begin(const char *what);
+void cli_run_guard_end(void);
+
+/* --step-timeout: a watchdog thread that, when no step boundary was reached
+ * (cli_watchdog_beat) for `seconds`, interrupts the calling thread (stuck in
+ * a component call: it cannot be returned from safely) with SIGUSR2, whose
+ * handler writes the buffered rows and one line naming the component and its
+ * call, then exits with CLI_EXIT_STEP_TIMEOUT. seconds <= 0: none. */
+int cli_watchdog_start(double seconds);
+void cli_watchdog_beat(void);
+void cli_watchdog_stop(void);
+/* Parse a --step-timeout value (seconds > 0); 0 or cli_fail's code. */
+int cli_parse_step_timeout(const char *text, double *out);
+
+/* "SIGINT" / "SIGTERM" / "signal N". */
+const char *cli_signal_name(int signo);
+/* The exit code of a run ended by signal signo: 128 + signo (130, 143). */
+int cli_signal_exit_code(int signo);
+
+#endif

@@ -1,0 +1,36 @@
+/* FMUs out of process (--isolate): a component whose every call runs in a
+ * child process (rtcosim itself in its host mode) over a shared-memory
+ * channel with a futex handshake. A crash, exit() or abort() of the child
+ * is an error naming the component, the FMI call and the time; the parent
+ * and the results it holds are unharmed. */
+#ifndef RTCOSIM_ISOLATE_H
+#define RTCOSIM_ISOLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/status.h"
+
+/* Wrap `inner` (a component made by rtcosim_fmu_load from fmu_path, used
+ * here for its description only: no FMI call is made on it) into a component
+ * whose calls run in a child started as `host_exe host-fmu FD` (the rtcosim
+ * executable), which loads fmu_path itself (model exchange when
+ * model_exchange). Takes ownership of inner (also on failure). Supported:
+ * the lifecycle, do_step, get/set of numeric and Boolean types; no FMU state
+ * snapshots. The child ignores SIGINT/SIGTERM (the parent ends the run) and
+ * dies with its parent. */
+rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_path,
+                                    const char *host_exe, bool model_exchange,
+                                    rtcosim_component **out, rtcosim_error *err);
+
+/* The child's loop (`rtcosim host-fmu FD`): serve requests on the channel
+ * mapped from fd until told to quit. Returns the process exit code. */
+int rtcosim_isolate_host(int fd);
+
+/* Median round trip of an empty request to a child started from host_exe,
+ * in microseconds, over `iterations` calls. */
+rtcosim_status rtcosim_isolate_roundtrip(const char *host_exe, size_t iterations,
+                                         double *median_us, double *p99_us, rtcosim_error *err);
+
+#endif

@@ -1,0 +1,297 @@
+/* The parent side of --isolate: a component kind "isolated" whose every call
+ * is a request on the shared-memory channel to the child hosting the FMU.
+ * When the child is gone (crash, exit, abort, kill) the call fails with
+ * RTCOSIM_EFATAL naming the component, the FMI call, the time and how the
+ * child ended; the component is then dead and every later call fails. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "isolate/channel.h"
+#include "rtcosim/isolate.h"
+
+typedef struct isolated {
+    rtcosim_component *inner; /* the parent's load: description only */
+    channel *ch;
+    int fd;
+    pid_t pid;
+    bool dead, fmi3;
+    char name[256];
+} isolated;
+
+static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static const char *call_name(const isolated *iso, channel_op op)
+{
+    static const char *const names[][2] = {
+        [OP_PING] = {"ping", "ping"},
+        [OP_LOAD] = {"loading the FMU", "loading the FMU"},
+        [OP_INSTANTIATE] = {"fmi2Instantiate", "fmi3InstantiateCoSimulation"},
+        [OP_SETUP] = {"fmi2SetupExperiment", "fmi3EnterInitializationMode"},
+        [OP_ENTER_INIT] = {"fmi2EnterInitializationMode", "fmi3EnterInitializationMode"},
+        [OP_EXIT_INIT] = {"fmi2ExitInitializationMode", "fmi3ExitInitializationMode"},
+        [OP_DO_STEP] = {"fmi2DoStep", "fmi3DoStep"},
+        [OP_GET] = {"fmi2Get*", "fmi3Get*"},
+        [OP_SET] = {"fmi2Set*", "fmi3Set*"},
+        [OP_TERMINATE] = {"fmi2Terminate", "fmi3Terminate"},
+        [OP_QUIT] = {"fmi2FreeInstance", "fmi3FreeInstance"},
+    };
+    return names[op][iso->fmi3];
+}
+
+static rtcosim_status call(isolated *iso, channel_op op, rtcosim_error *err)
+{
+    if (iso->dead)
+        return rtcosim_error_set(err, RTCOSIM_EFATAL,
+                                 "component '%s': its host process has ended (isolated)",
+                                 iso->name);
+    iso->ch->op = op;
+    int ws = 0;
+    if (!channel_call(iso->ch, iso->pid, &ws)) {
+        iso->dead = true;
+        char how[96];
+        if (WIFSIGNALED(ws))
+            snprintf(how, sizeof how, "crashed (%s)", sigabbrev_np(WTERMSIG(ws))
+                                                          ? sigabbrev_np(WTERMSIG(ws))
+                                                          : "signal");
+        else if (WIFEXITED(ws))
+            snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(ws));
+        else
+            snprintf(how, sizeof how, "ended");
+        if (WIFSIGNALED(ws) && sigabbrev_np(WTERMSIG(ws)))
+            snprintf(how, sizeof how, "crashed (SIG%s)", sigabbrev_np(WTERMSIG(ws)));
+        char when[64] = "";
+        if (op == OP_DO_STEP)
+            snprintf(when, sizeof when, " at t = %.9g s", (double)iso->ch->t / 1e9);
+        return rtcosim_error_set(err, RTCOSIM_EFATAL,
+                                 "component '%s' in %s%s: its host process (pid %ld) %s; the "
+                                 "component is lost (isolated: rtcosim goes on)",
+                                 iso->name, call_name(iso, op), when, (long)iso->pid, how);
+    }
+    if (iso->ch->status != RTCOSIM_OK)
+        return rtcosim_error_set(err, (rtcosim_status)iso->ch->status, "%s", iso->ch->message);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status iso_instantiate(void *self, const char *name, rtcosim_error *err)
+{
+    isolated *iso = self;
+    snprintf(iso->name, sizeof iso->name, "%s", name);
+    snprintf(iso->ch->path, sizeof iso->ch->path, "%s", name);
+    return call(iso, OP_INSTANTIATE, err);
+}
+
+static rtcosim_status iso_setup(void *self, double tolerance, rtcosim_time_ns start,
+                                rtcosim_time_ns stop, rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->tolerance = tolerance;
+    iso->ch->start = start;
+    iso->ch->stop = stop;
+    return call(iso, OP_SETUP, err);
+}
+
+static rtcosim_status iso_enter_init(void *self, rtcosim_error *err)
+{
+    return call(self, OP_ENTER_INIT, err);
+}
+
+static rtcosim_status iso_exit_init(void *self, rtcosim_error *err)
+{
+    return call(self, OP_EXIT_INIT, err);
+}
+
+static rtcosim_status iso_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                  rtcosim_step_result *result, rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->t = t;
+    iso->ch->h = h;
+    iso->ch->result = *result;
+    rtcosim_status st = call(iso, OP_DO_STEP, err);
+    if (!iso->dead)
+        *result = iso->ch->result;
+    return st;
+}
+
+/* The values travel through the channel: fixed-size types only. */
+static rtcosim_status place(isolated *iso, rtcosim_type type, const uint32_t *vrs, size_t n,
+                            size_t *value_bytes, rtcosim_error *err)
+{
+    if (type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "component '%s': %s values are not supported isolated",
+                                 iso->name, rtcosim_type_name(type));
+    size_t offset = align8(n * sizeof(uint32_t));
+    *value_bytes = n * rtcosim_type_size(type);
+    if (offset + *value_bytes > channel_data_bytes())
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "component '%s': %zu values do not fit the isolation channel",
+                                 iso->name, n);
+    iso->ch->type = type;
+    iso->ch->n = n;
+    memcpy(iso->ch->data, vrs, n * sizeof(uint32_t));
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status iso_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                              void *values, rtcosim_error *err)
+{
+    isolated *iso = self;
+    size_t bytes = 0;
+    rtcosim_status st = place(iso, type, vrs, n, &bytes, err);
+    if (st == RTCOSIM_OK)
+        st = call(iso, OP_GET, err);
+    if (st == RTCOSIM_OK)
+        memcpy(values, iso->ch->data + align8(n * sizeof(uint32_t)), bytes);
+    return st;
+}
+
+static rtcosim_status iso_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                              const void *values, rtcosim_error *err)
+{
+    isolated *iso = self;
+    size_t bytes = 0;
+    rtcosim_status st = place(iso, type, vrs, n, &bytes, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    memcpy(iso->ch->data + align8(n * sizeof(uint32_t)), values, bytes);
+    return call(iso, OP_SET, err);
+}
+
+static rtcosim_status iso_terminate(void *self, rtcosim_error *err)
+{
+    return call(self, OP_TERMINATE, err);
+}
+
+static void stop_child(isolated *iso)
+{
+    if (iso->pid > 0 && !iso->dead) {
+        rtcosim_error ignored;
+        if (call(iso, OP_QUIT, &ignored) == RTCOSIM_OK)
+            waitpid(iso->pid, NULL, 0);
+    }
+    if (iso->pid > 0 && !iso->dead) { /* did not answer: make sure it ends */
+        kill(iso->pid, SIGKILL);
+        waitpid(iso->pid, NULL, 0);
+    }
+    iso->pid = -1;
+}
+
+static void iso_destroy(void *self)
+{
+    isolated *iso = self;
+    stop_child(iso);
+    channel_unmap(iso->ch);
+    if (iso->fd >= 0)
+        close(iso->fd);
+    rtcosim_component_free(iso->inner);
+    free(iso);
+}
+
+static const rtcosim_component_ops isolated_ops = {
+    .kind = "isolated",
+    .instantiate = iso_instantiate,
+    .setup = iso_setup,
+    .enter_init = iso_enter_init,
+    .exit_init = iso_exit_init,
+    .do_step = iso_do_step,
+    .get = iso_get,
+    .set = iso_set,
+    .terminate = iso_terminate,
+    .destroy = iso_destroy,
+};
+
+/* Start `host_exe host-fmu FD` sharing a fresh channel. */
+static rtcosim_status spawn(isolated *iso, const char *host_exe, rtcosim_error *err)
+{
+    iso->ch = channel_create(&iso->fd);
+    if (!iso->ch)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "isolate: cannot create the shared memory: %s",
+                                 strerror(errno));
+    char fd_text[16];
+    snprintf(fd_text, sizeof fd_text, "%d", iso->fd);
+    iso->pid = fork();
+    if (iso->pid < 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "isolate: cannot start the host process: %s",
+                                 strerror(errno));
+    if (iso->pid == 0) {
+        execl(host_exe, host_exe, "host-fmu", fd_text, (char *)NULL);
+        _exit(127);
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_path,
+                                    const char *host_exe, bool model_exchange,
+                                    rtcosim_component **out, rtcosim_error *err)
+{
+    *out = NULL;
+    isolated *iso = calloc(1, sizeof *iso);
+    if (!iso) {
+        rtcosim_component_free(inner);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "isolate: out of memory");
+    }
+    iso->inner = inner;
+    iso->fd = -1;
+    iso->fmi3 = strcmp(rtcosim_component_kind(inner), "fmi3") == 0;
+    snprintf(iso->name, sizeof iso->name, "%s", rtcosim_component_model_name(inner));
+    rtcosim_status st = spawn(iso, host_exe, err);
+    if (st == RTCOSIM_OK) {
+        if (strlen(fmu_path) >= sizeof iso->ch->path)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: path too long", fmu_path);
+        else {
+            snprintf(iso->ch->path, sizeof iso->ch->path, "%s", fmu_path);
+            iso->ch->interface_me = model_exchange;
+            st = call(iso, OP_LOAD, err);
+        }
+    }
+    if (st != RTCOSIM_OK) {
+        iso_destroy(iso);
+        return st;
+    }
+    return rtcosim_component_create(&isolated_ops, iso, rtcosim_component_description(inner), out,
+                                    err);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+rtcosim_status rtcosim_isolate_roundtrip(const char *host_exe, size_t iterations,
+                                         double *median_us, double *p99_us, rtcosim_error *err)
+{
+    if (iterations == 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: no iterations");
+    isolated iso = {.fd = -1};
+    snprintf(iso.name, sizeof iso.name, "ping");
+    double *samples = malloc(iterations * sizeof *samples);
+    rtcosim_status st = samples ? spawn(&iso, host_exe, err)
+                                : rtcosim_error_set(err, RTCOSIM_ENOMEM, "isolate: out of memory");
+    for (size_t i = 0; st == RTCOSIM_OK && i < iterations; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        st = call(&iso, OP_PING, err);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        samples[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
+    }
+    if (st == RTCOSIM_OK) {
+        qsort(samples, iterations, sizeof *samples, compare_double);
+        *median_us = samples[iterations / 2];
+        *p99_us = samples[(size_t)((double)(iterations - 1) * 0.99)];
+    }
+    stop_child(&iso);
+    channel_unmap(iso.ch);
+    if (iso.fd >= 0)
+        close(iso.fd);
+    free(samples);
+    return st;
+}

@@ -1,0 +1,366 @@
+/* SSD annotations and the default experiment: start/stop times, the
+ * org.rtcosim.master and org.rtcosim.realtime annotations (system.h). Split
+ * from ssd.c; every rejection names file and line. */
+#include "rtcosim/realtime.h"
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "system/ssd_internal.h"
+
+/* ---- default experiment and master annotation ---------------------------- */
+
+static rtcosim_status read_time(parse_ctx *ctx, const xmlNode *n, const char *attr, bool *has,
+                                rtcosim_time_ns *out)
+{
+    const char *text = system_attr(ctx->d, n, attr);
+    if (!text)
+        return RTCOSIM_OK;
+    rtcosim_error e;
+    if (rtcosim_time_parse_seconds(text, out, &e) != RTCOSIM_OK)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "bad %s \"%s\": %s", attr, text, e.message);
+    *has = true;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_positive_time(parse_ctx *ctx, const xmlNode *n, const char *attr,
+                                         bool *has, rtcosim_time_ns *out)
+{
+    rtcosim_status st = read_time(ctx, n, attr, has, out);
+    if (st == RTCOSIM_OK && *has && *out <= 0)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "%s must be positive", attr);
+    return st;
+}
+
+static int pick(const char *text, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(text, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static rtcosim_status read_choice(parse_ctx *ctx, const xmlNode *n, const char *attr,
+                                  const char *const *names, int count, int *out)
+{
+    const char *text = system_attr(ctx->d, n, attr);
+    if (!text)
+        return RTCOSIM_OK;
+    int i = pick(text, names, count);
+    if (i < 0) {
+        char allowed[128] = "";
+        for (int k = 0; k < count; k++)
+            snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                     k ? ", " : "", names[k]);
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim master: bad %s \"%s\" (%s)", attr, text,
+                    allowed);
+    }
+    *out = i + 1; /* 0 is DEFAULT in every enum */
+    return RTCOSIM_OK;
+}
+
+/* rc:RealTime of the org.rtcosim.realtime annotation: the real-time
+ * settings (system.h). Values are checked with
+ * the real-time layer's own parsers so that errors show here, with the line. */
+static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
+{
+    static const char *const attrs[] = {"rtFactor", "overrun", "exchange", "estimator",
+                                        "partnerTimeout", "calibrate"};
+    rtcosim_system_desc *d = ctx->d;
+    rtcosim_ssd_realtime_settings *r = &d->realtime;
+    if (r->present)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "second rtcosim real-time annotation");
+    r->present = true;
+    r->line = (int)xmlGetLineNo(n);
+    for (const xmlAttr *a = n->properties; a; a = a->next)
+        if (!a->ns && pick((const char *)a->name, attrs, 6) < 0)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT,
+                        "rtcosim real-time: unknown attribute '%s' (rtFactor, overrun, exchange, "
+                        "estimator, partnerTimeout, calibrate)",
+                        (const char *)a->name);
+    rtcosim_error e;
+    const char *text = system_attr(d, n, "rtFactor");
+    if (text) {
+        if (!system_parse_double(text, &r->rt_factor) || !(r->rt_factor > 0))
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: bad rtFactor \"%s\" (> 0)",
+                        text);
+        r->has_rt_factor = true;
+    }
+    if ((text = system_attr(d, n, "overrun"))) {
+        rtcosim_overrun_policy policy;
+        if (rtcosim_overrun_policy_parse(text, &policy, &e) != RTCOSIM_OK)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: %s", e.message);
+        r->has_overrun = true;
+        r->overrun = (int)policy;
+    }
+    if ((text = system_attr(d, n, "exchange"))) {
+        char *spelled = (char *)system_strdup(d, text);
+        if (!spelled)
+            return NOMEM(ctx);
+        for (char *p = spelled; *p; p++)
+            if (*p == ',')
+                *p = '-';
+        rtcosim_exchange_pattern pattern;
+        if (rtcosim_exchange_pattern_parse(spelled, &pattern, &e) != RTCOSIM_OK)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: exchange: %s", e.message);
+        r->exchange = spelled;
+    }
+    if ((text = system_attr(d, n, "estimator"))) {
+        /* A relative map file is resolved against the .ssd's directory. */
+        if (strncmp(text, "map:", 4) == 0 && text[4] != '/')
+            text = system_printf(d, "map:%s/%s", d->base_dir, text + 4);
+        rtcosim_estimator_spec spec;
+        if (!text)
+            return NOMEM(ctx);
+        if (rtcosim_estimator_spec_parse(text, &spec, &e) != RTCOSIM_OK)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: estimator: %s", e.message);
+        r->estimator = text;
+    }
+    rtcosim_status st = read_positive_time(ctx, n, "partnerTimeout", &r->has_partner_timeout,
+                                           &r->partner_timeout);
+    if (st != RTCOSIM_OK)
+        return st;
+    if ((text = system_attr(d, n, "calibrate"))) {
+        if (!system_parse_bool(text, &r->calibrate))
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: bad calibrate \"%s\"", text);
+        r->has_calibrate = true;
+    }
+    for (const xmlNode *c = n->children; c; c = c->next) {
+        if (!system_is(c, RTCOSIM_MASTER_NS, "NonRealTime"))
+            continue;
+        const char *name = system_attr(d, c, "component");
+        if (rtcosim_system_desc_find_component(d, name ? name : "") < 0)
+            return FAIL(ctx, c, RTCOSIM_ENOTFOUND,
+                        "rtcosim real-time: NonRealTime names unknown component '%s'",
+                        name ? name : "");
+        size_t len = strlen(name);
+        for (const char *p = r->non_realtime; p && *p;) {
+            const char *comma = strchr(p, ',');
+            size_t n2 = comma ? (size_t)(comma - p) : strlen(p);
+            if (n2 == len && strncmp(p, name, len) == 0)
+                return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                            "rtcosim real-time: component '%s' marked non-real-time twice", name);
+            p = comma ? comma + 1 : NULL;
+        }
+        r->non_realtime = r->non_realtime ? system_printf(d, "%s,%s", r->non_realtime, name)
+                                          : system_strdup(d, name);
+        if (!r->non_realtime)
+            return NOMEM(ctx);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
+{
+    static const char *const attrs[] = {"stepSize",  "order",       "coupling", "correction",
+                                        "stepInput", "stepControl", "threads"};
+    static const char *const step_inputs[] = {"mean", "start"};
+    static const char *const orders[] = {"jacobi", "gauss-seidel"};
+    static const char *const couplings[] = {"zoh", "foh", "soh"};
+    static const char *const corrections[] = {"none", "dead-time", "integrator"};
+    rtcosim_system_desc *d = ctx->d;
+    rtcosim_ssd_master_settings *s = &d->master;
+    if (s->present)
+        return FAIL(ctx, m, RTCOSIM_EFORMAT, "second rtcosim master annotation");
+    s->present = true;
+    for (const xmlAttr *a = m->properties; a; a = a->next)
+        if (!a->ns && pick((const char *)a->name, attrs, (int)(sizeof attrs / sizeof *attrs)) < 0)
+            return FAIL(ctx, m, RTCOSIM_EFORMAT, "rtcosim master: unknown attribute '%s'",
+                        (const char *)a->name);
+    int order = 0, coupling = 0, correction = 0, step_input = 0;
+    rtcosim_status st = read_positive_time(ctx, m, "stepSize", &s->has_step_size, &s->step_size_ns);
+    if (st == RTCOSIM_OK)
+        st = read_choice(ctx, m, "order", orders, 2, &order);
+    if (st == RTCOSIM_OK)
+        st = read_choice(ctx, m, "coupling", couplings, 3, &coupling);
+    if (st == RTCOSIM_OK)
+        st = read_choice(ctx, m, "stepInput", step_inputs, 2, &step_input);
+    const char *correction_text = system_attr(d, m, "correction");
+    if (st == RTCOSIM_OK && correction_text && strcmp(correction_text, "energy") == 0)
+        correction = RTCOSIM_SSD_CORRECTION_DEAD_TIME; /* the plain energy-preserving correction */
+    else if (st == RTCOSIM_OK)
+        st = read_choice(ctx, m, "correction", corrections, 3, &correction);
+    if (st != RTCOSIM_OK)
+        return st;
+    s->order = (rtcosim_ssd_order)order;
+    s->coupling = (rtcosim_ssd_coupling)coupling;
+    s->correction = (rtcosim_ssd_correction)correction;
+    s->step_input = (rtcosim_ssd_step_input)step_input;
+    const char *sc = system_attr(d, m, "stepControl");
+    if (sc) {
+        if (!system_parse_bool(sc, &s->step_control))
+            return FAIL(ctx, m, RTCOSIM_EFORMAT, "rtcosim master: bad stepControl \"%s\"", sc);
+        s->has_step_control = true;
+    }
+    const char *threads = system_attr(d, m, "threads");
+    if (threads) {
+        int64_t t = 0;
+        if (!system_parse_int64(threads, &t) || t < 1 || t > 1024)
+            return FAIL(ctx, m, RTCOSIM_EFORMAT, "rtcosim master: bad threads \"%s\" (1..1024)",
+                        threads);
+        s->threads = (int)t;
+    }
+    for (const xmlNode *c = m->children; c; c = c->next) {
+        if (system_is(c, RTCOSIM_MASTER_NS, "PowerBond")) {
+            rtcosim_ssd_power_bond bond = {system_attr(d, c, "effort"), system_attr(d, c, "flow"),
+                                           (int)xmlGetLineNo(c)};
+            if (!bond.effort || !bond.flow || !strchr(bond.effort, '.') || !strchr(bond.flow, '.'))
+                return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                            "rtcosim master: PowerBond needs effort and flow as component.variable");
+            rtcosim_ssd_power_bond *slot =
+                system_grow(&d->bonds, &d->bond_count, &d->bond_cap, sizeof *slot);
+            if (!slot)
+                return NOMEM(ctx);
+            *slot = bond;
+            continue;
+        }
+        if (!system_is(c, RTCOSIM_MASTER_NS, "Component"))
+            continue;
+        const char *name = system_attr(d, c, "name");
+        int idx = name ? rtcosim_system_desc_find_component(d, name) : -1;
+        if (idx < 0)
+            return FAIL(ctx, c, RTCOSIM_ENOTFOUND, "rtcosim master: unknown component '%s'",
+                        name ? name : "");
+        for (size_t i = 0; i < d->rate_count; i++)
+            if (d->rates[i].component_index == idx)
+                return FAIL(ctx, c, RTCOSIM_EFORMAT, "rtcosim master: component '%s' given twice",
+                            name);
+        rtcosim_ssd_component_rate rate = {.component = d->components[idx].pub.name,
+                                           .component_index = idx};
+        bool has_step = false;
+        st = read_positive_time(ctx, c, "stepSize", &has_step, &rate.step_ns);
+        if (st != RTCOSIM_OK)
+            return st;
+        const char *mult = system_attr(d, c, "stepMultiple");
+        if (mult && (!system_parse_int64(mult, &rate.multiple) || rate.multiple < 1))
+            return FAIL(ctx, c, RTCOSIM_EFORMAT, "rtcosim master: bad stepMultiple \"%s\"", mult);
+        if (has_step == (mult != NULL))
+            return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                        "rtcosim master: component '%s' needs exactly one of stepSize and stepMultiple",
+                        name);
+        rtcosim_ssd_component_rate *slot =
+            system_grow(&d->rates, &d->rate_count, &d->rate_cap, sizeof *slot);
+        if (!slot)
+            return NOMEM(ctx);
+        *slot = rate;
+    }
+    return RTCOSIM_OK;
+}
+
+/* First child element with this local name, in any namespace: other
+ * masters' annotations are identified by their type, and their namespace
+ * URIs differ between tool versions. */
+static const xmlNode *child_named(const xmlNode *n, const char *local)
+{
+    for (const xmlNode *c = n ? n->children : NULL; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, local) == 0)
+            return c;
+    return NULL;
+}
+
+/* The Open Simulation Platform's annotation (type
+ * "org.open-simulation-platform"): osp:SimulationInformation/
+ * osp:FixedStepMaster stepSize="H" gives its fixed macro step in seconds. */
+static rtcosim_status read_osp(parse_ctx *ctx, const xmlNode *a)
+{
+    const xmlNode *fixed = child_named(child_named(a, "SimulationInformation"), "FixedStepMaster");
+    if (!fixed)
+        return ssd_info(ctx, a, "annotation 'org.open-simulation-platform' without "
+                                "SimulationInformation/FixedStepMaster: ignored");
+    rtcosim_system_desc *d = ctx->d;
+    if (d->osp_has_step)
+        return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "second OSP FixedStepMaster (first on line %d)",
+                    d->osp_step_line);
+    if (!system_attr(d, fixed, "stepSize"))
+        return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "OSP FixedStepMaster without a stepSize");
+    d->osp_step_line = (int)xmlGetLineNo(fixed);
+    return read_positive_time(ctx, fixed, "stepSize", &d->osp_has_step, &d->osp_step_ns);
+}
+
+rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ...)
+{
+    char text[RTCOSIM_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    rtcosim_system_desc *d = ctx->d;
+    const char **slot = system_grow(&d->infos, &d->info_count, &d->info_cap, sizeof *slot);
+    if (!slot || !(*slot = system_printf(d, "%s:%ld: %s", ctx->label, node ? xmlGetLineNo(node) : 0L, text)))
+        return NOMEM(ctx);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner)
+{
+    /* SSP 1.0 files in the wild use both ssd:Annotations and ssc:Annotations. */
+    const xmlNode *list = ssd_child(owner, SSD_NS, "Annotations");
+    if (!list)
+        list = ssd_child(owner, SSC_NS, "Annotations");
+    if (!list)
+        return RTCOSIM_OK;
+    for (const xmlNode *a = list->children; a; a = a->next) {
+        if (!system_is(a, SSC_NS, "Annotation"))
+            continue;
+        xmlChar *type = xmlGetNoNsProp(a, (const xmlChar *)"type");
+        bool ours = type && strcmp((const char *)type, "org.rtcosim.master") == 0;
+        bool realtime = type && strcmp((const char *)type, "org.rtcosim.realtime") == 0;
+        bool osp = type && strcmp((const char *)type, "org.open-simulation-platform") == 0;
+        const char *type_text = type ? system_strdup(ctx->d, (const char *)type) : "";
+        xmlFree(type);
+        if (!type_text)
+            return NOMEM(ctx);
+        rtcosim_status st;
+        if (osp) {
+            if ((st = read_osp(ctx, a)) != RTCOSIM_OK)
+                return st;
+            continue;
+        }
+        if (realtime) {
+            const xmlNode *r = ssd_child(a, RTCOSIM_MASTER_NS, "RealTime");
+            if (!r)
+                return FAIL(ctx, a, RTCOSIM_EFORMAT,
+                            "org.rtcosim.realtime annotation without a RealTime element in "
+                            "namespace %s",
+                            RTCOSIM_MASTER_NS);
+            if ((st = read_realtime(ctx, r)) != RTCOSIM_OK)
+                return st;
+            continue;
+        }
+        if (!ours) {
+            /* SSP 1.0: a tool ignores annotations it does not understand. */
+            if ((st = ssd_info(ctx, a, "annotation '%s' not understood: ignored", type_text)) !=
+                RTCOSIM_OK)
+                return st;
+            continue;
+        }
+        const xmlNode *m = ssd_child(a, RTCOSIM_MASTER_NS, "Master");
+        if (!m)
+            return FAIL(ctx, a, RTCOSIM_EFORMAT,
+                        "org.rtcosim.master annotation without a Master element in namespace %s",
+                        RTCOSIM_MASTER_NS);
+        if ((st = read_master(ctx, m)) != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status ssd_read_default_experiment(parse_ctx *ctx, const xmlNode *exp)
+{
+    rtcosim_system_desc *d = ctx->d;
+    rtcosim_status st;
+    if ((st = read_time(ctx, exp, "startTime", &d->has_start, &d->start_ns)) != RTCOSIM_OK ||
+        (st = read_time(ctx, exp, "stopTime", &d->has_stop, &d->stop_ns)) != RTCOSIM_OK)
+        return st;
+    if (d->has_start && d->has_stop && d->stop_ns < d->start_ns)
+        return FAIL(ctx, exp, RTCOSIM_EFORMAT, "stopTime is before startTime");
+    /* stepSize is not in SSP 1.0's ssd:DefaultExperiment, but exporters
+     * write it (as FMI's DefaultExperiment has it): read when present. */
+    if ((st = read_positive_time(ctx, exp, "stepSize", &d->exp_has_step, &d->exp_step_ns)) !=
+        RTCOSIM_OK)
+        return st;
+    return ssd_read_annotations(ctx, exp);
+}

@@ -1,0 +1,59 @@
+/* Shared state of the SSD reader's parts (ssd.c, ssd_elements.c,
+ * ssd_connections.c, ssd_annotations.c): the parse context of one system
+ * level and the helpers each part uses. */
+#ifndef RTCOSIM_SSD_INTERNAL_H
+#define RTCOSIM_SSD_INTERNAL_H
+
+#include "system/system_internal.h"
+
+typedef struct parse_ctx {
+    rtcosim_system_desc *d;
+    const char *label;
+    rtcosim_error *err;
+    /* The system being read: its dotted path from the top system followed by
+     * a dot ("" for the top system), and its index among the nested systems
+     * (-1 for the top system). */
+    const char *path;
+    int sub;
+} parse_ctx;
+
+#define FAIL(ctx, node, status, ...) system_fail((ctx)->err, status, (ctx)->label, node, __VA_ARGS__)
+#define NOMEM(ctx) rtcosim_error_set((ctx)->err, RTCOSIM_ENOMEM, "%s: out of memory", (ctx)->label)
+
+/* First child element ns:local of n, or NULL. */
+const xmlNode *ssd_child(const xmlNode *n, const char *ns, const char *local);
+/* rel resolved against the description's base directory (arena string). */
+const char *ssd_join_path(rtcosim_system_desc *d, const char *rel);
+
+/* ssd_elements.c: a system's connectors, elements (components and nested
+ * systems, recursively) and connections as written; then, after
+ * ssd_flatten_connections, its parameter bindings and those of its elements,
+ * outer before inner so that the more specific binding wins. */
+rtcosim_status ssd_read_system(parse_ctx *ctx, const xmlNode *sys);
+rtcosim_status ssd_read_system_bindings(parse_ctx *ctx, const xmlNode *sys);
+
+/* ssd_connections.c: one ssd:Connection of the system in ctx, as written. */
+rtcosim_status ssd_read_connection(parse_ctx *ctx, const xmlNode *n);
+/* Replace the connections as written (through nested systems' connectors) by
+ * connections between components and top-system connectors. */
+rtcosim_status ssd_flatten_connections(parse_ctx *ctx);
+
+/* ssd_maps.c: ssd:Enumerations; a mapping transformation of a connection
+ * from connector a to b into cn; down(up(x)) as one map into down. */
+rtcosim_status ssd_read_enumerations(parse_ctx *ctx, const xmlNode *list);
+rtcosim_status ssd_read_mapping(parse_ctx *ctx, const xmlNode *t, const rtcosim_ssd_connector *a,
+                                const rtcosim_ssd_connector *b, rtcosim_ssd_connection *cn);
+rtcosim_status ssd_compose_maps(rtcosim_system_desc *d, const rtcosim_ssd_connection *up,
+                                rtcosim_ssd_connection *down);
+
+/* ssd_annotations.c */
+rtcosim_status ssd_read_default_experiment(parse_ctx *ctx, const xmlNode *exp);
+rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner);
+/* Add an information line "label:line: text" (rtcosim_system_desc_info). */
+rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

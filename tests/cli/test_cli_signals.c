@@ -1,0 +1,360 @@
+/* `rtcosim simulate` and `run` (offline and real time) ended by SIGINT or
+ * SIGTERM: exit 128 + signal, the rows so far complete on disk (the last one
+ * at the time the message names), the report written, the extracted FMU
+ * removed; a second signal ends a run stuck in a step at once; a crashing or
+ * exiting FMU leaves its rows and a message naming it. Every wait is
+ * bounded and no assertion depends on how fast the machine is. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rtcosim_test_fmus.h"
+#include "util/test_util.h"
+
+typedef struct child {
+    pid_t pid;
+    char out[512], err[512];
+} child;
+
+/* Start the CLI with args (NULL-terminated); stdout and stderr to files in
+ * dir, TMPDIR = dir/tmp (so that extracted FMUs are seen there). */
+static child spawn(const char *dir, const char *const *args)
+{
+    child c;
+    snprintf(c.out, sizeof c.out, "%s/stdout.txt", dir);
+    snprintf(c.err, sizeof c.err, "%s/stderr.txt", dir);
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    mkdir(tmp, 0700);
+    const char *argv[40] = {RTCOSIM_CLI_PATH};
+    size_t n = 1;
+    while (args[n - 1] && n < 39) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    c.pid = fork();
+    assert_true(c.pid >= 0);
+    if (c.pid == 0) {
+        int fo = open(c.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(c.err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0)
+            _exit(126);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        setenv("TMPDIR", tmp, 1);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return c;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Wait until path has at least `bytes` bytes (at most 30 s). */
+static void wait_for_size(const char *path, off_t bytes)
+{
+    for (int i = 0; i < 3000; i++) {
+        struct stat st;
+        if (stat(path, &st) == 0 && st.st_size >= bytes)
+            return;
+        sleep_ms(10);
+    }
+    fail_msg("%s never reached %lld bytes", path, (long long)bytes);
+}
+
+/* Exit code (128 + signal when killed); fails after 30 s (and kills it). */
+static int wait_exit(pid_t pid)
+{
+    for (int i = 0; i < 3000; i++) {
+        int status;
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    fail_msg("rtcosim did not exit within 30 s");
+    return -1;
+}
+
+/* The last line of a CSV file (complete: the file ends with a newline). */
+static const char *last_line(const char *path)
+{
+    size_t size;
+    char *text = tu_read_file(path, &size);
+    assert_true(size > 0);
+    assert_int_equal(text[size - 1], '\n');
+    text[size - 1] = '\0';
+    char *nl = strrchr(text, '\n');
+    return nl ? nl + 1 : text;
+}
+
+/* "at t = X" / "at te = X" in stderr, as a number. */
+static double reported_time(const char *err, const char *key)
+{
+    const char *p = strstr(err, key);
+    if (!p)
+        fail_msg("no '%s' in: %s", key, err);
+    return strtod(p + strlen(key), NULL);
+}
+
+static void simulate_sigint_keeps_rows_and_removes_the_extracted_fmu(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "1e7",
+                          "--output-interval", "0.001", "--output-file", csv, "-q", NULL};
+    child c = spawn(dir, args);
+    wait_for_size(csv, 100000); /* well into the run */
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    char *err = strdup(tu_read_file(c.err, NULL));
+    if (!strstr(err, "interrupted by SIGINT"))
+        fail_msg("stderr: %s", err);
+    /* The last row is complete and is the time the message names. */
+    double t_end = reported_time(err, "at t = ");
+    const char *last = last_line(csv);
+    char *end;
+    double t_row = strtod(last, &end);
+    assert_int_equal(*end, ',');
+    assert_true(t_row == t_end);
+    /* Dahlquist x(t) = exp(-k t) with k = 1 decays to about 0 by then; any
+     * finite value shows the row was not cut. */
+    double x = strtod(end + 1, &end);
+    assert_int_equal(*end, '\0');
+    assert_true(x >= 0 && x < 1);
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    assert_int_equal(tu_count_entries(tmp), 0); /* the extracted FMU is gone */
+    free(err);
+    tu_drop_dir(dir);
+}
+
+static void offline_run_sigterm_keeps_rows_and_prints_the_summary(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    const char *args[] = {"run", SPRINGS_SSD, "--stop-time", "1e6", "--output-file", csv, "-q",
+                          NULL};
+    child c = spawn(dir, args);
+    wait_for_size(csv, 100000);
+    kill(c.pid, SIGTERM);
+    assert_int_equal(wait_exit(c.pid), 143);
+    char *err = strdup(tu_read_file(c.err, NULL));
+    if (!strstr(err, "interrupted by SIGTERM"))
+        fail_msg("stderr: %s", err);
+    double t_end = reported_time(err, "at t = ");
+    char *out = strdup(tu_read_file(c.out, NULL));
+    assert_non_null(strstr(out, "system 'springs': 2 components"));
+    assert_non_null(strstr(out, "wrote "));
+    const char *last = last_line(csv);
+    assert_true(strtod(last, NULL) == t_end);
+    /* time + 4 columns, all present */
+    int commas = 0;
+    for (const char *p = last; *p; p++)
+        commas += *p == ',';
+    assert_int_equal(commas, 4);
+    free(out);
+    free(err);
+    tu_drop_dir(dir);
+}
+
+static void real_time_run_sigint_writes_results_and_report(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512], report[512], summary[600];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(report, sizeof report, "%s/report", dir);
+    snprintf(summary, sizeof summary, "%s/summary.csv", report);
+    const char *args[] = {"run", SPRINGS_SSD, "--stop-time", "600", "--real-time",
+                          "--no-calibrate", "--non-realtime", "b", "--output-file", csv,
+                          "--rt-report", report, "-q", NULL};
+    child c = spawn(dir, args);
+    /* The header is written at the start; let some frames run. */
+    wait_for_size(csv, 10);
+    sleep_ms(300);
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    char *err = strdup(tu_read_file(c.err, NULL));
+    if (!strstr(err, "interrupted by SIGINT at te = "))
+        fail_msg("stderr: %s", err);
+    double te = reported_time(err, "at te = ");
+    assert_true(te > 0 && te < 600);
+    const char *last = last_line(csv);
+    assert_true(strtod(last, NULL) == te);
+    assert_non_null(strstr(tu_read_file(summary, NULL), "frames,"));
+    free(err);
+    tu_drop_dir(dir);
+}
+
+static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    /* Faulty's fail_mode 5: the first step (t >= fail_time = 0) never returns. */
+    const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode", "5",
+                          "--start-value", "fail_time", "0", "--stop-time", "2",
+                          "--output-interval", "0.25", "--output-file", csv, "-q", NULL};
+    child c = spawn(dir, args);
+    wait_for_size(csv, 5); /* the header (written at once): the run has started */
+    sleep_ms(200);
+    kill(c.pid, SIGINT);
+    sleep_ms(200);
+    /* Still running: the first signal waits for the step boundary. */
+    assert_int_equal(waitpid(c.pid, NULL, WNOHANG), 0);
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    assert_non_null(strstr(tu_read_file(c.err, NULL), "second signal"));
+    /* The row at t = 0 (x = 1), buffered when the step hung, was written by
+     * the handler. */
+    assert_string_equal(tu_read_file(csv, NULL), "\"time\",\"x\"\n0,1\n");
+    tu_drop_dir(dir);
+}
+
+/* Faulty's fail_mode 6 (SIGSEGV), 7 (abort) and 8 (exit(0)) in the step at
+ * t = fail_time = 1 s: the rows 0, 0.25, ..., 1 s are on disk, one line names
+ * the component and the FMI call; the process dies of the signal (139, 134)
+ * or, for exit(0), exits with 1, never 0; the next run removes the extracted
+ * FMU it left behind. */
+static void crashing_or_exiting_fmu_keeps_rows_and_is_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode;
+        int exit_code;
+        const char *message;
+    } cases[] = {
+        {"6", 128 + SIGSEGV, "component 'Faulty' in fmi2DoStep: crashed (SIGSEGV)"},
+        {"7", 128 + SIGABRT, "component 'Faulty' in fmi2DoStep: aborted (SIGABRT)"},
+        {"8", 1, "component 'Faulty' in fmi2DoStep: called exit()"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir = tu_make_dir();
+        char csv[512];
+        snprintf(csv, sizeof csv, "%s/out.csv", dir);
+        const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode",
+                              cases[i].mode, "--stop-time", "2", "--output-interval", "0.25",
+                              "--output-file", csv, "-q", NULL};
+        child c = spawn(dir, args);
+        assert_int_equal(wait_exit(c.pid), cases[i].exit_code);
+        const char *err = tu_read_file(c.err, NULL);
+        if (!strstr(err, cases[i].message))
+            fail_msg("mode %s: stderr: %s", cases[i].mode, err);
+        size_t size;
+        const char *text = tu_read_file(csv, &size);
+        size_t lines = 0;
+        for (size_t k = 0; k < size; k++)
+            lines += text[k] == '\n';
+        assert_int_equal(lines, 6); /* header + t = 0, 0.25, 0.5, 0.75, 1 */
+        assert_true(strtod(last_line(csv), NULL) == 1.0);
+        /* The dead run's extracted FMU (and its owner mark) are left in
+         * TMPDIR; the next run removes them and its own. */
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+        assert_int_equal(tu_count_entries(tmp), 2);
+        const char *again[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "0.1",
+                               "--output-file", csv, "-q", NULL};
+        assert_int_equal(wait_exit(spawn(dir, again).pid), 0);
+        assert_int_equal(tu_count_entries(tmp), 0);
+        tu_drop_dir(dir);
+    }
+}
+
+/* --step-timeout: the step at t = fail_time = 0.5 s never returns (mode 5);
+ * after 0.3 s without a step boundary the run ends with exit code 5, the
+ * rows 0, 0.25, 0.5 on disk and one line naming the component and its call. */
+static void step_timeout_ends_a_hung_step_keeping_rows(void **state)
+{
+    (void)state;
+    const char *variants[] = {"simulate", "run"};
+    for (size_t v = 0; v < 2; v++) {
+        char *dir = tu_make_dir();
+        char csv[512], ssd[512];
+        snprintf(csv, sizeof csv, "%s/out.csv", dir);
+        snprintf(ssd, sizeof ssd, "%s/hang.ssd", dir);
+        if (v == 1) {
+            /* The same FMU as the one component of an SSP system. */
+            char text[2048];
+            snprintf(text, sizeof text,
+                     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                     "<ssd:SystemStructureDescription version=\"1.0\" name=\"hang\" "
+                     "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+                     "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+                     "<ssd:System name=\"hang\"><ssd:Elements>\n"
+                     "<ssd:Component name=\"f\" source=\"file://%s\">\n"
+                     "<ssd:Connectors><ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/>"
+                     "</ssd:Connector></ssd:Connectors></ssd:Component>\n"
+                     "</ssd:Elements></ssd:System>\n"
+                     "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+                     "</ssd:SystemStructureDescription>\n",
+                     RTCOSIM_FMU_FAULTY_FMI3);
+            tu_write_file(ssd, text);
+        }
+        const char *args_simulate[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI3, "--start-value",
+                                       "fail_mode", "5", "--start-value", "fail_time", "0.5",
+                                       "--stop-time", "2", "--output-interval", "0.25",
+                                       "--output-file", csv, "--step-timeout", "0.3", "-q", NULL};
+        const char *args_run[] = {"run", ssd, "--start-value", "f.fail_mode", "5",
+                                  "--start-value", "f.fail_time", "0.5", "--step-size", "0.25",
+                                  "--output-file", csv, "--step-timeout", "0.3", "-q", NULL};
+        child c = spawn(dir, v == 0 ? args_simulate : args_run);
+        assert_int_equal(wait_exit(c.pid), 5);
+        const char *err = tu_read_file(c.err, NULL);
+        const char *expected = v == 0 ? "component 'Faulty' in fmi3DoStep: did not return within 0.3 s"
+                                      : "component 'f' in fmi3DoStep: did not return within 0.3 s";
+        if (!strstr(err, expected))
+            fail_msg("%s: stderr: %s", variants[v], err);
+        const char *text = tu_read_file(csv, NULL);
+        const char *rows = strchr(text, '\n');
+        assert_non_null(rows);
+        /* Rows at t = 0 (x = 1), 0.25 and 0.5 s (x close to exp(-t)), none
+         * after the hung step. */
+        assert_true(strncmp(rows + 1, "0,1\n0.25,", 9) == 0);
+        const char *third = strchr(rows + 10, '\n');
+        assert_non_null(third);
+        assert_true(strncmp(third + 1, "0.5,", 4) == 0);
+        assert_true(fabs(strtod(third + 5, NULL) - exp(-0.5)) < 1e-3);
+        assert_string_equal(strchr(third + 1, '\n'), "\n");
+        tu_drop_dir(dir);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(simulate_sigint_keeps_rows_and_removes_the_extracted_fmu),
+        cmocka_unit_test(offline_run_sigterm_keeps_rows_and_prints_the_summary),
+        cmocka_unit_test(real_time_run_sigint_writes_results_and_report),
+        cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
+        cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
+        cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

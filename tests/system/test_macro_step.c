@@ -1,0 +1,121 @@
+/* Where the macro step comes from: the build override, then the
+ * org.rtcosim.master annotation, then the Open Simulation Platform's
+ * FixedStepMaster, then ssd:DefaultExperiment stepSize, else the smallest
+ * default-experiment step of the components (the project's Dahlquist FMU says
+ * 1e-4 s, BouncingBall 1e-2 s in their model descriptions). Annotations
+ * nobody understands become information lines, never errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rtcosim/master.h"
+#include "rtcosim/system.h"
+#include "rtcosim_test_fmus.h"
+
+#define OSP                                                                            \
+    "<ssc:Annotation type=\"org.open-simulation-platform\"><osp:SimulationInformation>" \
+    "<osp:FixedStepMaster description=\"FixedStepAlgorithm\" stepSize=\"2e-4\"/>"       \
+    "</osp:SimulationInformation></ssc:Annotation>"
+#define OURS "<ssc:Annotation type=\"org.rtcosim.master\"><rc:Master stepSize=\"5e-4\"/></ssc:Annotation>"
+#define ALIEN "<ssc:Annotation type=\"com.example.tool\"><x:Whatever xmlns:x=\"urn:x\"/></ssc:Annotation>"
+
+static char *ssd_text(const char *annotations, const char *experiment)
+{
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"s\"\n"
+             " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+             " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
+             " xmlns:osp=\"http://opensimulationplatform.com/SSP/OSPAnnotations\"\n"
+             " xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n"
+             " <ssd:System name=\"s\">\n"
+             "  <ssd:Elements>\n"
+             "   <ssd:Component name=\"ball\" source=\"%s\"/>\n"
+             "   <ssd:Component name=\"decay\" source=\"%s\"/>\n"
+             "  </ssd:Elements>\n"
+             "  <ssd:Annotations>%s</ssd:Annotations>\n"
+             " </ssd:System>\n"
+             " %s\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_BOUNCINGBALL_FMI2, RTCOSIM_FMU_DAHLQUIST_FMI2, annotations, experiment);
+    return text;
+}
+
+/* Builds the system; returns its macro step and where it came from. */
+static rtcosim_time_ns build(const char *annotations, const char *experiment,
+                             rtcosim_time_ns override, rtcosim_ssd_step_origin *origin,
+                             size_t *infos)
+{
+    const char *text = ssd_text(annotations, experiment);
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_parse(text, strlen(text), NULL, "s.ssd", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    *infos = rtcosim_system_desc_info_count(d);
+    if (*infos)
+        assert_non_null(strstr(rtcosim_system_desc_info(d, 0),
+                               "s.ssd:12: annotation 'com.example.tool' not understood: ignored"));
+    rtcosim_system_build_options opts = {.step_origin = origin};
+    opts.overrides.has_step_size = override > 0;
+    opts.overrides.step_size_ns = override;
+    rtcosim_master *m = NULL;
+    if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_time_ns h = rtcosim_master_next_step(m);
+    rtcosim_master_free(m);
+    rtcosim_system_desc_free(d);
+    return h;
+}
+
+static void test_each_source_in_order_of_precedence(void **state)
+{
+    (void)state;
+    rtcosim_ssd_step_origin o = RTCOSIM_STEP_FROM_NONE;
+    size_t infos = 0;
+    const char *exp = "<ssd:DefaultExperiment stopTime=\"1\" stepSize=\"1e-3\"/>";
+    assert_int_equal(build(OURS OSP ALIEN, exp, 7 * RTCOSIM_NS_PER_US, &o, &infos),
+                     7 * RTCOSIM_NS_PER_US);
+    assert_int_equal(o, RTCOSIM_STEP_FROM_OPTION);
+    assert_int_equal(infos, 1);
+    assert_int_equal(build(ALIEN OSP OURS, exp, 0, &o, &infos), 500 * RTCOSIM_NS_PER_US);
+    assert_int_equal(o, RTCOSIM_STEP_FROM_RTCOSIM_MASTER);
+    assert_int_equal(build(ALIEN OSP, exp, 0, &o, &infos), 200 * RTCOSIM_NS_PER_US);
+    assert_int_equal(o, RTCOSIM_STEP_FROM_OSP);
+    assert_int_equal(build("", exp, 0, &o, &infos), RTCOSIM_NS_PER_MS);
+    assert_int_equal(o, RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT);
+    assert_int_equal(infos, 0);
+    /* Dahlquist's 1e-4 s is smaller than BouncingBall's 1e-2 s. */
+    assert_int_equal(build("", "", 0, &o, &infos), 100 * RTCOSIM_NS_PER_US);
+    assert_int_equal(o, RTCOSIM_STEP_FROM_COMPONENTS);
+    assert_string_equal(rtcosim_ssd_step_origin_name(o), "the smallest component default experiment");
+}
+
+static void test_malformed_osp_step_names_file_and_line(void **state)
+{
+    (void)state;
+    const char *text = ssd_text("<ssc:Annotation type=\"org.open-simulation-platform\">"
+                                "<osp:SimulationInformation><osp:FixedStepMaster stepSize=\"-1\"/>"
+                                "</osp:SimulationInformation></ssc:Annotation>",
+                                "");
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_system_desc_parse(text, strlen(text), NULL, "s.ssd", &d, &err),
+                     RTCOSIM_EFORMAT);
+    assert_string_equal(err.message, "s.ssd:12: stepSize must be positive");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_each_source_in_order_of_precedence),
+        cmocka_unit_test(test_malformed_osp_step_names_file_and_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
