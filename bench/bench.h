@@ -38,4 +38,14 @@ const char *bench_scratch_dir(void);
  * to out. Returns 0, or 1 when a run failed or Tc = 0 was not bit-identical. */
 int bench_speculate_cosim(FILE *out);
 
+/* B9 (phold_ranks.c): B6's PHOLD over the ranks of mpirun; rank 0 prints.
+ * Returns 0, or 1 when a run failed or was not bit-identical. */
+struct rtcosim_phold_config;
+int bench_phold_ranks(const struct rtcosim_phold_config *config, double end, unsigned repeats);
+
+/* B9 (master_ranks.c): the distributed master's exchange per macro step
+ * under mpirun, with `model` as the two components; rank 0 prints. */
+struct rtcosim_native_model;
+int bench_master_ranks(const struct rtcosim_native_model *model);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "bench.h"
 #include "rtcosim/master.h"
+#include "rtcosim/mpi.h"
 #include "rtcosim/native.h"
 
 typedef struct pass_data {
@@ -242,6 +243,8 @@ static int speedup_case(const char *label, par_config cfg, int64_t n, int repeat
 
 static int run_master_bench(int argc, char **argv)
 {
+    if (rtcosim_mpi_launched()) /* B9: the distributed master's exchange */
+        return bench_master_ranks(&pass_model);
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     if (argc > 1 && !quick) {
         fprintf(stderr, "usage: rtcosim bench master [--quick]\n");

@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "rtcosim/events.h"
+#include "rtcosim/mpi.h"
 
 typedef struct phold_case {
     const char *label;
@@ -23,7 +24,8 @@ typedef struct phold_case {
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: rtcosim bench phold [--quick] [--repeats N] [--lps N] [--end T]\n");
+    fprintf(stderr, "usage: rtcosim bench phold [--quick] [--repeats N] [--lps N] [--end T]\n"
+                    "  under `mpirun -np N`: B9, the run over N ranks against the sequential one\n");
     return 2;
 }
 
@@ -51,6 +53,8 @@ static int run_phold(int argc, char **argv)
     rtcosim_phold_config config = {.lps = lps, .events_per_lp = 16, .remote_fraction = 0.1,
                                    .lookahead = RTCOSIM_NS_PER_S / 10,
                                    .mean_increment = RTCOSIM_NS_PER_S};
+    if (rtcosim_mpi_launched()) /* B9: under mpirun, the distributed run */
+        return bench_phold_ranks(&config, end, repeats);
     rtcosim_events *sim = NULL;
     rtcosim_phold *ph = NULL;
     rtcosim_error err;

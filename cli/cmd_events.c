@@ -9,6 +9,8 @@
 #include "../examples/ecus/vehicle.h"
 #include "cli.h"
 #include "rtcosim/events.h"
+#include "rtcosim/events_dist.h"
+#include "rtcosim/mpi.h"
 
 static void usage(FILE *out)
 {
@@ -38,7 +40,11 @@ static void usage(FILE *out)
             "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
             "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
-            "  --no-null-messages global scheduler without null messages (may deadlock)\n");
+            "  --no-null-messages global scheduler without null messages (may deadlock)\n"
+            "  --place LP=RANK    under mpirun: run LP (and its group) on RANK (repeatable)\n"
+            "Under `mpirun -np N` the LPs are spread over the N ranks (blocks of LPs, an ECU\n"
+            "with its plant), ranks synchronize conservatively, one thread per rank; rank 0\n"
+            "prints the results, identical to the single-process run (same checksum).\n");
 }
 
 static int parse_uint(const char *text, unsigned long max, unsigned long *out)
@@ -114,8 +120,39 @@ static int compare_reference(const rtcosim_ecu_vehicle_config *vc, const rtcosim
     return rc;
 }
 
+/* --place LP=RANK, by LP name (applied once the vehicle is built). */
+static rtcosim_status apply_places(rtcosim_events *sim, char **places, int count,
+                                   rtcosim_error *err)
+{
+    for (int p = 0; p < count; p++) {
+        const char *eq = strrchr(places[p], '=');
+        char *end = NULL;
+        long rank = eq ? strtol(eq + 1, &end, 10) : -1;
+        if (!eq || eq == places[p] || !end || *end || end == eq + 1)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: --place needs LP=RANK, got"
+                                     " '%s'", places[p]);
+        size_t len = (size_t)(eq - places[p]), i = 0, n = rtcosim_events_lp_count(sim);
+        for (; i < n; i++) {
+            const char *name = rtcosim_events_lp_name(sim, (rtcosim_lp_id)i);
+            if (strlen(name) == len && strncmp(name, places[p], len) == 0)
+                break;
+        }
+        if (i == n)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "events: --place: no LP named"
+                                     " '%.*s'", (int)len, places[p]);
+        rtcosim_status st = rtcosim_events_place(sim, (rtcosim_lp_id)i,
+                                                 rank > INT32_MAX ? -1 : (int)rank, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
 static int run_events(int argc, char **argv)
 {
+    char *places[64];
+    int place_count = 0;
+    bool threads_given = false;
     rtcosim_ecu_vehicle_config vc = {.ecus = 4};
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
@@ -151,11 +188,16 @@ static int run_events(int argc, char **argv)
         if (!v)
             return cli_fail("events: option %s needs a value", a);
         i++;
-        if (strcmp(a, "--scheduler") == 0) {
+        if (strcmp(a, "--place") == 0) {
+            if (place_count == 64)
+                return cli_fail("events: more than 64 --place options");
+            places[place_count++] = argv[i];
+        } else if (strcmp(a, "--scheduler") == 0) {
             if (rtcosim_scheduler_parse(v, &ro.scheduler) != 0)
                 return cli_fail("events: unknown scheduler '%s' (sequential, conservative,"
                                 " global, lockstep, speculative)", v);
         } else if (strcmp(a, "--threads") == 0) {
+            threads_given = true;
             if (parse_uint(v, 256, &n) != 0 || n == 0)
                 return cli_fail("events: --threads needs a number in 1..256, got '%s'", v);
             ro.threads = (unsigned)n;
@@ -228,19 +270,41 @@ static int run_events(int argc, char **argv)
     rtcosim_ecu_vehicle *vehicle = NULL;
     rtcosim_run_stats stats;
     int rc = 0;
-    if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
-        rtcosim_ecu_vehicle_build(sim, &vc, &vehicle, &err) != RTCOSIM_OK ||
-        rtcosim_events_run(sim, &ro, &stats, &err) != RTCOSIM_OK ||
-        (can_log && rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
-                        RTCOSIM_OK)) {
-        rc = cli_fail_error(&err);
+    /* under mpirun: the ranks of the MPI transport, one thread each by default */
+    rtcosim_transport tr = {.rank = 0, .size = 1};
+    bool mpi = rtcosim_mpi_launched();
+    if (mpi && rtcosim_mpi_transport_open(&tr, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    if (tr.size > 1 && !threads_given)
+        ro.threads = 1;
+    if (tr.size > 1 && can_log) {
+        rc = cli_fail("events: --can-log is not supported on several ranks yet");
         goto done;
     }
+    if (!mpi && place_count) {
+        rc = cli_fail("events: --place needs a run under mpirun");
+        goto done;
+    }
+    if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
+        rtcosim_ecu_vehicle_build(sim, &vc, &vehicle, &err) != RTCOSIM_OK ||
+        (mpi && rtcosim_events_set_transport(sim, &tr, &err) != RTCOSIM_OK) ||
+        apply_places(sim, places, place_count, &err) != RTCOSIM_OK ||
+        rtcosim_events_run(sim, &ro, &stats, &err) != RTCOSIM_OK ||
+        rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) != RTCOSIM_OK ||
+        (can_log && rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
+                        RTCOSIM_OK)) {
+        rc = tr.size > 1 ? cli_fail("rank %d: %s", tr.rank, err.message) : cli_fail_error(&err);
+        goto done;
+    }
+    if (tr.rank != 0)
+        goto done; /* rank 0 holds the gathered result and prints */
     double sim_s = rtcosim_time_to_seconds(ro.stop_time - ro.start_time);
     rtcosim_can_bus_stats bs;
     rtcosim_can_bus_stats_get(rtcosim_ecu_vehicle_bus(vehicle), ro.stop_time - ro.start_time, &bs);
     printf("vehicle: %zu ECUs, scheduler %s", rtcosim_ecu_vehicle_ecu_count(vehicle),
            rtcosim_scheduler_name(ro.scheduler));
+    if (tr.size > 1)
+        printf(" over %d MPI ranks", tr.size);
     if (ro.scheduler == RTCOSIM_SCHEDULER_CONSERVATIVE || speculative)
         printf(" (%u threads)", ro.threads);
     if (speculative)
@@ -272,6 +336,8 @@ static int run_events(int argc, char **argv)
 done:
     rtcosim_ecu_vehicle_free(vehicle);
     rtcosim_events_free(sim);
+    if (mpi)
+        rtcosim_mpi_transport_close(&tr);
     return rc;
 }
 

@@ -17,6 +17,8 @@
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/dcp.h"
+#include "rtcosim/master_distribute.h"
+#include "rtcosim/mpi.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system.h"
 #include "rtcosim/system_rt.h"
@@ -51,6 +53,10 @@ static void usage(FILE *out)
             "  --parameter-set F.ssv   apply a parameter set (names component.variable); repeatable\n"
             "  --start-value NAME V    start value of component.variable; repeatable\n"
             "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
+            "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
+            "                          robin in system order, or --place COMP=RANK), outputs\n"
+            "                          broadcast from their rank; rank 0 writes the results,\n"
+            "                          bit-identical to the single-process run\n"
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
@@ -180,6 +186,12 @@ typedef struct run_args {
     rtcosim_time_ns **schedules;
     size_t delay_count;
     cli_speculate speculate;
+    /* --distribute over the ranks of mpirun, --place COMP=RANK */
+    bool distribute;
+    const char **places;
+    size_t place_count;
+    rtcosim_transport transport;
+    rtcosim_distribution *dist;
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -195,6 +207,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
             a->quiet = true;
+            continue;
+        }
+        if (strcmp(opt, "--distribute") == 0) {
+            a->distribute = true;
             continue;
         }
         if (strcmp(opt, "--allow-outside") == 0) {
@@ -300,6 +316,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->start_values[a->start_count++] = argv[++i];
         } else if (strcmp(opt, "--output-file") == 0) {
             a->output_file = val;
+        } else if (strcmp(opt, "--place") == 0) {
+            a->places[a->place_count++] = val;
         } else if (strcmp(opt, "--step-timeout") == 0) {
             rc = cli_parse_step_timeout(val, &a->step_timeout);
         } else if (strcmp(opt, "--output-variable") == 0) {
@@ -375,6 +393,16 @@ static int parse_args(int argc, char **argv, run_args *a)
                         "--speculate");
     if (a->speculate.enabled && a->real_time)
         return cli_fail("run: --speculate and --real-time cannot be combined");
+    if (a->place_count && !a->distribute)
+        return cli_fail("run: --place needs --distribute");
+    if (a->distribute && (a->real_time || a->speculate.enabled || a->dcp))
+        return cli_fail("run: --distribute cannot be combined with --real-time, --speculate or"
+                        " --dcp");
+    if (a->distribute && (a->threads_auto || o->threads > 1))
+        return cli_fail("run: --distribute steps each rank's components on one thread (no"
+                        " --threads)");
+    if (a->distribute)
+        o->threads = 1; /* the proxies broadcast from the master's thread only */
     a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;
     return 0;
 }
@@ -549,7 +577,12 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         build.wrap = rtcosim_dcp_bindings_wrap;
         build.wrap_context = a->dcp;
     }
+    if (a->dist) {
+        build.wrap = rtcosim_distribution_wrap;
+        build.wrap_context = a->dist;
+    }
     if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK ||
+        (a->dist && rtcosim_distribution_check_placed(a->dist, &err) != RTCOSIM_OK) ||
         (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->start_count; i++)
@@ -719,6 +752,19 @@ static int run_system(const run_args *a)
         rtcosim_master_describe_parallel(m, line, sizeof line);
         printf("%s\n", line);
     }
+    if (a->dist) {
+        uint64_t broadcasts = 0;
+        double in_exchange = 0;
+        uint64_t steps = rtcosim_master_step_count(m);
+        rtcosim_distribution_stats(a->dist, &broadcasts, &in_exchange);
+        printf("distributed over %d ranks:", a->transport.size);
+        for (size_t i = 0; i < rtcosim_distribution_count(a->dist); i++) {
+            const char *name = rtcosim_distribution_name(a->dist, i);
+            printf(" %s=%d", name, rtcosim_distribution_rank_of(a->dist, name));
+        }
+        printf("; %llu broadcasts, rank 0 spent %.3f us per macro step in them\n",
+               (unsigned long long)broadcasts, steps ? in_exchange * 1e6 / (double)steps : 0.0);
+    }
     const char *ended_by = NULL;
     bool on_discard = false;
     if (rtcosim_master_terminated(m, &ended_by, &on_discard) &&
@@ -745,6 +791,40 @@ done:
     return rc;
 }
 
+/* --distribute: the MPI transport and the placement; ranks other than 0
+ * run silently and write no file (rank 0 has every value). */
+static int open_distribution(run_args *a)
+{
+    if (!a->distribute)
+        return 0;
+    rtcosim_error err = {0};
+    if (!rtcosim_mpi_launched())
+        return cli_fail("run: --distribute needs a start under mpirun (mpirun -np N rtcosim run"
+                        " ... --distribute)");
+    if (rtcosim_mpi_transport_open(&a->transport, &err) != RTCOSIM_OK ||
+        rtcosim_distribution_create(&a->transport, &a->dist, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    for (size_t i = 0; i < a->place_count; i++) {
+        const char *eq = strrchr(a->places[i], '=');
+        char *end = NULL, name[256];
+        long rank = eq ? strtol(eq + 1, &end, 10) : -1;
+        if (!eq || !end || *end || end == eq + 1 || (size_t)(eq - a->places[i]) >= sizeof name)
+            return cli_fail("--place needs COMPONENT=RANK, got '%s'", a->places[i]);
+        memcpy(name, a->places[i], (size_t)(eq - a->places[i]));
+        name[eq - a->places[i]] = 0;
+        if (rtcosim_distribution_place(a->dist, name, rank > 1 << 20 ? -1 : (int)rank, &err) !=
+            RTCOSIM_OK)
+            return cli_fail_error(&err);
+    }
+    if (a->transport.rank != 0) {
+        a->output_file = NULL;
+        a->quiet = true;
+        if (!freopen("/dev/null", "w", stdout))
+            return cli_fail("run: cannot silence rank %d's output", a->transport.rank);
+    }
+    return 0;
+}
+
 static int run_cmd(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -760,13 +840,14 @@ static int run_cmd(int argc, char **argv)
     a.start_names = calloc((size_t)argc, sizeof *a.start_names);
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
     a.observe = calloc((size_t)argc, sizeof *a.observe);
+    a.places = calloc((size_t)argc, sizeof *a.places);
     int rc;
     if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe || !a.delays ||
-        !a.schedules)
+        !a.schedules || !a.places)
         rc = cli_fail("out of memory");
     else if ((rc = parse_args(argc, argv, &a)) != 0)
         rc = CLI_EXIT_USAGE;
-    else {
+    else if ((rc = open_distribution(&a)) == 0) {
         cli_signals_install();
         cli_run_guard_begin(a.system);
         rc = cli_watchdog_start(a.step_timeout);
@@ -776,6 +857,11 @@ static int run_cmd(int argc, char **argv)
         cli_run_guard_end();
         cli_signals_restore();
     }
+    if (a.distribute && a.transport.size > 0) {
+        rtcosim_distribution_free(a.dist);
+        rtcosim_mpi_transport_close(&a.transport);
+    }
+    free(a.places);
     rtcosim_dcp_bindings_free(a.dcp);
     free(a.parameter_sets);
     free(a.start_names);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rtcosim/events_dist.h"
 #include "spec_internal.h"
 #include "util/splitmix64.h"
 
@@ -59,6 +60,7 @@ void rtcosim_events_free(rtcosim_events *sim)
     free(sim->lps);
     free(sim->predictions);
     free(sim->diagnosis);
+    kernel_dist_free(sim);
     free(sim);
 }
 
@@ -367,6 +369,8 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     switch (sim->route) {
     case ROUTE_SPECULATIVE:
         return spec_deliver(w, ev, err);
+    case ROUTE_RANKS:
+        return dist_deliver(w, ev, err);
     case ROUTE_LP_HEAP:
         heap = &sim->lps[ev->dst]->heap;
         if (sim->track_channels && ev->src != ev->dst) {
@@ -422,7 +426,7 @@ rtcosim_status kernel_init_lps(rtcosim_events *sim, rtcosim_error *err)
     sim->running_init = true;
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp *lp = sim->lps[i];
-        if (!lp->model->init)
+        if (!lp->model->init || !rtcosim_events_owns(sim, lp->id))
             continue;
         rtcosim_status st = lp->model->init(lp, lp->state, err);
         if (st != RTCOSIM_OK) {
@@ -546,7 +550,10 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
         c0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     }
-    switch (o.scheduler) {
+    bool ranks = sim->dist && kernel_dist_size(sim) > 1;
+    if (ranks)
+        st = sched_distributed_run(sim, &o, stats, err);
+    else switch (o.scheduler) {
     case RTCOSIM_SCHEDULER_SEQUENTIAL: st = sched_sequential_run(sim, &o, stats, err); break;
     case RTCOSIM_SCHEDULER_CONSERVATIVE: st = sched_conservative_run(sim, &o, stats, err); break;
     case RTCOSIM_SCHEDULER_GLOBAL: st = sched_global_run(sim, &o, stats, err); break;
@@ -570,11 +577,13 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
         if (sim->lps[i]->processed && sim->lps[i]->now > stats->end_time)
             stats->end_time = sim->lps[i]->now;
     }
+    if (st == RTCOSIM_OK && ranks)
+        st = kernel_dist_stats(sim, stats, err);
     if (st != RTCOSIM_OK)
         return st;
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp *lp = sim->lps[i];
-        if (!lp->model->final)
+        if (!lp->model->final || !rtcosim_events_owns(sim, lp->id))
             continue;
         st = lp->model->final(lp, lp->state, err);
         if (st != RTCOSIM_OK) {

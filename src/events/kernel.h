@@ -20,7 +20,8 @@ typedef enum event_route {
     ROUTE_WORKER_HEAP = 0, /* the executing worker's heap (sequential) */
     ROUTE_THREADS,         /* own thread's heap or a mailbox (conservative) */
     ROUTE_LP_HEAP,         /* the destination LP's own heap (global, lockstep) */
-    ROUTE_SPECULATIVE      /* own thread's heap (straggler check) or a ring (speculative) */
+    ROUTE_SPECULATIVE,     /* own thread's heap (straggler check) or a ring (speculative) */
+    ROUTE_RANKS            /* own heap or the batch of another rank (distributed) */
 } event_route;
 
 typedef struct worker worker;
@@ -98,6 +99,7 @@ struct rtcosim_events {
     struct spec_shared *spec; /* speculative scheduler's shared state */
     struct spec_prediction_decl *predictions; /* rtcosim_events_add_prediction */
     size_t prediction_count;
+    struct dist_state *dist; /* rtcosim_events_set_transport (sched_distributed.c) */
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */
@@ -106,6 +108,13 @@ rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
 
 /* Speculative scheduler: deliver an event sent by a handler (or by init). */
 rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err);
+/* Distributed: deliver an event to this rank's heap or another rank's
+ * batch; sum the run's statistics over ranks; free the rank state. */
+rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err);
+rtcosim_status kernel_dist_stats(rtcosim_events *sim, rtcosim_run_stats *stats,
+                                 rtcosim_error *err);
+void kernel_dist_free(rtcosim_events *sim);
+int kernel_dist_size(const rtcosim_events *sim);
 /* Place the LPs on T threads (groups and zero-lookahead links kept
  * together); fills lp->thread and sim->lp_thread. */
 rtcosim_status kernel_partition(rtcosim_events *sim, unsigned T, rtcosim_error *err);
@@ -133,6 +142,9 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
 rtcosim_status sched_global_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                 rtcosim_run_stats *stats, rtcosim_error *err);
 rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                     rtcosim_run_stats *stats, rtcosim_error *err);
+/* Across the ranks of sim->dist (more than one). */
+rtcosim_status sched_distributed_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                      rtcosim_run_stats *stats, rtcosim_error *err);
 rtcosim_status sched_lockstep_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                   rtcosim_run_stats *stats, rtcosim_error *err);

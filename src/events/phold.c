@@ -2,15 +2,19 @@
  * simulators, as a model of this kernel: it has no work per event, so it
  * measures the kernel's own cost per event (queue, pools, synchronization). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rtcosim/events.h"
+#include "rtcosim/events_dist.h"
 
+/* The counters first: they are the state that is saved (speculative
+ * rollback) and sent to rank 0 (rtcosim_events_gather); the pointer is not. */
 typedef struct phold_lp {
-    const rtcosim_phold_config *config;
     uint64_t processed;
     uint64_t hash;
+    const rtcosim_phold_config *config;
 } phold_lp;
 
 struct rtcosim_phold {
@@ -55,7 +59,7 @@ static rtcosim_status phold_event(rtcosim_lp *lp, void *state, const rtcosim_eve
 
 static const rtcosim_lp_model phold_model = {
     .kind = "phold", .init = phold_init, .event = phold_event,
-    .state_size = sizeof(phold_lp), /* copy-state saving for the speculative scheduler */
+    .state_size = offsetof(phold_lp, config), /* copy-state saving of the counters */
 };
 
 rtcosim_status rtcosim_phold_build(rtcosim_events *sim, const rtcosim_phold_config *config,
@@ -108,6 +112,29 @@ uint64_t rtcosim_phold_checksum(const rtcosim_phold *ph)
         h = (h ^ ph->lps[i].processed) * UINT64_C(0x100000001B3);
     }
     return h;
+}
+
+rtcosim_status rtcosim_phold_combine(rtcosim_phold *ph, const rtcosim_transport *t,
+                                     rtcosim_error *err)
+{
+    if (!t || t->size == 1)
+        return RTCOSIM_OK;
+    size_t n = ph->config.lps;
+    uint64_t *v = malloc(2 * n * sizeof *v);
+    if (!v)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "phold: out of memory");
+    /* an LP's counters are non-zero on its own rank only: the sum is its value */
+    for (size_t i = 0; i < n; i++) {
+        v[2 * i] = ph->lps[i].processed;
+        v[2 * i + 1] = ph->lps[i].hash;
+    }
+    rtcosim_status st = t->allreduce_u64(t->context, v, 2 * n, RTCOSIM_REDUCE_SUM, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
+        ph->lps[i].processed = v[2 * i];
+        ph->lps[i].hash = v[2 * i + 1];
+    }
+    free(v);
+    return st;
 }
 
 void rtcosim_phold_free(rtcosim_phold *ph)

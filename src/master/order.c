@@ -12,6 +12,7 @@
 #include "master/master_internal.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
+#include "rtcosim/master_distribute.h"
 #include "rtcosim/native.h"
 
 /* Variables a and b of a component are the same: equal indices, or aliases
@@ -60,10 +61,12 @@ bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t 
     }
     if (declared)
         return false;
-    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(m->comps[comp].c);
+    /* a proxy of --distribute answers with its component's structure */
+    const rtcosim_component *c = rtcosim_distribution_inner(m->comps[comp].c);
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
     if (info)
-        return fmu_depends(m->comps[comp].c, info, output, input);
-    return rtcosim_native_depends(m->comps[comp].c, output, input);
+        return fmu_depends(c, info, output, input);
+    return rtcosim_native_depends(c, output, input);
 }
 
 typedef struct graph {

@@ -1,0 +1,55 @@
+/* The co-simulation master over ranks (`mpirun -np N rtcosim run SYSTEM
+ * --distribute`): every rank builds the same master, which runs its
+ * deterministic arithmetic everywhere, but each component is instantiated
+ * and stepped only on its rank. A component stands on the other ranks as a
+ * proxy: its step returns at once, and each read of its outputs is a
+ * broadcast from its rank, so every rank gets the same values in the same
+ * order and the results are those of the single-process run, bit for bit.
+ * In Jacobi order the components of different ranks step concurrently. */
+#ifndef RTCOSIM_MASTER_DISTRIBUTE_H
+#define RTCOSIM_MASTER_DISTRIBUTE_H
+
+#include <stdint.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rtcosim_distribution rtcosim_distribution;
+
+/* The transport needs `broadcast`; it must outlive the distribution. */
+rtcosim_status rtcosim_distribution_create(const rtcosim_transport *t,
+                                           rtcosim_distribution **out, rtcosim_error *err);
+void rtcosim_distribution_free(rtcosim_distribution *d);
+/* Put a component on a rank (before the build); the others go round robin
+ * in system order (the i-th component on rank i mod N). */
+rtcosim_status rtcosim_distribution_place(rtcosim_distribution *d, const char *component,
+                                          int rank, rtcosim_error *err);
+/* For rtcosim_system_build_options.wrap, with wrap_context = the
+ * distribution: owns `component` in every case. */
+rtcosim_status rtcosim_distribution_wrap(void *distribution, const char *name,
+                                         rtcosim_component *component, rtcosim_component **out,
+                                         rtcosim_error *err);
+/* After the build: every placed name was a component of the system. */
+rtcosim_status rtcosim_distribution_check_placed(const rtcosim_distribution *d,
+                                                 rtcosim_error *err);
+/* The component a proxy stands for (its structure: variables, dependencies);
+ * any other component itself. */
+const rtcosim_component *rtcosim_distribution_inner(const rtcosim_component *c);
+/* The wrapped components, in system order. */
+size_t rtcosim_distribution_count(const rtcosim_distribution *d);
+const char *rtcosim_distribution_name(const rtcosim_distribution *d, size_t i);
+/* The rank of a wrapped component, -1 when unknown. */
+int rtcosim_distribution_rank_of(const rtcosim_distribution *d, const char *component);
+/* Broadcasts made so far and the wall seconds this rank spent in them. */
+void rtcosim_distribution_stats(const rtcosim_distribution *d, uint64_t *broadcasts,
+                                double *seconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,53 @@
+/* The transport between processes (ranks) that the event kernel calls, as in
+ * ROSS's network layer: a small interface of collective calls (exchange of
+ * per-rank batches, reduction, barrier) so that the kernel knows nothing of
+ * MPI. rtcosim_mpi_transport_open (rtcosim/mpi.h) gives one over MPI. */
+#ifndef RTCOSIM_TRANSPORT_H
+#define RTCOSIM_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rtcosim_reduce_op {
+    RTCOSIM_REDUCE_SUM = 0,
+    RTCOSIM_REDUCE_MIN,
+    RTCOSIM_REDUCE_MAX
+} rtcosim_reduce_op;
+
+typedef struct rtcosim_transport {
+    int rank, size; /* this process and how many take part */
+    void *context;
+    /* Every rank sends `per_rank` int64 values to each rank (send[r * per_rank
+     * ...] to rank r) and receives as many from each (recv[r * per_rank ...]
+     * from rank r). Collective. */
+    rtcosim_status (*alltoall_i64)(void *context, const int64_t *send, int64_t *recv,
+                                   size_t per_rank, rtcosim_error *err);
+    /* Byte batches: send_bytes[r] bytes at send[r] to rank r; recv_bytes[r]
+     * (known from a previous alltoall_i64) arrive from rank r at recv +
+     * recv_offset[r]. Only the pairs with bytes to move communicate; every
+     * rank calls it in the same round. */
+    rtcosim_status (*exchange)(void *context, const void *const *send, const size_t *send_bytes,
+                               void *recv, const size_t *recv_bytes, const size_t *recv_offset,
+                               rtcosim_error *err);
+    /* In place over n values on every rank. Collective. */
+    rtcosim_status (*allreduce_u64)(void *context, uint64_t *values, size_t n,
+                                    rtcosim_reduce_op op, rtcosim_error *err);
+    rtcosim_status (*allreduce_i64)(void *context, int64_t *values, size_t n,
+                                    rtcosim_reduce_op op, rtcosim_error *err);
+    rtcosim_status (*barrier)(void *context, rtcosim_error *err);
+    /* bytes at data from rank root to every rank (into data). Collective. */
+    rtcosim_status (*broadcast)(void *context, void *data, size_t bytes, int root,
+                                rtcosim_error *err);
+} rtcosim_transport;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,139 @@
+/* rtcosim_transport over MPI_COMM_WORLD: the kernel's batches per
+ * destination rank go out as one message per non-empty pair per round
+ * (Isend/Irecv, sizes first by one MPI_Alltoall), reductions by
+ * MPI_Allreduce. Buffers belong to the caller,
+ * so nothing is allocated per call. */
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+
+#include "launched.h"
+#include "rtcosim/mpi.h"
+
+typedef struct mpi_ctx {
+    int size;
+    MPI_Request *requests; /* [2 * size]: one round's receives and sends */
+} mpi_ctx;
+
+enum { TAG_BATCH = 17 };
+
+static mpi_ctx g_ctx;
+
+bool rtcosim_mpi_launched(void) { return mpi_env_launched(); }
+bool rtcosim_mpi_available(void) { return true; }
+
+static rtcosim_status fail(rtcosim_error *err, int code, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    return rtcosim_error_set(err, RTCOSIM_EIO, "mpi: %s failed: %s", what, text);
+}
+
+static rtcosim_status mpi_alltoall_i64(void *context, const int64_t *send, int64_t *recv,
+                                       size_t per_rank, rtcosim_error *err)
+{
+    (void)context;
+    int rc = MPI_Alltoall(send, (int)per_rank, MPI_INT64_T, recv, (int)per_rank, MPI_INT64_T,
+                          MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Alltoall");
+}
+
+static rtcosim_status mpi_exchange(void *context, const void *const *send,
+                                   const size_t *send_bytes, void *recv, const size_t *recv_bytes,
+                                   const size_t *recv_offset, rtcosim_error *err)
+{
+    mpi_ctx *c = context;
+    int n = 0;
+    for (int r = 0; r < c->size; r++) {
+        if (send_bytes[r] > INT_MAX || recv_bytes[r] > INT_MAX)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "mpi: a batch of more than 2 GiB");
+        if (recv_bytes[r] &&
+            MPI_Irecv((char *)recv + recv_offset[r], (int)recv_bytes[r], MPI_BYTE, r, TAG_BATCH,
+                      MPI_COMM_WORLD, &c->requests[n++]) != MPI_SUCCESS)
+            return rtcosim_error_set(err, RTCOSIM_EIO, "mpi: MPI_Irecv from rank %d failed", r);
+    }
+    for (int r = 0; r < c->size; r++)
+        if (send_bytes[r] &&
+            MPI_Isend(send[r], (int)send_bytes[r], MPI_BYTE, r, TAG_BATCH, MPI_COMM_WORLD,
+                      &c->requests[n++]) != MPI_SUCCESS)
+            return rtcosim_error_set(err, RTCOSIM_EIO, "mpi: MPI_Isend to rank %d failed", r);
+    int rc = MPI_Waitall(n, c->requests, MPI_STATUSES_IGNORE);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Waitall");
+}
+
+static MPI_Op op_of(rtcosim_reduce_op op)
+{
+    return op == RTCOSIM_REDUCE_MIN ? MPI_MIN : op == RTCOSIM_REDUCE_MAX ? MPI_MAX : MPI_SUM;
+}
+
+static rtcosim_status mpi_allreduce_u64(void *context, uint64_t *values, size_t n,
+                                        rtcosim_reduce_op op, rtcosim_error *err)
+{
+    (void)context;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, values, (int)n, MPI_UINT64_T, op_of(op), MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Allreduce");
+}
+
+static rtcosim_status mpi_allreduce_i64(void *context, int64_t *values, size_t n,
+                                        rtcosim_reduce_op op, rtcosim_error *err)
+{
+    (void)context;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, values, (int)n, MPI_INT64_T, op_of(op), MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Allreduce");
+}
+
+static rtcosim_status mpi_barrier(void *context, rtcosim_error *err)
+{
+    (void)context;
+    int rc = MPI_Barrier(MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Barrier");
+}
+
+static rtcosim_status mpi_broadcast(void *context, void *data, size_t bytes, int root,
+                                   rtcosim_error *err)
+{
+    (void)context;
+    if (bytes > INT_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "mpi: a broadcast of more than 2 GiB");
+    int rc = MPI_Bcast(data, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Bcast");
+}
+
+rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error *err)
+{
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "mpi: MPI_Init failed");
+    /* errors come back as codes: the kernel turns them into rtcosim errors */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (!g_ctx.requests) {
+        g_ctx.requests = calloc((size_t)size * 2, sizeof *g_ctx.requests);
+        if (!g_ctx.requests)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "mpi: out of memory");
+        g_ctx.size = size;
+    }
+    *out = (rtcosim_transport){.rank = rank, .size = size, .context = &g_ctx,
+                               .alltoall_i64 = mpi_alltoall_i64, .exchange = mpi_exchange,
+                               .allreduce_u64 = mpi_allreduce_u64,
+                               .allreduce_i64 = mpi_allreduce_i64, .barrier = mpi_barrier,
+                               .broadcast = mpi_broadcast};
+    return RTCOSIM_OK;
+}
+
+void rtcosim_mpi_transport_close(rtcosim_transport *t)
+{
+    (void)t;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+        MPI_Finalize();
+    free(g_ctx.requests);
+    g_ctx.requests = NULL;
+}
+
+void rtcosim_mpi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }

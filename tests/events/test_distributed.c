@@ -1,0 +1,369 @@
+/* The event kernel over ranks, without MPI: R threads of one process play
+ * the ranks through an in-process transport (barriers and shared slots), so
+ * the distributed scheduler runs under the sanitizers too. Checks: PHOLD on
+ * 1..4 ranks gives the sequential run's checksum (counters combined, and
+ * states gathered on rank 0), a ring's token times are the analytic ones on
+ * every rank count, a failing handler on one rank stops every rank (the
+ * failing one names the LP), and placements that break a zero-lookahead
+ * link or name a missing rank are refused. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/events_dist.h"
+
+/* ---- in-process transport ---- */
+
+enum { MAX_RANKS = 4 };
+
+typedef struct shared {
+    int size;
+    pthread_barrier_t barrier;
+    const int64_t *i64[MAX_RANKS];
+    const uint64_t *u64[MAX_RANKS];
+    const void *const *send[MAX_RANKS];
+    const size_t *send_bytes[MAX_RANKS];
+    size_t per_rank;
+} shared;
+
+typedef struct rank_ctx {
+    shared *s;
+    int rank;
+} rank_ctx;
+
+static rtcosim_status t_alltoall(void *c, const int64_t *send, int64_t *recv, size_t per_rank,
+                                 rtcosim_error *err)
+{
+    (void)err;
+    rank_ctx *r = c;
+    r->s->i64[r->rank] = send;
+    pthread_barrier_wait(&r->s->barrier);
+    for (int q = 0; q < r->s->size; q++)
+        memcpy(recv + (size_t)q * per_rank, r->s->i64[q] + (size_t)r->rank * per_rank,
+               per_rank * sizeof *recv);
+    pthread_barrier_wait(&r->s->barrier);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status t_exchange(void *c, const void *const *send, const size_t *send_bytes,
+                                 void *recv, const size_t *recv_bytes, const size_t *recv_offset,
+                                 rtcosim_error *err)
+{
+    rank_ctx *r = c;
+    r->s->send[r->rank] = send;
+    r->s->send_bytes[r->rank] = send_bytes;
+    pthread_barrier_wait(&r->s->barrier);
+    rtcosim_status st = RTCOSIM_OK;
+    for (int q = 0; q < r->s->size; q++) {
+        if (r->s->send_bytes[q][r->rank] != recv_bytes[q])
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "test transport: sizes differ");
+        else if (recv_bytes[q])
+            memcpy((char *)recv + recv_offset[q], r->s->send[q][r->rank], recv_bytes[q]);
+    }
+    pthread_barrier_wait(&r->s->barrier);
+    return st;
+}
+
+static rtcosim_status t_reduce(void *c, const void *in, void *out_, size_t n, bool is_signed,
+                               rtcosim_reduce_op op)
+{
+    rank_ctx *r = c;
+    if (is_signed)
+        r->s->i64[r->rank] = in;
+    else
+        r->s->u64[r->rank] = in;
+    pthread_barrier_wait(&r->s->barrier);
+    for (size_t i = 0; i < n; i++) {
+        int64_t si = 0;
+        uint64_t ui = 0;
+        for (int q = 0; q < r->s->size; q++) {
+            int64_t sv = is_signed ? r->s->i64[q][i] : 0;
+            uint64_t uv = is_signed ? 0 : r->s->u64[q][i];
+            if (q == 0) {
+                si = sv, ui = uv;
+            } else if (op == RTCOSIM_REDUCE_SUM) {
+                si += sv, ui += uv;
+            } else if (op == RTCOSIM_REDUCE_MIN) {
+                si = sv < si ? sv : si, ui = uv < ui ? uv : ui;
+            } else {
+                si = sv > si ? sv : si, ui = uv > ui ? uv : ui;
+            }
+        }
+        if (is_signed)
+            ((int64_t *)out_)[i] = si;
+        else
+            ((uint64_t *)out_)[i] = ui;
+    }
+    pthread_barrier_wait(&r->s->barrier);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status t_reduce_u64(void *c, uint64_t *v, size_t n, rtcosim_reduce_op op,
+                                   rtcosim_error *err)
+{
+    (void)err;
+    uint64_t *copy = malloc(n * sizeof *copy);
+    memcpy(copy, v, n * sizeof *copy);
+    rtcosim_status st = t_reduce(c, copy, v, n, false, op);
+    free(copy);
+    return st;
+}
+
+static rtcosim_status t_reduce_i64(void *c, int64_t *v, size_t n, rtcosim_reduce_op op,
+                                   rtcosim_error *err)
+{
+    (void)err;
+    int64_t *copy = malloc(n * sizeof *copy);
+    memcpy(copy, v, n * sizeof *copy);
+    rtcosim_status st = t_reduce(c, copy, v, n, true, op);
+    free(copy);
+    return st;
+}
+
+static rtcosim_status t_barrier(void *c, rtcosim_error *err)
+{
+    (void)err;
+    rank_ctx *r = c;
+    pthread_barrier_wait(&r->s->barrier);
+    return RTCOSIM_OK;
+}
+
+/* ---- one rank's job ---- */
+
+typedef enum job_kind { JOB_PHOLD, JOB_RING, JOB_FAIL } job_kind;
+
+typedef struct job {
+    shared *s;
+    int rank;
+    job_kind kind;
+    rtcosim_status status;
+    rtcosim_error err;
+    uint64_t combined, gathered, events;
+    rtcosim_time_ns ring_last[8];
+} job;
+
+static const rtcosim_phold_config phold_cfg = {.lps = 48, .events_per_lp = 8,
+                                               .remote_fraction = 0.25,
+                                               .lookahead = RTCOSIM_NS_PER_S / 10,
+                                               .mean_increment = RTCOSIM_NS_PER_S};
+
+static uint64_t phold_sequential(uint64_t *events)
+{
+    rtcosim_events *sim = NULL;
+    rtcosim_phold *ph = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_phold_build(sim, &phold_cfg, &ph, &err), RTCOSIM_OK);
+    rtcosim_run_options o = {.stop_time = 20 * RTCOSIM_NS_PER_S, .seed = 7};
+    rtcosim_run_stats st;
+    assert_int_equal(rtcosim_events_run(sim, &o, &st, &err), RTCOSIM_OK);
+    *events = st.events;
+    uint64_t sum = rtcosim_phold_checksum(ph);
+    rtcosim_phold_free(ph);
+    rtcosim_events_free(sim);
+    return sum;
+}
+
+/* ring of 8 LPs: LP i forwards the token to i+1 after (i+2) us; LP 7 fails
+ * at its first token in JOB_FAIL */
+typedef struct ring_lp {
+    uint32_t index;
+    bool fail;
+    rtcosim_time_ns last;
+} ring_lp;
+
+static rtcosim_status ring_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    ring_lp *r = state;
+    return r->index == 0 ? rtcosim_lp_send(lp, 1, 2 * RTCOSIM_NS_PER_US, 0, 0, NULL, 0, err)
+                         : RTCOSIM_OK;
+}
+
+static rtcosim_status ring_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                 rtcosim_error *err)
+{
+    ring_lp *r = state;
+    r->last = ev->time;
+    if (r->fail)
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "ring %u failed", r->index);
+    return rtcosim_lp_send(lp, (r->index + 1) % 8, (r->index + 2) * RTCOSIM_NS_PER_US, 0, 0,
+                           NULL, 0, err);
+}
+
+static const rtcosim_lp_model ring_model = {.kind = "ring", .init = ring_init,
+                                            .event = ring_event, .state_size = sizeof(ring_lp)};
+
+static void *rank_main(void *arg)
+{
+    job *j = arg;
+    rank_ctx ctx = {j->s, j->rank};
+    rtcosim_transport t = {.rank = j->rank, .size = j->s->size, .context = &ctx,
+                           .alltoall_i64 = t_alltoall, .exchange = t_exchange,
+                           .allreduce_u64 = t_reduce_u64, .allreduce_i64 = t_reduce_i64,
+                           .barrier = t_barrier};
+    rtcosim_events *sim = NULL;
+    rtcosim_phold *ph = NULL;
+    ring_lp ring[8] = {{0}};
+    rtcosim_events_create(&sim, &j->err);
+    rtcosim_status st = rtcosim_events_set_transport(sim, &t, &j->err);
+    rtcosim_run_options o = {.stop_time = 20 * RTCOSIM_NS_PER_S, .seed = 7};
+    if (j->kind == JOB_PHOLD) {
+        if (st == RTCOSIM_OK)
+            st = rtcosim_phold_build(sim, &phold_cfg, &ph, &j->err);
+    } else {
+        o.stop_time = 1000 * RTCOSIM_NS_PER_US;
+        for (uint32_t i = 0; i < 8 && st == RTCOSIM_OK; i++) {
+            ring[i].index = i;
+            ring[i].fail = j->kind == JOB_FAIL && i == 7;
+            char name[16];
+            snprintf(name, sizeof name, "ring%u", i);
+            st = rtcosim_events_add_lp(sim, name, &ring_model, &ring[i], RTCOSIM_LP_NO_GROUP,
+                                       NULL, &j->err);
+        }
+        for (uint32_t i = 0; i < 8 && st == RTCOSIM_OK; i++)
+            st = rtcosim_events_add_link(sim, i, (i + 1) % 8, (i + 2) * RTCOSIM_NS_PER_US,
+                                         &j->err);
+    }
+    rtcosim_run_stats stats = {0};
+    if (st == RTCOSIM_OK)
+        st = rtcosim_events_run(sim, &o, &stats, &j->err);
+    j->events = stats.events;
+    if (st == RTCOSIM_OK && ph) {
+        /* every rank gets all counters ... */
+        st = rtcosim_phold_combine(ph, &t, &j->err);
+        j->combined = rtcosim_phold_checksum(ph);
+        /* ... or, in a second run of the same simulation, rank 0 gathers the
+         * states (phold copies its state_size bytes) */
+        rtcosim_phold_reset(ph);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_events_run(sim, &o, &stats, &j->err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_events_gather(sim, &t, &j->err);
+        if (st == RTCOSIM_OK)
+            j->gathered = rtcosim_phold_checksum(ph);
+    }
+    if (st == RTCOSIM_OK && !ph)
+        st = rtcosim_events_gather(sim, &t, &j->err);
+    for (int i = 0; i < 8; i++)
+        j->ring_last[i] = ring[i].last;
+    j->status = st;
+    rtcosim_phold_free(ph);
+    rtcosim_events_free(sim);
+    return NULL;
+}
+
+static void run_ranks(int size, job_kind kind, job *jobs)
+{
+    shared s = {.size = size};
+    pthread_barrier_init(&s.barrier, NULL, (unsigned)size);
+    pthread_t th[MAX_RANKS];
+    for (int r = 0; r < size; r++) {
+        jobs[r] = (job){.s = &s, .rank = r, .kind = kind};
+        assert_int_equal(pthread_create(&th[r], NULL, rank_main, &jobs[r]), 0);
+    }
+    for (int r = 0; r < size; r++)
+        pthread_join(th[r], NULL);
+    pthread_barrier_destroy(&s.barrier);
+}
+
+static void phold_is_identical_on_any_rank_count(void **state)
+{
+    (void)state;
+    uint64_t events = 0, reference = phold_sequential(&events);
+    for (int size = 1; size <= MAX_RANKS; size++) {
+        job jobs[MAX_RANKS];
+        run_ranks(size, JOB_PHOLD, jobs);
+        for (int r = 0; r < size; r++) {
+            if (jobs[r].status != RTCOSIM_OK)
+                fail_msg("%d ranks, rank %d: %s", size, r, jobs[r].err.message);
+            if (jobs[r].combined != reference)
+                fail_msg("%d ranks, rank %d: checksum %llx, sequential %llx", size, r,
+                         (unsigned long long)jobs[r].combined, (unsigned long long)reference);
+            assert_int_equal(jobs[r].events, events);
+        }
+        assert_int_equal(jobs[0].gathered, reference); /* states brought to rank 0 */
+    }
+}
+
+static void ring_times_are_analytic_on_three_ranks(void **state)
+{
+    (void)state;
+    job jobs[3];
+    run_ranks(3, JOB_RING, jobs);
+    for (int r = 0; r < 3; r++)
+        if (jobs[r].status != RTCOSIM_OK)
+            fail_msg("rank %d: %s", r, jobs[r].err.message);
+    /* the token leaves LP k after k + 2 us: LP 1 first receives it at 2 us,
+     * LP i + 1 at first[i] + i + 2; a lap is sum_{k=0..7} (k + 2) = 44 us, so
+     * within 1000 us the last arrival at LP i is first[i] + 44 m */
+    rtcosim_time_ns first[8];
+    first[1] = 2;
+    for (int i = 2; i < 8; i++)
+        first[i] = first[i - 1] + (i - 1) + 2;
+    first[0] = first[7] + 7 + 2;
+    for (int i = 0; i < 8; i++) {
+        rtcosim_time_ns t = first[i];
+        while (t + 44 <= 1000)
+            t += 44;
+        assert_int_equal(jobs[0].ring_last[i], t * RTCOSIM_NS_PER_US); /* gathered on rank 0 */
+    }
+}
+
+static void failure_on_one_rank_stops_all(void **state)
+{
+    (void)state;
+    job jobs[2];
+    run_ranks(2, JOB_FAIL, jobs);
+    /* ring7 is on rank 1 (blocks of consecutive LPs) */
+    if (jobs[1].status != RTCOSIM_ECOMPONENT)
+        fail_msg("rank 0: %s; rank 1: %s", jobs[0].err.message, jobs[1].err.message);
+    assert_int_equal(jobs[1].status, RTCOSIM_ECOMPONENT);
+    assert_non_null(strstr(jobs[1].err.message, "ring7"));
+    assert_int_equal(jobs[0].status, RTCOSIM_ECANCELED);
+    assert_non_null(strstr(jobs[0].err.message, "another rank failed"));
+}
+
+static void bad_placements_are_refused(void **state)
+{
+    (void)state;
+    shared s = {.size = 2};
+    rank_ctx ctx = {&s, 0};
+    rtcosim_transport t = {.rank = 0, .size = 2, .context = &ctx};
+    rtcosim_events *sim = NULL;
+    rtcosim_error err;
+    ring_lp ring[2] = {{0}};
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_set_transport(sim, &t, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "a", &ring_model, &ring[0], RTCOSIM_LP_NO_GROUP,
+                                           NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "b", &ring_model, &ring[1], RTCOSIM_LP_NO_GROUP,
+                                           NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_place(sim, 1, 2, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "rank 2"));
+    assert_int_equal(rtcosim_events_add_link(sim, 0, 1, 0, &err), RTCOSIM_OK);
+    /* a and b are kept together by their zero-lookahead link; forcing them
+     * apart is refused before any communication */
+    assert_int_equal(rtcosim_events_place(sim, 0, 0, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_place(sim, 1, 1, &err), RTCOSIM_OK);
+    rtcosim_run_options o = {.stop_time = RTCOSIM_NS_PER_S};
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "crosses ranks"));
+    rtcosim_events_free(sim);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(phold_is_identical_on_any_rank_count),
+        cmocka_unit_test(ring_times_are_analytic_on_three_ranks),
+        cmocka_unit_test(failure_on_one_rank_stops_all),
+        cmocka_unit_test(bad_placements_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,64 @@
+#!/bin/sh
+# `mpirun -np N rtcosim run SYSTEM --distribute` writes on rank 0 the CSV of
+# the single-process run byte for byte: the B2 oscillator (two components) in
+# Jacobi and Gauss-Seidel order on 2 and 3 ranks (one rank idle) and with
+# --place; a component failing on rank 1 (the project's Faulty FMU, Error at
+# t = 1 s) stops the run naming the component and its rank, and the rows so
+# far equal those of the failing single-process run.
+# usage: distribute_identical.sh MPIEXEC RTCOSIM SOURCE_DIR FMU_DIR
+set -u
+mpiexec=$1
+rtcosim=$2
+src=$3
+fmus=$4
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_plm_rsh_agent=
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+ssd=$src/examples/oscillator/oscillator.ssd
+mpi() { n=$1; shift; timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np "$n" "$@"; }
+for order in jacobi gauss-seidel; do
+    "$rtcosim" run "$ssd" --stop-time 2 --order $order --output-file "$dir/one.csv" >/dev/null ||
+        { echo "single $order failed"; exit 1; }
+    for n in 2 3; do
+        mpi $n "$rtcosim" run "$ssd" --stop-time 2 --order $order --distribute \
+            --output-file "$dir/n$n.csv" > "$dir/out" 2>&1 || {
+            cat "$dir/out"; echo "np $n $order failed"; exit 1; }
+        cmp "$dir/one.csv" "$dir/n$n.csv" || { echo "np $n $order: CSV differs"; exit 1; }
+        echo "$order np $n: identical ($(wc -l < "$dir/one.csv") lines)"
+    done
+    mpi 2 "$rtcosim" run "$ssd" --stop-time 2 --order $order --distribute --place mass1=1 \
+        --place mass2=1 --output-file "$dir/p.csv" > "$dir/out" 2>&1 || {
+        cat "$dir/out"; echo "--place $order failed"; exit 1; }
+    grep -q "mass1=1 mass2=1" "$dir/out" || { cat "$dir/out"; echo "--place ignored"; exit 1; }
+    cmp "$dir/one.csv" "$dir/p.csv" || { echo "--place $order: CSV differs"; exit 1; }
+done
+cat > "$dir/faulty.ssd" <<EOS
+<?xml version="1.0"?>
+<ssd:SystemStructureDescription version="1.0" name="t"
+ xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+ xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
+ xmlns:rc="https://rtcosim.org/SSP1/Master">
+ <ssd:System name="s">
+  <ssd:Elements>
+   <ssd:Component name="g" source="$fmus/Dahlquist-fmi3.fmu"><ssd:Connectors>
+    <ssd:Connector name="x" kind="output"><ssc:Real/></ssd:Connector>
+   </ssd:Connectors></ssd:Component>
+   <ssd:Component name="f" source="$fmus/Faulty-fmi3.fmu"><ssd:Connectors>
+    <ssd:Connector name="x" kind="output"><ssc:Real/></ssd:Connector>
+   </ssd:Connectors></ssd:Component>
+  </ssd:Elements>
+  <ssd:Annotations><ssc:Annotation type="org.rtcosim.master"><rc:Master stepSize="0.25"/></ssc:Annotation></ssd:Annotations>
+ </ssd:System>
+</ssd:SystemStructureDescription>
+EOS
+"$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --output-file "$dir/f1.csv" >/dev/null 2>&1 &&
+    { echo "the faulty system did not fail"; exit 1; }
+mpi 2 "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --distribute --output-file "$dir/f2.csv" \
+    > "$dir/out" 2>&1 && { echo "distributed faulty run did not fail"; exit 1; }
+grep -q "component 'f' on rank 1: .*Error" "$dir/out" || {
+    cat "$dir/out"; echo "error does not name component f and rank 1"; exit 1; }
+cmp "$dir/f1.csv" "$dir/f2.csv" || { echo "rows kept differ from the single-process run"; exit 1; }
+echo "failure on rank 1: named, $(wc -l < "$dir/f2.csv") lines kept as in one process"
+echo "distributed master identical"
