@@ -13,6 +13,7 @@
 #include "progress.h"
 #include "signals.h"
 #include "rtcosim/fmu.h"
+#include "run_isolate.h"
 #include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
@@ -175,6 +176,8 @@ typedef struct run_args {
     rtcosim_time_ns **schedules;
     size_t delay_count;
     cli_speculate speculate;
+    bool isolate, no_isolate;  /* --isolate [C,..], --no-isolate */
+    run_isolation *isolation;  /* the selection (mutable: the build's wrap context) */
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -208,6 +211,22 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->real_time = a->real_time || strcmp(opt, "--real-time") == 0;
             a->virtual_clock = a->virtual_clock || strcmp(opt, "--virtual-clock") == 0;
             a->no_calibrate = a->no_calibrate || strcmp(opt, "--no-calibrate") == 0;
+            continue;
+        }
+        if (strcmp(opt, "--isolate") == 0 || strncmp(opt, "--isolate=", 10) == 0) {
+            /* A list follows when given as --isolate=C,.. or after the system. */
+            const char *list = opt[9] == '=' ? opt + 10 : NULL;
+            if (!list && a->system && val && val[0] != '-')
+                list = argv[++i];
+            a->isolate = true;
+            if (!list)
+                a->isolation->all = true;
+            else if (run_isolation_add(a->isolation, list))
+                return 1;
+            continue;
+        }
+        if (strcmp(opt, "--no-isolate") == 0) {
+            a->no_isolate = true;
             continue;
         }
         if (opt[0] != '-' || opt[1] != '-') {
@@ -360,6 +379,11 @@ static int parse_args(int argc, char **argv, run_args *a)
         usage(stderr);
         return cli_fail("run: no system file given");
     }
+    if (a->isolate && a->no_isolate)
+        return cli_fail("run: --isolate and --no-isolate cannot be combined");
+    if (a->no_isolate && !a->real_time)
+        return cli_fail("run: --no-isolate is for real-time runs (offline runs isolate only with "
+                        "--isolate)");
     if (a->real_time && a->step_timeout > 0)
         return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
@@ -409,6 +433,26 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     const char *exchange = a->exchange[0] ? a->exchange : ann->exchange;
     const char *estimator = a->estimator ? a->estimator : ann->estimator;
     so.build = a->build;
+    /* The partner's FMUs run isolated unless --no-isolate: one that crashes,
+     * aborts or exits makes the partner lost, not the run. */
+    run_isolation *iso = a->isolation;
+    if (!a->no_isolate && so.rt.non_realtime)
+        for (const char *p = so.rt.non_realtime; *p;) {
+            size_t n = strcspn(p, ",");
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)n, p);
+            int k = rtcosim_system_desc_find_component(desc, name);
+            if (k >= 0 && rtcosim_system_desc_component(desc, (size_t)k)->path &&
+                !run_isolation_selects(iso, name) && run_isolation_add(iso, name))
+                return CLI_EXIT_ERROR;
+            p += n + (p[n] == ',');
+        }
+    if ((iso->all || iso->names[0]) && run_isolation_prepare(iso, desc))
+        return CLI_EXIT_ERROR;
+    if (iso->all || iso->names[0]) {
+        so.build.wrap = run_isolation_wrap;
+        so.build.wrap_context = iso;
+    }
     so.build.observe = a->observe;
     so.build.observe_count = a->observe_count;
     so.start_names = (const char *const *)a->start_names;
@@ -529,6 +573,13 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         build.wrap = rtcosim_dcp_bindings_wrap;
         build.wrap_context = a->dcp;
     }
+    if (a->isolate) {
+        /* Isolated first, then (if --dcp names it) bound to its slave. */
+        a->isolation->next = build.wrap;
+        a->isolation->next_context = build.wrap_context;
+        build.wrap = run_isolation_wrap;
+        build.wrap_context = a->isolation;
+    }
     if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK ||
         (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
         return cli_fail_error(&err);
@@ -591,6 +642,10 @@ static int run_system(const run_args *a)
         goto done;
     }
 
+    if (a->isolate && run_isolation_prepare(a->isolation, desc)) {
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
     if (a->real_time && a->dcp) {
         rc = cli_fail("--dcp: remote slaves run in NRT lock step; not with --real-time");
         goto done;
@@ -732,7 +787,8 @@ static int run_cmd(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-    run_args a = {0};
+    static run_isolation isolation;
+    run_args a = {.isolation = &isolation};
     rtcosim_rt_options_init(&a.rt);
     a.delays = calloc((size_t)argc, sizeof *a.delays);
     a.schedules = calloc((size_t)argc, sizeof *a.schedules);

@@ -123,6 +123,12 @@ static rtcosim_status wrap_delayed(void *context, const char *name, rtcosim_comp
 {
     wrap_context *w = context;
     const rtcosim_system_rt_options *o = &w->srt->options;
+    if (o->build.wrap) { /* the caller's (e.g. isolation) inside the delay */
+        rtcosim_component *inner = component;
+        rtcosim_status st = o->build.wrap(o->build.wrap_context, name, inner, &component, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     for (size_t i = 0; i < o->delay_count; i++)
         if (strcmp(o->delays[i].component, name) == 0) {
             rtcosim_delay_options d = o->delays[i].delay;
@@ -263,7 +269,7 @@ static rtcosim_status initialize_whole(rtcosim_system_rt *srt, rtcosim_error *er
     const rtcosim_system_desc *d = srt->desc;
     rtcosim_system_build_options b = srt->options.build;
     b.members = NULL;
-    b.wrap = NULL;
+    /* The caller's wrap (isolation) stays: the initialization runs them too. */
     rtcosim_master *m = NULL;
     rtcosim_status st = rtcosim_system_build_master(d, &b, &m, err);
     if (st == RTCOSIM_OK)
