@@ -46,6 +46,7 @@ typedef struct channel {
     rtcosim_step_result result;
     char message[CHANNEL_MESSAGE];
     char path[CHANNEL_PATH];
+    char temp_dir[CHANNEL_PATH]; /* the child extracts under it; the parent removes it */
     _Alignas(16) unsigned char data[]; /* n value references, then the values */
 } channel;
 

@@ -25,7 +25,8 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, rtcosim_error *e
         return RTCOSIM_OK;
     case OP_LOAD: {
         rtcosim_fmu_options fo = {.interface_type = ch->interface_me ? RTCOSIM_FMI_MODEL_EXCHANGE
-                                                                     : RTCOSIM_FMI_CO_SIMULATION};
+                                                                     : RTCOSIM_FMI_CO_SIMULATION,
+                                  .temp_dir = ch->temp_dir[0] ? ch->temp_dir : NULL};
         return rtcosim_fmu_load(ch->path, &fo, c, err);
     }
     case OP_INSTANTIATE:

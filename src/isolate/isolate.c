@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "archive/archive.h"
 #include "isolate/channel.h"
 #include "rtcosim/isolate.h"
 
@@ -23,6 +24,7 @@ typedef struct isolated {
     pid_t pid;
     bool dead, fmi3;
     char name[256];
+    char *temp_dir; /* the child's extraction parent: removed here, whatever its end */
 } isolated;
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -191,6 +193,10 @@ static void iso_destroy(void *self)
     channel_unmap(iso->ch);
     if (iso->fd >= 0)
         close(iso->fd);
+    if (iso->temp_dir) {
+        rtcosim_archive_remove_dir(iso->temp_dir);
+        free(iso->temp_dir);
+    }
     rtcosim_component_free(iso->inner);
     free(iso);
 }
@@ -228,6 +234,30 @@ static rtcosim_status spawn(isolated *iso, const char *host_exe, rtcosim_error *
     return RTCOSIM_OK;
 }
 
+/* A private directory for the child's FMU extraction: a child that crashes
+ * cannot remove its own, so the parent removes this one on free. */
+static rtcosim_status make_temp_dir(isolated *iso, rtcosim_error *err)
+{
+    const char *parent = getenv("TMPDIR");
+    if (!parent || !*parent)
+        parent = "/tmp";
+    size_t size = strlen(parent) + 32;
+    iso->temp_dir = malloc(size);
+    if (!iso->temp_dir)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "isolate: out of memory");
+    snprintf(iso->temp_dir, size, "%s/rtcosim-host-XXXXXX", parent);
+    if (size > sizeof iso->ch->temp_dir || !mkdtemp(iso->temp_dir)) {
+        rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EIO,
+                                              "isolate: cannot create a temporary directory in "
+                                              "%s: %s", parent, strerror(errno));
+        free(iso->temp_dir);
+        iso->temp_dir = NULL;
+        return st;
+    }
+    snprintf(iso->ch->temp_dir, sizeof iso->ch->temp_dir, "%s", iso->temp_dir);
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_path,
                                     const char *host_exe, bool model_exchange,
                                     rtcosim_component **out, rtcosim_error *err)
@@ -249,7 +279,9 @@ rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_pa
         else {
             snprintf(iso->ch->path, sizeof iso->ch->path, "%s", fmu_path);
             iso->ch->interface_me = model_exchange;
-            st = call(iso, OP_LOAD, err);
+            st = make_temp_dir(iso, err);
+            if (st == RTCOSIM_OK)
+                st = call(iso, OP_LOAD, err);
         }
     }
     if (st != RTCOSIM_OK) {
