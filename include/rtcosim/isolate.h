@@ -24,6 +24,11 @@ rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_pa
                                     const char *host_exe, bool model_exchange,
                                     rtcosim_component **out, rtcosim_error *err);
 
+/* Kill (SIGKILL) and reap every host process still running: for a run that
+ * ends at once (--step-timeout, a fatal signal). Async-signal-safe. The hosts'
+ * temporary directories carry owner marks: a later run removes them. */
+void rtcosim_isolate_kill_all(void);
+
 /* The child's loop (`rtcosim host-fmu FD`): serve requests on the channel
  * mapped from fd until told to quit. Returns the process exit code. */
 int rtcosim_isolate_host(int fd);

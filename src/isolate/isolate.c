@@ -4,6 +4,7 @@
  * RTCOSIM_EFATAL naming the component, the FMI call, the time and how the
  * child ended; the component is then dead and every later call fails. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,40 @@ typedef struct isolated {
     char name[256];
     char *temp_dir; /* the child's extraction parent: removed here, whatever its end */
 } isolated;
+
+/* The live hosts, for rtcosim_isolate_kill_all (async-signal-safe: atomics,
+ * kill, waitpid). */
+enum { MAX_HOSTS = 1024 };
+static _Atomic pid_t live_hosts[MAX_HOSTS];
+
+static void register_host(pid_t pid)
+{
+    for (size_t i = 0; i < MAX_HOSTS; i++) {
+        pid_t none = 0;
+        if (atomic_compare_exchange_strong(&live_hosts[i], &none, pid))
+            return;
+    }
+}
+
+static void unregister_host(pid_t pid)
+{
+    for (size_t i = 0; i < MAX_HOSTS; i++) {
+        pid_t p = pid;
+        if (atomic_compare_exchange_strong(&live_hosts[i], &p, 0))
+            return;
+    }
+}
+
+void rtcosim_isolate_kill_all(void)
+{
+    for (size_t i = 0; i < MAX_HOSTS; i++) {
+        pid_t pid = atomic_exchange(&live_hosts[i], 0);
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+    }
+}
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -183,6 +218,8 @@ static void stop_child(isolated *iso)
         kill(iso->pid, SIGKILL);
         waitpid(iso->pid, NULL, 0);
     }
+    if (iso->pid > 0)
+        unregister_host(iso->pid);
     iso->pid = -1;
 }
 
@@ -231,6 +268,7 @@ static rtcosim_status spawn(isolated *iso, const char *host_exe, rtcosim_error *
         execl(host_exe, host_exe, "host-fmu", fd_text, (char *)NULL);
         _exit(127);
     }
+    register_host(iso->pid);
     return RTCOSIM_OK;
 }
 
@@ -254,6 +292,7 @@ static rtcosim_status make_temp_dir(isolated *iso, rtcosim_error *err)
         iso->temp_dir = NULL;
         return st;
     }
+    rtcosim_archive_mark_owner(iso->temp_dir); /* swept by a later run if we are killed */
     snprintf(iso->ch->temp_dir, sizeof iso->ch->temp_dir, "%s", iso->temp_dir);
     return RTCOSIM_OK;
 }

@@ -287,6 +287,36 @@ static void crashing_partner_fmu_is_lost_and_the_real_time_part_finishes(void **
     tu_drop_dir(dir);
 }
 
+/* --step-timeout with a hung isolated FMU (Faulty mode 5 never returns from
+ * the step at t = 1 s): exit code 5 with the rows to t = 1 s, the host killed
+ * and reaped by rtcosim; its temporary directory is marked, and the next run
+ * removes it. */
+static void step_timeout_kills_a_hung_isolated_host(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char ssd[512], csv[512], err[512], tmp[512];
+    write_system(dir, ssd, sizeof ssd);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    setenv("TMPDIR", tmp, 1);
+    const char *hang[] = {"run", ssd, "--isolate", "f", "--step-timeout", "0.3",
+                          "--start-value", "f.fail_mode", "5", "--output-file", csv, "-q", NULL};
+    int rc = run_cli(err, hang);
+    if (rc != 5 || !strstr(tu_read_file(err, NULL), "--step-timeout"))
+        fail_msg("exit %d: %s", rc, tu_read_file(err, NULL));
+    assert_int_equal(count_lines(csv), 102); /* header + t = 0 .. 1 s */
+    assert_no_child_left();
+    const char *next[] = {"run", ssd, "--isolate", "--start-value", "f.fail_time", "100", "-q",
+                          NULL};
+    assert_int_equal(run_cli(err, next), 0);
+    unsetenv("TMPDIR");
+    assert_int_equal(tu_count_entries(tmp), 0);
+    tu_drop_dir(dir);
+}
+
 int main(void)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* see assert_no_child_left */
@@ -296,6 +326,7 @@ int main(void)
         cmocka_unit_test(soak_of_crashing_isolated_fmus_leaks_nothing),
         cmocka_unit_test(isolated_system_equals_in_process_system),
         cmocka_unit_test(crashing_partner_fmu_is_lost_and_the_real_time_part_finishes),
+        cmocka_unit_test(step_timeout_kills_a_hung_isolated_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
