@@ -89,7 +89,8 @@ static void usage(FILE *out)
             "                          tv; repeatable. Their FMUs run isolated (as with\n"
             "                          --isolate): one that crashes, aborts or exits makes the\n"
             "                          partner lost (exit code 3), the real-time part goes on\n"
-            "  --no-isolate            run the partner's FMUs in process instead\n"
+            "  --no-isolate            run the partner's FMUs in process instead (also over\n"
+            "                          the annotation's rc:Master isolate=\"all\" or \"C,..\")\n"
             "  --exchange-every N      exchange with the non-real-time part every N frames\n"
             "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
             "  --estimator E           zoh | foh | soh | map:FILE, with modifiers (e.g.\n"
@@ -389,9 +390,6 @@ static int parse_args(int argc, char **argv, run_args *a)
     }
     if (a->isolate && a->no_isolate)
         return cli_fail("run: --isolate and --no-isolate cannot be combined");
-    if (a->no_isolate && !a->real_time)
-        return cli_fail("run: --no-isolate is for real-time runs (offline runs isolate only with "
-                        "--isolate)");
     if (a->real_time && a->step_timeout > 0)
         return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
@@ -455,9 +453,9 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
                 return CLI_EXIT_ERROR;
             p += n + (p[n] == ',');
         }
-    if ((iso->all || iso->names[0]) && run_isolation_prepare(iso, desc))
+    if (run_isolation_active(iso) && run_isolation_prepare(iso, desc))
         return CLI_EXIT_ERROR;
-    if (iso->all || iso->names[0]) {
+    if (run_isolation_active(iso)) {
         so.build.wrap = run_isolation_wrap;
         so.build.wrap_context = iso;
     }
@@ -581,7 +579,7 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         build.wrap = rtcosim_dcp_bindings_wrap;
         build.wrap_context = a->dcp;
     }
-    if (a->isolate) {
+    if (run_isolation_active(a->isolation)) {
         /* Isolated first, then (if --dcp names it) bound to its slave. */
         a->isolation->next = build.wrap;
         a->isolation->next_context = build.wrap_context;
@@ -650,7 +648,17 @@ static int run_system(const run_args *a)
         goto done;
     }
 
-    if (a->isolate && run_isolation_prepare(a->isolation, desc)) {
+    /* The annotation's choice (rc:Master isolate) unless the command line made one. */
+    const char *annotated_isolate = rtcosim_system_desc_master(desc)->isolate;
+    if (annotated_isolate && !a->isolate && !a->no_isolate) {
+        if (strcmp(annotated_isolate, "all") == 0)
+            a->isolation->all = true;
+        else if (run_isolation_add(a->isolation, annotated_isolate)) {
+            rc = CLI_EXIT_ERROR;
+            goto done;
+        }
+    }
+    if (run_isolation_active(a->isolation) && run_isolation_prepare(a->isolation, desc)) {
         rc = CLI_EXIT_ERROR;
         goto done;
     }

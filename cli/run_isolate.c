@@ -21,6 +21,8 @@ int run_isolation_add(run_isolation *iso, const char *names)
     return 0;
 }
 
+bool run_isolation_active(const run_isolation *iso) { return iso->all || iso->names[0]; }
+
 bool run_isolation_selects(const run_isolation *iso, const char *name)
 {
     if (iso->all)
@@ -55,10 +57,10 @@ int run_isolation_prepare(run_isolation *iso, const rtcosim_system_desc *desc)
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         const rtcosim_ssd_component *c = find(desc, p, n);
         if (!c)
-            return cli_fail("--isolate: %s has no component '%.*s'",
+            return cli_fail("isolate: %s has no component '%.*s'",
                             rtcosim_system_desc_file(desc), (int)n, p);
         if (!c->path)
-            return cli_fail("--isolate: component '%s' of %s is native (rtcosim:), not an FMU",
+            return cli_fail("isolate: component '%s' of %s is native (rtcosim:), not an FMU",
                             c->name, rtcosim_system_desc_file(desc));
         p += n + (comma != NULL);
     }

@@ -22,6 +22,9 @@ typedef struct run_isolation {
 /* Add comma-separated names to the selection (--isolate C[,C..]). 0 or 1 (printed). */
 int run_isolation_add(run_isolation *iso, const char *names);
 
+/* Whether any component is selected. */
+bool run_isolation_active(const run_isolation *iso);
+
 /* Check the selection against the system (every name an FMU component) and
  * find the host executable. 0, or 1 after a one-line error. */
 int run_isolation_prepare(run_isolation *iso, const rtcosim_system_desc *desc);

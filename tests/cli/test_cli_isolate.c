@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -317,6 +318,44 @@ static void step_timeout_kills_a_hung_isolated_host(void **state)
     tu_drop_dir(dir);
 }
 
+/* rc:Master isolate="f" hosts f out of process: its segfault is an error
+ * naming it (exit 1, rows to t = 1 s kept); --no-isolate overrides the
+ * annotation, and the same segfault then kills rtcosim itself (SIGSEGV). */
+static void master_annotation_isolates_and_no_isolate_overrides_it(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char ssd[512], annotated[512], csv[512], err[512];
+    write_system(dir, ssd, sizeof ssd);
+    char *text = strdup(tu_read_file(ssd, NULL));
+    char *at = strstr(text, "order=\"jacobi\"");
+    assert_non_null(at);
+    char edited[4096];
+    snprintf(edited, sizeof edited, "%.*sisolate=\"f\" %s", (int)(at - text), text, at);
+    snprintf(annotated, sizeof annotated, "%s/annotated.ssd", dir);
+    tu_write_file(annotated, edited);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir); /* what the killed run leaves, removed below */
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    setenv("TMPDIR", tmp, 1);
+    const char *isolated[] = {"run", annotated, "--start-value", "f.fail_mode", "6",
+                              "--output-file", csv, "-q", NULL};
+    assert_int_equal(run_cli(err, isolated), 1);
+    if (!strstr(tu_read_file(err, NULL), "its host process"))
+        fail_msg("%s", tu_read_file(err, NULL));
+    assert_int_equal(count_lines(csv), 102);
+    const char *in_process[] = {"run", annotated, "--no-isolate", "--start-value", "f.fail_mode",
+                                "6", "--output-file", csv, "-q", NULL};
+    assert_int_equal(run_cli(err, in_process), 128 + SIGSEGV);
+    assert_null(strstr(tu_read_file(err, NULL), "its host process"));
+    assert_no_child_left();
+    unsetenv("TMPDIR");
+    free(text);
+    tu_drop_dir(dir);
+}
+
 int main(void)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* see assert_no_child_left */
@@ -327,6 +366,7 @@ int main(void)
         cmocka_unit_test(isolated_system_equals_in_process_system),
         cmocka_unit_test(crashing_partner_fmu_is_lost_and_the_real_time_part_finishes),
         cmocka_unit_test(step_timeout_kills_a_hung_isolated_host),
+        cmocka_unit_test(master_annotation_isolates_and_no_isolate_overrides_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
