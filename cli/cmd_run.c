@@ -67,7 +67,7 @@ static void usage(FILE *out)
             "                          the system, or --isolate=C,..) in a child process\n"
             "                          (rtcosim host-fmu): a crash, abort or exit there is an\n"
             "                          error naming component, FMI call and time, rows kept;\n"
-            "                          results are bit-identical; no FMU state snapshots\n\n"
+            "                          results are bit-identical (also with --speculate)\n\n"
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
             "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
             "last time every component reached, the summary names the component, exit code 0.\n\n"

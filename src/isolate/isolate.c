@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,12 @@ static const char *call_name(const isolated *iso, channel_op op)
         [OP_SET] = {"fmi2Set*", "fmi3Set*"},
         [OP_TERMINATE] = {"fmi2Terminate", "fmi3Terminate"},
         [OP_QUIT] = {"fmi2FreeInstance", "fmi3FreeInstance"},
+        [OP_GET_STATE] = {"fmi2GetFMUstate", "fmi3GetFMUState"},
+        [OP_SET_STATE] = {"fmi2SetFMUstate", "fmi3SetFMUState"},
+        [OP_FREE_STATE] = {"fmi2FreeFMUstate", "fmi3FreeFMUState"},
+        [OP_STATE_SIZE] = {"fmi2SerializedFMUstateSize", "fmi3SerializedFMUStateSize"},
+        [OP_SERIALIZE] = {"fmi2SerializeFMUstate", "fmi3SerializeFMUState"},
+        [OP_DESERIALIZE] = {"fmi2DeSerializeFMUstate", "fmi3DeserializeFMUState"},
     };
     return names[op][iso->fmi3];
 }
@@ -207,6 +214,84 @@ static rtcosim_status iso_terminate(void *self, rtcosim_error *err)
     return call(self, OP_TERMINATE, err);
 }
 
+/* A snapshot is the child's slot number (1-based) carried as the pointer:
+ * nothing to allocate in the parent, so get/set per step stays allocation
+ * free once the child has its slot. */
+static uint32_t state_id(rtcosim_state state) { return (uint32_t)(uintptr_t)state; }
+
+static rtcosim_status iso_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->state_id = state_id(*state);
+    rtcosim_status st = call(iso, OP_GET_STATE, err);
+    if (st == RTCOSIM_OK)
+        *state = (rtcosim_state)(uintptr_t)iso->ch->state_id;
+    return st;
+}
+
+static rtcosim_status iso_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->state_id = state_id(state);
+    return call(iso, OP_SET_STATE, err);
+}
+
+static void iso_free_state(void *self, rtcosim_state state)
+{
+    isolated *iso = self;
+    if (iso->dead)
+        return; /* the child's snapshots went with it */
+    iso->ch->state_id = state_id(state);
+    rtcosim_error ignored;
+    call(iso, OP_FREE_STATE, &ignored);
+}
+
+static rtcosim_status iso_state_size(void *self, rtcosim_state state, size_t *size,
+                                     rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->state_id = state_id(state);
+    rtcosim_status st = call(iso, OP_STATE_SIZE, err);
+    if (st == RTCOSIM_OK)
+        *size = (size_t)iso->ch->n;
+    return st;
+}
+
+static rtcosim_status iso_serialize(void *self, rtcosim_state state, uint8_t *buffer, size_t size,
+                                    rtcosim_error *err)
+{
+    isolated *iso = self;
+    if (size > channel_data_bytes())
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "component '%s': a state of %zu bytes does not fit the isolation "
+                                 "channel",
+                                 iso->name, size);
+    iso->ch->state_id = state_id(state);
+    iso->ch->n = size;
+    rtcosim_status st = call(iso, OP_SERIALIZE, err);
+    if (st == RTCOSIM_OK)
+        memcpy(buffer, iso->ch->data, size);
+    return st;
+}
+
+static rtcosim_status iso_deserialize(void *self, const uint8_t *buffer, size_t size,
+                                      rtcosim_state *state, rtcosim_error *err)
+{
+    isolated *iso = self;
+    if (size > channel_data_bytes())
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "component '%s': a state of %zu bytes does not fit the isolation "
+                                 "channel",
+                                 iso->name, size);
+    memcpy(iso->ch->data, buffer, size);
+    iso->ch->n = size;
+    iso->ch->state_id = state_id(*state);
+    rtcosim_status st = call(iso, OP_DESERIALIZE, err);
+    if (st == RTCOSIM_OK)
+        *state = (rtcosim_state)(uintptr_t)iso->ch->state_id;
+    return st;
+}
+
 static void stop_child(isolated *iso)
 {
     if (iso->pid > 0 && !iso->dead) {
@@ -247,6 +332,12 @@ static const rtcosim_component_ops isolated_ops = {
     .do_step = iso_do_step,
     .get = iso_get,
     .set = iso_set,
+    .get_state = iso_get_state,
+    .set_state = iso_set_state,
+    .free_state = iso_free_state,
+    .serialized_state_size = iso_state_size,
+    .serialize_state = iso_serialize,
+    .deserialize_state = iso_deserialize,
     .terminate = iso_terminate,
     .destroy = iso_destroy,
 };
