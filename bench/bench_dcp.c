@@ -124,8 +124,8 @@ static int real_time_half(uint16_t slave_port, const char *ssd, double seconds, 
     so.start_count = 2;
     so.build.overrides.has_step_size = true;
     so.build.overrides.step_size_ns = (rtcosim_time_ns)(step * 1e9);
-    so.build.wrap = rtcosim_dcp_bindings_wrap;
-    so.build.wrap_context = b;
+    so.partner_wrap = rtcosim_dcp_bindings_wrap;
+    so.partner_wrap_context = b;
     rtcosim_dcp_bindings_hold_lost_outputs(b, true);
     if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK ||
         rtcosim_system_rt_run(srt, &err) != RTCOSIM_OK)

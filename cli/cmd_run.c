@@ -13,6 +13,7 @@
 #include "progress.h"
 #include "signals.h"
 #include "rtcosim/fmu.h"
+#include "run_isolate.h"
 #include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
@@ -72,7 +73,12 @@ static void usage(FILE *out)
             "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
             "                          driven in NRT lock step; repeatable. With --real-time C\n"
             "                          must be --non-realtime: the remote slave is the partner,\n"
-            "                          stepped on the partner thread, never waited for\n\n"
+            "                          stepped on the partner thread, never waited for\n"
+            "  --isolate [C[,C..]]     run every FMU component (or those named; a list follows\n"
+            "                          the system, or --isolate=C,..) in a child process\n"
+            "                          (rtcosim host-fmu): a crash, abort or exit there is an\n"
+            "                          error naming component, FMI call and time, rows kept;\n"
+            "                          results are bit-identical (also with --speculate)\n\n"
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
             "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
             "last time every component reached, the summary names the component, exit code 0.\n\n"
@@ -91,7 +97,11 @@ static void usage(FILE *out)
             "  --rt-factor K           run at K times real time (default 1)\n"
             "  --overrun P             soft | catch-up | skip | fail (default soft)\n"
             "  --non-realtime C[,C..]  components that run on their own thread, on virtual time\n"
-            "                          tv; repeatable\n"
+            "                          tv; repeatable. Their FMUs run isolated (as with\n"
+            "                          --isolate): one that crashes, aborts or exits makes the\n"
+            "                          partner lost (exit code 3), the real-time part goes on\n"
+            "  --no-isolate            run the partner's FMUs in process instead (also over\n"
+            "                          the annotation's rc:Master isolate=\"all\" or \"C,..\")\n"
             "  --exchange-every N      exchange with the non-real-time part every N frames\n"
             "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
             "  --estimator E           zoh | foh | soh | map:FILE, with modifiers (e.g.\n"
@@ -192,6 +202,8 @@ typedef struct run_args {
     size_t place_count;
     rtcosim_transport transport;
     rtcosim_distribution *dist;
+    bool isolate, no_isolate;  /* --isolate [C,..], --no-isolate */
+    run_isolation *isolation;  /* the selection (mutable: the build's wrap context) */
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -229,6 +241,22 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->real_time = a->real_time || strcmp(opt, "--real-time") == 0;
             a->virtual_clock = a->virtual_clock || strcmp(opt, "--virtual-clock") == 0;
             a->no_calibrate = a->no_calibrate || strcmp(opt, "--no-calibrate") == 0;
+            continue;
+        }
+        if (strcmp(opt, "--isolate") == 0 || strncmp(opt, "--isolate=", 10) == 0) {
+            /* A list follows when given as --isolate=C,.. or after the system. */
+            const char *list = opt[9] == '=' ? opt + 10 : NULL;
+            if (!list && a->system && val && val[0] != '-')
+                list = argv[++i];
+            a->isolate = true;
+            if (!list)
+                a->isolation->all = true;
+            else if (run_isolation_add(a->isolation, list))
+                return 1;
+            continue;
+        }
+        if (strcmp(opt, "--no-isolate") == 0) {
+            a->no_isolate = true;
             continue;
         }
         if (opt[0] != '-' || opt[1] != '-') {
@@ -383,6 +411,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         usage(stderr);
         return cli_fail("run: no system file given");
     }
+    if (a->isolate && a->no_isolate)
+        return cli_fail("run: --isolate and --no-isolate cannot be combined");
     if (a->real_time && a->step_timeout > 0)
         return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
@@ -442,9 +472,29 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     const char *exchange = a->exchange[0] ? a->exchange : ann->exchange;
     const char *estimator = a->estimator ? a->estimator : ann->estimator;
     so.build = a->build;
+    /* The partner's FMUs run isolated unless --no-isolate: one that crashes,
+     * aborts or exits makes the partner lost, not the run. */
+    run_isolation *iso = a->isolation;
+    if (!a->no_isolate && so.rt.non_realtime)
+        for (const char *p = so.rt.non_realtime; *p;) {
+            size_t n = strcspn(p, ",");
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)n, p);
+            int k = rtcosim_system_desc_find_component(desc, name);
+            if (k >= 0 && rtcosim_system_desc_component(desc, (size_t)k)->path &&
+                !run_isolation_selects(iso, name) && run_isolation_add(iso, name))
+                return CLI_EXIT_ERROR;
+            p += n + (p[n] == ',');
+        }
+    if (run_isolation_active(iso) && run_isolation_prepare(iso, desc))
+        return CLI_EXIT_ERROR;
+    if (run_isolation_active(iso)) {
+        so.build.wrap = run_isolation_wrap;
+        so.build.wrap_context = iso;
+    }
     if (a->dcp) { /* the non-real-time part's components bound to remote slaves */
-        so.build.wrap = rtcosim_dcp_bindings_wrap;
-        so.build.wrap_context = a->dcp;
+        so.partner_wrap = rtcosim_dcp_bindings_wrap;
+        so.partner_wrap_context = a->dcp;
         rtcosim_dcp_bindings_hold_lost_outputs(a->dcp, true);
     }
     so.build.observe = a->observe;
@@ -581,6 +631,13 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         build.wrap = rtcosim_distribution_wrap;
         build.wrap_context = a->dist;
     }
+    if (run_isolation_active(a->isolation)) {
+        /* Isolated first, then (if --dcp names it) bound to its slave. */
+        a->isolation->next = build.wrap;
+        a->isolation->next_context = build.wrap_context;
+        build.wrap = run_isolation_wrap;
+        build.wrap_context = a->isolation;
+    }
     if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK ||
         (a->dist && rtcosim_distribution_check_placed(a->dist, &err) != RTCOSIM_OK) ||
         (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
@@ -646,6 +703,20 @@ static int run_system(const run_args *a)
         goto done;
     }
 
+    /* The annotation's choice (rc:Master isolate) unless the command line made one. */
+    const char *annotated_isolate = rtcosim_system_desc_master(desc)->isolate;
+    if (annotated_isolate && !a->isolate && !a->no_isolate) {
+        if (strcmp(annotated_isolate, "all") == 0)
+            a->isolation->all = true;
+        else if (run_isolation_add(a->isolation, annotated_isolate)) {
+            rc = CLI_EXIT_ERROR;
+            goto done;
+        }
+    }
+    if (run_isolation_active(a->isolation) && run_isolation_prepare(a->isolation, desc)) {
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
     if (a->real_time) {
         rc = run_real_time(a, desc, start, stop);
         goto done;
@@ -832,7 +903,8 @@ static int run_cmd(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-    run_args a = {0};
+    static run_isolation isolation;
+    run_args a = {.isolation = &isolation};
     rtcosim_rt_options_init(&a.rt);
     a.delays = calloc((size_t)argc, sizeof *a.delays);
     a.schedules = calloc((size_t)argc, sizeof *a.schedules);

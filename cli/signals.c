@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "rtcosim/component.h"
+#include "rtcosim/isolate.h"
 #include "rtcosim/results.h"
 
 atomic_int cli_stop_signal;
@@ -113,6 +114,7 @@ static void on_step_timeout(int signo)
 {
     (void)signo;
     rtcosim_recorder_flush_all_signal_safe();
+    rtcosim_isolate_kill_all(); /* a hung isolated FMU ends with the run */
     report_death(timeout_event);
     _exit(CLI_EXIT_STEP_TIMEOUT);
 }
@@ -135,6 +137,7 @@ static void on_exit_during_run(void)
     if (!atomic_load(&guard_active))
         return;
     rtcosim_recorder_flush_all_signal_safe();
+    rtcosim_isolate_kill_all();
     report_death("called exit()");
     _exit(1);
 }

@@ -17,12 +17,18 @@
  * whose calls run in a child started as `host_exe host-fmu FD` (the rtcosim
  * executable), which loads fmu_path itself (model exchange when
  * model_exchange). Takes ownership of inner (also on failure). Supported:
- * the lifecycle, do_step, get/set of numeric and Boolean types; no FMU state
- * snapshots. The child ignores SIGINT/SIGTERM (the parent ends the run) and
+ * the lifecycle, do_step, get/set of numeric and Boolean types, FMU state
+ * get/set/free/serialize/deserialize (a snapshot is the child's slot number,
+ * overwritten in place by get_state: no allocation per step). The child ignores SIGINT/SIGTERM (the parent ends the run) and
  * dies with its parent. */
 rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_path,
                                     const char *host_exe, bool model_exchange,
                                     rtcosim_component **out, rtcosim_error *err);
+
+/* Kill (SIGKILL) and reap every host process still running: for a run that
+ * ends at once (--step-timeout, a fatal signal). Async-signal-safe. The hosts'
+ * temporary directories carry owner marks: a later run removes them. */
+void rtcosim_isolate_kill_all(void);
 
 /* The child's loop (`rtcosim host-fmu FD`): serve requests on the channel
  * mapped from fd until told to quit. Returns the process exit code. */

@@ -61,7 +61,9 @@
  * components' direct-feedthrough dependencies); coupling: zoh | foh | soh; correction:
  * none | energy (= dead-time) | dead-time | integrator; stepInput: mean | start (what
  * components without input derivatives receive of a FOH/SOH estimate per step,
- * rtcosim_step_input in coupling.h). Unknown child elements of rc:Master are ignored so that later
+ * rtcosim_step_input in coupling.h); isolate: "all" or "C1,C2" (FMU components
+ * that `rtcosim run` hosts in child processes, as its --isolate; --isolate and
+ * --no-isolate override it). Unknown child elements of rc:Master are ignored so that later
  * versions (real-time settings) stay readable; unknown attributes are errors.
  *
  * Real-time settings (used by `rtcosim run --real-time` and system_rt.h;
@@ -240,6 +242,9 @@ typedef struct rtcosim_ssd_master_settings {
     rtcosim_ssd_step_input step_input;
     bool has_step_control, step_control;
     int threads; /* 0: not given */
+    /* isolate="all" or "C,C..": FMU components hosted in child processes
+     * (rtcosim run --isolate; checked by the runner); NULL: not given. */
+    const char *isolate;
     const rtcosim_ssd_component_rate *rates;
     size_t rate_count;
     const rtcosim_ssd_power_bond *bonds;

@@ -61,7 +61,17 @@ typedef struct rtcosim_system_rt_options {
      * instance of the real-time part before the run (any component, no state
      * save needed). group_names is set by the adapter. */
     rtcosim_rt_options rt;
+    /* build.wrap applies to every component wherever it is built (e.g.
+     * isolation in a child process). */
     rtcosim_system_build_options build;
+    /* Applied after build.wrap to the non-real-time part's components only,
+     * and not in the whole-system initialization (e.g.
+     * rtcosim_dcp_bindings_wrap: a remote DCP slave is the partner, stepped
+     * on the partner thread, never waited for by the paced thread; one
+     * session per slave). NULL: none. */
+    rtcosim_status (*partner_wrap)(void *context, const char *name, rtcosim_component *component,
+                                   rtcosim_component **out, rtcosim_error *err);
+    void *partner_wrap_context;
     /* Start values "component.variable" = text, as rtcosim_master_set_start_value. */
     const char *const *start_names;
     const char *const *start_values;

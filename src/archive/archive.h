@@ -68,6 +68,11 @@ void rtcosim_archive_release(const char *dir);
  * first extraction of each process calls it for its parent directory. */
 void rtcosim_archive_remove_stale(const char *parent_dir);
 
+/* Give a temporary directory of our own (not an extraction) the owner mark
+ * that lets rtcosim_archive_remove_stale remove it once this process is dead;
+ * its name must start with "rtcosim-". */
+void rtcosim_archive_mark_owner(const char *dir);
+
 /* Remove a directory tree without following symbolic links, and its owner
  * mark (dir.owner) if any. NULL is a no-op. */
 void rtcosim_archive_remove_dir(const char *dir);

@@ -30,7 +30,15 @@ typedef enum channel_op {
     OP_GET,
     OP_SET,
     OP_TERMINATE,
-    OP_QUIT
+    OP_QUIT,
+    /* FMU state snapshots, named by the child's slot number (state_id,
+     * 1-based; 0 in OP_GET_STATE / OP_DESERIALIZE: a new slot). */
+    OP_GET_STATE,
+    OP_SET_STATE,
+    OP_FREE_STATE,
+    OP_STATE_SIZE,  /* size in n */
+    OP_SERIALIZE,   /* n bytes into data[] */
+    OP_DESERIALIZE, /* n bytes from data[] */
 } channel_op;
 
 typedef struct channel {
@@ -43,9 +51,11 @@ typedef struct channel {
     uint32_t type;
     uint64_t n;
     bool interface_me;
+    uint32_t state_id;
     rtcosim_step_result result;
     char message[CHANNEL_MESSAGE];
     char path[CHANNEL_PATH];
+    char temp_dir[CHANNEL_PATH]; /* the child extracts under it; the parent removes it */
     _Alignas(16) unsigned char data[]; /* n value references, then the values */
 } channel;
 

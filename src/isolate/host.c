@@ -4,6 +4,7 @@
  * which a terminal sends to the whole process group: the parent ends runs. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -14,7 +15,79 @@
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-static rtcosim_status serve(channel *ch, rtcosim_component **c, rtcosim_error *err)
+/* The FMU state snapshots the parent holds, by slot (state_id - 1). */
+typedef struct state_table {
+    rtcosim_state *slots;
+    size_t count;
+} state_table;
+
+static rtcosim_status state_slot(channel *ch, state_table *t, bool may_create,
+                                 rtcosim_state **slot, rtcosim_error *err)
+{
+    if (ch->state_id == 0 && may_create) {
+        size_t i = 0;
+        while (i < t->count && t->slots[i])
+            i++;
+        if (i == t->count) {
+            rtcosim_state *grown = realloc(t->slots, (t->count + 8) * sizeof *grown);
+            if (!grown)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "isolate: out of memory");
+            memset(grown + t->count, 0, 8 * sizeof *grown);
+            t->slots = grown;
+            t->count += 8;
+        }
+        *slot = &t->slots[i];
+        return RTCOSIM_OK;
+    }
+    if (ch->state_id == 0 || ch->state_id > t->count || !t->slots[ch->state_id - 1])
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: no FMU state %u", ch->state_id);
+    *slot = &t->slots[ch->state_id - 1];
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status serve_state(channel *ch, rtcosim_component *c, state_table *t,
+                                  rtcosim_error *err)
+{
+    rtcosim_state *slot = NULL;
+    bool creates = ch->op == OP_GET_STATE || ch->op == OP_DESERIALIZE;
+    rtcosim_status st = state_slot(ch, t, creates, &slot, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    switch ((channel_op)ch->op) {
+    case OP_GET_STATE:
+        st = rtcosim_component_get_state(c, slot, err);
+        break;
+    case OP_SET_STATE:
+        return rtcosim_component_set_state(c, *slot, err);
+    case OP_FREE_STATE:
+        rtcosim_component_free_state(c, *slot);
+        *slot = NULL;
+        return RTCOSIM_OK;
+    case OP_STATE_SIZE: {
+        size_t size = 0;
+        st = rtcosim_component_serialized_state_size(c, *slot, &size, err);
+        ch->n = size;
+        return st;
+    }
+    case OP_SERIALIZE:
+        if (ch->n > channel_data_bytes())
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "isolate: a state of %llu bytes does not fit the channel",
+                                     (unsigned long long)ch->n);
+        return rtcosim_component_serialize_state(c, *slot, ch->data, ch->n, err);
+    case OP_DESERIALIZE:
+        st = rtcosim_component_deserialize_state(c, ch->data, ch->n, slot, err);
+        break;
+    default:
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: unknown request %u", ch->op);
+    }
+    if (st == RTCOSIM_OK)
+        ch->state_id = (uint32_t)(slot - t->slots) + 1;
+    return st;
+}
+
+static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *states,
+                            rtcosim_error *err)
 {
     if (ch->op != OP_PING && ch->op != OP_LOAD && !*c)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "isolate: no FMU loaded");
@@ -25,7 +98,8 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, rtcosim_error *e
         return RTCOSIM_OK;
     case OP_LOAD: {
         rtcosim_fmu_options fo = {.interface_type = ch->interface_me ? RTCOSIM_FMI_MODEL_EXCHANGE
-                                                                     : RTCOSIM_FMI_CO_SIMULATION};
+                                                                     : RTCOSIM_FMI_CO_SIMULATION,
+                                  .temp_dir = ch->temp_dir[0] ? ch->temp_dir : NULL};
         return rtcosim_fmu_load(ch->path, &fo, c, err);
     }
     case OP_INSTANTIATE:
@@ -46,6 +120,13 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, rtcosim_error *e
         return rtcosim_component_terminate(*c, err);
     case OP_QUIT:
         return RTCOSIM_OK;
+    case OP_GET_STATE:
+    case OP_SET_STATE:
+    case OP_FREE_STATE:
+    case OP_STATE_SIZE:
+    case OP_SERIALIZE:
+    case OP_DESERIALIZE:
+        return serve_state(ch, *c, states, err);
     }
     return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: unknown request %u", ch->op);
 }
@@ -66,17 +147,21 @@ int rtcosim_isolate_host(int fd)
     if (!ch)
         return 1;
     rtcosim_component *c = NULL;
+    state_table states = {0};
     uint32_t last = atomic_load(&ch->response);
     for (;;) {
         uint32_t seq = channel_next(ch, last);
         last = seq;
         rtcosim_error err;
         rtcosim_error_clear(&err);
-        rtcosim_status st = serve(ch, &c, &err);
+        rtcosim_status st = serve(ch, &c, &states, &err);
         ch->status = st;
         snprintf(ch->message, sizeof ch->message, "%s", st == RTCOSIM_OK ? "" : err.message);
         bool quit = ch->op == OP_QUIT;
         if (quit) {
+            for (size_t i = 0; i < states.count; i++)
+                rtcosim_component_free_state(c, states.slots[i]);
+            free(states.slots);
             rtcosim_component_free(c);
             c = NULL;
         }

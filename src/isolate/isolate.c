@@ -4,8 +4,10 @@
  * RTCOSIM_EFATAL naming the component, the FMI call, the time and how the
  * child ended; the component is then dead and every later call fails. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "archive/archive.h"
 #include "isolate/channel.h"
 #include "rtcosim/isolate.h"
 
@@ -23,7 +26,42 @@ typedef struct isolated {
     pid_t pid;
     bool dead, fmi3;
     char name[256];
+    char *temp_dir; /* the child's extraction parent: removed here, whatever its end */
 } isolated;
+
+/* The live hosts, for rtcosim_isolate_kill_all (async-signal-safe: atomics,
+ * kill, waitpid). */
+enum { MAX_HOSTS = 1024 };
+static _Atomic pid_t live_hosts[MAX_HOSTS];
+
+static void register_host(pid_t pid)
+{
+    for (size_t i = 0; i < MAX_HOSTS; i++) {
+        pid_t none = 0;
+        if (atomic_compare_exchange_strong(&live_hosts[i], &none, pid))
+            return;
+    }
+}
+
+static void unregister_host(pid_t pid)
+{
+    for (size_t i = 0; i < MAX_HOSTS; i++) {
+        pid_t p = pid;
+        if (atomic_compare_exchange_strong(&live_hosts[i], &p, 0))
+            return;
+    }
+}
+
+void rtcosim_isolate_kill_all(void)
+{
+    for (size_t i = 0; i < MAX_HOSTS; i++) {
+        pid_t pid = atomic_exchange(&live_hosts[i], 0);
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+    }
+}
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -41,6 +79,12 @@ static const char *call_name(const isolated *iso, channel_op op)
         [OP_SET] = {"fmi2Set*", "fmi3Set*"},
         [OP_TERMINATE] = {"fmi2Terminate", "fmi3Terminate"},
         [OP_QUIT] = {"fmi2FreeInstance", "fmi3FreeInstance"},
+        [OP_GET_STATE] = {"fmi2GetFMUstate", "fmi3GetFMUState"},
+        [OP_SET_STATE] = {"fmi2SetFMUstate", "fmi3SetFMUState"},
+        [OP_FREE_STATE] = {"fmi2FreeFMUstate", "fmi3FreeFMUState"},
+        [OP_STATE_SIZE] = {"fmi2SerializedFMUstateSize", "fmi3SerializedFMUStateSize"},
+        [OP_SERIALIZE] = {"fmi2SerializeFMUstate", "fmi3SerializeFMUState"},
+        [OP_DESERIALIZE] = {"fmi2DeSerializeFMUstate", "fmi3DeserializeFMUState"},
     };
     return names[op][iso->fmi3];
 }
@@ -170,6 +214,84 @@ static rtcosim_status iso_terminate(void *self, rtcosim_error *err)
     return call(self, OP_TERMINATE, err);
 }
 
+/* A snapshot is the child's slot number (1-based) carried as the pointer:
+ * nothing to allocate in the parent, so get/set per step stays allocation
+ * free once the child has its slot. */
+static uint32_t state_id(rtcosim_state state) { return (uint32_t)(uintptr_t)state; }
+
+static rtcosim_status iso_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->state_id = state_id(*state);
+    rtcosim_status st = call(iso, OP_GET_STATE, err);
+    if (st == RTCOSIM_OK)
+        *state = (rtcosim_state)(uintptr_t)iso->ch->state_id;
+    return st;
+}
+
+static rtcosim_status iso_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->state_id = state_id(state);
+    return call(iso, OP_SET_STATE, err);
+}
+
+static void iso_free_state(void *self, rtcosim_state state)
+{
+    isolated *iso = self;
+    if (iso->dead)
+        return; /* the child's snapshots went with it */
+    iso->ch->state_id = state_id(state);
+    rtcosim_error ignored;
+    call(iso, OP_FREE_STATE, &ignored);
+}
+
+static rtcosim_status iso_state_size(void *self, rtcosim_state state, size_t *size,
+                                     rtcosim_error *err)
+{
+    isolated *iso = self;
+    iso->ch->state_id = state_id(state);
+    rtcosim_status st = call(iso, OP_STATE_SIZE, err);
+    if (st == RTCOSIM_OK)
+        *size = (size_t)iso->ch->n;
+    return st;
+}
+
+static rtcosim_status iso_serialize(void *self, rtcosim_state state, uint8_t *buffer, size_t size,
+                                    rtcosim_error *err)
+{
+    isolated *iso = self;
+    if (size > channel_data_bytes())
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "component '%s': a state of %zu bytes does not fit the isolation "
+                                 "channel",
+                                 iso->name, size);
+    iso->ch->state_id = state_id(state);
+    iso->ch->n = size;
+    rtcosim_status st = call(iso, OP_SERIALIZE, err);
+    if (st == RTCOSIM_OK)
+        memcpy(buffer, iso->ch->data, size);
+    return st;
+}
+
+static rtcosim_status iso_deserialize(void *self, const uint8_t *buffer, size_t size,
+                                      rtcosim_state *state, rtcosim_error *err)
+{
+    isolated *iso = self;
+    if (size > channel_data_bytes())
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "component '%s': a state of %zu bytes does not fit the isolation "
+                                 "channel",
+                                 iso->name, size);
+    memcpy(iso->ch->data, buffer, size);
+    iso->ch->n = size;
+    iso->ch->state_id = state_id(*state);
+    rtcosim_status st = call(iso, OP_DESERIALIZE, err);
+    if (st == RTCOSIM_OK)
+        *state = (rtcosim_state)(uintptr_t)iso->ch->state_id;
+    return st;
+}
+
 static void stop_child(isolated *iso)
 {
     if (iso->pid > 0 && !iso->dead) {
@@ -181,6 +303,8 @@ static void stop_child(isolated *iso)
         kill(iso->pid, SIGKILL);
         waitpid(iso->pid, NULL, 0);
     }
+    if (iso->pid > 0)
+        unregister_host(iso->pid);
     iso->pid = -1;
 }
 
@@ -191,6 +315,10 @@ static void iso_destroy(void *self)
     channel_unmap(iso->ch);
     if (iso->fd >= 0)
         close(iso->fd);
+    if (iso->temp_dir) {
+        rtcosim_archive_remove_dir(iso->temp_dir);
+        free(iso->temp_dir);
+    }
     rtcosim_component_free(iso->inner);
     free(iso);
 }
@@ -204,6 +332,12 @@ static const rtcosim_component_ops isolated_ops = {
     .do_step = iso_do_step,
     .get = iso_get,
     .set = iso_set,
+    .get_state = iso_get_state,
+    .set_state = iso_set_state,
+    .free_state = iso_free_state,
+    .serialized_state_size = iso_state_size,
+    .serialize_state = iso_serialize,
+    .deserialize_state = iso_deserialize,
     .terminate = iso_terminate,
     .destroy = iso_destroy,
 };
@@ -225,6 +359,32 @@ static rtcosim_status spawn(isolated *iso, const char *host_exe, rtcosim_error *
         execl(host_exe, host_exe, "host-fmu", fd_text, (char *)NULL);
         _exit(127);
     }
+    register_host(iso->pid);
+    return RTCOSIM_OK;
+}
+
+/* A private directory for the child's FMU extraction: a child that crashes
+ * cannot remove its own, so the parent removes this one on free. */
+static rtcosim_status make_temp_dir(isolated *iso, rtcosim_error *err)
+{
+    const char *parent = getenv("TMPDIR");
+    if (!parent || !*parent)
+        parent = "/tmp";
+    size_t size = strlen(parent) + 32;
+    iso->temp_dir = malloc(size);
+    if (!iso->temp_dir)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "isolate: out of memory");
+    snprintf(iso->temp_dir, size, "%s/rtcosim-host-XXXXXX", parent);
+    if (size > sizeof iso->ch->temp_dir || !mkdtemp(iso->temp_dir)) {
+        rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EIO,
+                                              "isolate: cannot create a temporary directory in "
+                                              "%s: %s", parent, strerror(errno));
+        free(iso->temp_dir);
+        iso->temp_dir = NULL;
+        return st;
+    }
+    rtcosim_archive_mark_owner(iso->temp_dir); /* swept by a later run if we are killed */
+    snprintf(iso->ch->temp_dir, sizeof iso->ch->temp_dir, "%s", iso->temp_dir);
     return RTCOSIM_OK;
 }
 
@@ -249,7 +409,9 @@ rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_pa
         else {
             snprintf(iso->ch->path, sizeof iso->ch->path, "%s", fmu_path);
             iso->ch->interface_me = model_exchange;
-            st = call(iso, OP_LOAD, err);
+            st = make_temp_dir(iso, err);
+            if (st == RTCOSIM_OK)
+                st = call(iso, OP_LOAD, err);
         }
     }
     if (st != RTCOSIM_OK) {

@@ -123,13 +123,20 @@ static rtcosim_status wrap_delayed(void *context, const char *name, rtcosim_comp
 {
     wrap_context *w = context;
     const rtcosim_system_rt_options *o = &w->srt->options;
-    /* The caller's own wrap (e.g. rtcosim_dcp_bindings_wrap: a remote DCP
-     * slave) applies to the non-real-time part only: the paced thread must
-     * never wait on it; the partner thread may. */
-    if (w->part == 1 && o->build.wrap) {
+    /* The caller's wraps, inside the delay: build.wrap everywhere (e.g.
+     * isolation), partner_wrap (e.g. a remote DCP slave) on the
+     * non-real-time part only: the paced thread must never wait on it. */
+    if (o->build.wrap) {
         rtcosim_status st = o->build.wrap(o->build.wrap_context, name, component, &component, err);
         if (st != RTCOSIM_OK) {
             *out = NULL; /* the wrap owned and freed the component */
+            return st;
+        }
+    }
+    if (w->part == 1 && o->partner_wrap) {
+        rtcosim_status st = o->partner_wrap(o->partner_wrap_context, name, component, &component, err);
+        if (st != RTCOSIM_OK) {
+            *out = NULL;
             return st;
         }
     }
@@ -273,7 +280,7 @@ static rtcosim_status initialize_whole(rtcosim_system_rt *srt, rtcosim_error *er
     const rtcosim_system_desc *d = srt->desc;
     rtcosim_system_build_options b = srt->options.build;
     b.members = NULL;
-    b.wrap = NULL;
+    /* The caller's wrap (isolation) stays: the initialization runs them too. */
     rtcosim_master *m = NULL;
     rtcosim_status st = rtcosim_system_build_master(d, &b, &m, err);
     if (st == RTCOSIM_OK)

@@ -156,7 +156,7 @@ static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
 static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 {
     static const char *const attrs[] = {"stepSize",  "order",       "coupling", "correction",
-                                        "stepInput", "stepControl", "threads"};
+                                        "stepInput", "stepControl", "threads",   "isolate"};
     static const char *const step_inputs[] = {"mean", "start"};
     static const char *const orders[] = {"jacobi", "gauss-seidel"};
     static const char *const couplings[] = {"zoh", "foh", "soh"};
@@ -203,6 +203,10 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
                         threads);
         s->threads = (int)t;
     }
+    s->isolate = system_attr(d, m, "isolate");
+    if (s->isolate && !*s->isolate)
+        return FAIL(ctx, m, RTCOSIM_EFORMAT,
+                    "rtcosim master: empty isolate (\"all\" or component names)");
     for (const xmlNode *c = m->children; c; c = c->next) {
         if (system_is(c, RTCOSIM_MASTER_NS, "PowerBond")) {
             rtcosim_ssd_power_bond bond = {system_attr(d, c, "effort"), system_attr(d, c, "flow"),

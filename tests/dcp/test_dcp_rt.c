@@ -61,8 +61,8 @@ static void run_rt(rtcosim_dcp_bindings *bindings, bool hold, outcome *o)
     so.delays = &delay;
     so.delay_count = 1;
     if (bindings) {
-        so.build.wrap = rtcosim_dcp_bindings_wrap;
-        so.build.wrap_context = bindings;
+        so.partner_wrap = rtcosim_dcp_bindings_wrap;
+        so.partner_wrap_context = bindings;
         rtcosim_dcp_bindings_hold_lost_outputs(bindings, hold);
     }
     rtcosim_system_rt *srt = NULL;

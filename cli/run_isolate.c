@@ -1,0 +1,90 @@
+/* rtcosim run --isolate: the selection of FMU components hosted out of
+ * process and the build wrap that hosts them (rtcosim_isolate_wrap), so the
+ * master, the real-time executor and the Jacobi threads drive them as any
+ * other component. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rtcosim/isolate.h"
+#include "run_isolate.h"
+
+int run_isolation_add(run_isolation *iso, const char *names)
+{
+    size_t used = strlen(iso->names);
+    if (!*names)
+        return cli_fail("--isolate: empty component list");
+    if (used + strlen(names) + 2 > sizeof iso->names)
+        return cli_fail("--isolate: too many names");
+    snprintf(iso->names + used, sizeof iso->names - used, "%s%s", used ? "," : "", names);
+    return 0;
+}
+
+bool run_isolation_active(const run_isolation *iso) { return iso->all || iso->names[0]; }
+
+bool run_isolation_selects(const run_isolation *iso, const char *name)
+{
+    if (iso->all)
+        return true;
+    size_t len = strlen(name);
+    for (const char *p = iso->names; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return true;
+        p += n + (comma != NULL);
+    }
+    return false;
+}
+
+static const rtcosim_ssd_component *find(const rtcosim_system_desc *desc, const char *name,
+                                         size_t len)
+{
+    for (size_t i = 0; i < rtcosim_system_desc_component_count(desc); i++) {
+        const rtcosim_ssd_component *c = rtcosim_system_desc_component(desc, i);
+        if (strlen(c->name) == len && strncmp(c->name, name, len) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+int run_isolation_prepare(run_isolation *iso, const rtcosim_system_desc *desc)
+{
+    iso->desc = desc;
+    for (const char *p = iso->names; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        const rtcosim_ssd_component *c = find(desc, p, n);
+        if (!c)
+            return cli_fail("isolate: %s has no component '%.*s'",
+                            rtcosim_system_desc_file(desc), (int)n, p);
+        if (!c->path)
+            return cli_fail("isolate: component '%s' of %s is native (rtcosim:), not an FMU",
+                            c->name, rtcosim_system_desc_file(desc));
+        p += n + (comma != NULL);
+    }
+    ssize_t n = readlink("/proc/self/exe", iso->host_exe, sizeof iso->host_exe - 1);
+    if (n <= 0)
+        return cli_fail("run: --isolate: cannot find the rtcosim executable");
+    iso->host_exe[n] = '\0';
+    return 0;
+}
+
+rtcosim_status run_isolation_wrap(void *context, const char *name, rtcosim_component *component,
+                                  rtcosim_component **out, rtcosim_error *err)
+{
+    run_isolation *iso = context;
+    const rtcosim_ssd_component *c = find(iso->desc, name, strlen(name));
+    rtcosim_component *inner = component;
+    if (c && c->path && run_isolation_selects(iso, name)) {
+        rtcosim_status st = rtcosim_isolate_wrap(component, c->path, iso->host_exe,
+                                                 iso->model_exchange, &inner, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    if (iso->next)
+        return iso->next(iso->next_context, name, inner, out, err);
+    *out = inner;
+    return RTCOSIM_OK;
+}
