@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "cyclictest.h"
 #include "util/splitmix64.h"
 #include "rtcosim/anytime.h"
 #include "rtcosim/clock.h"
@@ -329,6 +330,8 @@ static int bench_anytime_run(int argc, char **argv)
     bool fifo = true;
     const char *csv_prefix = NULL;
     int only = -1;
+    bool with_cyclictest = true;
+    double period_s = 1e-3;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             duration = 5;
@@ -347,12 +350,30 @@ static int bench_anytime_run(int argc, char **argv)
             only = (int)st;
         } else if (strcmp(argv[i], "--no-fifo") == 0)
             fifo = false;
+        else if (strcmp(argv[i], "--no-cyclictest") == 0)
+            with_cyclictest = false;
+        else if (strcmp(argv[i], "--period") == 0 && i + 1 < argc) {
+            char *end;
+            period_s = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(period_s >= 1e-4 && period_s <= 1)) {
+                fprintf(stderr, "rtcosim: bench anytime: --period '%s' must be 0.0001..1 s\n",
+                        argv[i]);
+                return 1;
+            }
+        }
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: rtcosim bench anytime [--quick] [--duration S] [--seed N] "
-                            "[--no-fifo] [--strategy S] [--csv PREFIX]\n");
-            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+            bool help = strcmp(argv[i], "--help") == 0;
+            fprintf(help ? stdout : stderr,
+                    "usage: rtcosim bench anytime [--quick] [--duration S] [--period S] [--seed N]\n"
+                    "                             [--no-fifo] [--strategy S] [--csv PREFIX]\n"
+                    "                             [--no-cyclictest]\n"
+                    "  three variants of a mass chain per period (default 1 ms, 60 s per strategy,\n"
+                    "  --quick 5 s); right before the strategies, cyclictest (Debian rt-tests)\n"
+                    "  runs as long with the same priority and period, if installed, and each\n"
+                    "  strategy's misses are printed beside its wake-ups a period late.\n");
+            return help ? 0 : 2;
         }
     }
     if (!(duration > 0 && duration <= 3600)) {
@@ -371,7 +392,7 @@ static int bench_anytime_run(int argc, char **argv)
         if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
             scheduling = fifo_set ? "SCHED_FIFO 50 (memory not locked)" : scheduling;
     }
-    const rtcosim_time_ns period_ns = RTCOSIM_NS_PER_MS;
+    const rtcosim_time_ns period_ns = (rtcosim_time_ns)llround(period_s * 1e9);
     size_t periods = (size_t)(duration * 1e9 / (double)period_ns);
     double euler_ns = step_time_ns(EULER), rk4_ns = step_time_ns(RK4);
     /* The offline reference runs take tens of seconds of CPU: under
@@ -406,10 +427,15 @@ static int bench_anytime_run(int argc, char **argv)
     }
     if (fifo_set)
         pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo_param);
-    printf("B5 anytime: %d-mass nonlinear chain, period 1 ms, %.0f s per strategy, seed %" PRIu64
+    printf("B5 anytime: %d-mass nonlinear chain, period %.4g ms, %.0f s per strategy, seed %" PRIu64
            "\n",
-           MASSES, duration, seed);
+           MASSES, period_s * 1e3, duration, seed);
     printf("scheduling: %s\n", scheduling);
+    bench_print_load();
+    bench_cyclictest floor;
+    bool have_floor = with_cyclictest &&
+                      bench_cyclictest_floor(-1, fifo_set ? fifo_param.sched_priority : 0,
+                                             period_s, duration, &floor);
     printf("variants: minimal Euler 1 step, medium Euler %d steps, accurate RK4 %d steps "
            "(Euler step %.0f ns, RK4 step %.0f ns)\n",
            steps[1], steps[2], euler_ns, rk4_ns);
@@ -465,6 +491,13 @@ static int bench_anytime_run(int argc, char **argv)
         bench_figure(name, results[s].idle_reserve, "ratio");
         snprintf(name, sizeof name, "anytime.%s.rms_error", sn);
         bench_figure(name, results[s].rms_vs_reference, "m");
+        snprintf(name, sizeof name, "anytime.%s.rms_over_best_fixed", sn);
+        bench_figure(name, bench_ratio(results[s].rms_vs_reference, rms_medium), "ratio");
+        if (have_floor) {
+            snprintf(name, sizeof name, "anytime.%s.misses_over_cyclictest_late", sn);
+            bench_figure(name, bench_ratio((double)results[s].misses, (double)floor.late),
+                         "ratio");
+        }
         snprintf(name, sizeof name, "anytime.%s.rms_vs_minimal", sn);
         bench_figure(name, results[s].rms_vs_minimal, "m");
         static const char *const vn[3] = {"minimal", "medium", "accurate"};
@@ -477,6 +510,8 @@ static int bench_anytime_run(int argc, char **argv)
     }
     bench_figure("anytime.always_minimal.rms_error", rms_minimal, "m");
     bench_figure("anytime.always_medium.rms_error", rms_medium, "m");
+    if (have_floor)
+        bench_cyclictest_figures("anytime", &floor, -1);
     rc = 0;
 done:
     if (fifo) {
