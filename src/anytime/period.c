@@ -95,8 +95,9 @@ static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estim
         *first_abort_at = abort_at - (rtcosim_time_ns)ceil(high[second]);
         return first;
     }
-    /* the learned abort time bounds ambitious choices; the floors in high
-     * already carry what was learned about this one */
+    /* Pairs and the safe choice use each variant's own learned floor
+     * (abort_floor_ns) rather than the set's last abort time: the fallback
+     * covers exactly the case that time warns about. */
     size_t safe = anytime_timer_choose(high, NULL, rank, n, abort_at - now, 0);
     return safe ? safe : chosen;
 }
