@@ -30,6 +30,10 @@ double bench_median(double *values, size_t n);
 /* Percentile p in [0,100] of n values (sorts in place, nearest rank). */
 double bench_percentile(double *values, size_t n, double p);
 
+/* One line with the machine's load average, so that a figure measured
+ * under load says so. */
+void bench_print_load(void);
+
 /* Directory for scratch files of a benchmark run (created; $TMPDIR or /tmp). */
 const char *bench_scratch_dir(void);
 

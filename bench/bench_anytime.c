@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "bench.h"
+#include "cyclictest.h"
 #include "util/splitmix64.h"
 #include "rtcosim/anytime.h"
 #include "rtcosim/clock.h"
@@ -193,7 +197,8 @@ static double rms_difference(const double *a, const double *b, size_t n)
 
 static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefix,
                         const int steps[3],
-                        const scenario *sc, rtcosim_time_ns period_ns, const double *reference,
+                        const scenario *sc, rtcosim_time_ns period_ns,
+                        rtcosim_time_ns margin_ns, const double *reference,
                         const double *minimal_signal, run_result *out)
 {
     rtcosim_error err;
@@ -213,7 +218,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     cfg.initial_state = initial;
     cfg.period_ns = period_ns;
     cfg.strategy = strategy;
-    cfg.safety_margin_ns = period_ns / 10;
+    cfg.safety_margin_ns = margin_ns;
+    cfg.timer_fallback = true; /* aborts deliver medium, not minimal */
     cfg.minimal_max_share = 0.3; /* B5: minimal guaranteed under 30 % */
     cfg.record_capacity = sc->periods;
     static const char *const names[3] = {"minimal", "medium", "accurate"};
@@ -291,6 +297,38 @@ fail:
     return rc;
 }
 
+/* SCHED_DEADLINE for the calling thread: a reservation of `runtime` CPU time
+ * in every `period`, to be used by `deadline` (sched_setattr(2); the
+ * glibc of Debian 12 has no wrapper). Not throttled by sched_rt_runtime_us
+ * like SCHED_FIFO: the kernel's admission control guarantees the runtime
+ * instead. Reset on fork, so that the parallel strategy's workers can be
+ * created (a deadline thread may not fork otherwise) and run SCHED_OTHER.
+ * Returns 0 or the errno. */
+struct bench_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+static int set_deadline(rtcosim_time_ns runtime, rtcosim_time_ns deadline, rtcosim_time_ns period)
+{
+#ifdef SYS_sched_setattr
+    enum { POLICY_DEADLINE = 6, FLAG_RESET_ON_FORK = 1 };
+    struct bench_sched_attr attr = {.size = sizeof attr,
+                                    .sched_policy = POLICY_DEADLINE,
+                                    .sched_flags = FLAG_RESET_ON_FORK,
+                                    .sched_runtime = (uint64_t)runtime,
+                                    .sched_deadline = (uint64_t)deadline,
+                                    .sched_period = (uint64_t)period};
+    return syscall(SYS_sched_setattr, 0, &attr, 0) == 0 ? 0 : errno;
+#else
+    (void)runtime, (void)deadline, (void)period;
+    return ENOSYS;
+#endif
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -329,6 +367,8 @@ static int bench_anytime_run(int argc, char **argv)
     bool fifo = true;
     const char *csv_prefix = NULL;
     int only = -1;
+    bool with_cyclictest = true, try_deadline = true;
+    double period_s = 1e-3;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             duration = 5;
@@ -347,12 +387,34 @@ static int bench_anytime_run(int argc, char **argv)
             only = (int)st;
         } else if (strcmp(argv[i], "--no-fifo") == 0)
             fifo = false;
+        else if (strcmp(argv[i], "--no-cyclictest") == 0)
+            with_cyclictest = false;
+        else if (strcmp(argv[i], "--no-deadline") == 0)
+            try_deadline = false;
+        else if (strcmp(argv[i], "--period") == 0 && i + 1 < argc) {
+            char *end;
+            period_s = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(period_s >= 1e-4 && period_s <= 1)) {
+                fprintf(stderr, "rtcosim: bench anytime: --period '%s' must be 0.0001..1 s\n",
+                        argv[i]);
+                return 1;
+            }
+        }
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: rtcosim bench anytime [--quick] [--duration S] [--seed N] "
-                            "[--no-fifo] [--strategy S] [--csv PREFIX]\n");
-            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+            bool help = strcmp(argv[i], "--help") == 0;
+            fprintf(help ? stdout : stderr,
+                    "usage: rtcosim bench anytime [--quick] [--duration S] [--period S] [--seed N]\n"
+                    "                             [--no-fifo] [--strategy S] [--csv PREFIX]\n"
+                    "                             [--no-cyclictest] [--no-deadline]\n"
+                    "  three variants of a mass chain per period (default 1 ms, 60 s per strategy,\n"
+                    "  --quick 5 s); right before the strategies, cyclictest (Debian rt-tests)\n"
+                    "  runs as long with the same priority and period, if installed, and each\n"
+                    "  strategy's misses are printed beside its wake-ups a period late. The\n"
+                    "  strategies run under SCHED_DEADLINE (runtime 90 %% of the period) where\n"
+                    "  the kernel grants it, else SCHED_FIFO 50 (the output says which).\n");
+            return help ? 0 : 2;
         }
     }
     if (!(duration > 0 && duration <= 3600)) {
@@ -371,7 +433,7 @@ static int bench_anytime_run(int argc, char **argv)
         if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
             scheduling = fifo_set ? "SCHED_FIFO 50 (memory not locked)" : scheduling;
     }
-    const rtcosim_time_ns period_ns = RTCOSIM_NS_PER_MS;
+    const rtcosim_time_ns period_ns = (rtcosim_time_ns)llround(period_s * 1e9);
     size_t periods = (size_t)(duration * 1e9 / (double)period_ns);
     double euler_ns = step_time_ns(EULER), rk4_ns = step_time_ns(RK4);
     /* The offline reference runs take tens of seconds of CPU: under
@@ -406,10 +468,44 @@ static int bench_anytime_run(int argc, char **argv)
     }
     if (fifo_set)
         pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo_param);
-    printf("B5 anytime: %d-mass nonlinear chain, period 1 ms, %.0f s per strategy, seed %" PRIu64
+    printf("B5 anytime: %d-mass nonlinear chain, period %.4g ms, %.0f s per strategy, seed %" PRIu64
            "\n",
-           MASSES, duration, seed);
+           MASSES, period_s * 1e3, duration, seed);
     printf("scheduling: %s\n", scheduling);
+    bench_print_load();
+    bench_cyclictest floor;
+    bool have_floor = with_cyclictest &&
+                      bench_cyclictest_floor(-1, fifo_set ? fifo_param.sched_priority : 0,
+                                             period_s, duration, &floor);
+    /* The safety margin learned from the machine: the wake-up latency that
+     * cyclictest saw exceeded once in a thousand periods (p99.9) right before,
+     * at least 10 % of the period (the default) and at most 25 % (beyond, the
+     * costlier variants would never fit: a later stall is a miss no margin
+     * affordable at this period absorbs, and counts against the floor's own
+     * late wake-ups). */
+    rtcosim_time_ns margin_ns = period_ns / 10;
+    const char *margin_from = "default, 10 % of the period";
+    if (have_floor && floor.p999_us * 1e3 > (double)margin_ns) {
+        margin_ns = (rtcosim_time_ns)fmin(floor.p999_us * 1e3, 0.25 * (double)period_ns);
+        margin_from = floor.p999_us * 1e3 > 0.25 * (double)period_ns
+                          ? "cyclictest p99.9, capped at 25 % of the period"
+                          : "learned: cyclictest p99.9";
+    }
+    printf("safety margin: %.0f us (%s)\n", (double)margin_ns / 1e3, margin_from);
+    bool deadline_set = false;
+    if (fifo && try_deadline) {
+        rtcosim_time_ns runtime = period_ns * 9 / 10;
+        int e = set_deadline(runtime, period_ns, period_ns);
+        deadline_set = e == 0;
+        if (deadline_set)
+            printf("strategies run under SCHED_DEADLINE: runtime %.0f us, deadline = period = "
+                   "%.0f us\n",
+                   (double)runtime / 1e3, (double)period_ns / 1e3);
+        else
+            printf("strategies run under %s (SCHED_DEADLINE refused: %s)\n", scheduling,
+                   strerror(e));
+    } else
+        printf("strategies run under %s\n", scheduling);
     printf("variants: minimal Euler 1 step, medium Euler %d steps, accurate RK4 %d steps "
            "(Euler step %.0f ns, RK4 step %.0f ns)\n",
            steps[1], steps[2], euler_ns, rk4_ns);
@@ -434,7 +530,8 @@ static int bench_anytime_run(int argc, char **argv)
     for (int s = 0; s < 3; s++) {
         if (only >= 0 && s != only)
             continue;
-        if (run_strategy((rtcosim_anytime_strategy)s, csv_prefix, steps, &sc, period_ns, signal[2], signal[0],
+        if (run_strategy((rtcosim_anytime_strategy)s, csv_prefix, steps, &sc, period_ns, margin_ns,
+                         signal[2], signal[0],
                          &results[s]))
             goto done;
         run_result *r = &results[s];
@@ -465,6 +562,13 @@ static int bench_anytime_run(int argc, char **argv)
         bench_figure(name, results[s].idle_reserve, "ratio");
         snprintf(name, sizeof name, "anytime.%s.rms_error", sn);
         bench_figure(name, results[s].rms_vs_reference, "m");
+        snprintf(name, sizeof name, "anytime.%s.rms_over_best_fixed", sn);
+        bench_figure(name, bench_ratio(results[s].rms_vs_reference, rms_medium), "ratio");
+        if (have_floor) {
+            snprintf(name, sizeof name, "anytime.%s.misses_over_cyclictest_late", sn);
+            bench_figure(name, bench_ratio((double)results[s].misses, (double)floor.late),
+                         "ratio");
+        }
         snprintf(name, sizeof name, "anytime.%s.rms_vs_minimal", sn);
         bench_figure(name, results[s].rms_vs_minimal, "m");
         static const char *const vn[3] = {"minimal", "medium", "accurate"};
@@ -477,6 +581,10 @@ static int bench_anytime_run(int argc, char **argv)
     }
     bench_figure("anytime.always_minimal.rms_error", rms_minimal, "m");
     bench_figure("anytime.always_medium.rms_error", rms_medium, "m");
+    bench_figure("anytime.safety_margin_us", (double)margin_ns / 1e3, "us");
+    bench_figure("anytime.sched_deadline", deadline_set, "bool");
+    if (have_floor)
+        bench_cyclictest_figures("anytime", &floor, -1);
     rc = 0;
 done:
     if (fifo) {

@@ -68,3 +68,11 @@ const char *bench_scratch_dir(void)
         snprintf(dir, sizeof dir, "%s", base && *base ? base : "/tmp");
     return dir;
 }
+
+void bench_print_load(void)
+{
+    double load[3];
+    if (getloadavg(load, 3) == 3)
+        printf("machine load average (1, 5, 15 min): %.2f %.2f %.2f on %ld CPUs\n", load[0],
+               load[1], load[2], sysconf(_SC_NPROCESSORS_ONLN));
+}

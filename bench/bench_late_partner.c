@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cyclictest.h"
 #include "rtcosim/realtime.h"
 
 /* Light models from bench_realtime.c. */
@@ -172,10 +173,11 @@ static int usage(int code)
 {
     fprintf(code ? stderr : stdout,
             "usage: rtcosim bench late-partner [--quick] [--duration SECONDS] [--estimator SPEC]\n"
-            "                                  [--no-fifo] [--report DIR]\n"
+            "                                  [--no-fifo] [--report DIR] [--no-cyclictest]\n"
             "  wall-clock run of 60 s (--quick: 5 s) plus virtual-clock estimator comparison;\n"
             "  SPEC: zoh|foh|soh|map:FILE[,modifiers] (default foh,jump=8,horizon=0.005,\n"
-            "  adapt=order)\n");
+            "  adapt=order). Right before the wall-clock run, cyclictest (Debian rt-tests)\n"
+            "  runs as long on the paced thread's CPU and priority, if installed.\n");
     return code;
 }
 
@@ -185,11 +187,14 @@ static int run(int argc, char **argv)
     const char *spec_text = "foh,jump=8,horizon=0.005,adapt=order";
     const char *report = NULL;
     int fifo = 80;
+    bool with_cyclictest = true;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             seconds = 5;
         else if (strcmp(argv[i], "--no-fifo") == 0)
             fifo = 0;
+        else if (strcmp(argv[i], "--no-cyclictest") == 0)
+            with_cyclictest = false;
         else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
             char *end;
             seconds = strtod(argv[++i], &end);
@@ -225,6 +230,7 @@ static int run(int argc, char **argv)
            "non-real-time with compute time mean 40 %% of H, 5 %% of steps 2-5 H (seed %u), "
            "%.0f s\n\n",
            SEED, seconds);
+    bench_print_load();
     rtcosim_estimator_spec none;
     rtcosim_estimator_spec_init(&none);
     run_result ref, live;
@@ -233,6 +239,11 @@ static int run(int argc, char **argv)
     char live_dir[4200];
     if (report)
         snprintf(live_dir, sizeof live_dir, "%s/wall-clock", report);
+    /* the floor right before the wall-clock run, on its CPU and priority */
+    bench_cyclictest floor;
+    bool have_floor = with_cyclictest &&
+                      bench_cyclictest_floor(sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 1 : -1, fifo,
+                                             1e-3, seconds, &floor);
     if (run_system(true, true, &spec, seconds, fifo, report ? live_dir : NULL, &live)) {
         free(ref.trace);
         return 1;
@@ -336,6 +347,11 @@ static int run(int argc, char **argv)
     bench_figure("late-partner.rt_overruns_execution", (double)s->overruns_execution, "count");
     bench_figure("late-partner.rt_overruns_while_late", (double)s->overruns_while_late, "count");
     bench_figure("late-partner.control_overruns", (double)control.summary.overruns, "count");
+    if (have_floor) {
+        bench_cyclictest_figures("late-partner", &floor, live.lateness_p99_us);
+        bench_figure("late-partner.rt_overruns_over_cyclictest_late",
+                     bench_ratio((double)s->overruns, (double)floor.late), "ratio");
+    }
     bench_figure("late-partner.estimated_share", share, "");
     bench_figure("late-partner.resync_steps_median", (double)s->resync_frames_median, "steps");
     bench_figure("late-partner.resync_steps_max", (double)s->resync_frames_max, "steps");

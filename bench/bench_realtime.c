@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cyclictest.h"
 #include "rtcosim/log.h"
 #include "rtcosim/realtime.h"
 
@@ -191,7 +192,7 @@ typedef struct scenario_result {
     unsigned long long overruns, frames;
 } scenario_result;
 
-static int run_scenario(double seconds, bool load, int fifo, rtcosim_time_ns busy_wait,
+static int run_scenario(double seconds, bool load, int fifo, int cpu, rtcosim_time_ns busy_wait,
                         const char *report, scenario_result *out)
 {
     rtcosim_component *comps[2] = {rt_bench_model("plant"), rt_bench_model("controller")};
@@ -211,6 +212,7 @@ static int run_scenario(double seconds, bool load, int fifo, rtcosim_time_ns bus
     o.stop_time = (rtcosim_time_ns)llround(seconds * 1000) * RTCOSIM_NS_PER_MS;
     o.overrun = RTCOSIM_OVERRUN_CATCH_UP;
     o.fifo_priority = fifo;
+    o.cpu = cpu;
     o.lock_memory = fifo > 0;
     o.busy_wait = busy_wait;
     o.calibrate = true;
@@ -270,8 +272,13 @@ static int usage(int code)
 {
     fprintf(code ? stderr : stdout,
             "usage: rtcosim bench realtime [--quick] [--duration SECONDS] [--busy-wait US]\n"
-            "                              [--no-load] [--no-fifo] [--report DIR]\n"
-            "  paces two light components at 1 ms; default 60 s per scenario, --quick 5 s\n");
+            "                              [--no-load] [--no-fifo] [--report DIR] [--cpu N]\n"
+            "                              [--no-cyclictest]\n"
+            "  paces two light components at 1 ms; default 60 s per scenario, --quick 5 s.\n"
+            "  The paced thread runs on CPU N (default: the last). Right before the headline\n"
+            "  scenario (idle, SCHED_FIFO 80 where permitted) cyclictest runs as long with\n"
+            "  the same CPU, priority and period, if installed (Debian rt-tests): its p99\n"
+            "  and wake-ups a frame late are printed beside rtcosim's, with their ratio.\n");
     return code;
 }
 
@@ -279,8 +286,10 @@ static int run(int argc, char **argv)
 {
     double seconds = 60;
     double busy_us = 0;
-    bool with_load = true, with_fifo = true;
+    bool with_load = true, with_fifo = true, with_cyclictest = true;
     const char *report = NULL;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int cpu = cpus > 1 ? (int)cpus - 1 : -1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             seconds = 5;
@@ -302,7 +311,18 @@ static int run(int argc, char **argv)
             with_load = false;
         else if (strcmp(argv[i], "--no-fifo") == 0)
             with_fifo = false;
-        else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
+        else if (strcmp(argv[i], "--no-cyclictest") == 0)
+            with_cyclictest = false;
+        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || v < 0 || v >= cpus) {
+                fprintf(stderr, "rtcosim: --cpu '%s' must be a CPU number 0..%ld\n", argv[i],
+                        cpus - 1);
+                return 1;
+            }
+            cpu = (int)v;
+        } else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
             report = argv[++i];
         else if (strcmp(argv[i], "--help") == 0)
             return usage(0);
@@ -326,6 +346,12 @@ static int run(int argc, char **argv)
     printf("B3 real-time pacing: plant + PI controller, H = 1 ms, %.0f s per scenario, "
            "busy-wait %.0f us\n\n",
            seconds, busy_us);
+    bench_print_load();
+    printf("\n");
+    /* the floor is measured right before the headline scenario */
+    size_t headline = with_fifo ? 1 : 0;
+    bench_cyclictest floor;
+    bool have_floor = false;
     printf("%-20s %10s %10s %10s %10s %9s %10s\n", "scenario", "p50 [us]", "p99 [us]",
            "p99.9 [us]", "max [us]", "overruns", "drift [us]");
     for (size_t i = 0; i < 4; i++) {
@@ -334,7 +360,9 @@ static int run(int argc, char **argv)
         char dir[4096];
         if (report)
             snprintf(dir, sizeof dir, "%s/scenario-%zu", report, i);
-        if (run_scenario(seconds, scenarios[i].load, scenarios[i].fifo, busy,
+        if (i == headline && with_cyclictest)
+            have_floor = bench_cyclictest_floor(cpu, scenarios[i].fifo, 1e-3, seconds, &floor);
+        if (run_scenario(seconds, scenarios[i].load, scenarios[i].fifo, cpu, busy,
                          report ? dir : NULL, &scenarios[i].r))
             return 1;
         const scenario_result *r = &scenarios[i].r;
@@ -358,6 +386,15 @@ static int run(int argc, char **argv)
     bench_figure("realtime.overruns", (double)idle->overruns, "count");
     bench_figure("realtime.drift_us", idle->drift, "us");
     bench_figure("realtime.sched_fifo", idle->fifo, "bool");
+    if (have_floor) {
+        bench_cyclictest_figures("realtime", &floor, idle->p99);
+        bench_figure("realtime.overruns_over_cyclictest_late",
+                     bench_ratio((double)idle->overruns, (double)floor.late), "ratio");
+        bool p99_ok = idle->p99 <= fmax(1.5 * floor.p99_us, floor.p99_us + 30);
+        printf("target: lateness p99 within 1.5x or +30 us of cyclictest's: %s; overruns no "
+               "more than cyclictest's late wake-ups: %s\n",
+               p99_ok ? "met" : "NOT met", idle->overruns <= floor.late ? "met" : "NOT met");
+    }
     const scenario_result *loaded = scenarios[3].r.ran && scenarios[3].r.fifo ? &scenarios[3].r
                                                                               : &scenarios[2].r;
     if (loaded->ran) {

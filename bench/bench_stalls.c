@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cyclictest.h"
 
 typedef struct stall_run {
     double seconds, duty;
@@ -27,6 +28,8 @@ typedef struct stall_run {
     int64_t threshold_ns;
     /* results */
     long periods, late_wakeups, gaps_charged, gaps_uncharged;
+    long late_frames;  /* wake-ups at least one period late, as cyclictest's `late` */
+    double *lateness;  /* per period, us (allocated before the run: no allocation in it) */
     int64_t late_max, charged_max, uncharged_max, lost_total;
     int fifo_error; /* errno of sched_setscheduler, 0 when applied */
 } stall_run;
@@ -60,6 +63,10 @@ static void *stall_main(void *arg)
         int64_t now = clock_ns(CLOCK_MONOTONIC), late = now - deadline;
         if (late > r->threshold_ns)
             r->late_wakeups++;
+        if (late >= H)
+            r->late_frames++;
+        if (r->lateness)
+            r->lateness[k] = (double)late / 1e3;
         if (late > r->late_max)
             r->late_max = late;
         int64_t last = now, last_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -93,7 +100,9 @@ static int usage(int code)
             "                            [--cpu N] [--threshold US]\n"
             "  1 ms periods on one SCHED_FIFO thread (default priority 50, last CPU), spinning\n"
             "  through a share F of each (default 0.88); counts late wake-ups and gaps in the\n"
-            "  spin longer than US microseconds (default 100); default 20 s, --quick 5 s\n");
+            "  spin longer than US microseconds (default 100); default 20 s, --quick 5 s.\n"
+            "  Right before, cyclictest (Debian rt-tests) runs as long on the same CPU with\n"
+            "  the same priority and period, if installed (--no-cyclictest: not).\n");
     return code;
 }
 
@@ -114,6 +123,7 @@ static int run(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     stall_run r = {.seconds = 20, .duty = 0.88, .priority = 50,
                    .cpu = cpus > 1 ? (int)cpus - 1 : -1, .threshold_ns = 100000};
+    bool with_cyclictest = true;
     for (int i = 1; i < argc; i++) {
         double v;
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -121,6 +131,8 @@ static int run(int argc, char **argv)
             r.seconds = 5;
         else if (strcmp(a, "--help") == 0)
             return usage(0);
+        else if (strcmp(a, "--no-cyclictest") == 0)
+            with_cyclictest = false;
         else if (!val) {
             fprintf(stderr, "rtcosim: bench stalls: unknown option or missing value '%s'\n", a);
             return usage(1);
@@ -152,10 +164,16 @@ static int run(int argc, char **argv)
             return usage(1);
         }
     }
+    bench_print_load();
+    bench_cyclictest floor;
+    bool have_floor =
+        with_cyclictest && bench_cyclictest_floor(r.cpu, r.priority, 1e-3, r.seconds, &floor);
+    r.lateness = calloc((size_t)(r.seconds * 1000) + 1, sizeof *r.lateness);
     bool locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
     pthread_t t;
     if (pthread_create(&t, NULL, stall_main, &r) != 0) {
         fprintf(stderr, "rtcosim: bench stalls: cannot start the measuring thread\n");
+        free(r.lateness);
         return 1;
     }
     pthread_join(t, NULL);
@@ -183,6 +201,16 @@ static int run(int argc, char **argv)
     int64_t gap_max = r.charged_max > r.uncharged_max ? r.charged_max : r.uncharged_max;
     bench_figure("stalls.gap_max_us", (double)gap_max / 1e3, "us");
     bench_figure("stalls.lost_ms", (double)r.lost_total / 1e6, "ms");
+    double p99 = r.lateness ? bench_percentile(r.lateness, (size_t)r.periods, 99) : -1;
+    free(r.lateness);
+    if (p99 >= 0)
+        bench_figure("stalls.late_wakeup_p99_us", p99, "us");
+    bench_figure("stalls.late_frame_wakeups", (double)r.late_frames, "count");
+    if (have_floor) {
+        bench_cyclictest_figures("stalls", &floor, p99);
+        bench_figure("stalls.late_frame_wakeups_over_cyclictest",
+                     bench_ratio((double)r.late_frames, (double)floor.late), "ratio");
+    }
     return 0;
 }
 

@@ -33,6 +33,7 @@ typedef struct anytime_options {
     rtcosim_me_solver solvers[RTCOSIM_ANYTIME_MAX_VARIANTS];
     rtcosim_time_ns period, duration;
     rtcosim_anytime_strategy strategy;
+    bool timer_fallback; /* --timer-fallback */
     const char *start_names[MAX_START_VALUES], *start_texts[MAX_START_VALUES];
     size_t start_count;
     const char *output_names[MAX_OUTPUTS];
@@ -58,6 +59,8 @@ static void usage(FILE *out)
             "  --period S               period in s (default 0.001)\n"
             "  --duration S             wall-clock run time in s (default 1)\n"
             "  --strategy NAME          escalate (default), timer or parallel\n"
+            "  --timer-fallback         timer: try a finer variant only when a coarser one\n"
+            "                           (not the minimal) still fits after it is aborted\n"
             "  --start-value NAME VALUE set a parameter in every instance (repeatable)\n"
             "  --output-variable NAME   deliver this Float64 variable (repeatable;\n"
             "                           default: every Float64 output)\n"
@@ -194,6 +197,9 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             o->priority = (int)p;
         } else if (strcmp(arg, "--virtual") == 0) {
             o->virtual_clock = true;
+            continue;
+        } else if (strcmp(arg, "--timer-fallback") == 0) {
+            o->timer_fallback = true;
             continue;
         } else if (arg[0] == '-') {
             return cli_fail("anytime: unknown option '%s' (see rtcosim anytime --help)", arg);
@@ -360,6 +366,7 @@ static int run_anytime(int argc, char **argv)
     cfg.output_names = names;
     cfg.period_ns = o.period;
     cfg.strategy = o.strategy;
+    cfg.timer_fallback = o.timer_fallback;
     size_t periods = (size_t)(o.duration / o.period);
     cfg.record_capacity = o.output_file ? periods : 0;
     outputs = calloc(output_count, sizeof *outputs);

@@ -117,6 +117,13 @@ typedef struct rtcosim_anytime_config {
      * abort time is forgotten and costlier variants are tried again.
      * Default 50. */
     uint64_t forget_after_periods;
+    /* Timer strategy: keep a fallback better than the minimal variant. The
+     * best variant whose worst recent time fits the period's budget is the
+     * fallback; a more accurate one is tried first only when its estimate and
+     * the fallback's worst time fit one after the other, and is aborted in
+     * time for the fallback to run. An abort then delivers the fallback, not
+     * the minimal result (whose error the state carries on). Default off. */
+    bool timer_fallback;
     size_t record_capacity; /* periods kept for the CSV (a ring; oldest dropped) */
     /* Share of every period in which no variant runs, before the safety
      * margin: the work cutoff of every strategy is

@@ -56,6 +56,52 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
     return anytime_pick(c, set->variant_count, set->cfg.criterion);
 }
 
+/* The timer strategy with a fallback (config timer_fallback). A pair is a
+ * first choice (its estimate) and a less accurate fallback other than the
+ * minimal variant (its worst recent time) that fit the budget one after
+ * the other; the most accurate first choice with a pair wins, and it is
+ * aborted at *first_abort_at, early enough for the fallback. Without a pair,
+ * the best variant whose worst recent time fits runs alone, and only without one
+ * the plain choice does. Returns the variant to run first; *fallback is 0 when
+ * none runs after it. */
+static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estimate,
+                                       const int *rank, rtcosim_time_ns abort_at,
+                                       rtcosim_time_ns now, size_t chosen, size_t *fallback,
+                                       rtcosim_time_ns *first_abort_at)
+{
+    size_t n = set->variant_count;
+    double budget = (double)(abort_at - now), high[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    for (size_t i = 0; i < n; i++) {
+        high[i] = isinf(estimate[i]) ? INFINITY
+                                     : anytime_stats_estimate(&set->variants[i].stats,
+                                                              RTCOSIM_ANYTIME_ESTIMATE_MAX,
+                                                              set->cfg.quantile);
+        if ((double)set->abort_floor_ns[i] > high[i])
+            high[i] = (double)set->abort_floor_ns[i];
+    }
+    size_t first = 0, second = 0;
+    for (size_t i = 1; i < n; i++) {
+        /* a first choice aborted before is expected to need more than it had */
+        double need = fmax(estimate[i], (double)set->abort_floor_ns[i]);
+        if (!(need < budget) || (first && rank[i] < rank[first]))
+            continue;
+        for (size_t f = 1; f < n; f++)
+            if (f != i && rank[f] < rank[i] && need + high[f] < budget &&
+                (!second || first != i || rank[f] > rank[second]))
+                first = i, second = f;
+    }
+    if (first) {
+        *fallback = second;
+        *first_abort_at = abort_at - (rtcosim_time_ns)ceil(high[second]);
+        return first;
+    }
+    /* Pairs and the safe choice use each variant's own learned floor
+     * (abort_floor_ns) rather than the set's last abort time: the fallback
+     * covers exactly the case that time warns about. */
+    size_t safe = anytime_timer_choose(high, NULL, rank, n, abort_at - now, 0);
+    return safe ? safe : chosen;
+}
+
 static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline,
                           rtcosim_time_ns idle_reserve_ns)
 {
@@ -88,22 +134,40 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     }
     size_t chosen = anytime_timer_choose(estimate, set->abort_floor_ns, rank, set->variant_count,
                                          abort_at - now, set->learned_abort_ns);
+    size_t fallback = 0;
+    rtcosim_time_ns first_abort_at = abort_at;
+    if (set->cfg.timer_fallback && chosen > 0)
+        chosen = timer_pick_with_fallback(set, estimate, rank, abort_at, now, chosen, &fallback,
+                                          &first_abort_at);
     bool aborted = false;
     if (chosen > 0) {
         variant *v = &set->variants[chosen];
-        anytime_variant_run(v, inputs, abort_at);
+        anytime_variant_run(v, inputs, first_abort_at);
         if (v->outcome == RTCOSIM_ANYTIME_COMPLETED)
             goto done;
         if (v->outcome == RTCOSIM_ANYTIME_ABORTED || v->outcome == RTCOSIM_ANYTIME_ABANDONED) {
             /* Learn: this variant needs more than it was given; the next
              * choice must be expected to finish before this point. */
             aborted = true;
-            set->learned_abort_ns = abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
-                                                    ? v->started_at
-                                                    : v->dispatched_at);
+            set->learned_abort_ns = first_abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
+                                                          ? v->started_at
+                                                          : v->dispatched_at);
             if (set->learned_abort_ns < 1) /* started late: nothing fits until forgotten */
                 set->learned_abort_ns = 1;
             set->abort_floor_ns[chosen] = set->learned_abort_ns;
+        }
+        if (fallback > 0) {
+            variant *f = &set->variants[fallback];
+            anytime_variant_run(f, inputs, abort_at);
+            if (f->outcome == RTCOSIM_ANYTIME_COMPLETED) {
+                chosen = fallback;
+                goto done;
+            }
+            /* It needs more than it was given, and its window may not show it
+             * (it runs only when the first choice fails): reserve a quarter
+             * more from now on, until the learned times are forgotten. */
+            if (f->outcome == RTCOSIM_ANYTIME_ABORTED)
+                set->abort_floor_ns[fallback] = (abort_at - f->started_at) * 5 / 4 + 1;
         }
     }
     anytime_variant_run(minimal, inputs, NEVER);

@@ -16,6 +16,8 @@
 
 enum { MINIMAL, MEDIUM, ACCURATE };
 
+static bool timer_fallback; /* the next fixture's config timer_fallback */
+
 typedef struct fixture {
     rtcosim_clock *clock;
     rtcosim_anytime *set;
@@ -44,6 +46,7 @@ static void fixture_setup_reserve(fixture *f, rtcosim_anytime_strategy strategy,
     cfg.forget_after_periods = forget_after;
     cfg.record_capacity = 64;
     cfg.idle_reserve = idle_reserve;
+    cfg.timer_fallback = timer_fallback;
     assert_int_equal(rtcosim_anytime_create(&cfg, f->clock, &f->set, &err), RTCOSIM_OK);
     const rtcosim_anytime_variant_info infos[3] = {
         {"euler", 1, 1000 * US, RTCOSIM_ANYTIME_SOLVER_EULER},
@@ -241,6 +244,49 @@ static void timer_aborts_falls_back_learns_and_forgets(void **unused)
     assert_int_equal(r.delivered, ACCURATE);
     assert_double_equal(y, 222, 0);
     assert_double_equal(committed_x(&f), 222, 0);
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.misses, 0);
+    assert_int_equal(s.variants[ACCURATE].aborted, 1);
+    fixture_teardown(&f);
+}
+
+static void timer_with_fallback_delivers_medium_when_accurate_is_aborted(void **unused)
+{
+    (void)unused;
+    fixture f;
+    timer_fallback = true;
+    fixture_setup(&f, RTCOSIM_ANYTIME_TIMER, RTCOSIM_ANYTIME_PICK_RANK, 3);
+    timer_fallback = false;
+    /* Calibration: minimal 100, rk4 300, cvode 500 us: the budget ends at
+     * 1000 - (100 + 50) = 850 us after the release. */
+    set_costs(&f, 0, 100, 300, 900); /* cvode 500 + rk4's worst 300 < 850: cvode
+                                      * first, aborted at 550, rk4 to 850 */
+    set_costs(&f, 1, 100, 300, 500); /* 400 us load: cvode's floor 550 no longer
+                                      * fits; rk4 alone, done at 700 */
+    set_costs(&f, 2, 100, 300, 500); /* cvode (floor 550) + 300 not < 850: no
+                                      * pair; its worst 550 fits alone: cvode */
+    fixture_start(&f);
+    double y;
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.exec_ns[ACCURATE], 550 * US);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.outcome[MINIMAL], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.margin_ns, 150 * US);
+    assert_double_equal(y, 10, 0);
+
+    r = run(&f, 400, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.margin_ns, 300 * US);
+    assert_double_equal(y, 20, 0);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, ACCURATE);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_double_equal(y, 120, 0);
+    assert_double_equal(committed_x(&f), 120, 0);
+    rtcosim_anytime_summary s;
     assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
     assert_int_equal(s.misses, 0);
     assert_int_equal(s.variants[ACCURATE].aborted, 1);
@@ -501,6 +547,7 @@ int main(void)
         cmocka_unit_test(escalate_criteria_choose_rank_longest_step_solver),
         cmocka_unit_test(timer_aborts_falls_back_learns_and_forgets),
         cmocka_unit_test(timer_probes_a_variant_with_stale_slow_estimates),
+        cmocka_unit_test(timer_with_fallback_delivers_medium_when_accurate_is_aborted),
         cmocka_unit_test(overrunning_minimal_counts_a_miss),
         cmocka_unit_test(misses_are_classified_as_late_start_or_strategy),
         cmocka_unit_test(idle_reserve_moves_the_cutoff_of_every_strategy),
