@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 typedef enum rtcosim_fmi_version {
-    RTCOSIM_FMI_1 = 1, /* model descriptions only so far (see src/fmi/README.md) */
+    RTCOSIM_FMI_1 = 1, /* co-simulation and model exchange (see src/fmi/README.md) */
     RTCOSIM_FMI_2 = 2,
     RTCOSIM_FMI_3 = 3
 } rtcosim_fmi_version;
