@@ -116,11 +116,13 @@ void describe_fmi1(const char *model_identifier, bool model_exchange)
             put_variable(v, v->name, NULL);
     }
 #ifdef RTCOSIM_FMU_FMI1_NEGATED_ALIASES
-    /* Test variant: every Real output also as "minus_<name>", a negated
-     * alias sharing its value reference (reads -value, sets value = -given). */
+    /* Test variant: every Real output and parameter also as "minus_<name>",
+     * a negated alias sharing its value reference (reads -value, sets
+     * value = -given). */
     for (size_t i = 0; i < M->variable_count; i++) {
         const model_variable *v = &M->variables[i];
-        if (v->causality != MODEL_OUTPUT || v->type != MODEL_FLOAT64)
+        if ((v->causality != MODEL_OUTPUT && v->causality != MODEL_PARAMETER) ||
+            v->type != MODEL_FLOAT64)
             continue;
         char name[256];
         snprintf(name, sizeof name, "minus_%s", v->name);

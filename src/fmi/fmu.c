@@ -353,6 +353,13 @@ static void fill_info(rtcosim_fmu *f)
     i->output_dependency_start = md->output_dependency_start;
     i->output_dependencies = md->output_dependencies;
     i->model_description_warnings = md->warning_count;
+    if (md->version == RTCOSIM_FMI_1) {
+        i->fmi1_kind = f->model_exchange ? "model exchange"
+                       : md->fmi1_tool   ? "co-simulation tool"
+                                         : "co-simulation stand-alone";
+        for (size_t k = 0; k < md->variable_count; k++)
+            i->negated_alias_count += md->negated[k];
+    }
 }
 
 static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtcosim_error *err)
