@@ -12,14 +12,17 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: rtcosim info FMU [--strict]\n\n"
-                 "Print the model facts of an FMU (FMI 2.0 or 3.0) and its variables:\n"
+                 "Print the model facts of an FMU (FMI 1.0, 2.0 or 3.0) and its variables:\n"
                  "name, value reference, type, causality, variability, initial, start, unit\n"
                  "and description. FMI 3.0 arrays are listed as their elements name[i,j]\n"
                  "(1-based, row-major), each with a value reference of rtcosim's own above the\n"
                  "FMU's (the FMU itself is called with the array's reference).\n\n"
                  "A modelDescription.xml that breaks a rule of the standard whose violation does\n"
                  "not stop a correct run is accepted with a warning naming the variable (as\n"
-                 "fmusim accepts the Reference FMUs); --strict refuses it instead.\n");
+                 "fmusim accepts the Reference FMUs); --strict refuses it instead.\n\n"
+                 "FMI 1.0: the interface (model exchange, co-simulation stand-alone or tool) and\n"
+                 "the number of negatedAlias variables are shown; a negated alias is listed with\n"
+                 "a value reference of rtcosim's own (it reads and writes minus its base).\n");
 }
 
 /* Text of a start value (strings quoted); empty without one. */
@@ -175,7 +178,15 @@ static int run_info(int argc, char **argv)
         return cli_fail("info: no FMU given (usage: rtcosim info FMU)");
     rtcosim_component *c = NULL;
     rtcosim_error err;
-    if (rtcosim_fmu_load(fmu, &opts, &c, &err) != RTCOSIM_OK)
+    rtcosim_status st = rtcosim_fmu_load(fmu, &opts, &c, &err);
+    if (st == RTCOSIM_EUNSUPPORTED && strstr(err.message, "does not support co-simulation")) {
+        /* A model-exchange-only FMU (every FMI 1.0 ME FMU): describe that. */
+        rtcosim_error me_err;
+        opts.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
+        if (rtcosim_fmu_load(fmu, &opts, &c, &me_err) == RTCOSIM_OK)
+            st = RTCOSIM_OK;
+    }
+    if (st != RTCOSIM_OK)
         return strncmp(err.message, fmu, strlen(fmu)) == 0 ? cli_fail_error(&err)
                                                            : cli_fail("%s: %s", fmu, err.message);
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
@@ -184,7 +195,7 @@ static int run_info(int argc, char **argv)
     print_fact("model name", rtcosim_component_model_name(c));
     if (info) {
         print_fact("model identifier", info->model_identifier);
-        print_fact(info->fmi_version == RTCOSIM_FMI_2 ? "guid" : "instantiation token",
+        print_fact(info->fmi_version == RTCOSIM_FMI_3 ? "instantiation token" : "guid",
                    info->instantiation_token);
         print_fact("description", info->description);
         print_fact("author", info->author);
@@ -194,6 +205,17 @@ static int run_info(int argc, char **argv)
         char warnings[32];
         snprintf(warnings, sizeof warnings, "%zu", info->model_description_warnings);
         print_fact("description warnings", warnings);
+        if (info->fmi1_kind) {
+            char kind[128];
+            if (info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE)
+                snprintf(kind, sizeof kind, "%s, %zu continuous states, %zu event indicators",
+                         info->fmi1_kind, info->state_count, info->event_indicator_count);
+            else
+                snprintf(kind, sizeof kind, "%s", info->fmi1_kind);
+            print_fact("FMI 1.0 interface", kind);
+            snprintf(warnings, sizeof warnings, "%zu", info->negated_alias_count);
+            print_fact("negated aliases", warnings);
+        }
     }
     print_capabilities(rtcosim_component_capabilities(c));
     print_default_experiment(rtcosim_component_description(c));

@@ -21,7 +21,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: rtcosim simulate FMU [options]\n"
         "\n"
-        "Simulate one FMU (FMI 2.0 or 3.0, co-simulation or model exchange) and write its\n"
+        "Simulate one FMU (FMI 1.0, 2.0 or 3.0, co-simulation or model exchange) and write its\n"
         "results as CSV.\n"
         "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
         "\n"

@@ -1,9 +1,13 @@
-# Builds the project's own models as FMI 2.0 / 3.0 FMUs (co-simulation, and
-# model exchange for the models that declare it).
+# Builds the project's own models as FMI 1.0 / 2.0 / 3.0 FMUs (co-simulation,
+# and model exchange for the models that declare it).
 #
-# rtcosim_add_fmu(NAME <ModelName> FMI_VERSION 2|3 SOURCES <model.c>...
+# rtcosim_add_fmu(NAME <ModelName> FMI_VERSION 1|1me|2|3 SOURCES <model.c>...
 #                 [DEFINES <define>...] [OUTPUT_NAME <modelIdentifier>] [NO_INSTALL])
 #
+# FMI 1.0 tells the interfaces apart by the description (Implementation
+# element), so it has two kinds: 1 (co-simulation stand-alone) and 1me (model
+# exchange), <v> below being 1 or 1me (the same binary, exporting
+# <modelIdentifier>_fmi* functions).
 # compiles the model with the shared glue (models/common) into
 #   ${CMAKE_BINARY_DIR}/fmus/<ModelName>-fmi<v>/binaries/<platform>/<modelIdentifier>.so
 # (hidden visibility: only the fmi2*/fmi3* functions are exported; no link to
@@ -78,23 +82,32 @@ function(rtcosim_add_fmu)
   if(NOT F_NAME OR NOT F_SOURCES)
     message(FATAL_ERROR "rtcosim_add_fmu: NAME and SOURCES are required")
   endif()
-  if(NOT F_FMI_VERSION MATCHES "^[23]$")
-    message(FATAL_ERROR "rtcosim_add_fmu(${F_NAME}): FMI_VERSION must be 2 or 3")
+  if(NOT F_FMI_VERSION MATCHES "^([23]|1|1me)$")
+    message(FATAL_ERROR "rtcosim_add_fmu(${F_NAME}): FMI_VERSION must be 1, 1me, 2 or 3")
   endif()
   if(NOT F_OUTPUT_NAME)
     set(F_OUTPUT_NAME ${F_NAME})
   endif()
   set(v ${F_FMI_VERSION})
+  # The glue and platform folder of the FMI version (1.0 uses 2.0's folders).
+  set(glue ${v})
+  set(platform_version ${v})
+  if(v MATCHES "^1")
+    set(glue 1)
+    set(platform_version 2)
+    list(APPEND F_DEFINES RTCOSIM_FMI1_MODEL_IDENTIFIER=${F_OUTPUT_NAME})
+  endif()
   # Paths from this function's own location: include_guard means variables set
   # at include time exist only in the first including directory.
   set(RTCOSIM_FMU_DIR ${CMAKE_BINARY_DIR}/fmus)
   set(common ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../models/common)
   string(TOLOWER ${F_NAME} lower)
   string(TOUPPER ${F_NAME} upper)
+  string(TOUPPER ${v} upper_v)
   set(target fmu_${lower}_fmi${v})
   set(layout ${RTCOSIM_FMU_DIR}/${F_NAME}-fmi${v})
   set(fmu ${RTCOSIM_FMU_DIR}/${F_NAME}-fmi${v}.fmu)
-  _rtcosim_fmu_platform(${v} platform)
+  _rtcosim_fmu_platform(${platform_version} platform)
   set(sources "")
   foreach(src IN LISTS F_SOURCES)
     get_filename_component(abs ${src} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
@@ -103,7 +116,7 @@ function(rtcosim_add_fmu)
 
   # The FMU's shared object.
   add_library(${target}_binary MODULE ${sources} ${common}/instance.c ${common}/fmu_state.c
-              ${common}/me.c              ${common}/fmi${v}_glue.c)
+              ${common}/me.c ${common}/fmi${glue}_glue.c)
   set_target_properties(${target}_binary PROPERTIES
     PREFIX "" SUFFIX ".so" OUTPUT_NAME ${F_OUTPUT_NAME}
     LIBRARY_OUTPUT_DIRECTORY ${layout}/binaries/${platform}
@@ -113,7 +126,8 @@ function(rtcosim_add_fmu)
   target_link_libraries(${target}_binary PRIVATE m)
 
   # The generator of modelDescription.xml, compiled from the same table.
-  add_executable(${target}_describe ${common}/describe.c ${common}/instance.c ${sources})
+  add_executable(${target}_describe ${common}/describe.c ${common}/describe_fmi1.c
+                 ${common}/instance.c ${sources})
   target_include_directories(${target}_describe PRIVATE ${common})
   target_compile_definitions(${target}_describe PRIVATE ${F_DEFINES})
   target_link_libraries(${target}_describe PRIVATE m)
@@ -148,9 +162,9 @@ function(rtcosim_add_fmu)
   endif()
 
   set(binary ${layout}/binaries/${platform}/${F_OUTPUT_NAME}.so)
-  set_property(GLOBAL PROPERTY RTCOSIM_FMU_${upper}_FMI${v} ${fmu})
+  set_property(GLOBAL PROPERTY RTCOSIM_FMU_${upper}_FMI${upper_v} ${fmu})
   set_property(GLOBAL APPEND PROPERTY RTCOSIM_FMU_HEADER_LINES
-    "#define RTCOSIM_FMU_${upper}_FMI${v} \"${fmu}\""
-    "#define RTCOSIM_FMU_${upper}_FMI${v}_DIR \"${layout}\""
-    "#define RTCOSIM_FMU_${upper}_FMI${v}_BINARY \"${binary}\"")
+    "#define RTCOSIM_FMU_${upper}_FMI${upper_v} \"${fmu}\""
+    "#define RTCOSIM_FMU_${upper}_FMI${upper_v}_DIR \"${layout}\""
+    "#define RTCOSIM_FMU_${upper}_FMI${upper_v}_BINARY \"${binary}\"")
 endfunction()

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 typedef enum rtcosim_fmi_version {
-    RTCOSIM_FMI_1 = 1, /* model descriptions only so far (see src/fmi/README.md) */
+    RTCOSIM_FMI_1 = 1, /* co-simulation and model exchange (see src/fmi/README.md) */
     RTCOSIM_FMI_2 = 2,
     RTCOSIM_FMI_3 = 3
 } rtcosim_fmi_version;
@@ -92,6 +92,12 @@ typedef struct rtcosim_fmu_info {
     /* Rules of the standard the model description breaks in ways that do not
      * stop a correct run (each logged as a warning naming the variable). */
     size_t model_description_warnings;
+    /* FMI 1.0 only (NULL / 0 otherwise): "model exchange", "co-simulation
+     * stand-alone" or "co-simulation tool" (CS 1.0 section 2, Implementation),
+     * and the number of negatedAlias variables, which get references of
+     * rtcosim's own and read/write the negated value of their base. */
+    const char *fmi1_kind;
+    size_t negated_alias_count;
 } rtcosim_fmu_info;
 
 /* What the integrator of a model-exchange FMU did so far. */

@@ -1,14 +1,16 @@
-/* Build-time generator of a model's modelDescription.xml (FMI 2.0 or 3.0) from
+/* Build-time generator of a model's modelDescription.xml (FMI 1.0, 2.0 or 3.0) from
  * the same variable table the FMU binary is compiled from, so the XML and the
  * binary agree by construction. It first checks the table (value references,
  * start values, derivatives) and fails the build on a mistake.
- * Usage: describe 2|3 MODEL_IDENTIFIER OUTPUT.xml */
+ * Usage: describe 1|1me|2|3 MODEL_IDENTIFIER OUTPUT.xml (1: FMI 1.0 co-simulation,
+ * 1me: FMI 1.0 model exchange; describe_fmi1.c writes those). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "describe.h"
 #include "instance.h"
 
 static const model_def *const M = &model_definition;
@@ -19,7 +21,7 @@ static bool visible(const model_variable *v)
     return fmi_version == 3 || model_type_in_fmi2(v->type);
 }
 
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -65,11 +67,11 @@ static void check_table(void)
         if (v->derivative_of && M->model_exchange && v->variability != MODEL_CONTINUOUS)
             fail("variable %s: a state derivative must be continuous", v->name);
         if (v->causality == MODEL_STRUCTURAL_PARAMETER &&
-            (fmi_version == 2 || v->type != MODEL_UINT64 || !v->start))
+            (fmi_version != 3 || v->type != MODEL_UINT64 || !v->start))
             fail("variable %s: a structural parameter must be an FMI 3.0 UInt64 with a start value",
                  v->name);
         for (int d = 0; d < 2 && v->dimensions[d]; d++)
-            if (fmi_version == 2 || v->dimensions[d] >= i ||
+            if (fmi_version != 3 || v->dimensions[d] >= i ||
                 M->variables[v->dimensions[d]].causality != MODEL_STRUCTURAL_PARAMETER)
                 fail("variable %s: dimension %d is not an earlier structural parameter (FMI 3.0 "
                      "only)", v->name, d + 1);
@@ -108,9 +110,9 @@ static void check_table(void)
         fail("start values do not parse");
 }
 
-static FILE *out;
+FILE *out;
 
-static void put_escaped(const char *s)
+void put_escaped(const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -123,7 +125,7 @@ static void put_escaped(const char *s)
     }
 }
 
-static void attr(const char *name, const char *value)
+void attr(const char *name, const char *value)
 {
     if (!value)
         return;
@@ -133,7 +135,7 @@ static void attr(const char *name, const char *value)
 }
 
 /* Shortest decimal text that reads back as the same double. */
-static void attr_double(const char *name, double value)
+void attr_double(const char *name, double value)
 {
     char text[40];
     if (value == floor(value) && fabs(value) < 1e15) { /* "10", not "1e+01" */
@@ -399,13 +401,20 @@ static bool is_output(const model_variable *v) { return v->causality == MODEL_OU
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || (strcmp(argv[1], "2") != 0 && strcmp(argv[1], "3") != 0))
-        fail("usage: describe 2|3 MODEL_IDENTIFIER OUTPUT.xml");
+    if (argc != 4 || (strcmp(argv[1], "1") != 0 && strcmp(argv[1], "1me") != 0 &&
+                      strcmp(argv[1], "2") != 0 && strcmp(argv[1], "3") != 0))
+        fail("usage: describe 1|1me|2|3 MODEL_IDENTIFIER OUTPUT.xml");
     fmi_version = atoi(argv[1]);
     check_table();
     out = fopen(argv[3], "w");
     if (!out)
         fail("cannot write %s", argv[3]);
+    if (fmi_version == 1) {
+        describe_fmi1(argv[2], strcmp(argv[1], "1me") == 0);
+        if (fclose(out) != 0)
+            fail("cannot write %s", argv[3]);
+        return 0;
+    }
     put_header(argv[2]);
     fputs("  <ModelVariables>\n", out);
     for (size_t i = 0; i < M->variable_count; i++) {

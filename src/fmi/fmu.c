@@ -13,6 +13,7 @@
 #include "archive/archive.h"
 #include "fmi/fmu_internal.h"
 
+const char rtcosim_fmi1_kind[] = "fmi1";
 const char rtcosim_fmi2_kind[] = "fmi2";
 const char rtcosim_fmi3_kind[] = "fmi3";
 
@@ -37,8 +38,13 @@ static const char *const fmi2_status_names[] = {"fmi2OK",    "fmi2Warning", "fmi
 static const char *const fmi3_status_names[] = {"fmi3OK", "fmi3Warning", "fmi3Discard",
                                                 "fmi3Error", "fmi3Fatal"};
 
+static const char *const fmi1_status_names[] = {"fmiOK",    "fmiWarning", "fmiDiscard",
+                                                "fmiError", "fmiFatal",   "fmiPending"};
+
 static const char *status_name(const rtcosim_fmu *f, int s)
 {
+    if (f->md->version == RTCOSIM_FMI_1)
+        return s >= 0 && s <= fmi2Pending ? fmi1_status_names[s] : "(invalid status)";
     if (f->md->version == RTCOSIM_FMI_2)
         return s >= 0 && s <= fmi2Pending ? fmi2_status_names[s] : "(invalid status)";
     return s >= 0 && s <= fmi3Fatal ? fmi3_status_names[s] : "(invalid status)";
@@ -145,7 +151,9 @@ void rtcosim_fmu_log_message(rtcosim_fmu *f, int s, const char *category, const 
 rtcosim_status rtcosim_fmu_wrong_type(rtcosim_fmu *f, rtcosim_type type, rtcosim_error *err)
 {
     return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: FMI %s has no %s variables", who(f),
-                             f->md->version == RTCOSIM_FMI_2 ? "2.0" : "3.0",
+                             f->md->version == RTCOSIM_FMI_1   ? "1.0"
+                             : f->md->version == RTCOSIM_FMI_2 ? "2.0"
+                                                               : "3.0",
                              rtcosim_type_name(type));
 }
 
@@ -161,6 +169,7 @@ void rtcosim_fmu_destroy(void *self)
     if (!f)
         return;
     rtcosim_me_free(f->me);
+    rtcosim_fmi1_free(f); /* FMI 1.0: instance and tables; nothing for 2.0/3.0 */
     if (f->instance) {
         if (f->md->version == RTCOSIM_FMI_2)
             f->fmi2.fmi2FreeInstance(f->instance);
@@ -222,7 +231,8 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
                                   rtcosim_error *err)
 {
     const rtcosim_fmi_md *md = f->md;
-    const char *platform = md->version == RTCOSIM_FMI_2 ? FMI2_PLATFORM : FMI3_PLATFORM;
+    /* FMI 1.0 uses the folder names of 2.0 (ME 1.0 section 2.2: "linux64"). */
+    const char *platform = md->version == RTCOSIM_FMI_3 ? FMI3_PLATFORM : FMI2_PLATFORM;
     if (!platform)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: FMI %s defines no binary folder for " PLATFORM_TEXT,
@@ -247,6 +257,16 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
 #define RTCOSIM_FMI_RESOLVE_(table, name) f->table.name = (name##TYPE *)dlsym(f->library, #name);
 #define RTCOSIM_FMI2_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi2, name)
 #define RTCOSIM_FMI3_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi3, name)
+    if (md->version == RTCOSIM_FMI_1) {
+        /* fmuLocation: the extracted FMU's directory as a file URI (CS 1.0
+         * section 3.3). */
+        char *uri = file_uri(f->dir);
+        if (!uri)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+        rtcosim_status st = rtcosim_fmi1_prepare(f, opts, uri, err);
+        free(uri);
+        return st;
+    }
     if (md->version == RTCOSIM_FMI_2) {
         RTCOSIM_FMI2_COMMON_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
         RTCOSIM_FMI2_CS_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
@@ -333,6 +353,13 @@ static void fill_info(rtcosim_fmu *f)
     i->output_dependency_start = md->output_dependency_start;
     i->output_dependencies = md->output_dependencies;
     i->model_description_warnings = md->warning_count;
+    if (md->version == RTCOSIM_FMI_1) {
+        i->fmi1_kind = f->model_exchange ? "model exchange"
+                       : md->fmi1_tool   ? "co-simulation tool"
+                                         : "co-simulation stand-alone";
+        for (size_t k = 0; k < md->variable_count; k++)
+            i->negated_alias_count += md->negated[k];
+    }
 }
 
 static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtcosim_error *err)
@@ -377,13 +404,6 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);
-    if (f->md->version == RTCOSIM_FMI_1)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: FMI 1.0 %s FMU '%s': its model description is read, but "
-                                 "rtcosim cannot run FMI 1.0 binaries yet",
-                                 f->archive_path,
-                                 f->md->has_co_simulation ? "co-simulation" : "model-exchange",
-                                 f->md->model_identifier);
     f->model_identifier = f->md->model_identifier;
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a
@@ -400,7 +420,7 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
         md->has_event_mode = false;
     }
 
-    if (f->md->version == RTCOSIM_FMI_2) {
+    if (f->md->version != RTCOSIM_FMI_3) {
         char *resources = join(f->dir, "/resources", "", "");
         f->resource_location = resources ? file_uri(resources) : NULL;
         free(resources);
@@ -461,7 +481,7 @@ const rtcosim_fmu_info *rtcosim_fmu_info_of(const rtcosim_component *c)
     if (!c)
         return NULL;
     const char *kind = rtcosim_component_kind(c);
-    if (kind != rtcosim_fmi2_kind && kind != rtcosim_fmi3_kind)
+    if (kind != rtcosim_fmi1_kind && kind != rtcosim_fmi2_kind && kind != rtcosim_fmi3_kind)
         return NULL;
     return &((const rtcosim_fmu *)rtcosim_component_impl(c))->info;
 }

@@ -71,6 +71,10 @@ typedef struct rtcosim_fmu {
      * NULL without arrays. */
     struct rtcosim_fmi3_arrays *arrays;
 
+    /* FMI 1.0: functions, callbacks, negatedAlias mapping (fmi1_ops.c);
+     * NULL for 2.0 and 3.0. */
+    struct rtcosim_fmi1 *fmi1x;
+
     fmi2CallbackFunctions fmi2_callbacks; /* must outlive the FMI 2 instance */
     rtcosim_fmi2_functions fmi2;
     rtcosim_fmi3_functions fmi3;
@@ -153,6 +157,15 @@ rtcosim_status rtcosim_fmi3_array_set(rtcosim_fmu *f, rtcosim_type type, const u
 /* Frees everything of f (instance, library, directory, tables) and f. */
 void rtcosim_fmu_destroy(void *self);
 
+/* FMI 1.0 (fmi1_ops.c): resolve the MODELIDENTIFIER_fmi functions, map
+ * negated aliases, fill the ops (model exchange: wrapped by me_solver.c);
+ * dir_uri is the fmuLocation of fmiInstantiateSlave. rtcosim_fmi1_free frees
+ * the instance and the FMI 1.0 state (before the library is closed). */
+rtcosim_status rtcosim_fmi1_prepare(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
+                                    const char *dir_uri, rtcosim_error *err);
+void rtcosim_fmi1_free(rtcosim_fmu *f);
+
+extern const char rtcosim_fmi1_kind[];
 extern const char rtcosim_fmi2_kind[];
 extern const char rtcosim_fmi3_kind[];
 

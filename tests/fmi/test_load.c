@@ -100,18 +100,36 @@ static void malformed_model_description_is_rejected(void **state)
     expect_failure(f, RTCOSIM_EFORMAT, "model.fmu: modelDescription.xml: malformed XML");
 }
 
-static void fmi_1_0_binaries_are_refused_by_name(void **state)
+#define FMI1_CS_MD                                                                         \
+    "<fmiModelDescription fmiVersion=\"1.0\" modelName=\"M\" "                               \
+    "modelIdentifier=\"M\" guid=\"g\"><ModelVariables/>"                                    \
+    "<Implementation><CoSimulation_StandAlone><Capabilities/>"                             \
+    "</CoSimulation_StandAlone></Implementation></fmiModelDescription>"
+
+/* FMI 1.0 uses 2.0's platform folders (binaries/linux64/<modelIdentifier>.so). */
+static void fmi1_without_linux_binary_names_the_expected_path(void **state)
 {
     fixture *f = *state;
-    tu_entry e[] = {{.name = "modelDescription.xml",
-                     .text = "<fmiModelDescription fmiVersion=\"1.0\" modelName=\"M\" "
-                             "modelIdentifier=\"M\" guid=\"g\"><ModelVariables/>"
-                             "<Implementation><CoSimulation_StandAlone><Capabilities/>"
-                             "</CoSimulation_StandAlone></Implementation></fmiModelDescription>"}};
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = FMI1_CS_MD}};
     tu_zip(f->fmu, e, 1);
     expect_failure(f, RTCOSIM_EUNSUPPORTED,
-                   "model.fmu: FMI 1.0 co-simulation FMU 'M': its model description is read, but "
-                   "rtcosim cannot run FMI 1.0 binaries yet");
+                   "model.fmu: no binary for this platform (x86_64 Linux): expected "
+                   "binaries/linux64/M.so");
+}
+
+/* A binary without the M_fmi* functions (here an FMI 2.0 one): every
+ * missing function the interface needs is named in the one message. */
+static void fmi1_binary_lacking_functions_names_each(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = FMI1_CS_MD},
+                    {.name = "binaries/linux64/M.so", .file = PARTIAL_FMU_PATH}};
+    tu_zip(f->fmu, e, 2);
+    expect_failure(f, RTCOSIM_ENOTFOUND,
+                   "model.fmu: binary lacks M_fmiGetReal, M_fmiGetInteger, M_fmiGetBoolean, "
+                   "M_fmiGetString, M_fmiSetReal, M_fmiSetInteger, M_fmiSetBoolean, "
+                   "M_fmiSetString, M_fmiInstantiateSlave, M_fmiInitializeSlave, "
+                   "M_fmiTerminateSlave, M_fmiFreeSlaveInstance, M_fmiDoStep");
 }
 
 static void fmi2_without_linux_binary_names_the_expected_path(void **state)
@@ -226,7 +244,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(text_file_is_not_a_zip, setup, teardown),
         cmocka_unit_test_setup_teardown(zip_without_model_description_is_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(malformed_model_description_is_rejected, setup, teardown),
-        cmocka_unit_test_setup_teardown(fmi_1_0_binaries_are_refused_by_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(fmi1_without_linux_binary_names_the_expected_path, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(fmi1_binary_lacking_functions_names_each, setup, teardown),
         cmocka_unit_test_setup_teardown(fmi2_without_linux_binary_names_the_expected_path, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(fmi3_without_linux_binary_names_the_expected_path, setup,
