@@ -124,12 +124,12 @@ static void print_findings(const rt_probe_facts *f, const char *version, int cpu
     else
         snprintf(value, sizeof value, "%s (CPU %d %s)", f->isolated, cpu,
                  f->cpu_isolated ? "isolated" : "not isolated");
-    char advice[200];
-    snprintf(advice, sizeof advice,
-             f->cpu_isolated ? ""
-                             : "boot with isolcpus=%d nohz_full=%d rcu_nocbs=%d and run the "
-                               "real-time thread there (--cpu)",
-             cpu, cpu, cpu);
+    char advice[200] = "";
+    if (!f->cpu_isolated)
+        snprintf(advice, sizeof advice,
+                 "boot with isolcpus=%d nohz_full=%d rcu_nocbs=%d and run the real-time thread "
+                 "there (--cpu)",
+                 cpu, cpu, cpu);
     finding("isolated CPUs", value, advice);
     if (f->rt_runtime_us == -2)
         snprintf(value, sizeof value, "unknown");
@@ -167,7 +167,7 @@ static int run_rt_check(int argc, char **argv)
     double frame_s = 1e-3, duration_s = 60;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int cpu = cpus > 1 ? (int)cpus - 1 : 0, priority = 80;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* option, value */
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             return usage(stdout, 0);
@@ -192,7 +192,6 @@ static int run_rt_check(int argc, char **argv)
                                 is_cpu ? 0 : 1, is_cpu ? cpus - 1 : 99L);
             *(is_cpu ? &cpu : &priority) = (int)v;
         }
-        i++;
     }
     struct utsname u;
     char version[300] = "";

@@ -678,13 +678,15 @@ static int run_system(const run_args *a)
     const rtcosim_system_load_options load = {.allow_outside = a->allow_outside};
     if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
-    for (size_t i = 0; i < rtcosim_system_desc_info_count(desc); i++)
-        fprintf(stderr, "info: %s\n", rtcosim_system_desc_info(desc, i));
     for (size_t i = 0; i < a->parameter_set_count; i++)
         if (rtcosim_system_desc_apply_parameter_set(desc, a->parameter_sets[i], &err) != RTCOSIM_OK) {
             rc = cli_fail_error(&err);
             goto done;
         }
+    /* What the reader noted (ignored annotations, SSV warnings), once the
+     * parameter sets of the command line are read too. */
+    for (size_t i = 0; i < rtcosim_system_desc_info_count(desc); i++)
+        fprintf(stderr, "info: %s\n", rtcosim_system_desc_info(desc, i));
     rtcosim_time_ns start = 0, stop = 0;
     if (a->has_start)
         start = a->start;

@@ -291,11 +291,7 @@ rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    rtcosim_system_desc *d = ctx->d;
-    const char **slot = system_grow(&d->infos, &d->info_count, &d->info_cap, sizeof *slot);
-    if (!slot || !(*slot = system_printf(d, "%s:%ld: %s", ctx->label, node ? xmlGetLineNo(node) : 0L, text)))
-        return NOMEM(ctx);
-    return RTCOSIM_OK;
+    return system_add_info(ctx->d, ctx->label, node ? xmlGetLineNo(node) : 0L, text, ctx->err);
 }
 
 rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner)

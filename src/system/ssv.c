@@ -133,6 +133,28 @@ static rtcosim_status read_value(rtcosim_system_desc *d, const xmlNode *v, const
     return RTCOSIM_OK;
 }
 
+rtcosim_status system_add_info(rtcosim_system_desc *d, const char *label, long line,
+                               const char *text, rtcosim_error *err)
+{
+    const char **slot = system_grow(&d->infos, &d->info_count, &d->info_cap, sizeof *slot);
+    if (!slot || !(*slot = system_printf(d, "%s:%ld: %s", label, line, text)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
+    return RTCOSIM_OK;
+}
+
+/* Whether an earlier ssv:Parameter of the same ssv:Parameters has this name:
+ * SSP 1.0 names each parameter once; the later value wins, with a warning. */
+static bool given_before(rtcosim_system_desc *d, const xmlNode *pn, const char *name)
+{
+    for (const xmlNode *q = pn->prev; q; q = q->prev)
+        if (system_is(q, SSV_NS, "Parameter")) {
+            const char *other = system_attr(d, q, "name");
+            if (other && strcmp(other, name) == 0)
+                return true;
+        }
+    return false;
+}
+
 rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,
                                                const char *label, const char *prefix,
                                                int target, rtcosim_error *err)
@@ -177,6 +199,22 @@ rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xml
             rtcosim_status st = read_value(d, value, label, &p, err);
             if (st != RTCOSIM_OK)
                 return st;
+            char text[RTCOSIM_ERROR_MESSAGE_MAX / 2];
+            if (given_before(d, pn, name)) {
+                snprintf(text, sizeof text,
+                         "warning: parameter '%s' is given more than once; the later value wins",
+                         name);
+                if ((st = system_add_info(d, label, p.line, text, err)) != RTCOSIM_OK)
+                    return st;
+            }
+            if (p.unit && !system_unit_known(d, p.unit)) {
+                snprintf(text, sizeof text,
+                         "warning: parameter '%s': unit '%s' is declared by no ssc:Unit "
+                         "(taken as the connector's unit where it has none)",
+                         name, p.unit);
+                if ((st = system_add_info(d, label, p.line, text, err)) != RTCOSIM_OK)
+                    return st;
+            }
             char where[RTCOSIM_ERROR_MESSAGE_MAX / 2];
             snprintf(where, sizeof where, "%s:%d", label, p.line);
             st = target >= 0 ? bind_to_component(d, &d->components[target], &p, where, err)

@@ -144,6 +144,11 @@ rtcosim_status system_read_units(rtcosim_system_desc *d, const xmlNode *units_el
                                  const char *label, rtcosim_error *err);
 /* Conversion from unit `from` to unit `to`: to = factor * from + offset.
  * False when either unit is unknown or their dimensions differ. */
+/* Whether a unit of this name is declared (ssc:Unit in the SSD or an SSV). */
+bool system_unit_known(const rtcosim_system_desc *d, const char *name);
+/* Adds an information line "label:line: text" (rtcosim_system_desc_info). */
+rtcosim_status system_add_info(rtcosim_system_desc *d, const char *label, long line,
+                               const char *text, rtcosim_error *err);
 bool system_unit_conversion(const rtcosim_system_desc *d, const char *from, const char *to,
                             double *factor, double *offset);
 

@@ -16,6 +16,11 @@ static const system_unit *find_unit(const rtcosim_system_desc *d, const char *na
     return NULL;
 }
 
+bool system_unit_known(const rtcosim_system_desc *d, const char *name)
+{
+    return find_unit(d, name) != NULL;
+}
+
 rtcosim_status system_read_units(rtcosim_system_desc *d, const xmlNode *units_el,
                                  const char *label, rtcosim_error *err)
 {
