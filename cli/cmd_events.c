@@ -8,6 +8,7 @@
 
 #include "../examples/ecus/vehicle.h"
 #include "cli.h"
+#include "progress.h"
 #include "rtcosim/events.h"
 #include "rtcosim/events_dist.h"
 #include "rtcosim/mpi.h"
@@ -40,6 +41,8 @@ static void usage(FILE *out)
             "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
             "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
+            "  -q, --quiet        no progress line (shown on a terminal: percent of the simulated\n"
+            "                     interval, speed, estimated time left)\n"
             "  --no-null-messages global scheduler without null messages (may deadlock)\n"
             "  --place LP=RANK    under mpirun: run LP (and its group) on RANK (repeatable)\n"
             "Under `mpirun -np N` the LPs are spread over the N ranks (blocks of LPs, an ECU\n"
@@ -148,6 +151,8 @@ static rtcosim_status apply_places(rtcosim_events *sim, char **places, int count
     return RTCOSIM_OK;
 }
 
+static rtcosim_time_ns read_events_progress(void *sim) { return rtcosim_events_progress(sim); }
+
 static int run_events(int argc, char **argv)
 {
     char *places[64];
@@ -157,7 +162,7 @@ static int run_events(int argc, char **argv)
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
     const char *can_log = NULL, *system = NULL, *spec_csv = NULL;
-    bool reference = false;
+    bool reference = false, quiet = false;
     rtcosim_error err = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -173,6 +178,10 @@ static int run_events(int argc, char **argv)
         }
         if (strcmp(a, "--reference") == 0) {
             reference = true;
+            continue;
+        }
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = true;
             continue;
         }
         if (strcmp(a, "--rounds") == 0) {
@@ -285,11 +294,17 @@ static int run_events(int argc, char **argv)
         rc = cli_fail("events: --place needs a run under mpirun");
         goto done;
     }
-    if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
-        rtcosim_ecu_vehicle_build(sim, &vc, &vehicle, &err) != RTCOSIM_OK ||
-        (mpi && rtcosim_events_set_transport(sim, &tr, &err) != RTCOSIM_OK) ||
-        apply_places(sim, places, place_count, &err) != RTCOSIM_OK ||
-        rtcosim_events_run(sim, &ro, &stats, &err) != RTCOSIM_OK ||
+    cli_progress_watch progress = {0};
+    bool built = rtcosim_events_create(&sim, &err) == RTCOSIM_OK &&
+                 rtcosim_ecu_vehicle_build(sim, &vc, &vehicle, &err) == RTCOSIM_OK &&
+                 (!mpi || rtcosim_events_set_transport(sim, &tr, &err) == RTCOSIM_OK) &&
+                 apply_places(sim, places, place_count, &err) == RTCOSIM_OK;
+    if (built) /* rank 0 draws */
+        cli_progress_watch_start(&progress, quiet || tr.rank != 0, ro.start_time, ro.stop_time,
+                                 read_events_progress, sim);
+    bool ran = built && rtcosim_events_run(sim, &ro, &stats, &err) == RTCOSIM_OK;
+    cli_progress_watch_stop(&progress);
+    if (!ran ||
         rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) != RTCOSIM_OK ||
         (can_log && rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
                         RTCOSIM_OK)) {

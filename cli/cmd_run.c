@@ -449,6 +449,11 @@ static void print_columns(const rtcosim_system_rt *srt)
 
 /* --real-time: the executor's options from the command line, the system's
  * part split and the results file; prints the timing and estimation summary. */
+static rtcosim_time_ns read_rt_progress(void *progress)
+{
+    return atomic_load_explicit((_Atomic rtcosim_time_ns *)progress, memory_order_relaxed);
+}
+
 static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
                          rtcosim_time_ns stop)
 {
@@ -523,6 +528,9 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     so.rt.clock = pacing;
     so.rt.partner_clock = partner;
     so.rt.stop_request = &cli_stop_signal;
+    static _Atomic rtcosim_time_ns rt_progress;
+    atomic_store(&rt_progress, start);
+    so.rt.progress = &rt_progress;
     rtcosim_system_rt *srt = NULL;
     int rc = 0;
     double wall_start = wall_seconds();
@@ -545,7 +553,10 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
                                                     : "none",
            rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
     fflush(stdout);
+    cli_progress_watch progress = {0};
+    cli_progress_watch_start(&progress, a->quiet, start, stop, read_rt_progress, &rt_progress);
     rtcosim_status st = rtcosim_system_rt_run(srt, &err);
+    cli_progress_watch_stop(&progress);
     double wall = wall_seconds() - wall_start;
     const rtcosim_rt *rt = rtcosim_system_rt_executor(srt);
     if (rtcosim_rt_get_summary(rt)->frames == 0 && st != RTCOSIM_OK) {

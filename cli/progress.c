@@ -44,9 +44,16 @@ void cli_progress_update(cli_progress *p, rtcosim_time_ns t)
 {
     if (!p->enabled || p->calls++ % 64 != 0)
         return;
-    double now = wall_now();
-    if (now < p->next_draw)
+    if (wall_now() < p->next_draw)
         return;
+    cli_progress_draw(p, t);
+}
+
+void cli_progress_draw(cli_progress *p, rtcosim_time_ns t)
+{
+    if (!p->enabled)
+        return;
+    double now = wall_now();
     p->next_draw = now + 0.1;
     char line[160];
     double fraction = (double)(t - p->start) / (double)(p->stop - p->start);
@@ -64,4 +71,36 @@ void cli_progress_finish(cli_progress *p)
         fflush(stderr);
     }
     p->drawn = false;
+}
+
+static void *watch_main(void *arg)
+{
+    cli_progress_watch *w = arg;
+    const struct timespec period = {0, 100000000};
+    while (!atomic_load(&w->done)) {
+        cli_progress_draw(&w->line, w->read(w->context));
+        nanosleep(&period, NULL);
+    }
+    return NULL;
+}
+
+void cli_progress_watch_start(cli_progress_watch *w, bool quiet, rtcosim_time_ns start,
+                              rtcosim_time_ns stop, rtcosim_time_ns (*read)(void *context),
+                              void *context)
+{
+    w->read = read;
+    w->context = context;
+    atomic_init(&w->done, false);
+    cli_progress_init(&w->line, quiet, start, stop);
+    w->started = w->line.enabled && pthread_create(&w->thread, NULL, watch_main, w) == 0;
+}
+
+void cli_progress_watch_stop(cli_progress_watch *w)
+{
+    if (!w->started)
+        return;
+    atomic_store(&w->done, true);
+    pthread_join(w->thread, NULL);
+    w->started = false;
+    cli_progress_finish(&w->line);
 }

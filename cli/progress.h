@@ -1,10 +1,12 @@
-/* The progress line of long CLI runs (simulate, run): percent of simulated
+/* The progress line of long CLI runs (simulate, run, events): percent of simulated
  * time, speed (simulated seconds per wall second) and the estimated time
  * left, redrawn in place on standard error at most 10 times a second, only
  * when standard error is a terminal and --quiet was not given. */
 #ifndef RTCOSIM_CLI_PROGRESS_H
 #define RTCOSIM_CLI_PROGRESS_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,9 @@ void cli_progress_init(cli_progress *p, bool quiet, rtcosim_time_ns start, rtcos
 /* The run reached simulated time t (cheap: looks at the wall clock every
  * 64th call). */
 void cli_progress_update(cli_progress *p, rtcosim_time_ns t);
+/* Draw the line for simulated time t now (callers that pace themselves,
+ * such as a thread polling a run every 100 ms). */
+void cli_progress_draw(cli_progress *p, rtcosim_time_ns t);
 /* Erase the line (before the summary is printed). */
 void cli_progress_finish(cli_progress *p);
 
@@ -30,6 +35,23 @@ void cli_progress_finish(cli_progress *p);
  * 0.42 done at simulated time t after `simulated_s` simulated seconds in
  * `wall_s` wall seconds; speed and ETA are left out while nothing is done.
  * Returns the length (snprintf's). */
+/* A thread that draws the line every 100 ms from `read(context)` while a run
+ * whose own threads must not be disturbed goes on (events, real time). */
+typedef struct cli_progress_watch {
+    cli_progress line;
+    rtcosim_time_ns (*read)(void *context);
+    void *context;
+    _Atomic bool done;
+    bool started;
+    pthread_t thread;
+} cli_progress_watch;
+
+void cli_progress_watch_start(cli_progress_watch *w, bool quiet, rtcosim_time_ns start,
+                              rtcosim_time_ns stop, rtcosim_time_ns (*read)(void *context),
+                              void *context);
+/* Stop the thread and erase the line (idempotent). */
+void cli_progress_watch_stop(cli_progress_watch *w);
+
 int cli_progress_format(char *buf, size_t size, double fraction, double t, double simulated_s,
                         double wall_s);
 

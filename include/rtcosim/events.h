@@ -170,6 +170,12 @@ typedef struct rtcosim_run_stats {
     uint64_t conservative_lps;
 } rtcosim_run_stats;
 
+/* A simulated time the running simulation has reached, for a progress
+ * display: the clock of some LP, stored every 1024 events an LP processes
+ * (under speculation it may be ahead of what is committed). Callable from any
+ * thread while rtcosim_events_run runs; the start time until then. */
+rtcosim_time_ns rtcosim_events_progress(const rtcosim_events *sim);
+
 /* Create an empty simulation. */
 rtcosim_status rtcosim_events_create(rtcosim_events **out, rtcosim_error *err);
 void rtcosim_events_free(rtcosim_events *sim);

@@ -158,6 +158,9 @@ typedef struct rtcosim_rt_options {
      * boundary; the run then returns RTCOSIM_OK with summary.interrupted.
      * Read once per frame (one relaxed load). */
     const atomic_int *stop_request;
+    /* Optional: the paced thread stores te + H here after each frame (one
+     * relaxed store), for a progress display read from another thread. */
+    _Atomic rtcosim_time_ns *progress;
 } rtcosim_rt_options;
 
 /* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock

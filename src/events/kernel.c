@@ -277,6 +277,11 @@ rtcosim_lp_id rtcosim_lp_self(const rtcosim_lp *lp) { return lp->id; }
 const char *rtcosim_lp_name(const rtcosim_lp *lp) { return lp->name; }
 rtcosim_time_ns rtcosim_lp_now(const rtcosim_lp *lp) { return lp->now; }
 
+rtcosim_time_ns rtcosim_events_progress(const rtcosim_events *sim)
+{
+    return atomic_load_explicit(&((rtcosim_events *)sim)->progress_time, memory_order_relaxed);
+}
+
 /* ---- sending ---- */
 
 static rtcosim_status kernel_process_event(rtcosim_lp *lp, const rtcosim_event *ev,
@@ -353,7 +358,8 @@ static rtcosim_status kernel_process_event(rtcosim_lp *lp, const rtcosim_event *
                                  rtcosim_time_to_seconds(ev->time), rtcosim_time_to_seconds(lp->now));
     lp->now = ev->time;
     lp->depth = ev->tie >> 48;
-    lp->processed++;
+    if ((++lp->processed & 1023) == 0) /* for rtcosim_events_progress; rare, relaxed */
+        atomic_store_explicit(&lp->sim->progress_time, ev->time, memory_order_relaxed);
     if (!lp->model->event)
         return RTCOSIM_OK;
     rtcosim_status st = lp->model->event(lp, lp->state, ev, err);
@@ -528,6 +534,7 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
         o.stop_time = RTCOSIM_TIME_MAX - 1; /* keeps stop + 1 representable */
     if (sim->lp_count == 0)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: no LPs to run");
+    atomic_store_explicit(&sim->progress_time, o.start_time, memory_order_relaxed);
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp *lp = sim->lps[i];
         if (lp->out_count)

@@ -100,6 +100,8 @@ struct rtcosim_events {
     struct spec_prediction_decl *predictions; /* rtcosim_events_add_prediction */
     size_t prediction_count;
     struct dist_state *dist; /* rtcosim_events_set_transport (sched_distributed.c) */
+    /* rtcosim_events_progress: an LP clock, stored every 1024 events of an LP */
+    _Atomic rtcosim_time_ns progress_time;
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */

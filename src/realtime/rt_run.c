@@ -418,6 +418,8 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
         rtcosim_histogram_add(&rt->exec_time, f.exec);
         rt->summary.frames++;
         rt->summary.stopped_at = te + H;
+        if (o->progress)
+            atomic_store_explicit(o->progress, te + H, memory_order_relaxed);
         rtcosim_time_ns next_deadline = run_start + slip + rtcosim_rt_frame_offset(rt, k + 1);
         bool overrun = end > next_deadline;
         if (overrun)

@@ -37,6 +37,9 @@ def run_with_stderr_on_pty(args):
     lambda out: ["simulate", fmu("Dahlquist-fmi2.fmu"), "--stop-time", "1", "--output-file", out],
     lambda out: ["run", source("examples", "oscillator", "oscillator.ssd"), "--stop-time", "0.5",
                  "--output-file", out],
+    lambda out: ["events", "--stop-time", "2", "--can-log", out],
+    lambda out: ["run", source("examples", "oscillator", "oscillator.ssd"), "--stop-time", "0.5",
+                 "--real-time", "--virtual-clock", "--output-file", out],
 ])
 def test_progress_line_on_a_terminal_only(cli, tmpdir_private, command):
     out = os.path.join(tmpdir_private, "out.csv")
