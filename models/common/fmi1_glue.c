@@ -38,12 +38,6 @@ typedef struct fmi1_instance {
 #define MASK_GET (MODE_INITIALIZATION | MODE_RUNNING | MODE_TERMINATED | MODE_ERROR)
 #define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_RUNNING)
 
-#define TRACE(inst, ...)                                                                   \
-    do {                                                                                   \
-        if (instance_log_enabled((inst), MODEL_LOG_CALLS))                                 \
-            model_log((inst), MODEL_LOG_CALLS, __VA_ARGS__);                               \
-    } while (0)
-
 /* The logger's message is a printf format: pass the text through "%s". */
 static void emit(model_instance *inst, model_status status, const char *category,
                  const char *message)
@@ -301,17 +295,6 @@ fmi1Status FN(DoStep)(fmi1Component c, fmi1Real currentCommunicationPoint,
 
 /* CS 1.0 section 3.5: steps are synchronous, so only the outcome of a
  * discarded step can be asked for (fmiLastSuccessfulTime). */
-static bool begin_status(model_instance *inst, const void *value, const char *function)
-{
-    if (!inst || !instance_allowed(inst, MASK_GET, function))
-        return false;
-    if (!value) {
-        instance_error(inst, "%s: value pointer is NULL", function);
-        return false;
-    }
-    return true;
-}
-
 static fmi1Status no_status(model_instance *inst, const char *function, fmi1StatusKind s)
 {
     return status_of(instance_error(inst, "%s: status kind %d is not available (steps are synchronous)",
@@ -321,7 +304,7 @@ static fmi1Status no_status(model_instance *inst, const char *function, fmi1Stat
 fmi1Status FN(GetStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Status *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmiGetStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmiGetStatus"))
         return fmi1Error;
     return no_status(inst, "fmiGetStatus", s);
 }
@@ -329,7 +312,7 @@ fmi1Status FN(GetStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Status *va
 fmi1Status FN(GetRealStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Real *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmiGetRealStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmiGetRealStatus"))
         return fmi1Error;
     if (s != fmi1LastSuccessfulTime)
         return no_status(inst, "fmiGetRealStatus", s);
@@ -340,7 +323,7 @@ fmi1Status FN(GetRealStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Real *
 fmi1Status FN(GetIntegerStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Integer *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmiGetIntegerStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmiGetIntegerStatus"))
         return fmi1Error;
     return no_status(inst, "fmiGetIntegerStatus", s);
 }
@@ -348,7 +331,7 @@ fmi1Status FN(GetIntegerStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Int
 fmi1Status FN(GetBooleanStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Boolean *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmiGetBooleanStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmiGetBooleanStatus"))
         return fmi1Error;
     return no_status(inst, "fmiGetBooleanStatus", s);
 }
@@ -356,7 +339,7 @@ fmi1Status FN(GetBooleanStatus)(fmi1Component c, const fmi1StatusKind s, fmi1Boo
 fmi1Status FN(GetStringStatus)(fmi1Component c, const fmi1StatusKind s, fmi1String *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmiGetStringStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmiGetStringStatus"))
         return fmi1Error;
     return no_status(inst, "fmiGetStringStatus", s);
 }

@@ -28,12 +28,6 @@ typedef struct fmi2_instance {
 #define MASK_GET (MODE_INITIALIZATION | MODE_RUNNING | MODE_TERMINATED | MODE_ERROR)
 #define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_RUNNING)
 
-#define TRACE(inst, ...)                                                                   \
-    do {                                                                                   \
-        if (instance_log_enabled((inst), MODEL_LOG_CALLS))                                 \
-            model_log((inst), MODEL_LOG_CALLS, __VA_ARGS__);                               \
-    } while (0)
-
 /* The logger's message is a printf format (FMI 2.0 section 2.1.5): pass the
  * finished text with '%' doubled so that it prints as written. */
 static void emit(model_instance *inst, model_status status, const char *category,
@@ -401,17 +395,6 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
 
 /* Section 4.2.3: the status queries. Steps are synchronous, so only the
  * outcome of a discarded step can be asked for. */
-static bool begin_status(model_instance *inst, const void *value, const char *function)
-{
-    if (!inst || !instance_allowed(inst, MASK_GET, function))
-        return false;
-    if (!value) {
-        instance_error(inst, "%s: value pointer is NULL", function);
-        return false;
-    }
-    return true;
-}
-
 static fmi2Status unknown_status_kind(model_instance *inst, const char *function, fmi2StatusKind s)
 {
     return status_of(instance_error(inst, "%s: status kind %d is not available (steps are synchronous)",
@@ -421,7 +404,7 @@ static fmi2Status unknown_status_kind(model_instance *inst, const char *function
 fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmi2GetStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmi2GetStatus"))
         return fmi2Error;
     return unknown_status_kind(inst, "fmi2GetStatus", s);
 }
@@ -429,7 +412,7 @@ fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *va
 fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmi2GetRealStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmi2GetRealStatus"))
         return fmi2Error;
     if (s != fmi2LastSuccessfulTime)
         return unknown_status_kind(inst, "fmi2GetRealStatus", s);
@@ -440,7 +423,7 @@ fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *
 fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmi2GetIntegerStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmi2GetIntegerStatus"))
         return fmi2Error;
     return unknown_status_kind(inst, "fmi2GetIntegerStatus", s);
 }
@@ -448,7 +431,7 @@ fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Int
 fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmi2GetBooleanStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmi2GetBooleanStatus"))
         return fmi2Error;
     if (s != fmi2Terminated)
         return unknown_status_kind(inst, "fmi2GetBooleanStatus", s);
@@ -459,7 +442,7 @@ fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boo
 fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
 {
     model_instance *inst = c;
-    if (!begin_status(inst, value, "fmi2GetStringStatus"))
+    if (!instance_begin_query(inst, MASK_GET, value, "fmi2GetStringStatus"))
         return fmi2Error;
     return unknown_status_kind(inst, "fmi2GetStringStatus", s);
 }

@@ -26,12 +26,6 @@ typedef struct fmi3_instance {
 #define MASK_GET (MODE_INITIALIZATION | MODE_RUNNING | MODE_TERMINATED | MODE_ERROR)
 #define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_RUNNING)
 
-#define TRACE(inst, ...)                                                                   \
-    do {                                                                                   \
-        if (instance_log_enabled((inst), MODEL_LOG_CALLS))                                 \
-            model_log((inst), MODEL_LOG_CALLS, __VA_ARGS__);                               \
-    } while (0)
-
 static void emit(model_instance *inst, model_status status, const char *category,
                  const char *message)
 {

@@ -96,6 +96,28 @@ static inline bool instance_allowed(model_instance *inst, unsigned mask, const c
     return (inst->mode & mask) != 0 || instance_refuse_(inst, function);
 }
 
+/* Logs an FMI call in MODEL_LOG_CALLS when that category is on (every glue). */
+#define TRACE(inst, ...)                                                                   \
+    do {                                                                                   \
+        if (instance_log_enabled((inst), MODEL_LOG_CALLS))                                 \
+            model_log((inst), MODEL_LOG_CALLS, __VA_ARGS__);                               \
+    } while (0)
+
+/* The start of a status query (FMI 1.0/2.0 fmi*Get*Status): an instance in
+ * one of the modes of mask and a value pointer; else logs why and returns
+ * false. */
+static inline bool instance_begin_query(model_instance *inst, unsigned mask, const void *value,
+                                        const char *function)
+{
+    if (!inst || !instance_allowed(inst, mask, function))
+        return false;
+    if (!value) {
+        instance_error(inst, "%s: value pointer is NULL", function);
+        return false;
+    }
+    return true;
+}
+
 /* Lifecycle steps shared by both versions. */
 model_status instance_setup(model_instance *inst, bool tolerance_defined, double tolerance,
                             double start_time, bool stop_time_defined, double stop_time);
