@@ -88,26 +88,6 @@ def _log_sink(fn):
         _sink[0] = previous
 
 
-class _StepFinished:
-    """FMPy's step_finished(time, recorder) wrapped for C: False ends the run
-    there (results so far returned); an exception ends it and is re-raised."""
-
-    def __init__(self, fn):
-        self.fn, self.exception = fn, None
-        self.c = STEP_FINISHED(self._call) if fn else STEP_FINISHED()
-
-    def _call(self, _context, time):
-        try:
-            return 1 if self.fn(time, None) is False else 0
-        except BaseException as e:  # noqa: BLE001 - re-raised after the run
-            self.exception = e
-            return 1
-
-    def check(self):
-        if self.exception is not None:
-            raise self.exception
-
-
 def _seconds(value, what):
     """Seconds as the exact decimal text the library parses (None stays None)."""
     if value is None:
@@ -128,17 +108,18 @@ def _value_text(value):
     return str(value)
 
 
-class _Progress:
-    """A progress callable wrapped for C: exceptions are kept and re-raised
-    after the run; False (or an exception) cancels it."""
+class _Callback:
+    """A Python callable wrapped for C as ctype: exceptions are kept and
+    re-raised after the run; False (or an exception) returns 1, which stops
+    it. args maps the C arguments to the callable's."""
 
-    def __init__(self, fn):
-        self.fn, self.exception = fn, None
-        self.c = PROGRESS(self._call) if fn else PROGRESS()
+    def __init__(self, fn, ctype, args):
+        self.fn, self.args, self.exception = fn, args, None
+        self.c = ctype(self._call) if fn else ctype()
 
-    def _call(self, _context, fraction, time):
+    def _call(self, _context, *values):
         try:
-            return 1 if self.fn(fraction, time) is False else 0
+            return 1 if self.fn(*self.args(*values)) is False else 0
         except BaseException as e:  # noqa: BLE001 - re-raised after the run
             self.exception = e
             return 1
@@ -146,6 +127,17 @@ class _Progress:
     def check(self):
         if self.exception is not None:
             raise self.exception
+
+
+def _Progress(fn):
+    """progress(fraction, time): False cancels the run."""
+    return _Callback(fn, PROGRESS, lambda fraction, time: (fraction, time))
+
+
+def _StepFinished(fn):
+    """FMPy's step_finished(time, recorder): False ends the run there (the
+    results so far returned)."""
+    return _Callback(fn, STEP_FINISHED, lambda time: (time, None))
 
 
 def _take_rows(handle):
