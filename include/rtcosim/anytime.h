@@ -141,6 +141,24 @@ typedef struct rtcosim_anytime_config {
      * other policies. In [0, 1): used as given. The summary reports the
      * value used. */
     double idle_reserve;
+    /* Escalate and the repair start a variant only when this quantile of its
+     * recent completed runs (nearest rank over the stats_window: with the
+     * default window of 64 and 0.999 it is the slowest of them) fits before
+     * the work cutoff; a variant never run yet is started (its abort at the
+     * cutoff still holds). In (0, 1]; default 0.999. */
+    double start_quantile;
+    /* Resume from the best state available (native variants): when a period
+     * delivered a variant less accurate than another of the set, the next
+     * period first recomputes that period with the most accurate variant
+     * whose start_quantile fits twice (the repair, then the same variant for
+     * the current period) before the cutoff with the minimal variant's, from
+     * the state and inputs that period started from, and commits the result
+     * as the state (the coarse outputs already delivered stay as they were):
+     * a coarse delivery's error is then not carried forward. A repair still
+     * running at cutoff minus that variant's and the minimal variant's
+     * quantiles is aborted and the coarse state kept. Default on; component
+     * variants never repair. */
+    bool repair;
 } rtcosim_anytime_config;
 
 /* Added to the throttling share when idle_reserve is derived. */
@@ -265,6 +283,11 @@ typedef struct rtcosim_anytime_period {
     rtcosim_time_ns latest_start; /* deadline - minimal's worst calibrated time - margin */
     rtcosim_time_ns cutoff;       /* end of the work: deadline - margin - idle reserve */
     rtcosim_time_ns stalled_ns;   /* time the delivering thread was runnable but not running */
+    /* Variant that recomputed the previous period and replaced its committed
+     * state at the start of this one (config repair), else -1; repair_ns is
+     * its execution time (also when it was aborted and the state kept). */
+    int repaired;
+    rtcosim_time_ns repair_ns;
     uint8_t outcome[RTCOSIM_ANYTIME_MAX_VARIANTS];           /* rtcosim_anytime_outcome */
     rtcosim_time_ns exec_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];   /* 0 when not run */
 } rtcosim_anytime_period;
@@ -307,6 +330,9 @@ typedef struct rtcosim_anytime_summary {
     rtcosim_time_ns learned_abort_ns; /* timer strategy: current limit, 0 when none */
     /* misses = late_starts + misses_stalled + misses_strategy */
     uint64_t late_starts, misses_stalled, misses_strategy;
+    /* config repair: periods whose predecessor's coarse state was replaced
+     * (repairs) and repairs started but aborted (repairs_aborted) */
+    uint64_t repairs, repairs_aborted;
     double idle_reserve;            /* share of the period kept idle, as used */
     rtcosim_time_ns idle_reserve_ns; /* the same for the current period */
 } rtcosim_anytime_summary;
@@ -322,7 +348,8 @@ const double *rtcosim_anytime_record_outputs(const rtcosim_anytime *set, size_t 
 /* Write the kept records as CSV (first column `time` in seconds, then
  * period_us, start_us (start after the release), delivered, margin_us,
  * missed, the outputs, per variant its execution time in us and its outcome
- * code, then miss (the rtcosim_anytime_miss code) and stalled_us), for
+ * code, then miss (the rtcosim_anytime_miss code), stalled_us and repaired
+ * (the variant that recomputed the previous period, -1 when none)), for
  * `rtcosim plot` and scripts. */
 rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char *path,
                                          rtcosim_error *err);

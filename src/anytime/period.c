@@ -34,6 +34,19 @@ static void candidates_fill(rtcosim_anytime *set, anytime_candidate *c)
     }
 }
 
+/* The learned cost a start decision uses: start_quantile of v's recent
+ * completed runs (NAN without any). */
+static double start_need(rtcosim_anytime *set, variant *v)
+{
+    return anytime_stats_quantile(&v->stats, set->cfg.start_quantile);
+}
+
+/* Minimal first, then each costlier variant in order, started only when its
+ * learned cost fits before the cutoff (anytime_escalate_fits): work that is
+ * not expected to finish is not begun, so the thread is idle, not busy to
+ * the cutoff, and a host stall then meets slack instead of pushing the
+ * delivery past the deadline. The abort at the cutoff still bounds a
+ * variant that runs longer than it ever did. */
 static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns cutoff)
 {
     anytime_variant_run(&set->variants[0], inputs, NEVER);
@@ -45,8 +58,11 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
             v->outcome = RTCOSIM_ANYTIME_BUSY;
             continue;
         }
-        if (rtcosim_clock_now(set->clock) >= cutoff)
+        rtcosim_time_ns now = rtcosim_clock_now(set->clock);
+        if (now >= cutoff)
             break;
+        if (!anytime_escalate_fits(start_need(set, v), now, cutoff))
+            continue;
         anytime_variant_run(v, inputs, cutoff);
         if (v->outcome == RTCOSIM_ANYTIME_ABORTED || v->outcome == RTCOSIM_ANYTIME_ABANDONED)
             break;
@@ -54,6 +70,65 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
     anytime_candidate c[RTCOSIM_ANYTIME_MAX_VARIANTS];
     candidates_fill(set, c);
     return anytime_pick(c, set->variant_count, set->cfg.criterion);
+}
+
+/* Before the strategy: recompute the previous period with the most
+ * accurate variant that fits twice (anytime_repair_choose) from the state
+ * and inputs it started from, and commit its state (not its outputs, which
+ * were delivered). Returns the variant that repaired, or -1. */
+static int repair_previous(rtcosim_anytime *set, rtcosim_time_ns cutoff, rtcosim_time_ns *exec)
+{
+    *exec = 0;
+    if (!set->repair_pending)
+        return -1;
+    set->repair_pending = false;
+    double need[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    int rank[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    for (size_t i = 0; i < set->variant_count; i++) {
+        variant *v = &set->variants[i];
+        need[i] = anytime_variant_busy(v) ? NAN : start_need(set, v);
+        rank[i] = v->rank;
+    }
+    rtcosim_time_ns now = rtcosim_clock_now(set->clock);
+    int r = anytime_repair_choose(need, rank, set->variant_count, set->repair_below_rank, now,
+                                  cutoff);
+    if (r < 0)
+        return -1;
+    variant *v = &set->variants[r];
+    /* aborted in time for the same variant and the minimal one to follow */
+    rtcosim_time_ns abort_at = cutoff - (rtcosim_time_ns)ceil(need[r]) -
+                               (isnan(need[0]) ? 0 : (rtcosim_time_ns)ceil(need[0]));
+    anytime_variant_run_job(v, set->repair_state, set->repair_inputs, set->repair_t,
+                            set->repair_h, abort_at);
+    *exec = v->exec_ns;
+    bool done = v->outcome == RTCOSIM_ANYTIME_COMPLETED;
+    if (done && set->cfg.state_size)
+        memcpy(set->state, v->state, set->cfg.state_size);
+    else if (!done)
+        set->repairs_aborted++;
+    /* the period's record shows what the strategy did with each variant */
+    v->outcome = RTCOSIM_ANYTIME_NOT_RUN;
+    v->exec_ns = 0;
+    return done ? r : -1;
+}
+
+/* After a delivery: keep the period's starting state and inputs for a
+ * repair when a variant ranked above the delivered one exists. */
+static void repair_arm(rtcosim_anytime *set, const double *inputs, int delivered)
+{
+    bool native = set->variant_count > 0 && set->variants[0].fn != NULL;
+    int below = set->variants[delivered].rank;
+    bool better = false;
+    for (size_t i = 0; i < set->variant_count; i++)
+        better |= set->variants[i].rank > below;
+    set->repair_pending = set->cfg.repair && native && better;
+    if (!set->repair_pending)
+        return;
+    set->repair_below_rank = below;
+    set->repair_t = set->sim_time;
+    set->repair_h = set->period_ns;
+    if (set->cfg.input_count)
+        memcpy(set->repair_inputs, inputs, set->cfg.input_count * sizeof *inputs);
 }
 
 /* The timer strategy with a fallback (config timer_fallback). A pair is a
@@ -273,6 +348,11 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
     rtcosim_time_ns deadline = set->release + set->period_ns;
     rtcosim_time_ns idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
     rtcosim_time_ns cutoff = deadline - set->cfg.safety_margin_ns - idle_reserve_ns;
+    rtcosim_time_ns repair_ns = 0;
+    int repaired = repair_previous(set, cutoff, &repair_ns);
+    /* the state this period starts from, for a repair in the next one */
+    if (set->cfg.repair && set->cfg.state_size)
+        memcpy(set->repair_state, set->state, set->cfg.state_size);
     for (size_t i = 0; i < set->variant_count; i++) {
         set->variants[i].outcome = RTCOSIM_ANYTIME_NOT_RUN;
         set->variants[i].exec_ns = 0;
@@ -308,6 +388,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         return st;
     memcpy(outputs, set->outputs, set->cfg.output_count * sizeof *outputs);
     v->delivered++;
+    repair_arm(set, inputs, delivered);
 
     rtcosim_anytime_period rec = {.index = set->periods,
                                   .sim_time = set->sim_time,
@@ -315,7 +396,9 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
                                   .deadline = deadline,
                                   .period_ns = set->period_ns,
                                   .started_at = started_at,
-                                  .delivered = delivered};
+                                  .delivered = delivered,
+                                  .repaired = repaired,
+                                  .repair_ns = repair_ns};
     rec.delivered_at = rtcosim_clock_now(set->clock);
     rec.margin_ns = deadline - rec.delivered_at;
     rec.missed = rec.margin_ns < 0;
