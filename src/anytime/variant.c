@@ -199,6 +199,12 @@ void anytime_variant_conclude(variant *v)
         v->outcome = RTCOSIM_ANYTIME_COMPLETED;
         v->completed++;
         anytime_stats_add(&v->stats, (double)v->exec_ns);
+        /* A whole period's run that ended below the timer's learned floor
+         * (the time an abort showed it needed) disproves it: a repair or a
+         * later run lifts the bar at once instead of after
+         * forget_after_periods. */
+        if (v->exec_ns < v->set->abort_floor_ns[v->index])
+            v->set->abort_floor_ns[v->index] = 0;
     } else if (v->status == RTCOSIM_ECANCELED) {
         v->outcome = RTCOSIM_ANYTIME_ABORTED;
         v->aborted++;
