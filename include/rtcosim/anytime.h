@@ -43,9 +43,11 @@ typedef struct rtcosim_anytime rtcosim_anytime;         /* a variant set and its
 typedef struct rtcosim_anytime_ctx rtcosim_anytime_ctx; /* handed to a running variant */
 
 typedef enum rtcosim_anytime_strategy {
-    /* Minimal first, then the others in order of addition while time remains;
-     * the one still running at the end of the period is aborted and the best
-     * completed result (by the criterion) is delivered. */
+    /* Minimal first, then the others in order of addition, each started only
+     * when its start_quantile fits before the cutoff (one unrun for
+     * forget_after_periods is probed with its fastest recent run); one still
+     * running at the cutoff is aborted and the best completed result (by the
+     * criterion) is delivered. */
     RTCOSIM_ANYTIME_ESCALATE = 0,
     /* Start the most accurate variant expected to fit, with a timer that
      * aborts it when the time left is the minimal variant's execution time
@@ -119,10 +121,11 @@ typedef struct rtcosim_anytime_config {
     uint64_t forget_after_periods;
     /* Timer strategy: keep a fallback better than the minimal variant. The
      * best variant whose worst recent time fits the period's budget is the
-     * fallback; a more accurate one is tried first only when its estimate and
-     * the fallback's worst time fit one after the other, and is aborted in
-     * time for the fallback to run. An abort then delivers the fallback, not
-     * the minimal result (whose error the state carries on). Default off. */
+     * fallback; a more accurate one is tried only when its estimate and the
+     * fallback's worst time fit one after the other. The fallback then runs
+     * first, so that its result is in hand, and the more accurate one after
+     * it while its estimate still fits, aborted at the timer: an abort then
+     * delivers the fallback, not the minimal result. Default off. */
     bool timer_fallback;
     size_t record_capacity; /* periods kept for the CSV (a ring; oldest dropped) */
     /* Share of every period in which no variant runs, before the safety

@@ -61,7 +61,12 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
         rtcosim_time_ns now = rtcosim_clock_now(set->clock);
         if (now >= cutoff)
             break;
-        if (!anytime_escalate_fits(start_need(set, v), now, cutoff))
+        /* one left unrun for forget_after_periods is probed with its fastest
+         * recent run, so that slow samples (a loaded moment, calibration)
+         * cannot bar it for ever */
+        bool stale = set->periods - v->last_run_period >= set->cfg.forget_after_periods;
+        double need = stale ? anytime_stats_window_min(&v->stats) : start_need(set, v);
+        if (!anytime_escalate_fits(need, now, cutoff))
             continue;
         anytime_variant_run(v, inputs, cutoff);
         if (v->outcome == RTCOSIM_ANYTIME_ABORTED || v->outcome == RTCOSIM_ANYTIME_ABANDONED)
@@ -134,15 +139,14 @@ static void repair_arm(rtcosim_anytime *set, const double *inputs, int delivered
 /* The timer strategy with a fallback (config timer_fallback). A pair is a
  * first choice (its estimate) and a less accurate fallback other than the
  * minimal variant (its worst recent time) that fit the budget one after
- * the other; the most accurate first choice with a pair wins, and it is
- * aborted at *first_abort_at, early enough for the fallback. Without a pair,
- * the best variant whose worst recent time fits runs alone, and only without one
- * the plain choice does. Returns the variant to run first; *fallback is 0 when
- * none runs after it. */
+ * the other; the most accurate first choice with a pair wins. The fallback
+ * then runs first and the first choice after it (see strategy_timer).
+ * Without a pair, the best variant whose worst recent time fits runs alone,
+ * and only without one the plain choice does. Returns the first choice;
+ * *fallback is 0 when there is none. */
 static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estimate,
                                        const int *rank, rtcosim_time_ns abort_at,
-                                       rtcosim_time_ns now, size_t chosen, size_t *fallback,
-                                       rtcosim_time_ns *first_abort_at)
+                                       rtcosim_time_ns now, size_t chosen, size_t *fallback)
 {
     size_t n = set->variant_count;
     double budget = (double)(abort_at - now), high[RTCOSIM_ANYTIME_MAX_VARIANTS];
@@ -167,7 +171,6 @@ static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estim
     }
     if (first) {
         *fallback = second;
-        *first_abort_at = abort_at - (rtcosim_time_ns)ceil(high[second]);
         return first;
     }
     /* Pairs and the safe choice use each variant's own learned floor
@@ -210,41 +213,52 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     size_t chosen = anytime_timer_choose(estimate, set->abort_floor_ns, rank, set->variant_count,
                                          abort_at - now, set->learned_abort_ns);
     size_t fallback = 0;
-    rtcosim_time_ns first_abort_at = abort_at;
     if (set->cfg.timer_fallback && chosen > 0)
-        chosen = timer_pick_with_fallback(set, estimate, rank, abort_at, now, chosen, &fallback,
-                                          &first_abort_at);
+        chosen = timer_pick_with_fallback(set, estimate, rank, abort_at, now, chosen, &fallback);
     bool aborted = false;
     if (chosen > 0) {
         variant *v = &set->variants[chosen];
-        anytime_variant_run(v, inputs, first_abort_at);
+        if (fallback > 0) {
+            /* The fallback first, so that its result is in hand when the
+             * first choice has to be aborted: the first choice then gets all
+             * the time left to abort_at and starts only when its estimate
+             * (raised to its learned floor) still fits. */
+            variant *f = &set->variants[fallback];
+            anytime_variant_run(f, inputs, abort_at);
+            if (f->outcome != RTCOSIM_ANYTIME_COMPLETED) {
+                /* It needs more than it was given, and its window may not
+                 * show it (an abort is not a sample): reserve a quarter more
+                 * from now on, until the learned times are forgotten. */
+                if (f->outcome == RTCOSIM_ANYTIME_ABORTED)
+                    set->abort_floor_ns[fallback] = (abort_at - f->started_at) * 5 / 4 + 1;
+                goto minimal_only;
+            }
+            double need = fmax(estimate[chosen], (double)set->abort_floor_ns[chosen]);
+            if (!((double)rtcosim_clock_now(set->clock) + need < (double)abort_at)) {
+                chosen = fallback;
+                goto done;
+            }
+        }
+        anytime_variant_run(v, inputs, abort_at);
         if (v->outcome == RTCOSIM_ANYTIME_COMPLETED)
             goto done;
         if (v->outcome == RTCOSIM_ANYTIME_ABORTED || v->outcome == RTCOSIM_ANYTIME_ABANDONED) {
             /* Learn: this variant needs more than it was given; the next
              * choice must be expected to finish before this point. */
             aborted = true;
-            set->learned_abort_ns = first_abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
-                                                          ? v->started_at
-                                                          : v->dispatched_at);
+            set->learned_abort_ns = abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
+                                                    ? v->started_at
+                                                    : v->dispatched_at);
             if (set->learned_abort_ns < 1) /* started late: nothing fits until forgotten */
                 set->learned_abort_ns = 1;
             set->abort_floor_ns[chosen] = set->learned_abort_ns;
         }
         if (fallback > 0) {
-            variant *f = &set->variants[fallback];
-            anytime_variant_run(f, inputs, abort_at);
-            if (f->outcome == RTCOSIM_ANYTIME_COMPLETED) {
-                chosen = fallback;
-                goto done;
-            }
-            /* It needs more than it was given, and its window may not show it
-             * (it runs only when the first choice fails): reserve a quarter
-             * more from now on, until the learned times are forgotten. */
-            if (f->outcome == RTCOSIM_ANYTIME_ABORTED)
-                set->abort_floor_ns[fallback] = (abort_at - f->started_at) * 5 / 4 + 1;
+            chosen = fallback;
+            goto done;
         }
     }
+minimal_only:
     anytime_variant_run(minimal, inputs, NEVER);
 done:
     if (aborted) {
