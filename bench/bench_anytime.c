@@ -1,10 +1,12 @@
 /* B5 `rtcosim bench anytime`: one computation (a nonlinear spring-mass chain
  * driven at one end) with three variants - Euler in one step (minimal),
  * Euler with many small steps (medium), RK4 (accurate, often but not always
- * within the period) - run in real time at 1 ms under a seeded
- * load that varies the time left, once per strategy. Figures: deadline
- * misses, share of periods per variant, RMS error of the delivered signal
- * against the accurate-always and the always-minimal runs. */
+ * within the period) - run in real time (1 ms by default, --period) under a
+ * seeded load that varies the time left, once per strategy. Figures: deadline
+ * misses (each traced), share of periods per variant, repairs, RMS error of
+ * the delivered signal against the accurate-always run, and its ratio to
+ * always-medium and to the best fixed variant that fits (measured in the
+ * same run). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -448,7 +450,14 @@ static int bench_anytime_run(int argc, char **argv)
                     "  runs as long with the same priority and period, if installed, and each\n"
                     "  strategy's misses are printed beside its wake-ups a period late. The\n"
                     "  strategies run under SCHED_DEADLINE (runtime 90 %% of the period) where\n"
-                    "  the kernel grants it, else SCHED_FIFO 50 (the output says which).\n");
+                    "  the kernel grants it, else SCHED_FIFO 50 (the output says which).\n"
+                    "  Each miss is traced (start after the load, each variant's outcome and\n"
+                    "  time, time stalled, class; the first 10 per strategy). The RMS error is\n"
+                    "  given over always-medium (rms_over_always_medium, an offline run that\n"
+                    "  assumes medium always fits) and over the best fixed variant that fits\n"
+                    "  (rms_over_best_fixed: the most accurate variant whose slowest run in the\n"
+                    "  same strategy run fits the period after the heaviest load, the margin and\n"
+                    "  the idle reserve; 0 when that variant's signal diverges).\n");
             return help ? 0 : 2;
         }
     }
