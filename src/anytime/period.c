@@ -177,7 +177,17 @@ static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estim
      * (abort_floor_ns) rather than the set's last abort time: the fallback
      * covers exactly the case that time warns about. */
     size_t safe = anytime_timer_choose(high, NULL, rank, n, abort_at - now, 0);
-    return safe ? safe : chosen;
+    if (!safe)
+        return chosen;
+    /* The safe choice's worst recent time is no guarantee either: when a
+     * less accurate variant other than the minimal one fits by its worst
+     * time too, it runs first and the safe choice after it only while its
+     * estimate still fits, so that an overrun delivers that one, not the
+     * minimal result (whose error is far larger). */
+    for (size_t f = 1; f < n; f++)
+        if (rank[f] < rank[safe] && high[f] < budget && (!*fallback || rank[f] > rank[*fallback]))
+            *fallback = f;
+    return safe;
 }
 
 static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline,
