@@ -44,7 +44,8 @@ typedef struct rtcosim_anytime_ctx rtcosim_anytime_ctx; /* handed to a running v
 
 typedef enum rtcosim_anytime_strategy {
     /* Minimal first, then the others in order of addition, each started only
-     * when its start_quantile fits before the cutoff (one unrun for
+     * when its learned cost fits before the cutoff (first_start_quantile
+     * while only the minimal result is in hand, then start_quantile; one unrun for
      * forget_after_periods is probed with its fastest recent run); one still
      * running at the cutoff is aborted and the best completed result (by the
      * criterion) is delivered. */
@@ -150,6 +151,12 @@ typedef struct rtcosim_anytime_config {
      * the work cutoff; a variant never run yet is started (its abort at the
      * cutoff still holds). In (0, 1]; default 0.999. */
     double start_quantile;
+    /* Escalate: while only the minimal result is in hand, the next variant
+     * starts when this lower quantile of its recent runs fits (an abort then
+     * loses nothing but time, and the minimal result is the far coarser
+     * alternative); once a better result is in hand, start_quantile applies.
+     * In (0, 1]; default 0.5 (the median). */
+    double first_start_quantile;
     /* Resume from the best state available (native variants): when a period
      * delivered a variant less accurate than another of the set, the next
      * period first recomputes that period with the most accurate variant

@@ -30,6 +30,7 @@ void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg)
     cfg->forget_after_periods = 50;
     cfg->idle_reserve = -1; /* derived at start */
     cfg->start_quantile = 0.999;
+    cfg->first_start_quantile = 0.5;
     cfg->repair = true;
 }
 
@@ -111,10 +112,12 @@ rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': quantile %g must be in (0, 1]", name,
                                  cfg->quantile);
-    if (!(cfg->start_quantile > 0 && cfg->start_quantile <= 1))
+    if (!(cfg->start_quantile > 0 && cfg->start_quantile <= 1) ||
+        !(cfg->first_start_quantile > 0 && cfg->first_start_quantile <= 1))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "anytime set '%s': start_quantile %g must be in (0, 1]", name,
-                                 cfg->start_quantile);
+                                 "anytime set '%s': start_quantile %g and first_start_quantile %g "
+                                 "must be in (0, 1]",
+                                 name, cfg->start_quantile, cfg->first_start_quantile);
     if (cfg->calibration_runs < 1 || cfg->stats_window < 1 || cfg->calibration_limit_ns < 0)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': calibration_runs and stats_window must be at "

@@ -45,8 +45,11 @@ static double start_need(rtcosim_anytime *set, variant *v)
  * learned cost fits before the cutoff (anytime_escalate_fits): work that is
  * not expected to finish is not begun, so the thread is idle, not busy to
  * the cutoff, and a host stall then meets slack instead of pushing the
- * delivery past the deadline. The abort at the cutoff still bounds a
- * variant that runs longer than it ever did. */
+ * delivery past the deadline. While only the minimal result is in hand the
+ * lower first_start_quantile decides (an abort loses nothing, and the
+ * minimal result is the far coarser alternative); then start_quantile. The
+ * abort at the cutoff still bounds a variant that runs longer than it ever
+ * did. */
 static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns cutoff)
 {
     anytime_variant_run(&set->variants[0], inputs, NEVER);
@@ -65,7 +68,13 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
          * recent run, so that slow samples (a loaded moment, calibration)
          * cannot bar it for ever */
         bool stale = set->periods - v->last_run_period >= set->cfg.forget_after_periods;
-        double need = stale ? anytime_stats_window_min(&v->stats) : start_need(set, v);
+        bool better_in_hand = false;
+        for (size_t j = 1; j < i; j++)
+            better_in_hand |= set->variants[j].outcome == RTCOSIM_ANYTIME_COMPLETED;
+        double need = stale            ? anytime_stats_window_min(&v->stats)
+                      : better_in_hand ? start_need(set, v)
+                                       : anytime_stats_quantile(&v->stats,
+                                                                set->cfg.first_start_quantile);
         if (!anytime_escalate_fits(need, now, cutoff))
             continue;
         anytime_variant_run(v, inputs, cutoff);

@@ -1,5 +1,6 @@
-/* Escalate's start rule and the repair of a coarse period's state, on a
- * virtual clock with injected costs and a real integrator: dx/dt = lambda x
+/* Escalate's start rules, the timer's fallback and the repair of a coarse
+ * period's state, on a virtual clock with injected costs and a real
+ * integrator: dx/dt = lambda x
  * (lambda = -100 1/s, period h = 1 ms) integrated by Euler in 1 step
  * (minimal), Euler in 10 steps (medium) and the exact solution (accurate), so
  * that every decision, every delivered value and its error against exp(lambda
@@ -243,6 +244,38 @@ static void repair_is_skipped_or_aborted_when_it_does_not_fit(void **unused)
     teardown(&f);
 }
 
+/* Escalate's two quantiles: medium's window becomes 300 x 4 (calibration)
+ * and 700 us.
+ * P0: minimal 0-100; only the minimal result in hand, so medium's median
+ *   (300) decides: started, needs 700 this time, 100-800; exact, with medium
+ *   in hand, needs its slowest run (500) to fit: 800 + 500 > 950, not
+ *   started. Medium delivered at 800: y = E10, margin 200.
+ * P1, 500 us load: minimal 500-600; medium's median 300 fits (900 <= 950)
+ *   though its slowest run 700 would not: started, 600-900, delivered,
+ *   margin 100. Under the slowest-run rule it would not have started and the
+ *   minimal result would have been delivered. */
+static void escalate_starts_the_first_refinement_by_its_median(void **unused)
+{
+    (void)unused;
+    fixture f;
+    setup(&f, true);
+    double y;
+    f.v[MEDIUM].next_cost_ns = 700 * US;
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.exec_ns[MEDIUM], 700 * US);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.margin_ns, 200 * US);
+    assert_double_equal(y, E10, 1e-15);
+
+    r = run(&f, 500, &y);
+    assert_int_equal(r.delivered, MEDIUM);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_COMPLETED);
+    assert_int_equal(r.margin_ns, 100 * US);
+    assert_double_equal(y, E10 * E10, 1e-15);
+    teardown(&f);
+}
+
 /* Timer with fallback: its abort time is 1000 - (minimal 100 + 50) = 850 us,
  * and exact (mean 500) with medium's slowest 300 after it fits 850: the pair.
  * First run: medium first, slower than ever (450 us, 0-450); exact (450 + 500
@@ -321,6 +354,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(repair_replaces_a_coarse_state_and_cuts_the_error),
         cmocka_unit_test(repair_is_skipped_or_aborted_when_it_does_not_fit),
+        cmocka_unit_test(escalate_starts_the_first_refinement_by_its_median),
         cmocka_unit_test(timer_runs_its_fallback_first_and_a_repair_lifts_a_floor),
         cmocka_unit_test(start_and_repair_rules),
     };
