@@ -232,7 +232,9 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     size_t chosen = anytime_timer_choose(estimate, set->abort_floor_ns, rank, set->variant_count,
                                          abort_at - now, set->learned_abort_ns);
     size_t fallback = 0;
-    if (set->cfg.timer_fallback && chosen > 0)
+    /* also when the learned abort time barred every variant: the fallback's
+     * choice uses each variant's own floor instead (see above) */
+    if (set->cfg.timer_fallback)
         chosen = timer_pick_with_fallback(set, estimate, rank, abort_at, now, chosen, &fallback);
     bool aborted = false;
     if (chosen > 0) {

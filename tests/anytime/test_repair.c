@@ -325,6 +325,40 @@ static void timer_runs_its_fallback_first_and_a_repair_lifts_a_floor(void **unus
     teardown(&f);
 }
 
+/* Timer with fallback, no repair. P0, 400 us load: budget 850 - 400 = 450:
+ *   exact (500) does not fit, medium (300) does and has no fallback below it:
+ *   alone, needs 900, aborted at 850: the learned abort time and medium's
+ *   floor become 850 - 400 = 450 us; minimal 850-950 delivered.
+ * P1: the plain choice finds nothing below the learned 450 (medium 450 is
+ *   not below it, exact 500 neither): minimal alone, before. The fallback's
+ *   choice uses each variant's own floor: exact's worst 500 fits 850, medium
+ *   (its floor 450) fits too and runs first, 0-300, then exact (300 + 500 <
+ *   850), 300-800: exact delivered, margin 200. */
+static void timer_fallback_choice_when_the_learned_limit_bars_all(void **unused)
+{
+    (void)unused;
+    fixture f;
+    setup_strategy(&f, RTCOSIM_ANYTIME_TIMER, false);
+    double y;
+    f.v[MEDIUM].next_cost_ns = 900 * US;
+    rtcosim_anytime_period r = run(&f, 400, &y);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_ABORTED);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.delivered, MINIMAL);
+    rtcosim_anytime_summary s;
+    assert_int_equal(rtcosim_anytime_summary_get(f.set, &s, NULL), RTCOSIM_OK);
+    assert_int_equal(s.learned_abort_ns, 450 * US);
+
+    r = run(&f, 0, &y);
+    assert_int_equal(r.outcome[MEDIUM], RTCOSIM_ANYTIME_COMPLETED);
+    assert_int_equal(r.outcome[ACCURATE], RTCOSIM_ANYTIME_COMPLETED);
+    assert_int_equal(r.outcome[MINIMAL], RTCOSIM_ANYTIME_NOT_RUN);
+    assert_int_equal(r.delivered, ACCURATE);
+    assert_int_equal(r.margin_ns, 200 * US);
+    assert_double_equal(y, e1 * EX, 1e-15);
+    teardown(&f);
+}
+
 /* The pure rules with hand-picked figures. */
 static void start_and_repair_rules(void **unused)
 {
@@ -356,6 +390,7 @@ int main(void)
         cmocka_unit_test(repair_is_skipped_or_aborted_when_it_does_not_fit),
         cmocka_unit_test(escalate_starts_the_first_refinement_by_its_median),
         cmocka_unit_test(timer_runs_its_fallback_first_and_a_repair_lifts_a_floor),
+        cmocka_unit_test(timer_fallback_choice_when_the_learned_limit_bars_all),
         cmocka_unit_test(start_and_repair_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
