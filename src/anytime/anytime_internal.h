@@ -19,8 +19,7 @@ typedef struct anytime_stats {
     double *window;  /* window_size samples, a ring */
     double *scratch; /* window_size, for the quantile's sort */
     size_t window_size, window_len, window_next;
-    double cached_q, cached_value; /* last quantile, valid until the next sample */
-    bool cached;
+    bool cached; /* scratch holds the window sorted (until the next sample) */
 } anytime_stats;
 
 /* window_size >= 1. Returns false when out of memory. */

@@ -63,20 +63,19 @@ double anytime_stats_quantile(anytime_stats *s, double q)
     size_t n = s->window_len;
     if (n == 0)
         return NAN;
-    /* Decisions ask every period; the answer changes only with a sample. */
-    if (s->cached && s->cached_q == q)
-        return s->cached_value;
-    memcpy(s->scratch, s->window, n * sizeof *s->scratch);
-    sort_small(s->scratch, n);
+    /* Decisions ask every period, for several quantiles; the sorted copy
+     * changes only with a sample. */
+    if (!s->cached) {
+        memcpy(s->scratch, s->window, n * sizeof *s->scratch);
+        sort_small(s->scratch, n);
+        s->cached = true;
+    }
     size_t rank = (size_t)ceil(q * (double)n);
     if (rank < 1)
         rank = 1;
     if (rank > n)
         rank = n;
-    s->cached = true;
-    s->cached_q = q;
-    s->cached_value = s->scratch[rank - 1];
-    return s->cached_value;
+    return s->scratch[rank - 1];
 }
 
 /* One pass over the window: its mean, minimum and maximum. */
