@@ -17,9 +17,8 @@ typedef struct anytime_stats {
     uint64_t count;
     double mean, max;
     double *window;  /* window_size samples, a ring */
-    double *scratch; /* window_size, for the quantile's sort */
+    double *sorted;  /* the window's samples in ascending order */
     size_t window_size, window_len, window_next;
-    bool cached; /* scratch holds the window sorted (until the next sample) */
 } anytime_stats;
 
 /* window_size >= 1. Returns false when out of memory. */

@@ -83,8 +83,8 @@ rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_a
     out->idle_reserve = set->idle_reserve;
     out->idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
     for (size_t i = 0; i < set->variant_count; i++) {
-        /* The quantile sorts into the stats' scratch buffer, which is not
-         * part of the observable state. */
+        /* anytime_stats_quantile takes a plain pointer but only reads (the
+         * sorted copy is kept by anytime_stats_add). */
         variant *v = (variant *)&set->variants[i];
         rtcosim_anytime_variant_stats *s = &out->variants[i];
         s->name = v->name;
