@@ -55,9 +55,12 @@ static void usage(FILE *out)
             "  --start-value NAME V    start value of component.variable; repeatable\n"
             "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
             "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
-            "                          robin in system order, or --place COMP=RANK), outputs\n"
-            "                          broadcast from their rank; rank 0 writes the results,\n"
-            "                          bit-identical to the single-process run\n"
+            "                          robin in system order, or --place COMP=RANK); outputs\n"
+            "                          cross ranks once per macro step (Jacobi: one exchange\n"
+            "                          of every value read on another rank; Gauss-Seidel: sent\n"
+            "                          along the order to the ranks reading them); rank 0\n"
+            "                          writes the results, bit-identical to one process; a\n"
+            "                          failing or dying rank ends all, naming component, rank\n"
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
@@ -837,17 +840,18 @@ static int run_system(const run_args *a)
         printf("%s\n", line);
     }
     if (a->dist) {
-        uint64_t broadcasts = 0;
+        uint64_t calls = 0;
         double in_exchange = 0;
         uint64_t steps = rtcosim_master_step_count(m);
-        rtcosim_distribution_stats(a->dist, &broadcasts, &in_exchange);
+        rtcosim_distribution_stats(a->dist, &calls, &in_exchange);
         printf("distributed over %d ranks:", a->transport.size);
         for (size_t i = 0; i < rtcosim_distribution_count(a->dist); i++) {
             const char *name = rtcosim_distribution_name(a->dist, i);
             printf(" %s=%d", name, rtcosim_distribution_rank_of(a->dist, name));
         }
-        printf("; %llu broadcasts, rank 0 spent %.3f us per macro step in them\n",
-               (unsigned long long)broadcasts, steps ? in_exchange * 1e6 / (double)steps : 0.0);
+        printf("; %llu exchanges (%.2f per macro step), rank 0 spent %.3f us per macro step in"
+               " them\n", (unsigned long long)calls, steps ? (double)calls / (double)steps : 0.0,
+               steps ? in_exchange * 1e6 / (double)steps : 0.0);
     }
     const char *ended_by = NULL;
     bool on_discard = false;
@@ -933,14 +937,25 @@ static int run_cmd(int argc, char **argv)
     else if ((rc = parse_args(argc, argv, &a)) != 0)
         rc = CLI_EXIT_USAGE;
     else if ((rc = open_distribution(&a)) == 0) {
+        /* Over ranks, a death report names the rank too. */
+        char what[512];
+        snprintf(what, sizeof what, "%s on rank %d", a.system, a.transport.rank);
         cli_signals_install();
-        cli_run_guard_begin(a.system);
+        if (a.distribute)
+            cli_signals_exit_at_once(what);
+        cli_run_guard_begin(a.distribute ? what : a.system);
         rc = cli_watchdog_start(a.step_timeout);
         if (rc == 0)
             rc = run_system(&a);
         cli_watchdog_stop();
         cli_run_guard_end();
         cli_signals_restore();
+        /* A failure some ranks did not see (they may wait for this one in
+         * an exchange): the results and message are out, end them all. */
+        if (rc != 0 && a.dist && !rtcosim_distribution_failure_shared(a.dist)) {
+            fflush(NULL);
+            rtcosim_mpi_abort(rc);
+        }
     }
     if (a.distribute && a.transport.size > 0) {
         rtcosim_distribution_free(a.dist);
