@@ -1,9 +1,9 @@
 #!/bin/sh
 # `mpirun -np N rtcosim run SYSTEM --distribute` writes on rank 0 the CSV of
 # the single-process run byte for byte: the B2 oscillator (two components) in
-# Jacobi and Gauss-Seidel order on 1, 2 and 3 ranks (one rank idle) and with
-# --place; the multi-rate vehicle example (five components, steps of 1, 10
-# and 10 ms) in both orders on 1, 2 and 3 ranks. Jacobi moves the values of
+# Jacobi and Gauss-Seidel order on 1, 2 and 3 ranks (one rank idle), with
+# --place, and with step control on 3 ranks; the multi-rate vehicle example
+# (five components, steps of 1, 10 and 10 ms) in both orders on 1-3 ranks. Jacobi moves the values of
 # a macro step in one exchange: 8 more macro steps make exactly 8 more
 # exchanges (two components without feedthrough, one per rank); so does
 # Gauss-Seidel (one message per step from the rank of the component rank 0
@@ -41,12 +41,23 @@ for order in jacobi gauss-seidel; do
     grep -q "mass1=1 mass2=1" "$dir/out" || { cat "$dir/out"; echo "--place ignored"; exit 1; }
     cmp "$dir/one.csv" "$dir/p.csv" || { echo "--place $order: CSV differs"; exit 1; }
 done
+# With step control every rank reads every value (the step size comes from
+# every connection's error).
+for order in jacobi gauss-seidel; do
+    "$rtcosim" run "$ssd" --stop-time 1 --step-control --order $order \
+        --output-file "$dir/one.csv" >/dev/null || { echo "single adaptive $order failed"; exit 1; }
+    mpi 3 "$rtcosim" run "$ssd" --stop-time 1 --step-control --order $order --distribute \
+        --output-file "$dir/n3.csv" > "$dir/out" 2>&1 || {
+        cat "$dir/out"; echo "adaptive np 3 $order failed"; exit 1; }
+    cmp "$dir/one.csv" "$dir/n3.csv" || { echo "adaptive np 3 $order: CSV differs"; exit 1; }
+    echo "step control $order np 3: identical"
+done
 vehicle=$src/examples/vehicle/vehicle.ssd
 for order in jacobi gauss-seidel; do
-    "$rtcosim" run "$vehicle" --stop-time 3 --order $order --output-file "$dir/one.csv" \
+    "$rtcosim" run "$vehicle" --stop-time 2 --order $order --output-file "$dir/one.csv" \
         >/dev/null 2>&1 || { echo "single vehicle $order failed"; exit 1; }
     for n in 1 2 3; do
-        mpi $n "$rtcosim" run "$vehicle" --stop-time 3 --order $order --distribute \
+        mpi $n "$rtcosim" run "$vehicle" --stop-time 2 --order $order --distribute \
             --output-file "$dir/n$n.csv" > "$dir/out" 2>&1 || {
             cat "$dir/out"; echo "vehicle np $n $order failed"; exit 1; }
         cmp "$dir/one.csv" "$dir/n$n.csv" || { echo "vehicle np $n $order: CSV differs"; exit 1; }
