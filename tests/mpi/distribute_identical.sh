@@ -3,15 +3,17 @@
 # the single-process run byte for byte: the B2 oscillator (two components) in
 # Jacobi and Gauss-Seidel order on 1, 2 and 3 ranks (one rank idle), with
 # --place, and with step control on 3 ranks; the multi-rate vehicle example
-# (five components, steps of 1, 10 and 10 ms) in both orders on 1-3 ranks. Jacobi moves the values of
-# a macro step in one exchange: 8 more macro steps make exactly 8 more
-# exchanges (two components without feedthrough, one per rank); so does
-# Gauss-Seidel (one message per step from the rank of the component rank 0
-# reads). A component failing (the project's Faulty FMU, Error at t = 1 s),
+# (five components, steps of 1, 10 and 10 ms) in both orders on 1-3 ranks.
+# The values of a macro step cross in one exchange: 8 more macro steps make
+# exactly 8 more exchanges (two components without feedthrough, one per
+# rank; Jacobi one allgather per step, Gauss-Seidel one message from the rank
+# of the component rank 0 reads), and 2 more when that component steps 4
+# macro steps at once (multi-rate: values cross only at its communication
+# points). A component failing (the project's Faulty FMU, Error at t = 1 s),
 # on rank 1 or on rank 0 where no other rank reads it, in either order, stops
 # the run naming the component and its rank, and the rows so far equal those
-# of the failing single-process run; so does a rank dying (the FMU
-# segfaults on rank 1).
+# of the failing single-process run; so does a rank dying (the FMU segfaults
+# on rank 1).
 # usage: distribute_identical.sh MPIEXEC RTCOSIM SOURCE_DIR FMU_DIR
 set -u
 mpiexec=$1
@@ -86,16 +88,24 @@ EOS
 "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --output-file "$dir/f1.csv" >/dev/null 2>&1 &&
     { echo "the faulty system did not fail"; exit 1; }
 # Exchanges per macro step: the summary's count for 16 steps minus that for 8.
+# Multi-rate: with f stepping 4 macro steps at once, values leave a rank
+# only at its communication points, every 4th step.
+sed 's|<rc:Master stepSize="0.25"/>|<rc:Master stepSize="0.25"><rc:Component name="f" stepMultiple="4"/></rc:Master>|' \
+    "$dir/faulty.ssd" > "$dir/slow.ssd"
 exchanges() {
-    mpi 2 "$rtcosim" run "$dir/faulty.ssd" --start-value f.fail_time 100 --order $1 \
-        --stop-time $2 --distribute > "$dir/out" 2>&1 || { cat "$dir/out"; return 1; }
+    mpi 2 "$rtcosim" run "$dir/$1.ssd" --start-value f.fail_time 100 --order $2 \
+        --stop-time $3 --distribute > "$dir/out" 2>&1 || { cat "$dir/out"; return 1; }
     sed -n 's/.*; \([0-9]*\) exchanges .*/\1/p' "$dir/out"
 }
 for order in jacobi gauss-seidel; do
-    e8=$(exchanges $order 2) && e16=$(exchanges $order 4) || { echo "$order count failed"; exit 1; }
-    [ -n "$e8" ] && [ $((e16 - e8)) -eq 8 ] || {
-        echo "$order: $e8 exchanges for 8 steps, $e16 for 16: not one per step"; exit 1; }
-    echo "$order: one exchange per macro step ($e8 for 8 steps, $e16 for 16)"
+    for system in faulty:8 slow:2; do
+        e8=$(exchanges ${system%:*} $order 2) && e16=$(exchanges ${system%:*} $order 4) ||
+            { echo "$order count failed"; exit 1; }
+        [ -n "$e8" ] && [ $((e16 - e8)) -eq ${system#*:} ] || {
+            echo "$order ${system%:*}: $e8 exchanges for 8 steps, $e16 for 16, not ${system#*:} more"
+            exit 1; }
+        echo "$order ${system%:*}: ${system#*:} exchanges per 8 macro steps ($e8 for 8, $e16 for 16)"
+    done
 done
 for order in jacobi gauss-seidel; do
     "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --order $order --output-file "$dir/f1.csv" \
