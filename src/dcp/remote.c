@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "dcp/udp.h"
+#include "dcp/link.h"
 #include "dcp/values.h"
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
@@ -25,8 +25,9 @@ enum { DATA_ID_INPUTS = 0, DATA_ID_OUTPUTS = 1 };
 typedef struct remote {
     rtcosim_dcp_remote_config cfg;
     char host[64];
-    dcp_udp udp;
-    struct sockaddr_in slave;
+    dcp_link link;
+    dcp_peer peer;      /* the slave's control port (a connection over TCP) */
+    uint16_t data_port; /* where the slave sends outputs */
     uint32_t local_ip; /* host order, for CFG_target_network_information */
     rtcosim_variable *vars;
     size_t n_vars;
@@ -84,8 +85,8 @@ static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
  * the decoded response (RSP_*) in *rsp when one arrived, true then. */
 static bool pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp)
 {
-    struct sockaddr_in from;
-    long n = dcp_udp_recv(&r->udp, r->rx, sizeof r->rx, &from, timeout_ns, r->cfg.spin_ns);
+    dcp_peer from;
+    long n = dcp_link_recv(&r->link, r->rx, sizeof r->rx, &from, timeout_ns, r->cfg.spin_ns);
     if (n <= 0)
         return false;
     rtcosim_dcp_pdu p;
@@ -111,7 +112,7 @@ static rtcosim_status send_raw(remote *r, const rtcosim_dcp_pdu *p, size_t *size
 {
     rtcosim_status st = rtcosim_dcp_pdu_encode(p, r->tx, sizeof r->tx, size, err);
     if (st == RTCOSIM_OK)
-        dcp_udp_send(&r->udp, &r->slave, r->tx, *size);
+        dcp_link_send(&r->link, &r->peer, r->tx, *size);
     r->last_send = dcp_now_ns();
     return st;
 }
@@ -127,9 +128,14 @@ static rtcosim_status request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rs
         return st;
     for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
         if (attempt > 0)
-            dcp_udp_send(&r->udp, &r->slave, r->tx, size);
+            dcp_link_send(&r->link, &r->peer, r->tx, size);
         rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
         for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
+            if (!dcp_link_peer_open(&r->link, &r->peer))
+                return rtcosim_error_set(err, RTCOSIM_EIO,
+                                         "DCP slave %s:%u closed the TCP connection (%s unanswered)",
+                                         r->host, (unsigned)r->cfg.port,
+                                         rtcosim_dcp_pdu_type_name(p->type));
             rtcosim_dcp_pdu in;
             if (!pump(r, deadline - now, &in) || in.seq_id != p->seq_id)
                 continue;
@@ -234,7 +240,7 @@ static rtcosim_status send_inputs(remote *r)
     r->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
     dcp_put16(r->tx + 1, r->in_seq++);
     dcp_put16(r->tx + 3, DATA_ID_INPUTS);
-    dcp_udp_send(&r->udp, &r->slave, r->tx, (size_t)(at - r->tx));
+    dcp_link_send(&r->link, &r->peer, r->tx, (size_t)(at - r->tx));
     return RTCOSIM_OK;
 }
 
@@ -277,25 +283,48 @@ static void heartbeat_end(remote *r)
     r->heartbeat_running = false;
 }
 
+/* UDP: one socket, connected so that it picks the local address the slave
+ * will see; the slave's data PDUs go to it (CFG_target_network_information).
+ * TCP: a connection to the slave's control port, and a listener on the
+ * same local address for the connection the slave opens for outputs. */
+static rtcosim_status open_transport(remote *r, rtcosim_error *err)
+{
+    struct sockaddr_in slave, local;
+    socklen_t len = sizeof local;
+    rtcosim_status st = dcp_address(r->host, r->cfg.port, &slave, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (r->cfg.transport == RTCOSIM_DCP_TCP_IPV4) {
+        rtcosim_time_ns wait = r->cfg.retry_ns * r->cfg.attempts;
+        if ((st = dcp_link_connect_tcp(&r->link, &slave, wait, &r->peer, err)) != RTCOSIM_OK)
+            return st;
+        getsockname(r->link.conns[r->peer.conn].fd, (struct sockaddr *)&local, &len);
+        char ip[32];
+        inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
+        if ((st = dcp_link_listen_tcp(&r->link, ip, 0, err)) != RTCOSIM_OK)
+            return st;
+        r->data_port = r->link.tcp_port;
+    } else {
+        if ((st = dcp_link_open_udp(&r->link, "0.0.0.0", 0, err)) != RTCOSIM_OK)
+            return st;
+        r->peer = (dcp_peer){.addr = slave, .conn = -1};
+        if (connect(r->link.udp_fd, (struct sockaddr *)&slave, sizeof slave) != 0 ||
+            getsockname(r->link.udp_fd, (struct sockaddr *)&local, &len) != 0)
+            return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot reach %s:%u: %s", r->host,
+                                     (unsigned)r->cfg.port, strerror(errno));
+        r->data_port = ntohs(local.sin_port);
+    }
+    r->local_ip = ntohl(local.sin_addr.s_addr);
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status op_instantiate(void *self, const char *instance_name, rtcosim_error *err)
 {
     remote *r = self;
     snprintf(r->name, sizeof r->name, "%s", instance_name);
-    rtcosim_status st = dcp_udp_address(r->host, r->cfg.port, &r->slave, err);
-    if (st == RTCOSIM_OK)
-        st = dcp_udp_open(&r->udp, "0.0.0.0", 0, err);
+    rtcosim_status st = open_transport(r, err);
     if (st != RTCOSIM_OK)
         return st;
-    /* Connecting picks the local address the slave will see; data PDUs the
-     * slave sends go to it (CFG_target_network_information). */
-    struct sockaddr_in local;
-    socklen_t len = sizeof local;
-    if (connect(r->udp.fd, (struct sockaddr *)&r->slave, sizeof r->slave) != 0 ||
-        getsockname(r->udp.fd, (struct sockaddr *)&local, &len) != 0)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot reach %s:%u: %s", r->host,
-                                 (unsigned)r->cfg.port, strerror(errno));
-    r->local_ip = ntohl(local.sin_addr.s_addr);
-    r->udp.port = ntohs(local.sin_port);
     r->slave_state = RTCOSIM_DCP_ALIVE;
     st = stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
     if (st != RTCOSIM_OK)
@@ -339,7 +368,7 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
     }
     if (r->n_in) {
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
-                              .data_id = DATA_ID_INPUTS, .transport_protocol = RTCOSIM_DCP_UDP_IPV4,
+                              .data_id = DATA_ID_INPUTS, .transport_protocol = r->cfg.transport,
                               .port = r->cfg.port};
         if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
@@ -356,8 +385,8 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
         if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION,
-                              .data_id = DATA_ID_OUTPUTS, .transport_protocol = RTCOSIM_DCP_UDP_IPV4,
-                              .port = r->udp.port, .ip_address = r->local_ip};
+                              .data_id = DATA_ID_OUTPUTS, .transport_protocol = r->cfg.transport,
+                              .port = r->data_port, .ip_address = r->local_ip};
         if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
@@ -546,7 +575,7 @@ static void op_destroy(void *self)
 {
     remote *r = self;
     heartbeat_end(r);
-    if (r->registered && r->udp.fd >= 0) {
+    if (r->registered && dcp_link_peer_open(&r->link, &r->peer)) {
         /* Best effort: leave the slave free for the next master. */
         r->cfg.attempts = 2;
         if (r->slave_state != RTCOSIM_DCP_STOPPED && r->slave_state != RTCOSIM_DCP_CONFIGURATION &&
@@ -556,7 +585,7 @@ static void op_destroy(void *self)
         }
         (void)stc(r, RTCOSIM_DCP_STC_DEREGISTER, 0, NULL);
     }
-    dcp_udp_close(&r->udp);
+    dcp_link_close(&r->link);
     for (size_t i = 0; i < r->n_vars; i++) {
         free((char *)r->vars[i].name);
     }
@@ -591,7 +620,6 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     remote *r = calloc(1, sizeof *r);
     if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
-    r->udp.fd = r->udp.epoll_fd = r->udp.wake_fd = -1;
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -599,6 +627,22 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     pthread_cond_init(&r->wake, &ca);
     pthread_condattr_destroy(&ca);
     r->cfg = *config;
+    if (r->cfg.transport != RTCOSIM_DCP_UDP_IPV4 && r->cfg.transport != RTCOSIM_DCP_TCP_IPV4) {
+        unsigned t = r->cfg.transport;
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->wake);
+        free(r);
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "DCP: transport protocol 0x%02X is not supported (UDP_IPv4 0x00 "
+                                 "or TCP_IPv4 0x04)", t);
+    }
+    rtcosim_status lst = dcp_link_init(&r->link, err);
+    if (lst != RTCOSIM_OK) {
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->wake);
+        free(r);
+        return lst;
+    }
     snprintf(r->host, sizeof r->host, "%s", config->host ? config->host : "127.0.0.1");
     r->cfg.host = r->host;
     if (r->cfg.retry_ns <= 0)

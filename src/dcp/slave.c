@@ -24,7 +24,7 @@ static void send_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool rememb
     size_t n;
     if (rtcosim_dcp_pdu_encode(p, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
         return;
-    dcp_udp_send(&s->udp, &s->master, buf, n);
+    dcp_link_send(&s->link, &s->master, buf, n);
     if (remember) {
         memcpy(s->last_rsp, buf, n);
         s->last_rsp_size = n;
@@ -44,7 +44,7 @@ static void ack(rtcosim_dcp_slave *s, uint16_t seq)
     send_pdu(s, &p, true);
 }
 
-static void nack_to(rtcosim_dcp_slave *s, const struct sockaddr_in *to, uint16_t seq,
+static void nack_to(rtcosim_dcp_slave *s, const dcp_peer *to, uint16_t seq,
                     uint16_t code)
 {
     rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_NACK, .seq_id = seq,
@@ -54,7 +54,7 @@ static void nack_to(rtcosim_dcp_slave *s, const struct sockaddr_in *to, uint16_t
     size_t n;
     if (rtcosim_dcp_pdu_encode(&p, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
         return;
-    dcp_udp_send(&s->udp, to, buf, n);
+    dcp_link_send(&s->link, to, buf, n);
     if (to == &s->master) {
         memcpy(s->last_rsp, buf, n);
         s->last_rsp_size = n;
@@ -125,6 +125,8 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         return;
     case RTCOSIM_DCP_STC_PREPARE: {
         uint16_t code = dcp_slave_check_config(s);
+        if (!code)
+            code = dcp_slave_connect_targets(s);
         if (code) {
             nack_to(s, &s->master, p->seq_id, code);
             return;
@@ -214,7 +216,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     }
 }
 
-static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const struct sockaddr_in *from)
+static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dcp_peer *from)
 {
     uint16_t code = 0;
     if (p->state_id != RTCOSIM_DCP_ALIVE)
@@ -245,12 +247,9 @@ static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const st
     ack(s, p->seq_id);
 }
 
-static bool same_peer(const struct sockaddr_in *a, const struct sockaddr_in *b)
-{
-    return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
-}
+static bool same_peer(const dcp_peer *a, const dcp_peer *b) { return dcp_peer_same(a, b); }
 
-static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *from)
+static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
 {
     rtcosim_dcp_pdu p;
     uint16_t code;
@@ -268,7 +267,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
         p.seq_id == s->last_seq && p.type == s->last_req_type && s->last_rsp_size) {
         if (registered)
             s->last_heard = dcp_now_ns();
-        dcp_udp_send(&s->udp, &s->master, s->last_rsp, s->last_rsp_size);
+        dcp_link_send(&s->link, &s->master, s->last_rsp, s->last_rsp_size);
         return;
     }
     if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
@@ -291,7 +290,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
             uint8_t buf[8];
             size_t n;
             if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-                dcp_udp_send(&s->udp, from, buf, n);
+                dcp_link_send(&s->link, from, buf, n);
         } else {
             nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
         }
@@ -306,7 +305,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
         uint8_t buf[8];
         size_t n;
         if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-            dcp_udp_send(&s->udp, from, buf, n);
+            dcp_link_send(&s->link, from, buf, n);
         if (from_master) {
             s->last_seq = p.seq_id;
             s->last_req_type = p.type;
@@ -380,7 +379,8 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
         rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
         if (s->state != RTCOSIM_DCP_ALIVE) {
             rtcosim_time_ns silent = now - s->last_heard;
-            if (silent >= s->cfg.heartbeat_timeout_ns) {
+            /* A master on TCP that closed its control connection is gone at once. */
+            if (silent >= s->cfg.heartbeat_timeout_ns || !dcp_link_peer_open(&s->link, &s->master)) {
                 /* The master vanished: error, resolve, deregister (ALIVE). */
                 if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
                     fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED, "master silent");
@@ -399,8 +399,8 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
             if (s->next_rt_step - now < timeout)
                 timeout = s->next_rt_step - now;
         }
-        struct sockaddr_in from;
-        long n = dcp_udp_recv(&s->udp, s->rx, sizeof s->rx, &from, timeout, s->cfg.spin_ns);
+        dcp_peer from;
+        long n = dcp_link_recv(&s->link, s->rx, sizeof s->rx, &from, timeout, s->cfg.spin_ns);
         if (n > 0)
             handle(s, (size_t)n, &from);
     }
@@ -416,24 +416,30 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
                                         rtcosim_dcp_slave **out, rtcosim_error *err)
 {
     *out = NULL;
-    if (!config || !config->factory || !config->host)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "DCP slave: host and factory are required");
+    if (!config || !config->factory || (!config->host && !config->tcp_host))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "DCP slave: a factory and a UDP or TCP host are required");
     rtcosim_dcp_slave *s = calloc(1, sizeof *s);
     if (!s)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP slave: out of memory");
     s->cfg = *config;
-    snprintf(s->host, sizeof s->host, "%s", config->host);
-    s->cfg.host = s->host;
+    snprintf(s->host, sizeof s->host, "%s", config->host ? config->host : "");
+    snprintf(s->tcp_host, sizeof s->tcp_host, "%s", config->tcp_host ? config->tcp_host : "");
+    s->cfg.host = config->host ? s->host : NULL;
+    s->cfg.tcp_host = config->tcp_host ? s->tcp_host : NULL;
     if (s->cfg.heartbeat_timeout_ns <= 0)
         s->cfg.heartbeat_timeout_ns = 2 * RTCOSIM_NS_PER_S;
     if (s->cfg.max_consec_missed_pdus == 0)
         s->cfg.max_consec_missed_pdus = 10;
     if (s->cfg.spin_ns <= 0)
         s->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
-    s->udp.fd = s->udp.epoll_fd = s->udp.wake_fd = -1;
-    rtcosim_status st = probe_factory(s, err);
+    rtcosim_status st = dcp_link_init(&s->link, err);
     if (st == RTCOSIM_OK)
-        st = dcp_udp_open(&s->udp, s->host, config->port, err);
+        st = probe_factory(s, err);
+    if (st == RTCOSIM_OK && s->cfg.host)
+        st = dcp_link_open_udp(&s->link, s->host, config->port, err);
+    if (st == RTCOSIM_OK && s->cfg.tcp_host)
+        st = dcp_link_listen_tcp(&s->link, s->tcp_host, config->tcp_port, err);
     if (st != RTCOSIM_OK) {
         rtcosim_dcp_slave_free(s);
         return st;
@@ -447,7 +453,8 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
     return RTCOSIM_OK;
 }
 
-uint16_t rtcosim_dcp_slave_port(const rtcosim_dcp_slave *s) { return s->udp.port; }
+uint16_t rtcosim_dcp_slave_port(const rtcosim_dcp_slave *s) { return s->link.udp_port; }
+uint16_t rtcosim_dcp_slave_tcp_port(const rtcosim_dcp_slave *s) { return s->link.tcp_port; }
 uint8_t rtcosim_dcp_slave_state(const rtcosim_dcp_slave *s)
 {
     return (uint8_t)atomic_load(&((rtcosim_dcp_slave *)s)->state_pub);
@@ -460,7 +467,7 @@ uint32_t rtcosim_dcp_slave_sessions(const rtcosim_dcp_slave *s)
 void rtcosim_dcp_slave_stop(rtcosim_dcp_slave *s)
 {
     atomic_store(&s->stop, true);
-    dcp_udp_wake(&s->udp);
+    dcp_link_wake(&s->link);
 }
 
 void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
@@ -469,7 +476,7 @@ void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
         return;
     rtcosim_component_free(s->comp);
     rtcosim_component_free(s->probe);
-    dcp_udp_close(&s->udp);
+    dcp_link_close(&s->link);
     free(s->inputs);
     free(s->outputs);
     free(s->params);
@@ -479,6 +486,7 @@ void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
 rtcosim_status rtcosim_dcp_slave_write_dcpx(const rtcosim_dcp_slave *s, const char *path,
                                             rtcosim_error *err)
 {
-    return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name, s->host,
-                              s->udp.port, s->cfg.heartbeat_timeout_ns, path, err);
+    return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name,
+                              s->cfg.host, s->link.udp_port, s->cfg.tcp_host, s->link.tcp_port,
+                              s->cfg.heartbeat_timeout_ns, path, err);
 }

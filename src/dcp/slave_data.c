@@ -19,11 +19,14 @@ dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create)
     dcp_data_id *d = &s->ids[s->n_ids++];
     memset(d, 0, sizeof *d);
     d->id = id;
+    d->target.conn = -1;
     return d;
 }
 
 void dcp_slave_clear_config(rtcosim_dcp_slave *s)
 {
+    for (size_t i = 0; i < s->n_ids; i++)
+        dcp_link_close_conn(&s->link, &s->ids[i].target);
     s->n_inputs = s->n_outputs = s->n_params = 0;
     s->n_ids = 0;
     s->tick_ns = 0;
@@ -106,25 +109,33 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         dcp_slave_clear_config(s);
         return 0;
     case RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION:
-    case RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION:
-        if (p->transport_protocol != RTCOSIM_DCP_UDP_IPV4)
+    case RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION: {
+        bool tcp = p->transport_protocol == RTCOSIM_DCP_TCP_IPV4;
+        if (!(p->transport_protocol == RTCOSIM_DCP_UDP_IPV4 && s->link.udp_fd >= 0) &&
+            !(tcp && s->link.listen_fd >= 0))
             return RTCOSIM_DCP_ERR_NOT_SUPPORTED_TRANSPORT_PROTOCOL;
         if (!(d = dcp_slave_find_id(s, p->data_id, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
         if (p->type == RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION) {
-            /* Inputs arrive on the control socket (the DCPX offers only it). */
-            if (p->port != 0 && p->port != s->udp.port)
+            /* Inputs arrive on the control port (the DCPX offers only it);
+             * over TCP on any connection to it. */
+            uint16_t control = tcp ? s->link.tcp_port : s->link.udp_port;
+            if (p->port != 0 && p->port != control)
                 return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
             return 0;
         }
         if (p->port == 0)
             return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
+        dcp_link_close_conn(&s->link, &d->target);
         d->has_target = true;
-        d->target = s->master;
+        d->target_protocol = p->transport_protocol;
+        d->target_addr = s->master.addr;
         if (p->ip_address != 0)
-            d->target.sin_addr.s_addr = htonl(p->ip_address);
-        d->target.sin_port = htons(p->port);
+            d->target_addr.sin_addr.s_addr = htonl(p->ip_address);
+        d->target_addr.sin_port = htons(p->port);
+        d->target = (dcp_peer){.addr = d->target_addr, .conn = -1};
         return 0;
+    }
     case RTCOSIM_DCP_CFG_PARAMETER:
         v = find_vr(s, p->value_reference);
         if (!v || !dcp_type_of(v->type, &own) ||
@@ -206,6 +217,23 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
     return 0;
 }
 
+uint16_t dcp_slave_connect_targets(rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        dcp_data_id *d = &s->ids[i];
+        if (!d->is_output || !d->has_target || d->target_protocol != RTCOSIM_DCP_TCP_IPV4 ||
+            (d->target.conn >= 0 && dcp_link_peer_open(&s->link, &d->target)))
+            continue;
+        /* Over TCP the slave connects to the target as a client (as the
+         * reference implementation's connectToConfiguredPorts does). */
+        rtcosim_error err;
+        if (dcp_link_connect_tcp(&s->link, &d->target_addr, RTCOSIM_NS_PER_S, &d->target, &err) !=
+            RTCOSIM_OK)
+            return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
+    }
+    return 0;
+}
+
 rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err)
 {
     for (size_t i = 0; i < s->n_params; i++) {
@@ -269,7 +297,7 @@ rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count,
         s->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
         dcp_put16(s->tx + 1, d->send_seq++);
         dcp_put16(s->tx + 3, d->id);
-        dcp_udp_send(&s->udp, &d->target, s->tx, (size_t)(at - s->tx));
+        dcp_link_send(&s->link, &d->target, s->tx, (size_t)(at - s->tx));
     }
     return RTCOSIM_OK;
 }

@@ -5,7 +5,7 @@
 
 #include <stdatomic.h>
 
-#include "dcp/udp.h"
+#include "dcp/link.h"
 #include "rtcosim/dcp.h"
 
 #define DCP_MAX_DATA_IDS 64
@@ -25,7 +25,9 @@ typedef struct dcp_data_id {
     uint16_t id;
     bool is_output;
     bool has_target;
-    struct sockaddr_in target;
+    uint8_t target_protocol;  /* RTCOSIM_DCP_UDP_IPV4 or _TCP_IPV4 */
+    struct sockaddr_in target_addr;
+    dcp_peer target;          /* TCP: the connection opened at STC_prepare */
     uint32_t steps;       /* CFG_steps (SRT output period in resolution steps) */
     uint16_t send_seq;    /* next pdu_seq_id sent */
     bool seen;            /* a PDU of this id was received */
@@ -37,9 +39,9 @@ typedef struct dcp_data_id {
 
 struct rtcosim_dcp_slave {
     rtcosim_dcp_slave_config cfg;
-    char host[64];
+    char host[64], tcp_host[64];
     char name[128];
-    dcp_udp udp;
+    dcp_link link;
     rtcosim_component *probe; /* describes the variables; never stepped */
     atomic_bool stop;
     atomic_uint state_pub;
@@ -50,7 +52,7 @@ struct rtcosim_dcp_slave {
     uint8_t state;
     uint8_t mode;
     uint8_t before_sending_d; /* state to return to after SENDING_D */
-    struct sockaddr_in master;
+    dcp_peer master;
     bool have_seq;
     uint16_t last_seq;
     uint8_t last_req_type;
@@ -79,6 +81,8 @@ struct rtcosim_dcp_slave {
 void dcp_slave_clear_config(rtcosim_dcp_slave *s);
 uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
 uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s);
+/* Open the TCP connections of the configured outputs (STC_prepare). */
+uint16_t dcp_slave_connect_targets(rtcosim_dcp_slave *s);
 rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err);
 void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
