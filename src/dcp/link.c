@@ -141,18 +141,35 @@ static bool drain_wake(dcp_link *l)
     return read(l->wake_fd, &v, sizeof v) == (ssize_t)sizeof v;
 }
 
-static long try_all(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from)
+/* One look at the sockets: epoll_wait (ms 0 while spinning) tells which are
+ * ready, so a spin costs one system call whatever the number of sockets.
+ * Level-triggered: a socket with more ready is reported again next time. */
+static long poll_once(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from, int ms, bool *woken)
 {
     /* Frames already reassembled first: epoll does not report bytes that
      * were read from the socket with an earlier frame. */
     long n = dcp_tcp_take(l, buf, cap, from);
     if (n != 0)
         return n;
-    if ((n = udp_try(l, buf, cap, from)) != 0)
-        return n;
-    while (dcp_tcp_accept(l) > 0) {
+    struct epoll_event ev[DCP_TCP_MAX_CONNS + 3];
+    int r = epoll_wait(l->epoll_fd, ev, DCP_TCP_MAX_CONNS + 3, ms);
+    if (r < 0)
+        return errno == EINTR ? 0 : -1;
+    for (int i = 0; i < r; i++) {
+        int fd = ev[i].data.fd;
+        if (fd == l->wake_fd)
+            *woken = drain_wake(l) || *woken;
+        else if (fd == l->udp_fd)
+            n = udp_try(l, buf, cap, from);
+        else if (fd == l->listen_fd)
+            while (dcp_tcp_accept(l) > 0) {
+            }
+        else
+            n = dcp_tcp_read_fd(l, fd, buf, cap, from);
+        if (n != 0)
+            return n;
     }
-    return dcp_tcp_read(l, buf, cap, from);
+    return 0;
 }
 
 long dcp_link_recv(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from,
@@ -160,24 +177,22 @@ long dcp_link_recv(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from,
 {
     rtcosim_time_ns start = dcp_now_ns();
     for (;;) {
-        long n = try_all(l, buf, cap, from);
+        rtcosim_time_ns waited = dcp_now_ns() - start;
+        int ms = 0;
+        if (waited >= spin_ns) {
+            ms = -1;
+            if (timeout_ns >= 0) {
+                rtcosim_time_ns left = timeout_ns > waited ? timeout_ns - waited : 0;
+                ms = (int)((left + RTCOSIM_NS_PER_MS - 1) / RTCOSIM_NS_PER_MS);
+            }
+        }
+        bool woken = false;
+        long n = poll_once(l, buf, cap, from, ms, &woken);
         if (n > 0 || n == -1)
             return n;
-        if (drain_wake(l))
+        if (woken)
             return 0;
-        rtcosim_time_ns waited = dcp_now_ns() - start;
-        if (timeout_ns >= 0 && waited >= timeout_ns)
+        if (timeout_ns >= 0 && dcp_now_ns() - start >= timeout_ns)
             return 0;
-        if (waited < spin_ns)
-            continue;
-        int ms = -1;
-        if (timeout_ns >= 0) {
-            rtcosim_time_ns left = timeout_ns - waited;
-            ms = (int)((left + RTCOSIM_NS_PER_MS - 1) / RTCOSIM_NS_PER_MS);
-        }
-        struct epoll_event ev[DCP_TCP_MAX_CONNS + 3];
-        int r = epoll_wait(l->epoll_fd, ev, DCP_TCP_MAX_CONNS + 3, ms);
-        if (r < 0 && errno != EINTR)
-            return -1;
     }
 }

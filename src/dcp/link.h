@@ -82,7 +82,7 @@ bool dcp_peer_same(const dcp_peer *a, const dcp_peer *b);
 /* tcp.c, used by link.c */
 int dcp_tcp_accept(dcp_link *l);
 long dcp_tcp_take(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from);
-long dcp_tcp_read(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from);
+long dcp_tcp_read_fd(dcp_link *l, int fd, uint8_t *buf, size_t cap, dcp_peer *from);
 bool dcp_tcp_send(dcp_link *l, const dcp_peer *to, const uint8_t *buf, size_t size);
 
 #endif

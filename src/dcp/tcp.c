@@ -208,29 +208,29 @@ long dcp_tcp_take(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from)
     return 0;
 }
 
-long dcp_tcp_read(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from)
+long dcp_tcp_read_fd(dcp_link *l, int fd, uint8_t *buf, size_t cap, dcp_peer *from)
 {
-    for (int i = 0; i < DCP_TCP_MAX_CONNS; i++) {
-        dcp_tcp_conn *c = &l->conns[i];
-        if (c->fd < 0)
-            continue;
-        if (c->start > 0) {
-            memmove(c->buf, c->buf + c->start, c->have - c->start);
-            c->have -= c->start;
-            c->start = 0;
-        }
-        ssize_t n = recv(c->fd, c->buf + c->have, CONN_BUF - c->have, MSG_DONTWAIT);
-        if (n > 0) {
-            c->have += (size_t)n;
-            long got = take_one(l, i, buf, cap, from);
-            if (got > 0)
-                return got;
-        } else if (n == 0) {
-            dcp_peer p = {.conn = i, .serial = c->serial};
-            dcp_link_close_conn(l, &p); /* closed by the peer */
-        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            broken_stream(l, i, strerror(errno));
-        }
+    int i = 0;
+    while (i < DCP_TCP_MAX_CONNS && l->conns[i].fd != fd)
+        i++;
+    if (i == DCP_TCP_MAX_CONNS)
+        return 0;
+    dcp_tcp_conn *c = &l->conns[i];
+    if (c->start > 0) {
+        memmove(c->buf, c->buf + c->start, c->have - c->start);
+        c->have -= c->start;
+        c->start = 0;
+    }
+    ssize_t n = recv(c->fd, c->buf + c->have, CONN_BUF - c->have, MSG_DONTWAIT);
+    if (n > 0) {
+        c->have += (size_t)n;
+        return take_one(l, i, buf, cap, from);
+    }
+    if (n == 0) {
+        dcp_peer p = {.conn = i, .serial = c->serial};
+        dcp_link_close_conn(l, &p); /* closed by the peer */
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        broken_stream(l, i, strerror(errno));
     }
     return 0;
 }
