@@ -169,8 +169,16 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
     var->value_reference = (uint32_t)vr;
     var->type = type;
     var->causality = causality;
-    var->variability = causality == RTCOSIM_CAUSALITY_PARAMETER ? RTCOSIM_VARIABILITY_FIXED
-                                                                 : RTCOSIM_VARIABILITY_CONTINUOUS;
+    /* variability (dcpVariable): parameters fixed or tunable, inputs and
+     * outputs discrete or continuous (the default). */
+    char *variability = attr(v, "variability");
+    if (causality == RTCOSIM_CAUSALITY_PARAMETER)
+        var->variability = variability && strcmp(variability, "tunable") == 0
+                               ? RTCOSIM_VARIABILITY_TUNABLE : RTCOSIM_VARIABILITY_FIXED;
+    else
+        var->variability = variability && strcmp(variability, "discrete") == 0
+                               ? RTCOSIM_VARIABILITY_DISCRETE : RTCOSIM_VARIABILITY_CONTINUOUS;
+    free(variability);
     var->derivative_of = -1;
     char *start = attr(typed, "start");
     if (start) {
@@ -379,7 +387,10 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
             continue;
         fputs("    <Variable name=\"", f);
         put_escaped(f, v->name);
-        fprintf(f, "\" valueReference=\"%" PRIu32 "\"", v->value_reference);
+        fprintf(f, "\" valueReference=\"%" PRIu32 "\" variability=\"%s\"", v->value_reference,
+                v->causality == RTCOSIM_CAUSALITY_PARAMETER
+                    ? (v->variability == RTCOSIM_VARIABILITY_TUNABLE ? "tunable" : "fixed")
+                    : (v->variability == RTCOSIM_VARIABILITY_DISCRETE ? "discrete" : "continuous"));
         if (v->description) {
             fputs(" description=\"", f);
             put_escaped(f, v->description);

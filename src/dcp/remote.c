@@ -21,6 +21,7 @@
 #include "rtcosim/dcp.h"
 
 enum { DATA_ID_INPUTS = 0, DATA_ID_OUTPUTS = 1 };
+enum { PARAM_ID_TUNABLES = 0 }; /* DAT_parameter ids are their own space */
 
 typedef struct remote {
     rtcosim_dcp_remote_config cfg;
@@ -33,9 +34,11 @@ typedef struct remote {
     size_t n_vars;
     uint64_t *values;   /* one slot per variable (typed as the variable) */
     bool *param_set;
-    size_t *in_idx, *out_idx;
-    size_t n_in, n_out;
+    size_t *in_idx, *out_idx, *tun_idx;
+    size_t n_in, n_out, n_tun;
     size_t in_payload, out_payload;
+    bool tunables_dirty; /* a tunable parameter changed after configuration */
+    uint16_t param_seq;
     uint16_t seq;
     uint8_t slave_state;
     bool registered;
@@ -225,22 +228,39 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
                              r->host, (unsigned)r->cfg.port, rtcosim_dcp_state_name(state));
 }
 
-static rtcosim_status send_inputs(remote *r)
+/* One DAT_input_output or DAT_parameter with the values of `idx`. */
+static void send_values(remote *r, uint8_t type, uint16_t id, uint16_t seq, const size_t *idx,
+                        size_t n)
 {
-    if (r->n_in == 0)
-        return RTCOSIM_OK;
     uint8_t *at = r->tx + 5;
-    for (size_t i = 0; i < r->n_in; i++) {
-        const rtcosim_variable *v = &r->vars[r->in_idx[i]];
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_variable *v = &r->vars[idx[i]];
         uint8_t wt;
         dcp_type_of(v->type, &wt);
-        dcp_value_to_wire(v->type, &r->values[r->in_idx[i]], at);
+        dcp_value_to_wire(v->type, &r->values[idx[i]], at);
         at += rtcosim_dcp_data_type_size(wt);
     }
-    r->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
-    dcp_put16(r->tx + 1, r->in_seq++);
-    dcp_put16(r->tx + 3, DATA_ID_INPUTS);
+    r->tx[0] = type;
+    dcp_put16(r->tx + 1, seq);
+    dcp_put16(r->tx + 3, id);
     dcp_link_send(&r->link, &r->peer, r->tx, (size_t)(at - r->tx));
+}
+
+/* Changed tunable parameters go out before the inputs and the request they
+ * belong to; the slave applies them at its next step (NRT, spec 3.1.18.3). */
+static void send_tunables(remote *r)
+{
+    if (!r->tunables_dirty || r->n_tun == 0)
+        return;
+    send_values(r, RTCOSIM_DCP_DAT_PARAMETER, PARAM_ID_TUNABLES, r->param_seq++, r->tun_idx, r->n_tun);
+    r->tunables_dirty = false;
+}
+
+static rtcosim_status send_inputs(remote *r)
+{
+    send_tunables(r);
+    if (r->n_in)
+        send_values(r, RTCOSIM_DCP_DAT_INPUT_OUTPUT, DATA_ID_INPUTS, r->in_seq++, r->in_idx, r->n_in);
     return RTCOSIM_OK;
 }
 
@@ -390,6 +410,21 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
         if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
+    for (size_t i = 0; i < r->n_tun; i++) {
+        const rtcosim_variable *v = &r->vars[r->tun_idx[i]];
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TUNABLE_PARAMETER, .data_id = PARAM_ID_TUNABLES,
+                              .pos = (uint16_t)i, .value_reference = v->value_reference};
+        dcp_type_of(v->type, &p.source_data_type);
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    if (r->n_tun) {
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION,
+                              .data_id = PARAM_ID_TUNABLES, .transport_protocol = r->cfg.transport,
+                              .port = r->cfg.port};
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
     for (size_t i = 0; i < r->n_vars; i++) {
         if (!r->param_set[i])
             continue;
@@ -509,11 +544,20 @@ static rtcosim_status op_set_unlocked(void *self, rtcosim_type type, const uint3
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "DCP: no %s variable with vr %" PRIu32,
                                      rtcosim_type_name(type), vrs[k]);
         if (r->vars[i].causality == RTCOSIM_CAUSALITY_PARAMETER) {
-            if (r->configured && memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0)
-                return rtcosim_error_set(err, RTCOSIM_ESTATE,
-                                         "DCP: parameter '%s' set after the slave was configured "
-                                         "(CFG_parameter is only allowed in CONFIGURATION)",
-                                         r->vars[i].name);
+            bool changed = memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0;
+            if (r->configured && changed) {
+                /* After configuration only a tunable parameter may change:
+                 * it travels in DAT_parameter before the next request. */
+                if (r->vars[i].variability != RTCOSIM_VARIABILITY_TUNABLE)
+                    return rtcosim_error_set(err, RTCOSIM_ESTATE,
+                                             "DCP: parameter '%s' set after the slave was configured "
+                                             "(CFG_parameter is only allowed in CONFIGURATION; only "
+                                             "a tunable parameter may change later)",
+                                             r->vars[i].name);
+                r->tunables_dirty = true;
+                if (r->in_init)
+                    r->inputs_dirty = true; /* outputs in initialization depend on it */
+            }
             r->param_set[i] = true;
         } else if (r->vars[i].causality == RTCOSIM_CAUSALITY_INPUT &&
                    memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0) {
@@ -594,6 +638,7 @@ static void op_destroy(void *self)
     free(r->param_set);
     free(r->in_idx);
     free(r->out_idx);
+    free(r->tun_idx);
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->wake);
     free(r);
@@ -661,7 +706,8 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     r->param_set = calloc(n ? n : 1, sizeof *r->param_set);
     r->in_idx = calloc(n ? n : 1, sizeof *r->in_idx);
     r->out_idx = calloc(n ? n : 1, sizeof *r->out_idx);
-    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx) {
+    r->tun_idx = calloc(n ? n : 1, sizeof *r->tun_idx);
+    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx || !r->tun_idx) {
         op_destroy(r);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     }
@@ -688,6 +734,9 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
         } else if (v->causality == RTCOSIM_CAUSALITY_OUTPUT) {
             r->out_idx[r->n_out++] = idx;
             r->out_payload += rtcosim_dcp_data_type_size(wt);
+        } else if (v->causality == RTCOSIM_CAUSALITY_PARAMETER &&
+                   v->variability == RTCOSIM_VARIABILITY_TUNABLE) {
+            r->tun_idx[r->n_tun++] = idx;
         }
     }
     rtcosim_component_desc d = *desc;

@@ -106,6 +106,7 @@ static void step(rtcosim_dcp_slave *s, uint32_t steps)
     rtcosim_error err;
     rtcosim_step_result r;
     if (rtcosim_dcp_steps_to_ns(steps, s->tick_ns, &h, &err) != RTCOSIM_OK ||
+        dcp_slave_apply_pending(s, &err) != RTCOSIM_OK ||
         rtcosim_component_do_step(s->comp, s->t, h, &r, &err) != RTCOSIM_OK) {
         fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
         return;
@@ -272,9 +273,11 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
     }
     if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
         if (from_master || registered) {
-            if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode) &&
-                p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
-                dcp_slave_take_data(s, &p);
+            if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode)) {
+                if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT)
+                    dcp_slave_take_data(s, &p);
+                else /* NRT Run superstate: at the next step; else at once */
+                    dcp_slave_take_params(s, &p, s->mode != RTCOSIM_DCP_OP_NRT || s->in_init);
                 if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
                     s->state != RTCOSIM_DCP_ERRORRESOLVED)
                     fail(s, s->error_code, "more data PDUs lost in a row than maxConsecMissedPdus");
@@ -480,6 +483,7 @@ void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
     free(s->inputs);
     free(s->outputs);
     free(s->params);
+    free(s->tunables);
     free(s);
 }
 

@@ -17,7 +17,8 @@ typedef struct dcp_io {
     uint32_t vr;
     rtcosim_type type;    /* the component variable's type */
     uint8_t wire_type;    /* DCP type on the wire (source_data_type for inputs) */
-    uint64_t value;       /* CFG_parameter: value to apply at configure (aligned slot) */
+    uint64_t value;       /* CFG_parameter, DAT_parameter: value to apply (aligned slot) */
+    bool pending;         /* DAT_parameter in NRT: applied at the next step (spec 3.1.18.3) */
 } dcp_io;
 
 /* Per data_id: direction, sending period and sequence bookkeeping. */
@@ -33,6 +34,8 @@ typedef struct dcp_data_id {
     bool seen;            /* a PDU of this id was received */
     uint16_t last_seq;    /* last pdu_seq_id received */
     uint32_t missed_in_row;
+    bool fresh;           /* inputs: a PDU newer than the last step's arrived */
+    bool per_step;        /* inputs: the master sent fresh data for the last step */
     size_t first, count;  /* range in the sorted inputs/outputs */
     size_t payload_size;
 } dcp_data_id;
@@ -67,10 +70,18 @@ struct rtcosim_dcp_slave {
     uint32_t rt_steps;            /* SRT: resolution steps per real-time step */
     uint64_t rt_step_count;
 
-    dcp_io *inputs, *outputs, *params;
-    size_t n_inputs, n_outputs, n_params, cap_inputs, cap_outputs, cap_params;
-    dcp_data_id ids[DCP_MAX_DATA_IDS];
+    dcp_io *inputs, *outputs, *params, *tunables;
+    size_t n_inputs, n_outputs, n_params, n_tunables;
+    size_t cap_inputs, cap_outputs, cap_params, cap_tunables;
+    dcp_data_id ids[DCP_MAX_DATA_IDS];  /* data_id of DAT_input_output */
     size_t n_ids;
+    dcp_data_id pids[DCP_MAX_DATA_IDS]; /* param_id of DAT_parameter (own id space) */
+    size_t n_pids;
+    bool params_pending;
+    /* NRT: an STC_do_step held until its input data arrived (see step_ready). */
+    bool step_held;
+    uint32_t held_steps;
+    rtcosim_time_ns held_since;
 
     uint8_t rx[RTCOSIM_DCP_MAX_PDU];
     uint8_t tx[RTCOSIM_DCP_MAX_PDU];
@@ -85,6 +96,11 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s);
 uint16_t dcp_slave_connect_targets(rtcosim_dcp_slave *s);
 rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err);
 void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
+/* DAT_parameter: values of tunable parameters, applied at once in SRT and in
+ * initialization, at the next step in NRT (spec 3.1.18.3). */
+void dcp_slave_take_params(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool apply_now);
+/* Apply DAT_parameter values waiting for the next step. */
+rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err);
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
 dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create);
 
