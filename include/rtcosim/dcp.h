@@ -245,6 +245,11 @@ typedef struct rtcosim_dcp_slave_config {
      * wake-up costs ~50 us on this machine, BENCHMARKS.md). */
     rtcosim_time_ns spin_ns;
     const char *name;  /* dcpSlaveName; NULL: the component's model name */
+    /* NRT: UDP may deliver STC_do_step before the DAT_input_output sent
+     * ahead of it. A master that sent fresh inputs for the previous step is
+     * waited for this long (0: 100 ms) for the next ones; then they count as
+     * lost (maxConsecMissedPdus) and the step uses the inputs it has. */
+    rtcosim_time_ns input_wait_ns;
 } rtcosim_dcp_slave_config;
 
 /* Creates a probe component to learn the variables, binds the UDP socket
@@ -303,6 +308,12 @@ typedef struct rtcosim_dcp_remote_config {
 rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config,
                                          const rtcosim_component_desc *desc,
                                          rtcosim_component **out, rtcosim_error *err);
+
+/* The remote slave a DCPX file describes, as a "dcp" component (an SSD
+ * component whose source is a .dcpx): UDP_IPv4 Control host/port if given,
+ * else TCP_IPv4's; neither: instantiate fails asking for --dcp. */
+rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component **out,
+                                            rtcosim_error *err);
 
 /* Components of a system bound to remote slaves ("COMPONENT=HOST:PORT"), for
  * rtcosim_system_build_options.wrap: the loaded component of that name is

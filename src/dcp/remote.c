@@ -342,6 +342,11 @@ static rtcosim_status op_instantiate(void *self, const char *instance_name, rtco
 {
     remote *r = self;
     snprintf(r->name, sizeof r->name, "%s", instance_name);
+    if (r->cfg.port == 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "DCP: component '%s' has no slave address (its DCPX names no "
+                                 "Control host and port): bind it with --dcp %s=HOST:PORT",
+                                 instance_name, instance_name);
     rtcosim_status st = open_transport(r, err);
     if (st != RTCOSIM_OK)
         return st;

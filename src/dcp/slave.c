@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dcp/slave_internal.h"
 #include "rtcosim/log.h"
@@ -78,6 +79,7 @@ static void fail(rtcosim_dcp_slave *s, uint16_t code, const char *why)
     rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s (%s) in %s", s->name, why,
                 rtcosim_dcp_error_code_name(code), rtcosim_dcp_state_name(s->state));
     s->error_code = code;
+    s->step_held = false;
     notify(s, RTCOSIM_DCP_ERRORHANDLING);
     rtcosim_component_free(s->comp);
     s->comp = NULL;
@@ -112,6 +114,32 @@ static void step(rtcosim_dcp_slave *s, uint32_t steps)
         return;
     }
     s->t += h;
+}
+
+/* SRT: STC_run's start_time is absolute time, UNIX seconds (spec 3.1.14.1);
+ * the slave enters its state at once and starts the simulated time when the
+ * wall clock reaches it (3.2.5.12), i.e. under the master's clock. 0 or a
+ * time already past: now. Returned on the monotonic clock the loop uses. */
+static rtcosim_time_ns srt_start(int64_t start_time)
+{
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    rtcosim_time_ns now = dcp_now_ns();
+    if (start_time <= 0 || start_time > INT64_MAX / RTCOSIM_NS_PER_S)
+        return now;
+    rtcosim_time_ns ahead = start_time * RTCOSIM_NS_PER_S -
+                            ((rtcosim_time_ns)real.tv_sec * RTCOSIM_NS_PER_S + real.tv_nsec);
+    return ahead > 0 ? now + ahead : now;
+}
+
+/* The computation of STC_do_step, announced with NTF COMPUTED. */
+static void compute(rtcosim_dcp_slave *s, uint32_t steps)
+{
+    s->step_held = false;
+    step(s, steps);
+    dcp_slave_inputs_consumed(s);
+    if (s->state == RTCOSIM_DCP_COMPUTING)
+        notify(s, RTCOSIM_DCP_COMPUTED);
 }
 
 /* STC_* requests, already checked against the state table. */
@@ -173,6 +201,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
                 return;
             }
             s->in_init = false;
+            dcp_slave_inputs_begin_run(s);
             set_state(s, RTCOSIM_DCP_SYNCHRONIZING);
             /* No transient to wait for: synchronized at once (3.2.5.21). */
             notify(s, RTCOSIM_DCP_SYNCHRONIZED);
@@ -180,8 +209,9 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
             set_state(s, RTCOSIM_DCP_RUNNING);
         }
         if (s->mode != RTCOSIM_DCP_OP_NRT) {
-            s->next_rt_step = dcp_now_ns();
-            s->rt_step_count = 0;
+            if (s->state != RTCOSIM_DCP_RUNNING)
+                s->rt_step_count = 0;
+            s->next_rt_step = srt_start(p->start_time);
         }
         return;
     case RTCOSIM_DCP_STC_DO_STEP:
@@ -192,12 +222,19 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         ack(s, p->seq_id);
         s->before_sending_d = s->state;
         set_state(s, RTCOSIM_DCP_COMPUTING);
-        step(s, p->steps);
-        if (s->state == RTCOSIM_DCP_COMPUTING)
-            notify(s, RTCOSIM_DCP_COMPUTED);
+        if (dcp_slave_inputs_ready(s)) {
+            compute(s, p->steps);
+        } else {
+            /* The inputs sent before this request are still on their way:
+             * COMPUTING waits for them (or for input_wait_ns). */
+            s->step_held = true;
+            s->held_steps = p->steps;
+            s->held_since = dcp_now_ns();
+        }
         return;
     case RTCOSIM_DCP_STC_STOP:
         ack(s, p->seq_id);
+        s->step_held = false;
         set_state(s, RTCOSIM_DCP_STOPPING);
         if (s->comp && !s->in_init)
             (void)rtcosim_component_terminate(s->comp, NULL);
@@ -271,11 +308,21 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
         dcp_link_send(&s->link, &s->master, s->last_rsp, s->last_rsp_size);
         return;
     }
+    /* An older request from the master (its pdu_seq_id behind the last one,
+     * mod 2^16) is a retransmission that UDP delivered after the next
+     * request: the master has its answer already; executing it again would
+     * repeat a step. */
+    if (p.type < RTCOSIM_DCP_DAT_INPUT_OUTPUT && p.type != RTCOSIM_DCP_STC_REGISTER && from_master &&
+        s->have_seq && (uint16_t)(p.seq_id - s->last_seq) >= 0x8000)
+        return;
     if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
         if (from_master || registered) {
             if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode)) {
-                if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT)
+                if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
                     dcp_slave_take_data(s, &p);
+                    if (s->step_held && dcp_slave_inputs_ready(s))
+                        compute(s, s->held_steps);
+                }
                 else /* NRT Run superstate: at the next step; else at once */
                     dcp_slave_take_params(s, &p, s->mode != RTCOSIM_DCP_OP_NRT || s->in_init);
                 if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
@@ -394,6 +441,19 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
             if (s->cfg.heartbeat_timeout_ns - silent < timeout)
                 timeout = s->cfg.heartbeat_timeout_ns - silent;
         }
+        if (s->step_held) {
+            rtcosim_time_ns due = s->held_since + s->cfg.input_wait_ns;
+            if (now >= due) {
+                uint16_t code = dcp_slave_inputs_missed(s);
+                if (code)
+                    fail(s, code, "more data PDUs lost in a row than maxConsecMissedPdus");
+                else
+                    compute(s, s->held_steps);
+                continue;
+            }
+            if (due - now < timeout)
+                timeout = due - now;
+        }
         if (real_time_active(s)) {
             if (now >= s->next_rt_step) {
                 real_time_step(s);
@@ -436,6 +496,8 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
         s->cfg.max_consec_missed_pdus = 10;
     if (s->cfg.spin_ns <= 0)
         s->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
+    if (s->cfg.input_wait_ns <= 0)
+        s->cfg.input_wait_ns = 100 * RTCOSIM_NS_PER_MS;
     rtcosim_status st = dcp_link_init(&s->link, err);
     if (st == RTCOSIM_OK)
         st = probe_factory(s, err);

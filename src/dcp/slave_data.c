@@ -345,6 +345,47 @@ void dcp_slave_take_params(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool 
         s->params_pending = true;
 }
 
+void dcp_slave_inputs_begin_run(rtcosim_dcp_slave *s)
+{
+    /* A master that sent inputs in initialization sends them every step. */
+    for (size_t i = 0; i < s->n_ids; i++) {
+        s->ids[i].per_step = s->ids[i].seen;
+        s->ids[i].fresh = false;
+    }
+}
+
+bool dcp_slave_inputs_ready(const rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        const dcp_data_id *d = &s->ids[i];
+        if (!d->is_output && d->count > 0 && d->per_step && !d->fresh)
+            return false;
+    }
+    return true;
+}
+
+void dcp_slave_inputs_consumed(rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        s->ids[i].per_step = s->ids[i].fresh;
+        s->ids[i].fresh = false;
+    }
+}
+
+uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        dcp_data_id *d = &s->ids[i];
+        if (d->is_output || d->count == 0 || !d->per_step || d->fresh)
+            continue;
+        if (++d->missed_in_row > s->cfg.max_consec_missed_pdus)
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED;
+        d->last_seq++; /* the lost one; a later arrival of it is stale */
+        d->fresh = true; /* the master still sends per step */
+    }
+    return 0;
+}
+
 rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err)
 {
     (void)err;

@@ -99,6 +99,15 @@ void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
 /* DAT_parameter: values of tunable parameters, applied at once in SRT and in
  * initialization, at the next step in NRT (spec 3.1.18.3). */
 void dcp_slave_take_params(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool apply_now);
+/* NRT input order (spec 3.2.3.5 assumes DAT before STC_do_step; UDP does not
+ * keep it): a step is ready when every input id whose master sent fresh data
+ * for the previous step has fresh data again. */
+void dcp_slave_inputs_begin_run(rtcosim_dcp_slave *s);
+bool dcp_slave_inputs_ready(const rtcosim_dcp_slave *s);
+void dcp_slave_inputs_consumed(rtcosim_dcp_slave *s);
+/* The held step's missing inputs are lost: 0, or PROPERTY_VIOLATED when an
+ * id lost more than maxConsecMissedPdus in a row. */
+uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s);
 /* Apply DAT_parameter values waiting for the next step. */
 rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err);
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
