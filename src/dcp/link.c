@@ -155,10 +155,11 @@ static long poll_once(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from, int
     int r = epoll_wait(l->epoll_fd, ev, DCP_TCP_MAX_CONNS + 3, ms);
     if (r < 0)
         return errno == EINTR ? 0 : -1;
+    bool wake = false;
     for (int i = 0; i < r; i++) {
         int fd = ev[i].data.fd;
         if (fd == l->wake_fd)
-            *woken = drain_wake(l) || *woken;
+            wake = true; /* drained below, only when no PDU is returned */
         else if (fd == l->udp_fd)
             n = udp_try(l, buf, cap, from);
         else if (fd == l->listen_fd)
@@ -169,6 +170,8 @@ static long poll_once(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from, int
         if (n != 0)
             return n;
     }
+    if (wake)
+        *woken = drain_wake(l) || *woken;
     return 0;
 }
 
