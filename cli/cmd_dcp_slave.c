@@ -29,7 +29,10 @@ static void usage(FILE *out)
             "                    4-byte little-endian length); --tcp alone: no UDP unless\n"
             "                    --udp/--port is given too\n"
             "  --dcpx FILE       write the slave's DCPX description there\n"
-            "  --heartbeat S     seconds of master silence before the session is dropped\n");
+            "  --heartbeat S     seconds of master silence before the session is dropped\n"
+            "  --input-wait S    NRT: how long a step whose input data were overtaken on\n"
+            "                    the network waits for them before they count as lost\n"
+            "                    (default 0.01)\n");
 }
 
 static rtcosim_dcp_slave *running;
@@ -79,7 +82,7 @@ static int run(int argc, char **argv)
     char host[64] = "127.0.0.1", tcp_host[64] = "";
     uint16_t port = 0, tcp_port = 0;
     bool udp_given = false, tcp_given = false;
-    rtcosim_time_ns heartbeat = 0;
+    rtcosim_time_ns heartbeat = 0, input_wait = 0;
     rtcosim_error err;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -100,6 +103,9 @@ static int run(int argc, char **argv)
             udp_given = true;
         } else if (strcmp(a, "--dcpx") == 0 && i + 1 < argc) {
             dcpx = argv[++i];
+        } else if (strcmp(a, "--input-wait") == 0 && i + 1 < argc) {
+            if (rtcosim_time_parse_seconds(argv[++i], &input_wait, &err) != RTCOSIM_OK || input_wait <= 0)
+                return cli_fail("dcp-slave: --input-wait wants positive seconds, got '%s'", argv[i]);
         } else if (strcmp(a, "--heartbeat") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &heartbeat, &err) != RTCOSIM_OK || heartbeat <= 0)
                 return cli_fail("dcp-slave: --heartbeat wants positive seconds, got '%s'", argv[i]);
@@ -118,7 +124,7 @@ static int run(int argc, char **argv)
                                     .tcp_host = tcp_given ? tcp_host : NULL, .tcp_port = tcp_port,
                                     .factory = make_component,
                                     .factory_context = (void *)source,
-                                    .heartbeat_timeout_ns = heartbeat};
+                                    .heartbeat_timeout_ns = heartbeat, .input_wait_ns = input_wait};
     rtcosim_dcp_slave *slave;
     if (rtcosim_dcp_slave_create(&cfg, &slave, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);

@@ -247,8 +247,10 @@ typedef struct rtcosim_dcp_slave_config {
     const char *name;  /* dcpSlaveName; NULL: the component's model name */
     /* NRT: UDP may deliver STC_do_step before the DAT_input_output sent
      * ahead of it. A master that sent fresh inputs for the previous step is
-     * waited for this long (0: 100 ms) for the next ones; then they count as
-     * lost (maxConsecMissedPdus) and the step uses the inputs it has. */
+     * waited for this long (0: 10 ms; reordering on a network is far
+     * shorter, and a soft real-time partner must not stall on a lost PDU)
+     * for the next ones; then they count as lost (maxConsecMissedPdus) and
+     * the step uses the inputs it has. */
     rtcosim_time_ns input_wait_ns;
 } rtcosim_dcp_slave_config;
 

@@ -497,7 +497,7 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
     if (s->cfg.spin_ns <= 0)
         s->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
     if (s->cfg.input_wait_ns <= 0)
-        s->cfg.input_wait_ns = 100 * RTCOSIM_NS_PER_MS;
+        s->cfg.input_wait_ns = 10 * RTCOSIM_NS_PER_MS;
     rtcosim_status st = dcp_link_init(&s->link, err);
     if (st == RTCOSIM_OK)
         st = probe_factory(s, err);

@@ -70,11 +70,16 @@ void start_slave_with(served *s, rtcosim_dcp_component_factory make, rtcosim_tim
 void start_slave_on(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat,
                     bool udp, bool tcp)
 {
-    rtcosim_error err;
     rtcosim_dcp_slave_config cfg = {.host = udp ? "127.0.0.1" : NULL, .port = 0,
                                     .tcp_host = tcp ? "127.0.0.1" : NULL, .factory = make,
                                     .heartbeat_timeout_ns = heartbeat};
-    assert_int_equal(rtcosim_dcp_slave_create(&cfg, &s->slave, &err), RTCOSIM_OK);
+    start_slave_config(s, &cfg);
+}
+
+void start_slave_config(served *s, const rtcosim_dcp_slave_config *cfg)
+{
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dcp_slave_create(cfg, &s->slave, &err), RTCOSIM_OK);
     assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
 }
 

@@ -26,6 +26,7 @@ void start_slave_with(served *s, rtcosim_dcp_component_factory make, rtcosim_tim
 /* udp/tcp: which transports the slave serves (on 127.0.0.1, free ports). */
 void start_slave_on(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat,
                     bool udp, bool tcp);
+void start_slave_config(served *s, const rtcosim_dcp_slave_config *cfg);
 void stop_slave(served *s);
 
 rtcosim_status run_steps(rtcosim_component *c, int steps, double *xs, int32_t *counts, int *done,
