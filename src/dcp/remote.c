@@ -4,7 +4,9 @@
  * DAT_input_output -> STC_do_step -> COMPUTED -> STC_send_outputs ->
  * DAT_input_output). Requests are retransmitted with the same pdu_seq_id
  * after a timeout; the slave answers a repeat from its cache, so a lost
- * response costs a delay, never a double step. */
+ * response costs a delay, never a double step. Over UDP/IPv4 or TCP/IPv4
+ * (link.h); a tunable parameter changed during the run goes out as
+ * DAT_parameter ahead of the next step. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
