@@ -1,5 +1,5 @@
 /* B11 `rtcosim bench dcp`: NRT lock-step round trip of one step with a DCP
- * slave in another process on loopback UDP (DAT inputs, STC_do_step, RSP_ack,
+ * slave in another process on loopback, over UDP and over TCP (DAT inputs, STC_do_step, RSP_ack,
  * NTF COMPUTED, STC_send_outputs, RSP_ack, DAT outputs, NTF back: 8 PDUs),
  * against the same step of the same model in process; then a real-time run of
  * examples/oscillator whose non-real-time partner mass1 is that slave behind
@@ -73,6 +73,24 @@ static int time_steps(rtcosim_component *c, size_t steps, double *median, double
     *p99 = bench_percentile(us, steps, 99);
     free(us);
     return rtcosim_component_terminate(c, &err) == RTCOSIM_OK ? 0 : 1;
+}
+
+/* Time `steps` steps of a remote component over `transport`. */
+static int remote_steps(uint8_t transport, uint16_t port, size_t steps, double *median, double *p99)
+{
+    rtcosim_error err;
+    rtcosim_component *probe = NULL, *remote = NULL;
+    rtcosim_dcp_remote_config rcfg = {.host = "127.0.0.1", .port = port, .transport = transport};
+    int rc = make(NULL, &probe, &err) != RTCOSIM_OK ||
+             rtcosim_dcp_remote_create(&rcfg, rtcosim_component_description(probe), &remote, &err) !=
+                 RTCOSIM_OK;
+    rtcosim_component_free(probe);
+    if (rc)
+        fprintf(stderr, "bench dcp: %s\n", err.message);
+    else
+        rc = time_steps(remote, steps, median, p99);
+    rtcosim_component_free(remote);
+    return rc;
 }
 
 /* 1 % of the datagrams of either direction, seeded. */
@@ -209,11 +227,11 @@ static int run(int argc, char **argv)
     if (rc)
         return rc;
 
-    rtcosim_dcp_slave_config cfg = {.host = "127.0.0.1", .factory = make};
+    rtcosim_dcp_slave_config cfg = {.host = "127.0.0.1", .tcp_host = "127.0.0.1", .factory = make};
     rtcosim_dcp_slave *slave;
     if (rtcosim_dcp_slave_create(&cfg, &slave, &err) != RTCOSIM_OK)
         return fprintf(stderr, "bench dcp: %s\n", err.message), 1;
-    uint16_t port = rtcosim_dcp_slave_port(slave);
+    uint16_t port = rtcosim_dcp_slave_port(slave), tcp_port = rtcosim_dcp_slave_tcp_port(slave);
     fflush(NULL);
     bool fifo = try_fifo(); /* inherited by the child */
     pid_t child = fork();
@@ -224,31 +242,27 @@ static int run(int argc, char **argv)
     rtcosim_dcp_slave_free(slave); /* the parent's copy; the child serves */
     if (child < 0)
         return fprintf(stderr, "bench dcp: fork failed\n"), 1;
-    rtcosim_component *probe = NULL, *remote = NULL;
-    double median = 0, p99 = 0;
-    rtcosim_dcp_remote_config rcfg = {.host = "127.0.0.1", .port = port};
-    rc = make(NULL, &probe, &err) != RTCOSIM_OK ||
-         rtcosim_dcp_remote_create(&rcfg, rtcosim_component_description(probe), &remote, &err) != RTCOSIM_OK;
-    rtcosim_component_free(probe);
-    if (rc)
-        fprintf(stderr, "bench dcp: %s\n", err.message);
-    else
-        rc = time_steps(remote, steps, &median, &p99);
-    rtcosim_component_free(remote);
+    double median = 0, p99 = 0, tcp_median = 0, tcp_p99 = 0;
+    rc = remote_steps(RTCOSIM_DCP_UDP_IPV4, port, steps, &median, &p99);
+    if (rc == 0)
+        rc = remote_steps(RTCOSIM_DCP_TCP_IPV4, tcp_port, steps, &tcp_median, &tcp_p99);
     /* The real-time half: the executor's own scheduling, the slave keeps FIFO. */
     if (fifo) {
         struct sched_param sp = {.sched_priority = 0};
         sched_setscheduler(0, SCHED_OTHER, &sp);
     }
     if (rc == 0) {
-        printf("B11 DCP NRT lock step, slave in another process, loopback UDP, %zu steps, %s\n",
+        printf("B11 DCP NRT lock step, slave in another process, loopback, %zu steps, %s\n",
                steps, fifo ? "both SCHED_FIFO" : "SCHED_OTHER (not root)");
         printf("  %-34s %10s %10s\n", "", "median us", "p99 us");
         printf("  %-34s %10.2f %10.2f\n", "in process (same model)", local_median, local_p99);
-        printf("  %-34s %10.2f %10.2f\n", "DCP round trip (8 PDUs per step)", median, p99);
+        printf("  %-34s %10.2f %10.2f\n", "DCP UDP round trip (8 PDUs/step)", median, p99);
+        printf("  %-34s %10.2f %10.2f\n", "DCP TCP round trip (8 PDUs/step)", tcp_median, tcp_p99);
         printf("  target: median < 50 us\n");
         bench_figure("dcp.nrt_roundtrip_us", median, "us");
         bench_figure("dcp.nrt_roundtrip_p99_us", p99, "us");
+        bench_figure("dcp.tcp_nrt_roundtrip_us", tcp_median, "us");
+        bench_figure("dcp.tcp_nrt_roundtrip_p99_us", tcp_p99, "us");
         bench_figure("dcp.local_step_us", local_median, "us");
         fflush(stdout);
         if (rt_seconds > 0)

@@ -73,6 +73,7 @@ static void usage(FILE *out)
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help)\n"
             "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
+            "                          over UDP/IPv4; C=tcp://HOST:PORT over TCP/IPv4;\n"
             "                          driven in NRT lock step; repeatable. With --real-time C\n"
             "                          must be --non-realtime: the remote slave is the partner,\n"
             "                          stepped on the partner thread, never waited for\n"

@@ -150,6 +150,16 @@ typedef enum rtcosim_dcp_transport {
 /* Largest PDU this implementation sends or accepts (one UDP datagram). */
 #define RTCOSIM_DCP_MAX_PDU 65507u
 
+/* TCP/IPv4 (transport protocol 0x04) carries PDUs in a byte stream, each
+ * behind its size as a 4-byte little-endian unsigned integer that does not
+ * count itself (the reference implementation's framing, see src/dcp/tcp.c). */
+#define RTCOSIM_DCP_TCP_PREFIX 4u
+/* Look at the start of a received stream: 1 when it holds a whole frame
+ * (*pdu_size is the PDU's size, the PDU starts RTCOSIM_DCP_TCP_PREFIX bytes
+ * in), 0 when more bytes are needed, -1 when the length is 0 or larger than
+ * max_pdu (the stream cannot be resynchronized and must be closed). */
+int rtcosim_dcp_tcp_frame(const uint8_t *buf, size_t size, size_t max_pdu, size_t *pdu_size);
+
 /* A decoded PDU. Fields not used by `type` are zero. Variable-length parts
  * (`payload`) point into the decoded buffer. */
 typedef struct rtcosim_dcp_pdu {
@@ -217,8 +227,12 @@ typedef rtcosim_status (*rtcosim_dcp_component_factory)(void *context, rtcosim_c
                                                         rtcosim_error *err);
 
 typedef struct rtcosim_dcp_slave_config {
-    const char *host;  /* IPv4 address to bind, e.g. "127.0.0.1" */
-    uint16_t port;     /* 0: any free port (see rtcosim_dcp_slave_port) */
+    const char *host;  /* UDP: IPv4 address to bind, e.g. "127.0.0.1"; NULL: no UDP */
+    uint16_t port;     /* UDP: 0: any free port (see rtcosim_dcp_slave_port) */
+    /* TCP/IPv4 control port, served beside UDP on the same epoll loop
+     * (NULL: no TCP; port 0: any free port, see rtcosim_dcp_slave_tcp_port). */
+    const char *tcp_host;
+    uint16_t tcp_port;
     rtcosim_dcp_component_factory factory;
     void *factory_context;
     /* A registered master that sends nothing for this long is gone: the slave
@@ -231,12 +245,21 @@ typedef struct rtcosim_dcp_slave_config {
      * wake-up costs ~50 us on this machine, BENCHMARKS.md). */
     rtcosim_time_ns spin_ns;
     const char *name;  /* dcpSlaveName; NULL: the component's model name */
+    /* NRT: UDP may deliver STC_do_step before the DAT_input_output sent
+     * ahead of it. A master that sent fresh inputs for the previous step is
+     * waited for this long (0: 10 ms; reordering on a network is far
+     * shorter, and a soft real-time partner must not stall on a lost PDU)
+     * for the next ones; then they count as lost (maxConsecMissedPdus) and
+     * the step uses the inputs it has. */
+    rtcosim_time_ns input_wait_ns;
 } rtcosim_dcp_slave_config;
 
-/* Creates a probe component to learn the variables, binds the UDP socket. */
+/* Creates a probe component to learn the variables, binds the UDP socket
+ * and/or listens on the TCP port (at least one of them). */
 rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
                                         rtcosim_dcp_slave **out, rtcosim_error *err);
-uint16_t rtcosim_dcp_slave_port(const rtcosim_dcp_slave *slave);
+uint16_t rtcosim_dcp_slave_port(const rtcosim_dcp_slave *slave);     /* UDP; 0 without */
+uint16_t rtcosim_dcp_slave_tcp_port(const rtcosim_dcp_slave *slave); /* TCP; 0 without */
 /* Serve sessions one after another until rtcosim_dcp_slave_stop (from any
  * thread or a signal handler). Returns RTCOSIM_OK after stop. */
 rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *slave, rtcosim_error *err);
@@ -253,6 +276,11 @@ void rtcosim_dcp_slave_free(rtcosim_dcp_slave *slave);
 typedef struct rtcosim_dcp_remote_config {
     const char *host;  /* slave's IPv4 address */
     uint16_t port;     /* slave's control port */
+    /* RTCOSIM_DCP_UDP_IPV4 (0, the default) or RTCOSIM_DCP_TCP_IPV4: the
+     * master connects to the control port, sends inputs on that connection
+     * and listens on a port of its own for the slave's output connection
+     * (CFG_target_network_information, as the reference implementation). */
+    uint8_t transport;
     /* Per request: retransmit after this long without an answer (0: 100 ms),
      * give up after `attempts` sends (0: 20) with RTCOSIM_ETIMEOUT. */
     rtcosim_time_ns retry_ns;
@@ -282,6 +310,12 @@ typedef struct rtcosim_dcp_remote_config {
 rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config,
                                          const rtcosim_component_desc *desc,
                                          rtcosim_component **out, rtcosim_error *err);
+
+/* The remote slave a DCPX file describes, as a "dcp" component (an SSD
+ * component whose source is a .dcpx): UDP_IPv4 Control host/port if given,
+ * else TCP_IPv4's; neither: instantiate fails asking for --dcp. */
+rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component **out,
+                                            rtcosim_error *err);
 
 /* Components of a system bound to remote slaves ("COMPONENT=HOST:PORT"), for
  * rtcosim_system_build_options.wrap: the loaded component of that name is
@@ -320,13 +354,18 @@ const char *rtcosim_dcpx_slave_name(const rtcosim_dcpx *d);
 /* UDP_IPv4 Control host and port (host NULL, port 0 when absent). */
 const char *rtcosim_dcpx_host(const rtcosim_dcpx *d);
 uint16_t rtcosim_dcpx_port(const rtcosim_dcpx *d);
+/* TCP_IPv4 Control host and port (host NULL, port 0 when absent). */
+const char *rtcosim_dcpx_tcp_host(const rtcosim_dcpx *d);
+uint16_t rtcosim_dcpx_tcp_port(const rtcosim_dcpx *d);
 bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode);
 /* The variables as a component description (for rtcosim_dcp_remote_create). */
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d);
-/* Write a DCPX for `desc` served at host:port (UDP_IPv4, NRT and SRT,
- * resolution range 1 ns ... 4.29 s, heartbeat `heartbeat_ns`). */
+/* Write a DCPX for `desc` served at host:port (UDP_IPv4; host NULL: none)
+ * and tcp_host:tcp_port (TCP_IPv4; NULL: none), NRT and SRT, resolution
+ * range 1 ns ... 4.29 s, heartbeat `heartbeat_ns`. */
 rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char *slave_name,
-                                  const char *host, uint16_t port, rtcosim_time_ns heartbeat_ns,
+                                  const char *host, uint16_t port, const char *tcp_host,
+                                  uint16_t tcp_port, rtcosim_time_ns heartbeat_ns,
                                   const char *path, rtcosim_error *err);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* `--dcp COMPONENT=HOST:PORT`: system components replaced by remote DCP
+/* `--dcp COMPONENT=[udp://|tcp://]HOST:PORT`: system components replaced by remote DCP
  * slaves when the master is built (the build's wrap hook), so that an SSD
  * runs with some of its parts on another computer. */
 #include <errno.h>
@@ -12,6 +12,7 @@ typedef struct binding {
     char component[128];
     char host[64];
     uint16_t port;
+    uint8_t transport;
     bool used;
 } binding;
 
@@ -31,13 +32,21 @@ rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const c
                                         rtcosim_error *err)
 {
     const char *eq = strchr(spec, '='), *colon = strrchr(spec, ':');
+    uint8_t transport = RTCOSIM_DCP_UDP_IPV4;
+    size_t scheme = 0;
+    if (eq && strncmp(eq + 1, "tcp://", 6) == 0)
+        transport = RTCOSIM_DCP_TCP_IPV4, scheme = 6;
+    else if (eq && strncmp(eq + 1, "udp://", 6) == 0)
+        scheme = 6;
     char *end = NULL;
     long port = colon ? (errno = 0, strtol(colon + 1, &end, 10)) : -1;
     if (!eq || !colon || colon < eq || eq == spec || (size_t)(eq - spec) >= sizeof ((binding *)0)->component ||
-        (size_t)(colon - eq - 1) >= sizeof ((binding *)0)->host || colon == eq + 1 || !end ||
+        colon <= eq + scheme || (size_t)(colon - eq - 1 - scheme) >= sizeof ((binding *)0)->host ||
+        colon == eq + 1 + scheme || !end ||
         *end || errno || port <= 0 || port > 65535)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "--dcp: '%s' is not COMPONENT=HOST:PORT (IPv4 address, port 1..65535)",
+                                 "--dcp: '%s' is not COMPONENT=[tcp://|udp://]HOST:PORT (IPv4 address, "
+                                 "port 1..65535)",
                                  spec);
     if (!*bindings && !(*bindings = calloc(1, sizeof **bindings)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "--dcp: out of memory");
@@ -49,8 +58,9 @@ rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const c
     binding *it = &items[b->count++];
     memset(it, 0, sizeof *it);
     memcpy(it->component, spec, (size_t)(eq - spec));
-    memcpy(it->host, eq + 1, (size_t)(colon - eq - 1));
+    memcpy(it->host, eq + 1 + scheme, (size_t)(colon - eq - 1 - scheme));
     it->port = (uint16_t)port;
+    it->transport = transport;
     return RTCOSIM_OK;
 }
 
@@ -64,14 +74,16 @@ rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
         if (strcmp(b->items[i].component, name) != 0)
             continue;
         rtcosim_dcp_remote_config cfg = {.host = b->items[i].host, .port = b->items[i].port,
+                                         .transport = b->items[i].transport,
                                          .hold_lost_outputs = b->hold_lost_outputs};
         rtcosim_status st = rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(component),
                                                       out, err);
         rtcosim_component_free(component);
         if (st != RTCOSIM_OK) {
             *out = NULL;
-            return rtcosim_error_prefix(err, "--dcp %s=%s:%u: ", name, b->items[i].host,
-                                        (unsigned)b->items[i].port);
+            return rtcosim_error_prefix(err, "--dcp %s=%s%s:%u: ", name,
+                                        b->items[i].transport == RTCOSIM_DCP_TCP_IPV4 ? "tcp://" : "",
+                                        b->items[i].host, (unsigned)b->items[i].port);
         }
         b->items[i].used = true;
         return RTCOSIM_OK;

@@ -15,8 +15,8 @@
 
 struct rtcosim_dcpx {
     char *slave_name;
-    char *host;
-    uint16_t port;
+    char *host, *tcp_host;
+    uint16_t port, tcp_port;
     bool nrt, srt, hrt;
     rtcosim_variable *vars;
     size_t n_vars;
@@ -88,7 +88,28 @@ void rtcosim_dcpx_free(rtcosim_dcpx *d)
     free(d->vars);
     free(d->slave_name);
     free(d->host);
+    free(d->tcp_host);
     free(d);
+}
+
+/* A Control element of dcpIPv4Type: host and port attributes, both optional. */
+static rtcosim_status parse_control(const xmlNode *control, const char *file, char **host,
+                                    uint16_t *port, rtcosim_error *err)
+{
+    if (!control)
+        return RTCOSIM_OK;
+    *host = attr(control, "host");
+    char *text = attr(control, "port");
+    uint64_t p = 0;
+    if (text && !parse_u64(text, 65535, &p)) {
+        rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                              "%s: Control port '%s' is no port number", file, text);
+        free(text);
+        return st;
+    }
+    free(text);
+    *port = (uint16_t)p;
+    return RTCOSIM_OK;
 }
 
 static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const char *file,
@@ -148,8 +169,16 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
     var->value_reference = (uint32_t)vr;
     var->type = type;
     var->causality = causality;
-    var->variability = causality == RTCOSIM_CAUSALITY_PARAMETER ? RTCOSIM_VARIABILITY_FIXED
-                                                                 : RTCOSIM_VARIABILITY_CONTINUOUS;
+    /* variability (dcpVariable): parameters fixed or tunable, inputs and
+     * outputs discrete or continuous (the default). */
+    char *variability = attr(v, "variability");
+    if (causality == RTCOSIM_CAUSALITY_PARAMETER)
+        var->variability = variability && strcmp(variability, "tunable") == 0
+                               ? RTCOSIM_VARIABILITY_TUNABLE : RTCOSIM_VARIABILITY_FIXED;
+    else
+        var->variability = variability && strcmp(variability, "discrete") == 0
+                               ? RTCOSIM_VARIABILITY_DISCRETE : RTCOSIM_VARIABILITY_CONTINUOUS;
+    free(variability);
     var->derivative_of = -1;
     char *start = attr(typed, "start");
     if (start) {
@@ -201,20 +230,12 @@ rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file
     d->hrt = child(modes, "HardRealTime") != NULL;
     d->srt = child(modes, "SoftRealTime") != NULL;
     d->nrt = child(modes, "NonRealTime") != NULL;
-    const xmlNode *control = child(child(child(root, "TransportProtocols"), "UDP_IPv4"), "Control");
-    if (control) {
-        d->host = attr(control, "host");
-        char *port = attr(control, "port");
-        uint64_t p = 0;
-        if (port && !parse_u64(port, 65535, &p)) {
-            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: Control port '%s' is no port number",
-                                   file, port);
-            free(port);
-            goto done;
-        }
-        free(port);
-        d->port = (uint16_t)p;
-    }
+    const xmlNode *protocols = child(root, "TransportProtocols");
+    if ((st = parse_control(child(child(protocols, "UDP_IPv4"), "Control"), file, &d->host,
+                            &d->port, err)) != RTCOSIM_OK ||
+        (st = parse_control(child(child(protocols, "TCP_IPv4"), "Control"), file, &d->tcp_host,
+                            &d->tcp_port, err)) != RTCOSIM_OK)
+        goto done;
     const xmlNode *vars = child(root, "Variables");
     if (!vars) {
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: Variables missing", file);
@@ -269,6 +290,8 @@ rtcosim_status rtcosim_dcpx_load(const char *path, rtcosim_dcpx **out, rtcosim_e
 const char *rtcosim_dcpx_slave_name(const rtcosim_dcpx *d) { return d->slave_name; }
 const char *rtcosim_dcpx_host(const rtcosim_dcpx *d) { return d->host; }
 uint16_t rtcosim_dcpx_port(const rtcosim_dcpx *d) { return d->port; }
+const char *rtcosim_dcpx_tcp_host(const rtcosim_dcpx *d) { return d->tcp_host; }
+uint16_t rtcosim_dcpx_tcp_port(const rtcosim_dcpx *d) { return d->tcp_port; }
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d) { return &d->desc; }
 bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode)
 {
@@ -306,8 +329,21 @@ static void put_start(FILE *f, const rtcosim_variable *v)
     fputc('"', f);
 }
 
+/* One transport element of dcpIPv4Type: the control port, which also takes
+ * the input data (the only port offered). */
+static void put_ipv4(FILE *f, const char *element, const char *host, uint16_t port)
+{
+    fprintf(f, "    <%s maxPduSize=\"%u\">\n      <Control host=\"", element, RTCOSIM_DCP_MAX_PDU);
+    put_escaped(f, host);
+    fprintf(f, "\" port=\"%u\"/>\n      <DAT_input_output host=\"", (unsigned)port);
+    put_escaped(f, host);
+    fprintf(f, "\">\n        <AvailablePort port=\"%u\"/>\n      </DAT_input_output>\n    </%s>\n",
+            (unsigned)port, element);
+}
+
 rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char *slave_name,
-                                  const char *host, uint16_t port, rtcosim_time_ns heartbeat_ns,
+                                  const char *host, uint16_t port, const char *tcp_host,
+                                  uint16_t tcp_port, rtcosim_time_ns heartbeat_ns,
                                   const char *path, rtcosim_error *err)
 {
     FILE *f = fopen(path, "w");
@@ -331,13 +367,13 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
     fprintf(f, "  <Heartbeat>\n    <MaximumPeriodicInterval numerator=\"%" PRId64
                "\" denominator=\"1000\"/>\n  </Heartbeat>\n",
             heartbeat_ns / RTCOSIM_NS_PER_MS);
-    fputs("  <TransportProtocols>\n    <UDP_IPv4 maxPduSize=\"65507\">\n      <Control host=\"", f);
-    put_escaped(f, host);
-    fprintf(f, "\" port=\"%u\"/>\n      <DAT_input_output host=\"", (unsigned)port);
-    put_escaped(f, host);
-    fprintf(f, "\">\n        <AvailablePort port=\"%u\"/>\n      </DAT_input_output>\n"
-               "    </UDP_IPv4>\n  </TransportProtocols>\n",
-            (unsigned)port);
+    /* Schema order: UDP_IPv4 before TCP_IPv4. */
+    fputs("  <TransportProtocols>\n", f);
+    if (host)
+        put_ipv4(f, "UDP_IPv4", host, port);
+    if (tcp_host)
+        put_ipv4(f, "TCP_IPv4", tcp_host, tcp_port);
+    fputs("  </TransportProtocols>\n", f);
     fputs("  <CapabilityFlags canAcceptConfigPdus=\"true\" canHandleReset=\"true\" "
           "canHandleVariableSteps=\"true\" canMonitorHeartbeat=\"true\"/>\n  <Variables>\n", f);
     for (size_t i = 0; i < desc->variable_count; i++) {
@@ -351,7 +387,10 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
             continue;
         fputs("    <Variable name=\"", f);
         put_escaped(f, v->name);
-        fprintf(f, "\" valueReference=\"%" PRIu32 "\"", v->value_reference);
+        fprintf(f, "\" valueReference=\"%" PRIu32 "\" variability=\"%s\"", v->value_reference,
+                v->causality == RTCOSIM_CAUSALITY_PARAMETER
+                    ? (v->variability == RTCOSIM_VARIABILITY_TUNABLE ? "tunable" : "fixed")
+                    : (v->variability == RTCOSIM_VARIABILITY_DISCRETE ? "discrete" : "continuous"));
         if (v->description) {
             fputs(" description=\"", f);
             put_escaped(f, v->description);

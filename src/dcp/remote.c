@@ -4,7 +4,9 @@
  * DAT_input_output -> STC_do_step -> COMPUTED -> STC_send_outputs ->
  * DAT_input_output). Requests are retransmitted with the same pdu_seq_id
  * after a timeout; the slave answers a repeat from its cache, so a lost
- * response costs a delay, never a double step. */
+ * response costs a delay, never a double step. Over UDP/IPv4 or TCP/IPv4
+ * (link.h); a tunable parameter changed during the run goes out as
+ * DAT_parameter ahead of the next step. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -15,26 +17,30 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "dcp/udp.h"
+#include "dcp/link.h"
 #include "dcp/values.h"
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
 
 enum { DATA_ID_INPUTS = 0, DATA_ID_OUTPUTS = 1 };
+enum { PARAM_ID_TUNABLES = 0 }; /* DAT_parameter ids are their own space */
 
 typedef struct remote {
     rtcosim_dcp_remote_config cfg;
     char host[64];
-    dcp_udp udp;
-    struct sockaddr_in slave;
+    dcp_link link;
+    dcp_peer peer;      /* the slave's control port (a connection over TCP) */
+    uint16_t data_port; /* where the slave sends outputs */
     uint32_t local_ip; /* host order, for CFG_target_network_information */
     rtcosim_variable *vars;
     size_t n_vars;
     uint64_t *values;   /* one slot per variable (typed as the variable) */
     bool *param_set;
-    size_t *in_idx, *out_idx;
-    size_t n_in, n_out;
+    size_t *in_idx, *out_idx, *tun_idx;
+    size_t n_in, n_out, n_tun;
     size_t in_payload, out_payload;
+    bool tunables_dirty; /* a tunable parameter changed after configuration */
+    uint16_t param_seq;
     uint16_t seq;
     uint8_t slave_state;
     bool registered;
@@ -84,8 +90,8 @@ static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
  * the decoded response (RSP_*) in *rsp when one arrived, true then. */
 static bool pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp)
 {
-    struct sockaddr_in from;
-    long n = dcp_udp_recv(&r->udp, r->rx, sizeof r->rx, &from, timeout_ns, r->cfg.spin_ns);
+    dcp_peer from;
+    long n = dcp_link_recv(&r->link, r->rx, sizeof r->rx, &from, timeout_ns, r->cfg.spin_ns);
     if (n <= 0)
         return false;
     rtcosim_dcp_pdu p;
@@ -111,7 +117,7 @@ static rtcosim_status send_raw(remote *r, const rtcosim_dcp_pdu *p, size_t *size
 {
     rtcosim_status st = rtcosim_dcp_pdu_encode(p, r->tx, sizeof r->tx, size, err);
     if (st == RTCOSIM_OK)
-        dcp_udp_send(&r->udp, &r->slave, r->tx, *size);
+        dcp_link_send(&r->link, &r->peer, r->tx, *size);
     r->last_send = dcp_now_ns();
     return st;
 }
@@ -127,9 +133,14 @@ static rtcosim_status request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rs
         return st;
     for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
         if (attempt > 0)
-            dcp_udp_send(&r->udp, &r->slave, r->tx, size);
+            dcp_link_send(&r->link, &r->peer, r->tx, size);
         rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
         for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
+            if (!dcp_link_peer_open(&r->link, &r->peer))
+                return rtcosim_error_set(err, RTCOSIM_EIO,
+                                         "DCP slave %s:%u closed the TCP connection (%s unanswered)",
+                                         r->host, (unsigned)r->cfg.port,
+                                         rtcosim_dcp_pdu_type_name(p->type));
             rtcosim_dcp_pdu in;
             if (!pump(r, deadline - now, &in) || in.seq_id != p->seq_id)
                 continue;
@@ -219,22 +230,39 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
                              r->host, (unsigned)r->cfg.port, rtcosim_dcp_state_name(state));
 }
 
-static rtcosim_status send_inputs(remote *r)
+/* One DAT_input_output or DAT_parameter with the values of `idx`. */
+static void send_values(remote *r, uint8_t type, uint16_t id, uint16_t seq, const size_t *idx,
+                        size_t n)
 {
-    if (r->n_in == 0)
-        return RTCOSIM_OK;
     uint8_t *at = r->tx + 5;
-    for (size_t i = 0; i < r->n_in; i++) {
-        const rtcosim_variable *v = &r->vars[r->in_idx[i]];
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_variable *v = &r->vars[idx[i]];
         uint8_t wt;
         dcp_type_of(v->type, &wt);
-        dcp_value_to_wire(v->type, &r->values[r->in_idx[i]], at);
+        dcp_value_to_wire(v->type, &r->values[idx[i]], at);
         at += rtcosim_dcp_data_type_size(wt);
     }
-    r->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
-    dcp_put16(r->tx + 1, r->in_seq++);
-    dcp_put16(r->tx + 3, DATA_ID_INPUTS);
-    dcp_udp_send(&r->udp, &r->slave, r->tx, (size_t)(at - r->tx));
+    r->tx[0] = type;
+    dcp_put16(r->tx + 1, seq);
+    dcp_put16(r->tx + 3, id);
+    dcp_link_send(&r->link, &r->peer, r->tx, (size_t)(at - r->tx));
+}
+
+/* Changed tunable parameters go out before the inputs and the request they
+ * belong to; the slave applies them at its next step (NRT, spec 3.1.18.3). */
+static void send_tunables(remote *r)
+{
+    if (!r->tunables_dirty || r->n_tun == 0)
+        return;
+    send_values(r, RTCOSIM_DCP_DAT_PARAMETER, PARAM_ID_TUNABLES, r->param_seq++, r->tun_idx, r->n_tun);
+    r->tunables_dirty = false;
+}
+
+static rtcosim_status send_inputs(remote *r)
+{
+    send_tunables(r);
+    if (r->n_in)
+        send_values(r, RTCOSIM_DCP_DAT_INPUT_OUTPUT, DATA_ID_INPUTS, r->in_seq++, r->in_idx, r->n_in);
     return RTCOSIM_OK;
 }
 
@@ -277,25 +305,53 @@ static void heartbeat_end(remote *r)
     r->heartbeat_running = false;
 }
 
+/* UDP: one socket, connected so that it picks the local address the slave
+ * will see; the slave's data PDUs go to it (CFG_target_network_information).
+ * TCP: a connection to the slave's control port, and a listener on the
+ * same local address for the connection the slave opens for outputs. */
+static rtcosim_status open_transport(remote *r, rtcosim_error *err)
+{
+    struct sockaddr_in slave, local;
+    socklen_t len = sizeof local;
+    rtcosim_status st = dcp_address(r->host, r->cfg.port, &slave, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (r->cfg.transport == RTCOSIM_DCP_TCP_IPV4) {
+        rtcosim_time_ns wait = r->cfg.retry_ns * r->cfg.attempts;
+        if ((st = dcp_link_connect_tcp(&r->link, &slave, wait, &r->peer, err)) != RTCOSIM_OK)
+            return st;
+        getsockname(r->link.conns[r->peer.conn].fd, (struct sockaddr *)&local, &len);
+        char ip[32];
+        inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
+        if ((st = dcp_link_listen_tcp(&r->link, ip, 0, err)) != RTCOSIM_OK)
+            return st;
+        r->data_port = r->link.tcp_port;
+    } else {
+        if ((st = dcp_link_open_udp(&r->link, "0.0.0.0", 0, err)) != RTCOSIM_OK)
+            return st;
+        r->peer = (dcp_peer){.addr = slave, .conn = -1};
+        if (connect(r->link.udp_fd, (struct sockaddr *)&slave, sizeof slave) != 0 ||
+            getsockname(r->link.udp_fd, (struct sockaddr *)&local, &len) != 0)
+            return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot reach %s:%u: %s", r->host,
+                                     (unsigned)r->cfg.port, strerror(errno));
+        r->data_port = ntohs(local.sin_port);
+    }
+    r->local_ip = ntohl(local.sin_addr.s_addr);
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status op_instantiate(void *self, const char *instance_name, rtcosim_error *err)
 {
     remote *r = self;
     snprintf(r->name, sizeof r->name, "%s", instance_name);
-    rtcosim_status st = dcp_udp_address(r->host, r->cfg.port, &r->slave, err);
-    if (st == RTCOSIM_OK)
-        st = dcp_udp_open(&r->udp, "0.0.0.0", 0, err);
+    if (r->cfg.port == 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "DCP: component '%s' has no slave address (its DCPX names no "
+                                 "Control host and port): bind it with --dcp %s=HOST:PORT",
+                                 instance_name, instance_name);
+    rtcosim_status st = open_transport(r, err);
     if (st != RTCOSIM_OK)
         return st;
-    /* Connecting picks the local address the slave will see; data PDUs the
-     * slave sends go to it (CFG_target_network_information). */
-    struct sockaddr_in local;
-    socklen_t len = sizeof local;
-    if (connect(r->udp.fd, (struct sockaddr *)&r->slave, sizeof r->slave) != 0 ||
-        getsockname(r->udp.fd, (struct sockaddr *)&local, &len) != 0)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot reach %s:%u: %s", r->host,
-                                 (unsigned)r->cfg.port, strerror(errno));
-    r->local_ip = ntohl(local.sin_addr.s_addr);
-    r->udp.port = ntohs(local.sin_port);
     r->slave_state = RTCOSIM_DCP_ALIVE;
     st = stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
     if (st != RTCOSIM_OK)
@@ -339,7 +395,7 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
     }
     if (r->n_in) {
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
-                              .data_id = DATA_ID_INPUTS, .transport_protocol = RTCOSIM_DCP_UDP_IPV4,
+                              .data_id = DATA_ID_INPUTS, .transport_protocol = r->cfg.transport,
                               .port = r->cfg.port};
         if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
@@ -356,8 +412,23 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
         if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION,
-                              .data_id = DATA_ID_OUTPUTS, .transport_protocol = RTCOSIM_DCP_UDP_IPV4,
-                              .port = r->udp.port, .ip_address = r->local_ip};
+                              .data_id = DATA_ID_OUTPUTS, .transport_protocol = r->cfg.transport,
+                              .port = r->data_port, .ip_address = r->local_ip};
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    for (size_t i = 0; i < r->n_tun; i++) {
+        const rtcosim_variable *v = &r->vars[r->tun_idx[i]];
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TUNABLE_PARAMETER, .data_id = PARAM_ID_TUNABLES,
+                              .pos = (uint16_t)i, .value_reference = v->value_reference};
+        dcp_type_of(v->type, &p.source_data_type);
+        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    if (r->n_tun) {
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION,
+                              .data_id = PARAM_ID_TUNABLES, .transport_protocol = r->cfg.transport,
+                              .port = r->cfg.port};
         if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
@@ -480,11 +551,20 @@ static rtcosim_status op_set_unlocked(void *self, rtcosim_type type, const uint3
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "DCP: no %s variable with vr %" PRIu32,
                                      rtcosim_type_name(type), vrs[k]);
         if (r->vars[i].causality == RTCOSIM_CAUSALITY_PARAMETER) {
-            if (r->configured && memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0)
-                return rtcosim_error_set(err, RTCOSIM_ESTATE,
-                                         "DCP: parameter '%s' set after the slave was configured "
-                                         "(CFG_parameter is only allowed in CONFIGURATION)",
-                                         r->vars[i].name);
+            bool changed = memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0;
+            if (r->configured && changed) {
+                /* After configuration only a tunable parameter may change:
+                 * it travels in DAT_parameter before the next request. */
+                if (r->vars[i].variability != RTCOSIM_VARIABILITY_TUNABLE)
+                    return rtcosim_error_set(err, RTCOSIM_ESTATE,
+                                             "DCP: parameter '%s' set after the slave was configured "
+                                             "(CFG_parameter is only allowed in CONFIGURATION; only "
+                                             "a tunable parameter may change later)",
+                                             r->vars[i].name);
+                r->tunables_dirty = true;
+                if (r->in_init)
+                    r->inputs_dirty = true; /* outputs in initialization depend on it */
+            }
             r->param_set[i] = true;
         } else if (r->vars[i].causality == RTCOSIM_CAUSALITY_INPUT &&
                    memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0) {
@@ -546,7 +626,7 @@ static void op_destroy(void *self)
 {
     remote *r = self;
     heartbeat_end(r);
-    if (r->registered && r->udp.fd >= 0) {
+    if (r->registered && dcp_link_peer_open(&r->link, &r->peer)) {
         /* Best effort: leave the slave free for the next master. */
         r->cfg.attempts = 2;
         if (r->slave_state != RTCOSIM_DCP_STOPPED && r->slave_state != RTCOSIM_DCP_CONFIGURATION &&
@@ -556,7 +636,7 @@ static void op_destroy(void *self)
         }
         (void)stc(r, RTCOSIM_DCP_STC_DEREGISTER, 0, NULL);
     }
-    dcp_udp_close(&r->udp);
+    dcp_link_close(&r->link);
     for (size_t i = 0; i < r->n_vars; i++) {
         free((char *)r->vars[i].name);
     }
@@ -565,6 +645,7 @@ static void op_destroy(void *self)
     free(r->param_set);
     free(r->in_idx);
     free(r->out_idx);
+    free(r->tun_idx);
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->wake);
     free(r);
@@ -591,7 +672,6 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     remote *r = calloc(1, sizeof *r);
     if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
-    r->udp.fd = r->udp.epoll_fd = r->udp.wake_fd = -1;
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -599,6 +679,22 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     pthread_cond_init(&r->wake, &ca);
     pthread_condattr_destroy(&ca);
     r->cfg = *config;
+    if (r->cfg.transport != RTCOSIM_DCP_UDP_IPV4 && r->cfg.transport != RTCOSIM_DCP_TCP_IPV4) {
+        unsigned t = r->cfg.transport;
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->wake);
+        free(r);
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "DCP: transport protocol 0x%02X is not supported (UDP_IPv4 0x00 "
+                                 "or TCP_IPv4 0x04)", t);
+    }
+    rtcosim_status lst = dcp_link_init(&r->link, err);
+    if (lst != RTCOSIM_OK) {
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->wake);
+        free(r);
+        return lst;
+    }
     snprintf(r->host, sizeof r->host, "%s", config->host ? config->host : "127.0.0.1");
     r->cfg.host = r->host;
     if (r->cfg.retry_ns <= 0)
@@ -617,7 +713,8 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     r->param_set = calloc(n ? n : 1, sizeof *r->param_set);
     r->in_idx = calloc(n ? n : 1, sizeof *r->in_idx);
     r->out_idx = calloc(n ? n : 1, sizeof *r->out_idx);
-    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx) {
+    r->tun_idx = calloc(n ? n : 1, sizeof *r->tun_idx);
+    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx || !r->tun_idx) {
         op_destroy(r);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     }
@@ -644,6 +741,9 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
         } else if (v->causality == RTCOSIM_CAUSALITY_OUTPUT) {
             r->out_idx[r->n_out++] = idx;
             r->out_payload += rtcosim_dcp_data_type_size(wt);
+        } else if (v->causality == RTCOSIM_CAUSALITY_PARAMETER &&
+                   v->variability == RTCOSIM_VARIABILITY_TUNABLE) {
+            r->tun_idx[r->n_tun++] = idx;
         }
     }
     rtcosim_component_desc d = *desc;

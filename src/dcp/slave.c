@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dcp/slave_internal.h"
 #include "rtcosim/log.h"
@@ -24,7 +25,7 @@ static void send_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool rememb
     size_t n;
     if (rtcosim_dcp_pdu_encode(p, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
         return;
-    dcp_udp_send(&s->udp, &s->master, buf, n);
+    dcp_link_send(&s->link, &s->master, buf, n);
     if (remember) {
         memcpy(s->last_rsp, buf, n);
         s->last_rsp_size = n;
@@ -44,7 +45,7 @@ static void ack(rtcosim_dcp_slave *s, uint16_t seq)
     send_pdu(s, &p, true);
 }
 
-static void nack_to(rtcosim_dcp_slave *s, const struct sockaddr_in *to, uint16_t seq,
+static void nack_to(rtcosim_dcp_slave *s, const dcp_peer *to, uint16_t seq,
                     uint16_t code)
 {
     rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_NACK, .seq_id = seq,
@@ -54,7 +55,7 @@ static void nack_to(rtcosim_dcp_slave *s, const struct sockaddr_in *to, uint16_t
     size_t n;
     if (rtcosim_dcp_pdu_encode(&p, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
         return;
-    dcp_udp_send(&s->udp, to, buf, n);
+    dcp_link_send(&s->link, to, buf, n);
     if (to == &s->master) {
         memcpy(s->last_rsp, buf, n);
         s->last_rsp_size = n;
@@ -78,6 +79,7 @@ static void fail(rtcosim_dcp_slave *s, uint16_t code, const char *why)
     rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s (%s) in %s", s->name, why,
                 rtcosim_dcp_error_code_name(code), rtcosim_dcp_state_name(s->state));
     s->error_code = code;
+    s->step_held = false;
     notify(s, RTCOSIM_DCP_ERRORHANDLING);
     rtcosim_component_free(s->comp);
     s->comp = NULL;
@@ -106,11 +108,38 @@ static void step(rtcosim_dcp_slave *s, uint32_t steps)
     rtcosim_error err;
     rtcosim_step_result r;
     if (rtcosim_dcp_steps_to_ns(steps, s->tick_ns, &h, &err) != RTCOSIM_OK ||
+        dcp_slave_apply_pending(s, &err) != RTCOSIM_OK ||
         rtcosim_component_do_step(s->comp, s->t, h, &r, &err) != RTCOSIM_OK) {
         fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
         return;
     }
     s->t += h;
+}
+
+/* SRT: STC_run's start_time is absolute time, UNIX seconds (spec 3.1.14.1);
+ * the slave enters its state at once and starts the simulated time when the
+ * wall clock reaches it (3.2.5.12), i.e. under the master's clock. 0 or a
+ * time already past: now. Returned on the monotonic clock the loop uses. */
+static rtcosim_time_ns srt_start(int64_t start_time)
+{
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    rtcosim_time_ns now = dcp_now_ns();
+    if (start_time <= 0 || start_time > INT64_MAX / RTCOSIM_NS_PER_S)
+        return now;
+    rtcosim_time_ns ahead = start_time * RTCOSIM_NS_PER_S -
+                            ((rtcosim_time_ns)real.tv_sec * RTCOSIM_NS_PER_S + real.tv_nsec);
+    return ahead > 0 ? now + ahead : now;
+}
+
+/* The computation of STC_do_step, announced with NTF COMPUTED. */
+static void compute(rtcosim_dcp_slave *s, uint32_t steps)
+{
+    s->step_held = false;
+    step(s, steps);
+    dcp_slave_inputs_consumed(s);
+    if (s->state == RTCOSIM_DCP_COMPUTING)
+        notify(s, RTCOSIM_DCP_COMPUTED);
 }
 
 /* STC_* requests, already checked against the state table. */
@@ -125,6 +154,8 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         return;
     case RTCOSIM_DCP_STC_PREPARE: {
         uint16_t code = dcp_slave_check_config(s);
+        if (!code)
+            code = dcp_slave_connect_targets(s);
         if (code) {
             nack_to(s, &s->master, p->seq_id, code);
             return;
@@ -170,6 +201,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
                 return;
             }
             s->in_init = false;
+            dcp_slave_inputs_begin_run(s);
             set_state(s, RTCOSIM_DCP_SYNCHRONIZING);
             /* No transient to wait for: synchronized at once (3.2.5.21). */
             notify(s, RTCOSIM_DCP_SYNCHRONIZED);
@@ -177,8 +209,9 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
             set_state(s, RTCOSIM_DCP_RUNNING);
         }
         if (s->mode != RTCOSIM_DCP_OP_NRT) {
-            s->next_rt_step = dcp_now_ns();
-            s->rt_step_count = 0;
+            if (s->state != RTCOSIM_DCP_RUNNING)
+                s->rt_step_count = 0;
+            s->next_rt_step = srt_start(p->start_time);
         }
         return;
     case RTCOSIM_DCP_STC_DO_STEP:
@@ -189,12 +222,19 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         ack(s, p->seq_id);
         s->before_sending_d = s->state;
         set_state(s, RTCOSIM_DCP_COMPUTING);
-        step(s, p->steps);
-        if (s->state == RTCOSIM_DCP_COMPUTING)
-            notify(s, RTCOSIM_DCP_COMPUTED);
+        if (dcp_slave_inputs_ready(s)) {
+            compute(s, p->steps);
+        } else {
+            /* The inputs sent before this request are still on their way:
+             * COMPUTING waits for them (or for input_wait_ns). */
+            s->step_held = true;
+            s->held_steps = p->steps;
+            s->held_since = dcp_now_ns();
+        }
         return;
     case RTCOSIM_DCP_STC_STOP:
         ack(s, p->seq_id);
+        s->step_held = false;
         set_state(s, RTCOSIM_DCP_STOPPING);
         if (s->comp && !s->in_init)
             (void)rtcosim_component_terminate(s->comp, NULL);
@@ -214,7 +254,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     }
 }
 
-static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const struct sockaddr_in *from)
+static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dcp_peer *from)
 {
     uint16_t code = 0;
     if (p->state_id != RTCOSIM_DCP_ALIVE)
@@ -245,12 +285,9 @@ static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const st
     ack(s, p->seq_id);
 }
 
-static bool same_peer(const struct sockaddr_in *a, const struct sockaddr_in *b)
-{
-    return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
-}
+static bool same_peer(const dcp_peer *a, const dcp_peer *b) { return dcp_peer_same(a, b); }
 
-static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *from)
+static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
 {
     rtcosim_dcp_pdu p;
     uint16_t code;
@@ -268,14 +305,26 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
         p.seq_id == s->last_seq && p.type == s->last_req_type && s->last_rsp_size) {
         if (registered)
             s->last_heard = dcp_now_ns();
-        dcp_udp_send(&s->udp, &s->master, s->last_rsp, s->last_rsp_size);
+        dcp_link_send(&s->link, &s->master, s->last_rsp, s->last_rsp_size);
         return;
     }
+    /* An older request from the master (its pdu_seq_id behind the last one,
+     * mod 2^16) is a retransmission that UDP delivered after the next
+     * request: the master has its answer already; executing it again would
+     * repeat a step. */
+    if (p.type < RTCOSIM_DCP_DAT_INPUT_OUTPUT && p.type != RTCOSIM_DCP_STC_REGISTER && from_master &&
+        s->have_seq && (uint16_t)(p.seq_id - s->last_seq) >= 0x8000)
+        return;
     if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
         if (from_master || registered) {
-            if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode) &&
-                p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
-                dcp_slave_take_data(s, &p);
+            if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode)) {
+                if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
+                    dcp_slave_take_data(s, &p);
+                    if (s->step_held && dcp_slave_inputs_ready(s))
+                        compute(s, s->held_steps);
+                }
+                else /* NRT Run superstate: at the next step; else at once */
+                    dcp_slave_take_params(s, &p, s->mode != RTCOSIM_DCP_OP_NRT || s->in_init);
                 if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
                     s->state != RTCOSIM_DCP_ERRORRESOLVED)
                     fail(s, s->error_code, "more data PDUs lost in a row than maxConsecMissedPdus");
@@ -291,7 +340,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
             uint8_t buf[8];
             size_t n;
             if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-                dcp_udp_send(&s->udp, from, buf, n);
+                dcp_link_send(&s->link, from, buf, n);
         } else {
             nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
         }
@@ -306,7 +355,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const struct sockaddr_in *
         uint8_t buf[8];
         size_t n;
         if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-            dcp_udp_send(&s->udp, from, buf, n);
+            dcp_link_send(&s->link, from, buf, n);
         if (from_master) {
             s->last_seq = p.seq_id;
             s->last_req_type = p.type;
@@ -380,7 +429,8 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
         rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
         if (s->state != RTCOSIM_DCP_ALIVE) {
             rtcosim_time_ns silent = now - s->last_heard;
-            if (silent >= s->cfg.heartbeat_timeout_ns) {
+            /* A master on TCP that closed its control connection is gone at once. */
+            if (silent >= s->cfg.heartbeat_timeout_ns || !dcp_link_peer_open(&s->link, &s->master)) {
                 /* The master vanished: error, resolve, deregister (ALIVE). */
                 if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
                     fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED, "master silent");
@@ -391,6 +441,19 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
             if (s->cfg.heartbeat_timeout_ns - silent < timeout)
                 timeout = s->cfg.heartbeat_timeout_ns - silent;
         }
+        if (s->step_held) {
+            rtcosim_time_ns due = s->held_since + s->cfg.input_wait_ns;
+            if (now >= due) {
+                uint16_t code = dcp_slave_inputs_missed(s);
+                if (code)
+                    fail(s, code, "more data PDUs lost in a row than maxConsecMissedPdus");
+                else
+                    compute(s, s->held_steps);
+                continue;
+            }
+            if (due - now < timeout)
+                timeout = due - now;
+        }
         if (real_time_active(s)) {
             if (now >= s->next_rt_step) {
                 real_time_step(s);
@@ -399,8 +462,8 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
             if (s->next_rt_step - now < timeout)
                 timeout = s->next_rt_step - now;
         }
-        struct sockaddr_in from;
-        long n = dcp_udp_recv(&s->udp, s->rx, sizeof s->rx, &from, timeout, s->cfg.spin_ns);
+        dcp_peer from;
+        long n = dcp_link_recv(&s->link, s->rx, sizeof s->rx, &from, timeout, s->cfg.spin_ns);
         if (n > 0)
             handle(s, (size_t)n, &from);
     }
@@ -416,24 +479,32 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
                                         rtcosim_dcp_slave **out, rtcosim_error *err)
 {
     *out = NULL;
-    if (!config || !config->factory || !config->host)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "DCP slave: host and factory are required");
+    if (!config || !config->factory || (!config->host && !config->tcp_host))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "DCP slave: a factory and a UDP or TCP host are required");
     rtcosim_dcp_slave *s = calloc(1, sizeof *s);
     if (!s)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP slave: out of memory");
     s->cfg = *config;
-    snprintf(s->host, sizeof s->host, "%s", config->host);
-    s->cfg.host = s->host;
+    snprintf(s->host, sizeof s->host, "%s", config->host ? config->host : "");
+    snprintf(s->tcp_host, sizeof s->tcp_host, "%s", config->tcp_host ? config->tcp_host : "");
+    s->cfg.host = config->host ? s->host : NULL;
+    s->cfg.tcp_host = config->tcp_host ? s->tcp_host : NULL;
     if (s->cfg.heartbeat_timeout_ns <= 0)
         s->cfg.heartbeat_timeout_ns = 2 * RTCOSIM_NS_PER_S;
     if (s->cfg.max_consec_missed_pdus == 0)
         s->cfg.max_consec_missed_pdus = 10;
     if (s->cfg.spin_ns <= 0)
         s->cfg.spin_ns = 200 * RTCOSIM_NS_PER_US;
-    s->udp.fd = s->udp.epoll_fd = s->udp.wake_fd = -1;
-    rtcosim_status st = probe_factory(s, err);
+    if (s->cfg.input_wait_ns <= 0)
+        s->cfg.input_wait_ns = 10 * RTCOSIM_NS_PER_MS;
+    rtcosim_status st = dcp_link_init(&s->link, err);
     if (st == RTCOSIM_OK)
-        st = dcp_udp_open(&s->udp, s->host, config->port, err);
+        st = probe_factory(s, err);
+    if (st == RTCOSIM_OK && s->cfg.host)
+        st = dcp_link_open_udp(&s->link, s->host, config->port, err);
+    if (st == RTCOSIM_OK && s->cfg.tcp_host)
+        st = dcp_link_listen_tcp(&s->link, s->tcp_host, config->tcp_port, err);
     if (st != RTCOSIM_OK) {
         rtcosim_dcp_slave_free(s);
         return st;
@@ -447,7 +518,8 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
     return RTCOSIM_OK;
 }
 
-uint16_t rtcosim_dcp_slave_port(const rtcosim_dcp_slave *s) { return s->udp.port; }
+uint16_t rtcosim_dcp_slave_port(const rtcosim_dcp_slave *s) { return s->link.udp_port; }
+uint16_t rtcosim_dcp_slave_tcp_port(const rtcosim_dcp_slave *s) { return s->link.tcp_port; }
 uint8_t rtcosim_dcp_slave_state(const rtcosim_dcp_slave *s)
 {
     return (uint8_t)atomic_load(&((rtcosim_dcp_slave *)s)->state_pub);
@@ -460,7 +532,7 @@ uint32_t rtcosim_dcp_slave_sessions(const rtcosim_dcp_slave *s)
 void rtcosim_dcp_slave_stop(rtcosim_dcp_slave *s)
 {
     atomic_store(&s->stop, true);
-    dcp_udp_wake(&s->udp);
+    dcp_link_wake(&s->link);
 }
 
 void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
@@ -469,16 +541,18 @@ void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
         return;
     rtcosim_component_free(s->comp);
     rtcosim_component_free(s->probe);
-    dcp_udp_close(&s->udp);
+    dcp_link_close(&s->link);
     free(s->inputs);
     free(s->outputs);
     free(s->params);
+    free(s->tunables);
     free(s);
 }
 
 rtcosim_status rtcosim_dcp_slave_write_dcpx(const rtcosim_dcp_slave *s, const char *path,
                                             rtcosim_error *err)
 {
-    return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name, s->host,
-                              s->udp.port, s->cfg.heartbeat_timeout_ns, path, err);
+    return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name,
+                              s->cfg.host, s->link.udp_port, s->cfg.tcp_host, s->link.tcp_port,
+                              s->cfg.heartbeat_timeout_ns, path, err);
 }

@@ -9,23 +9,33 @@
 #include "dcp/values.h"
 #include "dcp/wire.h"
 
-dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create)
+static dcp_data_id *find_in(dcp_data_id *t, size_t *n, uint16_t id, bool create)
 {
-    for (size_t i = 0; i < s->n_ids; i++)
-        if (s->ids[i].id == id)
-            return &s->ids[i];
-    if (!create || s->n_ids == DCP_MAX_DATA_IDS)
+    for (size_t i = 0; i < *n; i++)
+        if (t[i].id == id)
+            return &t[i];
+    if (!create || *n == DCP_MAX_DATA_IDS)
         return NULL;
-    dcp_data_id *d = &s->ids[s->n_ids++];
+    dcp_data_id *d = &t[(*n)++];
     memset(d, 0, sizeof *d);
     d->id = id;
+    d->target.conn = -1;
     return d;
+}
+
+dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create)
+{
+    return find_in(s->ids, &s->n_ids, id, create);
 }
 
 void dcp_slave_clear_config(rtcosim_dcp_slave *s)
 {
-    s->n_inputs = s->n_outputs = s->n_params = 0;
-    s->n_ids = 0;
+    for (size_t i = 0; i < s->n_ids; i++)
+        dcp_link_close_conn(&s->link, &s->ids[i].target);
+    s->n_inputs = s->n_outputs = s->n_params = s->n_tunables = 0;
+    s->n_ids = s->n_pids = 0;
+    s->params_pending = s->step_held = false;
+    s->held_steps = 0;
     s->tick_ns = 0;
     s->rt_steps = 1;
 }
@@ -106,25 +116,33 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         dcp_slave_clear_config(s);
         return 0;
     case RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION:
-    case RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION:
-        if (p->transport_protocol != RTCOSIM_DCP_UDP_IPV4)
+    case RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION: {
+        bool tcp = p->transport_protocol == RTCOSIM_DCP_TCP_IPV4;
+        if (!(p->transport_protocol == RTCOSIM_DCP_UDP_IPV4 && s->link.udp_fd >= 0) &&
+            !(tcp && s->link.listen_fd >= 0))
             return RTCOSIM_DCP_ERR_NOT_SUPPORTED_TRANSPORT_PROTOCOL;
         if (!(d = dcp_slave_find_id(s, p->data_id, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
         if (p->type == RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION) {
-            /* Inputs arrive on the control socket (the DCPX offers only it). */
-            if (p->port != 0 && p->port != s->udp.port)
+            /* Inputs arrive on the control port (the DCPX offers only it);
+             * over TCP on any connection to it. */
+            uint16_t control = tcp ? s->link.tcp_port : s->link.udp_port;
+            if (p->port != 0 && p->port != control)
                 return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
             return 0;
         }
         if (p->port == 0)
             return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
+        dcp_link_close_conn(&s->link, &d->target);
         d->has_target = true;
-        d->target = s->master;
+        d->target_protocol = p->transport_protocol;
+        d->target_addr = s->master.addr;
         if (p->ip_address != 0)
-            d->target.sin_addr.s_addr = htonl(p->ip_address);
-        d->target.sin_port = htons(p->port);
+            d->target_addr.sin_addr.s_addr = htonl(p->ip_address);
+        d->target_addr.sin_port = htons(p->port);
+        d->target = (dcp_peer){.addr = d->target_addr, .conn = -1};
         return 0;
+    }
     case RTCOSIM_DCP_CFG_PARAMETER:
         v = find_vr(s, p->value_reference);
         if (!v || !dcp_type_of(v->type, &own) ||
@@ -142,11 +160,41 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
         }
         return 0;
+    case RTCOSIM_DCP_CFG_TUNABLE_PARAMETER: {
+        /* Only parameters the slave declares tunable (DCPX variability). */
+        v = find_vr(s, p->value_reference);
+        if (!v || !dcp_type_of(v->type, &own) || v->causality != RTCOSIM_CAUSALITY_PARAMETER ||
+            v->variability != RTCOSIM_VARIABILITY_TUNABLE)
+            return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
+        uint64_t zero = 0, probe_slot = 0;
+        if (!dcp_value_from_wire(p->source_data_type, (const uint8_t *)&zero, v->type, &probe_slot))
+            return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
+        if (!(d = find_in(s->pids, &s->n_pids, p->data_id, true)))
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+        d->count++;
+        if (!(io = push(&s->tunables, &s->n_tunables, &s->cap_tunables)))
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+        *io = (dcp_io){.data_id = p->data_id, .pos = p->pos, .vr = v->value_reference,
+                       .type = v->type, .wire_type = p->source_data_type};
+        return 0;
+    }
+    case RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION: {
+        /* Where DAT_parameter arrives: the control port, as inputs. */
+        bool tcp = p->transport_protocol == RTCOSIM_DCP_TCP_IPV4;
+        if (!(p->transport_protocol == RTCOSIM_DCP_UDP_IPV4 && s->link.udp_fd >= 0) &&
+            !(tcp && s->link.listen_fd >= 0))
+            return RTCOSIM_DCP_ERR_NOT_SUPPORTED_TRANSPORT_PROTOCOL;
+        uint16_t control = tcp ? s->link.tcp_port : s->link.udp_port;
+        if (p->port != 0 && p->port != control)
+            return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
+        return find_in(s->pids, &s->n_pids, p->data_id, true) ? 0
+                                                              : RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
+    }
     case RTCOSIM_DCP_CFG_SCOPE:
         return p->scope <= 2 ? 0 : RTCOSIM_DCP_ERR_INVALID_SCOPE;
     case RTCOSIM_DCP_CFG_LOGGING:
         return RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_NOTIFICATION;
-    default: /* tunable parameters are not offered in the DCPX */
+    default:
         return RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU;
     }
 }
@@ -161,13 +209,13 @@ static int by_id_pos(const void *a, const void *b)
 
 /* Sort one table and fill each data id's range; a position missing or twice
  * is a gap (spec: INCOMPLETE_CONFIG_GAP_*_POS). */
-static bool index_table(rtcosim_dcp_slave *s, dcp_io *t, size_t n)
+static bool index_table(dcp_data_id *ids, size_t n_ids, dcp_io *t, size_t n)
 {
     if (n == 0)
         return true;
     qsort(t, n, sizeof *t, by_id_pos);
     for (size_t i = 0; i < n;) {
-        dcp_data_id *d = dcp_slave_find_id(s, t[i].data_id, false);
+        dcp_data_id *d = find_in(ids, &n_ids, t[i].data_id, false);
         size_t j = i;
         d->first = i;
         d->payload_size = 0;
@@ -186,10 +234,12 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
 {
     if (s->tick_ns <= 0)
         return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_TIME_RESOLUTION;
-    if (!index_table(s, s->inputs, s->n_inputs))
+    if (!index_table(s->ids, s->n_ids, s->inputs, s->n_inputs))
         return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_INPUT_POS;
-    if (!index_table(s, s->outputs, s->n_outputs))
+    if (!index_table(s->ids, s->n_ids, s->outputs, s->n_outputs))
         return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_OUTPUT_POS;
+    if (!index_table(s->pids, s->n_pids, s->tunables, s->n_tunables))
+        return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_TUNABLE_POS;
     uint32_t rt_steps = 0;
     for (size_t i = 0; i < s->n_ids; i++) {
         dcp_data_id *d = &s->ids[i];
@@ -206,6 +256,23 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
     return 0;
 }
 
+uint16_t dcp_slave_connect_targets(rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        dcp_data_id *d = &s->ids[i];
+        if (!d->is_output || !d->has_target || d->target_protocol != RTCOSIM_DCP_TCP_IPV4 ||
+            (d->target.conn >= 0 && dcp_link_peer_open(&s->link, &d->target)))
+            continue;
+        /* Over TCP the slave connects to the target as a client (as the
+         * reference implementation's connectToConfiguredPorts does). */
+        rtcosim_error err;
+        if (dcp_link_connect_tcp(&s->link, &d->target_addr, RTCOSIM_NS_PER_S, &d->target, &err) !=
+            RTCOSIM_OK)
+            return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
+    }
+    return 0;
+}
+
 rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err)
 {
     for (size_t i = 0; i < s->n_params; i++) {
@@ -217,17 +284,20 @@ rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
+/* A data PDU of one id: sequence bookkeeping (per id, counting up mod
+ * 2^16), then each value decoded into its slot. False when it is dropped:
+ * unknown id, duplicate, overtaken by a newer one, or the wrong size (data
+ * PDUs are never answered). */
+static bool take(rtcosim_dcp_slave *s, dcp_data_id *d, dcp_io *table, const rtcosim_dcp_pdu *p)
 {
-    dcp_data_id *d = dcp_slave_find_id(s, p->data_id, false);
     if (!d || d->is_output || d->count == 0)
-        return;
+        return false;
     if (d->seen) {
-        /* Sequence ids count up per data id (mod 2^16): an id not ahead of the
-         * last one is a duplicate or arrived late behind a newer one. */
+        /* An id not ahead of the last one is a duplicate or arrived late
+         * behind a newer one. */
         uint16_t ahead = (uint16_t)(p->seq_id - d->last_seq);
         if (ahead == 0 || ahead >= 0x8000)
-            return;
+            return false;
         d->missed_in_row = ahead - 1u;
         if (d->missed_in_row > s->cfg.max_consec_missed_pdus)
             s->error_code = RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED;
@@ -235,15 +305,96 @@ void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     d->seen = true;
     d->last_seq = p->seq_id;
     if (p->payload_size != d->payload_size)
-        return; /* malformed data are dropped: data PDUs are never answered */
+        return false;
     const uint8_t *at = p->payload;
     for (size_t i = d->first; i < d->first + d->count; i++) {
-        dcp_io *io = &s->inputs[i];
-        uint64_t slot = 0;
-        if (dcp_value_from_wire(io->wire_type, at, io->type, &slot))
-            (void)rtcosim_component_set(s->comp, io->type, &io->vr, 1, &slot, NULL);
+        dcp_io *io = &table[i];
+        io->pending = dcp_value_from_wire(io->wire_type, at, io->type, &io->value);
         at += rtcosim_dcp_data_type_size(io->wire_type);
     }
+    d->fresh = true;
+    return true;
+}
+
+static void apply(rtcosim_dcp_slave *s, dcp_io *io)
+{
+    if (io->pending)
+        (void)rtcosim_component_set(s->comp, io->type, &io->vr, 1, &io->value, NULL);
+    io->pending = false;
+}
+
+void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
+{
+    dcp_data_id *d = dcp_slave_find_id(s, p->data_id, false);
+    if (!take(s, d, s->inputs, p))
+        return;
+    for (size_t i = d->first; i < d->first + d->count; i++)
+        apply(s, &s->inputs[i]);
+}
+
+void dcp_slave_take_params(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool apply_now)
+{
+    dcp_data_id *d = find_in(s->pids, &s->n_pids, p->data_id, false);
+    if (!take(s, d, s->tunables, p))
+        return;
+    /* The PDU's values come into effect together (spec 3.1.18.3 note). */
+    if (apply_now)
+        for (size_t i = d->first; i < d->first + d->count; i++)
+            apply(s, &s->tunables[i]);
+    else
+        s->params_pending = true;
+}
+
+void dcp_slave_inputs_begin_run(rtcosim_dcp_slave *s)
+{
+    /* A master that sent inputs in initialization sends them every step. */
+    for (size_t i = 0; i < s->n_ids; i++) {
+        s->ids[i].per_step = s->ids[i].seen;
+        s->ids[i].fresh = false;
+    }
+}
+
+bool dcp_slave_inputs_ready(const rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        const dcp_data_id *d = &s->ids[i];
+        if (!d->is_output && d->count > 0 && d->per_step && !d->fresh)
+            return false;
+    }
+    return true;
+}
+
+void dcp_slave_inputs_consumed(rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        s->ids[i].per_step = s->ids[i].fresh;
+        s->ids[i].fresh = false;
+    }
+}
+
+uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s)
+{
+    for (size_t i = 0; i < s->n_ids; i++) {
+        dcp_data_id *d = &s->ids[i];
+        if (d->is_output || d->count == 0 || !d->per_step || d->fresh)
+            continue;
+        if (++d->missed_in_row > s->cfg.max_consec_missed_pdus)
+            return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED;
+        d->last_seq++; /* the lost one; a later arrival of it is stale */
+        d->fresh = true; /* the master still sends per step */
+    }
+    return 0;
+}
+
+rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err)
+{
+    (void)err;
+    if (!s->params_pending)
+        return RTCOSIM_OK;
+    for (size_t i = 0; i < s->n_tunables; i++)
+        apply(s, &s->tunables[i]);
+    s->params_pending = false;
+    return RTCOSIM_OK;
 }
 
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err)
@@ -269,7 +420,7 @@ rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count,
         s->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
         dcp_put16(s->tx + 1, d->send_seq++);
         dcp_put16(s->tx + 3, d->id);
-        dcp_udp_send(&s->udp, &d->target, s->tx, (size_t)(at - s->tx));
+        dcp_link_send(&s->link, &d->target, s->tx, (size_t)(at - s->tx));
     }
     return RTCOSIM_OK;
 }

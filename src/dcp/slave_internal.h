@@ -5,7 +5,7 @@
 
 #include <stdatomic.h>
 
-#include "dcp/udp.h"
+#include "dcp/link.h"
 #include "rtcosim/dcp.h"
 
 #define DCP_MAX_DATA_IDS 64
@@ -17,7 +17,8 @@ typedef struct dcp_io {
     uint32_t vr;
     rtcosim_type type;    /* the component variable's type */
     uint8_t wire_type;    /* DCP type on the wire (source_data_type for inputs) */
-    uint64_t value;       /* CFG_parameter: value to apply at configure (aligned slot) */
+    uint64_t value;       /* CFG_parameter, DAT_parameter: value to apply (aligned slot) */
+    bool pending;         /* DAT_parameter in NRT: applied at the next step (spec 3.1.18.3) */
 } dcp_io;
 
 /* Per data_id: direction, sending period and sequence bookkeeping. */
@@ -25,21 +26,25 @@ typedef struct dcp_data_id {
     uint16_t id;
     bool is_output;
     bool has_target;
-    struct sockaddr_in target;
+    uint8_t target_protocol;  /* RTCOSIM_DCP_UDP_IPV4 or _TCP_IPV4 */
+    struct sockaddr_in target_addr;
+    dcp_peer target;          /* TCP: the connection opened at STC_prepare */
     uint32_t steps;       /* CFG_steps (SRT output period in resolution steps) */
     uint16_t send_seq;    /* next pdu_seq_id sent */
     bool seen;            /* a PDU of this id was received */
     uint16_t last_seq;    /* last pdu_seq_id received */
     uint32_t missed_in_row;
+    bool fresh;           /* inputs: a PDU newer than the last step's arrived */
+    bool per_step;        /* inputs: the master sent fresh data for the last step */
     size_t first, count;  /* range in the sorted inputs/outputs */
     size_t payload_size;
 } dcp_data_id;
 
 struct rtcosim_dcp_slave {
     rtcosim_dcp_slave_config cfg;
-    char host[64];
+    char host[64], tcp_host[64];
     char name[128];
-    dcp_udp udp;
+    dcp_link link;
     rtcosim_component *probe; /* describes the variables; never stepped */
     atomic_bool stop;
     atomic_uint state_pub;
@@ -50,7 +55,7 @@ struct rtcosim_dcp_slave {
     uint8_t state;
     uint8_t mode;
     uint8_t before_sending_d; /* state to return to after SENDING_D */
-    struct sockaddr_in master;
+    dcp_peer master;
     bool have_seq;
     uint16_t last_seq;
     uint8_t last_req_type;
@@ -65,10 +70,18 @@ struct rtcosim_dcp_slave {
     uint32_t rt_steps;            /* SRT: resolution steps per real-time step */
     uint64_t rt_step_count;
 
-    dcp_io *inputs, *outputs, *params;
-    size_t n_inputs, n_outputs, n_params, cap_inputs, cap_outputs, cap_params;
-    dcp_data_id ids[DCP_MAX_DATA_IDS];
+    dcp_io *inputs, *outputs, *params, *tunables;
+    size_t n_inputs, n_outputs, n_params, n_tunables;
+    size_t cap_inputs, cap_outputs, cap_params, cap_tunables;
+    dcp_data_id ids[DCP_MAX_DATA_IDS];  /* data_id of DAT_input_output */
     size_t n_ids;
+    dcp_data_id pids[DCP_MAX_DATA_IDS]; /* param_id of DAT_parameter (own id space) */
+    size_t n_pids;
+    bool params_pending;
+    /* NRT: an STC_do_step held until its input data arrived (see step_ready). */
+    bool step_held;
+    uint32_t held_steps;
+    rtcosim_time_ns held_since;
 
     uint8_t rx[RTCOSIM_DCP_MAX_PDU];
     uint8_t tx[RTCOSIM_DCP_MAX_PDU];
@@ -79,8 +92,24 @@ struct rtcosim_dcp_slave {
 void dcp_slave_clear_config(rtcosim_dcp_slave *s);
 uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
 uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s);
+/* Open the TCP connections of the configured outputs (STC_prepare). */
+uint16_t dcp_slave_connect_targets(rtcosim_dcp_slave *s);
 rtcosim_status dcp_slave_apply_params(rtcosim_dcp_slave *s, rtcosim_error *err);
 void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
+/* DAT_parameter: values of tunable parameters, applied at once in SRT and in
+ * initialization, at the next step in NRT (spec 3.1.18.3). */
+void dcp_slave_take_params(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool apply_now);
+/* NRT input order (spec 3.2.3.5 assumes DAT before STC_do_step; UDP does not
+ * keep it): a step is ready when every input id whose master sent fresh data
+ * for the previous step has fresh data again. */
+void dcp_slave_inputs_begin_run(rtcosim_dcp_slave *s);
+bool dcp_slave_inputs_ready(const rtcosim_dcp_slave *s);
+void dcp_slave_inputs_consumed(rtcosim_dcp_slave *s);
+/* The held step's missing inputs are lost: 0, or PROPERTY_VIOLATED when an
+ * id lost more than maxConsecMissedPdus in a row. */
+uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s);
+/* Apply DAT_parameter values waiting for the next step. */
+rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err);
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
 dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/master.h"
 #include "rtcosim/native.h"
@@ -104,7 +105,10 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
                                      const rtcosim_system_build_options *opts,
                                      rtcosim_component **out, rtcosim_error *err)
 {
+    size_t len = sc->path ? strlen(sc->path) : 0;
+    bool dcpx = len > 5 && strcmp(sc->path + len - 5, ".dcpx") == 0; /* a remote DCP slave */
     rtcosim_status st = sc->native_type ? rtcosim_native_create(sc->native_type, out, err)
+                        : dcpx          ? rtcosim_dcp_remote_from_dcpx(sc->path, out, err)
                                         : rtcosim_fmu_load(sc->path, opts->fmu, out, err);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);

@@ -64,10 +64,22 @@ void start_slave(served *s, rtcosim_time_ns heartbeat)
 
 void start_slave_with(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat)
 {
-    rtcosim_error err;
-    rtcosim_dcp_slave_config cfg = {.host = "127.0.0.1", .port = 0, .factory = make,
+    start_slave_on(s, make, heartbeat, true, false);
+}
+
+void start_slave_on(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat,
+                    bool udp, bool tcp)
+{
+    rtcosim_dcp_slave_config cfg = {.host = udp ? "127.0.0.1" : NULL, .port = 0,
+                                    .tcp_host = tcp ? "127.0.0.1" : NULL, .factory = make,
                                     .heartbeat_timeout_ns = heartbeat};
-    assert_int_equal(rtcosim_dcp_slave_create(&cfg, &s->slave, &err), RTCOSIM_OK);
+    start_slave_config(s, &cfg);
+}
+
+void start_slave_config(served *s, const rtcosim_dcp_slave_config *cfg)
+{
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dcp_slave_create(cfg, &s->slave, &err), RTCOSIM_OK);
     assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
 }
 
@@ -124,11 +136,17 @@ rtcosim_component *remote_of(const served *s)
 
 rtcosim_component *remote_at(uint16_t port, rtcosim_time_ns retry_ns, uint32_t attempts)
 {
+    return remote_via(RTCOSIM_DCP_UDP_IPV4, port, retry_ns, attempts);
+}
+
+rtcosim_component *remote_via(uint8_t transport, uint16_t port, rtcosim_time_ns retry_ns,
+                              uint32_t attempts)
+{
     rtcosim_component *probe = NULL, *c = NULL;
     rtcosim_error err;
     assert_int_equal(factory(NULL, &probe, &err), RTCOSIM_OK);
     rtcosim_dcp_remote_config cfg = {.host = "127.0.0.1", .port = port, .retry_ns = retry_ns,
-                                     .attempts = attempts};
+                                     .attempts = attempts, .transport = transport};
     assert_int_equal(rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(probe), &c, &err),
                      RTCOSIM_OK);
     rtcosim_component_free(probe);

@@ -23,6 +23,10 @@ typedef struct served {
 /* heartbeat 0: the default. */
 void start_slave(served *s, rtcosim_time_ns heartbeat);
 void start_slave_with(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat);
+/* udp/tcp: which transports the slave serves (on 127.0.0.1, free ports). */
+void start_slave_on(served *s, rtcosim_dcp_component_factory make, rtcosim_time_ns heartbeat,
+                    bool udp, bool tcp);
+void start_slave_config(served *s, const rtcosim_dcp_slave_config *cfg);
 void stop_slave(served *s);
 
 rtcosim_status run_steps(rtcosim_component *c, int steps, double *xs, int32_t *counts, int *done,
@@ -32,5 +36,8 @@ void run(rtcosim_component *c, double *xs, int32_t *counts);
 rtcosim_component *remote_of(const served *s);
 /* A "dcp" component for the slave at 127.0.0.1:port (0: default retries). */
 rtcosim_component *remote_at(uint16_t port, rtcosim_time_ns retry_ns, uint32_t attempts);
+/* The same over RTCOSIM_DCP_UDP_IPV4 or RTCOSIM_DCP_TCP_IPV4. */
+rtcosim_component *remote_via(uint8_t transport, uint16_t port, rtcosim_time_ns retry_ns,
+                              uint32_t attempts);
 
 #endif

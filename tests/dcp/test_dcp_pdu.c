@@ -175,12 +175,34 @@ static void test_resolution(void **state)
     assert_int_equal(rtcosim_dcp_steps_to_ns(UINT64_C(1) << 40, INT64_C(1) << 30, &t, &err), RTCOSIM_EINVAL);
 }
 
+/* TCP framing: 4-byte little-endian PDU length that excludes itself. */
+static void test_tcp_frame(void **state)
+{
+    (void)state;
+    size_t n = 99;
+    const uint8_t ack[] = {4, 0, 0, 0, 0xB0, 7, 0, 1, /* next frame: */ 5};
+    assert_int_equal(rtcosim_dcp_tcp_frame(ack, 3, 65507, &n), 0);    /* partial prefix */
+    assert_int_equal(rtcosim_dcp_tcp_frame(ack, 7, 65507, &n), 0);    /* partial PDU */
+    assert_int_equal(n, 4);
+    assert_int_equal(rtcosim_dcp_tcp_frame(ack, 8, 65507, &n), 1);    /* whole */
+    assert_int_equal(n, 4);
+    assert_int_equal(rtcosim_dcp_tcp_frame(ack, sizeof ack, 65507, &n), 1); /* more after it */
+    const uint8_t big[] = {0xE4, 0xFF, 0, 0}; /* 65508: one past the largest PDU */
+    assert_int_equal(rtcosim_dcp_tcp_frame(big, 4, 65507, &n), -1);
+    const uint8_t order[] = {0x00, 0x01, 0, 0}; /* little-endian: 256, not 65536 */
+    assert_int_equal(rtcosim_dcp_tcp_frame(order, 4, 65507, &n), 0);
+    assert_int_equal(n, 256);
+    const uint8_t zero[] = {0, 0, 0, 0};
+    assert_int_equal(rtcosim_dcp_tcp_frame(zero, 4, 65507, &n), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_register_layout), cmocka_unit_test(test_control_layouts),
         cmocka_unit_test(test_response_layouts), cmocka_unit_test(test_decode_rejects),
         cmocka_unit_test(test_state_table), cmocka_unit_test(test_resolution),
+        cmocka_unit_test(test_tcp_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

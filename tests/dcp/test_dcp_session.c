@@ -228,6 +228,72 @@ static void test_srt_outputs(void **state)
     stop_slave(&s);
 }
 
+/* SRT under the master's clock: STC_run names an absolute start time (UNIX
+ * seconds) up to 2 s ahead; the slave is SYNCHRONIZED at once but its first
+ * output comes no earlier than that time (a lower bound only: a loaded
+ * machine can make it late, never early). */
+static void test_srt_start_time(void **state)
+{
+    (void)state;
+    served s;
+    start_slave(&s, 5 * RTCOSIM_NS_PER_S);
+    uint16_t port = rtcosim_dcp_slave_port(s.slave);
+    int fd = raw_socket();
+    struct sockaddr_in me = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &me.sin_addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof me), 0);
+    socklen_t len = sizeof me;
+    getsockname(fd, (struct sockaddr *)&me, &len);
+    uint16_t seq = 1;
+    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = seq++,
+                           .op_mode = RTCOSIM_DCP_OP_SRT, .major_version = 1};
+    ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    rtcosim_dcp_pdu cfgs[] = {
+        {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1, .denominator = 1000},
+        {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 7, .pos = 0, .value_reference = 4},
+        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 7, .steps = 20},
+        {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 7,
+         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = ntohs(me.sin_port),
+         .ip_address = 0x7F000001},
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        cfgs[i].seq_id = seq++;
+        ask(fd, port, &cfgs[i], NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    }
+    uint8_t now = RTCOSIM_DCP_CONFIGURATION;
+    const uint8_t path[][2] = {{RTCOSIM_DCP_STC_PREPARE, RTCOSIM_DCP_PREPARED},
+                               {RTCOSIM_DCP_STC_CONFIGURE, RTCOSIM_DCP_CONFIGURED}};
+    for (size_t i = 0; i < 2; i++) {
+        rtcosim_dcp_pdu p = {.type = path[i][0], .seq_id = seq++, .state_id = now};
+        ask(fd, port, &p, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+        while (await_pdu(fd, RTCOSIM_DCP_NTF_STATE_CHANGED).state_id != path[i][1])
+            ;
+        now = path[i][1];
+    }
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    int64_t start = (int64_t)real.tv_sec + 2; /* 1..2 s ahead */
+    rtcosim_dcp_pdu run = {.type = RTCOSIM_DCP_STC_RUN, .seq_id = seq++, .state_id = now,
+                           .start_time = start};
+    ask(fd, port, &run, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    while (await_pdu(fd, RTCOSIM_DCP_NTF_STATE_CHANGED).state_id != RTCOSIM_DCP_SYNCHRONIZED)
+        ;
+    rtcosim_dcp_pdu d = await_pdu(fd, RTCOSIM_DCP_DAT_INPUT_OUTPUT);
+    clock_gettime(CLOCK_REALTIME, &real);
+    assert_true(real.tv_sec >= start);
+    assert_int_equal(d.data_id, 7);
+    rtcosim_dcp_pdu stop = {.type = RTCOSIM_DCP_STC_STOP, .seq_id = seq++,
+                            .state_id = RTCOSIM_DCP_SYNCHRONIZED};
+    ask(fd, port, &stop, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    while (await_pdu(fd, RTCOSIM_DCP_NTF_STATE_CHANGED).state_id != RTCOSIM_DCP_STOPPED)
+        ;
+    rtcosim_dcp_pdu dereg = {.type = RTCOSIM_DCP_STC_DEREGISTER, .seq_id = seq++,
+                             .state_id = RTCOSIM_DCP_STOPPED};
+    ask(fd, port, &dereg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    close(fd);
+    stop_slave(&s);
+}
+
 /* 10 steps, 1.5 s idle (3x the slave heartbeat timeout), 10 steps. */
 static rtcosim_status idle_run(const served *s, rtcosim_time_ns master_heartbeat, rtcosim_error *err)
 {
@@ -377,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_nrt_matches_local),
         cmocka_unit_test(test_nack_codes),
         cmocka_unit_test(test_srt_outputs),
+        cmocka_unit_test(test_srt_start_time),
         cmocka_unit_test(test_idle_master_heartbeat),
         cmocka_unit_test(test_vanished_master),
         cmocka_unit_test(test_dcpx_roundtrip),
