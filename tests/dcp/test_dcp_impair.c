@@ -6,6 +6,7 @@
  * maxConsecMissedPdus (10) send the slave to error handling; a slave killed
  * mid-run ends the run with a timeout naming it; a master that vanishes
  * mid-run leaves the slave ALIVE for the next master. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -145,13 +146,20 @@ typedef struct killer {
     atomic_uint count;
 } killer;
 
-/* Kill the slave process when the master's data PDU number 100 passes. */
+/* Kill the slave process when the master's data PDU number 100 passes, and
+ * wait (without reaping) until it is dead before the PDU goes on: kill()
+ * only queues the signal, and a slave still running on the other CPU could
+ * answer PDU 100 first. */
 static bool kill_at_100(void *ctx, bool to_slave, const uint8_t *pdu, size_t size)
 {
     (void)size;
     killer *k = ctx;
-    if (to_slave && is_data(pdu) && atomic_fetch_add(&k->count, 1) + 1 == 100)
+    if (to_slave && is_data(pdu) && atomic_fetch_add(&k->count, 1) + 1 == 100) {
         kill(k->child, SIGKILL);
+        siginfo_t info;
+        while (waitid(P_PID, (id_t)k->child, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+            ;
+    }
     return false;
 }
 
