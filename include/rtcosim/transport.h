@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_TRANSPORT_H
 #define RTCOSIM_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,18 @@ typedef struct rtcosim_transport {
     /* bytes at data from rank root to every rank (into data). Collective. */
     rtcosim_status (*broadcast)(void *context, void *data, size_t bytes, int root,
                                 rtcosim_error *err);
+    /* Point to point (the null-message synchronization; may be NULL when a
+     * transport has none): `send` queues one message to rank `to`, made of
+     * head_bytes at head then body_bytes at body, and returns at once (the
+     * transport keeps a copy until it is delivered: no rank ever waits for
+     * another to receive). Messages between two ranks arrive in the order
+     * sent. `receive` gives the next message from any rank: *from its
+     * sender, *data valid until the next receive; when nothing has arrived
+     * it waits if `wait`, else sets *from to -1. */
+    rtcosim_status (*send)(void *context, int to, const void *head, size_t head_bytes,
+                           const void *body, size_t body_bytes, rtcosim_error *err);
+    rtcosim_status (*receive)(void *context, bool wait, int *from, const void **data,
+                              size_t *bytes, rtcosim_error *err);
 } rtcosim_transport;
 
 #ifdef __cplusplus
