@@ -35,6 +35,7 @@ struct dist_state {
     int64_t *header;     /* [2 * 3 * size]: send then receive (bytes, next time, failed) */
     size_t *sizes;       /* [3 * size]: send bytes, recv bytes, recv offsets */
     const void **send;   /* [size]: the batches */
+    struct spec_ranks *spec; /* speculative across ranks (sched_spec_ranks.c) */
 };
 
 /* One run over ranks, as the synchronizations see it. */

@@ -13,11 +13,13 @@
 #include <string.h>
 
 #include "dist_internal.h"
+#include "spec_internal.h"
 
 static void dist_free(struct dist_state *d)
 {
     if (!d)
         return;
+    spec_ranks_free(d);
     if (d->out && d->t)
         for (size_t k = 0; k < (size_t)d->threads * (size_t)d->t->size; k++)
             free(d->out[k].data);
@@ -351,12 +353,31 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
+/* Time Warp on every rank (sched_speculative.c, one thread each) with what
+ * crosses ranks in sched_spec_ranks.c. */
+static rtcosim_status spec_ranks_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                     rtcosim_run_stats *stats, rtcosim_error *err)
+{
+    struct dist_state *d = sim->dist;
+    rtcosim_status st = spec_ranks_setup(sim, o, err);
+    if (st == RTCOSIM_OK)
+        st = place_lps(sim, d, 1, err);
+    if (st == RTCOSIM_OK && !batches_for(d, 1))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    if (st == RTCOSIM_OK)
+        st = sched_speculative_run(sim, o, stats, err);
+    spec_ranks_free(d);
+    return st;
+}
+
 rtcosim_status sched_distributed_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                      rtcosim_run_stats *stats, rtcosim_error *err)
 {
     struct dist_state *d = sim->dist;
     const rtcosim_transport *t = d->t;
     unsigned T = o->threads ? o->threads : 1;
+    if (o->scheduler == RTCOSIM_SCHEDULER_SPECULATIVE)
+        return spec_ranks_run(sim, o, stats, err);
     if ((o->scheduler != RTCOSIM_SCHEDULER_SEQUENTIAL &&
          o->scheduler != RTCOSIM_SCHEDULER_CONSERVATIVE) || o->conservative_rounds)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: on %d ranks each rank runs"
