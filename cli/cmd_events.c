@@ -331,7 +331,10 @@ static int run_events(int argc, char **argv)
     printf("vehicle: %zu ECUs, scheduler %s", rtcosim_ecu_vehicle_ecu_count(vehicle),
            rtcosim_scheduler_name(ro.scheduler));
     if (tr.size > 1)
-        printf(" over %d MPI ranks (%s sync)", tr.size, rtcosim_rank_sync_name(ro.rank_sync));
+        printf(" over %d MPI ranks (%s)", tr.size,
+               speculative ? "Time Warp across ranks"
+                           : ro.rank_sync == RTCOSIM_RANK_SYNC_NULL_MESSAGES ? "null messages"
+                                                                             : "reduction");
     if (ro.scheduler == RTCOSIM_SCHEDULER_CONSERVATIVE || speculative)
         printf(" (%u threads%s)", ro.threads, tr.size > 1 ? " per rank" : "");
     if (speculative)

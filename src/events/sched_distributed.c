@@ -454,12 +454,20 @@ rtcosim_status kernel_dist_stats(rtcosim_events *sim, rtcosim_run_stats *stats,
                                  rtcosim_error *err)
 {
     const rtcosim_transport *t = sim->dist->t;
-    uint64_t sums[2] = {stats->events, stats->cross_thread};
-    rtcosim_status st = t->allreduce_u64(t->context, sums, 2, RTCOSIM_REDUCE_SUM, err);
+    /* counts over all ranks (GVT rounds are common to all: not summed) */
+    uint64_t sums[7] = {stats->events, stats->cross_thread, stats->processed,
+                        stats->rollbacks, stats->rolled_back, stats->anti_messages,
+                        stats->predicted};
+    rtcosim_status st = t->allreduce_u64(t->context, sums, 7, RTCOSIM_REDUCE_SUM, err);
     if (st != RTCOSIM_OK)
         return st;
     stats->events = sums[0];
     stats->cross_thread = sums[1];
+    stats->processed = sums[2];
+    stats->rollbacks = sums[3];
+    stats->rolled_back = sums[4];
+    stats->anti_messages = sums[5];
+    stats->predicted = sums[6];
     int64_t end = stats->end_time;
     st = t->allreduce_i64(t->context, &end, 1, RTCOSIM_REDUCE_MAX, err);
     stats->end_time = end;

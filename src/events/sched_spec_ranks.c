@@ -7,7 +7,7 @@
  * every GVT_LOOPS loops of the scheduler (as ROSS's synchronous GVT): every
  * rank flushes and takes in messages until the ranks' counts of records
  * sent and received are equal (nothing in transit), then GVT is the minimum
- * over ranks of their earliest unprocessed event. Below it nothing can roll
+ * over ranks of their earliest unprocessed event and unconfirmed prediction. Below it nothing can roll
  * back: the events a rank sent away below GVT are freed, as are the entries
  * of received events (fossil collection of the records is the scheduler's). */
 #include <inttypes.h>
@@ -276,8 +276,23 @@ static void fossil(worker *w, struct spec_ranks *s, rtcosim_time_ns gvt)
         (void)table_rebuild(s, gvt, s->table_count); /* same capacity: no allocation */
 }
 
+/* This rank's earliest unprocessed real event, and its earliest prediction
+ * not yet confirmed by its real event (GVT may not pass it either). */
+static void local_minimum(const rtcosim_events *sim, const worker *w, int64_t *real,
+                          int64_t *predicted)
+{
+    *real = event_heap_min_time(&w->heap);
+    *predicted = RTCOSIM_TIME_MAX;
+    for (size_t i = 0; sim->prediction_count && i < sim->lp_count; i++)
+        if (rtcosim_events_owns(sim, (rtcosim_lp_id)i) && sim->lps[i]->spec->stream_count) {
+            rtcosim_time_ns u = spec_predict_unconfirmed(sim->lps[i]);
+            if (u < *predicted)
+                *predicted = u;
+        }
+}
+
 int spec_ranks_gvt(spec_thread *th, worker *w, bool failed, bool force, rtcosim_time_ns *gvt,
-                   rtcosim_error *err)
+                   rtcosim_time_ns *gvt_real, rtcosim_error *err)
 {
     rtcosim_events *sim = w->sim;
     struct spec_ranks *s = sim->dist->spec;
@@ -296,8 +311,10 @@ int spec_ranks_gvt(spec_thread *th, worker *w, bool failed, bool force, rtcosim_
         if (t->allreduce_i64(t->context, &in_transit, 1, RTCOSIM_REDUCE_SUM, err) != RTCOSIM_OK)
             return -1;
         /* MAX of the negated minimum is the minimum */
-        int64_t v[2] = {failed, -event_heap_min_time(&w->heap)};
-        if (t->allreduce_i64(t->context, v, 2, RTCOSIM_REDUCE_MAX, err) != RTCOSIM_OK)
+        int64_t real, predicted;
+        local_minimum(sim, w, &real, &predicted);
+        int64_t v[3] = {failed, -real, -predicted};
+        if (t->allreduce_i64(t->context, v, 3, RTCOSIM_REDUCE_MAX, err) != RTCOSIM_OK)
             return -1;
         if (v[0]) {
             s->stopped = true;
@@ -307,7 +324,8 @@ int spec_ranks_gvt(spec_thread *th, worker *w, bool failed, bool force, rtcosim_
             return -1;
         }
         if (in_transit == 0) {
-            *gvt = -v[1];
+            *gvt_real = -v[1];
+            *gvt = -v[2] < *gvt_real ? -v[2] : *gvt_real;
             s->stopped = *gvt > sim->stop;
             fossil(w, s, *gvt);
             return 1;
@@ -326,9 +344,6 @@ rtcosim_status spec_ranks_setup(rtcosim_events *sim, const rtcosim_run_options *
     if (!d->t->send || !d->t->receive)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: the transport has no"
                                  " point-to-point messages for the speculative scheduler");
-    if (sim->prediction_count)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: predicted input streams"
-                                 " are not supported over ranks");
     for (size_t i = 0; i < sim->lp_count; i++)
         if (!spec_table_supported(sim->lps[i]))
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: lp '%s' cannot save its"
@@ -344,10 +359,10 @@ rtcosim_status spec_ranks_setup(rtcosim_events *sim, const rtcosim_run_options *
 void spec_ranks_finish(spec_thread *th, worker *w)
 {
     struct spec_ranks *s = w->sim->dist->spec;
-    rtcosim_time_ns gvt;
+    rtcosim_time_ns gvt, gvt_real;
     rtcosim_error ignored = {0};
     /* this rank stopped on its own (a failure): tell the others in the
      * reduction they wait in */
     if (!s->stopped)
-        (void)spec_ranks_gvt(th, w, true, true, &gvt, &ignored);
+        (void)spec_ranks_gvt(th, w, true, true, &gvt, &gvt_real, &ignored);
 }

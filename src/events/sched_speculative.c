@@ -673,15 +673,15 @@ static void thread_loop(spec_thread *th)
         if (!ranks) {
             gvt_step(th);
         } else {
-            rtcosim_time_ns g;
-            int r = spec_ranks_gvt(th, w, false, false, &g, err);
+            rtcosim_time_ns g, g_real;
+            int r = spec_ranks_gvt(th, w, false, false, &g, &g_real, err);
             if (r < 0) {
                 fail(th, RTCOSIM_ECANCELED);
                 return;
             }
             if (r > 0) {
                 atomic_store(&sh->gvt, g);
-                atomic_store(&sh->gvt_real, g);
+                atomic_store(&sh->gvt_real, g_real);
                 th->gvt_rounds++;
             }
         }

@@ -116,14 +116,15 @@ rtcosim_status spec_take_remote(spec_thread *th, rtcosim_event *ev, bool anti,
 /* sched_spec_ranks.c: Time Warp across ranks (sim->dist set, one thread per
  * rank). send: an event for, or an anti-message to, another rank's LP into
  * its batch; poll: send the batches, take what arrived; gvt: every few
- * calls (or when forced) the GVT reduction over ranks, 1 with *gvt, 0 when
+ * calls (or when forced) the GVT reduction over ranks, 1 with *gvt (and
+ * *gvt_real, without unconfirmed predictions), 0 when
  * not this time, -1 when a rank failed (err set unless this one did);
  * finish: after the loop, a rank that stopped alone tells the others. */
 struct dist_state;
 rtcosim_status spec_ranks_send(worker *w, rtcosim_event *ev, bool anti, rtcosim_error *err);
 rtcosim_status spec_ranks_poll(spec_thread *th, worker *w, rtcosim_error *err);
 int spec_ranks_gvt(spec_thread *th, worker *w, bool failed, bool force, rtcosim_time_ns *gvt,
-                   rtcosim_error *err);
+                   rtcosim_time_ns *gvt_real, rtcosim_error *err);
 void spec_ranks_finish(spec_thread *th, worker *w);
 rtcosim_status spec_ranks_setup(rtcosim_events *sim, const rtcosim_run_options *o,
                                 rtcosim_error *err);

@@ -481,16 +481,18 @@ static void ring_times_are_analytic_on_three_ranks(void **state)
     }
 }
 
+/* k = 0: reduction on 2 threads per rank, 1: null messages, 2: speculative */
 static void failure_on_one_rank_stops_all(void **state)
 {
     (void)state;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
     job jobs[2];
-    run_ranks_with(2, JOB_FAIL, 2 - (unsigned)k,
-                   k ? RTCOSIM_RANK_SYNC_NULL_MESSAGES : RTCOSIM_RANK_SYNC_REDUCTION, jobs);
+    run_ranks_on(2, JOB_FAIL, k == 2 ? RTCOSIM_SCHEDULER_SPECULATIVE : RTCOSIM_SCHEDULER_SEQUENTIAL,
+                 k == 0 ? 2 : 1,
+                 k == 1 ? RTCOSIM_RANK_SYNC_NULL_MESSAGES : RTCOSIM_RANK_SYNC_REDUCTION, jobs);
     /* ring7 is on rank 1 (blocks of consecutive LPs) */
     if (jobs[1].status != RTCOSIM_ECOMPONENT)
-        fail_msg("rank 0: %s; rank 1: %s", jobs[0].err.message, jobs[1].err.message);
+        fail_msg("case %d: rank 0: %s; rank 1: %s", k, jobs[0].err.message, jobs[1].err.message);
     assert_int_equal(jobs[1].status, RTCOSIM_ECOMPONENT);
     assert_non_null(strstr(jobs[1].err.message, "ring7"));
     assert_int_equal(jobs[0].status, RTCOSIM_ECANCELED);

@@ -2,8 +2,9 @@
 # PHOLD under `mpirun -np 1, 2, 3` with 1 and 2 threads per rank gives the
 # checksum of the sequential scheduler's run (made by rank 0 in a single
 # process) with both synchronizations of the ranks (reduction, null
-# messages): the distributed kernel is bit-identical for any number of ranks
-# and threads; so is the example vehicle of `rtcosim events` on 2 and 3
+# messages), and with 1 thread per rank so does Time Warp across ranks (Tc =
+# 0): the distributed kernel is bit-identical for any number of ranks and
+# threads; so is the example vehicle of `rtcosim events` on 2 and 3
 # ranks, also with --sync null and 2 threads per rank.
 # usage: ranks_identical.sh MPIEXEC RTCOSIM
 set -u
@@ -30,6 +31,11 @@ for n in 1 2 3; do
         [ -z "$first" ] && first=$sum
         [ "$sum" = "$first" ] || { echo "np $n: differs from np 1"; exit 1; }
     done
+    if [ "$threads" = 1 ]; then
+        sum=$(printf '%s\n' "$out" | awk '$1 == "speculative," && $2 == "ranks" {print $NF}')
+        echo "np $n, speculative: checksum $sum, sequential $ref"
+        [ -n "$sum" ] && [ "$sum" = "$ref" ] || { echo "np $n: speculative differs"; exit 1; }
+    fi
   done
 done
 # the example vehicle (4 ECUs with plants, CAN bus): the state of every LP is
@@ -53,4 +59,10 @@ out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np 3 "$rtcosim"
 sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
 echo "events np 3 --sync null --threads 2: checksum $sum"
 [ "$sum" = "$vref" ] || { echo "events --sync null --threads 2: checksum $sum differs"; exit 1; }
+out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$rtcosim" events \
+      --stop-time 0.5 --scheduler speculative) || {
+    echo "events --scheduler speculative: run failed: $out"; exit 1; }
+sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
+echo "events np 2 --scheduler speculative: checksum $sum"
+[ "$sum" = "$vref" ] || { echo "events --scheduler speculative: checksum $sum differs"; exit 1; }
 echo "identical for 1, 2 and 3 ranks"
