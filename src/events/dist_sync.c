@@ -8,8 +8,10 @@
  *    sends rank d its batch with a promise, the earliest time it can still
  *    send to d: min(next_r, B_r) + L(r,d), L(r,d) the smallest lookahead of a
  *    link from r's LPs to d's; B_r is the smallest promise r holds from the
- *    others, and r processes its events before B_r. Only messages that raise
- *    a promise or carry events are sent, no rank waits for all the others,
+ *    others, and r processes its events before B_r. Before a window r
+ *    already promises next_r + L(r,d) (its window sends nothing earlier),
+ *    so that the ranks work alongside. Only messages that raise a promise
+ *    or carry events are sent, no rank waits for all the others,
  *    and each exchange along a cycle of ranks raises the promises by that
  *    cycle's lookahead, so a positive lookahead between ranks (checked) is
  *    enough for progress. A rank past the stop time sends DONE and waits
@@ -204,7 +206,21 @@ rtcosim_status dist_sync_null(dist_run *run, rtcosim_error *err)
             if (r != me && clock[r] < bound)
                 bound = clock[r];
         rtcosim_time_ns limit = bound - 1 < sim->stop ? bound - 1 : sim->stop;
-        if (!failed_locally(sim) && !remote_failed && dist_next(sim) <= limit) {
+        rtcosim_time_ns next = dist_next(sim);
+        if (!failed_locally(sim) && !remote_failed && next <= limit) {
+            /* promise first what holds already (nothing this window sends
+             * is earlier than next + L), so the others work alongside
+             * instead of waiting for the end of this window */
+            null_head early = {.flags = 0};
+            for (int r = 0; r < R; r++) {
+                early.promise = add_sat(next, lookahead_to[r]);
+                if (r == me || early.promise <= sent[r])
+                    continue;
+                rtcosim_status st = t->send(t->context, r, &early, sizeof early, NULL, 0, err);
+                if (st != RTCOSIM_OK)
+                    return st;
+                sent[r] = early.promise;
+            }
             run->windows++;
             (void)dist_window(run, limit);
         }
@@ -214,7 +230,8 @@ rtcosim_status dist_sync_null(dist_run *run, rtcosim_error *err)
         }
         bool stopping = failed_locally(sim) || remote_failed;
         /* from now on this rank sends nothing before base + L(me, r) */
-        rtcosim_time_ns next = dist_next(sim), base = next < bound ? next : bound;
+        next = dist_next(sim);
+        rtcosim_time_ns base = next < bound ? next : bound;
         bool finished = stopping || base > sim->stop;
         null_head h = {.flags = finished ? MSG_DONE : 0};
         if (failed_locally(sim))
