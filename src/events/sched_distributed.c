@@ -364,8 +364,12 @@ static rtcosim_status spec_ranks_run(rtcosim_events *sim, const rtcosim_run_opti
         st = place_lps(sim, d, 1, err);
     if (st == RTCOSIM_OK && !batches_for(d, 1))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
-    if (st == RTCOSIM_OK)
-        st = sched_speculative_run(sim, o, stats, err);
+    if (st == RTCOSIM_OK) {
+        st = sched_speculative_run(sim, o, stats, err); /* frees the thread map */
+    } else {
+        free(sim->lp_thread); /* from place_lps */
+        sim->lp_thread = NULL;
+    }
     spec_ranks_free(d);
     return st;
 }
@@ -391,19 +395,23 @@ rtcosim_status sched_distributed_run(rtcosim_events *sim, const rtcosim_run_opti
     if (null_messages && (!t->send || !t->receive))
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: the transport has no"
                                  " point-to-point messages for null-message synchronization");
+    int64_t L = 0;
     rtcosim_status st = place_lps(sim, d, T, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    int64_t L = dist_lookahead_to(sim, -1);
-    st = t->allreduce_i64(t->context, &L, 1, RTCOSIM_REDUCE_MIN, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    if (L <= 0)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: a link of zero lookahead between"
-                                 " ranks: no rank could ever advance past another");
-    if (!batches_for(d, T))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
-    st = conservative_setup(sim, T, true, o->start_time, err);
+    if (st == RTCOSIM_OK) {
+        L = dist_lookahead_to(sim, -1);
+        st = t->allreduce_i64(t->context, &L, 1, RTCOSIM_REDUCE_MIN, err);
+    }
+    if (st == RTCOSIM_OK && L <= 0)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "events: a link of zero lookahead between"
+                               " ranks: no rank could ever advance past another");
+    if (st == RTCOSIM_OK && !batches_for(d, T))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    if (st == RTCOSIM_OK) {
+        st = conservative_setup(sim, T, true, o->start_time, err); /* frees all on failure */
+    } else {
+        free(sim->lp_thread); /* from place_lps */
+        sim->lp_thread = NULL;
+    }
     if (st != RTCOSIM_OK)
         return st;
     dist_run run = {.sim = sim, .d = d, .lookahead = L, .start = o->start_time,

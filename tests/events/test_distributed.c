@@ -525,6 +525,12 @@ static void bad_placements_are_refused(void **state)
     rtcosim_run_options o = {.stop_time = RTCOSIM_NS_PER_S};
     assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "crosses ranks"));
+    /* Time Warp over ranks runs one thread per rank: more is refused, also
+     * before any communication */
+    rtcosim_run_options spec = {.stop_time = RTCOSIM_NS_PER_S,
+                                .scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2};
+    assert_int_equal(rtcosim_events_run(sim, &spec, NULL, &err), RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "one thread per rank"));
     rtcosim_events_free(sim);
 }
 
