@@ -13,13 +13,12 @@
 #include "progress.h"
 #include "signals.h"
 #include "rtcosim/fmu.h"
+#include "run_distribute.h"
 #include "run_isolate.h"
 #include "run_speculate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/dcp.h"
-#include "rtcosim/master_distribute.h"
-#include "rtcosim/mpi.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system.h"
 #include "rtcosim/system_rt.h"
@@ -55,9 +54,12 @@ static void usage(FILE *out)
             "  --start-value NAME V    start value of component.variable; repeatable\n"
             "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
             "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
-            "                          robin in system order, or --place COMP=RANK), outputs\n"
-            "                          broadcast from their rank; rank 0 writes the results,\n"
-            "                          bit-identical to the single-process run\n"
+            "                          robin in system order, or --place COMP=RANK); outputs\n"
+            "                          cross ranks once per macro step (Jacobi: one exchange\n"
+            "                          of every value read on another rank; Gauss-Seidel: sent\n"
+            "                          along the order to the ranks reading them); rank 0\n"
+            "                          writes the results, bit-identical to one process; a\n"
+            "                          failing or dying rank ends all, naming component, rank\n"
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
@@ -196,12 +198,7 @@ typedef struct run_args {
     rtcosim_time_ns **schedules;
     size_t delay_count;
     cli_speculate speculate;
-    /* --distribute over the ranks of mpirun, --place COMP=RANK */
-    bool distribute;
-    const char **places;
-    size_t place_count;
-    rtcosim_transport transport;
-    rtcosim_distribution *dist;
+    cli_distribute distribute; /* --distribute over the ranks of mpirun, --place COMP=RANK */
     bool isolate, no_isolate;  /* --isolate [C,..], --no-isolate */
     run_isolation *isolation;  /* the selection (mutable: the build's wrap context) */
 } run_args;
@@ -222,7 +219,7 @@ static int parse_args(int argc, char **argv, run_args *a)
             continue;
         }
         if (strcmp(opt, "--distribute") == 0) {
-            a->distribute = true;
+            a->distribute.enabled = true;
             continue;
         }
         if (strcmp(opt, "--allow-outside") == 0) {
@@ -345,7 +342,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--output-file") == 0) {
             a->output_file = val;
         } else if (strcmp(opt, "--place") == 0) {
-            a->places[a->place_count++] = val;
+            a->distribute.places[a->distribute.place_count++] = val;
         } else if (strcmp(opt, "--step-timeout") == 0) {
             rc = cli_parse_step_timeout(val, &a->step_timeout);
         } else if (strcmp(opt, "--output-variable") == 0) {
@@ -423,15 +420,15 @@ static int parse_args(int argc, char **argv, run_args *a)
                         "--speculate");
     if (a->speculate.enabled && a->real_time)
         return cli_fail("run: --speculate and --real-time cannot be combined");
-    if (a->place_count && !a->distribute)
+    if (a->distribute.place_count && !a->distribute.enabled)
         return cli_fail("run: --place needs --distribute");
-    if (a->distribute && (a->real_time || a->speculate.enabled || a->dcp))
+    if (a->distribute.enabled && (a->real_time || a->speculate.enabled || a->dcp))
         return cli_fail("run: --distribute cannot be combined with --real-time, --speculate or"
                         " --dcp");
-    if (a->distribute && (a->threads_auto || o->threads > 1))
+    if (a->distribute.enabled && (a->threads_auto || o->threads > 1))
         return cli_fail("run: --distribute steps each rank's components on one thread (no"
                         " --threads)");
-    if (a->distribute)
+    if (a->distribute.enabled)
         o->threads = 1; /* the proxies broadcast from the master's thread only */
     a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;
     return 0;
@@ -638,9 +635,9 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         build.wrap = rtcosim_dcp_bindings_wrap;
         build.wrap_context = a->dcp;
     }
-    if (a->dist) {
+    if (a->distribute.dist) {
         build.wrap = rtcosim_distribution_wrap;
-        build.wrap_context = a->dist;
+        build.wrap_context = a->distribute.dist;
     }
     if (run_isolation_active(a->isolation)) {
         /* Isolated first, then (if --dcp names it) bound to its slave. */
@@ -650,7 +647,8 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         build.wrap_context = a->isolation;
     }
     if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK ||
-        (a->dist && rtcosim_distribution_check_placed(a->dist, &err) != RTCOSIM_OK) ||
+        (a->distribute.dist &&
+         rtcosim_distribution_check_placed(a->distribute.dist, &err) != RTCOSIM_OK) ||
         (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->start_count; i++)
@@ -836,19 +834,7 @@ static int run_system(const run_args *a)
         rtcosim_master_describe_parallel(m, line, sizeof line);
         printf("%s\n", line);
     }
-    if (a->dist) {
-        uint64_t broadcasts = 0;
-        double in_exchange = 0;
-        uint64_t steps = rtcosim_master_step_count(m);
-        rtcosim_distribution_stats(a->dist, &broadcasts, &in_exchange);
-        printf("distributed over %d ranks:", a->transport.size);
-        for (size_t i = 0; i < rtcosim_distribution_count(a->dist); i++) {
-            const char *name = rtcosim_distribution_name(a->dist, i);
-            printf(" %s=%d", name, rtcosim_distribution_rank_of(a->dist, name));
-        }
-        printf("; %llu broadcasts, rank 0 spent %.3f us per macro step in them\n",
-               (unsigned long long)broadcasts, steps ? in_exchange * 1e6 / (double)steps : 0.0);
-    }
+    cli_distribute_summary(&a->distribute, m);
     const char *ended_by = NULL;
     bool on_discard = false;
     if (rtcosim_master_terminated(m, &ended_by, &on_discard) &&
@@ -875,40 +861,6 @@ done:
     return rc;
 }
 
-/* --distribute: the MPI transport and the placement; ranks other than 0
- * run silently and write no file (rank 0 has every value). */
-static int open_distribution(run_args *a)
-{
-    if (!a->distribute)
-        return 0;
-    rtcosim_error err = {0};
-    if (!rtcosim_mpi_launched())
-        return cli_fail("run: --distribute needs a start under mpirun (mpirun -np N rtcosim run"
-                        " ... --distribute)");
-    if (rtcosim_mpi_transport_open(&a->transport, &err) != RTCOSIM_OK ||
-        rtcosim_distribution_create(&a->transport, &a->dist, &err) != RTCOSIM_OK)
-        return cli_fail_error(&err);
-    for (size_t i = 0; i < a->place_count; i++) {
-        const char *eq = strrchr(a->places[i], '=');
-        char *end = NULL, name[256];
-        long rank = eq ? strtol(eq + 1, &end, 10) : -1;
-        if (!eq || !end || *end || end == eq + 1 || (size_t)(eq - a->places[i]) >= sizeof name)
-            return cli_fail("--place needs COMPONENT=RANK, got '%s'", a->places[i]);
-        memcpy(name, a->places[i], (size_t)(eq - a->places[i]));
-        name[eq - a->places[i]] = 0;
-        if (rtcosim_distribution_place(a->dist, name, rank > 1 << 20 ? -1 : (int)rank, &err) !=
-            RTCOSIM_OK)
-            return cli_fail_error(&err);
-    }
-    if (a->transport.rank != 0) {
-        a->output_file = NULL;
-        a->quiet = true;
-        if (!freopen("/dev/null", "w", stdout))
-            return cli_fail("run: cannot silence rank %d's output", a->transport.rank);
-    }
-    return 0;
-}
-
 static int run_cmd(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -925,28 +877,29 @@ static int run_cmd(int argc, char **argv)
     a.start_names = calloc((size_t)argc, sizeof *a.start_names);
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
     a.observe = calloc((size_t)argc, sizeof *a.observe);
-    a.places = calloc((size_t)argc, sizeof *a.places);
+    a.distribute.places = calloc((size_t)argc, sizeof *a.distribute.places);
     int rc;
     if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe || !a.delays ||
-        !a.schedules || !a.places)
+        !a.schedules || !a.distribute.places)
         rc = cli_fail("out of memory");
     else if ((rc = parse_args(argc, argv, &a)) != 0)
         rc = CLI_EXIT_USAGE;
-    else if ((rc = open_distribution(&a)) == 0) {
+    else if ((rc = cli_distribute_open(&a.distribute, a.system, &a.output_file, &a.quiet)) == 0) {
         cli_signals_install();
-        cli_run_guard_begin(a.system);
+        if (a.distribute.enabled) /* mpirun's SIGTERM after another rank died */
+            cli_signals_exit_at_once(a.distribute.what);
+        /* over ranks, a death report names the rank too */
+        cli_run_guard_begin(a.distribute.enabled ? a.distribute.what : a.system);
         rc = cli_watchdog_start(a.step_timeout);
         if (rc == 0)
             rc = run_system(&a);
         cli_watchdog_stop();
         cli_run_guard_end();
         cli_signals_restore();
+        cli_distribute_end(&a.distribute, rc);
     }
-    if (a.distribute && a.transport.size > 0) {
-        rtcosim_distribution_free(a.dist);
-        rtcosim_mpi_transport_close(&a.transport);
-    }
-    free(a.places);
+    cli_distribute_close(&a.distribute);
+    free(a.distribute.places);
     rtcosim_dcp_bindings_free(a.dcp);
     free(a.parameter_sets);
     free(a.start_names);

@@ -23,8 +23,20 @@ atomic_int cli_stop_signal;
 static struct sigaction previous_int, previous_term;
 static int installed;
 
+static const char *exit_at_once_what; /* cli_signals_exit_at_once */
+static void put(const char *text);
+
 static void on_signal(int signo)
 {
+    if (exit_at_once_what) {
+        rtcosim_recorder_flush_all_signal_safe();
+        put("rtcosim: ");
+        put(exit_at_once_what);
+        put(signo == SIGINT ? ": ended by SIGINT" : ": ended by SIGTERM");
+        put(" (under mpirun: the job was stopped or another rank ended, see above); the rows"
+            " computed so far are in the results file\n");
+        _exit(128 + signo);
+    }
     int expected = 0;
     if (atomic_compare_exchange_strong(&cli_stop_signal, &expected, signo))
         return;
@@ -50,8 +62,11 @@ void cli_signals_install(void)
     installed = 1;
 }
 
+void cli_signals_exit_at_once(const char *what) { exit_at_once_what = what; }
+
 void cli_signals_restore(void)
 {
+    exit_at_once_what = NULL;
     if (!installed)
         return;
     sigaction(SIGINT, &previous_int, NULL);

@@ -12,6 +12,11 @@ extern atomic_int cli_stop_signal;
 /* Install the handlers (the previous ones are restored by cli_signals_restore). */
 void cli_signals_install(void);
 void cli_signals_restore(void);
+/* After cli_signals_install: the first signal already writes the buffered
+ * rows and a line naming `what`, then exits (128 + signal). For a run over
+ * MPI ranks, where mpirun sends SIGTERM when another rank died and this one
+ * may be waiting for it in an exchange that never returns. */
+void cli_signals_exit_at_once(const char *what);
 /* While a run is in progress (between cli_run_guard_begin and _end): a fatal
  * signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes the buffered rows
  * and one line naming `what` (the input file), the component and its call,

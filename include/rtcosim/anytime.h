@@ -43,9 +43,12 @@ typedef struct rtcosim_anytime rtcosim_anytime;         /* a variant set and its
 typedef struct rtcosim_anytime_ctx rtcosim_anytime_ctx; /* handed to a running variant */
 
 typedef enum rtcosim_anytime_strategy {
-    /* Minimal first, then the others in order of addition while time remains;
-     * the one still running at the end of the period is aborted and the best
-     * completed result (by the criterion) is delivered. */
+    /* Minimal first, then the others in order of addition, each started only
+     * when its learned cost fits before the cutoff (first_start_quantile
+     * while only the minimal result is in hand, then start_quantile; one unrun for
+     * forget_after_periods is probed with its fastest recent run); one still
+     * running at the cutoff is aborted and the best completed result (by the
+     * criterion) is delivered. */
     RTCOSIM_ANYTIME_ESCALATE = 0,
     /* Start the most accurate variant expected to fit, with a timer that
      * aborts it when the time left is the minimal variant's execution time
@@ -119,10 +122,11 @@ typedef struct rtcosim_anytime_config {
     uint64_t forget_after_periods;
     /* Timer strategy: keep a fallback better than the minimal variant. The
      * best variant whose worst recent time fits the period's budget is the
-     * fallback; a more accurate one is tried first only when its estimate and
-     * the fallback's worst time fit one after the other, and is aborted in
-     * time for the fallback to run. An abort then delivers the fallback, not
-     * the minimal result (whose error the state carries on). Default off. */
+     * fallback; a more accurate one is tried only when its estimate and the
+     * fallback's worst time fit one after the other. The fallback then runs
+     * first, so that its result is in hand, and the more accurate one after
+     * it while its estimate still fits, aborted at the timer: an abort then
+     * delivers the fallback, not the minimal result. Default off. */
     bool timer_fallback;
     size_t record_capacity; /* periods kept for the CSV (a ring; oldest dropped) */
     /* Share of every period in which no variant runs, before the safety
@@ -141,6 +145,30 @@ typedef struct rtcosim_anytime_config {
      * other policies. In [0, 1): used as given. The summary reports the
      * value used. */
     double idle_reserve;
+    /* Escalate and the repair start a variant only when this quantile of its
+     * recent completed runs (nearest rank over the stats_window: with the
+     * default window of 64 and 0.999 it is the slowest of them) fits before
+     * the work cutoff; a variant never run yet is started (its abort at the
+     * cutoff still holds). In (0, 1]; default 0.999. */
+    double start_quantile;
+    /* Escalate: while only the minimal result is in hand, the next variant
+     * starts when this lower quantile of its recent runs fits (an abort then
+     * loses nothing but time, and the minimal result is the far coarser
+     * alternative); once a better result is in hand, start_quantile applies.
+     * In (0, 1]; default 0.5 (the median). */
+    double first_start_quantile;
+    /* Resume from the best state available (native variants): when a period
+     * delivered a variant less accurate than another of the set, the next
+     * period first recomputes that period with the most accurate variant
+     * whose start_quantile fits twice (the repair, then the same variant for
+     * the current period) before the cutoff with the minimal variant's, from
+     * the state and inputs that period started from, and commits the result
+     * as the state (the coarse outputs already delivered stay as they were):
+     * a coarse delivery's error is then not carried forward. A repair still
+     * running at cutoff minus that variant's and the minimal variant's
+     * quantiles is aborted and the coarse state kept. Default on; component
+     * variants never repair. */
+    bool repair;
 } rtcosim_anytime_config;
 
 /* Added to the throttling share when idle_reserve is derived. */
@@ -265,6 +293,11 @@ typedef struct rtcosim_anytime_period {
     rtcosim_time_ns latest_start; /* deadline - minimal's worst calibrated time - margin */
     rtcosim_time_ns cutoff;       /* end of the work: deadline - margin - idle reserve */
     rtcosim_time_ns stalled_ns;   /* time the delivering thread was runnable but not running */
+    /* Variant that recomputed the previous period and replaced its committed
+     * state at the start of this one (config repair), else -1; repair_ns is
+     * its execution time (also when it was aborted and the state kept). */
+    int repaired;
+    rtcosim_time_ns repair_ns;
     uint8_t outcome[RTCOSIM_ANYTIME_MAX_VARIANTS];           /* rtcosim_anytime_outcome */
     rtcosim_time_ns exec_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];   /* 0 when not run */
 } rtcosim_anytime_period;
@@ -307,6 +340,9 @@ typedef struct rtcosim_anytime_summary {
     rtcosim_time_ns learned_abort_ns; /* timer strategy: current limit, 0 when none */
     /* misses = late_starts + misses_stalled + misses_strategy */
     uint64_t late_starts, misses_stalled, misses_strategy;
+    /* config repair: periods whose predecessor's coarse state was replaced
+     * (repairs) and repairs started but aborted (repairs_aborted) */
+    uint64_t repairs, repairs_aborted;
     double idle_reserve;            /* share of the period kept idle, as used */
     rtcosim_time_ns idle_reserve_ns; /* the same for the current period */
 } rtcosim_anytime_summary;
@@ -322,7 +358,8 @@ const double *rtcosim_anytime_record_outputs(const rtcosim_anytime *set, size_t 
 /* Write the kept records as CSV (first column `time` in seconds, then
  * period_us, start_us (start after the release), delivered, margin_us,
  * missed, the outputs, per variant its execution time in us and its outcome
- * code, then miss (the rtcosim_anytime_miss code) and stalled_us), for
+ * code, then miss (the rtcosim_anytime_miss code), stalled_us and repaired
+ * (the variant that recomputed the previous period, -1 when none)), for
  * `rtcosim plot` and scripts. */
 rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char *path,
                                          rtcosim_error *err);

@@ -58,6 +58,17 @@ typedef struct rtcosim_flat_simulate_options {
     uint32_t record_every;   /* 0 or 1: every communication point */
     rtcosim_flat_progress progress;
     void *progress_context;
+    /* FMPy's early ends (fields added last, so older callers that zero the
+     * struct keep working): step_finished is called after every
+     * communication step with the time reached; a non-zero return ends the
+     * run normally there, the rows so far (and that time's row) kept, as does
+     * a run that takes longer than timeout seconds of wall-clock time (<= 0:
+     * none; a warning says so). Statistic "stopped_early": 0, 1 (callback),
+     * 2 (timeout). */
+    int (*step_finished)(void *context, double time);
+    void *step_context;
+    double timeout;
+    int fmu_logging;         /* FMI loggingOn: the FMU's own messages reach the log */
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error

@@ -2,10 +2,12 @@
  * --distribute`): every rank builds the same master, which runs its
  * deterministic arithmetic everywhere, but each component is instantiated
  * and stepped only on its rank. A component stands on the other ranks as a
- * proxy: its step returns at once, and each read of its outputs is a
- * broadcast from its rank, so every rank gets the same values in the same
- * order and the results are those of the single-process run, bit for bit.
- * In Jacobi order the components of different ranks step concurrently. */
+ * proxy whose step returns at once. The outputs cross ranks once per macro
+ * step (Jacobi: one collective of every rank's values others read;
+ * Gauss-Seidel: point to point from the owner to each rank reading them,
+ * as soon as the component has stepped); lifecycle calls are broadcasts.
+ * Every rank thus gets the same values and rank 0's results are those of
+ * the single-process run, bit for bit. */
 #ifndef RTCOSIM_MASTER_DISTRIBUTE_H
 #define RTCOSIM_MASTER_DISTRIBUTE_H
 
@@ -44,9 +46,15 @@ size_t rtcosim_distribution_count(const rtcosim_distribution *d);
 const char *rtcosim_distribution_name(const rtcosim_distribution *d, size_t i);
 /* The rank of a wrapped component, -1 when unknown. */
 int rtcosim_distribution_rank_of(const rtcosim_distribution *d, const char *component);
-/* Broadcasts made so far and the wall seconds this rank spent in them. */
-void rtcosim_distribution_stats(const rtcosim_distribution *d, uint64_t *broadcasts,
+/* Communication calls made so far (broadcasts, per-step collectives,
+ * messages sent and received) and the wall seconds this rank spent in them. */
+void rtcosim_distribution_stats(const rtcosim_distribution *d, uint64_t *calls,
                                 double *seconds);
+/* Whether the failure the master last returned is known to every rank, so
+ * that all leave the run together; when not (a Gauss-Seidel failure reaches
+ * only the ranks reading that component), the caller must end the others
+ * (rtcosim_mpi_abort) after writing its results. */
+bool rtcosim_distribution_failure_shared(const rtcosim_distribution *d);
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,25 @@ typedef struct rtcosim_transport {
     /* bytes at data from rank root to every rank (into data). Collective. */
     rtcosim_status (*broadcast)(void *context, void *data, size_t bytes, int root,
                                 rtcosim_error *err);
+    /* --- for the distributed co-simulation master (src/master/distribute_exchange.c) --- */
+    /* Every rank's send_bytes at send arrive at every rank: rank r's
+     * recv_bytes[r] at recv + recv_offset[r] (sizes known to all ranks
+     * beforehand; a rank's own block included). Collective. */
+    rtcosim_status (*allgatherv)(void *context, const void *send, size_t send_bytes, void *recv,
+                                 const size_t *recv_bytes, const size_t *recv_offset,
+                                 rtcosim_error *err);
+    /* Point to point. request_bytes: the size of one request handle, storage
+     * the caller provides. isend starts sending (data must stay until the
+     * request completes); recv blocks until the message from `from` with
+     * `tag` is in; wait completes n requests (n of them at requests). */
+    size_t request_bytes;
+    rtcosim_status (*isend)(void *context, const void *data, size_t bytes, int to, int tag,
+                            void *request, rtcosim_error *err);
+    rtcosim_status (*recv)(void *context, void *data, size_t bytes, int from, int tag,
+                           rtcosim_error *err);
+    rtcosim_status (*wait)(void *context, void *requests, size_t n, rtcosim_error *err);
+    /* --- for the event kernel across ranks (src/events/dist_sync.c,
+     * sched_spec_ranks.c) --- */
     /* Point to point (the null-message synchronization; may be NULL when a
      * transport has none): `send` queues one message to rank `to`, made of
      * head_bytes at head then body_bytes at body, and returns at once (the

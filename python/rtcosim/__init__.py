@@ -14,15 +14,18 @@ the concepts match, so that scripts switch easily::
 
 Errors raise rtcosim.Error with the library's one-line message.
 """
+import contextlib
 import csv
 import ctypes
+import logging
 import math
 import os
 import tempfile
 
 import numpy as np
 
-from ._lib import Error, ErrorStruct, FmuOptions, PROGRESS, SimulateOptions, SystemOptions, Value, lib
+from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, FmuOptions,
+                   SimulateOptions, SystemOptions, Value, lib)
 from ._lib import strings as _strings
 
 __all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu"]
@@ -46,6 +49,45 @@ _SECONDS_STATS = {"drift", "slip", "end_time", "calibration_worst", "calibration
                   "max_lag", "partner_lost_at", "wall_time"}
 
 
+# The library's log (its warnings, the FMUs' own messages) goes to the Python
+# logger "rtcosim"; a run given logger= (or debug_logging=True) sends it there
+# instead for its duration.
+_LEVELS = ["error", "warning", "info", "debug", "trace"]
+_PY_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG, logging.DEBUG]
+_log = logging.getLogger("rtcosim")
+_sink = [None]  # a run's logger(level, category, message), else None
+
+
+def _on_log(_context, level, category, message):
+    try:
+        level = min(max(level, 0), 4)
+        text = message.decode(errors="replace")
+        cat = category.decode(errors="replace") if category else ""
+        if _sink[0] is not None:
+            _sink[0](_LEVELS[level], cat, text)
+        else:
+            _log.log(_PY_LEVELS[level], "%s: %s" % (cat, text) if cat else text)
+    except Exception:  # noqa: BLE001 - a logger never stops a run
+        pass
+
+
+_LOG_HANDLER = LOG_HANDLER(_on_log)
+lib.rtcosim_log_set_handler(_LOG_HANDLER, None)
+
+
+def _print_log(level, category, message):
+    print(f"[{level}] {category}: {message}" if category else f"[{level}] {message}")
+
+
+@contextlib.contextmanager
+def _log_sink(fn):
+    previous, _sink[0] = _sink[0], fn
+    try:
+        yield
+    finally:
+        _sink[0] = previous
+
+
 def _seconds(value, what):
     """Seconds as the exact decimal text the library parses (None stays None)."""
     if value is None:
@@ -66,17 +108,18 @@ def _value_text(value):
     return str(value)
 
 
-class _Progress:
-    """A progress callable wrapped for C: exceptions are kept and re-raised
-    after the run; False (or an exception) cancels it."""
+class _Callback:
+    """A Python callable wrapped for C as ctype: exceptions are kept and
+    re-raised after the run; False (or an exception) returns 1, which stops
+    it. args maps the C arguments to the callable's."""
 
-    def __init__(self, fn):
-        self.fn, self.exception = fn, None
-        self.c = PROGRESS(self._call) if fn else PROGRESS()
+    def __init__(self, fn, ctype, args):
+        self.fn, self.args, self.exception = fn, args, None
+        self.c = ctype(self._call) if fn else ctype()
 
-    def _call(self, _context, fraction, time):
+    def _call(self, _context, *values):
         try:
-            return 1 if self.fn(fraction, time) is False else 0
+            return 1 if self.fn(*self.args(*values)) is False else 0
         except BaseException as e:  # noqa: BLE001 - re-raised after the run
             self.exception = e
             return 1
@@ -84,6 +127,17 @@ class _Progress:
     def check(self):
         if self.exception is not None:
             raise self.exception
+
+
+def _Progress(fn):
+    """progress(fraction, time): False cancels the run."""
+    return _Callback(fn, PROGRESS, lambda fraction, time: (fraction, time))
+
+
+def _StepFinished(fn):
+    """FMPy's step_finished(time, recorder): False ends the run there (the
+    results so far returned)."""
+    return _Callback(fn, STEP_FINISHED, lambda time: (time, None))
 
 
 def _take_rows(handle):
@@ -140,7 +194,8 @@ def _input_csv(input):
 
 def simulate(filename, start_time=None, stop_time=None, output_interval=None,
              relative_tolerance=None, fmi_type=None, solver=None, start_values={},
-             input=None, output=None, record_every=1, progress=None):
+             input=None, output=None, record_every=1, progress=None, step_finished=None,
+             timeout=None, debug_logging=False, logger=None):
     """Simulate an FMU (FMI 2.0 or 3.0) and return its results.
 
     Arguments as FMPy's simulate_fmu: times in seconds (None: the FMU's
@@ -153,6 +208,15 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     keeps every N-th communication point (and the last). progress(fraction,
     time) is called as the run advances (at most ~100 times); returning
     False cancels it (rtcosim.Error with status 'ECANCELED').
+
+    As FMPy: step_finished(time, recorder) is called after every
+    communication step (recorder is None here); returning False ends the run
+    normally at that time and returns the rows so far. timeout (seconds of
+    wall-clock time) ends it the same way, with a warning. debug_logging asks
+    the FMU for its own messages (FMI loggingOn). logger(level, category,
+    message) receives the log of this run (level 'error' .. 'trace');
+    without it, messages go to the Python logger "rtcosim", or with
+    debug_logging to standard output.
 
     Returns a NumPy structured array: 'time' and one field per recorded
     variable, each of the variable's type; the values are those `rtcosim
@@ -183,10 +247,20 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     o.record_every = int(record_every)
     cb = _Progress(progress)
     o.progress = cb.c
+    done = _StepFinished(step_finished)
+    o.step_finished = done.c
+    if timeout is not None:
+        o.timeout = float(timeout)
+        if not (math.isfinite(o.timeout) and o.timeout > 0):
+            raise Error("EINVAL", f"timeout: {timeout!r} is not a positive number of seconds")
+    o.fmu_logging = 1 if debug_logging else 0
+    sink = logger if logger is not None else (_print_log if debug_logging else _sink[0])
     err, handle = ErrorStruct(), ctypes.c_void_p()
-    status = lib.rtcosim_flat_simulate(os.fsencode(filename), ctypes.byref(o), ctypes.byref(handle),
-                                       ctypes.byref(err))
+    with _log_sink(sink):
+        status = lib.rtcosim_flat_simulate(os.fsencode(filename), ctypes.byref(o),
+                                           ctypes.byref(handle), ctypes.byref(err))
     cb.check()
+    done.check()
     err.check(status)
     return _take_rows(handle)[0]
 

@@ -90,6 +90,9 @@ class FmuInfo(ctypes.Structure):
 
 
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double, ctypes.c_double)
+STEP_FINISHED = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double)
+LOG_HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                               ctypes.c_char_p)
 _STRINGS = ctypes.POINTER(ctypes.c_char_p)
 
 
@@ -103,7 +106,9 @@ class SimulateOptions(ctypes.Structure):
                 ("input_csv", ctypes.c_char_p), ("input_csv_size", ctypes.c_size_t),
                 ("output", _STRINGS), ("output_count", ctypes.c_size_t),
                 ("record_every", ctypes.c_uint32),
-                ("progress", PROGRESS), ("progress_context", ctypes.c_void_p)]
+                ("progress", PROGRESS), ("progress_context", ctypes.c_void_p),
+                ("step_finished", STEP_FINISHED), ("step_context", ctypes.c_void_p),
+                ("timeout", ctypes.c_double), ("fmu_logging", ctypes.c_int)]
 
 
 class SystemOptions(ctypes.Structure):
@@ -172,6 +177,7 @@ _SIGNATURES = {
     "rtcosim_rows_stat_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
     "rtcosim_rows_stat_value": (ctypes.c_double, [_P, ctypes.c_size_t]),
     "rtcosim_rows_free": (None, [_P]),
+    "rtcosim_log_set_handler": (None, [LOG_HANDLER, ctypes.c_void_p]),
     "rtcosim_example_fmu_path": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p,
                                                 ctypes.c_size_t, _E]),
 }

@@ -29,6 +29,9 @@ void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg)
     cfg->quantile = 0.95;
     cfg->forget_after_periods = 50;
     cfg->idle_reserve = -1; /* derived at start */
+    cfg->start_quantile = 0.999;
+    cfg->first_start_quantile = 0.5;
+    cfg->repair = true;
 }
 
 const char *rtcosim_anytime_outcome_name(rtcosim_anytime_outcome outcome)
@@ -109,6 +112,12 @@ rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': quantile %g must be in (0, 1]", name,
                                  cfg->quantile);
+    if (!(cfg->start_quantile > 0 && cfg->start_quantile <= 1) ||
+        !(cfg->first_start_quantile > 0 && cfg->first_start_quantile <= 1))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "anytime set '%s': start_quantile %g and first_start_quantile %g "
+                                 "must be in (0, 1]",
+                                 name, cfg->start_quantile, cfg->first_start_quantile);
     if (cfg->calibration_runs < 1 || cfg->stats_window < 1 || cfg->calibration_limit_ns < 0)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': calibration_runs and stats_window must be at "
@@ -137,7 +146,9 @@ rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim
     set->state = calloc(1, cfg->state_size ? cfg->state_size : 1);
     set->outputs = calloc(cfg->output_count, sizeof *set->outputs);
     set->inputs = calloc(cfg->input_count ? cfg->input_count : 1, sizeof *set->inputs);
-    bool ok = set->state && set->outputs && set->inputs;
+    set->repair_state = calloc(1, cfg->state_size ? cfg->state_size : 1);
+    set->repair_inputs = calloc(cfg->input_count ? cfg->input_count : 1, sizeof *set->inputs);
+    bool ok = set->state && set->outputs && set->inputs && set->repair_state && set->repair_inputs;
     if (ok && cfg->state_size && cfg->initial_state)
         memcpy(set->state, cfg->initial_state, cfg->state_size);
     if (ok && cfg->output_names) {
@@ -331,5 +342,7 @@ void rtcosim_anytime_free(rtcosim_anytime *set)
     free(set->state);
     free(set->outputs);
     free(set->inputs);
+    free(set->repair_state);
+    free(set->repair_inputs);
     free(set);
 }

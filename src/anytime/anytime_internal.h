@@ -17,10 +17,8 @@ typedef struct anytime_stats {
     uint64_t count;
     double mean, max;
     double *window;  /* window_size samples, a ring */
-    double *scratch; /* window_size, for the quantile's sort */
+    double *sorted;  /* the window's samples in ascending order */
     size_t window_size, window_len, window_next;
-    double cached_q, cached_value; /* last quantile, valid until the next sample */
-    bool cached;
 } anytime_stats;
 
 /* window_size >= 1. Returns false when out of memory. */
@@ -65,6 +63,20 @@ int anytime_parallel_select(const anytime_candidate *c, size_t n, rtcosim_time_n
 size_t anytime_timer_choose(const double *estimate_ns, const rtcosim_time_ns *floor_ns,
                             const int *rank, size_t n, rtcosim_time_ns budget_ns,
                             rtcosim_time_ns limit_ns);
+
+/* Escalate's start rule: a variant whose learned cost `need_ns` (its
+ * start_quantile) would end after `cutoff` when started at `now` is not
+ * started. A variant without completed runs (need NAN) is started: the abort
+ * at the cutoff bounds it. */
+bool anytime_escalate_fits(double need_ns, rtcosim_time_ns now, rtcosim_time_ns cutoff);
+
+/* The repair's choice: among variants 1..n-1 ranked above `below_rank`, the
+ * most accurate (ties: the later) whose learned cost need_ns[i] fits twice
+ * (the repair of the previous period, then the same variant for this one)
+ * and the minimal variant's need_ns[0] after it, from `now` to `cutoff`.
+ * Variants without completed runs (NAN) are not chosen. -1 when none. */
+int anytime_repair_choose(const double *need_ns, const int *rank, size_t n, int below_rank,
+                          rtcosim_time_ns now, rtcosim_time_ns cutoff);
 
 /* The idle reserve (share of the period) derived from the kernel's
  * real-time throttling limits, sched_rt_runtime_us and sched_rt_period_us

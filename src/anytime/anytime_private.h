@@ -79,6 +79,14 @@ struct rtcosim_anytime {
      * (waiting for workers, up to the time it meant to wake), for the stall
      * measure. */
     rtcosim_time_ns blocked_ns;
+    /* repair (config repair): the previous period's starting state and
+     * inputs, kept while its delivery was coarser than another variant */
+    void *repair_state;
+    double *repair_inputs;
+    rtcosim_time_ns repair_t, repair_h;
+    int repair_below_rank; /* pending: repair with a variant ranked above this */
+    bool repair_pending;
+    uint64_t repairs, repairs_aborted;
     /* timer strategy learning */
     rtcosim_time_ns learned_abort_ns;
     rtcosim_time_ns abort_floor_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];
@@ -109,10 +117,17 @@ void variant_release(variant *v);
  * returned from an abandoned job. start_workers: one worker per variant
  * that needs one. */
 void anytime_variant_prepare(variant *v, const double *inputs, rtcosim_time_ns abort_at);
+/* prepare's general form: the job starts from `state` (native variants) at
+ * simulation time t over h. */
+void anytime_variant_prepare_job(variant *v, const void *state, const double *inputs,
+                                 rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at);
 void anytime_variant_dispatch(variant *v);
 void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until);
 void anytime_variant_conclude(variant *v);
 void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at);
+/* run with prepare_job's arguments. */
+void anytime_variant_run_job(variant *v, const void *state, const double *inputs,
+                             rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at);
 bool anytime_variant_busy(variant *v);
 rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err);
 /* Count a finished period in the summary and keep it in the ring. */

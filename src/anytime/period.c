@@ -34,6 +34,22 @@ static void candidates_fill(rtcosim_anytime *set, anytime_candidate *c)
     }
 }
 
+/* The learned cost a start decision uses: start_quantile of v's recent
+ * completed runs (NAN without any). */
+static double start_need(rtcosim_anytime *set, variant *v)
+{
+    return anytime_stats_quantile(&v->stats, set->cfg.start_quantile);
+}
+
+/* Minimal first, then each costlier variant in order, started only when its
+ * learned cost fits before the cutoff (anytime_escalate_fits): work that is
+ * not expected to finish is not begun, so the thread is idle, not busy to
+ * the cutoff, and a host stall then meets slack instead of pushing the
+ * delivery past the deadline. While only the minimal result is in hand the
+ * lower first_start_quantile decides (an abort loses nothing, and the
+ * minimal result is the far coarser alternative); then start_quantile. The
+ * abort at the cutoff still bounds a variant that runs longer than it ever
+ * did. */
 static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns cutoff)
 {
     anytime_variant_run(&set->variants[0], inputs, NEVER);
@@ -45,8 +61,22 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
             v->outcome = RTCOSIM_ANYTIME_BUSY;
             continue;
         }
-        if (rtcosim_clock_now(set->clock) >= cutoff)
+        rtcosim_time_ns now = rtcosim_clock_now(set->clock);
+        if (now >= cutoff)
             break;
+        /* one left unrun for forget_after_periods is probed with its fastest
+         * recent run, so that slow samples (a loaded moment, calibration)
+         * cannot bar it for ever */
+        bool stale = set->periods - v->last_run_period >= set->cfg.forget_after_periods;
+        bool better_in_hand = false;
+        for (size_t j = 1; j < i; j++)
+            better_in_hand |= set->variants[j].outcome == RTCOSIM_ANYTIME_COMPLETED;
+        double need = stale            ? anytime_stats_window_min(&v->stats)
+                      : better_in_hand ? start_need(set, v)
+                                       : anytime_stats_quantile(&v->stats,
+                                                                set->cfg.first_start_quantile);
+        if (!anytime_escalate_fits(need, now, cutoff))
+            continue;
         anytime_variant_run(v, inputs, cutoff);
         if (v->outcome == RTCOSIM_ANYTIME_ABORTED || v->outcome == RTCOSIM_ANYTIME_ABANDONED)
             break;
@@ -56,18 +86,76 @@ static int strategy_escalate(rtcosim_anytime *set, const double *inputs, rtcosim
     return anytime_pick(c, set->variant_count, set->cfg.criterion);
 }
 
+/* Before the strategy: recompute the previous period with the most
+ * accurate variant that fits twice (anytime_repair_choose) from the state
+ * and inputs it started from, and commit its state (not its outputs, which
+ * were delivered). Returns the variant that repaired, or -1. */
+static int repair_previous(rtcosim_anytime *set, rtcosim_time_ns cutoff, rtcosim_time_ns *exec)
+{
+    *exec = 0;
+    if (!set->repair_pending)
+        return -1;
+    set->repair_pending = false;
+    double need[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    int rank[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    for (size_t i = 0; i < set->variant_count; i++) {
+        variant *v = &set->variants[i];
+        need[i] = anytime_variant_busy(v) ? NAN : start_need(set, v);
+        rank[i] = v->rank;
+    }
+    rtcosim_time_ns now = rtcosim_clock_now(set->clock);
+    int r = anytime_repair_choose(need, rank, set->variant_count, set->repair_below_rank, now,
+                                  cutoff);
+    if (r < 0)
+        return -1;
+    variant *v = &set->variants[r];
+    /* aborted in time for the same variant and the minimal one to follow */
+    rtcosim_time_ns abort_at = cutoff - (rtcosim_time_ns)ceil(need[r]) -
+                               (isnan(need[0]) ? 0 : (rtcosim_time_ns)ceil(need[0]));
+    anytime_variant_run_job(v, set->repair_state, set->repair_inputs, set->repair_t,
+                            set->repair_h, abort_at);
+    *exec = v->exec_ns;
+    bool done = v->outcome == RTCOSIM_ANYTIME_COMPLETED;
+    if (done && set->cfg.state_size)
+        memcpy(set->state, v->state, set->cfg.state_size);
+    else if (!done)
+        set->repairs_aborted++;
+    /* the period's record shows what the strategy did with each variant */
+    v->outcome = RTCOSIM_ANYTIME_NOT_RUN;
+    v->exec_ns = 0;
+    return done ? r : -1;
+}
+
+/* After a delivery: keep the period's starting state and inputs for a
+ * repair when a variant ranked above the delivered one exists. */
+static void repair_arm(rtcosim_anytime *set, const double *inputs, int delivered)
+{
+    bool native = set->variant_count > 0 && set->variants[0].fn != NULL;
+    int below = set->variants[delivered].rank;
+    bool better = false;
+    for (size_t i = 0; i < set->variant_count; i++)
+        better |= set->variants[i].rank > below;
+    set->repair_pending = set->cfg.repair && native && better;
+    if (!set->repair_pending)
+        return;
+    set->repair_below_rank = below;
+    set->repair_t = set->sim_time;
+    set->repair_h = set->period_ns;
+    if (set->cfg.input_count)
+        memcpy(set->repair_inputs, inputs, set->cfg.input_count * sizeof *inputs);
+}
+
 /* The timer strategy with a fallback (config timer_fallback). A pair is a
  * first choice (its estimate) and a less accurate fallback other than the
  * minimal variant (its worst recent time) that fit the budget one after
- * the other; the most accurate first choice with a pair wins, and it is
- * aborted at *first_abort_at, early enough for the fallback. Without a pair,
- * the best variant whose worst recent time fits runs alone, and only without one
- * the plain choice does. Returns the variant to run first; *fallback is 0 when
- * none runs after it. */
+ * the other; the most accurate first choice with a pair wins. The fallback
+ * then runs first and the first choice after it (see strategy_timer).
+ * Without a pair, the best variant whose worst recent time fits runs alone,
+ * and only without one the plain choice does. Returns the first choice;
+ * *fallback is 0 when there is none. */
 static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estimate,
                                        const int *rank, rtcosim_time_ns abort_at,
-                                       rtcosim_time_ns now, size_t chosen, size_t *fallback,
-                                       rtcosim_time_ns *first_abort_at)
+                                       rtcosim_time_ns now, size_t chosen, size_t *fallback)
 {
     size_t n = set->variant_count;
     double budget = (double)(abort_at - now), high[RTCOSIM_ANYTIME_MAX_VARIANTS];
@@ -92,14 +180,23 @@ static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estim
     }
     if (first) {
         *fallback = second;
-        *first_abort_at = abort_at - (rtcosim_time_ns)ceil(high[second]);
         return first;
     }
     /* Pairs and the safe choice use each variant's own learned floor
      * (abort_floor_ns) rather than the set's last abort time: the fallback
      * covers exactly the case that time warns about. */
     size_t safe = anytime_timer_choose(high, NULL, rank, n, abort_at - now, 0);
-    return safe ? safe : chosen;
+    if (!safe)
+        return chosen;
+    /* The safe choice's worst recent time is no guarantee either: when a
+     * less accurate variant other than the minimal one fits by its worst
+     * time too, it runs first and the safe choice after it only while its
+     * estimate still fits, so that an overrun delivers that one, not the
+     * minimal result (whose error is far larger). */
+    for (size_t f = 1; f < n; f++)
+        if (rank[f] < rank[safe] && high[f] < budget && (!*fallback || rank[f] > rank[*fallback]))
+            *fallback = f;
+    return safe;
 }
 
 static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline,
@@ -135,41 +232,54 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     size_t chosen = anytime_timer_choose(estimate, set->abort_floor_ns, rank, set->variant_count,
                                          abort_at - now, set->learned_abort_ns);
     size_t fallback = 0;
-    rtcosim_time_ns first_abort_at = abort_at;
-    if (set->cfg.timer_fallback && chosen > 0)
-        chosen = timer_pick_with_fallback(set, estimate, rank, abort_at, now, chosen, &fallback,
-                                          &first_abort_at);
+    /* also when the learned abort time barred every variant: the fallback's
+     * choice uses each variant's own floor instead (see above) */
+    if (set->cfg.timer_fallback)
+        chosen = timer_pick_with_fallback(set, estimate, rank, abort_at, now, chosen, &fallback);
     bool aborted = false;
     if (chosen > 0) {
         variant *v = &set->variants[chosen];
-        anytime_variant_run(v, inputs, first_abort_at);
+        if (fallback > 0) {
+            /* The fallback first, so that its result is in hand when the
+             * first choice has to be aborted: the first choice then gets all
+             * the time left to abort_at and starts only when its estimate
+             * (raised to its learned floor) still fits. */
+            variant *f = &set->variants[fallback];
+            anytime_variant_run(f, inputs, abort_at);
+            if (f->outcome != RTCOSIM_ANYTIME_COMPLETED) {
+                /* It needs more than it was given, and its window may not
+                 * show it (an abort is not a sample): reserve a quarter more
+                 * from now on, until the learned times are forgotten. */
+                if (f->outcome == RTCOSIM_ANYTIME_ABORTED)
+                    set->abort_floor_ns[fallback] = (abort_at - f->started_at) * 5 / 4 + 1;
+                goto minimal_only;
+            }
+            double need = fmax(estimate[chosen], (double)set->abort_floor_ns[chosen]);
+            if (!((double)rtcosim_clock_now(set->clock) + need < (double)abort_at)) {
+                chosen = fallback;
+                goto done;
+            }
+        }
+        anytime_variant_run(v, inputs, abort_at);
         if (v->outcome == RTCOSIM_ANYTIME_COMPLETED)
             goto done;
         if (v->outcome == RTCOSIM_ANYTIME_ABORTED || v->outcome == RTCOSIM_ANYTIME_ABANDONED) {
             /* Learn: this variant needs more than it was given; the next
              * choice must be expected to finish before this point. */
             aborted = true;
-            set->learned_abort_ns = first_abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
-                                                          ? v->started_at
-                                                          : v->dispatched_at);
+            set->learned_abort_ns = abort_at - (v->outcome == RTCOSIM_ANYTIME_ABORTED
+                                                    ? v->started_at
+                                                    : v->dispatched_at);
             if (set->learned_abort_ns < 1) /* started late: nothing fits until forgotten */
                 set->learned_abort_ns = 1;
             set->abort_floor_ns[chosen] = set->learned_abort_ns;
         }
         if (fallback > 0) {
-            variant *f = &set->variants[fallback];
-            anytime_variant_run(f, inputs, abort_at);
-            if (f->outcome == RTCOSIM_ANYTIME_COMPLETED) {
-                chosen = fallback;
-                goto done;
-            }
-            /* It needs more than it was given, and its window may not show it
-             * (it runs only when the first choice fails): reserve a quarter
-             * more from now on, until the learned times are forgotten. */
-            if (f->outcome == RTCOSIM_ANYTIME_ABORTED)
-                set->abort_floor_ns[fallback] = (abort_at - f->started_at) * 5 / 4 + 1;
+            chosen = fallback;
+            goto done;
         }
     }
+minimal_only:
     anytime_variant_run(minimal, inputs, NEVER);
 done:
     if (aborted) {
@@ -273,6 +383,11 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
     rtcosim_time_ns deadline = set->release + set->period_ns;
     rtcosim_time_ns idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
     rtcosim_time_ns cutoff = deadline - set->cfg.safety_margin_ns - idle_reserve_ns;
+    rtcosim_time_ns repair_ns = 0;
+    int repaired = repair_previous(set, cutoff, &repair_ns);
+    /* the state this period starts from, for a repair in the next one */
+    if (set->cfg.repair && set->cfg.state_size)
+        memcpy(set->repair_state, set->state, set->cfg.state_size);
     for (size_t i = 0; i < set->variant_count; i++) {
         set->variants[i].outcome = RTCOSIM_ANYTIME_NOT_RUN;
         set->variants[i].exec_ns = 0;
@@ -308,6 +423,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         return st;
     memcpy(outputs, set->outputs, set->cfg.output_count * sizeof *outputs);
     v->delivered++;
+    repair_arm(set, inputs, delivered);
 
     rtcosim_anytime_period rec = {.index = set->periods,
                                   .sim_time = set->sim_time,
@@ -315,7 +431,9 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
                                   .deadline = deadline,
                                   .period_ns = set->period_ns,
                                   .started_at = started_at,
-                                  .delivered = delivered};
+                                  .delivered = delivered,
+                                  .repaired = repaired,
+                                  .repair_ns = repair_ns};
     rec.delivered_at = rtcosim_clock_now(set->clock);
     rec.margin_ns = deadline - rec.delivered_at;
     rec.missed = rec.margin_ns < 0;

@@ -17,6 +17,7 @@ void record_period(rtcosim_anytime *set, const rtcosim_anytime_period *rec)
     set->late_starts += rec->miss == RTCOSIM_ANYTIME_MISS_LATE_START;
     set->misses_stalled += rec->miss == RTCOSIM_ANYTIME_MISS_STALLED;
     set->misses_strategy += rec->miss == RTCOSIM_ANYTIME_MISS_STRATEGY;
+    set->repairs += rec->repaired >= 0;
     double margin = (double)rec->margin_ns;
     set->margin_sum += margin;
     if (margin < set->margin_min)
@@ -77,11 +78,13 @@ rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_a
     out->late_starts = set->late_starts;
     out->misses_stalled = set->misses_stalled;
     out->misses_strategy = set->misses_strategy;
+    out->repairs = set->repairs;
+    out->repairs_aborted = set->repairs_aborted;
     out->idle_reserve = set->idle_reserve;
     out->idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
     for (size_t i = 0; i < set->variant_count; i++) {
-        /* The quantile sorts into the stats' scratch buffer, which is not
-         * part of the observable state. */
+        /* anytime_stats_quantile takes a plain pointer but only reads (the
+         * sorted copy is kept by anytime_stats_add). */
         variant *v = (variant *)&set->variants[i];
         rtcosim_anytime_variant_stats *s = &out->variants[i];
         s->name = v->name;
@@ -157,7 +160,7 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
     }
     for (size_t i = 0; i < set->variant_count; i++)
         fprintf(f, ",%s_exec_us,%s_outcome", set->variants[i].name, set->variants[i].name);
-    fprintf(f, ",miss,stalled_us\n");
+    fprintf(f, ",miss,stalled_us,repaired\n");
     for (size_t r = 0; r < set->record_len; r++) {
         const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, r);
         const double *y = rtcosim_anytime_record_outputs(set, r);
@@ -175,7 +178,7 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
         }
         fprintf(f, ",%d", (int)rec->miss);
         print_exact(f, ",", rec->stalled_ns, 3);
-        fputc('\n', f);
+        fprintf(f, ",%d\n", rec->repaired);
     }
     bool failed = ferror(f) != 0;
     if (fclose(f) != 0 || failed)

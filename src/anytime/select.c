@@ -75,6 +75,27 @@ size_t anytime_timer_choose(const double *estimate_ns, const rtcosim_time_ns *fl
     return chosen;
 }
 
+bool anytime_escalate_fits(double need_ns, rtcosim_time_ns now, rtcosim_time_ns cutoff)
+{
+    return isnan(need_ns) || (double)now + need_ns <= (double)cutoff;
+}
+
+int anytime_repair_choose(const double *need_ns, const int *rank, size_t n, int below_rank,
+                          rtcosim_time_ns now, rtcosim_time_ns cutoff)
+{
+    int chosen = -1;
+    double minimal = n > 0 && !isnan(need_ns[0]) ? need_ns[0] : 0.0;
+    for (size_t i = 1; i < n; i++) {
+        if (rank[i] <= below_rank || isnan(need_ns[i]))
+            continue;
+        if (!((double)now + 2 * need_ns[i] + minimal <= (double)cutoff))
+            continue;
+        if (chosen < 0 || rank[i] >= rank[chosen])
+            chosen = (int)i;
+    }
+    return chosen;
+}
+
 double anytime_idle_reserve_from_limits(bool realtime, long long runtime_us, long long period_us)
 {
     if (!realtime || runtime_us == -1)

@@ -81,10 +81,13 @@ static long long read_limit(const char *path, long long fallback)
 
 static double derived_idle_reserve(void)
 {
-    int policy;
-    struct sched_param param;
-    bool realtime = pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
-                    (policy == SCHED_FIFO || policy == SCHED_RR);
+    /* The kernel's policy, not pthread_getschedparam's: glibc answers that
+     * from what its own pthread_setschedparam last set, so a thread moved to
+     * SCHED_DEADLINE by sched_setattr(2) still reads as SCHED_FIFO there.
+     * SCHED_DEADLINE is not throttled by sched_rt_runtime_us (its own
+     * reservation is admission-controlled) and needs no reserve. */
+    int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+    bool realtime = policy == SCHED_FIFO || policy == SCHED_RR;
     if (!realtime)
         return 0.0;
     /* -2 when unreadable: the pure function then takes the kernel default */

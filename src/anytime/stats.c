@@ -1,6 +1,9 @@
 /* Running execution-time statistics of anytime variants: mean (Welford's
  * update) and max over all samples, and a nearest-rank quantile over a ring
- * of recent samples, so that estimates follow the machine's current load. */
+ * of recent samples, so that estimates follow the machine's current load.
+ * A sorted copy of the ring is kept up to date per sample (one removal and
+ * one insertion), so that the several quantiles asked per period cost a
+ * lookup each. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +16,8 @@ bool anytime_stats_init(anytime_stats *s, size_t window_size)
     if (window_size == 0)
         window_size = 1;
     s->window = calloc(window_size, sizeof *s->window);
-    s->scratch = calloc(window_size, sizeof *s->scratch);
-    if (!s->window || !s->scratch) {
+    s->sorted = calloc(window_size, sizeof *s->sorted);
+    if (!s->window || !s->sorted) {
         anytime_stats_release(s);
         return false;
     }
@@ -25,8 +28,22 @@ bool anytime_stats_init(anytime_stats *s, size_t window_size)
 void anytime_stats_release(anytime_stats *s)
 {
     free(s->window);
-    free(s->scratch);
-    s->window = s->scratch = NULL;
+    free(s->sorted);
+    s->window = s->sorted = NULL;
+}
+
+/* First index of sorted v[0..n) whose value is not below x. */
+static size_t lower_bound(const double *v, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 void anytime_stats_add(anytime_stats *s, double ns)
@@ -35,27 +52,21 @@ void anytime_stats_add(anytime_stats *s, double ns)
     s->mean += (ns - s->mean) / (double)s->count; /* Welford, mean part */
     if (s->count == 1 || ns > s->max)
         s->max = ns;
+    size_t n = s->window_len;
+    double *sorted = s->sorted;
+    if (n == s->window_size) {
+        /* the ring's oldest sample leaves the sorted copy */
+        size_t out = lower_bound(sorted, n, s->window[s->window_next]);
+        memmove(sorted + out, sorted + out + 1, (n - out - 1) * sizeof *sorted);
+        n--;
+    }
+    size_t in = lower_bound(sorted, n, ns);
+    memmove(sorted + in + 1, sorted + in, (n - in) * sizeof *sorted);
+    sorted[in] = ns;
     s->window[s->window_next] = ns;
     s->window_next = (s->window_next + 1) % s->window_size;
     if (s->window_len < s->window_size)
         s->window_len++;
-    s->cached = false;
-}
-
-
-/* Insertion sort: the window is small (tens of samples) and this runs once
- * per decision, without allocation. */
-static void sort_small(double *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        double x = v[i];
-        size_t j = i;
-        while (j > 0 && v[j - 1] > x) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
 }
 
 double anytime_stats_quantile(anytime_stats *s, double q)
@@ -63,59 +74,39 @@ double anytime_stats_quantile(anytime_stats *s, double q)
     size_t n = s->window_len;
     if (n == 0)
         return NAN;
-    /* Decisions ask every period; the answer changes only with a sample. */
-    if (s->cached && s->cached_q == q)
-        return s->cached_value;
-    memcpy(s->scratch, s->window, n * sizeof *s->scratch);
-    sort_small(s->scratch, n);
     size_t rank = (size_t)ceil(q * (double)n);
     if (rank < 1)
         rank = 1;
     if (rank > n)
         rank = n;
-    s->cached = true;
-    s->cached_q = q;
-    s->cached_value = s->scratch[rank - 1];
-    return s->cached_value;
+    return s->sorted[rank - 1];
 }
 
-/* One pass over the window: its mean, minimum and maximum. */
-static void window_moments(const anytime_stats *s, double *mean, double *min, double *max)
+/* Mean of the window (one pass; min and max come from the sorted copy). */
+static double window_mean(const anytime_stats *s)
 {
     double sum = 0;
-    *min = INFINITY;
-    *max = -INFINITY;
-    for (size_t i = 0; i < s->window_len; i++) {
+    for (size_t i = 0; i < s->window_len; i++)
         sum += s->window[i];
-        *min = fmin(*min, s->window[i]);
-        *max = fmax(*max, s->window[i]);
-    }
-    *mean = sum / (double)s->window_len;
+    return sum / (double)s->window_len;
 }
 
 double anytime_stats_window_min(const anytime_stats *s)
 {
-    if (s->window_len == 0)
-        return INFINITY;
-    double mean, min, max;
-    window_moments(s, &mean, &min, &max);
-    return min;
+    return s->window_len ? s->sorted[0] : INFINITY;
 }
 
 double anytime_stats_estimate(anytime_stats *s, rtcosim_anytime_estimate kind, double q)
 {
     if (s->window_len == 0)
         return INFINITY;
-    double mean, min, max;
     switch (kind) {
     case RTCOSIM_ANYTIME_ESTIMATE_QUANTILE:
         return anytime_stats_quantile(s, q);
     case RTCOSIM_ANYTIME_ESTIMATE_MAX:
-        window_moments(s, &mean, &min, &max);
-        return max;
+        return s->sorted[s->window_len - 1];
     case RTCOSIM_ANYTIME_ESTIMATE_MEAN:
     default:
-        window_moments(s, &mean, &min, &max);
-        return mean;
+        return window_mean(s);
     }
 }

@@ -112,23 +112,30 @@ static void *worker_main(void *arg)
 
 /* Copy the committed state and the inputs into v's scratch and arm its
  * cancellation for `abort_at`. */
-void anytime_variant_prepare(variant *v, const double *inputs, rtcosim_time_ns abort_at)
+void anytime_variant_prepare_job(variant *v, const void *state, const double *inputs,
+                                 rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at)
 {
     rtcosim_anytime *set = v->set;
     if (set->cfg.state_size && v->fn)
-        memcpy(v->state, set->state, set->cfg.state_size);
+        memcpy(v->state, state, set->cfg.state_size);
     if (v->component && v->needs_sync) {
         memcpy(v->sync_bytes, set->committed_bytes, set->committed_size);
         v->sync_size = set->committed_size;
     }
     if (set->cfg.input_count)
         memcpy(v->inputs, inputs, set->cfg.input_count * sizeof *inputs);
-    v->job_t = set->sim_time;
-    v->job_h = set->period_ns;
+    v->job_t = t;
+    v->job_h = h;
     v->ctx.abort_at = abort_at;
     atomic_store_explicit(&v->ctx.cancel, false, memory_order_relaxed);
     v->outcome = RTCOSIM_ANYTIME_NOT_RUN;
     v->dispatched_at = rtcosim_clock_now(set->clock);
+}
+
+void anytime_variant_prepare(variant *v, const double *inputs, rtcosim_time_ns abort_at)
+{
+    rtcosim_anytime *set = v->set;
+    anytime_variant_prepare_job(v, set->state, inputs, set->sim_time, set->period_ns, abort_at);
 }
 
 void anytime_variant_dispatch(variant *v)
@@ -192,6 +199,12 @@ void anytime_variant_conclude(variant *v)
         v->outcome = RTCOSIM_ANYTIME_COMPLETED;
         v->completed++;
         anytime_stats_add(&v->stats, (double)v->exec_ns);
+        /* A whole period's run that ended below the timer's learned floor
+         * (the time an abort showed it needed) disproves it: a repair or a
+         * later run lifts the bar at once instead of after
+         * forget_after_periods. */
+        if (v->exec_ns < v->set->abort_floor_ns[v->index])
+            v->set->abort_floor_ns[v->index] = 0;
     } else if (v->status == RTCOSIM_ECANCELED) {
         v->outcome = RTCOSIM_ANYTIME_ABORTED;
         v->aborted++;
@@ -203,9 +216,10 @@ void anytime_variant_conclude(variant *v)
 
 /* Run v until it finishes or abort_at: inline when it is native and not
  * meant for a worker, else on its worker. */
-void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at)
+void anytime_variant_run_job(variant *v, const void *state, const double *inputs,
+                             rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at)
 {
-    anytime_variant_prepare(v, inputs, abort_at);
+    anytime_variant_prepare_job(v, state, inputs, t, h, abort_at);
     v->runs++;
     v->last_run_period = v->set->periods;
     if (v->worker_started) {
@@ -215,6 +229,12 @@ void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort
         variant_execute(v);
     }
     anytime_variant_conclude(v);
+}
+
+void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at)
+{
+    rtcosim_anytime *set = v->set;
+    anytime_variant_run_job(v, set->state, inputs, set->sim_time, set->period_ns, abort_at);
 }
 
 /* A variant on a worker that has not returned from an abandoned period. */
@@ -234,10 +254,12 @@ bool anytime_variant_busy(variant *v)
  * the system; the caller preempts SCHED_OTHER workers at once. */
 static int worker_create(variant *v)
 {
-    int policy;
+    /* the kernel's policy (see start.c: glibc's cached one misses
+     * sched_setattr); a SCHED_DEADLINE caller's workers inherit its policy
+     * unless it set SCHED_FLAG_RESET_ON_FORK, which makes them SCHED_OTHER */
+    int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
     struct sched_param param;
-    if (pthread_getschedparam(pthread_self(), &policy, &param) == 0 &&
-        (policy == SCHED_FIFO || policy == SCHED_RR) &&
+    if (sched_getparam(0, &param) == 0 && (policy == SCHED_FIFO || policy == SCHED_RR) &&
         (v->index > 0 || param.sched_priority > sched_get_priority_min(policy))) {
         pthread_attr_t attr;
         if (v->index > 0) {

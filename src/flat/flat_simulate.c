@@ -3,16 +3,23 @@
  * memory for a language binding instead of a CSV file. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "flat_internal.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
+
+enum { STOP_NONE, STOP_CALLBACK, STOP_TIMEOUT };
 
 typedef struct sim_context {
     rtcosim_rows *rows;
     rtcosim_flat_progress_state progress;
+    const rtcosim_flat_simulate_options *o;
+    struct timespec deadline; /* wall clock, when o->timeout > 0 */
+    int stopped;              /* STOP_* */
 } sim_context;
 
 static rtcosim_status on_row(void *context, rtcosim_time_ns t, const rtcosim_value *values,
@@ -22,9 +29,27 @@ static rtcosim_status on_row(void *context, rtcosim_time_ns t, const rtcosim_val
     return rtcosim_rows_append(((sim_context *)context)->rows, t, values, err);
 }
 
+static bool past(const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > deadline->tv_sec ||
+           (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
+/* After every step: the caller's end conditions (an ECANCELED that
+ * rtcosim_flat_simulate turns into a normal end), then the progress report. */
 static rtcosim_status on_progress(void *context, rtcosim_time_ns t, rtcosim_error *err)
 {
-    return rtcosim_flat_report(&((sim_context *)context)->progress, t, err);
+    sim_context *ctx = context;
+    const rtcosim_flat_simulate_options *o = ctx->o;
+    if (o->step_finished && o->step_finished(o->step_context, rtcosim_time_to_seconds(t)))
+        ctx->stopped = STOP_CALLBACK;
+    else if (o->timeout > 0 && past(&ctx->deadline))
+        ctx->stopped = STOP_TIMEOUT;
+    if (ctx->stopped)
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "stopped early");
+    return o->progress ? rtcosim_flat_report(&ctx->progress, t, err) : RTCOSIM_OK;
 }
 
 static rtcosim_status parse_time(const char *what, const char *text, rtcosim_time_ns *out,
@@ -104,13 +129,17 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "simulate: no FMU or options given");
     if (o->start_count && (!o->start_names || !o->start_values))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "simulate: start values without names");
+    if (!(o->timeout <= 0 || o->timeout < 1e9))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "simulate: timeout %g s is out of range",
+                                 o->timeout);
     rtcosim_fmu_options fo = {.interface_type = o->model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE
                                                                   : RTCOSIM_FMI_CO_SIMULATION,
-                              .solver = (rtcosim_me_solver)o->solver};
+                              .solver = (rtcosim_me_solver)o->solver,
+                              .fmu_logging_on = o->fmu_logging != 0};
     rtcosim_component *c = NULL;
     rtcosim_csv *input = NULL;
     rtcosim_start_value *starts = calloc(o->start_count + 1, sizeof *starts);
-    sim_context ctx = {0};
+    sim_context ctx = {.o = o};
     rtcosim_status st = RTCOSIM_OK;
     if (!starts) {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
@@ -125,7 +154,9 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
                                    .output_variable_count = o->output_count,
                                    .record_every = o->record_every,
                                    .on_row = on_row, .row_context = &ctx,
-                                   .progress = o->progress ? on_progress : NULL,
+                                   .progress = o->progress || o->step_finished || o->timeout > 0
+                                                   ? on_progress
+                                                   : NULL,
                                    .progress_context = &ctx};
     if ((st = resolve_times(fmu, o, c, &so, err)) != RTCOSIM_OK)
         goto done;
@@ -139,13 +170,34 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
     ctx.progress = (rtcosim_flat_progress_state){o->progress, o->progress_context, so.start_time,
                                                  so.stop_time, 0.01};
     rtcosim_simulate_result result = {0};
-    if ((st = rtcosim_simulate(c, &so, &result, err)) != RTCOSIM_OK)
+    if (o->timeout > 0) {
+        clock_gettime(CLOCK_MONOTONIC, &ctx.deadline);
+        double whole = (double)(time_t)o->timeout;
+        ctx.deadline.tv_sec += (time_t)whole;
+        ctx.deadline.tv_nsec += (long)((o->timeout - whole) * 1e9);
+        if (ctx.deadline.tv_nsec >= 1000000000L) {
+            ctx.deadline.tv_sec++;
+            ctx.deadline.tv_nsec -= 1000000000L;
+        }
+    }
+    st = rtcosim_simulate(c, &so, &result, err);
+    if (st == RTCOSIM_ECANCELED && ctx.stopped) {
+        /* An end the caller asked for: a normal end at the time reached. */
+        st = RTCOSIM_OK;
+        if (ctx.stopped == STOP_TIMEOUT)
+            rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
+                        "%s: stopped at t = %g s after the timeout of %g s (rows so far kept)", fmu,
+                        rtcosim_time_to_seconds(result.end_time), o->timeout);
+    }
+    if (st != RTCOSIM_OK)
         goto done;
-    if (o->progress && (st = rtcosim_flat_report(&ctx.progress, so.stop_time, err)) != RTCOSIM_OK)
+    if (o->progress && !ctx.stopped &&
+        (st = rtcosim_flat_report(&ctx.progress, so.stop_time, err)) != RTCOSIM_OK)
         goto done;
     rtcosim_rows_add_stat(ctx.rows, "steps", (double)result.steps, NULL);
     rtcosim_rows_add_stat(ctx.rows, "end_time", rtcosim_time_to_seconds(result.end_time), NULL);
     rtcosim_rows_add_stat(ctx.rows, "terminated_by_component", result.terminated_by_component, NULL);
+    rtcosim_rows_add_stat(ctx.rows, "stopped_early", ctx.stopped, NULL);
     *out = ctx.rows;
     ctx.rows = NULL;
 done:

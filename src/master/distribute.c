@@ -1,46 +1,16 @@
-/* The master over ranks: each component of a system runs on one rank; on the
- * others a proxy component stands in. Every rank runs the same master, so the
- * calls on a component come in the same order everywhere; each call the
- * master needs an answer from (lifecycle calls, reads of outputs) is a
- * broadcast from the component's rank of its status and values. Steps and
- * writes return at once and their status travels with the next broadcast,
- * so in Jacobi order the ranks step their components concurrently. */
+/* The proxy of a component that runs on another rank (or on this one, for
+ * the others): every rank runs the same master, so the calls on a component
+ * come in the same order everywhere. Lifecycle calls and reads outside a
+ * macro step (initialization) are a broadcast from the component's rank of
+ * its status and values; the reads of a step go through
+ * distribute_exchange.c. Steps and writes return at once and their status
+ * travels with the next answer, so the ranks step their components
+ * concurrently. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "rtcosim/master_distribute.h"
-
-typedef struct placement {
-    char *name;
-    int rank;
-    bool used;
-} placement;
-
-struct rtcosim_distribution {
-    const rtcosim_transport *t;
-    placement *places;
-    size_t place_count;
-    size_t wrapped; /* components wrapped so far (round robin) */
-    char **names;   /* [wrapped] with their ranks */
-    int *ranks;
-    uint64_t broadcasts;
-    int64_t broadcast_ns;
-};
-
-typedef struct remote {
-    rtcosim_distribution *d;
-    rtcosim_component *inner;
-    char *name;
-    int owner;
-    bool mine;
-    /* the owner's status of steps and writes not yet told to the others */
-    rtcosim_status pending;
-    rtcosim_error pending_err;
-    bool unusual_step; /* early return, event or termination request */
-    unsigned char *buf;
-    size_t cap;
-} remote;
+#include "master/distribute_internal.h"
 
 /* What a broadcast carries before the values. */
 typedef struct wire_head {
@@ -49,7 +19,7 @@ typedef struct wire_head {
     int64_t bytes;
 } wire_head;
 
-static int64_t now_ns(void)
+int64_t master_distribute_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -59,10 +29,10 @@ static int64_t now_ns(void)
 static rtcosim_status bcast(remote *r, void *data, size_t bytes, rtcosim_error *err)
 {
     const rtcosim_transport *t = r->d->t;
-    int64_t t0 = now_ns();
+    int64_t t0 = master_distribute_now_ns();
     rtcosim_status st = t->broadcast(t->context, data, bytes, r->owner, err);
-    r->d->broadcast_ns += now_ns() - t0;
-    r->d->broadcasts++;
+    r->d->call_ns += master_distribute_now_ns() - t0;
+    r->d->calls++;
     return st;
 }
 
@@ -91,6 +61,7 @@ static rtcosim_status answer(remote *r, rtcosim_status owner_status,
     if (st != RTCOSIM_OK)
         return st;
     memcpy(&h, r->buf, sizeof h);
+    r->d->failure_shared = true; /* a broadcast: every rank sees the status */
     if (h.status == RTCOSIM_OK && h.unusual)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "component '%s' on rank %d returned"
                                  " early, asked for event handling or to terminate: not"
@@ -342,6 +313,13 @@ rtcosim_status rtcosim_distribution_check_placed(const rtcosim_distribution *d,
     return RTCOSIM_OK;
 }
 
+remote *master_remote_of(const rtcosim_component *c)
+{
+    if (c && strcmp(rtcosim_component_kind(c), remote_ops.kind) == 0)
+        return rtcosim_component_impl(c);
+    return NULL;
+}
+
 const rtcosim_component *rtcosim_distribution_inner(const rtcosim_component *c)
 {
     if (c && strcmp(rtcosim_component_kind(c), remote_ops.kind) == 0)
@@ -364,9 +342,14 @@ int rtcosim_distribution_rank_of(const rtcosim_distribution *d, const char *comp
     return -1;
 }
 
-void rtcosim_distribution_stats(const rtcosim_distribution *d, uint64_t *broadcasts,
+void rtcosim_distribution_stats(const rtcosim_distribution *d, uint64_t *calls,
                                 double *seconds)
 {
-    *broadcasts = d->broadcasts;
-    *seconds = (double)d->broadcast_ns * 1e-9;
+    *calls = d->calls;
+    *seconds = (double)d->call_ns * 1e-9;
+}
+
+bool rtcosim_distribution_failure_shared(const rtcosim_distribution *d)
+{
+    return d->failure_shared;
 }

@@ -87,7 +87,8 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
     m->observed_values = calloc(m->observed_count ? m->observed_count : 1, sizeof(double));
     m->order_list = calloc(m->comp_count, sizeof(size_t));
     m->active = calloc(m->comp_count, sizeof(size_t));
-    if (fail || !m->observed_values || !m->order_list || !m->active)
+    m->publish_list = calloc(m->comp_count, sizeof(size_t));
+    if (fail || !m->observed_values || !m->order_list || !m->active || !m->publish_list)
         return master_oom(err);
     return RTCOSIM_OK;
 }
@@ -317,10 +318,13 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
         master_connection *k = &m->conns[i];
         k->recon_from = k->true_to = k->est_to = start;
     }
-    for (size_t i = 0; i < m->comp_count; i++)
-        if ((st = master_publish_at(m, m->order_list[i], start, err)) != RTCOSIM_OK)
-            return st;
-    if ((st = master_sched_init(m, err)) != RTCOSIM_OK)
+    if ((st = master_exchange_create(m, err)) != RTCOSIM_OK)
+        return st;
+    if (m->xchg)
+        st = master_exchange_publish(m, m->order_list, m->comp_count, start, err);
+    for (size_t i = 0; !m->xchg && st == RTCOSIM_OK && i < m->comp_count; i++)
+        st = master_publish_at(m, m->order_list[i], start, err);
+    if (st != RTCOSIM_OK || (st = master_sched_init(m, err)) != RTCOSIM_OK)
         return st;
     m->failed = false;
     m->initialized = true;

@@ -69,6 +69,7 @@ void rtcosim_master_free(rtcosim_master *m)
     if (!m)
         return;
     master_sched_free(m);
+    master_exchange_free(m);
     for (size_t i = 0; i < m->comp_count; i++) {
         master_component *mc = &m->comps[i];
         rtcosim_component_free(mc->c);
@@ -101,6 +102,7 @@ void rtcosim_master_free(rtcosim_master *m)
     free(m->observed_values);
     free(m->order_list);
     free(m->active);
+    free(m->publish_list);
     free(m);
 }
 

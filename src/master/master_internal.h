@@ -186,6 +186,10 @@ struct rtcosim_master {
     double *load_scratch;      /* threads: LPT loads */
     unsigned *thread_scratch;  /* comp_count: a candidate assignment */
     int64_t group_end_ns;      /* real time the last parallel group ended (the workers' wait hint) */
+
+    size_t *publish_list;      /* scratch (comp_count): Jacobi's components publishing in a tick */
+    /* --distribute: the outputs of the proxies across ranks, NULL in one process. */
+    struct master_exchange *xchg;
 };
 
 /* The input of continuous connection k into consumer mc over a step of hs
@@ -240,6 +244,11 @@ void master_gs_levels(rtcosim_master *m);
 /* step.c: publication, inputs and one tick. */
 rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
                                  rtcosim_error *err);
+/* The parts of a publication: before the read (a feedthrough component's
+ * inputs refreshed to their values at t) and after (the samples taken). */
+rtcosim_status master_publish_prepare(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
+                                      rtcosim_error *err);
+void master_publish_samples(rtcosim_master *m, size_t comp, rtcosim_time_ns t);
 rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
 void master_step_component(master_component *mc);
 
@@ -267,6 +276,20 @@ uint64_t master_pool_sleeps(const master_pool *pool);
 void master_pool_free(master_pool *pool);
 
 #pragma GCC visibility pop
+
+/* distribute_exchange.c: with proxies of --distribute among the components,
+ * the plan of which outputs cross to which rank (m->xchg), made at
+ * initialize; without, nothing. */
+rtcosim_status master_exchange_create(rtcosim_master *m, rtcosim_error *err);
+void master_exchange_free(rtcosim_master *m);
+/* Jacobi: list[0..n) publish at t with one collective of the values that
+ * cross ranks. Gauss-Seidel (one component): its owner sends its values to
+ * the ranks reading them, which receive them. Both report a component's
+ * failure naming it and its rank. */
+rtcosim_status master_exchange_publish(rtcosim_master *m, const size_t *list, size_t n,
+                                       rtcosim_time_ns t, rtcosim_error *err);
+rtcosim_status master_exchange_publish_one(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
+                                           rtcosim_error *err);
 
 /* Apply the connection's value map (if any) to the discrete value at dst. */
 void master_map_value(const master_connection *k, unsigned char *dst);

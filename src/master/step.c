@@ -164,12 +164,30 @@ static rtcosim_status refresh_inputs(rtcosim_master *m, master_component *mc, rt
     return set_inputs(mc, err);
 }
 
+rtcosim_status master_publish_prepare(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
+                                      rtcosim_error *err)
+{
+    master_component *mc = &m->comps[comp];
+    if (mc->feedthrough && t != m->start)
+        return refresh_inputs(m, mc, t, err);
+    return RTCOSIM_OK;
+}
+
+void master_publish_samples(rtcosim_master *m, size_t comp, rtcosim_time_ns t)
+{
+    const master_component *mc = &m->comps[comp];
+    for (size_t i = 0; i < mc->conns_out_count; i++)
+        push_sample(m, mc->conns_out[i], t);
+}
+
 rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
                                  rtcosim_error *err)
 {
     master_component *mc = &m->comps[comp];
     rtcosim_status st;
-    if (mc->feedthrough && t != m->start && (st = refresh_inputs(m, mc, t, err)) != RTCOSIM_OK)
+    if (m->xchg)
+        return master_exchange_publish_one(m, comp, t, err);
+    if ((st = master_publish_prepare(m, comp, t, err)) != RTCOSIM_OK)
         return st;
     for (unsigned i = 0; i < mc->out_type_count; i++) {
         unsigned ty = mc->out_types[i];
@@ -177,8 +195,22 @@ rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns
                                         mc->out[ty].values, err)) != RTCOSIM_OK)
             return st;
     }
-    for (size_t i = 0; i < mc->conns_out_count; i++)
-        push_sample(m, mc->conns_out[i], t);
+    master_publish_samples(m, comp, t);
+    return RTCOSIM_OK;
+}
+
+/* Jacobi: the components list[0..n) publish at t, in list order; over ranks
+ * (--distribute) in one exchange. */
+static rtcosim_status publish_all(rtcosim_master *m, const size_t *list, size_t n,
+                                  rtcosim_time_ns t, rtcosim_error *err)
+{
+    if (m->xchg)
+        return master_exchange_publish(m, list, n, t, err);
+    for (size_t a = 0; a < n; a++) {
+        rtcosim_status st = master_publish_at(m, list[a], t, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return RTCOSIM_OK;
 }
 
@@ -407,9 +439,8 @@ static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
                 return st;
         if (m->discarded)
             return RTCOSIM_OK;
-        for (size_t a = 0; a < n; a++)
-            if ((st = master_publish_at(m, active[a], next, err)) != RTCOSIM_OK)
-                return st;
+        if ((st = publish_all(m, active, n, next, err)) != RTCOSIM_OK)
+            return st;
     } else {
         for (size_t a = 0, end; a < n; a = end) {
             end = level_end(m, active, a, n);
@@ -477,11 +508,16 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
     for (size_t c = 0; c < m->comp_count; c++)
         if (m->comps[c].next_time < next)
             next = m->comps[c].next_time;
-    if (m->order == RTCOSIM_ORDER_JACOBI)
+    if (m->order == RTCOSIM_ORDER_JACOBI) {
+        /* The components at their communication point publish (multi-rate:
+         * only they, so that values cross ranks only at these steps). */
+        size_t *list = m->publish_list, n = 0;
         for (size_t i = 0; i < m->comp_count; i++)
-            if (m->comps[m->order_list[i]].next_time == next &&
-                (st = master_publish_at(m, m->order_list[i], next, err)) != RTCOSIM_OK)
-                return st;
+            if (m->comps[m->order_list[i]].next_time == next)
+                list[n++] = m->order_list[i];
+        if ((st = publish_all(m, list, n, next, err)) != RTCOSIM_OK)
+            return st;
+    }
     m->time = next;
     double norm;
     if (m->step_control.enabled && tick_error_norm(m, &norm))

@@ -27,6 +27,7 @@ typedef struct mpi_ctx {
     size_t slot_count;
     unsigned char *in; /* the last received message */
     size_t in_capacity;
+    int *counts, *displs;  /* [size]: MPI_Allgatherv's int arrays */
 } mpi_ctx;
 
 enum { TAG_BATCH = 17, TAG_MESSAGE = 18 };
@@ -205,6 +206,8 @@ static rtcosim_status mpi_receive(void *context, bool wait, int *from, const voi
     return RTCOSIM_OK;
 }
 
+static rtcosim_status mpi_add_master_calls(rtcosim_transport *t, rtcosim_error *err);
+
 rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error *err)
 {
     int inited = 0;
@@ -228,7 +231,7 @@ rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error 
                                .allreduce_i64 = mpi_allreduce_i64, .barrier = mpi_barrier,
                                .broadcast = mpi_broadcast, .send = mpi_send,
                                .receive = mpi_receive};
-    return RTCOSIM_OK;
+    return mpi_add_master_calls(out, err);
 }
 
 void rtcosim_mpi_transport_close(rtcosim_transport *t)
@@ -246,7 +249,76 @@ void rtcosim_mpi_transport_close(rtcosim_transport *t)
     free(g_ctx.slots);
     free(g_ctx.in);
     free(g_ctx.requests);
+    free(g_ctx.counts);
+    free(g_ctx.displs);
     g_ctx = (mpi_ctx){0};
 }
 
 void rtcosim_mpi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
+/* ---- the distributed master's calls: one MPI_Allgatherv per Jacobi step,
+ * point to point along the Gauss-Seidel order ---- */
+
+static rtcosim_status mpi_allgatherv(void *context, const void *send, size_t send_bytes,
+                                     void *recv, const size_t *recv_bytes,
+                                     const size_t *recv_offset, rtcosim_error *err)
+{
+    mpi_ctx *c = context;
+    /* counts and displacements as int, in the preallocated per-rank arrays */
+    int *counts = c->counts, *displs = c->displs;
+    for (int r = 0; r < c->size; r++) {
+        if (recv_bytes[r] > INT_MAX || recv_offset[r] > INT_MAX)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "mpi: an exchange of more than"
+                                     " 2 GiB");
+        counts[r] = (int)recv_bytes[r];
+        displs[r] = (int)recv_offset[r];
+    }
+    int rc = MPI_Allgatherv(send, (int)send_bytes, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                            MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Allgatherv");
+}
+
+static rtcosim_status mpi_isend(void *context, const void *data, size_t bytes, int to, int tag,
+                                void *request, rtcosim_error *err)
+{
+    (void)context;
+    if (bytes > INT_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "mpi: a message of more than 2 GiB");
+    int rc = MPI_Isend(data, (int)bytes, MPI_BYTE, to, tag, MPI_COMM_WORLD, request);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Isend");
+}
+
+static rtcosim_status mpi_recv(void *context, void *data, size_t bytes, int from, int tag,
+                               rtcosim_error *err)
+{
+    (void)context;
+    if (bytes > INT_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "mpi: a message of more than 2 GiB");
+    int rc = MPI_Recv(data, (int)bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Recv");
+}
+
+static rtcosim_status mpi_wait(void *context, void *requests, size_t n, rtcosim_error *err)
+{
+    (void)context;
+    if (n == 0)
+        return RTCOSIM_OK;
+    int rc = MPI_Waitall((int)n, requests, MPI_STATUSES_IGNORE);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Waitall");
+}
+
+static rtcosim_status mpi_add_master_calls(rtcosim_transport *t, rtcosim_error *err)
+{
+    if (!g_ctx.counts) {
+        g_ctx.counts = calloc((size_t)t->size, sizeof *g_ctx.counts);
+        g_ctx.displs = calloc((size_t)t->size, sizeof *g_ctx.displs);
+        if (!g_ctx.counts || !g_ctx.displs)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "mpi: out of memory");
+    }
+    t->allgatherv = mpi_allgatherv;
+    t->request_bytes = sizeof(MPI_Request);
+    t->isend = mpi_isend;
+    t->recv = mpi_recv;
+    t->wait = mpi_wait;
+    return RTCOSIM_OK;
+}

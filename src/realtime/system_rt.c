@@ -159,8 +159,34 @@ void rtcosim_system_rt_options_init(rtcosim_system_rt_options *o)
     o->rt.calibrate = true;
 }
 
-static const char *component_of(const char *name, char *buf, size_t size)
+/* The component of "comp.var": the longest component name that the text
+ * starts with, followed by a dot. Flattened nested SSP systems give component
+ * names with dots ("back.inner.mass2"), so the first dot is not the split. */
+static int component_index_of(const rtcosim_system_desc *d, const char *name)
 {
+    char buf[NAME_LEN];
+    int best = -1;
+    for (const char *dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
+        size_t n = (size_t)(dot - name);
+        if (n >= sizeof buf)
+            break;
+        memcpy(buf, name, n);
+        buf[n] = '\0';
+        int i = rtcosim_system_desc_find_component(d, buf);
+        if (i >= 0)
+            best = i;
+    }
+    return best;
+}
+
+/* The component part of name for messages: its component's name, else the
+ * text before the first dot. */
+static const char *component_of(const rtcosim_system_desc *d, const char *name, char *buf,
+                                size_t size)
+{
+    int i = component_index_of(d, name);
+    if (i >= 0)
+        return rtcosim_system_desc_component(d, (size_t)i)->name;
     const char *dot = strchr(name, '.');
     size_t n = dot ? (size_t)(dot - name) : strlen(name);
     snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), name);
@@ -239,11 +265,8 @@ static rtcosim_status set_start_values(rtcosim_system_rt *srt, rtcosim_master *m
                                        rtcosim_error *err)
 {
     const rtcosim_system_rt_options *o = &srt->options;
-    char comp[NAME_LEN];
     for (size_t i = 0; i < o->start_count; i++) {
-        int idx = rtcosim_system_desc_find_component(srt->desc,
-                                                     component_of(o->start_names[i], comp,
-                                                                  sizeof comp));
+        int idx = component_index_of(srt->desc, o->start_names[i]);
         if (part >= 0 && idx >= 0 && (int)srt->is_partner[idx] != part)
             continue;
         rtcosim_status st = rtcosim_master_set_start_value(m, o->start_names[i],
@@ -252,10 +275,8 @@ static rtcosim_status set_start_values(rtcosim_system_rt *srt, rtcosim_master *m
             return rtcosim_error_prefix(err, "start value: ");
     }
     for (size_t i = 0; part >= 0 && i < srt->cross_count; i++) {
-        int idx = rtcosim_system_desc_find_component(srt->desc,
-                                                     component_of(srt->cross_names[i], comp,
-                                                                  sizeof comp));
-        if ((int)srt->is_partner[idx] != part)
+        int idx = component_index_of(srt->desc, srt->cross_names[i]);
+        if (idx < 0 || (int)srt->is_partner[idx] != part)
             continue;
         rtcosim_status st = rtcosim_master_set_start_value(m, srt->cross_names[i],
                                                            srt->cross_values[i], err);
@@ -351,10 +372,8 @@ rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_ma
     for (size_t i = 0; i < n; i++)
         members[i] = (int)srt->is_partner[i] == part;
     size_t observe_count = 0;
-    char comp[NAME_LEN];
     for (size_t i = 0; part == 0 && i < srt->column_count; i++) {
-        int idx = rtcosim_system_desc_find_component(srt->desc, component_of(srt->columns[i], comp,
-                                                                             sizeof comp));
+        int idx = component_index_of(srt->desc, srt->columns[i]);
         if (idx >= 0 && !srt->is_partner[idx])
             observe[observe_count++] = srt->columns[i];
     }
@@ -518,7 +537,7 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
                                          "%s: output variable '%s' cannot be recorded in a "
                                          "real-time run: '%s' is non-real-time and the variable "
                                          "does not feed the real-time part",
-                                         file, name, component_of(name, comp, sizeof comp));
+                                         file, name, component_of(srt->desc, name, comp, sizeof comp));
             rtcosim_log(RTCOSIM_LOG_INFO, LOG_CATEGORY,
                         "%s: '%s' is not recorded (non-real-time, does not feed the real-time "
                         "part)", file, name);

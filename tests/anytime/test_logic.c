@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "anytime/anytime_internal.h"
@@ -29,8 +30,8 @@ static void stats_give_mean_max_and_windowed_quantile(void **unused)
     assert_double_equal(anytime_stats_quantile(&s, 0.5), 3, 0);  /* ceil(2) = 2nd */
     assert_double_equal(anytime_stats_quantile(&s, 0.95), 5, 0); /* ceil(3.8) = 4th */
     assert_double_equal(anytime_stats_quantile(&s, 0.01), 2, 0); /* ceil(0.04) = 1st */
-    assert_double_equal(anytime_stats_quantile(&s, 0.95), 5, 0); /* again, from the cache */
-    anytime_stats_add(&s, 1); /* window 2 4 3 1: the cache must not answer */
+    assert_double_equal(anytime_stats_quantile(&s, 0.95), 5, 0); /* asking again */
+    anytime_stats_add(&s, 1); /* window 2 4 3 1: the sorted copy follows */
     assert_double_equal(anytime_stats_quantile(&s, 0.95), 4, 0);
     /* estimates are over the window 1 2 3 4; mean and max of all stay 3.5, 6 */
     assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_MAX, 0.5), 4, 0);
@@ -39,6 +40,42 @@ static void stats_give_mean_max_and_windowed_quantile(void **unused)
     assert_double_equal(s.max, 6, 0);
     /* window 1 2 3 4: ceil(0.75 * 4) = 3rd */
     assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_QUANTILE, 0.75), 3, 0);
+    anytime_stats_release(&s);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sorted copy kept per sample against qsort of the last 16 samples, over
+ * 500 seeded samples with many repeats (values 0..19). */
+static void stats_quantiles_match_a_sort_of_the_window(void **unused)
+{
+    (void)unused;
+    enum { W = 16, N = 500 };
+    anytime_stats s;
+    assert_true(anytime_stats_init(&s, W));
+    double all[N], last[W];
+    uint64_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u; /* Knuth's MMIX LCG */
+        all[i] = (double)((x >> 33) % 20);
+        anytime_stats_add(&s, all[i]);
+        int n = i + 1 < W ? i + 1 : W;
+        for (int j = 0; j < n; j++)
+            last[j] = all[i + 1 - n + j];
+        qsort(last, (size_t)n, sizeof last[0], compare_doubles);
+        const double qs[4] = {0.01, 0.5, 0.95, 1.0};
+        for (int k = 0; k < 4; k++) {
+            int rank = (int)ceil(qs[k] * n);
+            assert_double_equal(anytime_stats_quantile(&s, qs[k]), last[rank - 1], 0);
+        }
+        assert_double_equal(anytime_stats_window_min(&s), last[0], 0);
+        assert_double_equal(anytime_stats_estimate(&s, RTCOSIM_ANYTIME_ESTIMATE_MAX, 0.5),
+                            last[n - 1], 0);
+    }
     anytime_stats_release(&s);
 }
 
@@ -163,6 +200,7 @@ int main(void)
         cmocka_unit_test(idle_reserve_follows_the_kernel_throttling_limits),
         cmocka_unit_test(misses_are_classified_by_start_and_lost_time),
         cmocka_unit_test(stats_give_mean_max_and_windowed_quantile),
+        cmocka_unit_test(stats_quantiles_match_a_sort_of_the_window),
         cmocka_unit_test(pick_follows_each_criterion),
         cmocka_unit_test(parallel_selects_most_accurate_ready_by_cutoff),
         cmocka_unit_test(timer_choice_respects_budget_floor_and_limit),

@@ -230,7 +230,12 @@ static void component_variants_hand_over_the_delivered_state(void **unused)
                          RTCOSIM_OK);
     }
     const double u = 0;
+    /* h10us calibrates at 5 us per micro step (500 us a period), so that
+     * escalate's start rule (its slowest recent run must fit) lets it start;
+     * from then on a micro step costs 10 us and the run is aborted. */
+    p[2]->cost_per_step_ns = 5 * US;
     assert_int_equal(rtcosim_anytime_start(set, &u, &err), RTCOSIM_OK);
+    p[2]->cost_per_step_ns = cost[2];
 
     /* Period 1: 50 + 200, then h10us from 250 aborted at 950 after 70 micro
      * steps: h100us delivered. */

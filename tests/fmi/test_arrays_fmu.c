@@ -71,41 +71,41 @@ static rtcosim_component *load(bool trace)
     return c;
 }
 
-static void start_value_lists_give_the_closed_form(void **state)
+/* Simulates the StateSpace FMU 1 s in 0.1 s steps with these start values
+ * or inputs, and checks the closed form for constant u and C scaled by scale. */
+static void simulate_and_check(const rtcosim_start_value *sv, size_t sv_count, const char *input,
+                               const double u[3], double scale)
 {
-    (void)state;
     char *dir = tu_make_dir();
     char out[4096];
     snprintf(out, sizeof out, "%s/out.csv", dir);
+    rtcosim_csv *in = input ? tu_csv(input) : NULL;
     rtcosim_component *c = load(false);
-    const rtcosim_start_value sv[] = {{"u", "0.5 -1 4"}};
-    rtcosim_simulate_options o = {.stop_time = RTCOSIM_NS_PER_S, .output_interval = RTCOSIM_NS_PER_S / 10,
-                                  .start_values = sv, .start_value_count = 1, .output_file = out};
-    rtcosim_error err;
-    if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
-    rtcosim_component_free(c);
-    check_results(out, (const double[]){0.5, -1.0, 4.0}, 1.0);
-    tu_drop_dir(dir);
-}
-
-static void inputs_from_element_columns_give_the_closed_form(void **state)
-{
-    (void)state;
-    char *dir = tu_make_dir();
-    char out[4096];
-    snprintf(out, sizeof out, "%s/out.csv", dir);
-    rtcosim_csv *in = tu_csv("time,u[1],u[2],u[3]\n0,2,0.25,-3\n1,2,0.25,-3\n");
-    rtcosim_component *c = load(false);
-    rtcosim_simulate_options o = {.stop_time = RTCOSIM_NS_PER_S, .output_interval = RTCOSIM_NS_PER_S / 10,
+    rtcosim_simulate_options o = {.stop_time = RTCOSIM_NS_PER_S,
+                                  .output_interval = RTCOSIM_NS_PER_S / 10,
+                                  .start_values = sv, .start_value_count = sv_count,
                                   .input = in, .output_file = out};
     rtcosim_error err;
     if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     rtcosim_component_free(c);
     rtcosim_csv_free(in);
-    check_results(out, (const double[]){2.0, 0.25, -3.0}, 1.0);
+    check_results(out, u, scale);
     tu_drop_dir(dir);
+}
+
+static void start_value_lists_give_the_closed_form(void **state)
+{
+    (void)state;
+    const rtcosim_start_value sv[] = {{"u", "0.5 -1 4"}};
+    simulate_and_check(sv, 1, NULL, (const double[]){0.5, -1.0, 4.0}, 1.0);
+}
+
+static void inputs_from_element_columns_give_the_closed_form(void **state)
+{
+    (void)state;
+    simulate_and_check(NULL, 0, "time,u[1],u[2],u[3]\n0,2,0.25,-3\n1,2,0.25,-3\n",
+                       (const double[]){2.0, 0.25, -3.0}, 1.0);
 }
 
 /* One element of C set alone (C[1,1] = 3): the FMU gets the whole C with
@@ -113,19 +113,8 @@ static void inputs_from_element_columns_give_the_closed_form(void **state)
 static void one_element_set_keeps_the_other_elements(void **state)
 {
     (void)state;
-    char *dir = tu_make_dir();
-    char out[4096];
-    snprintf(out, sizeof out, "%s/out.csv", dir);
-    rtcosim_component *c = load(false);
     const rtcosim_start_value sv[] = {{"C[1,1]", "3"}};
-    rtcosim_simulate_options o = {.stop_time = RTCOSIM_NS_PER_S, .output_interval = RTCOSIM_NS_PER_S / 10,
-                                  .start_values = sv, .start_value_count = 1, .output_file = out};
-    rtcosim_error err;
-    if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
-    rtcosim_component_free(c);
-    check_results(out, (const double[]){0.0, 0.0, 0.0}, 3.0);
-    tu_drop_dir(dir);
+    simulate_and_check(sv, 1, NULL, (const double[]){0.0, 0.0, 0.0}, 3.0);
 }
 
 static int count(const char *text, const char *what)

@@ -1,10 +1,19 @@
 #!/bin/sh
 # `mpirun -np N rtcosim run SYSTEM --distribute` writes on rank 0 the CSV of
 # the single-process run byte for byte: the B2 oscillator (two components) in
-# Jacobi and Gauss-Seidel order on 2 and 3 ranks (one rank idle) and with
-# --place; a component failing on rank 1 (the project's Faulty FMU, Error at
-# t = 1 s) stops the run naming the component and its rank, and the rows so
-# far equal those of the failing single-process run.
+# Jacobi and Gauss-Seidel order on 1, 2 and 3 ranks (one rank idle), with
+# --place, and with step control on 3 ranks; the multi-rate vehicle example
+# (five components, steps of 1, 10 and 10 ms) in both orders on 1-3 ranks.
+# The values of a macro step cross in one exchange: 8 more macro steps make
+# exactly 8 more exchanges (two components without feedthrough, one per
+# rank; Jacobi one allgather per step, Gauss-Seidel one message from the rank
+# of the component rank 0 reads), and 2 more when that component steps 4
+# macro steps at once (multi-rate: values cross only at its communication
+# points). A component failing (the project's Faulty FMU, Error at t = 1 s),
+# on rank 1 or on rank 0 where no other rank reads it, in either order, stops
+# the run naming the component and its rank, and the rows so far equal those
+# of the failing single-process run; so does a rank dying (the FMU segfaults
+# on rank 1).
 # usage: distribute_identical.sh MPIEXEC RTCOSIM SOURCE_DIR FMU_DIR
 set -u
 mpiexec=$1
@@ -21,7 +30,7 @@ mpi() { n=$1; shift; timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -
 for order in jacobi gauss-seidel; do
     "$rtcosim" run "$ssd" --stop-time 2 --order $order --output-file "$dir/one.csv" >/dev/null ||
         { echo "single $order failed"; exit 1; }
-    for n in 2 3; do
+    for n in 1 2 3; do
         mpi $n "$rtcosim" run "$ssd" --stop-time 2 --order $order --distribute \
             --output-file "$dir/n$n.csv" > "$dir/out" 2>&1 || {
             cat "$dir/out"; echo "np $n $order failed"; exit 1; }
@@ -33,6 +42,29 @@ for order in jacobi gauss-seidel; do
         cat "$dir/out"; echo "--place $order failed"; exit 1; }
     grep -q "mass1=1 mass2=1" "$dir/out" || { cat "$dir/out"; echo "--place ignored"; exit 1; }
     cmp "$dir/one.csv" "$dir/p.csv" || { echo "--place $order: CSV differs"; exit 1; }
+done
+# With step control every rank reads every value (the step size comes from
+# every connection's error).
+for order in jacobi gauss-seidel; do
+    "$rtcosim" run "$ssd" --stop-time 1 --step-control --order $order \
+        --output-file "$dir/one.csv" >/dev/null || { echo "single adaptive $order failed"; exit 1; }
+    mpi 3 "$rtcosim" run "$ssd" --stop-time 1 --step-control --order $order --distribute \
+        --output-file "$dir/n3.csv" > "$dir/out" 2>&1 || {
+        cat "$dir/out"; echo "adaptive np 3 $order failed"; exit 1; }
+    cmp "$dir/one.csv" "$dir/n3.csv" || { echo "adaptive np 3 $order: CSV differs"; exit 1; }
+    echo "step control $order np 3: identical"
+done
+vehicle=$src/examples/vehicle/vehicle.ssd
+for order in jacobi gauss-seidel; do
+    "$rtcosim" run "$vehicle" --stop-time 2 --order $order --output-file "$dir/one.csv" \
+        >/dev/null 2>&1 || { echo "single vehicle $order failed"; exit 1; }
+    for n in 1 2 3; do
+        mpi $n "$rtcosim" run "$vehicle" --stop-time 2 --order $order --distribute \
+            --output-file "$dir/n$n.csv" > "$dir/out" 2>&1 || {
+            cat "$dir/out"; echo "vehicle np $n $order failed"; exit 1; }
+        cmp "$dir/one.csv" "$dir/n$n.csv" || { echo "vehicle np $n $order: CSV differs"; exit 1; }
+        echo "multi-rate vehicle $order np $n: identical ($(wc -l < "$dir/one.csv") lines)"
+    done
 done
 cat > "$dir/faulty.ssd" <<EOS
 <?xml version="1.0"?>
@@ -55,10 +87,49 @@ cat > "$dir/faulty.ssd" <<EOS
 EOS
 "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --output-file "$dir/f1.csv" >/dev/null 2>&1 &&
     { echo "the faulty system did not fail"; exit 1; }
-mpi 2 "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --distribute --output-file "$dir/f2.csv" \
-    > "$dir/out" 2>&1 && { echo "distributed faulty run did not fail"; exit 1; }
-grep -q "component 'f' on rank 1: .*Error" "$dir/out" || {
-    cat "$dir/out"; echo "error does not name component f and rank 1"; exit 1; }
-cmp "$dir/f1.csv" "$dir/f2.csv" || { echo "rows kept differ from the single-process run"; exit 1; }
-echo "failure on rank 1: named, $(wc -l < "$dir/f2.csv") lines kept as in one process"
+# Exchanges per macro step: the summary's count for 16 steps minus that for 8.
+# Multi-rate: with f stepping 4 macro steps at once, values leave a rank
+# only at its communication points, every 4th step.
+sed 's|<rc:Master stepSize="0.25"/>|<rc:Master stepSize="0.25"><rc:Component name="f" stepMultiple="4"/></rc:Master>|' \
+    "$dir/faulty.ssd" > "$dir/slow.ssd"
+exchanges() {
+    mpi 2 "$rtcosim" run "$dir/$1.ssd" --start-value f.fail_time 100 --order $2 \
+        --stop-time $3 --distribute > "$dir/out" 2>&1 || { cat "$dir/out"; return 1; }
+    sed -n 's/.*; \([0-9]*\) exchanges .*/\1/p' "$dir/out"
+}
+for order in jacobi gauss-seidel; do
+    for system in faulty:8 slow:2; do
+        e8=$(exchanges ${system%:*} $order 2) && e16=$(exchanges ${system%:*} $order 4) ||
+            { echo "$order count failed"; exit 1; }
+        [ -n "$e8" ] && [ $((e16 - e8)) -eq ${system#*:} ] || {
+            echo "$order ${system%:*}: $e8 exchanges for 8 steps, $e16 for 16, not ${system#*:} more"
+            exit 1; }
+        echo "$order ${system%:*}: ${system#*:} exchanges per 8 macro steps ($e8 for 8, $e16 for 16)"
+    done
+done
+for order in jacobi gauss-seidel; do
+    "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --order $order --output-file "$dir/f1.csv" \
+        >/dev/null 2>&1 && { echo "the faulty system did not fail"; exit 1; }
+    # f on rank 1 (rank 0 reads it), then on rank 0 (no other rank reads it)
+    for place in "f=1" "f=0"; do
+        rank=${place#f=}
+        mpi 2 "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --order $order --distribute \
+            --place $place --output-file "$dir/f2.csv" > "$dir/out" 2>&1 &&
+            { echo "distributed faulty run did not fail"; exit 1; }
+        grep -q "component 'f' on rank $rank: .*Error" "$dir/out" || {
+            cat "$dir/out"; echo "$order: error does not name component f and rank $rank"; exit 1; }
+        cmp "$dir/f1.csv" "$dir/f2.csv" ||
+            { echo "$order, f on rank $rank: rows kept differ from one process"; exit 1; }
+        echo "$order failure on rank $rank: named, $(wc -l < "$dir/f2.csv") lines kept as in one process"
+    done
+done
+# A rank that dies: f segfaults in its step at t = 1 s on rank 1.
+"$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --start-value f.fail_mode 6 \
+    --output-file "$dir/f1.csv" >/dev/null 2>&1 && { echo "the crashing system did not fail"; exit 1; }
+mpi 2 "$rtcosim" run "$dir/faulty.ssd" --stop-time 2 --start-value f.fail_mode 6 --distribute \
+    --output-file "$dir/f2.csv" > "$dir/out" 2>&1 && { echo "the crashing run did not fail"; exit 1; }
+grep -q "on rank 1: component 'f' in .*crashed (SIGSEGV)" "$dir/out" || {
+    cat "$dir/out"; echo "the death does not name component f and rank 1"; exit 1; }
+cmp "$dir/f1.csv" "$dir/f2.csv" || { echo "rank died: rows kept differ from one process"; exit 1; }
+echo "rank 1 died: named, $(wc -l < "$dir/f2.csv") lines kept as in one process"
 echo "distributed master identical"

@@ -177,3 +177,51 @@ def test_bad_input_table_names_the_line():
     with pytest.raises(rtcosim.Error) as e:
         rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), input=table)
     assert "input:4" in str(e.value)
+
+
+def test_step_finished_ends_the_run_normally_with_the_rows_so_far():
+    seen = []
+
+    def until_half(time, recorder):
+        seen.append(time)
+        return time < 0.5 - 1e-12
+    full = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1, output_interval=0.1)
+    part = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1, output_interval=0.1,
+                            step_finished=until_half)
+    # called after every step (t = 0.1 .. 0.5), the run ends at 0.5 s with
+    # the same rows as the full run up to there
+    assert np.allclose(seen, [0.1, 0.2, 0.3, 0.4, 0.5], rtol=0, atol=1e-12)
+    assert len(part) == 6 and part["time"][-1] == pytest.approx(0.5)
+    assert part.tobytes() == full[:6].tobytes()
+
+    def boom(time, recorder):
+        raise ValueError("from step_finished")
+    with pytest.raises(ValueError):
+        rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1, step_finished=boom)
+
+
+def test_timeout_ends_the_run_early_with_a_warning():
+    messages = []
+    # 1e6 steps take far longer than 10 ms on any machine
+    part = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1000, output_interval=0.001,
+                            timeout=0.01, logger=lambda *m: messages.append(m))
+    assert 1 <= len(part) < 1000001
+    assert part["time"][-1] < 1000
+    assert any(level == "warning" and "timeout of 0.01 s" in text
+               for level, _, text in messages), messages
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), timeout=-1)
+    assert e.value.status == "EINVAL" and "timeout" in str(e.value)
+
+
+def test_debug_logging_asks_the_fmu_for_its_messages():
+    quiet, loud = [], []
+    rtcosim.simulate(fmu("BouncingBall-fmi2.fmu"), stop_time=3,
+                     logger=lambda *m: quiet.append(m))
+    rtcosim.simulate(fmu("BouncingBall-fmi2.fmu"), stop_time=3, debug_logging=True,
+                     logger=lambda *m: loud.append(m))
+    # the ball's impacts are logged (FMU category logEvents, status OK: level
+    # info, the instance as the category) only when instantiated with loggingOn
+    assert not any(text.startswith("logEvents:") for _, _, text in quiet), quiet[:5]
+    events = [m for m in loud if m[0] == "info" and m[2].startswith("logEvents: bounce")]
+    assert len(events) >= 3 and events[0][1] == "BouncingBall", loud[:5]

@@ -461,6 +461,38 @@ static void test_threads_go_to_the_non_realtime_part_only(void **state)
     free(two);
 }
 
+/* A nested SSP system: b lives in the sub-system "rear" and is flattened to
+ * the component "rear.b". With rear.b non-real-time the parts split at that
+ * name (not at the first dot of "rear.b.x"), and the on-time real-time run
+ * gives the flat springs system's plain run bit for bit (header aside). */
+static void test_nested_component_splits_at_its_full_name(void **state)
+{
+    fixture *f = *state;
+    run_plain(f->desc, tu_scratch("flat_plain.csv"));
+    rtcosim_system_desc_free(f->desc);
+    f->desc = NULL;
+    assert_int_equal(rtcosim_system_desc_load(NESTED_SSD, &f->desc, &f->err), RTCOSIM_OK);
+    static const char *const nested_columns[] = {"a.x", "a.v", "rear.b.x"};
+    f->options.rt.non_realtime = "rear.b";
+    f->options.build.observe = nested_columns;
+    f->options.build.observe_count = 3;
+    f->options.output_file = tu_scratch("nested_rt.csv");
+    if (rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err) != RTCOSIM_OK ||
+        rtcosim_system_rt_run(f->srt, &f->err) != RTCOSIM_OK)
+        fail_msg("%s", f->err.message);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rtcosim_system_rt_executor(f->srt));
+    assert_int_equal(s->frames, 100);
+    assert_int_equal(s->estimated_exchanges, 0);
+    char *flat = read_text(tu_scratch("flat_plain.csv"));
+    char *nested = read_text(tu_scratch("nested_rt.csv"));
+    const char header[] = "\"time\",\"a.x\",\"a.v\",\"rear.b.x\"\n";
+    assert_true(strncmp(nested, header, sizeof header - 1) == 0);
+    assert_int_equal(count_lines(flat), 102);
+    assert_string_equal(strchr(flat, '\n'), strchr(nested, '\n'));
+    free(flat);
+    free(nested);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +519,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_map_not_covering_signal_range_stops_run_keeping_results, setup, teardown),
         cmocka_unit_test(test_threads_go_to_the_non_realtime_part_only),
+        cmocka_unit_test_setup_teardown(test_nested_component_splits_at_its_full_name, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

@@ -76,19 +76,18 @@ static void discard_with_terminate_request_ends_normally_at_last_successful_time
     }
 }
 
-static void error_still_fails_and_keeps_the_rows_before_it(void **state)
+/* Runs both Faulty FMUs in fail_mode mode, expecting status and (per FMI
+ * version) message, no termination request and the rows before the step. */
+static void expect_failure(const char *mode, rtcosim_status status, const char *const messages[2])
 {
-    (void)state;
     const char *fmus[] = {RTCOSIM_FMU_FAULTY_FMI2, RTCOSIM_FMU_FAULTY_FMI3};
-    const char *messages[] = {"fmi2DoStep returned fmi2Error at t=1",
-                              "fmi3DoStep returned fmi3Error at t=1"};
     for (int i = 0; i < 2; i++) {
         char *dir = tu_make_dir();
         char out[4096];
         snprintf(out, sizeof out, "%s/out.csv", dir);
         rtcosim_simulate_result res = {0};
         rtcosim_error err;
-        assert_int_equal(run(fmus[i], "1", out, &res, &err), RTCOSIM_ECOMPONENT);
+        assert_int_equal(run(fmus[i], mode, out, &res, &err), status);
         if (!strstr(err.message, messages[i]))
             fail_msg("message \"%s\" lacks \"%s\"", err.message, messages[i]);
         assert_false(res.terminated_by_component);
@@ -97,27 +96,23 @@ static void error_still_fails_and_keeps_the_rows_before_it(void **state)
     }
 }
 
+static void error_still_fails_and_keeps_the_rows_before_it(void **state)
+{
+    (void)state;
+    const char *const messages[] = {"fmi2DoStep returned fmi2Error at t=1",
+                                    "fmi3DoStep returned fmi3Error at t=1"};
+    expect_failure("1", RTCOSIM_ECOMPONENT, messages);
+}
+
 /* fail_mode 4: the step is discarded but the FMU does not ask to terminate
  * (fmi2Terminated false, terminateSimulation false): still an error. */
 static void discard_without_terminate_request_fails(void **state)
 {
     (void)state;
-    const char *fmus[] = {RTCOSIM_FMU_FAULTY_FMI2, RTCOSIM_FMU_FAULTY_FMI3};
-    const char *messages[] = {"fmi2DoStep returned fmi2Discard at t=1 (without asking to terminate",
-                              "fmi3DoStep returned fmi3Discard at t=1 (without asking to terminate"};
-    for (int i = 0; i < 2; i++) {
-        char *dir = tu_make_dir();
-        char out[4096];
-        snprintf(out, sizeof out, "%s/out.csv", dir);
-        rtcosim_simulate_result res = {0};
-        rtcosim_error err;
-        assert_int_equal(run(fmus[i], "4", out, &res, &err), RTCOSIM_EDISCARD);
-        if (!strstr(err.message, messages[i]))
-            fail_msg("message \"%s\" lacks \"%s\"", err.message, messages[i]);
-        assert_false(res.terminated_by_component);
-        check_rows(out);
-        tu_drop_dir(dir);
-    }
+    const char *const messages[] = {
+        "fmi2DoStep returned fmi2Discard at t=1 (without asking to terminate",
+        "fmi3DoStep returned fmi3Discard at t=1 (without asking to terminate"};
+    expect_failure("4", RTCOSIM_EDISCARD, messages);
 }
 
 int main(void)

@@ -1,0 +1,80 @@
+/* `rtcosim run --distribute` (run_distribute.h): the MPI transport and the
+ * placement of components on ranks, the summary line, and ending the job
+ * when a failure did not reach every rank. */
+#include "run_distribute.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rtcosim/mpi.h"
+
+int cli_distribute_open(cli_distribute *d, const char *system, const char **output_file,
+                        bool *quiet)
+{
+    if (!d->enabled)
+        return 0;
+    rtcosim_error err = {0};
+    if (!rtcosim_mpi_launched())
+        return cli_fail("run: --distribute needs a start under mpirun (mpirun -np N rtcosim run"
+                        " ... --distribute)");
+    if (rtcosim_mpi_transport_open(&d->transport, &err) != RTCOSIM_OK ||
+        rtcosim_distribution_create(&d->transport, &d->dist, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    snprintf(d->what, sizeof d->what, "%s on rank %d", system, d->transport.rank);
+    for (size_t i = 0; i < d->place_count; i++) {
+        const char *eq = strrchr(d->places[i], '=');
+        char *end = NULL, name[256];
+        long rank = eq ? strtol(eq + 1, &end, 10) : -1;
+        if (!eq || !end || *end || end == eq + 1 || (size_t)(eq - d->places[i]) >= sizeof name)
+            return cli_fail("--place needs COMPONENT=RANK, got '%s'", d->places[i]);
+        memcpy(name, d->places[i], (size_t)(eq - d->places[i]));
+        name[eq - d->places[i]] = 0;
+        if (rtcosim_distribution_place(d->dist, name, rank > 1 << 20 ? -1 : (int)rank, &err) !=
+            RTCOSIM_OK)
+            return cli_fail_error(&err);
+    }
+    if (d->transport.rank != 0) {
+        *output_file = NULL;
+        *quiet = true;
+        if (!freopen("/dev/null", "w", stdout))
+            return cli_fail("run: cannot silence rank %d's output", d->transport.rank);
+    }
+    return 0;
+}
+
+void cli_distribute_summary(const cli_distribute *d, const rtcosim_master *m)
+{
+    if (!d->dist)
+        return;
+    uint64_t calls = 0;
+    double in_exchange = 0;
+    uint64_t steps = rtcosim_master_step_count(m);
+    rtcosim_distribution_stats(d->dist, &calls, &in_exchange);
+    printf("distributed over %d ranks:", d->transport.size);
+    for (size_t i = 0; i < rtcosim_distribution_count(d->dist); i++) {
+        const char *name = rtcosim_distribution_name(d->dist, i);
+        printf(" %s=%d", name, rtcosim_distribution_rank_of(d->dist, name));
+    }
+    printf("; %llu exchanges (%.2f per macro step), rank 0 spent %.3f us per macro step in"
+           " them\n", (unsigned long long)calls, steps ? (double)calls / (double)steps : 0.0,
+           steps ? in_exchange * 1e6 / (double)steps : 0.0);
+}
+
+void cli_distribute_end(cli_distribute *d, int rc)
+{
+    if (rc != 0 && d->dist && !rtcosim_distribution_failure_shared(d->dist)) {
+        fflush(NULL);
+        rtcosim_mpi_abort(rc);
+    }
+}
+
+void cli_distribute_close(cli_distribute *d)
+{
+    if (!d->enabled || d->transport.size == 0)
+        return;
+    rtcosim_distribution_free(d->dist);
+    d->dist = NULL;
+    rtcosim_mpi_transport_close(&d->transport);
+}
