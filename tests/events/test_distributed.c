@@ -214,6 +214,7 @@ typedef struct job {
     unsigned threads;
     rtcosim_rank_sync sync;
     rtcosim_scheduler scheduler;
+    const rtcosim_phold_config *cfg; /* NULL: phold_cfg */
     rtcosim_status status;
     rtcosim_error err;
     uint64_t combined, gathered, events;
@@ -226,13 +227,21 @@ static const rtcosim_phold_config phold_cfg = {.lps = 48, .events_per_lp = 8,
                                                .lookahead = RTCOSIM_NS_PER_S / 10,
                                                .mean_increment = RTCOSIM_NS_PER_S};
 
-static uint64_t phold_sequential(uint64_t *events)
+/* Denser: increments of 0.1 + exp(0.05) against the lookahead of 0.1, so
+ * that most events arrive close to the bound a synchronization computes (a
+ * bound too late by a fraction of the lookahead breaks causality here). */
+static const rtcosim_phold_config phold_dense = {.lps = 48, .events_per_lp = 8,
+                                                 .remote_fraction = 0.25,
+                                                 .lookahead = RTCOSIM_NS_PER_S / 10,
+                                                 .mean_increment = RTCOSIM_NS_PER_S / 20};
+
+static uint64_t phold_sequential_of(const rtcosim_phold_config *cfg, uint64_t *events)
 {
     rtcosim_events *sim = NULL;
     rtcosim_phold *ph = NULL;
     rtcosim_error err;
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_phold_build(sim, &phold_cfg, &ph, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_phold_build(sim, cfg, &ph, &err), RTCOSIM_OK);
     rtcosim_run_options o = {.stop_time = 20 * RTCOSIM_NS_PER_S, .seed = 7};
     rtcosim_run_stats st;
     assert_int_equal(rtcosim_events_run(sim, &o, &st, &err), RTCOSIM_OK);
@@ -241,6 +250,11 @@ static uint64_t phold_sequential(uint64_t *events)
     rtcosim_phold_free(ph);
     rtcosim_events_free(sim);
     return sum;
+}
+
+static uint64_t phold_sequential(uint64_t *events)
+{
+    return phold_sequential_of(&phold_cfg, events);
 }
 
 /* ring of 8 LPs: LP i forwards the token to i+1 after (i+2) us; LP 7 fails
@@ -290,7 +304,7 @@ static void *rank_main(void *arg)
                              .scheduler = j->scheduler};
     if (j->kind == JOB_PHOLD) {
         if (st == RTCOSIM_OK)
-            st = rtcosim_phold_build(sim, &phold_cfg, &ph, &j->err);
+            st = rtcosim_phold_build(sim, j->cfg ? j->cfg : &phold_cfg, &ph, &j->err);
     } else {
         o.stop_time = 1000 * RTCOSIM_NS_PER_US;
         for (uint32_t i = 0; i < 8 && st == RTCOSIM_OK; i++) {
@@ -336,8 +350,9 @@ static void *rank_main(void *arg)
     return NULL;
 }
 
-static void run_ranks_on(int size, job_kind kind, rtcosim_scheduler scheduler, unsigned threads,
-                         rtcosim_rank_sync sync, job *jobs)
+static void run_ranks_full(int size, job_kind kind, const rtcosim_phold_config *cfg,
+                           rtcosim_scheduler scheduler, unsigned threads, rtcosim_rank_sync sync,
+                           job *jobs)
 {
     shared s = {.size = size};
     pthread_barrier_init(&s.barrier, NULL, (unsigned)size);
@@ -348,7 +363,7 @@ static void run_ranks_on(int size, job_kind kind, rtcosim_scheduler scheduler, u
     pthread_t th[MAX_RANKS];
     for (int r = 0; r < size; r++) {
         jobs[r] = (job){.s = &s, .rank = r, .kind = kind, .threads = threads, .sync = sync,
-                        .scheduler = scheduler};
+                        .scheduler = scheduler, .cfg = cfg};
         assert_int_equal(pthread_create(&th[r], NULL, rank_main, &jobs[r]), 0);
     }
     for (int r = 0; r < size; r++)
@@ -362,6 +377,12 @@ static void run_ranks_on(int size, job_kind kind, rtcosim_scheduler scheduler, u
         pthread_mutex_destroy(&s.box[r].lock);
         pthread_cond_destroy(&s.box[r].arrived);
     }
+}
+
+static void run_ranks_on(int size, job_kind kind, rtcosim_scheduler scheduler, unsigned threads,
+                         rtcosim_rank_sync sync, job *jobs)
+{
+    run_ranks_full(size, kind, NULL, scheduler, threads, sync, jobs);
 }
 
 static void run_ranks_with(int size, job_kind kind, unsigned threads, rtcosim_rank_sync sync,
@@ -399,14 +420,17 @@ static void phold_is_identical_on_any_rank_count(void **state)
 static void phold_is_identical_for_ranks_threads_and_sync(void **state)
 {
     (void)state;
-    uint64_t events = 0, reference = phold_sequential(&events);
     const rtcosim_rank_sync syncs[] = {RTCOSIM_RANK_SYNC_REDUCTION,
                                        RTCOSIM_RANK_SYNC_NULL_MESSAGES};
+    const rtcosim_phold_config *cfgs[] = {&phold_cfg, &phold_dense};
+    for (int c = 0; c < 2; c++) {
+    uint64_t events = 0, reference = phold_sequential_of(cfgs[c], &events);
     for (int size = 1; size <= 3; size++)
         for (unsigned threads = 1; threads <= 2; threads++)
             for (int k = 0; k < 2; k++) {
                 job jobs[MAX_RANKS];
-                run_ranks_with(size, JOB_PHOLD, threads, syncs[k], jobs);
+                run_ranks_full(size, JOB_PHOLD, cfgs[c], RTCOSIM_SCHEDULER_SEQUENTIAL, threads,
+                               syncs[k], jobs);
                 for (int r = 0; r < size; r++) {
                     if (jobs[r].status != RTCOSIM_OK)
                         fail_msg("%d ranks x %u threads, %s, rank %d: %s", size, threads,
@@ -421,6 +445,7 @@ static void phold_is_identical_for_ranks_threads_and_sync(void **state)
                 }
                 assert_int_equal(jobs[0].gathered, reference);
             }
+    }
 }
 
 /* Time Warp on every rank, anti-messages and GVT across ranks: with Tc = 0
