@@ -3,11 +3,13 @@
  * mailboxes for point-to-point messages), so the distributed scheduler runs
  * under the sanitizers too. Checks: PHOLD on 1..4 ranks gives the
  * sequential run's checksum (counters combined, and states gathered on rank
- * 0), also with 2 threads per rank and with null-message synchronization; a
+ * 0), also with 2 threads per rank and with null-message synchronization,
+ * and with Time Warp on every rank (Tc = 0, rollbacks across ranks seen); a
  * ring's token times are the analytic ones; a failing handler on one rank
  * stops every rank (the failing one names the LP) with either
- * synchronization; no message of a run is left over; and placements that
- * break a zero-lookahead link or name a missing rank are refused. */
+ * synchronization and with Time Warp; no message of a run is left over; and
+ * placements that break a zero-lookahead link, name a missing rank, or ask
+ * Time Warp for several threads per rank are refused. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
