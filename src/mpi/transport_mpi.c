@@ -24,7 +24,7 @@ typedef struct mpi_ctx {
     int size;
     MPI_Request *requests; /* [2 * size]: one round's receives and sends */
     send_slot *slots;
-    size_t slot_count;
+    size_t slot_count, slot_next; /* slots are taken round robin from slot_next */
     unsigned char *in; /* the last received message */
     size_t in_capacity;
     int *counts, *displs;  /* [size]: MPI_Allgatherv's int arrays */
@@ -117,16 +117,21 @@ static rtcosim_status mpi_broadcast(void *context, void *data, size_t bytes, int
 
 /* A free slot of at least `bytes`: completed sends are reclaimed, and only
  * when every slot is still in flight does the pool grow (the receivers
- * drain continuously, so a few slots per peer suffice in steady state). */
+ * drain continuously, so a few slots per peer suffice in steady state).
+ * Round robin: the next slot is the oldest send, usually complete, so a
+ * send tests one request, not the whole pool. */
 static send_slot *free_slot(mpi_ctx *c, size_t bytes)
 {
     send_slot *s = NULL;
-    for (size_t i = 0; i < c->slot_count && !s; i++) {
+    for (size_t k = 0; k < c->slot_count && !s; k++) {
+        size_t i = (c->slot_next + k) % c->slot_count;
         int done = 1;
         if (c->slots[i].req != MPI_REQUEST_NULL)
             MPI_Test(&c->slots[i].req, &done, MPI_STATUS_IGNORE);
-        if (done)
+        if (done) {
             s = &c->slots[i];
+            c->slot_next = (i + 1) % c->slot_count;
+        }
     }
     if (!s) {
         size_t n = c->slot_count ? 2 * c->slot_count : 8;
@@ -136,6 +141,7 @@ static send_slot *free_slot(mpi_ctx *c, size_t bytes)
         for (size_t i = c->slot_count; i < n; i++)
             grown[i] = (send_slot){.req = MPI_REQUEST_NULL};
         s = &grown[c->slot_count];
+        c->slot_next = (c->slot_count + 1) % n;
         c->slots = grown;
         c->slot_count = n;
     }
