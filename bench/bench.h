@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rtcosim/events.h"
+
 typedef struct rtcosim_bench {
     const char *name;    /* as typed after `rtcosim bench`, e.g. "late-partner" */
     const char *summary; /* one line */
@@ -45,7 +47,9 @@ int bench_speculate_cosim(FILE *out);
 /* B9 (phold_ranks.c): B6's PHOLD over the ranks of mpirun; rank 0 prints.
  * Returns 0, or 1 when a run failed or was not bit-identical. */
 struct rtcosim_phold_config;
-int bench_phold_ranks(const struct rtcosim_phold_config *config, double end, unsigned repeats);
+/* sync DEFAULT: both synchronizations, interleaved */
+int bench_phold_ranks(const struct rtcosim_phold_config *config, double end, unsigned repeats,
+                      unsigned threads, rtcosim_rank_sync sync);
 
 /* B9 (master_ranks.c): the distributed master's exchange per macro step
  * under mpirun, with `model` as the two components; rank 0 prints. */

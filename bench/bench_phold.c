@@ -25,14 +25,18 @@ typedef struct phold_case {
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench phold [--quick] [--repeats N] [--lps N] [--end T]\n"
-                    "  under `mpirun -np N`: B9, the run over N ranks against the sequential one\n");
+                    "                           [--threads N] [--sync reduction|null]\n"
+                    "  under `mpirun -np N`: B9, the run over N ranks against the sequential one,\n"
+                    "  with each synchronization of the ranks (or only --sync), --threads per rank\n"
+                    "  (default 1)\n");
     return 2;
 }
 
 static int run_phold(int argc, char **argv)
 {
-    unsigned repeats = 5, lps = 1024;
+    unsigned repeats = 5, lps = 1024, threads = 1;
     double end = 1000.0;
+    rtcosim_rank_sync sync = RTCOSIM_RANK_SYNC_DEFAULT; /* DEFAULT: both, under mpirun */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             repeats = 3;
@@ -43,18 +47,23 @@ static int run_phold(int argc, char **argv)
             lps = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--end") == 0 && i + 1 < argc) {
             end = strtod(argv[++i], NULL);
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            threads = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--sync") == 0 && i + 1 < argc) {
+            if (rtcosim_rank_sync_parse(argv[++i], &sync) != 0)
+                return usage();
         } else {
             return usage();
         }
     }
-    if (repeats == 0 || repeats > 100 || lps < 2 || !(end > 0))
+    if (repeats == 0 || repeats > 100 || lps < 2 || !(end > 0) || threads < 1 || threads > 256)
         return usage();
     /* one PHOLD time unit = 1 s = 1e9 ns */
     rtcosim_phold_config config = {.lps = lps, .events_per_lp = 16, .remote_fraction = 0.1,
                                    .lookahead = RTCOSIM_NS_PER_S / 10,
                                    .mean_increment = RTCOSIM_NS_PER_S};
     if (rtcosim_mpi_launched()) /* B9: under mpirun, the distributed run */
-        return bench_phold_ranks(&config, end, repeats);
+        return bench_phold_ranks(&config, end, repeats, threads, sync);
     rtcosim_events *sim = NULL;
     rtcosim_phold *ph = NULL;
     rtcosim_error err;

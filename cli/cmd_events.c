@@ -45,9 +45,13 @@ static void usage(FILE *out)
             "                     interval, speed, estimated time left)\n"
             "  --no-null-messages global scheduler without null messages (may deadlock)\n"
             "  --place LP=RANK    under mpirun: run LP (and its group) on RANK (repeatable)\n"
+            "  --sync MODE        under mpirun: how the ranks synchronize, reduction (windows\n"
+            "                     from an MPI reduction of earliest times, the default) or null\n"
+            "                     (Chandy-Misra-Bryant null messages with the per-link lookaheads)\n"
             "Under `mpirun -np N` the LPs are spread over the N ranks (blocks of LPs, an ECU\n"
-            "with its plant), ranks synchronize conservatively, one thread per rank; rank 0\n"
-            "prints the results, identical to the single-process run (same checksum).\n");
+            "with its plant), ranks synchronize conservatively; each rank runs its LPs on\n"
+            "--threads threads (default 1 under mpirun); rank 0 prints the results, identical\n"
+            "to the single-process run (same checksum) for any ranks, threads and --sync.\n");
 }
 
 static int parse_uint(const char *text, unsigned long max, unsigned long *out)
@@ -157,7 +161,7 @@ static int run_events(int argc, char **argv)
 {
     char *places[64];
     int place_count = 0;
-    bool threads_given = false;
+    bool threads_given = false, sync_given = false;
     rtcosim_ecu_vehicle_config vc = {.ecus = 4};
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
@@ -201,6 +205,10 @@ static int run_events(int argc, char **argv)
             if (place_count == 64)
                 return cli_fail("events: more than 64 --place options");
             places[place_count++] = argv[i];
+        } else if (strcmp(a, "--sync") == 0) {
+            sync_given = true;
+            if (rtcosim_rank_sync_parse(v, &ro.rank_sync) != 0)
+                return cli_fail("events: --sync is reduction or null, got '%s'", v);
         } else if (strcmp(a, "--scheduler") == 0) {
             if (rtcosim_scheduler_parse(v, &ro.scheduler) != 0)
                 return cli_fail("events: unknown scheduler '%s' (sequential, conservative,"
@@ -294,6 +302,10 @@ static int run_events(int argc, char **argv)
         rc = cli_fail("events: --place needs a run under mpirun");
         goto done;
     }
+    if (!mpi && sync_given) {
+        rc = cli_fail("events: --sync needs a run under mpirun");
+        goto done;
+    }
     cli_progress_watch progress = {0};
     bool built = rtcosim_events_create(&sim, &err) == RTCOSIM_OK &&
                  rtcosim_ecu_vehicle_build(sim, &vc, &vehicle, &err) == RTCOSIM_OK &&
@@ -319,9 +331,12 @@ static int run_events(int argc, char **argv)
     printf("vehicle: %zu ECUs, scheduler %s", rtcosim_ecu_vehicle_ecu_count(vehicle),
            rtcosim_scheduler_name(ro.scheduler));
     if (tr.size > 1)
-        printf(" over %d MPI ranks", tr.size);
+        printf(" over %d MPI ranks (%s)", tr.size,
+               speculative ? "Time Warp across ranks"
+                           : ro.rank_sync == RTCOSIM_RANK_SYNC_NULL_MESSAGES ? "null messages"
+                                                                             : "reduction");
     if (ro.scheduler == RTCOSIM_SCHEDULER_CONSERVATIVE || speculative)
-        printf(" (%u threads)", ro.threads);
+        printf(" (%u threads%s)", ro.threads, tr.size > 1 ? " per rank" : "");
     if (speculative)
         printf(", threshold %g", ro.threshold);
     printf(", %.6g s simulated\n", sim_s);

@@ -123,6 +123,24 @@ const char *rtcosim_scheduler_name(rtcosim_scheduler s);
  * Returns 0 or -1. */
 int rtcosim_scheduler_parse(const char *text, rtcosim_scheduler *out);
 
+/* Over MPI ranks (rtcosim/events_dist.h): how the ranks agree on what is
+ * safe to process. REDUCTION: windows from a collective reduction of every
+ * rank's earliest next time plus the smallest lookahead between ranks
+ * (YAWNS); NULL_MESSAGES: Chandy-Misra-Bryant, each rank sends each other
+ * rank its events with a promise (earliest time it can still send there,
+ * from the per-link lookaheads) and advances as soon as its own channels
+ * allow, without any collective. Both give the single-process results. */
+typedef enum rtcosim_rank_sync {
+    RTCOSIM_RANK_SYNC_DEFAULT = 0,
+    RTCOSIM_RANK_SYNC_REDUCTION,
+    RTCOSIM_RANK_SYNC_NULL_MESSAGES
+} rtcosim_rank_sync;
+
+/* "reduction" / "null" (and back); the name of DEFAULT is the one it means.
+ * parse returns 0, or -1 for an unknown name. */
+const char *rtcosim_rank_sync_name(rtcosim_rank_sync s);
+int rtcosim_rank_sync_parse(const char *text, rtcosim_rank_sync *out);
+
 typedef struct rtcosim_run_options {
     rtcosim_scheduler scheduler;
     unsigned threads;             /* conservative only; 0 means 1 */
@@ -146,6 +164,9 @@ typedef struct rtcosim_run_options {
      * default, 4 for snapshots over 128 bytes, 1 for smaller ones; 1: before
      * every event */
     unsigned checkpoint_interval;
+    /* over ranks: see rtcosim_rank_sync; with `threads` > 1 each rank
+     * spreads its LPs over that many threads (conservative, asynchronous) */
+    rtcosim_rank_sync rank_sync;
 } rtcosim_run_options;
 
 typedef struct rtcosim_run_stats {

@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_TRANSPORT_H
 #define RTCOSIM_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,20 @@ typedef struct rtcosim_transport {
     rtcosim_status (*recv)(void *context, void *data, size_t bytes, int from, int tag,
                            rtcosim_error *err);
     rtcosim_status (*wait)(void *context, void *requests, size_t n, rtcosim_error *err);
+    /* --- for the event kernel across ranks (src/events/dist_sync.c,
+     * sched_spec_ranks.c) --- */
+    /* Point to point (the null-message synchronization; may be NULL when a
+     * transport has none): `send` queues one message to rank `to`, made of
+     * head_bytes at head then body_bytes at body, and returns at once (the
+     * transport keeps a copy until it is delivered: no rank ever waits for
+     * another to receive). Messages between two ranks arrive in the order
+     * sent. `receive` gives the next message from any rank: *from its
+     * sender, *data valid until the next receive; when nothing has arrived
+     * it waits if `wait`, else sets *from to -1. */
+    rtcosim_status (*send)(void *context, int to, const void *head, size_t head_bytes,
+                           const void *body, size_t body_bytes, rtcosim_error *err);
+    rtcosim_status (*receive)(void *context, bool wait, int *from, const void **data,
+                              size_t *bytes, rtcosim_error *err);
 } rtcosim_transport;
 
 #ifdef __cplusplus

@@ -107,6 +107,32 @@ struct rtcosim_events {
 /* Conservative asynchronous scheduler: hand an event to another thread. */
 rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
                                  rtcosim_error *err);
+/* The thread-level conservative machinery, also run inside each rank:
+ * workers, rings, promises and lookaheads for T threads over the LPs this
+ * process owns (placed on threads by lp->thread); free it all again; the
+ * statistics and first error of the workers. */
+rtcosim_status conservative_setup(rtcosim_events *sim, unsigned T, bool async,
+                                  rtcosim_time_ns start, rtcosim_error *err);
+void conservative_teardown(rtcosim_events *sim);
+rtcosim_status conservative_collect(rtcosim_events *sim, rtcosim_run_stats *stats,
+                                    rtcosim_error *err);
+/* Worker w's share of the asynchronous variant until no thread has an event
+ * at or before `limit` left (every thread calls it with the same limit);
+ * thread 0 counts its batches in *rounds. Between two calls every promise
+ * must be lowered to a bound of the events then queued
+ * (conservative_restart). */
+void conservative_window(rtcosim_events *sim, worker *w, rtcosim_time_ns limit,
+                         uint64_t *rounds);
+void conservative_restart(rtcosim_events *sim, rtcosim_time_ns promise);
+
+/* A spinning-then-sleeping barrier of `parties` workers. */
+typedef struct round_barrier {
+    _Atomic unsigned arrived;
+    _Atomic uint32_t generation;
+    _Atomic int64_t changed_at; /* monotonic time of the last release */
+    unsigned parties;
+} round_barrier;
+void round_barrier_wait(round_barrier *b, worker *w);
 
 /* Speculative scheduler: deliver an event sent by a handler (or by init). */
 rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err);

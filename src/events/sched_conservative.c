@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "kernel.h"
+#include "rtcosim/events_dist.h"
 #include "util/spin_wait.h"
 
 /* A thread's promise (asynchronous variant) and the CPU it last ran on, on a
@@ -72,14 +73,7 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint3
 
 /* ---- a barrier for the rounds variant ---- */
 
-typedef struct round_barrier {
-    _Atomic unsigned arrived;
-    _Atomic uint32_t generation;
-    _Atomic int64_t changed_at; /* monotonic time of the last release */
-    unsigned parties;
-} round_barrier;
-
-static void barrier_wait(round_barrier *b, worker *w)
+void round_barrier_wait(round_barrier *b, worker *w)
 {
     uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
     if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->parties) {
@@ -169,7 +163,7 @@ static void worker_loop(conservative_run *run, worker *w)
                               memory_order_relaxed);
         if (me == 0)
             run->rounds++;
-        barrier_wait(&run->barrier, w);
+        round_barrier_wait(&run->barrier, w);
         q = p;
     }
 }
@@ -269,9 +263,8 @@ rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
 /* Events processed between two looks at the other threads' promises. */
 enum { BATCH_EVENTS = 64 };
 
-static void async_loop(conservative_run *run, worker *w)
+void conservative_window(rtcosim_events *sim, worker *w, rtcosim_time_ns limit, uint64_t *rounds)
 {
-    rtcosim_events *sim = run->sim;
     unsigned T = sim->worker_count, me = w->index;
     rtcosim_time_ns promises[256];
     const unsigned batch = T > 1 ? BATCH_EVENTS : UINT_MAX; /* alone: nobody to let run */
@@ -292,7 +285,7 @@ static void async_loop(conservative_run *run, worker *w)
             wake_waiters(sim);
             break;
         }
-        rtcosim_time_ns bound = sim->stop + 1, everyone = RTCOSIM_TIME_MAX;
+        rtcosim_time_ns bound = limit + 1, everyone = RTCOSIM_TIME_MAX;
         for (unsigned s = 0; s < T; s++) {
             if (s == me)
                 continue;
@@ -309,8 +302,8 @@ static void async_loop(conservative_run *run, worker *w)
             published = promise;
             wake_waiters(sim);
         }
-        if (promise > sim->stop && everyone > sim->stop)
-            break; /* nobody will process anything up to the stop time */
+        if (promise > limit && everyone > limit)
+            break; /* nobody will process anything up to the limit */
         if (next < bound) {
             /* a bounded batch: the promise published at the top of the loop
              * then moves while this thread works, so that the others can run
@@ -330,7 +323,7 @@ static void async_loop(conservative_run *run, worker *w)
                 }
             }
             if (me == 0)
-                run->rounds++;
+                (*rounds)++;
             continue;
         }
         /* blocked on the others until a promise moves */
@@ -341,7 +334,7 @@ static void async_loop(conservative_run *run, worker *w)
 static void run_worker(conservative_run *run, worker *w)
 {
     if (run->sim->async)
-        async_loop(run, w);
+        conservative_window(run->sim, w, run->sim->stop, &run->rounds);
     else
         worker_loop(run, w);
 }
@@ -417,144 +410,9 @@ rtcosim_status kernel_partition(rtcosim_events *sim, unsigned T, rtcosim_error *
     return RTCOSIM_OK;
 }
 
-rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_options *o,
-                                      rtcosim_run_stats *stats, rtcosim_error *err)
+void conservative_teardown(rtcosim_events *sim)
 {
-    unsigned T = o->threads;
-    rtcosim_status st = kernel_partition(sim, T, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    sim->worker_count = T;
-    sim->workers = aligned_alloc(64, T * sizeof *sim->workers);
-    if (sim->workers)
-        memset(sim->workers, 0, T * sizeof *sim->workers);
-    sim->lookahead_between = malloc((size_t)T * T * sizeof *sim->lookahead_between);
-    sim->next_published = malloc(2 * (size_t)T * sizeof *sim->next_published);
-    sim->sent_published = malloc(2 * (size_t)T * T * sizeof *sim->sent_published);
-    sim->failed_published = malloc(2 * (size_t)T * sizeof *sim->failed_published);
-    pthread_t *threads = calloc(T, sizeof *threads);
-    thread_arg *args = calloc(T, sizeof *args);
-    conservative_run run = {.sim = sim, .barrier = {.parties = T}};
-    sim->async = !o->conservative_rounds;
-    sim->lookahead_direct = malloc((size_t)T * T * sizeof *sim->lookahead_direct);
-    sim->promises = aligned_alloc(64, T * sizeof *sim->promises);
-    sim->rings = aligned_alloc(64, (size_t)T * T * sizeof *sim->rings);
-    atomic_init(&sim->abort_run, 0);
-    atomic_init(&sim->epoch, 0);
-    atomic_init(&sim->sleepers, 0);
-    atomic_init(&sim->epoch_changed_at, 0);
-    bool ok = sim->workers && sim->lookahead_between && sim->next_published &&
-              sim->sent_published && sim->failed_published && threads && args &&
-              sim->lookahead_direct && sim->promises && sim->rings;
-    /* ring capacity: generous for few threads, bounded for many */
-    size_t capacity = T <= 4 ? (size_t)1 << 15 : (size_t)1 << 11;
-    for (size_t k = 0; ok && k < (size_t)T * T; k++) {
-        spsc_ring *r = &sim->rings[k];
-        atomic_init(&r->head, 0);
-        atomic_init(&r->tail, 0);
-        r->mask = capacity - 1;
-        r->slots = NULL;
-        if (sim->async && k / T != k % T)
-            ok = (r->slots = malloc(capacity * sizeof *r->slots)) != NULL;
-    }
-    for (unsigned t = 0; ok && t < T; t++) {
-        worker *w = &sim->workers[t];
-        w->sim = sim;
-        w->index = t;
-        w->outbox_head = calloc(2 * (size_t)T, sizeof *w->outbox_head);
-        w->outbox_tail = calloc(2 * (size_t)T, sizeof *w->outbox_tail);
-        w->ring_tail = calloc(T, sizeof *w->ring_tail);
-        spin_wait_init(&w->wait, 10 * SPIN_WAIT_MIN_NS);
-        ok = w->outbox_head && w->outbox_tail && w->ring_tail &&
-             event_pool_reserve(&w->pool, sim->lp_count * 4 / T + 4096);
-    }
-    if (!ok) {
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
-        goto done;
-    }
-    /* smallest lookahead from each thread to each other thread */
-    for (size_t k = 0; k < (size_t)T * T; k++)
-        sim->lookahead_between[k] = RTCOSIM_TIME_MAX;
-    for (size_t i = 0; i < sim->lp_count; i++) {
-        const rtcosim_lp *lp = sim->lps[i];
-        sim->lps[i]->worker = &sim->workers[lp->thread];
-        for (size_t k = 0; k < lp->out_count; k++) {
-            unsigned dt = sim->lps[lp->out[k].peer]->thread;
-            rtcosim_time_ns *cell = &sim->lookahead_between[(size_t)lp->thread * T + dt];
-            if (dt != lp->thread && lp->out[k].lookahead < *cell)
-                *cell = lp->out[k].lookahead;
-        }
-    }
-    if (sim->link_all >= 0)
-        for (unsigned s = 0; s < T; s++)
-            for (unsigned t = 0; t < T; t++)
-                if (s != t && sim->link_all < sim->lookahead_between[(size_t)s * T + t])
-                    sim->lookahead_between[(size_t)s * T + t] = sim->link_all;
-    memcpy(sim->lookahead_direct, sim->lookahead_between,
-           (size_t)T * T * sizeof *sim->lookahead_direct);
-    /* Events travel over several threads across rounds (s -> u in one round,
-     * u -> t in a later one, and back to t itself), so the bound uses the
-     * shortest path distances (Floyd-Warshall; the diagonal becomes the
-     * shortest cycle through another thread). */
-    for (unsigned k = 0; k < T; k++)
-        for (unsigned s = 0; s < T; s++)
-            for (unsigned t = 0; t < T; t++) {
-                rtcosim_time_ns via = add_sat(sim->lookahead_between[(size_t)s * T + k],
-                                              sim->lookahead_between[(size_t)k * T + t]);
-                if (via < sim->lookahead_between[(size_t)s * T + t])
-                    sim->lookahead_between[(size_t)s * T + t] = via;
-            }
-    sim->route = ROUTE_THREADS;
-    st = kernel_init_lps(sim, err);
-    if (st != RTCOSIM_OK)
-        goto done;
-    /* publish round "-1" (parity 1): the heaps after init, nothing in flight */
-    for (unsigned t = 0; t < T; t++) {
-        atomic_init(&sim->next_published[T + t], event_heap_min_time(&sim->workers[t].heap));
-        atomic_init(&sim->next_published[t], RTCOSIM_TIME_MAX);
-        atomic_init(&sim->failed_published[T + t], 0);
-        atomic_init(&sim->failed_published[t], 0);
-    }
-    for (size_t k = 0; k < 2 * (size_t)T * T; k++)
-        atomic_init(&sim->sent_published[k], RTCOSIM_TIME_MAX);
-    for (unsigned t = 0; t < T; t++) {
-        atomic_init(&sim->promises[t].value, o->start_time);
-        atomic_init(&sim->promises[t].cpu, -1);
-    }
-    unsigned started = 1;
-    for (unsigned t = 1; t < T; t++) {
-        args[t] = (thread_arg){&run, &sim->workers[t]};
-        if (pthread_create(&threads[t], NULL, thread_main, &args[t]) != 0)
-            break;
-        started++;
-    }
-    if (started != T) {
-        /* cannot run with fewer parties than the barrier expects: stop the
-         * started threads by publishing a failure they see in their first round */
-        for (unsigned t = 0; t < T; t++)
-            atomic_store(&sim->failed_published[T + t], 1);
-        atomic_store(&sim->abort_run, 1);
-        wake_waiters(sim);
-        for (unsigned t = 1; t < started; t++)
-            pthread_join(threads[t], NULL);
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: could not start %u threads", T);
-        goto done;
-    }
-    run_worker(&run, &sim->workers[0]);
-    for (unsigned t = 1; t < T; t++)
-        pthread_join(threads[t], NULL);
-    for (unsigned t = 0; t < T; t++) {
-        stats->cross_thread += sim->workers[t].cross;
-        stats->blocked_s += (double)sim->workers[t].wait.blocked_ns * 1e-9;
-        stats->sleeps += sim->workers[t].wait.sleeps;
-        if (sim->workers[t].failed && st == RTCOSIM_OK) {
-            st = sim->workers[t].err.status;
-            if (err)
-                *err = sim->workers[t].err;
-        }
-    }
-    stats->rounds = run.rounds;
-done:
+    unsigned T = sim->worker_count;
     for (unsigned t = 0; sim->workers && t < T; t++) {
         worker *w = &sim->workers[t];
         event_heap_free(&w->heap);
@@ -584,6 +442,183 @@ done:
     sim->next_published = sim->sent_published = NULL;
     sim->failed_published = NULL;
     sim->worker_count = 0;
+}
+
+rtcosim_status conservative_setup(rtcosim_events *sim, unsigned T, bool async,
+                                  rtcosim_time_ns start, rtcosim_error *err)
+{
+    sim->worker_count = T;
+    sim->workers = aligned_alloc(64, T * sizeof *sim->workers);
+    if (sim->workers)
+        memset(sim->workers, 0, T * sizeof *sim->workers);
+    sim->lookahead_between = malloc((size_t)T * T * sizeof *sim->lookahead_between);
+    sim->next_published = malloc(2 * (size_t)T * sizeof *sim->next_published);
+    sim->sent_published = malloc(2 * (size_t)T * T * sizeof *sim->sent_published);
+    sim->failed_published = malloc(2 * (size_t)T * sizeof *sim->failed_published);
+    sim->async = async;
+    sim->lookahead_direct = malloc((size_t)T * T * sizeof *sim->lookahead_direct);
+    sim->promises = aligned_alloc(64, T * sizeof *sim->promises);
+    sim->rings = aligned_alloc(64, (size_t)T * T * sizeof *sim->rings);
+    atomic_init(&sim->abort_run, 0);
+    atomic_init(&sim->epoch, 0);
+    atomic_init(&sim->sleepers, 0);
+    atomic_init(&sim->epoch_changed_at, 0);
+    bool ok = sim->workers && sim->lookahead_between && sim->next_published &&
+              sim->sent_published && sim->failed_published && sim->lookahead_direct &&
+              sim->promises && sim->rings;
+    /* ring capacity: generous for few threads, bounded for many */
+    size_t capacity = T <= 4 ? (size_t)1 << 15 : (size_t)1 << 11;
+    for (size_t k = 0; sim->rings && k < (size_t)T * T; k++) {
+        spsc_ring *r = &sim->rings[k];
+        atomic_init(&r->head, 0);
+        atomic_init(&r->tail, 0);
+        r->mask = capacity - 1;
+        r->slots = NULL;
+        if (ok && async && k / T != k % T)
+            ok = (r->slots = malloc(capacity * sizeof *r->slots)) != NULL;
+    }
+    size_t owned = 0;
+    for (size_t i = 0; i < sim->lp_count; i++)
+        owned += rtcosim_events_owns(sim, (rtcosim_lp_id)i);
+    for (unsigned t = 0; ok && t < T; t++) {
+        worker *w = &sim->workers[t];
+        w->sim = sim;
+        w->index = t;
+        w->outbox_head = calloc(2 * (size_t)T, sizeof *w->outbox_head);
+        w->outbox_tail = calloc(2 * (size_t)T, sizeof *w->outbox_tail);
+        w->ring_tail = calloc(T, sizeof *w->ring_tail);
+        spin_wait_init(&w->wait, 10 * SPIN_WAIT_MIN_NS);
+        ok = w->outbox_head && w->outbox_tail && w->ring_tail &&
+             event_pool_reserve(&w->pool, owned * 4 / T + 4096);
+    }
+    if (!ok) {
+        conservative_teardown(sim);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    }
+    /* smallest lookahead from each thread to each other thread, over the LPs
+     * this process runs (over ranks, the links to other ranks are the
+     * ranks' synchronization's business) */
+    for (size_t k = 0; k < (size_t)T * T; k++)
+        sim->lookahead_between[k] = RTCOSIM_TIME_MAX;
+    for (size_t i = 0; i < sim->lp_count; i++) {
+        const rtcosim_lp *lp = sim->lps[i];
+        if (!rtcosim_events_owns(sim, lp->id))
+            continue;
+        sim->lps[i]->worker = &sim->workers[lp->thread];
+        for (size_t k = 0; k < lp->out_count; k++) {
+            if (!rtcosim_events_owns(sim, lp->out[k].peer))
+                continue;
+            unsigned dt = sim->lps[lp->out[k].peer]->thread;
+            rtcosim_time_ns *cell = &sim->lookahead_between[(size_t)lp->thread * T + dt];
+            if (dt != lp->thread && lp->out[k].lookahead < *cell)
+                *cell = lp->out[k].lookahead;
+        }
+    }
+    if (sim->link_all >= 0)
+        for (unsigned s = 0; s < T; s++)
+            for (unsigned t = 0; t < T; t++)
+                if (s != t && sim->link_all < sim->lookahead_between[(size_t)s * T + t])
+                    sim->lookahead_between[(size_t)s * T + t] = sim->link_all;
+    memcpy(sim->lookahead_direct, sim->lookahead_between,
+           (size_t)T * T * sizeof *sim->lookahead_direct);
+    /* Events travel over several threads across rounds (s -> u in one round,
+     * u -> t in a later one, and back to t itself), so the bound uses the
+     * shortest path distances (Floyd-Warshall; the diagonal becomes the
+     * shortest cycle through another thread). */
+    for (unsigned k = 0; k < T; k++)
+        for (unsigned s = 0; s < T; s++)
+            for (unsigned t = 0; t < T; t++) {
+                rtcosim_time_ns via = add_sat(sim->lookahead_between[(size_t)s * T + k],
+                                              sim->lookahead_between[(size_t)k * T + t]);
+                if (via < sim->lookahead_between[(size_t)s * T + t])
+                    sim->lookahead_between[(size_t)s * T + t] = via;
+            }
+    for (unsigned t = 0; t < T; t++) {
+        atomic_init(&sim->promises[t].value, start);
+        atomic_init(&sim->promises[t].cpu, -1);
+    }
+    return RTCOSIM_OK;
+}
+
+void conservative_restart(rtcosim_events *sim, rtcosim_time_ns promise)
+{
+    for (unsigned t = 0; t < sim->worker_count; t++)
+        atomic_store_explicit(&sim->promises[t].value, promise, memory_order_relaxed);
+}
+
+rtcosim_status conservative_collect(rtcosim_events *sim, rtcosim_run_stats *stats,
+                                    rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    for (unsigned t = 0; t < sim->worker_count; t++) {
+        stats->cross_thread += sim->workers[t].cross;
+        stats->blocked_s += (double)sim->workers[t].wait.blocked_ns * 1e-9;
+        stats->sleeps += sim->workers[t].wait.sleeps;
+        if (sim->workers[t].failed && st == RTCOSIM_OK) {
+            st = sim->workers[t].err.status;
+            if (err)
+                *err = sim->workers[t].err;
+        }
+    }
+    return st;
+}
+
+rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                      rtcosim_run_stats *stats, rtcosim_error *err)
+{
+    unsigned T = o->threads;
+    rtcosim_status st = kernel_partition(sim, T, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = conservative_setup(sim, T, !o->conservative_rounds, o->start_time, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    pthread_t *threads = calloc(T, sizeof *threads);
+    thread_arg *args = calloc(T, sizeof *args);
+    conservative_run run = {.sim = sim, .barrier = {.parties = T}};
+    if (!threads || !args) {
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+        goto done;
+    }
+    sim->route = ROUTE_THREADS;
+    st = kernel_init_lps(sim, err);
+    if (st != RTCOSIM_OK)
+        goto done;
+    /* publish round "-1" (parity 1): the heaps after init, nothing in flight */
+    for (unsigned t = 0; t < T; t++) {
+        atomic_init(&sim->next_published[T + t], event_heap_min_time(&sim->workers[t].heap));
+        atomic_init(&sim->next_published[t], RTCOSIM_TIME_MAX);
+        atomic_init(&sim->failed_published[T + t], 0);
+        atomic_init(&sim->failed_published[t], 0);
+    }
+    for (size_t k = 0; k < 2 * (size_t)T * T; k++)
+        atomic_init(&sim->sent_published[k], RTCOSIM_TIME_MAX);
+    unsigned started = 1;
+    for (unsigned t = 1; t < T; t++) {
+        args[t] = (thread_arg){&run, &sim->workers[t]};
+        if (pthread_create(&threads[t], NULL, thread_main, &args[t]) != 0)
+            break;
+        started++;
+    }
+    if (started != T) {
+        /* cannot run with fewer parties than the barrier expects: stop the
+         * started threads by publishing a failure they see in their first round */
+        for (unsigned t = 0; t < T; t++)
+            atomic_store(&sim->failed_published[T + t], 1);
+        atomic_store(&sim->abort_run, 1);
+        wake_waiters(sim);
+        for (unsigned t = 1; t < started; t++)
+            pthread_join(threads[t], NULL);
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: could not start %u threads", T);
+        goto done;
+    }
+    run_worker(&run, &sim->workers[0]);
+    for (unsigned t = 1; t < T; t++)
+        pthread_join(threads[t], NULL);
+    st = conservative_collect(sim, stats, err);
+    stats->rounds = run.rounds;
+done:
+    conservative_teardown(sim);
     free(threads);
     free(args);
     return st;

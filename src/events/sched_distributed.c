@@ -1,57 +1,30 @@
-/* The kernel across ranks: each rank runs its share of the LPs in one queue
- * and ranks advance in conservative windows. A round is one exchange: every
- * rank sends each other rank its batch of events (one contiguous buffer per
- * destination, reused from round to round) and its earliest next time (queue
- * head or earliest event in flight); the minimum T over ranks plus the
- * smallest lookahead L of the links between ranks bounds the window: nothing
- * sent from time >= T can reach another rank before T + L (YAWNS, Nicol
- * 1993). Each LP still sees its events in the kernel's total order, hence
- * results identical to the sequential scheduler's. */
+/* The kernel across ranks: each rank runs its share of the LPs, spread over
+ * its threads with the thread-level conservative machinery
+ * (sched_conservative.c), and the ranks advance in windows that one of the
+ * two synchronizations of dist_sync.c bounds. Events for another rank go
+ * into a batch per thread and destination rank (buffers kept from round to
+ * round); received batches go straight into the heaps of their threads
+ * (between windows, when the threads are idle). Each LP still sees its
+ * events in the kernel's total order, hence results identical to the
+ * sequential scheduler's for any number of ranks and threads. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "rtcosim/events_dist.h"
-
-/* An event on the wire (homogeneous ranks: native byte order). */
-typedef struct wire_event {
-    int64_t time;
-    uint64_t tie, seq;
-    uint32_t src, dst;
-    uint16_t type, size;
-    uint32_t pad;
-} wire_event;
-
-typedef struct dist_buffer {
-    unsigned char *data;
-    size_t used, capacity;
-} dist_buffer;
-
-struct dist_state {
-    const rtcosim_transport *t;
-    int32_t *place;      /* [place_count]: rank asked by rtcosim_events_place, -1 none */
-    size_t place_count;
-    uint32_t *lp_rank;   /* [lp_count] of the last run */
-    size_t lp_rank_count;
-    dist_buffer *out;    /* [size] batches by destination rank */
-    dist_buffer in;
-    int64_t *header;     /* [2 * 3 * size]: send then receive (bytes, next time, failed) */
-    size_t *sizes;       /* [3 * size]: send bytes, recv bytes, recv offsets */
-    const void **send;   /* [size]: the batches */
-    rtcosim_time_ns min_sent;
-};
-
-enum { HEADER = 3 };
+#include "dist_internal.h"
+#include "spec_internal.h"
 
 static void dist_free(struct dist_state *d)
 {
     if (!d)
         return;
+    spec_ranks_free(d);
     if (d->out && d->t)
-        for (int r = 0; r < d->t->size; r++)
-            free(d->out[r].data);
+        for (size_t k = 0; k < (size_t)d->threads * (size_t)d->t->size; k++)
+            free(d->out[k].data);
     free(d->out);
+    free(d->min_sent);
     free(d->in.data);
     free(d->place);
     free(d->lp_rank);
@@ -83,11 +56,10 @@ rtcosim_status rtcosim_events_set_transport(rtcosim_events *sim, const rtcosim_t
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     d->t = t;
     size_t R = (size_t)t->size;
-    d->out = calloc(R, sizeof *d->out);
-    d->header = calloc(2 * HEADER * R, sizeof *d->header);
+    d->header = calloc(2 * 3 * R, sizeof *d->header);
     d->sizes = calloc(3 * R, sizeof *d->sizes);
     d->send = calloc(R, sizeof *d->send);
-    if (!d->out || !d->header || !d->sizes || !d->send) {
+    if (!d->header || !d->sizes || !d->send) {
         dist_free(d);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     }
@@ -95,6 +67,28 @@ rtcosim_status rtcosim_events_set_transport(rtcosim_events *sim, const rtcosim_t
     return RTCOSIM_OK;
 }
 
+/* Batches for T threads (kept when T is the last run's). */
+static bool batches_for(struct dist_state *d, unsigned T)
+{
+    size_t R = (size_t)d->t->size;
+    if (d->out && d->threads == T) {
+        for (size_t k = 0; k < T * R; k++)
+            d->out[k].used = 0;
+    } else {
+        for (size_t k = 0; d->out && k < (size_t)d->threads * R; k++)
+            free(d->out[k].data);
+        free(d->out);
+        free(d->min_sent);
+        d->out = calloc(T * R, sizeof *d->out);
+        d->min_sent = malloc(T * sizeof *d->min_sent);
+        d->threads = d->out && d->min_sent ? T : 0;
+        if (!d->threads)
+            return false;
+    }
+    for (unsigned w = 0; w < T; w++)
+        d->min_sent[w] = RTCOSIM_TIME_MAX;
+    return true;
+}
 rtcosim_status rtcosim_events_place(rtcosim_events *sim, rtcosim_lp_id lp, int rank,
                                     rtcosim_error *err)
 {
@@ -133,12 +127,14 @@ bool rtcosim_events_owns(const rtcosim_events *sim, rtcosim_lp_id lp)
     return !d || d->t->size == 1 || lp >= d->lp_rank_count || (int)d->lp_rank[lp] == d->t->rank;
 }
 
-/* Ranks of the LPs: the threads' partition over R, then the requests of
- * rtcosim_events_place (an LP's own, else its group's). */
-static rtcosim_status place_lps(rtcosim_events *sim, struct dist_state *d, rtcosim_error *err)
+/* Ranks and threads of the LPs: the threads' partition over R x T parts
+ * (part p on rank p / T, thread p % T), then the requests of
+ * rtcosim_events_place (an LP's own, else its group's) move the rank. */
+static rtcosim_status place_lps(rtcosim_events *sim, struct dist_state *d, unsigned T,
+                                rtcosim_error *err)
 {
     size_t n = sim->lp_count;
-    rtcosim_status st = kernel_partition(sim, (unsigned)d->t->size, err);
+    rtcosim_status st = kernel_partition(sim, (unsigned)d->t->size * T, err);
     if (st != RTCOSIM_OK)
         return st;
     if (d->lp_rank_count != n) {
@@ -149,14 +145,15 @@ static rtcosim_status place_lps(rtcosim_events *sim, struct dist_state *d, rtcos
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        uint32_t g = sim->lps[i]->group;
+        rtcosim_lp *lp = sim->lps[i];
+        uint32_t g = lp->group;
         int32_t want = i < d->place_count ? d->place[i] : -1;
         if (want < 0 && g < d->place_count)
             want = d->place[g];
-        d->lp_rank[i] = want >= 0 ? (uint32_t)want : sim->lps[i]->thread;
+        d->lp_rank[i] = want >= 0 ? (uint32_t)want : lp->thread / T;
+        lp->thread %= T;
+        sim->lp_thread[i] = (uint8_t)lp->thread;
     }
-    free(sim->lp_thread); /* the threads' compact map: not used over ranks */
-    sim->lp_thread = NULL;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < sim->lps[i]->out_count; k++) {
             const lp_link *l = &sim->lps[i]->out[k];
@@ -170,29 +167,34 @@ static rtcosim_status place_lps(rtcosim_events *sim, struct dist_state *d, rtcos
     return RTCOSIM_OK;
 }
 
-/* Smallest lookahead of a link from this rank's LPs to another rank's. */
-static rtcosim_time_ns cross_lookahead(const rtcosim_events *sim, const struct dist_state *d)
+/* Smallest lookahead of a link from this rank's LPs to rank `to`'s (to < 0:
+ * to any other rank's); RTCOSIM_TIME_MAX when there is none. */
+rtcosim_time_ns dist_lookahead_to(const rtcosim_events *sim, int to)
 {
+    const struct dist_state *d = sim->dist;
     rtcosim_time_ns L = RTCOSIM_TIME_MAX;
     uint32_t me = (uint32_t)d->t->rank;
     bool others = false, mine = false;
     for (size_t i = 0; i < sim->lp_count; i++) {
         const rtcosim_lp *lp = sim->lps[i];
-        if (d->lp_rank[i] != me) {
-            others = true;
+        uint32_t r = d->lp_rank[i];
+        if (r != me) {
+            others |= to < 0 || r == (uint32_t)to;
             continue;
         }
         mine = true;
-        for (size_t k = 0; k < lp->out_count; k++)
-            if (d->lp_rank[lp->out[k].peer] != me && lp->out[k].lookahead < L)
+        for (size_t k = 0; k < lp->out_count; k++) {
+            uint32_t pr = d->lp_rank[lp->out[k].peer];
+            if (pr != me && (to < 0 || pr == (uint32_t)to) && lp->out[k].lookahead < L)
                 L = lp->out[k].lookahead;
+        }
     }
     if (sim->link_all >= 0 && others && mine && sim->link_all < L)
         L = sim->link_all;
     return L;
 }
 
-static bool buffer_reserve(dist_buffer *b, size_t more)
+bool dist_buffer_reserve(dist_buffer *b, size_t more)
 {
     if (b->used + more <= b->capacity)
         return true;
@@ -207,10 +209,7 @@ static bool buffer_reserve(dist_buffer *b, size_t more)
     return true;
 }
 
-static size_t wire_size(const rtcosim_event *ev)
-{
-    return sizeof(wire_event) + (((size_t)ev->size + 7) & ~(size_t)7);
-}
+static size_t wire_size(size_t payload) { return sizeof(wire_event) + ((payload + 7) & ~(size_t)7); }
 
 rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
 {
@@ -218,17 +217,22 @@ rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     struct dist_state *d = sim->dist;
     uint32_t r = d->lp_rank[ev->dst];
     if ((int)r == d->t->rank) {
-        if (!event_heap_push(&w->heap, ev)) {
+        unsigned t = sim->lp_thread[ev->dst];
+        if (t != w->index && !sim->running_init) {
+            w->cross++;
+            return conservative_push(w, ev, t, err);
+        }
+        if (!event_heap_push(&sim->workers[t].heap, ev)) {
             event_pool_put(&w->pool, ev);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         }
         return RTCOSIM_OK;
     }
-    /* another rank's: appended to its batch (buffers grow by doubling and are
-     * kept, so steady state allocates nothing) */
-    dist_buffer *b = &d->out[r];
-    size_t bytes = wire_size(ev);
-    if (!buffer_reserve(b, bytes)) {
+    /* another rank's: appended to this thread's batch for it (buffers grow
+     * by doubling and are kept, so steady state allocates nothing) */
+    dist_buffer *b = &d->out[(size_t)w->index * (size_t)d->t->size + r];
+    size_t bytes = wire_size(ev->size);
+    if (!dist_buffer_reserve(b, bytes)) {
         event_pool_put(&w->pool, ev);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for a batch");
     }
@@ -238,71 +242,53 @@ rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     if (ev->size)
         memcpy(b->data + b->used + sizeof h, ev->payload, ev->size);
     b->used += bytes;
-    if (ev->time < d->min_sent)
-        d->min_sent = ev->time;
+    if (ev->time < d->min_sent[w->index])
+        d->min_sent[w->index] = ev->time;
     w->cross++;
     event_pool_put(&w->pool, ev);
     return RTCOSIM_OK;
 }
 
-/* One round's exchange: batches out, theirs in (into the queue), and the
- * global earliest next time. *any_failed tells whether a rank failed. */
-static rtcosim_status exchange(worker *w, struct dist_state *d, bool failed,
-                               rtcosim_time_ns *global_next, bool *any_failed,
-                               rtcosim_error *err)
+rtcosim_time_ns dist_collect_batches(struct dist_state *d)
 {
-    const rtcosim_transport *t = d->t;
-    size_t R = (size_t)t->size;
-    rtcosim_time_ns next = event_heap_min_time(&w->heap);
-    if (d->min_sent < next)
-        next = d->min_sent;
-    int64_t *hs = d->header, *hr = d->header + HEADER * R;
-    for (size_t r = 0; r < R; r++) {
-        hs[r * HEADER] = (int64_t)d->out[r].used;
-        hs[r * HEADER + 1] = next;
-        hs[r * HEADER + 2] = failed;
+    size_t R = (size_t)d->t->size;
+    rtcosim_time_ns min = d->min_sent[0];
+    for (unsigned w = 1; w < d->threads; w++) {
+        if (d->min_sent[w] < min)
+            min = d->min_sent[w];
+        d->min_sent[w] = RTCOSIM_TIME_MAX;
+        for (size_t r = 0; r < R; r++) {
+            dist_buffer *from = &d->out[w * R + r], *to = &d->out[r];
+            if (!from->used)
+                continue;
+            if (!dist_buffer_reserve(to, from->used))
+                return DIST_NO_MEMORY; /* the caller reports ENOMEM */
+            memcpy(to->data + to->used, from->data, from->used);
+            to->used += from->used;
+            from->used = 0;
+        }
     }
-    rtcosim_status st = t->alltoall_i64(t->context, hs, hr, HEADER, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    *global_next = RTCOSIM_TIME_MAX;
-    *any_failed = false;
-    size_t *sb = d->sizes, *rb = sb + R, *ro = rb + R;
-    size_t recv_total = 0;
-    for (size_t r = 0; r < R; r++) {
-        if (hr[r * HEADER + 1] < *global_next)
-            *global_next = hr[r * HEADER + 1];
-        *any_failed |= hr[r * HEADER + 2] != 0;
-        sb[r] = d->out[r].used;
-        d->send[r] = d->out[r].data;
-        rb[r] = (size_t)hr[r * HEADER];
-        ro[r] = recv_total;
-        recv_total += rb[r];
-    }
-    if (*any_failed)
-        return RTCOSIM_OK;
-    d->in.used = 0;
-    if (!buffer_reserve(&d->in, recv_total))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for a batch");
-    st = t->exchange(t->context, d->send, sb, d->in.data, rb, ro, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    for (size_t r = 0; r < R; r++)
-        d->out[r].used = 0;
-    d->min_sent = RTCOSIM_TIME_MAX;
-    for (size_t at = 0; at + sizeof(wire_event) <= recv_total;) {
+    d->min_sent[0] = min;
+    return min;
+}
+
+rtcosim_status dist_inject(rtcosim_events *sim, const unsigned char *data, size_t bytes,
+                           rtcosim_error *err)
+{
+    struct dist_state *d = sim->dist;
+    for (size_t at = 0; at + sizeof(wire_event) <= bytes;) {
         wire_event h;
-        memcpy(&h, d->in.data + at, sizeof h);
-        rtcosim_event *ev = event_pool_get(&w->pool);
-        if (!ev)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for events");
-        if (h.size > RTCOSIM_EVENT_PAYLOAD_MAX || h.dst >= w->sim->lp_count ||
-            (int)d->lp_rank[h.dst] != t->rank) {
-            event_pool_put(&w->pool, ev);
+        memcpy(&h, data + at, sizeof h);
+        if (h.size > RTCOSIM_EVENT_PAYLOAD_MAX || h.dst >= sim->lp_count ||
+            (int)d->lp_rank[h.dst] != d->t->rank || wire_size(h.size) > bytes - at)
             return rtcosim_error_set(err, RTCOSIM_EFORMAT, "events: malformed event from"
                                      " another rank (dst %" PRIu32 ", %u bytes)", h.dst,
                                      (unsigned)h.size);
-        }
+        /* the threads are idle: the event comes from its own thread's pool */
+        worker *w = &sim->workers[sim->lp_thread[h.dst]];
+        rtcosim_event *ev = event_pool_get(&w->pool);
+        if (!ev)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for events");
         ev->time = h.time;
         ev->tie = h.tie;
         ev->seq = h.seq;
@@ -312,8 +298,8 @@ static rtcosim_status exchange(worker *w, struct dist_state *d, bool failed,
         ev->size = h.size;
         ev->reserved_ = 0;
         if (h.size)
-            memcpy(ev->payload, d->in.data + at + sizeof h, h.size);
-        at += sizeof h + (((size_t)h.size + 7) & ~(size_t)7);
+            memcpy(ev->payload, data + at + sizeof h, h.size);
+        at += wire_size(h.size);
         if (!event_heap_push(&w->heap, ev)) {
             event_pool_put(&w->pool, ev);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
@@ -322,71 +308,153 @@ static rtcosim_status exchange(worker *w, struct dist_state *d, bool failed,
     return RTCOSIM_OK;
 }
 
+rtcosim_time_ns dist_next(const rtcosim_events *sim)
+{
+    rtcosim_time_ns next = RTCOSIM_TIME_MAX;
+    for (unsigned t = 0; t < sim->worker_count; t++) {
+        rtcosim_time_ns n = event_heap_min_time(&sim->workers[t].heap);
+        if (n < next)
+            next = n;
+    }
+    return next;
+}
+
+bool dist_window(dist_run *run, rtcosim_time_ns limit)
+{
+    rtcosim_events *sim = run->sim;
+    /* every queued event is at or after dist_next: a valid promise for all */
+    conservative_restart(sim, dist_next(sim));
+    run->limit = limit;
+    uint64_t batches = 0;
+    round_barrier_wait(&run->go, &sim->workers[0]);
+    conservative_window(sim, &sim->workers[0], limit, &batches);
+    round_barrier_wait(&run->done, &sim->workers[0]);
+    return !atomic_load(&sim->abort_run);
+}
+
+typedef struct helper_arg {
+    dist_run *run;
+    worker *w;
+} helper_arg;
+
+/* Threads 1..T-1 of a rank: a window each time thread 0 says go. */
+static void *helper_main(void *arg)
+{
+    helper_arg *a = arg;
+    rtcosim_events *sim = a->run->sim;
+    uint64_t batches = 0;
+    for (;;) {
+        round_barrier_wait(&a->run->go, a->w);
+        if (a->run->quit)
+            break;
+        conservative_window(sim, a->w, a->run->limit, &batches);
+        round_barrier_wait(&a->run->done, a->w);
+    }
+    return NULL;
+}
+
+/* Time Warp on every rank (sched_speculative.c, one thread each) with what
+ * crosses ranks in sched_spec_ranks.c. */
+static rtcosim_status spec_ranks_run(rtcosim_events *sim, const rtcosim_run_options *o,
+                                     rtcosim_run_stats *stats, rtcosim_error *err)
+{
+    struct dist_state *d = sim->dist;
+    rtcosim_status st = spec_ranks_setup(sim, o, err);
+    if (st == RTCOSIM_OK)
+        st = place_lps(sim, d, 1, err);
+    if (st == RTCOSIM_OK && !batches_for(d, 1))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    if (st == RTCOSIM_OK) {
+        st = sched_speculative_run(sim, o, stats, err); /* frees the thread map */
+    } else {
+        free(sim->lp_thread); /* from place_lps */
+        sim->lp_thread = NULL;
+    }
+    spec_ranks_free(d);
+    return st;
+}
+
 rtcosim_status sched_distributed_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                      rtcosim_run_stats *stats, rtcosim_error *err)
 {
     struct dist_state *d = sim->dist;
     const rtcosim_transport *t = d->t;
-    if (o->threads > 1 || (o->scheduler != RTCOSIM_SCHEDULER_SEQUENTIAL &&
-                           o->scheduler != RTCOSIM_SCHEDULER_CONSERVATIVE))
+    unsigned T = o->threads ? o->threads : 1;
+    if (o->scheduler == RTCOSIM_SCHEDULER_SPECULATIVE)
+        return spec_ranks_run(sim, o, stats, err);
+    if ((o->scheduler != RTCOSIM_SCHEDULER_SEQUENTIAL &&
+         o->scheduler != RTCOSIM_SCHEDULER_CONSERVATIVE) || o->conservative_rounds)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: on %d ranks each rank runs"
-                                 " its LPs conservatively on one thread (asked: %s, %u threads)",
-                                 t->size, rtcosim_scheduler_name(o->scheduler), o->threads);
-    rtcosim_status st = place_lps(sim, d, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    int64_t L = cross_lookahead(sim, d);
-    st = t->allreduce_i64(t->context, &L, 1, RTCOSIM_REDUCE_MIN, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    worker w = {.sim = sim};
-    if (!event_pool_reserve(&w.pool, sim->lp_count * 4 > 4096 ? sim->lp_count * 4 : 4096))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
-    for (size_t i = 0; i < sim->lp_count; i++)
-        sim->lps[i]->worker = &w;
-    sim->route = ROUTE_RANKS;
-    d->min_sent = RTCOSIM_TIME_MAX;
-    for (int r = 0; r < t->size; r++)
-        d->out[r].used = 0;
-    rtcosim_error mine = {0};
-    bool failed = kernel_init_lps(sim, &mine) != RTCOSIM_OK;
-    uint64_t rounds = 0;
-    for (;;) {
-        rtcosim_time_ns next;
-        bool any_failed;
-        st = exchange(&w, d, failed, &next, &any_failed, err);
-        if (st != RTCOSIM_OK)
-            break;
-        rounds++;
-        if (any_failed) {
-            if (failed) {
-                *err = mine;
-                st = mine.status != RTCOSIM_OK ? mine.status : RTCOSIM_ECANCELED;
-            } else {
-                st = rtcosim_error_set(err, RTCOSIM_ECANCELED, "events: rank %d stopped: another"
-                                       " rank failed (its error is reported there)", t->rank);
-            }
-            break;
-        }
-        if (next > sim->stop)
-            break;
-        rtcosim_time_ns end = L > RTCOSIM_TIME_MAX - next ? RTCOSIM_TIME_MAX : next + L;
-        while (w.heap.count && w.heap.entries[0].time < end) {
-            rtcosim_event *ev = event_heap_pop(&w.heap);
-            rtcosim_status s = kernel_process(sim->lps[ev->dst], ev, &mine);
-            event_pool_put(&w.pool, ev);
-            if (s != RTCOSIM_OK) {
-                failed = true;
-                break;
-            }
-        }
+                                 " its LPs with the conservative scheduler in channel clocks"
+                                 " (asked: %s%s)", t->size, rtcosim_scheduler_name(o->scheduler),
+                                 o->conservative_rounds ? " in rounds" : "");
+    if ((unsigned)t->size * T > 256)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: %d ranks x %u threads is more"
+                                 " than 256 parts", t->size, T);
+    bool null_messages = o->rank_sync == RTCOSIM_RANK_SYNC_NULL_MESSAGES;
+    if (null_messages && (!t->send || !t->receive))
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "events: the transport has no"
+                                 " point-to-point messages for null-message synchronization");
+    int64_t L = 0;
+    rtcosim_status st = place_lps(sim, d, T, err);
+    if (st == RTCOSIM_OK) {
+        L = dist_lookahead_to(sim, -1);
+        st = t->allreduce_i64(t->context, &L, 1, RTCOSIM_REDUCE_MIN, err);
     }
-    stats->rounds = rounds;
-    stats->cross_thread = w.cross;
-    while (w.heap.count)
-        event_pool_put(&w.pool, event_heap_pop(&w.heap));
-    event_heap_free(&w.heap);
-    event_pool_free(&w.pool);
+    if (st == RTCOSIM_OK && L <= 0)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "events: a link of zero lookahead between"
+                               " ranks: no rank could ever advance past another");
+    if (st == RTCOSIM_OK && !batches_for(d, T))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    if (st == RTCOSIM_OK) {
+        st = conservative_setup(sim, T, true, o->start_time, err); /* frees all on failure */
+    } else {
+        free(sim->lp_thread); /* from place_lps */
+        sim->lp_thread = NULL;
+    }
+    if (st != RTCOSIM_OK)
+        return st;
+    dist_run run = {.sim = sim, .d = d, .lookahead = L, .start = o->start_time,
+                    .go = {.parties = T},
+                    .done = {.parties = T}};
+    pthread_t threads[256];
+    helper_arg args[256];
+    unsigned started = 1;
+    sim->route = ROUTE_RANKS;
+    /* a failing init still takes part in the synchronization, so no rank hangs */
+    rtcosim_error init_err = {0};
+    bool init_failed = kernel_init_lps(sim, &init_err) != RTCOSIM_OK;
+    for (unsigned w = 1; w < T; w++) {
+        args[w] = (helper_arg){&run, &sim->workers[w]};
+        if (pthread_create(&threads[w], NULL, helper_main, &args[w]) != 0)
+            break;
+        started++;
+    }
+    if (started != T) {
+        /* the barriers expect T parties: a thread short, the window fails */
+        atomic_store(&sim->abort_run, 1);
+        init_failed = true;
+        init_err = (rtcosim_error){0};
+        rtcosim_error_set(&init_err, RTCOSIM_ENOMEM, "events: could not start %u threads", T);
+        run.go.parties = run.done.parties = started;
+    }
+    if (init_failed) {
+        sim->workers[0].failed = true;
+        sim->workers[0].err = init_err;
+        atomic_store(&sim->abort_run, 1);
+    }
+    st = null_messages ? dist_sync_null(&run, err) : dist_sync_reduction(&run, err);
+    run.quit = true;
+    round_barrier_wait(&run.go, &sim->workers[0]);
+    for (unsigned w = 1; w < started; w++)
+        pthread_join(threads[w], NULL);
+    rtcosim_run_stats local = {0};
+    (void)conservative_collect(sim, &local, NULL);
+    stats->cross_thread = local.cross_thread;
+    stats->blocked_s = local.blocked_s;
+    stats->sleeps = local.sleeps;
+    stats->rounds = run.windows;
+    conservative_teardown(sim);
     return st;
 }
 
@@ -394,12 +462,20 @@ rtcosim_status kernel_dist_stats(rtcosim_events *sim, rtcosim_run_stats *stats,
                                  rtcosim_error *err)
 {
     const rtcosim_transport *t = sim->dist->t;
-    uint64_t sums[2] = {stats->events, stats->cross_thread};
-    rtcosim_status st = t->allreduce_u64(t->context, sums, 2, RTCOSIM_REDUCE_SUM, err);
+    /* counts over all ranks (GVT rounds are common to all: not summed) */
+    uint64_t sums[7] = {stats->events, stats->cross_thread, stats->processed,
+                        stats->rollbacks, stats->rolled_back, stats->anti_messages,
+                        stats->predicted};
+    rtcosim_status st = t->allreduce_u64(t->context, sums, 7, RTCOSIM_REDUCE_SUM, err);
     if (st != RTCOSIM_OK)
         return st;
     stats->events = sums[0];
     stats->cross_thread = sums[1];
+    stats->processed = sums[2];
+    stats->rollbacks = sums[3];
+    stats->rolled_back = sums[4];
+    stats->anti_messages = sums[5];
+    stats->predicted = sums[6];
     int64_t end = stats->end_time;
     st = t->allreduce_i64(t->context, &end, 1, RTCOSIM_REDUCE_MAX, err);
     stats->end_time = end;

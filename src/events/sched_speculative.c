@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtcosim/events_dist.h"
 #include "spec_internal.h"
 
 enum {
@@ -217,6 +218,8 @@ static rtcosim_status cancel_sent(spec_thread *th, rtcosim_lp *lp, rtcosim_event
 {
     rtcosim_events *sim = th->w->sim;
     lp->spec->anti_messages++;
+    if (ev->reserved_ & EV_REMOTE) /* its receiver is on another rank */
+        return spec_ranks_send(th->w, ev, true, err);
     unsigned t = sim->lp_thread[ev->dst];
     if (t == th->w->index) {
         if (!push_vec((void **)&th->cancel, &th->cancel_count, &th->cancel_cap,
@@ -379,11 +382,21 @@ static rtcosim_status drain_inbox(spec_thread *th, rtcosim_error *err)
     return st;
 }
 
+rtcosim_status spec_take_remote(spec_thread *th, rtcosim_event *ev, bool anti,
+                                rtcosim_error *err)
+{
+    rtcosim_status st = anti ? cancel_local(th, ev, err) : deliver_local(th, ev, err);
+    return st == RTCOSIM_OK ? drain_cancels(th, err) : st;
+}
+
 rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
 {
     rtcosim_events *sim = w->sim;
     unsigned t = sim->lp_thread[ev->dst];
+    bool remote = sim->dist && !rtcosim_events_owns(sim, ev->dst);
     if (sim->running_init) {
+        if (remote)
+            return spec_ranks_send(w, ev, false, err);
         if (!event_heap_push(&sim->workers[t].heap, ev))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         return RTCOSIM_OK;
@@ -395,6 +408,8 @@ rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     }
     ev->next = th->cur->sent; /* the output log of the event being processed */
     th->cur->sent = ev;
+    if (remote)
+        return spec_ranks_send(w, ev, false, err);
     if (t == w->index)
         return deliver_local(th, ev, err);
     return ring_send(th, ev, false, t, err);
@@ -642,17 +657,34 @@ static void thread_loop(spec_thread *th)
     rtcosim_events *sim = w->sim;
     spec_shared *sh = th->sh;
     rtcosim_error *err = &w->err;
+    const bool ranks = kernel_dist_size(sim) > 1; /* Time Warp across ranks */
     for (;;) {
         publish_rings(th);
         uint32_t seen = atomic_load(&sh->wake);
         if (atomic_load_explicit(&sh->abort_run, memory_order_acquire))
             return;
         rtcosim_status st = drain_inbox(th, err);
+        if (st == RTCOSIM_OK && ranks)
+            st = spec_ranks_poll(th, w, err);
         if (st != RTCOSIM_OK) {
             fail(th, st);
             return;
         }
-        gvt_step(th);
+        if (!ranks) {
+            gvt_step(th);
+        } else {
+            rtcosim_time_ns g, g_real;
+            int r = spec_ranks_gvt(th, w, false, false, &g, &g_real, err);
+            if (r < 0) {
+                fail(th, RTCOSIM_ECANCELED);
+                return;
+            }
+            if (r > 0) {
+                atomic_store(&sh->gvt, g);
+                atomic_store(&sh->gvt_real, g_real);
+                th->gvt_rounds++;
+            }
+        }
         rtcosim_time_ns gvt = atomic_load_explicit(&sh->gvt, memory_order_acquire);
         if (gvt > sim->stop)
             return; /* everything up to the stop time is committed */
@@ -700,7 +732,7 @@ static void thread_loop(spec_thread *th)
             start_epoch(sh);
             th->since_gvt = 0;
         }
-        if (n == 0) {
+        if (n == 0 && !ranks) { /* over ranks: messages come by polling */
             publish_rings(th);
             wait_for_progress(th, seen);
         }
@@ -860,6 +892,8 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         goto done;
     }
     thread_loop(&ths[0]);
+    if (kernel_dist_size(sim) > 1)
+        spec_ranks_finish(&ths[0], &sim->workers[0]);
     for (unsigned t = 1; t < T; t++)
         pthread_join(threads[t], NULL);
     for (unsigned t = 0; t < T; t++) {

@@ -13,6 +13,7 @@ enum {
     EV_PREDICTED = 4u, /* made by a predicted stream, not sent by an LP */
     EV_STREAM = 8u,    /* a real event of a predicted stream, in its history */
     EV_ABSORBED = 16u, /* ... whose prediction was kept: not processed, owned by the stream */
+    EV_REMOTE = 32u,   /* sent to another rank: this copy is the sender's (sched_spec_ranks.c) */
 };
 
 #define SPEC_STREAM_WIDTH_MAX (RTCOSIM_EVENT_PAYLOAD_MAX / (int)sizeof(double))
@@ -106,6 +107,28 @@ rtcosim_time_ns spec_predict_unconfirmed(const rtcosim_lp *lp);
  * gvt. */
 rtcosim_status spec_predict_gvt(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns gvt_real,
                                 rtcosim_time_ns gvt, rtcosim_error *err);
+
+/* sched_speculative.c, for sched_spec_ranks.c: an event from another rank
+ * (queued, or rolling back its LP) or one an anti-message from there names. */
+rtcosim_status spec_take_remote(spec_thread *th, rtcosim_event *ev, bool anti,
+                                rtcosim_error *err);
+
+/* sched_spec_ranks.c: Time Warp across ranks (sim->dist set, one thread per
+ * rank). send: an event for, or an anti-message to, another rank's LP into
+ * its batch; poll: send the batches, take what arrived; gvt: every few
+ * calls (or when forced) the GVT reduction over ranks, 1 with *gvt (and
+ * *gvt_real, without unconfirmed predictions), 0 when
+ * not this time, -1 when a rank failed (err set unless this one did);
+ * finish: after the loop, a rank that stopped alone tells the others. */
+struct dist_state;
+rtcosim_status spec_ranks_send(worker *w, rtcosim_event *ev, bool anti, rtcosim_error *err);
+rtcosim_status spec_ranks_poll(spec_thread *th, worker *w, rtcosim_error *err);
+int spec_ranks_gvt(spec_thread *th, worker *w, bool failed, bool force, rtcosim_time_ns *gvt,
+                   rtcosim_time_ns *gvt_real, rtcosim_error *err);
+void spec_ranks_finish(spec_thread *th, worker *w);
+rtcosim_status spec_ranks_setup(rtcosim_events *sim, const rtcosim_run_options *o,
+                                rtcosim_error *err);
+void spec_ranks_free(struct dist_state *d);
 
 /* spec_table.c */
 /* Append a record for `ev` with the LP's kernel state and a snapshot of its

@@ -1,22 +1,36 @@
 /* rtcosim_transport over MPI_COMM_WORLD: the kernel's batches per
  * destination rank go out as one message per non-empty pair per round
  * (Isend/Irecv, sizes first by one MPI_Alltoall), reductions by
- * MPI_Allreduce. Buffers belong to the caller,
- * so nothing is allocated per call. */
+ * MPI_Allreduce; point-to-point messages (null messages with their events)
+ * by MPI_Isend from a pool of send buffers reused once their send completed,
+ * received by MPI_Probe/Recv into one buffer that grows. Nothing is
+ * allocated per call once the buffers have grown to the largest batch. */
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "launched.h"
 #include "rtcosim/mpi.h"
 
+/* A point-to-point send in flight (req != MPI_REQUEST_NULL) or free. */
+typedef struct send_slot {
+    unsigned char *data;
+    size_t capacity;
+    MPI_Request req;
+} send_slot;
+
 typedef struct mpi_ctx {
     int size;
     MPI_Request *requests; /* [2 * size]: one round's receives and sends */
+    send_slot *slots;
+    size_t slot_count, slot_next; /* slots are taken round robin from slot_next */
+    unsigned char *in; /* the last received message */
+    size_t in_capacity;
     int *counts, *displs;  /* [size]: MPI_Allgatherv's int arrays */
 } mpi_ctx;
 
-enum { TAG_BATCH = 17 };
+enum { TAG_BATCH = 17, TAG_MESSAGE = 18 };
 
 static mpi_ctx g_ctx;
 
@@ -101,6 +115,103 @@ static rtcosim_status mpi_broadcast(void *context, void *data, size_t bytes, int
     return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Bcast");
 }
 
+/* A free slot of at least `bytes`: completed sends are reclaimed, and only
+ * when every slot is still in flight does the pool grow (the receivers
+ * drain continuously, so a few slots per peer suffice in steady state).
+ * Round robin: the next slot is the oldest send, usually complete, so a
+ * send tests one request, not the whole pool. */
+static send_slot *free_slot(mpi_ctx *c, size_t bytes)
+{
+    send_slot *s = NULL;
+    for (size_t k = 0; k < c->slot_count && !s; k++) {
+        size_t i = (c->slot_next + k) % c->slot_count;
+        int done = 1;
+        if (c->slots[i].req != MPI_REQUEST_NULL)
+            MPI_Test(&c->slots[i].req, &done, MPI_STATUS_IGNORE);
+        if (done) {
+            s = &c->slots[i];
+            c->slot_next = (i + 1) % c->slot_count;
+        }
+    }
+    if (!s) {
+        size_t n = c->slot_count ? 2 * c->slot_count : 8;
+        send_slot *grown = realloc(c->slots, n * sizeof *grown); /* request handles are values */
+        if (!grown)
+            return NULL;
+        for (size_t i = c->slot_count; i < n; i++)
+            grown[i] = (send_slot){.req = MPI_REQUEST_NULL};
+        s = &grown[c->slot_count];
+        c->slot_next = (c->slot_count + 1) % n;
+        c->slots = grown;
+        c->slot_count = n;
+    }
+    if (s->capacity < bytes) {
+        size_t cap = s->capacity ? s->capacity : 4096;
+        while (cap < bytes)
+            cap *= 2;
+        unsigned char *p = realloc(s->data, cap);
+        if (!p)
+            return NULL;
+        s->data = p;
+        s->capacity = cap;
+    }
+    return s;
+}
+
+static rtcosim_status mpi_send(void *context, int to, const void *head, size_t head_bytes,
+                               const void *body, size_t body_bytes, rtcosim_error *err)
+{
+    mpi_ctx *c = context;
+    size_t bytes = head_bytes + body_bytes;
+    if (bytes > INT_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "mpi: a message of more than 2 GiB");
+    send_slot *s = free_slot(c, bytes);
+    if (!s)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "mpi: out of memory for a message");
+    memcpy(s->data, head, head_bytes);
+    if (body_bytes)
+        memcpy(s->data + head_bytes, body, body_bytes);
+    int rc = MPI_Isend(s->data, (int)bytes, MPI_BYTE, to, TAG_MESSAGE, MPI_COMM_WORLD, &s->req);
+    return rc == MPI_SUCCESS ? RTCOSIM_OK : fail(err, rc, "MPI_Isend");
+}
+
+static rtcosim_status mpi_receive(void *context, bool wait, int *from, const void **data,
+                                  size_t *bytes, rtcosim_error *err)
+{
+    mpi_ctx *c = context;
+    MPI_Status status;
+    int flag = 1, rc;
+    if (wait)
+        rc = MPI_Probe(MPI_ANY_SOURCE, TAG_MESSAGE, MPI_COMM_WORLD, &status);
+    else
+        rc = MPI_Iprobe(MPI_ANY_SOURCE, TAG_MESSAGE, MPI_COMM_WORLD, &flag, &status);
+    if (rc != MPI_SUCCESS)
+        return fail(err, rc, "MPI_Probe");
+    *from = -1;
+    if (!flag)
+        return RTCOSIM_OK;
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    if ((size_t)count > c->in_capacity) {
+        size_t cap = c->in_capacity ? c->in_capacity : 4096;
+        while (cap < (size_t)count)
+            cap *= 2;
+        unsigned char *p = realloc(c->in, cap);
+        if (!p)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "mpi: out of memory for a message");
+        c->in = p;
+        c->in_capacity = cap;
+    }
+    rc = MPI_Recv(c->in, count, MPI_BYTE, status.MPI_SOURCE, TAG_MESSAGE, MPI_COMM_WORLD,
+                  MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return fail(err, rc, "MPI_Recv");
+    *from = status.MPI_SOURCE;
+    *data = c->in;
+    *bytes = (size_t)count;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status mpi_add_master_calls(rtcosim_transport *t, rtcosim_error *err);
 
 rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error *err)
@@ -124,7 +235,8 @@ rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error 
                                .alltoall_i64 = mpi_alltoall_i64, .exchange = mpi_exchange,
                                .allreduce_u64 = mpi_allreduce_u64,
                                .allreduce_i64 = mpi_allreduce_i64, .barrier = mpi_barrier,
-                               .broadcast = mpi_broadcast};
+                               .broadcast = mpi_broadcast, .send = mpi_send,
+                               .receive = mpi_receive};
     return mpi_add_master_calls(out, err);
 }
 
@@ -133,13 +245,19 @@ void rtcosim_mpi_transport_close(rtcosim_transport *t)
     (void)t;
     int finalized = 0;
     MPI_Finalized(&finalized);
+    for (size_t i = 0; !finalized && i < g_ctx.slot_count; i++)
+        if (g_ctx.slots[i].req != MPI_REQUEST_NULL)
+            MPI_Wait(&g_ctx.slots[i].req, MPI_STATUS_IGNORE);
     if (!finalized)
         MPI_Finalize();
+    for (size_t i = 0; i < g_ctx.slot_count; i++)
+        free(g_ctx.slots[i].data);
+    free(g_ctx.slots);
+    free(g_ctx.in);
     free(g_ctx.requests);
     free(g_ctx.counts);
     free(g_ctx.displs);
-    g_ctx.requests = NULL;
-    g_ctx.counts = g_ctx.displs = NULL;
+    g_ctx = (mpi_ctx){0};
 }
 
 void rtcosim_mpi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }

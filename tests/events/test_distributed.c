@@ -1,11 +1,15 @@
 /* The event kernel over ranks, without MPI: R threads of one process play
- * the ranks through an in-process transport (barriers and shared slots), so
- * the distributed scheduler runs under the sanitizers too. Checks: PHOLD on
- * 1..4 ranks gives the sequential run's checksum (counters combined, and
- * states gathered on rank 0), a ring's token times are the analytic ones on
- * every rank count, a failing handler on one rank stops every rank (the
- * failing one names the LP), and placements that break a zero-lookahead
- * link or name a missing rank are refused. */
+ * the ranks through an in-process transport (barriers and shared slots,
+ * mailboxes for point-to-point messages), so the distributed scheduler runs
+ * under the sanitizers too. Checks: PHOLD on 1..4 ranks gives the
+ * sequential run's checksum (counters combined, and states gathered on rank
+ * 0), also with 2 threads per rank and with null-message synchronization,
+ * and with Time Warp on every rank (Tc = 0, rollbacks across ranks seen); a
+ * ring's token times are the analytic ones; a failing handler on one rank
+ * stops every rank (the failing one names the LP) with either
+ * synchronization and with Time Warp; no message of a run is left over; and
+ * placements that break a zero-lookahead link, name a missing rank, or ask
+ * Time Warp for several threads per rank are refused. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +26,21 @@
 
 enum { MAX_RANKS = 4 };
 
+typedef struct message {
+    struct message *next;
+    int from;
+    size_t bytes;
+    unsigned char data[];
+} message;
+
+typedef struct mailbox {
+    pthread_mutex_t lock;
+    pthread_cond_t arrived;
+    message *head, *tail;
+} mailbox;
+
 typedef struct shared {
+    mailbox box[MAX_RANKS];
     int size;
     pthread_barrier_t barrier;
     const int64_t *i64[MAX_RANKS];
@@ -35,7 +53,60 @@ typedef struct shared {
 typedef struct rank_ctx {
     shared *s;
     int rank;
+    message *current; /* the last received, freed at the next receive */
 } rank_ctx;
+
+static rtcosim_status t_send(void *c, int to, const void *head, size_t head_bytes,
+                             const void *body, size_t body_bytes, rtcosim_error *err)
+{
+    (void)err;
+    rank_ctx *r = c;
+    message *m = malloc(sizeof *m + head_bytes + body_bytes);
+    m->next = NULL;
+    m->from = r->rank;
+    m->bytes = head_bytes + body_bytes;
+    memcpy(m->data, head, head_bytes);
+    if (body_bytes)
+        memcpy(m->data + head_bytes, body, body_bytes);
+    mailbox *b = &r->s->box[to];
+    pthread_mutex_lock(&b->lock);
+    if (b->tail)
+        b->tail->next = m;
+    else
+        b->head = m;
+    b->tail = m;
+    pthread_cond_signal(&b->arrived);
+    pthread_mutex_unlock(&b->lock);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status t_receive(void *c, bool wait, int *from, const void **data, size_t *bytes,
+                                rtcosim_error *err)
+{
+    (void)err;
+    rank_ctx *r = c;
+    free(r->current);
+    r->current = NULL;
+    mailbox *b = &r->s->box[r->rank];
+    pthread_mutex_lock(&b->lock);
+    while (wait && !b->head)
+        pthread_cond_wait(&b->arrived, &b->lock);
+    message *m = b->head;
+    if (m) {
+        b->head = m->next;
+        if (!b->head)
+            b->tail = NULL;
+    }
+    pthread_mutex_unlock(&b->lock);
+    *from = -1;
+    if (m) {
+        r->current = m;
+        *from = m->from;
+        *data = m->data;
+        *bytes = m->bytes;
+    }
+    return RTCOSIM_OK;
+}
 
 static rtcosim_status t_alltoall(void *c, const int64_t *send, int64_t *recv, size_t per_rank,
                                  rtcosim_error *err)
@@ -142,9 +213,14 @@ typedef struct job {
     shared *s;
     int rank;
     job_kind kind;
+    unsigned threads;
+    rtcosim_rank_sync sync;
+    rtcosim_scheduler scheduler;
+    const rtcosim_phold_config *cfg; /* NULL: phold_cfg */
     rtcosim_status status;
     rtcosim_error err;
     uint64_t combined, gathered, events;
+    uint64_t rollbacks, anti_messages; /* speculative, this rank's */
     rtcosim_time_ns ring_last[8];
 } job;
 
@@ -153,13 +229,21 @@ static const rtcosim_phold_config phold_cfg = {.lps = 48, .events_per_lp = 8,
                                                .lookahead = RTCOSIM_NS_PER_S / 10,
                                                .mean_increment = RTCOSIM_NS_PER_S};
 
-static uint64_t phold_sequential(uint64_t *events)
+/* Denser: increments of 0.1 + exp(0.05) against the lookahead of 0.1, so
+ * that most events arrive close to the bound a synchronization computes (a
+ * bound too late by a fraction of the lookahead breaks causality here). */
+static const rtcosim_phold_config phold_dense = {.lps = 48, .events_per_lp = 8,
+                                                 .remote_fraction = 0.25,
+                                                 .lookahead = RTCOSIM_NS_PER_S / 10,
+                                                 .mean_increment = RTCOSIM_NS_PER_S / 20};
+
+static uint64_t phold_sequential_of(const rtcosim_phold_config *cfg, uint64_t *events)
 {
     rtcosim_events *sim = NULL;
     rtcosim_phold *ph = NULL;
     rtcosim_error err;
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_phold_build(sim, &phold_cfg, &ph, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_phold_build(sim, cfg, &ph, &err), RTCOSIM_OK);
     rtcosim_run_options o = {.stop_time = 20 * RTCOSIM_NS_PER_S, .seed = 7};
     rtcosim_run_stats st;
     assert_int_equal(rtcosim_events_run(sim, &o, &st, &err), RTCOSIM_OK);
@@ -168,6 +252,11 @@ static uint64_t phold_sequential(uint64_t *events)
     rtcosim_phold_free(ph);
     rtcosim_events_free(sim);
     return sum;
+}
+
+static uint64_t phold_sequential(uint64_t *events)
+{
+    return phold_sequential_of(&phold_cfg, events);
 }
 
 /* ring of 8 LPs: LP i forwards the token to i+1 after (i+2) us; LP 7 fails
@@ -202,20 +291,22 @@ static const rtcosim_lp_model ring_model = {.kind = "ring", .init = ring_init,
 static void *rank_main(void *arg)
 {
     job *j = arg;
-    rank_ctx ctx = {j->s, j->rank};
+    rank_ctx ctx = {j->s, j->rank, NULL};
     rtcosim_transport t = {.rank = j->rank, .size = j->s->size, .context = &ctx,
                            .alltoall_i64 = t_alltoall, .exchange = t_exchange,
                            .allreduce_u64 = t_reduce_u64, .allreduce_i64 = t_reduce_i64,
-                           .barrier = t_barrier};
+                           .barrier = t_barrier, .send = t_send, .receive = t_receive};
     rtcosim_events *sim = NULL;
     rtcosim_phold *ph = NULL;
     ring_lp ring[8] = {{0}};
     rtcosim_events_create(&sim, &j->err);
     rtcosim_status st = rtcosim_events_set_transport(sim, &t, &j->err);
-    rtcosim_run_options o = {.stop_time = 20 * RTCOSIM_NS_PER_S, .seed = 7};
+    rtcosim_run_options o = {.stop_time = 20 * RTCOSIM_NS_PER_S, .seed = 7,
+                             .threads = j->threads, .rank_sync = j->sync,
+                             .scheduler = j->scheduler};
     if (j->kind == JOB_PHOLD) {
         if (st == RTCOSIM_OK)
-            st = rtcosim_phold_build(sim, &phold_cfg, &ph, &j->err);
+            st = rtcosim_phold_build(sim, j->cfg ? j->cfg : &phold_cfg, &ph, &j->err);
     } else {
         o.stop_time = 1000 * RTCOSIM_NS_PER_US;
         for (uint32_t i = 0; i < 8 && st == RTCOSIM_OK; i++) {
@@ -234,6 +325,8 @@ static void *rank_main(void *arg)
     if (st == RTCOSIM_OK)
         st = rtcosim_events_run(sim, &o, &stats, &j->err);
     j->events = stats.events;
+    j->rollbacks = stats.rollbacks;
+    j->anti_messages = stats.anti_messages;
     if (st == RTCOSIM_OK && ph) {
         /* every rank gets all counters ... */
         st = rtcosim_phold_combine(ph, &t, &j->err);
@@ -253,23 +346,56 @@ static void *rank_main(void *arg)
     for (int i = 0; i < 8; i++)
         j->ring_last[i] = ring[i].last;
     j->status = st;
+    free(ctx.current);
     rtcosim_phold_free(ph);
     rtcosim_events_free(sim);
     return NULL;
 }
 
-static void run_ranks(int size, job_kind kind, job *jobs)
+static void run_ranks_full(int size, job_kind kind, const rtcosim_phold_config *cfg,
+                           rtcosim_scheduler scheduler, unsigned threads, rtcosim_rank_sync sync,
+                           job *jobs)
 {
     shared s = {.size = size};
     pthread_barrier_init(&s.barrier, NULL, (unsigned)size);
+    for (int r = 0; r < size; r++) {
+        pthread_mutex_init(&s.box[r].lock, NULL);
+        pthread_cond_init(&s.box[r].arrived, NULL);
+    }
     pthread_t th[MAX_RANKS];
     for (int r = 0; r < size; r++) {
-        jobs[r] = (job){.s = &s, .rank = r, .kind = kind};
+        jobs[r] = (job){.s = &s, .rank = r, .kind = kind, .threads = threads, .sync = sync,
+                        .scheduler = scheduler, .cfg = cfg};
         assert_int_equal(pthread_create(&th[r], NULL, rank_main, &jobs[r]), 0);
     }
     for (int r = 0; r < size; r++)
         pthread_join(th[r], NULL);
     pthread_barrier_destroy(&s.barrier);
+    for (int r = 0; r < size; r++) {
+        /* every message of the runs was consumed: none is left for a next run */
+        if (s.box[r].head)
+            fail_msg("%d ranks: a message from rank %d to rank %d was left over", size,
+                     s.box[r].head->from, r);
+        pthread_mutex_destroy(&s.box[r].lock);
+        pthread_cond_destroy(&s.box[r].arrived);
+    }
+}
+
+static void run_ranks_on(int size, job_kind kind, rtcosim_scheduler scheduler, unsigned threads,
+                         rtcosim_rank_sync sync, job *jobs)
+{
+    run_ranks_full(size, kind, NULL, scheduler, threads, sync, jobs);
+}
+
+static void run_ranks_with(int size, job_kind kind, unsigned threads, rtcosim_rank_sync sync,
+                           job *jobs)
+{
+    run_ranks_on(size, kind, RTCOSIM_SCHEDULER_SEQUENTIAL, threads, sync, jobs);
+}
+
+static void run_ranks(int size, job_kind kind, job *jobs)
+{
+    run_ranks_with(size, kind, 1, RTCOSIM_RANK_SYNC_DEFAULT, jobs);
 }
 
 static void phold_is_identical_on_any_rank_count(void **state)
@@ -291,11 +417,77 @@ static void phold_is_identical_on_any_rank_count(void **state)
     }
 }
 
+/* Ranks x threads x synchronization: the same checksum and event count as
+ * the sequential run for 1-3 ranks, 1-2 threads, reduction and null messages. */
+static void phold_is_identical_for_ranks_threads_and_sync(void **state)
+{
+    (void)state;
+    const rtcosim_rank_sync syncs[] = {RTCOSIM_RANK_SYNC_REDUCTION,
+                                       RTCOSIM_RANK_SYNC_NULL_MESSAGES};
+    const rtcosim_phold_config *cfgs[] = {&phold_cfg, &phold_dense};
+    for (int c = 0; c < 2; c++) {
+    uint64_t events = 0, reference = phold_sequential_of(cfgs[c], &events);
+    for (int size = 1; size <= 3; size++)
+        for (unsigned threads = 1; threads <= 2; threads++)
+            for (int k = 0; k < 2; k++) {
+                job jobs[MAX_RANKS];
+                run_ranks_full(size, JOB_PHOLD, cfgs[c], RTCOSIM_SCHEDULER_SEQUENTIAL, threads,
+                               syncs[k], jobs);
+                for (int r = 0; r < size; r++) {
+                    if (jobs[r].status != RTCOSIM_OK)
+                        fail_msg("%d ranks x %u threads, %s, rank %d: %s", size, threads,
+                                 rtcosim_rank_sync_name(syncs[k]), r, jobs[r].err.message);
+                    if (jobs[r].combined != reference || jobs[r].events != events)
+                        fail_msg("%d ranks x %u threads, %s, rank %d: checksum %llx (%llu"
+                                 " events), sequential %llx (%llu)", size, threads,
+                                 rtcosim_rank_sync_name(syncs[k]), r,
+                                 (unsigned long long)jobs[r].combined,
+                                 (unsigned long long)jobs[r].events,
+                                 (unsigned long long)reference, (unsigned long long)events);
+                }
+                assert_int_equal(jobs[0].gathered, reference);
+            }
+    }
+}
+
+/* Time Warp on every rank, anti-messages and GVT across ranks: with Tc = 0
+ * the committed result is the sequential run's for 1-3 ranks (the tight
+ * lookahead of the test's PHOLD, 0.1 against a mean of 1, and a quarter of
+ * the events remote make stragglers across ranks common). */
+static void speculative_is_identical_on_any_rank_count(void **state)
+{
+    (void)state;
+    uint64_t events = 0, reference = phold_sequential(&events);
+    for (int size = 1; size <= 3; size++) {
+        job jobs[MAX_RANKS];
+        run_ranks_on(size, JOB_PHOLD, RTCOSIM_SCHEDULER_SPECULATIVE, 1,
+                     RTCOSIM_RANK_SYNC_DEFAULT, jobs);
+        for (int r = 0; r < size; r++) {
+            if (jobs[r].status != RTCOSIM_OK)
+                fail_msg("%d ranks, rank %d: %s", size, r, jobs[r].err.message);
+            if (jobs[r].combined != reference || jobs[r].events != events)
+                fail_msg("%d ranks, rank %d: checksum %llx (%llu events), sequential %llx"
+                         " (%llu)", size, r, (unsigned long long)jobs[r].combined,
+                         (unsigned long long)jobs[r].events, (unsigned long long)reference,
+                         (unsigned long long)events);
+        }
+        assert_int_equal(jobs[0].gathered, reference);
+        uint64_t rollbacks = 0, anti = 0;
+        for (int r = 0; r < size; r++)
+            rollbacks += jobs[r].rollbacks, anti += jobs[r].anti_messages;
+        if (size > 1 && (rollbacks == 0 || anti == 0)) /* the test tested something */
+            fail_msg("%d ranks: %llu rollbacks, %llu anti-messages", size,
+                     (unsigned long long)rollbacks, (unsigned long long)anti);
+    }
+}
+
 static void ring_times_are_analytic_on_three_ranks(void **state)
 {
     (void)state;
+    for (int k = 0; k < 2; k++) {
     job jobs[3];
-    run_ranks(3, JOB_RING, jobs);
+    run_ranks_with(3, JOB_RING, 1 + (unsigned)k,
+                   k ? RTCOSIM_RANK_SYNC_NULL_MESSAGES : RTCOSIM_RANK_SYNC_REDUCTION, jobs);
     for (int r = 0; r < 3; r++)
         if (jobs[r].status != RTCOSIM_OK)
             fail_msg("rank %d: %s", r, jobs[r].err.message);
@@ -313,27 +505,33 @@ static void ring_times_are_analytic_on_three_ranks(void **state)
             t += 44;
         assert_int_equal(jobs[0].ring_last[i], t * RTCOSIM_NS_PER_US); /* gathered on rank 0 */
     }
+    }
 }
 
+/* k = 0: reduction on 2 threads per rank, 1: null messages, 2: speculative */
 static void failure_on_one_rank_stops_all(void **state)
 {
     (void)state;
+    for (int k = 0; k < 3; k++) {
     job jobs[2];
-    run_ranks(2, JOB_FAIL, jobs);
+    run_ranks_on(2, JOB_FAIL, k == 2 ? RTCOSIM_SCHEDULER_SPECULATIVE : RTCOSIM_SCHEDULER_SEQUENTIAL,
+                 k == 0 ? 2 : 1,
+                 k == 1 ? RTCOSIM_RANK_SYNC_NULL_MESSAGES : RTCOSIM_RANK_SYNC_REDUCTION, jobs);
     /* ring7 is on rank 1 (blocks of consecutive LPs) */
     if (jobs[1].status != RTCOSIM_ECOMPONENT)
-        fail_msg("rank 0: %s; rank 1: %s", jobs[0].err.message, jobs[1].err.message);
+        fail_msg("case %d: rank 0: %s; rank 1: %s", k, jobs[0].err.message, jobs[1].err.message);
     assert_int_equal(jobs[1].status, RTCOSIM_ECOMPONENT);
     assert_non_null(strstr(jobs[1].err.message, "ring7"));
     assert_int_equal(jobs[0].status, RTCOSIM_ECANCELED);
     assert_non_null(strstr(jobs[0].err.message, "another rank failed"));
+    }
 }
 
 static void bad_placements_are_refused(void **state)
 {
     (void)state;
     shared s = {.size = 2};
-    rank_ctx ctx = {&s, 0};
+    rank_ctx ctx = {&s, 0, NULL};
     rtcosim_transport t = {.rank = 0, .size = 2, .context = &ctx};
     rtcosim_events *sim = NULL;
     rtcosim_error err;
@@ -354,6 +552,12 @@ static void bad_placements_are_refused(void **state)
     rtcosim_run_options o = {.stop_time = RTCOSIM_NS_PER_S};
     assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "crosses ranks"));
+    /* Time Warp over ranks runs one thread per rank: more is refused, also
+     * before any communication */
+    rtcosim_run_options spec = {.stop_time = RTCOSIM_NS_PER_S,
+                                .scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2};
+    assert_int_equal(rtcosim_events_run(sim, &spec, NULL, &err), RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "one thread per rank"));
     rtcosim_events_free(sim);
 }
 
@@ -361,6 +565,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(phold_is_identical_on_any_rank_count),
+        cmocka_unit_test(phold_is_identical_for_ranks_threads_and_sync),
+        cmocka_unit_test(speculative_is_identical_on_any_rank_count),
         cmocka_unit_test(ring_times_are_analytic_on_three_ranks),
         cmocka_unit_test(failure_on_one_rank_stops_all),
         cmocka_unit_test(bad_placements_are_refused),
