@@ -1,5 +1,6 @@
-/* Internal structures of the speculative (Time Warp) scheduler, shared by the
- * scheduler (sched_speculative.c), its rollback table (spec_table.c) and the
+/* Internal structures of the speculative (Time Warp) scheduler, shared by its
+ * thread loop (sched_speculative.c), messages (spec_comm.c), rollback
+ * (spec_rollback.c), GVT (spec_gvt.c), rollback table (spec_table.c) and
  * predicted input streams (spec_predict.c). Not part of the public API. */
 #ifndef RTCOSIM_EVENTS_SPEC_INTERNAL_H
 #define RTCOSIM_EVENTS_SPEC_INTERNAL_H
@@ -25,7 +26,6 @@ typedef struct spec_prediction_decl {
     double scale[SPEC_STREAM_WIDTH_MAX];
 } spec_prediction_decl;
 
-typedef struct spec_thread spec_thread;
 
 /* Rollbacks by the number of events undone: 1, 2-3, 4-7, ..., >= 128. */
 #define SPEC_DEPTH_BINS RTCOSIM_SPEC_DEPTH_BINS
@@ -77,7 +77,115 @@ static inline spec_record *spec_last(spec_lp *s)
 }
 static inline spec_record *spec_first(spec_lp *s) { return &s->rec[s->head]; }
 
-/* sched_speculative.c, for spec_predict.c */
+/* ---- the scheduler's threads and what they share (sched_speculative.c: the
+ * thread loop and the run; spec_comm.c: rings, delivery; spec_rollback.c:
+ * rollback and cancellation; spec_gvt.c: GVT, fossil collection, waiting) ---- */
+
+enum {
+    RING_CAPACITY = 1 << 14,
+    BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
+    GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
+    /* default: a snapshot before every 4th event of an LP whose snapshot is
+     * larger than SMALL_SNAPSHOT bytes (the ECU's ~1 kB, a plant's), before
+     * every event otherwise (copying a few words costs less than the
+     * bookkeeping and the coast-forward it would save) */
+    CHECKPOINT_INTERVAL = 4, SMALL_SNAPSHOT = 128,
+};
+
+/* A message in a ring: an event pointer, bit 0 set for an anti-message, bit
+ * 1 the sender's colour (events are 8-byte aligned). */
+typedef struct spec_ring {
+    _Alignas(64) _Atomic size_t head;
+    _Alignas(64) _Atomic size_t tail;
+    _Alignas(64) uintptr_t *slots;
+} spec_ring;
+
+/* What each thread publishes for GVT, on a cache line of its own. */
+typedef struct spec_pub {
+    _Alignas(64) _Atomic uint64_t ack_epoch, report_epoch;
+    _Atomic rtcosim_time_ns report, report_pred;
+    _Atomic uint64_t sent[2], recv[2];
+} spec_pub;
+
+typedef struct spec_shared {
+    unsigned threads;
+    spec_ring *rings; /* s -> t at s * T + t */
+    spec_pub *pub;
+    _Alignas(64) _Atomic uint64_t epoch, gvt_epoch;
+    _Atomic rtcosim_time_ns gvt, gvt_real; /* gvt_real: without unconfirmed predictions */
+    /* GVT of epoch e at [e & 3] (written before gvt_epoch becomes e), for
+     * the bound of the conservative LPs; [3] holds the start time as epoch
+     * -1's. */
+    _Atomic rtcosim_time_ns gvt_of[4];
+    _Atomic int abort_run;
+    _Alignas(64) _Atomic uint32_t wake;
+    _Atomic uint32_t sleepers;
+    _Atomic int64_t wake_changed_at; /* monotonic ns of a bump a sleeper waited for */
+    rtcosim_time_ns max_ahead;
+} spec_shared;
+
+typedef struct spec_thread {
+    worker *w;
+    spec_shared *sh;
+    spec_record *cur; /* record of the event being processed */
+    rtcosim_event **cancel;
+    size_t cancel_count, cancel_cap;
+    uintptr_t *inbox; /* taken from full rings, not yet handled */
+    size_t inbox_count, inbox_cap;
+    size_t *ring_tail; /* producer side, unpublished */
+    uint64_t epoch, sent[2], recv[2];
+    rtcosim_time_ns min_red, fossil_gvt, fossil_real;
+    unsigned color;
+    uint64_t since_gvt, gvt_rounds;
+    rtcosim_lp_id *lps; /* the LPs of this thread */
+    size_t lp_count;
+    rtcosim_lp_id *cons; /* those that run conservatively (no state saving) */
+    size_t cons_count;
+    bool streams; /* some of them have predicted input streams */
+    bool coasting;  /* re-executing events after a restore: sends suppressed */
+} spec_thread;
+
+#pragma GCC visibility push(hidden)
+
+/* spec_comm.c */
+/* Bump `wake` and wake the sleepers on it. */
+void spec_wake_all(spec_shared *sh);
+/* Abort the run from this thread (its error is in th->w->err). */
+void spec_fail(spec_thread *th, rtcosim_status st);
+/* Append an item to a growing array (false: out of memory). */
+bool spec_push_vec(void **vec, size_t *count, size_t *cap, size_t elem, const void *item);
+/* Make what this thread put in its rings visible to the receivers. */
+void spec_publish_rings(spec_thread *th);
+/* Send an event (or, anti, its anti-message) to thread `to`. */
+rtcosim_status spec_ring_send(spec_thread *th, rtcosim_event *ev, bool anti, unsigned to,
+                              rtcosim_error *err);
+/* Handle the messages from other threads: events and anti-messages. */
+rtcosim_status spec_drain_inbox(spec_thread *th, rtcosim_error *err);
+
+/* spec_rollback.c */
+/* Cancel an event the LP sent from an undone step. */
+rtcosim_status spec_cancel_sent(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
+                                rtcosim_error *err);
+/* Annihilate an event of an LP of this thread (its anti-message arrived). */
+rtcosim_status spec_cancel_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err);
+/* Handle the same-thread cancellations queued by rollbacks. */
+rtcosim_status spec_drain_cancels(spec_thread *th, rtcosim_error *err);
+
+/* spec_gvt.c */
+/* Advance this thread's part of the GVT computation as far as it can. */
+void spec_gvt_step(spec_thread *th);
+/* Ask for a new GVT epoch (when the last one is complete). */
+void spec_start_epoch(spec_shared *sh);
+/* Free what is committed: records and events below GVT. */
+void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real);
+/* The base of the bound below which a conservative LP's events are safe. */
+rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev);
+/* Wait for a change of sh->wake from `seen`. */
+void spec_wait_for_progress(spec_thread *th, uint32_t seen);
+
+#pragma GCC visibility pop
+
+/* spec_rollback.c and spec_comm.c, for spec_predict.c */
 rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key, bool inclusive,
                              rtcosim_error *err);
 /* Queue an event for an LP of this thread (a straggler rolls it back). */

@@ -1,0 +1,150 @@
+/* The speculative scheduler's global virtual time: Mattern's two-colour cut
+ * without barriers, fossil collection below it, the bound of the LPs that run
+ * conservatively, and the threads' wait for progress. */
+#include "spec_internal.h"
+
+/* ---- GVT (Mattern's two-colour cut) ---- */
+
+void spec_gvt_step(spec_thread *th)
+{
+    spec_shared *sh = th->sh;
+    unsigned T = sh->threads, me = th->w->index;
+    uint64_t e = atomic_load_explicit(&sh->epoch, memory_order_acquire);
+    if (e != th->epoch) {
+        /* switch colour: what this thread sends from now on is red */
+        th->epoch = e;
+        th->color = (unsigned)(e & 1u);
+        th->min_red = RTCOSIM_TIME_MAX;
+        atomic_store_explicit(&sh->pub[me].ack_epoch, e, memory_order_release);
+        spec_wake_all(sh); /* a thread waiting for every ack may sleep */
+    }
+    if (e == 0)
+        return;
+    if (atomic_load_explicit(&sh->pub[me].report_epoch, memory_order_relaxed) != e) {
+        unsigned white = (unsigned)((e - 1) & 1u);
+        uint64_t sent = 0, recv = 0;
+        for (unsigned s = 0; s < T; s++)
+            if (atomic_load_explicit(&sh->pub[s].ack_epoch, memory_order_acquire) != e)
+                return;
+        for (unsigned s = 0; s < T; s++)
+            sent += atomic_load_explicit(&sh->pub[s].sent[white], memory_order_acquire);
+        for (unsigned s = 0; s < T; s++)
+            recv += atomic_load_explicit(&sh->pub[s].recv[white], memory_order_acquire);
+        if (sent != recv)
+            return; /* white messages still in flight */
+        rtcosim_time_ns local = event_heap_min_time(&th->w->heap), pred = RTCOSIM_TIME_MAX;
+        if (th->min_red < local)
+            local = th->min_red;
+        for (size_t i = 0; i < th->cons_count; i++) {
+            rtcosim_time_ns h = event_heap_min_time(&th->w->sim->lps[th->cons[i]]->spec->held);
+            if (h < local)
+                local = h;
+        }
+        for (size_t i = 0; th->streams && i < th->lp_count; i++) {
+            rtcosim_time_ns u = spec_predict_unconfirmed(th->w->sim->lps[th->lps[i]]);
+            if (u < pred)
+                pred = u;
+        }
+        atomic_store_explicit(&sh->pub[me].report, local, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report_pred, pred, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report_epoch, e, memory_order_release);
+        spec_wake_all(sh);
+    }
+    if (atomic_load_explicit(&sh->gvt_epoch, memory_order_acquire) == e)
+        return;
+    rtcosim_time_ns g = RTCOSIM_TIME_MAX, real = RTCOSIM_TIME_MAX;
+    for (unsigned s = 0; s < T; s++) {
+        if (atomic_load_explicit(&sh->pub[s].report_epoch, memory_order_acquire) != e)
+            return;
+        rtcosim_time_ns r = atomic_load_explicit(&sh->pub[s].report, memory_order_relaxed);
+        rtcosim_time_ns p = atomic_load_explicit(&sh->pub[s].report_pred, memory_order_relaxed);
+        if (r < real)
+            real = r;
+        if (p < g)
+            g = p;
+    }
+    if (real < g)
+        g = real;
+    rtcosim_time_ns old = atomic_load(&sh->gvt_real);
+    while (real > old && !atomic_compare_exchange_weak(&sh->gvt_real, &old, real)) {
+    }
+    old = atomic_load(&sh->gvt);
+    while (g > old && !atomic_compare_exchange_weak(&sh->gvt, &old, g)) {
+    }
+    atomic_store(&sh->gvt_of[e & 3], g);
+    uint64_t prev = e - 1;
+    if (atomic_compare_exchange_strong(&sh->gvt_epoch, &prev, e)) {
+        th->gvt_rounds++;
+        spec_wake_all(sh);
+    }
+}
+
+void spec_start_epoch(spec_shared *sh)
+{
+    uint64_t e = atomic_load(&sh->epoch);
+    if (atomic_load(&sh->gvt_epoch) == e && atomic_compare_exchange_strong(&sh->epoch, &e, e + 1))
+        spec_wake_all(sh);
+}
+
+/* Free what is committed: records and events below GVT. */
+void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real)
+{
+    rtcosim_events *sim = th->w->sim;
+    for (size_t i = 0; i < th->lp_count; i++) {
+        spec_lp *s = sim->lps[th->lps[i]]->spec;
+        if (s->stream_count && gvt < RTCOSIM_TIME_MAX) {
+            rtcosim_status st = spec_predict_gvt(th, sim->lps[th->lps[i]], gvt_real, gvt,
+                                                 &th->w->err);
+            if (st != RTCOSIM_OK)
+                spec_fail(th, st);
+            st = spec_drain_cancels(th, &th->w->err);
+            if (st != RTCOSIM_OK)
+                spec_fail(th, st);
+        }
+        /* keep the last snapshot at or before the first record GVT has not
+         * passed: a rollback to that record coasts forward from it */
+        size_t f = 0;
+        while (f < s->count && spec_at(s, f)->ev->time < gvt)
+            f++;
+        size_t keep_from = f < s->count ? f - spec_at(s, f)->ckpt_dist : f;
+        for (size_t k = 0; k < keep_from; k++) {
+            event_pool_put(&th->w->pool, spec_first(s)->ev);
+            s->head = (s->head + 1) & (s->cap - 1);
+            s->count--;
+        }
+    }
+    th->fossil_gvt = gvt;
+    th->fossil_real = gvt_real;
+}
+
+/* ---- LPs that cannot save their state: conservative among speculative ---- */
+
+/* Events below the returned time may be processed by a conservative LP with
+ * input lookahead `la`: with g_e the GVT of the last completed epoch e, every
+ * message of time < g_(e-1) + la was sent by an event below g_(e-1), which
+ * was processed (and committed) before its thread reported for epoch e-1,
+ * so before epoch e began: it is white for epoch e and was received before
+ * g_e was computed (Mattern's count). Messages below g_e are received for
+ * the same reason. So nothing can still arrive below max(g_e, g_(e-1) + la);
+ * strictly below, since one at that time may sort first. */
+rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev)
+{
+    for (;;) {
+        uint64_t e = atomic_load(&sh->gvt_epoch);
+        rtcosim_time_ns now = atomic_load(&sh->gvt_of[e & 3]);
+        *prev = atomic_load(&sh->gvt_of[(e - 1) & 3]);
+        if (atomic_load(&sh->gvt_epoch) < e + 2) /* neither slot overwritten since */
+            return now;
+    }
+}
+
+/* Wait for a change of `wake` (a GVT step, an epoch, a message): spin for
+ * the adaptive budget of util/spin_wait, then sleep on the futex. Every
+ * change of what a waiter checks bumps `wake` (spec_wake_all), after the
+ * change, so a sleeper cannot miss it; the sleep is bounded all the same. */
+void spec_wait_for_progress(spec_thread *th, uint32_t seen)
+{
+    spec_shared *sh = th->sh;
+    spin_wait_for_change(&th->w->wait, &sh->wake, seen, &sh->sleepers, &sh->wake_changed_at,
+                         true, 0, true);
+}
