@@ -117,6 +117,7 @@ static void thread_loop(spec_thread *th)
     rtcosim_error *err = &w->err;
     for (;;) {
         spec_publish_rings(th);
+        atomic_store_explicit(&sh->pub[w->index].beat, ++th->beat, memory_order_relaxed);
         uint32_t seen = atomic_load(&sh->wake);
         if (atomic_load_explicit(&sh->abort_run, memory_order_acquire))
             return;

@@ -56,8 +56,8 @@ void spec_publish_rings(spec_thread *th)
             any = true;
         }
     }
-    if (any)
-        spec_wake_all(sh); /* the receiver may be about to sleep */
+    if (any && atomic_load_explicit(&sh->sleepers, memory_order_relaxed))
+        spec_wake_all(sh);
 }
 
 /* Move what the other threads sent into the inbox (handled later). */
@@ -100,9 +100,7 @@ rtcosim_status spec_ring_send(spec_thread *th, rtcosim_event *ev, bool anti, uns
     }
     r->slots[th->ring_tail[to]++ & (RING_CAPACITY - 1)] =
         (uintptr_t)ev | (anti ? 1u : 0u) | (uintptr_t)th->color << 1;
-    th->sent[th->color]++;
-    atomic_store_explicit(&sh->pub[th->w->index].sent[th->color], th->sent[th->color],
-                          memory_order_release);
+    th->sent[th->color]++; /* published when the colour ends (spec_gvt_step) */
     if (ev->time < th->min_red)
         th->min_red = ev->time;
     return RTCOSIM_OK;
@@ -151,8 +149,13 @@ rtcosim_status spec_drain_inbox(spec_thread *th, rtcosim_error *err)
         if (st == RTCOSIM_OK)
             st = spec_drain_cancels(th, err);
         th->recv[color]++;
-        atomic_store_explicit(&th->sh->pub[th->w->index].recv[color], th->recv[color],
-                              memory_order_release);
+    }
+    if (th->inbox_count) {
+        /* once per drain, not per message: the counter line is read by the
+         * other threads' GVT steps */
+        spec_pub *pub = &th->sh->pub[th->w->index];
+        for (unsigned c = 0; c < 2; c++)
+            atomic_store_explicit(&pub->recv[c], th->recv[c], memory_order_release);
     }
     th->inbox_count = 0;
     return st;

@@ -13,6 +13,10 @@ void spec_gvt_step(spec_thread *th)
     if (e != th->epoch) {
         /* switch colour: what this thread sends from now on is red */
         th->epoch = e;
+        /* what it sent in the colour that ends is final now: publish it
+         * before the ack, so that whoever sees every ack sees every count */
+        atomic_store_explicit(&sh->pub[me].sent[th->color], th->sent[th->color],
+                              memory_order_release);
         th->color = (unsigned)(e & 1u);
         th->min_red = RTCOSIM_TIME_MAX;
         atomic_store_explicit(&sh->pub[me].ack_epoch, e, memory_order_release);
@@ -139,12 +143,22 @@ rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev)
 }
 
 /* Wait for a change of `wake` (a GVT step, an epoch, a message): spin for
- * the adaptive budget of util/spin_wait, then sleep on the futex. Every
- * change of what a waiter checks bumps `wake` (spec_wake_all), after the
- * change, so a sleeper cannot miss it; the sleep is bounded all the same. */
+ * the adaptive budget of util/spin_wait, then sleep on the futex. The GVT
+ * steps bump `wake` after their change and see any sleeper (spec_wake_all);
+ * a message wakes only a sleeper its sender saw, so the sleep is bounded. */
 void spec_wait_for_progress(spec_thread *th, uint32_t seen)
 {
     spec_shared *sh = th->sh;
+    /* Spin only if another thread turned its loop since the last wait: one
+     * that did not is not running (a loaded machine), and spinning would
+     * take the CPU it needs; it sleeps at once then, and the adaptive budget
+     * of util/spin_wait is for the waits on running threads. */
+    uint64_t beats = 0;
+    for (unsigned t = 0; t < sh->threads; t++)
+        if (t != th->w->index)
+            beats += atomic_load_explicit(&sh->pub[t].beat, memory_order_relaxed);
+    bool others_moved = beats != th->others_beat;
+    th->others_beat = beats;
     spin_wait_for_change(&th->w->wait, &sh->wake, seen, &sh->sleepers, &sh->wake_changed_at,
-                         true, 0, true);
+                         others_moved, 0, true);
 }

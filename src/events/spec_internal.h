@@ -105,6 +105,9 @@ typedef struct spec_pub {
     _Alignas(64) _Atomic uint64_t ack_epoch, report_epoch;
     _Atomic rtcosim_time_ns report, report_pred;
     _Atomic uint64_t sent[2], recv[2];
+    /* turns of its loop (relaxed): a waiter spins only while the others'
+     * move, i.e. while they are running and can free it soon */
+    _Alignas(64) _Atomic uint64_t beat;
 } spec_pub;
 
 typedef struct spec_shared {
@@ -137,6 +140,7 @@ typedef struct spec_thread {
     rtcosim_time_ns min_red, fossil_gvt, fossil_real;
     unsigned color;
     uint64_t since_gvt, gvt_rounds;
+    uint64_t beat, others_beat; /* own loop turns; the others' sum at the last wait */
     rtcosim_lp_id *lps; /* the LPs of this thread */
     size_t lp_count;
     rtcosim_lp_id *cons; /* those that run conservatively (no state saving) */
@@ -180,6 +184,7 @@ void spec_start_epoch(spec_shared *sh);
 void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real);
 /* The base of the bound below which a conservative LP's events are safe. */
 rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev);
+/* Wait for a change of sh->wake from `seen`. */
 /* Wait for a change of sh->wake from `seen`. */
 void spec_wait_for_progress(spec_thread *th, uint32_t seen);
 

@@ -160,6 +160,11 @@ rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold, rtcosim
         spec_lp *l = sim->lps[d->dst]->spec;
         if (l->conservative)
             continue; /* never speculated on: it waits for the real events */
+        if (sim->lp_thread[d->src] == sim->lp_thread[d->dst])
+            continue; /* one thread processes in time order: its events are
+                       * there before the LP reaches their time (a zero-lookahead
+                       * one at most rolls back as any event would), so there is
+                       * nothing to predict, only book-keeping to pay */
         spec_stream **list = realloc(l->streams, (l->stream_count + 1) * sizeof *list);
         spec_stream *s = calloc(1, sizeof *s);
         if (list)

@@ -385,6 +385,20 @@ static void predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above(void 
             assert_true(lps[1].sum != ref.sum);
         }
     }
+    /* S and R on one thread: R never lacks a sample when it reaches its
+     * time, so nothing is predicted, and even Tc = 100 gives the exact sum */
+    lps[0] = (stream_lp){.role = 0};
+    lps[1] = (stream_lp){.role = 1};
+    stream_wait = false;
+    o.threads = 1;
+    o.threshold = 100.0;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    rtcosim_lp_speculation r;
+    assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.predicted, 0);
+    assert_int_equal(lps[1].count, ref.count);
+    assert_true(lps[1].sum == ref.sum);
+    assert_true(lps[1].hash == ref.hash);
     rtcosim_events_free(sim);
 }
 
