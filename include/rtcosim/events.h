@@ -143,8 +143,10 @@ typedef struct rtcosim_run_options {
      * it processes (k = checkpoint_interval); a rollback restores the last
      * snapshot at or before its target and re-executes the events between
      * (coast forward, their sends suppressed: the originals stand). 0: the
-     * default, 4 for snapshots over 128 bytes, 1 for smaller ones; 1: before
-     * every event */
+     * default, 1 for snapshots up to 128 bytes; for larger ones 4 at first,
+     * then adapted per LP between 1 and 32 to its rollbacks (halved when it
+     * re-executes more events than it saves snapshots, doubled when fewer
+     * than half as many); 1: before every event */
     unsigned checkpoint_interval;
 } rtcosim_run_options;
 

@@ -239,10 +239,12 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++) {
         st = spec_table_init(sim->lps[i], err);
         spec_lp *s = sim->lps[i]->spec;
-        if (st == RTCOSIM_OK)
+        if (st == RTCOSIM_OK) {
             s->ckpt_interval = o->checkpoint_interval   ? o->checkpoint_interval
                                : s->snap_max > SMALL_SNAPSHOT ? CHECKPOINT_INTERVAL
                                                               : 1;
+            s->ckpt_adaptive = !o->checkpoint_interval && s->snap_max > SMALL_SNAPSHOT;
+        }
     }
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
         st = mark_conservative(sim, sim->lps[i], err);

@@ -46,6 +46,9 @@ bool spec_push_vec(void **vec, size_t *count, size_t *cap, size_t elem, const vo
 
 void spec_publish_rings(spec_thread *th)
 {
+    if (!th->unpublished)
+        return;
+    th->unpublished = false;
     spec_shared *sh = th->sh;
     unsigned T = sh->threads, me = th->w->index;
     bool any = false;
@@ -101,6 +104,7 @@ rtcosim_status spec_ring_send(spec_thread *th, rtcosim_event *ev, bool anti, uns
     r->slots[th->ring_tail[to]++ & (RING_CAPACITY - 1)] =
         (uintptr_t)ev | (anti ? 1u : 0u) | (uintptr_t)th->color << 1;
     th->sent[th->color]++; /* published when the colour ends (spec_gvt_step) */
+    th->unpublished = true;
     if (ev->time < th->min_red)
         th->min_red = ev->time;
     return RTCOSIM_OK;
@@ -114,7 +118,9 @@ rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *e
     rtcosim_lp *lp = th->w->sim->lps[ev->dst];
     spec_lp *s = lp->spec;
     rtcosim_status st = RTCOSIM_OK;
-    if (s->count && event_before(ev, spec_last(s)->ev))
+    /* the record's copy of the time decides most cases without a look at
+     * the (cold) event */
+    if (s->count && ev->time <= spec_last(s)->time && event_before(ev, spec_last(s)->ev))
         st = spec_rollback(th, lp, ev, false, err);
     if (!event_heap_push(&th->w->heap, ev) && st == RTCOSIM_OK)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");

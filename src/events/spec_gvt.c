@@ -108,7 +108,7 @@ void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns g
         /* keep the last snapshot at or before the first record GVT has not
          * passed: a rollback to that record coasts forward from it */
         size_t f = 0;
-        while (f < s->count && spec_at(s, f)->ev->time < gvt)
+        while (f < s->count && spec_at(s, f)->time < gvt)
             f++;
         size_t keep_from = f < s->count ? f - spec_at(s, f)->ckpt_dist : f;
         for (size_t k = 0; k < keep_from; k++) {

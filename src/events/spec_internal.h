@@ -35,6 +35,7 @@ typedef struct spec_prediction_decl {
  * chain through their `next` fields), to be cancelled if it is undone. */
 typedef struct spec_record {
     rtcosim_event *ev, *sent;
+    rtcosim_time_ns time; /* ev->time, read here without touching the event */
     size_t state_off, state_len;
     rtcosim_time_ns now;
     uint64_t depth, seq, processed;
@@ -54,6 +55,11 @@ typedef struct spec_lp {
     unsigned char *bytes;
     size_t bytes_cap, snap_max;
     uint32_t ckpt_interval; /* a snapshot before every k-th event */
+    /* adaptive interval (spec_table.c): snapshots and coasted events since
+     * the window began, and the window's length in processed events */
+    bool ckpt_adaptive;
+    uint32_t win_events, win_snaps;
+    uint64_t win_coasted;
     /* statistics of the run */
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
     uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
@@ -90,6 +96,9 @@ enum {
      * every event otherwise (copying a few words costs less than the
      * bookkeeping and the coast-forward it would save) */
     CHECKPOINT_INTERVAL = 4, SMALL_SNAPSHOT = 128,
+    /* the adaptive interval (default for large snapshots): re-decided every
+     * CKPT_WINDOW events of an LP, between 1 and CKPT_MAX */
+    CKPT_WINDOW = 128, CKPT_MAX = 32,
 };
 
 /* A message in a ring: an event pointer, bit 0 set for an anti-message, bit
@@ -136,6 +145,7 @@ typedef struct spec_thread {
     uintptr_t *inbox; /* taken from full rings, not yet handled */
     size_t inbox_count, inbox_cap;
     size_t *ring_tail; /* producer side, unpublished */
+    bool unpublished;  /* some ring_tail moved since spec_publish_rings */
     uint64_t epoch, sent[2], recv[2];
     rtcosim_time_ns min_red, fossil_gvt, fossil_real;
     unsigned color;

@@ -26,6 +26,8 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
     s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
     s->coasted = 0;
+    s->win_events = s->win_snaps = 0;
+    s->win_coasted = 0;
     memset(s->depth_hist, 0, sizeof s->depth_hist);
     s->checked = 0;
     s->error_sq = s->error_max = 0;
@@ -123,9 +125,32 @@ static bool snapshot_slot(spec_lp *s, size_t *off)
     }
 }
 
+/* Periodic checkpointing trades the copies of state saving against the
+ * events re-executed to coast forward after a rollback (on average half an
+ * interval per rollback). The best interval depends on how often the LP rolls
+ * back (Fleischmann & Wilsey 1995; Ronngren & Ayani 1994 adapt it at run
+ * time): an LP that never does should save rarely, one that often does often.
+ * Here, per window of CKPT_WINDOW events: more events coasted than snapshots
+ * taken halves the interval, fewer than half as many doubles it. Counting
+ * events rather than timing them takes a snapshot and an event as equally
+ * costly, which overrates snapshots of a plant whose step is costly; the LPs
+ * that never roll back, most of them, come to CKPT_MAX either way. */
+static void adapt_interval(spec_lp *s)
+{
+    uint64_t coasted = s->coasted - s->win_coasted;
+    if (coasted > s->win_snaps && s->ckpt_interval > 1)
+        s->ckpt_interval /= 2;
+    else if (2 * coasted < s->win_snaps && s->ckpt_interval < CKPT_MAX)
+        s->ckpt_interval *= 2;
+    s->win_events = s->win_snaps = 0;
+    s->win_coasted = s->coasted;
+}
+
 spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err)
 {
     spec_lp *s = lp->spec;
+    if (s->ckpt_adaptive && ++s->win_events == CKPT_WINDOW)
+        adapt_interval(s);
     if (s->count == s->cap && !grow_records(s)) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
@@ -142,7 +167,9 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
     }
     spec_record *r = &s->rec[(s->head + s->count) & (s->cap - 1)];
     r->ev = ev;
+    r->time = ev->time;
     r->sent = NULL;
+    s->win_snaps += snap;
     r->now = lp->now;
     r->depth = lp->depth;
     r->seq = lp->seq;

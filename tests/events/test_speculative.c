@@ -7,7 +7,8 @@
  * a predicted stream run through the scheme (exact at Tc = 0, kept with a
  * bounded, reported error at Tc > 0), a model that cannot save its state
  * run conservatively among speculative LPs, and its refusal when an input
- * has zero lookahead. */
+ * has zero lookahead; the adaptive checkpoint interval (saves counted by
+ * hand). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -403,6 +404,98 @@ static void predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above(void 
 }
 
 
+/* ---- adaptive checkpoint interval: a ticking LP with a 256-byte state that
+ * counts its saves. On one thread nothing rolls back, so with the default
+ * interval (0) it saves before events 1, 5, ... of its first 128 (32 saves),
+ * then every 8th, 16th and from the fourth window on every 32nd: 32 + 16 +
+ * 8 + 4 per further window of 128; a fixed interval 4 saves every 4th. ---- */
+
+typedef struct big_lp {
+    uint64_t words[32];
+    uint64_t saves;
+} big_lp;
+
+static size_t big_snapshot_max(const void *state)
+{
+    (void)state;
+    return sizeof(((big_lp *)0)->words);
+}
+
+static rtcosim_status big_save(const void *state, void *buffer, size_t capacity, size_t *used,
+                               rtcosim_error *err)
+{
+    (void)err;
+    big_lp *b = (big_lp *)state;
+    assert_true(capacity >= sizeof b->words);
+    memcpy(buffer, b->words, sizeof b->words);
+    *used = sizeof b->words;
+    b->saves++; /* outside the saved words: counts every save, undone or not */
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status big_restore(void *state, const void *buffer, size_t size, rtcosim_error *err)
+{
+    (void)err;
+    big_lp *b = state;
+    assert_int_equal(size, sizeof b->words);
+    memcpy(b->words, buffer, size);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status big_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, 1, 0, NULL, 0, err);
+}
+
+static rtcosim_status big_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                rtcosim_error *err)
+{
+    (void)ev;
+    big_lp *b = state;
+    uint64_t k = b->words[0];
+    b->words[k % 31 + 1] += k;
+    b->words[0] = k + 1;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_US, 1, 0, NULL, 0, err);
+}
+
+static const rtcosim_lp_model big_model = {.kind = "big", .init = big_init, .event = big_event,
+                                           .snapshot_max = big_snapshot_max, .save = big_save,
+                                           .restore = big_restore};
+
+static void checkpoint_interval_adapts_to_an_lp_that_never_rolls_back(void **state)
+{
+    (void)state;
+    big_lp b;
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "big", &big_model, &b, RTCOSIM_LP_NO_GROUP, NULL,
+                                           &err), RTCOSIM_OK);
+    /* ticks at 0, 1, ..., 1279 us: 1280 events, 10 windows of 128 */
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 1279 * RTCOSIM_NS_PER_US};
+    memset(&b, 0, sizeof b);
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    big_lp ref = b;
+    assert_int_equal(ref.words[0], 1280);
+    const unsigned intervals[] = {0, 4};
+    const uint64_t saves[] = {32 + 16 + 8 + 4 * 7, 1280 / 4};
+    for (size_t i = 0; i < 2; i++) {
+        memset(&b, 0, sizeof b);
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = 1;
+        o.max_ahead = RTCOSIM_NS_PER_S; /* no GVT round empties the table midway */
+        o.checkpoint_interval = intervals[i];
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_int_equal(stats.rollbacks, 0);
+        assert_int_equal(b.saves, saves[i]);
+        assert_memory_equal(b.words, ref.words, sizeof b.words);
+    }
+    rtcosim_events_free(sim);
+}
+
 /* C cannot save its state: it runs conservatively while A and B speculate
  * around it. B still runs ahead and rolls back at A's straggler; C never
  * processes an event that is later cancelled (no rollback, every processed
@@ -498,6 +591,7 @@ int main(void)
         cmocka_unit_test(straggler_rolls_back_and_cancels_downstream_in_cascade),
         cmocka_unit_test(optimism_is_bounded_by_max_ahead),
         cmocka_unit_test(predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above),
+        cmocka_unit_test(checkpoint_interval_adapts_to_an_lp_that_never_rolls_back),
         cmocka_unit_test(model_without_state_saving_runs_conservatively_among_speculative),
         cmocka_unit_test(unsaveable_lp_with_zero_lookahead_input_is_refused),
     };
