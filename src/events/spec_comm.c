@@ -120,7 +120,7 @@ rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *e
     rtcosim_status st = RTCOSIM_OK;
     /* the record's copy of the time decides most cases without a look at
      * the (cold) event */
-    if (s->count && ev->time <= spec_last(s)->time && event_before(ev, spec_last(s)->ev))
+    if (s->count && ev->time <= s->last_time && event_before(ev, spec_last(s)->ev))
         st = spec_rollback(th, lp, ev, false, err);
     if (!event_heap_push(&th->w->heap, ev) && st == RTCOSIM_OK)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");

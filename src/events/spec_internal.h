@@ -52,6 +52,13 @@ struct spec_stream; /* spec_predict.c */
 typedef struct spec_lp {
     spec_record *rec;
     size_t head, count, cap; /* cap a power of two */
+    /* of the newest record (valid when count > 0), here because every
+     * event sent to the LP and every event it processes reads them and the
+     * record itself is usually out of cache: its event's time, its distance
+     * to a snapshot, and the end of its snapshot bytes */
+    rtcosim_time_ns last_time;
+    uint32_t last_ckpt_dist;
+    size_t last_end;
     unsigned char *bytes;
     size_t bytes_cap, snap_max;
     uint32_t ckpt_interval; /* a snapshot before every k-th event */
@@ -82,6 +89,16 @@ static inline spec_record *spec_last(spec_lp *s)
     return &s->rec[(s->head + s->count - 1) & (s->cap - 1)];
 }
 static inline spec_record *spec_first(spec_lp *s) { return &s->rec[s->head]; }
+/* Refresh the copies of the newest record after records were removed. */
+static inline void spec_sync_last(spec_lp *s)
+{
+    if (s->count == 0)
+        return;
+    const spec_record *r = spec_last(s);
+    s->last_time = r->time;
+    s->last_ckpt_dist = r->ckpt_dist;
+    s->last_end = r->state_off + r->state_len;
+}
 
 /* ---- the scheduler's threads and what they share (sched_speculative.c: the
  * thread loop and the run; spec_comm.c: rings, delivery; spec_rollback.c:

@@ -97,6 +97,7 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
         if (!event_heap_push(&w->heap, ev) && st == RTCOSIM_OK)
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
     }
+    spec_sync_last(s);
     if (undone == 0)
         return st;
     s->rollbacks++;

@@ -156,11 +156,10 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
         return NULL;
     }
     /* a snapshot before every k-th event: the first record always has one */
-    bool snap = s->count == 0 || spec_last(s)->ckpt_dist + 1 >= s->ckpt_interval;
+    bool snap = s->count == 0 || s->last_ckpt_dist + 1 >= s->ckpt_interval;
     size_t off = 0;
     if (!snap) {
-        const spec_record *last = spec_last(s);
-        off = last->state_off + last->state_len; /* empty, at the tail */
+        off = s->last_end; /* empty, at the tail */
     } else if (!snapshot_slot(s, &off)) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
@@ -177,7 +176,7 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
     memcpy(r->rng, lp->rng, sizeof r->rng);
     r->state_off = off;
     r->state_len = 0;
-    r->ckpt_dist = snap ? 0 : spec_last(s)->ckpt_dist + 1;
+    r->ckpt_dist = snap ? 0 : s->last_ckpt_dist + 1;
     const rtcosim_lp_model *m = lp->model;
     if (snap && m->save) {
         size_t used = 0;
@@ -192,6 +191,14 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
         r->state_len = m->state_size;
     }
     s->count++;
+    /* the next record's lines are usually cold (the ring is as long as the
+     * events since GVT): fetch them for writing now, not at the next event */
+    const spec_record *next = &s->rec[(s->head + s->count) & (s->cap - 1)];
+    __builtin_prefetch(next, 1);
+    __builtin_prefetch((const char *)(next + 1) - 1, 1);
+    s->last_time = r->time;
+    s->last_ckpt_dist = r->ckpt_dist;
+    s->last_end = r->state_off + r->state_len;
     return r;
 }
 
