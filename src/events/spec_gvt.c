@@ -159,6 +159,12 @@ void spec_wait_for_progress(spec_thread *th, uint32_t seen)
             beats += atomic_load_explicit(&sh->pub[t].beat, memory_order_relaxed);
     bool others_moved = beats != th->others_beat;
     th->others_beat = beats;
+    /* a GVT round among running threads takes a few of their loop turns,
+     * some microseconds: a longer spin is only worth it to the adaptive
+     * budget when the others run but are slow, i.e. share a loaded machine,
+     * where it costs them the CPU */
+    if (th->w->wait.spin_ns > SPEC_SPIN_MAX_NS)
+        th->w->wait.spin_ns = SPEC_SPIN_MAX_NS;
     spin_wait_for_change(&th->w->wait, &sh->wake, seen, &sh->sleepers, &sh->wake_changed_at,
                          others_moved, 0, true);
 }

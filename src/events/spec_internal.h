@@ -108,6 +108,7 @@ enum {
     RING_CAPACITY = 1 << 14,
     BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
     GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
+    SPEC_SPIN_MAX_NS = 20000, /* the longest spin of a waiting thread (spec_gvt.c) */
     /* default: a snapshot before every 4th event of an LP whose snapshot is
      * larger than SMALL_SNAPSHOT bytes (the ECU's ~1 kB, a plant's), before
      * every event otherwise (copying a few words costs less than the
