@@ -19,6 +19,9 @@
  *  - Optimism is bounded: no event later than GVT + max_ahead is processed,
  *    so memory and the depth of cascades stay bounded and a run cannot
  *    livelock; the thread holding the globally earliest event always may.
+ * This file holds the thread loop and the run; the rings and delivery are in
+ * spec_comm.c, rollback and cancellation in spec_rollback.c, GVT, fossil
+ * collection and the wait in spec_gvt.c.
  * Why partitions instead of one global queue of LPs: the threads then touch
  * their own queue and LPs only, and the LPs joined by short lookahead cycles
  * (an ECU network and its bus) stay on one thread where they never roll each
