@@ -85,11 +85,15 @@ static int run_speculate_bench(int argc, char **argv)
         unsigned n = sizes[k];
         rtcosim_events *sim = NULL, *ref_sim = NULL;
         rtcosim_ecu_vehicle *v = NULL, *ref = NULL;
-        rtcosim_ecu_vehicle_config vc = {.ecus = n, .log_frames = true};
+        /* each scheduler with its placement: the speculative runs (and the
+         * sequential one, which ignores it) keep a plant with its ECU */
+        rtcosim_ecu_vehicle_config vc = {.ecus = n, .log_frames = true, .pair_plants = true};
+        rtcosim_ecu_vehicle_config ref_vc = vc;
+        ref_vc.pair_plants = false;
         if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
             rtcosim_ecu_vehicle_build(sim, &vc, &v, &err) != RTCOSIM_OK ||
             rtcosim_events_create(&ref_sim, &err) != RTCOSIM_OK ||
-            rtcosim_ecu_vehicle_build(ref_sim, &vc, &ref, &err) != RTCOSIM_OK) {
+            rtcosim_ecu_vehicle_build(ref_sim, &ref_vc, &ref, &err) != RTCOSIM_OK) {
             fprintf(stderr, "rtcosim: %s\n", err.message);
             rc = 1;
             goto next;

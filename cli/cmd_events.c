@@ -20,7 +20,8 @@ static void usage(FILE *out)
             "  Runs ECU emulators, their plants and a CAN bus on the event kernel. Without\n"
             "  SYSTEM, the built-in example vehicle.\n"
             "  --scheduler S      sequential | conservative | global | lockstep | speculative\n"
-            "                     (default conservative)\n"
+            "                     (default conservative; speculative places each plant on its\n"
+            "                     ECU's thread, conservative the ECU network with the bus)\n"
             "  --threads N        worker threads of the conservative and speculative schedulers\n"
             "                     (default 2)\n"
             "  --max-ahead T      speculative: simulated seconds an LP may run past GVT\n"
@@ -105,10 +106,12 @@ static int compare_reference(const rtcosim_ecu_vehicle_config *vc, const rtcosim
     rtcosim_ecu_vehicle *ref = NULL;
     rtcosim_run_options o = *ro;
     o.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE;
+    rtcosim_ecu_vehicle_config ref_vc = *vc;
+    ref_vc.pair_plants = false; /* the conservative scheduler's placement */
     rtcosim_run_stats stats;
     int rc = 0;
     if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
-        rtcosim_ecu_vehicle_build(sim, vc, &ref, &err) != RTCOSIM_OK ||
+        rtcosim_ecu_vehicle_build(sim, &ref_vc, &ref, &err) != RTCOSIM_OK ||
         rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {
         rc = cli_fail_error(&err);
     } else {
@@ -276,6 +279,7 @@ static int run_events(int argc, char **argv)
     if ((spec_csv || reference) && !speculative)
         return cli_fail("events: --speculate-stats and --reference need --scheduler speculative");
     vc.log_frames = can_log != NULL;
+    vc.pair_plants = speculative; /* its placement: a plant with its ECU */
     rtcosim_events *sim = NULL;
     rtcosim_ecu_vehicle *vehicle = NULL;
     rtcosim_run_stats stats;

@@ -1,5 +1,6 @@
 /* The speculative (Time Warp) scheduler: committed results bit-identical to
- * the sequential scheduler at 1 and 2 threads (PHOLD, the ECU vehicle), a
+ * the sequential scheduler at 1 and 2 threads (PHOLD, the ECU vehicle in
+ * both placements; with the speculative one nothing is predicted), a
  * hand-built 3-LP case whose straggler and cascading cancellation are forced
  * (B runs ahead until A, on the other thread, sends into B's past: B rolls
  * back, its sends to C are cancelled and C rolls back too; the re-executed
@@ -90,6 +91,25 @@ static void ecu_vehicle_is_bit_identical_to_conservative_at_1_and_2_threads(void
                 assert_true(rtcosim_ecu_vehicle_checksum(v) == ref);
                 assert_int_equal(rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(v)), frames);
             }
+        /* the speculative placement (a plant on its ECU's thread): the same
+         * results; the plants' predicted actuation streams then never cross
+         * threads, so even Tc = 0.1 predicts nothing and stays exact */
+        rtcosim_events *paired_sim;
+        rtcosim_ecu_vehicle *paired;
+        vc.pair_plants = true;
+        assert_int_equal(rtcosim_events_create(&paired_sim, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_ecu_vehicle_build(paired_sim, &vc, &paired, &err), RTCOSIM_OK);
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            o.threads = threads;
+            o.max_ahead = 0;
+            o.threshold = threads == 2 ? 0.1 : 0.0;
+            assert_int_equal(rtcosim_events_run(paired_sim, &o, &stats, &err), RTCOSIM_OK);
+            assert_true(rtcosim_ecu_vehicle_checksum(paired) == ref);
+            assert_int_equal(stats.predicted, 0);
+        }
+        o.threshold = 0;
+        rtcosim_ecu_vehicle_free(paired);
+        rtcosim_events_free(paired_sim);
         rtcosim_ecu_vehicle_free(v);
         rtcosim_events_free(sim);
     }
