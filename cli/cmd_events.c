@@ -25,7 +25,8 @@ static void usage(FILE *out)
             "  --threads N        worker threads of the conservative and speculative schedulers\n"
             "                     (default 2)\n"
             "  --max-ahead T      speculative: simulated seconds an LP may run past GVT\n"
-            "                     (default 256 x the smallest lookahead)\n"
+            "                     (default: adapted during the run from 256 x the smallest\n"
+            "                     lookahead, up to 16 times that, as waits and rollbacks say)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
             "                     rollback to the late event (default 0: exact, bit-identical)\n"
             "  --checkpoint-interval K  speculative: save an LP's state before every K-th event,\n"
@@ -71,10 +72,11 @@ static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats
     rtcosim_error err = {0};
     printf("speculation %" PRIu64 " processed for %" PRIu64 " committed (efficiency %.3f), %"
            PRIu64 " rollbacks undoing %" PRIu64 " events, %" PRIu64 " anti-messages, %" PRIu64
-           " predicted, %" PRIu64 " GVT rounds\n", stats->processed, stats->events,
+           " predicted, %" PRIu64 " GVT rounds, max-ahead %.3g ms at the end\n",
+           stats->processed, stats->events,
            stats->processed ? (double)stats->events / (double)stats->processed : 0.0,
            stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->predicted,
-           stats->gvt_rounds);
+           stats->gvt_rounds, (double)stats->max_ahead / RTCOSIM_NS_PER_MS);
     for (size_t i = 0; stats->conservative_lps && i < rtcosim_events_lp_count(sim); i++) {
         rtcosim_lp_speculation s;
         if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, &err) == RTCOSIM_OK &&

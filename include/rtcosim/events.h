@@ -133,7 +133,8 @@ typedef struct rtcosim_run_options {
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
     bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
     /* speculative only: how far past GVT an LP may run (simulated ns);
-     * 0 means 256 times the smallest positive link lookahead */
+     * 0: adapted during the run, from 256 times the smallest positive link
+     * lookahead (see rtcosim_run_stats.max_ahead) */
     rtcosim_time_ns max_ahead;
     /* speculative only: threshold Tc of the cumulative prediction error of a
      * predicted stream within which a late event does not roll back to its
@@ -170,6 +171,11 @@ typedef struct rtcosim_run_stats {
     /* speculative: LPs whose model cannot save its state, run conservatively
      * (rtcosim_lp_speculation.conservative names them) */
     uint64_t conservative_lps;
+    /* speculative: the optimism bound at the end: the given max_ahead, or
+     * the default adapted to the run (between a quarter of 256 lookaheads
+     * and 16 times that: grown while threads waited at it and few events
+     * were undone, halved when many were) */
+    rtcosim_time_ns max_ahead;
 } rtcosim_run_stats;
 
 /* A simulated time the running simulation has reached, for a progress

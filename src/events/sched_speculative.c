@@ -138,8 +138,8 @@ static void thread_loop(spec_thread *th)
             spec_fossil_collect(th, gvt, gvt_real);
         if (w->failed)
             return;
-        rtcosim_time_ns bound = gvt > RTCOSIM_TIME_MAX - sh->max_ahead ? RTCOSIM_TIME_MAX
-                                                                        : gvt + sh->max_ahead;
+        rtcosim_time_ns ahead = atomic_load_explicit(&sh->max_ahead, memory_order_relaxed);
+        rtcosim_time_ns bound = gvt > RTCOSIM_TIME_MAX - ahead ? RTCOSIM_TIME_MAX : gvt + ahead;
         unsigned n = th->cons_count ? run_held(th, bound, &st) : 0;
         if (st != RTCOSIM_OK) {
             spec_fail(th, st);
@@ -178,6 +178,7 @@ static void thread_loop(spec_thread *th)
             th->since_gvt = 0;
         }
         if (n == 0) {
+            th->bound_waits += w->heap.count > 0; /* (what is left is past the bound) */
             spec_publish_rings(th);
             spec_wait_for_progress(th, seen);
         }
@@ -260,7 +261,13 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         return st;
     }
     spec_shared sh = {.threads = T};
-    sh.max_ahead = o->max_ahead ? o->max_ahead : default_max_ahead(sim);
+    /* an explicit max_ahead is the user's bound; the default adapts from
+     * 256 lookaheads between a quarter of it and 16 times it */
+    rtcosim_time_ns ahead = o->max_ahead ? o->max_ahead : default_max_ahead(sim);
+    atomic_init(&sh.max_ahead, ahead);
+    sh.adaptive = o->max_ahead == 0;
+    sh.ahead_min = ahead / 4 > 0 ? ahead / 4 : 1;
+    sh.ahead_max = ahead > RTCOSIM_TIME_MAX / 16 ? RTCOSIM_TIME_MAX : 16 * ahead;
     sim->worker_count = T;
     sim->workers = aligned_alloc(64, T * sizeof *sim->workers);
     spec_thread *ths = calloc(T, sizeof *ths);
@@ -352,6 +359,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         }
     }
     stats->rounds = stats->gvt_rounds;
+    stats->max_ahead = atomic_load(&sh.max_ahead);
     for (size_t i = 0; i < sim->lp_count; i++) {
         spec_lp *s = sim->lps[i]->spec;
         stats->processed += s->processed;

@@ -117,6 +117,8 @@ enum {
     /* the adaptive interval (default for large snapshots): re-decided every
      * CKPT_WINDOW events of an LP, between 1 and CKPT_MAX */
     CKPT_WINDOW = 128, CKPT_MAX = 32,
+    /* adaptive optimism: re-decided after ADAPT_EVENTS processed events */
+    ADAPT_EVENTS = 8192,
 };
 
 /* A message in a ring: an event pointer, bit 0 set for an anti-message, bit
@@ -132,6 +134,8 @@ typedef struct spec_pub {
     _Alignas(64) _Atomic uint64_t ack_epoch, report_epoch;
     _Atomic rtcosim_time_ns report, report_pred;
     _Atomic uint64_t sent[2], recv[2];
+    /* with the report: events processed, undone, waits at the bound, so far */
+    _Atomic uint64_t rep_processed, rep_undone, rep_bound_waits;
     /* turns of its loop (relaxed): a waiter spins only while the others'
      * move, i.e. while they are running and can free it soon */
     _Alignas(64) _Atomic uint64_t beat;
@@ -151,7 +155,14 @@ typedef struct spec_shared {
     _Alignas(64) _Atomic uint32_t wake;
     _Atomic uint32_t sleepers;
     _Atomic int64_t wake_changed_at; /* monotonic ns of a bump a sleeper waited for */
-    rtcosim_time_ns max_ahead;
+    /* the optimism bound; adapted between ahead_min and ahead_max when
+     * `adaptive` (spec_gvt.c), read relaxed by every thread */
+    _Atomic rtcosim_time_ns max_ahead;
+    bool adaptive;
+    rtcosim_time_ns ahead_min, ahead_max;
+    /* totals at the last adaptation (only the thread completing a GVT
+     * round touches them, and rounds complete one after another) */
+    uint64_t adapt_processed, adapt_undone, adapt_bound_waits;
 } spec_shared;
 
 typedef struct spec_thread {
@@ -168,6 +179,7 @@ typedef struct spec_thread {
     rtcosim_time_ns min_red, fossil_gvt, fossil_real;
     unsigned color;
     uint64_t since_gvt, gvt_rounds;
+    uint64_t undone, bound_waits; /* events rolled back; waits at the bound */
     uint64_t beat, others_beat; /* own loop turns; the others' sum at the last wait */
     rtcosim_lp_id *lps; /* the LPs of this thread */
     size_t lp_count;

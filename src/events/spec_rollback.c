@@ -102,6 +102,7 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
         return st;
     s->rollbacks++;
     s->rolled_back += undone;
+    th->undone += undone;
     s->depth_hist[depth_bin(undone)]++;
     rtcosim_status rs = restore_state(th, lp, &restore_point, err);
     return st != RTCOSIM_OK ? st : rs;

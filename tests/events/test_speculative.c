@@ -9,7 +9,7 @@
  * bounded, reported error at Tc > 0), a model that cannot save its state
  * run conservatively among speculative LPs, and its refusal when an input
  * has zero lookahead; the adaptive checkpoint interval (saves counted by
- * hand). */
+ * hand) and the adaptive optimism window. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -516,6 +516,68 @@ static void checkpoint_interval_adapts_to_an_lp_that_never_rolls_back(void **sta
     rtcosim_events_free(sim);
 }
 
+/* ---- adaptive optimism: two LPs without links on two threads, one cheap
+ * (a tick every 1 us), one costly (a tick every 10 us that spins 5 us of
+ * wall time): the cheap thread keeps reaching the bound and nothing ever
+ * rolls back, so the default window (1 ms without links) grows; a given
+ * max_ahead stays as given. ---- */
+
+static rtcosim_status ticker_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, 1, 0, NULL, 0, err);
+}
+
+static rtcosim_status ticker_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                   rtcosim_error *err)
+{
+    (void)ev;
+    uint64_t *ticks = state;
+    bool costly = rtcosim_lp_self(lp) == 1;
+    if (costly)
+        for (int64_t until = wall_ns() + 5000; wall_ns() < until;) {
+        }
+    (*ticks)++;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), costly ? 10 * RTCOSIM_NS_PER_US
+                                                            : RTCOSIM_NS_PER_US, 1, 0, NULL, 0, err);
+}
+
+static const rtcosim_lp_model ticker_model = {.kind = "ticker", .init = ticker_init,
+                                              .event = ticker_event,
+                                              .state_size = sizeof(uint64_t)};
+
+static void optimism_window_adapts_unless_given(void **state)
+{
+    (void)state;
+    uint64_t ticks[2];
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(rtcosim_events_add_lp(sim, i ? "costly" : "cheap", &ticker_model,
+                                               &ticks[i], RTCOSIM_LP_NO_GROUP, NULL, &err),
+                         RTCOSIM_OK);
+    const rtcosim_time_ns given[] = {0, 3 * RTCOSIM_NS_PER_MS};
+    for (size_t g = 0; g < 2; g++) {
+        ticks[0] = ticks[1] = 0;
+        /* 100 ms: 100001 cheap ticks, 10001 costly ones (50 ms of spinning) */
+        rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                                 .stop_time = 100 * RTCOSIM_NS_PER_MS, .max_ahead = given[g]};
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_int_equal(ticks[0], 100001);
+        assert_int_equal(ticks[1], 10001);
+        assert_int_equal(stats.rollbacks, 0);
+        if (g == 0) {
+            assert_true(stats.max_ahead > RTCOSIM_NS_PER_MS);
+            assert_true(stats.max_ahead <= 16 * RTCOSIM_NS_PER_MS);
+        } else {
+            assert_int_equal(stats.max_ahead, given[g]);
+        }
+    }
+    rtcosim_events_free(sim);
+}
+
 /* C cannot save its state: it runs conservatively while A and B speculate
  * around it. B still runs ahead and rolls back at A's straggler; C never
  * processes an event that is later cancelled (no rollback, every processed
@@ -612,6 +674,7 @@ int main(void)
         cmocka_unit_test(optimism_is_bounded_by_max_ahead),
         cmocka_unit_test(predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above),
         cmocka_unit_test(checkpoint_interval_adapts_to_an_lp_that_never_rolls_back),
+        cmocka_unit_test(optimism_window_adapts_unless_given),
         cmocka_unit_test(model_without_state_saving_runs_conservatively_among_speculative),
         cmocka_unit_test(unsaveable_lp_with_zero_lookahead_input_is_refused),
     };
