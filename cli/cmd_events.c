@@ -20,16 +20,19 @@ static void usage(FILE *out)
             "  Runs ECU emulators, their plants and a CAN bus on the event kernel. Without\n"
             "  SYSTEM, the built-in example vehicle.\n"
             "  --scheduler S      sequential | conservative | global | lockstep | speculative\n"
-            "                     (default conservative)\n"
+            "                     (default conservative; speculative places each plant on its\n"
+            "                     ECU's thread, conservative the ECU network with the bus)\n"
             "  --threads N        worker threads of the conservative and speculative schedulers\n"
             "                     (default 2)\n"
             "  --max-ahead T      speculative: simulated seconds an LP may run past GVT\n"
-            "                     (default 256 x the smallest lookahead)\n"
+            "                     (default: adapted during the run from 256 x the smallest\n"
+            "                     lookahead, up to 16 times that, as waits and rollbacks say)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
             "                     rollback to the late event (default 0: exact, bit-identical)\n"
             "  --checkpoint-interval K  speculative: save an LP's state before every K-th event,\n"
-            "                     rebuild the states between by re-execution (default 4 for\n"
-            "                     states over 128 bytes, 1 for smaller ones)\n"
+            "                     rebuild the states between by re-execution (default: 1 for\n"
+            "                     states up to 128 bytes; larger ones start at 4 and adapt\n"
+            "                     per LP between 1 and 32 to how often it rolls back)\n"
             "  --speculate-stats FILE  speculative: per-LP statistics as CSV\n"
             "  --reference        speculative: also run conservatively and compare the results\n"
             "  --stop-time T      simulated seconds (default 10)\n"
@@ -73,10 +76,11 @@ static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats
     rtcosim_error err = {0};
     printf("speculation %" PRIu64 " processed for %" PRIu64 " committed (efficiency %.3f), %"
            PRIu64 " rollbacks undoing %" PRIu64 " events, %" PRIu64 " anti-messages, %" PRIu64
-           " predicted, %" PRIu64 " GVT rounds\n", stats->processed, stats->events,
+           " predicted, %" PRIu64 " GVT rounds, max-ahead %.3g ms at the end\n",
+           stats->processed, stats->events,
            stats->processed ? (double)stats->events / (double)stats->processed : 0.0,
            stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->predicted,
-           stats->gvt_rounds);
+           stats->gvt_rounds, (double)stats->max_ahead / RTCOSIM_NS_PER_MS);
     for (size_t i = 0; stats->conservative_lps && i < rtcosim_events_lp_count(sim); i++) {
         rtcosim_lp_speculation s;
         if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, &err) == RTCOSIM_OK &&
@@ -108,10 +112,12 @@ static int compare_reference(const rtcosim_ecu_vehicle_config *vc, const rtcosim
     rtcosim_ecu_vehicle *ref = NULL;
     rtcosim_run_options o = *ro;
     o.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE;
+    rtcosim_ecu_vehicle_config ref_vc = *vc;
+    ref_vc.pair_plants = false; /* the conservative scheduler's placement */
     rtcosim_run_stats stats;
     int rc = 0;
     if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
-        rtcosim_ecu_vehicle_build(sim, vc, &ref, &err) != RTCOSIM_OK ||
+        rtcosim_ecu_vehicle_build(sim, &ref_vc, &ref, &err) != RTCOSIM_OK ||
         rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {
         rc = cli_fail_error(&err);
     } else {
@@ -283,6 +289,7 @@ static int run_events(int argc, char **argv)
     if ((spec_csv || reference) && !speculative)
         return cli_fail("events: --speculate-stats and --reference need --scheduler speculative");
     vc.log_frames = can_log != NULL;
+    vc.pair_plants = speculative; /* its placement: a plant with its ECU */
     rtcosim_events *sim = NULL;
     rtcosim_ecu_vehicle *vehicle = NULL;
     rtcosim_run_stats stats;

@@ -36,6 +36,10 @@ typedef struct rtcosim_ecu_vehicle_config {
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
+    /* Placement for the speculative scheduler: each plant shares its ECU's
+     * thread and the ECUs are not kept with the bus (see vehicle.c); false:
+     * the placement for the conservative scheduler. Results are the same. */
+    bool pair_plants;
     /* an ECU running firmware instead of task functions (only "engine",
      * group 0, has a firmware contract); empty: none */
     char firmware_ecu[64], firmware_path[1024];

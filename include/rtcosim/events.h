@@ -151,7 +151,8 @@ typedef struct rtcosim_run_options {
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
     bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
     /* speculative only: how far past GVT an LP may run (simulated ns);
-     * 0 means 256 times the smallest positive link lookahead */
+     * 0: adapted during the run, from 256 times the smallest positive link
+     * lookahead (see rtcosim_run_stats.max_ahead) */
     rtcosim_time_ns max_ahead;
     /* speculative only: threshold Tc of the cumulative prediction error of a
      * predicted stream within which a late event does not roll back to its
@@ -161,8 +162,10 @@ typedef struct rtcosim_run_options {
      * it processes (k = checkpoint_interval); a rollback restores the last
      * snapshot at or before its target and re-executes the events between
      * (coast forward, their sends suppressed: the originals stand). 0: the
-     * default, 4 for snapshots over 128 bytes, 1 for smaller ones; 1: before
-     * every event */
+     * default, 1 for snapshots up to 128 bytes; for larger ones 4 at first,
+     * then adapted per LP between 1 and 32 to its rollbacks (halved when it
+     * re-executes more events than it saves snapshots, doubled when fewer
+     * than half as many); 1: before every event */
     unsigned checkpoint_interval;
     /* over ranks: see rtcosim_rank_sync; with `threads` > 1 each rank
      * spreads its LPs over that many threads (conservative, asynchronous) */
@@ -189,6 +192,11 @@ typedef struct rtcosim_run_stats {
     /* speculative: LPs whose model cannot save its state, run conservatively
      * (rtcosim_lp_speculation.conservative names them) */
     uint64_t conservative_lps;
+    /* speculative: the optimism bound at the end: the given max_ahead, or
+     * the default adapted to the run (between a quarter of 256 lookaheads
+     * and 16 times that: grown while threads waited at it and few events
+     * were undone, halved when many were) */
+    rtcosim_time_ns max_ahead;
 } rtcosim_run_stats;
 
 /* A simulated time the running simulation has reached, for a progress

@@ -1,5 +1,6 @@
-/* Internal structures of the speculative (Time Warp) scheduler, shared by the
- * scheduler (sched_speculative.c), its rollback table (spec_table.c) and the
+/* Internal structures of the speculative (Time Warp) scheduler, shared by its
+ * thread loop (sched_speculative.c), messages (spec_comm.c), rollback
+ * (spec_rollback.c), GVT (spec_gvt.c), rollback table (spec_table.c) and
  * predicted input streams (spec_predict.c). Not part of the public API. */
 #ifndef RTCOSIM_EVENTS_SPEC_INTERNAL_H
 #define RTCOSIM_EVENTS_SPEC_INTERNAL_H
@@ -26,7 +27,6 @@ typedef struct spec_prediction_decl {
     double scale[SPEC_STREAM_WIDTH_MAX];
 } spec_prediction_decl;
 
-typedef struct spec_thread spec_thread;
 
 /* Rollbacks by the number of events undone: 1, 2-3, 4-7, ..., >= 128. */
 #define SPEC_DEPTH_BINS RTCOSIM_SPEC_DEPTH_BINS
@@ -36,6 +36,7 @@ typedef struct spec_thread spec_thread;
  * chain through their `next` fields), to be cancelled if it is undone. */
 typedef struct spec_record {
     rtcosim_event *ev, *sent;
+    rtcosim_time_ns time; /* ev->time, read here without touching the event */
     size_t state_off, state_len;
     rtcosim_time_ns now;
     uint64_t depth, seq, processed;
@@ -52,9 +53,21 @@ struct spec_stream; /* spec_predict.c */
 typedef struct spec_lp {
     spec_record *rec;
     size_t head, count, cap; /* cap a power of two */
+    /* of the newest record (valid when count > 0), here because every
+     * event sent to the LP and every event it processes reads them and the
+     * record itself is usually out of cache: its event's time, its distance
+     * to a snapshot, and the end of its snapshot bytes */
+    rtcosim_time_ns last_time;
+    uint32_t last_ckpt_dist;
+    size_t last_end;
     unsigned char *bytes;
     size_t bytes_cap, snap_max;
     uint32_t ckpt_interval; /* a snapshot before every k-th event */
+    /* adaptive interval (spec_table.c): snapshots and coasted events since
+     * the window began, and the window's length in processed events */
+    bool ckpt_adaptive;
+    uint32_t win_events, win_snaps;
+    uint64_t win_coasted;
     /* statistics of the run */
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
     uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
@@ -77,8 +90,148 @@ static inline spec_record *spec_last(spec_lp *s)
     return &s->rec[(s->head + s->count - 1) & (s->cap - 1)];
 }
 static inline spec_record *spec_first(spec_lp *s) { return &s->rec[s->head]; }
+/* Refresh the copies of the newest record after records were removed. */
+static inline void spec_sync_last(spec_lp *s)
+{
+    if (s->count == 0)
+        return;
+    const spec_record *r = spec_last(s);
+    s->last_time = r->time;
+    s->last_ckpt_dist = r->ckpt_dist;
+    s->last_end = r->state_off + r->state_len;
+}
 
-/* sched_speculative.c, for spec_predict.c */
+/* ---- the scheduler's threads and what they share (sched_speculative.c: the
+ * thread loop and the run; spec_comm.c: rings, delivery; spec_rollback.c:
+ * rollback and cancellation; spec_gvt.c: GVT, fossil collection, waiting) ---- */
+
+enum {
+    RING_CAPACITY = 1 << 14,
+    BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
+    GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
+    SPEC_SPIN_MAX_NS = 20000, /* the longest spin of a waiting thread (spec_gvt.c) */
+    /* default: a snapshot before every 4th event of an LP whose snapshot is
+     * larger than SMALL_SNAPSHOT bytes (the ECU's ~1 kB, a plant's), before
+     * every event otherwise (copying a few words costs less than the
+     * bookkeeping and the coast-forward it would save) */
+    CHECKPOINT_INTERVAL = 4, SMALL_SNAPSHOT = 128,
+    /* the adaptive interval (default for large snapshots): re-decided every
+     * CKPT_WINDOW events of an LP, between 1 and CKPT_MAX */
+    CKPT_WINDOW = 128, CKPT_MAX = 32,
+    /* adaptive optimism: re-decided after ADAPT_EVENTS processed events */
+    ADAPT_EVENTS = 8192,
+};
+
+/* A message in a ring: an event pointer, bit 0 set for an anti-message, bit
+ * 1 the sender's colour (events are 8-byte aligned). */
+typedef struct spec_ring {
+    _Alignas(64) _Atomic size_t head;
+    _Alignas(64) _Atomic size_t tail;
+    _Alignas(64) uintptr_t *slots;
+} spec_ring;
+
+/* What each thread publishes for GVT, on a cache line of its own. */
+typedef struct spec_pub {
+    _Alignas(64) _Atomic uint64_t ack_epoch, report_epoch;
+    _Atomic rtcosim_time_ns report, report_pred;
+    _Atomic uint64_t sent[2], recv[2];
+    /* with the report: events processed, undone, waits at the bound, so far */
+    _Atomic uint64_t rep_processed, rep_undone, rep_bound_waits;
+    /* turns of its loop (relaxed): a waiter spins only while the others'
+     * move, i.e. while they are running and can free it soon */
+    _Alignas(64) _Atomic uint64_t beat;
+} spec_pub;
+
+typedef struct spec_shared {
+    unsigned threads;
+    spec_ring *rings; /* s -> t at s * T + t */
+    spec_pub *pub;
+    _Alignas(64) _Atomic uint64_t epoch, gvt_epoch;
+    _Atomic rtcosim_time_ns gvt, gvt_real; /* gvt_real: without unconfirmed predictions */
+    /* GVT of epoch e at [e & 3] (written before gvt_epoch becomes e), for
+     * the bound of the conservative LPs; [3] holds the start time as epoch
+     * -1's. */
+    _Atomic rtcosim_time_ns gvt_of[4];
+    _Atomic int abort_run;
+    _Alignas(64) _Atomic uint32_t wake;
+    _Atomic uint32_t sleepers;
+    _Atomic int64_t wake_changed_at; /* monotonic ns of a bump a sleeper waited for */
+    /* the optimism bound; adapted between ahead_min and ahead_max when
+     * `adaptive` (spec_gvt.c), read relaxed by every thread */
+    _Atomic rtcosim_time_ns max_ahead;
+    bool adaptive;
+    rtcosim_time_ns ahead_min, ahead_max;
+    /* totals at the last adaptation (only the thread completing a GVT
+     * round touches them, and rounds complete one after another) */
+    uint64_t adapt_processed, adapt_undone, adapt_bound_waits;
+} spec_shared;
+
+typedef struct spec_thread {
+    worker *w;
+    spec_shared *sh;
+    spec_record *cur; /* record of the event being processed */
+    rtcosim_event **cancel;
+    size_t cancel_count, cancel_cap;
+    uintptr_t *inbox; /* taken from full rings, not yet handled */
+    size_t inbox_count, inbox_cap;
+    size_t *ring_tail; /* producer side, unpublished */
+    bool unpublished;  /* some ring_tail moved since spec_publish_rings */
+    uint64_t epoch, sent[2], recv[2];
+    rtcosim_time_ns min_red, fossil_gvt, fossil_real;
+    unsigned color;
+    uint64_t since_gvt, gvt_rounds;
+    uint64_t undone, bound_waits; /* events rolled back; waits at the bound */
+    uint64_t beat, others_beat; /* own loop turns; the others' sum at the last wait */
+    rtcosim_lp_id *lps; /* the LPs of this thread */
+    size_t lp_count;
+    rtcosim_lp_id *cons; /* those that run conservatively (no state saving) */
+    size_t cons_count;
+    bool streams; /* some of them have predicted input streams */
+    bool coasting;  /* re-executing events after a restore: sends suppressed */
+} spec_thread;
+
+#pragma GCC visibility push(hidden)
+
+/* spec_comm.c */
+/* Bump `wake` and wake the sleepers on it. */
+void spec_wake_all(spec_shared *sh);
+/* Abort the run from this thread (its error is in th->w->err). */
+void spec_fail(spec_thread *th, rtcosim_status st);
+/* Append an item to a growing array (false: out of memory). */
+bool spec_push_vec(void **vec, size_t *count, size_t *cap, size_t elem, const void *item);
+/* Make what this thread put in its rings visible to the receivers. */
+void spec_publish_rings(spec_thread *th);
+/* Send an event (or, anti, its anti-message) to thread `to`. */
+rtcosim_status spec_ring_send(spec_thread *th, rtcosim_event *ev, bool anti, unsigned to,
+                              rtcosim_error *err);
+/* Handle the messages from other threads: events and anti-messages. */
+rtcosim_status spec_drain_inbox(spec_thread *th, rtcosim_error *err);
+
+/* spec_rollback.c */
+/* Cancel an event the LP sent from an undone step. */
+rtcosim_status spec_cancel_sent(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
+                                rtcosim_error *err);
+/* Annihilate an event of an LP of this thread (its anti-message arrived). */
+rtcosim_status spec_cancel_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err);
+/* Handle the same-thread cancellations queued by rollbacks. */
+rtcosim_status spec_drain_cancels(spec_thread *th, rtcosim_error *err);
+
+/* spec_gvt.c */
+/* Advance this thread's part of the GVT computation as far as it can. */
+void spec_gvt_step(spec_thread *th);
+/* Ask for a new GVT epoch (when the last one is complete). */
+void spec_start_epoch(spec_shared *sh);
+/* Free what is committed: records and events below GVT. */
+void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real);
+/* The base of the bound below which a conservative LP's events are safe. */
+rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev);
+/* Wait for a change of sh->wake from `seen`. */
+/* Wait for a change of sh->wake from `seen`. */
+void spec_wait_for_progress(spec_thread *th, uint32_t seen);
+
+#pragma GCC visibility pop
+
+/* spec_rollback.c and spec_comm.c, for spec_predict.c */
 rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key, bool inclusive,
                              rtcosim_error *err);
 /* Queue an event for an LP of this thread (a straggler rolls it back). */
@@ -108,7 +261,7 @@ rtcosim_time_ns spec_predict_unconfirmed(const rtcosim_lp *lp);
 rtcosim_status spec_predict_gvt(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns gvt_real,
                                 rtcosim_time_ns gvt, rtcosim_error *err);
 
-/* sched_speculative.c, for sched_spec_ranks.c: an event from another rank
+/* spec_comm.c, for sched_spec_ranks.c: an event from another rank
  * (queued, or rolling back its LP) or one an anti-message from there names. */
 rtcosim_status spec_take_remote(spec_thread *th, rtcosim_event *ev, bool anti,
                                 rtcosim_error *err);

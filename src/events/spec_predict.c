@@ -61,6 +61,7 @@ typedef struct spec_stream {
     stream_obs *hist;
     size_t hist_cap; /* power of two */
     uint64_t hist_base, observed, next_index;
+    uint64_t committed; /* entries before it are below GVT: real, stand-in cleared */
     rtcosim_event *out[AHEAD];
     /* New predictions come after `floor`, the time of the last real event
      * or of a cancelled one (which was not below GVT): a prediction is made
@@ -160,6 +161,11 @@ rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold, rtcosim
         spec_lp *l = sim->lps[d->dst]->spec;
         if (l->conservative)
             continue; /* never speculated on: it waits for the real events */
+        if (sim->lp_thread[d->src] == sim->lp_thread[d->dst])
+            continue; /* one thread processes in time order: its events are
+                       * there before the LP reaches their time (a zero-lookahead
+                       * one at most rolls back as any event would), so there is
+                       * nothing to predict, only book-keeping to pay */
         spec_stream **list = realloc(l->streams, (l->stream_count + 1) * sizeof *list);
         spec_stream *s = calloc(1, sizeof *s);
         if (list)
@@ -404,6 +410,8 @@ static rtcosim_status cut_stream(spec_thread *th, rtcosim_lp *lp, spec_stream *s
     }
     s->observed = j;
     s->next_index = j;
+    if (s->committed > j)
+        s->committed = j; /* (x[j] was not below GVT: nothing committed is cut) */
     /* lazily cancelled entries before j stay so (the local cancellations of
      * one rollback are handled earliest first) */
     s->cancelled = s->cancelled && s->first_cancelled < j;
@@ -501,7 +509,9 @@ rtcosim_status spec_predict_gvt(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns
                 event_pool_put(spec_pool(th), o->real);
             s->hist_base++;
         }
-        for (uint64_t j = s->hist_base; j < s->observed; j++) {
+        if (s->committed < s->hist_base)
+            s->committed = s->hist_base;
+        for (uint64_t j = s->committed; j < s->observed; j++, s->committed = j) {
             stream_obs *o = &s->hist[j & (s->hist_cap - 1)];
             if (o->t >= gvt)
                 break;

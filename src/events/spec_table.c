@@ -26,6 +26,8 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
     s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
     s->coasted = 0;
+    s->win_events = s->win_snaps = 0;
+    s->win_coasted = 0;
     memset(s->depth_hist, 0, sizeof s->depth_hist);
     s->checked = 0;
     s->error_sq = s->error_max = 0;
@@ -123,26 +125,50 @@ static bool snapshot_slot(spec_lp *s, size_t *off)
     }
 }
 
+/* Periodic checkpointing trades the copies of state saving against the
+ * events re-executed to coast forward after a rollback (on average half an
+ * interval per rollback). The best interval depends on how often the LP rolls
+ * back (Fleischmann & Wilsey 1995; Ronngren & Ayani 1994 adapt it at run
+ * time): an LP that never does should save rarely, one that often does often.
+ * Here, per window of CKPT_WINDOW events: more events coasted than snapshots
+ * taken halves the interval, fewer than half as many doubles it. Counting
+ * events rather than timing them takes a snapshot and an event as equally
+ * costly, which overrates snapshots of a plant whose step is costly; the LPs
+ * that never roll back, most of them, come to CKPT_MAX either way. */
+static void adapt_interval(spec_lp *s)
+{
+    uint64_t coasted = s->coasted - s->win_coasted;
+    if (coasted > s->win_snaps && s->ckpt_interval > 1)
+        s->ckpt_interval /= 2;
+    else if (2 * coasted < s->win_snaps && s->ckpt_interval < CKPT_MAX)
+        s->ckpt_interval *= 2;
+    s->win_events = s->win_snaps = 0;
+    s->win_coasted = s->coasted;
+}
+
 spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err)
 {
     spec_lp *s = lp->spec;
+    if (s->ckpt_adaptive && ++s->win_events == CKPT_WINDOW)
+        adapt_interval(s);
     if (s->count == s->cap && !grow_records(s)) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
     }
     /* a snapshot before every k-th event: the first record always has one */
-    bool snap = s->count == 0 || spec_last(s)->ckpt_dist + 1 >= s->ckpt_interval;
+    bool snap = s->count == 0 || s->last_ckpt_dist + 1 >= s->ckpt_interval;
     size_t off = 0;
     if (!snap) {
-        const spec_record *last = spec_last(s);
-        off = last->state_off + last->state_len; /* empty, at the tail */
+        off = s->last_end; /* empty, at the tail */
     } else if (!snapshot_slot(s, &off)) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
     }
     spec_record *r = &s->rec[(s->head + s->count) & (s->cap - 1)];
     r->ev = ev;
+    r->time = ev->time;
     r->sent = NULL;
+    s->win_snaps += snap;
     r->now = lp->now;
     r->depth = lp->depth;
     r->seq = lp->seq;
@@ -150,7 +176,7 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
     memcpy(r->rng, lp->rng, sizeof r->rng);
     r->state_off = off;
     r->state_len = 0;
-    r->ckpt_dist = snap ? 0 : spec_last(s)->ckpt_dist + 1;
+    r->ckpt_dist = snap ? 0 : s->last_ckpt_dist + 1;
     const rtcosim_lp_model *m = lp->model;
     if (snap && m->save) {
         size_t used = 0;
@@ -165,6 +191,14 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
         r->state_len = m->state_size;
     }
     s->count++;
+    /* the next record's lines are usually cold (the ring is as long as the
+     * events since GVT): fetch them for writing now, not at the next event */
+    const spec_record *next = &s->rec[(s->head + s->count) & (s->cap - 1)];
+    __builtin_prefetch(next, 1);
+    __builtin_prefetch((const char *)(next + 1) - 1, 1);
+    s->last_time = r->time;
+    s->last_ckpt_dist = r->ckpt_dist;
+    s->last_end = r->state_off + r->state_len;
     return r;
 }
 

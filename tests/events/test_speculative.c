@@ -1,5 +1,6 @@
 /* The speculative (Time Warp) scheduler: committed results bit-identical to
- * the sequential scheduler at 1 and 2 threads (PHOLD, the ECU vehicle), a
+ * the sequential scheduler at 1 and 2 threads (PHOLD, the ECU vehicle in
+ * both placements; with the speculative one nothing is predicted), a
  * hand-built 3-LP case whose straggler and cascading cancellation are forced
  * (B runs ahead until A, on the other thread, sends into B's past: B rolls
  * back, its sends to C are cancelled and C rolls back too; the re-executed
@@ -7,7 +8,8 @@
  * a predicted stream run through the scheme (exact at Tc = 0, kept with a
  * bounded, reported error at Tc > 0), a model that cannot save its state
  * run conservatively among speculative LPs, and its refusal when an input
- * has zero lookahead. */
+ * has zero lookahead; the adaptive checkpoint interval (saves counted by
+ * hand) and the adaptive optimism window. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +91,25 @@ static void ecu_vehicle_is_bit_identical_to_conservative_at_1_and_2_threads(void
                 assert_true(rtcosim_ecu_vehicle_checksum(v) == ref);
                 assert_int_equal(rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(v)), frames);
             }
+        /* the speculative placement (a plant on its ECU's thread): the same
+         * results; the plants' predicted actuation streams then never cross
+         * threads, so even Tc = 0.1 predicts nothing and stays exact */
+        rtcosim_events *paired_sim;
+        rtcosim_ecu_vehicle *paired;
+        vc.pair_plants = true;
+        assert_int_equal(rtcosim_events_create(&paired_sim, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_ecu_vehicle_build(paired_sim, &vc, &paired, &err), RTCOSIM_OK);
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            o.threads = threads;
+            o.max_ahead = 0;
+            o.threshold = threads == 2 ? 0.1 : 0.0;
+            assert_int_equal(rtcosim_events_run(paired_sim, &o, &stats, &err), RTCOSIM_OK);
+            assert_true(rtcosim_ecu_vehicle_checksum(paired) == ref);
+            assert_int_equal(stats.predicted, 0);
+        }
+        o.threshold = 0;
+        rtcosim_ecu_vehicle_free(paired);
+        rtcosim_events_free(paired_sim);
         rtcosim_ecu_vehicle_free(v);
         rtcosim_events_free(sim);
     }
@@ -385,9 +406,177 @@ static void predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above(void 
             assert_true(lps[1].sum != ref.sum);
         }
     }
+    /* S and R on one thread: R never lacks a sample when it reaches its
+     * time, so nothing is predicted, and even Tc = 100 gives the exact sum */
+    lps[0] = (stream_lp){.role = 0};
+    lps[1] = (stream_lp){.role = 1};
+    stream_wait = false;
+    o.threads = 1;
+    o.threshold = 100.0;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    rtcosim_lp_speculation r;
+    assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.predicted, 0);
+    assert_int_equal(lps[1].count, ref.count);
+    assert_true(lps[1].sum == ref.sum);
+    assert_true(lps[1].hash == ref.hash);
     rtcosim_events_free(sim);
 }
 
+
+/* ---- adaptive checkpoint interval: a ticking LP with a 256-byte state that
+ * counts its saves. On one thread nothing rolls back, so with the default
+ * interval (0) it saves before events 1, 5, ... of its first 128 (32 saves),
+ * then every 8th, 16th and from the fourth window on every 32nd: 32 + 16 +
+ * 8 + 4 per further window of 128; a fixed interval 4 saves every 4th. ---- */
+
+typedef struct big_lp {
+    uint64_t words[32];
+    uint64_t saves;
+} big_lp;
+
+static size_t big_snapshot_max(const void *state)
+{
+    (void)state;
+    return sizeof(((big_lp *)0)->words);
+}
+
+static rtcosim_status big_save(const void *state, void *buffer, size_t capacity, size_t *used,
+                               rtcosim_error *err)
+{
+    (void)err;
+    big_lp *b = (big_lp *)state;
+    assert_true(capacity >= sizeof b->words);
+    memcpy(buffer, b->words, sizeof b->words);
+    *used = sizeof b->words;
+    b->saves++; /* outside the saved words: counts every save, undone or not */
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status big_restore(void *state, const void *buffer, size_t size, rtcosim_error *err)
+{
+    (void)err;
+    big_lp *b = state;
+    assert_int_equal(size, sizeof b->words);
+    memcpy(b->words, buffer, size);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status big_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, 1, 0, NULL, 0, err);
+}
+
+static rtcosim_status big_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                rtcosim_error *err)
+{
+    (void)ev;
+    big_lp *b = state;
+    uint64_t k = b->words[0];
+    b->words[k % 31 + 1] += k;
+    b->words[0] = k + 1;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_US, 1, 0, NULL, 0, err);
+}
+
+static const rtcosim_lp_model big_model = {.kind = "big", .init = big_init, .event = big_event,
+                                           .snapshot_max = big_snapshot_max, .save = big_save,
+                                           .restore = big_restore};
+
+static void checkpoint_interval_adapts_to_an_lp_that_never_rolls_back(void **state)
+{
+    (void)state;
+    big_lp b;
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "big", &big_model, &b, RTCOSIM_LP_NO_GROUP, NULL,
+                                           &err), RTCOSIM_OK);
+    /* ticks at 0, 1, ..., 1279 us: 1280 events, 10 windows of 128 */
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 1279 * RTCOSIM_NS_PER_US};
+    memset(&b, 0, sizeof b);
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    big_lp ref = b;
+    assert_int_equal(ref.words[0], 1280);
+    const unsigned intervals[] = {0, 4};
+    const uint64_t saves[] = {32 + 16 + 8 + 4 * 7, 1280 / 4};
+    for (size_t i = 0; i < 2; i++) {
+        memset(&b, 0, sizeof b);
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = 1;
+        o.max_ahead = RTCOSIM_NS_PER_S; /* no GVT round empties the table midway */
+        o.checkpoint_interval = intervals[i];
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_int_equal(stats.rollbacks, 0);
+        assert_int_equal(b.saves, saves[i]);
+        assert_memory_equal(b.words, ref.words, sizeof b.words);
+    }
+    rtcosim_events_free(sim);
+}
+
+/* ---- adaptive optimism: two LPs without links on two threads, one cheap
+ * (a tick every 1 us), one costly (a tick every 10 us that spins 5 us of
+ * wall time): the cheap thread keeps reaching the bound and nothing ever
+ * rolls back, so the default window (1 ms without links) grows; a given
+ * max_ahead stays as given. ---- */
+
+static rtcosim_status ticker_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, 1, 0, NULL, 0, err);
+}
+
+static rtcosim_status ticker_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                   rtcosim_error *err)
+{
+    (void)ev;
+    uint64_t *ticks = state;
+    bool costly = rtcosim_lp_self(lp) == 1;
+    if (costly)
+        for (int64_t until = wall_ns() + 5000; wall_ns() < until;) {
+        }
+    (*ticks)++;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), costly ? 10 * RTCOSIM_NS_PER_US
+                                                            : RTCOSIM_NS_PER_US, 1, 0, NULL, 0, err);
+}
+
+static const rtcosim_lp_model ticker_model = {.kind = "ticker", .init = ticker_init,
+                                              .event = ticker_event,
+                                              .state_size = sizeof(uint64_t)};
+
+static void optimism_window_adapts_unless_given(void **state)
+{
+    (void)state;
+    uint64_t ticks[2];
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(rtcosim_events_add_lp(sim, i ? "costly" : "cheap", &ticker_model,
+                                               &ticks[i], RTCOSIM_LP_NO_GROUP, NULL, &err),
+                         RTCOSIM_OK);
+    const rtcosim_time_ns given[] = {0, 3 * RTCOSIM_NS_PER_MS};
+    for (size_t g = 0; g < 2; g++) {
+        ticks[0] = ticks[1] = 0;
+        /* 100 ms: 100001 cheap ticks, 10001 costly ones (50 ms of spinning) */
+        rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                                 .stop_time = 100 * RTCOSIM_NS_PER_MS, .max_ahead = given[g]};
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_int_equal(ticks[0], 100001);
+        assert_int_equal(ticks[1], 10001);
+        assert_int_equal(stats.rollbacks, 0);
+        if (g == 0) {
+            assert_true(stats.max_ahead > RTCOSIM_NS_PER_MS);
+            assert_true(stats.max_ahead <= 16 * RTCOSIM_NS_PER_MS);
+        } else {
+            assert_int_equal(stats.max_ahead, given[g]);
+        }
+    }
+    rtcosim_events_free(sim);
+}
 
 /* C cannot save its state: it runs conservatively while A and B speculate
  * around it. B still runs ahead and rolls back at A's straggler; C never
@@ -484,6 +673,8 @@ int main(void)
         cmocka_unit_test(straggler_rolls_back_and_cancels_downstream_in_cascade),
         cmocka_unit_test(optimism_is_bounded_by_max_ahead),
         cmocka_unit_test(predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above),
+        cmocka_unit_test(checkpoint_interval_adapts_to_an_lp_that_never_rolls_back),
+        cmocka_unit_test(optimism_window_adapts_unless_given),
         cmocka_unit_test(model_without_state_saving_runs_conservatively_among_speculative),
         cmocka_unit_test(unsaveable_lp_with_zero_lookahead_input_is_refused),
     };

@@ -1,0 +1,203 @@
+/* The speculative scheduler's messages between threads: a lock-free
+ * single-producer ring per thread pair carrying events and anti-messages (an
+ * anti-message always follows its event), and their delivery to the LPs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/events_dist.h"
+#include "spec_internal.h"
+
+/* Sequentially consistent on both sides: a sleeper counts itself in
+ * `sleepers` before its futex_wait checks the word, a waker bumps the word
+ * before it reads `sleepers`, so either the sleeper sees the new word or the
+ * waker sees the sleeper. */
+void spec_wake_all(spec_shared *sh)
+{
+    atomic_fetch_add(&sh->wake, 1);
+    if (atomic_load(&sh->sleepers)) {
+        atomic_store_explicit(&sh->wake_changed_at, spin_wait_now_ns(), memory_order_relaxed);
+        spin_wait_wake(&sh->wake);
+    }
+}
+
+void spec_fail(spec_thread *th, rtcosim_status st)
+{
+    (void)st;
+    th->w->failed = true;
+    atomic_store(&th->sh->abort_run, 1);
+    spec_wake_all(th->sh);
+}
+
+bool spec_push_vec(void **vec, size_t *count, size_t *cap, size_t elem, const void *item)
+{
+    if (*count == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        void *p = realloc(*vec, c * elem);
+        if (!p)
+            return false;
+        *vec = p;
+        *cap = c;
+    }
+    memcpy((char *)*vec + *count * elem, item, elem);
+    (*count)++;
+    return true;
+}
+
+/* ---- rings ---- */
+
+void spec_publish_rings(spec_thread *th)
+{
+    if (!th->unpublished)
+        return;
+    th->unpublished = false;
+    spec_shared *sh = th->sh;
+    unsigned T = sh->threads, me = th->w->index;
+    bool any = false;
+    for (unsigned t = 0; t < T; t++) {
+        spec_ring *r = &sh->rings[(size_t)me * T + t];
+        if (t != me && atomic_load_explicit(&r->tail, memory_order_relaxed) != th->ring_tail[t]) {
+            atomic_store_explicit(&r->tail, th->ring_tail[t], memory_order_release);
+            any = true;
+        }
+    }
+    if (any && atomic_load_explicit(&sh->sleepers, memory_order_relaxed))
+        spec_wake_all(sh);
+}
+
+/* Move what the other threads sent into the inbox (handled later). */
+static bool take_rings(spec_thread *th)
+{
+    spec_shared *sh = th->sh;
+    unsigned T = sh->threads, me = th->w->index;
+    for (unsigned s = 0; s < T; s++) {
+        if (s == me)
+            continue;
+        spec_ring *r = &sh->rings[(size_t)s * T + me];
+        size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+        for (; head != tail; head++)
+            if (!spec_push_vec((void **)&th->inbox, &th->inbox_count, &th->inbox_cap,
+                          sizeof *th->inbox, &r->slots[head & (RING_CAPACITY - 1)]))
+                return false;
+        atomic_store_explicit(&r->head, head, memory_order_release);
+    }
+    return true;
+}
+
+rtcosim_status spec_ring_send(spec_thread *th, rtcosim_event *ev, bool anti, unsigned to,
+                                rtcosim_error *err)
+{
+    spec_shared *sh = th->sh;
+    unsigned T = sh->threads;
+    spec_ring *r = &sh->rings[(size_t)th->w->index * T + to];
+    while (th->ring_tail[to] - atomic_load_explicit(&r->head, memory_order_acquire) >=
+           RING_CAPACITY) {
+        /* full: make our own inputs room meanwhile (not handled now: this
+         * may run inside a handler), so two threads cannot wait on each other */
+        atomic_store_explicit(&r->tail, th->ring_tail[to], memory_order_release);
+        if (!take_rings(th))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+        if (atomic_load_explicit(&sh->abort_run, memory_order_relaxed))
+            return rtcosim_error_set(err, RTCOSIM_ECANCELED, "events: run aborted");
+        spec_wake_all(sh);
+        spin_wait_relax();
+    }
+    r->slots[th->ring_tail[to]++ & (RING_CAPACITY - 1)] =
+        (uintptr_t)ev | (anti ? 1u : 0u) | (uintptr_t)th->color << 1;
+    th->sent[th->color]++; /* published when the colour ends (spec_gvt_step) */
+    th->unpublished = true;
+    if (ev->time < th->min_red)
+        th->min_red = ev->time;
+    return RTCOSIM_OK;
+}
+
+event_pool *spec_pool(spec_thread *th) { return &th->w->pool; }
+
+/* An event for an LP of this thread: a straggler rolls the LP back first. */
+rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
+{
+    rtcosim_lp *lp = th->w->sim->lps[ev->dst];
+    spec_lp *s = lp->spec;
+    rtcosim_status st = RTCOSIM_OK;
+    /* the record's copy of the time decides most cases without a look at
+     * the (cold) event */
+    if (s->count && ev->time <= s->last_time && event_before(ev, spec_last(s)->ev))
+        st = spec_rollback(th, lp, ev, false, err);
+    if (!event_heap_push(&th->w->heap, ev) && st == RTCOSIM_OK)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
+    return st;
+}
+
+/* A real event for an LP of this thread: a predicted stream's event goes to
+ * the stream (spec_predict.c), any other is queued. */
+static rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
+{
+    rtcosim_lp *lp = th->w->sim->lps[ev->dst];
+    if (lp->spec->stream_count) {
+        struct spec_stream *s = spec_predict_stream_of(lp, ev);
+        if (s)
+            return spec_predict_arrive(th, lp, s, ev, err);
+    }
+    return spec_enqueue(th, ev, err);
+}
+
+/* Handle the messages from other threads: events and anti-messages. */
+rtcosim_status spec_drain_inbox(spec_thread *th, rtcosim_error *err)
+{
+    if (!take_rings(th))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    rtcosim_status st = RTCOSIM_OK;
+    size_t i = 0;
+    for (; i < th->inbox_count && st == RTCOSIM_OK; i++) {
+        uintptr_t m = th->inbox[i];
+        rtcosim_event *ev = (rtcosim_event *)(m & ~(uintptr_t)7);
+        unsigned color = (unsigned)(m >> 1) & 1u;
+        st = (m & 1u) ? spec_cancel_local(th, ev, err) : deliver_local(th, ev, err);
+        if (st == RTCOSIM_OK)
+            st = spec_drain_cancels(th, err);
+        th->recv[color]++;
+    }
+    if (th->inbox_count) {
+        /* once per drain, not per message: the counter line is read by the
+         * other threads' GVT steps */
+        spec_pub *pub = &th->sh->pub[th->w->index];
+        for (unsigned c = 0; c < 2; c++)
+            atomic_store_explicit(&pub->recv[c], th->recv[c], memory_order_release);
+    }
+    th->inbox_count = 0;
+    return st;
+}
+
+/* An event or anti-message from another rank (sched_spec_ranks.c). */
+rtcosim_status spec_take_remote(spec_thread *th, rtcosim_event *ev, bool anti,
+                                rtcosim_error *err)
+{
+    rtcosim_status st = anti ? spec_cancel_local(th, ev, err) : deliver_local(th, ev, err);
+    return st == RTCOSIM_OK ? spec_drain_cancels(th, err) : st;
+}
+
+rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
+{
+    rtcosim_events *sim = w->sim;
+    unsigned t = sim->lp_thread[ev->dst];
+    bool remote = sim->dist && !rtcosim_events_owns(sim, ev->dst);
+    if (sim->running_init) {
+        if (remote)
+            return spec_ranks_send(w, ev, false, err);
+        if (!event_heap_push(&sim->workers[t].heap, ev))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
+        return RTCOSIM_OK;
+    }
+    spec_thread *th = w->spec;
+    if (th->coasting) {
+        event_pool_put(&w->pool, ev); /* its original, sent the first time, stands */
+        return RTCOSIM_OK;
+    }
+    ev->next = th->cur->sent; /* the output log of the event being processed */
+    th->cur->sent = ev;
+    if (remote)
+        return spec_ranks_send(w, ev, false, err);
+    if (t == w->index)
+        return deliver_local(th, ev, err);
+    return spec_ring_send(th, ev, false, t, err);
+}

@@ -1,0 +1,210 @@
+/* The speculative scheduler's global virtual time: Mattern's two-colour cut
+ * without barriers, fossil collection below it, the bound of the LPs that run
+ * conservatively, and the threads' wait for progress. */
+#include "spec_internal.h"
+
+/* ---- GVT (Mattern's two-colour cut) ---- */
+
+/* Adaptive optimism (the time window of Sokol's MTW and of Palaniswamy &
+ * Wilsey's adaptive bounded time windows, here on rollback efficiency): a
+ * window too small makes threads wait at the bound for the next GVT round,
+ * one too large lets them run into rollbacks. After every ADAPT_EVENTS
+ * processed events, as the round that completes GVT sees them: when over
+ * 20 % of them were undone the window halves; when under 8 % were and
+ * threads waited at the bound, it grows by half. Measured on the vehicle:
+ * at N = 4 a 20 ms window (24 % undone) ran 2.8x faster than 2 ms (4 %),
+ * while at N = 16 a window grown until 20 % were undone cost more CPU than
+ * the waits it saved. (Weighing the time blocked against the busy time of
+ * undone events instead was unstable under load: a descheduled partner
+ * reads as waiting and the window grew to 57 % undone.) */
+static void adapt_optimism(spec_shared *sh, uint64_t processed, uint64_t undone,
+                           uint64_t bound_waits)
+{
+    uint64_t p = processed - sh->adapt_processed;
+    if (p < ADAPT_EVENTS)
+        return;
+    uint64_t u = undone - sh->adapt_undone, w = bound_waits - sh->adapt_bound_waits;
+    rtcosim_time_ns a = atomic_load_explicit(&sh->max_ahead, memory_order_relaxed);
+    if (u * 100 > 20 * p)
+        a = a / 2 > sh->ahead_min ? a / 2 : sh->ahead_min;
+    else if (u * 100 < 8 * p && w > 0)
+        a = a + a / 2 < sh->ahead_max ? a + a / 2 : sh->ahead_max;
+    atomic_store_explicit(&sh->max_ahead, a, memory_order_relaxed);
+    sh->adapt_processed = processed;
+    sh->adapt_undone = undone;
+    sh->adapt_bound_waits = bound_waits;
+}
+
+void spec_gvt_step(spec_thread *th)
+{
+    spec_shared *sh = th->sh;
+    unsigned T = sh->threads, me = th->w->index;
+    uint64_t e = atomic_load_explicit(&sh->epoch, memory_order_acquire);
+    if (e != th->epoch) {
+        /* switch colour: what this thread sends from now on is red */
+        th->epoch = e;
+        /* what it sent in the colour that ends is final now: publish it
+         * before the ack, so that whoever sees every ack sees every count */
+        atomic_store_explicit(&sh->pub[me].sent[th->color], th->sent[th->color],
+                              memory_order_release);
+        th->color = (unsigned)(e & 1u);
+        th->min_red = RTCOSIM_TIME_MAX;
+        atomic_store_explicit(&sh->pub[me].ack_epoch, e, memory_order_release);
+        spec_wake_all(sh); /* a thread waiting for every ack may sleep */
+    }
+    if (e == 0)
+        return;
+    if (atomic_load_explicit(&sh->pub[me].report_epoch, memory_order_relaxed) != e) {
+        unsigned white = (unsigned)((e - 1) & 1u);
+        uint64_t sent = 0, recv = 0;
+        for (unsigned s = 0; s < T; s++)
+            if (atomic_load_explicit(&sh->pub[s].ack_epoch, memory_order_acquire) != e)
+                return;
+        for (unsigned s = 0; s < T; s++)
+            sent += atomic_load_explicit(&sh->pub[s].sent[white], memory_order_acquire);
+        for (unsigned s = 0; s < T; s++)
+            recv += atomic_load_explicit(&sh->pub[s].recv[white], memory_order_acquire);
+        if (sent != recv)
+            return; /* white messages still in flight */
+        rtcosim_time_ns local = event_heap_min_time(&th->w->heap), pred = RTCOSIM_TIME_MAX;
+        if (th->min_red < local)
+            local = th->min_red;
+        for (size_t i = 0; i < th->cons_count; i++) {
+            rtcosim_time_ns h = event_heap_min_time(&th->w->sim->lps[th->cons[i]]->spec->held);
+            if (h < local)
+                local = h;
+        }
+        for (size_t i = 0; th->streams && i < th->lp_count; i++) {
+            rtcosim_time_ns u = spec_predict_unconfirmed(th->w->sim->lps[th->lps[i]]);
+            if (u < pred)
+                pred = u;
+        }
+        atomic_store_explicit(&sh->pub[me].rep_processed, th->w->events, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].rep_undone, th->undone, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].rep_bound_waits, th->bound_waits,
+                              memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report, local, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report_pred, pred, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report_epoch, e, memory_order_release);
+        spec_wake_all(sh);
+    }
+    if (atomic_load_explicit(&sh->gvt_epoch, memory_order_acquire) == e)
+        return;
+    rtcosim_time_ns g = RTCOSIM_TIME_MAX, real = RTCOSIM_TIME_MAX;
+    uint64_t processed = 0, undone = 0, bound_waits = 0;
+    for (unsigned s = 0; s < T; s++) {
+        if (atomic_load_explicit(&sh->pub[s].report_epoch, memory_order_acquire) != e)
+            return;
+        processed += atomic_load_explicit(&sh->pub[s].rep_processed, memory_order_relaxed);
+        undone += atomic_load_explicit(&sh->pub[s].rep_undone, memory_order_relaxed);
+        bound_waits += atomic_load_explicit(&sh->pub[s].rep_bound_waits, memory_order_relaxed);
+        rtcosim_time_ns r = atomic_load_explicit(&sh->pub[s].report, memory_order_relaxed);
+        rtcosim_time_ns p = atomic_load_explicit(&sh->pub[s].report_pred, memory_order_relaxed);
+        if (r < real)
+            real = r;
+        if (p < g)
+            g = p;
+    }
+    if (real < g)
+        g = real;
+    rtcosim_time_ns old = atomic_load(&sh->gvt_real);
+    while (real > old && !atomic_compare_exchange_weak(&sh->gvt_real, &old, real)) {
+    }
+    old = atomic_load(&sh->gvt);
+    while (g > old && !atomic_compare_exchange_weak(&sh->gvt, &old, g)) {
+    }
+    atomic_store(&sh->gvt_of[e & 3], g);
+    uint64_t prev = e - 1;
+    if (atomic_compare_exchange_strong(&sh->gvt_epoch, &prev, e)) {
+        th->gvt_rounds++;
+        if (sh->adaptive)
+            adapt_optimism(sh, processed, undone, bound_waits);
+        spec_wake_all(sh);
+    }
+}
+
+void spec_start_epoch(spec_shared *sh)
+{
+    uint64_t e = atomic_load(&sh->epoch);
+    if (atomic_load(&sh->gvt_epoch) == e && atomic_compare_exchange_strong(&sh->epoch, &e, e + 1))
+        spec_wake_all(sh);
+}
+
+/* Free what is committed: records and events below GVT. */
+void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real)
+{
+    rtcosim_events *sim = th->w->sim;
+    for (size_t i = 0; i < th->lp_count; i++) {
+        spec_lp *s = sim->lps[th->lps[i]]->spec;
+        if (s->stream_count && gvt < RTCOSIM_TIME_MAX) {
+            rtcosim_status st = spec_predict_gvt(th, sim->lps[th->lps[i]], gvt_real, gvt,
+                                                 &th->w->err);
+            if (st != RTCOSIM_OK)
+                spec_fail(th, st);
+            st = spec_drain_cancels(th, &th->w->err);
+            if (st != RTCOSIM_OK)
+                spec_fail(th, st);
+        }
+        /* keep the last snapshot at or before the first record GVT has not
+         * passed: a rollback to that record coasts forward from it */
+        size_t f = 0;
+        while (f < s->count && spec_at(s, f)->time < gvt)
+            f++;
+        size_t keep_from = f < s->count ? f - spec_at(s, f)->ckpt_dist : f;
+        for (size_t k = 0; k < keep_from; k++) {
+            event_pool_put(&th->w->pool, spec_first(s)->ev);
+            s->head = (s->head + 1) & (s->cap - 1);
+            s->count--;
+        }
+    }
+    th->fossil_gvt = gvt;
+    th->fossil_real = gvt_real;
+}
+
+/* ---- LPs that cannot save their state: conservative among speculative ---- */
+
+/* Events below the returned time may be processed by a conservative LP with
+ * input lookahead `la`: with g_e the GVT of the last completed epoch e, every
+ * message of time < g_(e-1) + la was sent by an event below g_(e-1), which
+ * was processed (and committed) before its thread reported for epoch e-1,
+ * so before epoch e began: it is white for epoch e and was received before
+ * g_e was computed (Mattern's count). Messages below g_e are received for
+ * the same reason. So nothing can still arrive below max(g_e, g_(e-1) + la);
+ * strictly below, since one at that time may sort first. */
+rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev)
+{
+    for (;;) {
+        uint64_t e = atomic_load(&sh->gvt_epoch);
+        rtcosim_time_ns now = atomic_load(&sh->gvt_of[e & 3]);
+        *prev = atomic_load(&sh->gvt_of[(e - 1) & 3]);
+        if (atomic_load(&sh->gvt_epoch) < e + 2) /* neither slot overwritten since */
+            return now;
+    }
+}
+
+/* Wait for a change of `wake` (a GVT step, an epoch, a message): spin for
+ * the adaptive budget of util/spin_wait, then sleep on the futex. The GVT
+ * steps bump `wake` after their change and see any sleeper (spec_wake_all);
+ * a message wakes only a sleeper its sender saw, so the sleep is bounded. */
+void spec_wait_for_progress(spec_thread *th, uint32_t seen)
+{
+    spec_shared *sh = th->sh;
+    /* Spin only if another thread turned its loop since the last wait: one
+     * that did not is not running (a loaded machine), and spinning would
+     * take the CPU it needs; it sleeps at once then, and the adaptive budget
+     * of util/spin_wait is for the waits on running threads. */
+    uint64_t beats = 0;
+    for (unsigned t = 0; t < sh->threads; t++)
+        if (t != th->w->index)
+            beats += atomic_load_explicit(&sh->pub[t].beat, memory_order_relaxed);
+    bool others_moved = beats != th->others_beat;
+    th->others_beat = beats;
+    /* a GVT round among running threads takes a few of their loop turns,
+     * some microseconds: a longer spin is only worth it to the adaptive
+     * budget when the others run but are slow, i.e. share a loaded machine,
+     * where it costs them the CPU */
+    if (th->w->wait.spin_ns > SPEC_SPIN_MAX_NS)
+        th->w->wait.spin_ns = SPEC_SPIN_MAX_NS;
+    spin_wait_for_change(&th->w->wait, &sh->wake, seen, &sh->sleepers, &sh->wake_changed_at,
+                         others_moved, 0, true);
+}
