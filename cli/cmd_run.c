@@ -60,6 +60,8 @@ static void usage(FILE *out)
             "                          along the order to the ranks reading them); rank 0\n"
             "                          writes the results, bit-identical to one process; a\n"
             "                          failing or dying rank ends all, naming component, rank\n"
+            "                          rank; a component asking to terminate ends all ranks\n"
+            "                          in the same step, as in one process\n"
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
             "                          output; in real time those the paced thread sees)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
