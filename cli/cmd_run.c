@@ -59,7 +59,7 @@ static void usage(FILE *out)
             "                          of every value read on another rank; Gauss-Seidel: sent\n"
             "                          along the order to the ranks reading them); rank 0\n"
             "                          writes the results, bit-identical to one process; a\n"
-            "                          failing or dying rank ends all, naming component, rank\n"
+            "                          failing or dying rank ends all, naming component and\n"
             "                          rank; a component asking to terminate ends all ranks\n"
             "                          in the same step, as in one process\n"
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"

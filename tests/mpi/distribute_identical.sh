@@ -13,7 +13,8 @@
 # on rank 1 or on rank 0 where no other rank reads it, in either order, stops
 # the run naming the component and its rank, and the rows so far equal those
 # of the failing single-process run; so does a rank dying (the FMU segfaults
-# on rank 1).
+# on rank 1). --output-interval, --parameter-set and --start-value give the
+# single-process CSV too, and a String connection is refused alike.
 # usage: distribute_identical.sh MPIEXEC RTCOSIM SOURCE_DIR FMU_DIR
 set -u
 mpiexec=$1
@@ -53,6 +54,23 @@ for order in jacobi gauss-seidel; do
         cat "$dir/out"; echo "adaptive np 3 $order failed"; exit 1; }
     cmp "$dir/one.csv" "$dir/n3.csv" || { echo "adaptive np 3 $order: CSV differs"; exit 1; }
     echo "step control $order np 3: identical"
+done
+# What the command line gives reaches the components on every rank, and the
+# output interval is rank 0's alone: each option changes the single-process
+# CSV (so it took effect) and the distributed one equals it.
+"$rtcosim" run "$ssd" --stop-time 1 --output-file "$dir/plain.csv" >/dev/null || exit 1
+for opts in "--output-interval 0.01" "--parameter-set $src/examples/oscillator/case2.ssv" \
+            "--start-value mass2.k 7 --start-value mass1.m 2"; do
+    for order in jacobi gauss-seidel; do
+        "$rtcosim" run "$ssd" --stop-time 1 --order $order $opts --output-file "$dir/one.csv" \
+            >/dev/null || { echo "single $opts failed"; exit 1; }
+        cmp -s "$dir/plain.csv" "$dir/one.csv" && { echo "$opts changes nothing"; exit 1; }
+        mpi 3 "$rtcosim" run "$ssd" --stop-time 1 --order $order $opts --distribute \
+            --output-file "$dir/n3.csv" > "$dir/out" 2>&1 || {
+            cat "$dir/out"; echo "$opts np 3 $order failed"; exit 1; }
+        cmp "$dir/one.csv" "$dir/n3.csv" || { echo "$opts np 3 $order: CSV differs"; exit 1; }
+    done
+    echo "$opts, both orders, np 3: identical"
 done
 vehicle=$src/examples/vehicle/vehicle.ssd
 for order in jacobi gauss-seidel; do
@@ -138,4 +156,35 @@ grep -q "on rank 1: component 'f' in .*crashed (SIGSEGV)" "$dir/out" || {
     cat "$dir/out"; echo "the death does not name component f and rank 1"; exit 1; }
 cmp "$dir/f1.csv" "$dir/f2.csv" || { echo "rank died: rows kept differ from one process"; exit 1; }
 echo "rank 1 died: named, $(wc -l < "$dir/f2.csv") lines kept as in one process"
+# String connections: the master connects numeric variables only, in one
+# process and over ranks alike; the distributed run refuses the system with
+# the single-process line naming the connection (the project's Feedthrough
+# FMU has a String output and input).
+cat > "$dir/string.ssd" <<EOS
+<?xml version="1.0"?>
+<ssd:SystemStructureDescription version="1.0" name="t"
+ xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+ xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon">
+ <ssd:System name="s">
+  <ssd:Elements>
+   <ssd:Component name="a" source="$fmus/Feedthrough-fmi3.fmu"><ssd:Connectors>
+    <ssd:Connector name="String_output" kind="output"><ssc:String/></ssd:Connector>
+   </ssd:Connectors></ssd:Component>
+   <ssd:Component name="b" source="$fmus/Feedthrough-fmi3.fmu"><ssd:Connectors>
+    <ssd:Connector name="String_input" kind="input"><ssc:String/></ssd:Connector>
+   </ssd:Connectors></ssd:Component>
+  </ssd:Elements>
+  <ssd:Connections>
+   <ssd:Connection startElement="a" startConnector="String_output" endElement="b" endConnector="String_input"/>
+  </ssd:Connections>
+ </ssd:System>
+</ssd:SystemStructureDescription>
+EOS
+line="connection a.String_output -> b.String_input: String variables cannot be connected"
+"$rtcosim" run "$dir/string.ssd" --stop-time 1 > "$dir/out" 2>&1 && { echo "string system ran"; exit 1; }
+grep -q "$line" "$dir/out" || { cat "$dir/out"; echo "single: no string refusal"; exit 1; }
+mpi 2 "$rtcosim" run "$dir/string.ssd" --stop-time 1 --distribute > "$dir/out" 2>&1 &&
+    { echo "distributed string system ran"; exit 1; }
+grep -q "$line" "$dir/out" || { cat "$dir/out"; echo "np 2: no string refusal"; exit 1; }
+echo "string connection refused alike on 1 and 2 ranks"
 echo "distributed master identical"
