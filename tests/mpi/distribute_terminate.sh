@@ -6,7 +6,8 @@
 # Dahlquist FMU runs beside them. For Jacobi and Gauss-Seidel on 1, 2 and 3
 # ranks (and with f on rank 0, which then reads it alone), rank 0's CSV is
 # byte for byte the single-process one, the exit status is the same (0) and
-# so is the line that says who ended the run. Multi-rate too: f stepping 4
+# so is the summary (steps, the line that says who ended the run, the final
+# values). Multi-rate too: f stepping 4
 # macro steps at once discards at the start of its step, a tick in which no
 # value crosses ranks (the status still does).
 # usage: distribute_terminate.sh MPIEXEC RTCOSIM FMU_DIR
@@ -48,25 +49,29 @@ system() { # $1: FMI version, $2: f's step multiple
 </ssd:SystemStructureDescription>
 EOS
 }
-# run NAME NP [ARGS]: the exit status and the "ended at" line into $dir/NAME.end
+# run NAME NP [ARGS]: the exit status, the summary (steps, who ended the
+# run, the final values; not the wall time, nor the placement) and the
+# messages (the FMU's log) into NAME.end
 run() {
     name=$1 n=$2; shift 2
     if [ "$n" = 0 ]; then
         "$rtcosim" run "$@" --stop-time 2 --start-value f.fail_mode 3 \
-            --output-file "$dir/$name.csv" > "$dir/$name.out" 2>&1
+            --output-file "$dir/$name.csv" > "$dir/$name.out" 2> "$dir/$name.err"
     else
         mpi "$n" "$rtcosim" run "$@" --stop-time 2 --start-value f.fail_mode 3 --distribute \
-            --output-file "$dir/$name.csv" > "$dir/$name.out" 2>&1
+            --output-file "$dir/$name.csv" > "$dir/$name.out" 2> "$dir/$name.err"
     fi
     echo "exit $?" > "$dir/$name.end"
-    grep "^ended at" "$dir/$name.out" >> "$dir/$name.end"
+    grep -v "^distributed over" "$dir/$name.out" | sed "s/, [0-9.]* s wall.*//; s/ to .*\.csv//" \
+        >> "$dir/$name.end"
+    sort "$dir/$name.err" >> "$dir/$name.end" # the ranks' lines in any order
 }
 for case in 3:1 2:1 3:4; do
     fmi=${case%:*} multiple=${case#*:}
     system $fmi $multiple > "$dir/t.ssd"
     for order in jacobi gauss-seidel; do
         run one 0 "$dir/t.ssd" --order $order
-        grep -q "^exit 0" "$dir/one.end" && grep -q "component 'f' asked to terminate after discarding" \
+        grep -q "^exit 0" "$dir/one.end" && grep -q "^ended at 1 s, .*component 'f' asked to terminate after discarding" \
             "$dir/one.end" || { cat "$dir/one.out"; echo "single $order did not end on f's request"; exit 1; }
         lines=$(wc -l < "$dir/one.csv")
         [ "$lines" -gt 2 ] && [ "$lines" -lt 9 ] || { echo "single run wrote $lines lines"; exit 1; }
@@ -79,7 +84,7 @@ for case in 3:1 2:1 3:4; do
             cmp "$dir/one.end" "$dir/dist.end" || { cat "$dir/one.end" "$dir/dist.end"
                 echo "FMI $fmi x$multiple $order np $np: exit or message differs"; exit 1; }
         done
-        echo "FMI $fmi f x$multiple $order: identical on 1-3 ranks ($lines lines, $(tail -1 "$dir/one.end"))"
+        echo "FMI $fmi f x$multiple $order: identical on 1-3 ranks ($lines lines, $(grep "^ended" "$dir/one.end"))"
     done
 done
 echo "distributed termination identical"
