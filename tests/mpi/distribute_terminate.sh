@@ -9,7 +9,8 @@
 # so is the summary (steps, the line that says who ended the run, the final
 # values). Multi-rate too: f stepping 4
 # macro steps at once discards at the start of its step, a tick in which no
-# value crosses ranks (the status still does).
+# value crosses ranks (the status still does); a failing step there fails
+# the run in that tick too.
 # usage: distribute_terminate.sh MPIEXEC RTCOSIM FMU_DIR
 set -u
 mpiexec=$1
@@ -55,10 +56,10 @@ EOS
 run() {
     name=$1 n=$2; shift 2
     if [ "$n" = 0 ]; then
-        "$rtcosim" run "$@" --stop-time 2 --start-value f.fail_mode 3 \
+        "$rtcosim" run "$@" --stop-time 2 --start-value f.fail_mode ${mode:-3} \
             --output-file "$dir/$name.csv" > "$dir/$name.out" 2> "$dir/$name.err"
     else
-        mpi "$n" "$rtcosim" run "$@" --stop-time 2 --start-value f.fail_mode 3 --distribute \
+        mpi "$n" "$rtcosim" run "$@" --stop-time 2 --start-value f.fail_mode ${mode:-3} --distribute \
             --output-file "$dir/$name.csv" > "$dir/$name.out" 2> "$dir/$name.err"
     fi
     echo "exit $?" > "$dir/$name.end"
@@ -86,5 +87,19 @@ for case in 3:1 2:1 3:4; do
         done
         echo "FMI $fmi f x$multiple $order: identical on 1-3 ranks ($lines lines, $(grep "^ended" "$dir/one.end"))"
     done
+done
+# A failing step (fail_mode 1, Error) at the start of f's 4-step window on
+# rank 1, a tick where no value crosses: the run fails in that tick, as in
+# one process, with the rows so far (the status of every step goes every tick).
+system 3 4 > "$dir/t.ssd"
+for order in jacobi gauss-seidel; do
+    mode=1 run one 0 "$dir/t.ssd" --order $order
+    mode=1 run dist 2 "$dir/t.ssd" --order $order --place f=1 --place p=0 --place g=0
+    grep -q "^exit 1" "$dir/one.end" && grep -q "^exit 1" "$dir/dist.end" || {
+        cat "$dir/one.end" "$dir/dist.end"; echo "$order: the failing step did not fail"; exit 1; }
+    grep -q "at t = 1 s: component 'f' on rank 1: .*Error" "$dir/dist.err" || {
+        cat "$dir/dist.err"; echo "$order: the failure does not name f, rank 1 and t = 1 s"; exit 1; }
+    cmp "$dir/one.csv" "$dir/dist.csv" || { echo "$order: rows kept differ from one process"; exit 1; }
+    echo "f x4 failing on rank 1, $order: failed at t = 1 s as in one process"
 done
 echo "distributed termination identical"
