@@ -15,7 +15,7 @@
 /* What a broadcast carries before the values. */
 typedef struct wire_head {
     int32_t status;
-    uint32_t unusual;
+    uint32_t pad;
     int64_t bytes;
 } wire_head;
 
@@ -51,7 +51,7 @@ static rtcosim_status answer(remote *r, rtcosim_status owner_status,
         r->buf = p;
         r->cap = need;
     }
-    wire_head h = {.status = owner_status, .unusual = r->unusual_step, .bytes = (int64_t)bytes};
+    wire_head h = {.status = owner_status, .bytes = (int64_t)bytes};
     if (r->mine) {
         memcpy(r->buf, &h, sizeof h);
         if (bytes && owner_status == RTCOSIM_OK)
@@ -62,10 +62,6 @@ static rtcosim_status answer(remote *r, rtcosim_status owner_status,
         return st;
     memcpy(&h, r->buf, sizeof h);
     r->d->failure_shared = true; /* a broadcast: every rank sees the status */
-    if (h.status == RTCOSIM_OK && h.unusual)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "component '%s' on rank %d returned"
-                                 " early, asked for event handling or to terminate: not"
-                                 " supported with --distribute", r->name, r->owner);
     if (h.status != RTCOSIM_OK) {
         char text[RTCOSIM_ERROR_MESSAGE_MAX] = "";
         if (r->mine)
@@ -127,7 +123,10 @@ static void keep_pending(remote *r, rtcosim_status st, const rtcosim_error *e)
 }
 
 /* Every rank answers the step with its plain outcome; the owner's real one
- * comes with the next read. */
+ * comes with the next exchange: a failure as the pending status, a request
+ * to terminate (on a discarded step too, FMI 2.0 section 4.2.3, FMI 3.0
+ * section 4.2.1) as `ended`. Early returns and event requests are not acted
+ * on by the single-process master either (it never enables them). */
 static rtcosim_status remote_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                      rtcosim_step_result *result, rtcosim_error *err)
 {
@@ -137,10 +136,12 @@ static rtcosim_status remote_do_step(void *self, rtcosim_time_ns t, rtcosim_time
         rtcosim_error e = {0};
         rtcosim_step_result real = {0};
         rtcosim_status st = rtcosim_component_do_step(r->inner, t, h, &real, &e);
-        keep_pending(r, st, &e);
-        if (st == RTCOSIM_OK && (real.early_return || real.event_handling_needed ||
-                                 real.terminate_requested || real.last_successful_time != t + h))
-            r->unusual_step = true;
+        if (st == RTCOSIM_EDISCARD && real.terminate_requested)
+            r->ended = REMOTE_DISCARD;
+        else if (st == RTCOSIM_OK && real.terminate_requested)
+            r->ended = REMOTE_TERMINATE;
+        else
+            keep_pending(r, st, &e);
     }
     *result = (rtcosim_step_result){.last_successful_time = t + h};
     return RTCOSIM_OK;

@@ -10,8 +10,14 @@
  * earlier in the same tick starts a second round, as the single-process
  * master reads them in that order). Gauss-Seidel: the owner of a component
  * sends its values, as soon as it has stepped, to each rank reading them,
- * point to point. Each message carries the component's status, so that a
- * failure stops the run naming the component and its rank. */
+ * point to point; every other rank receives at least its status. Each
+ * message carries the status, so that a failure stops the run naming the
+ * component and its rank, and a request to terminate (FMI 2.0 fmi2Terminated,
+ * FMI 3.0 terminateSimulation, also on a discarded step) ends the run on
+ * every rank in the same tick, as in one process (step.c's step_outcome).
+ * Jacobi: the first round of a tick carries the step outcomes of every
+ * component that stepped in it, so that with more than one rank it happens
+ * every tick, with the status alone when no value crosses. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +27,22 @@
 
 enum { TAG_VALUES = 41, TAG_TEXT = 42 };
 
-/* What precedes the values: a component's status (Gauss-Seidel), or a
- * rank's first failing component as its position in the tick's list
- * (Jacobi; INT64_MAX for none). */
+/* What precedes the values. Jacobi: a rank's first failing read as its
+ * position in the round's list, and (first round of a tick) the outcomes of
+ * its components' steps as positions in m->active: every rank merges them
+ * into the same decision. Gauss-Seidel: the component's status and, as a
+ * position 0, whether it asked to terminate or discarded its step. */
 typedef struct wire_status {
-    int32_t status;
-    uint32_t unusual;
-    int64_t position;
+    int32_t status;      /* of the read at `position` / of the component */
+    int32_t step_status; /* of the step at `step_error` */
+    int64_t position;    /* INT64_MAX: none */
+    int64_t step_error;  /* the first failing step (or input set); INT64_MAX: none */
+    int64_t terminate;   /* the first step asking to terminate; INT64_MAX: none */
+    int64_t discard;     /* the last discarded step asking to terminate; -1: none */
+    int64_t discards;    /* how many such */
 } wire_status;
+
+static const wire_status none = {RTCOSIM_OK, RTCOSIM_OK, INT64_MAX, INT64_MAX, INT64_MAX, -1, 0};
 
 typedef struct xcomp {
     remote *r;
@@ -36,8 +50,11 @@ typedef struct xcomp {
     size_t bytes;         /* its out batches, every type */
     bool crosses;         /* some rank other than its owner reads them */
     bool read_here;       /* this rank reads them and does not own them */
-    int *readers;         /* the ranks other than the owner reading them */
+    int *readers;         /* Jacobi: the ranks other than the owner reading them;
+                           * Gauss-Seidel: every other rank (the status) */
+    bool *values_to;      /* Gauss-Seidel: [reader_count] the reader takes the values */
     size_t reader_count;
+    bool status_here;     /* Gauss-Seidel: this rank receives its status */
     unsigned char *msg;   /* Gauss-Seidel: wire_status + bytes, sent or received */
     char text[RTCOSIM_ERROR_MESSAGE_MAX]; /* the owner's failure, sent with it */
     void *requests;       /* owner: [2 * reader_count] sends in flight */
@@ -51,6 +68,10 @@ typedef struct master_exchange {
     uint64_t *stamp, stamp_gen; /* [comp_count]: Jacobi round membership */
     unsigned char *send, *recv;
     size_t *recv_bytes, *recv_offset, *cursor; /* [size] */
+    /* Jacobi: this rank's outputs before the first round's reads, put back
+     * when a step elsewhere was discarded (one process would not have read) */
+    unsigned char *backup;
+    char step_text[RTCOSIM_ERROR_MESSAGE_MAX]; /* this rank's first failing step */
 } master_exchange;
 
 static rtcosim_status oom(rtcosim_error *err)
@@ -101,32 +122,41 @@ rtcosim_status master_exchange_create(rtcosim_master *m, rtcosim_error *err)
     }
     for (size_t i = 0; i < m->conn_count; i++)
         reads[m->conns[i].from * ranks + (size_t)x->comps[m->conns[i].to].owner] = true;
-    size_t total = 0;
+    size_t total = 0, owned = 0;
+    const bool gs = m->order == RTCOSIM_ORDER_GAUSS_SEIDEL;
     rtcosim_status st = RTCOSIM_OK;
     for (size_t c = 0; c < n && st == RTCOSIM_OK; c++) {
         xcomp *xc = &x->comps[c];
         const master_component *mc = &m->comps[c];
         for (unsigned i = 0; i < mc->out_type_count; i++)
             xc->bytes += mc->out[mc->out_types[i]].n * rtcosim_type_size(mc->out_types[i]);
-        if (!(xc->readers = calloc(ranks, sizeof *xc->readers))) {
+        if (!(xc->readers = calloc(ranks, sizeof *xc->readers)) ||
+            !(xc->values_to = calloc(ranks, sizeof *xc->values_to))) {
             st = oom(err);
             break;
         }
         for (size_t r = 0; r < ranks; r++)
-            if (reads[c * ranks + r] && (int)r != xc->owner)
+            if ((reads[c * ranks + r] || gs) && (int)r != xc->owner) {
+                xc->values_to[xc->reader_count] = reads[c * ranks + r];
                 xc->readers[xc->reader_count++] = (int)r;
-        xc->crosses = xc->reader_count > 0;
+            }
         xc->read_here = t->rank != xc->owner && reads[c * ranks + (size_t)t->rank];
+        xc->crosses = false;
+        for (size_t r = 0; r < ranks; r++)
+            xc->crosses |= reads[c * ranks + r] && (int)r != xc->owner;
+        xc->status_here = t->rank != xc->owner && (gs || xc->read_here);
+        if (t->rank == xc->owner)
+            owned += xc->bytes;
         for (unsigned i = 0; xc->crosses && i < mc->out_type_count; i++)
             if (mc->out_types[i] == RTCOSIM_TYPE_STRING || mc->out_types[i] == RTCOSIM_TYPE_BINARY)
                 st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "component '%s': string and"
                                        " binary values do not cross ranks yet", mc->name);
         if (xc->crosses)
             total += xc->bytes;
-        if (((xc->crosses && t->rank == xc->owner) || xc->read_here) &&
+        if (((xc->reader_count && t->rank == xc->owner) || xc->status_here) &&
             !(xc->msg = malloc(sizeof(wire_status) + xc->bytes)))
             st = oom(err);
-        if (xc->crosses && t->rank == xc->owner &&
+        if (xc->reader_count && t->rank == xc->owner &&
             !(xc->requests = calloc(2 * xc->reader_count, t->request_bytes)))
             st = oom(err);
     }
@@ -135,7 +165,8 @@ rtcosim_status master_exchange_create(rtcosim_master *m, rtcosim_error *err)
         return st;
     x->send = malloc(sizeof(wire_status) + total);
     x->recv = malloc(ranks * sizeof(wire_status) + total);
-    return x->send && x->recv ? RTCOSIM_OK : oom(err);
+    x->backup = malloc(owned + 1);
+    return x->send && x->recv && x->backup ? RTCOSIM_OK : oom(err);
 }
 
 void master_exchange_free(rtcosim_master *m)
@@ -150,6 +181,7 @@ void master_exchange_free(rtcosim_master *m)
         if (xc->in_flight && !m->failed)
             x->t->wait(x->t->context, xc->requests, xc->in_flight, NULL);
         free(xc->readers);
+        free(xc->values_to);
         free(xc->msg);
         free(xc->requests);
     }
@@ -157,6 +189,7 @@ void master_exchange_free(rtcosim_master *m)
     free(x->stamp);
     free(x->send);
     free(x->recv);
+    free(x->backup);
     free(x->recv_bytes);
     free(x->recv_offset);
     free(x->cursor);
@@ -167,7 +200,7 @@ void master_exchange_free(rtcosim_master *m)
 /* The owner's read of its component at t: the status of its steps and
  * writes since the last read comes first. */
 static rtcosim_status own_read(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
-                               rtcosim_error *own, bool *unusual)
+                               rtcosim_error *own)
 {
     master_component *mc = &m->comps[comp];
     remote *r = m->xchg->comps[comp].r;
@@ -184,7 +217,6 @@ static rtcosim_status own_read(rtcosim_master *m, size_t comp, rtcosim_time_ns t
                                    mc->out[ty].values, own);
     }
     r->pending = RTCOSIM_OK;
-    *unusual = st == RTCOSIM_OK && r->unusual_step;
     return st;
 }
 
@@ -199,7 +231,7 @@ static unsigned char *pack(const master_component *mc, unsigned char *p)
     return p;
 }
 
-static void unpack(master_component *mc, const unsigned char *p)
+static const unsigned char *unpack(master_component *mc, const unsigned char *p)
 {
     for (unsigned i = 0; i < mc->out_type_count; i++) {
         typed_batch *b = &mc->out[mc->out_types[i]];
@@ -207,15 +239,12 @@ static void unpack(master_component *mc, const unsigned char *p)
         memcpy(b->values, p, bytes);
         p += bytes;
     }
+    return p;
 }
 
-static rtcosim_status failure(const xcomp *xc, rtcosim_status status, bool unusual,
-                              const char *text, rtcosim_error *err)
+static rtcosim_status failure(const xcomp *xc, rtcosim_status status, const char *text,
+                              rtcosim_error *err)
 {
-    if (status == RTCOSIM_OK && unusual)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "component '%s' on rank %d returned"
-                                 " early, asked for event handling or to terminate: not"
-                                 " supported with --distribute", xc->r->name, xc->owner);
     return rtcosim_error_set(err, status, "component '%s' on rank %d: %s", xc->r->name,
                              xc->owner, text);
 }
@@ -253,27 +282,100 @@ static size_t round_end(rtcosim_master *m, const size_t *list, size_t from, size
     return end;
 }
 
-/* One Jacobi round: list[0..n) publish at t with one collective. */
+/* This rank's step outcomes of the tick (its components in m->active). */
+static wire_status step_outcomes(rtcosim_master *m)
+{
+    master_exchange *x = m->xchg;
+    wire_status s = none;
+    for (size_t a = 0; a < m->active_count; a++) {
+        remote *r = x->comps[m->active[a]].r;
+        if (x->comps[m->active[a]].owner != x->t->rank)
+            continue;
+        if (r->pending != RTCOSIM_OK && s.step_error == INT64_MAX) {
+            s.step_error = (int64_t)a;
+            s.step_status = r->pending;
+            memcpy(x->step_text, r->pending_err.message, sizeof x->step_text);
+        }
+        if (r->ended == REMOTE_DISCARD) {
+            s.discard = (int64_t)a;
+            s.discards++;
+        } else if (r->ended == REMOTE_TERMINATE && s.terminate == INT64_MAX) {
+            s.terminate = (int64_t)a;
+        }
+        r->ended = REMOTE_RUNS;
+    }
+    return s;
+}
+
+static void merge(wire_status *into, const wire_status *h)
+{
+    if (h->position < into->position) {
+        into->position = h->position;
+        into->status = h->status;
+    }
+    if (h->step_error < into->step_error) {
+        into->step_error = h->step_error;
+        into->step_status = h->step_status;
+    }
+    if (h->terminate < into->terminate)
+        into->terminate = h->terminate;
+    if (h->discard > into->discard)
+        into->discard = h->discard;
+    into->discards += h->discards;
+}
+
+/* The failure text of `owner`, broadcast from it when the decision was
+ * reached over ranks (own: this rank's text). */
+static rtcosim_status failure_text(master_exchange *x, int owner, bool over_ranks,
+                                   const char *own, char *text, rtcosim_error *err)
+{
+    memset(text, 0, RTCOSIM_ERROR_MESSAGE_MAX);
+    if (owner == x->t->rank)
+        memcpy(text, own, RTCOSIM_ERROR_MESSAGE_MAX);
+    if (over_ranks) {
+        int64_t t0 = master_distribute_now_ns();
+        rtcosim_status st = x->t->broadcast(x->t->context, text, RTCOSIM_ERROR_MESSAGE_MAX, owner,
+                                            err);
+        count_call(x, t0);
+        if (st != RTCOSIM_OK) {
+            x->d->failure_shared = false;
+            return st;
+        }
+    }
+    text[RTCOSIM_ERROR_MESSAGE_MAX - 1] = 0;
+    return RTCOSIM_OK;
+}
+
+/* One Jacobi round: list[0..n) publish at t with one collective. The first
+ * round of a tick (steps: this rank's step outcomes) decides, on every rank
+ * alike, as step_outcome in step.c does in one process: a failed step ends
+ * the run (the first in m->active); else a discarded step asking to
+ * terminate ends it at the tick's start (the last such names it), nothing
+ * published; else a step asking to terminate ends it after this tick. */
 static rtcosim_status jacobi_round(rtcosim_master *m, const size_t *list, size_t n,
-                                   rtcosim_time_ns t, rtcosim_error *err)
+                                   rtcosim_time_ns t, const wire_status *steps,
+                                   rtcosim_error *err)
 {
     master_exchange *x = m->xchg;
     const rtcosim_transport *tr = x->t;
     const int me = tr->rank;
     const size_t ranks = (size_t)tr->size;
-    wire_status mine = {RTCOSIM_OK, 0, INT64_MAX};
+    wire_status mine = steps ? *steps : none;
     rtcosim_error own = {0};
-    unsigned char *p = x->send + sizeof mine;
+    unsigned char *p = x->send + sizeof mine, *saved = x->backup;
     bool crossing = false;
+    /* a discarded step here ends the tick unread (its outputs as before) */
+    const bool reads = !steps || steps->discards == 0;
     for (size_t r = 0; r < ranks; r++)
         x->recv_bytes[r] = sizeof(wire_status);
     for (size_t i = 0; i < n; i++) {
         const xcomp *xc = &x->comps[list[i]];
-        if (xc->owner == me && mine.position == INT64_MAX) {
-            bool unusual = false;
-            rtcosim_status st = own_read(m, list[i], t, &own, &unusual);
-            if (st != RTCOSIM_OK || unusual)
-                mine = (wire_status){st, unusual, (int64_t)i};
+        if (xc->owner == me && mine.position == INT64_MAX && reads) {
+            if (steps && ranks > 1)
+                saved = pack(&m->comps[list[i]], saved);
+            rtcosim_status st = own_read(m, list[i], t, &own);
+            if (st != RTCOSIM_OK)
+                mine.position = (int64_t)i, mine.status = st;
             else /* before a later component of this rank refreshes from them (the
                   * samples of different connections do not interact) */
                 master_publish_samples(m, list[i], t);
@@ -285,57 +387,59 @@ static rtcosim_status jacobi_round(rtcosim_master *m, const size_t *list, size_t
         if (xc->owner == me)
             p = pack(&m->comps[list[i]], p);
     }
-    if (!crossing) {
-        /* No value leaves a rank in this round (one rank, or a multi-rate
-         * tick of components read only where they run): no exchange. */
-        if (mine.position == INT64_MAX)
-            goto publish;
-        x->d->failure_shared = ranks == 1;
-        const xcomp *xc = &x->comps[list[mine.position]];
-        return failure(xc, mine.status, mine.unusual, own.message, err);
-    }
-    memcpy(x->send, &mine, sizeof mine);
-    for (size_t r = 0, off = 0; r < ranks; r++) {
-        x->recv_offset[r] = off;
-        x->cursor[r] = off + sizeof(wire_status);
-        off += x->recv_bytes[r];
-    }
-    int64_t t0 = master_distribute_now_ns();
-    rtcosim_status st = tr->allgatherv(tr->context, x->send, x->recv_bytes[me], x->recv,
-                                       x->recv_bytes, x->recv_offset, err);
-    count_call(x, t0);
-    if (st != RTCOSIM_OK) {
-        x->d->failure_shared = false;
-        return st;
-    }
-    /* The first failure in list order, whichever rank had it: every rank
-     * stops on the same component, as the single-process master does. */
     wire_status first = mine;
-    for (size_t r = 0; r < ranks; r++) {
-        wire_status h;
-        memcpy(&h, x->recv + x->recv_offset[r], sizeof h);
-        if (h.position < first.position)
-            first = h;
+    /* With more than one rank the first round always goes (the step
+     * outcomes); a later one only when values cross. */
+    const bool over_ranks = ranks > 1 && (crossing || steps);
+    if (over_ranks) {
+        memcpy(x->send, &mine, sizeof mine);
+        for (size_t r = 0, off = 0; r < ranks; r++) {
+            x->recv_offset[r] = off;
+            x->cursor[r] = off + sizeof(wire_status);
+            off += x->recv_bytes[r];
+        }
+        int64_t t0 = master_distribute_now_ns();
+        rtcosim_status st = tr->allgatherv(tr->context, x->send, x->recv_bytes[me], x->recv,
+                                           x->recv_bytes, x->recv_offset, err);
+        count_call(x, t0);
+        if (st != RTCOSIM_OK) {
+            x->d->failure_shared = false;
+            return st;
+        }
+        /* The same merge on every rank: every rank stops on the same
+         * component, as the single-process master does. */
+        first = none;
+        for (size_t r = 0; r < ranks; r++) {
+            wire_status h;
+            memcpy(&h, x->recv + x->recv_offset[r], sizeof h);
+            merge(&first, &h);
+        }
     }
+    x->d->failure_shared = over_ranks || ranks == 1;
+    char text[RTCOSIM_ERROR_MESSAGE_MAX];
+    if (first.step_error != INT64_MAX) {
+        const xcomp *xc = &x->comps[m->active[first.step_error]];
+        rtcosim_status st = failure_text(x, xc->owner, over_ranks, x->step_text, text, err);
+        return st != RTCOSIM_OK ? st : failure(xc, (rtcosim_status)first.step_status, text, err);
+    }
+    if (first.discards) {
+        /* the outputs as one process leaves them: not read in this tick */
+        const unsigned char *q = x->backup;
+        for (size_t i = 0; reads && ranks > 1 && q < saved && i < n; i++)
+            if (x->comps[list[i]].owner == me)
+                q = unpack(&m->comps[list[i]], q);
+        master_step_ended(m, &m->comps[m->active[first.discard]], true);
+        m->steps -= (uint64_t)(first.discards - 1); /* step_outcome counts each */
+        return RTCOSIM_OK;
+    }
+    if (first.terminate != INT64_MAX)
+        master_step_ended(m, &m->comps[m->active[first.terminate]], false);
     if (first.position != INT64_MAX) {
         const xcomp *xc = &x->comps[list[first.position]];
-        char text[RTCOSIM_ERROR_MESSAGE_MAX] = "";
-        if (xc->owner == me)
-            memcpy(text, own.message, sizeof text);
-        if (first.status != RTCOSIM_OK) {
-            t0 = master_distribute_now_ns();
-            st = tr->broadcast(tr->context, text, sizeof text, xc->owner, err);
-            count_call(x, t0);
-            if (st != RTCOSIM_OK) {
-                x->d->failure_shared = false;
-                return st;
-            }
-        }
-        text[sizeof text - 1] = 0;
-        x->d->failure_shared = true;
-        return failure(xc, (rtcosim_status)first.status, first.unusual, text, err);
+        rtcosim_status st = failure_text(x, xc->owner, over_ranks, own.message, text, err);
+        return st != RTCOSIM_OK ? st : failure(xc, (rtcosim_status)first.status, text, err);
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; over_ranks && i < n; i++) {
         const xcomp *xc = &x->comps[list[i]];
         if (!xc->crosses)
             continue;
@@ -343,7 +447,6 @@ static rtcosim_status jacobi_round(rtcosim_master *m, const size_t *list, size_t
             unpack(&m->comps[list[i]], x->recv + x->cursor[xc->owner]);
         x->cursor[xc->owner] += xc->bytes;
     }
-publish:
     for (size_t i = 0; i < n; i++)
         if (x->comps[list[i]].owner != me)
             master_publish_samples(m, list[i], t);
@@ -353,12 +456,34 @@ publish:
 rtcosim_status master_exchange_publish(rtcosim_master *m, const size_t *list, size_t n,
                                        rtcosim_time_ns t, rtcosim_error *err)
 {
+    const wire_status steps = step_outcomes(m);
     for (size_t from = 0, end; from < n; from = end) {
         end = round_end(m, list, from, n, t);
-        rtcosim_status st = jacobi_round(m, list + from, end - from, t, err);
-        if (st != RTCOSIM_OK)
+        rtcosim_status st =
+            jacobi_round(m, list + from, end - from, t, from == 0 ? &steps : NULL, err);
+        if (st != RTCOSIM_OK || m->discarded)
             return st;
     }
+    return RTCOSIM_OK;
+}
+
+/* Gauss-Seidel: comp's outcome, applied on every rank as step_outcome does. */
+static rtcosim_status gs_outcome(rtcosim_master *m, size_t comp, rtcosim_time_ns t,
+                                 const wire_status *h, const char *text, rtcosim_error *err)
+{
+    master_exchange *x = m->xchg;
+    const xcomp *xc = &x->comps[comp];
+    /* every other rank hears of it (with more than one rank): all stop together */
+    x->d->failure_shared = xc->reader_count + 1 == (size_t)x->t->size;
+    if (h->status != RTCOSIM_OK)
+        return failure(xc, (rtcosim_status)h->status, text, err);
+    if (h->discards) {
+        master_step_ended(m, &m->comps[comp], true);
+        return RTCOSIM_OK;
+    }
+    if (h->terminate != INT64_MAX)
+        master_step_ended(m, &m->comps[comp], false);
+    master_publish_samples(m, comp, t);
     return RTCOSIM_OK;
 }
 
@@ -369,14 +494,21 @@ rtcosim_status master_exchange_publish_one(rtcosim_master *m, size_t comp, rtcos
     const rtcosim_transport *tr = x->t;
     xcomp *xc = &x->comps[comp];
     master_component *mc = &m->comps[comp];
-    const size_t head = sizeof(wire_status), size = head + xc->bytes;
+    const size_t head = sizeof(wire_status);
     rtcosim_status st;
-    /* every other rank reads it: all stop on its failure together */
-    const bool everyone = xc->reader_count + 1 == (size_t)tr->size;
+    wire_status h = none;
     if (xc->owner == tr->rank) {
         rtcosim_error own = {0};
-        bool unusual = false;
-        rtcosim_status status = own_read(m, comp, t, &own, &unusual);
+        const int ended = xc->r->ended;
+        xc->r->ended = REMOTE_RUNS;
+        if (ended == REMOTE_DISCARD) { /* one process does not read it */
+            h.discard = 0;
+            h.discards = 1;
+        } else {
+            h.status = own_read(m, comp, t, &own);
+            if (h.status == RTCOSIM_OK && ended == REMOTE_TERMINATE)
+                h.terminate = 0;
+        }
         if (xc->reader_count) {
             int64_t t0 = master_distribute_now_ns();
             /* the previous step's sends of this component: long done */
@@ -385,15 +517,15 @@ rtcosim_status master_exchange_publish_one(rtcosim_master *m, size_t comp, rtcos
                 return st;
             }
             xc->in_flight = 0;
-            wire_status h = {status, unusual, 0};
             memcpy(xc->msg, &h, head);
             pack(mc, xc->msg + head);
             memcpy(xc->text, own.message, sizeof xc->text);
             unsigned char *req = xc->requests;
             for (size_t i = 0; i < xc->reader_count; i++) {
+                size_t size = head + (xc->values_to[i] ? xc->bytes : 0);
                 st = tr->isend(tr->context, xc->msg, size, xc->readers[i], TAG_VALUES,
                                req + xc->in_flight++ * tr->request_bytes, err);
-                if (st == RTCOSIM_OK && status != RTCOSIM_OK)
+                if (st == RTCOSIM_OK && h.status != RTCOSIM_OK)
                     st = tr->isend(tr->context, xc->text, sizeof xc->text, xc->readers[i],
                                    TAG_TEXT, req + xc->in_flight++ * tr->request_bytes, err);
                 if (st != RTCOSIM_OK) {
@@ -404,34 +536,29 @@ rtcosim_status master_exchange_publish_one(rtcosim_master *m, size_t comp, rtcos
             x->d->calls += xc->reader_count;
             x->d->call_ns += master_distribute_now_ns() - t0;
         }
-        if (status != RTCOSIM_OK || unusual) {
-            x->d->failure_shared = everyone;
-            return failure(xc, status, unusual, own.message, err);
-        }
-    } else if (xc->read_here) {
-        int64_t t0 = master_distribute_now_ns();
-        st = tr->recv(tr->context, xc->msg, size, xc->owner, TAG_VALUES, err);
-        count_call(x, t0);
-        if (st != RTCOSIM_OK) {
+        return gs_outcome(m, comp, t, &h, own.message, err);
+    }
+    if (!xc->status_here)
+        return gs_outcome(m, comp, t, &h, "", err);
+    int64_t t0 = master_distribute_now_ns();
+    st = tr->recv(tr->context, xc->msg, head + (xc->read_here ? xc->bytes : 0), xc->owner,
+                  TAG_VALUES, err);
+    count_call(x, t0);
+    if (st != RTCOSIM_OK) {
+        x->d->failure_shared = false;
+        return st;
+    }
+    memcpy(&h, xc->msg, head);
+    char text[RTCOSIM_ERROR_MESSAGE_MAX] = "";
+    if (h.status != RTCOSIM_OK) {
+        if ((st = tr->recv(tr->context, text, sizeof text, xc->owner, TAG_TEXT, err)) !=
+            RTCOSIM_OK) {
             x->d->failure_shared = false;
             return st;
         }
-        wire_status h;
-        memcpy(&h, xc->msg, head);
-        if (h.status != RTCOSIM_OK || h.unusual) {
-            char text[RTCOSIM_ERROR_MESSAGE_MAX] = "";
-            if (h.status != RTCOSIM_OK &&
-                (st = tr->recv(tr->context, text, sizeof text, xc->owner, TAG_TEXT, err)) !=
-                    RTCOSIM_OK) {
-                x->d->failure_shared = false;
-                return st;
-            }
-            text[sizeof text - 1] = 0;
-            x->d->failure_shared = everyone;
-            return failure(xc, (rtcosim_status)h.status, h.unusual, text, err);
-        }
+        text[sizeof text - 1] = 0;
+    } else if (xc->read_here && !h.discards) {
         unpack(mc, xc->msg + head);
     }
-    master_publish_samples(m, comp, t);
-    return RTCOSIM_OK;
+    return gs_outcome(m, comp, t, &h, text, err);
 }

@@ -38,10 +38,15 @@ typedef struct remote {
     /* the owner's status of steps and writes not yet told to the others */
     rtcosim_status pending;
     rtcosim_error pending_err;
-    bool unusual_step; /* early return, event or termination request */
+    /* The owner's last step asked to end the run (FMI 2.0 fmi2Terminated,
+     * FMI 3.0 terminateSimulation): told to every rank with the next
+     * exchange, which applies it as the single-process master does. */
+    int ended;
     unsigned char *buf;
     size_t cap;
 } remote;
+
+enum { REMOTE_RUNS = 0, REMOTE_TERMINATE = 1, REMOTE_DISCARD = 2 };
 
 /* The proxy behind c, NULL when c is no proxy. */
 remote *master_remote_of(const rtcosim_component *c);

@@ -251,6 +251,9 @@ rtcosim_status master_publish_prepare(rtcosim_master *m, size_t comp, rtcosim_ti
 void master_publish_samples(rtcosim_master *m, size_t comp, rtcosim_time_ns t);
 rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
 void master_step_component(master_component *mc);
+/* A component's step asked to end the run (discarded: at the start of the
+ * tick): step_outcome's rule, also applied by the distributed exchange. */
+void master_step_ended(rtcosim_master *m, const master_component *mc, bool discarded);
 
 /* balance.c: steps the components list[0..n) (their inputs set, no data
  * between them within the step): sequentially, or across the pool's threads

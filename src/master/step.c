@@ -301,14 +301,24 @@ void master_step_component(master_component *mc)
                                                 &mc->step_error);
 }
 
+void master_step_ended(rtcosim_master *m, const master_component *mc, bool discarded)
+{
+    if (discarded) {
+        m->terminate_requested = m->discarded = true;
+        m->terminated_by = mc;
+        m->steps--; /* the tick did not complete */
+    } else if (!m->terminate_requested) {
+        m->terminate_requested = true;
+        m->terminated_by = mc;
+    }
+}
+
 static rtcosim_status step_outcome(rtcosim_master *m, master_component *mc, rtcosim_error *err)
 {
     /* FMI 2.0 section 4.2.3 / FMI 3.0 section 4.2.1: a discarded step with a
      * terminate request is the component's normal end, not a failure. */
     if (mc->step_status == RTCOSIM_EDISCARD && mc->step_result.terminate_requested) {
-        m->terminate_requested = m->discarded = true;
-        m->terminated_by = mc;
-        m->steps--; /* the tick did not complete */
+        master_step_ended(m, mc, true);
         return RTCOSIM_OK;
     }
     if (mc->step_status != RTCOSIM_OK) {
@@ -316,10 +326,8 @@ static rtcosim_status step_outcome(rtcosim_master *m, master_component *mc, rtco
             *err = mc->step_error;
         return mc->step_status;
     }
-    if (mc->step_result.terminate_requested && !m->terminate_requested) {
-        m->terminate_requested = true;
-        m->terminated_by = mc;
-    }
+    if (mc->step_result.terminate_requested)
+        master_step_ended(m, mc, false);
     return RTCOSIM_OK;
 }
 
@@ -441,6 +449,8 @@ static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
             return RTCOSIM_OK;
         if ((st = publish_all(m, active, n, next, err)) != RTCOSIM_OK)
             return st;
+        if (m->discarded) /* over ranks: learnt with the exchange */
+            return RTCOSIM_OK;
     } else {
         for (size_t a = 0, end; a < n; a = end) {
             end = level_end(m, active, a, n);
@@ -460,6 +470,8 @@ static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
                     return RTCOSIM_OK;
                 if ((st = master_publish_at(m, active[b], next, err)) != RTCOSIM_OK)
                     return st;
+                if (m->discarded) /* over ranks: learnt with the exchange */
+                    return RTCOSIM_OK;
             }
         }
     }
@@ -501,6 +513,8 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
                     return RTCOSIM_OK;
                 if ((st = master_publish_at(m, active[b], mc->next_time, err)) != RTCOSIM_OK)
                     return st;
+                if (m->discarded) /* over ranks: learnt with the exchange */
+                    return RTCOSIM_OK;
             }
         }
     }
@@ -517,6 +531,8 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
                 list[n++] = m->order_list[i];
         if ((st = publish_all(m, list, n, next, err)) != RTCOSIM_OK)
             return st;
+        if (m->discarded) /* over ranks: learnt with the exchange */
+            return RTCOSIM_OK;
     }
     m->time = next;
     double norm;

@@ -6,14 +6,15 @@
 # (five components, steps of 1, 10 and 10 ms) in both orders on 1-3 ranks.
 # The values of a macro step cross in one exchange: 8 more macro steps make
 # exactly 8 more exchanges (two components without feedthrough, one per
-# rank; Jacobi one allgather per step, Gauss-Seidel one message from the rank
-# of the component rank 0 reads), and 2 more when that component steps 4
-# macro steps at once (multi-rate: values cross only at its communication
-# points). A component failing (the project's Faulty FMU, Error at t = 1 s),
+# rank; Jacobi one allgather per step, Gauss-Seidel one message per component
+# to the other rank: values to rank 0, the status alone to rank 1), and with
+# one component stepping 4 macro steps at once Jacobi still 8 (its values
+# cross only at its points, the status word every step), Gauss-Seidel 10. A component failing (the project's Faulty FMU, Error at t = 1 s),
 # on rank 1 or on rank 0 where no other rank reads it, in either order, stops
 # the run naming the component and its rank, and the rows so far equal those
 # of the failing single-process run; so does a rank dying (the FMU segfaults
-# on rank 1).
+# on rank 1). --output-interval, --parameter-set and --start-value give the
+# single-process CSV too, and a String connection is refused alike.
 # usage: distribute_identical.sh MPIEXEC RTCOSIM SOURCE_DIR FMU_DIR
 set -u
 mpiexec=$1
@@ -54,6 +55,23 @@ for order in jacobi gauss-seidel; do
     cmp "$dir/one.csv" "$dir/n3.csv" || { echo "adaptive np 3 $order: CSV differs"; exit 1; }
     echo "step control $order np 3: identical"
 done
+# What the command line gives reaches the components on every rank, and the
+# output interval is rank 0's alone: each option changes the single-process
+# CSV (so it took effect) and the distributed one equals it.
+"$rtcosim" run "$ssd" --stop-time 1 --output-file "$dir/plain.csv" >/dev/null || exit 1
+for opts in "--output-interval 0.01" "--parameter-set $src/examples/oscillator/case2.ssv" \
+            "--start-value mass2.k 7 --start-value mass1.m 2"; do
+    for order in jacobi gauss-seidel; do
+        "$rtcosim" run "$ssd" --stop-time 1 --order $order $opts --output-file "$dir/one.csv" \
+            >/dev/null || { echo "single $opts failed"; exit 1; }
+        cmp -s "$dir/plain.csv" "$dir/one.csv" && { echo "$opts changes nothing"; exit 1; }
+        mpi 3 "$rtcosim" run "$ssd" --stop-time 1 --order $order $opts --distribute \
+            --output-file "$dir/n3.csv" > "$dir/out" 2>&1 || {
+            cat "$dir/out"; echo "$opts np 3 $order failed"; exit 1; }
+        cmp "$dir/one.csv" "$dir/n3.csv" || { echo "$opts np 3 $order: CSV differs"; exit 1; }
+    done
+    echo "$opts, both orders, np 3: identical"
+done
 vehicle=$src/examples/vehicle/vehicle.ssd
 for order in jacobi gauss-seidel; do
     "$rtcosim" run "$vehicle" --stop-time 2 --order $order --output-file "$dir/one.csv" \
@@ -89,7 +107,8 @@ EOS
     { echo "the faulty system did not fail"; exit 1; }
 # Exchanges per macro step: the summary's count for 16 steps minus that for 8.
 # Multi-rate: with f stepping 4 macro steps at once, values leave a rank
-# only at its communication points, every 4th step.
+# only at its communication points, every 4th step; the status of every step
+# reaches every rank each step (a request to terminate ends the run on all).
 sed 's|<rc:Master stepSize="0.25"/>|<rc:Master stepSize="0.25"><rc:Component name="f" stepMultiple="4"/></rc:Master>|' \
     "$dir/faulty.ssd" > "$dir/slow.ssd"
 exchanges() {
@@ -98,7 +117,12 @@ exchanges() {
     sed -n 's/.*; \([0-9]*\) exchanges .*/\1/p' "$dir/out"
 }
 for order in jacobi gauss-seidel; do
-    for system in faulty:8 slow:2; do
+    # Jacobi: one allgather per step (with f slow, only the status word
+    # crosses between its points); Gauss-Seidel: each component's rank tells
+    # the other rank its status, with the values rank 0 reads (f only at its
+    # communication points when slow).
+    [ $order = jacobi ] && counts="faulty:8 slow:8" || counts="faulty:16 slow:10"
+    for system in $counts; do
         e8=$(exchanges ${system%:*} $order 2) && e16=$(exchanges ${system%:*} $order 4) ||
             { echo "$order count failed"; exit 1; }
         [ -n "$e8" ] && [ $((e16 - e8)) -eq ${system#*:} ] || {
@@ -132,4 +156,35 @@ grep -q "on rank 1: component 'f' in .*crashed (SIGSEGV)" "$dir/out" || {
     cat "$dir/out"; echo "the death does not name component f and rank 1"; exit 1; }
 cmp "$dir/f1.csv" "$dir/f2.csv" || { echo "rank died: rows kept differ from one process"; exit 1; }
 echo "rank 1 died: named, $(wc -l < "$dir/f2.csv") lines kept as in one process"
+# String connections: the master connects numeric variables only, in one
+# process and over ranks alike; the distributed run refuses the system with
+# the single-process line naming the connection (the project's Feedthrough
+# FMU has a String output and input).
+cat > "$dir/string.ssd" <<EOS
+<?xml version="1.0"?>
+<ssd:SystemStructureDescription version="1.0" name="t"
+ xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+ xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon">
+ <ssd:System name="s">
+  <ssd:Elements>
+   <ssd:Component name="a" source="$fmus/Feedthrough-fmi3.fmu"><ssd:Connectors>
+    <ssd:Connector name="String_output" kind="output"><ssc:String/></ssd:Connector>
+   </ssd:Connectors></ssd:Component>
+   <ssd:Component name="b" source="$fmus/Feedthrough-fmi3.fmu"><ssd:Connectors>
+    <ssd:Connector name="String_input" kind="input"><ssc:String/></ssd:Connector>
+   </ssd:Connectors></ssd:Component>
+  </ssd:Elements>
+  <ssd:Connections>
+   <ssd:Connection startElement="a" startConnector="String_output" endElement="b" endConnector="String_input"/>
+  </ssd:Connections>
+ </ssd:System>
+</ssd:SystemStructureDescription>
+EOS
+line="connection a.String_output -> b.String_input: String variables cannot be connected"
+"$rtcosim" run "$dir/string.ssd" --stop-time 1 > "$dir/out" 2>&1 && { echo "string system ran"; exit 1; }
+grep -q "$line" "$dir/out" || { cat "$dir/out"; echo "single: no string refusal"; exit 1; }
+mpi 2 "$rtcosim" run "$dir/string.ssd" --stop-time 1 --distribute > "$dir/out" 2>&1 &&
+    { echo "distributed string system ran"; exit 1; }
+grep -q "$line" "$dir/out" || { cat "$dir/out"; echo "np 2: no string refusal"; exit 1; }
+echo "string connection refused alike on 1 and 2 ranks"
 echo "distributed master identical"
