@@ -77,6 +77,11 @@ static void usage(FILE *out)
             "                          driven in NRT lock step; repeatable. With --real-time C\n"
             "                          must be --non-realtime: the remote slave is the partner,\n"
             "                          stepped on the partner thread, never waited for\n"
+            "  --dcp-mode srt|nrt      real-time runs: how the remote partner runs (default srt:\n"
+            "                          DCP soft real time, the slave steps on its own clock and\n"
+            "                          streams its outputs; nrt: lock step per partner step;\n"
+            "                          a slave that refuses SRT falls back to nrt with an info\n"
+            "                          line; --virtual-clock runs use nrt)\n"
             "  --isolate [C[,C..]]     run every FMU component (or those named; a list follows\n"
             "                          the system, or --isolate=C,..) in a child process\n"
             "                          (rtcosim host-fmu): a crash, abort or exit there is an\n"
@@ -189,6 +194,7 @@ typedef struct run_args {
     bool allow_outside;  /* a .ssp may reference files outside the package */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
+    const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
     bool threads_auto; /* --threads auto */
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
     rtcosim_rt_options rt;
@@ -280,6 +286,10 @@ static int parse_args(int argc, char **argv, run_args *a)
             rtcosim_error err;
             if (rtcosim_dcp_bindings_add(&a->dcp, val, &err) != RTCOSIM_OK)
                 rc = cli_fail("%s", err.message);
+        } else if (strcmp(opt, "--dcp-mode") == 0) {
+            if (strcmp(val, "srt") != 0 && strcmp(val, "nrt") != 0)
+                rc = cli_fail("--dcp-mode: wants srt or nrt, got '%s'", val);
+            a->dcp_mode = val;
         } else if (strcmp(opt, "--step-size") == 0) {
             rc = parse_time_option(opt, val, &o->step_size_ns);
             o->has_step_size = true;
@@ -416,6 +426,11 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
+    if (a->dcp_mode && (!a->real_time || !a->dcp))
+        return cli_fail("run: --dcp-mode needs --real-time and --dcp");
+    if (a->dcp_mode && strcmp(a->dcp_mode, "srt") == 0 && a->virtual_clock)
+        return cli_fail("run: --dcp-mode srt steps the slave on its wall clock: not with "
+                        "--virtual-clock");
     if (a->speculate.given && !a->speculate.enabled)
         return cli_fail("run: --threshold, --horizon, --speculate-stats and --reference need "
                         "--speculate");
@@ -499,6 +514,9 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         so.partner_wrap = rtcosim_dcp_bindings_wrap;
         so.partner_wrap_context = a->dcp;
         rtcosim_dcp_bindings_hold_lost_outputs(a->dcp, true);
+        bool srt = !a->virtual_clock && (!a->dcp_mode || strcmp(a->dcp_mode, "srt") == 0);
+        rtcosim_dcp_bindings_soft_real_time(a->dcp, srt);
+        so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
     }
     so.build.observe = a->observe;
     so.build.observe_count = a->observe_count;

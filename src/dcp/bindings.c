@@ -20,7 +20,25 @@ struct rtcosim_dcp_bindings {
     binding *items;
     size_t count;
     bool hold_lost_outputs;
+    bool soft_real_time;
+    rtcosim_time_ns srt_step_ns, srt_wait_ns;
 };
+
+void rtcosim_dcp_bindings_soft_real_time(rtcosim_dcp_bindings *b, bool srt)
+{
+    if (b)
+        b->soft_real_time = srt;
+}
+
+void rtcosim_dcp_bindings_partner_prepare(void *context, rtcosim_time_ns macro_step,
+                                          rtcosim_time_ns partner_timeout)
+{
+    rtcosim_dcp_bindings *b = context;
+    if (!b)
+        return;
+    b->srt_step_ns = macro_step;
+    b->srt_wait_ns = partner_timeout; /* 0: the remote's default */
+}
 
 void rtcosim_dcp_bindings_hold_lost_outputs(rtcosim_dcp_bindings *b, bool hold)
 {
@@ -75,7 +93,10 @@ rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
             continue;
         rtcosim_dcp_remote_config cfg = {.host = b->items[i].host, .port = b->items[i].port,
                                          .transport = b->items[i].transport,
-                                         .hold_lost_outputs = b->hold_lost_outputs};
+                                         .hold_lost_outputs = b->hold_lost_outputs,
+                                         .soft_real_time = b->soft_real_time,
+                                         .srt_step_ns = b->srt_step_ns,
+                                         .srt_wait_ns = b->srt_wait_ns};
         rtcosim_status st = rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(component),
                                                       out, err);
         rtcosim_component_free(component);

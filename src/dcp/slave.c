@@ -261,7 +261,8 @@ static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dc
         code = RTCOSIM_DCP_ERR_INVALID_STATE_ID;
     else if (p->major_version != 1)
         code = RTCOSIM_DCP_ERR_INVALID_MAJOR_VERSION;
-    else if (p->op_mode != RTCOSIM_DCP_OP_NRT && p->op_mode != RTCOSIM_DCP_OP_SRT)
+    else if (p->op_mode != RTCOSIM_DCP_OP_NRT &&
+             (p->op_mode != RTCOSIM_DCP_OP_SRT || s->cfg.nrt_only))
         code = RTCOSIM_DCP_ERR_INVALID_OP_MODE;
     if (code) {
         nack_to(s, from, p->seq_id, code);
@@ -554,5 +555,5 @@ rtcosim_status rtcosim_dcp_slave_write_dcpx(const rtcosim_dcp_slave *s, const ch
 {
     return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name,
                               s->cfg.host, s->link.udp_port, s->cfg.tcp_host, s->link.tcp_port,
-                              s->cfg.heartbeat_timeout_ns, path, err);
+                              s->cfg.heartbeat_timeout_ns, !s->cfg.nrt_only, path, err);
 }
