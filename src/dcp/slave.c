@@ -211,7 +211,11 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         if (s->mode != RTCOSIM_DCP_OP_NRT) {
             if (s->state != RTCOSIM_DCP_RUNNING)
                 s->rt_step_count = 0;
-            s->next_rt_step = srt_start(p->start_time);
+            /* Simulated time follows the wall clock from the start: the
+             * step to h is taken (and its outputs sent) when start + h is
+             * reached, never ahead of real time, so that inputs the master
+             * sent for time 0 are there for it. */
+            s->next_rt_step = srt_start(p->start_time) + (rtcosim_time_ns)s->rt_steps * s->tick_ns;
         }
         return;
     case RTCOSIM_DCP_STC_DO_STEP:
