@@ -426,8 +426,8 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
-    if (a->dcp_mode && (!a->real_time || !a->dcp))
-        return cli_fail("run: --dcp-mode needs --real-time and --dcp");
+    if (a->dcp_mode && !a->real_time)
+        return cli_fail("run: --dcp-mode needs --real-time");
     if (a->dcp_mode && strcmp(a->dcp_mode, "srt") == 0 && a->virtual_clock)
         return cli_fail("run: --dcp-mode srt steps the slave on its wall clock: not with "
                         "--virtual-clock");
@@ -510,14 +510,6 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         so.build.wrap = run_isolation_wrap;
         so.build.wrap_context = iso;
     }
-    if (a->dcp) { /* the non-real-time part's components bound to remote slaves */
-        so.partner_wrap = rtcosim_dcp_bindings_wrap;
-        so.partner_wrap_context = a->dcp;
-        rtcosim_dcp_bindings_hold_lost_outputs(a->dcp, true);
-        bool srt = !a->virtual_clock && (!a->dcp_mode || strcmp(a->dcp_mode, "srt") == 0);
-        rtcosim_dcp_bindings_soft_real_time(a->dcp, srt);
-        so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
-    }
     so.build.observe = a->observe;
     so.build.observe_count = a->observe_count;
     so.start_names = (const char *const *)a->start_names;
@@ -548,7 +540,22 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     atomic_store(&rt_progress, start);
     so.rt.progress = &rt_progress;
     rtcosim_system_rt *srt = NULL;
+    rtcosim_dcp_bindings *own_dcp = NULL;
     int rc = 0;
+    /* The non-real-time part's components bound to remote slaves (--dcp) or
+     * from a .dcpx: empty bindings still make the latter SRT partners. */
+    rtcosim_dcp_bindings *dcp = a->dcp;
+    if (!dcp && rtcosim_dcp_bindings_create(&own_dcp, &err) != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
+    dcp = dcp ? dcp : own_dcp;
+    so.partner_wrap = rtcosim_dcp_bindings_wrap;
+    so.partner_wrap_context = dcp;
+    rtcosim_dcp_bindings_hold_lost_outputs(dcp, true);
+    rtcosim_dcp_bindings_soft_real_time(dcp, !a->virtual_clock &&
+                                                 (!a->dcp_mode || strcmp(a->dcp_mode, "srt") == 0));
+    so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
     double wall_start = wall_seconds();
     if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK) {
         rc = cli_fail_error(&err);
@@ -568,6 +575,16 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
            *rtcosim_system_rt_part_names(srt, true) ? rtcosim_system_rt_part_names(srt, true)
                                                     : "none",
            rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
+    for (size_t i = 0; i < rtcosim_dcp_bindings_count(a->dcp); i++) {
+        /* The mode the slave was registered in (a slave that refuses SRT runs NRT). */
+        const char *name = rtcosim_dcp_bindings_component(a->dcp, i);
+        const rtcosim_component *c = rtcosim_master_component(rtcosim_system_rt_part(srt, true), name);
+        if (c && strcmp(rtcosim_component_kind(c), "dcp") == 0)
+            printf("dcp: %s runs %s\n", name,
+                   rtcosim_dcp_remote_op_mode(c) == RTCOSIM_DCP_OP_SRT
+                       ? "in soft real time (SRT: on the slave's clock, outputs streamed)"
+                       : "in NRT lock step (one exchange per partner step)");
+    }
     fflush(stdout);
     cli_progress_watch progress = {0};
     cli_progress_watch_start(&progress, a->quiet, start, stop, read_rt_progress, &rt_progress);
@@ -632,6 +649,7 @@ done:
     rtcosim_system_rt_free(srt);
     rtcosim_clock_free(pacing);
     rtcosim_clock_free(partner);
+    rtcosim_dcp_bindings_free(own_dcp);
     return rc;
 }
 

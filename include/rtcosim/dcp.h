@@ -343,10 +343,14 @@ rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component 
  * replaced by a "dcp" component with its description (the same model served
  * by the slave) and freed. */
 typedef struct rtcosim_dcp_bindings rtcosim_dcp_bindings;
+/* An empty list (for the wrap of components from a .dcpx in real-time runs). */
+rtcosim_status rtcosim_dcp_bindings_create(rtcosim_dcp_bindings **bindings, rtcosim_error *err);
 /* *bindings NULL creates the list. A malformed spec fails naming it. */
 rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const char *spec,
                                         rtcosim_error *err);
-/* The wrap callback; context is the bindings. */
+/* The wrap callback; context is the bindings. With soft_real_time set, a
+ * component from a .dcpx (kind "dcp") that no binding names becomes a soft
+ * real-time partner too; a rebound one keeps its DCPX's SRT capability. */
 rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
                                          rtcosim_component *component, rtcosim_component **out,
                                          rtcosim_error *err);
@@ -364,6 +368,9 @@ void rtcosim_dcp_bindings_soft_real_time(rtcosim_dcp_bindings *bindings, bool sr
  * long a step waits for the slave's outputs. */
 void rtcosim_dcp_bindings_partner_prepare(void *context, rtcosim_time_ns macro_step,
                                           rtcosim_time_ns partner_timeout);
+/* The bound components' names, in the order given. */
+size_t rtcosim_dcp_bindings_count(const rtcosim_dcp_bindings *bindings);
+const char *rtcosim_dcp_bindings_component(const rtcosim_dcp_bindings *bindings, size_t index);
 /* The first bound component no build has replaced yet; NULL when all were. */
 const char *rtcosim_dcp_bindings_unused(const rtcosim_dcp_bindings *bindings);
 void rtcosim_dcp_bindings_free(rtcosim_dcp_bindings *bindings);

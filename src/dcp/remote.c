@@ -648,6 +648,22 @@ static void op_destroy(void *self)
     free(r);
 }
 
+rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_time_ns wait_ns,
+                                   rtcosim_error *err)
+{
+    if (step_ns <= 0 || step_ns / tick_ns > UINT32_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "DCP: soft real-time step of %" PRId64 " ns is not 1 ns .. 4.29 s "
+                                 "(CFG_steps is 32 bits of 1 ns)", step_ns);
+    if (!r->srt_ring && !(r->srt_ring = calloc(DCP_SRT_RING, r->out_payload + 1)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+    r->cfg.soft_real_time = true;
+    r->cfg.srt_step_ns = step_ns;
+    if (wait_ns > 0)
+        r->cfg.srt_wait_ns = wait_ns;
+    return RTCOSIM_OK;
+}
+
 static const rtcosim_component_ops remote_ops = {
     .kind = "dcp",
     .instantiate = op_instantiate,
@@ -707,14 +723,6 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     if (r->cfg.srt_wait_ns <= 0)
         r->cfg.srt_wait_ns = r->cfg.retry_ns * r->cfg.attempts;
     r->op_mode = RTCOSIM_DCP_OP_NRT;
-    if (r->cfg.soft_real_time &&
-        (r->cfg.srt_step_ns <= 0 || r->cfg.srt_step_ns / tick_ns > UINT32_MAX)) {
-        rtcosim_time_ns h = r->cfg.srt_step_ns;
-        op_destroy(r);
-        return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "DCP: soft real-time step of %" PRId64 " ns is not 1 ns .. 4.29 s "
-                                 "(CFG_steps is 32 bits of 1 ns)", h);
-    }
     size_t n = desc->variable_count;
     r->vars = calloc(n ? n : 1, sizeof *r->vars);
     r->values = calloc(n ? n : 1, sizeof *r->values);
@@ -756,9 +764,12 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
             r->tun_idx[r->n_tun++] = idx;
         }
     }
-    if (r->cfg.soft_real_time && !(r->srt_ring = calloc(DCP_SRT_RING, r->out_payload + 1))) {
-        op_destroy(r);
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+    if (r->cfg.soft_real_time) {
+        rtcosim_status st = dcp_remote_make_srt(r, r->cfg.srt_step_ns, r->cfg.srt_wait_ns, err);
+        if (st != RTCOSIM_OK) {
+            op_destroy(r);
+            return st;
+        }
     }
     rtcosim_component_desc d = *desc;
     snprintf(r->model_name, sizeof r->model_name, "%s", desc->model_name ? desc->model_name : "dcp");

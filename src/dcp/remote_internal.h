@@ -73,6 +73,11 @@ rtcosim_status dcp_remote_send_inputs(remote *r);
 /* Decode an output payload into the output variables' values. */
 void dcp_remote_decode_outputs(remote *r, const uint8_t *payload);
 
+/* Make a not yet instantiated remote a soft real-time partner (the
+ * bindings' wrap for a component whose source is a .dcpx). */
+rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_time_ns wait_ns,
+                                   rtcosim_error *err);
+
 /* remote_srt.c */
 /* Keep an output PDU of the running slave in the ring, by its step. */
 void dcp_remote_srt_take(remote *r, const rtcosim_dcp_pdu *p, uint16_t ahead);

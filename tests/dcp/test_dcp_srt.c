@@ -167,6 +167,54 @@ static void test_slave_without_srt_is_driven_in_nrt_lock_step(void **state)
     stop_slave(&s);
 }
 
+/* A component whose source is a .dcpx, through the real-time run's partner
+ * wrap (empty bindings in SRT): SRT when its DCPX offers SoftRealTime, NRT
+ * lock step with the info line when it does not; results as in process. */
+static void test_dcpx_component_follows_its_capability_flags(void **state)
+{
+    (void)state;
+    double local_x[STEPS], remote_x[STEPS];
+    int32_t local_n[STEPS], remote_n[STEPS];
+    local_run(local_x, local_n);
+    char dir[] = "/tmp/rtcosim-dcpsrt-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/slave.dcpx", dir);
+    rtcosim_log_set_handler(capture, NULL);
+    for (int nrt_only = 0; nrt_only < 2; nrt_only++) {
+        rtcosim_dcp_slave_config cfg = {.host = "127.0.0.1", .factory = factory,
+                                        .nrt_only = nrt_only};
+        served s;
+        start_slave_config(&s, &cfg);
+        rtcosim_error err = {0};
+        assert_int_equal(rtcosim_dcp_slave_write_dcpx(s.slave, path, &err), RTCOSIM_OK);
+        rtcosim_component *c = NULL, *wrapped = NULL;
+        assert_int_equal(rtcosim_dcp_remote_from_dcpx(path, &c, &err), RTCOSIM_OK);
+        rtcosim_dcp_bindings *b = NULL;
+        assert_int_equal(rtcosim_dcp_bindings_create(&b, &err), RTCOSIM_OK);
+        rtcosim_dcp_bindings_soft_real_time(b, true);
+        rtcosim_dcp_bindings_partner_prepare(b, H, 0);
+        assert_int_equal(rtcosim_dcp_bindings_wrap(b, "decay", c, &wrapped, &err), RTCOSIM_OK);
+        logged[0] = 0;
+        if (drive(wrapped, remote_x, remote_n, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(rtcosim_dcp_remote_op_mode(wrapped),
+                         nrt_only ? RTCOSIM_DCP_OP_NRT : RTCOSIM_DCP_OP_SRT);
+        if (nrt_only)
+            assert_non_null(strstr(logged, "DCPX offers no SoftRealTime"));
+        else
+            assert_int_equal(logged[0], 0);
+        assert_memory_equal(remote_x, local_x, sizeof local_x);
+        assert_memory_equal(remote_n, local_n, sizeof local_n);
+        rtcosim_component_free(wrapped);
+        rtcosim_dcp_bindings_free(b);
+        stop_slave(&s);
+        unlink(path);
+    }
+    rtcosim_log_set_handler(NULL, NULL);
+    rmdir(dir);
+}
+
 /* --- The real-time partner over SRT (oscillator, mass1 remote, H = 1 ms) --- */
 
 #define SSD RTCOSIM_SOURCE_DIR "/examples/oscillator/oscillator.ssd"
@@ -308,6 +356,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_srt_outputs_are_the_slaves_steps_and_match_the_model),
         cmocka_unit_test(test_slave_without_srt_is_driven_in_nrt_lock_step),
+        cmocka_unit_test(test_dcpx_component_follows_its_capability_flags),
         cmocka_unit_test(test_srt_partner_late_data_are_estimated_and_graded),
         cmocka_unit_test(test_srt_partner_behind_a_cut_network_is_lost_and_rows_are_kept),
     };
