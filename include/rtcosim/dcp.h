@@ -321,7 +321,8 @@ typedef struct rtcosim_dcp_remote_config {
  * or _SRT); NRT before instantiate. */
 uint8_t rtcosim_dcp_remote_op_mode(const rtcosim_component *component);
 
-/* A component of kind "dcp" that drives the slave in NRT lock step. Its
+/* A component of kind "dcp" that drives the slave in NRT lock step (or in
+ * soft real time, see rtcosim_dcp_remote_config.soft_real_time). Its
  * variables are `variables` (usually the local description of the component
  * the slave serves, or a DCPX); value references are the slave's. instantiate
  * registers, exit_init configures (inputs, outputs, parameters set so far),
