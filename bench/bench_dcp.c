@@ -19,6 +19,7 @@
 #include "bench.h"
 #include "relay.h"
 #include "rtcosim/dcp.h"
+#include "rtcosim/master.h"
 #include "rtcosim/native.h"
 #include "rtcosim/system_rt.h"
 
@@ -106,8 +107,11 @@ static bool drop_1_percent(void *ctx, bool to_slave, const uint8_t *pdu, size_t 
  * is 50 ms (at the example's 1 ms, or at 25 ms, the partner falls ever
  * further behind until it is declared lost: measured);
  * a lost request costs a 100 ms retransmission, a lost output DAT one retry
- * period with the outputs held, both bridged by the estimators. */
-static int real_time_half(uint16_t slave_port, const char *ssd, double seconds, double step)
+ * period with the outputs held, both bridged by the estimators. In SRT (the
+ * default) the slave steps on its own clock and streams its outputs: no round
+ * trip per step, a lost output is the step before's. */
+static int real_time_half(uint16_t slave_port, const char *ssd, double seconds, double step,
+                          bool srt)
 {
     unsigned seed = 11;
     relay_config rc = {.slave_port = slave_port, .delay_ns = 3 * RTCOSIM_NS_PER_MS,
@@ -121,7 +125,7 @@ static int real_time_half(uint16_t slave_port, const char *ssd, double seconds, 
     rtcosim_error err = {0};
     rtcosim_system_desc *desc = NULL;
     rtcosim_dcp_bindings *b = NULL;
-    rtcosim_system_rt *srt = NULL;
+    rtcosim_system_rt *sys = NULL;
     char spec[64];
     snprintf(spec, sizeof spec, "mass1=127.0.0.1:%u", (unsigned)front);
     rtcosim_system_rt_options so;
@@ -145,10 +149,15 @@ static int real_time_half(uint16_t slave_port, const char *ssd, double seconds, 
     so.partner_wrap = rtcosim_dcp_bindings_wrap;
     so.partner_wrap_context = b;
     rtcosim_dcp_bindings_hold_lost_outputs(b, true);
-    if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK ||
-        rtcosim_system_rt_run(srt, &err) != RTCOSIM_OK)
+    rtcosim_dcp_bindings_soft_real_time(b, srt);
+    so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
+    if (rtcosim_system_rt_create(desc, &so, &sys, &err) != RTCOSIM_OK)
         goto done;
-    const rtcosim_rt *rt = rtcosim_system_rt_executor(srt);
+    uint8_t mode = rtcosim_dcp_remote_op_mode(
+        rtcosim_master_component(rtcosim_system_rt_part(sys, true), "mass1"));
+    if (rtcosim_system_rt_run(sys, &err) != RTCOSIM_OK)
+        goto done;
+    const rtcosim_rt *rt = rtcosim_system_rt_executor(sys);
     const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rt);
     double sum = 0, worst = 0;
     size_t resolved = 0, records = rtcosim_rt_record_count(rt);
@@ -165,8 +174,9 @@ static int real_time_half(uint16_t slave_port, const char *ssd, double seconds, 
     double share = s->exchanges ? (double)s->estimated_exchanges / (double)s->exchanges : 0;
     double rms = resolved ? sqrt(sum / (double)resolved) : 0;
     printf("B11 real-time run, partner mass1 on the DCP slave behind the relay "
-           "(5 ms +- 2 ms each way, 1 %% loss), H = %.3g ms, exchange every frame, %.3g s\n",
-           rtcosim_time_to_seconds(rtcosim_system_rt_macro_step(srt)) * 1e3, seconds);
+           "(5 ms +- 2 ms each way, 1 %% loss), H = %.3g ms, exchange every frame, %.3g s, DCP %s\n",
+           rtcosim_time_to_seconds(rtcosim_system_rt_macro_step(sys)) * 1e3, seconds,
+           mode == RTCOSIM_DCP_OP_SRT ? "SRT (slave on its own clock)" : "NRT lock step");
     printf("  frames %llu, overruns %llu, caused by the partner %llu (target 0)%s\n",
            (unsigned long long)s->frames, (unsigned long long)s->overruns,
            (unsigned long long)s->overruns_partner, s->partner_lost ? ", PARTNER LOST" : "");
@@ -187,7 +197,7 @@ static int real_time_half(uint16_t slave_port, const char *ssd, double seconds, 
 done:
     if (rc_)
         fprintf(stderr, "bench dcp: real-time half: %s\n", err.message);
-    rtcosim_system_rt_free(srt);
+    rtcosim_system_rt_free(sys);
     rtcosim_dcp_bindings_free(b);
     rtcosim_system_desc_free(desc);
     relay_stop(r);
@@ -199,6 +209,7 @@ static int run(int argc, char **argv)
     size_t steps = 5000;
     double rt_seconds = 10;
     double step = 0.05;
+    bool srt = true;
     const char *ssd = RTCOSIM_BENCH_SOURCE_DIR "/examples/oscillator/oscillator.ssd";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
@@ -207,11 +218,15 @@ static int run(int argc, char **argv)
             rt_seconds = strtod(argv[++i], NULL);
         else if (strcmp(argv[i], "--rt-step") == 0 && i + 1 < argc)
             step = strtod(argv[++i], NULL);
+        else if (strcmp(argv[i], "--dcp-mode") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "srt") == 0 || strcmp(argv[i + 1], "nrt") == 0))
+            srt = strcmp(argv[++i], "srt") == 0;
         else if (strcmp(argv[i], "--ssd") == 0 && i + 1 < argc)
             ssd = argv[++i];
         else {
             fprintf(stderr, "usage: rtcosim bench dcp [--steps N] [--rt-seconds S (0: skip the "
-                            "real-time half)] [--rt-step S (0.05)] [--ssd oscillator.ssd]\n");
+                            "real-time half)] [--rt-step S (0.05)] [--dcp-mode srt|nrt (srt)]\n"
+                            "                       [--ssd oscillator.ssd]\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
@@ -266,7 +281,7 @@ static int run(int argc, char **argv)
         bench_figure("dcp.local_step_us", local_median, "us");
         fflush(stdout);
         if (rt_seconds > 0)
-            rc = real_time_half(port, ssd, rt_seconds, step);
+            rc = real_time_half(port, ssd, rt_seconds, step, srt);
     }
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);

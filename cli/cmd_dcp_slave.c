@@ -16,7 +16,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rtcosim dcp-slave FMU|rtcosim:MODEL [--udp HOST:PORT | --port PORT]\n"
-            "                         [--tcp HOST:PORT] [--dcpx FILE] [--heartbeat SECONDS]\n\n"
+            "                         [--tcp HOST:PORT] [--dcpx FILE] [--heartbeat SECONDS]\n"
+            "                         [--mode nrt|srt]\n\n"
             "Serve the FMU (or native model) as a DCP 1.0 slave (non-real-time and soft\n"
             "real-time operating modes) over UDP/IPv4 and/or TCP/IPv4 (both on one event\n"
             "loop; UDP alone when --tcp is not given). Each master registration gets a\n"
@@ -32,7 +33,9 @@ static void usage(FILE *out)
             "  --heartbeat S     seconds of master silence before the session is dropped\n"
             "  --input-wait S    NRT: how long a step whose input data were overtaken on\n"
             "                    the network waits for them before they count as lost\n"
-            "                    (default 0.01)\n");
+            "                    (default 0.01)\n"
+            "  --mode nrt|srt    srt (default): offer non-real-time and soft real-time;\n"
+            "                    nrt: non-real-time only (SRT registrations are refused)\n");
 }
 
 static rtcosim_dcp_slave *running;
@@ -83,6 +86,7 @@ static int run(int argc, char **argv)
     uint16_t port = 0, tcp_port = 0;
     bool udp_given = false, tcp_given = false;
     rtcosim_time_ns heartbeat = 0, input_wait = 0;
+    bool nrt_only = false;
     rtcosim_error err;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -109,6 +113,11 @@ static int run(int argc, char **argv)
         } else if (strcmp(a, "--heartbeat") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &heartbeat, &err) != RTCOSIM_OK || heartbeat <= 0)
                 return cli_fail("dcp-slave: --heartbeat wants positive seconds, got '%s'", argv[i]);
+        } else if (strcmp(a, "--mode") == 0 && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (strcmp(m, "nrt") != 0 && strcmp(m, "srt") != 0)
+                return cli_fail("dcp-slave: --mode wants nrt or srt, got '%s'", m);
+            nrt_only = strcmp(m, "nrt") == 0;
         } else if (a[0] == '-') {
             return cli_fail("dcp-slave: unknown or incomplete option '%s' (see rtcosim dcp-slave --help)", a);
         } else if (!source) {
@@ -124,7 +133,8 @@ static int run(int argc, char **argv)
                                     .tcp_host = tcp_given ? tcp_host : NULL, .tcp_port = tcp_port,
                                     .factory = make_component,
                                     .factory_context = (void *)source,
-                                    .heartbeat_timeout_ns = heartbeat, .input_wait_ns = input_wait};
+                                    .heartbeat_timeout_ns = heartbeat, .input_wait_ns = input_wait,
+                                    .nrt_only = nrt_only};
     rtcosim_dcp_slave *slave;
     if (rtcosim_dcp_slave_create(&cfg, &slave, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);

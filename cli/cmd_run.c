@@ -79,6 +79,11 @@ static void usage(FILE *out)
             "                          driven in NRT lock step; repeatable. With --real-time C\n"
             "                          must be --non-realtime: the remote slave is the partner,\n"
             "                          stepped on the partner thread, never waited for\n"
+            "  --dcp-mode srt|nrt      real-time runs: how the remote partner runs (default srt:\n"
+            "                          DCP soft real time, the slave steps on its own clock and\n"
+            "                          streams its outputs; nrt: lock step per partner step;\n"
+            "                          a slave that refuses SRT falls back to nrt with an info\n"
+            "                          line; --virtual-clock runs use nrt)\n"
             "  --isolate [C[,C..]]     run every FMU component (or those named; a list follows\n"
             "                          the system, or --isolate=C,..) in a child process\n"
             "                          (rtcosim host-fmu): a crash, abort or exit there is an\n"
@@ -191,6 +196,7 @@ typedef struct run_args {
     bool allow_outside;  /* a .ssp may reference files outside the package */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
+    const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
     bool threads_auto; /* --threads auto */
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
     rtcosim_rt_options rt;
@@ -282,6 +288,10 @@ static int parse_args(int argc, char **argv, run_args *a)
             rtcosim_error err;
             if (rtcosim_dcp_bindings_add(&a->dcp, val, &err) != RTCOSIM_OK)
                 rc = cli_fail("%s", err.message);
+        } else if (strcmp(opt, "--dcp-mode") == 0) {
+            if (strcmp(val, "srt") != 0 && strcmp(val, "nrt") != 0)
+                rc = cli_fail("--dcp-mode: wants srt or nrt, got '%s'", val);
+            a->dcp_mode = val;
         } else if (strcmp(opt, "--step-size") == 0) {
             rc = parse_time_option(opt, val, &o->step_size_ns);
             o->has_step_size = true;
@@ -418,6 +428,11 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
                           a->rt.report_dir || a->delay_count || a->virtual_clock))
         return cli_fail("run: real-time options need --real-time");
+    if (a->dcp_mode && !a->real_time)
+        return cli_fail("run: --dcp-mode needs --real-time");
+    if (a->dcp_mode && strcmp(a->dcp_mode, "srt") == 0 && a->virtual_clock)
+        return cli_fail("run: --dcp-mode srt steps the slave on its wall clock: not with "
+                        "--virtual-clock");
     if (a->speculate.given && !a->speculate.enabled)
         return cli_fail("run: --threshold, --horizon, --speculate-stats and --reference need "
                         "--speculate");
@@ -497,11 +512,6 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
         so.build.wrap = run_isolation_wrap;
         so.build.wrap_context = iso;
     }
-    if (a->dcp) { /* the non-real-time part's components bound to remote slaves */
-        so.partner_wrap = rtcosim_dcp_bindings_wrap;
-        so.partner_wrap_context = a->dcp;
-        rtcosim_dcp_bindings_hold_lost_outputs(a->dcp, true);
-    }
     so.build.observe = a->observe;
     so.build.observe_count = a->observe_count;
     so.start_names = (const char *const *)a->start_names;
@@ -532,7 +542,22 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
     atomic_store(&rt_progress, start);
     so.rt.progress = &rt_progress;
     rtcosim_system_rt *srt = NULL;
+    rtcosim_dcp_bindings *own_dcp = NULL;
     int rc = 0;
+    /* The non-real-time part's components bound to remote slaves (--dcp) or
+     * from a .dcpx: empty bindings still make the latter SRT partners. */
+    rtcosim_dcp_bindings *dcp = a->dcp;
+    if (!dcp && rtcosim_dcp_bindings_create(&own_dcp, &err) != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
+    dcp = dcp ? dcp : own_dcp;
+    so.partner_wrap = rtcosim_dcp_bindings_wrap;
+    so.partner_wrap_context = dcp;
+    rtcosim_dcp_bindings_hold_lost_outputs(dcp, true);
+    rtcosim_dcp_bindings_soft_real_time(dcp, !a->virtual_clock &&
+                                                 (!a->dcp_mode || strcmp(a->dcp_mode, "srt") == 0));
+    so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
     double wall_start = wall_seconds();
     if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK) {
         rc = cli_fail_error(&err);
@@ -552,6 +577,16 @@ static int run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtc
            *rtcosim_system_rt_part_names(srt, true) ? rtcosim_system_rt_part_names(srt, true)
                                                     : "none",
            rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
+    for (size_t i = 0; i < rtcosim_dcp_bindings_count(a->dcp); i++) {
+        /* The mode the slave was registered in (a slave that refuses SRT runs NRT). */
+        const char *name = rtcosim_dcp_bindings_component(a->dcp, i);
+        const rtcosim_component *c = rtcosim_master_component(rtcosim_system_rt_part(srt, true), name);
+        if (c && strcmp(rtcosim_component_kind(c), "dcp") == 0)
+            printf("dcp: %s runs %s\n", name,
+                   rtcosim_dcp_remote_op_mode(c) == RTCOSIM_DCP_OP_SRT
+                       ? "in soft real time (SRT: on the slave's clock, outputs streamed)"
+                       : "in NRT lock step (one exchange per partner step)");
+    }
     fflush(stdout);
     cli_progress_watch progress = {0};
     cli_progress_watch_start(&progress, a->quiet, start, stop, read_rt_progress, &rt_progress);
@@ -616,6 +651,7 @@ done:
     rtcosim_system_rt_free(srt);
     rtcosim_clock_free(pacing);
     rtcosim_clock_free(partner);
+    rtcosim_dcp_bindings_free(own_dcp);
     return rc;
 }
 

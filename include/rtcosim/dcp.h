@@ -252,6 +252,9 @@ typedef struct rtcosim_dcp_slave_config {
      * for the next ones; then they count as lost (maxConsecMissedPdus) and
      * the step uses the inputs it has. */
     rtcosim_time_ns input_wait_ns;
+    /* Offer NRT only: STC_register in SRT gets RSP_nack INVALID_OP_MODE and
+     * the DCPX lists only NonRealTime (as a slave without a real-time clock). */
+    bool nrt_only;
 } rtcosim_dcp_slave_config;
 
 /* Creates a probe component to learn the variables, binds the UDP socket
@@ -298,9 +301,28 @@ typedef struct rtcosim_dcp_remote_config {
      * output fails the step after `attempts` waits (NRT lock step). */
     bool hold_lost_outputs;
     uint32_t max_missed_outputs;
+    /* Soft real time (DCP 1.0 SRT) for a real-time run's partner: STC_register
+     * with op mode SRT, CFG_steps of srt_step_ns, STC_run at the first
+     * do_step; the slave then steps on its own clock and sends its outputs
+     * every step, the master sends the inputs as DAT_input_output at each
+     * do_step, never STC_do_step. do_step(t, h) (h must be srt_step_ns)
+     * waits for the slave's step (t + h) / h: its output PDU (a lost one: the
+     * newest step before it), at most srt_wait_ns (0: retry_ns * attempts),
+     * then fails. A slave that refuses SRT (RSP_nack INVALID_OP_MODE) or
+     * whose DCPX offers none (no_srt) is driven in NRT lock step instead,
+     * with an info line (log category "dcp"). */
+    bool soft_real_time;
+    bool no_srt;
+    rtcosim_time_ns srt_step_ns;
+    rtcosim_time_ns srt_wait_ns;
 } rtcosim_dcp_remote_config;
 
-/* A component of kind "dcp" that drives the slave in NRT lock step. Its
+/* The operating mode a "dcp" component was registered in (RTCOSIM_DCP_OP_NRT
+ * or _SRT); NRT before instantiate. */
+uint8_t rtcosim_dcp_remote_op_mode(const rtcosim_component *component);
+
+/* A component of kind "dcp" that drives the slave in NRT lock step (or in
+ * soft real time, see rtcosim_dcp_remote_config.soft_real_time). Its
  * variables are `variables` (usually the local description of the component
  * the slave serves, or a DCPX); value references are the slave's. instantiate
  * registers, exit_init configures (inputs, outputs, parameters set so far),
@@ -322,10 +344,14 @@ rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component 
  * replaced by a "dcp" component with its description (the same model served
  * by the slave) and freed. */
 typedef struct rtcosim_dcp_bindings rtcosim_dcp_bindings;
+/* An empty list (for the wrap of components from a .dcpx in real-time runs). */
+rtcosim_status rtcosim_dcp_bindings_create(rtcosim_dcp_bindings **bindings, rtcosim_error *err);
 /* *bindings NULL creates the list. A malformed spec fails naming it. */
 rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const char *spec,
                                         rtcosim_error *err);
-/* The wrap callback; context is the bindings. */
+/* The wrap callback; context is the bindings. With soft_real_time set, a
+ * component from a .dcpx (kind "dcp") that no binding names becomes a soft
+ * real-time partner too; a rebound one keeps its DCPX's SRT capability. */
 rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
                                          rtcosim_component *component, rtcosim_component **out,
                                          rtcosim_error *err);
@@ -335,6 +361,17 @@ rtcosim_status rtcosim_dcp_bindings_check_used(const rtcosim_dcp_bindings *bindi
 /* Make the remote slaves of later builds hold lost outputs
  * (rtcosim_dcp_remote_config.hold_lost_outputs): a real-time run's partner. */
 void rtcosim_dcp_bindings_hold_lost_outputs(rtcosim_dcp_bindings *bindings, bool hold);
+/* Make the remote slaves of later builds soft real-time partners
+ * (rtcosim_dcp_remote_config.soft_real_time). */
+void rtcosim_dcp_bindings_soft_real_time(rtcosim_dcp_bindings *bindings, bool srt);
+/* For rtcosim_system_rt_options.partner_prepare (context: the bindings): the
+ * real-time run's macro step is the SRT step; the partner timeout bounds how
+ * long a step waits for the slave's outputs. */
+void rtcosim_dcp_bindings_partner_prepare(void *context, rtcosim_time_ns macro_step,
+                                          rtcosim_time_ns partner_timeout);
+/* The bound components' names, in the order given. */
+size_t rtcosim_dcp_bindings_count(const rtcosim_dcp_bindings *bindings);
+const char *rtcosim_dcp_bindings_component(const rtcosim_dcp_bindings *bindings, size_t index);
 /* The first bound component no build has replaced yet; NULL when all were. */
 const char *rtcosim_dcp_bindings_unused(const rtcosim_dcp_bindings *bindings);
 void rtcosim_dcp_bindings_free(rtcosim_dcp_bindings *bindings);
@@ -361,11 +398,11 @@ bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode);
 /* The variables as a component description (for rtcosim_dcp_remote_create). */
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d);
 /* Write a DCPX for `desc` served at host:port (UDP_IPv4; host NULL: none)
- * and tcp_host:tcp_port (TCP_IPv4; NULL: none), NRT and SRT, resolution
+ * and tcp_host:tcp_port (TCP_IPv4; NULL: none), NRT (and SRT when srt), resolution
  * range 1 ns ... 4.29 s, heartbeat `heartbeat_ns`. */
 rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char *slave_name,
                                   const char *host, uint16_t port, const char *tcp_host,
-                                  uint16_t tcp_port, rtcosim_time_ns heartbeat_ns,
+                                  uint16_t tcp_port, rtcosim_time_ns heartbeat_ns, bool srt,
                                   const char *path, rtcosim_error *err);
 
 #ifdef __cplusplus

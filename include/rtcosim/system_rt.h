@@ -72,6 +72,12 @@ typedef struct rtcosim_system_rt_options {
     rtcosim_status (*partner_wrap)(void *context, const char *name, rtcosim_component *component,
                                    rtcosim_component **out, rtcosim_error *err);
     void *partner_wrap_context;
+    /* Called once with partner_wrap_context before the non-real-time part is
+     * built, when the macro step is known (e.g.
+     * rtcosim_dcp_bindings_partner_prepare: a soft real-time DCP slave steps
+     * at the macro step on its own clock). NULL: none. */
+    void (*partner_prepare)(void *context, rtcosim_time_ns macro_step,
+                            rtcosim_time_ns partner_timeout);
     /* Start values "component.variable" = text, as rtcosim_master_set_start_value. */
     const char *const *start_names;
     const char *const *start_values;

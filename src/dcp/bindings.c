@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcp/remote_internal.h"
 #include "rtcosim/dcp.h"
 
 typedef struct binding {
@@ -20,7 +21,25 @@ struct rtcosim_dcp_bindings {
     binding *items;
     size_t count;
     bool hold_lost_outputs;
+    bool soft_real_time;
+    rtcosim_time_ns srt_step_ns, srt_wait_ns;
 };
+
+void rtcosim_dcp_bindings_soft_real_time(rtcosim_dcp_bindings *b, bool srt)
+{
+    if (b)
+        b->soft_real_time = srt;
+}
+
+void rtcosim_dcp_bindings_partner_prepare(void *context, rtcosim_time_ns macro_step,
+                                          rtcosim_time_ns partner_timeout)
+{
+    rtcosim_dcp_bindings *b = context;
+    if (!b)
+        return;
+    b->srt_step_ns = macro_step;
+    b->srt_wait_ns = partner_timeout; /* 0: the remote's default */
+}
 
 void rtcosim_dcp_bindings_hold_lost_outputs(rtcosim_dcp_bindings *b, bool hold)
 {
@@ -64,6 +83,13 @@ rtcosim_status rtcosim_dcp_bindings_add(rtcosim_dcp_bindings **bindings, const c
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_dcp_bindings_create(rtcosim_dcp_bindings **out, rtcosim_error *err)
+{
+    if (!(*out = calloc(1, sizeof **out)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "--dcp: out of memory");
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
                                          rtcosim_component *component, rtcosim_component **out,
                                          rtcosim_error *err)
@@ -73,9 +99,16 @@ rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
     for (size_t i = 0; b && i < b->count; i++) {
         if (strcmp(b->items[i].component, name) != 0)
             continue;
+        /* A component from a .dcpx keeps what its DCPX said of SRT. */
+        bool from_dcpx = strcmp(rtcosim_component_kind(component), "dcp") == 0;
         rtcosim_dcp_remote_config cfg = {.host = b->items[i].host, .port = b->items[i].port,
                                          .transport = b->items[i].transport,
-                                         .hold_lost_outputs = b->hold_lost_outputs};
+                                         .hold_lost_outputs = b->hold_lost_outputs,
+                                         .no_srt = from_dcpx &&
+                                                   ((remote *)rtcosim_component_impl(component))->cfg.no_srt,
+                                         .soft_real_time = b->soft_real_time,
+                                         .srt_step_ns = b->srt_step_ns,
+                                         .srt_wait_ns = b->srt_wait_ns};
         rtcosim_status st = rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(component),
                                                       out, err);
         rtcosim_component_free(component);
@@ -88,6 +121,12 @@ rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
         b->items[i].used = true;
         return RTCOSIM_OK;
     }
+    if (b && b->soft_real_time && strcmp(rtcosim_component_kind(component), "dcp") == 0) {
+        /* A remote slave from its .dcpx, not rebound: a real-time partner too. */
+        remote *r = rtcosim_component_impl(component);
+        r->cfg.hold_lost_outputs = b->hold_lost_outputs;
+        return dcp_remote_make_srt(r, b->srt_step_ns, b->srt_wait_ns, err);
+    }
     return RTCOSIM_OK;
 }
 
@@ -98,6 +137,16 @@ rtcosim_status rtcosim_dcp_bindings_check_used(const rtcosim_dcp_bindings *b, rt
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "--dcp: the system has no component '%s'",
                                      b->items[i].component);
     return RTCOSIM_OK;
+}
+
+size_t rtcosim_dcp_bindings_count(const rtcosim_dcp_bindings *b)
+{
+    return b ? b->count : 0;
+}
+
+const char *rtcosim_dcp_bindings_component(const rtcosim_dcp_bindings *b, size_t index)
+{
+    return b && index < b->count ? b->items[index].component : NULL;
 }
 
 const char *rtcosim_dcp_bindings_unused(const rtcosim_dcp_bindings *b)

@@ -343,7 +343,7 @@ static void put_ipv4(FILE *f, const char *element, const char *host, uint16_t po
 
 rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char *slave_name,
                                   const char *host, uint16_t port, const char *tcp_host,
-                                  uint16_t tcp_port, rtcosim_time_ns heartbeat_ns,
+                                  uint16_t tcp_port, rtcosim_time_ns heartbeat_ns, bool srt,
                                   const char *path, rtcosim_error *err)
 {
     FILE *f = fopen(path, "w");
@@ -359,7 +359,8 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
     fprintf(f, "\" uuid=\"%08" PRIx32 "-%04x-4%03x-8%03x-%012" PRIx64 "\" generationTool=\"rtcosim\">\n",
             (uint32_t)(hash >> 32), (unsigned)(hash >> 16) & 0xFFFF, (unsigned)(hash >> 4) & 0xFFF,
             (unsigned)hash & 0xFFF, hash & UINT64_C(0xFFFFFFFFFFFF));
-    fputs("  <OpMode>\n    <SoftRealTime/>\n    <NonRealTime defaultSteps=\"1\" fixedSteps=\"false\" "
+    fputs(srt ? "  <OpMode>\n    <SoftRealTime/>\n" : "  <OpMode>\n", f);
+    fputs("    <NonRealTime defaultSteps=\"1\" fixedSteps=\"false\" "
           "minSteps=\"1\" maxSteps=\"4294967295\"/>\n  </OpMode>\n", f);
     fputs("  <TimeRes>\n    <ResolutionRange numeratorFrom=\"1\" numeratorTo=\"4294967295\" "
           "denominator=\"1000000000\"/>\n  </TimeRes>\n", f);

@@ -17,50 +17,11 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "dcp/link.h"
+#include "dcp/remote_internal.h"
+#include "rtcosim/log.h"
 #include "dcp/values.h"
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
-
-enum { DATA_ID_INPUTS = 0, DATA_ID_OUTPUTS = 1 };
-enum { PARAM_ID_TUNABLES = 0 }; /* DAT_parameter ids are their own space */
-
-typedef struct remote {
-    rtcosim_dcp_remote_config cfg;
-    char host[64];
-    dcp_link link;
-    dcp_peer peer;      /* the slave's control port (a connection over TCP) */
-    uint16_t data_port; /* where the slave sends outputs */
-    uint32_t local_ip; /* host order, for CFG_target_network_information */
-    rtcosim_variable *vars;
-    size_t n_vars;
-    uint64_t *values;   /* one slot per variable (typed as the variable) */
-    bool *param_set;
-    size_t *in_idx, *out_idx, *tun_idx;
-    size_t n_in, n_out, n_tun;
-    size_t in_payload, out_payload;
-    bool tunables_dirty; /* a tunable parameter changed after configuration */
-    uint16_t param_seq;
-    uint16_t seq;
-    uint8_t slave_state;
-    bool registered;
-    /* Heartbeat thread: requests are serialized by `lock`; the thread sends
-     * INF_state when no call has talked to the slave for heartbeat_ns. */
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    pthread_t heartbeat;
-    bool heartbeat_running, heartbeat_stop;
-    rtcosim_time_ns last_send;
-    bool in_init, configured, exchanged, inputs_dirty;
-    uint16_t in_seq;
-    bool out_seen, out_fresh;
-    uint32_t outputs_missed; /* in a row, hold_lost_outputs */
-    uint16_t out_last_seq;
-    char name[128];
-    char model_name[128];
-    uint8_t rx[RTCOSIM_DCP_MAX_PDU];
-    uint8_t tx[RTCOSIM_DCP_MAX_PDU];
-} remote;
 
 static const rtcosim_time_ns tick_ns = 1; /* CFG_time_res 1/1e9 s */
 
@@ -68,14 +29,22 @@ static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
 {
     if (p->data_id != DATA_ID_OUTPUTS || p->payload_size != r->out_payload)
         return;
-    if (r->out_seen) {
-        uint16_t ahead = (uint16_t)(p->seq_id - r->out_last_seq);
-        if (ahead == 0 || ahead >= 0x8000)
-            return; /* duplicate or overtaken */
-    }
+    uint16_t ahead = r->out_seen ? (uint16_t)(p->seq_id - r->out_last_seq) : 1;
+    if (ahead == 0 || ahead >= 0x8000)
+        return; /* duplicate or overtaken */
     r->out_seen = true;
     r->out_last_seq = p->seq_id;
-    const uint8_t *at = p->payload;
+    if (r->srt_running) {
+        dcp_remote_srt_take(r, p, ahead);
+        return;
+    }
+    dcp_remote_decode_outputs(r, p->payload);
+    r->out_fresh = true;
+}
+
+void dcp_remote_decode_outputs(remote *r, const uint8_t *payload)
+{
+    const uint8_t *at = payload;
     for (size_t i = 0; i < r->n_out; i++) {
         const rtcosim_variable *v = &r->vars[r->out_idx[i]];
         uint8_t wt;
@@ -83,12 +52,11 @@ static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
         dcp_value_from_wire(wt, at, v->type, &r->values[r->out_idx[i]]);
         at += rtcosim_dcp_data_type_size(wt);
     }
-    r->out_fresh = true;
 }
 
 /* Receive for at most timeout_ns, handling notifications and data. Returns
  * the decoded response (RSP_*) in *rsp when one arrived, true then. */
-static bool pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp)
+bool dcp_remote_pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp)
 {
     dcp_peer from;
     long n = dcp_link_recv(&r->link, r->rx, sizeof r->rx, &from, timeout_ns, r->cfg.spin_ns);
@@ -123,7 +91,7 @@ static rtcosim_status send_raw(remote *r, const rtcosim_dcp_pdu *p, size_t *size
 }
 
 /* Send a request and wait for its response, retransmitting the same bytes. */
-static rtcosim_status request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rsp, rtcosim_error *err)
+rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rsp, rtcosim_error *err)
 {
     p->seq_id = r->seq++;
     p->receiver = 1;
@@ -142,8 +110,9 @@ static rtcosim_status request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rs
                                          r->host, (unsigned)r->cfg.port,
                                          rtcosim_dcp_pdu_type_name(p->type));
             rtcosim_dcp_pdu in;
-            if (!pump(r, deadline - now, &in) || in.seq_id != p->seq_id)
+            if (!dcp_remote_pump(r, deadline - now, &in) || in.seq_id != p->seq_id)
                 continue;
+            r->last_nack = in.type == RTCOSIM_DCP_RSP_NACK ? in.error_code : 0;
             if (in.type == RTCOSIM_DCP_RSP_NACK)
                 return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                          "DCP slave %s:%u refused %s: %s (0x%04X)", r->host,
@@ -165,28 +134,28 @@ static rtcosim_status request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rs
 /* A state change request; state_id is the state the slave is in now. The
  * state the request leads to is recorded first, so that a notification that
  * overtakes the acknowledgement is not overwritten. */
-static rtcosim_status stc_to(remote *r, uint8_t type, uint32_t steps, uint8_t next_state,
+rtcosim_status dcp_remote_stc_to(remote *r, uint8_t type, uint32_t steps, uint8_t next_state,
                              rtcosim_error *err)
 {
     uint8_t now = r->slave_state;
     r->slave_state = next_state;
     rtcosim_dcp_pdu p = {.type = type, .state_id = now, .steps = steps,
-                         .major_version = 1, .minor_version = 0, .op_mode = RTCOSIM_DCP_OP_NRT};
-    rtcosim_status st = request(r, &p, NULL, err);
+                         .major_version = 1, .minor_version = 0, .op_mode = r->op_mode};
+    rtcosim_status st = dcp_remote_request(r, &p, NULL, err);
     if (st != RTCOSIM_OK && r->slave_state == next_state)
         r->slave_state = now;
     return st;
 }
 
 /* Requests whose transition the slave announces itself (NTF_state_changed). */
-static rtcosim_status stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err)
+rtcosim_status dcp_remote_stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err)
 {
-    return stc_to(r, type, steps, r->slave_state, err);
+    return dcp_remote_stc_to(r, type, steps, r->slave_state, err);
 }
 
 /* Wait until the slave announces `state` (and, with need_outputs, fresh
  * outputs arrived); a lost notification is recovered by asking INF_state. */
-static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim_error *err)
+rtcosim_status dcp_remote_await(remote *r, uint8_t state, bool need_outputs, rtcosim_error *err)
 {
     for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
         rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
@@ -202,7 +171,7 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
                                          r->host, (unsigned)r->cfg.port,
                                          rtcosim_dcp_state_name(r->slave_state));
             rtcosim_dcp_pdu ignored;
-            (void)pump(r, deadline - now, &ignored);
+            (void)dcp_remote_pump(r, deadline - now, &ignored);
         }
         if (r->slave_state == state && need_outputs) {
             /* The state is known; only the data are late or lost. */
@@ -217,7 +186,7 @@ static rtcosim_status await(remote *r, uint8_t state, bool need_outputs, rtcosim
             continue;
         }
         rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
-        rtcosim_status st = request(r, &q, &a, err);
+        rtcosim_status st = dcp_remote_request(r, &q, &a, err);
         if (st != RTCOSIM_OK)
             return st;
         if (a.type == RTCOSIM_DCP_RSP_STATE_ACK)
@@ -258,7 +227,7 @@ static void send_tunables(remote *r)
     r->tunables_dirty = false;
 }
 
-static rtcosim_status send_inputs(remote *r)
+rtcosim_status dcp_remote_send_inputs(remote *r)
 {
     send_tunables(r);
     if (r->n_in)
@@ -274,7 +243,7 @@ static void *heartbeat_loop(void *arg)
         rtcosim_time_ns due = r->last_send + r->cfg.heartbeat_ns;
         if (dcp_now_ns() >= due) {
             rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
-            if (request(r, &q, &a, NULL) == RTCOSIM_OK && a.type == RTCOSIM_DCP_RSP_STATE_ACK)
+            if (dcp_remote_request(r, &q, &a, NULL) == RTCOSIM_OK && a.type == RTCOSIM_DCP_RSP_STATE_ACK)
                 r->slave_state = a.state_id;
             continue;
         }
@@ -353,7 +322,21 @@ static rtcosim_status op_instantiate(void *self, const char *instance_name, rtco
     if (st != RTCOSIM_OK)
         return st;
     r->slave_state = RTCOSIM_DCP_ALIVE;
-    st = stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
+    if (r->cfg.soft_real_time && r->cfg.no_srt)
+        rtcosim_log(RTCOSIM_LOG_INFO, "dcp",
+                    "%s: the slave's DCPX offers no SoftRealTime: NRT lock step", instance_name);
+    r->op_mode = r->cfg.soft_real_time && !r->cfg.no_srt ? RTCOSIM_DCP_OP_SRT : RTCOSIM_DCP_OP_NRT;
+    st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
+    if (st != RTCOSIM_OK && r->op_mode == RTCOSIM_DCP_OP_SRT &&
+        r->last_nack == RTCOSIM_DCP_ERR_INVALID_OP_MODE) {
+        /* Spec 3.1.2: a slave without the requested mode refuses STC_register. */
+        rtcosim_log(RTCOSIM_LOG_INFO, "dcp",
+                    "%s: slave %s:%u refused soft real time (INVALID_OP_MODE): NRT lock step",
+                    instance_name, r->host, (unsigned)r->cfg.port);
+        r->op_mode = RTCOSIM_DCP_OP_NRT;
+        r->slave_state = RTCOSIM_DCP_ALIVE;
+        st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
+    }
     if (st != RTCOSIM_OK)
         return st;
     r->registered = true;
@@ -383,38 +366,40 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
     rtcosim_status st;
     rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1,
                          .denominator = 1000000000u};
-    if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+    if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
         return st;
     for (size_t i = 0; i < r->n_in; i++) {
         const rtcosim_variable *v = &r->vars[r->in_idx[i]];
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_INPUT, .data_id = DATA_ID_INPUTS,
                               .pos = (uint16_t)i, .value_reference = v->value_reference};
         dcp_type_of(v->type, &p.source_data_type);
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
     if (r->n_in) {
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
                               .data_id = DATA_ID_INPUTS, .transport_protocol = r->cfg.transport,
                               .port = r->cfg.port};
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
     for (size_t i = 0; i < r->n_out; i++) {
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = DATA_ID_OUTPUTS,
                               .pos = (uint16_t)i,
                               .value_reference = r->vars[r->out_idx[i]].value_reference};
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
     if (r->n_out) {
-        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_STEPS, .data_id = DATA_ID_OUTPUTS, .steps = 1};
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        /* SRT: the slave's real-time step and output period (spec 3.1.9). */
+        uint32_t steps = r->op_mode == RTCOSIM_DCP_OP_SRT ? (uint32_t)(r->cfg.srt_step_ns / tick_ns) : 1;
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_STEPS, .data_id = DATA_ID_OUTPUTS, .steps = steps};
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION,
                               .data_id = DATA_ID_OUTPUTS, .transport_protocol = r->cfg.transport,
                               .port = r->data_port, .ip_address = r->local_ip};
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
     for (size_t i = 0; i < r->n_tun; i++) {
@@ -422,14 +407,14 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TUNABLE_PARAMETER, .data_id = PARAM_ID_TUNABLES,
                               .pos = (uint16_t)i, .value_reference = v->value_reference};
         dcp_type_of(v->type, &p.source_data_type);
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
     if (r->n_tun) {
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION,
                               .data_id = PARAM_ID_TUNABLES, .transport_protocol = r->cfg.transport,
                               .port = r->cfg.port};
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
     for (size_t i = 0; i < r->n_vars; i++) {
@@ -442,7 +427,7 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
         dcp_type_of(r->vars[i].type, &p.source_data_type);
         p.payload_size = rtcosim_dcp_data_type_size(p.source_data_type);
         dcp_value_to_wire(r->vars[i].type, &r->values[i], value);
-        if ((st = request(r, &p, NULL, err)) != RTCOSIM_OK)
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
     return RTCOSIM_OK;
@@ -457,20 +442,20 @@ static rtcosim_status init_exchange(remote *r, rtcosim_error *err)
     rtcosim_status st;
     if (!r->configured) {
         if ((st = configure(r, err)) != RTCOSIM_OK ||
-            (st = stc(r, RTCOSIM_DCP_STC_PREPARE, 0, err)) != RTCOSIM_OK ||
-            (st = await(r, RTCOSIM_DCP_PREPARED, false, err)) != RTCOSIM_OK ||
-            (st = stc(r, RTCOSIM_DCP_STC_CONFIGURE, 0, err)) != RTCOSIM_OK ||
-            (st = await(r, RTCOSIM_DCP_CONFIGURED, false, err)) != RTCOSIM_OK)
+            (st = dcp_remote_stc(r, RTCOSIM_DCP_STC_PREPARE, 0, err)) != RTCOSIM_OK ||
+            (st = dcp_remote_await(r, RTCOSIM_DCP_PREPARED, false, err)) != RTCOSIM_OK ||
+            (st = dcp_remote_stc(r, RTCOSIM_DCP_STC_CONFIGURE, 0, err)) != RTCOSIM_OK ||
+            (st = dcp_remote_await(r, RTCOSIM_DCP_CONFIGURED, false, err)) != RTCOSIM_OK)
             return st;
         r->configured = true;
     }
-    if ((st = send_inputs(r)) != RTCOSIM_OK ||
-        (st = stc(r, RTCOSIM_DCP_STC_INITIALIZE, 0, err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_INITIALIZED, false, err)) != RTCOSIM_OK)
+    if ((st = dcp_remote_send_inputs(r)) != RTCOSIM_OK ||
+        (st = dcp_remote_stc(r, RTCOSIM_DCP_STC_INITIALIZE, 0, err)) != RTCOSIM_OK ||
+        (st = dcp_remote_await(r, RTCOSIM_DCP_INITIALIZED, false, err)) != RTCOSIM_OK)
         return st;
     r->out_fresh = false;
-    if ((st = stc(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_CONFIGURED, r->n_out > 0, err)) != RTCOSIM_OK)
+    if ((st = dcp_remote_stc(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, err)) != RTCOSIM_OK ||
+        (st = dcp_remote_await(r, RTCOSIM_DCP_CONFIGURED, r->n_out > 0, err)) != RTCOSIM_OK)
         return st;
     r->exchanged = true;
     r->inputs_dirty = false;
@@ -483,8 +468,12 @@ static rtcosim_status op_exit_init_unlocked(void *self, rtcosim_error *err)
     rtcosim_status st;
     if ((!r->exchanged || r->inputs_dirty) && (st = init_exchange(r, err)) != RTCOSIM_OK)
         return st;
-    if ((st = stc(r, RTCOSIM_DCP_STC_RUN, 0, err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_SYNCHRONIZED, false, err)) != RTCOSIM_OK)
+    if (r->op_mode == RTCOSIM_DCP_OP_SRT) {
+        r->in_init = false; /* STC_run at the first step: the slave's clock starts then */
+        return RTCOSIM_OK;
+    }
+    if ((st = dcp_remote_stc(r, RTCOSIM_DCP_STC_RUN, 0, err)) != RTCOSIM_OK ||
+        (st = dcp_remote_await(r, RTCOSIM_DCP_SYNCHRONIZED, false, err)) != RTCOSIM_OK)
         return st;
     r->in_init = false;
     return RTCOSIM_OK;
@@ -494,6 +483,12 @@ static rtcosim_status op_do_step_unlocked(void *self, rtcosim_time_ns t, rtcosim
                                  rtcosim_step_result *result, rtcosim_error *err)
 {
     remote *r = self;
+    if (r->op_mode == RTCOSIM_DCP_OP_SRT) {
+        rtcosim_status st = dcp_remote_srt_step(r, t, h, err);
+        if (st == RTCOSIM_OK && result)
+            *result = (rtcosim_step_result){.last_successful_time = t + h};
+        return st;
+    }
     if (h <= 0 || h / tick_ns > UINT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "DCP: step of %" PRId64 " ns does not fit STC_do_step's 32-bit "
@@ -501,13 +496,13 @@ static rtcosim_status op_do_step_unlocked(void *self, rtcosim_time_ns t, rtcosim
     uint8_t back = r->slave_state;
     rtcosim_status st;
     r->out_fresh = false;
-    if ((st = send_inputs(r)) != RTCOSIM_OK ||
-        (st = stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / tick_ns), RTCOSIM_DCP_COMPUTING,
+    if ((st = dcp_remote_send_inputs(r)) != RTCOSIM_OK ||
+        (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / tick_ns), RTCOSIM_DCP_COMPUTING,
                      err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
-        (st = stc_to(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, RTCOSIM_DCP_SENDING_D, err)) != RTCOSIM_OK)
+        (st = dcp_remote_await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
+        (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, RTCOSIM_DCP_SENDING_D, err)) != RTCOSIM_OK)
         return st;
-    if ((st = await(r, back, r->n_out > 0, err)) != RTCOSIM_OK)
+    if ((st = dcp_remote_await(r, back, r->n_out > 0, err)) != RTCOSIM_OK)
         return st;
     if (result)
         *result = (rtcosim_step_result){.last_successful_time = t + h};
@@ -579,9 +574,9 @@ static rtcosim_status op_terminate_unlocked(void *self, rtcosim_error *err)
 {
     remote *r = self;
     rtcosim_status st;
-    if ((st = stc(r, RTCOSIM_DCP_STC_STOP, 0, err)) != RTCOSIM_OK ||
-        (st = await(r, RTCOSIM_DCP_STOPPED, false, err)) != RTCOSIM_OK ||
-        (st = stc_to(r, RTCOSIM_DCP_STC_DEREGISTER, 0, RTCOSIM_DCP_ALIVE, err)) != RTCOSIM_OK)
+    if ((st = dcp_remote_stc(r, RTCOSIM_DCP_STC_STOP, 0, err)) != RTCOSIM_OK ||
+        (st = dcp_remote_await(r, RTCOSIM_DCP_STOPPED, false, err)) != RTCOSIM_OK ||
+        (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DEREGISTER, 0, RTCOSIM_DCP_ALIVE, err)) != RTCOSIM_OK)
         return st;
     r->registered = false;
     return RTCOSIM_OK;
@@ -631,10 +626,10 @@ static void op_destroy(void *self)
         r->cfg.attempts = 2;
         if (r->slave_state != RTCOSIM_DCP_STOPPED && r->slave_state != RTCOSIM_DCP_CONFIGURATION &&
             r->slave_state != RTCOSIM_DCP_ERRORRESOLVED) {
-            if (stc(r, RTCOSIM_DCP_STC_STOP, 0, NULL) == RTCOSIM_OK)
-                (void)await(r, RTCOSIM_DCP_STOPPED, false, NULL);
+            if (dcp_remote_stc(r, RTCOSIM_DCP_STC_STOP, 0, NULL) == RTCOSIM_OK)
+                (void)dcp_remote_await(r, RTCOSIM_DCP_STOPPED, false, NULL);
         }
-        (void)stc(r, RTCOSIM_DCP_STC_DEREGISTER, 0, NULL);
+        (void)dcp_remote_stc(r, RTCOSIM_DCP_STC_DEREGISTER, 0, NULL);
     }
     dcp_link_close(&r->link);
     for (size_t i = 0; i < r->n_vars; i++) {
@@ -646,9 +641,27 @@ static void op_destroy(void *self)
     free(r->in_idx);
     free(r->out_idx);
     free(r->tun_idx);
+    free(r->srt_tag);
+    free(r->srt_ring);
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->wake);
     free(r);
+}
+
+rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_time_ns wait_ns,
+                                   rtcosim_error *err)
+{
+    if (step_ns <= 0 || step_ns / tick_ns > UINT32_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "DCP: soft real-time step of %" PRId64 " ns is not 1 ns .. 4.29 s "
+                                 "(CFG_steps is 32 bits of 1 ns)", step_ns);
+    if (!r->srt_ring && !(r->srt_ring = calloc(DCP_SRT_RING, r->out_payload + 1)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+    r->cfg.soft_real_time = true;
+    r->cfg.srt_step_ns = step_ns;
+    if (wait_ns > 0)
+        r->cfg.srt_wait_ns = wait_ns;
+    return RTCOSIM_OK;
 }
 
 static const rtcosim_component_ops remote_ops = {
@@ -707,6 +720,9 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
         r->cfg.max_missed_outputs = 10;
     if (r->cfg.heartbeat_ns == 0)
         r->cfg.heartbeat_ns = 500 * RTCOSIM_NS_PER_MS;
+    if (r->cfg.srt_wait_ns <= 0)
+        r->cfg.srt_wait_ns = r->cfg.retry_ns * r->cfg.attempts;
+    r->op_mode = RTCOSIM_DCP_OP_NRT;
     size_t n = desc->variable_count;
     r->vars = calloc(n ? n : 1, sizeof *r->vars);
     r->values = calloc(n ? n : 1, sizeof *r->values);
@@ -714,7 +730,9 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     r->in_idx = calloc(n ? n : 1, sizeof *r->in_idx);
     r->out_idx = calloc(n ? n : 1, sizeof *r->out_idx);
     r->tun_idx = calloc(n ? n : 1, sizeof *r->tun_idx);
-    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx || !r->tun_idx) {
+    r->srt_tag = calloc(DCP_SRT_RING, sizeof *r->srt_tag);
+    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx || !r->tun_idx ||
+        !r->srt_tag) {
         op_destroy(r);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     }
@@ -746,6 +764,13 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
             r->tun_idx[r->n_tun++] = idx;
         }
     }
+    if (r->cfg.soft_real_time) {
+        rtcosim_status st = dcp_remote_make_srt(r, r->cfg.srt_step_ns, r->cfg.srt_wait_ns, err);
+        if (st != RTCOSIM_OK) {
+            op_destroy(r);
+            return st;
+        }
+    }
     rtcosim_component_desc d = *desc;
     snprintf(r->model_name, sizeof r->model_name, "%s", desc->model_name ? desc->model_name : "dcp");
     d.model_name = r->model_name;
@@ -753,4 +778,12 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     d.variable_count = r->n_vars;
     d.capabilities = (rtcosim_capabilities){.can_handle_variable_step = true};
     return rtcosim_component_create(&remote_ops, r, &d, out, err);
+}
+
+uint8_t rtcosim_dcp_remote_op_mode(const rtcosim_component *component)
+{
+    if (strcmp(rtcosim_component_kind(component), remote_ops.kind) != 0)
+        return RTCOSIM_DCP_OP_NRT;
+    const remote *r = rtcosim_component_impl(component);
+    return r->op_mode;
 }

@@ -21,7 +21,8 @@ rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component 
                                  "%s: the slave offers no NonRealTime operating mode (the master "
                                  "drives it in NRT lock step)", path);
     }
-    rtcosim_dcp_remote_config cfg = {0};
+    /* A real-time run's partner asks for SRT; a DCPX without it is NRT. */
+    rtcosim_dcp_remote_config cfg = {.no_srt = !rtcosim_dcpx_supports(d, RTCOSIM_DCP_OP_SRT)};
     if (rtcosim_dcpx_host(d) && rtcosim_dcpx_port(d)) {
         cfg.host = rtcosim_dcpx_host(d);
         cfg.port = rtcosim_dcpx_port(d);

@@ -211,7 +211,11 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         if (s->mode != RTCOSIM_DCP_OP_NRT) {
             if (s->state != RTCOSIM_DCP_RUNNING)
                 s->rt_step_count = 0;
-            s->next_rt_step = srt_start(p->start_time);
+            /* Simulated time follows the wall clock from the start: the
+             * step to h is taken (and its outputs sent) when start + h is
+             * reached, never ahead of real time, so that inputs the master
+             * sent for time 0 are there for it. */
+            s->next_rt_step = srt_start(p->start_time) + (rtcosim_time_ns)s->rt_steps * s->tick_ns;
         }
         return;
     case RTCOSIM_DCP_STC_DO_STEP:
@@ -261,7 +265,8 @@ static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dc
         code = RTCOSIM_DCP_ERR_INVALID_STATE_ID;
     else if (p->major_version != 1)
         code = RTCOSIM_DCP_ERR_INVALID_MAJOR_VERSION;
-    else if (p->op_mode != RTCOSIM_DCP_OP_NRT && p->op_mode != RTCOSIM_DCP_OP_SRT)
+    else if (p->op_mode != RTCOSIM_DCP_OP_NRT &&
+             (p->op_mode != RTCOSIM_DCP_OP_SRT || s->cfg.nrt_only))
         code = RTCOSIM_DCP_ERR_INVALID_OP_MODE;
     if (code) {
         nack_to(s, from, p->seq_id, code);
@@ -554,5 +559,5 @@ rtcosim_status rtcosim_dcp_slave_write_dcpx(const rtcosim_dcp_slave *s, const ch
 {
     return rtcosim_dcpx_write(rtcosim_component_description(s->probe), s->name,
                               s->cfg.host, s->link.udp_port, s->cfg.tcp_host, s->link.tcp_port,
-                              s->cfg.heartbeat_timeout_ns, path, err);
+                              s->cfg.heartbeat_timeout_ns, !s->cfg.nrt_only, path, err);
 }

@@ -664,6 +664,9 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
     if (st == RTCOSIM_OK)
         st = initialize_whole(srt, err);
     int part_count = srt->part_names[1] && srt->part_names[1][0] ? 2 : 1;
+    if (st == RTCOSIM_OK && part_count == 2 && options->partner_prepare)
+        options->partner_prepare(options->partner_wrap_context, srt->macro_step,
+                                 ro->partner_timeout);
     for (int p = 0; p < part_count && st == RTCOSIM_OK; p++)
         st = system_rt_build_part(srt, p, &srt->parts[p], err);
     size_t nconn = rtcosim_system_desc_connection_count(desc);

@@ -180,7 +180,7 @@ static void test_dcpx_as_component_source(void **state)
     rtcosim_component *probe = NULL;
     assert_int_equal(mass1(NULL, &probe, &err), RTCOSIM_OK);
     assert_int_equal(rtcosim_dcpx_write(rtcosim_component_description(probe), "mass1", NULL, 0,
-                                        NULL, 0, RTCOSIM_NS_PER_S, bare, &err), RTCOSIM_OK);
+                                        NULL, 0, RTCOSIM_NS_PER_S, true, bare, &err), RTCOSIM_OK);
     rtcosim_component_free(probe);
     char dir2[] = "/tmp/rtcosim-dcpx-XXXXXX";
     assert_non_null(mkdtemp(dir2));

@@ -1,0 +1,87 @@
+/* The master-side remote slave shared by remote.c (the component, NRT lock
+ * step) and remote_srt.c (soft real time): the session object and the
+ * request/notification helpers both modes use. */
+#ifndef RTCOSIM_DCP_REMOTE_INTERNAL_H
+#define RTCOSIM_DCP_REMOTE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "dcp/link.h"
+#include "rtcosim/dcp.h"
+
+/* SRT: output payloads of the last DCP_SRT_RING slave steps, by step. */
+#define DCP_SRT_RING 64
+
+enum { DATA_ID_INPUTS = 0, DATA_ID_OUTPUTS = 1 };
+enum { PARAM_ID_TUNABLES = 0 }; /* DAT_parameter ids are their own space */
+
+typedef struct remote {
+    rtcosim_dcp_remote_config cfg;
+    char host[64];
+    dcp_link link;
+    dcp_peer peer;      /* the slave's control port (a connection over TCP) */
+    uint16_t data_port; /* where the slave sends outputs */
+    uint32_t local_ip; /* host order, for CFG_target_network_information */
+    rtcosim_variable *vars;
+    size_t n_vars;
+    uint64_t *values;   /* one slot per variable (typed as the variable) */
+    bool *param_set;
+    size_t *in_idx, *out_idx, *tun_idx;
+    size_t n_in, n_out, n_tun;
+    size_t in_payload, out_payload;
+    bool tunables_dirty; /* a tunable parameter changed after configuration */
+    uint16_t param_seq;
+    uint16_t seq;
+    uint8_t slave_state;
+    bool registered;
+    /* Heartbeat thread: requests are serialized by `lock`; the thread sends
+     * INF_state when no call has talked to the slave for heartbeat_ns. */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t heartbeat;
+    bool heartbeat_running, heartbeat_stop;
+    rtcosim_time_ns last_send;
+    bool in_init, configured, exchanged, inputs_dirty;
+    uint16_t in_seq;
+    bool out_seen, out_fresh;
+    uint32_t outputs_missed; /* in a row, hold_lost_outputs */
+    uint16_t out_last_seq;
+    uint16_t last_nack;  /* error code of the last RSP_nack */
+    uint8_t op_mode;     /* RTCOSIM_DCP_OP_NRT or _SRT, as registered */
+    /* SRT: the slave runs on its own clock from the first do_step (STC_run);
+     * its k-th output PDU after initialization is its step k. */
+    bool srt_running;
+    uint64_t srt_newest;            /* newest step received */
+    uint64_t *srt_tag;              /* DCP_SRT_RING: step held by each slot (0: none) */
+    uint8_t *srt_ring;              /* DCP_SRT_RING payloads of out_payload bytes */
+    char name[128];
+    char model_name[128];
+    uint8_t rx[RTCOSIM_DCP_MAX_PDU];
+    uint8_t tx[RTCOSIM_DCP_MAX_PDU];
+} remote;
+
+
+/* remote.c */
+bool dcp_remote_pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp);
+rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rsp,
+                                  rtcosim_error *err);
+rtcosim_status dcp_remote_stc_to(remote *r, uint8_t type, uint32_t steps, uint8_t next_state,
+                                 rtcosim_error *err);
+rtcosim_status dcp_remote_stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err);
+rtcosim_status dcp_remote_await(remote *r, uint8_t state, bool need_outputs, rtcosim_error *err);
+rtcosim_status dcp_remote_send_inputs(remote *r);
+/* Decode an output payload into the output variables' values. */
+void dcp_remote_decode_outputs(remote *r, const uint8_t *payload);
+
+/* Make a not yet instantiated remote a soft real-time partner (the
+ * bindings' wrap for a component whose source is a .dcpx). */
+rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_time_ns wait_ns,
+                                   rtcosim_error *err);
+
+/* remote_srt.c */
+/* Keep an output PDU of the running slave in the ring, by its step. */
+void dcp_remote_srt_take(remote *r, const rtcosim_dcp_pdu *p, uint16_t ahead);
+rtcosim_status dcp_remote_srt_step(remote *r, rtcosim_time_ns t, rtcosim_time_ns h,
+                                   rtcosim_error *err);
+
+#endif
