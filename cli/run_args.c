@@ -1,0 +1,383 @@
+/* `rtcosim run`'s usage text and command line: every option into run_args,
+ * with the checks that need no system loaded (cmd_run.c runs it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "progress.h"
+#include "run_args.h"
+#include "signals.h"
+#include "rtcosim/fmu.h"
+#include "run_distribute.h"
+#include "run_isolate.h"
+#include "run_speculate.h"
+#include "rtcosim/log.h"
+#include "rtcosim/master.h"
+#include "rtcosim/dcp.h"
+#include "rtcosim/results.h"
+#include "rtcosim/system.h"
+#include "rtcosim/system_rt.h"
+
+void cli_run_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rtcosim run SYSTEM.ssd|SYSTEM.ssp [options]\n\n"
+            "Runs an SSP 1.0 system. Settings on the command line override the system's\n"
+            "org.rtcosim.master annotation.\n\n"
+            "options:\n"
+            "  --start-time S          start time (default: DefaultExperiment or 0)\n"
+            "  --stop-time S           stop time (default: DefaultExperiment)\n"
+            "  --step-size S           macro step H (else: org.rtcosim.master stepSize, OSP\n"
+            "                          FixedStepMaster stepSize, ssd:DefaultExperiment stepSize,\n"
+            "                          smallest component default-experiment step; the summary\n"
+            "                          says which)\n"
+            "  --order O               jacobi | gauss-seidel\n"
+            "  --coupling C            input extrapolation: zoh | foh | soh\n"
+            "  --correction C          none | energy (= dead-time) | dead-time | integrator\n"
+            "  --step-input S          mean | start: what a component that cannot take input\n"
+            "                          derivatives receives of a foh/soh estimate over its step\n"
+            "                          [t, t+H]: the estimate's mean over the step (default: the\n"
+            "                          same impulse, no lag) or its value at t (a sampled input;\n"
+            "                          lags a ramp by H/2). zoh passes the held sample bit for\n"
+            "                          bit either way\n"
+            "  --step-control          adaptive macro step\n"
+            "  --threads N|auto        step components on up to N threads (auto: the CPUs):\n"
+            "                          Jacobi all at once, Gauss-Seidel one dependency level\n"
+            "                          at a time; balanced by measured step cost, one thread\n"
+            "                          while that is faster (see the summary's threads line)\n"
+            "  --parameter-set F.ssv   apply a parameter set (names component.variable); repeatable\n"
+            "  --start-value NAME V    start value of component.variable; repeatable\n"
+            "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
+            "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
+            "                          robin in system order, or --place COMP=RANK); outputs\n"
+            "                          cross ranks once per macro step (Jacobi: one exchange\n"
+            "                          of every value read on another rank; Gauss-Seidel: sent\n"
+            "                          along the order to the ranks reading them); rank 0\n"
+            "                          writes the results, bit-identical to one process; a\n"
+            "                          failing or dying rank ends all, naming component and\n"
+            "                          rank; a component asking to terminate ends all ranks\n"
+            "                          in the same step, as in one process\n"
+            "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
+            "                          output; in real time those the paced thread sees)\n"
+            "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
+            "  --step-timeout S        end the run (rows so far written, exit code 5) when one\n"
+            "                          macro step (or the initialization) takes longer than S s\n"
+            "  --log-level L           error | warning | info | debug | trace\n"
+            "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
+            "                          simulated interval, speed, estimated time left)\n"
+            "  --allow-outside         let a .ssp reference FMUs and parameter sets outside the\n"
+            "                          package (absolute, file://, ../); refused by default\n"
+            "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help)\n"
+            "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
+            "                          over UDP/IPv4; C=tcp://HOST:PORT over TCP/IPv4;\n"
+            "                          driven in NRT lock step; repeatable. With --real-time C\n"
+            "                          must be --non-realtime: the remote slave is the partner,\n"
+            "                          stepped on the partner thread, never waited for\n"
+            "  --dcp-mode srt|nrt      real-time runs: how the remote partner runs (default srt:\n"
+            "                          DCP soft real time, the slave steps on its own clock and\n"
+            "                          streams its outputs; nrt: lock step per partner step;\n"
+            "                          a slave that refuses SRT falls back to nrt with an info\n"
+            "                          line; --virtual-clock runs use nrt)\n"
+            "  --isolate [C[,C..]]     run every FMU component (or those named; a list follows\n"
+            "                          the system, or --isolate=C,..) in a child process\n"
+            "                          (rtcosim host-fmu): a crash, abort or exit there is an\n"
+            "                          error naming component, FMI call and time, rows kept;\n"
+            "                          results are bit-identical (also with --speculate)\n\n"
+            "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
+            "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
+            "last time every component reached, the summary names the component, exit code 0.\n\n"
+            "speculation (fixed steps, coupling without correction; see master_speculate.h):\n"
+            "  --speculate             each component (on --threads threads, default one each up\n"
+            "                          to the processor count) predicts the inputs it\n"
+            "                          lacks, runs ahead and rolls back partially on arrival;\n"
+            "                          components that cannot save state run conservatively\n"
+            "  --threshold Tc          cumulative input error allowed in kept steps (default 0:\n"
+            "                          results bit-identical to the plain run)\n"
+            "  --horizon M             steps a component may run ahead (default 16)\n"
+            "  --speculate-stats F.csv per-component statistics (rollback depths, prediction error)\n"
+            "  --reference             also run plain and report the committed results' error\n\n"
+            "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
+            "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
+            "  --rt-factor K           run at K times real time (default 1)\n"
+            "  --overrun P             soft | catch-up | skip | fail (default soft)\n"
+            "  --non-realtime C[,C..]  components that run on their own thread, on virtual time\n"
+            "                          tv; repeatable. Their FMUs run isolated (as with\n"
+            "                          --isolate): one that crashes, aborts or exits makes the\n"
+            "                          partner lost (exit code 3), the real-time part goes on\n"
+            "  --no-isolate            run the partner's FMUs in process instead (also over\n"
+            "                          the annotation's rc:Master isolate=\"all\" or \"C,..\")\n"
+            "  --exchange-every N      exchange with the non-real-time part every N frames\n"
+            "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
+            "  --estimator E           zoh | foh | soh | map:FILE, with modifiers (e.g.\n"
+            "                          foh,max=10,horizon=0.005; see estimate.h)\n"
+            "  --partner-timeout S     declare the non-real-time part lost after S s without data\n"
+            "  --rt-report DIR         write summary/frames/overruns/estimates CSV files there\n"
+            "  --no-calibrate          skip the check that the real-time part fits its frame\n"
+            "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
+            "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
+            "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
+            "                          lock-memory, busy-wait, tv-includes-step; see realtime.h)\n\n"
+            "SIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
+            "results so far, the report and the summary are written, temporary files removed;\n"
+            "a second signal exits at once. A lost partner whose thread does not return from\n"
+            "its component call within --partner-timeout after the run is abandoned.\n\n"
+            "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
+            "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
+            "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
+            "under --overrun fail; 5 --step-timeout passed; 130 / 143 ended by SIGINT /\n"
+            "SIGTERM (results so far kept).\n"
+            "A component that crashes gets the rows so far written and a line naming it and\n"
+            "its FMI call before the process dies of the signal; exit() in one gives 1.\n");
+}
+
+static int parse_time_option(const char *option, const char *text, rtcosim_time_ns *out)
+{
+    rtcosim_error err;
+    if (rtcosim_time_parse_seconds(text, out, &err) != RTCOSIM_OK)
+        return cli_fail("%s: %s", option, err.message);
+    return 0;
+}
+
+int cli_run_parse_args(int argc, char **argv, run_args *a)
+{
+    rtcosim_ssd_master_settings *o = &a->build.overrides;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int rc = 0;
+        if (strcmp(opt, "--step-control") == 0) {
+            o->has_step_control = o->step_control = true;
+            continue;
+        }
+        if (strcmp(opt, "--quiet") == 0 || strcmp(opt, "-q") == 0) {
+            a->quiet = true;
+            continue;
+        }
+        if (strcmp(opt, "--distribute") == 0) {
+            a->distribute.enabled = true;
+            continue;
+        }
+        if (strcmp(opt, "--allow-outside") == 0) {
+            a->allow_outside = true;
+            continue;
+        }
+        if (strcmp(opt, "--strict") == 0) {
+            a->fmu_options.strict = true;
+            a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        if (cli_speculate_flag(&a->speculate, opt))
+            continue;
+        if (strcmp(opt, "--real-time") == 0 || strcmp(opt, "--virtual-clock") == 0 ||
+            strcmp(opt, "--no-calibrate") == 0) {
+            a->real_time = a->real_time || strcmp(opt, "--real-time") == 0;
+            a->virtual_clock = a->virtual_clock || strcmp(opt, "--virtual-clock") == 0;
+            a->no_calibrate = a->no_calibrate || strcmp(opt, "--no-calibrate") == 0;
+            continue;
+        }
+        if (strcmp(opt, "--isolate") == 0 || strncmp(opt, "--isolate=", 10) == 0) {
+            /* A list follows when given as --isolate=C,.. or after the system. */
+            const char *list = opt[9] == '=' ? opt + 10 : NULL;
+            if (!list && a->system && val && val[0] != '-')
+                list = argv[++i];
+            a->isolate = true;
+            if (!list)
+                a->isolation->all = true;
+            else if (run_isolation_add(a->isolation, list))
+                return 1;
+            continue;
+        }
+        if (strcmp(opt, "--no-isolate") == 0) {
+            a->no_isolate = true;
+            continue;
+        }
+        if (opt[0] != '-' || opt[1] != '-') {
+            if (a->system)
+                return cli_fail("run: more than one system given ('%s' and '%s')", a->system, opt);
+            a->system = opt;
+            continue;
+        }
+        if (!val)
+            return cli_fail("run: %s needs a value (see rtcosim run --help)", opt);
+        i++;
+        int spec = cli_speculate_option(&a->speculate, opt, val);
+        if (spec < 0)
+            return 1;
+        if (spec > 0) {
+        } else if (strcmp(opt, "--start-time") == 0) {
+            rc = parse_time_option(opt, val, &a->start);
+            a->has_start = true;
+        } else if (strcmp(opt, "--stop-time") == 0) {
+            rc = parse_time_option(opt, val, &a->stop);
+            a->has_stop = true;
+        } else if (strcmp(opt, "--dcp") == 0) {
+            rtcosim_error err;
+            if (rtcosim_dcp_bindings_add(&a->dcp, val, &err) != RTCOSIM_OK)
+                rc = cli_fail("%s", err.message);
+        } else if (strcmp(opt, "--dcp-mode") == 0) {
+            if (strcmp(val, "srt") != 0 && strcmp(val, "nrt") != 0)
+                rc = cli_fail("--dcp-mode: wants srt or nrt, got '%s'", val);
+            a->dcp_mode = val;
+        } else if (strcmp(opt, "--step-size") == 0) {
+            rc = parse_time_option(opt, val, &o->step_size_ns);
+            o->has_step_size = true;
+            if (rc == 0 && o->step_size_ns <= 0)
+                rc = cli_fail("--step-size must be positive");
+        } else if (strcmp(opt, "--output-interval") == 0) {
+            rc = parse_time_option(opt, val, &a->interval);
+            a->has_interval = true;
+            if (rc == 0 && a->interval <= 0)
+                rc = cli_fail("--output-interval must be positive");
+        } else if (strcmp(opt, "--order") == 0) {
+            if (strcmp(val, "jacobi") == 0)
+                o->order = RTCOSIM_SSD_ORDER_JACOBI;
+            else if (strcmp(val, "gauss-seidel") == 0)
+                o->order = RTCOSIM_SSD_ORDER_GAUSS_SEIDEL;
+            else
+                rc = cli_fail("--order: unknown order '%s' (jacobi, gauss-seidel)", val);
+        } else if (strcmp(opt, "--coupling") == 0) {
+            if (strcmp(val, "zoh") == 0)
+                o->coupling = RTCOSIM_SSD_COUPLING_ZOH;
+            else if (strcmp(val, "foh") == 0)
+                o->coupling = RTCOSIM_SSD_COUPLING_FOH;
+            else if (strcmp(val, "soh") == 0)
+                o->coupling = RTCOSIM_SSD_COUPLING_SOH;
+            else
+                rc = cli_fail("--coupling: unknown coupling '%s' (zoh, foh, soh)", val);
+        } else if (strcmp(opt, "--correction") == 0) {
+            if (strcmp(val, "none") == 0)
+                o->correction = RTCOSIM_SSD_CORRECTION_NONE;
+            else if (strcmp(val, "energy") == 0 || strcmp(val, "dead-time") == 0)
+                o->correction = RTCOSIM_SSD_CORRECTION_DEAD_TIME;
+            else if (strcmp(val, "integrator") == 0)
+                o->correction = RTCOSIM_SSD_CORRECTION_INTEGRATOR;
+            else
+                rc = cli_fail("--correction: unknown correction '%s' (none, energy, dead-time, "
+                              "integrator)", val);
+        } else if (strcmp(opt, "--step-input") == 0) {
+            if (strcmp(val, "mean") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_MEAN;
+            else if (strcmp(val, "start") == 0)
+                o->step_input = RTCOSIM_SSD_STEP_INPUT_START;
+            else
+                rc = cli_fail("--step-input: unknown step input '%s' (mean, start)", val);
+        } else if (strcmp(opt, "--threads") == 0) {
+            char *end = NULL;
+            long n = strtol(val, &end, 10);
+            a->threads_auto = strcmp(val, "auto") == 0;
+            if (a->threads_auto)
+                o->threads = 0;
+            else if (!*val || *end || n < 1 || n > 256)
+                rc = cli_fail("--threads: '%s' is not a thread count (1..256 or auto)", val);
+            else
+                o->threads = (int)n;
+        } else if (strcmp(opt, "--parameter-set") == 0) {
+            a->parameter_sets[a->parameter_set_count++] = val;
+        } else if (strcmp(opt, "--start-value") == 0) {
+            if (i + 1 >= argc)
+                return cli_fail("--start-value needs NAME and VALUE");
+            a->start_names[a->start_count] = val;
+            a->start_values[a->start_count++] = argv[++i];
+        } else if (strcmp(opt, "--output-file") == 0) {
+            a->output_file = val;
+        } else if (strcmp(opt, "--place") == 0) {
+            a->distribute.places[a->distribute.place_count++] = val;
+        } else if (strcmp(opt, "--step-timeout") == 0) {
+            rc = cli_parse_step_timeout(val, &a->step_timeout);
+        } else if (strcmp(opt, "--output-variable") == 0) {
+            a->observe[a->observe_count++] = val;
+        } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||
+                   strcmp(opt, "--partner-timeout") == 0) {
+            rtcosim_error err;
+            const char *name = opt + 2; /* the executor's option of the same name */
+            a->given_factor = a->given_factor || strcmp(opt, "--rt-factor") == 0;
+            a->given_overrun = a->given_overrun || strcmp(opt, "--overrun") == 0;
+            a->given_timeout = a->given_timeout || strcmp(opt, "--partner-timeout") == 0;
+            if (rtcosim_rt_option_set(&a->rt, name, val, &err) != RTCOSIM_OK)
+                rc = cli_fail("%s", err.message); /* names the option already */
+        } else if (strcmp(opt, "--rt-option") == 0) {
+            rtcosim_error err;
+            if (i + 1 >= argc)
+                return cli_fail("--rt-option needs NAME and VALUE");
+            const char *value = argv[++i];
+            if (rtcosim_rt_option_set(&a->rt, val, value, &err) != RTCOSIM_OK)
+                rc = cli_fail("--rt-option: %s", err.message);
+        } else if (strcmp(opt, "--non-realtime") == 0) {
+            size_t used = strlen(a->non_realtime);
+            if (used + strlen(val) + 2 > sizeof a->non_realtime)
+                rc = cli_fail("--non-realtime: too many names");
+            else
+                snprintf(a->non_realtime + used, sizeof a->non_realtime - used, "%s%s",
+                         used ? "," : "", val);
+        } else if (strcmp(opt, "--exchange-every") == 0 ||
+                   strcmp(opt, "--exchange-pattern") == 0) {
+            char *end = NULL;
+            if (strcmp(opt, "--exchange-every") == 0 && (strtol(val, &end, 10) < 1 || *end))
+                rc = cli_fail("--exchange-every: '%s' is not a frame count (1, 2, ...)", val);
+            /* The executor spells a pattern 2-1; the CLI accepts 2,1 too. */
+            snprintf(a->exchange, sizeof a->exchange, "%s", val);
+            for (char *p = a->exchange; *p; p++)
+                if (*p == ',')
+                    *p = '-';
+        } else if (strcmp(opt, "--estimator") == 0) {
+            a->estimator = val;
+        } else if (strcmp(opt, "--rt-report") == 0) {
+            a->rt.report_dir = val;
+        } else if (strcmp(opt, "--inject-delay") == 0) {
+            rtcosim_error err;
+            rtcosim_system_rt_delay *d = &a->delays[a->delay_count];
+            if (rtcosim_system_rt_delay_parse(val, d, &a->schedules[a->delay_count], &err) !=
+                RTCOSIM_OK)
+                rc = cli_fail("--inject-delay: %s", err.message);
+            else
+                a->delay_count++;
+        } else if (strcmp(opt, "--log-level") == 0) {
+            rtcosim_log_level level;
+            if (rtcosim_log_level_parse(val, &level) != 0)
+                rc = cli_fail("--log-level: unknown level '%s'", val);
+            else
+                rtcosim_log_set_level(level);
+        } else {
+            rc = cli_fail("run: unknown option '%s' (see rtcosim run --help)", opt);
+        }
+        if (rc)
+            return rc;
+    }
+    if (!a->system) {
+        cli_run_usage(stderr);
+        return cli_fail("run: no system file given");
+    }
+    if (a->isolate && a->no_isolate)
+        return cli_fail("run: --isolate and --no-isolate cannot be combined");
+    if (a->real_time && a->step_timeout > 0)
+        return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
+    if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||
+                          a->rt.report_dir || a->delay_count || a->virtual_clock))
+        return cli_fail("run: real-time options need --real-time");
+    if (a->dcp_mode && !a->real_time)
+        return cli_fail("run: --dcp-mode needs --real-time");
+    if (a->dcp_mode && strcmp(a->dcp_mode, "srt") == 0 && a->virtual_clock)
+        return cli_fail("run: --dcp-mode srt steps the slave on its wall clock: not with "
+                        "--virtual-clock");
+    if (a->speculate.given && !a->speculate.enabled)
+        return cli_fail("run: --threshold, --horizon, --speculate-stats and --reference need "
+                        "--speculate");
+    if (a->speculate.enabled && a->real_time)
+        return cli_fail("run: --speculate and --real-time cannot be combined");
+    if (a->distribute.place_count && !a->distribute.enabled)
+        return cli_fail("run: --place needs --distribute");
+    if (a->distribute.enabled && (a->real_time || a->speculate.enabled || a->dcp))
+        return cli_fail("run: --distribute cannot be combined with --real-time, --speculate or"
+                        " --dcp");
+    if (a->distribute.enabled && (a->threads_auto || o->threads > 1))
+        return cli_fail("run: --distribute steps each rank's components on one thread (no"
+                        " --threads)");
+    if (a->distribute.enabled)
+        o->threads = 1; /* the proxies broadcast from the master's thread only */
+    a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* `rtcosim run`'s command line (run_args.c) shared by its plain run
+ * (cmd_run.c) and its real-time run (run_realtime.c). */
+#ifndef RTCOSIM_CLI_RUN_ARGS_H
+#define RTCOSIM_CLI_RUN_ARGS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "run_distribute.h"
+#include "run_isolate.h"
+#include "run_speculate.h"
+#include "rtcosim/dcp.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/system.h"
+#include "rtcosim/system_rt.h"
+
+typedef struct run_args {
+    const char *system;
+    bool has_start, has_stop, has_interval;
+    rtcosim_time_ns start, stop, interval;
+    rtcosim_system_build_options build;
+    rtcosim_fmu_options fmu_options; /* build.fmu points here when given */
+    rtcosim_dcp_bindings *dcp; /* --dcp */
+    const char **parameter_sets;
+    size_t parameter_set_count;
+    const char **start_names, **start_values;
+    size_t start_count;
+    const char **observe;
+    size_t observe_count;
+    const char *output_file;
+    double step_timeout; /* s; 0: none */
+    bool allow_outside;  /* a .ssp may reference files outside the package */
+    /* Real time. */
+    bool real_time, virtual_clock, no_calibrate, quiet;
+    const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
+    bool threads_auto; /* --threads auto */
+    bool given_factor, given_overrun, given_timeout; /* over the annotation */
+    rtcosim_rt_options rt;
+    char non_realtime[4096];
+    char exchange[256];
+    const char *estimator;
+    rtcosim_system_rt_delay *delays;
+    rtcosim_time_ns **schedules;
+    size_t delay_count;
+    cli_speculate speculate;
+    cli_distribute distribute; /* --distribute over the ranks of mpirun, --place COMP=RANK */
+    bool isolate, no_isolate;  /* --isolate [C,..], --no-isolate */
+    run_isolation *isolation;  /* the selection (mutable: the build's wrap context) */
+} run_args;
+
+void cli_run_usage(FILE *out);
+/* Parses argv into *a (its arrays sized argc by the caller); non-zero on a
+ * bad command line (message printed). */
+int cli_run_parse_args(int argc, char **argv, run_args *a);
+/* --real-time: runs desc paced from start to stop; returns the exit code. */
+int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
+                      rtcosim_time_ns stop);
+
+static inline double cli_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#endif

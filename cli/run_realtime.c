@@ -1,0 +1,226 @@
+/* `rtcosim run --real-time`: the executor's options from the command line
+ * over the system's rc:RealTime annotation, the part split, the results file
+ * and the timing and estimation summary (system_rt.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "progress.h"
+#include "run_args.h"
+#include "signals.h"
+#include "rtcosim/fmu.h"
+#include "run_distribute.h"
+#include "run_isolate.h"
+#include "run_speculate.h"
+#include "rtcosim/log.h"
+#include "rtcosim/master.h"
+#include "rtcosim/dcp.h"
+#include "rtcosim/results.h"
+#include "rtcosim/system.h"
+#include "rtcosim/system_rt.h"
+
+static void print_columns(const rtcosim_system_rt *srt)
+{
+    const double *final = rtcosim_system_rt_last_values(srt);
+    size_t n = rtcosim_system_rt_column_count(srt);
+    for (size_t i = 0; i < n && i < 12; i++)
+        printf("  %-32s %.9g\n", rtcosim_system_rt_column_name(srt, i), final[i]);
+    if (n > 12)
+        printf("  ... and %zu more\n", n - 12);
+}
+
+/* --real-time: the executor's options from the command line, the system's
+ * part split and the results file; prints the timing and estimation summary. */
+static rtcosim_time_ns read_rt_progress(void *progress)
+{
+    return atomic_load_explicit((_Atomic rtcosim_time_ns *)progress, memory_order_relaxed);
+}
+
+int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosim_time_ns start,
+                      rtcosim_time_ns stop)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    rtcosim_system_rt_options so;
+    rtcosim_system_rt_options_init(&so);
+    so.rt = a->rt;
+    /* The system's rc:RealTime settings, then the command line over them. */
+    const rtcosim_ssd_realtime_settings *ann = rtcosim_system_desc_realtime(desc);
+    if (ann->has_rt_factor && !a->given_factor)
+        so.rt.rt_factor = ann->rt_factor;
+    if (ann->has_overrun && !a->given_overrun)
+        so.rt.overrun = (rtcosim_overrun_policy)ann->overrun;
+    if (ann->has_partner_timeout && !a->given_timeout)
+        so.rt.partner_timeout = ann->partner_timeout;
+    so.rt.calibrate = !a->no_calibrate && (!ann->has_calibrate || ann->calibrate);
+    so.rt.start_time = start;
+    so.rt.stop_time = stop;
+    so.rt.non_realtime = a->non_realtime[0] ? a->non_realtime : ann->non_realtime;
+    const char *exchange = a->exchange[0] ? a->exchange : ann->exchange;
+    const char *estimator = a->estimator ? a->estimator : ann->estimator;
+    so.build = a->build;
+    /* The partner's FMUs run isolated unless --no-isolate: one that crashes,
+     * aborts or exits makes the partner lost, not the run. */
+    run_isolation *iso = a->isolation;
+    if (!a->no_isolate && so.rt.non_realtime)
+        for (const char *p = so.rt.non_realtime; *p;) {
+            size_t n = strcspn(p, ",");
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)n, p);
+            int k = rtcosim_system_desc_find_component(desc, name);
+            if (k >= 0 && rtcosim_system_desc_component(desc, (size_t)k)->path &&
+                !run_isolation_selects(iso, name) && run_isolation_add(iso, name))
+                return CLI_EXIT_ERROR;
+            p += n + (p[n] == ',');
+        }
+    if (run_isolation_active(iso) && run_isolation_prepare(iso, desc))
+        return CLI_EXIT_ERROR;
+    if (run_isolation_active(iso)) {
+        so.build.wrap = run_isolation_wrap;
+        so.build.wrap_context = iso;
+    }
+    so.build.observe = a->observe;
+    so.build.observe_count = a->observe_count;
+    so.start_names = (const char *const *)a->start_names;
+    so.start_values = (const char *const *)a->start_values;
+    so.start_count = a->start_count;
+    so.output_file = a->output_file;
+    so.output_interval = a->has_interval ? a->interval : 0;
+    so.delays = a->delays;
+    so.delay_count = a->delay_count;
+    so.threads_auto = a->threads_auto;
+    if (exchange && rtcosim_exchange_pattern_parse(exchange, &so.rt.exchange, &err) != RTCOSIM_OK)
+        return cli_fail("--exchange-pattern: %s", err.message);
+    if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
+        return cli_fail("--estimator: %s", err.message);
+    if (cli_check_output_dir("--rt-report", so.rt.report_dir))
+        return CLI_EXIT_ERROR;
+    rtcosim_clock *pacing = NULL, *partner = NULL;
+    if (a->virtual_clock &&
+        (rtcosim_clock_create_virtual(0, &pacing, &err) != RTCOSIM_OK ||
+         rtcosim_clock_create_virtual(0, &partner, &err) != RTCOSIM_OK)) {
+        rtcosim_clock_free(pacing);
+        return cli_fail_error(&err);
+    }
+    so.rt.clock = pacing;
+    so.rt.partner_clock = partner;
+    so.rt.stop_request = &cli_stop_signal;
+    static _Atomic rtcosim_time_ns rt_progress;
+    atomic_store(&rt_progress, start);
+    so.rt.progress = &rt_progress;
+    rtcosim_system_rt *srt = NULL;
+    rtcosim_dcp_bindings *own_dcp = NULL;
+    int rc = 0;
+    /* The non-real-time part's components bound to remote slaves (--dcp) or
+     * from a .dcpx: empty bindings still make the latter SRT partners. */
+    rtcosim_dcp_bindings *dcp = a->dcp;
+    if (!dcp && rtcosim_dcp_bindings_create(&own_dcp, &err) != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
+    dcp = dcp ? dcp : own_dcp;
+    so.partner_wrap = rtcosim_dcp_bindings_wrap;
+    so.partner_wrap_context = dcp;
+    rtcosim_dcp_bindings_hold_lost_outputs(dcp, true);
+    rtcosim_dcp_bindings_soft_real_time(dcp, !a->virtual_clock &&
+                                                 (!a->dcp_mode || strcmp(a->dcp_mode, "srt") == 0));
+    so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
+    double wall_start = cli_wall_seconds();
+    if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
+    const char *unused = rtcosim_dcp_bindings_unused(a->dcp);
+    if (unused) {
+        rc = rtcosim_system_desc_find_component(desc, unused) < 0
+                 ? cli_fail("--dcp: the system has no component '%s'", unused)
+                 : cli_fail("--dcp %s: in a real-time run only a non-real-time component "
+                            "(--non-realtime %s) may be a remote slave", unused, unused);
+        goto done;
+    }
+    rtcosim_time_ns H = rtcosim_system_rt_macro_step(srt);
+    printf("system '%s': real-time part: %s; non-real-time part: %s; H = %.9g s%s\n",
+           rtcosim_system_desc_name(desc), rtcosim_system_rt_part_names(srt, false),
+           *rtcosim_system_rt_part_names(srt, true) ? rtcosim_system_rt_part_names(srt, true)
+                                                    : "none",
+           rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
+    for (size_t i = 0; i < rtcosim_dcp_bindings_count(a->dcp); i++) {
+        /* The mode the slave was registered in (a slave that refuses SRT runs NRT). */
+        const char *name = rtcosim_dcp_bindings_component(a->dcp, i);
+        const rtcosim_component *c = rtcosim_master_component(rtcosim_system_rt_part(srt, true), name);
+        if (c && strcmp(rtcosim_component_kind(c), "dcp") == 0)
+            printf("dcp: %s runs %s\n", name,
+                   rtcosim_dcp_remote_op_mode(c) == RTCOSIM_DCP_OP_SRT
+                       ? "in soft real time (SRT: on the slave's clock, outputs streamed)"
+                       : "in NRT lock step (one exchange per partner step)");
+    }
+    fflush(stdout);
+    cli_progress_watch progress = {0};
+    cli_progress_watch_start(&progress, a->quiet, start, stop, read_rt_progress, &rt_progress);
+    rtcosim_status st = rtcosim_system_rt_run(srt, &err);
+    cli_progress_watch_stop(&progress);
+    double wall = cli_wall_seconds() - wall_start;
+    const rtcosim_rt *rt = rtcosim_system_rt_executor(srt);
+    if (rtcosim_rt_get_summary(rt)->frames == 0 && st != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
+    rtcosim_rt_print_summary(rt, stdout);
+    printf("ran %.9g s of simulated time in %.3f s wall\n",
+           rtcosim_time_to_seconds(rtcosim_rt_get_summary(rt)->stopped_at - start), wall);
+    const rtcosim_master *partner_part = rtcosim_system_rt_part(srt, true);
+    rtcosim_master_parallel par;
+    if (partner_part && rtcosim_master_get_parallel(partner_part, &par, NULL) == RTCOSIM_OK &&
+        (par.threads > 1 || par.automatic)) {
+        char line[300];
+        rtcosim_master_describe_parallel(partner_part, line, sizeof line);
+        printf("non-real-time part %s; the real-time part steps on the paced thread alone\n",
+               line);
+    }
+    /* What failed to be written is not announced as written. */
+    bool results_failed = st != RTCOSIM_OK && a->output_file &&
+                          strncmp(err.message, a->output_file, strlen(a->output_file)) == 0;
+    bool report_failed = st != RTCOSIM_OK && so.rt.report_dir &&
+                         strncmp(err.message, so.rt.report_dir, strlen(so.rt.report_dir)) == 0;
+    if (a->output_file && !results_failed)
+        printf("wrote %llu rows of %zu variables to %s\n",
+               (unsigned long long)rtcosim_system_rt_rows_written(srt),
+               rtcosim_system_rt_column_count(srt), a->output_file);
+    if (so.rt.report_dir && !report_failed)
+        printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
+               so.rt.report_dir,
+               *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
+    print_columns(srt);
+    const rtcosim_rt_summary *sum = rtcosim_rt_get_summary(rt);
+    int signo = atomic_load(&cli_stop_signal);
+    if (st != RTCOSIM_OK) {
+        rc = cli_fail("%s: %s (results so far kept)", a->system, err.message);
+        if (st == RTCOSIM_ETIMEOUT && so.rt.overrun == RTCOSIM_OVERRUN_FAIL)
+            rc = CLI_EXIT_DEADLINE;
+    } else if (sum->interrupted && signo) {
+        fprintf(stderr, "rtcosim: %s: interrupted by %s at te = %.6f s (results so far kept)\n",
+                a->system, cli_signal_name(signo), rtcosim_time_to_seconds(sum->stopped_at));
+        rc = cli_signal_exit_code(signo);
+    } else if (sum->partner_lost) {
+        fprintf(stderr, "rtcosim: %s: the non-real-time partner was lost at te = %.6f s (%s); "
+                        "the real-time part ran on estimates\n",
+                a->system, rtcosim_time_to_seconds(sum->partner_lost_at), sum->partner_lost_reason);
+        rc = CLI_EXIT_PARTNER_LOST;
+    }
+    if (sum->partner_abandoned) {
+        /* Its thread is still inside a component call: no teardown (unloading
+         * the library under it, atexit handlers) while it runs. */
+        rtcosim_system_rt_free(srt);
+        fflush(NULL);
+        _exit(rc);
+    }
+done:
+    rtcosim_system_rt_free(srt);
+    rtcosim_clock_free(pacing);
+    rtcosim_clock_free(partner);
+    rtcosim_dcp_bindings_free(own_dcp);
+    return rc;
+}
