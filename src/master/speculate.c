@@ -132,17 +132,17 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                     lp->stats.predicted_values++;
                 }
             if (r.rollback) {
+                /* The state is restored by the owner before its next step
+                 * (lp_restore); the records above `to` stay in the table
+                 * until then, and commits stop below `to`. */
                 const uint64_t to = spec_first_step(st, k + r.keep);
-                status = rtcosim_rollback_restore(lp->table, to, err);
+                if (to < lp->restore_to)
+                    lp->restore_to = to;
                 lp->executed = to;
                 count_rollback(lp, r.speculated - r.keep);
                 lp->ahead_limit = lp->ahead_limit > 1 ? lp->ahead_limit / 2 : 1;
             } else if (r.speculated > 0 && lp->ahead_limit < lp->pending_cap) {
                 lp->ahead_limit++;
-            }
-            if (status != RTCOSIM_OK) {
-                *failed = true;
-                return progress;
             }
             progress = true;
         }
@@ -262,6 +262,13 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
 {
     if (lp->stepped)
         return lp_finish(run, lp, err, failed);
+    if (lp->restore_to != UINT64_MAX) {
+        if (rtcosim_rollback_restore(lp->table, lp->restore_to, err) != RTCOSIM_OK) {
+            *failed = true;
+            return false;
+        }
+        lp->restore_to = UINT64_MAX;
+    }
     const rtcosim_time_ns start = run->t0 + (rtcosim_time_ns)lp->executed * lp->step;
     if (lp->executed >= lp->total || start > atomic_load(&run->end_start) ||
         start >= atomic_load(&run->end_at) || lp->executed - lp->committed >= lp->ahead_limit ||
@@ -480,6 +487,38 @@ typedef struct worker_arg {
     unsigned id;
 } worker_arg;
 
+/* The consumers of an LP that just published, on other threads, take the
+ * new outputs in and commit what they now can, here and now, when their
+ * owner is not working on them (it waits, or is about to). Otherwise every
+ * publication would need a wake-up of the consumer's thread before its
+ * commit reaches back: a slow conservative LP waiting for the commit of a
+ * fast LP that ran ahead would pay a cross-thread round trip per step. The
+ * owner is woken afterwards to execute further (off the critical path). */
+static void help_consumers(spec_run *run, const spec_lp *lp, unsigned id, rtcosim_error *err,
+                           bool *failed)
+{
+    for (size_t c = 0; c < lp->consumer_count && !*failed; c++) {
+        spec_lp *other = &run->lps[lp->consumers[c].lp];
+        if (other->thread == id || atomic_flag_test_and_set(&other->busy))
+            continue;
+        lp_absorb(run, other, err, failed);
+        if (!*failed && lp_commit(run, other))
+            help_consumers(run, other, id, err, failed);
+        atomic_flag_clear(&other->busy);
+    }
+}
+
+/* After an LP published: its consumers commit (help_consumers), then every
+ * waiting thread and the observer look. */
+static void changed(spec_run *run, const spec_lp *lp, bool published, unsigned id,
+                    rtcosim_error *err, bool *failed)
+{
+    if (published)
+        help_consumers(run, lp, id, err, failed);
+    notify(run);
+    try_record(run);
+}
+
 static void run_worker(spec_run *run, unsigned id)
 {
     rtcosim_error err;
@@ -489,23 +528,30 @@ static void run_worker(spec_run *run, unsigned id)
         bool progress = false, done = true, failed = false;
         for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
             spec_lp *lp = &run->lps[l];
+            if (atomic_flag_test_and_set(&lp->busy)) {
+                /* Another thread commits for it: look again at once. */
+                progress = true;
+                done = false;
+                continue;
+            }
             progress |= lp_absorb(run, lp, &err, &failed);
-            bool changed = !failed && lp_commit(run, lp);
+            /* Publish before the next step, so that consumers do not wait
+             * for the step's length. */
+            if (!failed && lp_commit(run, lp)) {
+                progress = true;
+                changed(run, lp, true, id, &err, &failed);
+            }
             /* A step taken changes what the observer may show too (a
              * conservative LP's termination request is final once taken). */
             if (!failed && lp_execute(run, lp, &err, &failed)) {
-                lp_commit(run, lp);
-                changed = true;
-            }
-            if (changed) {
                 progress = true;
-                notify(run);
-                try_record(run);
+                changed(run, lp, lp_commit(run, lp), id, &err, &failed);
             }
             /* Done at its last step, or when every row is shown (a
              * feedthrough LP may wait for inputs the ended run never makes). */
             done = done && (lp->committed >= lp_end(run, lp) ||
                             atomic_load(&run->row_time) >= end_time(run));
+            atomic_flag_clear(&lp->busy);
         }
         if (failed) {
             fail(run, &err);
@@ -607,6 +653,16 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
         pthread_join(threads[i], NULL);
     free(args);
     free(threads);
+    /* A rollback decided for an LP after its last step (the run ended before
+     * the steps it rolled back) still leaves the committed state behind. */
+    for (size_t l = 0; l < run->lp_count && !atomic_load(&run->failed); l++) {
+        spec_lp *lp = &run->lps[l];
+        rtcosim_error e;
+        if (lp->restore_to != UINT64_MAX &&
+            rtcosim_rollback_restore(lp->table, lp->restore_to, &e) != RTCOSIM_OK)
+            fail(run, &e);
+        lp->restore_to = UINT64_MAX;
+    }
     try_record(run);
     const rtcosim_time_ns end = end_time(run);
     if (!atomic_load(&run->failed) && atomic_load(&run->row_time) != end) {

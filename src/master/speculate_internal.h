@@ -42,6 +42,7 @@ typedef struct spec_lp {
     size_t stream_count;
     spec_consumer *consumers;
     size_t consumer_count;
+    unsigned thread;          /* the owner thread (comp mod threads) */
     rtcosim_rollback_table *table;
 
     uint64_t multiple;        /* steps multiple * H */
@@ -60,6 +61,14 @@ typedef struct spec_lp {
      * one step per arrival instead of the whole horizon (AIMD, as optimism
      * throttling in Time Warp schedulers). */
     size_t ahead_limit;
+    /* Held by the thread working on the LP: its owner, or another thread
+     * that takes in its producers' outputs and commits for it while the
+     * owner waits (try-lock only, so nobody blocks on it). */
+    atomic_flag busy;
+    /* A rollback decided while absorbing whose state restore is left to the
+     * owner thread (components are called from their owner thread only):
+     * the step to restore, UINT64_MAX none. */
+    uint64_t restore_to;
     uint64_t committed;       /* steps below are final */
     atomic_uint_fast64_t committed_shared; /* committed, for producers' ring checks */
     atomic_uint_fast64_t published;        /* outputs 0 .. published-1 readable */

@@ -199,6 +199,8 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     atomic_init(&lp->record_need, 0);
     atomic_init(&lp->decided, 0);
     lp->final_only_step = UINT64_MAX;
+    lp->restore_to = UINT64_MAX;
+    atomic_flag_clear(&lp->busy);
     lp->multiple = mc->multiple;
     lp->step = (rtcosim_time_ns)mc->multiple * run->h;
     return RTCOSIM_OK;
@@ -249,6 +251,7 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
     for (size_t c = 0; c < m->comp_count; c++) {
         spec_lp *lp = &run->lps[c];
         lp->comp = c;
+        lp->thread = (unsigned)(c % run->threads);
         spec_classify(m, c, &lp->speculate, &lp->reason);
         lp->stats.component = m->comps[c].name;
         lp->stats.speculated = lp->speculate;
