@@ -164,7 +164,7 @@ static void lower_end(spec_run *run, int_fast64_t start)
  * release old outputs). */
 static bool lp_commit(spec_run *run, spec_lp *lp)
 {
-    uint64_t limit = lp->executed;
+    uint64_t limit = lp->executed < lp->in_flight ? lp->executed : lp->in_flight;
     for (size_t s = 0; s < lp->stream_count; s++) {
         const uint64_t real = spec_first_step(&lp->streams[s], lp->streams[s].arrived);
         if (real < limit)
@@ -256,6 +256,63 @@ static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
     return true;
 }
 
+/* Step n of a speculating LP, whose inputs are set and state recorded, with
+ * the LP's lock let go: while the component computes, a thread that
+ * publishes can still take the new outputs in for this LP and commit its
+ * earlier steps (help_consumers), and roll it back, step n included (the
+ * step counts as executed, for the scheme, but is not committed before it
+ * is done). A step rolled back in flight is discarded when done. */
+static bool lp_step_unlocked(spec_run *run, spec_lp *lp, uint64_t n, rtcosim_time_ns t,
+                             bool predicted, rtcosim_error *err, bool *failed)
+{
+    master_component *mc = &run->m->comps[lp->comp];
+    lp->in_flight = n;
+    lp->executed = n + 1;
+    atomic_flag_clear(&lp->busy);
+    rtcosim_step_result result;
+    rtcosim_status st = spec_set_step_inputs(mc, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);
+    /* The outputs go to the step's pending slot, which no commit reads
+     * while the step is in flight. */
+    unsigned char *slot = pending_slot(lp, n);
+    for (unsigned i = 0; st == RTCOSIM_OK && i < mc->out_type_count; i++) {
+        const unsigned ty = mc->out_types[i];
+        st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+                                   slot + lp->out_offset[ty], err);
+    }
+    while (atomic_flag_test_and_set(&lp->busy))
+        sched_yield();
+    lp->in_flight = UINT64_MAX;
+    if (st == RTCOSIM_EDISCARD && result.terminate_requested) {
+        /* The component's normal end, when final (real inputs after
+         * committed steps: no rollback reaches it); else back to the state
+         * before the step, which runs again once it is final. */
+        rtcosim_error_clear(err);
+        if (!predicted && lp->committed == n) {
+            lp->executed = n;
+            int_fast64_t end = atomic_load(&run->end_at);
+            while (t < end && !atomic_compare_exchange_weak(&run->end_at, &end, t))
+                ;
+            return true;
+        }
+        lp->final_only_step = n;
+        if (n < lp->restore_to)
+            lp->restore_to = n;
+        if (n < lp->executed)
+            lp->executed = n;
+        return true;
+    }
+    if (st != RTCOSIM_OK) {
+        *failed = true;
+        return false;
+    }
+    lp->stats.speculated_steps += predicted;
+    if (lp->executed == n + 1)
+        lp->pending_terminate[n % lp->pending_cap] = result.terminate_requested;
+    return true;
+}
+
 /* Take the next step if its inputs are there, real or predicted, and read
  * its outputs when they can be read. */
 static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
@@ -309,6 +366,8 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     rtcosim_status st = RTCOSIM_OK;
     if (lp->table)
         st = rtcosim_rollback_push(lp->table, n, t, in, NULL, err);
+    if (st == RTCOSIM_OK && lp->speculate)
+        return lp_step_unlocked(run, lp, n, t, predicted, err, failed);
     rtcosim_step_result result;
     if (st == RTCOSIM_OK && (st = spec_set_step_inputs(mc, err)) == RTCOSIM_OK)
         st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);

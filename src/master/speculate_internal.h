@@ -69,6 +69,9 @@ typedef struct spec_lp {
      * owner thread (components are called from their owner thread only):
      * the step to restore, UINT64_MAX none. */
     uint64_t restore_to;
+    /* The step being computed with the lock let go (lp_step_unlocked), not
+     * committed before it is done; UINT64_MAX none. */
+    uint64_t in_flight;
     uint64_t committed;       /* steps below are final */
     atomic_uint_fast64_t committed_shared; /* committed, for producers' ring checks */
     atomic_uint_fast64_t published;        /* outputs 0 .. published-1 readable */

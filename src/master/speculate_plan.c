@@ -200,6 +200,7 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     atomic_init(&lp->decided, 0);
     lp->final_only_step = UINT64_MAX;
     lp->restore_to = UINT64_MAX;
+    lp->in_flight = UINT64_MAX;
     atomic_flag_clear(&lp->busy);
     lp->multiple = mc->multiple;
     lp->step = (rtcosim_time_ns)mc->multiple * run->h;
