@@ -21,6 +21,10 @@
  * a light component, so a commit a few microseconds away is better polled. */
 #define WAIT_POLL_NS 50000
 
+/* Longest wait, in arrivals, between probes of an LP throttled to run
+ * conservatively (speculate_internal.h, ahead_limit). */
+#define PROBE_WAIT_MAX 32
+
 /* ---- progress notification ---- */
 
 static void notify(spec_run *run)
@@ -93,6 +97,26 @@ static void count_rollback(spec_lp *lp, size_t depth)
     lp->stats.rollback_depth[b]++;
 }
 
+/* The optimism throttle (ahead_limit in speculate_internal.h) after an
+ * arrival that checked speculated steps: kept them all, or rolled back. */
+static void throttle(spec_lp *lp, bool kept)
+{
+    if (kept) {
+        if (lp->ahead_limit < lp->pending_cap)
+            lp->ahead_limit++;
+        lp->probe_backoff = 1;
+        return;
+    }
+    if (lp->ahead_limit > 1) {
+        lp->ahead_limit /= 2;
+        return;
+    }
+    lp->ahead_limit = 0;
+    lp->probe_wait = lp->probe_backoff;
+    if (lp->probe_backoff < PROBE_WAIT_MAX)
+        lp->probe_backoff *= 2;
+}
+
 /* Take in the producers' newly committed outputs; a speculating LP runs the
  * scheme on each and rolls back when it says so. */
 static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
@@ -140,9 +164,11 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                     lp->restore_to = to;
                 lp->executed = to;
                 count_rollback(lp, r.speculated - r.keep);
-                lp->ahead_limit = lp->ahead_limit > 1 ? lp->ahead_limit / 2 : 1;
-            } else if (r.speculated > 0 && lp->ahead_limit < lp->pending_cap) {
-                lp->ahead_limit++;
+                throttle(lp, false);
+            } else if (r.speculated > 0) {
+                throttle(lp, true);
+            } else if (lp->ahead_limit == 0 && --lp->probe_wait == 0) {
+                lp->ahead_limit = 1;
             }
             progress = true;
         }
@@ -328,9 +354,14 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     }
     const rtcosim_time_ns start = run->t0 + (rtcosim_time_ns)lp->executed * lp->step;
     if (lp->executed >= lp->total || start > atomic_load(&run->end_start) ||
-        start >= atomic_load(&run->end_at) || lp->executed - lp->committed >= lp->ahead_limit ||
+        start >= atomic_load(&run->end_at) ||
+        lp->executed - lp->committed >= lp->pending_cap ||
         (lp->executed == lp->final_only_step && lp->committed < lp->executed))
         return false;
+    for (size_t s = 0; s < lp->stream_count; s++)
+        if (spec_input_index(&lp->streams[s], lp->executed) >= lp->streams[s].arrived &&
+            lp->executed - lp->committed >= lp->ahead_limit)
+            return false;
     rtcosim_master *m = run->m;
     master_component *mc = &m->comps[lp->comp];
     const uint64_t n = lp->executed;

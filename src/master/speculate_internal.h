@@ -55,12 +55,18 @@ typedef struct spec_lp {
      * inputs or after uncommitted steps: it runs again only when final. */
     uint64_t final_only_step;
     bool stepped;             /* step `executed` taken, its outputs not yet read */
-    /* Uncommitted steps allowed now (1 .. pending_cap): halved on a rollback,
-     * raised by one on an arrival that kept all speculated steps, so that an
-     * LP whose predictions keep failing (Tc = 0 on a smooth signal) wastes
-     * one step per arrival instead of the whole horizon (AIMD, as optimism
-     * throttling in Time Warp schedulers). */
+    /* Uncommitted steps allowed now for a step on predicted inputs
+     * (0 .. pending_cap; a step on real inputs may always run): halved on a
+     * rollback, raised by one on an arrival that kept all speculated steps
+     * (AIMD, as optimism throttling in Time Warp schedulers). At 0 the LP
+     * runs conservatively and probes again with one speculated step after
+     * probe_wait arrivals, a wait doubled by each failed probe up to
+     * PROBE_WAIT_MAX: an LP whose predictions keep failing (Tc = 0 on a
+     * smooth signal) then wastes a step now and then instead of one per
+     * arrival, which a step rolled back in flight would also make its
+     * producers wait for. */
     size_t ahead_limit;
+    uint32_t probe_wait, probe_backoff;
     /* Held by the thread working on the LP: its owner, or another thread
      * that takes in its producers' outputs and commits for it while the
      * owner waits (try-lock only, so nobody blocks on it). */

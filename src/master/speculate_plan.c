@@ -184,6 +184,7 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     lp->ring_cap = (size_t)((run->horizon + 2) * ratio) + HISTORY_LEN + 4;
     lp->pending_cap = run->horizon;
     lp->ahead_limit = lp->pending_cap;
+    lp->probe_backoff = 1;
     lp->ring = calloc(lp->ring_cap, lp->out_bytes + 1);
     lp->pending = calloc(lp->pending_cap, lp->out_bytes + 1);
     lp->pending_terminate = calloc(lp->pending_cap, sizeof *lp->pending_terminate);
