@@ -157,13 +157,15 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                 }
             if (r.rollback) {
                 /* The state is restored by the owner before its next step
-                 * (lp_restore); the records above `to` stay in the table
-                 * until then, and commits stop below `to`. */
+                 * (lp_execute); the records above `to` stay in the table
+                 * until then, and commits stop below `to`. The depth counts
+                 * this LP's steps discarded (the scheme's r.speculated - r.keep
+                 * counts the producer's outputs, more for a slower consumer). */
                 const uint64_t to = spec_first_step(st, k + r.keep);
                 if (to < lp->restore_to)
                     lp->restore_to = to;
+                count_rollback(lp, (size_t)(lp->executed - to));
                 lp->executed = to;
-                count_rollback(lp, r.speculated - r.keep);
                 throttle(lp, false);
             } else if (r.speculated > 0) {
                 throttle(lp, true);
