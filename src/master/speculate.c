@@ -345,6 +345,9 @@ static bool lp_step_unlocked(spec_run *run, spec_lp *lp, uint64_t n, rtcosim_tim
  * its outputs when they can be read. */
 static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
 {
+    /* Its component is stepping on another thread (lp_step_unlocked). */
+    if (lp->in_flight != UINT64_MAX)
+        return false;
     if (lp->stepped)
         return lp_finish(run, lp, err, failed);
     if (lp->restore_to != UINT64_MAX) {
@@ -611,6 +614,61 @@ static void changed(spec_run *run, const spec_lp *lp, bool published, unsigned i
     try_record(run);
 }
 
+/* One visit of an LP by a thread that holds its lock: take the new inputs
+ * in, publish what is committed, take a step. Returns whether anything
+ * changed. */
+static bool serve(spec_run *run, spec_lp *lp, unsigned id, rtcosim_error *err, bool *failed)
+{
+    bool progress = lp_absorb(run, lp, err, failed);
+    /* Publish before the next step, so that consumers do not wait for the
+     * step's length. */
+    if (!*failed && lp_commit(run, lp)) {
+        progress = true;
+        changed(run, lp, true, id, err, failed);
+    }
+    /* A step taken changes what the observer may show too (a conservative
+     * LP's termination request is final once taken). */
+    if (!*failed && lp_execute(run, lp, err, failed)) {
+        progress = true;
+        changed(run, lp, lp_commit(run, lp), id, err, failed);
+    }
+    return progress;
+}
+
+/* A thread whose own LPs cannot go on takes one step of the LP of another
+ * thread that is furthest behind in committed time (the one the global
+ * virtual time waits for), when nobody works on it and its component is not
+ * stepping: the scheme's global scheduler running the LP furthest behind on
+ * a free core. Typically the owner sleeps and a rollback left the step a
+ * waiting LP needs to be executed again; taking it here saves the owner's
+ * wake-up, which on a loaded machine can take a scheduler time slice. */
+static bool steal(spec_run *run, unsigned id, rtcosim_error *err, bool *failed)
+{
+    spec_lp *best = NULL;
+    rtcosim_time_ns best_time = RTCOSIM_TIME_MAX;
+    for (size_t l = 0; l < run->lp_count; l++) {
+        spec_lp *lp = &run->lps[l];
+        if (lp->thread == id)
+            continue;
+        const rtcosim_time_ns t =
+            (rtcosim_time_ns)atomic_load_explicit(&lp->committed_shared, memory_order_relaxed) *
+            lp->step;
+        if (t < best_time && t < run->stop - run->t0) {
+            best = lp;
+            best_time = t;
+        }
+    }
+    if (!best || atomic_flag_test_and_set(&best->busy))
+        return false;
+    bool progress = false;
+    if (best->in_flight == UINT64_MAX && best->committed < lp_end(run, best))
+        progress = serve(run, best, id, err, failed);
+    atomic_flag_clear(&best->busy);
+    if (progress)
+        notify(run);
+    return progress;
+}
+
 static void run_worker(spec_run *run, unsigned id)
 {
     rtcosim_error err;
@@ -621,30 +679,19 @@ static void run_worker(spec_run *run, unsigned id)
         for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
             spec_lp *lp = &run->lps[l];
             if (atomic_flag_test_and_set(&lp->busy)) {
-                /* Another thread commits for it: look again at once. */
-                progress = true;
+                /* Another thread works on it and notifies when it lets go. */
                 done = false;
                 continue;
             }
-            progress |= lp_absorb(run, lp, &err, &failed);
-            /* Publish before the next step, so that consumers do not wait
-             * for the step's length. */
-            if (!failed && lp_commit(run, lp)) {
-                progress = true;
-                changed(run, lp, true, id, &err, &failed);
-            }
-            /* A step taken changes what the observer may show too (a
-             * conservative LP's termination request is final once taken). */
-            if (!failed && lp_execute(run, lp, &err, &failed)) {
-                progress = true;
-                changed(run, lp, lp_commit(run, lp), id, &err, &failed);
-            }
+            progress |= serve(run, lp, id, &err, &failed);
             /* Done at its last step, or when every row is shown (a
              * feedthrough LP may wait for inputs the ended run never makes). */
             done = done && (lp->committed >= lp_end(run, lp) ||
                             atomic_load(&run->row_time) >= end_time(run));
             atomic_flag_clear(&lp->busy);
         }
+        if (!failed && !done && !progress && run->threads > 1)
+            progress = steal(run, id, &err, &failed);
         if (failed) {
             fail(run, &err);
             return;
