@@ -6,7 +6,10 @@
  * publishes an output only when the step that made it is committed (all its
  * real inputs arrived and were accepted), so rollbacks stay local. The inputs
  * are formed with the same arithmetic as the plain master (step.c), which
- * makes threshold 0 bit-identical to rtcosim_master_run. */
+ * makes threshold 0 bit-identical to rtcosim_master_run. Scheduling (each LP
+ * under a try-lock; publishers commit for waiting consumers; speculative
+ * steps with the lock let go; idle threads take steps of the LP furthest
+ * behind) keeps wake-ups off the critical path: see run_worker. */
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
