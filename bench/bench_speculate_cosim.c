@@ -29,24 +29,24 @@
 
 /* ---- a component that does a fixed amount of work per step ---- */
 
-static volatile uint64_t burn_sink;
-
-static void burn(uint64_t iterations)
+/* Each burner has its own sink (components burn on different threads). */
+static void burn(volatile uint64_t *sink, uint64_t iterations)
 {
-    uint64_t x = burn_sink;
+    uint64_t x = *sink;
     for (uint64_t i = 0; i < iterations; i++)
         x = x * 6364136223846793005u + 1442695040888963407u;
-    burn_sink = x;
+    *sink = x;
 }
 
 /* Iterations per microsecond, best of a few tries (least disturbed). */
 static double calibrate(void)
 {
     double best = 0;
+    volatile uint64_t sink = 1;
     for (int i = 0; i < 5; i++) {
         const uint64_t n = 2000000;
         const int64_t t0 = bench_now_ns();
-        burn(n);
+        burn(&sink, n);
         const double per_us = (double)n / ((double)(bench_now_ns() - t0) * 1e-3);
         if (per_us > best)
             best = per_us;
@@ -57,6 +57,7 @@ static double calibrate(void)
 typedef struct busy {
     rtcosim_component *inner;
     uint64_t iterations;
+    volatile uint64_t sink;
 } busy;
 
 #define INNER(self) (((busy *)(self))->inner)
@@ -81,7 +82,8 @@ static rtcosim_status busy_exit_init(void *self, rtcosim_error *err)
 static rtcosim_status busy_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                    rtcosim_step_result *r, rtcosim_error *err)
 {
-    burn(((busy *)self)->iterations);
+    busy *b = self;
+    burn(&b->sink, b->iterations);
     return rtcosim_component_do_step(INNER(self), t, h, r, err);
 }
 static rtcosim_status busy_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
@@ -278,10 +280,14 @@ static int measure(FILE *out, unsigned repeats, double threshold)
     const rtcosim_speculation_options o1 = {.threshold = threshold, .horizon = HORIZON,
                                             .threads = 2};
     config cs[CONFIG_COUNT] = {
-        [PLAIN_GS] = {"plain Gauss-Seidel, 1 thread", RTCOSIM_ORDER_GAUSS_SEIDEL, 1, NULL},
-        [PLAIN_JACOBI] = {"plain Jacobi, 2 threads", RTCOSIM_ORDER_JACOBI, 2, NULL},
-        [SPEC_TC0] = {"speculative GS Tc = 0, 2 threads", RTCOSIM_ORDER_GAUSS_SEIDEL, 2, &o0},
-        [SPEC_TC] = {"speculative GS Tc > 0, 2 threads", RTCOSIM_ORDER_GAUSS_SEIDEL, 2, &o1},
+        [PLAIN_GS] = {.label = "plain Gauss-Seidel, 1 thread",
+                      .order = RTCOSIM_ORDER_GAUSS_SEIDEL, .threads = 1},
+        [PLAIN_JACOBI] = {.label = "plain Jacobi, 2 threads", .order = RTCOSIM_ORDER_JACOBI,
+                          .threads = 2},
+        [SPEC_TC0] = {.label = "speculative GS Tc = 0, 2 threads",
+                      .order = RTCOSIM_ORDER_GAUSS_SEIDEL, .threads = 2, .o = &o0},
+        [SPEC_TC] = {.label = "speculative GS Tc > 0, 2 threads",
+                     .order = RTCOSIM_ORDER_GAUSS_SEIDEL, .threads = 2, .o = &o1},
     };
     trajectory *scratch = calloc(1, sizeof *scratch);
     int rc = scratch ? 0 : 1;
