@@ -273,11 +273,11 @@ static void print_components(FILE *out, const config *c)
 
 enum { PLAIN_GS, PLAIN_JACOBI, SPEC_TC0, SPEC_TC, CONFIG_COUNT };
 
-static int measure(FILE *out, unsigned repeats, double threshold)
+static int measure(FILE *out, unsigned repeats, double threshold, size_t horizon)
 {
     double per_us = calibrate();
-    const rtcosim_speculation_options o0 = {.threshold = 0, .horizon = HORIZON, .threads = 2};
-    const rtcosim_speculation_options o1 = {.threshold = threshold, .horizon = HORIZON,
+    const rtcosim_speculation_options o0 = {.threshold = 0, .horizon = horizon, .threads = 2};
+    const rtcosim_speculation_options o1 = {.threshold = threshold, .horizon = horizon,
                                             .threads = 2};
     config cs[CONFIG_COUNT] = {
         [PLAIN_GS] = {.label = "plain Gauss-Seidel, 1 thread",
@@ -316,8 +316,8 @@ static int measure(FILE *out, unsigned repeats, double threshold)
     bench_print_load();
     fprintf(out,
             "speculate.cosim: oscillator, H = 1 ms, %d steps; mass2 slow (%.0f us of work per "
-            "step), mass1 %.0f us; horizon %d; best of %u runs each\n",
-            STEPS, SLOW_US, OTHER_US, HORIZON, repeats);
+            "step), mass1 %.0f us; horizon %zu; best of %u runs each\n",
+            STEPS, SLOW_US, OTHER_US, horizon, repeats);
     fprintf(out, "  %-36s %8s %8s %8s %8s %9s %9s %8s %12s\n", "run", "wall [s]", "vs GS",
             "vs Jac.", "cpu [s]", "cpu/step", "rollbacks", "reexec", "max |dx| [m]");
     for (int i = 0; i < CONFIG_COUNT; i++) {
@@ -386,15 +386,26 @@ done:
 
 int bench_speculate_cosim(FILE *out)
 {
-    return measure(out, 3, THRESHOLD);
+    return measure(out, 3, THRESHOLD, HORIZON);
 }
 
 static int run_bench(int argc, char **argv)
 {
     unsigned repeats = 3;
     double threshold = THRESHOLD;
+    size_t horizon = HORIZON;
     for (int i = 1; i < argc; i++) {
         char *end = NULL;
+        if (strcmp(argv[i], "--horizon") == 0 && i + 1 < argc) {
+            const unsigned long h = strtoul(argv[++i], &end, 10);
+            if (*end != '\0' || h == 0 || h > 100000) {
+                fprintf(stderr, "rtcosim: bench speculate-cosim: --horizon %s: need 1..100000\n",
+                        argv[i]);
+                return 2;
+            }
+            horizon = h;
+            continue;
+        }
         if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) {
             threshold = strtod(argv[++i], &end);
             if (*end != '\0' || !(threshold > 0) || !isfinite(threshold)) {
@@ -413,11 +424,11 @@ static int run_bench(int argc, char **argv)
             }
             repeats = (unsigned)r;
         } else {
-            fprintf(stderr, "usage: rtcosim bench speculate-cosim [--repeats N] [--threshold Tc]\n");
+            fprintf(stderr, "usage: rtcosim bench speculate-cosim [--repeats N] [--threshold Tc] [--horizon M]\n");
             return 2;
         }
     }
-    return measure(stdout, repeats, threshold);
+    return measure(stdout, repeats, threshold, horizon);
 }
 
 const rtcosim_bench rtcosim_bench_speculate_cosim = {

@@ -11,18 +11,12 @@
  * steps with the lock let go; idle threads take steps of the LP furthest
  * behind) keeps wake-ups off the critical path: see run_worker. */
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "master/speculate_internal.h"
 #include "rtcosim/log.h"
-
-/* A waiting LP polls for this long before it sleeps: a wake-up from a
- * condition variable costs ~50 us here (BENCHMARKS.md), as much as a step of
- * a light component, so a commit a few microseconds away is better polled. */
-#define WAIT_POLL_NS 50000
+#include "util/spin_wait.h"
 
 /* Longest wait, in arrivals, between probes of an LP throttled to run
  * conservatively (speculate_internal.h, ahead_limit). */
@@ -30,44 +24,28 @@
 
 /* ---- progress notification ---- */
 
+/* Wake the threads waiting for progress. The notifier bumps the generation
+ * before it looks for sleepers, a sleeper counts itself before the futex
+ * compares the generation: one of them sees the other (spin_wait.h). */
 static void notify(spec_run *run)
 {
     atomic_fetch_add(&run->generation, 1);
-    if (atomic_load(&run->waiters)) {
-        pthread_mutex_lock(&run->lock);
-        pthread_cond_broadcast(&run->cond);
-        pthread_mutex_unlock(&run->lock);
+    if (atomic_load(&run->sleepers)) {
+        atomic_store_explicit(&run->changed_at, spin_wait_now_ns(), memory_order_relaxed);
+        spin_wait_wake(&run->generation);
     }
 }
 
-/* Wait until the generation moves past `seen` (or the run failed). The
- * waiter registers before its last look, the notifier bumps before it looks
- * for waiters: one of them sees the other. */
-static int64_t now_ns(void)
+/* Wait until the generation moves past `seen` (or the run failed): spin for
+ * the adaptive budget, then sleep. Not sched_yield: on a loaded machine a
+ * yielding thread loses its CPU for a time slice (spin_wait.c). The sleep is
+ * bounded (2 ms) as a safety net. */
+static void wait_progress(spec_run *run, spin_wait *sw, uint32_t seen)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void wait_progress(spec_run *run, uint_fast64_t seen)
-{
-    const int64_t until = now_ns() + WAIT_POLL_NS;
-    do {
-        for (int i = 0; i < 64; i++)
-            if (atomic_load_explicit(&run->generation, memory_order_acquire) != seen ||
-                atomic_load_explicit(&run->failed, memory_order_relaxed))
-                return;
-        /* With more threads than free cores, let the one that would make
-         * progress run instead of spinning over it. */
-        sched_yield();
-    } while (now_ns() < until);
-    pthread_mutex_lock(&run->lock);
-    atomic_fetch_add(&run->waiters, 1);
-    while (atomic_load(&run->generation) == seen && !atomic_load(&run->failed))
-        pthread_cond_wait(&run->cond, &run->lock);
-    atomic_fetch_sub(&run->waiters, 1);
-    pthread_mutex_unlock(&run->lock);
+    if (atomic_load(&run->failed))
+        return;
+    spin_wait_for_change(sw, &run->generation, seen, &run->sleepers, &run->changed_at, true, 0,
+                         true);
 }
 
 static void fail(spec_run *run, const rtcosim_error *err)
@@ -78,7 +56,6 @@ static void fail(spec_run *run, const rtcosim_error *err)
         run->status = err->status != RTCOSIM_OK ? err->status : RTCOSIM_ECOMPONENT;
         atomic_store(&run->failed, true);
     }
-    pthread_cond_broadcast(&run->cond);
     pthread_mutex_unlock(&run->lock);
     notify(run);
 }
@@ -313,7 +290,7 @@ static bool lp_step_unlocked(spec_run *run, spec_lp *lp, uint64_t n, rtcosim_tim
                                    slot + lp->out_offset[ty], err);
     }
     while (atomic_flag_test_and_set(&lp->busy))
-        sched_yield();
+        spin_wait_relax();
     lp->in_flight = UINT64_MAX;
     if (st == RTCOSIM_EDISCARD && result.terminate_requested) {
         /* The component's normal end, when final (real inputs after
@@ -607,14 +584,14 @@ static void help_consumers(spec_run *run, const spec_lp *lp, unsigned id, rtcosi
 }
 
 /* After an LP published: its consumers commit (help_consumers), then every
- * waiting thread and the observer look. */
+ * waiting thread looks. (The observer is called once the LP's lock is let
+ * go: its I/O must not hold up the LP.) */
 static void changed(spec_run *run, const spec_lp *lp, bool published, unsigned id,
                     rtcosim_error *err, bool *failed)
 {
     if (published)
         help_consumers(run, lp, id, err, failed);
     notify(run);
-    try_record(run);
 }
 
 /* One visit of an LP by a thread that holds its lock: take the new inputs
@@ -667,8 +644,10 @@ static bool steal(spec_run *run, unsigned id, rtcosim_error *err, bool *failed)
     if (best->in_flight == UINT64_MAX && best->committed < lp_end(run, best))
         progress = serve(run, best, id, err, failed);
     atomic_flag_clear(&best->busy);
-    if (progress)
+    if (progress) {
         notify(run);
+        try_record(run);
+    }
     return progress;
 }
 
@@ -676,8 +655,10 @@ static void run_worker(spec_run *run, unsigned id)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
+    spin_wait sw;
+    spin_wait_init(&sw, SPIN_WAIT_MIN_NS);
     while (!atomic_load(&run->failed)) {
-        const uint_fast64_t seen = atomic_load(&run->generation);
+        const uint32_t seen = atomic_load(&run->generation);
         bool progress = false, done = true, failed = false;
         for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
             spec_lp *lp = &run->lps[l];
@@ -686,12 +667,15 @@ static void run_worker(spec_run *run, unsigned id)
                 done = false;
                 continue;
             }
-            progress |= serve(run, lp, id, &err, &failed);
+            const bool served = serve(run, lp, id, &err, &failed);
             /* Done at its last step, or when every row is shown (a
              * feedthrough LP may wait for inputs the ended run never makes). */
-            done = done && (lp->committed >= lp_end(run, lp) ||
-                            atomic_load(&run->row_time) >= end_time(run));
+            const bool lp_done = lp->committed >= lp_end(run, lp);
             atomic_flag_clear(&lp->busy);
+            if (served && !failed)
+                try_record(run);
+            progress |= served;
+            done = done && (lp_done || atomic_load(&run->row_time) >= end_time(run));
         }
         if (!failed && !done && !progress && run->threads > 1)
             progress = steal(run, id, &err, &failed);
@@ -702,7 +686,7 @@ static void run_worker(spec_run *run, unsigned id)
         if (done)
             return;
         if (!progress)
-            wait_progress(run, seen);
+            wait_progress(run, &sw, seen);
     }
 }
 

@@ -126,11 +126,12 @@ typedef struct spec_run {
     atomic_flag recording;
     double *observed;
 
-    /* Progress notification: a generation counter, waiters sleep on cond. */
-    atomic_uint_fast64_t generation;
-    atomic_uint waiters;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
+    /* Progress notification: a generation counter that waiters spin on and
+     * then sleep on as a futex (util/spin_wait.h). */
+    _Atomic uint32_t generation;
+    _Atomic uint32_t sleepers;
+    _Atomic int64_t changed_at; /* when generation changed with a sleeper */
+    pthread_mutex_t lock;       /* the first failure */
 
     atomic_bool failed;
     rtcosim_status status;    /* first failure, under lock */

@@ -109,7 +109,6 @@ void spec_run_cleanup(spec_run *run)
     free(run->lps);
     free(run->observed);
     pthread_mutex_destroy(&run->lock);
-    pthread_cond_destroy(&run->cond);
 }
 
 /* The streams of one LP: one per distinct producer, Float64 connections first. */
@@ -213,9 +212,9 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
 {
     memset(run, 0, sizeof *run);
     pthread_mutex_init(&run->lock, NULL);
-    pthread_cond_init(&run->cond, NULL);
     atomic_init(&run->generation, 0);
-    atomic_init(&run->waiters, 0);
+    atomic_init(&run->sleepers, 0);
+    atomic_init(&run->changed_at, 0);
     atomic_init(&run->failed, false);
     atomic_init(&run->rows, 1);
     atomic_init(&run->end_start, RTCOSIM_TIME_MAX);
