@@ -21,9 +21,14 @@
 #define SLOW_US 400.0
 #define OTHER_US 200.0
 #define STEPS 400
-#define THRESHOLD 0.05 /* N: mass2's force is ~1e2..1e3 N, its LS prediction error ~1e-2 N */
+/* Tc in N (mass2's force, ~1e2..1e3 N; one-step prediction errors RMS ~1 N).
+ * Measured under load: 0.05 N rolled back 50-100 times (each costs the slow
+ * component a wait for mass1's step) for errors 2e-6..1.4e-5; 0.5 N 11-20
+ * times for 1.8e-5..4e-5; 5 N exceeded the tolerance (1.4e-4). */
+#define THRESHOLD 0.5
 /* The committed positions of the Tc run may differ from the plain run's by
- * at most this fraction of the largest |x| (checked: the bench fails beyond). */
+ * at most this fraction of the largest |x| (checked: the bench fails beyond).
+ * For scale: plain Jacobi differs from plain Gauss-Seidel by ~2e-3. */
 #define TOLERANCE_REL 1e-4
 #define HORIZON 16
 
