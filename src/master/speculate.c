@@ -562,36 +562,61 @@ typedef struct worker_arg {
     unsigned id;
 } worker_arg;
 
+/* Whether the owner of an LP just helped should be woken: it has a rollback
+ * to redo, runs conservatively (new inputs let it step), its run-ahead
+ * buffer is below half its limit, or it reached its end. Otherwise it has
+ * enough speculated steps in hand, and the wake-up (a system call and an
+ * interrupt to the other CPU, per macro step, on the publishing thread's
+ * critical path) can wait for a later publication (or the owner's bounded
+ * sleep). */
+static bool owner_needed(const spec_run *run, const spec_lp *lp)
+{
+    if (lp->in_flight != UINT64_MAX)
+        return false; /* its stepping thread looks again when done */
+    return lp->restore_to != UINT64_MAX || !lp->speculate ||
+           lp->executed - lp->committed < (lp->ahead_limit + 1) / 2 ||
+           lp->committed >= lp_end(run, lp);
+}
+
 /* The consumers of an LP that just published, on other threads, take the
  * new outputs in and commit what they now can, here and now, when their
  * owner is not working on them (it waits, or is about to). Otherwise every
  * publication would need a wake-up of the consumer's thread before its
  * commit reaches back: a slow conservative LP waiting for the commit of a
- * fast LP that ran ahead would pay a cross-thread round trip per step. The
- * owner is woken afterwards to execute further (off the critical path). */
-static void help_consumers(spec_run *run, const spec_lp *lp, unsigned id, rtcosim_error *err,
+ * fast LP that ran ahead would pay a cross-thread round trip per step.
+ * Returns whether a consumer's owner should be woken (owner_needed, or a
+ * consumer whose lock was taken). */
+static bool help_consumers(spec_run *run, const spec_lp *lp, unsigned id, rtcosim_error *err,
                            bool *failed)
 {
+    bool wake = false;
     for (size_t c = 0; c < lp->consumer_count && !*failed; c++) {
         spec_lp *other = &run->lps[lp->consumers[c].lp];
-        if (other->thread == id || atomic_flag_test_and_set(&other->busy))
+        if (other->thread == id)
             continue;
+        if (atomic_flag_test_and_set(&other->busy)) {
+            wake = true;
+            continue;
+        }
         lp_absorb(run, other, err, failed);
         if (!*failed && lp_commit(run, other))
-            help_consumers(run, other, id, err, failed);
+            wake |= help_consumers(run, other, id, err, failed);
+        wake |= owner_needed(run, other);
         atomic_flag_clear(&other->busy);
     }
+    return wake;
 }
 
-/* After an LP published: its consumers commit (help_consumers), then every
- * waiting thread looks. (The observer is called once the LP's lock is let
- * go: its I/O must not hold up the LP.) */
+/* After an LP published: its consumers commit (help_consumers), then the
+ * waiting threads look, when one of them has something to do. (The
+ * observer is called once the LP's lock is let go: its I/O must not hold up
+ * the LP.) */
 static void changed(spec_run *run, const spec_lp *lp, bool published, unsigned id,
                     rtcosim_error *err, bool *failed)
 {
-    if (published)
-        help_consumers(run, lp, id, err, failed);
-    notify(run);
+    if (!published || help_consumers(run, lp, id, err, failed) || *failed ||
+        lp->committed >= lp_end(run, lp))
+        notify(run);
 }
 
 /* One visit of an LP by a thread that holds its lock: take the new inputs
