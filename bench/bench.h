@@ -41,7 +41,8 @@ const char *bench_scratch_dir(void);
 
 /* B8's co-simulation case (bench_speculate_cosim.c), for `rtcosim bench
  * speculate` to print after its event-kernel cases: `speculate.cosim.*` lines
- * to out. Returns 0, or 1 when a run failed or Tc = 0 was not bit-identical. */
+ * to out. Returns 0, or 1 when a run failed, Tc = 0 was not bit-identical or
+ * the Tc run's error exceeded its stated tolerance. */
 int bench_speculate_cosim(FILE *out);
 
 /* B9 (phold_ranks.c): B6's PHOLD over the ranks of mpirun; rank 0 prints.

@@ -43,7 +43,9 @@ typedef struct rtcosim_speculation_options {
     size_t order;      /* predictor order N; default 3 (see speculate.h) */
     size_t window;     /* predictor window M; default 16 */
     unsigned threads;  /* worker threads (the caller's is one); default one per component, at
-                        * most the online processors; component i runs on thread i mod threads */
+                        * most the online processors; component i runs on thread i mod threads,
+                        * and a thread with nothing to do may take a step of a component whose
+                        * thread is not at it (never two calls into a component at once) */
 } rtcosim_speculation_options;
 
 /* Rollback depths are counted in buckets 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65+. */

@@ -6,61 +6,46 @@
  * publishes an output only when the step that made it is committed (all its
  * real inputs arrived and were accepted), so rollbacks stay local. The inputs
  * are formed with the same arithmetic as the plain master (step.c), which
- * makes threshold 0 bit-identical to rtcosim_master_run. */
+ * makes threshold 0 bit-identical to rtcosim_master_run. Scheduling (each LP
+ * under a try-lock; publishers commit for waiting consumers; speculative
+ * steps with the lock let go; idle threads take steps of the LP furthest
+ * behind) keeps wake-ups off the critical path: see run_worker. */
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "master/speculate_internal.h"
 #include "rtcosim/log.h"
+#include "util/spin_wait.h"
 
-/* A waiting LP polls for this long before it sleeps: a wake-up from a
- * condition variable costs ~50 us here (BENCHMARKS.md), as much as a step of
- * a light component, so a commit a few microseconds away is better polled. */
-#define WAIT_POLL_NS 50000
+/* Longest wait, in arrivals, between probes of an LP throttled to run
+ * conservatively (speculate_internal.h, ahead_limit). */
+#define PROBE_WAIT_MAX 32
 
 /* ---- progress notification ---- */
 
+/* Wake the threads waiting for progress. The notifier bumps the generation
+ * before it looks for sleepers, a sleeper counts itself before the futex
+ * compares the generation: one of them sees the other (spin_wait.h). */
 static void notify(spec_run *run)
 {
     atomic_fetch_add(&run->generation, 1);
-    if (atomic_load(&run->waiters)) {
-        pthread_mutex_lock(&run->lock);
-        pthread_cond_broadcast(&run->cond);
-        pthread_mutex_unlock(&run->lock);
+    if (atomic_load(&run->sleepers)) {
+        atomic_store_explicit(&run->changed_at, spin_wait_now_ns(), memory_order_relaxed);
+        spin_wait_wake(&run->generation);
     }
 }
 
-/* Wait until the generation moves past `seen` (or the run failed). The
- * waiter registers before its last look, the notifier bumps before it looks
- * for waiters: one of them sees the other. */
-static int64_t now_ns(void)
+/* Wait until the generation moves past `seen` (or the run failed): spin for
+ * the adaptive budget, then sleep. Not sched_yield: on a loaded machine a
+ * yielding thread loses its CPU for a time slice (spin_wait.c). The sleep is
+ * bounded (2 ms) as a safety net. */
+static void wait_progress(spec_run *run, spin_wait *sw, uint32_t seen)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void wait_progress(spec_run *run, uint_fast64_t seen)
-{
-    const int64_t until = now_ns() + WAIT_POLL_NS;
-    do {
-        for (int i = 0; i < 64; i++)
-            if (atomic_load_explicit(&run->generation, memory_order_acquire) != seen ||
-                atomic_load_explicit(&run->failed, memory_order_relaxed))
-                return;
-        /* With more threads than free cores, let the one that would make
-         * progress run instead of spinning over it. */
-        sched_yield();
-    } while (now_ns() < until);
-    pthread_mutex_lock(&run->lock);
-    atomic_fetch_add(&run->waiters, 1);
-    while (atomic_load(&run->generation) == seen && !atomic_load(&run->failed))
-        pthread_cond_wait(&run->cond, &run->lock);
-    atomic_fetch_sub(&run->waiters, 1);
-    pthread_mutex_unlock(&run->lock);
+    if (atomic_load(&run->failed))
+        return;
+    spin_wait_for_change(sw, &run->generation, seen, &run->sleepers, &run->changed_at, true, 0,
+                         true);
 }
 
 static void fail(spec_run *run, const rtcosim_error *err)
@@ -71,7 +56,6 @@ static void fail(spec_run *run, const rtcosim_error *err)
         run->status = err->status != RTCOSIM_OK ? err->status : RTCOSIM_ECOMPONENT;
         atomic_store(&run->failed, true);
     }
-    pthread_cond_broadcast(&run->cond);
     pthread_mutex_unlock(&run->lock);
     notify(run);
 }
@@ -91,6 +75,26 @@ static void count_rollback(spec_lp *lp, size_t depth)
     while (b + 1 < RTCOSIM_SPECULATION_DEPTH_BUCKETS && depth > rtcosim_speculation_depth_bucket_max(b))
         b++;
     lp->stats.rollback_depth[b]++;
+}
+
+/* The optimism throttle (ahead_limit in speculate_internal.h) after an
+ * arrival that checked speculated steps: kept them all, or rolled back. */
+static void throttle(spec_lp *lp, bool kept)
+{
+    if (kept) {
+        if (lp->ahead_limit < lp->pending_cap)
+            lp->ahead_limit++;
+        lp->probe_backoff = 1;
+        return;
+    }
+    if (lp->ahead_limit > 1) {
+        lp->ahead_limit /= 2;
+        return;
+    }
+    lp->ahead_limit = 0;
+    lp->probe_wait = lp->probe_backoff;
+    if (lp->probe_backoff < PROBE_WAIT_MAX)
+        lp->probe_backoff *= 2;
 }
 
 /* Take in the producers' newly committed outputs; a speculating LP runs the
@@ -132,17 +136,21 @@ static bool lp_absorb(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
                     lp->stats.predicted_values++;
                 }
             if (r.rollback) {
+                /* The state is restored by the owner before its next step
+                 * (lp_execute); the records above `to` stay in the table
+                 * until then, and commits stop below `to`. The depth counts
+                 * this LP's steps discarded (the scheme's r.speculated - r.keep
+                 * counts the producer's outputs, more for a slower consumer). */
                 const uint64_t to = spec_first_step(st, k + r.keep);
-                status = rtcosim_rollback_restore(lp->table, to, err);
+                if (to < lp->restore_to)
+                    lp->restore_to = to;
+                count_rollback(lp, (size_t)(lp->executed - to));
                 lp->executed = to;
-                count_rollback(lp, r.speculated - r.keep);
-                lp->ahead_limit = lp->ahead_limit > 1 ? lp->ahead_limit / 2 : 1;
-            } else if (r.speculated > 0 && lp->ahead_limit < lp->pending_cap) {
-                lp->ahead_limit++;
-            }
-            if (status != RTCOSIM_OK) {
-                *failed = true;
-                return progress;
+                throttle(lp, false);
+            } else if (r.speculated > 0) {
+                throttle(lp, true);
+            } else if (lp->ahead_limit == 0 && --lp->probe_wait == 0) {
+                lp->ahead_limit = 1;
             }
             progress = true;
         }
@@ -164,7 +172,7 @@ static void lower_end(spec_run *run, int_fast64_t start)
  * release old outputs). */
 static bool lp_commit(spec_run *run, spec_lp *lp)
 {
-    uint64_t limit = lp->executed;
+    uint64_t limit = lp->executed < lp->in_flight ? lp->executed : lp->in_flight;
     for (size_t s = 0; s < lp->stream_count; s++) {
         const uint64_t real = spec_first_step(&lp->streams[s], lp->streams[s].arrived);
         if (real < limit)
@@ -256,17 +264,89 @@ static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
     return true;
 }
 
+/* Step n of a speculating LP, whose inputs are set and state recorded, with
+ * the LP's lock let go: while the component computes, a thread that
+ * publishes can still take the new outputs in for this LP and commit its
+ * earlier steps (help_consumers), and roll it back, step n included (the
+ * step counts as executed, for the scheme, but is not committed before it
+ * is done). A step rolled back in flight is discarded when done. */
+static bool lp_step_unlocked(spec_run *run, spec_lp *lp, uint64_t n, rtcosim_time_ns t,
+                             bool predicted, rtcosim_error *err, bool *failed)
+{
+    master_component *mc = &run->m->comps[lp->comp];
+    lp->in_flight = n;
+    lp->executed = n + 1;
+    atomic_flag_clear(&lp->busy);
+    rtcosim_step_result result;
+    rtcosim_status st = spec_set_step_inputs(mc, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);
+    /* The outputs go to the step's pending slot, which no commit reads
+     * while the step is in flight. */
+    unsigned char *slot = pending_slot(lp, n);
+    for (unsigned i = 0; st == RTCOSIM_OK && i < mc->out_type_count; i++) {
+        const unsigned ty = mc->out_types[i];
+        st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
+                                   slot + lp->out_offset[ty], err);
+    }
+    while (atomic_flag_test_and_set(&lp->busy))
+        spin_wait_relax();
+    lp->in_flight = UINT64_MAX;
+    if (st == RTCOSIM_EDISCARD && result.terminate_requested) {
+        /* The component's normal end, when final (real inputs after
+         * committed steps: no rollback reaches it); else back to the state
+         * before the step, which runs again once it is final. */
+        rtcosim_error_clear(err);
+        if (!predicted && lp->committed == n) {
+            lp->executed = n;
+            int_fast64_t end = atomic_load(&run->end_at);
+            while (t < end && !atomic_compare_exchange_weak(&run->end_at, &end, t))
+                ;
+            return true;
+        }
+        lp->final_only_step = n;
+        if (n < lp->restore_to)
+            lp->restore_to = n;
+        if (n < lp->executed)
+            lp->executed = n;
+        return true;
+    }
+    if (st != RTCOSIM_OK) {
+        *failed = true;
+        return false;
+    }
+    lp->stats.speculated_steps += predicted;
+    if (lp->executed == n + 1)
+        lp->pending_terminate[n % lp->pending_cap] = result.terminate_requested;
+    return true;
+}
+
 /* Take the next step if its inputs are there, real or predicted, and read
  * its outputs when they can be read. */
 static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *failed)
 {
+    /* Its component is stepping on another thread (lp_step_unlocked). */
+    if (lp->in_flight != UINT64_MAX)
+        return false;
     if (lp->stepped)
         return lp_finish(run, lp, err, failed);
+    if (lp->restore_to != UINT64_MAX) {
+        if (rtcosim_rollback_restore(lp->table, lp->restore_to, err) != RTCOSIM_OK) {
+            *failed = true;
+            return false;
+        }
+        lp->restore_to = UINT64_MAX;
+    }
     const rtcosim_time_ns start = run->t0 + (rtcosim_time_ns)lp->executed * lp->step;
     if (lp->executed >= lp->total || start > atomic_load(&run->end_start) ||
-        start >= atomic_load(&run->end_at) || lp->executed - lp->committed >= lp->ahead_limit ||
+        start >= atomic_load(&run->end_at) ||
+        lp->executed - lp->committed >= lp->pending_cap ||
         (lp->executed == lp->final_only_step && lp->committed < lp->executed))
         return false;
+    for (size_t s = 0; s < lp->stream_count; s++)
+        if (spec_input_index(&lp->streams[s], lp->executed) >= lp->streams[s].arrived &&
+            lp->executed - lp->committed >= lp->ahead_limit)
+            return false;
     rtcosim_master *m = run->m;
     master_component *mc = &m->comps[lp->comp];
     const uint64_t n = lp->executed;
@@ -302,6 +382,8 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     rtcosim_status st = RTCOSIM_OK;
     if (lp->table)
         st = rtcosim_rollback_push(lp->table, n, t, in, NULL, err);
+    if (st == RTCOSIM_OK && lp->speculate)
+        return lp_step_unlocked(run, lp, n, t, predicted, err, failed);
     rtcosim_step_result result;
     if (st == RTCOSIM_OK && (st = spec_set_step_inputs(mc, err)) == RTCOSIM_OK)
         st = rtcosim_component_do_step(mc->c, t, lp->step, &result, err);
@@ -480,33 +562,148 @@ typedef struct worker_arg {
     unsigned id;
 } worker_arg;
 
+/* Whether the owner of an LP just helped should be woken: it has a rollback
+ * to redo, runs conservatively (new inputs let it step), its run-ahead
+ * buffer is below half its limit, or it reached its end. Otherwise it has
+ * enough speculated steps in hand, and the wake-up (a system call and an
+ * interrupt to the other CPU, per macro step, on the publishing thread's
+ * critical path) can wait for a later publication (or the owner's bounded
+ * sleep). */
+static bool owner_needed(const spec_run *run, const spec_lp *lp)
+{
+    if (lp->in_flight != UINT64_MAX)
+        return false; /* its stepping thread looks again when done */
+    return lp->restore_to != UINT64_MAX || !lp->speculate ||
+           lp->executed - lp->committed < (lp->ahead_limit + 1) / 2 ||
+           lp->committed >= lp_end(run, lp);
+}
+
+/* The consumers of an LP that just published, on other threads, take the
+ * new outputs in and commit what they now can, here and now, when their
+ * owner is not working on them (it waits, or is about to). Otherwise every
+ * publication would need a wake-up of the consumer's thread before its
+ * commit reaches back: a slow conservative LP waiting for the commit of a
+ * fast LP that ran ahead would pay a cross-thread round trip per step.
+ * Returns whether a consumer's owner should be woken (owner_needed, or a
+ * consumer whose lock was taken). */
+static bool help_consumers(spec_run *run, const spec_lp *lp, unsigned id, rtcosim_error *err,
+                           bool *failed)
+{
+    bool wake = false;
+    for (size_t c = 0; c < lp->consumer_count && !*failed; c++) {
+        spec_lp *other = &run->lps[lp->consumers[c].lp];
+        if (other->thread == id)
+            continue;
+        if (atomic_flag_test_and_set(&other->busy)) {
+            wake = true;
+            continue;
+        }
+        lp_absorb(run, other, err, failed);
+        if (!*failed && lp_commit(run, other))
+            wake |= help_consumers(run, other, id, err, failed);
+        wake |= owner_needed(run, other);
+        atomic_flag_clear(&other->busy);
+    }
+    return wake;
+}
+
+/* After an LP published: its consumers commit (help_consumers), then the
+ * waiting threads look, when one of them has something to do. (The
+ * observer is called once the LP's lock is let go: its I/O must not hold up
+ * the LP.) */
+static void changed(spec_run *run, const spec_lp *lp, bool published, unsigned id,
+                    rtcosim_error *err, bool *failed)
+{
+    if (!published || help_consumers(run, lp, id, err, failed) || *failed ||
+        lp->committed >= lp_end(run, lp))
+        notify(run);
+}
+
+/* One visit of an LP by a thread that holds its lock: take the new inputs
+ * in, publish what is committed, take a step. Returns whether anything
+ * changed. */
+static bool serve(spec_run *run, spec_lp *lp, unsigned id, rtcosim_error *err, bool *failed)
+{
+    bool progress = lp_absorb(run, lp, err, failed);
+    /* Publish before the next step, so that consumers do not wait for the
+     * step's length. */
+    if (!*failed && lp_commit(run, lp)) {
+        progress = true;
+        changed(run, lp, true, id, err, failed);
+    }
+    /* A step taken changes what the observer may show too (a conservative
+     * LP's termination request is final once taken). */
+    if (!*failed && lp_execute(run, lp, err, failed)) {
+        progress = true;
+        changed(run, lp, lp_commit(run, lp), id, err, failed);
+    }
+    return progress;
+}
+
+/* A thread whose own LPs cannot go on takes one step of the LP of another
+ * thread that is furthest behind in committed time (the one the global
+ * virtual time waits for), when nobody works on it and its component is not
+ * stepping: the scheme's global scheduler running the LP furthest behind on
+ * a free core. Typically the owner sleeps and a rollback left the step a
+ * waiting LP needs to be executed again; taking it here saves the owner's
+ * wake-up, which on a loaded machine can take a scheduler time slice. */
+static bool steal(spec_run *run, unsigned id, rtcosim_error *err, bool *failed)
+{
+    spec_lp *best = NULL;
+    rtcosim_time_ns best_time = RTCOSIM_TIME_MAX;
+    for (size_t l = 0; l < run->lp_count; l++) {
+        spec_lp *lp = &run->lps[l];
+        if (lp->thread == id)
+            continue;
+        const rtcosim_time_ns t =
+            (rtcosim_time_ns)atomic_load_explicit(&lp->committed_shared, memory_order_relaxed) *
+            lp->step;
+        if (t < best_time && t < run->stop - run->t0) {
+            best = lp;
+            best_time = t;
+        }
+    }
+    if (!best || atomic_flag_test_and_set(&best->busy))
+        return false;
+    bool progress = false;
+    if (best->in_flight == UINT64_MAX && best->committed < lp_end(run, best))
+        progress = serve(run, best, id, err, failed);
+    atomic_flag_clear(&best->busy);
+    if (progress) {
+        notify(run);
+        try_record(run);
+    }
+    return progress;
+}
+
 static void run_worker(spec_run *run, unsigned id)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
+    spin_wait sw;
+    spin_wait_init(&sw, SPIN_WAIT_MIN_NS);
     while (!atomic_load(&run->failed)) {
-        const uint_fast64_t seen = atomic_load(&run->generation);
+        const uint32_t seen = atomic_load(&run->generation);
         bool progress = false, done = true, failed = false;
         for (size_t l = id; l < run->lp_count && !failed; l += run->threads) {
             spec_lp *lp = &run->lps[l];
-            progress |= lp_absorb(run, lp, &err, &failed);
-            bool changed = !failed && lp_commit(run, lp);
-            /* A step taken changes what the observer may show too (a
-             * conservative LP's termination request is final once taken). */
-            if (!failed && lp_execute(run, lp, &err, &failed)) {
-                lp_commit(run, lp);
-                changed = true;
+            if (atomic_flag_test_and_set(&lp->busy)) {
+                /* Another thread works on it and notifies when it lets go. */
+                done = false;
+                continue;
             }
-            if (changed) {
-                progress = true;
-                notify(run);
-                try_record(run);
-            }
+            const bool served = serve(run, lp, id, &err, &failed);
             /* Done at its last step, or when every row is shown (a
              * feedthrough LP may wait for inputs the ended run never makes). */
-            done = done && (lp->committed >= lp_end(run, lp) ||
-                            atomic_load(&run->row_time) >= end_time(run));
+            const bool lp_done = lp->committed >= lp_end(run, lp);
+            atomic_flag_clear(&lp->busy);
+            if (served && !failed)
+                try_record(run);
+            progress |= served;
+            done = done && (lp_done || atomic_load(&run->row_time) >= end_time(run));
         }
+        if (!failed && !done && !progress && run->threads > 1)
+            progress = steal(run, id, &err, &failed);
         if (failed) {
             fail(run, &err);
             return;
@@ -514,7 +711,7 @@ static void run_worker(spec_run *run, unsigned id)
         if (done)
             return;
         if (!progress)
-            wait_progress(run, seen);
+            wait_progress(run, &sw, seen);
     }
 }
 
@@ -607,6 +804,16 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
         pthread_join(threads[i], NULL);
     free(args);
     free(threads);
+    /* A rollback decided for an LP after its last step (the run ended before
+     * the steps it rolled back) still leaves the committed state behind. */
+    for (size_t l = 0; l < run->lp_count && !atomic_load(&run->failed); l++) {
+        spec_lp *lp = &run->lps[l];
+        rtcosim_error e;
+        if (lp->restore_to != UINT64_MAX &&
+            rtcosim_rollback_restore(lp->table, lp->restore_to, &e) != RTCOSIM_OK)
+            fail(run, &e);
+        lp->restore_to = UINT64_MAX;
+    }
     try_record(run);
     const rtcosim_time_ns end = end_time(run);
     if (!atomic_load(&run->failed) && atomic_load(&run->row_time) != end) {

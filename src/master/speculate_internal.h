@@ -42,6 +42,7 @@ typedef struct spec_lp {
     size_t stream_count;
     spec_consumer *consumers;
     size_t consumer_count;
+    unsigned thread;          /* the owner thread (comp mod threads) */
     rtcosim_rollback_table *table;
 
     uint64_t multiple;        /* steps multiple * H */
@@ -54,12 +55,29 @@ typedef struct spec_lp {
      * inputs or after uncommitted steps: it runs again only when final. */
     uint64_t final_only_step;
     bool stepped;             /* step `executed` taken, its outputs not yet read */
-    /* Uncommitted steps allowed now (1 .. pending_cap): halved on a rollback,
-     * raised by one on an arrival that kept all speculated steps, so that an
-     * LP whose predictions keep failing (Tc = 0 on a smooth signal) wastes
-     * one step per arrival instead of the whole horizon (AIMD, as optimism
-     * throttling in Time Warp schedulers). */
+    /* Uncommitted steps allowed now for a step on predicted inputs
+     * (0 .. pending_cap; a step on real inputs may always run): halved on a
+     * rollback, raised by one on an arrival that kept all speculated steps
+     * (AIMD, as optimism throttling in Time Warp schedulers). At 0 the LP
+     * runs conservatively and probes again with one speculated step after
+     * probe_wait arrivals, a wait doubled by each failed probe up to
+     * PROBE_WAIT_MAX: an LP whose predictions keep failing (Tc = 0 on a
+     * smooth signal) then wastes a step now and then instead of one per
+     * arrival, which a step rolled back in flight would also make its
+     * producers wait for. */
     size_t ahead_limit;
+    uint32_t probe_wait, probe_backoff;
+    /* Held by the thread working on the LP: its owner, or another thread
+     * that takes in its producers' outputs and commits for it while the
+     * owner waits (try-lock only, so nobody blocks on it). */
+    atomic_flag busy;
+    /* A rollback decided while absorbing whose state restore is left to the
+     * owner thread (components are called from their owner thread only):
+     * the step to restore, UINT64_MAX none. */
+    uint64_t restore_to;
+    /* The step being computed with the lock let go (lp_step_unlocked), not
+     * committed before it is done; UINT64_MAX none. */
+    uint64_t in_flight;
     uint64_t committed;       /* steps below are final */
     atomic_uint_fast64_t committed_shared; /* committed, for producers' ring checks */
     atomic_uint_fast64_t published;        /* outputs 0 .. published-1 readable */
@@ -108,11 +126,12 @@ typedef struct spec_run {
     atomic_flag recording;
     double *observed;
 
-    /* Progress notification: a generation counter, waiters sleep on cond. */
-    atomic_uint_fast64_t generation;
-    atomic_uint waiters;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
+    /* Progress notification: a generation counter that waiters spin on and
+     * then sleep on as a futex (util/spin_wait.h). */
+    _Atomic uint32_t generation;
+    _Atomic uint32_t sleepers;
+    _Atomic int64_t changed_at; /* when generation changed with a sleeper */
+    pthread_mutex_t lock;       /* the first failure */
 
     atomic_bool failed;
     rtcosim_status status;    /* first failure, under lock */

@@ -109,7 +109,6 @@ void spec_run_cleanup(spec_run *run)
     free(run->lps);
     free(run->observed);
     pthread_mutex_destroy(&run->lock);
-    pthread_cond_destroy(&run->cond);
 }
 
 /* The streams of one LP: one per distinct producer, Float64 connections first. */
@@ -184,6 +183,7 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     lp->ring_cap = (size_t)((run->horizon + 2) * ratio) + HISTORY_LEN + 4;
     lp->pending_cap = run->horizon;
     lp->ahead_limit = lp->pending_cap;
+    lp->probe_backoff = 1;
     lp->ring = calloc(lp->ring_cap, lp->out_bytes + 1);
     lp->pending = calloc(lp->pending_cap, lp->out_bytes + 1);
     lp->pending_terminate = calloc(lp->pending_cap, sizeof *lp->pending_terminate);
@@ -199,6 +199,9 @@ static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *e
     atomic_init(&lp->record_need, 0);
     atomic_init(&lp->decided, 0);
     lp->final_only_step = UINT64_MAX;
+    lp->restore_to = UINT64_MAX;
+    lp->in_flight = UINT64_MAX;
+    atomic_flag_clear(&lp->busy);
     lp->multiple = mc->multiple;
     lp->step = (rtcosim_time_ns)mc->multiple * run->h;
     return RTCOSIM_OK;
@@ -209,9 +212,9 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
 {
     memset(run, 0, sizeof *run);
     pthread_mutex_init(&run->lock, NULL);
-    pthread_cond_init(&run->cond, NULL);
     atomic_init(&run->generation, 0);
-    atomic_init(&run->waiters, 0);
+    atomic_init(&run->sleepers, 0);
+    atomic_init(&run->changed_at, 0);
     atomic_init(&run->failed, false);
     atomic_init(&run->rows, 1);
     atomic_init(&run->end_start, RTCOSIM_TIME_MAX);
@@ -249,6 +252,7 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
     for (size_t c = 0; c < m->comp_count; c++) {
         spec_lp *lp = &run->lps[c];
         lp->comp = c;
+        lp->thread = (unsigned)(c % run->threads);
         spec_classify(m, c, &lp->speculate, &lp->reason);
         lp->stats.component = m->comps[c].name;
         lp->stats.speculated = lp->speculate;
