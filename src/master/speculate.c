@@ -27,7 +27,7 @@
 /* Wake the threads waiting for progress. The notifier bumps the generation
  * before it looks for sleepers, a sleeper counts itself before the futex
  * compares the generation: one of them sees the other (spin_wait.h). */
-static void notify(spec_run *run)
+void spec_run_notify(spec_run *run)
 {
     atomic_fetch_add(&run->generation, 1);
     if (atomic_load(&run->sleepers)) {
@@ -48,7 +48,7 @@ static void wait_progress(spec_run *run, spin_wait *sw, uint32_t seen)
                          true);
 }
 
-static void fail(spec_run *run, const rtcosim_error *err)
+void spec_run_fail(spec_run *run, const rtcosim_error *err)
 {
     pthread_mutex_lock(&run->lock);
     if (!atomic_load(&run->failed)) {
@@ -57,7 +57,7 @@ static void fail(spec_run *run, const rtcosim_error *err)
         atomic_store(&run->failed, true);
     }
     pthread_mutex_unlock(&run->lock);
-    notify(run);
+    spec_run_notify(run);
 }
 
 static unsigned char *pending_slot(const spec_lp *lp, uint64_t step)
@@ -421,140 +421,6 @@ static bool lp_execute(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fai
     return true;
 }
 
-/* ---- the observer: committed outputs of every LP, in time order ---- */
-
-/* The time the run ends: the stop time, or the end of the tick in which a
- * committed step requested termination (each component's first
- * communication point after that tick's start; the earliest ends the tick). */
-static rtcosim_time_ns end_time(const spec_run *run)
-{
-    const int_fast64_t start = atomic_load(&run->end_start);
-    const int_fast64_t at = atomic_load(&run->end_at);
-    rtcosim_time_ns end = at < run->stop ? at : run->stop;
-    if (start == RTCOSIM_TIME_MAX)
-        return end;
-    for (size_t l = 0; l < run->lp_count; l++) {
-        const spec_lp *lp = &run->lps[l];
-        const rtcosim_time_ns next = run->t0 + ((start - run->t0) / lp->step + 1) * lp->step;
-        if (next < end)
-            end = next;
-    }
-    return end;
-}
-
-/* Steps an LP runs: to the stop time, or through the terminating tick. */
-static uint64_t lp_end(const spec_run *run, const spec_lp *lp)
-{
-    const int_fast64_t start = atomic_load(&run->end_start);
-    const int_fast64_t at = atomic_load(&run->end_at);
-    uint64_t steps = lp->total;
-    if (start != RTCOSIM_TIME_MAX && (uint64_t)((start - run->t0) / lp->step) + 1 < steps)
-        steps = (uint64_t)((start - run->t0) / lp->step) + 1;
-    /* Steps starting before end_at. */
-    if (at != RTCOSIM_TIME_MAX && (uint64_t)((at - run->t0 + lp->step - 1) / lp->step) < steps)
-        steps = (uint64_t)((at - run->t0 + lp->step - 1) / lp->step);
-    return steps;
-}
-
-/* The next row: the next communication point of any component (the plain
- * master's next tick end). */
-static rtcosim_time_ns next_row_time(const spec_run *run, rtcosim_time_ns row_time)
-{
-    rtcosim_time_ns next = RTCOSIM_TIME_MAX;
-    for (size_t l = 0; l < run->lp_count; l++) {
-        const spec_lp *lp = &run->lps[l];
-        const rtcosim_time_ns t = run->t0 + ((row_time - run->t0) / lp->step + 1) * lp->step;
-        if (t < next)
-            next = t;
-    }
-    return next;
-}
-
-/* The output of an LP that the plain master shows at the end of the tick
- * from row_time to `next`: Jacobi publishes each component at its own
- * communication points, so the latest at or before next; Gauss-Seidel
- * publishes a component right after its step, so the one after its latest
- * step started at or before row_time. */
-static uint64_t row_output(const spec_run *run, const spec_lp *lp, rtcosim_time_ns row_time,
-                           rtcosim_time_ns next)
-{
-    if (run->m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
-        return (uint64_t)((row_time - run->t0) / lp->step) + 1;
-    return (uint64_t)((next - run->t0) / lp->step);
-}
-
-/* A row is ready when every LP has committed the output it shows and every
- * step that started before the row's time (a step that requests termination
- * ends the run at the end of its tick: no row may pass it unseen). */
-static bool record_ready(const spec_run *run, rtcosim_time_ns row_time, rtcosim_time_ns next)
-{
-    if (next > end_time(run))
-        return false;
-    for (size_t l = 0; l < run->lp_count; l++) {
-        const spec_lp *lp = &run->lps[l];
-        const uint64_t started = (uint64_t)((next - run->t0 + lp->step - 1) / lp->step);
-        const uint64_t shown = row_output(run, lp, row_time, next);
-        if (atomic_load(&lp->published) <= shown || atomic_load(&lp->decided) < started)
-            return false;
-    }
-    return true;
-}
-
-static bool next_row_ready(const spec_run *run)
-{
-    const rtcosim_time_ns row_time = atomic_load(&run->row_time);
-    return record_ready(run, row_time, next_row_time(run, row_time));
-}
-
-/* One thread at a time (the flag). A thread that finds a row ready but the
- * flag taken leaves it to the holder, which looks again after letting go
- * (the publication it missed is then visible), so no row is left behind. */
-static void try_record(spec_run *run)
-{
-    rtcosim_master *m = run->m;
-    while (!atomic_load(&run->failed) && next_row_ready(run)) {
-        if (atomic_flag_test_and_set(&run->recording))
-            return;
-        rtcosim_time_ns row_time = atomic_load(&run->row_time);
-        rtcosim_time_ns next = next_row_time(run, row_time);
-        bool advanced = false;
-        while (!atomic_load(&run->failed) && record_ready(run, row_time, next)) {
-            /* The master's out batches are the recorder's alone during the
-             * run (LPs write their outputs to their own buffers). */
-            for (size_t l = 0; l < run->lp_count; l++) {
-                spec_lp *lp = &run->lps[l];
-                const uint64_t k = row_output(run, lp, row_time, next);
-                master_component *mc = &m->comps[lp->comp];
-                for (unsigned t = 0; t < RTCOSIM_TYPE_COUNT_; t++)
-                    if (mc->out[t].n)
-                        memcpy(mc->out[t].values, spec_ring_slot(lp, k) + lp->out_offset[t],
-                               mc->out[t].n * rtcosim_type_size((rtcosim_type)t));
-            }
-            if (run->observer) {
-                rtcosim_error err;
-                rtcosim_error_clear(&err);
-                const double *v = rtcosim_master_observed_values(m);
-                if (run->observer(run->context, next, v, m->observed_count, &err) != RTCOSIM_OK) {
-                    fail(run, &err);
-                    break;
-                }
-            }
-            /* Later rows read these outputs or later ones. */
-            for (size_t l = 0; l < run->lp_count; l++)
-                atomic_store(&run->lps[l].record_need,
-                             row_output(run, &run->lps[l], row_time, next));
-            row_time = next;
-            atomic_store(&run->row_time, row_time);
-            atomic_fetch_add(&run->rows, 1);
-            advanced = true;
-            next = next_row_time(run, row_time);
-        }
-        atomic_flag_clear(&run->recording);
-        if (advanced)
-            notify(run);
-    }
-}
-
 /* ---- workers ---- */
 
 typedef struct worker_arg {
@@ -575,7 +441,7 @@ static bool owner_needed(const spec_run *run, const spec_lp *lp)
         return false; /* its stepping thread looks again when done */
     return lp->restore_to != UINT64_MAX || !lp->speculate ||
            lp->executed - lp->committed < (lp->ahead_limit + 1) / 2 ||
-           lp->committed >= lp_end(run, lp);
+           lp->committed >= spec_lp_end(run, lp);
 }
 
 /* The consumers of an LP that just published, on other threads, take the
@@ -615,8 +481,8 @@ static void changed(spec_run *run, const spec_lp *lp, bool published, unsigned i
                     rtcosim_error *err, bool *failed)
 {
     if (!published || help_consumers(run, lp, id, err, failed) || *failed ||
-        lp->committed >= lp_end(run, lp))
-        notify(run);
+        lp->committed >= spec_lp_end(run, lp))
+        spec_run_notify(run);
 }
 
 /* One visit of an LP by a thread that holds its lock: take the new inputs
@@ -666,12 +532,12 @@ static bool steal(spec_run *run, unsigned id, rtcosim_error *err, bool *failed)
     if (!best || atomic_flag_test_and_set(&best->busy))
         return false;
     bool progress = false;
-    if (best->in_flight == UINT64_MAX && best->committed < lp_end(run, best))
+    if (best->in_flight == UINT64_MAX && best->committed < spec_lp_end(run, best))
         progress = serve(run, best, id, err, failed);
     atomic_flag_clear(&best->busy);
     if (progress) {
-        notify(run);
-        try_record(run);
+        spec_run_notify(run);
+        spec_try_record(run);
     }
     return progress;
 }
@@ -695,17 +561,17 @@ static void run_worker(spec_run *run, unsigned id)
             const bool served = serve(run, lp, id, &err, &failed);
             /* Done at its last step, or when every row is shown (a
              * feedthrough LP may wait for inputs the ended run never makes). */
-            const bool lp_done = lp->committed >= lp_end(run, lp);
+            const bool lp_done = lp->committed >= spec_lp_end(run, lp);
             atomic_flag_clear(&lp->busy);
             if (served && !failed)
-                try_record(run);
+                spec_try_record(run);
             progress |= served;
-            done = done && (lp_done || atomic_load(&run->row_time) >= end_time(run));
+            done = done && (lp_done || atomic_load(&run->row_time) >= spec_end_time(run));
         }
         if (!failed && !done && !progress && run->threads > 1)
             progress = steal(run, id, &err, &failed);
         if (failed) {
-            fail(run, &err);
+            spec_run_fail(run, &err);
             return;
         }
         if (done)
@@ -786,14 +652,14 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
     if (!args || !threads) {
         rtcosim_error e;
         rtcosim_error_set(&e, RTCOSIM_ENOMEM, "master: out of memory");
-        fail(run, &e);
+        spec_run_fail(run, &e);
     }
     for (unsigned i = 1; args && threads && i < run->threads; i++) {
         args[i] = (worker_arg){run, i};
         if (pthread_create(&threads[i], NULL, worker_main, &args[i]) != 0) {
             rtcosim_error e;
             rtcosim_error_set(&e, RTCOSIM_EIO, "master: cannot start speculation worker %u", i);
-            fail(run, &e);
+            spec_run_fail(run, &e);
             break;
         }
         started = i;
@@ -811,16 +677,16 @@ rtcosim_status rtcosim_master_run_speculative(rtcosim_master *m, rtcosim_time_ns
         rtcosim_error e;
         if (lp->restore_to != UINT64_MAX &&
             rtcosim_rollback_restore(lp->table, lp->restore_to, &e) != RTCOSIM_OK)
-            fail(run, &e);
+            spec_run_fail(run, &e);
         lp->restore_to = UINT64_MAX;
     }
-    try_record(run);
-    const rtcosim_time_ns end = end_time(run);
+    spec_try_record(run);
+    const rtcosim_time_ns end = spec_end_time(run);
     if (!atomic_load(&run->failed) && atomic_load(&run->row_time) != end) {
         rtcosim_error e;
         rtcosim_error_set(&e, RTCOSIM_ESTATE, "master: speculative run ended before %.9g s",
                           rtcosim_time_to_seconds(stop));
-        fail(run, &e);
+        spec_run_fail(run, &e);
     }
     collect_stats(run, stats);
     st = run->status;

@@ -199,4 +199,13 @@ rtcosim_status spec_set_inputs(master_component *mc, rtcosim_error *err);
 rtcosim_status spec_set_step_inputs(master_component *mc, rtcosim_error *err);
 #pragma GCC visibility pop
 
+/* speculate_record.c: the run's end time, an LP's last step before it, and
+ * the observer fed with every committed row that is complete. */
+rtcosim_time_ns spec_end_time(const spec_run *run);
+uint64_t spec_lp_end(const spec_run *run, const spec_lp *lp);
+void spec_try_record(spec_run *run);
+/* speculate.c: wake the waiting threads; fail the run with err (first wins). */
+void spec_run_notify(spec_run *run);
+void spec_run_fail(spec_run *run, const rtcosim_error *err);
+
 #endif
