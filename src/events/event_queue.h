@@ -6,13 +6,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rtcosim/events.h"
 
-/* The heap keeps the time inline next to the pointer: most comparisons are
- * decided by time alone without touching the event (a cache miss). */
+/* The heap keeps the whole ordering key inline next to the pointer, so that
+ * sifting never dereferences an event: many events share a timestamp (every
+ * plant steps on the same millisecond, a frame reaches every ECU at once),
+ * and reading the events to break those ties cost a cache miss each, worst
+ * for events written by another thread. 32 bytes: four children fill two
+ * cache lines (see event_queue.c). */
 typedef struct event_heap_entry {
     rtcosim_time_ns time;
+    uint64_t tie, seq;
     rtcosim_event *ev;
 } event_heap_entry;
 
@@ -30,11 +36,21 @@ static inline bool event_before(const rtcosim_event *a, const rtcosim_event *b)
     return a->seq < b->seq;
 }
 
+/* The same order as event_before, on the copies of the key, without
+ * branches: with ties this common a sift's comparisons are unpredictable.
+ * (time, tie, seq) compare as one 192-bit unsigned number, a < b when the
+ * subtraction a - b borrows (the time's sign bit flipped to keep its signed
+ * order); the compiler emits sub/sbb. */
 static inline bool heap_entry_before(const event_heap_entry *a, const event_heap_entry *b)
 {
-    if (a->time != b->time)
-        return a->time < b->time;
-    return event_before(a->ev, b->ev);
+    const uint64_t sign = UINT64_C(1) << 63;
+    uint64_t d;
+    unsigned borrow = (unsigned)__builtin_sub_overflow(a->seq, b->seq, &d);
+    borrow = (unsigned)__builtin_sub_overflow(a->tie, b->tie, &d) |
+             (unsigned)__builtin_sub_overflow(d, borrow, &d);
+    return (unsigned)__builtin_sub_overflow((uint64_t)a->time ^ sign, (uint64_t)b->time ^ sign,
+                                            &d) |
+           (unsigned)__builtin_sub_overflow(d, borrow, &d);
 }
 
 void event_heap_free(event_heap *h);
