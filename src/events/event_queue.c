@@ -74,11 +74,11 @@ rtcosim_event *event_heap_pop(event_heap *h)
             break;
         size_t best = first;
         if (first + 4 <= n) {
-            /* indices by arithmetic, not by ?: (which the compiler turns
-             * into a branch when it would select the whole key) */
-            size_t b01 = first + heap_entry_before(&e[first + 1], &e[first]);
-            size_t b23 = first + 2 + heap_entry_before(&e[first + 3], &e[first + 2]);
-            best = b01 + (b23 - b01) * heap_entry_before(&e[b23], &e[b01]);
+            /* selects of indices (cmov), not of entries (which the
+             * compiler turns into branches when they would copy the key) */
+            size_t b01 = heap_entry_before(&e[first + 1], &e[first]) ? first + 1 : first;
+            size_t b23 = heap_entry_before(&e[first + 3], &e[first + 2]) ? first + 3 : first + 2;
+            best = heap_entry_before(&e[b23], &e[b01]) ? b23 : b01;
         } else {
             for (size_t c = first + 1; c < n; c++)
                 if (heap_entry_before(&e[c], &e[best]))

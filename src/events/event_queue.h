@@ -36,20 +36,17 @@ static inline bool event_before(const rtcosim_event *a, const rtcosim_event *b)
     return a->seq < b->seq;
 }
 
-/* The same order as event_before, on the copies of the key, without
- * branches: with ties this common a sift's comparisons are unpredictable.
- * (time, tie, seq) compare as one 192-bit unsigned number, a < b when the
- * subtraction a - b borrows (the time's sign bit flipped to keep its signed
- * order); the compiler emits sub/sbb. */
+/* The same order as event_before, on the copies of the key. Distinct times
+ * decide by a branch (cheapest where they are spread); among equal times,
+ * common here and unpredictable, (tie, seq) compare without branches as one
+ * 128-bit number: a < b when the subtraction a - b borrows (sub/sbb). */
 static inline bool heap_entry_before(const event_heap_entry *a, const event_heap_entry *b)
 {
-    const uint64_t sign = UINT64_C(1) << 63;
+    if (a->time != b->time)
+        return a->time < b->time;
     uint64_t d;
     unsigned borrow = (unsigned)__builtin_sub_overflow(a->seq, b->seq, &d);
-    borrow = (unsigned)__builtin_sub_overflow(a->tie, b->tie, &d) |
-             (unsigned)__builtin_sub_overflow(d, borrow, &d);
-    return (unsigned)__builtin_sub_overflow((uint64_t)a->time ^ sign, (uint64_t)b->time ^ sign,
-                                            &d) |
+    return (unsigned)__builtin_sub_overflow(a->tie, b->tie, &d) |
            (unsigned)__builtin_sub_overflow(d, borrow, &d);
 }
 
