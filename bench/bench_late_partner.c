@@ -81,6 +81,7 @@ static int run_system(bool real, bool delayed, const rtcosim_estimator_spec *spe
     o.queue_capacity = 4096;
     o.fifo_priority = real ? fifo : 0;
     o.lock_memory = real; /* no page faults on the paced thread */
+    o.cpu_dma_latency_us = real ? 0 : -1; /* as cyclictest */
     /* The paced thread and the partner on CPUs of their own, so that the
      * partner's computing never shares the paced thread's core. */
     if (real && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {

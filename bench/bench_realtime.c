@@ -214,6 +214,7 @@ static int run_scenario(double seconds, bool load, int fifo, int cpu, rtcosim_ti
     o.fifo_priority = fifo;
     o.cpu = cpu;
     o.lock_memory = fifo > 0;
+    o.cpu_dma_latency_us = fifo > 0 ? 0 : -1; /* as cyclictest */
     o.busy_wait = busy_wait;
     o.calibrate = true;
     o.frame_log = report ? 10000000 : 0;

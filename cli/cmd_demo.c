@@ -286,6 +286,7 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     if (!virtual_clock && geteuid() == 0) {
         so.rt.fifo_priority = 80;
         so.rt.lock_memory = true;
+        so.rt.cpu_dma_latency_us = 0; /* as cyclictest */
     }
     rtcosim_clock *pacing = NULL, *partner = NULL;
     if (virtual_clock) {

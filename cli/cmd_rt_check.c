@@ -4,6 +4,7 @@
  * period, SCHED_FIFO where permitted, one CPU) and reads what the kernel
  * offers (bench/rt_probe.c), printing what to change for each finding. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -214,6 +215,16 @@ static int run_rt_check(int argc, char **argv)
            frame_s * 1e3, (long long)r.periods, cpu, duration_s);
     fflush(stdout);
     bool locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
+    /* As cyclictest and rtcosim's real-time runs (rt-option cpu-dma-latency
+     * 0): while this stays open, no CPU enters an idle state slower to leave. */
+    int dma_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+    int dma_errno = dma_fd < 0 ? errno : 0;
+    int32_t zero = 0;
+    if (dma_fd >= 0 && write(dma_fd, &zero, sizeof zero) != (ssize_t)sizeof zero) {
+        dma_errno = errno;
+        close(dma_fd);
+        dma_fd = -1;
+    }
     pthread_t t;
     if (pthread_create(&t, NULL, measure, &r) != 0) {
         free(r.bins);
@@ -222,7 +233,16 @@ static int run_rt_check(int argc, char **argv)
     pthread_join(t, NULL);
     if (locked)
         munlockall();
+    if (dma_fd >= 0)
+        close(dma_fd);
     print_findings(&facts, version, cpu, frame_s);
+    if (dma_fd >= 0)
+        finding("idle states", "held at 0 us (/dev/cpu_dma_latency)", "");
+    else
+        printf("  %-14s %-34s -> run as root (or hold it in the rig's setup) so that deep\n"
+               "  %-14s %-34s    idle states do not delay wake-ups\n",
+               "idle states", dma_errno == ENOENT ? "no /dev/cpu_dma_latency" : strerror(dma_errno),
+               "", "");
     printf("  %-14s %-34s %s%s\n", "scheduling",
            r.fifo_error ? "SCHED_OTHER (SCHED_FIFO refused)" : "SCHED_FIFO",
            r.fifo_error ? "-> run as root or raise RLIMIT_RTPRIO (ulimit -r) for " : "",

@@ -161,6 +161,12 @@ typedef struct rtcosim_rt_options {
     /* Optional: the paced thread stores te + H here after each frame (one
      * relaxed store), for a progress display read from another thread. */
     _Atomic rtcosim_time_ns *progress;
+    /* Wall-clock runs: hold /dev/cpu_dma_latency at this many microseconds
+     * while the run lasts (Linux PM QoS), so no CPU enters an idle state
+     * whose exit latency would delay the paced thread's wake-ups, as
+     * cyclictest does by default; -1: leave. Best effort: needs root, an
+     * info line says when it is not held. */
+    int cpu_dma_latency_us;
 } rtcosim_rt_options;
 
 /* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock
@@ -175,6 +181,7 @@ void rtcosim_rt_options_init(rtcosim_rt_options *options);
  *   stop-time SECONDS | start-time SECONDS | non-real-time NAME[,NAME...] |
  *   exchange N|N-M-... | estimator SPEC (see rtcosim_estimator_spec_parse) |
  *   report DIR | priority 1..99 | cpu N | partner-cpu N | lock-memory yes|no |
+ *   cpu-dma-latency US (-1: leave) |
  *   busy-wait SECONDS | calibrate yes|no | partner-timeout SECONDS |
  *   tv-includes-step yes|no
  * String values (names, directory) are referenced, not copied: they must
@@ -271,6 +278,7 @@ typedef struct rtcosim_rt_summary {
     bool interrupted;             /* ended early by options.stop_request */
     uint64_t records_dropped;     /* estimate records beyond record_capacity */
     uint64_t signals_to_rt, signals_to_partner;
+    bool dma_latency_held;        /* options.cpu_dma_latency_us was held during the run */
 } rtcosim_rt_summary;
 
 typedef struct rtcosim_rt rtcosim_rt;

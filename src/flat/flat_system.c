@@ -146,6 +146,7 @@ static void add_summary(rtcosim_rows *r, const rtcosim_rt_summary *s, double wal
     STAT("calibration_median", rtcosim_time_to_seconds(s->calibration_median));
     STAT("fifo_applied", s->fifo_applied);
     STAT("memory_locked", s->memory_locked);
+    STAT("dma_latency_held", s->dma_latency_held);
     STAT("affinity_applied", s->affinity_applied);
     STAT("exchanges", s->exchanges);
     STAT("estimated_exchanges", s->estimated_exchanges);

@@ -28,6 +28,7 @@ void rtcosim_rt_options_init(rtcosim_rt_options *o)
     o->partner_timeout = RTCOSIM_NS_PER_S;
     o->queue_capacity = 1024;
     o->record_capacity = 1000000;
+    o->cpu_dma_latency_us = -1;
 }
 
 rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k)
@@ -693,6 +694,8 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
         return parse_int(name, value, 0, 1023, &o->partner_cpu, err);
     else if (strcmp(name, "lock-memory") == 0)
         return parse_flag(name, value, &o->lock_memory, err);
+    else if (strcmp(name, "cpu-dma-latency") == 0)
+        return parse_int(name, value, -1, 1000000, &o->cpu_dma_latency_us, err);
     else if (strcmp(name, "calibrate") == 0)
         return parse_flag(name, value, &o->calibrate, err);
     else if (strcmp(name, "tv-includes-step") == 0)
@@ -702,7 +705,7 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
                                  "unknown real-time option --%s (expected real-time-factor, "
                                  "overrun, step, stop-time, start-time, non-real-time, exchange, "
                                  "estimator, report, priority, cpu, partner-cpu, lock-memory, "
-                                 "busy-wait, calibrate, partner-timeout, tv-includes-step)",
+                                 "cpu-dma-latency, busy-wait, calibrate, partner-timeout, tv-includes-step)",
                                  name);
     if (st != RTCOSIM_OK)
         rtcosim_error_prefix(err, "--%s: ", name);

@@ -84,6 +84,7 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
     fprintf(f, "failed,%d,\n", s->failed);
     fprintf(f, "sched_fifo,%d,\n", s->fifo_applied);
     fprintf(f, "memory_locked,%d,\n", s->memory_locked);
+    fprintf(f, "dma_latency_held,%d,\n", s->dma_latency_held);
     fprintf(f, "cpu_affinity,%d,\n", s->affinity_applied);
     if (s->calibration_worst)
         fprintf(f, "calibration_worst,%.3f,us\ncalibration_median,%.3f,us\n",

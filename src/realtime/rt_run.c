@@ -4,6 +4,7 @@
  * simulated processor interleaved deterministically on the calling thread.
  * Nothing here allocates, locks or does I/O once the loop runs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "realtime/rt_internal.h"
 #include "rtcosim/log.h"
@@ -732,6 +734,22 @@ static void stop_partner(rtcosim_rt *rt)
     }
 }
 
+/* PM QoS: while the returned descriptor stays open the kernel keeps every
+ * CPU out of idle states slower to leave than latency_us (-1: not held). */
+static int hold_dma_latency(int latency_us)
+{
+    int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+    int32_t value = latency_us;
+    if (fd >= 0 && write(fd, &value, sizeof value) == (ssize_t)sizeof value)
+        return fd;
+    rtcosim_log(RTCOSIM_LOG_INFO, LOG_CATEGORY,
+                "/dev/cpu_dma_latency not held (%s): wake-ups from deep idle states may be late",
+                strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
 rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
 {
     if (!rt)
@@ -752,6 +770,10 @@ rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
                         "mlockall refused (%s); pages may fault during the run",
                         strerror(errno));
     }
+    int dma_fd = -1;
+    if (rt->options.cpu_dma_latency_us >= 0 && !rtcosim_clock_is_virtual(rt->clock))
+        dma_fd = hold_dma_latency(rt->options.cpu_dma_latency_us);
+    rt->summary.dma_latency_held = dma_fd >= 0;
     if (rt->mixed)
         st = start_partner(rt, err);
     if (st == RTCOSIM_OK) {
@@ -781,6 +803,8 @@ rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
     }
     if (rt->options.lock_memory && rt->summary.memory_locked)
         munlockall();
+    if (dma_fd >= 0)
+        close(dma_fd);
     /* The report is written whatever happened: the results so far count. */
     if (rt->report_dir) {
         rtcosim_error report_err;

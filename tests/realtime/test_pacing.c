@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "rt_models.h"
@@ -78,6 +80,29 @@ static void frames_start_exactly_at_absolute_deadlines_without_drift(void **stat
     /* u = 1 integrated over 5 ms. */
     assert_true(fabs(f.impl->x - 0.005) < 1e-15);
     teardown(&f);
+}
+
+/* cpu-dma-latency is held only on the wall clock, and there exactly when the
+ * PM QoS device can be written (root on Linux); never on a virtual clock. */
+static void dma_latency_is_held_on_the_wall_clock_only(void **state)
+{
+    (void)state;
+    for (int wall = 0; wall < 2; wall++) {
+        fixture f;
+        setup_plant(&f, NULL, 0);
+        if (wall) {
+            rtcosim_clock_free(f.clock);
+            assert_int_equal(rtcosim_clock_create_monotonic(0, &f.clock, NULL), RTCOSIM_OK);
+        }
+        rtcosim_rt_options o;
+        rtcosim_rt_options_init(&o);
+        o.stop_time = MS(3);
+        o.cpu_dma_latency_us = 0;
+        assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_OK);
+        bool writable = access("/dev/cpu_dma_latency", W_OK) == 0;
+        assert_int_equal(rtcosim_rt_get_summary(f.rt)->dma_latency_held, wall && writable);
+        teardown(&f);
+    }
 }
 
 static void real_time_factor_two_halves_the_frame_period(void **state)
@@ -381,6 +406,7 @@ static void command_line_options_set_the_matching_fields(void **state)
         {"estimator", "soh,max=3"},  {"report", "out/rt"},       {"priority", "80"},
         {"cpu", "1"},                {"lock-memory", "yes"},     {"busy-wait", "0.00005"},
         {"calibrate", "true"},       {"partner-timeout", "0.5"}, {"tv-includes-step", "1"},
+        {"cpu-dma-latency", "0"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         assert_int_equal(rtcosim_rt_option_set(&o, pairs[i][0], pairs[i][1], NULL), RTCOSIM_OK);
@@ -398,7 +424,10 @@ static void command_line_options_set_the_matching_fields(void **state)
     assert_true(o.lock_memory && o.calibrate && o.tv_includes_step);
     assert_int_equal(o.busy_wait, 50000);
     assert_int_equal(o.partner_timeout, MS(500));
+    assert_int_equal(o.cpu_dma_latency_us, 0);
     rtcosim_error err;
+    assert_int_equal(rtcosim_rt_option_set(&o, "cpu-dma-latency", "-2", &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "--cpu-dma-latency '-2'"));
     assert_int_equal(rtcosim_rt_option_set(&o, "overrun", "later", &err), RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "--overrun: overrun policy 'later' is not one of"));
     assert_int_equal(rtcosim_rt_option_set(&o, "estimator", "cubic", &err), RTCOSIM_EINVAL);
@@ -488,6 +517,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frames_start_exactly_at_absolute_deadlines_without_drift),
         cmocka_unit_test(real_time_factor_two_halves_the_frame_period),
+        cmocka_unit_test(dma_latency_is_held_on_the_wall_clock_only),
         cmocka_unit_test(catch_up_runs_missed_frames_back_to_back_and_classifies_their_overruns),
         cmocka_unit_test(soft_policy_continues_at_once_and_slips_the_schedule),
         cmocka_unit_test(skip_policy_drops_missed_frames_and_keeps_simulation_time),
