@@ -3,7 +3,9 @@
  * configuration runs on the lockstep baseline (every LP visited every 1 us,
  * the finest lookahead-safe resolution), the sequential event scheduler, and
  * the conservative scheduler on 1 and 2 threads and the speculative one on 2
- * (Tc = 0, max_ahead 2 ms). Figures: simulated seconds per wall second of
+ * (Tc = 0, the adaptive optimism window, each plant on its ECU's thread as
+ * `rtcosim events --scheduler speculative` places them: a second vehicle
+ * built with pair_plants, the same model and results). Figures: simulated seconds per wall second of
  * the conservative 2-thread run, its speedup over lockstep and over the
  * sequential scheduler, the speculative run's speedup over sequential, and
  * whether all results (ECU states, CAN log) are bit-identical. Medians over
@@ -60,14 +62,20 @@ static int run_ecu_bench(int argc, char **argv)
     int rc = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         unsigned n = sizes[k];
-        rtcosim_events *sim = NULL;
-        rtcosim_ecu_vehicle *v = NULL;
-        rtcosim_ecu_vehicle_config vc = {.ecus = n, .log_frames = true};
-        if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
-            rtcosim_ecu_vehicle_build(sim, &vc, &v, &err) != RTCOSIM_OK) {
-            fprintf(stderr, "rtcosim: %s\n", err.message);
-            rtcosim_events_free(sim);
-            return 1;
+        rtcosim_events *sims[2] = {NULL, NULL};
+        rtcosim_ecu_vehicle *vs[2] = {NULL, NULL};
+        for (int paired = 0; paired < 2; paired++) {
+            rtcosim_ecu_vehicle_config vc = {.ecus = n, .log_frames = true,
+                                             .pair_plants = paired};
+            if (rtcosim_events_create(&sims[paired], &err) != RTCOSIM_OK ||
+                rtcosim_ecu_vehicle_build(sims[paired], &vc, &vs[paired], &err) != RTCOSIM_OK) {
+                fprintf(stderr, "rtcosim: %s\n", err.message);
+                for (int k = 0; k < 2; k++) {
+                    rtcosim_ecu_vehicle_free(vs[k]);
+                    rtcosim_events_free(sims[k]);
+                }
+                return 1;
+            }
         }
         double wall[CASE_COUNT][50], cpu[CASE_COUNT][50], blocked[CASE_COUNT][50];
         uint64_t sums[CASE_COUNT] = {0}, events[CASE_COUNT] = {0}, windows[CASE_COUNT] = {0},
@@ -80,12 +88,14 @@ static int run_ecu_bench(int argc, char **argv)
                             : c == CASE_SPECULATIVE ? RTCOSIM_SCHEDULER_SPECULATIVE
                                                    : RTCOSIM_SCHEDULER_CONSERVATIVE;
                 o.threads = c == CASE_THREADS2 || c == CASE_SPECULATIVE ? 2 : 1;
-                o.max_ahead = 2 * RTCOSIM_NS_PER_MS; /* speculative (Tc = 0) only */
+                int paired = c == CASE_SPECULATIVE;
                 rtcosim_run_stats stats;
-                if (rtcosim_events_run(sim, &o, &stats, &err) != RTCOSIM_OK) {
+                if (rtcosim_events_run(sims[paired], &o, &stats, &err) != RTCOSIM_OK) {
                     fprintf(stderr, "rtcosim: %s\n", err.message);
-                    rtcosim_ecu_vehicle_free(v);
-                    rtcosim_events_free(sim);
+                    for (int k = 0; k < 2; k++) {
+                        rtcosim_ecu_vehicle_free(vs[k]);
+                        rtcosim_events_free(sims[k]);
+                    }
                     return 1;
                 }
                 wall[c][r] = stats.wall_s;
@@ -94,7 +104,7 @@ static int run_ecu_bench(int argc, char **argv)
                 events[c] = stats.events;
                 windows[c] = stats.rounds;
                 sleeps[c] = stats.sleeps;
-                uint64_t sum = rtcosim_ecu_vehicle_checksum(v);
+                uint64_t sum = rtcosim_ecu_vehicle_checksum(vs[paired]);
                 if (r > 0 && sum != sums[c])
                     rc = 1;
                 sums[c] = sum;
@@ -128,8 +138,10 @@ static int run_ecu_bench(int argc, char **argv)
         bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_SPECULATIVE], "x");
         snprintf(name, sizeof name, "ecu.n%u.identical_1_2_threads", n);
         bench_figure(name, identical ? 1 : 0, "bool");
-        rtcosim_ecu_vehicle_free(v);
-        rtcosim_events_free(sim);
+        for (int k = 0; k < 2; k++) {
+            rtcosim_ecu_vehicle_free(vs[k]);
+            rtcosim_events_free(sims[k]);
+        }
     }
     return rc;
 }
