@@ -229,6 +229,8 @@ static inline double master_poly_input(master_component *mc, const master_connec
 /* master.c: helpers shared with init.c. */
 bool master_grow(void **array, size_t *cap, size_t need, size_t elem);
 rtcosim_status master_oom(rtcosim_error *err);
+/* master.c: the component named by name[0..len), or -1. */
+int master_find_component(const rtcosim_master *m, const char *name, size_t len);
 rtcosim_status master_after_init(const rtcosim_master *m, const char *call, rtcosim_error *err);
 const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size_t var);
 rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err);
