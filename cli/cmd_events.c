@@ -24,7 +24,7 @@ static void usage(FILE *out)
             "                     ECU's thread, conservative the ECU network with the bus)\n"
             "  --threads N        worker threads of the conservative and speculative schedulers\n"
             "                     (default 2)\n"
-            "  --max-ahead T      speculative: simulated seconds an LP may run past the other threads\n"
+            "  --max-ahead T      speculative: simulated seconds an LP may run past GVT\n"
             "                     (default: adapted during the run from 256 x the smallest\n"
             "                     lookahead, up to 16 times that, as waits and rollbacks say)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"

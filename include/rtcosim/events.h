@@ -111,8 +111,7 @@ typedef enum rtcosim_scheduler {
      * anti-messages, which may roll back their receivers in turn. The global
      * virtual time (GVT, Mattern's two-colour cut, no barrier) bounds every
      * future rollback: state and events below it are committed and freed.
-     * No LP runs more than `max_ahead` past the other threads' queues (as
-     * they last published them, never less than GVT), which bounds memory and
+     * No LP runs more than `max_ahead` past GVT, which bounds memory and
      * cascades. Streams declared with rtcosim_events_add_prediction are
      * predicted when their events are missing (see there). Committed results
      * equal the sequential scheduler's bit for bit when `threshold` is 0. */
@@ -151,8 +150,7 @@ typedef struct rtcosim_run_options {
     uint64_t seed;                /* random streams */
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
     bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
-    /* speculative only: how far past the other threads (at least past GVT)
-     * an LP may run (simulated ns);
+    /* speculative only: how far past GVT an LP may run (simulated ns);
      * 0: adapted during the run, from 256 times the smallest positive link
      * lookahead (see rtcosim_run_stats.max_ahead) */
     rtcosim_time_ns max_ahead;

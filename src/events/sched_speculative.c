@@ -16,8 +16,7 @@
  *    queue and of what it sent since the switch; GVT is the minimum of the
  *    reports. Nothing can roll back below GVT, so records and events below it
  *    are committed and freed (fossil collection).
- *  - Optimism is bounded: no event later than max_ahead past the other threads'
- *    queues (as they last published them; never less than GVT) is processed,
+ *  - Optimism is bounded: no event later than GVT + max_ahead is processed,
  *    so memory and the depth of cascades stay bounded and a run cannot
  *    livelock; the thread holding the globally earliest event always may.
  * This file holds the thread loop and the run; the rings and delivery are in
@@ -34,7 +33,6 @@
 
 #include "rtcosim/events_dist.h"
 #include "spec_internal.h"
-#include "util/spin_wait.h"
 
 /* ---- the thread loop ---- */
 
@@ -115,48 +113,6 @@ static unsigned run_held(spec_thread *th, rtcosim_time_ns bound, rtcosim_status 
     return n;
 }
 
-/* The base of the optimism bound: the earliest of the other threads' queues
- * as they last published them, or GVT when that is later. GVT lags them by a
- * round of all threads (each must turn its loop to ack, then to report), so a
- * thread that waited at GVT + max_ahead for the slowest thread waited for
- * that round too, and often both did (measured: N = 16, up to a quarter of
- * the run's wall time). The others' queues say how far ahead this thread
- * really is; GVT keeps the guarantee that the thread holding the globally
- * earliest event may always proceed. */
-static rtcosim_time_ns others_lvt(const spec_thread *th, rtcosim_time_ns gvt)
-{
-    const spec_shared *sh = th->sh;
-    rtcosim_time_ns m = RTCOSIM_TIME_MAX;
-    for (unsigned t = 0; t < sh->threads; t++) {
-        if (t == th->w->index)
-            continue;
-        rtcosim_time_ns v = atomic_load_explicit(&((spec_shared *)sh)->pub[t].lvt,
-                                                 memory_order_relaxed);
-        if (v < m)
-            m = v;
-    }
-    return m == RTCOSIM_TIME_MAX || m < gvt ? gvt : m;
-}
-
-/* At the bound: spin (at most SPEC_SPIN_MAX_NS) until the others' published
- * queue times or `wake` move; true if one did (the futex wait follows if not). */
-static bool wait_for_others(spec_thread *th, rtcosim_time_ns base, uint32_t seen)
-{
-    spec_shared *sh = th->sh;
-    int64_t until = spin_wait_now_ns() + SPEC_SPIN_MAX_NS;
-    for (unsigned k = 0;; k++) {
-        for (int i = 0; i < 16; i++)
-            spin_wait_relax();
-        if (atomic_load_explicit(&sh->wake, memory_order_relaxed) != seen)
-            return true;
-        rtcosim_time_ns gvt = atomic_load_explicit(&sh->gvt, memory_order_relaxed);
-        if (others_lvt(th, gvt) != base)
-            return true;
-        if ((k & 15) == 15 && spin_wait_now_ns() > until)
-            return false;
-    }
-}
-
 static void thread_loop(spec_thread *th)
 {
     worker *w = th->w;
@@ -200,12 +156,8 @@ static void thread_loop(spec_thread *th)
             spec_fossil_collect(th, gvt, gvt_real);
         if (w->failed)
             return;
-        if (w->heap.count)
-            atomic_store_explicit(&sh->pub[w->index].lvt, w->heap.entries[0].time,
-                                  memory_order_relaxed);
         rtcosim_time_ns ahead = atomic_load_explicit(&sh->max_ahead, memory_order_relaxed);
-        rtcosim_time_ns base = ranks ? gvt : others_lvt(th, gvt);
-        rtcosim_time_ns bound = base > RTCOSIM_TIME_MAX - ahead ? RTCOSIM_TIME_MAX : base + ahead;
+        rtcosim_time_ns bound = gvt > RTCOSIM_TIME_MAX - ahead ? RTCOSIM_TIME_MAX : gvt + ahead;
         unsigned n = th->cons_count ? run_held(th, bound, &st) : 0;
         if (st != RTCOSIM_OK) {
             spec_fail(th, st);
@@ -252,8 +204,6 @@ static void thread_loop(spec_thread *th)
         if (n == 0 && !ranks) { /* over ranks: messages come by polling */
             th->bound_waits += w->heap.count > 0; /* (what is left is past the bound) */
             spec_publish_rings(th);
-            if (w->heap.count && wait_for_others(th, base, seen))
-                continue;
             spec_wait_for_progress(th, seen);
         }
     }
@@ -386,8 +336,6 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     atomic_init(&sh.gvt_real, o->start_time);
     for (int k = 0; k < 4; k++)
         atomic_init(&sh.gvt_of[k], o->start_time);
-    for (unsigned t = 0; t < T; t++)
-        atomic_init(&sh.pub[t].lvt, o->start_time);
     atomic_init(&sh.abort_run, 0);
     atomic_init(&sh.wake, 0);
     atomic_init(&sh.sleepers, 0);

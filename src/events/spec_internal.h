@@ -140,10 +140,6 @@ typedef struct spec_pub {
     /* turns of its loop (relaxed): a waiter spins only while the others'
      * move, i.e. while they are running and can free it soon */
     _Alignas(64) _Atomic uint64_t beat;
-    /* the earliest time of its queue at its last loop turn (kept while the
-     * queue is empty): the others' optimism bound is relative to the
-     * slowest thread's, fresher than GVT (sched_speculative.c) */
-    _Atomic rtcosim_time_ns lvt;
 } spec_pub;
 
 typedef struct spec_shared {
