@@ -171,8 +171,14 @@ static void thread_loop(spec_thread *th)
             if (w->heap.entries[0].time > bound)
                 break;
             rtcosim_event *ev = event_heap_pop(&w->heap);
-            spec_lp *sl = sim->lps[ev->dst]->spec;
-            if (sl->conservative) {
+            /* the next head's event is usually cold: fetch it while this one
+             * runs (its flags are the first thing the next turn reads) */
+            if (w->heap.count)
+                __builtin_prefetch(w->heap.entries[0].ev);
+            spec_lp *sl;
+            /* (the LP's spec record is cold too: only read when some LP of
+             * this thread runs conservatively) */
+            if (th->cons_count && (sl = sim->lps[ev->dst]->spec)->conservative) {
                 /* waits with its LP's other held events until safe */
                 if (!event_heap_push(&sl->held, ev)) {
                     spec_fail(th, rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory"));

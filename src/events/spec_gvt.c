@@ -148,9 +148,20 @@ void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns g
         /* keep the last snapshot at or before the first record GVT has not
          * passed: a rollback to that record coasts forward from it */
         size_t f = 0;
+        if (s->count && s->last_time < gvt) /* all of them: no walk over the kept ones */
+            f = s->count;
         while (f < s->count && spec_at(s, f)->time < gvt)
             f++;
         size_t keep_from = f < s->count ? f - spec_at(s, f)->ckpt_dist : f;
+        /* GVT passed them all: keep the newest snapshot and the records after
+         * it all the same, as for a record still to come, so that the next
+         * event need not take a snapshot (an empty table must). An LP whose
+         * events are further apart than GVT rounds (a plant stepping every
+         * millisecond) otherwise saved its whole state before every event:
+         * measured on `rtcosim events --ecus 16 --threads 1`, every one of
+         * the plants' 320032 events. */
+        if (f == s->count && s->count && gvt < RTCOSIM_TIME_MAX)
+            keep_from = s->count - 1 - s->last_ckpt_dist;
         for (size_t k = 0; k < keep_from; k++) {
             event_pool_put(&th->w->pool, spec_first(s)->ev);
             s->head = (s->head + 1) & (s->cap - 1);
