@@ -82,21 +82,30 @@ static void check_identical(const char *mass1, const char *mass2)
         assert_int_equal(rtcosim_master_run(m, STEPS * RTCOSIM_NS_PER_MS, keep, plain, &err),
                          RTCOSIM_OK);
         rtcosim_master_free(m);
-        m = fmu_oscillator(mass1, mass2, order, slow);
+        /* Whether mass1 gets ahead of the slow mass2 depends on the two
+         * threads getting CPUs: on a loaded machine one run may never
+         * speculate, so up to five runs, each bit-identical, until one has
+         * speculated and rolled back through the FMU's state. */
         rtcosim_speculation_stats stats[2];
-        rtcosim_speculation_options opt = {.threads = 2, .horizon = 8};
-        if (rtcosim_master_run_speculative(m, STEPS * RTCOSIM_NS_PER_MS, &opt, keep, spec, stats,
-                                           &err) != RTCOSIM_OK)
-            fail_msg("%s", err.message);
-        rtcosim_master_free(m);
+        for (int attempt = 0; attempt < 5; attempt++) {
+            spec->rows = 0;
+            m = fmu_oscillator(mass1, mass2, order, slow);
+            rtcosim_speculation_options opt = {.threads = 2, .horizon = 8};
+            if (rtcosim_master_run_speculative(m, STEPS * RTCOSIM_NS_PER_MS, &opt, keep, spec,
+                                               stats, &err) != RTCOSIM_OK)
+                fail_msg("%s", err.message);
+            rtcosim_master_free(m);
+            assert_int_equal(spec->rows, STEPS + 1);
+            assert_memory_equal(spec->v, plain->v, sizeof plain->v);
+            if (stats[0].speculated_steps > 0 && stats[0].rollbacks > 0)
+                break;
+        }
         /* mass1's state travels through the FMU's own get/set state. */
         assert_true(stats[0].speculated);
         assert_false(stats[1].speculated); /* F depends on x1, v1 */
         assert_true(stats[0].speculated_steps > 0);
         assert_true(stats[0].rollbacks > 0);
-        assert_int_equal(spec->rows, STEPS + 1);
         assert_int_equal(plain->rows, STEPS + 1);
-        assert_memory_equal(spec->v, plain->v, sizeof plain->v);
         free(plain);
         free(spec);
     }
