@@ -361,6 +361,28 @@ static rtcosim_status op_enter_init(void *self, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* A list of variables the slave receives (inputs as data, tunable
+ * parameters): one `type` PDU per variable with its position and data type,
+ * then `network` naming the master's port they come from. */
+static rtcosim_status configure_received(remote *r, uint8_t type, uint8_t network, uint16_t id,
+                                         const size_t *idx, size_t n, rtcosim_error *err)
+{
+    rtcosim_status st;
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_variable *v = &r->vars[idx[i]];
+        rtcosim_dcp_pdu p = {.type = type, .data_id = id, .pos = (uint16_t)i,
+                             .value_reference = v->value_reference};
+        dcp_type_of(v->type, &p.source_data_type);
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
+    if (!n)
+        return RTCOSIM_OK;
+    rtcosim_dcp_pdu p = {.type = network, .data_id = id, .transport_protocol = r->cfg.transport,
+                         .port = r->cfg.port};
+    return dcp_remote_request(r, &p, NULL, err);
+}
+
 static rtcosim_status configure(remote *r, rtcosim_error *err)
 {
     rtcosim_status st;
@@ -368,21 +390,9 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
                          .denominator = 1000000000u};
     if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
         return st;
-    for (size_t i = 0; i < r->n_in; i++) {
-        const rtcosim_variable *v = &r->vars[r->in_idx[i]];
-        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_INPUT, .data_id = DATA_ID_INPUTS,
-                              .pos = (uint16_t)i, .value_reference = v->value_reference};
-        dcp_type_of(v->type, &p.source_data_type);
-        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
-            return st;
-    }
-    if (r->n_in) {
-        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
-                              .data_id = DATA_ID_INPUTS, .transport_protocol = r->cfg.transport,
-                              .port = r->cfg.port};
-        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
-            return st;
-    }
+    if ((st = configure_received(r, RTCOSIM_DCP_CFG_INPUT, RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
+                                 DATA_ID_INPUTS, r->in_idx, r->n_in, err)) != RTCOSIM_OK)
+        return st;
     for (size_t i = 0; i < r->n_out; i++) {
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = DATA_ID_OUTPUTS,
                               .pos = (uint16_t)i,
@@ -402,21 +412,10 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
         if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
     }
-    for (size_t i = 0; i < r->n_tun; i++) {
-        const rtcosim_variable *v = &r->vars[r->tun_idx[i]];
-        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_TUNABLE_PARAMETER, .data_id = PARAM_ID_TUNABLES,
-                              .pos = (uint16_t)i, .value_reference = v->value_reference};
-        dcp_type_of(v->type, &p.source_data_type);
-        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
-            return st;
-    }
-    if (r->n_tun) {
-        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION,
-                              .data_id = PARAM_ID_TUNABLES, .transport_protocol = r->cfg.transport,
-                              .port = r->cfg.port};
-        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
-            return st;
-    }
+    if ((st = configure_received(r, RTCOSIM_DCP_CFG_TUNABLE_PARAMETER,
+                                 RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION, PARAM_ID_TUNABLES,
+                                 r->tun_idx, r->n_tun, err)) != RTCOSIM_OK)
+        return st;
     for (size_t i = 0; i < r->n_vars; i++) {
         if (!r->param_set[i])
             continue;
