@@ -157,6 +157,35 @@ static rtcosim_dcp_pdu await_pdu(int fd, uint8_t want_type)
     }
 }
 
+/* A raw master socket bound on loopback that registered the slave at port
+ * in soft real time and configured output 4 (data id 7) every `steps` ms
+ * sent to it; *seq is the next sequence id. */
+static int srt_configured(uint16_t port, uint32_t steps, uint16_t *seq)
+{
+    int fd = raw_socket();
+    struct sockaddr_in me = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &me.sin_addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof me), 0);
+    socklen_t len = sizeof me;
+    getsockname(fd, (struct sockaddr *)&me, &len);
+    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = (*seq)++,
+                           .op_mode = RTCOSIM_DCP_OP_SRT, .major_version = 1};
+    ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    rtcosim_dcp_pdu cfgs[] = {
+        {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1, .denominator = 1000},
+        {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 7, .pos = 0, .value_reference = 4},
+        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 7, .steps = steps},
+        {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 7,
+         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = ntohs(me.sin_port),
+         .ip_address = 0x7F000001},
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        cfgs[i].seq_id = (*seq)++;
+        ask(fd, port, &cfgs[i], NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    }
+    return fd;
+}
+
 /* Soft real time: the slave steps on its own clock (resolution 1 ms,
  * CFG_steps 5: one 5 ms step per period) and sends the output after each
  * step with consecutive sequence ids; the model's step counter proves that
@@ -166,29 +195,8 @@ static void test_srt_outputs(void **state)
     (void)state;
     served s;
     start_slave(&s, 0);
-    uint16_t port = rtcosim_dcp_slave_port(s.slave);
-    int fd = raw_socket();
-    struct sockaddr_in me = {.sin_family = AF_INET};
-    inet_pton(AF_INET, "127.0.0.1", &me.sin_addr);
-    assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof me), 0);
-    socklen_t len = sizeof me;
-    getsockname(fd, (struct sockaddr *)&me, &len);
-    uint16_t seq = 1;
-    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = seq++,
-                           .op_mode = RTCOSIM_DCP_OP_SRT, .major_version = 1};
-    ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
-    rtcosim_dcp_pdu cfgs[] = {
-        {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1, .denominator = 1000},
-        {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 7, .pos = 0, .value_reference = 4},
-        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 7, .steps = 5},
-        {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 7,
-         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = ntohs(me.sin_port),
-         .ip_address = 0x7F000001},
-    };
-    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
-        cfgs[i].seq_id = seq++;
-        ask(fd, port, &cfgs[i], NULL, 0, RTCOSIM_DCP_RSP_ACK);
-    }
+    uint16_t port = rtcosim_dcp_slave_port(s.slave), seq = 1;
+    int fd = srt_configured(port, 5, &seq);
     const uint8_t path[][2] = {{RTCOSIM_DCP_STC_PREPARE, RTCOSIM_DCP_PREPARED},
                                {RTCOSIM_DCP_STC_CONFIGURE, RTCOSIM_DCP_CONFIGURED},
                                {RTCOSIM_DCP_STC_RUN, RTCOSIM_DCP_SYNCHRONIZED}};
@@ -237,29 +245,8 @@ static void test_srt_start_time(void **state)
     (void)state;
     served s;
     start_slave(&s, 5 * RTCOSIM_NS_PER_S);
-    uint16_t port = rtcosim_dcp_slave_port(s.slave);
-    int fd = raw_socket();
-    struct sockaddr_in me = {.sin_family = AF_INET};
-    inet_pton(AF_INET, "127.0.0.1", &me.sin_addr);
-    assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof me), 0);
-    socklen_t len = sizeof me;
-    getsockname(fd, (struct sockaddr *)&me, &len);
-    uint16_t seq = 1;
-    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = seq++,
-                           .op_mode = RTCOSIM_DCP_OP_SRT, .major_version = 1};
-    ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
-    rtcosim_dcp_pdu cfgs[] = {
-        {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1, .denominator = 1000},
-        {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 7, .pos = 0, .value_reference = 4},
-        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 7, .steps = 20},
-        {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 7,
-         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = ntohs(me.sin_port),
-         .ip_address = 0x7F000001},
-    };
-    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
-        cfgs[i].seq_id = seq++;
-        ask(fd, port, &cfgs[i], NULL, 0, RTCOSIM_DCP_RSP_ACK);
-    }
+    uint16_t port = rtcosim_dcp_slave_port(s.slave), seq = 1;
+    int fd = srt_configured(port, 20, &seq);
     uint8_t now = RTCOSIM_DCP_CONFIGURATION;
     const uint8_t path[][2] = {{RTCOSIM_DCP_STC_PREPARE, RTCOSIM_DCP_PREPARED},
                                {RTCOSIM_DCP_STC_CONFIGURE, RTCOSIM_DCP_CONFIGURED}};
