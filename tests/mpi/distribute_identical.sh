@@ -21,13 +21,10 @@ mpiexec=$1
 rtcosim=$2
 src=$3
 fmus=$4
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_plm_rsh_agent=
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+. "$(dirname "$0")/mpi_env.sh"
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 ssd=$src/examples/oscillator/oscillator.ssd
-mpi() { n=$1; shift; timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np "$n" "$@"; }
 for order in jacobi gauss-seidel; do
     "$rtcosim" run "$ssd" --stop-time 2 --order $order --output-file "$dir/one.csv" >/dev/null ||
         { echo "single $order failed"; exit 1; }

@@ -16,12 +16,9 @@ set -u
 mpiexec=$1
 rtcosim=$2
 fmus=$3
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_plm_rsh_agent=
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+. "$(dirname "$0")/mpi_env.sh"
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
-mpi() { n=$1; shift; timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np "$n" "$@"; }
 system() { # $1: FMI version, $2: f's step multiple
     cat <<EOS
 <?xml version="1.0"?>

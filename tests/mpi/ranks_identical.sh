@@ -10,17 +10,11 @@
 set -u
 mpiexec=$1
 rtcosim=$2
-# shared memory only (the sandbox has no network); bounded time per run
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_plm_rsh_agent=
-# in the sanitizer build: Open MPI's own allocations outlive MPI_Finalize (our
-# code's leaks are checked by test_events_distributed, which needs no MPI)
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+. "$(dirname "$0")/mpi_env.sh"
 first=""
 for n in 1 2 3; do
   for threads in 1 2; do
-    out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np "$n" \
-          "$rtcosim" bench phold --lps 96 --end 30 --repeats 1 --threads "$threads") || {
+    out=$(mpi "$n" "$rtcosim" bench phold --lps 96 --end 30 --repeats 1 --threads "$threads") || {
         echo "np $n x $threads threads: run failed: $out"; exit 1; }
     ref=$(printf '%s\n' "$out" | sed -n 's/.*sequential run (\([0-9a-f]*\)).*/\1/p')
     for sync in reduction null; do
@@ -41,28 +35,18 @@ done
 # the example vehicle (4 ECUs with plants, CAN bus): the state of every LP is
 # gathered on rank 0, whose checksum must equal the sequential scheduler's
 vref=$("$rtcosim" events --stop-time 0.5 --scheduler sequential | awk '/^checksum/ {print $2}')
-for n in 2 3; do
-    out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np "$n" \
-          "$rtcosim" events --stop-time 0.5) || { echo "events np $n: run failed: $out"; exit 1; }
+# `events ARGS` on N ranks must give the sequential checksum
+events_identical() { # $1: ranks, then the events options
+    n=$1; shift
+    out=$(mpi "$n" "$rtcosim" events --stop-time 0.5 "$@") || {
+        echo "events np $n $*: run failed: $out"; exit 1; }
     sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
-    echo "events np $n: checksum $sum, sequential $vref"
-    [ -n "$sum" ] && [ "$sum" = "$vref" ] || { echo "events np $n: differs"; exit 1; }
-done
-out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$rtcosim" events \
-      --stop-time 0.5 --place engine=1 --place brake=1 --place body=1) || {
-    echo "events --place: run failed: $out"; exit 1; }
-sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
-[ "$sum" = "$vref" ] || { echo "events --place: checksum $sum differs"; exit 1; }
-out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np 3 "$rtcosim" events \
-      --stop-time 0.5 --sync null --threads 2) || {
-    echo "events --sync null --threads 2: run failed: $out"; exit 1; }
-sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
-echo "events np 3 --sync null --threads 2: checksum $sum"
-[ "$sum" = "$vref" ] || { echo "events --sync null --threads 2: checksum $sum differs"; exit 1; }
-out=$(timeout 90 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$rtcosim" events \
-      --stop-time 0.5 --scheduler speculative) || {
-    echo "events --scheduler speculative: run failed: $out"; exit 1; }
-sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
-echo "events np 2 --scheduler speculative: checksum $sum"
-[ "$sum" = "$vref" ] || { echo "events --scheduler speculative: checksum $sum differs"; exit 1; }
+    echo "events np $n $*: checksum $sum, sequential $vref"
+    [ -n "$sum" ] && [ "$sum" = "$vref" ] || { echo "events np $n $*: differs"; exit 1; }
+}
+events_identical 2
+events_identical 3
+events_identical 2 --place engine=1 --place brake=1 --place body=1
+events_identical 3 --sync null --threads 2
+events_identical 2 --scheduler speculative
 echo "identical for 1, 2 and 3 ranks"
