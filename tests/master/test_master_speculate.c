@@ -46,6 +46,14 @@ static rtcosim_status keep_row(void *context, rtcosim_time_ns t, const double *v
     return RTCOSIM_OK;
 }
 
+/* The speculative run's rows are the plain run's, times and values bit for bit. */
+static void assert_same_rows(const rows *spec, const rows *plain)
+{
+    assert_int_equal(spec->count, plain->count);
+    assert_memory_equal(spec->t, plain->t, plain->count * sizeof *plain->t);
+    assert_memory_equal(spec->v, plain->v, plain->count * plain->width * sizeof *plain->v);
+}
+
 static void rows_free(rows *r)
 {
     free(r->v);
@@ -344,20 +352,29 @@ static void end_free_state(void *self, rtcosim_state state)
     rtcosim_component_free_state(self, state);
 }
 
-static const rtcosim_component_ops ending_ops = {
-    .kind = "ending", .instantiate = st_instantiate, .setup = st_setup,
-    .enter_init = st_enter_init, .exit_init = st_exit_init, .do_step = end_do_step,
-    .get = st_get, .set = st_set, .get_state = end_get_state, .set_state = end_set_state,
-    .free_state = end_free_state, .terminate = st_terminate, .destroy = st_destroy,
-};
+/* The wrapped component's ops with this do_step and its state kept. */
+#define STATEFUL_OPS(name, step)                                                           \
+    {.kind = name, .instantiate = st_instantiate, .setup = st_setup,                     \
+     .enter_init = st_enter_init, .exit_init = st_exit_init, .do_step = step,            \
+     .get = st_get, .set = st_set, .get_state = end_get_state, .set_state = end_set_state, \
+     .free_state = end_free_state, .terminate = st_terminate, .destroy = st_destroy}
+
+/* mass1 slow (wrap_slow), mass2 wrapped with ops. */
+static rtcosim_status wrap_mass2_with(const rtcosim_component_ops *ops, void *context, int mass,
+                                      rtcosim_component *inner, rtcosim_component **out,
+                                      rtcosim_error *err)
+{
+    if (mass == 1)
+        return wrap_slow(context, mass, inner, out, err);
+    return rtcosim_component_create(ops, inner, rtcosim_component_description(inner), out, err);
+}
+
+static const rtcosim_component_ops ending_ops = STATEFUL_OPS("ending", end_do_step);
 
 static rtcosim_status wrap_ending(void *context, int mass, rtcosim_component *inner,
                                   rtcosim_component **out, rtcosim_error *err)
 {
-    if (mass == 1)
-        return wrap_slow(context, mass, inner, out, err);
-    return rtcosim_component_create(&ending_ops, inner, rtcosim_component_description(inner), out,
-                                    err);
+    return wrap_mass2_with(&ending_ops, context, mass, inner, out, err);
 }
 
 /* mass1 ends after its step from 45 ms; mass2 slow. */
@@ -401,9 +418,7 @@ static void termination_request_ends_the_run_where_the_plain_run_ends(void **sta
         /* The step from 50 ms asks to stop: the run ends at 51 ms. */
         assert_true(rtcosim_master_time(m[0]) == END_AT + MS);
         assert_true(rtcosim_master_time(m[1]) == END_AT + MS);
-        assert_int_equal(spec.count, plain.count);
-        assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
-        assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+        assert_same_rows(&spec, &plain);
         assert_true(stats[0].speculated);
         rtcosim_master_free(m[0]);
         rtcosim_master_free(m[1]);
@@ -540,9 +555,7 @@ static void multi_rate_threshold_zero_is_bit_identical(void **state)
                 assert_int_equal(stats[0].committed_steps, 40);
                 assert_int_equal(stats[1].committed_steps, 60);
                 rtcosim_master_free(m);
-                assert_int_equal(spec.count, plain.count);
-                assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
-                assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+                assert_same_rows(&spec, &plain);
                 rows_free(&plain);
                 rows_free(&spec);
             }
@@ -579,9 +592,7 @@ static void multi_rate_far_apart_and_terminating(void **state)
             assert_true(plain_end == (ending ? 46 * MS : stop));
             assert_true(rtcosim_master_time(m) == plain_end);
             rtcosim_master_free(m);
-            assert_int_equal(spec.count, plain.count);
-            assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
-            assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+            assert_same_rows(&spec, &plain);
             rows_free(&plain);
             rows_free(&spec);
         }
@@ -601,20 +612,12 @@ static rtcosim_status discard_do_step(void *self, rtcosim_time_ns t, rtcosim_tim
     return rtcosim_component_do_step(self, t, h, r, err);
 }
 
-static const rtcosim_component_ops discarding_ops = {
-    .kind = "discarding", .instantiate = st_instantiate, .setup = st_setup,
-    .enter_init = st_enter_init, .exit_init = st_exit_init, .do_step = discard_do_step,
-    .get = st_get, .set = st_set, .get_state = end_get_state, .set_state = end_set_state,
-    .free_state = end_free_state, .terminate = st_terminate, .destroy = st_destroy,
-};
+static const rtcosim_component_ops discarding_ops = STATEFUL_OPS("discarding", discard_do_step);
 
 static rtcosim_status wrap_discarding(void *context, int mass, rtcosim_component *inner,
                                       rtcosim_component **out, rtcosim_error *err)
 {
-    if (mass == 1)
-        return wrap_slow(context, mass, inner, out, err);
-    return rtcosim_component_create(&discarding_ops, inner, rtcosim_component_description(inner),
-                                    out, err);
+    return wrap_mass2_with(&discarding_ops, context, mass, inner, out, err);
 }
 
 static void discarded_last_step_ends_the_run_at_its_start(void **state)
@@ -640,9 +643,7 @@ static void discarded_last_step_ends_the_run_at_its_start(void **state)
             assert_true(rtcosim_master_time(m[0]) == 45 * MS);
             assert_true(rtcosim_master_time(m[1]) == 45 * MS);
             assert_int_equal(rtcosim_master_step_count(m[1]), rtcosim_master_step_count(m[0]));
-            assert_int_equal(spec.count, plain.count);
-            assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
-            assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+            assert_same_rows(&spec, &plain);
             rtcosim_master_free(m[0]);
             rtcosim_master_free(m[1]);
             rows_free(&plain);
