@@ -5,6 +5,8 @@
 #ifndef RTCOSIM_EVENTS_DIST_INTERNAL_H
 #define RTCOSIM_EVENTS_DIST_INTERNAL_H
 
+#include <string.h>
+
 #include "kernel.h"
 #include "rtcosim/events_dist.h"
 
@@ -21,6 +23,46 @@ typedef struct dist_buffer {
     unsigned char *data;
     size_t used, capacity;
 } dist_buffer;
+
+/* Bytes of an event with `payload` bytes on the wire (8-byte aligned). */
+static inline size_t dist_wire_size(size_t payload)
+{
+    return sizeof(wire_event) + ((payload + 7) & ~(size_t)7);
+}
+
+/* Append ev with `payload` bytes of its payload (0 for an anti-message) and
+ * the flags `pad` to b, which has dist_wire_size(payload) bytes reserved. */
+static inline void dist_wire_append(dist_buffer *b, const rtcosim_event *ev, uint16_t payload,
+                                    uint32_t pad)
+{
+    wire_event h = {.time = ev->time, .tie = ev->tie, .seq = ev->seq, .src = ev->src,
+                    .dst = ev->dst, .type = ev->type, .size = payload, .pad = pad};
+    memcpy(b->data + b->used, &h, sizeof h);
+    if (payload)
+        memcpy(b->data + b->used + sizeof h, ev->payload, payload);
+    b->used += dist_wire_size(payload);
+}
+
+/* The event of a checked wire header and its payload, from w's pool (NULL
+ * when out of memory). */
+static inline rtcosim_event *dist_wire_take(worker *w, const wire_event *h,
+                                            const unsigned char *payload)
+{
+    rtcosim_event *ev = event_pool_get(&w->pool);
+    if (!ev)
+        return NULL;
+    ev->time = h->time;
+    ev->tie = h->tie;
+    ev->seq = h->seq;
+    ev->src = h->src;
+    ev->dst = h->dst;
+    ev->type = h->type;
+    ev->size = h->size;
+    ev->reserved_ = 0;
+    if (h->size)
+        memcpy(ev->payload, payload, h->size);
+    return ev;
+}
 
 struct dist_state {
     const rtcosim_transport *t;

@@ -209,8 +209,6 @@ bool dist_buffer_reserve(dist_buffer *b, size_t more)
     return true;
 }
 
-static size_t wire_size(size_t payload) { return sizeof(wire_event) + ((payload + 7) & ~(size_t)7); }
-
 rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
 {
     rtcosim_events *sim = w->sim;
@@ -231,17 +229,11 @@ rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     /* another rank's: appended to this thread's batch for it (buffers grow
      * by doubling and are kept, so steady state allocates nothing) */
     dist_buffer *b = &d->out[(size_t)w->index * (size_t)d->t->size + r];
-    size_t bytes = wire_size(ev->size);
-    if (!dist_buffer_reserve(b, bytes)) {
+    if (!dist_buffer_reserve(b, dist_wire_size(ev->size))) {
         event_pool_put(&w->pool, ev);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for a batch");
     }
-    wire_event h = {.time = ev->time, .tie = ev->tie, .seq = ev->seq, .src = ev->src,
-                    .dst = ev->dst, .type = ev->type, .size = ev->size};
-    memcpy(b->data + b->used, &h, sizeof h);
-    if (ev->size)
-        memcpy(b->data + b->used + sizeof h, ev->payload, ev->size);
-    b->used += bytes;
+    dist_wire_append(b, ev, ev->size, 0);
     if (ev->time < d->min_sent[w->index])
         d->min_sent[w->index] = ev->time;
     w->cross++;
@@ -280,26 +272,16 @@ rtcosim_status dist_inject(rtcosim_events *sim, const unsigned char *data, size_
         wire_event h;
         memcpy(&h, data + at, sizeof h);
         if (h.size > RTCOSIM_EVENT_PAYLOAD_MAX || h.dst >= sim->lp_count ||
-            (int)d->lp_rank[h.dst] != d->t->rank || wire_size(h.size) > bytes - at)
+            (int)d->lp_rank[h.dst] != d->t->rank || dist_wire_size(h.size) > bytes - at)
             return rtcosim_error_set(err, RTCOSIM_EFORMAT, "events: malformed event from"
                                      " another rank (dst %" PRIu32 ", %u bytes)", h.dst,
                                      (unsigned)h.size);
         /* the threads are idle: the event comes from its own thread's pool */
         worker *w = &sim->workers[sim->lp_thread[h.dst]];
-        rtcosim_event *ev = event_pool_get(&w->pool);
+        rtcosim_event *ev = dist_wire_take(w, &h, data + at + sizeof h);
         if (!ev)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for events");
-        ev->time = h.time;
-        ev->tie = h.tie;
-        ev->seq = h.seq;
-        ev->src = h.src;
-        ev->dst = h.dst;
-        ev->type = h.type;
-        ev->size = h.size;
-        ev->reserved_ = 0;
-        if (h.size)
-            memcpy(ev->payload, data + at + sizeof h, h.size);
-        at += wire_size(h.size);
+        at += dist_wire_size(h.size);
         if (!event_heap_push(&w->heap, ev)) {
             event_pool_put(&w->pool, ev);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");

@@ -134,16 +134,10 @@ rtcosim_status spec_ranks_send(worker *w, rtcosim_event *ev, bool anti, rtcosim_
     struct dist_state *d = w->sim->dist;
     struct spec_ranks *s = d->spec;
     dist_buffer *b = &d->out[d->lp_rank[ev->dst]];
-    size_t bytes = sizeof(wire_event) + (anti ? 0 : ((size_t)ev->size + 7) & ~(size_t)7);
-    if (!dist_buffer_reserve(b, bytes))
+    uint16_t payload = anti ? 0 : ev->size;
+    if (!dist_buffer_reserve(b, dist_wire_size(payload)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for a batch");
-    wire_event h = {.time = ev->time, .tie = ev->tie, .seq = ev->seq, .src = ev->src,
-                    .dst = ev->dst, .type = ev->type, .size = anti ? 0 : ev->size,
-                    .pad = anti ? WIRE_ANTI : 0};
-    memcpy(b->data + b->used, &h, sizeof h);
-    if (h.size)
-        memcpy(b->data + b->used + sizeof h, ev->payload, ev->size);
-    b->used += bytes;
+    dist_wire_append(b, ev, payload, anti ? WIRE_ANTI : 0);
     s->records_sent++;
     if (anti) {
         ev->reserved_ |= EV_CANCELLED; /* stays in the sent list until GVT passes it */
@@ -190,14 +184,14 @@ static rtcosim_status take_batch(spec_thread *th, worker *w, const unsigned char
     for (size_t at = 0; at + sizeof(wire_event) <= bytes;) {
         wire_event h;
         memcpy(&h, data + at, sizeof h);
-        size_t size = ((size_t)h.size + 7) & ~(size_t)7;
+        const unsigned char *payload = data + at + sizeof h;
         if (h.size > RTCOSIM_EVENT_PAYLOAD_MAX || h.dst >= sim->lp_count ||
             h.src >= sim->lp_count || !rtcosim_events_owns(sim, h.dst) ||
-            size > bytes - at - sizeof h)
+            dist_wire_size(h.size) > bytes - at)
             return rtcosim_error_set(err, RTCOSIM_EFORMAT, "events: malformed event from"
                                      " another rank (dst %" PRIu32 ", %u bytes)", h.dst,
                                      (unsigned)h.size);
-        at += sizeof h + size;
+        at += dist_wire_size(h.size);
         s->records_received++;
         uint64_t key = key_of(h.src, h.seq);
         rtcosim_status st;
@@ -209,19 +203,9 @@ static rtcosim_status take_batch(spec_thread *th, worker *w, const unsigned char
                                          sim->lps[h.src]->name, h.seq);
             st = spec_take_remote(th, ev, true, err);
         } else {
-            rtcosim_event *ev = event_pool_get(&w->pool);
+            rtcosim_event *ev = dist_wire_take(w, &h, payload);
             if (!ev)
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for events");
-            ev->time = h.time;
-            ev->tie = h.tie;
-            ev->seq = h.seq;
-            ev->src = h.src;
-            ev->dst = h.dst;
-            ev->type = h.type;
-            ev->size = h.size;
-            ev->reserved_ = 0;
-            if (h.size)
-                memcpy(ev->payload, data + at - size, h.size);
             if (2 * (s->table_count + 1) > s->table_cap &&
                 !table_rebuild(s, INT64_MIN, s->table_count + 1)) {
                 event_pool_put(&w->pool, ev);
