@@ -5,7 +5,7 @@
  * is a struct of handlers (init, event, final), as in ROSS.
  *
  * Determinism: events are processed in each LP in one total order, the key
- * (time, depth, priority, source LP, per-source sequence number), whatever the
+ * (time, depth, priority, source LP, the source's send order), whatever the
  * scheduler and thread count, so every run of the same model and seed is
  * identical bit for bit. `depth` counts the zero-delay sends that led to an
  * event at the same time, so an event always sorts after the event that
@@ -36,7 +36,7 @@ typedef uint32_t rtcosim_lp_id;
 typedef struct rtcosim_event {
     rtcosim_time_ns time;
     uint64_t tie;            /* depth << 48 | priority << 32 | source LP (ordering key) */
-    uint64_t seq;            /* per-source sequence number */
+    uint64_t seq;            /* per-source send order among equal (time, tie) */
     struct rtcosim_event *next; /* kernel use */
     rtcosim_lp_id src, dst;
     uint16_t type;           /* model-defined kind */

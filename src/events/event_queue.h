@@ -27,6 +27,20 @@ typedef struct event_heap {
     size_t count, capacity;
 } event_heap;
 
+/* The `seq` of an event sent `delay` ns ahead as the source's count-th send
+ * at its present instant. Among one source's events at the same time, depth
+ * and priority (the only ones seq orders) a smaller delay means a later
+ * send, so the delay, complemented, goes in the high bits and the count in
+ * the low: the order is the send order. Delays from 2^44 ns (4.9 h) on are
+ * taken as equal (ordered by the count alone, still deterministic). */
+enum { EVENT_SEQ_COUNT_BITS = 20, EVENT_SEQ_COUNT_MAX = (1 << EVENT_SEQ_COUNT_BITS) - 1 };
+static inline uint64_t event_seq(rtcosim_time_ns delay, uint64_t count)
+{
+    const uint64_t dmax = ((uint64_t)1 << (64 - EVENT_SEQ_COUNT_BITS)) - 1;
+    uint64_t d = (uint64_t)delay < dmax ? (uint64_t)delay : dmax;
+    return (dmax - d) << EVENT_SEQ_COUNT_BITS | count;
+}
+
 static inline bool event_before(const rtcosim_event *a, const rtcosim_event *b)
 {
     if (a->time != b->time)

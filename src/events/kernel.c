@@ -314,7 +314,17 @@ rtcosim_status rtcosim_lp_send(rtcosim_lp *lp, rtcosim_lp_id dst, rtcosim_time_n
                                      lp->name, rtcosim_time_to_seconds(lp->now), delay,
                                      sim->lps[dst]->name, la);
     }
-    uint64_t seq = lp->seq++;
+    /* The tie-break among one source's events at the same time, depth and
+     * priority: send order, as (delay descending, then the count of sends
+     * at the source's present instant). Unlike a running count it does not
+     * shift when an earlier event is inserted before the send (a straggler
+     * under the speculative scheduler), so re-executed sends compare equal
+     * to their first copies (lazy cancellation, spec_rollback.c). */
+    if (lp->seq > EVENT_SEQ_COUNT_MAX)
+        return rtcosim_error_set(err, RTCOSIM_ELOOP, "lp '%s' at t=%.9f s: more than %d events"
+                                 " sent at one instant", lp->name,
+                                 rtcosim_time_to_seconds(lp->now), EVENT_SEQ_COUNT_MAX + 1);
+    uint64_t seq = event_seq(delay, lp->seq++);
     if (delay > sim->stop - lp->now)
         return RTCOSIM_OK; /* after the stop time: never processed */
     uint64_t depth = delay == 0 ? lp->depth + 1 : 0;
@@ -356,6 +366,8 @@ static rtcosim_status kernel_process_event(rtcosim_lp *lp, const rtcosim_event *
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "lp '%s': event at t=%.9f s arrived after"
                                  " its clock reached t=%.9f s (causality violated)", lp->name,
                                  rtcosim_time_to_seconds(ev->time), rtcosim_time_to_seconds(lp->now));
+    if (ev->time != lp->now)
+        lp->seq = 0; /* sends are counted per instant (rtcosim_lp_send) */
     lp->now = ev->time;
     lp->depth = ev->tie >> 48;
     if ((++lp->processed & 1023) == 0) /* for rtcosim_events_progress; rare, relaxed */

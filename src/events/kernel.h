@@ -34,7 +34,7 @@ struct rtcosim_lp {
     unsigned thread;
     rtcosim_time_ns now;
     uint64_t depth; /* depth of the event being processed */
-    uint64_t seq;
+    uint64_t seq; /* sends at the present instant (event_seq) */
     uint64_t rng[4];
     uint64_t processed;
     char *name;

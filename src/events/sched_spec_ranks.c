@@ -24,9 +24,11 @@ enum {
 
 /* A received event that an anti-message may still annihilate. */
 typedef struct remote_entry {
-    uint64_t key; /* src << 40 ^ seq, 0: empty */
+    uint64_t key; /* a hash of (src, time, seq), 0: empty */
     rtcosim_event *ev;
     rtcosim_time_ns time;
+    uint64_t seq;
+    uint32_t src;
 } remote_entry;
 
 struct spec_ranks {
@@ -39,9 +41,13 @@ struct spec_ranks {
     bool stopped; /* every rank agreed to stop (GVT past the stop time, or a failure) */
 };
 
-static uint64_t key_of(uint32_t src, uint64_t seq)
+/* An event is named by (source, time, seq): seq alone repeats (it counts
+ * sends per instant, see event_seq). */
+static uint64_t key_of(uint32_t src, rtcosim_time_ns time, uint64_t seq)
 {
-    return ((uint64_t)src << 40 ^ seq) + 1; /* never 0 */
+    uint64_t h = (uint64_t)time * UINT64_C(0xBF58476D1CE4E5B9) ^ seq;
+    h = (h ^ h >> 31) * UINT64_C(0x94D049BB133111EB) ^ src;
+    return h ? h : 1; /* never 0 */
 }
 
 static size_t slot_of(uint64_t key, size_t cap)
@@ -102,15 +108,17 @@ static bool table_rebuild(struct spec_ranks *s, rtcosim_time_ns keep_from, size_
     return true;
 }
 
-/* Remove and return the entry of (src, seq), NULL when none. Backward-shift
- * deletion keeps every probe chain intact without tombstones. */
-static rtcosim_event *table_take(struct spec_ranks *s, uint64_t key)
+/* Remove and return the entry of (src, time, seq), NULL when none.
+ * Backward-shift deletion keeps every probe chain intact without tombstones. */
+static rtcosim_event *table_take(struct spec_ranks *s, uint64_t key, uint32_t src,
+                                 rtcosim_time_ns time, uint64_t seq)
 {
     size_t cap = s->table_cap;
     if (!cap)
         return NULL;
     size_t i = slot_of(key, cap);
-    while (s->table[i].key != key) {
+    while (s->table[i].key != key || s->table[i].src != src || s->table[i].time != time ||
+           s->table[i].seq != seq) {
         if (!s->table[i].key)
             return NULL;
         i = (i + 1) & (cap - 1);
@@ -193,10 +201,10 @@ static rtcosim_status take_batch(spec_thread *th, worker *w, const unsigned char
                                      (unsigned)h.size);
         at += dist_wire_size(h.size);
         s->records_received++;
-        uint64_t key = key_of(h.src, h.seq);
+        uint64_t key = key_of(h.src, h.time, h.seq);
         rtcosim_status st;
         if (h.pad & WIRE_ANTI) {
-            rtcosim_event *ev = table_take(s, key);
+            rtcosim_event *ev = table_take(s, key, h.src, h.time, h.seq);
             if (!ev)
                 return rtcosim_error_set(err, RTCOSIM_ESTATE, "events: anti-message from lp"
                                          " '%s' (#%" PRIu64 ") for no event (kernel bug)",
@@ -212,7 +220,8 @@ static rtcosim_status take_batch(spec_thread *th, worker *w, const unsigned char
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
             }
             table_insert(s->table, s->table_cap,
-                         (remote_entry){.key = key, .ev = ev, .time = ev->time});
+                         (remote_entry){.key = key, .ev = ev, .time = ev->time,
+                                        .seq = ev->seq, .src = ev->src});
             s->table_count++;
             st = spec_take_remote(th, ev, false, err);
         }

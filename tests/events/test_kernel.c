@@ -461,6 +461,94 @@ static void zero_delay_self_loop_is_stopped_as_livelock(void **state)
     run_bad((bad_sender){.delay = 0, .dst = 0}, RTCOSIM_ELOOP, "zero-delay events in a chain");
 }
 
+/* ---- ties between one source's events go in send order ---- */
+
+/* LP 0 sends type 1 at t = 0 for 10 us, then at 5 us (its self event) types
+ * 2 and 3 for the same 10 us, same priority: LP 1 must see 1, 2, 3 (send
+ * order), though 2 and 3 were sent with the smaller delay. */
+typedef struct tie_state {
+    uint16_t seen[8];
+    size_t count;
+} tie_state;
+
+static rtcosim_status tie_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    if (rtcosim_lp_self(lp) != 0)
+        return RTCOSIM_OK;
+    rtcosim_status st = rtcosim_lp_send(lp, 1, 10000, 1, 0, NULL, 0, err);
+    return st == RTCOSIM_OK ? rtcosim_lp_send(lp, 0, 5000, 0, 0, NULL, 0, err) : st;
+}
+
+static rtcosim_status tie_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                rtcosim_error *err)
+{
+    tie_state *t = state;
+    if (rtcosim_lp_self(lp) == 0) {
+        rtcosim_status st = rtcosim_lp_send(lp, 1, 5000, 2, 0, NULL, 0, err);
+        return st == RTCOSIM_OK ? rtcosim_lp_send(lp, 1, 5000, 3, 0, NULL, 0, err) : st;
+    }
+    if (t->count < 8)
+        t->seen[t->count++] = ev->type;
+    return RTCOSIM_OK;
+}
+
+static void ties_go_in_send_order_under_every_scheduler(void **state)
+{
+    (void)state;
+    const struct { rtcosim_scheduler s; unsigned threads; } runs[] = {
+        {RTCOSIM_SCHEDULER_SEQUENTIAL, 1}, {RTCOSIM_SCHEDULER_CONSERVATIVE, 2},
+        {RTCOSIM_SCHEDULER_GLOBAL, 1}, {RTCOSIM_SCHEDULER_LOCKSTEP, 1},
+        {RTCOSIM_SCHEDULER_SPECULATIVE, 2},
+    };
+    const rtcosim_lp_model m = {.kind = "tie", .init = tie_init, .event = tie_event,
+                                .state_size = sizeof(tie_state)};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        tie_state states[2] = {{{0}, 0}, {{0}, 0}};
+        rtcosim_events *sim;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(rtcosim_events_add_lp(sim, i ? "rx" : "tx", &m, &states[i],
+                                                   RTCOSIM_LP_NO_GROUP, NULL, &err),
+                             RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_add_link(sim, 0, 1, 1000, &err), RTCOSIM_OK);
+        rtcosim_run_options o = {.scheduler = runs[r].s, .threads = runs[r].threads,
+                                 .stop_time = 20000};
+        assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+        assert_int_equal(states[1].count, 3);
+        assert_int_equal(states[1].seen[0], 1);
+        assert_int_equal(states[1].seen[1], 2);
+        assert_int_equal(states[1].seen[2], 3);
+        rtcosim_events_free(sim);
+    }
+}
+
+/* More sends at one instant than the tie-break counts is refused. */
+static rtcosim_status flood_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    rtcosim_status st = RTCOSIM_OK;
+    /* past the stop time: counted, never queued, so nothing is allocated */
+    for (long i = 0; i <= (1L << 20) && st == RTCOSIM_OK; i++)
+        st = rtcosim_lp_send(lp, 0, RTCOSIM_NS_PER_S, 0, 0, NULL, 0, err);
+    return st;
+}
+
+static void too_many_sends_at_one_instant_are_refused(void **state)
+{
+    (void)state;
+    const rtcosim_lp_model m = {.kind = "flood", .init = flood_init};
+    const char *names[] = {"flood"};
+    rtcosim_events *sim = make_named(names, 1, &m, NULL);
+    rtcosim_error err;
+    rtcosim_run_options o = {.stop_time = 1000};
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_ELOOP);
+    assert_non_null(strstr(err.message, "'flood'"));
+    assert_non_null(strstr(err.message, "more than 1048576 events sent at one instant"));
+    rtcosim_events_free(sim);
+}
+
 /* ---- deadlock diagnosis ---- */
 
 static rtcosim_status pair_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
@@ -542,6 +630,8 @@ int main(void)
         cmocka_unit_test(send_below_lookahead_is_refused),
         cmocka_unit_test(oversized_payload_is_refused),
         cmocka_unit_test(zero_delay_self_loop_is_stopped_as_livelock),
+        cmocka_unit_test(ties_go_in_send_order_under_every_scheduler),
+        cmocka_unit_test(too_many_sends_at_one_instant_are_refused),
         cmocka_unit_test(blocked_lps_are_diagnosed_instead_of_hanging),
         cmocka_unit_test(lockstep_tick_above_lookahead_is_refused),
         cmocka_unit_test(scheduler_names_round_trip),
