@@ -33,6 +33,9 @@ static void usage(FILE *out)
             "                     rebuild the states between by re-execution (default: 1 for\n"
             "                     states up to 128 bytes; larger ones start at 4 and adapt\n"
             "                     per LP between 1 and 32 to how often it rolls back)\n"
+            "  --cancellation M   speculative: lazy (default: what an undone event sent waits\n"
+            "                     until it runs again; sends it repeats stand) or aggressive\n"
+            "                     (cancelled when undone); the same results either way\n"
             "  --speculate-stats FILE  speculative: per-LP statistics as CSV\n"
             "  --reference        speculative: also run conservatively and compare the results\n"
             "  --stop-time T      simulated seconds (default 10)\n"
@@ -76,10 +79,12 @@ static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats
     rtcosim_error err = {0};
     printf("speculation %" PRIu64 " processed for %" PRIu64 " committed (efficiency %.3f), %"
            PRIu64 " rollbacks undoing %" PRIu64 " events, %" PRIu64 " anti-messages, %" PRIu64
-           " predicted, %" PRIu64 " GVT rounds, max-ahead %.3g ms at the end\n",
+           " sends kept by lazy cancellation, %" PRIu64 " predicted, %" PRIu64
+           " GVT rounds, max-ahead %.3g ms at the end\n",
            stats->processed, stats->events,
            stats->processed ? (double)stats->events / (double)stats->processed : 0.0,
-           stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->predicted,
+           stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->reused,
+           stats->predicted,
            stats->gvt_rounds, (double)stats->max_ahead / RTCOSIM_NS_PER_MS);
     for (size_t i = 0; stats->conservative_lps && i < rtcosim_events_lp_count(sim); i++) {
         rtcosim_lp_speculation s;
@@ -274,6 +279,10 @@ static int run_events(int argc, char **argv)
                 return cli_fail("events: --checkpoint-interval needs a number in 1..1000000, got"
                                 " '%s'", v);
             ro.checkpoint_interval = (unsigned)n;
+        } else if (strcmp(a, "--cancellation") == 0) {
+            if (strcmp(v, "lazy") != 0 && strcmp(v, "aggressive") != 0)
+                return cli_fail("events: --cancellation needs lazy or aggressive, got '%s'", v);
+            ro.aggressive_cancellation = strcmp(v, "aggressive") == 0;
         } else if (strcmp(a, "--threshold") == 0) {
             char *end;
             ro.threshold = strtod(v, &end);

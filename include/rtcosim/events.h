@@ -167,6 +167,14 @@ typedef struct rtcosim_run_options {
      * re-executes more events than it saves snapshots, doubled when fewer
      * than half as many); 1: before every event */
     unsigned checkpoint_interval;
+    /* speculative only: cancel what an undone event sent at once, when it is
+     * undone (aggressive cancellation). The default is lazy cancellation
+     * (Gafni 1988): the sends wait until the event is processed again, and
+     * those it sends again identically (same time, order key, receiver,
+     * type and payload) stand, so their receivers are not rolled back; only
+     * the others are cancelled then. Results are the same either way. Over
+     * MPI ranks, and into LPs with predicted streams, always aggressive. */
+    bool aggressive_cancellation;
     /* over ranks: see rtcosim_rank_sync; with `threads` > 1 each rank
      * spreads its LPs over that many threads (conservative, asynchronous) */
     rtcosim_rank_sync rank_sync;
@@ -189,6 +197,9 @@ typedef struct rtcosim_run_stats {
      * the committed ones), rollbacks, events undone by them, anti-messages,
      * GVT rounds, predicted events processed */
     uint64_t processed, rollbacks, rolled_back, anti_messages, gvt_rounds, predicted;
+    /* speculative, lazy cancellation: sends of re-processed events that
+     * equalled what the undone event had sent, kept instead of cancelled */
+    uint64_t reused;
     /* speculative: LPs whose model cannot save its state, run conservatively
      * (rtcosim_lp_speculation.conservative names them) */
     uint64_t conservative_lps;
@@ -276,6 +287,7 @@ typedef struct rtcosim_lp_speculation {
     uint64_t rolled_back;   /* events undone, then processed again */
     uint64_t coasted;       /* kept events re-executed to rebuild a state between snapshots */
     uint64_t anti_messages; /* sent events cancelled */
+    uint64_t reused;        /* sends kept by lazy cancellation (see run options) */
     /* rollbacks by the events they undid: 1, 2-3, 4-7, 8-15, ..., >= 128 */
     uint64_t depth_hist[RTCOSIM_SPEC_DEPTH_BINS];
     uint64_t predicted;     /* predicted input events processed */

@@ -46,7 +46,12 @@ static rtcosim_status process_one(spec_thread *th, rtcosim_event *ev, rtcosim_er
     ev->reserved_ |= EV_PROCESSED;
     lp->spec->processed++;
     th->cur = r;
+    spec_lazy_begin(th, lp->spec, ev);
     rtcosim_status st = kernel_process(lp, ev, err);
+    if (th->lazy_old) {
+        rtcosim_status ls = spec_lazy_end(th, lp, err);
+        st = st != RTCOSIM_OK ? st : ls;
+    }
     th->cur = NULL;
     th->w->events++;
     if (st == RTCOSIM_OK && (ev->reserved_ & EV_PREDICTED))
@@ -165,7 +170,13 @@ static void thread_loop(spec_thread *th)
         }
         while (n < BATCH_EVENTS && w->heap.count) {
             if (w->heap.entries[0].ev->reserved_ & EV_CANCELLED) {
-                event_pool_put(&w->pool, event_heap_pop(&w->heap));
+                st = spec_drop_cancelled(th, event_heap_pop(&w->heap), err);
+                if (st == RTCOSIM_OK)
+                    st = spec_drain_cancels(th, err);
+                if (st != RTCOSIM_OK) {
+                    spec_fail(th, st);
+                    return;
+                }
                 continue;
             }
             if (w->heap.entries[0].time > bound)
@@ -319,6 +330,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         spin_wait_init(&w->wait, 10 * SPIN_WAIT_MIN_NS);
         ths[t].fossil_gvt = o->start_time;
         ths[t].fossil_real = o->start_time;
+        ths[t].lazy = !o->aggressive_cancellation && kernel_dist_size(sim) <= 1;
         ths[t].ring_tail = calloc(T, sizeof *ths[t].ring_tail);
         ths[t].lps = malloc((sim->lp_count + 1) * sizeof *ths[t].lps);
         ths[t].cons = malloc((sim->lp_count + 1) * sizeof *ths[t].cons);
@@ -392,6 +404,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         stats->rollbacks += s->rollbacks;
         stats->rolled_back += s->rolled_back;
         stats->anti_messages += s->anti_messages;
+        stats->reused += s->reused;
         stats->predicted += s->predicted;
     }
 done:

@@ -193,6 +193,18 @@ rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
         event_pool_put(&w->pool, ev); /* its original, sent the first time, stands */
         return RTCOSIM_OK;
     }
+    rtcosim_lp *lp = sim->lps[ev->src];
+    if (th->lazy_old || lp->spec->lazy_count) {
+        rtcosim_status st = RTCOSIM_OK;
+        if (spec_lazy_send(th, lp, ev, &st, err)) {
+            event_pool_put(&w->pool, ev); /* the equal one sent before it was undone stands */
+            return st;
+        }
+        if (st != RTCOSIM_OK) {
+            event_pool_put(&w->pool, ev);
+            return st;
+        }
+    }
     ev->next = th->cur->sent; /* the output log of the event being processed */
     th->cur->sent = ev;
     if (remote)

@@ -5,6 +5,9 @@
 #ifndef RTCOSIM_EVENTS_SPEC_INTERNAL_H
 #define RTCOSIM_EVENTS_SPEC_INTERNAL_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "kernel.h"
 
 /* Flags in rtcosim_event.reserved_ (the kernel's own field). */
@@ -31,22 +34,42 @@ typedef struct spec_prediction_decl {
 /* Rollbacks by the number of events undone: 1, 2-3, 4-7, ..., >= 128. */
 #define SPEC_DEPTH_BINS RTCOSIM_SPEC_DEPTH_BINS
 
-/* One processed event of an LP: the LP's kernel state and the offset of its
- * model state as they were before the event, and the events it sent (a
- * chain through their `next` fields), to be cancelled if it is undone. */
+/* One processed event of an LP and the events it sent (a chain through
+ * their `next` fields), to be cancelled if it is undone; 32 bytes, written
+ * for every event. A record with a snapshot (ckpt_dist 0) has the LP's
+ * kernel state and model state as before the event in the byte ring at
+ * state_off (a spec_kstate, then the model's bytes); the kernel state of
+ * the others is rebuilt with their model state, by re-execution from the
+ * snapshot before them (the kernel counts, clock and random stream follow
+ * from the events as the model state does). */
 typedef struct spec_record {
     rtcosim_event *ev, *sent;
     rtcosim_time_ns time; /* ev->time, read here without touching the event */
-    size_t state_off, state_len;
-    rtcosim_time_ns now;
-    uint64_t depth, seq, processed;
-    uint64_t rng[4];
+    /* with a snapshot: where it starts; without: where the live snapshot
+     * bytes ended when it was made */
+    uint32_t state_off;
     /* records since the last one holding a snapshot (0: this one does);
      * the first record of a table always holds one */
     uint32_t ckpt_dist;
 } spec_record;
 
+/* The head of a snapshot: the LP's kernel state before the event and the
+ * length of the model's bytes that follow. */
+typedef struct spec_kstate {
+    rtcosim_time_ns now;
+    uint64_t depth, seq, processed;
+    uint64_t rng[4];
+    uint64_t len;
+} spec_kstate;
+
 struct spec_stream; /* spec_predict.c */
+
+/* An undone event waiting to be processed again, with the events it sent
+ * the first time (lazy cancellation, spec_rollback.c). */
+typedef struct spec_lazy {
+    rtcosim_event *ev, *sent;
+    rtcosim_time_ns time; /* ev->time: its sends were made at that instant */
+} spec_lazy;
 
 /* Per LP: its rollback table (a ring of records and a byte ring of state
  * snapshots, both grown by doubling, never per event) and statistics. */
@@ -61,7 +84,7 @@ typedef struct spec_lp {
     uint32_t last_ckpt_dist;
     size_t last_end;
     unsigned char *bytes;
-    size_t bytes_cap, snap_max;
+    size_t bytes_cap, snap_max; /* snap_max: the model's largest snapshot */
     uint32_t ckpt_interval; /* a snapshot before every k-th event */
     /* adaptive interval (spec_table.c): snapshots and coasted events since
      * the window began, and the window's length in processed events */
@@ -71,6 +94,10 @@ typedef struct spec_lp {
     /* statistics of the run */
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
     uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
+    uint64_t reused;  /* sends kept by lazy cancellation */
+    /* undone events of this LP whose sends wait for their re-processing */
+    spec_lazy *lazy;
+    size_t lazy_count, lazy_cap;
     uint64_t depth_hist[SPEC_DEPTH_BINS];
     uint64_t checked;          /* predictions compared with their real event */
     double error_sq, error_max; /* of those */
@@ -91,6 +118,15 @@ static inline spec_record *spec_last(spec_lp *s)
 }
 static inline spec_record *spec_first(spec_lp *s) { return &s->rec[s->head]; }
 /* Refresh the copies of the newest record after records were removed. */
+/* The end of a record's snapshot, or of the live bytes before it. */
+static inline size_t spec_record_end(const spec_lp *s, const spec_record *r)
+{
+    if (r->ckpt_dist)
+        return r->state_off;
+    uint64_t len;
+    memcpy(&len, s->bytes + r->state_off + offsetof(spec_kstate, len), sizeof len);
+    return r->state_off + sizeof(spec_kstate) + (size_t)len;
+}
 static inline void spec_sync_last(spec_lp *s)
 {
     if (s->count == 0)
@@ -98,7 +134,7 @@ static inline void spec_sync_last(spec_lp *s)
     const spec_record *r = spec_last(s);
     s->last_time = r->time;
     s->last_ckpt_dist = r->ckpt_dist;
-    s->last_end = r->state_off + r->state_len;
+    s->last_end = spec_record_end(s, r);
 }
 
 /* ---- the scheduler's threads and what they share (sched_speculative.c: the
@@ -188,6 +224,10 @@ typedef struct spec_thread {
     size_t cons_count;
     bool streams; /* some of them have predicted input streams */
     bool coasting;  /* re-executing events after a restore: sends suppressed */
+    bool lazy;      /* lazy cancellation (not over ranks, not asked off) */
+    /* what the event being processed sent when it was undone, not yet sent
+     * again (lazy cancellation): cancelled after it */
+    rtcosim_event *lazy_old;
 } spec_thread;
 
 #pragma GCC visibility push(hidden)
@@ -215,6 +255,19 @@ rtcosim_status spec_cancel_sent(spec_thread *th, rtcosim_lp *lp, rtcosim_event *
 rtcosim_status spec_cancel_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err);
 /* Handle the same-thread cancellations queued by rollbacks. */
 rtcosim_status spec_drain_cancels(spec_thread *th, rtcosim_error *err);
+/* Lazy cancellation: before the LP processes `ev`, take what ev sent when
+ * it was undone into th->lazy_old; after, cancel what was not sent again. */
+void spec_lazy_begin(spec_thread *th, spec_lp *s, const rtcosim_event *ev);
+rtcosim_status spec_lazy_end(spec_thread *th, rtcosim_lp *lp, rtcosim_error *err);
+/* A send of the event being processed (the LP has waiting sends): true
+ * when one in th->lazy_old equals it, which then stands (logged as sent
+ * again); waiting sends with its order key but other content are cancelled
+ * first (*st), so that no two live events share a key. */
+bool spec_lazy_send(spec_thread *th, rtcosim_lp *lp, const rtcosim_event *ev,
+                    rtcosim_status *st, rtcosim_error *err);
+/* Free a cancelled event taken from the queue, cancelling what it sent
+ * before it was undone. */
+rtcosim_status spec_drop_cancelled(spec_thread *th, rtcosim_event *ev, rtcosim_error *err);
 
 /* spec_gvt.c */
 /* Advance this thread's part of the GVT computation as far as it can. */

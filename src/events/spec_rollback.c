@@ -39,7 +39,8 @@ static unsigned depth_bin(uint64_t n)
  * between (Fleischmann & Wilsey's periodic checkpointing): their events are
  * processed again with their sends dropped, since the events they sent
  * first still stand; the model is deterministic in its state and event, so
- * this reproduces the state exactly. The kernel state comes from `r`. */
+ * this reproduces the state exactly, the kernel state (clock, counts, random
+ * stream) with it. */
 static rtcosim_status restore_state(spec_thread *th, rtcosim_lp *lp, const spec_record *r,
                                     rtcosim_error *err)
 {
@@ -53,12 +54,141 @@ static rtcosim_status restore_state(spec_thread *th, rtcosim_lp *lp, const spec_
         st = kernel_process(lp, spec_at(s, i)->ev, err);
     th->coasting = false;
     s->coasted += s->count - from;
-    lp->now = r->now;
-    lp->depth = r->depth;
-    lp->seq = r->seq;
-    lp->processed = r->processed;
-    memcpy(lp->rng, r->rng, sizeof lp->rng);
+    return st; /* the kernel state too is as it was before r */
+}
+
+/* ---- lazy cancellation (Gafni 1988) ----
+ * A rollback does not cancel what an undone event sent: the sends wait with
+ * the event (the LP's `lazy` list) until it is processed again. Re-processed,
+ * it usually sends the same events (a straggler that changes a mailbox, not
+ * the next actuator value or frame); each send equal to a waiting one keeps
+ * that one, which its receiver may already have processed, so the receiver is
+ * not rolled back. What is not sent again is cancelled after the event. Sends
+ * into an LP with predicted streams are cancelled at once (their history
+ * expects the anti-messages of a rolled back sender). */
+
+static bool lazy_sendable(const spec_thread *th, const rtcosim_event *e)
+{
+    return th->w->sim->lps[e->dst]->spec->stream_count == 0;
+}
+
+/* Keep an undone event's sends with it; cancel those that may not wait. */
+static rtcosim_status lazy_keep(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
+                                rtcosim_event *sent, rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    rtcosim_event *keep = NULL;
+    for (rtcosim_event *e = sent, *next; e; e = next) {
+        next = e->next;
+        if (lazy_sendable(th, e)) {
+            e->next = keep;
+            keep = e;
+        } else if (st == RTCOSIM_OK) {
+            st = spec_cancel_sent(th, lp, e, err);
+        }
+    }
+    spec_lp *s = lp->spec;
+    spec_lazy item = {ev, keep, ev->time};
+    if (keep && !spec_push_vec((void **)&s->lazy, &s->lazy_count, &s->lazy_cap, sizeof item,
+                               &item) && st == RTCOSIM_OK)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     return st;
+}
+
+/* The sends waiting with `ev`, removed from the list; NULL when none. */
+static rtcosim_event *lazy_take(spec_lp *s, const rtcosim_event *ev)
+{
+    for (size_t i = s->lazy_count; i-- > 0;)
+        if (s->lazy[i].ev == ev) {
+            rtcosim_event *sent = s->lazy[i].sent;
+            s->lazy[i] = s->lazy[--s->lazy_count];
+            return sent;
+        }
+    return NULL;
+}
+
+static rtcosim_status cancel_chain(spec_thread *th, rtcosim_lp *lp, rtcosim_event *sent,
+                                   rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    for (rtcosim_event *e = sent, *next; e; e = next) {
+        next = e->next; /* read before the receiver may free it */
+        if (st == RTCOSIM_OK)
+            st = spec_cancel_sent(th, lp, e, err);
+    }
+    return st;
+}
+
+void spec_lazy_begin(spec_thread *th, spec_lp *s, const rtcosim_event *ev)
+{
+    th->lazy_old = s->lazy_count ? lazy_take(s, ev) : NULL;
+}
+
+rtcosim_status spec_lazy_end(spec_thread *th, rtcosim_lp *lp, rtcosim_error *err)
+{
+    rtcosim_event *left = th->lazy_old;
+    th->lazy_old = NULL;
+    return cancel_chain(th, lp, left, err);
+}
+
+static bool same_key(const rtcosim_event *a, const rtcosim_event *b)
+{
+    return a->time == b->time && a->tie == b->tie && a->seq == b->seq && a->dst == b->dst;
+}
+
+static bool same_content(const rtcosim_event *a, const rtcosim_event *b)
+{
+    return a->type == b->type && a->size == b->size &&
+           memcmp(a->payload, b->payload, a->size) == 0;
+}
+
+/* Cancel the waiting sends in `*chain` with ev's key (their receiver must
+ * never hold two events of one key: a rollback to one would stop at the
+ * other). With `reuse`, one of equal content is kept instead (moved to
+ * `reused`). Returns whether one was kept. */
+static bool settle_key(spec_thread *th, rtcosim_lp *lp, rtcosim_event **chain,
+                       const rtcosim_event *ev, rtcosim_event **reused, rtcosim_status *st,
+                       rtcosim_error *err)
+{
+    for (rtcosim_event **p = chain; *p; p = &(*p)->next) {
+        rtcosim_event *old = *p;
+        if (!same_key(old, ev))
+            continue;
+        *p = old->next; /* a key is unique among the waiting sends: done */
+        if (reused && same_content(old, ev)) {
+            old->next = *reused;
+            *reused = old;
+            lp->spec->reused++;
+            return true;
+        }
+        if (*st == RTCOSIM_OK)
+            *st = spec_cancel_sent(th, lp, old, err);
+        return false;
+    }
+    return false;
+}
+
+bool spec_lazy_send(spec_thread *th, rtcosim_lp *lp, const rtcosim_event *ev,
+                    rtcosim_status *st, rtcosim_error *err)
+{
+    if (th->lazy_old && settle_key(th, lp, &th->lazy_old, ev, &th->cur->sent, st, err))
+        return true;
+    /* Another undone event's sends at this instant may share the key (sent
+     * with the same delay as the count-th send of the instant, which this
+     * one now is): cancelled now, they could not be sent again the same. */
+    spec_lp *s = lp->spec;
+    for (size_t i = 0; i < s->lazy_count; i++)
+        if (s->lazy[i].time == lp->now)
+            settle_key(th, lp, &s->lazy[i].sent, ev, NULL, st, err);
+    return false;
+}
+
+rtcosim_status spec_drop_cancelled(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
+{
+    rtcosim_lp *lp = th->w->sim->lps[ev->dst];
+    rtcosim_event *sent = lp->spec->lazy_count ? lazy_take(lp->spec, ev) : NULL;
+    event_pool_put(&th->w->pool, ev);
+    return sent ? cancel_chain(th, lp, sent, err) : RTCOSIM_OK;
 }
 
 /* Undo the LP's processed events that sort after `key` (and `key` itself when
@@ -84,12 +214,11 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
             break;
         restore_point = *r;
         s->count--;
-        for (rtcosim_event *e = r->sent, *next; e; e = next) {
-            next = e->next; /* read before the receiver may free it */
-            if (st == RTCOSIM_OK)
-                st = spec_cancel_sent(th, lp, e, err);
-        }
         rtcosim_event *ev = restore_point.ev;
+        rtcosim_status cs = th->lazy && ev != key ? lazy_keep(th, lp, ev, r->sent, err)
+                                                  : cancel_chain(th, lp, r->sent, err);
+        if (st == RTCOSIM_OK)
+            st = cs;
         ev->reserved_ &= ~EV_PROCESSED;
         undone++;
         if (ev == key) {

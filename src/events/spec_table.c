@@ -1,9 +1,11 @@
 /* The rollback table of an LP under the speculative scheduler: one record per
- * processed event (the LP's clock, depth, sequence number, random stream and
- * a snapshot of its model state, all as before the event) in a ring, and the
- * snapshots in a byte ring beside it. Both grow by doubling when full, so
- * saving a state costs a copy, not an allocation; fossil collection (below
- * GVT) frees records from the front, a rollback from the back. */
+ * processed event in a ring, and before every k-th event a snapshot (the
+ * LP's clock, depth, send count, processed count and random stream, then its
+ * model state, all as before the event) in a byte ring beside it. Both grow
+ * by doubling when full, so saving a state costs a copy, not an allocation;
+ * fossil collection (below GVT) frees records from the front, a rollback
+ * from the back. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +27,8 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
     s->head = s->count = 0;
     s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
-    s->coasted = 0;
+    s->coasted = s->reused = 0;
+    s->lazy_count = 0;
     s->win_events = s->win_snaps = 0;
     s->win_coasted = 0;
     memset(s->depth_hist, 0, sizeof s->depth_hist);
@@ -35,7 +38,7 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
         s->cap = 64;
         s->rec = malloc(s->cap * sizeof *s->rec);
     }
-    size_t want = 16 * (s->snap_max ? s->snap_max : 1);
+    size_t want = 16 * (sizeof(spec_kstate) + s->snap_max);
     if (s->bytes_cap < want) {
         free(s->bytes);
         s->bytes = malloc(want);
@@ -53,6 +56,7 @@ void spec_table_free(rtcosim_lp *lp)
     free(lp->spec->rec);
     free(lp->spec->bytes);
     free(lp->spec->streams);
+    free(lp->spec->lazy);
     event_heap_free(&lp->spec->held);
     free(lp->spec);
     lp->spec = NULL;
@@ -79,11 +83,7 @@ static bool grow_records(spec_lp *s)
  * ring is full. Returns false on ENOMEM. */
 static bool snapshot_slot(spec_lp *s, size_t *off)
 {
-    size_t need = s->snap_max;
-    if (need == 0) {
-        *off = 0;
-        return true;
-    }
+    size_t need = sizeof(spec_kstate) + s->snap_max;
     for (;;) {
         if (s->count == 0) {
             if (need <= s->bytes_cap) {
@@ -92,8 +92,7 @@ static bool snapshot_slot(spec_lp *s, size_t *off)
             }
         } else {
             size_t oldest = spec_first(s)->state_off;
-            const spec_record *last = spec_last(s);
-            size_t tail = last->state_off + last->state_len;
+            size_t tail = s->last_end;
             if (tail >= oldest) { /* live = [oldest, tail) */
                 if (tail + need <= s->bytes_cap) {
                     *off = tail;
@@ -109,19 +108,27 @@ static bool snapshot_slot(spec_lp *s, size_t *off)
             }
         }
         size_t cap = 2 * s->bytes_cap > 4 * need ? 2 * s->bytes_cap : 4 * need;
+        if (cap > UINT32_MAX) /* offsets are 32-bit (records stay small) */
+            return false;
         unsigned char *b = malloc(cap);
         if (!b)
             return false;
         size_t at = 0;
         for (size_t i = 0; i < s->count; i++) {
             spec_record *r = &s->rec[(s->head + i) & (s->cap - 1)];
-            memcpy(b + at, s->bytes + r->state_off, r->state_len);
-            r->state_off = at;
-            at += r->state_len;
+            if (r->ckpt_dist == 0) {
+                size_t len = spec_record_end(s, r) - r->state_off;
+                memcpy(b + at, s->bytes + r->state_off, len);
+                r->state_off = (uint32_t)at;
+                at += len;
+            } else {
+                r->state_off = (uint32_t)at;
+            }
         }
         free(s->bytes);
         s->bytes = b;
         s->bytes_cap = cap;
+        s->last_end = at;
     }
 }
 
@@ -168,55 +175,59 @@ spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *e
     r->ev = ev;
     r->time = ev->time;
     r->sent = NULL;
-    s->win_snaps += snap;
-    r->now = lp->now;
-    r->depth = lp->depth;
-    r->seq = lp->seq;
-    r->processed = lp->processed;
-    memcpy(r->rng, lp->rng, sizeof r->rng);
-    r->state_off = off;
-    r->state_len = 0;
+    r->state_off = (uint32_t)off;
     r->ckpt_dist = snap ? 0 : s->last_ckpt_dist + 1;
-    const rtcosim_lp_model *m = lp->model;
-    if (snap && m->save) {
+    size_t end = off;
+    if (snap) {
+        s->win_snaps++;
+        spec_kstate k = {.now = lp->now, .depth = lp->depth, .seq = lp->seq,
+                         .processed = lp->processed};
+        memcpy(k.rng, lp->rng, sizeof k.rng);
+        unsigned char *model = s->bytes + off + sizeof k;
+        const rtcosim_lp_model *m = lp->model;
         size_t used = 0;
-        rtcosim_status st = m->save(lp->state, s->bytes + off, s->snap_max, &used, err);
-        if (st != RTCOSIM_OK) {
-            rtcosim_error_prefix(err, "lp '%s': saving its state: ", lp->name);
-            return NULL;
+        if (m->save) {
+            rtcosim_status st = m->save(lp->state, model, s->snap_max, &used, err);
+            if (st != RTCOSIM_OK) {
+                rtcosim_error_prefix(err, "lp '%s': saving its state: ", lp->name);
+                return NULL;
+            }
+        } else if (m->state_size) {
+            memcpy(model, lp->state, m->state_size);
+            used = m->state_size;
         }
-        r->state_len = used;
-    } else if (snap && m->state_size) {
-        memcpy(s->bytes + off, lp->state, m->state_size);
-        r->state_len = m->state_size;
+        k.len = used;
+        memcpy(s->bytes + off, &k, sizeof k);
+        end = off + sizeof k + used;
     }
     s->count++;
-    /* the next record's lines are usually cold (the ring is as long as the
-     * events since GVT): fetch them for writing now, not at the next event */
-    const spec_record *next = &s->rec[(s->head + s->count) & (s->cap - 1)];
-    __builtin_prefetch(next, 1);
-    __builtin_prefetch((const char *)(next + 1) - 1, 1);
+    /* the next record's line is usually cold (the ring is as long as the
+     * events since GVT): fetch it for writing now, not at the next event */
+    __builtin_prefetch(&s->rec[(s->head + s->count) & (s->cap - 1)], 1);
     s->last_time = r->time;
     s->last_ckpt_dist = r->ckpt_dist;
-    s->last_end = r->state_off + r->state_len;
+    s->last_end = end;
     return r;
 }
 
 rtcosim_status spec_table_restore(rtcosim_lp *lp, const spec_record *r, rtcosim_error *err)
 {
     spec_lp *s = lp->spec;
-    lp->now = r->now;
-    lp->depth = r->depth;
-    lp->seq = r->seq;
-    lp->processed = r->processed;
-    memcpy(lp->rng, r->rng, sizeof lp->rng);
+    spec_kstate k;
+    memcpy(&k, s->bytes + r->state_off, sizeof k);
+    lp->now = k.now;
+    lp->depth = k.depth;
+    lp->seq = k.seq;
+    lp->processed = k.processed;
+    memcpy(lp->rng, k.rng, sizeof lp->rng);
+    const unsigned char *model = s->bytes + r->state_off + sizeof k;
     const rtcosim_lp_model *m = lp->model;
     if (m->restore) {
-        rtcosim_status st = m->restore(lp->state, s->bytes + r->state_off, r->state_len, err);
+        rtcosim_status st = m->restore(lp->state, model, (size_t)k.len, err);
         if (st != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "lp '%s': restoring its state: ", lp->name);
     } else if (m->state_size) {
-        memcpy(lp->state, s->bytes + r->state_off, m->state_size);
+        memcpy(lp->state, model, m->state_size);
     }
     return RTCOSIM_OK;
 }

@@ -130,6 +130,13 @@ static _Atomic rtcosim_time_ns tri_b_max;  /* B's furthest time, not rolled back
 static rtcosim_time_ns tri_wait_for, tri_b_at_release;
 static int64_t tri_timeout_ns = 2000000000;
 static bool tri_waited_out;
+/* B forwards its tick's time instead of the hash of all it saw: then A's
+ * event changes nothing B sends */
+static bool tri_forward_time;
+/* B forwards A's event too (at 2 ms, the same instant and delay as its tick's
+ * forward, so re-executed the tick's forward gets another order key and the
+ * new one takes the key of what the tick sent before) */
+static bool tri_forward_a;
 
 static rtcosim_status tri_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
 {
@@ -170,9 +177,15 @@ static rtcosim_status tri_event(rtcosim_lp *lp, void *state, const rtcosim_event
     if (t->role == 1) {
         if (now > atomic_load(&tri_b_max))
             atomic_store(&tri_b_max, now);
+        if (ev->src == 0 && tri_forward_a) {
+            uint64_t mark = UINT64_C(0xA);
+            return rtcosim_lp_send(lp, 2, 50 * RTCOSIM_NS_PER_US, 3, 0, &mark, sizeof mark,
+                                   err);
+        }
         if (ev->src != 1)
             return RTCOSIM_OK;
-        uint64_t payload = t->hash; /* depends on everything B saw: a wrong state shows at C */
+        /* the hash depends on everything B saw: a wrong state shows at C */
+        uint64_t payload = tri_forward_time ? (uint64_t)now : t->hash;
         rtcosim_status st = rtcosim_lp_send(lp, 2, 50 * RTCOSIM_NS_PER_US, 3, 0, &payload,
                                             sizeof payload, err);
         return st == RTCOSIM_OK ? rtcosim_lp_send(lp, 1, 100 * RTCOSIM_NS_PER_US, 1, 0, NULL, 0, err)
@@ -271,6 +284,82 @@ static void straggler_rolls_back_and_cancels_downstream_in_cascade(void **state)
         else
             assert_true(b.coasted >= 10); /* the ticks from <= 1 ms to 2 ms */
     }
+    tri_wait_for = 0;
+    rtcosim_events_free(sim);
+}
+
+/* Lazy cancellation (the default): when the straggler does not change what
+ * B sends (B forwards its ticks' times), B's re-executed ticks send the same
+ * events again, which stand: C is never rolled back and B sends no
+ * anti-message. Aggressive cancellation cancels and re-sends them, and C
+ * rolls back. The results are the sequential ones either way. */
+static void lazy_cancellation_keeps_what_the_straggler_did_not_change(void **state)
+{
+    (void)state;
+    tri_lp lps[3];
+    rtcosim_events *sim = make_tri(lps);
+    rtcosim_error err;
+    tri_forward_time = true;
+    tri_wait_for = 0;
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 10 * RTCOSIM_NS_PER_MS};
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    tri_lp ref[3];
+    memcpy(ref, lps, sizeof ref);
+    tri_lp ref_a[3]; /* with B forwarding A's event */
+    tri_forward_a = true;
+    memset(lps, 0, sizeof lps);
+    for (int i = 0; i < 3; i++)
+        lps[i].role = i;
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    memcpy(ref_a, lps, sizeof ref_a);
+    tri_forward_a = false;
+    assert_int_equal(ref_a[2].count, ref[2].count + 1);
+    for (int aggressive = 0; aggressive <= 2; aggressive++) {
+        /* 2: lazy with B forwarding A's event: the forward B's tick at 2 ms
+         * sent before has the new forward's key and other content, so it is
+         * cancelled when the new one is sent (C must never hold both) */
+        tri_forward_a = aggressive == 2;
+        const tri_lp *want = tri_forward_a ? ref_a : ref;
+        memset(lps, 0, sizeof lps);
+        for (int i = 0; i < 3; i++)
+            lps[i].role = i;
+        atomic_store(&tri_b_max, 0);
+        tri_wait_for = 5 * RTCOSIM_NS_PER_MS;
+        o = (rtcosim_run_options){.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                                  .stop_time = 10 * RTCOSIM_NS_PER_MS,
+                                  .max_ahead = RTCOSIM_NS_PER_S,
+                                  .aggressive_cancellation = aggressive == 1};
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        assert_false(tri_waited_out);
+        for (int i = 0; i < 3; i++) {
+            assert_true(lps[i].hash == want[i].hash);
+            assert_int_equal(lps[i].count, want[i].count);
+        }
+        rtcosim_lp_speculation b, c;
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_lp_speculation(sim, 2, &c, &err), RTCOSIM_OK);
+        assert_true(b.rollbacks >= 1);
+        assert_true(b.rolled_back >= 31); /* its ticks 2.0 .. 5.0 ms */
+        if (aggressive == 2) {
+            assert_true(b.anti_messages >= 1);
+            assert_int_equal(c.committed, ref_a[2].count);
+        } else if (aggressive) {
+            assert_int_equal(b.reused, 0);
+            assert_true(b.anti_messages >= 30); /* the forwards 2.05 .. 4.95 ms */
+            assert_true(c.rollbacks >= 1);
+        } else {
+            /* each re-executed tick sent its forward and its next tick again */
+            assert_true(b.reused >= 2 * 30);
+            assert_int_equal(stats.reused, b.reused);
+            assert_int_equal(b.anti_messages, 0);
+            assert_int_equal(c.rollbacks, 0);
+            assert_int_equal(c.processed, ref[2].count);
+        }
+    }
+    tri_forward_time = false;
+    tri_forward_a = false;
     tri_wait_for = 0;
     rtcosim_events_free(sim);
 }
@@ -671,6 +760,7 @@ int main(void)
         cmocka_unit_test(phold_is_bit_identical_to_sequential_at_1_and_2_threads),
         cmocka_unit_test(ecu_vehicle_is_bit_identical_to_conservative_at_1_and_2_threads),
         cmocka_unit_test(straggler_rolls_back_and_cancels_downstream_in_cascade),
+        cmocka_unit_test(lazy_cancellation_keeps_what_the_straggler_did_not_change),
         cmocka_unit_test(optimism_is_bounded_by_max_ahead),
         cmocka_unit_test(predicted_stream_follows_the_scheme_exact_at_tc0_bounded_above),
         cmocka_unit_test(checkpoint_interval_adapts_to_an_lp_that_never_rolls_back),
