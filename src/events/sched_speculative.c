@@ -44,22 +44,29 @@ static rtcosim_status process_one(spec_thread *th, rtcosim_event *ev, rtcosim_er
     if (!r)
         return err ? err->status : RTCOSIM_ENOMEM;
     ev->reserved_ |= EV_PROCESSED;
-    lp->spec->processed++;
+    spec_lp *s = lp->spec;
+    s->processed++;
+    if (ev->time > th->high)
+        th->high = ev->time;
     th->cur = r;
-    spec_lazy_begin(th, lp->spec, ev);
+    th->lazy_sender = s->lazy_count != 0;
+    if (th->lazy_sender)
+        spec_lazy_begin(th, s, ev);
     rtcosim_status st = kernel_process(lp, ev, err);
     if (th->lazy_old) {
         rtcosim_status ls = spec_lazy_end(th, lp, err);
         st = st != RTCOSIM_OK ? st : ls;
     }
     th->cur = NULL;
+    th->lazy_sender = false;
     th->w->events++;
     if (st == RTCOSIM_OK && (ev->reserved_ & EV_PREDICTED))
         st = spec_predict_processed(th, lp, ev, err);
     /* what it sent to other threads goes out now, not after the batch: a
      * receiver that gets it late has to roll back */
-    spec_publish_rings(th);
-    if (st == RTCOSIM_OK)
+    if (th->unpublished)
+        spec_publish_rings(th);
+    if (st == RTCOSIM_OK && th->cancel_count)
         st = spec_drain_cancels(th, err);
     return st;
 }
@@ -389,6 +396,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     for (unsigned t = 0; t < T; t++) {
         worker *w = &sim->workers[t];
         stats->sleeps += w->wait.sleeps;
+        stats->blocked_s += (double)w->wait.blocked_ns * 1e-9;
         stats->gvt_rounds += ths[t].gvt_rounds;
         if (w->failed && st == RTCOSIM_OK) {
             st = w->err.status;

@@ -130,7 +130,9 @@ rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *e
 
 /* A real event for an LP of this thread: a predicted stream's event goes to
  * the stream (spec_predict.c), any other is queued. */
-static rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
+static __attribute__((noinline)) rtcosim_status deliver_to_lp(spec_thread *th,
+                                                              rtcosim_event *ev,
+                                                              rtcosim_error *err)
 {
     rtcosim_lp *lp = th->w->sim->lps[ev->dst];
     if (lp->spec->stream_count) {
@@ -139,6 +141,19 @@ static rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev, rtcosim_
             return spec_predict_arrive(th, lp, s, ev, err);
     }
     return spec_enqueue(th, ev, err);
+}
+
+static inline rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev,
+                                           rtcosim_error *err)
+{
+    /* the usual case, a future event for an LP without streams, touches
+     * neither the (cold) receiver nor its table */
+    if (ev->time > th->high && !th->streams) {
+        if (!event_heap_push(&th->w->heap, ev))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
+        return RTCOSIM_OK;
+    }
+    return deliver_to_lp(th, ev, err);
 }
 
 /* Handle the messages from other threads: events and anti-messages. */
@@ -176,7 +191,10 @@ rtcosim_status spec_take_remote(spec_thread *th, rtcosim_event *ev, bool anti,
     return st == RTCOSIM_OK ? spec_drain_cancels(th, err) : st;
 }
 
-rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
+/* spec_deliver's cases other than a send of a speculative event in one
+ * process: the initial events, coasting, waiting sends, other ranks. */
+static __attribute__((noinline)) rtcosim_status deliver_special(worker *w, rtcosim_event *ev,
+                                                                rtcosim_error *err)
 {
     rtcosim_events *sim = w->sim;
     unsigned t = sim->lp_thread[ev->dst];
@@ -193,8 +211,8 @@ rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
         event_pool_put(&w->pool, ev); /* its original, sent the first time, stands */
         return RTCOSIM_OK;
     }
-    rtcosim_lp *lp = sim->lps[ev->src];
-    if (th->lazy_old || lp->spec->lazy_count) {
+    if (th->lazy_sender) {
+        rtcosim_lp *lp = sim->lps[ev->src];
         rtcosim_status st = RTCOSIM_OK;
         if (spec_lazy_send(th, lp, ev, &st, err)) {
             event_pool_put(&w->pool, ev); /* the equal one sent before it was undone stands */
@@ -209,6 +227,20 @@ rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     th->cur->sent = ev;
     if (remote)
         return spec_ranks_send(w, ev, false, err);
+    if (t == w->index)
+        return deliver_local(th, ev, err);
+    return spec_ring_send(th, ev, false, t, err);
+}
+
+rtcosim_status spec_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
+{
+    rtcosim_events *sim = w->sim;
+    spec_thread *th = w->spec;
+    if (sim->running_init || sim->dist || th->coasting || th->lazy_sender)
+        return deliver_special(w, ev, err);
+    ev->next = th->cur->sent; /* the output log of the event being processed */
+    th->cur->sent = ev;
+    unsigned t = sim->lp_thread[ev->dst];
     if (t == w->index)
         return deliver_local(th, ev, err);
     return spec_ring_send(th, ev, false, t, err);

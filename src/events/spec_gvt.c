@@ -147,7 +147,7 @@ void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns g
         }
         /* keep the last snapshot at or before the first record GVT has not
          * passed: a rollback to that record coasts forward from it */
-        size_t f = 0;
+        size_t f = s->passed < s->count ? s->passed : s->count;
         if (s->count && s->last_time < gvt) /* all of them: no walk over the kept ones */
             f = s->count;
         while (f < s->count && spec_at(s, f)->time < gvt)
@@ -162,7 +162,11 @@ void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns g
          * the plants' 320032 events. */
         if (f == s->count && s->count && gvt < RTCOSIM_TIME_MAX)
             keep_from = s->count - 1 - s->last_ckpt_dist;
+        s->passed = f - keep_from;
         for (size_t k = 0; k < keep_from; k++) {
+            /* the events are cold (processed a while ago): fetch ahead */
+            if (k + 8 < keep_from)
+                __builtin_prefetch(spec_at(s, 8)->ev, 1);
             event_pool_put(&th->w->pool, spec_first(s)->ev);
             s->head = (s->head + 1) & (s->cap - 1);
             s->count--;

@@ -91,6 +91,9 @@ typedef struct spec_lp {
     bool ckpt_adaptive;
     uint32_t win_events, win_snaps;
     uint64_t win_coasted;
+    /* fossil collection: the first `passed` records are known to be below
+     * the last GVT (kept for their snapshot), so the next walk starts there */
+    size_t passed;
     /* statistics of the run */
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
     uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
@@ -225,6 +228,11 @@ typedef struct spec_thread {
     bool streams; /* some of them have predicted input streams */
     bool coasting;  /* re-executing events after a restore: sends suppressed */
     bool lazy;      /* lazy cancellation (not over ranks, not asked off) */
+    bool lazy_sender; /* the LP processing has undone events with waiting sends */
+    /* the latest time of an event processed on this thread (never lowered):
+     * no LP here has processed anything later, so a later event is no
+     * straggler (decided without reading its receiver) */
+    rtcosim_time_ns high;
     /* what the event being processed sent when it was undone, not yet sent
      * again (lazy cancellation): cancelled after it */
     rtcosim_event *lazy_old;
@@ -337,9 +345,33 @@ rtcosim_status spec_ranks_setup(rtcosim_events *sim, const rtcosim_run_options *
 void spec_ranks_free(struct dist_state *d);
 
 /* spec_table.c */
-/* Append a record for `ev` with the LP's kernel state and a snapshot of its
- * model state; NULL with *err set when memory or the model's save fails. */
-spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err);
+/* Append a record for `ev`, before every k-th event with a snapshot of the
+ * LP's kernel and model state; NULL with *err set when memory or the
+ * model's save fails. spec_table_push_slow is its general case. */
+spec_record *spec_table_push_slow(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err);
+static inline spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev,
+                                           rtcosim_error *err)
+{
+    spec_lp *s = lp->spec;
+    /* the usual event, inline: no snapshot due, room in the ring, not the
+     * end of the adaptive interval's window */
+    if (s->count == 0 || s->last_ckpt_dist + 1 >= s->ckpt_interval || s->count == s->cap ||
+        s->win_events + 1 >= CKPT_WINDOW)
+        return spec_table_push_slow(lp, ev, err);
+    s->win_events++;
+    spec_record *r = &s->rec[(s->head + s->count) & (s->cap - 1)];
+    r->ev = ev;
+    r->sent = NULL;
+    r->time = ev->time;
+    r->state_off = (uint32_t)s->last_end; /* empty, at the tail */
+    r->ckpt_dist = ++s->last_ckpt_dist;
+    s->count++;
+    /* the next record's line is usually cold (the ring is as long as the
+     * events since GVT): fetch it for writing now, not at the next event */
+    __builtin_prefetch(&s->rec[(s->head + s->count) & (s->cap - 1)], 1);
+    s->last_time = r->time;
+    return r;
+}
 /* Write the LP's kernel state and model state back from a record that holds
  * a snapshot (ckpt_dist 0). */
 rtcosim_status spec_table_restore(rtcosim_lp *lp, const spec_record *r, rtcosim_error *err);

@@ -24,7 +24,7 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     spec_lp *s = lp->spec;
     const rtcosim_lp_model *m = lp->model;
-    s->head = s->count = 0;
+    s->head = s->count = s->passed = 0;
     s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
     s->coasted = s->reused = 0;
@@ -153,11 +153,15 @@ static void adapt_interval(spec_lp *s)
     s->win_coasted = s->coasted;
 }
 
-spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err)
+spec_record *spec_table_push_slow(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err)
 {
     spec_lp *s = lp->spec;
-    if (s->ckpt_adaptive && ++s->win_events == CKPT_WINDOW)
-        adapt_interval(s);
+    if (++s->win_events >= CKPT_WINDOW) {
+        if (s->ckpt_adaptive)
+            adapt_interval(s);
+        else
+            s->win_events = 0;
+    }
     if (s->count == s->cap && !grow_records(s)) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
