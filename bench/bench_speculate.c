@@ -18,7 +18,9 @@
  * the ECU network with the bus. A fifth run puts the speculative scheduler
  * on that network placement at Tc = 0.1, where the plants' predictions
  * cross threads: its error (checked against the same tolerance), the
- * predicted events it processed and its speed (`network_*`). max_ahead: the scheduler's adaptive default
+ * predicted events it processed and its speed (`network_*`). A sixth run
+ * repeats Tc = 0 with aggressive cancellation (`aggressive_*`, and the ratio
+ * of anti-messages) against the default lazy cancellation. max_ahead: the scheduler's adaptive default
  * unless given (then fixed). Then B8's co-simulation case, the master's
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
@@ -32,13 +34,15 @@
 enum {
     CASE_SEQUENTIAL, CASE_CONSERVATIVE, CASE_SPECULATIVE, CASE_THRESHOLD,
     CASE_NETWORK, /* Tc = 0.1 with the conservative placement: predictions cross threads */
+    CASE_AGGRESSIVE, /* Tc = 0 with aggressive cancellation, against the default lazy one */
     CASE_COUNT
 };
 
 static const char *const case_names[CASE_COUNT] = {"sequential", "conservative 2 threads",
                                                    "speculative 2 threads, Tc=0",
                                                    "speculative 2 threads, Tc=0.1",
-                                                   "speculative Tc=0.1, network"};
+                                                   "speculative Tc=0.1, network",
+                                                   "speculative Tc=0, aggressive"};
 
 #define BENCH_THRESHOLD 0.1
 #define BENCH_TOLERANCE 1e-2
@@ -91,8 +95,9 @@ static int run_speculate_bench(int argc, char **argv)
     double sim_s = rtcosim_time_to_seconds(stop);
     printf("multi-ECU vehicle, CAN 500 kbit/s, %.6g s simulated, 2 threads, median of %u\n",
            sim_s, repeats);
-    printf("%4s %-30s %9s %9s %10s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler", "wall s",
-           "cpu us/ev", "committed", "processed", "rollbacks", "anti-msg", "gvt", "max rel err", "checksum");
+    printf("%4s %-30s %9s %9s %10s %9s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler",
+           "wall s", "cpu us/ev", "committed", "processed", "rollbacks", "anti-msg", "reused",
+           "gvt", "max rel err", "checksum");
     int rc = 0;
     for (size_t k = 0; k < size_count; k++) {
         unsigned n = sizes[k];
@@ -124,7 +129,8 @@ static int run_speculate_bench(int argc, char **argv)
                 o.scheduler = c == CASE_SEQUENTIAL     ? RTCOSIM_SCHEDULER_SEQUENTIAL
                             : c == CASE_CONSERVATIVE ? RTCOSIM_SCHEDULER_CONSERVATIVE
                                                        : RTCOSIM_SCHEDULER_SPECULATIVE;
-                o.threshold = c >= CASE_THRESHOLD ? BENCH_THRESHOLD : 0.0;
+                o.threshold = c == CASE_THRESHOLD || c == CASE_NETWORK ? BENCH_THRESHOLD : 0.0;
+                o.aggressive_cancellation = c == CASE_AGGRESSIVE;
                 /* the conservative run goes on the reference vehicle, kept for
                  * the error of the others */
                 rtcosim_events *s = c == CASE_CONSERVATIVE ? ref_sim
@@ -156,14 +162,15 @@ static int run_speculate_bench(int argc, char **argv)
             median[c] = bench_median(wall[c], repeats);
             cpu_ev[c] = bench_median(cpu[c], repeats);
             printf("%4u %-30s %9.4f %9.3f %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-                   " %8" PRIu64 " %11.3g %17" PRIx64 "\n", n, case_names[c], median[c],
-                   cpu_ev[c] * 1e6,
-                   last[c].events, c >= CASE_SPECULATIVE ? last[c].processed : last[c].events,
-                   last[c].rollbacks, last[c].anti_messages, last[c].gvt_rounds, error[c],
-                   sums[c]);
+                   " %9" PRIu64 " %8" PRIu64 " %11.3g %17" PRIx64 "\n", n, case_names[c],
+                   median[c], cpu_ev[c] * 1e6, last[c].events,
+                   c >= CASE_SPECULATIVE ? last[c].processed : last[c].events,
+                   last[c].rollbacks, last[c].anti_messages, last[c].reused, last[c].gvt_rounds,
+                   error[c], sums[c]);
         }
         /* Tc = 0: exact optimistic execution, results bit-identical */
         bool identical = sums[CASE_SPECULATIVE] == sums[CASE_SEQUENTIAL] &&
+                         sums[CASE_AGGRESSIVE] == sums[CASE_SEQUENTIAL] &&
                          sums[CASE_CONSERVATIVE] == sums[CASE_SEQUENTIAL];
         if (!identical)
             rc = 1;
@@ -171,7 +178,8 @@ static int run_speculate_bench(int argc, char **argv)
                       error[CASE_NETWORK] <= BENCH_TOLERANCE;
         if (!within)
             rc = 1;
-        printf("%4u Tc=0 results bit-identical to sequential and conservative: %s; Tc=%g within"
+        printf("%4u Tc=0 results (lazy and aggressive cancellation) bit-identical to sequential"
+               " and conservative: %s; Tc=%g within"
                " %g of conservative: %s\n", n, identical ? "yes" : "NO", BENCH_THRESHOLD,
                BENCH_TOLERANCE, within ? "yes" : "NO");
         char name[64];
@@ -199,6 +207,14 @@ static int run_speculate_bench(int argc, char **argv)
                                                              cpu_ev[CASE_SEQUENTIAL] : 0.0, "x");
         snprintf(name, sizeof name, "speculate.n%u.tc0_speedup_vs_sequential", n);
         bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_SPECULATIVE], "x");
+        /* lazy cancellation (the default) against aggressive, both Tc = 0 */
+        snprintf(name, sizeof name, "speculate.n%u.aggressive_speedup_vs_sequential", n);
+        bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_AGGRESSIVE], "x");
+        snprintf(name, sizeof name, "speculate.n%u.tc0_anti_messages_lazy_vs_aggressive", n);
+        bench_figure(name, last[CASE_AGGRESSIVE].anti_messages
+                               ? (double)last[CASE_SPECULATIVE].anti_messages /
+                                     (double)last[CASE_AGGRESSIVE].anti_messages
+                               : 0.0, "ratio");
         /* the scheme of predicted streams at work: their error, and speed */
         snprintf(name, sizeof name, "speculate.n%u.network_max_rel_error", n);
         bench_figure(name, error[CASE_NETWORK], "ratio");
