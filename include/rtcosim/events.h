@@ -105,9 +105,11 @@ typedef enum rtcosim_scheduler {
     /* Time Warp (Jefferson 1985) on worker threads, each owning a partition
      * of the LPs as the conservative scheduler places them: every thread
      * processes its events optimistically in timestamp order, recording each
-     * LP's clock, sequence number and random stream before every event and
-     * its state before every k-th (checkpoint_interval); an event arriving in an LP's past (a straggler) rolls that LP
-     * back, and the events it sent from the undone steps are cancelled by
+     * event and what it sent, and the LP's state (clock, send count, random
+     * stream, model state) before every k-th (checkpoint_interval); an event
+     * arriving in an LP's past (a straggler) rolls that LP back, and the
+     * events it sent from the undone steps that it does not send again the
+     * same are cancelled (lazily by default, see aggressive_cancellation) by
      * anti-messages, which may roll back their receivers in turn. The global
      * virtual time (GVT, Mattern's two-colour cut, no barrier) bounds every
      * future rollback: state and events below it are committed and freed.
