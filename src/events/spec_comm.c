@@ -113,11 +113,23 @@ rtcosim_status spec_ring_send(spec_thread *th, rtcosim_event *ev, bool anti, uns
 
 event_pool *spec_pool(spec_thread *th) { return &th->w->pool; }
 
+/* An event for an LP that runs conservatively goes straight to its own
+ * queue: through the thread's, a later one already held could be processed
+ * before it (run_held takes what is safe of the held ones). */
+rtcosim_status spec_hold(spec_lp *s, rtcosim_event *ev, rtcosim_error *err)
+{
+    if (!event_heap_push(&s->held, ev))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
+    return RTCOSIM_OK;
+}
+
 /* An event for an LP of this thread: a straggler rolls the LP back first. */
 rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
 {
     rtcosim_lp *lp = th->w->sim->lps[ev->dst];
     spec_lp *s = lp->spec;
+    if (s->conservative)
+        return spec_hold(s, ev, err);
     rtcosim_status st = RTCOSIM_OK;
     /* the record's copy of the time decides most cases without a look at
      * the (cold) event */
@@ -148,7 +160,7 @@ static inline rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev,
 {
     /* the usual case, a future event for an LP without streams, touches
      * neither the (cold) receiver nor its table */
-    if (ev->time > th->high && !th->streams) {
+    if (ev->time > th->high && !th->streams && !th->cons_count) {
         if (!event_heap_push(&th->w->heap, ev))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         return RTCOSIM_OK;
@@ -202,6 +214,8 @@ static __attribute__((noinline)) rtcosim_status deliver_special(worker *w, rtcos
     if (sim->running_init) {
         if (remote)
             return spec_ranks_send(w, ev, false, err);
+        if (sim->lps[ev->dst]->spec->conservative)
+            return spec_hold(sim->lps[ev->dst]->spec, ev, err);
         if (!event_heap_push(&sim->workers[t].heap, ev))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         return RTCOSIM_OK;

@@ -295,7 +295,9 @@ void spec_wait_for_progress(spec_thread *th, uint32_t seen);
 /* spec_rollback.c and spec_comm.c, for spec_predict.c */
 rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key, bool inclusive,
                              rtcosim_error *err);
-/* Queue an event for an LP of this thread (a straggler rolls it back). */
+/* Queue an event for an LP of this thread (a straggler rolls it back; an
+ * LP that runs conservatively gets it in its own queue, spec_hold). */
+rtcosim_status spec_hold(spec_lp *s, rtcosim_event *ev, rtcosim_error *err);
 rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *err);
 event_pool *spec_pool(spec_thread *th);
 
