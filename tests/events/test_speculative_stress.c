@@ -25,6 +25,16 @@
 
 enum { MAX_LPS = 12 };
 
+/* Known kernel bug (reported, left to the kernel's owner): an LP that cannot
+ * save its state, run conservatively among speculative ones, can process
+ * one of its held events before an earlier event of its own still in the
+ * thread's main queue (its own self-send, or an input delivered there),
+ * so its history differs from the sequential one. 1 turns on the worlds
+ * with such an LP and the minimal case below; both fail until it is fixed. */
+#ifndef STRESS_CONSERVATIVE_LPS
+#define STRESS_CONSERVATIVE_LPS 0
+#endif
+
 typedef enum send_rule {
     SENDS_FROM_STATE, /* what an LP sends depends on everything it saw */
     SENDS_FROM_EVENT, /* only on the event being processed */
@@ -43,6 +53,7 @@ typedef struct world {
     unsigned out_count[MAX_LPS];
     unsigned tokens;                   /* initial tokens per LP */
     bool big;                          /* a large state, saved by handlers */
+    bool plain0;                       /* LP 0 cannot save its state */
     rtcosim_time_ns start;
 } world;
 
@@ -208,6 +219,10 @@ static const rtcosim_lp_model stress_big_model = {.kind = "stress-big", .init = 
                                                   .event = stress_event,
                                                   .snapshot_max = big_snapshot_max,
                                                   .save = big_save, .restore = big_restore};
+/* No state saving: run conservatively among the speculative LPs (its inputs
+ * have positive lookahead: zero links only go from lower to higher index). */
+static const rtcosim_lp_model stress_plain_model = {.kind = "stress-plain", .init = stress_init,
+                                                    .event = stress_event};
 
 /* Build a random world from `seed`. */
 static void world_make(world *w, uint64_t seed, send_rule rule)
@@ -220,6 +235,7 @@ static void world_make(world *w, uint64_t seed, send_rule rule)
     w->unit = RTCOSIM_NS_PER_US;
     w->tokens = 1 + (unsigned)(gen_next(&g) % 2);
     w->big = gen_next(&g) % 2 == 0;
+    w->plain0 = gen_next(&g) % 4 == 0 && STRESS_CONSERVATIVE_LPS;
     const rtcosim_time_ns starts[] = {0, -5 * RTCOSIM_NS_PER_US, RTCOSIM_NS_PER_S};
     w->start = starts[gen_next(&g) % 3];
     for (unsigned i = 0; i < w->lps; i++) {
@@ -258,7 +274,9 @@ static void instance_build(instance *in, uint64_t seed, send_rule rule)
         uint32_t group = gen_next(&g) % 4 == 0 ? (uint32_t)(gen_next(&g) % in->w.lps)
                                                : RTCOSIM_LP_NO_GROUP;
         assert_int_equal(rtcosim_events_add_lp(in->sim, name,
-                                               in->w.big ? &stress_big_model : &stress_model,
+                                               i == 0 && in->w.plain0 ? &stress_plain_model
+                                               : in->w.big            ? &stress_big_model
+                                                                      : &stress_model,
                                                &in->lps[i], group,
                                                NULL, &err),
                          RTCOSIM_OK);
@@ -278,8 +296,17 @@ static void instance_reset(instance *in)
 
 typedef struct totals {
     uint64_t runs, rollbacks, rolled_back, coasted, reused_event_rule, anti_messages;
-    uint64_t events;
+    uint64_t events, failures;
 } totals;
+
+/* Every difference is printed and counted (the test fails at the end), so
+ * that one run shows all the configurations a seed breaks. */
+#define MISMATCH(...)                                                                              \
+    do {                                                                                           \
+        print_error(__VA_ARGS__);                                                                  \
+        print_error("\n");                                                                         \
+        t->failures++;                                                                             \
+    } while (0)
 
 /* Run and compare with the reference; on a difference, say which run. */
 static void run_and_compare(instance *in, const rtcosim_run_options *o, const stress_lp *ref,
@@ -288,25 +315,28 @@ static void run_and_compare(instance *in, const rtcosim_run_options *o, const st
     rtcosim_error err;
     rtcosim_run_stats stats;
     instance_reset(in);
+    t->runs++;
     char what[200];
     snprintf(what, sizeof what,
-             "seed %" PRIu64 " rule %s lps %u%s: %s threads %u %s checkpoint %u max_ahead %" PRId64,
+             "seed %" PRIu64 " rule %s lps %u%s%s: %s threads %u %s checkpoint %u max_ahead %" PRId64,
              seed, rule_names[in->w.rule], in->w.lps, in->w.big ? " big" : "",
+             in->w.plain0 ? " plain0" : "",
              rtcosim_scheduler_name(o->scheduler),
              o->threads, o->aggressive_cancellation ? "aggressive" : "lazy",
              o->checkpoint_interval, o->max_ahead);
     rtcosim_status st = rtcosim_events_run(in->sim, o, &stats, &err);
-    if (st != RTCOSIM_OK)
-        fail_msg("%s: run failed: %s", what, err.message);
+    if (st != RTCOSIM_OK) {
+        MISMATCH("%s: run failed: %s", what, err.message);
+        return;
+    }
     for (unsigned i = 0; i < in->w.lps; i++)
         if (in->lps[i].hash != ref[i].hash || in->lps[i].count != ref[i].count)
-            fail_msg("%s: lp%u differs: count %" PRIu64 " (want %" PRIu64 "), hash %016" PRIx64
+            MISMATCH("%s: lp%u differs: count %" PRIu64 " (want %" PRIu64 "), hash %016" PRIx64
                      " (want %016" PRIx64 ")",
                      what, i, in->lps[i].count, ref[i].count, in->lps[i].hash, ref[i].hash);
     if (stats.events != ref_stats->events)
-        fail_msg("%s: %" PRIu64 " events committed, want %" PRIu64, what, stats.events,
+        MISMATCH("%s: %" PRIu64 " events committed, want %" PRIu64, what, stats.events,
                  ref_stats->events);
-    t->runs++;
     if (o->scheduler != RTCOSIM_SCHEDULER_SPECULATIVE)
         return;
     uint64_t reused = 0;
@@ -314,7 +344,7 @@ static void run_and_compare(instance *in, const rtcosim_run_options *o, const st
         rtcosim_lp_speculation s;
         assert_int_equal(rtcosim_events_lp_speculation(in->sim, i, &s, &err), RTCOSIM_OK);
         if (s.committed != ref[i].count || s.processed != s.committed + s.rolled_back)
-            fail_msg("%s: lp%u: processed %" PRIu64 " committed %" PRIu64 " rolled back %" PRIu64
+            MISMATCH("%s: lp%u: processed %" PRIu64 " committed %" PRIu64 " rolled back %" PRIu64
                      ", want committed %" PRIu64 " = processed - rolled back",
                      what, i, s.processed, s.committed, s.rolled_back, ref[i].count);
         t->rollbacks += s.rollbacks;
@@ -324,9 +354,9 @@ static void run_and_compare(instance *in, const rtcosim_run_options *o, const st
         reused += s.reused;
     }
     if (reused != stats.reused)
-        fail_msg("%s: run reused %" PRIu64 ", LPs %" PRIu64, what, stats.reused, reused);
+        MISMATCH("%s: run reused %" PRIu64 ", LPs %" PRIu64, what, stats.reused, reused);
     if (o->aggressive_cancellation && reused != 0)
-        fail_msg("%s: aggressive cancellation reused %" PRIu64 " sends", what, reused);
+        MISMATCH("%s: aggressive cancellation reused %" PRIu64 " sends", what, reused);
     if (in->w.rule == SENDS_FROM_EVENT)
         t->reused_event_rule += reused;
 }
@@ -382,18 +412,104 @@ static void random_models_commit_the_sequential_history(void **state)
             stress_seed(seed, (send_rule)rule, 200 * RTCOSIM_NS_PER_US, &t);
     print_message("%" PRIu64 " runs, %" PRIu64 " reference events, %" PRIu64 " rollbacks, %" PRIu64
                   " undone, %" PRIu64 " coasted, %" PRIu64 " anti-messages, %" PRIu64
-                  " reused (event rule)\n",
+                  " reused (event rule), %" PRIu64 " runs differ\n",
                   t.runs, t.events, t.rollbacks, t.rolled_back, t.coasted, t.anti_messages,
-                  t.reused_event_rule);
+                  t.reused_event_rule, t.failures);
+    assert_int_equal(t.failures, 0);
     /* not vacuous: speculation went wrong and was repaired somewhere */
     assert_true(t.rollbacks > 0);
     assert_true(t.reused_event_rule > 0);
 }
 
+
+#if STRESS_CONSERVATIVE_LPS
+/* ---- minimal: a conservative LP P (no state saving) ticking every 1 us,
+ * fed by a speculative LP S on the other thread (lookahead 2 us) ---- */
+
+typedef struct pair_lp {
+    unsigned role; /* 0 P, 1 S */
+    uint64_t hash, count;
+} pair_lp;
+
+static rtcosim_status pair_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, 1, 0, NULL, 0, err);
+}
+
+static rtcosim_status pair_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                 rtcosim_error *err)
+{
+    pair_lp *p = state;
+    p->count++;
+    p->hash = fold(p->hash, event_digest(ev));
+    if (ev->src != rtcosim_lp_self(lp))
+        return RTCOSIM_OK;
+    rtcosim_status st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_US, 1, 0, NULL,
+                                        0, err);
+    if (st == RTCOSIM_OK && p->role == 1)
+        st = rtcosim_lp_send(lp, 0, 2 * RTCOSIM_NS_PER_US, 2, 0, NULL, 0, err);
+    return st;
+}
+
+static const rtcosim_lp_model pair_plain = {.kind = "pair-plain", .init = pair_init,
+                                            .event = pair_event};
+static const rtcosim_lp_model pair_saved = {.kind = "pair", .init = pair_init,
+                                            .event = pair_event, .state_size = sizeof(pair_lp)};
+
+static void conservative_lp_gets_its_inputs_in_time_order(void **state)
+{
+    (void)state;
+    pair_lp lps[2];
+    rtcosim_events *sim;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "P", &pair_plain, &lps[0], RTCOSIM_LP_NO_GROUP,
+                                           NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "S", &pair_saved, &lps[1], RTCOSIM_LP_NO_GROUP,
+                                           NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_link(sim, 1, 0, 2 * RTCOSIM_NS_PER_US, &err), RTCOSIM_OK);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                             .stop_time = 1000 * RTCOSIM_NS_PER_US};
+    lps[0] = (pair_lp){.role = 0};
+    lps[1] = (pair_lp){.role = 1};
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    pair_lp ref[2];
+    memcpy(ref, lps, sizeof ref);
+    /* hand count: P ticks at 0..1000 us (1001) and gets S's ticks 0..998 us
+     * forwarded (+2 us: 999) */
+    assert_int_equal(ref[0].count, 1001 + 999);
+    unsigned failures = 0;
+    for (int repeat = 0; repeat < 20; repeat++) {
+        lps[0] = (pair_lp){.role = 0};
+        lps[1] = (pair_lp){.role = 1};
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.threads = 2;
+        if (rtcosim_events_run(sim, &o, NULL, &err) != RTCOSIM_OK) {
+            print_error("repeat %d: %s\n", repeat, err.message);
+            failures++;
+            continue;
+        }
+        if (lps[0].hash != ref[0].hash || lps[0].count != ref[0].count) {
+            print_error("repeat %d: P processed %" PRIu64 " events (want %" PRIu64
+                        "), hash %016" PRIx64 " (want %016" PRIx64 ")\n",
+                        repeat, lps[0].count, ref[0].count, lps[0].hash, ref[0].hash);
+            failures++;
+        }
+    }
+    rtcosim_events_free(sim);
+    assert_int_equal(failures, 0);
+}
+
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_models_commit_the_sequential_history),
+#if STRESS_CONSERVATIVE_LPS
+        cmocka_unit_test(conservative_lp_gets_its_inputs_in_time_order),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
