@@ -426,7 +426,7 @@ static void random_models_commit_the_sequential_history(void **state)
     print_message("%" PRIu64 " runs, %" PRIu64 " reference events, %" PRIu64 " rollbacks, %" PRIu64
                   " undone, %" PRIu64 " coasted, %" PRIu64 " anti-messages; reused by rule"
                   " state %" PRIu64 ", event %" PRIu64 ", grid %" PRIu64 ", mixed %" PRIu64
-                  "; %" PRIu64 " runs differ\n",
+                  "; %" PRIu64 " differences\n",
                   t.runs, t.events, t.rollbacks, t.rolled_back, t.coasted, t.anti_messages,
                   t.reused[0], t.reused[1], t.reused[2], t.reused[3], t.failures);
     assert_int_equal(t.failures, 0);
