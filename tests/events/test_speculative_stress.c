@@ -14,7 +14,9 @@
  * from the received event only (lazy cancellation keeps them), the same on a
  * 1 us grid with equal priorities (stragglers at the instant of the
  * receiver's own events: the rule that a new send never shares the order key
- * of a waiting one), and mixed (some sends kept, some changed). */
+ * of a waiting one), and mixed (some sends kept, some changed). One LP in
+ * four worlds cannot save its state (it runs conservatively among the
+ * speculative ones); a minimal case of that LP's order closes the file. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,15 +31,6 @@
 
 enum { MAX_LPS = 12 };
 
-/* Known kernel bug (reported, left to the kernel's owner): an LP that cannot
- * save its state, run conservatively among speculative ones, can process
- * one of its held events before an earlier event of its own still in the
- * thread's main queue (its own self-send, or an input delivered there),
- * so its history differs from the sequential one. 1 turns on the worlds
- * with such an LP and the minimal case below; both fail until it is fixed. */
-#ifndef STRESS_CONSERVATIVE_LPS
-#define STRESS_CONSERVATIVE_LPS 0
-#endif
 
 typedef enum send_rule {
     SENDS_FROM_STATE, /* what an LP sends depends on everything it saw */
@@ -248,7 +241,7 @@ static void world_make(world *w, uint64_t seed, send_rule rule)
     w->unit = RTCOSIM_NS_PER_US;
     w->tokens = 1 + (unsigned)(gen_next(&g) % 2);
     w->big = gen_next(&g) % 2 == 0;
-    w->plain0 = gen_next(&g) % 4 == 0 && STRESS_CONSERVATIVE_LPS;
+    w->plain0 = gen_next(&g) % 4 == 0;
     const rtcosim_time_ns starts[] = {0, -5 * RTCOSIM_NS_PER_US, RTCOSIM_NS_PER_S};
     w->start = starts[gen_next(&g) % 3];
     for (unsigned i = 0; i < w->lps; i++) {
@@ -437,8 +430,6 @@ static void random_models_commit_the_sequential_history(void **state)
     assert_true(t.reused[SENDS_MIXED] > 0);
 }
 
-
-#if STRESS_CONSERVATIVE_LPS
 /* ---- minimal: a conservative LP P (no state saving) ticking every 1 us,
  * fed by a speculative LP S on the other thread (lookahead 2 us) ---- */
 
@@ -520,15 +511,11 @@ static void conservative_lp_gets_its_inputs_in_time_order(void **state)
     assert_int_equal(failures, 0);
 }
 
-#endif
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_models_commit_the_sequential_history),
-#if STRESS_CONSERVATIVE_LPS
         cmocka_unit_test(conservative_lp_gets_its_inputs_in_time_order),
-#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
