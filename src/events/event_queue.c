@@ -98,6 +98,17 @@ rtcosim_event *event_heap_pop(event_heap *h)
     return top;
 }
 
+bool event_pool_grow(event_pool *p)
+{
+    size_t cap = p->free_cap ? 2 * p->free_cap : 4096;
+    rtcosim_event **f = realloc(p->free, cap * sizeof *f);
+    if (!f)
+        return false;
+    p->free = f;
+    p->free_cap = cap;
+    return true;
+}
+
 bool event_pool_reserve(event_pool *p, size_t events)
 {
     if (p->chunk_count == p->chunk_capacity) {
@@ -108,12 +119,16 @@ bool event_pool_reserve(event_pool *p, size_t events)
         p->chunks = c;
         p->chunk_capacity = cap;
     }
+    while (p->free_cap - p->free_count < events)
+        if (!event_pool_grow(p))
+            return false;
     rtcosim_event *chunk = malloc(events * sizeof *chunk);
     if (!chunk)
         return false;
     p->chunks[p->chunk_count++] = chunk;
-    for (size_t i = 0; i < events; i++)
-        event_pool_put(p, &chunk[i]);
+    /* in reverse, so that they are handed out in address order */
+    for (size_t i = events; i-- > 0;)
+        p->free[p->free_count++] = &chunk[i];
     return true;
 }
 
@@ -122,7 +137,9 @@ void event_pool_free(event_pool *p)
     for (size_t i = 0; i < p->chunk_count; i++)
         free(p->chunks[i]);
     free(p->chunks);
+    free(p->free);
     p->chunks = NULL;
-    p->free_list = NULL;
+    p->free = NULL;
+    p->free_count = p->free_cap = 0;
     p->chunk_count = p->chunk_capacity = 0;
 }

@@ -164,9 +164,6 @@ void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns g
             keep_from = s->count - 1 - s->last_ckpt_dist;
         s->passed = f - keep_from;
         for (size_t k = 0; k < keep_from; k++) {
-            /* the events are cold (processed a while ago): fetch ahead */
-            if (k + 8 < keep_from)
-                __builtin_prefetch(spec_at(s, 8)->ev, 1);
             event_pool_put(&th->w->pool, spec_first(s)->ev);
             s->head = (s->head + 1) & (s->cap - 1);
             s->count--;

@@ -74,39 +74,44 @@ typedef struct spec_lazy {
 /* Per LP: its rollback table (a ring of records and a byte ring of state
  * snapshots, both grown by doubling, never per event) and statistics. */
 typedef struct spec_lp {
+    /* what every event reads or writes first, on one cache line (the
+     * struct is 64-byte aligned): the ring, the newest record's copies (the
+     * record itself is usually out of cache: its event's time, the end of
+     * the live snapshot bytes, its distance to a snapshot), the interval
+     * and its window */
     spec_record *rec;
     size_t head, count, cap; /* cap a power of two */
-    /* of the newest record (valid when count > 0), here because every
-     * event sent to the LP and every event it processes reads them and the
-     * record itself is usually out of cache: its event's time, its distance
-     * to a snapshot, and the end of its snapshot bytes */
     rtcosim_time_ns last_time;
-    uint32_t last_ckpt_dist;
     size_t last_end;
+    uint32_t last_ckpt_dist;
+    uint32_t ckpt_interval; /* a snapshot before every k-th event */
+    uint32_t win_events;    /* events in the adaptive interval's window */
+    /* (the next line) undone events of this LP whose sends wait for their
+     * re-processing (lazy cancellation); fossil collection: the first
+     * `passed` records are known to be below the last GVT (kept for their
+     * snapshot), so the next walk starts there; what it reads of the
+     * streams, on the same line */
+    _Alignas(64) size_t lazy_count;
+    size_t passed;
+    size_t stream_count;
+    spec_lazy *lazy;
+    size_t lazy_cap;
     unsigned char *bytes;
     size_t bytes_cap, snap_max; /* snap_max: the model's largest snapshot */
-    uint32_t ckpt_interval; /* a snapshot before every k-th event */
     /* adaptive interval (spec_table.c): snapshots and coasted events since
-     * the window began, and the window's length in processed events */
+     * the window began */
     bool ckpt_adaptive;
-    uint32_t win_events, win_snaps;
+    uint32_t win_snaps;
     uint64_t win_coasted;
-    /* fossil collection: the first `passed` records are known to be below
-     * the last GVT (kept for their snapshot), so the next walk starts there */
-    size_t passed;
-    /* statistics of the run */
+    /* statistics of the run (processed: committed + undone, at the end) */
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
     uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
     uint64_t reused;  /* sends kept by lazy cancellation */
-    /* undone events of this LP whose sends wait for their re-processing */
-    spec_lazy *lazy;
-    size_t lazy_count, lazy_cap;
     uint64_t depth_hist[SPEC_DEPTH_BINS];
     uint64_t checked;          /* predictions compared with their real event */
     double error_sq, error_max; /* of those */
-    /* predicted input streams into this LP */
+    /* predicted input streams into this LP (stream_count above) */
     struct spec_stream **streams;
-    size_t stream_count;
     /* An LP whose model cannot save its state runs conservatively: it
      * processes only events no straggler can precede (below the bound of
      * sched_speculative.c's conservative_bound), the others wait in `held`. */
@@ -114,6 +119,7 @@ typedef struct spec_lp {
     rtcosim_time_ns in_lookahead; /* smallest lookahead of its input links */
     event_heap held;
 } spec_lp;
+_Static_assert(offsetof(spec_lp, lazy_count) == 64, "spec_lp's per-event fields fill one line");
 
 static inline spec_record *spec_last(spec_lp *s)
 {

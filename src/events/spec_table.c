@@ -20,8 +20,12 @@ bool spec_table_supported(const rtcosim_lp *lp)
 
 rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
 {
-    if (!lp->spec && !(lp->spec = calloc(1, sizeof *lp->spec)))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    if (!lp->spec) {
+        /* 64-byte aligned: the per-event fields share one cache line */
+        if (!(lp->spec = aligned_alloc(64, sizeof *lp->spec)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+        memset(lp->spec, 0, sizeof *lp->spec);
+    }
     spec_lp *s = lp->spec;
     const rtcosim_lp_model *m = lp->model;
     s->head = s->count = s->passed = 0;
