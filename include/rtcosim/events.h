@@ -32,9 +32,11 @@ extern "C" {
 
 typedef uint32_t rtcosim_lp_id;
 
-/* One event as a handler sees it (read-only). */
+/* One event as a handler sees it (read-only). 128 bytes on two cache lines
+ * of its own: events of different threads never share a line, and none
+ * straddles three. */
 typedef struct rtcosim_event {
-    rtcosim_time_ns time;
+    _Alignas(64) rtcosim_time_ns time;
     uint64_t tie;            /* depth << 48 | priority << 32 | source LP (ordering key) */
     uint64_t seq;            /* per-source send order among equal (time, tie) */
     struct rtcosim_event *next; /* kernel use */

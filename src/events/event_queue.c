@@ -122,7 +122,7 @@ bool event_pool_reserve(event_pool *p, size_t events)
     while (p->free_cap - p->free_count < events)
         if (!event_pool_grow(p))
             return false;
-    rtcosim_event *chunk = malloc(events * sizeof *chunk);
+    rtcosim_event *chunk = aligned_alloc(64, events * sizeof *chunk);
     if (!chunk)
         return false;
     p->chunks[p->chunk_count++] = chunk;

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,17 @@ void rtcosim_events_free(rtcosim_events *sim)
     free(sim);
 }
 
+void *kernel_calloc_lines(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = (count * size + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 rtcosim_status rtcosim_events_add_lp(rtcosim_events *sim, const char *name,
                                      const rtcosim_lp_model *model, void *state,
                                      uint32_t group, rtcosim_lp_id *out, rtcosim_error *err)
@@ -80,7 +92,7 @@ rtcosim_status rtcosim_events_add_lp(rtcosim_events *sim, const char *name,
         sim->lps = lps;
         sim->lp_capacity = cap;
     }
-    rtcosim_lp *lp = calloc(1, sizeof *lp);
+    rtcosim_lp *lp = kernel_calloc_lines(1, sizeof *lp);
     char *copy = strdup(name);
     if (!lp || !copy) {
         free(lp);

@@ -26,8 +26,14 @@ typedef enum event_route {
 
 typedef struct worker worker;
 
+/* Zeroed memory on cache lines of its own, for what one thread writes often
+ * and sits next to another thread's (freed with free). */
+void *kernel_calloc_lines(size_t count, size_t size);
+
 struct rtcosim_lp {
-    rtcosim_events *sim;
+    /* on lines of its own: written on every event of the LP, and LPs next
+     * to each other in memory may run on different threads */
+    _Alignas(64) rtcosim_events *sim;
     worker *worker; /* context executing this LP's handlers */
     rtcosim_lp_id id;
     uint32_t group;

@@ -486,7 +486,7 @@ rtcosim_status conservative_setup(rtcosim_events *sim, unsigned T, bool async,
         w->index = t;
         w->outbox_head = calloc(2 * (size_t)T, sizeof *w->outbox_head);
         w->outbox_tail = calloc(2 * (size_t)T, sizeof *w->outbox_tail);
-        w->ring_tail = calloc(T, sizeof *w->ring_tail);
+        w->ring_tail = kernel_calloc_lines(T, sizeof *w->ring_tail);
         spin_wait_init(&w->wait, 10 * SPIN_WAIT_MIN_NS);
         ok = w->outbox_head && w->outbox_tail && w->ring_tail &&
              event_pool_reserve(&w->pool, owned * 4 / T + 4096);

@@ -310,7 +310,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     sh.ahead_max = ahead > RTCOSIM_TIME_MAX / 16 ? RTCOSIM_TIME_MAX : 16 * ahead;
     sim->worker_count = T;
     sim->workers = aligned_alloc(64, T * sizeof *sim->workers);
-    spec_thread *ths = calloc(T, sizeof *ths);
+    spec_thread *ths = kernel_calloc_lines(T, sizeof *ths);
     sh.rings = aligned_alloc(64, (size_t)T * T * sizeof *sh.rings);
     sh.pub = aligned_alloc(64, T * sizeof *sh.pub);
     pthread_t *threads = calloc(T, sizeof *threads);
@@ -336,7 +336,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         ths[t].fossil_gvt = o->start_time;
         ths[t].fossil_real = o->start_time;
         ths[t].lazy = !o->aggressive_cancellation && kernel_dist_size(sim) <= 1;
-        ths[t].ring_tail = calloc(T, sizeof *ths[t].ring_tail);
+        ths[t].ring_tail = kernel_calloc_lines(T, sizeof *ths[t].ring_tail);
         ths[t].lps = malloc((sim->lp_count + 1) * sizeof *ths[t].lps);
         ths[t].cons = malloc((sim->lp_count + 1) * sizeof *ths[t].cons);
         memset(&sh.pub[t], 0, sizeof sh.pub[t]);

@@ -212,7 +212,9 @@ typedef struct spec_shared {
 } spec_shared;
 
 typedef struct spec_thread {
-    worker *w;
+    /* the threads' structs sit in an array and are written on every event:
+     * each on lines of its own, or the two threads write one line */
+    _Alignas(64) worker *w;
     spec_shared *sh;
     spec_record *cur; /* record of the event being processed */
     rtcosim_event **cancel;
