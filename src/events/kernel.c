@@ -36,7 +36,7 @@ int rtcosim_scheduler_parse(const char *text, rtcosim_scheduler *out)
 rtcosim_status rtcosim_events_create(rtcosim_events **out, rtcosim_error *err)
 {
     *out = NULL;
-    rtcosim_events *sim = calloc(1, sizeof *sim);
+    rtcosim_events *sim = kernel_calloc_lines(1, sizeof *sim);
     if (!sim)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     sim->link_all = -1;

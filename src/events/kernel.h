@@ -98,16 +98,20 @@ struct rtcosim_events {
     struct spsc_ring *rings;                    /* [threads * threads], s -> t at s * T + t */
     struct padded_time *promises;               /* [threads] */
     rtcosim_time_ns *lookahead_direct;          /* [threads * threads] */
-    _Atomic int abort_run;
-    _Atomic uint32_t epoch;    /* bumped on every promise: what blocked threads sleep on */
-    _Atomic uint32_t sleepers; /* threads asleep on epoch */
-    _Atomic int64_t epoch_changed_at; /* monotonic ns of a bump seen by sleepers */
     struct spec_shared *spec; /* speculative scheduler's shared state */
     struct spec_prediction_decl *predictions; /* rtcosim_events_add_prediction */
     size_t prediction_count;
     struct dist_state *dist; /* rtcosim_events_set_transport (sched_distributed.c) */
+    /* What the threads write while running, each on a line of its own, away
+     * from the fields above that every send reads (the struct is allocated
+     * 64-byte aligned): the conservative scheduler's wake-up word, bumped
+     * on every promise, and the progress clock. */
+    _Alignas(64) _Atomic int abort_run;
+    _Atomic uint32_t epoch;    /* bumped on every promise: what blocked threads sleep on */
+    _Atomic uint32_t sleepers; /* threads asleep on epoch */
+    _Atomic int64_t epoch_changed_at; /* monotonic ns of a bump seen by sleepers */
     /* rtcosim_events_progress: an LP clock, stored every 1024 events of an LP */
-    _Atomic rtcosim_time_ns progress_time;
+    _Alignas(64) _Atomic rtcosim_time_ns progress_time;
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */
