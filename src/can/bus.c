@@ -31,6 +31,7 @@ typedef struct can_tx_request {
 typedef struct can_pending {
     uint64_t arbitration; /* lower wins */
     rtcosim_time_ns requested;
+    rtcosim_time_ns duration; /* on the wire, stuff bits included (computed once) */
     rtcosim_can_frame frame;
 } can_pending;
 
@@ -115,8 +116,7 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     memmove(&winner->queue[0], &winner->queue[1], (winner->queued - 1) * sizeof sent);
     winner->queued--;
     rtcosim_time_ns now = rtcosim_lp_now(lp);
-    rtcosim_time_ns duration =
-        (rtcosim_time_ns)rtcosim_can_frame_bits(&sent.frame, bus->config.stuffing) * bus->bit_ns;
+    rtcosim_time_ns duration = sent.duration;
     bus->busy = true;
     bus->stats.frames++;
     bus->stats.busy_ns += duration;
@@ -174,7 +174,7 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
                             n->queued, rtcosim_time_to_seconds(ev->time), req.frame.id);
             return RTCOSIM_OK;
         }
-        can_pending p = {arbitration_key(&req.frame), ev->time, req.frame};
+        can_pending p = {arbitration_key(&req.frame), ev->time, duration, req.frame};
         uint32_t i = n->queued;
         /* the controller sends its lowest identifier first; equal ones in order */
         while (i > 0 && n->queue[i - 1].arbitration > p.arbitration) {
