@@ -176,11 +176,8 @@ typedef struct rtcosim_run_options {
      * (Gafni 1988): the sends wait until the event is processed again, and
      * those it sends again identically (same time, order key, receiver,
      * type and payload) stand, so their receivers are not rolled back; only
-     * the others are cancelled then. An LP whose re-sent events rarely equal
-     * the waiting ones switches to aggressive for a while (see
-     * rtcosim_lp_speculation.aggressive_rollbacks). Results are the same
-     * either way. Over MPI ranks, and into LPs with predicted streams,
-     * always aggressive. */
+     * the others are cancelled then. Results are the same either way. Over
+     * MPI ranks, and into LPs with predicted streams, always aggressive. */
     bool aggressive_cancellation;
     /* over ranks: see rtcosim_rank_sync; with `threads` > 1 each rank
      * spreads its LPs over that many threads (conservative, asynchronous) */
@@ -295,11 +292,6 @@ typedef struct rtcosim_lp_speculation {
     uint64_t coasted;       /* kept events re-executed to rebuild a state between snapshots */
     uint64_t anti_messages; /* sent events cancelled */
     uint64_t reused;        /* sends kept by lazy cancellation (see run options) */
-    /* rollbacks that cancelled at once although lazy cancellation was on:
-     * the LP's re-sent events had rarely equalled the waiting ones (under 1
-     * in 5 of its last 16), so it cancels aggressively for 64 rollbacks,
-     * then tries lazily again (dynamic cancellation) */
-    uint64_t aggressive_rollbacks;
     /* rollbacks by the events they undid: 1, 2-3, 4-7, 8-15, ..., >= 128 */
     uint64_t depth_hist[RTCOSIM_SPEC_DEPTH_BINS];
     uint64_t predicted;     /* predicted input events processed */

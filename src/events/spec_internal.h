@@ -107,12 +107,6 @@ typedef struct spec_lp {
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
     uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
     uint64_t reused;  /* sends kept by lazy cancellation */
-    /* dynamic cancellation (spec_rollback.c): waiting sends kept and
-     * cancelled in the current window; off: cancelling aggressively for
-     * `probe` more rollbacks */
-    uint32_t lazy_hits, lazy_misses, lazy_probe;
-    bool lazy_off;
-    uint64_t aggressive_rollbacks; /* rollbacks while lazy_off */
     uint64_t depth_hist[SPEC_DEPTH_BINS];
     uint64_t checked;          /* predictions compared with their real event */
     double error_sq, error_max; /* of those */
@@ -169,10 +163,6 @@ enum {
     /* the adaptive interval (default for large snapshots): re-decided every
      * CKPT_WINDOW events of an LP, between 1 and CKPT_MAX */
     CKPT_WINDOW = 128, CKPT_MAX = 32,
-    /* dynamic cancellation: an LP decides every LAZY_WINDOW waiting sends
-     * settled; under 1 in LAZY_MIN_RATIO kept, it cancels aggressively for
-     * its next LAZY_PROBE rollbacks, then tries lazily again */
-    LAZY_WINDOW = 16, LAZY_MIN_RATIO = 5, LAZY_PROBE = 64,
     /* adaptive optimism: re-decided after ADAPT_EVENTS processed events */
     ADAPT_EVENTS = 8192,
 };

@@ -124,31 +124,10 @@ void spec_lazy_begin(spec_thread *th, spec_lp *s, const rtcosim_event *ev)
     th->lazy_old = s->lazy_count ? lazy_take(s, ev) : NULL;
 }
 
-/* Dynamic cancellation (Rajan & Wilsey's switch between lazy and
- * aggressive): waiting sends cost a cascade when they turn out wrong, since
- * their receivers keep running on them. An LP whose re-processed events
- * rarely send the same again (PHOLD's, drawn from the random stream) is
- * better cancelled at once: under 1 in LAZY_MIN_RATIO kept over a window,
- * it cancels aggressively for LAZY_PROBE rollbacks, then tries again. */
-static void lazy_tally(spec_lp *s, uint32_t hits, uint32_t misses)
-{
-    s->lazy_hits += hits;
-    s->lazy_misses += misses;
-    if (s->lazy_hits + s->lazy_misses < LAZY_WINDOW)
-        return;
-    s->lazy_off = (uint64_t)s->lazy_hits * LAZY_MIN_RATIO < s->lazy_hits + s->lazy_misses;
-    s->lazy_probe = 0;
-    s->lazy_hits = s->lazy_misses = 0;
-}
-
 rtcosim_status spec_lazy_end(spec_thread *th, rtcosim_lp *lp, rtcosim_error *err)
 {
     rtcosim_event *left = th->lazy_old;
     th->lazy_old = NULL;
-    uint32_t n = 0;
-    for (const rtcosim_event *e = left; e; e = e->next)
-        n++;
-    lazy_tally(lp->spec, 0, n);
     return cancel_chain(th, lp, left, err);
 }
 
@@ -180,10 +159,8 @@ static bool settle_key(spec_thread *th, rtcosim_lp *lp, rtcosim_event **chain,
             old->next = *reused;
             *reused = old;
             lp->spec->reused++;
-            lazy_tally(lp->spec, 1, 0);
             return true;
         }
-        lazy_tally(lp->spec, 0, 1);
         if (*st == RTCOSIM_OK)
             *st = spec_cancel_sent(th, lp, old, err);
         return false;
@@ -238,9 +215,8 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
         restore_point = *r;
         s->count--;
         rtcosim_event *ev = restore_point.ev;
-        rtcosim_status cs = th->lazy && !s->lazy_off && ev != key
-                                ? lazy_keep(th, lp, ev, r->sent, err)
-                                : cancel_chain(th, lp, r->sent, err);
+        rtcosim_status cs = th->lazy && ev != key ? lazy_keep(th, lp, ev, r->sent, err)
+                                                  : cancel_chain(th, lp, r->sent, err);
         if (st == RTCOSIM_OK)
             st = cs;
         ev->reserved_ &= ~EV_PROCESSED;
@@ -256,11 +232,6 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
     if (undone == 0)
         return st;
     s->rollbacks++;
-    if (s->lazy_off) {
-        s->aggressive_rollbacks++;
-        if (++s->lazy_probe >= LAZY_PROBE)
-            s->lazy_off = false; /* try lazily again */
-    }
     s->rolled_back += undone;
     th->undone += undone;
     s->depth_hist[depth_bin(undone)]++;

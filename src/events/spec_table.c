@@ -33,9 +33,6 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
     s->coasted = s->reused = 0;
     s->lazy_count = 0;
-    s->lazy_hits = s->lazy_misses = s->lazy_probe = 0;
-    s->lazy_off = false;
-    s->aggressive_rollbacks = 0;
     s->win_events = s->win_snaps = 0;
     s->win_coasted = 0;
     memset(s->depth_hist, 0, sizeof s->depth_hist);

@@ -303,7 +303,6 @@ static void instance_reset(instance *in)
 typedef struct totals {
     uint64_t runs, rollbacks, rolled_back, coasted, anti_messages;
     uint64_t reused[RULES]; /* sends kept by lazy cancellation, per send rule */
-    uint64_t switched[RULES]; /* rollbacks of lazy runs that cancelled at once */
     uint64_t events, failures;
 } totals;
 
@@ -347,7 +346,7 @@ static void run_and_compare(instance *in, const rtcosim_run_options *o, const st
                  ref_stats->events);
     if (o->scheduler != RTCOSIM_SCHEDULER_SPECULATIVE)
         return;
-    uint64_t reused = 0, switched = 0;
+    uint64_t reused = 0;
     for (unsigned i = 0; i < in->w.lps; i++) {
         rtcosim_lp_speculation s;
         assert_int_equal(rtcosim_events_lp_speculation(in->sim, i, &s, &err), RTCOSIM_OK);
@@ -360,20 +359,12 @@ static void run_and_compare(instance *in, const rtcosim_run_options *o, const st
         t->coasted += s.coasted;
         t->anti_messages += s.anti_messages;
         reused += s.reused;
-        switched += s.aggressive_rollbacks;
-        if (s.aggressive_rollbacks > s.rollbacks)
-            MISMATCH("%s: lp%u: %" PRIu64 " aggressive rollbacks of %" PRIu64, what, i,
-                     s.aggressive_rollbacks, s.rollbacks);
     }
     if (reused != stats.reused)
         MISMATCH("%s: run reused %" PRIu64 ", LPs %" PRIu64, what, stats.reused, reused);
     if (o->aggressive_cancellation && reused != 0)
         MISMATCH("%s: aggressive cancellation reused %" PRIu64 " sends", what, reused);
     t->reused[in->w.rule] += reused;
-    if (o->aggressive_cancellation && switched != 0)
-        MISMATCH("%s: aggressive cancellation counted %" PRIu64 " switched rollbacks", what,
-                 switched);
-    t->switched[in->w.rule] += switched;
 }
 
 static void stress_seed(uint64_t seed, send_rule rule, rtcosim_time_ns stop, totals *t)
@@ -437,14 +428,6 @@ static void random_models_commit_the_sequential_history(void **state)
     /* lazy cancellation kept sends where a straggler leaves some unchanged */
     assert_true(t.reused[SENDS_FROM_EVENT] > 0);
     assert_true(t.reused[SENDS_MIXED] > 0);
-    /* dynamic cancellation: where the sends follow the state, re-sent ones
-     * rarely equal the waiting ones and LPs switched to cancelling at once;
-     * where they follow the event alone, much less */
-    print_message("rollbacks switched to aggressive by rule: state %" PRIu64 ", event %" PRIu64
-                  ", grid %" PRIu64 ", mixed %" PRIu64 "\n", t.switched[0], t.switched[1],
-                  t.switched[2], t.switched[3]);
-    assert_true(t.switched[SENDS_FROM_STATE] > 0);
-    assert_true(t.switched[SENDS_FROM_STATE] > t.switched[SENDS_FROM_EVENT]);
 }
 
 /* ---- minimal: a conservative LP P (no state saving) ticking every 1 us,
