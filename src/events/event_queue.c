@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "event_queue.h"
+#include "util/array.h"
 
 /* The entries start 3 slots into a 128-byte aligned block, so that the four
  * children of every node (4i+1 .. 4i+4) fill exactly one aligned line pair. */
@@ -100,13 +101,7 @@ rtcosim_event *event_heap_pop(event_heap *h)
 
 bool event_pool_grow(event_pool *p)
 {
-    size_t cap = p->free_cap ? 2 * p->free_cap : 4096;
-    rtcosim_event **f = realloc(p->free, cap * sizeof *f);
-    if (!f)
-        return false;
-    p->free = f;
-    p->free_cap = cap;
-    return true;
+    return util_array_reserve(&p->free, p->free_count, &p->free_cap, sizeof *p->free, 4096);
 }
 
 bool event_pool_reserve(event_pool *p, size_t events)
@@ -119,9 +114,9 @@ bool event_pool_reserve(event_pool *p, size_t events)
         p->chunks = c;
         p->chunk_capacity = cap;
     }
-    while (p->free_cap - p->free_count < events)
-        if (!event_pool_grow(p))
-            return false;
+    if (events && !util_array_reserve(&p->free, p->free_count + events - 1, &p->free_cap,
+                                      sizeof *p->free, 4096))
+        return false;
     rtcosim_event *chunk = aligned_alloc(64, events * sizeof *chunk);
     if (!chunk)
         return false;

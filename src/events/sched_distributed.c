@@ -14,6 +14,7 @@
 
 #include "dist_internal.h"
 #include "spec_internal.h"
+#include "util/array.h"
 
 static void dist_free(struct dist_state *d)
 {
@@ -196,17 +197,7 @@ rtcosim_time_ns dist_lookahead_to(const rtcosim_events *sim, int to)
 
 bool dist_buffer_reserve(dist_buffer *b, size_t more)
 {
-    if (b->used + more <= b->capacity)
-        return true;
-    size_t cap = b->capacity ? b->capacity : 4096;
-    while (cap < b->used + more)
-        cap *= 2;
-    unsigned char *p = realloc(b->data, cap);
-    if (!p)
-        return false;
-    b->data = p;
-    b->capacity = cap;
-    return true;
+    return more == 0 || util_array_reserve(&b->data, b->used + more - 1, &b->capacity, 1, 4096);
 }
 
 rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)

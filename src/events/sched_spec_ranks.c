@@ -16,6 +16,7 @@
 
 #include "dist_internal.h"
 #include "spec_internal.h"
+#include "util/array.h"
 
 enum {
     GVT_LOOPS = 64, /* scheduler loops (each up to 16 events) between GVT reductions */
@@ -153,14 +154,8 @@ rtcosim_status spec_ranks_send(worker *w, rtcosim_event *ev, bool anti, rtcosim_
     }
     ev->reserved_ |= EV_REMOTE;
     w->cross++;
-    if (s->sent_count == s->sent_cap) {
-        size_t cap = s->sent_cap ? 2 * s->sent_cap : 4096;
-        rtcosim_event **p = realloc(s->sent, cap * sizeof *p);
-        if (!p)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
-        s->sent = p;
-        s->sent_cap = cap;
-    }
+    if (!util_array_reserve(&s->sent, s->sent_count, &s->sent_cap, sizeof *s->sent, 4096))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     s->sent[s->sent_count++] = ev;
     return RTCOSIM_OK;
 }

@@ -191,17 +191,8 @@ static void thread_loop(spec_thread *th)
              * runs (its flags are the first thing the next turn reads) */
             if (w->heap.count)
                 __builtin_prefetch(w->heap.entries[0].ev);
-            spec_lp *sl;
-            /* (the LP's spec record is cold too: only read when some LP of
-             * this thread runs conservatively) */
-            if (th->cons_count && (sl = sim->lps[ev->dst]->spec)->conservative) {
-                /* waits with its LP's other held events until safe */
-                if (!event_heap_push(&sl->held, ev)) {
-                    spec_fail(th, rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory"));
-                    return;
-                }
-                continue;
-            }
+            /* (an LP that runs conservatively has its events in its own
+             * queue from the start: spec_hold) */
             st = process_one(th, ev, err);
             if (st != RTCOSIM_OK) {
                 spec_fail(th, st);

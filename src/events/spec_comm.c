@@ -6,6 +6,7 @@
 
 #include "rtcosim/events_dist.h"
 #include "spec_internal.h"
+#include "util/array.h"
 
 /* Sequentially consistent on both sides: a sleeper counts itself in
  * `sleepers` before its futex_wait checks the word, a waker bumps the word
@@ -26,21 +27,6 @@ void spec_fail(spec_thread *th, rtcosim_status st)
     th->w->failed = true;
     atomic_store(&th->sh->abort_run, 1);
     spec_wake_all(th->sh);
-}
-
-bool spec_push_vec(void **vec, size_t *count, size_t *cap, size_t elem, const void *item)
-{
-    if (*count == *cap) {
-        size_t c = *cap ? 2 * *cap : 256;
-        void *p = realloc(*vec, c * elem);
-        if (!p)
-            return false;
-        *vec = p;
-        *cap = c;
-    }
-    memcpy((char *)*vec + *count * elem, item, elem);
-    (*count)++;
-    return true;
 }
 
 /* ---- rings ---- */
@@ -75,10 +61,12 @@ static bool take_rings(spec_thread *th)
         spec_ring *r = &sh->rings[(size_t)s * T + me];
         size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
         size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-        for (; head != tail; head++)
-            if (!spec_push_vec((void **)&th->inbox, &th->inbox_count, &th->inbox_cap,
-                          sizeof *th->inbox, &r->slots[head & (RING_CAPACITY - 1)]))
+        for (; head != tail; head++) {
+            if (!util_array_reserve(&th->inbox, th->inbox_count, &th->inbox_cap,
+                                    sizeof *th->inbox, 256))
                 return false;
+            th->inbox[th->inbox_count++] = r->slots[head & (RING_CAPACITY - 1)];
+        }
         atomic_store_explicit(&r->head, head, memory_order_release);
     }
     return true;

@@ -253,8 +253,6 @@ typedef struct spec_thread {
 void spec_wake_all(spec_shared *sh);
 /* Abort the run from this thread (its error is in th->w->err). */
 void spec_fail(spec_thread *th, rtcosim_status st);
-/* Append an item to a growing array (false: out of memory). */
-bool spec_push_vec(void **vec, size_t *count, size_t *cap, size_t elem, const void *item);
 /* Make what this thread put in its rings visible to the receivers. */
 void spec_publish_rings(spec_thread *th);
 /* Send an event (or, anti, its anti-message) to thread `to`. */

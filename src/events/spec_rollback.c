@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "spec_internal.h"
+#include "util/array.h"
 
 /* ---- rollback and cancellation ---- */
 
@@ -16,9 +17,10 @@ rtcosim_status spec_cancel_sent(spec_thread *th, rtcosim_lp *lp, rtcosim_event *
         return spec_ranks_send(th->w, ev, true, err);
     unsigned t = sim->lp_thread[ev->dst];
     if (t == th->w->index) {
-        if (!spec_push_vec((void **)&th->cancel, &th->cancel_count, &th->cancel_cap,
-                      sizeof *th->cancel, &ev))
+        if (!util_array_reserve(&th->cancel, th->cancel_count, &th->cancel_cap,
+                                sizeof *th->cancel, 256))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+        th->cancel[th->cancel_count++] = ev;
         return RTCOSIM_OK;
     }
     return spec_ring_send(th, ev, true, t, err);
@@ -88,10 +90,12 @@ static rtcosim_status lazy_keep(spec_thread *th, rtcosim_lp *lp, rtcosim_event *
         }
     }
     spec_lp *s = lp->spec;
-    spec_lazy item = {ev, keep, ev->time};
-    if (keep && !spec_push_vec((void **)&s->lazy, &s->lazy_count, &s->lazy_cap, sizeof item,
-                               &item) && st == RTCOSIM_OK)
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    if (!keep)
+        return st;
+    if (!util_array_reserve(&s->lazy, s->lazy_count, &s->lazy_cap, sizeof *s->lazy, 16))
+        return st != RTCOSIM_OK ? st
+                                : rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
+    s->lazy[s->lazy_count++] = (spec_lazy){ev, keep, ev->time};
     return st;
 }
 

@@ -12,6 +12,7 @@
 
 #include "launched.h"
 #include "rtcosim/mpi.h"
+#include "util/array.h"
 
 /* A point-to-point send in flight (req != MPI_REQUEST_NULL) or free. */
 typedef struct send_slot {
@@ -145,16 +146,8 @@ static send_slot *free_slot(mpi_ctx *c, size_t bytes)
         c->slots = grown;
         c->slot_count = n;
     }
-    if (s->capacity < bytes) {
-        size_t cap = s->capacity ? s->capacity : 4096;
-        while (cap < bytes)
-            cap *= 2;
-        unsigned char *p = realloc(s->data, cap);
-        if (!p)
-            return NULL;
-        s->data = p;
-        s->capacity = cap;
-    }
+    if (bytes && !util_array_reserve(&s->data, bytes - 1, &s->capacity, 1, 4096))
+        return NULL;
     return s;
 }
 
@@ -192,16 +185,8 @@ static rtcosim_status mpi_receive(void *context, bool wait, int *from, const voi
         return RTCOSIM_OK;
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
-    if ((size_t)count > c->in_capacity) {
-        size_t cap = c->in_capacity ? c->in_capacity : 4096;
-        while (cap < (size_t)count)
-            cap *= 2;
-        unsigned char *p = realloc(c->in, cap);
-        if (!p)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "mpi: out of memory for a message");
-        c->in = p;
-        c->in_capacity = cap;
-    }
+    if (count > 0 && !util_array_reserve(&c->in, (size_t)count - 1, &c->in_capacity, 1, 4096))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "mpi: out of memory for a message");
     rc = MPI_Recv(c->in, count, MPI_BYTE, status.MPI_SOURCE, TAG_MESSAGE, MPI_COMM_WORLD,
                   MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)

@@ -1,6 +1,8 @@
 /* Growing a heap array by doubling, shared by the layers that collect items
  * of unknown number while reading or configuring (SSP descriptions, CAN
- * nodes and filters). Setup-time only: nothing calls it while a run steps. */
+ * nodes and filters), and by the event kernel's buffers that grow to their
+ * steady size during a run (queues of messages, the free events, batches
+ * for other ranks): amortized, nothing is allocated once they are warm. */
 #ifndef RTCOSIM_UTIL_ARRAY_H
 #define RTCOSIM_UTIL_ARRAY_H
 

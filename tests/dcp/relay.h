@@ -22,6 +22,13 @@ typedef struct relay_config {
     unsigned seed;
 } relay_config;
 
+/* A drop rule that cuts the network: after `cut` datagrams (both
+ * directions) nothing passes. Pass relay_cut with a relay_cutter. */
+typedef struct relay_cutter {
+    unsigned seen, cut;
+} relay_cutter;
+bool relay_cut(void *context, bool to_slave, const uint8_t *pdu, size_t size);
+
 typedef struct relay relay;
 
 /* Start the relay thread; *front_port is where the master sends. */

@@ -156,25 +156,14 @@ static void test_remote_partner_equals_local_partner_over_impaired_network(void 
 
 /* After `cut` datagrams the relay forwards nothing more: the slave is gone
  * for the master. */
-typedef struct cutter {
-    unsigned seen, cut;
-} cutter;
-
-static bool cut(void *ctx, bool to_slave, const uint8_t *pdu, size_t size)
-{
-    (void)to_slave, (void)pdu, (void)size;
-    cutter *c = ctx;
-    return ++c->seen > c->cut;
-}
-
 static void test_network_cut_makes_partner_lost_and_real_time_part_runs_on(void **state)
 {
     (void)state;
     static outcome o;
     served s;
     start_slave_with(&s, mass1, 0);
-    cutter c = {.cut = 400}; /* configuration, initialization and some 40 steps */
-    relay_config cfg = {.slave_port = rtcosim_dcp_slave_port(s.slave), .drop = cut,
+    relay_cutter c = {.cut = 400}; /* configuration, initialization and some 40 steps */
+    relay_config cfg = {.slave_port = rtcosim_dcp_slave_port(s.slave), .drop = relay_cut,
                         .drop_context = &c};
     uint16_t front;
     relay *r = relay_start(&cfg, &front);

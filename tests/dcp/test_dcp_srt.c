@@ -310,17 +310,6 @@ static void test_srt_partner_late_data_are_estimated_and_graded(void **state)
            o.records_resolved, (double)o.summary.max_lag / 1e6);
 }
 
-typedef struct cutter {
-    unsigned seen, cut;
-} cutter;
-
-static bool cut(void *ctx, bool to_slave, const uint8_t *pdu, size_t size)
-{
-    (void)to_slave, (void)pdu, (void)size;
-    cutter *c = ctx;
-    return ++c->seen > c->cut;
-}
-
 /* After 150 datagrams (configuration, initialization, some 50 SRT steps)
  * nothing passes: the partner is lost after the partner timeout, the
  * real-time part runs to the stop on estimates, every frame is kept. */
@@ -330,8 +319,8 @@ static void test_srt_partner_behind_a_cut_network_is_lost_and_rows_are_kept(void
     static outcome o;
     served s;
     start_slave_with(&s, mass1, 0);
-    cutter c = {.cut = 150};
-    relay_config cfg = {.slave_port = rtcosim_dcp_slave_port(s.slave), .drop = cut,
+    relay_cutter c = {.cut = 150};
+    relay_config cfg = {.slave_port = rtcosim_dcp_slave_port(s.slave), .drop = relay_cut,
                         .drop_context = &c};
     uint16_t front;
     relay *r = relay_start(&cfg, &front);
