@@ -20,7 +20,8 @@
  * cross threads: its error (checked against the same tolerance), the
  * predicted events it processed and its speed (`network_*`). A sixth run
  * repeats Tc = 0 with aggressive cancellation (`aggressive_*`, and the ratio
- * of anti-messages) against the default lazy cancellation. max_ahead: the scheduler's adaptive default
+ * of anti-messages) against the default lazy cancellation. max_ahead: the
+ * scheduler's adaptive default
  * unless given (then fixed). Then B8's co-simulation case, the master's
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
@@ -46,6 +47,17 @@ static const char *const case_names[CASE_COUNT] = {"sequential", "conservative 2
 
 #define BENCH_THRESHOLD 0.1
 #define BENCH_TOLERANCE 1e-2
+
+/* One machine-readable line of this bench: speculate.n<N>.<what>. */
+static void figure(unsigned n, const char *what, double value, const char *unit)
+{
+    char name[96];
+    snprintf(name, sizeof name, "speculate.n%u.%s", n, what);
+    bench_figure(name, value, unit);
+}
+
+/* a / b, 0 where b is 0 (a case that did not run) */
+static double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 static int usage(void)
 {
@@ -182,48 +194,35 @@ static int run_speculate_bench(int argc, char **argv)
                " and conservative: %s; Tc=%g within"
                " %g of conservative: %s\n", n, identical ? "yes" : "NO", BENCH_THRESHOLD,
                BENCH_TOLERANCE, within ? "yes" : "NO");
-        char name[64];
-        snprintf(name, sizeof name, "speculate.n%u.speedup_vs_sequential", n);
-        bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_THRESHOLD], "x");
-        snprintf(name, sizeof name, "speculate.n%u.speedup_vs_conservative", n);
-        bench_figure(name, median[CASE_CONSERVATIVE] / median[CASE_THRESHOLD], "x");
-        snprintf(name, sizeof name, "speculate.n%u.max_rel_error", n);
-        bench_figure(name, error[CASE_THRESHOLD], "ratio");
-        snprintf(name, sizeof name, "speculate.n%u.rollbacks", n);
-        bench_figure(name, (double)last[CASE_THRESHOLD].rollbacks, "count");
-        snprintf(name, sizeof name, "speculate.n%u.efficiency", n);
-        bench_figure(name, last[CASE_THRESHOLD].processed
-                               ? (double)last[CASE_THRESHOLD].events /
-                                     (double)last[CASE_THRESHOLD].processed
-                               : 0.0, "ratio");
+        const rtcosim_run_stats *tc = &last[CASE_THRESHOLD];
+        figure(n, "speedup_vs_sequential",
+               ratio(median[CASE_SEQUENTIAL], median[CASE_THRESHOLD]), "x");
+        figure(n, "speedup_vs_conservative",
+               ratio(median[CASE_CONSERVATIVE], median[CASE_THRESHOLD]), "x");
+        figure(n, "max_rel_error", error[CASE_THRESHOLD], "ratio");
+        figure(n, "rollbacks", (double)tc->rollbacks, "count");
+        figure(n, "efficiency", ratio((double)tc->events, (double)tc->processed), "ratio");
         /* CPU time per committed event over the sequential run's: the cost of
          * speculation itself, robust to other load on the machine (2 free
          * cores can give at most 2 / this ratio) */
-        snprintf(name, sizeof name, "speculate.n%u.cpu_per_event_vs_sequential", n);
-        bench_figure(name, cpu_ev[CASE_SEQUENTIAL] > 0 ? cpu_ev[CASE_THRESHOLD] /
-                                                             cpu_ev[CASE_SEQUENTIAL] : 0.0, "x");
-        snprintf(name, sizeof name, "speculate.n%u.tc0_cpu_per_event_vs_sequential", n);
-        bench_figure(name, cpu_ev[CASE_SEQUENTIAL] > 0 ? cpu_ev[CASE_SPECULATIVE] /
-                                                             cpu_ev[CASE_SEQUENTIAL] : 0.0, "x");
-        snprintf(name, sizeof name, "speculate.n%u.tc0_speedup_vs_sequential", n);
-        bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_SPECULATIVE], "x");
+        figure(n, "cpu_per_event_vs_sequential",
+               ratio(cpu_ev[CASE_THRESHOLD], cpu_ev[CASE_SEQUENTIAL]), "x");
+        figure(n, "tc0_cpu_per_event_vs_sequential",
+               ratio(cpu_ev[CASE_SPECULATIVE], cpu_ev[CASE_SEQUENTIAL]), "x");
+        figure(n, "tc0_speedup_vs_sequential",
+               ratio(median[CASE_SEQUENTIAL], median[CASE_SPECULATIVE]), "x");
         /* lazy cancellation (the default) against aggressive, both Tc = 0 */
-        snprintf(name, sizeof name, "speculate.n%u.aggressive_speedup_vs_sequential", n);
-        bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_AGGRESSIVE], "x");
-        snprintf(name, sizeof name, "speculate.n%u.tc0_anti_messages_lazy_vs_aggressive", n);
-        bench_figure(name, last[CASE_AGGRESSIVE].anti_messages
-                               ? (double)last[CASE_SPECULATIVE].anti_messages /
-                                     (double)last[CASE_AGGRESSIVE].anti_messages
-                               : 0.0, "ratio");
+        figure(n, "aggressive_speedup_vs_sequential",
+               ratio(median[CASE_SEQUENTIAL], median[CASE_AGGRESSIVE]), "x");
+        figure(n, "tc0_anti_messages_lazy_vs_aggressive",
+               ratio((double)last[CASE_SPECULATIVE].anti_messages,
+                     (double)last[CASE_AGGRESSIVE].anti_messages), "ratio");
         /* the scheme of predicted streams at work: their error, and speed */
-        snprintf(name, sizeof name, "speculate.n%u.network_max_rel_error", n);
-        bench_figure(name, error[CASE_NETWORK], "ratio");
-        snprintf(name, sizeof name, "speculate.n%u.network_predicted", n);
-        bench_figure(name, (double)last[CASE_NETWORK].predicted, "count");
-        snprintf(name, sizeof name, "speculate.n%u.network_speedup_vs_sequential", n);
-        bench_figure(name, median[CASE_SEQUENTIAL] / median[CASE_NETWORK], "x");
-        snprintf(name, sizeof name, "speculate.n%u.identical_tc0", n);
-        bench_figure(name, identical ? 1 : 0, "bool");
+        figure(n, "network_max_rel_error", error[CASE_NETWORK], "ratio");
+        figure(n, "network_predicted", (double)last[CASE_NETWORK].predicted, "count");
+        figure(n, "network_speedup_vs_sequential",
+               ratio(median[CASE_SEQUENTIAL], median[CASE_NETWORK]), "x");
+        figure(n, "identical_tc0", identical ? 1 : 0, "bool");
     next:
         rtcosim_ecu_vehicle_free(v);
         rtcosim_events_free(sim);
