@@ -21,8 +21,7 @@
  * predicted events it processed and its speed (`network_*`). A sixth run
  * repeats Tc = 0 with aggressive cancellation (`aggressive_*`, and the ratio
  * of anti-messages) against the default lazy cancellation. max_ahead: the
- * scheduler's adaptive default
- * unless given (then fixed). Then B8's co-simulation case, the master's
+ * scheduler's adaptive default unless given (then fixed). Then B8's co-simulation case, the master's
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
 #include <stdio.h>

@@ -357,6 +357,26 @@ void spec_ranks_free(struct dist_state *d);
  * LP's kernel and model state; NULL with *err set when memory or the
  * model's save fails. spec_table_push_slow is its general case. */
 spec_record *spec_table_push_slow(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_error *err);
+/* Write the next record (room known) and the copies of the newest one's
+ * fields; `end`: where the live snapshot bytes end after it. */
+static inline spec_record *spec_table_append(spec_lp *s, rtcosim_event *ev, size_t state_off,
+                                             uint32_t ckpt_dist, size_t end)
+{
+    spec_record *r = &s->rec[(s->head + s->count) & (s->cap - 1)];
+    r->ev = ev;
+    r->sent = NULL;
+    r->time = ev->time;
+    r->state_off = (uint32_t)state_off;
+    r->ckpt_dist = ckpt_dist;
+    s->count++;
+    /* the next record's line is usually cold (the ring is as long as the
+     * events since GVT): fetch it for writing now, not at the next event */
+    __builtin_prefetch(&s->rec[(s->head + s->count) & (s->cap - 1)], 1);
+    s->last_time = r->time;
+    s->last_ckpt_dist = ckpt_dist;
+    s->last_end = end;
+    return r;
+}
 static inline spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev,
                                            rtcosim_error *err)
 {
@@ -367,18 +387,8 @@ static inline spec_record *spec_table_push(rtcosim_lp *lp, rtcosim_event *ev,
         s->win_events + 1 >= CKPT_WINDOW)
         return spec_table_push_slow(lp, ev, err);
     s->win_events++;
-    spec_record *r = &s->rec[(s->head + s->count) & (s->cap - 1)];
-    r->ev = ev;
-    r->sent = NULL;
-    r->time = ev->time;
-    r->state_off = (uint32_t)s->last_end; /* empty, at the tail */
-    r->ckpt_dist = ++s->last_ckpt_dist;
-    s->count++;
-    /* the next record's line is usually cold (the ring is as long as the
-     * events since GVT): fetch it for writing now, not at the next event */
-    __builtin_prefetch(&s->rec[(s->head + s->count) & (s->cap - 1)], 1);
-    s->last_time = r->time;
-    return r;
+    /* no snapshot: empty, at the tail of the live bytes */
+    return spec_table_append(s, ev, s->last_end, s->last_ckpt_dist + 1, s->last_end);
 }
 /* Write the LP's kernel state and model state back from a record that holds
  * a snapshot (ckpt_dist 0). */

@@ -171,51 +171,33 @@ spec_record *spec_table_push_slow(rtcosim_lp *lp, rtcosim_event *ev, rtcosim_err
         return NULL;
     }
     /* a snapshot before every k-th event: the first record always has one */
-    bool snap = s->count == 0 || s->last_ckpt_dist + 1 >= s->ckpt_interval;
+    if (s->count > 0 && s->last_ckpt_dist + 1 < s->ckpt_interval)
+        return spec_table_append(s, ev, s->last_end, s->last_ckpt_dist + 1, s->last_end);
     size_t off = 0;
-    if (!snap) {
-        off = s->last_end; /* empty, at the tail */
-    } else if (!snapshot_slot(s, &off)) {
+    if (!snapshot_slot(s, &off)) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the rollback table");
         return NULL;
     }
-    spec_record *r = &s->rec[(s->head + s->count) & (s->cap - 1)];
-    r->ev = ev;
-    r->time = ev->time;
-    r->sent = NULL;
-    r->state_off = (uint32_t)off;
-    r->ckpt_dist = snap ? 0 : s->last_ckpt_dist + 1;
-    size_t end = off;
-    if (snap) {
-        s->win_snaps++;
-        spec_kstate k = {.now = lp->now, .depth = lp->depth, .seq = lp->seq,
-                         .processed = lp->processed};
-        memcpy(k.rng, lp->rng, sizeof k.rng);
-        unsigned char *model = s->bytes + off + sizeof k;
-        const rtcosim_lp_model *m = lp->model;
-        size_t used = 0;
-        if (m->save) {
-            rtcosim_status st = m->save(lp->state, model, s->snap_max, &used, err);
-            if (st != RTCOSIM_OK) {
-                rtcosim_error_prefix(err, "lp '%s': saving its state: ", lp->name);
-                return NULL;
-            }
-        } else if (m->state_size) {
-            memcpy(model, lp->state, m->state_size);
-            used = m->state_size;
+    s->win_snaps++;
+    spec_kstate k = {.now = lp->now, .depth = lp->depth, .seq = lp->seq,
+                     .processed = lp->processed};
+    memcpy(k.rng, lp->rng, sizeof k.rng);
+    unsigned char *model = s->bytes + off + sizeof k;
+    const rtcosim_lp_model *m = lp->model;
+    size_t used = 0;
+    if (m->save) {
+        rtcosim_status st = m->save(lp->state, model, s->snap_max, &used, err);
+        if (st != RTCOSIM_OK) {
+            rtcosim_error_prefix(err, "lp '%s': saving its state: ", lp->name);
+            return NULL;
         }
-        k.len = used;
-        memcpy(s->bytes + off, &k, sizeof k);
-        end = off + sizeof k + used;
+    } else if (m->state_size) {
+        memcpy(model, lp->state, m->state_size);
+        used = m->state_size;
     }
-    s->count++;
-    /* the next record's line is usually cold (the ring is as long as the
-     * events since GVT): fetch it for writing now, not at the next event */
-    __builtin_prefetch(&s->rec[(s->head + s->count) & (s->cap - 1)], 1);
-    s->last_time = r->time;
-    s->last_ckpt_dist = r->ckpt_dist;
-    s->last_end = end;
-    return r;
+    k.len = used;
+    memcpy(s->bytes + off, &k, sizeof k);
+    return spec_table_append(s, ev, off, 0, off + sizeof k + used);
 }
 
 rtcosim_status spec_table_restore(rtcosim_lp *lp, const spec_record *r, rtcosim_error *err)
