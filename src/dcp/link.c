@@ -52,9 +52,22 @@ rtcosim_status dcp_link_init(dcp_link *l, rtcosim_error *err)
         dcp_link_close(l);
         return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: epoll/eventfd: %s", strerror(e));
     }
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = l->wake_fd};
-    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->wake_fd, &ev);
+    dcp_link_watch(l, l->wake_fd);
     return RTCOSIM_OK;
+}
+
+void dcp_link_watch(dcp_link *l, int fd)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+uint16_t dcp_link_bound_port(int fd)
+{
+    struct sockaddr_in addr = {0};
+    socklen_t len = sizeof addr;
+    getsockname(fd, (struct sockaddr *)&addr, &len);
+    return ntohs(addr.sin_port);
 }
 
 rtcosim_status dcp_link_open_udp(dcp_link *l, const char *host, uint16_t port, rtcosim_error *err)
@@ -72,12 +85,9 @@ rtcosim_status dcp_link_open_udp(dcp_link *l, const char *host, uint16_t port, r
         return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot bind UDP %s:%u: %s", host,
                                  (unsigned)port, strerror(e));
     }
-    socklen_t len = sizeof addr;
-    getsockname(fd, (struct sockaddr *)&addr, &len);
     l->udp_fd = fd;
-    l->udp_port = ntohs(addr.sin_port);
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+    l->udp_port = dcp_link_bound_port(fd);
+    dcp_link_watch(l, fd);
     return RTCOSIM_OK;
 }
 

@@ -68,6 +68,10 @@ void dcp_link_close_conn(dcp_link *l, const dcp_peer *peer);
 /* True while the connection `peer` names is open (always true for UDP). */
 bool dcp_link_peer_open(const dcp_link *l, const dcp_peer *peer);
 void dcp_link_close(dcp_link *l);
+/* Watch fd for input in the link's epoll set. */
+void dcp_link_watch(dcp_link *l, int fd);
+/* The local port a bound socket got (the one asked for, or the kernel's). */
+uint16_t dcp_link_bound_port(int fd);
 /* Send one PDU (a datagram, or a length-prefixed frame on the connection);
  * false when it could not be sent (the caller treats it as a lost PDU). */
 bool dcp_link_send(dcp_link *l, const dcp_peer *to, const uint8_t *buf, size_t size);

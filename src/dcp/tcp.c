@@ -57,12 +57,9 @@ rtcosim_status dcp_link_listen_tcp(dcp_link *l, const char *host, uint16_t port,
         return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot listen on TCP %s:%u: %s", host,
                                  (unsigned)port, strerror(e));
     }
-    socklen_t len = sizeof addr;
-    getsockname(fd, (struct sockaddr *)&addr, &len);
     l->listen_fd = fd;
-    l->tcp_port = ntohs(addr.sin_port);
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+    l->tcp_port = dcp_link_bound_port(fd);
+    dcp_link_watch(l, fd);
     return RTCOSIM_OK;
 }
 
@@ -81,8 +78,7 @@ static int adopt(dcp_link *l, int fd, const struct sockaddr_in *addr)
         c->serial = ++l->next_serial;
         c->addr = *addr;
         c->start = c->have = 0;
-        struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-        epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+        dcp_link_watch(l, fd);
         return i;
     }
     close(fd);
