@@ -3,19 +3,55 @@
  * state_size bytes the speculative scheduler uses) and sends them in one
  * batch; rank 0 restores them into its copies, so that its model objects
  * hold the whole result, as after a single-process run (reports, checksums,
- * files are then written by rank 0 alone). */
+ * files are then written by rank 0 alone). After a speculative run the LP's
+ * statistics (rollbacks, depths, predictions) travel with its state, so that
+ * rank 0's per-LP table and CSV cover every rank's LPs. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "spec_internal.h"
 #include "rtcosim/events_dist.h"
 
 typedef struct gather_head {
-    uint32_t lp, pad;
+    uint32_t lp, has_spec; /* has_spec: a gather_spec follows the state */
     uint64_t size, processed;
     int64_t now;
 } gather_head;
+
+/* An LP's statistics of a speculative run (spec_lp's) */
+typedef struct gather_spec {
+    uint64_t processed, rollbacks, rolled_back, anti_messages, predicted, coasted, reused;
+    uint64_t checked, conservative;
+    uint64_t depth_hist[SPEC_DEPTH_BINS];
+    double error_sq, error_max;
+} gather_spec;
+
+static void spec_out(const spec_lp *s, gather_spec *g)
+{
+    *g = (gather_spec){.processed = s->processed, .rollbacks = s->rollbacks,
+                       .rolled_back = s->rolled_back, .anti_messages = s->anti_messages,
+                       .predicted = s->predicted, .coasted = s->coasted, .reused = s->reused,
+                       .checked = s->checked, .conservative = s->conservative,
+                       .error_sq = s->error_sq, .error_max = s->error_max};
+    memcpy(g->depth_hist, s->depth_hist, sizeof g->depth_hist);
+}
+
+static void spec_in(spec_lp *s, const gather_spec *g)
+{
+    s->processed = g->processed;
+    s->rollbacks = g->rollbacks;
+    s->rolled_back = g->rolled_back;
+    s->anti_messages = g->anti_messages;
+    s->predicted = g->predicted;
+    s->coasted = g->coasted;
+    s->reused = g->reused;
+    s->checked = g->checked;
+    s->conservative = g->conservative != 0;
+    s->error_sq = g->error_sq;
+    s->error_max = g->error_max;
+    memcpy(s->depth_hist, g->depth_hist, sizeof s->depth_hist);
+}
 
 static size_t snapshot_max(const rtcosim_lp *lp)
 {
@@ -29,7 +65,8 @@ static rtcosim_status save_lps(const rtcosim_events *sim, unsigned char **out, s
     size_t cap = 0;
     for (size_t i = 0; i < sim->lp_count; i++)
         if (rtcosim_events_owns(sim, (rtcosim_lp_id)i))
-            cap += sizeof(gather_head) + ((snapshot_max(sim->lps[i]) + 7) & ~(size_t)7);
+            cap += sizeof(gather_head) + ((snapshot_max(sim->lps[i]) + 7) & ~(size_t)7) +
+                   (sim->lps[i]->spec ? sizeof(gather_spec) : 0);
     unsigned char *buf = malloc(cap ? cap : 1);
     if (!buf)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
@@ -56,9 +93,16 @@ static rtcosim_status save_lps(const rtcosim_events *sim, unsigned char **out, s
                 return rtcosim_error_prefix(err, "lp '%s' save: ", lp->name);
             }
         }
-        gather_head h = {.lp = lp->id, .size = used, .processed = lp->processed, .now = lp->now};
+        gather_head h = {.lp = lp->id, .has_spec = lp->spec != NULL, .size = used,
+                         .processed = lp->processed, .now = lp->now};
         memcpy(buf + at, &h, sizeof h);
         at += sizeof h + ((used + 7) & ~(size_t)7);
+        if (lp->spec) {
+            gather_spec g;
+            spec_out(lp->spec, &g);
+            memcpy(buf + at, &g, sizeof g);
+            at += sizeof g;
+        }
     }
     *out = buf;
     *bytes = at;
@@ -118,7 +162,9 @@ rtcosim_status rtcosim_events_gather(rtcosim_events *sim, const rtcosim_transpor
         gather_head h;
         memcpy(&h, in + at, sizeof h);
         unsigned char *data = in + at + sizeof h;
-        if (h.lp >= sim->lp_count || h.size > total - at - sizeof h) {
+        size_t padded = (h.size + 7) & ~(size_t)7, extra = h.has_spec ? sizeof(gather_spec) : 0;
+        if (h.lp >= sim->lp_count || h.size > total - at - sizeof h ||
+            padded + extra > total - at - sizeof h) {
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "events: malformed LP state from"
                                    " another rank");
             break;
@@ -130,7 +176,12 @@ rtcosim_status rtcosim_events_gather(rtcosim_events *sim, const rtcosim_transpor
             rtcosim_error_prefix(err, "lp '%s' restore: ", lp->name);
         lp->processed = h.processed;
         lp->now = h.now;
-        at += sizeof h + ((h.size + 7) & ~(size_t)7);
+        if (h.has_spec && lp->spec) {
+            gather_spec g;
+            memcpy(&g, data + padded, sizeof g);
+            spec_in(lp->spec, &g);
+        }
+        at += sizeof h + padded + extra;
     }
 done:
     free(mine);

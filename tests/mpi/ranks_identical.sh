@@ -5,7 +5,8 @@
 # messages), and with 1 thread per rank so does Time Warp across ranks (Tc =
 # 0): the distributed kernel is bit-identical for any number of ranks and
 # threads; so is the example vehicle of `rtcosim events` on 2 and 3
-# ranks, also with --sync null and 2 threads per rank.
+# ranks, also with --sync null and 2 threads per rank; Time Warp's per-LP
+# statistics on 3 ranks cover every rank's LPs and add up.
 # usage: ranks_identical.sh MPIEXEC RTCOSIM
 set -u
 mpiexec=$1
@@ -49,4 +50,24 @@ events_identical 3
 events_identical 2 --place engine=1 --place brake=1 --place body=1
 events_identical 3 --sync null --threads 2
 events_identical 2 --scheduler speculative
+# Time Warp on 3 ranks: rank 0's per-LP statistics cover every rank's LPs.
+# Per LP, processed = committed + undone (counted apart: committed by the
+# LP's clock, undone by its rollbacks), each committed count is the
+# sequential run's, and the processed counts add up to the run's total.
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+seqlps=$("$rtcosim" events --stop-time 0.5 --scheduler sequential --threads 1 | awk '/^events/ {print $2}')
+out=$(mpi 3 "$rtcosim" events --stop-time 0.5 --scheduler speculative --speculate-stats "$tmp/lp.csv") || {
+    echo "events np 3 speculative --speculate-stats: run failed: $out"; exit 1; }
+total=$(printf '%s\n' "$out" | awk '/^speculation/ {print $2; exit}')
+awk -F, -v total="$total" -v events="$seqlps" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { p = $col["processed"]; c = $col["committed"]; u = $col["rolled_back"]
+      if (c <= 0 || p != c + u) { print "lp " $1 ": processed " p ", committed " c ", undone " u; bad = 1 }
+      sp += p; sc += c; n++ }
+    END { if (n != 9 || sp != total || sc != events) {
+              print n " LPs, processed " sp " (run: " total "), committed " sc " (sequential: " events ")"; bad = 1 }
+          if (bad) exit 1
+          print "per-LP statistics of 3 ranks: " n " LPs, " sp " processed, " sc " committed" }' \
+    "$tmp/lp.csv" || { echo "per-LP statistics over ranks wrong"; exit 1; }
 echo "identical for 1, 2 and 3 ranks"
