@@ -26,10 +26,12 @@
  * their own queue and LPs only, and the LPs joined by short lookahead cycles
  * (an ECU network and its bus) stay on one thread where they never roll each
  * other back. Measured on `bench ecu` N = 16 (see README). */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rtcosim/events_dist.h"
 #include "spec_internal.h"
@@ -297,6 +299,8 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     rtcosim_time_ns ahead = o->max_ahead ? o->max_ahead : default_max_ahead(sim);
     atomic_init(&sh.max_ahead, ahead);
     sh.adaptive = o->max_ahead == 0;
+    sh.cpus = spin_wait_cpus();
+    sh.loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
     sh.ahead_min = ahead / 4 > 0 ? ahead / 4 : 1;
     sh.ahead_max = ahead > RTCOSIM_TIME_MAX / 16 ? RTCOSIM_TIME_MAX : 16 * ahead;
     sim->worker_count = T;
@@ -328,10 +332,12 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         ths[t].fossil_real = o->start_time;
         ths[t].lazy = !o->aggressive_cancellation && kernel_dist_size(sim) <= 1;
         ths[t].ring_tail = kernel_calloc_lines(T, sizeof *ths[t].ring_tail);
+        ths[t].beat_seen = calloc(T, sizeof *ths[t].beat_seen);
+        ths[t].beat_at = calloc(T, sizeof *ths[t].beat_at);
         ths[t].lps = malloc((sim->lp_count + 1) * sizeof *ths[t].lps);
         ths[t].cons = malloc((sim->lp_count + 1) * sizeof *ths[t].cons);
         memset(&sh.pub[t], 0, sizeof sh.pub[t]);
-        ok = ths[t].ring_tail && ths[t].lps && ths[t].cons &&
+        ok = ths[t].ring_tail && ths[t].lps && ths[t].cons && ths[t].beat_seen && ths[t].beat_at &&
              event_pool_reserve(&w->pool, sim->lp_count * 4 / T + 4096);
     }
     if (!ok) {
@@ -421,6 +427,8 @@ done:
         free(ths[t].cancel);
         free(ths[t].inbox);
         free(ths[t].ring_tail);
+        free(ths[t].beat_seen);
+        free(ths[t].beat_at);
         free(ths[t].lps);
         free(ths[t].cons);
     }
@@ -428,6 +436,8 @@ done:
         free(sh.rings[k].slots);
     free(sh.rings);
     free(sh.pub);
+    if (sh.loadavg_fd >= 0)
+        close(sh.loadavg_fd);
     free(ths);
     free(threads);
     free(sim->workers);

@@ -50,6 +50,20 @@ void spec_publish_rings(spec_thread *th)
         spec_wake_all(sh);
 }
 
+/* Has another thread published something for this one not yet taken? */
+bool spec_rings_pending(const spec_thread *th)
+{
+    const spec_shared *sh = th->sh;
+    unsigned T = sh->threads, me = th->w->index;
+    for (unsigned s = 0; s < T; s++) {
+        spec_ring *r = &sh->rings[(size_t)s * T + me];
+        if (s != me && atomic_load_explicit(&r->tail, memory_order_acquire) !=
+                           atomic_load_explicit(&r->head, memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
 /* Move what the other threads sent into the inbox (handled later). */
 static bool take_rings(spec_thread *th)
 {

@@ -154,7 +154,13 @@ enum {
     RING_CAPACITY = 1 << 14,
     BATCH_EVENTS = 16,       /* events between looks at the rings and GVT */
     GVT_INTERVAL = 2048,     /* events of thread 0 between GVT epochs */
-    SPEC_SPIN_MAX_NS = 20000, /* the longest spin of a waiting thread (spec_gvt.c) */
+    /* the waits of spec_wait_for_progress (spec_gvt.c says why): with CPUs
+     * to themselves, a waiter spins up to SPEC_SPIN_MAX_NS while the others
+     * show signs of life within SPEC_ALIVE_NS (SPEC_WAKE_NS for a sleeper);
+     * sharing them, up to SPEC_SPIN_CONTENDED_NS; the load is looked at
+     * every SPEC_LOAD_CHECK_NS */
+    SPEC_SPIN_MAX_NS = 5000000, SPEC_ALIVE_NS = 2000000, SPEC_WAKE_NS = 3000000,
+    SPEC_SPIN_CONTENDED_NS = 20000, SPEC_LOAD_CHECK_NS = 1000000,
     /* default: a snapshot before every 4th event of an LP whose snapshot is
      * larger than SMALL_SNAPSHOT bytes (the ECU's ~1 kB, a plant's), before
      * every event otherwise (copying a few words costs less than the
@@ -185,6 +191,7 @@ typedef struct spec_pub {
     /* turns of its loop (relaxed): a waiter spins only while the others'
      * move, i.e. while they are running and can free it soon */
     _Alignas(64) _Atomic uint64_t beat;
+    _Atomic int asleep; /* in the futex sleep of spec_wait_for_progress */
 } spec_pub;
 
 typedef struct spec_shared {
@@ -205,6 +212,8 @@ typedef struct spec_shared {
      * `adaptive` (spec_gvt.c), read relaxed by every thread */
     _Atomic rtcosim_time_ns max_ahead;
     bool adaptive;
+    unsigned cpus;   /* that the process may run on */
+    int loadavg_fd;  /* /proc/loadavg, or -1 */
     rtcosim_time_ns ahead_min, ahead_max;
     /* totals at the last adaptation (only the thread completing a GVT
      * round touches them, and rounds complete one after another) */
@@ -228,7 +237,13 @@ typedef struct spec_thread {
     unsigned color;
     uint64_t since_gvt, gvt_rounds;
     uint64_t undone, bound_waits; /* events rolled back; waits at the bound */
-    uint64_t beat, others_beat; /* own loop turns; the others' sum at the last wait */
+    uint64_t beat, others_beat; /* own loop turns and spins while waiting (signs
+                                 * of life); the others' sum at the last wait */
+    int64_t load_checked_at; /* spec_wait_for_progress: when it looked at the */
+    bool contended;          /* machine's load, and what it saw */
+    /* per other thread while waiting: its beat last seen, and since when */
+    uint64_t *beat_seen;
+    int64_t *beat_at;
     rtcosim_lp_id *lps; /* the LPs of this thread */
     size_t lp_count;
     rtcosim_lp_id *cons; /* those that run conservatively (no state saving) */
@@ -295,6 +310,7 @@ rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev);
 /* Wait for a change of sh->wake from `seen`. */
 /* Wait for a change of sh->wake from `seen`. */
 void spec_wait_for_progress(spec_thread *th, uint32_t seen);
+bool spec_rings_pending(const spec_thread *th);
 
 #pragma GCC visibility pop
 

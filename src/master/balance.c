@@ -12,7 +12,6 @@
  * revised every few sampled ticks and adopted when they balance clearly
  * better (costs drift). The assignment never changes results: each
  * component computes only from its inputs, set before the group runs. */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,19 +360,10 @@ void master_run_group(rtcosim_master *m, const size_t *list, size_t n)
     m->handoff_samples[m->handoff_count++ % HANDOFF_SAMPLES] = h > 0 ? h : 0;
 }
 
-/* The CPUs this process may run on. */
-static unsigned cpus_available(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return (unsigned)CPU_COUNT(&set);
-    return 1;
-}
-
 rtcosim_status master_sched_init(rtcosim_master *m, rtcosim_error *err)
 {
     if (m->threads_auto) {
-        m->threads = cpus_available();
+        m->threads = spin_wait_cpus();
         if (m->threads > 256)
             m->threads = 256;
     }

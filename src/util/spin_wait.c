@@ -11,6 +11,7 @@
 #include "util/spin_wait.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -21,6 +22,14 @@ int64_t spin_wait_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+unsigned spin_wait_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    return 1;
 }
 
 void spin_wait_init(spin_wait *s, int64_t initial_ns)

@@ -35,6 +35,7 @@ static inline void spin_wait_relax(void)
 #pragma GCC visibility push(hidden)
 
 int64_t spin_wait_now_ns(void); /* CLOCK_MONOTONIC */
+unsigned spin_wait_cpus(void);   /* the CPUs this process may run on (at least 1) */
 
 void spin_wait_init(spin_wait *s, int64_t initial_ns);
 
