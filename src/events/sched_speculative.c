@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "rtcosim/events_dist.h"
+#include "rtcosim/log.h"
 #include "spec_internal.h"
 
 /* ---- the thread loop ---- */
@@ -287,6 +288,12 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         st = mark_conservative(sim, sim->lps[i], err);
     if (st == RTCOSIM_OK)
         st = spec_predict_setup(sim, o->threshold, err);
+    /* say so before the run, as `rtcosim run --speculate` does for components */
+    for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
+        if (sim->lps[i]->spec->conservative && rtcosim_events_owns(sim, (rtcosim_lp_id)i))
+            rtcosim_log(RTCOSIM_LOG_INFO, "events", "lp '%s' (%s) cannot save its state: it runs"
+                        " conservatively, the other LPs speculate around it", sim->lps[i]->name,
+                        sim->lps[i]->model->kind ? sim->lps[i]->model->kind : "model");
     if (st != RTCOSIM_OK) {
         spec_predict_teardown(sim);
         free(sim->lp_thread); /* from kernel_partition */

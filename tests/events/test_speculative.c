@@ -16,12 +16,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
 
 #include "../../examples/ecus/vehicle.h"
 #include "rtcosim/events.h"
+#include "rtcosim/log.h"
 
 static void phold_is_bit_identical_to_sequential_at_1_and_2_threads(void **state)
 {
@@ -667,10 +669,26 @@ static void optimism_window_adapts_unless_given(void **state)
     rtcosim_events_free(sim);
 }
 
+/* What the log got, and how many events the LPs had processed by then. */
+static char said[512];
+static int said_after;
+static tri_lp *said_lps;
+
+static void capture_log(void *context, rtcosim_log_level level, const char *category,
+                        const char *message)
+{
+    (void)context, (void)level, (void)category;
+    if (!strstr(message, "cannot save its state"))
+        return;
+    snprintf(said, sizeof said, "%s", message);
+    said_after = (int)(said_lps[0].count + said_lps[1].count + said_lps[2].count);
+}
+
 /* C cannot save its state: it runs conservatively while A and B speculate
- * around it. B still runs ahead and rolls back at A's straggler; C never
- * processes an event that is later cancelled (no rollback, every processed
- * event committed) and ends with the sequential history (hash and count). */
+ * around it, and the log says so before the first event. B still runs ahead
+ * and rolls back at A's straggler; C never processes an event that is later
+ * cancelled (no rollback, every processed event committed) and ends with the
+ * sequential history (hash and count). */
 static void model_without_state_saving_runs_conservatively_among_speculative(void **state)
 {
     (void)state;
@@ -694,7 +712,15 @@ static void model_without_state_saving_runs_conservatively_among_speculative(voi
         o.threads = threads;
         o.max_ahead = RTCOSIM_NS_PER_S;
         rtcosim_run_stats stats;
+        said[0] = '\0';
+        said_after = -1;
+        said_lps = lps;
+        rtcosim_log_set_handler(capture_log, NULL);
         assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        rtcosim_log_set_handler(rtcosim_log_stderr_handler, NULL);
+        assert_non_null(strstr(said, "lp 'C' (tri-plain) cannot save its state: it runs"
+                                     " conservatively"));
+        assert_int_equal(said_after, 0);
         assert_int_equal(stats.conservative_lps, 1);
         for (int i = 0; i < 3; i++) {
             assert_true(lps[i].hash == ref[i].hash);
