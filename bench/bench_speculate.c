@@ -20,10 +20,16 @@
  * cross threads: its error (checked against the same tolerance), the
  * predicted events it processed and its speed (`network_*`). A sixth run
  * repeats Tc = 0 with aggressive cancellation (`aggressive_*`, and the ratio
- * of anti-messages) against the default lazy cancellation. max_ahead: the
+ * of anti-messages) against the default lazy cancellation. A seventh runs
+ * two sequential runs at once, one per thread (independent work, nothing to
+ * synchronize): 2 x one run's wall over the pair's is the most any schedule
+ * on 2 threads could gain on this machine at that moment, the platform's
+ * own figure beside the speedups (`platform_speedup`, and the speculative
+ * speedup's share of it). max_ahead: the
  * scheduler's adaptive default unless given (then fixed). Then B8's co-simulation case, the master's
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +41,7 @@ enum {
     CASE_SEQUENTIAL, CASE_CONSERVATIVE, CASE_SPECULATIVE, CASE_THRESHOLD,
     CASE_NETWORK, /* Tc = 0.1 with the conservative placement: predictions cross threads */
     CASE_AGGRESSIVE, /* Tc = 0 with aggressive cancellation, against the default lazy one */
+    CASE_PAIR,       /* two sequential runs at once: the platform's parallel capacity */
     CASE_COUNT
 };
 
@@ -42,7 +49,8 @@ static const char *const case_names[CASE_COUNT] = {"sequential", "conservative 2
                                                    "speculative 2 threads, Tc=0",
                                                    "speculative 2 threads, Tc=0.1",
                                                    "speculative Tc=0.1, network",
-                                                   "speculative Tc=0, aggressive"};
+                                                   "speculative Tc=0, aggressive",
+                                                   "2 sequential runs at once"};
 
 #define BENCH_THRESHOLD 0.1
 #define BENCH_TOLERANCE 1e-2
@@ -57,6 +65,43 @@ static void figure(unsigned n, const char *what, double value, const char *unit)
 
 /* a / b, 0 where b is 0 (a case that did not run) */
 static double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+/* One of the two sequential runs of CASE_PAIR. */
+typedef struct pair_run {
+    rtcosim_events *sim;
+    rtcosim_time_ns stop;
+    rtcosim_status st;
+    rtcosim_error err;
+} pair_run;
+
+static void *pair_main(void *arg)
+{
+    pair_run *p = arg;
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL, .stop_time = p->stop};
+    p->st = rtcosim_events_run(p->sim, &o, NULL, &p->err);
+    return NULL;
+}
+
+/* The vehicles of a and b run sequentially at once, one on a thread of its
+ * own; *wall: from before the first start to after the later end. */
+static rtcosim_status run_pair(rtcosim_events *a, rtcosim_events *b, rtcosim_time_ns stop,
+                               double *wall, rtcosim_error *err)
+{
+    pair_run p[2] = {{.sim = a, .stop = stop}, {.sim = b, .stop = stop}};
+    pthread_t other;
+    int64_t t0 = bench_now_ns();
+    if (pthread_create(&other, NULL, pair_main, &p[1]) != 0)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "bench: cannot start a thread");
+    pair_main(&p[0]);
+    pthread_join(other, NULL);
+    *wall = (double)(bench_now_ns() - t0) * 1e-9;
+    for (int i = 0; i < 2; i++)
+        if (p[i].st != RTCOSIM_OK) {
+            *err = p[i].err;
+            return p[i].st;
+        }
+    return RTCOSIM_OK;
+}
 
 static int usage(void)
 {
@@ -112,8 +157,8 @@ static int run_speculate_bench(int argc, char **argv)
     int rc = 0;
     for (size_t k = 0; k < size_count; k++) {
         unsigned n = sizes[k];
-        rtcosim_events *sim = NULL, *ref_sim = NULL, *net_sim = NULL;
-        rtcosim_ecu_vehicle *v = NULL, *ref = NULL, *net = NULL;
+        rtcosim_events *sim = NULL, *ref_sim = NULL, *net_sim = NULL, *pair_sim = NULL;
+        rtcosim_ecu_vehicle *v = NULL, *ref = NULL, *net = NULL, *pair = NULL;
         /* each scheduler with its placement: the speculative runs (and the
          * sequential one, which ignores it) keep a plant with its ECU */
         rtcosim_ecu_vehicle_config vc = {.ecus = n, .log_frames = true, .pair_plants = true};
@@ -124,7 +169,9 @@ static int run_speculate_bench(int argc, char **argv)
             rtcosim_events_create(&ref_sim, &err) != RTCOSIM_OK ||
             rtcosim_ecu_vehicle_build(ref_sim, &ref_vc, &ref, &err) != RTCOSIM_OK ||
             rtcosim_events_create(&net_sim, &err) != RTCOSIM_OK ||
-            rtcosim_ecu_vehicle_build(net_sim, &ref_vc, &net, &err) != RTCOSIM_OK) {
+            rtcosim_ecu_vehicle_build(net_sim, &ref_vc, &net, &err) != RTCOSIM_OK ||
+            rtcosim_events_create(&pair_sim, &err) != RTCOSIM_OK ||
+            rtcosim_ecu_vehicle_build(pair_sim, &vc, &pair, &err) != RTCOSIM_OK) {
             fprintf(stderr, "rtcosim: %s\n", err.message);
             rc = 1;
             goto next;
@@ -135,6 +182,17 @@ static int run_speculate_bench(int argc, char **argv)
         memset(last, 0, sizeof last);
         for (unsigned r = 0; r < repeats; r++)
             for (int c = 0; c < CASE_COUNT; c++) {
+                if (c == CASE_PAIR) {
+                    if (run_pair(sim, pair_sim, stop, &wall[c][r], &err) != RTCOSIM_OK) {
+                        fprintf(stderr, "rtcosim: %s\n", err.message);
+                        rc = 1;
+                        goto next;
+                    }
+                    cpu[c][r] = 0; /* (two runs' worth: not comparable) */
+                    last[c] = last[CASE_SEQUENTIAL];
+                    sums[c] = rtcosim_ecu_vehicle_checksum(pair);
+                    continue;
+                }
                 rtcosim_run_options o = {.stop_time = stop, .threads = 2, .max_ahead = max_ahead,
                                          .checkpoint_interval = checkpoint};
                 o.scheduler = c == CASE_SEQUENTIAL     ? RTCOSIM_SCHEDULER_SEQUENTIAL
@@ -175,12 +233,13 @@ static int run_speculate_bench(int argc, char **argv)
             printf("%4u %-30s %9.4f %9.3f %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
                    " %9" PRIu64 " %8" PRIu64 " %11.3g %17" PRIx64 "\n", n, case_names[c],
                    median[c], cpu_ev[c] * 1e6, last[c].events,
-                   c >= CASE_SPECULATIVE ? last[c].processed : last[c].events,
+                   c >= CASE_SPECULATIVE && c != CASE_PAIR ? last[c].processed : last[c].events,
                    last[c].rollbacks, last[c].anti_messages, last[c].reused, last[c].gvt_rounds,
                    error[c], sums[c]);
         }
         /* Tc = 0: exact optimistic execution, results bit-identical */
         bool identical = sums[CASE_SPECULATIVE] == sums[CASE_SEQUENTIAL] &&
+                         sums[CASE_PAIR] == sums[CASE_SEQUENTIAL] &&
                          sums[CASE_AGGRESSIVE] == sums[CASE_SEQUENTIAL] &&
                          sums[CASE_CONSERVATIVE] == sums[CASE_SEQUENTIAL];
         if (!identical)
@@ -221,6 +280,11 @@ static int run_speculate_bench(int argc, char **argv)
         figure(n, "network_predicted", (double)last[CASE_NETWORK].predicted, "count");
         figure(n, "network_speedup_vs_sequential",
                ratio(median[CASE_SEQUENTIAL], median[CASE_NETWORK]), "x");
+        /* the platform beside it: independent work on 2 threads */
+        double platform = ratio(2 * median[CASE_SEQUENTIAL], median[CASE_PAIR]);
+        figure(n, "platform_speedup", platform, "x");
+        figure(n, "speedup_of_platform",
+               ratio(ratio(median[CASE_SEQUENTIAL], median[CASE_THRESHOLD]), platform), "ratio");
         figure(n, "identical_tc0", identical ? 1 : 0, "bool");
     next:
         rtcosim_ecu_vehicle_free(v);
@@ -229,6 +293,8 @@ static int run_speculate_bench(int argc, char **argv)
         rtcosim_events_free(ref_sim);
         rtcosim_ecu_vehicle_free(net);
         rtcosim_events_free(net_sim);
+        rtcosim_ecu_vehicle_free(pair);
+        rtcosim_events_free(pair_sim);
         if (rc && !sim)
             return rc;
     }
