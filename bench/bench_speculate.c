@@ -30,6 +30,7 @@
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,13 +107,15 @@ static rtcosim_status run_pair(rtcosim_events *a, rtcosim_events *b, rtcosim_tim
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench speculate [--quick] [--repeats N] [--stop-time T]"
-                    " [--max-ahead T] [--checkpoint-interval K] [--sizes N,N,...]\n");
+                    " [--max-ahead T] [--checkpoint-interval K] [--sizes N,N,...]"
+                    " [--no-cosim]\n");
     return 2;
 }
 
 static int run_speculate_bench(int argc, char **argv)
 {
     unsigned repeats = 3, checkpoint = 0;
+    bool cosim = true; /* --no-cosim: the event-kernel cases only */
     unsigned sizes[8] = {4, 8, 16};
     size_t size_count = 3;
     rtcosim_time_ns stop = 10 * RTCOSIM_NS_PER_S, max_ahead = 0; /* 0: the adaptive default */
@@ -121,6 +124,8 @@ static int run_speculate_bench(int argc, char **argv)
         if (strcmp(argv[i], "--quick") == 0) {
             repeats = 1;
             stop = RTCOSIM_NS_PER_S;
+        } else if (strcmp(argv[i], "--no-cosim") == 0) {
+            cosim = false;
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
             repeats = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--stop-time") == 0 && i + 1 < argc) {
@@ -298,6 +303,8 @@ static int run_speculate_bench(int argc, char **argv)
         if (rc && !sim)
             return rc;
     }
+    if (!cosim)
+        return rc;
     /* the co-simulation case of B8: the master's speculation */
     printf("\nco-simulation case (rtcosim bench speculate-cosim)\n");
     fflush(stdout);
