@@ -242,8 +242,10 @@ static bool spin_dedicated(spec_thread *th, uint32_t seen, int64_t start)
 
 /* Do the threads share the CPUs with other work? More tasks running on the
  * machine than there are CPUs (the kernel's count in /proc/loadavg, read
- * every SPEC_LOAD_CHECK_NS at most) say so; so does a thread count above
- * the CPUs, or no such file. */
+ * every SPEC_LOAD_CHECK_NS at most) in two looks in a row say so (one alone
+ * is often a passing kernel thread: on the idle VM, a third of the waits of
+ * a 2-ECU run took the shared machine's short spin for it); so does a
+ * thread count above the CPUs, or no such file. */
 static bool contended(spec_thread *th, int64_t now)
 {
     spec_shared *sh = th->sh;
@@ -262,7 +264,8 @@ static bool contended(spec_thread *th, int64_t now)
             else if (fields == 3)
                 break; /* the '/' after the running count */
         }
-        th->contended = n <= 0 || running > sh->cpus;
+        th->loaded_looks = n <= 0 || running > sh->cpus ? th->loaded_looks + 1 : 0;
+        th->contended = th->loaded_looks >= 2;
         th->load_checked_at = now;
     }
     return th->contended;

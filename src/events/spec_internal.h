@@ -240,7 +240,8 @@ typedef struct spec_thread {
     uint64_t beat, others_beat; /* own loop turns and spins while waiting (signs
                                  * of life); the others' sum at the last wait */
     int64_t load_checked_at; /* spec_wait_for_progress: when it looked at the */
-    bool contended;          /* machine's load, and what it saw */
+    unsigned loaded_looks;   /* machine's load, how many looks in a row found */
+    bool contended;          /* it loaded, and the verdict */
     /* per other thread while waiting: its beat last seen, and since when */
     uint64_t *beat_seen;
     int64_t *beat_at;
