@@ -5,6 +5,7 @@
 #define RTCOSIM_EVENTS_KERNEL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include "event_queue.h"
 #include "util/spin_wait.h"
@@ -41,6 +42,9 @@ struct rtcosim_lp {
     rtcosim_time_ns now;
     uint64_t depth; /* depth of the event being processed */
     uint64_t seq; /* sends at the present instant (event_seq) */
+    /* speculative: rollback table, statistics (on the line the kernel
+     * reads for every event, not one more) */
+    struct spec_lp *spec;
     uint64_t rng[4];
     uint64_t processed;
     char *name;
@@ -51,8 +55,10 @@ struct rtcosim_lp {
     event_heap heap;         /* global and lockstep schedulers */
     rtcosim_time_ns promise; /* global: lower bound of its future send times minus lookahead */
     rtcosim_time_ns *in_clock; /* global: channel clock per input link */
-    struct spec_lp *spec;      /* speculative: rollback table, statistics */
 };
+
+_Static_assert(offsetof(struct rtcosim_lp, spec) < 64 && offsetof(struct rtcosim_lp, state) < 128,
+               "the fields of an LP read for every event fill its first two lines");
 
 struct worker {
     _Alignas(64) rtcosim_events *sim; /* workers sit in an array: no false sharing */
