@@ -22,7 +22,7 @@ typedef struct gather_head {
 /* An LP's statistics of a speculative run (spec_lp's) */
 typedef struct gather_spec {
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted, coasted, reused;
-    uint64_t checked, conservative;
+    uint64_t checked; /* (which LPs run conservatively every rank knows) */
     uint64_t depth_hist[SPEC_DEPTH_BINS];
     double error_sq, error_max;
 } gather_spec;
@@ -32,7 +32,7 @@ static void spec_out(const spec_lp *s, gather_spec *g)
     *g = (gather_spec){.processed = s->processed, .rollbacks = s->rollbacks,
                        .rolled_back = s->rolled_back, .anti_messages = s->anti_messages,
                        .predicted = s->predicted, .coasted = s->coasted, .reused = s->reused,
-                       .checked = s->checked, .conservative = s->conservative,
+                       .checked = s->checked,
                        .error_sq = s->error_sq, .error_max = s->error_max};
     memcpy(g->depth_hist, s->depth_hist, sizeof g->depth_hist);
 }
@@ -47,7 +47,6 @@ static void spec_in(spec_lp *s, const gather_spec *g)
     s->coasted = g->coasted;
     s->reused = g->reused;
     s->checked = g->checked;
-    s->conservative = g->conservative != 0;
     s->error_sq = g->error_sq;
     s->error_max = g->error_max;
     memcpy(s->depth_hist, g->depth_hist, sizeof s->depth_hist);

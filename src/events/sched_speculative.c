@@ -26,7 +26,6 @@
  * their own queue and LPs only, and the LPs joined by short lookahead cycles
  * (an ECU network and its bus) stay on one thread where they never roll each
  * other back. Measured on `bench ecu` N = 16 (see README). */
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -307,7 +306,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     atomic_init(&sh.max_ahead, ahead);
     sh.adaptive = o->max_ahead == 0;
     sh.cpus = spin_wait_cpus();
-    sh.loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    sh.loadavg_fd = spin_wait_load_open();
     sh.ahead_min = ahead / 4 > 0 ? ahead / 4 : 1;
     sh.ahead_max = ahead > RTCOSIM_TIME_MAX / 16 ? RTCOSIM_TIME_MAX : 16 * ahead;
     sim->worker_count = T;

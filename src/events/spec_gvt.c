@@ -1,8 +1,6 @@
 /* The speculative scheduler's global virtual time: Mattern's two-colour cut
  * without barriers, fossil collection below it, the bound of the LPs that run
  * conservatively, and the threads' wait for progress. */
-#include <unistd.h>
-
 #include "spec_internal.h"
 
 /* ---- GVT (Mattern's two-colour cut) ---- */
@@ -252,19 +250,8 @@ static bool contended(spec_thread *th, int64_t now)
     if (sh->threads > sh->cpus || sh->loadavg_fd < 0)
         return true;
     if (now - th->load_checked_at >= SPEC_LOAD_CHECK_NS) {
-        char buf[128];
-        ssize_t n = pread(sh->loadavg_fd, buf, sizeof buf - 1, 0);
-        unsigned long running = 0;
-        int fields = 0;
-        for (ssize_t i = 0; i < n && fields < 4; i++) {
-            if (buf[i] == ' ')
-                fields++;
-            else if (fields == 3 && buf[i] >= '0' && buf[i] <= '9')
-                running = 10 * running + (unsigned long)(buf[i] - '0');
-            else if (fields == 3)
-                break; /* the '/' after the running count */
-        }
-        th->loaded_looks = n <= 0 || running > sh->cpus ? th->loaded_looks + 1 : 0;
+        unsigned running = spin_wait_running(sh->loadavg_fd);
+        th->loaded_looks = running == 0 || running > sh->cpus ? th->loaded_looks + 1 : 0;
         th->contended = th->loaded_looks >= 2;
         th->load_checked_at = now;
     }

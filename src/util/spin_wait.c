@@ -10,6 +10,7 @@
  * fixed 100 us budget was as fast there but 1.3-4x slower under load. */
 #include "util/spin_wait.h"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stddef.h>
@@ -30,6 +31,25 @@ unsigned spin_wait_cpus(void)
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
         return (unsigned)CPU_COUNT(&set);
     return 1;
+}
+
+int spin_wait_load_open(void) { return open("/proc/loadavg", O_RDONLY | O_CLOEXEC); }
+
+unsigned spin_wait_running(int fd)
+{
+    char buf[128];
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    unsigned running = 0;
+    int fields = 0; /* "1-min 5-min 15-min running/total last-pid" */
+    for (ssize_t i = 0; i < n && fields < 4; i++) {
+        if (buf[i] == ' ')
+            fields++;
+        else if (fields == 3 && buf[i] >= '0' && buf[i] <= '9')
+            running = 10 * running + (unsigned)(buf[i] - '0');
+        else if (fields == 3)
+            break; /* the '/' after the running count */
+    }
+    return running;
 }
 
 void spin_wait_init(spin_wait *s, int64_t initial_ns)

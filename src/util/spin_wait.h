@@ -36,6 +36,11 @@ static inline void spin_wait_relax(void)
 
 int64_t spin_wait_now_ns(void); /* CLOCK_MONOTONIC */
 unsigned spin_wait_cpus(void);   /* the CPUs this process may run on (at least 1) */
+/* The tasks running on the machine now: the kernel's count in /proc/loadavg,
+ * read through the file spin_wait_load_open gave (-1 when it could not
+ * open it); 0 when it cannot be read. */
+int spin_wait_load_open(void);
+unsigned spin_wait_running(int fd);
 
 void spin_wait_init(spin_wait *s, int64_t initial_ns);
 
