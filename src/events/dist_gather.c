@@ -14,43 +14,10 @@
 #include "rtcosim/events_dist.h"
 
 typedef struct gather_head {
-    uint32_t lp, has_spec; /* has_spec: a gather_spec follows the state */
+    uint32_t lp, has_spec; /* has_spec: its rtcosim_lp_speculation follows the state */
     uint64_t size, processed;
     int64_t now;
 } gather_head;
-
-/* An LP's statistics of a speculative run (spec_lp's) */
-typedef struct gather_spec {
-    uint64_t processed, rollbacks, rolled_back, anti_messages, predicted, coasted, reused;
-    uint64_t checked; /* (which LPs run conservatively every rank knows) */
-    uint64_t depth_hist[SPEC_DEPTH_BINS];
-    double error_sq, error_max;
-} gather_spec;
-
-static void spec_out(const spec_lp *s, gather_spec *g)
-{
-    *g = (gather_spec){.processed = s->processed, .rollbacks = s->rollbacks,
-                       .rolled_back = s->rolled_back, .anti_messages = s->anti_messages,
-                       .predicted = s->predicted, .coasted = s->coasted, .reused = s->reused,
-                       .checked = s->checked,
-                       .error_sq = s->error_sq, .error_max = s->error_max};
-    memcpy(g->depth_hist, s->depth_hist, sizeof g->depth_hist);
-}
-
-static void spec_in(spec_lp *s, const gather_spec *g)
-{
-    s->processed = g->processed;
-    s->rollbacks = g->rollbacks;
-    s->rolled_back = g->rolled_back;
-    s->anti_messages = g->anti_messages;
-    s->predicted = g->predicted;
-    s->coasted = g->coasted;
-    s->reused = g->reused;
-    s->checked = g->checked;
-    s->error_sq = g->error_sq;
-    s->error_max = g->error_max;
-    memcpy(s->depth_hist, g->depth_hist, sizeof s->depth_hist);
-}
 
 static size_t snapshot_max(const rtcosim_lp *lp)
 {
@@ -65,7 +32,7 @@ static rtcosim_status save_lps(const rtcosim_events *sim, unsigned char **out, s
     for (size_t i = 0; i < sim->lp_count; i++)
         if (rtcosim_events_owns(sim, (rtcosim_lp_id)i))
             cap += sizeof(gather_head) + ((snapshot_max(sim->lps[i]) + 7) & ~(size_t)7) +
-                   (sim->lps[i]->spec ? sizeof(gather_spec) : 0);
+                   (sim->lps[i]->spec ? sizeof(rtcosim_lp_speculation) : 0);
     unsigned char *buf = malloc(cap ? cap : 1);
     if (!buf)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
@@ -97,8 +64,8 @@ static rtcosim_status save_lps(const rtcosim_events *sim, unsigned char **out, s
         memcpy(buf + at, &h, sizeof h);
         at += sizeof h + ((used + 7) & ~(size_t)7);
         if (lp->spec) {
-            gather_spec g;
-            spec_out(lp->spec, &g);
+            rtcosim_lp_speculation g;
+            (void)rtcosim_events_lp_speculation(sim, lp->id, &g, NULL);
             memcpy(buf + at, &g, sizeof g);
             at += sizeof g;
         }
@@ -161,7 +128,7 @@ rtcosim_status rtcosim_events_gather(rtcosim_events *sim, const rtcosim_transpor
         gather_head h;
         memcpy(&h, in + at, sizeof h);
         unsigned char *data = in + at + sizeof h;
-        size_t padded = (h.size + 7) & ~(size_t)7, extra = h.has_spec ? sizeof(gather_spec) : 0;
+        size_t padded = (h.size + 7) & ~(size_t)7, extra = h.has_spec ? sizeof(rtcosim_lp_speculation) : 0;
         if (h.lp >= sim->lp_count || h.size > total - at - sizeof h ||
             padded + extra > total - at - sizeof h) {
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "events: malformed LP state from"
@@ -176,9 +143,9 @@ rtcosim_status rtcosim_events_gather(rtcosim_events *sim, const rtcosim_transpor
         lp->processed = h.processed;
         lp->now = h.now;
         if (h.has_spec && lp->spec) {
-            gather_spec g;
+            rtcosim_lp_speculation g;
             memcpy(&g, data + padded, sizeof g);
-            spec_in(lp->spec, &g);
+            spec_stats_set(lp->spec, &g);
         }
         at += sizeof h + padded + extra;
     }

@@ -312,6 +312,9 @@ rtcosim_time_ns spec_conservative_base(spec_shared *sh, rtcosim_time_ns *prev);
 /* Wait for a change of sh->wake from `seen`. */
 void spec_wait_for_progress(spec_thread *th, uint32_t seen);
 bool spec_rings_pending(const spec_thread *th);
+/* The reverse of rtcosim_events_lp_speculation (spec_stats.c): an LP's
+ * statistics from another rank. */
+void spec_stats_set(spec_lp *s, const rtcosim_lp_speculation *in);
 
 #pragma GCC visibility pop
 

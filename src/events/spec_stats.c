@@ -36,6 +36,22 @@ rtcosim_status rtcosim_events_lp_speculation(const rtcosim_events *sim, rtcosim_
     return RTCOSIM_OK;
 }
 
+void spec_stats_set(spec_lp *s, const rtcosim_lp_speculation *in)
+{
+    s->processed = in->processed;
+    s->rollbacks = in->rollbacks;
+    s->rolled_back = in->rolled_back;
+    s->coasted = in->coasted;
+    s->anti_messages = in->anti_messages;
+    s->reused = in->reused;
+    memcpy(s->depth_hist, in->depth_hist, sizeof s->depth_hist);
+    s->predicted = in->predicted;
+    s->checked = in->predictions_checked;
+    s->error_sq = in->error_rms * in->error_rms * (double)in->predictions_checked;
+    s->error_max = in->error_max;
+    /* (committed is the LP's processed count; conservative every rank knows) */
+}
+
 rtcosim_status rtcosim_events_write_speculation_csv(const rtcosim_events *sim, const char *path,
                                                     rtcosim_error *err)
 {
