@@ -25,8 +25,18 @@
  *                                   with prefix
  *   ssd:DefaultExperiment           startTime, stopTime (and stepSize, not in the
  *                                   SSP 1.0 schema but written by exporters)
- *   ssc:Annotation type="org.open-simulation-platform"  its
- *                                   SimulationInformation/FixedStepMaster stepSize
+ *   ssc:Annotation type="com.opensimulationplatform"  libcosim's: osp:Algorithm/
+ *                                   osp:FixedStepAlgorithm baseStepSize (macro step)
+ *                                   and numWorkerThreads; on a component
+ *                                   osp:StepSizeHint value (decimation)
+ *   ssc:Annotation type="org.openmodelica"  OMSimulator's: [oms:Annotations/]
+ *                                   oms:SimulationInformation/oms:FixedStepMaster
+ *                                   stepSize, or oms:VariableStepMaster initial/
+ *                                   minimum/maximumStepSize (adaptive macro step);
+ *                                   relativeTolerance, absoluteTolerance
+ *   ssd:Component without ssd:Connectors  connectors from the model (FMU
+ *                                   modelDescription.xml or native variable table);
+ *                                   a connector without a type element gets the model's
  *   any other ssc:Annotation        ignored with an information line
  *   ssc:Annotation type="org.rtcosim.master"  master settings (below)
  *   ssc:Annotation type="org.rtcosim.realtime" real-time settings (below)
@@ -168,6 +178,12 @@ typedef struct rtcosim_ssd_component {
     const rtcosim_ssd_parameter *parameters;
     size_t parameter_count;
     int line;
+    /* libcosim's osp:StepSizeHint (or an OspSystemStructure Simulator
+     * stepSize): the component steps every floor(hint / macro step) macro
+     * steps, at least 1 (libcosim's decimation); 0 when none. */
+    rtcosim_time_ns step_size_hint_ns;
+    /* The connectors were taken from the model (no ssd:Connectors given). */
+    bool connectors_from_model;
 } rtcosim_ssd_component;
 
 /* One end of a connection. component is NULL for a connector of the system. */
@@ -282,6 +298,13 @@ rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **
  * that opening a package never loads code from elsewhere on the machine. */
 typedef struct rtcosim_system_load_options {
     bool allow_outside;
+    /* libcosim's choice among several parameter bindings of one element:
+     * only bindings whose ssv:ParameterSet has this name are applied, the
+     * others skipped (`rtcosim run --parameter-set NAME`). NULL: SSP's
+     * document order, every binding applied, a later value wins. A name that
+     * no binding of the file carries fails with RTCOSIM_ENOTFOUND naming the
+     * sets there are. */
+    const char *parameter_set;
 } rtcosim_system_load_options;
 /* rtcosim_system_desc_load with options (NULL: defaults). */
 rtcosim_status rtcosim_system_desc_load_with(const char *path,
@@ -305,6 +328,8 @@ void rtcosim_system_desc_free(rtcosim_system_desc *desc); /* NULL is a no-op */
 const char *rtcosim_system_desc_name(const rtcosim_system_desc *desc);   /* ssd:System name */
 const char *rtcosim_system_desc_file(const rtcosim_system_desc *desc);   /* path of the .ssd or .ssp */
 const char *rtcosim_system_desc_base_dir(const rtcosim_system_desc *desc);
+/* "SSP 1.0" or "OspSystemStructure" (libcosim's format, system_osp.c). */
+const char *rtcosim_system_desc_format(const rtcosim_system_desc *desc);
 
 size_t rtcosim_system_desc_component_count(const rtcosim_system_desc *desc);
 const rtcosim_ssd_component *rtcosim_system_desc_component(const rtcosim_system_desc *desc,
@@ -336,7 +361,10 @@ typedef enum rtcosim_ssd_step_origin {
     RTCOSIM_STEP_FROM_NONE = 0,
     RTCOSIM_STEP_FROM_OPTION,             /* the build overrides (command line) */
     RTCOSIM_STEP_FROM_RTCOSIM_MASTER,     /* org.rtcosim.master stepSize */
-    RTCOSIM_STEP_FROM_OSP,                /* org.open-simulation-platform FixedStepMaster stepSize */
+    RTCOSIM_STEP_FROM_OSP,                /* libcosim: com.opensimulationplatform FixedStepAlgorithm
+                                             baseStepSize, or OspSystemStructure BaseStepSize */
+    RTCOSIM_STEP_FROM_OMSIMULATOR,        /* org.openmodelica oms:FixedStepMaster stepSize or
+                                             oms:VariableStepMaster initialStepSize */
     RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT, /* stepSize on ssd:DefaultExperiment */
     RTCOSIM_STEP_FROM_COMPONENTS          /* smallest stepSize of the components' default experiments */
 } rtcosim_ssd_step_origin;

@@ -9,6 +9,7 @@
 
 #include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/native.h"
 #include "system/system_internal.h"
@@ -120,6 +121,26 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
     return st;
 }
 
+/* libcosim's decimation of a step size hint (fixed_step_algorithm.cpp):
+ * floor(hint / base step), at least 1; a hint that is no multiple of the
+ * base step is logged with the step the component gets instead. */
+static unsigned hint_multiple(const rtcosim_system_desc *d, const rtcosim_ssd_component *sc,
+                              rtcosim_time_ns macro)
+{
+    int64_t multiple = sc->step_size_hint_ns / macro;
+    if (multiple < 1)
+        multiple = 1;
+    if (multiple > UINT32_MAX)
+        multiple = UINT32_MAX;
+    if (multiple * macro != sc->step_size_hint_ns)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "system",
+                    "%s: component '%s': step size hint %.9g s is no multiple of the macro step "
+                    "%.9g s; it steps every %.9g s",
+                    d->label, sc->name, rtcosim_time_to_seconds(sc->step_size_hint_ns),
+                    rtcosim_time_to_seconds(macro), rtcosim_time_to_seconds(multiple * macro));
+    return (unsigned)multiple;
+}
+
 static unsigned step_multiple(const rtcosim_system_desc *d, size_t component, rtcosim_time_ns macro,
                               rtcosim_status *st, rtcosim_error *err)
 {
@@ -147,7 +168,8 @@ static unsigned step_multiple(const rtcosim_system_desc *d, size_t component, rt
         }
         return (unsigned)multiple;
     }
-    return 1;
+    const rtcosim_ssd_component *sc = &d->components[component].pub;
+    return sc->step_size_hint_ns > 0 ? hint_multiple(d, sc, macro) : 1;
 }
 
 static void parameter_text(const rtcosim_ssd_parameter *p, char *buf, size_t size, const char **out)
@@ -409,6 +431,17 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
         rtcosim_step_control sc;
         rtcosim_step_control_init(&sc);
         sc.enabled = true;
+        /* OMSimulator's VariableStepMaster bounds and tolerances. */
+        if (d->oms_variable_step) {
+            if (d->oms_min_step > 0)
+                sc.min_step = d->oms_min_step;
+            if (d->oms_max_step > 0)
+                sc.max_step = d->oms_max_step;
+            if (d->oms_rtol > 0)
+                sc.rtol = d->oms_rtol;
+            if (d->oms_atol > 0)
+                sc.atol = d->oms_atol;
+        }
         if ((st = rtcosim_master_set_step_control(m, &sc, err)) != RTCOSIM_OK)
             rtcosim_error_prefix(err, "%s: ", d->label);
     }

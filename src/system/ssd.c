@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "archive/archive.h"
@@ -80,8 +81,23 @@ static rtcosim_status read_document(parse_ctx *ctx, const xmlNode *root)
     if ((st = ssd_read_annotations(ctx, root)) != RTCOSIM_OK ||
         (st = ssd_read_annotations(ctx, sys)) != RTCOSIM_OK)
         return st;
+    /* Other tools' settings where the rtcosim annotation gives none:
+     * OMSimulator's VariableStepMaster is an adaptive macro step, libcosim's
+     * numWorkerThreads the worker threads. */
+    if (d->oms_variable_step && !d->master.has_step_control) {
+        d->master.has_step_control = true;
+        d->master.step_control = true;
+    }
+    if (d->osp_threads > 0 && d->master.threads == 0)
+        d->master.threads = d->osp_threads;
     system_sync(d);
     return RTCOSIM_OK;
+}
+
+static bool is_directory(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 static rtcosim_system_desc *desc_new(const char *file, const char *label, const char *base_dir)
@@ -99,6 +115,17 @@ static rtcosim_system_desc *desc_new(const char *file, const char *label, const 
     return d;
 }
 
+/* The document's format by its root element: libcosim's OspSystemStructure
+ * or SSP's SystemStructureDescription. */
+static rtcosim_status read_any(rtcosim_system_desc *d, xmlDoc *doc, rtcosim_error *err)
+{
+    const xmlNode *root = xmlDocGetRootElement(doc);
+    if (system_is_osp(root))
+        return system_read_osp(d, root, err);
+    parse_ctx ctx = {d, d->label, err, "", -1};
+    return read_document(&ctx, root);
+}
+
 static rtcosim_status parse_into(rtcosim_system_desc *d, const char *xml, size_t size,
                                  rtcosim_error *err)
 {
@@ -106,8 +133,7 @@ static rtcosim_status parse_into(rtcosim_system_desc *d, const char *xml, size_t
     rtcosim_status st = system_read_xml(xml, size, d->label, &doc, err);
     if (st != RTCOSIM_OK)
         return st;
-    parse_ctx ctx = {d, d->label, err, "", -1};
-    st = read_document(&ctx, xmlDocGetRootElement(doc));
+    st = read_any(d, doc, err);
     xmlFreeDoc(doc);
     return st;
 }
@@ -173,6 +199,29 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
             return rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                      "%s: archive has no SystemStructure.ssd at its root", path);
         }
+    } else if (is_directory(path)) {
+        /* A directory, as libcosim takes one: its OspSystemStructure.xml, else
+         * its SystemStructure.ssd (an unpacked .ssp). */
+        if (asprintf(&ssd_path, "%s/OspSystemStructure.xml", path) > 0 &&
+            access(ssd_path, R_OK) != 0) {
+            free(ssd_path);
+            if (asprintf(&ssd_path, "%s/SystemStructure.ssd", path) < 0)
+                ssd_path = NULL;
+        }
+        d = ssd_path ? desc_new(path, ssd_path, path) : NULL;
+        if (!d || !ssd_path) {
+            free(ssd_path);
+            rtcosim_system_desc_free(d);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        }
+        if (access(ssd_path, R_OK) != 0) {
+            rtcosim_system_desc_free(d);
+            free(ssd_path);
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                     "%s: directory holds neither OspSystemStructure.xml nor "
+                                     "SystemStructure.ssd",
+                                     path);
+        }
     } else {
         const char *slash = strrchr(path, '/');
         char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
@@ -190,14 +239,26 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
         }
     }
     d->allow_outside = options && options->allow_outside;
+    if (options && options->parameter_set) {
+        d->parameter_set = system_strdup(d, options->parameter_set);
+        if (!d->parameter_set) {
+            free(ssd_path);
+            rtcosim_system_desc_free(d);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        }
+    }
     xmlDoc *doc = NULL;
     st = system_read_xml_file(ssd_path, d->label, &doc, err);
     free(ssd_path);
     if (st == RTCOSIM_OK) {
-        parse_ctx ctx = {d, d->label, err, "", -1};
-        st = read_document(&ctx, xmlDocGetRootElement(doc));
+        st = read_any(d, doc, err);
         xmlFreeDoc(doc);
     }
+    if (st == RTCOSIM_OK && d->parameter_set && !d->parameter_set_matched)
+        st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                               "%s: no parameter binding carries a set named '%s' (sets: %s)",
+                               d->label, d->parameter_set, d->set_names ? d->set_names : "none");
+    d->parameter_set = NULL; /* sets applied later (--parameter-set FILE) are not filtered */
     if (st != RTCOSIM_OK) {
         rtcosim_system_desc_free(d);
         return st;
@@ -252,6 +313,10 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
 const char *rtcosim_system_desc_name(const rtcosim_system_desc *d) { return d->name; }
 const char *rtcosim_system_desc_file(const rtcosim_system_desc *d) { return d->file; }
 const char *rtcosim_system_desc_base_dir(const rtcosim_system_desc *d) { return d->base_dir; }
+const char *rtcosim_system_desc_format(const rtcosim_system_desc *d)
+{
+    return d->format ? d->format : "SSP 1.0";
+}
 
 size_t rtcosim_system_desc_component_count(const rtcosim_system_desc *d)
 {
@@ -342,7 +407,9 @@ const char *rtcosim_ssd_step_origin_name(rtcosim_ssd_step_origin origin)
     case RTCOSIM_STEP_FROM_NONE: return "nowhere";
     case RTCOSIM_STEP_FROM_OPTION: return "the command line";
     case RTCOSIM_STEP_FROM_RTCOSIM_MASTER: return "the org.rtcosim.master annotation";
-    case RTCOSIM_STEP_FROM_OSP: return "the OSP FixedStepMaster annotation";
+    case RTCOSIM_STEP_FROM_OSP:
+        return "the OSP base step (FixedStepAlgorithm baseStepSize or BaseStepSize)";
+    case RTCOSIM_STEP_FROM_OMSIMULATOR: return "the OMSimulator SimulationInformation annotation";
     case RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT: return "the ssd:DefaultExperiment";
     case RTCOSIM_STEP_FROM_COMPONENTS: return "the smallest component default experiment";
     }
@@ -360,6 +427,9 @@ bool rtcosim_system_desc_macro_step(const rtcosim_system_desc *d, rtcosim_time_n
     } else if (d->osp_has_step) {
         o = RTCOSIM_STEP_FROM_OSP;
         h = d->osp_step_ns;
+    } else if (d->oms_has_step) {
+        o = RTCOSIM_STEP_FROM_OMSIMULATOR;
+        h = d->oms_step_ns;
     } else if (d->exp_has_step) {
         o = RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT;
         h = d->exp_step_ns;

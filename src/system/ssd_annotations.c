@@ -1,5 +1,6 @@
 /* SSD annotations and the default experiment: start/stop times, the
- * org.rtcosim.master and org.rtcosim.realtime annotations (system.h). Split
+ * org.rtcosim.master and org.rtcosim.realtime annotations (system.h), and
+ * the annotations libcosim and OMSimulator write for their masters. Split
  * from ssd.c; every rejection names file and line. */
 #include "rtcosim/realtime.h"
 #include <limits.h>
@@ -265,23 +266,141 @@ static const xmlNode *child_named(const xmlNode *n, const char *local)
     return NULL;
 }
 
-/* The Open Simulation Platform's annotation (type
- * "org.open-simulation-platform"): osp:SimulationInformation/
- * osp:FixedStepMaster stepSize="H" gives its fixed macro step in seconds. */
+/* libcosim's annotation (type "com.opensimulationplatform", OSPAnnotations.xsd
+ * of libcosim; its ssp_parser reads it in ssd:DefaultExperiment):
+ * osp:Algorithm/osp:FixedStepAlgorithm baseStepSize="H" [numWorkerThreads="N"].
+ * libcosim refuses any other algorithm element, and so do we: running it
+ * with another algorithm would give other results. */
 static rtcosim_status read_osp(parse_ctx *ctx, const xmlNode *a)
 {
-    const xmlNode *fixed = child_named(child_named(a, "SimulationInformation"), "FixedStepMaster");
-    if (!fixed)
-        return ssd_info(ctx, a, "annotation 'org.open-simulation-platform' without "
-                                "SimulationInformation/FixedStepMaster: ignored");
     rtcosim_system_desc *d = ctx->d;
+    const xmlNode *algorithm = child_named(a, "Algorithm");
+    if (!algorithm)
+        return ssd_info(ctx, a, "annotation 'com.opensimulationplatform' without osp:Algorithm: "
+                                "ignored");
+    const xmlNode *fixed = NULL;
+    for (const xmlNode *c = algorithm->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        if (strcmp((const char *)c->name, "FixedStepAlgorithm") != 0)
+            return FAIL(ctx, c, RTCOSIM_EUNSUPPORTED,
+                        "OSP algorithm '%s' is not supported (FixedStepAlgorithm)",
+                        (const char *)c->name);
+        fixed = c;
+    }
+    if (!fixed)
+        return FAIL(ctx, algorithm, RTCOSIM_EFORMAT, "osp:Algorithm without FixedStepAlgorithm");
     if (d->osp_has_step)
-        return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "second OSP FixedStepMaster (first on line %d)",
-                    d->osp_step_line);
-    if (!system_attr(d, fixed, "stepSize"))
-        return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "OSP FixedStepMaster without a stepSize");
+        return FAIL(ctx, fixed, RTCOSIM_EFORMAT,
+                    "second OSP FixedStepAlgorithm (first on line %d)", d->osp_step_line);
+    if (!system_attr(d, fixed, "baseStepSize"))
+        return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "OSP FixedStepAlgorithm without a baseStepSize");
     d->osp_step_line = (int)xmlGetLineNo(fixed);
-    return read_positive_time(ctx, fixed, "stepSize", &d->osp_has_step, &d->osp_step_ns);
+    rtcosim_status st =
+        read_positive_time(ctx, fixed, "baseStepSize", &d->osp_has_step, &d->osp_step_ns);
+    const char *threads = system_attr(d, fixed, "numWorkerThreads");
+    int64_t t = 0;
+    if (st == RTCOSIM_OK && threads) {
+        if (!system_parse_int64(threads, &t) || t < 1 || t > 1024)
+            return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "OSP FixedStepAlgorithm: bad numWorkerThreads "
+                        "\"%s\" (1..1024)", threads);
+        d->osp_threads = (int)t;
+    }
+    return st;
+}
+
+/* libcosim's osp:StepSizeHint value="h" in a component's annotation: the
+ * component steps every floor(h / base step) base steps (at least one). */
+rtcosim_status ssd_read_component_annotations(parse_ctx *ctx, const xmlNode *n,
+                                              rtcosim_ssd_component *c)
+{
+    const xmlNode *list = ssd_child(n, SSD_NS, "Annotations");
+    if (!list)
+        list = ssd_child(n, SSC_NS, "Annotations");
+    for (const xmlNode *a = list ? list->children : NULL; a; a = a->next) {
+        if (!system_is(a, SSC_NS, "Annotation"))
+            continue;
+        const char *type = system_attr(ctx->d, a, "type");
+        const xmlNode *hint = type && strcmp(type, "com.opensimulationplatform") == 0
+                                  ? child_named(a, "StepSizeHint")
+                                  : NULL;
+        if (!hint)
+            continue; /* geometry, other tools: nothing rtcosim uses */
+        if (!system_attr(ctx->d, hint, "value"))
+            return FAIL(ctx, hint, RTCOSIM_EFORMAT, "osp:StepSizeHint without a value");
+        bool has = false;
+        rtcosim_status st = read_positive_time(ctx, hint, "value", &has, &c->step_size_hint_ns);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+/* OMSimulator's annotation (type "org.openmodelica"), as OMSimulator writes
+ * it on ssd:System: oms:Annotations (absent in older files, which put the
+ * content straight into ssc:Annotation)/oms:SimulationInformation with
+ * oms:FixedStepMaster stepSize or oms:VariableStepMaster initialStepSize,
+ * minimumStepSize, maximumStepSize; relativeTolerance and absoluteTolerance
+ * on either. The SimulationInformation of ssd:DefaultExperiment (resultFile,
+ * loggingInterval, bufferSize, signalFilter) is OMSimulator's own output
+ * setting: noted, not used. Element names are matched without namespace, as
+ * OMSimulator (pugixml) reads them. */
+static rtcosim_status read_oms(parse_ctx *ctx, const xmlNode *a)
+{
+    rtcosim_system_desc *d = ctx->d;
+    const xmlNode *wrapper = child_named(a, "Annotations");
+    const xmlNode *info = child_named(wrapper ? wrapper : a, "SimulationInformation");
+    if (!info)
+        return ssd_info(ctx, a, "annotation 'org.openmodelica' without SimulationInformation: "
+                                "ignored");
+    const xmlNode *fixed = child_named(info, "FixedStepMaster");
+    const xmlNode *variable = child_named(info, "VariableStepMaster");
+    const xmlNode *master = fixed ? fixed : variable;
+    if (fixed && variable)
+        return FAIL(ctx, variable, RTCOSIM_EFORMAT,
+                    "OMSimulator SimulationInformation with both FixedStepMaster and "
+                    "VariableStepMaster");
+    if (!master) {
+        if (child_named(info, "VariableStepSolver") || child_named(info, "FixedStepSolver"))
+            return ssd_info(ctx, info, "OMSimulator solver of a strongly coupled system: not "
+                                       "used (rtcosim integrates model exchange FMUs itself)");
+        return ssd_info(ctx, info, "OMSimulator SimulationInformation (result file, logging "
+                                   "settings): not used");
+    }
+    if (d->oms_has_step)
+        return FAIL(ctx, master, RTCOSIM_EFORMAT, "second OMSimulator master (first on line %d)",
+                    d->oms_step_line);
+    d->oms_step_line = (int)xmlGetLineNo(master);
+    rtcosim_status st;
+    bool has = false;
+    if (fixed) {
+        if (!system_attr(d, fixed, "stepSize"))
+            return FAIL(ctx, fixed, RTCOSIM_EFORMAT, "OMSimulator FixedStepMaster without a stepSize");
+        st = read_positive_time(ctx, fixed, "stepSize", &d->oms_has_step, &d->oms_step_ns);
+    } else {
+        /* OMSimulator starts its adaptive master at initialStepSize. */
+        if (!system_attr(d, variable, "initialStepSize"))
+            return FAIL(ctx, variable, RTCOSIM_EFORMAT,
+                        "OMSimulator VariableStepMaster without an initialStepSize");
+        d->oms_variable_step = true;
+        st = read_positive_time(ctx, variable, "initialStepSize", &d->oms_has_step, &d->oms_step_ns);
+        if (st == RTCOSIM_OK)
+            st = read_positive_time(ctx, variable, "minimumStepSize", &has, &d->oms_min_step);
+        if (st == RTCOSIM_OK)
+            st = read_positive_time(ctx, variable, "maximumStepSize", &has, &d->oms_max_step);
+        if (st == RTCOSIM_OK && d->oms_min_step && d->oms_max_step && d->oms_max_step < d->oms_min_step)
+            return FAIL(ctx, variable, RTCOSIM_EFORMAT,
+                        "OMSimulator VariableStepMaster: maximumStepSize below minimumStepSize");
+    }
+    static const char *const tolerances[] = {"relativeTolerance", "absoluteTolerance"};
+    double *slots[] = {&d->oms_rtol, &d->oms_atol};
+    for (int i = 0; st == RTCOSIM_OK && i < 2; i++) {
+        const char *text = system_attr(d, master, tolerances[i]);
+        if (text && (!system_parse_double(text, slots[i]) || !(*slots[i] > 0)))
+            return FAIL(ctx, master, RTCOSIM_EFORMAT, "OMSimulator %s: bad %s \"%s\" (> 0)",
+                        (const char *)master->name, tolerances[i], text);
+    }
+    return st;
 }
 
 rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ...)
@@ -308,14 +427,15 @@ rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner)
         xmlChar *type = xmlGetNoNsProp(a, (const xmlChar *)"type");
         bool ours = type && strcmp((const char *)type, "org.rtcosim.master") == 0;
         bool realtime = type && strcmp((const char *)type, "org.rtcosim.realtime") == 0;
-        bool osp = type && strcmp((const char *)type, "org.open-simulation-platform") == 0;
+        bool osp = type && strcmp((const char *)type, "com.opensimulationplatform") == 0;
+        bool oms = type && strcmp((const char *)type, "org.openmodelica") == 0;
         const char *type_text = type ? system_strdup(ctx->d, (const char *)type) : "";
         xmlFree(type);
         if (!type_text)
             return NOMEM(ctx);
         rtcosim_status st;
-        if (osp) {
-            if ((st = read_osp(ctx, a)) != RTCOSIM_OK)
+        if (osp || oms) {
+            if ((st = osp ? read_osp(ctx, a) : read_oms(ctx, a)) != RTCOSIM_OK)
                 return st;
             continue;
         }

@@ -192,16 +192,26 @@ static rtcosim_status read_component(parse_ctx *ctx, const xmlNode *n, const cha
     if (!c->pub.source)
         return FAIL(ctx, n, RTCOSIM_EFORMAT, "component '%s' has no source", full);
     rtcosim_status st = resolve_source(ctx, n, c);
+    if (st == RTCOSIM_OK)
+        st = ssd_read_component_annotations(ctx, n, &c->pub);
     if (st != RTCOSIM_OK)
         return st;
+    /* SSP 1.0 makes ssd:Connectors and a connector's type optional; as
+     * OMSimulator does, rtcosim then takes them from the model. */
     const xmlNode *conns = ssd_child(n, SSD_NS, "Connectors");
-    if (!conns)
-        return RTCOSIM_OK;
-    const char *owner = system_printf(d, "component '%s'", full);
-    if (!owner)
-        return NOMEM(ctx);
-    return read_connectors(ctx, conns, &c->connectors, &c->connector_count, &c->connector_cap,
-                           owner);
+    if (conns) {
+        const char *owner = system_printf(d, "component '%s'", full);
+        if (!owner)
+            return NOMEM(ctx);
+        st = read_connectors(ctx, conns, &c->connectors, &c->connector_count, &c->connector_cap,
+                             owner);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    if ((st = system_model_connectors(d, c, !conns, ctx->err)) != RTCOSIM_OK)
+        return rtcosim_error_prefix(ctx->err, "%s:%d: component '%s': ", ctx->label, c->pub.line,
+                                    full);
+    return RTCOSIM_OK;
 }
 
 /* A nested ssd:System: recorded with its connectors, then read like the top

@@ -49,6 +49,9 @@ rtcosim_status ssd_compose_maps(rtcosim_system_desc *d, const rtcosim_ssd_connec
 /* ssd_annotations.c */
 rtcosim_status ssd_read_default_experiment(parse_ctx *ctx, const xmlNode *exp);
 rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner);
+/* A component's own annotations: libcosim's osp:StepSizeHint. */
+rtcosim_status ssd_read_component_annotations(parse_ctx *ctx, const xmlNode *n,
+                                              rtcosim_ssd_component *c);
 /* Add an information line "label:line: text" (rtcosim_system_desc_info). */
 rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ...)
 #if defined(__GNUC__)

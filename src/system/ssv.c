@@ -155,6 +155,29 @@ static bool given_before(rtcosim_system_desc *d, const xmlNode *pn, const char *
     return false;
 }
 
+bool system_parameter_set_selected(rtcosim_system_desc *d, const char *name)
+{
+    if (!d->parameter_set)
+        return true;
+    const char *shown = name ? name : "(unnamed)";
+    bool seen = false;
+    for (const char *p = d->set_names; p && *p && !seen;) {
+        size_t n = strcspn(p, ",");
+        seen = n == strlen(shown) && strncmp(p, shown, n) == 0;
+        p += n + (p[n] == ',');
+    }
+    if (!seen) {
+        const char *names = d->set_names ? system_printf(d, "%s,%s", d->set_names, shown)
+                                         : system_strdup(d, shown);
+        if (names)
+            d->set_names = names;
+    }
+    if (!name || strcmp(name, d->parameter_set) != 0)
+        return false;
+    d->parameter_set_matched = true;
+    return true;
+}
+
 rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,
                                                const char *label, const char *prefix,
                                                int target, rtcosim_error *err)
@@ -163,6 +186,10 @@ rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xml
         return system_fail(err, RTCOSIM_EFORMAT, label, set,
                            "expected an ssv:ParameterSet (namespace %s), found '%s'", SSV_NS,
                            (const char *)set->name);
+    /* libcosim's choice (load option parameter_set): only the set of that
+     * name among an element's bindings. */
+    if (!system_parameter_set_selected(d, system_attr(d, set, "name")))
+        return RTCOSIM_OK;
     /* Units first: parameters may use units declared after them. */
     for (const xmlNode *n = set->children; n; n = n->next)
         if (system_is(n, SSV_NS, "Units")) {

@@ -78,10 +78,23 @@ struct rtcosim_system_desc {
 
     bool has_start, has_stop;
     rtcosim_time_ns start_ns, stop_ns;
+    const char *format; /* rtcosim_system_desc_format; NULL: "SSP 1.0" */
     /* Macro steps of other places than org.rtcosim.master (system.h). */
-    bool exp_has_step, osp_has_step;
-    rtcosim_time_ns exp_step_ns, osp_step_ns;
-    int osp_step_line;
+    bool exp_has_step, osp_has_step, oms_has_step;
+    rtcosim_time_ns exp_step_ns, osp_step_ns, oms_step_ns;
+    int osp_step_line, oms_step_line;
+    int osp_threads; /* libcosim numWorkerThreads; 0: not given */
+    /* OMSimulator's oms:VariableStepMaster: an adaptive macro step within
+     * [oms_min_step, oms_max_step] (0: the master's defaults); tolerances
+     * (0: not given). */
+    bool oms_variable_step;
+    rtcosim_time_ns oms_min_step, oms_max_step;
+    double oms_rtol, oms_atol;
+    /* libcosim's parameter-set selection (load options); matched: some
+     * binding carried that name; set_names: the names seen, comma-separated. */
+    const char *parameter_set;
+    bool parameter_set_matched;
+    const char *set_names;
     const char **infos; /* information lines, arena strings */
     size_t info_count, info_cap;
 
@@ -151,6 +164,26 @@ rtcosim_status system_add_info(rtcosim_system_desc *d, const char *label, long l
                                const char *text, rtcosim_error *err);
 bool system_unit_conversion(const rtcosim_system_desc *d, const char *from, const char *to,
                             double *factor, double *offset);
+
+/* Connectors a component's model declares (system_model.c): with
+ * fill_all (no ssd:Connectors) every input, output, parameter and calculated
+ * parameter becomes one; otherwise connectors without a type get the
+ * variable's. A .dcpx component is left alone. */
+rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component *c,
+                                       bool fill_all, rtcosim_error *err);
+/* The model name of an FMU's modelDescription.xml (arena string). */
+rtcosim_status system_model_name(rtcosim_system_desc *d, const char *fmu_path, const char **out,
+                                 rtcosim_error *err);
+
+/* libcosim's OspSystemStructure.xml (system_osp.c) into d, whose base_dir
+ * and label are set; root is the document's root element. */
+rtcosim_status system_read_osp(rtcosim_system_desc *d, const xmlNode *root, rtcosim_error *err);
+bool system_is_osp(const xmlNode *root);
+#define OSP_STRUCTURE_NS "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
+
+/* Parameter-set selection (ssv.c): whether a set named `name` (NULL: no
+ * name) is applied under d->parameter_set; records the names seen. */
+bool system_parameter_set_selected(rtcosim_system_desc *d, const char *name);
 
 /* Parameter sets (ssv.c). target: component index, or -1 for the system. */
 rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,

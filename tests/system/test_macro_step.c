@@ -1,6 +1,7 @@
 /* Where the macro step comes from: the build override, then the
- * org.rtcosim.master annotation, then the Open Simulation Platform's
- * FixedStepMaster, then ssd:DefaultExperiment stepSize, else the smallest
+ * org.rtcosim.master annotation, then libcosim's FixedStepAlgorithm
+ * baseStepSize (OSPAnnotations.xsd), then OMSimulator's FixedStepMaster
+ * stepSize, then ssd:DefaultExperiment stepSize, else the smallest
  * default-experiment step of the components (the project's Dahlquist FMU says
  * 1e-4 s, BouncingBall 1e-2 s in their model descriptions). Annotations
  * nobody understands become information lines, never errors. */
@@ -19,9 +20,13 @@
 #include "rtcosim_test_fmus.h"
 
 #define OSP                                                                            \
-    "<ssc:Annotation type=\"org.open-simulation-platform\"><osp:SimulationInformation>" \
-    "<osp:FixedStepMaster description=\"FixedStepAlgorithm\" stepSize=\"2e-4\"/>"       \
-    "</osp:SimulationInformation></ssc:Annotation>"
+    "<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm>"                \
+    "<osp:FixedStepAlgorithm baseStepSize=\"2e-4\"/></osp:Algorithm></ssc:Annotation>"
+/* As OMSimulator 2.x writes it (oms:Annotations wrapper). */
+#define OMS                                                                              \
+    "<ssc:Annotation type=\"org.openmodelica\"><oms:Annotations><oms:SimulationInformation>" \
+    "<oms:FixedStepMaster description=\"oms-ma\" stepSize=\"3e-4\" "                     \
+    "relativeTolerance=\"0.0001\"/></oms:SimulationInformation></oms:Annotations></ssc:Annotation>"
 #define OURS "<ssc:Annotation type=\"org.rtcosim.master\"><rc:Master stepSize=\"5e-4\"/></ssc:Annotation>"
 #define ALIEN "<ssc:Annotation type=\"com.example.tool\"><x:Whatever xmlns:x=\"urn:x\"/></ssc:Annotation>"
 
@@ -34,6 +39,7 @@ static char *ssd_text(const char *annotations, const char *experiment)
              " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
              " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
              " xmlns:osp=\"http://opensimulationplatform.com/SSP/OSPAnnotations\"\n"
+             " xmlns:oms=\"https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd\""
              " xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n"
              " <ssd:System name=\"s\">\n"
              "  <ssd:Elements>\n"
@@ -86,8 +92,10 @@ static void test_each_source_in_order_of_precedence(void **state)
     assert_int_equal(infos, 1);
     assert_int_equal(build(ALIEN OSP OURS, exp, 0, &o, &infos), 500 * RTCOSIM_NS_PER_US);
     assert_int_equal(o, RTCOSIM_STEP_FROM_RTCOSIM_MASTER);
-    assert_int_equal(build(ALIEN OSP, exp, 0, &o, &infos), 200 * RTCOSIM_NS_PER_US);
+    assert_int_equal(build(ALIEN OMS OSP, exp, 0, &o, &infos), 200 * RTCOSIM_NS_PER_US);
     assert_int_equal(o, RTCOSIM_STEP_FROM_OSP);
+    assert_int_equal(build(ALIEN OMS, exp, 0, &o, &infos), 300 * RTCOSIM_NS_PER_US);
+    assert_int_equal(o, RTCOSIM_STEP_FROM_OMSIMULATOR);
     assert_int_equal(build("", exp, 0, &o, &infos), RTCOSIM_NS_PER_MS);
     assert_int_equal(o, RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT);
     assert_int_equal(infos, 0);
@@ -100,15 +108,52 @@ static void test_each_source_in_order_of_precedence(void **state)
 static void test_malformed_osp_step_names_file_and_line(void **state)
 {
     (void)state;
-    const char *text = ssd_text("<ssc:Annotation type=\"org.open-simulation-platform\">"
-                                "<osp:SimulationInformation><osp:FixedStepMaster stepSize=\"-1\"/>"
-                                "</osp:SimulationInformation></ssc:Annotation>",
-                                "");
-    rtcosim_system_desc *d = NULL;
-    rtcosim_error err;
-    assert_int_equal(rtcosim_system_desc_parse(text, strlen(text), NULL, "s.ssd", &d, &err),
-                     RTCOSIM_EFORMAT);
-    assert_string_equal(err.message, "s.ssd:12: stepSize must be positive");
+    static const struct {
+        const char *annotation, *message;
+        rtcosim_status status;
+    } cases[] = {
+        {"<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm>"
+         "<osp:FixedStepAlgorithm baseStepSize=\"-1\"/></osp:Algorithm></ssc:Annotation>",
+         "s.ssd:12: baseStepSize must be positive", RTCOSIM_EFORMAT},
+        {"<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm>"
+         "<osp:FixedStepAlgorithm/></osp:Algorithm></ssc:Annotation>",
+         "s.ssd:12: OSP FixedStepAlgorithm without a baseStepSize", RTCOSIM_EFORMAT},
+        {"<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm>"
+         "<osp:FixedStepAlgorithm baseStepSize=\"1e-3\" numWorkerThreads=\"zero\"/>"
+         "</osp:Algorithm></ssc:Annotation>",
+         "s.ssd:12: OSP FixedStepAlgorithm: bad numWorkerThreads \"zero\" (1..1024)",
+         RTCOSIM_EFORMAT},
+        /* libcosim throws "Unknown algorithm" for anything else. */
+        {"<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm>"
+         "<osp:EccoAlgorithm/></osp:Algorithm></ssc:Annotation>",
+         "s.ssd:12: OSP algorithm 'EccoAlgorithm' is not supported (FixedStepAlgorithm)",
+         RTCOSIM_EUNSUPPORTED},
+        {"<ssc:Annotation type=\"org.openmodelica\"><oms:SimulationInformation>"
+         "<oms:FixedStepMaster stepSize=\"fast\"/></oms:SimulationInformation></ssc:Annotation>",
+         NULL, RTCOSIM_EFORMAT},
+        {"<ssc:Annotation type=\"org.openmodelica\"><oms:SimulationInformation>"
+         "<oms:VariableStepMaster initialStepSize=\"1e-3\" minimumStepSize=\"1e-2\" "
+         "maximumStepSize=\"1e-3\"/></oms:SimulationInformation></ssc:Annotation>",
+         "s.ssd:12: OMSimulator VariableStepMaster: maximumStepSize below minimumStepSize",
+         RTCOSIM_EFORMAT},
+        {"<ssc:Annotation type=\"org.openmodelica\"><oms:SimulationInformation>"
+         "<oms:FixedStepMaster stepSize=\"1e-3\" relativeTolerance=\"-1\"/>"
+         "</oms:SimulationInformation></ssc:Annotation>",
+         "s.ssd:12: OMSimulator FixedStepMaster: bad relativeTolerance \"-1\" (> 0)",
+         RTCOSIM_EFORMAT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *text = ssd_text(cases[i].annotation, "");
+        rtcosim_system_desc *d = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_system_desc_parse(text, strlen(text), NULL, "s.ssd", &d, &err),
+                         cases[i].status);
+        if (cases[i].message)
+            assert_string_equal(err.message, cases[i].message);
+        else
+            assert_non_null(strstr(err.message, "s.ssd:12: bad stepSize \"fast\""));
+        assert_null(strchr(err.message, '\n'));
+    }
 }
 
 int main(void)
