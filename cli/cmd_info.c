@@ -6,12 +6,23 @@
 #include <string.h>
 
 #include "cli.h"
+#include "info_system.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/results.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: rtcosim info FMU [--strict]\n\n"
+    fprintf(out, "usage: rtcosim info FMU [--strict]\n"
+                 "       rtcosim info SYSTEM.ssd|SYSTEM.ssp|OspSystemStructure.xml|DIR\n"
+                 "                    [--parameter-set NAME]\n\n"
+                 "A system (.ssd, .ssp, libcosim's OspSystemStructure.xml, or a directory\n"
+                 "holding one): its components with their connectors (declared, or taken from\n"
+                 "the model when the file declares none or no type), step size hints, bound\n"
+                 "parameters (value, file and line), connections with their transformations,\n"
+                 "the macro step and where it came from, and the execution order the master\n"
+                 "derives (FMUs are loaded and initialized for it, no step is taken).\n"
+                 "--parameter-set NAME applies only the bindings whose set has that name\n"
+                 "(libcosim's choice; see rtcosim run --help).\n\n"
                  "Print the model facts of an FMU (FMI 1.0, 2.0 or 3.0) and its variables:\n"
                  "name, value reference, type, causality, variability, initial, start, unit\n"
                  "and description. FMI 3.0 arrays are listed as their elements name[i,j]\n"
@@ -157,12 +168,18 @@ static void print_default_experiment(const rtcosim_component_desc *d)
 
 static int run_info(int argc, char **argv)
 {
-    const char *fmu = NULL;
+    const char *fmu = NULL, *parameter_set = NULL;
     rtcosim_fmu_options opts = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--parameter-set") == 0) {
+            if (i + 1 >= argc)
+                return cli_fail("info: --parameter-set needs a set name");
+            parameter_set = argv[++i];
+            continue;
         }
         if (strcmp(argv[i], "--strict") == 0) {
             opts.strict = true;
@@ -176,6 +193,10 @@ static int run_info(int argc, char **argv)
     }
     if (!fmu)
         return cli_fail("info: no FMU given (usage: rtcosim info FMU)");
+    if (cli_info_is_system(fmu))
+        return cli_info_system(fmu, parameter_set);
+    if (parameter_set)
+        return cli_fail("info: --parameter-set applies to systems, not to FMU '%s'", fmu);
     rtcosim_component *c = NULL;
     rtcosim_error err;
     rtcosim_status st = rtcosim_fmu_load(fmu, &opts, &c, &err);
@@ -224,5 +245,5 @@ static int run_info(int argc, char **argv)
     return 0;
 }
 
-const rtcosim_cli_command rtcosim_cli_cmd_info = {"info", "show an FMU's model facts and variables",
+const rtcosim_cli_command rtcosim_cli_cmd_info = {"info", "show an FMU's or a system's facts",
                                                   run_info};

@@ -119,7 +119,8 @@ static int run_system(const run_args *a)
         if (bad)
             return bad;
     }
-    const rtcosim_system_load_options load = {.allow_outside = a->allow_outside};
+    const rtcosim_system_load_options load = {.allow_outside = a->allow_outside,
+                                              .parameter_set = a->parameter_set_name};
     if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->parameter_set_count; i++)

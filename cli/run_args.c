@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,14 +25,17 @@
 void cli_run_usage(FILE *out)
 {
     fprintf(out,
-            "usage: rtcosim run SYSTEM.ssd|SYSTEM.ssp [options]\n\n"
-            "Runs an SSP 1.0 system. Settings on the command line override the system's\n"
-            "org.rtcosim.master annotation.\n\n"
+            "usage: rtcosim run SYSTEM.ssd|SYSTEM.ssp|OspSystemStructure.xml|DIR [options]\n\n"
+            "Runs an SSP 1.0 system, or libcosim's OspSystemStructure.xml (a directory: its\n"
+            "OspSystemStructure.xml, else its SystemStructure.ssd). Settings on the command\n"
+            "line override the system's org.rtcosim.master annotation.\n\n"
             "options:\n"
             "  --start-time S          start time (default: DefaultExperiment or 0)\n"
             "  --stop-time S           stop time (default: DefaultExperiment)\n"
-            "  --step-size S           macro step H (else: org.rtcosim.master stepSize, OSP\n"
-            "                          FixedStepMaster stepSize, ssd:DefaultExperiment stepSize,\n"
+            "  --step-size S           macro step H (else: org.rtcosim.master stepSize, libcosim's\n"
+            "                          FixedStepAlgorithm baseStepSize or BaseStepSize,\n"
+            "                          OMSimulator's FixedStepMaster stepSize (VariableStepMaster:\n"
+            "                          initialStepSize, adaptive), ssd:DefaultExperiment stepSize,\n"
             "                          smallest component default-experiment step; the summary\n"
             "                          says which)\n"
             "  --order O               jacobi | gauss-seidel\n"
@@ -48,7 +52,12 @@ void cli_run_usage(FILE *out)
             "                          Jacobi all at once, Gauss-Seidel one dependency level\n"
             "                          at a time; balanced by measured step cost, one thread\n"
             "                          while that is faster (see the summary's threads line)\n"
-            "  --parameter-set F.ssv   apply a parameter set (names component.variable); repeatable\n"
+            "  --parameter-set F.ssv   apply a parameter set file last (names\n"
+            "                          component.variable); repeatable\n"
+            "  --parameter-set NAME    (no .ssv ending) libcosim's choice: of the system's\n"
+            "                          parameter bindings apply only those whose\n"
+            "                          ssv:ParameterSet is named NAME (default: every binding\n"
+            "                          in document order, a later value wins)\n"
             "  --start-value NAME V    start value of component.variable; repeatable\n"
             "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
             "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
@@ -278,7 +287,17 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             else
                 o->threads = (int)n;
         } else if (strcmp(opt, "--parameter-set") == 0) {
-            a->parameter_sets[a->parameter_set_count++] = val;
+            /* A file ends in .ssv; anything else names a set of the system. */
+            size_t len = strlen(val);
+            if (len >= 4 && strcasecmp(val + len - 4, ".ssv") == 0)
+                a->parameter_sets[a->parameter_set_count++] = val;
+            else if (a->parameter_set_name)
+                rc = cli_fail("--parameter-set: one set name only ('%s' and '%s'); files end in .ssv",
+                              a->parameter_set_name, val);
+            else if (!*val)
+                rc = cli_fail("--parameter-set: empty set name");
+            else
+                a->parameter_set_name = val;
         } else if (strcmp(opt, "--start-value") == 0) {
             if (i + 1 >= argc)
                 return cli_fail("--start-value needs NAME and VALUE");

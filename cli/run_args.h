@@ -24,6 +24,9 @@ typedef struct run_args {
     rtcosim_dcp_bindings *dcp; /* --dcp */
     const char **parameter_sets;
     size_t parameter_set_count;
+    /* --parameter-set NAME (no .ssv ending): libcosim's choice of one named
+     * set among the system's bindings (rtcosim_system_load_options). */
+    const char *parameter_set_name;
     const char **start_names, **start_values;
     size_t start_count;
     const char **observe;

@@ -1,0 +1,16 @@
+/* `rtcosim info SYSTEM`: what rtcosim reads from an SSP system or libcosim's
+ * OspSystemStructure.xml (cmd_info.c hands systems over to info_system.c). */
+#ifndef RTCOSIM_CLI_INFO_SYSTEM_H
+#define RTCOSIM_CLI_INFO_SYSTEM_H
+
+#include <stdbool.h>
+
+/* Whether a path names a system rather than an FMU: .ssd, .ssp, .xml, or a
+ * directory holding OspSystemStructure.xml or SystemStructure.ssd. */
+bool cli_info_is_system(const char *path);
+
+/* Print the system's components, connectors, connections with their
+ * transformations, parameter bindings and execution order; 0 or an exit code. */
+int cli_info_system(const char *path, const char *parameter_set);
+
+#endif
