@@ -261,6 +261,11 @@ static rtcosim_status add_connection(osp_ctx *o, int line, rtcosim_ssd_endpoint 
                                      bool transformed, const char **input)
 {
     rtcosim_system_desc *d = o->d;
+    if (drives(ca) == drives(cb))
+        return line_fail(o, line, RTCOSIM_EFORMAT,
+                         "connection %s.%s - %s.%s joins %s and %s (one output, one input)",
+                         a.component, a.connector, b.component, b.connector,
+                         rtcosim_connector_kind_name(ca->kind), rtcosim_connector_kind_name(cb->kind));
     if (!drives(ca)) {
         rtcosim_ssd_endpoint t = a;
         a = b;
@@ -269,11 +274,6 @@ static rtcosim_status add_connection(osp_ctx *o, int line, rtcosim_ssd_endpoint 
         ca = cb;
         cb = tc;
     }
-    if (!drives(ca) || drives(cb))
-        return line_fail(o, line, RTCOSIM_EFORMAT,
-                         "connection %s.%s - %s.%s joins %s and %s (one output, one input)",
-                         a.component, a.connector, b.component, b.connector,
-                         rtcosim_connector_kind_name(ca->kind), rtcosim_connector_kind_name(cb->kind));
     if (ca->type != cb->type)
         return line_fail(o, line, RTCOSIM_EFORMAT,
                          "connection %s.%s -> %s.%s joins incompatible types %s and %s", a.component,
