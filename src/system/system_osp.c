@@ -150,10 +150,15 @@ static rtcosim_status read_initial_value(osp_ctx *o, system_component *c, const 
 }
 
 /* A relative path, or a file:// URI; other schemes (libcosim's proxyfmu://,
- * fmu-proxy) name remote FMUs rtcosim does not reach. */
+ * fmu-proxy) name remote FMUs rtcosim does not reach. rtcosim:NAME names a
+ * native model, as in an SSD. */
 static rtcosim_status resolve_source(osp_ctx *o, const xmlNode *n, system_component *c)
 {
     const char *src = c->pub.source;
+    if (strncmp(src, "rtcosim:", 8) == 0 && src[8]) {
+        c->pub.native_type = src + 8;
+        return RTCOSIM_OK;
+    }
     const char *rel = strncmp(src, "file://", 7) == 0 ? src + 7 : src;
     const char *colon = strchr(rel, ':'), *slash = strchr(rel, '/');
     if (rel == src && colon && (!slash || colon < slash))
