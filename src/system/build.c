@@ -385,8 +385,9 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     if (st == RTCOSIM_OK && !s.has_step_size)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                "%s: no macro step size (give one on the command line, as stepSize "
-                               "in the org.rtcosim.master annotation, in an OSP FixedStepMaster "
-                               "annotation or on ssd:DefaultExperiment; no component has a "
+                               "in the org.rtcosim.master annotation, as libcosim's FixedStepAlgorithm "
+                               "baseStepSize, OMSimulator's FixedStepMaster stepSize or on "
+                               "ssd:DefaultExperiment; no component has a "
                                "default experiment step either)",
                                d->label);
     if (opts->step_origin)
