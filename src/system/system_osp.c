@@ -4,7 +4,8 @@
  * size hints and initial values; variable connections, variable-group
  * connections (through the FMUs' <model>_OspModelDescription.xml) and
  * LinearTransformation functions as far as they map to scalar connections;
- * start/end time and base step. Every rejection names file and line. */
+ * start/end time and base step (groups: system_osp_groups.c). Every
+ * rejection names file and line. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,43 +14,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "system/system_internal.h"
+#include "system/system_osp.h"
 
-#define OSP_MD_NS "https://open-simulation-platform.com/OspModelDescription/1.0.0"
-#define MAX_GROUP_DEPTH 16
-
-typedef struct osp_function {
-    const char *name;
-    double factor, offset;
-    const rtcosim_ssd_endpoint *in, *out; /* the variables its signals connect to */
-    int line;
-} osp_function;
-
-typedef struct osp_bond_end {
-    const char *bond, *input; /* powerBond name, input end "comp.var" */
-    int line;
-} osp_bond_end;
-
-typedef struct osp_ctx {
-    rtcosim_system_desc *d;
-    const char *label;
-    rtcosim_error *err;
-    osp_function *functions;
-    size_t function_count, function_cap;
-    osp_bond_end *bond_ends;
-    size_t bond_end_count, bond_end_cap;
-    xmlDoc **model_docs; /* per component: its OspModelDescription, or NULL */
-} osp_ctx;
-
-#define OFAIL(o, node, status, ...) system_fail((o)->err, status, (o)->label, node, __VA_ARGS__)
-
-/* "label:line: message" for a place known by its line only. */
-static rtcosim_status line_fail(osp_ctx *o, int line, rtcosim_status status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static rtcosim_status line_fail(osp_ctx *o, int line, rtcosim_status status, const char *fmt, ...)
+rtcosim_status osp_line_fail(osp_ctx *o, int line, rtcosim_status status, const char *fmt, ...)
 {
     char text[RTCOSIM_ERROR_MESSAGE_MAX];
     va_list ap;
@@ -65,7 +32,7 @@ bool system_is_osp(const xmlNode *root)
            strcmp((const char *)root->name, "OspSystemStructure") == 0;
 }
 
-static bool is(const xmlNode *n, const char *local) { return system_is(n, OSP_STRUCTURE_NS, local); }
+bool osp_is(const xmlNode *n, const char *local) { return system_is(n, OSP_STRUCTURE_NS, local); }
 
 /* The element's text, white space trimmed (arena string). */
 static const char *text_of(osp_ctx *o, const xmlNode *n)
@@ -116,17 +83,17 @@ static rtcosim_status read_initial_value(osp_ctx *o, system_component *c, const 
                      (const char *)v->name);
     rtcosim_ssd_parameter p = {.name = name, .origin = o->label, .line = (int)xmlGetLineNo(v)};
     bool ok = true;
-    if (is(v, "Real")) {
+    if (osp_is(v, "Real")) {
         p.type = RTCOSIM_SSP_REAL;
         ok = system_parse_double(value, &p.value.r);
-    } else if (is(v, "Integer")) {
+    } else if (osp_is(v, "Integer")) {
         p.type = RTCOSIM_SSP_INTEGER;
         ok = system_parse_int64(value, &p.value.i) && p.value.i >= INT32_MIN && p.value.i <= INT32_MAX;
-    } else if (is(v, "Boolean")) {
+    } else if (osp_is(v, "Boolean")) {
         /* xs:boolean: true, false, 1, 0 (libcosim reads all four). */
         p.type = RTCOSIM_SSP_BOOLEAN;
         ok = system_parse_bool(value, &p.value.b);
-    } else if (is(v, "String")) {
+    } else if (osp_is(v, "String")) {
         p.type = RTCOSIM_SSP_STRING;
         p.value.s = value;
     } else {
@@ -204,13 +171,13 @@ static rtcosim_status read_simulator(osp_ctx *o, const xmlNode *n)
     for (const xmlNode *k = n->children; k; k = k->next) {
         if (k->type != XML_ELEMENT_NODE)
             continue;
-        if (!is(k, "InitialValues"))
+        if (!osp_is(k, "InitialValues"))
             return OFAIL(o, k, RTCOSIM_EFORMAT, "Simulator '%s': unknown element '%s'", name,
                          (const char *)k->name);
         for (const xmlNode *v = k->children; v; v = v->next) {
             if (v->type != XML_ELEMENT_NODE)
                 continue;
-            if (!is(v, "InitialValue"))
+            if (!osp_is(v, "InitialValue"))
                 return OFAIL(o, v, RTCOSIM_EFORMAT, "unknown element '%s' in InitialValues",
                              (const char *)v->name);
             if ((st = read_initial_value(o, c, v)) != RTCOSIM_OK)
@@ -227,7 +194,7 @@ static rtcosim_status read_simulator(osp_ctx *o, const xmlNode *n)
 /* ---- connections ----------------------------------------------------------- */
 
 /* A Variable / VariableGroup endpoint: simulator and name. */
-static rtcosim_status endpoint(osp_ctx *o, const xmlNode *n, rtcosim_ssd_endpoint *ep,
+rtcosim_status osp_endpoint(osp_ctx *o, const xmlNode *n, rtcosim_ssd_endpoint *ep,
                                const rtcosim_ssd_connector **conn, bool group)
 {
     rtcosim_system_desc *d = o->d;
@@ -253,25 +220,25 @@ static rtcosim_status endpoint(osp_ctx *o, const xmlNode *n, rtcosim_ssd_endpoin
                  "simulator '%s' has no input, output or parameter '%s'", sim, name);
 }
 
-static bool drives(const rtcosim_ssd_connector *c)
+bool osp_drives(const rtcosim_ssd_connector *c)
 {
     return c->kind == RTCOSIM_CONNECTOR_OUTPUT || c->kind == RTCOSIM_CONNECTOR_CALCULATED_PARAMETER;
 }
 
 /* Add the connection from -> to (the output end first, as libcosim orders a
  * VariableConnection by the causality of its first variable). */
-static rtcosim_status add_connection(osp_ctx *o, int line, rtcosim_ssd_endpoint a,
+rtcosim_status osp_add_connection(osp_ctx *o, int line, rtcosim_ssd_endpoint a,
                                      const rtcosim_ssd_connector *ca, rtcosim_ssd_endpoint b,
                                      const rtcosim_ssd_connector *cb, double factor, double offset,
                                      bool transformed, const char **input)
 {
     rtcosim_system_desc *d = o->d;
-    if (drives(ca) == drives(cb))
-        return line_fail(o, line, RTCOSIM_EFORMAT,
+    if (osp_drives(ca) == osp_drives(cb))
+        return osp_line_fail(o, line, RTCOSIM_EFORMAT,
                          "connection %s.%s - %s.%s joins %s and %s (one output, one input)",
                          a.component, a.connector, b.component, b.connector,
                          rtcosim_connector_kind_name(ca->kind), rtcosim_connector_kind_name(cb->kind));
-    if (!drives(ca)) {
+    if (!osp_drives(ca)) {
         rtcosim_ssd_endpoint t = a;
         a = b;
         b = t;
@@ -280,14 +247,14 @@ static rtcosim_status add_connection(osp_ctx *o, int line, rtcosim_ssd_endpoint 
         cb = tc;
     }
     if (ca->type != cb->type)
-        return line_fail(o, line, RTCOSIM_EFORMAT,
+        return osp_line_fail(o, line, RTCOSIM_EFORMAT,
                          "connection %s.%s -> %s.%s joins incompatible types %s and %s", a.component,
                          a.connector, b.component, b.connector, rtcosim_ssp_type_name(ca->type),
                          rtcosim_ssp_type_name(cb->type));
     for (size_t i = 0; i < d->connection_count; i++)
         if (d->connections[i].end.component_index == b.component_index &&
             strcmp(d->connections[i].end.connector, b.connector) == 0)
-            return line_fail(o, line, RTCOSIM_EFORMAT,
+            return osp_line_fail(o, line, RTCOSIM_EFORMAT,
                              "%s.%s is already driven by the connection on line %d", b.component,
                              b.connector, d->connections[i].line);
     rtcosim_ssd_connection *cn =
@@ -316,14 +283,14 @@ static rtcosim_status note_bond(osp_ctx *o, const xmlNode *n, const char *input)
 }
 
 /* The two endpoint children (Variable or VariableGroup) of a connection. */
-static rtcosim_status two_children(osp_ctx *o, const xmlNode *n, const char *local,
+rtcosim_status osp_two_children(osp_ctx *o, const xmlNode *n, const char *local,
                                    const xmlNode **a, const xmlNode **b)
 {
     *a = *b = NULL;
     for (const xmlNode *k = n->children; k; k = k->next) {
         if (k->type != XML_ELEMENT_NODE)
             continue;
-        if (!is(k, local) || *b)
+        if (!osp_is(k, local) || *b)
             return OFAIL(o, k, RTCOSIM_EFORMAT, "%s takes exactly two %s elements, found '%s'",
                          (const char *)n->name, local, (const char *)k->name);
         *(*a ? b : a) = k;
@@ -340,184 +307,14 @@ static rtcosim_status read_variable_connection(osp_ctx *o, const xmlNode *n)
     rtcosim_ssd_endpoint a, b;
     const rtcosim_ssd_connector *ca = NULL, *cb = NULL;
     const char *input = NULL;
-    rtcosim_status st = two_children(o, n, "Variable", &va, &vb);
+    rtcosim_status st = osp_two_children(o, n, "Variable", &va, &vb);
     if (st == RTCOSIM_OK)
-        st = endpoint(o, va, &a, &ca, false);
+        st = osp_endpoint(o, va, &a, &ca, false);
     if (st == RTCOSIM_OK)
-        st = endpoint(o, vb, &b, &cb, false);
+        st = osp_endpoint(o, vb, &b, &cb, false);
     if (st == RTCOSIM_OK)
-        st = add_connection(o, (int)xmlGetLineNo(n), a, ca, b, cb, 1.0, 0.0, false, &input);
+        st = osp_add_connection(o, (int)xmlGetLineNo(n), a, ca, b, cb, 1.0, 0.0, false, &input);
     return st == RTCOSIM_OK ? note_bond(o, n, input) : st;
-}
-
-/* ---- variable groups (OspModelDescription.xml) ----------------------------- */
-
-/* <modelName>_OspModelDescription.xml beside the FMU, else beside the
- * system file (libcosim looks in these two places). */
-static rtcosim_status model_doc(osp_ctx *o, const xmlNode *n, int ci, xmlDoc **out)
-{
-    rtcosim_system_desc *d = o->d;
-    if (o->model_docs[ci]) {
-        *out = o->model_docs[ci];
-        return RTCOSIM_OK;
-    }
-    const system_component *c = &d->components[ci];
-    const char *model = NULL;
-    rtcosim_status st = system_model_name(d, c->pub.path, &model, o->err);
-    if (st != RTCOSIM_OK)
-        return rtcosim_error_prefix(o->err, "%s:%d: ", o->label, (int)xmlGetLineNo(n));
-    const char *slash = strrchr(c->pub.path, '/');
-    const char *beside_fmu = system_printf(d, "%.*s/%s_OspModelDescription.xml",
-                                           slash ? (int)(slash - c->pub.path) : 1,
-                                           slash ? c->pub.path : ".", model);
-    const char *beside_config = system_printf(d, "%s/%s_OspModelDescription.xml", d->base_dir, model);
-    if (!beside_fmu || !beside_config)
-        return rtcosim_error_set(o->err, RTCOSIM_ENOMEM, "%s: out of memory", o->label);
-    const char *path = access(beside_fmu, R_OK) == 0 ? beside_fmu : beside_config;
-    if (access(path, R_OK) != 0)
-        return OFAIL(o, n, RTCOSIM_ENOTFOUND,
-                     "variable group of simulator '%s': no %s_OspModelDescription.xml beside the "
-                     "FMU or the system file",
-                     c->pub.name, model);
-    const char *label = system_strdup(d, path);
-    if (!label)
-        return rtcosim_error_set(o->err, RTCOSIM_ENOMEM, "%s: out of memory", o->label);
-    if ((st = system_read_xml_file(path, label, out, o->err)) != RTCOSIM_OK)
-        return st;
-    const xmlNode *root = xmlDocGetRootElement(*out);
-    if (!system_is(root, OSP_MD_NS, "OspModelDescription")) {
-        xmlFreeDoc(*out);
-        *out = NULL;
-        return system_fail(o->err, RTCOSIM_EFORMAT, label, root,
-                           "root element is not OspModelDescription (namespace %s)", OSP_MD_NS);
-    }
-    o->model_docs[ci] = *out;
-    return RTCOSIM_OK;
-}
-
-static const xmlNode *find_group(const xmlNode *parent, const char *name, int depth)
-{
-    if (depth > MAX_GROUP_DEPTH)
-        return NULL;
-    for (const xmlNode *g = parent->children; g; g = g->next) {
-        if (g->type != XML_ELEMENT_NODE || strcmp((const char *)g->name, "Variable") == 0)
-            continue;
-        xmlChar *gn = xmlGetNoNsProp(g, (const xmlChar *)"name");
-        bool match = gn && strcmp((const char *)gn, name) == 0;
-        xmlFree(gn);
-        if (match)
-            return g;
-    }
-    for (const xmlNode *g = parent->children; g; g = g->next) {
-        if (g->type != XML_ELEMENT_NODE || strcmp((const char *)g->name, "Variable") == 0)
-            continue;
-        const xmlNode *inner = find_group(g, name, depth + 1);
-        if (inner)
-            return inner;
-    }
-    return NULL;
-}
-
-static size_t count_children(const xmlNode *g, bool variables)
-{
-    size_t n = 0;
-    for (const xmlNode *k = g->children; k; k = k->next)
-        if (k->type == XML_ELEMENT_NODE &&
-            (strcmp((const char *)k->name, "Variable") == 0) == variables)
-            n++;
-    return n;
-}
-
-static const xmlNode *nth_child(const xmlNode *g, bool variables, size_t i)
-{
-    for (const xmlNode *k = g->children; k; k = k->next)
-        if (k->type == XML_ELEMENT_NODE &&
-            (strcmp((const char *)k->name, "Variable") == 0) == variables && i-- == 0)
-            return k;
-    return NULL;
-}
-
-/* libcosim's order: nested groups pairwise (recursively), then the group's
- * own variables pairwise; each level must have the same sizes. */
-static rtcosim_status connect_groups(osp_ctx *o, const xmlNode *n, rtcosim_ssd_endpoint a,
-                                     const xmlNode *ga, rtcosim_ssd_endpoint b, const xmlNode *gb,
-                                     int depth, const char **input)
-{
-    if (depth > MAX_GROUP_DEPTH)
-        return OFAIL(o, n, RTCOSIM_EFORMAT, "variable groups nested deeper than %d", MAX_GROUP_DEPTH);
-    for (int variables = 0; variables < 2; variables++) {
-        size_t na = count_children(ga, variables), nb = count_children(gb, variables);
-        if (na != nb)
-            return OFAIL(o, n, RTCOSIM_EFORMAT,
-                         "variable groups %s:%s and %s:%s differ in size (%zu and %zu %s)",
-                         a.component, a.connector, b.component, b.connector, na, nb,
-                         variables ? "variables" : "groups");
-        for (size_t i = 0; i < na; i++) {
-            const xmlNode *ka = nth_child(ga, variables, i), *kb = nth_child(gb, variables, i);
-            rtcosim_status st;
-            if (!variables) {
-                st = connect_groups(o, n, a, ka, b, kb, depth + 1, input);
-            } else {
-                rtcosim_ssd_endpoint ea = a, eb = b;
-                const rtcosim_ssd_connector *ca = NULL, *cb = NULL;
-                ea.connector = system_attr(o->d, ka, "ref");
-                eb.connector = system_attr(o->d, kb, "ref");
-                const system_component *sa = &o->d->components[a.component_index];
-                const system_component *sb = &o->d->components[b.component_index];
-                for (size_t k = 0; ea.connector && k < sa->connector_count; k++)
-                    if (strcmp(sa->connectors[k].name, ea.connector) == 0)
-                        ca = &sa->connectors[(ea.connector_index = (int)k)];
-                for (size_t k = 0; eb.connector && k < sb->connector_count; k++)
-                    if (strcmp(sb->connectors[k].name, eb.connector) == 0)
-                        cb = &sb->connectors[(eb.connector_index = (int)k)];
-                if (!ca || !cb)
-                    return OFAIL(o, n, RTCOSIM_ENOTFOUND,
-                                 "variable group %s:%s: simulator '%s' has no variable '%s'",
-                                 ca ? b.component : a.component, ca ? b.connector : a.connector,
-                                 ca ? b.component : a.component,
-                                 (ca ? eb.connector : ea.connector) ? (ca ? eb.connector : ea.connector)
-                                                                    : "");
-                st = add_connection(o, (int)xmlGetLineNo(n), ea, ca, eb, cb, 1.0, 0.0, false, input);
-            }
-            if (st != RTCOSIM_OK)
-                return st;
-        }
-    }
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status read_group_connection(osp_ctx *o, const xmlNode *n)
-{
-    const xmlNode *va, *vb;
-    rtcosim_ssd_endpoint a, b;
-    xmlDoc *da = NULL, *db = NULL;
-    rtcosim_status st = two_children(o, n, "VariableGroup", &va, &vb);
-    if (st == RTCOSIM_OK)
-        st = endpoint(o, va, &a, NULL, true);
-    if (st == RTCOSIM_OK)
-        st = endpoint(o, vb, &b, NULL, true);
-    if (st == RTCOSIM_OK)
-        st = model_doc(o, va, a.component_index, &da);
-    if (st == RTCOSIM_OK)
-        st = model_doc(o, vb, b.component_index, &db);
-    if (st != RTCOSIM_OK)
-        return st;
-    const xmlNode *groups_a = NULL, *groups_b = NULL;
-    for (const xmlNode *k = xmlDocGetRootElement(da)->children; k; k = k->next)
-        if (system_is(k, OSP_MD_NS, "VariableGroups"))
-            groups_a = k;
-    for (const xmlNode *k = xmlDocGetRootElement(db)->children; k; k = k->next)
-        if (system_is(k, OSP_MD_NS, "VariableGroups"))
-            groups_b = k;
-    const xmlNode *ga = groups_a ? find_group(groups_a, a.connector, 0) : NULL;
-    const xmlNode *gb = groups_b ? find_group(groups_b, b.connector, 0) : NULL;
-    if (!ga || !gb)
-        return OFAIL(o, ga ? vb : va, RTCOSIM_ENOTFOUND,
-                     "simulator '%s' has no variable group '%s' in its OspModelDescription",
-                     ga ? b.component : a.component, ga ? b.connector : a.connector);
-    const char *input = NULL;
-    st = connect_groups(o, n, a, ga, b, gb, 0, &input);
-    return st;
 }
 
 /* ---- functions and signals ------------------------------------------------- */
@@ -529,7 +326,7 @@ static rtcosim_status read_functions(osp_ctx *o, const xmlNode *list)
         if (f->type != XML_ELEMENT_NODE)
             continue;
         const char *name = system_attr(d, f, "name");
-        if (!is(f, "LinearTransformation"))
+        if (!osp_is(f, "LinearTransformation"))
             return OFAIL(o, f, RTCOSIM_EUNSUPPORTED,
                          "OSP function %s '%s' is not supported (LinearTransformation only)",
                          (const char *)f->name, name ? name : "");
@@ -562,9 +359,9 @@ static rtcosim_status read_signal_connection(osp_ctx *o, const xmlNode *n)
     for (const xmlNode *k = n->children; k; k = k->next) {
         if (k->type != XML_ELEMENT_NODE)
             continue;
-        if (is(k, "Variable") && !var)
+        if (osp_is(k, "Variable") && !var)
             var = k;
-        else if (is(k, "Signal") && !sig)
+        else if (osp_is(k, "Signal") && !sig)
             sig = k;
         else
             return OFAIL(o, k, RTCOSIM_EFORMAT, "SignalConnection takes one Variable and one Signal");
@@ -589,7 +386,7 @@ static rtcosim_status read_signal_connection(osp_ctx *o, const xmlNode *n)
     if (!ep)
         return rtcosim_error_set(o->err, RTCOSIM_ENOMEM, "%s: out of memory", o->label);
     const rtcosim_ssd_connector *c = NULL;
-    rtcosim_status st = endpoint(o, var, ep, &c, false);
+    rtcosim_status st = osp_endpoint(o, var, ep, &c, false);
     if (st != RTCOSIM_OK)
         return st;
     if (c->type != RTCOSIM_SSP_REAL)
@@ -617,11 +414,11 @@ static rtcosim_status finish_functions(osp_ctx *o)
         }
         const rtcosim_ssd_connector *ca = &d->components[fn->in->component_index].connectors[fn->in->connector_index];
         const rtcosim_ssd_connector *cb = &d->components[fn->out->component_index].connectors[fn->out->connector_index];
-        if (!drives(ca) || drives(cb))
-            return line_fail(o, fn->line, RTCOSIM_EFORMAT,
+        if (!osp_drives(ca) || osp_drives(cb))
+            return osp_line_fail(o, fn->line, RTCOSIM_EFORMAT,
                              "LinearTransformation '%s' must read an output and drive an input",
                              fn->name);
-        rtcosim_status st = add_connection(o, fn->line, *fn->in, ca, *fn->out, cb, fn->factor,
+        rtcosim_status st = osp_add_connection(o, fn->line, *fn->in, ca, *fn->out, cb, fn->factor,
                                            fn->offset, true, NULL);
         if (st != RTCOSIM_OK)
             return st;
@@ -646,7 +443,7 @@ static rtcosim_status finish_bonds(osp_ctx *o)
                 count++;
             }
         if (count != 2)
-            return line_fail(o, e->line, RTCOSIM_EFORMAT,
+            return osp_line_fail(o, e->line, RTCOSIM_EFORMAT,
                              "power bond '%s' has %zu connections (two make a bond)", e->bond, count);
         if (first != i)
             continue;
@@ -666,13 +463,13 @@ static rtcosim_status read_connections(osp_ctx *o, const xmlNode *list)
         if (n->type != XML_ELEMENT_NODE)
             continue;
         rtcosim_status st;
-        if (is(n, "VariableConnection"))
+        if (osp_is(n, "VariableConnection"))
             st = read_variable_connection(o, n);
-        else if (is(n, "VariableGroupConnection"))
-            st = read_group_connection(o, n);
-        else if (is(n, "SignalConnection"))
+        else if (osp_is(n, "VariableGroupConnection"))
+            st = osp_read_group_connection(o, n);
+        else if (osp_is(n, "SignalConnection"))
             st = read_signal_connection(o, n);
-        else if (is(n, "SignalGroupConnection"))
+        else if (osp_is(n, "SignalGroupConnection"))
             st = OFAIL(o, n, RTCOSIM_EUNSUPPORTED,
                        "SignalGroupConnection is not supported (VectorSum functions are not)");
         else
@@ -705,30 +502,30 @@ static rtcosim_status read_root(osp_ctx *o, const xmlNode *root)
         if (n->type != XML_ELEMENT_NODE)
             continue;
         const char *text = NULL;
-        if (is(n, "StartTime") || is(n, "EndTime") || is(n, "BaseStepSize") || is(n, "Algorithm")) {
+        if (osp_is(n, "StartTime") || osp_is(n, "EndTime") || osp_is(n, "BaseStepSize") || osp_is(n, "Algorithm")) {
             if (!(text = text_of(o, n)))
                 return rtcosim_error_set(o->err, RTCOSIM_ENOMEM, "%s: out of memory", o->label);
         }
-        if (is(n, "StartTime")) {
+        if (osp_is(n, "StartTime")) {
             st = read_seconds(o, n, text, "StartTime", false, &d->start_ns);
             d->has_start = true;
-        } else if (is(n, "EndTime")) {
+        } else if (osp_is(n, "EndTime")) {
             st = read_seconds(o, n, text, "EndTime", false, &d->stop_ns);
             d->has_stop = true;
-        } else if (is(n, "BaseStepSize")) {
+        } else if (osp_is(n, "BaseStepSize")) {
             st = read_seconds(o, n, text, "BaseStepSize", true, &d->osp_step_ns);
             d->osp_has_step = true;
             d->osp_step_line = (int)xmlGetLineNo(n);
-        } else if (is(n, "Algorithm")) {
+        } else if (osp_is(n, "Algorithm")) {
             algorithm = text;
             algorithm_node = n;
-        } else if (is(n, "Simulators")) {
+        } else if (osp_is(n, "Simulators")) {
             simulators = n;
-        } else if (is(n, "Functions")) {
+        } else if (osp_is(n, "Functions")) {
             functions = n;
-        } else if (is(n, "Connections")) {
+        } else if (osp_is(n, "Connections")) {
             connections = n;
-        } else if (is(n, "EccoConfiguration")) {
+        } else if (osp_is(n, "EccoConfiguration")) {
             ecco = n;
         } else {
             st = OFAIL(o, n, RTCOSIM_EFORMAT, "unknown element '%s' in OspSystemStructure",
@@ -761,7 +558,7 @@ static rtcosim_status read_root(osp_ctx *o, const xmlNode *root)
     for (const xmlNode *n = simulators->children; n && st == RTCOSIM_OK; n = n->next) {
         if (n->type != XML_ELEMENT_NODE)
             continue;
-        st = is(n, "Simulator") ? read_simulator(o, n)
+        st = osp_is(n, "Simulator") ? read_simulator(o, n)
                                 : OFAIL(o, n, RTCOSIM_EFORMAT, "unknown element '%s' in Simulators",
                                         (const char *)n->name);
     }
