@@ -6,7 +6,6 @@
 
 #include "system/system_internal.h"
 
-#define OSP_MD_NS "https://open-simulation-platform.com/OspModelDescription/1.0.0"
 #define MAX_GROUP_DEPTH 16
 
 typedef struct osp_function {

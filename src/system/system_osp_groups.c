@@ -9,6 +9,14 @@
 
 #include "system/system_osp.h"
 
+/* OspModelDescription exists in two namespaces (0.1: .../MSMI/OSPModelDescription,
+ * 1.0.0: .../OspModelDescription/1.0.0) and libcosim reads either by element
+ * name: so do we. */
+static bool named(const xmlNode *n, const char *local)
+{
+    return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, local) == 0;
+}
+
 /* ---- variable groups (OspModelDescription.xml) ----------------------------- */
 
 /* <modelName>_OspModelDescription.xml beside the FMU, else beside the
@@ -44,11 +52,11 @@ static rtcosim_status model_doc(osp_ctx *o, const xmlNode *n, int ci, xmlDoc **o
     if ((st = system_read_xml_file(path, label, out, o->err)) != RTCOSIM_OK)
         return st;
     const xmlNode *root = xmlDocGetRootElement(*out);
-    if (!system_is(root, OSP_MD_NS, "OspModelDescription")) {
+    if (!named(root, "OspModelDescription")) {
         xmlFreeDoc(*out);
         *out = NULL;
         return system_fail(o->err, RTCOSIM_EFORMAT, label, root,
-                           "root element is not OspModelDescription (namespace %s)", OSP_MD_NS);
+                           "root element is not OspModelDescription");
     }
     o->model_docs[ci] = *out;
     return RTCOSIM_OK;
@@ -163,10 +171,10 @@ rtcosim_status osp_read_group_connection(osp_ctx *o, const xmlNode *n)
         return st;
     const xmlNode *groups_a = NULL, *groups_b = NULL;
     for (const xmlNode *k = xmlDocGetRootElement(da)->children; k; k = k->next)
-        if (system_is(k, OSP_MD_NS, "VariableGroups"))
+        if (named(k, "VariableGroups"))
             groups_a = k;
     for (const xmlNode *k = xmlDocGetRootElement(db)->children; k; k = k->next)
-        if (system_is(k, OSP_MD_NS, "VariableGroups"))
+        if (named(k, "VariableGroups"))
             groups_b = k;
     const xmlNode *ga = groups_a ? find_group(groups_a, a.connector, 0) : NULL;
     const xmlNode *gb = groups_b ? find_group(groups_b, b.connector, 0) : NULL;

@@ -162,7 +162,9 @@ static void test_runs_with_decimation_initial_values_and_transformation(void **s
 /* Variable groups as libcosim resolves them: the group's nested groups
  * pairwise, then its own variables pairwise (here a "port" of two
  * variables and a nested group of one on each side), from
- * <modelName>_OspModelDescription.xml beside the system file; and a power
+ * <modelName>_OspModelDescription.xml beside the system file (here in the
+ * 0.1 namespace libcosim's msmi test data uses; the malformed cases below
+ * use the 1.0.0 one); and a power
  * bond of two VariableConnections running in opposite directions (as in
  * libcosim's quarter_truck), effort and flow named by their input ends. */
 static void test_variable_groups_and_power_bonds(void **state)
@@ -172,8 +174,8 @@ static void test_variable_groups_and_power_bonds(void **state)
     snprintf(path, sizeof path, "%s/Feedthrough_OspModelDescription.xml", dir);
     tu_write_file(path,
                   "<?xml version=\"1.0\"?>\n"
-                  "<OspModelDescription xmlns=\"https://open-simulation-platform.com/"
-                  "OspModelDescription/1.0.0\" version=\"1.0\">\n"
+                  "<OspModelDescription xmlns=\"http://opensimulationplatform.com/MSMI/"
+                  "OSPModelDescription\" version=\"0.1\">\n"
                   " <VariableGroups>\n"
                   "  <Generic name=\"outs\">\n"
                   "   <Generic name=\"flag out\"><Variable ref=\"Boolean_output\"/></Generic>\n"
