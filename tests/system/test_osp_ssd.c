@@ -259,6 +259,28 @@ static void test_connectors_and_types_from_the_model(void **state)
     assert_int_equal(rtcosim_system_desc_connection_count(d), 1);
     rtcosim_system_desc_free(d);
 
+    /* FMI 3.0: an array is one connector (its elements "A[i,j]" are not),
+     * Binary and the sized integers keep SSP's Binary and Integer. */
+    snprintf(text, sizeof text,
+             HEAD " <ssd:System name=\"s\"><ssd:Elements>\n"
+                  "  <ssd:Component name=\"ss\" source=\"%s\"/>\n"
+                  "  <ssd:Component name=\"ft\" source=\"%s\"/>\n"
+                  " </ssd:Elements></ssd:System>\n"
+                  "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_STATESPACE_FMI3, RTCOSIM_FMU_FEEDTHROUGH_FMI3);
+    d = parse(text, "c3.ssd");
+    const rtcosim_ssd_component *ss = rtcosim_system_desc_component(d, 0);
+    const rtcosim_ssd_component *ft3 = rtcosim_system_desc_component(d, 1);
+    assert_non_null(connector(ss, "A"));
+    assert_null(connector(ss, "A[1,1]"));
+    assert_int_equal(connector(ss, "u")->kind, RTCOSIM_CONNECTOR_INPUT);
+    assert_int_equal(connector(ss, "y")->kind, RTCOSIM_CONNECTOR_OUTPUT);
+    assert_int_equal(connector(ss, "n")->kind, RTCOSIM_CONNECTOR_PARAMETER); /* structural */
+    assert_int_equal(connector(ft3, "Binary_input")->type, RTCOSIM_SSP_BINARY);
+    assert_int_equal(connector(ft3, "UInt8_output")->type, RTCOSIM_SSP_INTEGER);
+    assert_int_equal(connector(ft3, "Float32_continuous_output")->type, RTCOSIM_SSP_REAL);
+    rtcosim_system_desc_free(d);
+
     /* Float64 into the untyped Int32 input: refused at load, with the line. */
     snprintf(text, sizeof text,
              HEAD " <ssd:System name=\"s\"><ssd:Elements>\n"
