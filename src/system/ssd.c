@@ -82,8 +82,10 @@ static rtcosim_status read_document(parse_ctx *ctx, const xmlNode *root)
         (st = ssd_read_annotations(ctx, sys)) != RTCOSIM_OK)
         return st;
     /* Other tools' settings where the rtcosim annotation gives none:
-     * OMSimulator's VariableStepMaster is an adaptive macro step, libcosim's
-     * numWorkerThreads the worker threads. */
+     * OMSimulator's VariableStepMaster is an adaptive macro step (when its
+     * initialStepSize is the macro step: no rtcosim or libcosim fixed step
+     * comes first), libcosim's numWorkerThreads the worker threads. */
+    d->oms_variable_step = d->oms_variable_step && !d->master.has_step_size && !d->osp_has_step;
     if (d->oms_variable_step && !d->master.has_step_control) {
         d->master.has_step_control = true;
         d->master.step_control = true;

@@ -208,6 +208,23 @@ static void test_omsimulator_variable_step_master(void **state)
     assert_int_equal(rtcosim_master_next_step(m), 200 * RTCOSIM_NS_PER_US);
     rtcosim_master_free(m);
     rtcosim_system_desc_free(d);
+
+    /* A fixed step that comes first (libcosim's here) keeps the run fixed. */
+    char *exp = strstr(text, "<ssd:DefaultExperiment");
+    assert_non_null(exp);
+    static char fixed[8192];
+    snprintf(fixed, sizeof fixed,
+             "%.*s<ssd:DefaultExperiment stopTime=\"1\"><ssd:Annotations>"
+             "<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm>"
+             "<osp:FixedStepAlgorithm baseStepSize=\"1e-3\"/></osp:Algorithm></ssc:Annotation>"
+             "</ssd:Annotations></ssd:DefaultExperiment></ssd:SystemStructureDescription>\n",
+             (int)(exp - text), text);
+    d = parse(fixed, "oms.ssd");
+    assert_true(rtcosim_system_desc_macro_step(d, &h, &origin));
+    assert_int_equal(origin, RTCOSIM_STEP_FROM_OSP);
+    assert_int_equal(h, RTCOSIM_NS_PER_MS);
+    assert_false(rtcosim_system_desc_master(d)->has_step_control);
+    rtcosim_system_desc_free(d);
 }
 
 static const rtcosim_ssd_connector *connector(const rtcosim_ssd_component *c, const char *name)
