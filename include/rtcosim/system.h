@@ -1,7 +1,10 @@
 /* System descriptions read from SSP 1.0 (System Structure and Parameterization):
  * a `.ssd` file or a `.ssp` archive (zip with SystemStructure.ssd at its root
  * and resources/). The reader turns the XML into plain, validated structs that
- * the CLI and the master use to build a run; it never loads components itself.
+ * the CLI and the master use to build a run; it never loads components itself
+ * (it reads an FMU's modelDescription.xml where the file leaves connectors
+ * or their types to the model). libcosim's OspSystemStructure.xml is read
+ * into the same structs (system_osp.c).
  *
  * What is read (SSP 1.0 element names):
  *   ssd:SystemStructureDescription  root; ssd:System
@@ -285,8 +288,10 @@ typedef struct rtcosim_ssd_realtime_settings {
 
 typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
 
-/* Read a .ssd file or a .ssp archive (chosen by the zip signature, not the
- * name). A .ssp is unpacked into a private temporary directory (under
+/* Read a .ssd file, a .ssp archive (chosen by the zip signature, not the
+ * name), libcosim's OspSystemStructure.xml (chosen by its root element;
+ * see src/system/README.md for what of it is read), or a directory holding
+ * OspSystemStructure.xml or SystemStructure.ssd. A .ssp is unpacked into a private temporary directory (under
  * $TMPDIR or /tmp) that rtcosim_system_desc_free removes; entries whose
  * names would escape it are rejected. */
 rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **out,
@@ -311,7 +316,7 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
                                              const rtcosim_system_load_options *options,
                                              rtcosim_system_desc **out, rtcosim_error *err);
 
-/* Parse SSD text from memory. base_dir resolves relative sources (NULL: the
+/* Parse SSD (or OspSystemStructure) text from memory. base_dir resolves relative sources (NULL: the
  * current directory); name is used in messages ("SystemStructure.ssd"). */
 rtcosim_status rtcosim_system_desc_parse(const char *xml, size_t size, const char *base_dir,
                                          const char *name, rtcosim_system_desc **out,
