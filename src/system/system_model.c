@@ -23,6 +23,9 @@ static rtcosim_status read_md_text(const char *path, char **data, size_t *size, 
         snprintf(file, sizeof file, "%s/modelDescription.xml", path);
         return rtcosim_fmi_read_file(file, RTCOSIM_FMI_MD_MAX_SIZE, data, size, err);
     }
+    /* Never a device or a pipe: reading one could block. */
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a regular file", path);
     int code = 0;
     zip_t *za = zip_open(path, ZIP_RDONLY, &code);
     if (!za)

@@ -406,6 +406,42 @@ static void test_demo_ssp_runs_at_the_base_step(void **state)
     tu_drop_dir(dir);
 }
 
+/* Connectors from a model that cannot be read: one line naming the SSD's
+ * line, the component and the file. */
+static void test_unreadable_model_gives_one_line_error(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char text_fmu[4096], empty_fmu[4096], bad_md[4096];
+    snprintf(text_fmu, sizeof text_fmu, "%s/text.fmu", dir);
+    snprintf(empty_fmu, sizeof empty_fmu, "%s/empty.fmu", dir);
+    snprintf(bad_md, sizeof bad_md, "%s/bad.fmu", dir);
+    tu_write_file(text_fmu, "not a zip\n");
+    const tu_entry other = {.name = "readme.txt", .text = "x"};
+    tu_zip(empty_fmu, &other, 1);
+    const tu_entry md = {.name = "modelDescription.xml", .text = "<fmiModelDescription"};
+    tu_zip(bad_md, &md, 1);
+    const char *sources[] = {text_fmu, empty_fmu, bad_md, "/dev/zero"};
+    const char *problems[] = {"not a readable zip archive", "no modelDescription.xml",
+                              "modelDescription.xml", "not a regular file"};
+    for (size_t i = 0; i < 4; i++) {
+        static char text[8192];
+        snprintf(text, sizeof text,
+                 HEAD " <ssd:System name=\"s\"><ssd:Elements>\n"
+                      "  <ssd:Component name=\"a\" source=\"%s\"/>\n"
+                      " </ssd:Elements></ssd:System>\n</ssd:SystemStructureDescription>\n",
+                 sources[i]);
+        rtcosim_system_desc *d = NULL;
+        rtcosim_error err;
+        assert_int_not_equal(rtcosim_system_desc_parse(text, strlen(text), NULL, "m.ssd", &d, &err),
+                             RTCOSIM_OK);
+        assert_non_null(strstr(err.message, "m.ssd:4: component 'a': "));
+        assert_non_null(strstr(err.message, problems[i]));
+        assert_null(strchr(err.message, '\n'));
+    }
+    tu_drop_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_connectors_and_types_from_the_model),
         cmocka_unit_test(test_parameter_set_semantics),
         cmocka_unit_test(test_demo_ssp_runs_at_the_base_step),
+        cmocka_unit_test(test_unreadable_model_gives_one_line_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
