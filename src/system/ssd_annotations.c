@@ -256,13 +256,19 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 }
 
 /* First child element with this local name, in any namespace: other
- * masters' annotations are identified by their type, and their namespace
- * URIs differ between tool versions. */
+ * masters' annotations are identified by their type, their namespace URIs
+ * differ between tool versions, and their readers (boost property trees,
+ * pugixml) match the written name: an "osp:Algorithm" whose prefix is not
+ * declared (libxml2 then keeps the whole name) counts too. */
 static const xmlNode *child_named(const xmlNode *n, const char *local)
 {
-    for (const xmlNode *c = n ? n->children : NULL; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, local) == 0)
+    for (const xmlNode *c = n ? n->children : NULL; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        const char *name = (const char *)c->name, *colon = strchr(name, ':');
+        if (strcmp(name, local) == 0 || (!c->ns && colon && strcmp(colon + 1, local) == 0))
             return c;
+    }
     return NULL;
 }
 
@@ -282,7 +288,9 @@ static rtcosim_status read_osp(parse_ctx *ctx, const xmlNode *a)
     for (const xmlNode *c = algorithm->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE)
             continue;
-        if (strcmp((const char *)c->name, "FixedStepAlgorithm") != 0)
+        const char *colon = strchr((const char *)c->name, ':');
+        const char *name = !c->ns && colon ? colon + 1 : (const char *)c->name;
+        if (strcmp(name, "FixedStepAlgorithm") != 0)
             return FAIL(ctx, c, RTCOSIM_EUNSUPPORTED,
                         "OSP algorithm '%s' is not supported (FixedStepAlgorithm)",
                         (const char *)c->name);

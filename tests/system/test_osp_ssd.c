@@ -406,6 +406,35 @@ static void test_demo_ssp_runs_at_the_base_step(void **state)
     tu_drop_dir(dir);
 }
 
+/* The osp: prefix undeclared (libcosim's boost reader matches the written
+ * name, so such files work there): still read, hint and base step alike. */
+static void test_undeclared_osp_prefix(void **state)
+{
+    (void)state;
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"demo\""
+             " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\""
+             " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+             " <ssd:System name=\"s\"><ssd:Elements>\n"
+             "  <ssd:Component name=\"a\" source=\"%s\"><ssd:Annotations>"
+             "<ssc:Annotation type=\"com.opensimulationplatform\"><osp:StepSizeHint value=\"4e-4\"/>"
+             "</ssc:Annotation></ssd:Annotations></ssd:Component>\n"
+             " </ssd:Elements></ssd:System>\n"
+             " <ssd:DefaultExperiment><ssd:Annotations><ssc:Annotation type=\"com.opensimulationplatform\">"
+             "<osp:Algorithm><osp:FixedStepAlgorithm baseStepSize=\"2e-4\"/></osp:Algorithm>"
+             "</ssc:Annotation></ssd:Annotations></ssd:DefaultExperiment>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_DAHLQUIST_FMI2);
+    rtcosim_system_desc *d = parse(text, "u.ssd");
+    rtcosim_time_ns h = 0;
+    assert_true(rtcosim_system_desc_macro_step(d, &h, NULL));
+    assert_int_equal(h, 200 * RTCOSIM_NS_PER_US);
+    assert_int_equal(rtcosim_system_desc_component(d, 0)->step_size_hint_ns, 400 * RTCOSIM_NS_PER_US);
+    rtcosim_system_desc_free(d);
+}
+
 /* Connectors from a model that cannot be read: one line naming the SSD's
  * line, the component and the file. */
 static void test_unreadable_model_gives_one_line_error(void **state)
@@ -452,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_parameter_set_semantics),
         cmocka_unit_test(test_demo_ssp_runs_at_the_base_step),
         cmocka_unit_test(test_unreadable_model_gives_one_line_error),
+        cmocka_unit_test(test_undeclared_osp_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
