@@ -31,10 +31,17 @@ rtcosim_status rtcosim_time_parse_seconds(const char *text, rtcosim_time_ns *out
 
 static inline double rtcosim_time_to_seconds(rtcosim_time_ns t)
 {
-    /* Split to keep full precision for large t: whole seconds are exact. */
+    /* One division of two exact doubles is correctly rounded: the result is
+     * the double nearest the decimal time (9.8 ms -> 0.0098, where multiplying
+     * by the inexact 1e-9 gave 0.0098000000000000014). An FMU that refuses a
+     * step ending past its stop time, as OSP's cpp-fmus do, then sees t + h
+     * land on the stop time. Past 2^53 ns (104 days) t is no exact double:
+     * whole seconds and the fraction are converted apart. */
+    if (t < (INT64_C(1) << 53) && t > -(INT64_C(1) << 53))
+        return (double)t / 1e9;
     int64_t s = t / RTCOSIM_NS_PER_S;
     int64_t ns = t % RTCOSIM_NS_PER_S;
-    return (double)s + (double)ns * 1e-9;
+    return (double)s + (double)ns / 1e9;
 }
 
 #ifdef __cplusplus

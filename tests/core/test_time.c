@@ -3,7 +3,10 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -65,6 +68,24 @@ static void seconds_round_to_nearest_tick(void **state)
     assert_true(rtcosim_time_to_seconds(INT64_C(1234000000001)) == 1234.000000001);
 }
 
+/* A tick count becomes the double nearest its decimal value, as strtod reads
+ * the decimal text (the independent truth): 9.8 ms is 0.0098, so that the last
+ * 0.2 ms step of a 10 ms run ends on the stop time an FMU was given instead of
+ * 2e-18 s past it (OSP's cpp-fmus refuse such a step). */
+static void ticks_become_the_nearest_double(void **state)
+{
+    (void)state;
+    char text[64];
+    for (int64_t k = 0; k < 2000000; k += 997) {
+        rtcosim_time_ns t = (rtcosim_time_ns)k * 4903 + k % 7;
+        snprintf(text, sizeof text, "%" PRId64 ".%09" PRId64, t / 1000000000, t % 1000000000);
+        assert_true(rtcosim_time_to_seconds(t) == strtod(text, NULL));
+    }
+    double stop = 0.01;
+    for (rtcosim_time_ns t = 0; t < 10000000; t += 200000)
+        assert_true(rtcosim_time_to_seconds(t) + rtcosim_time_to_seconds(200000) <= stop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -72,6 +93,7 @@ int main(void)
         cmocka_unit_test(rejects_bad_time_text),
         cmocka_unit_test(thousand_millisecond_steps_end_at_one_second),
         cmocka_unit_test(seconds_round_to_nearest_tick),
+        cmocka_unit_test(ticks_become_the_nearest_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
