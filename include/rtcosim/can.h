@@ -47,6 +47,11 @@ uint32_t rtcosim_can_stuff_bits(const rtcosim_can_frame *frame);
 /* Bits on the wire from SOF through the 3-bit intermission: 47 + 8n
  * (standard) or 67 + 8n (extended) plus stuff bits of the chosen kind. */
 uint32_t rtcosim_can_frame_bits(const rtcosim_can_frame *frame, rtcosim_can_stuffing stuffing);
+/* The arbitration field as the bus sees it, lower wins (dominant 0 first):
+ * base ID, RTR (standard, dominant) vs SRR (extended, recessive), IDE, then
+ * the extension, so a standard frame beats an extended one of the same base
+ * ID. Bit 19 is the RTR/SRR position of a standard frame. */
+uint64_t rtcosim_can_arbitration_key(const rtcosim_can_frame *frame);
 /* Nanoseconds per bit; the bit rate must divide 1e9 (125k, 250k, 500k, 1M...). */
 rtcosim_status rtcosim_can_bit_time(uint32_t bitrate, rtcosim_time_ns *bit_ns,
                                     rtcosim_error *err);
