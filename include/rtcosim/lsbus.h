@@ -146,7 +146,7 @@ rtcosim_status rtcosim_lsbus_read(rtcosim_lsbus_reader *r, rtcosim_lsbus_op *op,
                                   rtcosim_error *err);
 
 /* ---- terminals and the layered standard's manifest (LS-BUS 1.0 section 4.3,
- * FMI 3.0 section 2.4.9 terminalsAndIcons.xml, FMI 3.0 section 2.5 extra/) ---- */
+ * FMI 3.0 section 2.4.9 terminalsAndIcons.xml, section 2.6 fmi-ls-manifest.xml) ---- */
 
 #define RTCOSIM_LSBUS_NETWORK_TERMINAL "org.fmi-ls-bus.network-terminal"
 
