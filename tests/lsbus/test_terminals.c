@@ -261,7 +261,7 @@ static void info_lists_terminals_and_layered_standards(void **state)
 {
     (void)state;
     char *dir = tu_make_dir();
-    const char *bin = RTCOSIM_FMU_FEEDTHROUGH_FMI3_BINARY + strlen(RTCOSIM_FMU_FEEDTHROUGH_FMI3_DIR) + 1;
+    const char *bin = &RTCOSIM_FMU_FEEDTHROUGH_FMI3_BINARY[strlen(RTCOSIM_FMU_FEEDTHROUGH_FMI3_DIR) + 1];
     /* members mapped to Feedthrough's Binary variables, the clocks absent */
     char terminals[4096];
     snprintf(terminals, sizeof terminals, "%s", lowcut);
