@@ -262,13 +262,17 @@ static rtcosim_time_ns next_arbitration(const rtcosim_lsbus_can_bridge *b)
     rtcosim_time_ns first = RTCOSIM_TIME_MAX;
     for (uint32_t i = 0; i < b->config.node_count; i++) {
         const bridge_node *n = &b->nodes[i];
+        if (n->status == RTCOSIM_LSBUS_CAN_BUS_OFF)
+            continue; /* its frames wait until it leaves bus-off (offer_at) */
         for (uint32_t k = 0; k < n->queued; k++)
             if (n->queue[k].requested < first)
                 first = n->queue[k].requested;
     }
     if (first == RTCOSIM_TIME_MAX)
         return first;
-    return first > b->bus_free ? first : b->bus_free;
+    /* a frame that waited (bus-off) starts no earlier than the settled time */
+    rtcosim_time_ns s = first > b->bus_free ? first : b->bus_free;
+    return s > b->now ? s : b->now;
 }
 
 /* Remove entry k of a node's queue. */
@@ -428,6 +432,8 @@ static rtcosim_status run_until(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns t, 
             break;
         if ((st = arbitrate(b, s, err)) != RTCOSIM_OK)
             return st;
+        if (!b->busy)
+            break; /* nothing could be offered (not expected: next_arbitration skips bus-off) */
     }
     if (t > b->now)
         b->now = t;
@@ -520,8 +526,7 @@ rtcosim_time_ns rtcosim_lsbus_can_bridge_next_event(const rtcosim_lsbus_can_brid
 {
     if (b->busy)
         return b->frame_end;
-    rtcosim_time_ns s = next_arbitration(b);
-    return s != RTCOSIM_TIME_MAX && s < b->now ? b->now : s;
+    return next_arbitration(b);
 }
 
 rtcosim_status rtcosim_lsbus_can_bridge_advance(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns t,

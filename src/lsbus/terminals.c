@@ -100,7 +100,7 @@ static void fix_members(rtcosim_fmu_extras *x)
 {
     for (size_t i = 0; i < x->terminal_count; i++) {
         size_t end = i + 1 < x->terminal_count ? x->first_member[i + 1] : x->member_count;
-        x->terminals[i].members = x->members + x->first_member[i];
+        x->terminals[i].members = x->members ? x->members + x->first_member[i] : NULL;
         x->terminals[i].member_count = end - x->first_member[i];
     }
 }

@@ -365,6 +365,24 @@ static void error_passive_and_bus_off_nodes_are_treated_as_the_standard_says(voi
     push(b, 1, 200 * US, &f);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), RTCOSIM_TIME_MAX);
     rtcosim_lsbus_can_bridge_free(b);
+    /* frames queued before a node goes bus-off wait (the bus does not hang on them) */
+    b = bridge(2, true);
+    tx_buf q = {0};
+    add_frame(&q, 0x0C8, false, NULL, 0);
+    add_simple(&q, RTCOSIM_LSBUS_OP_CAN_STATUS, RTCOSIM_LSBUS_CAN_BUS_OFF);
+    push(b, 0, 0, &q);
+    assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), RTCOSIM_TIME_MAX);
+    advance(b, 1000 * US);
+    expect_no_rx(b, 2);
+    tx_buf active = {0};
+    add_simple(&active, RTCOSIM_LSBUS_OP_CAN_STATUS, RTCOSIM_LSBUS_CAN_ERROR_ACTIVE);
+    push(b, 0, 2000 * US, &active); /* back: its frame, requested at 0, goes at once */
+    assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 2000 * US);
+    advance(b, 2000 * US);
+    assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 2100 * US);
+    advance(b, 2100 * US);
+    expect_rx(b, 1, rx_tx_0c8, sizeof rx_tx_0c8);
+    rtcosim_lsbus_can_bridge_free(b);
 }
 
 static void wakeup_reaches_every_other_node_at_once(void **state)
