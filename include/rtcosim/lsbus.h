@@ -224,6 +224,9 @@ typedef struct rtcosim_lsbus_can_bridge_config {
      * in a Bus Error of kind error_code instead of being delivered. */
     uint32_t error_every;
     uint8_t error_code;
+    /* Keep every delivered frame for rtcosim_lsbus_can_bridge_write_log
+     * (grown by doubling from 4096 entries: amortized, not per frame). */
+    bool log_frames;
 } rtcosim_lsbus_can_bridge_config;
 
 typedef struct rtcosim_lsbus_can_bridge_stats {
@@ -265,6 +268,13 @@ const uint8_t *rtcosim_lsbus_can_bridge_take_rx(rtcosim_lsbus_can_bridge *b, uin
                                                 size_t *size);
 void rtcosim_lsbus_can_bridge_stats_get(const rtcosim_lsbus_can_bridge *b,
                                         rtcosim_lsbus_can_bridge_stats *stats);
+/* The frames delivered so far (with log_frames), sender = node index, and
+ * the log written as src/can writes it: Vector ASC for a path ending in
+ * ".asc", candump -l otherwise (end-of-frame times, can_log.h). */
+size_t rtcosim_lsbus_can_bridge_log_count(const rtcosim_lsbus_can_bridge *b);
+const struct rtcosim_can_log_entry *rtcosim_lsbus_can_bridge_log(const rtcosim_lsbus_can_bridge *b);
+rtcosim_status rtcosim_lsbus_can_bridge_write_log(const rtcosim_lsbus_can_bridge *b,
+                                                  const char *path, rtcosim_error *err);
 /* The bit rate in use (configured by nodes or given). */
 uint32_t rtcosim_lsbus_can_bridge_bitrate(const rtcosim_lsbus_can_bridge *b);
 

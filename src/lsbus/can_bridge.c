@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "rtcosim/can.h"
+#include "rtcosim/can_log.h"
 #include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
+#include "util/array.h"
 
 #define DEFAULT_BITRATE 500000u
 #define DEFAULT_QUEUE 64u
@@ -50,6 +52,8 @@ struct rtcosim_lsbus_can_bridge {
     uint64_t frames_started;
     bool warned_unknown;
     rtcosim_lsbus_can_bridge_stats stats;
+    rtcosim_can_log_entry *log;
+    size_t log_count, log_capacity;
 };
 
 rtcosim_status rtcosim_lsbus_can_bridge_create(const rtcosim_lsbus_can_bridge_config *config,
@@ -117,6 +121,7 @@ void rtcosim_lsbus_can_bridge_free(rtcosim_lsbus_can_bridge *b)
             free(b->nodes[i].rx);
         }
     free(b->nodes);
+    free(b->log);
     free(b);
 }
 
@@ -391,6 +396,13 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
         return RTCOSIM_OK;
     }
     b->stats.frames++;
+    if (b->config.log_frames) {
+        if (!util_array_reserve(&b->log, b->log_count, &b->log_capacity, sizeof *b->log, 4096))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "LS-BUS bus '%s': out of memory for"
+                                     " the log", b->name);
+        b->log[b->log_count++] = (rtcosim_can_log_entry){b->frame_start, b->frame_end, p->frame,
+                                                         sender};
+    }
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){
         .id = p->frame.id, .ide = p->frame.extended, .rtr = p->rtr,
@@ -561,4 +573,21 @@ void rtcosim_lsbus_can_bridge_stats_get(const rtcosim_lsbus_can_bridge *b,
 uint32_t rtcosim_lsbus_can_bridge_bitrate(const rtcosim_lsbus_can_bridge *b)
 {
     return b->bitrate;
+}
+
+size_t rtcosim_lsbus_can_bridge_log_count(const rtcosim_lsbus_can_bridge *b)
+{
+    return b->log_count;
+}
+
+const rtcosim_can_log_entry *rtcosim_lsbus_can_bridge_log(const rtcosim_lsbus_can_bridge *b)
+{
+    return b->log;
+}
+
+rtcosim_status rtcosim_lsbus_can_bridge_write_log(const rtcosim_lsbus_can_bridge *b,
+                                                  const char *path, rtcosim_error *err)
+{
+    return rtcosim_can_log_write(b->log, b->log_count, b->name, rtcosim_can_log_format_of(path),
+                                 path, err);
 }

@@ -21,7 +21,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "rtcosim/can_log.h"
 #include "rtcosim/lsbus.h"
+#include "util/test_util.h"
 
 #define US INT64_C(1000)
 
@@ -186,6 +188,45 @@ static void a_standard_frame_beats_an_extended_one_of_the_same_base_id(void **st
     advance(b, 224 * US);
     expect_rx(b, 0, rx_tx_123, sizeof rx_tx_123);
     expect_rx(b, 1, rx_confirm_123, sizeof rx_confirm_123);
+    rtcosim_lsbus_can_bridge_free(b);
+}
+
+static void the_frame_log_is_written_as_candump_and_asc(void **state)
+{
+    (void)state;
+    rtcosim_lsbus_can_bridge_config cfg = {.name = "can0", .node_count = 3, .log_frames = true};
+    rtcosim_lsbus_can_bridge *b = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_lsbus_can_bridge_create(&cfg, &b, &err), RTCOSIM_OK);
+    tx_buf t0 = {0}, t1 = {0}, t2 = {0};
+    add_frame(&t0, 0x123, false, d8, 8);
+    add_frame(&t1, 0x0C8, false, NULL, 0);
+    add_frame(&t2, 0x18FEF100, true, d8b, 8);
+    push(b, 0, 0, &t0);
+    push(b, 1, 0, &t1);
+    push(b, 2, 0, &t2);
+    advance(b, 610 * US);
+    assert_int_equal(rtcosim_lsbus_can_bridge_log_count(b), 3);
+    char *dir = tu_make_dir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/bus.log", dir);
+    assert_int_equal(rtcosim_lsbus_can_bridge_write_log(b, path, &err), RTCOSIM_OK);
+    /* end-of-frame times as worked out above */
+    assert_string_equal(tu_read_file(path, NULL),
+                        "(0000000000.000100) can0 0C8#\n"
+                        "(0000000000.000324) can0 123#1122334455667788\n"
+                        "(0000000000.000610) can0 18FEF100#0102030405060708\n");
+    snprintf(path, sizeof path, "%s/bus.asc", dir);
+    assert_int_equal(rtcosim_lsbus_can_bridge_write_log(b, path, &err), RTCOSIM_OK);
+    rtcosim_can_log *log = NULL;
+    assert_int_equal(rtcosim_can_log_read(path, &log, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_log_count(log), 3);
+    const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
+    assert_int_equal(r[2].time, 610 * US);
+    assert_int_equal(r[2].id, 0x18FEF100);
+    assert_true(r[2].extended);
+    rtcosim_can_log_free(log);
+    tu_drop_dir(dir);
     rtcosim_lsbus_can_bridge_free(b);
 }
 
@@ -503,6 +544,7 @@ int main(void)
         cmocka_unit_test(a_frame_ends_after_its_stuffed_bits_at_the_configured_rate),
         cmocka_unit_test(lowest_identifier_wins_and_the_others_follow_buffered),
         cmocka_unit_test(a_standard_frame_beats_an_extended_one_of_the_same_base_id),
+        cmocka_unit_test(the_frame_log_is_written_as_candump_and_asc),
         cmocka_unit_test(a_data_frame_beats_the_remote_frame_of_its_identifier),
         cmocka_unit_test(discard_and_notify_sends_arbitration_lost_at_the_arbitration),
         cmocka_unit_test(without_bus_notifications_nothing_but_frames_comes_back),
