@@ -18,8 +18,8 @@
 extern "C" {
 #endif
 
-/* ---- operations (LS-BUS 1.0 section 4.1 "Layered Standard Bus Protocol",
- * 4.4.1 CAN operations) ---- */
+/* ---- operations (LS-BUS 1.0 section 5.2 "Layered Standard Bus Protocol",
+ * 5.5.1.2 CAN operations) ---- */
 
 /* Every operation starts with opCode (uint32) and length (uint32, the
  * operation's total size in bytes, header included), little-endian. */
@@ -145,7 +145,7 @@ void rtcosim_lsbus_reader_init(rtcosim_lsbus_reader *r, const void *buf, size_t 
 rtcosim_status rtcosim_lsbus_read(rtcosim_lsbus_reader *r, rtcosim_lsbus_op *op, bool *got,
                                   rtcosim_error *err);
 
-/* ---- terminals and the layered standard's manifest (LS-BUS 1.0 section 4.3,
+/* ---- terminals and the layered standard's manifest (LS-BUS 1.0 sections 2 and 5.4,
  * FMI 3.0 section 2.4.9 terminalsAndIcons.xml, section 2.6 fmi-ls-manifest.xml) ---- */
 
 #define RTCOSIM_LSBUS_NETWORK_TERMINAL "org.fmi-ls-bus.network-terminal"
@@ -199,7 +199,7 @@ const rtcosim_layered_standard *rtcosim_fmu_extras_standard(const rtcosim_fmu_ex
                                                             size_t i);
 
 /* ---- integrated bus simulation: LS-BUS CAN nodes on rtcosim's CAN bus
- * (LS-BUS 1.0 section 2.3.3, CAN semantics of section 4.4.1) ---- */
+ * (LS-BUS 1.0 section 3.2.3, CAN semantics of section 5.5.1) ---- */
 
 typedef struct rtcosim_lsbus_can_bridge rtcosim_lsbus_can_bridge;
 
@@ -214,7 +214,7 @@ typedef struct rtcosim_lsbus_can_bridge_config {
      * retransmit, which is what a real controller does). */
     uint8_t default_arbitration_lost_behavior;
     /* The nodes' BusNotifications parameter: when false no Confirm, Bus
-     * Error or Arbitration Lost is sent (fire and forget; section 4.4.1.3). */
+     * Error or Arbitration Lost is sent (fire and forget; section 5.5.1.3). */
     bool bus_notifications;
     /* Frames buffered per node (0: 64) and the Rx buffer size per node in
      * bytes (0: 4096); both allocated once at create. */

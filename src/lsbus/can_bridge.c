@@ -1,5 +1,5 @@
 /* rtcosim's CAN bus as the integrated bus simulation of FMI-LS-BUS 1.0
- * (section 2.3.3): LS-BUS CAN nodes hand their Tx_Data in, frames are
+ * (section 3.2.3): LS-BUS CAN nodes hand their Tx_Data in, frames are
  * arbitrated by identifier and timed at the bit rate with the stuff bits of
  * src/can/frame.c, and each node gets its Rx_Data out (Transmit ops of the
  * others, Confirm, Arbitration Lost, Bus Error, Wakeup, Format Error). The
@@ -32,7 +32,7 @@ typedef struct bridge_node {
     uint32_t configured_bitrate; /* CAN_BAUDRATE; 0: none */
     uint32_t fd_bitrate, xl_bitrate;
     uint8_t arbitration_lost_behavior;
-    uint8_t status; /* ERROR_ACTIVE unless the node says otherwise (4.4.1.2 Status) */
+    uint8_t status; /* ERROR_ACTIVE unless the node says otherwise (section 5.5.1.2, Status) */
     uint8_t *rx;
     size_t rx_used;
 } bridge_node;
@@ -182,7 +182,7 @@ static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
                                  tx->id);
     bridge_node *n = &b->nodes[node];
     if (n->status == RTCOSIM_LSBUS_CAN_BUS_OFF) {
-        /* section 4.4.1.2 Status: a bus-off node provides no new Transmit ops */
+        /* section 5.5.1.2, Status: a bus-off node provides no new Transmit ops */
         b->stats.dropped++;
         return RTCOSIM_OK;
     }
@@ -303,7 +303,7 @@ static long offer_at(const bridge_node *n, rtcosim_time_ns s)
 }
 
 /* Error-passive nodes wait the suspend-transmission time, so error-active
- * ones are preferred (section 4.4.1.6 Arbitration); then the lower key. */
+ * ones are preferred (section 5.5.1.7, Arbitration); then the lower key. */
 static bool ranks_before(const bridge_node *a, long ka, const bridge_node *best, long kb)
 {
     bool a_active = a->status == RTCOSIM_LSBUS_CAN_ERROR_ACTIVE;
@@ -356,7 +356,7 @@ static rtcosim_status arbitrate(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns s, 
 
 /* Who detects an injected error first: the transmitter for bit and ACK
  * errors (it compares what it sends and waits for the ACK), else the first
- * receiver. Section 4.4.1.2 Bus Error: one primary flag, one sender. */
+ * receiver. Section 5.5.1.2, Bus Error: one primary flag, one sender. */
 static bool sender_detects(uint8_t code)
 {
     return code == RTCOSIM_LSBUS_CAN_BIT_ERROR || code == RTCOSIM_LSBUS_CAN_ACK_ERROR;
@@ -416,7 +416,7 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
         if ((st = rx_put(b, i, &op, err)) != RTCOSIM_OK)
             return st;
     }
-    /* section 4.4.1.5: no confirmation when every other node is bus-off */
+    /* section 5.5.1.5: no confirmation when every other node is bus-off */
     if (someone_listens && b->config.bus_notifications) {
         b->stats.confirms++;
         return notify_id(b, sender, RTCOSIM_LSBUS_OP_CAN_CONFIRM, p->frame.id, err);
@@ -516,7 +516,7 @@ rtcosim_status rtcosim_lsbus_can_bridge_push(rtcosim_lsbus_can_bridge *b, uint32
                     b->nodes[node].status = op.u.status;
                 break;
             case RTCOSIM_LSBUS_OP_CAN_WAKEUP:
-                /* to every participant but the initiator (section 4.4.1.7) */
+                /* to every participant but the initiator (section 5.5.1.8) */
                 for (uint32_t i = 0; i < b->config.node_count && st == RTCOSIM_OK; i++)
                     if (i != node)
                         st = rx_put(b, i, &op, err);

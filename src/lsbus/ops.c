@@ -1,5 +1,5 @@
 /* FMI-LS-BUS 1.0 CAN operations in and out of an operation buffer: the
- * packed little-endian layouts of sections 4.1 and 4.4.1.2, written byte by
+ * packed little-endian layouts of LS-BUS 1.0 sections 5.2 and 5.5.1.2, written byte by
  * byte (no struct overlays, so alignment and host byte order never matter),
  * and a reader that trusts no length field it has not checked. */
 #include <inttypes.h>
@@ -340,7 +340,7 @@ rtcosim_status rtcosim_lsbus_read(rtcosim_lsbus_reader *r, rtcosim_lsbus_op *op,
         break;
     default:
         /* An op of another bus type or a later version: the length field is
-         * all that lets a generic parser go on (section 4.1, remarks). */
+         * all that lets a generic parser go on (section 5.2, remarks). */
         op->known = false;
         r->unknown_ops++;
         break;

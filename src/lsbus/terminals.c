@@ -2,7 +2,7 @@
  * (terminalsAndIcons/terminalsAndIcons.xml, FMI 3.0 section 2.4.9, nested
  * terminals and member variables) and the layered standards it implements
  * (extra/<name>/fmi-ls-manifest.xml, FMI 3.0 section 2.6), with the
- * LS-BUS rules for network terminals (LS-BUS 1.0 section 4.3) checked as
+ * LS-BUS rules for network terminals (LS-BUS 1.0 section 5.4) checked as
  * warnings, since importers accept such FMUs. */
 #include <dirent.h>
 #include <inttypes.h>
@@ -105,7 +105,7 @@ static void fix_members(rtcosim_fmu_extras *x)
     }
 }
 
-/* LS-BUS 1.0 section 4.3.1: a network terminal's matching rule and its four
+/* LS-BUS 1.0 section 5.4.1: a network terminal's matching rule and its four
  * members Tx_Data, Tx_Clock, Rx_Data, Rx_Clock (variableKind signal). The
  * members are read before nested terminals, so they are contiguous. */
 static void check_network_terminal(parse_ctx *c, const rtcosim_terminal *t, size_t first,
@@ -123,7 +123,7 @@ static void check_network_terminal(parse_ctx *c, const rtcosim_terminal *t, size
                 found = true;
         if (!found)
             rtcosim_log(RTCOSIM_LOG_WARNING, "lsbus", "%s: line %ld: network terminal '%s' lacks"
-                        " the member %s (LS-BUS 1.0 section 4.3.1)", c->label, line, t->name,
+                        " the member %s (LS-BUS 1.0 section 5.4.1)", c->label, line, t->name,
                         roles[r]);
     }
 }

@@ -2,7 +2,7 @@
  * bits counted by hand, arbitration winners, confirmations, arbitration lost
  * under both behaviours, bus error flags, configuration ordering, wake-up,
  * unknown and malformed operations. Rx contents are compared with byte dumps
- * written from the LS-BUS 1.0 tables (section 4.4.1.2).
+ * written from the LS-BUS 1.0 tables (section 5.5.1.2).
  *
  * Frame lengths used (ISO 11898-1; the first worked bit by bit below, the
  * others from the bit-level reference of tests/can/test_can.c):

@@ -1,5 +1,5 @@
 /* LS-BUS CAN operations against byte dumps written by hand from the tables of
- * FMI-LS-BUS 1.0 section 4.4.1 (op code, total length, fields in order,
+ * FMI-LS-BUS 1.0 section 5.5.1.2 (op code, total length, fields in order,
  * little-endian), read back field by field, concatenated, and every kind of
  * lying length field and unknown op code. */
 #include <setjmp.h>
