@@ -133,6 +133,12 @@ rtcosim_status rtcosim_lsbus_write(uint8_t *buf, size_t capacity, size_t *used,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS: cannot write op code 0x%04" PRIX32
                                  " (not a CAN operation of LS-BUS 1.0)", op->code);
     }
+    uint32_t data_length = op_data_length(op);
+    const uint8_t *data = op->code == RTCOSIM_LSBUS_OP_FORMAT_ERROR ? op->u.format_error.data
+                                                                     : op->u.transmit.data;
+    if (data_length && !data)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS %s: data length %" PRIu32
+                                 " without data", name, data_length);
     if (*used > capacity || capacity - *used < size)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS %s: %zu bytes do not fit in the"
                                  " %zu bytes left of the operation buffer", name, size,

@@ -452,9 +452,20 @@ static void an_unknown_op_is_skipped_and_answered_with_a_format_error(void **sta
     expect_rx(b, 0, format_error, sizeof format_error);
     advance(b, 100 * US);
     expect_rx(b, 1, rx_tx_0c8, sizeof rx_tx_0c8);
+    expect_rx(b, 0, rx_confirm_0c8, sizeof rx_confirm_0c8);
     rtcosim_lsbus_can_bridge_stats st;
     rtcosim_lsbus_can_bridge_stats_get(b, &st);
     assert_int_equal(st.unknown_ops, 1);
+    assert_int_equal(st.format_errors, 1);
+    /* one too large to quote in the node's Rx buffer (4096 bytes) is skipped unanswered */
+    static uint8_t big[5000] = {0x51, 0, 0, 0, 0x88, 0x13, 0, 0}; /* 5000 bytes */
+    rtcosim_error err;
+    assert_int_equal(rtcosim_lsbus_can_bridge_push(b, 0, 200 * US, big, sizeof big, &err),
+                     RTCOSIM_OK);
+    expect_rx(b, 0, NULL, 0);
+    rtcosim_lsbus_can_bridge_stats_get(b, &st);
+    assert_int_equal(st.unknown_ops, 2);
+    assert_int_equal(st.format_errors, 1);
     rtcosim_lsbus_can_bridge_free(b);
 }
 

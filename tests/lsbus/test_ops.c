@@ -229,6 +229,10 @@ static void writer_refuses_what_does_not_fit_or_is_unknown(void **state)
     op.u.configuration.kind = 0x05;
     assert_int_equal(rtcosim_lsbus_write(buf, sizeof buf, &used, &op, &err), RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "parameter kind 0x05"));
+    op = expected_op(0);
+    op.u.transmit.data = NULL;
+    assert_int_equal(rtcosim_lsbus_write(buf, sizeof buf, &used, &op, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "data length 3 without data"));
     assert_int_equal(used, 5);
 }
 
