@@ -56,6 +56,27 @@ uint64_t rtcosim_can_arbitration_key(const rtcosim_can_frame *frame);
 rtcosim_status rtcosim_can_bit_time(uint32_t bitrate, rtcosim_time_ns *bit_ns,
                                     rtcosim_error *err);
 
+/* A CAN FD frame (ISO 11898-1:2015, FD base and extended formats). */
+typedef struct rtcosim_can_fd_frame {
+    uint32_t id;
+    bool extended;
+    bool brs;        /* bit rate switch: the data phase at the data bit rate */
+    bool esi;        /* error state indicator (recessive: error passive) */
+    uint8_t length;  /* 0-8, 12, 16, 20, 24, 32, 48 or 64 data bytes */
+    uint8_t data[64];
+} rtcosim_can_fd_frame;
+
+/* The DLC of a CAN FD data length; -1 for a length CAN FD cannot carry. */
+int rtcosim_can_fd_dlc(unsigned length);
+/* Bits a CAN FD frame spends at the nominal bit rate (SOF through BRS, and
+ * CRC delimiter through intermission, each switch counted at the nominal
+ * rate) and at the data bit rate (ESI through the CRC field), dynamic stuff
+ * bits (SOF through data) and the CRC field's fixed stuff bits included.
+ * Without BRS every bit is nominal (*data_bits = 0). Errors: a length that
+ * is not a CAN FD length, an identifier out of range. */
+rtcosim_status rtcosim_can_fd_frame_bits(const rtcosim_can_fd_frame *frame, uint32_t *nominal_bits,
+                                         uint32_t *data_bits, rtcosim_error *err);
+
 /* ---- the bus LP ---- */
 
 typedef struct rtcosim_can_bus rtcosim_can_bus;

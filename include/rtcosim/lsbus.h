@@ -209,6 +209,9 @@ typedef struct rtcosim_lsbus_can_bridge_config {
     /* Bit rate when no node configures one; 0 means 500 kbit/s. With
      * force_bitrate the nodes' CAN_BAUDRATE configurations are ignored. */
     uint32_t bitrate;
+    /* CAN FD data-phase bit rate when no node configures CANFD_BAUDRATE;
+     * 0 means 2 Mbit/s. force_bitrate ignores the nodes' rates of both. */
+    uint32_t fd_bitrate;
     bool force_bitrate;
     /* Arbitration Lost Behavior of nodes that configure none (0: buffer and
      * retransmit, which is what a real controller does). */
@@ -248,8 +251,10 @@ void rtcosim_lsbus_can_bridge_free(rtcosim_lsbus_can_bridge *b);
  * does not know is skipped and answered with a Format Error (counted in the
  * stats). t must not go back before the bridge's time. Errors: a malformed
  * buffer (RTCOSIM_EFORMAT naming the node, op and field), a frame the bus
- * cannot carry (RTCOSIM_EUNSUPPORTED: CAN FD / XL frames, identifiers out of
- * range, more than 8 data bytes). */
+ * cannot carry (RTCOSIM_EUNSUPPORTED: CAN XL frames, more than 8 data bytes
+ * in a classic frame; RTCOSIM_EINVAL: identifiers out of range, a length
+ * CAN FD has no DLC for). CAN FD frames take their nominal bits at the CAN
+ * rate and, with BRS, their data phase at the CAN FD rate. */
 rtcosim_status rtcosim_lsbus_can_bridge_push(rtcosim_lsbus_can_bridge *b, uint32_t node,
                                              rtcosim_time_ns t, const void *tx_data,
                                              size_t size, rtcosim_error *err);

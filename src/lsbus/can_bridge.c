@@ -5,6 +5,7 @@
  * others, Confirm, Arbitration Lost, Bus Error, Wakeup, Format Error). The
  * master calls it at event instants; nothing is allocated after create. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,17 @@
 #include "util/array.h"
 
 #define DEFAULT_BITRATE 500000u
+#define DEFAULT_FD_BITRATE 2000000u
 #define DEFAULT_QUEUE 64u
 #define DEFAULT_RX_BUFFER 4096u
 
 typedef struct pending_frame {
     uint64_t key; /* arbitration, lower wins */
     rtcosim_time_ns requested;
-    rtcosim_can_frame frame;
+    rtcosim_can_frame frame; /* id and format; classic frames: dlc and data */
     uint8_t rtr;
+    bool fd;                 /* a CAN FD frame: fd_frame holds it */
+    rtcosim_can_fd_frame fd_frame;
 } pending_frame;
 
 typedef struct bridge_node {
@@ -41,8 +45,8 @@ struct rtcosim_lsbus_can_bridge {
     rtcosim_lsbus_can_bridge_config config;
     char name[64];
     bridge_node *nodes;
-    uint32_t bitrate;
-    rtcosim_time_ns bit_ns;
+    uint32_t bitrate, fd_bitrate;
+    rtcosim_time_ns bit_ns, fd_bit_ns;
     rtcosim_time_ns now;      /* everything before it is settled */
     rtcosim_time_ns bus_free; /* end of the last frame */
     bool busy;
@@ -92,6 +96,11 @@ rtcosim_status rtcosim_lsbus_can_bridge_create(const rtcosim_lsbus_can_bridge_co
         b->config.default_arbitration_lost_behavior = RTCOSIM_LSBUS_CAN_BUFFER_AND_RETRANSMIT;
     b->bitrate = bitrate;
     b->bit_ns = bit_ns;
+    b->fd_bitrate = config->fd_bitrate ? config->fd_bitrate : DEFAULT_FD_BITRATE;
+    if (rtcosim_can_bit_time(b->fd_bitrate, &b->fd_bit_ns, err) != RTCOSIM_OK) {
+        rtcosim_lsbus_can_bridge_free(b);
+        return rtcosim_error_prefix(err, "LS-BUS bus '%s': CAN FD data phase: ", name);
+    }
     b->nodes = calloc(config->node_count, sizeof *b->nodes);
     if (!b->nodes)
         goto nomem;
@@ -170,16 +179,30 @@ static void queue_insert(bridge_node *n, const pending_frame *p)
     n->queued++;
 }
 
+static rtcosim_status queue_or_drop(rtcosim_lsbus_can_bridge *b, uint32_t node, bridge_node *n,
+                                    const pending_frame *p)
+{
+    if (n->queued == b->config.tx_queue_capacity) {
+        if (b->stats.dropped++ == 0)
+            rtcosim_log(RTCOSIM_LOG_WARNING, b->name, "node %" PRIu32 " transmit queue full (%"
+                        PRIu32 " frames) at t=%.9f s: frame 0x%" PRIX32 " dropped", node,
+                        n->queued, rtcosim_time_to_seconds(p->requested), p->frame.id);
+        return RTCOSIM_OK;
+    }
+    queue_insert(n, p);
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
                                      rtcosim_time_ns t, const rtcosim_lsbus_op *op,
                                      rtcosim_error *err)
 {
     const rtcosim_lsbus_can_transmit *tx = &op->u.transmit;
-    if (op->code != RTCOSIM_LSBUS_OP_CAN_TRANSMIT)
+    if (op->code == RTCOSIM_LSBUS_OP_CANXL_TRANSMIT)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "LS-BUS bus '%s': node %" PRIu32
                                  ": %s of id 0x%" PRIX32 ": rtcosim's bus carries classic CAN"
-                                 " frames only", b->name, node, rtcosim_lsbus_op_name(op->code),
-                                 tx->id);
+                                 " and CAN FD frames, not CAN XL", b->name, node,
+                                 rtcosim_lsbus_op_name(op->code), tx->id);
     bridge_node *n = &b->nodes[node];
     if (n->status == RTCOSIM_LSBUS_CAN_BUS_OFF) {
         /* section 5.5.1.2, Status: a bus-off node provides no new Transmit ops */
@@ -187,6 +210,28 @@ static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
         return RTCOSIM_OK;
     }
     rtcosim_can_frame f = {.id = tx->id, .extended = tx->ide != 0};
+    pending_frame p = {.requested = t};
+    if (op->code == RTCOSIM_LSBUS_OP_CANFD_TRANSMIT) {
+        /* CAN FD: the RRS bit is dominant like a data frame's RTR */
+        p.fd = true;
+        p.fd_frame = (rtcosim_can_fd_frame){.id = tx->id, .extended = tx->ide != 0,
+                                            .brs = tx->brs != 0, .esi = tx->esi != 0};
+        uint32_t nominal, data;
+        if (tx->data_length > 64 ||
+            (p.fd_frame.length = (uint8_t)tx->data_length,
+             rtcosim_can_fd_frame_bits(&p.fd_frame, &nominal, &data, err) != RTCOSIM_OK)) {
+            if (tx->data_length > 64)
+                rtcosim_error_set(err, RTCOSIM_EINVAL, "can fd frame 0x%" PRIX32 ": %u data"
+                                  " bytes exceed the 64 of CAN FD", tx->id, tx->data_length);
+            return rtcosim_error_prefix(err, "LS-BUS bus '%s': node %" PRIu32 ": CAN FD Transmit:"
+                                        " ", b->name, node);
+        }
+        if (tx->data_length)
+            memcpy(p.fd_frame.data, tx->data, tx->data_length);
+        p.frame = f;
+        p.key = frame_key(&f, 0);
+        return queue_or_drop(b, node, n, &p);
+    }
     if (tx->data_length > RTCOSIM_CAN_DATA_MAX)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "LS-BUS bus '%s': node %" PRIu32
                                  ": CAN Transmit of id 0x%" PRIX32 ": data length %u exceeds the"
@@ -198,14 +243,35 @@ static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
     rtcosim_status st = rtcosim_can_frame_check(&f, err);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "LS-BUS bus '%s': node %" PRIu32 ": ", b->name, node);
-    if (n->queued == b->config.tx_queue_capacity) {
-        if (b->stats.dropped++ == 0)
-            rtcosim_log(RTCOSIM_LOG_WARNING, b->name, "node %" PRIu32 " transmit queue full (%"
-                        PRIu32 " frames) at t=%.9f s: frame 0x%" PRIX32 " dropped", node,
-                        n->queued, rtcosim_time_to_seconds(t), f.id);
-        return RTCOSIM_OK;
+    p.frame = f;
+    p.rtr = tx->rtr ? 1 : 0;
+    p.key = frame_key(&f, p.rtr);
+    return queue_or_drop(b, node, n, &p);
+}
+
+/* One bus, one bit rate per phase: nodes that disagree could not talk at
+ * all (section 5.5.1.4, Baud Rate Handling). node_field: the offset of the
+ * node's record of what it configured. */
+static rtcosim_status set_rate(rtcosim_lsbus_can_bridge *b, uint32_t node, const char *kind,
+                               uint32_t rate, size_t node_field, uint32_t *bus_rate,
+                               rtcosim_time_ns *bus_bit_ns, rtcosim_error *err)
+{
+    rtcosim_time_ns bit_ns;
+    if (rtcosim_can_bit_time(rate, &bit_ns, err) != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "LS-BUS bus '%s': node %" PRIu32 " Configuration %s: ",
+                                    b->name, node, kind);
+    for (uint32_t i = 0; i < b->config.node_count; i++) {
+        uint32_t other;
+        memcpy(&other, (const char *)&b->nodes[i] + node_field, sizeof other);
+        if (i != node && other && other != rate)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS bus '%s': node %" PRIu32
+                                     " configures %s %" PRIu32 " bit/s but node %" PRIu32
+                                     " configured %" PRIu32 " bit/s", b->name, node, kind, rate, i,
+                                     other);
     }
-    queue_insert(n, &(pending_frame){frame_key(&f, tx->rtr), t, f, tx->rtr ? 1 : 0});
+    memcpy((char *)&b->nodes[node] + node_field, &rate, sizeof rate);
+    *bus_rate = rate;
+    *bus_bit_ns = bit_ns;
     return RTCOSIM_OK;
 }
 
@@ -215,27 +281,16 @@ static rtcosim_status configure(rtcosim_lsbus_can_bridge *b, uint32_t node,
     bridge_node *n = &b->nodes[node];
     uint32_t rate = op->u.configuration.baudrate;
     switch (op->u.configuration.kind) {
-    case RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE: {
+    case RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE:
         if (b->config.force_bitrate)
             return RTCOSIM_OK;
-        rtcosim_time_ns bit_ns;
-        if (rtcosim_can_bit_time(rate, &bit_ns, err) != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "LS-BUS bus '%s': node %" PRIu32 " Configuration"
-                                        " CAN_BAUDRATE: ", b->name, node);
-        /* one bus, one bit rate: nodes that disagree could not talk at all */
-        for (uint32_t i = 0; i < b->config.node_count; i++)
-            if (i != node && b->nodes[i].configured_bitrate &&
-                b->nodes[i].configured_bitrate != rate)
-                return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS bus '%s': node %" PRIu32
-                                         " configures %" PRIu32 " bit/s but node %" PRIu32
-                                         " configured %" PRIu32 " bit/s", b->name, node, rate, i,
-                                         b->nodes[i].configured_bitrate);
-        n->configured_bitrate = rate;
-        b->bitrate = rate;
-        b->bit_ns = bit_ns;
-        return RTCOSIM_OK;
-    }
-    case RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE: n->fd_bitrate = rate; return RTCOSIM_OK;
+        return set_rate(b, node, "CAN_BAUDRATE", rate, offsetof(bridge_node, configured_bitrate),
+                        &b->bitrate, &b->bit_ns, err);
+    case RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE:
+        if (b->config.force_bitrate)
+            return RTCOSIM_OK;
+        return set_rate(b, node, "CANFD_BAUDRATE", rate, offsetof(bridge_node, fd_bitrate),
+                        &b->fd_bitrate, &b->fd_bit_ns, err);
     case RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE: n->xl_bitrate = rate; return RTCOSIM_OK;
     default: {
         uint8_t v = op->u.configuration.arbitration_lost_behavior;
@@ -254,6 +309,11 @@ static rtcosim_time_ns frame_duration(const rtcosim_lsbus_can_bridge *b, const p
 {
     /* a remote frame has no data field; its stuffing is taken as that of
      * the data frame without data (the RTR bit differs) */
+    if (p->fd) {
+        uint32_t nominal = 0, data = 0;
+        (void)rtcosim_can_fd_frame_bits(&p->fd_frame, &nominal, &data, NULL); /* checked at push */
+        return (rtcosim_time_ns)nominal * b->bit_ns + (rtcosim_time_ns)data * b->fd_bit_ns;
+    }
     rtcosim_can_frame f = p->frame;
     if (p->rtr)
         f.dlc = 0;
@@ -396,7 +456,7 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
         return RTCOSIM_OK;
     }
     b->stats.frames++;
-    if (b->config.log_frames) {
+    if (b->config.log_frames && !p->fd) { /* the log's entries are classic frames */
         if (!util_array_reserve(&b->log, b->log_count, &b->log_capacity, sizeof *b->log, 4096))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "LS-BUS bus '%s': out of memory for"
                                      " the log", b->name);
@@ -407,6 +467,12 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
     op.u.transmit = (rtcosim_lsbus_can_transmit){
         .id = p->frame.id, .ide = p->frame.extended, .rtr = p->rtr,
         .data_length = p->frame.dlc, .data = p->frame.data};
+    if (p->fd) {
+        op.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT;
+        op.u.transmit = (rtcosim_lsbus_can_transmit){
+            .id = p->fd_frame.id, .ide = p->fd_frame.extended, .brs = p->fd_frame.brs,
+            .esi = p->fd_frame.esi, .data_length = p->fd_frame.length, .data = p->fd_frame.data};
+    }
     bool someone_listens = false;
     for (uint32_t i = 0; i < b->config.node_count; i++) {
         if (i == sender)

@@ -230,6 +230,63 @@ static void the_frame_log_is_written_as_candump_and_asc(void **state)
     rtcosim_lsbus_can_bridge_free(b);
 }
 
+/* CAN FD Transmit of id 0x0C8, BRS, 12 bytes 0x55: 31 nominal and 128
+ * data-phase bits (tests/can/test_can_fd.c works them out). */
+static const uint8_t rx_fd_0c8[] = {0x11, 0, 0, 0, 0x1D, 0, 0, 0, 0xC8, 0, 0, 0, 0x00, 0x01, 0x00,
+                                    0x0C, 0x00, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55,
+                                    0x55, 0x55, 0x55, 0x55};
+
+static void a_can_fd_frame_switches_to_the_configured_data_rate(void **state)
+{
+    (void)state;
+    rtcosim_lsbus_can_bridge *b = bridge(2, true);
+    uint8_t d[12];
+    memset(d, 0x55, sizeof d);
+    tx_buf t = {0};
+    rtcosim_lsbus_op fd = {.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT};
+    fd.u.transmit = (rtcosim_lsbus_can_transmit){.id = 0x0C8, .brs = 1, .data_length = 12,
+                                                 .data = d};
+    assert_int_equal(rtcosim_lsbus_write(t.bytes, sizeof t.bytes, &t.used, &fd, NULL), RTCOSIM_OK);
+    /* default rates 500 kbit/s and 2 Mbit/s: 31 * 2000 + 128 * 500 ns = 126 us */
+    push(b, 0, 0, &t);
+    advance(b, 0);
+    assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 126 * US);
+    advance(b, 126 * US);
+    expect_rx(b, 1, rx_fd_0c8, sizeof rx_fd_0c8);
+    expect_rx(b, 0, rx_confirm_0c8, sizeof rx_confirm_0c8);
+    /* the node configures 5 Mbit/s: 31 * 2000 + 128 * 200 ns = 87.6 us */
+    tx_buf c = {0};
+    add_config(&c, RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE, 5000000);
+    push(b, 0, 1000 * US, &c);
+    push(b, 0, 1000 * US, &t);
+    advance(b, 1000 * US);
+    assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 1000 * US + 87600);
+    /* and a classic frame of a lower id wins against it */
+    tx_buf t1 = {0};
+    add_frame(&t1, 0x0C7, false, NULL, 0);
+    push(b, 0, 2000 * US, &t);
+    push(b, 1, 2000 * US, &t1);
+    advance(b, 2000 * US);
+    rtcosim_lsbus_can_bridge_take_rx(b, 0, &(size_t){0});
+    rtcosim_lsbus_can_bridge_take_rx(b, 1, &(size_t){0});
+    rtcosim_time_ns classic_end = rtcosim_lsbus_can_bridge_next_event(b);
+    advance(b, classic_end);
+    size_t n;
+    const uint8_t *rx = rtcosim_lsbus_can_bridge_take_rx(b, 0, &n);
+    assert_int_equal(n, 16);
+    assert_int_equal(rx[0], 0x10); /* the classic frame reached node 0 first */
+    assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), classic_end + 87600);
+    /* nodes that disagree on the data rate cannot share the bus */
+    tx_buf c2 = {0};
+    add_config(&c2, RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE, 2000000);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_lsbus_can_bridge_push(b, 1, classic_end, c2.bytes, c2.used, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "node 1 configures CANFD_BAUDRATE 2000000 bit/s but node 0"
+                                        " configured 5000000 bit/s"));
+    rtcosim_lsbus_can_bridge_free(b);
+}
+
 static void a_data_frame_beats_the_remote_frame_of_its_identifier(void **state)
 {
     (void)state;
@@ -487,10 +544,17 @@ static void bad_input_is_a_one_line_error_naming_node_op_and_field(void **state)
     t.bytes[4] = 40; /* length runs past the buffer */
     expect_push_error(b, 0, 0, &t, RTCOSIM_EFORMAT, "node 0 Tx_Data: LS-BUS CAN Transmit");
     t = (tx_buf){0};
+    rtcosim_lsbus_op xl = {.code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT};
+    xl.u.transmit.id = 0x10;
+    assert_int_equal(rtcosim_lsbus_write(t.bytes, sizeof t.bytes, &t.used, &xl, NULL), RTCOSIM_OK);
+    expect_push_error(b, 1, 0, &t, RTCOSIM_EUNSUPPORTED, "CAN XL Transmit of id 0x10");
+    t = (tx_buf){0};
+    uint8_t ten[10] = {0};
     rtcosim_lsbus_op fd = {.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT};
-    fd.u.transmit.id = 0x10;
+    fd.u.transmit = (rtcosim_lsbus_can_transmit){.id = 0x10, .data_length = 10, .data = ten};
     assert_int_equal(rtcosim_lsbus_write(t.bytes, sizeof t.bytes, &t.used, &fd, NULL), RTCOSIM_OK);
-    expect_push_error(b, 1, 0, &t, RTCOSIM_EUNSUPPORTED, "CAN FD Transmit of id 0x10");
+    expect_push_error(b, 1, 0, &t, RTCOSIM_EINVAL,
+                      "CAN FD Transmit: can fd frame 0x10: 10 data bytes is not a CAN FD length");
     uint8_t nine[9] = {0};
     t = (tx_buf){0};
     add_frame(&t, 0x10, false, nine, 9);
@@ -504,7 +568,7 @@ static void bad_input_is_a_one_line_error_naming_node_op_and_field(void **state)
     t = (tx_buf){0};
     add_config(&t, RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE, 250000);
     expect_push_error(b, 1, 0, &t, RTCOSIM_EINVAL,
-                      "node 1 configures 250000 bit/s but node 0 configured 500000 bit/s");
+                      "node 1 configures CAN_BAUDRATE 250000 bit/s but node 0 configured 500000 bit/s");
     t = (tx_buf){0};
     add_config(&t, RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE, 300000);
     expect_push_error(b, 0, 0, &t, RTCOSIM_EINVAL, "300000 bit/s does not give a whole number");
@@ -556,6 +620,7 @@ int main(void)
         cmocka_unit_test(lowest_identifier_wins_and_the_others_follow_buffered),
         cmocka_unit_test(a_standard_frame_beats_an_extended_one_of_the_same_base_id),
         cmocka_unit_test(the_frame_log_is_written_as_candump_and_asc),
+        cmocka_unit_test(a_can_fd_frame_switches_to_the_configured_data_rate),
         cmocka_unit_test(a_data_frame_beats_the_remote_frame_of_its_identifier),
         cmocka_unit_test(discard_and_notify_sends_arbitration_lost_at_the_arbitration),
         cmocka_unit_test(without_bus_notifications_nothing_but_frames_comes_back),
