@@ -81,9 +81,10 @@ rtcosim_status rtcosim_can_fd_frame_bits(const rtcosim_can_fd_frame *f, uint32_t
             run = 1;
         }
     }
-    /* CRC field: stuff count (4 bits: 3 Gray-coded + parity) and CRC-17 (up
-     * to 16 data bytes) or CRC-21, with a fixed stuff bit before it and
-     * after every fourth bit: 6 (4 + 17 bits) or 7 (4 + 21 bits) of them */
+    /* CRC field (ISO 11898-1:2015 10.4.2.6, 10.5): stuff count (4 bits: 3
+     * Gray-coded + parity) and CRC-17 (up to 16 data bytes) or CRC-21, with
+     * a fixed stuff bit before it and after every fourth bit: 6 (4 + 17
+     * bits) or 7 (4 + 21 bits) of them */
     uint32_t crc = f->length <= 16 ? 17 : 21;
     uint32_t crc_field = 4 + crc + (crc == 17 ? 6 : 7);
     /* CRC delimiter, ACK slot, ACK delimiter, EOF(7), intermission(3) */

@@ -1,6 +1,9 @@
 /* CAN FD frame geometry against bit counts worked out by hand from the
  * ISO 11898-1:2015 frame formats (field by field in the comments): bits at
- * the nominal and at the data bit rate, dynamic and fixed stuff bits. */
+ * the nominal and at the data bit rate, dynamic and fixed stuff bits; and
+ * the published lengths of the longest frames without stuff bits (Linux
+ * include/linux/can/length.h, 2023, from ISO 11898-1:2015: 579 bits FD base
+ * format, 598 extended, intermission included). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +54,26 @@ static void extended_format_with_crc21(void **state)
     assert_int_equal(data, 197);
 }
 
+static void the_longest_frames_without_stuff_bits_match_the_published_lengths(void **state)
+{
+    (void)state;
+    /* alternating identifiers and data: no run of five anywhere */
+    rtcosim_can_fd_frame f = {.id = 0x555, .length = 64};
+    memset(f.data, 0x55, 64);
+    uint32_t nominal, data;
+    assert_int_equal(rtcosim_can_fd_frame_bits(&f, &nominal, &data, NULL), RTCOSIM_OK);
+    assert_int_equal(nominal, 579);
+    assert_int_equal(data, 0);
+    f.id = 0x15555555;
+    f.extended = true;
+    assert_int_equal(rtcosim_can_fd_frame_bits(&f, &nominal, &data, NULL), RTCOSIM_OK);
+    assert_int_equal(nominal, 598);
+    f.brs = true; /* the same bits, split at BRS: 36 + 13 nominal */
+    assert_int_equal(rtcosim_can_fd_frame_bits(&f, &nominal, &data, NULL), RTCOSIM_OK);
+    assert_int_equal(nominal, 49);
+    assert_int_equal(data, 598 - 49);
+}
+
 static void lengths_without_a_dlc_and_bad_ids_are_refused(void **state)
 {
     (void)state;
@@ -74,6 +97,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(base_format_with_bit_rate_switch),
         cmocka_unit_test(extended_format_with_crc21),
+        cmocka_unit_test(the_longest_frames_without_stuff_bits_match_the_published_lengths),
         cmocka_unit_test(lengths_without_a_dlc_and_bad_ids_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
