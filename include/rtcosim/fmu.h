@@ -59,6 +59,10 @@ typedef struct rtcosim_fmu_options {
      * eventModeUsed, so that events are handled in Event Mode through the
      * component's event ops (an FMU without hasEventMode is refused). */
     bool event_mode_used;
+    /* As event_mode_used for an FMI 3.0 co-simulation FMU that declares
+     * hasEventMode, and nothing for any other (rtcosim run --event-mode-used:
+     * one option for every FMU of a system). */
+    bool event_mode_where_declared;
     /* FMI 3.0 co-simulation (--early-return-allowed): instantiate with
      * earlyReturnAllowed and an intermediate-update callback; a step may
      * then end early at last_successful_time. */

@@ -81,6 +81,8 @@ static rtcosim_status update_discrete_states(void *self, rtcosim_event_update *u
 rtcosim_status rtcosim_fmi3_events_prepare(rtcosim_fmu *f, rtcosim_error *err)
 {
     const rtcosim_fmi_md *md = f->md;
+    if (f->event_mode_where_declared && md->has_event_mode && !f->model_exchange)
+        f->event_mode_used = true;
     if (!f->event_mode_used && !f->early_return_allowed)
         return RTCOSIM_OK;
     const char *flag = f->event_mode_used ? "event mode" : "early return";

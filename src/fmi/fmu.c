@@ -466,6 +466,7 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->fmu_logging = opts->fmu_logging_on;
     f->event_mode_used = opts->event_mode_used;
     f->early_return_allowed = opts->early_return_allowed;
+    f->event_mode_where_declared = opts->event_mode_where_declared;
     f->model_exchange = opts->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
     rtcosim_status st = load(f, opts, err);
     if (st == RTCOSIM_OK && (f->event_mode_used || f->early_return_allowed) &&

@@ -43,7 +43,7 @@ typedef struct rtcosim_fmu {
     bool log_calls, visible, fmu_logging;
     /* FMI 3.0 co-simulation flags of fmi3InstantiateCoSimulation
      * (rtcosim_fmu_options) and the intermediate updates seen (fmi3_events.c). */
-    bool event_mode_used, early_return_allowed;
+    bool event_mode_used, early_return_allowed, event_mode_where_declared;
     uint64_t intermediate_updates;
 
     /* Snapshots made and not yet freed: while there are any, the master may
