@@ -524,9 +524,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
         return status_of(instance_error(inst, "fmi3UpdateDiscreteStates: NULL out-argument"));
     model_event_result r;
     model_status s = instance_update_discrete_states(inst, "fmi3UpdateDiscreteStates", &r);
-    /* The models settle in one round (their updates read no discrete state
-     * changed in the same round). */
-    *discreteStatesNeedUpdate = fmi3False;
+    *discreteStatesNeedUpdate = r.discrete_states_need_update;
     *terminateSimulation = r.terminate;
     *nominalsOfContinuousStatesChanged = fmi3False;
     *valuesOfContinuousStatesChanged = r.values_changed;

@@ -122,6 +122,9 @@ typedef struct model_event_result {
     bool terminate;               /* the model wants the simulation to end */
     bool next_event_time_defined; /* a time event is due at next_event_time */
     double next_event_time;
+    /* FMI 3.0 discreteStatesNeedUpdate: call again at the same instant
+     * (FMI 2.0 and 1.0 glue ignore it: their models settle in one call). */
+    bool discrete_states_need_update;
 } model_event_result;
 /* The inputs one output depends on directly (its direct feedthrough). */
 typedef struct model_dependency {

@@ -8,7 +8,8 @@
  * ticks at 0.75, 1.5, 2.25, 3 s: binary fractions a test can state exactly.
  * `level` = counter + `shift` is a discrete output recomputed in Event Mode
  * from the discrete input `shift`, for importers' event iterations across
- * connected FMUs. */
+ * connected FMUs. never_settle makes every discrete-state update ask for
+ * another (an FMU whose event iteration never ends, for importers' bounds). */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@ typedef struct events_model {
     double h, v;
     double g, e, h0, v_min, period;
     int32_t counter, shift, level;
+    bool never_settle;
     double next_tick; /* not variables: part of the state the glue snapshots */
     bool resting;
 } events_model;
@@ -48,6 +50,9 @@ static const model_variable variables[] = {
      "A rebound slower than this leaves the ball resting on the ground", 0, {0, 0}},
     {"period", 10, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT,
      offsetof(events_model, period), "0.75", "s", "Time between counter ticks (> 0)", 0, {0, 0}},
+    {"never_settle", 11, MODEL_BOOLEAN, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT,
+     offsetof(events_model, never_settle), "false", NULL,
+     "A broken FMU: fmi3UpdateDiscreteStates always asks for another call", 0, {0, 0}},
 };
 
 static model_status check(model_instance *inst, void *data)
@@ -151,6 +156,7 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         model_log(inst, MODEL_LOG_EVENTS, "tick %d at t = %.17g", (int)m->counter, now);
     }
     m->level = m->counter + m->shift;
+    result->discrete_states_need_update = m->never_settle;
     result->next_event_time_defined = true;
     result->next_event_time = m->next_tick;
     return MODEL_OK;

@@ -196,7 +196,7 @@ rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosi
     rtcosim_status st = master_single_rate_tick(m, end - t, err);
     if (st != RTCOSIM_OK || m->discarded)
         return st;
-    bool event = m->event_shorten && m->next_event == m->time;
+    bool event = m->next_event == m->time;
     for (size_t c = 0; c < m->comp_count && !event; c++)
         event = uses_events(&m->comps[c]) && m->comps[c].step_result.event_handling_needed;
     if (!event || m->terminate_requested)

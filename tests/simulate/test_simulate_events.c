@@ -21,8 +21,9 @@
 #include "rtcosim_test_fmus.h"
 #include "util/test_util.h"
 
-static rtcosim_status run(const char *fmu, bool event_mode, bool early_return, char **rows,
-                          rtcosim_simulate_result *res, rtcosim_error *err)
+static rtcosim_status run_with(const char *fmu, bool event_mode, bool early_return,
+                               const rtcosim_start_value *sv, size_t svn, char **rows,
+                               rtcosim_simulate_result *res, rtcosim_error *err)
 {
     rtcosim_fmu_options fo = {.event_mode_used = event_mode, .early_return_allowed = early_return};
     rtcosim_component *c;
@@ -33,12 +34,19 @@ static rtcosim_status run(const char *fmu, bool event_mode, bool early_return, c
     char out[4096];
     snprintf(out, sizeof out, "%s/out.csv", dir);
     rtcosim_simulate_options o = {.start_time = 0, .stop_time = 3 * RTCOSIM_NS_PER_S,
-                                  .output_interval = RTCOSIM_NS_PER_S / 2, .output_file = out};
+                                  .output_interval = RTCOSIM_NS_PER_S / 2, .output_file = out,
+                                  .start_values = sv, .start_value_count = svn};
     st = rtcosim_simulate(c, &o, res, err);
     *rows = st == RTCOSIM_OK ? tu_read_file(out, NULL) : NULL;
     rtcosim_component_free(c);
     tu_drop_dir(dir);
     return st;
+}
+
+static rtcosim_status run(const char *fmu, bool event_mode, bool early_return, char **rows,
+                          rtcosim_simulate_result *res, rtcosim_error *err)
+{
+    return run_with(fmu, event_mode, early_return, NULL, 0, rows, res, err);
 }
 
 #define HEADER "\"time\",\"h\",\"v\",\"counter\",\"level\"\n"
@@ -138,6 +146,23 @@ static void event_mode_of_an_fmu_without_it_is_refused_naming_the_fmu(void **sta
     assert_int_equal(res.steps, 6);
 }
 
+/* An FMU whose fmi3UpdateDiscreteStates always answers
+ * discreteStatesNeedUpdate = true: the iteration after initialization stops
+ * after RTCOSIM_EVENT_ITERATION_LIMIT calls with one line naming it. */
+static void an_event_iteration_that_never_settles_is_an_error_naming_the_fmu(void **state)
+{
+    (void)state;
+    rtcosim_simulate_result res = {0};
+    rtcosim_error err;
+    char *rows;
+    rtcosim_start_value sv = {"never_settle", "true"};
+    assert_int_equal(run_with(RTCOSIM_FMU_EVENTS_FMI3, true, false, &sv, 1, &rows, &res, &err),
+                     RTCOSIM_ECOMPONENT);
+    assert_string_equal(err.message, "Events: simulation stopped at t = 0 s: Events: event "
+                                     "iteration did not settle: discrete states still need an "
+                                     "update after 100 fmi3UpdateDiscreteStates calls");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -145,6 +170,7 @@ int main(void)
         cmocka_unit_test(event_mode_writes_rows_before_and_after_each_event),
         cmocka_unit_test(early_return_stops_at_every_event),
         cmocka_unit_test(event_mode_of_an_fmu_without_it_is_refused_naming_the_fmu),
+        cmocka_unit_test(an_event_iteration_that_never_settles_is_an_error_naming_the_fmu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
