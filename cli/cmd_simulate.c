@@ -58,6 +58,16 @@ static void usage(FILE *out)
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
         "  --fmu-logging               ask the FMU for its own log messages\n"
+        "  --event-mode-used           FMI 3.0 co-simulation: instantiate with eventModeUsed;\n"
+        "                              at each event (eventHandlingNeeded, or the nextEventTime\n"
+        "                              the FMU announced, where the step is shortened to end)\n"
+        "                              a row before the event, the fmi3UpdateDiscreteStates\n"
+        "                              iteration, and a row after it at the same time, as\n"
+        "                              fmusim writes them (the FMU must declare hasEventMode)\n"
+        "  --early-return-allowed      FMI 3.0 co-simulation: instantiate with\n"
+        "                              earlyReturnAllowed; a step that returns early is\n"
+        "                              recorded at its lastSuccessfulTime and the next step\n"
+        "                              starts there\n"
         "  -q, --quiet                 no progress line (shown on a terminal: percent of the\n"
         "                              simulated interval, speed, estimated time left)\n"
         "  --strict                    refuse an FMU whose modelDescription.xml breaks a rule of\n"
@@ -98,6 +108,7 @@ typedef struct simulate_args {
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
     bool writer_thread, log_fmi_calls, fmu_logging, quiet, strict;
+    bool event_mode_used, early_return_allowed;
 } simulate_args;
 
 /* The value of an option that takes one (argv[*i + 1]); NULL when missing. */
@@ -195,6 +206,12 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             continue;
         } else if (strcmp(arg, "--fmu-logging") == 0) {
             a->fmu_logging = true;
+            continue;
+        } else if (strcmp(arg, "--event-mode-used") == 0) {
+            a->event_mode_used = true;
+            continue;
+        } else if (strcmp(arg, "--early-return-allowed") == 0) {
+            a->early_return_allowed = true;
             continue;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             a->quiet = true;
@@ -339,7 +356,15 @@ static int run_simulate(int argc, char **argv)
                               .fmu_logging_on = a.fmu_logging,
                               .interface_type = a.interface_type,
                               .solver = a.solver,
-                              .strict = a.strict};
+                              .strict = a.strict,
+                              .event_mode_used = a.event_mode_used,
+                              .early_return_allowed = a.early_return_allowed};
+    if (a.isolate && (a.event_mode_used || a.early_return_allowed)) {
+        cli_fail("simulate: --isolate cannot be combined with --event-mode-used or "
+                 "--early-return-allowed (the child process drives no Event Mode)");
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (a.max_solver_step) {
         if (parse_time_option("--max-solver-step", a.max_solver_step, &fo.max_solver_step))
             goto done;

@@ -55,6 +55,18 @@ typedef struct rtcosim_fmu_options {
      * variable otherwise, as the Reference FMUs and fmusim are lenient there)
      * refuses the FMU. */
     bool strict;
+    /* FMI 3.0 co-simulation (fmusim's --event-mode-used): instantiate with
+     * eventModeUsed, so that events are handled in Event Mode through the
+     * component's event ops (an FMU without hasEventMode is refused). */
+    bool event_mode_used;
+    /* As event_mode_used for an FMI 3.0 co-simulation FMU that declares
+     * hasEventMode, and nothing for any other (rtcosim run --event-mode-used:
+     * one option for every FMU of a system). */
+    bool event_mode_where_declared;
+    /* FMI 3.0 co-simulation (--early-return-allowed): instantiate with
+     * earlyReturnAllowed and an intermediate-update callback; a step may
+     * then end early at last_successful_time. */
+    bool early_return_allowed;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds

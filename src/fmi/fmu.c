@@ -285,6 +285,8 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
     rtcosim_status st = rtcosim_fmi3_prepare(f, err);
     if (st == RTCOSIM_OK && f->model_exchange)
         st = rtcosim_fmi3_me_prepare(f, opts, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_fmi3_events_prepare(f, err);
     return st;
 }
 
@@ -308,10 +310,13 @@ static rtcosim_status describe(rtcosim_fmu *f, rtcosim_component_desc *desc, rtc
     cap->can_get_set_state = md->can_get_set_state;
     cap->can_serialize_state = md->can_serialize_state;
     cap->provides_directional_derivatives = md->provides_directional_derivatives;
-    /* Instantiated with earlyReturnAllowed = eventModeUsed = false: neither
-     * early returns nor event mode happen through this component. */
-    cap->can_return_early = false;
-    cap->has_event_mode = false;
+    /* What the FMU declares, and what this instance was asked to use
+     * (rtcosim_fmu_options; checked against the description in
+     * fmi3_events.c). */
+    cap->can_return_early = md->can_return_early;
+    cap->has_event_mode = md->has_event_mode;
+    cap->event_mode_used = f->event_mode_used;
+    cap->early_return_allowed = f->early_return_allowed;
     cap->max_input_derivative_order = f->max_input_order;
     rtcosim_status st = RTCOSIM_OK;
     if (md->has_start && (st = seconds_field(f, "startTime", md->start, &desc->default_start, err)))
@@ -459,8 +464,17 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->log_calls = opts->log_fmi_calls;
     f->visible = opts->visible;
     f->fmu_logging = opts->fmu_logging_on;
+    f->event_mode_used = opts->event_mode_used;
+    f->early_return_allowed = opts->early_return_allowed;
+    f->event_mode_where_declared = opts->event_mode_where_declared;
     f->model_exchange = opts->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
     rtcosim_status st = load(f, opts, err);
+    if (st == RTCOSIM_OK && (f->event_mode_used || f->early_return_allowed) &&
+        f->md->version != RTCOSIM_FMI_3)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "%s: %s needs FMI 3.0 co-simulation; this is an FMI %s FMU", path,
+                               f->event_mode_used ? "event mode" : "early return",
+                               f->md->version == RTCOSIM_FMI_1 ? "1.0" : "2.0");
     rtcosim_component_desc desc;
     if (st == RTCOSIM_OK)
         st = describe(f, &desc, err);

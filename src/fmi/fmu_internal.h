@@ -41,6 +41,10 @@ typedef struct rtcosim_fmu {
     struct rtcosim_me *me;   /* model exchange: the integrator (me_solver.c) */
     char *instance_name;
     bool log_calls, visible, fmu_logging;
+    /* FMI 3.0 co-simulation flags of fmi3InstantiateCoSimulation
+     * (rtcosim_fmu_options) and the intermediate updates seen (fmi3_events.c). */
+    bool event_mode_used, early_return_allowed, event_mode_where_declared;
+    uint64_t intermediate_updates;
 
     /* Snapshots made and not yet freed: while there are any, the master may
      * roll back, so doStep may not be told noSetFMUStatePriorToCurrentPoint. */
@@ -130,6 +134,16 @@ rtcosim_status rtcosim_fmi2_me_prepare(rtcosim_fmu *f, const rtcosim_fmu_options
 rtcosim_status rtcosim_fmi3_me_prepare(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                        rtcosim_error *err);
 void rtcosim_me_free(struct rtcosim_me *me);
+
+/* FMI 3.0 co-simulation Event Mode and early return (fmi3_events.c): check
+ * the flags against the description, add the event ops to f->ops; the
+ * intermediate-update callback given to fmi3InstantiateCoSimulation. */
+rtcosim_status rtcosim_fmi3_events_prepare(rtcosim_fmu *f, rtcosim_error *err);
+void rtcosim_fmi3_intermediate_update(fmi3InstanceEnvironment env, fmi3Float64 time,
+                                      fmi3Boolean set_requested, fmi3Boolean get_allowed,
+                                      fmi3Boolean step_finished, fmi3Boolean can_return_early,
+                                      fmi3Boolean *early_return_requested,
+                                      fmi3Float64 *early_return_time);
 
 /* The FMI 3.0 logMessage callback (environment: the rtcosim_fmu). */
 void rtcosim_fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,

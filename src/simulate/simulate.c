@@ -527,16 +527,76 @@ static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns 
     return RTCOSIM_OK;
 }
 
+/* The event iteration of the single component (FMI 3.0 section 4.2.2):
+ * fmi3UpdateDiscreteStates until nothing needs an update, then step mode.
+ * *next_event: the time it announced (-1: none; a time at or before now is
+ * none, the announcement being a bound for the next step's end). Out of
+ * line: the plain step loop stays small. */
+static __attribute__((noinline)) rtcosim_status
+handle_event(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *terminate,
+             rtcosim_error *err)
+{
+    rtcosim_event_update u;
+    rtcosim_status st =
+        rtcosim_component_handle_event(r->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err);
+    if (st != RTCOSIM_OK)
+        return step_failed(r, t, err);
+    *terminate = u.terminate_requested;
+    *next_event = u.next_event_time_defined && u.next_event_time > t ? u.next_event_time : -1;
+    return RTCOSIM_OK;
+}
+
+/* A step that ended at an event (Event Mode): the row before it, the
+ * iteration; the caller's next row at t holds the values after it, as
+ * fmusim's FMI3CSSimulation records them with --event-mode-used. */
+static __attribute__((noinline)) rtcosim_status
+event_after_step(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *terminate,
+                 rtcosim_simulate_result *res, rtcosim_error *err)
+{
+    rtcosim_status st = record(r, t, true, err);
+    if (st != RTCOSIM_OK)
+        return step_failed(r, t, err);
+    if ((st = handle_event(r, t, next_event, terminate, err)) != RTCOSIM_OK)
+        return st;
+    res->events++;
+    if (*terminate)
+        res->terminated_by_component = t < r->o->stop_time;
+    return RTCOSIM_OK;
+}
+
 /* At each communication point: set the inputs at t, record, step. Recording
  * after the inputs makes a row hold inputs and outputs of the same instant
- * (fmusim's order). The inputs at the start time were set in initialization. */
+ * (fmusim's order). The inputs at the start time were set in initialization.
+ * A step ends at the next point of the output grid start + k * interval (as
+ * fmusim counts them, so that an early return does not shift the grid), the
+ * stop time, or, with Event Mode, an announced time event before them (FMI
+ * 3.0 section 4.2.2: the importer steps no further than nextEventTime). */
 static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_error *err)
 {
     const rtcosim_simulate_options *o = r->o;
-    rtcosim_time_ns t = o->start_time, stop = o->stop_time;
+    rtcosim_time_ns t = o->start_time, stop = o->stop_time, interval = o->output_interval;
+    const bool events = rtcosim_component_capabilities(r->c)->event_mode_used;
+    rtcosim_time_ns next_event = -1; /* announced by the FMU; -1: none */
+    rtcosim_time_ns limit = stop;    /* no step ends past it: stop or the next event */
     bool terminate = false;
+    /* Section 4.2.2: with eventModeUsed the FMU leaves initialization in
+     * Event Mode; the first iteration runs before the first row. */
+    rtcosim_status st;
+    if (events && rtcosim_component_in_event_mode(r->c)) {
+        rtcosim_time_ns announced;
+        bool ends;
+        if ((st = handle_event(r, t, &announced, &ends, err)) != RTCOSIM_OK)
+            return st;
+        next_event = announced;
+        terminate = ends;
+        limit = next_event > t && next_event < stop ? next_event : stop;
+    }
+    rtcosim_time_ns grid; /* the next point of the output grid; saturates */
+    if (__builtin_add_overflow(t, interval, &grid))
+        grid = RTCOSIM_TIME_MAX;
+    unsigned standstill = 0; /* early returns in a row that did not advance */
     for (;;) {
-        rtcosim_status st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
+        st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
         bool last = t >= stop || terminate;
         if (st == RTCOSIM_OK)
             st = record(r, t, t == o->start_time || last, err);
@@ -544,7 +604,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             return step_failed(r, t, err);
         if (last)
             break;
-        rtcosim_time_ns h = stop - t < o->output_interval ? stop - t : o->output_interval;
+        rtcosim_time_ns end = grid < limit ? grid : limit, h = end - t;
         rtcosim_step_result sr;
         st = rtcosim_component_do_step(r->c, t, h, &sr, err);
         if (st == RTCOSIM_EDISCARD && sr.terminate_requested)
@@ -559,22 +619,35 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         }
         if (st != RTCOSIM_OK)
             return step_failed(r, t, err);
-        rtcosim_time_ns next = t + h;
+        rtcosim_time_ns next = end;
         if (sr.early_return) {
-            if (sr.last_successful_time <= t || sr.last_successful_time > t + h) {
+            /* An early return at the step's start makes progress only
+             * through the event it stops for (a bounded number of times). */
+            rtcosim_time_ns last_ok = sr.last_successful_time;
+            standstill = last_ok == t ? standstill + 1 : 0;
+            bool at_start_ok = last_ok == t && events && sr.event_handling_needed &&
+                               standstill < 100;
+            if ((last_ok <= t && !at_start_ok) || last_ok > end) {
                 rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                   "returned early to a time outside the step (%" PRId64 " ns)",
-                                  sr.last_successful_time);
+                                  last_ok);
                 return step_failed(r, t, err);
             }
-            next = sr.last_successful_time;
+            next = last_ok;
         }
+        if (next == grid && __builtin_add_overflow(grid, interval, &grid))
+            grid = RTCOSIM_TIME_MAX;
         res->steps++;
         t = next;
         res->end_time = t;
         if (sr.terminate_requested) {
             terminate = true;
             res->terminated_by_component = t < stop;
+        }
+        if (events && !terminate && (sr.event_handling_needed || t == next_event)) {
+            if ((st = event_after_step(r, t, &next_event, &terminate, res, err)) != RTCOSIM_OK)
+                return st;
+            limit = next_event > t && next_event < stop ? next_event : stop;
         }
         if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK) {
             /* Cancelled (e.g. on a signal): the time reached is a row too. */
