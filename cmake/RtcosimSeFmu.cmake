@@ -63,6 +63,7 @@ function(rtcosim_add_se_fmu)
     install(FILES ${fmu} DESTINATION ${CMAKE_INSTALL_DATADIR}/rtcosim/fmus)
   endif()
   set(binary ${layout}/binaries/${platform}/${F_NAME}.so)
+  set_property(GLOBAL PROPERTY RTCOSIM_FMU_${upper}_FMI3SE ${fmu})
   set_property(GLOBAL APPEND PROPERTY RTCOSIM_FMU_HEADER_LINES
     "#define RTCOSIM_FMU_${upper}_FMI3SE \"${fmu}\""
     "#define RTCOSIM_FMU_${upper}_FMI3SE_DIR \"${layout}\""
