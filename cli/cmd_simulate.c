@@ -234,6 +234,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     }
     if (!a->fmu)
         return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
+    if (a->isolate && a->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
+        return cli_fail("simulate: --isolate does not support --interface-type se");
     if ((a->solver_given || a->max_solver_step) && a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
         return cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
     return 0;

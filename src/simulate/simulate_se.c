@@ -340,7 +340,13 @@ static rtcosim_status clock_update(run *r, rtcosim_time_ns t, rtcosim_error *err
         if ((st = to_ns(r, c, "countdown interval", interval, true, &c->interval, err)))
             return st;
         c->next = t + c->interval;
-        if (c->next == t && c->last_activation != t)
+        if (c->next == t && c->last_activation == t)
+            /* Section 5.2.2: one activation per clock and time. */
+            return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                     "%s: clock '%s': countdown interval 0 at a time it already "
+                                     "ticked (FMI 3.0 section 5.2.2)",
+                                     r->label, clock_name(c));
+        if (c->next == t)
             c->due = true;
     }
     return RTCOSIM_OK;
