@@ -50,7 +50,10 @@ static long node_variable(md_parser *p, xmlNode *node)
     uint64_t vr;
     if (!vr_text || !md_parse_uint(vr_text, UINT32_MAX, &vr))
         return -1; /* already reported by md_variables.c */
-    return md_find_vr(p, vr, NULL);
+    size_t count = 0;
+    long at = md_find_vr(p, vr, &count);
+    /* A zero-size array has no element to describe. */
+    return at >= 0 && count > 0 && (size_t)at < p->md->variable_count ? at : -1;
 }
 
 static bool read_u64(md_parser *p, xmlNode *node, const char *name, const char *var,
