@@ -28,7 +28,11 @@ static void usage(FILE *out)
                  "their kind, matching rule and members (memberName -> variable), nested ones\n"
                  "indented; the layered standards the FMU declares (every\n"
                  "extra/<folder>/fmi-ls-manifest.xml, e.g. FMI-LS-BUS) with their version.\n"
-                 "Malformed XML in either file is an error naming the file.\n");
+                 "Malformed XML in either file is an error naming the file.\n\n"
+                 "FMI 3.0 clocks are listed with their type (intervalVariability), interval,\n"
+                 "shift, priority and flags, then the clocked variables with their clocks and\n"
+                 "Binary variables with maxSize and mimeType. An FMU for scheduled execution\n"
+                 "only (chapter 5) is described through that interface.\n");
 }
 
 /* Text of a start value (strings quoted); empty without one. */
@@ -226,6 +230,15 @@ static int run_info(int argc, char **argv)
     rtcosim_component *c = NULL;
     rtcosim_error err;
     rtcosim_status st = rtcosim_fmu_load(fmu, &opts, &c, &err);
+    if (st == RTCOSIM_EUNSUPPORTED && strstr(err.message, "only scheduled execution")) {
+        /* An FMU for scheduled execution only (FMI 3.0 chapter 5). */
+        rtcosim_error se_err;
+        opts.interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
+        if (rtcosim_fmu_load(fmu, &opts, &c, &se_err) == RTCOSIM_OK)
+            st = RTCOSIM_OK;
+        else
+            err = se_err;
+    }
     if (st == RTCOSIM_EUNSUPPORTED && strstr(err.message, "does not support co-simulation")) {
         /* A model-exchange-only FMU (every FMI 1.0 ME FMU): describe that. */
         rtcosim_error me_err;
@@ -242,6 +255,8 @@ static int run_info(int argc, char **argv)
     print_fact("model name", rtcosim_component_model_name(c));
     if (info) {
         print_fact("model identifier", info->model_identifier);
+        if (info->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
+            print_fact("interface", "scheduled execution (FMI 3.0 chapter 5)");
         print_fact(info->fmi_version == RTCOSIM_FMI_3 ? "instantiation token" : "guid",
                    info->instantiation_token);
         print_fact("description", info->description);
@@ -275,6 +290,7 @@ static int run_info(int argc, char **argv)
     print_extras(c, extras);
     rtcosim_fmu_extras_free(extras);
     print_variables(c);
+    cli_info_print_clocks(c);
     rtcosim_component_free(c);
     return 0;
 }

@@ -25,8 +25,15 @@ static void usage(FILE *out)
         "results as CSV.\n"
         "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
         "\n"
-        "  --interface-type cs|me      FMI interface to use (default cs); me integrates the\n"
-        "                              FMU's continuous states in rtcosim\n"
+        "  --interface-type cs|me|se   FMI interface to use (default cs); me integrates the\n"
+        "                              FMU's continuous states in rtcosim; se (FMI 3.0\n"
+        "                              scheduled execution) activates the model partitions:\n"
+        "                              periodic input clocks at start + shift + k * interval,\n"
+        "                              triggered ones where their --input-file column is 1,\n"
+        "                              countdown ones when the FMU announces an interval; at\n"
+        "                              one time in priority order (smaller value first); a row\n"
+        "                              shows the outputs after every partition of its time,\n"
+        "                              a Clock column whether it ticked since the last row\n"
         "  --solver cvode|euler        model exchange: CVODE (BDF, root finding on the event\n"
         "                              indicators; default) or fixed-step explicit Euler\n"
         "  --max-solver-step SECONDS   model exchange: largest solver step (Euler default: the\n"
@@ -142,13 +149,15 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--interface-type") == 0) {
             const char *type = option_value(argc, argv, &i);
             if (!type)
-                return cli_fail("simulate: option --interface-type needs a value (cs or me)");
+                return cli_fail("simulate: option --interface-type needs a value (cs, me or se)");
             if (strcmp(type, "me") == 0)
                 a->interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
+            else if (strcmp(type, "se") == 0)
+                a->interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
             else if (strcmp(type, "cs") == 0)
                 a->interface_type = RTCOSIM_FMI_CO_SIMULATION;
             else
-                return cli_fail("simulate: --interface-type: '%s' is not cs or me", type);
+                return cli_fail("simulate: --interface-type: '%s' is not cs, me or se", type);
             continue;
         } else if (strcmp(arg, "--solver") == 0) {
             const char *name = option_value(argc, argv, &i);
@@ -242,6 +251,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     }
     if (!a->fmu)
         return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
+    if (a->isolate && a->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
+        return cli_fail("simulate: --isolate does not support --interface-type se");
     if ((a->solver_given || a->max_solver_step) && a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
         return cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
     return 0;

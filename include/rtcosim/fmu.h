@@ -28,7 +28,8 @@ typedef enum rtcosim_fmi_version {
 /* Which FMI interface of the FMU to use. */
 typedef enum rtcosim_fmi_interface {
     RTCOSIM_FMI_CO_SIMULATION = 0,
-    RTCOSIM_FMI_MODEL_EXCHANGE
+    RTCOSIM_FMI_MODEL_EXCHANGE,
+    RTCOSIM_FMI_SCHEDULED_EXECUTION /* FMI 3.0 chapter 5: see rtcosim/fmu_clocks.h */
 } rtcosim_fmi_interface;
 
 /* The integrator of a model-exchange FMU. */

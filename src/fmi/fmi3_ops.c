@@ -244,6 +244,9 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
         if (!f->fmi3.fmi3SetBinary)
             return rtcosim_fmu_lacks(f, name, err);
         const rtcosim_binary *in = values;
+        rtcosim_status over = rtcosim_fmi3_check_binary(f, vrs, n, in, err);
+        if (over != RTCOSIM_OK)
+            return over;
         s = fmi3OK;
         for (size_t done = 0; done < n && s <= fmi3Warning;) {
             size_t chunk = n - done < f->scratch_count ? n - done : f->scratch_count;
@@ -475,13 +478,13 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
 #define REQUIRE(name)                                                                      \
     if (!fn->name)                                                                         \
         return rtcosim_fmu_lacks(f, #name, err);
-    if (!f->model_exchange)
+    if (!f->model_exchange && !f->scheduled)
         REQUIRE(fmi3InstantiateCoSimulation)
     REQUIRE(fmi3FreeInstance)
     REQUIRE(fmi3EnterInitializationMode)
     REQUIRE(fmi3ExitInitializationMode)
     REQUIRE(fmi3Terminate)
-    if (!f->model_exchange)
+    if (!f->model_exchange && !f->scheduled)
         REQUIRE(fmi3DoStep)
     /* Getters and setters of the types the model has. */
 #define REQUIRE_TYPE(TT, T)                                                                \

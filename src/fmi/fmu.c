@@ -195,6 +195,8 @@ void rtcosim_fmu_destroy(void *self)
     free(f->input_derivatives);
     free(f->vr_scratch);
     rtcosim_fmi3_arrays_free(f->arrays);
+    rtcosim_fmi3_se_free(f->se);
+    free(f->binary_limits);
     free(f);
 }
 
@@ -287,6 +289,8 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
         st = rtcosim_fmi3_me_prepare(f, opts, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_fmi3_events_prepare(f, err);
+    if (st == RTCOSIM_OK && f->scheduled)
+        st = rtcosim_fmi3_se_prepare(f, err);
     return st;
 }
 
@@ -347,7 +351,9 @@ static void fill_info(rtcosim_fmu *f)
     i->generation_tool = md->generation_tool;
     i->generation_date = md->generation_date;
     i->model_identifier = f->model_identifier;
-    i->interface_type = f->model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE : RTCOSIM_FMI_CO_SIMULATION;
+    i->interface_type = f->model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE
+                        : f->scheduled    ? RTCOSIM_FMI_SCHEDULED_EXECUTION
+                                          : RTCOSIM_FMI_CO_SIMULATION;
     i->state_count = f->model_exchange ? md->state_count : 0;
     i->event_indicator_count = f->model_exchange ? md->event_indicator_count : 0;
     i->extracted_dir = f->dir;
@@ -403,7 +409,8 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     if (st != RTCOSIM_OK)
         return st;
     rtcosim_fmi_md_options mo = {.interface = f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
-                                                                : RTCOSIM_FMI_MD_CO_SIMULATION,
+                                              : f->scheduled ? RTCOSIM_FMI_MD_SCHEDULED_EXECUTION
+                                                             : RTCOSIM_FMI_MD_CO_SIMULATION,
                                  .strict = opts->strict};
     st = rtcosim_fmi_md_parse_with(xml, size, "modelDescription.xml", &mo, &f->md, err);
     free(xml);
@@ -453,7 +460,8 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     if (!opts)
         opts = &defaults;
     if (opts->interface_type != RTCOSIM_FMI_CO_SIMULATION &&
-        opts->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        opts->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE &&
+        opts->interface_type != RTCOSIM_FMI_SCHEDULED_EXECUTION)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: unknown FMI interface type %d", path,
                                  (int)opts->interface_type);
     rtcosim_fmu *f = calloc(1, sizeof *f);
@@ -468,6 +476,8 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->early_return_allowed = opts->early_return_allowed;
     f->event_mode_where_declared = opts->event_mode_where_declared;
     f->model_exchange = opts->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
+    f->scheduled = opts->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION;
+    f->binary_limit_count = SIZE_MAX;
     rtcosim_status st = load(f, opts, err);
     if (st == RTCOSIM_OK && (f->event_mode_used || f->early_return_allowed) &&
         f->md->version != RTCOSIM_FMI_3)

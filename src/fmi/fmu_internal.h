@@ -37,6 +37,12 @@ typedef struct rtcosim_fmu {
     void *library;           /* dlopen handle */
     void *instance;          /* fmi2Component / fmi3Instance */
     bool model_exchange;     /* loaded through the ModelExchange interface */
+    bool scheduled;          /* loaded for scheduled execution (fmi3_se.c) */
+    struct rtcosim_fmi3_se *se; /* its callbacks' state; NULL otherwise */
+    /* Binary variables with a maxSize, sorted by value reference (built on
+     * the first Binary set, fmi3_clocks.c); count SIZE_MAX: not built yet. */
+    struct rtcosim_fmi3_binary_limit *binary_limits;
+    size_t binary_limit_count;
     const char *model_identifier; /* of that interface: names the binary */
     struct rtcosim_me *me;   /* model exchange: the integrator (me_solver.c) */
     char *instance_name;
@@ -167,6 +173,15 @@ rtcosim_status rtcosim_fmi3_array_get(rtcosim_fmu *f, rtcosim_type type, const u
                                       size_t n, void *values, rtcosim_error *err);
 rtcosim_status rtcosim_fmi3_array_set(rtcosim_fmu *f, rtcosim_type type, const uint32_t *vrs,
                                       size_t n, const void *values, rtcosim_error *err);
+
+/* FMI 3.0 scheduled execution (fmi3_se.c): resolve fmi3ActivateModelPartition,
+ * switch instantiate to fmi3InstantiateScheduledExecution, drop do_step. */
+rtcosim_status rtcosim_fmi3_se_prepare(rtcosim_fmu *f, rtcosim_error *err);
+void rtcosim_fmi3_se_free(struct rtcosim_fmi3_se *se);
+/* Binary values longer than their variable's maxSize (fmi3_clocks.c): an
+ * error naming the instance and variable, before the FMU sees them. */
+rtcosim_status rtcosim_fmi3_check_binary(rtcosim_fmu *f, const uint32_t *vrs, size_t n,
+                                         const rtcosim_binary *values, rtcosim_error *err);
 
 /* Frees everything of f (instance, library, directory, tables) and f. */
 void rtcosim_fmu_destroy(void *self);

@@ -9,37 +9,13 @@
 #include <string.h>
 
 #include "rtcosim/fmu.h"
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
+#include "simulate/simulate_internal.h"
 
-/* The variables of one type exchanged in one batched call per step. */
-typedef struct batch {
-    rtcosim_type type;
-    size_t count;
-    uint32_t *vrs;
-    unsigned char *values; /* count values of the type, as get/set use them */
-    size_t *column;        /* outputs: recorder column; inputs: CSV column */
-    bool *linear;          /* inputs: interpolate linearly (else hold) */
-} batch;
-
-typedef struct run {
-    rtcosim_component *c;
-    const rtcosim_simulate_options *o;
-    const char *label;
-    batch outputs[RTCOSIM_TYPE_COUNT_], inputs[RTCOSIM_TYPE_COUNT_];
-    size_t output_batch_count, input_batch_count;
-    const rtcosim_variable **recorded;
-    size_t recorded_count;
-    rtcosim_value *row;
-    rtcosim_recorder *recorder;
-    rtcosim_csv_cursor cursor;
-    uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
-    bool have_row; /* row holds the values at last_row_time */
-    rtcosim_time_ns last_row_time;
-} run;
-
-static void load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v)
+void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v)
 {
     switch (type) {
     case RTCOSIM_TYPE_FLOAT64: memcpy(&v->f64, slot, sizeof v->f64); break;
@@ -96,6 +72,22 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
     case RTCOSIM_TYPE_INT64: lo = -0x1p63, hi = 0x1.fffffffffffffp62; break;
     case RTCOSIM_TYPE_UINT64: lo = 0, hi = 0x1.fffffffffffffp63; break;
     case RTCOSIM_TYPE_BOOLEAN: lo = 0, hi = 1; break;
+    case RTCOSIM_TYPE_CLOCK:
+        /* A triggered input clock's column (--interface-type se): 1 ticks it
+         * at the row's time, 0 does not. */
+        for (size_t r = 0; r < rtcosim_csv_row_count(table); r++) {
+            double x = rtcosim_csv_value(table, r, column);
+            if (x != 0.0 && x != 1.0) {
+                char text[RTCOSIM_FORMAT_MAX];
+                rtcosim_format_double(x, text);
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "%s:%zu: column '%s': %s is not a clock tick (a Clock "
+                                         "column holds 0 or 1)",
+                                         rtcosim_csv_name(table), rtcosim_csv_line(table, r), v->name,
+                                         text);
+            }
+        }
+        return RTCOSIM_OK;
     default:
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: column '%s': inputs of type %s cannot come from CSV",
@@ -269,6 +261,8 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err
     rtcosim_csv_cursor_seek(&r->cursor, t);
     for (size_t i = 0; i < r->input_batch_count; i++) {
         batch *b = &r->inputs[i];
+        if (b->type == RTCOSIM_TYPE_CLOCK)
+            continue; /* ticks, not values: simulate_se.c activates them */
         size_t size = rtcosim_type_size(b->type);
         for (size_t k = 0; k < b->count; k++) {
             double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
@@ -285,6 +279,8 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err
 /* Get every recorded variable into r->row (one get per type). */
 static rtcosim_status gather_row(run *r, rtcosim_error *err)
 {
+    if (r->se)
+        return simulate_se_gather(r, err); /* clocked values only when their clock ticked */
     for (size_t i = 0; i < r->output_batch_count; i++) {
         batch *b = &r->outputs[i];
         rtcosim_status st = rtcosim_component_get(r->c, b->type, b->vrs, b->count, b->values, err);
@@ -292,12 +288,12 @@ static rtcosim_status gather_row(run *r, rtcosim_error *err)
             return st;
         size_t size = rtcosim_type_size(b->type);
         for (size_t k = 0; k < b->count; k++)
-            load_value(b->type, b->values + k * size, &r->row[b->column[k]]);
+            simulate_load_value(b->type, b->values + k * size, &r->row[b->column[k]]);
     }
     return RTCOSIM_OK;
 }
 
-static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
+rtcosim_status simulate_record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
 {
     /* Without a file or row hook only the final values are of interest;
      * without a file the row hook gets the rows the recorder would keep. */
@@ -493,7 +489,7 @@ static rtcosim_status check_options(run *r, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static rtcosim_status step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
+rtcosim_status simulate_step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
 {
     char when[RTCOSIM_FORMAT_MAX];
     rtcosim_format_time(t, when);
@@ -517,9 +513,9 @@ static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns 
     rtcosim_log(RTCOSIM_LOG_DEBUG, "simulate", "%s: discarded step at t = %.9g s: %s", r->label,
                 rtcosim_time_to_seconds(t), err ? err->message : "");
     if (!(r->have_row && r->last_row_time == last)) {
-        rtcosim_status st = record(r, last, true, err);
+        rtcosim_status st = simulate_record(r, last, true, err);
         if (st != RTCOSIM_OK)
-            return step_failed(r, last, err);
+            return simulate_step_failed(r, last, err);
     }
     res->end_time = last;
     res->terminated_by_component = true;
@@ -540,7 +536,7 @@ handle_event(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *termi
     rtcosim_status st =
         rtcosim_component_handle_event(r->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err);
     if (st != RTCOSIM_OK)
-        return step_failed(r, t, err);
+        return simulate_step_failed(r, t, err);
     *terminate = u.terminate_requested;
     *next_event = u.next_event_time_defined && u.next_event_time > t ? u.next_event_time : -1;
     return RTCOSIM_OK;
@@ -553,9 +549,9 @@ static __attribute__((noinline)) rtcosim_status
 event_after_step(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *terminate,
                  rtcosim_simulate_result *res, rtcosim_error *err)
 {
-    rtcosim_status st = record(r, t, true, err);
+    rtcosim_status st = simulate_record(r, t, true, err);
     if (st != RTCOSIM_OK)
-        return step_failed(r, t, err);
+        return simulate_step_failed(r, t, err);
     if ((st = handle_event(r, t, next_event, terminate, err)) != RTCOSIM_OK)
         return st;
     res->events++;
@@ -599,9 +595,9 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
         bool last = t >= stop || terminate;
         if (st == RTCOSIM_OK)
-            st = record(r, t, t == o->start_time || last, err);
+            st = simulate_record(r, t, t == o->start_time || last, err);
         if (st != RTCOSIM_OK)
-            return step_failed(r, t, err);
+            return simulate_step_failed(r, t, err);
         if (last)
             break;
         rtcosim_time_ns end = grid < limit ? grid : limit, h = end - t;
@@ -618,7 +614,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
                                        "not retried)", (int)(sizeof message - 80), message);
         }
         if (st != RTCOSIM_OK)
-            return step_failed(r, t, err);
+            return simulate_step_failed(r, t, err);
         rtcosim_time_ns next = end;
         if (sr.early_return) {
             /* An early return at the step's start makes progress only
@@ -631,7 +627,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
                 rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                   "returned early to a time outside the step (%" PRId64 " ns)",
                                   last_ok);
-                return step_failed(r, t, err);
+                return simulate_step_failed(r, t, err);
             }
             next = last_ok;
         }
@@ -652,9 +648,9 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK) {
             /* Cancelled (e.g. on a signal): the time reached is a row too. */
             rtcosim_error keep = *err;
-            if (st == RTCOSIM_ECANCELED && record(r, t, true, NULL) == RTCOSIM_OK)
+            if (st == RTCOSIM_ECANCELED && simulate_record(r, t, true, NULL) == RTCOSIM_OK)
                 *err = keep;
-            return step_failed(r, t, err);
+            return simulate_step_failed(r, t, err);
         }
     }
     return RTCOSIM_OK;
@@ -667,6 +663,8 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     if ((st = check_options(r, err)) != RTCOSIM_OK || (st = setup_outputs(r, err)) != RTCOSIM_OK ||
         (st = setup_inputs(r, err)) != RTCOSIM_OK)
         return st;
+    if (rtcosim_fmu_is_scheduled(r->c) && (st = simulate_se_setup(r, err)) != RTCOSIM_OK)
+        return st;
     const char *instance = o->instance_name ? o->instance_name : rtcosim_component_model_name(r->c);
     if ((st = rtcosim_component_instantiate(r->c, instance, err)) != RTCOSIM_OK)
         return st;
@@ -677,9 +675,10 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
         (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
         (st = apply_start_values(r, true, err)) != RTCOSIM_OK ||
         (st = apply_inputs(r, o->start_time, err)) != RTCOSIM_OK ||
+        (r->se && (st = simulate_se_init(r, err)) != RTCOSIM_OK) ||
         (st = rtcosim_component_exit_init(r->c, err)) != RTCOSIM_OK)
         return st;
-    if ((st = step_loop(r, res, err)) != RTCOSIM_OK)
+    if ((st = r->se ? simulate_se_loop(r, res, err) : step_loop(r, res, err)) != RTCOSIM_OK)
         return st;
     return rtcosim_component_terminate(r->c, err);
 }
@@ -726,6 +725,7 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
             free(bs[k]->linear);
         }
     }
+    simulate_se_free(&r);
     free(r.recorded);
     free(r.row);
     return st;
