@@ -49,4 +49,9 @@ int cli_check_output_dir(const char *option, const char *dir);
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);
 
+/* `rtcosim info`: an FMI 3.0 FMU's clocks, clocked variables and Binary
+ * maxSize/mimeType (info_clocks.c); nothing for other components. */
+struct rtcosim_component;
+void cli_info_print_clocks(const struct rtcosim_component *c);
+
 #endif

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "info_system.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/lsbus.h"
 #include "rtcosim/results.h"
 
 static void usage(FILE *out)
@@ -33,7 +34,16 @@ static void usage(FILE *out)
                  "fmusim accepts the Reference FMUs); --strict refuses it instead.\n\n"
                  "FMI 1.0: the interface (model exchange, co-simulation stand-alone or tool) and\n"
                  "the number of negatedAlias variables are shown; a negated alias is listed with\n"
-                 "a value reference of rtcosim's own (it reads and writes minus its base).\n");
+                 "a value reference of rtcosim's own (it reads and writes minus its base).\n\n"
+                 "FMI 3.0 terminals (terminalsAndIcons/terminalsAndIcons.xml) are listed with\n"
+                 "their kind, matching rule and members (memberName -> variable), nested ones\n"
+                 "indented; the layered standards the FMU declares (every\n"
+                 "extra/<folder>/fmi-ls-manifest.xml, e.g. FMI-LS-BUS) with their version.\n"
+                 "Malformed XML in either file is an error naming the file.\n\n"
+                 "FMI 3.0 clocks are listed with their type (intervalVariability), interval,\n"
+                 "shift, priority and flags, then the clocked variables with their clocks and\n"
+                 "Binary variables with maxSize and mimeType. An FMU for scheduled execution\n"
+                 "only (chapter 5) is described through that interface.\n");
 }
 
 /* Text of a start value (strings quoted); empty without one. */
@@ -166,6 +176,47 @@ static void print_default_experiment(const rtcosim_component_desc *d)
     print_fact("default experiment", text[0] ? text : "(none)");
 }
 
+static bool has_variable(const rtcosim_component *c, const char *name)
+{
+    size_t n = rtcosim_component_variable_count(c);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rtcosim_component_variable(c, i)->name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Layered standards and terminals (FMI 3.0 sections 2.6 and 2.4.9). */
+static void print_extras(const rtcosim_component *c, const rtcosim_fmu_extras *x)
+{
+    size_t ns = rtcosim_fmu_extras_standard_count(x);
+    char text[512] = "";
+    for (size_t i = 0; i < ns; i++) {
+        const rtcosim_layered_standard *s = rtcosim_fmu_extras_standard(x, i);
+        bool lsbus = strcmp(s->name, "org.fmi-standard.fmi-ls-bus") == 0;
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s %s%s", i ? ", " : "",
+                 s->name, s->version, !lsbus ? ""
+                 : s->is_bus_simulation_fmu ? " (bus simulation FMU)" : " (network FMU)");
+    }
+    print_fact("layered standards", ns ? text : "(none)");
+    size_t nt = rtcosim_fmu_extras_terminal_count(x);
+    if (!nt)
+        return;
+    printf("\nterminals (%zu):\n", nt);
+    for (size_t i = 0; i < nt; i++) {
+        const rtcosim_terminal *t = rtcosim_fmu_extras_terminal(x, i);
+        int indent = 2 + 2 * t->depth;
+        printf("%*s%s  kind %s, matching %s\n", indent, "", t->name, t->kind ? t->kind : "(none)",
+               t->matching_rule);
+        for (size_t m = 0; m < t->member_count; m++) {
+            const rtcosim_terminal_member *mv = &t->members[m];
+            printf("%*s%s -> %s (%s%s)\n", indent + 2, "",
+                   mv->member_name ? mv->member_name : "(no memberName)", mv->variable_name,
+                   mv->variable_kind, has_variable(c, mv->variable_name) ? ""
+                                                                         : "; not a variable of the FMU");
+        }
+    }
+}
+
 static int run_info(int argc, char **argv)
 {
     const char *fmu = NULL, *parameter_set = NULL;
@@ -200,6 +251,15 @@ static int run_info(int argc, char **argv)
     rtcosim_component *c = NULL;
     rtcosim_error err;
     rtcosim_status st = rtcosim_fmu_load(fmu, &opts, &c, &err);
+    if (st == RTCOSIM_EUNSUPPORTED && strstr(err.message, "only scheduled execution")) {
+        /* An FMU for scheduled execution only (FMI 3.0 chapter 5). */
+        rtcosim_error se_err;
+        opts.interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
+        if (rtcosim_fmu_load(fmu, &opts, &c, &se_err) == RTCOSIM_OK)
+            st = RTCOSIM_OK;
+        else
+            err = se_err;
+    }
     if (st == RTCOSIM_EUNSUPPORTED && strstr(err.message, "does not support co-simulation")) {
         /* A model-exchange-only FMU (every FMI 1.0 ME FMU): describe that. */
         rtcosim_error me_err;
@@ -216,6 +276,8 @@ static int run_info(int argc, char **argv)
     print_fact("model name", rtcosim_component_model_name(c));
     if (info) {
         print_fact("model identifier", info->model_identifier);
+        if (info->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
+            print_fact("interface", "scheduled execution (FMI 3.0 chapter 5)");
         print_fact(info->fmi_version == RTCOSIM_FMI_3 ? "instantiation token" : "guid",
                    info->instantiation_token);
         print_fact("description", info->description);
@@ -238,9 +300,18 @@ static int run_info(int argc, char **argv)
             print_fact("negated aliases", warnings);
         }
     }
+    rtcosim_fmu_extras *extras = NULL;
+    if (info && info->extracted_dir &&
+        rtcosim_fmu_extras_read(info->extracted_dir, &extras, &err) != RTCOSIM_OK) {
+        rtcosim_component_free(c);
+        return cli_fail("%s: %s", fmu, err.message);
+    }
     print_capabilities(rtcosim_component_capabilities(c));
     print_default_experiment(rtcosim_component_description(c));
+    print_extras(c, extras);
+    rtcosim_fmu_extras_free(extras);
     print_variables(c);
+    cli_info_print_clocks(c);
     rtcosim_component_free(c);
     return 0;
 }

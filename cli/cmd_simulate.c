@@ -25,8 +25,15 @@ static void usage(FILE *out)
         "results as CSV.\n"
         "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
         "\n"
-        "  --interface-type cs|me      FMI interface to use (default cs); me integrates the\n"
-        "                              FMU's continuous states in rtcosim\n"
+        "  --interface-type cs|me|se   FMI interface to use (default cs); me integrates the\n"
+        "                              FMU's continuous states in rtcosim; se (FMI 3.0\n"
+        "                              scheduled execution) activates the model partitions:\n"
+        "                              periodic input clocks at start + shift + k * interval,\n"
+        "                              triggered ones where their --input-file column is 1,\n"
+        "                              countdown ones when the FMU announces an interval; at\n"
+        "                              one time in priority order (smaller value first); a row\n"
+        "                              shows the outputs after every partition of its time,\n"
+        "                              a Clock column whether it ticked since the last row\n"
         "  --solver cvode|euler        model exchange: CVODE (BDF, root finding on the event\n"
         "                              indicators; default) or fixed-step explicit Euler\n"
         "  --max-solver-step SECONDS   model exchange: largest solver step (Euler default: the\n"
@@ -58,6 +65,16 @@ static void usage(FILE *out)
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
         "  --fmu-logging               ask the FMU for its own log messages\n"
+        "  --event-mode-used           FMI 3.0 co-simulation: instantiate with eventModeUsed;\n"
+        "                              at each event (eventHandlingNeeded, or the nextEventTime\n"
+        "                              the FMU announced, where the step is shortened to end)\n"
+        "                              a row before the event, the fmi3UpdateDiscreteStates\n"
+        "                              iteration, and a row after it at the same time, as\n"
+        "                              fmusim writes them (the FMU must declare hasEventMode)\n"
+        "  --early-return-allowed      FMI 3.0 co-simulation: instantiate with\n"
+        "                              earlyReturnAllowed; a step that returns early is\n"
+        "                              recorded at its lastSuccessfulTime and the next step\n"
+        "                              starts there\n"
         "  -q, --quiet                 no progress line (shown on a terminal: percent of the\n"
         "                              simulated interval, speed, estimated time left)\n"
         "  --strict                    refuse an FMU whose modelDescription.xml breaks a rule of\n"
@@ -98,6 +115,7 @@ typedef struct simulate_args {
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
     bool writer_thread, log_fmi_calls, fmu_logging, quiet, strict;
+    bool event_mode_used, early_return_allowed;
 } simulate_args;
 
 /* The value of an option that takes one (argv[*i + 1]); NULL when missing. */
@@ -131,13 +149,15 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--interface-type") == 0) {
             const char *type = option_value(argc, argv, &i);
             if (!type)
-                return cli_fail("simulate: option --interface-type needs a value (cs or me)");
+                return cli_fail("simulate: option --interface-type needs a value (cs, me or se)");
             if (strcmp(type, "me") == 0)
                 a->interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
+            else if (strcmp(type, "se") == 0)
+                a->interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
             else if (strcmp(type, "cs") == 0)
                 a->interface_type = RTCOSIM_FMI_CO_SIMULATION;
             else
-                return cli_fail("simulate: --interface-type: '%s' is not cs or me", type);
+                return cli_fail("simulate: --interface-type: '%s' is not cs, me or se", type);
             continue;
         } else if (strcmp(arg, "--solver") == 0) {
             const char *name = option_value(argc, argv, &i);
@@ -196,6 +216,12 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--fmu-logging") == 0) {
             a->fmu_logging = true;
             continue;
+        } else if (strcmp(arg, "--event-mode-used") == 0) {
+            a->event_mode_used = true;
+            continue;
+        } else if (strcmp(arg, "--early-return-allowed") == 0) {
+            a->early_return_allowed = true;
+            continue;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             a->quiet = true;
             continue;
@@ -225,6 +251,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     }
     if (!a->fmu)
         return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
+    if (a->isolate && a->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
+        return cli_fail("simulate: --isolate does not support --interface-type se");
     if ((a->solver_given || a->max_solver_step) && a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
         return cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
     return 0;
@@ -339,7 +367,15 @@ static int run_simulate(int argc, char **argv)
                               .fmu_logging_on = a.fmu_logging,
                               .interface_type = a.interface_type,
                               .solver = a.solver,
-                              .strict = a.strict};
+                              .strict = a.strict,
+                              .event_mode_used = a.event_mode_used,
+                              .early_return_allowed = a.early_return_allowed};
+    if (a.isolate && (a.event_mode_used || a.early_return_allowed)) {
+        cli_fail("simulate: --isolate cannot be combined with --event-mode-used or "
+                 "--early-return-allowed (the child process drives no Event Mode)");
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (a.max_solver_step) {
         if (parse_time_option("--max-solver-step", a.max_solver_step, &fo.max_solver_step))
             goto done;

@@ -81,6 +81,17 @@ void cli_run_usage(FILE *out)
             "                          package (absolute, file://, ../); refused by default\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help)\n"
+            "  --fmu-logging           ask the FMUs for their own log messages (shown at their\n"
+            "                          status' level: OK messages with --log-level info)\n"
+            "  --event-mode-used       FMI 3.0 co-simulation FMUs that declare hasEventMode run\n"
+            "                          with Event Mode: macro steps end at the next event time\n"
+            "                          any of them announced; at an event (eventHandlingNeeded\n"
+            "                          or that time) a row before it, then the event iteration\n"
+            "                          over all of them (fmi3UpdateDiscreteStates, outputs to\n"
+            "                          connected inputs, repeated until nothing changes; at\n"
+            "                          most 100 rounds, else an error naming the components),\n"
+            "                          and a row after it at the same time. Needs one rate,\n"
+            "                          no step control, one process\n"
             "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
             "                          over UDP/IPv4; C=tcp://HOST:PORT over TCP/IPv4;\n"
             "                          driven in NRT lock step; repeatable. With --real-time C\n"
@@ -178,6 +189,16 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--strict") == 0) {
             a->fmu_options.strict = true;
+            a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        if (strcmp(opt, "--fmu-logging") == 0) {
+            a->fmu_options.fmu_logging_on = true;
+            a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        if (strcmp(opt, "--event-mode-used") == 0) {
+            a->fmu_options.event_mode_where_declared = true;
             a->build.fmu = &a->fmu_options;
             continue;
         }

@@ -116,7 +116,7 @@ function(rtcosim_add_fmu)
 
   # The FMU's shared object.
   add_library(${target}_binary MODULE ${sources} ${common}/instance.c ${common}/fmu_state.c
-              ${common}/me.c ${common}/fmi${glue}_glue.c)
+              ${common}/me.c ${common}/cs_events.c ${common}/fmi${glue}_glue.c)
   set_target_properties(${target}_binary PROPERTIES
     PREFIX "" SUFFIX ".so" OUTPUT_NAME ${F_OUTPUT_NAME}
     LIBRARY_OUTPUT_DIRECTORY ${layout}/binaries/${platform}
@@ -127,7 +127,7 @@ function(rtcosim_add_fmu)
 
   # The generator of modelDescription.xml, compiled from the same table.
   add_executable(${target}_describe ${common}/describe.c ${common}/describe_fmi1.c
-                 ${common}/instance.c ${sources})
+                 ${common}/instance.c ${common}/cs_events.c ${sources})
   target_include_directories(${target}_describe PRIVATE ${common})
   target_compile_definitions(${target}_describe PRIVATE ${F_DEFINES})
   target_link_libraries(${target}_describe PRIVATE m)

@@ -1,7 +1,9 @@
 /* libFuzzer target for the modelDescription.xml parser (FMI 1.0, 2.0 and 3.0,
  * FMI 3.0 arrays included): any bytes must give a description or an error,
  * never a crash, leak or hang, lenient or strict, for co-simulation and
- * model exchange. The first byte picks the options; the rest is the XML. */
+ * model exchange and scheduled execution (FMI 3.0 clocks included). The first
+ * byte picks the options (S strict, M model exchange, E scheduled execution);
+ * the rest is the XML. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,9 +16,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!quiet++)
         rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* lenient rules log warnings */
     rtcosim_fmi_md_options o = {0};
-    if (size > 0 && (data[0] == 'S' || data[0] == 'M')) {
+    if (size > 0 && (data[0] == 'S' || data[0] == 'M' || data[0] == 'E')) {
         o.strict = data[0] == 'S';
-        o.interface = data[0] == 'M' ? RTCOSIM_FMI_MD_MODEL_EXCHANGE : RTCOSIM_FMI_MD_CO_SIMULATION;
+        o.interface = data[0] == 'M'   ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
+                      : data[0] == 'E' ? RTCOSIM_FMI_MD_SCHEDULED_EXECUTION
+                                       : RTCOSIM_FMI_MD_CO_SIMULATION;
         data++;
         size--;
     }
@@ -28,6 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t k = 0; k < md->array_count; k++)
             if (md->arrays[k].first + md->arrays[k].count > md->variable_count)
                 __builtin_trap();
+        /* Clocks and clocked lists must point at Clock variables. */
+        for (size_t k = 0; k < md->clock_count; k++)
+            if (md->clocks[k].variable >= md->variable_count ||
+                md->variables[md->clocks[k].variable].type != RTCOSIM_TYPE_CLOCK)
+                __builtin_trap();
+        for (size_t i = 0; md->clocked_start && i < md->variable_count; i++)
+            for (size_t j = md->clocked_start[i]; j < md->clocked_start[i + 1]; j++)
+                if (md->clocked[j] >= md->clock_count)
+                    __builtin_trap();
         rtcosim_fmi_md_free(md);
     }
     return 0;

@@ -47,9 +47,35 @@ uint32_t rtcosim_can_stuff_bits(const rtcosim_can_frame *frame);
 /* Bits on the wire from SOF through the 3-bit intermission: 47 + 8n
  * (standard) or 67 + 8n (extended) plus stuff bits of the chosen kind. */
 uint32_t rtcosim_can_frame_bits(const rtcosim_can_frame *frame, rtcosim_can_stuffing stuffing);
+/* The arbitration field as the bus sees it, lower wins (dominant 0 first):
+ * base ID, RTR (standard, dominant) vs SRR (extended, recessive), IDE, then
+ * the extension, so a standard frame beats an extended one of the same base
+ * ID. Bit 19 is the RTR/SRR position of a standard frame. */
+uint64_t rtcosim_can_arbitration_key(const rtcosim_can_frame *frame);
 /* Nanoseconds per bit; the bit rate must divide 1e9 (125k, 250k, 500k, 1M...). */
 rtcosim_status rtcosim_can_bit_time(uint32_t bitrate, rtcosim_time_ns *bit_ns,
                                     rtcosim_error *err);
+
+/* A CAN FD frame (ISO 11898-1:2015, FD base and extended formats). */
+typedef struct rtcosim_can_fd_frame {
+    uint32_t id;
+    bool extended;
+    bool brs;        /* bit rate switch: the data phase at the data bit rate */
+    bool esi;        /* error state indicator (recessive: error passive) */
+    uint8_t length;  /* 0-8, 12, 16, 20, 24, 32, 48 or 64 data bytes */
+    uint8_t data[64];
+} rtcosim_can_fd_frame;
+
+/* The DLC of a CAN FD data length; -1 for a length CAN FD cannot carry. */
+int rtcosim_can_fd_dlc(unsigned length);
+/* Bits a CAN FD frame spends at the nominal bit rate (SOF through BRS, and
+ * CRC delimiter through intermission, each switch counted at the nominal
+ * rate) and at the data bit rate (ESI through the CRC field), dynamic stuff
+ * bits (SOF through data) and the CRC field's fixed stuff bits included.
+ * Without BRS every bit is nominal (*data_bits = 0). Errors: a length that
+ * is not a CAN FD length, an identifier out of range. */
+rtcosim_status rtcosim_can_fd_frame_bits(const rtcosim_can_fd_frame *frame, uint32_t *nominal_bits,
+                                         uint32_t *data_bits, rtcosim_error *err);
 
 /* ---- the bus LP ---- */
 

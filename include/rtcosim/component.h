@@ -121,6 +121,12 @@ typedef struct rtcosim_capabilities {
     bool provides_directional_derivatives;
     bool can_return_early;        /* FMI 3.0 early return */
     bool has_event_mode;          /* FMI 3.0 event mode in co-simulation */
+    /* This instance runs with Event Mode (FMI 3.0 eventModeUsed): after
+     * exit_init and after a step reporting event_handling_needed it is in
+     * Event Mode, and the caller runs rtcosim_component_update_discrete_states
+     * until nothing needs an update, then rtcosim_component_enter_step_mode. */
+    bool event_mode_used;
+    bool early_return_allowed;    /* this instance may return early (earlyReturnAllowed) */
     int max_input_derivative_order; /* 0 when input derivatives are not accepted */
 } rtcosim_capabilities;
 
@@ -131,6 +137,17 @@ typedef struct rtcosim_step_result {
     bool early_return;
     rtcosim_time_ns last_successful_time; /* t + h unless returned early */
 } rtcosim_step_result;
+
+/* What one discrete-state update in Event Mode reports (FMI 3.0
+ * fmi3UpdateDiscreteStates, section 3.2.2 / 4.2.2). */
+typedef struct rtcosim_event_update {
+    bool discrete_states_need_update; /* call again at the same instant */
+    bool terminate_requested;
+    bool nominals_changed;            /* nominalsOfContinuousStatesChanged */
+    bool values_changed;              /* valuesOfContinuousStatesChanged */
+    bool next_event_time_defined;     /* a time event is due at next_event_time */
+    rtcosim_time_ns next_event_time;
+} rtcosim_event_update;
 
 typedef void *rtcosim_state; /* opaque component state snapshot */
 
@@ -180,6 +197,13 @@ typedef struct rtcosim_component_ops {
 
     rtcosim_status (*terminate)(void *self, rtcosim_error *err);
     void (*destroy)(void *self); /* frees the instance and self */
+
+    /* Optional, for components with capabilities.event_mode_used: enter Event
+     * Mode from step mode, one discrete-state update, back to step mode. */
+    rtcosim_status (*enter_event_mode)(void *self, rtcosim_error *err);
+    rtcosim_status (*update_discrete_states)(void *self, rtcosim_event_update *update,
+                                             rtcosim_error *err);
+    rtcosim_status (*enter_step_mode)(void *self, rtcosim_error *err);
 } rtcosim_component_ops;
 
 /* What a kind-specific constructor hands to rtcosim_component_create. The
@@ -231,7 +255,8 @@ typedef enum rtcosim_component_call {
     RTCOSIM_CALL_ENTER_INIT,
     RTCOSIM_CALL_EXIT_INIT,
     RTCOSIM_CALL_DO_STEP,
-    RTCOSIM_CALL_TERMINATE
+    RTCOSIM_CALL_TERMINATE,
+    RTCOSIM_CALL_EVENT_MODE /* enter_event_mode, update_discrete_states, enter_step_mode */
 } rtcosim_component_call;
 bool rtcosim_component_current_call(const char **instance, const char **call);
 
@@ -277,6 +302,30 @@ rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
                                                    const uint8_t *buffer, size_t size,
                                                    rtcosim_state *state, rtcosim_error *err);
 rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *err);
+
+/* Event Mode (components with capabilities.event_mode_used; others answer
+ * RTCOSIM_EUNSUPPORTED). exit_init of such a component leaves it in Event
+ * Mode; enter_event_mode takes it there from step mode (after a step that
+ * reported event_handling_needed, or at an announced time event);
+ * update_discrete_states is one iteration; enter_step_mode goes back. get
+ * and set are allowed in Event Mode, do_step is not. */
+bool rtcosim_component_in_event_mode(const rtcosim_component *c);
+rtcosim_status rtcosim_component_enter_event_mode(rtcosim_component *c, rtcosim_error *err);
+rtcosim_status rtcosim_component_update_discrete_states(rtcosim_component *c,
+                                                        rtcosim_event_update *update,
+                                                        rtcosim_error *err);
+rtcosim_status rtcosim_component_enter_step_mode(rtcosim_component *c, rtcosim_error *err);
+
+/* The whole event iteration of one component on its own (no connected
+ * partners): enter Event Mode unless already in it, update discrete states
+ * until none needs an update (at most max_iterations; more is an error
+ * naming the component), then back to step mode unless it asked to
+ * terminate. *summary: the last update, with terminate_requested,
+ * nominals_changed and values_changed set when any iteration set them. */
+#define RTCOSIM_EVENT_ITERATION_LIMIT 100 /* fmi3UpdateDiscreteStates calls per event */
+rtcosim_status rtcosim_component_handle_event(rtcosim_component *c, unsigned max_iterations,
+                                              rtcosim_event_update *summary,
+                                              rtcosim_error *err);
 
 /* Parse a textual value of the given type ("1.5", "-3", "true", "0x1F" for
  * integers) into *out. Strings are returned pointing at text. Range-checked

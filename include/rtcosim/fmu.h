@@ -28,7 +28,8 @@ typedef enum rtcosim_fmi_version {
 /* Which FMI interface of the FMU to use. */
 typedef enum rtcosim_fmi_interface {
     RTCOSIM_FMI_CO_SIMULATION = 0,
-    RTCOSIM_FMI_MODEL_EXCHANGE
+    RTCOSIM_FMI_MODEL_EXCHANGE,
+    RTCOSIM_FMI_SCHEDULED_EXECUTION /* FMI 3.0 chapter 5: see rtcosim/fmu_clocks.h */
 } rtcosim_fmi_interface;
 
 /* The integrator of a model-exchange FMU. */
@@ -55,6 +56,18 @@ typedef struct rtcosim_fmu_options {
      * variable otherwise, as the Reference FMUs and fmusim are lenient there)
      * refuses the FMU. */
     bool strict;
+    /* FMI 3.0 co-simulation (fmusim's --event-mode-used): instantiate with
+     * eventModeUsed, so that events are handled in Event Mode through the
+     * component's event ops (an FMU without hasEventMode is refused). */
+    bool event_mode_used;
+    /* As event_mode_used for an FMI 3.0 co-simulation FMU that declares
+     * hasEventMode, and nothing for any other (rtcosim run --event-mode-used:
+     * one option for every FMU of a system). */
+    bool event_mode_where_declared;
+    /* FMI 3.0 co-simulation (--early-return-allowed): instantiate with
+     * earlyReturnAllowed and an intermediate-update callback; a step may
+     * then end early at last_successful_time. */
+    bool early_return_allowed;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds

@@ -63,6 +63,7 @@ typedef struct rtcosim_simulate_options {
 
 typedef struct rtcosim_simulate_result {
     uint64_t steps;                /* completed do_step calls */
+    uint64_t events;               /* event iterations after steps (Event Mode) */
     rtcosim_time_ns end_time;      /* time the run reached */
     bool terminated_by_component;  /* the component asked to stop before stop_time */
     /* ... by discarding a step and asking to terminate (FMI 2.0 fmi2Discard

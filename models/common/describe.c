@@ -254,7 +254,10 @@ static void put_header(const char *model_identifier)
     attr(fmi_version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", "true");
     attr(fmi_version == 2 ? "canSerializeFMUstate" : "canSerializeFMUState", "true");
     if (fmi_version == 3) {
-        attr("hasEventMode", "false");
+        /* cs_events.c: models with step_to_event stop at their events. */
+        attr("hasEventMode", M->step_to_event ? "true" : "false");
+        if (M->step_to_event)
+            attr("canReturnEarlyAfterIntermediateUpdate", "true");
         attr("providesIntermediateUpdate", "false");
     }
     fputs("/>\n", out);

@@ -20,9 +20,11 @@ typedef struct fmi3_instance {
     model_instance base; /* first: an fmi3Instance is a model_instance * */
     fmi3InstanceEnvironment environment;
     fmi3LogMessageCallback log_message;
+    fmi3IntermediateUpdateCallback intermediate_update;
 } fmi3_instance;
 
-/* FMI 3.0 section 4.3 (co-simulation state machine without Event Mode). */
+/* FMI 3.0 section 4.3 (co-simulation state machine; Event Mode for the
+ * models with step_to_event, cs_events.c). */
 #define MASK_GET (MODE_INITIALIZATION | MODE_RUNNING | MODE_TERMINATED | MODE_ERROR)
 #define MASK_SET (MODE_INSTANTIATED | MODE_INITIALIZATION | MODE_RUNNING)
 
@@ -35,6 +37,18 @@ static void emit(model_instance *inst, model_status status, const char *category
 }
 
 static fmi3Status status_of(model_status s) { return (fmi3Status)s; }
+
+/* FMI 3.0 section 4.2.3: at an event inside a step, the importer may ask
+ * for an early return (outputs may be read; no intermediate variables). */
+static bool intermediate_update(model_instance *inst, double time, bool can_return_early)
+{
+    const fmi3_instance *fi = (const fmi3_instance *)inst;
+    fmi3Boolean requested = fmi3False;
+    fmi3Float64 requested_time = time;
+    fi->intermediate_update(fi->environment, time, fmi3False, fmi3True, fmi3True,
+                            can_return_early, &requested, &requested_time);
+    return requested;
+}
 
 /* ---- Inquiry, logging, creation (section 2.3.1-2.3.2) ---- */
 
@@ -60,7 +74,7 @@ static void log_refusal(fmi3Boolean loggingOn, fmi3InstanceEnvironment env,
 }
 
 /* The instance both interfaces make once the arguments are checked. */
-static fmi3Instance create_instance(fmi3String instanceName, fmi3String instantiationToken,
+static fmi3_instance *create_instance(fmi3String instanceName, fmi3String instantiationToken,
                                     fmi3String resourcePath, fmi3Boolean loggingOn,
                                     fmi3InstanceEnvironment instanceEnvironment,
                                     fmi3LogMessageCallback logMessage, bool model_exchange)
@@ -106,9 +120,7 @@ fmi3Instance fmi3InstantiateCoSimulation(
     fmi3LogMessageCallback logMessage, fmi3IntermediateUpdateCallback intermediateUpdate)
 {
     (void)visible;                 /* no user interface to show */
-    (void)earlyReturnAllowed;      /* steps never return early */
     (void)requiredIntermediateVariables;
-    (void)intermediateUpdate;      /* no intermediate updates to report */
     const char *problem = NULL;
     if (!instanceName)
         problem = "fmi3InstantiateCoSimulation: instanceName is NULL";
@@ -116,7 +128,7 @@ fmi3Instance fmi3InstantiateCoSimulation(
              strcmp(instantiationToken, model_definition.instantiation_token) != 0)
         problem = "fmi3InstantiateCoSimulation: instantiationToken does not match "
                   "modelDescription.xml";
-    else if (eventModeUsed)
+    else if (eventModeUsed && !model_definition.step_to_event)
         problem = "fmi3InstantiateCoSimulation: eventModeUsed needs hasEventMode, which this "
                   "FMU does not declare";
     else if (nRequiredIntermediateVariables > 0)
@@ -125,8 +137,17 @@ fmi3Instance fmi3InstantiateCoSimulation(
         log_refusal(loggingOn, instanceEnvironment, logMessage, problem);
         return NULL;
     }
-    return create_instance(instanceName, instantiationToken, resourcePath, loggingOn,
-                           instanceEnvironment, logMessage, false);
+    fmi3_instance *fi = create_instance(instanceName, instantiationToken, resourcePath,
+                                        loggingOn, instanceEnvironment, logMessage, false);
+    if (fi) {
+        fi->base.event_mode_used = eventModeUsed;
+        /* Only models that stop at their events can return early. */
+        fi->base.early_return_allowed = earlyReturnAllowed && model_definition.step_to_event;
+        fi->intermediate_update = intermediateUpdate;
+        if (intermediateUpdate)
+            fi->base.intermediate_update = intermediate_update;
+    }
+    return fi;
 }
 
 /* FMI 3.0 section 3.2.1, for the models that declare model exchange. */
@@ -457,20 +478,29 @@ static fmi3Status undeclared(fmi3Instance instance, const char *function, const 
     return status_of(instance_error(inst, "%s: not available (%s)", function, why));
 }
 
-/* Event Mode exists for model exchange only (co-simulation without it). */
+/* Event Mode: model exchange, and co-simulation with eventModeUsed. */
+static const char *no_event_mode(void)
+{
+    return model_definition.step_to_event ? "eventModeUsed=false" : "hasEventMode=false";
+}
+
 fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 {
     model_instance *inst = instance;
-    if (!inst || !inst->model_exchange)
-        return undeclared(instance, "fmi3EnterEventMode", "hasEventMode=false");
+    if (!inst || !(inst->model_exchange || inst->event_mode_used))
+        return undeclared(instance, "fmi3EnterEventMode", no_event_mode());
     TRACE(inst, "fmi3EnterEventMode()");
     return status_of(instance_enter_event_mode(inst, "fmi3EnterEventMode"));
 }
 
 fmi3Status fmi3EnterStepMode(fmi3Instance instance)
 {
-    return undeclared(instance, "fmi3EnterStepMode",
-                      "without Event Mode the FMU is in Step Mode after initialization");
+    model_instance *inst = instance;
+    if (!inst || !inst->event_mode_used)
+        return undeclared(instance, "fmi3EnterStepMode",
+                          "without Event Mode the FMU is in Step Mode after initialization");
+    TRACE(inst, "fmi3EnterStepMode()");
+    return status_of(instance_enter_step_mode(inst, "fmi3EnterStepMode"));
 }
 
 fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance)
@@ -486,17 +516,15 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
                                     fmi3Float64 *nextEventTime)
 {
     model_instance *inst = instance;
-    if (!inst || !inst->model_exchange)
-        return undeclared(instance, "fmi3UpdateDiscreteStates", "hasEventMode=false");
+    if (!inst || !(inst->model_exchange || inst->event_mode_used))
+        return undeclared(instance, "fmi3UpdateDiscreteStates", no_event_mode());
     TRACE(inst, "fmi3UpdateDiscreteStates()");
     if (!discreteStatesNeedUpdate || !terminateSimulation || !nominalsOfContinuousStatesChanged ||
         !valuesOfContinuousStatesChanged || !nextEventTimeDefined || !nextEventTime)
         return status_of(instance_error(inst, "fmi3UpdateDiscreteStates: NULL out-argument"));
     model_event_result r;
     model_status s = instance_update_discrete_states(inst, "fmi3UpdateDiscreteStates", &r);
-    /* The models settle in one round (their updates read no discrete state
-     * changed in the same round). */
-    *discreteStatesNeedUpdate = fmi3False;
+    *discreteStatesNeedUpdate = r.discrete_states_need_update;
     *terminateSimulation = r.terminate;
     *nominalsOfContinuousStatesChanged = fmi3False;
     *valuesOfContinuousStatesChanged = r.values_changed;
@@ -582,12 +610,13 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     TRACE(inst, "fmi3DoStep(%.17g, %.17g)", currentCommunicationPoint, communicationStepSize);
     const model_status s =
         instance_do_step(inst, currentCommunicationPoint, communicationStepSize, "fmi3DoStep");
+    const bool ok = s <= MODEL_WARNING;
     if (eventHandlingNeeded)
-        *eventHandlingNeeded = fmi3False;
+        *eventHandlingNeeded = ok && inst->event_needed;
     if (terminateSimulation)
         *terminateSimulation = inst->terminate_requested || s == MODEL_FATAL;
     if (earlyReturn)
-        *earlyReturn = fmi3False;
+        *earlyReturn = ok && inst->returned_early;
     if (lastSuccessfulTime)
         *lastSuccessfulTime = inst->last_successful_time;
     return status_of(s);

@@ -448,8 +448,9 @@ model_status instance_exit_initialization(model_instance *inst, const char *func
     }
     inst->model->initialize(inst, inst->data);
     inst->dirty = false;
-    /* Model exchange continues in Event Mode (FMI 2.0 section 3.2.3). */
-    inst->mode = inst->model_exchange ? MODE_EVENT : MODE_STEP;
+    /* Model exchange continues in Event Mode (FMI 2.0 section 3.2.3), and so
+     * does co-simulation with eventModeUsed (FMI 3.0 section 4.2.2). */
+    inst->mode = inst->model_exchange || inst->event_mode_used ? MODE_EVENT : MODE_STEP;
     return MODEL_OK;
 }
 
@@ -479,11 +480,12 @@ model_status instance_do_step(model_instance *inst, double t, double h, const ch
         return instance_error(inst, "%s: step to %.17g goes past stopTime %.17g", function, t + h,
                               inst->stop_time);
     inst->discard_recoverable = false;
-    model_status status = inst->model->do_step(inst, inst->data, t, h);
+    model_status status = inst->model->step_to_event ? instance_advance(inst, t, h)
+                                                     : inst->model->do_step(inst, inst->data, t, h);
     switch (status) {
     case MODEL_OK:
     case MODEL_WARNING:
-        inst->time = t + h;
+        inst->time = inst->returned_early ? inst->early_time : t + h;
         inst->last_successful_time = inst->time;
         inst->terminate_requested = false;
         inst->dirty = false;

@@ -55,6 +55,17 @@ struct model_instance {
     bool discard_recoverable; /* the model's current step discards without asking to terminate */
     bool has_arrays;          /* some variable is an FMI 3.0 array */
     double last_successful_time;
+    /* FMI 3.0 co-simulation with Event Mode and early return (cs_events.c):
+     * the importer's flags, and what the last step reported. */
+    bool event_mode_used;
+    bool early_return_allowed;
+    bool event_needed;  /* eventHandlingNeeded of the last step */
+    bool returned_early; /* the last step ended at early_time, before t + h */
+    double early_time;
+    /* The importer's intermediate-update callback (FMI 3.0 section 4.2.3),
+     * wrapped by the version glue; returns whether it asks for an early
+     * return. NULL: none given. */
+    bool (*intermediate_update)(model_instance *inst, double time, bool can_return_early);
     uint32_t log_mask; /* bit c: category c enabled */
     unsigned char *data;
 
@@ -187,6 +198,11 @@ model_status instance_enter_event_mode(model_instance *inst, const char *functio
 model_status instance_update_discrete_states(model_instance *inst, const char *function,
                                              model_event_result *result);
 model_status instance_enter_continuous_time_mode(model_instance *inst, const char *function);
+/* Co-simulation with Event Mode (cs_events.c): the step of a model with
+ * step_to_event, and Event Mode -> Step Mode (fmi3EnterStepMode). */
+model_status instance_advance(model_instance *inst, double t, double h);
+model_status instance_enter_step_mode(model_instance *inst, const char *function);
+
 model_status instance_completed_integrator_step(model_instance *inst, const char *function,
                                                 bool *enter_event_mode, bool *terminate);
 

@@ -44,6 +44,15 @@ static bool begin(model_instance *inst, unsigned mask, const char *function)
     return instance_allowed(inst, mask, function);
 }
 
+/* Event Mode: model exchange, or co-simulation with eventModeUsed (FMI 3.0
+ * section 4.2.2), which enters it from Step Mode. */
+static bool begin_event(model_instance *inst, unsigned mask, const char *function)
+{
+    if (inst->event_mode_used)
+        return instance_allowed(inst, mask | MODE_STEP, function);
+    return begin(inst, mask, function);
+}
+
 /* An array call: mode, array pointer and length against the expected count. */
 static bool begin_array(model_instance *inst, unsigned mask, const char *function,
                         const void *array, size_t n, size_t expected, const char *what)
@@ -148,7 +157,7 @@ model_status instance_get_event_indicators(model_instance *inst, const char *fun
 
 model_status instance_enter_event_mode(model_instance *inst, const char *function)
 {
-    if (!begin(inst, MODE_EVENT | MODE_CONTINUOUS_TIME, function))
+    if (!begin_event(inst, MODE_EVENT | MODE_CONTINUOUS_TIME, function))
         return MODEL_ERROR;
     inst->mode = MODE_EVENT;
     return MODEL_OK;
@@ -158,7 +167,8 @@ model_status instance_update_discrete_states(model_instance *inst, const char *f
                                              model_event_result *result)
 {
     memset(result, 0, sizeof *result);
-    if (!begin(inst, MODE_EVENT, function))
+    if (!(inst->event_mode_used ? instance_allowed(inst, MODE_EVENT, function)
+                                : begin(inst, MODE_EVENT, function)))
         return MODEL_ERROR;
     evaluate_if_dirty(inst);
     if (!inst->model->event_update)

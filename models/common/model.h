@@ -122,6 +122,9 @@ typedef struct model_event_result {
     bool terminate;               /* the model wants the simulation to end */
     bool next_event_time_defined; /* a time event is due at next_event_time */
     double next_event_time;
+    /* FMI 3.0 discreteStatesNeedUpdate: call again at the same instant
+     * (FMI 2.0 and 1.0 glue ignore it: their models settle in one call). */
+    bool discrete_states_need_update;
 } model_event_result;
 /* The inputs one output depends on directly (its direct feedthrough). */
 typedef struct model_dependency {
@@ -167,6 +170,18 @@ typedef struct model_def {
     const uint32_t *event_indicators;
     size_t event_indicator_count;
     model_status (*event_update)(model_instance *inst, void *data, model_event_result *result);
+
+    /* Co-simulation with Event Mode and early return (FMI 3.0 sections
+     * 4.2.1-4.2.2; a model that sets it is described with hasEventMode and
+     * canReturnEarlyAfterIntermediateUpdate): advance from t by at most h,
+     * stopping at the model's first event in (t, t+h]: a state event it
+     * locates or a time event it announced from event_update. *reached is
+     * where it stopped (t + h without an event), *event whether an event is
+     * due there. The glue (cs_events.c) then hands the event to the importer
+     * (eventHandlingNeeded, early return) or handles it with event_update
+     * inside the step. NULL: do_step handles every event itself. */
+    model_status (*step_to_event)(model_instance *inst, void *data, double t, double h,
+                                  double *reached, bool *event);
 
     /* DefaultExperiment. */
     double default_start_time;

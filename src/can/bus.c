@@ -68,16 +68,6 @@ static inline uint32_t id_key(uint32_t id, bool extended)
     return id | (extended ? UINT32_C(0x80000000) : 0);
 }
 
-/* The arbitration field as the bus sees it, dominant 0 first: base ID, then
- * RTR (standard, dominant) vs SRR (extended, recessive), then IDE, then the
- * extension. So a standard frame beats an extended one of the same base ID. */
-static uint64_t arbitration_key(const rtcosim_can_frame *f)
-{
-    if (!f->extended)
-        return (uint64_t)f->id << 20;
-    return (uint64_t)(f->id >> 18) << 20 | UINT64_C(3) << 18 | (f->id & 0x3FFFFu);
-}
-
 static int compare_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -174,7 +164,7 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
                             n->queued, rtcosim_time_to_seconds(ev->time), req.frame.id);
             return RTCOSIM_OK;
         }
-        can_pending p = {arbitration_key(&req.frame), ev->time, duration, req.frame};
+        can_pending p = {rtcosim_can_arbitration_key(&req.frame), ev->time, duration, req.frame};
         uint32_t i = n->queued;
         /* the controller sends its lowest identifier first; equal ones in order */
         while (i > 0 && n->queue[i - 1].arbitration > p.arbitration) {

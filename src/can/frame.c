@@ -107,6 +107,16 @@ uint32_t rtcosim_can_frame_bits(const rtcosim_can_frame *f, rtcosim_can_stuffing
     return stuffable + 13u + stuff;
 }
 
+uint64_t rtcosim_can_arbitration_key(const rtcosim_can_frame *f)
+{
+    /* dominant 0 first: base ID, then RTR (standard, dominant) vs SRR
+     * (extended, recessive), then IDE, then the extension; bit 19 is the
+     * RTR/SRR position, bit 18 IDE */
+    if (!f->extended)
+        return (uint64_t)f->id << 20;
+    return (uint64_t)(f->id >> 18) << 20 | UINT64_C(3) << 18 | (f->id & 0x3FFFFu);
+}
+
 rtcosim_status rtcosim_can_bit_time(uint32_t bitrate, rtcosim_time_ns *bit_ns, rtcosim_error *err)
 {
     if (bitrate == 0 || RTCOSIM_NS_PER_S % bitrate != 0)

@@ -17,6 +17,7 @@ typedef enum lifecycle {
     LC_SETUP,
     LC_INIT,
     LC_STEPPING,
+    LC_EVENT, /* FMI 3.0 Event Mode of a co-simulation component (event_mode_used) */
     LC_TERMINATED,
     LC_FAILED
 } lifecycle;
@@ -52,6 +53,7 @@ static const char *const call_names[][3] = {
                                 "fmi3ExitInitializationMode"},
     [RTCOSIM_CALL_DO_STEP] = {"do_step", "fmi2DoStep", "fmi3DoStep"},
     [RTCOSIM_CALL_TERMINATE] = {"terminate", "fmi2Terminate", "fmi3Terminate"},
+    [RTCOSIM_CALL_EVENT_MODE] = {"event mode", "fmi2NewDiscreteStates", "fmi3UpdateDiscreteStates"},
 };
 
 bool rtcosim_component_current_call(const char **instance, const char **call)
@@ -171,7 +173,8 @@ void rtcosim_component_free(rtcosim_component *c)
 {
     if (!c)
         return;
-    if ((c->state == LC_INIT || c->state == LC_STEPPING) && c->ops->terminate) {
+    if ((c->state == LC_INIT || c->state == LC_STEPPING || c->state == LC_EVENT) &&
+        c->ops->terminate) {
         rtcosim_error ignored;
         c->ops->terminate(c->self, &ignored);
     }
@@ -224,7 +227,7 @@ static const char *label(const rtcosim_component *c)
 
 static const char *const lifecycle_names[] = {"created", "instantiated", "set up",
                                               "initialization mode", "step mode",
-                                              "terminated", "failed"};
+                                              "event mode", "terminated", "failed"};
 
 static rtcosim_status wrong_state(rtcosim_component *c, const char *call, rtcosim_error *err)
 {
@@ -301,8 +304,10 @@ rtcosim_status rtcosim_component_exit_init(rtcosim_component *c, rtcosim_error *
     CALL_ENTER(c, RTCOSIM_CALL_EXIT_INIT);
     rtcosim_status st = c->ops->exit_init ? c->ops->exit_init(c->self, err) : RTCOSIM_OK;
     CALL_LEAVE();
+    /* FMI 3.0 section 4.2.2: with eventModeUsed the FMU leaves
+     * initialization in Event Mode. */
     if (st == RTCOSIM_OK)
-        c->state = LC_STEPPING;
+        c->state = c->desc.capabilities.event_mode_used ? LC_EVENT : LC_STEPPING;
     return after_call(c, st);
 }
 
@@ -330,7 +335,7 @@ rtcosim_status rtcosim_component_do_step(rtcosim_component *c, rtcosim_time_ns t
 
 static bool values_allowed(const rtcosim_component *c)
 {
-    return c->state >= LC_INSTANTIATED && c->state <= LC_STEPPING;
+    return c->state >= LC_INSTANTIATED && c->state <= LC_EVENT;
 }
 
 rtcosim_status rtcosim_component_get(rtcosim_component *c, rtcosim_type type,
@@ -431,13 +436,93 @@ rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
 
 rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *err)
 {
-    if (c->state != LC_STEPPING && c->state != LC_INIT)
+    if (c->state != LC_STEPPING && c->state != LC_INIT && c->state != LC_EVENT)
         return wrong_state(c, "terminate", err);
     CALL_ENTER(c, RTCOSIM_CALL_TERMINATE);
     rtcosim_status st = c->ops->terminate ? c->ops->terminate(c->self, err) : RTCOSIM_OK;
     CALL_LEAVE();
     c->state = st == RTCOSIM_OK ? LC_TERMINATED : LC_FAILED;
     return st;
+}
+
+bool rtcosim_component_in_event_mode(const rtcosim_component *c)
+{
+    return c && c->state == LC_EVENT;
+}
+
+static rtcosim_status event_call(rtcosim_component *c, lifecycle from, lifecycle to,
+                                 rtcosim_status (*op)(void *, rtcosim_error *), const char *name,
+                                 rtcosim_error *err)
+{
+    if (c->state != from)
+        return wrong_state(c, name, err);
+    if (!op || !c->desc.capabilities.event_mode_used)
+        return unsupported(c, "event mode", err);
+    CALL_ENTER(c, RTCOSIM_CALL_EVENT_MODE);
+    rtcosim_status st = op(c->self, err);
+    CALL_LEAVE();
+    if (st == RTCOSIM_OK)
+        c->state = to;
+    return after_call(c, st);
+}
+
+rtcosim_status rtcosim_component_enter_event_mode(rtcosim_component *c, rtcosim_error *err)
+{
+    return event_call(c, LC_STEPPING, LC_EVENT, c->ops->enter_event_mode, "enter_event_mode",
+                      err);
+}
+
+rtcosim_status rtcosim_component_enter_step_mode(rtcosim_component *c, rtcosim_error *err)
+{
+    return event_call(c, LC_EVENT, LC_STEPPING, c->ops->enter_step_mode, "enter_step_mode", err);
+}
+
+rtcosim_status rtcosim_component_update_discrete_states(rtcosim_component *c,
+                                                        rtcosim_event_update *update,
+                                                        rtcosim_error *err)
+{
+    if (c->state != LC_EVENT)
+        return wrong_state(c, "update_discrete_states", err);
+    if (!c->ops->update_discrete_states || !c->desc.capabilities.event_mode_used)
+        return unsupported(c, "event mode", err);
+    *update = (rtcosim_event_update){0};
+    CALL_ENTER(c, RTCOSIM_CALL_EVENT_MODE);
+    rtcosim_status st = c->ops->update_discrete_states(c->self, update, err);
+    CALL_LEAVE();
+    return after_call(c, st);
+}
+
+rtcosim_status rtcosim_component_handle_event(rtcosim_component *c, unsigned max_iterations,
+                                              rtcosim_event_update *summary, rtcosim_error *err)
+{
+    rtcosim_event_update local;
+    if (!summary)
+        summary = &local;
+    *summary = (rtcosim_event_update){0};
+    rtcosim_status st = RTCOSIM_OK;
+    if (c->state != LC_EVENT && (st = rtcosim_component_enter_event_mode(c, err)) != RTCOSIM_OK)
+        return st;
+    bool terminate = false, nominals = false, values = false;
+    for (unsigned i = 0;; i++) {
+        if (i == max_iterations)
+            return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                     "%s: event iteration did not settle: discrete states still "
+                                     "need an update after %u fmi3UpdateDiscreteStates calls",
+                                     label(c), max_iterations);
+        if ((st = rtcosim_component_update_discrete_states(c, summary, err)) != RTCOSIM_OK)
+            return st;
+        terminate |= summary->terminate_requested;
+        nominals |= summary->nominals_changed;
+        values |= summary->values_changed;
+        /* FMI 3.0 section 4.2.2: terminateSimulation ends the iteration; the
+         * importer terminates from Event Mode. */
+        if (summary->terminate_requested || !summary->discrete_states_need_update)
+            break;
+    }
+    summary->terminate_requested = terminate;
+    summary->nominals_changed = nominals;
+    summary->values_changed = values;
+    return terminate ? RTCOSIM_OK : rtcosim_component_enter_step_mode(c, err);
 }
 
 /* Decimal, or hexadecimal with a 0x prefix; never octal (a start value "010"

@@ -1,6 +1,6 @@
 /* The rtcosim component operations for an FMI 3.0 co-simulation FMU (FMI 3.0
- * chapter 4), instantiated without event mode, early return or intermediate
- * variables. Get/set for every FMI 3.0 type (array elements through
+ * chapter 4), without intermediate variables (Event Mode and early return:
+ * fmi3_events.c). Get/set for every FMI 3.0 type (array elements through
  * fmi3_arrays.c); no allocation on the step and value paths (Binary
  * conversion uses load-time scratch). */
 #include <inttypes.h>
@@ -30,13 +30,14 @@ static rtcosim_status fmi3_instantiate(void *self, const char *instance_name, rt
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", instance_name);
     f->instance = f->fmi3.fmi3InstantiateCoSimulation(
         instance_name, f->md->instantiation_token, f->resource_location, f->visible,
-        f->fmu_logging, fmi3False /* eventModeUsed */, fmi3False /* earlyReturnAllowed */, NULL,
-        0, f, rtcosim_fmi3_log_message, NULL);
+        f->fmu_logging, f->event_mode_used, f->early_return_allowed, NULL, 0, f,
+        rtcosim_fmi3_log_message,
+        f->early_return_allowed ? rtcosim_fmi3_intermediate_update : NULL);
     RTCOSIM_FMU_TRACE(f, "fmi3InstantiateCoSimulation", f->instance ? fmi3OK : fmi3Error,
-                      "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d, eventModeUsed=false, "
-                      "earlyReturnAllowed=false, nRequiredIntermediateVariables=0",
+                      "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d, eventModeUsed=%d, "
+                      "earlyReturnAllowed=%d, nRequiredIntermediateVariables=0",
                       instance_name, f->md->instantiation_token, f->resource_location,
-                      f->visible, f->fmu_logging);
+                      f->visible, f->fmu_logging, f->event_mode_used, f->early_return_allowed);
     if (!f->instance)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                  "%s: fmi3InstantiateCoSimulation failed (returned NULL)",
@@ -109,12 +110,18 @@ static rtcosim_status fmi3_do_step(void *self, rtcosim_time_ns t, rtcosim_time_n
                       t_s, h_s, no_rollback ? "true" : "false", event_needed, terminate, early,
                       last);
     /* Without event mode (eventModeUsed=false) eventHandlingNeeded needs no
-     * action (FMI 3.0 section 4.2.2); it is passed on for information. */
+     * action (FMI 3.0 section 4.2.2); it is passed on for information. With
+     * it the caller enters Event Mode (rtcosim_component_handle_event). */
     result->event_handling_needed = event_needed;
     result->terminate_requested = terminate;
     result->early_return = early;
     /* lastSuccessfulTime counts when the step ended before t+h: an early
      * return or a discarded step (section 4.2.1). */
+    if (early && !f->early_return_allowed && s <= fmi3Warning)
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                 "%s: fmi3DoStep returned early at t=%.17g, but early return was "
+                                 "not allowed (earlyReturnAllowed=false, FMI 3.0 section 4.2.1)",
+                                 f->instance_name, last);
     if (early || s == fmi3Discard) {
         rtcosim_time_ns last_ns;
         if (rtcosim_time_from_seconds(last, &last_ns, NULL) == RTCOSIM_OK && last_ns >= t &&
@@ -237,6 +244,9 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
         if (!f->fmi3.fmi3SetBinary)
             return rtcosim_fmu_lacks(f, name, err);
         const rtcosim_binary *in = values;
+        rtcosim_status over = rtcosim_fmi3_check_binary(f, vrs, n, in, err);
+        if (over != RTCOSIM_OK)
+            return over;
         s = fmi3OK;
         for (size_t done = 0; done < n && s <= fmi3Warning;) {
             size_t chunk = n - done < f->scratch_count ? n - done : f->scratch_count;
@@ -468,13 +478,13 @@ rtcosim_status rtcosim_fmi3_prepare(rtcosim_fmu *f, rtcosim_error *err)
 #define REQUIRE(name)                                                                      \
     if (!fn->name)                                                                         \
         return rtcosim_fmu_lacks(f, #name, err);
-    if (!f->model_exchange)
+    if (!f->model_exchange && !f->scheduled)
         REQUIRE(fmi3InstantiateCoSimulation)
     REQUIRE(fmi3FreeInstance)
     REQUIRE(fmi3EnterInitializationMode)
     REQUIRE(fmi3ExitInitializationMode)
     REQUIRE(fmi3Terminate)
-    if (!f->model_exchange)
+    if (!f->model_exchange && !f->scheduled)
         REQUIRE(fmi3DoStep)
     /* Getters and setters of the types the model has. */
 #define REQUIRE_TYPE(TT, T)                                                                \

@@ -195,6 +195,8 @@ void rtcosim_fmu_destroy(void *self)
     free(f->input_derivatives);
     free(f->vr_scratch);
     rtcosim_fmi3_arrays_free(f->arrays);
+    rtcosim_fmi3_se_free(f->se);
+    free(f->binary_limits);
     free(f);
 }
 
@@ -285,6 +287,10 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
     rtcosim_status st = rtcosim_fmi3_prepare(f, err);
     if (st == RTCOSIM_OK && f->model_exchange)
         st = rtcosim_fmi3_me_prepare(f, opts, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_fmi3_events_prepare(f, err);
+    if (st == RTCOSIM_OK && f->scheduled)
+        st = rtcosim_fmi3_se_prepare(f, err);
     return st;
 }
 
@@ -308,10 +314,13 @@ static rtcosim_status describe(rtcosim_fmu *f, rtcosim_component_desc *desc, rtc
     cap->can_get_set_state = md->can_get_set_state;
     cap->can_serialize_state = md->can_serialize_state;
     cap->provides_directional_derivatives = md->provides_directional_derivatives;
-    /* Instantiated with earlyReturnAllowed = eventModeUsed = false: neither
-     * early returns nor event mode happen through this component. */
-    cap->can_return_early = false;
-    cap->has_event_mode = false;
+    /* What the FMU declares, and what this instance was asked to use
+     * (rtcosim_fmu_options; checked against the description in
+     * fmi3_events.c). */
+    cap->can_return_early = md->can_return_early;
+    cap->has_event_mode = md->has_event_mode;
+    cap->event_mode_used = f->event_mode_used;
+    cap->early_return_allowed = f->early_return_allowed;
     cap->max_input_derivative_order = f->max_input_order;
     rtcosim_status st = RTCOSIM_OK;
     if (md->has_start && (st = seconds_field(f, "startTime", md->start, &desc->default_start, err)))
@@ -342,7 +351,9 @@ static void fill_info(rtcosim_fmu *f)
     i->generation_tool = md->generation_tool;
     i->generation_date = md->generation_date;
     i->model_identifier = f->model_identifier;
-    i->interface_type = f->model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE : RTCOSIM_FMI_CO_SIMULATION;
+    i->interface_type = f->model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE
+                        : f->scheduled    ? RTCOSIM_FMI_SCHEDULED_EXECUTION
+                                          : RTCOSIM_FMI_CO_SIMULATION;
     i->state_count = f->model_exchange ? md->state_count : 0;
     i->event_indicator_count = f->model_exchange ? md->event_indicator_count : 0;
     i->extracted_dir = f->dir;
@@ -398,7 +409,8 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     if (st != RTCOSIM_OK)
         return st;
     rtcosim_fmi_md_options mo = {.interface = f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
-                                                                : RTCOSIM_FMI_MD_CO_SIMULATION,
+                                              : f->scheduled ? RTCOSIM_FMI_MD_SCHEDULED_EXECUTION
+                                                             : RTCOSIM_FMI_MD_CO_SIMULATION,
                                  .strict = opts->strict};
     st = rtcosim_fmi_md_parse_with(xml, size, "modelDescription.xml", &mo, &f->md, err);
     free(xml);
@@ -448,7 +460,8 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     if (!opts)
         opts = &defaults;
     if (opts->interface_type != RTCOSIM_FMI_CO_SIMULATION &&
-        opts->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        opts->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE &&
+        opts->interface_type != RTCOSIM_FMI_SCHEDULED_EXECUTION)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: unknown FMI interface type %d", path,
                                  (int)opts->interface_type);
     rtcosim_fmu *f = calloc(1, sizeof *f);
@@ -459,8 +472,19 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->log_calls = opts->log_fmi_calls;
     f->visible = opts->visible;
     f->fmu_logging = opts->fmu_logging_on;
+    f->event_mode_used = opts->event_mode_used;
+    f->early_return_allowed = opts->early_return_allowed;
+    f->event_mode_where_declared = opts->event_mode_where_declared;
     f->model_exchange = opts->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
+    f->scheduled = opts->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION;
+    f->binary_limit_count = SIZE_MAX;
     rtcosim_status st = load(f, opts, err);
+    if (st == RTCOSIM_OK && (f->event_mode_used || f->early_return_allowed) &&
+        f->md->version != RTCOSIM_FMI_3)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "%s: %s needs FMI 3.0 co-simulation; this is an FMI %s FMU", path,
+                               f->event_mode_used ? "event mode" : "early return",
+                               f->md->version == RTCOSIM_FMI_1 ? "1.0" : "2.0");
     rtcosim_component_desc desc;
     if (st == RTCOSIM_OK)
         st = describe(f, &desc, err);

@@ -37,10 +37,20 @@ typedef struct rtcosim_fmu {
     void *library;           /* dlopen handle */
     void *instance;          /* fmi2Component / fmi3Instance */
     bool model_exchange;     /* loaded through the ModelExchange interface */
+    bool scheduled;          /* loaded for scheduled execution (fmi3_se.c) */
+    struct rtcosim_fmi3_se *se; /* its callbacks' state; NULL otherwise */
+    /* Binary variables with a maxSize, sorted by value reference (built on
+     * the first Binary set, fmi3_clocks.c); count SIZE_MAX: not built yet. */
+    struct rtcosim_fmi3_binary_limit *binary_limits;
+    size_t binary_limit_count;
     const char *model_identifier; /* of that interface: names the binary */
     struct rtcosim_me *me;   /* model exchange: the integrator (me_solver.c) */
     char *instance_name;
     bool log_calls, visible, fmu_logging;
+    /* FMI 3.0 co-simulation flags of fmi3InstantiateCoSimulation
+     * (rtcosim_fmu_options) and the intermediate updates seen (fmi3_events.c). */
+    bool event_mode_used, early_return_allowed, event_mode_where_declared;
+    uint64_t intermediate_updates;
 
     /* Snapshots made and not yet freed: while there are any, the master may
      * roll back, so doStep may not be told noSetFMUStatePriorToCurrentPoint. */
@@ -131,6 +141,16 @@ rtcosim_status rtcosim_fmi3_me_prepare(rtcosim_fmu *f, const rtcosim_fmu_options
                                        rtcosim_error *err);
 void rtcosim_me_free(struct rtcosim_me *me);
 
+/* FMI 3.0 co-simulation Event Mode and early return (fmi3_events.c): check
+ * the flags against the description, add the event ops to f->ops; the
+ * intermediate-update callback given to fmi3InstantiateCoSimulation. */
+rtcosim_status rtcosim_fmi3_events_prepare(rtcosim_fmu *f, rtcosim_error *err);
+void rtcosim_fmi3_intermediate_update(fmi3InstanceEnvironment env, fmi3Float64 time,
+                                      fmi3Boolean set_requested, fmi3Boolean get_allowed,
+                                      fmi3Boolean step_finished, fmi3Boolean can_return_early,
+                                      fmi3Boolean *early_return_requested,
+                                      fmi3Float64 *early_return_time);
+
 /* The FMI 3.0 logMessage callback (environment: the rtcosim_fmu). */
 void rtcosim_fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
                               fmi3String category, fmi3String message);
@@ -153,6 +173,15 @@ rtcosim_status rtcosim_fmi3_array_get(rtcosim_fmu *f, rtcosim_type type, const u
                                       size_t n, void *values, rtcosim_error *err);
 rtcosim_status rtcosim_fmi3_array_set(rtcosim_fmu *f, rtcosim_type type, const uint32_t *vrs,
                                       size_t n, const void *values, rtcosim_error *err);
+
+/* FMI 3.0 scheduled execution (fmi3_se.c): resolve fmi3ActivateModelPartition,
+ * switch instantiate to fmi3InstantiateScheduledExecution, drop do_step. */
+rtcosim_status rtcosim_fmi3_se_prepare(rtcosim_fmu *f, rtcosim_error *err);
+void rtcosim_fmi3_se_free(struct rtcosim_fmi3_se *se);
+/* Binary values longer than their variable's maxSize (fmi3_clocks.c): an
+ * error naming the instance and variable, before the FMU sees them. */
+rtcosim_status rtcosim_fmi3_check_binary(rtcosim_fmu *f, const uint32_t *vrs, size_t n,
+                                         const rtcosim_binary *values, rtcosim_error *err);
 
 /* Frees everything of f (instance, library, directory, tables) and f. */
 void rtcosim_fmu_destroy(void *self);

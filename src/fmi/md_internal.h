@@ -105,6 +105,10 @@ long md_find_declared(const md_parser *p, uint64_t vr);
  * p->first_element, p->element_count, p->alias_of and md->arrays. */
 void md_expand_arrays(md_parser *p, const var_extra *extra);
 
+/* md_clocks.c: FMI 3.0 Clock attributes, `clocks` of clocked variables,
+ * Binary maxSize/mimeType (after md_read_variables). */
+void md_read_clocks(md_parser *p, xmlNode *root);
+
 /* md_fmi1.c: an FMI 1.0 description's root attributes, Implementation and
  * ModelVariables. */
 void md_read_fmi1(md_parser *p, xmlNode *root);

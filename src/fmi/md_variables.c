@@ -570,8 +570,11 @@ static void resolve_derivatives(md_parser *p, const var_extra *extra)
             if (md_parse_uint(text, UINT32_MAX, &vr))
                 target = md_find_vr(p, vr, &target_count);
         }
+        if (target >= 0 && count == 0 && target_count == 0)
+            continue; /* a zero-size array: no element to resolve (and none at target) */
         const char *name = count ? md->variables[first].name : "?";
-        if (target < 0 || target_count != count || !is_float(md->variables[target].type) ||
+        if (target < 0 || target_count != count || (size_t)target >= md->variable_count ||
+            !is_float(md->variables[target].type) ||
             (size_t)target == first) {
             if (p->interface == RTCOSIM_FMI_MD_MODEL_EXCHANGE)
                 md_violation(p, RTCOSIM_EFORMAT,

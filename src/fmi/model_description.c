@@ -153,6 +153,21 @@ static void read_co_simulation(md_parser *p, xmlNode *cs)
     }
 }
 
+/* FMI 3.0 section 5.4: the ScheduledExecution element; its modelIdentifier
+ * names the binary as CoSimulation's does. */
+static void read_scheduled_execution(md_parser *p, xmlNode *se)
+{
+    rtcosim_fmi_md *md = p->md;
+    md->se_model_identifier = md_attr(p, se, "modelIdentifier");
+    md->model_identifier = md->se_model_identifier;
+    if (!md->model_identifier || !*md->model_identifier)
+        md_violation(p, RTCOSIM_EFORMAT, "ScheduledExecution element lacks modelIdentifier");
+    else if (strchr(md->model_identifier, '/') || strcmp(md->model_identifier, "..") == 0 ||
+             strcmp(md->model_identifier, ".") == 0)
+        md_violation(p, RTCOSIM_EFORMAT, "modelIdentifier '%s' is not a plain file name",
+                     md->model_identifier);
+}
+
 /* FMI 2.0 section 3.3 / FMI 3.0 section 3.3: the ModelExchange element. Its
  * modelIdentifier may differ from the co-simulation one (another binary). */
 static void read_model_exchange(md_parser *p, xmlNode *root, xmlNode *me)
@@ -320,19 +335,28 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
     md->generation_date = md_attr(p, root, "generationDateAndTime");
 
     bool want_me = p->interface == RTCOSIM_FMI_MD_MODEL_EXCHANGE;
-    if (md->version == RTCOSIM_FMI_1)
+    bool want_se = p->interface == RTCOSIM_FMI_MD_SCHEDULED_EXECUTION;
+    if (md->version == RTCOSIM_FMI_1 && !want_se)
         return read_fmi1(p, root, want_me);
     xmlNode *cs = md_child(root, "CoSimulation");
     xmlNode *me = md_child(root, "ModelExchange");
+    xmlNode *se = md->version == RTCOSIM_FMI_3 ? md_child(root, "ScheduledExecution") : NULL;
     md->has_co_simulation = cs != NULL;
     md->has_model_exchange = me != NULL;
-    if (!(want_me ? me : cs)) {
+    md->has_scheduled_execution = se != NULL;
+    if (want_se) {
+        if (!se)
+            return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
+                                     "%s: the FMU does not support scheduled execution (no "
+                                     "ScheduledExecution element, FMI 3.0 section 5.4)", p->label);
+        read_scheduled_execution(p, se);
+    } else if (!(want_me ? me : cs)) {
         /* FMI 3.0 chapter 5: an FMU for scheduled execution only (the
          * Reference FMUs' Clocks) has neither interface rtcosim drives. */
-        if (p->violations == 0 && !want_me && !me && md_child(root, "ScheduledExecution"))
+        if (p->violations == 0 && !want_me && !me && se)
             return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
                                      "%s: the FMU supports only scheduled execution (FMI 3.0 chapter "
-                                     "5, clocks), which rtcosim does not support",
+                                     "5): load it with --interface-type se",
                                      p->label);
         if (p->violations == 0)
             return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
@@ -341,13 +365,14 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
                                      p->label);
         return p->err ? p->err->status : RTCOSIM_EFORMAT;
     }
-    if (cs)
+    if (cs && !want_se)
         read_co_simulation(p, cs);
     /* The ModelExchange facts matter (and are checked) only when they are used. */
     if (want_me)
         read_model_exchange(p, root, me);
     read_default_experiment(p, root);
     md_read_variables(p, root);
+    md_read_clocks(p, root);
     if (md->variables) {
         md_read_outputs(p, root);
         if (want_me)
@@ -449,6 +474,11 @@ void rtcosim_fmi_md_free(rtcosim_fmi_md *md)
     free(md->output_dependency_start);
     free(md->output_dependencies);
     free(md->arrays);
+    free(md->clocks);
+    free(md->clocked_start);
+    free(md->clocked);
+    free(md->binary_max_size);
+    free(md->mime_types);
     free(md);
 }
 

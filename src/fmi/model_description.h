@@ -10,6 +10,7 @@
 
 #include "rtcosim/component.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/fmu_clocks.h"
 
 /* Largest modelDescription.xml accepted (bytes). */
 #define RTCOSIM_FMI_MD_MAX_SIZE (256u * 1024u * 1024u)
@@ -24,6 +25,9 @@ typedef struct rtcosim_fmi_md_array {
     size_t count;             /* elements (row-major) */
     uint32_t first_vr;        /* rtcosim's value reference of element 0 */
 } rtcosim_fmi_md_array;
+
+/* One <Clock> variable: md_clocks.c fills the public record. */
+typedef rtcosim_fmu_clock rtcosim_fmi_md_clock;
 
 typedef struct rtcosim_fmi_md {
     rtcosim_fmi_version version;
@@ -88,6 +92,22 @@ typedef struct rtcosim_fmi_md {
     size_t array_count;
     uint32_t element_vr_base, element_vr_end;
 
+    /* FMI 3.0 clocks (md_clocks.c): the Clock variables; the clocks each
+     * variable belongs to (`clocks` attribute) as indices into clocks,
+     * clocked[clocked_start[i] .. clocked_start[i + 1]) for variable i
+     * (clocked_start NULL when no variable is clocked); Binary variables'
+     * maxSize (SIZE_MAX: none) and mimeType (NULL: application/octet-stream),
+     * per variable, NULL without Binary variables. */
+    rtcosim_fmi_md_clock *clocks;
+    size_t clock_count;
+    size_t *clocked_start;
+    size_t *clocked;
+    size_t *binary_max_size;
+    const char **mime_types;
+    rtcosim_fmu_clocks clock_view; /* the above as rtcosim_fmu_clocks_of gives them */
+    bool has_scheduled_execution; /* ScheduledExecution element */
+    const char *se_model_identifier;
+
     /* Rules broken in ways that do not stop a correct run (warnings logged;
      * with strict parsing they are errors instead). */
     size_t warning_count;
@@ -106,7 +126,8 @@ void rtcosim_fmi_md_free(rtcosim_fmi_md *md);
  * CoSimulation; a model-exchange import requires ModelExchange instead. */
 typedef enum rtcosim_fmi_md_interface {
     RTCOSIM_FMI_MD_CO_SIMULATION,
-    RTCOSIM_FMI_MD_MODEL_EXCHANGE
+    RTCOSIM_FMI_MD_MODEL_EXCHANGE,
+    RTCOSIM_FMI_MD_SCHEDULED_EXECUTION /* FMI 3.0 chapter 5 */
 } rtcosim_fmi_md_interface;
 rtcosim_status rtcosim_fmi_md_parse_for(const char *xml, size_t size, const char *label,
                                         rtcosim_fmi_md_interface interface,
@@ -122,6 +143,9 @@ typedef struct rtcosim_fmi_md_options {
 rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const char *label,
                                          const rtcosim_fmi_md_options *opts,
                                          rtcosim_fmi_md **out, rtcosim_error *err);
+
+/* The clock (index into md->clocks) of variable i, or -1. */
+long rtcosim_fmi_md_clock_of(const rtcosim_fmi_md *md, size_t variable);
 
 /* True when some variable has this type. */
 bool rtcosim_fmi_md_has_type(const rtcosim_fmi_md *md, rtcosim_type type);

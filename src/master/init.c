@@ -324,6 +324,8 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
         st = master_exchange_publish(m, m->order_list, m->comp_count, start, err);
     for (size_t i = 0; !m->xchg && st == RTCOSIM_OK && i < m->comp_count; i++)
         st = master_publish_at(m, m->order_list[i], start, err);
+    if (st == RTCOSIM_OK)
+        st = master_events_init(m, err);
     if (st != RTCOSIM_OK || (st = master_sched_init(m, err)) != RTCOSIM_OK)
         return st;
     m->failed = false;

@@ -188,6 +188,17 @@ struct rtcosim_master {
     int64_t group_end_ns;      /* real time the last parallel group ended (the workers' wait hint) */
 
     size_t *publish_list;      /* scratch (comp_count): Jacobi's components publishing in a tick */
+    /* FMI 3.0 Event Mode (events.c): some component uses it; steps end at
+     * the next announced event time (-1: none) when every component can
+     * vary its step; event iterations so far; per component "changed in
+     * this round" scratch; the observer of rtcosim_master_run, for the row
+     * before an event. */
+    bool events, event_shorten;
+    rtcosim_time_ns next_event;
+    uint64_t event_count;
+    bool *event_marks;
+    rtcosim_master_observer observer;
+    void *observer_context;
     /* --distribute: the outputs of the proxies across ranks, NULL in one process. */
     struct master_exchange *xchg;
 };
@@ -252,6 +263,15 @@ rtcosim_status master_publish_prepare(rtcosim_master *m, size_t comp, rtcosim_ti
                                       rtcosim_error *err);
 void master_publish_samples(rtcosim_master *m, size_t comp, rtcosim_time_ns t);
 rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
+/* A tick in which every component steps h from m->time (single-rate runs). */
+rtcosim_status master_single_rate_tick(rtcosim_master *m, rtcosim_time_ns h, rtcosim_error *err);
+
+/* events.c: Event Mode in a system. At initialize (after the first
+ * publication): whether any component uses it, the checks, the first
+ * iteration. A tick of such a system, and the event iteration at t. */
+rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err);
+rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
+rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtcosim_error *err);
 void master_step_component(master_component *mc);
 /* A component's step asked to end the run (discarded: at the start of the
  * tick): step_outcome's rule, also applied by the distributed exchange. */

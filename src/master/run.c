@@ -71,17 +71,24 @@ rtcosim_status rtcosim_master_run(rtcosim_master *m, rtcosim_time_ns stop,
         if ((st = observer(context, m->time, v, m->observed_count, err)) != RTCOSIM_OK)
             return st;
     }
+    m->observer = observer; /* the row before an event (events.c) */
+    m->observer_context = context;
     while (m->time < stop && !m->terminate_requested) {
-        if ((st = master_tick(m, stop, err)) != RTCOSIM_OK) {
+        st = master_tick(m, stop, err);
+        if (st != RTCOSIM_OK) {
+            m->observer = NULL;
             m->failed = true;
             return st;
         }
         if (observer && !m->discarded) {
             const double *v = rtcosim_master_observed_values(m);
-            if ((st = observer(context, m->time, v, m->observed_count, err)) != RTCOSIM_OK)
+            if ((st = observer(context, m->time, v, m->observed_count, err)) != RTCOSIM_OK) {
+                m->observer = NULL;
                 return st;
+            }
         }
     }
+    m->observer = NULL;
     if (m->terminate_requested)
         rtcosim_log(RTCOSIM_LOG_INFO, "master", "component '%s' requested termination at %.9g s%s",
                     rtcosim_component_instance_name(m->terminated_by->c),

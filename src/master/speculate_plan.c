@@ -23,6 +23,10 @@ rtcosim_status spec_check_scope(rtcosim_master *m, rtcosim_error *err)
     if (m->step_control.enabled)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "master: speculation needs fixed macro steps (step control is on)");
+    if (m->events)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "master: speculation does not run components in Event Mode "
+                                 "(FMI 3.0 eventModeUsed)");
     for (size_t c = 0; c < m->comp_count; c++)
         if (m->comps[c].next_time != m->time)
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,

@@ -427,9 +427,9 @@ static inline size_t level_end(const rtcosim_master *m, const size_t *active, si
  * cheap components pays little per component beyond the exchange itself.
  * In Jacobi order a failed step stops the tick before the failing component
  * publishes; the master is then failed anyway. */
-static rtcosim_status single_rate_tick(rtcosim_master *m, rtcosim_error *err)
+rtcosim_status master_single_rate_tick(rtcosim_master *m, rtcosim_time_ns h, rtcosim_error *err)
 {
-    const rtcosim_time_ns t = m->time, h = m->macro_step, next = t + h;
+    const rtcosim_time_ns t = m->time, next = t + h;
     const size_t *active = m->active, n = m->active_count;
     rtcosim_status st;
     if (m->order == RTCOSIM_ORDER_JACOBI) {
@@ -484,8 +484,10 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
     rtcosim_time_ns t = m->time, variable_h;
     rtcosim_status st;
     m->steps++;
+    if (m->events)
+        return master_event_tick(m, stop, err);
     if (m->single_rate && t + m->macro_step <= stop)
-        return single_rate_tick(m, err);
+        return master_single_rate_tick(m, m->macro_step, err);
     plan_steps(m, t, stop, &variable_h);
     if (m->order == RTCOSIM_ORDER_JACOBI) {
         for (size_t a = 0; a < m->active_count; a++)

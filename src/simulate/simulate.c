@@ -9,37 +9,13 @@
 #include <string.h>
 
 #include "rtcosim/fmu.h"
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
+#include "simulate/simulate_internal.h"
 
-/* The variables of one type exchanged in one batched call per step. */
-typedef struct batch {
-    rtcosim_type type;
-    size_t count;
-    uint32_t *vrs;
-    unsigned char *values; /* count values of the type, as get/set use them */
-    size_t *column;        /* outputs: recorder column; inputs: CSV column */
-    bool *linear;          /* inputs: interpolate linearly (else hold) */
-} batch;
-
-typedef struct run {
-    rtcosim_component *c;
-    const rtcosim_simulate_options *o;
-    const char *label;
-    batch outputs[RTCOSIM_TYPE_COUNT_], inputs[RTCOSIM_TYPE_COUNT_];
-    size_t output_batch_count, input_batch_count;
-    const rtcosim_variable **recorded;
-    size_t recorded_count;
-    rtcosim_value *row;
-    rtcosim_recorder *recorder;
-    rtcosim_csv_cursor cursor;
-    uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
-    bool have_row; /* row holds the values at last_row_time */
-    rtcosim_time_ns last_row_time;
-} run;
-
-static void load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v)
+void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v)
 {
     switch (type) {
     case RTCOSIM_TYPE_FLOAT64: memcpy(&v->f64, slot, sizeof v->f64); break;
@@ -96,6 +72,22 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
     case RTCOSIM_TYPE_INT64: lo = -0x1p63, hi = 0x1.fffffffffffffp62; break;
     case RTCOSIM_TYPE_UINT64: lo = 0, hi = 0x1.fffffffffffffp63; break;
     case RTCOSIM_TYPE_BOOLEAN: lo = 0, hi = 1; break;
+    case RTCOSIM_TYPE_CLOCK:
+        /* A triggered input clock's column (--interface-type se): 1 ticks it
+         * at the row's time, 0 does not. */
+        for (size_t r = 0; r < rtcosim_csv_row_count(table); r++) {
+            double x = rtcosim_csv_value(table, r, column);
+            if (x != 0.0 && x != 1.0) {
+                char text[RTCOSIM_FORMAT_MAX];
+                rtcosim_format_double(x, text);
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "%s:%zu: column '%s': %s is not a clock tick (a Clock "
+                                         "column holds 0 or 1)",
+                                         rtcosim_csv_name(table), rtcosim_csv_line(table, r), v->name,
+                                         text);
+            }
+        }
+        return RTCOSIM_OK;
     default:
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: column '%s': inputs of type %s cannot come from CSV",
@@ -269,6 +261,8 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err
     rtcosim_csv_cursor_seek(&r->cursor, t);
     for (size_t i = 0; i < r->input_batch_count; i++) {
         batch *b = &r->inputs[i];
+        if (b->type == RTCOSIM_TYPE_CLOCK)
+            continue; /* ticks, not values: simulate_se.c activates them */
         size_t size = rtcosim_type_size(b->type);
         for (size_t k = 0; k < b->count; k++) {
             double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
@@ -285,6 +279,8 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err
 /* Get every recorded variable into r->row (one get per type). */
 static rtcosim_status gather_row(run *r, rtcosim_error *err)
 {
+    if (r->se)
+        return simulate_se_gather(r, err); /* clocked values only when their clock ticked */
     for (size_t i = 0; i < r->output_batch_count; i++) {
         batch *b = &r->outputs[i];
         rtcosim_status st = rtcosim_component_get(r->c, b->type, b->vrs, b->count, b->values, err);
@@ -292,12 +288,12 @@ static rtcosim_status gather_row(run *r, rtcosim_error *err)
             return st;
         size_t size = rtcosim_type_size(b->type);
         for (size_t k = 0; k < b->count; k++)
-            load_value(b->type, b->values + k * size, &r->row[b->column[k]]);
+            simulate_load_value(b->type, b->values + k * size, &r->row[b->column[k]]);
     }
     return RTCOSIM_OK;
 }
 
-static rtcosim_status record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
+rtcosim_status simulate_record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err)
 {
     /* Without a file or row hook only the final values are of interest;
      * without a file the row hook gets the rows the recorder would keep. */
@@ -493,7 +489,7 @@ static rtcosim_status check_options(run *r, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static rtcosim_status step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
+rtcosim_status simulate_step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
 {
     char when[RTCOSIM_FORMAT_MAX];
     rtcosim_format_time(t, when);
@@ -517,9 +513,9 @@ static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns 
     rtcosim_log(RTCOSIM_LOG_DEBUG, "simulate", "%s: discarded step at t = %.9g s: %s", r->label,
                 rtcosim_time_to_seconds(t), err ? err->message : "");
     if (!(r->have_row && r->last_row_time == last)) {
-        rtcosim_status st = record(r, last, true, err);
+        rtcosim_status st = simulate_record(r, last, true, err);
         if (st != RTCOSIM_OK)
-            return step_failed(r, last, err);
+            return simulate_step_failed(r, last, err);
     }
     res->end_time = last;
     res->terminated_by_component = true;
@@ -527,24 +523,84 @@ static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns 
     return RTCOSIM_OK;
 }
 
+/* The event iteration of the single component (FMI 3.0 section 4.2.2):
+ * fmi3UpdateDiscreteStates until nothing needs an update, then step mode.
+ * *next_event: the time it announced (-1: none; a time at or before now is
+ * none, the announcement being a bound for the next step's end). Out of
+ * line: the plain step loop stays small. */
+static __attribute__((noinline)) rtcosim_status
+handle_event(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *terminate,
+             rtcosim_error *err)
+{
+    rtcosim_event_update u;
+    rtcosim_status st =
+        rtcosim_component_handle_event(r->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err);
+    if (st != RTCOSIM_OK)
+        return simulate_step_failed(r, t, err);
+    *terminate = u.terminate_requested;
+    *next_event = u.next_event_time_defined && u.next_event_time > t ? u.next_event_time : -1;
+    return RTCOSIM_OK;
+}
+
+/* A step that ended at an event (Event Mode): the row before it, the
+ * iteration; the caller's next row at t holds the values after it, as
+ * fmusim's FMI3CSSimulation records them with --event-mode-used. */
+static __attribute__((noinline)) rtcosim_status
+event_after_step(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *terminate,
+                 rtcosim_simulate_result *res, rtcosim_error *err)
+{
+    rtcosim_status st = simulate_record(r, t, true, err);
+    if (st != RTCOSIM_OK)
+        return simulate_step_failed(r, t, err);
+    if ((st = handle_event(r, t, next_event, terminate, err)) != RTCOSIM_OK)
+        return st;
+    res->events++;
+    if (*terminate)
+        res->terminated_by_component = t < r->o->stop_time;
+    return RTCOSIM_OK;
+}
+
 /* At each communication point: set the inputs at t, record, step. Recording
  * after the inputs makes a row hold inputs and outputs of the same instant
- * (fmusim's order). The inputs at the start time were set in initialization. */
+ * (fmusim's order). The inputs at the start time were set in initialization.
+ * A step ends at the next point of the output grid start + k * interval (as
+ * fmusim counts them, so that an early return does not shift the grid), the
+ * stop time, or, with Event Mode, an announced time event before them (FMI
+ * 3.0 section 4.2.2: the importer steps no further than nextEventTime). */
 static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_error *err)
 {
     const rtcosim_simulate_options *o = r->o;
-    rtcosim_time_ns t = o->start_time, stop = o->stop_time;
+    rtcosim_time_ns t = o->start_time, stop = o->stop_time, interval = o->output_interval;
+    const bool events = rtcosim_component_capabilities(r->c)->event_mode_used;
+    rtcosim_time_ns next_event = -1; /* announced by the FMU; -1: none */
+    rtcosim_time_ns limit = stop;    /* no step ends past it: stop or the next event */
     bool terminate = false;
+    /* Section 4.2.2: with eventModeUsed the FMU leaves initialization in
+     * Event Mode; the first iteration runs before the first row. */
+    rtcosim_status st;
+    if (events && rtcosim_component_in_event_mode(r->c)) {
+        rtcosim_time_ns announced;
+        bool ends;
+        if ((st = handle_event(r, t, &announced, &ends, err)) != RTCOSIM_OK)
+            return st;
+        next_event = announced;
+        terminate = ends;
+        limit = next_event > t && next_event < stop ? next_event : stop;
+    }
+    rtcosim_time_ns grid; /* the next point of the output grid; saturates */
+    if (__builtin_add_overflow(t, interval, &grid))
+        grid = RTCOSIM_TIME_MAX;
+    unsigned standstill = 0; /* early returns in a row that did not advance */
     for (;;) {
-        rtcosim_status st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
+        st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
         bool last = t >= stop || terminate;
         if (st == RTCOSIM_OK)
-            st = record(r, t, t == o->start_time || last, err);
+            st = simulate_record(r, t, t == o->start_time || last, err);
         if (st != RTCOSIM_OK)
-            return step_failed(r, t, err);
+            return simulate_step_failed(r, t, err);
         if (last)
             break;
-        rtcosim_time_ns h = stop - t < o->output_interval ? stop - t : o->output_interval;
+        rtcosim_time_ns end = grid < limit ? grid : limit, h = end - t;
         rtcosim_step_result sr;
         st = rtcosim_component_do_step(r->c, t, h, &sr, err);
         if (st == RTCOSIM_EDISCARD && sr.terminate_requested)
@@ -558,17 +614,25 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
                                        "not retried)", (int)(sizeof message - 80), message);
         }
         if (st != RTCOSIM_OK)
-            return step_failed(r, t, err);
-        rtcosim_time_ns next = t + h;
+            return simulate_step_failed(r, t, err);
+        rtcosim_time_ns next = end;
         if (sr.early_return) {
-            if (sr.last_successful_time <= t || sr.last_successful_time > t + h) {
+            /* An early return at the step's start makes progress only
+             * through the event it stops for (a bounded number of times). */
+            rtcosim_time_ns last_ok = sr.last_successful_time;
+            standstill = last_ok == t ? standstill + 1 : 0;
+            bool at_start_ok = last_ok == t && events && sr.event_handling_needed &&
+                               standstill < 100;
+            if ((last_ok <= t && !at_start_ok) || last_ok > end) {
                 rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                   "returned early to a time outside the step (%" PRId64 " ns)",
-                                  sr.last_successful_time);
-                return step_failed(r, t, err);
+                                  last_ok);
+                return simulate_step_failed(r, t, err);
             }
-            next = sr.last_successful_time;
+            next = last_ok;
         }
+        if (next == grid && __builtin_add_overflow(grid, interval, &grid))
+            grid = RTCOSIM_TIME_MAX;
         res->steps++;
         t = next;
         res->end_time = t;
@@ -576,12 +640,17 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             terminate = true;
             res->terminated_by_component = t < stop;
         }
+        if (events && !terminate && (sr.event_handling_needed || t == next_event)) {
+            if ((st = event_after_step(r, t, &next_event, &terminate, res, err)) != RTCOSIM_OK)
+                return st;
+            limit = next_event > t && next_event < stop ? next_event : stop;
+        }
         if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK) {
             /* Cancelled (e.g. on a signal): the time reached is a row too. */
             rtcosim_error keep = *err;
-            if (st == RTCOSIM_ECANCELED && record(r, t, true, NULL) == RTCOSIM_OK)
+            if (st == RTCOSIM_ECANCELED && simulate_record(r, t, true, NULL) == RTCOSIM_OK)
                 *err = keep;
-            return step_failed(r, t, err);
+            return simulate_step_failed(r, t, err);
         }
     }
     return RTCOSIM_OK;
@@ -594,6 +663,8 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     if ((st = check_options(r, err)) != RTCOSIM_OK || (st = setup_outputs(r, err)) != RTCOSIM_OK ||
         (st = setup_inputs(r, err)) != RTCOSIM_OK)
         return st;
+    if (rtcosim_fmu_is_scheduled(r->c) && (st = simulate_se_setup(r, err)) != RTCOSIM_OK)
+        return st;
     const char *instance = o->instance_name ? o->instance_name : rtcosim_component_model_name(r->c);
     if ((st = rtcosim_component_instantiate(r->c, instance, err)) != RTCOSIM_OK)
         return st;
@@ -604,9 +675,10 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
         (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
         (st = apply_start_values(r, true, err)) != RTCOSIM_OK ||
         (st = apply_inputs(r, o->start_time, err)) != RTCOSIM_OK ||
+        (r->se && (st = simulate_se_init(r, err)) != RTCOSIM_OK) ||
         (st = rtcosim_component_exit_init(r->c, err)) != RTCOSIM_OK)
         return st;
-    if ((st = step_loop(r, res, err)) != RTCOSIM_OK)
+    if ((st = r->se ? simulate_se_loop(r, res, err) : step_loop(r, res, err)) != RTCOSIM_OK)
         return st;
     return rtcosim_component_terminate(r->c, err);
 }
@@ -653,6 +725,7 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
             free(bs[k]->linear);
         }
     }
+    simulate_se_free(&r);
     free(r.recorded);
     free(r.row);
     return st;

@@ -1,0 +1,289 @@
+/* FMI-LS-BUS 1.0 (the Modelica Association's layered standard for network
+ * communication between FMUs), CAN part of the Network Abstraction: the bus
+ * operations that travel in the Tx_Data / Rx_Data Binary variables, their
+ * encoding into and decoding from an operation buffer, the terminals and
+ * manifest an FMU declares, and a bridge that puts LS-BUS CAN nodes on
+ * rtcosim's own CAN bus (the "importer with integrated bus simulation"). */
+#ifndef RTCOSIM_LSBUS_H
+#define RTCOSIM_LSBUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- operations (LS-BUS 1.0 section 5.2 "Layered Standard Bus Protocol",
+ * 5.5.1.2 CAN operations) ---- */
+
+/* Every operation starts with opCode (uint32) and length (uint32, the
+ * operation's total size in bytes, header included), little-endian. */
+#define RTCOSIM_LSBUS_HEADER_SIZE 8u
+
+typedef enum rtcosim_lsbus_op_code {
+    RTCOSIM_LSBUS_OP_FORMAT_ERROR = 0x0001,
+    RTCOSIM_LSBUS_OP_CAN_TRANSMIT = 0x0010,
+    RTCOSIM_LSBUS_OP_CANFD_TRANSMIT = 0x0011,
+    RTCOSIM_LSBUS_OP_CANXL_TRANSMIT = 0x0012,
+    RTCOSIM_LSBUS_OP_CAN_CONFIRM = 0x0020,
+    RTCOSIM_LSBUS_OP_CAN_ARBITRATION_LOST = 0x0030,
+    RTCOSIM_LSBUS_OP_CAN_BUS_ERROR = 0x0031,
+    RTCOSIM_LSBUS_OP_CAN_CONFIGURATION = 0x0040,
+    RTCOSIM_LSBUS_OP_CAN_STATUS = 0x0041,
+    RTCOSIM_LSBUS_OP_CAN_WAKEUP = 0x0042,
+} rtcosim_lsbus_op_code;
+
+/* Configuration parameter kinds (table "available configuration parameters"). */
+enum {
+    RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE = 0x01,
+    RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE = 0x02,
+    RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE = 0x03,
+    RTCOSIM_LSBUS_CAN_CONFIG_ARBITRATION_LOST_BEHAVIOR = 0x04,
+};
+/* Arbitration Lost Behavior values. */
+enum {
+    RTCOSIM_LSBUS_CAN_BUFFER_AND_RETRANSMIT = 0x01,
+    RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY = 0x02,
+};
+/* Bus Error codes and error flags. */
+enum {
+    RTCOSIM_LSBUS_CAN_BIT_ERROR = 0x01,
+    RTCOSIM_LSBUS_CAN_BIT_STUFFING_ERROR = 0x02,
+    RTCOSIM_LSBUS_CAN_FORM_ERROR = 0x03,
+    RTCOSIM_LSBUS_CAN_CRC_ERROR = 0x04,
+    RTCOSIM_LSBUS_CAN_ACK_ERROR = 0x05,
+    RTCOSIM_LSBUS_CAN_BROKEN_ERROR_FRAME = 0x06,
+};
+enum {
+    RTCOSIM_LSBUS_CAN_PRIMARY_ERROR_FLAG = 0x01,
+    RTCOSIM_LSBUS_CAN_SECONDARY_ERROR_FLAG = 0x02,
+};
+/* Status values (CAN node states). */
+enum {
+    RTCOSIM_LSBUS_CAN_ERROR_ACTIVE = 0x01,
+    RTCOSIM_LSBUS_CAN_ERROR_PASSIVE = 0x02,
+    RTCOSIM_LSBUS_CAN_BUS_OFF = 0x03,
+};
+
+/* The three Transmit operations in one shape; fields a format lacks are 0.
+ * data points into the buffer read (or the caller's bytes when writing). */
+typedef struct rtcosim_lsbus_can_transmit {
+    uint32_t id;          /* the identifier as a number (no base/extension split) */
+    uint8_t ide;          /* 1: extended 29-bit identifier */
+    uint8_t rtr;          /* CAN: remote transmission request */
+    uint8_t brs, esi;     /* CAN FD: bit rate switch, error state indicator */
+    uint8_t sec, sdt, vcid; /* CAN XL: simple extended content, SDU type, virtual CAN id */
+    uint32_t af;          /* CAN XL: acceptance field */
+    uint16_t data_length; /* bytes of data (not the DLC) */
+    const uint8_t *data;
+} rtcosim_lsbus_can_transmit;
+
+/* One decoded operation. `bytes`/`length` are the whole operation as found in
+ * the buffer (for forwarding a Transmit unchanged, or quoting it in a Format
+ * Error). known is false for an op code this layer does not know; only the
+ * header is then meaningful. */
+typedef struct rtcosim_lsbus_op {
+    uint32_t code;
+    uint32_t length;
+    bool known;
+    const uint8_t *bytes;
+    union {
+        rtcosim_lsbus_can_transmit transmit; /* 0x10, 0x11, 0x12 */
+        uint32_t id;                         /* Confirm 0x20, Arbitration Lost 0x30 */
+        struct {
+            uint32_t id;
+            uint8_t error_code, error_flag, is_sender;
+        } bus_error; /* 0x31 */
+        struct {
+            uint8_t kind;     /* RTCOSIM_LSBUS_CAN_CONFIG_* */
+            uint32_t baudrate; /* bit/s, baud-rate kinds */
+            uint8_t arbitration_lost_behavior;
+        } configuration; /* 0x40 */
+        uint8_t status; /* 0x41 */
+        struct {
+            uint16_t data_length;
+            const uint8_t *data; /* the corrupt operation's bytes */
+        } format_error; /* 0x01 */
+    } u;
+} rtcosim_lsbus_op;
+
+/* The standard's name of an op code ("CAN Transmit", ...), "unknown" else. */
+const char *rtcosim_lsbus_op_name(uint32_t code);
+
+/* Size an operation takes when written (header included). */
+size_t rtcosim_lsbus_op_size(const rtcosim_lsbus_op *op);
+
+/* Append op (op->code and its fields; length is computed) to buf[*used ..
+ * capacity). Errors (RTCOSIM_EINVAL, *used unchanged): not enough room, an
+ * unknown op code or configuration kind, data longer than a 16-bit length. */
+rtcosim_status rtcosim_lsbus_write(uint8_t *buf, size_t capacity, size_t *used,
+                                   const rtcosim_lsbus_op *op, rtcosim_error *err);
+
+/* Reading a buffer of concatenated operations; no allocation, the ops point
+ * into the buffer. */
+typedef struct rtcosim_lsbus_reader {
+    const uint8_t *buf;
+    size_t size, pos;
+    uint32_t unknown_ops; /* skipped so far (op codes this layer does not know) */
+} rtcosim_lsbus_reader;
+
+void rtcosim_lsbus_reader_init(rtcosim_lsbus_reader *r, const void *buf, size_t size);
+
+/* Next operation: RTCOSIM_OK with *got true and op filled, or *got false at
+ * the end of the buffer. An op code this layer does not know is returned
+ * with op->known false (its length is trusted to skip it; the standard says
+ * the receiver answers such an op with a Format Error), and counted.
+ * RTCOSIM_EFORMAT with a one-line message naming the op and the field when a
+ * length field lies (shorter than the header, not the size the op's layout
+ * gives, or past the end of the buffer) or a Configuration has an unknown
+ * kind; the reader then stays at that op (the rest cannot be trusted). */
+rtcosim_status rtcosim_lsbus_read(rtcosim_lsbus_reader *r, rtcosim_lsbus_op *op, bool *got,
+                                  rtcosim_error *err);
+
+/* ---- terminals and the layered standard's manifest (LS-BUS 1.0 sections 2 and 5.4,
+ * FMI 3.0 section 2.4.9 terminalsAndIcons.xml, section 2.6 fmi-ls-manifest.xml) ---- */
+
+#define RTCOSIM_LSBUS_NETWORK_TERMINAL "org.fmi-ls-bus.network-terminal"
+
+typedef struct rtcosim_terminal_member {
+    const char *variable_name;
+    const char *member_name;   /* may be NULL */
+    const char *variable_kind; /* signal, inflow, outflow */
+} rtcosim_terminal_member;
+
+typedef struct rtcosim_terminal {
+    const char *name;
+    const char *kind;          /* terminalKind; may be NULL */
+    const char *matching_rule;
+    const char *description;   /* may be NULL */
+    int depth;                 /* 0 top level, 1 nested in the previous depth-0 one, ... */
+    size_t parent;             /* index of the enclosing terminal; SIZE_MAX at depth 0 */
+    const rtcosim_terminal_member *members;
+    size_t member_count;
+} rtcosim_terminal;
+
+typedef struct rtcosim_layered_standard {
+    const char *name;          /* fmi-ls-name, e.g. org.fmi-standard.fmi-ls-bus */
+    const char *version;       /* fmi-ls-version */
+    const char *description;   /* fmi-ls-description */
+    const char *folder;        /* the folder under extra/ it was found in */
+    bool is_bus_simulation_fmu; /* LS-BUS: isBusSimulationFMU (default false) */
+} rtcosim_layered_standard;
+
+typedef struct rtcosim_fmu_extras rtcosim_fmu_extras;
+
+/* Read terminalsAndIcons/terminalsAndIcons.xml and every
+ * extra/<folder>/fmi-ls-manifest.xml of an extracted FMU (both optional).
+ * Malformed XML or a missing required attribute: RTCOSIM_EFORMAT naming the
+ * file ("terminalsAndIcons/terminalsAndIcons.xml: line 3: ..."). */
+rtcosim_status rtcosim_fmu_extras_read(const char *extracted_dir, rtcosim_fmu_extras **out,
+                                       rtcosim_error *err);
+/* The same from memory (fuzzing, tests); either text may be NULL. name is
+ * used in messages. */
+rtcosim_status rtcosim_terminals_parse(const char *xml, size_t size, const char *name,
+                                       rtcosim_fmu_extras *extras, rtcosim_error *err);
+rtcosim_status rtcosim_manifest_parse(const char *xml, size_t size, const char *name,
+                                      const char *folder, rtcosim_fmu_extras *extras,
+                                      rtcosim_error *err);
+rtcosim_fmu_extras *rtcosim_fmu_extras_new(void);
+void rtcosim_fmu_extras_free(rtcosim_fmu_extras *extras);
+size_t rtcosim_fmu_extras_terminal_count(const rtcosim_fmu_extras *extras);
+const rtcosim_terminal *rtcosim_fmu_extras_terminal(const rtcosim_fmu_extras *extras, size_t i);
+size_t rtcosim_fmu_extras_standard_count(const rtcosim_fmu_extras *extras);
+const rtcosim_layered_standard *rtcosim_fmu_extras_standard(const rtcosim_fmu_extras *extras,
+                                                            size_t i);
+
+/* ---- integrated bus simulation: LS-BUS CAN nodes on rtcosim's CAN bus
+ * (LS-BUS 1.0 section 3.2.3, CAN semantics of section 5.5.1) ---- */
+
+typedef struct rtcosim_lsbus_can_bridge rtcosim_lsbus_can_bridge;
+
+typedef struct rtcosim_lsbus_can_bridge_config {
+    const char *name;        /* "can0" */
+    uint32_t node_count;
+    /* Bit rate when no node configures one; 0 means 500 kbit/s. With
+     * force_bitrate the nodes' CAN_BAUDRATE configurations are ignored. */
+    uint32_t bitrate;
+    /* CAN FD data-phase bit rate when no node configures CANFD_BAUDRATE;
+     * 0 means 2 Mbit/s. force_bitrate ignores the nodes' rates of both. */
+    uint32_t fd_bitrate;
+    bool force_bitrate;
+    /* Arbitration Lost Behavior of nodes that configure none (0: buffer and
+     * retransmit, which is what a real controller does). */
+    uint8_t default_arbitration_lost_behavior;
+    /* The nodes' BusNotifications parameter: when false no Confirm, Bus
+     * Error or Arbitration Lost is sent (fire and forget; section 5.5.1.3). */
+    bool bus_notifications;
+    /* Frames buffered per node (0: 64) and the Rx buffer size per node in
+     * bytes (0: 4096); both allocated once at create. */
+    uint32_t tx_queue_capacity;
+    uint32_t rx_buffer_size;
+    /* Error injection: every error_every-th frame on the bus (0: never) ends
+     * in a Bus Error of kind error_code instead of being delivered. */
+    uint32_t error_every;
+    uint8_t error_code;
+    /* Keep every delivered frame for rtcosim_lsbus_can_bridge_write_log
+     * (grown by doubling from 4096 entries: amortized, not per frame). */
+    bool log_frames;
+} rtcosim_lsbus_can_bridge_config;
+
+typedef struct rtcosim_lsbus_can_bridge_stats {
+    uint64_t frames;           /* delivered */
+    uint64_t confirms, arbitration_lost, bus_errors, format_errors;
+    uint64_t unknown_ops;      /* ops skipped with an unknown code */
+    uint64_t dropped;          /* transmit queue full */
+    rtcosim_time_ns busy_ns;
+} rtcosim_lsbus_can_bridge_stats;
+
+rtcosim_status rtcosim_lsbus_can_bridge_create(const rtcosim_lsbus_can_bridge_config *config,
+                                               rtcosim_lsbus_can_bridge **out,
+                                               rtcosim_error *err);
+void rtcosim_lsbus_can_bridge_free(rtcosim_lsbus_can_bridge *b);
+
+/* A node's Tx_Data at time t (its Tx_Clock ticked): every operation is taken
+ * at once: Configuration and Status update the node, Transmit queues a frame
+ * for arbitration, Wakeup goes to every other node's Rx; an op code the bus
+ * does not know is skipped and answered with a Format Error (counted in the
+ * stats). t must not go back before the bridge's time. Errors: a malformed
+ * buffer (RTCOSIM_EFORMAT naming the node, op and field), a frame the bus
+ * cannot carry (RTCOSIM_EUNSUPPORTED: CAN XL frames, more than 8 data bytes
+ * in a classic frame; RTCOSIM_EINVAL: identifiers out of range, a length
+ * CAN FD has no DLC for). CAN FD frames take their nominal bits at the CAN
+ * rate and, with BRS, their data phase at the CAN FD rate. */
+rtcosim_status rtcosim_lsbus_can_bridge_push(rtcosim_lsbus_can_bridge *b, uint32_t node,
+                                             rtcosim_time_ns t, const void *tx_data,
+                                             size_t size, rtcosim_error *err);
+/* The next instant the bus has something to do (a frame ends, or queued
+ * frames start arbitration); RTCOSIM_TIME_MAX when idle with nothing queued. */
+rtcosim_time_ns rtcosim_lsbus_can_bridge_next_event(const rtcosim_lsbus_can_bridge *b);
+/* Run the bus up to and including t: frames ending at or before t are
+ * delivered to the receivers' Rx buffers (Transmit op) and confirmed to their
+ * senders; frames are arbitrated as the bus becomes free. */
+rtcosim_status rtcosim_lsbus_can_bridge_advance(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns t,
+                                                rtcosim_error *err);
+/* A node's pending Rx operations (to set as its Rx_Data and tick Rx_Clock
+ * when size > 0); valid until the next call on the bridge. Taking them
+ * empties the node's Rx buffer. */
+const uint8_t *rtcosim_lsbus_can_bridge_take_rx(rtcosim_lsbus_can_bridge *b, uint32_t node,
+                                                size_t *size);
+void rtcosim_lsbus_can_bridge_stats_get(const rtcosim_lsbus_can_bridge *b,
+                                        rtcosim_lsbus_can_bridge_stats *stats);
+/* The frames delivered so far (with log_frames), sender = node index, and
+ * the log written as src/can writes it: Vector ASC for a path ending in
+ * ".asc", candump -l otherwise (end-of-frame times, can_log.h). */
+size_t rtcosim_lsbus_can_bridge_log_count(const rtcosim_lsbus_can_bridge *b);
+const struct rtcosim_can_log_entry *rtcosim_lsbus_can_bridge_log(const rtcosim_lsbus_can_bridge *b);
+rtcosim_status rtcosim_lsbus_can_bridge_write_log(const rtcosim_lsbus_can_bridge *b,
+                                                  const char *path, rtcosim_error *err);
+/* The bit rate in use (configured by nodes or given). */
+uint32_t rtcosim_lsbus_can_bridge_bitrate(const rtcosim_lsbus_can_bridge *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,191 @@
+/* An FMI 3.0 FMU for scheduled execution (FMI 3.0 chapter 5): instantiated with
+ * fmi3InstantiateScheduledExecution and its three callbacks, driven by
+ * fmi3ActivateModelPartition instead of fmi3DoStep. The callbacks only record
+ * what the FMU asked (no FMI call from inside them): the caller reads output
+ * clocks and countdown intervals after the activation returns, which on one
+ * thread is the same instant the standard's Clock Update Mode refers to. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi/fmu_internal.h"
+
+struct rtcosim_fmi3_se {
+    fmi3ActivateModelPartitionTYPE *activate;
+    bool clock_update;  /* set by the callback during an activation */
+    rtcosim_se_stats stats;
+};
+
+/* lockPreemption/unlockPreemption carry no instance (section 5.2.1): they
+ * guard the FMU's data against a partition of the same FMU preempting this
+ * one. rtcosim activates the partitions of one FMU on one thread, so there
+ * is nothing to lock; the depth per thread still catches an FMU that unlocks
+ * more than it locked. */
+static _Thread_local int preemption_depth;
+static _Thread_local rtcosim_se_stats *active_stats;
+
+static void lock_preemption(void)
+{
+    preemption_depth++;
+    if (active_stats)
+        active_stats->preemption_locks++;
+}
+
+static void unlock_preemption(void)
+{
+    if (preemption_depth > 0)
+        preemption_depth--;
+    else if (active_stats)
+        active_stats->unbalanced_unlocks++;
+}
+
+static void clock_update(fmi3InstanceEnvironment env)
+{
+    rtcosim_fmu *f = env;
+    if (f && f->se) {
+        f->se->clock_update = true;
+        f->se->stats.clock_updates++;
+    }
+}
+
+static rtcosim_status se_instantiate(void *self, const char *instance_name, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    free(f->instance_name);
+    f->instance_name = strdup(instance_name);
+    if (!f->instance_name)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", instance_name);
+    f->instance = f->fmi3.fmi3InstantiateScheduledExecution(
+        instance_name, f->md->instantiation_token, f->resource_location, f->visible,
+        f->fmu_logging, f, rtcosim_fmi3_log_message, clock_update, lock_preemption,
+        unlock_preemption);
+    RTCOSIM_FMU_TRACE(f, "fmi3InstantiateScheduledExecution", f->instance ? fmi3OK : fmi3Error,
+                      "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d", instance_name,
+                      f->md->instantiation_token, f->resource_location, f->visible,
+                      f->fmu_logging);
+    if (!f->instance)
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                 "%s: fmi3InstantiateScheduledExecution failed (returned NULL)",
+                                 instance_name);
+    return RTCOSIM_OK;
+}
+
+/* An SE FMU has no communication steps: time advances only by activations. */
+static rtcosim_status se_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *result, rtcosim_error *err)
+{
+    (void)t, (void)h, (void)result;
+    rtcosim_fmu *f = self;
+    return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                             "%s: an FMU in scheduled execution has no fmi3DoStep; its model "
+                             "partitions are activated by clocks (rtcosim simulate --interface-type se)",
+                             f->instance_name ? f->instance_name : f->archive_path);
+}
+
+rtcosim_status rtcosim_fmi3_se_prepare(rtcosim_fmu *f, rtcosim_error *err)
+{
+    if (!f->fmi3.fmi3InstantiateScheduledExecution)
+        return rtcosim_fmu_lacks(f, "fmi3InstantiateScheduledExecution", err);
+    fmi3ActivateModelPartitionTYPE *activate =
+        (fmi3ActivateModelPartitionTYPE *)dlsym(f->library, "fmi3ActivateModelPartition");
+    if (!activate)
+        return rtcosim_fmu_lacks(f, "fmi3ActivateModelPartition", err);
+    /* Chapter 5: input clocks are the partitions, ordered by priority,
+     * which is mandatory for them there (section 2.4.7.3). */
+    const rtcosim_fmi_md *md = f->md;
+    for (size_t i = 0; i < md->clock_count; i++) {
+        const rtcosim_fmu_clock *k = &md->clocks[i];
+        const rtcosim_variable *v = &md->variables[k->variable];
+        if (v->causality == RTCOSIM_CAUSALITY_INPUT && !k->has_priority)
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s: modelDescription.xml: clock '%s': an input clock needs "
+                                     "a priority in scheduled execution (FMI 3.0 section 2.4.7.3)",
+                                     f->archive_path, v->name);
+        if (v->causality == RTCOSIM_CAUSALITY_INPUT && k->kind == RTCOSIM_FMI_CLOCK_CHANGING &&
+            !f->fmi3.fmi3GetIntervalDecimal)
+            return rtcosim_fmu_lacks(f, "fmi3GetIntervalDecimal", err);
+        if (v->causality == RTCOSIM_CAUSALITY_INPUT && k->kind == RTCOSIM_FMI_CLOCK_COUNTDOWN &&
+            !f->fmi3.fmi3GetIntervalDecimal)
+            return rtcosim_fmu_lacks(f, "fmi3GetIntervalDecimal", err);
+    }
+    f->se = calloc(1, sizeof *f->se);
+    if (!f->se)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+    f->se->activate = activate;
+    f->ops.instantiate = se_instantiate;
+    f->ops.do_step = se_do_step;
+    f->ops.get_state = NULL; /* FMU state is not for partitions in flight (5.2.2) */
+    f->ops.set_state = NULL;
+    f->ops.free_state = NULL;
+    f->ops.serialized_state_size = NULL;
+    f->ops.serialize_state = NULL;
+    f->ops.deserialize_state = NULL;
+    f->ops.set_input_derivatives = NULL;
+    return RTCOSIM_OK;
+}
+
+void rtcosim_fmi3_se_free(struct rtcosim_fmi3_se *se)
+{
+    free(se);
+}
+
+static rtcosim_fmu *se_fmu(const rtcosim_component *c)
+{
+    if (!c || rtcosim_component_kind(c) != rtcosim_fmi3_kind)
+        return NULL;
+    rtcosim_fmu *f = rtcosim_component_impl(c);
+    return f->se ? f : NULL;
+}
+
+bool rtcosim_fmu_is_scheduled(const rtcosim_component *c)
+{
+    return se_fmu(c) != NULL;
+}
+
+rtcosim_status rtcosim_fmu_se_activate(rtcosim_component *c, size_t clock, rtcosim_time_ns t,
+                                       bool *clock_updated, rtcosim_error *err)
+{
+    rtcosim_fmu *f = se_fmu(c);
+    if (!f)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not an FMU in scheduled execution",
+                                 c ? rtcosim_component_instance_name(c) : "?");
+    if (clock >= f->md->clock_count ||
+        f->md->variables[f->md->clocks[clock].variable].causality != RTCOSIM_CAUSALITY_INPUT)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: fmi3ActivateModelPartition needs an input clock (FMI 3.0 "
+                                 "section 5.2.2)", f->instance_name);
+    const rtcosim_variable *v = &f->md->variables[f->md->clocks[clock].variable];
+    double t_s = rtcosim_time_to_seconds(t);
+    f->se->clock_update = false;
+    active_stats = &f->se->stats;
+    int depth = preemption_depth;
+    fmi3Status s = f->se->activate(f->instance, v->value_reference, t_s);
+    active_stats = NULL;
+    f->se->stats.activations++;
+    if (preemption_depth != depth) {
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi",
+                    "%s: partition '%s' returned with preemption still locked (FMI 3.0 section "
+                    "5.2.1)", f->instance_name, v->name);
+        preemption_depth = depth;
+    }
+    RTCOSIM_FMU_TRACE(f, "fmi3ActivateModelPartition", s, "%s (vr %u), activationTime=%.17g%s",
+                      v->name, (unsigned)v->value_reference, t_s,
+                      f->se->clock_update ? " -> clockUpdate" : "");
+    *clock_updated = f->se->clock_update;
+    /* Section 5.2: Discard is treated like Error in scheduled execution. */
+    if (s == fmi3Discard)
+        s = fmi3Error;
+    return rtcosim_fmu_status(f, s, "fmi3ActivateModelPartition", t_s, err);
+}
+
+rtcosim_status rtcosim_fmu_se_stats(const rtcosim_component *c, rtcosim_se_stats *out,
+                                    rtcosim_error *err)
+{
+    rtcosim_fmu *f = se_fmu(c);
+    if (!f)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not an FMU in scheduled execution",
+                                 c ? rtcosim_component_instance_name(c) : "?");
+    *out = f->se->stats;
+    return RTCOSIM_OK;
+}

@@ -1,0 +1,54 @@
+/* What simulate.c and simulate_se.c share (internal to src/simulate): the run
+ * of one component with its per-type batches, recorder and input cursor; the
+ * scheduled-execution loop (simulate_se.c) replaces the step loop for an FMU
+ * loaded with --interface-type se and reuses the recording and inputs. */
+#ifndef RTCOSIM_SIMULATE_INTERNAL_H
+#define RTCOSIM_SIMULATE_INTERNAL_H
+
+#include "rtcosim/csv.h"
+#include "rtcosim/results.h"
+#include "rtcosim/simulate.h"
+
+/* The variables of one type exchanged in one batched call per step. */
+typedef struct batch {
+    rtcosim_type type;
+    size_t count;
+    uint32_t *vrs;
+    unsigned char *values; /* count values of the type, as get/set use them */
+    size_t *column;        /* outputs: recorder column; inputs: CSV column */
+    bool *linear;          /* inputs: interpolate linearly (else hold) */
+} batch;
+
+typedef struct run {
+    rtcosim_component *c;
+    const rtcosim_simulate_options *o;
+    const char *label;
+    batch outputs[RTCOSIM_TYPE_COUNT_], inputs[RTCOSIM_TYPE_COUNT_];
+    size_t output_batch_count, input_batch_count;
+    const rtcosim_variable **recorded;
+    size_t recorded_count;
+    rtcosim_value *row;
+    rtcosim_recorder *recorder;
+    rtcosim_csv_cursor cursor;
+    uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
+    bool have_row; /* row holds the values at last_row_time */
+    rtcosim_time_ns last_row_time;
+    struct se_run *se; /* scheduled execution (simulate_se.c); NULL otherwise */
+} run;
+
+void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v);
+/* Record the row at t (always: even when decimation would skip it). */
+rtcosim_status simulate_record(run *r, rtcosim_time_ns t, bool always, rtcosim_error *err);
+/* Prefix err with the instance and time where the run stopped. */
+rtcosim_status simulate_step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err);
+
+/* simulate_se.c: set up the clocks (before instantiation), read intervals in
+ * Initialization Mode, run the partitions from start to stop, gather a row,
+ * free. */
+rtcosim_status simulate_se_setup(run *r, rtcosim_error *err);
+rtcosim_status simulate_se_init(run *r, rtcosim_error *err);
+rtcosim_status simulate_se_loop(run *r, rtcosim_simulate_result *res, rtcosim_error *err);
+rtcosim_status simulate_se_gather(run *r, rtcosim_error *err);
+void simulate_se_free(run *r);
+
+#endif
