@@ -34,6 +34,13 @@ typedef struct run {
     rtcosim_value *row;
     rtcosim_recorder *recorder;
     rtcosim_csv_cursor cursor;
+    /* Event Mode: discrete inputs are set only there (FMI 3.0 section
+     * 4.2.2); the next time one changes in the input table (-1: none),
+     * found from row input_scan on. */
+    bool discrete_in_event_mode;
+    rtcosim_time_ns next_input_event;
+    size_t input_scan;
+    uint32_t *input_vrs; /* scratch: the references of the inputs set */
     uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
     bool have_row; /* row holds the values at last_row_time */
     rtcosim_time_ns last_row_time;
@@ -250,6 +257,8 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
         batch_for(r->inputs, &r->input_batch_count, v->type)->count++;
     }
     rtcosim_status st = allocate_batches(r->inputs, r->input_batch_count, true, err);
+    if (st == RTCOSIM_OK && !(r->input_vrs = calloc(n + 1, sizeof *r->input_vrs)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the inputs");
     for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
         const rtcosim_variable *v = rtcosim_component_find_variable(r->c, rtcosim_csv_column_name(table, i));
         batch *b = batch_for(r->inputs, &r->input_batch_count, v->type);
@@ -262,7 +271,11 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
     return st;
 }
 
-static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err)
+/* Inputs at t; with `discrete` false (Step Mode of an Event Mode run) only
+ * the continuous ones, interpolated (a batch holds one type, and a type is
+ * continuous or not for all its inputs but Float, whose discrete inputs are
+ * then left to Event Mode too). */
+static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtcosim_error *err)
 {
     if (!r->input_batch_count)
         return RTCOSIM_OK;
@@ -270,12 +283,21 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err
     for (size_t i = 0; i < r->input_batch_count; i++) {
         batch *b = &r->inputs[i];
         size_t size = rtcosim_type_size(b->type);
+        size_t n = 0;
         for (size_t k = 0; k < b->count; k++) {
+            if (!discrete && !b->linear[k])
+                continue;
             double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
                                     : rtcosim_csv_cursor_hold(&r->cursor, b->column[k]);
-            store_number(b->type, x, b->values + k * size);
+            store_number(b->type, x, b->values + n * size);
+            if (!discrete)
+                r->input_vrs[n] = b->vrs[k];
+            n++;
         }
-        rtcosim_status st = rtcosim_component_set(r->c, b->type, b->vrs, b->count, b->values, err);
+        if (n == 0)
+            continue;
+        rtcosim_status st =
+            rtcosim_component_set(r->c, b->type, discrete ? b->vrs : r->input_vrs, n, b->values, err);
         if (st != RTCOSIM_OK)
             return st;
     }
@@ -527,6 +549,33 @@ static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns 
     return RTCOSIM_OK;
 }
 
+/* The next time after t at which a discrete input of the table changes (or
+ * any input jumps: two rows at one time), -1: none; as fmusim's
+ * FMINextInputEvent. Scans on from where the last search stopped. */
+static rtcosim_time_ns next_input_event(run *r, rtcosim_time_ns t)
+{
+    const rtcosim_csv *table = r->o->input;
+    if (!table || !r->input_batch_count)
+        return -1;
+    size_t rows = rtcosim_csv_row_count(table), i = r->input_scan ? r->input_scan : 1;
+    while (i < rows && rtcosim_csv_time(table, i) <= t)
+        i++;
+    r->input_scan = i;
+    for (; i < rows; i++) {
+        rtcosim_time_ns ti = rtcosim_csv_time(table, i);
+        if (ti == rtcosim_csv_time(table, i - 1))
+            return ti;
+        for (size_t j = 0; j < r->input_batch_count; j++) {
+            const batch *b = &r->inputs[j];
+            for (size_t k = 0; k < b->count; k++)
+                if (!b->linear[k] && rtcosim_csv_value(table, i, b->column[k]) !=
+                                         rtcosim_csv_value(table, i - 1, b->column[k]))
+                    return ti;
+        }
+    }
+    return -1;
+}
+
 /* The event iteration of the single component (FMI 3.0 section 4.2.2):
  * fmi3UpdateDiscreteStates until nothing needs an update, then step mode.
  * *next_event: the time it announced (-1: none; a time at or before now is
@@ -546,6 +595,18 @@ handle_event(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *termi
     return RTCOSIM_OK;
 }
 
+/* No step ends past it: the stop time, the next event time the FMU
+ * announced or the next input event. */
+static rtcosim_time_ns event_limit(const run *r, rtcosim_time_ns next_event, rtcosim_time_ns t)
+{
+    rtcosim_time_ns limit = r->o->stop_time;
+    if (next_event > t && next_event < limit)
+        limit = next_event;
+    if (r->next_input_event > t && r->next_input_event < limit)
+        limit = r->next_input_event;
+    return limit;
+}
+
 /* A step that ended at an event (Event Mode): the row before it, the
  * iteration; the caller's next row at t holds the values after it, as
  * fmusim's FMI3CSSimulation records them with --event-mode-used. */
@@ -556,6 +617,14 @@ event_after_step(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *t
     rtcosim_status st = record(r, t, true, err);
     if (st != RTCOSIM_OK)
         return step_failed(r, t, err);
+    /* An input event: the inputs after it are set in Event Mode, before
+     * the iteration (fmusim: FMIApplyInput(..., afterEvent = true)). */
+    if (t == r->next_input_event) {
+        if ((st = rtcosim_component_enter_event_mode(r->c, err)) != RTCOSIM_OK ||
+            (st = apply_inputs(r, t, true, err)) != RTCOSIM_OK)
+            return step_failed(r, t, err);
+        r->next_input_event = next_input_event(r, t);
+    }
     if ((st = handle_event(r, t, next_event, terminate, err)) != RTCOSIM_OK)
         return st;
     res->events++;
@@ -576,6 +645,11 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
     const rtcosim_simulate_options *o = r->o;
     rtcosim_time_ns t = o->start_time, stop = o->stop_time, interval = o->output_interval;
     const bool events = rtcosim_component_capabilities(r->c)->event_mode_used;
+    /* Steps end at events only where the FMU takes any step size (as
+     * fmusim shortens them). */
+    const bool shorten = events && rtcosim_component_capabilities(r->c)->can_handle_variable_step;
+    r->discrete_in_event_mode = events;
+    r->next_input_event = shorten ? next_input_event(r, t) : -1;
     rtcosim_time_ns next_event = -1; /* announced by the FMU; -1: none */
     rtcosim_time_ns limit = stop;    /* no step ends past it: stop or the next event */
     bool terminate = false;
@@ -589,14 +663,15 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             return st;
         next_event = announced;
         terminate = ends;
-        limit = next_event > t && next_event < stop ? next_event : stop;
     }
+    if (shorten)
+        limit = event_limit(r, next_event, t);
     rtcosim_time_ns grid; /* the next point of the output grid; saturates */
     if (__builtin_add_overflow(t, interval, &grid))
         grid = RTCOSIM_TIME_MAX;
     unsigned standstill = 0; /* early returns in a row that did not advance */
     for (;;) {
-        st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
+        st = t > o->start_time ? apply_inputs(r, t, !r->discrete_in_event_mode, err) : RTCOSIM_OK;
         bool last = t >= stop || terminate;
         if (st == RTCOSIM_OK)
             st = record(r, t, t == o->start_time || last, err);
@@ -644,10 +719,12 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             terminate = true;
             res->terminated_by_component = t < stop;
         }
-        if (events && !terminate && (sr.event_handling_needed || t == next_event)) {
+        if (events && !terminate &&
+            (sr.event_handling_needed || t == next_event || t == r->next_input_event)) {
             if ((st = event_after_step(r, t, &next_event, &terminate, res, err)) != RTCOSIM_OK)
                 return st;
-            limit = next_event > t && next_event < stop ? next_event : stop;
+            if (shorten)
+                limit = event_limit(r, next_event, t);
         }
         if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK) {
             /* Cancelled (e.g. on a signal): the time reached is a row too. */
@@ -676,7 +753,7 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
         (st = apply_start_values(r, false, err)) != RTCOSIM_OK ||
         (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
         (st = apply_start_values(r, true, err)) != RTCOSIM_OK ||
-        (st = apply_inputs(r, o->start_time, err)) != RTCOSIM_OK ||
+        (st = apply_inputs(r, o->start_time, true, err)) != RTCOSIM_OK ||
         (st = rtcosim_component_exit_init(r->c, err)) != RTCOSIM_OK)
         return st;
     if ((st = step_loop(r, res, err)) != RTCOSIM_OK)
@@ -728,5 +805,6 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
     }
     free(r.recorded);
     free(r.row);
+    free(r.input_vrs);
     return st;
 }
