@@ -264,6 +264,9 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    if (rtcosim_master_event_count(m) > 0)
+        printf("events: %llu (FMI 3.0 Event Mode; a row before and one after each)\n",
+               (unsigned long long)rtcosim_master_event_count(m));
     rtcosim_master_parallel par;
     if (rtcosim_master_get_parallel(m, &par, NULL) == RTCOSIM_OK && (par.threads > 1 || par.automatic)) {
         char line[300];

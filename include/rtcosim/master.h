@@ -166,6 +166,9 @@ rtcosim_time_ns rtcosim_master_time(const rtcosim_master *m);
 /* The macro step the next step will use (adaptive: the controller's choice). */
 rtcosim_time_ns rtcosim_master_next_step(const rtcosim_master *m);
 uint64_t rtcosim_master_step_count(const rtcosim_master *m);
+/* Event iterations after steps so far (FMI 3.0 Event Mode; the one after
+ * initialization not counted); 0 without event-mode components. */
+uint64_t rtcosim_master_event_count(const rtcosim_master *m);
 /* Whether a component asked to end the run (FMI 3.0 terminateSimulation, or
  * a discarded step with the FMI 2.0 fmi2Terminated / FMI 3.0
  * terminateSimulation request); the run then ended normally. *component gets

@@ -20,6 +20,11 @@ static bool uses_events(const master_component *mc)
     return rtcosim_component_capabilities(mc->c)->event_mode_used;
 }
 
+static bool is_float(rtcosim_type type)
+{
+    return type == RTCOSIM_TYPE_FLOAT64 || type == RTCOSIM_TYPE_FLOAT32;
+}
+
 rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
 {
     m->events = false;
@@ -52,15 +57,28 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
                         "event times components announce (events then fall on step ends)",
                         m->comps[c].name);
         }
+    for (size_t c = 0; c < m->comp_count; c++) {
+        master_component *mc = &m->comps[c];
+        memcpy(mc->event_in_types, mc->in_types, sizeof mc->in_types);
+        mc->event_in_type_count = mc->in_type_count;
+        if (!uses_events(mc))
+            continue;
+        unsigned kept = 0;
+        for (unsigned j = 0; j < mc->in_type_count; j++)
+            if (is_float((rtcosim_type)mc->in_types[j]))
+                mc->in_types[kept++] = mc->in_types[j];
+        mc->in_type_count = kept;
+    }
     m->events = true;
     /* Section 4.2.2: with eventModeUsed a component leaves initialization in
      * Event Mode; the first iteration runs at the start time. */
     return master_event_iteration(m, m->start, err);
 }
 
-/* The value connection k delivers now, into buf; false when it equals what
- * the consumer's input holds. */
-static bool connection_value(rtcosim_master *m, const master_connection *k, unsigned char *dst)
+/* The value connection k delivers now, into dst (unless only `compare`);
+ * false when it equals what the consumer's input holds. */
+static bool connection_value(rtcosim_master *m, const master_connection *k, unsigned char *dst,
+                             bool compare)
 {
     size_t elem = rtcosim_type_size(k->type);
     const master_component *from = &m->comps[k->from];
@@ -78,9 +96,32 @@ static bool connection_value(rtcosim_master *m, const master_connection *k, unsi
     }
     if (memcmp(dst, value, elem) == 0)
         return false;
-    memcpy(dst, value, elem);
+    if (!compare)
+        memcpy(dst, value, elem);
     return true;
 }
+
+static unsigned char *input_slot(rtcosim_master *m, const master_connection *k)
+{
+    return m->comps[k->to].in[k->type].values + k->in_slot * rtcosim_type_size(k->type);
+}
+
+/* An input event: a connected input of an event-mode component that only
+ * Event Mode sets (not Float) would change (FMI 3.0 section 4.2.2). */
+static bool discrete_input_changed(rtcosim_master *m)
+{
+    for (size_t i = 0; i < m->conn_count; i++) {
+        const master_connection *k = &m->conns[i];
+        if (!is_float(k->type) && uses_events(&m->comps[k->to]) &&
+            connection_value(m, k, input_slot(m, k), true))
+            return true;
+    }
+    return false;
+}
+
+/* Every input of the event-mode components, Event Mode's types included. */
+static rtcosim_status set_event_inputs(rtcosim_master *m, bool marked_only, rtcosim_time_ns t,
+                                       rtcosim_error *err);
 
 static rtcosim_status failed_at(rtcosim_status st, const master_component *mc, rtcosim_time_ns t,
                                 rtcosim_error *err)
@@ -105,6 +146,24 @@ static rtcosim_status not_settled(rtcosim_master *m, rtcosim_error *err)
                              EVENT_ROUNDS_MAX, names);
 }
 
+static rtcosim_status set_event_inputs(rtcosim_master *m, bool marked_only, rtcosim_time_ns t,
+                                       rtcosim_error *err)
+{
+    for (size_t c = 0; c < m->comp_count; c++) {
+        master_component *mc = &m->comps[c];
+        if (!uses_events(mc) || (marked_only && !m->event_marks[c]))
+            continue;
+        for (unsigned j = 0; j < mc->event_in_type_count; j++) {
+            unsigned ty = mc->event_in_types[j];
+            rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)ty, mc->in[ty].vrs,
+                                                      mc->in[ty].n, mc->in[ty].values, err);
+            if (st != RTCOSIM_OK)
+                return failed_at(st, mc, t, err);
+        }
+    }
+    return RTCOSIM_OK;
+}
+
 rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtcosim_error *err)
 {
     rtcosim_status st;
@@ -114,6 +173,10 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
             (st = rtcosim_component_enter_event_mode(mc->c, err)) != RTCOSIM_OK)
             return failed_at(st, mc, t, err);
     }
+    /* The discrete inputs the steps held back (Step Mode sets only Float
+     * ones): their values from the step's start, before the first round. */
+    if ((st = set_event_inputs(m, false, t, err)) != RTCOSIM_OK)
+        return st;
     rtcosim_time_ns next = -1;
     const master_component *terminating = NULL;
     for (int round = 0;; round++) {
@@ -148,24 +211,15 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
             master_component *to = &m->comps[k->to];
             if (!uses_events(to))
                 continue;
-            unsigned char *dst = to->in[k->type].values + k->in_slot * rtcosim_type_size(k->type);
-            if (connection_value(m, k, dst)) {
+            if (connection_value(m, k, input_slot(m, k), false)) {
                 m->event_marks[k->to] = true;
                 changed = true;
             }
         }
         if (!changed)
             break;
-        for (size_t c = 0; c < m->comp_count; c++) {
-            master_component *mc = &m->comps[c];
-            for (unsigned j = 0; m->event_marks[c] && j < mc->in_type_count; j++) {
-                unsigned ty = mc->in_types[j];
-                if ((st = rtcosim_component_set(mc->c, (rtcosim_type)ty, mc->in[ty].vrs,
-                                                mc->in[ty].n, mc->in[ty].values, err)) !=
-                    RTCOSIM_OK)
-                    return failed_at(st, mc, t, err);
-            }
-        }
+        if ((st = set_event_inputs(m, true, t, err)) != RTCOSIM_OK)
+            return st;
     }
     m->next_event = next;
     if (terminating) {
@@ -199,6 +253,8 @@ rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosi
     bool event = m->next_event == m->time;
     for (size_t c = 0; c < m->comp_count && !event; c++)
         event = uses_events(&m->comps[c]) && m->comps[c].step_result.event_handling_needed;
+    if (!event)
+        event = discrete_input_changed(m);
     if (!event || m->terminate_requested)
         return RTCOSIM_OK;
     /* fmusim's rows: the values before the event, then (the caller's row

@@ -35,6 +35,11 @@ typedef struct master_component {
     /* The types with a non-empty batch, so that the hot path skips the rest. */
     unsigned char out_types[RTCOSIM_TYPE_COUNT_], in_types[RTCOSIM_TYPE_COUNT_];
     unsigned out_type_count, in_type_count;
+    /* Event Mode (events.c): every input type, set in Event Mode; in_types
+     * then keeps only Float64/Float32 for Step Mode, where FMI 3.0 section
+     * 4.2.2 allows no discrete input to change. */
+    unsigned char event_in_types[RTCOSIM_TYPE_COUNT_];
+    unsigned event_in_type_count;
     double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
     bool any_d1, any_d2;
     /* Takes input derivatives and has an input that is not held (ZOH): only

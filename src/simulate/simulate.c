@@ -106,9 +106,6 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
     return RTCOSIM_OK;
 }
 
-static const rtcosim_variable *start_targets(const rtcosim_component *c, const char *name,
-                                             size_t *count);
-
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,
                                         size_t capacity, size_t *found, rtcosim_error *err)
@@ -117,7 +114,7 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
     if (count > 0) {
         for (size_t i = 0; i < count; i++) {
             size_t elements; /* a whole FMI 3.0 array records each element */
-            const rtcosim_variable *v = start_targets(c, names[i], &elements);
+            const rtcosim_variable *v = simulate_start_targets(c, names[i], &elements);
             if (!v)
                 return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                          "output variable '%s': model '%s' has no such variable",
@@ -242,6 +239,8 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
         batch_for(r->inputs, &r->input_batch_count, v->type)->count++;
     }
     rtcosim_status st = allocate_batches(r->inputs, r->input_batch_count, true, err);
+    if (st == RTCOSIM_OK && !(r->input_vrs = calloc(n + 1, sizeof *r->input_vrs)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the inputs");
     for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
         const rtcosim_variable *v = rtcosim_component_find_variable(r->c, rtcosim_csv_column_name(table, i));
         batch *b = batch_for(r->inputs, &r->input_batch_count, v->type);
@@ -254,7 +253,11 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
     return st;
 }
 
-static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err)
+/* Inputs at t; with `discrete` false (Step Mode of an Event Mode run) only
+ * the continuous ones, interpolated (a batch holds one type, and a type is
+ * continuous or not for all its inputs but Float, whose discrete inputs are
+ * then left to Event Mode too). */
+static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtcosim_error *err)
 {
     if (!r->input_batch_count)
         return RTCOSIM_OK;
@@ -264,12 +267,21 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err
         if (b->type == RTCOSIM_TYPE_CLOCK)
             continue; /* ticks, not values: simulate_se.c activates them */
         size_t size = rtcosim_type_size(b->type);
+        size_t n = 0;
         for (size_t k = 0; k < b->count; k++) {
+            if (!discrete && !b->linear[k])
+                continue;
             double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
                                     : rtcosim_csv_cursor_hold(&r->cursor, b->column[k]);
-            store_number(b->type, x, b->values + k * size);
+            store_number(b->type, x, b->values + n * size);
+            if (!discrete)
+                r->input_vrs[n] = b->vrs[k];
+            n++;
         }
-        rtcosim_status st = rtcosim_component_set(r->c, b->type, b->vrs, b->count, b->values, err);
+        if (n == 0)
+            continue;
+        rtcosim_status st =
+            rtcosim_component_set(r->c, b->type, discrete ? b->vrs : r->input_vrs, n, b->values, err);
         if (st != RTCOSIM_OK)
             return st;
     }
@@ -322,132 +334,6 @@ rtcosim_status simulate_record(run *r, rtcosim_time_ns t, bool always, rtcosim_e
                   : rtcosim_recorder_push_row_always(r->recorder, t, r->row, err);
 }
 
-/* Whether a start value may be set, and in which phase: inputs inside
- * initialization mode, everything else before it. */
-static rtcosim_status check_start_value(const rtcosim_variable *v, rtcosim_error *err)
-{
-    const char *why = NULL;
-    switch (v->causality) {
-    case RTCOSIM_CAUSALITY_OUTPUT: why = "it is an output (computed by the model)"; break;
-    case RTCOSIM_CAUSALITY_CALCULATED_PARAMETER: why = "it is a calculated parameter"; break;
-    case RTCOSIM_CAUSALITY_INDEPENDENT: why = "it is the independent variable"; break;
-    case RTCOSIM_CAUSALITY_STRUCTURAL_PARAMETER:
-        why = "structural parameters need configuration mode, which rtcosim simulate does not use";
-        break;
-    case RTCOSIM_CAUSALITY_LOCAL:
-        if (v->initial == RTCOSIM_INITIAL_CALCULATED || v->initial == RTCOSIM_INITIAL_NONE)
-            why = "it is a calculated local variable";
-        break;
-    default: break;
-    }
-    if (!why && v->variability == RTCOSIM_VARIABILITY_CONSTANT)
-        why = "it is a constant";
-    if (!why && v->type == RTCOSIM_TYPE_BINARY)
-        why = "Binary start values cannot be given as text";
-    if (why)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value '%s': cannot be set: %s", v->name, why);
-    return RTCOSIM_OK;
-}
-
-/* The variables a start value names: the variable itself (*count 1), or the
- * elements name[...] of an FMI 3.0 array, consecutive in the table, which
- * take a white-space separated list in row-major order as the description's
- * own array start values do (FMI 3.0 section 2.4.7.5). NULL: neither. */
-static const rtcosim_variable *start_targets(const rtcosim_component *c, const char *name,
-                                             size_t *count)
-{
-    const rtcosim_variable *v = rtcosim_component_find_variable(c, name);
-    *count = 1;
-    if (v)
-        return v;
-    size_t len = strlen(name), n = rtcosim_component_variable_count(c), first = n;
-    *count = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *e = rtcosim_component_variable(c, i)->name;
-        bool element = strncmp(e, name, len) == 0 && e[len] == '[';
-        if (element && first == n)
-            first = i;
-        if (element && i == first + *count)
-            ++*count;
-    }
-    return *count ? rtcosim_component_variable(c, first) : NULL;
-}
-
-/* Parse (and with `apply`, set) one start value: a scalar, or a list for an
- * array, all of whose elements are then set in one call. */
-static rtcosim_status start_value(run *r, const rtcosim_start_value *sv, const rtcosim_variable *v,
-                                  size_t count, bool apply, rtcosim_error *err)
-{
-    if (rtcosim_component_find_variable(r->c, sv->name)) {
-        rtcosim_value value;
-        rtcosim_status st = rtcosim_value_parse(v->type, sv->value, &value, err);
-        if (st != RTCOSIM_OK || !apply)
-            return st == RTCOSIM_OK ? st : rtcosim_error_prefix(err, "start value '%s': ", sv->name);
-        _Alignas(16) unsigned char slot[sizeof(rtcosim_value)];
-        rtcosim_value_store(v->type, &value, slot);
-        if ((st = rtcosim_component_set(r->c, v->type, &v->value_reference, 1, slot, err)) != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
-        return RTCOSIM_OK;
-    }
-    size_t size = rtcosim_type_size(v->type);
-    uint32_t *vrs = malloc(count * sizeof *vrs);
-    unsigned char *slots = malloc(count * (size > sizeof(rtcosim_value) ? size : sizeof(rtcosim_value)));
-    if (!vrs || !slots) {
-        free(vrs);
-        free(slots);
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "start value '%s': out of memory", sv->name);
-    }
-    rtcosim_status st = RTCOSIM_OK;
-    const char *c = sv->value;
-    size_t k = 0;
-    for (; st == RTCOSIM_OK; k++) {
-        c += strspn(c, " \t");
-        size_t len = strcspn(c, " \t");
-        if (len == 0)
-            break;
-        char token[128];
-        if (k >= count || len >= sizeof token) {
-            k++;
-            break;
-        }
-        memcpy(token, c, len);
-        token[len] = '\0';
-        c += len;
-        rtcosim_value value;
-        if ((st = rtcosim_value_parse(v->type, token, &value, err)) == RTCOSIM_OK) {
-            rtcosim_value_store(v->type, &value, slots + k * size);
-            vrs[k] = v[k].value_reference;
-        }
-    }
-    if (st != RTCOSIM_OK)
-        rtcosim_error_prefix(err, "start value '%s': ", sv->name);
-    else if (k != count)
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "start value '%s': the array has %zu elements; give as many "
-                               "values, separated by spaces, in row-major order",
-                               sv->name, count);
-    else if (apply && (st = rtcosim_component_set(r->c, v->type, vrs, count, slots, err)) != RTCOSIM_OK)
-        rtcosim_error_prefix(err, "start value '%s': ", sv->name);
-    free(vrs);
-    free(slots);
-    return st;
-}
-
-static rtcosim_status apply_start_values(run *r, bool inputs, rtcosim_error *err)
-{
-    for (size_t i = 0; i < r->o->start_value_count; i++) {
-        const rtcosim_start_value *sv = &r->o->start_values[i];
-        size_t count;
-        const rtcosim_variable *v = start_targets(r->c, sv->name, &count);
-        if ((v->causality == RTCOSIM_CAUSALITY_INPUT) != inputs)
-            continue;
-        rtcosim_status st = start_value(r, sv, v, count, true, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
-}
-
 void rtcosim_simulate_defaults(const rtcosim_component *c, rtcosim_simulate_options *o)
 {
     const rtcosim_component_desc *d = rtcosim_component_description(c);
@@ -475,18 +361,7 @@ static rtcosim_status check_options(run *r, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: output interval must be positive", r->label);
     if (o->stop_time < o->start_time)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: stop time is before start time", r->label);
-    for (size_t i = 0; i < o->start_value_count; i++) {
-        const rtcosim_start_value *sv = &o->start_values[i];
-        size_t count = 0;
-        const rtcosim_variable *v = sv->name ? start_targets(r->c, sv->name, &count) : NULL;
-        if (!v)
-            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "start value '%s': model '%s' has no such variable",
-                                     sv->name ? sv->name : "", rtcosim_component_model_name(r->c));
-        rtcosim_status st = check_start_value(v, err);
-        if (st != RTCOSIM_OK || (st = start_value(r, sv, v, count, false, err)) != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
+    return simulate_check_start_values(r->c, o, err);
 }
 
 rtcosim_status simulate_step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err)
@@ -523,6 +398,33 @@ static rtcosim_status end_on_discard(run *r, rtcosim_time_ns t, rtcosim_time_ns 
     return RTCOSIM_OK;
 }
 
+/* The next time after t at which a discrete input of the table changes (or
+ * any input jumps: two rows at one time), -1: none; as fmusim's
+ * FMINextInputEvent. Scans on from where the last search stopped. */
+static rtcosim_time_ns next_input_event(run *r, rtcosim_time_ns t)
+{
+    const rtcosim_csv *table = r->o->input;
+    if (!table || !r->input_batch_count)
+        return -1;
+    size_t rows = rtcosim_csv_row_count(table), i = r->input_scan ? r->input_scan : 1;
+    while (i < rows && rtcosim_csv_time(table, i) <= t)
+        i++;
+    r->input_scan = i;
+    for (; i < rows; i++) {
+        rtcosim_time_ns ti = rtcosim_csv_time(table, i);
+        if (ti == rtcosim_csv_time(table, i - 1))
+            return ti;
+        for (size_t j = 0; j < r->input_batch_count; j++) {
+            const batch *b = &r->inputs[j];
+            for (size_t k = 0; k < b->count; k++)
+                if (!b->linear[k] && rtcosim_csv_value(table, i, b->column[k]) !=
+                                         rtcosim_csv_value(table, i - 1, b->column[k]))
+                    return ti;
+        }
+    }
+    return -1;
+}
+
 /* The event iteration of the single component (FMI 3.0 section 4.2.2):
  * fmi3UpdateDiscreteStates until nothing needs an update, then step mode.
  * *next_event: the time it announced (-1: none; a time at or before now is
@@ -542,6 +444,18 @@ handle_event(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *termi
     return RTCOSIM_OK;
 }
 
+/* No step ends past it: the stop time, the next event time the FMU
+ * announced or the next input event. */
+static rtcosim_time_ns event_limit(const run *r, rtcosim_time_ns next_event, rtcosim_time_ns t)
+{
+    rtcosim_time_ns limit = r->o->stop_time;
+    if (next_event > t && next_event < limit)
+        limit = next_event;
+    if (r->next_input_event > t && r->next_input_event < limit)
+        limit = r->next_input_event;
+    return limit;
+}
+
 /* A step that ended at an event (Event Mode): the row before it, the
  * iteration; the caller's next row at t holds the values after it, as
  * fmusim's FMI3CSSimulation records them with --event-mode-used. */
@@ -552,6 +466,14 @@ event_after_step(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *t
     rtcosim_status st = simulate_record(r, t, true, err);
     if (st != RTCOSIM_OK)
         return simulate_step_failed(r, t, err);
+    /* An input event: the inputs after it are set in Event Mode, before
+     * the iteration (fmusim: FMIApplyInput(..., afterEvent = true)). */
+    if (t == r->next_input_event) {
+        if ((st = rtcosim_component_enter_event_mode(r->c, err)) != RTCOSIM_OK ||
+            (st = apply_inputs(r, t, true, err)) != RTCOSIM_OK)
+            return simulate_step_failed(r, t, err);
+        r->next_input_event = next_input_event(r, t);
+    }
     if ((st = handle_event(r, t, next_event, terminate, err)) != RTCOSIM_OK)
         return st;
     res->events++;
@@ -572,6 +494,11 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
     const rtcosim_simulate_options *o = r->o;
     rtcosim_time_ns t = o->start_time, stop = o->stop_time, interval = o->output_interval;
     const bool events = rtcosim_component_capabilities(r->c)->event_mode_used;
+    /* Steps end at events only where the FMU takes any step size (as
+     * fmusim shortens them). */
+    const bool shorten = events && rtcosim_component_capabilities(r->c)->can_handle_variable_step;
+    r->discrete_in_event_mode = events;
+    r->next_input_event = shorten ? next_input_event(r, t) : -1;
     rtcosim_time_ns next_event = -1; /* announced by the FMU; -1: none */
     rtcosim_time_ns limit = stop;    /* no step ends past it: stop or the next event */
     bool terminate = false;
@@ -585,14 +512,15 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             return st;
         next_event = announced;
         terminate = ends;
-        limit = next_event > t && next_event < stop ? next_event : stop;
     }
+    if (shorten)
+        limit = event_limit(r, next_event, t);
     rtcosim_time_ns grid; /* the next point of the output grid; saturates */
     if (__builtin_add_overflow(t, interval, &grid))
         grid = RTCOSIM_TIME_MAX;
     unsigned standstill = 0; /* early returns in a row that did not advance */
     for (;;) {
-        st = t > o->start_time ? apply_inputs(r, t, err) : RTCOSIM_OK;
+        st = t > o->start_time ? apply_inputs(r, t, !r->discrete_in_event_mode, err) : RTCOSIM_OK;
         bool last = t >= stop || terminate;
         if (st == RTCOSIM_OK)
             st = simulate_record(r, t, t == o->start_time || last, err);
@@ -640,10 +568,12 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             terminate = true;
             res->terminated_by_component = t < stop;
         }
-        if (events && !terminate && (sr.event_handling_needed || t == next_event)) {
+        if (events && !terminate &&
+            (sr.event_handling_needed || t == next_event || t == r->next_input_event)) {
             if ((st = event_after_step(r, t, &next_event, &terminate, res, err)) != RTCOSIM_OK)
                 return st;
-            limit = next_event > t && next_event < stop ? next_event : stop;
+            if (shorten)
+                limit = event_limit(r, next_event, t);
         }
         if (o->progress && (st = o->progress(o->progress_context, t, err)) != RTCOSIM_OK) {
             /* Cancelled (e.g. on a signal): the time reached is a row too. */
@@ -671,10 +601,10 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     r->label = rtcosim_component_instance_name(r->c);
     res->end_time = o->start_time;
     if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time, o->stop_time, err)) != RTCOSIM_OK ||
-        (st = apply_start_values(r, false, err)) != RTCOSIM_OK ||
+        (st = simulate_apply_start_values(r->c, r->o, false, err)) != RTCOSIM_OK ||
         (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
-        (st = apply_start_values(r, true, err)) != RTCOSIM_OK ||
-        (st = apply_inputs(r, o->start_time, err)) != RTCOSIM_OK ||
+        (st = simulate_apply_start_values(r->c, r->o, true, err)) != RTCOSIM_OK ||
+        (st = apply_inputs(r, o->start_time, true, err)) != RTCOSIM_OK ||
         (r->se && (st = simulate_se_init(r, err)) != RTCOSIM_OK) ||
         (st = rtcosim_component_exit_init(r->c, err)) != RTCOSIM_OK)
         return st;
@@ -728,5 +658,6 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
     simulate_se_free(&r);
     free(r.recorded);
     free(r.row);
+    free(r.input_vrs);
     return st;
 }

@@ -1,9 +1,13 @@
-/* What simulate.c and simulate_se.c share (internal to src/simulate): the run
+/* What the files of rtcosim_simulate share (internal to src/simulate): the run
  * of one component with its per-type batches, recorder and input cursor; the
  * scheduled-execution loop (simulate_se.c) replaces the step loop for an FMU
- * loaded with --interface-type se and reuses the recording and inputs. */
+ * loaded with --interface-type se and reuses the recording and inputs; start
+ * values (simulate_start.c). */
 #ifndef RTCOSIM_SIMULATE_INTERNAL_H
 #define RTCOSIM_SIMULATE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "rtcosim/csv.h"
 #include "rtcosim/results.h"
@@ -30,6 +34,13 @@ typedef struct run {
     rtcosim_value *row;
     rtcosim_recorder *recorder;
     rtcosim_csv_cursor cursor;
+    /* Event Mode: discrete inputs are set only there (FMI 3.0 section
+     * 4.2.2); the next time one changes in the input table (-1: none),
+     * found from row input_scan on. */
+    bool discrete_in_event_mode;
+    rtcosim_time_ns next_input_event;
+    size_t input_scan;
+    uint32_t *input_vrs; /* scratch: the references of the inputs set */
     uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
     bool have_row; /* row holds the values at last_row_time */
     rtcosim_time_ns last_row_time;
@@ -50,5 +61,19 @@ rtcosim_status simulate_se_init(run *r, rtcosim_error *err);
 rtcosim_status simulate_se_loop(run *r, rtcosim_simulate_result *res, rtcosim_error *err);
 rtcosim_status simulate_se_gather(run *r, rtcosim_error *err);
 void simulate_se_free(run *r);
+
+/* The variables a start value names: the variable itself (*count 1), or the
+ * elements name[...] of an FMI 3.0 array; NULL: neither. */
+const rtcosim_variable *simulate_start_targets(const rtcosim_component *c, const char *name,
+                                               size_t *count);
+/* Every start value: a variable that exists and may be set, a value that
+ * parses; nothing is set. */
+rtcosim_status simulate_check_start_values(const rtcosim_component *c,
+                                           const rtcosim_simulate_options *o, rtcosim_error *err);
+/* Set the start values of inputs (inputs true, in initialization mode) or
+ * of all other variables (before it). */
+rtcosim_status simulate_apply_start_values(rtcosim_component *c, const rtcosim_simulate_options *o,
+                                           bool inputs, rtcosim_error *err);
+
 
 #endif

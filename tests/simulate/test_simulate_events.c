@@ -22,7 +22,8 @@
 #include "util/test_util.h"
 
 static rtcosim_status run_with(const char *fmu, bool event_mode, bool early_return,
-                               const rtcosim_start_value *sv, size_t svn, char **rows,
+                               const rtcosim_start_value *sv, size_t svn,
+                               const rtcosim_csv *input, char **rows,
                                rtcosim_simulate_result *res, rtcosim_error *err)
 {
     rtcosim_fmu_options fo = {.event_mode_used = event_mode, .early_return_allowed = early_return};
@@ -35,7 +36,8 @@ static rtcosim_status run_with(const char *fmu, bool event_mode, bool early_retu
     snprintf(out, sizeof out, "%s/out.csv", dir);
     rtcosim_simulate_options o = {.start_time = 0, .stop_time = 3 * RTCOSIM_NS_PER_S,
                                   .output_interval = RTCOSIM_NS_PER_S / 2, .output_file = out,
-                                  .start_values = sv, .start_value_count = svn};
+                                  .start_values = sv, .start_value_count = svn,
+                                  .input = input};
     st = rtcosim_simulate(c, &o, res, err);
     *rows = st == RTCOSIM_OK ? tu_read_file(out, NULL) : NULL;
     rtcosim_component_free(c);
@@ -46,7 +48,7 @@ static rtcosim_status run_with(const char *fmu, bool event_mode, bool early_retu
 static rtcosim_status run(const char *fmu, bool event_mode, bool early_return, char **rows,
                           rtcosim_simulate_result *res, rtcosim_error *err)
 {
-    return run_with(fmu, event_mode, early_return, NULL, 0, rows, res, err);
+    return run_with(fmu, event_mode, early_return, NULL, 0, NULL, rows, res, err);
 }
 
 #define HEADER "\"time\",\"h\",\"v\",\"counter\",\"level\"\n"
@@ -156,11 +158,42 @@ static void an_event_iteration_that_never_settles_is_an_error_naming_the_fmu(voi
     rtcosim_error err;
     char *rows;
     rtcosim_start_value sv = {"never_settle", "true"};
-    assert_int_equal(run_with(RTCOSIM_FMU_EVENTS_FMI3, true, false, &sv, 1, &rows, &res, &err),
+    assert_int_equal(run_with(RTCOSIM_FMU_EVENTS_FMI3, true, false, &sv, 1, NULL, &rows, &res,
+                              &err),
                      RTCOSIM_ECOMPONENT);
     assert_string_equal(err.message, "Events: simulation stopped at t = 0 s: Events: event "
                                      "iteration did not settle: discrete states still need an "
                                      "update after 100 fmi3UpdateDiscreteStates calls");
+}
+
+/* An input event: the discrete input shift goes from 0 to 5 at 1.25 s, off
+ * the grid. With Event Mode the step ends there, the row before it has
+ * level = counter + 0 = 1, the input is set in Event Mode and the row after
+ * it has level = 1 + 5 = 6 (h = 5 (0.25) - 5 (0.25)^2 = 0.9375, v = 5 - 10
+ * (0.25) = 2.5 after the bounce at 1); every later tick adds 1 to 6. */
+static void an_input_event_is_handled_in_event_mode(void **state)
+{
+    (void)state;
+    rtcosim_simulate_result res = {0};
+    rtcosim_error err;
+    char *rows;
+    rtcosim_csv *input = tu_csv("time,shift\n0,0\n1.25,5\n");
+    assert_int_equal(run_with(RTCOSIM_FMU_EVENTS_FMI3, true, true, NULL, 0, input, &rows, &res,
+                              &err),
+                     RTCOSIM_OK);
+    assert_string_equal(rows, HEADER "0,5,0,0,0\n0.5,3.75,-5,0,0\n"
+                                     "0.75,2.1875,-7.5,0,0\n0.75,2.1875,-7.5,1,1\n"
+                                     "1,0,-10,1,1\n1,0,5,1,1\n"
+                                     "1.25,0.9375,2.5,1,1\n1.25,0.9375,2.5,1,6\n"
+                                     "1.5,1.25,0,1,6\n1.5,1.25,0,2,7\n"
+                                     "2,0,-5,2,7\n2,0,2.5,2,7\n"
+                                     "2.25,0.3125,0,2,7\n2.25,0.3125,0,3,8\n"
+                                     "2.5,0,-2.5,3,8\n2.5,0,1.25,3,8\n"
+                                     "2.75,0,-1.25,3,8\n2.75,0,0.625,3,8\n"
+                                     "2.875,0,-0.625,3,8\n2.875,0,0,3,8\n"
+                                     "3,0,0,3,8\n3,0,0,4,9\n");
+    assert_int_equal(res.events, 10);
+    rtcosim_csv_free(input);
 }
 
 int main(void)
@@ -171,6 +204,7 @@ int main(void)
         cmocka_unit_test(early_return_stops_at_every_event),
         cmocka_unit_test(event_mode_of_an_fmu_without_it_is_refused_naming_the_fmu),
         cmocka_unit_test(an_event_iteration_that_never_settles_is_an_error_naming_the_fmu),
+        cmocka_unit_test(an_input_event_is_handled_in_event_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
