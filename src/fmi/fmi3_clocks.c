@@ -269,7 +269,12 @@ rtcosim_status rtcosim_fmi3_set_interval(rtcosim_fmu *f, size_t clock, double in
                                  "section 2.3.7)", f->instance_name, clock_name(f, clock), interval);
     fmi3Status s = f->fmi3.fmi3SetIntervalDecimal(f->instance, &vr, 1, &interval);
     RTCOSIM_FMU_TRACE(f, "fmi3SetIntervalDecimal", s, "%s = %.17g", clock_name(f, clock), interval);
-    return rtcosim_fmu_status(f, s, "fmi3SetIntervalDecimal", NO_TIME, err);
+    st = rtcosim_fmu_status(f, s, "fmi3SetIntervalDecimal", NO_TIME, err);
+    rtcosim_time_ns ns;
+    if (st == RTCOSIM_OK && f->schedule &&
+        rtcosim_time_from_seconds(interval, &ns, NULL) == RTCOSIM_OK && ns > 0)
+        rtcosim_fmi3_schedule_set_interval(f->schedule, clock, ns);
+    return st;
 }
 
 rtcosim_status rtcosim_fmu_set_interval(rtcosim_component *c, size_t clock, double interval,
@@ -297,7 +302,13 @@ rtcosim_status rtcosim_fmi3_set_interval_fraction(rtcosim_fmu *f, size_t clock,
     fmi3Status s = f->fmi3.fmi3SetIntervalFraction(f->instance, &vr, 1, &counter, &resolution);
     RTCOSIM_FMU_TRACE(f, "fmi3SetIntervalFraction", s, "%s = %" PRIu64 "/%" PRIu64,
                       clock_name(f, clock), counter, resolution);
-    return rtcosim_fmu_status(f, s, "fmi3SetIntervalFraction", NO_TIME, err);
+    st = rtcosim_fmu_status(f, s, "fmi3SetIntervalFraction", NO_TIME, err);
+    rtcosim_time_ns ns;
+    if (st == RTCOSIM_OK && f->schedule &&
+        rtcosim_time_from_seconds((double)counter / (double)resolution, &ns, NULL) == RTCOSIM_OK &&
+        ns > 0)
+        rtcosim_fmi3_schedule_set_interval(f->schedule, clock, ns);
+    return st;
 }
 
 rtcosim_status rtcosim_fmu_set_interval_fraction(rtcosim_component *c, size_t clock,

@@ -22,6 +22,7 @@ typedef struct se_clock {
     bool input;
     rtcosim_time_ns interval;        /* periodic: the current interval */
     rtcosim_time_ns next;            /* the next tick; NEVER: none due */
+    rtcosim_time_ns interval_set;    /* set by the importer (fmi3SetInterval*); 0: none */
     rtcosim_time_ns last_activation; /* one activation per time (section 5.2.2) */
     bool due;
     bool ticked_in_step;             /* output clocks, for get through the component */
@@ -141,6 +142,8 @@ rtcosim_status rtcosim_fmi3_schedule_init(struct rtcosim_se_schedule *s, rtcosim
                         &c->interval, err)) != RTCOSIM_OK ||
             (st = to_ns(s, c, "shift", shift, true, &shift_ns, err)) != RTCOSIM_OK)
             return st;
+        if (c->interval_set > 0 && is_periodic(kind))
+            c->interval = c->interval_set;
         c->next = start + (is_periodic(kind) ? shift_ns : c->interval);
     }
     return RTCOSIM_OK;
@@ -338,6 +341,13 @@ rtcosim_time_ns rtcosim_fmu_se_next_tick(const rtcosim_component *c)
         if (s->clocks[i].input && s->clocks[i].next < next)
             next = s->clocks[i].next;
     return next;
+}
+
+void rtcosim_fmi3_schedule_set_interval(struct rtcosim_se_schedule *s, size_t clock,
+                                        rtcosim_time_ns interval)
+{
+    s->clocks[clock].interval_set = interval;
+    s->clocks[clock].interval = interval; /* a tunable clock: from its next tick on */
 }
 
 void rtcosim_fmi3_schedule_trigger(struct rtcosim_se_schedule *s, size_t clock)

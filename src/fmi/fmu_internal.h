@@ -196,6 +196,9 @@ rtcosim_status rtcosim_fmi3_schedule_init(struct rtcosim_se_schedule *s, rtcosim
                                           rtcosim_error *err);
 rtcosim_status rtcosim_fmi3_schedule_step(struct rtcosim_se_schedule *s, rtcosim_time_ns t,
                                           rtcosim_time_ns h, bool first, rtcosim_error *err);
+/* The importer set a periodic clock's interval (fmi3SetInterval*). */
+void rtcosim_fmi3_schedule_set_interval(struct rtcosim_se_schedule *s, size_t clock,
+                                        rtcosim_time_ns interval);
 /* A triggered input clock (index into md->clocks) is due at the next instant. */
 void rtcosim_fmi3_schedule_trigger(struct rtcosim_se_schedule *s, size_t clock);
 /* Whether output clock vr ticked in the last step; false: vr is none. */

@@ -163,6 +163,24 @@ static rtcosim_status read_output(run *r, se_output *out, rtcosim_error *err)
 rtcosim_status simulate_se_init(run *r, rtcosim_error *err)
 {
     struct se_run *se = r->se;
+    for (size_t i = 0; i < r->o->clock_interval_count; i++) {
+        const rtcosim_start_value *ci = &r->o->clock_intervals[i];
+        const rtcosim_variable *v = ci->name ? rtcosim_component_find_variable(r->c, ci->name) : NULL;
+        long clock = v ? rtcosim_fmu_clock_index(se->k, variable_index(r, v)) : -1;
+        if (clock < 0)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                     "clock interval '%s': model '%s' has no such clock",
+                                     ci->name ? ci->name : "", rtcosim_component_model_name(r->c));
+        char *end = NULL;
+        double seconds = ci->value ? strtod(ci->value, &end) : 0;
+        if (!ci->value || end == ci->value || *end)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "clock interval '%s': '%s' is not a number of seconds",
+                                     ci->name, ci->value ? ci->value : "");
+        rtcosim_status st = rtcosim_fmu_set_interval(r->c, (size_t)clock, seconds, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     for (size_t i = 0; i < r->recorded_count; i++)
         if (se->outputs[i].clock_count) {
             rtcosim_status st = read_output(r, &se->outputs[i], err);

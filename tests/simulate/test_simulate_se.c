@@ -78,9 +78,10 @@ static void partitions_tick_at_hand_computed_times_in_priority_order(void **stat
              "3.5,4,4,2,8,1,1,13,0\n"
              "4,4,4,2,8,1,1,13,0\n");
     assert_string_equal(csv, want);
-    /* 4 fast + 4 trigger + 2 countdown; clockUpdate at fast's 2nd and 4th
-     * tick and at the alarm; trigger locks preemption on each of its ticks. */
-    assert_int_equal(stats.activations, 10);
+    /* 4 fast + 4 trigger + 2 countdown + slow at 0.25; clockUpdate at fast's
+     * 2nd and 4th tick and at the alarm; trigger locks preemption on each of
+     * its ticks. */
+    assert_int_equal(stats.activations, 11);
     assert_int_equal(stats.clock_updates, 3);
     assert_int_equal(stats.preemption_locks, 4);
     assert_int_equal(stats.unbalanced_unlocks, 0);
@@ -99,6 +100,52 @@ static void ticks_between_rows_run_at_their_own_time(void **state)
              "3,3,0,1,0,0,0,13,0\n"
              "4,4,0,2,0,0,0,13,0\n");
     assert_string_equal(csv, want);
+}
+
+/* slow is fixed: 10 s from 0.25 s as declared (one tick by 4 s), or the
+ * interval the importer sets in Initialization Mode (section 2.2.8). */
+static void a_fixed_clock_runs_at_the_interval_the_importer_sets(void **state)
+{
+    (void)state;
+    const char *name = "slow_count";
+    for (int set = 0; set < 2; set++) {
+        rtcosim_component *c = load();
+        rtcosim_start_value interval = {"slow", "1"};
+        rtcosim_simulate_options o = {.start_time = 0, .stop_time = 4 * RTCOSIM_NS_PER_S,
+                                      .output_interval = RTCOSIM_NS_PER_S,
+                                      .output_variables = &name, .output_variable_count = 1,
+                                      .clock_intervals = &interval,
+                                      .clock_interval_count = (size_t)set,
+                                      .output_file = tu_scratch("slow.csv")};
+        rtcosim_error err;
+        if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        rtcosim_component_free(c);
+        assert_string_equal(tu_read_file(tu_scratch("slow.csv"), NULL),
+                            set ? "\"time\",\"slow_count\"\n0,0\n1,1\n2,2\n3,3\n4,4\n"
+                                : "\"time\",\"slow_count\"\n0,0\n1,1\n2,1\n3,1\n4,1\n");
+    }
+    /* Not for a constant clock, nor zero, nor a name that is no clock. */
+    static const struct {
+        const char *name, *value, *message;
+    } bad[] = {
+        {"fast", "2", "clock 'fast': fmi3SetIntervalDecimal is allowed only for fixed or tunable"},
+        {"slow", "0", "clock 'slow': interval 0 must be greater than 0"},
+        {"slow", "1s", "clock interval 'slow': '1s' is not a number of seconds"},
+        {"sum", "1", "clock interval 'sum': model 'Tasks' has no such clock"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rtcosim_component *c = load();
+        rtcosim_start_value interval = {bad[i].name, bad[i].value};
+        rtcosim_simulate_options o = {.start_time = 0, .stop_time = RTCOSIM_NS_PER_S,
+                                      .output_interval = RTCOSIM_NS_PER_S,
+                                      .clock_intervals = &interval, .clock_interval_count = 1};
+        rtcosim_error err;
+        assert_int_not_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+        if (!strstr(err.message, bad[i].message))
+            fail_msg("\"%s\" lacks \"%s\"", err.message, bad[i].message);
+        rtcosim_component_free(c);
+    }
 }
 
 static size_t variable_index(const rtcosim_component *c, const char *name)
@@ -276,6 +323,7 @@ int main(void)
         cmocka_unit_test(partitions_tick_at_hand_computed_times_in_priority_order),
         cmocka_unit_test(ticks_between_rows_run_at_their_own_time),
         cmocka_unit_test(binary_over_max_size_and_wrong_interval_calls_are_refused),
+        cmocka_unit_test(a_fixed_clock_runs_at_the_interval_the_importer_sets),
         cmocka_unit_test(do_step_runs_the_partitions_of_the_macro_step),
         cmocka_unit_test(clock_columns_hold_ticks_of_triggered_clocks_only),
         cmocka_unit_test(a_co_simulation_load_of_the_se_fmu_points_to_se),
