@@ -54,4 +54,9 @@ int cli_fail_error(const rtcosim_error *err);
 struct rtcosim_component;
 void cli_info_print_clocks(const struct rtcosim_component *c);
 
+/* A real-time run: each SE FMU partition's activations and execution time,
+ * on stdout and as partitions.csv in report_dir (may be NULL; run_partitions.c). */
+struct rtcosim_master;
+void cli_report_partitions(const struct rtcosim_master *part, const char *report_dir);
+
 #endif

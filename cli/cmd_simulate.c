@@ -34,6 +34,9 @@ static void usage(FILE *out)
         "                              one time in priority order (smaller value first); a row\n"
         "                              shows the outputs after every partition of its time,\n"
         "                              a Clock column whether it ticked since the last row\n"
+        "  --clock-interval NAME SECONDS  se: the interval of a fixed or tunable input clock\n"
+        "                              that declares one (fmi3SetIntervalDecimal in\n"
+        "                              Initialization Mode; repeatable)\n"
         "  --solver cvode|euler        model exchange: CVODE (BDF, root finding on the event\n"
         "                              indicators; default) or fixed-step explicit Euler\n"
         "  --max-solver-step SECONDS   model exchange: largest solver step (Euler default: the\n"
@@ -111,6 +114,8 @@ typedef struct simulate_args {
     bool solver_given;
     rtcosim_start_value *start_values;
     size_t start_value_count;
+    rtcosim_start_value *clock_intervals; /* --clock-interval NAME SECONDS */
+    size_t clock_interval_count;
     const char **output_variables;
     size_t output_variable_count;
     uint32_t record_every;
@@ -180,6 +185,13 @@ static int parse_args(int argc, char **argv, simulate_args *a)
                 return cli_fail("simulate: option --start-value needs a NAME and a VALUE");
             a->start_values[a->start_value_count].name = argv[i + 1];
             a->start_values[a->start_value_count++].value = argv[i + 2];
+            i += 2;
+            continue;
+        } else if (strcmp(arg, "--clock-interval") == 0) {
+            if (i + 2 >= argc)
+                return cli_fail("simulate: option --clock-interval needs a clock NAME and SECONDS");
+            a->clock_intervals[a->clock_interval_count].name = argv[i + 1];
+            a->clock_intervals[a->clock_interval_count++].value = argv[i + 2];
             i += 2;
             continue;
         } else if (strcmp(arg, "--output-variable") == 0) {
@@ -253,6 +265,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     }
     if (!a->fmu)
         return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
+    if (a->clock_interval_count && a->interface_type != RTCOSIM_FMI_SCHEDULED_EXECUTION)
+        return cli_fail("simulate: --clock-interval needs --interface-type se");
     if (a->isolate && a->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
         return cli_fail("simulate: --isolate does not support --interface-type se");
     if ((a->solver_given || a->max_solver_step) && a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
@@ -349,11 +363,12 @@ static int run_simulate(int argc, char **argv)
 {
     simulate_args a = {.record_every = 1};
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
+    a.clock_intervals = calloc((size_t)argc, sizeof *a.clock_intervals);
     a.output_variables = calloc((size_t)argc, sizeof *a.output_variables);
     rtcosim_component *c = NULL;
     rtcosim_csv *input = NULL;
     int rc = 1;
-    if (!a.start_values || !a.output_variables) {
+    if (!a.start_values || !a.clock_intervals || !a.output_variables) {
         cli_fail("simulate: out of memory");
         goto done;
     }
@@ -410,6 +425,8 @@ static int run_simulate(int argc, char **argv)
     }
     rtcosim_simulate_options o = {.start_values = a.start_values,
                                   .start_value_count = a.start_value_count,
+                                  .clock_intervals = a.clock_intervals,
+                                  .clock_interval_count = a.clock_interval_count,
                                   .output_variables = a.output_variables,
                                   .output_variable_count = a.output_variable_count,
                                   .record_every = a.record_every,
@@ -477,6 +494,7 @@ done:
     rtcosim_csv_free(input);
     rtcosim_component_free(c);
     free(a.start_values);
+    free(a.clock_intervals);
     free(a.output_variables);
     return rc;
 }

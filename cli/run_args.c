@@ -136,6 +136,8 @@ void cli_run_usage(FILE *out)
             "                          foh,max=10,horizon=0.005; see estimate.h)\n"
             "  --partner-timeout S     declare the non-real-time part lost after S s without data\n"
             "  --rt-report DIR         write summary/frames/overruns/estimates CSV files there\n"
+            "                          (and partitions.csv: each FMI 3.0 scheduled-execution\n"
+            "                          partition's activations and execution time)\n"
             "  --no-calibrate          skip the check that the real-time part fits its frame\n"
             "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
             "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"

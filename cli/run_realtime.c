@@ -169,6 +169,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         goto done;
     }
     rtcosim_rt_print_summary(rt, stdout);
+    cli_report_partitions(rtcosim_system_rt_part(srt, false), so.rt.report_dir);
     printf("ran %.9g s of simulated time in %.3f s wall\n",
            rtcosim_time_to_seconds(rtcosim_rt_get_summary(rt)->stopped_at - start), wall);
     const rtcosim_master *partner_part = rtcosim_system_rt_part(srt, true);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "rtcosim/component.h"
+#include "rtcosim/time.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +97,41 @@ rtcosim_status rtcosim_fmu_set_interval_fraction(rtcosim_component *c, size_t cl
  * known: the caller then reads them, section 5.2.2). */
 rtcosim_status rtcosim_fmu_se_activate(rtcosim_component *c, size_t clock, rtcosim_time_ns t,
                                        bool *clock_update, rtcosim_error *err);
+
+/* The scheduler every SE FMU has (FMI 3.0 section 5.1): input clocks tick
+ * at start + shift + k * interval (periodic; interval and shift declared or
+ * read in Initialization Mode, which rtcosim_component_exit_init does; tunable
+ * and changing ones re-read after each tick), when triggered, or at t +
+ * interval after a clockUpdate announcing a countdown interval (0: at this
+ * instant). An instant runs its due partitions in priority order (smaller
+ * first, ties by declaration) and reads every output clock once after each
+ * clockUpdate. do_step(t, h) runs the instants in (t, t + h] ([t, t + h] on
+ * the first step; pending triggers at t); rtcosim simulate drives it instant
+ * by instant with the calls below. A get of an output clock through the
+ * component says whether it ticked in the last do_step. */
+rtcosim_time_ns rtcosim_fmu_se_next_tick(const rtcosim_component *c); /* INT64_MAX: none */
+/* A triggered input clock ticks at the next instant run. */
+rtcosim_status rtcosim_fmu_se_trigger(rtcosim_component *c, size_t clock, rtcosim_error *err);
+/* Called once before the first partition of an instant (clock SIZE_MAX) and
+ * before each partition (its clock): the time to set inputs. */
+typedef rtcosim_status (*rtcosim_se_before_partition)(void *context, size_t clock,
+                                                      rtcosim_error *err);
+/* Runs every partition due at t (none: nothing is called); *activated (may
+ * be NULL) gets how many ran. */
+rtcosim_status rtcosim_fmu_se_run_instant(rtcosim_component *c, rtcosim_time_ns t,
+                                          rtcosim_se_before_partition before, void *context,
+                                          size_t *activated, rtcosim_error *err);
+/* Ticks of a clock so far: activations of an input clock, reads of an
+ * output clock that said it ticked. */
+uint64_t rtcosim_fmu_se_ticks(const rtcosim_component *c, size_t clock);
+
+/* Execution time per partition (monotonic clock around each activation). */
+typedef struct rtcosim_se_partition_stats {
+    uint64_t activations;
+    rtcosim_time_ns exec_total_ns, exec_max_ns;
+} rtcosim_se_partition_stats;
+rtcosim_status rtcosim_fmu_se_partition_stats(const rtcosim_component *c, size_t clock,
+                                              rtcosim_se_partition_stats *out, rtcosim_error *err);
 
 /* What the FMU did through the SE callbacks so far. */
 typedef struct rtcosim_se_stats {

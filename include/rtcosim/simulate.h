@@ -38,6 +38,11 @@ typedef struct rtcosim_simulate_options {
     double tolerance;                  /* <= 0: none */
     const rtcosim_start_value *start_values;
     size_t start_value_count;
+    /* FMI 3.0 scheduled execution: intervals (seconds, as text) of fixed or
+     * tunable input clocks, set with fmi3SetIntervalDecimal in
+     * Initialization Mode (section 2.2.8) and used by the scheduler. */
+    const rtcosim_start_value *clock_intervals;
+    size_t clock_interval_count;
     /* Inputs: every column must name an input variable of the component.
      * Continuous Float variables are interpolated linearly, all others held. */
     const rtcosim_csv *input;          /* may be NULL */

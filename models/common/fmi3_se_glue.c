@@ -35,8 +35,12 @@ FMI3_Export fmi3ActivateModelPartitionTYPE fmi3ActivateModelPartition;
 
 static const se_model_def *const S = &se_model_definition;
 
+#define SE_MAX_CLOCKS 16
+
 typedef struct se_instance {
     fmi3_instance fi; /* first: an fmi3Instance is a model_instance * */
+    double interval[SE_MAX_CLOCKS]; /* fixed/tunable clocks: the importer's interval */
+    bool interval_set[SE_MAX_CLOCKS];
     fmi3ClockUpdateCallback clock_update;
     fmi3LockPreemptionCallback lock_preemption;
     fmi3UnlockPreemptionCallback unlock_preemption;
@@ -173,8 +177,11 @@ fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReferenc
         return fmi3Error;
     for (size_t i = 0; i < nValueReferences; i++) {
         const se_clock_def *c = find_clock(valueReferences[i]);
+        size_t k = (size_t)(c - S->clocks);
         if (c->interval_decimal) {
-            intervals[i] = strtod(c->interval_decimal, NULL);
+            se_instance *si = (se_instance *)inst;
+            intervals[i] = k < SE_MAX_CLOCKS && si->interval_set[k] ? si->interval[k]
+                                                                    : strtod(c->interval_decimal, NULL);
             qualifiers[i] = fmi3IntervalUnchanged;
             continue;
         }
@@ -200,18 +207,31 @@ fmi3Status fmi3GetShiftDecimal(fmi3Instance instance, const fmi3ValueReference v
     return fmi3OK;
 }
 
-/* The models' periodic clocks are constant (section 2.2.8: not settable). */
+/* Section 2.2.8's table: the importer sets the interval of a fixed clock in
+ * Initialization Mode, of a tunable one also later; both must declare one. */
 fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
                                   size_t nValueReferences, const fmi3Float64 intervals[])
 {
-    (void)intervals;
     model_instance *inst = instance;
     if (!check_clocks(inst, "fmi3SetIntervalDecimal", valueReferences, nValueReferences, 1))
         return fmi3Error;
-    return nValueReferences == 0
-               ? fmi3OK
-               : status_of(instance_error(inst, "fmi3SetIntervalDecimal: the intervals of this "
-                                                "FMU's clocks are not settable"));
+    se_instance *si = (se_instance *)inst;
+    for (size_t i = 0; i < nValueReferences; i++) {
+        const se_clock_def *c = find_clock(valueReferences[i]);
+        size_t k = (size_t)(c - S->clocks);
+        bool fixed = strcmp(c->interval_variability, "fixed") == 0;
+        bool tunable = strcmp(c->interval_variability, "tunable") == 0;
+        if (!c->interval_decimal || k >= SE_MAX_CLOCKS || !(fixed || tunable) ||
+            (fixed && inst->mode != MODE_INITIALIZATION))
+            return status_of(instance_error(inst, "fmi3SetIntervalDecimal: the interval of clock "
+                                                  "%s cannot be set now", c->name));
+        if (!(intervals[i] > 0))
+            return status_of(instance_error(inst, "fmi3SetIntervalDecimal: interval %g of clock "
+                                                  "%s is not positive", intervals[i], c->name));
+        si->interval[k] = intervals[i];
+        si->interval_set[k] = true;
+    }
+    return fmi3OK;
 }
 
 fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,

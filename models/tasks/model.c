@@ -7,6 +7,8 @@
  *   trigger   (vr 101, priority 2): triggered by the importer; adds input u to sum
  *             and ticks the output clock alarm when sum first reaches 5
  *   countdown (vr 100, priority 3): countdown, its interval set by fast
+ *   slow      (vr 104, priority 0): fixed periodic, 10 s from 0.25 s unless the importer
+ *             sets another interval in Initialization Mode; counts into local slow_count
  * `order` records the partitions of the latest activation time as digits
  * (1 fast, 2 trigger, 3 countdown): 123 = fast, then trigger, then countdown. */
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include "se_model.h"
 
 typedef struct tasks {
+    int32_t slow_count;
     int32_t fast_count, trigger_count, countdown_count, sum, alarms, frame_length, order, u;
     model_binary frame;
     double order_time;       /* activation time `order` refers to */
@@ -24,7 +27,7 @@ typedef struct tasks {
     bool alarm;              /* output clock, reset when read */
 } tasks;
 
-enum { VR_FAST = 102, VR_TRIGGER = 101, VR_COUNTDOWN = 100, VR_ALARM = 103 };
+enum { VR_FAST = 102, VR_TRIGGER = 101, VR_COUNTDOWN = 100, VR_ALARM = 103, VR_SLOW = 104 };
 
 #define OUT(vr, name, field, description)                                                  \
     {name, vr, MODEL_INT32, MODEL_OUTPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,             \
@@ -45,6 +48,8 @@ static const model_variable variables[] = {
     {"frame", 9, MODEL_BINARY, MODEL_INPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
      offsetof(tasks, frame), "00", NULL, "a frame of at most 4 bytes, read when trigger ticks",
      0, {0, 0}},
+    {"slow_count", 10, MODEL_INT32, MODEL_LOCAL, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
+     offsetof(tasks, slow_count), NULL, NULL, "ticks of slow", 0, {0, 0}},
 };
 
 static const se_clock_def clocks[] = {
@@ -52,10 +57,12 @@ static const se_clock_def clocks[] = {
     {"trigger", VR_TRIGGER, true, "triggered", NULL, NULL, 2, "ticked by the importer"},
     {"fast", VR_FAST, true, "constant", "1.0", "0.5", 1, "every second from 0.5 s"},
     {"alarm", VR_ALARM, false, "triggered", NULL, NULL, -1, "sum reached 5"},
+    {"slow", VR_SLOW, true, "fixed", "10", "0.25", 0, "every 10 s from 0.25 s unless set"},
 };
 
 static const se_clocked_def clocked[] = {
-    {1, "102"}, {2, "101"}, {3, "100"}, {4, "101"}, {5, "103"}, {6, "101"}, {8, "101"}, {9, "101"},
+    {1, "102"}, {2, "101"}, {3, "100"}, {4, "101"}, {5, "103"},
+    {6, "101"}, {8, "101"}, {9, "101"}, {10, "104"},
 };
 
 static const se_binary_def binaries[] = {{9, 4, "application/x-rtcosim-frame"}};
@@ -101,6 +108,9 @@ static model_status activate(model_instance *inst, void *data, uint32_t clock, d
             se_clock_update(inst);
         return MODEL_OK;
     }
+    case VR_SLOW:
+        d->slow_count++; /* takes no part in `order` */
+        return MODEL_OK;
     case VR_COUNTDOWN:
         d->countdown_count++;
         record_order(d, 3, time);

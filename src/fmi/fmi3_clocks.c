@@ -99,23 +99,24 @@ long rtcosim_fmu_clock_index(const rtcosim_fmu_clocks *k, size_t variable)
     return -1;
 }
 
-/* The FMU, the clock and its value reference, or an error naming them. */
-static rtcosim_status clock_call(rtcosim_component *c, size_t clock, const char *function,
-                                 void *fn, rtcosim_fmu **out, fmi3ValueReference *vr,
-                                 rtcosim_error *err)
+/* The clock's value reference, or an error naming the FMU and the call. */
+static rtcosim_status clock_call(rtcosim_fmu *f, size_t clock, const char *function, void *fn,
+                                 fmi3ValueReference *vr, rtcosim_error *err)
 {
-    rtcosim_fmu *f = fmi3_fmu(c);
-    if (!f)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: %s needs an FMI 3.0 FMU",
-                                 c ? rtcosim_component_instance_name(c) : "?", function);
     if (clock >= f->md->clock_count)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: %s: no clock #%zu", f->instance_name,
                                  function, clock);
     if (!fn)
         return rtcosim_fmu_lacks(f, function, err);
-    *out = f;
     *vr = f->md->variables[f->md->clocks[clock].variable].value_reference;
     return RTCOSIM_OK;
+}
+
+static rtcosim_status not_fmi3(const rtcosim_component *c, const char *function,
+                               rtcosim_error *err)
+{
+    return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: %s needs an FMI 3.0 FMU",
+                             c ? rtcosim_component_instance_name(c) : "?", function);
 }
 
 static const char *clock_name(const rtcosim_fmu *f, size_t clock)
@@ -123,13 +124,12 @@ static const char *clock_name(const rtcosim_fmu *f, size_t clock)
     return f->md->variables[f->md->clocks[clock].variable].name;
 }
 
-rtcosim_status rtcosim_fmu_get_interval(rtcosim_component *c, size_t clock, double *interval,
+rtcosim_status rtcosim_fmi3_get_interval(rtcosim_fmu *f, size_t clock, double *interval,
                                         rtcosim_interval_qualifier *qualifier, rtcosim_error *err)
 {
-    rtcosim_fmu *f = fmi3_fmu(c);
     fmi3ValueReference vr;
-    rtcosim_status st = clock_call(c, clock, "fmi3GetIntervalDecimal",
-                                   f ? (void *)f->fmi3.fmi3GetIntervalDecimal : NULL, &f, &vr, err);
+    rtcosim_status st =
+        clock_call(f, clock, "fmi3GetIntervalDecimal", (void *)f->fmi3.fmi3GetIntervalDecimal, &vr, err);
     if (st != RTCOSIM_OK)
         return st;
     fmi3Float64 value = 0;
@@ -143,6 +143,13 @@ rtcosim_status rtcosim_fmu_get_interval(rtcosim_component *c, size_t clock, doub
     return rtcosim_fmu_status(f, s, "fmi3GetIntervalDecimal", NO_TIME, err);
 }
 
+rtcosim_status rtcosim_fmu_get_interval(rtcosim_component *c, size_t clock, double *interval,
+                                        rtcosim_interval_qualifier *qualifier, rtcosim_error *err)
+{
+    rtcosim_fmu *f = fmi3_fmu(c);
+    return f ? rtcosim_fmi3_get_interval(f, clock, interval, qualifier, err) : not_fmi3(c, "fmi3GetIntervalDecimal", err);
+}
+
 static rtcosim_status need_fraction(rtcosim_fmu *f, size_t clock, const char *function,
                                     rtcosim_error *err)
 {
@@ -153,15 +160,14 @@ static rtcosim_status need_fraction(rtcosim_fmu *f, size_t clock, const char *fu
                              "2.4.7.3)", f->instance_name, clock_name(f, clock), function);
 }
 
-rtcosim_status rtcosim_fmu_get_interval_fraction(rtcosim_component *c, size_t clock,
+rtcosim_status rtcosim_fmi3_get_interval_fraction(rtcosim_fmu *f, size_t clock,
                                                  uint64_t *counter, uint64_t *resolution,
                                                  rtcosim_interval_qualifier *qualifier,
                                                  rtcosim_error *err)
 {
-    rtcosim_fmu *f = fmi3_fmu(c);
     fmi3ValueReference vr;
-    rtcosim_status st = clock_call(c, clock, "fmi3GetIntervalFraction",
-                                   f ? (void *)f->fmi3.fmi3GetIntervalFraction : NULL, &f, &vr, err);
+    rtcosim_status st =
+        clock_call(f, clock, "fmi3GetIntervalFraction", (void *)f->fmi3.fmi3GetIntervalFraction, &vr, err);
     if (st != RTCOSIM_OK || (st = need_fraction(f, clock, "fmi3GetIntervalFraction", err)))
         return st;
     fmi3UInt64 n = 0, r = 0;
@@ -175,13 +181,21 @@ rtcosim_status rtcosim_fmu_get_interval_fraction(rtcosim_component *c, size_t cl
     return rtcosim_fmu_status(f, s, "fmi3GetIntervalFraction", NO_TIME, err);
 }
 
-rtcosim_status rtcosim_fmu_get_shift(rtcosim_component *c, size_t clock, double *shift,
-                                     rtcosim_error *err)
+rtcosim_status rtcosim_fmu_get_interval_fraction(rtcosim_component *c, size_t clock,
+                                                 uint64_t *counter, uint64_t *resolution,
+                                                 rtcosim_interval_qualifier *qualifier,
+                                                 rtcosim_error *err)
 {
     rtcosim_fmu *f = fmi3_fmu(c);
+    return f ? rtcosim_fmi3_get_interval_fraction(f, clock, counter, resolution, qualifier, err) : not_fmi3(c, "fmi3GetIntervalFraction", err);
+}
+
+rtcosim_status rtcosim_fmi3_get_shift(rtcosim_fmu *f, size_t clock, double *shift,
+                                     rtcosim_error *err)
+{
     fmi3ValueReference vr;
-    rtcosim_status st = clock_call(c, clock, "fmi3GetShiftDecimal",
-                                   f ? (void *)f->fmi3.fmi3GetShiftDecimal : NULL, &f, &vr, err);
+    rtcosim_status st =
+        clock_call(f, clock, "fmi3GetShiftDecimal", (void *)f->fmi3.fmi3GetShiftDecimal, &vr, err);
     if (st != RTCOSIM_OK)
         return st;
     fmi3Float64 value = 0;
@@ -191,14 +205,20 @@ rtcosim_status rtcosim_fmu_get_shift(rtcosim_component *c, size_t clock, double 
     return rtcosim_fmu_status(f, s, "fmi3GetShiftDecimal", NO_TIME, err);
 }
 
-rtcosim_status rtcosim_fmu_get_shift_fraction(rtcosim_component *c, size_t clock,
+rtcosim_status rtcosim_fmu_get_shift(rtcosim_component *c, size_t clock, double *shift,
+                                     rtcosim_error *err)
+{
+    rtcosim_fmu *f = fmi3_fmu(c);
+    return f ? rtcosim_fmi3_get_shift(f, clock, shift, err) : not_fmi3(c, "fmi3GetShiftDecimal", err);
+}
+
+rtcosim_status rtcosim_fmi3_get_shift_fraction(rtcosim_fmu *f, size_t clock,
                                               uint64_t *counter, uint64_t *resolution,
                                               rtcosim_error *err)
 {
-    rtcosim_fmu *f = fmi3_fmu(c);
     fmi3ValueReference vr;
-    rtcosim_status st = clock_call(c, clock, "fmi3GetShiftFraction",
-                                   f ? (void *)f->fmi3.fmi3GetShiftFraction : NULL, &f, &vr, err);
+    rtcosim_status st =
+        clock_call(f, clock, "fmi3GetShiftFraction", (void *)f->fmi3.fmi3GetShiftFraction, &vr, err);
     if (st != RTCOSIM_OK || (st = need_fraction(f, clock, "fmi3GetShiftFraction", err)))
         return st;
     fmi3UInt64 n = 0, r = 0;
@@ -207,6 +227,14 @@ rtcosim_status rtcosim_fmu_get_shift_fraction(rtcosim_component *c, size_t clock
                       clock_name(f, clock), n, r);
     *counter = n, *resolution = r;
     return rtcosim_fmu_status(f, s, "fmi3GetShiftFraction", NO_TIME, err);
+}
+
+rtcosim_status rtcosim_fmu_get_shift_fraction(rtcosim_component *c, size_t clock,
+                                              uint64_t *counter, uint64_t *resolution,
+                                              rtcosim_error *err)
+{
+    rtcosim_fmu *f = fmi3_fmu(c);
+    return f ? rtcosim_fmi3_get_shift_fraction(f, clock, counter, resolution, err) : not_fmi3(c, "fmi3GetShiftFraction", err);
 }
 
 /* Section 2.2.8's table: the importer sets intervals of fixed and tunable
@@ -227,13 +255,12 @@ static rtcosim_status settable(rtcosim_fmu *f, size_t clock, const char *functio
                              rtcosim_fmi_clock_kind_name(k->kind), rtcosim_causality_name(v->causality));
 }
 
-rtcosim_status rtcosim_fmu_set_interval(rtcosim_component *c, size_t clock, double interval,
+rtcosim_status rtcosim_fmi3_set_interval(rtcosim_fmu *f, size_t clock, double interval,
                                         rtcosim_error *err)
 {
-    rtcosim_fmu *f = fmi3_fmu(c);
     fmi3ValueReference vr;
-    rtcosim_status st = clock_call(c, clock, "fmi3SetIntervalDecimal",
-                                   f ? (void *)f->fmi3.fmi3SetIntervalDecimal : NULL, &f, &vr, err);
+    rtcosim_status st =
+        clock_call(f, clock, "fmi3SetIntervalDecimal", (void *)f->fmi3.fmi3SetIntervalDecimal, &vr, err);
     if (st != RTCOSIM_OK || (st = settable(f, clock, "fmi3SetIntervalDecimal", err)))
         return st;
     if (!(interval > 0) || !isfinite(interval))
@@ -242,17 +269,28 @@ rtcosim_status rtcosim_fmu_set_interval(rtcosim_component *c, size_t clock, doub
                                  "section 2.3.7)", f->instance_name, clock_name(f, clock), interval);
     fmi3Status s = f->fmi3.fmi3SetIntervalDecimal(f->instance, &vr, 1, &interval);
     RTCOSIM_FMU_TRACE(f, "fmi3SetIntervalDecimal", s, "%s = %.17g", clock_name(f, clock), interval);
-    return rtcosim_fmu_status(f, s, "fmi3SetIntervalDecimal", NO_TIME, err);
+    st = rtcosim_fmu_status(f, s, "fmi3SetIntervalDecimal", NO_TIME, err);
+    rtcosim_time_ns ns;
+    if (st == RTCOSIM_OK && f->schedule &&
+        rtcosim_time_from_seconds(interval, &ns, NULL) == RTCOSIM_OK && ns > 0)
+        rtcosim_fmi3_schedule_set_interval(f->schedule, clock, ns);
+    return st;
 }
 
-rtcosim_status rtcosim_fmu_set_interval_fraction(rtcosim_component *c, size_t clock,
+rtcosim_status rtcosim_fmu_set_interval(rtcosim_component *c, size_t clock, double interval,
+                                        rtcosim_error *err)
+{
+    rtcosim_fmu *f = fmi3_fmu(c);
+    return f ? rtcosim_fmi3_set_interval(f, clock, interval, err) : not_fmi3(c, "fmi3SetIntervalDecimal", err);
+}
+
+rtcosim_status rtcosim_fmi3_set_interval_fraction(rtcosim_fmu *f, size_t clock,
                                                  uint64_t counter, uint64_t resolution,
                                                  rtcosim_error *err)
 {
-    rtcosim_fmu *f = fmi3_fmu(c);
     fmi3ValueReference vr;
-    rtcosim_status st = clock_call(c, clock, "fmi3SetIntervalFraction",
-                                   f ? (void *)f->fmi3.fmi3SetIntervalFraction : NULL, &f, &vr, err);
+    rtcosim_status st =
+        clock_call(f, clock, "fmi3SetIntervalFraction", (void *)f->fmi3.fmi3SetIntervalFraction, &vr, err);
     if (st != RTCOSIM_OK || (st = settable(f, clock, "fmi3SetIntervalFraction", err)) ||
         (st = need_fraction(f, clock, "fmi3SetIntervalFraction", err)))
         return st;
@@ -264,5 +302,19 @@ rtcosim_status rtcosim_fmu_set_interval_fraction(rtcosim_component *c, size_t cl
     fmi3Status s = f->fmi3.fmi3SetIntervalFraction(f->instance, &vr, 1, &counter, &resolution);
     RTCOSIM_FMU_TRACE(f, "fmi3SetIntervalFraction", s, "%s = %" PRIu64 "/%" PRIu64,
                       clock_name(f, clock), counter, resolution);
-    return rtcosim_fmu_status(f, s, "fmi3SetIntervalFraction", NO_TIME, err);
+    st = rtcosim_fmu_status(f, s, "fmi3SetIntervalFraction", NO_TIME, err);
+    rtcosim_time_ns ns;
+    if (st == RTCOSIM_OK && f->schedule &&
+        rtcosim_time_from_seconds((double)counter / (double)resolution, &ns, NULL) == RTCOSIM_OK &&
+        ns > 0)
+        rtcosim_fmi3_schedule_set_interval(f->schedule, clock, ns);
+    return st;
+}
+
+rtcosim_status rtcosim_fmu_set_interval_fraction(rtcosim_component *c, size_t clock,
+                                                 uint64_t counter, uint64_t resolution,
+                                                 rtcosim_error *err)
+{
+    rtcosim_fmu *f = fmi3_fmu(c);
+    return f ? rtcosim_fmi3_set_interval_fraction(f, clock, counter, resolution, err) : not_fmi3(c, "fmi3SetIntervalFraction", err);
 }

@@ -14,7 +14,14 @@
 struct rtcosim_fmi3_se {
     fmi3ActivateModelPartitionTYPE *activate;
     bool clock_update;  /* set by the callback during an activation */
+    bool stepped;       /* do_step ran: the start time's instant is done */
     rtcosim_se_stats stats;
+    /* The co-simulation ops the SE ones wrap (fmi3_ops.c). */
+    rtcosim_status (*exit_init)(void *self, rtcosim_error *err);
+    rtcosim_status (*get)(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                          void *values, rtcosim_error *err);
+    rtcosim_status (*set)(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                          const void *values, rtcosim_error *err);
 };
 
 /* lockPreemption/unlockPreemption carry no instance (section 5.2.1): they
@@ -71,16 +78,71 @@ static rtcosim_status se_instantiate(void *self, const char *instance_name, rtco
     return RTCOSIM_OK;
 }
 
-/* An SE FMU has no communication steps: time advances only by activations. */
+/* The scheduler reads intervals in Initialization Mode (section 2.2.8). */
+static rtcosim_status se_exit_init(void *self, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    rtcosim_time_ns start = 0;
+    rtcosim_status st = rtcosim_time_from_seconds(f->start, &start, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_fmi3_schedule_init(f->schedule, start, err);
+    f->se->stepped = false;
+    return st == RTCOSIM_OK ? f->se->exit_init(self, err) : st;
+}
+
+/* In a system: the partitions ticking in the macro step, in time and
+ * priority order (the start time's on the first step). */
 static rtcosim_status se_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                  rtcosim_step_result *result, rtcosim_error *err)
 {
-    (void)t, (void)h, (void)result;
     rtcosim_fmu *f = self;
-    return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                             "%s: an FMU in scheduled execution has no fmi3DoStep; its model "
-                             "partitions are activated by clocks (rtcosim simulate --interface-type se)",
-                             f->instance_name ? f->instance_name : f->archive_path);
+    result->last_successful_time = t + h;
+    rtcosim_status st = rtcosim_fmi3_schedule_step(f->schedule, t, h, !f->se->stepped, err);
+    f->se->stepped = true;
+    return st;
+}
+
+/* An output clock read through the component says whether it ticked in the
+ * last step: the FMU's own fmi3GetClock resets it and is the scheduler's. */
+static rtcosim_status se_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             void *values, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    if (type != RTCOSIM_TYPE_CLOCK)
+        return f->se->get(self, type, vrs, n, values, err);
+    bool *ticked = values;
+    for (size_t i = 0; i < n; i++)
+        if (!rtcosim_fmi3_schedule_output_ticked(f->schedule, vrs[i], &ticked[i]))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "%s: value reference %u is not an output clock",
+                                     f->instance_name, (unsigned)vrs[i]);
+    return RTCOSIM_OK;
+}
+
+/* Setting a triggered input clock true ticks it at the next step's start
+ * (section 5.2.2: input clocks tick by activation, never by fmi3SetClock). */
+static rtcosim_status se_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             const void *values, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    if (type != RTCOSIM_TYPE_CLOCK)
+        return f->se->set(self, type, vrs, n, values, err);
+    const bool *tick = values;
+    for (size_t i = 0; i < n; i++) {
+        long clock = -1;
+        for (size_t k = 0; k < f->md->clock_count && clock < 0; k++)
+            if (f->md->variables[f->md->clocks[k].variable].value_reference == vrs[i])
+                clock = (long)k;
+        if (clock < 0 || f->md->clocks[clock].kind != RTCOSIM_FMI_CLOCK_TRIGGERED ||
+            f->md->variables[f->md->clocks[clock].variable].causality != RTCOSIM_CAUSALITY_INPUT)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "%s: value reference %u is not a triggered input clock "
+                                     "(FMI 3.0 section 2.2.8)",
+                                     f->instance_name, (unsigned)vrs[i]);
+        if (tick[i])
+            rtcosim_fmi3_schedule_trigger(f->schedule, (size_t)clock);
+    }
+    return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_fmi3_se_prepare(rtcosim_fmu *f, rtcosim_error *err)
@@ -113,8 +175,17 @@ rtcosim_status rtcosim_fmi3_se_prepare(rtcosim_fmu *f, rtcosim_error *err)
     if (!f->se)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     f->se->activate = activate;
+    rtcosim_status st = rtcosim_fmi3_schedule_new(f, &f->schedule, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    f->se->exit_init = f->ops.exit_init;
+    f->se->get = f->ops.get;
+    f->se->set = f->ops.set;
     f->ops.instantiate = se_instantiate;
+    f->ops.exit_init = se_exit_init;
     f->ops.do_step = se_do_step;
+    f->ops.get = se_get;
+    f->ops.set = se_set;
     f->ops.get_state = NULL; /* FMU state is not for partitions in flight (5.2.2) */
     f->ops.set_state = NULL;
     f->ops.free_state = NULL;
@@ -150,6 +221,12 @@ rtcosim_status rtcosim_fmu_se_activate(rtcosim_component *c, size_t clock, rtcos
     if (!f)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not an FMU in scheduled execution",
                                  c ? rtcosim_component_instance_name(c) : "?");
+    return rtcosim_fmi3_se_activate(f, clock, t, clock_updated, err);
+}
+
+rtcosim_status rtcosim_fmi3_se_activate(rtcosim_fmu *f, size_t clock, rtcosim_time_ns t,
+                                        bool *clock_updated, rtcosim_error *err)
+{
     if (clock >= f->md->clock_count ||
         f->md->variables[f->md->clocks[clock].variable].causality != RTCOSIM_CAUSALITY_INPUT)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,

@@ -196,6 +196,7 @@ void rtcosim_fmu_destroy(void *self)
     free(f->vr_scratch);
     rtcosim_fmi3_arrays_free(f->arrays);
     rtcosim_fmi3_se_free(f->se);
+    rtcosim_fmi3_schedule_free(f->schedule);
     free(f->binary_limits);
     free(f);
 }

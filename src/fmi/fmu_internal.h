@@ -10,6 +10,7 @@
 #include "fmi/api/fmi3.h"
 #include "fmi/model_description.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/log.h"
 
 typedef struct rtcosim_fmi2_functions {
@@ -39,6 +40,7 @@ typedef struct rtcosim_fmu {
     bool model_exchange;     /* loaded through the ModelExchange interface */
     bool scheduled;          /* loaded for scheduled execution (fmi3_se.c) */
     struct rtcosim_fmi3_se *se; /* its callbacks' state; NULL otherwise */
+    struct rtcosim_se_schedule *schedule; /* and its scheduler (fmi3_se_schedule.c) */
     /* Binary variables with a maxSize, sorted by value reference (built on
      * the first Binary set, fmi3_clocks.c); count SIZE_MAX: not built yet. */
     struct rtcosim_fmi3_binary_limit *binary_limits;
@@ -178,6 +180,45 @@ rtcosim_status rtcosim_fmi3_array_set(rtcosim_fmu *f, rtcosim_type type, const u
  * switch instantiate to fmi3InstantiateScheduledExecution, drop do_step. */
 rtcosim_status rtcosim_fmi3_se_prepare(rtcosim_fmu *f, rtcosim_error *err);
 void rtcosim_fmi3_se_free(struct rtcosim_fmi3_se *se);
+/* The clock calls of rtcosim/fmu_clocks.h on the FMU itself (fmi3_clocks.c). */
+rtcosim_status rtcosim_fmi3_get_interval(rtcosim_fmu *f, size_t clock, double *interval,
+                                         rtcosim_interval_qualifier *qualifier,
+                                         rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_get_interval_fraction(rtcosim_fmu *f, size_t clock,
+                                                  uint64_t *counter, uint64_t *resolution,
+                                                  rtcosim_interval_qualifier *qualifier,
+                                                  rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_get_shift(rtcosim_fmu *f, size_t clock, double *shift,
+                                      rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_get_shift_fraction(rtcosim_fmu *f, size_t clock, uint64_t *counter,
+                                               uint64_t *resolution, rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_set_interval(rtcosim_fmu *f, size_t clock, double interval,
+                                         rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_set_interval_fraction(rtcosim_fmu *f, size_t clock, uint64_t counter,
+                                                  uint64_t resolution, rtcosim_error *err);
+/* fmi3ActivateModelPartition of input clock `clock` (fmi3_se.c). */
+rtcosim_status rtcosim_fmi3_se_activate(rtcosim_fmu *f, size_t clock, rtcosim_time_ns t,
+                                        bool *clock_update, rtcosim_error *err);
+/* The scheduler of an SE FMU (fmi3_se_schedule.c): made at prepare, its
+ * intervals read in Initialization Mode (exit_init), run by do_step or by
+ * simulate_se.c through rtcosim/fmu_clocks.h. */
+struct rtcosim_se_schedule;
+rtcosim_status rtcosim_fmi3_schedule_new(rtcosim_fmu *f, struct rtcosim_se_schedule **out,
+                                         rtcosim_error *err);
+void rtcosim_fmi3_schedule_free(struct rtcosim_se_schedule *s);
+rtcosim_status rtcosim_fmi3_schedule_init(struct rtcosim_se_schedule *s, rtcosim_time_ns start,
+                                          rtcosim_error *err);
+rtcosim_status rtcosim_fmi3_schedule_step(struct rtcosim_se_schedule *s, rtcosim_time_ns t,
+                                          rtcosim_time_ns h, bool first, rtcosim_error *err);
+/* The importer set a periodic clock's interval (fmi3SetInterval*). */
+void rtcosim_fmi3_schedule_set_interval(struct rtcosim_se_schedule *s, size_t clock,
+                                        rtcosim_time_ns interval);
+/* A triggered input clock (index into md->clocks) is due at the next instant. */
+void rtcosim_fmi3_schedule_trigger(struct rtcosim_se_schedule *s, size_t clock);
+/* Whether output clock vr ticked in the last step; false: vr is none. */
+bool rtcosim_fmi3_schedule_output_ticked(const struct rtcosim_se_schedule *s, uint32_t vr,
+                                         bool *ticked);
+
 /* Binary values longer than their variable's maxSize (fmi3_clocks.c): an
  * error naming the instance and variable, before the FMU sees them. */
 rtcosim_status rtcosim_fmi3_check_binary(rtcosim_fmu *f, const uint32_t *vrs, size_t n,

@@ -1,14 +1,13 @@
-/* `rtcosim simulate --interface-type se`: the scheduler of an FMI 3.0 FMU in
- * scheduled execution (FMI 3.0 chapter 5). Time advances from one clock
- * instant to the next: periodic input clocks tick at start + shift + k *
- * interval, triggered ones where their --input-file column holds 1, countdown
- * ones when the FMU announced an interval (clockUpdate, then
- * fmi3GetIntervalDecimal qualifiers). At an instant the due partitions run in
- * priority order (smaller value first, section 2.4.7.3), each after its
- * clocked inputs are set; output clocks are read once after each clockUpdate
- * (they reset when read, section 5.2.3). Rows are written on the output grid;
- * the row at t shows the outputs after every partition ticking at t ran, and
- * a clocked output is read only after one of its clocks ticked. */
+/* `rtcosim simulate --interface-type se` (FMI 3.0 chapter 5): time advances
+ * from one clock instant to the next, as the FMU's scheduler
+ * (src/fmi/fmi3_se_schedule.c) announces them, plus the rows of the input
+ * file whose triggered-clock column holds 1 and the output grid. The
+ * scheduler runs an instant's partitions in priority order and calls back
+ * here before each to set its clocked inputs (unclocked ones once per
+ * instant). Rows are written on the output grid: the row at t shows the
+ * outputs after every partition ticking at t ran, a clocked output is read
+ * only after one of its clocks ticked, a Clock column says whether it ticked
+ * since the previous row. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,14 +23,9 @@ typedef struct se_clock {
     const rtcosim_variable *v;
     const rtcosim_fmu_clock *decl;
     bool input;
-    rtcosim_time_ns interval;        /* periodic: the current interval */
-    rtcosim_time_ns next;            /* the next tick; NEVER: none due */
-    rtcosim_time_ns last_activation; /* at most one activation per time (5.2.2) */
-    ptrdiff_t column;                /* triggered input: its CSV column, else -1 */
-    size_t row;                      /* triggered input: next CSV row to look at */
-    bool due;
-    bool ticked_since_row;           /* the Clock column of the next row */
-    uint64_t ticks;
+    ptrdiff_t column;    /* triggered input: its CSV column, else -1 */
+    size_t row;          /* triggered input: next CSV row to look at */
+    uint64_t ticks_at_row; /* its ticks when the last row was written */
 } se_clock;
 
 typedef struct se_input {
@@ -55,24 +49,16 @@ struct se_run {
     const rtcosim_fmu_clocks *k;
     se_clock *clocks; /* parallel to k->clocks */
     size_t count;
-    uint32_t *out_vrs; /* output clocks, read in one fmi3GetClock */
-    size_t *out_index;
-    bool *out_values;
-    size_t out_count;
     se_input *inputs;
     size_t input_count;
     se_output *outputs; /* parallel to r->recorded */
     unsigned char value[64];
+    rtcosim_time_ns instant; /* the time the before-partition hook sets inputs for */
 };
 
 static size_t variable_index(const run *r, const rtcosim_variable *v)
 {
     return (size_t)(v - rtcosim_component_variable(r->c, 0));
-}
-
-static const char *clock_name(const se_clock *c)
-{
-    return c->v->name;
 }
 
 rtcosim_status simulate_se_setup(run *r, rtcosim_error *err)
@@ -85,28 +71,18 @@ rtcosim_status simulate_se_setup(run *r, rtcosim_error *err)
     se->k = k;
     se->count = k->clock_count;
     se->clocks = calloc(k->clock_count + 1, sizeof *se->clocks);
-    se->out_vrs = calloc(k->clock_count + 1, sizeof *se->out_vrs);
-    se->out_index = calloc(k->clock_count + 1, sizeof *se->out_index);
-    se->out_values = calloc(k->clock_count + 1, sizeof *se->out_values);
     se->outputs = calloc(r->recorded_count + 1, sizeof *se->outputs);
     const rtcosim_csv *table = r->o->input;
     size_t columns = table ? rtcosim_csv_column_count(table) : 0;
     se->inputs = calloc(columns + 1, sizeof *se->inputs);
-    if (!se->clocks || !se->out_vrs || !se->out_index || !se->out_values || !se->outputs ||
-        !se->inputs)
+    if (!se->clocks || !se->outputs || !se->inputs)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the run");
     for (size_t i = 0; i < k->clock_count; i++) {
         se_clock *c = &se->clocks[i];
         c->decl = &k->clocks[i];
         c->v = rtcosim_component_variable(r->c, c->decl->variable);
         c->input = c->v->causality == RTCOSIM_CAUSALITY_INPUT;
-        c->next = NEVER;
-        c->last_activation = INT64_MIN;
         c->column = -1;
-        if (c->v->causality == RTCOSIM_CAUSALITY_OUTPUT) {
-            se->out_vrs[se->out_count] = c->v->value_reference;
-            se->out_index[se->out_count++] = i;
-        }
     }
     /* Input columns: a clock column ticks a triggered input clock; values
      * go to their variables at every instant or, when clocked, before their
@@ -160,31 +136,10 @@ void simulate_se_free(run *r)
     if (!se)
         return;
     free(se->clocks);
-    free(se->out_vrs);
-    free(se->out_index);
-    free(se->out_values);
     free(se->inputs);
     free(se->outputs);
     free(se);
     r->se = NULL;
-}
-
-static rtcosim_status to_ns(run *r, const se_clock *c, const char *what, double seconds,
-                            bool zero_ok, rtcosim_time_ns *out, rtcosim_error *err)
-{
-    if (!(seconds > 0 || (zero_ok && seconds == 0)) ||
-        rtcosim_time_from_seconds(seconds, out, NULL) != RTCOSIM_OK)
-        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
-                                 "%s: clock '%s': %s %g s must be %s (FMI 3.0 section 2.2.8)",
-                                 r->label, clock_name(c), what, seconds,
-                                 zero_ok ? "at least 0" : "greater than 0");
-    return RTCOSIM_OK;
-}
-
-static bool is_periodic(rtcosim_fmi_clock_kind kind)
-{
-    return kind == RTCOSIM_FMI_CLOCK_CONSTANT || kind == RTCOSIM_FMI_CLOCK_FIXED ||
-           kind == RTCOSIM_FMI_CLOCK_TUNABLE;
 }
 
 /* A clocked value read once in Initialization Mode (allowed there for every
@@ -203,46 +158,28 @@ static rtcosim_status read_output(run *r, se_output *out, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-/* Periodic intervals and shifts (from the description, else asked of the
- * FMU, section 2.2.8's table), countdown intervals known at the start. */
+/* In Initialization Mode (the intervals are the scheduler's, read by
+ * exit_init): the clocked outputs' first values. */
 rtcosim_status simulate_se_init(run *r, rtcosim_error *err)
 {
     struct se_run *se = r->se;
-    rtcosim_time_ns start = r->o->start_time;
-    for (size_t i = 0; i < se->count; i++) {
-        se_clock *c = &se->clocks[i];
-        if (!c->input)
-            continue;
-        rtcosim_fmi_clock_kind kind = c->decl->kind;
-        rtcosim_status st = RTCOSIM_OK;
-        double interval = c->decl->interval, shift = c->decl->shift;
-        rtcosim_interval_qualifier q = RTCOSIM_INTERVAL_CHANGED;
-        if (is_periodic(kind) || kind == RTCOSIM_FMI_CLOCK_CHANGING ||
-            kind == RTCOSIM_FMI_CLOCK_COUNTDOWN) {
-            if (!c->decl->has_interval) {
-                st = rtcosim_fmu_get_interval(r->c, i, &interval, &q, err);
-                if (st == RTCOSIM_OK && is_periodic(kind))
-                    st = rtcosim_fmu_get_shift(r->c, i, &shift, err);
-                if (st != RTCOSIM_OK)
-                    return st;
-            }
-            if (q == RTCOSIM_INTERVAL_NOT_YET_KNOWN) {
-                if (is_periodic(kind))
-                    return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
-                                             "%s: clock '%s': a %s clock's interval is neither "
-                                             "declared nor known to the FMU in Initialization "
-                                             "Mode (FMI 3.0 section 2.2.8)",
-                                             r->label, clock_name(c),
-                                             rtcosim_fmi_clock_kind_name(kind));
-                continue; /* changing/countdown: not yet */
-            }
-            rtcosim_time_ns shift_ns = 0;
-            if ((st = to_ns(r, c, "interval", interval, kind == RTCOSIM_FMI_CLOCK_COUNTDOWN,
-                            &c->interval, err)) != RTCOSIM_OK ||
-                (st = to_ns(r, c, "shift", shift, true, &shift_ns, err)) != RTCOSIM_OK)
-                return st;
-            c->next = start + (is_periodic(kind) ? shift_ns : c->interval);
-        }
+    for (size_t i = 0; i < r->o->clock_interval_count; i++) {
+        const rtcosim_start_value *ci = &r->o->clock_intervals[i];
+        const rtcosim_variable *v = ci->name ? rtcosim_component_find_variable(r->c, ci->name) : NULL;
+        long clock = v ? rtcosim_fmu_clock_index(se->k, variable_index(r, v)) : -1;
+        if (clock < 0)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                     "clock interval '%s': model '%s' has no such clock",
+                                     ci->name ? ci->name : "", rtcosim_component_model_name(r->c));
+        char *end = NULL;
+        double seconds = ci->value ? strtod(ci->value, &end) : 0;
+        if (!ci->value || end == ci->value || *end)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "clock interval '%s': '%s' is not a number of seconds",
+                                     ci->name, ci->value ? ci->value : "");
+        rtcosim_status st = rtcosim_fmu_set_interval(r->c, (size_t)clock, seconds, err);
+        if (st != RTCOSIM_OK)
+            return st;
     }
     for (size_t i = 0; i < r->recorded_count; i++)
         if (se->outputs[i].clock_count) {
@@ -261,12 +198,13 @@ rtcosim_status simulate_se_gather(run *r, rtcosim_error *err)
         const rtcosim_variable *v = r->recorded[i];
         if (v->type == RTCOSIM_TYPE_CLOCK) {
             long ci = rtcosim_fmu_clock_index(se->k, out->variable);
-            r->row[i].b = ci >= 0 && se->clocks[ci].ticked_since_row;
+            r->row[i].b = ci >= 0 && rtcosim_fmu_se_ticks(r->c, (size_t)ci) !=
+                                         se->clocks[ci].ticks_at_row;
             continue;
         }
         uint64_t ticks = 0;
         for (size_t j = 0; j < out->clock_count; j++)
-            ticks += se->clocks[out->clocks[j]].ticks;
+            ticks += rtcosim_fmu_se_ticks(r->c, out->clocks[j]);
         if (out->clock_count == 0 || ticks != out->ticks_read || !out->read) {
             rtcosim_status st = read_output(r, out, err);
             if (st != RTCOSIM_OK)
@@ -308,99 +246,25 @@ static bool belongs(const size_t *clocks, size_t n, size_t clock)
     return false;
 }
 
-/* After a clockUpdate (section 5.2.3): every output clock once (a read
- * resets it), every countdown clock's interval; a zero interval ticks at
- * this instant, after the partitions of higher priority. */
-static rtcosim_status clock_update(run *r, rtcosim_time_ns t, rtcosim_error *err)
+/* The scheduler's hook: unclocked inputs once per instant, clocked ones just
+ * before their partition (section 5.2.2). */
+static rtcosim_status before_partition(void *context, size_t clock, rtcosim_error *err)
 {
+    run *r = context;
     struct se_run *se = r->se;
-    if (se->out_count) {
-        rtcosim_status st = rtcosim_component_get(r->c, RTCOSIM_TYPE_CLOCK, se->out_vrs,
-                                                  se->out_count, se->out_values, err);
+    if (!r->o->input)
+        return RTCOSIM_OK;
+    if (clock == SIZE_MAX)
+        rtcosim_csv_cursor_seek(&r->cursor, se->instant);
+    for (size_t j = 0; j < se->input_count; j++) {
+        const se_input *in = &se->inputs[j];
+        bool wanted = clock == SIZE_MAX ? in->clock_count == 0
+                                        : belongs(in->clocks, in->clock_count, clock);
+        rtcosim_status st = wanted ? set_input(r, in, err) : RTCOSIM_OK;
         if (st != RTCOSIM_OK)
             return st;
-        for (size_t j = 0; j < se->out_count; j++)
-            if (se->out_values[j]) {
-                se_clock *c = &se->clocks[se->out_index[j]];
-                c->ticks++;
-                c->ticked_since_row = true;
-            }
-    }
-    for (size_t i = 0; i < se->count; i++) {
-        se_clock *c = &se->clocks[i];
-        if (!c->input || c->decl->kind != RTCOSIM_FMI_CLOCK_COUNTDOWN)
-            continue;
-        double interval;
-        rtcosim_interval_qualifier q;
-        rtcosim_status st = rtcosim_fmu_get_interval(r->c, i, &interval, &q, err);
-        if (st != RTCOSIM_OK)
-            return st;
-        if (q != RTCOSIM_INTERVAL_CHANGED)
-            continue;
-        if ((st = to_ns(r, c, "countdown interval", interval, true, &c->interval, err)))
-            return st;
-        c->next = t + c->interval;
-        if (c->next == t && c->last_activation == t)
-            /* Section 5.2.2: one activation per clock and time. */
-            return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
-                                     "%s: clock '%s': countdown interval 0 at a time it already "
-                                     "ticked (FMI 3.0 section 5.2.2)",
-                                     r->label, clock_name(c));
-        if (c->next == t)
-            c->due = true;
     }
     return RTCOSIM_OK;
-}
-
-/* The clock to activate next at this instant: highest priority (smallest
- * value), then the declaration order; -1 when none is due. */
-static long next_due(const struct se_run *se)
-{
-    long best = -1;
-    for (size_t i = 0; i < se->count; i++)
-        if (se->clocks[i].due &&
-            (best < 0 || se->clocks[i].decl->priority < se->clocks[best].decl->priority))
-            best = (long)i;
-    return best;
-}
-
-static rtcosim_status activate(run *r, size_t i, rtcosim_time_ns t, uint64_t *activations,
-                               rtcosim_error *err)
-{
-    struct se_run *se = r->se;
-    se_clock *c = &se->clocks[i];
-    c->due = false;
-    for (size_t j = 0; j < se->input_count; j++)
-        if (se->inputs[j].clock_count && belongs(se->inputs[j].clocks, se->inputs[j].clock_count, i)) {
-            rtcosim_status st = set_input(r, &se->inputs[j], err);
-            if (st != RTCOSIM_OK)
-                return st;
-        }
-    bool update = false;
-    rtcosim_status st = rtcosim_fmu_se_activate(r->c, i, t, &update, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    (*activations)++;
-    c->last_activation = t;
-    c->ticks++;
-    c->ticked_since_row = true;
-    rtcosim_fmi_clock_kind kind = c->decl->kind;
-    if (kind == RTCOSIM_FMI_CLOCK_TUNABLE || kind == RTCOSIM_FMI_CLOCK_CHANGING) {
-        /* Their interval may change at each tick (table of section 2.2.8). */
-        double interval;
-        rtcosim_interval_qualifier q;
-        if ((st = rtcosim_fmu_get_interval(r->c, i, &interval, &q, err)) != RTCOSIM_OK)
-            return st;
-        if (q == RTCOSIM_INTERVAL_CHANGED &&
-            (st = to_ns(r, c, "interval", interval, false, &c->interval, err)) != RTCOSIM_OK)
-            return st;
-        c->next = q == RTCOSIM_INTERVAL_NOT_YET_KNOWN ? NEVER : t + c->interval;
-    } else if (is_periodic(kind)) {
-        c->next = t + c->interval;
-    } else if (kind == RTCOSIM_FMI_CLOCK_COUNTDOWN) {
-        c->next = NEVER; /* until the FMU announces the next one */
-    }
-    return update ? clock_update(r, t, err) : RTCOSIM_OK;
 }
 
 /* The earliest row time >= from at which a triggered clock's column is 1. */
@@ -418,38 +282,36 @@ static rtcosim_status run_instant(run *r, rtcosim_time_ns t, uint64_t *activatio
                                   rtcosim_error *err)
 {
     struct se_run *se = r->se;
-    bool any = false;
     for (size_t i = 0; i < se->count; i++) {
         se_clock *c = &se->clocks[i];
-        if (!c->input)
+        if (c->column < 0 || next_trigger(r, c, t) != t)
             continue;
-        if (c->column >= 0 && next_trigger(r, c, t) == t) {
-            c->due = true;
-            while (c->row < rtcosim_csv_row_count(r->o->input) &&
-                   rtcosim_csv_time(r->o->input, c->row) == t)
-                c->row++; /* several rows at one time tick it once */
-        }
-        if (c->next == t)
-            c->due = true;
-        any |= c->due;
-    }
-    if (!any)
-        return RTCOSIM_OK;
-    if (r->o->input) {
-        rtcosim_csv_cursor_seek(&r->cursor, t);
-        for (size_t j = 0; j < se->input_count; j++)
-            if (!se->inputs[j].clock_count) {
-                rtcosim_status st = set_input(r, &se->inputs[j], err);
-                if (st != RTCOSIM_OK)
-                    return st;
-            }
-    }
-    for (long i; (i = next_due(se)) >= 0;) {
-        rtcosim_status st = activate(r, (size_t)i, t, activations, err);
+        rtcosim_status st = rtcosim_fmu_se_trigger(r->c, i, err);
         if (st != RTCOSIM_OK)
             return st;
+        while (c->row < rtcosim_csv_row_count(r->o->input) &&
+               rtcosim_csv_time(r->o->input, c->row) == t)
+            c->row++; /* several rows at one time tick it once */
     }
-    return RTCOSIM_OK;
+    se->instant = t;
+    size_t n = 0;
+    rtcosim_status st = rtcosim_fmu_se_run_instant(r->c, t, before_partition, r, &n, err);
+    *activations += n;
+    return st;
+}
+
+static void log_partitions(run *r)
+{
+    struct se_run *se = r->se;
+    for (size_t i = 0; i < se->count; i++) {
+        rtcosim_se_partition_stats ps;
+        if (se->clocks[i].input && rtcosim_fmu_se_partition_stats(r->c, i, &ps, NULL) == RTCOSIM_OK)
+            rtcosim_log(RTCOSIM_LOG_DEBUG, "simulate",
+                        "%s: partition %s: %" PRIu64 " activations, execution %.3f us mean, "
+                        "%.3f us max", r->label, se->clocks[i].v->name, ps.activations,
+                        ps.activations ? (double)ps.exec_total_ns / (double)ps.activations / 1e3 : 0.0,
+                        (double)ps.exec_max_ns / 1e3);
+    }
 }
 
 rtcosim_status simulate_se_loop(run *r, rtcosim_simulate_result *res, rtcosim_error *err)
@@ -459,15 +321,13 @@ rtcosim_status simulate_se_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
     rtcosim_time_ns start = o->start_time, stop = o->stop_time, grid = start;
     uint64_t rows = 0, activations = 0;
     for (;;) {
-        rtcosim_time_ns t = grid;
+        rtcosim_time_ns t = grid, tick = rtcosim_fmu_se_next_tick(r->c);
+        if (tick < t)
+            t = tick;
         for (size_t i = 0; i < se->count; i++) {
-            se_clock *c = &se->clocks[i];
-            if (!c->input)
-                continue;
-            if (c->next < t)
-                t = c->next;
             /* Triggered: the earliest 1 of its column not yet consumed. */
-            rtcosim_time_ns trig = c->column >= 0 ? next_trigger(r, c, start) : NEVER;
+            rtcosim_time_ns trig = se->clocks[i].column >= 0 ? next_trigger(r, &se->clocks[i], start)
+                                                             : NEVER;
             if (trig < t)
                 t = trig;
         }
@@ -481,7 +341,7 @@ rtcosim_status simulate_se_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         if ((st = simulate_record(r, t, t == start || t >= stop, err)) != RTCOSIM_OK)
             return simulate_step_failed(r, t, err);
         for (size_t i = 0; i < se->count; i++)
-            se->clocks[i].ticked_since_row = false;
+            se->clocks[i].ticks_at_row = rtcosim_fmu_se_ticks(r->c, i);
         rows++;
         if (t >= stop)
             break;
@@ -497,5 +357,6 @@ rtcosim_status simulate_se_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
                     "%s: %" PRIu64 " partition activations, %" PRIu64 " clock updates, %" PRIu64
                     " preemption locks", r->label, stats.activations, stats.clock_updates,
                     stats.preemption_locks);
+    log_partitions(r);
     return RTCOSIM_OK;
 }

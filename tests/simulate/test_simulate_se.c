@@ -78,9 +78,10 @@ static void partitions_tick_at_hand_computed_times_in_priority_order(void **stat
              "3.5,4,4,2,8,1,1,13,0\n"
              "4,4,4,2,8,1,1,13,0\n");
     assert_string_equal(csv, want);
-    /* 4 fast + 4 trigger + 2 countdown; clockUpdate at fast's 2nd and 4th
-     * tick and at the alarm; trigger locks preemption on each of its ticks. */
-    assert_int_equal(stats.activations, 10);
+    /* 4 fast + 4 trigger + 2 countdown + slow at 0.25; clockUpdate at fast's
+     * 2nd and 4th tick and at the alarm; trigger locks preemption on each of
+     * its ticks. */
+    assert_int_equal(stats.activations, 11);
     assert_int_equal(stats.clock_updates, 3);
     assert_int_equal(stats.preemption_locks, 4);
     assert_int_equal(stats.unbalanced_unlocks, 0);
@@ -99,6 +100,52 @@ static void ticks_between_rows_run_at_their_own_time(void **state)
              "3,3,0,1,0,0,0,13,0\n"
              "4,4,0,2,0,0,0,13,0\n");
     assert_string_equal(csv, want);
+}
+
+/* slow is fixed: 10 s from 0.25 s as declared (one tick by 4 s), or the
+ * interval the importer sets in Initialization Mode (section 2.2.8). */
+static void a_fixed_clock_runs_at_the_interval_the_importer_sets(void **state)
+{
+    (void)state;
+    const char *name = "slow_count";
+    for (int set = 0; set < 2; set++) {
+        rtcosim_component *c = load();
+        rtcosim_start_value interval = {"slow", "1"};
+        rtcosim_simulate_options o = {.start_time = 0, .stop_time = 4 * RTCOSIM_NS_PER_S,
+                                      .output_interval = RTCOSIM_NS_PER_S,
+                                      .output_variables = &name, .output_variable_count = 1,
+                                      .clock_intervals = &interval,
+                                      .clock_interval_count = (size_t)set,
+                                      .output_file = tu_scratch("slow.csv")};
+        rtcosim_error err;
+        if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        rtcosim_component_free(c);
+        assert_string_equal(tu_read_file(tu_scratch("slow.csv"), NULL),
+                            set ? "\"time\",\"slow_count\"\n0,0\n1,1\n2,2\n3,3\n4,4\n"
+                                : "\"time\",\"slow_count\"\n0,0\n1,1\n2,1\n3,1\n4,1\n");
+    }
+    /* Not for a constant clock, nor zero, nor a name that is no clock. */
+    static const struct {
+        const char *name, *value, *message;
+    } bad[] = {
+        {"fast", "2", "clock 'fast': fmi3SetIntervalDecimal is allowed only for fixed or tunable"},
+        {"slow", "0", "clock 'slow': interval 0 must be greater than 0"},
+        {"slow", "1s", "clock interval 'slow': '1s' is not a number of seconds"},
+        {"sum", "1", "clock interval 'sum': model 'Tasks' has no such clock"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rtcosim_component *c = load();
+        rtcosim_start_value interval = {bad[i].name, bad[i].value};
+        rtcosim_simulate_options o = {.start_time = 0, .stop_time = RTCOSIM_NS_PER_S,
+                                      .output_interval = RTCOSIM_NS_PER_S,
+                                      .clock_intervals = &interval, .clock_interval_count = 1};
+        rtcosim_error err;
+        assert_int_not_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+        if (!strstr(err.message, bad[i].message))
+            fail_msg("\"%s\" lacks \"%s\"", err.message, bad[i].message);
+        rtcosim_component_free(c);
+    }
 }
 
 static size_t variable_index(const rtcosim_component *c, const char *name)
@@ -160,9 +207,76 @@ static void binary_over_max_size_and_wrong_interval_calls_are_refused(void **sta
                                            &err),
                      RTCOSIM_OK);
     assert_int_equal(n, 4);
+    rtcosim_component_free(c);
+}
+
+static int32_t get_int(rtcosim_component *c, const char *name)
+{
+    const rtcosim_variable *v = rtcosim_component_find_variable(c, name);
+    int32_t x = -1;
+    rtcosim_error err;
+    if (rtcosim_component_get(c, RTCOSIM_TYPE_INT32, &v->value_reference, 1, &x, &err))
+        fail_msg("%s", err.message);
+    return x;
+}
+
+/* As a component of a system: do_step(t, h) runs the partitions of
+ * [t, t + h] on the first step and (t, t + h] after; a triggered input clock
+ * set true ticks at the next step's start; an output clock read through the
+ * component says whether it ticked in the last step. */
+static void do_step_runs_the_partitions_of_the_macro_step(void **state)
+{
+    (void)state;
+    rtcosim_component *c = load();
+    rtcosim_error err;
     rtcosim_step_result sr;
-    assert_int_equal(rtcosim_component_do_step(c, 0, RTCOSIM_NS_PER_S, &sr, &err),
-                     RTCOSIM_EUNSUPPORTED);
+    assert_int_equal(rtcosim_component_instantiate(c, "tasks", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    const rtcosim_variable *trigger = rtcosim_component_find_variable(c, "trigger");
+    const rtcosim_variable *u = rtcosim_component_find_variable(c, "u");
+    const rtcosim_variable *alarm = rtcosim_component_find_variable(c, "alarm");
+    /* [0, 1]: fast at 0.5. */
+    assert_int_equal(rtcosim_component_do_step(c, 0, RTCOSIM_NS_PER_S, &sr, &err), RTCOSIM_OK);
+    assert_int_equal(get_int(c, "fast_count"), 1);
+    assert_int_equal(get_int(c, "order"), 1);
+    /* (1, 2]: trigger at 1 (u = 6, sum reaches 5: alarm), fast at 1.5
+     * (starts the countdown with 1 s: it ticks at 2.5, in the next step). */
+    bool tick = true;
+    int32_t six = 6;
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_INT32, &u->value_reference, 1, &six,
+                                           &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_CLOCK, &trigger->value_reference, 1,
+                                           &tick, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_do_step(c, RTCOSIM_NS_PER_S, RTCOSIM_NS_PER_S, &sr, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(get_int(c, "trigger_count"), 1);
+    assert_int_equal(get_int(c, "sum"), 6);
+    assert_int_equal(get_int(c, "fast_count"), 2);
+    assert_int_equal(get_int(c, "order"), 1); /* 1.5: fast alone */
+    bool ticked = false;
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_CLOCK, &alarm->value_reference, 1,
+                                           &ticked, &err), RTCOSIM_OK);
+    assert_true(ticked);
+    /* (2, 3]: fast and countdown at 2.5, in that order; no alarm. */
+    assert_int_equal(rtcosim_component_do_step(c, 2 * RTCOSIM_NS_PER_S, RTCOSIM_NS_PER_S, &sr, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(get_int(c, "countdown_count"), 1);
+    assert_int_equal(get_int(c, "order"), 13);
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_CLOCK, &alarm->value_reference, 1,
+                                           &ticked, &err), RTCOSIM_OK);
+    assert_false(ticked);
+    /* Only triggered input clocks are ticked by the importer. */
+    const rtcosim_variable *fast = rtcosim_component_find_variable(c, "fast");
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_CLOCK, &fast->value_reference, 1,
+                                           &tick, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "is not a triggered input clock"));
+    rtcosim_se_partition_stats ps;
+    long fi = rtcosim_fmu_clock_index(rtcosim_fmu_clocks_of(c), variable_index(c, "fast"));
+    assert_int_equal(rtcosim_fmu_se_partition_stats(c, (size_t)fi, &ps, &err), RTCOSIM_OK);
+    assert_int_equal(ps.activations, 3);
+    assert_true(ps.exec_max_ns >= 0 && ps.exec_total_ns >= ps.exec_max_ns);
     rtcosim_component_free(c);
 }
 
@@ -209,6 +323,8 @@ int main(void)
         cmocka_unit_test(partitions_tick_at_hand_computed_times_in_priority_order),
         cmocka_unit_test(ticks_between_rows_run_at_their_own_time),
         cmocka_unit_test(binary_over_max_size_and_wrong_interval_calls_are_refused),
+        cmocka_unit_test(a_fixed_clock_runs_at_the_interval_the_importer_sets),
+        cmocka_unit_test(do_step_runs_the_partitions_of_the_macro_step),
         cmocka_unit_test(clock_columns_hold_ticks_of_triggered_clocks_only),
         cmocka_unit_test(a_co_simulation_load_of_the_se_fmu_points_to_se),
     };
