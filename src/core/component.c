@@ -171,7 +171,10 @@ void rtcosim_component_free(rtcosim_component *c)
 {
     if (!c)
         return;
-    if ((c->state == LC_INIT || c->state == LC_STEPPING) && c->ops->terminate) {
+    /* Terminate only after initialization: FMI 2.0 (fmi2Terminate) and 3.0
+     * (fmi3Terminate) refuse it in Initialization Mode, FMI 1.0 before
+     * fmiInitializeSlave (exit_init); free alone is allowed there. */
+    if (c->state == LC_STEPPING && c->ops->terminate) {
         rtcosim_error ignored;
         c->ops->terminate(c->self, &ignored);
     }
@@ -433,6 +436,12 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
 {
     if (c->state != LC_STEPPING && c->state != LC_INIT)
         return wrong_state(c, "terminate", err);
+    if (c->state == LC_INIT) {
+        /* Still initializing (an error path): no FMI version allows
+         * terminate there; the component ends with free. */
+        c->state = LC_TERMINATED;
+        return RTCOSIM_OK;
+    }
     CALL_ENTER(c, RTCOSIM_CALL_TERMINATE);
     rtcosim_status st = c->ops->terminate ? c->ops->terminate(c->self, err) : RTCOSIM_OK;
     CALL_LEAVE();

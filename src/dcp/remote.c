@@ -23,8 +23,6 @@
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
 
-static const rtcosim_time_ns tick_ns = 1; /* CFG_time_res 1/1e9 s */
-
 static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
 {
     if (p->data_id != DATA_ID_OUTPUTS || p->payload_size != r->out_payload)
@@ -115,9 +113,14 @@ rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu
             r->last_nack = in.type == RTCOSIM_DCP_RSP_NACK ? in.error_code : 0;
             if (in.type == RTCOSIM_DCP_RSP_NACK)
                 return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
-                                         "DCP slave %s:%u refused %s: %s (0x%04X)", r->host,
+                                         "DCP slave %s:%u refused %s: %s (0x%04X)%s", r->host,
                                          (unsigned)r->cfg.port, rtcosim_dcp_pdu_type_name(p->type),
-                                         rtcosim_dcp_error_code_name(in.error_code), in.error_code);
+                                         rtcosim_dcp_error_code_name(in.error_code), in.error_code,
+                                         in.error_code == RTCOSIM_DCP_ERR_INVALID_UUID &&
+                                                 rtcosim_dcp_uuid_is_nil(r->cfg.uuid)
+                                             ? " (no uuid known: give the slave's .dcpx as the "
+                                               "component's source)"
+                                             : "");
             if (rsp)
                 *rsp = in;
             return RTCOSIM_OK;
@@ -141,6 +144,8 @@ rtcosim_status dcp_remote_stc_to(remote *r, uint8_t type, uint32_t steps, uint8_
     r->slave_state = next_state;
     rtcosim_dcp_pdu p = {.type = type, .state_id = now, .steps = steps,
                          .major_version = 1, .minor_version = 0, .op_mode = r->op_mode};
+    if (type == RTCOSIM_DCP_STC_REGISTER)
+        memcpy(p.uuid, r->cfg.uuid, sizeof p.uuid);
     rtcosim_status st = dcp_remote_request(r, &p, NULL, err);
     if (st != RTCOSIM_OK && r->slave_state == next_state)
         r->slave_state = now;
@@ -340,6 +345,13 @@ static rtcosim_status op_instantiate(void *self, const char *instance_name, rtco
     if (st != RTCOSIM_OK)
         return st;
     r->registered = true;
+    if (r->cfg.heartbeat_ns >= 0) {
+        /* The first INF_state starts the slave's heartbeat monitor (3.4.9);
+         * the thread keeps it going while the master is idle. */
+        rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
+        if ((st = dcp_remote_request(r, &q, &a, err)) != RTCOSIM_OK)
+            return st;
+    }
     heartbeat_start(r);
     return RTCOSIM_OK;
 }
@@ -386,10 +398,21 @@ static rtcosim_status configure_received(remote *r, uint8_t type, uint8_t networ
 static rtcosim_status configure(remote *r, rtcosim_error *err)
 {
     rtcosim_status st;
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1,
-                         .denominator = 1000000000u};
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = r->cfg.time_res_numerator,
+                         .denominator = r->cfg.time_res_denominator};
     if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
         return st;
+    /* Every data id in every superstate (3.4.6, scope 0): a slave may refuse
+     * STC_prepare with INCOMPLETE_CONFIG_SCOPE without it (DCPLib does). */
+    const uint16_t ids[2] = {DATA_ID_INPUTS, DATA_ID_OUTPUTS};
+    const size_t counts[2] = {r->n_in, r->n_out};
+    for (int i = 0; i < 2; i++) {
+        if (!counts[i])
+            continue;
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_SCOPE, .data_id = ids[i], .scope = 0};
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
     if ((st = configure_received(r, RTCOSIM_DCP_CFG_INPUT, RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
                                  DATA_ID_INPUTS, r->in_idx, r->n_in, err)) != RTCOSIM_OK)
         return st;
@@ -402,7 +425,7 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
     }
     if (r->n_out) {
         /* SRT: the slave's real-time step and output period (spec 3.1.9). */
-        uint32_t steps = r->op_mode == RTCOSIM_DCP_OP_SRT ? (uint32_t)(r->cfg.srt_step_ns / tick_ns) : 1;
+        uint32_t steps = r->op_mode == RTCOSIM_DCP_OP_SRT ? (uint32_t)(r->cfg.srt_step_ns / r->tick_ns) : 1;
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_STEPS, .data_id = DATA_ID_OUTPUTS, .steps = steps};
         if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
@@ -488,15 +511,17 @@ static rtcosim_status op_do_step_unlocked(void *self, rtcosim_time_ns t, rtcosim
             *result = (rtcosim_step_result){.last_successful_time = t + h};
         return st;
     }
-    if (h <= 0 || h / tick_ns > UINT32_MAX)
+    if (h <= 0 || h % r->tick_ns != 0 || h / r->tick_ns > UINT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "DCP: step of %" PRId64 " ns does not fit STC_do_step's 32-bit "
-                                 "steps of 1 ns", h);
+                                 "DCP: step of %" PRId64 " ns is no whole number of the slave's "
+                                 "time resolution %" PRIu32 "/%" PRIu32 " s that fits "
+                                 "STC_do_step's 32-bit steps", h, r->cfg.time_res_numerator,
+                                 r->cfg.time_res_denominator);
     uint8_t back = r->slave_state;
     rtcosim_status st;
     r->out_fresh = false;
     if ((st = dcp_remote_send_inputs(r)) != RTCOSIM_OK ||
-        (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / tick_ns), RTCOSIM_DCP_COMPUTING,
+        (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / r->tick_ns), RTCOSIM_DCP_COMPUTING,
                      err)) != RTCOSIM_OK ||
         (st = dcp_remote_await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
         (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, RTCOSIM_DCP_SENDING_D, err)) != RTCOSIM_OK)
@@ -650,10 +675,12 @@ static void op_destroy(void *self)
 rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_time_ns wait_ns,
                                    rtcosim_error *err)
 {
-    if (step_ns <= 0 || step_ns / tick_ns > UINT32_MAX)
+    if (step_ns <= 0 || step_ns % r->tick_ns != 0 || step_ns / r->tick_ns > UINT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "DCP: soft real-time step of %" PRId64 " ns is not 1 ns .. 4.29 s "
-                                 "(CFG_steps is 32 bits of 1 ns)", step_ns);
+                                 "DCP: soft real-time step of %" PRId64 " ns is no whole number "
+                                 "of the slave's time resolution %" PRIu32 "/%" PRIu32 " s that "
+                                 "fits CFG_steps' 32 bits", step_ns, r->cfg.time_res_numerator,
+                                 r->cfg.time_res_denominator);
     if (!r->srt_ring && !(r->srt_ring = calloc(DCP_SRT_RING, r->out_payload + 1)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     r->cfg.soft_real_time = true;
@@ -722,6 +749,10 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     if (r->cfg.srt_wait_ns <= 0)
         r->cfg.srt_wait_ns = r->cfg.retry_ns * r->cfg.attempts;
     r->op_mode = RTCOSIM_DCP_OP_NRT;
+    if (r->cfg.time_res_numerator == 0 && r->cfg.time_res_denominator == 0) {
+        r->cfg.time_res_numerator = 1;
+        r->cfg.time_res_denominator = 1000000000u;
+    }
     size_t n = desc->variable_count;
     r->vars = calloc(n ? n : 1, sizeof *r->vars);
     r->values = calloc(n ? n : 1, sizeof *r->values);
@@ -762,6 +793,12 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
                    v->variability == RTCOSIM_VARIABILITY_TUNABLE) {
             r->tun_idx[r->n_tun++] = idx;
         }
+    }
+    rtcosim_status rst = rtcosim_dcp_resolution_to_ns(r->cfg.time_res_numerator,
+                                                      r->cfg.time_res_denominator, &r->tick_ns, err);
+    if (rst != RTCOSIM_OK) {
+        op_destroy(r);
+        return rst;
     }
     if (r->cfg.soft_real_time) {
         rtcosim_status st = dcp_remote_make_srt(r, r->cfg.srt_step_ns, r->cfg.srt_wait_ns, err);

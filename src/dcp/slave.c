@@ -1,10 +1,10 @@
 /* DCP slave: serves one rtcosim component per session over UDP/IPv4 and
  * walks the DCP 1.0 state machine (spec 3.2). Requests that the current
  * state does not allow get RSP_nack PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE;
- * internal transitions (prepared, configured, initialized, synchronized,
- * step done, send complete, stopped, resolved) are announced with
- * NTF_state_changed. A master that falls silent past the heartbeat timeout
- * is dropped and the slave is ALIVE for the next session. */
+ * every state the slave enters is announced with NTF_state_changed (3.4.4),
+ * under the slave id the master gave in STC_register. A master that started
+ * a heartbeat (INF_state) and then falls silent past the timeout is dropped
+ * and the slave is ALIVE for the next session. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,23 +32,36 @@ static void send_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool rememb
     }
 }
 
+/* Enter `state` and tell the master (3.4.4: as soon as a state change is
+ * finished; the field sender is the slave id, 3.3.3.2). */
 static void notify(rtcosim_dcp_slave *s, uint8_t state)
 {
     set_state(s, state);
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_NTF_STATE_CHANGED, .receiver = 0, .state_id = state};
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_NTF_STATE_CHANGED, .receiver = s->slave_id,
+                         .state_id = state};
     send_pdu(s, &p, false);
 }
 
 static void ack(rtcosim_dcp_slave *s, uint16_t seq)
 {
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_ACK, .seq_id = seq};
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_ACK, .seq_id = seq, .receiver = s->slave_id};
     send_pdu(s, &p, true);
+}
+
+/* A transition that completes at once: the state holds before the
+ * acknowledgement leaves (so the master can never see the old one after
+ * RSP_ack), then the notification follows (3.4.3, 3.4.4). */
+static void ack_entered(rtcosim_dcp_slave *s, uint16_t seq, uint8_t state)
+{
+    set_state(s, state);
+    ack(s, seq);
+    notify(s, state);
 }
 
 static void nack_to(rtcosim_dcp_slave *s, const dcp_peer *to, uint16_t seq,
                     uint16_t code)
 {
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_NACK, .seq_id = seq,
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_NACK, .seq_id = seq, .receiver = s->slave_id,
                          .exp_seq_id = (uint16_t)(s->have_seq ? s->last_seq + 1 : seq + 1),
                          .error_code = code};
     uint8_t buf[16];
@@ -67,7 +80,9 @@ static void end_session(rtcosim_dcp_slave *s)
     rtcosim_component_free(s->comp);
     s->comp = NULL;
     s->in_init = false;
+    s->stepping = false;
     s->error_code = 0;
+    s->heartbeat_armed = false;
     dcp_slave_clear_config(s);
     /* The response cache survives: a repeated STC_deregister whose
      * acknowledgement was lost is answered again, not refused. */
@@ -84,6 +99,7 @@ static void fail(rtcosim_dcp_slave *s, uint16_t code, const char *why)
     rtcosim_component_free(s->comp);
     s->comp = NULL;
     s->in_init = false;
+    s->stepping = false;
     notify(s, RTCOSIM_DCP_ERRORRESOLVED);
 }
 
@@ -142,15 +158,15 @@ static void compute(rtcosim_dcp_slave *s, uint32_t steps)
         notify(s, RTCOSIM_DCP_COMPUTED);
 }
 
-/* STC_* requests, already checked against the state table. */
+/* STC_* requests, already checked against the state table: acknowledge,
+ * then walk the transition, announcing each state entered (3.4.3). */
 static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
 {
     rtcosim_error err;
     switch (p->type) {
     case RTCOSIM_DCP_STC_DEREGISTER:
         end_session(s);
-        set_state(s, RTCOSIM_DCP_ALIVE);
-        ack(s, p->seq_id);
+        ack_entered(s, p->seq_id, RTCOSIM_DCP_ALIVE);
         return;
     case RTCOSIM_DCP_STC_PREPARE: {
         uint16_t code = dcp_slave_check_config(s);
@@ -161,31 +177,34 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
             return;
         }
         ack(s, p->seq_id);
-        set_state(s, RTCOSIM_DCP_PREPARING);
+        notify(s, RTCOSIM_DCP_PREPARING);
         notify(s, RTCOSIM_DCP_PREPARED);
         return;
     }
     case RTCOSIM_DCP_STC_CONFIGURE:
         ack(s, p->seq_id);
-        set_state(s, RTCOSIM_DCP_CONFIGURING);
-        if (rtcosim_component_enter_init(s->comp, &err) != RTCOSIM_OK ||
-            dcp_slave_apply_params(s, &err) != RTCOSIM_OK) {
+        notify(s, RTCOSIM_DCP_CONFIGURING);
+        if (rtcosim_component_enter_init(s->comp, &err) != RTCOSIM_OK) {
             fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
             return;
         }
         s->in_init = true;
+        if (dcp_slave_apply_params(s, &err) != RTCOSIM_OK) {
+            fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+            return;
+        }
         notify(s, RTCOSIM_DCP_CONFIGURED);
         return;
     case RTCOSIM_DCP_STC_INITIALIZE:
         ack(s, p->seq_id);
-        set_state(s, RTCOSIM_DCP_INITIALIZING);
+        notify(s, RTCOSIM_DCP_INITIALIZING);
         notify(s, RTCOSIM_DCP_INITIALIZED);
         return;
     case RTCOSIM_DCP_STC_SEND_OUTPUTS: {
         bool init = s->state == RTCOSIM_DCP_INITIALIZED;
         uint8_t back = init ? RTCOSIM_DCP_CONFIGURED : s->before_sending_d;
         ack(s, p->seq_id);
-        set_state(s, init ? RTCOSIM_DCP_SENDING_I : RTCOSIM_DCP_SENDING_D);
+        notify(s, init ? RTCOSIM_DCP_SENDING_I : RTCOSIM_DCP_SENDING_D);
         if (dcp_slave_send_outputs(s, 0, &err) != RTCOSIM_OK) {
             fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
             return;
@@ -201,12 +220,14 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
                 return;
             }
             s->in_init = false;
+            s->stepping = true;
             dcp_slave_inputs_begin_run(s);
-            set_state(s, RTCOSIM_DCP_SYNCHRONIZING);
+            notify(s, RTCOSIM_DCP_SYNCHRONIZING);
             /* No transient to wait for: synchronized at once (3.2.5.21). */
             notify(s, RTCOSIM_DCP_SYNCHRONIZED);
         } else {
             set_state(s, RTCOSIM_DCP_RUNNING);
+            notify(s, RTCOSIM_DCP_RUNNING);
         }
         if (s->mode != RTCOSIM_DCP_OP_NRT) {
             if (s->state != RTCOSIM_DCP_RUNNING)
@@ -225,7 +246,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         }
         ack(s, p->seq_id);
         s->before_sending_d = s->state;
-        set_state(s, RTCOSIM_DCP_COMPUTING);
+        notify(s, RTCOSIM_DCP_COMPUTING);
         if (dcp_slave_inputs_ready(s)) {
             compute(s, p->steps);
         } else {
@@ -239,45 +260,72 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     case RTCOSIM_DCP_STC_STOP:
         ack(s, p->seq_id);
         s->step_held = false;
-        set_state(s, RTCOSIM_DCP_STOPPING);
-        if (s->comp && !s->in_init)
+        notify(s, RTCOSIM_DCP_STOPPING);
+        /* Terminate only a component past initialization (STC_run): FMI
+         * allows fmi2Terminate/fmi3Terminate only there; one stopped
+         * earlier is released by free at STC_deregister or STC_reset. */
+        if (s->comp && s->stepping)
             (void)rtcosim_component_terminate(s->comp, NULL);
+        s->stepping = false;
         notify(s, RTCOSIM_DCP_STOPPED);
         return;
     case RTCOSIM_DCP_STC_RESET:
         ack(s, p->seq_id);
+        bool armed = s->heartbeat_armed; /* the same master keeps its heartbeat */
         end_session(s);
+        s->heartbeat_armed = armed;
         if (!start_component(s, &err)) {
             fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
             return;
         }
-        set_state(s, RTCOSIM_DCP_CONFIGURATION);
+        notify(s, RTCOSIM_DCP_CONFIGURATION);
         return;
     default:
         return;
     }
 }
 
+/* STC_register in ALIVE: the checks in the order of spec table 110
+ * (state_id, slave_uuid, op_mode, major, minor), then a fresh component. The
+ * receiver becomes this slave's id for the session. */
 static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dcp_peer *from)
 {
     uint16_t code = 0;
+    bool nil_uuid = rtcosim_dcp_uuid_is_nil(p->uuid);
+    s->slave_id = p->receiver; /* answer under the id the master chose (3.4.4) */
     if (p->state_id != RTCOSIM_DCP_ALIVE)
         code = RTCOSIM_DCP_ERR_INVALID_STATE_ID;
-    else if (p->major_version != 1)
-        code = RTCOSIM_DCP_ERR_INVALID_MAJOR_VERSION;
+    else if (!nil_uuid && memcmp(p->uuid, s->uuid, 16) != 0)
+        code = RTCOSIM_DCP_ERR_INVALID_UUID;
     else if (p->op_mode != RTCOSIM_DCP_OP_NRT &&
              (p->op_mode != RTCOSIM_DCP_OP_SRT || s->cfg.nrt_only))
         code = RTCOSIM_DCP_ERR_INVALID_OP_MODE;
+    else if (p->major_version != 1)
+        code = RTCOSIM_DCP_ERR_INVALID_MAJOR_VERSION;
+    else if (p->minor_version != 0)
+        code = RTCOSIM_DCP_ERR_INVALID_MINOR_VERSION;
     if (code) {
+        if (code == RTCOSIM_DCP_ERR_INVALID_UUID) {
+            char got[37], want[37];
+            rtcosim_dcp_uuid_format(p->uuid, got);
+            rtcosim_dcp_uuid_format(s->uuid, want);
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: STC_register for uuid %s, this slave is %s",
+                        s->name, got, want);
+        }
         nack_to(s, from, p->seq_id, code);
         return;
     }
+    if (nil_uuid)
+        /* Lenient for a master that has no DCPX (rtcosim's --dcp HOST:PORT). */
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
+                    "slave %s: STC_register with the nil uuid: accepted unchecked", s->name);
     rtcosim_error err;
     s->master = *from;
     s->mode = p->op_mode;
     s->have_seq = true;
     s->last_seq = p->seq_id;
     s->last_req_type = p->type;
+    s->heartbeat_armed = false;
     dcp_slave_clear_config(s);
     if (!start_component(s, &err)) {
         rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, err.message);
@@ -286,27 +334,58 @@ static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dc
         return;
     }
     atomic_fetch_add(&s->sessions, 1);
-    set_state(s, RTCOSIM_DCP_CONFIGURATION);
-    ack(s, p->seq_id);
+    ack_entered(s, p->seq_id, RTCOSIM_DCP_CONFIGURATION);
 }
 
 static bool same_peer(const dcp_peer *a, const dcp_peer *b) { return dcp_peer_same(a, b); }
 
+/* RSP_state_ack or RSP_error_ack for INF_state / INF_error, to whoever asked. */
+static void answer_info(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dcp_peer *to,
+                        bool remember)
+{
+    rtcosim_dcp_pdu r = {.type = p->type == RTCOSIM_DCP_INF_STATE ? RTCOSIM_DCP_RSP_STATE_ACK
+                                                                 : RTCOSIM_DCP_RSP_ERROR_ACK,
+                         .seq_id = p->seq_id, .state_id = s->state, .error_code = s->error_code,
+                         /* In ALIVE the slave has no id yet: the one asked for (as DCPLib). */
+                         .receiver = s->state == RTCOSIM_DCP_ALIVE ? p->receiver : s->slave_id};
+    uint8_t buf[8];
+    size_t n;
+    if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
+        return;
+    dcp_link_send(&s->link, to, buf, n);
+    if (remember) {
+        memcpy(s->last_rsp, buf, n);
+        s->last_rsp_size = n;
+    }
+}
+
+/* One received PDU, checked in the order of spec table 107: type id
+ * (unknown: dropped), receiver (not this slave: dropped), sequence id
+ * (INVALID_SEQUENCE_ID), support and length (the decoder), state
+ * (PDU_NOT_ALLOWED_IN_THIS_STATE), then each request's own semantics. */
 static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
 {
     rtcosim_dcp_pdu p;
     uint16_t code;
     bool registered = s->state != RTCOSIM_DCP_ALIVE;
-    if (rtcosim_dcp_pdu_decode(s->rx, size, &p, &code, NULL) != RTCOSIM_OK) {
-        /* Answer a broken request only when its sequence id can be read. */
-        if (size >= 3 && s->rx[0] < RTCOSIM_DCP_RSP_ACK)
+    rtcosim_error derr;
+    if (rtcosim_dcp_pdu_decode(s->rx, size, &p, &code, &derr) != RTCOSIM_OK) {
+        rtcosim_log(RTCOSIM_LOG_DEBUG, "dcp", "slave %s: %s", s->name, derr.message);
+        /* Answer a broken request only when its type is known and its
+         * sequence id can be read; an unknown type id is dropped. */
+        if (code == RTCOSIM_DCP_ERR_INVALID_LENGTH && size >= 3 && s->rx[0] < RTCOSIM_DCP_RSP_ACK)
             nack_to(s, from, (uint16_t)(s->rx[1] | s->rx[2] << 8), code);
         return;
     }
     bool from_master = registered && same_peer(from, &s->master);
+    bool request = p.type < RTCOSIM_DCP_RSP_ACK;
+    /* Receiver: a request for another slave id is not for this session. */
+    if (request && registered && from_master && p.receiver != s->slave_id)
+        return;
     /* A retransmitted request (same id and type as the last one from this
-     * master) is answered again from the cache, never executed twice. */
-    if (p.type < RTCOSIM_DCP_RSP_ACK && s->have_seq && same_peer(from, &s->master) &&
+     * master) is answered again from the cache, never executed twice (UDP
+     * loses responses; the spec would call it INVALID_SEQUENCE_ID). */
+    if (request && s->have_seq && same_peer(from, &s->master) &&
         p.seq_id == s->last_seq && p.type == s->last_req_type && s->last_rsp_size) {
         if (registered)
             s->last_heard = dcp_now_ns();
@@ -317,56 +396,51 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
      * mod 2^16) is a retransmission that UDP delivered after the next
      * request: the master has its answer already; executing it again would
      * repeat a step. */
-    if (p.type < RTCOSIM_DCP_DAT_INPUT_OUTPUT && p.type != RTCOSIM_DCP_STC_REGISTER && from_master &&
-        s->have_seq && (uint16_t)(p.seq_id - s->last_seq) >= 0x8000)
+    if (request && p.type != RTCOSIM_DCP_STC_REGISTER && from_master && s->have_seq &&
+        (uint16_t)(p.seq_id - s->last_seq) >= 0x8000)
         return;
     if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
-        if (from_master || registered) {
-            if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode)) {
-                if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
-                    dcp_slave_take_data(s, &p);
-                    if (s->step_held && dcp_slave_inputs_ready(s))
-                        compute(s, s->held_steps);
-                }
-                else /* NRT Run superstate: at the next step; else at once */
-                    dcp_slave_take_params(s, &p, s->mode != RTCOSIM_DCP_OP_NRT || s->in_init);
-                if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
-                    s->state != RTCOSIM_DCP_ERRORRESOLVED)
-                    fail(s, s->error_code, "more data PDUs lost in a row than maxConsecMissedPdus");
+        if (registered && rtcosim_dcp_request_allowed(s->state, p.type, s->mode)) {
+            if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
+                dcp_slave_take_data(s, &p);
+                if (s->step_held && dcp_slave_inputs_ready(s))
+                    compute(s, s->held_steps);
+            } else { /* NRT Run superstate: at the next step; else at once */
+                dcp_slave_take_params(s, &p, s->mode != RTCOSIM_DCP_OP_NRT || s->in_init);
             }
+            if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
+                s->state != RTCOSIM_DCP_ERRORRESOLVED)
+                fail(s, s->error_code, "more data PDUs lost in a row than maxConsecMissedPdus");
         }
         return;
     }
-    if (p.type >= RTCOSIM_DCP_RSP_ACK)
-        return; /* responses and notifications are for masters */
+    if (!request)
+        return; /* responses and notifications are for masters (3.4.7) */
     if (registered && !from_master) {
-        if (p.type == RTCOSIM_DCP_INF_STATE) {
-            rtcosim_dcp_pdu r = {.type = RTCOSIM_DCP_RSP_STATE_ACK, .seq_id = p.seq_id, .state_id = s->state};
-            uint8_t buf[8];
-            size_t n;
-            if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-                dcp_link_send(&s->link, from, buf, n);
-        } else {
+        /* Another master while a session runs: its state on request, else busy. */
+        if (p.type == RTCOSIM_DCP_INF_STATE || p.type == RTCOSIM_DCP_INF_ERROR)
+            answer_info(s, &p, from, false);
+        else
             nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
-        }
         return;
     }
-    if (from_master)
+    if (from_master) {
         s->last_heard = dcp_now_ns();
+        /* Control PDU sequence (3.4.1.1): the last valid one + 1. */
+        if ((uint16_t)(p.seq_id - s->last_seq) != 1 && p.type != RTCOSIM_DCP_STC_REGISTER) {
+            nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_INVALID_SEQUENCE_ID);
+            return;
+        }
+    }
     if (p.type == RTCOSIM_DCP_INF_STATE || p.type == RTCOSIM_DCP_INF_ERROR) {
-        rtcosim_dcp_pdu r = {.type = p.type == RTCOSIM_DCP_INF_STATE ? RTCOSIM_DCP_RSP_STATE_ACK
-                                                                     : RTCOSIM_DCP_RSP_ERROR_ACK,
-                             .seq_id = p.seq_id, .state_id = s->state, .error_code = s->error_code};
-        uint8_t buf[8];
-        size_t n;
-        if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-            dcp_link_send(&s->link, from, buf, n);
         if (from_master) {
             s->last_seq = p.seq_id;
             s->last_req_type = p.type;
-            memcpy(s->last_rsp, buf, n);
-            s->last_rsp_size = n;
+            /* INF_state from the master is its heartbeat (3.4.9.2). */
+            if (p.type == RTCOSIM_DCP_INF_STATE)
+                s->heartbeat_armed = true;
         }
+        answer_info(s, &p, from, from_master);
         return;
     }
     if (!rtcosim_dcp_request_allowed(s->state, p.type, registered ? s->mode : RTCOSIM_DCP_OP_NRT)) {
@@ -434,16 +508,21 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
         rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
         if (s->state != RTCOSIM_DCP_ALIVE) {
             rtcosim_time_ns silent = now - s->last_heard;
-            /* A master on TCP that closed its control connection is gone at once. */
-            if (silent >= s->cfg.heartbeat_timeout_ns || !dcp_link_peer_open(&s->link, &s->master)) {
+            /* A master on TCP that closed its control connection is gone at
+             * once; one that started a heartbeat, after the timeout
+             * (3.4.9.2). A master that never sent INF_state set no heartbeat
+             * and may be silent (DCPLib's master in SRT until STC_stop). */
+            bool lost = s->heartbeat_armed && silent >= s->cfg.heartbeat_timeout_ns;
+            if (lost || !dcp_link_peer_open(&s->link, &s->master)) {
                 /* The master vanished: error, resolve, deregister (ALIVE). */
                 if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
-                    fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED, "master silent");
+                    fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED,
+                         lost ? "master silent after its heartbeat began" : "master closed the connection");
                 end_session(s);
                 set_state(s, RTCOSIM_DCP_ALIVE);
                 continue;
             }
-            if (s->cfg.heartbeat_timeout_ns - silent < timeout)
+            if (s->heartbeat_armed && s->cfg.heartbeat_timeout_ns - silent < timeout)
                 timeout = s->cfg.heartbeat_timeout_ns - silent;
         }
         if (s->step_held) {
@@ -517,6 +596,7 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
     snprintf(s->name, sizeof s->name, "%s",
              config->name ? config->name : rtcosim_component_model_name(s->probe));
     s->cfg.name = s->name;
+    rtcosim_dcp_uuid_of_name(s->name, s->uuid);
     dcp_slave_clear_config(s);
     set_state(s, RTCOSIM_DCP_ALIVE);
     *out = s;

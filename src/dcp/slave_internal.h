@@ -56,6 +56,9 @@ struct rtcosim_dcp_slave {
     uint8_t mode;
     uint8_t before_sending_d; /* state to return to after SENDING_D */
     dcp_peer master;
+    uint8_t slave_id;         /* STC_register's receiver: sender of every RSP/NTF (3.4.4) */
+    uint8_t uuid[16];         /* expected in STC_register (the DCPX's) */
+    bool heartbeat_armed;     /* the master sent INF_state: it monitors (3.4.9) */
     bool have_seq;
     uint16_t last_seq;
     uint8_t last_req_type;
@@ -63,6 +66,7 @@ struct rtcosim_dcp_slave {
     size_t last_rsp_size;
     uint16_t error_code;
     bool in_init;
+    bool stepping;            /* the component left initialization (STC_run) */
     rtcosim_time_ns tick_ns;
     rtcosim_time_ns t;
     rtcosim_time_ns last_heard;
