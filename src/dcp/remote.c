@@ -311,6 +311,7 @@ static rtcosim_status open_transport(remote *r, rtcosim_error *err)
         r->data_port = ntohs(local.sin_port);
     }
     r->local_ip = ntohl(local.sin_addr.s_addr);
+    r->slave_ip = ntohl(slave.sin_addr.s_addr);
     return RTCOSIM_OK;
 }
 
@@ -390,8 +391,11 @@ static rtcosim_status configure_received(remote *r, uint8_t type, uint8_t networ
     }
     if (!n)
         return RTCOSIM_OK;
+    /* The slave's control address and port (spec 4.2.1.2 table 135 has
+     * both): DCPLib binds what it is given and shares its control socket
+     * only when both equal the control endpoint. */
     rtcosim_dcp_pdu p = {.type = network, .data_id = id, .transport_protocol = r->cfg.transport,
-                         .port = r->cfg.port};
+                         .port = r->cfg.port, .ip_address = r->slave_ip};
     return dcp_remote_request(r, &p, NULL, err);
 }
 

@@ -22,6 +22,7 @@ typedef struct remote {
     dcp_peer peer;      /* the slave's control port (a connection over TCP) */
     uint16_t data_port; /* where the slave sends outputs */
     uint32_t local_ip; /* host order, for CFG_target_network_information */
+    uint32_t slave_ip; /* host order: the control address, where inputs go too */
     rtcosim_variable *vars;
     size_t n_vars;
     uint64_t *values;   /* one slot per variable (typed as the variable) */
