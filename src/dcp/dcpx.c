@@ -261,8 +261,12 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
     char *start = attr(typed, "start");
     if (start) {
         rtcosim_value value;
-        /* Scalars only: a list of several start values is a dimensioned variable. */
-        if (!strchr(start, ' ') && rtcosim_value_parse(type, start, &value, NULL) == RTCOSIM_OK) {
+        /* start is an xs:list: a list of one is a scalar (DCPLib writes
+         * "10 "), several values belong to a dimensioned variable. */
+        char *save = NULL;
+        char *first = strtok_r(start, " \t\r\n", &save);
+        bool one = first && !strtok_r(NULL, " \t\r\n", &save);
+        if (one && rtcosim_value_parse(type, first, &value, NULL) == RTCOSIM_OK) {
             var->has_start = true;
             var->start = value;
         }

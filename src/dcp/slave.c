@@ -418,7 +418,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
         return; /* responses and notifications are for masters (3.4.7) */
     if (registered && !from_master) {
         /* Another master while a session runs: its state on request, else busy. */
-        if (p.type == RTCOSIM_DCP_INF_STATE || p.type == RTCOSIM_DCP_INF_ERROR)
+        if (p.type == RTCOSIM_DCP_INF_STATE)
             answer_info(s, &p, from, false);
         else
             nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
@@ -432,7 +432,18 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
             return;
         }
     }
-    if (p.type == RTCOSIM_DCP_INF_STATE || p.type == RTCOSIM_DCP_INF_ERROR) {
+    /* Support (table 107, before state): no logging, so CFG_logging and
+     * INF_log are unsupported PDUs (3.4.7.4, note to table 130). */
+    if (p.type == RTCOSIM_DCP_INF_LOG || p.type == RTCOSIM_DCP_CFG_LOGGING) {
+        nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU);
+        if (from_master) {
+            s->last_seq = p.seq_id;
+            s->last_req_type = p.type;
+        }
+        return;
+    }
+    if (p.type == RTCOSIM_DCP_INF_STATE ||
+        (p.type == RTCOSIM_DCP_INF_ERROR && rtcosim_dcp_request_allowed(s->state, p.type, s->mode))) {
         if (from_master) {
             s->last_seq = p.seq_id;
             s->last_req_type = p.type;
@@ -465,10 +476,6 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
             return;
         }
         state_change(s, &p);
-        return;
-    }
-    if (p.type == RTCOSIM_DCP_INF_LOG) {
-        nack_to(s, &s->master, p.seq_id, RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_REQUEST);
         return;
     }
     /* CFG_* in CONFIGURATION. */

@@ -192,8 +192,6 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     }
     case RTCOSIM_DCP_CFG_SCOPE:
         return p->scope <= 2 ? 0 : RTCOSIM_DCP_ERR_INVALID_SCOPE;
-    case RTCOSIM_DCP_CFG_LOGGING:
-        return RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_NOTIFICATION;
     default:
         return RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU;
     }
