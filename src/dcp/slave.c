@@ -379,9 +379,16 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
     }
     bool from_master = registered && same_peer(from, &s->master);
     bool request = p.type < RTCOSIM_DCP_RSP_ACK;
-    /* Receiver: a request for another slave id is not for this session. */
+    /* Receiver (table 105): a request for another slave id is not for this
+     * session; in ALIVE any id but 0 (the master's) may be this slave's,
+     * and the answers go out under it. */
     if (request && registered && from_master && p.receiver != s->slave_id)
         return;
+    if (request && !registered) {
+        if (p.receiver == 0)
+            return;
+        s->slave_id = p.receiver;
+    }
     /* A retransmitted request (same id and type as the last one from this
      * master) is answered again from the cache, never executed twice (UDP
      * loses responses; the spec would call it INVALID_SEQUENCE_ID). */

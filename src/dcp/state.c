@@ -41,7 +41,8 @@ bool rtcosim_dcp_request_allowed(uint8_t state, uint8_t type, uint8_t mode)
     case RTCOSIM_DCP_STC_PREPARE: return in & S(CONFIGURATION);
     case RTCOSIM_DCP_STC_CONFIGURE: return in & S(PREPARED);
     case RTCOSIM_DCP_STC_INITIALIZE: return in & S(CONFIGURED);
-    case RTCOSIM_DCP_STC_SEND_OUTPUTS: return in & (S(INITIALIZED) | S(COMPUTED));
+    case RTCOSIM_DCP_STC_SEND_OUTPUTS:
+        return (in & S(INITIALIZED)) || (mode == RTCOSIM_DCP_OP_NRT && (in & S(COMPUTED)));
     /* synchronize: CONFIGURED -> SYNCHRONIZING (3.2.5.20); run: -> RUNNING. */
     case RTCOSIM_DCP_STC_RUN: return in & (S(CONFIGURED) | S(SYNCHRONIZED));
     case RTCOSIM_DCP_STC_DO_STEP:
