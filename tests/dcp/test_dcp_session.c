@@ -64,8 +64,12 @@ static rtcosim_dcp_pdu ask(int fd, uint16_t port, const rtcosim_dcp_pdu *req, co
 {
     static uint8_t buf[256];
     size_t n = raw_size;
-    if (req)
-        assert_int_equal(rtcosim_dcp_pdu_encode(req, buf, sizeof buf, &n, NULL), RTCOSIM_OK);
+    if (req) {
+        /* Requests go to slave id 1: 0 is the master's (spec 3.3.3.2). */
+        rtcosim_dcp_pdu to_slave = *req;
+        to_slave.receiver = 1;
+        assert_int_equal(rtcosim_dcp_pdu_encode(&to_slave, buf, sizeof buf, &n, NULL), RTCOSIM_OK);
+    }
     else
         memcpy(buf, raw, raw_size);
     struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port)};
