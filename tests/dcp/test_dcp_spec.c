@@ -337,6 +337,63 @@ static void test_table63(void **state)
     }
 }
 
+/* DCPX TimeRes (schema defaults numerator 1, denominator 1000), uuid and
+ * xs:list start values, as a master reads them. */
+static void test_dcpx_time_res_uuid_start(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *time_res;
+        uint32_t num, den;
+    } cases[] = {
+        {"", 1, 1000000000u},
+        {"<TimeRes><Resolution denominator=\"100\"/></TimeRes>", 1, 100},
+        {"<TimeRes><Resolution/></TimeRes>", 1, 1000},
+        /* n / 4e9 s is whole ns for n = 4, 8, ...: the finest is 1 ns. */
+        {"<TimeRes><ResolutionRange numeratorFrom=\"1\" numeratorTo=\"100\" denominator=\"4000000000\"/></TimeRes>",
+         4, 4000000000u},
+        {"<TimeRes><ResolutionRange numeratorFrom=\"5\" numeratorTo=\"7\" denominator=\"1000\"/></TimeRes>", 5, 1000},
+        {"<TimeRes><Resolution numerator=\"1\" denominator=\"100\" fixed=\"false\"/>"
+         "<Resolution numerator=\"1\" denominator=\"1000\" fixed=\"false\"/></TimeRes>", 1, 1000},
+    };
+    char xml[1024];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(xml, sizeof xml,
+                 "<dcpSlaveDescription dcpMajorVersion=\"1\" dcpSlaveName=\"s\" "
+                 "uuid=\"b5279485-720d-4542-9f29-bee4d9a75ef9\">%s<Variables>"
+                 "<Variable name=\"a\" valueReference=\"2\"><Input><Float64 start=\"10 \"/></Input></Variable>"
+                 "<Variable name=\"v\" valueReference=\"3\"><Input><Float64 start=\"1 2\"/></Input></Variable>"
+                 "</Variables></dcpSlaveDescription>", cases[i].time_res);
+        rtcosim_dcpx *d = NULL;
+        rtcosim_error err;
+        if (rtcosim_dcpx_parse(xml, strlen(xml), "t.dcpx", &d, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        uint32_t num, den;
+        rtcosim_dcpx_time_resolution(d, &num, &den);
+        assert_int_equal(num, cases[i].num);
+        assert_int_equal(den, cases[i].den);
+        uint8_t uuid[16];
+        assert_true(rtcosim_dcpx_uuid(d, uuid));
+        assert_memory_equal(uuid, corpus[0].pdu.uuid, 16);
+        const rtcosim_component_desc *desc = rtcosim_dcpx_component_desc(d);
+        assert_true(desc->variables[0].has_start && desc->variables[0].start.f64 == 10.0);
+        assert_false(desc->variables[1].has_start); /* a list of two: not a scalar */
+        rtcosim_dcpx_free(d);
+    }
+    const char *no_ns = "<dcpSlaveDescription dcpMajorVersion=\"1\" dcpSlaveName=\"s\"><TimeRes>"
+                        "<Resolution numerator=\"1\" denominator=\"3\"/></TimeRes><Variables/></dcpSlaveDescription>";
+    rtcosim_dcpx *d = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dcpx_parse(no_ns, strlen(no_ns), "third.dcpx", &d, &err), RTCOSIM_EUNSUPPORTED);
+    assert_string_equal(err.message, "third.dcpx: TimeRes offers no resolution of a whole number of "
+                                     "nanoseconds (rtcosim steps in integer ns)");
+    const char *bad = "<dcpSlaveDescription dcpMajorVersion=\"1\" dcpSlaveName=\"s\"><TimeRes>"
+                      "<ResolutionRange numeratorFrom=\"9\" numeratorTo=\"3\" denominator=\"10\"/></TimeRes>"
+                      "<Variables/></dcpSlaveDescription>";
+    assert_int_equal(rtcosim_dcpx_parse(bad, strlen(bad), "range.dcpx", &d, &err), RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "range.dcpx: TimeRes/ResolutionRange"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_truncation_names_field),
         cmocka_unit_test(test_uuid_order),
         cmocka_unit_test(test_table63),
+        cmocka_unit_test(test_dcpx_time_res_uuid_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
