@@ -153,7 +153,7 @@ typedef enum rtcosim_dcp_transport {
 
 /* TCP/IPv4 (transport protocol 0x04) carries PDUs in a byte stream, each
  * behind its size as a 4-byte little-endian unsigned integer that does not
- * count itself (the reference implementation's framing, see src/dcp/tcp.c). */
+ * count itself (length-prefix framing, DCP 1.0 section 4.2.3.2). */
 #define RTCOSIM_DCP_TCP_PREFIX 4u
 /* Look at the start of a received stream: 1 when it holds a whole frame
  * (*pdu_size is the PDU's size, the PDU starts RTCOSIM_DCP_TCP_PREFIX bytes

@@ -1,15 +1,11 @@
 /* TCP/IPv4 transport of DCP (transport protocol 0x04). The stream carries
- * each PDU behind a 4-byte little-endian length that does not count itself.
- * The DCP 1.0 texts in modelica/dcp-standard (the AsciiDoc sections and the
- * DCPX XSD, whose TCP_IPv4 element only gives maxPduSize) do not state the
- * frame; the fact is taken from the reference implementation modelica/DCPLib,
- * include/ethernet/dcp/driver/ethernet/tcp/helper/TcpHelper.hpp (a read is
- * complete at `length + 4` bytes, the PDU is `bytes - 4` long) and
- * include/core/dcp/model/pdu/DcpPdu.hpp (PDU_LENGTH_INDICATOR_SIZE 4, the
- * uint32 written before the PDU is the PDU size alone), little-endian as
- * every DCP integer (spec 3.1.11). Connections are non-blocking in the
- * link's epoll set; a stream whose length field is 0 or larger than the
- * largest PDU cannot be resynchronized and is closed. */
+ * each PDU behind a 4-byte little-endian length that does not count itself:
+ * DCP 1.0 section 4.2.3.2 "Length Prefix Framing" (a uint32 before each PDU,
+ * excluding the length field itself; little-endian as every DCP integer,
+ * 3.1.11), which DCPLib implements the same way (PDU_LENGTH_INDICATOR_SIZE
+ * 4). Connections are non-blocking in the link's epoll set; a stream whose
+ * length field is 0 or larger than the largest PDU cannot be
+ * resynchronized and is closed. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
