@@ -5,6 +5,7 @@
  * under the slave id the master gave in STC_register. A master that started
  * a heartbeat (INF_state) and then falls silent past the timeout is dropped
  * and the slave is ALIVE for the next session. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ static void end_session(rtcosim_dcp_slave *s)
     s->stepping = false;
     s->error_code = 0;
     s->heartbeat_armed = false;
+    s->link.keep_conn = -1;
     dcp_slave_clear_config(s);
     /* The response cache survives: a repeated STC_deregister whose
      * acknowledgement was lost is answered again, not refused. */
@@ -326,6 +328,9 @@ static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dc
     s->last_seq = p->seq_id;
     s->last_req_type = p->type;
     s->heartbeat_armed = false;
+    s->session_pdus = 0;
+    s->busy_logged = (dcp_peer){.conn = -2};
+    s->link.keep_conn = from->conn; /* a TCP master's connection is never closed as idle */
     dcp_slave_clear_config(s);
     if (!start_component(s, &err)) {
         rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, err.message);
@@ -425,14 +430,26 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
         return; /* responses and notifications are for masters (3.4.7) */
     if (registered && !from_master) {
         /* Another master while a session runs: its state on request, else busy. */
-        if (p.type == RTCOSIM_DCP_INF_STATE)
+        if (p.type == RTCOSIM_DCP_INF_STATE) {
             answer_info(s, &p, from, false);
-        else
-            nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
+            return;
+        }
+        nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
+        if (p.type == RTCOSIM_DCP_STC_REGISTER && !same_peer(from, &s->busy_logged)) {
+            char who[32], master[32];
+            inet_ntop(AF_INET, &from->addr.sin_addr, who, sizeof who);
+            inet_ntop(AF_INET, &s->master.addr.sin_addr, master, sizeof master);
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
+                        "slave %s: STC_register from %s:%u refused: busy with the master at %s:%u",
+                        s->name, who, (unsigned)ntohs(from->addr.sin_port), master,
+                        (unsigned)ntohs(s->master.addr.sin_port));
+            s->busy_logged = *from;
+        }
         return;
     }
     if (from_master) {
         s->last_heard = dcp_now_ns();
+        s->session_pdus++;
         /* Control PDU sequence (3.4.1.1): the last valid one + 1. */
         if ((uint16_t)(p.seq_id - s->last_seq) != 1 && p.type != RTCOSIM_DCP_STC_REGISTER) {
             nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_INVALID_SEQUENCE_ID);
@@ -527,6 +544,21 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
              * (3.4.9.2). A master that never sent INF_state set no heartbeat
              * and may be silent (DCPLib's master in SRT until STC_stop). */
             bool lost = s->heartbeat_armed && silent >= s->cfg.heartbeat_timeout_ns;
+            /* A registration followed by nothing at all for the timeout is
+             * no master (a stray or replayed STC_register): it must not
+             * hold the slave. Every master configures right after it. */
+            if (!s->heartbeat_armed && s->session_pdus == 0 && s->state == RTCOSIM_DCP_CONFIGURATION &&
+                silent >= s->cfg.heartbeat_timeout_ns) {
+                char who[32];
+                inet_ntop(AF_INET, &s->master.addr.sin_addr, who, sizeof who);
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
+                            "slave %s: %s:%u registered and sent nothing for %.3g s: session dropped",
+                            s->name, who, (unsigned)ntohs(s->master.addr.sin_port),
+                            (double)silent / 1e9);
+                end_session(s);
+                notify(s, RTCOSIM_DCP_ALIVE);
+                continue;
+            }
             if (lost || !dcp_link_peer_open(&s->link, &s->master)) {
                 /* The master vanished: error, resolve, deregister (ALIVE). */
                 if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
@@ -538,6 +570,19 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
             }
             if (s->heartbeat_armed && s->cfg.heartbeat_timeout_ns - silent < timeout)
                 timeout = s->cfg.heartbeat_timeout_ns - silent;
+        }
+        /* TCP connections that carry nothing (not the master's) are closed
+         * after the same timeout, so that they cannot fill every slot. */
+        if (s->link.listen_fd >= 0)
+            (void)dcp_link_close_idle(&s->link, s->cfg.heartbeat_timeout_ns);
+        if (s->link.idle_closed != s->idle_logged) {
+            uint32_t n = s->link.idle_closed - s->idle_logged;
+            if (n == 1)
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, s->link.idle_closed_what);
+            else
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %u idle TCP connections closed (last: %s)",
+                            s->name, (unsigned)n, s->link.idle_closed_what);
+            s->idle_logged = s->link.idle_closed;
         }
         if (s->step_held) {
             rtcosim_time_ns due = s->held_since + s->cfg.input_wait_ns;

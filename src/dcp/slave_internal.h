@@ -59,6 +59,9 @@ struct rtcosim_dcp_slave {
     uint8_t slave_id;         /* STC_register's receiver: sender of every RSP/NTF (3.4.4) */
     uint8_t uuid[16];         /* expected in STC_register (the DCPX's) */
     bool heartbeat_armed;     /* the master sent INF_state: it monitors (3.4.9) */
+    uint32_t session_pdus;    /* PDUs from the master after its STC_register */
+    uint32_t idle_logged;     /* link.idle_closed already logged */
+    dcp_peer busy_logged;     /* the last other master told "busy" in the log */
     bool have_seq;
     uint16_t last_seq;
     uint8_t last_req_type;

@@ -362,11 +362,15 @@ static void test_vanished_master(void **state)
                            .state_id = 0, .op_mode = RTCOSIM_DCP_OP_NRT, .major_version = 1};
     ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
     assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_CONFIGURATION);
-    /* No heartbeat yet: three timeouts of silence keep the session. */
+    rtcosim_dcp_pdu res = {.type = RTCOSIM_DCP_CFG_TIME_RES, .seq_id = 2, .numerator = 1,
+                           .denominator = 1000};
+    ask(fd, port, &res, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    /* A master that configures but sent no INF_state has no heartbeat:
+     * three timeouts of silence keep the session. */
     nanosleep(&(struct timespec){.tv_sec = 1, .tv_nsec = 500000000}, NULL);
     assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_CONFIGURATION);
     /* The first INF_state starts the heartbeat; then the master is gone. */
-    rtcosim_dcp_pdu inf = {.type = RTCOSIM_DCP_INF_STATE, .seq_id = 2, .receiver = 1};
+    rtcosim_dcp_pdu inf = {.type = RTCOSIM_DCP_INF_STATE, .seq_id = 3, .receiver = 1};
     assert_int_equal(ask(fd, port, &inf, NULL, 0, RTCOSIM_DCP_RSP_STATE_ACK).state_id,
                      RTCOSIM_DCP_CONFIGURATION);
     close(fd);
@@ -381,6 +385,32 @@ static void test_vanished_master(void **state)
     rtcosim_component_free(c);
     assert_int_equal(rtcosim_dcp_slave_sessions(s.slave), 2);
     assert_int_equal(ns[199], 200);
+    stop_slave(&s);
+}
+
+/* Issue 27 item 12: a stray STC_register over UDP (one datagram, nothing
+ * after it) must not lock out the real master: the slave refuses the master
+ * as busy (PDU_NOT_ALLOWED_IN_THIS_STATE) only until it drops the silent
+ * registration after its timeout (300 ms here), and the master, asking
+ * again, gets a full session. */
+static void test_stray_register(void **state)
+{
+    (void)state;
+    served s;
+    start_slave(&s, 300 * RTCOSIM_NS_PER_MS);
+    int fd = raw_socket();
+    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = 9, .state_id = 0,
+                           .op_mode = RTCOSIM_DCP_OP_NRT, .major_version = 1};
+    ask(fd, rtcosim_dcp_slave_port(s.slave), &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_CONFIGURATION);
+    static double xs[200];
+    static int32_t ns[200];
+    rtcosim_component *c = remote_of(&s);
+    run(c, xs, ns);
+    rtcosim_component_free(c);
+    assert_int_equal(rtcosim_dcp_slave_sessions(s.slave), 2);
+    assert_int_equal(ns[199], 200);
+    close(fd);
     stop_slave(&s);
 }
 
@@ -463,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_srt_start_time),
         cmocka_unit_test(test_idle_master_heartbeat),
         cmocka_unit_test(test_vanished_master),
+        cmocka_unit_test(test_stray_register),
         cmocka_unit_test(test_dcpx_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

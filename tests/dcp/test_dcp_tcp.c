@@ -278,6 +278,33 @@ static void test_tcp_slave_gone(void **state)
     rtcosim_component_free(c);
 }
 
+/* Issue 27 item 12: connections that never send a PDU must not lock masters
+ * out. Eight idle connections take every slot; a master connecting then is
+ * served at once (the idlest one makes room), and the idle ones are closed
+ * after the slave's timeout (here 300 ms). */
+static void test_tcp_idle_connections(void **state)
+{
+    (void)state;
+    served s;
+    start_slave_on(&s, factory, 300 * RTCOSIM_NS_PER_MS, false, true);
+    uint16_t port = rtcosim_dcp_slave_tcp_port(s.slave);
+    int idle[8];
+    for (int i = 0; i < 8; i++)
+        idle[i] = tcp_client(port);
+    static double xs[200];
+    static int32_t ns[200];
+    rtcosim_component *c = remote_via(RTCOSIM_DCP_TCP_IPV4, port, 0, 0);
+    run(c, xs, ns);
+    rtcosim_component_free(c);
+    assert_int_equal(rtcosim_dcp_slave_sessions(s.slave), 1);
+    assert_int_equal(ns[199], 200);
+    for (int i = 0; i < 8; i++) {
+        assert_true(closed_by_peer(idle[i]));
+        close(idle[i]);
+    }
+    stop_slave(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_tcp_split_and_coalesced),
         cmocka_unit_test(test_tcp_malformed_stream),
         cmocka_unit_test(test_tcp_slave_gone),
+        cmocka_unit_test(test_tcp_idle_connections),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
