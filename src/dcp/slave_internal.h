@@ -118,6 +118,6 @@ uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s);
 /* Apply DAT_parameter values waiting for the next step. */
 rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err);
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
-dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create);
+dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool is_output, bool create);
 
 #endif

@@ -454,11 +454,79 @@ static void test_no_terminate_in_initialization(void **state)
     assert_int_equal(atomic_load(&destroys), 3);
 }
 
+/* One data id in both directions (DCPLib's example master configures a
+ * slave so): output x (vr 0) goes as data id 1 to the slave itself, where
+ * data id 1 is input u (vr 1); x also goes to the master as data id 2. The
+ * decay model dx/dt = -k x + u (k = 1) with u = x of the step before stays
+ * exactly where it is from the second step on (every RK4 stage is 0), and
+ * would keep decaying if the looped data were not taken. */
+static void test_same_data_id_both_ways(void **state)
+{
+    (void)state;
+    master m;
+    atomic_store(&destroys, 0);
+    start_slave(&m.s, 0);
+    m.slave_port = rtcosim_dcp_slave_port(m.s.slave);
+    m.fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in me = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &me.sin_addr);
+    assert_int_equal(bind(m.fd, (struct sockaddr *)&me, sizeof me), 0);
+    socklen_t len = sizeof me;
+    getsockname(m.fd, (struct sockaddr *)&me, &len);
+    m.my_port = ntohs(me.sin_port);
+    m.seq = 1;
+    uint8_t uuid[16];
+    rtcosim_dcp_uuid_of_name("test.dcp.decay", uuid);
+    go_with(&m, registration(&m, uuid), RTCOSIM_DCP_CONFIGURATION);
+    const rtcosim_dcp_pdu cfgs[] = {
+        {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1, .denominator = 1000},
+        {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 1, .pos = 0, .value_reference = 0},
+        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 1, .steps = 1},
+        {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 1,
+         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = m.slave_port, .ip_address = 0x7F000001},
+        {.type = RTCOSIM_DCP_CFG_INPUT, .data_id = 1, .pos = 0, .value_reference = 1,
+         .source_data_type = RTCOSIM_DCP_FLOAT64},
+        {.type = RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION, .data_id = 1,
+         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = m.slave_port, .ip_address = 0x7F000001},
+        {.type = RTCOSIM_DCP_CFG_SCOPE, .data_id = 1, .scope = 0},
+        {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 2, .pos = 0, .value_reference = 0},
+        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 2, .steps = 1},
+        {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 2,
+         .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = m.my_port, .ip_address = 0x7F000001},
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        rtcosim_dcp_pdu r = request(&m, cfgs[i]);
+        if (r.type != RTCOSIM_DCP_RSP_ACK)
+            fail_msg("%s refused: %s", rtcosim_dcp_pdu_type_name(cfgs[i].type),
+                     rtcosim_dcp_error_code_name(r.error_code));
+    }
+    go(&m, RTCOSIM_DCP_STC_PREPARE, RTCOSIM_DCP_CONFIGURATION, RTCOSIM_DCP_PREPARED);
+    go(&m, RTCOSIM_DCP_STC_CONFIGURE, RTCOSIM_DCP_PREPARED, RTCOSIM_DCP_CONFIGURED);
+    go(&m, RTCOSIM_DCP_STC_RUN, RTCOSIM_DCP_CONFIGURED, RTCOSIM_DCP_SYNCHRONIZED);
+    go(&m, RTCOSIM_DCP_STC_RUN, RTCOSIM_DCP_SYNCHRONIZED, RTCOSIM_DCP_RUNNING);
+    double xs[5];
+    for (int k = 0; k < 5; k++) {
+        go(&m, RTCOSIM_DCP_STC_DO_STEP, RTCOSIM_DCP_RUNNING, RTCOSIM_DCP_COMPUTED);
+        last_dat.type = 0;
+        go(&m, RTCOSIM_DCP_STC_SEND_OUTPUTS, RTCOSIM_DCP_COMPUTED, RTCOSIM_DCP_RUNNING);
+        assert_int_equal(last_dat.type, RTCOSIM_DCP_DAT_INPUT_OUTPUT);
+        assert_int_equal(last_dat.data_id, 2);
+        memcpy(&xs[k], last_dat.payload, 8);
+    }
+    assert_true(xs[0] < 1.0 && xs[0] > 0.98); /* first step: u = 0, x0 = 1 decays (e^-0.01) */
+    for (int k = 1; k < 5; k++)
+        assert_true(xs[k] == xs[0]);
+    go(&m, RTCOSIM_DCP_STC_STOP, RTCOSIM_DCP_RUNNING, RTCOSIM_DCP_STOPPED);
+    go(&m, RTCOSIM_DCP_STC_DEREGISTER, RTCOSIM_DCP_STOPPED, RTCOSIM_DCP_ALIVE);
+    master_close(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_state),
         cmocka_unit_test(test_no_terminate_in_initialization),
+        cmocka_unit_test(test_same_data_id_both_ways),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
