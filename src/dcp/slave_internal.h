@@ -9,6 +9,8 @@
 #include "rtcosim/dcp.h"
 
 #define DCP_MAX_DATA_IDS 64
+/* Shortest soft real-time step period a slave accepts (STC_prepare). */
+#define DCP_MIN_SRT_PERIOD_NS (100 * RTCOSIM_NS_PER_US)
 
 /* One configured input, output or parameter: where it sits in a data PDU. */
 typedef struct dcp_io {

@@ -521,12 +521,52 @@ static void test_same_data_id_both_ways(void **state)
     master_close(&m);
 }
 
+/* Soft real time at 1 ns a step (a master that takes the DCPX's first
+ * Resolution, 1 ns, with CFG_steps 1): STC_prepare is refused with
+ * INVALID_STEPS rather than a slave that spins and floods; 100 us passes. */
+static void test_srt_period_floor(void **state)
+{
+    (void)state;
+    master m;
+    master_open(&m, 0);
+    uint8_t uuid[16];
+    rtcosim_dcp_uuid_of_name("test.checked", uuid);
+    rtcosim_dcp_pdu reg = registration(&m, uuid);
+    reg.op_mode = RTCOSIM_DCP_OP_SRT;
+    go_with(&m, reg, RTCOSIM_DCP_CONFIGURATION);
+    const uint32_t steps[2] = {1, 100000}; /* 1 ns, then 100 us */
+    for (int i = 0; i < 2; i++) {
+        const rtcosim_dcp_pdu cfgs[] = {
+            {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1, .denominator = 1000000000u},
+            {.type = RTCOSIM_DCP_CFG_OUTPUT, .data_id = 1, .pos = 0, .value_reference = 0},
+            {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 1, .steps = steps[i]},
+            {.type = RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, .data_id = 1,
+             .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = m.my_port, .ip_address = 0x7F000001},
+        };
+        if (i == 1)
+            assert_int_equal(request(&m, (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_CLEAR}).type,
+                             RTCOSIM_DCP_RSP_ACK);
+        for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++)
+            assert_int_equal(request(&m, cfgs[k]).type, RTCOSIM_DCP_RSP_ACK);
+        rtcosim_dcp_pdu r = request(&m, (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_STC_PREPARE,
+                                                          .state_id = RTCOSIM_DCP_CONFIGURATION});
+        if (i == 0) {
+            assert_int_equal(r.type, RTCOSIM_DCP_RSP_NACK);
+            assert_int_equal(r.error_code, RTCOSIM_DCP_ERR_INVALID_STEPS);
+        } else {
+            assert_int_equal(r.type, RTCOSIM_DCP_RSP_ACK);
+        }
+    }
+    master_close(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_state),
         cmocka_unit_test(test_no_terminate_in_initialization),
         cmocka_unit_test(test_same_data_id_both_ways),
+        cmocka_unit_test(test_srt_period_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
