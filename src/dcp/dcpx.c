@@ -459,11 +459,12 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
     fputs(srt ? "  <OpMode>\n    <SoftRealTime/>\n" : "  <OpMode>\n", f);
     fputs("    <NonRealTime defaultSteps=\"1\" fixedSteps=\"false\" "
           "minSteps=\"1\" maxSteps=\"4294967295\"/>\n  </OpMode>\n", f);
-    /* 1 ns first as a (non-fixed, recommended) Resolution: masters that take
-     * the first Resolution (the DCPLib examples) pick it; the range says any
-     * whole number of ns works. The schema's assert allows several
+    /* 1 ms first as a (non-fixed, recommended) Resolution: masters that take
+     * the first Resolution (the DCPLib examples, in SRT with CFG_steps 1)
+     * get a period a slave can keep; the range says any whole number of ns
+     * works (rtcosim's master takes 1 ns). The schema's assert allows
      * Resolutions beside ranges only when none is fixed. */
-    fputs("  <TimeRes>\n    <Resolution numerator=\"1\" denominator=\"1000000000\" fixed=\"false\" "
+    fputs("  <TimeRes>\n    <Resolution numerator=\"1\" denominator=\"1000\" fixed=\"false\" "
           "recommended=\"true\"/>\n    <ResolutionRange numeratorFrom=\"1\" numeratorTo=\"4294967295\" "
           "denominator=\"1000000000\"/>\n  </TimeRes>\n", f);
     /* Heartbeat interval in whole milliseconds. */
