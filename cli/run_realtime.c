@@ -63,7 +63,8 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     const char *estimator = a->estimator ? a->estimator : ann->estimator;
     so.build = a->build;
     /* The partner's FMUs run isolated unless --no-isolate: one that crashes,
-     * aborts or exits makes the partner lost, not the run. */
+     * aborts or exits makes the partner lost, not the run. A remote DCP
+     * slave (source .dcpx) is another process already. */
     run_isolation *iso = a->isolation;
     if (!a->no_isolate && so.rt.non_realtime)
         for (const char *p = so.rt.non_realtime; *p;) {
@@ -71,8 +72,10 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
             char name[256];
             snprintf(name, sizeof name, "%.*s", (int)n, p);
             int k = rtcosim_system_desc_find_component(desc, name);
-            if (k >= 0 && rtcosim_system_desc_component(desc, (size_t)k)->path &&
-                !run_isolation_selects(iso, name) && run_isolation_add(iso, name))
+            const char *path = k >= 0 ? rtcosim_system_desc_component(desc, (size_t)k)->path : NULL;
+            size_t len = path ? strlen(path) : 0;
+            bool remote = len > 5 && strcmp(path + len - 5, ".dcpx") == 0;
+            if (path && !remote && !run_isolation_selects(iso, name) && run_isolation_add(iso, name))
                 return CLI_EXIT_ERROR;
             p += n + (p[n] == ',');
         }

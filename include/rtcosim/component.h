@@ -228,7 +228,9 @@ typedef struct rtcosim_component rtcosim_component; /* opaque */
 rtcosim_status rtcosim_component_create(const rtcosim_component_ops *ops, void *self,
                                         const rtcosim_component_desc *desc,
                                         rtcosim_component **out, rtcosim_error *err);
-/* Terminates (if initialized and not yet terminated) and frees. NULL is a no-op. */
+/* Terminates (if initialization was left and not yet terminated) and frees;
+ * a component still in initialization is freed without terminate (FMI 2.0
+ * and 3.0 refuse fmi2/3Terminate in Initialization Mode). NULL is a no-op. */
 void rtcosim_component_free(rtcosim_component *c);
 
 const char *rtcosim_component_kind(const rtcosim_component *c);
@@ -301,6 +303,9 @@ rtcosim_status rtcosim_component_serialize_state(rtcosim_component *c, rtcosim_s
 rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
                                                    const uint8_t *buffer, size_t size,
                                                    rtcosim_state *state, rtcosim_error *err);
+/* After exit_init: the implementation's terminate. During initialization
+ * (after enter_init, an error path): nothing is called, the component is
+ * only marked terminated (see rtcosim_component_free). */
 rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *err);
 
 /* Event Mode (components with capabilities.event_mode_used; others answer

@@ -107,6 +107,7 @@ typedef enum rtcosim_dcp_error_code {
     RTCOSIM_DCP_ERR_INVALID_TRANSPORT_PROTOCOL = 0x2010,
     RTCOSIM_DCP_ERR_INVALID_UUID = 0x2011,
     RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE = 0x2012,
+    RTCOSIM_DCP_ERR_INVALID_SEQUENCE_ID = 0x2013,
     RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_INPUT_POS = 0x3001,
     RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_OUTPUT_POS = 0x3002,
     RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_TUNABLE_POS = 0x3003,
@@ -152,7 +153,7 @@ typedef enum rtcosim_dcp_transport {
 
 /* TCP/IPv4 (transport protocol 0x04) carries PDUs in a byte stream, each
  * behind its size as a 4-byte little-endian unsigned integer that does not
- * count itself (the reference implementation's framing, see src/dcp/tcp.c). */
+ * count itself (length-prefix framing, DCP 1.0 section 4.2.3.2). */
 #define RTCOSIM_DCP_TCP_PREFIX 4u
 /* Look at the start of a received stream: 1 when it holds a whole frame
  * (*pdu_size is the PDU's size, the PDU starts RTCOSIM_DCP_TCP_PREFIX bytes
@@ -209,6 +210,16 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
  * takes data (they are never answered, only dropped elsewhere). */
 bool rtcosim_dcp_request_allowed(uint8_t state, uint8_t type, uint8_t mode);
 
+/* slave_uuid (spec 3.3.3.22): the 16 bytes in the order the RFC 4122 string
+ * "8-4-4-4-12" shows them, as the reference implementation sends them.
+ * parse: false unless text is exactly that form (either case). */
+bool rtcosim_dcp_uuid_parse(const char *text, uint8_t uuid[16]);
+void rtcosim_dcp_uuid_format(const uint8_t uuid[16], char text[37]);
+bool rtcosim_dcp_uuid_is_nil(const uint8_t uuid[16]);
+/* The uuid an rtcosim slave of this dcpSlaveName writes into its DCPX and
+ * expects in STC_register (a fixed fingerprint of the name). */
+void rtcosim_dcp_uuid_of_name(const char *name, uint8_t uuid[16]);
+
 /* Time resolution numerator/denominator seconds to nanosecond ticks: exact or
  * RTCOSIM_EUNSUPPORTED naming the fraction (e.g. 1/3 s is no whole number of
  * ns); zero values give RTCOSIM_EINVAL. */
@@ -235,8 +246,11 @@ typedef struct rtcosim_dcp_slave_config {
     uint16_t tcp_port;
     rtcosim_dcp_component_factory factory;
     void *factory_context;
-    /* A registered master that sends nothing for this long is gone: the slave
-     * records PROTOCOL_ERROR_HEARTBEAT_MISSED and returns to ALIVE (0: 2 s). */
+    /* Heartbeat (spec 3.4.9.2): once the registered master has sent INF_state,
+     * a silence this long (no PDU at all) is PROTOCOL_ERROR_HEARTBEAT_MISSED:
+     * ERRORHANDLING, ERRORRESOLVED, then ALIVE for the next master (0: 2 s).
+     * A master that never sent INF_state has configured no heartbeat and is
+     * never declared lost for silence (the DCPLib master sends none). */
     rtcosim_time_ns heartbeat_timeout_ns;
     /* Data PDUs of one data_id lost in a row before the slave goes to
      * ERRORHANDLING with PROTOCOL_ERROR_PROPERTY_VIOLATED (0: 10). */
@@ -315,6 +329,13 @@ typedef struct rtcosim_dcp_remote_config {
     bool no_srt;
     rtcosim_time_ns srt_step_ns;
     rtcosim_time_ns srt_wait_ns;
+    /* STC_register's slave_uuid (the DCPX's uuid); all zero when unknown
+     * (--dcp HOST:PORT without a DCPX): an rtcosim slave accepts that with a
+     * warning, a slave that checks it (DCPLib) refuses with INVALID_UUID. */
+    uint8_t uuid[16];
+    /* CFG_time_res (the DCPX's TimeRes, see rtcosim_dcpx_time_resolution);
+     * 0/0: 1/1000000000 s. Steps of do_step must be whole multiples of it. */
+    uint32_t time_res_numerator, time_res_denominator;
 } rtcosim_dcp_remote_config;
 
 /* The operating mode a "dcp" component was registered in (RTCOSIM_DCP_OP_NRT
@@ -395,6 +416,15 @@ uint16_t rtcosim_dcpx_port(const rtcosim_dcpx *d);
 const char *rtcosim_dcpx_tcp_host(const rtcosim_dcpx *d);
 uint16_t rtcosim_dcpx_tcp_port(const rtcosim_dcpx *d);
 bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode);
+/* The dcpSlaveDescription's uuid attribute as bytes; false when absent or
+ * not in RFC 4122 form. */
+bool rtcosim_dcpx_uuid(const rtcosim_dcpx *d, uint8_t uuid[16]);
+/* The time resolution the master configures (CFG_time_res) from TimeRes: 1 ns
+ * when a Resolution or ResolutionRange allows it, else the finest one that is
+ * a whole number of nanoseconds; no TimeRes: 1/1000000000. (The DCPX reader
+ * refuses a TimeRes of which nothing is a whole number of ns.) */
+void rtcosim_dcpx_time_resolution(const rtcosim_dcpx *d, uint32_t *numerator,
+                                  uint32_t *denominator);
 /* The variables as a component description (for rtcosim_dcp_remote_create). */
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d);
 /* Write a DCPX for `desc` served at host:port (UDP_IPv4; host NULL: none)

@@ -173,8 +173,11 @@ void rtcosim_component_free(rtcosim_component *c)
 {
     if (!c)
         return;
-    if ((c->state == LC_INIT || c->state == LC_STEPPING || c->state == LC_EVENT) &&
-        c->ops->terminate) {
+    /* Terminate only after initialization: FMI 2.0 (fmi2Terminate) and 3.0
+     * (fmi3Terminate) refuse it in Initialization Mode, FMI 1.0 before
+     * fmiInitializeSlave (exit_init); free alone is allowed there. Event Mode
+     * (FMI 3.0) comes after initialization and allows it. */
+    if ((c->state == LC_STEPPING || c->state == LC_EVENT) && c->ops->terminate) {
         rtcosim_error ignored;
         c->ops->terminate(c->self, &ignored);
     }
@@ -438,6 +441,12 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
 {
     if (c->state != LC_STEPPING && c->state != LC_INIT && c->state != LC_EVENT)
         return wrong_state(c, "terminate", err);
+    if (c->state == LC_INIT) {
+        /* Still initializing (an error path): no FMI version allows
+         * terminate there; the component ends with free. */
+        c->state = LC_TERMINATED;
+        return RTCOSIM_OK;
+    }
     CALL_ENTER(c, RTCOSIM_CALL_TERMINATE);
     rtcosim_status st = c->ops->terminate ? c->ops->terminate(c->self, err) : RTCOSIM_OK;
     CALL_LEAVE();

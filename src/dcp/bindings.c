@@ -109,6 +109,13 @@ rtcosim_status rtcosim_dcp_bindings_wrap(void *context, const char *name,
                                          .soft_real_time = b->soft_real_time,
                                          .srt_step_ns = b->srt_step_ns,
                                          .srt_wait_ns = b->srt_wait_ns};
+        if (from_dcpx) {
+            /* ... and its uuid and time resolution: only the address moves. */
+            const remote *was = rtcosim_component_impl(component);
+            memcpy(cfg.uuid, was->cfg.uuid, sizeof cfg.uuid);
+            cfg.time_res_numerator = was->cfg.time_res_numerator;
+            cfg.time_res_denominator = was->cfg.time_res_denominator;
+        }
         rtcosim_status st = rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(component),
                                                       out, err);
         rtcosim_component_free(component);

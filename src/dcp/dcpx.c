@@ -18,6 +18,9 @@ struct rtcosim_dcpx {
     char *host, *tcp_host;
     uint16_t port, tcp_port;
     bool nrt, srt, hrt;
+    bool has_uuid;
+    uint8_t uuid[16];
+    uint32_t res_num, res_den; /* chosen CFG_time_res */
     rtcosim_variable *vars;
     size_t n_vars;
     rtcosim_component_desc desc;
@@ -112,6 +115,81 @@ static rtcosim_status parse_control(const xmlNode *control, const char *file, ch
     return RTCOSIM_OK;
 }
 
+/* An unsigned attribute with the schema's default when absent. */
+static bool attr_u32(const xmlNode *n, const char *name, uint32_t fallback, uint32_t *out)
+{
+    char *text = attr(n, name);
+    uint64_t v = fallback;
+    bool ok = !text || parse_u64(text, UINT32_MAX, &v);
+    free(text);
+    *out = (uint32_t)v;
+    return ok;
+}
+
+/* Keep num/den when it is a whole number of ns finer than the best so far. */
+static void consider_resolution(rtcosim_dcpx *d, uint32_t num, uint32_t den, rtcosim_time_ns *best)
+{
+    rtcosim_time_ns tick;
+    if (rtcosim_dcp_resolution_to_ns(num, den, &tick, NULL) == RTCOSIM_OK &&
+        (*best == 0 || tick < *best)) {
+        *best = tick;
+        d->res_num = num;
+        d->res_den = den;
+    }
+}
+
+/* TimeRes (schema: Resolution numerator 1 / denominator 1000 by default, or
+ * ResolutionRange numeratorFrom..numeratorTo / denominator): the finest
+ * resolution that is a whole number of nanoseconds, so that rtcosim's
+ * integer-ns steps map exactly onto the slave's steps. */
+static rtcosim_status parse_time_res(rtcosim_dcpx *d, const xmlNode *res, const char *file,
+                                     rtcosim_error *err)
+{
+    d->res_num = 1;
+    d->res_den = 1000000000u;
+    if (!res)
+        return RTCOSIM_OK;
+    rtcosim_time_ns best = 0;
+    bool any = false;
+    for (const xmlNode *r = res->children; r; r = r->next) {
+        uint32_t num, den, from, to;
+        if (named(r, "Resolution")) {
+            any = true;
+            if (!attr_u32(r, "numerator", 1, &num) || !attr_u32(r, "denominator", 1000, &den) ||
+                num == 0 || den == 0)
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                         "%s: TimeRes/Resolution numerator and denominator must be "
+                                         "positive integers", file);
+            consider_resolution(d, num, den, &best);
+        } else if (named(r, "ResolutionRange")) {
+            any = true;
+            if (!attr_u32(r, "numeratorFrom", 0, &from) || !attr_u32(r, "numeratorTo", 0, &to) ||
+                !attr_u32(r, "denominator", 0, &den) || from == 0 || to < from || den == 0)
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                         "%s: TimeRes/ResolutionRange needs 0 < numeratorFrom <= "
+                                         "numeratorTo and a positive denominator", file);
+            /* n/den s is a whole number of ns when den / gcd(den, 1e9)
+             * divides n: the smallest such n in range is the finest. */
+            uint64_t a = den, b = 1000000000u;
+            while (b) {
+                uint64_t t = a % b;
+                a = b;
+                b = t;
+            }
+            uint64_t unit = den / a, n = (from + unit - 1) / unit * unit;
+            if (n <= to)
+                consider_resolution(d, (uint32_t)n, den, &best);
+        }
+    }
+    if (any && best == 0)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: TimeRes offers no resolution of a whole number of "
+                                 "nanoseconds (rtcosim steps in integer ns)", file);
+    if (!any)
+        d->res_num = 1, d->res_den = 1000000000u;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const char *file,
                                      rtcosim_error *err)
 {
@@ -183,8 +261,12 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
     char *start = attr(typed, "start");
     if (start) {
         rtcosim_value value;
-        /* Scalars only: a list of several start values is a dimensioned variable. */
-        if (!strchr(start, ' ') && rtcosim_value_parse(type, start, &value, NULL) == RTCOSIM_OK) {
+        /* start is an xs:list: a list of one is a scalar (DCPLib writes
+         * "10 "), several values belong to a dimensioned variable. */
+        char *save = NULL;
+        char *first = strtok_r(start, " \t\r\n", &save);
+        bool one = first && !strtok_r(NULL, " \t\r\n", &save);
+        if (one && rtcosim_value_parse(type, first, &value, NULL) == RTCOSIM_OK) {
             var->has_start = true;
             var->start = value;
         }
@@ -230,6 +312,11 @@ rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file
     d->hrt = child(modes, "HardRealTime") != NULL;
     d->srt = child(modes, "SoftRealTime") != NULL;
     d->nrt = child(modes, "NonRealTime") != NULL;
+    char *uuid = attr(root, "uuid");
+    d->has_uuid = rtcosim_dcp_uuid_parse(uuid, d->uuid);
+    free(uuid);
+    if ((st = parse_time_res(d, child(root, "TimeRes"), file, err)) != RTCOSIM_OK)
+        goto done;
     const xmlNode *protocols = child(root, "TransportProtocols");
     if ((st = parse_control(child(child(protocols, "UDP_IPv4"), "Control"), file, &d->host,
                             &d->port, err)) != RTCOSIM_OK ||
@@ -293,6 +380,17 @@ uint16_t rtcosim_dcpx_port(const rtcosim_dcpx *d) { return d->port; }
 const char *rtcosim_dcpx_tcp_host(const rtcosim_dcpx *d) { return d->tcp_host; }
 uint16_t rtcosim_dcpx_tcp_port(const rtcosim_dcpx *d) { return d->tcp_port; }
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d) { return &d->desc; }
+bool rtcosim_dcpx_uuid(const rtcosim_dcpx *d, uint8_t uuid[16])
+{
+    if (d->has_uuid)
+        memcpy(uuid, d->uuid, 16);
+    return d->has_uuid;
+}
+void rtcosim_dcpx_time_resolution(const rtcosim_dcpx *d, uint32_t *numerator, uint32_t *denominator)
+{
+    *numerator = d->res_num;
+    *denominator = d->res_den;
+}
 bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode)
 {
     return mode == RTCOSIM_DCP_OP_NRT ? d->nrt : mode == RTCOSIM_DCP_OP_SRT ? d->srt : d->hrt;
@@ -352,17 +450,22 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<dcpSlaveDescription dcpMajorVersion=\"1\" "
           "dcpMinorVersion=\"0\" dcpSlaveName=\"", f);
     put_escaped(f, slave_name);
-    /* uuid: a fixed fingerprint per name is enough for a generated file. */
-    uint64_t hash = 1469598103934665603u;
-    for (const char *c = slave_name; *c; c++)
-        hash = (hash ^ (uint8_t)*c) * 1099511628211u;
-    fprintf(f, "\" uuid=\"%08" PRIx32 "-%04x-4%03x-8%03x-%012" PRIx64 "\" generationTool=\"rtcosim\">\n",
-            (uint32_t)(hash >> 32), (unsigned)(hash >> 16) & 0xFFFF, (unsigned)(hash >> 4) & 0xFFF,
-            (unsigned)hash & 0xFFF, hash & UINT64_C(0xFFFFFFFFFFFF));
+    /* uuid: a fixed fingerprint of the name, which the slave checks in STC_register. */
+    uint8_t uuid[16];
+    char uuid_text[37];
+    rtcosim_dcp_uuid_of_name(slave_name, uuid);
+    rtcosim_dcp_uuid_format(uuid, uuid_text);
+    fprintf(f, "\" uuid=\"%s\" generationTool=\"rtcosim\">\n", uuid_text);
     fputs(srt ? "  <OpMode>\n    <SoftRealTime/>\n" : "  <OpMode>\n", f);
     fputs("    <NonRealTime defaultSteps=\"1\" fixedSteps=\"false\" "
           "minSteps=\"1\" maxSteps=\"4294967295\"/>\n  </OpMode>\n", f);
-    fputs("  <TimeRes>\n    <ResolutionRange numeratorFrom=\"1\" numeratorTo=\"4294967295\" "
+    /* 1 ms first as a (non-fixed, recommended) Resolution: masters that take
+     * the first Resolution (the DCPLib examples, in SRT with CFG_steps 1)
+     * get a period a slave can keep; the range says any whole number of ns
+     * works (rtcosim's master takes 1 ns). The schema's assert allows
+     * Resolutions beside ranges only when none is fixed. */
+    fputs("  <TimeRes>\n    <Resolution numerator=\"1\" denominator=\"1000\" fixed=\"false\" "
+          "recommended=\"true\"/>\n    <ResolutionRange numeratorFrom=\"1\" numeratorTo=\"4294967295\" "
           "denominator=\"1000000000\"/>\n  </TimeRes>\n", f);
     /* Heartbeat interval in whole milliseconds. */
     fprintf(f, "  <Heartbeat>\n    <MaximumPeriodicInterval numerator=\"%" PRId64

@@ -43,6 +43,7 @@ rtcosim_status dcp_link_init(dcp_link *l, rtcosim_error *err)
 {
     memset(l, 0, sizeof *l);
     l->udp_fd = l->listen_fd = -1;
+    l->keep_conn = -1;
     for (int i = 0; i < DCP_TCP_MAX_CONNS; i++)
         l->conns[i].fd = -1;
     l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);

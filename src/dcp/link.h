@@ -28,6 +28,8 @@ typedef struct dcp_peer {
 typedef struct dcp_tcp_conn {
     int fd; /* -1: slot free */
     uint32_t serial;
+    bool accepted;            /* opened by a peer (not by dcp_link_connect_tcp) */
+    int64_t last_active_ns;   /* accept or last bytes received (dcp_now_ns) */
     struct sockaddr_in addr;
     uint8_t *buf; /* reassembly: prefix + largest PDU */
     size_t start, have; /* unread bytes are buf[start, have) */
@@ -47,6 +49,12 @@ typedef struct dcp_link {
      * than RTCOSIM_DCP_MAX_PDU), and the last such peer's complaint. */
     uint32_t stream_errors;
     char stream_error[160];
+    /* Accepted connections closed for idleness (dcp_link_close_idle) or to
+     * make room for a new one when every slot was taken, and the last one's
+     * description; keep_conn (-1: none) is never closed for that. */
+    uint32_t idle_closed;
+    char idle_closed_what[160];
+    int keep_conn;
 } dcp_link;
 
 /* Parse "a.b.c.d" into a sockaddr with the port. */
@@ -85,6 +93,9 @@ bool dcp_peer_same(const dcp_peer *a, const dcp_peer *b);
 
 /* tcp.c, used by link.c */
 int dcp_tcp_accept(dcp_link *l);
+/* Close accepted connections (but keep_conn) that received nothing for
+ * idle_ns; returns how many. */
+int dcp_link_close_idle(dcp_link *l, int64_t idle_ns);
 long dcp_tcp_take(dcp_link *l, uint8_t *buf, size_t cap, dcp_peer *from);
 long dcp_tcp_read_fd(dcp_link *l, int fd, uint8_t *buf, size_t cap, dcp_peer *from);
 bool dcp_tcp_send(dcp_link *l, const dcp_peer *to, const uint8_t *buf, size_t size);

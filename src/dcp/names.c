@@ -80,6 +80,7 @@ const char *rtcosim_dcp_error_code_name(uint16_t code)
     case 0x2010: return "INVALID_TRANSPORT_PROTOCOL";
     case 0x2011: return "INVALID_UUID";
     case 0x2012: return "INVALID_VALUE_REFERENCE";
+    case 0x2013: return "INVALID_SEQUENCE_ID";
     case 0x3001: return "INCOMPLETE_CONFIG_GAP_INPUT_POS";
     case 0x3002: return "INCOMPLETE_CONFIG_GAP_OUTPUT_POS";
     case 0x3003: return "INCOMPLETE_CONFIG_GAP_TUNABLE_POS";

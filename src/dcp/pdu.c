@@ -1,45 +1,91 @@
 /* Encoding and decoding of every DCP 1.0 PDU (spec 3.3). One layout table
  * per type id gives the fixed length; a decoder that checks the length
  * before reading any field cannot read outside the datagram. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
 
 /* Fixed part of each PDU in bytes; `variable` when a payload may follow.
- * Offsets (spec 3.3): type_id 0; requests pdu_seq_id 1-2, receiver 3;
- * responses resp_seq_id 1-2, sender 3; notifications sender 1; data
- * pdu_seq_id 1-2, data_id/param_id 3-4. */
+ * `fields` names the fields of the fixed part with the byte after each
+ * (spec 3.3.7 tables; IPv4 network information 4.2.1.2 tables 133-135),
+ * for errors that say which field a short PDU cuts. */
 typedef struct layout {
     uint8_t type;
     uint8_t fixed;
     bool variable;
+    const char *fields;
 } layout;
 
+#define REQ "type_id:1 pdu_seq_id:3 receiver:4 "
+#define RSP "type_id:1 resp_seq_id:3 sender:4 "
+#define NET REQ "data_id:6 transport_protocol:7 port:9 ip_address:13"
 static const layout layouts[] = {
-    {RTCOSIM_DCP_STC_REGISTER, 24, false},  {RTCOSIM_DCP_STC_DEREGISTER, 5, false},
-    {RTCOSIM_DCP_STC_PREPARE, 5, false},    {RTCOSIM_DCP_STC_CONFIGURE, 5, false},
-    {RTCOSIM_DCP_STC_INITIALIZE, 5, false}, {RTCOSIM_DCP_STC_RUN, 13, false},
-    {RTCOSIM_DCP_STC_DO_STEP, 9, false},    {RTCOSIM_DCP_STC_SEND_OUTPUTS, 5, false},
-    {RTCOSIM_DCP_STC_STOP, 5, false},       {RTCOSIM_DCP_STC_RESET, 5, false},
-    {RTCOSIM_DCP_CFG_TIME_RES, 12, false},  {RTCOSIM_DCP_CFG_STEPS, 10, false},
-    {RTCOSIM_DCP_CFG_INPUT, 17, false},     {RTCOSIM_DCP_CFG_OUTPUT, 16, false},
-    {RTCOSIM_DCP_CFG_CLEAR, 4, false},
+    {RTCOSIM_DCP_STC_REGISTER, 24, false,
+     REQ "state_id:5 slave_uuid:21 op_mode:22 major_version:23 minor_version:24"},
+    {RTCOSIM_DCP_STC_DEREGISTER, 5, false, REQ "state_id:5"},
+    {RTCOSIM_DCP_STC_PREPARE, 5, false, REQ "state_id:5"},
+    {RTCOSIM_DCP_STC_CONFIGURE, 5, false, REQ "state_id:5"},
+    {RTCOSIM_DCP_STC_INITIALIZE, 5, false, REQ "state_id:5"},
+    {RTCOSIM_DCP_STC_RUN, 13, false, REQ "state_id:5 time:13"},
+    {RTCOSIM_DCP_STC_DO_STEP, 9, false, REQ "state_id:5 steps:9"},
+    {RTCOSIM_DCP_STC_SEND_OUTPUTS, 5, false, REQ "state_id:5"},
+    {RTCOSIM_DCP_STC_STOP, 5, false, REQ "state_id:5"},
+    {RTCOSIM_DCP_STC_RESET, 5, false, REQ "state_id:5"},
+    {RTCOSIM_DCP_CFG_TIME_RES, 12, false, REQ "numerator:8 denominator:12"},
+    {RTCOSIM_DCP_CFG_STEPS, 10, false, REQ "steps:8 data_id:10"},
+    {RTCOSIM_DCP_CFG_INPUT, 17, false, REQ "data_id:6 pos:8 target_vr:16 source_data_type:17"},
+    {RTCOSIM_DCP_CFG_OUTPUT, 16, false, REQ "data_id:6 pos:8 source_vr:16"},
+    {RTCOSIM_DCP_CFG_CLEAR, 4, false, REQ},
     /* Network information: data_id, transport_protocol, then the protocol's
-     * own fields (UDP/TCP IPv4: port u16, ip u32 for targets). */
-    {RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, 7, true},
-    {RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION, 7, true},
-    {RTCOSIM_DCP_CFG_PARAMETER, 13, true},  {RTCOSIM_DCP_CFG_TUNABLE_PARAMETER, 17, false},
-    {RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION, 7, true},
-    {RTCOSIM_DCP_CFG_LOGGING, 7, false},    {RTCOSIM_DCP_CFG_SCOPE, 7, false},
-    {RTCOSIM_DCP_INF_STATE, 4, false},      {RTCOSIM_DCP_INF_ERROR, 4, false},
-    {RTCOSIM_DCP_INF_LOG, 6, false},
-    {RTCOSIM_DCP_RSP_ACK, 4, false},        {RTCOSIM_DCP_RSP_NACK, 8, false},
-    {RTCOSIM_DCP_RSP_STATE_ACK, 5, false},  {RTCOSIM_DCP_RSP_ERROR_ACK, 6, false},
-    {RTCOSIM_DCP_RSP_LOG_ACK, 4, true},
-    {RTCOSIM_DCP_NTF_STATE_CHANGED, 3, false}, {RTCOSIM_DCP_NTF_LOG, 11, true},
-    {RTCOSIM_DCP_DAT_INPUT_OUTPUT, 5, true}, {RTCOSIM_DCP_DAT_PARAMETER, 5, true},
+     * own fields; for UDP and TCP over IPv4 port u16 and ip_address u32 in
+     * all three (tables 133-135; DCPLib's IPv4 network PDUs are 13 bytes). */
+    {RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION, 7, true, NET},
+    {RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION, 7, true, NET},
+    {RTCOSIM_DCP_CFG_PARAMETER, 13, true, REQ "parameter_vr:12 source_data_type:13"},
+    {RTCOSIM_DCP_CFG_TUNABLE_PARAMETER, 17, false,
+     REQ "param_id:6 pos:8 parameter_vr:16 source_data_type:17"},
+    {RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION, 7, true,
+     REQ "param_id:6 transport_protocol:7 port:9 ip_address:13"},
+    {RTCOSIM_DCP_CFG_LOGGING, 7, false, REQ "log_category:5 log_level:6 log_mode:7"},
+    {RTCOSIM_DCP_CFG_SCOPE, 7, false, REQ "data_id:6 scope:7"},
+    {RTCOSIM_DCP_INF_STATE, 4, false, REQ},
+    {RTCOSIM_DCP_INF_ERROR, 4, false, REQ},
+    {RTCOSIM_DCP_INF_LOG, 6, false, REQ "log_category:5 log_max_num:6"},
+    {RTCOSIM_DCP_RSP_ACK, 4, false, RSP},
+    {RTCOSIM_DCP_RSP_NACK, 8, false, RSP "exp_seq_id:6 error_code:8"},
+    {RTCOSIM_DCP_RSP_STATE_ACK, 5, false, RSP "state_id:5"},
+    {RTCOSIM_DCP_RSP_ERROR_ACK, 6, false, RSP "error_code:6"},
+    {RTCOSIM_DCP_RSP_LOG_ACK, 4, true, RSP},
+    {RTCOSIM_DCP_NTF_STATE_CHANGED, 3, false, "type_id:1 sender:2 state_id:3"},
+    {RTCOSIM_DCP_NTF_LOG, 11, true, "type_id:1 sender:2 time:10 log_template_id:11"},
+    {RTCOSIM_DCP_DAT_INPUT_OUTPUT, 5, true, "type_id:1 pdu_seq_id:3 data_id:5"},
+    {RTCOSIM_DCP_DAT_PARAMETER, 5, true, "type_id:1 pdu_seq_id:3 param_id:5"},
 };
+#undef REQ
+#undef RSP
+#undef NET
+
+/* The field a PDU of `size` bytes ends inside (copied into name), or the
+ * last field when the PDU is longer than its fixed part. */
+static void field_at(const layout *l, size_t size, char *name, size_t cap)
+{
+    const char *at = l->fields;
+    name[0] = '\0';
+    while (*at) {
+        const char *colon = strchr(at, ':');
+        char *end;
+        unsigned long stop = strtoul(colon + 1, &end, 10);
+        size_t len = (size_t)(colon - at) < cap - 1 ? (size_t)(colon - at) : cap - 1;
+        memcpy(name, at, len);
+        name[len] = '\0';
+        if (stop > size)
+            return;
+        at = *end ? end + 1 : end;
+    }
+}
 
 static const layout *find_layout(uint8_t type)
 {
@@ -56,12 +102,9 @@ static bool is_network_info(uint8_t type)
            type == RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION;
 }
 
-/* Bytes of the IPv4 network information after transport_protocol: a source
- * names only the port to listen on, a target port and address. */
-static size_t network_info_size(uint8_t type)
-{
-    return type == RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION ? 2 : 6;
-}
+/* Bytes of the IPv4 network information after transport_protocol: port
+ * and ip_address (tables 133-135; a source's address is not used). */
+#define IPV4_NETWORK_INFO 6u
 
 rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, size_t cap,
                                       size_t *size, rtcosim_error *err)
@@ -72,7 +115,7 @@ rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, 
                                  pdu->type);
     size_t n = l->fixed;
     if (is_network_info(pdu->type))
-        n += network_info_size(pdu->type);
+        n += IPV4_NETWORK_INFO;
     else if (l->variable)
         n += pdu->payload_size;
     if (n > cap || n > RTCOSIM_DCP_MAX_PDU)
@@ -140,8 +183,7 @@ rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, 
         dcp_put16(buf + 4, pdu->data_id);
         buf[6] = pdu->transport_protocol;
         dcp_put16(buf + 7, pdu->port);
-        if (network_info_size(t) == 6)
-            dcp_put32(buf + 9, pdu->ip_address);
+        dcp_put32(buf + 9, pdu->ip_address);
         break;
     case RTCOSIM_DCP_CFG_PARAMETER:
         dcp_put64(buf + 4, pdu->value_reference);
@@ -200,15 +242,18 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
          * by the slave with NOT_SUPPORTED_TRANSPORT_PROTOCOL. */
         uint8_t proto = buf[6];
         if (proto == RTCOSIM_DCP_UDP_IPV4 || proto == RTCOSIM_DCP_TCP_IPV4)
-            need += network_info_size(t);
+            need += IPV4_NETWORK_INFO;
     }
     if (size < need || (!l->variable && size != need) ||
         (is_network_info(t) && need > l->fixed && size != need)) {
         if (dcp_error)
             *dcp_error = RTCOSIM_DCP_ERR_INVALID_LENGTH;
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "DCP: %s of %zu bytes (expected %s%zu)",
-                                 rtcosim_dcp_pdu_type_name(t), size,
-                                 l->variable ? "at least " : "", need);
+        char field[32];
+        field_at(l, size, field, sizeof field);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "DCP: %s of %zu bytes (expected %s%zu): %s field %s", rtcosim_dcp_pdu_type_name(t),
+                                 size, l->variable && !is_network_info(t) ? "at least " : "", need,
+                                 size < need ? "cut inside" : "bytes after", field);
     }
     pdu->type = t;
     if (t == RTCOSIM_DCP_NTF_STATE_CHANGED) {
@@ -278,8 +323,7 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
         pdu->transport_protocol = buf[6];
         if (need > l->fixed) {
             pdu->port = dcp_get16(buf + 7);
-            if (network_info_size(t) == 6)
-                pdu->ip_address = dcp_get32(buf + 9);
+            pdu->ip_address = dcp_get32(buf + 9);
         } else {
             pdu->payload = buf + 7;
             pdu->payload_size = size - 7;

@@ -23,218 +23,6 @@
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
 
-static const rtcosim_time_ns tick_ns = 1; /* CFG_time_res 1/1e9 s */
-
-static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
-{
-    if (p->data_id != DATA_ID_OUTPUTS || p->payload_size != r->out_payload)
-        return;
-    uint16_t ahead = r->out_seen ? (uint16_t)(p->seq_id - r->out_last_seq) : 1;
-    if (ahead == 0 || ahead >= 0x8000)
-        return; /* duplicate or overtaken */
-    r->out_seen = true;
-    r->out_last_seq = p->seq_id;
-    if (r->srt_running) {
-        dcp_remote_srt_take(r, p, ahead);
-        return;
-    }
-    dcp_remote_decode_outputs(r, p->payload);
-    r->out_fresh = true;
-}
-
-void dcp_remote_decode_outputs(remote *r, const uint8_t *payload)
-{
-    const uint8_t *at = payload;
-    for (size_t i = 0; i < r->n_out; i++) {
-        const rtcosim_variable *v = &r->vars[r->out_idx[i]];
-        uint8_t wt;
-        dcp_type_of(v->type, &wt);
-        dcp_value_from_wire(wt, at, v->type, &r->values[r->out_idx[i]]);
-        at += rtcosim_dcp_data_type_size(wt);
-    }
-}
-
-/* Receive for at most timeout_ns, handling notifications and data. Returns
- * the decoded response (RSP_*) in *rsp when one arrived, true then. */
-bool dcp_remote_pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp)
-{
-    dcp_peer from;
-    long n = dcp_link_recv(&r->link, r->rx, sizeof r->rx, &from, timeout_ns, r->cfg.spin_ns);
-    if (n <= 0)
-        return false;
-    rtcosim_dcp_pdu p;
-    if (rtcosim_dcp_pdu_decode(r->rx, (size_t)n, &p, NULL, NULL) != RTCOSIM_OK)
-        return false;
-    switch (p.type) {
-    case RTCOSIM_DCP_NTF_STATE_CHANGED:
-        r->slave_state = p.state_id;
-        return false;
-    case RTCOSIM_DCP_DAT_INPUT_OUTPUT:
-        take_outputs(r, &p);
-        return false;
-    case RTCOSIM_DCP_RSP_ACK: case RTCOSIM_DCP_RSP_NACK: case RTCOSIM_DCP_RSP_STATE_ACK:
-    case RTCOSIM_DCP_RSP_ERROR_ACK:
-        *rsp = p;
-        return true;
-    default:
-        return false;
-    }
-}
-
-static rtcosim_status send_raw(remote *r, const rtcosim_dcp_pdu *p, size_t *size, rtcosim_error *err)
-{
-    rtcosim_status st = rtcosim_dcp_pdu_encode(p, r->tx, sizeof r->tx, size, err);
-    if (st == RTCOSIM_OK)
-        dcp_link_send(&r->link, &r->peer, r->tx, *size);
-    r->last_send = dcp_now_ns();
-    return st;
-}
-
-/* Send a request and wait for its response, retransmitting the same bytes. */
-rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu *rsp, rtcosim_error *err)
-{
-    p->seq_id = r->seq++;
-    p->receiver = 1;
-    size_t size;
-    rtcosim_status st = send_raw(r, p, &size, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
-        if (attempt > 0)
-            dcp_link_send(&r->link, &r->peer, r->tx, size);
-        rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
-        for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
-            if (!dcp_link_peer_open(&r->link, &r->peer))
-                return rtcosim_error_set(err, RTCOSIM_EIO,
-                                         "DCP slave %s:%u closed the TCP connection (%s unanswered)",
-                                         r->host, (unsigned)r->cfg.port,
-                                         rtcosim_dcp_pdu_type_name(p->type));
-            rtcosim_dcp_pdu in;
-            if (!dcp_remote_pump(r, deadline - now, &in) || in.seq_id != p->seq_id)
-                continue;
-            r->last_nack = in.type == RTCOSIM_DCP_RSP_NACK ? in.error_code : 0;
-            if (in.type == RTCOSIM_DCP_RSP_NACK)
-                return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
-                                         "DCP slave %s:%u refused %s: %s (0x%04X)", r->host,
-                                         (unsigned)r->cfg.port, rtcosim_dcp_pdu_type_name(p->type),
-                                         rtcosim_dcp_error_code_name(in.error_code), in.error_code);
-            if (rsp)
-                *rsp = in;
-            return RTCOSIM_OK;
-        }
-        /* Resend from the same buffer: other PDUs may have been encoded since. */
-        st = send_raw(r, p, &size, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "DCP slave %s:%u did not answer %s",
-                             r->host, (unsigned)r->cfg.port, rtcosim_dcp_pdu_type_name(p->type));
-}
-
-/* A state change request; state_id is the state the slave is in now. The
- * state the request leads to is recorded first, so that a notification that
- * overtakes the acknowledgement is not overwritten. */
-rtcosim_status dcp_remote_stc_to(remote *r, uint8_t type, uint32_t steps, uint8_t next_state,
-                             rtcosim_error *err)
-{
-    uint8_t now = r->slave_state;
-    r->slave_state = next_state;
-    rtcosim_dcp_pdu p = {.type = type, .state_id = now, .steps = steps,
-                         .major_version = 1, .minor_version = 0, .op_mode = r->op_mode};
-    rtcosim_status st = dcp_remote_request(r, &p, NULL, err);
-    if (st != RTCOSIM_OK && r->slave_state == next_state)
-        r->slave_state = now;
-    return st;
-}
-
-/* Requests whose transition the slave announces itself (NTF_state_changed). */
-rtcosim_status dcp_remote_stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err)
-{
-    return dcp_remote_stc_to(r, type, steps, r->slave_state, err);
-}
-
-/* Wait until the slave announces `state` (and, with need_outputs, fresh
- * outputs arrived); a lost notification is recovered by asking INF_state. */
-rtcosim_status dcp_remote_await(remote *r, uint8_t state, bool need_outputs, rtcosim_error *err)
-{
-    for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
-        rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
-        for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
-            if (r->slave_state == state && (!need_outputs || r->out_fresh)) {
-                if (need_outputs)
-                    r->outputs_missed = 0;
-                return RTCOSIM_OK;
-            }
-            if (r->slave_state == RTCOSIM_DCP_ERRORHANDLING ||
-                r->slave_state == RTCOSIM_DCP_ERRORRESOLVED)
-                return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "DCP slave %s:%u went to %s",
-                                         r->host, (unsigned)r->cfg.port,
-                                         rtcosim_dcp_state_name(r->slave_state));
-            rtcosim_dcp_pdu ignored;
-            (void)dcp_remote_pump(r, deadline - now, &ignored);
-        }
-        if (r->slave_state == state && need_outputs) {
-            /* The state is known; only the data are late or lost. */
-            if (r->cfg.hold_lost_outputs && !r->in_init) {
-                if (++r->outputs_missed > r->cfg.max_missed_outputs)
-                    return rtcosim_error_set(err, RTCOSIM_EIO,
-                                             "DCP slave %s:%u: output data lost %u times in a row",
-                                             r->host, (unsigned)r->cfg.port,
-                                             (unsigned)r->outputs_missed);
-                return RTCOSIM_OK; /* the outputs of the step before are held */
-            }
-            continue;
-        }
-        rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
-        rtcosim_status st = dcp_remote_request(r, &q, &a, err);
-        if (st != RTCOSIM_OK)
-            return st;
-        if (a.type == RTCOSIM_DCP_RSP_STATE_ACK)
-            r->slave_state = a.state_id;
-    }
-    if (r->slave_state == state && need_outputs)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "DCP slave %s:%u: output data lost",
-                                 r->host, (unsigned)r->cfg.port);
-    return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "DCP slave %s:%u did not reach %s",
-                             r->host, (unsigned)r->cfg.port, rtcosim_dcp_state_name(state));
-}
-
-/* One DAT_input_output or DAT_parameter with the values of `idx`. */
-static void send_values(remote *r, uint8_t type, uint16_t id, uint16_t seq, const size_t *idx,
-                        size_t n)
-{
-    uint8_t *at = r->tx + 5;
-    for (size_t i = 0; i < n; i++) {
-        const rtcosim_variable *v = &r->vars[idx[i]];
-        uint8_t wt;
-        dcp_type_of(v->type, &wt);
-        dcp_value_to_wire(v->type, &r->values[idx[i]], at);
-        at += rtcosim_dcp_data_type_size(wt);
-    }
-    r->tx[0] = type;
-    dcp_put16(r->tx + 1, seq);
-    dcp_put16(r->tx + 3, id);
-    dcp_link_send(&r->link, &r->peer, r->tx, (size_t)(at - r->tx));
-}
-
-/* Changed tunable parameters go out before the inputs and the request they
- * belong to; the slave applies them at its next step (NRT, spec 3.1.18.3). */
-static void send_tunables(remote *r)
-{
-    if (!r->tunables_dirty || r->n_tun == 0)
-        return;
-    send_values(r, RTCOSIM_DCP_DAT_PARAMETER, PARAM_ID_TUNABLES, r->param_seq++, r->tun_idx, r->n_tun);
-    r->tunables_dirty = false;
-}
-
-rtcosim_status dcp_remote_send_inputs(remote *r)
-{
-    send_tunables(r);
-    if (r->n_in)
-        send_values(r, RTCOSIM_DCP_DAT_INPUT_OUTPUT, DATA_ID_INPUTS, r->in_seq++, r->in_idx, r->n_in);
-    return RTCOSIM_OK;
-}
-
 static void *heartbeat_loop(void *arg)
 {
     remote *r = arg;
@@ -306,6 +94,7 @@ static rtcosim_status open_transport(remote *r, rtcosim_error *err)
         r->data_port = ntohs(local.sin_port);
     }
     r->local_ip = ntohl(local.sin_addr.s_addr);
+    r->slave_ip = ntohl(slave.sin_addr.s_addr);
     return RTCOSIM_OK;
 }
 
@@ -337,9 +126,33 @@ static rtcosim_status op_instantiate(void *self, const char *instance_name, rtco
         r->slave_state = RTCOSIM_DCP_ALIVE;
         st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
     }
+    /* A slave busy with another master (or with a stray registration it
+     * drops after its timeout) refuses with PDU_NOT_ALLOWED_IN_THIS_STATE:
+     * ask again for three times the request budget before giving up. */
+    rtcosim_time_ns busy_until = dcp_now_ns() + 3 * r->cfg.retry_ns * (rtcosim_time_ns)r->cfg.attempts;
+    bool told = false;
+    while (st != RTCOSIM_OK && r->last_nack == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE &&
+           dcp_now_ns() < busy_until) {
+        if (!told)
+            rtcosim_log(RTCOSIM_LOG_INFO, "dcp", "%s: slave %s:%u is busy with another master: waiting",
+                        instance_name, r->host, (unsigned)r->cfg.port);
+        told = true;
+        struct timespec pause = {.tv_sec = r->cfg.retry_ns / RTCOSIM_NS_PER_S,
+                                 .tv_nsec = r->cfg.retry_ns % RTCOSIM_NS_PER_S};
+        nanosleep(&pause, NULL);
+        r->slave_state = RTCOSIM_DCP_ALIVE;
+        st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_REGISTER, 0, RTCOSIM_DCP_CONFIGURATION, err);
+    }
     if (st != RTCOSIM_OK)
         return st;
     r->registered = true;
+    if (r->cfg.heartbeat_ns >= 0) {
+        /* The first INF_state starts the slave's heartbeat monitor (3.4.9);
+         * the thread keeps it going while the master is idle. */
+        rtcosim_dcp_pdu q = {.type = RTCOSIM_DCP_INF_STATE}, a;
+        if ((st = dcp_remote_request(r, &q, &a, err)) != RTCOSIM_OK)
+            return st;
+    }
     heartbeat_start(r);
     return RTCOSIM_OK;
 }
@@ -378,18 +191,32 @@ static rtcosim_status configure_received(remote *r, uint8_t type, uint8_t networ
     }
     if (!n)
         return RTCOSIM_OK;
+    /* The slave's control address and port (spec 4.2.1.2 table 135 has
+     * both): DCPLib binds what it is given and shares its control socket
+     * only when both equal the control endpoint. */
     rtcosim_dcp_pdu p = {.type = network, .data_id = id, .transport_protocol = r->cfg.transport,
-                         .port = r->cfg.port};
+                         .port = r->cfg.port, .ip_address = r->slave_ip};
     return dcp_remote_request(r, &p, NULL, err);
 }
 
 static rtcosim_status configure(remote *r, rtcosim_error *err)
 {
     rtcosim_status st;
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = 1,
-                         .denominator = 1000000000u};
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_CFG_TIME_RES, .numerator = r->cfg.time_res_numerator,
+                         .denominator = r->cfg.time_res_denominator};
     if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
         return st;
+    /* Every data id in every superstate (3.4.6, scope 0): a slave may refuse
+     * STC_prepare with INCOMPLETE_CONFIG_SCOPE without it (DCPLib does). */
+    const uint16_t ids[2] = {DATA_ID_INPUTS, DATA_ID_OUTPUTS};
+    const size_t counts[2] = {r->n_in, r->n_out};
+    for (int i = 0; i < 2; i++) {
+        if (!counts[i])
+            continue;
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_SCOPE, .data_id = ids[i], .scope = 0};
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
+            return st;
+    }
     if ((st = configure_received(r, RTCOSIM_DCP_CFG_INPUT, RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION,
                                  DATA_ID_INPUTS, r->in_idx, r->n_in, err)) != RTCOSIM_OK)
         return st;
@@ -402,7 +229,7 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
     }
     if (r->n_out) {
         /* SRT: the slave's real-time step and output period (spec 3.1.9). */
-        uint32_t steps = r->op_mode == RTCOSIM_DCP_OP_SRT ? (uint32_t)(r->cfg.srt_step_ns / tick_ns) : 1;
+        uint32_t steps = r->op_mode == RTCOSIM_DCP_OP_SRT ? (uint32_t)(r->cfg.srt_step_ns / r->tick_ns) : 1;
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_STEPS, .data_id = DATA_ID_OUTPUTS, .steps = steps};
         if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
             return st;
@@ -488,15 +315,17 @@ static rtcosim_status op_do_step_unlocked(void *self, rtcosim_time_ns t, rtcosim
             *result = (rtcosim_step_result){.last_successful_time = t + h};
         return st;
     }
-    if (h <= 0 || h / tick_ns > UINT32_MAX)
+    if (h <= 0 || h % r->tick_ns != 0 || h / r->tick_ns > UINT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "DCP: step of %" PRId64 " ns does not fit STC_do_step's 32-bit "
-                                 "steps of 1 ns", h);
+                                 "DCP: step of %" PRId64 " ns is no whole number of the slave's "
+                                 "time resolution %" PRIu32 "/%" PRIu32 " s that fits "
+                                 "STC_do_step's 32-bit steps", h, r->cfg.time_res_numerator,
+                                 r->cfg.time_res_denominator);
     uint8_t back = r->slave_state;
     rtcosim_status st;
     r->out_fresh = false;
     if ((st = dcp_remote_send_inputs(r)) != RTCOSIM_OK ||
-        (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / tick_ns), RTCOSIM_DCP_COMPUTING,
+        (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / r->tick_ns), RTCOSIM_DCP_COMPUTING,
                      err)) != RTCOSIM_OK ||
         (st = dcp_remote_await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
         (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_SEND_OUTPUTS, 0, RTCOSIM_DCP_SENDING_D, err)) != RTCOSIM_OK)
@@ -650,10 +479,12 @@ static void op_destroy(void *self)
 rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_time_ns wait_ns,
                                    rtcosim_error *err)
 {
-    if (step_ns <= 0 || step_ns / tick_ns > UINT32_MAX)
+    if (step_ns <= 0 || step_ns % r->tick_ns != 0 || step_ns / r->tick_ns > UINT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "DCP: soft real-time step of %" PRId64 " ns is not 1 ns .. 4.29 s "
-                                 "(CFG_steps is 32 bits of 1 ns)", step_ns);
+                                 "DCP: soft real-time step of %" PRId64 " ns is no whole number "
+                                 "of the slave's time resolution %" PRIu32 "/%" PRIu32 " s that "
+                                 "fits CFG_steps' 32 bits", step_ns, r->cfg.time_res_numerator,
+                                 r->cfg.time_res_denominator);
     if (!r->srt_ring && !(r->srt_ring = calloc(DCP_SRT_RING, r->out_payload + 1)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     r->cfg.soft_real_time = true;
@@ -722,6 +553,10 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     if (r->cfg.srt_wait_ns <= 0)
         r->cfg.srt_wait_ns = r->cfg.retry_ns * r->cfg.attempts;
     r->op_mode = RTCOSIM_DCP_OP_NRT;
+    if (r->cfg.time_res_numerator == 0 && r->cfg.time_res_denominator == 0) {
+        r->cfg.time_res_numerator = 1;
+        r->cfg.time_res_denominator = 1000000000u;
+    }
     size_t n = desc->variable_count;
     r->vars = calloc(n ? n : 1, sizeof *r->vars);
     r->values = calloc(n ? n : 1, sizeof *r->values);
@@ -762,6 +597,12 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
                    v->variability == RTCOSIM_VARIABILITY_TUNABLE) {
             r->tun_idx[r->n_tun++] = idx;
         }
+    }
+    rtcosim_status rst = rtcosim_dcp_resolution_to_ns(r->cfg.time_res_numerator,
+                                                      r->cfg.time_res_denominator, &r->tick_ns, err);
+    if (rst != RTCOSIM_OK) {
+        op_destroy(r);
+        return rst;
     }
     if (r->cfg.soft_real_time) {
         rtcosim_status st = dcp_remote_make_srt(r, r->cfg.srt_step_ns, r->cfg.srt_wait_ns, err);

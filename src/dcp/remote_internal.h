@@ -22,6 +22,7 @@ typedef struct remote {
     dcp_peer peer;      /* the slave's control port (a connection over TCP) */
     uint16_t data_port; /* where the slave sends outputs */
     uint32_t local_ip; /* host order, for CFG_target_network_information */
+    uint32_t slave_ip; /* host order: the control address, where inputs go too */
     rtcosim_variable *vars;
     size_t n_vars;
     uint64_t *values;   /* one slot per variable (typed as the variable) */
@@ -48,6 +49,7 @@ typedef struct remote {
     uint16_t out_last_seq;
     uint16_t last_nack;  /* error code of the last RSP_nack */
     uint8_t op_mode;     /* RTCOSIM_DCP_OP_NRT or _SRT, as registered */
+    rtcosim_time_ns tick_ns; /* CFG_time_res in ns (cfg.time_res_*; 1 by default) */
     /* SRT: the slave runs on its own clock from the first do_step (STC_run);
      * its k-th output PDU after initialization is its step k. */
     bool srt_running;

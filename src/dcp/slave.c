@@ -1,10 +1,11 @@
 /* DCP slave: serves one rtcosim component per session over UDP/IPv4 and
  * walks the DCP 1.0 state machine (spec 3.2). Requests that the current
  * state does not allow get RSP_nack PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE;
- * internal transitions (prepared, configured, initialized, synchronized,
- * step done, send complete, stopped, resolved) are announced with
- * NTF_state_changed. A master that falls silent past the heartbeat timeout
- * is dropped and the slave is ALIVE for the next session. */
+ * every state the slave enters is announced with NTF_state_changed (3.4.4),
+ * under the slave id the master gave in STC_register. A master that started
+ * a heartbeat (INF_state) and then falls silent past the timeout is dropped
+ * and the slave is ALIVE for the next session. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,23 +33,36 @@ static void send_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool rememb
     }
 }
 
+/* Enter `state` and tell the master (3.4.4: as soon as a state change is
+ * finished; the field sender is the slave id, 3.3.3.2). */
 static void notify(rtcosim_dcp_slave *s, uint8_t state)
 {
     set_state(s, state);
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_NTF_STATE_CHANGED, .receiver = 0, .state_id = state};
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_NTF_STATE_CHANGED, .receiver = s->slave_id,
+                         .state_id = state};
     send_pdu(s, &p, false);
 }
 
 static void ack(rtcosim_dcp_slave *s, uint16_t seq)
 {
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_ACK, .seq_id = seq};
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_ACK, .seq_id = seq, .receiver = s->slave_id};
     send_pdu(s, &p, true);
+}
+
+/* A transition that completes at once: the state holds before the
+ * acknowledgement leaves (so the master can never see the old one after
+ * RSP_ack), then the notification follows (3.4.3, 3.4.4). */
+static void ack_entered(rtcosim_dcp_slave *s, uint16_t seq, uint8_t state)
+{
+    set_state(s, state);
+    ack(s, seq);
+    notify(s, state);
 }
 
 static void nack_to(rtcosim_dcp_slave *s, const dcp_peer *to, uint16_t seq,
                     uint16_t code)
 {
-    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_NACK, .seq_id = seq,
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_RSP_NACK, .seq_id = seq, .receiver = s->slave_id,
                          .exp_seq_id = (uint16_t)(s->have_seq ? s->last_seq + 1 : seq + 1),
                          .error_code = code};
     uint8_t buf[16];
@@ -67,7 +81,10 @@ static void end_session(rtcosim_dcp_slave *s)
     rtcosim_component_free(s->comp);
     s->comp = NULL;
     s->in_init = false;
+    s->stepping = false;
     s->error_code = 0;
+    s->heartbeat_armed = false;
+    s->link.keep_conn = -1;
     dcp_slave_clear_config(s);
     /* The response cache survives: a repeated STC_deregister whose
      * acknowledgement was lost is answered again, not refused. */
@@ -84,6 +101,7 @@ static void fail(rtcosim_dcp_slave *s, uint16_t code, const char *why)
     rtcosim_component_free(s->comp);
     s->comp = NULL;
     s->in_init = false;
+    s->stepping = false;
     notify(s, RTCOSIM_DCP_ERRORRESOLVED);
 }
 
@@ -142,15 +160,15 @@ static void compute(rtcosim_dcp_slave *s, uint32_t steps)
         notify(s, RTCOSIM_DCP_COMPUTED);
 }
 
-/* STC_* requests, already checked against the state table. */
+/* STC_* requests, already checked against the state table: acknowledge,
+ * then walk the transition, announcing each state entered (3.4.3). */
 static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
 {
     rtcosim_error err;
     switch (p->type) {
     case RTCOSIM_DCP_STC_DEREGISTER:
         end_session(s);
-        set_state(s, RTCOSIM_DCP_ALIVE);
-        ack(s, p->seq_id);
+        ack_entered(s, p->seq_id, RTCOSIM_DCP_ALIVE);
         return;
     case RTCOSIM_DCP_STC_PREPARE: {
         uint16_t code = dcp_slave_check_config(s);
@@ -161,31 +179,34 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
             return;
         }
         ack(s, p->seq_id);
-        set_state(s, RTCOSIM_DCP_PREPARING);
+        notify(s, RTCOSIM_DCP_PREPARING);
         notify(s, RTCOSIM_DCP_PREPARED);
         return;
     }
     case RTCOSIM_DCP_STC_CONFIGURE:
         ack(s, p->seq_id);
-        set_state(s, RTCOSIM_DCP_CONFIGURING);
-        if (rtcosim_component_enter_init(s->comp, &err) != RTCOSIM_OK ||
-            dcp_slave_apply_params(s, &err) != RTCOSIM_OK) {
+        notify(s, RTCOSIM_DCP_CONFIGURING);
+        if (rtcosim_component_enter_init(s->comp, &err) != RTCOSIM_OK) {
             fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
             return;
         }
         s->in_init = true;
+        if (dcp_slave_apply_params(s, &err) != RTCOSIM_OK) {
+            fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
+            return;
+        }
         notify(s, RTCOSIM_DCP_CONFIGURED);
         return;
     case RTCOSIM_DCP_STC_INITIALIZE:
         ack(s, p->seq_id);
-        set_state(s, RTCOSIM_DCP_INITIALIZING);
+        notify(s, RTCOSIM_DCP_INITIALIZING);
         notify(s, RTCOSIM_DCP_INITIALIZED);
         return;
     case RTCOSIM_DCP_STC_SEND_OUTPUTS: {
         bool init = s->state == RTCOSIM_DCP_INITIALIZED;
         uint8_t back = init ? RTCOSIM_DCP_CONFIGURED : s->before_sending_d;
         ack(s, p->seq_id);
-        set_state(s, init ? RTCOSIM_DCP_SENDING_I : RTCOSIM_DCP_SENDING_D);
+        notify(s, init ? RTCOSIM_DCP_SENDING_I : RTCOSIM_DCP_SENDING_D);
         if (dcp_slave_send_outputs(s, 0, &err) != RTCOSIM_OK) {
             fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
             return;
@@ -201,12 +222,14 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
                 return;
             }
             s->in_init = false;
+            s->stepping = true;
             dcp_slave_inputs_begin_run(s);
-            set_state(s, RTCOSIM_DCP_SYNCHRONIZING);
+            notify(s, RTCOSIM_DCP_SYNCHRONIZING);
             /* No transient to wait for: synchronized at once (3.2.5.21). */
             notify(s, RTCOSIM_DCP_SYNCHRONIZED);
         } else {
             set_state(s, RTCOSIM_DCP_RUNNING);
+            notify(s, RTCOSIM_DCP_RUNNING);
         }
         if (s->mode != RTCOSIM_DCP_OP_NRT) {
             if (s->state != RTCOSIM_DCP_RUNNING)
@@ -225,7 +248,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         }
         ack(s, p->seq_id);
         s->before_sending_d = s->state;
-        set_state(s, RTCOSIM_DCP_COMPUTING);
+        notify(s, RTCOSIM_DCP_COMPUTING);
         if (dcp_slave_inputs_ready(s)) {
             compute(s, p->steps);
         } else {
@@ -239,45 +262,75 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     case RTCOSIM_DCP_STC_STOP:
         ack(s, p->seq_id);
         s->step_held = false;
-        set_state(s, RTCOSIM_DCP_STOPPING);
-        if (s->comp && !s->in_init)
+        notify(s, RTCOSIM_DCP_STOPPING);
+        /* Terminate only a component past initialization (STC_run): FMI
+         * allows fmi2Terminate/fmi3Terminate only there; one stopped
+         * earlier is released by free at STC_deregister or STC_reset. */
+        if (s->comp && s->stepping)
             (void)rtcosim_component_terminate(s->comp, NULL);
+        s->stepping = false;
         notify(s, RTCOSIM_DCP_STOPPED);
         return;
     case RTCOSIM_DCP_STC_RESET:
         ack(s, p->seq_id);
+        bool armed = s->heartbeat_armed; /* the same master keeps its heartbeat */
         end_session(s);
+        s->heartbeat_armed = armed;
         if (!start_component(s, &err)) {
             fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
             return;
         }
-        set_state(s, RTCOSIM_DCP_CONFIGURATION);
+        notify(s, RTCOSIM_DCP_CONFIGURATION);
         return;
     default:
         return;
     }
 }
 
+/* STC_register in ALIVE: the checks in the order of spec table 110
+ * (state_id, slave_uuid, op_mode, major, minor), then a fresh component. The
+ * receiver becomes this slave's id for the session. */
 static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dcp_peer *from)
 {
     uint16_t code = 0;
+    bool nil_uuid = rtcosim_dcp_uuid_is_nil(p->uuid);
+    s->slave_id = p->receiver; /* answer under the id the master chose (3.4.4) */
     if (p->state_id != RTCOSIM_DCP_ALIVE)
         code = RTCOSIM_DCP_ERR_INVALID_STATE_ID;
-    else if (p->major_version != 1)
-        code = RTCOSIM_DCP_ERR_INVALID_MAJOR_VERSION;
+    else if (!nil_uuid && memcmp(p->uuid, s->uuid, 16) != 0)
+        code = RTCOSIM_DCP_ERR_INVALID_UUID;
     else if (p->op_mode != RTCOSIM_DCP_OP_NRT &&
              (p->op_mode != RTCOSIM_DCP_OP_SRT || s->cfg.nrt_only))
         code = RTCOSIM_DCP_ERR_INVALID_OP_MODE;
+    else if (p->major_version != 1)
+        code = RTCOSIM_DCP_ERR_INVALID_MAJOR_VERSION;
+    else if (p->minor_version != 0)
+        code = RTCOSIM_DCP_ERR_INVALID_MINOR_VERSION;
     if (code) {
+        if (code == RTCOSIM_DCP_ERR_INVALID_UUID) {
+            char got[37], want[37];
+            rtcosim_dcp_uuid_format(p->uuid, got);
+            rtcosim_dcp_uuid_format(s->uuid, want);
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: STC_register for uuid %s, this slave is %s",
+                        s->name, got, want);
+        }
         nack_to(s, from, p->seq_id, code);
         return;
     }
+    if (nil_uuid)
+        /* Lenient for a master that has no DCPX (rtcosim's --dcp HOST:PORT). */
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
+                    "slave %s: STC_register with the nil uuid: accepted unchecked", s->name);
     rtcosim_error err;
     s->master = *from;
     s->mode = p->op_mode;
     s->have_seq = true;
     s->last_seq = p->seq_id;
     s->last_req_type = p->type;
+    s->heartbeat_armed = false;
+    s->session_pdus = 0;
+    s->busy_logged = (dcp_peer){.conn = -2};
+    s->link.keep_conn = from->conn; /* a TCP master's connection is never closed as idle */
     dcp_slave_clear_config(s);
     if (!start_component(s, &err)) {
         rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, err.message);
@@ -286,27 +339,65 @@ static void do_register(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dc
         return;
     }
     atomic_fetch_add(&s->sessions, 1);
-    set_state(s, RTCOSIM_DCP_CONFIGURATION);
-    ack(s, p->seq_id);
+    ack_entered(s, p->seq_id, RTCOSIM_DCP_CONFIGURATION);
 }
 
 static bool same_peer(const dcp_peer *a, const dcp_peer *b) { return dcp_peer_same(a, b); }
 
+/* RSP_state_ack or RSP_error_ack for INF_state / INF_error, to whoever asked. */
+static void answer_info(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, const dcp_peer *to,
+                        bool remember)
+{
+    rtcosim_dcp_pdu r = {.type = p->type == RTCOSIM_DCP_INF_STATE ? RTCOSIM_DCP_RSP_STATE_ACK
+                                                                 : RTCOSIM_DCP_RSP_ERROR_ACK,
+                         .seq_id = p->seq_id, .state_id = s->state, .error_code = s->error_code,
+                         /* In ALIVE the slave has no id yet: the one asked for (as DCPLib). */
+                         .receiver = s->state == RTCOSIM_DCP_ALIVE ? p->receiver : s->slave_id};
+    uint8_t buf[8];
+    size_t n;
+    if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) != RTCOSIM_OK)
+        return;
+    dcp_link_send(&s->link, to, buf, n);
+    if (remember) {
+        memcpy(s->last_rsp, buf, n);
+        s->last_rsp_size = n;
+    }
+}
+
+/* One received PDU, checked in the order of spec table 107: type id
+ * (unknown: dropped), receiver (not this slave: dropped), sequence id
+ * (INVALID_SEQUENCE_ID), support and length (the decoder), state
+ * (PDU_NOT_ALLOWED_IN_THIS_STATE), then each request's own semantics. */
 static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
 {
     rtcosim_dcp_pdu p;
     uint16_t code;
     bool registered = s->state != RTCOSIM_DCP_ALIVE;
-    if (rtcosim_dcp_pdu_decode(s->rx, size, &p, &code, NULL) != RTCOSIM_OK) {
-        /* Answer a broken request only when its sequence id can be read. */
-        if (size >= 3 && s->rx[0] < RTCOSIM_DCP_RSP_ACK)
+    rtcosim_error derr;
+    if (rtcosim_dcp_pdu_decode(s->rx, size, &p, &code, &derr) != RTCOSIM_OK) {
+        rtcosim_log(RTCOSIM_LOG_DEBUG, "dcp", "slave %s: %s", s->name, derr.message);
+        /* Answer a broken request only when its type is known and its
+         * sequence id can be read; an unknown type id is dropped. */
+        if (code == RTCOSIM_DCP_ERR_INVALID_LENGTH && size >= 3 && s->rx[0] < RTCOSIM_DCP_RSP_ACK)
             nack_to(s, from, (uint16_t)(s->rx[1] | s->rx[2] << 8), code);
         return;
     }
     bool from_master = registered && same_peer(from, &s->master);
+    bool request = p.type < RTCOSIM_DCP_RSP_ACK;
+    /* Receiver (table 105): a request for another slave id is not for this
+     * session; in ALIVE any id but 0 (the master's) may be this slave's,
+     * and the answers go out under it. */
+    if (request && registered && from_master && p.receiver != s->slave_id)
+        return;
+    if (request && !registered) {
+        if (p.receiver == 0)
+            return;
+        s->slave_id = p.receiver;
+    }
     /* A retransmitted request (same id and type as the last one from this
-     * master) is answered again from the cache, never executed twice. */
-    if (p.type < RTCOSIM_DCP_RSP_ACK && s->have_seq && same_peer(from, &s->master) &&
+     * master) is answered again from the cache, never executed twice (UDP
+     * loses responses; the spec would call it INVALID_SEQUENCE_ID). */
+    if (request && s->have_seq && same_peer(from, &s->master) &&
         p.seq_id == s->last_seq && p.type == s->last_req_type && s->last_rsp_size) {
         if (registered)
             s->last_heard = dcp_now_ns();
@@ -317,56 +408,74 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
      * mod 2^16) is a retransmission that UDP delivered after the next
      * request: the master has its answer already; executing it again would
      * repeat a step. */
-    if (p.type < RTCOSIM_DCP_DAT_INPUT_OUTPUT && p.type != RTCOSIM_DCP_STC_REGISTER && from_master &&
-        s->have_seq && (uint16_t)(p.seq_id - s->last_seq) >= 0x8000)
+    if (request && p.type != RTCOSIM_DCP_STC_REGISTER && from_master && s->have_seq &&
+        (uint16_t)(p.seq_id - s->last_seq) >= 0x8000)
         return;
     if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT || p.type == RTCOSIM_DCP_DAT_PARAMETER) {
-        if (from_master || registered) {
-            if (rtcosim_dcp_request_allowed(s->state, p.type, s->mode)) {
-                if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
-                    dcp_slave_take_data(s, &p);
-                    if (s->step_held && dcp_slave_inputs_ready(s))
-                        compute(s, s->held_steps);
-                }
-                else /* NRT Run superstate: at the next step; else at once */
-                    dcp_slave_take_params(s, &p, s->mode != RTCOSIM_DCP_OP_NRT || s->in_init);
-                if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
-                    s->state != RTCOSIM_DCP_ERRORRESOLVED)
-                    fail(s, s->error_code, "more data PDUs lost in a row than maxConsecMissedPdus");
+        if (registered && rtcosim_dcp_request_allowed(s->state, p.type, s->mode)) {
+            if (p.type == RTCOSIM_DCP_DAT_INPUT_OUTPUT) {
+                dcp_slave_take_data(s, &p);
+                if (s->step_held && dcp_slave_inputs_ready(s))
+                    compute(s, s->held_steps);
+            } else { /* NRT Run superstate: at the next step; else at once */
+                dcp_slave_take_params(s, &p, s->mode != RTCOSIM_DCP_OP_NRT || s->in_init);
             }
+            if (s->error_code == RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PROPERTY_VIOLATED &&
+                s->state != RTCOSIM_DCP_ERRORRESOLVED)
+                fail(s, s->error_code, "more data PDUs lost in a row than maxConsecMissedPdus");
         }
         return;
     }
-    if (p.type >= RTCOSIM_DCP_RSP_ACK)
-        return; /* responses and notifications are for masters */
+    if (!request)
+        return; /* responses and notifications are for masters (3.4.7) */
     if (registered && !from_master) {
+        /* Another master while a session runs: its state on request, else busy. */
         if (p.type == RTCOSIM_DCP_INF_STATE) {
-            rtcosim_dcp_pdu r = {.type = RTCOSIM_DCP_RSP_STATE_ACK, .seq_id = p.seq_id, .state_id = s->state};
-            uint8_t buf[8];
-            size_t n;
-            if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-                dcp_link_send(&s->link, from, buf, n);
-        } else {
-            nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
+            answer_info(s, &p, from, false);
+            return;
+        }
+        nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
+        if (p.type == RTCOSIM_DCP_STC_REGISTER && !same_peer(from, &s->busy_logged)) {
+            char who[32], master[32];
+            inet_ntop(AF_INET, &from->addr.sin_addr, who, sizeof who);
+            inet_ntop(AF_INET, &s->master.addr.sin_addr, master, sizeof master);
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
+                        "slave %s: STC_register from %s:%u refused: busy with the master at %s:%u",
+                        s->name, who, (unsigned)ntohs(from->addr.sin_port), master,
+                        (unsigned)ntohs(s->master.addr.sin_port));
+            s->busy_logged = *from;
         }
         return;
     }
-    if (from_master)
+    if (from_master) {
         s->last_heard = dcp_now_ns();
-    if (p.type == RTCOSIM_DCP_INF_STATE || p.type == RTCOSIM_DCP_INF_ERROR) {
-        rtcosim_dcp_pdu r = {.type = p.type == RTCOSIM_DCP_INF_STATE ? RTCOSIM_DCP_RSP_STATE_ACK
-                                                                     : RTCOSIM_DCP_RSP_ERROR_ACK,
-                             .seq_id = p.seq_id, .state_id = s->state, .error_code = s->error_code};
-        uint8_t buf[8];
-        size_t n;
-        if (rtcosim_dcp_pdu_encode(&r, buf, sizeof buf, &n, NULL) == RTCOSIM_OK)
-            dcp_link_send(&s->link, from, buf, n);
+        s->session_pdus++;
+        /* Control PDU sequence (3.4.1.1): the last valid one + 1. */
+        if ((uint16_t)(p.seq_id - s->last_seq) != 1 && p.type != RTCOSIM_DCP_STC_REGISTER) {
+            nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_INVALID_SEQUENCE_ID);
+            return;
+        }
+    }
+    /* Support (table 107, before state): no logging, so CFG_logging and
+     * INF_log are unsupported PDUs (3.4.7.4, note to table 130). */
+    if (p.type == RTCOSIM_DCP_INF_LOG || p.type == RTCOSIM_DCP_CFG_LOGGING) {
+        nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU);
         if (from_master) {
             s->last_seq = p.seq_id;
             s->last_req_type = p.type;
-            memcpy(s->last_rsp, buf, n);
-            s->last_rsp_size = n;
         }
+        return;
+    }
+    if (p.type == RTCOSIM_DCP_INF_STATE ||
+        (p.type == RTCOSIM_DCP_INF_ERROR && rtcosim_dcp_request_allowed(s->state, p.type, s->mode))) {
+        if (from_master) {
+            s->last_seq = p.seq_id;
+            s->last_req_type = p.type;
+            /* INF_state from the master is its heartbeat (3.4.9.2). */
+            if (p.type == RTCOSIM_DCP_INF_STATE)
+                s->heartbeat_armed = true;
+        }
+        answer_info(s, &p, from, from_master);
         return;
     }
     if (!rtcosim_dcp_request_allowed(s->state, p.type, registered ? s->mode : RTCOSIM_DCP_OP_NRT)) {
@@ -391,10 +500,6 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
             return;
         }
         state_change(s, &p);
-        return;
-    }
-    if (p.type == RTCOSIM_DCP_INF_LOG) {
-        nack_to(s, &s->master, p.seq_id, RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_REQUEST);
         return;
     }
     /* CFG_* in CONFIGURATION. */
@@ -434,17 +539,50 @@ rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
         rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
         if (s->state != RTCOSIM_DCP_ALIVE) {
             rtcosim_time_ns silent = now - s->last_heard;
-            /* A master on TCP that closed its control connection is gone at once. */
-            if (silent >= s->cfg.heartbeat_timeout_ns || !dcp_link_peer_open(&s->link, &s->master)) {
+            /* A master on TCP that closed its control connection is gone at
+             * once; one that started a heartbeat, after the timeout
+             * (3.4.9.2). A master that never sent INF_state set no heartbeat
+             * and may be silent (DCPLib's master in SRT until STC_stop). */
+            bool lost = s->heartbeat_armed && silent >= s->cfg.heartbeat_timeout_ns;
+            /* A registration followed by nothing at all for the timeout is
+             * no master (a stray or replayed STC_register): it must not
+             * hold the slave. Every master configures right after it. */
+            if (!s->heartbeat_armed && s->session_pdus == 0 && s->state == RTCOSIM_DCP_CONFIGURATION &&
+                silent >= s->cfg.heartbeat_timeout_ns) {
+                char who[32];
+                inet_ntop(AF_INET, &s->master.addr.sin_addr, who, sizeof who);
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
+                            "slave %s: %s:%u registered and sent nothing for %.3g s: session dropped",
+                            s->name, who, (unsigned)ntohs(s->master.addr.sin_port),
+                            (double)silent / 1e9);
+                end_session(s);
+                notify(s, RTCOSIM_DCP_ALIVE);
+                continue;
+            }
+            if (lost || !dcp_link_peer_open(&s->link, &s->master)) {
                 /* The master vanished: error, resolve, deregister (ALIVE). */
                 if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
-                    fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED, "master silent");
+                    fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED,
+                         lost ? "master silent after its heartbeat began" : "master closed the connection");
                 end_session(s);
                 set_state(s, RTCOSIM_DCP_ALIVE);
                 continue;
             }
-            if (s->cfg.heartbeat_timeout_ns - silent < timeout)
+            if (s->heartbeat_armed && s->cfg.heartbeat_timeout_ns - silent < timeout)
                 timeout = s->cfg.heartbeat_timeout_ns - silent;
+        }
+        /* TCP connections that carry nothing (not the master's) are closed
+         * after the same timeout, so that they cannot fill every slot. */
+        if (s->link.listen_fd >= 0)
+            (void)dcp_link_close_idle(&s->link, s->cfg.heartbeat_timeout_ns);
+        if (s->link.idle_closed != s->idle_logged) {
+            uint32_t n = s->link.idle_closed - s->idle_logged;
+            if (n == 1)
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, s->link.idle_closed_what);
+            else
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %u idle TCP connections closed (last: %s)",
+                            s->name, (unsigned)n, s->link.idle_closed_what);
+            s->idle_logged = s->link.idle_closed;
         }
         if (s->step_held) {
             rtcosim_time_ns due = s->held_since + s->cfg.input_wait_ns;
@@ -517,6 +655,7 @@ rtcosim_status rtcosim_dcp_slave_create(const rtcosim_dcp_slave_config *config,
     snprintf(s->name, sizeof s->name, "%s",
              config->name ? config->name : rtcosim_component_model_name(s->probe));
     s->cfg.name = s->name;
+    rtcosim_dcp_uuid_of_name(s->name, s->uuid);
     dcp_slave_clear_config(s);
     set_state(s, RTCOSIM_DCP_ALIVE);
     *out = s;

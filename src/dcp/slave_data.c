@@ -9,23 +9,27 @@
 #include "dcp/values.h"
 #include "dcp/wire.h"
 
-static dcp_data_id *find_in(dcp_data_id *t, size_t *n, uint16_t id, bool create)
+/* A data id names one payload layout per direction: the same id may be an
+ * output of this slave and an input of it (its outputs looped back, as
+ * DCPLib's example master configures), so the key is (id, direction). */
+static dcp_data_id *find_in(dcp_data_id *t, size_t *n, uint16_t id, bool is_output, bool create)
 {
     for (size_t i = 0; i < *n; i++)
-        if (t[i].id == id)
+        if (t[i].id == id && t[i].is_output == is_output)
             return &t[i];
     if (!create || *n == DCP_MAX_DATA_IDS)
         return NULL;
     dcp_data_id *d = &t[(*n)++];
     memset(d, 0, sizeof *d);
     d->id = id;
+    d->is_output = is_output;
     d->target.conn = -1;
     return d;
 }
 
-dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create)
+dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool is_output, bool create)
 {
-    return find_in(s->ids, &s->n_ids, id, create);
+    return find_in(s->ids, &s->n_ids, id, is_output, create);
 }
 
 void dcp_slave_clear_config(rtcosim_dcp_slave *s)
@@ -84,7 +88,7 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     case RTCOSIM_DCP_CFG_STEPS:
         if (p->steps == 0)
             return RTCOSIM_DCP_ERR_INVALID_STEPS;
-        if (!(d = dcp_slave_find_id(s, p->data_id, true)))
+        if (!(d = dcp_slave_find_id(s, p->data_id, true, true))) /* an output's period */
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
         d->steps = p->steps;
         return 0;
@@ -99,11 +103,9 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         uint64_t zero = 0, probe_slot = 0;
         if (!out && !dcp_value_from_wire(wire, (const uint8_t *)&zero, v->type, &probe_slot))
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
-        if (!(d = dcp_slave_find_id(s, p->data_id, true)))
+        if (!(d = dcp_slave_find_id(s, p->data_id, out, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
-        if ((d->count++ > 0 || d->has_target) && d->is_output != out)
-            return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE; /* one direction per data id */
-        d->is_output = out;
+        d->count++;
         io = out ? push(&s->outputs, &s->n_outputs, &s->cap_outputs)
                  : push(&s->inputs, &s->n_inputs, &s->cap_inputs);
         if (!io)
@@ -121,9 +123,10 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         if (!(p->transport_protocol == RTCOSIM_DCP_UDP_IPV4 && s->link.udp_fd >= 0) &&
             !(tcp && s->link.listen_fd >= 0))
             return RTCOSIM_DCP_ERR_NOT_SUPPORTED_TRANSPORT_PROTOCOL;
-        if (!(d = dcp_slave_find_id(s, p->data_id, true)))
+        bool target = p->type == RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION;
+        if (!(d = dcp_slave_find_id(s, p->data_id, target, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
-        if (p->type == RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION) {
+        if (!target) {
             /* Inputs arrive on the control port (the DCPX offers only it);
              * over TCP on any connection to it. */
             uint16_t control = tcp ? s->link.tcp_port : s->link.udp_port;
@@ -169,7 +172,7 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         uint64_t zero = 0, probe_slot = 0;
         if (!dcp_value_from_wire(p->source_data_type, (const uint8_t *)&zero, v->type, &probe_slot))
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
-        if (!(d = find_in(s->pids, &s->n_pids, p->data_id, true)))
+        if (!(d = find_in(s->pids, &s->n_pids, p->data_id, false, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
         d->count++;
         if (!(io = push(&s->tunables, &s->n_tunables, &s->cap_tunables)))
@@ -187,13 +190,11 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         uint16_t control = tcp ? s->link.tcp_port : s->link.udp_port;
         if (p->port != 0 && p->port != control)
             return RTCOSIM_DCP_ERR_INVALID_NETWORK_INFORMATION;
-        return find_in(s->pids, &s->n_pids, p->data_id, true) ? 0
+        return find_in(s->pids, &s->n_pids, p->data_id, false, true) ? 0
                                                               : RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
     }
     case RTCOSIM_DCP_CFG_SCOPE:
         return p->scope <= 2 ? 0 : RTCOSIM_DCP_ERR_INVALID_SCOPE;
-    case RTCOSIM_DCP_CFG_LOGGING:
-        return RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_NOTIFICATION;
     default:
         return RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU;
     }
@@ -209,13 +210,13 @@ static int by_id_pos(const void *a, const void *b)
 
 /* Sort one table and fill each data id's range; a position missing or twice
  * is a gap (spec: INCOMPLETE_CONFIG_GAP_*_POS). */
-static bool index_table(dcp_data_id *ids, size_t n_ids, dcp_io *t, size_t n)
+static bool index_table(dcp_data_id *ids, size_t n_ids, dcp_io *t, size_t n, bool is_output)
 {
     if (n == 0)
         return true;
     qsort(t, n, sizeof *t, by_id_pos);
     for (size_t i = 0; i < n;) {
-        dcp_data_id *d = find_in(ids, &n_ids, t[i].data_id, false);
+        dcp_data_id *d = find_in(ids, &n_ids, t[i].data_id, is_output, false);
         size_t j = i;
         d->first = i;
         d->payload_size = 0;
@@ -234,11 +235,11 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
 {
     if (s->tick_ns <= 0)
         return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_TIME_RESOLUTION;
-    if (!index_table(s->ids, s->n_ids, s->inputs, s->n_inputs))
+    if (!index_table(s->ids, s->n_ids, s->inputs, s->n_inputs, false))
         return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_INPUT_POS;
-    if (!index_table(s->ids, s->n_ids, s->outputs, s->n_outputs))
+    if (!index_table(s->ids, s->n_ids, s->outputs, s->n_outputs, true))
         return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_OUTPUT_POS;
-    if (!index_table(s->pids, s->n_pids, s->tunables, s->n_tunables))
+    if (!index_table(s->pids, s->n_pids, s->tunables, s->n_tunables, false))
         return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_GAP_TUNABLE_POS;
     uint32_t rt_steps = 0;
     for (size_t i = 0; i < s->n_ids; i++) {
@@ -253,6 +254,12 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
             rt_steps = d->steps;
     }
     s->rt_steps = rt_steps ? rt_steps : 1;
+    /* SRT steps on the wall clock, each with its output PDU: a period the
+     * loop cannot keep (1 ns, as a master taking the DCPX's first
+     * Resolution with CFG_steps 1 asks) would only spin and flood the
+     * network. */
+    if (s->mode != RTCOSIM_DCP_OP_NRT && (rtcosim_time_ns)s->rt_steps * s->tick_ns < DCP_MIN_SRT_PERIOD_NS)
+        return RTCOSIM_DCP_ERR_INVALID_STEPS;
     return 0;
 }
 
@@ -325,7 +332,7 @@ static void apply(rtcosim_dcp_slave *s, dcp_io *io)
 
 void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
 {
-    dcp_data_id *d = dcp_slave_find_id(s, p->data_id, false);
+    dcp_data_id *d = dcp_slave_find_id(s, p->data_id, false, false);
     if (!take(s, d, s->inputs, p))
         return;
     for (size_t i = d->first; i < d->first + d->count; i++)
@@ -334,7 +341,7 @@ void dcp_slave_take_data(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
 
 void dcp_slave_take_params(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p, bool apply_now)
 {
-    dcp_data_id *d = find_in(s->pids, &s->n_pids, p->data_id, false);
+    dcp_data_id *d = find_in(s->pids, &s->n_pids, p->data_id, false, false);
     if (!take(s, d, s->tunables, p))
         return;
     /* The PDU's values come into effect together (spec 3.1.18.3 note). */

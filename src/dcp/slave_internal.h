@@ -9,6 +9,8 @@
 #include "rtcosim/dcp.h"
 
 #define DCP_MAX_DATA_IDS 64
+/* Shortest soft real-time step period a slave accepts (STC_prepare). */
+#define DCP_MIN_SRT_PERIOD_NS (100 * RTCOSIM_NS_PER_US)
 
 /* One configured input, output or parameter: where it sits in a data PDU. */
 typedef struct dcp_io {
@@ -56,6 +58,12 @@ struct rtcosim_dcp_slave {
     uint8_t mode;
     uint8_t before_sending_d; /* state to return to after SENDING_D */
     dcp_peer master;
+    uint8_t slave_id;         /* STC_register's receiver: sender of every RSP/NTF (3.4.4) */
+    uint8_t uuid[16];         /* expected in STC_register (the DCPX's) */
+    bool heartbeat_armed;     /* the master sent INF_state: it monitors (3.4.9) */
+    uint32_t session_pdus;    /* PDUs from the master after its STC_register */
+    uint32_t idle_logged;     /* link.idle_closed already logged */
+    dcp_peer busy_logged;     /* the last other master told "busy" in the log */
     bool have_seq;
     uint16_t last_seq;
     uint8_t last_req_type;
@@ -63,6 +71,7 @@ struct rtcosim_dcp_slave {
     size_t last_rsp_size;
     uint16_t error_code;
     bool in_init;
+    bool stepping;            /* the component left initialization (STC_run) */
     rtcosim_time_ns tick_ns;
     rtcosim_time_ns t;
     rtcosim_time_ns last_heard;
@@ -111,6 +120,6 @@ uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s);
 /* Apply DAT_parameter values waiting for the next step. */
 rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err);
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
-dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool create);
+dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool is_output, bool create);
 
 #endif

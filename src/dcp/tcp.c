@@ -1,15 +1,11 @@
 /* TCP/IPv4 transport of DCP (transport protocol 0x04). The stream carries
- * each PDU behind a 4-byte little-endian length that does not count itself.
- * The DCP 1.0 texts in modelica/dcp-standard (the AsciiDoc sections and the
- * DCPX XSD, whose TCP_IPv4 element only gives maxPduSize) do not state the
- * frame; the fact is taken from the reference implementation modelica/DCPLib,
- * include/ethernet/dcp/driver/ethernet/tcp/helper/TcpHelper.hpp (a read is
- * complete at `length + 4` bytes, the PDU is `bytes - 4` long) and
- * include/core/dcp/model/pdu/DcpPdu.hpp (PDU_LENGTH_INDICATOR_SIZE 4, the
- * uint32 written before the PDU is the PDU size alone), little-endian as
- * every DCP integer (spec 3.1.11). Connections are non-blocking in the
- * link's epoll set; a stream whose length field is 0 or larger than the
- * largest PDU cannot be resynchronized and is closed. */
+ * each PDU behind a 4-byte little-endian length that does not count itself:
+ * DCP 1.0 section 4.2.3.2 "Length Prefix Framing" (a uint32 before each PDU,
+ * excluding the length field itself; little-endian as every DCP integer,
+ * 3.1.11), which DCPLib implements the same way (PDU_LENGTH_INDICATOR_SIZE
+ * 4). Connections are non-blocking in the link's epoll set; a stream whose
+ * length field is 0 or larger than the largest PDU cannot be
+ * resynchronized and is closed. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -63,26 +59,69 @@ rtcosim_status dcp_link_listen_tcp(dcp_link *l, const char *host, uint16_t port,
     return RTCOSIM_OK;
 }
 
-/* Take a connected socket into a free slot; -1 (socket closed) when all are busy. */
-static int adopt(dcp_link *l, int fd, const struct sockaddr_in *addr)
+/* Close accepted connection i for idleness, saying so in the link. */
+static void close_idle_conn(dcp_link *l, int i, int64_t idle_ns, const char *why)
 {
+    dcp_tcp_conn *c = &l->conns[i];
+    char where[32];
+    inet_ntop(AF_INET, &c->addr.sin_addr, where, sizeof where);
+    snprintf(l->idle_closed_what, sizeof l->idle_closed_what,
+             "closed the TCP connection from %s:%u: no PDU for %.3g s%s", where,
+             (unsigned)ntohs(c->addr.sin_port), (double)idle_ns / 1e9, why);
+    l->idle_closed++;
+    dcp_peer p = {.conn = i, .serial = c->serial};
+    dcp_link_close_conn(l, &p);
+}
+
+int dcp_link_close_idle(dcp_link *l, int64_t idle_ns)
+{
+    int closed = 0;
+    int64_t now = dcp_now_ns();
     for (int i = 0; i < DCP_TCP_MAX_CONNS; i++) {
         dcp_tcp_conn *c = &l->conns[i];
-        if (c->fd >= 0)
-            continue;
-        if (!c->buf && !(c->buf = malloc(CONN_BUF)))
-            break;
-        int one = 1; /* PDUs are small and each one is awaited: no Nagle delay */
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        c->fd = fd;
-        c->serial = ++l->next_serial;
-        c->addr = *addr;
-        c->start = c->have = 0;
-        dcp_link_watch(l, fd);
-        return i;
+        if (c->fd >= 0 && c->accepted && i != l->keep_conn && now - c->last_active_ns >= idle_ns) {
+            close_idle_conn(l, i, now - c->last_active_ns, "");
+            closed++;
+        }
     }
-    close(fd);
-    return -1;
+    return closed;
+}
+
+/* Take a connected socket into a free slot. With every slot taken, a new
+ * connection from a peer replaces the accepted one idle longest (never
+ * keep_conn), so that idle connections cannot lock masters out; -1 (socket
+ * closed) when none can go. */
+static int adopt(dcp_link *l, int fd, const struct sockaddr_in *addr, bool accepted)
+{
+    int free_slot = -1, idlest = -1;
+    for (int i = 0; i < DCP_TCP_MAX_CONNS && free_slot < 0; i++) {
+        dcp_tcp_conn *c = &l->conns[i];
+        if (c->fd < 0)
+            free_slot = i;
+        else if (c->accepted && i != l->keep_conn &&
+                 (idlest < 0 || c->last_active_ns < l->conns[idlest].last_active_ns))
+            idlest = i;
+    }
+    if (free_slot < 0 && idlest >= 0) {
+        close_idle_conn(l, idlest, dcp_now_ns() - l->conns[idlest].last_active_ns,
+                        " (all connections taken: room for a new one)");
+        free_slot = idlest;
+    }
+    dcp_tcp_conn *c = free_slot >= 0 ? &l->conns[free_slot] : NULL;
+    if (!c || (!c->buf && !(c->buf = malloc(CONN_BUF)))) {
+        close(fd);
+        return -1;
+    }
+    int one = 1; /* PDUs are small and each one is awaited: no Nagle delay */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    c->serial = ++l->next_serial;
+    c->addr = *addr;
+    c->accepted = accepted;
+    c->last_active_ns = dcp_now_ns();
+    c->start = c->have = 0;
+    dcp_link_watch(l, fd);
+    return free_slot;
 }
 
 int dcp_tcp_accept(dcp_link *l)
@@ -94,7 +133,7 @@ int dcp_tcp_accept(dcp_link *l)
     int fd = accept4(l->listen_fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0)
         return 0;
-    adopt(l, fd, &addr);
+    adopt(l, fd, &addr, true);
     return 1;
 }
 
@@ -124,7 +163,7 @@ rtcosim_status dcp_link_connect_tcp(dcp_link *l, const struct sockaddr_in *to,
         return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: cannot connect to TCP %s:%u: %s", where,
                                  (unsigned)ntohs(to->sin_port), strerror(e));
     }
-    int i = adopt(l, fd, to);
+    int i = adopt(l, fd, to, false);
     if (i < 0)
         return rtcosim_error_set(err, RTCOSIM_EIO, "DCP: more than %d TCP connections",
                                  DCP_TCP_MAX_CONNS);
@@ -220,6 +259,7 @@ long dcp_tcp_read_fd(dcp_link *l, int fd, uint8_t *buf, size_t cap, dcp_peer *fr
     ssize_t n = recv(c->fd, c->buf + c->have, CONN_BUF - c->have, MSG_DONTWAIT);
     if (n > 0) {
         c->have += (size_t)n;
+        c->last_active_ns = dcp_now_ns();
         return take_one(l, i, buf, cap, from);
     }
     if (n == 0) {

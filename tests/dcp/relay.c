@@ -84,8 +84,9 @@ static void take(relay *r, int fd, bool to_slave)
         buf[9] = 1, buf[10] = 0, buf[11] = 0, buf[12] = 127; /* 127.0.0.1, little-endian */
     }
     /* The master knows only the relay's port; the slave takes inputs on its
-     * own (CFG_source_network_information, UDP, 9 bytes). */
-    if (to_slave && n == 9 && buf[0] == 0x26 && buf[6] == 0) {
+     * own (CFG_source_network_information, UDP: 13 bytes, port and address
+     * as in the target's, DCP 1.0 section 4.2.1.2 table 135). */
+    if (to_slave && n == 13 && buf[0] == 0x26 && buf[6] == 0) {
         buf[7] = (uint8_t)r->cfg.slave_port;
         buf[8] = (uint8_t)(r->cfg.slave_port >> 8);
     }

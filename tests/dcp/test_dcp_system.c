@@ -179,8 +179,25 @@ static void test_dcpx_as_component_source(void **state)
     /* A DCPX naming no address: the run says to bind it, and --dcp does. */
     rtcosim_component *probe = NULL;
     assert_int_equal(mass1(NULL, &probe, &err), RTCOSIM_OK);
+    /* Another slave's name: another uuid, which this slave refuses. */
     assert_int_equal(rtcosim_dcpx_write(rtcosim_component_description(probe), "mass1", NULL, 0,
                                         NULL, 0, RTCOSIM_NS_PER_S, true, bare, &err), RTCOSIM_OK);
+    char dir3[] = "/tmp/rtcosim-dcpx-XXXXXX", ssd_other[400];
+    assert_non_null(mkdtemp(dir3));
+    write_ssd(dir3, bare, ssd_other, sizeof ssd_other);
+    char other_spec[64];
+    snprintf(other_spec, sizeof other_spec, "mass1=127.0.0.1:%u", (unsigned)rtcosim_dcp_slave_port(s.slave));
+    rtcosim_dcp_bindings *ob = NULL;
+    assert_int_equal(rtcosim_dcp_bindings_add(&ob, other_spec, &err), RTCOSIM_OK);
+    assert_int_not_equal(try_system(ssd_other, ob, &bound, &err), RTCOSIM_OK);
+    assert_non_null(strstr(err.message, "refused STC_register: INVALID_UUID (0x2011)"));
+    rtcosim_dcp_bindings_free(ob);
+    assert_int_equal(unlink(ssd_other), 0);
+    assert_int_equal(rmdir(dir3), 0);
+    /* This slave's own description without an address. */
+    assert_int_equal(rtcosim_dcpx_write(rtcosim_component_description(probe),
+                                        rtcosim_component_model_name(probe), NULL, 0, NULL, 0,
+                                        RTCOSIM_NS_PER_S, true, bare, &err), RTCOSIM_OK);
     rtcosim_component_free(probe);
     char dir2[] = "/tmp/rtcosim-dcpx-XXXXXX";
     assert_non_null(mkdtemp(dir2));

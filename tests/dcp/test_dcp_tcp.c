@@ -198,20 +198,17 @@ static void test_tcp_malformed_stream(void **state)
     uint8_t buf[256], raw[64];
     size_t n, raw_size;
 
-    /* A well-framed PDU of an unknown type: NACK NOT_SUPPORTED_PDU, the
-     * stream stays usable. */
+    /* A well-framed PDU of an unknown type: dropped (spec table 107, check
+     * 1), the stream stays usable: the next request is answered. */
     int fd = tcp_client(port);
     const uint8_t unknown[] = {5, 0, 0, 0, 0x55, 7, 0, 1, 0};
     assert_int_equal(send(fd, unknown, sizeof unknown, 0), (ssize_t)sizeof unknown);
-    rtcosim_dcp_pdu r = next_response(fd, raw, &raw_size);
-    assert_int_equal(r.type, RTCOSIM_DCP_RSP_NACK);
-    assert_int_equal(r.seq_id, 7);
-    assert_int_equal(r.error_code, RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU);
     /* A length the PDU type does not have (INF_state is 4 bytes, sent as 6). */
     const uint8_t wrong[] = {6, 0, 0, 0, RTCOSIM_DCP_INF_STATE, 8, 0, 1, 0, 0};
     assert_int_equal(send(fd, wrong, sizeof wrong, 0), (ssize_t)sizeof wrong);
-    r = next_response(fd, raw, &raw_size);
+    rtcosim_dcp_pdu r = next_response(fd, raw, &raw_size);
     assert_int_equal(r.type, RTCOSIM_DCP_RSP_NACK);
+    assert_int_equal(r.seq_id, 8);
     assert_int_equal(r.error_code, RTCOSIM_DCP_ERR_INVALID_LENGTH);
     /* Then a length beyond any PDU (16 MiB): the stream cannot be
      * resynchronized; the slave closes this connection. */
@@ -281,6 +278,33 @@ static void test_tcp_slave_gone(void **state)
     rtcosim_component_free(c);
 }
 
+/* Issue 27 item 12: connections that never send a PDU must not lock masters
+ * out. Eight idle connections take every slot; a master connecting then is
+ * served at once (the idlest one makes room), and the idle ones are closed
+ * after the slave's timeout (here 300 ms). */
+static void test_tcp_idle_connections(void **state)
+{
+    (void)state;
+    served s;
+    start_slave_on(&s, factory, 300 * RTCOSIM_NS_PER_MS, false, true);
+    uint16_t port = rtcosim_dcp_slave_tcp_port(s.slave);
+    int idle[8];
+    for (int i = 0; i < 8; i++)
+        idle[i] = tcp_client(port);
+    static double xs[200];
+    static int32_t ns[200];
+    rtcosim_component *c = remote_via(RTCOSIM_DCP_TCP_IPV4, port, 0, 0);
+    run(c, xs, ns);
+    rtcosim_component_free(c);
+    assert_int_equal(rtcosim_dcp_slave_sessions(s.slave), 1);
+    assert_int_equal(ns[199], 200);
+    for (int i = 0; i < 8; i++) {
+        assert_true(closed_by_peer(idle[i]));
+        close(idle[i]);
+    }
+    stop_slave(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -288,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_tcp_split_and_coalesced),
         cmocka_unit_test(test_tcp_malformed_stream),
         cmocka_unit_test(test_tcp_slave_gone),
+        cmocka_unit_test(test_tcp_idle_connections),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
