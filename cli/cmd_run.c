@@ -86,6 +86,9 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
          rtcosim_distribution_check_placed(a->distribute.dist, &err) != RTCOSIM_OK) ||
         (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
         return cli_fail_error(&err);
+    int can = cli_can_bus_attach(&a->can, *out);
+    if (can)
+        return can;
     for (size_t i = 0; i < a->start_count; i++)
         if (rtcosim_master_set_start_value(*out, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK)
             return cli_fail("--start-value: %s", err.message);
@@ -161,6 +164,10 @@ static int run_system(const run_args *a)
     }
     if (run_isolation_active(a->isolation) && run_isolation_prepare(a->isolation, desc)) {
         rc = CLI_EXIT_ERROR;
+        goto done;
+    }
+    if (a->real_time && a->can.count) {
+        rc = cli_fail("--can-bus cannot be combined with --real-time");
         goto done;
     }
     if (a->real_time) {
@@ -285,6 +292,7 @@ static int run_system(const run_args *a)
         printf("  %-32s %.9g\n", rtcosim_master_observed_name(m, i), final[i]);
     if (out.count > 12)
         printf("  ... and %zu more\n", out.count - 12);
+    rc = cli_can_bus_finish(&a->can, m);
 
 done:
     if (out.recorder)

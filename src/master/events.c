@@ -22,6 +22,7 @@ static bool uses_events(const master_component *mc)
 
 rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
 {
+    rtcosim_status st;
     m->events = false;
     m->next_event = -1;
     m->event_count = 0;
@@ -30,7 +31,7 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
         if (uses_events(&m->comps[c]))
             first = m->comps[c].name;
     if (!first)
-        return RTCOSIM_OK;
+        return master_links_init(m, err); /* refuses links without Event Mode */
     /* The iteration passes values between components at one instant; with
      * several rates or an adaptive step their instants differ, and over
      * ranks the exchange is collective: not supported there. */
@@ -52,6 +53,8 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
                         "event times components announce (events then fall on step ends)",
                         m->comps[c].name);
         }
+    if ((st = master_links_init(m, err)) != RTCOSIM_OK)
+        return st;
     m->events = true;
     /* Section 4.2.2: with eventModeUsed a component leaves initialization in
      * Event Mode; the first iteration runs at the start time. */
@@ -154,6 +157,8 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
                 changed = true;
             }
         }
+        if ((st = master_links_exchange(m, &changed, err)) != RTCOSIM_OK)
+            return st;
         if (!changed)
             break;
         for (size_t c = 0; c < m->comp_count; c++) {

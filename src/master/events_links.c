@@ -1,0 +1,280 @@
+/* Binary and Clock connections in a system (FMI 3.0 sections 2.2.8 and
+ * 4.2.2; the LS-BUS 1.0 compositions of section 3.2 connect Tx_Data/Tx_Clock
+ * to Rx_Data/Rx_Clock this way). They pass values only in the event
+ * iteration (events.c), never on steps nor for recording: an output clock
+ * resets when read, so each is read once per round, and a clocked variable
+ * is read or written only in a round its clock ticks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "master/master_internal.h"
+#include "rtcosim/fmu_clocks.h"
+#include "rtcosim/log.h"
+
+/* One output clock read once per round. */
+typedef struct clock_read {
+    size_t comp, var;
+    bool ticked;
+} clock_read;
+
+typedef struct master_link {
+    char *name; /* "a.y -> b.u" */
+    size_t from, from_var, to, to_var;
+    rtcosim_type type;
+    /* Binary: the clocks (reads) of a clocked output, and what the consumer
+     * got last (unclocked inputs are set only on a change). */
+    size_t *src_reads, src_read_count;
+    unsigned char *last;
+    size_t last_size, last_cap;
+    bool delivered;
+    size_t read; /* Clock: its output's read */
+} master_link;
+
+struct master_links {
+    master_link *links;
+    size_t count, cap;
+    clock_read *reads;
+    size_t read_count;
+};
+
+static const rtcosim_variable *var_of(const rtcosim_master *m, size_t comp, size_t var)
+{
+    return master_var_of(m, comp, var);
+}
+
+/* The clock kind of a component's clock variable; components that are not
+ * FMI 3.0 FMUs (the integrated bus simulation) have triggered clocks. */
+static rtcosim_fmi_clock_kind clock_kind(const rtcosim_master *m, size_t comp, size_t var)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    long i = k ? rtcosim_fmu_clock_index(k, var) : -1;
+    return i < 0 ? RTCOSIM_FMI_CLOCK_TRIGGERED : k->clocks[i].kind;
+}
+
+rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t fc, size_t fv,
+                                    size_t tc, size_t tv, rtcosim_error *err)
+{
+    const rtcosim_variable *a = var_of(m, fc, fv), *b = var_of(m, tc, tv);
+    if (a->type == RTCOSIM_TYPE_CLOCK) {
+        /* Section 2.2.8: an input clock ticked by the importer from another
+         * FMU's output clock is triggered; a periodic or countdown input
+         * clock has its own schedule that a connection cannot drive. */
+        rtcosim_fmi_clock_kind ka = clock_kind(m, fc, fv), kb = clock_kind(m, tc, tv);
+        if (kb != RTCOSIM_FMI_CLOCK_TRIGGERED)
+            return rtcosim_error_set(
+                err, RTCOSIM_EINVAL,
+                "%s: clocks of incompatible kinds: output clock '%s.%s' (%s) cannot tick input "
+                "clock '%s.%s' (%s; only a triggered input clock follows a connection, FMI 3.0 "
+                "section 2.2.8)",
+                what, m->comps[fc].name, a->name, rtcosim_fmi_clock_kind_name(ka),
+                m->comps[tc].name, b->name, rtcosim_fmi_clock_kind_name(kb));
+    }
+    if (!m->links && !(m->links = calloc(1, sizeof *m->links)))
+        return master_oom(err);
+    master_links *L = m->links;
+    for (size_t i = 0; i < L->count; i++)
+        if (L->links[i].to == tc && L->links[i].to_var == tv)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: input '%s.%s' is already connected (%s)",
+                                     what, m->comps[tc].name, b->name, L->links[i].name);
+    if (!master_grow((void **)&L->links, &L->cap, L->count + 1, sizeof *L->links))
+        return master_oom(err);
+    master_link *k = &L->links[L->count];
+    memset(k, 0, sizeof *k);
+    if (!(k->name = strdup(what + strlen("connection "))))
+        return master_oom(err);
+    L->count++;
+    k->from = fc;
+    k->from_var = fv;
+    k->to = tc;
+    k->to_var = tv;
+    k->type = a->type;
+    return RTCOSIM_OK;
+}
+
+size_t master_links_count(const rtcosim_master *m)
+{
+    return m->links ? m->links->count : 0;
+}
+
+void master_links_free(rtcosim_master *m)
+{
+    master_links *L = m->links;
+    if (!L)
+        return;
+    for (size_t i = 0; i < L->count; i++) {
+        free(L->links[i].name);
+        free(L->links[i].src_reads);
+        free(L->links[i].last);
+    }
+    free(L->links);
+    free(L->reads);
+    free(L);
+    m->links = NULL;
+}
+
+/* The read of output clock (comp, var), added once. */
+static long read_of(master_links *L, size_t comp, size_t var, rtcosim_error *err)
+{
+    for (size_t i = 0; i < L->read_count; i++)
+        if (L->reads[i].comp == comp && L->reads[i].var == var)
+            return (long)i;
+    clock_read *r = realloc(L->reads, (L->read_count + 1) * sizeof *r);
+    if (!r) {
+        master_oom(err);
+        return -1;
+    }
+    L->reads = r;
+    L->reads[L->read_count] = (clock_read){comp, var, false};
+    return (long)L->read_count++;
+}
+
+static bool uses_events(const master_component *mc)
+{
+    return rtcosim_component_capabilities(mc->c)->event_mode_used;
+}
+
+rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
+{
+    master_links *L = m->links;
+    if (!L)
+        return RTCOSIM_OK;
+    for (size_t i = 0; i < L->count; i++) {
+        master_link *k = &L->links[i];
+        const master_component *ends[2] = {&m->comps[k->from], &m->comps[k->to]};
+        for (int e = 0; e < 2; e++)
+            if (!uses_events(ends[e]))
+                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                         "master: connection %s: %s values pass only in Event "
+                                         "Mode, which '%s' does not use (rtcosim run "
+                                         "--event-mode-used; FMI 3.0 section 4.2.2)",
+                                         k->name, rtcosim_type_name(k->type), ends[e]->name);
+        if (k->type == RTCOSIM_TYPE_CLOCK) {
+            long r = read_of(L, k->from, k->from_var, err);
+            if (r < 0)
+                return RTCOSIM_ENOMEM;
+            k->read = (size_t)r;
+            continue;
+        }
+        /* A clocked Binary output is read only when one of its clocks ticks. */
+        const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[k->from].c);
+        if (!kc || !kc->clocked_start)
+            continue;
+        size_t lo = kc->clocked_start[k->from_var], hi = kc->clocked_start[k->from_var + 1];
+        if (hi > lo && !(k->src_reads = calloc(hi - lo, sizeof *k->src_reads)))
+            return master_oom(err);
+        for (size_t j = lo; j < hi; j++) {
+            size_t clock_var = kc->clocks[kc->clocked[j]].variable;
+            if (var_of(m, k->from, clock_var)->causality != RTCOSIM_CAUSALITY_OUTPUT)
+                continue; /* clocked by an input clock: the importer ticks it */
+            long r = read_of(L, k->from, clock_var, err);
+            if (r < 0)
+                return RTCOSIM_ENOMEM;
+            k->src_reads[k->src_read_count++] = (size_t)r;
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+/* Whether input (comp, var) of a consumer is clocked, and whether one of
+ * its clocks is ticked by a link in this round. */
+static bool input_clocked(const rtcosim_master *m, size_t comp, size_t var, bool *ticked)
+{
+    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    *ticked = false;
+    if (!kc || !kc->clocked_start || kc->clocked_start[var] == kc->clocked_start[var + 1])
+        return false;
+    const master_links *L = m->links;
+    for (size_t j = kc->clocked_start[var]; j < kc->clocked_start[var + 1]; j++) {
+        size_t clock_var = kc->clocks[kc->clocked[j]].variable;
+        for (size_t i = 0; i < L->count && !*ticked; i++) {
+            const master_link *k = &L->links[i];
+            *ticked = k->type == RTCOSIM_TYPE_CLOCK && k->to == comp && k->to_var == clock_var &&
+                      L->reads[k->read].ticked;
+        }
+    }
+    return true;
+}
+
+static rtcosim_status failed(rtcosim_status st, const master_component *mc, rtcosim_error *err)
+{
+    rtcosim_error_prefix(err, "master: event iteration: '%s': ", mc->name);
+    return st;
+}
+
+rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_error *err)
+{
+    master_links *L = m->links;
+    if (!L)
+        return RTCOSIM_OK;
+    rtcosim_status st;
+    /* Every output clock once (fmi3GetClock resets it, section 2.2.8). */
+    for (size_t i = 0; i < L->read_count; i++) {
+        clock_read *r = &L->reads[i];
+        master_component *mc = &m->comps[r->comp];
+        uint32_t vr = var_of(m, r->comp, r->var)->value_reference;
+        bool ticked = false;
+        if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &vr, 1, &ticked, err)) !=
+            RTCOSIM_OK)
+            return failed(st, mc, err);
+        r->ticked = ticked;
+    }
+    /* Binary values first, so that a consumer has its clocked data when its
+     * clock ticks. */
+    for (size_t i = 0; i < L->count; i++) {
+        master_link *k = &L->links[i];
+        if (k->type != RTCOSIM_TYPE_BINARY)
+            continue;
+        bool src_ticked = k->src_read_count == 0;
+        for (size_t j = 0; j < k->src_read_count; j++)
+            src_ticked |= L->reads[k->src_reads[j]].ticked;
+        bool dst_ticked;
+        bool dst_clocked = input_clocked(m, k->to, k->to_var, &dst_ticked);
+        if (!src_ticked || (dst_clocked && !dst_ticked))
+            continue;
+        master_component *from = &m->comps[k->from], *to = &m->comps[k->to];
+        uint32_t vr = var_of(m, k->from, k->from_var)->value_reference;
+        rtcosim_binary value = {0};
+        if ((st = rtcosim_component_get(from->c, RTCOSIM_TYPE_BINARY, &vr, 1, &value, err)) !=
+            RTCOSIM_OK)
+            return failed(st, from, err);
+        bool same = k->delivered && value.size == k->last_size &&
+                    (value.size == 0 || memcmp(value.data, k->last, value.size) == 0);
+        if (same && !dst_clocked)
+            continue;
+        if (value.size > k->last_cap) {
+            unsigned char *grown = realloc(k->last, value.size);
+            if (!grown)
+                return master_oom(err);
+            k->last = grown;
+            k->last_cap = value.size;
+        }
+        if (value.size)
+            memcpy(k->last, value.data, value.size);
+        k->last_size = value.size;
+        k->delivered = true;
+        rtcosim_binary copy = {k->last, k->last_size};
+        uint32_t to_vr = var_of(m, k->to, k->to_var)->value_reference;
+        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_BINARY, &to_vr, 1, &copy, err)) !=
+            RTCOSIM_OK)
+            return failed(st, to, err);
+        m->event_marks[k->to] = true;
+        *changed = true;
+    }
+    /* An output clock that ticked ticks the input clocks it is connected to
+     * in this event iteration. */
+    for (size_t i = 0; i < L->count; i++) {
+        master_link *k = &L->links[i];
+        if (k->type != RTCOSIM_TYPE_CLOCK || !L->reads[k->read].ticked)
+            continue;
+        master_component *to = &m->comps[k->to];
+        uint32_t vr = var_of(m, k->to, k->to_var)->value_reference;
+        const bool tick = true;
+        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &vr, 1, &tick, err)) !=
+            RTCOSIM_OK)
+            return failed(st, to, err);
+        m->event_marks[k->to] = true;
+        *changed = true;
+    }
+    return RTCOSIM_OK;
+}
