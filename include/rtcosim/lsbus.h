@@ -231,6 +231,9 @@ typedef struct rtcosim_lsbus_can_bridge_config {
     /* Keep every delivered frame for rtcosim_lsbus_can_bridge_write_log
      * (grown by doubling from 4096 entries: amortized, not per frame). */
     bool log_frames;
+    /* Optional (NULL: "node i"): the nodes' names for messages, e.g. the
+     * component and terminal; must outlive the bridge. */
+    const char *const *node_names;
 } rtcosim_lsbus_can_bridge_config;
 
 typedef struct rtcosim_lsbus_can_bridge_stats {

@@ -12,17 +12,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lsbus_ops.h"
 #include "se_model.h"
 
 typedef struct node {
-    int32_t can_id, data_length, bitrate;
+    int32_t can_id, data_length, bitrate, corrupt;
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
     double last_rx_time, last_confirm_time;
     model_binary tx_data, rx_data;
     bool tx_clock, rx_clock, tx_read, configured;
     uint32_t sent; /* frames composed so far: the next is due at offset + sent * period */
-    uint8_t buf[64];
 } node;
 
 enum { VR_RX_CLOCK = 100, VR_TX_CLOCK = 101, VR_TX_DATA = 16, VR_RX_DATA = 17 };
@@ -58,6 +58,9 @@ static const model_variable variables[] = {
      "LS-BUS operations to the bus", 0, {0, 0}},
     {"CAN.Rx_Data", VR_RX_DATA, MODEL_BINARY, MODEL_INPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
      offsetof(node, rx_data), "", NULL, "LS-BUS operations from the bus", 0, {0, 0}},
+    PAR(18, "corrupt", MODEL_INT32, corrupt, "0",
+        "bad input for importers: 1 a Transmit whose length field says 4 bytes more than it "
+        "has, 2 an op of the unknown code 0x0777 after each Transmit"),
 };
 
 static const se_clock_def clocks[] = {
@@ -67,35 +70,17 @@ static const se_clock_def clocks[] = {
 
 static const se_clocked_def clocked[] = {{VR_TX_DATA, "101"}, {VR_RX_DATA, "100"}};
 
-/* LS-BUS 1.0 section 5.2.1: the buffers hold ops; 2048 bytes is ample. */
-static const se_binary_def binaries[] = {{VR_TX_DATA, 2048, "application/org.fmi-standard.fmi-ls-bus.can; version=\"1.0.0\""},
-                                         {VR_RX_DATA, 2048, "application/org.fmi-standard.fmi-ls-bus.can; version=\"1.0.0\""}};
+/* LS-BUS 1.0 section 5.2.1: the buffers hold the ops of one tick. Rx_Data
+ * takes 36 bytes, a Transmit of 8 data bytes (24) and a Confirm (12): more
+ * at once is refused by the importer (maxSize, FMI 3.0 section 2.4.7.3). */
+#define MIME "application/org.fmi-standard.fmi-ls-bus.can; version=\"1.0.0\""
+static const se_binary_def binaries[] = {{VR_TX_DATA, LSBUS_BUFFER_MAX, MIME},
+                                         {VR_RX_DATA, 36, MIME}};
 
-static uint8_t *put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        *p++ = (uint8_t)(v >> (8 * i));
-    return p;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Appends an op to Tx_Data (cleared once the importer read the last one). */
 static bool append(model_instance *inst, node *d, const uint8_t *op, size_t size)
 {
-    uint8_t joined[sizeof d->buf * 2];
-    size_t used = d->tx_read ? 0 : d->tx_data.size;
-    if (used + size > sizeof joined)
-        return false;
-    if (used)
-        memcpy(joined, d->tx_data.data, used);
-    memcpy(joined + used, op, size);
-    d->tx_read = false;
     d->tx_clock = true;
-    return model_set_binary(inst, &d->tx_data, joined, used + size);
+    return lsbus_append(inst, &d->tx_data, &d->tx_read, op, size);
 }
 
 static bool same_time(double a, double b)
@@ -108,7 +93,7 @@ static model_status receive(model_instance *inst, node *d, double time)
     const uint8_t *p = d->rx_data.data;
     size_t left = d->rx_data.size;
     while (left >= 8) {
-        uint32_t code = get_u32(p), length = get_u32(p + 4);
+        uint32_t code = lsbus_get_u32(p), length = lsbus_get_u32(p + 4);
         if (length < 8 || length > left) {
             model_log(inst, MODEL_LOG_STATUS_ERROR,
                       "Rx_Data: op 0x%04x at byte %zu has length %u past the buffer's %zu bytes",
@@ -118,7 +103,7 @@ static model_status receive(model_instance *inst, node *d, double time)
         switch (code) {
         case 0x10: /* CAN Transmit: id u32, ide u8, rtr u8, dataLength u16, data */
             d->rx_frames++;
-            d->last_rx_id = length >= 12 ? (int32_t)get_u32(p + 8) : -1;
+            d->last_rx_id = length >= 12 ? (int32_t)lsbus_get_u32(p + 8) : -1;
             d->last_rx_time = time;
             break;
         case 0x20: /* Confirm: id u32 */
@@ -149,9 +134,9 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
     if (!d->configured) {
         /* Section 5.5.1.2 Configuration, kind CAN_BAUDRATE (0x01): 13 bytes. */
         uint8_t op[13];
-        put_u32(put_u32(op, 0x40), sizeof op);
+        lsbus_put_u32(lsbus_put_u32(op, 0x40), sizeof op);
         op[8] = 0x01;
-        put_u32(op + 9, (uint32_t)d->bitrate);
+        lsbus_put_u32(op + 9, (uint32_t)d->bitrate);
         if (!append(inst, d, op, sizeof op))
             return MODEL_ERROR;
         d->configured = true;
@@ -161,8 +146,8 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         static const uint8_t payload[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
         uint8_t op[8 + 8 + 8];
         size_t n = (size_t)d->data_length;
-        put_u32(put_u32(op, 0x10), (uint32_t)(16 + n));
-        put_u32(op + 8, (uint32_t)d->can_id);
+        lsbus_put_u32(lsbus_put_u32(op, 0x10), (uint32_t)(16 + n + (d->corrupt == 1 ? 4 : 0)));
+        lsbus_put_u32(op + 8, (uint32_t)d->can_id);
         op[12] = 0; /* ide */
         op[13] = 0; /* rtr */
         op[14] = (uint8_t)n;
@@ -170,6 +155,12 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         memcpy(op + 16, payload, n);
         if (!append(inst, d, op, 16 + n))
             return MODEL_ERROR;
+        if (d->corrupt == 2) {
+            uint8_t unknown[12] = {0};
+            lsbus_put_u32(lsbus_put_u32(unknown, 0x0777), sizeof unknown);
+            if (!append(inst, d, unknown, sizeof unknown))
+                return MODEL_ERROR;
+        }
         d->tx_frames++;
         d->sent++;
         due = d->offset + d->sent * d->period;

@@ -193,7 +193,7 @@ static void bus_destroy(void *self)
         free(b->nodes[i].tx);
         free(b->nodes[i].rx);
     }
-    for (size_t i = 0; b->names && i < (size_t)b->node_count * (MEMBERS + 1); i++)
+    for (size_t i = 0; b->names && i < (size_t)b->node_count * (MEMBERS + 1); i++) /* not the labels */
         free(b->names[i]);
     free(b->names);
     free(b->nodes);
@@ -229,15 +229,12 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
     b->node_count = n;
     b->nodes = calloc(n ? n : 1, sizeof *b->nodes);
     b->vars = calloc((size_t)n * MEMBERS + 1, sizeof *b->vars);
-    b->names = calloc((size_t)n * (MEMBERS + 1) + 1, sizeof *b->names);
+    /* Per node its members' names and its own, then n labels pointing at
+     * the latter (the bridge's node_names). */
+    b->names = calloc((size_t)n * (MEMBERS + 2) + 1, sizeof *b->names);
     if (!b->nodes || !b->vars || !b->names) {
         bus_destroy(b);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    }
-    rtcosim_status st = rtcosim_lsbus_can_bridge_create(config, &b->bridge, err);
-    if (st != RTCOSIM_OK) {
-        bus_destroy(b);
-        return st;
     }
     for (uint32_t i = 0; i < n; i++) {
         if (!(b->names[(size_t)i * (MEMBERS + 1) + MEMBERS] = strdup(node_names[i]))) {
@@ -262,6 +259,16 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
                 .derivative_of = -1,
             };
         }
+    }
+    const char **labels = (const char **)b->names + (size_t)n * (MEMBERS + 1);
+    for (uint32_t i = 0; i < n; i++)
+        labels[i] = b->names[(size_t)i * (MEMBERS + 1) + MEMBERS];
+    rtcosim_lsbus_can_bridge_config named = *config;
+    named.node_names = labels;
+    rtcosim_status st = rtcosim_lsbus_can_bridge_create(&named, &b->bridge, err);
+    if (st != RTCOSIM_OK) {
+        bus_destroy(b);
+        return st;
     }
     rtcosim_component_desc desc = {
         .model_name = config->name ? config->name : "can",
