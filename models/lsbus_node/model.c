@@ -71,11 +71,12 @@ static const se_clock_def clocks[] = {
 static const se_clocked_def clocked[] = {{VR_TX_DATA, "101"}, {VR_RX_DATA, "100"}};
 
 /* LS-BUS 1.0 section 5.2.1: the buffers hold the ops of one tick. Rx_Data
- * takes 36 bytes, a Transmit of 8 data bytes (24) and a Confirm (12): more
- * at once is refused by the importer (maxSize, FMI 3.0 section 2.4.7.3). */
+ * takes 48 bytes: two peers' Transmits without data (16 each) and a Confirm
+ * (12) fit, two peers' 8-byte frames (24 each) do not, which the importer
+ * refuses (maxSize, FMI 3.0 section 2.4.7.3): a test of that path. */
 #define MIME "application/org.fmi-standard.fmi-ls-bus.can; version=\"1.0.0\""
 static const se_binary_def binaries[] = {{VR_TX_DATA, LSBUS_BUFFER_MAX, MIME},
-                                         {VR_RX_DATA, 36, MIME}};
+                                         {VR_RX_DATA, 48, MIME}};
 
 static bool append(model_instance *inst, node *d, const uint8_t *op, size_t size)
 {
