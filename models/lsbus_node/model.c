@@ -15,6 +15,11 @@
 #include "lsbus_ops.h"
 #include "se_model.h"
 
+/* no_token.c builds the node with an empty instantiationToken. */
+#ifndef LSBUS_NODE_TOKEN
+#define LSBUS_NODE_TOKEN "{8c2d9e41-5a3b-4f6c-b7d8-e9f0a1b2c3d4}"
+#endif
+
 typedef struct node {
     int32_t can_id, data_length, bitrate, corrupt;
     double period, offset;
@@ -232,7 +237,7 @@ static void initialize(model_instance *inst, void *data)
 const model_def model_definition = {
     .model_name = "LsBusNode",
     .description = "FMI-LS-BUS CAN node: Configuration after initialization, a frame every period",
-    .instantiation_token = "{8c2d9e41-5a3b-4f6c-b7d8-e9f0a1b2c3d4}",
+    .instantiation_token = LSBUS_NODE_TOKEN,
     .variables = variables,
     .variable_count = sizeof variables / sizeof variables[0],
     .data_size = sizeof(node),

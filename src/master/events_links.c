@@ -92,7 +92,7 @@ rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t 
     return RTCOSIM_OK;
 }
 
-size_t master_links_count(const rtcosim_master *m)
+size_t rtcosim_master_event_connection_count(const rtcosim_master *m)
 {
     return m->links ? m->links->count : 0;
 }

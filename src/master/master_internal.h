@@ -285,7 +285,6 @@ rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t 
                                     size_t tc, size_t tv, rtcosim_error *err);
 rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err);
 rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_error *err);
-size_t master_links_count(const rtcosim_master *m);
 void master_links_free(rtcosim_master *m);
 /* A component's step asked to end the run (discarded: at the start of the
  * tick): step_outcome's rule, also applied by the distributed exchange. */

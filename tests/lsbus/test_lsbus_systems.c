@@ -176,6 +176,8 @@ static void integrated_bus_arbitrates_and_times_frames_by_their_stuffed_bits(voi
     expect_in(csv, "\n0.001324,1,1,0,0,0\n0.001324,1,1,1,1,0\n");
     free(csv);
     char *out = read_text("out.txt");
+    /* the bus component, its four members connected to each node's terminal */
+    expect_in(out, "system 'lsbus': 3 components, 0 connections (+8 Binary/Clock), H = 0.001 s");
     expect_in(out, "can bus can0: 500000 bit/s, 2 frames, 2 confirms, 0 arbitration lost, "
                    "0 bus errors, busy 0.000324 s\n");
     free(out);
@@ -390,6 +392,64 @@ static void clocks_of_incompatible_kinds_are_refused_naming_both_ends(void **sta
                           "cannot tick input clock 'b.CAN.Rx_Clock' (countdown");
 }
 
+/* Exported virtual ECUs are not always tidy (issue 25's lenient cases):
+ * warnings, the run goes on; --strict refuses. */
+static void an_empty_token_and_a_one_element_rx_array_are_warnings(void **state)
+{
+    (void)state;
+    char conns[2048] = "";
+    connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
+    connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
+    const char *ssd = write_ssd("token.ssd", RTCOSIM_FMU_LSBUSNODENOTOKEN_FMI3, ab, 2, false, conns);
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
+                             "--event-mode-used", "--output-variable", "b.rx_frames", NULL),
+                     0);
+    char *err = read_text("err.txt");
+    expect_in(err, "modelDescription.xml: fmiModelDescription has an empty instantiationToken "
+                   "(FMI 3.0 section 2.4.1 asks for one): passed to the FMU as it is (accepted; "
+                   "--strict refuses it)");
+    free(err);
+    char *out = read_text("out.txt");
+    expect_in(out, "  b.rx_frames                      1\n");
+    free(out);
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
+                             "--event-mode-used", "--strict", NULL),
+                     1);
+
+    /* LsBusNode whose Rx_Data is declared <Dimension start="1"/>, connected
+     * to the peer's scalar Tx_Data */
+    char md[512];
+    snprintf(md, sizeof md, "%s", tu_scratch("modelDescription.xml"));
+    char *xml = strdup(tu_read_file(RTCOSIM_FMU_LSBUSNODE_FMI3_DIR "/modelDescription.xml", NULL));
+    char *tag = strstr(xml, "<Binary name=\"CAN.Rx_Data\"");
+    assert_non_null(tag);
+    char *close = strchr(tag, '>');
+    assert_non_null(close);
+    assert_int_not_equal(close[-1], '/'); /* it has a Start child */
+    char patched[16384];
+    snprintf(patched, sizeof patched, "%.*s<Dimension start=\"1\"/>%s", (int)(close + 1 - xml),
+             xml, close + 1);
+    free(xml);
+    tu_write_file(md, patched);
+    char fmu[512];
+    snprintf(fmu, sizeof fmu, "%s", tu_scratch("array.fmu"));
+    const char *bin = &RTCOSIM_FMU_LSBUSNODE_FMI3_BINARY[strlen(RTCOSIM_FMU_LSBUSNODE_FMI3_DIR) + 1];
+    tu_entry entries[] = {{.name = "modelDescription.xml", .file = md},
+                          {.name = bin, .file = RTCOSIM_FMU_LSBUSNODE_FMI3_BINARY}};
+    tu_zip(fmu, entries, 2);
+    ssd = write_ssd("array.ssd", fmu, ab, 2, false, conns);
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
+                             "--event-mode-used", "--output-variable", "b.rx_frames", NULL),
+                     0);
+    err = read_text("err.txt");
+    expect_in(err, "variable 'CAN.Rx_Data': a Binary declared as a one-element array "
+                   "(<Dimension start=\"1\"/>) is taken as a scalar (accepted; --strict refuses it)");
+    free(err);
+    out = read_text("out.txt");
+    expect_in(out, "  b.rx_frames                      1\n");
+    free(out);
+}
+
 static void can_bus_options_are_checked(void **state)
 {
     (void)state;
@@ -418,6 +478,7 @@ int main(void)
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
+        cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
         cmocka_unit_test(can_bus_options_are_checked),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
