@@ -28,6 +28,10 @@ typedef struct master_link {
     unsigned char *last;
     size_t last_size, last_cap;
     bool delivered;
+    /* Binary into a clocked input: the clock links that tick its clocks
+     * (found at init, so that a round costs O(links)). */
+    bool dst_clocked;
+    size_t *dst_clock_links, dst_clock_link_count;
     size_t read; /* Clock: its output's read */
 } master_link;
 
@@ -105,6 +109,7 @@ void master_links_free(rtcosim_master *m)
     for (size_t i = 0; i < L->count; i++) {
         free(L->links[i].name);
         free(L->links[i].src_reads);
+        free(L->links[i].dst_clock_links);
         free(L->links[i].last);
     }
     free(L->links);
@@ -134,6 +139,28 @@ static bool uses_events(const master_component *mc)
     return rtcosim_component_capabilities(mc->c)->event_mode_used;
 }
 
+/* For a Binary link into a clocked input: the clock links ticking one of
+ * that input's clocks. */
+static rtcosim_status find_dst_clocks(rtcosim_master *m, master_link *k, rtcosim_error *err)
+{
+    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[k->to].c);
+    if (!kc || !kc->clocked_start || kc->clocked_start[k->to_var] == kc->clocked_start[k->to_var + 1])
+        return RTCOSIM_OK;
+    k->dst_clocked = true;
+    master_links *L = m->links;
+    if (!(k->dst_clock_links = calloc(L->count, sizeof *k->dst_clock_links)))
+        return master_oom(err);
+    for (size_t j = kc->clocked_start[k->to_var]; j < kc->clocked_start[k->to_var + 1]; j++) {
+        size_t clock_var = kc->clocks[kc->clocked[j]].variable;
+        for (size_t i = 0; i < L->count; i++) {
+            const master_link *c = &L->links[i];
+            if (c->type == RTCOSIM_TYPE_CLOCK && c->to == k->to && c->to_var == clock_var)
+                k->dst_clock_links[k->dst_clock_link_count++] = i;
+        }
+    }
+    return RTCOSIM_OK;
+}
+
 rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
 {
     master_links *L = m->links;
@@ -156,6 +183,9 @@ rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
             k->read = (size_t)r;
             continue;
         }
+        rtcosim_status st = find_dst_clocks(m, k, err);
+        if (st != RTCOSIM_OK)
+            return st;
         /* A clocked Binary output is read only when one of its clocks ticks. */
         const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[k->from].c);
         if (!kc || !kc->clocked_start)
@@ -174,26 +204,6 @@ rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
         }
     }
     return RTCOSIM_OK;
-}
-
-/* Whether input (comp, var) of a consumer is clocked, and whether one of
- * its clocks is ticked by a link in this round. */
-static bool input_clocked(const rtcosim_master *m, size_t comp, size_t var, bool *ticked)
-{
-    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[comp].c);
-    *ticked = false;
-    if (!kc || !kc->clocked_start || kc->clocked_start[var] == kc->clocked_start[var + 1])
-        return false;
-    const master_links *L = m->links;
-    for (size_t j = kc->clocked_start[var]; j < kc->clocked_start[var + 1]; j++) {
-        size_t clock_var = kc->clocks[kc->clocked[j]].variable;
-        for (size_t i = 0; i < L->count && !*ticked; i++) {
-            const master_link *k = &L->links[i];
-            *ticked = k->type == RTCOSIM_TYPE_CLOCK && k->to == comp && k->to_var == clock_var &&
-                      L->reads[k->read].ticked;
-        }
-    }
-    return true;
 }
 
 static rtcosim_status failed(rtcosim_status st, const master_component *mc, rtcosim_error *err)
@@ -228,8 +238,10 @@ rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_e
         bool src_ticked = k->src_read_count == 0;
         for (size_t j = 0; j < k->src_read_count; j++)
             src_ticked |= L->reads[k->src_reads[j]].ticked;
-        bool dst_ticked;
-        bool dst_clocked = input_clocked(m, k->to, k->to_var, &dst_ticked);
+        bool dst_ticked = false;
+        for (size_t j = 0; j < k->dst_clock_link_count && !dst_ticked; j++)
+            dst_ticked = L->reads[L->links[k->dst_clock_links[j]].read].ticked;
+        const bool dst_clocked = k->dst_clocked;
         if (!src_ticked || (dst_clocked && !dst_ticked))
             continue;
         master_component *from = &m->comps[k->from], *to = &m->comps[k->to];
