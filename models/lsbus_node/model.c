@@ -21,7 +21,7 @@
 #endif
 
 typedef struct node {
-    int32_t can_id, data_length, bitrate, corrupt;
+    int32_t can_id, data_length, bitrate, corrupt, arbitration_lost_behavior;
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
     double last_rx_time, last_confirm_time;
@@ -66,6 +66,8 @@ static const model_variable variables[] = {
     PAR(18, "corrupt", MODEL_INT32, corrupt, "0",
         "bad input for importers: 1 a Transmit whose length field says 4 bytes more than it "
         "has, 2 an op of the unknown code 0x0777 after each Transmit"),
+    PAR(19, "arbitration_lost_behavior", MODEL_INT32, arbitration_lost_behavior, "0",
+        "configured with the bit rate: 1 buffer and retransmit, 2 discard and notify, 0 none"),
 };
 
 static const se_clock_def clocks[] = {
@@ -145,6 +147,15 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         lsbus_put_u32(op + 9, (uint32_t)d->bitrate);
         if (!append(inst, d, op, sizeof op))
             return MODEL_ERROR;
+        if (d->arbitration_lost_behavior) {
+            /* kind ARBITRATION_LOST_BEHAVIOR (0x04), one byte: 10 bytes */
+            uint8_t alb[10];
+            lsbus_put_u32(lsbus_put_u32(alb, 0x40), sizeof alb);
+            alb[8] = 0x04;
+            alb[9] = (uint8_t)d->arbitration_lost_behavior;
+            if (!append(inst, d, alb, sizeof alb))
+                return MODEL_ERROR;
+        }
         d->configured = true;
     }
     double due = d->offset + d->sent * d->period;
@@ -221,9 +232,11 @@ static model_status check(model_instance *inst, void *data)
 {
     node *d = data;
     if (d->data_length < 0 || d->data_length > 8 || d->period <= 0 || d->bitrate <= 0 ||
-        d->can_id < 0 || d->can_id > 0x7FF) {
+        d->can_id < 0 || d->can_id > 0x7FF || d->arbitration_lost_behavior < 0 ||
+        d->arbitration_lost_behavior > 2) {
         model_log(inst, MODEL_LOG_STATUS_ERROR,
-                  "data_length must be 0..8, can_id 0..0x7FF, period and bitrate > 0");
+                  "data_length must be 0..8, can_id 0..0x7FF, arbitration_lost_behavior 0..2, "
+                  "period and bitrate > 0");
         return MODEL_ERROR;
     }
     return MODEL_OK;

@@ -221,6 +221,29 @@ static void bit_rate_is_the_nodes_or_the_command_lines(void **state)
                           "250000 bit/s but node 0 configured 500000 bit/s");
 }
 
+static void a_node_that_configured_discard_gets_arbitration_lost(void **state)
+{
+    (void)state;
+    const char *ssd = nodes_alone();
+    /* b (0x123) configured DISCARD_AND_NOTIFY loses to a (0x0C8) at 1 ms:
+     * its frame is dropped, it gets Arbitration Lost; only 0x0C8 is on the
+     * bus, and b, sending nothing, gets no Confirm. */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "b.can_id", "291",
+                             "--start-value", "b.arbitration_lost_behavior", "2",
+                             "--output-variable", "b.arbitration_lost", "--output-variable",
+                             "b.confirms", "--output-variable", "a.rx_frames", "--output-variable",
+                             "a.confirms", "--can-log", "bus.log", NULL),
+                     0);
+    char *log = read_text("bus.log");
+    assert_string_equal(log, "(0000000000.001100) can0 0C8#\n");
+    free(log);
+    char *out = read_text("out.txt");
+    expect_in(out, "  b.arbitration_lost               1\n  b.confirms                       0\n"
+                   "  a.rx_frames                      0\n  a.confirms                       1\n");
+    free(out);
+}
+
 static void injected_errors_reach_every_node_and_the_frame_is_sent_again(void **state)
 {
     (void)state;
@@ -473,6 +496,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integrated_bus_arbitrates_and_times_frames_by_their_stuffed_bits),
         cmocka_unit_test(bit_rate_is_the_nodes_or_the_command_lines),
+        cmocka_unit_test(a_node_that_configured_discard_gets_arbitration_lost),
         cmocka_unit_test(injected_errors_reach_every_node_and_the_frame_is_sent_again),
         cmocka_unit_test(direct_communication_passes_frames_at_their_send_times),
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
