@@ -212,6 +212,17 @@ static void bit_rate_is_the_nodes_or_the_command_lines(void **state)
     assert_string_equal(log, "(0000000000.001400) can0 0C8#\n"
                              "(0000000000.002296) can0 123#1122334455667788\n");
     free(log);
+    /* a node's Configuration and its first frame in one Tx_Data right after
+     * initialization (offset 0): the rate applies before the frame starts,
+     * 0x0C8 at 250 kbit/s lasts 0 .. 200 us */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0005", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.offset", "0",
+                             "--start-value", "a.bitrate", "250000", "--start-value", "b.bitrate",
+                             "250000", "--can-log", "bus.log", NULL),
+                     0);
+    log = read_text("bus.log");
+    assert_string_equal(log, "(0000000000.000200) can0 0C8#\n");
+    free(log);
     /* nodes configuring different rates could not talk: one line naming them */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
                              "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "b.bitrate",
