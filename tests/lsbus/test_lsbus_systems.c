@@ -29,17 +29,14 @@
 #define NODE RTCOSIM_FMU_LSBUSNODE_FMI3
 #define BUSSIM RTCOSIM_FMU_LSBUSSIMULATION_FMI3
 
-/* rtcosim run with args (NULL-terminated) in the scratch directory; stdout
- * and stderr into out.txt and err.txt there; the exit code. */
-static int run_cli(const char *first, ...)
+/* rtcosim COMMAND with args (NULL-terminated) in the scratch directory;
+ * stdout and stderr into out.txt and err.txt there; the exit code. */
+static int spawn(const char *command, const char *first, va_list ap)
 {
-    const char *argv[64] = {RTCOSIM_CLI_PATH, "run"};
+    const char *argv[64] = {RTCOSIM_CLI_PATH, command};
     int n = 2;
-    va_list ap;
-    va_start(ap, first);
     for (const char *a = first; a && n < 62; a = va_arg(ap, const char *))
         argv[n++] = a;
-    va_end(ap);
     argv[n] = NULL;
     char dir[512];
     snprintf(dir, sizeof dir, "%s", tu_scratch(""));
@@ -62,6 +59,24 @@ static int run_cli(const char *first, ...)
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
     if (rc != 0) /* shown when the test fails */
         print_message("exit %d: %s", rc, tu_read_file(tu_scratch("err.txt"), NULL));
+    return rc;
+}
+
+static int run_cli(const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    int rc = spawn("run", first, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int can_cli(const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    int rc = spawn("can", first, ap);
+    va_end(ap);
     return rc;
 }
 
@@ -181,6 +196,15 @@ static void integrated_bus_arbitrates_and_times_frames_by_their_stuffed_bits(voi
     expect_in(out, "can bus can0: 500000 bit/s, 2 frames, 2 confirms, 0 arbitration lost, "
                    "0 bus errors, busy 0.000324 s\n");
     free(out);
+    /* the log decodes with a DBC as rtcosim events' logs do: b's data bytes
+     * 0x11 (factor 1) and 0x22 (factor 0.5) */
+    tu_write_file(tu_scratch("n.dbc"), "VERSION \"\"\n\nBU_: A B\n\nBO_ 291 NodeB: 8 B\n"
+                                      " SG_ b0 : 0|8@1+ (1,0) [0|255] \"\" A\n"
+                                      " SG_ b1 : 8|8@1+ (0.5,0) [0|255] \"\" A\n");
+    assert_int_equal(can_cli("decode", "bus.log", "--dbc", "n.dbc", "-o", "decoded.csv", NULL), 0);
+    char *decoded = read_text("decoded.csv");
+    assert_string_equal(decoded, "\"time\",\"can0.NodeB.b0\",\"can0.NodeB.b1\"\n0.001324,17,17\n");
+    free(decoded);
 }
 
 static void bit_rate_is_the_nodes_or_the_command_lines(void **state)
