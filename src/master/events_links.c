@@ -15,12 +15,14 @@
 /* One output clock read once per round. */
 typedef struct clock_read {
     size_t comp, var;
+    uint32_t vr;
     bool ticked;
 } clock_read;
 
 typedef struct master_link {
     char *name; /* "a.y -> b.u" */
     size_t from, from_var, to, to_var;
+    uint32_t from_vr, to_vr;
     rtcosim_type type;
     /* Binary: the clocks (reads) of a clocked output, and what the consumer
      * got last (unclocked inputs are set only on a change). */
@@ -92,6 +94,8 @@ rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t 
     k->from_var = fv;
     k->to = tc;
     k->to_var = tv;
+    k->from_vr = a->value_reference;
+    k->to_vr = b->value_reference;
     k->type = a->type;
     return RTCOSIM_OK;
 }
@@ -119,8 +123,9 @@ void master_links_free(rtcosim_master *m)
 }
 
 /* The read of output clock (comp, var), added once. */
-static long read_of(master_links *L, size_t comp, size_t var, rtcosim_error *err)
+static long read_of(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err)
 {
+    master_links *L = m->links;
     for (size_t i = 0; i < L->read_count; i++)
         if (L->reads[i].comp == comp && L->reads[i].var == var)
             return (long)i;
@@ -130,7 +135,8 @@ static long read_of(master_links *L, size_t comp, size_t var, rtcosim_error *err
         return -1;
     }
     L->reads = r;
-    L->reads[L->read_count] = (clock_read){comp, var, false};
+    L->reads[L->read_count] =
+        (clock_read){comp, var, var_of(m, comp, var)->value_reference, false};
     return (long)L->read_count++;
 }
 
@@ -177,7 +183,7 @@ rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
                                          "--event-mode-used; FMI 3.0 section 4.2.2)",
                                          k->name, rtcosim_type_name(k->type), ends[e]->name);
         if (k->type == RTCOSIM_TYPE_CLOCK) {
-            long r = read_of(L, k->from, k->from_var, err);
+            long r = read_of(m, k->from, k->from_var, err);
             if (r < 0)
                 return RTCOSIM_ENOMEM;
             k->read = (size_t)r;
@@ -197,7 +203,7 @@ rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
             size_t clock_var = kc->clocks[kc->clocked[j]].variable;
             if (var_of(m, k->from, clock_var)->causality != RTCOSIM_CAUSALITY_OUTPUT)
                 continue; /* clocked by an input clock: the importer ticks it */
-            long r = read_of(L, k->from, clock_var, err);
+            long r = read_of(m, k->from, clock_var, err);
             if (r < 0)
                 return RTCOSIM_ENOMEM;
             k->src_reads[k->src_read_count++] = (size_t)r;
@@ -222,9 +228,8 @@ rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_e
     for (size_t i = 0; i < L->read_count; i++) {
         clock_read *r = &L->reads[i];
         master_component *mc = &m->comps[r->comp];
-        uint32_t vr = var_of(m, r->comp, r->var)->value_reference;
         bool ticked = false;
-        if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &vr, 1, &ticked, err)) !=
+        if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked, err)) !=
             RTCOSIM_OK)
             return failed(st, mc, err);
         r->ticked = ticked;
@@ -245,9 +250,8 @@ rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_e
         if (!src_ticked || (dst_clocked && !dst_ticked))
             continue;
         master_component *from = &m->comps[k->from], *to = &m->comps[k->to];
-        uint32_t vr = var_of(m, k->from, k->from_var)->value_reference;
         rtcosim_binary value = {0};
-        if ((st = rtcosim_component_get(from->c, RTCOSIM_TYPE_BINARY, &vr, 1, &value, err)) !=
+        if ((st = rtcosim_component_get(from->c, RTCOSIM_TYPE_BINARY, &k->from_vr, 1, &value, err)) !=
             RTCOSIM_OK)
             return failed(st, from, err);
         bool same = k->delivered && value.size == k->last_size &&
@@ -266,8 +270,7 @@ rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_e
         k->last_size = value.size;
         k->delivered = true;
         rtcosim_binary copy = {k->last, k->last_size};
-        uint32_t to_vr = var_of(m, k->to, k->to_var)->value_reference;
-        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_BINARY, &to_vr, 1, &copy, err)) !=
+        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_BINARY, &k->to_vr, 1, &copy, err)) !=
             RTCOSIM_OK)
             return failed(st, to, err);
         m->event_marks[k->to] = true;
@@ -280,9 +283,8 @@ rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_e
         if (k->type != RTCOSIM_TYPE_CLOCK || !L->reads[k->read].ticked)
             continue;
         master_component *to = &m->comps[k->to];
-        uint32_t vr = var_of(m, k->to, k->to_var)->value_reference;
         const bool tick = true;
-        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &vr, 1, &tick, err)) !=
+        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &k->to_vr, 1, &tick, err)) !=
             RTCOSIM_OK)
             return failed(st, to, err);
         m->event_marks[k->to] = true;
