@@ -3,18 +3,22 @@
  * LS-BUS nodes and bus simulation of models/lsbus): the co-simulation glue
  * (fmi3_glue.c) compiled in with its clock stubs renamed away, and real
  * fmi3GetClock (output clocks, a read resets them) and fmi3SetClock (input
- * clocks, allowed in Event Mode only) from the model's clock table
- * (se_model.h, whose get_clock and set_clock it calls). */
+ * clocks, allowed in Event Mode only) and fmi3GetIntervalDecimal (countdown
+ * clocks, section 2.2.8) from the model's clock table (se_model.h, whose
+ * get_clock, set_clock and get_interval it calls). */
 #define fmi3GetClock fmi3_cs_unused_GetClock
 #define fmi3SetClock fmi3_cs_unused_SetClock
+#define fmi3GetIntervalDecimal fmi3_cs_unused_GetIntervalDecimal
 #include "fmi3_glue.c"
 #undef fmi3GetClock
 #undef fmi3SetClock
+#undef fmi3GetIntervalDecimal
 
 #include "se_model.h"
 
 FMI3_Export fmi3GetClockTYPE fmi3GetClock;
 FMI3_Export fmi3SetClockTYPE fmi3SetClock;
+FMI3_Export fmi3GetIntervalDecimalTYPE fmi3GetIntervalDecimal;
 
 static const se_model_def *const S = &se_model_definition;
 
@@ -74,6 +78,26 @@ fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference valueRef
         model_status s = S->set_clock(inst, inst->data, valueReferences[i], values[i]);
         if (s != MODEL_OK)
             return status_of(s);
+    }
+    return fmi3OK;
+}
+
+fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+                                  size_t nValueReferences, fmi3Float64 intervals[],
+                                  fmi3IntervalQualifier qualifiers[])
+{
+    model_instance *inst = instance;
+    if (!check_clocks(inst, "fmi3GetIntervalDecimal", valueReferences, nValueReferences, true))
+        return fmi3Error;
+    for (size_t i = 0; i < nValueReferences; i++) {
+        int q = 0;
+        intervals[i] = 0;
+        if (S->get_interval) {
+            model_status s = S->get_interval(inst, inst->data, valueReferences[i], &intervals[i], &q);
+            if (s != MODEL_OK)
+                return status_of(s);
+        }
+        qualifiers[i] = (fmi3IntervalQualifier)q;
     }
     return fmi3OK;
 }

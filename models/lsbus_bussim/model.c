@@ -14,10 +14,24 @@
 
 #define NODES 3
 
+/* countdown.c builds the variant whose NodeK.Tx_Clock are input countdown
+ * clocks, as the fmi-guides demo bus simulations have them: a forwarded op
+ * is delivered DELIVERY_DELAY later, when the importer ticks that clock (and
+ * with it the node's Rx_Clock connected to it). */
+#ifdef BUSSIM_COUNTDOWN
+#define TX_CLOCK_INPUT true
+#define TX_CLOCK_KIND "countdown"
+#else
+#define TX_CLOCK_INPUT false
+#define TX_CLOCK_KIND "triggered"
+#endif
+#define DELIVERY_DELAY 0.0001
+
 typedef struct bussim {
     int32_t forwarded, configurations;
     model_binary rx[NODES], tx[NODES];
     bool rx_clock[NODES], tx_clock[NODES], tx_read[NODES];
+    int interval_qualifier[NODES]; /* countdown: 2 when a delivery was just scheduled */
 } bussim;
 
 /* Value references: NodeK.Rx_Data 1 + 2k, NodeK.Tx_Data 2 + 2k; clocks
@@ -43,7 +57,8 @@ static const model_variable variables[] = {
 
 #define CLOCKS(k)                                                                             \
     {"Node" #k ".Rx_Clock", 98 + 2 * (k), true, "triggered", NULL, NULL, -1, "Rx_Data is new"}, \
-    {"Node" #k ".Tx_Clock", 99 + 2 * (k), false, "triggered", NULL, NULL, -1, "Tx_Data is new"}
+    {"Node" #k ".Tx_Clock", 99 + 2 * (k), TX_CLOCK_INPUT, TX_CLOCK_KIND, NULL, NULL, -1,         \
+     "Tx_Data is new"}
 static const se_clock_def clocks[] = {CLOCKS(1), CLOCKS(2), CLOCKS(3)};
 
 static const se_clocked_def clocked[] = {{1, "100"}, {2, "101"}, {3, "102"},
@@ -56,7 +71,10 @@ static const se_binary_def binaries[] = {
 
 static bool send(model_instance *inst, bussim *d, int node, const uint8_t *op, size_t size)
 {
-    d->tx_clock[node] = true;
+    if (TX_CLOCK_INPUT)
+        d->interval_qualifier[node] = 2; /* the countdown runs from now */
+    else
+        d->tx_clock[node] = true;
     return lsbus_append(inst, &d->tx[node], &d->tx_read[node], op, size);
 }
 
@@ -132,10 +150,37 @@ static model_status get_clock(model_instance *inst, void *data, uint32_t clock, 
     return MODEL_OK;
 }
 
+/* fmi3GetIntervalDecimal of a countdown Tx_Clock: changed once after a
+ * delivery was scheduled, then unchanged (FMI 3.0 section 2.3.7). */
+static model_status get_interval(model_instance *inst, void *data, uint32_t clock,
+                                 double *interval, int *qualifier)
+{
+    (void)inst;
+    bussim *d = data;
+    int k = ((int)clock - 101) / 2;
+    if (!TX_CLOCK_INPUT || clock < 101 || clock % 2 == 0 || k >= NODES) {
+        *qualifier = 0;
+        return MODEL_OK;
+    }
+    *qualifier = d->interval_qualifier[k];
+    if (*qualifier == 2) {
+        *interval = DELIVERY_DELAY;
+        d->interval_qualifier[k] = 1;
+    }
+    return MODEL_OK;
+}
+
 static model_status set_clock(model_instance *inst, void *data, uint32_t clock, bool ticked)
 {
     (void)inst;
     bussim *d = data;
+    if (TX_CLOCK_INPUT && clock >= 101 && clock % 2 == 1 && (clock - 101) / 2 < NODES) {
+        /* the countdown ran out: Tx_Data is read now, the next op starts anew */
+        int k = ((int)clock - 101) / 2;
+        d->tx_read[k] |= ticked;
+        d->interval_qualifier[k] = 0;
+        return MODEL_OK;
+    }
     int k = ((int)clock - 100) / 2;
     if (clock < 100 || clock % 2 != 0 || k >= NODES)
         return MODEL_ERROR;
@@ -173,4 +218,5 @@ const se_model_def se_model_definition = {
     .binary_count = sizeof binaries / sizeof binaries[0],
     .get_clock = get_clock,
     .set_clock = set_clock,
+    .get_interval = get_interval,
 };

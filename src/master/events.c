@@ -157,7 +157,7 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
                 changed = true;
             }
         }
-        if ((st = master_links_exchange(m, &changed, err)) != RTCOSIM_OK)
+        if ((st = master_links_exchange(m, t, &changed, err)) != RTCOSIM_OK)
             return st;
         if (!changed)
             break;
@@ -172,7 +172,7 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
             }
         }
     }
-    m->next_event = next;
+    m->next_event = master_links_next_event(m, next, t);
     if (terminating) {
         /* Section 4.2.2: terminateSimulation; the components are terminated
          * from Event Mode. */

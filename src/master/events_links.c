@@ -17,6 +17,14 @@ typedef struct clock_read {
     size_t comp, var;
     uint32_t vr;
     bool ticked;
+    /* An input countdown clock driving other input clocks (LS-BUS bus
+     * simulations): not read but ticked by the master when the interval the
+     * FMU announced runs out (due); activated then ticks one round later,
+     * after the FMU updated its clocked outputs. */
+    bool countdown;
+    long clock_index;
+    rtcosim_time_ns due;
+    bool activated;
 } clock_read;
 
 typedef struct master_link {
@@ -62,6 +70,26 @@ rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t 
                                     size_t tc, size_t tv, rtcosim_error *err)
 {
     const rtcosim_variable *a = var_of(m, fc, fv), *b = var_of(m, tc, tv);
+    if (a->causality == RTCOSIM_CAUSALITY_INPUT) {
+        /* LS-BUS 1.0 (section 3.2) allows clock connections both ways between
+         * a bus simulation and its nodes; the guides' bus simulations tick
+         * their Tx by input countdown clocks connected to the nodes' Rx
+         * clocks: both tick when the countdown runs out. */
+        rtcosim_fmi_clock_kind ka = clock_kind(m, fc, fv);
+        if (ka != RTCOSIM_FMI_CLOCK_COUNTDOWN)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "%s: input clock '%s.%s' (%s) cannot drive input clock "
+                                     "'%s.%s' (only an input countdown clock can, as LS-BUS bus "
+                                     "simulations use them)",
+                                     what, m->comps[fc].name, a->name,
+                                     rtcosim_fmi_clock_kind_name(ka), m->comps[tc].name, b->name);
+        rtcosim_log(RTCOSIM_LOG_WARNING, "master",
+                    "%s: input countdown clock '%s.%s' drives input clock '%s.%s': both tick "
+                    "when the interval '%s' announces runs out (FMI 3.0 connects output to input "
+                    "clocks; accepted as LS-BUS 1.0 allows between a bus simulation and its nodes)",
+                    what, m->comps[fc].name, a->name, m->comps[tc].name, b->name,
+                    m->comps[fc].name);
+    }
     if (a->type == RTCOSIM_TYPE_CLOCK) {
         /* Section 2.2.8: an input clock ticked by the importer from another
          * FMU's output clock is triggered; a periodic or countdown input
@@ -135,8 +163,16 @@ static long read_of(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *e
         return -1;
     }
     L->reads = r;
-    L->reads[L->read_count] =
-        (clock_read){comp, var, var_of(m, comp, var)->value_reference, false};
+    const rtcosim_variable *v = var_of(m, comp, var);
+    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    L->reads[L->read_count] = (clock_read){
+        .comp = comp,
+        .var = var,
+        .vr = v->value_reference,
+        .countdown = v->causality == RTCOSIM_CAUSALITY_INPUT,
+        .clock_index = kc ? rtcosim_fmu_clock_index(kc, var) : -1,
+        .due = -1,
+    };
     return (long)L->read_count++;
 }
 
@@ -201,7 +237,11 @@ rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
             return master_oom(err);
         for (size_t j = lo; j < hi; j++) {
             size_t clock_var = kc->clocks[kc->clocked[j]].variable;
-            if (var_of(m, k->from, clock_var)->causality != RTCOSIM_CAUSALITY_OUTPUT)
+            bool driven = false; /* an input countdown clock the master ticks */
+            for (size_t c = 0; c < L->count && !driven; c++)
+                driven = L->links[c].type == RTCOSIM_TYPE_CLOCK && L->links[c].from == k->from &&
+                         L->links[c].from_var == clock_var;
+            if (var_of(m, k->from, clock_var)->causality != RTCOSIM_CAUSALITY_OUTPUT && !driven)
                 continue; /* clocked by an input clock: the importer ticks it */
             long r = read_of(m, k->from, clock_var, err);
             if (r < 0)
@@ -218,7 +258,8 @@ static rtcosim_status failed(rtcosim_status st, const master_component *mc, rtco
     return st;
 }
 
-rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_error *err)
+rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, bool *changed,
+                                     rtcosim_error *err)
 {
     master_links *L = m->links;
     if (!L)
@@ -228,6 +269,21 @@ rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_e
     for (size_t i = 0; i < L->read_count; i++) {
         clock_read *r = &L->reads[i];
         master_component *mc = &m->comps[r->comp];
+        if (r->countdown) {
+            r->ticked = r->activated; /* the FMU has updated since its activation */
+            r->activated = false;
+            if (r->due == t) {
+                const bool tick = true;
+                if ((st = rtcosim_component_set(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &tick,
+                                                err)) != RTCOSIM_OK)
+                    return failed(st, mc, err);
+                r->due = -1;
+                r->activated = true;
+                m->event_marks[r->comp] = true;
+                *changed = true;
+            }
+            continue;
+        }
         bool ticked = false;
         if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked, err)) !=
             RTCOSIM_OK)
@@ -290,5 +346,38 @@ rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_e
         m->event_marks[k->to] = true;
         *changed = true;
     }
+    /* Section 2.2.8: a countdown clock's interval, read in Event Mode, says
+     * when it ticks next. */
+    for (size_t i = 0; i < L->read_count; i++) {
+        clock_read *r = &L->reads[i];
+        if (!r->countdown || r->clock_index < 0 || r->due >= 0 || r->activated)
+            continue;
+        double interval = 0;
+        rtcosim_interval_qualifier q;
+        master_component *mc = &m->comps[r->comp];
+        if ((st = rtcosim_fmu_get_interval(mc->c, (size_t)r->clock_index, &interval, &q, err)) !=
+            RTCOSIM_OK)
+            return failed(st, mc, err);
+        rtcosim_time_ns ns;
+        if (q == RTCOSIM_INTERVAL_CHANGED) {
+            if (rtcosim_time_from_seconds(interval, &ns, err) != RTCOSIM_OK)
+                return failed(RTCOSIM_ECOMPONENT, mc, err);
+            r->due = t + ns;
+            if (ns == 0) { /* ticks at this instant: in the next round */
+                r->due = t;
+                *changed = true;
+            }
+        }
+    }
     return RTCOSIM_OK;
+}
+
+rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns next,
+                                        rtcosim_time_ns now)
+{
+    const master_links *L = m->links;
+    for (size_t i = 0; L && i < L->read_count; i++)
+        if (L->reads[i].countdown && L->reads[i].due > now && (next < 0 || L->reads[i].due < next))
+            next = L->reads[i].due;
+    return next;
 }

@@ -284,7 +284,11 @@ typedef struct master_links master_links;
 rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t fc, size_t fv,
                                     size_t tc, size_t tv, rtcosim_error *err);
 rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err);
-rtcosim_status master_links_exchange(rtcosim_master *m, bool *changed, rtcosim_error *err);
+rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, bool *changed,
+                                     rtcosim_error *err);
+/* next (-1: none) or an earlier tick of an input countdown clock after now. */
+rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns next,
+                                        rtcosim_time_ns now);
 void master_links_free(rtcosim_master *m);
 /* A component's step asked to end the run (discarded: at the start of the
  * tick): step_outcome's rule, also applied by the distributed exchange. */

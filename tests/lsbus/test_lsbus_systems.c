@@ -112,7 +112,7 @@ static const char *const node_connectors =
 /* A system of node FMUs names[0..n) (source node_fmu), optionally the bus
  * simulation "bus", and the given connections (SSD lines). */
 static const char *write_ssd(const char *file, const char *node_fmu, const char *const *names,
-                             int n, bool bussim, const char *connections)
+                             int n, const char *bussim, const char *connections)
 {
     static char text[16384];
     int used = snprintf(text, sizeof text,
@@ -125,14 +125,16 @@ static const char *write_ssd(const char *file, const char *node_fmu, const char 
                          node_fmu, node_connectors);
     if (bussim) {
         used += snprintf(text + used, sizeof text - (size_t)used,
-                         "<ssd:Component name=\"bus\" source=\"%s\"><ssd:Connectors>\n", BUSSIM);
+                         "<ssd:Component name=\"bus\" source=\"%s\"><ssd:Connectors>\n", bussim);
+        /* an input countdown Tx_Clock starts connections: inout in SSP */
+        const char *tx_clock_kind = strstr(bussim, "Countdown") ? "inout" : "output";
         for (int k = 1; k <= 3; k++)
             used += snprintf(text + used, sizeof text - (size_t)used,
                              "<ssd:Connector name=\"Node%d.Rx_Data\" kind=\"input\"/>"
                              "<ssd:Connector name=\"Node%d.Rx_Clock\" kind=\"input\"/>"
                              "<ssd:Connector name=\"Node%d.Tx_Data\" kind=\"output\"/>"
-                             "<ssd:Connector name=\"Node%d.Tx_Clock\" kind=\"output\"/>\n",
-                             k, k, k, k);
+                             "<ssd:Connector name=\"Node%d.Tx_Clock\" kind=\"%s\"/>\n",
+                             k, k, k, k, tx_clock_kind);
         used += snprintf(text + used, sizeof text - (size_t)used,
                          "</ssd:Connectors></ssd:Component>\n");
     }
@@ -163,7 +165,7 @@ static const char *const ab[] = {"a", "b"};
 
 static const char *nodes_alone(void)
 {
-    return write_ssd("nodes.ssd", NODE, ab, 2, false, "");
+    return write_ssd("nodes.ssd", NODE, ab, 2, NULL, "");
 }
 
 static void integrated_bus_arbitrates_and_times_frames_by_their_stuffed_bits(void **state)
@@ -308,7 +310,7 @@ static void direct_communication_passes_frames_at_their_send_times(void **state)
     char conns[2048] = "";
     connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
     connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
-    const char *ssd = write_ssd("direct.ssd", NODE, ab, 2, false, conns);
+    const char *ssd = write_ssd("direct.ssd", NODE, ab, 2, NULL, conns);
     /* a sends at 1, 2 ms; b at 0.5, 1.5, 2.5 ms; no bus: no Confirm, no
      * delay; the peers' Configuration ops are not counted as unknown. */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0028", "-q",
@@ -341,7 +343,7 @@ static void a_bus_simulation_fmu_forwards_and_confirms(void **state)
         connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
         connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
     }
-    const char *ssd = write_ssd("bussim.ssd", NODE, abc, 3, true, conns);
+    const char *ssd = write_ssd("bussim.ssd", NODE, abc, 3, BUSSIM, conns);
     /* a and b send at 1 and 2 ms, c at 1 ms (period 2 ms): at 1 ms each gets
      * the other two's frames and its own Confirm, at 2 ms a and b get each
      * other's and c both; 5 frames forwarded, 3 Configuration ops taken. */
@@ -380,12 +382,50 @@ static void a_bus_simulation_fmu_forwards_and_confirms(void **state)
     connect(loop, sizeof loop, "bus", "Node1.", "bus", "Node2.");
     connect(loop, sizeof loop, "bus", "Node2.", "bus", "Node1.");
     static const char *const c_only[] = {"c"};
-    ssd = write_ssd("loop.ssd", NODE, c_only, 1, true, loop);
+    ssd = write_ssd("loop.ssd", NODE, c_only, 1, BUSSIM, loop);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
                              "--event-mode-used", NULL),
                      1);
     expect_one_line_error("at t = 0.001 s: master: event iteration did not settle after 100 "
                           "rounds: 'c', 'bus' kept changing");
+}
+
+/* The guides' kind of bus simulation: its Tx clocks are input countdown
+ * clocks (delivery 100 us after the op arrived), connected to the nodes'
+ * input Rx clocks; a warning per connection, both clocks tick when the
+ * interval the FMU announced runs out. */
+static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **state)
+{
+    (void)state;
+    static const char *const abc[] = {"a", "b", "c"};
+    char conns[4096] = "";
+    for (int k = 0; k < 3; k++) {
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
+        connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
+        connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
+    }
+    const char *ssd = write_ssd("countdown.ssd", NODE, abc, 3, RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3,
+                                conns);
+    /* sent at 1 ms (a, b, c) and 2 ms (a, b): delivered at 1.1 and 2.1 ms */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
+                             "--event-mode-used", "--start-value", "b.can_id", "291",
+                             "--start-value", "c.period", "0.002", "--output-variable",
+                             "a.rx_frames", "--output-variable", "a.confirms", "--output-variable",
+                             "c.rx_frames", "--output-variable", "c.last_rx_time",
+                             "--output-variable", "a.last_confirm_time", NULL),
+                     0);
+    char *out = read_text("out.txt");
+    expect_in(out, "  a.rx_frames                      3\n"
+                   "  a.confirms                       2\n"
+                   "  c.rx_frames                      4\n"
+                   "  c.last_rx_time                   0.0021\n"
+                   "  a.last_confirm_time              0.0021\n");
+    free(out);
+    char *err = read_text("err.txt");
+    expect_in(err, "connection bus.Node1.Tx_Clock -> a.CAN.Rx_Clock: input countdown clock "
+                   "'bus.Node1.Tx_Clock' drives input clock 'a.CAN.Rx_Clock'");
+    free(err);
 }
 
 static void bad_operations_are_one_line_errors_naming_the_fmu(void **state)
@@ -416,7 +456,7 @@ static void bad_operations_are_one_line_errors_naming_the_fmu(void **state)
     free(out);
     char conns[2048] = "";
     connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
-    ssd = write_ssd("direct.ssd", NODE, ab, 2, false, conns);
+    ssd = write_ssd("direct.ssd", NODE, ab, 2, NULL, conns);
     /* Binary and Clock connections without Event Mode */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q", NULL), 1);
     expect_one_line_error("connection a.CAN.Tx_Data -> b.CAN.Rx_Data: Binary values pass only in "
@@ -442,7 +482,7 @@ static void clocks_of_incompatible_kinds_are_refused_naming_both_ends(void **sta
     connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
     char fmu_path[512];
     snprintf(fmu_path, sizeof fmu_path, "%s", fmu);
-    const char *ssd = write_ssd("kinds.ssd", fmu_path, ab, 2, false, conns);
+    const char *ssd = write_ssd("kinds.ssd", fmu_path, ab, 2, NULL, conns);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
                              "--event-mode-used", NULL),
                      1);
@@ -458,7 +498,7 @@ static void an_empty_token_and_a_one_element_rx_array_are_warnings(void **state)
     char conns[2048] = "";
     connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
     connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
-    const char *ssd = write_ssd("token.ssd", RTCOSIM_FMU_LSBUSNODENOTOKEN_FMI3, ab, 2, false, conns);
+    const char *ssd = write_ssd("token.ssd", RTCOSIM_FMU_LSBUSNODENOTOKEN_FMI3, ab, 2, NULL, conns);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
                              "--event-mode-used", "--output-variable", "b.rx_frames", NULL),
                      0);
@@ -495,7 +535,7 @@ static void an_empty_token_and_a_one_element_rx_array_are_warnings(void **state)
     tu_entry entries[] = {{.name = "modelDescription.xml", .file = md},
                           {.name = bin, .file = RTCOSIM_FMU_LSBUSNODE_FMI3_BINARY}};
     tu_zip(fmu, entries, 2);
-    ssd = write_ssd("array.ssd", fmu, ab, 2, false, conns);
+    ssd = write_ssd("array.ssd", fmu, ab, 2, NULL, conns);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
                              "--event-mode-used", "--output-variable", "b.rx_frames", NULL),
                      0);
@@ -535,6 +575,7 @@ int main(void)
         cmocka_unit_test(injected_errors_reach_every_node_and_the_frame_is_sent_again),
         cmocka_unit_test(direct_communication_passes_frames_at_their_send_times),
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
+        cmocka_unit_test(a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks),
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
         cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
