@@ -1,11 +1,13 @@
-/* B13 `rtcosim bench lsbus` (skeleton until the FMI 3.0 clocks / event mode
- * glue lands): the LS-BUS bridge alone, driven as a master would drive it at
- * each event instant, with 16 nodes on one 500 kbit/s bus each sending an
- * 8-byte frame every period, against the same traffic between native node LPs
- * on src/can's bus LP (event kernel, sequential). Both must put every frame on
- * the bus at the same end time (a checksum of (end time, id) of every frame);
- * the figures are simulated seconds per wall second of each and the bridge's
- * overhead per frame over the native path. Medians over repeats. */
+/* B13 `rtcosim bench lsbus`: 16 LS-BUS CAN node FMUs (models/lsbus_node, FMI
+ * 3.0 co-simulation with Event Mode and clocks) on rtcosim's bus in a system
+ * run by the master (as rtcosim run --can-bus), each sending an 8-byte frame
+ * every period at 500 kbit/s; beside it the LS-BUS bridge alone, driven as a
+ * master would drive it at each event instant, and the same traffic between
+ * native node LPs on src/can's bus LP (event kernel, sequential). Bridge and
+ * native must put every frame on the bus at the same end time (a checksum of
+ * (end time, id) of every frame); the FMUs send a fixed payload, so their
+ * stuffing differs. Figures: simulated seconds per wall second of each and
+ * the overhead per frame over the native path. Medians over repeats. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,9 @@
 
 #include "bench.h"
 #include "rtcosim/can.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/master.h"
+#include "rtcosim/simulate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
 
@@ -210,10 +215,83 @@ fail:
     return 1;
 }
 
+/* ---- node FMUs in a system on the bus component (rtcosim run --can-bus) ---- */
+
+static int run_fmus(const traffic *tr, const char *fmu, double *wall_s, uint64_t *frames,
+                    uint64_t *dropped)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    rtcosim_master *m = NULL;
+    rtcosim_fmu_options opts = {.event_mode_where_declared = true};
+    char names[NODES][16], terminals[NODES][24];
+    const char *node_names[NODES];
+    if (rtcosim_master_create(tr->period, &m, &err) != RTCOSIM_OK)
+        goto fail;
+    for (unsigned i = 0; i < tr->nodes; i++) {
+        rtcosim_component *c = NULL;
+        snprintf(names[i], sizeof names[i], "n%u", i);
+        snprintf(terminals[i], sizeof terminals[i], "n%u.CAN", i);
+        node_names[i] = terminals[i];
+        char var[64], value[32];
+        if (rtcosim_fmu_load(fmu, &opts, &c, &err) != RTCOSIM_OK ||
+            rtcosim_master_add_component(m, names[i], c, 1, &err) != RTCOSIM_OK)
+            goto fail;
+        static const char *const params[][2] = {{"data_length", "8"}, {"offset", "0"}};
+        for (int p = 0; p < 2; p++) {
+            snprintf(var, sizeof var, "n%u.%s", i, params[p][0]);
+            if (rtcosim_master_set_start_value(m, var, params[p][1], &err) != RTCOSIM_OK)
+                goto fail;
+        }
+        snprintf(var, sizeof var, "n%u.can_id", i);
+        snprintf(value, sizeof value, "%u", FRAME_ID(i));
+        if (rtcosim_master_set_start_value(m, var, value, &err) != RTCOSIM_OK)
+            goto fail;
+        snprintf(var, sizeof var, "n%u.period", i);
+        snprintf(value, sizeof value, "%.17g", rtcosim_time_to_seconds(tr->period));
+        if (rtcosim_master_set_start_value(m, var, value, &err) != RTCOSIM_OK)
+            goto fail;
+    }
+    rtcosim_lsbus_can_bridge_config cfg = {.name = "can0", .node_count = tr->nodes,
+                                           .bitrate = 500000, .bus_notifications = true};
+    rtcosim_component *bus = NULL;
+    if (rtcosim_lsbus_can_bus_component_create(&cfg, node_names, &bus, &err) != RTCOSIM_OK ||
+        rtcosim_master_add_component(m, "can0", bus, 1, &err) != RTCOSIM_OK)
+        goto fail;
+    static const char *const members[4] = {"Tx_Data", "Tx_Clock", "Rx_Data", "Rx_Clock"};
+    for (unsigned i = 0; i < tr->nodes; i++)
+        for (int k = 0; k < 4; k++) {
+            char node_side[64], bus_side[64];
+            snprintf(node_side, sizeof node_side, "n%u.CAN.%s", i, members[k]);
+            snprintf(bus_side, sizeof bus_side, "can0.n%u.CAN.%s", i, members[k]);
+            bool to_bus = k < 2;
+            if (rtcosim_master_connect(m, to_bus ? node_side : bus_side,
+                                       to_bus ? bus_side : node_side, NULL, &err) != RTCOSIM_OK)
+                goto fail;
+        }
+    if (rtcosim_master_initialize(m, 0, tr->stop, &err) != RTCOSIM_OK)
+        goto fail;
+    int64_t t0 = bench_now_ns();
+    if (rtcosim_master_run(m, tr->stop, NULL, NULL, &err) != RTCOSIM_OK)
+        goto fail;
+    *wall_s = (double)(bench_now_ns() - t0) * 1e-9;
+    rtcosim_lsbus_can_bridge_stats st;
+    rtcosim_lsbus_can_bridge_stats_get(
+        rtcosim_lsbus_can_bus_component_bridge(rtcosim_master_component(m, "can0")), &st);
+    *frames = st.frames;
+    *dropped = st.dropped;
+    rtcosim_master_free(m);
+    return 0;
+fail:
+    fprintf(stderr, "rtcosim: bench lsbus (node FMUs): %s\n", err.message);
+    rtcosim_master_free(m);
+    return 1;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench lsbus [--quick] [--repeats N] [--stop-time T]"
-                    " [--period T] [--nodes N]\n");
+                    " [--period T] [--nodes N] [--fmu LsBusNode-fmi3.fmu]\n");
     return 2;
 }
 
@@ -222,8 +300,12 @@ static int run_lsbus_bench(int argc, char **argv)
     unsigned repeats = 5;
     traffic tr = {.nodes = NODES, .period = RTCOSIM_NS_PER_MS, .stop = 10 * RTCOSIM_NS_PER_S};
     rtcosim_error err;
+    static char fmu[4096];
+    const char *fmu_given = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
+        if (strcmp(argv[i], "--fmu") == 0 && i + 1 < argc) {
+            fmu_given = argv[++i];
+        } else if (strcmp(argv[i], "--quick") == 0) {
             repeats = 1;
             tr.stop = RTCOSIM_NS_PER_S;
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
@@ -241,44 +323,57 @@ static int run_lsbus_bench(int argc, char **argv)
     }
     if (repeats == 0 || repeats > 50 || tr.nodes < 2 || tr.nodes > NODES)
         return usage();
+    if (fmu_given)
+        snprintf(fmu, sizeof fmu, "%s", fmu_given);
+    else if (rtcosim_example_fmu_path("LsBusNode-fmi3.fmu", fmu, sizeof fmu, &err) != RTCOSIM_OK) {
+        fprintf(stderr, "rtcosim: bench lsbus: %s\n", err.message);
+        return 1;
+    }
     rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* queue-full warnings of an overloaded bus */
     /* offered load: an 8-byte standard frame is 111 bits plus its stuff bits
      * (at most 24), 2 us each at 500 kbit/s */
     double offered = tr.nodes * 111 * 2e-6 / rtcosim_time_to_seconds(tr.period);
-    printf("LS-BUS bridge vs native bus LP: %u nodes, 500 kbit/s, one 8-byte frame per node every"
+    printf("LS-BUS node FMUs, bridge and native bus LP: %u nodes, 500 kbit/s, one 8-byte frame per node every"
            " %.6g ms, %.6g s simulated, median of %u\n", tr.nodes,
            rtcosim_time_to_seconds(tr.period) * 1e3, rtcosim_time_to_seconds(tr.stop), repeats);
     printf("offered load at least %.2f of the bus%s\n", offered,
            offered > 1 ? " (overloaded: transmit queues fill and drop frames)" : "");
     bench_print_load();
-    double wall[2][50];
-    uint64_t frames[2] = {0}, sums[2] = {0}, dropped[2] = {0};
+    double wall[3][50];
+    uint64_t frames[3] = {0}, sums[3] = {0}, dropped[3] = {0};
     for (unsigned r = 0; r < repeats; r++) {
-        /* interleaved, so that a passing load hits both alike */
+        /* interleaved, so that a passing load hits all alike */
         if (run_native(&tr, &wall[0][r], &frames[0], &sums[0], &dropped[0]) ||
-            run_bridge(&tr, &wall[1][r], &frames[1], &sums[1], &dropped[1]))
+            run_bridge(&tr, &wall[1][r], &frames[1], &sums[1], &dropped[1]) ||
+            run_fmus(&tr, fmu, &wall[2][r], &frames[2], &dropped[2]))
             return 1;
     }
     double sim_s = rtcosim_time_to_seconds(tr.stop);
-    double med[2] = {bench_median(wall[0], repeats), bench_median(wall[1], repeats)};
-    const char *names[2] = {"native node LPs + bus LP", "LS-BUS bridge"};
+    double med[3] = {bench_median(wall[0], repeats), bench_median(wall[1], repeats),
+                     bench_median(wall[2], repeats)};
+    const char *names[3] = {"native node LPs + bus LP", "LS-BUS bridge", "node FMUs + bus (run)"};
     printf("%-26s %10s %10s %9s %12s %18s\n", "path", "frames", "dropped", "wall s", "sim s/wall s",
            "checksum");
-    for (int c = 0; c < 2; c++)
+    for (int c = 0; c < 3; c++)
         printf("%-26s %10" PRIu64 " %10" PRIu64 " %9.4f %12.1f %18" PRIx64 "\n", names[c],
                frames[c], dropped[c], med[c], sim_s / med[c], sums[c]);
     bool same = frames[0] == frames[1] && sums[0] == sums[1];
-    double overhead_ns = frames[1] ? (med[1] - med[0]) * 1e9 / (double)frames[1] : 0;
-    printf("same frames at the same end times: %s; bridge overhead per frame %.1f ns\n",
-           same ? "yes" : "NO", overhead_ns);
+    double bridge_ns = frames[1] ? (med[1] - med[0]) * 1e9 / (double)frames[1] : 0;
+    double fmus_ns = frames[2] ? (med[2] - med[0]) * 1e9 / (double)frames[2] : 0;
+    printf("bridge: same frames at the same end times as native: %s; overhead per frame %.1f ns\n",
+           same ? "yes" : "NO", bridge_ns);
+    printf("node FMUs (fixed payload, so other stuffing): overhead per frame over native %.1f ns\n",
+           fmus_ns);
+    bench_figure("lsbus.sim_s_per_wall_s", sim_s / med[2], "x");
+    bench_figure("lsbus.overhead_ns_per_frame", fmus_ns, "ns");
     bench_figure("lsbus.bridge.sim_s_per_wall_s", sim_s / med[1], "x");
     bench_figure("lsbus.native.sim_s_per_wall_s", sim_s / med[0], "x");
     bench_figure("lsbus.bridge.ns_per_frame", med[1] * 1e9 / (double)(frames[1] ? frames[1] : 1),
                  "ns");
-    bench_figure("lsbus.overhead_ns_per_frame", overhead_ns, "ns");
+    bench_figure("lsbus.bridge.overhead_ns_per_frame", bridge_ns, "ns");
     bench_figure("lsbus.identical", same ? 1 : 0, "bool");
     return same ? 0 : 1;
 }
 
-const rtcosim_bench rtcosim_bench_lsbus = {"lsbus", "B13: the LS-BUS CAN bridge against native"
-                                           " node LPs on the same bus (skeleton)", run_lsbus_bench};
+const rtcosim_bench rtcosim_bench_lsbus = {"lsbus", "B13: 16 LS-BUS CAN node FMUs on rtcosim's bus,"
+                                           " the bridge alone, native node LPs", run_lsbus_bench};

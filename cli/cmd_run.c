@@ -86,6 +86,9 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
          rtcosim_distribution_check_placed(a->distribute.dist, &err) != RTCOSIM_OK) ||
         (remote && rtcosim_dcp_bindings_check_used(a->dcp, &err) != RTCOSIM_OK))
         return cli_fail_error(&err);
+    int can = cli_can_bus_attach(&a->can, *out);
+    if (can)
+        return can;
     for (size_t i = 0; i < a->start_count; i++)
         if (rtcosim_master_set_start_value(*out, a->start_names[i], a->start_values[i], &err) != RTCOSIM_OK)
             return cli_fail("--start-value: %s", err.message);
@@ -162,6 +165,10 @@ static int run_system(const run_args *a)
     }
     if (run_isolation_active(a->isolation) && run_isolation_prepare(a->isolation, desc)) {
         rc = CLI_EXIT_ERROR;
+        goto done;
+    }
+    if (a->real_time && a->can.count) {
+        rc = cli_fail("--can-bus cannot be combined with --real-time");
         goto done;
     }
     if (a->real_time) {
@@ -257,9 +264,13 @@ static int run_system(const run_args *a)
     }
 
     double simulated = rtcosim_time_to_seconds(rtcosim_master_time(m) - start);
-    printf("system '%s': %zu components, %zu connections, H = %.9g s%s (from %s)\n",
+    char event_connections[64] = "";
+    if (rtcosim_master_event_connection_count(m))
+        snprintf(event_connections, sizeof event_connections, " (+%zu Binary/Clock)",
+                 rtcosim_master_event_connection_count(m));
+    printf("system '%s': %zu components, %zu connections%s, H = %.9g s%s (from %s)\n",
            rtcosim_system_desc_name(desc), rtcosim_master_component_count(m),
-           rtcosim_master_connection_count(m), rtcosim_time_to_seconds(macro),
+           rtcosim_master_connection_count(m), event_connections, rtcosim_time_to_seconds(macro),
            adaptive ? " at start (adaptive)" : "", rtcosim_ssd_step_origin_name(step_origin));
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
@@ -289,6 +300,9 @@ static int run_system(const run_args *a)
         printf("  %-32s %.9g\n", rtcosim_master_observed_name(m, i), final[i]);
     if (out.count > 12)
         printf("  ... and %zu more\n", out.count - 12);
+    int can = cli_can_bus_finish(&a->can, m); /* rc may hold a signal's exit code */
+    if (can)
+        rc = can;
 
 done:
     if (out.recorder)

@@ -91,7 +91,28 @@ void cli_run_usage(FILE *out)
             "                          connected inputs, repeated until nothing changes; at\n"
             "                          most 100 rounds, else an error naming the components),\n"
             "                          and a row after it at the same time. Needs one rate,\n"
-            "                          no step control, one process\n"
+            "                          no step control, one process. Binary and Clock\n"
+            "                          variables connect too (LS-BUS direct communication,\n"
+            "                          a bus-simulation FMU): passed in the event iteration\n"
+            "                          only, a connected input clock ticks with its output\n"
+            "                          clock, clocked variables move only when it ticks; a\n"
+            "                          bus simulation's input countdown clock (SSD connector\n"
+            "                          kind inout) may drive nodes' input clocks (a warning)\n"
+            "  --can-bus NAME=COMP.TERMINAL[,COMP.TERMINAL..]\n"
+            "                          rtcosim's CAN bus as the integrated bus simulation of\n"
+            "                          FMI-LS-BUS CAN nodes (their network terminals, from\n"
+            "                          terminalsAndIcons.xml): arbitration by identifier,\n"
+            "                          frames for their stuffed bits at the rate the nodes\n"
+            "                          configure, Transmit to the others and Confirm to the\n"
+            "                          sender at the frame's end, Arbitration Lost as the\n"
+            "                          node configured; steps end at the bus's next event.\n"
+            "                          Implies --event-mode-used; repeatable\n"
+            "  --can-bitrate B         every bus at B bit/s, whatever the nodes configure\n"
+            "  --can-error-every N     every N-th frame ends in a Bus Error (retransmitted)\n"
+            "  --can-error-code C      its code: 1 bit, 2 stuffing, 3 form, 4 CRC (default), 5\n"
+            "                          ACK, 6 broken error frame\n"
+            "  --can-log F             the bus's frames as candump -l (Vector ASC for F.asc),\n"
+            "                          as rtcosim events writes them (one --can-bus)\n"
             "  --dcp C=HOST:PORT       component C runs on a DCP slave there (rtcosim dcp-slave),\n"
             "                          over UDP/IPv4; C=tcp://HOST:PORT over TCP/IPv4;\n"
             "                          driven in NRT lock step; repeatable. With --real-time C\n"
@@ -196,6 +217,15 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--fmu-logging") == 0) {
             a->fmu_options.fmu_logging_on = true;
+            a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        int can = cli_can_bus_option(&a->can, argc, argv, &i);
+        if (can < 0)
+            return 1;
+        if (can > 0) {
+            /* LS-BUS nodes exchange their operations in Event Mode. */
+            a->fmu_options.event_mode_where_declared = true;
             a->build.fmu = &a->fmu_options;
             continue;
         }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "run_can_bus.h"
 #include "run_distribute.h"
 #include "run_isolate.h"
 #include "run_speculate.h"
@@ -50,6 +51,7 @@ typedef struct run_args {
     cli_distribute distribute; /* --distribute over the ranks of mpirun, --place COMP=RANK */
     bool isolate, no_isolate;  /* --isolate [C,..], --no-isolate */
     run_isolation *isolation;  /* the selection (mutable: the build's wrap context) */
+    cli_can_buses can;         /* --can-bus and its options */
 } run_args;
 
 void cli_run_usage(FILE *out);

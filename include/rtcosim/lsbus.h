@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/component.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -230,6 +231,9 @@ typedef struct rtcosim_lsbus_can_bridge_config {
     /* Keep every delivered frame for rtcosim_lsbus_can_bridge_write_log
      * (grown by doubling from 4096 entries: amortized, not per frame). */
     bool log_frames;
+    /* Optional (NULL: "node i"): the nodes' names for messages, e.g. the
+     * component and terminal; must outlive the bridge. */
+    const char *const *node_names;
 } rtcosim_lsbus_can_bridge_config;
 
 typedef struct rtcosim_lsbus_can_bridge_stats {
@@ -282,6 +286,21 @@ rtcosim_status rtcosim_lsbus_can_bridge_write_log(const rtcosim_lsbus_can_bridge
                                                   const char *path, rtcosim_error *err);
 /* The bit rate in use (configured by nodes or given). */
 uint32_t rtcosim_lsbus_can_bridge_bitrate(const rtcosim_lsbus_can_bridge *b);
+
+/* The bridge as a component of a system (bus_component.c, rtcosim run
+ * --can-bus): event mode used; per node i (node_names[i], config->node_count
+ * of them) the Binary input "<name>.Tx_Data" (value reference 4i), the
+ * triggered input clock "<name>.Tx_Clock" (4i+1), the Binary output
+ * "<name>.Rx_Data" (4i+2) and the output clock "<name>.Rx_Clock" (4i+3), to
+ * connect with the nodes' terminal members. In each event iteration it
+ * pushes the Tx_Data of the nodes whose clock ticked, advances the bus to
+ * the instant once no more arrive, and ticks Rx_Clock of the nodes with
+ * operations; it announces the bus's next event time. */
+rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_bridge_config *config,
+                                                      const char *const *node_names,
+                                                      rtcosim_component **out, rtcosim_error *err);
+/* The bridge of such a component (for its log and stats), NULL otherwise. */
+rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_component *c);
 
 #ifdef __cplusplus
 }

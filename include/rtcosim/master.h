@@ -189,6 +189,9 @@ rtcosim_component *rtcosim_master_component(const rtcosim_master *m, const char 
 const char *rtcosim_master_order_name(const rtcosim_master *m, size_t position);
 
 size_t rtcosim_master_connection_count(const rtcosim_master *m);
+/* Binary and Clock connections, passed only in the event iteration and not
+ * counted above (no coupling statistics). */
+size_t rtcosim_master_event_connection_count(const rtcosim_master *m);
 const char *rtcosim_master_connection_name(const rtcosim_master *m, size_t index); /* "a.y -> b.u" */
 rtcosim_status rtcosim_master_coupling_stats(const rtcosim_master *m, size_t index,
                                              rtcosim_coupling_stats *out, rtcosim_error *err);

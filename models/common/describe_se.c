@@ -12,6 +12,12 @@
 #include "instance.h"
 #include "se_model.h"
 
+/* Built with DESCRIBE_COSIMULATION=1 for a co-simulation model with Event
+ * Mode and clocks (fmi3_cs_clocks_glue.c): a CoSimulation element instead. */
+#ifndef DESCRIBE_COSIMULATION
+#define DESCRIBE_COSIMULATION 0
+#endif
+
 static const model_def *const M = &model_definition;
 static const se_model_def *const S = &se_model_definition;
 static FILE *xml;
@@ -67,7 +73,7 @@ static void check_tables(void)
         const se_clock_def *c = &S->clocks[i];
         if (c->value_reference < M->variable_count || clock_of(c->value_reference) != c)
             fail("clock %s: value reference %u is taken", c->name, (unsigned)c->value_reference);
-        if (c->input != (c->priority >= 0))
+        if (!DESCRIBE_COSIMULATION && c->input != (c->priority >= 0))
             fail("clock %s: input clocks need a priority, output clocks have none (FMI 3.0 "
                  "section 2.4.7.3)", c->name);
     }
@@ -90,9 +96,11 @@ static void check_tables(void)
 }
 
 /* The partitions are linked but never run here. */
+#if !DESCRIBE_COSIMULATION
 void se_clock_update(model_instance *inst) { (void)inst; }
 void se_lock_preemption(model_instance *inst) { (void)inst; }
 void se_unlock_preemption(model_instance *inst) { (void)inst; }
+#endif
 
 static const char *const type_names[] = {"Float32", "Float64", "Int8",   "UInt8",   "Int16",
                                          "UInt16",  "Int32",   "UInt32", "Int64",   "UInt64",
@@ -145,8 +153,10 @@ int main(int argc, char **argv)
     attr("description", M->description);
     attr("instantiationToken", M->instantiation_token);
     fprintf(xml, " generationTool=\"rtcosim models/common/describe_se.c\">\n");
-    fprintf(xml, "  <ScheduledExecution");
+    fprintf(xml, DESCRIBE_COSIMULATION ? "  <CoSimulation" : "  <ScheduledExecution");
     attr("modelIdentifier", argv[1]);
+    if (DESCRIBE_COSIMULATION)
+        fprintf(xml, " canHandleVariableCommunicationStepSize=\"true\" hasEventMode=\"true\"");
     fprintf(xml, "/>\n  <LogCategories>\n");
     for (int c = 0; c < MODEL_LOG_CATEGORY_COUNT; c++) {
         fprintf(xml, "    <Category");

@@ -52,6 +52,9 @@ typedef struct se_model_def {
                                  double *interval, int *qualifier);
     /* fmi3GetClock of an output clock: whether it ticked; a read resets it. */
     model_status (*get_clock)(model_instance *inst, void *data, uint32_t clock, bool *ticked);
+    /* fmi3SetClock of an input clock in co-simulation Event Mode
+     * (fmi3_cs_clocks_glue.c; NULL in scheduled execution). */
+    model_status (*set_clock)(model_instance *inst, void *data, uint32_t clock, bool ticked);
 } se_model_def;
 
 /* Every SE model.c defines this object besides model_definition. */

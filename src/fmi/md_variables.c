@@ -314,6 +314,24 @@ static bool start_rules(md_parser *p, rtcosim_variable *v, bool present)
  * <Float64> ...): name and valueReference are required, and the type (FMI 2.0
  * the child element) decides how the value is exchanged: errors. A start
  * value that does not parse as the type would be set wrong: an error. */
+/* A variable with exactly one <Dimension start="1"/> (a one-element array). */
+static bool one_element_array(xmlNode *node)
+{
+    int dims = 0;
+    bool one = false;
+    for (xmlNode *d = node->children; d; d = d->next) {
+        if (!md_is_element(d, "Dimension"))
+            continue;
+        dims++;
+        xmlChar *start = xmlGetProp(d, (const xmlChar *)"start");
+        xmlChar *vr = xmlGetProp(d, (const xmlChar *)"valueReference");
+        one = start && !vr && strcmp((const char *)start, "1") == 0;
+        xmlFree(start);
+        xmlFree(vr);
+    }
+    return dims == 1 && one;
+}
+
 static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t index,
                           var_extra *extra)
 {
@@ -352,6 +370,13 @@ static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t ind
                                        (const char *)node->name);
         v->type = t->type; /* the caller only passes known elements */
         extra->is_array = md_child(node, "Dimension") != NULL;
+        if (extra->is_array && v->type == RTCOSIM_TYPE_BINARY && one_element_array(node)) {
+            /* Exported LS-BUS nodes declare Rx_Data so; the importers the
+             * issue lists connect it to a scalar Binary output. */
+            md_lenient(p, "variable '%s': a Binary declared as a one-element array "
+                          "(<Dimension start=\"1\"/>) is taken as a scalar", name);
+            extra->is_array = false;
+        }
         if (extra->is_array &&
             (v->type == RTCOSIM_TYPE_BINARY || v->type == RTCOSIM_TYPE_CLOCK)) {
             md_violation(p, RTCOSIM_EUNSUPPORTED,

@@ -326,8 +326,17 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
                                  ver);
 
     md->model_name = required(p, root, "modelName");
-    md->instantiation_token =
-        required(p, root, md->version == RTCOSIM_FMI_3 ? "instantiationToken" : "guid");
+    const char *token = md_attr(p, root, "instantiationToken");
+    if (md->version == RTCOSIM_FMI_3 && token && !*token) {
+        /* Exported virtual ECUs sometimes carry none; the FMU then expects
+         * the empty string back, which importers pass as it is. */
+        md_lenient(p, "fmiModelDescription has an empty instantiationToken (FMI 3.0 section "
+                      "2.4.1 asks for one): passed to the FMU as it is");
+        md->instantiation_token = token;
+    } else {
+        md->instantiation_token =
+            required(p, root, md->version == RTCOSIM_FMI_3 ? "instantiationToken" : "guid");
+    }
     md->description = md_attr(p, root, "description");
     md->author = md_attr(p, root, "author");
     md->model_version = md_attr(p, root, "version");

@@ -524,9 +524,14 @@ static rtcosim_status format_error_reply(rtcosim_lsbus_can_bridge *b, uint32_t n
     b->stats.unknown_ops++;
     if (!b->warned_unknown) {
         b->warned_unknown = true;
-        rtcosim_log(RTCOSIM_LOG_WARNING, b->name, "node %" PRIu32 " sent op code 0x%04" PRIX32
+        char who[160];
+        if (b->config.node_names)
+            snprintf(who, sizeof who, "node %" PRIu32 " (%s)", node, b->config.node_names[node]);
+        else
+            snprintf(who, sizeof who, "node %" PRIu32, node);
+        rtcosim_log(RTCOSIM_LOG_WARNING, b->name, "%s sent op code 0x%04" PRIX32
                     " (%" PRIu32 " bytes), not a CAN operation of LS-BUS 1.0: skipped and"
-                    " answered with a Format Error (further ones only counted)", node, bad->code,
+                    " answered with a Format Error (further ones only counted)", who, bad->code,
                     bad->length);
     }
     if (!b->config.bus_notifications)

@@ -27,6 +27,7 @@ static bool is_float(rtcosim_type type)
 
 rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
 {
+    rtcosim_status st;
     m->events = false;
     m->next_event = -1;
     m->event_count = 0;
@@ -35,7 +36,7 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
         if (uses_events(&m->comps[c]))
             first = m->comps[c].name;
     if (!first)
-        return RTCOSIM_OK;
+        return master_links_init(m, err); /* refuses links without Event Mode */
     /* The iteration passes values between components at one instant; with
      * several rates or an adaptive step their instants differ, and over
      * ranks the exchange is collective: not supported there. */
@@ -69,6 +70,8 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
                 mc->in_types[kept++] = mc->in_types[j];
         mc->in_type_count = kept;
     }
+    if ((st = master_links_init(m, err)) != RTCOSIM_OK)
+        return st;
     m->events = true;
     /* Section 4.2.2: with eventModeUsed a component leaves initialization in
      * Event Mode; the first iteration runs at the start time. */
@@ -216,12 +219,14 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
                 changed = true;
             }
         }
+        if ((st = master_links_exchange(m, t, &changed, err)) != RTCOSIM_OK)
+            return st;
         if (!changed)
             break;
         if ((st = set_event_inputs(m, true, t, err)) != RTCOSIM_OK)
             return st;
     }
-    m->next_event = next;
+    m->next_event = master_links_next_event(m, next, t);
     if (terminating) {
         /* Section 4.2.2: terminateSimulation; the components are terminated
          * from Event Mode. */

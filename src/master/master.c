@@ -104,6 +104,7 @@ void rtcosim_master_free(rtcosim_master *m)
     free(m->active);
     free(m->publish_list);
     free(m->event_marks);
+    master_links_free(m);
     free(m);
 }
 
@@ -235,6 +236,9 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
         (st = resolve(m, what, to, &tc, &tv, err)) != RTCOSIM_OK)
         return st;
     const rtcosim_variable *a = master_var_of(m, fc, fv), *b = master_var_of(m, tc, tv);
+    if (a->type == RTCOSIM_TYPE_CLOCK && b->type == RTCOSIM_TYPE_CLOCK &&
+        a->causality == RTCOSIM_CAUSALITY_INPUT && b->causality == RTCOSIM_CAUSALITY_INPUT)
+        return master_links_connect(m, what, fc, fv, tc, tv, err); /* input to input: LS-BUS */
     if (a->causality != RTCOSIM_CAUSALITY_OUTPUT)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' is not an output (it is %s)", what,
                                  from, rtcosim_causality_name(a->causality));
@@ -244,6 +248,8 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     if (a->type != b->type)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: incompatible types %s and %s", what,
                                  rtcosim_type_name(a->type), rtcosim_type_name(b->type));
+    if (a->type == RTCOSIM_TYPE_BINARY || a->type == RTCOSIM_TYPE_CLOCK)
+        return master_links_connect(m, what, fc, fv, tc, tv, err);
     if (!is_type_connectable(a->type))
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: %s variables cannot be connected", what,

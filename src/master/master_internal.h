@@ -206,6 +206,8 @@ struct rtcosim_master {
     void *observer_context;
     /* --distribute: the outputs of the proxies across ranks, NULL in one process. */
     struct master_exchange *xchg;
+    /* Binary and Clock connections (events_links.c), NULL without any. */
+    struct master_links *links;
 };
 
 /* The input of continuous connection k into consumer mc over a step of hs
@@ -278,6 +280,21 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err);
 rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
 rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtcosim_error *err);
 void master_step_component(master_component *mc);
+/* events_links.c: Binary and Clock connections, kept apart from the step's
+ * connections and passed only in the event iteration. connect: checked and
+ * added (what: "connection a.y -> b.u"); init: at the first iteration;
+ * exchange: after a round's updates, the ticked clocks and Binary values to
+ * their consumers (marked in event_marks, *changed set). */
+typedef struct master_links master_links;
+rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t fc, size_t fv,
+                                    size_t tc, size_t tv, rtcosim_error *err);
+rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err);
+rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, bool *changed,
+                                     rtcosim_error *err);
+/* next (-1: none) or an earlier tick of an input countdown clock after now. */
+rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns next,
+                                        rtcosim_time_ns now);
+void master_links_free(rtcosim_master *m);
 /* A component's step asked to end the run (discarded: at the start of the
  * tick): step_outcome's rule, also applied by the distributed exchange. */
 void master_step_ended(rtcosim_master *m, const master_component *mc, bool discarded);

@@ -1,0 +1,276 @@
+/* LsBusNode: a CAN node of FMI-LS-BUS 1.0 (network abstraction, section 5.5.1)
+ * as FMI 3.0 co-simulation with Event Mode and clocks: terminal "CAN" with
+ * CAN.Tx_Data / CAN.Tx_Clock (output Binary and triggered output clock) and
+ * CAN.Rx_Data / CAN.Rx_Clock (input). At its first event (right after
+ * initialization) it sends a Configuration op with its bit rate, then a CAN
+ * Transmit of `can_id` with the first `data_length` bytes of 11 22 .. 88 at
+ * offset + k period; it counts what arrives (Transmit, Confirm, Arbitration
+ * Lost, Bus Error) and the time of the latest of each. Op layouts: LS-BUS 1.0
+ * tables of section 5.5.1.2 (8-byte header opCode, length; little-endian). */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lsbus_ops.h"
+#include "se_model.h"
+
+/* no_token.c builds the node with an empty instantiationToken. */
+#ifndef LSBUS_NODE_TOKEN
+#define LSBUS_NODE_TOKEN "{8c2d9e41-5a3b-4f6c-b7d8-e9f0a1b2c3d4}"
+#endif
+
+typedef struct node {
+    int32_t can_id, data_length, bitrate, corrupt, arbitration_lost_behavior;
+    double period, offset;
+    int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
+    double last_rx_time, last_confirm_time;
+    model_binary tx_data, rx_data;
+    bool tx_clock, rx_clock, tx_read, configured;
+    uint32_t sent; /* frames composed so far: the next is due at offset + sent * period */
+} node;
+
+enum { VR_RX_CLOCK = 100, VR_TX_CLOCK = 101, VR_TX_DATA = 16, VR_RX_DATA = 17 };
+
+#define PAR(vr, name, type, field, start, description)                                       \
+    {name, vr, type, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT, offsetof(node, field), \
+     start, NULL, description, 0, {0, 0}}
+#define OUT(vr, name, type, field, description)                                             \
+    {name, vr, type, MODEL_OUTPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT, offsetof(node, field), \
+     NULL, NULL, description, 0, {0, 0}}
+
+static const model_variable variables[] = {
+    {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,
+     NULL, "s", "Simulation time", 0, {0, 0}},
+    PAR(1, "can_id", MODEL_INT32, can_id, "200", "identifier of the frames sent (11 bit)"),
+    PAR(2, "data_length", MODEL_INT32, data_length, "0", "data bytes per frame (0..8)"),
+    PAR(3, "bitrate", MODEL_INT32, bitrate, "500000", "CAN_BAUDRATE configured (bit/s)"),
+    PAR(4, "period", MODEL_FLOAT64, period, "0.001", "time between frames (s)"),
+    PAR(5, "offset", MODEL_FLOAT64, offset, "0.001", "time of the first frame (s)"),
+    OUT(6, "tx_frames", MODEL_INT32, tx_frames, "CAN Transmit ops sent"),
+    OUT(7, "rx_frames", MODEL_INT32, rx_frames, "CAN Transmit ops received"),
+    OUT(8, "confirms", MODEL_INT32, confirms, "Confirm ops received"),
+    OUT(9, "arbitration_lost", MODEL_INT32, arbitration_lost, "Arbitration Lost ops received"),
+    OUT(10, "bus_errors", MODEL_INT32, bus_errors, "Bus Error ops received"),
+    OUT(11, "unknown_ops", MODEL_INT32, unknown_ops, "ops of other codes received"),
+    OUT(12, "last_rx_id", MODEL_INT32, last_rx_id, "identifier of the latest frame received"),
+    OUT(13, "last_rx_time", MODEL_FLOAT64, last_rx_time, "time of the latest frame received"),
+    OUT(14, "last_confirm_time", MODEL_FLOAT64, last_confirm_time, "time of the latest Confirm"),
+    {"frames_composed", 15, MODEL_INT32, MODEL_LOCAL, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
+     offsetof(node, sent), NULL, NULL, "frames composed", 0, {0, 0}},
+    {"CAN.Tx_Data", VR_TX_DATA, MODEL_BINARY, MODEL_OUTPUT, MODEL_DISCRETE,
+     MODEL_INITIAL_DEFAULT, offsetof(node, tx_data), NULL, NULL,
+     "LS-BUS operations to the bus", 0, {0, 0}},
+    {"CAN.Rx_Data", VR_RX_DATA, MODEL_BINARY, MODEL_INPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
+     offsetof(node, rx_data), "", NULL, "LS-BUS operations from the bus", 0, {0, 0}},
+    PAR(18, "corrupt", MODEL_INT32, corrupt, "0",
+        "bad input for importers: 1 a Transmit whose length field says 4 bytes more than it "
+        "has, 2 an op of the unknown code 0x0777 after each Transmit"),
+    PAR(19, "arbitration_lost_behavior", MODEL_INT32, arbitration_lost_behavior, "0",
+        "configured with the bit rate: 1 buffer and retransmit, 2 discard and notify, 0 none"),
+};
+
+static const se_clock_def clocks[] = {
+    {"CAN.Rx_Clock", VR_RX_CLOCK, true, "triggered", NULL, NULL, -1, "Rx_Data is new"},
+    {"CAN.Tx_Clock", VR_TX_CLOCK, false, "triggered", NULL, NULL, -1, "Tx_Data is new"},
+};
+
+static const se_clocked_def clocked[] = {{VR_TX_DATA, "101"}, {VR_RX_DATA, "100"}};
+
+/* LS-BUS 1.0 section 5.2.1: the buffers hold the ops of one tick. Rx_Data
+ * takes 48 bytes: two peers' Transmits without data (16 each) and a Confirm
+ * (12) fit, two peers' 8-byte frames (24 each) do not, which the importer
+ * refuses (maxSize, FMI 3.0 section 2.4.7.3): a test of that path. */
+#define MIME "application/org.fmi-standard.fmi-ls-bus.can; version=\"1.0.0\""
+static const se_binary_def binaries[] = {{VR_TX_DATA, LSBUS_BUFFER_MAX, MIME},
+                                         {VR_RX_DATA, 48, MIME}};
+
+static bool append(model_instance *inst, node *d, const uint8_t *op, size_t size)
+{
+    d->tx_clock = true;
+    return lsbus_append(inst, &d->tx_data, &d->tx_read, op, size);
+}
+
+static bool same_time(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * (fabs(a) > 1.0 ? fabs(a) : 1.0);
+}
+
+static model_status receive(model_instance *inst, node *d, double time)
+{
+    const uint8_t *p = d->rx_data.data;
+    size_t left = d->rx_data.size;
+    while (left >= 8) {
+        uint32_t code = lsbus_get_u32(p), length = lsbus_get_u32(p + 4);
+        if (length < 8 || length > left) {
+            model_log(inst, MODEL_LOG_STATUS_ERROR,
+                      "Rx_Data: op 0x%04x at byte %zu has length %u past the buffer's %zu bytes",
+                      code, d->rx_data.size - left, length, d->rx_data.size);
+            return MODEL_ERROR;
+        }
+        switch (code) {
+        case 0x10: /* CAN Transmit: id u32, ide u8, rtr u8, dataLength u16, data */
+            d->rx_frames++;
+            d->last_rx_id = length >= 12 ? (int32_t)lsbus_get_u32(p + 8) : -1;
+            d->last_rx_time = time;
+            break;
+        case 0x20: /* Confirm: id u32 */
+            d->confirms++;
+            d->last_confirm_time = time;
+            break;
+        case 0x30: d->arbitration_lost++; break;
+        case 0x40: break; /* a peer's Configuration (direct communication): for a bus */
+        case 0x31: d->bus_errors++; break;
+        default: d->unknown_ops++; break;
+        }
+        p += length;
+        left -= length;
+    }
+    return MODEL_OK;
+}
+
+static model_status event_update(model_instance *inst, void *data, model_event_result *result)
+{
+    node *d = data;
+    const double time = model_time(inst);
+    if (d->rx_clock) {
+        d->rx_clock = false;
+        model_status s = receive(inst, d, time);
+        if (s != MODEL_OK)
+            return s;
+    }
+    if (!d->configured) {
+        /* Section 5.5.1.2 Configuration, kind CAN_BAUDRATE (0x01): 13 bytes. */
+        uint8_t op[13];
+        lsbus_put_u32(lsbus_put_u32(op, 0x40), sizeof op);
+        op[8] = 0x01;
+        lsbus_put_u32(op + 9, (uint32_t)d->bitrate);
+        if (!append(inst, d, op, sizeof op))
+            return MODEL_ERROR;
+        if (d->arbitration_lost_behavior) {
+            /* kind ARBITRATION_LOST_BEHAVIOR (0x04), one byte: 10 bytes */
+            uint8_t alb[10];
+            lsbus_put_u32(lsbus_put_u32(alb, 0x40), sizeof alb);
+            alb[8] = 0x04;
+            alb[9] = (uint8_t)d->arbitration_lost_behavior;
+            if (!append(inst, d, alb, sizeof alb))
+                return MODEL_ERROR;
+        }
+        d->configured = true;
+    }
+    double due = d->offset + d->sent * d->period;
+    if (time > due || same_time(time, due)) {
+        static const uint8_t payload[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
+        uint8_t op[8 + 8 + 8];
+        size_t n = (size_t)d->data_length;
+        lsbus_put_u32(lsbus_put_u32(op, 0x10), (uint32_t)(16 + n + (d->corrupt == 1 ? 4 : 0)));
+        lsbus_put_u32(op + 8, (uint32_t)d->can_id);
+        op[12] = 0; /* ide */
+        op[13] = 0; /* rtr */
+        op[14] = (uint8_t)n;
+        op[15] = 0;
+        memcpy(op + 16, payload, n);
+        if (!append(inst, d, op, 16 + n))
+            return MODEL_ERROR;
+        if (d->corrupt == 2) {
+            uint8_t unknown[12] = {0};
+            lsbus_put_u32(lsbus_put_u32(unknown, 0x0777), sizeof unknown);
+            if (!append(inst, d, unknown, sizeof unknown))
+                return MODEL_ERROR;
+        }
+        d->tx_frames++;
+        d->sent++;
+        due = d->offset + d->sent * d->period;
+    }
+    result->next_event_time_defined = true;
+    result->next_event_time = due;
+    return MODEL_OK;
+}
+
+/* Nothing continuous: a step ends early only at the next frame's time. */
+static model_status step_to_event(model_instance *inst, void *data, double t, double h,
+                                  double *reached, bool *event)
+{
+    (void)inst;
+    node *d = data;
+    double due = d->offset + d->sent * d->period;
+    *event = due <= t + h || same_time(due, t + h);
+    *reached = *event ? (due > t ? due : t) : t + h;
+    return MODEL_OK;
+}
+
+static model_status do_step(model_instance *inst, void *data, double t, double h)
+{
+    (void)inst, (void)data, (void)t, (void)h;
+    return MODEL_OK; /* not used: step_to_event is set */
+}
+
+static model_status get_clock(model_instance *inst, void *data, uint32_t clock, bool *ticked)
+{
+    (void)inst;
+    node *d = data;
+    if (clock != VR_TX_CLOCK)
+        return MODEL_ERROR;
+    *ticked = d->tx_clock;
+    if (d->tx_clock)
+        d->tx_read = true; /* Tx_Data is read with it; the next op starts a new buffer */
+    d->tx_clock = false;
+    return MODEL_OK;
+}
+
+static model_status set_clock(model_instance *inst, void *data, uint32_t clock, bool ticked)
+{
+    (void)inst;
+    node *d = data;
+    if (clock != VR_RX_CLOCK)
+        return MODEL_ERROR;
+    d->rx_clock |= ticked;
+    return MODEL_OK;
+}
+
+static model_status check(model_instance *inst, void *data)
+{
+    node *d = data;
+    if (d->data_length < 0 || d->data_length > 8 || d->period <= 0 || d->bitrate <= 0 ||
+        d->can_id < 0 || d->can_id > 0x7FF || d->arbitration_lost_behavior < 0 ||
+        d->arbitration_lost_behavior > 2) {
+        model_log(inst, MODEL_LOG_STATUS_ERROR,
+                  "data_length must be 0..8, can_id 0..0x7FF, arbitration_lost_behavior 0..2, "
+                  "period and bitrate > 0");
+        return MODEL_ERROR;
+    }
+    return MODEL_OK;
+}
+
+static void initialize(model_instance *inst, void *data)
+{
+    (void)inst, (void)data;
+}
+
+const model_def model_definition = {
+    .model_name = "LsBusNode",
+    .description = "FMI-LS-BUS CAN node: Configuration after initialization, a frame every period",
+    .instantiation_token = LSBUS_NODE_TOKEN,
+    .variables = variables,
+    .variable_count = sizeof variables / sizeof variables[0],
+    .data_size = sizeof(node),
+    .check = check,
+    .initialize = initialize,
+    .do_step = do_step,
+    .event_update = event_update,
+    .step_to_event = step_to_event,
+    .default_start_time = 0.0,
+    .default_stop_time = 0.01,
+    .default_step_size = 0.001,
+};
+
+const se_model_def se_model_definition = {
+    .clocks = clocks,
+    .clock_count = sizeof clocks / sizeof clocks[0],
+    .clocked = clocked,
+    .clocked_count = sizeof clocked / sizeof clocked[0],
+    .binaries = binaries,
+    .binary_count = sizeof binaries / sizeof binaries[0],
+    .get_clock = get_clock,
+    .set_clock = set_clock,
+};

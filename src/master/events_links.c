@@ -1,0 +1,383 @@
+/* Binary and Clock connections in a system (FMI 3.0 sections 2.2.8 and
+ * 4.2.2; the LS-BUS 1.0 compositions of section 3.2 connect Tx_Data/Tx_Clock
+ * to Rx_Data/Rx_Clock this way). They pass values only in the event
+ * iteration (events.c), never on steps nor for recording: an output clock
+ * resets when read, so each is read once per round, and a clocked variable
+ * is read or written only in a round its clock ticks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "master/master_internal.h"
+#include "rtcosim/fmu_clocks.h"
+#include "rtcosim/log.h"
+
+/* One output clock read once per round. */
+typedef struct clock_read {
+    size_t comp, var;
+    uint32_t vr;
+    bool ticked;
+    /* An input countdown clock driving other input clocks (LS-BUS bus
+     * simulations): not read but ticked by the master when the interval the
+     * FMU announced runs out (due); activated then ticks one round later,
+     * after the FMU updated its clocked outputs. */
+    bool countdown;
+    long clock_index;
+    rtcosim_time_ns due;
+    bool activated;
+} clock_read;
+
+typedef struct master_link {
+    char *name; /* "a.y -> b.u" */
+    size_t from, from_var, to, to_var;
+    uint32_t from_vr, to_vr;
+    rtcosim_type type;
+    /* Binary: the clocks (reads) of a clocked output, and what the consumer
+     * got last (unclocked inputs are set only on a change). */
+    size_t *src_reads, src_read_count;
+    unsigned char *last;
+    size_t last_size, last_cap;
+    bool delivered;
+    /* Binary into a clocked input: the clock links that tick its clocks
+     * (found at init, so that a round costs O(links)). */
+    bool dst_clocked;
+    size_t *dst_clock_links, dst_clock_link_count;
+    size_t read; /* Clock: its output's read */
+} master_link;
+
+struct master_links {
+    master_link *links;
+    size_t count, cap;
+    clock_read *reads;
+    size_t read_count;
+};
+
+static const rtcosim_variable *var_of(const rtcosim_master *m, size_t comp, size_t var)
+{
+    return master_var_of(m, comp, var);
+}
+
+/* The clock kind of a component's clock variable; components that are not
+ * FMI 3.0 FMUs (the integrated bus simulation) have triggered clocks. */
+static rtcosim_fmi_clock_kind clock_kind(const rtcosim_master *m, size_t comp, size_t var)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    long i = k ? rtcosim_fmu_clock_index(k, var) : -1;
+    return i < 0 ? RTCOSIM_FMI_CLOCK_TRIGGERED : k->clocks[i].kind;
+}
+
+rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t fc, size_t fv,
+                                    size_t tc, size_t tv, rtcosim_error *err)
+{
+    const rtcosim_variable *a = var_of(m, fc, fv), *b = var_of(m, tc, tv);
+    if (a->causality == RTCOSIM_CAUSALITY_INPUT) {
+        /* LS-BUS 1.0 (section 3.2) allows clock connections both ways between
+         * a bus simulation and its nodes; the guides' bus simulations tick
+         * their Tx by input countdown clocks connected to the nodes' Rx
+         * clocks: both tick when the countdown runs out. */
+        rtcosim_fmi_clock_kind ka = clock_kind(m, fc, fv);
+        if (ka != RTCOSIM_FMI_CLOCK_COUNTDOWN)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "%s: input clock '%s.%s' (%s) cannot drive input clock "
+                                     "'%s.%s' (only an input countdown clock can, as LS-BUS bus "
+                                     "simulations use them)",
+                                     what, m->comps[fc].name, a->name,
+                                     rtcosim_fmi_clock_kind_name(ka), m->comps[tc].name, b->name);
+        rtcosim_log(RTCOSIM_LOG_WARNING, "master",
+                    "%s: input countdown clock '%s.%s' drives input clock '%s.%s': both tick "
+                    "when the interval '%s' announces runs out (FMI 3.0 connects output to input "
+                    "clocks; accepted as LS-BUS 1.0 allows between a bus simulation and its nodes)",
+                    what, m->comps[fc].name, a->name, m->comps[tc].name, b->name,
+                    m->comps[fc].name);
+    }
+    if (a->type == RTCOSIM_TYPE_CLOCK) {
+        /* Section 2.2.8: an input clock ticked by the importer from another
+         * FMU's output clock is triggered; a periodic or countdown input
+         * clock has its own schedule that a connection cannot drive. */
+        rtcosim_fmi_clock_kind ka = clock_kind(m, fc, fv), kb = clock_kind(m, tc, tv);
+        if (kb != RTCOSIM_FMI_CLOCK_TRIGGERED)
+            return rtcosim_error_set(
+                err, RTCOSIM_EINVAL,
+                "%s: clocks of incompatible kinds: output clock '%s.%s' (%s) cannot tick input "
+                "clock '%s.%s' (%s; only a triggered input clock follows a connection, FMI 3.0 "
+                "section 2.2.8)",
+                what, m->comps[fc].name, a->name, rtcosim_fmi_clock_kind_name(ka),
+                m->comps[tc].name, b->name, rtcosim_fmi_clock_kind_name(kb));
+    }
+    if (!m->links && !(m->links = calloc(1, sizeof *m->links)))
+        return master_oom(err);
+    master_links *L = m->links;
+    for (size_t i = 0; i < L->count; i++)
+        if (L->links[i].to == tc && L->links[i].to_var == tv)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: input '%s.%s' is already connected (%s)",
+                                     what, m->comps[tc].name, b->name, L->links[i].name);
+    if (!master_grow((void **)&L->links, &L->cap, L->count + 1, sizeof *L->links))
+        return master_oom(err);
+    master_link *k = &L->links[L->count];
+    memset(k, 0, sizeof *k);
+    if (!(k->name = strdup(what + strlen("connection "))))
+        return master_oom(err);
+    L->count++;
+    k->from = fc;
+    k->from_var = fv;
+    k->to = tc;
+    k->to_var = tv;
+    k->from_vr = a->value_reference;
+    k->to_vr = b->value_reference;
+    k->type = a->type;
+    return RTCOSIM_OK;
+}
+
+size_t rtcosim_master_event_connection_count(const rtcosim_master *m)
+{
+    return m->links ? m->links->count : 0;
+}
+
+void master_links_free(rtcosim_master *m)
+{
+    master_links *L = m->links;
+    if (!L)
+        return;
+    for (size_t i = 0; i < L->count; i++) {
+        free(L->links[i].name);
+        free(L->links[i].src_reads);
+        free(L->links[i].dst_clock_links);
+        free(L->links[i].last);
+    }
+    free(L->links);
+    free(L->reads);
+    free(L);
+    m->links = NULL;
+}
+
+/* The read of output clock (comp, var), added once. */
+static long read_of(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err)
+{
+    master_links *L = m->links;
+    for (size_t i = 0; i < L->read_count; i++)
+        if (L->reads[i].comp == comp && L->reads[i].var == var)
+            return (long)i;
+    clock_read *r = realloc(L->reads, (L->read_count + 1) * sizeof *r);
+    if (!r) {
+        master_oom(err);
+        return -1;
+    }
+    L->reads = r;
+    const rtcosim_variable *v = var_of(m, comp, var);
+    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    L->reads[L->read_count] = (clock_read){
+        .comp = comp,
+        .var = var,
+        .vr = v->value_reference,
+        .countdown = v->causality == RTCOSIM_CAUSALITY_INPUT,
+        .clock_index = kc ? rtcosim_fmu_clock_index(kc, var) : -1,
+        .due = -1,
+    };
+    return (long)L->read_count++;
+}
+
+static bool uses_events(const master_component *mc)
+{
+    return rtcosim_component_capabilities(mc->c)->event_mode_used;
+}
+
+/* For a Binary link into a clocked input: the clock links ticking one of
+ * that input's clocks. */
+static rtcosim_status find_dst_clocks(rtcosim_master *m, master_link *k, rtcosim_error *err)
+{
+    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[k->to].c);
+    if (!kc || !kc->clocked_start || kc->clocked_start[k->to_var] == kc->clocked_start[k->to_var + 1])
+        return RTCOSIM_OK;
+    k->dst_clocked = true;
+    master_links *L = m->links;
+    if (!(k->dst_clock_links = calloc(L->count, sizeof *k->dst_clock_links)))
+        return master_oom(err);
+    for (size_t j = kc->clocked_start[k->to_var]; j < kc->clocked_start[k->to_var + 1]; j++) {
+        size_t clock_var = kc->clocks[kc->clocked[j]].variable;
+        for (size_t i = 0; i < L->count; i++) {
+            const master_link *c = &L->links[i];
+            if (c->type == RTCOSIM_TYPE_CLOCK && c->to == k->to && c->to_var == clock_var)
+                k->dst_clock_links[k->dst_clock_link_count++] = i;
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
+{
+    master_links *L = m->links;
+    if (!L)
+        return RTCOSIM_OK;
+    for (size_t i = 0; i < L->count; i++) {
+        master_link *k = &L->links[i];
+        const master_component *ends[2] = {&m->comps[k->from], &m->comps[k->to]};
+        for (int e = 0; e < 2; e++)
+            if (!uses_events(ends[e]))
+                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                         "master: connection %s: %s values pass only in Event "
+                                         "Mode, which '%s' does not use (rtcosim run "
+                                         "--event-mode-used; FMI 3.0 section 4.2.2)",
+                                         k->name, rtcosim_type_name(k->type), ends[e]->name);
+        if (k->type == RTCOSIM_TYPE_CLOCK) {
+            long r = read_of(m, k->from, k->from_var, err);
+            if (r < 0)
+                return RTCOSIM_ENOMEM;
+            k->read = (size_t)r;
+            continue;
+        }
+        rtcosim_status st = find_dst_clocks(m, k, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        /* A clocked Binary output is read only when one of its clocks ticks. */
+        const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[k->from].c);
+        if (!kc || !kc->clocked_start)
+            continue;
+        size_t lo = kc->clocked_start[k->from_var], hi = kc->clocked_start[k->from_var + 1];
+        if (hi > lo && !(k->src_reads = calloc(hi - lo, sizeof *k->src_reads)))
+            return master_oom(err);
+        for (size_t j = lo; j < hi; j++) {
+            size_t clock_var = kc->clocks[kc->clocked[j]].variable;
+            bool driven = false; /* an input countdown clock the master ticks */
+            for (size_t c = 0; c < L->count && !driven; c++)
+                driven = L->links[c].type == RTCOSIM_TYPE_CLOCK && L->links[c].from == k->from &&
+                         L->links[c].from_var == clock_var;
+            if (var_of(m, k->from, clock_var)->causality != RTCOSIM_CAUSALITY_OUTPUT && !driven)
+                continue; /* clocked by an input clock: the importer ticks it */
+            long r = read_of(m, k->from, clock_var, err);
+            if (r < 0)
+                return RTCOSIM_ENOMEM;
+            k->src_reads[k->src_read_count++] = (size_t)r;
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status failed(rtcosim_status st, const master_component *mc, rtcosim_error *err)
+{
+    rtcosim_error_prefix(err, "master: event iteration: '%s': ", mc->name);
+    return st;
+}
+
+rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, bool *changed,
+                                     rtcosim_error *err)
+{
+    master_links *L = m->links;
+    if (!L)
+        return RTCOSIM_OK;
+    rtcosim_status st;
+    /* Every output clock once (fmi3GetClock resets it, section 2.2.8). */
+    for (size_t i = 0; i < L->read_count; i++) {
+        clock_read *r = &L->reads[i];
+        master_component *mc = &m->comps[r->comp];
+        if (r->countdown) {
+            r->ticked = r->activated; /* the FMU has updated since its activation */
+            r->activated = false;
+            if (r->due == t) {
+                const bool tick = true;
+                if ((st = rtcosim_component_set(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &tick,
+                                                err)) != RTCOSIM_OK)
+                    return failed(st, mc, err);
+                r->due = -1;
+                r->activated = true;
+                m->event_marks[r->comp] = true;
+                *changed = true;
+            }
+            continue;
+        }
+        bool ticked = false;
+        if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked, err)) !=
+            RTCOSIM_OK)
+            return failed(st, mc, err);
+        r->ticked = ticked;
+    }
+    /* Binary values first, so that a consumer has its clocked data when its
+     * clock ticks. */
+    for (size_t i = 0; i < L->count; i++) {
+        master_link *k = &L->links[i];
+        if (k->type != RTCOSIM_TYPE_BINARY)
+            continue;
+        bool src_ticked = k->src_read_count == 0;
+        for (size_t j = 0; j < k->src_read_count; j++)
+            src_ticked |= L->reads[k->src_reads[j]].ticked;
+        bool dst_ticked = false;
+        for (size_t j = 0; j < k->dst_clock_link_count && !dst_ticked; j++)
+            dst_ticked = L->reads[L->links[k->dst_clock_links[j]].read].ticked;
+        const bool dst_clocked = k->dst_clocked;
+        if (!src_ticked || (dst_clocked && !dst_ticked))
+            continue;
+        master_component *from = &m->comps[k->from], *to = &m->comps[k->to];
+        rtcosim_binary value = {0};
+        if ((st = rtcosim_component_get(from->c, RTCOSIM_TYPE_BINARY, &k->from_vr, 1, &value, err)) !=
+            RTCOSIM_OK)
+            return failed(st, from, err);
+        bool same = k->delivered && value.size == k->last_size &&
+                    (value.size == 0 || memcmp(value.data, k->last, value.size) == 0);
+        if (same && !dst_clocked)
+            continue;
+        if (value.size > k->last_cap) {
+            unsigned char *grown = realloc(k->last, value.size);
+            if (!grown)
+                return master_oom(err);
+            k->last = grown;
+            k->last_cap = value.size;
+        }
+        if (value.size)
+            memcpy(k->last, value.data, value.size);
+        k->last_size = value.size;
+        k->delivered = true;
+        rtcosim_binary copy = {k->last, k->last_size};
+        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_BINARY, &k->to_vr, 1, &copy, err)) !=
+            RTCOSIM_OK)
+            return failed(st, to, err);
+        m->event_marks[k->to] = true;
+        *changed = true;
+    }
+    /* An output clock that ticked ticks the input clocks it is connected to
+     * in this event iteration. */
+    for (size_t i = 0; i < L->count; i++) {
+        master_link *k = &L->links[i];
+        if (k->type != RTCOSIM_TYPE_CLOCK || !L->reads[k->read].ticked)
+            continue;
+        master_component *to = &m->comps[k->to];
+        const bool tick = true;
+        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &k->to_vr, 1, &tick, err)) !=
+            RTCOSIM_OK)
+            return failed(st, to, err);
+        m->event_marks[k->to] = true;
+        *changed = true;
+    }
+    /* Section 2.2.8: a countdown clock's interval, read in Event Mode, says
+     * when it ticks next. */
+    for (size_t i = 0; i < L->read_count; i++) {
+        clock_read *r = &L->reads[i];
+        if (!r->countdown || r->clock_index < 0 || r->due >= 0 || r->activated)
+            continue;
+        double interval = 0;
+        rtcosim_interval_qualifier q;
+        master_component *mc = &m->comps[r->comp];
+        if ((st = rtcosim_fmu_get_interval(mc->c, (size_t)r->clock_index, &interval, &q, err)) !=
+            RTCOSIM_OK)
+            return failed(st, mc, err);
+        rtcosim_time_ns ns;
+        if (q == RTCOSIM_INTERVAL_CHANGED) {
+            if (rtcosim_time_from_seconds(interval, &ns, err) != RTCOSIM_OK)
+                return failed(RTCOSIM_ECOMPONENT, mc, err);
+            r->due = t + ns;
+            if (ns == 0) { /* ticks at this instant: in the next round */
+                r->due = t;
+                *changed = true;
+            }
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns next,
+                                        rtcosim_time_ns now)
+{
+    const master_links *L = m->links;
+    for (size_t i = 0; L && i < L->read_count; i++)
+        if (L->reads[i].countdown && L->reads[i].due > now && (next < 0 || L->reads[i].due < next))
+            next = L->reads[i].due;
+    return next;
+}
