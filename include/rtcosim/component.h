@@ -204,7 +204,8 @@ typedef struct rtcosim_component rtcosim_component; /* opaque */
 rtcosim_status rtcosim_component_create(const rtcosim_component_ops *ops, void *self,
                                         const rtcosim_component_desc *desc,
                                         rtcosim_component **out, rtcosim_error *err);
-/* Terminates (if initialized and not yet terminated) and frees. NULL is a no-op. */
+/* Terminates (if initialization ended successfully and it is not yet
+ * terminated or failed) and frees. NULL is a no-op. */
 void rtcosim_component_free(rtcosim_component *c);
 
 const char *rtcosim_component_kind(const rtcosim_component *c);
@@ -276,6 +277,8 @@ rtcosim_status rtcosim_component_serialize_state(rtcosim_component *c, rtcosim_s
 rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
                                                    const uint8_t *buffer, size_t size,
                                                    rtcosim_state *state, rtcosim_error *err);
+/* In step mode: the implementation's terminate. In initialization mode,
+ * where FMI allows no terminate, it only marks the component ended. */
 rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *err);
 
 /* Parse a textual value of the given type ("1.5", "-3", "true", "0x1F" for

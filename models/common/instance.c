@@ -108,7 +108,9 @@ const char *instance_mode_name(instance_mode mode)
 
 bool instance_refuse_(model_instance *inst, const char *function)
 {
-    instance_error(inst, "%s: not allowed in %s", function, instance_mode_name(inst->mode));
+    /* The Reference FMUs say "Illegal call sequence"; importers' tests look for it. */
+    instance_error(inst, "%s: Illegal call sequence: not allowed in %s", function,
+                   instance_mode_name(inst->mode));
     return false;
 }
 

@@ -171,7 +171,10 @@ void rtcosim_component_free(rtcosim_component *c)
 {
     if (!c)
         return;
-    if ((c->state == LC_INIT || c->state == LC_STEPPING) && c->ops->terminate) {
+    /* Terminate only after initialization succeeded: FMI allows it from
+     * Step/Event Mode, not from Initialization Mode (FMI 2.0 section 4.3.3,
+     * FMI 3.0 section 4.2; the Reference FMUs refuse it there). */
+    if (c->state == LC_STEPPING && c->ops->terminate) {
         rtcosim_error ignored;
         c->ops->terminate(c->self, &ignored);
     }
@@ -433,6 +436,10 @@ rtcosim_status rtcosim_component_terminate(rtcosim_component *c, rtcosim_error *
 {
     if (c->state != LC_STEPPING && c->state != LC_INIT)
         return wrong_state(c, "terminate", err);
+    if (c->state == LC_INIT) { /* never initialized: nothing to terminate (see free) */
+        c->state = LC_TERMINATED;
+        return RTCOSIM_OK;
+    }
     CALL_ENTER(c, RTCOSIM_CALL_TERMINATE);
     rtcosim_status st = c->ops->terminate ? c->ops->terminate(c->self, err) : RTCOSIM_OK;
     CALL_LEAVE();

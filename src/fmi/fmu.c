@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,8 @@ rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, d
                     when);
         return RTCOSIM_OK;
     }
+    if (s == fmi2Fatal) /* the same number in FMI 1.0, 2.0 and 3.0 */
+        f->fatal = true;
     rtcosim_status st = s == fmi2Discard ? RTCOSIM_EDISCARD
                         : s == fmi2Fatal ? RTCOSIM_EFATAL
                                          : RTCOSIM_ECOMPONENT;
@@ -163,12 +166,39 @@ rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_e
                              function);
 }
 
+/* Instances and binaries left alone after Fatal: neither freed (no call may
+ * reach the FMU) nor unloaded (its code may still be referenced), and kept
+ * reachable so that leak checkers see them as kept on purpose. */
+typedef struct abandoned_fmu {
+    struct abandoned_fmu *next;
+    void *instance, *library;
+} abandoned_fmu;
+static abandoned_fmu *abandoned;
+static pthread_mutex_t abandoned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void abandon(rtcosim_fmu *f)
+{
+    abandoned_fmu *a = malloc(sizeof *a);
+    rtcosim_log(RTCOSIM_LOG_DEBUG, "fmi", "%s: not freed after a Fatal status", who(f));
+    if (a) {
+        *a = (abandoned_fmu){.instance = f->instance, .library = f->library};
+        pthread_mutex_lock(&abandoned_lock);
+        a->next = abandoned;
+        abandoned = a;
+        pthread_mutex_unlock(&abandoned_lock);
+    }
+    f->instance = NULL;
+    f->library = NULL;
+}
+
 void rtcosim_fmu_destroy(void *self)
 {
     rtcosim_fmu *f = self;
     if (!f)
         return;
     rtcosim_me_free(f->me);
+    if (f->fatal && f->instance)
+        abandon(f);
     rtcosim_fmi1_free(f); /* FMI 1.0: instance and tables; nothing for 2.0/3.0 */
     if (f->instance) {
         if (f->md->version == RTCOSIM_FMI_2)

@@ -41,6 +41,10 @@ typedef struct rtcosim_fmu {
     struct rtcosim_me *me;   /* model exchange: the integrator (me_solver.c) */
     char *instance_name;
     bool log_calls, visible, fmu_logging;
+    /* A function returned Fatal: no further call reaches the FMU, not even
+     * the free (FMI 2.0 section 2.1.3, FMI 3.0 section 2.2.3; fmusim
+     * frees no instance after Fatal either). */
+    bool fatal;
 
     /* Snapshots made and not yet freed: while there are any, the master may
      * roll back, so doStep may not be told noSetFMUStatePriorToCurrentPoint. */
