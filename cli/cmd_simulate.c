@@ -25,8 +25,9 @@ static void usage(FILE *out)
         "results as CSV.\n"
         "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
         "\n"
-        "  --interface-type cs|me      FMI interface to use (default cs); me integrates the\n"
-        "                              FMU's continuous states in rtcosim\n"
+        "  --interface-type cs|me      FMI interface to use (default cs; an FMU with model\n"
+        "                              exchange only: me, with an info line); me integrates\n"
+        "                              the FMU's continuous states in rtcosim\n"
         "  --solver cvode|euler        model exchange: CVODE (BDF, root finding on the event\n"
         "                              indicators; default) or fixed-step explicit Euler\n"
         "  --max-solver-step SECONDS   model exchange: largest solver step (Euler default: the\n"
@@ -88,6 +89,7 @@ typedef struct simulate_args {
     const char *fmu;
     const char *start, *stop, *interval, *tolerance, *input_file, *output_file, *max_solver_step;
     rtcosim_fmi_interface interface_type;
+    bool interface_given;
     rtcosim_me_solver solver;
     bool solver_given;
     rtcosim_start_value *start_values;
@@ -138,6 +140,7 @@ static int parse_args(int argc, char **argv, simulate_args *a)
                 a->interface_type = RTCOSIM_FMI_CO_SIMULATION;
             else
                 return cli_fail("simulate: --interface-type: '%s' is not cs or me", type);
+            a->interface_given = true;
             continue;
         } else if (strcmp(arg, "--solver") == 0) {
             const char *name = option_value(argc, argv, &i);
@@ -225,7 +228,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     }
     if (!a->fmu)
         return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
-    if ((a->solver_given || a->max_solver_step) && a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+    if ((a->solver_given || a->max_solver_step) && a->interface_given &&
+        a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
         return cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
     return 0;
 }
@@ -338,6 +342,7 @@ static int run_simulate(int argc, char **argv)
     rtcosim_fmu_options fo = {.log_fmi_calls = a.log_fmi_calls,
                               .fmu_logging_on = a.fmu_logging,
                               .interface_type = a.interface_type,
+                              .model_exchange_fallback = !a.interface_given,
                               .solver = a.solver,
                               .strict = a.strict};
     if (a.max_solver_step) {
@@ -352,6 +357,16 @@ static int run_simulate(int argc, char **argv)
         fail_run(&a, NULL, &err);
         goto done;
     }
+    /* As FMPy: an FMU without co-simulation is simulated with model exchange. */
+    bool model_exchange = rtcosim_fmu_info_of(c)->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
+    if (!a.interface_given && model_exchange)
+        fprintf(stderr, "info: %s supports model exchange only: simulating it with model exchange\n",
+                a.fmu);
+    if ((a.solver_given || a.max_solver_step) && !model_exchange) {
+        cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (a.isolate) {
         char exe[4096];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -364,7 +379,9 @@ static int run_simulate(int argc, char **argv)
         }
         exe[n] = '\0';
         if (rtcosim_isolate_wrap(inner, a.fmu, exe,
-                                 fo.interface_type == RTCOSIM_FMI_MODEL_EXCHANGE, &c,
+                                 rtcosim_fmu_info_of(inner)->interface_type ==
+                                     RTCOSIM_FMI_MODEL_EXCHANGE,
+                                 &c,
                                  &err) != RTCOSIM_OK) {
             fail_run(&a, NULL, &err);
             goto done;

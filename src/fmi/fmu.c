@@ -429,11 +429,17 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
         return st;
     rtcosim_fmi_md_options mo = {.interface = f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
                                                                 : RTCOSIM_FMI_MD_CO_SIMULATION,
-                                 .strict = opts->strict};
+                                 .strict = opts->strict,
+                                 .model_exchange_fallback = opts->model_exchange_fallback};
     st = rtcosim_fmi_md_parse_with(xml, size, "modelDescription.xml", &mo, &f->md, err);
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);
+    if (f->md->fell_back_to_model_exchange) {
+        f->model_exchange = true;
+        rtcosim_log(RTCOSIM_LOG_INFO, "fmi", "%s: model exchange only: loaded for it",
+                    f->archive_path);
+    }
     f->model_identifier = f->md->model_identifier;
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a
