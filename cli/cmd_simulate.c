@@ -41,9 +41,11 @@ static void usage(FILE *out)
         "                              none; CVODE then uses 1e-6)\n"
         "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable);\n"
         "                              an FMI 3.0 array takes all its elements as one list,\n"
-        "                              row-major: --start-value u \"0.5 -1 4\"\n"
+        "                              row-major: --start-value u \"0.5 -1 4\"; Binary in hex\n"
         "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
-        "                              are interpolated linearly, all others held\n"
+        "                              are interpolated linearly, all others held; Binary\n"
+        "                              cells in hex, two digits per byte (as fmusim; results\n"
+        "                              write Binary so too)\n"
         "  --output-file CSV           results file (default: <FMU name>_out.csv in the current\n"
         "                              directory, e.g. Dahlquist_out.csv for Dahlquist.fmu);\n"
         "                              '-' writes to standard output\n"
@@ -395,7 +397,9 @@ static int run_simulate(int argc, char **argv)
                                   .writer_thread = a.writer_thread};
     if (resolve_times(&a, c, &o))
         goto done;
-    if (a.input_file && rtcosim_csv_read_file(a.input_file, &input, &err) != RTCOSIM_OK) {
+    /* Binary inputs' cells stay text (hex, as fmusim reads them). */
+    if (a.input_file && rtcosim_csv_read_file_text(a.input_file, rtcosim_simulate_binary_column, c,
+                                                   &input, &err) != RTCOSIM_OK) {
         cli_fail_error(&err);
         goto done;
     }

@@ -12,6 +12,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
+#include "simulate/binary_inputs.h"
 
 /* The variables of one type exchanged in one batched call per step. */
 typedef struct batch {
@@ -21,6 +22,8 @@ typedef struct batch {
     unsigned char *values; /* count values of the type, as get/set use them */
     size_t *column;        /* outputs: recorder column; inputs: CSV column */
     bool *linear;          /* inputs: interpolate linearly (else hold) */
+    rtcosim_binary *binary_cells; /* Binary inputs: every row's values, decoded at setup */
+    uint8_t *binary_bytes;
 } batch;
 
 typedef struct run {
@@ -96,6 +99,7 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
     case RTCOSIM_TYPE_INT64: lo = -0x1p63, hi = 0x1.fffffffffffffp62; break;
     case RTCOSIM_TYPE_UINT64: lo = 0, hi = 0x1.fffffffffffffp63; break;
     case RTCOSIM_TYPE_BOOLEAN: lo = 0, hi = 1; break;
+    case RTCOSIM_TYPE_BINARY: return RTCOSIM_OK; /* hex cells, decoded by setup_inputs */
     default:
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: column '%s': inputs of type %s cannot come from CSV",
@@ -130,10 +134,6 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                 return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                          "output variable '%s': model '%s' has no such variable",
                                          names[i], rtcosim_component_model_name(c));
-            if (v->type == RTCOSIM_TYPE_BINARY)
-                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                         "output variable '%s': Binary values cannot be recorded in CSV",
-                                         names[i]);
             for (size_t e = 0; e < elements; e++, n++)
                 if (n < capacity)
                     out[n] = &v[e];
@@ -143,7 +143,7 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
         const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
         for (size_t i = 0; i < info->output_count; i++) {
             const rtcosim_variable *v = rtcosim_component_variable(c, info->output_indices[i]);
-            if (!v || v->type == RTCOSIM_TYPE_BINARY)
+            if (!v)
                 continue;
             if (n < capacity)
                 out[n] = v;
@@ -152,7 +152,7 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
     } else {
         for (size_t i = 0; i < rtcosim_component_variable_count(c); i++) {
             const rtcosim_variable *v = rtcosim_component_variable(c, i);
-            if (v->causality != RTCOSIM_CAUSALITY_OUTPUT || v->type == RTCOSIM_TYPE_BINARY)
+            if (v->causality != RTCOSIM_CAUSALITY_OUTPUT)
                 continue;
             if (n < capacity)
                 out[n] = v;
@@ -258,6 +258,20 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
                               v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
         b->column[b->count++] = i;
     }
+    batch *bin = NULL;
+    for (size_t i = 0; i < r->input_batch_count; i++)
+        if (r->inputs[i].type == RTCOSIM_TYPE_BINARY)
+            bin = &r->inputs[i];
+    if (st == RTCOSIM_OK && bin) {
+        const char **names = calloc(bin->count, sizeof *names);
+        if (!names)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the run");
+        for (size_t k = 0; k < bin->count; k++)
+            names[k] = rtcosim_csv_column_name(table, bin->column[k]);
+        st = simulate_binary_decode(table, bin->column, names, bin->count, &bin->binary_cells,
+                                    &bin->binary_bytes, err);
+        free(names);
+    }
     rtcosim_csv_cursor_init(&r->cursor, table);
     return st;
 }
@@ -270,7 +284,9 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, rtcosim_error *err
     for (size_t i = 0; i < r->input_batch_count; i++) {
         batch *b = &r->inputs[i];
         size_t size = rtcosim_type_size(b->type);
-        for (size_t k = 0; k < b->count; k++) {
+        if (b->type == RTCOSIM_TYPE_BINARY) /* held: the last row at or before t */
+            memcpy(b->values, &b->binary_cells[r->cursor.row * b->count], b->count * size);
+        for (size_t k = 0; b->type != RTCOSIM_TYPE_BINARY && k < b->count; k++) {
             double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
                                     : rtcosim_csv_cursor_hold(&r->cursor, b->column[k]);
             store_number(b->type, x, b->values + k * size);
@@ -346,8 +362,6 @@ static rtcosim_status check_start_value(const rtcosim_variable *v, rtcosim_error
     }
     if (!why && v->variability == RTCOSIM_VARIABILITY_CONSTANT)
         why = "it is a constant";
-    if (!why && v->type == RTCOSIM_TYPE_BINARY)
-        why = "Binary start values cannot be given as text";
     if (why)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value '%s': cannot be set: %s", v->name, why);
     return RTCOSIM_OK;
@@ -377,11 +391,34 @@ static const rtcosim_variable *start_targets(const rtcosim_component *c, const c
     return *count ? rtcosim_component_variable(c, first) : NULL;
 }
 
+/* A Binary start value in hex, as fmusim takes it (two digits per byte). */
+static rtcosim_status binary_start_value(run *r, const rtcosim_start_value *sv,
+                                         const rtcosim_variable *v, bool apply, rtcosim_error *err)
+{
+    uint8_t *bytes = malloc(strlen(sv->value) / 2 + 1);
+    if (!bytes)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "start value '%s': out of memory", sv->name);
+    rtcosim_binary value = {.data = bytes};
+    size_t bad = 0;
+    rtcosim_status st = RTCOSIM_OK;
+    if (!rtcosim_binary_from_hex(sv->value, bytes, &value.size, &bad))
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "start value '%s': '%s' is not a Binary value (hex digits, two per byte)",
+                               sv->name, sv->value);
+    else if (apply && (st = rtcosim_component_set(r->c, v->type, &v->value_reference, 1, &value,
+                                                   err)) != RTCOSIM_OK)
+        rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+    free(bytes);
+    return st;
+}
+
 /* Parse (and with `apply`, set) one start value: a scalar, or a list for an
  * array, all of whose elements are then set in one call. */
 static rtcosim_status start_value(run *r, const rtcosim_start_value *sv, const rtcosim_variable *v,
                                   size_t count, bool apply, rtcosim_error *err)
 {
+    if (v->type == RTCOSIM_TYPE_BINARY && rtcosim_component_find_variable(r->c, sv->name))
+        return binary_start_value(r, sv, v, apply, err);
     if (rtcosim_component_find_variable(r->c, sv->name)) {
         rtcosim_value value;
         rtcosim_status st = rtcosim_value_parse(v->type, sv->value, &value, err);
@@ -651,6 +688,8 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
             free(bs[k]->values);
             free(bs[k]->column);
             free(bs[k]->linear);
+            free(bs[k]->binary_cells);
+            free(bs[k]->binary_bytes);
         }
     }
     free(r.recorded);
