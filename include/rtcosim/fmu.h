@@ -46,11 +46,6 @@ typedef struct rtcosim_fmu_options {
     const char *temp_dir;   /* parent of the extraction directory; NULL: $TMPDIR or /tmp */
     uint64_t max_unpacked_bytes; /* limit on the archive's inflated size; 0: 4 GiB */
     rtcosim_fmi_interface interface_type; /* default: co-simulation */
-    /* With interface_type co-simulation: an FMU that offers only model
-     * exchange (FMI 1.0 without an Implementation element, FMI 2.0/3.0
-     * without CoSimulation) is loaded for model exchange with an info line,
-     * as FMPy simulates it, instead of being refused. */
-    bool model_exchange_fallback;
     rtcosim_me_solver solver;       /* model exchange only; default CVODE */
     /* Model exchange with Euler: largest micro step; 0: one micro step per
      * do_step. With CVODE: largest internal step; 0: unlimited. */
@@ -60,6 +55,11 @@ typedef struct rtcosim_fmu_options {
      * variable otherwise, as the Reference FMUs and fmusim are lenient there)
      * refuses the FMU. */
     bool strict;
+    /* With interface_type co-simulation: an FMU that offers only model
+     * exchange (FMI 1.0 without an Implementation element, FMI 2.0/3.0
+     * without CoSimulation) is loaded for model exchange with an info line,
+     * as FMPy simulates it, instead of being refused. */
+    bool model_exchange_fallback;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds

@@ -77,7 +77,8 @@ class FmuOptions(ctypes.Structure):
     _fields_ = [("log_fmi_calls", ctypes.c_bool), ("visible", ctypes.c_bool),
                 ("fmu_logging_on", ctypes.c_bool), ("temp_dir", ctypes.c_char_p),
                 ("max_unpacked_bytes", ctypes.c_uint64), ("interface_type", ctypes.c_int),
-                ("solver", ctypes.c_int), ("max_solver_step", ctypes.c_int64)]
+                ("solver", ctypes.c_int), ("max_solver_step", ctypes.c_int64),
+                ("strict", ctypes.c_bool), ("model_exchange_fallback", ctypes.c_bool)]
 
 
 class FmuInfo(ctypes.Structure):
