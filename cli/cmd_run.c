@@ -17,6 +17,7 @@
 #include "run_distribute.h"
 #include "run_isolate.h"
 #include "run_speculate.h"
+#include "run_text_columns.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/dcp.h"
@@ -27,7 +28,8 @@
 typedef struct run_output {
     rtcosim_recorder *recorder;
     rtcosim_value *row;
-    size_t count;
+    size_t count;          /* numeric columns (the master's observed values) */
+    run_text_columns text; /* then String and Binary columns */
     cli_progress progress;
 } run_output;
 
@@ -45,9 +47,13 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
      * values are only gathered for the rows it keeps. */
-    if (rtcosim_recorder_wants_row(out->recorder))
+    if (rtcosim_recorder_wants_row(out->recorder)) {
         for (size_t i = 0; i < count && i < out->count; i++)
             out->row[i].f64 = values[i];
+        rtcosim_status st = run_text_columns_read(&out->text, out->row + out->count, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return rtcosim_recorder_push_row(out->recorder, t, out->row, err);
 }
 
@@ -192,8 +198,19 @@ static int run_system(const run_args *a)
     }
 
     out.count = rtcosim_master_observed_count(m);
-    out.row = calloc(out.count ? out.count : 1, sizeof *out.row);
-    rtcosim_column *columns = calloc(out.count ? out.count : 1, sizeof *columns);
+    /* String and Binary outputs (named by --output-variable) are read from
+     * the components themselves: not over ranks, nor from a speculative run
+     * ahead of the committed time. */
+    if (rtcosim_master_text_observed_count(m) > 0 && (a->distribute.dist || a->speculate.enabled)) {
+        rc = cli_fail("--output-variable: String and Binary outputs cannot be recorded with %s",
+                      a->distribute.dist ? "--distribute" : "--speculate");
+        goto done;
+    }
+    if (a->output_file && (rc = run_text_columns_init(&out.text, m)) != 0)
+        goto done;
+    size_t total = out.count + out.text.count;
+    out.row = calloc(total ? total : 1, sizeof *out.row);
+    rtcosim_column *columns = calloc(total ? total : 1, sizeof *columns);
     if (!out.row || !columns) {
         free(columns);
         rc = cli_fail("out of memory");
@@ -201,9 +218,11 @@ static int run_system(const run_args *a)
     }
     for (size_t i = 0; i < out.count; i++)
         columns[i] = (rtcosim_column){rtcosim_master_observed_name(m, i), RTCOSIM_TYPE_FLOAT64};
+    for (size_t i = 0; i < out.text.count; i++)
+        columns[out.count + i] = (rtcosim_column){out.text.names[i], out.text.types[i]};
     if (a->output_file) {
         rtcosim_recorder_options ro = {.path = a->output_file, .columns = columns,
-                                       .column_count = out.count, .record_every = every};
+                                       .column_count = total, .record_every = every};
         rtcosim_status st = rtcosim_recorder_open(&ro, &out.recorder, &err);
         free(columns);
         if (st != RTCOSIM_OK) {
@@ -243,7 +262,8 @@ static int run_system(const run_args *a)
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
-        rtcosim_recorder_push_row_always(out.recorder, rtcosim_master_time(m), out.row, &err);
+        if (run_text_columns_read(&out.text, out.row + out.count, &err) == RTCOSIM_OK)
+            rtcosim_recorder_push_row_always(out.recorder, rtcosim_master_time(m), out.row, &err);
     }
     rtcosim_recorder_stats stats = {0};
     if (out.recorder) {
@@ -279,7 +299,7 @@ static int run_system(const run_args *a)
                ended_by, on_discard ? " after discarding its step (FMI Discard)" : "");
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
-               (unsigned long long)stats.rows_written, out.count, a->output_file);
+               (unsigned long long)stats.rows_written, out.count + out.text.count, a->output_file);
     const double *final = rtcosim_master_observed_values(m);
     for (size_t i = 0; i < out.count && i < 12; i++)
         printf("  %-32s %.9g\n", rtcosim_master_observed_name(m, i), final[i]);
@@ -290,6 +310,7 @@ done:
     if (out.recorder)
         rtcosim_recorder_close(out.recorder, NULL, NULL);
     free(out.row);
+    run_text_columns_free(&out.text);
     rtcosim_master_free(m);
     rtcosim_master_free(reference);
     rtcosim_system_desc_free(desc);

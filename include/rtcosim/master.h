@@ -177,6 +177,14 @@ bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, 
 
 size_t rtcosim_master_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
+/* String and Binary variables observed by name (the default observation
+ * is every numeric output): the master does not sample them (observed
+ * values are doubles); a caller reads them from the component, e.g. in its
+ * observer. Index i gives the component's name, the component and the
+ * variable. */
+size_t rtcosim_master_text_observed_count(const rtcosim_master *m);
+bool rtcosim_master_text_observed(const rtcosim_master *m, size_t index, const char **component,
+                                  rtcosim_component **c, const rtcosim_variable **variable);
 /* The observed values at the current time (gathered on each call). */
 const double *rtcosim_master_observed_values(rtcosim_master *m);
 
