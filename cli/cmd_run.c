@@ -17,7 +17,6 @@
 #include "run_distribute.h"
 #include "run_isolate.h"
 #include "run_speculate.h"
-#include "run_text_columns.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/dcp.h"
@@ -28,8 +27,9 @@
 typedef struct run_output {
     rtcosim_recorder *recorder;
     rtcosim_value *row;
-    size_t count;          /* numeric columns (the master's observed values) */
-    run_text_columns text; /* then String and Binary columns */
+    size_t count;      /* numeric columns (the master's observed values) */
+    size_t text_count; /* then String and Binary columns, read from the components */
+    rtcosim_master *master;
     cli_progress progress;
 } run_output;
 
@@ -50,7 +50,9 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
     if (rtcosim_recorder_wants_row(out->recorder)) {
         for (size_t i = 0; i < count && i < out->count; i++)
             out->row[i].f64 = values[i];
-        rtcosim_status st = run_text_columns_read(&out->text, out->row + out->count, err);
+        rtcosim_status st =
+            out->text_count ? rtcosim_master_text_observed_values(out->master, out->row + out->count, err)
+                            : RTCOSIM_OK;
         if (st != RTCOSIM_OK)
             return st;
     }
@@ -206,9 +208,9 @@ static int run_system(const run_args *a)
                       a->distribute.dist ? "--distribute" : "--speculate");
         goto done;
     }
-    if (a->output_file && (rc = run_text_columns_init(&out.text, m)) != 0)
-        goto done;
-    size_t total = out.count + out.text.count;
+    out.master = m;
+    out.text_count = a->output_file ? rtcosim_master_text_observed_count(m) : 0;
+    size_t total = out.count + out.text_count;
     out.row = calloc(total ? total : 1, sizeof *out.row);
     rtcosim_column *columns = calloc(total ? total : 1, sizeof *columns);
     if (!out.row || !columns) {
@@ -218,8 +220,9 @@ static int run_system(const run_args *a)
     }
     for (size_t i = 0; i < out.count; i++)
         columns[i] = (rtcosim_column){rtcosim_master_observed_name(m, i), RTCOSIM_TYPE_FLOAT64};
-    for (size_t i = 0; i < out.text.count; i++)
-        columns[out.count + i] = (rtcosim_column){out.text.names[i], out.text.types[i]};
+    for (size_t i = 0; i < out.text_count; i++)
+        columns[out.count + i] = (rtcosim_column){rtcosim_master_text_observed_name(m, i),
+                                                  rtcosim_master_text_observed_type(m, i)};
     if (a->output_file) {
         rtcosim_recorder_options ro = {.path = a->output_file, .columns = columns,
                                        .column_count = total, .record_every = every};
@@ -262,7 +265,8 @@ static int run_system(const run_args *a)
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
-        if (run_text_columns_read(&out.text, out.row + out.count, &err) == RTCOSIM_OK)
+        if (!out.text_count ||
+            rtcosim_master_text_observed_values(m, out.row + out.count, &err) == RTCOSIM_OK)
             rtcosim_recorder_push_row_always(out.recorder, rtcosim_master_time(m), out.row, &err);
     }
     rtcosim_recorder_stats stats = {0};
@@ -299,7 +303,7 @@ static int run_system(const run_args *a)
                ended_by, on_discard ? " after discarding its step (FMI Discard)" : "");
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
-               (unsigned long long)stats.rows_written, out.count + out.text.count, a->output_file);
+               (unsigned long long)stats.rows_written, out.count + out.text_count, a->output_file);
     const double *final = rtcosim_master_observed_values(m);
     for (size_t i = 0; i < out.count && i < 12; i++)
         printf("  %-32s %.9g\n", rtcosim_master_observed_name(m, i), final[i]);
@@ -310,7 +314,6 @@ done:
     if (out.recorder)
         rtcosim_recorder_close(out.recorder, NULL, NULL);
     free(out.row);
-    run_text_columns_free(&out.text);
     rtcosim_master_free(m);
     rtcosim_master_free(reference);
     rtcosim_system_desc_free(desc);

@@ -415,7 +415,8 @@ class System:
             order=None, coupling=None, correction=None, step_control=None, threads=None,
             parameter_sets=(), start_values={}, output=None, progress=None):
         """Run the system as `rtcosim run` does and return the observed
-        variables ('component.variable', default every output) as a
+        variables ('component.variable', default every numeric output; String
+        and Binary ones named in output follow as str and bytes) as a
         structured array, one row per output_interval (default every macro
         step) and the end. order: 'jacobi' | 'gauss-seidel'; coupling:
         'zoh' | 'foh' | 'soh'; correction: 'none' | 'energy' (= 'dead-time')

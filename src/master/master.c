@@ -93,6 +93,8 @@ void rtcosim_master_free(rtcosim_master *m)
         free(m->feeds[i].inputs);
     for (size_t i = 0; i < m->observed_count; i++)
         free(m->observed[i].name);
+    for (size_t i = 0; i < m->text_observed_count; i++)
+        free(m->text_observed[i].name);
     free(m->text_observed);
     free(m->comps);
     free(m->conns);
@@ -659,10 +661,16 @@ rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcos
 rtcosim_status master_add_text_observed(rtcosim_master *m, size_t comp, size_t var,
                                         rtcosim_error *err)
 {
-    if (!master_grow((void **)&m->text_observed, &m->text_observed_cap, m->text_observed_count + 1,
-                     sizeof *m->text_observed))
+    const char *var_name = master_var_of(m, comp, var)->name;
+    size_t size = strlen(m->comps[comp].name) + strlen(var_name) + 2;
+    char *name = malloc(size);
+    if (!name || !master_grow((void **)&m->text_observed, &m->text_observed_cap,
+                              m->text_observed_count + 1, sizeof *m->text_observed)) {
+        free(name);
         return master_oom(err);
-    m->text_observed[m->text_observed_count++] = (struct master_text_observed){comp, var};
+    }
+    snprintf(name, size, "%s.%s", m->comps[comp].name, var_name);
+    m->text_observed[m->text_observed_count++] = (struct master_text_observed){comp, var, name};
     return RTCOSIM_OK;
 }
 
@@ -671,14 +679,30 @@ size_t rtcosim_master_text_observed_count(const rtcosim_master *m)
     return m->text_observed_count;
 }
 
-bool rtcosim_master_text_observed(const rtcosim_master *m, size_t index, const char **component,
-                                  rtcosim_component **c, const rtcosim_variable **variable)
+const char *rtcosim_master_text_observed_name(const rtcosim_master *m, size_t index)
+{
+    return index < m->text_observed_count ? m->text_observed[index].name : NULL;
+}
+
+rtcosim_type rtcosim_master_text_observed_type(const rtcosim_master *m, size_t index)
 {
     if (index >= m->text_observed_count)
-        return false;
+        return RTCOSIM_TYPE_COUNT_;
     const struct master_text_observed *o = &m->text_observed[index];
-    *component = m->comps[o->comp].name;
-    *c = m->comps[o->comp].c;
-    *variable = master_var_of(m, o->comp, o->var);
-    return true;
+    return master_var_of(m, o->comp, o->var)->type;
+}
+
+rtcosim_status rtcosim_master_text_observed_values(rtcosim_master *m, rtcosim_value *values,
+                                                   rtcosim_error *err)
+{
+    for (size_t i = 0; i < m->text_observed_count; i++) {
+        const struct master_text_observed *o = &m->text_observed[i];
+        const rtcosim_variable *v = master_var_of(m, o->comp, o->var);
+        void *slot = v->type == RTCOSIM_TYPE_STRING ? (void *)&values[i].s : (void *)&values[i].bin;
+        rtcosim_status st = rtcosim_component_get(m->comps[o->comp].c, v->type, &v->value_reference,
+                                                  1, slot, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "observed variable '%s': ", o->name);
+    }
+    return RTCOSIM_OK;
 }

@@ -145,7 +145,7 @@ struct rtcosim_master {
     size_t observed_count, observed_cap;
     /* String and Binary variables observed: not sampled by the master (its
      * values are doubles); the caller reads them (rtcosim_master_text_observed). */
-    struct master_text_observed { size_t comp, var; } *text_observed;
+    struct master_text_observed { size_t comp, var; char *name; } *text_observed;
     size_t text_observed_count, text_observed_cap;
     bool observe_explicit;
     double *observed_values;

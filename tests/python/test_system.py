@@ -116,3 +116,9 @@ def test_run_records_string_and_binary_outputs(cli, tmpdir_private):
                     '0,0,00ff7f,"x""y","",""\n'
                     '0.5,0,00ff7f,"x""y","","ab"\n'
                     '1,0,00ff7f,"x""y","","abab"\n')
+    # The package: the same columns, Binary as bytes.
+    result = rtcosim.System(ssd).run(stop_time=1, start_values={"f.Binary_input": b"\x00\xff\x7f",
+                                                                "s.String_input": 'x"y'},
+                                     output=["f.Binary_output", "s.Steps_output"])
+    assert list(result["f.Binary_output"]) == [b"\x00\xff\x7f"] * 3
+    assert list(result["s.Steps_output"]) == ["", "ab", "abab"]
