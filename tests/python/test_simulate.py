@@ -116,6 +116,7 @@ def test_model_exchange_only_fmu_is_simulated_with_model_exchange():
     assert list(result["x"]) == [0.75 ** n for n in range(5)]
     with pytest.raises(rtcosim.Error, match="does not support co-simulation"):
         rtcosim.simulate(fmu("DahlquistMEOnly-fmi3.fmu"), fmi_type="CoSimulation")
+    assert rtcosim.info(fmu("DahlquistMEOnly-fmi3.fmu"))["model_name"] == "Dahlquist"
 
 
 def test_dahlquist_follows_the_exact_solution():
