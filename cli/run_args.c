@@ -149,6 +149,9 @@ static int parse_time_option(const char *option, const char *text, rtcosim_time_
 int cli_run_parse_args(int argc, char **argv, run_args *a)
 {
     rtcosim_ssd_master_settings *o = &a->build.overrides;
+    /* As simulate: an FMU offering model exchange only runs with it. */
+    a->fmu_options.model_exchange_fallback = true;
+    a->build.fmu = &a->fmu_options;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -171,7 +174,6 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--strict") == 0) {
             a->fmu_options.strict = true;
-            a->build.fmu = &a->fmu_options;
             continue;
         }
         if (cli_speculate_flag(&a->speculate, opt))
