@@ -26,7 +26,8 @@ void cli_run_usage(FILE *out)
     fprintf(out,
             "usage: rtcosim run SYSTEM.ssd|SYSTEM.ssp [options]\n\n"
             "Runs an SSP 1.0 system. Settings on the command line override the system's\n"
-            "org.rtcosim.master annotation.\n\n"
+            "org.rtcosim.master annotation. FMUs run as co-simulation, those offering\n"
+            "model exchange only with it (CVODE inside each macro step).\n\n"
             "options:\n"
             "  --start-time S          start time (default: DefaultExperiment or 0)\n"
             "  --stop-time S           stop time (default: DefaultExperiment)\n"
