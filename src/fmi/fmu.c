@@ -56,6 +56,49 @@ static const char *who(const rtcosim_fmu *f)
     return f->instance_name ? f->instance_name : f->md->model_name;
 }
 
+/* FMI 2.0 section 2.1.3: after Fatal "the model computations are
+ * irreparably corrupted for all FMU instances", so every instance sharing
+ * the binary (dlopen gives them one handle) is left alone from then on: no
+ * terminate, no free. A short list, read only at teardown. */
+enum { FATAL_LIBRARIES_MAX = 64 };
+static void *fatal_libraries[FATAL_LIBRARIES_MAX];
+static size_t fatal_library_count;
+static pthread_mutex_t fatal_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void mark_fatal(rtcosim_fmu *f)
+{
+    f->fatal = true;
+    pthread_mutex_lock(&fatal_lock);
+    bool known = false;
+    for (size_t i = 0; i < fatal_library_count; i++)
+        known |= fatal_libraries[i] == f->library;
+    if (!known && f->library && fatal_library_count < FATAL_LIBRARIES_MAX)
+        fatal_libraries[fatal_library_count++] = f->library;
+    pthread_mutex_unlock(&fatal_lock);
+}
+
+static bool library_fatal(const rtcosim_fmu *f)
+{
+    if (f->fatal)
+        return true;
+    pthread_mutex_lock(&fatal_lock);
+    bool fatal = false;
+    for (size_t i = 0; i < fatal_library_count && f->library; i++)
+        fatal |= fatal_libraries[i] == f->library;
+    pthread_mutex_unlock(&fatal_lock);
+    return fatal;
+}
+
+static rtcosim_status terminate_guarded(void *self, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    if (library_fatal(f))
+        return rtcosim_error_set(err, RTCOSIM_EFATAL,
+                                 "%s: not terminated: an instance of this FMU returned Fatal",
+                                 who(f));
+    return f->terminate_unguarded(self, err);
+}
+
 rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, double t,
                                   rtcosim_error *err)
 {
@@ -70,7 +113,7 @@ rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, d
         return RTCOSIM_OK;
     }
     if (s == fmi2Fatal) /* the same number in FMI 1.0, 2.0 and 3.0 */
-        f->fatal = true;
+        mark_fatal(f);
     rtcosim_status st = s == fmi2Discard ? RTCOSIM_EDISCARD
                         : s == fmi2Fatal ? RTCOSIM_EFATAL
                                          : RTCOSIM_ECOMPONENT;
@@ -197,7 +240,7 @@ void rtcosim_fmu_destroy(void *self)
     if (!f)
         return;
     rtcosim_me_free(f->me);
-    if (f->fatal && f->instance)
+    if (f->instance && library_fatal(f))
         abandon(f);
     rtcosim_fmi1_free(f); /* FMI 1.0: instance and tables; nothing for 2.0/3.0 */
     if (f->instance) {
@@ -505,6 +548,9 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
         return st;
     }
     fill_info(f);
+    f->terminate_unguarded = f->ops.terminate;
+    if (f->ops.terminate)
+        f->ops.terminate = terminate_guarded;
     /* On failure rtcosim_component_create has already destroyed f. */
     st = rtcosim_component_create(&f->ops, f, &desc, out, err);
     if (st != RTCOSIM_OK)

@@ -166,6 +166,39 @@ static void run_tears_down_as_fmi_allows_at_every_phase(void **state)
             run_two(&versions[i], &phases[k]);
 }
 
+/* FMI 2.0 section 2.1.3: Fatal corrupts every instance of the FMU, so a
+ * second instance of the same binary, healthy itself, is neither
+ * terminated nor freed either; another FMU's instance is torn down. */
+static void fatal_leaves_every_instance_of_that_fmu_alone(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        const version *v = &versions[i];
+        tu_log_capture(RTCOSIM_LOG_DEBUG);
+        rtcosim_master *m = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_master_create(250 * MS, &m, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_add_component(m, "bad", load(v->faulty), 1, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_add_component(m, "twin", load(v->faulty), 1, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_add_component(m, "ok", load(v->dahlquist), 1, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_set_start_value(m, "bad.fail_time", "0.5", &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_set_start_value(m, "bad.fail_mode", "2", &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_set_start_value(m, "twin.fail_time", "100", &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_initialize(m, 0, 1000 * MS, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_master_run(m, 1000 * MS, NULL, NULL, &err), RTCOSIM_EFATAL);
+        rtcosim_master_free(m);
+        const char *log = tu_log_text();
+        const phase p = {.name = "a later step (Fatal), beside a twin"};
+        expect_no_illegal_call(log, v, &p);
+        expect_call(log, v, &p, "bad", v->terminate, false);
+        expect_call(log, v, &p, "bad", v->free, false);
+        expect_call(log, v, &p, "twin", v->terminate, false);
+        expect_call(log, v, &p, "twin", v->free, false);
+        expect_call(log, v, &p, "ok", v->terminate, true);
+        expect_call(log, v, &p, "ok", v->free, true);
+    }
+}
+
 /* The glue's own check: a terminate in Initialization Mode is reported as
  * an illegal call sequence, so the tests above would see one. */
 static void the_test_fmus_report_an_illegal_call_sequence(void **state)
@@ -190,6 +223,7 @@ int main(void)
         cmocka_unit_test(the_test_fmus_report_an_illegal_call_sequence),
         cmocka_unit_test(simulate_tears_down_as_fmi_allows_at_every_phase),
         cmocka_unit_test(run_tears_down_as_fmi_allows_at_every_phase),
+        cmocka_unit_test(fatal_leaves_every_instance_of_that_fmu_alone),
     };
     int failed = cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
     rtcosim_log_set_handler(NULL, NULL);
