@@ -27,7 +27,9 @@
 typedef struct run_output {
     rtcosim_recorder *recorder;
     rtcosim_value *row;
-    size_t count;
+    size_t count;      /* numeric columns (the master's observed values) */
+    size_t text_count; /* then String and Binary columns, read from the components */
+    rtcosim_master *master;
     cli_progress progress;
 } run_output;
 
@@ -45,9 +47,15 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
      * values are only gathered for the rows it keeps. */
-    if (rtcosim_recorder_wants_row(out->recorder))
+    if (rtcosim_recorder_wants_row(out->recorder)) {
         for (size_t i = 0; i < count && i < out->count; i++)
             out->row[i].f64 = values[i];
+        rtcosim_status st =
+            out->text_count ? rtcosim_master_text_observed_values(out->master, out->row + out->count, err)
+                            : RTCOSIM_OK;
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return rtcosim_recorder_push_row(out->recorder, t, out->row, err);
 }
 
@@ -200,8 +208,19 @@ static int run_system(const run_args *a)
     }
 
     out.count = rtcosim_master_observed_count(m);
-    out.row = calloc(out.count ? out.count : 1, sizeof *out.row);
-    rtcosim_column *columns = calloc(out.count ? out.count : 1, sizeof *columns);
+    /* String and Binary outputs (named by --output-variable) are read from
+     * the components themselves: not over ranks, nor from a speculative run
+     * ahead of the committed time. */
+    if (rtcosim_master_text_observed_count(m) > 0 && (a->distribute.dist || a->speculate.enabled)) {
+        rc = cli_fail("--output-variable: String and Binary outputs cannot be recorded with %s",
+                      a->distribute.dist ? "--distribute" : "--speculate");
+        goto done;
+    }
+    out.master = m;
+    out.text_count = a->output_file ? rtcosim_master_text_observed_count(m) : 0;
+    size_t total = out.count + out.text_count;
+    out.row = calloc(total ? total : 1, sizeof *out.row);
+    rtcosim_column *columns = calloc(total ? total : 1, sizeof *columns);
     if (!out.row || !columns) {
         free(columns);
         rc = cli_fail("out of memory");
@@ -209,9 +228,12 @@ static int run_system(const run_args *a)
     }
     for (size_t i = 0; i < out.count; i++)
         columns[i] = (rtcosim_column){rtcosim_master_observed_name(m, i), RTCOSIM_TYPE_FLOAT64};
+    for (size_t i = 0; i < out.text_count; i++)
+        columns[out.count + i] = (rtcosim_column){rtcosim_master_text_observed_name(m, i),
+                                                  rtcosim_master_text_observed_type(m, i)};
     if (a->output_file) {
         rtcosim_recorder_options ro = {.path = a->output_file, .columns = columns,
-                                       .column_count = out.count, .record_every = every};
+                                       .column_count = total, .record_every = every};
         rtcosim_status st = rtcosim_recorder_open(&ro, &out.recorder, &err);
         free(columns);
         if (st != RTCOSIM_OK) {
@@ -251,7 +273,9 @@ static int run_system(const run_args *a)
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
-        rtcosim_recorder_push_row_always(out.recorder, rtcosim_master_time(m), out.row, &err);
+        if (!out.text_count ||
+            rtcosim_master_text_observed_values(m, out.row + out.count, &err) == RTCOSIM_OK)
+            rtcosim_recorder_push_row_always(out.recorder, rtcosim_master_time(m), out.row, &err);
     }
     rtcosim_recorder_stats stats = {0};
     if (out.recorder) {
@@ -294,7 +318,7 @@ static int run_system(const run_args *a)
                ended_by, on_discard ? " after discarding its step (FMI Discard)" : "");
     if (a->output_file)
         printf("wrote %llu rows of %zu variables to %s\n",
-               (unsigned long long)stats.rows_written, out.count, a->output_file);
+               (unsigned long long)stats.rows_written, out.count + out.text_count, a->output_file);
     const double *final = rtcosim_master_observed_values(m);
     for (size_t i = 0; i < out.count && i < 12; i++)
         printf("  %-32s %.9g\n", rtcosim_master_observed_name(m, i), final[i]);

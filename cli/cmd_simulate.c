@@ -25,8 +25,9 @@ static void usage(FILE *out)
         "results as CSV.\n"
         "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
         "\n"
-        "  --interface-type cs|me|se   FMI interface to use (default cs); me integrates the\n"
-        "                              FMU's continuous states in rtcosim; se (FMI 3.0\n"
+        "  --interface-type cs|me|se   FMI interface to use (default cs; an FMU with model\n"
+        "                              exchange only: me, with an info line); me integrates\n"
+        "                              the FMU's continuous states in rtcosim; se (FMI 3.0\n"
         "                              scheduled execution) activates the model partitions:\n"
         "                              periodic input clocks at start + shift + k * interval,\n"
         "                              triggered ones where their --input-file column is 1,\n"
@@ -50,9 +51,11 @@ static void usage(FILE *out)
         "                              none; CVODE then uses 1e-6)\n"
         "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable);\n"
         "                              an FMI 3.0 array takes all its elements as one list,\n"
-        "                              row-major: --start-value u \"0.5 -1 4\"\n"
+        "                              row-major: --start-value u \"0.5 -1 4\"; Binary in hex\n"
         "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
-        "                              are interpolated linearly, all others held\n"
+        "                              are interpolated linearly, all others held; Binary\n"
+        "                              cells in hex, two digits per byte (as fmusim; results\n"
+        "                              write Binary so too)\n"
         "  --output-file CSV           results file (default: <FMU name>_out.csv in the current\n"
         "                              directory, e.g. Dahlquist_out.csv for Dahlquist.fmu);\n"
         "                              '-' writes to standard output\n"
@@ -110,6 +113,7 @@ typedef struct simulate_args {
     const char *fmu;
     const char *start, *stop, *interval, *tolerance, *input_file, *output_file, *max_solver_step;
     rtcosim_fmi_interface interface_type;
+    bool interface_given;
     rtcosim_me_solver solver;
     bool solver_given;
     rtcosim_start_value *start_values;
@@ -165,6 +169,7 @@ static int parse_args(int argc, char **argv, simulate_args *a)
                 a->interface_type = RTCOSIM_FMI_CO_SIMULATION;
             else
                 return cli_fail("simulate: --interface-type: '%s' is not cs, me or se", type);
+            a->interface_given = true;
             continue;
         } else if (strcmp(arg, "--solver") == 0) {
             const char *name = option_value(argc, argv, &i);
@@ -269,7 +274,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         return cli_fail("simulate: --clock-interval needs --interface-type se");
     if (a->isolate && a->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
         return cli_fail("simulate: --isolate does not support --interface-type se");
-    if ((a->solver_given || a->max_solver_step) && a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+    if ((a->solver_given || a->max_solver_step) && a->interface_given &&
+        a->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
         return cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
     return 0;
 }
@@ -383,6 +389,7 @@ static int run_simulate(int argc, char **argv)
     rtcosim_fmu_options fo = {.log_fmi_calls = a.log_fmi_calls,
                               .fmu_logging_on = a.fmu_logging,
                               .interface_type = a.interface_type,
+                              .model_exchange_fallback = !a.interface_given,
                               .solver = a.solver,
                               .strict = a.strict,
                               .event_mode_used = a.event_mode_used,
@@ -405,6 +412,16 @@ static int run_simulate(int argc, char **argv)
         fail_run(&a, NULL, &err);
         goto done;
     }
+    /* As FMPy: an FMU without co-simulation is simulated with model exchange. */
+    bool model_exchange = rtcosim_fmu_info_of(c)->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
+    if (!a.interface_given && model_exchange)
+        fprintf(stderr, "info: %s supports model exchange only: simulating it with model exchange\n",
+                a.fmu);
+    if ((a.solver_given || a.max_solver_step) && !model_exchange) {
+        cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (a.isolate) {
         char exe[4096];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -417,7 +434,9 @@ static int run_simulate(int argc, char **argv)
         }
         exe[n] = '\0';
         if (rtcosim_isolate_wrap(inner, a.fmu, exe,
-                                 fo.interface_type == RTCOSIM_FMI_MODEL_EXCHANGE, &c,
+                                 rtcosim_fmu_info_of(inner)->interface_type ==
+                                     RTCOSIM_FMI_MODEL_EXCHANGE,
+                                 &c,
                                  &err) != RTCOSIM_OK) {
             fail_run(&a, NULL, &err);
             goto done;
@@ -433,7 +452,9 @@ static int run_simulate(int argc, char **argv)
                                   .writer_thread = a.writer_thread};
     if (resolve_times(&a, c, &o))
         goto done;
-    if (a.input_file && rtcosim_csv_read_file(a.input_file, &input, &err) != RTCOSIM_OK) {
+    /* Binary inputs' cells stay text (hex, as fmusim reads them). */
+    if (a.input_file && rtcosim_csv_read_file_text(a.input_file, rtcosim_simulate_binary_column, c,
+                                                   &input, &err) != RTCOSIM_OK) {
         cli_fail_error(&err);
         goto done;
     }

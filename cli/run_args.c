@@ -28,7 +28,9 @@ void cli_run_usage(FILE *out)
             "usage: rtcosim run SYSTEM.ssd|SYSTEM.ssp|OspSystemStructure.xml|DIR [options]\n\n"
             "Runs an SSP 1.0 system, or libcosim's OspSystemStructure.xml (a directory: its\n"
             "OspSystemStructure.xml, else its SystemStructure.ssd). Settings on the command\n"
-            "line override the system's org.rtcosim.master annotation.\n\n"
+            "line override the system's org.rtcosim.master annotation. FMUs run as\n"
+            "co-simulation, those offering model exchange only with it (CVODE inside each\n"
+            "macro step).\n\n"
             "options:\n"
             "  --start-time S          start time (default: DefaultExperiment or 0)\n"
             "  --stop-time S           stop time (default: DefaultExperiment)\n"
@@ -70,7 +72,9 @@ void cli_run_usage(FILE *out)
             "                          rank; a component asking to terminate ends all ranks\n"
             "                          in the same step, as in one process\n"
             "  --output-variable NAME  observe component.variable (repeatable; default: every\n"
-            "                          output; in real time those the paced thread sees)\n"
+            "                          numeric output; in real time those the paced thread\n"
+            "                          sees); String and Binary outputs named here follow\n"
+            "                          the numeric columns (Binary as hex, as fmusim)\n"
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
             "  --step-timeout S        end the run (rows so far written, exit code 5) when one\n"
             "                          macro step (or the initialization) takes longer than S s\n"
@@ -190,6 +194,9 @@ static int parse_time_option(const char *option, const char *text, rtcosim_time_
 int cli_run_parse_args(int argc, char **argv, run_args *a)
 {
     rtcosim_ssd_master_settings *o = &a->build.overrides;
+    /* As simulate: an FMU offering model exchange only runs with it. */
+    a->fmu_options.model_exchange_fallback = true;
+    a->build.fmu = &a->fmu_options;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -212,7 +219,6 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--strict") == 0) {
             a->fmu_options.strict = true;
-            a->build.fmu = &a->fmu_options;
             continue;
         }
         if (strcmp(opt, "--fmu-logging") == 0) {

@@ -6,6 +6,7 @@
  * the rest is the XML. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fmi/model_description.h"
 #include "rtcosim/log.h"
@@ -16,11 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!quiet++)
         rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* lenient rules log warnings */
     rtcosim_fmi_md_options o = {0};
-    if (size > 0 && (data[0] == 'S' || data[0] == 'M' || data[0] == 'E')) {
+    /* S strict, M model exchange, E scheduled execution, F co-simulation
+     * falling back to model exchange. */
+    if (size > 0 && (data[0] == 'S' || data[0] == 'M' || data[0] == 'E' || data[0] == 'F')) {
         o.strict = data[0] == 'S';
         o.interface = data[0] == 'M'   ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
                       : data[0] == 'E' ? RTCOSIM_FMI_MD_SCHEDULED_EXECUTION
                                        : RTCOSIM_FMI_MD_CO_SIMULATION;
+        o.model_exchange_fallback = data[0] == 'F';
         data++;
         size--;
     }
@@ -41,6 +45,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t j = md->clocked_start[i]; j < md->clocked_start[i + 1]; j++)
                 if (md->clocked[j] >= md->clock_count)
                     __builtin_trap();
+        /* String start values must live as long as the description (ASan
+         * sees a read of freed text). */
+        size_t bytes = 0;
+        for (size_t k = 0; k < md->variable_count; k++)
+            if (md->variables[k].has_start && md->variables[k].type == RTCOSIM_TYPE_STRING &&
+                md->variables[k].start.s)
+                bytes += strlen(md->variables[k].start.s);
+        (void)bytes;
         rtcosim_fmi_md_free(md);
     }
     return 0;

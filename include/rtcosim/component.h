@@ -336,6 +336,12 @@ rtcosim_status rtcosim_component_handle_event(rtcosim_component *c, unsigned max
  * integers) into *out. Strings are returned pointing at text. Range-checked
  * for integer types; floats must be finite (NaN, infinities and overflow such
  * as "1e999", or beyond FLT_MAX for Float32, are refused). */
+/* Binary from text as fmusim reads it in CSV inputs and start values: two hex
+ * digits (either case) per byte and nothing else ("" is no byte); `out` has
+ * room for strlen(text) / 2 bytes. false for another character (*bad: its
+ * offset) or an odd number of digits (*bad: the length). */
+bool rtcosim_binary_from_hex(const char *text, uint8_t *out, size_t *size, size_t *bad);
+
 rtcosim_status rtcosim_value_parse(rtcosim_type type, const char *text, rtcosim_value *out,
                                    rtcosim_error *err);
 /* Store a value union into a typed array slot (as used by get/set). */

@@ -8,6 +8,7 @@
 #ifndef RTCOSIM_CSV_H
 #define RTCOSIM_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,18 @@ rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosi
 /* Same from memory; name is used in messages (and kept as the table's name). */
 rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_t size,
                                        rtcosim_csv **out, rtcosim_error *err);
+/* Like rtcosim_csv_read_file / _read_memory, but the columns for which
+ * is_text(context, name) is true keep their cells as the text written
+ * (rtcosim_csv_text; rtcosim_csv_value is NaN there), for values that are
+ * not numbers: Binary inputs as fmusim reads them (hex). */
+rtcosim_status rtcosim_csv_read_file_text(const char *path,
+                                          bool (*is_text)(void *context, const char *column),
+                                          void *context, rtcosim_csv **out, rtcosim_error *err);
+rtcosim_status rtcosim_csv_read_memory_text(const char *name, const void *data, size_t size,
+                                            bool (*is_text)(void *context, const char *column),
+                                            void *context, rtcosim_csv **out, rtcosim_error *err);
+/* A text column's cell (quotes removed), or NULL for a numeric column. */
+const char *rtcosim_csv_text(const rtcosim_csv *table, size_t row, size_t column);
 /* A general table (for plotting): like rtcosim_csv_read_file, but the first
  * column may have any name; its values are still read as non-decreasing
  * numbers in whole nanoseconds (e.g. step sizes of a sweep). */

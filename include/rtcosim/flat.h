@@ -46,7 +46,8 @@ typedef struct rtcosim_flat_simulate_options {
      * FMU's default experiment, else fmusim's fallbacks (simulate.h). */
     const char *start_time, *stop_time, *output_interval;
     double tolerance;        /* <= 0: default experiment, else none */
-    int model_exchange;      /* 0: co-simulation, 1: model exchange */
+    int model_exchange;      /* 0: co-simulation, 1: model exchange, -1: co-simulation
+                                unless the FMU offers model exchange only (FMPy) */
     int solver;              /* rtcosim_me_solver */
     const char *const *start_names;
     const char *const *start_values; /* text, parsed per the variable's type */

@@ -68,6 +68,11 @@ typedef struct rtcosim_fmu_options {
      * earlyReturnAllowed and an intermediate-update callback; a step may
      * then end early at last_successful_time. */
     bool early_return_allowed;
+    /* With interface_type co-simulation: an FMU that offers only model
+     * exchange (FMI 1.0 without an Implementation element, FMI 2.0/3.0
+     * without CoSimulation) is loaded for model exchange with an info line,
+     * as FMPy simulates it, instead of being refused. */
+    bool model_exchange_fallback;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds

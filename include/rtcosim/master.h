@@ -180,6 +180,17 @@ bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, 
 
 size_t rtcosim_master_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
+/* String and Binary variables observed by name (the default observation
+ * is every numeric output). They are not among the observed values
+ * (doubles): rtcosim_master_text_observed_values reads them from their
+ * components into values[0..count) (strings and bytes valid until the next
+ * call into that component), e.g. in the observer, on the master's thread,
+ * not with proxies of other ranks. */
+size_t rtcosim_master_text_observed_count(const rtcosim_master *m);
+const char *rtcosim_master_text_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
+rtcosim_type rtcosim_master_text_observed_type(const rtcosim_master *m, size_t index);
+rtcosim_status rtcosim_master_text_observed_values(rtcosim_master *m, rtcosim_value *values,
+                                                   rtcosim_error *err);
 /* The observed values at the current time (gathered on each call). */
 const double *rtcosim_master_observed_values(rtcosim_master *m);
 

@@ -39,8 +39,9 @@ size_t rtcosim_format_uint64(uint64_t value, char *buf);
  * 0 -> "0", 1500000000 -> "1.5", 100000 -> "0.0001", -1 -> "-0.000000001". */
 size_t rtcosim_format_time(rtcosim_time_ns t, char *buf);
 
-/* One recorded column besides time. BINARY columns cannot be recorded;
- * BOOLEAN and CLOCK are written as 1/0, STRING quoted with doubled quotes. */
+/* One recorded column besides time. BOOLEAN and CLOCK are written as 1/0,
+ * STRING quoted with doubled quotes, BINARY as fmusim writes it: two
+ * lower-case hex digits per byte, unquoted (empty: an empty field). */
 typedef struct rtcosim_column {
     const char *name;
     rtcosim_type type;
@@ -56,15 +57,16 @@ typedef struct rtcosim_recorder_options {
                                        count the row as dropped instead (real-time use) */
     size_t ring_rows;               /* ring capacity in rows; 0: 8192 */
     size_t buffer_bytes;            /* write buffer; 0: 256 KiB */
-    size_t max_string_bytes;        /* with a writer thread: bytes kept of each string
-                                       value (longer ones are cut and counted); 0: 256 */
+    size_t max_string_bytes;        /* with a writer thread: bytes kept of each String
+                                       or Binary value (longer ones are cut and
+                                       counted); 0: 256 */
 } rtcosim_recorder_options;
 
 typedef struct rtcosim_recorder_stats {
     uint64_t rows_pushed;    /* calls of push_row and push_row_always */
     uint64_t rows_written;   /* rows that reached the file (after decimation) */
     uint64_t rows_dropped;   /* ring full with drop_when_full */
-    uint64_t strings_cut;    /* string values shortened to max_string_bytes */
+    uint64_t strings_cut;    /* String and Binary values shortened to max_string_bytes */
     uint64_t bytes_written;  /* including the header */
 } rtcosim_recorder_stats;
 

@@ -116,6 +116,11 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
 rtcosim_status rtcosim_example_fmu_path(const char *file_name, char *out, size_t capacity,
                                         rtcosim_error *err);
 
+/* The predicate for rtcosim_csv_read_file_text that keeps the component's
+ * Binary columns as text (hex cells, as fmusim reads Binary inputs);
+ * component is the rtcosim_component the table is for. */
+bool rtcosim_simulate_binary_column(void *component, const char *column);
+
 #ifdef __cplusplus
 }
 #endif

@@ -248,6 +248,7 @@ static void put_header(const char *model_identifier)
             attr("completedIntegratorStepNotNeeded", "true");
         fputs("/>\n", out);
     }
+#ifndef RTCOSIM_FMU_MODEL_EXCHANGE_ONLY /* test variant: no CoSimulation element */
     fputs("  <CoSimulation", out);
     attr("modelIdentifier", model_identifier);
     attr("canHandleVariableCommunicationStepSize", "true");
@@ -261,6 +262,7 @@ static void put_header(const char *model_identifier)
         attr("providesIntermediateUpdate", "false");
     }
     fputs("/>\n", out);
+#endif
 
     /* Every unit used must be defined (FMI 2.0 section 2.2.2). */
     bool any_unit = false;

@@ -31,6 +31,8 @@ typedef struct fmi1_instance {
     fmi1CallbackLogger logger;
     /* ME: fmiSetTime before fmiInitialize (the instance has no time yet). */
     double pending_time;
+    /* RTCOSIM_FMU_FMI1_VOLATILE_STRINGS: the last fmiGetString's values. */
+    char *volatile_strings;
 } fmi1_instance;
 
 /* Values may be read once initialized and set before (start values, ME 1.0
@@ -148,13 +150,46 @@ fmi1Status FN(GetBoolean)(fmi1Component c, const fmi1ValueReference vr[], size_t
     return fmi1OK;
 }
 
+#ifdef RTCOSIM_FMU_FMI1_VOLATILE_STRINGS
+/* Test variant: the values go out in a fresh buffer, the previous call's is
+ * overwritten and freed, and "" is returned as NULL. FMI 1.0 promises no
+ * returned pointer beyond the next call, so a correct importer copies. */
+static fmi1Status volatile_strings(fmi1_instance *fi, size_t nvr, fmi1String value[])
+{
+    size_t bytes = 1;
+    for (size_t i = 0; i < nvr; i++)
+        bytes += strlen(value[i]) + 1;
+    char *fresh = fi->base.calloc_fn(bytes, 1);
+    if (!fresh)
+        return status_of(instance_error(&fi->base, "fmiGetString: out of memory"));
+    char *at = fresh;
+    for (size_t i = 0; i < nvr; i++) {
+        size_t len = strlen(value[i]);
+        memcpy(at, value[i], len + 1);
+        value[i] = len ? at : NULL;
+        at += len + 1;
+    }
+    if (fi->volatile_strings) {
+        memset(fi->volatile_strings, '#', strlen(fi->volatile_strings));
+        fi->base.free_fn(fi->volatile_strings);
+    }
+    fi->volatile_strings = fresh;
+    return fmi1OK;
+}
+#endif
+
 fmi1Status FN(GetString)(fmi1Component c, const fmi1ValueReference vr[], size_t nvr,
                          fmi1String value[])
 {
     model_instance *inst = c;
     if (!begin_values(inst, MASK_GET, "fmiGetString", vr, nvr, value))
         return fmi1Error;
-    return status_of(instance_get(inst, "fmiGetString", vr, nvr, MODEL_STRING, value));
+    model_status s = instance_get(inst, "fmiGetString", vr, nvr, MODEL_STRING, value);
+#ifdef RTCOSIM_FMU_FMI1_VOLATILE_STRINGS
+    if (s <= MODEL_WARNING)
+        return volatile_strings((fmi1_instance *)inst, nvr, value);
+#endif
+    return status_of(s);
 }
 
 fmi1Status FN(SetReal)(fmi1Component c, const fmi1ValueReference vr[], size_t nvr,
@@ -245,10 +280,21 @@ fmi1Status FN(ResetSlave)(fmi1Component c)
     return status_of(instance_reset(inst));
 }
 
+/* Frees the instance and what the glue itself holds. */
+static void free_instance(fmi1Component c)
+{
+    if (!c)
+        return;
+    fmi1_instance *fi = c;
+    if (fi->volatile_strings)
+        fi->base.free_fn(fi->volatile_strings);
+    fi->volatile_strings = NULL;
+    instance_destroy(c);
+}
+
 void FN(FreeSlaveInstance)(fmi1Component c)
 {
-    if (c)
-        instance_destroy(c);
+    free_instance(c);
 }
 
 static fmi1Status undeclared(fmi1Component c, const char *function, const char *flag)
@@ -360,8 +406,7 @@ fmi1Component FN(InstantiateModel)(fmi1String instanceName, fmi1String GUID,
 
 void FN(FreeModelInstance)(fmi1Component c)
 {
-    if (c)
-        instance_destroy(c);
+    free_instance(c);
 }
 
 fmi1Status FN(SetTime)(fmi1Component c, fmi1Real time)

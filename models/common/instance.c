@@ -108,7 +108,9 @@ const char *instance_mode_name(instance_mode mode)
 
 bool instance_refuse_(model_instance *inst, const char *function)
 {
-    instance_error(inst, "%s: not allowed in %s", function, instance_mode_name(inst->mode));
+    /* The Reference FMUs say "Illegal call sequence"; importers' tests look for it. */
+    instance_error(inst, "%s: Illegal call sequence: not allowed in %s", function,
+                   instance_mode_name(inst->mode));
     return false;
 }
 
@@ -386,6 +388,11 @@ bool instance_init(model_instance *inst, const char *name, const char *resource_
 
 void instance_destroy(model_instance *inst)
 {
+    /* FMI 2.0 section 2.1.3: after Fatal no function may be called, the free
+     * included (fmusim frees nothing then); say so, then free anyway. */
+    if (inst->mode == MODE_FATAL)
+        instance_error(inst, "FreeInstance: Illegal call sequence: not allowed in %s",
+                       instance_mode_name(inst->mode));
     if (inst->data) {
         instance_free_owned(inst, inst->data);
         inst->free_fn(inst->data);
@@ -433,9 +440,16 @@ model_status instance_enter_initialization(model_instance *inst, const char *fun
 {
     if (!instance_allowed(inst, MODE_INSTANTIATED, function))
         return MODEL_ERROR;
+    model_status s = inst->model->enter_initialization
+                         ? inst->model->enter_initialization(inst, inst->data)
+                         : MODEL_OK;
+    if (s > MODEL_WARNING) {
+        inst->mode = s == MODEL_FATAL ? MODE_FATAL : MODE_ERROR;
+        return s;
+    }
     inst->mode = MODE_INITIALIZATION;
     inst->dirty = true;
-    return MODEL_OK;
+    return s;
 }
 
 model_status instance_exit_initialization(model_instance *inst, const char *function)

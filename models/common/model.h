@@ -146,6 +146,9 @@ typedef struct model_def {
      * change no more); logs and returns MODEL_ERROR for a bad value. NULL: all
      * values are valid. */
     model_status (*check)(model_instance *inst, void *data);
+    /* Runs on entering Initialization Mode (parameters set before it are in
+     * data); a status above MODEL_WARNING fails that call. NULL: nothing. */
+    model_status (*enter_initialization)(model_instance *inst, void *data);
     /* Computes every calculated value (states from their start parameters,
      * outputs, derivatives) from parameters and inputs. Called on a get in
      * Initialization Mode after a set, and at the end of initialization. */

@@ -3,7 +3,10 @@
  * chosen by fail_mode (1 Error, 2 Fatal, 3 Discard asking to terminate, like
  * the Reference FMUs' Stair, 4 Discard without asking) without advancing, or
  * misbehaves as hostile FMUs do (5 never returns, 6 segfaults, 7 aborts,
- * 8 calls exit(0)), so that importers' handling of failing FMUs can be tested. */
+ * 8 calls exit(0)), so that importers' handling of failing FMUs can be tested.
+ * fail_phase moves the failure (Error, or Fatal with fail_mode 2) to entering
+ * (1) or exiting (2) initialization; FaultyBadToken's description carries
+ * another instantiation token than its binary, so instantiation fails. */
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +19,7 @@ typedef struct faulty {
     dahlquist_state dahlquist; /* first: the shared Dahlquist callbacks take it */
     double fail_time;
     int32_t fail_mode;
+    int32_t fail_phase;
 } faulty;
 
 enum {
@@ -30,6 +34,8 @@ enum {
     FAIL_MODE_MAX = FAIL_EXIT
 };
 
+enum { PHASE_STEP = 0, PHASE_ENTER_INITIALIZATION = 1, PHASE_EXIT_INITIALIZATION = 2 };
+
 static const model_variable variables[] = {
     DAHLQUIST_VARIABLES,
     {"fail_time", 6, MODEL_FLOAT64, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
@@ -38,11 +44,34 @@ static const model_variable variables[] = {
     {"fail_mode", 7, MODEL_INT32, MODEL_PARAMETER, MODEL_TUNABLE, MODEL_INITIAL_EXACT,
      offsetof(faulty, fail_mode), "1", NULL,
      "Failing step: 1 Error, 2 Fatal, 3 Discard and terminate, 4 Discard, 5 hang, 6 segfault, 7 abort, 8 exit(0)", 0, {0, 0}},
+    {"fail_phase", 8, MODEL_INT32, MODEL_PARAMETER, MODEL_FIXED, MODEL_INITIAL_EXACT,
+     offsetof(faulty, fail_phase), "0", NULL,
+     "What fails: 0 steps from fail_time on, 1 entering, 2 exiting initialization (Error; Fatal with fail_mode 2)",
+     0, {0, 0}},
 };
+
+/* fail_phase 1 and 2: Fatal with fail_mode 2, else Error. */
+static model_status phase_failure(model_instance *inst, const faulty *m, const char *where)
+{
+    bool fatal = m->fail_mode == FAIL_FATAL;
+    model_log(inst, fatal ? MODEL_LOG_STATUS_FATAL : MODEL_LOG_STATUS_ERROR,
+              "failing on purpose %s (fail_phase %d)", where, (int)m->fail_phase);
+    return fatal ? MODEL_FATAL : MODEL_ERROR;
+}
+
+static model_status enter_initialization(model_instance *inst, void *data)
+{
+    const faulty *m = data;
+    return m->fail_phase == PHASE_ENTER_INITIALIZATION
+               ? phase_failure(inst, m, "entering initialization")
+               : MODEL_OK;
+}
 
 static model_status check(model_instance *inst, void *data)
 {
     const faulty *m = data;
+    if (m->fail_phase == PHASE_EXIT_INITIALIZATION)
+        return phase_failure(inst, m, "exiting initialization");
     model_status status = dahlquist_check(inst, data);
     if (status != MODEL_OK)
         return status;
@@ -93,11 +122,16 @@ static model_status do_step(model_instance *inst, void *data, double t, double h
 const model_def model_definition = {
     .model_name = "Faulty",
     .description = "Dahlquist test equation whose steps fail from fail_time on",
+#ifdef FAULTY_DESCRIBE_OTHER_TOKEN /* FaultyBadToken's description only */
+    .instantiation_token = "{6f0b9a2e-3c1d-4e57-9a8b-1d2c3e4f5aff}",
+#else
     .instantiation_token = "{6f0b9a2e-3c1d-4e57-9a8b-1d2c3e4f5a04}",
+#endif
     .variables = variables,
     .variable_count = sizeof variables / sizeof variables[0],
     .data_size = sizeof(faulty),
     .check = check,
+    .enter_initialization = enter_initialization,
     .initialize = dahlquist_initialize,
     .evaluate = dahlquist_evaluate,
     .do_step = do_step,

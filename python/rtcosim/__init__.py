@@ -37,6 +37,7 @@ _TYPES = {0: (np.float64, "f64"), 1: (np.float32, "f32"), 2: (np.int8, "i64"),
           6: (np.int32, "i64"), 7: (np.uint32, "u64"), 8: (np.int64, "i64"),
           9: (np.uint64, "u64"), 10: (np.bool_, "b"), 13: (np.bool_, "b")}
 _STRING = 11
+_BINARY = 12
 _VALUE = np.dtype({"names": ["f64", "f32", "i64", "u64", "b"],
                    "formats": ["<f8", "<f4", "<i8", "<u8", "?"],
                    "offsets": [0, 0, 0, 0, 0], "itemsize": ctypes.sizeof(Value)})
@@ -101,6 +102,8 @@ def _seconds(value, what):
 
 
 def _value_text(value):
+    if isinstance(value, (bytes, bytearray)):  # Binary start values in hex
+        return bytes(value).hex()
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (float, np.floating)):
@@ -149,7 +152,7 @@ def _take_rows(handle):
         types = [lib.rtcosim_rows_column_type(handle, i) for i in range(columns)]
         dtype = [("time", np.float64)]
         for name, t in zip(names, types):
-            dtype.append((name, object if t == _STRING else _TYPES[t][0]))
+            dtype.append((name, object if t in (_STRING, _BINARY) else _TYPES[t][0]))
         result = np.zeros(n, dtype=dtype)
         if n:
             times = np.ctypeslib.as_array(lib.rtcosim_rows_times(handle), (n,))
@@ -163,6 +166,10 @@ def _take_rows(handle):
                 for i, (name, t) in enumerate(zip(names, types)):
                     if t == _STRING:
                         result[name] = [values[k * columns + i].s.decode() for k in range(n)]
+                    elif t == _BINARY:  # bytes, as FMPy gives Binary values
+                        result[name] = [ctypes.string_at(values[k * columns + i].bin.data,
+                                                         values[k * columns + i].bin.size)
+                                        for k in range(n)]
                     else:
                         result[name] = cells[:, i][_TYPES[t][1]].astype(_TYPES[t][0])
         stats = {}
@@ -186,9 +193,10 @@ def _input_csv(input):
         raise Error("EINVAL", "input: a structured array whose first field is 'time' is needed")
     lines = [",".join(names)]
     for row in input:
-        # Numbers only (csv.h): Booleans as 1/0.
-        lines.append(",".join(str(int(v)) if isinstance(v, (bool, np.bool_)) else _value_text(v)
-                              for v in row))
+        # Numbers (csv.h): Booleans as 1/0; bytes (Binary) in hex, as fmusim reads them.
+        lines.append(",".join(str(int(v)) if isinstance(v, (bool, np.bool_))
+                              else bytes(v).hex() if isinstance(v, (bytes, bytearray))
+                              else _value_text(v) for v in row))
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -200,7 +208,9 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
 
     Arguments as FMPy's simulate_fmu: times in seconds (None: the FMU's
     default experiment, else 0, start + 1 and (stop - start) / 500);
-    fmi_type 'CoSimulation' (default) or 'ModelExchange'; solver 'CVode'
+    fmi_type 'CoSimulation' or 'ModelExchange' (default: co-simulation
+    unless the FMU offers model exchange only, as FMPy); Binary values are
+    bytes, in inputs, start values and results; solver 'CVode'
     (default) or 'Euler' for model exchange; start_values {name: value};
     input a structured array ('time' first, then input names; continuous
     Float inputs are interpolated linearly, others held) or a CSV path;
@@ -229,7 +239,8 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     o.tolerance = float(relative_tolerance) if relative_tolerance is not None else -1.0
     if fmi_type not in (None, "CoSimulation", "ModelExchange"):
         raise Error("EINVAL", f"fmi_type: {fmi_type!r} is not 'CoSimulation' or 'ModelExchange'")
-    o.model_exchange = fmi_type == "ModelExchange"
+    # None: co-simulation unless the FMU offers model exchange only (as FMPy).
+    o.model_exchange = -1 if fmi_type is None else int(fmi_type == "ModelExchange")
     solvers = {None: 0, "CVode": 0, "cvode": 0, "Euler": 1, "euler": 1}
     if solver not in solvers:
         raise Error("EINVAL", f"solver: {solver!r} is not 'CVode' or 'Euler'")
@@ -270,15 +281,9 @@ simulate_fmu = simulate  # FMPy's name
 
 def _load_component(filename):
     err, c = ErrorStruct(), ctypes.c_void_p()
-    opts = FmuOptions()
-    status = lib.rtcosim_fmu_load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c),
-                                  ctypes.byref(err))
-    if status != 0:  # an FMU with model exchange only
-        opts.interface_type = 1
-        err2 = ErrorStruct()
-        if lib.rtcosim_fmu_load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c),
-                                ctypes.byref(err2)) != 0:
-            err.check(status)
+    opts = FmuOptions(model_exchange_fallback=True)  # an FMU with model exchange only too
+    err.check(lib.rtcosim_fmu_load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c),
+                                   ctypes.byref(err)))
     return c
 
 
@@ -410,7 +415,8 @@ class System:
             order=None, coupling=None, correction=None, step_control=None, threads=None,
             parameter_sets=(), start_values={}, output=None, progress=None):
         """Run the system as `rtcosim run` does and return the observed
-        variables ('component.variable', default every output) as a
+        variables ('component.variable', default every numeric output; String
+        and Binary ones named in output follow as str and bytes) as a
         structured array, one row per output_interval (default every macro
         step) and the end. order: 'jacobi' | 'gauss-seidel'; coupling:
         'zoh' | 'foh' | 'soh'; correction: 'none' | 'energy' (= 'dead-time')

@@ -654,3 +654,31 @@ void rtcosim_value_store(rtcosim_type type, const rtcosim_value *value, void *sl
     default: break;
     }
 }
+
+/* Binary as fmusim reads it (FMIHexToBinary): two hex digits per byte,
+ * either case, nothing else; "" is zero bytes. */
+bool rtcosim_binary_from_hex(const char *text, uint8_t *out, size_t *size, size_t *bad)
+{
+    size_t len = strlen(text);
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        int digit = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+        if (digit < 0) {
+            *bad = i;
+            return false;
+        }
+        if (i % 2 == 0)
+            out[i / 2] = (uint8_t)(digit << 4);
+        else
+            out[i / 2] |= (uint8_t)digit;
+    }
+    if (len % 2 != 0) {
+        *bad = len;
+        return false;
+    }
+    *size = len / 2;
+    return true;
+}

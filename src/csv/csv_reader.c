@@ -20,6 +20,11 @@ struct rtcosim_csv {
     rtcosim_time_ns *times;
     double *values; /* row-major, column_count per row */
     size_t *lines;
+    /* Text columns (rtcosim_csv_read_file_text): their cells as written, in
+     * `text` (the file, split in place); NULL when there are none. */
+    bool *is_text;
+    const char **cells; /* row-major like values */
+    char *text;
 };
 
 typedef struct parser {
@@ -206,7 +211,10 @@ static rtcosim_status grow_rows(rtcosim_csv *t, rtcosim_error *err)
     size_t *lines = realloc(t->lines, cap * sizeof *lines);
     if (lines)
         t->lines = lines;
-    if (!times || !values || !lines)
+    const char **cells = NULL;
+    if (t->is_text && (cells = realloc(t->cells, cap * cols * sizeof *cells)))
+        t->cells = cells;
+    if (!times || !values || !lines || (t->is_text && !cells))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", t->name);
     t->row_capacity = cap;
     return RTCOSIM_OK;
@@ -236,10 +244,15 @@ static rtcosim_status read_rows(parser *p, rtcosim_csv *t, char **fields, rtcosi
                                      "%s:%zu: time %s is earlier than the time of line %zu (time must not decrease)",
                                      p->name, p->line, time_text, t->lines[row - 1]);
         }
-        for (size_t c = 0; c < t->column_count; c++)
-            if ((st = parse_value(p, t, c, fields[c + 1], &t->values[row * t->column_count + c],
-                                  err)) != RTCOSIM_OK)
+        for (size_t c = 0; c < t->column_count; c++) {
+            size_t at = row * t->column_count + c;
+            if (t->is_text && t->is_text[c]) {
+                t->cells[at] = fields[c + 1];
+                t->values[at] = NAN;
+            } else if ((st = parse_value(p, t, c, fields[c + 1], &t->values[at], err)) != RTCOSIM_OK) {
                 return st;
+            }
+        }
         t->lines[row] = p->line;
         t->row_count++;
     }
@@ -248,8 +261,32 @@ static rtcosim_status read_rows(parser *p, rtcosim_csv *t, char **fields, rtcosi
     return RTCOSIM_OK;
 }
 
+/* Which columns keep text cells (none without a predicate). */
+typedef struct text_columns {
+    bool (*is_text)(void *context, const char *column);
+    void *context;
+} text_columns;
+
+static rtcosim_status mark_text_columns(rtcosim_csv *t, const text_columns *tc, rtcosim_error *err)
+{
+    if (!tc || !tc->is_text)
+        return RTCOSIM_OK;
+    bool any = false;
+    bool *marks = calloc(t->column_count + 1, sizeof *marks);
+    if (!marks)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", t->name);
+    for (size_t c = 0; c < t->column_count; c++)
+        any |= marks[c] = tc->is_text(tc->context, t->column_names[c]);
+    if (any)
+        t->is_text = marks;
+    else
+        free(marks);
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status read_memory(const char *name, const void *data, size_t size,
-                                  bool any_first_column, rtcosim_csv **out, rtcosim_error *err)
+                                  bool any_first_column, const text_columns *tc,
+                                  rtcosim_csv **out, rtcosim_error *err)
 {
     *out = NULL;
     if (!name)
@@ -279,13 +316,18 @@ static rtcosim_status read_memory(const char *name, const void *data, size_t siz
     }
     if (st == RTCOSIM_OK)
         st = read_header(&p, t, err);
+    if (st == RTCOSIM_OK)
+        st = mark_text_columns(t, tc, err);
     char **fields = NULL;
     if (st == RTCOSIM_OK && !(fields = calloc(t->column_count + 1, sizeof *fields)))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
     if (st == RTCOSIM_OK)
         st = read_rows(&p, t, fields, err);
     free(fields);
-    free(text);
+    if (t->is_text)
+        t->text = text; /* the text cells point into it */
+    else
+        free(text);
     if (st != RTCOSIM_OK) {
         rtcosim_csv_free(t);
         return st;
@@ -297,31 +339,54 @@ static rtcosim_status read_memory(const char *name, const void *data, size_t siz
 rtcosim_status rtcosim_csv_read_memory(const char *name, const void *data, size_t size,
                                        rtcosim_csv **out, rtcosim_error *err)
 {
-    return read_memory(name, data, size, false, out, err);
+    return read_memory(name, data, size, false, NULL, out, err);
 }
 
-static rtcosim_status read_file(const char *path, bool any_first_column, rtcosim_csv **out,
-                                rtcosim_error *err)
+rtcosim_status rtcosim_csv_read_memory_text(const char *name, const void *data, size_t size,
+                                            bool (*is_text)(void *context, const char *column),
+                                            void *context, rtcosim_csv **out, rtcosim_error *err)
+{
+    text_columns tc = {is_text, context};
+    return read_memory(name, data, size, false, &tc, out, err);
+}
+
+static rtcosim_status read_file(const char *path, bool any_first_column, const text_columns *tc,
+                                rtcosim_csv **out, rtcosim_error *err)
 {
     *out = NULL;
     char *data;
     size_t size;
     rtcosim_status st = util_read_file(path, path, "input file", &data, &size, err);
     if (st == RTCOSIM_OK)
-        st = read_memory(path, data, size, any_first_column, out, err);
+        st = read_memory(path, data, size, any_first_column, tc, out, err);
     free(data);
     return st;
 }
 
 rtcosim_status rtcosim_csv_read_file(const char *path, rtcosim_csv **out, rtcosim_error *err)
 {
-    return read_file(path, false, out, err);
+    return read_file(path, false, NULL, out, err);
+}
+
+rtcosim_status rtcosim_csv_read_file_text(const char *path,
+                                          bool (*is_text)(void *context, const char *column),
+                                          void *context, rtcosim_csv **out, rtcosim_error *err)
+{
+    text_columns tc = {is_text, context};
+    return read_file(path, false, &tc, out, err);
 }
 
 rtcosim_status rtcosim_csv_read_table_file(const char *path, rtcosim_csv **out,
                                            rtcosim_error *err)
 {
-    return read_file(path, true, out, err);
+    return read_file(path, true, NULL, out, err);
+}
+
+const char *rtcosim_csv_text(const rtcosim_csv *t, size_t row, size_t column)
+{
+    return t->is_text && column < t->column_count && t->is_text[column] && row < t->row_count
+               ? t->cells[row * t->column_count + column]
+               : NULL;
 }
 
 const char *rtcosim_csv_first_column_name(const rtcosim_csv *table)
@@ -340,6 +405,9 @@ void rtcosim_csv_free(rtcosim_csv *t)
     free(t->times);
     free(t->values);
     free(t->lines);
+    free(t->is_text);
+    free(t->cells);
+    free(t->text);
     free(t->name);
     free(t->first_column);
     free(t);

@@ -132,8 +132,9 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
     if (!(o->timeout <= 0 || o->timeout < 1e9))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "simulate: timeout %g s is out of range",
                                  o->timeout);
-    rtcosim_fmu_options fo = {.interface_type = o->model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE
-                                                                  : RTCOSIM_FMI_CO_SIMULATION,
+    rtcosim_fmu_options fo = {.interface_type = o->model_exchange == 1 ? RTCOSIM_FMI_MODEL_EXCHANGE
+                                                                       : RTCOSIM_FMI_CO_SIMULATION,
+                              .model_exchange_fallback = o->model_exchange < 0,
                               .solver = (rtcosim_me_solver)o->solver,
                               .fmu_logging_on = o->fmu_logging != 0};
     rtcosim_component *c = NULL;
@@ -161,7 +162,8 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
     if ((st = resolve_times(fmu, o, c, &so, err)) != RTCOSIM_OK)
         goto done;
     if (o->input_csv &&
-        (st = rtcosim_csv_read_memory("input", o->input_csv, o->input_csv_size, &input, err)) !=
+        (st = rtcosim_csv_read_memory_text("input", o->input_csv, o->input_csv_size,
+                                           rtcosim_simulate_binary_column, c, &input, err)) !=
             RTCOSIM_OK)
         goto done;
     so.input = input;

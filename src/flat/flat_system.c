@@ -15,6 +15,8 @@
 
 typedef struct run_context {
     rtcosim_rows *rows;
+    rtcosim_master *master;
+    size_t numeric; /* columns from the observed values; then String and Binary ones */
     rtcosim_value *row;
     uint64_t every, calls;
     rtcosim_flat_progress_state progress;
@@ -37,6 +39,9 @@ static rtcosim_status observe(void *context, rtcosim_time_ns t, const double *va
         return st;
     for (size_t i = 0; i < count; i++)
         rc->row[i].f64 = values[i];
+    if (rtcosim_master_text_observed_count(rc->master) &&
+        (st = rtcosim_master_text_observed_values(rc->master, rc->row + rc->numeric, err)) != RTCOSIM_OK)
+        return st;
     return rtcosim_rows_append(rc->rows, t, rc->row, err);
 }
 
@@ -84,18 +89,24 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
         }
         rc.every = (uint64_t)(interval / macro);
     }
-    size_t n = rtcosim_master_observed_count(m);
-    const char **names = calloc(n + 1, sizeof *names);
-    rtcosim_type *types = calloc(n + 1, sizeof *types);
-    rc.row = calloc(n + 1, sizeof *rc.row);
+    size_t n = rtcosim_master_observed_count(m), texts = rtcosim_master_text_observed_count(m);
+    rc.master = m;
+    rc.numeric = n;
+    const char **names = calloc(n + texts + 1, sizeof *names);
+    rtcosim_type *types = calloc(n + texts + 1, sizeof *types);
+    rc.row = calloc(n + texts + 1, sizeof *rc.row);
     if (!names || !types || !rc.row)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
     for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
         names[i] = rtcosim_master_observed_name(m, i);
         types[i] = RTCOSIM_TYPE_FLOAT64;
     }
+    for (size_t i = 0; st == RTCOSIM_OK && i < texts; i++) { /* String, Binary: after the numbers */
+        names[n + i] = rtcosim_master_text_observed_name(m, i);
+        types[n + i] = rtcosim_master_text_observed_type(m, i);
+    }
     if (st == RTCOSIM_OK)
-        st = rtcosim_rows_create(names, types, n, &rc.rows, err);
+        st = rtcosim_rows_create(names, types, n + texts, &rc.rows, err);
     free(names);
     free(types);
     if (st != RTCOSIM_OK)
@@ -114,7 +125,8 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < n; i++)
             rc.row[i].f64 = v[i];
-        if ((st = rtcosim_rows_append(rc.rows, rtcosim_master_time(m), rc.row, err)) != RTCOSIM_OK)
+        if ((texts && (st = rtcosim_master_text_observed_values(m, rc.row + n, err)) != RTCOSIM_OK) ||
+            (st = rtcosim_rows_append(rc.rows, rtcosim_master_time(m), rc.row, err)) != RTCOSIM_OK)
             goto done;
     }
     rtcosim_rows_add_stat(rc.rows, "steps", (double)rtcosim_master_step_count(m), NULL);

@@ -23,13 +23,6 @@ rtcosim_status rtcosim_rows_create(const char *const *names, const rtcosim_type 
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
     }
     for (size_t i = 0; i < columns; i++) {
-        if (types[i] == RTCOSIM_TYPE_BINARY) {
-            rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                              "variable '%s' is Binary, which cannot be recorded into arrays",
-                              names[i]);
-            rtcosim_rows_free(r);
-            return RTCOSIM_EUNSUPPORTED;
-        }
         r->types[i] = types[i];
         if (!(r->names[i] = strdup(names[i]))) {
             rtcosim_rows_free(r);
@@ -62,6 +55,15 @@ rtcosim_status rtcosim_rows_append(rtcosim_rows *r, rtcosim_time_ns t, const rtc
         if (r->types[i] == RTCOSIM_TYPE_STRING &&
             !(row[i].s = strdup(values[i].s ? values[i].s : "")))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for a String value");
+        if (r->types[i] == RTCOSIM_TYPE_BINARY) { /* a copy of its own (the FMU's may change) */
+            size_t size = values[i].bin.data ? values[i].bin.size : 0;
+            uint8_t *copy = malloc(size ? size : 1);
+            if (!copy)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for a Binary value");
+            if (size)
+                memcpy(copy, values[i].bin.data, size);
+            row[i].bin = (rtcosim_binary){.data = copy, .size = size};
+        }
     }
     r->times[r->count++] = t;
     return RTCOSIM_OK;
@@ -107,6 +109,9 @@ void rtcosim_rows_free(rtcosim_rows *r)
         if (r->types && r->types[i] == RTCOSIM_TYPE_STRING)
             for (size_t k = 0; k < r->count; k++)
                 free((char *)r->values[k * r->columns + i].s);
+        if (r->types && r->types[i] == RTCOSIM_TYPE_BINARY)
+            for (size_t k = 0; k < r->count; k++)
+                free((uint8_t *)r->values[k * r->columns + i].bin.data);
         if (r->names)
             free(r->names[i]);
     }

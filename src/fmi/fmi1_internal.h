@@ -15,12 +15,22 @@ typedef struct rtcosim_fmi1_functions {
 #undef RTCOSIM_FMI1_FIELD_
 } rtcosim_fmi1_functions;
 
+/* One String variable's copy of its last value read (fmi1_strings.c). */
+typedef struct rtcosim_fmi1_string {
+    uint32_t vr;
+    char *text;
+    size_t capacity;
+} rtcosim_fmi1_string;
+
 typedef struct rtcosim_fmi1 {
     rtcosim_fmi1_functions fn;
     fmi1CallbackFunctions cs_callbacks;   /* by value to fmiInstantiateSlave */
     fmi1MECallbackFunctions me_callbacks; /* by value to fmiInstantiateModel */
     char *fmu_location;                   /* CS: file URI of the extracted FMU */
     bool stop_defined, tolerance_defined;
+    /* Between enter_init and exit_init; fmiInitializeSlave/fmiInitialize
+     * called (at exit_init or the first read inside initialization). */
+    bool in_init, initialized;
     double start, stop, tolerance;
     /* ME: fmiInitialize's event info, handed to the first event iteration. */
     fmi1EventInfo init_info;
@@ -37,6 +47,11 @@ typedef struct rtcosim_fmi1 {
     double *real;
     fmi1Integer *integer;
     fmi1Boolean *boolean;
+    /* String variables by value reference (sorted, aliases once), and
+     * scratch for fmiSetString arguments with NULL replaced by "". */
+    rtcosim_fmi1_string *strings;
+    size_t string_count;
+    const char **string_args;
 } rtcosim_fmi1;
 
 /* The FMI 1.0 model-exchange calls behind me.h (me1.c). */
@@ -45,5 +60,15 @@ rtcosim_status rtcosim_fmi1_me_prepare(rtcosim_fmu *f, const rtcosim_fmu_options
 /* FMI 1.0 logger: instance name, status, category, printf message (ME and CS). */
 void rtcosim_fmi1_logger(fmi1Component c, fmi1String instance_name, fmi1Status status,
                          fmi1String category, fmi1String message, ...);
+
+/* fmi1_strings.c: a buffer per String variable, made at load. */
+rtcosim_status rtcosim_fmi1_strings_prepare(rtcosim_fmu *f, rtcosim_error *err);
+void rtcosim_fmi1_strings_free(rtcosim_fmi1 *x);
+/* Replaces each of the n pointers fmiGetString returned (NULL: "") by the
+ * variable's own copy, valid until the next read of that variable; false
+ * when a buffer could not grow (out of memory). */
+bool rtcosim_fmi1_strings_keep(rtcosim_fmi1 *x, const uint32_t *vrs, size_t n, const char **values);
+/* The fmiSetString arguments: values, or scratch with NULL given as "". */
+const char *const *rtcosim_fmi1_strings_args(rtcosim_fmi1 *x, const char *const *values, size_t n);
 
 #endif

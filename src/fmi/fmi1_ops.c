@@ -103,8 +103,11 @@ static rtcosim_status chunk_get(rtcosim_fmu *f, rtcosim_type type, const uint32_
         break;
     }
     case RTCOSIM_TYPE_STRING:
+        /* CS 1.0 does not promise the returned pointers outlive the next call. */
         *name = "fmiGetString";
         *s = x->fn.GetString(f->instance, v, n, values);
+        if (*s <= fmi1Warning && !rtcosim_fmi1_strings_keep(x, vrs, n, values))
+            return RTCOSIM_ENOMEM;
         break;
     default: return RTCOSIM_EINVAL;
     }
@@ -150,12 +153,14 @@ static rtcosim_status chunk_set(rtcosim_fmu *f, rtcosim_type type, const uint32_
     }
     case RTCOSIM_TYPE_STRING:
         *name = "fmiSetString";
-        *s = x->fn.SetString(f->instance, v, n, values);
+        *s = x->fn.SetString(f->instance, v, n, (const fmi1String *)rtcosim_fmi1_strings_args(x, values, n));
         break;
     default: return RTCOSIM_EINVAL;
     }
     return RTCOSIM_OK;
 }
+
+static rtcosim_status initialize_now(rtcosim_fmu *f, rtcosim_error *err);
 
 static size_t type_size(rtcosim_type type)
 {
@@ -179,10 +184,11 @@ static rtcosim_status transfer(rtcosim_fmu *f, bool set, rtcosim_type type, cons
         size_t chunk = n - done < f->scratch_count ? n - done : f->scratch_count;
         fmi1Status cs = fmi1OK;
         char *at = (char *)values + done * size;
-        if (set)
-            chunk_set(f, type, vrs + done, chunk, at, &cs, &name);
-        else
-            chunk_get(f, type, vrs + done, chunk, at, &cs, &name);
+        rtcosim_status chunk_st = set ? chunk_set(f, type, vrs + done, chunk, at, &cs, &name)
+                                      : chunk_get(f, type, vrs + done, chunk, at, &cs, &name);
+        if (chunk_st == RTCOSIM_ENOMEM)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory copying %s values",
+                                     f->instance_name, name);
         s = cs > s ? cs : s;
         done += chunk;
     }
@@ -200,6 +206,12 @@ static rtcosim_status transfer(rtcosim_fmu *f, bool set, rtcosim_type type, cons
 static rtcosim_status fmi1_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                                void *values, rtcosim_error *err)
 {
+    rtcosim_fmu *f = self;
+    if (f->fmi1x->in_init && !f->fmi1x->initialized) {
+        rtcosim_status st = initialize_now(f, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return transfer(self, false, type, vrs, n, values, err);
 }
 
@@ -289,17 +301,32 @@ static rtcosim_status fmi1_setup(void *self, double tolerance, rtcosim_time_ns s
     return RTCOSIM_OK;
 }
 
+/* FMI 1.0 has no initialization mode: values set in rtcosim's precede
+ * fmiInitializeSlave / fmiInitialize, which exit_init calls, or the first
+ * read inside it (an importer propagating values through connections reads
+ * outputs there; 1.0 gives outputs only after initializing, CS 1.0 section
+ * 3.4, and takes inputs after it too). */
 static rtcosim_status fmi1_enter_init(void *self, rtcosim_error *err)
 {
-    (void)self;
     (void)err;
-    return RTCOSIM_OK; /* FMI 1.0 has no initialization mode: values set now precede it */
+    rtcosim_fmu *f = self;
+    f->fmi1x->in_init = true;
+    return RTCOSIM_OK;
 }
 
 static rtcosim_status fmi1_exit_init(void *self, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
     rtcosim_fmi1 *x = f->fmi1x;
+    bool done = x->initialized;
+    x->in_init = false;
+    return done ? RTCOSIM_OK : initialize_now(f, err);
+}
+
+static rtcosim_status initialize_now(rtcosim_fmu *f, rtcosim_error *err)
+{
+    rtcosim_fmi1 *x = f->fmi1x;
+    x->initialized = true; /* tried once: never again, whatever the outcome */
     if (f->model_exchange) {
         /* ME 1.0 section 3.4: fmiSetTime before fmiInitialize. */
         fmi1Status s = x->fn.SetTime(f->instance, x->start);
@@ -396,6 +423,7 @@ void rtcosim_fmi1_free(rtcosim_fmu *f)
     free(x->real);
     free(x->integer);
     free(x->boolean);
+    rtcosim_fmi1_strings_free(x);
     free(x);
     f->fmi1x = NULL;
 }
@@ -504,6 +532,8 @@ rtcosim_status rtcosim_fmi1_prepare(rtcosim_fmu *f, const rtcosim_fmu_options *o
     rtcosim_status st = resolve(f, err);
     if (st == RTCOSIM_OK)
         st = map_negated(f, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_fmi1_strings_prepare(f, err);
     if (st != RTCOSIM_OK)
         return st;
     f->ops = (rtcosim_component_ops){

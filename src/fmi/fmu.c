@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,49 @@ static const char *who(const rtcosim_fmu *f)
     return f->instance_name ? f->instance_name : f->md->model_name;
 }
 
+/* FMI 2.0 section 2.1.3: after Fatal "the model computations are
+ * irreparably corrupted for all FMU instances", so every instance sharing
+ * the binary (dlopen gives them one handle) is left alone from then on: no
+ * terminate, no free. A short list, read only at teardown. */
+enum { FATAL_LIBRARIES_MAX = 64 };
+static void *fatal_libraries[FATAL_LIBRARIES_MAX];
+static size_t fatal_library_count;
+static pthread_mutex_t fatal_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void mark_fatal(rtcosim_fmu *f)
+{
+    f->fatal = true;
+    pthread_mutex_lock(&fatal_lock);
+    bool known = false;
+    for (size_t i = 0; i < fatal_library_count; i++)
+        known |= fatal_libraries[i] == f->library;
+    if (!known && f->library && fatal_library_count < FATAL_LIBRARIES_MAX)
+        fatal_libraries[fatal_library_count++] = f->library;
+    pthread_mutex_unlock(&fatal_lock);
+}
+
+static bool library_fatal(const rtcosim_fmu *f)
+{
+    if (f->fatal)
+        return true;
+    pthread_mutex_lock(&fatal_lock);
+    bool fatal = false;
+    for (size_t i = 0; i < fatal_library_count && f->library; i++)
+        fatal |= fatal_libraries[i] == f->library;
+    pthread_mutex_unlock(&fatal_lock);
+    return fatal;
+}
+
+static rtcosim_status terminate_guarded(void *self, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    if (library_fatal(f))
+        return rtcosim_error_set(err, RTCOSIM_EFATAL,
+                                 "%s: not terminated: an instance of this FMU returned Fatal",
+                                 who(f));
+    return f->terminate_unguarded(self, err);
+}
+
 rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, double t,
                                   rtcosim_error *err)
 {
@@ -68,6 +112,8 @@ rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, d
                     when);
         return RTCOSIM_OK;
     }
+    if (s == fmi2Fatal) /* the same number in FMI 1.0, 2.0 and 3.0 */
+        mark_fatal(f);
     rtcosim_status st = s == fmi2Discard ? RTCOSIM_EDISCARD
                         : s == fmi2Fatal ? RTCOSIM_EFATAL
                                          : RTCOSIM_ECOMPONENT;
@@ -163,12 +209,39 @@ rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_e
                              function);
 }
 
+/* Instances and binaries left alone after Fatal: neither freed (no call may
+ * reach the FMU) nor unloaded (its code may still be referenced), and kept
+ * reachable so that leak checkers see them as kept on purpose. */
+typedef struct abandoned_fmu {
+    struct abandoned_fmu *next;
+    void *instance, *library;
+} abandoned_fmu;
+static abandoned_fmu *abandoned;
+static pthread_mutex_t abandoned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void abandon(rtcosim_fmu *f)
+{
+    abandoned_fmu *a = malloc(sizeof *a);
+    rtcosim_log(RTCOSIM_LOG_DEBUG, "fmi", "%s: not freed after a Fatal status", who(f));
+    if (a) {
+        *a = (abandoned_fmu){.instance = f->instance, .library = f->library};
+        pthread_mutex_lock(&abandoned_lock);
+        a->next = abandoned;
+        abandoned = a;
+        pthread_mutex_unlock(&abandoned_lock);
+    }
+    f->instance = NULL;
+    f->library = NULL;
+}
+
 void rtcosim_fmu_destroy(void *self)
 {
     rtcosim_fmu *f = self;
     if (!f)
         return;
     rtcosim_me_free(f->me);
+    if (f->instance && library_fatal(f))
+        abandon(f);
     rtcosim_fmi1_free(f); /* FMI 1.0: instance and tables; nothing for 2.0/3.0 */
     if (f->instance) {
         if (f->md->version == RTCOSIM_FMI_2)
@@ -412,11 +485,17 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     rtcosim_fmi_md_options mo = {.interface = f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE
                                               : f->scheduled ? RTCOSIM_FMI_MD_SCHEDULED_EXECUTION
                                                              : RTCOSIM_FMI_MD_CO_SIMULATION,
-                                 .strict = opts->strict};
+                                 .strict = opts->strict,
+                                 .model_exchange_fallback = opts->model_exchange_fallback};
     st = rtcosim_fmi_md_parse_with(xml, size, "modelDescription.xml", &mo, &f->md, err);
     free(xml);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", f->archive_path);
+    if (f->md->fell_back_to_model_exchange) {
+        f->model_exchange = true;
+        rtcosim_log(RTCOSIM_LOG_INFO, "fmi", "%s: model exchange only: loaded for it",
+                    f->archive_path);
+    }
     f->model_identifier = f->md->model_identifier;
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a
@@ -494,6 +573,9 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
         return st;
     }
     fill_info(f);
+    f->terminate_unguarded = f->ops.terminate;
+    if (f->ops.terminate)
+        f->ops.terminate = terminate_guarded;
     /* On failure rtcosim_component_create has already destroyed f. */
     st = rtcosim_component_create(&f->ops, f, &desc, out, err);
     if (st != RTCOSIM_OK)

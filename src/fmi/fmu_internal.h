@@ -53,6 +53,13 @@ typedef struct rtcosim_fmu {
      * (rtcosim_fmu_options) and the intermediate updates seen (fmi3_events.c). */
     bool event_mode_used, early_return_allowed, event_mode_where_declared;
     uint64_t intermediate_updates;
+    /* A function returned Fatal: no further call reaches the FMU, not even
+     * the free (FMI 2.0 section 2.1.3, FMI 3.0 section 2.2.3; fmusim
+     * frees no instance after Fatal either). */
+    bool fatal;
+    /* The version's terminate, behind a guard that skips it once any
+     * instance of the same binary returned Fatal (fmu.c). */
+    rtcosim_status (*terminate_unguarded)(void *self, rtcosim_error *err);
 
     /* Snapshots made and not yet freed: while there are any, the master may
      * roll back, so doStep may not be told noSetFMUStatePriorToCurrentPoint. */

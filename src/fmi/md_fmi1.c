@@ -116,13 +116,14 @@ static void read_scalar(md_parser *p, xmlNode *n, size_t index, bool *negated)
     if (negated[index] && v->type == RTCOSIM_TYPE_STRING)
         md_violation(p, RTCOSIM_EFORMAT, "variable '%s': a String cannot be a negated alias", name);
     /* ME 1.0 section 2.10: an alias has no start value of its own. */
-    xmlChar *start = a > 0 ? NULL : xmlGetProp(typed, (const xmlChar *)"start");
+    /* md_attr keeps the text with the description: a String start value
+     * points into it for as long as the FMU lives (an xmlGetProp copy freed
+     * here left it dangling, and fmiSetString copied freed bytes). */
+    const char *start = a > 0 ? NULL : md_attr(p, typed, "start");
     if (start) {
-        v->has_start = md_parse_start(p, v->type, (const char *)start, &v->start);
+        v->has_start = md_parse_start(p, v->type, start, &v->start);
         if (!v->has_start)
-            md_violation(p, RTCOSIM_EFORMAT, "variable '%s': bad start value '%s'", name,
-                         (const char *)start);
-        xmlFree(start);
+            md_violation(p, RTCOSIM_EFORMAT, "variable '%s': bad start value '%s'", name, start);
     }
     map_kind(p, n, name, v);
 }

@@ -287,6 +287,12 @@ static rtcosim_status read_fmi1(md_parser *p, xmlNode *root, bool want_me)
     rtcosim_fmi_md *md = p->md;
     md_read_fmi1(p, root);
     read_default_experiment(p, root);
+    if (!want_me && p->model_exchange_fallback && !md->has_co_simulation &&
+        md->has_model_exchange) {
+        want_me = true;
+        p->interface = RTCOSIM_FMI_MD_MODEL_EXCHANGE;
+        md->fell_back_to_model_exchange = true;
+    }
     if (p->violations == 0 && !p->out_of_memory &&
         (want_me ? !md->has_model_exchange : !md->has_co_simulation))
         return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
@@ -353,6 +359,11 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
     md->has_co_simulation = cs != NULL;
     md->has_model_exchange = me != NULL;
     md->has_scheduled_execution = se != NULL;
+    if (!want_me && !want_se && p->model_exchange_fallback && !cs && me) {
+        want_me = true;
+        p->interface = RTCOSIM_FMI_MD_MODEL_EXCHANGE;
+        md->fell_back_to_model_exchange = true;
+    }
     if (want_se) {
         if (!se)
             return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,
@@ -444,7 +455,8 @@ rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const cha
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML (%s)", label, text);
     } else {
         md_parser p = {.md = md, .label = label, .err = err, .interface = (int)opts->interface,
-                       .strict = opts->strict};
+                       .strict = opts->strict,
+                       .model_exchange_fallback = opts->model_exchange_fallback};
         rtcosim_error local;
         if (!err)
             p.err = &local;

@@ -4,6 +4,7 @@
  * sized and resolved here. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,11 +190,19 @@ static rtcosim_status propagate_initial_values(rtcosim_master *m, rtcosim_error 
     return RTCOSIM_OK;
 }
 
-static rtcosim_status apply_start_values(rtcosim_master *m, rtcosim_error *err)
+/* Start values of one component (comp < SIZE_MAX) or all, either of its
+ * inputs (set in initialization mode) or of everything else (set before it,
+ * as fmusim and `rtcosim simulate` do: a parameter must reach the FMU before
+ * fmi2EnterInitializationMode / fmi3EnterInitializationMode acts on it). */
+static rtcosim_status apply_start_values(rtcosim_master *m, size_t comp, bool inputs,
+                                         rtcosim_error *err)
 {
     for (size_t i = 0; i < m->start_count; i++) {
         const master_start_value *s = &m->starts[i];
         const rtcosim_variable *v = master_var_of(m, s->comp, s->var);
+        if ((comp != SIZE_MAX && s->comp != comp) ||
+            (v->causality == RTCOSIM_CAUSALITY_INPUT) != inputs)
+            continue;
         unsigned char slot[sizeof(rtcosim_value)];
         rtcosim_value_store(v->type, &s->value, slot);
         rtcosim_status st = rtcosim_component_set(m->comps[s->comp].c, v->type, &v->value_reference, 1,
@@ -290,10 +299,11 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
         master_component *mc = &m->comps[c];
         if ((st = rtcosim_component_instantiate(mc->c, mc->name, err)) != RTCOSIM_OK ||
             (st = rtcosim_component_setup(mc->c, m->tolerance, start, stop, err)) != RTCOSIM_OK ||
+            (st = apply_start_values(m, c, false, err)) != RTCOSIM_OK ||
             (st = rtcosim_component_enter_init(mc->c, err)) != RTCOSIM_OK)
             return st;
     }
-    if ((st = apply_start_values(m, err)) != RTCOSIM_OK ||
+    if ((st = apply_start_values(m, SIZE_MAX, true, err)) != RTCOSIM_OK ||
         (st = propagate_initial_values(m, err)) != RTCOSIM_OK)
         return st;
     for (size_t c = 0; c < m->comp_count; c++)

@@ -93,6 +93,9 @@ void rtcosim_master_free(rtcosim_master *m)
         free(m->feeds[i].inputs);
     for (size_t i = 0; i < m->observed_count; i++)
         free(m->observed[i].name);
+    for (size_t i = 0; i < m->text_observed_count; i++)
+        free(m->text_observed[i].name);
+    free(m->text_observed);
     free(m->comps);
     free(m->conns);
     free(m->bonds);
@@ -485,14 +488,23 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
         return array == RTCOSIM_ENOTFOUND ? st : array;
     }
     const rtcosim_variable *v = master_var_of(m, comp, var);
-    if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_STRING)
+    if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_STRING &&
+        v->type != RTCOSIM_TYPE_BINARY)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "start value for '%s': %s not supported",
                                  name, rtcosim_type_name(v->type));
     char *copy = strdup(text ? text : "");
     if (!copy)
         return master_oom(err);
     rtcosim_value value;
-    st = rtcosim_value_parse(v->type, copy, &value, err);
+    size_t bad = 0;
+    /* Binary in hex, as fmusim takes it; decoded in place (half the length). */
+    if (v->type == RTCOSIM_TYPE_BINARY)
+        st = rtcosim_binary_from_hex(copy, (uint8_t *)copy, &value.bin.size, &bad)
+                 ? (value.bin.data = (const uint8_t *)copy, RTCOSIM_OK)
+                 : rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "'%s' is not a Binary value (hex digits, two per byte)", text);
+    else
+        st = rtcosim_value_parse(v->type, copy, &value, err);
     if (st != RTCOSIM_OK) {
         free(copy);
         return rtcosim_error_prefix(err, "start value for '%s': ", name);
@@ -642,9 +654,62 @@ rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcos
         }
         return count ? RTCOSIM_OK : st;
     }
-    if (!rtcosim_type_is_numeric(master_var_of(m, comp, var)->type))
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "observed variable '%s': only numeric variables can be observed", name);
+    rtcosim_type type = master_var_of(m, comp, var)->type;
     m->observe_explicit = true;
+    if (type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY)
+        return master_add_text_observed(m, comp, var, err);
+    if (!rtcosim_type_is_numeric(type))
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "observed variable '%s': only numeric, String and Binary variables "
+                                 "can be observed", name);
     return master_add_observed(m, comp, var, err);
+}
+
+rtcosim_status master_add_text_observed(rtcosim_master *m, size_t comp, size_t var,
+                                        rtcosim_error *err)
+{
+    const char *var_name = master_var_of(m, comp, var)->name;
+    size_t size = strlen(m->comps[comp].name) + strlen(var_name) + 2;
+    char *name = malloc(size);
+    if (!name || !master_grow((void **)&m->text_observed, &m->text_observed_cap,
+                              m->text_observed_count + 1, sizeof *m->text_observed)) {
+        free(name);
+        return master_oom(err);
+    }
+    snprintf(name, size, "%s.%s", m->comps[comp].name, var_name);
+    m->text_observed[m->text_observed_count++] = (struct master_text_observed){comp, var, name};
+    return RTCOSIM_OK;
+}
+
+size_t rtcosim_master_text_observed_count(const rtcosim_master *m)
+{
+    return m->text_observed_count;
+}
+
+const char *rtcosim_master_text_observed_name(const rtcosim_master *m, size_t index)
+{
+    return index < m->text_observed_count ? m->text_observed[index].name : NULL;
+}
+
+rtcosim_type rtcosim_master_text_observed_type(const rtcosim_master *m, size_t index)
+{
+    if (index >= m->text_observed_count)
+        return RTCOSIM_TYPE_COUNT_;
+    const struct master_text_observed *o = &m->text_observed[index];
+    return master_var_of(m, o->comp, o->var)->type;
+}
+
+rtcosim_status rtcosim_master_text_observed_values(rtcosim_master *m, rtcosim_value *values,
+                                                   rtcosim_error *err)
+{
+    for (size_t i = 0; i < m->text_observed_count; i++) {
+        const struct master_text_observed *o = &m->text_observed[i];
+        const rtcosim_variable *v = master_var_of(m, o->comp, o->var);
+        void *slot = v->type == RTCOSIM_TYPE_STRING ? (void *)&values[i].s : (void *)&values[i].bin;
+        rtcosim_status st = rtcosim_component_get(m->comps[o->comp].c, v->type, &v->value_reference,
+                                                  1, slot, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "observed variable '%s': ", o->name);
+    }
+    return RTCOSIM_OK;
 }

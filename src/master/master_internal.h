@@ -148,6 +148,10 @@ struct rtcosim_master {
     size_t feed_count, feed_cap;
     master_observed *observed;
     size_t observed_count, observed_cap;
+    /* String and Binary variables observed: not sampled by the master (its
+     * values are doubles); the caller reads them (rtcosim_master_text_observed). */
+    struct master_text_observed { size_t comp, var; char *name; } *text_observed;
+    size_t text_observed_count, text_observed_cap;
     bool observe_explicit;
     double *observed_values;
 
@@ -252,6 +256,8 @@ int master_find_component(const rtcosim_master *m, const char *name, size_t len)
 rtcosim_status master_after_init(const rtcosim_master *m, const char *call, rtcosim_error *err);
 const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size_t var);
 rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err);
+rtcosim_status master_add_text_observed(rtcosim_master *m, size_t comp, size_t var,
+                                        rtcosim_error *err);
 
 /* order.c: dependency order and algebraic loop detection. */
 bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t input);

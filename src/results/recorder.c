@@ -134,6 +134,20 @@ static void sink_put_quoted(sink *s, const char *text)
     s->len++;
 }
 
+/* A Binary field as fmusim writes it (FMIRecorder.c): two lower-case hex
+ * digits per byte, unquoted, nothing for an empty value. In pieces, as
+ * strings are. */
+static void sink_put_hex(sink *s, const rtcosim_binary *value)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t k = 0; value->data && k < value->size; k++) {
+        char *dst = sink_reserve(s, 2);
+        dst[0] = digits[value->data[k] >> 4];
+        dst[1] = digits[value->data[k] & 0x0f];
+        s->len += 2;
+    }
+}
+
 static void sink_put_row(sink *s, const rtcosim_column *columns, size_t n, rtcosim_time_ns t,
                          const rtcosim_value *values)
 {
@@ -158,7 +172,11 @@ static void sink_put_row(sink *s, const rtcosim_column *columns, size_t n, rtcos
             *dst = values[i].b ? '1' : '0';
             len = 1;
             break;
-        default: /* STRING; BINARY columns are refused at open */
+        case RTCOSIM_TYPE_BINARY:
+            s->len += 1;
+            sink_put_hex(s, &values[i].bin);
+            continue;
+        default: /* STRING */
             s->len += 1;
             sink_put_quoted(s, values[i].s);
             continue;
@@ -251,9 +269,14 @@ static void *writer_main(void *arg)
             rtcosim_time_ns t;
             memcpy(&t, slot, sizeof t);
             memcpy(r->row_scratch, slot + sizeof(rtcosim_value), r->column_count * sizeof(rtcosim_value));
-            for (size_t i = 0; i < r->column_count; i++)
-                if (r->string_offset[i])
+            for (size_t i = 0; i < r->column_count; i++) {
+                if (!r->string_offset[i])
+                    continue;
+                if (r->columns[i].type == RTCOSIM_TYPE_BINARY)
+                    r->row_scratch[i].bin.data = slot + r->string_offset[i];
+                else
                     r->row_scratch[i].s = (const char *)slot + r->string_offset[i];
+            }
             sink_put_row(&r->out, r->columns, r->column_count, t, r->row_scratch);
             tail++;
             if (tail % 64 == 0) {
@@ -291,6 +314,20 @@ static void ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_valu
         if (!r->string_offset[i])
             continue;
         char *copy = (char *)slot + r->string_offset[i];
+        if (r->columns[i].type == RTCOSIM_TYPE_BINARY) {
+            /* The bytes ride in the slot; the size in the copied value. */
+            rtcosim_binary b = values[i].bin;
+            if (b.size > r->max_string_bytes) {
+                b.size = r->max_string_bytes;
+                r->strings_cut++;
+            }
+            if (b.size && b.data)
+                memcpy(copy, b.data, b.size);
+            else
+                b.size = 0;
+            memcpy(slot + sizeof(rtcosim_value) * (1 + i), &b, sizeof b);
+            continue;
+        }
         const char *text = values[i].s ? values[i].s : "";
         size_t len = strnlen(text, r->max_string_bytes);
         if (len == r->max_string_bytes) {
@@ -390,7 +427,7 @@ static rtcosim_status setup_ring(rtcosim_recorder *r, const rtcosim_recorder_opt
     if (!r->string_offset || !r->row_scratch)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", r->path);
     for (size_t i = 0; i < r->column_count; i++)
-        if (r->columns[i].type == RTCOSIM_TYPE_STRING) {
+        if (r->columns[i].type == RTCOSIM_TYPE_STRING || r->columns[i].type == RTCOSIM_TYPE_BINARY) {
             r->string_offset[i] = bytes;
             bytes += r->max_string_bytes;
         }
@@ -428,7 +465,7 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     for (size_t i = 0; i < o->column_count; i++) {
         if (!o->columns[i].name)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column %zu has no name", o->path, i + 1);
-        if (o->columns[i].type == RTCOSIM_TYPE_BINARY || o->columns[i].type >= RTCOSIM_TYPE_COUNT_)
+        if (o->columns[i].type >= RTCOSIM_TYPE_COUNT_)
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                      "%s: column '%s' of type %s cannot be written to CSV", o->path,
                                      o->columns[i].name, rtcosim_type_name(o->columns[i].type));

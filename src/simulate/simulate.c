@@ -13,6 +13,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
+#include "simulate/binary_inputs.h"
 #include "simulate/simulate_internal.h"
 
 void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v)
@@ -88,6 +89,7 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
             }
         }
         return RTCOSIM_OK;
+    case RTCOSIM_TYPE_BINARY: return RTCOSIM_OK; /* hex cells, decoded by setup_inputs */
     default:
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: column '%s': inputs of type %s cannot come from CSV",
@@ -119,10 +121,6 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                 return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                          "output variable '%s': model '%s' has no such variable",
                                          names[i], rtcosim_component_model_name(c));
-            if (v->type == RTCOSIM_TYPE_BINARY)
-                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                         "output variable '%s': Binary values cannot be recorded in CSV",
-                                         names[i]);
             for (size_t e = 0; e < elements; e++, n++)
                 if (n < capacity)
                     out[n] = &v[e];
@@ -132,7 +130,7 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
         const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
         for (size_t i = 0; i < info->output_count; i++) {
             const rtcosim_variable *v = rtcosim_component_variable(c, info->output_indices[i]);
-            if (!v || v->type == RTCOSIM_TYPE_BINARY)
+            if (!v)
                 continue;
             if (n < capacity)
                 out[n] = v;
@@ -141,7 +139,7 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
     } else {
         for (size_t i = 0; i < rtcosim_component_variable_count(c); i++) {
             const rtcosim_variable *v = rtcosim_component_variable(c, i);
-            if (v->causality != RTCOSIM_CAUSALITY_OUTPUT || v->type == RTCOSIM_TYPE_BINARY)
+            if (v->causality != RTCOSIM_CAUSALITY_OUTPUT)
                 continue;
             if (n < capacity)
                 out[n] = v;
@@ -249,6 +247,20 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
                               v->variability == RTCOSIM_VARIABILITY_CONTINUOUS;
         b->column[b->count++] = i;
     }
+    batch *bin = NULL;
+    for (size_t i = 0; i < r->input_batch_count; i++)
+        if (r->inputs[i].type == RTCOSIM_TYPE_BINARY)
+            bin = &r->inputs[i];
+    if (st == RTCOSIM_OK && bin) {
+        const char **names = calloc(bin->count, sizeof *names);
+        if (!names)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the run");
+        for (size_t k = 0; k < bin->count; k++)
+            names[k] = rtcosim_csv_column_name(table, bin->column[k]);
+        st = simulate_binary_decode(table, bin->column, names, bin->count, &bin->binary_cells,
+                                    &bin->binary_bytes, err);
+        free(names);
+    }
     rtcosim_csv_cursor_init(&r->cursor, table);
     return st;
 }
@@ -268,7 +280,13 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtc
             continue; /* ticks, not values: simulate_se.c activates them */
         size_t size = rtcosim_type_size(b->type);
         size_t n = 0;
-        for (size_t k = 0; k < b->count; k++) {
+        if (b->type == RTCOSIM_TYPE_BINARY) { /* discrete, held: the last row at or before t */
+            if (!discrete)
+                continue;
+            memcpy(b->values, &b->binary_cells[r->cursor.row * b->count], b->count * size);
+            n = b->count;
+        }
+        for (size_t k = 0; b->type != RTCOSIM_TYPE_BINARY && k < b->count; k++) {
             if (!discrete && !b->linear[k])
                 continue;
             double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
@@ -653,6 +671,8 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
             free(bs[k]->values);
             free(bs[k]->column);
             free(bs[k]->linear);
+            free(bs[k]->binary_cells);
+            free(bs[k]->binary_bytes);
         }
     }
     simulate_se_free(&r);

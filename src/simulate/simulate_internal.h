@@ -21,6 +21,8 @@ typedef struct batch {
     unsigned char *values; /* count values of the type, as get/set use them */
     size_t *column;        /* outputs: recorder column; inputs: CSV column */
     bool *linear;          /* inputs: interpolate linearly (else hold) */
+    rtcosim_binary *binary_cells; /* Binary inputs: every row's values, decoded at setup */
+    uint8_t *binary_bytes;
 } batch;
 
 typedef struct run {

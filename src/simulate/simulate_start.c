@@ -26,8 +26,6 @@ static rtcosim_status check_start_value(const rtcosim_variable *v, rtcosim_error
     }
     if (!why && v->variability == RTCOSIM_VARIABILITY_CONSTANT)
         why = "it is a constant";
-    if (!why && v->type == RTCOSIM_TYPE_BINARY)
-        why = "Binary start values cannot be given as text";
     if (why)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value '%s': cannot be set: %s", v->name, why);
     return RTCOSIM_OK;
@@ -59,9 +57,32 @@ const rtcosim_variable *simulate_start_targets(const rtcosim_component *c, const
 
 /* Parse (and with `apply`, set) one start value: a scalar, or a list for an
  * array, all of whose elements are then set in one call. */
+/* A Binary start value in hex, as fmusim takes it (two digits per byte). */
+static rtcosim_status binary_start_value(rtcosim_component *c, const rtcosim_start_value *sv,
+                                         const rtcosim_variable *v, bool apply, rtcosim_error *err)
+{
+    uint8_t *bytes = malloc(strlen(sv->value) / 2 + 1);
+    if (!bytes)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "start value '%s': out of memory", sv->name);
+    rtcosim_binary value = {.data = bytes};
+    size_t bad = 0;
+    rtcosim_status st = RTCOSIM_OK;
+    if (!rtcosim_binary_from_hex(sv->value, bytes, &value.size, &bad))
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "start value '%s': '%s' is not a Binary value (hex digits, two per byte)",
+                               sv->name, sv->value);
+    else if (apply && (st = rtcosim_component_set(c, v->type, &v->value_reference, 1, &value,
+                                                   err)) != RTCOSIM_OK)
+        rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+    free(bytes);
+    return st;
+}
+
 static rtcosim_status start_value(rtcosim_component *c, const rtcosim_start_value *sv, const rtcosim_variable *v,
                                   size_t count, bool apply, rtcosim_error *err)
 {
+    if (v->type == RTCOSIM_TYPE_BINARY && rtcosim_component_find_variable(c, sv->name))
+        return binary_start_value(c, sv, v, apply, err);
     if (rtcosim_component_find_variable(c, sv->name)) {
         rtcosim_value value;
         rtcosim_status st = rtcosim_value_parse(v->type, sv->value, &value, err);

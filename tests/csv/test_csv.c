@@ -3,6 +3,7 @@
  * one clear message naming file and line for every kind of bad input. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -204,6 +205,38 @@ static void nul_bytes_are_rejected_with_their_line(void **state)
     assert_string_equal(err.message, "in.csv:3: NUL byte in a text file");
 }
 
+static bool is_blob(void *context, const char *column)
+{
+    (void)context;
+    return strcmp(column, "blob") == 0;
+}
+
+/* Text columns keep their cells as written (quotes removed, also "0123",
+ * which would read as a number), numeric columns stay checked. */
+static void text_columns_keep_their_cells(void **state)
+{
+    (void)state;
+    const char *text = "time,blob,x\n0,666f6f,1\n0.5,,2\n1,\"0123\",3\n";
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_csv_read_memory_text("in.csv", text, strlen(text), is_blob, NULL,
+                                                  &t, &err),
+                     RTCOSIM_OK);
+    assert_string_equal(rtcosim_csv_text(t, 0, 0), "666f6f");
+    assert_string_equal(rtcosim_csv_text(t, 1, 0), "");
+    assert_string_equal(rtcosim_csv_text(t, 2, 0), "0123");
+    assert_null(rtcosim_csv_text(t, 0, 1));
+    assert_true(rtcosim_csv_value(t, 2, 1) == 3.0);
+    rtcosim_csv_free(t);
+    const char *bad = "time,blob,x\n0,zz,one\n";
+    assert_int_equal(rtcosim_csv_read_memory_text("bad.csv", bad, strlen(bad), is_blob, NULL, &t,
+                                                  &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "bad.csv:2: column 3 ('x'): 'one' is not a finite number"));
+    /* Without the predicate a hex cell is a bad number, as before. */
+    expect_error("time,blob\n0,666f6f\n", RTCOSIM_EFORMAT, "'666f6f' is not a finite number");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +253,7 @@ int main(void)
                                         tu_scratch_teardown),
         cmocka_unit_test(bad_inputs_fail_with_file_and_line),
         cmocka_unit_test(nul_bytes_are_rejected_with_their_line),
+        cmocka_unit_test(text_columns_keep_their_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,76 @@ static void start_values_are_set_before_initialize_slave(void **state)
     rtcosim_log_set_level(RTCOSIM_LOG_INFO);
 }
 
+/* Reads every String of the Strings FMU in one call. */
+static void get_strings(rtcosim_component *c, const char **string_out, const char **empty_out,
+                        const char **steps_out)
+{
+    uint32_t vrs[3] = {vr_of(c, "String_output"), vr_of(c, "Empty_output"),
+                       vr_of(c, "Steps_output")};
+    const char *values[3] = {NULL, NULL, NULL};
+    rtcosim_error err;
+    if (rtcosim_component_get(c, RTCOSIM_TYPE_STRING, vrs, 3, values, &err) != RTCOSIM_OK)
+        fail_msg("get strings: %s", err.message);
+    *string_out = values[0];
+    *empty_out = values[1];
+    *steps_out = values[2];
+}
+
+/* The Strings FMU (FMI 1.0 co-simulation) returns each fmiGetString's values
+ * in a fresh buffer, overwrites and frees the previous one, and returns ""
+ * as NULL. What rtcosim hands out must stay the value read until that
+ * variable is read again, NULL must read as "", and a value longer than any
+ * before (Steps_output gains "ab" per step: 2n bytes after n steps) must
+ * arrive whole. Under ASan a kept FMU pointer is a heap-use-after-free. */
+static void fmi1_strings_are_copied_when_read(void **state)
+{
+    (void)state;
+    rtcosim_component *c = load_cs(RTCOSIM_FMU_STRINGS_FMI1, false);
+    begin(c);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    const char *string_out, *empty_out, *steps_out;
+    get_strings(c, &string_out, &empty_out, &steps_out);
+    assert_string_equal(string_out, "ab"); /* the description's start value of String_input */
+    assert_non_null(empty_out);
+    assert_string_equal(empty_out, "");
+    assert_string_equal(steps_out, "");
+    uint32_t vr_length = vr_of(c, "Length_output");
+    int32_t length = -1;
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_INT32, &vr_length, 1, &length, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(length, 2);
+
+    /* A String input set to NULL reaches the FMU as "". */
+    uint32_t vr_in = vr_of(c, "String_input");
+    const char *none = NULL;
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_STRING, &vr_in, 1, &none, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_INT32, &vr_length, 1, &length, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(length, 0);
+    const char *text = "x\"y";
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_STRING, &vr_in, 1, &text, &err),
+                     RTCOSIM_OK);
+
+    char expected[128] = "";
+    for (int n = 1; n <= 40; n++) {
+        step(c, (n - 1) * 25 * MS, 25 * MS);
+        const char *first_string_out = NULL, *ignore;
+        get_strings(c, &first_string_out, &ignore, &ignore);
+        /* Another read: the FMU frees the buffer of the first. */
+        get_strings(c, &string_out, &empty_out, &steps_out);
+        assert_string_equal(first_string_out, "x\"y");
+        assert_string_equal(string_out, "x\"y");
+        assert_string_equal(empty_out, "");
+        strcat(expected, "ab");
+        assert_string_equal(steps_out, expected);
+        assert_int_equal(strlen(steps_out), 2 * n);
+    }
+    assert_int_equal(rtcosim_component_terminate(c, &err), RTCOSIM_OK);
+    rtcosim_component_free(c);
+}
+
 static void expect_load_error(const char *path, rtcosim_fmi_interface type, const char *text)
 {
     rtcosim_fmu_options opts = {.temp_dir = tmp_dir, .interface_type = type};
@@ -298,6 +368,7 @@ int main(void)
         cmocka_unit_test(co_simulation_bouncing_ball_falls_and_bounces),
         cmocka_unit_test(negated_aliases_read_and_write_the_negated_base),
         cmocka_unit_test(start_values_are_set_before_initialize_slave),
+        cmocka_unit_test(fmi1_strings_are_copied_when_read),
         cmocka_unit_test(binaries_lacking_functions_are_refused_naming_them),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

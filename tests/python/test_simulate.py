@@ -91,6 +91,34 @@ def test_inputs_and_types_equal_cli_csv(cli, tmpdir_private):
     assert row["Int32_output"] == 3 and row["Boolean_output"]
 
 
+def test_binary_values_are_bytes_in_and_out():
+    """Binary (FMI 3.0 Feedthrough): bytes inputs and start values in, bytes
+    out, held from the last row at or before t (b"foo" at 0 and 0.25, b""
+    at 0.5, the four bytes from 0.75), as FMPy gives Binary values; a
+    start value in bytes reaches the FMU as the same bytes."""
+    table = np.array([(0.0, b"foo"), (0.5, b""), (0.75, bytes([0, 255, 127, 128]))],
+                     dtype=[("time", float), ("Binary_input", object)])
+    result = rtcosim.simulate(fmu("Feedthrough-fmi3.fmu"), stop_time=1, output_interval=0.25,
+                              input=table, output=["Binary_output"])
+    assert list(result["Binary_output"]) == [b"foo", b"foo", b"", bytes([0, 255, 127, 128]),
+                                             bytes([0, 255, 127, 128])]
+    result = rtcosim.simulate(fmu("Feedthrough-fmi3.fmu"), stop_time=0.25, output_interval=0.25,
+                              start_values={"Binary_input": b"\x0a\x0b"}, output=["Binary_output"])
+    assert list(result["Binary_output"]) == [b"\x0a\x0b", b"\x0a\x0b"]
+
+
+def test_model_exchange_only_fmu_is_simulated_with_model_exchange():
+    """As FMPy: without fmi_type an FMU offering model exchange only runs
+    with it; Dahlquist (k = 1) under Euler, one micro step per 0.25 s, is
+    0.75^n."""
+    result = rtcosim.simulate(fmu("DahlquistMEOnly-fmi3.fmu"), stop_time=1, output_interval=0.25,
+                              solver="Euler")
+    assert list(result["x"]) == [0.75 ** n for n in range(5)]
+    with pytest.raises(rtcosim.Error, match="does not support co-simulation"):
+        rtcosim.simulate(fmu("DahlquistMEOnly-fmi3.fmu"), fmi_type="CoSimulation")
+    assert rtcosim.info(fmu("DahlquistMEOnly-fmi3.fmu"))["model_name"] == "Dahlquist"
+
+
 def test_dahlquist_follows_the_exact_solution():
     """x' = -k x, x(0) = 1: x(t) = exp(-k t) (the FMU integrates with Euler
     micro steps of 1e-4 s, so the error is O(1e-4))."""

@@ -79,3 +79,46 @@ def test_system_errors(tmpdir_private, call, words):
         call(tmpdir_private)
     for w in words:
         assert w in str(e.value)
+
+
+def test_run_records_string_and_binary_outputs(cli, tmpdir_private):
+    """`rtcosim run` results hold String (quoted) and Binary (hex, as fmusim
+    writes it) outputs after the numeric ones, read from the components:
+    Feedthrough (FMI 3.0) copies its inputs, given as start values (Binary
+    in hex, either case); Strings (FMI 1.0) copies its String input, gains
+    "ab" per step in Steps_output and keeps Empty_output empty."""
+    from conftest import fmu
+    ssd = os.path.join(tmpdir_private, "text.ssd")
+    with open(ssd, "w") as f:
+        f.write(f"""<?xml version="1.0"?>
+<ssd:SystemStructureDescription version="1.0" name="t"
+ xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+ xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
+ xmlns:rc="https://rtcosim.org/SSP1/Master">
+ <ssd:System name="s"><ssd:Elements>
+  <ssd:Component name="f" source="{fmu('Feedthrough-fmi3.fmu')}"/>
+  <ssd:Component name="s" source="{fmu('Strings-fmi1.fmu')}"/>
+ </ssd:Elements>
+ <ssd:Annotations><ssc:Annotation type="org.rtcosim.master"><rc:Master stepSize="0.5"/></ssc:Annotation></ssd:Annotations>
+ </ssd:System>
+</ssd:SystemStructureDescription>
+""")
+    out = os.path.join(tmpdir_private, "out.csv")
+    subprocess.run([cli, "run", ssd, "--stop-time", "1", "--start-value", "f.Binary_input", "00FF7f",
+                    "--start-value", "s.String_input", 'x"y', "--output-variable", "f.Int32_output",
+                    "--output-variable", "f.Binary_output", "--output-variable", "s.String_output",
+                    "--output-variable", "s.Empty_output", "--output-variable", "s.Steps_output",
+                    "--output-file", out], check=True, stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        text = f.read()
+    assert text == ('"time","f.Int32_output","f.Binary_output","s.String_output","s.Empty_output",'
+                    '"s.Steps_output"\n'
+                    '0,0,00ff7f,"x""y","",""\n'
+                    '0.5,0,00ff7f,"x""y","","ab"\n'
+                    '1,0,00ff7f,"x""y","","abab"\n')
+    # The package: the same columns, Binary as bytes.
+    result = rtcosim.System(ssd).run(stop_time=1, start_values={"f.Binary_input": b"\x00\xff\x7f",
+                                                                "s.String_input": 'x"y'},
+                                     output=["f.Binary_output", "s.Steps_output"])
+    assert list(result["f.Binary_output"]) == [b"\x00\xff\x7f"] * 3
+    assert list(result["s.Steps_output"]) == ["", "ab", "abab"]

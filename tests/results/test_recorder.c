@@ -1,5 +1,5 @@
 /* The CSV recorder writes fmusim's format exactly (header, 1/0 booleans,
- * quoted strings, exact numbers), decimates, gives the same file through its
+ * quoted strings, Binary as hex, exact numbers), decimates, gives the same file through its
  * writer thread, and reports unwritable paths at open and write errors at close. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -213,16 +213,37 @@ static void write_error_is_reported_at_close_with_the_path(void **state)
     }
 }
 
-static void binary_columns_are_refused(void **state)
+/* Binary columns as fmusim writes them (FMIRecorder.c): two lower-case hex
+ * digits per byte, unquoted, an empty field for no bytes; the same through
+ * the writer thread, whose ring keeps at most max_string_bytes of a value
+ * (here 2: "foo" becomes 666f, counted as cut). */
+static void binary_columns_are_written_as_hex(void **state)
 {
-    (void)state;
-    const rtcosim_column cols[] = {{"blob", RTCOSIM_TYPE_BINARY}};
-    rtcosim_recorder_options o = {.path = "recorder_binary.csv", .columns = cols,
-                                  .column_count = 1};
-    rtcosim_recorder *r = NULL;
-    rtcosim_error err;
-    assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_EUNSUPPORTED);
-    assert_non_null(strstr(err.message, "blob"));
+    static const uint8_t foo[] = {'f', 'o', 'o'}, mixed[] = {0x00, 0xff, 0x7f, 0x80};
+    const rtcosim_column cols[] = {{"blob", RTCOSIM_TYPE_BINARY}, {"n", RTCOSIM_TYPE_INT32}};
+    rtcosim_value rows[3][2] = {{{.bin = {foo, 3}}, {.i64 = 1}},
+                                {{.bin = {NULL, 0}}, {.i64 = 2}},
+                                {{.bin = {mixed, 4}}, {.i64 = 3}}};
+    for (int threaded = 0; threaded < 2; threaded++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/recorder_binary%d.csv", (const char *)*state, threaded);
+        rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 2,
+                                      .writer_thread = threaded,
+                                      .max_string_bytes = threaded ? 3 : 0};
+        rtcosim_recorder *r = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_OK);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(rtcosim_recorder_push_row(r, i * 500000000LL, rows[i], &err),
+                             RTCOSIM_OK);
+        rtcosim_recorder_stats stats;
+        assert_int_equal(rtcosim_recorder_close(r, &stats, &err), RTCOSIM_OK);
+        char *text = read_text(path);
+        assert_string_equal(text, threaded ? "\"time\",\"blob\",\"n\"\n0,666f6f,1\n0.5,,2\n1,00ff7f,3\n"
+                                           : "\"time\",\"blob\",\"n\"\n0,666f6f,1\n0.5,,2\n1,00ff7f80,3\n");
+        assert_int_equal(stats.strings_cut, threaded ? 1 : 0);
+        free(text);
+    }
 }
 
 int main(void)
@@ -237,7 +258,8 @@ int main(void)
         cmocka_unit_test(full_ring_drops_rows_instead_of_waiting),
         cmocka_unit_test(unwritable_path_fails_at_open_naming_it),
         cmocka_unit_test(write_error_is_reported_at_close_with_the_path),
-        cmocka_unit_test(binary_columns_are_refused),
+        cmocka_unit_test_setup_teardown(binary_columns_are_written_as_hex, tu_scratch_setup,
+                                        tu_scratch_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
