@@ -150,7 +150,9 @@ typedef struct rtcosim_run_options {
     unsigned threads;             /* conservative only; 0 means 1 */
     rtcosim_time_ns start_time;   /* LP clocks start here */
     rtcosim_time_ns stop_time;    /* events with time <= stop_time are processed */
-    rtcosim_time_ns lockstep_tick; /* lockstep only; 0 means 1 us */
+    /* lockstep only; 0: 1 us, or the smallest lookahead between LPs when
+     * that is shorter (an emulated core's response delay can be 135 ns) */
+    rtcosim_time_ns lockstep_tick;
     uint64_t seed;                /* random streams */
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
     bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
