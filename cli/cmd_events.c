@@ -270,6 +270,9 @@ static int run_events(int argc, char **argv)
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
                 return cli_fail("events: --firmware needs ECU=PATH.elf, got '%s'", v);
+            if (vc.firmware_ecu[0])
+                return cli_fail("events: --firmware given twice ('%s=%s' and '%s'); one ECU runs"
+                                " firmware", vc.firmware_ecu, vc.firmware_path, v);
             if ((size_t)(eq - v) >= sizeof vc.firmware_ecu ||
                 strlen(eq + 1) >= sizeof vc.firmware_path)
                 return cli_fail("events: --firmware: ECU name or path too long in '%s'", v);

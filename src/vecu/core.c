@@ -212,6 +212,9 @@ rtcosim_status rtcosim_vecu_create(const rtcosim_vecu_config *config, rtcosim_ve
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "vecu: out of memory");
     if (st == RTCOSIM_OK)
         st = vecu_elf_load_file(config->firmware, &v->elf, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < v->elf.symbol_count; i++)
+        if (strcmp(v->elf.symbols[i].name, "Default_Handler") == 0)
+            v->default_handler = v->elf.symbols[i].address & ~1u;
     if (st == RTCOSIM_OK)
         st = load_segments(v, config->firmware, err);
     if (st == RTCOSIM_OK)
@@ -354,6 +357,16 @@ rtcosim_status rtcosim_vecu_run_exception(rtcosim_vecu *v, unsigned exception,
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "ecu '%s': vector %u of the firmware is"
                                  " 0x%08" PRIx32 ", not a Thumb handler address", v->name,
                                  exception, vec[1]);
+    /* startup.c points every vector the firmware does not define at
+     * Default_Handler (weak aliases, so any alias's name would be misleading) */
+    if (v->default_handler && (vec[1] & ~1u) == v->default_handler && exception >= 16)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "ecu '%s': no handler for IRQ %u"
+                                 " (its vector is Default_Handler)", v->name, exception - 16);
+    if (vec[0] <= VECU_RAM_BASE || vec[0] > VECU_RAM_BASE + v->ram_size)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': initial SP 0x%08" PRIx32
+                                 " (vector 0) outside RAM 0x%08" PRIx32 "..0x%08" PRIx32,
+                                 v->name, vec[0], VECU_RAM_BASE,
+                                 (uint32_t)(VECU_RAM_BASE + v->ram_size));
     uint32_t sp = vec[0], lr = VECU_TRAP_BASE | 1u, pc = vec[1];
     uint32_t control = 0, primask = 0;
     uc_reg_write(v->uc, UC_ARM_REG_CONTROL, &control);

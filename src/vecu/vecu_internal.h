@@ -73,6 +73,7 @@ struct rtcosim_vecu {
     uc_engine *uc;
     uc_hook block_hook, invalid_hook, intr_hook;
     vecu_elf elf;
+    uint32_t default_handler;    /* address of Default_Handler (startup.c), 0: none */
     unsigned char *flash;        /* VECU_FLASH_SIZE bytes, mapped */
     unsigned char *own_data;     /* the data block while not bound */
     unsigned char *data;         /* current data block */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -157,6 +158,31 @@ static void test_faults_name_ecu_pc_and_function(void **state)
     run_irq(v, 0, 0, &cycles);
     assert_int_equal(cycles, 202);
     rtcosim_vecu_free(v);
+}
+
+/* A vector left at startup.c's Default_Handler is named as a missing
+ * handler (not as whichever weak alias shares its address); a FIFO given as
+ * firmware is refused at once (reading it would block). */
+static void test_missing_handler_and_non_regular_files(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(FW_NO_TIMER1_ELF, 1.0);
+    run_irq(v, 0, 0, NULL);
+    rtcosim_error err = {0};
+    assert_int_not_equal(rtcosim_vecu_run_exception(v, 16 + 1, 0, LIMIT, NULL, &err), RTCOSIM_OK);
+    assert_string_equal(err.message, "ecu 'test': no handler for IRQ 1 (its vector is Default_Handler)");
+    rtcosim_vecu_free(v);
+    char dir[] = "/tmp/rtcosim-vecu-XXXXXX", fifo[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/engine.elf", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    rtcosim_vecu_config c = {.name = "test", .firmware = fifo, .clock_hz = 100000000, .cpi = 1};
+    v = NULL;
+    assert_int_equal(rtcosim_vecu_create(&c, &v, &err), RTCOSIM_EINVAL);
+    assert_null(v);
+    assert_non_null(strstr(err.message, "engine.elf: firmware is not a regular file"));
+    unlink(fifo);
+    rmdir(dir);
 }
 
 static void test_bad_firmware_files(void **state)
@@ -464,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_can_fifo_and_mailboxes),
         cmocka_unit_test(test_faults_name_ecu_pc_and_function),
         cmocka_unit_test(test_bad_firmware_files),
+        cmocka_unit_test(test_missing_handler_and_non_regular_files),
         cmocka_unit_test(test_state_restore_reproduces_execution),
         cmocka_unit_test(test_engine_firmware_closes_the_loop),
         cmocka_unit_test(test_firmware_vehicle_identical_across_schedulers),
