@@ -95,6 +95,21 @@ static bool on_invalid(uc_engine *uc, uc_mem_type type, uint64_t address, int si
     return false;
 }
 
+void vecu_fault_width(rtcosim_vecu *v, uc_engine *uc, uint64_t offset, unsigned size, bool write)
+{
+    if (!v->faulted) {
+        uint32_t pc = 0;
+        uc_reg_read(uc, UC_ARM_REG_PC, &pc);
+        v->faulted = true;
+        v->fault_kind = VECU_FAULT_WIDTH;
+        v->fault_address = VECU_PERIPH_BASE + offset;
+        v->fault_width = size;
+        v->fault_write = write;
+        v->fault_pc = pc;
+    }
+    uc_emu_stop(uc);
+}
+
 static void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
 {
     rtcosim_vecu *v = user;
@@ -313,6 +328,11 @@ static rtcosim_status fault_error(rtcosim_vecu *v, unsigned exception, uc_err e,
         return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "ecu '%s': %s did not return within %"
                                  PRIu64 " instructions (endless loop?), %s", v->name, handler,
                                  v->run_limit - v->run_start, at);
+    if (v->faulted && v->fault_kind == VECU_FAULT_WIDTH)
+        return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %u-byte %s peripheral register"
+                                 " 0x%08" PRIx64 " (its registers are 32-bit words) in %s at %s",
+                                 v->name, v->fault_width, v->fault_write ? "write to" : "read of",
+                                 v->fault_address, handler, at);
     if (v->faulted && v->fault_kind == -1)
         return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %s in %s at %s", v->name,
                                  exception_text(v->fault_intno), handler, at);
@@ -334,6 +354,14 @@ static rtcosim_status fault_error(rtcosim_vecu *v, unsigned exception, uc_err e,
         return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %s 0x%08" PRIx64 " in %s at %s",
                                  v->name, what, a, handler, at);
     }
+    uint16_t last = 0; /* Unicorn ends a run at WFI/WFE without an error */
+    if (e == UC_ERR_OK && pc >= 2 && pc <= VECU_FLASH_SIZE)
+        memcpy(&last, v->flash + pc - 2, sizeof last); /* flash is at address 0 */
+    if (last == 0xBF30 || last == 0xBF20) /* WFI, WFE (Thumb T1 encodings) */
+        return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %s in %s at %s: it would sleep"
+                                 " until the next interrupt, which is taken only after this handler"
+                                 " returns (handlers run to completion): return instead", v->name,
+                                 last == 0xBF30 ? "WFI" : "WFE", handler, at);
     if (e == UC_ERR_INSN_INVALID)
         return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': undefined instruction in %s at"
                                  " %s", v->name, handler, at);

@@ -161,7 +161,8 @@ static void test_faults_name_ecu_pc_and_function(void **state)
 }
 
 /* A vector left at startup.c's Default_Handler is named as a missing
- * handler (not as whichever weak alias shares its address); a FIFO given as
+ * handler (not as whichever weak alias shares its address), a byte write to
+ * a peripheral register and WFI as what they are; a FIFO given as
  * firmware is refused at once (reading it would block). */
 static void test_missing_handler_and_non_regular_files(void **state)
 {
@@ -171,6 +172,9 @@ static void test_missing_handler_and_non_regular_files(void **state)
     rtcosim_error err = {0};
     assert_int_not_equal(rtcosim_vecu_run_exception(v, 16 + 1, 0, LIMIT, NULL, &err), RTCOSIM_OK);
     assert_string_equal(err.message, "ecu 'test': no handler for IRQ 1 (its vector is Default_Handler)");
+    /* the peripherals are 32-bit registers; WFI cannot wait inside a handler */
+    expect_fault(v, 2, "1-byte write to peripheral register 0x40000200", "in TIMER2_IRQHandler+0x");
+    expect_fault(v, 3, "WFI in handler of IRQ 3", "in TIMER3_IRQHandler+0x");
     rtcosim_vecu_free(v);
     char dir[] = "/tmp/rtcosim-vecu-XXXXXX", fifo[64];
     assert_non_null(mkdtemp(dir));
