@@ -22,7 +22,9 @@ static void usage(FILE *out)
             "Writes CSV: column \"time\" (s), then one column bus.MESSAGE.SIGNAL per signal of\n"
             "each DBC message seen on each bus; one row per decoded frame, each cell the\n"
             "signal's latest value (empty before its first frame; multiplexed signals when\n"
-            "present). Frames whose id the DBC does not define are counted, not decoded.\n"
+            "present). Frames whose id the DBC does not define are counted, not decoded;\n"
+            "signals in bytes a frame lacks (shorter than its DBC message) are empty cells,\n"
+            "with one warning per message. Names are quoted as RFC 4180 says.\n"
             "\n"
             "  --dbc FILE         the CAN database\n"
             "  -o, --output CSV   write the CSV here (default: standard output unless --plot)\n"
@@ -38,11 +40,20 @@ typedef struct block {
     uint32_t bus;
     const rtcosim_dbc_message *message;
     size_t first; /* first column of its signals */
+    bool warned;  /* a frame shorter than the message was reported */
 } block;
+
+/* A column's latest value as its CSV text (formatted once per decoded value,
+ * so that a row costs one write per column). */
+typedef struct cell {
+    char text[RTCOSIM_FORMAT_MAX];
+    size_t length; /* 0: no value (an empty cell) */
+} cell;
 
 typedef struct decoder {
     const rtcosim_can_log *log;
     const rtcosim_dbc *dbc;
+    const char *log_path;
     block *blocks;
     size_t block_count, columns;
     size_t *block_of;    /* per record, SIZE_MAX: not decoded */
@@ -59,6 +70,32 @@ static void decoder_free(decoder *d)
     free(d->selected);
     free(d->blocks);
     free(d->block_of);
+}
+
+/* A CSV field in quotes, quotes inside doubled (RFC 4180, section 2). */
+static void put_quoted(const char *text, FILE *out)
+{
+    fputc('"', out);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', out);
+        fputc(*text, out);
+    }
+    fputc('"', out);
+}
+
+/* Once per DBC message: its frames in the log are shorter than it. */
+static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record *rec)
+{
+    bl->warned = true;
+    for (size_t b = 0; b < d->block_count; b++)
+        if (&d->blocks[b] != bl && d->blocks[b].message == bl->message && d->blocks[b].warned)
+            return;
+    fprintf(stderr,
+            "rtcosim: warning: %s:%d: a frame of %s (id 0x%X) has %u of its %u bytes; signals in "
+            "the missing bytes are left empty (said once per message)\n",
+            d->log_path, rec->line, bl->message->name, (unsigned)rec->id, (unsigned)rec->size,
+            (unsigned)bl->message->dlc);
 }
 
 /* Blocks in order of first appearance, column names, the selection. */
@@ -82,7 +119,7 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
         while (b < d->block_count && !(d->blocks[b].bus == recs[i].bus && d->blocks[b].message == m))
             b++;
         if (b == d->block_count) {
-            d->blocks[d->block_count++] = (block){recs[i].bus, m, d->columns};
+            d->blocks[d->block_count++] = (block){.bus = recs[i].bus, .message = m, .first = d->columns};
             d->columns += m->signal_count;
         }
         d->block_of[i] = b;
@@ -122,71 +159,85 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
 }
 
 /* The rows: all decoded frames carrying a selected column; complete_only:
- * from the first frame at which every selected column has a value. */
-static void write_csv(const decoder *d, FILE *out, bool complete_only)
+ * from the first frame at which every selected column has a value. A frame
+ * costs its message's plain signals, the one multiplexed group its
+ * multiplexor selects (one multiplexor read), and one write per column. */
+static int write_csv(decoder *d, FILE *out, bool complete_only)
 {
-    double *values = calloc(d->columns + 1, sizeof *values);
-    bool *have = calloc(d->columns + 1, sizeof *have);
-    if (!values || !have) {
-        free(values);
-        free(have);
-        return;
+    cell *cells = calloc(d->columns + 1, sizeof *cells);
+    size_t *chosen = calloc(d->columns + 1, sizeof *chosen), chosen_count = 0, missing = 0;
+    if (!cells || !chosen) {
+        free(cells);
+        free(chosen);
+        return cli_fail("out of memory");
     }
-    fprintf(out, "\"time\"");
+    put_quoted("time", out);
     for (size_t c = 0; c < d->columns; c++)
-        if (d->selected[c])
-            fprintf(out, ",\"%s\"", d->names[c]);
+        if (d->selected[c]) {
+            fputc(',', out);
+            put_quoted(d->names[c], out);
+            chosen[chosen_count++] = c;
+        }
+    missing = chosen_count;
     fputc('\n', out);
     const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
     char text[RTCOSIM_FORMAT_MAX];
     for (size_t i = 0; i < rtcosim_can_log_count(d->log); i++) {
         if (d->block_of[i] == SIZE_MAX)
             continue;
-        const block *bl = &d->blocks[d->block_of[i]];
+        block *bl = &d->blocks[d->block_of[i]];
+        const rtcosim_dbc_message *m = bl->message;
+        const rtcosim_can_log_record *rec = &recs[i];
+        uint64_t selector = m->multiplexor ? rtcosim_dbc_raw_get(m->multiplexor, rec->data, rec->size) : 0;
         bool carries = false;
-        for (size_t k = 0; k < bl->message->signal_count; k++) {
-            const rtcosim_dbc_signal *s = &bl->message->signals[k];
-            if (rtcosim_dbc_signal_present(bl->message, s, recs[i].data, recs[i].size)) {
-                values[bl->first + k] = rtcosim_dbc_decode(s, recs[i].data, recs[i].size);
-                have[bl->first + k] = true;
-                carries = carries || d->selected[bl->first + k];
-            }
-        }
-        bool complete = true;
-        for (size_t c = 0; c < d->columns; c++)
-            complete = complete && (!d->selected[c] || have[c]);
-        if (!carries || (complete_only && !complete))
-            continue;
-        rtcosim_format_time(recs[i].time, text);
-        fputs(text, out);
-        for (size_t c = 0; c < d->columns; c++) {
-            if (!d->selected[c])
+        for (size_t k = 0; k < m->signal_count; k++) {
+            const rtcosim_dbc_signal *s = &m->signals[k];
+            if (s->mux == RTCOSIM_DBC_MULTIPLEXED && (!m->multiplexor || selector != s->mux_value))
                 continue;
-            fputc(',', out);
-            if (have[c]) {
-                rtcosim_format_double(values[c], text);
-                fputs(text, out);
+            cell *cl = &cells[bl->first + k];
+            bool had = cl->length != 0, selected = d->selected[bl->first + k];
+            if (rec->size >= m->dlc || rtcosim_dbc_signal_fits(s, rec->size)) {
+                cl->length = rtcosim_format_double(rtcosim_dbc_decode(s, rec->data, rec->size), cl->text);
+                missing -= selected && !had;
+            } else {
+                if (!bl->warned)
+                    warn_short_frame(d, bl, rec);
+                cl->length = 0; /* not in this frame: unknown, not zero */
+                missing += selected && had;
             }
+            carries = carries || selected;
+        }
+        if (!carries || (complete_only && missing))
+            continue;
+        rtcosim_format_time(rec->time, text);
+        fputs(text, out);
+        for (size_t j = 0; j < chosen_count; j++) {
+            const cell *cl = &cells[chosen[j]];
+            fputc(',', out);
+            fwrite(cl->text, 1, cl->length, out);
         }
         fputc('\n', out);
     }
-    free(values);
-    free(have);
+    free(cells);
+    free(chosen);
+    return 0;
 }
 
-static int write_csv_file(const decoder *d, const char *path, bool complete_only)
+static int write_csv_file(decoder *d, const char *path, bool complete_only)
 {
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out)
         return cli_fail("%s: cannot write the CSV file", path);
-    write_csv(d, out, complete_only);
+    int rc = write_csv(d, out, complete_only);
     if (out == stdout)
-        return fflush(stdout) != 0 ? cli_fail("writing standard output failed") : 0;
-    return fclose(out) != 0 ? cli_fail("%s: writing the CSV file failed", path) : 0;
+        return rc == 0 && fflush(stdout) != 0 ? cli_fail("writing standard output failed") : rc;
+    if (fclose(out) != 0 && rc == 0)
+        rc = cli_fail("%s: writing the CSV file failed", path);
+    return rc;
 }
 
 /* Plot through a private temporary CSV of the complete rows. */
-static int plot(const decoder *d, const char *output, const char *log_path)
+static int plot(decoder *d, const char *output, const char *log_path)
 {
     const char *tmp = getenv("TMPDIR");
     char dir[4096], csv[4200];
@@ -257,6 +308,7 @@ static int run_can(int argc, char **argv)
     if (rc == 0) {
         d.log = log;
         d.dbc = dbc;
+        d.log_path = log_path;
         rc = decoder_init(&d, signals, signal_count);
     }
     if (rc == 0 && (out || !plot_path))

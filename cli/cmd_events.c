@@ -9,6 +9,7 @@
 #include "../examples/ecus/vehicle.h"
 #include "cli.h"
 #include "progress.h"
+#include "signals.h"
 #include "rtcosim/events.h"
 #include "rtcosim/events_dist.h"
 #include "rtcosim/mpi.h"
@@ -57,7 +58,10 @@ static void usage(FILE *out)
             "Under `mpirun -np N` the LPs are spread over the N ranks (blocks of LPs, an ECU\n"
             "with its plant), ranks synchronize conservatively; each rank runs its LPs on\n"
             "--threads threads (default 1 under mpirun); rank 0 prints the results, identical\n"
-            "to the single-process run (same checksum) for any ranks, threads and --sync.\n");
+            "to the single-process run (same checksum) for any ranks, threads and --sync.\n"
+            "Ctrl-C (SIGINT) or SIGTERM ends the run early: the summary and --can-log cover\n"
+            "the run so far (a frame on the wire then ends up to one frame time after the\n"
+            "time named), exit 130 or 143; a second signal exits at once.\n");
 }
 
 static int parse_uint(const char *text, unsigned long max, unsigned long *out)
@@ -169,6 +173,9 @@ static rtcosim_status apply_places(rtcosim_events *sim, char **places, int count
 
 static rtcosim_time_ns read_events_progress(void *sim) { return rtcosim_events_progress(sim); }
 
+/* From the SIGINT/SIGTERM handler: one atomic store. */
+static void request_stop(void *sim) { rtcosim_events_request_stop(sim, true); }
+
 static int run_events(int argc, char **argv)
 {
     char *places[64];
@@ -263,6 +270,9 @@ static int run_events(int argc, char **argv)
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
                 return cli_fail("events: --firmware needs ECU=PATH.elf, got '%s'", v);
+            if (vc.firmware_ecu[0])
+                return cli_fail("events: --firmware given twice ('%s=%s' and '%s'); one ECU runs"
+                                " firmware", vc.firmware_ecu, vc.firmware_path, v);
             if ((size_t)(eq - v) >= sizeof vc.firmware_ecu ||
                 strlen(eq + 1) >= sizeof vc.firmware_path)
                 return cli_fail("events: --firmware: ECU name or path too long in '%s'", v);
@@ -331,9 +341,19 @@ static int run_events(int argc, char **argv)
     if (built) /* rank 0 draws */
         cli_progress_watch_start(&progress, quiet || tr.rank != 0, ro.start_time, ro.stop_time,
                                  read_events_progress, sim);
+    /* Ctrl-C (SIGINT) or SIGTERM: the run ends early and what it did is
+     * reported and logged, as `run` and `simulate` do; over ranks mpirun
+     * ends the job */
+    if (built && tr.size == 1) {
+        cli_signals_install();
+        cli_signals_on_first(request_stop, sim);
+    }
     bool ran = built && rtcosim_events_run(sim, &ro, &stats, &err) == RTCOSIM_OK;
+    int stop_signal = atomic_load(&cli_stop_signal);
+    bool stopped = built && !ran && tr.size == 1 && stop_signal && err.status == RTCOSIM_ECANCELED;
+    cli_signals_restore();
     cli_progress_watch_stop(&progress);
-    if (!ran ||
+    if (!(ran || stopped) ||
         rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) != RTCOSIM_OK ||
         (can_log && rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
                         RTCOSIM_OK)) {
@@ -342,9 +362,10 @@ static int run_events(int argc, char **argv)
     }
     if (tr.rank != 0)
         goto done; /* rank 0 holds the gathered result and prints */
-    double sim_s = rtcosim_time_to_seconds(ro.stop_time - ro.start_time);
+    rtcosim_time_ns reached = stopped ? stats.end_time : ro.stop_time;
+    double sim_s = rtcosim_time_to_seconds(reached - ro.start_time);
     rtcosim_can_bus_stats bs;
-    rtcosim_can_bus_stats_get(rtcosim_ecu_vehicle_bus(vehicle), ro.stop_time - ro.start_time, &bs);
+    rtcosim_can_bus_stats_get(rtcosim_ecu_vehicle_bus(vehicle), reached - ro.start_time, &bs);
     printf("vehicle: %zu ECUs, scheduler %s", rtcosim_ecu_vehicle_ecu_count(vehicle),
            rtcosim_scheduler_name(ro.scheduler));
     if (tr.size > 1)
@@ -356,7 +377,7 @@ static int run_events(int argc, char **argv)
         printf(" (%u threads%s)", ro.threads, tr.size > 1 ? " per rank" : "");
     if (speculative)
         printf(", threshold %g", ro.threshold);
-    printf(", %.6g s simulated\n", sim_s);
+    printf(", %.6g s simulated%s\n", sim_s, stopped ? " (stopped early)" : "");
     printf("events      %" PRIu64 " in %.3f s wall (%.3g events/s), %" PRIu64 " rounds\n",
            stats.events, stats.wall_s, (double)stats.events / stats.wall_s, stats.rounds);
     printf("speed       %.2f simulated s per wall s\n", sim_s / stats.wall_s);
@@ -377,8 +398,16 @@ static int run_events(int argc, char **argv)
     printf("checksum    %016" PRIx64 "\n", rtcosim_ecu_vehicle_checksum(vehicle));
     if (speculative) {
         rc = report_speculation(sim, &stats, spec_csv);
-        if (rc == 0 && reference)
+        if (rc == 0 && reference && !stopped)
             rc = compare_reference(&vc, &ro, vehicle);
+    }
+    if (stopped) {
+        fflush(stdout);
+        fprintf(stderr, "rtcosim: events: stopped by %s at t = %.6g s of %.6g s; the summary%s"
+                " cover%s the run so far\n", cli_signal_name(stop_signal),
+                rtcosim_time_to_seconds(reached), rtcosim_time_to_seconds(ro.stop_time),
+                can_log ? " and the CAN log" : "", can_log ? "" : "s");
+        rc = cli_signal_exit_code(stop_signal);
     }
 done:
     rtcosim_ecu_vehicle_free(vehicle);

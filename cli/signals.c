@@ -24,6 +24,8 @@ static struct sigaction previous_int, previous_term;
 static int installed;
 
 static const char *exit_at_once_what; /* cli_signals_exit_at_once */
+static void (*first_signal_hook)(void *); /* cli_signals_on_first */
+static void *first_signal_arg;
 static void put(const char *text);
 
 static void on_signal(int signo)
@@ -38,8 +40,11 @@ static void on_signal(int signo)
         _exit(128 + signo);
     }
     int expected = 0;
-    if (atomic_compare_exchange_strong(&cli_stop_signal, &expected, signo))
+    if (atomic_compare_exchange_strong(&cli_stop_signal, &expected, signo)) {
+        if (first_signal_hook)
+            first_signal_hook(first_signal_arg);
         return;
+    }
     rtcosim_recorder_flush_all_signal_safe(); /* the rows computed so far */
     static const char message[] = "rtcosim: second signal: exiting at once\n";
     ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
@@ -64,9 +69,17 @@ void cli_signals_install(void)
 
 void cli_signals_exit_at_once(const char *what) { exit_at_once_what = what; }
 
+void cli_signals_on_first(void (*hook)(void *), void *arg)
+{
+    first_signal_hook = NULL; /* never a hook with the wrong argument */
+    first_signal_arg = arg;
+    first_signal_hook = hook;
+}
+
 void cli_signals_restore(void)
 {
     exit_at_once_what = NULL;
+    first_signal_hook = NULL;
     if (!installed)
         return;
     sigaction(SIGINT, &previous_int, NULL);

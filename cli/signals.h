@@ -17,6 +17,10 @@ void cli_signals_restore(void);
  * MPI ranks, where mpirun sends SIGTERM when another rank died and this one
  * may be waiting for it in an exchange that never returns. */
 void cli_signals_exit_at_once(const char *what);
+/* After cli_signals_install: the first signal also calls hook(arg) in the
+ * handler (so hook must be async-signal-safe, e.g. one atomic store): for a
+ * run that does not look at cli_stop_signal itself (the event kernel). */
+void cli_signals_on_first(void (*hook)(void *), void *arg);
 /* While a run is in progress (between cli_run_guard_begin and _end): a fatal
  * signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes the buffered rows
  * and one line naming `what` (the input file), the component and its call,

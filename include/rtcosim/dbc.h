@@ -11,7 +11,10 @@
  * within a byte and continue at bit 7 of the next byte.
  *
  * Other statements (VERSION, NS_, BS_, BU_, CM_, BA_DEF_, ...) are read
- * over. Errors are one line, "FILE:LINE: problem". */
+ * over. LF, CR LF or CR line ends; a UTF-8 byte-order mark is skipped.
+ * Names are at most 255 characters, numbers finite. Errors are one line,
+ * "FILE:LINE: problem". Loading is linear in the file's size (ids and names
+ * are hashed). */
 #ifndef RTCOSIM_DBC_H
 #define RTCOSIM_DBC_H
 
@@ -62,6 +65,7 @@ typedef struct rtcosim_dbc_message {
     rtcosim_time_ns cycle_time; /* GenMsgCycleTime; 0: none */
     const rtcosim_dbc_signal *signals;
     size_t signal_count;
+    const rtcosim_dbc_signal *multiplexor; /* its "M" signal, or NULL */
     int line;
 } rtcosim_dbc_message;
 
@@ -95,6 +99,9 @@ rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, 
  * packs a value that does not fit. Never fails; no allocation. */
 void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
                                   size_t size);
+/* Whether all of a signal's bits lie in the first `size` bytes of a frame
+ * (a frame shorter than its message leaves the signal unknown). */
+bool rtcosim_dbc_signal_fits(const rtcosim_dbc_signal *s, size_t size);
 /* Whether a signal is present in a frame of its message (multiplexing). */
 bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
                                 const uint8_t *data, size_t size);

@@ -150,7 +150,9 @@ typedef struct rtcosim_run_options {
     unsigned threads;             /* conservative only; 0 means 1 */
     rtcosim_time_ns start_time;   /* LP clocks start here */
     rtcosim_time_ns stop_time;    /* events with time <= stop_time are processed */
-    rtcosim_time_ns lockstep_tick; /* lockstep only; 0 means 1 us */
+    /* lockstep only; 0: 1 us, or the smallest lookahead between LPs when
+     * that is shorter (an emulated core's response delay can be 135 ns) */
+    rtcosim_time_ns lockstep_tick;
     uint64_t seed;                /* random streams */
     bool no_null_messages;        /* global only: see RTCOSIM_SCHEDULER_GLOBAL */
     bool conservative_rounds;     /* conservative only: barrier rounds, not channel clocks */
@@ -219,6 +221,13 @@ typedef struct rtcosim_run_stats {
  * (under speculation it may be ahead of what is committed). Callable from any
  * thread while rtcosim_events_run runs; the start time until then. */
 rtcosim_time_ns rtcosim_events_progress(const rtcosim_events *sim);
+/* Ask a run in progress (or the next one) to end early, from any thread or a
+ * signal handler (one lock-free atomic store: async-signal-safe). Each LP
+ * looks every 1024 of its events, so the run ends within a moment; it then
+ * returns RTCOSIM_ECANCELED ("stopped on request at t = ..."), with the
+ * statistics, final handlers and models' results (frames logged, ...) of what
+ * was processed. Stays set until rtcosim_events_request_stop(sim, false). */
+void rtcosim_events_request_stop(rtcosim_events *sim, bool stop);
 
 /* Create an empty simulation. */
 rtcosim_status rtcosim_events_create(rtcosim_events **out, rtcosim_error *err);

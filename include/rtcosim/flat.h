@@ -70,6 +70,10 @@ typedef struct rtcosim_flat_simulate_options {
     void *step_context;
     double timeout;
     int fmu_logging;         /* FMI loggingOn: the FMU's own messages reach the log */
+    /* Read after every step (another thread may set it, e.g. on Ctrl-C):
+     * non-zero ends the run with RTCOSIM_ECANCELED ("interrupted"), no rows
+     * returned as if complete. NULL: none. */
+    const int *interrupt;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error

@@ -19,8 +19,10 @@ import csv
 import ctypes
 import logging
 import math
+import numbers
 import os
 import tempfile
+import threading
 
 import numpy as np
 
@@ -99,6 +101,67 @@ def _seconds(value, what):
     if not math.isfinite(x):
         raise Error("EINVAL", f"{what}: {value!r} is not a finite number of seconds")
     return repr(x).encode()
+
+
+def _interval(value, what):
+    """A step or interval in seconds: finite, positive and at least the 1 ns
+    time resolution (a smaller one would be read as 0)."""
+    if value is None or isinstance(value, str):
+        return _seconds(value, what)
+    x = float(value)
+    if not (math.isfinite(x) and x > 0):
+        raise Error("EINVAL", f"{what}: {value!r} is not a positive number of seconds")
+    if x < 1e-9:
+        raise Error("EINVAL", f"{what}: {value!r} s is below the time resolution of 1 ns")
+    return repr(x).encode()
+
+
+def _whole(value, what, minimum):
+    """An int (not a float that happens to be given, nor a bool) >= minimum."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or int(value) < minimum):
+        raise Error("EINVAL", f"{what}: {value!r} is not a whole number >= {minimum}")
+    return int(value)
+
+
+def _positive(value, what, upper=math.inf):
+    x = float(value)
+    if not (math.isfinite(x) and 0 < x <= upper):
+        bound = f" and <= {upper:g}" if upper != math.inf else ""
+        raise Error("EINVAL", f"{what}: {value!r} is not a finite number > 0{bound}")
+    return x
+
+
+def _run_interruptibly(call, interrupt):
+    """call() (a library run; ctypes releases the GIL) on a helper thread, so
+    that Ctrl-C reaches the waiting main thread at once: Python runs signal
+    handlers only between bytecodes of the main thread, never while it is in
+    C. On KeyboardInterrupt the library is told through `interrupt` (read
+    after every step), the run is waited for and the interrupt re-raised:
+    nothing is returned as if complete. Off the main thread (no signals
+    arrive there) call() runs directly."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    box = {}
+
+    def target():
+        try:
+            box["value"] = call()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box["error"] = e
+
+    worker = threading.Thread(target=target, name="rtcosim-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        interrupt.value = 1
+        worker.join()  # the run ends within one step
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def _value_text(value):
@@ -235,8 +298,9 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     o = SimulateOptions()
     o.start_time = _seconds(start_time, "start_time")
     o.stop_time = _seconds(stop_time, "stop_time")
-    o.output_interval = _seconds(output_interval, "output_interval")
-    o.tolerance = float(relative_tolerance) if relative_tolerance is not None else -1.0
+    o.output_interval = _interval(output_interval, "output_interval")
+    o.tolerance = (_positive(relative_tolerance, "relative_tolerance")
+                   if relative_tolerance is not None else -1.0)
     if fmi_type not in (None, "CoSimulation", "ModelExchange"):
         raise Error("EINVAL", f"fmi_type: {fmi_type!r} is not 'CoSimulation' or 'ModelExchange'")
     # None: co-simulation unless the FMU offers model exchange only (as FMPy).
@@ -253,9 +317,7 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     if input is not None:
         text = _input_csv(input)
         o.input_csv, o.input_csv_size = text, len(text)
-    if int(record_every) < 1:
-        raise Error("EINVAL", f"record_every: {record_every!r} is not a whole number >= 1")
-    o.record_every = int(record_every)
+    o.record_every = _whole(record_every, "record_every", 1)
     cb = _Progress(progress)
     o.progress = cb.c
     done = _StepFinished(step_finished)
@@ -266,13 +328,21 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
             raise Error("EINVAL", f"timeout: {timeout!r} is not a positive number of seconds")
     o.fmu_logging = 1 if debug_logging else 0
     sink = logger if logger is not None else (_print_log if debug_logging else _sink[0])
+    interrupt = ctypes.c_int(0)
+    o.interrupt = ctypes.pointer(interrupt)
     err, handle = ErrorStruct(), ctypes.c_void_p()
-    with _log_sink(sink):
-        status = lib.rtcosim_flat_simulate(os.fsencode(filename), ctypes.byref(o),
-                                           ctypes.byref(handle), ctypes.byref(err))
-    cb.check()
-    done.check()
-    err.check(status)
+    try:
+        with _log_sink(sink):
+            status = _run_interruptibly(
+                lambda: lib.rtcosim_flat_simulate(os.fsencode(filename), ctypes.byref(o),
+                                                  ctypes.byref(handle), ctypes.byref(err)),
+                interrupt)
+        cb.check()
+        done.check()
+        err.check(status)
+    except BaseException:
+        lib.rtcosim_rows_free(handle)  # rows of a run whose callback raised
+        raise
     return _take_rows(handle)[0]
 
 
@@ -386,13 +456,13 @@ class System:
         o = SystemOptions()
         o.start_time = _seconds(start_time, "start_time")
         o.stop_time = _seconds(stop_time, "stop_time")
-        o.step_size = _seconds(step_size, "step_size")
-        o.output_interval = _seconds(output_interval, "output_interval")
+        o.step_size = _interval(step_size, "step_size")
+        o.output_interval = _interval(output_interval, "output_interval")
         o.order = _choice(_ORDERS, order, "order")
         o.coupling = _choice(_COUPLINGS, coupling, "coupling")
         o.correction = _choice(_CORRECTIONS, correction, "correction")
         o.step_control = -1 if step_control is None else int(bool(step_control))
-        o.threads = int(threads or 0)
+        o.threads = 0 if threads is None else _whole(threads, "threads", 1)
         o.parameter_sets, o.parameter_set_count, k1 = _strings(
             [os.fspath(p) for p in parameter_sets])
         o.start_names, o.start_count, k2 = _strings(list(start_values))
@@ -407,8 +477,12 @@ class System:
         err, handle = ErrorStruct(), ctypes.c_void_p()
         status = lib.rtcosim_flat_system_run(self.path.encode(), ctypes.byref(o),
                                              ctypes.byref(handle), ctypes.byref(err))
-        cb.check()
-        err.check(status)
+        try:
+            cb.check()
+            err.check(status)
+        except BaseException:
+            lib.rtcosim_rows_free(handle)  # rows of a run whose callback raised
+            raise
         return _take_rows(handle)
 
     def run(self, start_time=None, stop_time=None, step_size=None, output_interval=None,
@@ -447,7 +521,7 @@ class System:
                               None, keep)
         rt = {}
         if rt_factor is not None:
-            rt["rt-factor"] = repr(float(rt_factor))
+            rt["rt-factor"] = repr(_positive(rt_factor, "rt_factor", 1e6))
         if overrun is not None:
             rt["overrun"] = overrun
         if non_realtime is not None:
@@ -458,7 +532,11 @@ class System:
         if estimator is not None:
             rt["estimator"] = estimator
         if partner_timeout is not None:
-            rt["partner-timeout"] = repr(float(partner_timeout))
+            x = float(partner_timeout)
+            if not (math.isfinite(x) and x >= 0):
+                raise Error("EINVAL", f"partner_timeout: {partner_timeout!r} is not a finite "
+                            "number of seconds >= 0")
+            rt["partner-timeout"] = repr(x)
         if calibrate is not None:
             rt["calibrate"] = "yes" if calibrate else "no"
         rt.update({k: _value_text(v) for k, v in rt_options.items()})

@@ -113,7 +113,8 @@ class SimulateOptions(ctypes.Structure):
                 ("record_every", ctypes.c_uint32),
                 ("progress", PROGRESS), ("progress_context", ctypes.c_void_p),
                 ("step_finished", STEP_FINISHED), ("step_context", ctypes.c_void_p),
-                ("timeout", ctypes.c_double), ("fmu_logging", ctypes.c_int)]
+                ("timeout", ctypes.c_double), ("fmu_logging", ctypes.c_int),
+                ("interrupt", ctypes.POINTER(ctypes.c_int))]
 
 
 class SystemOptions(ctypes.Structure):

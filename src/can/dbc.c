@@ -4,6 +4,7 @@
  * and line; the reader never reads past its input (fuzzed: fuzz_dbc.c). */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "rtcosim/dbc.h"
 #include "util/array.h"
 #include "util/read_file.h"
+#include "util/text.h"
 
 typedef struct message_build {
     rtcosim_dbc_message pub;
@@ -19,16 +21,29 @@ typedef struct message_build {
     size_t signal_capacity;
 } message_build;
 
+/* Open-addressing tables of message indices + 1 (0: empty slot) by id and
+ * by name, kept at most half full: a file of n messages loads in O(n), and
+ * decoding finds a frame's message in O(1). */
+typedef struct message_index {
+    uint32_t *by_id, *by_name;
+    size_t slots; /* a power of two */
+} message_index;
+
 struct rtcosim_dbc {
     message_build *messages;
     size_t count, capacity;
+    message_index index;
 };
+
+/* Longest name (message, signal, transmitter) and multiplexer indicator. */
+#define DBC_NAME_MAX 255
 
 typedef struct cursor {
     const char *p;   /* NUL-terminated text */
     int line;
     const char *name;
     rtcosim_error *err;
+    bool overlong;   /* the last ident() was longer than its buffer */
 } cursor;
 
 static rtcosim_status fail(cursor *c, int line, const char *fmt, ...)
@@ -40,6 +55,10 @@ static rtcosim_status fail(cursor *c, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    if (c->overlong) /* the cause of the failure that follows a cut name */
+        return rtcosim_error_set(c->err, RTCOSIM_EFORMAT,
+                                 "%s:%d: a name or multiplexer indicator longer than %d characters",
+                                 c->name, line, DBC_NAME_MAX);
     return rtcosim_error_set(c->err, RTCOSIM_EFORMAT, "%s:%d: %.400s", c->name, line, text);
 }
 
@@ -49,6 +68,8 @@ static void skip_blank(cursor *c)
         c->p++;
 }
 
+/* A C identifier; false (and c->overlong) when it does not fit out: a cut
+ * name would make two long names one. */
 static bool ident(cursor *c, char *out, size_t size)
 {
     skip_blank(c);
@@ -56,9 +77,11 @@ static bool ident(cursor *c, char *out, size_t size)
     if (!(isalpha((unsigned char)*c->p) || *c->p == '_'))
         return false;
     while (isalnum((unsigned char)*c->p) || *c->p == '_') {
-        if (n + 1 < size)
-            out[n++] = *c->p;
-        c->p++;
+        if (n + 1 >= size) {
+            c->overlong = true;
+            return false;
+        }
+        out[n++] = *c->p++;
     }
     out[n] = '\0';
     return true;
@@ -81,7 +104,7 @@ static bool number(cursor *c, double *out)
     char *end;
     errno = 0;
     *out = strtod(c->p, &end);
-    if (end == c->p || errno == ERANGE)
+    if (end == c->p || errno == ERANGE || !isfinite(*out))
         return false;
     c->p = end;
     return true;
@@ -168,12 +191,75 @@ static bool at_line_end(cursor *c)
     return *c->p == '\0' || *c->p == '\n';
 }
 
-static message_build *find_build(rtcosim_dbc *d, uint32_t id, bool extended)
+static size_t hash_id(uint32_t id, bool extended)
 {
-    for (size_t i = 0; i < d->count; i++)
-        if (d->messages[i].pub.id == id && d->messages[i].pub.extended == extended)
-            return &d->messages[i];
-    return NULL;
+    uint64_t h = ((uint64_t)id | (uint64_t)extended << 32) * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 32);
+}
+
+static size_t hash_name(const char *name)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a */
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * UINT64_C(0x100000001b3);
+    return (size_t)(h ^ h >> 32);
+}
+
+/* The slot of the message with that id (or the empty slot where it goes). */
+static size_t slot_of_id(const rtcosim_dbc *d, uint32_t id, bool extended)
+{
+    size_t mask = d->index.slots - 1, k = hash_id(id, extended) & mask;
+    for (uint32_t at; (at = d->index.by_id[k]) != 0; k = (k + 1) & mask)
+        if (d->messages[at - 1].pub.id == id && d->messages[at - 1].pub.extended == extended)
+            break;
+    return k;
+}
+
+static size_t slot_of_name(const rtcosim_dbc *d, const char *name)
+{
+    size_t mask = d->index.slots - 1, k = hash_name(name) & mask;
+    for (uint32_t at; (at = d->index.by_name[k]) != 0; k = (k + 1) & mask)
+        if (strcmp(d->messages[at - 1].pub.name, name) == 0)
+            break;
+    return k;
+}
+
+static message_build *find_build(const rtcosim_dbc *d, uint32_t id, bool extended)
+{
+    if (d->index.slots == 0)
+        return NULL;
+    uint32_t at = d->index.by_id[slot_of_id(d, id, extended)];
+    return at ? &d->messages[at - 1] : NULL;
+}
+
+static message_build *find_build_named(const rtcosim_dbc *d, const char *name)
+{
+    if (d->index.slots == 0)
+        return NULL;
+    uint32_t at = d->index.by_name[slot_of_name(d, name)];
+    return at ? &d->messages[at - 1] : NULL;
+}
+
+/* Index the messages [0, d->count): grown to twice the messages' count. */
+static bool index_messages(rtcosim_dbc *d)
+{
+    if (2 * d->count < d->index.slots)
+        return true;
+    size_t slots = d->index.slots ? 2 * d->index.slots : 64;
+    uint32_t *by_id = calloc(slots, sizeof *by_id), *by_name = calloc(slots, sizeof *by_name);
+    if (!by_id || !by_name || d->count >= UINT32_MAX) {
+        free(by_id);
+        free(by_name);
+        return false;
+    }
+    free(d->index.by_id);
+    free(d->index.by_name);
+    d->index = (message_index){by_id, by_name, slots};
+    for (size_t i = 0; i < d->count; i++) {
+        by_id[slot_of_id(d, d->messages[i].pub.id, d->messages[i].pub.extended)] = (uint32_t)i + 1;
+        by_name[slot_of_name(d, d->messages[i].pub.name)] = (uint32_t)i + 1;
+    }
+    return true;
 }
 
 /* The id as written: bit 31 marks an extended id. */
@@ -191,7 +277,7 @@ static rtcosim_status parse_message(cursor *c, rtcosim_dbc *d, message_build **c
 {
     int line = c->line;
     uint64_t raw, dlc;
-    char name[256], tx[256];
+    char name[DBC_NAME_MAX + 1], tx[DBC_NAME_MAX + 1];
     if (!unsigned_number(c, &raw))
         return fail(c, line, "BO_: %s", "expected the message id");
     if (raw == DBC_INDEPENDENT_ID) {
@@ -211,10 +297,10 @@ static rtcosim_status parse_message(cursor *c, rtcosim_dbc *d, message_build **c
         return fail(c, line, "BO_ %s: expected the transmitter at the end of the line", name);
     if (find_build(d, id, extended))
         return fail(c, line, "BO_ %s: its id is defined twice", name);
-    for (size_t i = 0; i < d->count; i++)
-        if (strcmp(d->messages[i].pub.name, name) == 0)
-            return fail(c, line, "BO_ %s: the name is defined twice", name);
-    if (!util_array_reserve(&d->messages, d->count, &d->capacity, sizeof *d->messages, 16))
+    if (find_build_named(d, name))
+        return fail(c, line, "BO_ %s: the name is defined twice", name);
+    if (!util_array_reserve(&d->messages, d->count, &d->capacity, sizeof *d->messages, 16) ||
+        !index_messages(d))
         return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
     message_build *m = &d->messages[d->count];
     memset(m, 0, sizeof *m);
@@ -222,30 +308,23 @@ static rtcosim_status parse_message(cursor *c, rtcosim_dbc *d, message_build **c
     char *n = strdup(name), *t = strdup(tx);
     m->pub.name = n;
     m->pub.transmitter = t;
-    d->count++;
-    if (!n || !t)
+    if (!n || !t) {
+        free(n);
+        free(t);
         return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+    }
+    d->count++;
+    d->index.by_id[slot_of_id(d, id, extended)] = (uint32_t)d->count;
+    d->index.by_name[slot_of_name(d, n)] = (uint32_t)d->count;
     *current = m;
     next_line(c);
     return RTCOSIM_OK;
 }
 
-/* Every bit inside the message's bytes (Motorola bits run towards higher bytes). */
-static bool fits(const rtcosim_dbc_signal *s, uint32_t bytes)
-{
-    uint32_t pos = s->start_bit;
-    for (uint32_t k = 0; k < s->length; k++) {
-        if (pos >= 8 * bytes)
-            return false;
-        pos = s->little_endian ? pos + 1 : pos % 8 == 0 ? pos + 15 : pos - 1;
-    }
-    return true;
-}
-
 static rtcosim_status parse_signal(cursor *c, message_build *m)
 {
     int line = c->line;
-    char name[256], mux[32];
+    char name[DBC_NAME_MAX + 1], mux[DBC_NAME_MAX + 1];
     rtcosim_dbc_signal s = {.line = line};
     if (!ident(c, name, sizeof name))
         return fail(c, line, "SG_: %s", "expected the signal name");
@@ -254,9 +333,11 @@ static rtcosim_status parse_signal(cursor *c, message_build *m)
         if (strcmp(mux, "M") == 0)
             s.mux = RTCOSIM_DBC_MULTIPLEXOR;
         else if (mux[0] == 'm' && isdigit((unsigned char)mux[1]) &&
-                 (s.mux_value = strtoull(mux + 1, &end, 10), *end == '\0'))
+                 (errno = 0, s.mux_value = strtoull(mux + 1, &end, 10), *end == '\0')) {
+            if (errno == ERANGE)
+                return fail(c, line, "SG_ %s: multiplexer value %s beyond 64 bits", name, mux + 1);
             s.mux = RTCOSIM_DBC_MULTIPLEXED;
-        else
+        } else
             return fail(c, line, "SG_ %s: unsupported multiplexer indicator (M or mN; extended "
                         "multiplexing is not supported)", name);
     }
@@ -294,7 +375,7 @@ static rtcosim_status parse_signal(cursor *c, message_build *m)
     s.minimum = min;
     s.maximum = max;
     s.unit = unit;
-    if (!fits(&s, m->pub.dlc)) {
+    if (!rtcosim_dbc_signal_fits(&s, m->pub.dlc)) {
         free(unit);
         return fail(c, line, "SG_ %s: its bits do not fit the message's %u bytes", name,
                     (unsigned)m->pub.dlc);
@@ -352,6 +433,7 @@ static rtcosim_status parse_attribute(cursor *c, rtcosim_dbc *d)
     bool cycle = quoted(c, &attr) && strcmp(attr, "GenMsgCycleTime") == 0;
     free(attr);
     if (!cycle || !ident(c, kind, sizeof kind) || strcmp(kind, "BO_") != 0) {
+        c->overlong = false; /* a long object kind is simply not BO_ */
         c->p = p;
         return skip_statement(c);
     }
@@ -373,7 +455,7 @@ static rtcosim_status parse_values(cursor *c, rtcosim_dbc *d)
 {
     int line = c->line;
     uint64_t raw;
-    char signal[256];
+    char signal[DBC_NAME_MAX + 1];
     const char *p = c->p;
     if (!unsigned_number(c, &raw)) {
         c->p = p;
@@ -507,7 +589,7 @@ rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
     }
     memcpy(copy, text, size);
-    copy[size] = '\0';
+    size = util_text_unify_line_ends(copy, size);
     if (strlen(copy) != size) {
         free(copy);
         free(d);
@@ -521,8 +603,13 @@ rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name
         rtcosim_dbc_free(d);
         return st;
     }
-    for (size_t i = 0; i < d->count; i++)
-        d->messages[i].pub.signals = d->messages[i].signals;
+    for (size_t i = 0; i < d->count; i++) {
+        message_build *m = &d->messages[i];
+        m->pub.signals = m->signals;
+        for (size_t k = 0; k < m->pub.signal_count; k++)
+            if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR)
+                m->pub.multiplexor = &m->signals[k];
+    }
     *out = d;
     return RTCOSIM_OK;
 }
@@ -559,6 +646,8 @@ void rtcosim_dbc_free(rtcosim_dbc *d)
         free((char *)m->pub.transmitter);
     }
     free(d->messages);
+    free(d->index.by_id);
+    free(d->index.by_name);
     free(d);
 }
 
@@ -571,16 +660,14 @@ const rtcosim_dbc_message *rtcosim_dbc_message_at(const rtcosim_dbc *d, size_t i
 
 const rtcosim_dbc_message *rtcosim_dbc_find_id(const rtcosim_dbc *d, uint32_t id, bool extended)
 {
-    message_build *m = find_build((rtcosim_dbc *)d, id, extended);
+    message_build *m = find_build(d, id, extended);
     return m ? &m->pub : NULL;
 }
 
 const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *d, const char *name)
 {
-    for (size_t i = 0; i < d->count; i++)
-        if (strcmp(d->messages[i].pub.name, name) == 0)
-            return &d->messages[i].pub;
-    return NULL;
+    message_build *m = find_build_named(d, name);
+    return m ? &m->pub : NULL;
 }
 
 const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, const char *name)

@@ -89,15 +89,21 @@ void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, 
     store(s, r != r ? 0 : r < lo ? lo : r > hi ? hi : r, data, size);
 }
 
+bool rtcosim_dbc_signal_fits(const rtcosim_dbc_signal *s, size_t size)
+{
+    uint32_t pos = s->start_bit;
+    for (uint32_t k = 0; k < s->length; k++, pos = next_position(s, pos))
+        if (pos / 8 >= size)
+            return false;
+    return true;
+}
+
 bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
                                 const uint8_t *data, size_t size)
 {
     if (s->mux != RTCOSIM_DBC_MULTIPLEXED)
         return true;
-    for (size_t i = 0; i < m->signal_count; i++)
-        if (m->signals[i].mux == RTCOSIM_DBC_MULTIPLEXOR)
-            return rtcosim_dbc_raw_get(&m->signals[i], data, size) == s->mux_value;
-    return false;
+    return m->multiplexor && rtcosim_dbc_raw_get(m->multiplexor, data, size) == s->mux_value;
 }
 
 const char *rtcosim_dbc_value_text_of(const rtcosim_dbc_signal *s, int64_t raw)

@@ -11,6 +11,7 @@
 #include "rtcosim/can_log.h"
 #include "util/array.h"
 #include "util/read_file.h"
+#include "util/text.h"
 
 #define MAX_BUSES 64
 
@@ -170,6 +171,26 @@ static bool is_time(const char *t)
     return digits;
 }
 
+/* Whether the first line of a file that does not start with '(' begins an
+ * ASC log: its header lines (date, base, internal events, comments,
+ * Begin TriggerBlock) or an event line starting with a time. */
+static bool asc_first_line(const char *line)
+{
+    static const char *const HEADS[] = {"date ", "base ", "internal events logged",
+                                        "no internal events logged", "//", "begin triggerblock"};
+    line += strspn(line, " \t");
+    for (size_t i = 0; i < sizeof HEADS / sizeof *HEADS; i++)
+        if (strncasecmp(line, HEADS[i], strlen(HEADS[i])) == 0)
+            return true;
+    char first[64];
+    size_t n = strcspn(line, " \t");
+    if (n == 0 || n >= sizeof first)
+        return false;
+    memcpy(first, line, n);
+    first[n] = '\0';
+    return is_time(first);
+}
+
 /* ASC: header lines set base and timestamps; event lines start with a time. */
 static rtcosim_status asc_line(reader *r, char *line)
 {
@@ -192,8 +213,8 @@ static rtcosim_status asc_line(reader *r, char *line)
     rtcosim_can_log_record rec = {.line = r->line};
     if (!parse_seconds(tok[0], &rec.time))
         return bad(r, "not a time", tok[0]);
-    if (r->relative)
-        rec.time += r->last;
+    if (r->relative && __builtin_add_overflow(rec.time, r->last, &rec.time))
+        return bad(r, "relative time beyond 292 years after the start:", tok[0]);
     r->last = rec.time;
     size_t k = 1, dlc_at;
     bool fd = n > 1 && strcasecmp(tok[1], "CANFD") == 0;
@@ -266,10 +287,10 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
     }
     memcpy(copy, text, size);
-    copy[size] = '\0';
+    size = util_text_unify_line_ends(copy, size);
     reader r = {.log = log, .name = name, .err = err, .base = 16};
-    const char *first = copy + strspn(copy, " \t\r\n");
-    bool candump = *first == '(';
+    const char *first = copy + strspn(copy, " \t\n");
+    bool candump = *first == '(', known = false;
     rtcosim_status st = RTCOSIM_OK;
     char *line = copy;
     while (st == RTCOSIM_OK && line < copy + size) {
@@ -278,10 +299,17 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
             *nl = '\0';
         r.line++;
         if (strlen(line) != (size_t)((nl ? nl : copy + size) - line))
-            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%d: not a text file (NUL byte)", name,
-                                   r.line);
-        else if (line[strspn(line, " \t\r")] != '\0')
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                   "%s:%d: not a candump -l or ASC log: binary data (a NUL byte)",
+                                   name, r.line);
+        else if (line[strspn(line, " \t")] == '\0')
+            ;
+        else if (!known && !candump && !asc_first_line(line))
+            st = bad(&r, "not a candump -l or ASC log: the line reads", line + strspn(line, " \t"));
+        else {
+            known = true;
             st = candump ? candump_line(&r, line) : asc_line(&r, line);
+        }
         line = nl ? nl + 1 : copy + size;
     }
     free(copy);

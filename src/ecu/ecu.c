@@ -126,6 +126,17 @@ static void *grow(void *array, size_t *capacity, size_t element)
 
 /* ---- job execution ---- */
 
+/* Prefix the error with the ECU's name unless the message (an emulated
+ * core's: src/vecu) already starts with it. */
+static rtcosim_status name_ecu(const rtcosim_ecu *ecu, rtcosim_error *err)
+{
+    char head[96];
+    snprintf(head, sizeof head, "ecu '%s': ", ecu->name);
+    if (err && strncmp(err->message, head, strlen(head)) == 0)
+        return err->status;
+    return rtcosim_error_prefix(err, "%s", head);
+}
+
 static rtcosim_status flush_outputs(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_ecu_io *io,
                                     rtcosim_time_ns exec, rtcosim_error *err)
 {
@@ -196,7 +207,7 @@ static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *
     if (st == RTCOSIM_OK)
         st = io.status;
     if (st != RTCOSIM_OK)
-        return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
+        return name_ecu(ecu, err);
     core->stats.jobs++;
     core->stats.busy_ns += exec;
     core->busy = true;
@@ -292,7 +303,7 @@ static rtcosim_status ecu_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
         rtcosim_status st = ecu_plant_reset(ecu->plant, rtcosim_lp_now(lp), ecu->actuator_init,
                                             ecu->core.sensors, err);
         if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
+            return name_ecu(ecu, err);
     }
     return RTCOSIM_OK;
 }

@@ -127,8 +127,73 @@ bool event_pool_reserve(event_pool *p, size_t events)
     return true;
 }
 
+bool event_pool_refill(event_pool *p)
+{
+    if (atomic_load_explicit(&p->returned, memory_order_relaxed))
+        event_pool_take_returned(p);
+    return p->free_count || event_pool_reserve(p, 4096);
+}
+
+void event_pool_take_returned(event_pool *p)
+{
+    event_batch *b = atomic_exchange_explicit(&p->returned, NULL, memory_order_acquire);
+    while (b) {
+        event_batch *next = b->next;
+        /* (out of memory for the stack: those events are not reused; their
+         * chunks are freed with their own pool) */
+        if (util_array_reserve(&p->free, p->free_count + b->count - 1, &p->free_cap,
+                               sizeof *p->free, 4096)) {
+            memcpy(p->free + p->free_count, b->events, b->count * sizeof *b->events);
+            p->free_count += b->count;
+            p->taken += b->count;
+        }
+        free(b);
+        b = next;
+    }
+}
+
+/* Hand over no fewer events than this at once (one malloc per batch). */
+enum { EVENT_SHARE_MIN = 256 };
+
+void event_pool_share(event_pool *p, event_pool *pools, size_t stride, unsigned count)
+{
+    if (atomic_load_explicit(&p->returned, memory_order_relaxed))
+        event_pool_take_returned(p);
+    if (p->free_count < p->keep / 2) {
+        if (!atomic_load_explicit(&p->hungry, memory_order_relaxed))
+            atomic_store_explicit(&p->hungry, 1, memory_order_relaxed);
+        return;
+    }
+    if (p->free_count < p->keep + EVENT_SHARE_MIN)
+        return;
+    for (unsigned i = 0; i < count; i++) {
+        event_pool *q = (event_pool *)((char *)pools + (size_t)i * stride);
+        if (q == p || !atomic_load_explicit(&q->hungry, memory_order_relaxed) ||
+            !atomic_exchange_explicit(&q->hungry, 0, memory_order_relaxed))
+            continue;
+        size_t n = p->free_count - p->keep;
+        event_batch *b = malloc(sizeof *b + n * sizeof *b->events);
+        if (!b)
+            return;
+        p->free_count -= n;
+        memcpy(b->events, p->free + p->free_count, n * sizeof *b->events);
+        b->count = n;
+        p->given += n;
+        /* many givers, one taker that takes all at once: no ABA */
+        b->next = atomic_load_explicit(&q->returned, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&q->returned, &b->next, b,
+                                                      memory_order_release, memory_order_relaxed)) {
+        }
+        return;
+    }
+}
+
 void event_pool_free(event_pool *p)
 {
+    for (event_batch *b = atomic_exchange(&p->returned, NULL), *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
     for (size_t i = 0; i < p->chunk_count; i++)
         free(p->chunks[i]);
     free(p->chunks);

@@ -4,6 +4,7 @@
 #ifndef RTCOSIM_EVENT_QUEUE_H
 #define RTCOSIM_EVENT_QUEUE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,19 +80,47 @@ static inline rtcosim_time_ns event_heap_min_time(const event_heap *h)
  * both the freeing and the next allocation read a cold line (measured with
  * cachegrind on the 16-ECU vehicle: about one L1 miss per event each). A
  * pool may get more events back than it made (another thread's, freed
- * here): the stack grows by doubling (amortized, none in steady state). */
+ * here): the stack grows by doubling (amortized, none in steady state).
+ *
+ * Between threads, events mostly flow one way (a thread whose LPs send more
+ * than they receive allocates, the other frees): without a way back, the
+ * sender's pool grew by a chunk after another and the receiver's stack held
+ * them all, memory growing with simulated time (~250 KB per simulated second
+ * for the vehicle on 2 threads). So a pool that falls below half its `keep`
+ * says it is hungry, and one holding more than `keep` plus a batch hands its
+ * surplus, as an array of pointers (no event is touched), to a hungry pool
+ * (event_pool_share, at the threads' batch boundaries); the hungry pool takes
+ * it in at its next boundary or when it runs dry, before it would allocate. */
+typedef struct event_batch {
+    struct event_batch *next;
+    size_t count;
+    rtcosim_event *events[];
+} event_batch;
+
 typedef struct event_pool {
     rtcosim_event **free;
     size_t free_count, free_cap;
     void **chunks;
     size_t chunk_count, chunk_capacity;
+    size_t keep;                        /* 0: a pool alone (no sharing) */
+    _Atomic(event_batch *) returned;    /* given by other pools (any thread pushes) */
+    _Atomic int hungry;                 /* below keep / 2: wants events given */
+    uint64_t given, taken;              /* events handed over either way (statistics) */
 } event_pool;
 
 bool event_pool_reserve(event_pool *p, size_t events);
 bool event_pool_grow(event_pool *p);
+/* Empty: take what other pools gave, else a new chunk. */
+bool event_pool_refill(event_pool *p);
+/* Take in what other pools gave (by the pool's own thread). */
+void event_pool_take_returned(event_pool *p);
+/* At a batch boundary of p's thread: take returned events, say whether p is
+ * hungry, give a surplus to a hungry one of pools[0..count) (workers' pools,
+ * `stride` bytes apart). Cheap when nothing is to do: two loads. */
+void event_pool_share(event_pool *p, event_pool *pools, size_t stride, unsigned count);
 static inline rtcosim_event *event_pool_get(event_pool *p)
 {
-    if (!p->free_count && !event_pool_reserve(p, 4096))
+    if (!p->free_count && !event_pool_refill(p))
         return NULL;
     rtcosim_event *ev = p->free[--p->free_count];
     /* the next one is usually cold: fetch it for the write that follows its

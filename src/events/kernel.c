@@ -289,6 +289,11 @@ rtcosim_lp_id rtcosim_lp_self(const rtcosim_lp *lp) { return lp->id; }
 const char *rtcosim_lp_name(const rtcosim_lp *lp) { return lp->name; }
 rtcosim_time_ns rtcosim_lp_now(const rtcosim_lp *lp) { return lp->now; }
 
+void rtcosim_events_request_stop(rtcosim_events *sim, bool stop)
+{
+    atomic_store_explicit(&sim->stop_requested, stop, memory_order_relaxed);
+}
+
 rtcosim_time_ns rtcosim_events_progress(const rtcosim_events *sim)
 {
     return atomic_load_explicit(&((rtcosim_events *)sim)->progress_time, memory_order_relaxed);
@@ -382,8 +387,12 @@ static rtcosim_status kernel_process_event(rtcosim_lp *lp, const rtcosim_event *
         lp->seq = 0; /* sends are counted per instant (rtcosim_lp_send) */
     lp->now = ev->time;
     lp->depth = ev->tie >> 48;
-    if ((++lp->processed & 1023) == 0) /* for rtcosim_events_progress; rare, relaxed */
+    if ((++lp->processed & 1023) == 0) { /* for rtcosim_events_progress; rare, relaxed */
         atomic_store_explicit(&lp->sim->progress_time, ev->time, memory_order_relaxed);
+        if (atomic_load_explicit(&lp->sim->stop_requested, memory_order_relaxed))
+            return rtcosim_error_set(err, RTCOSIM_ECANCELED, "events: stopped on request at"
+                                     " t = %.9f s", rtcosim_time_to_seconds(ev->time));
+    }
     if (!lp->model->event)
         return RTCOSIM_OK;
     rtcosim_status st = lp->model->event(lp, lp->state, ev, err);
@@ -610,8 +619,14 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
     }
     if (st == RTCOSIM_OK && ranks)
         st = kernel_dist_stats(sim, stats, err);
-    if (st != RTCOSIM_OK)
+    /* stopped on request: what ran is complete up to where each LP got, and
+     * its statistics are what the caller reports */
+    bool stopped = st == RTCOSIM_ECANCELED && atomic_load(&sim->stop_requested);
+    if (st != RTCOSIM_OK && !stopped)
         return st;
+    rtcosim_error stop_err = {0};
+    if (stopped && err)
+        stop_err = *err;
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp *lp = sim->lps[i];
         if (!lp->model->final || !rtcosim_events_owns(sim, lp->id))
@@ -622,6 +637,11 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
                 rtcosim_error_set(err, st, "%s", rtcosim_strerror(st));
             return rtcosim_error_prefix(err, "lp '%s' final: ", lp->name);
         }
+    }
+    if (stopped) {
+        if (err)
+            *err = stop_err;
+        return RTCOSIM_ECANCELED;
     }
     return RTCOSIM_OK;
 }

@@ -118,6 +118,7 @@ struct rtcosim_events {
     _Atomic int64_t epoch_changed_at; /* monotonic ns of a bump seen by sleepers */
     /* rtcosim_events_progress: an LP clock, stored every 1024 events of an LP */
     _Alignas(64) _Atomic rtcosim_time_ns progress_time;
+    _Atomic int stop_requested; /* rtcosim_events_request_stop; read beside progress_time */
 };
 
 /* Conservative asynchronous scheduler: hand an event to another thread. */

@@ -98,6 +98,13 @@ typedef struct thread_arg {
     worker *w;
 } thread_arg;
 
+/* Events freed here that other threads allocated go back to a thread that
+ * runs short (event_queue.h): memory bounded by the model, not by time. */
+static inline void share_events(rtcosim_events *sim, worker *w)
+{
+    event_pool_share(&w->pool, &sim->workers[0].pool, sizeof *sim->workers, sim->worker_count);
+}
+
 static inline rtcosim_time_ns add_sat(rtcosim_time_ns a, rtcosim_time_ns b)
 {
     return a > RTCOSIM_TIME_MAX - b ? RTCOSIM_TIME_MAX : a + b;
@@ -163,6 +170,7 @@ static void worker_loop(conservative_run *run, worker *w)
                               memory_order_relaxed);
         if (me == 0)
             run->rounds++;
+        share_events(sim, w);
         round_barrier_wait(&run->barrier, w);
         q = p;
     }
@@ -273,6 +281,7 @@ void conservative_window(rtcosim_events *sim, worker *w, rtcosim_time_ns limit, 
     for (;;) {
         /* the last batch's events first, then the promise that covers them */
         publish_rings(sim, w);
+        share_events(sim, w);
         uint32_t epoch = atomic_load(&sim->epoch);
         if (atomic_load_explicit(&sim->abort_run, memory_order_acquire))
             break;
@@ -488,8 +497,9 @@ rtcosim_status conservative_setup(rtcosim_events *sim, unsigned T, bool async,
         w->outbox_tail = calloc(2 * (size_t)T, sizeof *w->outbox_tail);
         w->ring_tail = kernel_calloc_lines(T, sizeof *w->ring_tail);
         spin_wait_init(&w->wait, 10 * SPIN_WAIT_MIN_NS);
+        w->pool.keep = owned * 4 / T + 4096;
         ok = w->outbox_head && w->outbox_tail && w->ring_tail &&
-             event_pool_reserve(&w->pool, owned * 4 / T + 4096);
+             event_pool_reserve(&w->pool, w->pool.keep);
     }
     if (!ok) {
         conservative_teardown(sim);

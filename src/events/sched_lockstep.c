@@ -11,7 +11,16 @@
 rtcosim_status sched_lockstep_run(rtcosim_events *sim, const rtcosim_run_options *o,
                                   rtcosim_run_stats *stats, rtcosim_error *err)
 {
-    rtcosim_time_ns tick = o->lockstep_tick > 0 ? o->lockstep_tick : RTCOSIM_NS_PER_US;
+    rtcosim_time_ns tick = o->lockstep_tick;
+    if (tick <= 0) { /* derived: 1 us, or the smallest lookahead when shorter */
+        tick = RTCOSIM_NS_PER_US;
+        for (size_t i = 0; i < sim->lp_count; i++)
+            for (size_t k = 0; k < sim->lps[i]->out_count; k++)
+                if (sim->lps[i]->out[k].lookahead > 0 && sim->lps[i]->out[k].lookahead < tick)
+                    tick = sim->lps[i]->out[k].lookahead;
+        if (sim->link_all > 0 && sim->link_all < tick)
+            tick = sim->link_all;
+    }
     for (size_t i = 0; i < sim->lp_count; i++) {
         const rtcosim_lp *lp = sim->lps[i];
         for (size_t k = 0; k < lp->out_count; k++)

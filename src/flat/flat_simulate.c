@@ -43,6 +43,9 @@ static rtcosim_status on_progress(void *context, rtcosim_time_ns t, rtcosim_erro
 {
     sim_context *ctx = context;
     const rtcosim_flat_simulate_options *o = ctx->o;
+    if (o->interrupt && __atomic_load_n(o->interrupt, __ATOMIC_RELAXED))
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted at t = %g s",
+                                 rtcosim_time_to_seconds(t));
     if (o->step_finished && o->step_finished(o->step_context, rtcosim_time_to_seconds(t)))
         ctx->stopped = STOP_CALLBACK;
     else if (o->timeout > 0 && past(&ctx->deadline))
@@ -155,7 +158,8 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
                                    .output_variable_count = o->output_count,
                                    .record_every = o->record_every,
                                    .on_row = on_row, .row_context = &ctx,
-                                   .progress = o->progress || o->step_finished || o->timeout > 0
+                                   .progress = o->progress || o->step_finished || o->timeout > 0 ||
+                                                       o->interrupt
                                                    ? on_progress
                                                    : NULL,
                                    .progress_context = &ctx};

@@ -68,7 +68,7 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
     for (size_t i = 0; st == RTCOSIM_OK && i < o->start_count; i++)
         if ((st = rtcosim_master_set_start_value(m, o->start_names[i], o->start_values[i], err)) !=
             RTCOSIM_OK)
-            rtcosim_error_prefix(err, "start value: ");
+            rtcosim_error_prefix(err, "%s: ", path); /* the message says "start value" */
     if (st == RTCOSIM_OK && (st = rtcosim_master_initialize(m, start, stop, err)) != RTCOSIM_OK)
         rtcosim_error_prefix(err, "%s: ", path);
     if (st != RTCOSIM_OK)

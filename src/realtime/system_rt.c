@@ -272,7 +272,7 @@ static rtcosim_status set_start_values(rtcosim_system_rt *srt, rtcosim_master *m
         rtcosim_status st = rtcosim_master_set_start_value(m, o->start_names[i],
                                                            o->start_values[i], err);
         if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "start value: ");
+            return st; /* the master's message says "start value" and names it */
     }
     for (size_t i = 0; part >= 0 && i < srt->cross_count; i++) {
         int idx = component_index_of(srt->desc, srt->cross_names[i]);

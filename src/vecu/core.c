@@ -95,6 +95,21 @@ static bool on_invalid(uc_engine *uc, uc_mem_type type, uint64_t address, int si
     return false;
 }
 
+void vecu_fault_width(rtcosim_vecu *v, uc_engine *uc, uint64_t offset, unsigned size, bool write)
+{
+    if (!v->faulted) {
+        uint32_t pc = 0;
+        uc_reg_read(uc, UC_ARM_REG_PC, &pc);
+        v->faulted = true;
+        v->fault_kind = VECU_FAULT_WIDTH;
+        v->fault_address = VECU_PERIPH_BASE + offset;
+        v->fault_width = size;
+        v->fault_write = write;
+        v->fault_pc = pc;
+    }
+    uc_emu_stop(uc);
+}
+
 static void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
 {
     rtcosim_vecu *v = user;
@@ -212,6 +227,9 @@ rtcosim_status rtcosim_vecu_create(const rtcosim_vecu_config *config, rtcosim_ve
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "vecu: out of memory");
     if (st == RTCOSIM_OK)
         st = vecu_elf_load_file(config->firmware, &v->elf, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < v->elf.symbol_count; i++)
+        if (strcmp(v->elf.symbols[i].name, "Default_Handler") == 0)
+            v->default_handler = v->elf.symbols[i].address & ~1u;
     if (st == RTCOSIM_OK)
         st = load_segments(v, config->firmware, err);
     if (st == RTCOSIM_OK)
@@ -310,6 +328,11 @@ static rtcosim_status fault_error(rtcosim_vecu *v, unsigned exception, uc_err e,
         return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "ecu '%s': %s did not return within %"
                                  PRIu64 " instructions (endless loop?), %s", v->name, handler,
                                  v->run_limit - v->run_start, at);
+    if (v->faulted && v->fault_kind == VECU_FAULT_WIDTH)
+        return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %u-byte %s peripheral register"
+                                 " 0x%08" PRIx64 " (its registers are 32-bit words) in %s at %s",
+                                 v->name, v->fault_width, v->fault_write ? "write to" : "read of",
+                                 v->fault_address, handler, at);
     if (v->faulted && v->fault_kind == -1)
         return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %s in %s at %s", v->name,
                                  exception_text(v->fault_intno), handler, at);
@@ -331,6 +354,14 @@ static rtcosim_status fault_error(rtcosim_vecu *v, unsigned exception, uc_err e,
         return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %s 0x%08" PRIx64 " in %s at %s",
                                  v->name, what, a, handler, at);
     }
+    uint16_t last = 0; /* Unicorn ends a run at WFI/WFE without an error */
+    if (e == UC_ERR_OK && pc >= 2 && pc <= VECU_FLASH_SIZE)
+        memcpy(&last, v->flash + pc - 2, sizeof last); /* flash is at address 0 */
+    if (last == 0xBF30 || last == 0xBF20) /* WFI, WFE (Thumb T1 encodings) */
+        return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': %s in %s at %s: it would sleep"
+                                 " until the next interrupt, which is taken only after this handler"
+                                 " returns (handlers run to completion): return instead", v->name,
+                                 last == 0xBF30 ? "WFI" : "WFE", handler, at);
     if (e == UC_ERR_INSN_INVALID)
         return rtcosim_error_set(err, RTCOSIM_EFATAL, "ecu '%s': undefined instruction in %s at"
                                  " %s", v->name, handler, at);
@@ -354,6 +385,16 @@ rtcosim_status rtcosim_vecu_run_exception(rtcosim_vecu *v, unsigned exception,
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "ecu '%s': vector %u of the firmware is"
                                  " 0x%08" PRIx32 ", not a Thumb handler address", v->name,
                                  exception, vec[1]);
+    /* startup.c points every vector the firmware does not define at
+     * Default_Handler (weak aliases, so any alias's name would be misleading) */
+    if (v->default_handler && (vec[1] & ~1u) == v->default_handler && exception >= 16)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "ecu '%s': no handler for IRQ %u"
+                                 " (its vector is Default_Handler)", v->name, exception - 16);
+    if (vec[0] <= VECU_RAM_BASE || vec[0] > VECU_RAM_BASE + v->ram_size)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': initial SP 0x%08" PRIx32
+                                 " (vector 0) outside RAM 0x%08" PRIx32 "..0x%08" PRIx32,
+                                 v->name, vec[0], VECU_RAM_BASE,
+                                 (uint32_t)(VECU_RAM_BASE + v->ram_size));
     uint32_t sp = vec[0], lr = VECU_TRAP_BASE | 1u, pc = vec[1];
     uint32_t control = 0, primask = 0;
     uc_reg_write(v->uc, UC_ARM_REG_CONTROL, &control);

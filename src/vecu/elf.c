@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "vecu_internal.h"
 
@@ -151,6 +152,10 @@ done:
 rtcosim_status vecu_elf_load_file(const char *path, vecu_elf *out, rtcosim_error *err)
 {
     memset(out, 0, sizeof *out);
+    /* a FIFO or device would block the open or never end the read */
+    struct stat info;
+    if (stat(path, &info) == 0 && !S_ISREG(info.st_mode))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: firmware is not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot open firmware", path);

@@ -13,8 +13,11 @@ static uint32_t can_data_word(const uint8_t *d, unsigned first)
 
 uint64_t vecu_periph_read(uc_engine *uc, uint64_t offset, unsigned size, void *user)
 {
-    (void)uc, (void)size;
     rtcosim_vecu *v = user;
+    if (size != 4 || offset % 4) { /* the registers are words: a narrower access is a bug */
+        vecu_fault_width(v, uc, offset, size, false);
+        return 0;
+    }
     vecu_periph *p = vecu_periph_of(v);
     uint32_t o = (uint32_t)offset & ~3u;
     if (o >= VECU_ADC_DATA(0) && o < VECU_ADC_DATA(VECU_ADC_CHANNELS))
@@ -54,8 +57,11 @@ uint64_t vecu_periph_read(uc_engine *uc, uint64_t offset, unsigned size, void *u
 
 void vecu_periph_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user)
 {
-    (void)uc, (void)size;
     rtcosim_vecu *v = user;
+    if (size != 4 || offset % 4) {
+        vecu_fault_width(v, uc, offset, size, true);
+        return;
+    }
     vecu_periph *p = vecu_periph_of(v);
     uint32_t o = (uint32_t)offset & ~3u, x = (uint32_t)value;
     if (o >= VECU_PWM_DUTY(0) && o < VECU_PWM_DUTY(VECU_PWM_CHANNELS)) {

@@ -65,6 +65,11 @@ typedef struct vecu_block_entry {
     uint32_t address, size, count;
 } vecu_block_entry;
 
+/* A peripheral register accessed with another width than its 32 bits. */
+#define VECU_FAULT_WIDTH (-2)
+/* Record the first fault of a run (MMIO side: periph.c) and stop the core. */
+void vecu_fault_width(rtcosim_vecu *v, uc_engine *uc, uint64_t offset, unsigned size, bool write);
+
 struct rtcosim_vecu {
     char *name;
     uint64_t clock_hz;
@@ -73,6 +78,7 @@ struct rtcosim_vecu {
     uc_engine *uc;
     uc_hook block_hook, invalid_hook, intr_hook;
     vecu_elf elf;
+    uint32_t default_handler;    /* address of Default_Handler (startup.c), 0: none */
     unsigned char *flash;        /* VECU_FLASH_SIZE bytes, mapped */
     unsigned char *own_data;     /* the data block while not bound */
     unsigned char *data;         /* current data block */
@@ -84,7 +90,9 @@ struct rtcosim_vecu {
     uint32_t block_address, block_size;
     /* fault record */
     bool faulted, over_limit;
-    int fault_kind; /* uc_mem_type, or -1: exception */
+    int fault_kind; /* uc_mem_type, -1: exception, VECU_FAULT_WIDTH: see fault_width */
+    unsigned fault_width;        /* VECU_FAULT_WIDTH: bytes of the access (write if fault_write) */
+    bool fault_write;
     uint64_t fault_address;
     uint32_t fault_pc;
     int fault_intno;

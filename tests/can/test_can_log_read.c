@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -113,12 +114,84 @@ static void malformed_lines_name_the_line(void **state)
     assert_non_null(strstr(err.message, "/nonexistent/x.log"));
 }
 
+/* Text that is neither format (a plain `candump` without -l, a password
+ * file, binary data) is refused at its first line, not read as an empty
+ * ASC log. */
+static void other_text_is_not_a_log(void **state)
+{
+    (void)state;
+    const char *texts[] = {"  vcan0  123   [2]  11 22\n  vcan0  124   [1]  33\n",
+                           "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/bin/sh\n",
+                           "\n\n\177ELF\x02\x01\x01\n", "\x8b\x1f\xff\xfe\x11\x00\x42"};
+    const char *where[] = {"t.log:1: not a candump -l or ASC log", "t.log:1: not a candump -l or ASC log",
+                           "t.log:3: not a candump -l or ASC log", "t.log:1: not a candump -l or ASC log"};
+    for (size_t i = 0; i < 4; i++) {
+        size_t n = i == 3 ? 7 : strlen(texts[i]);
+        rtcosim_can_log *log = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_can_log_parse(texts[i], n, "t.log", &log, &err), RTCOSIM_EFORMAT);
+        assert_null(log);
+        if (strncmp(err.message, where[i], strlen(where[i])) != 0)
+            fail_msg("'%s' does not start with '%s'", err.message, where[i]);
+    }
+    /* ASC logs start with their header or an event line. */
+    rtcosim_can_log *log = parse("no internal events logged\n");
+    assert_int_equal(rtcosim_can_log_count(log), 0);
+    rtcosim_can_log_free(log);
+    log = parse("   0.5 1  200             Rx   d 1 10\n");
+    assert_int_equal(rtcosim_can_log_count(log), 1);
+    rtcosim_can_log_free(log);
+}
+
+/* CR-only and CR LF line ends read like LF: every frame, the same lines. */
+static void cr_line_ends_read_like_lf(void **state)
+{
+    (void)state;
+    const char *ends[] = {"\r", "\r\n"};
+    for (size_t e = 0; e < 2; e++) {
+        char text[256];
+        snprintf(text, sizeof text, "\xEF\xBB\xBF(0.000100) can0 123#01%s(0.000200) can0 124#02%s%s"
+                 "(0.000300) can0 125#03%s", ends[e], ends[e], ends[e], ends[e]);
+        rtcosim_can_log *log = parse(text);
+        assert_int_equal(rtcosim_can_log_count(log), 3);
+        const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
+        assert_int_equal(r[2].id, 0x125);
+        assert_int_equal(r[2].data[0], 3);
+        assert_int_equal(r[2].line, 4);
+        assert_int_equal(r[2].time, 300000);
+        rtcosim_can_log_free(log);
+    }
+    rtcosim_can_log *log = parse("base hex  timestamps absolute\r   0.5 1  200 Rx d 1 10\r"
+                                 "   0.75 1  201 Rx d 1 11\r");
+    assert_int_equal(rtcosim_can_log_count(log), 2);
+    assert_int_equal(rtcosim_can_log_records(log)[1].time, 750000000);
+    rtcosim_can_log_free(log);
+}
+
+/* Relative ASC times add up exactly or are refused: 9e9 s twice is past
+ * the 2^63 ns (292 years) a time holds. */
+static void relative_times_never_overflow(void **state)
+{
+    (void)state;
+    rtcosim_can_log *log = parse("base hex  timestamps relative\n"
+                                 "   4000000000.000000001 1  200 Rx d 1 10\n"
+                                 "   4000000000.000000002 1  200 Rx d 1 10\n");
+    assert_int_equal(rtcosim_can_log_records(log)[1].time, INT64_C(8000000000000000003));
+    rtcosim_can_log_free(log);
+    expect_error("base hex  timestamps relative\n"
+                 "   9000000000 1  200 Rx d 1 10\n"
+                 "   9000000000 1  200 Rx d 1 10\n", "t.log:3: relative time beyond");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(candump_lines),
         cmocka_unit_test(asc_lines),
         cmocka_unit_test(malformed_lines_name_the_line),
+        cmocka_unit_test(other_text_is_not_a_log),
+        cmocka_unit_test(cr_line_ends_read_like_lf),
+        cmocka_unit_test(relative_times_never_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "../examples/ecus/vehicle.h"
@@ -260,6 +262,126 @@ static void malformed_files_name_file_and_line(void **state)
     assert_non_null(strstr(err.message, "/nonexistent/x.dbc"));
 }
 
+/* Line ends of other systems (CR LF, CR alone) and a UTF-8 byte-order mark
+ * read as LF files do: the same messages, the same line numbers. */
+static void cr_line_ends_and_bom_read_like_lf(void **state)
+{
+    (void)state;
+    const char *variants[] = {"\r", "\r\n"};
+    for (size_t v = 0; v < 2; v++) {
+        char text[sizeof SAMPLE * 2 + 3] = "\xEF\xBB\xBF";
+        size_t n = 3;
+        for (const char *p = SAMPLE; *p; p++)
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s", *p == '\n' ? variants[v] : (char[]){*p, 0});
+        rtcosim_dbc *d = NULL;
+        rtcosim_error err;
+        if (rtcosim_dbc_parse(text, n, "cr.dbc", &d, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(rtcosim_dbc_message_count(d), 2);
+        const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 0x123, false);
+        assert_int_equal(m->line, 10);
+        assert_int_equal(m->signal_count, 4);
+        assert_int_equal(m->cycle_time, 20000000);
+        assert_string_equal(m->signals[3].unit, "degC");
+        rtcosim_dbc_free(d);
+    }
+    /* An error after CR-only lines names the line it is on. */
+    expect_error("BO_ 100 M: 8 A\r SG_ S : 0|8@2+ (1,0) [0|1] \"\" B\r", "bad.dbc:2:", "@0 (Motorola)");
+}
+
+/* Numbers that are not finite, cut multiplexer indicators and cut names
+ * would decode nonsense or merge two definitions: refused with file:line. */
+static void non_finite_numbers_and_overlong_names_are_refused(void **state)
+{
+    (void)state;
+    const char *bo = "BO_ 100 M: 8 A\n";
+    char text[2048];
+    const char *numbers[] = {"(+nan,0) [0|1]", "(1,-inf) [0|1]", "(+inf,0) [0|1]", "(1,0) [-nan|1]",
+                             "(1,0) [0|+infinity]"};
+    for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++) {
+        snprintf(text, sizeof text, "%s SG_ S : 0|8@1+ %s \"\" B\n", bo, numbers[i]);
+        expect_error(text, "bad.dbc:2:", "SG_ S: expected");
+    }
+    /* m000...005 (33 digits) is m5 and must not be read as m0; an indicator past
+     * 255 characters or a value past 64 bits is refused. */
+    snprintf(text, sizeof text, "%s SG_ Sel M : 0|8@1+ (1,0) [0|1] \"\" B\n"
+             " SG_ S m%032d5 : 8|8@1+ (1,0) [0|1] \"\" B\n", bo, 0);
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_parse(text, strlen(text), "zeros.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_true(rtcosim_dbc_find_signal(rtcosim_dbc_message_at(d, 0), "S")->mux_value == 5);
+    rtcosim_dbc_free(d);
+    snprintf(text, sizeof text, "%s SG_ Sel M : 0|8@1+ (1,0) [0|1] \"\" B\n"
+             " SG_ S m%0255d5 : 8|8@1+ (1,0) [0|1] \"\" B\n", bo, 0);
+    expect_error(text, "bad.dbc:3:", "longer than 255 characters");
+    snprintf(text, sizeof text, "%s SG_ Sel M : 0|8@1+ (1,0) [0|1] \"\" B\n"
+             " SG_ S m18446744073709551616 : 8|8@1+ (1,0) [0|1] \"\" B\n", bo);
+    expect_error(text, "bad.dbc:3:", "beyond 64 bits");
+    /* Two messages whose 300-character names differ in the last one. */
+    char name[301];
+    memset(name, 'N', 299);
+    name[300] = '\0';
+    name[299] = 'a';
+    int n = snprintf(text, sizeof text, "BO_ 100 %s: 8 A\n", name);
+    name[299] = 'b';
+    snprintf(text + n, sizeof text - (size_t)n, "BO_ 101 %s: 8 A\n", name);
+    expect_error(text, "bad.dbc:1:", "longer than 255 characters");
+    snprintf(text, sizeof text, "%s SG_ %s : 0|8@1+ (1,0) [0|1] \"\" B\n", bo, name);
+    expect_error(text, "bad.dbc:2:", "longer than 255 characters");
+    /* 255 characters is still a name. */
+    name[255] = '\0';
+    snprintf(text, sizeof text, "BO_ 100 %s: 8 A\n", name);
+    assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "ok.dbc", &d, &err), RTCOSIM_OK);
+    assert_string_equal(rtcosim_dbc_message_at(d, 0)->name, name);
+    rtcosim_dbc_free(d);
+}
+
+/* Loading is linear: 80 000 messages (each with a signal, a cycle time and
+ * a value table) load well within 10 s, where a search of all earlier
+ * messages per message took 44 s; every one is then found by id and name. */
+static void large_database_loads_in_linear_time(void **state)
+{
+    (void)state;
+    enum { MESSAGES = 80000 };
+    size_t cap = (size_t)MESSAGES * 200, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int i = 0; i < MESSAGES; i++) {
+        unsigned raw = 0x80000000u | (unsigned)i * 7u; /* extended ids */
+        n += (size_t)snprintf(text + n, cap - n,
+                              "BO_ %u Message%d: 8 Node\n SG_ Value%d : 0|16@1+ (0.5,0) [0|1] \"\" Node\n\n",
+                              raw, i, i);
+    }
+    for (int i = 0; i < MESSAGES; i++)
+        n += (size_t)snprintf(text + n, cap - n, "BA_ \"GenMsgCycleTime\" BO_ %u %d;\n",
+                              0x80000000u | (unsigned)i * 7u, i % 1000 + 1);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_parse(text, n, "large.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    print_message("80000 messages loaded in %.3f s\n", seconds);
+    assert_true(seconds < 10.0);
+    assert_int_equal(rtcosim_dbc_message_count(d), MESSAGES);
+    for (int i = 0; i < MESSAGES; i += 997) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, (uint32_t)i * 7u, true);
+        char name[32];
+        snprintf(name, sizeof name, "Message%d", i);
+        assert_non_null(m);
+        assert_string_equal(m->name, name);
+        assert_ptr_equal(rtcosim_dbc_find_message(d, name), m);
+        assert_int_equal(m->cycle_time, (int64_t)(i % 1000 + 1) * 1000000);
+    }
+    assert_null(rtcosim_dbc_find_id(d, 3, true));
+    assert_null(rtcosim_dbc_find_message(d, "Message80000"));
+    rtcosim_dbc_free(d);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +390,9 @@ int main(void)
         cmocka_unit_test(multiplexed_signals_follow_the_multiplexor),
         cmocka_unit_test(vehicle_dbc_matches_the_example_frames),
         cmocka_unit_test(malformed_files_name_file_and_line),
+        cmocka_unit_test(cr_line_ends_and_bom_read_like_lf),
+        cmocka_unit_test(non_finite_numbers_and_overlong_names_are_refused),
+        cmocka_unit_test(large_database_loads_in_linear_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

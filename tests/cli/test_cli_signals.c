@@ -346,6 +346,68 @@ static void step_timeout_ends_a_hung_step_keeping_rows(void **state)
     }
 }
 
+/* `rtcosim events --can-log F` ended by SIGINT, on each scheduler family:
+ * exit 130, the summary of the run so far, and F holding the frames so far
+ * (they were written only at the end before). Truth: the summary's frame
+ * count is F's line count, every line is candump -l, none ends later than
+ * one frame time after the time the message names, and EngineData (id 0x0C0, sent every 10 ms as
+ * examples/ecus/vehicle.dbc's GenMsgCycleTime says) appears once per 10 ms
+ * up to that time. */
+static void events_sigint_keeps_the_can_log_and_summary(void **state)
+{
+    (void)state;
+    const char *schedulers[] = {"conservative", "sequential", "speculative"};
+    for (size_t k = 0; k < 3; k++) {
+        char *dir = tu_make_dir();
+        char log[512];
+        snprintf(log, sizeof log, "%s/can.log", dir);
+        const char *args[] = {"events", "--stop-time", "1e6", "--scheduler", schedulers[k],
+                              "--can-log", log, NULL};
+        child c = spawn(dir, args);
+        sleep_ms(1000);
+        kill(c.pid, SIGINT);
+        assert_int_equal(wait_exit(c.pid), 130);
+        char *err = strdup(tu_read_file(c.err, NULL));
+        if (!strstr(err, "stopped by SIGINT"))
+            fail_msg("%s: stderr: %s", schedulers[k], err);
+        double t_end = reported_time(err, "at t = ");
+        assert_true(t_end > 0.1 && t_end < 1e6);
+        char *out = strdup(tu_read_file(c.out, NULL));
+        const char *bus = strstr(out, "can bus");
+        assert_non_null(bus);
+        long frames = strtol(bus + strlen("can bus"), NULL, 10);
+        size_t size;
+        char *text = tu_read_file(log, &size);
+        assert_true(size > 0 && text[size - 1] == '\n');
+        long lines = 0, engine = 0;
+        double last = 0;
+        for (char *line = text; line < text + size; line = strchr(line, '\n') + 1) {
+            unsigned long sec, usec;
+            char id[16];
+            int n = 0;
+            if (sscanf(line, "(%10lu.%6lu) can0 %15[0-9A-F]#%n", &sec, &usec, id, &n) != 3 || n == 0)
+                fail_msg("%s: not candump -l: %.60s", schedulers[k], line);
+            double t = (double)sec + 1e-6 * (double)usec;
+            /* a frame on the wire at the stop ends after it: by at most one
+             * frame time (an 8-byte frame with worst-case stuffing is 160
+             * bits, 320 us at 500 kbit/s) */
+            if (!(t >= last && t <= t_end + 320e-6))
+                fail_msg("%s: frame at %.6f s after %.6f s or past the end %.6f s", schedulers[k], t, last, t_end);
+            last = t;
+            lines++;
+            engine += strcmp(id, "0C0") == 0;
+        }
+        assert_int_equal(lines, frames);
+        long expected = (long)(t_end / 0.01);
+        if (labs(engine - expected) > 2)
+            fail_msg("%s: %ld EngineData frames up to t = %g s, expected about %ld", schedulers[k],
+                     engine, t_end, expected);
+        free(out);
+        free(err);
+        tu_drop_dir(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +417,7 @@ int main(void)
         cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
         cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
         cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
+        cmocka_unit_test(events_sigint_keeps_the_can_log_and_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

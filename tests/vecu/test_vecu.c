@@ -5,6 +5,7 @@
  * its loop with the engine plant at the hand-computed steady state (as an
  * ECU LP and as a co-simulation component), identical vehicle results under
  * every scheduler, and independent cores on parallel threads. */
+#include <elf.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -157,6 +159,78 @@ static void test_faults_name_ecu_pc_and_function(void **state)
     run_irq(v, 0, 0, &cycles);
     assert_int_equal(cycles, 202);
     rtcosim_vecu_free(v);
+}
+
+/* A vector left at startup.c's Default_Handler is named as a missing
+ * handler (not as whichever weak alias shares its address), a byte write to
+ * a peripheral register and WFI as what they are; a FIFO given as
+ * firmware is refused at once (reading it would block). */
+static void test_missing_handler_and_non_regular_files(void **state)
+{
+    (void)state;
+    rtcosim_vecu *v = open_core(FW_NO_TIMER1_ELF, 1.0);
+    run_irq(v, 0, 0, NULL);
+    rtcosim_error err = {0};
+    assert_int_not_equal(rtcosim_vecu_run_exception(v, 16 + 1, 0, LIMIT, NULL, &err), RTCOSIM_OK);
+    assert_string_equal(err.message, "ecu 'test': no handler for IRQ 1 (its vector is Default_Handler)");
+    /* the peripherals are 32-bit registers; WFI cannot wait inside a handler */
+    expect_fault(v, 2, "1-byte write to peripheral register 0x40000200", "in TIMER2_IRQHandler+0x");
+    expect_fault(v, 3, "WFI in handler of IRQ 3", "in TIMER3_IRQHandler+0x");
+    rtcosim_vecu_free(v);
+    char dir[] = "/tmp/rtcosim-vecu-XXXXXX", fifo[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/engine.elf", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    rtcosim_vecu_config c = {.name = "test", .firmware = fifo, .clock_hz = 100000000, .cpi = 1};
+    v = NULL;
+    assert_int_equal(rtcosim_vecu_create(&c, &v, &err), RTCOSIM_EINVAL);
+    assert_null(v);
+    assert_non_null(strstr(err.message, "engine.elf: firmware is not a regular file"));
+    unlink(fifo);
+    rmdir(dir);
+}
+
+/* The firmware with its initial SP (vector 0, the first word of the segment
+ * loaded at address 0) moved into the peripheral block: refused at reset as
+ * what it is, not as the undefined instruction the first push then meets. */
+static void test_initial_sp_outside_ram_is_refused(void **state)
+{
+    (void)state;
+    FILE *f = fopen(FW_NO_TIMER1_ELF, "rb");
+    assert_non_null(f);
+    static unsigned char image[1 << 20];
+    size_t size = fread(image, 1, sizeof image, f);
+    fclose(f);
+    Elf32_Ehdr eh;
+    memcpy(&eh, image, sizeof eh);
+    long vectors = -1;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf32_Phdr ph;
+        memcpy(&ph, image + eh.e_phoff + (size_t)i * eh.e_phentsize, sizeof ph);
+        if (ph.p_type == PT_LOAD && ph.p_paddr == 0 && ph.p_filesz >= 8)
+            vectors = (long)ph.p_offset;
+    }
+    assert_true(vectors >= 0);
+    uint32_t sp = VECU_PERIPH_BASE + 0x100;
+    memcpy(image + vectors, &sp, sizeof sp);
+    char dir[] = "/tmp/rtcosim-vecu-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/sp.elf", dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(image, 1, size, f), size);
+    fclose(f);
+    rtcosim_vecu_config c = {.name = "test", .firmware = path, .clock_hz = 100000000, .cpi = 1};
+    rtcosim_vecu *v = NULL;
+    rtcosim_error err = {0};
+    rtcosim_status st = rtcosim_vecu_create(&c, &v, &err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_vecu_reset(v, LIMIT, &err);
+    assert_int_equal(st, RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "initial SP 0x40000100 (vector 0) outside RAM"));
+    rtcosim_vecu_free(v);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_bad_firmware_files(void **state)
@@ -464,6 +538,8 @@ int main(void)
         cmocka_unit_test(test_can_fifo_and_mailboxes),
         cmocka_unit_test(test_faults_name_ecu_pc_and_function),
         cmocka_unit_test(test_bad_firmware_files),
+        cmocka_unit_test(test_missing_handler_and_non_regular_files),
+        cmocka_unit_test(test_initial_sp_outside_ram_is_refused),
         cmocka_unit_test(test_state_restore_reproduces_execution),
         cmocka_unit_test(test_engine_firmware_closes_the_loop),
         cmocka_unit_test(test_firmware_vehicle_identical_across_schedulers),

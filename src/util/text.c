@@ -1,0 +1,23 @@
+/* Line ends and byte-order marks of text inputs (text.h): one pass in place,
+ * shared by the DBC and CAN log readers. */
+#include "util/text.h"
+
+#include <string.h>
+
+size_t util_text_unify_line_ends(char *text, size_t size)
+{
+    size_t from = 0, to = 0;
+    if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        from = 3;
+    for (; from < size; from++) {
+        char ch = text[from];
+        if (ch == '\r') {
+            ch = '\n';
+            if (from + 1 < size && text[from + 1] == '\n')
+                from++;
+        }
+        text[to++] = ch;
+    }
+    text[to] = '\0';
+    return to;
+}

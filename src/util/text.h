@@ -1,0 +1,15 @@
+/* Text inputs written on any system: the readers of line-oriented files (DBC
+ * databases, CAN logs) see one kind of line end and no byte-order mark, so
+ * a file saved by a Windows or classic Mac OS tool reads like one from Linux.
+ * Internal to the library. */
+#ifndef RTCOSIM_UTIL_TEXT_H
+#define RTCOSIM_UTIL_TEXT_H
+
+#include <stddef.h>
+
+/* In place: drops a leading UTF-8 byte-order mark (EF BB BF) and turns CR LF
+ * and a lone CR into LF; returns the new size (text[size] is set to '\0').
+ * Line numbers are unchanged: each line end stays one '\n'. */
+size_t util_text_unify_line_ends(char *text, size_t size);
+
+#endif

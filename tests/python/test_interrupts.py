@@ -1,0 +1,112 @@
+"""Ending Python runs early without losing anything (issue 27): Ctrl-C
+(SIGINT) during rtcosim.simulate raises KeyboardInterrupt within a step and
+returns nothing as if complete, with or without callbacks; a step_finished
+that raises leaves no memory behind; arguments are checked on the Python side
+and named as the Python keywords."""
+import math
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import rtcosim
+from conftest import fmu
+
+# Dahlquist with 1 ms steps to 1e6 s: 1e9 steps, hours on any machine; one
+# recorded row (record_every) so that memory stays small.
+LONG_RUN = dict(stop_time=1e6, output_interval=1e-3, record_every=10**9)
+
+
+@pytest.mark.parametrize("callbacks", [
+    {},
+    {"progress": lambda fraction, time: True},
+    {"step_finished": lambda time, recorder: True},
+], ids=["no-callback", "progress", "step_finished"])
+def test_ctrl_c_raises_keyboard_interrupt_within_a_step(callbacks):
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    sent = []
+
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    result = "nothing"
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            result = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), **LONG_RUN, **callbacks)
+        waited = time.monotonic() - sent[0]
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert result == "nothing"  # no table came back
+    # a step of Dahlquist takes microseconds; seconds of slack for a loaded machine
+    assert waited < 3.0, f"KeyboardInterrupt {waited:.2f} s after SIGINT"
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif("ASAN_OPTIONS" in os.environ,
+                    reason="ASan's quarantine keeps freed memory: RSS is no measure there")
+def test_raising_step_finished_leaves_no_memory_behind():
+    def boom(time, recorder):
+        if time >= 5:
+            raise ValueError("from step_finished")
+
+    def call():
+        with pytest.raises(ValueError):
+            # 10 s at 0.1 ms: the rows of 5 s (50 000 rows, ~1.7 MB) exist when it raises
+            rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=10, output_interval=1e-4,
+                             step_finished=boom)
+    for _ in range(5):
+        call()
+    before = _rss_bytes()
+    for _ in range(100):
+        call()
+    grown = _rss_bytes() - before
+    # the rows of 100 runs (~170 MB) if they were lost
+    assert grown < 20 * 2**20, f"grew by {grown / 2**20:.1f} MiB over 100 calls"
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"output_interval": 1e-300}, "output_interval: 1e-300 s is below the time resolution"),
+    ({"output_interval": -1.0}, "output_interval: -1.0 is not a positive number"),
+    ({"record_every": 2.5}, "record_every: 2.5 is not a whole number >= 1"),
+    ({"record_every": 0}, "record_every: 0 is not a whole number >= 1"),
+    ({"relative_tolerance": -1e-6}, "relative_tolerance: -1e-06 is not a finite number > 0"),
+    ({"relative_tolerance": math.nan}, "relative_tolerance: nan is not a finite number > 0"),
+])
+def test_simulate_arguments_are_checked_by_their_python_names(kwargs, words):
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=0.1, **kwargs)
+    assert e.value.status == "EINVAL"
+    assert str(e.value).startswith(words), str(e.value)
+
+
+def test_system_arguments_are_checked_by_their_python_names():
+    from conftest import source
+    s = rtcosim.System(source("tests", "rtrun", "springs.ssd"))
+    cases = [(lambda: s.run_real_time(stop_time=0.01, virtual_clock=True, rt_factor=-1),
+              "rt_factor: -1 is not a finite number > 0 and <= 1e+06"),
+             (lambda: s.run_real_time(stop_time=0.01, virtual_clock=True, partner_timeout=-1),
+              "partner_timeout: -1 is not"),
+             (lambda: s.run(stop_time=0.01, threads=2.5), "threads: 2.5 is not a whole number"),
+             (lambda: s.run(stop_time=0.01, step_size=1e-300), "step_size: 1e-300 s is below")]
+    for call, words in cases:
+        with pytest.raises(rtcosim.Error) as e:
+            call()
+        assert str(e.value).startswith(words), str(e.value)
+        assert "--" not in str(e.value)  # no CLI option names
+    for real_time in (False, True):
+        with pytest.raises(rtcosim.Error) as e:
+            if real_time:
+                s.run_real_time(stop_time=0.01, virtual_clock=True, start_values={"a.nope": 1})
+            else:
+                s.run(stop_time=0.01, start_values={"a.nope": 1})
+        assert str(e.value).count("start value") == 1, str(e.value)
+        assert "'nope'" in str(e.value)
