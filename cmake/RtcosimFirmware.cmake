@@ -32,3 +32,22 @@ function(rtcosim_add_firmware name)
   add_custom_target(firmware_${name} ALL DEPENDS ${elf})
   set(RTCOSIM_FIRMWARE_${name} ${elf} PARENT_SCOPE)
 endfunction()
+
+# rtcosim_add_board_firmware(NAME LINKER_SCRIPT ld SOURCES src...): firmware
+# for a real board (src/vecu/board.c), freestanding with its own startup code
+# and memory map; sets RTCOSIM_FIRMWARE_<NAME> and target firmware_<NAME>.
+function(rtcosim_add_board_firmware name)
+  cmake_parse_arguments(F "" "LINKER_SCRIPT" "SOURCES" ${ARGN})
+  set(elf ${CMAKE_CURRENT_BINARY_DIR}/${name}.elf)
+  add_custom_command(
+    OUTPUT ${elf}
+    COMMAND ${RTCOSIM_ARM_GCC} -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -O2 -g
+            -std=gnu17 -Wall -Wextra -Werror -ffreestanding -fno-math-errno
+            -fno-tree-loop-distribute-patterns -ffunction-sections -fdata-sections -nostdlib
+            -nostartfiles -T ${F_LINKER_SCRIPT} -Wl,--gc-sections -o ${elf} ${F_SOURCES} -lgcc
+    DEPENDS ${F_SOURCES} ${F_LINKER_SCRIPT}
+    COMMENT "Cross-compiling board firmware ${name}.elf (Cortex-M4)"
+    VERBATIM)
+  add_custom_target(firmware_${name} ALL DEPENDS ${elf})
+  set(RTCOSIM_FIRMWARE_${name} ${elf} PARENT_SCOPE)
+endfunction()
