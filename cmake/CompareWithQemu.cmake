@@ -1,6 +1,6 @@
 # Runs a board firmware under QEMU (QEMU_ARGS, with -kernel ELF) and under
 # `rtcosim firmware run` (CMD) and requires byte-identical UART0 text on
-# stdout and the same exit code. Prints "SKIPPED" when qemu-system-arm is
+# stdout, the same semihosting text on stderr and the same exit code. Prints "SKIPPED" when qemu-system-arm is
 # absent (the test's SKIP_REGULAR_EXPRESSION). Used by tests/vecu.
 find_program(QEMU qemu-system-arm)
 if(NOT QEMU)
@@ -18,6 +18,9 @@ message("qemu: exit ${qemu_rc}\n${qemu_out}${qemu_err}")
 message("rtcosim: exit ${our_rc}\n${our_out}${our_err}")
 if(NOT qemu_out STREQUAL our_out)
   message(FATAL_ERROR "UART text differs from QEMU's")
+endif()
+if(NOT qemu_err STREQUAL our_err)
+  message(FATAL_ERROR "semihosting text (stderr) differs from QEMU's")
 endif()
 if(NOT qemu_rc STREQUAL our_rc)
   message(FATAL_ERROR "exit code ${our_rc} differs from QEMU's ${qemu_rc}")

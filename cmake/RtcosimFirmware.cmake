@@ -33,11 +33,11 @@ function(rtcosim_add_firmware name)
   set(RTCOSIM_FIRMWARE_${name} ${elf} PARENT_SCOPE)
 endfunction()
 
-# rtcosim_add_board_firmware(NAME LINKER_SCRIPT ld SOURCES src...): firmware
+# rtcosim_add_board_firmware(NAME LINKER_SCRIPT ld SOURCES src... [DEPENDS headers...]): firmware
 # for a real board (src/vecu/board.c), freestanding with its own startup code
 # and memory map; sets RTCOSIM_FIRMWARE_<NAME> and target firmware_<NAME>.
 function(rtcosim_add_board_firmware name)
-  cmake_parse_arguments(F "" "LINKER_SCRIPT" "SOURCES" ${ARGN})
+  cmake_parse_arguments(F "" "LINKER_SCRIPT" "SOURCES;DEPENDS" ${ARGN})
   set(elf ${CMAKE_CURRENT_BINARY_DIR}/${name}.elf)
   add_custom_command(
     OUTPUT ${elf}
@@ -45,7 +45,7 @@ function(rtcosim_add_board_firmware name)
             -std=gnu17 -Wall -Wextra -Werror -ffreestanding -fno-math-errno
             -fno-tree-loop-distribute-patterns -ffunction-sections -fdata-sections -nostdlib
             -nostartfiles -T ${F_LINKER_SCRIPT} -Wl,--gc-sections -o ${elf} ${F_SOURCES} -lgcc
-    DEPENDS ${F_SOURCES} ${F_LINKER_SCRIPT}
+    DEPENDS ${F_SOURCES} ${F_LINKER_SCRIPT} ${F_DEPENDS}
     COMMENT "Cross-compiling board firmware ${name}.elf (Cortex-M4)"
     VERBATIM)
   add_custom_target(firmware_${name} ALL DEPENDS ${elf})

@@ -16,7 +16,7 @@ void board_scs_reset(rtcosim_board *b)
 {
     b->ccr = 1u << 9;  /* STKALIGN: Cortex-M4 resets with 8-byte frame alignment */
     b->fpccr = 3u << 30; /* ASPEN | LSPEN (B3.2.23) */
-    b->syst_epoch = 0;
+    b->systick.divisor = 1;
 }
 
 int board_priority(const rtcosim_board *b, unsigned n)
@@ -40,48 +40,16 @@ int board_group_priority(const rtcosim_board *b, unsigned n)
     return (int)((uint32_t)p & mask);
 }
 
-/* ---- SysTick (B3.3): the counter runs from its value at syst_epoch down
- * one per processor cycle, reloading from RVR after reaching zero. ---- */
-static uint32_t systick_value(rtcosim_board *b, uint64_t now)
-{
-    if (!(b->syst_csr & 1u))
-        return b->syst_value_at_epoch;
-    uint64_t elapsed = now - b->syst_epoch;
-    if (elapsed <= b->syst_value_at_epoch)
-        return b->syst_value_at_epoch - (uint32_t)elapsed;
-    uint64_t period = (uint64_t)b->syst_rvr + 1;
-    if (b->syst_rvr == 0)
-        return 0;
-    uint64_t since = (elapsed - b->syst_value_at_epoch - 1) % period;
-    return b->syst_rvr - (uint32_t)since;
-}
-
+/* ---- SysTick (B3.3): CSR.ENABLE runs the counter; reaching zero sets
+ * COUNTFLAG and, with TICKINT, pends exception 15 ---- */
 uint64_t board_systick_update(rtcosim_board *b, uint64_t now)
 {
-    if (!(b->syst_csr & 1u) || (b->syst_rvr == 0 && b->syst_value_at_epoch == 0))
-        return UINT64_MAX;
-    /* the counter goes 1 -> 0 at epoch + value (a wrap when value > 0), then
-     * every RVR + 1 cycles */
-    uint64_t first = b->syst_epoch + (b->syst_value_at_epoch ? b->syst_value_at_epoch
-                                                             : (uint64_t)b->syst_rvr + 1);
-    while (first <= now) {
-        b->syst_csr |= 1u << 16; /* COUNTFLAG */
+    if (board_counter_advance(&b->systick, now)) {
+        b->syst_csr |= 1u << 16;
         if (b->syst_csr & 2u)
             b->pending[15] = true;
-        /* restart the epoch at the wrap: value 0 reloads next cycle */
-        b->syst_epoch = first;
-        b->syst_value_at_epoch = 0;
-        if (b->syst_rvr == 0)
-            return UINT64_MAX;
-        first = b->syst_epoch + (uint64_t)b->syst_rvr + 1;
     }
-    return first;
-}
-
-static void systick_restart(rtcosim_board *b, uint64_t now, uint32_t value)
-{
-    b->syst_value_at_epoch = value;
-    b->syst_epoch = now;
+    return board_counter_next(&b->systick);
 }
 
 /* ---- registers ---- */
@@ -159,8 +127,8 @@ static bool scs_read(rtcosim_board *b, uint32_t a, uint32_t *out)
         b->syst_csr &= ~(1u << 16); /* COUNTFLAG clears on read */
         return true;
     }
-    case 0xE000E014u: *out = b->syst_rvr; return true;
-    case 0xE000E018u: *out = systick_value(b, board_cycle_now(b)); return true;
+    case 0xE000E014u: *out = b->systick.reload; return true;
+    case 0xE000E018u: *out = board_counter_value(&b->systick, board_cycle_now(b)); return true;
     case 0xE000E01Cu: *out = 1u << 31 | 1u << 30; return true; /* CALIB: NOREF, SKEW, no TENMS */
     case 0xE000ED00u: *out = b->desc->cpuid; return true;
     case 0xE000ED04u: *out = icsr_read(b); return true;
@@ -227,17 +195,18 @@ static bool scs_write(rtcosim_board *b, uint32_t a, unsigned size, uint32_t v)
     switch (a) {
     case 0xE000E010u:
         board_systick_update(b, now);
-        if ((v & 1u) && !(b->syst_csr & 1u))
-            systick_restart(b, now, b->syst_value_at_epoch);
-        else if (!(v & 1u) && (b->syst_csr & 1u))
-            systick_restart(b, now, systick_value(b, now));
+        board_counter_run(&b->systick, now, v & 1u);
         b->syst_csr = (b->syst_csr & (1u << 16)) | (v & 7u);
         board_reschedule(b);
         return true;
-    case 0xE000E014u: b->syst_rvr = v & 0xFFFFFFu; board_reschedule(b); return true;
+    case 0xE000E014u:
+        board_systick_update(b, now);
+        b->systick.reload = v & 0xFFFFFFu;
+        board_reschedule(b);
+        return true;
     case 0xE000E018u: /* any write clears the counter and COUNTFLAG */
         board_systick_update(b, now);
-        systick_restart(b, now, 0);
+        board_counter_set(&b->systick, now, 0);
         b->syst_csr &= ~(1u << 16);
         board_reschedule(b);
         return true;

@@ -37,6 +37,8 @@ static const board_desc boards[] = {
                  {0x40007000u, 18, 19}, {0x40009000u, 20, 21}},
         .timer_count = 2,
         .timer = {{0x40000000u, 8}, {0x40001000u, 9}},
+        .dualtimer_base = 0x40002000u,
+        .dualtimer_irq = 10,
         .fpgaio_base = 0x40028000u,
         .unimplemented = {{0x00800000u, 0x00800000u}, {0x01010000u, 0x1EFF0000u},
                           {0x20800000u, 0x00800000u}, {0x40030000u, 0x001D0000u},
@@ -275,6 +277,7 @@ rtcosim_status rtcosim_board_create(const rtcosim_board_config *config, rtcosim_
         return st;
     }
     board_scs_reset(b);
+    board_apb_reset(b);
     *out = b;
     return RTCOSIM_OK;
 }
@@ -599,6 +602,8 @@ rtcosim_status rtcosim_board_run(rtcosim_board *b, rtcosim_board_result *result,
         /* wfi/wfe ended the last run: sleep until the next event */
         if (b->intno == -2) {
             b->intno = -1;
+            if (any_pending(b)) /* a pending interrupt wakes wfi, even masked */
+                continue;
             if (next == UINT64_MAX && stop_cycle == UINT64_MAX) {
                 board_fail(b, "wfi at PC 0x%08" PRIx32 " with no interrupt to come", pc - 2);
                 break;

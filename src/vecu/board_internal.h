@@ -36,6 +36,8 @@ typedef struct board_desc {
     struct { uint32_t base; int irq_rx, irq_tx; } uart[BOARD_MAX_UART];
     unsigned timer_count;
     struct { uint32_t base; int irq; } timer[BOARD_MAX_TIMER];
+    uint32_t dualtimer_base;
+    int dualtimer_irq;
     uint32_t fpgaio_base;
     board_range unimplemented[BOARD_MAX_UNIMP]; /* RAZ/WI, as QEMU's unimplemented devices */
     unsigned unimplemented_count;
@@ -46,11 +48,32 @@ typedef struct board_uart {
     uint8_t rxbuf;
 } board_uart;
 
+/* A down-counter (board_counter.c) */
+typedef struct board_counter {
+    uint32_t value_at_epoch, reload;
+    uint64_t epoch;    /* cycle at which value_at_epoch held */
+    uint32_t divisor;  /* cycles per count, >= 1 */
+    bool running, oneshot;
+} board_counter;
+
+uint32_t board_counter_value(const board_counter *c, uint64_t now);
+/* Cycle of the next expiry (the count reaching zero), UINT64_MAX if none. */
+uint64_t board_counter_next(const board_counter *c);
+/* Apply the expiries up to `now`; how many there were. */
+unsigned board_counter_advance(board_counter *c, uint64_t now);
+void board_counter_set(board_counter *c, uint64_t now, uint32_t value);
+void board_counter_run(board_counter *c, uint64_t now, bool running);
+
 typedef struct board_timer {
-    uint32_t ctrl, reload, intstatus;
-    uint32_t value_at_epoch;
-    uint64_t epoch; /* cycle at which value_at_epoch held */
+    uint32_t ctrl, intstatus;
+    board_counter count;
 } board_timer;
+
+/* One half of the CMSDK dual timer (DDI 0479 4.4; SP804-like) */
+typedef struct board_dualtimer {
+    uint32_t ctrl, load, intstatus, value_high; /* upper half kept in 16-bit mode */
+    board_counter count;
+} board_dualtimer;
 
 struct rtcosim_board {
     const board_desc *desc;
@@ -82,16 +105,21 @@ struct rtcosim_board {
     unsigned current;             /* IPSR */
     uint32_t vtor, prigroup, scr, ccr, shcsr, cfsr, hfsr, mmfar, bfar, cpacr;
     uint32_t fpccr, fpcar, fpdscr;
-    /* SysTick (B3.3): counts processor cycles when CLKSOURCE = 1 */
-    uint32_t syst_csr, syst_rvr, syst_value_at_epoch;
-    uint64_t syst_epoch;
+    /* SysTick (B3.3): counts processor cycles */
+    uint32_t syst_csr;
+    board_counter systick;
     /* DWT (C1.8) */
     uint32_t dwt_ctrl, demcr, cyccnt_at_epoch;
     uint64_t cyccnt_epoch;
     /* CMSDK peripherals */
     board_uart uart[BOARD_MAX_UART];
     board_timer timer[BOARD_MAX_TIMER];
-    uint32_t led, switches, prescale, counter_epoch_value;
+    board_dualtimer dual[2];
+    uint32_t led, switches, misc;
+    uint32_t clk1hz_at_epoch, clk100hz_at_epoch;
+    uint64_t clk1hz_epoch, clk100hz_epoch;
+    uint32_t prescale, pscntr, counter; /* FPGA I/O prescaled counter at counter_sync */
+    uint64_t counter_sync;
     bool warned_unimp, warned_ppb;
 };
 
@@ -126,5 +154,6 @@ void board_apb_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t val
 uint64_t board_unimp_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
 void board_unimp_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user);
 uint64_t board_timers_update(rtcosim_board *b, uint64_t now);
+void board_apb_reset(rtcosim_board *b);
 
 #endif

@@ -35,8 +35,15 @@ static void uart_transmit(rtcosim_board *b, unsigned i, uint8_t byte)
         u->intstatus |= 1u;
 }
 
-static const uint8_t uart_id[12] = {0x04, 0x00, 0x00, 0x00, 0x21, 0xb8,
+/* CoreSight-style ID registers at 0xFD0..0xFFC: PID4-7, PID0-3, CID0-3 of
+ * the CMSDK parts; PID0 tells the part (UART 0x21, timer 0x22, dual 0x23). */
+static uint32_t timer_id(uint32_t off, uint8_t pid0)
+{
+    static const uint8_t ids[12] = {0x04, 0x00, 0x00, 0x00, 0x00, 0xb8,
                                     0x1b, 0x00, 0x0d, 0xf0, 0x05, 0xb1};
+    unsigned i = (off - 0xFD0) / 4;
+    return i == 4 ? pid0 : ids[i];
+}
 
 static uint32_t uart_read(rtcosim_board *b, unsigned i, uint32_t off)
 {
@@ -52,7 +59,7 @@ static uint32_t uart_read(rtcosim_board *b, unsigned i, uint32_t off)
     case 0x10: return u->bauddiv;
     }
     if (off >= 0xFD0 && off <= 0xFFC)
-        return uart_id[(off - 0xFD0) / 4];
+        return timer_id(off, 0x21);
     return 0;
 }
 
@@ -84,19 +91,122 @@ static void uart_write(rtcosim_board *b, unsigned i, uint32_t off, uint32_t v)
     uart_update(b, i);
 }
 
-/* ---- timers: VALUE counts down one per PCLK (= the core clock), reloads
- * from RELOAD after zero and raises INTSTATUS when IRQ-enabled ---- */
-static uint32_t timer_value(const board_timer *t, uint64_t now)
+/* ---- APB timers (DDI 0479 4.3): VALUE counts down one per PCLK (= the
+ * core clock), reloads from RELOAD after zero, INTSTATUS set on reaching
+ * zero when CTRL.IRQEN (bit 3); RELOAD writes also load VALUE ---- */
+static uint32_t timer_read(rtcosim_board *b, unsigned i, uint32_t off)
 {
-    if (!(t->ctrl & 1u))
-        return t->value_at_epoch;
-    uint64_t elapsed = now - t->epoch;
-    if (elapsed <= t->value_at_epoch)
-        return t->value_at_epoch - (uint32_t)elapsed;
-    if (t->reload == 0)
+    board_timer *t = &b->timer[i];
+    uint64_t now = board_cycle_now(b);
+    board_timers_update(b, now);
+    switch (off) {
+    case 0x0: return t->ctrl;
+    case 0x4: return board_counter_value(&t->count, now);
+    case 0x8: return t->count.reload;
+    case 0xC: return t->intstatus;
+    }
+    return off >= 0xFD0 && off <= 0xFFC ? timer_id(off, 0x22) : 0;
+}
+
+static void timer_write(rtcosim_board *b, unsigned i, uint32_t off, uint32_t v)
+{
+    board_timer *t = &b->timer[i];
+    uint64_t now = board_cycle_now(b);
+    board_timers_update(b, now);
+    switch (off) {
+    case 0x0:
+        t->ctrl = v & 0xFu;
+        board_counter_run(&t->count, now, v & 1u);
+        break;
+    case 0x4: board_counter_set(&t->count, now, v); break;
+    case 0x8:
+        t->count.reload = v;
+        board_counter_set(&t->count, now, v);
+        break;
+    case 0xC: t->intstatus &= ~(v & 1u); break;
+    default: return;
+    }
+    board_set_irq(b, b->desc->timer[i].irq, t->intstatus);
+    board_reschedule(b);
+}
+
+/* ---- dual timer (DDI 0479 4.4): two counters at 0x00 and 0x20 with one
+ * combined interrupt. CONTROL: ONESHOT 0, SIZE (32-bit) 1, PRESCALE 3:2
+ * (1/16/256), INTEN 5, MODE (periodic) 6, ENABLE 7; reset state INTEN,
+ * free-running, 16-bit, VALUE 0xFFFFFFFF (as QEMU resets it). ---- */
+static uint32_t dual_mask(const board_dualtimer *d) { return d->ctrl & 2u ? 0xFFFFFFFFu : 0xFFFFu; }
+
+static void dual_configure(board_dualtimer *d)
+{
+    static const uint32_t divisors[4] = {1, 16, 256, 256};
+    d->count.divisor = divisors[d->ctrl >> 2 & 3u];
+    d->count.oneshot = d->ctrl & 1u;
+    d->count.reload = d->ctrl & 0x40u ? d->load & dual_mask(d) : dual_mask(d);
+}
+
+static void dual_update_irq(rtcosim_board *b)
+{
+    bool any = false;
+    for (unsigned i = 0; i < 2; i++)
+        any = any || (b->dual[i].intstatus && (b->dual[i].ctrl & 0x20u));
+    board_set_irq(b, b->desc->dualtimer_irq, any);
+}
+
+static uint32_t dual_read(rtcosim_board *b, uint32_t off)
+{
+    if (off >= 0xFD0 && off <= 0xFFC)
+        return timer_id(off, 0x23);
+    if (off >= 0x40)
         return 0;
-    uint64_t since = (elapsed - t->value_at_epoch - 1) % ((uint64_t)t->reload + 1);
-    return t->reload - (uint32_t)since;
+    board_dualtimer *d = &b->dual[off >> 5];
+    uint64_t now = board_cycle_now(b);
+    board_timers_update(b, now);
+    switch (off & 0x1Fu) {
+    case 0x00: case 0x18: return d->load;
+    case 0x04: {
+        uint32_t v = board_counter_value(&d->count, now);
+        return d->ctrl & 2u ? v : (d->value_high & 0xFFFF0000u) | (v & 0xFFFFu);
+    }
+    case 0x08: return d->ctrl;
+    case 0x10: return d->intstatus;
+    case 0x14: return d->intstatus && (d->ctrl & 0x20u);
+    }
+    return 0;
+}
+
+static void dual_write(rtcosim_board *b, uint32_t off, uint32_t v)
+{
+    if (off >= 0x40)
+        return;
+    board_dualtimer *d = &b->dual[off >> 5];
+    uint64_t now = board_cycle_now(b);
+    board_timers_update(b, now);
+    switch (off & 0x1Fu) {
+    case 0x00: /* LOAD: the limit, and the count at once */
+        d->load = v;
+        d->value_high = v;
+        dual_configure(d);
+        board_counter_set(&d->count, now, v & dual_mask(d));
+        break;
+    case 0x18: /* BGLOAD: the limit from the next reload on */
+        d->load = v;
+        dual_configure(d);
+        break;
+    case 0x08: {
+        uint32_t value = board_counter_value(&d->count, now);
+        if ((d->ctrl ^ v) & 2u & ~v) /* 32 -> 16 bit: the upper half stays */
+            d->value_high = value;
+        d->ctrl = v & 0xEFu;
+        dual_configure(d);
+        board_counter_set(&d->count, now, value & dual_mask(d));
+        d->count.running = d->ctrl & 0x80u;
+        break;
+    }
+    case 0x0C: d->intstatus = 0; break;
+    default: return;
+    }
+    dual_update_irq(b);
+    board_reschedule(b);
 }
 
 /* Apply expiries up to `now`; the next one, UINT64_MAX if none. */
@@ -105,82 +215,94 @@ uint64_t board_timers_update(rtcosim_board *b, uint64_t now)
     uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < b->desc->timer_count; i++) {
         board_timer *t = &b->timer[i];
-        if (!(t->ctrl & 1u) || (t->reload == 0 && t->value_at_epoch == 0))
-            continue;
-        uint64_t due = t->epoch + (t->value_at_epoch ? t->value_at_epoch
-                                                     : (uint64_t)t->reload + 1);
-        while (due <= now) {
-            if (t->ctrl & 8u)
-                t->intstatus = 1;
-            t->epoch = due;
-            t->value_at_epoch = 0;
-            if (t->reload == 0) {
-                due = UINT64_MAX;
-                break;
-            }
-            due = t->epoch + (uint64_t)t->reload + 1;
+        if (board_counter_advance(&t->count, now) && (t->ctrl & 8u)) {
+            t->intstatus = 1;
+            board_set_irq(b, b->desc->timer[i].irq, true);
         }
-        board_set_irq(b, b->desc->timer[i].irq, t->intstatus);
-        if (due < next)
-            next = due;
+        uint64_t due = board_counter_next(&t->count);
+        next = due < next ? due : next;
+    }
+    if (b->desc->dualtimer_base) {
+        for (unsigned i = 0; i < 2; i++) {
+            board_dualtimer *d = &b->dual[i];
+            if (board_counter_advance(&d->count, now))
+                d->intstatus = 1;
+            uint64_t due = board_counter_next(&d->count);
+            next = due < next ? due : next;
+        }
+        dual_update_irq(b);
     }
     return next;
 }
 
-static uint32_t timer_read(rtcosim_board *b, unsigned i, uint32_t off)
+/* ---- FPGA I/O (AN385/AN386; QEMU hw/misc/mps2-fpgaio.c): LED0 (two
+ * LEDs), BUTTON (reads 0), CLK1HZ/CLK100HZ (counting since reset, writable),
+ * COUNTER incremented whenever PSCNTR, counting down at 25 MHz, reloads from
+ * PRESCALE one count after zero; MISC reads as written ---- */
+static void fpgaio_sync(rtcosim_board *b, uint64_t now)
 {
-    board_timer *t = &b->timer[i];
-    board_timers_update(b, board_cycle_now(b));
-    switch (off) {
-    case 0x0: return t->ctrl;
-    case 0x4: return timer_value(t, board_cycle_now(b));
-    case 0x8: return t->reload;
-    case 0xC: return t->intstatus;
+    uint64_t ticks = now - b->counter_sync;
+    b->counter_sync = now;
+    if (ticks < b->pscntr) {
+        b->pscntr -= (uint32_t)ticks;
+    } else if (b->prescale == 0) {
+        b->counter += (uint32_t)(ticks - b->pscntr);
+        b->pscntr = 0;
+    } else {
+        /* k counts past zero: reloads (and increments) at k = 1, 1 + (p+1), ... */
+        uint64_t k = ticks - b->pscntr, p1 = (uint64_t)b->prescale + 1;
+        b->counter += (uint32_t)((k + b->prescale) / p1);
+        b->pscntr = k ? b->prescale - (uint32_t)((k - 1) % p1) : 0;
     }
-    return 0;
 }
 
-static void timer_write(rtcosim_board *b, unsigned i, uint32_t off, uint32_t v)
+static uint32_t clock_count(uint64_t now, uint64_t epoch, uint32_t at_epoch, uint64_t hz,
+                            uint64_t rate)
 {
-    board_timer *t = &b->timer[i];
-    uint64_t now = board_cycle_now(b);
-    board_timers_update(b, now);
-    uint32_t value = timer_value(t, now);
-    switch (off) {
-    case 0x0: t->ctrl = v & 0xFu; break;
-    case 0x4: value = v; break;
-    case 0x8: t->reload = v; value = v; break; /* RELOAD also loads VALUE */
-    case 0xC: t->intstatus &= ~(v & 1u); break;
-    default: return;
-    }
-    t->value_at_epoch = value;
-    t->epoch = now;
-    board_set_irq(b, b->desc->timer[i].irq, t->intstatus);
-    board_reschedule(b);
+    return at_epoch + (uint32_t)((now - epoch) * rate / hz);
 }
 
-/* ---- FPGA I/O ---- */
 static uint32_t fpgaio_read(rtcosim_board *b, uint32_t off)
 {
     uint64_t now = board_cycle_now(b), hz = b->desc->clock_hz;
     switch (off) {
     case 0x00: return b->led;
-    case 0x08: return b->switches;
-    case 0x10: return (uint32_t)(now / hz);
-    case 0x14: return (uint32_t)(now / (hz / 100));
-    case 0x18: return (uint32_t)(now / ((uint64_t)b->prescale + 1));
+    case 0x08: return 0;
+    case 0x10: return clock_count(now, b->clk1hz_epoch, b->clk1hz_at_epoch, hz, 1);
+    case 0x14: return clock_count(now, b->clk100hz_epoch, b->clk100hz_at_epoch, hz, 100);
+    case 0x18: fpgaio_sync(b, now); return b->counter;
     case 0x1C: return b->prescale;
-    case 0x20: return b->prescale - (uint32_t)(now % ((uint64_t)b->prescale + 1));
+    case 0x20: fpgaio_sync(b, now); return b->pscntr;
+    case 0x4C: return b->misc;
     }
     return 0;
 }
 
 static void fpgaio_write(rtcosim_board *b, uint32_t off, uint32_t v)
 {
-    if (off == 0x00)
-        b->led = v & 3u; /* two LEDs on AN385/AN386 */
-    else if (off == 0x1C)
-        b->prescale = v;
+    uint64_t now = board_cycle_now(b);
+    switch (off) {
+    case 0x00: b->led = v & 3u; break;
+    case 0x10: b->clk1hz_at_epoch = v, b->clk1hz_epoch = now; break;
+    case 0x14: b->clk100hz_at_epoch = v, b->clk100hz_epoch = now; break;
+    case 0x18: fpgaio_sync(b, now), b->counter = v; break;
+    case 0x1C: fpgaio_sync(b, now), b->prescale = v; break;
+    case 0x20: fpgaio_sync(b, now), b->pscntr = v; break;
+    case 0x4C: b->misc = v; break;
+    }
+}
+
+void board_apb_reset(rtcosim_board *b)
+{
+    for (unsigned i = 0; i < b->desc->timer_count; i++)
+        b->timer[i].count.divisor = 1;
+    for (unsigned i = 0; i < 2; i++) {
+        board_dualtimer *d = &b->dual[i];
+        d->ctrl = 0x20u;
+        d->value_high = 0xFFFFFFFFu;
+        dual_configure(d);
+        d->count.value_at_epoch = 0xFFFFu;
+    }
 }
 
 /* ---- dispatch ---- */
@@ -204,6 +326,8 @@ uint64_t board_apb_read(uc_engine *uc, uint64_t offset, unsigned size, void *use
     for (unsigned i = 0; i < b->desc->timer_count; i++)
         if (page == b->desc->timer[i].base)
             return timer_read(b, i, off);
+    if (b->desc->dualtimer_base && page == b->desc->dualtimer_base)
+        return dual_read(b, off);
     if (b->desc->fpgaio_base && page == b->desc->fpgaio_base)
         return fpgaio_read(b, off);
     warn_unimp(b, a);
@@ -225,6 +349,10 @@ void board_apb_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t val
             timer_write(b, i, off, (uint32_t)value);
             return;
         }
+    if (b->desc->dualtimer_base && page == b->desc->dualtimer_base) {
+        dual_write(b, off, (uint32_t)value);
+        return;
+    }
     if (b->desc->fpgaio_base && page == b->desc->fpgaio_base) {
         fpgaio_write(b, off, (uint32_t)value);
         return;

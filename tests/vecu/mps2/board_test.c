@@ -9,7 +9,8 @@
 #pragma GCC diagnostic ignored "-Woverride-init" /* defaults, then the used vectors */
 #include <stdint.h>
 
-#define REG(a) (*(volatile uint32_t *)(a))
+#include "mps2_io.h"
+
 /* ARMv7-M ARM B3.2.2 (SCB), B3.3 (SysTick), B3.4 (NVIC), C1.8 (DWT) */
 #define SCB_CPUID REG(0xE000ED00)
 #define SCB_ICSR REG(0xE000ED04)
@@ -31,11 +32,6 @@
 #define NVIC_ISPR0 REG(0xE000E200)
 #define NVIC_IPR(n) (*(volatile uint8_t *)(0xE000E400 + (n)))
 /* MPS2 AN386 (QEMU hw/arm/mps2.c): CMSDK APB UART0, timer 0 (IRQ 8), FPGA I/O */
-#define UART0 0x40004000u
-#define UART_DATA REG(UART0 + 0x0)
-#define UART_STATE REG(UART0 + 0x4)
-#define UART_CTRL REG(UART0 + 0x8)
-#define UART_BAUDDIV REG(UART0 + 0x10)
 #define TIMER0 0x40000000u
 #define TIMER0_CTRL REG(TIMER0 + 0x0)
 #define TIMER0_RELOAD REG(TIMER0 + 0x8)
@@ -46,60 +42,6 @@
 #define IRQ_HIGH 31
 #define IRQ_A 28
 #define IRQ_B 29
-
-/* ---- output ---- */
-static void putc0(char c)
-{
-    while (UART_STATE & 1u) /* TX buffer full */
-        ;
-    UART_DATA = (uint8_t)c;
-}
-static void puts0(const char *s)
-{
-    while (*s)
-        putc0(*s++);
-}
-static void puthex(uint32_t v)
-{
-    puts0("0x");
-    for (int i = 28; i >= 0; i -= 4)
-        putc0("0123456789abcdef"[(v >> i) & 0xF]);
-}
-static void putdec(int32_t v)
-{
-    char b[12];
-    int n = 0;
-    uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
-    if (v < 0)
-        putc0('-');
-    do
-        b[n++] = (char)('0' + u % 10);
-    while (u /= 10);
-    while (n)
-        putc0(b[--n]);
-}
-static void line(const char *label, uint32_t v)
-{
-    puts0(label);
-    puthex(v);
-    putc0('\n');
-}
-
-/* ARM semihosting (ARM DUI 0471 / semihosting spec 2.0): BKPT 0xAB */
-static uint32_t semihost(uint32_t op, const void *arg)
-{
-    register uint32_t r0 __asm__("r0") = op;
-    register const void *r1 __asm__("r1") = arg;
-    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
-static void semihost_exit(uint32_t code)
-{
-    uint32_t block[2] = {0x20026u /* ADP_Stopped_ApplicationExit */, code};
-    semihost(0x20u /* SYS_EXIT_EXTENDED */, block);
-    for (;;)
-        ;
-}
 
 /* ---- exception handlers ---- */
 static volatile uint32_t trace[16];
