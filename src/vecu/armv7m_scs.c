@@ -278,9 +278,9 @@ static uint32_t cyccnt(rtcosim_board *b, uint64_t now)
 static void warn_ppb(rtcosim_board *b, uint32_t a)
 {
     if (!b->warned_ppb)
-        rtcosim_log(RTCOSIM_LOG_WARNING, "board", "board '%s': debug register 0x%08" PRIx32 " at PC 0x%08"
-                    PRIx32 " is not modelled: reads as zero, writes ignored (warned once)",
-                    b->desc->name, a, board_pc(b));
+        rtcosim_log(RTCOSIM_LOG_WARNING, "board", "board '%s': debug register 0x%08" PRIx32 " in %s is not"
+                    " modelled: reads as zero, writes ignored (warned once)", b->desc->name, a,
+                    board_where(b));
     b->warned_ppb = true;
 }
 
@@ -295,8 +295,8 @@ uint64_t board_ppb_read(uc_engine *uc, uint64_t offset, unsigned size, void *use
         v = cyccnt(b, board_cycle_now(b));
     } else if (a >= SCS && a < SCS + 0x1000u) {
         if (!scs_read(b, aligned, &v)) {
-            board_fail(b, "read of unmodelled system register 0x%08" PRIx32 " at PC 0x%08" PRIx32,
-                       a, board_pc(b));
+            board_fail(b, "read of unmodelled system register 0x%08" PRIx32 " in %s", a,
+                       board_where(b));
             return 0;
         }
     } else {
@@ -332,8 +332,8 @@ void board_ppb_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t val
         bool ok = bytewise ? scs_write(b, a, size, v)
                            : (size == 4 || (a & 3u) == 0) && scs_write(b, a & ~3u, 4, v);
         if (!ok)
-            board_fail(b, "write of unmodelled system register 0x%08" PRIx32 " at PC 0x%08"
-                       PRIx32, a, board_pc(b));
+            board_fail(b, "write of unmodelled system register 0x%08" PRIx32 " in %s", a,
+                       board_where(b));
         return;
     }
     warn_ppb(b, a);

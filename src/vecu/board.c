@@ -103,6 +103,18 @@ uint32_t board_pc(rtcosim_board *b)
     return pc;
 }
 
+const char *board_where(rtcosim_board *b)
+{
+    uint32_t pc = board_pc(b);
+    const vecu_symbol *sym = vecu_elf_symbol_at(&b->elf, pc);
+    if (sym && (pc < sym->address + sym->size || sym->size == 0))
+        snprintf(b->where, sizeof b->where, "the block at PC 0x%08" PRIx32 " (%s+0x%" PRIx32 ")",
+                 pc, sym->name, pc - sym->address);
+    else
+        snprintf(b->where, sizeof b->where, "the block at PC 0x%08" PRIx32, pc);
+    return b->where;
+}
+
 uint64_t board_cycle_now(rtcosim_board *b)
 {
     /* The block hook counted the whole block; inside MMIO callbacks Unicorn
@@ -201,7 +213,9 @@ static rtcosim_status map_board(rtcosim_board *b, rtcosim_error *err)
         return uc_fail(b, e, "mapping the peripherals", err);
     for (unsigned i = 0; i < b->desc->unimplemented_count; i++) {
         const board_range *r = &b->desc->unimplemented[i];
-        if ((e = uc_mmio_map(b->uc, r->base, r->size, board_unimp_read, b, board_unimp_write, b)))
+        b->unimp[i] = (board_unimp_ctx){b, r->base};
+        if ((e = uc_mmio_map(b->uc, r->base, r->size, board_unimp_read, &b->unimp[i],
+                             board_unimp_write, &b->unimp[i])))
             return uc_fail(b, e, "mapping unimplemented devices", err);
     }
     if ((e = uc_hook_add(b->uc, &b->block_hook, UC_HOOK_BLOCK, (void *)on_block, b, 1, 0)) ||

@@ -75,6 +75,12 @@ typedef struct board_dualtimer {
     board_counter count;
 } board_dualtimer;
 
+/* The MMIO callbacks of one unimplemented-device range know their base */
+typedef struct board_unimp_ctx {
+    struct rtcosim_board *board;
+    uint32_t base;
+} board_unimp_ctx;
+
 struct rtcosim_board {
     const board_desc *desc;
     char *path;
@@ -121,6 +127,8 @@ struct rtcosim_board {
     uint32_t prescale, pscntr, counter; /* FPGA I/O prescaled counter at counter_sync */
     uint64_t counter_sync;
     bool warned_unimp, warned_ppb;
+    char where[160];
+    board_unimp_ctx unimp[BOARD_MAX_UNIMP];
 };
 
 /* board.c */
@@ -136,6 +144,9 @@ void board_reschedule(rtcosim_board *b);
 /* A peripheral's interrupt line (IRQ n, 0-based); a rising edge pends it. */
 void board_set_irq(rtcosim_board *b, int irq, bool high);
 uint32_t board_pc(rtcosim_board *b);
+/* "the block at PC 0x... (function+0x..)": inside MMIO callbacks Unicorn
+ * reports the PC of the block's start, not of the accessing instruction. */
+const char *board_where(rtcosim_board *b);
 
 /* armv7m_scs.c: the private peripheral bus at 0xE0000000 (1 MiB) */
 uint64_t board_ppb_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);

@@ -309,9 +309,9 @@ void board_apb_reset(rtcosim_board *b)
 static void warn_unimp(rtcosim_board *b, uint32_t a)
 {
     if (!b->warned_unimp)
-        rtcosim_log(RTCOSIM_LOG_WARNING, "board", "board '%s': 0x%08" PRIx32 " (PC 0x%08" PRIx32 ") is"
+        rtcosim_log(RTCOSIM_LOG_WARNING, "board", "board '%s': an access to 0x%08" PRIx32 " in %s reaches"
                     " an unimplemented device: reads as zero, writes ignored (warned once)",
-                    b->desc->name, a, board_pc(b));
+                    b->desc->name, a, board_where(b));
     b->warned_unimp = true;
 }
 
@@ -362,15 +362,15 @@ void board_apb_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t val
 
 uint64_t board_unimp_read(uc_engine *uc, uint64_t offset, unsigned size, void *user)
 {
-    (void)uc, (void)offset, (void)size;
-    rtcosim_board *b = user;
-    warn_unimp(b, board_pc(b));
+    (void)uc, (void)size;
+    board_unimp_ctx *c = user;
+    warn_unimp(c->board, c->base + (uint32_t)offset);
     return 0;
 }
 
 void board_unimp_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user)
 {
-    (void)uc, (void)offset, (void)size, (void)value;
-    rtcosim_board *b = user;
-    warn_unimp(b, board_pc(b));
+    (void)uc, (void)size, (void)value;
+    board_unimp_ctx *c = user;
+    warn_unimp(c->board, c->base + (uint32_t)offset);
 }
