@@ -65,7 +65,7 @@ const char *rtcosim_board_name(size_t index, const char **summary)
 
 /* ---- time ---- */
 
-static const unsigned char *host_code(rtcosim_board *b, uint32_t address, uint32_t size)
+const unsigned char *board_host_code(rtcosim_board *b, uint32_t address, uint32_t size)
 {
     for (unsigned i = 0; i < b->desc->ram_count; i++) {
         const board_ram *r = &b->desc->ram[i];
@@ -86,7 +86,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     }
     vecu_block_entry *e = &b->blocks[(address >> 1) & (VECU_BLOCK_CACHE - 1)];
     if (e->address != (uint32_t)address || e->size != size) {
-        const unsigned char *p = host_code(b, (uint32_t)address, size);
+        const unsigned char *p = board_host_code(b, (uint32_t)address, size);
         e->address = (uint32_t)address;
         e->size = size;
         e->count = p ? vecu_count_thumb(p, size) : (size + 1) / 2;
@@ -122,7 +122,7 @@ uint64_t board_cycle_now(rtcosim_board *b)
     uint32_t pc = board_pc(b);
     uint64_t n = b->instructions;
     if (pc >= b->block_address && pc < b->block_address + b->block_size) {
-        const unsigned char *p = host_code(b, b->block_address, b->block_size);
+        const unsigned char *p = board_host_code(b, b->block_address, b->block_size);
         if (p)
             n -= vecu_count_thumb(p + (pc - b->block_address), b->block_address + b->block_size - pc);
     }
@@ -230,7 +230,7 @@ static rtcosim_status load_firmware(rtcosim_board *b, rtcosim_error *err)
 {
     for (size_t i = 0; i < b->elf.segment_count; i++) {
         const vecu_segment *s = &b->elf.segments[i];
-        unsigned char *dst = s->mem_size ? (unsigned char *)host_code(b, s->address, s->mem_size)
+        unsigned char *dst = s->mem_size ? (unsigned char *)board_host_code(b, s->address, s->mem_size)
                                          : NULL;
         if (s->mem_size && !dst)
             return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: segment at 0x%08" PRIx32 " of %"
@@ -245,7 +245,7 @@ static rtcosim_status load_firmware(rtcosim_board *b, rtcosim_error *err)
     /* the vector table at 0 (VTOR resets to 0): initial SP and reset vector */
     uint32_t vec[2];
     memcpy(vec, b->ram[0], sizeof vec);
-    if (!host_code(b, vec[1] & ~1u, 2) || !(vec[1] & 1u))
+    if (!board_host_code(b, vec[1] & ~1u, 2) || !(vec[1] & 1u))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: reset vector 0x%08" PRIx32 " is not"
                                  " a Thumb address in the memory of board '%s' (vector table"
                                  " missing at 0?)", b->path, vec[1], b->desc->name);
@@ -325,7 +325,7 @@ static void set_reg(rtcosim_board *b, int id, uint32_t v) { uc_reg_write(b->uc, 
 
 static bool read_word(rtcosim_board *b, uint32_t a, uint32_t *v)
 {
-    const unsigned char *p = host_code(b, a, 4);
+    const unsigned char *p = board_host_code(b, a, 4);
     if (!p)
         return false;
     memcpy(v, p, 4);
@@ -334,7 +334,7 @@ static bool read_word(rtcosim_board *b, uint32_t a, uint32_t *v)
 
 static bool write_word(rtcosim_board *b, uint32_t a, uint32_t v)
 {
-    unsigned char *p = (unsigned char *)host_code(b, a, 4);
+    unsigned char *p = (unsigned char *)board_host_code(b, a, 4);
     if (!p)
         return false;
     memcpy(p, &v, 4);
@@ -454,7 +454,7 @@ static bool exception_entry(rtcosim_board *b, unsigned n, uint32_t return_addres
         msp = frame;
     uint32_t vector;
     if (!read_word(b, b->vtor + 4 * n, &vector) || !(vector & 1u) ||
-        !host_code(b, vector & ~1u, 2)) {
+        !board_host_code(b, vector & ~1u, 2)) {
         board_fail(b, "vector %u at 0x%08" PRIx32 " (VTOR 0x%08" PRIx32 ") is not a Thumb"
                    " handler address in memory (PC 0x%08" PRIx32 ")", n, b->vtor + 4 * n, b->vtor,
                    return_address);
@@ -545,13 +545,13 @@ static bool semihosting(rtcosim_board *b, uint32_t pc)
     uint32_t op = reg(b, UC_ARM_REG_R0), arg = reg(b, UC_ARM_REG_R1), w = 0;
     switch (op) {
     case 0x03: { /* SYS_WRITEC */
-        const unsigned char *p = host_code(b, arg, 1);
+        const unsigned char *p = board_host_code(b, arg, 1);
         if (p && b->output)
             b->output(b->user, RTCOSIM_BOARD_SEMIHOSTING, *p);
         break;
     }
     case 0x04: /* SYS_WRITE0 */
-        for (const unsigned char *p; (p = host_code(b, arg, 1)) && *p; arg++)
+        for (const unsigned char *p; (p = board_host_code(b, arg, 1)) && *p; arg++)
             if (b->output)
                 b->output(b->user, RTCOSIM_BOARD_SEMIHOSTING, *p);
         break;
@@ -577,7 +577,7 @@ static bool semihosting(rtcosim_board *b, uint32_t pc)
 
 static uint16_t halfword_at(rtcosim_board *b, uint32_t a)
 {
-    const unsigned char *p = host_code(b, a, 2);
+    const unsigned char *p = board_host_code(b, a, 2);
     return p ? (uint16_t)(p[0] | p[1] << 8) : 0;
 }
 
@@ -649,6 +649,7 @@ rtcosim_status rtcosim_board_run(rtcosim_board *b, rtcosim_board_result *result,
                 continue;
             }
             b->bfar = a;
+            pc = board_fault_pc(b, pc, a);
             if (!take_fault(b, EXC_BUSFAULT, 1u << 9 | 1u << 15, pc, "precise bus error"))
                 break;
             continue;

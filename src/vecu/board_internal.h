@@ -148,6 +148,11 @@ uint32_t board_pc(rtcosim_board *b);
  * reports the PC of the block's start, not of the accessing instruction. */
 const char *board_where(rtcosim_board *b);
 
+/* Host pointer to `size` bytes of board memory at `address`, NULL if none. */
+const unsigned char *board_host_code(rtcosim_board *b, uint32_t address, uint32_t size);
+/* board_fault_pc.c: the faulting load/store's PC in the block at block_pc */
+uint32_t board_fault_pc(rtcosim_board *b, uint32_t block_pc, uint32_t address);
+
 /* armv7m_scs.c: the private peripheral bus at 0xE0000000 (1 MiB) */
 uint64_t board_ppb_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
 void board_ppb_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user);

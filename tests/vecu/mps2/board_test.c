@@ -98,13 +98,22 @@ __attribute__((naked)) void Fault_Handler(void)
     __asm__ volatile("tst lr, #4\n ite eq\n mrseq r0, msp\n mrsne r0, psp\n b Fault_C");
 }
 
-/* BusFault: the last test; report and end the run with exit code 3. */
-void BusFault_Handler(void)
+/* BusFault: the last test; report (with the stacked PC, which must be the
+ * faulting load's own address for a precise fault) and end the run with
+ * exit code 3. */
+extern const char bus_fault_load[];
+void BusFault_C(const uint32_t *frame)
 {
+    puts0(frame[6] == (uint32_t)bus_fault_load ? "busfault pc is the load\n"
+                                                : "busfault pc elsewhere\n");
     line("busfault cfsr ", SCB_CFSR);
     line("busfault bfar ", SCB_BFAR);
     puts0("end\n");
     semihost_exit(3);
+}
+__attribute__((naked)) void BusFault_Handler(void)
+{
+    __asm__ volatile("tst lr, #4\n ite eq\n mrseq r0, msp\n mrsne r0, psp\n b BusFault_C");
 }
 
 /* ---- two tasks switched by PendSV on the process stack ---- */
@@ -144,7 +153,10 @@ static void task(uint32_t id)
     }
     if (++tasks_done == 2) {
         puts0("tasks done\n");
-        (void)REG(0x60000000); /* nothing there: precise BusFault */
+        /* nothing there: precise BusFault */
+        __asm__ volatile("mov r0, #0x60000000\n"
+                         ".global bus_fault_load\n"
+                         "bus_fault_load: ldr r0, [r0]" ::: "r0", "memory");
     }
     for (;;)
         task_yield();
