@@ -129,7 +129,9 @@ static bool scs_read(rtcosim_board *b, uint32_t a, uint32_t *out)
     }
     case 0xE000E014u: *out = b->systick.reload; return true;
     case 0xE000E018u: *out = board_counter_value(&b->systick, board_cycle_now(b)); return true;
-    case 0xE000E01Cu: *out = 1u << 31 | 1u << 30; return true; /* CALIB: NOREF, SKEW, no TENMS */
+    case 0xE000E01Cu: /* CALIB: TENMS from the reference clock, or NOREF */
+        *out = b->desc->refclk_hz ? (uint32_t)(b->desc->refclk_hz / 100 - 1) : 1u << 31;
+        return true;
     case 0xE000ED00u: *out = b->desc->cpuid; return true;
     case 0xE000ED04u: *out = icsr_read(b); return true;
     case 0xE000ED08u: *out = b->vtor; return true;
@@ -195,6 +197,10 @@ static bool scs_write(rtcosim_board *b, uint32_t a, unsigned size, uint32_t v)
     switch (a) {
     case 0xE000E010u:
         board_systick_update(b, now);
+        board_counter_run(&b->systick, now, false);
+        /* CLKSOURCE 0: the reference clock, a whole divisor of the core's */
+        b->systick.divisor = (v & 4u) || !b->desc->refclk_hz
+                                 ? 1u : (uint32_t)(b->desc->clock_hz / b->desc->refclk_hz);
         board_counter_run(&b->systick, now, v & 1u);
         b->syst_csr = (b->syst_csr & (1u << 16)) | (v & 7u);
         board_reschedule(b);

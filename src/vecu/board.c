@@ -21,6 +21,7 @@ static const board_desc boards[] = {
         .name = "mps2-an386",
         .summary = "ARM MPS2+ AN386 (Cortex-M4, 25 MHz) as QEMU's mps2-an386",
         .clock_hz = 25000000,
+        .refclk_hz = 1000000, /* QEMU 7.2's mps2 SysTick reference clock: CALIB 0x270F */
         .cpuid = 0x410FC240u, /* Cortex-M4 r0p0, the value QEMU's cortex-m4 reports */
         .irq_count = 32,
         .ram = {{"ZBT SSRAM1", 0x00000000u, 0x400000u, -1},

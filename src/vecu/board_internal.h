@@ -28,6 +28,7 @@ typedef struct board_range {
 typedef struct board_desc {
     const char *name, *summary;
     uint64_t clock_hz;
+    uint64_t refclk_hz;      /* SysTick's external reference clock (CLKSOURCE = 0), 0: none */
     uint32_t cpuid;
     unsigned irq_count;      /* external interrupts of the NVIC */
     board_ram ram[BOARD_MAX_RAM];

@@ -116,6 +116,15 @@ int main(void)
     line("uart0 ctrl ", UART_CTRL);
     line("uart0 bauddiv ", UART_BAUDDIV);
     line("ictr ", ICTR);
+    /* reset values of the system control block, and the priority bits */
+    line("ccr ", REG(0xE000ED14));
+    line("fpccr ", REG(0xE000EF34));
+    line("aircr ", SCB_AIRCR);
+    line("shcsr ", REG(0xE000ED24));
+    line("syst calib ", REG(0xE000E01C));
+    NVIC_IPR(20) = 0xFF;
+    line("ipr bits ", NVIC_IPR(20));
+    NVIC_IPR(20) = 0;
 
     /* dual timer: reset state, then periodic 32-bit with prescale 16 */
     line("dual ctrl at reset ", DUAL_CTRL(0));

@@ -51,6 +51,20 @@ int main(void)
     SYST_CSR = 0;
     puts0(slept >= 250000 && slept < 250000 + 400 ? "10 ticks in 10 ms\n" : "ticks off\n");
     line("cycles for 10 ticks ", slept);
+
+    /* the same 1 ms from the 1 MHz reference clock (CLKSOURCE = 0): 1000
+     * counts of 25 cycles */
+    ticks = 0;
+    SYST_RVR = 1000 - 1;
+    SYST_CVR = 0;
+    start = DWT_CYCCNT;
+    SYST_CSR = 3;
+    while (ticks < 10)
+        __asm__ volatile("wfi");
+    slept = DWT_CYCCNT - start;
+    SYST_CSR = 0;
+    puts0(slept >= 250000 && slept < 250000 + 400 ? "10 reference ticks in 10 ms\n"
+                                                   : "reference ticks off\n");
     semihost_exit(0);
     return 0;
 }
