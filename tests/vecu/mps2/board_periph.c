@@ -214,6 +214,15 @@ int main(void)
     REG(0xE000E280) = 1u << IRQ_Q; /* ICPR */
     __asm__ volatile("cpsie i" ::: "memory");
 
+    /* UART1 (0x40005000): no serial backend under QEMU -nographic, a file
+     * or a callback under rtcosim */
+    REG(0x40005000 + 0x10) = 16;
+    REG(0x40005000 + 0x8) = 1;
+    for (const char *p = "uart1 says hi\n"; *p; p++) {
+        while (REG(0x40005000 + 0x4) & 1u)
+            ;
+        REG(0x40005000) = (uint8_t)*p;
+    }
     semihost(0x04, "semihosting write0\n");
     semihost(0x03, "!");
     semihost(0x03, "\n");
