@@ -44,7 +44,8 @@ function(rtcosim_add_board_firmware name)
     COMMAND ${RTCOSIM_ARM_GCC} -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -O2 -g
             -std=gnu17 -Wall -Wextra -Werror -ffreestanding -fno-math-errno
             -fno-tree-loop-distribute-patterns -ffunction-sections -fdata-sections -nostdlib
-            -nostartfiles -T ${F_LINKER_SCRIPT} -Wl,--gc-sections -o ${elf} ${F_SOURCES} -lgcc
+            -nostartfiles -I${RTCOSIM_FIRMWARE_DIR}/mps2 -T ${F_LINKER_SCRIPT} -Wl,--gc-sections
+            -o ${elf} ${F_SOURCES} -lgcc
     DEPENDS ${F_SOURCES} ${F_LINKER_SCRIPT} ${F_DEPENDS}
     COMMENT "Cross-compiling board firmware ${name}.elf (Cortex-M4)"
     VERBATIM)

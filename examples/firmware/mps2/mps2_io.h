@@ -1,4 +1,5 @@
-/* UART0 output and semihosting for the MPS2 test firmware (freestanding):
+/* UART0 output and semihosting for MPS2 firmware (freestanding; the tests
+ * and the bench use it):
  * CMSDK APB UART0 at 0x40004000 (QEMU hw/arm/mps2.c), ARM semihosting by
  * BKPT 0xAB (semihosting specification 2.0). */
 #ifndef MPS2_IO_H
