@@ -412,6 +412,11 @@ static const int frame_regs[] = {UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2, UC
 static bool exception_entry(rtcosim_board *b, unsigned n, uint32_t return_address)
 {
     uint32_t control = reg(b, UC_ARM_REG_CONTROL);
+    if (control & 1u) { /* Unicorn ignores our SPSEL writes from unprivileged code */
+        board_fail(b, "exception %u in unprivileged thread mode (CONTROL.nPRIV set at PC 0x%08"
+                   PRIx32 ") is not supported", n, return_address);
+        return false;
+    }
     bool handler = b->current != 0;
     bool on_psp = !handler && (control & 2u);
     bool fp = (control & 4u) != 0;
