@@ -51,6 +51,11 @@ rtcosim_status rtcosim_board_create(const rtcosim_board_config *config, rtcosim_
  * error naming the address and the PC. */
 rtcosim_status rtcosim_board_run(rtcosim_board *b, rtcosim_board_result *result,
                                  rtcosim_error *err);
+/* Run (from reset on the first call, then on from where the last call
+ * stopped) until simulated time `until_ns` or the firmware's exit; a run that
+ * ended stays ended. The co-simulation component steps a board this way. */
+rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
+                                       rtcosim_board_result *result, rtcosim_error *err);
 void rtcosim_board_free(rtcosim_board *b);
 
 #ifdef __cplusplus

@@ -592,15 +592,24 @@ static uint16_t halfword_at(rtcosim_board *b, uint32_t a)
 rtcosim_status rtcosim_board_run(rtcosim_board *b, rtcosim_board_result *result,
                                  rtcosim_error *err)
 {
+    return rtcosim_board_run_until(b, b->stop_time_ns ? b->stop_time_ns : INT64_MAX, result, err);
+}
+
+rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
+                                       rtcosim_board_result *result, rtcosim_error *err)
+{
     memset(result, 0, sizeof *result);
     uint64_t hz = b->desc->clock_hz;
-    uint64_t stop_cycle = b->stop_time_ns ? vecu_cycle_at(b->stop_time_ns, hz) : UINT64_MAX;
-    uint32_t sp0 = 0, reset = 0;
-    read_word(b, 0, &sp0);
-    read_word(b, 4, &reset);
-    set_mode(b, 0, false, false, sp0 & ~3u, 0);
-    set_reg(b, UC_ARM_REG_LR, 0xFFFFFFFFu);
-    set_reg(b, UC_ARM_REG_PC, reset);
+    uint64_t stop_cycle = until_ns == INT64_MAX ? UINT64_MAX : vecu_cycle_at(until_ns, hz);
+    if (!b->started) { /* from the reset vector (B1.5.5) */
+        uint32_t sp0 = 0, reset = 0;
+        read_word(b, 0, &sp0);
+        read_word(b, 4, &reset);
+        set_mode(b, 0, false, false, sp0 & ~3u, 0);
+        set_reg(b, UC_ARM_REG_LR, 0xFFFFFFFFu);
+        set_reg(b, UC_ARM_REG_PC, reset);
+        b->started = true;
+    }
     rtcosim_status st = RTCOSIM_OK;
     for (;;) {
         uint64_t now = b->instructions;
@@ -628,7 +637,12 @@ rtcosim_status rtcosim_board_run(rtcosim_board *b, rtcosim_board_result *result,
                 board_fail(b, "wfi at PC 0x%08" PRIx32 " with no interrupt to come", pc - 2);
                 break;
             }
-            b->instructions = next < stop_cycle ? next : stop_cycle;
+            if (next > stop_cycle) { /* still asleep when this run ends */
+                b->instructions = stop_cycle;
+                b->intno = -2;
+                continue;
+            }
+            b->instructions = next;
             continue;
         }
         b->limit = next < stop_cycle ? next : stop_cycle;

@@ -103,7 +103,7 @@ struct rtcosim_board {
     int mem_kind;
     uint64_t mem_address;
     char error[320];            /* set by an MMIO callback: the run ends with it */
-    bool exited;
+    bool exited, started;
     int exit_code;
     /* exception model (ARMv7-M B1.5) */
     bool pending[BOARD_EXCEPTIONS], active[BOARD_EXCEPTIONS], enabled[BOARD_EXCEPTIONS];

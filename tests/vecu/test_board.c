@@ -2,7 +2,8 @@
  * and semihosting output reach the callback as the firmware source spells
  * them, SYS_EXIT's status (0 for ADP_Stopped_ApplicationExit, semihosting
  * spec 2.0), a stop time ending the run at that simulated time, identical
- * runs, and the errors for an unknown board and a missing firmware. */
+ * runs, a run in slices equal to one run, and the errors for an unknown
+ * board and a missing firmware. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,6 +78,31 @@ static void test_runs_are_identical(void **state)
     assert_memory_equal(a.text[0], b.text[0], sizeof a.text[0]);
 }
 
+/* Stepping a board in slices (as the SSP component does) must not change
+ * what it does: a wfi spanning a slice boundary keeps sleeping. */
+static void test_slices_run_as_one_run(void **state)
+{
+    (void)state;
+    static captured whole, sliced;
+    rtcosim_board_result one = run(BOARD_TEST_ELF, 0, &whole);
+    memset(&sliced, 0, sizeof sliced);
+    rtcosim_board_config config = {.firmware = BOARD_TEST_ELF, .output = capture, .user = &sliced};
+    rtcosim_board *b = NULL;
+    rtcosim_error err = {0};
+    rtcosim_board_result r = {0};
+    assert_int_equal(rtcosim_board_create(&config, &b, &err), RTCOSIM_OK);
+    int64_t t = 0;
+    while (!r.exited && t < 1000000000) {
+        t += 137000; /* 137 us: no multiple of the 1 ms SysTick */
+        assert_int_equal(rtcosim_board_run_until(b, t, &r, &err), RTCOSIM_OK);
+    }
+    rtcosim_board_free(b);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_code, one.exit_code);
+    assert_int_equal(r.instructions, one.instructions);
+    assert_memory_equal(sliced.text[0], whole.text[0], sizeof whole.text[0]);
+}
+
 static void test_bad_configuration_is_refused(void **state)
 {
     (void)state;
@@ -101,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_uarts_and_semihosting_reach_the_callback),
         cmocka_unit_test(test_stop_time_ends_the_run_at_that_time),
         cmocka_unit_test(test_runs_are_identical),
+        cmocka_unit_test(test_slices_run_as_one_run),
         cmocka_unit_test(test_bad_configuration_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
