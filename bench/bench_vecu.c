@@ -4,15 +4,22 @@
  * its firmware) in simulated seconds per wall second on the conservative
  * scheduler with 2 threads; its results (ECU states and CAN log) compared
  * across the sequential scheduler, 1 and 2 conservative threads and the
- * speculative scheduler on 2 threads (which rolls the firmware back). */
+ * speculative scheduler on 2 threads (which rolls the firmware back). The
+ * board case: ARM MPS2+ AN386 firmware (CRC-32 with SysTick at 1 kHz and
+ * UART0 lines) from reset to its semihosting exit, and QEMU's mps2-an386 on
+ * the same ELF in the same run (its start-up, timed on exit_now.elf, taken
+ * off). */
 #include <inttypes.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../examples/ecus/vehicle.h"
 #include "bench.h"
 #include "rtcosim/vecu.h"
+#include "rtcosim/vecu_board.h"
 #include "rtcosim/vecu_periph.h"
 
 #ifndef RTCOSIM_BENCH_FIRMWARE_DIR
@@ -22,7 +29,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench vecu [--quick] [--firmware-dir DIR]\n"
-                    "  DIR holds busy.elf and engine.elf (default " RTCOSIM_BENCH_FIRMWARE_DIR ")\n");
+                    "  DIR holds busy.elf, engine.elf, crc_busy.elf, exit_now.elf (default " RTCOSIM_BENCH_FIRMWARE_DIR ")\n");
     return 2;
 }
 
@@ -62,6 +69,70 @@ static int instruction_rate(const char *dir, double seconds, double *rate)
     printf("CRC-32 kernel: %u calls, %" PRIu64 " instructions (%.0f per call) in %.3f s wall\n",
            calls, n, (double)n / calls, (double)(t1 - t0) / 1e9);
     rtcosim_vecu_free(v);
+    return 0;
+}
+
+static void count_bytes(void *user, unsigned uart, unsigned char byte)
+{
+    (void)uart, (void)byte;
+    ++*(uint64_t *)user;
+}
+
+/* Wall seconds of qemu-system-arm running `elf` to its semihosting exit;
+ * a negative value if QEMU is missing or fails. */
+static double qemu_seconds(const char *elf)
+{
+    char *argv[] = {"qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting-config",
+                    "enable=on,target=native", "-kernel", (char *)elf, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", 0, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", 1, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", 1, 0);
+    extern char **environ;
+    pid_t pid;
+    int64_t t0 = bench_now_ns();
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return -1;
+    return (double)(bench_now_ns() - t0) / 1e9;
+}
+
+static int board_rate(const char *dir, double *rate, double *vs_qemu)
+{
+    char elf[1024], empty[1024];
+    snprintf(elf, sizeof elf, "%s/crc_busy.elf", dir);
+    snprintf(empty, sizeof empty, "%s/exit_now.elf", dir);
+    uint64_t bytes = 0;
+    rtcosim_board_config c = {.board = "mps2-an386", .firmware = elf, .output = count_bytes,
+                              .user = &bytes};
+    rtcosim_board *b = NULL;
+    rtcosim_board_result r;
+    rtcosim_error err = {0};
+    int64_t t0 = bench_now_ns();
+    if (rtcosim_board_create(&c, &b, &err) != RTCOSIM_OK ||
+        rtcosim_board_run(b, &r, &err) != RTCOSIM_OK) {
+        rtcosim_board_free(b);
+        return fail(&err);
+    }
+    double ours = (double)(bench_now_ns() - t0) / 1e9;
+    rtcosim_board_free(b);
+    *rate = (double)r.instructions / ours;
+    printf("board mps2-an386, crc_busy.elf: %" PRIu64 " instructions, %.3f s simulated, %" PRIu64
+           " UART bytes, exit %d, %.3f s wall\n", r.instructions, (double)r.time_ns / 1e9, bytes,
+           r.exit_code, ours);
+    double q = qemu_seconds(elf), q0 = qemu_seconds(empty);
+    *vs_qemu = 0;
+    if (q < 0 || q0 < 0) {
+        printf("qemu-system-arm -M mps2-an386: not available, no comparison\n");
+        return 0;
+    }
+    *vs_qemu = (q - q0) / ours;
+    printf("qemu-system-arm -M mps2-an386, same ELF: %.3f s wall (%.3f s of it start-up),"
+           " %.0f M instructions/s\n", q, q0, (double)r.instructions / (q - q0) / 1e6);
     return 0;
 }
 
@@ -126,16 +197,21 @@ static int run_vecu_bench(int argc, char **argv)
             return usage();
         }
     }
-    double rate = 0, speed = 0;
+    double rate = 0, speed = 0, board = 0, vs_qemu = 0;
     bool identical = false;
     int rc = instruction_rate(dir, seconds, &rate);
     if (rc == 0)
         rc = vehicle(dir, stop, &speed, &identical);
+    if (rc == 0)
+        rc = board_rate(dir, &board, &vs_qemu);
     if (rc != 0)
         return rc;
     bench_figure("vecu.instructions_per_s", rate, "instr/s");
     bench_figure("vecu.example_sim_s_per_wall_s", speed, "s/s");
     bench_figure("vecu.identical_threads", identical ? 1 : 0, "bool");
+    bench_figure("vecu.board_instructions_per_s", board, "instr/s");
+    if (vs_qemu > 0)
+        bench_figure("vecu.board_vs_qemu", vs_qemu, "x");
     return identical ? 0 : 1;
 }
 

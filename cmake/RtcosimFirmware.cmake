@@ -32,3 +32,43 @@ function(rtcosim_add_firmware name)
   add_custom_target(firmware_${name} ALL DEPENDS ${elf})
   set(RTCOSIM_FIRMWARE_${name} ${elf} PARENT_SCOPE)
 endfunction()
+
+# rtcosim_add_board_firmware(NAME LINKER_SCRIPT ld SOURCES src... [DEPENDS headers...]): firmware
+# for a real board (src/vecu/board.c), freestanding with its own startup code
+# and memory map; sets RTCOSIM_FIRMWARE_<NAME> and target firmware_<NAME>.
+function(rtcosim_add_board_firmware name)
+  cmake_parse_arguments(F "" "LINKER_SCRIPT" "SOURCES;DEPENDS" ${ARGN})
+  set(elf ${CMAKE_CURRENT_BINARY_DIR}/${name}.elf)
+  add_custom_command(
+    OUTPUT ${elf}
+    COMMAND ${RTCOSIM_ARM_GCC} -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -O2 -g
+            -std=gnu17 -Wall -Wextra -Werror -ffreestanding -fno-math-errno
+            -fno-tree-loop-distribute-patterns -ffunction-sections -fdata-sections -nostdlib
+            -nostartfiles -I${RTCOSIM_FIRMWARE_DIR}/mps2 -T ${F_LINKER_SCRIPT} -Wl,--gc-sections
+            -o ${elf} ${F_SOURCES} -lgcc
+    DEPENDS ${F_SOURCES} ${F_LINKER_SCRIPT} ${F_DEPENDS}
+    COMMENT "Cross-compiling board firmware ${name}.elf (Cortex-M4)"
+    VERBATIM)
+  add_custom_target(firmware_${name} ALL DEPENDS ${elf})
+  set(RTCOSIM_FIRMWARE_${name} ${elf} PARENT_SCOPE)
+endfunction()
+
+# rtcosim_add_picolibc_firmware(NAME SOURCES src... [DEPENDS headers...]):
+# firmware for the MPS2 memory map (code at 0, 4 MiB; data at 0x20000000,
+# 4 MiB) built with Debian's picolibc, its crt0 and linker script.
+function(rtcosim_add_picolibc_firmware name)
+  cmake_parse_arguments(F "" "" "SOURCES;DEPENDS" ${ARGN})
+  set(elf ${CMAKE_CURRENT_BINARY_DIR}/${name}.elf)
+  add_custom_command(
+    OUTPUT ${elf}
+    COMMAND ${RTCOSIM_ARM_GCC} --specs=picolibc.specs -mcpu=cortex-m4 -mthumb
+            -mfpu=fpv4-sp-d16 -mfloat-abi=hard -O2 -g -std=gnu17 -Wall -Wextra -Werror
+            -I${RTCOSIM_FIRMWARE_DIR}/mps2 -Wl,--defsym=__flash=0 -Wl,--defsym=__flash_size=4M
+            -Wl,--defsym=__ram=0x20000000 -Wl,--defsym=__ram_size=4M
+            -Wl,--defsym=__stack_size=8k -o ${elf} ${F_SOURCES}
+    DEPENDS ${F_SOURCES} ${F_DEPENDS}
+    COMMENT "Cross-compiling board firmware ${name}.elf with picolibc (Cortex-M4)"
+    VERBATIM)
+  add_custom_target(firmware_${name} ALL DEPENDS ${elf})
+  set(RTCOSIM_FIRMWARE_${name} ${elf} PARENT_SCOPE)
+endfunction()

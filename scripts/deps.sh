@@ -10,6 +10,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   python3-numpy python3-pytest python3-can
   libunicorn-dev libelf-dev gcc-arm-none-eabi picolibc-arm-none-eabi
+  qemu-system-arm
   rt-tests
 )
 missing=()
