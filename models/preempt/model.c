@@ -2,7 +2,9 @@
  * 3.0 chapter 5), for an importer that preempts between critical sections.
  *   slow (vr 20, priority 2): periodic 10 ms from 0; busy for `noncritical`
  *        seconds of wall time, then inside lockPreemption/unlockPreemption
- *        for `critical` seconds, then `tail` seconds outside again
+ *        for `critical` seconds (with a nested lock/unlock pair half way,
+ *        where an importer that ignores nesting would wrongly preempt), then
+ *        `tail` seconds outside again
  *   fast (vr 21, priority 1): periodic 5 ms from 1 ms; counts where slow was
  * With the defaults (2, 5, 0.5 ms) in 10 ms real-time frames fast is
  * released at 1 ms inside slow's non-critical part and at 6 ms inside its
@@ -94,7 +96,10 @@ static model_status activate(model_instance *inst, void *data, uint32_t clock, d
         se_lock_preemption(inst);
         d->phase = 2;
         record(d, 2);
-        spin(d->critical);
+        spin(d->critical / 2);
+        se_lock_preemption(inst); /* nested: still critical, no preemption point */
+        spin(d->critical / 2);
+        se_unlock_preemption(inst);
         record(d, 3);
         d->phase = 1;
         se_unlock_preemption(inst);
