@@ -46,6 +46,7 @@ typedef struct rtcosim_paced_frame {
     rtcosim_time_ns deadline; /* the frame's deadline on clock */
     rtcosim_time_ns te;       /* the simulation time of that deadline */
     double rt_factor;
+    rtcosim_time_ns end;      /* the next frame's deadline: work released later runs at once */
 } rtcosim_paced_frame;
 const rtcosim_paced_frame *rtcosim_paced_frame_current(void);
 void rtcosim_paced_frame_set(const rtcosim_paced_frame *frame);

@@ -46,6 +46,7 @@ struct rtcosim_se_schedule {
      * from a preemption point (a callback cannot return one). */
     const rtcosim_paced_frame *frame;
     rtcosim_time_ns window_end;
+    bool ahead;                    /* the window reaches past the frame's end */
     int64_t running_priority;      /* INT64_MAX: none runs */
     rtcosim_time_ns preempted_ns;  /* time spent in preemption points */
     rtcosim_status preempt_status;
@@ -311,20 +312,23 @@ static rtcosim_status run_instant(struct rtcosim_se_schedule *s, rtcosim_time_ns
  * while a lower-priority one runs preempts it at that one's next
  * preemption point (its lockPreemption from depth 0, its outermost
  * unlockPreemption): nested on this thread, never inside a critical
- * section. A tick at t + h is the next frame's, released at its start. */
+ * section. A tick at t + h is the next frame's, released at its start. A
+ * step longer than the frame (a multi-rate part's master) runs its ticks
+ * past the frame's end at once, ahead of time, without a lateness. */
 
 bool rtcosim_fmi3_schedule_paced(const struct rtcosim_se_schedule *s)
 {
     return s->frame != NULL;
 }
 
-/* Every input clock whose tick in the window has been released by now. */
+/* Every input clock whose tick in the window has been released by now
+ * (every one once the step runs ahead of the frame). */
 static void release_due(struct rtcosim_se_schedule *s, rtcosim_time_ns now)
 {
     for (size_t i = 0; i < s->count; i++) {
         se_clock *c = &s->clocks[i];
         if (c->input && !c->due && c->next < s->window_end &&
-            rtcosim_paced_frame_release(s->frame, c->next) <= now) {
+            (s->ahead || rtcosim_paced_frame_release(s->frame, c->next) <= now)) {
             c->due = true;
             c->due_time = c->next;
         }
@@ -353,7 +357,9 @@ static rtcosim_status run_released(struct rtcosim_se_schedule *s, size_t i, rtco
         c->due = false; /* one activation per time (section 5.2.2) */
         return RTCOSIM_OK;
     }
-    rtcosim_histogram_add(&c->lateness, now - rtcosim_paced_frame_release(s->frame, tau));
+    rtcosim_time_ns release = rtcosim_paced_frame_release(s->frame, tau);
+    if (release <= now)
+        rtcosim_histogram_add(&c->lateness, now - release); /* not a tick run ahead */
     int64_t outer = s->running_priority;
     s->running_priority = (int64_t)c->decl->priority;
     rtcosim_status st = activate(s, i, tau, err);
@@ -372,7 +378,8 @@ void rtcosim_fmi3_schedule_preemption_point(struct rtcosim_se_schedule *s)
         return;
     rtcosim_time_ns began = now_ns(), before = s->preempted_ns;
     do {
-        s->clocks[i].stats.preemptions++;
+        if (s->clocks[i].last_activation != s->clocks[i].due_time)
+            s->clocks[i].stats.preemptions++;
         rtcosim_status st = run_released(s, (size_t)i, now, &s->preempt_error);
         if (st != RTCOSIM_OK) {
             s->preempt_status = st;
@@ -390,6 +397,7 @@ static rtcosim_status paced_step(struct rtcosim_se_schedule *s, const rtcosim_pa
 {
     s->frame = frame;
     s->window_end = t + h;
+    s->ahead = false;
     for (size_t i = 0; i < s->count; i++)
         if (s->clocks[i].due && s->clocks[i].due_time == NEVER)
             s->clocks[i].due_time = t; /* triggered since the last step */
@@ -409,7 +417,12 @@ static rtcosim_status paced_step(struct rtcosim_se_schedule *s, const rtcosim_pa
                 next = s->clocks[k].next;
         if (next >= s->window_end)
             break;
-        rtcosim_clock_sleep_until(frame->clock, rtcosim_paced_frame_release(frame, next));
+        rtcosim_time_ns release = rtcosim_paced_frame_release(frame, next);
+        if (release >= frame->end)
+            s->ahead = true; /* a step longer than the frame (a multi-rate part):
+                                its later ticks run now, not frames later */
+        else
+            rtcosim_clock_sleep_until(frame->clock, release);
     }
     s->frame = NULL;
     return st;

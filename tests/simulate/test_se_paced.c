@@ -45,12 +45,13 @@ static rtcosim_se_partition_stats stats_of(rtcosim_component *c, const char *clo
     return ps;
 }
 
-/* One frame: deadline on the clock, simulation time te, step [te, te + h). */
-static void frame(rtcosim_component *c, rtcosim_clock *clk, rtcosim_time_ns deadline,
-                  rtcosim_time_ns te, rtcosim_time_ns h)
+/* One frame: deadline on the clock, simulation time te, step [te, te + h),
+ * the frame ending `length` after its deadline. */
+static void frame_of(rtcosim_component *c, rtcosim_clock *clk, rtcosim_time_ns deadline,
+                     rtcosim_time_ns te, rtcosim_time_ns h, rtcosim_time_ns length)
 {
     rtcosim_clock_sleep_until(clk, deadline);
-    rtcosim_paced_frame pf = {clk, deadline, te, 1.0};
+    rtcosim_paced_frame pf = {clk, deadline, te, 1.0, deadline + length};
     rtcosim_paced_frame_set(&pf);
     rtcosim_step_result sr;
     rtcosim_error err;
@@ -58,6 +59,12 @@ static void frame(rtcosim_component *c, rtcosim_clock *clk, rtcosim_time_ns dead
     rtcosim_paced_frame_set(NULL);
     if (st != RTCOSIM_OK)
         fail_msg("%s", err.message);
+}
+
+static void frame(rtcosim_component *c, rtcosim_clock *clk, rtcosim_time_ns deadline,
+                  rtcosim_time_ns te, rtcosim_time_ns h)
+{
+    frame_of(c, clk, deadline, te, h, h);
 }
 
 static void partitions_run_at_their_release_times_in_a_paced_frame(void **state)
@@ -112,6 +119,13 @@ static void partitions_run_at_their_release_times_in_a_paced_frame(void **state)
     assert_int_equal(get_int(c, "countdown_count"), 1);
     assert_int_equal(get_int(c, "order"), 123);
     assert_int_equal(stats_of(c, "trigger").lateness_max_ns, 0);
+    /* A step of 2 s in a frame of 250 ms (a multi-rate part's master): fast's
+     * 3.5 and 4.5 s ticks lie past the frame's end and run at once, without
+     * a lateness, instead of holding the paced thread for frames. */
+    frame_of(c, clk, 3 * RTCOSIM_NS_PER_S, 3 * RTCOSIM_NS_PER_S, 2 * RTCOSIM_NS_PER_S, 250 * MS);
+    assert_int_equal(get_int(c, "fast_count"), 5);
+    assert_int_equal(rtcosim_clock_now(clk), 3 * RTCOSIM_NS_PER_S);
+    assert_int_equal(stats_of(c, "fast").released, 3);
     /* Nothing preempted: nothing ran while another partition did. */
     assert_int_equal(stats_of(c, "fast").preemptions, 0);
     rtcosim_component_free(c);
