@@ -1,7 +1,8 @@
 /* The FMI 3.0 scheduled-execution part of a real-time run's report: for each
  * SE FMU of the real-time part, each model partition (input clock) with its
- * priority, activations and measured execution time, on stdout and as
- * partitions.csv in the --rt-report directory. */
+ * priority, activations, measured execution time, lateness (activation start
+ * minus release time) and how often it preempted a lower-priority partition,
+ * on stdout and as partitions.csv in the --rt-report directory. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -20,12 +21,17 @@ static void one_component(const char *name, const rtcosim_component *c, FILE *cs
             continue;
         double mean_us = ps.activations ? (double)ps.exec_total_ns / (double)ps.activations / 1e3 : 0;
         double max_us = (double)ps.exec_max_ns / 1e3;
+        double p50 = (double)ps.lateness_p50_ns / 1e3, p99 = (double)ps.lateness_p99_ns / 1e3,
+               lmax = (double)ps.lateness_max_ns / 1e3;
         printf("partition %s.%s (priority %" PRIu32 "): %" PRIu64
-               " activations, execution %.3f us mean, %.3f us max\n",
-               name, v->name, k->clocks[i].priority, ps.activations, mean_us, max_us);
+               " activations, execution %.3f us mean, %.3f us max; lateness p50 %.1f us, "
+               "p99 %.1f us, max %.1f us; preempted others %" PRIu64 " times\n",
+               name, v->name, k->clocks[i].priority, ps.activations, mean_us, max_us, p50, p99,
+               lmax, ps.preemptions);
         if (csv)
-            fprintf(csv, "%s,%s,%" PRIu32 ",%" PRIu64 ",%.3f,%.3f\n", name, v->name,
-                    k->clocks[i].priority, ps.activations, mean_us, max_us);
+            fprintf(csv, "%s,%s,%" PRIu32 ",%" PRIu64 ",%.3f,%.3f,%.1f,%.1f,%.1f,%" PRIu64 "\n",
+                    name, v->name, k->clocks[i].priority, ps.activations, mean_us, max_us, p50,
+                    p99, lmax, ps.preemptions);
     }
 }
 
@@ -46,7 +52,8 @@ void cli_report_partitions(const rtcosim_master *part, const char *report_dir)
                 fprintf(stderr, "rtcosim: %s: cannot write\n", path);
             else
                 fputs("component,partition,priority,activations,execution_mean_us,"
-                      "execution_max_us\n", csv);
+                      "execution_max_us,lateness_p50_us,lateness_p99_us,lateness_max_us,"
+                      "preemptions\n", csv);
         }
         one_component(name, c, csv);
     }

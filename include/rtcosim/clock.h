@@ -35,6 +35,24 @@ void rtcosim_clock_sleep_until(rtcosim_clock *clock, rtcosim_time_ns deadline);
 /* Virtual clocks only: advance by `ns` (an injected execution time). No-op on
  * the monotonic clock, where execution time passes by itself. */
 void rtcosim_clock_advance(rtcosim_clock *clock, rtcosim_time_ns ns);
+
+/* The frame the calling thread paces: set by the paced loop of a real-time
+ * run around the step of each frame (NULL elsewhere), so that a component
+ * stepped there can release work at wall times inside the frame (FMI 3.0
+ * scheduled execution: a partition at its tick). Simulation time tau maps
+ * to the clock time deadline + (tau - te) / rt_factor. Thread-local. */
+typedef struct rtcosim_paced_frame {
+    rtcosim_clock *clock;
+    rtcosim_time_ns deadline; /* the frame's deadline on clock */
+    rtcosim_time_ns te;       /* the simulation time of that deadline */
+    double rt_factor;
+    rtcosim_time_ns end;      /* the next frame's deadline: work released later runs at once */
+} rtcosim_paced_frame;
+const rtcosim_paced_frame *rtcosim_paced_frame_current(void);
+void rtcosim_paced_frame_set(const rtcosim_paced_frame *frame);
+/* Clock time at which simulation time tau is due in the current frame. */
+rtcosim_time_ns rtcosim_paced_frame_release(const rtcosim_paced_frame *frame,
+                                            rtcosim_time_ns tau);
 /* Virtual clocks only: simulate late wake-ups (a thread that the scheduler,
  * an interrupt or a hypervisor did not run at its deadline). The i-th call of
  * sleep_until that has to wait (its deadline still ahead) wakes delays[i]

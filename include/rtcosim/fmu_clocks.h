@@ -125,10 +125,15 @@ rtcosim_status rtcosim_fmu_se_run_instant(rtcosim_component *c, rtcosim_time_ns 
  * output clock that said it ticked. */
 uint64_t rtcosim_fmu_se_ticks(const rtcosim_component *c, size_t clock);
 
-/* Execution time per partition (monotonic clock around each activation). */
+/* Execution time per partition (monotonic clock around each activation,
+ * less the partitions that preempted it). In a paced real-time frame also
+ * lateness (activation start minus the tick's release time) over `released`
+ * activations, and how often the partition preempted a running one. */
 typedef struct rtcosim_se_partition_stats {
     uint64_t activations;
     rtcosim_time_ns exec_total_ns, exec_max_ns;
+    uint64_t released, preemptions;
+    rtcosim_time_ns lateness_p50_ns, lateness_p99_ns, lateness_max_ns;
 } rtcosim_se_partition_stats;
 rtcosim_status rtcosim_fmu_se_partition_stats(const rtcosim_component *c, size_t clock,
                                               rtcosim_se_partition_stats *out, rtcosim_error *err);

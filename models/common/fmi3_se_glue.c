@@ -21,6 +21,7 @@
 #undef fmi3SetIntervalDecimal
 #undef fmi3ActivateModelPartition
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "se_model.h"
@@ -44,7 +45,10 @@ typedef struct se_instance {
     fmi3ClockUpdateCallback clock_update;
     fmi3LockPreemptionCallback lock_preemption;
     fmi3UnlockPreemptionCallback unlock_preemption;
-    bool in_partition;
+    /* The priority of the partition running now (INT_MAX: none). Only a
+     * partition of higher priority (smaller value) may preempt it, nested in
+     * one of its lockPreemption/unlockPreemption callbacks (FMI 3.0 chapter 5). */
+    int running_priority;
 } se_instance;
 
 void se_clock_update(model_instance *inst)
@@ -100,6 +104,7 @@ fmi3Instance fmi3InstantiateScheduledExecution(
     si->clock_update = clockUpdate;
     si->lock_preemption = lockPreemption;
     si->unlock_preemption = unlockPreemption;
+    si->running_priority = INT_MAX;
     if (!instance_init(&si->fi.base, instanceName, resourcePath, false, loggingOn)) {
         instance_destroy(&si->fi.base);
         return NULL;
@@ -246,13 +251,19 @@ fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference 
                                               "is not an input clock",
                                         (unsigned)clockReference));
     se_instance *si = (se_instance *)inst;
-    if (si->in_partition)
-        return status_of(instance_error(inst, "fmi3ActivateModelPartition: called from inside "
-                                              "a partition"));
+    int outer = si->running_priority;
+    if (c->priority >= outer)
+        return status_of(instance_error(inst, "fmi3ActivateModelPartition: %s (priority %d) "
+                                              "called from inside a partition of priority %d "
+                                              "(only a higher priority preempts)",
+                                        c->name, c->priority, outer));
     TRACE(inst, "fmi3ActivateModelPartition(%s, %.17g)", c->name, activationTime);
-    si->in_partition = true;
+    si->running_priority = c->priority;
+    double outer_time = inst->time;
     inst->time = activationTime;
     model_status s = S->activate(inst, inst->data, clockReference, activationTime);
-    si->in_partition = false;
+    if (outer != INT_MAX)
+        inst->time = outer_time; /* the preempted partition's time again */
+    si->running_priority = outer;
     return status_of(s);
 }

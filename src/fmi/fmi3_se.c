@@ -25,15 +25,22 @@ struct rtcosim_fmi3_se {
 };
 
 /* lockPreemption/unlockPreemption carry no instance (section 5.2.1): they
- * guard the FMU's data against a partition of the same FMU preempting this
- * one. rtcosim activates the partitions of one FMU on one thread, so there
- * is nothing to lock; the depth per thread still catches an FMU that unlocks
- * more than it locked. */
+ * bracket the sections of a partition that a partition of the same FMU must
+ * not preempt. rtcosim activates the partitions of one FMU on one thread, so
+ * there is nothing to lock; outside a paced frame the depth per thread only
+ * catches an FMU that unlocks more than it locked. Inside a paced frame the
+ * brackets are the preemption points (fmi3_se_schedule.c): entering a
+ * critical section from depth 0, and leaving the outermost one, the running
+ * partition is preemptible, and a higher-priority partition released since
+ * runs right there, nested on this thread; never at depth > 0. */
 static _Thread_local int preemption_depth;
 static _Thread_local rtcosim_se_stats *active_stats;
+static _Thread_local struct rtcosim_se_schedule *active_schedule; /* paced only */
 
 static void lock_preemption(void)
 {
+    if (preemption_depth == 0 && active_schedule)
+        rtcosim_fmi3_schedule_preemption_point(active_schedule);
     preemption_depth++;
     if (active_stats)
         active_stats->preemption_locks++;
@@ -41,10 +48,12 @@ static void lock_preemption(void)
 
 static void unlock_preemption(void)
 {
-    if (preemption_depth > 0)
-        preemption_depth--;
-    else if (active_stats)
+    if (preemption_depth > 0) {
+        if (--preemption_depth == 0 && active_schedule)
+            rtcosim_fmi3_schedule_preemption_point(active_schedule);
+    } else if (active_stats) {
         active_stats->unbalanced_unlocks++;
+    }
 }
 
 static void clock_update(fmi3InstanceEnvironment env)
@@ -234,22 +243,31 @@ rtcosim_status rtcosim_fmi3_se_activate(rtcosim_fmu *f, size_t clock, rtcosim_ti
                                  "section 5.2.2)", f->instance_name);
     const rtcosim_variable *v = &f->md->variables[f->md->clocks[clock].variable];
     double t_s = rtcosim_time_to_seconds(t);
+    /* A preempting activation nests inside another one's callback: keep the
+     * outer one's state and give it back. */
+    bool outer_update = f->se->clock_update;
+    rtcosim_se_stats *outer_stats = active_stats;
+    struct rtcosim_se_schedule *outer_schedule = active_schedule;
     f->se->clock_update = false;
     active_stats = &f->se->stats;
+    active_schedule = rtcosim_fmi3_schedule_paced(f->schedule) ? f->schedule : NULL;
     int depth = preemption_depth;
+    preemption_depth = 0;
     fmi3Status s = f->se->activate(f->instance, v->value_reference, t_s);
-    active_stats = NULL;
+    active_stats = outer_stats;
+    active_schedule = outer_schedule;
     f->se->stats.activations++;
-    if (preemption_depth != depth) {
+    if (preemption_depth != 0) {
         rtcosim_log(RTCOSIM_LOG_WARNING, "fmi",
                     "%s: partition '%s' returned with preemption still locked (FMI 3.0 section "
                     "5.2.1)", f->instance_name, v->name);
-        preemption_depth = depth;
     }
+    preemption_depth = depth;
     RTCOSIM_FMU_TRACE(f, "fmi3ActivateModelPartition", s, "%s (vr %u), activationTime=%.17g%s",
                       v->name, (unsigned)v->value_reference, t_s,
                       f->se->clock_update ? " -> clockUpdate" : "");
     *clock_updated = f->se->clock_update;
+    f->se->clock_update = outer_update;
     /* Section 5.2: Discard is treated like Error in scheduled execution. */
     if (s == fmi3Discard)
         s = fmi3Error;

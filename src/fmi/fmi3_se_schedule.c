@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "fmi/fmu_internal.h"
+#include "rtcosim/clock.h"
+#include "rtcosim/realtime.h"
 
 #define NEVER INT64_MAX
 
@@ -28,6 +30,8 @@ typedef struct se_clock {
     bool ticked_in_step;             /* output clocks, for get through the component */
     uint64_t ticks;
     rtcosim_se_partition_stats stats;
+    rtcosim_time_ns due_time;        /* paced: the tick `due` stands for; NEVER: the step's start */
+    rtcosim_histogram lateness;      /* paced: start minus release */
 } se_clock;
 
 struct rtcosim_se_schedule {
@@ -38,6 +42,15 @@ struct rtcosim_se_schedule {
     size_t *out_index;
     fmi3Clock *out_values;
     size_t out_count;
+    /* Paced (a real-time frame): releases, the running partition, errors
+     * from a preemption point (a callback cannot return one). */
+    const rtcosim_paced_frame *frame;
+    rtcosim_time_ns window_end;
+    bool ahead;                    /* the window reaches past the frame's end */
+    int64_t running_priority;      /* INT64_MAX: none runs */
+    rtcosim_time_ns preempted_ns;  /* time spent in preemption points */
+    rtcosim_status preempt_status;
+    rtcosim_error preempt_error;
 };
 
 static bool is_periodic(rtcosim_fmi_clock_kind kind)
@@ -63,6 +76,7 @@ rtcosim_status rtcosim_fmi3_schedule_new(rtcosim_fmu *f, struct rtcosim_se_sched
     }
     s->f = f;
     s->count = md->clock_count;
+    s->running_priority = INT64_MAX;
     for (size_t i = 0; i < md->clock_count; i++) {
         se_clock *c = &s->clocks[i];
         c->decl = &md->clocks[i];
@@ -70,6 +84,7 @@ rtcosim_status rtcosim_fmi3_schedule_new(rtcosim_fmu *f, struct rtcosim_se_sched
         c->input = c->v->causality == RTCOSIM_CAUSALITY_INPUT;
         c->next = NEVER;
         c->last_activation = INT64_MIN;
+        rtcosim_histogram_reset(&c->lateness);
         if (c->v->causality == RTCOSIM_CAUSALITY_OUTPUT) {
             s->out_vrs[s->out_count] = c->v->value_reference;
             s->out_index[s->out_count++] = i;
@@ -188,8 +203,10 @@ static rtcosim_status clock_update(struct rtcosim_se_schedule *s, rtcosim_time_n
                                      "%s: clock '%s': countdown interval 0 at a time it already "
                                      "ticked (FMI 3.0 section 5.2.2)",
                                      f->instance_name, c->v->name);
-        if (c->next == t)
+        if (c->next == t) {
             c->due = true;
+            c->due_time = t;
+        }
     }
     return RTCOSIM_OK;
 }
@@ -219,9 +236,15 @@ static rtcosim_status activate(struct rtcosim_se_schedule *s, size_t i, rtcosim_
     se_clock *c = &s->clocks[i];
     c->due = false;
     bool update = false;
-    rtcosim_time_ns began = now_ns();
+    rtcosim_time_ns began = now_ns(), preempted = s->preempted_ns;
     rtcosim_status st = rtcosim_fmi3_se_activate(s->f, i, t, &update, err);
-    rtcosim_time_ns took = now_ns() - began;
+    rtcosim_time_ns took = now_ns() - began - (s->preempted_ns - preempted);
+    if (st == RTCOSIM_OK && s->preempt_status != RTCOSIM_OK) {
+        st = s->preempt_status; /* a partition that preempted this one failed */
+        if (err)
+            *err = s->preempt_error;
+        s->preempt_status = RTCOSIM_OK;
+    }
     if (st != RTCOSIM_OK)
         return st;
     c->stats.activations++;
@@ -281,13 +304,140 @@ static rtcosim_status run_instant(struct rtcosim_se_schedule *s, rtcosim_time_ns
     return st;
 }
 
+/* ---- Paced: partitions as tasks of the paced thread (chapter 5) ----
+ * Inside a real-time frame the step covers the ticks of [t, t + h): a tick
+ * is released at its own wall time (rtcosim/clock.h's mapping, the frame's
+ * start for t), the highest-priority released partition runs, the thread
+ * sleeps until the next release when none is, and a partition released
+ * while a lower-priority one runs preempts it at that one's next
+ * preemption point (its lockPreemption from depth 0, its outermost
+ * unlockPreemption): nested on this thread, never inside a critical
+ * section. A tick at t + h is the next frame's, released at its start. A
+ * step longer than the frame (a multi-rate part's master) runs its ticks
+ * past the frame's end at once, ahead of time, without a lateness. */
+
+bool rtcosim_fmi3_schedule_paced(const struct rtcosim_se_schedule *s)
+{
+    return s->frame != NULL;
+}
+
+/* Every input clock whose tick in the window has been released by now
+ * (every one once the step runs ahead of the frame). */
+static void release_due(struct rtcosim_se_schedule *s, rtcosim_time_ns now)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        se_clock *c = &s->clocks[i];
+        if (c->input && !c->due && c->next < s->window_end &&
+            (s->ahead || rtcosim_paced_frame_release(s->frame, c->next) <= now)) {
+            c->due = true;
+            c->due_time = c->next;
+        }
+    }
+}
+
+/* The released partition of highest priority above `above`; -1: none. */
+static long best_due(const struct rtcosim_se_schedule *s, int64_t above)
+{
+    long best = -1;
+    for (size_t i = 0; i < s->count; i++) {
+        const se_clock *c = &s->clocks[i];
+        if (c->due && (int64_t)c->decl->priority < above &&
+            (best < 0 || c->decl->priority < s->clocks[best].decl->priority))
+            best = (long)i;
+    }
+    return best;
+}
+
+static rtcosim_status run_released(struct rtcosim_se_schedule *s, size_t i, rtcosim_time_ns now,
+                                   rtcosim_error *err)
+{
+    se_clock *c = &s->clocks[i];
+    rtcosim_time_ns tau = c->due_time;
+    if (c->last_activation == tau) {
+        c->due = false; /* one activation per time (section 5.2.2) */
+        return RTCOSIM_OK;
+    }
+    rtcosim_time_ns release = rtcosim_paced_frame_release(s->frame, tau);
+    if (release <= now)
+        rtcosim_histogram_add(&c->lateness, now - release); /* not a tick run ahead */
+    int64_t outer = s->running_priority;
+    s->running_priority = (int64_t)c->decl->priority;
+    rtcosim_status st = activate(s, i, tau, err);
+    s->running_priority = outer;
+    return st;
+}
+
+void rtcosim_fmi3_schedule_preemption_point(struct rtcosim_se_schedule *s)
+{
+    if (!s->frame || s->preempt_status != RTCOSIM_OK)
+        return;
+    rtcosim_time_ns now = rtcosim_clock_now(s->frame->clock);
+    release_due(s, now);
+    long i = best_due(s, s->running_priority);
+    if (i < 0)
+        return;
+    rtcosim_time_ns began = now_ns(), before = s->preempted_ns;
+    do {
+        if (s->clocks[i].last_activation != s->clocks[i].due_time)
+            s->clocks[i].stats.preemptions++;
+        rtcosim_status st = run_released(s, (size_t)i, now, &s->preempt_error);
+        if (st != RTCOSIM_OK) {
+            s->preempt_status = st;
+            break;
+        }
+        now = rtcosim_clock_now(s->frame->clock);
+        release_due(s, now);
+    } while ((i = best_due(s, s->running_priority)) >= 0);
+    /* The nested partitions' own points are inside this span: count it once. */
+    s->preempted_ns = before + (now_ns() - began);
+}
+
+static rtcosim_status paced_step(struct rtcosim_se_schedule *s, const rtcosim_paced_frame *frame,
+                                 rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_error *err)
+{
+    s->frame = frame;
+    s->window_end = t + h;
+    s->ahead = false;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->clocks[i].due && s->clocks[i].due_time == NEVER)
+            s->clocks[i].due_time = t; /* triggered since the last step */
+    rtcosim_status st = RTCOSIM_OK;
+    for (;;) {
+        rtcosim_time_ns now = rtcosim_clock_now(frame->clock);
+        release_due(s, now);
+        long i = best_due(s, INT64_MAX);
+        if (i >= 0) {
+            if ((st = run_released(s, (size_t)i, now, err)) != RTCOSIM_OK)
+                break;
+            continue;
+        }
+        rtcosim_time_ns next = NEVER;
+        for (size_t k = 0; k < s->count; k++)
+            if (s->clocks[k].input && s->clocks[k].next < next)
+                next = s->clocks[k].next;
+        if (next >= s->window_end)
+            break;
+        rtcosim_time_ns release = rtcosim_paced_frame_release(frame, next);
+        if (release >= frame->end)
+            s->ahead = true; /* a step longer than the frame (a multi-rate part):
+                                its later ticks run now, not frames later */
+        else
+            rtcosim_clock_sleep_until(frame->clock, release);
+    }
+    s->frame = NULL;
+    return st;
+}
+
 /* do_step(t, h) of an SE FMU: the instants in (t, t + h], and those at t on
- * the first step or for triggers set since. */
+ * the first step or for triggers set since; paced above in a real-time frame. */
 rtcosim_status rtcosim_fmi3_schedule_step(struct rtcosim_se_schedule *s, rtcosim_time_ns t,
                                           rtcosim_time_ns h, bool first, rtcosim_error *err)
 {
     for (size_t j = 0; j < s->out_count; j++)
         s->clocks[s->out_index[j]].ticked_in_step = false;
+    const rtcosim_paced_frame *frame = rtcosim_paced_frame_current();
+    if (frame)
+        return paced_step(s, frame, t, h, err);
     bool pending = false;
     for (size_t i = 0; i < s->count; i++)
         pending |= s->clocks[i].due;
@@ -353,6 +503,7 @@ void rtcosim_fmi3_schedule_set_interval(struct rtcosim_se_schedule *s, size_t cl
 void rtcosim_fmi3_schedule_trigger(struct rtcosim_se_schedule *s, size_t clock)
 {
     s->clocks[clock].due = true;
+    s->clocks[clock].due_time = NEVER; /* paced: at the next step's start */
 }
 
 rtcosim_status rtcosim_fmu_se_trigger(rtcosim_component *c, size_t clock, rtcosim_error *err)
@@ -394,6 +545,11 @@ rtcosim_status rtcosim_fmu_se_partition_stats(const rtcosim_component *c, size_t
     if (clock >= s->count)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no clock #%zu", s->f->instance_name,
                                  clock);
-    *out = s->clocks[clock].stats;
+    const se_clock *k = &s->clocks[clock];
+    *out = k->stats;
+    out->released = k->lateness.count;
+    out->lateness_p50_ns = rtcosim_histogram_percentile(&k->lateness, 50);
+    out->lateness_p99_ns = rtcosim_histogram_percentile(&k->lateness, 99);
+    out->lateness_max_ns = k->lateness.count ? k->lateness.max : 0;
     return RTCOSIM_OK;
 }

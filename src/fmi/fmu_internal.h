@@ -217,6 +217,11 @@ rtcosim_status rtcosim_fmi3_schedule_init(struct rtcosim_se_schedule *s, rtcosim
                                           rtcosim_error *err);
 rtcosim_status rtcosim_fmi3_schedule_step(struct rtcosim_se_schedule *s, rtcosim_time_ns t,
                                           rtcosim_time_ns h, bool first, rtcosim_error *err);
+/* A paced frame's step (rtcosim/clock.h): each partition at its tick's
+ * release time, preemptible at its preemption points. */
+bool rtcosim_fmi3_schedule_paced(const struct rtcosim_se_schedule *s);
+/* Called by the lock callbacks where the running partition is preemptible. */
+void rtcosim_fmi3_schedule_preemption_point(struct rtcosim_se_schedule *s);
 /* The importer set a periodic clock's interval (fmi3SetInterval*). */
 void rtcosim_fmi3_schedule_set_interval(struct rtcosim_se_schedule *s, size_t clock,
                                         rtcosim_time_ns interval);

@@ -2,6 +2,7 @@
  * sleeps (clock_nanosleep TIMER_ABSTIME, so sleep error never accumulates) and
  * a virtual clock that tests advance by hand to inject compute times. */
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,4 +152,25 @@ void rtcosim_clock_advance(rtcosim_clock *clock, rtcosim_time_ns ns)
 {
     if (clock->is_virtual && ns > 0)
         atomic_fetch_add_explicit(&clock->virtual_now, ns, memory_order_acq_rel);
+}
+
+static _Thread_local const rtcosim_paced_frame *paced_frame;
+
+const rtcosim_paced_frame *rtcosim_paced_frame_current(void)
+{
+    return paced_frame;
+}
+
+void rtcosim_paced_frame_set(const rtcosim_paced_frame *frame)
+{
+    paced_frame = frame;
+}
+
+rtcosim_time_ns rtcosim_paced_frame_release(const rtcosim_paced_frame *frame,
+                                            rtcosim_time_ns tau)
+{
+    rtcosim_time_ns d = tau - frame->te;
+    if (frame->rt_factor != 1.0)
+        d = (rtcosim_time_ns)llround((double)d / frame->rt_factor);
+    return frame->deadline + d;
 }

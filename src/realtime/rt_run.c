@@ -410,8 +410,15 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
         }
         if (st == RTCOSIM_OK)
             st = rtcosim_rt_part_write(&rt->rt_part, err);
-        if (st == RTCOSIM_OK)
+        if (st == RTCOSIM_OK) {
+            /* Components stepped here see the frame (FMI 3.0 SE partitions
+             * run at their ticks inside it): a pointer to the stack, no cost. */
+            rtcosim_paced_frame pf = {clock, deadline, te, o->rt_factor,
+                                      run_start + slip + rtcosim_rt_frame_offset(rt, k + 1)};
+            rtcosim_paced_frame_set(&pf);
             st = rtcosim_rt_part_step(&rt->rt_part, te, H, err);
+            rtcosim_paced_frame_set(NULL);
+        }
         rtcosim_time_ns end = rtcosim_clock_now(clock);
         f.exec = end - start;
         f.lag = rt->mixed ? te - rt->newest_valid : 0;
