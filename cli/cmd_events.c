@@ -8,6 +8,7 @@
 
 #include "../examples/ecus/vehicle.h"
 #include "cli.h"
+#include "events_lsbus.h"
 #include "progress.h"
 #include "signals.h"
 #include "rtcosim/events.h"
@@ -45,6 +46,11 @@ static void usage(FILE *out)
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
             "  --can-log FILE     write every frame: candump -l, or Vector ASC for a .asc name\n"
+            "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
+            "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
+            "                     it sends (repeatable, needed), delay=T its lookahead to the\n"
+            "                     bus (default 0), terminal=NAME (default CAN), any other key a\n"
+            "                     start value; it receives every frame, without Confirm\n"
             "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
             "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
@@ -182,6 +188,8 @@ static int run_events(int argc, char **argv)
     int place_count = 0;
     bool threads_given = false, sync_given = false;
     rtcosim_ecu_vehicle_config vc = {.ecus = 4};
+    static events_lsbus lsbus; /* large: not on the stack */
+    memset(&lsbus, 0, sizeof lsbus);
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
     const char *can_log = NULL, *system = NULL, *spec_csv = NULL;
@@ -266,6 +274,9 @@ static int run_events(int argc, char **argv)
             vc.bitrate = (uint32_t)n;
         } else if (strcmp(a, "--can-log") == 0) {
             can_log = v;
+        } else if (strcmp(a, "--lsbus-node") == 0) {
+            if (events_lsbus_parse(&lsbus, v, &err) != RTCOSIM_OK)
+                return cli_fail_error(&err);
         } else if (strcmp(a, "--firmware") == 0) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
@@ -309,6 +320,14 @@ static int run_events(int argc, char **argv)
     if ((spec_csv || reference) && !speculative)
         return cli_fail("events: --speculate-stats and --reference need --scheduler speculative");
     vc.log_frames = can_log != NULL;
+    if (lsbus.count) {
+        if (reference)
+            return cli_fail("events: --reference does not run --lsbus-node FMUs twice");
+        lsbus.start = ro.start_time;
+        lsbus.stop = ro.stop_time;
+        vc.attach = events_lsbus_attach;
+        vc.attach_context = &lsbus;
+    }
     vc.pair_plants = speculative; /* its placement: a plant with its ECU */
     rtcosim_events *sim = NULL;
     rtcosim_ecu_vehicle *vehicle = NULL;
@@ -321,6 +340,10 @@ static int run_events(int argc, char **argv)
         return cli_fail_error(&err);
     if (tr.size > 1 && !threads_given)
         ro.threads = 1;
+    if (tr.size > 1 && lsbus.count) {
+        rc = cli_fail("events: --lsbus-node is not supported on several ranks");
+        goto done;
+    }
     if (tr.size > 1 && can_log) {
         rc = cli_fail("events: --can-log is not supported on several ranks yet");
         goto done;
@@ -395,6 +418,7 @@ static int run_events(int argc, char **argv)
                rtcosim_ecu_name(e), es.jobs, 100.0 * (double)es.busy_ns / (sim_s * 1e9),
                (double)rtcosim_ecu_response_delay(e) / 1e3, es.frames_sent, es.frames_received);
     }
+    events_lsbus_print(&lsbus);
     printf("checksum    %016" PRIx64 "\n", rtcosim_ecu_vehicle_checksum(vehicle));
     if (speculative) {
         rc = report_speculation(sim, &stats, spec_csv);
@@ -410,6 +434,7 @@ static int run_events(int argc, char **argv)
         rc = cli_signal_exit_code(stop_signal);
     }
 done:
+    events_lsbus_free(&lsbus);
     rtcosim_ecu_vehicle_free(vehicle);
     rtcosim_events_free(sim);
     if (mpi)

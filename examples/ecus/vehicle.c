@@ -414,6 +414,8 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
     if (st == RTCOSIM_OK && c->firmware_ecu[0] && !v->firmware)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: no ECU named '%s' to run firmware"
                                " (the engine firmware replaces 'engine')", c->firmware_ecu);
+    if (st == RTCOSIM_OK && c->attach)
+        st = c->attach(sim, v->bus, c->attach_context, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_connect(v->bus, err);
     /* Placement for threads: the ECUs talk to each other through the bus in

@@ -43,6 +43,11 @@ typedef struct rtcosim_ecu_vehicle_config {
     /* an ECU running firmware instead of task functions (only "engine",
      * group 0, has a firmware contract); empty: none */
     char firmware_ecu[64], firmware_path[1024];
+    /* More nodes on the bus, added after the ECUs and before the bus
+     * connects (rtcosim events --lsbus-node); NULL: none. */
+    rtcosim_status (*attach)(rtcosim_events *sim, rtcosim_can_bus *bus, void *context,
+                             rtcosim_error *err);
+    void *attach_context;
 } rtcosim_ecu_vehicle_config;
 
 typedef struct rtcosim_ecu_vehicle rtcosim_ecu_vehicle;

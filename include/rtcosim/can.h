@@ -134,6 +134,11 @@ rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint3
                                       bool extended, uint8_t dlc, rtcosim_error *err);
 rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
                                       bool extended, rtcosim_error *err);
+/* The node receives every frame any other node may send (its receive
+ * database becomes their TX databases at connect): LS-BUS node FMUs. */
+/* The bus's bit rate (bit/s). */
+uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus);
+rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
 /* Declare the links node -> bus and bus -> node once all nodes and TX
  * databases are known: the bus-to-node lookahead is the duration of the
  * shortest frame any node may send (unstuffed). */

@@ -331,6 +331,10 @@ rtcosim_status rtcosim_component_enter_step_mode(rtcosim_component *c, rtcosim_e
 rtcosim_status rtcosim_component_handle_event(rtcosim_component *c, unsigned max_iterations,
                                               rtcosim_event_update *summary,
                                               rtcosim_error *err);
+/* The same, staying in Event Mode (the caller reads output clocks there,
+ * once per event, then enters step mode unless it asked to terminate). */
+rtcosim_status rtcosim_component_settle_events(rtcosim_component *c, unsigned max_iterations,
+                                               rtcosim_event_update *summary, rtcosim_error *err);
 
 /* Parse a textual value of the given type ("1.5", "-3", "true", "0x1F" for
  * integers) into *out. Strings are returned pointing at text. Range-checked

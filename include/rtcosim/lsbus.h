@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "rtcosim/component.h"
+#include "rtcosim/can.h"
+#include "rtcosim/events.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -301,6 +303,46 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
                                                       rtcosim_component **out, rtcosim_error *err);
 /* The bridge of such a component (for its log and stats), NULL otherwise. */
 rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_component *c);
+
+/* ---- an LS-BUS CAN node FMU as an LP of the event kernel (event_node.c) ---- */
+
+/* The node FMU (FMI 3.0 co-simulation with Event Mode) on src/can's bus LP
+ * beside native and firmware ECUs (`rtcosim events --lsbus-node`). Its LP
+ * steps the FMU to each event: a time event it announced (nextEventTime) or
+ * a frame the bus delivers (as a CAN Transmit op in Rx_Data, Rx_Clock
+ * ticked); in Event Mode it reads Tx_Clock once and, when it ticked,
+ * Tx_Data: each CAN Transmit reaches the bus tx_delay later (the node's
+ * lookahead to the bus; the bus's to the node is its shortest frame, as for
+ * native ECUs), a Configuration's CAN_BAUDRATE must equal the bus's. The bus
+ * gives no Confirm and no Bus Error (BusNotifications false). */
+typedef struct rtcosim_lsbus_event_node rtcosim_lsbus_event_node;
+typedef struct rtcosim_lsbus_event_node_config {
+    const char *name;      /* LP and bus node name */
+    const char *fmu_path;
+    const char *terminal;  /* the terminal whose members are <terminal>.Tx_Data etc.; NULL: "CAN" */
+    /* start values ("name", "value" text as rtcosim simulate --start-value) */
+    const char *const *start_names, *const *start_texts;
+    size_t start_count;
+    rtcosim_time_ns tx_delay;
+    /* the frames it may send (the bus's TX database): identifier, DLC */
+    const uint32_t *tx_ids;
+    const uint8_t *tx_dlcs;
+    const bool *tx_extended;
+    size_t tx_count;
+    rtcosim_time_ns start, stop;
+} rtcosim_lsbus_event_node_config;
+
+/* Load, instantiate and initialize the FMU, add its LP and bus node (it
+ * receives every frame another node may send); before the bus connects.
+ * Errors name the node and the FMU: no Event Mode, missing terminal members. */
+rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                               const rtcosim_lsbus_event_node_config *config,
+                                               rtcosim_lsbus_event_node **out, rtcosim_error *err);
+void rtcosim_lsbus_event_node_free(rtcosim_lsbus_event_node *n);
+rtcosim_component *rtcosim_lsbus_event_node_component(const rtcosim_lsbus_event_node *n);
+const char *rtcosim_lsbus_event_node_name(const rtcosim_lsbus_event_node *n);
+void rtcosim_lsbus_event_node_counts(const rtcosim_lsbus_event_node *n, uint64_t *frames_sent,
+                                     uint64_t *frames_received);
 
 #ifdef __cplusplus
 }

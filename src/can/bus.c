@@ -44,6 +44,7 @@ typedef struct can_node {
     size_t tx_count, tx_capacity;
     uint32_t *rx_keys;
     size_t rx_count, rx_capacity;
+    bool rx_all; /* receives every frame another node may send (filled at connect) */
     can_pending *queue; /* sorted by arbitration, capacity from the config */
     uint32_t queued;
 } can_node;
@@ -425,11 +426,47 @@ rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint3
     return RTCOSIM_OK;
 }
 
+uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus)
+{
+    return bus->config.bitrate ? bus->config.bitrate : 500000;
+}
+
+static bool find_key_linear(const uint32_t *keys, size_t n, uint32_t key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (keys[i] == key)
+            return true;
+    return false;
+}
+
+rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
+{
+    if (bus->connected || node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': receive-all needs a node "
+                                 "added before connect", bus->name);
+    bus->nodes[node].rx_all = true;
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
 {
     if (bus->connected)
         return RTCOSIM_OK;
     rtcosim_time_ns min_frame = RTCOSIM_TIME_MAX;
+    /* Receive-all nodes (LS-BUS node FMUs: an LS-BUS bus delivers every frame
+     * to every other node, section 5.5.1): every other node's TX keys. */
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        for (size_t j = 0; n->rx_all && j < bus->node_count; j++)
+            for (size_t k = 0; j != i && k < bus->nodes[j].tx_count; k++) {
+                if (!util_array_reserve(&n->rx_keys, n->rx_count, &n->rx_capacity,
+                                        sizeof *n->rx_keys, 8))
+                    return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+                if (find_key_linear(n->rx_keys, n->rx_count, bus->nodes[j].tx_keys[k]))
+                    continue;
+                n->rx_keys[n->rx_count++] = bus->nodes[j].tx_keys[k];
+            }
+    }
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
         /* sort TX keys together with their DLCs (small: insertion sort) */

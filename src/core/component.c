@@ -507,6 +507,18 @@ rtcosim_status rtcosim_component_handle_event(rtcosim_component *c, unsigned max
     rtcosim_event_update local;
     if (!summary)
         summary = &local;
+    rtcosim_status st = rtcosim_component_settle_events(c, max_iterations, summary, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    return summary->terminate_requested ? RTCOSIM_OK : rtcosim_component_enter_step_mode(c, err);
+}
+
+rtcosim_status rtcosim_component_settle_events(rtcosim_component *c, unsigned max_iterations,
+                                               rtcosim_event_update *summary, rtcosim_error *err)
+{
+    rtcosim_event_update local;
+    if (!summary)
+        summary = &local;
     *summary = (rtcosim_event_update){0};
     rtcosim_status st = RTCOSIM_OK;
     if (c->state != LC_EVENT && (st = rtcosim_component_enter_event_mode(c, err)) != RTCOSIM_OK)
@@ -531,7 +543,7 @@ rtcosim_status rtcosim_component_handle_event(rtcosim_component *c, unsigned max
     summary->terminate_requested = terminate;
     summary->nominals_changed = nominals;
     summary->values_changed = values;
-    return terminate ? RTCOSIM_OK : rtcosim_component_enter_step_mode(c, err);
+    return RTCOSIM_OK;
 }
 
 /* Decimal, or hexadecimal with a 0x prefix; never octal (a start value "010"

@@ -15,6 +15,27 @@
 /* Rounds of one event iteration before it is declared not to settle. */
 #define EVENT_ROUNDS_MAX 100
 
+/* The event iteration's state, allocated at init so that no event
+ * allocates. A round touches only the marked components (those with an
+ * event, whose inputs changed or whose clocks ticked) and what they drive:
+ * on a bus whose frames reach one node at a time the others stay in Step
+ * Mode (FMI 3.0 section 4.2.2 lets the importer enter Event Mode only for
+ * the FMUs with an event). */
+typedef struct master_event_state {
+    bool *marked;           /* per component: updates in the next round */
+    bool *entered;          /* per component: in Event Mode in this iteration */
+    size_t *todo, todo_n;   /* the marked components */
+    size_t *round, round_n; /* the components updating in this round */
+    size_t *in_event, in_event_n; /* the components that entered Event Mode */
+    size_t *rank;           /* per component: its position in order_list */
+    rtcosim_time_ns *next;  /* per component: the event time it announced (-1: none) */
+    /* Per component (CSR): the step connections out of it into event-mode
+     * components; and every non-Float connection into an event-mode one
+     * (input events after a step). */
+    size_t *out_start, *out;
+    size_t *discrete, discrete_n;
+} master_event_state;
+
 static bool uses_events(const master_component *mc)
 {
     return rtcosim_component_capabilities(mc->c)->event_mode_used;
@@ -23,6 +44,68 @@ static bool uses_events(const master_component *mc)
 static bool is_float(rtcosim_type type)
 {
     return type == RTCOSIM_TYPE_FLOAT64 || type == RTCOSIM_TYPE_FLOAT32;
+}
+
+void master_events_free(rtcosim_master *m)
+{
+    master_event_state *e = m->ev;
+    if (!e)
+        return;
+    free(e->marked);
+    free(e->entered);
+    free(e->todo);
+    free(e->round);
+    free(e->in_event);
+    free(e->rank);
+    free(e->next);
+    free(e->out_start);
+    free(e->out);
+    free(e->discrete);
+    free(e);
+    m->ev = NULL;
+}
+
+static rtcosim_status events_alloc(rtcosim_master *m, rtcosim_error *err)
+{
+    const size_t n = m->comp_count;
+    master_event_state *e = m->ev = calloc(1, sizeof *e);
+    if (!e)
+        return master_oom(err);
+    e->marked = calloc(n, sizeof *e->marked);
+    e->entered = calloc(n, sizeof *e->entered);
+    e->todo = calloc(n, sizeof *e->todo);
+    e->round = calloc(n, sizeof *e->round);
+    e->in_event = calloc(n, sizeof *e->in_event);
+    e->rank = calloc(n, sizeof *e->rank);
+    e->next = calloc(n, sizeof *e->next);
+    e->out_start = calloc(n + 1, sizeof *e->out_start);
+    e->out = calloc(m->conn_count + 1, sizeof *e->out);
+    e->discrete = calloc(m->conn_count + 1, sizeof *e->discrete);
+    if (!e->marked || !e->entered || !e->todo || !e->round || !e->in_event || !e->rank ||
+        !e->next || !e->out_start || !e->out || !e->discrete)
+        return master_oom(err);
+    for (size_t i = 0; i < n; i++) {
+        e->rank[m->order_list[i]] = i;
+        e->next[i] = -1;
+    }
+    for (size_t i = 0; i < m->conn_count; i++) {
+        const master_connection *k = &m->conns[i];
+        if (!uses_events(&m->comps[k->to]))
+            continue;
+        e->out_start[k->from + 1]++;
+        if (!is_float(k->type))
+            e->discrete[e->discrete_n++] = i;
+    }
+    for (size_t c = 0; c < n; c++)
+        e->out_start[c + 1] += e->out_start[c];
+    size_t *fill = e->todo; /* scratch: the next free slot per component */
+    for (size_t c = 0; c < n; c++)
+        fill[c] = e->out_start[c];
+    for (size_t i = 0; i < m->conn_count; i++)
+        if (uses_events(&m->comps[m->conns[i].to]))
+            e->out[fill[m->conns[i].from]++] = i;
+    memset(e->todo, 0, n * sizeof *e->todo);
+    return RTCOSIM_OK;
 }
 
 rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
@@ -46,9 +129,8 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
                                  "component on the base macro step, without step control and "
                                  "in one process",
                                  first);
-    m->event_marks = calloc(m->comp_count, sizeof *m->event_marks);
-    if (!m->event_marks)
-        return master_oom(err);
+    if ((st = events_alloc(m, err)) != RTCOSIM_OK)
+        return st;
     m->event_shorten = true;
     for (size_t c = 0; c < m->comp_count; c++)
         if (!m->comps[c].can_vary && m->event_shorten) {
@@ -74,7 +156,10 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
         return st;
     m->events = true;
     /* Section 4.2.2: with eventModeUsed a component leaves initialization in
-     * Event Mode; the first iteration runs at the start time. */
+     * Event Mode; the first iteration runs at the start time over all. */
+    for (size_t c = 0; c < m->comp_count; c++)
+        if (uses_events(&m->comps[c]) && (st = master_event_mark(m, c, err)) != RTCOSIM_OK)
+            return st;
     return master_event_iteration(m, m->start, err);
 }
 
@@ -109,23 +194,6 @@ static unsigned char *input_slot(rtcosim_master *m, const master_connection *k)
     return m->comps[k->to].in[k->type].values + k->in_slot * rtcosim_type_size(k->type);
 }
 
-/* An input event: a connected input of an event-mode component that only
- * Event Mode sets (not Float) would change (FMI 3.0 section 4.2.2). */
-static bool discrete_input_changed(rtcosim_master *m)
-{
-    for (size_t i = 0; i < m->conn_count; i++) {
-        const master_connection *k = &m->conns[i];
-        if (!is_float(k->type) && uses_events(&m->comps[k->to]) &&
-            connection_value(m, k, input_slot(m, k), true))
-            return true;
-    }
-    return false;
-}
-
-/* Every input of the event-mode components, Event Mode's types included. */
-static rtcosim_status set_event_inputs(rtcosim_master *m, bool marked_only, rtcosim_time_ns t,
-                                       rtcosim_error *err);
-
 static rtcosim_status failed_at(rtcosim_status st, const master_component *mc, rtcosim_time_ns t,
                                 rtcosim_error *err)
 {
@@ -134,28 +202,47 @@ static rtcosim_status failed_at(rtcosim_status st, const master_component *mc, r
     return st;
 }
 
+rtcosim_status master_event_mark(rtcosim_master *m, size_t comp, rtcosim_error *err)
+{
+    master_event_state *e = m->ev;
+    if (e->marked[comp])
+        return RTCOSIM_OK;
+    master_component *mc = &m->comps[comp];
+    if (!e->entered[comp]) {
+        rtcosim_status st;
+        if (!rtcosim_component_in_event_mode(mc->c) &&
+            (st = rtcosim_component_enter_event_mode(mc->c, err)) != RTCOSIM_OK)
+            return failed_at(st, mc, m->time, err);
+        e->entered[comp] = true;
+        e->in_event[e->in_event_n++] = comp;
+    }
+    e->marked[comp] = true;
+    e->todo[e->todo_n++] = comp;
+    return RTCOSIM_OK;
+}
+
 /* One line naming the components that still changed in the last round. */
 static rtcosim_status not_settled(rtcosim_master *m, rtcosim_error *err)
 {
     char names[400] = "";
     size_t used = 0;
-    for (size_t c = 0; c < m->comp_count && used < sizeof names - 40; c++)
-        if (m->event_marks[c])
+    const master_event_state *e = m->ev;
+    for (size_t i = 0; i < m->comp_count && used < sizeof names - 40; i++)
+        if (e->marked[m->order_list[i]]) /* in the system's order */
             used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'",
-                                     used ? ", " : "", m->comps[c].name);
+                                     used ? ", " : "", m->comps[m->order_list[i]].name);
     return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                              "master: event iteration did not settle after %d rounds: %s "
                              "kept changing discrete states or connected inputs",
                              EVENT_ROUNDS_MAX, names);
 }
 
-static rtcosim_status set_event_inputs(rtcosim_master *m, bool marked_only, rtcosim_time_ns t,
-                                       rtcosim_error *err)
+/* Every input of the marked components, Event Mode's types included. */
+static rtcosim_status set_event_inputs(rtcosim_master *m, rtcosim_time_ns t, rtcosim_error *err)
 {
-    for (size_t c = 0; c < m->comp_count; c++) {
-        master_component *mc = &m->comps[c];
-        if (!uses_events(mc) || (marked_only && !m->event_marks[c]))
-            continue;
+    const master_event_state *e = m->ev;
+    for (size_t i = 0; i < e->todo_n; i++) {
+        master_component *mc = &m->comps[e->todo[i]];
         for (unsigned j = 0; j < mc->event_in_type_count; j++) {
             unsigned ty = mc->event_in_types[j];
             rtcosim_status st = rtcosim_component_set(mc->c, (rtcosim_type)ty, mc->in[ty].vrs,
@@ -167,78 +254,100 @@ static rtcosim_status set_event_inputs(rtcosim_master *m, bool marked_only, rtco
     return RTCOSIM_OK;
 }
 
+/* The marked components become this round's, in the system's order (as a
+ * round over all of them would take them); the marks are cleared. */
+static void take_round(master_event_state *e)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < e->todo_n; i++) {
+        size_t c = e->todo[i], j = n++;
+        e->marked[c] = false;
+        for (; j > 0 && e->rank[e->round[j - 1]] > e->rank[c]; j--)
+            e->round[j] = e->round[j - 1];
+        e->round[j] = c;
+    }
+    e->round_n = n;
+    e->todo_n = 0;
+}
+
 rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtcosim_error *err)
 {
     rtcosim_status st;
-    for (size_t c = 0; c < m->comp_count; c++) {
-        master_component *mc = &m->comps[c];
-        if (uses_events(mc) && !rtcosim_component_in_event_mode(mc->c) &&
-            (st = rtcosim_component_enter_event_mode(mc->c, err)) != RTCOSIM_OK)
-            return failed_at(st, mc, t, err);
-    }
+    master_event_state *e = m->ev;
     /* The discrete inputs the steps held back (Step Mode sets only Float
      * ones): their values from the step's start, before the first round. */
-    if ((st = set_event_inputs(m, false, t, err)) != RTCOSIM_OK)
+    if ((st = set_event_inputs(m, t, err)) != RTCOSIM_OK)
         return st;
-    rtcosim_time_ns next = -1;
     const master_component *terminating = NULL;
     for (int round = 0;; round++) {
         if (round == EVENT_ROUNDS_MAX)
             return not_settled(m, err);
+        take_round(e);
         bool changed = false;
-        for (size_t i = 0; i < m->comp_count; i++) {
-            size_t c = m->order_list[i];
+        for (size_t i = 0; i < e->round_n; i++) {
+            size_t c = e->round[i];
             master_component *mc = &m->comps[c];
-            m->event_marks[c] = false;
-            if (!uses_events(mc))
-                continue;
             rtcosim_event_update u;
             if ((st = rtcosim_component_update_discrete_states(mc->c, &u, err)) != RTCOSIM_OK)
                 return failed_at(st, mc, t, err);
             if (u.terminate_requested && !terminating)
                 terminating = mc;
-            if (u.next_event_time_defined && u.next_event_time > t &&
-                (next < 0 || u.next_event_time < next))
-                next = u.next_event_time;
-            m->event_marks[c] = u.discrete_states_need_update;
-            changed |= u.discrete_states_need_update;
-        }
-        /* The outputs after this round, and what they change downstream. */
-        for (size_t i = 0; i < m->comp_count; i++)
-            if ((st = master_publish_at(m, m->order_list[i], t, err)) != RTCOSIM_OK)
-                return failed_at(st, &m->comps[m->order_list[i]], t, err);
-        if (terminating)
-            break;
-        for (size_t i = 0; i < m->conn_count; i++) {
-            const master_connection *k = &m->conns[i];
-            master_component *to = &m->comps[k->to];
-            if (!uses_events(to))
-                continue;
-            if (connection_value(m, k, input_slot(m, k), false)) {
-                m->event_marks[k->to] = true;
+            e->next[c] = u.next_event_time_defined && u.next_event_time > t ? u.next_event_time
+                                                                             : -1;
+            if (u.discrete_states_need_update) {
+                if ((st = master_event_mark(m, c, err)) != RTCOSIM_OK)
+                    return st;
                 changed = true;
             }
         }
-        if ((st = master_links_exchange(m, t, &changed, err)) != RTCOSIM_OK)
-            return st;
-        if (!changed)
+        /* The outputs after this round, and what they change downstream. */
+        for (size_t i = 0; i < e->round_n; i++)
+            if ((st = master_publish_at(m, e->round[i], t, err)) != RTCOSIM_OK)
+                return failed_at(st, &m->comps[e->round[i]], t, err);
+        if (terminating)
             break;
-        if ((st = set_event_inputs(m, true, t, err)) != RTCOSIM_OK)
+        for (size_t i = 0; i < e->round_n; i++) {
+            size_t c = e->round[i];
+            for (size_t j = e->out_start[c]; j < e->out_start[c + 1]; j++) {
+                const master_connection *k = &m->conns[e->out[j]];
+                if (connection_value(m, k, input_slot(m, k), false)) {
+                    if ((st = master_event_mark(m, k->to, err)) != RTCOSIM_OK)
+                        return st;
+                    changed = true;
+                }
+            }
+        }
+        if ((st = master_links_exchange(m, t, e->round, e->round_n, &changed, err)) != RTCOSIM_OK)
+            return st;
+        if (!changed && e->todo_n == 0)
+            break;
+        if ((st = set_event_inputs(m, t, err)) != RTCOSIM_OK)
             return st;
     }
+    /* The next event: the earliest any component announced (those that did
+     * not update keep their announcement). */
+    rtcosim_time_ns next = -1;
+    for (size_t c = 0; c < m->comp_count; c++)
+        if (e->next[c] > t && (next < 0 || e->next[c] < next))
+            next = e->next[c];
     m->next_event = master_links_next_event(m, next, t);
+    for (size_t i = 0; i < e->todo_n; i++)
+        e->marked[e->todo[i]] = false;
+    e->todo_n = 0;
     if (terminating) {
         /* Section 4.2.2: terminateSimulation; the components are terminated
          * from Event Mode. */
         master_step_ended(m, terminating, false);
         return RTCOSIM_OK;
     }
-    for (size_t c = 0; c < m->comp_count; c++) {
-        master_component *mc = &m->comps[c];
+    for (size_t i = 0; i < e->in_event_n; i++) {
+        master_component *mc = &m->comps[e->in_event[i]];
+        e->entered[e->in_event[i]] = false;
         if (rtcosim_component_in_event_mode(mc->c) &&
             (st = rtcosim_component_enter_step_mode(mc->c, err)) != RTCOSIM_OK)
             return failed_at(st, mc, t, err);
     }
+    e->in_event_n = 0;
     return RTCOSIM_OK;
 }
 
@@ -255,13 +364,37 @@ rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosi
     rtcosim_status st = master_single_rate_tick(m, end - t, err);
     if (st != RTCOSIM_OK || m->discarded)
         return st;
-    bool event = m->next_event == m->time;
-    for (size_t c = 0; c < m->comp_count && !event; c++)
-        event = uses_events(&m->comps[c]) && m->comps[c].step_result.event_handling_needed;
-    if (!event)
-        event = discrete_input_changed(m);
-    if (!event || m->terminate_requested)
+    /* The components with an event: a step that asked for it, a time
+     * event they announced, a non-Float input that would change (an input
+     * event, FMI 3.0 section 4.2.2). Only they enter Event Mode at first. */
+    master_event_state *e = m->ev;
+    const rtcosim_time_ns now = m->time;
+    bool event = m->next_event == now; /* some announced time, or a countdown clock */
+    for (size_t c = 0; c < m->comp_count; c++) {
+        const master_component *mc = &m->comps[c];
+        if (uses_events(mc) && (mc->step_result.event_handling_needed || e->next[c] == now)) {
+            event = true;
+            e->marked[c] = true; /* entered below, after the row before the event */
+            e->todo[e->todo_n++] = c;
+        }
+    }
+    for (size_t i = 0; i < e->discrete_n; i++) {
+        const master_connection *k = &m->conns[e->discrete[i]];
+        /* taken now: the iteration sets it before the first round */
+        if (connection_value(m, k, input_slot(m, k), false)) {
+            event = true;
+            if (!e->marked[k->to]) {
+                e->marked[k->to] = true;
+                e->todo[e->todo_n++] = k->to;
+            }
+        }
+    }
+    if (!event || m->terminate_requested) {
+        for (size_t i = 0; i < e->todo_n; i++)
+            e->marked[e->todo[i]] = false;
+        e->todo_n = 0;
         return RTCOSIM_OK;
+    }
     /* fmusim's rows: the values before the event, then (the caller's row
      * after the tick) those after it, at the same time. */
     if (m->observer) {
@@ -271,5 +404,13 @@ rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosi
             return st;
     }
     m->event_count++;
+    /* Enter Event Mode, then mark anew (marking enters it). */
+    size_t n = e->todo_n;
+    e->todo_n = 0;
+    for (size_t i = 0; i < n; i++)
+        e->marked[e->todo[i]] = false;
+    for (size_t i = 0; i < n; i++)
+        if ((st = master_event_mark(m, e->todo[i], err)) != RTCOSIM_OK)
+            return st;
     return master_event_iteration(m, m->time, err);
 }

@@ -25,6 +25,10 @@ typedef struct clock_read {
     long clock_index;
     rtcosim_time_ns due;
     bool activated;
+    uint64_t stamp; /* the exchange that read it: ticked holds for that one only */
+    /* The links it drives (CSR into master_links.deps): the Clock links
+     * from it and the Binary links it clocks at either end. */
+    size_t deps_lo, deps_hi;
 } clock_read;
 
 typedef struct master_link {
@@ -43,6 +47,7 @@ typedef struct master_link {
     bool dst_clocked;
     size_t *dst_clock_links, dst_clock_link_count;
     size_t read; /* Clock: its output's read */
+    uint64_t stamp; /* the exchange that last looked at it */
 } master_link;
 
 struct master_links {
@@ -50,6 +55,16 @@ struct master_links {
     size_t count, cap;
     clock_read *reads;
     size_t read_count;
+    /* Built at init, so that an exchange touches only what the components
+     * that updated drive: per component (CSR) its output clock reads and its
+     * unclocked Binary links; the links each read drives; the countdown
+     * reads (ticked by the master, looked at every round). */
+    size_t *comp_reads_start, *comp_reads;
+    size_t *comp_bin_start, *comp_bin;
+    size_t *deps, dep_count;
+    size_t *countdowns, countdown_count;
+    size_t *candidates; /* scratch: the Binary links of one exchange */
+    uint64_t stamp;
 };
 
 static const rtcosim_variable *var_of(const rtcosim_master *m, size_t comp, size_t var)
@@ -146,6 +161,13 @@ void master_links_free(rtcosim_master *m)
     }
     free(L->links);
     free(L->reads);
+    free(L->comp_reads_start);
+    free(L->comp_reads);
+    free(L->comp_bin_start);
+    free(L->comp_bin);
+    free(L->deps);
+    free(L->countdowns);
+    free(L->candidates);
     free(L);
     m->links = NULL;
 }
@@ -203,6 +225,80 @@ static rtcosim_status find_dst_clocks(rtcosim_master *m, master_link *k, rtcosim
     return RTCOSIM_OK;
 }
 
+
+/* Whether Binary link k depends on read r (a clock of its output or of the
+ * Clock links ticking its input). */
+static bool binary_uses_read(const master_links *L, const master_link *k, size_t r)
+{
+    for (size_t j = 0; j < k->src_read_count; j++)
+        if (k->src_reads[j] == r)
+            return true;
+    for (size_t j = 0; j < k->dst_clock_link_count; j++)
+        if (L->links[k->dst_clock_links[j]].read == r)
+            return true;
+    return false;
+}
+
+/* The CSR lists of struct master_links (at init; quadratic in the links
+ * there, linear per round then). */
+static rtcosim_status build_index(rtcosim_master *m, rtcosim_error *err)
+{
+    master_links *L = m->links;
+    const size_t n = m->comp_count;
+    L->comp_reads_start = calloc(n + 1, sizeof *L->comp_reads_start);
+    L->comp_reads = calloc(L->read_count + 1, sizeof *L->comp_reads);
+    L->comp_bin_start = calloc(n + 1, sizeof *L->comp_bin_start);
+    L->comp_bin = calloc(L->count + 1, sizeof *L->comp_bin);
+    L->countdowns = calloc(L->read_count + 1, sizeof *L->countdowns);
+    L->candidates = calloc(L->count + 1, sizeof *L->candidates);
+    if (!L->comp_reads_start || !L->comp_reads || !L->comp_bin_start || !L->comp_bin ||
+        !L->countdowns || !L->candidates)
+        return master_oom(err);
+    for (size_t i = 0; i < L->read_count; i++) {
+        if (L->reads[i].countdown)
+            L->countdowns[L->countdown_count++] = i;
+        else
+            L->comp_reads_start[L->reads[i].comp + 1]++;
+    }
+    for (size_t i = 0; i < L->count; i++)
+        if (L->links[i].type == RTCOSIM_TYPE_BINARY && L->links[i].src_read_count == 0)
+            L->comp_bin_start[L->links[i].from + 1]++;
+    for (size_t c = 0; c < n; c++) {
+        L->comp_reads_start[c + 1] += L->comp_reads_start[c];
+        L->comp_bin_start[c + 1] += L->comp_bin_start[c];
+    }
+    for (size_t c = 0, a = 0, b = 0; c < n; c++) {
+        for (size_t i = 0; i < L->read_count; i++)
+            if (!L->reads[i].countdown && L->reads[i].comp == c)
+                L->comp_reads[a++] = i;
+        for (size_t i = 0; i < L->count; i++)
+            if (L->links[i].type == RTCOSIM_TYPE_BINARY && L->links[i].src_read_count == 0 &&
+                L->links[i].from == c)
+                L->comp_bin[b++] = i;
+    }
+    /* deps: per read, the Clock links from it, then the Binary links it clocks. */
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t used = 0;
+        for (size_t r = 0; r < L->read_count; r++) {
+            L->reads[r].deps_lo = used;
+            for (size_t i = 0; i < L->count; i++) {
+                const master_link *k = &L->links[i];
+                bool dep = k->type == RTCOSIM_TYPE_CLOCK ? k->read == r : binary_uses_read(L, k, r);
+                if (dep && pass == 1)
+                    L->deps[used] = i;
+                used += dep;
+            }
+            L->reads[r].deps_hi = used;
+        }
+        total = used;
+        if (pass == 0 && !(L->deps = calloc(total + 1, sizeof *L->deps)))
+            return master_oom(err);
+    }
+    L->dep_count = total;
+    return RTCOSIM_OK;
+}
+
 rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
 {
     master_links *L = m->links;
@@ -249,7 +345,7 @@ rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
             k->src_reads[k->src_read_count++] = (size_t)r;
         }
     }
-    return RTCOSIM_OK;
+    return build_index(m, err);
 }
 
 static rtcosim_status failed(rtcosim_status st, const master_component *mc, rtcosim_error *err)
@@ -258,99 +354,182 @@ static rtcosim_status failed(rtcosim_status st, const master_component *mc, rtco
     return st;
 }
 
-rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, bool *changed,
-                                     rtcosim_error *err)
+static bool ticked_now(const master_links *L, size_t r)
+{
+    return L->reads[r].stamp == L->stamp && L->reads[r].ticked;
+}
+
+/* Binary link k after a round: read when its output's clocks ticked (or it
+ * is unclocked), set when the consumer's clock ticks (or, unclocked, on a
+ * change). */
+static rtcosim_status pass_binary(rtcosim_master *m, master_link *k, bool *changed,
+                                  rtcosim_error *err)
+{
+    master_links *L = m->links;
+    rtcosim_status st;
+    bool src_ticked = k->src_read_count == 0;
+    for (size_t j = 0; j < k->src_read_count; j++)
+        src_ticked |= ticked_now(L, k->src_reads[j]);
+    bool dst_ticked = false;
+    for (size_t j = 0; j < k->dst_clock_link_count && !dst_ticked; j++)
+        dst_ticked = ticked_now(L, L->links[k->dst_clock_links[j]].read);
+    const bool dst_clocked = k->dst_clocked;
+    if (!src_ticked || (dst_clocked && !dst_ticked))
+        return RTCOSIM_OK;
+    master_component *from = &m->comps[k->from], *to = &m->comps[k->to];
+    rtcosim_binary value = {0};
+    if ((st = rtcosim_component_get(from->c, RTCOSIM_TYPE_BINARY, &k->from_vr, 1, &value, err)) !=
+        RTCOSIM_OK)
+        return failed(st, from, err);
+    bool same = k->delivered && value.size == k->last_size &&
+                (value.size == 0 || memcmp(value.data, k->last, value.size) == 0);
+    if (same && !dst_clocked)
+        return RTCOSIM_OK;
+    if (value.size > k->last_cap) {
+        /* grows to the largest value once, not per event */
+        unsigned char *grown = realloc(k->last, value.size);
+        if (!grown)
+            return master_oom(err);
+        k->last = grown;
+        k->last_cap = value.size;
+    }
+    if (value.size)
+        memcpy(k->last, value.data, value.size);
+    k->last_size = value.size;
+    k->delivered = true;
+    if ((st = master_event_mark(m, k->to, err)) != RTCOSIM_OK)
+        return st;
+    rtcosim_binary copy = {k->last, k->last_size};
+    if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_BINARY, &k->to_vr, 1, &copy, err)) !=
+        RTCOSIM_OK)
+        return failed(st, to, err);
+    *changed = true;
+    return RTCOSIM_OK;
+}
+
+static void add_candidate(master_links *L, size_t *n, size_t link)
+{
+    master_link *k = &L->links[link];
+    if (k->stamp == L->stamp)
+        return;
+    k->stamp = L->stamp;
+    L->candidates[(*n)++] = link;
+}
+
+rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const size_t *updated,
+                                     size_t n, bool *changed, rtcosim_error *err)
 {
     master_links *L = m->links;
     if (!L)
         return RTCOSIM_OK;
     rtcosim_status st;
-    /* Every output clock once (fmi3GetClock resets it, section 2.2.8). */
-    for (size_t i = 0; i < L->read_count; i++) {
-        clock_read *r = &L->reads[i];
+    L->stamp++;
+    /* The output clocks of the components that updated, each once
+     * (fmi3GetClock resets it, section 2.2.8); no other clock can have
+     * ticked since the last round. */
+    for (size_t u = 0; u < n; u++) {
+        size_t c = updated[u];
+        master_component *mc = &m->comps[c];
+        for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
+            clock_read *r = &L->reads[L->comp_reads[j]];
+            bool ticked = false;
+            if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked,
+                                            err)) != RTCOSIM_OK)
+                return failed(st, mc, err);
+            r->ticked = ticked;
+            r->stamp = L->stamp;
+        }
+    }
+    for (size_t j = 0; j < L->countdown_count; j++) {
+        clock_read *r = &L->reads[L->countdowns[j]];
         master_component *mc = &m->comps[r->comp];
-        if (r->countdown) {
-            r->ticked = r->activated; /* the FMU has updated since its activation */
-            r->activated = false;
-            if (r->due == t) {
-                const bool tick = true;
-                if ((st = rtcosim_component_set(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &tick,
-                                                err)) != RTCOSIM_OK)
-                    return failed(st, mc, err);
-                r->due = -1;
-                r->activated = true;
-                m->event_marks[r->comp] = true;
-                *changed = true;
-            }
-            continue;
+        r->ticked = r->activated; /* the FMU has updated since its activation */
+        r->stamp = L->stamp;
+        r->activated = false;
+        if (r->due == t) {
+            const bool tick = true;
+            if ((st = master_event_mark(m, r->comp, err)) != RTCOSIM_OK)
+                return st;
+            if ((st = rtcosim_component_set(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &tick, err)) !=
+                RTCOSIM_OK)
+                return failed(st, mc, err);
+            r->due = -1;
+            r->activated = true;
+            *changed = true;
         }
-        bool ticked = false;
-        if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked, err)) !=
-            RTCOSIM_OK)
-            return failed(st, mc, err);
-        r->ticked = ticked;
     }
-    /* Binary values first, so that a consumer has its clocked data when its
-     * clock ticks. */
-    for (size_t i = 0; i < L->count; i++) {
-        master_link *k = &L->links[i];
-        if (k->type != RTCOSIM_TYPE_BINARY)
-            continue;
-        bool src_ticked = k->src_read_count == 0;
-        for (size_t j = 0; j < k->src_read_count; j++)
-            src_ticked |= L->reads[k->src_reads[j]].ticked;
-        bool dst_ticked = false;
-        for (size_t j = 0; j < k->dst_clock_link_count && !dst_ticked; j++)
-            dst_ticked = L->reads[L->links[k->dst_clock_links[j]].read].ticked;
-        const bool dst_clocked = k->dst_clocked;
-        if (!src_ticked || (dst_clocked && !dst_ticked))
-            continue;
-        master_component *from = &m->comps[k->from], *to = &m->comps[k->to];
-        rtcosim_binary value = {0};
-        if ((st = rtcosim_component_get(from->c, RTCOSIM_TYPE_BINARY, &k->from_vr, 1, &value, err)) !=
-            RTCOSIM_OK)
-            return failed(st, from, err);
-        bool same = k->delivered && value.size == k->last_size &&
-                    (value.size == 0 || memcmp(value.data, k->last, value.size) == 0);
-        if (same && !dst_clocked)
-            continue;
-        if (value.size > k->last_cap) {
-            unsigned char *grown = realloc(k->last, value.size);
-            if (!grown)
-                return master_oom(err);
-            k->last = grown;
-            k->last_cap = value.size;
+    /* The Binary links a ticked clock or an updated unclocked output
+     * concerns, in link order; values first, so that a consumer has its
+     * clocked data when its clock ticks. */
+    size_t cand = 0;
+    for (size_t u = 0; u < n; u++) {
+        size_t c = updated[u];
+        for (size_t j = L->comp_bin_start[c]; j < L->comp_bin_start[c + 1]; j++)
+            add_candidate(L, &cand, L->comp_bin[j]);
+        for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
+            const clock_read *r = &L->reads[L->comp_reads[j]];
+            if (r->ticked)
+                for (size_t d = r->deps_lo; d < r->deps_hi; d++)
+                    if (L->links[L->deps[d]].type == RTCOSIM_TYPE_BINARY)
+                        add_candidate(L, &cand, L->deps[d]);
         }
-        if (value.size)
-            memcpy(k->last, value.data, value.size);
-        k->last_size = value.size;
-        k->delivered = true;
-        rtcosim_binary copy = {k->last, k->last_size};
-        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_BINARY, &k->to_vr, 1, &copy, err)) !=
-            RTCOSIM_OK)
-            return failed(st, to, err);
-        m->event_marks[k->to] = true;
-        *changed = true;
     }
+    for (size_t j = 0; j < L->countdown_count; j++) {
+        const clock_read *r = &L->reads[L->countdowns[j]];
+        if (r->ticked)
+            for (size_t d = r->deps_lo; d < r->deps_hi; d++)
+                if (L->links[L->deps[d]].type == RTCOSIM_TYPE_BINARY)
+                    add_candidate(L, &cand, L->deps[d]);
+    }
+    for (size_t i = 1; i < cand; i++) { /* link order, as a pass over all links */
+        size_t x = L->candidates[i], j = i;
+        for (; j > 0 && L->candidates[j - 1] > x; j--)
+            L->candidates[j] = L->candidates[j - 1];
+        L->candidates[j] = x;
+    }
+    for (size_t i = 0; i < cand; i++)
+        if ((st = pass_binary(m, &L->links[L->candidates[i]], changed, err)) != RTCOSIM_OK)
+            return st;
     /* An output clock that ticked ticks the input clocks it is connected to
      * in this event iteration. */
-    for (size_t i = 0; i < L->count; i++) {
-        master_link *k = &L->links[i];
-        if (k->type != RTCOSIM_TYPE_CLOCK || !L->reads[k->read].ticked)
-            continue;
-        master_component *to = &m->comps[k->to];
-        const bool tick = true;
-        if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &k->to_vr, 1, &tick, err)) !=
-            RTCOSIM_OK)
-            return failed(st, to, err);
-        m->event_marks[k->to] = true;
-        *changed = true;
+    for (size_t pass = 0; pass < 2; pass++) {
+        size_t count = pass == 0 ? n : L->countdown_count;
+        for (size_t u = 0; u < count; u++) {
+            size_t lo, hi;
+            if (pass == 0) {
+                lo = L->comp_reads_start[updated[u]];
+                hi = L->comp_reads_start[updated[u] + 1];
+            } else {
+                lo = 0;
+                hi = 1;
+            }
+            for (size_t j = lo; j < hi; j++) {
+                const clock_read *r =
+                    &L->reads[pass == 0 ? L->comp_reads[j] : L->countdowns[u]];
+                if (!r->ticked)
+                    continue;
+                for (size_t d = r->deps_lo; d < r->deps_hi; d++) {
+                    master_link *k = &L->links[L->deps[d]];
+                    if (k->type != RTCOSIM_TYPE_CLOCK)
+                        continue;
+                    master_component *to = &m->comps[k->to];
+                    const bool tick = true;
+                    if ((st = master_event_mark(m, k->to, err)) != RTCOSIM_OK)
+                        return st;
+                    if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &k->to_vr, 1, &tick,
+                                                    err)) != RTCOSIM_OK)
+                        return failed(st, to, err);
+                    *changed = true;
+                }
+            }
+        }
     }
     /* Section 2.2.8: a countdown clock's interval, read in Event Mode, says
      * when it ticks next. */
-    for (size_t i = 0; i < L->read_count; i++) {
-        clock_read *r = &L->reads[i];
-        if (!r->countdown || r->clock_index < 0 || r->due >= 0 || r->activated)
+    for (size_t j = 0; j < L->countdown_count; j++) {
+        clock_read *r = &L->reads[L->countdowns[j]];
+        if (r->clock_index < 0 || r->due >= 0 || r->activated ||
+            !rtcosim_component_in_event_mode(m->comps[r->comp].c))
             continue;
         double interval = 0;
         rtcosim_interval_qualifier q;
@@ -376,8 +555,10 @@ rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns
                                         rtcosim_time_ns now)
 {
     const master_links *L = m->links;
-    for (size_t i = 0; L && i < L->read_count; i++)
-        if (L->reads[i].countdown && L->reads[i].due > now && (next < 0 || L->reads[i].due < next))
-            next = L->reads[i].due;
+    for (size_t j = 0; L && j < L->countdown_count; j++) {
+        const clock_read *r = &L->reads[L->countdowns[j]];
+        if (r->due > now && (next < 0 || r->due < next))
+            next = r->due;
+    }
     return next;
 }

@@ -106,7 +106,7 @@ void rtcosim_master_free(rtcosim_master *m)
     free(m->order_list);
     free(m->active);
     free(m->publish_list);
-    free(m->event_marks);
+    master_events_free(m);
     master_links_free(m);
     free(m);
 }

@@ -199,13 +199,13 @@ struct rtcosim_master {
     size_t *publish_list;      /* scratch (comp_count): Jacobi's components publishing in a tick */
     /* FMI 3.0 Event Mode (events.c): some component uses it; steps end at
      * the next announced event time (-1: none) when every component can
-     * vary its step; event iterations so far; per component "changed in
-     * this round" scratch; the observer of rtcosim_master_run, for the row
-     * before an event. */
+     * vary its step; event iterations so far; the iteration's marks and
+     * lists (events.c, allocated at init); the observer of
+     * rtcosim_master_run, for the row before an event. */
     bool events, event_shorten;
     rtcosim_time_ns next_event;
     uint64_t event_count;
-    bool *event_marks;
+    struct master_event_state *ev;
     rtcosim_master_observer observer;
     void *observer_context;
     /* --distribute: the outputs of the proxies across ranks, NULL in one process. */
@@ -285,18 +285,25 @@ rtcosim_status master_single_rate_tick(rtcosim_master *m, rtcosim_time_ns h, rtc
 rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err);
 rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err);
 rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtcosim_error *err);
+void master_events_free(rtcosim_master *m);
+/* Marks component comp for the next round of the event iteration at t:
+ * it enters Event Mode now if it is not in it (so that inputs and clocks can
+ * be set), its inputs are set and it updates in the next round. */
+rtcosim_status master_event_mark(rtcosim_master *m, size_t comp, rtcosim_error *err);
 void master_step_component(master_component *mc);
 /* events_links.c: Binary and Clock connections, kept apart from the step's
  * connections and passed only in the event iteration. connect: checked and
  * added (what: "connection a.y -> b.u"); init: at the first iteration;
- * exchange: after a round's updates, the ticked clocks and Binary values to
- * their consumers (marked in event_marks, *changed set). */
+ * exchange: after a round in which the components updated[0..n) updated,
+ * their connected output clocks (read once), the ticked clocks and Binary
+ * values to their consumers (master_event_mark, *changed set); the work is
+ * proportional to what those components drive, not to all links. */
 typedef struct master_links master_links;
 rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t fc, size_t fv,
                                     size_t tc, size_t tv, rtcosim_error *err);
 rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err);
-rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, bool *changed,
-                                     rtcosim_error *err);
+rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const size_t *updated,
+                                     size_t n, bool *changed, rtcosim_error *err);
 /* next (-1: none) or an earlier tick of an input countdown clock after now. */
 rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns next,
                                         rtcosim_time_ns now);

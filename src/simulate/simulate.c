@@ -204,6 +204,10 @@ static rtcosim_status setup_outputs(run *r, rtcosim_error *err)
         columns[i].name = r->recorded[i]->name;
         columns[i].type = r->recorded[i]->type;
     }
+    r->clock_time = -1;
+    for (size_t i = 0; i < r->output_batch_count; i++)
+        if (r->outputs[i].type == RTCOSIM_TYPE_CLOCK)
+            r->clock_outputs = &r->outputs[i];
     if (st == RTCOSIM_OK && o->output_file) {
         rtcosim_recorder_options ro = {.path = o->output_file, .columns = columns, .column_count = n,
                                        .record_every = o->record_every,
@@ -306,13 +310,19 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtc
     return RTCOSIM_OK;
 }
 
-/* Get every recorded variable into r->row (one get per type). */
-static rtcosim_status gather_row(run *r, rtcosim_error *err)
+/* Get every recorded variable into r->row (one get per type); output
+ * clocks from the event iteration at t, never read here. */
+static rtcosim_status gather_row(run *r, rtcosim_time_ns t, rtcosim_error *err)
 {
     if (r->se)
         return simulate_se_gather(r, err); /* clocked values only when their clock ticked */
     for (size_t i = 0; i < r->output_batch_count; i++) {
         batch *b = &r->outputs[i];
+        if (b == r->clock_outputs) {
+            for (size_t k = 0; k < b->count; k++)
+                r->row[b->column[k]].b = t == r->clock_time && ((const bool *)b->values)[k];
+            continue;
+        }
         rtcosim_status st = rtcosim_component_get(r->c, b->type, b->vrs, b->count, b->values, err);
         if (st != RTCOSIM_OK)
             return st;
@@ -338,7 +348,7 @@ rtcosim_status simulate_record(run *r, rtcosim_time_ns t, bool always, rtcosim_e
             rtcosim_recorder_push_row(r->recorder, t, NULL, err); /* counted, not kept */
         return RTCOSIM_OK;
     }
-    rtcosim_status st = gather_row(r, err);
+    rtcosim_status st = gather_row(r, t, err);
     if (st != RTCOSIM_OK)
         return st;
     r->have_row = true;
@@ -454,7 +464,15 @@ handle_event(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *termi
 {
     rtcosim_event_update u;
     rtcosim_status st =
-        rtcosim_component_handle_event(r->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err);
+        rtcosim_component_settle_events(r->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err);
+    /* The recorded output clocks, once, in Event Mode (section 2.2.8). */
+    batch *b = r->clock_outputs;
+    if (st == RTCOSIM_OK && b) {
+        st = rtcosim_component_get(r->c, RTCOSIM_TYPE_CLOCK, b->vrs, b->count, b->values, err);
+        r->clock_time = t;
+    }
+    if (st == RTCOSIM_OK && !u.terminate_requested)
+        st = rtcosim_component_enter_step_mode(r->c, err);
     if (st != RTCOSIM_OK)
         return simulate_step_failed(r, t, err);
     *terminate = u.terminate_requested;

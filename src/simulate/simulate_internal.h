@@ -47,6 +47,12 @@ typedef struct run {
     bool have_row; /* row holds the values at last_row_time */
     rtcosim_time_ns last_row_time;
     struct se_run *se; /* scheduled execution (simulate_se.c); NULL otherwise */
+    /* Recorded output clocks (not SE): never read for a row (a read resets
+     * them and step mode refuses it, FMI 3.0 section 2.2.8); read once per
+     * event iteration in Event Mode into their batch's values, which the row
+     * after that event at clock_time shows (other rows: not ticked). */
+    batch *clock_outputs;
+    rtcosim_time_ns clock_time;
 } run;
 
 void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v);

@@ -1,0 +1,296 @@
+/* An LS-BUS CAN node FMU as a logical process of the event kernel on src/can's
+ * bus LP, so that FMU nodes, native ECU models and firmware ECUs share one bus
+ * (`rtcosim events --lsbus-node`). The LP steps the FMU from event to event
+ * (FMI 3.0 co-simulation with Event Mode, section 4.2.2) and translates
+ * between the bus LP's frames and the node's LS-BUS 1.0 operations (section
+ * 5.5.1.2: CAN Transmit in Rx_Data and out of Tx_Data). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/can.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/lsbus.h"
+
+/* Event type of the node's own time events (nextEventTime). */
+#define EVENT_NODE_TIME 0x1B00u
+
+struct rtcosim_lsbus_event_node {
+    char *name;
+    rtcosim_component *c;
+    rtcosim_can_bus *bus;
+    uint32_t node;
+    rtcosim_lp_id lp;
+    rtcosim_time_ns tx_delay, fmu_time, stop;
+    /* The time event the FMU announced (-1: none) and whether the LP has a
+     * self-event pending for it. */
+    rtcosim_time_ns announced, scheduled;
+    bool terminated;
+    uint32_t vr_tx_data, vr_tx_clock, vr_rx_data, vr_rx_clock;
+    uint8_t rx[64]; /* one CAN Transmit op: header 8 + 8 + data 8 */
+    uint64_t sent, received;
+};
+
+static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
+{
+    rtcosim_error_prefix(err, "lsbus node '%s': ", n->name);
+    return st;
+}
+
+/* Tx_Data after Tx_Clock ticked: every CAN Transmit onto the bus. */
+static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_error *err)
+{
+    rtcosim_binary tx = {0};
+    rtcosim_status st = rtcosim_component_get(n->c, RTCOSIM_TYPE_BINARY, &n->vr_tx_data, 1, &tx, err);
+    if (st != RTCOSIM_OK)
+        return fail(n, st, err);
+    rtcosim_lsbus_reader r;
+    rtcosim_lsbus_reader_init(&r, tx.data, tx.size);
+    for (;;) {
+        rtcosim_lsbus_op op;
+        bool got = false;
+        if ((st = rtcosim_lsbus_read(&r, &op, &got, err)) != RTCOSIM_OK)
+            return fail(n, st, err);
+        if (!got)
+            return RTCOSIM_OK;
+        switch (op.code) {
+        case RTCOSIM_LSBUS_OP_CAN_TRANSMIT: {
+            const rtcosim_lsbus_can_transmit *t = &op.u.transmit;
+            if (t->data_length > RTCOSIM_CAN_DATA_MAX)
+                return fail(n, rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                                 "CAN Transmit of id 0x%x has %u data bytes "
+                                                 "(a classic frame carries at most 8)",
+                                                 t->id, t->data_length), err);
+            rtcosim_can_frame f = {.id = t->id, .extended = t->ide != 0,
+                                   .dlc = (uint8_t)t->data_length};
+            if (t->data_length)
+                memcpy(f.data, t->data, t->data_length);
+            if ((st = rtcosim_can_transmit(lp, n->bus, n->node, &f, n->tx_delay, err)) !=
+                RTCOSIM_OK)
+                return fail(n, st, err);
+            n->sent++;
+            break;
+        }
+        case RTCOSIM_LSBUS_OP_CAN_CONFIGURATION:
+            /* The bus's rate is the system's: a node configuring another one
+             * would see other frame times than it expects. */
+            if (op.u.configuration.kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE &&
+                op.u.configuration.baudrate != rtcosim_can_bus_bitrate(n->bus))
+                return fail(n, rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                                 "configures CAN_BAUDRATE %u bit/s, but bus '%s' "
+                                                 "runs at %u bit/s (rtcosim events --bitrate)",
+                                                 op.u.configuration.baudrate,
+                                                 rtcosim_can_bus_name(n->bus),
+                                                 rtcosim_can_bus_bitrate(n->bus)), err);
+            break;
+        case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
+        case RTCOSIM_LSBUS_OP_CANXL_TRANSMIT:
+            return fail(n, rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                             "%s: the event kernel's CAN bus carries classic "
+                                             "frames only", rtcosim_lsbus_op_name(op.code)), err);
+        default: break; /* Status, Wakeup, unknown codes: nothing for this bus */
+        }
+    }
+}
+
+/* The node's event at t (the FMU stepped there): the frame rx, if any, in
+ * Rx_Data; the discrete-state iteration; Tx; back to step mode; the next
+ * time event scheduled. */
+static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
+                                    const rtcosim_can_rx *rx, rtcosim_error *err)
+{
+    rtcosim_status st;
+    if (n->terminated)
+        return RTCOSIM_OK;
+    if (n->fmu_time < t) {
+        rtcosim_step_result res;
+        if ((st = rtcosim_component_do_step(n->c, n->fmu_time, t - n->fmu_time, &res, err)) !=
+            RTCOSIM_OK)
+            return fail(n, st, err);
+        n->fmu_time = t;
+        if (res.terminate_requested) {
+            n->terminated = true;
+            return RTCOSIM_OK;
+        }
+    }
+    if (!rtcosim_component_in_event_mode(n->c) &&
+        (st = rtcosim_component_enter_event_mode(n->c, err)) != RTCOSIM_OK)
+        return fail(n, st, err);
+    if (rx) {
+        rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
+        op.u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
+                                                     .ide = rx->frame.extended,
+                                                     .data_length = rx->frame.dlc,
+                                                     .data = rx->frame.data};
+        size_t used = 0;
+        const bool tick = true;
+        if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, &op, err)) != RTCOSIM_OK)
+            return fail(n, st, err);
+        rtcosim_binary value = {n->rx, used};
+        if ((st = rtcosim_component_set(n->c, RTCOSIM_TYPE_BINARY, &n->vr_rx_data, 1, &value,
+                                        err)) != RTCOSIM_OK ||
+            (st = rtcosim_component_set(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, 1, &tick,
+                                        err)) != RTCOSIM_OK)
+            return fail(n, st, err);
+        n->received++;
+    }
+    rtcosim_event_update u;
+    if ((st = rtcosim_component_settle_events(n->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err)) !=
+        RTCOSIM_OK)
+        return fail(n, st, err);
+    /* Tx_Clock once per event (a read resets it, FMI 3.0 section 2.2.8). */
+    bool ticked = false;
+    if ((st = rtcosim_component_get(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_tx_clock, 1, &ticked, err)) !=
+        RTCOSIM_OK)
+        return fail(n, st, err);
+    if (ticked && (st = send_ops(n, lp, err)) != RTCOSIM_OK)
+        return st;
+    if (u.terminate_requested) {
+        n->terminated = true;
+        return RTCOSIM_OK;
+    }
+    if ((st = rtcosim_component_enter_step_mode(n->c, err)) != RTCOSIM_OK)
+        return fail(n, st, err);
+    n->announced = u.next_event_time_defined && u.next_event_time > t ? u.next_event_time : -1;
+    if (n->announced > 0 && n->announced <= n->stop && n->announced != n->scheduled) {
+        n->scheduled = n->announced;
+        if ((st = rtcosim_lp_send(lp, n->lp, n->announced - t, EVENT_NODE_TIME, 0, NULL, 0,
+                                  err)) != RTCOSIM_OK)
+            return fail(n, st, err);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status node_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    /* Section 4.2.2: with eventModeUsed the FMU leaves initialization in
+     * Event Mode: its first event is at the start time. */
+    return node_event_at(state, lp, rtcosim_lp_now(lp), NULL, err);
+}
+
+static rtcosim_status node_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                 rtcosim_error *err)
+{
+    rtcosim_lsbus_event_node *n = state;
+    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
+    if (!rx && ev->time != n->announced) /* a time event the FMU took back */
+        return RTCOSIM_OK;
+    if (!rx)
+        n->scheduled = -1;
+    return node_event_at(n, lp, ev->time, rx, err);
+}
+
+static const rtcosim_lp_model node_model = {.kind = "lsbus-node", .init = node_init,
+                                            .event = node_event};
+
+static rtcosim_status member(rtcosim_lsbus_event_node *n, const char *path, const char *terminal,
+                             const char *name, rtcosim_type type, uint32_t *vr, rtcosim_error *err)
+{
+    char full[256];
+    snprintf(full, sizeof full, "%s.%s", terminal, name);
+    const rtcosim_variable *v = rtcosim_component_find_variable(n->c, full);
+    if (!v || v->type != type)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "lsbus node '%s': %s has no %s variable '%s' (an LS-BUS CAN "
+                                 "terminal's member, section 5.4)",
+                                 n->name, path, rtcosim_type_name(type), full);
+    *vr = v->value_reference;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status set_start(rtcosim_lsbus_event_node *n, const char *name, const char *text,
+                                rtcosim_error *err)
+{
+    const rtcosim_variable *v = rtcosim_component_find_variable(n->c, name);
+    if (!v)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "lsbus node '%s': no variable '%s'",
+                                 n->name, name);
+    rtcosim_value value;
+    _Alignas(16) unsigned char slot[sizeof(rtcosim_value)];
+    rtcosim_status st = rtcosim_value_parse(v->type, text, &value, err);
+    if (st == RTCOSIM_OK) {
+        rtcosim_value_store(v->type, &value, slot);
+        st = rtcosim_component_set(n->c, v->type, &v->value_reference, 1, slot, err);
+    }
+    return st == RTCOSIM_OK ? st : rtcosim_error_prefix(err, "lsbus node '%s': %s: ", n->name, name);
+}
+
+rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                               const rtcosim_lsbus_event_node_config *cfg,
+                                               rtcosim_lsbus_event_node **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_lsbus_event_node *n = calloc(1, sizeof *n);
+    if (!n || !(n->name = strdup(cfg->name ? cfg->name : ""))) {
+        free(n);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "lsbus node: out of memory");
+    }
+    n->bus = bus;
+    n->tx_delay = cfg->tx_delay;
+    n->fmu_time = cfg->start;
+    n->stop = cfg->stop;
+    n->announced = n->scheduled = -1;
+    const char *terminal = cfg->terminal ? cfg->terminal : "CAN";
+    rtcosim_fmu_options opts = {.event_mode_used = true};
+    rtcosim_status st = rtcosim_fmu_load(cfg->fmu_path, &opts, &n->c, err);
+    if (st == RTCOSIM_OK && !rtcosim_component_capabilities(n->c)->event_mode_used)
+        st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                               "%s: an LS-BUS node of the event kernel needs FMI 3.0 "
+                               "co-simulation with Event Mode (hasEventMode)", cfg->fmu_path);
+    if (st == RTCOSIM_OK)
+        st = member(n, cfg->fmu_path, terminal, "Tx_Data", RTCOSIM_TYPE_BINARY, &n->vr_tx_data, err);
+    if (st == RTCOSIM_OK)
+        st = member(n, cfg->fmu_path, terminal, "Tx_Clock", RTCOSIM_TYPE_CLOCK, &n->vr_tx_clock, err);
+    if (st == RTCOSIM_OK)
+        st = member(n, cfg->fmu_path, terminal, "Rx_Data", RTCOSIM_TYPE_BINARY, &n->vr_rx_data, err);
+    if (st == RTCOSIM_OK)
+        st = member(n, cfg->fmu_path, terminal, "Rx_Clock", RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_instantiate(n->c, n->name, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_setup(n->c, 0, cfg->start, cfg->stop, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < cfg->start_count; i++)
+        st = set_start(n, cfg->start_names[i], cfg->start_texts[i], err);
+    if (st == RTCOSIM_OK && (st = rtcosim_component_enter_init(n->c, err)) == RTCOSIM_OK)
+        st = rtcosim_component_exit_init(n->c, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_events_add_lp(sim, n->name, &node_model, n, RTCOSIM_LP_NO_GROUP, &n->lp, err);
+    /* Its lookahead to the bus is tx_delay; the bus's to it is the shortest
+     * frame (rtcosim_can_bus_connect), as for the native ECUs. */
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_add_node(bus, n->name, n->lp, n->tx_delay, &n->node, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < cfg->tx_count; i++)
+        st = rtcosim_can_bus_add_tx(bus, n->node, cfg->tx_ids[i],
+                                    cfg->tx_extended && cfg->tx_extended[i], cfg->tx_dlcs[i], err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_add_rx_all(bus, n->node, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_lsbus_event_node_free(n);
+        return st;
+    }
+    *out = n;
+    return RTCOSIM_OK;
+}
+
+void rtcosim_lsbus_event_node_free(rtcosim_lsbus_event_node *n)
+{
+    if (!n)
+        return;
+    rtcosim_component_free(n->c); /* terminates an initialized FMU first */
+    free(n->name);
+    free(n);
+}
+
+rtcosim_component *rtcosim_lsbus_event_node_component(const rtcosim_lsbus_event_node *n)
+{
+    return n->c;
+}
+
+const char *rtcosim_lsbus_event_node_name(const rtcosim_lsbus_event_node *n) { return n->name; }
+
+void rtcosim_lsbus_event_node_counts(const rtcosim_lsbus_event_node *n, uint64_t *frames_sent,
+                                     uint64_t *frames_received)
+{
+    *frames_sent = n->sent;
+    *frames_received = n->received;
+}

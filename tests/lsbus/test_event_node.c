@@ -1,0 +1,229 @@
+/* One bus for all kinds of nodes: an LS-BUS node FMU (models/lsbus_node) as
+ * an LP of the event kernel on src/can's bus LP beside a native node LP.
+ * Frame lengths worked out by hand (tests/lsbus/test_bridge.c's header, ISO
+ * 11898-1 with stuff bits): 0x0C8 without data 50 bits = 100 us at
+ * 500 kbit/s; 0x123 with 11 22 33 44 55 66 77 88 (LsBusNode's payload) 112
+ * bits = 224 us. Both nodes request at 1 ms and 2 ms (LsBusNode: offset 1 ms,
+ * period 1 ms; it configures 500 kbit/s at t = 0); the lower identifier wins
+ * arbitration, the other frame starts when it ends. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rtcosim/can.h"
+#include "rtcosim/lsbus.h"
+#include "rtcosim_test_fmus.h"
+
+#define US RTCOSIM_NS_PER_US
+
+typedef struct native {
+    rtcosim_can_bus *bus;
+    uint32_t node, id;
+    uint8_t dlc;
+    unsigned received;
+    rtcosim_time_ns last_rx;
+    uint32_t last_rx_id;
+} native;
+
+static rtcosim_status native_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err);
+}
+
+static rtcosim_status native_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                   rtcosim_error *err)
+{
+    native *n = state;
+    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
+    if (rx) {
+        n->received++;
+        n->last_rx = ev->time;
+        n->last_rx_id = rx->frame.id;
+        return RTCOSIM_OK;
+    }
+    rtcosim_can_frame f = {.id = n->id, .dlc = n->dlc};
+    static const uint8_t payload[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
+    memcpy(f.data, payload, n->dlc);
+    rtcosim_status st = rtcosim_can_transmit(lp, n->bus, n->node, &f, 0, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err);
+}
+
+static const rtcosim_lp_model native_model = {.kind = "test-node", .init = native_init,
+                                              .event = native_event};
+
+typedef struct outcome {
+    rtcosim_can_log_entry log[8];
+    size_t log_count;
+    native nat;
+    int32_t fmu_tx, fmu_rx, fmu_last_id;
+    double fmu_last_time;
+    uint64_t sent, received;
+} outcome;
+
+/* The FMU sends fmu_id with fmu_len bytes, the native node native_id with
+ * native_len, on the given scheduler. */
+static void run(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id, unsigned native_len,
+                rtcosim_scheduler scheduler, outcome *o)
+{
+    rtcosim_error err;
+    rtcosim_events *sim = NULL;
+    rtcosim_can_bus *bus = NULL;
+    rtcosim_lsbus_event_node *fmu = NULL;
+    memset(o, 0, sizeof *o);
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    rtcosim_can_bus_config bc = {.name = "can0", .bitrate = 500000, .log_frames = true};
+    assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
+    o->nat = (native){.bus = bus, .id = native_id, .dlc = (uint8_t)native_len};
+    rtcosim_lp_id lp;
+    assert_int_equal(rtcosim_events_add_lp(sim, "ecu", &native_model, &o->nat,
+                                           RTCOSIM_LP_NO_GROUP, &lp, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_add_node(bus, "ecu", lp, 0, &o->nat.node, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_add_tx(bus, o->nat.node, native_id, false,
+                                            (uint8_t)native_len, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_add_rx(bus, o->nat.node, fmu_id, false, &err), RTCOSIM_OK);
+    char id_text[16], len_text[8];
+    snprintf(id_text, sizeof id_text, "%u", fmu_id);
+    snprintf(len_text, sizeof len_text, "%u", fmu_len);
+    const char *names[] = {"can_id", "data_length", "offset", "period"};
+    const char *texts[] = {id_text, len_text, "0.001", "0.001"};
+    uint32_t tx_id = fmu_id;
+    uint8_t tx_dlc = (uint8_t)fmu_len;
+    rtcosim_lsbus_event_node_config nc = {
+        .name = "fmu", .fmu_path = RTCOSIM_FMU_LSBUSNODE_FMI3, .start_names = names,
+        .start_texts = texts, .start_count = 4, .tx_ids = &tx_id, .tx_dlcs = &tx_dlc,
+        .tx_count = 1, .start = 0, .stop = 2500 * US};
+    if (rtcosim_lsbus_event_node_create(sim, bus, &nc, &fmu, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
+    rtcosim_run_options ro = {.scheduler = scheduler, .threads = 2, .stop_time = 2500 * US};
+    if (rtcosim_events_run(sim, &ro, NULL, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    o->log_count = rtcosim_can_bus_log_count(bus);
+    assert_true(o->log_count <= 8);
+    memcpy(o->log, rtcosim_can_bus_log(bus), o->log_count * sizeof *o->log);
+    rtcosim_component *c = rtcosim_lsbus_event_node_component(fmu);
+    const uint32_t ints[3] = {6, 7, 12}; /* tx_frames, rx_frames, last_rx_id */
+    int32_t iv[3];
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_INT32, ints, 3, iv, &err), RTCOSIM_OK);
+    o->fmu_tx = iv[0];
+    o->fmu_rx = iv[1];
+    o->fmu_last_id = iv[2];
+    const uint32_t t_vr = 13; /* last_rx_time */
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &t_vr, 1, &o->fmu_last_time,
+                                           &err), RTCOSIM_OK);
+    rtcosim_lsbus_event_node_counts(fmu, &o->sent, &o->received);
+    rtcosim_lsbus_event_node_free(fmu);
+    rtcosim_can_bus_free(bus);
+    rtcosim_events_free(sim);
+}
+
+static void check_frame(const rtcosim_can_log_entry *e, rtcosim_time_ns start, rtcosim_time_ns end,
+                        uint32_t id)
+{
+    assert_int_equal(e->start, start);
+    assert_int_equal(e->end, end);
+    assert_int_equal(e->frame.id, id);
+}
+
+/* The native node's 0x0C8 wins at 1 ms: 1000-1100 us, the FMU's 0x123
+ * 1100-1324 us; again at 2 ms. The FMU gets 0x0C8 at 1100 and 2100 us. */
+static void a_native_node_wins_arbitration_over_the_fmu(void **state)
+{
+    (void)state;
+    outcome o;
+    run(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_SEQUENTIAL, &o);
+    assert_int_equal(o.log_count, 4);
+    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
+    check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
+    check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
+    check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
+    assert_int_equal(o.fmu_tx, 2);
+    assert_int_equal(o.fmu_rx, 2);
+    assert_int_equal(o.fmu_last_id, 0x0C8);
+    assert_true(o.fmu_last_time == 0.0021);
+    assert_int_equal(o.sent, 2);
+    assert_int_equal(o.received, 2);
+    assert_int_equal(o.nat.received, 2);
+    assert_int_equal(o.nat.last_rx, 2324 * US);
+    assert_int_equal(o.nat.last_rx_id, 0x123);
+}
+
+/* Swapped: the FMU's 0x0C8 wins, the native 0x123 follows it. */
+static void the_fmu_wins_arbitration_over_a_native_node(void **state)
+{
+    (void)state;
+    outcome o;
+    run(0x0C8, 0, 0x123, 8, RTCOSIM_SCHEDULER_SEQUENTIAL, &o);
+    assert_int_equal(o.log_count, 4);
+    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
+    check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
+    check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
+    check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
+    assert_int_equal(o.fmu_rx, 2);
+    assert_int_equal(o.fmu_last_id, 0x123);
+    assert_true(o.fmu_last_time == 0.002324);
+    assert_int_equal(o.nat.received, 2);
+    assert_int_equal(o.nat.last_rx, 2100 * US);
+}
+
+/* Two threads of the conservative scheduler (the FMU's LP bounded by the
+ * bus's lookahead): the same frames. */
+static void the_conservative_scheduler_gives_the_same_frames(void **state)
+{
+    (void)state;
+    outcome a, b;
+    run(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_SEQUENTIAL, &a);
+    run(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_CONSERVATIVE, &b);
+    assert_int_equal(a.log_count, b.log_count);
+    for (size_t i = 0; i < a.log_count; i++)
+        check_frame(&b.log[i], a.log[i].start, a.log[i].end, a.log[i].frame.id);
+    assert_int_equal(b.fmu_rx, 2);
+}
+
+/* A node configuring another rate than the bus's is refused, naming it. */
+static void a_node_configuring_another_rate_is_an_error(void **state)
+{
+    (void)state;
+    rtcosim_error err;
+    rtcosim_events *sim = NULL;
+    rtcosim_can_bus *bus = NULL;
+    rtcosim_lsbus_event_node *fmu = NULL;
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    rtcosim_can_bus_config bc = {.name = "can0", .bitrate = 500000};
+    assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
+    const char *names[] = {"bitrate"}, *texts[] = {"250000"};
+    uint32_t id = 0x123;
+    uint8_t dlc = 0;
+    rtcosim_lsbus_event_node_config nc = {
+        .name = "fmu", .fmu_path = RTCOSIM_FMU_LSBUSNODE_FMI3, .start_names = names,
+        .start_texts = texts, .start_count = 1, .tx_ids = &id, .tx_dlcs = &dlc, .tx_count = 1,
+        .stop = RTCOSIM_NS_PER_MS};
+    assert_int_equal(rtcosim_lsbus_event_node_create(sim, bus, &nc, &fmu, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
+    rtcosim_run_options ro = {.stop_time = RTCOSIM_NS_PER_MS};
+    assert_int_equal(rtcosim_events_run(sim, &ro, NULL, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "lsbus node 'fmu': configures CAN_BAUDRATE 250000 bit/s, "
+                                        "but bus 'can0' runs at 500000 bit/s"));
+    rtcosim_lsbus_event_node_free(fmu);
+    rtcosim_can_bus_free(bus);
+    rtcosim_events_free(sim);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_native_node_wins_arbitration_over_the_fmu),
+        cmocka_unit_test(the_fmu_wins_arbitration_over_a_native_node),
+        cmocka_unit_test(the_conservative_scheduler_gives_the_same_frames),
+        cmocka_unit_test(a_node_configuring_another_rate_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
