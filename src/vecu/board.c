@@ -76,24 +76,37 @@ const unsigned char *board_host_code(rtcosim_board *b, uint32_t address, uint32_
     return NULL;
 }
 
-/* A stop requested here takes effect before the block runs (Unicorn checks
- * at the block's start), so a block is counted only when it will run. */
+/* A block the table does not know yet (or retranslated): count its
+ * instructions from its code. Kept out of line so the hook's fast path
+ * needs no stack frame. */
+static __attribute__((noinline)) void count_block(rtcosim_board *b, board_block *e, uint64_t key)
+{
+    uint32_t address = (uint32_t)key, size = (uint32_t)(key >> 32);
+    const unsigned char *p = board_host_code(b, address, size);
+    e->key = key;
+    e->count = p ? vecu_count_thumb(p, size) : (size + 1) / 2;
+    b->block = e;
+    b->instructions += e->count;
+}
+
+/* The only hook on the hot path, once per executed block: its cost is most
+ * of the emulator's, so it does one table look-up and one add. A stop
+ * requested here takes effect before the block runs (Unicorn checks at the
+ * block's start), so a block is counted only when it will run. */
 static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     rtcosim_board *b = user;
-    if (b->instructions >= b->limit) {
+    if (__builtin_expect(b->instructions >= b->limit, 0)) {
         uc_emu_stop(uc);
         return;
     }
-    vecu_block_entry *e = &b->blocks[(address >> 1) & (VECU_BLOCK_CACHE - 1)];
-    if (e->address != (uint32_t)address || e->size != size) {
-        const unsigned char *p = board_host_code(b, (uint32_t)address, size);
-        e->address = (uint32_t)address;
-        e->size = size;
-        e->count = p ? vecu_count_thumb(p, size) : (size + 1) / 2;
+    uint64_t key = (uint64_t)size << 32 | (uint32_t)address;
+    board_block *e = &b->blocks[(address >> 1) & (BOARD_BLOCK_CACHE - 1)];
+    if (__builtin_expect(e->key != key, 0)) {
+        count_block(b, e, key);
+        return;
     }
-    b->block_address = (uint32_t)address;
-    b->block_size = size;
+    b->block = e;
     b->instructions += e->count;
 }
 
@@ -122,10 +135,11 @@ uint64_t board_cycle_now(rtcosim_board *b)
      * reports the block's start, so this resolves to it (as core.c). */
     uint32_t pc = board_pc(b);
     uint64_t n = b->instructions;
-    if (pc >= b->block_address && pc < b->block_address + b->block_size) {
-        const unsigned char *p = board_host_code(b, b->block_address, b->block_size);
+    uint32_t start = board_block_address(b), size = board_block_size(b);
+    if (pc >= start && pc < start + size) {
+        const unsigned char *p = board_host_code(b, start, size);
         if (p)
-            n -= vecu_count_thumb(p + (pc - b->block_address), b->block_address + b->block_size - pc);
+            n -= vecu_count_thumb(p + (pc - start), start + size - pc);
     }
     return n;
 }
@@ -277,8 +291,9 @@ rtcosim_status rtcosim_board_create(const rtcosim_board_config *config, rtcosim_
     b->user = config->user;
     b->stop_time_ns = config->stop_time_ns;
     b->path = strdup(config->firmware);
-    for (size_t i = 0; i < VECU_BLOCK_CACHE; i++)
-        b->blocks[i].address = UINT32_MAX;
+    for (size_t i = 0; i < BOARD_BLOCK_CACHE; i++)
+        b->blocks[i].key = UINT64_MAX;
+    b->block = &b->blocks[0];
     rtcosim_status st = b->path ? RTCOSIM_OK
                                 : rtcosim_error_set(err, RTCOSIM_ENOMEM, "board: out of memory");
     if (st == RTCOSIM_OK)

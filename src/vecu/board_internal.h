@@ -82,7 +82,19 @@ typedef struct board_unimp_ctx {
     uint32_t base;
 } board_unimp_ctx;
 
+/* The instruction count of a translated block, keyed by its start address
+ * and size together (a block can be retranslated shorter, e.g. after a
+ * fault), so the hook compares one word. */
+typedef struct board_block {
+    uint64_t key; /* size << 32 | address */
+    uint32_t count, reserved;
+} board_block;
+#define BOARD_BLOCK_CACHE 4096u
+
 struct rtcosim_board {
+    /* the block hook's fields first, on one cache line */
+    uint64_t instructions, limit;
+    const board_block *block; /* the block the hook saw last */
     const board_desc *desc;
     char *path;
     uc_engine *uc;
@@ -92,10 +104,8 @@ struct rtcosim_board {
     rtcosim_board_output_fn output;
     void *user;
     int64_t stop_time_ns;
-    /* time: one cycle per instruction at the board's clock */
-    uint64_t instructions, limit;
-    uint32_t block_address, block_size;
-    vecu_block_entry blocks[VECU_BLOCK_CACHE];
+    /* time: one cycle per instruction at the board's clock (instructions) */
+    board_block blocks[BOARD_BLOCK_CACHE];
     /* why the engine stopped */
     bool stop_requested;
     int intno;                  /* -1, or the exception number Unicorn reported */
@@ -134,6 +144,9 @@ struct rtcosim_board {
 
 /* board.c */
 uint64_t board_cycle_now(rtcosim_board *b);
+/* Start address and size of the block the hook saw last. */
+static inline uint32_t board_block_address(const rtcosim_board *b) { return (uint32_t)b->block->key; }
+static inline uint32_t board_block_size(const rtcosim_board *b) { return (uint32_t)(b->block->key >> 32); }
 /* An MMIO access the machine cannot serve: record the error and stop. */
 void board_fail(rtcosim_board *b, const char *fmt, ...)
 #if defined(__GNUC__)
