@@ -229,10 +229,9 @@ static bool scs_write(rtcosim_board *b, uint32_t a, unsigned size, uint32_t v)
         if ((v >> 16) != 0x05FAu) /* VECTKEY: other writes are ignored (B3.2.6) */
             return true;
         b->prigroup = v >> 8 & 7u;
-        if (v & 4u) { /* SYSRESETREQ: the run ends as a reset request */
-            board_fail(b, "firmware requested a system reset (AIRCR.SYSRESETREQ)");
-            b->exited = true;
-            b->exit_code = 0;
+        if (v & 4u) { /* SYSRESETREQ: the board resets after this block (board.c) */
+            b->reset_requested = true;
+            board_reschedule(b);
         }
         return true;
     case 0xE000ED10u: b->scr = v & 0x16u; return true;

@@ -7,6 +7,7 @@
  * HardFault with their status bits. Time: one cycle per instruction. */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -602,6 +603,52 @@ static uint16_t halfword_at(rtcosim_board *b, uint32_t a)
     return p ? (uint16_t)(p[0] | p[1] << 8) : 0;
 }
 
+/* B1.5.5: the main stack pointer and PC from the vector table at 0 */
+static void start_from_reset(rtcosim_board *b)
+{
+    uint32_t sp0 = 0, reset = 0;
+    read_word(b, 0, &sp0);
+    read_word(b, 4, &reset);
+    set_mode(b, 0, false, false, sp0 & ~3u, 0);
+    set_reg(b, UC_ARM_REG_LR, 0xFFFFFFFFu);
+    set_reg(b, UC_ARM_REG_PC, reset);
+    b->started = true;
+}
+
+/* AIRCR.SYSRESETREQ (B3.2.6) as QEMU's mps2 does it: the whole machine
+ * resets and its image is loaded again (QEMU's ROM blobs), RAM outside the
+ * image keeps its contents, time goes on. Unicorn's translations of the
+ * reloaded memory are dropped with the block counts. */
+static void system_reset(rtcosim_board *b)
+{
+    uint64_t now = b->instructions;
+    size_t from = offsetof(rtcosim_board, pending), to = offsetof(rtcosim_board, warned_unimp);
+    memset((char *)b + from, 0, to - from);
+    board_scs_reset(b);
+    board_apb_reset(b);
+    b->cyccnt_epoch = b->clk1hz_epoch = b->clk100hz_epoch = b->counter_sync = now;
+    rtcosim_error err = {0};
+    load_firmware(b, &err); /* it fitted at creation */
+    uc_ctl_flush_tlb(b->uc); /* UC_CTL_TB_FLUSH: the translated blocks */
+    for (size_t i = 0; i < BOARD_BLOCK_CACHE; i++)
+        b->blocks[i].key = UINT64_MAX;
+    b->block = &b->blocks[0];
+    for (int r = UC_ARM_REG_R0; r <= UC_ARM_REG_R12; r++)
+        set_reg(b, r, 0);
+    set_reg(b, UC_ARM_REG_PRIMASK, 0);
+    set_reg(b, UC_ARM_REG_BASEPRI, 0);
+    set_reg(b, UC_ARM_REG_FAULTMASK, 0);
+    set_reg(b, UC_ARM_REG_FPSCR, 0);
+    for (int r = 0; r < 16; r++) {
+        double zero = 0;
+        uc_reg_write(b->uc, UC_ARM_REG_D0 + r, &zero);
+    }
+    set_mode(b, 0, false, false, 0, 0);
+    b->intno = -1;
+    b->reset_requested = false;
+    b->started = false;
+}
+
 /* ---- the run ---- */
 
 rtcosim_status rtcosim_board_run(rtcosim_board *b, rtcosim_board_result *result,
@@ -616,17 +663,12 @@ rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
     memset(result, 0, sizeof *result);
     uint64_t hz = b->desc->clock_hz;
     uint64_t stop_cycle = until_ns == INT64_MAX ? UINT64_MAX : vecu_cycle_at(until_ns, hz);
-    if (!b->started) { /* from the reset vector (B1.5.5) */
-        uint32_t sp0 = 0, reset = 0;
-        read_word(b, 0, &sp0);
-        read_word(b, 4, &reset);
-        set_mode(b, 0, false, false, sp0 & ~3u, 0);
-        set_reg(b, UC_ARM_REG_LR, 0xFFFFFFFFu);
-        set_reg(b, UC_ARM_REG_PC, reset);
-        b->started = true;
-    }
     rtcosim_status st = RTCOSIM_OK;
     for (;;) {
+        if (b->reset_requested)
+            system_reset(b);
+        if (!b->started)
+            start_from_reset(b);
         uint64_t now = b->instructions;
         uint64_t next = board_systick_update(b, now);
         uint64_t t = board_timers_update(b, now);

@@ -113,8 +113,10 @@ struct rtcosim_board {
     int mem_kind;
     uint64_t mem_address;
     char error[320];            /* set by an MMIO callback: the run ends with it */
-    bool exited, started;
+    bool exited, started, reset_requested;
     int exit_code;
+    /* The machine's state, from here to `warned_unimp`, zeroed by a system
+     * reset before the reset values are set (board_system_reset). */
     /* exception model (ARMv7-M B1.5) */
     bool pending[BOARD_EXCEPTIONS], active[BOARD_EXCEPTIONS], enabled[BOARD_EXCEPTIONS];
     bool level[BOARD_EXCEPTIONS]; /* interrupt lines held high by peripherals */
