@@ -264,7 +264,11 @@ static bool scs_write(rtcosim_board *b, uint32_t a, unsigned size, uint32_t v)
             b->pending[16 + (v & 0x1FFu)] = true;
         board_reschedule(b);
         return true;
-    case 0xE000EF34u: b->fpccr = (b->fpccr & ~0xC0000000u) | (v & 0xC0000000u); return true;
+    case 0xE000EF34u: /* ASPEN, LSPEN, MONRDY, BFRDY, MMRDY, HFRDY, THREAD, USER, LSPACT;
+                       * a write clears the rest (UFRDY too, as QEMU 7.2 does) */
+        b->fpccr = v & 0xC000017Bu;
+        board_fp_lspact_changed(b);
+        return true;
     case 0xE000EF38u: b->fpcar = v & ~7u; return true;
     case 0xE000EF3Cu: b->fpdscr = v & 0x07C00000u; return true;
     }

@@ -84,6 +84,12 @@ static __attribute__((noinline)) void count_block(rtcosim_board *b, board_block 
 {
     uint32_t address = (uint32_t)key, size = (uint32_t)(key >> 32);
     const unsigned char *p = board_host_code(b, address, size);
+    if (e >= b->blocks_nofp && e < b->blocks_nofp + BOARD_BLOCK_CACHE && p &&
+        board_code_has_fp(p, size)) { /* lazy FP stacking is due before it runs */
+        b->lazy_fp_hit = b->stop_requested = true;
+        uc_emu_stop(b->uc);
+        return;
+    }
     e->key = key;
     e->count = p ? vecu_count_thumb(p, size) : (size + 1) / 2;
     b->block = e;
@@ -102,7 +108,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         return;
     }
     uint64_t key = (uint64_t)size << 32 | (uint32_t)address;
-    board_block *e = &b->blocks[(address >> 1) & (BOARD_BLOCK_CACHE - 1)];
+    board_block *e = &b->table[(address >> 1) & (BOARD_BLOCK_CACHE - 1)];
     if (__builtin_expect(e->key != key, 0)) {
         count_block(b, e, key);
         return;
@@ -293,8 +299,8 @@ rtcosim_status rtcosim_board_create(const rtcosim_board_config *config, rtcosim_
     b->stop_time_ns = config->stop_time_ns;
     b->path = strdup(config->firmware);
     for (size_t i = 0; i < BOARD_BLOCK_CACHE; i++)
-        b->blocks[i].key = UINT64_MAX;
-    b->block = &b->blocks[0];
+        b->blocks[i].key = b->blocks_nofp[i].key = UINT64_MAX;
+    b->block = b->table = b->blocks;
     rtcosim_status st = b->path ? RTCOSIM_OK
                                 : rtcosim_error_set(err, RTCOSIM_ENOMEM, "board: out of memory");
     if (st == RTCOSIM_OK)
@@ -450,23 +456,16 @@ static bool exception_entry(rtcosim_board *b, unsigned n, uint32_t return_addres
     for (unsigned i = 0; i < 6; i++)
         ok = ok && write_word(b, frame + 4 * i, reg(b, frame_regs[i]));
     ok = ok && write_word(b, frame + 24, return_address & ~1u) && write_word(b, frame + 28, xpsr);
-    if (fp) {
-        for (unsigned i = 0; i < 8; i++) {
-            double d;
-            uc_reg_read(b->uc, UC_ARM_REG_D0 + (int)i, &d);
-            uint64_t bits;
-            memcpy(&bits, &d, 8);
-            ok = ok && write_word(b, frame + 0x20 + 8 * i, (uint32_t)bits) &&
-                 write_word(b, frame + 0x24 + 8 * i, (uint32_t)(bits >> 32));
-        }
-        ok = ok && write_word(b, frame + 0x60, reg(b, UC_ARM_REG_FPSCR));
-        b->fpcar = frame + 0x20;
-    }
+    bool lazy = fp && (b->fpccr & 1u << 30); /* LSPEN */
+    if (fp && !lazy)
+        ok = ok && board_fp_store(b, frame + 0x20);
     if (!ok) {
         board_fail(b, "stacking for exception %u: stack pointer 0x%08" PRIx32 " is outside RAM"
                    " at PC 0x%08" PRIx32, n, sp, return_address);
         return false;
     }
+    if (lazy) /* the ready bits from the interrupted context's priority */
+        board_fp_lazy_entry(b, frame + 0x20, !handler, execution_priority(b));
     uint32_t exc_return = handler ? 0xFFFFFFF1u : on_psp ? 0xFFFFFFFDu : 0xFFFFFFF9u;
     if (fp)
         exc_return &= ~0x10u;
@@ -512,7 +511,10 @@ static bool exception_return(rtcosim_board *b, uint32_t exc_return)
             board_fail(b, "unstacking: frame at 0x%08" PRIx32 " is outside RAM", frame);
             return false;
         }
-    if (fp) {
+    if (fp && (b->fpccr & 1u)) { /* LSPACT: never stacked, the registers hold it */
+        b->fpccr &= ~1u;
+        board_fp_lspact_changed(b);
+    } else if (fp) {
         for (unsigned i = 0; i < 8; i++) {
             uint32_t lo = 0, hi = 0;
             read_word(b, frame + 0x20 + 8 * i, &lo);
@@ -631,8 +633,8 @@ static void system_reset(rtcosim_board *b)
     load_firmware(b, &err); /* it fitted at creation */
     uc_ctl_flush_tlb(b->uc); /* UC_CTL_TB_FLUSH: the translated blocks */
     for (size_t i = 0; i < BOARD_BLOCK_CACHE; i++)
-        b->blocks[i].key = UINT64_MAX;
-    b->block = &b->blocks[0];
+        b->blocks[i].key = b->blocks_nofp[i].key = UINT64_MAX;
+    b->block = b->table = b->blocks;
     for (int r = UC_ARM_REG_R0; r <= UC_ARM_REG_R12; r++)
         set_reg(b, r, 0);
     set_reg(b, UC_ARM_REG_PRIMASK, 0);
@@ -645,7 +647,7 @@ static void system_reset(rtcosim_board *b)
     }
     set_mode(b, 0, false, false, 0, 0);
     b->intno = -1;
-    b->reset_requested = false;
+    b->lazy_fp_hit = b->reset_requested = false;
     b->started = false;
 }
 
@@ -712,6 +714,12 @@ rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
         pc = board_pc(b);
         if (b->error[0] || b->exited)
             break;
+        if (b->lazy_fp_hit) { /* stopped before a block with an FP instruction */
+            b->lazy_fp_hit = false;
+            if (!board_fp_preserve(b))
+                break;
+            continue;
+        }
         if (b->mem_fault) {
             uint32_t a = (uint32_t)b->mem_address;
             b->mem_fault = false;

@@ -94,6 +94,7 @@ typedef struct board_block {
 struct rtcosim_board {
     /* the block hook's fields first, on one cache line */
     uint64_t instructions, limit;
+    board_block *table;       /* blocks, or blocks_nofp while FPCCR.LSPACT is set */
     const board_block *block; /* the block the hook saw last */
     const board_desc *desc;
     char *path;
@@ -106,6 +107,8 @@ struct rtcosim_board {
     int64_t stop_time_ns;
     /* time: one cycle per instruction at the board's clock (instructions) */
     board_block blocks[BOARD_BLOCK_CACHE];
+    board_block blocks_nofp[BOARD_BLOCK_CACHE]; /* only blocks without FP instructions */
+    bool lazy_fp_hit; /* the core stopped before an FP instruction with LSPACT set */
     /* why the engine stopped */
     bool stop_requested;
     int intno;                  /* -1, or the exception number Unicorn reported */
@@ -168,6 +171,17 @@ const char *board_where(rtcosim_board *b);
 const unsigned char *board_host_code(rtcosim_board *b, uint32_t address, uint32_t size);
 /* board_fault_pc.c: the faulting load/store's PC in the block at block_pc */
 uint32_t board_fault_pc(rtcosim_board *b, uint32_t block_pc, uint32_t address);
+
+/* board_fp.c: FP context stacking (B1.5.7) */
+bool board_code_has_fp(const unsigned char *p, uint32_t size);
+/* s0-s15 and FPSCR to the frame's FP area at `address`; false if outside RAM */
+bool board_fp_store(rtcosim_board *b, uint32_t address);
+/* Exception entry with lazy stacking: FPCAR, FPCCR.LSPACT and its ready bits */
+void board_fp_lazy_entry(rtcosim_board *b, uint32_t fp_area, bool thread, int exec);
+/* The first FP instruction with LSPACT set: the registers to FPCAR */
+bool board_fp_preserve(rtcosim_board *b);
+/* The block hook's table follows FPCCR.LSPACT */
+void board_fp_lspact_changed(rtcosim_board *b);
 
 /* armv7m_scs.c: the private peripheral bus at 0xE0000000 (1 MiB) */
 uint64_t board_ppb_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
