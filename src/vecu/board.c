@@ -564,41 +564,6 @@ static bool take_fault(rtcosim_board *b, unsigned n, uint32_t cfsr_bits, uint32_
     return exception_entry(b, n, pc);
 }
 
-static bool semihosting(rtcosim_board *b, uint32_t pc)
-{
-    uint32_t op = reg(b, UC_ARM_REG_R0), arg = reg(b, UC_ARM_REG_R1), w = 0;
-    switch (op) {
-    case 0x03: { /* SYS_WRITEC */
-        const unsigned char *p = board_host_code(b, arg, 1);
-        if (p && b->output)
-            b->output(b->user, RTCOSIM_BOARD_SEMIHOSTING, *p);
-        break;
-    }
-    case 0x04: /* SYS_WRITE0 */
-        for (const unsigned char *p; (p = board_host_code(b, arg, 1)) && *p; arg++)
-            if (b->output)
-                b->output(b->user, RTCOSIM_BOARD_SEMIHOSTING, *p);
-        break;
-    case 0x18: /* SYS_EXIT: r1 is the reason on AArch32 */
-        b->exited = true;
-        b->exit_code = arg == 0x20026u ? 0 : 1;
-        return false;
-    case 0x20: /* SYS_EXIT_EXTENDED: [reason, subcode] */
-        b->exited = true;
-        read_word(b, arg, &w);
-        b->exit_code = 1;
-        if (w == 0x20026u && read_word(b, arg + 4, &w))
-            b->exit_code = (int)w;
-        return false;
-    default:
-        board_fail(b, "semihosting operation 0x%02" PRIx32 " at PC 0x%08" PRIx32 " is not"
-                   " supported (SYS_WRITEC, SYS_WRITE0, SYS_EXIT, SYS_EXIT_EXTENDED are)", op, pc);
-        return false;
-    }
-    set_reg(b, UC_ARM_REG_PC, (pc + 2) | 1u);
-    return true;
-}
-
 static uint16_t halfword_at(rtcosim_board *b, uint32_t a)
 {
     const unsigned char *p = board_host_code(b, a, 2);
@@ -773,7 +738,7 @@ rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
             break;
         case 7: /* BKPT: semihosting when its immediate is 0xAB */
             if (halfword_at(b, pc) == 0xBEABu) {
-                if (!semihosting(b, pc))
+                if (!board_semihosting(b, pc))
                     goto out;
             } else {
                 board_fail(b, "breakpoint (BKPT) at PC 0x%08" PRIx32 " without a debugger", pc);

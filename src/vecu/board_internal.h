@@ -172,6 +172,10 @@ const unsigned char *board_host_code(rtcosim_board *b, uint32_t address, uint32_
 /* board_fault_pc.c: the faulting load/store's PC in the block at block_pc */
 uint32_t board_fault_pc(rtcosim_board *b, uint32_t block_pc, uint32_t address);
 
+/* board_semihost.c: the semihosting call at a BKPT 0xAB at pc; false when
+ * the run ends (exit or an unsupported operation) */
+bool board_semihosting(rtcosim_board *b, uint32_t pc);
+
 /* board_fp.c: FP context stacking (B1.5.7) */
 bool board_code_has_fp(const unsigned char *p, uint32_t size);
 /* s0-s15 and FPSCR to the frame's FP area at `address`; false if outside RAM */
