@@ -229,10 +229,9 @@ static bool scs_write(rtcosim_board *b, uint32_t a, unsigned size, uint32_t v)
         if ((v >> 16) != 0x05FAu) /* VECTKEY: other writes are ignored (B3.2.6) */
             return true;
         b->prigroup = v >> 8 & 7u;
-        if (v & 4u) { /* SYSRESETREQ: the run ends as a reset request */
-            board_fail(b, "firmware requested a system reset (AIRCR.SYSRESETREQ)");
-            b->exited = true;
-            b->exit_code = 0;
+        if (v & 4u) { /* SYSRESETREQ: the board resets after this block (board.c) */
+            b->reset_requested = true;
+            board_reschedule(b);
         }
         return true;
     case 0xE000ED10u: b->scr = v & 0x16u; return true;
@@ -265,7 +264,11 @@ static bool scs_write(rtcosim_board *b, uint32_t a, unsigned size, uint32_t v)
             b->pending[16 + (v & 0x1FFu)] = true;
         board_reschedule(b);
         return true;
-    case 0xE000EF34u: b->fpccr = (b->fpccr & ~0xC0000000u) | (v & 0xC0000000u); return true;
+    case 0xE000EF34u: /* ASPEN, LSPEN, MONRDY, BFRDY, MMRDY, HFRDY, THREAD, USER, LSPACT;
+                       * a write clears the rest (UFRDY too, as QEMU 7.2 does) */
+        b->fpccr = v & 0xC000017Bu;
+        board_fp_lspact_changed(b);
+        return true;
     case 0xE000EF38u: b->fpcar = v & ~7u; return true;
     case 0xE000EF3Cu: b->fpdscr = v & 0x07C00000u; return true;
     }

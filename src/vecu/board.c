@@ -7,6 +7,7 @@
  * HardFault with their status bits. Time: one cycle per instruction. */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,24 +77,43 @@ const unsigned char *board_host_code(rtcosim_board *b, uint32_t address, uint32_
     return NULL;
 }
 
-/* A stop requested here takes effect before the block runs (Unicorn checks
- * at the block's start), so a block is counted only when it will run. */
+/* A block the table does not know yet (or retranslated): count its
+ * instructions from its code. Kept out of line so the hook's fast path
+ * needs no stack frame. */
+static __attribute__((noinline)) void count_block(rtcosim_board *b, board_block *e, uint64_t key)
+{
+    uint32_t address = (uint32_t)key, size = (uint32_t)(key >> 32);
+    const unsigned char *p = board_host_code(b, address, size);
+    if (e >= b->blocks_nofp && e < b->blocks_nofp + BOARD_BLOCK_CACHE && p &&
+        board_code_has_fp(p, size)) { /* lazy FP stacking is due before it runs */
+        b->lazy_fp_hit = b->stop_requested = true;
+        uc_emu_stop(b->uc);
+        return;
+    }
+    e->key = key;
+    e->count = p ? vecu_count_thumb(p, size) : (size + 1) / 2;
+    b->block = e;
+    b->instructions += e->count;
+}
+
+/* The only hook on the hot path, once per executed block: its cost is most
+ * of the emulator's, so it does one table look-up and one add. A stop
+ * requested here takes effect before the block runs (Unicorn checks at the
+ * block's start), so a block is counted only when it will run. */
 static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     rtcosim_board *b = user;
-    if (b->instructions >= b->limit) {
+    if (__builtin_expect(b->instructions >= b->limit, 0)) {
         uc_emu_stop(uc);
         return;
     }
-    vecu_block_entry *e = &b->blocks[(address >> 1) & (VECU_BLOCK_CACHE - 1)];
-    if (e->address != (uint32_t)address || e->size != size) {
-        const unsigned char *p = board_host_code(b, (uint32_t)address, size);
-        e->address = (uint32_t)address;
-        e->size = size;
-        e->count = p ? vecu_count_thumb(p, size) : (size + 1) / 2;
+    uint64_t key = (uint64_t)size << 32 | (uint32_t)address;
+    board_block *e = &b->table[(address >> 1) & (BOARD_BLOCK_CACHE - 1)];
+    if (__builtin_expect(e->key != key, 0)) {
+        count_block(b, e, key);
+        return;
     }
-    b->block_address = (uint32_t)address;
-    b->block_size = size;
+    b->block = e;
     b->instructions += e->count;
 }
 
@@ -122,10 +142,11 @@ uint64_t board_cycle_now(rtcosim_board *b)
      * reports the block's start, so this resolves to it (as core.c). */
     uint32_t pc = board_pc(b);
     uint64_t n = b->instructions;
-    if (pc >= b->block_address && pc < b->block_address + b->block_size) {
-        const unsigned char *p = board_host_code(b, b->block_address, b->block_size);
+    uint32_t start = board_block_address(b), size = board_block_size(b);
+    if (pc >= start && pc < start + size) {
+        const unsigned char *p = board_host_code(b, start, size);
         if (p)
-            n -= vecu_count_thumb(p + (pc - b->block_address), b->block_address + b->block_size - pc);
+            n -= vecu_count_thumb(p + (pc - start), start + size - pc);
     }
     return n;
 }
@@ -277,8 +298,9 @@ rtcosim_status rtcosim_board_create(const rtcosim_board_config *config, rtcosim_
     b->user = config->user;
     b->stop_time_ns = config->stop_time_ns;
     b->path = strdup(config->firmware);
-    for (size_t i = 0; i < VECU_BLOCK_CACHE; i++)
-        b->blocks[i].address = UINT32_MAX;
+    for (size_t i = 0; i < BOARD_BLOCK_CACHE; i++)
+        b->blocks[i].key = b->blocks_nofp[i].key = UINT64_MAX;
+    b->block = b->table = b->blocks;
     rtcosim_status st = b->path ? RTCOSIM_OK
                                 : rtcosim_error_set(err, RTCOSIM_ENOMEM, "board: out of memory");
     if (st == RTCOSIM_OK)
@@ -434,23 +456,16 @@ static bool exception_entry(rtcosim_board *b, unsigned n, uint32_t return_addres
     for (unsigned i = 0; i < 6; i++)
         ok = ok && write_word(b, frame + 4 * i, reg(b, frame_regs[i]));
     ok = ok && write_word(b, frame + 24, return_address & ~1u) && write_word(b, frame + 28, xpsr);
-    if (fp) {
-        for (unsigned i = 0; i < 8; i++) {
-            double d;
-            uc_reg_read(b->uc, UC_ARM_REG_D0 + (int)i, &d);
-            uint64_t bits;
-            memcpy(&bits, &d, 8);
-            ok = ok && write_word(b, frame + 0x20 + 8 * i, (uint32_t)bits) &&
-                 write_word(b, frame + 0x24 + 8 * i, (uint32_t)(bits >> 32));
-        }
-        ok = ok && write_word(b, frame + 0x60, reg(b, UC_ARM_REG_FPSCR));
-        b->fpcar = frame + 0x20;
-    }
+    bool lazy = fp && (b->fpccr & 1u << 30); /* LSPEN */
+    if (fp && !lazy)
+        ok = ok && board_fp_store(b, frame + 0x20);
     if (!ok) {
         board_fail(b, "stacking for exception %u: stack pointer 0x%08" PRIx32 " is outside RAM"
                    " at PC 0x%08" PRIx32, n, sp, return_address);
         return false;
     }
+    if (lazy) /* the ready bits from the interrupted context's priority */
+        board_fp_lazy_entry(b, frame + 0x20, !handler, execution_priority(b));
     uint32_t exc_return = handler ? 0xFFFFFFF1u : on_psp ? 0xFFFFFFFDu : 0xFFFFFFF9u;
     if (fp)
         exc_return &= ~0x10u;
@@ -496,7 +511,10 @@ static bool exception_return(rtcosim_board *b, uint32_t exc_return)
             board_fail(b, "unstacking: frame at 0x%08" PRIx32 " is outside RAM", frame);
             return false;
         }
-    if (fp) {
+    if (fp && (b->fpccr & 1u)) { /* LSPACT: never stacked, the registers hold it */
+        b->fpccr &= ~1u;
+        board_fp_lspact_changed(b);
+    } else if (fp) {
         for (unsigned i = 0; i < 8; i++) {
             uint32_t lo = 0, hi = 0;
             read_word(b, frame + 0x20 + 8 * i, &lo);
@@ -546,45 +564,56 @@ static bool take_fault(rtcosim_board *b, unsigned n, uint32_t cfsr_bits, uint32_
     return exception_entry(b, n, pc);
 }
 
-static bool semihosting(rtcosim_board *b, uint32_t pc)
-{
-    uint32_t op = reg(b, UC_ARM_REG_R0), arg = reg(b, UC_ARM_REG_R1), w = 0;
-    switch (op) {
-    case 0x03: { /* SYS_WRITEC */
-        const unsigned char *p = board_host_code(b, arg, 1);
-        if (p && b->output)
-            b->output(b->user, RTCOSIM_BOARD_SEMIHOSTING, *p);
-        break;
-    }
-    case 0x04: /* SYS_WRITE0 */
-        for (const unsigned char *p; (p = board_host_code(b, arg, 1)) && *p; arg++)
-            if (b->output)
-                b->output(b->user, RTCOSIM_BOARD_SEMIHOSTING, *p);
-        break;
-    case 0x18: /* SYS_EXIT: r1 is the reason on AArch32 */
-        b->exited = true;
-        b->exit_code = arg == 0x20026u ? 0 : 1;
-        return false;
-    case 0x20: /* SYS_EXIT_EXTENDED: [reason, subcode] */
-        b->exited = true;
-        read_word(b, arg, &w);
-        b->exit_code = 1;
-        if (w == 0x20026u && read_word(b, arg + 4, &w))
-            b->exit_code = (int)w;
-        return false;
-    default:
-        board_fail(b, "semihosting operation 0x%02" PRIx32 " at PC 0x%08" PRIx32 " is not"
-                   " supported (SYS_WRITEC, SYS_WRITE0, SYS_EXIT, SYS_EXIT_EXTENDED are)", op, pc);
-        return false;
-    }
-    set_reg(b, UC_ARM_REG_PC, (pc + 2) | 1u);
-    return true;
-}
-
 static uint16_t halfword_at(rtcosim_board *b, uint32_t a)
 {
     const unsigned char *p = board_host_code(b, a, 2);
     return p ? (uint16_t)(p[0] | p[1] << 8) : 0;
+}
+
+/* B1.5.5: the main stack pointer and PC from the vector table at 0 */
+static void start_from_reset(rtcosim_board *b)
+{
+    uint32_t sp0 = 0, reset = 0;
+    read_word(b, 0, &sp0);
+    read_word(b, 4, &reset);
+    set_mode(b, 0, false, false, sp0 & ~3u, 0);
+    set_reg(b, UC_ARM_REG_LR, 0xFFFFFFFFu);
+    set_reg(b, UC_ARM_REG_PC, reset);
+    b->started = true;
+}
+
+/* AIRCR.SYSRESETREQ (B3.2.6) as QEMU's mps2 does it: the whole machine
+ * resets and its image is loaded again (QEMU's ROM blobs), RAM outside the
+ * image keeps its contents, time goes on. Unicorn's translations of the
+ * reloaded memory are dropped with the block counts. */
+static void system_reset(rtcosim_board *b)
+{
+    uint64_t now = b->instructions;
+    size_t from = offsetof(rtcosim_board, pending), to = offsetof(rtcosim_board, warned_unimp);
+    memset((char *)b + from, 0, to - from);
+    board_scs_reset(b);
+    board_apb_reset(b);
+    b->cyccnt_epoch = b->clk1hz_epoch = b->clk100hz_epoch = b->counter_sync = now;
+    rtcosim_error err = {0};
+    load_firmware(b, &err); /* it fitted at creation */
+    uc_ctl_flush_tlb(b->uc); /* UC_CTL_TB_FLUSH: the translated blocks */
+    for (size_t i = 0; i < BOARD_BLOCK_CACHE; i++)
+        b->blocks[i].key = b->blocks_nofp[i].key = UINT64_MAX;
+    b->block = b->table = b->blocks;
+    for (int r = UC_ARM_REG_R0; r <= UC_ARM_REG_R12; r++)
+        set_reg(b, r, 0);
+    set_reg(b, UC_ARM_REG_PRIMASK, 0);
+    set_reg(b, UC_ARM_REG_BASEPRI, 0);
+    set_reg(b, UC_ARM_REG_FAULTMASK, 0);
+    set_reg(b, UC_ARM_REG_FPSCR, 0);
+    for (int r = 0; r < 16; r++) {
+        double zero = 0;
+        uc_reg_write(b->uc, UC_ARM_REG_D0 + r, &zero);
+    }
+    set_mode(b, 0, false, false, 0, 0);
+    b->intno = -1;
+    b->lazy_fp_hit = b->reset_requested = false;
+    b->started = false;
 }
 
 /* ---- the run ---- */
@@ -601,17 +630,12 @@ rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
     memset(result, 0, sizeof *result);
     uint64_t hz = b->desc->clock_hz;
     uint64_t stop_cycle = until_ns == INT64_MAX ? UINT64_MAX : vecu_cycle_at(until_ns, hz);
-    if (!b->started) { /* from the reset vector (B1.5.5) */
-        uint32_t sp0 = 0, reset = 0;
-        read_word(b, 0, &sp0);
-        read_word(b, 4, &reset);
-        set_mode(b, 0, false, false, sp0 & ~3u, 0);
-        set_reg(b, UC_ARM_REG_LR, 0xFFFFFFFFu);
-        set_reg(b, UC_ARM_REG_PC, reset);
-        b->started = true;
-    }
     rtcosim_status st = RTCOSIM_OK;
     for (;;) {
+        if (b->reset_requested)
+            system_reset(b);
+        if (!b->started)
+            start_from_reset(b);
         uint64_t now = b->instructions;
         uint64_t next = board_systick_update(b, now);
         uint64_t t = board_timers_update(b, now);
@@ -655,6 +679,12 @@ rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
         pc = board_pc(b);
         if (b->error[0] || b->exited)
             break;
+        if (b->lazy_fp_hit) { /* stopped before a block with an FP instruction */
+            b->lazy_fp_hit = false;
+            if (!board_fp_preserve(b))
+                break;
+            continue;
+        }
         if (b->mem_fault) {
             uint32_t a = (uint32_t)b->mem_address;
             b->mem_fault = false;
@@ -708,7 +738,7 @@ rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
             break;
         case 7: /* BKPT: semihosting when its immediate is 0xAB */
             if (halfword_at(b, pc) == 0xBEABu) {
-                if (!semihosting(b, pc))
+                if (!board_semihosting(b, pc))
                     goto out;
             } else {
                 board_fail(b, "breakpoint (BKPT) at PC 0x%08" PRIx32 " without a debugger", pc);

@@ -78,8 +78,8 @@ static bool access_range(rtcosim_board *b, uint16_t hw, uint16_t hw2,
 
 uint32_t board_fault_pc(rtcosim_board *b, uint32_t block_pc, uint32_t address)
 {
-    uint32_t end = b->block_address + b->block_size;
-    if (block_pc != b->block_address)
+    uint32_t end = board_block_address(b) + board_block_size(b);
+    if (block_pc != board_block_address(b))
         return block_pc;
     for (uint32_t pc = block_pc; pc < end;) {
         const unsigned char *p = board_host_code(b, pc, 2);

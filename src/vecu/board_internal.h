@@ -82,7 +82,20 @@ typedef struct board_unimp_ctx {
     uint32_t base;
 } board_unimp_ctx;
 
+/* The instruction count of a translated block, keyed by its start address
+ * and size together (a block can be retranslated shorter, e.g. after a
+ * fault), so the hook compares one word. */
+typedef struct board_block {
+    uint64_t key; /* size << 32 | address */
+    uint32_t count, reserved;
+} board_block;
+#define BOARD_BLOCK_CACHE 4096u
+
 struct rtcosim_board {
+    /* the block hook's fields first, on one cache line */
+    uint64_t instructions, limit;
+    board_block *table;       /* blocks, or blocks_nofp while FPCCR.LSPACT is set */
+    const board_block *block; /* the block the hook saw last */
     const board_desc *desc;
     char *path;
     uc_engine *uc;
@@ -92,10 +105,10 @@ struct rtcosim_board {
     rtcosim_board_output_fn output;
     void *user;
     int64_t stop_time_ns;
-    /* time: one cycle per instruction at the board's clock */
-    uint64_t instructions, limit;
-    uint32_t block_address, block_size;
-    vecu_block_entry blocks[VECU_BLOCK_CACHE];
+    /* time: one cycle per instruction at the board's clock (instructions) */
+    board_block blocks[BOARD_BLOCK_CACHE];
+    board_block blocks_nofp[BOARD_BLOCK_CACHE]; /* only blocks without FP instructions */
+    bool lazy_fp_hit; /* the core stopped before an FP instruction with LSPACT set */
     /* why the engine stopped */
     bool stop_requested;
     int intno;                  /* -1, or the exception number Unicorn reported */
@@ -103,8 +116,10 @@ struct rtcosim_board {
     int mem_kind;
     uint64_t mem_address;
     char error[320];            /* set by an MMIO callback: the run ends with it */
-    bool exited, started;
+    bool exited, started, reset_requested;
     int exit_code;
+    /* The machine's state, from here to `warned_unimp`, zeroed by a system
+     * reset before the reset values are set (board_system_reset). */
     /* exception model (ARMv7-M B1.5) */
     bool pending[BOARD_EXCEPTIONS], active[BOARD_EXCEPTIONS], enabled[BOARD_EXCEPTIONS];
     bool level[BOARD_EXCEPTIONS]; /* interrupt lines held high by peripherals */
@@ -134,6 +149,9 @@ struct rtcosim_board {
 
 /* board.c */
 uint64_t board_cycle_now(rtcosim_board *b);
+/* Start address and size of the block the hook saw last. */
+static inline uint32_t board_block_address(const rtcosim_board *b) { return (uint32_t)b->block->key; }
+static inline uint32_t board_block_size(const rtcosim_board *b) { return (uint32_t)(b->block->key >> 32); }
 /* An MMIO access the machine cannot serve: record the error and stop. */
 void board_fail(rtcosim_board *b, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -153,6 +171,21 @@ const char *board_where(rtcosim_board *b);
 const unsigned char *board_host_code(rtcosim_board *b, uint32_t address, uint32_t size);
 /* board_fault_pc.c: the faulting load/store's PC in the block at block_pc */
 uint32_t board_fault_pc(rtcosim_board *b, uint32_t block_pc, uint32_t address);
+
+/* board_semihost.c: the semihosting call at a BKPT 0xAB at pc; false when
+ * the run ends (exit or an unsupported operation) */
+bool board_semihosting(rtcosim_board *b, uint32_t pc);
+
+/* board_fp.c: FP context stacking (B1.5.7) */
+bool board_code_has_fp(const unsigned char *p, uint32_t size);
+/* s0-s15 and FPSCR to the frame's FP area at `address`; false if outside RAM */
+bool board_fp_store(rtcosim_board *b, uint32_t address);
+/* Exception entry with lazy stacking: FPCAR, FPCCR.LSPACT and its ready bits */
+void board_fp_lazy_entry(rtcosim_board *b, uint32_t fp_area, bool thread, int exec);
+/* The first FP instruction with LSPACT set: the registers to FPCAR */
+bool board_fp_preserve(rtcosim_board *b);
+/* The block hook's table follows FPCCR.LSPACT */
+void board_fp_lspact_changed(rtcosim_board *b);
 
 /* armv7m_scs.c: the private peripheral bus at 0xE0000000 (1 MiB) */
 uint64_t board_ppb_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
