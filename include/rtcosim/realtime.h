@@ -204,7 +204,7 @@ void rtcosim_rt_options_init(rtcosim_rt_options *options);
  *   exchange N|N-M-... | estimator SPEC (see rtcosim_estimator_spec_parse) |
  *   report DIR | priority 1..99 | cpu N | partner-cpu N | lock-memory yes|no |
  *   cpu-dma-latency US (-1: leave) |
- *   busy-wait SECONDS | calibrate yes|no | partner-timeout SECONDS |
+ *   busy-wait SECONDS | calibrate yes|no | partner-timeout SECONDS | partner-window SECONDS |
  *   tv-includes-step yes|no
  * String values (names, directory) are referenced, not copied: they must
  * live until rtcosim_rt_create. Fails with RTCOSIM_EINVAL naming the option,

@@ -287,6 +287,8 @@ static rtcosim_status validate_options(const rtcosim_rt_options *o, rtcosim_erro
         if (o->exchange.frames[i] == 0)
             return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                      "real-time: exchange pattern entry %zu is 0", i + 1);
+    if (o->partner_window < 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time: partner window must be >= 0");
     if (o->partner_timeout < 0 || o->queue_capacity < 2 || o->queue_capacity > (1u << 24))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "real-time: partner timeout must be >= 0 and queue capacity "
@@ -698,7 +700,8 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
                                  "unknown real-time option --%s (expected real-time-factor, "
                                  "overrun, step, stop-time, start-time, non-real-time, exchange, "
                                  "estimator, report, priority, cpu, partner-cpu, lock-memory, "
-                                 "cpu-dma-latency, busy-wait, calibrate, partner-timeout, tv-includes-step)",
+                                 "cpu-dma-latency, busy-wait, calibrate, partner-timeout, "
+                                 "partner-window, tv-includes-step)",
                                  name);
     if (st != RTCOSIM_OK)
         rtcosim_error_prefix(err, "--%s: ", name);
