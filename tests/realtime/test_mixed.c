@@ -651,6 +651,30 @@ static void partner_slower_than_real_time_on_average_is_reported_per_window(void
     assert_true(fabs(s->partner_load - 17.0 / 30) < 1e-9);
     assert_int_equal(s->partner_compute_mean, 566667); /* 1.7 ms / 3, rounded to ns */
     assert_int_equal(s->partner_compute_max, MS(1.3));
+    /* summary.csv carries them per part. */
+    char *dir = tu_make_dir();
+    assert_int_equal(rtcosim_rt_write_report(m.rt, dir, NULL), RTCOSIM_OK);
+    char path[4200], line[512];
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        found += strcmp(line, "nonrealtime_compute_mean,566.667,us\n") == 0 ||
+                 strcmp(line, "nonrealtime_share_of_H,0.566667,\n") == 0 ||
+                 strcmp(line, "nonrealtime_windows,5,\n") == 0 ||
+                 strcmp(line, "nonrealtime_slow_windows,0,\n") == 0 ||
+                 strcmp(line, "nonrealtime_worst_window_share,0.566667,\n") == 0 ||
+                 strncmp(line, "realtime_share_of_H,", 20) == 0;
+    fclose(f);
+    assert_int_equal(found, 6);
+    const char *names[] = {"estimates.csv", "frames.csv", "summary.csv", "overruns.csv",
+                           "estimators.csv", "timing.svg"};
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(remove(path), 0);
+    }
+    tu_drop_dir(dir);
     mixed_teardown(&m);
 
     rtcosim_delay_options d2 = {.schedule = slow, .schedule_length = 3};
