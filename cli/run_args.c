@@ -157,8 +157,11 @@ void cli_run_usage(FILE *out)
             "                          the annotation's rc:Master isolate=\"all\" or \"C,..\")\n"
             "  --exchange-every N      exchange with the non-real-time part every N frames\n"
             "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
-            "  --estimator E           zoh | foh | soh | map:FILE, with modifiers (e.g.\n"
-            "                          foh,max=10,horizon=0.005; see estimate.h)\n"
+            "  --estimator E           zoh | foh | soh | map:FILE | linear:SIG[+SIG..], with\n"
+            "                          modifiers (e.g. foh,max=10,horizon=0.005; see estimate.h)\n"
+            "  --estimator SIG=E       (repeatable) estimator of one signal from the non-real-time\n"
+            "                          part; linear: fitted online (RLS) on real-time outputs or\n"
+            "                          other partner signals, e.g. gearbox.torque=linear:plant.w\n"
             "  --partner-timeout S     declare the non-real-time part lost after S s without data\n"
             "  --rt-report DIR         write summary/frames/overruns/estimates CSV files there\n"
             "                          (and partitions.csv: each FMI 3.0 scheduled-execution\n"
@@ -409,6 +412,10 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
                     *p = '-';
         } else if (strcmp(opt, "--estimator") == 0) {
             a->estimator = val;
+            if (a->estimator_count == sizeof a->estimators / sizeof a->estimators[0])
+                rc = cli_fail("--estimator: at most %zu", a->estimator_count);
+            else
+                a->estimators[a->estimator_count++] = val;
         } else if (strcmp(opt, "--rt-report") == 0) {
             a->rt.report_dir = val;
         } else if (strcmp(opt, "--inject-delay") == 0) {

@@ -43,7 +43,9 @@ typedef struct run_args {
     rtcosim_rt_options rt;
     char non_realtime[4096];
     char exchange[256];
-    const char *estimator;
+    const char *estimator; /* the last --estimator (any given) */
+    const char *estimators[64]; /* every --estimator: SPEC or SIGNAL=SPEC */
+    size_t estimator_count;
     rtcosim_system_rt_delay *delays;
     rtcosim_time_ns **schedules;
     size_t delay_count;

@@ -13,6 +13,7 @@
 #include "signals.h"
 #include "rtcosim/fmu.h"
 #include "run_distribute.h"
+#include "run_estimators.h"
 #include "run_isolate.h"
 #include "run_speculate.h"
 #include "rtcosim/log.h"
@@ -60,7 +61,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     so.rt.stop_time = stop;
     so.rt.non_realtime = a->non_realtime[0] ? a->non_realtime : ann->non_realtime;
     const char *exchange = a->exchange[0] ? a->exchange : ann->exchange;
-    const char *estimator = a->estimator ? a->estimator : ann->estimator;
+    const char *estimator = ann->estimator;
     so.build = a->build;
     /* The partner's FMUs run isolated unless --no-isolate: one that crashes,
      * aborts or exits makes the partner lost, not the run. A remote DCP
@@ -97,16 +98,27 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     so.threads_auto = a->threads_auto;
     if (exchange && rtcosim_exchange_pattern_parse(exchange, &so.rt.exchange, &err) != RTCOSIM_OK)
         return cli_fail("--exchange-pattern: %s", err.message);
-    if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
-        return cli_fail("--estimator: %s", err.message);
-    if (cli_check_output_dir("--rt-report", so.rt.report_dir))
+    rtcosim_rt_signal_estimator *per_signal = NULL;
+    size_t per_signal_count = 0;
+    if (cli_rt_estimators(a, so.rt.non_realtime, &estimator, &per_signal, &per_signal_count))
         return CLI_EXIT_ERROR;
+    so.rt.signal_estimators = per_signal;
+    so.rt.signal_estimator_count = per_signal_count;
     rtcosim_clock *pacing = NULL, *partner = NULL;
-    if (a->virtual_clock &&
-        (rtcosim_clock_create_virtual(0, &pacing, &err) != RTCOSIM_OK ||
-         rtcosim_clock_create_virtual(0, &partner, &err) != RTCOSIM_OK)) {
+    int early = 0;
+    if (estimator && rtcosim_estimator_spec_parse(estimator, &so.rt.estimator, &err) != RTCOSIM_OK)
+        early = cli_fail("--estimator: %s", err.message);
+    else if (cli_check_output_dir("--rt-report", so.rt.report_dir))
+        early = CLI_EXIT_ERROR;
+    else if (a->virtual_clock &&
+             (rtcosim_clock_create_virtual(0, &pacing, &err) != RTCOSIM_OK ||
+              rtcosim_clock_create_virtual(0, &partner, &err) != RTCOSIM_OK)) {
         rtcosim_clock_free(pacing);
-        return cli_fail_error(&err);
+        early = cli_fail_error(&err);
+    }
+    if (early) {
+        free(per_signal);
+        return early;
     }
     so.rt.clock = pacing;
     so.rt.partner_clock = partner;
@@ -226,5 +238,6 @@ done:
     rtcosim_clock_free(pacing);
     rtcosim_clock_free(partner);
     rtcosim_dcp_bindings_free(own_dcp);
+    free(per_signal);
     return rc;
 }

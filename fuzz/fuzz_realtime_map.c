@@ -1,6 +1,6 @@
 /* Fuzz target for the real-time layer's text inputs: the characteristic map
  * CSV (looked up at its breakpoints and outside them) and the option strings
- * (estimator spec, exchange pattern, overrun policy). Arbitrary bytes must give
+ * (estimator spec, per signal too, exchange pattern, overrun policy). Arbitrary bytes must give
  * a value or a clean error: no crash, leak or hang. */
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +32,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
     rtcosim_estimator_spec spec;
     rtcosim_estimator_spec_parse(text, &spec, &err);
+    /* "SIGNAL=SPEC" (--estimator per signal) and a linear spec's estimator. */
+    rtcosim_rt_signal_estimator se;
+    bool per_signal;
+    if (rtcosim_rt_signal_estimator_parse(text, &se, &per_signal, &err) == RTCOSIM_OK &&
+        se.spec.kind != RTCOSIM_ESTIMATOR_MAP) {
+        rtcosim_estimator *e = NULL;
+        if (rtcosim_estimator_create("fuzz", &se.spec, 4, &e, &err) == RTCOSIM_OK) {
+            double in[RTCOSIM_ESTIMATOR_LINEAR_MAX] = {1, -2, 3, 0, 5, 1e300, -1, 2}, v;
+            rtcosim_estimator_fit(e, in, 1.5);
+            rtcosim_estimator_estimate(e, 1000, 0, 1000, in, &v, NULL);
+            rtcosim_estimator_resolve(e, 1000, 2.5, NULL);
+            rtcosim_estimator_free(e);
+        }
+    }
     rtcosim_exchange_pattern pattern;
     rtcosim_exchange_pattern_parse(text, &pattern, &err);
     rtcosim_overrun_policy policy;

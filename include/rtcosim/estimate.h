@@ -61,6 +61,7 @@ typedef enum rtcosim_estimator_kind {
     RTCOSIM_ESTIMATOR_FOH,     /* linear extrapolation through the last two */
     RTCOSIM_ESTIMATOR_SOH,     /* quadratic extrapolation through the last three */
     RTCOSIM_ESTIMATOR_MAP,     /* characteristic map of other current signals */
+    RTCOSIM_ESTIMATOR_LINEAR,  /* linear in other signals, fitted online (RLS) */
     RTCOSIM_ESTIMATOR_COUNT_
 } rtcosim_estimator_kind;
 
@@ -71,6 +72,8 @@ const char *rtcosim_estimator_kind_name(rtcosim_estimator_kind kind); /* "zoh", 
 #define RTCOSIM_ADAPT_BIAS 2u  /* add an exponentially weighted mean of past errors */
 
 #define RTCOSIM_ESTIMATOR_PATH_MAX 1024
+/* Inputs of a LINEAR estimator ("linear:a+b+c"). */
+#define RTCOSIM_ESTIMATOR_LINEAR_MAX 8
 
 typedef struct rtcosim_estimator_spec {
     rtcosim_estimator_kind kind;
@@ -94,14 +97,22 @@ typedef struct rtcosim_estimator_spec {
      * deviation, the older history is dropped, so that no extrapolation
      * carries the slope of a step through the next estimates. */
     double jump_factor;
+    /* LINEAR: the names of its inputs, '+'-separated as written after
+     * "linear:" (resolved by the owner: the executor), their count, and the
+     * forgetting factor of the recursive least squares fit, (0, 1] (1: every
+     * sample weighs the same). */
+    char linear_inputs[RTCOSIM_ESTIMATOR_PATH_MAX];
+    size_t linear_count;
+    double forget;
 } rtcosim_estimator_spec;
 
 /* Defaults: ZOH, no limits, no adaptation, weight 0.1, clamp maps. */
 void rtcosim_estimator_spec_init(rtcosim_estimator_spec *spec);
 
-/* Parse "zoh" | "foh" | "soh" | "map:FILE" followed by comma-separated
- * modifiers: min=V, max=V, rate=V (per second), adapt=order|bias|order+bias,
- * weight=W, range=clamp|error, correct, horizon=SECONDS, jump=F.
+/* Parse "zoh" | "foh" | "soh" | "map:FILE" | "linear:NAME[+NAME...]"
+ * followed by comma-separated modifiers: min=V, max=V, rate=V (per second),
+ * adapt=order|bias|order+bias, weight=W, range=clamp|error, correct,
+ * horizon=SECONDS, jump=F, forget=L (linear).
  * Example: "foh,max=10,adapt=order,horizon=0.005".
  * The map file is not read here. Unknown words fail with RTCOSIM_EINVAL
  * naming the word and listing what is accepted. */
@@ -187,6 +198,17 @@ size_t rtcosim_estimator_pending(const rtcosim_estimator *e);
 double rtcosim_estimator_take_correction(rtcosim_estimator *e, rtcosim_time_ns next_hold_ns);
 
 void rtcosim_estimator_get_stats(const rtcosim_estimator *e, rtcosim_estimator_stats *stats);
+
+/* Inputs of estimate() and fit(): the map's inputs (in the map's order),
+ * then the linear inputs (in the spec's order). */
+size_t rtcosim_estimator_input_count(const rtcosim_estimator *e);
+/* A value valid now arrived on time with the inputs of now: fits the LINEAR
+ * estimator's coefficients (no-op without linear inputs). Late values fit it
+ * in rtcosim_estimator_resolve with the inputs stored at the estimate. */
+void rtcosim_estimator_fit(rtcosim_estimator *e, const double *inputs, double value);
+/* The LINEAR fit: value = c[0]*x0 + ... + c[n-1]*x(n-1) + c[n]; copies up to
+ * max coefficients, returns n + 1 (0 without linear inputs). */
+size_t rtcosim_estimator_linear_coefficients(const rtcosim_estimator *e, double *c, size_t max);
 
 /* Extrapolate through up to three points (t[i], v[i]), oldest first, to time
  * t with the given order (0, 1, 2; lowered to n - 1 when fewer points are

@@ -135,11 +135,20 @@ typedef struct rtcosim_rt_options {
      * real-time part. A map estimator's inputs are looked up by name among
      * the real-time part's outputs ("instance.variable"). */
     rtcosim_estimator_spec estimator;
+    /* Per-signal estimators over the default above (borrowed until
+     * rtcosim_rt_create): each names a signal from the non-real-time part as
+     * in estimates.csv; its map and linear inputs are real-time outputs or
+     * (linear only) other signals from the non-real-time part. */
+    const struct rtcosim_rt_signal_estimator *signal_estimators;
+    size_t signal_estimator_count;
     /* tv after a step: the timestamp of the last input consumed (false) or
      * that plus the step (true). */
     bool tv_includes_step;
     /* Declare the partner lost when its newest data is older than this (0: never). */
     rtcosim_time_ns partner_timeout;
+    /* The partner's load is judged over windows of this much simulated time
+     * (0: 100 ms). */
+    rtcosim_time_ns partner_window;
     size_t queue_capacity;  /* samples per direction (rounded up to a power of two) */
     size_t record_capacity; /* estimate records kept for the report */
     /* Virtual runs only: the virtual clock of the non-real-time part's
@@ -169,6 +178,19 @@ typedef struct rtcosim_rt_options {
     int cpu_dma_latency_us;
 } rtcosim_rt_options;
 
+/* One per-signal estimator: "SIGNAL=SPEC" on the command line. */
+typedef struct rtcosim_rt_signal_estimator {
+    char signal[256];
+    rtcosim_estimator_spec spec;
+} rtcosim_rt_signal_estimator;
+
+/* Parse "SIGNAL=SPEC" (*per_signal true) or a plain SPEC (false: the default
+ * estimator, in out->spec). A text is per-signal when what precedes its first
+ * '=' holds neither ',' nor ':' (a spec's modifiers and map path do). */
+rtcosim_status rtcosim_rt_signal_estimator_parse(const char *text,
+                                                 rtcosim_rt_signal_estimator *out,
+                                                 bool *per_signal, rtcosim_error *err);
+
 /* Defaults: H = 1 ms, stop 1 s, factor 1, soft overruns, monotonic clock
  * without busy-wait, no priority/locking/affinity, calibration off (100
  * frames, budget 0.9 when on), 16 overruns, 1e6 frames logged, exchange every
@@ -182,7 +204,7 @@ void rtcosim_rt_options_init(rtcosim_rt_options *options);
  *   exchange N|N-M-... | estimator SPEC (see rtcosim_estimator_spec_parse) |
  *   report DIR | priority 1..99 | cpu N | partner-cpu N | lock-memory yes|no |
  *   cpu-dma-latency US (-1: leave) |
- *   busy-wait SECONDS | calibrate yes|no | partner-timeout SECONDS |
+ *   busy-wait SECONDS | calibrate yes|no | partner-timeout SECONDS | partner-window SECONDS |
  *   tv-includes-step yes|no
  * String values (names, directory) are referenced, not copied: they must
  * live until rtcosim_rt_create. Fails with RTCOSIM_EINVAL naming the option,
@@ -277,6 +299,16 @@ typedef struct rtcosim_rt_summary {
     bool partner_abandoned;
     bool interrupted;             /* ended early by options.stop_request */
     uint64_t records_dropped;     /* estimate records beyond record_capacity */
+    /* The partner's own pace (mixed runs): its compute time per step, its
+     * load (compute time over the real time its simulated time takes: above
+     * 1 it is slower than real time), and windows of options.partner_window
+     * simulated time whose load exceeded 1 (it must be fast enough on
+     * average, or its lag grows until it is lost). */
+    rtcosim_time_ns partner_compute_mean, partner_compute_p99, partner_compute_max;
+    double partner_load;
+    uint64_t partner_windows, partner_slow_windows;
+    double partner_worst_load;             /* of the windows */
+    rtcosim_time_ns partner_first_slow_at; /* start of the first slow window */
     uint64_t signals_to_rt, signals_to_partner;
     bool dma_latency_held;        /* options.cpu_dma_latency_us was held during the run */
 } rtcosim_rt_summary;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "realtime/rls.h"
 #include "rtcosim/coupling.h"
 #include "rtcosim/estimate.h"
 
@@ -19,6 +20,8 @@ typedef struct pending_estimate {
     double used;                              /* value handed out */
     double raw[RTCOSIM_ESTIMATOR_COUNT_];     /* what each kind predicted (no bias) */
     bool has_raw[RTCOSIM_ESTIMATOR_COUNT_];
+    bool has_x;
+    double x[RTCOSIM_ESTIMATOR_LINEAR_MAX]; /* the linear inputs at t, fitted once graded */
 } pending_estimate;
 
 struct rtcosim_estimator {
@@ -26,6 +29,8 @@ struct rtcosim_estimator {
     rtcosim_estimator_spec spec;
     rtcosim_map *owned_map;
     const rtcosim_map *map;
+    size_t map_n;    /* map inputs: the first of estimate()'s inputs */
+    rtcosim_rls rls; /* LINEAR fit over the spec's linear inputs (rls.n > 1 when used) */
 
     /* Extrapolation history: newest last. */
     rtcosim_time_ns hist_t[HISTORY];
@@ -53,7 +58,8 @@ struct rtcosim_estimator {
     double sum_sq_kind[RTCOSIM_ESTIMATOR_COUNT_];
 };
 
-static const char *const kind_names[RTCOSIM_ESTIMATOR_COUNT_] = {"zoh", "foh", "soh", "map"};
+static const char *const kind_names[RTCOSIM_ESTIMATOR_COUNT_] = {"zoh", "foh", "soh", "map",
+                                                                      "linear"};
 
 const char *rtcosim_estimator_kind_name(rtcosim_estimator_kind kind)
 {
@@ -66,6 +72,7 @@ void rtcosim_estimator_spec_init(rtcosim_estimator_spec *spec)
     spec->kind = RTCOSIM_ESTIMATOR_ZOH;
     spec->adapt_weight = 0.1;
     spec->map_range = RTCOSIM_MAP_RANGE_CLAMP;
+    spec->forget = 1.0;
 }
 
 static int parse_double(const char *text, double *out)
@@ -78,9 +85,44 @@ static int parse_double(const char *text, double *out)
     return 0;
 }
 
-#define ACCEPTED_ESTIMATORS "zoh, foh, soh, map:FILE"
+#define ACCEPTED_ESTIMATORS "zoh, foh, soh, map:FILE, linear:NAME[+NAME...]"
 #define ACCEPTED_MODIFIERS "min=V, max=V, rate=V, adapt=order|bias|order+bias, weight=W, " \
-                           "range=clamp|error, correct, horizon=SECONDS, jump=F"
+                           "range=clamp|error, correct, horizon=SECONDS, jump=F, forget=L"
+
+/* "a+b+c": at most RTCOSIM_ESTIMATOR_LINEAR_MAX distinct non-empty names. */
+static rtcosim_status parse_linear_inputs(const char *text, const char *list,
+                                          rtcosim_estimator_spec *spec, rtcosim_error *err)
+{
+    size_t len = strlen(list);
+    if (len == 0 || len >= sizeof spec->linear_inputs)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "estimator '%s': linear needs its input signals "
+                                 "(linear:NAME[+NAME...])", text);
+    memcpy(spec->linear_inputs, list, len + 1);
+    spec->linear_count = 0;
+    for (const char *p = list;; ) {
+        size_t n = strcspn(p, "+");
+        if (n == 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "estimator '%s': empty input name in linear:%s", text, list);
+        for (const char *q = list; q < p;) {
+            size_t m = strcspn(q, "+");
+            if (m == n && strncmp(q, p, n) == 0)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "estimator '%s': input '%.*s' given twice", text,
+                                         (int)n, p);
+            q += m + 1;
+        }
+        if (++spec->linear_count > RTCOSIM_ESTIMATOR_LINEAR_MAX)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "estimator '%s': more than %d linear inputs", text,
+                                     RTCOSIM_ESTIMATOR_LINEAR_MAX);
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    return RTCOSIM_OK;
+}
 
 rtcosim_status rtcosim_estimator_spec_parse(const char *text, rtcosim_estimator_spec *out,
                                             rtcosim_error *err)
@@ -109,6 +151,11 @@ rtcosim_status rtcosim_estimator_spec_parse(const char *text, rtcosim_estimator_
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "estimator: map path longer than %d bytes",
                                      RTCOSIM_ESTIMATOR_PATH_MAX - 1);
         memcpy(spec.map_path, buf + 4, len + 1);
+    } else if (strncmp(buf, "linear:", 7) == 0) {
+        spec.kind = RTCOSIM_ESTIMATOR_LINEAR;
+        rtcosim_status ls = parse_linear_inputs(text, buf + 7, &spec, err);
+        if (ls != RTCOSIM_OK)
+            return ls;
     } else
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "estimator '%s': unknown kind '%s' (expected %s)", text, buf,
@@ -157,6 +204,8 @@ rtcosim_status rtcosim_estimator_spec_parse(const char *text, rtcosim_estimator_
                   spec.horizon <= 0;
         } else if (strcmp(word, "jump") == 0 && value) {
             bad = parse_double(value, &spec.jump_factor) || !(spec.jump_factor > 1);
+        } else if (strcmp(word, "forget") == 0 && value) {
+            bad = parse_double(value, &spec.forget) || !(spec.forget > 0) || spec.forget > 1;
         } else if (strcmp(word, "correct") == 0 && !value) {
             spec.correction = true;
         } else {
@@ -195,6 +244,11 @@ rtcosim_status rtcosim_estimator_create(const char *name, const rtcosim_estimato
     if (spec->horizon < 0 || (spec->jump_factor != 0 && !(spec->jump_factor > 1)))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: horizon must be >= 0 and jump factor 0 (off) or > 1", name);
+    if (spec->linear_count > RTCOSIM_ESTIMATOR_LINEAR_MAX ||
+        (spec->kind == RTCOSIM_ESTIMATOR_LINEAR && spec->linear_count == 0))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "%s: a linear estimator needs 1 to %d inputs", name,
+                                 RTCOSIM_ESTIMATOR_LINEAR_MAX);
     if (pending_capacity == 0)
         pending_capacity = 1;
     rtcosim_estimator *e = calloc(1, sizeof *e);
@@ -223,6 +277,9 @@ rtcosim_status rtcosim_estimator_create(const char *name, const rtcosim_estimato
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
     }
     e->pending_cap = pending_capacity;
+    e->map_n = e->map ? rtcosim_map_input_count(e->map) : 0;
+    if (spec->linear_count)
+        rtcosim_rls_init(&e->rls, spec->linear_count, spec->forget);
     e->current = spec->kind;
     e->stats.current_kind = spec->kind;
     *out = e;
@@ -392,6 +449,13 @@ rtcosim_status rtcosim_estimator_estimate(rtcosim_estimator *e, rtcosim_time_ns 
         if (ms != RTCOSIM_OK && e->current == RTCOSIM_ESTIMATOR_MAP)
             st = ms;
     }
+    if (e->spec.linear_count && map_inputs) {
+        /* Predicts once fitted at least once; until then the kind falls back to ZOH. */
+        memcpy(p->x, map_inputs + e->map_n, e->spec.linear_count * sizeof(double));
+        p->has_x = true;
+        p->raw[RTCOSIM_ESTIMATOR_LINEAR] = rtcosim_rls_predict(&e->rls, p->x);
+        p->has_raw[RTCOSIM_ESTIMATOR_LINEAR] = e->rls.updates > 0;
+    }
     rtcosim_estimator_kind kind = e->current;
     if (!p->has_raw[kind])
         kind = RTCOSIM_ESTIMATOR_ZOH;
@@ -472,6 +536,8 @@ bool rtcosim_estimator_resolve(rtcosim_estimator *e, rtcosim_time_ns t, double v
     while ((p = pending_oldest(e)) != NULL && p->t <= t) {
         if (p->t == t) {
             grade(e, p, value);
+            if (p->has_x)
+                rtcosim_rls_update(&e->rls, p->x, value);
             push_record(e, p, value, record);
             pending_drop_oldest(e);
             found = true;
@@ -503,4 +569,24 @@ void rtcosim_estimator_get_stats(const rtcosim_estimator *e, rtcosim_estimator_s
             e->stats.kind_count[k] ? sqrt(e->sum_sq_kind[k] / (double)e->stats.kind_count[k]) : 0;
     stats->current_kind = e->current;
     stats->bias = (e->spec.adapt & RTCOSIM_ADAPT_BIAS) ? e->bias[e->current] : 0.0;
+}
+
+size_t rtcosim_estimator_input_count(const rtcosim_estimator *e)
+{
+    return e->map_n + e->spec.linear_count;
+}
+
+void rtcosim_estimator_fit(rtcosim_estimator *e, const double *inputs, double value)
+{
+    if (e->spec.linear_count && inputs)
+        rtcosim_rls_update(&e->rls, inputs + e->map_n, value);
+}
+
+size_t rtcosim_estimator_linear_coefficients(const rtcosim_estimator *e, double *c, size_t max)
+{
+    if (!e->spec.linear_count)
+        return 0;
+    for (size_t i = 0; i < e->rls.n && i < max; i++)
+        c[i] = e->rls.theta[i];
+    return e->rls.n;
 }

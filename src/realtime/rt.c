@@ -287,6 +287,8 @@ static rtcosim_status validate_options(const rtcosim_rt_options *o, rtcosim_erro
         if (o->exchange.frames[i] == 0)
             return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                      "real-time: exchange pattern entry %zu is 0", i + 1);
+    if (o->partner_window < 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "real-time: partner window must be >= 0");
     if (o->partner_timeout < 0 || o->queue_capacity < 2 || o->queue_capacity > (1u << 24))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "real-time: partner timeout must be >= 0 and queue capacity "
@@ -379,23 +381,18 @@ static rtcosim_status build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, 
         if (pair_add(&b[tp].inputs, c->to_component, c->to_vr, source) < 0)
             goto oom;
     }
-    /* Map inputs are real-time outputs read at each exchange. */
-    long map_temp[2] = {-1, -1};
-    const rtcosim_map *map = rt->mixed ? rt->active_map : NULL;
-    if (map) {
-        for (size_t d = 0; d < rtcosim_map_input_count(map); d++) {
-            uint32_t vr;
-            long owner = find_rt_output(rt, rtcosim_map_input_name(map, d), &vr);
-            if (owner < 0) {
-                st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                       "%s: map input '%s' is not a Float64 variable of a "
-                                       "real-time component (expected instance.variable)",
-                                       rtcosim_map_name(map), rtcosim_map_input_name(map, d));
-                goto done;
-            }
-            map_temp[d] = slot_of(&b[0].slots, (size_t)owner, vr);
-            if (map_temp[d] < 0)
-                goto oom;
+    /* Estimator inputs that are real-time outputs are read at each exchange
+     * (rt_estimators.c resolves the others, and reports the unknown). */
+    long *est_temp = calloc(rt->est_name_count + 1, sizeof *est_temp);
+    if (!est_temp)
+        goto oom;
+    for (size_t i = 0; i < rt->est_name_count; i++) {
+        uint32_t vr;
+        long owner = find_rt_output(rt, rt->est_names[i], &vr);
+        est_temp[i] = owner < 0 ? -1 : slot_of(&b[0].slots, (size_t)owner, vr);
+        if (owner >= 0 && est_temp[i] < 0) {
+            free(est_temp);
+            goto oom;
         }
     }
     for (int p = 0; p < 2; p++) {
@@ -404,15 +401,14 @@ static rtcosim_status build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, 
             goto oom;
     }
     if (part_finish(rt, &rt->rt_part, &b[0], false, b[1].send_n, temp_to_slot[0]) ||
-        part_finish(rt, &rt->partner_part, &b[1], true, b[0].send_n, temp_to_slot[1]))
+        part_finish(rt, &rt->partner_part, &b[1], true, b[0].send_n, temp_to_slot[1])) {
+        free(est_temp);
         goto oom;
-    if (map) {
-        rt->map_input_slots = calloc(2, sizeof(size_t));
-        if (!rt->map_input_slots)
-            goto oom;
-        for (size_t d = 0; d < rtcosim_map_input_count(map); d++)
-            rt->map_input_slots[d] = temp_to_slot[0][map_temp[d]];
     }
+    for (size_t i = 0; i < rt->est_name_count; i++)
+        if (est_temp[i] >= 0)
+            rt->est_name_slot[i] = temp_to_slot[0][est_temp[i]];
+    free(est_temp);
     /* Signal names: partner -> real-time first, then real-time -> partner. */
     rt->signal_count = rt->partner_part.send_count + rt->rt_part.send_count;
     rt->signal_names = calloc(rt->signal_count + 1, sizeof(char *));
@@ -478,15 +474,7 @@ static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
         return st;
     /* Each estimate waits for its data at most as long as the queues can hold. */
     size_t pending = rtcosim_spsc_capacity(&rt->to_partner) + 2;
-    rtcosim_estimator_spec spec = o->estimator;
-    spec.map = rt->active_map;
-    spec.map_path[0] = '\0';
-    for (size_t s = 0; s < to_rt; s++) {
-        st = rtcosim_estimator_create(rt->signal_names[s], &spec, pending, &rt->estimators[s], err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
+    return rtcosim_rt_estimators_create(rt, pending, err);
 }
 
 rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t count,
@@ -510,6 +498,7 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
     rt->options = *options;
     rt->options.non_realtime = NULL; /* not kept: the caller's string */
+    /* signal_estimators: copied by rtcosim_rt_estimators_prepare, then dropped. */
     rt->options.report_dir = NULL;
     if (options->report_dir && *options->report_dir &&
         !(rt->report_dir = strdup(options->report_dir))) {
@@ -548,6 +537,8 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
     }
     rt->active_map = options->estimator.map ? options->estimator.map : rt->map;
     rt->options.estimator.map = rt->active_map;
+    if (st == RTCOSIM_OK && rt->mixed)
+        st = rtcosim_rt_estimators_prepare(rt, err);
     if (st == RTCOSIM_OK)
         st = build(rt, connections, connection_count, err);
     if (st == RTCOSIM_OK && rt->mixed && rt->partner_part.send_count == 0 &&
@@ -569,6 +560,8 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
         rtcosim_rt_free(rt);
         return st;
     }
+    rt->options.signal_estimators = NULL;
+    rt->options.signal_estimator_count = 0;
     rtcosim_histogram_reset(&rt->lateness);
     rtcosim_histogram_reset(&rt->exec_time);
     *out = rt;
@@ -585,7 +578,7 @@ void rtcosim_rt_free(rtcosim_rt *rt)
             rtcosim_estimator_free(rt->estimators[s]);
     free(rt->estimators);
     rtcosim_map_free(rt->map);
-    free(rt->map_input_slots);
+    rtcosim_rt_estimators_free(rt);
     if (rt->signal_names)
         for (size_t s = 0; s < rt->signal_count; s++)
             free(rt->signal_names[s]);
@@ -672,6 +665,8 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
         return parse_time(name, value, &o->busy_wait, err);
     if (strcmp(name, "partner-timeout") == 0)
         return parse_time(name, value, &o->partner_timeout, err);
+    if (strcmp(name, "partner-window") == 0)
+        return parse_time(name, value, &o->partner_window, err);
     if (strcmp(name, "non-real-time") == 0) {
         o->non_realtime = value;
         return RTCOSIM_OK;
@@ -705,7 +700,8 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
                                  "unknown real-time option --%s (expected real-time-factor, "
                                  "overrun, step, stop-time, start-time, non-real-time, exchange, "
                                  "estimator, report, priority, cpu, partner-cpu, lock-memory, "
-                                 "cpu-dma-latency, busy-wait, calibrate, partner-timeout, tv-includes-step)",
+                                 "cpu-dma-latency, busy-wait, calibrate, partner-timeout, "
+                                 "partner-window, tv-includes-step)",
                                  name);
     if (st != RTCOSIM_OK)
         rtcosim_error_prefix(err, "--%s: ", name);

@@ -76,9 +76,18 @@ struct rtcosim_rt {
     /* Error handling system. */
     rtcosim_estimator **estimators; /* per to_rt signal */
     rtcosim_map *map;               /* loaded here from options (owned), or NULL */
-    const rtcosim_map *active_map;  /* the map every estimator uses (owned or borrowed) */
-    size_t *map_input_slots;        /* rt_part slots of the map inputs */
-    double map_inputs[2];
+    const rtcosim_map *active_map;  /* the default estimator's map (owned or borrowed) */
+    /* Per-signal estimators and every estimator's inputs (rt_estimators.c). */
+    rtcosim_rt_signal_estimator *est_specs; /* copies of options.signal_estimators */
+    rtcosim_map **est_maps;                 /* their maps, loaded here */
+    size_t est_spec_count;
+    char **est_names;      /* input names that may be real-time outputs */
+    size_t est_name_count;
+    size_t *est_name_slot; /* rt_part slot of each, or SIZE_MAX: not a real-time output */
+    size_t *est_in_first;  /* per to_rt signal + 1: its inputs in est_in */
+    size_t *est_in;        /* rt_part slot, or SOURCE_REMOTE | signal index */
+    double *est_values;    /* one signal's inputs gathered for its estimator */
+    bool *est_second;      /* per to_rt signal: reads other signals' values (second pass) */
     rtcosim_estimate_record *records;
     size_t record_count;
 
@@ -102,6 +111,17 @@ struct rtcosim_rt {
     uint64_t episode_start;        /* frame of the first estimate of the current episode */
     bool in_episode;
 
+    /* The partner's pace (rt_pace.c), written by its thread only. */
+    struct {
+        rtcosim_histogram compute;
+        rtcosim_time_ns sum_compute, sum_h;
+        int64_t window; /* index of the open window, -1: none */
+        rtcosim_time_ns win_compute, win_h;
+        uint64_t windows, slow;
+        double worst;
+        rtcosim_time_ns first_slow_at;
+    } pace;
+
     /* Results. */
     rtcosim_rt_summary summary;
     rtcosim_histogram lateness, exec_time;
@@ -115,6 +135,25 @@ struct rtcosim_rt {
     rtcosim_status run_status;
     rtcosim_error run_error;
 };
+
+/* rt_estimators.c. prepare: before build (copies the per-signal specs, loads
+ * their maps, collects the input names build() looks up as real-time
+ * outputs); create: after build (resolves signal and input names, creates
+ * one estimator per signal); inputs: gather signal j's inputs (paced thread,
+ * no allocation); free: what prepare and create allocated. */
+rtcosim_status rtcosim_rt_estimators_prepare(rtcosim_rt *rt, rtcosim_error *err);
+rtcosim_status rtcosim_rt_estimators_create(rtcosim_rt *rt, size_t pending, rtcosim_error *err);
+const double *rtcosim_rt_estimator_inputs(rtcosim_rt *rt, size_t j);
+void rtcosim_rt_estimators_free(rtcosim_rt *rt);
+
+/* rt_pace.c: reset before a run; account one partner step of h simulated
+ * time from stamp that took `compute` (partner thread, no allocation);
+ * finish after the partner stopped: the summary figures and a warning when
+ * it was slower than real time over a window. */
+void rtcosim_rt_pace_reset(rtcosim_rt *rt);
+void rtcosim_rt_pace_account(rtcosim_rt *rt, rtcosim_time_ns stamp, rtcosim_time_ns h,
+                             rtcosim_time_ns compute);
+void rtcosim_rt_pace_finish(rtcosim_rt *rt);
 
 /* Frame start offset of frame k from the (slipped) schedule start. */
 rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k);

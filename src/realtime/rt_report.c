@@ -86,6 +86,11 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
     fprintf(f, "memory_locked,%d,\n", s->memory_locked);
     fprintf(f, "dma_latency_held,%d,\n", s->dma_latency_held);
     fprintf(f, "cpu_affinity,%d,\n", s->affinity_applied);
+    /* Per part: compute time and its share of H (of the wall time a macro step takes). */
+    double period = (double)rt->options.macro_step / rt->options.rt_factor;
+    fprintf(f, "realtime_compute_mean,%.3f,us\n", rtcosim_histogram_mean(e) / 1e3);
+    fprintf(f, "realtime_compute_p99,%.3f,us\n", us(rtcosim_histogram_percentile(e, 99)));
+    fprintf(f, "realtime_share_of_H,%.6f,\n", rtcosim_histogram_mean(e) / period);
     if (s->calibration_worst)
         fprintf(f, "calibration_worst,%.3f,us\ncalibration_median,%.3f,us\n",
                 us(s->calibration_worst), us(s->calibration_median));
@@ -106,6 +111,15 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
     if (s->partner_lost)
         fprintf(f, "partner_lost_at,%.9g,s\n", rtcosim_time_to_seconds(s->partner_lost_at));
     fprintf(f, "records_dropped,%llu,\n", (unsigned long long)s->records_dropped);
+    fprintf(f, "nonrealtime_compute_mean,%.3f,us\n", us(s->partner_compute_mean));
+    fprintf(f, "nonrealtime_compute_p99,%.3f,us\n", us(s->partner_compute_p99));
+    fprintf(f, "nonrealtime_share_of_H,%.6f,\n", s->partner_load);
+    fprintf(f, "nonrealtime_windows,%llu,\n", (unsigned long long)s->partner_windows);
+    fprintf(f, "nonrealtime_slow_windows,%llu,\n", (unsigned long long)s->partner_slow_windows);
+    fprintf(f, "nonrealtime_worst_window_share,%.6f,\n", s->partner_worst_load);
+    if (s->partner_slow_windows)
+        fprintf(f, "nonrealtime_first_slow_at,%.9g,s\n",
+                rtcosim_time_to_seconds(s->partner_first_slow_at));
 }
 
 static void write_frames(const rtcosim_rt *rt, FILE *f)
@@ -256,6 +270,18 @@ void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
             s->exchanges ? 100.0 * (double)s->estimated_exchanges / (double)s->exchanges : 0.0,
             (double)s->max_lag / 1e6, (unsigned long long)s->late_episodes,
             (unsigned long long)s->resync_frames_median, (unsigned long long)s->resync_frames_max);
+    fprintf(out, "  compute: real-time part mean %.1f us (%.1f%% of H), non-real-time part mean "
+                 "%.1f us p99 %.1f us per step (%.1f%% of real time)\n",
+            rtcosim_histogram_mean(e) / 1e3,
+            100.0 * rtcosim_histogram_mean(e) * rt->options.rt_factor /
+                (double)rt->options.macro_step,
+            us(s->partner_compute_mean), us(s->partner_compute_p99), 100.0 * s->partner_load);
+    if (s->partner_slow_windows)
+        fprintf(out, "  WARNING: the non-real-time part was slower than real time in %llu of %llu "
+                     "windows (worst %.2fx, first from %.6f s)\n",
+                (unsigned long long)s->partner_slow_windows,
+                (unsigned long long)s->partner_windows, s->partner_worst_load,
+                rtcosim_time_to_seconds(s->partner_first_slow_at));
     if (s->partner_lost)
         fprintf(out, "  partner LOST at te = %.6f s: %s\n",
                 rtcosim_time_to_seconds(s->partner_lost_at), s->partner_lost_reason);

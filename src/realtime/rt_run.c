@@ -82,8 +82,10 @@ static void *partner_main(void *arg)
             struct timespec pause = {0, 50000};
             nanosleep(&pause, NULL);
         }
+        rtcosim_time_ns began = rtcosim_clock_now(rt->clock);
         rtcosim_status st = partner_compute(rt, in, out, &err);
         out->done_at = rtcosim_clock_now(rt->clock);
+        rtcosim_rt_pace_account(rt, in->stamp, in->h, out->done_at - began);
         rtcosim_spsc_pop(&rt->to_partner);
         rtcosim_spsc_push(&rt->from_partner);
         if (st != RTCOSIM_OK)
@@ -121,8 +123,10 @@ static void partner_advance_virtual(rtcosim_rt *rt, rtcosim_time_ns now)
         if (!in)
             return;
         rtcosim_clock_sleep_until(pc, in->sent_at);
+        rtcosim_time_ns began = rtcosim_clock_now(pc);
         partner_compute(rt, in, rt->inflight, &err);
         rt->inflight->done_at = rtcosim_clock_now(pc);
+        rtcosim_rt_pace_account(rt, in->stamp, in->h, rt->inflight->done_at - began);
         rtcosim_spsc_pop(&rt->to_partner);
         rt->inflight_busy = true;
     }
@@ -233,23 +237,26 @@ static rtcosim_status exchange(rtcosim_rt *rt, uint64_t frame, rtcosim_time_ns t
     *estimated = lag > 0;
     if (lag <= 0) {
         memcpy(remote, rt->newest_values, n * sizeof(double));
-    } else {
-        const double *map_inputs = NULL;
-        if (rt->map_input_slots) {
-            for (size_t d = 0; d < rtcosim_map_input_count(rt->active_map); d++)
-                rt->map_inputs[d] = rt->rt_part.slot_values[rt->map_input_slots[d]];
-            map_inputs = rt->map_inputs;
-        }
-        for (size_t j = 0; j < n; j++) {
-            rtcosim_status es = rtcosim_estimator_estimate(rt->estimators[j], te, rt->partner_tv,
-                                                           hold, map_inputs, &remote[j], err);
-            if (es != RTCOSIM_OK && st == RTCOSIM_OK)
-                st = es;
-        }
-    }
-    if (rt->options.estimator.correction)
+        /* On time: linear estimators fit the value against the inputs of now. */
         for (size_t j = 0; j < n; j++)
-            remote[j] += rtcosim_estimator_take_correction(rt->estimators[j], hold);
+            if (rt->est_in_first[j] != rt->est_in_first[j + 1])
+                rtcosim_estimator_fit(rt->estimators[j], rtcosim_rt_estimator_inputs(rt, j),
+                                      remote[j]);
+    } else {
+        /* Signals estimated from other partner signals go second, after those. */
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t j = 0; j < n; j++) {
+                if (rt->est_second[j] != (pass == 1))
+                    continue;
+                rtcosim_status es = rtcosim_estimator_estimate(
+                    rt->estimators[j], te, rt->partner_tv, hold,
+                    rtcosim_rt_estimator_inputs(rt, j), &remote[j], err);
+                if (es != RTCOSIM_OK && st == RTCOSIM_OK)
+                    st = es;
+            }
+    }
+    for (size_t j = 0; j < n; j++) /* 0 unless the signal's spec has `correct` */
+        remote[j] += rtcosim_estimator_take_correction(rt->estimators[j], hold);
     /* Late episodes: from the first estimated exchange to the next one on time. */
     if (te > rt->options.start_time) {
         rt->summary.exchanges++;
@@ -679,6 +686,7 @@ static rtcosim_status start_partner(rtcosim_rt *rt, rtcosim_error *err)
                                   rt->newest_values[j]);
     }
     atomic_store(&rt->partner_stop, false);
+    rtcosim_rt_pace_reset(rt);
     if (rtcosim_clock_is_virtual(rt->clock))
         return RTCOSIM_OK;
     if (sem_init(&rt->partner_wakeup, 0, 0) != 0)
@@ -807,6 +815,7 @@ rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
     if (rt->mixed) {
         stop_partner(rt);
         finish_episodes(rt);
+        rtcosim_rt_pace_finish(rt);
     }
     if (rt->options.lock_memory && rt->summary.memory_locked)
         munlockall();

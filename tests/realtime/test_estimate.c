@@ -55,7 +55,8 @@ static void estimator_spec_parses_kinds_and_modifiers(void **state)
     assert_int_equal(s.map_range, RTCOSIM_MAP_RANGE_ERROR);
     rtcosim_error err;
     assert_int_equal(rtcosim_estimator_spec_parse("cubic", &s, &err), RTCOSIM_EINVAL);
-    assert_non_null(strstr(err.message, "unknown kind 'cubic' (expected zoh, foh, soh, map:FILE)"));
+    assert_non_null(strstr(err.message, "unknown kind 'cubic' (expected zoh, foh, soh, map:FILE, "
+                                         "linear:NAME[+NAME...])"));
     assert_int_equal(rtcosim_estimator_spec_parse("foh,speed=3", &s, &err), RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "unknown option 'speed'"));
     assert_int_equal(rtcosim_estimator_spec_parse("foh,rate=-3", &s, &err), RTCOSIM_EINVAL);

@@ -539,6 +539,157 @@ static void overrun_is_the_partners_when_its_exchange_work_decided_it(void **sta
     assert_false(ov.partner);
 }
 
+
+/* --- Per-signal estimators, the linear estimator, the partner's pace -------- */
+
+/* Per-signal spec over the default: source.y gets FOH with a rate limit of
+ * 1000/s (1 per ms) from the last value handed out. Late at 3 and 4 ms
+ * (late_once): FOH through (1, 3), (2, 5) says 7 and 9; the limit allows
+ * 5 + 1 = 6 at 3 ms, then 6 + 1 = 7 at 4 ms. */
+static void per_signal_estimator_overrides_the_default_with_its_limits(void **state)
+{
+    (void)state;
+    mixed m;
+    rtcosim_delay_options d = {.schedule = late_once, .schedule_length = 10};
+    mixed_setup(&m, 1, 2, 0, &d, false);
+    rtcosim_rt_signal_estimator se;
+    bool per_signal;
+    assert_int_equal(rtcosim_rt_signal_estimator_parse("source.y=foh,rate=1000", &se,
+                                                       &per_signal, NULL),
+                     RTCOSIM_OK);
+    m.options.signal_estimators = &se;
+    m.options.signal_estimator_count = 1;
+    assert_int_equal(mixed_run(&m, MS(8), NULL), RTCOSIM_OK);
+    assert_true(fabs(used_input(&m, 3) - 6) < 1e-9);
+    assert_true(fabs(used_input(&m, 4) - 7) < 1e-9);
+    assert_int_equal(rtcosim_rt_record_at(m.rt, 0)->kind, RTCOSIM_ESTIMATOR_FOH);
+    mixed_teardown(&m);
+}
+
+static void per_signal_estimator_naming_an_unknown_or_repeated_signal_is_refused(void **state)
+{
+    (void)state;
+    static const char *const cases[][3] = {
+        {"nosuch.y=zoh", NULL, "estimator of 'nosuch.y': no such signal from the non-real-time"},
+        {"source.y=zoh", "source.y=foh", "estimator of 'source.y' is given twice"},
+        {"source.y=linear:timer.nope", NULL,
+         "input 'timer.nope' is neither a real-time output nor a signal"},
+        {"source.y=linear:source.y", NULL, "a signal cannot be its own linear input"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mixed m;
+        rtcosim_delay_options d = {.schedule = late_once, .schedule_length = 10};
+        mixed_setup(&m, 1, 2, 0, &d, true);
+        rtcosim_rt_signal_estimator se[2];
+        bool per_signal;
+        size_t n = cases[i][1] ? 2 : 1;
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(rtcosim_rt_signal_estimator_parse(cases[i][k], &se[k], &per_signal,
+                                                               NULL),
+                             RTCOSIM_OK);
+        m.options.signal_estimators = se;
+        m.options.signal_estimator_count = n;
+        rtcosim_error err;
+        assert_int_not_equal(mixed_run(&m, MS(8), &err), RTCOSIM_OK);
+        assert_null(m.rt);
+        if (!strstr(err.message, cases[i][2]))
+            fail_msg("case %zu: '%s'", i, err.message);
+        mixed_teardown(&m);
+    }
+}
+
+/* The source y = 1 + 2 t_ms is an exact linear function of the real-time
+ * timer's ms: fitted on time at 0, 1, 2 ms, the linear estimator predicts
+ * the late values at 3, 6, 9, 12 ms (late_every_third) as 1 + 2 te, where
+ * ZOH would be 2 off, and its coefficients are (2, 1). */
+static void linear_estimator_predicts_a_late_signal_from_a_real_time_one(void **state)
+{
+    (void)state;
+    mixed m;
+    rtcosim_delay_options d = {.schedule = late_every_third, .schedule_length = 3};
+    mixed_setup(&m, 1, 2, 0, &d, true);
+    assert_int_equal(rtcosim_estimator_spec_parse("linear:timer.ms", &m.options.estimator, NULL),
+                     RTCOSIM_OK);
+    assert_int_equal(mixed_run(&m, MS(14), NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_rt_record_count(m.rt), 4);
+    for (size_t i = 0; i < 4; i++) {
+        const rtcosim_estimate_record *r = rtcosim_rt_record_at(m.rt, i);
+        double te = 3.0 * (double)(i + 1);
+        assert_int_equal(r->te, MS(te));
+        assert_int_equal(r->kind, RTCOSIM_ESTIMATOR_LINEAR);
+        assert_true(fabs(r->estimate - (1 + 2 * te)) < 1e-4);
+        assert_true(r->late_value == 1 + 2 * te);
+        assert_true(fabs(used_input(&m, (size_t)te) - (1 + 2 * te)) < 1e-4);
+    }
+    double c[2];
+    assert_int_equal(rtcosim_estimator_linear_coefficients(rtcosim_rt_estimator(m.rt, 0), c, 2),
+                     2);
+    assert_true(fabs(c[0] - 2) < 1e-5 && fabs(c[1] - 1) < 1e-5);
+    rtcosim_estimator_stats st;
+    rtcosim_estimator_get_stats(rtcosim_rt_estimator(m.rt, 0), &st);
+    assert_true(fabs(st.kind_rms_error[RTCOSIM_ESTIMATOR_ZOH] - 2) < 1e-12);
+    mixed_teardown(&m);
+}
+
+/* Compute times 0.2, 0.2, 1.3 ms per 1 ms step: 1.7 ms per 3 ms window, load
+ * 17/30; 0.2, 0.2, 2.9: 3.3 ms per 3 ms, load 1.1, every window slow. */
+static void partner_slower_than_real_time_on_average_is_reported_per_window(void **state)
+{
+    (void)state;
+    static const rtcosim_time_ns slow[] = {MS(0.2), MS(0.2), MS(2.9)};
+    mixed m;
+    rtcosim_delay_options d = {.schedule = late_every_third, .schedule_length = 3};
+    mixed_setup(&m, 1, 2, 0, &d, false);
+    m.options.partner_window = MS(3);
+    assert_int_equal(mixed_run(&m, MS(16), NULL), RTCOSIM_OK);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(m.rt);
+    /* The last frame (15 ms) sends no step: steps stamped 0..14 are
+     * computed, 5 complete windows. */
+    assert_int_equal(s->partner_windows, 5);
+    assert_int_equal(s->partner_slow_windows, 0);
+    assert_true(fabs(s->partner_worst_load - 17.0 / 30) < 1e-9);
+    assert_true(fabs(s->partner_load - 17.0 / 30) < 1e-9);
+    assert_int_equal(s->partner_compute_mean, 566667); /* 1.7 ms / 3, rounded to ns */
+    assert_int_equal(s->partner_compute_max, MS(1.3));
+    /* summary.csv carries them per part. */
+    char *dir = tu_make_dir();
+    assert_int_equal(rtcosim_rt_write_report(m.rt, dir, NULL), RTCOSIM_OK);
+    char path[4200], line[512];
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        found += strcmp(line, "nonrealtime_compute_mean,566.667,us\n") == 0 ||
+                 strcmp(line, "nonrealtime_share_of_H,0.566667,\n") == 0 ||
+                 strcmp(line, "nonrealtime_windows,5,\n") == 0 ||
+                 strcmp(line, "nonrealtime_slow_windows,0,\n") == 0 ||
+                 strcmp(line, "nonrealtime_worst_window_share,0.566667,\n") == 0 ||
+                 strncmp(line, "realtime_share_of_H,", 20) == 0;
+    fclose(f);
+    assert_int_equal(found, 6);
+    const char *names[] = {"estimates.csv", "frames.csv", "summary.csv", "overruns.csv",
+                           "estimators.csv", "timing.svg"};
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(remove(path), 0);
+    }
+    tu_drop_dir(dir);
+    mixed_teardown(&m);
+
+    rtcosim_delay_options d2 = {.schedule = slow, .schedule_length = 3};
+    mixed_setup(&m, 1, 2, 0, &d2, false);
+    m.options.partner_window = MS(3);
+    assert_int_equal(mixed_run(&m, MS(30), NULL), RTCOSIM_OK);
+    s = rtcosim_rt_get_summary(m.rt);
+    assert_true(s->partner_windows >= 5);
+    assert_int_equal(s->partner_slow_windows, s->partner_windows);
+    assert_true(fabs(s->partner_worst_load - 1.1) < 1e-9);
+    assert_int_equal(s->partner_first_slow_at, 0);
+    assert_false(s->partner_lost); /* late, not lost: the timeout is 1 s */
+    mixed_teardown(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -558,6 +709,10 @@ int main(void)
         cmocka_unit_test(report_files_are_written_with_estimates),
         cmocka_unit_test(late_wakeup_while_the_partner_is_late_counts_for_it_unless_isolated),
         cmocka_unit_test(overrun_is_the_partners_when_its_exchange_work_decided_it),
+        cmocka_unit_test(per_signal_estimator_overrides_the_default_with_its_limits),
+        cmocka_unit_test(per_signal_estimator_naming_an_unknown_or_repeated_signal_is_refused),
+        cmocka_unit_test(linear_estimator_predicts_a_late_signal_from_a_real_time_one),
+        cmocka_unit_test(partner_slower_than_real_time_on_average_is_reported_per_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
