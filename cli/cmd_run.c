@@ -227,10 +227,11 @@ static int run_system(const run_args *a)
         goto done;
     }
     for (size_t i = 0; i < out.count; i++)
-        columns[i] = (rtcosim_column){rtcosim_master_observed_name(m, i), RTCOSIM_TYPE_FLOAT64};
+        columns[i] = (rtcosim_column){.name = rtcosim_master_observed_name(m, i), .type = RTCOSIM_TYPE_FLOAT64};
     for (size_t i = 0; i < out.text_count; i++)
-        columns[out.count + i] = (rtcosim_column){rtcosim_master_text_observed_name(m, i),
-                                                  rtcosim_master_text_observed_type(m, i)};
+        columns[out.count + i] = (rtcosim_column){
+            .name = rtcosim_master_text_observed_name(m, i),
+            .type = rtcosim_master_text_observed_type(m, i)};
     if (a->output_file) {
         rtcosim_recorder_options ro = {.path = a->output_file, .columns = columns,
                                        .column_count = total, .record_every = every};

@@ -56,9 +56,12 @@ static void usage(FILE *out)
         "                              are interpolated linearly, all others held; Binary\n"
         "                              cells in hex, two digits per byte (as fmusim; results\n"
         "                              write Binary so too)\n"
-        "  --output-file CSV           results file (default: <FMU name>_out.csv in the current\n"
-        "                              directory, e.g. Dahlquist_out.csv for Dahlquist.fmu);\n"
-        "                              '-' writes to standard output\n"
+        "  -o, --output-file FILE      results file, .csv or .mat (default: <FMU name>_out.csv\n"
+        "                              in the current directory, e.g. Dahlquist_out.csv for\n"
+        "                              Dahlquist.fmu); '-' writes CSV to standard output; .mat\n"
+        "                              is the Modelica/Dymola result layout (Aclass, name,\n"
+        "                              description with [unit], dataInfo, data_1, data_2)\n"
+        "  --csv-units                 a second CSV row with each variable's unit\n"
         "  --output-variable NAME      record this variable (repeatable; default: all outputs)\n"
         "  --record-every N            record every N-th communication point (and the last)\n"
         "  --writer-thread             format and write results on a separate thread\n"
@@ -125,7 +128,7 @@ typedef struct simulate_args {
     uint32_t record_every;
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
-    bool writer_thread, log_fmi_calls, fmu_logging, quiet, strict;
+    bool writer_thread, csv_units, log_fmi_calls, fmu_logging, quiet, strict;
     bool event_mode_used, early_return_allowed;
 } simulate_args;
 
@@ -155,7 +158,7 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             slot = &a->tolerance;
         } else if (strcmp(arg, "--input-file") == 0) {
             slot = &a->input_file;
-        } else if (strcmp(arg, "--output-file") == 0) {
+        } else if (strcmp(arg, "--output-file") == 0 || strcmp(arg, "-o") == 0) {
             slot = &a->output_file;
         } else if (strcmp(arg, "--interface-type") == 0) {
             const char *type = option_value(argc, argv, &i);
@@ -246,6 +249,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             continue;
         } else if (strcmp(arg, "--writer-thread") == 0) {
             a->writer_thread = true;
+            continue;
+        } else if (strcmp(arg, "--csv-units") == 0) {
+            a->csv_units = true;
             continue;
         } else if (strcmp(arg, "--isolate") == 0) {
             a->isolate = true;
@@ -449,7 +455,8 @@ static int run_simulate(int argc, char **argv)
                                   .output_variables = a.output_variables,
                                   .output_variable_count = a.output_variable_count,
                                   .record_every = a.record_every,
-                                  .writer_thread = a.writer_thread};
+                                  .writer_thread = a.writer_thread,
+                                  .csv_units = a.csv_units};
     if (resolve_times(&a, c, &o))
         goto done;
     /* Binary inputs' cells stay text (hex, as fmusim reads them). */

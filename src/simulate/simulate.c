@@ -203,11 +203,15 @@ static rtcosim_status setup_outputs(run *r, rtcosim_error *err)
         b->column[b->count++] = i;
         columns[i].name = r->recorded[i]->name;
         columns[i].type = r->recorded[i]->type;
+        columns[i].unit = r->recorded[i]->unit;
+        columns[i].description = r->recorded[i]->description;
+        columns[i].parameter = r->recorded[i]->variability <= RTCOSIM_VARIABILITY_TUNABLE;
     }
     if (st == RTCOSIM_OK && o->output_file) {
         rtcosim_recorder_options ro = {.path = o->output_file, .columns = columns, .column_count = n,
                                        .record_every = o->record_every,
                                        .writer_thread = o->writer_thread,
+                                       .csv_units = o->csv_units,
                                        .buffer_bytes = 1024 * 1024};
         st = rtcosim_recorder_open(&ro, &r->recorder, err);
     }

@@ -1,0 +1,85 @@
+"""MAT results read back with scipy.io.loadmat: the Dymola result layout
+(Aclass, name, description with [unit], dataInfo, data_1, data_2) and values
+identical to the CSV of the same run, checked against the analytic free fall of
+BouncingBall (h = h0 + g t^2 / 2 before the first bounce) and its model's units.
+Usage: test_mat_scipy.py RTCOSIM BOUNCINGBALL_FMU. Exit 77 (skip) without scipy."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import scipy.io
+except ImportError:
+    print("skipped: scipy is not installed (Debian: python3-scipy)")
+    sys.exit(77)
+
+rtcosim, fmu = sys.argv[1], sys.argv[2]
+
+
+def strings(matrix):
+    """binTrans: one string per column of a char matrix."""
+    return ["".join(matrix[:, j]).rstrip() for j in range(matrix.shape[1])]
+
+
+def run(*args):
+    return subprocess.run([rtcosim, "simulate", fmu, "--stop-time", "0.3", "--output-interval", "0.1",
+                           "--output-variable", "h", "--output-variable", "v", "--output-variable", "g",
+                           *args], capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    mat_path, csv_path = os.path.join(tmp, "ball.mat"), os.path.join(tmp, "ball.csv")
+    r = run("-o", mat_path)
+    assert r.returncode == 0, r.stderr
+    assert not os.path.exists(mat_path + ".csv.part")
+    r = run("--output-file", csv_path)
+    assert r.returncode == 0, r.stderr
+    assert scipy.io.matlab.matfile_version(mat_path)[0] == 0  # MAT v4, as Dymola writes it
+    m = scipy.io.loadmat(mat_path, chars_as_strings=False)
+    assert strings(m["Aclass"].T) == ["Atrajectory", "1.1", "", "binTrans"], m["Aclass"]
+    names = strings(m["name"])
+    assert names == ["time", "h", "v", "g"], names
+    desc = strings(m["description"])
+    assert desc[0] == "Time [s]", desc
+    assert desc[1].endswith("[m]") and desc[2].endswith("[m/s]"), desc
+    assert desc[3] == "Gravity acceleration (< 0) [m/s2]", desc
+    info = m["dataInfo"]
+    assert info.shape == (4, 4) and info.dtype == np.int32
+    # time: abscissa of all matrices; h, v: rows 2, 3 of data_2 (interpolated,
+    # undefined outside); g (fixed parameter): row 2 of data_1, defined outside
+    assert info[:, 0].tolist() == [0, 1, 0, -1], info
+    assert info[:, 1].tolist() == [2, 2, 0, -1], info
+    assert info[:, 2].tolist() == [2, 3, 0, -1], info
+    assert info[:, 3].tolist() == [1, 2, 0, 0], info
+    d1, d2 = m["data_1"], m["data_2"]
+    assert d1.tolist() == [[0.0, 0.3], [-9.81, -9.81]], d1
+    assert d2.shape == (3, 4), d2.shape
+    with open(csv_path, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["time", "h", "v", "g"], rows[0]
+    values = np.array([[float(x) for x in row] for row in rows[1:]])
+    # identical to the CSV, value by value (no tolerance)
+    assert np.array_equal(d2, values[:, :3].T), (d2, values)
+    # and the physics: free fall from h0 = 1 m with g = -9.81 m/s2
+    t = np.array([0.0, 0.1, 0.2, 0.3])
+    assert np.array_equal(d2[0], t)
+    assert np.allclose(d2[1], 1 - 9.81 * t * t / 2, rtol=0, atol=1e-12), d2[1]
+    assert np.allclose(d2[2], -9.81 * t, rtol=0, atol=1e-12), d2[2]
+
+    # an extension that is neither .csv nor .mat is refused and nothing written
+    bad = os.path.join(tmp, "ball.xlsx")
+    r = run("-o", bad)
+    assert r.returncode == 1 and r.stderr == f"rtcosim: {bad}: unknown results format '.xlsx' (use .csv or .mat)\n", r.stderr
+    assert not os.path.exists(bad)
+
+    # --csv-units: the units of the model description under the header
+    r = run("--output-file", csv_path, "--csv-units")
+    assert r.returncode == 0, r.stderr
+    with open(csv_path, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[1] == ["s", "m", "m/s", "m/s2"], rows[1]
+    assert float(rows[2][1]) == 1.0
+print("ok")
