@@ -288,7 +288,7 @@ static int run_can(int argc, char **argv)
             else
                 out = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            rc = cli_fail("can decode: unknown option '%s' (see rtcosim can --help)", a);
+            rc = cli_unknown_option("can", a, usage);
         } else if (log_path) {
             rc = cli_fail("can decode: more than one log given ('%s' and '%s')", log_path, a);
         } else {

@@ -45,13 +45,15 @@ static void usage(FILE *out)
         "  --start-time SECONDS        start time (default: the FMU's default experiment, else 0)\n"
         "  --stop-time SECONDS         stop time (default: default experiment, else start + 1)\n"
         "  --output-interval SECONDS   communication step and output interval (default: the\n"
-        "                              default experiment's stepSize, else (stop - start) / 500)\n"
+        "  --step-size SECONDS         default experiment's stepSize, else (stop - start) / 500;\n"
+        "                              --step-size is the same option, as in run)\n"
         "  --tolerance TOL             relative tolerance passed to the FMU and, for model\n"
         "                              exchange, CVODE's (default: default experiment, else\n"
         "                              none; CVODE then uses 1e-6)\n"
         "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable);\n"
         "                              an FMI 3.0 array takes all its elements as one list,\n"
-        "                              row-major: --start-value u \"0.5 -1 4\"; Binary in hex\n"
+        "                              row-major: --start-value u \"0.5 -1 4\"; Binary in hex;\n"
+        "                              NAME=VALUE works too: --start-value e=0.5\n"
         "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
         "                              are interpolated linearly, all others held; Binary\n"
         "                              cells in hex, two digits per byte (as fmusim; results\n"
@@ -152,7 +154,7 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             slot = &a->start;
         } else if (strcmp(arg, "--stop-time") == 0) {
             slot = &a->stop;
-        } else if (strcmp(arg, "--output-interval") == 0) {
+        } else if (strcmp(arg, "--output-interval") == 0 || strcmp(arg, "--step-size") == 0) {
             slot = &a->interval;
         } else if (strcmp(arg, "--tolerance") == 0) {
             slot = &a->tolerance;
@@ -189,8 +191,20 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--max-solver-step") == 0) {
             slot = &a->max_solver_step;
         } else if (strcmp(arg, "--start-value") == 0) {
+            /* NAME VALUE or NAME=VALUE (as fmusim's and FMPy's start values) */
+            const char *eq = i + 1 < argc ? strchr(argv[i + 1], '=') : NULL;
+            if (eq && eq != argv[i + 1]) {
+                argv[i + 1][eq - argv[i + 1]] = '\0';
+                a->start_values[a->start_value_count].name = argv[i + 1];
+                a->start_values[a->start_value_count++].value = eq + 1;
+                i += 1;
+                continue;
+            }
             if (i + 2 >= argc)
-                return cli_fail("simulate: option --start-value needs a NAME and a VALUE");
+                return cli_fail("simulate: option --start-value needs NAME VALUE or NAME=VALUE");
+            if (strncmp(argv[i + 2], "--", 2) == 0)
+                return cli_fail("simulate: --start-value %s: the value '%s' is an option; write "
+                                "--start-value NAME VALUE or NAME=VALUE", argv[i + 1], argv[i + 2]);
             a->start_values[a->start_value_count].name = argv[i + 1];
             a->start_values[a->start_value_count++].value = argv[i + 2];
             i += 2;
@@ -264,10 +278,11 @@ static int parse_args(int argc, char **argv, simulate_args *a)
                 return 1;
             continue;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return cli_fail("simulate: unknown option '%s' (see rtcosim simulate --help)", arg);
+            return cli_unknown_option("simulate", arg, usage);
         } else {
             if (a->fmu)
-                return cli_fail("simulate: more than one FMU given ('%s' and '%s')", a->fmu, arg);
+                return cli_fail("simulate: more than one FMU given ('%s' and '%s'): is '%s' the "
+                                "value of the option before it?", a->fmu, arg, arg);
             a->fmu = arg;
             continue;
         }

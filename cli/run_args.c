@@ -422,7 +422,7 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             else
                 rtcosim_log_set_level(level);
         } else {
-            rc = cli_fail("run: unknown option '%s' (see rtcosim run --help)", opt);
+            rc = cli_unknown_option("run", opt, cli_run_usage);
         }
         if (rc)
             return rc;
