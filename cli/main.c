@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cli_commands.gen.h"
+#include "rtcosim/component.h"
 #include "rtcosim/log.h"
 
 int cli_fail(const char *fmt, ...)
@@ -83,35 +84,12 @@ int cli_check_output_dir(const char *option, const char *dir)
 
 size_t cli_edit_distance(const char *a, const char *b)
 {
-    /* Levenshtein distance, one row; names here are short (options, variables) */
-    size_t n = strlen(b);
-    if (n > 255)
-        return (size_t)-1;
-    size_t row[256];
-    for (size_t j = 0; j <= n; j++)
-        row[j] = j;
-    for (size_t i = 1; a[i - 1]; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= n; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[n];
+    return rtcosim_edit_distance(a, b);
 }
 
 bool cli_is_close(const char *typed, const char *candidate, size_t distance)
 {
-    size_t len = strlen(typed) > strlen(candidate) ? strlen(typed) : strlen(candidate);
-    /* close: at most a third of the longer name, at least one edit allowed */
-    return distance <= (len >= 6 ? len / 3 : 1);
+    return rtcosim_name_is_close(typed, candidate, distance);
 }
 
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
