@@ -137,7 +137,8 @@ static char **split_option_values(int argc, char **argv, int *out_argc)
 {
     int extra = 0;
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '='))
+        if (strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') &&
+            strncmp(argv[i], "--isolate=", 10) != 0)
             extra++;
     *out_argc = argc;
     if (!extra)
@@ -150,7 +151,9 @@ static char **split_option_values(int argc, char **argv, int *out_argc)
     for (int i = 0; i < argc; i++) {
         done = done || (i > 0 && strcmp(argv[i], "--") == 0);
         char *eq = strchr(argv[i], '=');
-        if (i > 0 && !done && strncmp(argv[i], "--", 2) == 0 && eq) {
+        /* --isolate=C,.. keeps its '=': its value is optional (run_args.c) */
+        if (i > 0 && !done && strncmp(argv[i], "--", 2) == 0 && eq &&
+            strncmp(argv[i], "--isolate=", 10) != 0) {
             out[n++] = strndup(argv[i], (size_t)(eq - argv[i]));
             out[n++] = eq + 1;
             if (!out[n - 2])
