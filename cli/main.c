@@ -171,7 +171,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: rtcosim COMMAND [options]\n\ncommands:\n");
     for (size_t i = 0; i < rtcosim_cli_cmd_count; i++)
         fprintf(out, "  %-10s %s\n", rtcosim_cli_cmd_s[i]->name, rtcosim_cli_cmd_s[i]->summary);
-    fprintf(out, "\n`rtcosim COMMAND --help` describes a command's options.\n");
+    fprintf(out, "\n`rtcosim COMMAND --help` describes a command's options; every option that takes a\n"
+                 "value also takes it as --option=value.\n");
 }
 
 int main(int argc, char **argv)

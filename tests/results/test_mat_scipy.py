@@ -2,7 +2,9 @@
 (Aclass, name, description with [unit], dataInfo, data_1, data_2) and values
 identical to the CSV of the same run, checked against the analytic free fall of
 BouncingBall (h = h0 + g t^2 / 2 before the first bounce) and its model's units.
-Usage: test_mat_scipy.py RTCOSIM BOUNCINGBALL_FMU. Exit 77 (skip) without scipy."""
+Then `can decode -o x.mat` of a two-frame candump log against examples/ecus/vehicle.dbc
+(EngineSpeed: bytes 0-1 little endian x 0.25 rpm; EngineTorque: bytes 2-3 x 0.1 - 500 N.m).
+Usage: test_mat_scipy.py RTCOSIM BOUNCINGBALL_FMU VEHICLE_DBC. Exit 77 (skip) without scipy."""
 import csv
 import os
 import subprocess
@@ -16,7 +18,7 @@ except ImportError:
     print("skipped: scipy is not installed (Debian: python3-scipy)")
     sys.exit(77)
 
-rtcosim, fmu = sys.argv[1], sys.argv[2]
+rtcosim, fmu, dbc = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def strings(matrix):
@@ -82,4 +84,26 @@ with tempfile.TemporaryDirectory() as tmp:
         rows = list(csv.reader(f))
     assert rows[1] == ["s", "m", "m/s", "m/s2"], rows[1]
     assert float(rows[2][1]) == 1.0
+
+    # can decode -o x.mat: A0 0F -> 0x0FA0 * 0.25 = 1000 rpm, 70 17 -> 0x1770 * 0.25 = 1500 rpm;
+    # torque bytes 2-3 0x1388 = 5000 -> 0 N.m, then 0 -> -500 N.m
+    log = os.path.join(tmp, "engine.log")
+    with open(log, "w") as f:
+        f.write("(1.000000) can0 0C0#A00F881300000000\n(1.500000) can0 0C0#7017000000000000\n")
+    can_mat = os.path.join(tmp, "engine.mat")
+    r = subprocess.run([rtcosim, "can", "decode", log, "--dbc", dbc, "-o", can_mat],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not os.path.exists(can_mat + ".csv.part")
+    m = scipy.io.loadmat(can_mat, chars_as_strings=False)
+    names = strings(m["name"])
+    d2 = m["data_2"]
+    assert d2[0].tolist() == [1.0, 1.5], d2
+    speed = [n for n in names if n.endswith("EngineSpeed")]
+    torque = [n for n in names if n.endswith("EngineTorque")]
+    assert len(speed) == 1 and len(torque) == 1, names
+    info = m["dataInfo"]
+    row = lambda name: info[1, names.index(name)] - 1
+    assert d2[row(speed[0])].tolist() == [1000.0, 1500.0], d2
+    assert d2[row(torque[0])].tolist() == [0.0, -500.0], d2
 print("ok")
