@@ -4,7 +4,8 @@ identical to the CSV of the same run, checked against the analytic free fall of
 BouncingBall (h = h0 + g t^2 / 2 before the first bounce) and its model's units.
 Then `can decode -o x.mat` of a two-frame candump log against examples/ecus/vehicle.dbc
 (EngineSpeed: bytes 0-1 little endian x 0.25 rpm; EngineTorque: bytes 2-3 x 0.1 - 500 N.m).
-Usage: test_mat_scipy.py RTCOSIM BOUNCINGBALL_FMU VEHICLE_DBC. Exit 77 (skip) without scipy."""
+Then `run` of a system, offline and in (virtual-clock) real time: MAT equal to CSV.
+Usage: test_mat_scipy.py RTCOSIM BOUNCINGBALL_FMU VEHICLE_DBC SSD. Exit 77 (skip) without scipy."""
 import csv
 import os
 import subprocess
@@ -18,7 +19,7 @@ except ImportError:
     print("skipped: scipy is not installed (Debian: python3-scipy)")
     sys.exit(77)
 
-rtcosim, fmu, dbc = sys.argv[1], sys.argv[2], sys.argv[3]
+rtcosim, fmu, dbc, ssd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 
 
 def strings(matrix):
@@ -106,4 +107,19 @@ with tempfile.TemporaryDirectory() as tmp:
     row = lambda name: info[1, names.index(name)] - 1
     assert d2[row(speed[0])].tolist() == [1000.0, 1500.0], d2
     assert d2[row(torque[0])].tolist() == [0.0, -500.0], d2
+
+    # run, offline and real time (virtual clock): the MAT holds the CSV's values
+    for extra in ([], ["--real-time", "--virtual-clock", "--no-calibrate"]):
+        files = {}
+        for ext in ("csv", "mat"):
+            files[ext] = os.path.join(tmp, "sys." + ext)
+            r = subprocess.run([rtcosim, "run", ssd, "--stop-time", "0.02", "-q", "-o", files[ext], *extra],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+        with open(files["csv"], newline="") as f:
+            rows = list(csv.reader(f))
+        values = np.array([[float(x) for x in row] for row in rows[1:]]).T
+        m = scipy.io.loadmat(files["mat"], chars_as_strings=False)
+        assert strings(m["name"]) == rows[0], (strings(m["name"]), rows[0])
+        assert np.array_equal(m["data_2"], values), extra
 print("ok")
