@@ -13,6 +13,7 @@
  *   data_1      double n1 x 2: time (start, stop), then one row per parameter
  *   data_2      double n2 x rows: time, then one row per trajectory. */
 #include <matio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +40,29 @@ typedef struct text_context {
     size_t count;
 } text_context;
 
+/* Every column is read as text and converted here: the input-table reader
+ * refuses non-finite numbers, but results may hold the recorder's "nan",
+ * "inf", "-inf" (strtod reads them back exactly as the CSV has them). */
 static bool column_is_text(void *context, const char *name)
 {
-    const text_context *tc = context;
+    (void)context, (void)name;
+    return true;
+}
+
+static bool column_is_string(const text_context *tc, const char *name)
+{
     for (size_t i = 0; i < tc->count; i++)
         if (strcmp(tc->columns[i].name, name) == 0)
             return is_text_type(tc->columns[i].type);
     return false;
+}
+
+static double cell(const rtcosim_csv *table, size_t row, size_t column)
+{
+    const char *text = rtcosim_csv_text(table, row, column);
+    char *end = NULL;
+    double v = text && *text ? strtod(text, &end) : NAN;
+    return end && *end == '\0' ? v : NAN;
 }
 
 /* "Height" + "m" -> "Height [m]"; the unit alone when there is no text. */
@@ -117,11 +134,11 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
         for (size_t i = 0; columns && i < column_count && !meta; i++)
             if (strcmp(columns[i].name, cname) == 0)
                 meta = &columns[i];
-        if (rtcosim_csv_text(table, 0, c))
+        if (column_is_string(&tc, cname))
             continue; /* String and Binary values have no place in a double matrix */
         bool constant = meta && meta->parameter;
         for (size_t r = 1; constant && r < rows; r++) {
-            double a = rtcosim_csv_value(table, r, c), b = rtcosim_csv_value(table, 0, c);
+            double a = cell(table, r, c), b = cell(table, 0, c);
             constant = a == b || (a != a && b != b);
         }
         cols[n] = (mat_column){c, meta, constant ? 1 : 2, constant ? (int)++n1 : (int)++n2};
@@ -151,12 +168,11 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
             d[2] = 0;
             d[3] = cols[i].matrix == 1 ? 0 : -1;
             if (cols[i].matrix == 1) {
-                double v = rtcosim_csv_value(table, 0, cols[i].csv_column);
+                double v = cell(table, 0, cols[i].csv_column);
                 data1[cols[i].row - 1] = data1[n1 + cols[i].row - 1] = v;
             } else {
                 for (size_t r = 0; r < rows; r++)
-                    data2[r * n2 + (size_t)cols[i].row - 1] =
-                        rtcosim_csv_value(table, r, cols[i].csv_column);
+                    data2[r * n2 + (size_t)cols[i].row - 1] = cell(table, r, cols[i].csv_column);
             }
         }
     }
