@@ -46,6 +46,17 @@ int cli_check_output_not_input(const char *option, const char *output,
  * directory. Checked before the run so that its results are not wasted. */
 int cli_check_output_dir(const char *option, const char *dir);
 
+/* "Did you mean": Levenshtein distance of two names, and whether a
+ * candidate is close enough to suggest (a third of the longer name). */
+size_t cli_edit_distance(const char *a, const char *b);
+#include <stdbool.h>
+bool cli_is_close(const char *typed, const char *candidate, size_t distance);
+/* The one message for an unknown option of any command: "COMMAND: unknown
+ * option '--stoptime'; did you mean '--stop-time'? (see rtcosim COMMAND
+ * --help)", the suggestion the nearest option usage() lists (NULL: none).
+ * Returns CLI_EXIT_USAGE. */
+int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out));
+
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);
 

@@ -202,7 +202,7 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             o->timer_fallback = true;
             continue;
         } else if (arg[0] == '-') {
-            return cli_fail("anytime: unknown option '%s' (see rtcosim anytime --help)", arg);
+            return cli_unknown_option("anytime", arg, usage);
         } else if (!o->fmu_path) {
             o->fmu_path = arg;
             continue;

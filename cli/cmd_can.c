@@ -27,7 +27,8 @@ static void usage(FILE *out)
             "with one warning per message. Names are quoted as RFC 4180 says.\n"
             "\n"
             "  --dbc FILE         the CAN database\n"
-            "  -o, --output CSV   write the CSV here (default: standard output unless --plot)\n"
+            "  -o, --output FILE  write the signals here: .csv, or .mat (complete rows, Dymola\n"
+            "                     layout; default: CSV on standard output unless --plot)\n"
             "  --signal NAME      only this column: bus.MESSAGE.SIGNAL, MESSAGE.SIGNAL or SIGNAL\n"
             "                     (repeatable); rows then only for frames carrying one of them\n"
             "  --plot F.svg|.png  plot the (selected) signals over time, from the first frame at\n"
@@ -223,7 +224,33 @@ static int write_csv(decoder *d, FILE *out, bool complete_only)
     return 0;
 }
 
+static int write_csv_plain(decoder *d, const char *path, bool complete_only);
+
 static int write_csv_file(decoder *d, const char *path, bool complete_only)
+{
+    rtcosim_results_format format = RTCOSIM_RESULTS_CSV;
+    rtcosim_error ferr;
+    if (path && rtcosim_results_format_of(path, &format, &ferr) != RTCOSIM_OK)
+        return cli_fail_error(&ferr);
+    if (format == RTCOSIM_RESULTS_MAT) {
+        /* MAT: the complete rows (a matrix has no empty cells), through a CSV
+         * beside it converted as the recorder's are (src/results/mat.c) */
+        size_t len = strlen(path) + sizeof ".csv.part";
+        char *part = malloc(len);
+        if (!part)
+            return cli_fail("out of memory");
+        snprintf(part, len, "%s.csv.part", path);
+        int rc = write_csv_plain(d, part, true);
+        if (rc == 0 && rtcosim_results_csv_to_mat(part, path, NULL, 0, &ferr) != RTCOSIM_OK)
+            rc = cli_fail_error(&ferr);
+        remove(part);
+        free(part);
+        return rc;
+    }
+    return write_csv_plain(d, path, complete_only);
+}
+
+static int write_csv_plain(decoder *d, const char *path, bool complete_only)
 {
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out)
@@ -288,7 +315,7 @@ static int run_can(int argc, char **argv)
             else
                 out = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            rc = cli_fail("can decode: unknown option '%s' (see rtcosim can --help)", a);
+            rc = cli_unknown_option("can", a, usage);
         } else if (log_path) {
             rc = cli_fail("can decode: more than one log given ('%s' and '%s')", log_path, a);
         } else {

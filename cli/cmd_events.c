@@ -311,7 +311,7 @@ static int run_events(int argc, char **argv)
             if (*end || end == v || !(ro.threshold >= 0) || ro.threshold > 1e300)
                 return cli_fail("events: --threshold needs a finite number >= 0, got '%s'", v);
         } else {
-            return cli_fail("events: unknown option '%s' (see rtcosim events --help)", a);
+            return cli_unknown_option("events", a, usage);
         }
     }
     if (system && rtcosim_ecu_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)

@@ -237,7 +237,7 @@ static int run_info(int argc, char **argv)
             continue;
         }
         if (argv[i][0] == '-' && argv[i][1])
-            return cli_fail("info: unknown option '%s' (see rtcosim info --help)", argv[i]);
+            return cli_unknown_option("info", argv[i], usage);
         if (fmu)
             return cli_fail("info: more than one FMU given ('%s' and '%s')", fmu, argv[i]);
         fmu = argv[i];

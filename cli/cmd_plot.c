@@ -58,7 +58,7 @@ static int run_plot(int argc, char **argv)
             if (!has_value || sscanf(argv[++i], "%dx%d%c", &opts.width, &opts.height, &tail) != 2)
                 rc = cli_fail("--size needs WIDTHxHEIGHT in pixels, e.g. 1200x700");
         } else if (a[0] == '-' && a[1] == '-') {
-            rc = cli_fail("plot: unknown option '%s' (see rtcosim plot --help)", a);
+            rc = cli_unknown_option("plot", a, usage);
         } else if (!csv) {
             csv = a;
         } else {

@@ -93,6 +93,11 @@ static int usage(FILE *out, int code)
     return code;
 }
 
+static void print_usage(FILE *out)
+{
+    (void)usage(out, 0);
+}
+
 static int parse_seconds(const char *option, const char *text, double lo, double hi, double *out)
 {
     char *end;
@@ -175,7 +180,7 @@ static int run_rt_check(int argc, char **argv)
         bool known = strcmp(a, "--frame") == 0 || strcmp(a, "--duration") == 0 ||
                      strcmp(a, "--cpu") == 0 || strcmp(a, "--priority") == 0;
         if (!known)
-            return cli_fail("rt-check: unknown option '%s' (see rtcosim rt-check --help)", a);
+            return cli_unknown_option("rt-check", a, print_usage);
         if (!val)
             return cli_fail("rt-check: option '%s' needs a value (see rtcosim rt-check --help)", a);
         if (strcmp(a, "--frame") == 0) {

@@ -45,20 +45,25 @@ static void usage(FILE *out)
         "  --start-time SECONDS        start time (default: the FMU's default experiment, else 0)\n"
         "  --stop-time SECONDS         stop time (default: default experiment, else start + 1)\n"
         "  --output-interval SECONDS   communication step and output interval (default: the\n"
-        "                              default experiment's stepSize, else (stop - start) / 500)\n"
+        "  --step-size SECONDS         default experiment's stepSize, else (stop - start) / 500;\n"
+        "                              --step-size is the same option, as in run)\n"
         "  --tolerance TOL             relative tolerance passed to the FMU and, for model\n"
         "                              exchange, CVODE's (default: default experiment, else\n"
         "                              none; CVODE then uses 1e-6)\n"
         "  --start-value NAME VALUE    set a parameter or input before initialization (repeatable);\n"
         "                              an FMI 3.0 array takes all its elements as one list,\n"
-        "                              row-major: --start-value u \"0.5 -1 4\"; Binary in hex\n"
+        "                              row-major: --start-value u \"0.5 -1 4\"; Binary in hex;\n"
+        "                              NAME=VALUE works too: --start-value e=0.5\n"
         "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
         "                              are interpolated linearly, all others held; Binary\n"
         "                              cells in hex, two digits per byte (as fmusim; results\n"
         "                              write Binary so too)\n"
-        "  --output-file CSV           results file (default: <FMU name>_out.csv in the current\n"
-        "                              directory, e.g. Dahlquist_out.csv for Dahlquist.fmu);\n"
-        "                              '-' writes to standard output\n"
+        "  -o, --output-file FILE      results file, .csv or .mat (default: <FMU name>_out.csv\n"
+        "                              in the current directory, e.g. Dahlquist_out.csv for\n"
+        "                              Dahlquist.fmu); '-' writes CSV to standard output; .mat\n"
+        "                              is the Modelica/Dymola result layout (Aclass, name,\n"
+        "                              description with [unit], dataInfo, data_1, data_2)\n"
+        "  --csv-units                 a second CSV row with each variable's unit\n"
         "  --output-variable NAME      record this variable (repeatable; default: all outputs)\n"
         "  --record-every N            record every N-th communication point (and the last)\n"
         "  --writer-thread             format and write results on a separate thread\n"
@@ -70,7 +75,8 @@ static void usage(FILE *out)
         "                              step (or the initialization) takes longer than this\n"
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
-        "  --fmu-logging               ask the FMU for its own log messages\n"
+        "  --fmu-logging               show the FMU's own log messages as they come (without:\n"
+        "                              the last ones are added to a failing call's error)\n"
         "  --event-mode-used           FMI 3.0 co-simulation: instantiate with eventModeUsed;\n"
         "                              at each event (eventHandlingNeeded, or the nextEventTime\n"
         "                              the FMU announced, where the step is shortened to end)\n"
@@ -125,7 +131,7 @@ typedef struct simulate_args {
     uint32_t record_every;
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
-    bool writer_thread, log_fmi_calls, fmu_logging, quiet, strict;
+    bool writer_thread, csv_units, log_fmi_calls, fmu_logging, quiet, strict;
     bool event_mode_used, early_return_allowed;
 } simulate_args;
 
@@ -149,13 +155,13 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             slot = &a->start;
         } else if (strcmp(arg, "--stop-time") == 0) {
             slot = &a->stop;
-        } else if (strcmp(arg, "--output-interval") == 0) {
+        } else if (strcmp(arg, "--output-interval") == 0 || strcmp(arg, "--step-size") == 0) {
             slot = &a->interval;
         } else if (strcmp(arg, "--tolerance") == 0) {
             slot = &a->tolerance;
         } else if (strcmp(arg, "--input-file") == 0) {
             slot = &a->input_file;
-        } else if (strcmp(arg, "--output-file") == 0) {
+        } else if (strcmp(arg, "--output-file") == 0 || strcmp(arg, "-o") == 0) {
             slot = &a->output_file;
         } else if (strcmp(arg, "--interface-type") == 0) {
             const char *type = option_value(argc, argv, &i);
@@ -186,8 +192,20 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--max-solver-step") == 0) {
             slot = &a->max_solver_step;
         } else if (strcmp(arg, "--start-value") == 0) {
+            /* NAME VALUE or NAME=VALUE (as fmusim's and FMPy's start values) */
+            const char *eq = i + 1 < argc ? strchr(argv[i + 1], '=') : NULL;
+            if (eq && eq != argv[i + 1]) {
+                argv[i + 1][eq - argv[i + 1]] = '\0';
+                a->start_values[a->start_value_count].name = argv[i + 1];
+                a->start_values[a->start_value_count++].value = eq + 1;
+                i += 1;
+                continue;
+            }
             if (i + 2 >= argc)
-                return cli_fail("simulate: option --start-value needs a NAME and a VALUE");
+                return cli_fail("simulate: option --start-value needs NAME VALUE or NAME=VALUE");
+            if (strncmp(argv[i + 2], "--", 2) == 0)
+                return cli_fail("simulate: --start-value %s: the value '%s' is an option; write "
+                                "--start-value NAME VALUE or NAME=VALUE", argv[i + 1], argv[i + 2]);
             a->start_values[a->start_value_count].name = argv[i + 1];
             a->start_values[a->start_value_count++].value = argv[i + 2];
             i += 2;
@@ -247,6 +265,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--writer-thread") == 0) {
             a->writer_thread = true;
             continue;
+        } else if (strcmp(arg, "--csv-units") == 0) {
+            a->csv_units = true;
+            continue;
         } else if (strcmp(arg, "--isolate") == 0) {
             a->isolate = true;
             continue;
@@ -258,10 +279,11 @@ static int parse_args(int argc, char **argv, simulate_args *a)
                 return 1;
             continue;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return cli_fail("simulate: unknown option '%s' (see rtcosim simulate --help)", arg);
+            return cli_unknown_option("simulate", arg, usage);
         } else {
             if (a->fmu)
-                return cli_fail("simulate: more than one FMU given ('%s' and '%s')", a->fmu, arg);
+                return cli_fail("simulate: more than one FMU given ('%s' and '%s'): is '%s' the "
+                                "value of the option before it?", a->fmu, arg, arg);
             a->fmu = arg;
             continue;
         }
@@ -449,7 +471,8 @@ static int run_simulate(int argc, char **argv)
                                   .output_variables = a.output_variables,
                                   .output_variable_count = a.output_variable_count,
                                   .record_every = a.record_every,
-                                  .writer_thread = a.writer_thread};
+                                  .writer_thread = a.writer_thread,
+                                  .csv_units = a.csv_units};
     if (resolve_times(&a, c, &o))
         goto done;
     /* Binary inputs' cells stay text (hex, as fmusim reads them). */

@@ -1,6 +1,7 @@
 /* Entry point of the rtcosim command-line tool: routes `rtcosim COMMAND ...`
  * to the subcommand table generated from cli/cmd_*.c at build time. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 
 #include "cli.h"
 #include "cli_commands.gen.h"
+#include "rtcosim/component.h"
 #include "rtcosim/log.h"
 
 int cli_fail(const char *fmt, ...)
@@ -80,12 +82,97 @@ int cli_check_output_dir(const char *option, const char *dir)
     return rc;
 }
 
+size_t cli_edit_distance(const char *a, const char *b)
+{
+    return rtcosim_edit_distance(a, b);
+}
+
+bool cli_is_close(const char *typed, const char *candidate, size_t distance)
+{
+    return rtcosim_name_is_close(typed, candidate, distance);
+}
+
+int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
+{
+    char *help = NULL, *best = NULL;
+    size_t help_size = 0, best_distance = (size_t)-1;
+    FILE *mem = usage ? open_memstream(&help, &help_size) : NULL;
+    if (mem) {
+        usage(mem);
+        fclose(mem);
+    }
+    /* The options a command takes are the ones its --help lists. */
+    size_t olen = strcspn(option, "=");
+    char typed[256];
+    snprintf(typed, sizeof typed, "%.*s", (int)(olen < 255 ? olen : 255), option);
+    for (char *p = help; p && (p = strstr(p, "--")) != NULL;) {
+        size_t n = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        if (n > 3 && n < 64 && (p == help || p[-1] == ' ' || p[-1] == '[' || p[-1] == '\n')) {
+            char candidate[64];
+            snprintf(candidate, sizeof candidate, "%.*s", (int)n, p);
+            size_t d = cli_edit_distance(typed, candidate);
+            if (d < best_distance && cli_is_close(typed, candidate, d)) {
+                best_distance = d;
+                free(best);
+                best = strdup(candidate);
+            }
+        }
+        p += n;
+    }
+    if (best)
+        cli_fail("%s: unknown option '%s'; did you mean '%s'? (see rtcosim %s --help)", command,
+                 option, best, command);
+    else
+        cli_fail("%s: unknown option '%s' (see rtcosim %s --help)", command, option, command);
+    free(best);
+    free(help);
+    return CLI_EXIT_USAGE;
+}
+
+/* `--opt=value` is `--opt value` for every command (as getopt_long and the
+ * peers' tools take it): split here once, before any command parses argv.
+ * After a bare `--` nothing is split. Returns a new argv (never freed: it
+ * lives as long as the process) or NULL when out of memory. */
+static char **split_option_values(int argc, char **argv, int *out_argc)
+{
+    int extra = 0;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') &&
+            strncmp(argv[i], "--isolate=", 10) != 0)
+            extra++;
+    *out_argc = argc;
+    if (!extra)
+        return argv;
+    char **out = calloc((size_t)(argc + extra + 1), sizeof *out);
+    if (!out)
+        return NULL;
+    int n = 0;
+    bool done = false;
+    for (int i = 0; i < argc; i++) {
+        done = done || (i > 0 && strcmp(argv[i], "--") == 0);
+        char *eq = strchr(argv[i], '=');
+        /* --isolate=C,.. keeps its '=': its value is optional (run_args.c) */
+        if (i > 0 && !done && strncmp(argv[i], "--", 2) == 0 && eq &&
+            strncmp(argv[i], "--isolate=", 10) != 0) {
+            out[n++] = strndup(argv[i], (size_t)(eq - argv[i]));
+            out[n++] = eq + 1;
+            if (!out[n - 2])
+                return NULL;
+        } else {
+            out[n++] = argv[i];
+        }
+    }
+    *out_argc = n;
+    return out;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: rtcosim COMMAND [options]\n\ncommands:\n");
     for (size_t i = 0; i < rtcosim_cli_cmd_count; i++)
         fprintf(out, "  %-10s %s\n", rtcosim_cli_cmd_s[i]->name, rtcosim_cli_cmd_s[i]->summary);
-    fprintf(out, "\n`rtcosim COMMAND --help` describes a command's options.\n");
+    fprintf(out, "\n`rtcosim COMMAND --help` describes a command's options; every option that takes a\n"
+                 "value also takes it as --option=value.\n");
 }
 
 int main(int argc, char **argv)
@@ -100,9 +187,23 @@ int main(int argc, char **argv)
         printf("rtcosim %s\n", RTCOSIM_VERSION_STRING);
         return 0;
     }
+    int split_argc;
+    char **split = split_option_values(argc, argv, &split_argc);
+    if (!split)
+        return cli_fail("out of memory");
     for (size_t i = 0; i < rtcosim_cli_cmd_count; i++)
-        if (strcmp(argv[1], rtcosim_cli_cmd_s[i]->name) == 0)
-            return rtcosim_cli_cmd_s[i]->run(argc - 1, argv + 1);
-    cli_fail("unknown command '%s' (see rtcosim --help)", argv[1]);
+        if (strcmp(split[1], rtcosim_cli_cmd_s[i]->name) == 0)
+            return rtcosim_cli_cmd_s[i]->run(split_argc - 1, split + 1);
+    const char *near = NULL;
+    for (size_t i = 0; i < rtcosim_cli_cmd_count; i++) {
+        size_t d = cli_edit_distance(argv[1], rtcosim_cli_cmd_s[i]->name);
+        if (cli_is_close(argv[1], rtcosim_cli_cmd_s[i]->name, d) &&
+            (!near || d < cli_edit_distance(argv[1], near)))
+            near = rtcosim_cli_cmd_s[i]->name;
+    }
+    if (near)
+        cli_fail("unknown command '%s'; did you mean '%s'? (see rtcosim --help)", argv[1], near);
+    else
+        cli_fail("unknown command '%s' (see rtcosim --help)", argv[1]);
     return 2;
 }

@@ -61,7 +61,9 @@ void cli_run_usage(FILE *out)
             "                          ssv:ParameterSet is named NAME (default: every binding\n"
             "                          in document order, a later value wins)\n"
             "  --start-value NAME V    start value of component.variable; repeatable\n"
-            "  --output-file F.csv     write the observed variables (fmusim CSV)\n"
+            "  -o, --output-file F     write the observed variables: F.csv (fmusim CSV) or F.mat\n"
+            "                          (Modelica/Dymola result layout); default:\n"
+            "                          <system name>_out.csv in the current directory\n"
             "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
             "                          robin in system order, or --place COMP=RANK); outputs\n"
             "                          cross ranks once per macro step (Jacobi: one exchange\n"
@@ -85,8 +87,9 @@ void cli_run_usage(FILE *out)
             "                          package (absolute, file://, ../); refused by default\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help)\n"
-            "  --fmu-logging           ask the FMUs for their own log messages (shown at their\n"
-            "                          status' level: OK messages with --log-level info)\n"
+            "  --fmu-logging           show the FMUs' own log messages as they come (at their\n"
+            "                          status' level: OK messages with --log-level info;\n"
+            "                          without: the last ones come with a failing call's error)\n"
             "  --event-mode-used       FMI 3.0 co-simulation FMUs that declare hasEventMode run\n"
             "                          with Event Mode: macro steps end at the next event time\n"
             "                          any of them announced; at an event (eventHandlingNeeded\n"
@@ -173,6 +176,8 @@ void cli_run_usage(FILE *out)
             "  --no-calibrate          skip the check that the real-time part fits its frame\n"
             "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
             "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
+            "  --priority P            SCHED_FIFO priority of the real-time thread (as anytime,\n"
+            "                          rt-check; = --rt-option priority P)\n"
             "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
             "                          lock-memory, cpu-dma-latency US (0: no deep idle states\n"
             "                          during the run, as cyclictest), busy-wait,\n"
@@ -272,7 +277,7 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             a->no_isolate = true;
             continue;
         }
-        if (opt[0] != '-' || opt[1] != '-') {
+        if ((opt[0] != '-' || opt[1] != '-') && strcmp(opt, "-o") != 0) {
             if (a->system)
                 return cli_fail("run: more than one system given ('%s' and '%s')", a->system, opt);
             a->system = opt;
@@ -369,8 +374,13 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
                 return cli_fail("--start-value needs NAME and VALUE");
             a->start_names[a->start_count] = val;
             a->start_values[a->start_count++] = argv[++i];
-        } else if (strcmp(opt, "--output-file") == 0) {
+        } else if (strcmp(opt, "--output-file") == 0 || strcmp(opt, "-o") == 0) {
             a->output_file = val;
+        } else if (strcmp(opt, "--priority") == 0) {
+            /* as anytime and rt-check: the executor's option of that name */
+            rtcosim_error err;
+            if (rtcosim_rt_option_set(&a->rt, "priority", val, &err) != RTCOSIM_OK)
+                rc = cli_fail("%s", err.message); /* names the option already */
         } else if (strcmp(opt, "--place") == 0) {
             a->distribute.places[a->distribute.place_count++] = val;
         } else if (strcmp(opt, "--step-timeout") == 0) {
@@ -433,7 +443,7 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             else
                 rtcosim_log_set_level(level);
         } else {
-            rc = cli_fail("run: unknown option '%s' (see rtcosim run --help)", opt);
+            rc = cli_unknown_option("run", opt, cli_run_usage);
         }
         if (rc)
             return rc;
@@ -441,6 +451,17 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
     if (!a->system) {
         cli_run_usage(stderr);
         return cli_fail("run: no system file given");
+    }
+    if (!a->output_file) {
+        /* as simulate (and fmusim): "<system>_out.csv" in the current directory */
+        const char *base = strrchr(a->system, '/');
+        base = base && base[1] ? base + 1 : a->system;
+        size_t len = strcspn(base, "/");
+        const char *dot = strrchr(base, '.');
+        if (dot && dot > base && (size_t)(dot - base) < len)
+            len = (size_t)(dot - base);
+        snprintf(a->default_output, sizeof a->default_output, "%.*s_out.csv", (int)len, base);
+        a->output_file = a->default_output;
     }
     if (a->isolate && a->no_isolate)
         return cli_fail("run: --isolate and --no-isolate cannot be combined");

@@ -5,10 +5,10 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   libxml2-dev libzip-dev zip unzip
-  libcmocka-dev libdouble-conversion-dev
+  libcmocka-dev libdouble-conversion-dev libmatio-dev
   libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin
-  python3-numpy python3-pytest python3-can
+  python3-numpy python3-pytest python3-can python3-scipy
   libunicorn-dev libelf-dev gcc-arm-none-eabi picolibc-arm-none-eabi
   qemu-system-arm
   rt-tests

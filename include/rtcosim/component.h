@@ -240,6 +240,12 @@ const rtcosim_capabilities *rtcosim_component_capabilities(const rtcosim_compone
 const rtcosim_component_desc *rtcosim_component_description(const rtcosim_component *c);
 size_t rtcosim_component_variable_count(const rtcosim_component *c);
 const rtcosim_variable *rtcosim_component_variable(const rtcosim_component *c, size_t index);
+/* "Did you mean": the variable whose name is nearest to name by edit
+ * distance (Levenshtein), if close enough (a third of the longer name, one
+ * edit for short names), else NULL (src/core/suggest.c). */
+const char *rtcosim_component_nearest_variable(const rtcosim_component *c, const char *name);
+size_t rtcosim_edit_distance(const char *a, const char *b);
+bool rtcosim_name_is_close(const char *typed, const char *candidate, size_t distance);
 /* Lookup by exact name; NULL when absent. O(log n) after creation. */
 const rtcosim_variable *rtcosim_component_find_variable(const rtcosim_component *c,
                                                         const char *name);

@@ -71,6 +71,9 @@ rtcosim_status rtcosim_master_add_power_bond(rtcosim_master *m, const char *effo
 void rtcosim_master_set_order(rtcosim_master *m, rtcosim_order order);
 /* Coupling options for connections made with opts == NULL. */
 void rtcosim_master_set_coupling_defaults(rtcosim_master *m, const rtcosim_coupling_options *opts);
+/* The order and the coupling defaults a run uses (for its summary). */
+rtcosim_order rtcosim_master_get_order(const rtcosim_master *m);
+const rtcosim_coupling_options *rtcosim_master_coupling_defaults(const rtcosim_master *m);
 /* Threads that step components in parallel (1: sequential, the default):
  * Jacobi steps every component of a macro step at once, Gauss-Seidel the
  * components of one dependency level (no data between them within the step),

@@ -45,6 +45,11 @@ size_t rtcosim_format_time(rtcosim_time_ns t, char *buf);
 typedef struct rtcosim_column {
     const char *name;
     rtcosim_type type;
+    /* Optional, for MAT files and the CSV units row (may be NULL / false): */
+    const char *unit;        /* "m" */
+    const char *description; /* "Height of the ball" */
+    bool parameter;          /* constant or parameter: data_1 of a MAT file when it
+                                keeps one value over the whole run */
 } rtcosim_column;
 
 typedef struct rtcosim_recorder_options {
@@ -57,6 +62,7 @@ typedef struct rtcosim_recorder_options {
                                        count the row as dropped instead (real-time use) */
     size_t ring_rows;               /* ring capacity in rows; 0: 8192 */
     size_t buffer_bytes;            /* write buffer; 0: 256 KiB */
+    bool csv_units;                 /* a second row with each column's unit ("s" for time) */
     size_t max_string_bytes;        /* with a writer thread: bytes kept of each String
                                        or Binary value (longer ones are cut and
                                        counted); 0: 256 */
@@ -109,6 +115,27 @@ void rtcosim_recorder_flush_all_signal_safe(void);
  * the final counts. */
 rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stats *stats,
                                       rtcosim_error *err);
+
+/* Results formats by the path's extension: ".csv" (or none, e.g. /dev/stdout)
+ * CSV; ".mat" the Modelica/Dymola result layout (MAT v4, binTrans), written
+ * at close from the CSV streamed to "<path>.csv.part" (kept with the rows if
+ * the run dies). Any other extension is refused (EINVAL, naming it). */
+typedef enum rtcosim_results_format {
+    RTCOSIM_RESULTS_CSV,
+    RTCOSIM_RESULTS_MAT,
+} rtcosim_results_format;
+rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_format *out,
+                                         rtcosim_error *err);
+
+/* Convert a results CSV into a MAT file in the Dymola layout: Aclass
+ * ("Atrajectory", "1.1", "", "binTrans"), name, description (with "[unit]"),
+ * dataInfo, data_1 (time start/stop and the parameter columns that keep one
+ * value), data_2 (time and the trajectories). columns (may be NULL) give
+ * units, descriptions and which columns are String/Binary (left out: they
+ * are not numbers). */
+rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
+                                          const rtcosim_column *columns, size_t column_count,
+                                          rtcosim_error *err);
 
 #ifdef __cplusplus
 }

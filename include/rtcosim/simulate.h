@@ -52,6 +52,7 @@ typedef struct rtcosim_simulate_options {
     size_t output_variable_count;
     uint32_t record_every;             /* record every N-th step (and always the last); 0: 1 */
     bool writer_thread;                /* format and write results on a writer thread */
+    bool csv_units;                    /* a units row under the CSV header */
     /* Optional: called with every recorded row (the rows the file gets, with
      * the same record_every decimation; also without output_file), values in
      * the order of the recorded variables, strings valid during the call. A

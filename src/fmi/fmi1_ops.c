@@ -261,10 +261,10 @@ static rtcosim_status fmi1_instantiate(void *self, const char *instance_name, rt
         x->me_callbacks = (fmi1MECallbackFunctions){
             .logger = rtcosim_fmi1_logger, .allocateMemory = fmi1_allocate, .freeMemory = free};
         f->instance = x->fn.InstantiateModel(instance_name, f->md->instantiation_token,
-                                             x->me_callbacks, f->fmu_logging);
+                                             x->me_callbacks, f->logging_on);
         RTCOSIM_FMU_TRACE(f, function, f->instance ? fmi1OK : fmi1Error,
                           "\"%s\", \"%s\", loggingOn=%d", instance_name,
-                          f->md->instantiation_token, f->fmu_logging);
+                          f->md->instantiation_token, f->logging_on);
     } else {
         function = "fmiInstantiateSlave";
         x->cs_callbacks = (fmi1CallbackFunctions){.logger = rtcosim_fmi1_logger,
@@ -274,12 +274,12 @@ static rtcosim_status fmi1_instantiate(void *self, const char *instance_name, rt
         /* timeout 0: no limit; interactive false: run in batch. */
         f->instance = x->fn.InstantiateSlave(instance_name, f->md->instantiation_token,
                                              x->fmu_location, MIME_TYPE, 0.0, f->visible,
-                                             fmi1False, x->cs_callbacks, f->fmu_logging);
+                                             fmi1False, x->cs_callbacks, f->logging_on);
         RTCOSIM_FMU_TRACE(f, function, f->instance ? fmi1OK : fmi1Error,
                           "\"%s\", \"%s\", \"%s\", \"%s\", timeout=0, visible=%d, "
                           "interactive=0, loggingOn=%d",
                           instance_name, f->md->instantiation_token, x->fmu_location, MIME_TYPE,
-                          f->visible, f->fmu_logging);
+                          f->visible, f->logging_on);
     }
     if (!f->instance)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: %s failed (returned NULL)",

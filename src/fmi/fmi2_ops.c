@@ -92,12 +92,12 @@ static rtcosim_status fmi2_instantiate(void *self, const char *instance_name, rt
     f->instance = f->fmi2.fmi2Instantiate(instance_name,
                                           f->model_exchange ? fmi2ModelExchange : fmi2CoSimulation,
                                           f->md->instantiation_token, f->resource_location,
-                                          &f->fmi2_callbacks, f->visible, f->fmu_logging);
+                                          &f->fmi2_callbacks, f->visible, f->logging_on);
     RTCOSIM_FMU_TRACE(f, "fmi2Instantiate", f->instance ? fmi2OK : fmi2Error,
                       "\"%s\", %s, \"%s\", \"%s\", visible=%d, loggingOn=%d", instance_name,
                       f->model_exchange ? "fmi2ModelExchange" : "fmi2CoSimulation",
                       f->md->instantiation_token, f->resource_location,
-                      f->visible, f->fmu_logging);
+                      f->visible, f->logging_on);
     if (!f->instance)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: fmi2Instantiate failed (returned NULL)",
                                  instance_name);

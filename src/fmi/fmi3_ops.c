@@ -30,14 +30,14 @@ static rtcosim_status fmi3_instantiate(void *self, const char *instance_name, rt
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", instance_name);
     f->instance = f->fmi3.fmi3InstantiateCoSimulation(
         instance_name, f->md->instantiation_token, f->resource_location, f->visible,
-        f->fmu_logging, f->event_mode_used, f->early_return_allowed, NULL, 0, f,
+        f->logging_on, f->event_mode_used, f->early_return_allowed, NULL, 0, f,
         rtcosim_fmi3_log_message,
         f->early_return_allowed ? rtcosim_fmi3_intermediate_update : NULL);
     RTCOSIM_FMU_TRACE(f, "fmi3InstantiateCoSimulation", f->instance ? fmi3OK : fmi3Error,
                       "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d, eventModeUsed=%d, "
                       "earlyReturnAllowed=%d, nRequiredIntermediateVariables=0",
                       instance_name, f->md->instantiation_token, f->resource_location,
-                      f->visible, f->fmu_logging, f->event_mode_used, f->early_return_allowed);
+                      f->visible, f->logging_on, f->event_mode_used, f->early_return_allowed);
     if (!f->instance)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                  "%s: fmi3InstantiateCoSimulation failed (returned NULL)",

@@ -74,12 +74,12 @@ static rtcosim_status se_instantiate(void *self, const char *instance_name, rtco
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", instance_name);
     f->instance = f->fmi3.fmi3InstantiateScheduledExecution(
         instance_name, f->md->instantiation_token, f->resource_location, f->visible,
-        f->fmu_logging, f, rtcosim_fmi3_log_message, clock_update, lock_preemption,
+        f->logging_on, f, rtcosim_fmi3_log_message, clock_update, lock_preemption,
         unlock_preemption);
     RTCOSIM_FMU_TRACE(f, "fmi3InstantiateScheduledExecution", f->instance ? fmi3OK : fmi3Error,
                       "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d", instance_name,
                       f->md->instantiation_token, f->resource_location, f->visible,
-                      f->fmu_logging);
+                      f->logging_on);
     if (!f->instance)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                  "%s: fmi3InstantiateScheduledExecution failed (returned NULL)",

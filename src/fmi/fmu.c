@@ -117,8 +117,20 @@ rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, d
     rtcosim_status st = s == fmi2Discard ? RTCOSIM_EDISCARD
                         : s == fmi2Fatal ? RTCOSIM_EFATAL
                                          : RTCOSIM_ECOMPONENT;
-    return rtcosim_error_set(err, st, "%s: %s returned %s%s", who(f), function, status_name(f, s),
-                             when);
+    /* The FMU's last messages (oldest first) say why; with --fmu-logging they
+     * were shown already as they came. */
+    char said[RTCOSIM_ERROR_MESSAGE_MAX] = "";
+    size_t used = 0;
+    unsigned n = f->recent_log_count, cap = sizeof f->recent_log / sizeof f->recent_log[0];
+    for (unsigned k = 0; k < n && !f->fmu_logging && used < sizeof said; k++) {
+        const struct rtcosim_fmu_recent_log *m = &f->recent_log[(f->recent_log_next + cap - n + k) % cap];
+        int w = snprintf(said + used, sizeof said - used, "%s%s%s%s", k ? "; " : "; the FMU said: ",
+                         m->category, *m->category ? ": " : "", m->text);
+        used = w < 0 ? sizeof said : used + (size_t)w;
+    }
+    f->recent_log_count = 0;
+    return rtcosim_error_set(err, st, "%s: %s returned %s%s%s", who(f), function, status_name(f, s),
+                             when, said);
 }
 
 void rtcosim_fmu_log_call(rtcosim_fmu *f, const char *function, int s, const char *fmt, ...)
@@ -187,7 +199,16 @@ void rtcosim_fmu_log_message(rtcosim_fmu *f, int s, const char *category, const 
     rtcosim_log_level level = s == fmi2OK        ? RTCOSIM_LOG_INFO
                               : s == fmi2Warning || s == fmi2Discard ? RTCOSIM_LOG_WARNING
                                                                      : RTCOSIM_LOG_ERROR;
-    if (!rtcosim_log_enabled(level))
+    if (s != fmi2OK) { /* kept for the error of the call that fails (bounded copies) */
+        unsigned cap = sizeof f->recent_log / sizeof f->recent_log[0];
+        struct rtcosim_fmu_recent_log *m = &f->recent_log[f->recent_log_next];
+        snprintf(m->category, sizeof m->category, "%s", category ? category : "");
+        snprintf(m->text, sizeof m->text, "%s", message ? message : "");
+        f->recent_log_next = (f->recent_log_next + 1) % cap;
+        if (f->recent_log_count < cap)
+            f->recent_log_count++;
+    }
+    if (!f->fmu_logging || !rtcosim_log_enabled(level))
         return;
     bool has_category = category && *category;
     rtcosim_log(level, who(f), "%s%s%s", has_category ? category : "", has_category ? ": " : "",
@@ -552,6 +573,7 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->log_calls = opts->log_fmi_calls;
     f->visible = opts->visible;
     f->fmu_logging = opts->fmu_logging_on;
+    f->logging_on = true; /* messages kept for errors even when not shown */
     f->event_mode_used = opts->event_mode_used;
     f->early_return_allowed = opts->early_return_allowed;
     f->event_mode_where_declared = opts->event_mode_where_declared;

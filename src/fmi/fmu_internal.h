@@ -49,6 +49,16 @@ typedef struct rtcosim_fmu {
     struct rtcosim_me *me;   /* model exchange: the integrator (me_solver.c) */
     char *instance_name;
     bool log_calls, visible, fmu_logging;
+    /* loggingOn as instantiated: always true, so that an FMU's own words on a
+     * failure exist; fmu_logging only decides whether they are shown as they
+     * come. The last ones are kept (no allocation: a small ring) and added to
+     * the error of a failing call (fmu.c). */
+    bool logging_on;
+    struct rtcosim_fmu_recent_log {
+        char category[32];
+        char text[160];
+    } recent_log[3];
+    unsigned recent_log_next, recent_log_count;
     /* FMI 3.0 co-simulation flags of fmi3InstantiateCoSimulation
      * (rtcosim_fmu_options) and the intermediate updates seen (fmi3_events.c). */
     bool event_mode_used, early_return_allowed, event_mode_where_declared;

@@ -18,11 +18,11 @@ static rtcosim_status me3_instantiate(void *self, const char *instance_name, rtc
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", instance_name);
     f->instance = f->fmi3.fmi3InstantiateModelExchange(
         instance_name, f->md->instantiation_token, f->resource_location, f->visible,
-        f->fmu_logging, f, rtcosim_fmi3_log_message);
+        f->logging_on, f, rtcosim_fmi3_log_message);
     RTCOSIM_FMU_TRACE(f, "fmi3InstantiateModelExchange", f->instance ? fmi3OK : fmi3Error,
                       "\"%s\", \"%s\", \"%s\", visible=%d, loggingOn=%d", instance_name,
                       f->md->instantiation_token, f->resource_location, f->visible,
-                      f->fmu_logging);
+                      f->logging_on);
     if (!f->instance)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                  "%s: fmi3InstantiateModelExchange failed (returned NULL)",

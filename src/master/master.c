@@ -393,6 +393,11 @@ rtcosim_status rtcosim_master_add_power_bond(rtcosim_master *m, const char *effo
 }
 
 void rtcosim_master_set_order(rtcosim_master *m, rtcosim_order order) { m->order = order; }
+rtcosim_order rtcosim_master_get_order(const rtcosim_master *m) { return m->order; }
+const rtcosim_coupling_options *rtcosim_master_coupling_defaults(const rtcosim_master *m)
+{
+    return &m->defaults;
+}
 void rtcosim_master_set_tolerance(rtcosim_master *m, double tolerance) { m->tolerance = tolerance; }
 
 void rtcosim_master_set_coupling_defaults(rtcosim_master *m, const rtcosim_coupling_options *opts)

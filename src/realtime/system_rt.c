@@ -589,7 +589,7 @@ static rtcosim_status open_results(rtcosim_system_rt *srt, rtcosim_error *err)
     if (!cols)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < srt->column_count; i++)
-        cols[i] = (rtcosim_column){srt->columns[i], RTCOSIM_TYPE_FLOAT64};
+        cols[i] = (rtcosim_column){.name = srt->columns[i], .type = RTCOSIM_TYPE_FLOAT64};
     /* A writer thread formats and writes; the paced thread only fills the
      * ring and never waits for it on a real clock: a row that finds the ring
      * full is counted as dropped (reported after the run). A virtual run

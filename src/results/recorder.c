@@ -8,6 +8,7 @@
 #include <semaphore.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,7 +39,8 @@ typedef struct sink {
 } sink;
 
 struct rtcosim_recorder {
-    char *path;
+    char *path;     /* the file being streamed (CSV) */
+    char *mat_path; /* a ".mat" result: written from path at close */
     rtcosim_column *columns;
     size_t column_count;
     uint32_t record_every, countdown;
@@ -401,8 +403,12 @@ static void recorder_free(rtcosim_recorder *r)
     if (r->out.fd >= 0)
         close(r->out.fd);
     if (r->columns)
-        for (size_t i = 0; i < r->column_count; i++)
+        for (size_t i = 0; i < r->column_count; i++) {
             free((char *)r->columns[i].name);
+            free((char *)r->columns[i].unit);
+            free((char *)r->columns[i].description);
+        }
+    free(r->mat_path);
     free(r->columns);
     free(r->string_offset);
     free(r->row_scratch);
@@ -470,31 +476,46 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
                                      "%s: column '%s' of type %s cannot be written to CSV", o->path,
                                      o->columns[i].name, rtcosim_type_name(o->columns[i].type));
     }
+    rtcosim_results_format format;
+    rtcosim_status fst = rtcosim_results_format_of(o->path, &format, err);
+    if (fst != RTCOSIM_OK)
+        return fst;
     rtcosim_recorder *r = calloc(1, sizeof *r);
     if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
     r->out.fd = -1;
-    r->path = strdup(o->path);
+    if (format == RTCOSIM_RESULTS_MAT) {
+        size_t len = strlen(o->path) + sizeof ".csv.part";
+        if ((r->path = malloc(len)))
+            snprintf(r->path, len, "%s.csv.part", o->path);
+        r->mat_path = strdup(o->path);
+    } else {
+        r->path = strdup(o->path);
+    }
     r->column_count = o->column_count;
     r->columns = calloc(o->column_count + 1, sizeof *r->columns);
     r->out.cap = o->buffer_bytes ? o->buffer_bytes : DEFAULT_BUFFER_BYTES;
     if (r->out.cap < MIN_BUFFER_BYTES)
         r->out.cap = MIN_BUFFER_BYTES;
     r->out.buf = malloc(r->out.cap);
-    bool ok = r->path && r->columns && r->out.buf;
+    bool ok = r->path && r->columns && r->out.buf && (format != RTCOSIM_RESULTS_MAT || r->mat_path);
     for (size_t i = 0; ok && i < o->column_count; i++) {
-        r->columns[i].type = o->columns[i].type;
-        ok = (r->columns[i].name = strdup(o->columns[i].name)) != NULL;
+        const rtcosim_column *c = &o->columns[i];
+        r->columns[i].type = c->type;
+        r->columns[i].parameter = c->parameter;
+        ok = (r->columns[i].name = strdup(c->name)) != NULL &&
+             (!c->unit || (r->columns[i].unit = strdup(c->unit))) &&
+             (!c->description || (r->columns[i].description = strdup(c->description)));
     }
     if (!ok) {
         recorder_free(r);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
     }
     r->record_every = o->record_every ? o->record_every : 1;
-    r->out.fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    r->out.fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (r->out.fd < 0) {
         rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create results file: %s",
-                                              o->path, strerror(errno));
+                                              r->path, strerror(errno));
         recorder_free(r);
         return st;
     }
@@ -506,6 +527,17 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     }
     *sink_reserve(&r->out, 1) = '\n';
     r->out.len++;
+    if (o->csv_units && !r->mat_path) {
+        /* a units row as OMSimulator's and Dymola's CSV exports have it; "" for none */
+        sink_put_quoted(&r->out, "s");
+        for (size_t i = 0; i < r->column_count; i++) {
+            *sink_reserve(&r->out, 1) = ',';
+            r->out.len++;
+            sink_put_quoted(&r->out, r->columns[i].unit ? r->columns[i].unit : "");
+        }
+        *sink_reserve(&r->out, 1) = '\n';
+        r->out.len++;
+    }
     sink_flush(&r->out); /* the header at once: a run that gets stuck shows it started */
     if (o->writer_thread) {
         rtcosim_status st = setup_ring(r, o, err);
@@ -569,6 +601,11 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
     if (error_number)
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing results failed: %s", r->path,
                                strerror(error_number));
+    else if (r->mat_path) {
+        st = rtcosim_results_csv_to_mat(r->path, r->mat_path, r->columns, r->column_count, err);
+        if (st == RTCOSIM_OK)
+            (void)unlink(r->path); /* kept on failure: the rows are not lost */
+    }
     recorder_free(r);
     return st;
 }

@@ -119,8 +119,9 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
             const rtcosim_variable *v = simulate_start_targets(c, names[i], &elements);
             if (!v)
                 return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                         "output variable '%s': model '%s' has no such variable",
-                                         names[i], rtcosim_component_model_name(c));
+                                         "output variable '%s': model '%s' has no such variable%s%s%s",
+                                         names[i], rtcosim_component_model_name(c),
+                                         SUGGEST(rtcosim_component_nearest_variable(c, names[i])));
             for (size_t e = 0; e < elements; e++, n++)
                 if (n < capacity)
                     out[n] = &v[e];
@@ -203,6 +204,9 @@ static rtcosim_status setup_outputs(run *r, rtcosim_error *err)
         b->column[b->count++] = i;
         columns[i].name = r->recorded[i]->name;
         columns[i].type = r->recorded[i]->type;
+        columns[i].unit = r->recorded[i]->unit;
+        columns[i].description = r->recorded[i]->description;
+        columns[i].parameter = r->recorded[i]->variability <= RTCOSIM_VARIABILITY_TUNABLE;
     }
     r->clock_time = -1;
     for (size_t i = 0; i < r->output_batch_count; i++)
@@ -212,6 +216,7 @@ static rtcosim_status setup_outputs(run *r, rtcosim_error *err)
         rtcosim_recorder_options ro = {.path = o->output_file, .columns = columns, .column_count = n,
                                        .record_every = o->record_every,
                                        .writer_thread = o->writer_thread,
+                                       .csv_units = o->csv_units,
                                        .buffer_bytes = 1024 * 1024};
         st = rtcosim_recorder_open(&ro, &r->recorder, err);
     }
@@ -230,8 +235,10 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
         const char *name = rtcosim_csv_column_name(table, i);
         const rtcosim_variable *v = rtcosim_component_find_variable(r->c, name);
         if (!v)
-            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': model '%s' has no such variable",
-                                     file, name, rtcosim_component_model_name(r->c));
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                     "%s: column '%s': model '%s' has no such variable%s%s%s", file,
+                                     name, rtcosim_component_model_name(r->c),
+                                     SUGGEST(rtcosim_component_nearest_variable(r->c, name)));
         if (v->causality != RTCOSIM_CAUSALITY_INPUT)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an input (causality %s)",
                                      file, name, rtcosim_causality_name(v->causality));

@@ -84,4 +84,7 @@ rtcosim_status simulate_apply_start_values(rtcosim_component *c, const rtcosim_s
                                            bool inputs, rtcosim_error *err);
 
 
+/* The three %s of "...has no such variable%s%s%s": "; did you mean 'h'?" or nothing. */
+#define SUGGEST(near) (near) ? "; did you mean '" : "", (near) ? (near) : "", (near) ? "'?" : ""
+
 #endif

@@ -162,8 +162,10 @@ rtcosim_status simulate_check_start_values(const rtcosim_component *c,
         size_t count = 0;
         const rtcosim_variable *v = sv->name ? simulate_start_targets(c, sv->name, &count) : NULL;
         if (!v)
-            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "start value '%s': model '%s' has no such variable",
-                                     sv->name ? sv->name : "", rtcosim_component_model_name(c));
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                     "start value '%s': model '%s' has no such variable%s%s%s",
+                                     sv->name ? sv->name : "", rtcosim_component_model_name(c),
+                                     SUGGEST(rtcosim_component_nearest_variable(c, sv->name)));
         rtcosim_status st = check_start_value(v, err);
         if (st != RTCOSIM_OK ||
             (st = start_value((rtcosim_component *)c, sv, v, count, false, err)) != RTCOSIM_OK)

@@ -214,7 +214,8 @@ static void the_test_fmus_report_an_illegal_call_sequence(void **state)
     assert_int_not_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr, 1, &x, &err),
                          RTCOSIM_OK);
     rtcosim_component_free(c);
-    assert_non_null(strstr(tu_log_text(), "fmi2GetReal: Illegal call sequence: not allowed in Instantiated"));
+    /* without FMU logging shown, the FMU's message comes with the error */
+    assert_non_null(strstr(err.message, "fmi2GetReal: Illegal call sequence: not allowed in Instantiated"));
 }
 
 int main(void)

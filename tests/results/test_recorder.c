@@ -31,11 +31,11 @@ static char *read_text(const char *path)
 }
 
 static const rtcosim_column mixed_columns[] = {
-    {"x", RTCOSIM_TYPE_FLOAT64},
-    {"n", RTCOSIM_TYPE_INT32},
-    {"on", RTCOSIM_TYPE_BOOLEAN},
-    {"label \"a\"", RTCOSIM_TYPE_STRING},
-    {"u", RTCOSIM_TYPE_UINT64},
+    {.name = "x", .type = RTCOSIM_TYPE_FLOAT64},
+    {.name = "n", .type = RTCOSIM_TYPE_INT32},
+    {.name = "on", .type = RTCOSIM_TYPE_BOOLEAN},
+    {.name = "label \"a\"", .type = RTCOSIM_TYPE_STRING},
+    {.name = "u", .type = RTCOSIM_TYPE_UINT64},
 };
 
 static void writes_header_and_rows_in_fmusim_format(void **state)
@@ -64,7 +64,7 @@ static void writes_header_and_rows_in_fmusim_format(void **state)
     free(text);
 }
 
-static const rtcosim_column one_column[] = {{"y", RTCOSIM_TYPE_FLOAT64}};
+static const rtcosim_column one_column[] = {{.name = "y", .type = RTCOSIM_TYPE_FLOAT64}};
 
 static void keeps_every_nth_row_and_forced_rows(void **state)
 {
@@ -93,7 +93,7 @@ static void writer_thread_delivers_every_row_exactly(void **state)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/recorder_thread.csv", (const char *)*state);
-    const rtcosim_column cols[] = {{"y", RTCOSIM_TYPE_FLOAT64}, {"s", RTCOSIM_TYPE_STRING}};
+    const rtcosim_column cols[] = {{.name = "y", .type = RTCOSIM_TYPE_FLOAT64}, {.name = "s", .type = RTCOSIM_TYPE_STRING}};
     rtcosim_recorder_options o = {.path = path, .columns = cols,
                                   .column_count = 2, .writer_thread = true, .ring_rows = 16,
                                   .buffer_bytes = 4096, .max_string_bytes = 4};
@@ -220,7 +220,7 @@ static void write_error_is_reported_at_close_with_the_path(void **state)
 static void binary_columns_are_written_as_hex(void **state)
 {
     static const uint8_t foo[] = {'f', 'o', 'o'}, mixed[] = {0x00, 0xff, 0x7f, 0x80};
-    const rtcosim_column cols[] = {{"blob", RTCOSIM_TYPE_BINARY}, {"n", RTCOSIM_TYPE_INT32}};
+    const rtcosim_column cols[] = {{.name = "blob", .type = RTCOSIM_TYPE_BINARY}, {.name = "n", .type = RTCOSIM_TYPE_INT32}};
     rtcosim_value rows[3][2] = {{{.bin = {foo, 3}}, {.i64 = 1}},
                                 {{.bin = {NULL, 0}}, {.i64 = 2}},
                                 {{.bin = {mixed, 4}}, {.i64 = 3}}};

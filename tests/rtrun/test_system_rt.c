@@ -109,7 +109,7 @@ static void run_plain_observing(const rtcosim_system_desc *desc, const char *pat
     rtcosim_column columns[8];
     size_t n = rtcosim_master_observed_count(m);
     for (size_t i = 0; i < n; i++)
-        columns[i] = (rtcosim_column){rtcosim_master_observed_name(m, i), RTCOSIM_TYPE_FLOAT64};
+        columns[i] = (rtcosim_column){.name = rtcosim_master_observed_name(m, i), .type = RTCOSIM_TYPE_FLOAT64};
     plain_out out = {0};
     rtcosim_recorder_options ro = {.path = path, .columns = columns, .column_count = n};
     assert_int_equal(rtcosim_recorder_open(&ro, &out.recorder, &err), RTCOSIM_OK);

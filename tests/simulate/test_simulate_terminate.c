@@ -110,8 +110,11 @@ static void discard_without_terminate_request_fails(void **state)
 {
     (void)state;
     const char *const messages[] = {
-        "fmi2DoStep returned fmi2Discard at t=1 (without asking to terminate",
-        "fmi3DoStep returned fmi3Discard at t=1 (without asking to terminate"};
+        /* the Faulty FMU's own words (models/faulty) come between */
+        "fmi2DoStep returned fmi2Discard at t=1; the FMU said: logStatusDiscard: discarding on "
+        "purpose at t = 1 (fail_mode 4) (without asking to terminate",
+        "fmi3DoStep returned fmi3Discard at t=1; the FMU said: logStatusDiscard: discarding on "
+        "purpose at t = 1 (fail_mode 4) (without asking to terminate"};
     expect_failure("4", RTCOSIM_EDISCARD, messages);
 }
 

@@ -1,0 +1,233 @@
+/* Results as a MATLAB file in the Modelica/Dymola result layout, so that
+ * Dymola, OMPlot, DyMat, PyFMI and scipy users open rtcosim's runs directly.
+ * The recorder streams CSV (nothing lost on a crash); at close the CSV is read
+ * back (its numbers are shortest round-trip text, so the values are identical)
+ * and written here with libmatio as a MAT v4 file, the version Dymola and
+ * OpenModelica write ("Atrajectory" "1.1" "binTrans"):
+ *   Aclass      char 4 x 11: "Atrajectory", "1.1", "", "binTrans"
+ *   name        char maxlen x n (binTrans: one name per column)
+ *   description char maxlen x n, the unit in brackets at the end ("Height [m]")
+ *   dataInfo    int32 4 x n: (matrix, column, 0 = linear interpolation,
+ *               -1 = undefined outside the time range / 0 = constant);
+ *               time is (0, 1, 0, -1): the abscissa of all data matrices
+ *   data_1      double n1 x 2: time (start, stop), then one row per parameter
+ *   data_2      double n2 x rows: time, then one row per trajectory. */
+#include <matio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "rtcosim/csv.h"
+#include "rtcosim/results.h"
+
+typedef struct mat_column {
+    size_t csv_column; /* index in the CSV table */
+    const rtcosim_column *meta;
+    int matrix;        /* 1: data_1, 2: data_2 */
+    int row;           /* 1-based row in its matrix */
+} mat_column;
+
+static bool is_text_type(rtcosim_type type)
+{
+    return type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY;
+}
+
+typedef struct text_context {
+    const rtcosim_column *columns;
+    size_t count;
+} text_context;
+
+/* Every column is read as text and converted here: the input-table reader
+ * refuses non-finite numbers, but results may hold the recorder's "nan",
+ * "inf", "-inf" (strtod reads them back exactly as the CSV has them). */
+static bool column_is_text(void *context, const char *name)
+{
+    (void)context, (void)name;
+    return true;
+}
+
+static bool column_is_string(const text_context *tc, const char *name)
+{
+    for (size_t i = 0; i < tc->count; i++)
+        if (strcmp(tc->columns[i].name, name) == 0)
+            return is_text_type(tc->columns[i].type);
+    return false;
+}
+
+static double cell(const rtcosim_csv *table, size_t row, size_t column)
+{
+    const char *text = rtcosim_csv_text(table, row, column);
+    char *end = NULL;
+    double v = text && *text ? strtod(text, &end) : NAN;
+    return end && *end == '\0' ? v : NAN;
+}
+
+/* "Height" + "m" -> "Height [m]"; the unit alone when there is no text. */
+static char *describe(const rtcosim_column *meta)
+{
+    const char *text = meta && meta->description ? meta->description : "";
+    const char *unit = meta && meta->unit && *meta->unit ? meta->unit : NULL;
+    size_t n = strlen(text) + (unit ? strlen(unit) + 4 : 0) + 1;
+    char *out = malloc(n);
+    if (!out)
+        return NULL;
+    if (unit)
+        snprintf(out, n, "%s%s[%s]", text, *text ? " " : "", unit);
+    else
+        snprintf(out, n, "%s", text);
+    return out;
+}
+
+/* A char matrix with one string per column (binTrans), blank-padded. */
+static matvar_t *string_matrix(const char *name, const char *const *strings, size_t count)
+{
+    size_t width = 1;
+    for (size_t i = 0; i < count; i++)
+        if (strlen(strings[i]) > width)
+            width = strlen(strings[i]);
+    char *data = malloc(width * (count ? count : 1));
+    if (!data)
+        return NULL;
+    memset(data, ' ', width * (count ? count : 1));
+    for (size_t i = 0; i < count; i++)
+        memcpy(data + i * width, strings[i], strlen(strings[i]));
+    size_t dims[2] = {width, count};
+    matvar_t *v = Mat_VarCreate(name, MAT_C_CHAR, MAT_T_UINT8, 2, dims, data, 0);
+    free(data); /* Mat_VarCreate copied it (no MAT_F_DONT_COPY_DATA) */
+    return v;
+}
+
+static int write_var(mat_t *mat, matvar_t *v)
+{
+    if (!v)
+        return -1;
+    int rc = Mat_VarWrite(mat, v, MAT_COMPRESSION_NONE);
+    Mat_VarFree(v);
+    return rc;
+}
+
+rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
+                                          const rtcosim_column *columns, size_t column_count,
+                                          rtcosim_error *err)
+{
+    text_context tc = {columns, columns ? column_count : 0};
+    rtcosim_csv *table = NULL;
+    rtcosim_status st = rtcosim_csv_read_file_text(csv_path, column_is_text, &tc, &table, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    size_t ncsv = rtcosim_csv_column_count(table), rows = rtcosim_csv_row_count(table);
+    mat_column *cols = calloc(ncsv + 1, sizeof *cols);
+    const char **names = calloc(ncsv + 1, sizeof *names);
+    char **descriptions = calloc(ncsv + 1, sizeof *descriptions);
+    int32_t *info = calloc(4 * (ncsv + 1), sizeof *info);
+    double *data1 = NULL, *data2 = NULL;
+    size_t n = 0, n1 = 1, n2 = 1;
+    bool ok = cols && names && descriptions && info;
+    names[0] = "time";
+    ok = ok && (descriptions[0] = strdup("Time [s]")) != NULL;
+    for (size_t c = 0; ok && c < ncsv; c++) {
+        const rtcosim_column *meta = NULL;
+        const char *cname = rtcosim_csv_column_name(table, c);
+        for (size_t i = 0; columns && i < column_count && !meta; i++)
+            if (strcmp(columns[i].name, cname) == 0)
+                meta = &columns[i];
+        if (column_is_string(&tc, cname))
+            continue; /* String and Binary values have no place in a double matrix */
+        bool constant = meta && meta->parameter;
+        for (size_t r = 1; constant && r < rows; r++) {
+            double a = cell(table, r, c), b = cell(table, 0, c);
+            constant = a == b || (a != a && b != b);
+        }
+        cols[n] = (mat_column){c, meta, constant ? 1 : 2, constant ? (int)++n1 : (int)++n2};
+        names[n + 1] = cname;
+        ok = (descriptions[n + 1] = describe(meta)) != NULL;
+        n++;
+    }
+    if (ok) {
+        data1 = calloc(n1 * 2, sizeof *data1);
+        data2 = calloc(n2 * rows, sizeof *data2);
+        ok = data1 && data2;
+    }
+    if (ok) {
+        double t0 = (double)rtcosim_csv_time(table, 0) / 1e9;
+        double t1 = (double)rtcosim_csv_time(table, rows - 1) / 1e9;
+        /* column-major n1 x 2: first column the start values, second the stop values */
+        data1[0] = t0;
+        data1[n1] = t1;
+        for (size_t r = 0; r < rows; r++)
+            data2[r * n2] = (double)rtcosim_csv_time(table, r) / 1e9;
+        int32_t time_info[4] = {0, 1, 0, -1};
+        memcpy(info, time_info, sizeof time_info);
+        for (size_t i = 0; i < n; i++) {
+            int32_t *d = info + 4 * (i + 1);
+            d[0] = cols[i].matrix;
+            d[1] = cols[i].row;
+            d[2] = 0;
+            d[3] = cols[i].matrix == 1 ? 0 : -1;
+            if (cols[i].matrix == 1) {
+                double v = cell(table, 0, cols[i].csv_column);
+                data1[cols[i].row - 1] = data1[n1 + cols[i].row - 1] = v;
+            } else {
+                for (size_t r = 0; r < rows; r++)
+                    data2[r * n2 + (size_t)cols[i].row - 1] = cell(table, r, cols[i].csv_column);
+            }
+        }
+    }
+    if (!ok) {
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT file",
+                               mat_path);
+    } else {
+        (void)unlink(mat_path); /* matio appends to nothing: start from an empty file */
+        mat_t *mat = Mat_CreateVer(mat_path, NULL, MAT_FT_MAT4);
+        if (!mat) {
+            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the MAT file", mat_path);
+        } else {
+            static const char *const aclass[4] = {"Atrajectory", "1.1", "", "binTrans"};
+            /* Aclass is the one matrix not transposed: 4 rows of 11 characters */
+            char ac[4 * 11];
+            for (size_t r = 0; r < 4; r++)
+                for (size_t k = 0; k < 11; k++)
+                    ac[k * 4 + r] = k < strlen(aclass[r]) ? aclass[r][k] : ' ';
+            size_t acdims[2] = {4, 11};
+            size_t infodims[2] = {4, n + 1}, d1dims[2] = {n1, 2}, d2dims[2] = {n2, rows};
+            int rc = write_var(mat, Mat_VarCreate("Aclass", MAT_C_CHAR, MAT_T_UINT8, 2, acdims, ac, 0));
+            rc |= write_var(mat, string_matrix("name", names, n + 1));
+            rc |= write_var(mat, string_matrix("description", (const char *const *)descriptions, n + 1));
+            rc |= write_var(mat, Mat_VarCreate("dataInfo", MAT_C_INT32, MAT_T_INT32, 2, infodims, info, 0));
+            rc |= write_var(mat, Mat_VarCreate("data_1", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d1dims, data1, 0));
+            rc |= write_var(mat, Mat_VarCreate("data_2", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d2dims, data2, 0));
+            if (Mat_Close(mat) != 0 || rc != 0)
+                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", mat_path);
+        }
+    }
+    for (size_t i = 0; descriptions && i <= n; i++)
+        free(descriptions[i]);
+    free(descriptions);
+    free(names);
+    free(cols);
+    free(info);
+    free(data1);
+    free(data2);
+    rtcosim_csv_free(table);
+    return st;
+}
+
+rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_format *out,
+                                         rtcosim_error *err)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    *out = RTCOSIM_RESULTS_CSV;
+    if (!dot || dot == base || strcasecmp(dot, ".csv") == 0)
+        return RTCOSIM_OK;
+    if (strcasecmp(dot, ".mat") == 0) {
+        *out = RTCOSIM_RESULTS_MAT;
+        return RTCOSIM_OK;
+    }
+    return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                             "%s: unknown results format '%s' (use .csv or .mat)", path, dot);
+}
