@@ -8,6 +8,7 @@
 
 #include "../examples/ecus/vehicle.h"
 #include "cli.h"
+#include "events_board.h"
 #include "events_lsbus.h"
 #include "progress.h"
 #include "signals.h"
@@ -53,6 +54,13 @@ static void usage(FILE *out)
             "                     start value; it receives every frame, without Confirm\n"
             "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
             "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
+            "  --board-ecu NAME=BOARD:ELF[,uart=FILE][,period=T]  firmware for a real board\n"
+            "                     (mps2-an386, as `rtcosim firmware run`) as an LP beside the\n"
+            "                     vehicle (repeatable): every T (default 1 ms) it runs the board\n"
+            "                     to that time and samples UART0 and the FPGA LEDs; the summary\n"
+            "                     gives both and a checksum, uart= writes UART0's bytes to FILE.\n"
+            "                     No CAN bridge; no state saving, so the speculative scheduler\n"
+            "                     runs it conservatively\n"
             "  --rounds           conservative scheduler in barrier rounds instead of channel clocks\n"
             "  -q, --quiet        no progress line (shown on a terminal: percent of the simulated\n"
             "                     interval, speed, estimated time left)\n"
@@ -190,6 +198,8 @@ static int run_events(int argc, char **argv)
     rtcosim_ecu_vehicle_config vc = {.ecus = 4};
     static events_lsbus lsbus; /* large: not on the stack */
     memset(&lsbus, 0, sizeof lsbus);
+    static events_board boards;
+    memset(&boards, 0, sizeof boards);
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
     const char *can_log = NULL, *system = NULL, *spec_csv = NULL;
@@ -277,6 +287,9 @@ static int run_events(int argc, char **argv)
         } else if (strcmp(a, "--lsbus-node") == 0) {
             if (events_lsbus_parse(&lsbus, v, &err) != RTCOSIM_OK)
                 return cli_fail_error(&err);
+        } else if (strcmp(a, "--board-ecu") == 0) {
+            if (events_board_parse(&boards, v, &err) != RTCOSIM_OK)
+                return cli_fail_error(&err);
         } else if (strcmp(a, "--firmware") == 0) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
@@ -328,6 +341,8 @@ static int run_events(int argc, char **argv)
         vc.attach = events_lsbus_attach;
         vc.attach_context = &lsbus;
     }
+    if (boards.count && reference)
+        return cli_fail("events: --reference does not run --board-ecu boards twice");
     vc.pair_plants = speculative; /* its placement: a plant with its ECU */
     rtcosim_events *sim = NULL;
     rtcosim_ecu_vehicle *vehicle = NULL;
@@ -342,6 +357,10 @@ static int run_events(int argc, char **argv)
         ro.threads = 1;
     if (tr.size > 1 && lsbus.count) {
         rc = cli_fail("events: --lsbus-node is not supported on several ranks");
+        goto done;
+    }
+    if (tr.size > 1 && boards.count) {
+        rc = cli_fail("events: --board-ecu is not supported on several ranks");
         goto done;
     }
     if (tr.size > 1 && can_log) {
@@ -359,6 +378,7 @@ static int run_events(int argc, char **argv)
     cli_progress_watch progress = {0};
     bool built = rtcosim_events_create(&sim, &err) == RTCOSIM_OK &&
                  rtcosim_ecu_vehicle_build(sim, &vc, &vehicle, &err) == RTCOSIM_OK &&
+                 events_board_add(&boards, sim, &err) == RTCOSIM_OK &&
                  (!mpi || rtcosim_events_set_transport(sim, &tr, &err) == RTCOSIM_OK) &&
                  apply_places(sim, places, place_count, &err) == RTCOSIM_OK;
     if (built) /* rank 0 draws */
@@ -419,6 +439,10 @@ static int run_events(int argc, char **argv)
                (double)rtcosim_ecu_response_delay(e) / 1e3, es.frames_sent, es.frames_received);
     }
     events_lsbus_print(&lsbus);
+    if (events_board_report(&boards, &err) != RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
+    }
     printf("checksum    %016" PRIx64 "\n", rtcosim_ecu_vehicle_checksum(vehicle));
     if (speculative) {
         rc = report_speculation(sim, &stats, spec_csv);
@@ -437,6 +461,7 @@ done:
     events_lsbus_free(&lsbus);
     rtcosim_ecu_vehicle_free(vehicle);
     rtcosim_events_free(sim);
+    events_board_free(&boards);
     if (mpi)
         rtcosim_mpi_transport_close(&tr);
     return rc;

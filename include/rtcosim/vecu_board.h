@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/events.h"
 #include "rtcosim/status.h"
 
 #ifdef __cplusplus
@@ -57,6 +58,41 @@ rtcosim_status rtcosim_board_run(rtcosim_board *b, rtcosim_board_result *result,
 rtcosim_status rtcosim_board_run_until(rtcosim_board *b, int64_t until_ns,
                                        rtcosim_board_result *result, rtcosim_error *err);
 void rtcosim_board_free(rtcosim_board *b);
+
+/* A board as a logical process of the event kernel (vecu/board_lp.c): an
+ * event every `period_ns` runs the board to that time with
+ * rtcosim_board_run_until and samples its outputs, the UART0 bytes (kept in
+ * order) and the FPGA LEDs (each change with the event time that saw it).
+ * It talks to no other LP (a CAN bridge is not modelled), so its results do
+ * not depend on the scheduler or thread count. The emulated machine cannot
+ * save its state cheaply: the LP declares no state saving, and the
+ * speculative scheduler runs it conservatively, never speculated on. The
+ * firmware's exit ends the LP's events, not the run. */
+typedef struct rtcosim_board_lp rtcosim_board_lp;
+
+typedef struct rtcosim_board_lp_config {
+    const char *name;     /* LP name */
+    const char *board;    /* NULL: mps2-an386 */
+    const char *firmware; /* ELF path */
+    int64_t period_ns;    /* sampling period; 0: 1 ms */
+} rtcosim_board_lp_config;
+
+typedef struct rtcosim_board_lp_stats {
+    uint64_t samples, instructions, led_changes;
+    uint32_t leds;        /* FPGA LEDs at the last sample */
+    bool exited;
+    int exit_code;
+    int64_t time_ns;      /* board time at the last sample */
+    size_t uart0_bytes;
+    uint64_t checksum;    /* FNV-1a of UART0 bytes, LED trace, instructions, exit */
+} rtcosim_board_lp_stats;
+
+rtcosim_status rtcosim_board_lp_create(rtcosim_events *sim, const rtcosim_board_lp_config *config,
+                                       rtcosim_board_lp **out, rtcosim_error *err);
+/* UART0's bytes so far (not NUL-terminated), *size of them. */
+const unsigned char *rtcosim_board_lp_uart0(const rtcosim_board_lp *lp, size_t *size);
+void rtcosim_board_lp_stats_get(const rtcosim_board_lp *lp, rtcosim_board_lp_stats *out);
+void rtcosim_board_lp_free(rtcosim_board_lp *lp);
 
 #ifdef __cplusplus
 }
