@@ -31,6 +31,8 @@ typedef struct run_output {
     size_t text_count; /* then String and Binary columns, read from the components */
     rtcosim_master *master;
     cli_progress progress;
+    /* Adaptive step with --output-interval: rows only on start + k grid. */
+    rtcosim_time_ns grid, grid_start;
 } run_output;
 
 static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double *values,
@@ -43,7 +45,7 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
     if (signo)
         return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
                                  cli_signal_name(signo));
-    if (!out->recorder)
+    if (!out->recorder || (out->grid > 0 && (t - out->grid_start) % out->grid != 0))
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
      * values are only gathered for the rows it keeps. */
@@ -103,6 +105,9 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
     if (a->threads_auto &&
         rtcosim_master_set_threads(*out, RTCOSIM_MASTER_THREADS_AUTO, &err) != RTCOSIM_OK)
         return cli_fail("--threads: %s", err.message);
+    /* Adaptive steps land on the output points (fixed ones are checked to). */
+    if (a->has_interval && rtcosim_master_set_step_grid(*out, a->interval, &err) != RTCOSIM_OK)
+        return cli_fail("--output-interval: %s", err.message);
     if (rtcosim_master_initialize(*out, start, stop, &err) != RTCOSIM_OK)
         return cli_fail("%s: %s", a->system, err.message);
     return 0;
@@ -179,6 +184,17 @@ static int run_system(const run_args *a)
         rc = cli_fail("--can-bus cannot be combined with --real-time");
         goto done;
     }
+    const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
+    bool adaptive = a->build.overrides.has_step_control
+                        ? a->build.overrides.step_control
+                        : annotated->has_step_control && annotated->step_control;
+    const rtcosim_ssd_master_settings *ov = &a->build.overrides;
+    if (!adaptive && (ov->step_rtol > 0 || ov->min_step_ns || ov->max_step_ns)) {
+        rc = cli_fail("%s: --step-tolerance, --min-step-size and --max-step-size need step "
+                      "control (--step-control or the annotation's stepControl=\"true\")",
+                      a->system);
+        goto done;
+    }
     if (a->real_time) {
         rc = cli_run_real_time(a, desc, start, stop);
         goto done;
@@ -188,17 +204,12 @@ static int run_system(const run_args *a)
         (a->speculate.reference &&
          (rc = make_master(a, desc, start, stop, NULL, false, &reference)) != 0))
         goto done;
-    const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
-    bool adaptive = a->build.overrides.has_step_control
-                        ? a->build.overrides.step_control
-                        : annotated->has_step_control && annotated->step_control;
     rtcosim_time_ns macro = rtcosim_master_next_step(m);
     uint32_t every = 1;
     if (a->has_interval && adaptive) {
-        rc = cli_fail("--output-interval needs a fixed macro step (step control is on)");
-        goto done;
-    }
-    if (a->has_interval) {
+        out.grid = a->interval;
+        out.grid_start = start;
+    } else if (a->has_interval) {
         if (a->interval % macro != 0) {
             rc = cli_fail("--output-interval %.9g s is not a multiple of the macro step %.9g s",
                           rtcosim_time_to_seconds(a->interval), rtcosim_time_to_seconds(macro));
@@ -269,7 +280,9 @@ static int run_system(const run_args *a)
         goto done;
     }
     /* The final point is always written, even between output intervals. */
-    if (out.recorder && (rc || (every > 1 && rtcosim_master_step_count(m) % every != 0))) {
+    bool off_grid = out.grid > 0 ? (rtcosim_master_time(m) - start) % out.grid != 0
+                                 : every > 1 && rtcosim_master_step_count(m) % every != 0;
+    if (out.recorder && (rc || off_grid)) {
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
@@ -299,6 +312,13 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    if (adaptive) {
+        rtcosim_time_ns smallest, largest;
+        rtcosim_master_step_range(m, &smallest, &largest);
+        printf("step control: %llu steps, smallest %.9g s, largest %.9g s\n",
+               (unsigned long long)rtcosim_master_step_count(m), rtcosim_time_to_seconds(smallest),
+               rtcosim_time_to_seconds(largest));
+    }
     if (rtcosim_master_event_count(m) > 0)
         printf("events: %llu (FMI 3.0 Event Mode; a row before and one after each)\n",
                (unsigned long long)rtcosim_master_event_count(m));
