@@ -33,7 +33,29 @@ typedef struct run_output {
     cli_progress progress;
     /* Adaptive step with --output-interval: rows only on start + k grid. */
     rtcosim_time_ns grid, grid_start;
+    FILE *coupling_stats; /* --coupling-stats */
 } run_output;
+
+/* One --coupling-stats row: E of each connection's last reconciled
+ * interval, each bond's last residual and correction energy. */
+static rtcosim_status write_coupling_row(run_output *out, rtcosim_time_ns t, rtcosim_error *err)
+{
+    rtcosim_master *m = out->master;
+    fprintf(out->coupling_stats, "%.9g", rtcosim_time_to_seconds(t));
+    for (size_t i = 0; i < rtcosim_master_connection_count(m); i++) {
+        rtcosim_coupling_stats cs;
+        rtcosim_master_coupling_stats(m, i, &cs, NULL);
+        fprintf(out->coupling_stats, ",%.17g", cs.last_error);
+    }
+    for (size_t b = 0; b < rtcosim_master_bond_count(m); b++) {
+        rtcosim_bond_stats bs;
+        rtcosim_master_bond_stats(m, b, &bs, NULL);
+        fprintf(out->coupling_stats, ",%.17g,%.17g", bs.last_residual, bs.last_correction_energy);
+    }
+    if (fputc('\n', out->coupling_stats) == EOF)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "--coupling-stats: cannot write");
+    return RTCOSIM_OK;
+}
 
 static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double *values,
                                  size_t count, rtcosim_error *err)
@@ -45,6 +67,11 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
     if (signo)
         return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
                                  cli_signal_name(signo));
+    if (out->coupling_stats && t > out->grid_start) {
+        rtcosim_status st = write_coupling_row(out, t, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     if (!out->recorder || (out->grid > 0 && (t - out->grid_start) % out->grid != 0))
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
@@ -206,9 +233,9 @@ static int run_system(const run_args *a)
         goto done;
     rtcosim_time_ns macro = rtcosim_master_next_step(m);
     uint32_t every = 1;
+    out.grid_start = start;
     if (a->has_interval && adaptive) {
         out.grid = a->interval;
-        out.grid_start = start;
     } else if (a->has_interval) {
         if (a->interval % macro != 0) {
             rc = cli_fail("--output-interval %.9g s is not a multiple of the macro step %.9g s",
@@ -255,6 +282,19 @@ static int run_system(const run_args *a)
         free(columns);
     }
 
+    if (a->coupling_stats) {
+        out.coupling_stats = fopen(a->coupling_stats, "w");
+        if (!out.coupling_stats) {
+            rc = cli_fail("%s: cannot create the coupling statistics file", a->coupling_stats);
+            goto done;
+        }
+        fprintf(out.coupling_stats, "time");
+        for (size_t i = 0; i < rtcosim_master_connection_count(m); i++)
+            fprintf(out.coupling_stats, ",E %s", rtcosim_master_connection_name(m, i));
+        for (size_t b = 0; b < rtcosim_master_bond_count(m); b++)
+            fprintf(out.coupling_stats, ",bond%zu residual J,bond%zu correction J", b + 1, b + 1);
+        fputc('\n', out.coupling_stats);
+    }
     double wall_start = cli_wall_seconds(), wall;
     rtcosim_status st;
     cli_progress_init(&out.progress, a->quiet, start, stop);
@@ -312,6 +352,28 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    for (size_t i = 0; i < rtcosim_master_connection_count(m); i++) {
+        rtcosim_coupling_stats cs;
+        if (rtcosim_master_coupling_stats(m, i, &cs, NULL) == RTCOSIM_OK && cs.corrected)
+            printf("coupling error: %s: RMS %.6g, max %.6g (integral per interval) over %llu "
+                   "intervals\n", rtcosim_master_connection_name(m, i), cs.error_rms, cs.error_max,
+                   (unsigned long long)cs.intervals);
+    }
+    for (size_t b = 0; b < rtcosim_master_bond_count(m); b++) {
+        rtcosim_bond_stats bs;
+        if (rtcosim_master_bond_stats(m, b, &bs, NULL) == RTCOSIM_OK)
+            printf("power bond %zu: energy created by the coupling %.6g J, injected by the "
+                   "correction %.6g J\n", b + 1, bs.energy_residual, bs.correction_energy);
+    }
+    if (out.coupling_stats) {
+        FILE *f = out.coupling_stats;
+        out.coupling_stats = NULL;
+        if (fclose(f) != 0) {
+            rc = cli_fail("%s: cannot write the coupling statistics file", a->coupling_stats);
+            goto done;
+        }
+        printf("wrote coupling statistics per macro step to %s\n", a->coupling_stats);
+    }
     if (adaptive) {
         rtcosim_time_ns smallest, largest;
         rtcosim_master_step_range(m, &smallest, &largest);
@@ -351,6 +413,8 @@ static int run_system(const run_args *a)
 done:
     if (out.recorder)
         rtcosim_recorder_close(out.recorder, NULL, NULL);
+    if (out.coupling_stats)
+        fclose(out.coupling_stats);
     free(out.row);
     rtcosim_master_free(m);
     rtcosim_master_free(reference);

@@ -57,6 +57,11 @@ void cli_run_usage(FILE *out)
             "  --min-step-size S       its smallest step (default H/1000)\n"
             "  --max-step-size S       its largest step (default 10 H); the three also as\n"
             "                          org.rtcosim.master stepTolerance, minStepSize, maxStepSize\n"
+            "  --coupling-stats FILE   CSV per macro step: each connection's extrapolation\n"
+            "                          error E of its last reconciled interval and each power\n"
+            "                          bond's energy residual and the part the correction\n"
+            "                          injected (the summary prints the RMS of E per corrected\n"
+            "                          connection and the bonds' energies)\n"
             "  --threads N|auto        step components on up to N threads (auto: the CPUs):\n"
             "                          Jacobi all at once, Gauss-Seidel one dependency level\n"
             "                          at a time; balanced by measured step cost, one thread\n"
@@ -304,6 +309,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             o->has_step_size = true;
             if (rc == 0 && o->step_size_ns <= 0)
                 rc = cli_fail("--step-size must be positive");
+        } else if (strcmp(opt, "--coupling-stats") == 0) {
+            a->coupling_stats = val;
         } else if (strcmp(opt, "--step-tolerance") == 0) {
             if (!rtcosim_ssd_parse_tolerance(val, &o->step_rtol, &o->step_atol))
                 rc = cli_fail("--step-tolerance: wants REL[,ABS], both > 0, got '%s'", val);
@@ -478,6 +485,9 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
     if ((o->step_rtol > 0 || o->min_step_ns || o->max_step_ns) && o->has_step_control &&
         !o->step_control)
         return cli_fail("run: --step-tolerance, --min-step-size and --max-step-size need step control");
+    if (a->coupling_stats && (a->real_time || a->speculate.enabled || a->distribute.enabled))
+        return cli_fail("run: --coupling-stats cannot be combined with --real-time, --speculate "
+                        "or --distribute");
     if (a->distribute.enabled)
         o->threads = 1; /* the proxies broadcast from the master's thread only */
     a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;

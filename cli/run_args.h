@@ -33,6 +33,7 @@ typedef struct run_args {
     const char **observe;
     size_t observe_count;
     const char *output_file;
+    const char *coupling_stats; /* --coupling-stats FILE: per macro step CSV */
     double step_timeout; /* s; 0: none */
     bool allow_outside;  /* a .ssp may reference files outside the package */
     /* Real time. */

@@ -90,7 +90,7 @@ typedef struct master_connection {
     double true_integral, est_integral, applied_integral;
     /* The last reconciled interval (for power bonds and the step controller). */
     rtcosim_time_ns last_from, last_to;
-    double last_true, last_applied;
+    double last_true, last_applied, last_est; /* integrals: true, applied, plain estimate */
     double last_scale;         /* largest |y| exchanged so far */
     uint64_t reconciled_ticks;  /* tick number of the last reconciliation */
     rtcosim_correction_state corr;

@@ -183,6 +183,7 @@ rtcosim_status rtcosim_master_coupling_stats(const rtcosim_master *m, size_t i,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: no connection %zu", i);
     *out = m->conns[i].stats;
     out->error_rms = out->intervals ? sqrt(m->conns[i].error_sum_sq / (double)out->intervals) : 0;
+    out->corrected = m->conns[i].corr.kind != RTCOSIM_CORRECTION_NONE;
     return RTCOSIM_OK;
 }
 

@@ -47,6 +47,13 @@ static void bond_update(rtcosim_master *m, master_bond *b)
     b->stats.intervals++;
     b->stats.energy_residual += r;
     b->stats.last_residual = r;
+    /* The part of R that the corrections added: the applied signals are the
+     * plain estimates plus the corrections c, so R splits into the plain
+     * estimates' energy and (I[c_e] I[f_true] - I[e_true] I[c_f]) / span. */
+    double w = ((e->last_applied - e->last_est) * f->last_true -
+                e->last_true * (f->last_applied - f->last_est)) / span;
+    b->stats.correction_energy += w;
+    b->stats.last_correction_energy = w;
     if (fabs(r) > b->stats.energy_residual_max)
         b->stats.energy_residual_max = fabs(r);
 }
@@ -67,6 +74,7 @@ static inline __attribute__((always_inline)) void reconcile(rtcosim_master *m, s
     k->last_to = k->true_to;
     k->last_true = k->true_integral;
     k->last_applied = k->applied_integral;
+    k->last_est = k->est_integral;
     k->reconciled_ticks = m->steps;
     k->recon_from = k->true_to;
     k->true_integral = k->est_integral = k->applied_integral = 0;
