@@ -1,12 +1,11 @@
 #!/usr/bin/python3
 """rtcosim run --step-control end to end on the B2 oscillator SSD, case 3
-(dampers 5 N s/m, a decaying transient) at --step-tolerance 1e-2: the adaptive
-run takes fewer macro steps than the fixed H = 1 ms run (2000 steps to 2 s),
-and its RMS error against exp(A t) z0 (computed here, independently: Taylor
-series with scaling and squaring in plain Python) stays within the requested
-relative tolerance of the largest exact displacement. Rows land on
---output-interval. (Issue 28's target, the fixed run's accuracy within 1.2x
-with half its steps, is not reached: see `rtcosim bench coupling`.)
+(dampers 5 N s/m, a decaying transient), 10 s, FOH + energy correction, rows
+every 10 ms: at --step-tolerance 1e-4 the adaptive run takes at most half the
+macro steps of the fixed H = 1 ms run (10 000) and its RMS error of x1, x2
+against exp(A t) z0 (computed here, independently: Taylor series with scaling
+and squaring in plain Python) is within 1.2x of the fixed run's (issue 28's
+target for benchmark B2). Rows land on --output-interval.
 usage: step_control_e2e.py RTCOSIM_CLI SOURCE_DIR"""
 import csv, math, os, re, subprocess, sys, tempfile
 
@@ -39,7 +38,7 @@ def expm(a):
     return out
 
 def run(extra, out):
-    cmd = [cli, "run", ssd, "--parameter-set", ssv, "--stop-time", "2", "--step-size", "1e-3",
+    cmd = [cli, "run", ssd, "--parameter-set", ssv, "--stop-time", "10", "--step-size", "1e-3",
            "--coupling", "foh", "--correction", "energy", "--output-interval", "0.01",
            "--output-file", out, "--quiet"] + extra
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -48,9 +47,9 @@ def run(extra, out):
     steps = int(re.search(r"in (\d+) steps", p.stdout).group(1))
     with open(out) as f:
         rows = list(csv.DictReader(f))
-    # Rows on the output grid only, every 10 ms from 0 to 2 s.
+    # Rows on the output grid only, every 10 ms from 0 to 10 s.
     times = [float(r["time"]) for r in rows]
-    if len(times) != 201 or any(abs(t - 0.01 * i) > 1e-9 for i, t in enumerate(times)):
+    if len(times) != 1001 or any(abs(t - 0.01 * i) > 1e-9 for i, t in enumerate(times)):
         sys.exit("FAIL: rows not on the 10 ms grid: %d rows, %s..." % (len(times), times[:5]))
     step = expm([[x * 0.01 for x in row] for row in A])
     z, sq, amp = z0[:], 0.0, 0.0
@@ -62,18 +61,18 @@ def run(extra, out):
     return steps, math.sqrt(sq / (2 * len(rows))), amp, p.stdout
 
 with tempfile.TemporaryDirectory() as d:
-    rtol = 1e-2
-    fixed_steps, fixed_err, amp, _ = run([], os.path.join(d, "fixed.csv"))
+    rtol = 1e-4
+    fixed_steps, fixed_err, _, _ = run([], os.path.join(d, "fixed.csv"))
     ad_steps, ad_err, _, out = run(["--step-control", "--step-tolerance", "%g" % rtol],
                                    os.path.join(d, "adaptive.csv"))
     print("fixed: %d steps, rms %.4g m; adaptive: %d steps, rms %.4g m" %
           (fixed_steps, fixed_err, ad_steps, ad_err))
     if not re.search(r"step control: %d steps, smallest [0-9.e-]+ s, largest [0-9.e-]+ s" % ad_steps, out):
         sys.exit("FAIL: no step control summary line:\n" + out)
-    if fixed_steps != 2000:
-        sys.exit("FAIL: the fixed run took %d steps, not 2000" % fixed_steps)
-    if not ad_steps < fixed_steps:
-        sys.exit("FAIL: adaptive %d steps, not fewer than the fixed %d" % (ad_steps, fixed_steps))
-    if not ad_err <= rtol * amp:
-        sys.exit("FAIL: adaptive rms %.4g m above rtol x max|x| = %.4g m" % (ad_err, rtol * amp))
+    if fixed_steps != 10000:
+        sys.exit("FAIL: the fixed run took %d steps, not 10000" % fixed_steps)
+    if not 2 * ad_steps <= fixed_steps:
+        sys.exit("FAIL: adaptive %d steps, more than half of the fixed %d" % (ad_steps, fixed_steps))
+    if not ad_err <= 1.2 * fixed_err:
+        sys.exit("FAIL: adaptive rms %.4g m above 1.2 x the fixed run's %.4g m" % (ad_err, fixed_err))
 print("ok")
