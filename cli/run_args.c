@@ -315,7 +315,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             if (!rtcosim_ssd_parse_tolerance(val, &o->step_rtol, &o->step_atol))
                 rc = cli_fail("--step-tolerance: wants REL[,ABS], both > 0, got '%s'", val);
         } else if (strcmp(opt, "--min-step-size") == 0 || strcmp(opt, "--max-step-size") == 0) {
-            rtcosim_time_ns *bound = opt[2] == 'm' && opt[3] == 'i' ? &o->min_step_ns : &o->max_step_ns;
+            rtcosim_time_ns *bound =
+                strcmp(opt, "--min-step-size") == 0 ? &o->min_step_ns : &o->max_step_ns;
             rc = parse_time_option(opt, val, bound);
             if (rc == 0 && *bound <= 0)
                 rc = cli_fail("%s must be positive", opt);
