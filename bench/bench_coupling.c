@@ -122,6 +122,95 @@ static int write_sweep_plots(const char *table_path, bool quick)
     return 0;
 }
 
+/* One FOH + dead-time-correction run of a case, Jacobi; step control at
+ * rtol (atol = rtol * 1e-2) when rtol > 0, else fixed H. */
+static int foh_run(int cs, rtcosim_time_ns h, double rtol, rtcosim_time_ns stop,
+                   rtcosim_oscillator_result *r)
+{
+    rtcosim_oscillator_params p;
+    rtcosim_oscillator_case(cs, &p);
+    rtcosim_oscillator_setup setup;
+    rtcosim_oscillator_setup_init(&setup);
+    setup.stop = stop;
+    setup.macro_step = h;
+    setup.coupling.extrapolation = RTCOSIM_EXTRAPOLATION_FOH;
+    setup.coupling.correction = RTCOSIM_CORRECTION_DEAD_TIME;
+    if (rtol > 0) {
+        setup.step_control.enabled = true;
+        setup.step_control.rtol = rtol;
+        setup.step_control.atol = rtol * 1e-2;
+    }
+    rtcosim_error err = {0};
+    if (rtcosim_oscillator_run(&p, &setup, r, &err) != RTCOSIM_OK) {
+        fprintf(stderr, "rtcosim: bench coupling: %s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
+
+/* The adaptive row: FOH + correction, the loosest tolerance whose RMS error
+ * over time (each step weighted by its length; referee exp(At) z0) is within
+ * 1.2x of the fixed H = 1e-3 run's, and its steps against that run's. Case 3
+ * (dampers 5 N s/m) decays, so the controller can widen the step; case 1
+ * (undamped) never quiets: there the adaptive run is set against the fixed
+ * runs of at least its accuracy. */
+static int adaptive_rows(rtcosim_time_ns stop)
+{
+    static const double tols[] = {1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5};
+    static const rtcosim_time_ns fixed_h[] = {2000000, 1000000, 700000, 500000, 300000, 200000,
+                                              100000};
+    int failures = 0;
+    for (int cs = 3; cs >= 1; cs -= 2) {
+        rtcosim_oscillator_result ref, r, best = {0};
+        if ((failures += foh_run(cs, 1000000, 0, stop, &ref)))
+            return failures;
+        printf("\nadaptive macro step, case %d, FOH + dead-time correction, Jacobi; fixed H = 1e-3: "
+               "%llu steps, rms %.4g m (over time)\n", cs, (unsigned long long)ref.steps,
+               ref.rms_error_time);
+        printf("%-8s %10s %12s\n", "rtol", "steps", "rms");
+        double best_tol = 0;
+        for (size_t i = 0; i < sizeof tols / sizeof *tols; i++) {
+            if ((failures += foh_run(cs, 1000000, tols[i], stop, &r)))
+                return failures;
+            printf("%-8g %10llu %12.4g\n", tols[i], (unsigned long long)r.steps, r.rms_error_time);
+            if (r.stable && r.rms_error_time <= 1.2 * ref.rms_error_time) {
+                best = r, best_tol = tols[i];
+                break;
+            }
+        }
+        char name[160];
+        if (best_tol == 0) {
+            printf("no tolerance reached the fixed run's accuracy\n");
+            continue;
+        }
+        snprintf(name, sizeof name, "coupling.case%d.adaptive.steps", cs);
+        bench_figure(name, (double)best.steps, "steps");
+        snprintf(name, sizeof name, "coupling.case%d.adaptive.rms_error", cs);
+        bench_figure(name, best.rms_error_time, "m");
+        snprintf(name, sizeof name, "coupling.case%d.adaptive.rtol", cs);
+        bench_figure(name, best_tol, "");
+        snprintf(name, sizeof name, "coupling.case%d.fixed_h1e-3.rms_error", cs);
+        bench_figure(name, ref.rms_error_time, "m");
+        snprintf(name, sizeof name, "coupling.case%d.adaptive.steps_ratio", cs);
+        bench_figure(name, (double)best.steps / (double)ref.steps, "");
+        /* The fewest fixed steps (of a grid of H) that reach the adaptive
+         * run's accuracy. */
+        uint64_t fixed_steps = 0;
+        for (size_t i = 0; i < sizeof fixed_h / sizeof *fixed_h && !fixed_steps; i++) {
+            if ((failures += foh_run(cs, fixed_h[i], 0, stop, &r)))
+                return failures;
+            if (r.stable && r.rms_error_time <= best.rms_error_time)
+                fixed_steps = r.steps;
+        }
+        printf("rtol %g: %llu steps, rms %.4g m; fewest fixed steps as accurate (H grid): %llu\n",
+               best_tol, (unsigned long long)best.steps, best.rms_error_time,
+               (unsigned long long)fixed_steps);
+        snprintf(name, sizeof name, "coupling.case%d.fixed_equal_accuracy.steps", cs);
+        bench_figure(name, (double)fixed_steps, "steps");
+    }
+    return failures;
+}
+
 static int run_coupling(int argc, char **argv)
 {
     bool quick = false;
@@ -261,6 +350,7 @@ static int run_coupling(int argc, char **argv)
                      rtols[j]);
             bench_figure(name, r.rms_error, "m");
         }
+    failures += adaptive_rows(stop);
     if (fclose(csv) != 0) {
         fprintf(stderr, "rtcosim: %s: cannot write\n", csv_path);
         return 1;

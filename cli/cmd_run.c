@@ -31,7 +31,31 @@ typedef struct run_output {
     size_t text_count; /* then String and Binary columns, read from the components */
     rtcosim_master *master;
     cli_progress progress;
+    /* Adaptive step with --output-interval: rows only on start + k grid. */
+    rtcosim_time_ns grid, grid_start;
+    FILE *coupling_stats; /* --coupling-stats */
 } run_output;
+
+/* One --coupling-stats row: E of each connection's last reconciled
+ * interval, each bond's last residual and correction energy. */
+static rtcosim_status write_coupling_row(run_output *out, rtcosim_time_ns t, rtcosim_error *err)
+{
+    rtcosim_master *m = out->master;
+    fprintf(out->coupling_stats, "%.9g", rtcosim_time_to_seconds(t));
+    for (size_t i = 0; i < rtcosim_master_connection_count(m); i++) {
+        rtcosim_coupling_stats cs;
+        rtcosim_master_coupling_stats(m, i, &cs, NULL);
+        fprintf(out->coupling_stats, ",%.17g", cs.last_error);
+    }
+    for (size_t b = 0; b < rtcosim_master_bond_count(m); b++) {
+        rtcosim_bond_stats bs;
+        rtcosim_master_bond_stats(m, b, &bs, NULL);
+        fprintf(out->coupling_stats, ",%.17g,%.17g", bs.last_residual, bs.last_correction_energy);
+    }
+    if (fputc('\n', out->coupling_stats) == EOF)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "--coupling-stats: cannot write");
+    return RTCOSIM_OK;
+}
 
 static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double *values,
                                  size_t count, rtcosim_error *err)
@@ -43,7 +67,12 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
     if (signo)
         return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
                                  cli_signal_name(signo));
-    if (!out->recorder)
+    if (out->coupling_stats && t > out->grid_start) {
+        rtcosim_status st = write_coupling_row(out, t, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    if (!out->recorder || (out->grid > 0 && (t - out->grid_start) % out->grid != 0))
         return RTCOSIM_OK;
     /* Every row is pushed (the recorder counts them for its decimation);
      * values are only gathered for the rows it keeps. */
@@ -103,6 +132,9 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
     if (a->threads_auto &&
         rtcosim_master_set_threads(*out, RTCOSIM_MASTER_THREADS_AUTO, &err) != RTCOSIM_OK)
         return cli_fail("--threads: %s", err.message);
+    /* Adaptive steps land on the output points (fixed ones are checked to). */
+    if (a->has_interval && rtcosim_master_set_step_grid(*out, a->interval, &err) != RTCOSIM_OK)
+        return cli_fail("--output-interval: %s", err.message);
     if (rtcosim_master_initialize(*out, start, stop, &err) != RTCOSIM_OK)
         return cli_fail("%s: %s", a->system, err.message);
     return 0;
@@ -179,6 +211,17 @@ static int run_system(const run_args *a)
         rc = cli_fail("--can-bus cannot be combined with --real-time");
         goto done;
     }
+    const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
+    bool adaptive = a->build.overrides.has_step_control
+                        ? a->build.overrides.step_control
+                        : annotated->has_step_control && annotated->step_control;
+    const rtcosim_ssd_master_settings *ov = &a->build.overrides;
+    if (!adaptive && (ov->step_rtol > 0 || ov->min_step_ns || ov->max_step_ns)) {
+        rc = cli_fail("%s: --step-tolerance, --min-step-size and --max-step-size need step "
+                      "control (--step-control or the annotation's stepControl=\"true\")",
+                      a->system);
+        goto done;
+    }
     if (a->real_time) {
         rc = cli_run_real_time(a, desc, start, stop);
         goto done;
@@ -188,17 +231,12 @@ static int run_system(const run_args *a)
         (a->speculate.reference &&
          (rc = make_master(a, desc, start, stop, NULL, false, &reference)) != 0))
         goto done;
-    const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
-    bool adaptive = a->build.overrides.has_step_control
-                        ? a->build.overrides.step_control
-                        : annotated->has_step_control && annotated->step_control;
     rtcosim_time_ns macro = rtcosim_master_next_step(m);
     uint32_t every = 1;
+    out.grid_start = start;
     if (a->has_interval && adaptive) {
-        rc = cli_fail("--output-interval needs a fixed macro step (step control is on)");
-        goto done;
-    }
-    if (a->has_interval) {
+        out.grid = a->interval;
+    } else if (a->has_interval) {
         if (a->interval % macro != 0) {
             rc = cli_fail("--output-interval %.9g s is not a multiple of the macro step %.9g s",
                           rtcosim_time_to_seconds(a->interval), rtcosim_time_to_seconds(macro));
@@ -245,6 +283,19 @@ static int run_system(const run_args *a)
         free(columns);
     }
 
+    if (a->coupling_stats) {
+        out.coupling_stats = fopen(a->coupling_stats, "w");
+        if (!out.coupling_stats) {
+            rc = cli_fail("%s: cannot create the coupling statistics file", a->coupling_stats);
+            goto done;
+        }
+        fprintf(out.coupling_stats, "time");
+        for (size_t i = 0; i < rtcosim_master_connection_count(m); i++)
+            fprintf(out.coupling_stats, ",E %s", rtcosim_master_connection_name(m, i));
+        for (size_t b = 0; b < rtcosim_master_bond_count(m); b++)
+            fprintf(out.coupling_stats, ",bond%zu residual J,bond%zu correction J", b + 1, b + 1);
+        fputc('\n', out.coupling_stats);
+    }
     double wall_start = cli_wall_seconds(), wall;
     rtcosim_status st;
     cli_progress_init(&out.progress, a->quiet, start, stop);
@@ -270,7 +321,9 @@ static int run_system(const run_args *a)
         goto done;
     }
     /* The final point is always written, even between output intervals. */
-    if (out.recorder && (rc || (every > 1 && rtcosim_master_step_count(m) % every != 0))) {
+    bool off_grid = out.grid > 0 ? (rtcosim_master_time(m) - start) % out.grid != 0
+                                 : every > 1 && rtcosim_master_step_count(m) % every != 0;
+    if (out.recorder && (rc || off_grid)) {
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
@@ -313,6 +366,35 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    for (size_t i = 0; i < rtcosim_master_connection_count(m); i++) {
+        rtcosim_coupling_stats cs;
+        if (rtcosim_master_coupling_stats(m, i, &cs, NULL) == RTCOSIM_OK && cs.corrected)
+            printf("coupling error: %s: RMS %.6g, max %.6g (integral per interval) over %llu "
+                   "intervals\n", rtcosim_master_connection_name(m, i), cs.error_rms, cs.error_max,
+                   (unsigned long long)cs.intervals);
+    }
+    for (size_t b = 0; b < rtcosim_master_bond_count(m); b++) {
+        rtcosim_bond_stats bs;
+        if (rtcosim_master_bond_stats(m, b, &bs, NULL) == RTCOSIM_OK)
+            printf("power bond %zu: energy created by the coupling %.6g J, injected by the "
+                   "correction %.6g J\n", b + 1, bs.energy_residual, bs.correction_energy);
+    }
+    if (out.coupling_stats) {
+        FILE *f = out.coupling_stats;
+        out.coupling_stats = NULL;
+        if (fclose(f) != 0) {
+            rc = cli_fail("%s: cannot write the coupling statistics file", a->coupling_stats);
+            goto done;
+        }
+        printf("wrote coupling statistics per macro step to %s\n", a->coupling_stats);
+    }
+    if (adaptive) {
+        rtcosim_time_ns smallest, largest;
+        rtcosim_master_step_range(m, &smallest, &largest);
+        printf("step control: %llu steps, smallest %.9g s, largest %.9g s\n",
+               (unsigned long long)rtcosim_master_step_count(m), rtcosim_time_to_seconds(smallest),
+               rtcosim_time_to_seconds(largest));
+    }
     if (rtcosim_master_event_count(m) > 0)
         printf("events: %llu (FMI 3.0 Event Mode; a row before and one after each)\n",
                (unsigned long long)rtcosim_master_event_count(m));
@@ -345,6 +427,8 @@ static int run_system(const run_args *a)
 done:
     if (out.recorder)
         rtcosim_recorder_close(out.recorder, NULL, NULL);
+    if (out.coupling_stats)
+        fclose(out.coupling_stats);
     free(out.row);
     rtcosim_master_free(m);
     rtcosim_master_free(reference);

@@ -49,7 +49,19 @@ void cli_run_usage(FILE *out)
             "                          same impulse, no lag) or its value at t (a sampled input;\n"
             "                          lags a ramp by H/2). zoh passes the held sample bit for\n"
             "                          bit either way\n"
-            "  --step-control          adaptive macro step\n"
+            "  --step-control          adaptive macro step (PI controller on the coupling\n"
+            "                          error; every component without a fixed rate follows\n"
+            "                          it and must handle variable communication steps).\n"
+            "                          The summary gives the steps, the smallest and largest\n"
+            "  --step-tolerance REL[,ABS]  its error tolerances (default 1e-4,1e-6)\n"
+            "  --min-step-size S       its smallest step (default H/1000)\n"
+            "  --max-step-size S       its largest step (default 10 H); the three also as\n"
+            "                          org.rtcosim.master stepTolerance, minStepSize, maxStepSize\n"
+            "  --coupling-stats FILE   CSV per macro step: each connection's extrapolation\n"
+            "                          error E of its last reconciled interval and each power\n"
+            "                          bond's energy residual and the part the correction\n"
+            "                          injected (the summary prints the RMS of E per corrected\n"
+            "                          connection and the bonds' energies)\n"
             "  --threads N|auto        step components on up to N threads (auto: the CPUs):\n"
             "                          Jacobi all at once, Gauss-Seidel one dependency level\n"
             "                          at a time; balanced by measured step cost, one thread\n"
@@ -309,6 +321,17 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             o->has_step_size = true;
             if (rc == 0 && o->step_size_ns <= 0)
                 rc = cli_fail("--step-size must be positive");
+        } else if (strcmp(opt, "--coupling-stats") == 0) {
+            a->coupling_stats = val;
+        } else if (strcmp(opt, "--step-tolerance") == 0) {
+            if (!rtcosim_ssd_parse_tolerance(val, &o->step_rtol, &o->step_atol))
+                rc = cli_fail("--step-tolerance: wants REL[,ABS], both > 0, got '%s'", val);
+        } else if (strcmp(opt, "--min-step-size") == 0 || strcmp(opt, "--max-step-size") == 0) {
+            rtcosim_time_ns *bound =
+                strcmp(opt, "--min-step-size") == 0 ? &o->min_step_ns : &o->max_step_ns;
+            rc = parse_time_option(opt, val, bound);
+            if (rc == 0 && *bound <= 0)
+                rc = cli_fail("%s must be positive", opt);
         } else if (strcmp(opt, "--output-interval") == 0) {
             rc = parse_time_option(opt, val, &a->interval);
             a->has_interval = true;
@@ -488,6 +511,16 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
     if (a->distribute.enabled && (a->threads_auto || o->threads > 1))
         return cli_fail("run: --distribute steps each rank's components on one thread (no"
                         " --threads)");
+    if (o->min_step_ns && o->max_step_ns && o->min_step_ns > o->max_step_ns)
+        return cli_fail("run: --min-step-size %.9g s is above --max-step-size %.9g s",
+                        rtcosim_time_to_seconds(o->min_step_ns),
+                        rtcosim_time_to_seconds(o->max_step_ns));
+    if ((o->step_rtol > 0 || o->min_step_ns || o->max_step_ns) && o->has_step_control &&
+        !o->step_control)
+        return cli_fail("run: --step-tolerance, --min-step-size and --max-step-size need step control");
+    if (a->coupling_stats && (a->real_time || a->speculate.enabled || a->distribute.enabled))
+        return cli_fail("run: --coupling-stats cannot be combined with --real-time, --speculate "
+                        "or --distribute");
     if (a->distribute.enabled)
         o->threads = 1; /* the proxies broadcast from the master's thread only */
     a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;

@@ -34,6 +34,7 @@ typedef struct run_args {
     size_t observe_count;
     const char *output_file;
     char default_output[256]; /* <system>_out.csv when no --output-file */
+    const char *coupling_stats; /* --coupling-stats FILE: per macro step CSV */
     double step_timeout; /* s; 0: none */
     bool allow_outside;  /* a .ssp may reference files outside the package */
     /* Real time. */

@@ -10,7 +10,7 @@
 
 void rtcosim_oscillator_case(int case_number, rtcosim_oscillator_params *p)
 {
-    double c = case_number == 2 ? 0.01 : 0.0;
+    double c = case_number == 2 ? 0.01 : case_number == 3 ? 5.0 : 0.0;
     *p = (rtcosim_oscillator_params){
         .m1 = 1, .m2 = 1, .k1 = 10, .k2 = 1000, .kc = 100, .c1 = c, .c2 = c, .cc = c,
         .x1_0 = 0, .v1_0 = 100, .x2_0 = 0, .v2_0 = -100,
@@ -202,6 +202,7 @@ typedef struct tracker {
     double z[4];
     double sum1, sum2, max1, max2, amplitude, worst;
     uint64_t samples;
+    double wsum, wtime; /* e^2 weighted by the tick ending at the sample */
     double last_values[4];
 } tracker;
 
@@ -212,6 +213,7 @@ static rtcosim_status track(void *context, rtcosim_time_ns t, const double *v, s
     tracker *tr = context;
     if (n != 4)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "oscillator: expected 4 observed values");
+    double dt = rtcosim_time_to_seconds(t - tr->last_t);
     if (t != tr->last_t) {
         double e[4][4];
         if (t - tr->last_t == tr->step)
@@ -225,6 +227,8 @@ static rtcosim_status track(void *context, rtcosim_time_ns t, const double *v, s
     double e1 = v[0] - tr->z[0], e2 = v[2] - tr->z[2];
     tr->sum1 += e1 * e1;
     tr->sum2 += e2 * e2;
+    tr->wsum += (e1 * e1 + e2 * e2) * dt;
+    tr->wtime += dt;
     if (fabs(e1) > tr->max1)
         tr->max1 = fabs(e1);
     if (fabs(e2) > tr->max2)
@@ -266,6 +270,7 @@ rtcosim_status rtcosim_oscillator_run(const rtcosim_oscillator_params *p,
         r->max_x1 = tr.max1;
         r->max_x2 = tr.max2;
         r->rms_error = sqrt((tr.sum1 + tr.sum2) / (2 * n));
+        r->rms_error_time = tr.wtime > 0 ? sqrt(tr.wsum / (2 * tr.wtime)) : 0;
         double z0[4];
         initial_state(p, z0);
         double e0 = rtcosim_oscillator_energy(p, z0);
@@ -276,6 +281,7 @@ rtcosim_status rtcosim_oscillator_run(const rtcosim_oscillator_params *p,
         r->stable = !blew_up && fmax(tr.max1, tr.max2) < tr.amplitude;
         if (blew_up) {
             r->rms_error = r->rms_x1 = r->rms_x2 = r->energy_drift = INFINITY;
+            r->rms_error_time = INFINITY;
         }
         r->steps = rtcosim_master_step_count(m);
         for (size_t i = 0; i < 3 && i < rtcosim_master_connection_count(m); i++)

@@ -16,7 +16,8 @@ typedef struct rtcosim_oscillator_params {
     double x1_0, v1_0, x2_0, v2_0;
 } rtcosim_oscillator_params;
 
-/* B2 case 1 (undamped) or case 2 (all dampers 0.01 N s/m). */
+/* B2 case 1 (undamped), case 2 (all dampers 0.01 N s/m) or case 3 (all
+ * dampers 5 N s/m: a transient that decays). */
 void rtcosim_oscillator_case(int case_number, rtcosim_oscillator_params *p);
 
 /* The monolithic system z' = A z, z = (x1, v1, x2, v2). */
@@ -58,6 +59,8 @@ rtcosim_status rtcosim_oscillator_build(const rtcosim_oscillator_params *p,
 typedef struct rtcosim_oscillator_result {
     double rms_x1, rms_x2, max_x1, max_x2; /* error against the exact solution, m */
     double rms_error;                      /* sqrt(mean((e_x1^2 + e_x2^2) / 2)) */
+    double rms_error_time;                 /* the same weighted by each step's length: the
+                                              RMS over time, comparable across step sizes */
     double energy_drift;                   /* |E(T) - E_exact(T)| / E0 (= |E(T) - E0| / E0 in case 1) */
     double final_z[4];
     bool stable;                           /* max error below the exact amplitude */

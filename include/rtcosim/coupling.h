@@ -203,6 +203,7 @@ typedef struct rtcosim_coupling_stats {
     uint64_t intervals;
     double error_rms, error_max; /* of E_k, in (unit of the signal) * s */
     double last_error;
+    bool corrected;              /* the connection has a correction */
 } rtcosim_coupling_stats;
 
 /* Per power bond: energy that the coupling created (positive) or destroyed. */
@@ -211,6 +212,9 @@ typedef struct rtcosim_bond_stats {
     double energy_residual;       /* sum over the run, J for force/velocity */
     double energy_residual_max;   /* largest |residual| of one interval */
     double last_residual;
+    /* The part of the residual the corrections injected (the rest comes from
+     * the plain estimates): sum over the run and the last interval, J. */
+    double correction_energy, last_correction_energy;
 } rtcosim_bond_stats;
 
 #ifdef __cplusplus

@@ -107,6 +107,10 @@ rtcosim_status rtcosim_master_set_cost_clock(rtcosim_master *m, rtcosim_master_c
  * variable step must be able to handle variable steps). */
 rtcosim_status rtcosim_master_set_step_control(rtcosim_master *m, const rtcosim_step_control *sc,
                                                rtcosim_error *err);
+/* With step control: adaptive steps end on every point start + k interval
+ * (output rows at those times, `rtcosim run --output-interval`); 0: none. */
+rtcosim_status rtcosim_master_set_step_grid(rtcosim_master *m, rtcosim_time_ns interval,
+                                           rtcosim_error *err);
 /* Relative tolerance passed to components' setup (<= 0: none, the default). */
 void rtcosim_master_set_tolerance(rtcosim_master *m, double tolerance);
 
@@ -169,6 +173,9 @@ rtcosim_time_ns rtcosim_master_time(const rtcosim_master *m);
 /* The macro step the next step will use (adaptive: the controller's choice). */
 rtcosim_time_ns rtcosim_master_next_step(const rtcosim_master *m);
 uint64_t rtcosim_master_step_count(const rtcosim_master *m);
+/* The smallest and largest tick taken so far (0, 0 before the first). */
+void rtcosim_master_step_range(const rtcosim_master *m, rtcosim_time_ns *smallest,
+                               rtcosim_time_ns *largest);
 /* Event iterations after steps so far (FMI 3.0 Event Mode; the one after
  * initialization not counted); 0 without event-mode components. */
 uint64_t rtcosim_master_event_count(const rtcosim_master *m);

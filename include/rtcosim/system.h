@@ -260,6 +260,12 @@ typedef struct rtcosim_ssd_master_settings {
     rtcosim_ssd_correction correction;
     rtcosim_ssd_step_input step_input;
     bool has_step_control, step_control;
+    /* Step control bounds (stepTolerance="REL[,ABS]", minStepSize,
+     * maxStepSize; rtcosim run --step-tolerance, --min-step-size,
+     * --max-step-size); 0: not given (OMSimulator's VariableStepMaster
+     * values, else the master's defaults). */
+    double step_rtol, step_atol;
+    rtcosim_time_ns min_step_ns, max_step_ns;
     int threads; /* 0: not given */
     /* isolate="all" or "C,C..": FMU components hosted in child processes
      * (rtcosim run --isolate; checked by the runner); NULL: not given. */
@@ -269,6 +275,10 @@ typedef struct rtcosim_ssd_master_settings {
     const rtcosim_ssd_power_bond *bonds;
     size_t bond_count;
 } rtcosim_ssd_master_settings;
+
+/* "REL[,ABS]": both > 0 (ABS absent: *atol = 0, the default). false when
+ * malformed or not positive. */
+bool rtcosim_ssd_parse_tolerance(const char *text, double *rtol, double *atol);
 
 /* Settings from the org.rtcosim.realtime annotation (see above); has_* false / NULL when not given. */
 typedef struct rtcosim_ssd_realtime_settings {

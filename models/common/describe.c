@@ -251,7 +251,11 @@ static void put_header(const char *model_identifier)
 #ifndef RTCOSIM_FMU_MODEL_EXCHANGE_ONLY /* test variant: no CoSimulation element */
     fputs("  <CoSimulation", out);
     attr("modelIdentifier", model_identifier);
+#ifdef RTCOSIM_FMU_FIXED_COMMUNICATION_STEP /* test variant: refuses step control */
+    attr("canHandleVariableCommunicationStepSize", "false");
+#else
     attr("canHandleVariableCommunicationStepSize", "true");
+#endif
     attr(fmi_version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", "true");
     attr(fmi_version == 2 ? "canSerializeFMUstate" : "canSerializeFMUState", "true");
     if (fmi_version == 3) {

@@ -217,20 +217,32 @@ static rtcosim_status apply_start_values(rtcosim_master *m, size_t comp, bool in
 static rtcosim_status check_steps(rtcosim_master *m, rtcosim_error *err)
 {
     rtcosim_step_control *sc = &m->step_control;
+    char names[200] = "";
+    size_t refused = 0, used = 0;
     for (size_t c = 0; c < m->comp_count; c++) {
         master_component *mc = &m->comps[c];
         mc->can_vary = rtcosim_component_capabilities(mc->c)->can_handle_variable_step;
         int order = rtcosim_component_capabilities(mc->c)->max_input_derivative_order;
         mc->derivative_order = order > 2 ? 2 : (order < 0 ? 0 : order);
         mc->variable = sc->enabled && mc->multiple == RTCOSIM_MASTER_VARIABLE_STEP;
-        if (mc->variable && !mc->can_vary)
-            return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                     "master: component '%s' cannot handle variable steps but is set "
-                                     "to follow the adaptive macro step (give it a fixed step multiple)",
-                                     mc->name);
+        if (mc->variable && !mc->can_vary) {
+            /* Every one is named, so that one run tells what to change. */
+            if (used < sizeof names)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'",
+                                         refused ? ", " : "", mc->name);
+            refused++;
+        }
         if (mc->multiple == 0)
             mc->multiple = 1;
     }
+    if (refused)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "master: step control: component%s %s cannot handle variable "
+                                 "communication steps (canHandleVariableCommunicationStepSize) "
+                                 "but %s set to follow the adaptive macro step (give %s a fixed "
+                                 "step, or run without step control)",
+                                 refused > 1 ? "s" : "", names, refused > 1 ? "are" : "is",
+                                 refused > 1 ? "them" : "it");
     if (sc->enabled) {
         if (sc->min_step == 0)
             sc->min_step = m->macro_step / 1000 > 0 ? m->macro_step / 1000 : 1;

@@ -442,6 +442,18 @@ rtcosim_status rtcosim_master_set_step_control(rtcosim_master *m, const rtcosim_
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_master_set_step_grid(rtcosim_master *m, rtcosim_time_ns interval,
+                                           rtcosim_error *err)
+{
+    rtcosim_status st = master_after_init(m, "set_step_grid", err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (interval < 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: step grid interval below 0");
+    m->step_grid = interval;
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *output,
                                               const char *const *inputs, size_t n,
                                               rtcosim_error *err)

@@ -90,7 +90,7 @@ typedef struct master_connection {
     double true_integral, est_integral, applied_integral;
     /* The last reconciled interval (for power bonds and the step controller). */
     rtcosim_time_ns last_from, last_to;
-    double last_true, last_applied;
+    double last_true, last_applied, last_est; /* integrals: true, applied, plain estimate */
     double last_scale;         /* largest |y| exchanged so far */
     uint64_t reconciled_ticks;  /* tick number of the last reconciliation */
     rtcosim_correction_state corr;
@@ -170,6 +170,8 @@ struct rtcosim_master {
     bool discarded;
     rtcosim_time_ns start, stop, time;
     rtcosim_time_ns adaptive_step;  /* the controller's current choice */
+    rtcosim_time_ns step_grid;      /* adaptive steps end on start + k step_grid (0: none) */
+    rtcosim_time_ns min_tick, max_tick; /* smallest, largest tick taken (0: none yet) */
     uint64_t steps;
     master_pool *pool;
 

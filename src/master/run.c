@@ -115,6 +115,12 @@ rtcosim_time_ns rtcosim_master_next_step(const rtcosim_master *m)
 {
     return m->step_control.enabled ? m->adaptive_step : m->macro_step;
 }
+void rtcosim_master_step_range(const rtcosim_master *m, rtcosim_time_ns *smallest,
+                               rtcosim_time_ns *largest)
+{
+    *smallest = m->min_tick;
+    *largest = m->max_tick;
+}
 size_t rtcosim_master_observed_count(const rtcosim_master *m) { return m->observed_count; }
 const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t i)
 {
@@ -177,6 +183,7 @@ rtcosim_status rtcosim_master_coupling_stats(const rtcosim_master *m, size_t i,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: no connection %zu", i);
     *out = m->conns[i].stats;
     out->error_rms = out->intervals ? sqrt(m->conns[i].error_sum_sq / (double)out->intervals) : 0;
+    out->corrected = m->conns[i].corr.kind != RTCOSIM_CORRECTION_NONE;
     return RTCOSIM_OK;
 }
 

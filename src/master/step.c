@@ -47,6 +47,13 @@ static void bond_update(rtcosim_master *m, master_bond *b)
     b->stats.intervals++;
     b->stats.energy_residual += r;
     b->stats.last_residual = r;
+    /* The part of R that the corrections added: the applied signals are the
+     * plain estimates plus the corrections c, so R splits into the plain
+     * estimates' energy and (I[c_e] I[f_true] - I[e_true] I[c_f]) / span. */
+    double w = ((e->last_applied - e->last_est) * f->last_true -
+                e->last_true * (f->last_applied - f->last_est)) / span;
+    b->stats.correction_energy += w;
+    b->stats.last_correction_energy = w;
     if (fabs(r) > b->stats.energy_residual_max)
         b->stats.energy_residual_max = fabs(r);
 }
@@ -67,6 +74,7 @@ static inline __attribute__((always_inline)) void reconcile(rtcosim_master *m, s
     k->last_to = k->true_to;
     k->last_true = k->true_integral;
     k->last_applied = k->applied_integral;
+    k->last_est = k->est_integral;
     k->reconciled_ticks = m->steps;
     k->recon_from = k->true_to;
     k->true_integral = k->est_integral = k->applied_integral = 0;
@@ -355,9 +363,26 @@ static void plan_steps(rtcosim_master *m, rtcosim_time_ns t, rtcosim_time_ns sto
         if (!mc->variable && mc->next_time < limit && mc->next_time > t)
             limit = mc->next_time;
     }
-    rtcosim_time_ns hv = m->adaptive_step;
-    if (t + hv > limit)
-        hv = limit - t;
+    /* Steps land on the output grid (rtcosim_master_set_step_grid). */
+    if (m->step_grid > 0) {
+        rtcosim_time_ns k = (t - m->start) / m->step_grid + 1;
+        rtcosim_time_ns point = m->start + k * m->step_grid;
+        if (point < limit)
+            limit = point;
+    }
+    rtcosim_time_ns hv = m->adaptive_step, left = limit - t;
+    if (hv >= left) {
+        hv = left;
+    } else if (m->step_control.enabled && left < 2 * hv) {
+        /* No sliver before a point that must be hit (an output point, a fixed
+         * component's step, the stop): stretch up to 10 % onto it, else two
+         * equal steps to it. */
+        rtcosim_time_ns res = m->step_control.resolution > 0 ? m->step_control.resolution : 1;
+        if (left * 10 <= hv * 11)
+            hv = left;
+        else if (left / 2 / res * res >= m->step_control.min_step)
+            hv = left / 2 / res * res;
+    }
     *variable_h = hv;
     for (size_t a = 0; a < m->active_count; a++) {
         master_component *mc = &m->comps[m->active[a]];
@@ -479,7 +504,7 @@ rtcosim_status master_single_rate_tick(rtcosim_master *m, rtcosim_time_ns h, rtc
     return RTCOSIM_OK;
 }
 
-rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err)
+static rtcosim_status tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err)
 {
     rtcosim_time_ns t = m->time, variable_h;
     rtcosim_status st;
@@ -538,7 +563,32 @@ rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
     }
     m->time = next;
     double norm;
-    if (m->step_control.enabled && tick_error_norm(m, &norm))
+    if (m->step_control.enabled && tick_error_norm(m, &norm)) {
+        /* A step cut short to land on a point (output, fixed component,
+         * stop) says the controller's step was right, not that it should
+         * shrink to the cut: its norm is scaled to the proposed step
+         * (error ~ h^k) and the controller continues from that step. */
+        rtcosim_time_ns proposed = m->adaptive_step;
+        if (variable_h > 0 && variable_h < proposed) {
+            norm *= pow((double)proposed / (double)variable_h, m->step_control.order);
+            variable_h = proposed;
+        }
         m->adaptive_step = rtcosim_step_controller_next(&m->controller, norm, variable_h);
+    }
     return RTCOSIM_OK;
+}
+
+/* One tick, and the smallest and largest tick taken (the run summary). */
+rtcosim_status master_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_error *err)
+{
+    rtcosim_time_ns t = m->time;
+    rtcosim_status st = tick(m, stop, err);
+    rtcosim_time_ns dt = m->time - t;
+    if (st == RTCOSIM_OK && dt > 0) {
+        if (m->min_tick == 0 || dt < m->min_tick)
+            m->min_tick = dt;
+        if (dt > m->max_tick)
+            m->max_tick = dt;
+    }
+    return st;
 }

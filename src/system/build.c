@@ -149,8 +149,11 @@ static unsigned hint_multiple(const rtcosim_system_desc *d, const rtcosim_ssd_co
     return (unsigned)multiple;
 }
 
+/* A component's step multiple: its rate entry, else its step size hint,
+ * else 1, or with step control RTCOSIM_MASTER_VARIABLE_STEP (it follows the
+ * controller; the master refuses one that cannot vary its step). */
 static unsigned step_multiple(const rtcosim_system_desc *d, size_t component, rtcosim_time_ns macro,
-                              rtcosim_status *st, rtcosim_error *err)
+                              bool adaptive, rtcosim_status *st, rtcosim_error *err)
 {
     *st = RTCOSIM_OK;
     for (size_t i = 0; i < d->rate_count; i++) {
@@ -177,7 +180,9 @@ static unsigned step_multiple(const rtcosim_system_desc *d, size_t component, rt
         return (unsigned)multiple;
     }
     const rtcosim_ssd_component *sc = &d->components[component].pub;
-    return sc->step_size_hint_ns > 0 ? hint_multiple(d, sc, macro) : 1;
+    if (sc->step_size_hint_ns > 0)
+        return hint_multiple(d, sc, macro);
+    return adaptive ? RTCOSIM_MASTER_VARIABLE_STEP : 1;
 }
 
 static void parameter_text(const rtcosim_ssd_parameter *p, char *buf, size_t size, const char **out)
@@ -226,6 +231,14 @@ static rtcosim_ssd_master_settings merged_settings(const rtcosim_system_desc *d,
         s.has_step_control = true;
         s.step_control = o->step_control;
     }
+    if (o->step_rtol > 0) {
+        s.step_rtol = o->step_rtol;
+        s.step_atol = o->step_atol;
+    }
+    if (o->min_step_ns > 0)
+        s.min_step_ns = o->min_step_ns;
+    if (o->max_step_ns > 0)
+        s.max_step_ns = o->max_step_ns;
     if (o->threads > 0)
         s.threads = o->threads;
     return s;
@@ -408,7 +421,8 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
         if (!comps[i])
             continue;
         const rtcosim_ssd_component *sc = &d->components[i].pub;
-        unsigned multiple = step_multiple(d, i, s.step_size_ns, &st, err);
+        unsigned multiple = step_multiple(d, i, s.step_size_ns,
+                                          s.has_step_control && s.step_control, &st, err);
         if (st != RTCOSIM_OK)
             break;
         rtcosim_component *comp = comps[i];
@@ -451,7 +465,22 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
             if (d->oms_atol > 0)
                 sc.atol = d->oms_atol;
         }
-        if ((st = rtcosim_master_set_step_control(m, &sc, err)) != RTCOSIM_OK)
+        /* org.rtcosim.master / the command line over OMSimulator's. */
+        if (s.step_rtol > 0) {
+            sc.rtol = s.step_rtol;
+            if (s.step_atol > 0)
+                sc.atol = s.step_atol;
+        }
+        if (s.min_step_ns > 0)
+            sc.min_step = s.min_step_ns;
+        if (s.max_step_ns > 0)
+            sc.max_step = s.max_step_ns;
+        if (sc.min_step > 0 && sc.max_step > 0 && sc.min_step > sc.max_step) {
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                   "%s: step control: minimum step %.9g s above maximum %.9g s",
+                                   d->label, rtcosim_time_to_seconds(sc.min_step),
+                                   rtcosim_time_to_seconds(sc.max_step));
+        } else if ((st = rtcosim_master_set_step_control(m, &sc, err)) != RTCOSIM_OK)
             rtcosim_error_prefix(err, "%s: ", d->label);
     }
     if (st == RTCOSIM_OK)

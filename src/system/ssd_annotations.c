@@ -4,6 +4,7 @@
  * from ssd.c; every rejection names file and line. */
 #include "rtcosim/realtime.h"
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,10 +155,44 @@ static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
     return RTCOSIM_OK;
 }
 
+bool rtcosim_ssd_parse_tolerance(const char *text, double *rtol, double *atol)
+{
+    char buf[128];
+    if (!text || strlen(text) >= sizeof buf)
+        return false;
+    snprintf(buf, sizeof buf, "%s", text);
+    char *comma = strchr(buf, ',');
+    if (comma)
+        *comma++ = '\0';
+    *atol = 0;
+    if (!system_parse_double(buf, rtol) || !(*rtol > 0) || !isfinite(*rtol))
+        return false;
+    return !comma || (system_parse_double(comma, atol) && *atol > 0 && isfinite(*atol));
+}
+
+/* stepTolerance, minStepSize, maxStepSize of the master annotation. */
+static rtcosim_status read_step_bounds(parse_ctx *ctx, const xmlNode *m,
+                                       rtcosim_ssd_master_settings *s)
+{
+    const char *tol = system_attr(ctx->d, m, "stepTolerance");
+    if (tol && !rtcosim_ssd_parse_tolerance(tol, &s->step_rtol, &s->step_atol))
+        return FAIL(ctx, m, RTCOSIM_EFORMAT,
+                    "rtcosim master: bad stepTolerance \"%s\" (REL[,ABS], both > 0)", tol);
+    bool has = false;
+    rtcosim_status st = read_positive_time(ctx, m, "minStepSize", &has, &s->min_step_ns);
+    if (st == RTCOSIM_OK)
+        st = read_positive_time(ctx, m, "maxStepSize", &has, &s->max_step_ns);
+    if (st == RTCOSIM_OK && s->min_step_ns && s->max_step_ns && s->min_step_ns > s->max_step_ns)
+        return FAIL(ctx, m, RTCOSIM_EFORMAT, "rtcosim master: minStepSize above maxStepSize");
+    return st;
+}
+
 static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
 {
-    static const char *const attrs[] = {"stepSize",  "order",       "coupling", "correction",
-                                        "stepInput", "stepControl", "threads",   "isolate"};
+    static const char *const attrs[] = {"stepSize",      "order",       "coupling",
+                                        "correction",    "stepInput",   "stepControl",
+                                        "threads",       "isolate",     "stepTolerance",
+                                        "minStepSize",   "maxStepSize"};
     static const char *const step_inputs[] = {"mean", "start"};
     static const char *const orders[] = {"jacobi", "gauss-seidel"};
     static const char *const couplings[] = {"zoh", "foh", "soh"};
@@ -196,6 +231,8 @@ static rtcosim_status read_master(parse_ctx *ctx, const xmlNode *m)
             return FAIL(ctx, m, RTCOSIM_EFORMAT, "rtcosim master: bad stepControl \"%s\"", sc);
         s->has_step_control = true;
     }
+    if ((st = read_step_bounds(ctx, m, s)) != RTCOSIM_OK)
+        return st;
     const char *threads = system_attr(d, m, "threads");
     if (threads) {
         int64_t t = 0;

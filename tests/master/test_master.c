@@ -337,8 +337,12 @@ static void adaptive_step_stays_within_its_bounds(void **state)
     if (rtcosim_master_run(m, 1000 * MS, check_step_bounds, track, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     assert_int_equal(rtcosim_master_time(m), 1000 * MS);
-    /* The error of ZOH on t^2 grows with t: the controller ends at min_step. */
-    assert_int_equal(rtcosim_master_next_step(m), sc.min_step);
+    /* The error of ZOH on t^2 grows with t: the controller holds the step
+     * below max_step (it settles near 1 ms; the last step, split in two
+     * equal halves before the stop, no longer leaves a sliver that drove the
+     * controller down to min_step). */
+    assert_true(rtcosim_master_next_step(m) >= sc.min_step);
+    assert_true(rtcosim_master_next_step(m) < sc.max_step);
     rtcosim_master_free(m);
 }
 
@@ -400,7 +404,7 @@ static void setup_errors_name_what_is_wrong(void **state)
     sc.enabled = true;
     assert_int_equal(rtcosim_master_set_step_control(m, &sc, &err), RTCOSIM_OK);
     expect_error(rtcosim_master_initialize(m, 0, -1, &err), RTCOSIM_EINVAL, &err,
-                 "component 'r' cannot handle variable steps");
+                 "component 'r' cannot handle variable communication steps");
     rtcosim_master_free(m);
 
     m = new_master(MS);
