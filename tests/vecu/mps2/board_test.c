@@ -30,6 +30,7 @@
 #define NVIC_ISER0 REG(0xE000E100)
 #define NVIC_ICER0 REG(0xE000E180)
 #define NVIC_ISPR0 REG(0xE000E200)
+#define NVIC_ICPR0 REG(0xE000E280)
 #define NVIC_IPR(n) (*(volatile uint8_t *)(0xE000E400 + (n)))
 /* MPS2 AN386 (QEMU hw/arm/mps2.c): CMSDK APB UART0, timer 0 (IRQ 8), FPGA I/O */
 #define TIMER0 0x40000000u
@@ -305,10 +306,18 @@ int main(void)
     line("shpr3 ", SCB_SHPR3);
     SYST_RVR = 25000 - 1;
     SYST_CVR = 0;
+    /* The count is checked with PRIMASK set and the timer stopped before it
+     * is cleared: QEMU's SysTick runs on the host's clock, and a host that
+     * stalls the emulator between the loop's last check and the stop would
+     * otherwise let an 11th tick in (wfi still wakes with PRIMASK set,
+     * B1.5.19, and cpsie lets the one pending tick run). */
+    __asm__ volatile("cpsid i" ::: "memory");
     SYST_CSR = 7; /* processor clock, interrupt, enable */
     while (systicks < 10)
-        __asm__ volatile("wfi");
+        __asm__ volatile("wfi\n cpsie i\n isb\n cpsid i" ::: "memory");
     SYST_CSR = 0;
+    SCB_ICSR = 1u << 25; /* PENDSTCLR: a tick that came after the tenth */
+    __asm__ volatile("cpsie i" ::: "memory");
     puts0("systicks ");
     putdec((int32_t)systicks);
     putc0('\n');
@@ -321,10 +330,14 @@ int main(void)
     /* CMSDK timer 0: three interrupts */
     NVIC_ISER0 = 1u << IRQ_TIMER0;
     TIMER0_RELOAD = 2500;
+    __asm__ volatile("cpsid i" ::: "memory"); /* as for SysTick above */
     TIMER0_CTRL = 1 | 8; /* enable, interrupt enable */
     while (timer_irqs < 3)
-        __asm__ volatile("wfi");
+        __asm__ volatile("wfi\n cpsie i\n isb\n cpsid i" ::: "memory");
     TIMER0_CTRL = 0;
+    TIMER0_INTCLEAR = 1;
+    NVIC_ICPR0 = 1u << IRQ_TIMER0;
+    __asm__ volatile("cpsie i" ::: "memory");
     puts0("timer irqs ");
     putdec((int32_t)timer_irqs);
     putc0('\n');
