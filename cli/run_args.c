@@ -155,6 +155,9 @@ void cli_run_usage(FILE *out)
             "                          partner lost (exit code 3), the real-time part goes on\n"
             "  --no-isolate            run the partner's FMUs in process instead (also over\n"
             "                          the annotation's rc:Master isolate=\"all\" or \"C,..\")\n"
+            "  --isolate-timeout S     an isolated FMU's call unanswered for S seconds (hung,\n"
+            "                          or its host stopped) kills its host: the run ends with\n"
+            "                          its rows, a partner is lost (default 60; 0: no limit)\n"
             "  --exchange-every N      exchange with the non-real-time part every N frames\n"
             "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
             "  --estimator E           zoh | foh | soh | map:FILE, with modifiers (e.g.\n"
@@ -368,6 +371,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             a->distribute.places[a->distribute.place_count++] = val;
         } else if (strcmp(opt, "--step-timeout") == 0) {
             rc = cli_parse_step_timeout(val, &a->step_timeout);
+        } else if (strcmp(opt, "--isolate-timeout") == 0) {
+            rc = run_isolation_parse_timeout(val);
         } else if (strcmp(opt, "--output-variable") == 0) {
             a->observe[a->observe_count++] = val;
         } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||

@@ -39,6 +39,7 @@ static void on_signal(int signo)
             " computed so far are in the results file\n");
         _exit(128 + signo);
     }
+    rtcosim_isolate_interrupt(); /* a host that does not answer no longer holds the run */
     int expected = 0;
     if (atomic_compare_exchange_strong(&cli_stop_signal, &expected, signo)) {
         if (first_signal_hook)
@@ -62,6 +63,7 @@ void cli_signals_install(void)
      * flag at its next step boundary. */
     sa.sa_flags = SA_RESTART;
     atomic_store(&cli_stop_signal, 0);
+    rtcosim_isolate_clear_interrupt();
     sigaction(SIGINT, &sa, &previous_int);
     sigaction(SIGTERM, &sa, &previous_term);
     installed = 1;
