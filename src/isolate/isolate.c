@@ -71,6 +71,7 @@ void rtcosim_isolate_kill_all(void)
  * default; 0: no limit) and the interrupt that ends every wait. */
 static _Atomic int64_t call_timeout_ns = (int64_t)RTCOSIM_ISOLATE_DEFAULT_TIMEOUT_S * 1000000000;
 static _Atomic int interrupted;
+enum { QUIT_TIMEOUT_NS = 2000 * 1000 * 1000 };
 
 void rtcosim_isolate_set_timeout(double seconds)
 {
@@ -130,6 +131,8 @@ static rtcosim_status call(isolated *iso, channel_op op, rtcosim_error *err)
     bool spin = spin_allowed();
     atomic_store_explicit(&iso->ch->child_may_spin, spin, memory_order_relaxed);
     int64_t timeout = atomic_load_explicit(&call_timeout_ns, memory_order_relaxed);
+    if (op == OP_QUIT && (timeout == 0 || timeout > QUIT_TIMEOUT_NS))
+        timeout = QUIT_TIMEOUT_NS; /* ending a run: a host that does not quit at once is killed */
     channel_result r = channel_call(iso->ch, iso->pid, &ws, timeout, &interrupted, spin);
     if (r == CHANNEL_TIMEOUT || r == CHANNEL_INTERRUPTED) {
         /* The host does not answer (hung, or stopped: SIGSTOP): end it, so
