@@ -78,6 +78,7 @@ void cli_run_usage(FILE *out)
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
             "  --step-timeout S        end the run (rows so far written, exit code 5) when one\n"
             "                          macro step (or the initialization) takes longer than S s\n"
+            "                          (--distribute: default 60 s, naming a stopped rank)\n"
             "  --log-level L           error | warning | info | debug | trace\n"
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"

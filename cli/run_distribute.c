@@ -8,7 +8,45 @@
 #include <string.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/mpi.h"
+
+static const cli_distribute *watched; /* for describe_stall */
+
+/* The watchdog's text when this rank waited too long: name the ranks on this
+ * machine that are stopped (SIGSTOP, a debugger) or gone, from /proc. */
+static void describe_stall(char *event, size_t size)
+{
+    char named[200] = "";
+    size_t used = 0;
+    for (int r = 0; watched && r < watched->transport.size; r++) {
+        long pid = rtcosim_mpi_peer_pid(r);
+        if (r == watched->transport.rank || pid <= 0)
+            continue;
+        char path[64], stat[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f)
+            fclose(f);
+        stat[n] = '\0';
+        const char *paren = strrchr(stat, ')'); /* "pid (comm) S ..." */
+        char state = paren && paren[1] == ' ' ? paren[2] : '?';
+        const char *what = !f ? "is gone" : state == 'T' || state == 't' ? "is stopped"
+                           : state == 'Z' ? "is gone" : NULL;
+        if (what && used < sizeof named)
+            used += (size_t)snprintf(named + used, sizeof named - used, "%srank %d (pid %ld) %s",
+                                     used ? ", " : "", r, pid, what);
+    }
+    double seconds = 0;
+    sscanf(event, "did not return within %lf", &seconds);
+    if (used)
+        snprintf(event, size, "waited %g s (--step-timeout) for the other ranks: %s", seconds,
+                 named);
+    else
+        snprintf(event, size, "waited %g s (--step-timeout) for the other ranks (none of them "
+                 "on this machine is stopped)", seconds);
+}
 
 int cli_distribute_open(cli_distribute *d, const char *system, const char **output_file,
                         bool *quiet)
@@ -23,6 +61,8 @@ int cli_distribute_open(cli_distribute *d, const char *system, const char **outp
         rtcosim_distribution_create(&d->transport, &d->dist, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     snprintf(d->what, sizeof d->what, "%s on rank %d", system, d->transport.rank);
+    watched = d;
+    cli_watchdog_describe(describe_stall);
     for (size_t i = 0; i < d->place_count; i++) {
         const char *eq = strrchr(d->places[i], '=');
         char *end = NULL, name[256];
