@@ -2,6 +2,7 @@
  * the signals of a candump -l or Vector ASC log decoded through a DBC
  * database, one CSV row per decoded frame with every signal's latest value
  * in columns bus.MESSAGE.SIGNAL, optionally plotted. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,22 +264,62 @@ static int write_csv_plain(decoder *d, const char *path, bool complete_only)
     return rc;
 }
 
+/* The plot's temporary directory, for the SIGINT/SIGTERM handler. */
+static char plot_dir[4096], plot_csv[4200];
+
+/* Interrupted while plotting: remove what the plot made (unlink and rmdir
+ * are async-signal-safe, POSIX.1-2017 2.4.3), then end as a signal would. */
+static void on_plot_signal(int signo)
+{
+    if (plot_csv[0])
+        unlink(plot_csv);
+    if (plot_dir[0])
+        rmdir(plot_dir);
+    static const char message[] = "rtcosim: can decode: plot interrupted\n";
+    ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+    (void)ignored;
+    _exit(128 + signo);
+}
+
 /* Plot through a private temporary CSV of the complete rows. */
 static int plot(decoder *d, const char *output, const char *log_path)
 {
     const char *tmp = getenv("TMPDIR");
-    char dir[4096], csv[4200];
-    snprintf(dir, sizeof dir, "%s/rtcosim-can-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return cli_fail("%s: cannot create a temporary directory", dir);
-    snprintf(csv, sizeof csv, "%s/decoded.csv", dir);
-    int rc = write_csv_file(d, csv, true);
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_plot_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    /* Blocked while the names are set: the handler never sees half of one. */
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    snprintf(plot_dir, sizeof plot_dir, "%s/rtcosim-can-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(plot_dir)) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        return cli_fail("%s: cannot create a temporary directory", plot_dir);
+    }
+    snprintf(plot_csv, sizeof plot_csv, "%s/decoded.csv", plot_dir);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    int rc = write_csv_file(d, plot_csv, true);
     rtcosim_error err;
     rtcosim_plot_options po = {.title = log_path};
-    if (rc == 0 && rtcosim_plot_csv(csv, NULL, 0, output, &po, &err) != RTCOSIM_OK)
+    if (rc == 0 && rtcosim_plot_csv(plot_csv, NULL, 0, output, &po, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
-    remove(csv);
-    rmdir(dir);
+    sigprocmask(SIG_BLOCK, &block, NULL);
+    remove(plot_csv);
+    rmdir(plot_dir);
+    plot_csv[0] = plot_dir[0] = '\0';
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     return rc;
 }
 

@@ -465,7 +465,9 @@ static int run_cmd(int argc, char **argv)
             cli_signals_exit_at_once(a.distribute.what);
         /* over ranks, a death report names the rank too */
         cli_run_guard_begin(a.distribute.enabled ? a.distribute.what : a.system);
-        rc = cli_watchdog_start(a.step_timeout);
+        rc = cli_watchdog_start(a.step_timeout > 0 || !a.distribute.enabled
+                                    ? a.step_timeout
+                                    : CLI_DISTRIBUTE_STEP_TIMEOUT_S);
         if (rc == 0)
             rc = run_system(&a);
         cli_watchdog_stop();

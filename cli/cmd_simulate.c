@@ -12,6 +12,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/isolate.h"
+#include "run_isolate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
@@ -71,6 +72,9 @@ static void usage(FILE *out)
         "                              crash, exit() or abort() in it is an error naming the\n"
         "                              FMI call and time, the rows so far kept (no String or\n"
         "                              Binary variables; costs a few us per call)\n"
+        "  --isolate-timeout SECONDS   an isolated call unanswered this long (the FMU hung, its\n"
+        "                              host stopped) kills the host and ends the run with the\n"
+        "                              rows so far (exit 1; default 60; 0: no limit)\n"
         "  --step-timeout SECONDS      end the run (rows so far written, exit code 5) when one\n"
         "                              step (or the initialization) takes longer than this\n"
         "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
@@ -270,6 +274,13 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             continue;
         } else if (strcmp(arg, "--isolate") == 0) {
             a->isolate = true;
+            continue;
+        } else if (strcmp(arg, "--isolate-timeout") == 0) {
+            const char *value = option_value(argc, argv, &i);
+            if (!value)
+                return cli_fail("simulate: option --isolate-timeout needs a value");
+            if (run_isolation_parse_timeout(value))
+                return 1;
             continue;
         } else if (strcmp(arg, "--step-timeout") == 0) {
             const char *value = option_value(argc, argv, &i);

@@ -92,6 +92,7 @@ void cli_run_usage(FILE *out)
             "  --output-interval S     write every S seconds (a multiple of H; default: every step)\n"
             "  --step-timeout S        end the run (rows so far written, exit code 5) when one\n"
             "                          macro step (or the initialization) takes longer than S s\n"
+            "                          (--distribute: default 60 s, naming a stopped rank)\n"
             "  --log-level L           error | warning | info | debug | trace\n"
             "  -q, --quiet             no progress line (shown on a terminal: percent of the\n"
             "                          simulated interval, speed, estimated time left)\n"
@@ -170,6 +171,9 @@ void cli_run_usage(FILE *out)
             "                          partner lost (exit code 3), the real-time part goes on\n"
             "  --no-isolate            run the partner's FMUs in process instead (also over\n"
             "                          the annotation's rc:Master isolate=\"all\" or \"C,..\")\n"
+            "  --isolate-timeout S     an isolated FMU's call unanswered for S seconds (hung,\n"
+            "                          or its host stopped) kills its host: the run ends with\n"
+            "                          its rows, a partner is lost (default 60; 0: no limit)\n"
             "  --exchange-every N      exchange with the non-real-time part every N frames\n"
             "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
             "  --estimator E           zoh | foh | soh | map:FILE | linear:SIG[+SIG..], with\n"
@@ -408,6 +412,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             a->distribute.places[a->distribute.place_count++] = val;
         } else if (strcmp(opt, "--step-timeout") == 0) {
             rc = cli_parse_step_timeout(val, &a->step_timeout);
+        } else if (strcmp(opt, "--isolate-timeout") == 0) {
+            rc = run_isolation_parse_timeout(val);
         } else if (strcmp(opt, "--output-variable") == 0) {
             a->observe[a->observe_count++] = val;
         } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||

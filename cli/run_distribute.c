@@ -3,12 +3,95 @@
  * when a failure did not reach every rank. */
 #include "run_distribute.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/mpi.h"
+
+/* src/archive (exported, not in the public headers). */
+void rtcosim_archive_remove_stale(const char *parent_dir);
+
+static const cli_distribute *watched; /* for describe_stall */
+
+/* The watchdog's text when this rank waited too long: name the ranks on this
+ * machine that are stopped (SIGSTOP, a debugger) or gone, from /proc. */
+static void describe_stall(char *event, size_t size)
+{
+    char named[200] = "";
+    size_t used = 0;
+    for (int r = 0; watched && r < watched->transport.size; r++) {
+        long pid = rtcosim_mpi_peer_pid(r);
+        if (r == watched->transport.rank || pid <= 0)
+            continue;
+        char path[64], stat[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f)
+            fclose(f);
+        stat[n] = '\0';
+        const char *paren = strrchr(stat, ')'); /* "pid (comm) S ..." */
+        char state = paren && paren[1] == ' ' ? paren[2] : '?';
+        const char *what = !f ? "is gone" : state == 'T' || state == 't' ? "is stopped"
+                           : state == 'Z' ? "is gone" : NULL;
+        if (what && used < sizeof named)
+            used += (size_t)snprintf(named + used, sizeof named - used, "%srank %d (pid %ld) %s",
+                                     used ? ", " : "", r, pid, what);
+    }
+    double seconds = 0;
+    sscanf(event, "did not return within %lf", &seconds);
+    if (used)
+        snprintf(event, size, "waited %g s (--step-timeout) for the other ranks: %s", seconds,
+                 named);
+    else
+        snprintf(event, size, "waited %g s (--step-timeout) for the other ranks (none of them "
+                 "on this machine is stopped)", seconds);
+}
+
+/* A rank ended at once (mpirun's SIGTERM, the step watchdog, SIGKILL after
+ * another rank failed) cannot remove its FMU extraction directories
+ * (rtcosim-fmu-*, with owner marks). A small child started before MPI, in a
+ * session of its own and holding none of the job's output, waits for this
+ * process to end (its pipe's write end closes with it), then removes the
+ * rtcosim-* directories whose owner is dead: this rank's. */
+static void start_sweeper(void)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return;
+    pid_t rank = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        int null = open("/dev/null", O_RDWR);
+        for (int fd = 0; fd < 3 && null >= 0; fd++)
+            dup2(null, fd);
+        for (int fd = 3; fd < 1024; fd++)
+            if (fd != p[0])
+                close(fd);
+        char c;
+        while (read(p[0], &c, 1) < 0 && errno == EINTR) {
+        }
+        /* until the rank is reaped (a zombie still answers kill 0) */
+        for (int i = 0; i < 1000 && !(kill(rank, 0) != 0 && errno == ESRCH); i++)
+            usleep(10000);
+        const char *tmp = getenv("TMPDIR");
+        rtcosim_archive_remove_stale(tmp && *tmp ? tmp : "/tmp");
+        _exit(0);
+    }
+    close(p[0]);
+    if (pid < 0)
+        close(p[1]);
+    else
+        fcntl(p[1], F_SETFD, FD_CLOEXEC); /* open until this process ends */
+}
 
 int cli_distribute_open(cli_distribute *d, const char *system, const char **output_file,
                         bool *quiet)
@@ -19,10 +102,13 @@ int cli_distribute_open(cli_distribute *d, const char *system, const char **outp
     if (!rtcosim_mpi_launched())
         return cli_fail("run: --distribute needs a start under mpirun (mpirun -np N rtcosim run"
                         " ... --distribute)");
+    start_sweeper(); /* before MPI_Init: no fork inside an MPI process */
     if (rtcosim_mpi_transport_open(&d->transport, &err) != RTCOSIM_OK ||
         rtcosim_distribution_create(&d->transport, &d->dist, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     snprintf(d->what, sizeof d->what, "%s on rank %d", system, d->transport.rank);
+    watched = d;
+    cli_watchdog_describe(describe_stall);
     for (size_t i = 0; i < d->place_count; i++) {
         const char *eq = strrchr(d->places[i], '=');
         char *end = NULL, name[256];

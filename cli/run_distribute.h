@@ -19,6 +19,10 @@ typedef struct cli_distribute {
     char what[512];        /* "SYSTEM on rank R", for the death reports */
 } cli_distribute;
 
+/* The --step-timeout of a distributed run when none is given: a stopped or
+ * hung rank otherwise holds every other rank in MPI forever. */
+#define CLI_DISTRIBUTE_STEP_TIMEOUT_S 60.0
+
 /* Opens the transport and places the components (no-op unless enabled);
  * on ranks other than 0 silences stdout and clears *output_file (rank 0
  * has every value). 0 or cli_fail's code. */

@@ -2,13 +2,26 @@
  * process and the build wrap that hosts them (rtcosim_isolate_wrap), so the
  * master, the real-time executor and the Jacobi threads drive them as any
  * other component. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "rtcosim/isolate.h"
 #include "run_isolate.h"
+
+int run_isolation_parse_timeout(const char *text)
+{
+    char *end = NULL;
+    double v = text ? strtod(text, &end) : NAN;
+    if (!text || !*text || *end || !isfinite(v) || v < 0 || v > 1e6)
+        return cli_fail("--isolate-timeout: '%s' is not a number of seconds >= 0 (0: no limit)",
+                        text ? text : "");
+    rtcosim_isolate_set_timeout(v);
+    return 0;
+}
 
 int run_isolation_add(run_isolation *iso, const char *names)
 {

@@ -22,6 +22,11 @@ typedef struct run_isolation {
 /* Add comma-separated names to the selection (--isolate C[,C..]). 0 or 1 (printed). */
 int run_isolation_add(run_isolation *iso, const char *names);
 
+/* --isolate-timeout S (simulate and run): how long one call of an isolated
+ * FMU may go unanswered (default RTCOSIM_ISOLATE_DEFAULT_TIMEOUT_S; 0: no
+ * limit). Sets it process-wide; 0, or 1 after a one-line error. */
+int run_isolation_parse_timeout(const char *text);
+
 /* Whether any component is selected. */
 bool run_isolation_active(const run_isolation *iso);
 

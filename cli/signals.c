@@ -39,6 +39,7 @@ static void on_signal(int signo)
             " computed so far are in the results file\n");
         _exit(128 + signo);
     }
+    rtcosim_isolate_interrupt(); /* a host that does not answer no longer holds the run */
     int expected = 0;
     if (atomic_compare_exchange_strong(&cli_stop_signal, &expected, signo)) {
         if (first_signal_hook)
@@ -62,6 +63,7 @@ void cli_signals_install(void)
      * flag at its next step boundary. */
     sa.sa_flags = SA_RESTART;
     atomic_store(&cli_stop_signal, 0);
+    rtcosim_isolate_clear_interrupt();
     sigaction(SIGINT, &sa, &previous_int);
     sigaction(SIGTERM, &sa, &previous_term);
     installed = 1;
@@ -136,7 +138,7 @@ static void report_death(const char *event)
     put("; the rows computed so far are in the results file\n");
 }
 
-static char timeout_event[96];
+static char timeout_event[256];
 
 static void on_step_timeout(int signo)
 {
@@ -199,6 +201,12 @@ static atomic_int watchdog_quit;
 static pthread_t watchdog_thread, watched_thread;
 static bool watchdog_running;
 static long long timeout_ms;
+static void (*watchdog_describe)(char *, size_t);
+
+void cli_watchdog_describe(void (*describe)(char *event, size_t size))
+{
+    watchdog_describe = describe;
+}
 
 static long long monotonic_ms(void)
 {
@@ -221,6 +229,8 @@ static void *watchdog_main(void *arg)
         struct timespec pause = {(time_t)(period / 1000), (long)(period % 1000) * 1000000L};
         nanosleep(&pause, NULL);
         if (monotonic_ms() - atomic_load(&last_beat_ms) > timeout_ms && !atomic_load(&watchdog_quit)) {
+            if (watchdog_describe) /* here, not in the handler: may read files */
+                watchdog_describe(timeout_event, sizeof timeout_event);
             pthread_kill(watched_thread, SIGUSR2);
             return NULL;
         }

@@ -5,6 +5,7 @@
 #define RTCOSIM_CLI_SIGNALS_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 /* The number of the first SIGINT/SIGTERM received, 0 before. */
 extern atomic_int cli_stop_signal;
@@ -37,6 +38,10 @@ void cli_run_guard_end(void);
 int cli_watchdog_start(double seconds);
 void cli_watchdog_beat(void);
 void cli_watchdog_stop(void);
+/* Before the watchdog fires, describe(event) may rewrite the event text
+ * ("did not return within S s ...") from the watchdog's thread, e.g. to name
+ * the MPI rank that is stopped. NULL: no description. */
+void cli_watchdog_describe(void (*describe)(char *event, size_t size));
 /* Parse a --step-timeout value (seconds > 0); 0 or cli_fail's code. */
 int cli_parse_step_timeout(const char *text, double *out);
 

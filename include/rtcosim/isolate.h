@@ -30,6 +30,20 @@ rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_pa
  * temporary directories carry owner marks: a later run removes them. */
 void rtcosim_isolate_kill_all(void);
 
+/* How long one call of an isolated component may go unanswered before its
+ * host is killed and the call fails with RTCOSIM_EFATAL naming the component,
+ * the call and the time ("did not answer within S s"): a hung or stopped
+ * (SIGSTOP) host ends the run, or makes a real-time partner lost, instead of
+ * hanging it. Process-wide; seconds <= 0: no limit. */
+#define RTCOSIM_ISOLATE_DEFAULT_TIMEOUT_S 60
+void rtcosim_isolate_set_timeout(double seconds);
+/* End every wait for a host at once (async-signal-safe: one atomic store; a
+ * SIGINT/SIGTERM handler calls it): the waiting call kills its host and fails
+ * with RTCOSIM_ECANCELED, so an interrupted run ends with its rows although a
+ * host does not answer. rtcosim_isolate_clear_interrupt undoes it. */
+void rtcosim_isolate_interrupt(void);
+void rtcosim_isolate_clear_interrupt(void);
+
 /* The child's loop (`rtcosim host-fmu FD`): serve requests on the channel
  * mapped from fd until told to quit. Returns the process exit code. */
 int rtcosim_isolate_host(int fd);

@@ -23,6 +23,10 @@ rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error 
 void rtcosim_mpi_transport_close(rtcosim_transport *t);
 /* Abort every rank (after a failure the others cannot learn of). */
 void rtcosim_mpi_abort(int code);
+/* The process id of `rank` when it runs on this machine (gathered by
+ * rtcosim_mpi_transport_open), else -1: a watchdog can then look at its
+ * state in /proc (stopped, gone) and name the rank that holds the job. */
+long rtcosim_mpi_peer_pid(int rank);
 
 #ifdef __cplusplus
 }

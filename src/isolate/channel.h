@@ -41,9 +41,23 @@ typedef enum channel_op {
     OP_DESERIALIZE, /* n bytes from data[] */
 } channel_op;
 
+/* The first word of a channel: `rtcosim host-fmu` refuses any other fd. */
+#define CHANNEL_MAGIC 0x52544349u /* "RTCI" */
+
 typedef struct channel {
+    uint32_t magic;            /* CHANNEL_MAGIC, written by channel_create */
+    int32_t parent;            /* the pid of the process that created it */
     _Atomic uint32_t request;  /* incremented by the parent per request */
     _Atomic uint32_t response; /* set to request by the child when done */
+    /* The spin policy (util/spin_wait's): the child spins for the next
+     * request only while the parent says a CPU is free for it; each side
+     * publishes the CPU it last ran on, so that neither spins while the
+     * other is queued behind it on the same CPU. */
+    _Atomic uint32_t child_may_spin;
+    _Atomic int32_t parent_cpu, child_cpu;
+    /* Set by a side about to sleep on its futex word: the other side makes
+     * the FUTEX_WAKE system call only then. */
+    _Atomic uint32_t parent_sleeping, child_sleeping;
     uint32_t op;
     int32_t status;
     int64_t t, h, start, stop;
@@ -67,9 +81,22 @@ channel *channel_create(int *fd);
 channel *channel_map(int fd);
 void channel_unmap(channel *ch);
 
-/* Parent: publish the request and wait for the response; false when the
- * child `pid` ended first (*wait_status then holds its waitpid status). */
-bool channel_call(channel *ch, pid_t pid, int *wait_status);
+typedef enum channel_result {
+    CHANNEL_ANSWERED,
+    CHANNEL_ENDED,       /* the child ended first: *wait_status holds its waitpid status */
+    CHANNEL_TIMEOUT,     /* no answer within timeout_ns (*wait_status: WUNTRACED's view) */
+    CHANNEL_INTERRUPTED, /* *interrupt became non-zero while waiting */
+} channel_result;
+
+/* Parent: publish the request and wait for the response, at most timeout_ns
+ * (0: no limit), or until *interrupt is set (checked while asleep, every
+ * 10 ms, as is whether the child `pid` is alive). may_spin false sleeps at
+ * once (no CPU free for spinning). */
+channel_result channel_call(channel *ch, pid_t pid, int *wait_status, int64_t timeout_ns,
+                            const _Atomic int *interrupt, bool may_spin);
+/* Child: whether fd is a channel made by our parent (magic, size, creator);
+ * NULL (and a reason in why) when not. */
+channel *channel_check_and_map(int fd, char *why, size_t why_size);
 /* Child: wait for the next request (returns its sequence number), answer it. */
 uint32_t channel_next(channel *ch, uint32_t last);
 void channel_answer(channel *ch, uint32_t seq);

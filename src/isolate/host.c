@@ -133,9 +133,20 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *sta
 
 int rtcosim_isolate_host(int fd)
 {
+    /* Only a channel our parent made (magic word, size, creator's pid): an
+     * empty file would be SIGBUS on access, and anything else a wait that
+     * nobody ends (SIGTERM is ignored below). */
+    char why[160];
+    channel *ch = channel_check_and_map(fd, why, sizeof why);
+    if (!ch) {
+        fprintf(stderr, "rtcosim: host-fmu: %s (an internal command of --isolate)\n", why);
+        return 1;
+    }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1)
+    if (getppid() == 1 || getppid() != (pid_t)ch->parent) {
+        channel_unmap(ch);
         return 1; /* the parent is already gone */
+    }
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     /* Die of the FMU's own fatal signal (a sanitizer's handler would turn it
@@ -143,9 +154,6 @@ int rtcosim_isolate_host(int fd)
     static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
         signal(fatal[i], SIG_DFL);
-    channel *ch = channel_map(fd);
-    if (!ch)
-        return 1;
     rtcosim_component *c = NULL;
     state_table states = {0};
     uint32_t last = atomic_load(&ch->response);

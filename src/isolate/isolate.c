@@ -17,6 +17,7 @@
 
 #include "archive/archive.h"
 #include "isolate/channel.h"
+#include "util/spin_wait.h"
 #include "rtcosim/isolate.h"
 
 typedef struct isolated {
@@ -33,9 +34,11 @@ typedef struct isolated {
  * kill, waitpid). */
 enum { MAX_HOSTS = 1024 };
 static _Atomic pid_t live_hosts[MAX_HOSTS];
+static atomic_uint host_count; /* for the spin policy */
 
 static void register_host(pid_t pid)
 {
+    atomic_fetch_add(&host_count, 1);
     for (size_t i = 0; i < MAX_HOSTS; i++) {
         pid_t none = 0;
         if (atomic_compare_exchange_strong(&live_hosts[i], &none, pid))
@@ -45,6 +48,7 @@ static void register_host(pid_t pid)
 
 static void unregister_host(pid_t pid)
 {
+    atomic_fetch_sub(&host_count, 1);
     for (size_t i = 0; i < MAX_HOSTS; i++) {
         pid_t p = pid;
         if (atomic_compare_exchange_strong(&live_hosts[i], &p, 0))
@@ -61,6 +65,33 @@ void rtcosim_isolate_kill_all(void)
             waitpid(pid, NULL, 0);
         }
     }
+}
+
+/* How long a call may go unanswered (RTCOSIM_ISOLATE_DEFAULT_TIMEOUT_S by
+ * default; 0: no limit) and the interrupt that ends every wait. */
+static _Atomic int64_t call_timeout_ns = (int64_t)RTCOSIM_ISOLATE_DEFAULT_TIMEOUT_S * 1000000000;
+static _Atomic int interrupted;
+enum { QUIT_TIMEOUT_NS = 2000 * 1000 * 1000 };
+
+void rtcosim_isolate_set_timeout(double seconds)
+{
+    atomic_store(&call_timeout_ns, seconds > 0 ? (int64_t)(seconds * 1e9) : 0);
+}
+
+void rtcosim_isolate_interrupt(void) { atomic_store(&interrupted, 1); }
+void rtcosim_isolate_clear_interrupt(void) { atomic_store(&interrupted, 0); }
+
+/* util/spin_wait's policy, as the event kernel and the master's pool use it:
+ * spin only while a CPU is free for the spinner. The parent and every host
+ * that spins between requests are runnable at once; with more of them than
+ * CPUs everyone sleeps on the futex at once instead (and, per call, neither
+ * side spins while the other last ran on its own CPU: channel.c). */
+static bool spin_allowed(void)
+{
+    static unsigned cpus;
+    if (!cpus)
+        cpus = spin_wait_cpus();
+    return atomic_load_explicit(&host_count, memory_order_relaxed) + 1 <= cpus;
 }
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -97,7 +128,39 @@ static rtcosim_status call(isolated *iso, channel_op op, rtcosim_error *err)
                                  iso->name);
     iso->ch->op = op;
     int ws = 0;
-    if (!channel_call(iso->ch, iso->pid, &ws)) {
+    bool spin = spin_allowed();
+    atomic_store_explicit(&iso->ch->child_may_spin, spin, memory_order_relaxed);
+    int64_t timeout = atomic_load_explicit(&call_timeout_ns, memory_order_relaxed);
+    if (op == OP_QUIT && (timeout == 0 || timeout > QUIT_TIMEOUT_NS))
+        timeout = QUIT_TIMEOUT_NS; /* ending a run: a host that does not quit at once is killed */
+    channel_result r = channel_call(iso->ch, iso->pid, &ws, timeout, &interrupted, spin);
+    if (r == CHANNEL_TIMEOUT || r == CHANNEL_INTERRUPTED) {
+        /* The host does not answer (hung, or stopped: SIGSTOP): end it, so
+         * that the run can end and remove what it made. */
+        bool stopped = WIFSTOPPED(ws);
+        long pid = (long)iso->pid;
+        iso->dead = true;
+        kill(iso->pid, SIGKILL);
+        waitpid(iso->pid, NULL, 0);
+        unregister_host(iso->pid);
+        iso->pid = -1;
+        char when[64] = "";
+        if (op == OP_DO_STEP)
+            snprintf(when, sizeof when, " at t = %.9g s", (double)iso->ch->t / 1e9);
+        if (r == CHANNEL_INTERRUPTED)
+            return rtcosim_error_set(err, RTCOSIM_ECANCELED,
+                                     "component '%s' in %s%s: interrupted while its host process "
+                                     "was working; host ended (isolated)",
+                                     iso->name, call_name(iso, op), when);
+        return rtcosim_error_set(err, RTCOSIM_EFATAL,
+                                 "component '%s' in %s%s: its host process (pid %ld)%s did not "
+                                 "answer within %.9g s (--isolate-timeout) and was killed; the "
+                                 "component is lost (isolated)",
+                                 iso->name, call_name(iso, op), when, pid,
+                                 stopped ? " is stopped (SIGSTOP or a debugger) and" : "",
+                                 (double)timeout / 1e9);
+    }
+    if (r == CHANNEL_ENDED) {
         iso->dead = true;
         char how[96];
         if (WIFSIGNALED(ws))

@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launched.h"
 #include "rtcosim/mpi.h"
@@ -34,6 +35,45 @@ typedef struct mpi_ctx {
 enum { TAG_BATCH = 17, TAG_MESSAGE = 18 };
 
 static mpi_ctx g_ctx;
+
+/* Every rank's pid and host (a hash of its name): see rtcosim_mpi_peer_pid. */
+static long *g_peer_pids;
+static int g_peer_count;
+
+static unsigned long host_hash(void)
+{
+    char name[256] = "";
+    gethostname(name, sizeof name - 1);
+    unsigned long h = 5381;
+    for (const char *c = name; *c; c++)
+        h = h * 33 + (unsigned char)*c;
+    return h;
+}
+
+static void gather_peer_pids(int size)
+{
+    long mine[2] = {(long)getpid(), (long)host_hash()};
+    long *all = calloc((size_t)size * 2, sizeof *all);
+    if (!all || MPI_Allgather(mine, 2, MPI_LONG, all, 2, MPI_LONG, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        free(all);
+        return;
+    }
+    free(g_peer_pids);
+    g_peer_pids = calloc((size_t)size, sizeof *g_peer_pids);
+    if (!g_peer_pids) {
+        free(all);
+        return;
+    }
+    for (int r = 0; r < size; r++)
+        g_peer_pids[r] = all[2 * r + 1] == mine[1] ? all[2 * r] : -1;
+    g_peer_count = size;
+    free(all);
+}
+
+long rtcosim_mpi_peer_pid(int rank)
+{
+    return g_peer_pids && rank >= 0 && rank < g_peer_count ? g_peer_pids[rank] : -1;
+}
 
 bool rtcosim_mpi_launched(void) { return mpi_env_launched(); }
 bool rtcosim_mpi_available(void) { return true; }
@@ -216,6 +256,7 @@ rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error 
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "mpi: out of memory");
         g_ctx.size = size;
     }
+    gather_peer_pids(size);
     *out = (rtcosim_transport){.rank = rank, .size = size, .context = &g_ctx,
                                .alltoall_i64 = mpi_alltoall_i64, .exchange = mpi_exchange,
                                .allreduce_u64 = mpi_allreduce_u64,

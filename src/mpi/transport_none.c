@@ -15,3 +15,4 @@ rtcosim_status rtcosim_mpi_transport_open(rtcosim_transport *out, rtcosim_error 
 
 void rtcosim_mpi_transport_close(rtcosim_transport *t) { (void)t; }
 void rtcosim_mpi_abort(int code) { exit(code); }
+long rtcosim_mpi_peer_pid(int rank) { (void)rank; return -1; }

@@ -125,3 +125,32 @@ def test_can_decode_selects_signals_and_plots(cli, logs, tmpdir_private):
     r = subprocess.run([cli, "can", "decode", paths["log"], "--dbc", dbc, "--signal", "Nope"],
                        capture_output=True, text=True)
     assert r.returncode == 1 and "'Nope'" in r.stderr
+
+
+def test_can_decode_plot_interrupted_removes_its_temporary_directory(cli, tmpdir_private):
+    """Issue 27 row 16: SIGINT while `can decode --plot` plots (from its private
+    rtcosim-can-* CSV) ends it with 130 and leaves nothing in its TMPDIR."""
+    import signal
+    import time
+    from conftest import source
+    dbc = source("examples", "ecus", "vehicle.dbc")
+    log = os.path.join(tmpdir_private, "big.log")
+    with open(log, "w") as f:
+        for k in range(400_000):  # EngineData (0x0C0), a plain 8-byte frame
+            f.write(f"({1_000_000_000 + k // 1000:10d}.{k % 1000 * 1000:06d}) can0 0C0#"
+                    f"{k & 0xFFFF:04X}{k * 7 & 0xFFFF:04X}00000000\n")
+    tmp = os.path.join(tmpdir_private, "tmp")
+    os.mkdir(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    p = subprocess.Popen([cli, "can", "decode", log, "--dbc", dbc, "-o",
+                          os.path.join(tmpdir_private, "out.csv"),
+                          "--plot", os.path.join(tmpdir_private, "out.svg")],
+                         env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(n.startswith("rtcosim-can-") for n in os.listdir(tmp)):
+        assert p.poll() is None and time.monotonic() < deadline, "no temporary directory seen"
+        time.sleep(0.001)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert os.listdir(tmp) == []

@@ -1,0 +1,389 @@
+/* --isolate when the other side does not answer (issue 27 rows 14-16):
+ * `rtcosim host-fmu` given anything but its parent's channel is refused at
+ * once (no SIGBUS, no wait that ignores SIGTERM); a host that hangs or is
+ * stopped (SIGSTOP) is killed after --isolate-timeout, the run ending with
+ * the rows so far and the call named; the first Ctrl-C ends a run whose host
+ * does not answer (exit 130, rows kept); a real-time run whose isolated
+ * partner was stopped finishes and removes the partner's temporary
+ * directory. Each case counts leftovers in its own TMPDIR. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rtcosim_test_fmus.h"
+#include "util/test_util.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Start the CLI with args (NULL-terminated), stdout and stderr into err_path and, when
+ * fd3 >= 0, that file as its fd 3. */
+static pid_t start_cli(const char *err_path, const char *const *args, int fd3)
+{
+    const char *argv[40] = {RTCOSIM_CLI_PATH};
+    size_t n = 1;
+    while (args[n - 1] && n < 39) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fe < 0)
+            _exit(126);
+        dup2(fe, 1); /* the summary too */
+        dup2(fe, 2);
+        if (fd3 >= 0 && fd3 != 3)
+            dup2(fd3, 3);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait up to `seconds` for pid; then SIGTERM, and 2 s later SIGKILL (a
+ * failure: *hung set). Exit code, or 128 + signal. */
+static int wait_cli(pid_t pid, double seconds, bool *hung)
+{
+    double end = now_s() + seconds;
+    int status = 0;
+    *hung = false;
+    for (int phase = 0;; phase++) {
+        while (now_s() < end) {
+            pid_t r = waitpid(pid, &status, WNOHANG);
+            if (r == pid)
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            usleep(10000);
+        }
+        *hung = true;
+        kill(pid, phase == 0 ? SIGTERM : SIGKILL);
+        end = now_s() + 2;
+    }
+}
+
+/* Whether pid runs `rtcosim host-fmu` (not another child, e.g. an unzip). */
+static bool is_host(long pid)
+{
+    char path[64], cmd[256] = "";
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(cmd, 1, sizeof cmd - 1, f);
+    fclose(f);
+    for (size_t i = 0; i < n; i++)
+        if (cmd[i] == '\0')
+            cmd[i] = ' ';
+    cmd[n] = '\0';
+    return strstr(cmd, "host-fmu") != NULL;
+}
+
+/* The host-fmu child of the CLI process (of any of its threads), or -1. */
+static pid_t host_of(pid_t cli, double seconds)
+{
+    double end = now_s() + seconds;
+    while (now_s() < end) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/task", (long)cli);
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char children[320];
+            snprintf(children, sizeof children, "/proc/%ld/task/%s/children", (long)cli,
+                     e->d_name);
+            FILE *f = fopen(children, "r");
+            long child = -1;
+            while (f && fscanf(f, "%ld", &child) == 1)
+                if (is_host(child)) {
+                    fclose(f);
+                    closedir(d);
+                    return (pid_t)child;
+                }
+            if (f)
+                fclose(f);
+        }
+        if (d)
+            closedir(d);
+        usleep(10000);
+    }
+    return -1;
+}
+
+static size_t count_lines(const char *path)
+{
+    size_t size, lines = 0;
+    const char *text = tu_read_file(path, &size);
+    for (size_t k = 0; k < size; k++)
+        lines += text[k] == '\n';
+    return lines;
+}
+
+static void assert_no_child_left(void)
+{
+    errno = 0;
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+    assert_int_equal(errno, ECHILD);
+}
+
+/* Row 15: fd 3 as an empty file (was SIGBUS), 2 MB of random bytes, a
+ * channel-sized file of random bytes (was a wait that ignored SIGTERM),
+ * /dev/null and a closed fd: each refused at once with exit code 1 and a
+ * line saying it is not an isolation channel. */
+static void host_fmu_refuses_what_is_not_its_parents_channel(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char file[512], err[512], fd_arg[16];
+    snprintf(file, sizeof file, "%s/channel", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    static const long sizes[] = {0, 2000000, 1 << 20, -1, -2};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int fd = -1;
+        if (sizes[i] >= 0) {
+            fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+            assert_true(fd >= 0);
+            unsigned seed = 27;
+            for (long k = 0; k < sizes[i]; k++) {
+                unsigned char b = (unsigned char)(rand_r(&seed) >> 7);
+                assert_int_equal(write(fd, &b, 1), 1);
+            }
+        } else if (sizes[i] == -1) {
+            fd = open("/dev/null", O_RDWR);
+        }
+        snprintf(fd_arg, sizeof fd_arg, "%d", fd >= 0 ? 3 : 57);
+        const char *args[] = {"host-fmu", fd_arg, NULL};
+        bool hung = false;
+        double t0 = now_s();
+        int rc = wait_cli(start_cli(err, args, fd), 5, &hung);
+        if (fd >= 0)
+            close(fd);
+        const char *text = tu_read_file(err, NULL);
+        if (hung || rc != 1 || now_s() - t0 > 3 ||
+            (!strstr(text, "not an isolation channel") && !strstr(text, "Bad file descriptor")))
+            fail_msg("case %zu: exit %d%s: %s", i, rc, hung ? " (hung)" : "", text);
+    }
+    tu_drop_dir(dir);
+}
+
+static void make_tmp(const char *dir, char *tmp, size_t size)
+{
+    snprintf(tmp, size, "%s/tmp", dir);
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    setenv("TMPDIR", tmp, 1); /* the extraction directories go here */
+}
+
+/* Row 14: Faulty (fail_mode 5) hangs in the step at t = 1 s and its host
+ * is then stopped with SIGSTOP: with --isolate-timeout 1 the run ends by
+ * itself, naming the call, the time and the stopped host; the rows to
+ * t = 1 s (header + 101 points at 0.01 s) are on disk; nothing is left. */
+static void stopped_host_ends_the_run_after_the_isolate_timeout(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512], err[512], tmp[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    make_tmp(dir, tmp, sizeof tmp);
+    const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--isolate", "--isolate-timeout",
+                          "1", "--start-value", "fail_mode", "5", "--stop-time", "2",
+                          "--output-interval", "0.01", "--output-file", csv, "-q", NULL};
+    pid_t cli = start_cli(err, args, -1);
+    pid_t host = host_of(cli, 5);
+    assert_true(host > 0);
+    usleep(300000); /* past t = 1 s: the host sleeps in the step */
+    kill(host, SIGSTOP);
+    bool hung = false;
+    int rc = wait_cli(cli, 10, &hung);
+    const char *text = tu_read_file(err, NULL);
+    if (hung || rc != 1 || !strstr(text, "component 'Faulty' in fmi2DoStep at t = 1 s") ||
+        !strstr(text, "did not answer within 1 s") || !strstr(text, "is stopped"))
+        fail_msg("exit %d%s: %s", rc, hung ? " (hung)" : "", text);
+    assert_int_equal(count_lines(csv), 102);
+    assert_no_child_left();
+    unsetenv("TMPDIR");
+    assert_int_equal(tu_count_entries(tmp), 0);
+    tu_drop_dir(dir);
+}
+
+/* Row 14: the same stopped host with the default timeout (60 s): the first
+ * SIGINT ends the run within 2 s, exit 130, the rows to t = 1 s written. */
+static void first_sigint_ends_a_run_whose_host_is_stopped(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512], err[512], tmp[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    make_tmp(dir, tmp, sizeof tmp);
+    const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--isolate", "--start-value",
+                          "fail_mode", "5", "--stop-time", "2", "--output-interval", "0.01",
+                          "--output-file", csv, "-q", NULL};
+    pid_t cli = start_cli(err, args, -1);
+    pid_t host = host_of(cli, 5);
+    assert_true(host > 0);
+    usleep(300000);
+    kill(host, SIGSTOP);
+    usleep(200000);
+    kill(cli, SIGINT);
+    double t0 = now_s();
+    bool hung = false;
+    int rc = wait_cli(cli, 4, &hung);
+    const char *text = tu_read_file(err, NULL);
+    if (hung || rc != 130 || now_s() - t0 > 2 || !strstr(text, "interrupted by SIGINT"))
+        fail_msg("exit %d%s after %.2f s: %s", rc, hung ? " (hung)" : "", now_s() - t0, text);
+    assert_int_equal(count_lines(csv), 102);
+    assert_no_child_left();
+    unsetenv("TMPDIR");
+    assert_int_equal(tu_count_entries(tmp), 0);
+    tu_drop_dir(dir);
+}
+
+/* Two Faulty (Dahlquist) components, no connection, H = 1 ms, to t = 2 s. */
+static void write_two(const char *dir, char *path, size_t size, bool partner)
+{
+    snprintf(path, size, "%s/two.ssd", dir);
+    char text[4096];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"two\"\n"
+             " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+             " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
+             " xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n"
+             " <ssd:System name=\"two\">\n  <ssd:Elements>\n"
+             "   <ssd:Component name=\"f\" source=\"%s\"><ssd:Connectors>\n"
+             "    <ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+             "   </ssd:Connectors></ssd:Component>\n"
+             "   <ssd:Component name=\"%s\" source=\"%s\"><ssd:Connectors>\n"
+             "    <ssd:Connector name=\"%s\" kind=\"%s\"><ssc:Real/></ssd:Connector>\n"
+             "   </ssd:Connectors></ssd:Component>\n"
+             "  </ssd:Elements>\n%s"
+             "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
+             "   <rc:Master stepSize=\"%s\"/></ssc:Annotation></ssd:Annotations>\n"
+             " </ssd:System>\n <ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_FAULTY_FMI2, partner ? "a" : "g",
+             partner ? "rtcosim:oscillator.mass1" : RTCOSIM_FMU_FAULTY_FMI2,
+             partner ? "F" : "x", partner ? "input" : "output",
+             partner ? "  <ssd:Connections><ssd:Connection startElement=\"f\" startConnector=\"x\" "
+                       "endElement=\"a\" endConnector=\"F\"/></ssd:Connections>\n"
+                     : "",
+             partner ? "0.01" : "0.001");
+    tu_write_file(path, text);
+}
+
+/* Row 16: a real-time run whose isolated partner's host is stopped
+ * (SIGSTOP): after --isolate-timeout the partner is lost (exit code 3), the
+ * real-time part ends with every row (header + 30001 points to t = 300 s at
+ * 0.01 s), no process and no rtcosim-fmu-* / rtcosim-host-* left in TMPDIR. */
+static void real_time_run_with_a_stopped_partner_ends_and_cleans_up(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char ssd[512], csv[512], err[512], tmp[512];
+    write_two(dir, ssd, sizeof ssd, true);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    make_tmp(dir, tmp, sizeof tmp);
+    const char *args[] = {"run", ssd, "--real-time", "--virtual-clock", "--stop-time", "300",
+                          "--non-realtime", "f", "--isolate-timeout", "0.5", "--start-value",
+                          "f.fail_time", "1000", "--output-file", csv, "-q", NULL};
+    pid_t cli = start_cli(err, args, -1);
+    /* (The system is built twice: the first host quits at once.) */
+    assert_true(host_of(cli, 5) > 0);
+    usleep(400000); /* running: 300 s simulated take seconds of wall time */
+    pid_t host = host_of(cli, 5);
+    assert_true(host > 0);
+    kill(host, SIGSTOP);
+    bool hung = false;
+    int rc = wait_cli(cli, 60, &hung);
+    const char *text = tu_read_file(err, NULL);
+    if (hung || rc != 3 || !strstr(text, "non-real-time partner was lost") ||
+        !strstr(text, "is stopped"))
+        fail_msg("exit %d%s: %s", rc, hung ? " (hung)" : "", text);
+    assert_int_equal(count_lines(csv), 30002);
+    assert_no_child_left();
+    unsetenv("TMPDIR");
+    assert_int_equal(tu_count_entries(tmp), 0);
+    tu_drop_dir(dir);
+}
+
+/* Row 13: two isolated FMUs with one CPU for rtcosim and both hosts (the
+ * worst case of "more processes than CPUs"): nobody may spin, each hand-off
+ * is a futex wake-up on the same CPU (a few us), so 2000 macro steps of
+ * 2 x 3 calls take well under 0.25 ms each (spinning waiters that hold the
+ * only CPU made them milliseconds). */
+static void two_isolated_fmus_on_one_cpu_do_not_spin(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char ssd[512], csv[512], err[512];
+    write_two(dir, ssd, sizeof ssd, false);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    cpu_set_t one, all;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0); /* inherited by the CLI */
+    const char *args[] = {"run", ssd, "--isolate", "--start-value", "f.fail_time", "1000",
+                          "--start-value", "g.fail_time", "1000", "--output-interval", "1",
+                          "--output-file", csv, NULL};
+    double best = 1e9;
+    for (int attempt = 0; attempt < 3 && best > 0.25e-3; attempt++) {
+        bool hung = false;
+        int rc = wait_cli(start_cli(err, args, -1), 60, &hung);
+        const char *text = tu_read_file(err, NULL);
+        const char *ran = strstr(text, "ran 2 s in 2000 steps, ");
+        if (hung || rc != 0 || !ran)
+            fail_msg("exit %d%s: %s", rc, hung ? " (hung)" : "", text);
+        double wall = strtod(ran + strlen("ran 2 s in 2000 steps, "), NULL);
+        if (wall / 2000 < best)
+            best = wall / 2000;
+    }
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    if (best > 0.25e-3)
+        fail_msg("%.1f us per macro step with two isolated FMUs on one CPU", best * 1e6);
+    assert_no_child_left();
+    tu_drop_dir(dir);
+}
+
+int main(void)
+{
+    /* A subreaper: a host rtcosim left behind would be ours to reap. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(host_fmu_refuses_what_is_not_its_parents_channel),
+        cmocka_unit_test(stopped_host_ends_the_run_after_the_isolate_timeout),
+        cmocka_unit_test(first_sigint_ends_a_run_whose_host_is_stopped),
+        cmocka_unit_test(real_time_run_with_a_stopped_partner_ends_and_cleans_up),
+        cmocka_unit_test(two_isolated_fmus_on_one_cpu_do_not_spin),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
