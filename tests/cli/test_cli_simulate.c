@@ -168,6 +168,55 @@ static void refused_input_gets_leave_empty_cells(void **state)
     }
 }
 
+/* The same FMU in `rtcosim run`: a.Int32_input = 7 passes a's Int32_output to
+ * b's Int32_input, so b.Int32_output is 7 at every step; b's Float64 input
+ * keeps its start value 2.5 and so does its output. The refused inputs of b
+ * are warned about once each and left empty; a's (which gives it) stays. */
+static void run_records_only_what_the_fmu_gives(void **state)
+{
+    (void)state;
+    char ssd[4096];
+    snprintf(ssd, sizeof ssd,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"refuse\" "
+             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+             "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+             "<ssd:System name=\"refuse\"><ssd:Elements>\n"
+             "<ssd:Component name=\"a\" source=\"%s\"><ssd:Connectors>"
+             "<ssd:Connector name=\"Int32_output\" kind=\"output\"><ssc:Integer/></ssd:Connector>"
+             "</ssd:Connectors></ssd:Component>\n"
+             "<ssd:Component name=\"b\" source=\"%s\"><ssd:Connectors>"
+             "<ssd:Connector name=\"Int32_input\" kind=\"input\"><ssc:Integer/></ssd:Connector>"
+             "</ssd:Connectors></ssd:Component>\n"
+             "</ssd:Elements><ssd:Connections><ssd:Connection startElement=\"a\" "
+             "startConnector=\"Int32_output\" endElement=\"b\" endConnector=\"Int32_input\"/>"
+             "</ssd:Connections></ssd:System>\n"
+             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"0.3\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_FEEDTHROUGH_FMI3, RTCOSIM_FMU_FEEDTHROUGHNOINPUTGET_FMI3);
+    tu_write_file(tu_scratch("refuse.ssd"), ssd);
+    const char *args[] = {"run", tu_scratch("refuse.ssd"), "--step-size", "0.1",
+                          "--start-value", "a.Int32_input", "7",
+                          "--start-value", "b.Float64_continuous_input", "2.5",
+                          "--output-variable", "b.Int32_input", "--output-variable", "b.Int32_output",
+                          "--output-variable", "b.Float64_continuous_input",
+                          "--output-variable", "b.Float64_continuous_output",
+                          "--output-variable", "a.Int32_input",
+                          "--output-file", tu_scratch("refuse_run.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("refuse_run.err"), args), 0);
+    assert_string_equal(tu_read_file(tu_scratch("refuse_run.csv"), NULL),
+                        "\"time\",\"b.Int32_input\",\"b.Int32_output\",\"b.Float64_continuous_input\","
+                        "\"b.Float64_continuous_output\",\"a.Int32_input\"\n"
+                        "0,,7,,2.5,7\n0.1,,7,,2.5,7\n0.2,,7,,2.5,7\n0.3,,7,,2.5,7\n");
+    char *err = tu_read_file(tu_scratch("refuse_run.err"), NULL);
+    const char *names[] = {"'Int32_input'", "'Float64_continuous_input'"};
+    for (int i = 0; i < 2; i++) {
+        const char *at = strstr(err, names[i]);
+        if (!at || !strstr(err, "b.") || strstr(at + 1, names[i]))
+            fail_msg("expected one warning for %s, stderr: %s", names[i], err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +226,7 @@ int main(void)
         cmocka_unit_test(feedthrough_output_follows_the_interpolated_input),
         cmocka_unit_test(faulty_step_exits_nonzero_and_keeps_rows_before_it),
         cmocka_unit_test(refused_input_gets_leave_empty_cells),
+        cmocka_unit_test(run_records_only_what_the_fmu_gives),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }
