@@ -279,6 +279,9 @@ static int run_system(const run_args *a)
             rc = cli_fail_error(&err);
             goto done;
         }
+        for (size_t i = 0; i < out.count; i++)
+            if (rtcosim_master_observed_refused(m, i))
+                rtcosim_recorder_omit_column(out.recorder, i);
     } else {
         free(columns);
     }

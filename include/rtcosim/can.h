@@ -139,6 +139,11 @@ rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint3
 /* The bus's bit rate (bit/s). */
 uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus);
 rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
+/* The node gets each of its own frames back at the frame's end, as an
+ * RTCOSIM_CAN_EVENT_RX whose sender is itself (LS-BUS node FMUs: the Confirm
+ * of FMI-LS-BUS section 5.5.1.2). Before connect. */
+rtcosim_status rtcosim_can_bus_confirm_own(rtcosim_can_bus *bus, uint32_t node,
+                                          rtcosim_error *err);
 /* Declare the links node -> bus and bus -> node once all nodes and TX
  * databases are known: the bus-to-node lookahead is the duration of the
  * shortest frame any node may send (unstuffed). */

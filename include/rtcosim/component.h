@@ -285,6 +285,12 @@ rtcosim_status rtcosim_component_do_step(rtcosim_component *c, rtcosim_time_ns t
 rtcosim_status rtcosim_component_get(rtcosim_component *c, rtcosim_type type,
                                      const uint32_t *vrs, size_t n, void *values,
                                      rtcosim_error *err);
+/* As rtcosim_component_get, but an Error from the component leaves it usable:
+ * for recording, where a refused read of an input or structural parameter is
+ * a warning (FMUs some tools export refuse them), not the end of the run. */
+rtcosim_status rtcosim_component_try_get(rtcosim_component *c, rtcosim_type type,
+                                         const uint32_t *vrs, size_t n, void *values,
+                                         rtcosim_error *err);
 rtcosim_status rtcosim_component_set(rtcosim_component *c, rtcosim_type type,
                                      const uint32_t *vrs, size_t n, const void *values,
                                      rtcosim_error *err);

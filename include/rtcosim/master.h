@@ -190,6 +190,9 @@ bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, 
 
 size_t rtcosim_master_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
+/* Whether the FMU refused to give this observed input or structural parameter
+ * at initialization (a warning; its value is NaN, its results column empty). */
+bool rtcosim_master_observed_refused(const rtcosim_master *m, size_t index);
 /* String and Binary variables observed by name (the default observation
  * is every numeric output). They are not among the observed values
  * (doubles): rtcosim_master_text_observed_values reads them from their

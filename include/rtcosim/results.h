@@ -99,6 +99,10 @@ rtcosim_status rtcosim_recorder_push_row_always(rtcosim_recorder *r, rtcosim_tim
                                                 const rtcosim_value *values,
                                                 rtcosim_error *err);
 
+/* Leave column `column` empty in every row pushed from now on (a value the
+ * component refused to give); rows already pushed keep their values. */
+void rtcosim_recorder_omit_column(rtcosim_recorder *r, size_t column);
+
 void rtcosim_recorder_get_stats(const rtcosim_recorder *r, rtcosim_recorder_stats *stats);
 
 /* For a fatal-signal handler (SIGSEGV/SIGABRT in a component): write the

@@ -587,6 +587,21 @@ static void update_if_dirty(model_instance *inst)
     inst->dirty = false;
 }
 
+/* Test variant RTCOSIM_FMU_REFUSE_INPUT_GET: like FMUs some tools export,
+ * refuse a get of an input or a structural parameter (an error, logged). */
+static const model_variable *lookup_get(model_instance *inst, const char *function, uint32_t vr,
+                                        model_type type)
+{
+    const model_variable *v = lookup(inst, function, vr, type);
+#ifdef RTCOSIM_FMU_REFUSE_INPUT_GET
+    if (v && (v->causality == MODEL_INPUT || v->causality == MODEL_STRUCTURAL_PARAMETER)) {
+        instance_error(inst, "%s: %s cannot be read", function, v->name);
+        return NULL;
+    }
+#endif
+    return v;
+}
+
 model_status instance_get(model_instance *inst, const char *function, const uint32_t vr[],
                           size_t n, model_type type, void *values)
 {
@@ -595,7 +610,7 @@ model_status instance_get(model_instance *inst, const char *function, const uint
         double *out = values;
         size_t k = 0; /* values written: an array writes all its elements */
         for (size_t i = 0; i < n; i++) {
-            const model_variable *v = lookup(inst, function, vr[i], type);
+            const model_variable *v = lookup_get(inst, function, vr[i], type);
             if (!v)
                 return MODEL_ERROR;
             if (v->causality == MODEL_INDEPENDENT) {
@@ -614,7 +629,7 @@ model_status instance_get(model_instance *inst, const char *function, const uint
     unsigned char *out = values;
     size_t k = 0; /* values written: an array writes all its elements */
     for (size_t i = 0; i < n; i++) {
-        const model_variable *v = lookup(inst, function, vr[i], type);
+        const model_variable *v = lookup_get(inst, function, vr[i], type);
         if (!v)
             return MODEL_ERROR;
         if (v->causality == MODEL_INDEPENDENT) {

@@ -45,6 +45,7 @@ typedef struct can_node {
     uint32_t *rx_keys;
     size_t rx_count, rx_capacity;
     bool rx_all; /* receives every frame another node may send (filled at connect) */
+    bool confirm; /* gets its own frames back at their end (LS-BUS Confirm) */
     can_pending *queue; /* sorted by arbitration, capacity from the config */
     uint32_t queued;
 } can_node;
@@ -117,7 +118,7 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     uint32_t key = id_key(sent.frame.id, sent.frame.extended);
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
-        if (i == winner_index || find_key(n->rx_keys, n->rx_count, key) < 0)
+        if (i == winner_index ? !n->confirm : find_key(n->rx_keys, n->rx_count, key) < 0)
             continue;
         rtcosim_status st = rtcosim_lp_send(lp, n->lp, duration, RTCOSIM_CAN_EVENT_RX,
                                             CAN_RX_PRIORITY, &rx, sizeof rx, err);
@@ -448,6 +449,16 @@ rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, r
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_can_bus_confirm_own(rtcosim_can_bus *bus, uint32_t node,
+                                          rtcosim_error *err)
+{
+    if (bus->connected || node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': confirmations need a node "
+                                 "added before connect", bus->name);
+    bus->nodes[node].confirm = true;
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
 {
     if (bus->connected)
@@ -497,7 +508,7 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
         rtcosim_status st = RTCOSIM_OK;
         if (n->tx_count)
             st = rtcosim_events_add_link(bus->sim, n->lp, bus->lp, n->tx_lookahead, err);
-        if (st == RTCOSIM_OK && n->rx_count)
+        if (st == RTCOSIM_OK && (n->rx_count || (n->confirm && n->tx_count)))
             st = rtcosim_events_add_link(bus->sim, bus->lp, n->lp, min_frame, err);
         if (st != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);

@@ -352,6 +352,18 @@ rtcosim_status rtcosim_component_get(rtcosim_component *c, rtcosim_type type,
     return after_call(c, c->ops->get(c->self, type, vrs, n, values, err));
 }
 
+rtcosim_status rtcosim_component_try_get(rtcosim_component *c, rtcosim_type type,
+                                         const uint32_t *vrs, size_t n, void *values,
+                                         rtcosim_error *err)
+{
+    if (!values_allowed(c))
+        return wrong_state(c, "get", err);
+    if (n == 0)
+        return RTCOSIM_OK;
+    rtcosim_status st = c->ops->get(c->self, type, vrs, n, values, err);
+    return st == RTCOSIM_ECOMPONENT ? st : after_call(c, st);
+}
+
 rtcosim_status rtcosim_component_set(rtcosim_component *c, rtcosim_type type,
                                      const uint32_t *vrs, size_t n, const void *values,
                                      rtcosim_error *err)

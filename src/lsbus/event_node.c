@@ -117,11 +117,20 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
         (st = rtcosim_component_enter_event_mode(n->c, err)) != RTCOSIM_OK)
         return fail(n, st, err);
     if (rx) {
-        rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
-        op.u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
-                                                     .ide = rx->frame.extended,
-                                                     .data_length = rx->frame.dlc,
-                                                     .data = rx->frame.data};
+        /* Its own frame, back at its end: the Confirm (section 5.5.1.2, as the
+         * integrated bus of `run --can-bus` gives it). The kernel's bus
+         * buffers and retransmits a frame that lost arbitration, for which
+         * the standard has no Arbitration Lost. */
+        bool own = rx->sender == n->node;
+        rtcosim_lsbus_op op = {.code = own ? RTCOSIM_LSBUS_OP_CAN_CONFIRM
+                                           : RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
+        if (own)
+            op.u.id = rx->frame.id;
+        else
+            op.u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
+                                                         .ide = rx->frame.extended,
+                                                         .data_length = rx->frame.dlc,
+                                                         .data = rx->frame.data};
         size_t used = 0;
         const bool tick = true;
         if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, &op, err)) != RTCOSIM_OK)
@@ -132,7 +141,7 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
             (st = rtcosim_component_set(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, 1, &tick,
                                         err)) != RTCOSIM_OK)
             return fail(n, st, err);
-        n->received++;
+        n->received += !own;
     }
     rtcosim_event_update u;
     if ((st = rtcosim_component_settle_events(n->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err)) !=
@@ -264,6 +273,8 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
                                     cfg->tx_extended && cfg->tx_extended[i], cfg->tx_dlcs[i], err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_add_rx_all(bus, n->node, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_confirm_own(bus, n->node, err);
     if (st != RTCOSIM_OK) {
         rtcosim_lsbus_event_node_free(n);
         return st;

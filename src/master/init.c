@@ -37,6 +37,53 @@ static size_t batch_slot(typed_batch *b, uint32_t vr, size_t elem, bool *fail)
     return b->n++;
 }
 
+/* Some exported FMUs refuse fmi3Get* of their inputs or structural
+ * parameters; importers record only what they give. Each such observed
+ * variable (no connection reads it) is tried once in Initialization Mode: a
+ * refusal is a warning, and the variable leaves its out batch (the slots
+ * behind it move up), so that no step asks for it again. */
+static void drop_refused_observed(rtcosim_master *m)
+{
+    for (size_t i = 0; i < m->observed_count; i++) {
+        master_observed *o = &m->observed[i];
+        const rtcosim_variable *v = o->conn >= 0 ? NULL : master_var_of(m, o->comp, o->var);
+        if (!v || (v->causality != RTCOSIM_CAUSALITY_INPUT &&
+                   v->causality != RTCOSIM_CAUSALITY_STRUCTURAL_PARAMETER))
+            continue;
+        bool read_by_connection = false;
+        for (size_t k = 0; k < m->conn_count; k++)
+            read_by_connection |= m->conns[k].from == o->comp && m->conns[k].from_var == o->var;
+        typed_batch *b = &m->comps[o->comp].out[v->type];
+        size_t size = rtcosim_type_size(v->type);
+        rtcosim_error own = {0};
+        if (read_by_connection ||
+            rtcosim_component_try_get(m->comps[o->comp].c, v->type, &b->vrs[o->slot], 1,
+                                      b->values + o->slot * size, &own) != RTCOSIM_ECOMPONENT)
+            continue;
+        rtcosim_log(RTCOSIM_LOG_WARNING, "master",
+                    "%s: the FMU refuses to give %s '%s' (%s); it is not recorded", o->name,
+                    v->causality == RTCOSIM_CAUSALITY_INPUT ? "input" : "structural parameter",
+                    v->name, own.message);
+        size_t gone = o->slot;
+        memmove(&b->vrs[gone], &b->vrs[gone + 1], (b->n - gone - 1) * sizeof *b->vrs);
+        memmove(b->values + gone * size, b->values + (gone + 1) * size, (b->n - gone - 1) * size);
+        b->n--;
+        o->refused = true;
+        for (size_t k = 0; k < m->conn_count; k++)
+            if (m->conns[k].from == o->comp && m->conns[k].type == v->type &&
+                m->conns[k].out_slot > gone)
+                m->conns[k].out_slot--;
+        for (size_t j = 0; j < m->observed_count; j++) {
+            master_observed *p = &m->observed[j];
+            if (p->conn < 0 && !p->refused && p->comp == o->comp &&
+                master_var_of(m, p->comp, p->var)->type == v->type) {
+                p->refused = p->slot == gone; /* the same variable observed twice */
+                p->slot -= p->slot > gone;
+            }
+        }
+    }
+}
+
 static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
 {
     bool fail = false;
@@ -315,6 +362,7 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
             (st = rtcosim_component_enter_init(mc->c, err)) != RTCOSIM_OK)
             return st;
     }
+    drop_refused_observed(m);
     if ((st = apply_start_values(m, SIZE_MAX, true, err)) != RTCOSIM_OK ||
         (st = propagate_initial_values(m, err)) != RTCOSIM_OK)
         return st;

@@ -620,7 +620,7 @@ rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, r
     if (!name)
         return master_oom(err);
     snprintf(name, len, "%s.%s", m->comps[comp].name, vn);
-    m->observed[m->observed_count++] = (master_observed){-1, comp, var, 0, name};
+    m->observed[m->observed_count++] = (master_observed){-1, comp, var, 0, name, false};
     return RTCOSIM_OK;
 }
 
@@ -644,7 +644,7 @@ rtcosim_status rtcosim_master_observe_coupling_error(rtcosim_master *m, const ch
     if (!name)
         return master_oom(err);
     snprintf(name, len, "%s.coupling_error", input);
-    m->observed[m->observed_count++] = (master_observed){k, comp, var, 0, name};
+    m->observed[m->observed_count++] = (master_observed){k, comp, var, 0, name, false};
     m->observe_explicit = true;
     return RTCOSIM_OK;
 }

@@ -121,6 +121,7 @@ typedef struct master_observed {
     size_t comp, var;
     size_t slot;               /* position in the component's out batch of its type */
     char *name;
+    bool refused;              /* the FMU refuses to give it (an input): not in the batch */
 } master_observed;
 
 typedef struct master_pool master_pool;

@@ -145,12 +145,21 @@ static double as_double(rtcosim_type type, const unsigned char *p)
     }
 }
 
+bool rtcosim_master_observed_refused(const rtcosim_master *m, size_t i)
+{
+    return i < m->observed_count && m->observed[i].refused;
+}
+
 const double *rtcosim_master_observed_values(rtcosim_master *m)
 {
     for (size_t i = 0; i < m->observed_count; i++) {
         const master_observed *o = &m->observed[i];
         if (o->conn >= 0) {
             m->observed_values[i] = m->conns[o->conn].stats.last_error;
+            continue;
+        }
+        if (o->refused) {
+            m->observed_values[i] = NAN;
             continue;
         }
         rtcosim_type t = master_var_of(m, o->comp, o->var)->type;

@@ -45,6 +45,11 @@ struct rtcosim_recorder {
     size_t column_count;
     uint32_t record_every, countdown;
     uint64_t rows_pushed, rows_dropped, strings_cut;
+    uint64_t rows_recorded; /* rows handed to the sink or the ring: the next row's index */
+    /* Per column: index of the first row that leaves it empty (UINT64_MAX:
+     * none), set by rtcosim_recorder_omit_column; read by the writer thread,
+     * published to it with the head of the ring (release/acquire). */
+    _Atomic uint64_t *omit_from;
     sink out;
 
     /* Writer-thread mode. The producer owns head_local/tail_cached; head and
@@ -151,12 +156,16 @@ static void sink_put_hex(sink *s, const rtcosim_binary *value)
 }
 
 static void sink_put_row(sink *s, const rtcosim_column *columns, size_t n, rtcosim_time_ns t,
-                         const rtcosim_value *values)
+                         const rtcosim_value *values, _Atomic uint64_t *omit_from, uint64_t row)
 {
     s->len += rtcosim_format_time(t, sink_reserve(s, FIELD_MAX));
     for (size_t i = 0; i < n; i++) {
         char *dst = sink_reserve(s, FIELD_MAX);
         *dst++ = ',';
+        if (row >= atomic_load_explicit(&omit_from[i], memory_order_relaxed)) {
+            s->len += 1; /* an empty cell: the value could not be had */
+            continue;
+        }
         size_t len;
         switch (columns[i].type) {
         case RTCOSIM_TYPE_FLOAT64: len = rtcosim_format_double(values[i].f64, dst); break;
@@ -279,7 +288,7 @@ static void *writer_main(void *arg)
                 else
                     r->row_scratch[i].s = (const char *)slot + r->string_offset[i];
             }
-            sink_put_row(&r->out, r->columns, r->column_count, t, r->row_scratch);
+            sink_put_row(&r->out, r->columns, r->column_count, t, r->row_scratch, r->omit_from, tail);
             tail++;
             if (tail % 64 == 0) {
                 atomic_store(&r->tail, tail);
@@ -351,11 +360,21 @@ static rtcosim_status record(rtcosim_recorder *r, rtcosim_time_ns t, const rtcos
 {
     if (r->threaded) {
         ring_push(r, t, values);
+        r->rows_recorded = r->head_local;
     } else {
-        sink_put_row(&r->out, r->columns, r->column_count, t, values);
+        sink_put_row(&r->out, r->columns, r->column_count, t, values, r->omit_from,
+                     r->rows_recorded);
+        r->rows_recorded++;
         sink_flush_if_due(&r->out);
     }
     return RTCOSIM_OK;
+}
+
+void rtcosim_recorder_omit_column(rtcosim_recorder *r, size_t column)
+{
+    if (column < r->column_count &&
+        atomic_load_explicit(&r->omit_from[column], memory_order_relaxed) == UINT64_MAX)
+        atomic_store_explicit(&r->omit_from[column], r->rows_recorded, memory_order_relaxed);
 }
 
 bool rtcosim_recorder_wants_row(const rtcosim_recorder *r)
@@ -410,6 +429,7 @@ static void recorder_free(rtcosim_recorder *r)
         }
     free(r->mat_path);
     free(r->columns);
+    free((void *)r->omit_from);
     free(r->string_offset);
     free(r->row_scratch);
     free(r->ring);
@@ -498,7 +518,11 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     if (r->out.cap < MIN_BUFFER_BYTES)
         r->out.cap = MIN_BUFFER_BYTES;
     r->out.buf = malloc(r->out.cap);
-    bool ok = r->path && r->columns && r->out.buf && (format != RTCOSIM_RESULTS_MAT || r->mat_path);
+    r->omit_from = calloc(o->column_count + 1, sizeof *r->omit_from);
+    bool ok = r->path && r->columns && r->out.buf && r->omit_from &&
+              (format != RTCOSIM_RESULTS_MAT || r->mat_path);
+    for (size_t i = 0; ok && i < o->column_count; i++)
+        atomic_init(&r->omit_from[i], UINT64_MAX);
     for (size_t i = 0; ok && i < o->column_count; i++) {
         const rtcosim_column *c = &o->columns[i];
         r->columns[i].type = c->type;

@@ -317,6 +317,48 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtc
     return RTCOSIM_OK;
 }
 
+/* A get of a batch failed (Error): FMUs exported by some tools refuse
+ * fmi3Get* of inputs or structural parameters, which importers such as
+ * fmusim then do not record. Get each variable alone; an input or structural
+ * parameter the FMU refuses leaves the batch (a warning, its column empty from
+ * now on); any other refusal stays the error it was. Runs once per refused
+ * variable, never on the steps after. */
+static rtcosim_status drop_refused(run *r, batch *b, rtcosim_error *err)
+{
+    rtcosim_status first = RTCOSIM_ECOMPONENT;
+    bool dropped = false;
+    size_t size = rtcosim_type_size(b->type);
+    for (size_t k = 0; k < b->count;) {
+        rtcosim_error own = {0};
+        const rtcosim_variable *v = r->recorded[b->column[k]];
+        bool lenient = v->causality == RTCOSIM_CAUSALITY_INPUT ||
+                       v->causality == RTCOSIM_CAUSALITY_STRUCTURAL_PARAMETER;
+        rtcosim_status st = (lenient ? rtcosim_component_try_get : rtcosim_component_get)(
+            r->c, b->type, &b->vrs[k], 1, b->values + k * size, &own);
+        if (st == RTCOSIM_OK) {
+            k++;
+            continue;
+        }
+        if (!lenient || st != RTCOSIM_ECOMPONENT)
+            return rtcosim_error_set(err, st, "%s", own.message);
+        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
+                    "%s: the FMU refuses to give %s '%s' (%s); it is not recorded from here on",
+                    r->label,
+                    v->causality == RTCOSIM_CAUSALITY_INPUT ? "input" : "structural parameter",
+                    v->name, own.message);
+        if (r->recorder)
+            rtcosim_recorder_omit_column(r->recorder, b->column[k]);
+        b->count--;
+        b->vrs[k] = b->vrs[b->count];
+        b->column[k] = b->column[b->count];
+        dropped = true;
+    }
+    if (!dropped)
+        return first;
+    rtcosim_error_clear(err);
+    return RTCOSIM_OK;
+}
+
 /* Get every recorded variable into r->row (one get per type); output
  * clocks from the event iteration at t, never read here. */
 static rtcosim_status gather_row(run *r, rtcosim_time_ns t, rtcosim_error *err)
@@ -330,7 +372,9 @@ static rtcosim_status gather_row(run *r, rtcosim_time_ns t, rtcosim_error *err)
                 r->row[b->column[k]].b = t == r->clock_time && ((const bool *)b->values)[k];
             continue;
         }
-        rtcosim_status st = rtcosim_component_get(r->c, b->type, b->vrs, b->count, b->values, err);
+        rtcosim_status st = rtcosim_component_try_get(r->c, b->type, b->vrs, b->count, b->values, err);
+        if (st == RTCOSIM_ECOMPONENT && (st = drop_refused(r, b, err)) == RTCOSIM_OK)
+            st = rtcosim_component_get(r->c, b->type, b->vrs, b->count, b->values, err);
         if (st != RTCOSIM_OK)
             return st;
         size_t size = rtcosim_type_size(b->type);

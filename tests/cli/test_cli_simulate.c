@@ -1,7 +1,8 @@
 /* End-to-end `rtcosim simulate` with the project's FMUs: Dahlquist (FMI 2.0
  * and 3.0) against its analytic Euler solution and exp(-k*t), start values,
  * a Feedthrough FMU driven by an input CSV, and a Faulty FMU whose failing
- * step must give a non-zero exit while the rows before it stay in the file. */
+ * step must give a non-zero exit while the rows before it stay in the file;
+ * an FMU that refuses gets of its inputs records only what it gives. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,87 @@ static void faulty_step_exits_nonzero_and_keeps_rows_before_it(void **state)
     }
 }
 
+/* FeedthroughNoInputGet returns Error from fmi3Get* of an input: the run goes
+ * on, warns once per input, and leaves the inputs' cells empty. The outputs by
+ * hand: Float64 interpolated linearly between (0, 1) and (0.2, 2), held after
+ * the last row; Int32 (discrete) held: 3 until 0.2 s, then 4. */
+static void refused_input_gets_leave_empty_cells(void **state)
+{
+    (void)state;
+    tu_write_file(tu_scratch("refuse_in.csv"),
+                  "time,Float64_continuous_input,Int32_input\n0,1,3\n0.2,2,4\n");
+    const char *expected = "\"time\",\"Float64_continuous_input\",\"Float64_continuous_output\","
+                           "\"Int32_input\",\"Int32_output\"\n"
+                           "0,,1,,3\n0.1,,1.5,,3\n0.2,,2,,4\n0.3,,2,,4\n";
+    for (int threaded = 0; threaded < 2; threaded++) {
+        const char *args[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGHNOINPUTGET_FMI3, "--stop-time", "0.3",
+                              "--output-interval", "0.1", "--input-file", tu_scratch("refuse_in.csv"),
+                              "--output-variable", "Float64_continuous_input",
+                              "--output-variable", "Float64_continuous_output",
+                              "--output-variable", "Int32_input", "--output-variable", "Int32_output",
+                              "--output-file", tu_scratch("refuse_out.csv"), "-q",
+                              threaded ? "--writer-thread" : NULL, NULL};
+        assert_int_equal(run_cli(tu_scratch("refuse.err"), args), 0);
+        assert_string_equal(tu_read_file(tu_scratch("refuse_out.csv"), NULL), expected);
+        char *err = tu_read_file(tu_scratch("refuse.err"), NULL);
+        const char *names[] = {"'Float64_continuous_input'", "'Int32_input'"};
+        for (int i = 0; i < 2; i++) {
+            const char *at = strstr(err, names[i]);
+            if (!at || !strstr(err, "refuses") || strstr(at + 1, names[i]))
+                fail_msg("expected one warning for %s, stderr: %s", names[i], err);
+        }
+    }
+}
+
+/* The same FMU in `rtcosim run`: a.Int32_input = 7 passes a's Int32_output to
+ * b's Int32_input, so b.Int32_output is 7 at every step; b's Float64 input
+ * keeps its start value 2.5 and so does its output. The refused inputs of b
+ * are warned about once each and left empty; a's (which gives it) stays. */
+static void run_records_only_what_the_fmu_gives(void **state)
+{
+    (void)state;
+    char ssd[4096];
+    snprintf(ssd, sizeof ssd,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"refuse\" "
+             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+             "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+             "<ssd:System name=\"refuse\"><ssd:Elements>\n"
+             "<ssd:Component name=\"a\" source=\"%s\"><ssd:Connectors>"
+             "<ssd:Connector name=\"Int32_output\" kind=\"output\"><ssc:Integer/></ssd:Connector>"
+             "</ssd:Connectors></ssd:Component>\n"
+             "<ssd:Component name=\"b\" source=\"%s\"><ssd:Connectors>"
+             "<ssd:Connector name=\"Int32_input\" kind=\"input\"><ssc:Integer/></ssd:Connector>"
+             "</ssd:Connectors></ssd:Component>\n"
+             "</ssd:Elements><ssd:Connections><ssd:Connection startElement=\"a\" "
+             "startConnector=\"Int32_output\" endElement=\"b\" endConnector=\"Int32_input\"/>"
+             "</ssd:Connections></ssd:System>\n"
+             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"0.3\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_FEEDTHROUGH_FMI3, RTCOSIM_FMU_FEEDTHROUGHNOINPUTGET_FMI3);
+    tu_write_file(tu_scratch("refuse.ssd"), ssd);
+    const char *args[] = {"run", tu_scratch("refuse.ssd"), "--step-size", "0.1",
+                          "--start-value", "a.Int32_input", "7",
+                          "--start-value", "b.Float64_continuous_input", "2.5",
+                          "--output-variable", "b.Int32_input", "--output-variable", "b.Int32_output",
+                          "--output-variable", "b.Float64_continuous_input",
+                          "--output-variable", "b.Float64_continuous_output",
+                          "--output-variable", "a.Int32_input",
+                          "--output-file", tu_scratch("refuse_run.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("refuse_run.err"), args), 0);
+    assert_string_equal(tu_read_file(tu_scratch("refuse_run.csv"), NULL),
+                        "\"time\",\"b.Int32_input\",\"b.Int32_output\",\"b.Float64_continuous_input\","
+                        "\"b.Float64_continuous_output\",\"a.Int32_input\"\n"
+                        "0,,7,,2.5,7\n0.1,,7,,2.5,7\n0.2,,7,,2.5,7\n0.3,,7,,2.5,7\n");
+    char *err = tu_read_file(tu_scratch("refuse_run.err"), NULL);
+    const char *names[] = {"'Int32_input'", "'Float64_continuous_input'"};
+    for (int i = 0; i < 2; i++) {
+        const char *at = strstr(err, names[i]);
+        if (!at || !strstr(err, "b.") || strstr(at + 1, names[i]))
+            fail_msg("expected one warning for %s, stderr: %s", names[i], err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +225,8 @@ int main(void)
         cmocka_unit_test(start_value_changes_the_decay_rate),
         cmocka_unit_test(feedthrough_output_follows_the_interpolated_input),
         cmocka_unit_test(faulty_step_exits_nonzero_and_keeps_rows_before_it),
+        cmocka_unit_test(refused_input_gets_leave_empty_cells),
+        cmocka_unit_test(run_records_only_what_the_fmu_gives),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

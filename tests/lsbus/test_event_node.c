@@ -5,7 +5,11 @@
  * 500 kbit/s; 0x123 with 11 22 33 44 55 66 77 88 (LsBusNode's payload) 112
  * bits = 224 us. Both nodes request at 1 ms and 2 ms (LsBusNode: offset 1 ms,
  * period 1 ms; it configures 500 kbit/s at t = 0); the lower identifier wins
- * arbitration, the other frame starts when it ends. */
+ * arbitration, the other frame starts when it ends. The FMU gets a Confirm of
+ * each of its own frames at that frame's end. The FMU's time is a sum of
+ * double step sizes (the extra steps to the Confirms round it): times within
+ * 1 ps. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,8 +67,8 @@ typedef struct outcome {
     rtcosim_can_log_entry log[8];
     size_t log_count;
     native nat;
-    int32_t fmu_tx, fmu_rx, fmu_last_id;
-    double fmu_last_time;
+    int32_t fmu_tx, fmu_rx, fmu_last_id, fmu_confirms;
+    double fmu_last_time, fmu_last_confirm;
     uint64_t sent, received;
 } outcome;
 
@@ -119,6 +123,11 @@ static void run(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id, unsigned 
     const uint32_t t_vr = 13; /* last_rx_time */
     assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &t_vr, 1, &o->fmu_last_time,
                                            &err), RTCOSIM_OK);
+    const uint32_t confirms_vr = 8, confirm_time_vr = 14; /* confirms, last_confirm_time */
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_INT32, &confirms_vr, 1,
+                                           &o->fmu_confirms, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &confirm_time_vr, 1,
+                                           &o->fmu_last_confirm, &err), RTCOSIM_OK);
     rtcosim_lsbus_event_node_counts(fmu, &o->sent, &o->received);
     rtcosim_lsbus_event_node_free(fmu);
     rtcosim_can_bus_free(bus);
@@ -148,12 +157,14 @@ static void a_native_node_wins_arbitration_over_the_fmu(void **state)
     assert_int_equal(o.fmu_tx, 2);
     assert_int_equal(o.fmu_rx, 2);
     assert_int_equal(o.fmu_last_id, 0x0C8);
-    assert_true(o.fmu_last_time == 0.0021);
+    assert_true(fabs(o.fmu_last_time - 0.0021) < 1e-12);
     assert_int_equal(o.sent, 2);
     assert_int_equal(o.received, 2);
     assert_int_equal(o.nat.received, 2);
     assert_int_equal(o.nat.last_rx, 2324 * US);
     assert_int_equal(o.nat.last_rx_id, 0x123);
+    assert_int_equal(o.fmu_confirms, 2); /* its 0x123 ends at 1324 and 2324 us */
+    assert_true(fabs(o.fmu_last_confirm - 0.002324) < 1e-12);
 }
 
 /* Swapped: the FMU's 0x0C8 wins, the native 0x123 follows it. */
@@ -169,9 +180,11 @@ static void the_fmu_wins_arbitration_over_a_native_node(void **state)
     check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
     assert_int_equal(o.fmu_rx, 2);
     assert_int_equal(o.fmu_last_id, 0x123);
-    assert_true(o.fmu_last_time == 0.002324);
+    assert_true(fabs(o.fmu_last_time - 0.002324) < 1e-12);
     assert_int_equal(o.nat.received, 2);
     assert_int_equal(o.nat.last_rx, 2100 * US);
+    assert_int_equal(o.fmu_confirms, 2); /* its 0x0C8 ends at 1100 and 2100 us */
+    assert_true(fabs(o.fmu_last_confirm - 0.0021) < 1e-12);
 }
 
 /* Two threads of the conservative scheduler (the FMU's LP bounded by the
@@ -186,6 +199,8 @@ static void the_conservative_scheduler_gives_the_same_frames(void **state)
     for (size_t i = 0; i < a.log_count; i++)
         check_frame(&b.log[i], a.log[i].start, a.log[i].end, a.log[i].frame.id);
     assert_int_equal(b.fmu_rx, 2);
+    assert_int_equal(b.fmu_confirms, 2);
+    assert_true(b.fmu_last_confirm == a.fmu_last_confirm);
 }
 
 /* A node configuring another rate than the bus's is refused, naming it. */

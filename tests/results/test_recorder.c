@@ -217,6 +217,34 @@ static void write_error_is_reported_at_close_with_the_path(void **state)
  * digits per byte, unquoted, an empty field for no bytes; the same through
  * the writer thread, whose ring keeps at most max_string_bytes of a value
  * (here 2: "foo" becomes 666f, counted as cut). */
+/* An omitted column is empty in the rows pushed after the call, kept in those
+ * before (also through the writer thread, whose rows are formatted later),
+ * and decimated rows count as before. */
+static void omitted_column_is_empty_from_then_on(void **state)
+{
+    static const rtcosim_column cols[] = {{.name = "a", .type = RTCOSIM_TYPE_FLOAT64},
+                                          {.name = "b", .type = RTCOSIM_TYPE_INT32}};
+    for (int threaded = 0; threaded < 2; threaded++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/recorder_omit.csv", (const char *)*state);
+        rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 2,
+                                      .writer_thread = threaded};
+        rtcosim_recorder *r = NULL;
+        assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+        rtcosim_value row[2] = {{.f64 = 1.5}, {.i64 = 7}};
+        assert_int_equal(rtcosim_recorder_push_row(r, 0, row, NULL), RTCOSIM_OK);
+        rtcosim_recorder_omit_column(r, 0);
+        rtcosim_recorder_omit_column(r, 0); /* again: the first call counts */
+        assert_int_equal(rtcosim_recorder_push_row(r, 500000000, row, NULL), RTCOSIM_OK);
+        rtcosim_recorder_omit_column(r, 1);
+        assert_int_equal(rtcosim_recorder_push_row_always(r, 1000000000, row, NULL), RTCOSIM_OK);
+        assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
+        char *text = read_text(path);
+        assert_string_equal(text, "\"time\",\"a\",\"b\"\n0,1.5,7\n0.5,,7\n1,,\n");
+        free(text);
+    }
+}
+
 static void binary_columns_are_written_as_hex(void **state)
 {
     static const uint8_t foo[] = {'f', 'o', 'o'}, mixed[] = {0x00, 0xff, 0x7f, 0x80};
@@ -258,6 +286,8 @@ int main(void)
         cmocka_unit_test(full_ring_drops_rows_instead_of_waiting),
         cmocka_unit_test(unwritable_path_fails_at_open_naming_it),
         cmocka_unit_test(write_error_is_reported_at_close_with_the_path),
+        cmocka_unit_test_setup_teardown(omitted_column_is_empty_from_then_on, tu_scratch_setup,
+                                        tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(binary_columns_are_written_as_hex, tu_scratch_setup,
                                         tu_scratch_teardown),
     };
