@@ -466,7 +466,9 @@ long md_find_declared(const md_parser *p, uint64_t vr)
 long md_find_vr(const md_parser *p, uint64_t vr, size_t *count)
 {
     long d = md_find_declared(p, vr);
-    if (d < 0)
+    /* An array of size 0 has no element a reference could name: its first
+     * element would be past the table. */
+    if (d < 0 || p->element_count[d] == 0)
         return -1;
     if (count)
         *count = p->element_count[d];
