@@ -449,9 +449,6 @@ static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
     if (!rt->mixed)
         return RTCOSIM_OK;
-    /* At most one late episode per two exchange points. */
-    rt->resync_capacity = rt->total_frames / 2 + 1;
-    rt->resync_lengths = calloc(rt->resync_capacity, sizeof *rt->resync_lengths);
     /* At most one record per signal and exchange point. */
     uint64_t most = rt->total_frames * (uint64_t)to_rt;
     if (rt->options.record_capacity > most)
@@ -463,7 +460,7 @@ static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
     rt->inflight = calloc(1, rt->from_partner_size);
     rt->last_sent = calloc(1, rt->to_partner_size);
     rt->newest_values = calloc(to_rt + 1, sizeof(double));
-    if (!rt->resync_lengths || !rt->records || !rt->estimators || !rt->inflight ||
+    if (!rt->records || !rt->estimators || !rt->inflight ||
         !rt->last_sent || !rt->newest_values)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
     rtcosim_status st = rtcosim_spsc_init(&rt->to_partner, o->queue_capacity, rt->to_partner_size,
@@ -595,7 +592,6 @@ void rtcosim_rt_free(rtcosim_rt *rt)
     free(rt->frame_signals);
     free(rt->overrun_first);
     free(rt->overrun_last);
-    free(rt->resync_lengths);
     rtcosim_clock_free(rt->owned_clock);
     free(rt->components);
     free(rt->is_partner);

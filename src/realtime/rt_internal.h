@@ -10,6 +10,8 @@
 #include "realtime/spsc.h"
 #include "rtcosim/realtime.h"
 
+#define RT_RESYNC_BINS 4096 /* late-episode lengths counted exactly up to here */
+
 /* Where an input's value comes from: a slot of the part's own outputs, or a
  * signal received from the other part. */
 #define SOURCE_REMOTE ((size_t)1 << (sizeof(size_t) * 8 - 1))
@@ -130,8 +132,12 @@ struct rtcosim_rt {
     rtcosim_rt_frame *frames;
     double *frame_signals;
     size_t frame_capacity, frame_count;
-    uint64_t *resync_lengths;
-    size_t resync_capacity, resync_count;
+    /* Late-episode lengths in frames as counts per length (the last bin
+     * holds every longer one; the maximum is kept exactly): the median and
+     * maximum of the summary in fixed memory, whatever the run's length
+     * (a list of every episode grew with the run: issue 27's soak). */
+    uint64_t resync_bins[RT_RESYNC_BINS];
+    uint64_t resync_count, resync_max;
     rtcosim_status run_status;
     rtcosim_error run_error;
 };

@@ -269,8 +269,11 @@ static rtcosim_status exchange(rtcosim_rt *rt, uint64_t frame, rtcosim_time_ns t
             }
         } else if (rt->in_episode) {
             rt->in_episode = false;
-            if (rt->resync_count < rt->resync_capacity)
-                rt->resync_lengths[rt->resync_count++] = frame - rt->episode_start;
+            uint64_t len = frame - rt->episode_start;
+            rt->resync_bins[len < RT_RESYNC_BINS ? len : RT_RESYNC_BINS - 1]++;
+            rt->resync_count++;
+            if (len > rt->resync_max)
+                rt->resync_max = len;
         }
     }
     send_sample(rt, te, hold, false);
@@ -637,9 +640,16 @@ static void finish_episodes(rtcosim_rt *rt)
         }
     }
     if (rt->resync_count) {
-        qsort(rt->resync_lengths, rt->resync_count, sizeof *rt->resync_lengths, compare_time);
-        rt->summary.resync_frames_median = rt->resync_lengths[rt->resync_count / 2];
-        rt->summary.resync_frames_max = rt->resync_lengths[rt->resync_count - 1];
+        /* The element at sorted index count / 2, as before, from the counts;
+         * a median in the last bin is the maximum's lower bound, the bin. */
+        uint64_t seen = 0, b = 0;
+        for (; b < RT_RESYNC_BINS - 1; b++) {
+            seen += rt->resync_bins[b];
+            if (seen > rt->resync_count / 2)
+                break;
+        }
+        rt->summary.resync_frames_median = b < RT_RESYNC_BINS - 1 ? b : rt->resync_max;
+        rt->summary.resync_frames_max = rt->resync_max;
     }
 }
 

@@ -690,6 +690,28 @@ static void partner_slower_than_real_time_on_average_is_reported_per_window(void
     mixed_teardown(&m);
 }
 
+/* Issue 27's soak: what a run keeps must not be sized by its length. With
+ * the frame log off and a small record budget, a run of 1e9 s (1e12 frames
+ * of 1 ms) is created within a few MiB: the late-episode lengths are counted
+ * in fixed bins, not listed (a list of one entry per two frames was 4 PB
+ * here: out of memory). */
+static void memory_of_a_run_does_not_grow_with_its_length(void **state)
+{
+    (void)state;
+    mixed m;
+    static const rtcosim_time_ns late[] = {MS(0.2), MS(0.2), MS(2.5)};
+    rtcosim_delay_options d = {.schedule = late, .schedule_length = 3};
+    mixed_setup(&m, 1, 2, 0, &d, false);
+    m.options.frame_log = 0;
+    m.options.record_capacity = 1000;
+    m.options.stop_time = (rtcosim_time_ns)1000000000 * RTCOSIM_NS_PER_S;
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_rt_create(m.components, m.count, mixed_connections, 2, &m.options,
+                                       &m.rt, &err),
+                     RTCOSIM_OK);
+    mixed_teardown(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,6 +735,7 @@ int main(void)
         cmocka_unit_test(per_signal_estimator_naming_an_unknown_or_repeated_signal_is_refused),
         cmocka_unit_test(linear_estimator_predicts_a_late_signal_from_a_real_time_one),
         cmocka_unit_test(partner_slower_than_real_time_on_average_is_reported_per_window),
+        cmocka_unit_test(memory_of_a_run_does_not_grow_with_its_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
