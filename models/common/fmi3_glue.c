@@ -391,6 +391,22 @@ fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance, const fmi3ValueReferenc
     return no_clocks(instance, "fmi3SetIntervalDecimal", valueReferences, nValueReferences);
 }
 
+/* Scheduled execution only (FMI 3.0 section 5.2.2): every FMI 3.0 binary
+ * exports the whole API, as the Reference FMUs do, so that an importer that
+ * resolves every function (fmusim does) loads a co-simulation or model-
+ * exchange FMU; called on one, it is refused. */
+fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,
+                                      fmi3Float64 activationTime)
+{
+    (void)activationTime;
+    model_instance *inst = instance;
+    if (!inst || !instance_allowed(inst, MODE_ANY_BUT_FATAL, "fmi3ActivateModelPartition"))
+        return fmi3Error;
+    return status_of(instance_error(inst, "fmi3ActivateModelPartition: clock %u: this FMU was not "
+                                          "instantiated for scheduled execution",
+                                    (unsigned)clockReference));
+}
+
 fmi3Status fmi3SetIntervalFraction(fmi3Instance instance,
                                    const fmi3ValueReference valueReferences[],
                                    size_t nValueReferences, const fmi3UInt64 counters[],
