@@ -13,10 +13,8 @@
 
 #include "cli.h"
 #include "signals.h"
+#include "archive/archive.h"
 #include "rtcosim/mpi.h"
-
-/* src/archive (exported, not in the public headers). */
-void rtcosim_archive_remove_stale(const char *parent_dir);
 
 static const cli_distribute *watched; /* for describe_stall */
 
