@@ -183,8 +183,12 @@ def plot_result(result, names=None, filename=None, title=None, panels="auto", un
         key = unit_of.get(name) or "" if panels == "auto" else None
         groups.setdefault(key, []).append(name)
     if filename is not None:
-        from matplotlib.figure import Figure  # no pyplot: no display, no global state
+        # No pyplot: no display and no global state; Agg draws it (and
+        # measures it for a caller), savefig picks the format by extension.
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
         figure = Figure(figsize=(8, 2.2 + 1.6 * len(groups)), constrained_layout=True)
+        FigureCanvasAgg(figure)
     else:
         import matplotlib.pyplot as plt
         figure = plt.figure(figsize=(8, 2.2 + 1.6 * len(groups)), constrained_layout=True)
