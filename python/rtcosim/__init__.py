@@ -355,12 +355,15 @@ def _nanoseconds(value, what):
 
 
 @_checked_keywords
-def simulate(filename, validate=True, start_time=None, stop_time=None, solver=None,
+def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver=None,
              step_size=None, relative_tolerance=None, output_interval=None, record_events=False,
              fmi_type=None, start_values={}, input=None, output=None, timeout=None,
              debug_logging=False, logger=None, fmi_call_logger=None, step_finished=None,
              record_every=1, progress=None):
     """Simulate an FMU (FMI 1.0, 2.0 or 3.0) and return its results.
+
+    Everything after the file name is a keyword (FMPy's order of them
+    differs from earlier versions of this package; keywords are safe in both).
 
     Arguments as FMPy's simulate_fmu: times in seconds (None: the FMU's
     default experiment, else 0, start + 1 and (stop - start) / 500);

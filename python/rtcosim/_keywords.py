@@ -14,6 +14,8 @@ _FMPY_UNSUPPORTED = {
     "visible": "FMUs are instantiated not visible",
     "set_stop_time": "the stop time is always given to the FMU",
     "early_return_allowed": "not offered by simulate(); use the CLI's --early-return-allowed",
+    "reference": "plot_result draws one result; call it with the fields of both",
+    "events": "event rows are in the result itself (simulate(record_events=True))",
 }
 
 

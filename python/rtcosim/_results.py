@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from ._keywords import checked_keywords
 from ._lib import Column, Error, ErrorStruct, RecorderOptions, lib
 
 # rtcosim_type (component.h) of a NumPy field type.
@@ -74,6 +75,7 @@ def _column_type(field_dtype, values):
     raise Error("EINVAL", f"write_result: field type {field_dtype} is not a number, str or bytes")
 
 
+@checked_keywords
 def write_result(result, path, csv_units=False):
     """Write results (a Result or any structured array with 'time' first)
     to path by its extension, through the library's recorder as `rtcosim
@@ -153,6 +155,7 @@ def _label(names, unit):
     return text or "value"
 
 
+@checked_keywords
 def plot_result(result, names=None, filename=None, title=None, panels="auto", units=None):
     """Plot results over time with matplotlib (Debian: python3-matplotlib):
     one panel per unit (panels='auto'; 'one': every variable in one), the

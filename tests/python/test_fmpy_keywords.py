@@ -140,6 +140,13 @@ def test_record_events_gives_rows_before_and_after_each_event(cli, tmpdir_privat
     (lambda: rtcosim.System(SSD).run(stepsize=1e-3), ["System.run()", "did you mean 'step_size'"]),
     (lambda: rtcosim.System(SSD).run_real_time(estimator_map={}),
      ["run_real_time()", "'estimator_map'"]),
+    (lambda: rtcosim.plot_result(np.zeros(1, dtype=[("time", float)]), reference=None),
+     ["plot_result()", "'reference'", "FMPy's, not supported"]),
+    (lambda: rtcosim.write_result(np.zeros(1, dtype=[("time", float)]), "r.csv", units=True),
+     ["write_result()", "'units'", "did you mean 'csv_units'"]),
+    # Times after the file name are keywords only: an old positional call
+    # (start, stop) fails instead of meaning (validate, start_time).
+    (lambda: rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), 0, 1), ["positional"]),
 ])
 def test_unknown_keywords_are_named_with_a_suggestion(call, words):
     with pytest.raises(TypeError) as e:
