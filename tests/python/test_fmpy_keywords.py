@@ -68,6 +68,13 @@ def test_validate_refuses_a_broken_model_description_with_its_message(tmpdir_pri
         r = rtcosim.simulate(broken, validate=False, stop_time=0.1, output_interval=0.01)
     assert len(r) == 11
     assert any("stepSize" in m and "accepted" in m for m in caplog.messages)
+    # A file no validation setting makes loadable gets no such hint.
+    junk = os.path.join(tmpdir_private, "junk.fmu")
+    with open(junk, "wb") as f:
+        f.write(b"not a zip archive")
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.simulate(junk)
+    assert "junk.fmu" in str(e.value) and "validate" not in str(e.value)
 
 
 def test_fmi_call_logger_receives_every_call_as_the_cli_logs_it(cli, tmpdir_private, caplog):
