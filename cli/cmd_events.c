@@ -32,6 +32,9 @@ static void usage(FILE *out)
             "                     lookahead, up to 16 times that, as waits and rollbacks say)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
             "                     rollback to the late event (default 0: exact, bit-identical)\n"
+            "  --correction-capacity T  speculative: after a partial rollback, take the kept\n"
+            "                     events' prediction error E back by at most T per event (as\n"
+            "                     many as |E|/T needs, then the rest; default: mirrored)\n"
             "  --checkpoint-interval K  speculative: save an LP's state before every K-th event,\n"
             "                     rebuild the states between by re-execution (default: 1 for\n"
             "                     states up to 128 bytes; larger ones start at 4 and adapt\n"
@@ -318,6 +321,12 @@ static int run_events(int argc, char **argv)
             if (strcmp(v, "lazy") != 0 && strcmp(v, "aggressive") != 0)
                 return cli_fail("events: --cancellation needs lazy or aggressive, got '%s'", v);
             ro.aggressive_cancellation = strcmp(v, "aggressive") == 0;
+        } else if (strcmp(a, "--correction-capacity") == 0) {
+            char *end;
+            ro.correction_capacity = strtod(v, &end);
+            if (*end || end == v || !(ro.correction_capacity > 0) || ro.correction_capacity > 1e300)
+                return cli_fail("events: --correction-capacity needs a finite number > 0, got '%s'",
+                                v);
         } else if (strcmp(a, "--threshold") == 0) {
             char *end;
             ro.threshold = strtod(v, &end);
@@ -330,8 +339,9 @@ static int run_events(int argc, char **argv)
     if (system && rtcosim_ecu_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     bool speculative = ro.scheduler == RTCOSIM_SCHEDULER_SPECULATIVE;
-    if ((spec_csv || reference) && !speculative)
-        return cli_fail("events: --speculate-stats and --reference need --scheduler speculative");
+    if ((spec_csv || reference || ro.correction_capacity > 0) && !speculative)
+        return cli_fail("events: --speculate-stats, --reference and --correction-capacity need"
+                        " --scheduler speculative");
     vc.log_frames = can_log != NULL;
     if (lsbus.count) {
         if (reference)
@@ -420,6 +430,8 @@ static int run_events(int argc, char **argv)
         printf(" (%u threads%s)", ro.threads, tr.size > 1 ? " per rank" : "");
     if (speculative)
         printf(", threshold %g", ro.threshold);
+    if (speculative && ro.correction_capacity > 0)
+        printf(", correction capacity %g per event", ro.correction_capacity);
     printf(", %.6g s simulated%s\n", sim_s, stopped ? " (stopped early)" : "");
     printf("events      %" PRIu64 " in %.3f s wall (%.3g events/s), %" PRIu64 " rounds\n",
            stats.events, stats.wall_s, (double)stats.events / stats.wall_s, stats.rounds);
