@@ -57,6 +57,11 @@ static void usage(FILE *out)
             "                     start value; it receives every frame, without Confirm\n"
             "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
             "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
+            "  --sil ECU=PATH.so  run ECU's code from application C built for the host as a\n"
+            "                     shared object (software in the loop; rtcosim/ecu_so.h):\n"
+            "                     functions named like its tasks and interrupts, state in its\n"
+            "                     globals, captured by rtcosim (repeatable; see\n"
+            "                     examples/ecus/README.md)\n"
             "  --board-ecu NAME=BOARD:ELF[,uart=FILE][,period=T]  firmware for a real board\n"
             "                     (mps2-an386, as `rtcosim firmware run`) as an LP beside the\n"
             "                     vehicle (repeatable): every T (default 1 ms) it runs the board\n"
@@ -305,6 +310,9 @@ static int run_events(int argc, char **argv)
                 return cli_fail("events: --firmware: ECU name or path too long in '%s'", v);
             snprintf(vc.firmware_ecu, sizeof vc.firmware_ecu, "%.*s", (int)(eq - v), v);
             snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", eq + 1);
+        } else if (strcmp(a, "--sil") == 0) {
+            if (rtcosim_ecu_vehicle_add_sil(&vc, v, "events: --sil", &err) != RTCOSIM_OK)
+                return cli_fail_error(&err);
         } else if (strcmp(a, "--speculate-stats") == 0) {
             spec_csv = v;
         } else if (strcmp(a, "--max-ahead") == 0) {

@@ -68,6 +68,7 @@ static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *
         const ecu_rx *rx = &ecu->rx[job.rx];
         io.release = job.release;
         exec = rx->exec_ns;
+        io.code = rx->code;
         if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE)
             st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
         if (st == RTCOSIM_OK)
@@ -88,6 +89,7 @@ static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *
         ts->pending = false;
         io.release = ts->pending_release;
         exec = task->exec_ns;
+        io.code = task->code;
         if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE)
             st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
         if (st == RTCOSIM_OK)
@@ -184,8 +186,9 @@ static rtcosim_status ecu_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
                                  " rtcosim_ecu_connect)", ecu->name);
     memset(&ecu->core, 0, sizeof ecu->core);
     memcpy(ecu->core.actuators, ecu->actuator_init, sizeof ecu->core.actuators);
-    if (ecu->config.software_size)
-        memcpy(ecu->software, ecu->software_init, ecu->config.software_size);
+    ecu_software_scatter(ecu, ecu->software_init);
+    if (ecu->so)
+        ecu_so_run_init(ecu->so);
     memset(ecu->mailboxes, 0, ecu->rx_count * sizeof *ecu->mailboxes);
     for (size_t i = 0; i < ecu->task_count; i++) {
         ecu->task_states[i] = (task_state){.stats.name = ecu->tasks[i].name};
@@ -212,11 +215,24 @@ static size_t passive_plant_max(const rtcosim_ecu *ecu)
                ? ecu_plant_snapshot_max(ecu->plant) : 0;
 }
 
+bool rtcosim_ecu_can_save_state(const rtcosim_ecu *ecu, const char **reason)
+{
+    const char *why = NULL;
+    if (ecu->so)
+        (void)ecu_so_capturable(ecu->so, &why);
+    if (!why && ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE &&
+        passive_plant_max(ecu) == 0)
+        why = "its passive plant cannot save its state";
+    if (reason)
+        *reason = why;
+    return why == NULL;
+}
+
 static size_t ecu_snapshot_max(const void *state)
 {
     const rtcosim_ecu *ecu = state;
-    if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE && passive_plant_max(ecu) == 0)
-        return 0; /* its plant cannot save its state */
+    if (!rtcosim_ecu_can_save_state(ecu, NULL))
+        return 0; /* run conservatively */
     /* the compact layout of ecu_save: at most the flat one and a count */
     return rtcosim_ecu_state_size(ecu) + sizeof(unsigned) + passive_plant_max(ecu);
 }
@@ -240,7 +256,7 @@ static rtcosim_status ecu_save(const void *state, void *buffer, size_t capacity,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': state buffer too small",
                                  ecu->name);
     unsigned char *p = buffer;
-    memcpy(p, ecu->software, ecu->config.software_size);
+    ecu_software_gather(ecu, p);
     p += ecu->config.software_size;
     memcpy(p, c, head);
     p += head;
@@ -270,16 +286,16 @@ static rtcosim_status ecu_restore(void *state, const void *buffer, size_t size,
     size_t head = offsetof(ecu_core, isr_queue);
     size_t tail = sizeof *c - offsetof(ecu_core, isr_head);
     const unsigned char *p = buffer;
-    memcpy(ecu->software, p, ecu->config.software_size);
-    p += ecu->config.software_size;
-    memcpy(c, p, head);
-    p += head;
     unsigned count;
     size_t fixed = ecu->config.software_size + head + sizeof count + tail +
                    ecu->rx_count * sizeof(mailbox) + ecu->task_count * sizeof(task_state);
     if (size < fixed)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': a state of %zu bytes is too"
                                  " short", ecu->name, size);
+    ecu_software_scatter(ecu, p);
+    p += ecu->config.software_size;
+    memcpy(c, p, head);
+    p += head;
     memcpy(&count, p, sizeof count);
     p += sizeof count;
     if (count > ECU_ISR_QUEUE || size < fixed + count * sizeof(isr_job))
@@ -322,26 +338,47 @@ rtcosim_status rtcosim_ecu_create(rtcosim_events *sim, const rtcosim_ecu_config 
     if (config->sensor_count > RTCOSIM_ECU_IO_MAX || config->actuator_count > RTCOSIM_ECU_IO_MAX)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': at most %d sensors and %d"
                                  " actuators", name, RTCOSIM_ECU_IO_MAX, RTCOSIM_ECU_IO_MAX);
+    const char *so = config->shared_object;
+    if (so && (config->software_size || config->software_init))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': %s: a shared object's software"
+                                 " state is its own data (software_size must be 0)", name, so);
     rtcosim_ecu *ecu = calloc(1, sizeof *ecu);
     if (!ecu)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
     ecu->sim = sim;
     ecu->config = *config;
+    ecu->config.shared_object = NULL; /* ecu_so_path keeps its own copy */
     ecu->name = strdup(name);
-    ecu->software = calloc(1, config->software_size ? config->software_size : 1);
-    ecu->software_init = calloc(1, config->software_size ? config->software_size : 1);
-    if (!ecu->name || !ecu->software || !ecu->software_init) {
+    if (!ecu->name) {
         rtcosim_ecu_free(ecu);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
     }
     ecu->config.name = ecu->name;
-    if (config->software_init && config->software_size)
-        memcpy(ecu->software_init, config->software_init, config->software_size);
+    rtcosim_status st;
+    if (so) {
+        st = ecu_so_open(ecu, so, err);
+        if (st != RTCOSIM_OK) {
+            rtcosim_ecu_free(ecu);
+            return rtcosim_error_prefix(err, "ecu '%s': ", name);
+        }
+    } else {
+        ecu->software = calloc(1, config->software_size ? config->software_size : 1);
+        ecu->software_init = calloc(1, config->software_size ? config->software_size : 1);
+        ecu->ranges = calloc(1, sizeof *ecu->ranges);
+        if (!ecu->software || !ecu->software_init || !ecu->ranges) {
+            rtcosim_ecu_free(ecu);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+        }
+        ecu->ranges[0] = (ecu_range){ecu->software, config->software_size};
+        ecu->range_count = config->software_size ? 1 : 0;
+        if (config->software_init && config->software_size)
+            memcpy(ecu->software_init, config->software_init, config->software_size);
+    }
     if (config->actuator_init)
         memcpy(ecu->actuator_init, config->actuator_init,
                config->actuator_count * sizeof(double));
-    rtcosim_status st = rtcosim_events_add_lp(sim, ecu->name, &ecu_model, ecu,
-                                              RTCOSIM_LP_NO_GROUP, &ecu->lp, err);
+    st = rtcosim_events_add_lp(sim, ecu->name, &ecu_model, ecu, RTCOSIM_LP_NO_GROUP, &ecu->lp,
+                               err);
     if (st != RTCOSIM_OK) {
         rtcosim_ecu_free(ecu);
         return st;
@@ -364,6 +401,8 @@ void rtcosim_ecu_free(rtcosim_ecu *ecu)
     ecu_plant_free(ecu->plant);
     free(ecu->software);
     free(ecu->software_init);
+    free(ecu->ranges);
+    ecu_so_close(ecu->so);
     free(ecu->name);
     free(ecu);
 }
@@ -379,6 +418,14 @@ rtcosim_lp_id rtcosim_ecu_plant_lp(const rtcosim_ecu *ecu)
 rtcosim_time_ns rtcosim_ecu_response_delay(const rtcosim_ecu *ecu) { return ecu->response_delay; }
 void *rtcosim_ecu_software(rtcosim_ecu *ecu) { return ecu->software; }
 size_t rtcosim_ecu_software_size(const rtcosim_ecu *ecu) { return ecu->config.software_size; }
+void rtcosim_ecu_software_read(const rtcosim_ecu *ecu, void *buffer)
+{
+    ecu_software_gather(ecu, buffer);
+}
+const char *rtcosim_ecu_shared_object(const rtcosim_ecu *ecu)
+{
+    return ecu->so ? ecu_so_path(ecu->so) : NULL;
+}
 
 static rtcosim_status check_open(const rtcosim_ecu *ecu, rtcosim_error *err)
 {
@@ -391,6 +438,13 @@ static rtcosim_status check_open(const rtcosim_ecu *ecu, rtcosim_error *err)
 rtcosim_status rtcosim_ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns period,
                                     rtcosim_time_ns offset, uint64_t cycles, int priority,
                                     rtcosim_ecu_task_fn fn, rtcosim_error *err)
+{
+    return ecu_add_task(ecu, name, period, offset, cycles, priority, fn, NULL, err);
+}
+
+rtcosim_status ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns period,
+                            rtcosim_time_ns offset, uint64_t cycles, int priority,
+                            rtcosim_ecu_task_fn fn, void *code, rtcosim_error *err)
 {
     rtcosim_status st = check_open(ecu, err);
     if (st != RTCOSIM_OK)
@@ -413,12 +467,18 @@ rtcosim_status rtcosim_ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_
     if (!copy)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
     ecu->tasks[ecu->task_count++] = (ecu_task){copy, period, offset, cycles_to_ns(ecu, cycles),
-                                               cycles, priority, fn};
+                                               cycles, priority, fn, code};
     return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended,
                                       uint64_t cycles, rtcosim_ecu_isr_fn fn, rtcosim_error *err)
+{
+    return ecu_add_can_rx(ecu, id, extended, cycles, fn, NULL, err);
+}
+
+rtcosim_status ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended, uint64_t cycles,
+                              rtcosim_ecu_isr_fn fn, void *code, rtcosim_error *err)
 {
     rtcosim_status st = check_open(ecu, err);
     if (st != RTCOSIM_OK)
@@ -441,7 +501,7 @@ rtcosim_status rtcosim_ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extend
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
         ecu->rx = r;
     }
-    ecu->rx[ecu->rx_count++] = (ecu_rx){key_of(id, extended), cycles_to_ns(ecu, cycles), fn};
+    ecu->rx[ecu->rx_count++] = (ecu_rx){key_of(id, extended), cycles_to_ns(ecu, cycles), fn, code};
     return RTCOSIM_OK;
 }
 

@@ -55,12 +55,14 @@ typedef struct ecu_task {
     uint64_t cycles;
     int priority;
     rtcosim_ecu_task_fn fn;
+    void *code; /* a shared object's entry point (fn is then its trampoline) */
 } ecu_task;
 
 typedef struct ecu_rx {
     uint32_t key; /* id | extended << 31 */
     rtcosim_time_ns exec_ns;
     rtcosim_ecu_isr_fn fn;
+    void *code;
 } ecu_rx;
 
 typedef struct ecu_tx {
@@ -97,12 +99,26 @@ typedef struct ecu_core {
     rtcosim_ecu_stats stats;
 } ecu_core;
 
+/* One piece of the software's memory. */
+typedef struct ecu_range {
+    unsigned char *address;
+    size_t size;
+} ecu_range;
+
+typedef struct ecu_so ecu_so; /* ecu_so.c */
+
 struct rtcosim_ecu {
     rtcosim_events *sim;
     rtcosim_lp_id lp;
     char *name;
     rtcosim_ecu_config config;
+    /* The software state: the owned block `software` (one range), or a
+     * shared object's writable data (`so`, its ranges; software NULL).
+     * config.software_size is their total, software_init their start image. */
     void *software, *software_init;
+    ecu_range *ranges;
+    size_t range_count;
+    ecu_so *so;
     double actuator_init[RTCOSIM_ECU_IO_MAX];
     ecu_task *tasks;
     size_t task_count, task_capacity;
@@ -129,7 +145,21 @@ struct rtcosim_ecu_io {
     rtcosim_can_frame tx[RTCOSIM_ECU_TX_PER_JOB];
     rtcosim_error *err;
     rtcosim_status status; /* first error of actuate (which returns nothing) */
+    void *code; /* the job's shared-object entry point, or NULL */
 };
+
+/* Copy the software's ranges out to / in from one flat buffer. */
+static inline void ecu_software_gather(const rtcosim_ecu *ecu, unsigned char *out)
+{
+    for (size_t i = 0; i < ecu->range_count; out += ecu->ranges[i].size, i++)
+        memcpy(out, ecu->ranges[i].address, ecu->ranges[i].size);
+}
+
+static inline void ecu_software_scatter(rtcosim_ecu *ecu, const unsigned char *in)
+{
+    for (size_t i = 0; i < ecu->range_count; in += ecu->ranges[i].size, i++)
+        memcpy(ecu->ranges[i].address, in, ecu->ranges[i].size);
+}
 
 static inline uint32_t key_of(uint32_t id, bool extended)
 {
@@ -150,6 +180,24 @@ static inline long find_rx(const rtcosim_ecu *ecu, uint32_t key)
             return (long)i;
     return -1;
 }
+
+/* ecu.c: the tasks and interrupts of both kinds of code */
+rtcosim_status ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns period,
+                            rtcosim_time_ns offset, uint64_t cycles, int priority,
+                            rtcosim_ecu_task_fn fn, void *code, rtcosim_error *err);
+rtcosim_status ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended, uint64_t cycles,
+                              rtcosim_ecu_isr_fn fn, void *code, rtcosim_error *err);
+
+/* ecu_so.c: software in the loop. Load a private copy of `path` into
+ * ecu->so, its writable data as ecu->ranges and the start image as
+ * ecu->software_init (config.software_size their total). */
+rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *err);
+void ecu_so_close(ecu_so *so);
+/* At each run's start, after the reset to the start image: ecu_init(). */
+void ecu_so_run_init(ecu_so *so);
+/* false with the reason when the object's state escapes its data. */
+bool ecu_so_capturable(const ecu_so *so, const char **reason);
+const char *ecu_so_path(const ecu_so *so);
 
 /* plant.c */
 rtcosim_status ecu_plant_prepare(ecu_plant *p, const char *instance, rtcosim_error *err);

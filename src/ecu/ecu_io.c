@@ -42,11 +42,15 @@ size_t rtcosim_ecu_state_size(const rtcosim_ecu *ecu)
 rtcosim_status rtcosim_ecu_save_state(const rtcosim_ecu *ecu, void *buffer, size_t size,
                                       rtcosim_error *err)
 {
+    const char *reason;
+    if (!rtcosim_ecu_can_save_state(ecu, &reason))
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "ecu '%s': cannot save its state: %s",
+                                 ecu->name, reason);
     if (!ecu->connected || size < rtcosim_ecu_state_size(ecu))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': state needs %zu bytes and a"
                                  " connected ECU", ecu->name, rtcosim_ecu_state_size(ecu));
     unsigned char *p = buffer;
-    memcpy(p, ecu->software, ecu->config.software_size);
+    ecu_software_gather(ecu, p);
     p += ecu->config.software_size;
     memcpy(p, &ecu->core, sizeof ecu->core);
     p += sizeof ecu->core;
@@ -64,7 +68,7 @@ rtcosim_status rtcosim_ecu_restore_state(rtcosim_ecu *ecu, const void *buffer, s
                                  " fit (%zu expected)", ecu->name, size,
                                  rtcosim_ecu_state_size(ecu));
     const unsigned char *p = buffer;
-    memcpy(ecu->software, p, ecu->config.software_size);
+    ecu_software_scatter(ecu, p);
     p += ecu->config.software_size;
     memcpy(&ecu->core, p, sizeof ecu->core);
     p += sizeof ecu->core;
