@@ -457,6 +457,12 @@ static int run_events(int argc, char **argv)
                " frames tx %" PRIu64 " rx %" PRIu64 "\n",
                rtcosim_ecu_name(e), es.jobs, 100.0 * (double)es.busy_ns / (sim_s * 1e9),
                (double)rtcosim_ecu_response_delay(e) / 1e3, es.frames_sent, es.frames_received);
+        const char *why;
+        if (rtcosim_ecu_shared_object(e))
+            printf("    code from %s, state %zu bytes of its data captured per snapshot%s%s\n",
+                   rtcosim_ecu_shared_object(e), rtcosim_ecu_software_size(e),
+                   rtcosim_ecu_can_save_state(e, &why) ? "" : ": cannot save its state, ",
+                   rtcosim_ecu_can_save_state(e, &why) ? "" : why);
     }
     events_lsbus_print(&lsbus);
     if (events_board_report(&boards, &err) != RTCOSIM_OK) {
