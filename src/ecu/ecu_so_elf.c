@@ -145,7 +145,8 @@ rtcosim_status ecu_so_elf_scan(const unsigned char *bytes, size_t size, const ch
         if (start >= relro_start && end <= relro_end)
             continue; /* read-only after relocation */
         if (start < relro_end && end > relro_start)
-            return BAD("%s: section %s straddles the RELRO segment", origin, name);
+            return BAD("%s: the section at 0x%llx straddles the RELRO segment", origin,
+                       (unsigned long long)start); /* (its name is the file's: not printed) */
         if (out->range_count == ECU_SO_RANGES_MAX)
             return BAD("%s: more than %d writable data sections", origin, ECU_SO_RANGES_MAX);
         out->ranges[out->range_count].address = start;
