@@ -158,6 +158,10 @@ void cli_run_usage(FILE *out)
             "                          components that cannot save state run conservatively\n"
             "  --threshold Tc          cumulative input error allowed in kept steps (default 0:\n"
             "                          results bit-identical to the plain run)\n"
+            "  --correction-capacity T after a partial rollback, take the kept steps' input\n"
+            "                          error E back by at most T per step (as many steps as\n"
+            "                          |E|/T needs, then the rest; default: mirrored over the\n"
+            "                          kept steps' count)\n"
             "  --horizon M             steps a component may run ahead (default 16)\n"
             "  --speculate-stats F.csv per-component statistics (rollback depths, prediction error)\n"
             "  --reference             also run plain and report the committed results' error\n\n"
@@ -505,7 +509,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         return cli_fail("run: --dcp-mode srt steps the slave on its wall clock: not with "
                         "--virtual-clock");
     if (a->speculate.given && !a->speculate.enabled)
-        return cli_fail("run: --threshold, --horizon, --speculate-stats and --reference need "
+        return cli_fail("run: --threshold, --correction-capacity, --horizon, --speculate-stats "
+                        "and --reference need "
                         "--speculate");
     if (a->speculate.enabled && a->real_time)
         return cli_fail("run: --speculate and --real-time cannot be combined");
