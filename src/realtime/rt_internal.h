@@ -161,6 +161,28 @@ void rtcosim_rt_pace_account(rtcosim_rt *rt, rtcosim_time_ns stamp, rtcosim_time
                              rtcosim_time_ns compute);
 void rtcosim_rt_pace_finish(rtcosim_rt *rt);
 
+/* rt_build.c: mark the components of the comma-separated list as
+ * non-real-time; resolve the connections into the parts (and the estimator
+ * inputs that are real-time outputs); free a part's lists. */
+const char *rtcosim_rt_component_label(const rtcosim_component *c);
+rtcosim_status rtcosim_rt_split_parts(rtcosim_rt *rt, const char *list, rtcosim_error *err);
+rtcosim_status rtcosim_rt_build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, size_t n,
+                                rtcosim_error *err);
+void rtcosim_rt_part_free(part *p);
+
+/* rt_partner.c: send the real-time outputs of stamp (held: the last sent
+ * again, for a dropped exchange) to the partner for an interval of hold; the
+ * exchange at an exchange point (*estimated: served by an estimate); start
+ * and stop the partner; after the run, abandon the estimates whose data never
+ * came and summarize the late episodes. */
+void rtcosim_rt_send_sample(rtcosim_rt *rt, rtcosim_time_ns stamp, rtcosim_time_ns hold,
+                            bool held);
+rtcosim_status rtcosim_rt_exchange(rtcosim_rt *rt, uint64_t frame, rtcosim_time_ns te,
+                                   rtcosim_time_ns hold, bool *estimated, rtcosim_error *err);
+rtcosim_status rtcosim_rt_start_partner(rtcosim_rt *rt, rtcosim_error *err);
+void rtcosim_rt_stop_partner(rtcosim_rt *rt);
+void rtcosim_rt_finish_episodes(rtcosim_rt *rt);
+
 /* Frame start offset of frame k from the (slipped) schedule start. */
 rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k);
 /* Read a part's outputs into its slots; set its inputs from slots/remote. */
