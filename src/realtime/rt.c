@@ -87,18 +87,38 @@ static rtcosim_status validate_options(const rtcosim_rt_options *o, rtcosim_erro
 }
 
 
+static rtcosim_status allocate_partner(rtcosim_rt *rt, rt_partner *p, rtcosim_error *err)
+{
+    size_t to_rt = p->sig_count, to_partner = p->part.remote_count;
+    p->to_size = sizeof(to_partner_sample) + to_partner * sizeof(double);
+    p->from_size = sizeof(from_partner_sample) + to_rt * sizeof(double);
+    p->inflight = calloc(1, p->from_size);
+    p->last_sent = calloc(1, p->to_size);
+    p->newest_values = calloc(to_rt + 1, sizeof(double));
+    if (!p->inflight || !p->last_sent || !p->newest_values)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
+    rtcosim_status st = rtcosim_spsc_init(&p->to_partner, rt->options.queue_capacity, p->to_size,
+                                          err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_spsc_init(&p->from_partner, rt->options.queue_capacity, p->from_size, err);
+    return st;
+}
+
 static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
 {
     const rtcosim_rt_options *o = &rt->options;
-    size_t to_rt = rt->partner_part.send_count, to_partner = rt->rt_part.send_count;
+    size_t to_rt = rt->to_rt_count, to_partner = rt->rt_part.send_count;
     rt->summary.signals_to_rt = to_rt;
     rt->summary.signals_to_partner = to_partner;
+    rt->summary.nonrealtime_parts = rt->partner_count;
     rt->frame_capacity = o->frame_log < rt->total_frames ? o->frame_log : rt->total_frames;
     rt->frames = calloc(rt->frame_capacity + 1, sizeof *rt->frames);
+    rt->frame_parts = calloc(rt->frame_capacity * rt->partner_count + 1, sizeof *rt->frame_parts);
     rt->frame_signals = calloc(rt->frame_capacity * rt->signal_count + 1, sizeof(double));
     rt->overrun_first = calloc(o->overrun_log + 1, sizeof *rt->overrun_first);
     rt->overrun_last = calloc(o->overrun_log + 1, sizeof *rt->overrun_last);
-    if (!rt->frames || !rt->frame_signals || !rt->overrun_first || !rt->overrun_last)
+    if (!rt->frames || !rt->frame_parts || !rt->frame_signals || !rt->overrun_first ||
+        !rt->overrun_last)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
     if (!rt->mixed)
         return RTCOSIM_OK;
@@ -108,23 +128,45 @@ static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
         rt->options.record_capacity = (size_t)most;
     rt->records = calloc(rt->options.record_capacity + 1, sizeof *rt->records);
     rt->estimators = calloc(to_rt + 1, sizeof *rt->estimators);
-    rt->to_partner_size = sizeof(to_partner_sample) + to_partner * sizeof(double);
-    rt->from_partner_size = sizeof(from_partner_sample) + to_rt * sizeof(double);
-    rt->inflight = calloc(1, rt->from_partner_size);
-    rt->last_sent = calloc(1, rt->to_partner_size);
-    rt->newest_values = calloc(to_rt + 1, sizeof(double));
-    if (!rt->records || !rt->estimators || !rt->inflight ||
-        !rt->last_sent || !rt->newest_values)
+    rt->est_now = calloc(to_rt + 1, sizeof *rt->est_now);
+    if (!rt->records || !rt->estimators || !rt->est_now)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
-    rtcosim_status st = rtcosim_spsc_init(&rt->to_partner, o->queue_capacity, rt->to_partner_size,
-                                          err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_spsc_init(&rt->from_partner, o->queue_capacity, rt->from_partner_size, err);
-    if (st != RTCOSIM_OK)
-        return st;
+    for (size_t i = 0; i < rt->partner_count; i++) {
+        rtcosim_status st = allocate_partner(rt, &rt->partners[i], err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     /* Each estimate waits for its data at most as long as the queues can hold. */
-    size_t pending = rtcosim_spsc_capacity(&rt->to_partner) + 2;
+    size_t pending = rtcosim_spsc_capacity(&rt->partners[0].to_partner) + 2;
     return rtcosim_rt_estimators_create(rt, pending, err);
+}
+
+/* Each part's processor clock in a virtual run. */
+static rtcosim_status assign_partner_clocks(rtcosim_rt *rt, rtcosim_error *err)
+{
+    const rtcosim_rt_options *o = &rt->options;
+    bool is_virtual = o->clock && rtcosim_clock_is_virtual(o->clock);
+    for (size_t i = 0; i < rt->partner_count; i++) {
+        rtcosim_clock *c = o->partner_clocks && i < o->partner_clock_count ? o->partner_clocks[i]
+                           : i == 0 && !o->partner_clocks                ? o->partner_clock
+                                                                         : NULL;
+        if (is_virtual && (!c || !rtcosim_clock_is_virtual(c)))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     rt->partner_count == 1
+                                         ? "real-time: a virtual run with a non-real-time part "
+                                           "needs a virtual partner clock"
+                                         : "real-time: a virtual run with %zu non-real-time parts "
+                                           "needs a virtual partner clock for each",
+                                     rt->partner_count);
+        for (size_t k = 0; is_virtual && k < i; k++)
+            if (rt->partners[k].clock == c)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "real-time: non-real-time parts %zu and %zu share a "
+                                         "partner clock: each is a processor of its own",
+                                         k + 1, i + 1);
+        rt->partners[i].clock = c;
+    }
+    return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t count,
@@ -148,6 +190,8 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
     rt->options = *options;
     rt->options.non_realtime = NULL; /* not kept: the caller's string */
+    rt->options.partner_clocks = NULL;
+    rt->options.partner_clock_count = 0;
     /* signal_estimators: copied by rtcosim_rt_estimators_prepare, then dropped. */
     rt->options.report_dir = NULL;
     if (options->report_dir && *options->report_dir &&
@@ -157,8 +201,8 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
     }
     rt->component_count = count;
     rt->components = calloc(count, sizeof *rt->components);
-    rt->is_partner = calloc(count, sizeof *rt->is_partner);
-    if (!rt->components || !rt->is_partner) {
+    rt->part_of = calloc(count, sizeof *rt->part_of);
+    if (!rt->components || !rt->part_of) {
         rtcosim_rt_free(rt);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
     }
@@ -167,17 +211,26 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
     st = rtcosim_rt_split_parts(rt, options->non_realtime, err);
     size_t partners = 0;
     for (size_t c = 0; c < count; c++)
-        partners += rt->is_partner[c];
+        partners += rt->part_of[c] != 0;
     rt->mixed = partners > 0;
     if (st == RTCOSIM_OK && partners == count)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                "real-time: every component is non-real-time; nothing to pace");
-    if (st == RTCOSIM_OK && options->clock && rtcosim_clock_is_virtual(options->clock) &&
-        rt->mixed &&
-        (!options->partner_clock || !rtcosim_clock_is_virtual(options->partner_clock)))
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "real-time: a virtual run with a non-real-time part needs a "
-                               "virtual partner clock");
+    if (st == RTCOSIM_OK && rt->mixed &&
+        !(rt->partners = calloc(rt->partner_count, sizeof *rt->partners)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
+    for (size_t i = 0; st == RTCOSIM_OK && i < rt->partner_count; i++) {
+        rt->partners[i].rt = rt;
+        rt->partners[i].index = i;
+    }
+    if (st == RTCOSIM_OK && rt->mixed) {
+        /* Partners held by an options copy that was given clocks. */
+        rt->options.partner_clocks = options->partner_clocks;
+        rt->options.partner_clock_count = options->partner_clock_count;
+        st = assign_partner_clocks(rt, err);
+        rt->options.partner_clocks = NULL;
+        rt->options.partner_clock_count = 0;
+    }
     if (st == RTCOSIM_OK && rt->mixed && options->estimator.kind == RTCOSIM_ESTIMATOR_MAP &&
         !options->estimator.map) {
         if (!options->estimator.map_path[0])
@@ -191,11 +244,15 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
         st = rtcosim_rt_estimators_prepare(rt, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_rt_build(rt, connections, connection_count, err);
-    if (st == RTCOSIM_OK && rt->mixed && rt->partner_part.send_count == 0 &&
-        rt->rt_part.send_count == 0)
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "real-time: the non-real-time part is not connected to the "
-                               "real-time part");
+    for (size_t i = 0; st == RTCOSIM_OK && i < rt->partner_count; i++)
+        if (rt->partners[i].sig_count == 0 && rt->partners[i].part.remote_count == 0)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                   rt->partner_count == 1
+                                       ? "real-time: the non-real-time part is not connected to "
+                                         "the real-time part%.0s"
+                                       : "real-time: the non-real-time part %s is not connected "
+                                         "to the others",
+                                   rt->partners[i].name);
     if (st == RTCOSIM_OK) {
         if (options->clock) {
             rt->clock = options->clock;
@@ -220,13 +277,14 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
 
 void rtcosim_rt_free(rtcosim_rt *rt)
 {
-    /* An abandoned partner thread may still read any of it (rt_run.c). */
+    /* An abandoned partner thread may still read any of it (rt_partner.c). */
     if (!rt || rt->summary.partner_abandoned)
         return;
     if (rt->estimators)
-        for (size_t s = 0; s < rt->partner_part.send_count; s++)
+        for (size_t s = 0; s < rt->to_rt_count; s++)
             rtcosim_estimator_free(rt->estimators[s]);
     free(rt->estimators);
+    free(rt->est_now);
     rtcosim_map_free(rt->map);
     rtcosim_rt_estimators_free(rt);
     if (rt->signal_names)
@@ -234,20 +292,26 @@ void rtcosim_rt_free(rtcosim_rt *rt)
             free(rt->signal_names[s]);
     free(rt->signal_names);
     rtcosim_rt_part_free(&rt->rt_part);
-    rtcosim_rt_part_free(&rt->partner_part);
-    rtcosim_spsc_destroy(&rt->to_partner);
-    rtcosim_spsc_destroy(&rt->from_partner);
-    free(rt->inflight);
-    free(rt->last_sent);
-    free(rt->newest_values);
+    for (size_t i = 0; rt->partners && i < rt->partner_count; i++) {
+        rt_partner *p = &rt->partners[i];
+        rtcosim_rt_part_free(&p->part);
+        free(p->in_hub);
+        rtcosim_spsc_destroy(&p->to_partner);
+        rtcosim_spsc_destroy(&p->from_partner);
+        free(p->inflight);
+        free(p->last_sent);
+        free(p->newest_values);
+    }
+    free(rt->partners);
     free(rt->records);
     free(rt->frames);
+    free(rt->frame_parts);
     free(rt->frame_signals);
     free(rt->overrun_first);
     free(rt->overrun_last);
     rtcosim_clock_free(rt->owned_clock);
     free(rt->components);
-    free(rt->is_partner);
+    free(rt->part_of);
     free(rt->report_dir);
     free(rt);
 }
@@ -415,7 +479,7 @@ const double *rtcosim_rt_frame_signals(const rtcosim_rt *rt, size_t index)
 
 const rtcosim_estimator *rtcosim_rt_estimator(const rtcosim_rt *rt, size_t signal)
 {
-    return rt->estimators && signal < rt->partner_part.send_count ? rt->estimators[signal] : NULL;
+    return rt->estimators && signal < rt->to_rt_count ? rt->estimators[signal] : NULL;
 }
 
 size_t rtcosim_rt_record_count(const rtcosim_rt *rt)
@@ -426,4 +490,27 @@ size_t rtcosim_rt_record_count(const rtcosim_rt *rt)
 const rtcosim_estimate_record *rtcosim_rt_record_at(const rtcosim_rt *rt, size_t index)
 {
     return index < rt->record_count ? &rt->records[index] : NULL;
+}
+
+size_t rtcosim_rt_part_count(const rtcosim_rt *rt)
+{
+    return rt->partner_count;
+}
+
+const rtcosim_rt_part_summary *rtcosim_rt_part_summary_at(const rtcosim_rt *rt, size_t part)
+{
+    return part < rt->partner_count ? &rt->partners[part].summary : NULL;
+}
+
+const rtcosim_rt_frame_part *rtcosim_rt_frame_part_at(const rtcosim_rt *rt, size_t index,
+                                                      size_t part)
+{
+    return index < rt->frame_count && part < rt->partner_count
+               ? &rt->frame_parts[index * rt->partner_count + part]
+               : NULL;
+}
+
+rtcosim_time_ns rtcosim_rt_partner_window(const rtcosim_rt *rt)
+{
+    return rt->options.partner_window > 0 ? rt->options.partner_window : 100 * RTCOSIM_NS_PER_MS;
 }

@@ -65,43 +65,42 @@ static void pair_free(pair_list *l)
     free(l->source);
 }
 
-/* Index of (owner, vr) among the part's output slots, added when new. */
-static long slot_of(pair_list *slots, size_t owner, uint32_t vr)
+/* A growable list of indices, each once (setup time only). */
+typedef struct index_list {
+    size_t *v;
+    size_t n, cap;
+} index_list;
+
+/* Position of x in the list, appended when new; -1: out of memory. */
+static long index_of(index_list *l, size_t x)
 {
-    for (size_t i = 0; i < slots->n; i++)
-        if (slots->owner[i] == owner && slots->vr[i] == vr)
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == x)
             return (long)i;
-    return pair_add(slots, owner, vr, 0);
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        size_t *grown = realloc(l->v, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        l->v = grown;
+        l->cap = cap;
+    }
+    l->v[l->n] = x;
+    return (long)l->n++;
 }
 
 typedef struct part_builder {
     pair_list slots, inputs;
-    size_t *send_temp; /* signal -> temporary slot */
-    size_t send_n, send_cap;
+    index_list sends;    /* signal to another part -> temporary slot */
+    index_list received; /* partners: value received -> hub source */
 } part_builder;
-
-static long send_signal(part_builder *b, size_t temp_slot)
-{
-    for (size_t i = 0; i < b->send_n; i++)
-        if (b->send_temp[i] == temp_slot)
-            return (long)i;
-    if (b->send_n == b->send_cap) {
-        size_t cap = b->send_cap ? b->send_cap * 2 : 8;
-        size_t *s = realloc(b->send_temp, cap * sizeof *s);
-        if (!s)
-            return -1;
-        b->send_temp = s;
-        b->send_cap = cap;
-    }
-    b->send_temp[b->send_n] = temp_slot;
-    return (long)b->send_n++;
-}
 
 static void builder_free(part_builder *b)
 {
     pair_free(&b->slots);
     pair_free(&b->inputs);
-    free(b->send_temp);
+    free(b->sends.v);
+    free(b->received.v);
 }
 
 void rtcosim_rt_part_free(part *p)
@@ -121,12 +120,12 @@ void rtcosim_rt_part_free(part *p)
 /* Lay the builder's lists out per member (so each component's outputs and
  * inputs are contiguous: one get and one set call per step). temp_to_slot
  * receives the final slot index of every temporary slot. */
-static int part_finish(rtcosim_rt *rt, part *p, part_builder *b, bool partner,
+static int part_finish(rtcosim_rt *rt, part *p, part_builder *b, size_t which,
                        size_t remote_count, size_t *temp_to_slot)
 {
     size_t members = 0;
     for (size_t c = 0; c < rt->component_count; c++)
-        members += rt->is_partner[c] == partner;
+        members += rt->part_of[c] == which;
     p->members = calloc(members ? members : 1, sizeof *p->members);
     p->out_vrs = calloc(b->slots.n + 1, sizeof *p->out_vrs);
     p->out_owner = calloc(b->slots.n + 1, sizeof *p->out_owner);
@@ -135,14 +134,14 @@ static int part_finish(rtcosim_rt *rt, part *p, part_builder *b, bool partner,
     p->in_source = calloc(b->inputs.n + 1, sizeof *p->in_source);
     p->in_values = calloc(b->inputs.n + 1, sizeof *p->in_values);
     p->remote_values = calloc(remote_count + 1, sizeof *p->remote_values);
-    p->send_slots = calloc(b->send_n + 1, sizeof *p->send_slots);
+    p->send_slots = calloc(b->sends.n + 1, sizeof *p->send_slots);
     if (!p->members || !p->out_vrs || !p->out_owner || !p->slot_values || !p->in_vrs ||
         !p->in_source || !p->in_values || !p->remote_values || !p->send_slots)
         return -1;
     p->remote_count = remote_count;
     size_t slot = 0, input = 0;
     for (size_t c = 0; c < rt->component_count; c++) {
-        if (rt->is_partner[c] != partner)
+        if (rt->part_of[c] != which)
             continue;
         part_member *m = &p->members[p->member_count++];
         m->component = rt->components[c];
@@ -169,9 +168,9 @@ static int part_finish(rtcosim_rt *rt, part *p, part_builder *b, bool partner,
     for (size_t i = 0; i < p->in_count; i++)
         if (!(p->in_source[i] & SOURCE_REMOTE))
             p->in_source[i] = temp_to_slot[p->in_source[i]];
-    p->send_count = b->send_n;
-    for (size_t i = 0; i < b->send_n; i++)
-        p->send_slots[i] = temp_to_slot[b->send_temp[i]];
+    p->send_count = b->sends.n;
+    for (size_t i = 0; i < b->sends.n; i++)
+        p->send_slots[i] = temp_to_slot[b->sends.v[i]];
     return 0;
 }
 
@@ -193,7 +192,7 @@ static char *join_name(const rtcosim_rt *rt, const rtcosim_component *c, const r
 static long find_rt_output(rtcosim_rt *rt, const char *name, uint32_t *vr)
 {
     for (size_t c = 0; c < rt->component_count; c++) {
-        if (rt->is_partner[c])
+        if (rt->part_of[c])
             continue;
         if (rt->options.group_names) {
             const rtcosim_variable *v = rtcosim_component_find_variable(rt->components[c], name);
@@ -217,127 +216,184 @@ static long find_rt_output(rtcosim_rt *rt, const char *name, uint32_t *vr)
     return -1;
 }
 
-/* Mark the components named in the comma-separated list as non-real-time. */
+/* The non-real-time parts: "a,b;c" is part 1 of a and b, part 2 of c. */
 rtcosim_status rtcosim_rt_split_parts(rtcosim_rt *rt, const char *list, rtcosim_error *err)
 {
-    if (!list)
-        return RTCOSIM_OK;
-    const char *p = list;
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        bool found = false;
-        for (size_t c = 0; c < rt->component_count && len; c++) {
-            const char *name = rtcosim_rt_component_label(rt->components[c]);
-            if (strlen(name) == len && strncmp(name, p, len) == 0) {
-                rt->is_partner[c] = true;
-                found = true;
+    size_t parts = 0;
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ";");
+        bool any = false;
+        for (const char *q = p; q < p + len;) {
+            size_t n = strcspn(q, ",;");
+            if (n > (size_t)(p + len - q))
+                n = (size_t)(p + len - q);
+            bool found = false;
+            for (size_t c = 0; c < rt->component_count && n; c++) {
+                const char *name = rtcosim_rt_component_label(rt->components[c]);
+                if (strlen(name) != n || strncmp(name, q, n) != 0)
+                    continue;
+                if (rt->part_of[c])
+                    return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                             "real-time: non-real-time component '%.*s' is named "
+                                             "twice",
+                                             (int)n, q);
+                rt->part_of[c] = parts + 1;
+                found = any = true;
             }
+            if (!found && n)
+                return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                         "real-time: non-real-time component '%.*s' is not in the "
+                                         "system",
+                                         (int)n, q);
+            q += n + (q[n] == ',');
         }
-        if (!found && len)
-            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                     "real-time: non-real-time component '%.*s' is not in the "
-                                     "system",
-                                     (int)len, p);
-        if (!comma)
-            break;
-        p = comma + 1;
+        parts += any;
+        p += len + (p[len] == ';');
     }
+    rt->partner_count = parts;
     return RTCOSIM_OK;
 }
 
-rtcosim_status rtcosim_rt_build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, size_t n,
-                            rtcosim_error *err)
+/* Temporary slot of a connection's source in its part (added when new). */
+static long source_slot(part_builder *b, const rtcosim_rt_connection *c)
 {
-    part_builder b[2] = {0}; /* 0: real-time, 1: partner */
-    size_t *temp_to_slot[2] = {NULL, NULL};
+    for (size_t i = 0; i < b->slots.n; i++)
+        if (b->slots.owner[i] == c->from_component && b->slots.vr[i] == c->from_vr)
+            return (long)i;
+    return pair_add(&b->slots, c->from_component, c->from_vr, 0);
+}
+
+static rtcosim_status check_connection(rtcosim_rt *rt, const rtcosim_rt_connection *conns,
+                                       size_t i, rtcosim_error *err)
+{
+    const rtcosim_rt_connection *c = &conns[i];
+    if (c->from_component >= rt->component_count || c->to_component >= rt->component_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "real-time: connection %zu names component %zu of %zu", i + 1,
+                                 c->from_component >= rt->component_count ? c->from_component
+                                                                          : c->to_component,
+                                 rt->component_count);
+    rtcosim_component *from = rt->components[c->from_component];
+    rtcosim_component *to = rt->components[c->to_component];
+    const rtcosim_variable *fv = find_by_vr(from, c->from_vr);
+    const rtcosim_variable *tv = find_by_vr(to, c->to_vr);
+    if (!fv || !tv)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                 "real-time: connection %zu: %s has no Float64 variable with "
+                                 "value reference %u",
+                                 i + 1, rtcosim_rt_component_label(fv ? to : from),
+                                 fv ? c->to_vr : c->from_vr);
+    if (fv->causality != RTCOSIM_CAUSALITY_OUTPUT || tv->causality != RTCOSIM_CAUSALITY_INPUT)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "real-time: connection %s.%s -> %s.%s must go from an output "
+                                 "to an input",
+                                 rtcosim_rt_component_label(from), fv->name,
+                                 rtcosim_rt_component_label(to), tv->name);
+    for (size_t j = 0; j < i; j++)
+        if (conns[j].to_component == c->to_component && conns[j].to_vr == c->to_vr)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "real-time: input %s.%s is connected twice",
+                                     rtcosim_rt_component_label(to), tv->name);
+    return RTCOSIM_OK;
+}
+
+/* Part 0 is the real-time part, part 1 + i partner i. A signal leaving a
+ * partner goes to the paced thread (a to_rt signal, numbered partner by
+ * partner); a partner receives real-time outputs and other partners'
+ * signals from the paced thread as they stand at the exchange. */
+rtcosim_status rtcosim_rt_build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, size_t n,
+                                rtcosim_error *err)
+{
+    size_t np = rt->partner_count + 1;
+    part_builder *b = calloc(np, sizeof *b);
+    size_t **temp_to_slot = calloc(np, sizeof *temp_to_slot);
+    size_t *sig_first = calloc(np + 1, sizeof *sig_first);
+    long *est_temp = calloc(rt->est_name_count + 1, sizeof *est_temp);
     rtcosim_status st = RTCOSIM_OK;
+    if (!b || !temp_to_slot || !sig_first || !est_temp)
+        goto oom;
+    /* Pass 1: output slots and the signals each part sends, in connection order. */
     for (size_t i = 0; i < n; i++) {
-        const rtcosim_rt_connection *c = &conns[i];
-        if (c->from_component >= rt->component_count || c->to_component >= rt->component_count) {
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                   "real-time: connection %zu names component %zu of %zu", i + 1,
-                                   c->from_component >= rt->component_count ? c->from_component
-                                                                            : c->to_component,
-                                   rt->component_count);
+        st = check_connection(rt, conns, i, err);
+        if (st != RTCOSIM_OK)
             goto done;
-        }
-        rtcosim_component *from = rt->components[c->from_component];
-        rtcosim_component *to = rt->components[c->to_component];
-        const rtcosim_variable *fv = find_by_vr(from, c->from_vr);
-        const rtcosim_variable *tv = find_by_vr(to, c->to_vr);
-        if (!fv || !tv) {
-            st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                   "real-time: connection %zu: %s has no Float64 variable with "
-                                   "value reference %u",
-                                   i + 1, rtcosim_rt_component_label(fv ? to : from),
-                                   fv ? c->to_vr : c->from_vr);
-            goto done;
-        }
-        if (fv->causality != RTCOSIM_CAUSALITY_OUTPUT || tv->causality != RTCOSIM_CAUSALITY_INPUT) {
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                   "real-time: connection %s.%s -> %s.%s must go from an output "
-                                   "to an input",
-                                   rtcosim_rt_component_label(from), fv->name, rtcosim_rt_component_label(to), tv->name);
-            goto done;
-        }
-        for (size_t j = 0; j < i; j++)
-            if (conns[j].to_component == c->to_component && conns[j].to_vr == c->to_vr) {
-                st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                       "real-time: input %s.%s is connected twice",
-                                       rtcosim_rt_component_label(to), tv->name);
-                goto done;
-            }
-        int fp = rt->is_partner[c->from_component], tp = rt->is_partner[c->to_component];
-        long slot = slot_of(&b[fp].slots, c->from_component, c->from_vr);
-        if (slot < 0)
+        size_t f = rt->part_of[conns[i].from_component], t = rt->part_of[conns[i].to_component];
+        long slot = source_slot(&b[f], &conns[i]);
+        if (slot < 0 || (f != t && index_of(&b[f].sends, (size_t)slot) < 0))
             goto oom;
-        size_t source = (size_t)slot;
-        if (fp != tp) {
-            long sig = send_signal(&b[fp], (size_t)slot);
-            if (sig < 0)
+    }
+    for (size_t p = 1; p < np; p++)
+        sig_first[p + 1] = sig_first[p] + b[p].sends.n;
+    rt->to_rt_count = sig_first[np];
+    /* Pass 2: every input's source. */
+    for (size_t i = 0; i < n; i++) {
+        size_t f = rt->part_of[conns[i].from_component], t = rt->part_of[conns[i].to_component];
+        size_t slot = (size_t)source_slot(&b[f], &conns[i]);
+        size_t source = slot;
+        if (f != t) {
+            size_t sig = (size_t)index_of(&b[f].sends, slot);
+            size_t hub = f == 0 ? sig : SOURCE_REMOTE | (sig_first[f] + sig);
+            long k = t == 0 ? (long)(hub & ~SOURCE_REMOTE) : index_of(&b[t].received, hub);
+            if (k < 0)
                 goto oom;
-            source = SOURCE_REMOTE | (size_t)sig;
+            source = SOURCE_REMOTE | (size_t)k;
         }
-        if (pair_add(&b[tp].inputs, c->to_component, c->to_vr, source) < 0)
+        if (pair_add(&b[t].inputs, conns[i].to_component, conns[i].to_vr, source) < 0)
             goto oom;
     }
     /* Estimator inputs that are real-time outputs are read at each exchange
      * (rt_estimators.c resolves the others, and reports the unknown). */
-    long *est_temp = calloc(rt->est_name_count + 1, sizeof *est_temp);
-    if (!est_temp)
-        goto oom;
     for (size_t i = 0; i < rt->est_name_count; i++) {
         uint32_t vr;
         long owner = find_rt_output(rt, rt->est_names[i], &vr);
-        est_temp[i] = owner < 0 ? -1 : slot_of(&b[0].slots, (size_t)owner, vr);
-        if (owner >= 0 && est_temp[i] < 0) {
-            free(est_temp);
-            goto oom;
-        }
-    }
-    for (int p = 0; p < 2; p++) {
-        temp_to_slot[p] = calloc(b[p].slots.n + 1, sizeof(size_t));
-        if (!temp_to_slot[p])
+        rtcosim_rt_connection c = {.from_component = (size_t)owner, .from_vr = vr};
+        est_temp[i] = owner < 0 ? -1 : source_slot(&b[0], &c);
+        if (owner >= 0 && est_temp[i] < 0)
             goto oom;
     }
-    if (part_finish(rt, &rt->rt_part, &b[0], false, b[1].send_n, temp_to_slot[0]) ||
-        part_finish(rt, &rt->partner_part, &b[1], true, b[0].send_n, temp_to_slot[1])) {
-        free(est_temp);
+    for (size_t p = 0; p < np; p++)
+        if (!(temp_to_slot[p] = calloc(b[p].slots.n + 1, sizeof(size_t))))
+            goto oom;
+    if (part_finish(rt, &rt->rt_part, &b[0], 0, rt->to_rt_count, temp_to_slot[0]))
         goto oom;
+    for (size_t p = 1; p < np; p++) {
+        rt_partner *pa = &rt->partners[p - 1];
+        if (part_finish(rt, &pa->part, &b[p], p, b[p].received.n, temp_to_slot[p]))
+            goto oom;
+        pa->sig_first = sig_first[p];
+        pa->sig_count = b[p].sends.n;
+        pa->in_hub = calloc(b[p].received.n + 1, sizeof *pa->in_hub);
+        if (!pa->in_hub)
+            goto oom;
+        memcpy(pa->in_hub, b[p].received.v, b[p].received.n * sizeof *pa->in_hub);
+        pa->summary.signals_to_rt = pa->sig_count;
+        pa->summary.signals_to_part = b[p].received.n;
+        /* Its name: its components' names joined with '+'. */
+        size_t used = 0;
+        for (size_t m = 0; m < pa->part.member_count; m++)
+            used += (size_t)snprintf(pa->name + used, used < sizeof pa->name ? sizeof pa->name - used : 0,
+                                     "%s%s", m ? "+" : "",
+                                     rtcosim_rt_component_label(pa->part.members[m].component));
+        snprintf(pa->summary.name, sizeof pa->summary.name, "%s", pa->name);
     }
     for (size_t i = 0; i < rt->est_name_count; i++)
         if (est_temp[i] >= 0)
             rt->est_name_slot[i] = temp_to_slot[0][est_temp[i]];
-    free(est_temp);
-    /* Signal names: partner -> real-time first, then real-time -> partner. */
-    rt->signal_count = rt->partner_part.send_count + rt->rt_part.send_count;
+    /* Signal names: to_rt signals first (partner by partner), then the
+     * real-time outputs sent to partners. */
+    rt->signal_count = rt->to_rt_count + rt->rt_part.send_count;
     rt->signal_names = calloc(rt->signal_count + 1, sizeof(char *));
     if (!rt->signal_names)
         goto oom;
     for (size_t s = 0; s < rt->signal_count; s++) {
-        part *src = s < rt->partner_part.send_count ? &rt->partner_part : &rt->rt_part;
-        size_t idx = s < rt->partner_part.send_count ? s : s - rt->partner_part.send_count;
+        const part *src = &rt->rt_part;
+        size_t idx = s - rt->to_rt_count;
+        for (size_t p = 0; s < rt->to_rt_count && p < rt->partner_count; p++)
+            if (s < rt->partners[p].sig_first + rt->partners[p].sig_count) {
+                src = &rt->partners[p].part;
+                idx = s - rt->partners[p].sig_first;
+                break;
+            }
         size_t slot = src->send_slots[idx];
         rtcosim_component *owner = rt->components[src->out_owner[slot]];
         rt->signal_names[s] = join_name(rt, owner, find_by_vr(owner, src->out_vrs[slot]));
@@ -348,11 +404,39 @@ rtcosim_status rtcosim_rt_build(rtcosim_rt *rt, const rtcosim_rt_connection *con
 oom:
     st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
 done:
-    builder_free(&b[0]);
-    builder_free(&b[1]);
-    free(temp_to_slot[0]);
-    free(temp_to_slot[1]);
+    for (size_t p = 0; b && p < np; p++)
+        builder_free(&b[p]);
+    for (size_t p = 0; temp_to_slot && p < np; p++)
+        free(temp_to_slot[p]);
+    free(b);
+    free(temp_to_slot);
+    free(sig_first);
+    free(est_temp);
     return st;
+}
+
+double rtcosim_rt_hub_value(const rtcosim_rt *rt, size_t source)
+{
+    return (source & SOURCE_REMOTE) ? rt->rt_part.remote_values[source & ~SOURCE_REMOTE]
+                                    : rt->rt_part.slot_values[rt->rt_part.send_slots[source]];
+}
+
+bool rtcosim_rt_sent_value(const rtcosim_rt *rt, size_t component, uint32_t vr, double *value)
+{
+    if (component >= rt->component_count || !rt->part_of[component])
+        return false;
+    const rt_partner *pa = &rt->partners[rt->part_of[component] - 1];
+    for (size_t m = 0; m < pa->part.member_count; m++) {
+        const part_member *mb = &pa->part.members[m];
+        if (mb->component != rt->components[component])
+            continue;
+        for (size_t i = mb->in_first; i < mb->in_first + mb->in_count; i++)
+            if (pa->part.in_vrs[i] == vr && (pa->part.in_source[i] & SOURCE_REMOTE)) {
+                *value = pa->last_sent->values[pa->part.in_source[i] & ~SOURCE_REMOTE];
+                return true;
+            }
+    }
+    return false;
 }
 
 /* --- Part helpers used by the loop ----------------------------------------- */

@@ -147,7 +147,7 @@ static rtcosim_status resolve_input(rtcosim_rt *rt, size_t j, const rtcosim_esti
                                  "%s: map input '%s' is not a Float64 variable of a real-time "
                                  "component (expected instance.variable)",
                                  rtcosim_map_name(s->map), name);
-    for (size_t k = 0; k < rt->partner_part.send_count; k++)
+    for (size_t k = 0; k < rt->to_rt_count; k++)
         if (strcmp(rt->signal_names[k], name) == 0) {
             if (k == j)
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
@@ -160,13 +160,13 @@ static rtcosim_status resolve_input(rtcosim_rt *rt, size_t j, const rtcosim_esti
         }
     return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                              "real-time: estimator of '%s': input '%s' is neither a real-time "
-                             "output nor a signal from the non-real-time part",
+                             "output nor a signal from a non-real-time part",
                              rt->signal_names[j], name);
 }
 
 rtcosim_status rtcosim_rt_estimators_create(rtcosim_rt *rt, size_t pending, rtcosim_error *err)
 {
-    size_t to_rt = rt->partner_part.send_count;
+    size_t to_rt = rt->to_rt_count;
     long *which = calloc(to_rt + 1, sizeof *which);
     rt->est_in_first = calloc(to_rt + 2, sizeof *rt->est_in_first);
     rt->est_second = calloc(to_rt + 1, sizeof *rt->est_second);
@@ -184,7 +184,7 @@ rtcosim_status rtcosim_rt_estimators_create(rtcosim_rt *rt, size_t pending, rtco
         if (j == to_rt)
             st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                    "real-time: estimator of '%s': no such signal from the "
-                                   "non-real-time part to the real-time part (%zu signal%s, "
+                                   "non-real-time parts to the real-time part (%zu signal%s, "
                                    "e.g. '%s')",
                                    rt->est_specs[i].signal, to_rt, to_rt == 1 ? "" : "s",
                                    to_rt ? rt->signal_names[0] : "");
@@ -223,7 +223,7 @@ rtcosim_status rtcosim_rt_estimators_create(rtcosim_rt *rt, size_t pending, rtco
                 rt->est_second[rt->est_in[i] & ~SOURCE_REMOTE]) {
                 st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                        "real-time: estimator of '%s': its input '%s' is itself "
-                                       "estimated from signals of the non-real-time part",
+                                       "estimated from signals of the non-real-time parts",
                                        rt->signal_names[j],
                                        rt->signal_names[rt->est_in[i] & ~SOURCE_REMOTE]);
                 break;

@@ -177,7 +177,7 @@ static void write_estimates(const rtcosim_rt *rt, FILE *f)
 static void write_estimators(const rtcosim_rt *rt, FILE *f)
 {
     fprintf(f, "signal,estimator,used,graded,rms_error,max_abs_error,map_clamped,history_resets\n");
-    for (size_t j = 0; j < rt->partner_part.send_count; j++) {
+    for (size_t j = 0; j < rt->to_rt_count; j++) {
         rtcosim_estimator_stats st;
         rtcosim_estimator_get_stats(rt->estimators[j], &st);
         fprintf(f, "%s,handed-out,%llu,%llu,%.9g,%.9g,%llu,%llu\n", rt->signal_names[j],
@@ -285,7 +285,7 @@ void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
     if (s->partner_lost)
         fprintf(out, "  partner LOST at te = %.6f s: %s\n",
                 rtcosim_time_to_seconds(s->partner_lost_at), s->partner_lost_reason);
-    for (size_t j = 0; j < rt->partner_part.send_count; j++) {
+    for (size_t j = 0; j < rt->to_rt_count; j++) {
         rtcosim_estimator_stats st;
         rtcosim_estimator_get_stats(rt->estimators[j], &st);
         fprintf(out, "  %s: %llu estimates, error rms %.4g max %.4g (now %s)", rt->signal_names[j],

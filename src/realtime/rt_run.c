@@ -77,7 +77,7 @@ static bool all_variable_step(const part *p)
 }
 
 /* Skip policy: frames first..last-1 were dropped. Their exchanges with the
- * partner carry the held outputs; the real-time part steps over the interval
+ * parts carry the held outputs; the real-time part steps over the interval
  * with inputs held (one step when every component accepts a variable step). */
 static rtcosim_status step_dropped(rtcosim_rt *rt, schedule *s, uint64_t first, uint64_t last,
                                    rtcosim_error *err)
@@ -86,8 +86,10 @@ static rtcosim_status step_dropped(rtcosim_rt *rt, schedule *s, uint64_t first, 
     for (uint64_t f = first; f < last; f++)
         if (rt->mixed && f == s->next_exchange) {
             uint64_t frames = schedule_advance(rt, s, f);
-            rtcosim_rt_send_sample(rt, rt->options.start_time + (rtcosim_time_ns)f * H,
-                        (rtcosim_time_ns)frames * H, true);
+            for (size_t i = 0; i < rt->partner_count; i++)
+                rtcosim_rt_send_sample(&rt->partners[i],
+                                       rt->options.start_time + (rtcosim_time_ns)f * H,
+                                       (rtcosim_time_ns)frames * H, true);
         }
     rtcosim_time_ns t0 = rt->options.start_time + (rtcosim_time_ns)first * H;
     if (all_variable_step(&rt->rt_part))
@@ -129,9 +131,12 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
     bool previous_overrun = false, previous_partner = false;
     rtcosim_time_ns previous_end = run_start;
     rtcosim_status st = RTCOSIM_OK;
+    bool pinned = rt->partner_count > 0;
+    for (size_t i = 0; i < rt->partner_count; i++)
+        pinned = pinned && rt->partners[i].pinned;
     rt->summary.partner_isolated =
         rt->mixed && (rt->summary.fifo_applied ||
-                      (rt->summary.affinity_applied && rt->partner_pinned &&
+                      (rt->summary.affinity_applied && pinned &&
                        rt->options.cpu != rt->options.partner_cpu));
     while (k < rt->total_frames) {
         /* A stop request (signal) ends the run at this frame boundary. */
@@ -146,7 +151,7 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
         rtcosim_time_ns te = o->start_time + (rtcosim_time_ns)k * H;
         rtcosim_rt_frame f = {.frame = k, .te = te, .deadline = deadline - run_start,
                               .lateness = start - deadline};
-        bool was_late = rt->in_episode;
+        bool was_late = rt->episodes.open;
         st = rtcosim_rt_part_read(&rt->rt_part, err);
         if (st == RTCOSIM_OK && rt->mixed && k == sched.next_exchange) {
             rtcosim_time_ns hold = (rtcosim_time_ns)schedule_advance(rt, &sched, k) * H;
@@ -172,8 +177,21 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
         }
         rtcosim_time_ns end = rtcosim_clock_now(clock);
         f.exec = end - start;
-        f.lag = rt->mixed ? te - rt->newest_valid : 0;
-        f.tv = rt->partner_tv;
+        /* Per part its lag and tv; the frame: the largest lag, the smallest tv. */
+        rtcosim_rt_frame_part *fp = rt->frame_count < rt->frame_capacity
+                                        ? &rt->frame_parts[rt->frame_count * rt->partner_count]
+                                        : NULL;
+        for (size_t i = 0; i < rt->partner_count; i++) {
+            const rt_partner *pa = &rt->partners[i];
+            rtcosim_time_ns lag = te - pa->newest_valid;
+            if (i == 0 || lag > f.lag)
+                f.lag = lag;
+            if (i == 0 || pa->tv < f.tv)
+                f.tv = pa->tv;
+            if (fp)
+                fp[i] = (rtcosim_rt_frame_part){lag, pa->tv,
+                                                (f.flags & RTCOSIM_FRAME_EXCHANGE) && pa->late};
+        }
         rtcosim_histogram_add(&rt->lateness, f.lateness);
         rtcosim_histogram_add(&rt->exec_time, f.exec);
         rt->summary.frames++;
