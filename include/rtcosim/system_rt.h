@@ -132,7 +132,7 @@ uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt);
 /* The values of the last results row (column order). */
 const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt);
 /* Component names of each part, ", "-separated; non_realtime: those of
- * every non-real-time part, parts separated by "; ". */
+ * every non-real-time part, parts separated by " | ". */
 const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime);
 /* A part's master (NULL: no such part), e.g. for rtcosim_master_get_parallel;
  * non_realtime: the first non-real-time part's. */

@@ -220,6 +220,9 @@ void rtcosim_rt_episode_mark(rt_episodes *e, uint64_t frame, bool late, uint64_t
  * from outside the part. */
 bool rtcosim_rt_sent_value(const rtcosim_rt *rt, size_t component, uint32_t vr, double *value);
 
+/* rt_report.c: the warning that part `part` was slower than real time. */
+void rtcosim_rt_slow_warning(const rtcosim_rt *rt, size_t part, char *text, size_t size);
+
 /* Frame start offset of frame k from the (slipped) schedule start. */
 rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k);
 /* Read a part's outputs into its slots; set its inputs from slots/remote. */

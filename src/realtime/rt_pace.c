@@ -70,15 +70,11 @@ static void finish_one(rt_partner *p)
     s->slow_windows = p->pace.slow;
     s->worst_load = p->pace.worst;
     s->first_slow_at = p->pace.first_slow_at;
-    if (s->slow_windows)
-        rtcosim_log(RTCOSIM_LOG_WARNING, "realtime",
-                    "the non-real-time part %s was slower than real time in %llu of %llu "
-                    "windows of %.3f s (worst %.2fx, first from %.6f s): it must be fast enough "
-                    "on average",
-                    p->name, (unsigned long long)s->slow_windows,
-                    (unsigned long long)s->windows,
-                    rtcosim_time_to_seconds(rtcosim_rt_partner_window(rt)), s->worst_load,
-                    rtcosim_time_to_seconds(s->first_slow_at));
+    if (s->slow_windows) {
+        char text[512];
+        rtcosim_rt_slow_warning(rt, p->index, text, sizeof text);
+        rtcosim_log(RTCOSIM_LOG_WARNING, "realtime", "%s", text);
+    }
 }
 
 void rtcosim_rt_pace_finish(rtcosim_rt *rt)

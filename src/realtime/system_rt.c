@@ -194,13 +194,13 @@ static const char *component_of(const rtcosim_system_desc *d, const char *name, 
 }
 
 /* The components of part `part` (-1: of every non-real-time part, parts
- * separated by "; "), joined with sep. */
+ * separated by " | "), joined with sep. */
 static char *join_list(const rtcosim_system_desc *d, const int *part_of, int part,
                        const char *sep)
 {
     size_t len = 1;
     for (size_t i = 0; i < rtcosim_system_desc_component_count(d); i++)
-        len += strlen(rtcosim_system_desc_component(d, i)->name) + 2;
+        len += strlen(rtcosim_system_desc_component(d, i)->name) + 3;
     char *s = calloc(len, 1);
     int last = 0;
     for (int p = part < 0 ? 1 : part; s && p <= (part < 0 ? SRT_PARTS - 1 : part); p++)
@@ -208,7 +208,7 @@ static char *join_list(const rtcosim_system_desc *d, const int *part_of, int par
             if (part_of[i] != p)
                 continue;
             if (*s)
-                strcat(s, last == p ? sep : "; ");
+                strcat(s, last == p ? sep : " | ");
             last = p;
             strcat(s, rtcosim_system_desc_component(d, i)->name);
         }

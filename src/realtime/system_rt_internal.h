@@ -60,7 +60,7 @@ struct rtcosim_system_rt {
     rtcosim_clock *delay_clocks[SRT_PARTS];
     char *part_names[SRT_PARTS]; /* components of each part, ", "-joined */
     char *group_labels[SRT_PARTS]; /* each part's group: "realtime", its components '+'-joined */
-    char *nonrt_names; /* every non-real-time part's names, parts "; "-separated */
+    char *nonrt_names; /* every non-real-time part's names, parts " | "-separated */
     /* Start values of the inputs fed across the parts (from the whole
      * system's initialization), as "component.variable" and %.17g text. */
     char **cross_names, **cross_values;
