@@ -326,11 +326,12 @@ void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
             s->exchanges ? 100.0 * (double)s->estimated_exchanges / (double)s->exchanges : 0.0,
             (double)s->max_lag / 1e6, (unsigned long long)s->late_episodes,
             (unsigned long long)s->resync_frames_median, (unsigned long long)s->resync_frames_max);
-    fprintf(out, "  compute: real-time part mean %.1f us (%.1f%% of H), non-real-time part mean "
-                 "%.1f us p99 %.1f us per step (%.1f%% of real time)\n",
+    fprintf(out, "  compute: real-time part mean %.1f us (%.1f%% of H), non-real-time part%s "
+                 "mean %.1f us p99 %.1f us per step (%.1f%% of real time)\n",
             rtcosim_histogram_mean(e) / 1e3,
             100.0 * rtcosim_histogram_mean(e) * rt->options.rt_factor /
                 (double)rt->options.macro_step,
+            rt->partner_count > 1 ? "s (the highest of the parts)" : "",
             us(s->partner_compute_mean), us(s->partner_compute_p99), 100.0 * s->partner_load);
     for (size_t i = 0; rt->partner_count > 1 && i < rt->partner_count; i++) {
         const rtcosim_rt_part_summary *p = &rt->partners[i].summary;
