@@ -209,7 +209,7 @@ void rtcosim_rt_options_init(rtcosim_rt_options *options);
 /* Set one option from its command-line spelling, so that a CLI wires
  * `--NAME VALUE` in one line. Names and values:
  *   real-time-factor F (or rt-factor F) | overrun soft|catch-up|skip|fail | step SECONDS |
- *   stop-time SECONDS | start-time SECONDS | non-real-time NAME[,NAME...] |
+ *   stop-time SECONDS | start-time SECONDS | non-real-time NAME[,NAME...][;NAME...] |
  *   exchange N|N-M-... | estimator SPEC (see rtcosim_estimator_spec_parse) |
  *   report DIR | priority 1..99 | cpu N | partner-cpu N | lock-memory yes|no |
  *   cpu-dma-latency US (-1: leave) |
