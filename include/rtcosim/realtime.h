@@ -143,7 +143,7 @@ typedef struct rtcosim_rt_options {
     /* Per-signal estimators over the default above (borrowed until
      * rtcosim_rt_create): each names a signal from the non-real-time part as
      * in estimates.csv; its map and linear inputs are real-time outputs or
-     * (linear only) other signals from the non-real-time part. */
+     * other signals from the non-real-time parts. */
     const struct rtcosim_rt_signal_estimator *signal_estimators;
     size_t signal_estimator_count;
     /* tv after a step: the timestamp of the last input consumed (false) or

@@ -188,6 +188,35 @@ static void each_part_estimates_and_resynchronizes_on_its_own(void **state)
     teardown_parts(&t);
 }
 
+/* A map's input may be another part's signal: slow.y from fast.y through
+ * the table (1, 10) - (21, 40), i.e. 10 + 1.5 (fast.y - 1). At 7 ms fast.y
+ * = 15 arrived: 31 = y(7) exactly. */
+static void a_map_estimator_reads_another_parts_signal(void **state)
+{
+    (void)state;
+    two_parts t;
+    setup_parts(&t);
+    static const char table[] = "fast.y,slow.y\n1,10\n21,40\n";
+    rtcosim_map *map = NULL;
+    assert_int_equal(rtcosim_map_parse_csv(table, sizeof table - 1, "table", &map, NULL),
+                     RTCOSIM_OK);
+    memset(&t.linear, 0, sizeof t.linear);
+    snprintf(t.linear.signal, sizeof t.linear.signal, "slow.y");
+    rtcosim_estimator_spec_init(&t.linear.spec);
+    t.linear.spec.kind = RTCOSIM_ESTIMATOR_MAP;
+    t.linear.spec.map = map;
+    t.options.signal_estimators = &t.linear;
+    t.options.signal_estimator_count = 1;
+    assert_int_equal(run_parts(&t, MS(9), NULL), RTCOSIM_OK);
+    assert_int_equal(rtcosim_rt_record_count(t.rt), 3);
+    const rtcosim_estimate_record *r = rtcosim_rt_record_at(t.rt, 2);
+    assert_int_equal(r->te, MS(7));
+    assert_int_equal(r->kind, RTCOSIM_ESTIMATOR_MAP);
+    assert_true(r->estimate == 31.0 && r->late_value == 31.0);
+    teardown_parts(&t);
+    rtcosim_map_free(map);
+}
+
 /* A connection between two parts carries the value the real-time part holds
  * at the exchange: an estimate while the sending part is late. Stopping at
  * 5 ms, the last exchange (4 ms) sent slow fast.y's estimate 5 (y(4) = 9);
@@ -330,6 +359,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_part_estimates_and_resynchronizes_on_its_own),
+        cmocka_unit_test(a_map_estimator_reads_another_parts_signal),
         cmocka_unit_test(a_connection_between_parts_carries_the_value_used_at_the_exchange),
         cmocka_unit_test(each_part_has_its_own_pace_and_report_rows),
         cmocka_unit_test(parts_named_twice_or_sharing_a_clock_are_refused),
