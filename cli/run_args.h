@@ -41,7 +41,7 @@ typedef struct run_args {
     bool real_time, virtual_clock, no_calibrate, quiet;
     const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
     bool threads_auto; /* --threads auto */
-    bool given_factor, given_overrun, given_timeout; /* over the annotation */
+    bool given_factor, given_overrun, given_timeout, given_window; /* over the annotation */
     rtcosim_rt_options rt;
     char non_realtime[4096];
     char exchange[256];
