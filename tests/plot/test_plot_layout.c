@@ -504,6 +504,13 @@ static void units_from_an_fmu(void **state)
     assert_string_equal(plot_unit_map_find(m, "v"), "m/s");
     assert_null(plot_unit_map_find(m, "nothing"));
     plot_unit_map_free(m);
+    /* the vehicle example's SSD: connectors as "component.connector" */
+    if (plot_unit_map_load(VEHICLE_SSD, &m, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_string_equal(plot_unit_map_find(m, "scenario.v_set"), "km/h");
+    assert_string_equal(plot_unit_map_find(m, "ecu.v_set"), "m/s");
+    assert_string_equal(plot_unit_map_find(m, "ecu.throttle"), "1");
+    plot_unit_map_free(m);
     assert_int_equal(plot_unit_map_load(tu_scratch("a.txt"), &m, &err), RTCOSIM_EINVAL);
 }
 
