@@ -172,7 +172,8 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
     }
     plot_request req = {
         .title = title, .x_label = x_label, .y_label = opts->y_label,
-        .log_x = opts->log_x, .log_y = opts->log_y, .x_is_time = x_cols[0] < 0,
+        .log_x = opts->log_x, .log_y = opts->log_y,
+        .x_is_time = x_cols[0] < 0 && strcmp(tables[0]->first_name, "time") == 0,
         .panels = opts->panels, .has_from = opts->has_from, .has_to = opts->has_to,
         .from = opts->from, .to = opts->to, .width = opts->width, .height = opts->height,
         .series = series, .series_count = series_count, .always_legend = file_count > 1,

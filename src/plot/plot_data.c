@@ -221,6 +221,15 @@ static int mat_char(const matvar_t *v, size_t i)
     }
 }
 
+static bool mat_numeric(const matvar_t *v)
+{
+    return v && v->data && v->rank == 2 && !v->isComplex &&
+           (v->class_type == MAT_C_DOUBLE || v->class_type == MAT_C_SINGLE ||
+            v->class_type == MAT_C_INT32 || v->class_type == MAT_C_UINT32 ||
+            v->class_type == MAT_C_INT16 || v->class_type == MAT_C_UINT16 ||
+            v->class_type == MAT_C_INT8 || v->class_type == MAT_C_UINT8);
+}
+
 static size_t mat_count(const matvar_t *v)
 {
     return v && v->rank == 2 ? v->dims[0] * v->dims[1] : 0;
@@ -271,12 +280,18 @@ static rtcosim_status read_mat(const char *path, plot_table **out, rtcosim_error
     matvar_t *d1 = Mat_VarRead(mat, "data_1"), *d2 = Mat_VarRead(mat, "data_2");
     plot_table *t = NULL;
     bool transposed = false;
-    if (aclass && aclass->class_type == MAT_C_CHAR && aclass->rank == 2 && aclass->dims[0] >= 4) {
+    if (aclass && aclass->data && aclass->class_type == MAT_C_CHAR && aclass->rank == 2 &&
+        aclass->dims[0] >= 4) {
         char *kind = mat_string(aclass, 3, false);
         transposed = kind && strcmp(kind, "binTrans") == 0;
         free(kind);
     }
-    if (!name || !info || !d2 || name->class_type != MAT_C_CHAR || mat_count(info) == 0) {
+    if (d1 && !mat_numeric(d1)) {
+        Mat_VarFree(d1);
+        d1 = NULL;
+    }
+    if (!name || !name->data || name->rank != 2 || name->class_type != MAT_C_CHAR ||
+        !mat_numeric(info) || !mat_numeric(d2) || mat_count(info) == 0) {
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                "%s: not a Modelica/Dymola result file (needs Aclass, name, "
                                "dataInfo and data_2)", path);
@@ -310,7 +325,7 @@ static rtcosim_status read_mat(const char *path, plot_table **out, rtcosim_error
     for (size_t k = 1; k < names && st == RTCOSIM_OK; k++) {
         plot_column *col = &t->columns[k - 1];
         col->name = mat_string(name, k, transposed);
-        char *d = desc && desc->class_type == MAT_C_CHAR &&
+        char *d = desc && desc->data && desc->rank == 2 && desc->class_type == MAT_C_CHAR &&
                           (transposed ? desc->dims[1] : desc->dims[0]) == names
                       ? mat_string(desc, k, transposed)
                       : NULL;
