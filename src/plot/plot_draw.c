@@ -418,7 +418,7 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
         double pad = req->log_x ? 0.5 : (ax_hi != 0 ? fabs(ax_hi) * 0.1 : 1.0);
         ax_lo -= pad;
         ax_hi += pad;
-    } else if (!req->x_is_time) {
+    } else if (!req->x_is_time && !req->has_from && !req->has_to) {
         widen(&ax_lo, &ax_hi, req->log_x);
     }
 

@@ -99,9 +99,10 @@ rtcosim_status rtcosim_plot_rt_timing(const char *frames_csv, const char *output
         if (overruns) {
             snprintf(labels[count], sizeof labels[count], "overrun: frame end (%zu frame%s)", overruns,
                      overruns == 1 ? "" : "s");
-            series[count++] = (plot_series){.label = labels[count - 1], .unit = "us", .x = ox,
-                                            .y = oy, .n = overruns, .markers_only = true,
-                                            .color = 1, .line_style = 1};
+            series[count] = (plot_series){.label = labels[count], .unit = "us", .x = ox, .y = oy,
+                                          .n = overruns, .markers_only = true, .color = 1,
+                                          .line_style = 1};
+            count++;
         }
     }
     char period_label[80];
