@@ -128,7 +128,9 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
             s->x = x_cols[f] >= 0 ? t->columns[x_cols[f]].values : t->time;
             s->n = t->rows;
             s->color = (int)v;
-            s->line_style = file_count > 1 ? (int)(f % 4) * 1 + 1 : 1;
+            /* a file's line style; with one file, past the palette's colours
+             * the next variables are dashed, so that no two lines look alike */
+            s->line_style = file_count > 1 ? (int)(f % 4) + 1 : (int)((v / PLOT_PALETTE_SIZE) % 4) + 1;
             if (file_count > 1) {
                 const char *file = full_paths ? paths[f] : base_name(paths[f]);
                 size_t len = strlen(name) + strlen(file) + 4;

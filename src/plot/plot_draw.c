@@ -17,12 +17,14 @@
 #include "rtcosim/log.h"
 
 /* Okabe-Ito colours (distinguishable with the common colour-vision
- * deficiencies), then a few darker extras; series cycle through them. */
+ * deficiencies; its black replaced by violet, black being the axes' and
+ * the text's colour), then a few darker extras; series cycle through them. */
 static const unsigned char palette[][3] = {
-    {0, 114, 178},  {213, 94, 0},   {0, 158, 115}, {204, 121, 167}, {230, 159, 0},
-    {86, 180, 233}, {120, 120, 120}, {0, 0, 0},    {153, 51, 0},    {51, 102, 0},
+    {0, 114, 178},  {213, 94, 0},   {0, 158, 115},  {204, 121, 167}, {230, 159, 0},
+    {86, 180, 233}, {120, 120, 120}, {117, 62, 140}, {153, 51, 0},    {51, 102, 0},
 };
 #define PALETTE_SIZE (sizeof palette / sizeof palette[0])
+_Static_assert(PALETTE_SIZE == PLOT_PALETTE_SIZE, "plot_internal.h states the palette size");
 enum { COLOR_BACKGROUND = 0, COLOR_AXES = 1, COLOR_GRID = 2, COLOR_TEXT = 3, COLOR_LEGEND_EDGE = 4,
        FIRST_SERIES_COLOR = 5 };
 #define MARKER_LIMIT 50 /* series with at most this many points get markers */
@@ -489,16 +491,27 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
         .panel_count = panel_count, .y_lo = y_lo, .y_hi = y_hi, .y_labels = y_label_ptrs,
         .y_labels_short = y_short_ptrs, .legend = legend, .legend_count = want_legend ? legend_count : 0,
     };
-    bool placed = false;
-    if (plot_layout_make(&in, false, l)) {
-        if (!want_legend && l->y_labels_shortened) {
-            in.legend_count = legend_count;
-            plot_layout_make(&in, false, l);
+    /* The default page grows taller (100 px at a time) until the panels
+     * fit; a size the caller asked for is kept or refused. */
+    bool fits = false;
+    for (;;) {
+        in.height = height;
+        in.legend_count = want_legend ? legend_count : 0;
+        bool placed = false;
+        if (plot_layout_make(&in, false, l)) {
+            if (!want_legend && l->y_labels_shortened) {
+                in.legend_count = legend_count;
+                plot_layout_make(&in, false, l);
+            }
+            hit_context hc = {l, d, count, req, hline_panel, 0.3 * l->em, legend_panel};
+            placed = plot_layout_place_legend_inside(l, data_hits, &hc);
         }
-        hit_context hc = {l, d, count, req, hline_panel, 0.3 * l->em, legend_panel};
-        placed = plot_layout_place_legend_inside(l, data_hits, &hc);
+        fits = placed || plot_layout_make(&in, true, l);
+        if (fits || req->height > 0 || height + 100 > 20000)
+            break;
+        height += 100;
     }
-    if (!placed && !plot_layout_make(&in, true, l)) {
+    if (!fits) {
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                "%s: %dx%d pixels are too small for %zu panel%s and the legend "
                                "(use a larger --size or --panels one)",

@@ -47,6 +47,8 @@ void plot_unit_map_free(plot_unit_map *m);
 
 /* ---- the engine (plot_draw.c) ---- */
 
+enum { PLOT_PALETTE_SIZE = 10 }; /* colours before they repeat */
+
 typedef struct plot_series {
     const char *label;    /* legend text (unescaped) */
     const char *name;     /* the variable (for the axis label); NULL: label */

@@ -346,6 +346,43 @@ static void png_panels_and_text_stay_in_their_boxes(void **state)
     free(im.rgb);
 }
 
+static void default_page_grows_for_many_panels(void **state)
+{
+    (void)state;
+    const char *csv = tu_scratch("nine.csv");
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fprintf(f, "time,a,b,c,d,e,f,g,h,i\ns,m,s,kg,A,V,K,N,Pa,W\n");
+    for (int i = 0; i <= 50; i++)
+        fprintf(f, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d\n", i, i, -i, i * i, i % 5, i % 7, 3 * i, i / 3,
+                i % 2, 50 - i);
+    fclose(f);
+    const char *png = tu_scratch("nine.png");
+    plot_layout l;
+    rtcosim_plot_stats stats;
+    rtcosim_error err;
+    if (plot_files_layout(&csv, 1, NULL, 0, png, NULL, &l, &stats, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(stats.panels, 9);
+    assert_int_equal(l.width, 1000);
+    assert_true(l.height > 600); /* grown from the default */
+    assert_layout_sound(&l);
+    image im = read_png(png);
+    assert_int_equal(im.h, l.height);
+    assert_ink_accounted_for(&im, &l);
+    free(im.rgb);
+    /* a size asked for is kept: too small is an error naming the way out */
+    rtcosim_plot_options fixed = {.width = 1000, .height = 600};
+    assert_int_equal(plot_files_layout(&csv, 1, NULL, 0, png, &fixed, NULL, NULL, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "too small for 9 panels"));
+    /* on one axis it fits */
+    fixed.panels = RTCOSIM_PLOT_PANELS_ONE;
+    if (plot_files_layout(&csv, 1, NULL, 0, png, &fixed, &l, &stats, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(stats.panels, 1);
+}
+
 static void legend_inside_covers_no_data(void **state)
 {
     (void)state;
@@ -600,6 +637,7 @@ int main(void)
         cmocka_unit_test(segments_and_boxes),
         cmocka_unit_test(png_panels_and_text_stay_in_their_boxes),
         cmocka_unit_test(legend_inside_covers_no_data),
+        cmocka_unit_test(default_page_grows_for_many_panels),
         cmocka_unit_test(units_come_from_csv_row_and_mat_description),
         cmocka_unit_test(several_files_compare_runs),
         cmocka_unit_test(units_from_an_fmu),
