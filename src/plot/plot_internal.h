@@ -94,4 +94,9 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
                                  const rtcosim_plot_options *opts, plot_layout *layout,
                                  rtcosim_plot_stats *stats, rtcosim_error *err);
 
+/* rtcosim_plot_rt_timing with the layout handed back. */
+rtcosim_status plot_rt_timing_layout(const char *frames_csv, const char *output, double period_us,
+                                     bool mixed, const char *title, plot_layout *layout,
+                                     rtcosim_error *err);
+
 #endif

@@ -36,6 +36,13 @@ static double median_period_us(const plot_table *t)
 rtcosim_status rtcosim_plot_rt_timing(const char *frames_csv, const char *output, double period_us,
                                       bool mixed, const char *title, rtcosim_error *err)
 {
+    return plot_rt_timing_layout(frames_csv, output, period_us, mixed, title, NULL, err);
+}
+
+rtcosim_status plot_rt_timing_layout(const char *frames_csv, const char *output, double period_us,
+                                     bool mixed, const char *title, plot_layout *layout,
+                                     rtcosim_error *err)
+{
     if (!frames_csv || !output)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "rtcosim_plot_rt_timing: NULL argument");
     plot_table *t = NULL;
@@ -114,7 +121,7 @@ rtcosim_status rtcosim_plot_rt_timing(const char *frames_csv, const char *output
         .series = series, .series_count = count,
         .hlines = &period, .hline_count = period_us > 0 ? 1 : 0,
     };
-    st = plot_render(&req, output, NULL, NULL, err);
+    st = plot_render(&req, output, layout, NULL, err);
     free(ox);
     free(oy);
 done:

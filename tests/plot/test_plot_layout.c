@@ -274,8 +274,9 @@ static void segments_and_boxes(void **state)
 
 /* ---- the rendered picture ---- */
 
-/* Every black pixel is on a frame (or its ticks) or inside a text box. */
-static void assert_ink_accounted_for(const image *im, const plot_layout *l)
+/* Every black pixel is on a frame (or its ticks), inside a text box, or on
+ * the row of a reference line (row_y; NaN: none). */
+static void assert_ink_on(const image *im, const plot_layout *l, double row_y)
 {
     plot_box boxes[PLOT_MAX_TICKS * (PLOT_MAX_PANELS + 2) + PLOT_MAX_LEGEND + 8];
     size_t n = text_boxes(l, boxes);
@@ -292,6 +293,9 @@ static void assert_ink_accounted_for(const image *im, const plot_layout *l)
             }
             for (size_t i = 0; i < n && !ok; i++)
                 ok = in_box(boxes[i], x, y, 1);
+            if (!ok && fabs(y - row_y) <= 1.5 && x >= l->panels[0].frame.x0 &&
+                x <= l->panels[0].frame.x1)
+                ok = true;
             if (l->legend_count && !ok) /* the period line's legend sample */
                 for (size_t i = 0; i < l->legend_count && !ok; i++)
                     ok = fabs(y - l->legend_sample_y[i]) <= 2 && x >= l->legend_sample_x0[i] - 2 &&
@@ -300,6 +304,11 @@ static void assert_ink_accounted_for(const image *im, const plot_layout *l)
                 print_message("stray ink at %d,%d\n", x, y);
         }
     assert_int_equal(stray, 0);
+}
+
+static void assert_ink_accounted_for(const image *im, const plot_layout *l)
+{
+    assert_ink_on(im, l, NAN);
 }
 
 static void png_panels_and_text_stay_in_their_boxes(void **state)
@@ -617,6 +626,36 @@ static void timing_plot_marks_period_and_overruns(void **state)
     assert_non_null(strstr(text, "start lateness (100 frames at 0 us not shown)"));
     assert_non_null(strstr(text, "1000")); /* a decade tick of the log axis */
     free(text);
+    /* the picture: a dashed black line at 1000 us across the frame, a
+     * vermilion cross at each overrun's end (1500 + lateness us) */
+    const char *png = tu_scratch("timing.png");
+    plot_layout l;
+    if (plot_rt_timing_layout(frames, png, 1000, false, NULL, &l, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(l.panel_count, 1);
+    assert_layout_sound(&l);
+    image im = read_png(png);
+    plot_box fr = l.panels[0].frame;
+    int period_y = (int)lround(plot_layout_py(&l, 0, 3.0)); /* log10(1000) */
+    int black = 0, span = 0;
+    for (int x = (int)fr.x0 + 5; x < (int)fr.x1 - 5; x++, span++)
+        black += dark(&im, x, period_y) || dark(&im, x, period_y - 1) || dark(&im, x, period_y + 1);
+    assert_true(black > span / 3 && black < span * 95 / 100); /* dashed */
+    static const int overrun_frames[3] = {100, 500, 900};
+    for (int k = 0; k < 3; k++) {
+        int i = overrun_frames[k];
+        double late = i % 10 == 0 ? 0 : 5 + i % 7;
+        double cx = plot_layout_px(&l, i * 1e-3), cy = plot_layout_py(&l, 0, log10(1500 + late));
+        int vermilion = 0;
+        for (int y = (int)cy - 6; y <= (int)cy + 6; y++)
+            for (int x = (int)cx - 6; x <= (int)cx + 6; x++) {
+                const unsigned char *p = pixel(&im, x, y);
+                vermilion += p[0] > 170 && p[1] < 130 && p[2] < 60;
+            }
+        assert_true(vermilion >= 10);
+    }
+    assert_ink_on(&im, &l, plot_layout_py(&l, 0, 3.0));
+    free(im.rgb);
     /* the period from the frames' times when not given: 1 ms */
     if (rtcosim_plot_rt_timing(frames, svg, 0, false, NULL, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
