@@ -100,8 +100,9 @@ static bool next_field(const char **p, const char *end, char *out, size_t size)
     return true;
 }
 
-/* The units row: the second non-blank line, when its first cell is not a
- * number. Returns its start and end (NULL when there is none). */
+/* The units row: the second non-blank line, when its first cell is the
+ * time column's unit ("s", "sec", "[s]" or empty). Returns its start and
+ * end (NULL when there is none). */
 static const char *find_units_row(const char *data, size_t size, const char **row_end)
 {
     const char *end = data + size, *line = data;
@@ -117,9 +118,10 @@ static const char *find_units_row(const char *data, size_t size, const char **ro
                 char first[64];
                 const char *p = line;
                 next_field(&p, le, first, sizeof first);
-                char *stop = NULL;
-                strtod(first, &stop);
-                if (first[0] && stop && *stop == '\0')
+                /* the time column's unit: what units rows write there; any
+                 * other text stays a (bad) data row and is reported as such */
+                if (strcmp(first, "s") != 0 && strcmp(first, "") != 0 &&
+                    strcmp(first, "sec") != 0 && strcmp(first, "[s]") != 0)
                     return NULL;
                 *row_end = nl ? nl + 1 : end;
                 return line;

@@ -30,8 +30,8 @@ typedef struct plot_table {
 
 /* A results file by its extension: ".mat" the Dymola layout (binTrans or
  * binNormal, MAT v4 or v5, via libmatio), anything else CSV whose second
- * row may be units (a row whose first cell is not a number, as
- * `--csv-units` and OMSimulator/Dymola exports write it). Errors name the file. */
+ * row may be units (its first cell "s", "sec", "[s]" or empty, as
+ * `--csv-units` writes it). Errors name the file. */
 rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error *err);
 void plot_table_free(plot_table *t);
 ptrdiff_t plot_table_find(const plot_table *t, const char *name);
