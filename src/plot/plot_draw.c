@@ -27,6 +27,7 @@ static const unsigned char palette[][3] = {
 _Static_assert(PALETTE_SIZE == PLOT_PALETTE_SIZE, "plot_internal.h states the palette size");
 enum { COLOR_BACKGROUND = 0, COLOR_AXES = 1, COLOR_GRID = 2, COLOR_TEXT = 3, COLOR_LEGEND_EDGE = 4,
        FIRST_SERIES_COLOR = 5 };
+#define MAGNITUDE_SPAN 20.0 /* unitless series closer than this share a panel */
 #define MARKER_LIMIT 50 /* series with at most this many points get markers */
 #define MM_PER_PX (25.4 / 72.0) /* the cairo drivers' default 72 dpi */
 #define EM_PER_CAP 1.3286       /* PLplot's character height is the cap height */
@@ -36,6 +37,7 @@ typedef struct drawn {
     size_t n;
     size_t panel;
     bool markers;
+    double magnitude; /* largest |y| in the window */
 } drawn;
 
 static void log_plplot_abort(PLCHAR_VECTOR message)
@@ -353,14 +355,35 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
         goto done;
     }
 
-    /* panels: one per unit in order of first appearance, or one */
+    /* points, and each series' largest magnitude in the window */
+    size_t dropped = 0;
+    double ax_lo = req->log_x ? log10(x_lo) : x_lo, ax_hi = req->log_x ? log10(x_hi) : x_hi;
+    for (size_t i = 0; i < count; i++) {
+        if (!prepare(req, &req->series[i], x_lo, x_hi, width, &d[i], &dropped)) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", output);
+            goto done;
+        }
+        d[i].magnitude = 0;
+        for (size_t k = 0; k < d[i].n; k++)
+            if (!isnan(d[i].y[k]) && d[i].x[k] >= ax_lo && d[i].x[k] <= ax_hi)
+                d[i].magnitude = fmax(d[i].magnitude, fabs(d[i].y[k]));
+    }
+
+    /* panels: one per unit in order of first appearance, or one. Series
+     * without a unit share a panel only when their magnitudes are within a
+     * factor of MAGNITUDE_SPAN (a 0-1 throttle and a 0-5 gear, not 3000 rpm). */
     const char *units[PLOT_MAX_PANELS];
+    double mag_lo[PLOT_MAX_PANELS], mag_hi[PLOT_MAX_PANELS];
     size_t panel_count = 0;
     for (size_t i = 0; i < count + req->hline_count; i++) {
         const char *u = unit_key(i < count ? req->series[i].unit : req->hlines[i - count].unit);
+        double m = i < count && !req->log_y ? fmax(d[i].magnitude, DBL_MIN) : NAN;
         size_t p = 0;
         if (req->panels == RTCOSIM_PLOT_PANELS_AUTO)
-            while (p < panel_count && strcmp(units[p], u) != 0)
+            while (p < panel_count &&
+                   (strcmp(units[p], u) != 0 ||
+                    (!*u && !isnan(m) && !isnan(mag_lo[p]) &&
+                     fmax(mag_hi[p], m) > MAGNITUDE_SPAN * fmin(mag_lo[p], m))))
                 p++;
         if (p == panel_count) {
             if (panel_count == PLOT_MAX_PANELS) {
@@ -370,7 +393,12 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
                                        output, PLOT_MAX_PANELS);
                 goto done;
             }
-            units[panel_count++] = u;
+            units[panel_count] = u;
+            mag_lo[panel_count] = mag_hi[panel_count] = m;
+            panel_count++;
+        } else if (!isnan(m)) {
+            mag_lo[p] = isnan(mag_lo[p]) ? m : fmin(mag_lo[p], m);
+            mag_hi[p] = isnan(mag_hi[p]) ? m : fmax(mag_hi[p], m);
         }
         if (i < count)
             d[i].panel = p;
@@ -378,26 +406,19 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
             hline_panel[i - count] = p;
     }
 
-    /* points and ranges */
-    size_t dropped = 0;
+    /* ranges */
     double y_lo[PLOT_MAX_PANELS], y_hi[PLOT_MAX_PANELS];
     for (size_t p = 0; p < panel_count; p++) {
         y_lo[p] = DBL_MAX;
         y_hi[p] = -DBL_MAX;
     }
-    double ax_lo = req->log_x ? log10(x_lo) : x_lo, ax_hi = req->log_x ? log10(x_hi) : x_hi;
-    for (size_t i = 0; i < count; i++) {
-        if (!prepare(req, &req->series[i], x_lo, x_hi, width, &d[i], &dropped)) {
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", output);
-            goto done;
-        }
+    for (size_t i = 0; i < count; i++)
         for (size_t k = 0; k < d[i].n; k++) {
             if (isnan(d[i].y[k]) || d[i].x[k] < ax_lo || d[i].x[k] > ax_hi)
                 continue;
             y_lo[d[i].panel] = fmin(y_lo[d[i].panel], d[i].y[k]);
             y_hi[d[i].panel] = fmax(y_hi[d[i].panel], d[i].y[k]);
         }
-    }
     for (size_t i = 0; i < req->hline_count; i++) {
         double v = req->hlines[i].y;
         if (req->log_y && !(v > 0))

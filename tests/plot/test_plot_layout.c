@@ -538,6 +538,28 @@ static void several_files_compare_runs(void **state)
     assert_string_equal(err.message, "plot: no variable 'hh' in the results; did you mean 'h'?");
 }
 
+static void unitless_series_of_other_magnitudes_get_their_own_panel(void **state)
+{
+    (void)state;
+    write_file(tu_scratch("nounits.csv"), "time,throttle,gear,rpm\n0,0,1,900\n1,0.5,3,2500\n"
+                                          "2,1,5,3000\n");
+    const char *csv = tu_scratch("nounits.csv");
+    const char *png = tu_scratch("nounits.png");
+    plot_layout l;
+    rtcosim_plot_stats stats;
+    rtcosim_error err;
+    if (plot_files_layout(&csv, 1, NULL, 0, png, NULL, &l, &stats, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    /* throttle (at most 1) and gear (5) within a factor 20 share a panel; rpm does not */
+    assert_int_equal(stats.panels, 2);
+    assert_string_equal(l.panels[1].y_label, "rpm");
+    assert_true(l.panels[0].y_hi < 6 && l.panels[1].y_hi > 3000);
+    rtcosim_plot_options one = {.panels = RTCOSIM_PLOT_PANELS_ONE};
+    if (plot_files_layout(&csv, 1, NULL, 0, png, &one, &l, &stats, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(stats.panels, 1);
+}
+
 static void units_from_an_fmu(void **state)
 {
     (void)state;
@@ -680,6 +702,7 @@ int main(void)
         cmocka_unit_test(units_come_from_csv_row_and_mat_description),
         cmocka_unit_test(several_files_compare_runs),
         cmocka_unit_test(units_from_an_fmu),
+        cmocka_unit_test(unitless_series_of_other_magnitudes_get_their_own_panel),
         cmocka_unit_test(window_and_log_axis_counts),
         cmocka_unit_test(timing_plot_marks_period_and_overruns),
     };
