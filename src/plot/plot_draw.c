@@ -377,7 +377,8 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
     size_t panel_count = 0;
     for (size_t i = 0; i < count + req->hline_count; i++) {
         const char *u = unit_key(i < count ? req->series[i].unit : req->hlines[i - count].unit);
-        double m = i < count && !req->log_y ? fmax(d[i].magnitude, DBL_MIN) : NAN;
+        /* NaN: fits any panel (log axes, lines, a series that stays at 0) */
+        double m = i < count && !req->log_y && d[i].magnitude > 0 ? d[i].magnitude : NAN;
         size_t p = 0;
         if (req->panels == RTCOSIM_PLOT_PANELS_AUTO)
             while (p < panel_count &&

@@ -541,8 +541,8 @@ static void several_files_compare_runs(void **state)
 static void unitless_series_of_other_magnitudes_get_their_own_panel(void **state)
 {
     (void)state;
-    write_file(tu_scratch("nounits.csv"), "time,throttle,gear,rpm\n0,0,1,900\n1,0.5,3,2500\n"
-                                          "2,1,5,3000\n");
+    write_file(tu_scratch("nounits.csv"), "time,throttle,gear,rpm,grade\n0,0,1,900,0\n"
+                                          "1,0.5,3,2500,0\n2,1,5,3000,0\n");
     const char *csv = tu_scratch("nounits.csv");
     const char *png = tu_scratch("nounits.png");
     plot_layout l;
@@ -550,7 +550,8 @@ static void unitless_series_of_other_magnitudes_get_their_own_panel(void **state
     rtcosim_error err;
     if (plot_files_layout(&csv, 1, NULL, 0, png, NULL, &l, &stats, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
-    /* throttle (at most 1) and gear (5) within a factor 20 share a panel; rpm does not */
+    /* throttle (at most 1) and gear (5) within a factor 20 share a panel, rpm
+     * does not, grade (always 0) joins the first */
     assert_int_equal(stats.panels, 2);
     assert_string_equal(l.panels[1].y_label, "rpm");
     assert_true(l.panels[0].y_hi < 6 && l.panels[1].y_hi > 3000);
