@@ -1,9 +1,13 @@
-/* `rtcosim plot RESULTS.csv [VARIABLE ...] -o FILE.svg|.png`: draws result
- * time series (or any column against another, on log axes if asked) so a run
- * can be looked at without leaving the tool. */
+/* `rtcosim plot RESULTS... [VARIABLE ...] -o FILE.svg|.png`: draws result
+ * time series from CSV or MAT files (one panel per unit, units on the axes;
+ * several files compared in one plot), or any column against another, so a
+ * run can be looked at without leaving the tool. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "rtcosim/plot.h"
@@ -11,32 +15,69 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rtcosim plot RESULTS.csv [VARIABLE ...] -o FILE.svg|FILE.png [options]\n\n"
-            "Plots the named columns (default: all) of a results CSV (first column time).\n\n"
+            "usage: rtcosim plot RESULTS.csv|.mat [MORE.csv|.mat ...] [VARIABLE ...] -o FILE.svg|FILE.png\n"
+            "                    [options]\n\n"
+            "Plots the named variables (default: all of the first file) of results files (first\n"
+            "column time). CSV may carry a units row (simulate --csv-units); MAT files (Dymola\n"
+            "layout) carry units in their descriptions. Variables with different units go to\n"
+            "separate panels sharing the time axis (variables without units: by magnitude).\n"
+            "With several files, each variable is drawn from every file that has it, one line\n"
+            "style per file, to compare runs.\n\n"
             "options:\n"
-            "  -o, --output FILE   output file; .svg or .png picks the format\n"
-            "  --x COLUMN          column for the x axis (default: time)\n"
-            "  --log-x, --log-y    base-10 logarithmic axes\n"
-            "  --title TEXT        plot title (default: the CSV file name)\n"
-            "  --x-label TEXT      x axis label\n"
-            "  --y-label TEXT      y axis label\n"
-            "  --size WxH          size in pixels (default 1000x600)\n");
+            "  -o, --output FILE     output file; .svg or .png picks the format\n"
+            "  --panels auto|one     auto: one panel per unit (default); one: a single axis\n"
+            "  --from T, --to T      time window in seconds (with --x: window of that column)\n"
+            "  --units-from FILE     units for variables the results carry none for, from an\n"
+            "                        .fmu, .ssd/.ssp or .dbc (Message.Signal) file\n"
+            "  --x COLUMN            column for the x axis (default: time)\n"
+            "  --log-x, --log-y      base-10 logarithmic axes; says how many values at or below\n"
+            "                        zero it left out\n"
+            "  --title TEXT          plot title (default: the file names)\n"
+            "  --x-label TEXT        x axis label\n"
+            "  --y-label TEXT        y axis label (one panel only; default: name and unit)\n"
+            "  --size WxH            size in pixels (default 1000x600)\n");
+}
+
+static bool is_results_file(const char *arg)
+{
+    const char *dot = strrchr(arg, '.'), *slash = strrchr(arg, '/');
+    if (dot && (!slash || dot > slash) && (strcasecmp(dot, ".csv") == 0 || strcasecmp(dot, ".mat") == 0))
+        return true;
+    /* another results file without those extensions: a path to an existing file */
+    struct stat st;
+    return strchr(arg, '/') && stat(arg, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int parse_time(const char *option, const char *text, double *out)
+{
+    char *end = NULL;
+    double v = text ? strtod(text, &end) : NAN;
+    if (!text || !*text || *end || !isfinite(v))
+        return cli_fail("%s needs a time in seconds, e.g. %s 1.5 (got '%s')", option, option,
+                        text ? text : "");
+    *out = v;
+    return 0;
 }
 
 static int run_plot(int argc, char **argv)
 {
     rtcosim_plot_options opts = {0};
-    const char *csv = NULL, *output = NULL;
+    const char *output = NULL;
+    const char **files = calloc((size_t)argc, sizeof *files);
     const char **vars = calloc((size_t)argc, sizeof *vars);
-    size_t nvars = 0;
-    if (!vars)
+    size_t nfiles = 0, nvars = 0;
+    if (!vars || !files) {
+        free(files);
+        free(vars);
         return cli_fail("out of memory");
+    }
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
+            free(files);
             free(vars);
             return 0;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
@@ -49,6 +90,23 @@ static int run_plot(int argc, char **argv)
             rc = has_value ? (opts.x_label = argv[++i], 0) : cli_fail("--x-label needs a text");
         } else if (strcmp(a, "--y-label") == 0) {
             rc = has_value ? (opts.y_label = argv[++i], 0) : cli_fail("--y-label needs a text");
+        } else if (strcmp(a, "--units-from") == 0) {
+            rc = has_value ? (opts.units_from = argv[++i], 0)
+                           : cli_fail("--units-from needs an .fmu, .ssd, .ssp or .dbc file");
+        } else if (strcmp(a, "--panels") == 0) {
+            const char *v = has_value ? argv[++i] : "";
+            if (strcmp(v, "auto") == 0)
+                opts.panels = RTCOSIM_PLOT_PANELS_AUTO;
+            else if (strcmp(v, "one") == 0)
+                opts.panels = RTCOSIM_PLOT_PANELS_ONE;
+            else
+                rc = cli_fail("--panels takes auto or one (got '%s')", v);
+        } else if (strcmp(a, "--from") == 0) {
+            rc = parse_time("--from", has_value ? argv[++i] : NULL, &opts.from);
+            opts.has_from = true;
+        } else if (strcmp(a, "--to") == 0) {
+            rc = parse_time("--to", has_value ? argv[++i] : NULL, &opts.to);
+            opts.has_to = true;
         } else if (strcmp(a, "--log-x") == 0) {
             opts.log_x = true;
         } else if (strcmp(a, "--log-y") == 0) {
@@ -59,24 +117,31 @@ static int run_plot(int argc, char **argv)
                 rc = cli_fail("--size needs WIDTHxHEIGHT in pixels, e.g. 1200x700");
         } else if (a[0] == '-' && a[1] == '-') {
             rc = cli_unknown_option("plot", a, usage);
-        } else if (!csv) {
-            csv = a;
+        } else if (nvars == 0 && (nfiles == 0 || is_results_file(a))) {
+            files[nfiles++] = a; /* results files come first, then variables */
         } else {
             vars[nvars++] = a;
         }
     }
-    if (rc == 0 && !csv) {
+    if (rc == 0 && nfiles == 0) {
         usage(stderr);
         rc = cli_fail("plot: no results file given");
     } else if (rc == 0 && !output) {
         rc = cli_fail("plot: no output file given (-o FILE.svg or FILE.png)");
     }
+    if (rc == 0)
+        rc = cli_check_output_not_input("-o", output, files, nfiles);
     if (rc == 0) {
         rtcosim_error err;
         rtcosim_error_clear(&err);
-        if (rtcosim_plot_csv(csv, vars, nvars, output, &opts, &err) != RTCOSIM_OK)
+        rtcosim_plot_stats stats = {0};
+        if (rtcosim_plot_files(files, nfiles, vars, nvars, output, &opts, &stats, &err) != RTCOSIM_OK)
             rc = cli_fail_error(&err);
+        else if (stats.points_dropped_log)
+            fprintf(stderr, "rtcosim: plot: the log axis left out %zu value%s at or below zero\n",
+                    stats.points_dropped_log, stats.points_dropped_log == 1 ? "" : "s");
     }
+    free(files);
     free(vars);
     return rc;
 }

@@ -43,6 +43,12 @@ const char *rtcosim_csv_text(const rtcosim_csv *table, size_t row, size_t column
  * numbers in whole nanoseconds (e.g. step sizes of a sweep). */
 rtcosim_status rtcosim_csv_read_table_file(const char *path, rtcosim_csv **out,
                                            rtcosim_error *err);
+/* A general table from memory with text columns (results read for
+ * plotting: "nan" and "inf" cells kept as text). */
+rtcosim_status rtcosim_csv_read_table_memory_text(const char *name, const void *data, size_t size,
+                                                  bool (*is_text)(void *context, const char *column),
+                                                  void *context, rtcosim_csv **out,
+                                                  rtcosim_error *err);
 void rtcosim_csv_free(rtcosim_csv *table); /* NULL is a no-op */
 /* Name of the first column: "time" for input files. */
 const char *rtcosim_csv_first_column_name(const rtcosim_csv *table);

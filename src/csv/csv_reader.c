@@ -382,6 +382,15 @@ rtcosim_status rtcosim_csv_read_table_file(const char *path, rtcosim_csv **out,
     return read_file(path, true, NULL, out, err);
 }
 
+rtcosim_status rtcosim_csv_read_table_memory_text(const char *name, const void *data, size_t size,
+                                                  bool (*is_text)(void *context, const char *column),
+                                                  void *context, rtcosim_csv **out,
+                                                  rtcosim_error *err)
+{
+    text_columns tc = {is_text, context};
+    return read_memory(name, data, size, true, &tc, out, err);
+}
+
 const char *rtcosim_csv_text(const rtcosim_csv *t, size_t row, size_t column)
 {
     return t->is_text && column < t->column_count && t->is_text[column] && row < t->row_count

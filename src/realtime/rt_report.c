@@ -265,18 +265,18 @@ rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir, rt
         if (st != RTCOSIM_OK)
             return st;
     }
-    /* The timing at a glance: lateness and execution time of every frame,
-     * and in a mixed run the part of it spent on the partner's data. */
+    /* The timing at a glance: execution time and start lateness of every
+     * frame (and in a mixed run the exchange time) against the frame period,
+     * overruns marked (src/plot/plot_timing.c). */
     char frames[4200], timing[4200];
     snprintf(frames, sizeof frames, "%s/frames.csv", dir);
     snprintf(timing, sizeof timing, "%s/timing.svg", dir);
-    static const char *const timing_columns[] = {"lateness_us", "exec_us", "exchange_us"};
-    rtcosim_plot_options po = {.title = rt->mixed ? "Real-time frames: start lateness, execution "
-                                                    "and exchange time"
-                                                  : "Real-time frames: start lateness and "
-                                                    "execution time",
-                               .y_label = "time [us]"};
-    return rtcosim_plot_csv(frames, timing_columns, rt->mixed ? 3 : 2, timing, &po, err);
+    double period_us = (double)rt->period_num / rt->options.rt_factor / 1e3;
+    return rtcosim_plot_rt_timing(frames, timing, period_us, rt->mixed,
+                                  rt->mixed ? "Real-time frames: execution, start lateness and "
+                                              "exchange time"
+                                            : "Real-time frames: execution time and start lateness",
+                                  err);
 }
 
 void rtcosim_rt_slow_warning(const rtcosim_rt *rt, size_t part, char *text, size_t size)

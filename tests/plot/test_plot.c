@@ -161,7 +161,8 @@ static void test_bad_inputs_fail_with_messages(void **state)
     assert_int_equal(strncmp(err.message, msg, strlen(msg)), 0);
 
     const char *unknown[] = {"mass.x", "mass.y"};
-    snprintf(msg, sizeof msg, "%s: no variable 'mass.y' in the results", csv_path);
+    snprintf(msg, sizeof msg, "%s: no variable 'mass.y' in the results; did you mean 'mass.x'?",
+             csv_path);
     expect_failure(csv_path, unknown, 2, svg, NULL, RTCOSIM_ENOTFOUND, msg);
 
     expect_failure(csv_path, NULL, 0, "/nonexistent-dir/out.svg", NULL, RTCOSIM_EIO,
@@ -177,7 +178,7 @@ static void test_bad_inputs_fail_with_messages(void **state)
 
     const char *negative[] = {"mass.v"}; /* <= 0 everywhere */
     rtcosim_plot_options log_y = {.log_y = true};
-    snprintf(msg, sizeof msg, "%s: nothing to plot (a log axis needs positive values)", csv_path);
+    snprintf(msg, sizeof msg, "%s: nothing to plot (a log axis needs positive values)", svg);
     expect_failure(csv_path, negative, 1, svg, &log_y, RTCOSIM_EINVAL, msg);
 }
 

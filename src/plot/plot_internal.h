@@ -1,0 +1,102 @@
+/* What the plot layer's files share: result tables read for plotting (CSV
+ * with an optional units row, or a Modelica/Dymola MAT file), units taken
+ * from a model, and the engine that lays out and draws series in panels. */
+#ifndef RTCOSIM_PLOT_INTERNAL_H
+#define RTCOSIM_PLOT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plot/plot_layout.h"
+#include "rtcosim/plot.h"
+#include "rtcosim/status.h"
+
+/* ---- result tables (plot_data.c) ---- */
+
+typedef struct plot_column {
+    char *name;
+    char *unit;     /* NULL: none known ("" in a units row counts as none) */
+    double *values; /* one per row; NaN where the cell is empty or not a number */
+} plot_column;
+
+typedef struct plot_table {
+    char *path;
+    char *first_name; /* name of the abscissa column: "time" in results */
+    size_t rows;
+    double *time;     /* the first column, non-decreasing */
+    size_t column_count;
+    plot_column *columns;
+} plot_table;
+
+/* A results file by its extension: ".mat" the Dymola layout (binTrans or
+ * binNormal, MAT v4 or v5, via libmatio), anything else CSV whose second
+ * row may be units (its first cell "s", "sec", "[s]" or empty, as
+ * `--csv-units` writes it). Errors name the file. */
+rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error *err);
+void plot_table_free(plot_table *t);
+ptrdiff_t plot_table_find(const plot_table *t, const char *name);
+
+/* Units for the columns a table leaves without one, from a model: an FMU's
+ * variables, an SSD/SSP's connectors ("component.connector"), or a DBC's
+ * signals ("Message.Signal", also matching "bus.Message.Signal"). A name
+ * matches exactly or as the last dot-separated part of a column's name. */
+typedef struct plot_unit_map plot_unit_map;
+rtcosim_status plot_unit_map_load(const char *path, plot_unit_map **out, rtcosim_error *err);
+const char *plot_unit_map_find(const plot_unit_map *m, const char *column);
+void plot_unit_map_free(plot_unit_map *m);
+
+/* ---- the engine (plot_draw.c) ---- */
+
+enum { PLOT_PALETTE_SIZE = 10 }; /* colours before they repeat */
+
+typedef struct plot_series {
+    const char *label;    /* legend text (unescaped) */
+    const char *name;     /* the variable (for the axis label); NULL: label */
+    const char *unit;     /* NULL or "": none */
+    const double *x, *y;  /* n points, x non-decreasing when `reduce` */
+    size_t n;
+    bool markers_only;    /* points, no line (e.g. overrun frames) */
+    int color;            /* palette index */
+    int line_style;       /* PLplot pllsty 1 (solid) .. 8; 0: solid */
+} plot_series;
+
+typedef struct plot_hline {
+    double y;             /* in the unit below */
+    const char *unit;     /* panel it belongs to */
+    const char *label;    /* legend text */
+} plot_hline;
+
+typedef struct plot_request {
+    const char *title;
+    const char *x_label;
+    const char *y_label;  /* NULL: from the panel's unit and names */
+    bool log_x, log_y;
+    bool x_is_time;       /* long series reduced per pixel column */
+    bool always_legend;   /* e.g. several files: the legend says which is which */
+    rtcosim_plot_panels panels;
+    bool has_from, has_to;
+    double from, to;      /* x window */
+    int width, height;
+    const plot_series *series;
+    size_t series_count;
+    const plot_hline *hlines;
+    size_t hline_count;
+} plot_request;
+
+/* Lay out and draw into `output` (.svg or .png). layout (may be NULL)
+ * receives every box placed; stats (may be NULL) the counts. */
+rtcosim_status plot_render(const plot_request *req, const char *output, plot_layout *layout,
+                           rtcosim_plot_stats *stats, rtcosim_error *err);
+
+/* rtcosim_plot_files with the layout handed back (tests measure it). */
+rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
+                                 const char *const *variables, size_t n, const char *output,
+                                 const rtcosim_plot_options *opts, plot_layout *layout,
+                                 rtcosim_plot_stats *stats, rtcosim_error *err);
+
+/* rtcosim_plot_rt_timing with the layout handed back. */
+rtcosim_status plot_rt_timing_layout(const char *frames_csv, const char *output, double period_us,
+                                     bool mixed, const char *title, plot_layout *layout,
+                                     rtcosim_error *err);
+
+#endif
