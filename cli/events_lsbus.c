@@ -111,9 +111,11 @@ void events_lsbus_print(const events_lsbus *l)
         if (!l->nodes[i])
             continue;
         rtcosim_lsbus_event_node_counts(l->nodes[i], &tx, &rx);
-        printf("lsbus node %-9s frames tx %llu rx %llu (%s)\n",
+        printf("lsbus node %-9s frames tx %llu rx %llu, bus errors %llu (%s)\n",
                rtcosim_lsbus_event_node_name(l->nodes[i]), (unsigned long long)tx,
-               (unsigned long long)rx, l->specs[i].config.fmu_path);
+               (unsigned long long)rx,
+               (unsigned long long)rtcosim_lsbus_event_node_bus_errors(l->nodes[i]),
+               l->specs[i].config.fmu_path);
     }
 }
 

@@ -314,7 +314,11 @@ rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_compone
  * Tx_Data: each CAN Transmit reaches the bus tx_delay later (the node's
  * lookahead to the bus; the bus's to the node is its shortest frame, as for
  * native ECUs), a Configuration's CAN_BAUDRATE must equal the bus's. The bus
- * gives no Confirm and no Bus Error (BusNotifications false). */
+ * confirms each of its frames at the frame's end (Confirm) and reports each
+ * injected error (rtcosim_can_bus_config.error_every) as a Bus Error (flag
+ * primary when this node detected it, is_sender when it sent the frame); it
+ * buffers and retransmits frames that lose arbitration (no Arbitration
+ * Lost). */
 typedef struct rtcosim_lsbus_event_node rtcosim_lsbus_event_node;
 typedef struct rtcosim_lsbus_event_node_config {
     const char *name;      /* LP and bus node name */
@@ -343,6 +347,8 @@ rtcosim_component *rtcosim_lsbus_event_node_component(const rtcosim_lsbus_event_
 const char *rtcosim_lsbus_event_node_name(const rtcosim_lsbus_event_node *n);
 void rtcosim_lsbus_event_node_counts(const rtcosim_lsbus_event_node *n, uint64_t *frames_sent,
                                      uint64_t *frames_received);
+/* Bus Error operations delivered to the node. */
+uint64_t rtcosim_lsbus_event_node_bus_errors(const rtcosim_lsbus_event_node *n);
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,7 @@ struct rtcosim_lsbus_event_node {
     bool terminated;
     uint32_t vr_tx_data, vr_tx_clock, vr_rx_data, vr_rx_clock;
     uint8_t rx[64]; /* one CAN Transmit op: header 8 + 8 + data 8 */
-    uint64_t sent, received;
+    uint64_t sent, received, bus_errors;
 };
 
 static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
@@ -93,11 +93,46 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
     }
 }
 
-/* The node's event at t (the FMU stepped there): the frame rx, if any, in
- * Rx_Data; the discrete-state iteration; Tx; back to step mode; the next
- * time event scheduled. */
+/* The operation a bus event brings the node (section 5.5.1.2): a frame of
+ * another node (CAN Transmit), its own frame back at its end (Confirm; the
+ * kernel's bus buffers and retransmits a frame that lost arbitration, for
+ * which the standard has no Arbitration Lost), or an injected error (Bus
+ * Error: the flag primary for the node that detected it, is_sender for the
+ * transmitter). False for other events. */
+static bool op_of_event(const rtcosim_lsbus_event_node *n, const rtcosim_event *ev,
+                        rtcosim_lsbus_op *op)
+{
+    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
+    const rtcosim_can_bus_error *be = rtcosim_can_bus_error_of(ev);
+    memset(op, 0, sizeof *op);
+    if (rx && rx->sender == n->node) {
+        op->code = RTCOSIM_LSBUS_OP_CAN_CONFIRM;
+        op->u.id = rx->frame.id;
+    } else if (rx) {
+        op->code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        op->u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
+                                                      .ide = rx->frame.extended,
+                                                      .data_length = rx->frame.dlc,
+                                                      .data = rx->frame.data};
+    } else if (be) {
+        op->code = RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
+        op->u.bus_error.id = be->frame.id;
+        op->u.bus_error.error_code = be->code;
+        op->u.bus_error.error_flag = be->detector == n->node
+                                         ? RTCOSIM_LSBUS_CAN_PRIMARY_ERROR_FLAG
+                                         : RTCOSIM_LSBUS_CAN_SECONDARY_ERROR_FLAG;
+        op->u.bus_error.is_sender = be->sender == n->node;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* The node's event at t (the FMU stepped there): the bus's operation, if
+ * any, in Rx_Data; the discrete-state iteration; Tx; back to step mode; the
+ * next time event scheduled. */
 static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
-                                    const rtcosim_can_rx *rx, rtcosim_error *err)
+                                    const rtcosim_lsbus_op *op, rtcosim_error *err)
 {
     rtcosim_status st;
     if (n->terminated)
@@ -116,24 +151,10 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
     if (!rtcosim_component_in_event_mode(n->c) &&
         (st = rtcosim_component_enter_event_mode(n->c, err)) != RTCOSIM_OK)
         return fail(n, st, err);
-    if (rx) {
-        /* Its own frame, back at its end: the Confirm (section 5.5.1.2, as the
-         * integrated bus of `run --can-bus` gives it). The kernel's bus
-         * buffers and retransmits a frame that lost arbitration, for which
-         * the standard has no Arbitration Lost. */
-        bool own = rx->sender == n->node;
-        rtcosim_lsbus_op op = {.code = own ? RTCOSIM_LSBUS_OP_CAN_CONFIRM
-                                           : RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
-        if (own)
-            op.u.id = rx->frame.id;
-        else
-            op.u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
-                                                         .ide = rx->frame.extended,
-                                                         .data_length = rx->frame.dlc,
-                                                         .data = rx->frame.data};
+    if (op) {
         size_t used = 0;
         const bool tick = true;
-        if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, &op, err)) != RTCOSIM_OK)
+        if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, op, err)) != RTCOSIM_OK)
             return fail(n, st, err);
         rtcosim_binary value = {n->rx, used};
         if ((st = rtcosim_component_set(n->c, RTCOSIM_TYPE_BINARY, &n->vr_rx_data, 1, &value,
@@ -141,7 +162,8 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
             (st = rtcosim_component_set(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, 1, &tick,
                                         err)) != RTCOSIM_OK)
             return fail(n, st, err);
-        n->received += !own;
+        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
     }
     rtcosim_event_update u;
     if ((st = rtcosim_component_settle_events(n->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err)) !=
@@ -181,12 +203,13 @@ static rtcosim_status node_event(rtcosim_lp *lp, void *state, const rtcosim_even
                                  rtcosim_error *err)
 {
     rtcosim_lsbus_event_node *n = state;
-    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
-    if (!rx && ev->time != n->announced) /* a time event the FMU took back */
+    rtcosim_lsbus_op op;
+    bool from_bus = op_of_event(n, ev, &op);
+    if (!from_bus && ev->time != n->announced) /* a time event the FMU took back */
         return RTCOSIM_OK;
-    if (!rx)
+    if (!from_bus)
         n->scheduled = -1;
-    return node_event_at(n, lp, ev->time, rx, err);
+    return node_event_at(n, lp, ev->time, from_bus ? &op : NULL, err);
 }
 
 static const rtcosim_lp_model node_model = {.kind = "lsbus-node", .init = node_init,
@@ -275,6 +298,8 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
         st = rtcosim_can_bus_add_rx_all(bus, n->node, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_confirm_own(bus, n->node, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_notify_errors(bus, n->node, err);
     if (st != RTCOSIM_OK) {
         rtcosim_lsbus_event_node_free(n);
         return st;
@@ -304,4 +329,9 @@ void rtcosim_lsbus_event_node_counts(const rtcosim_lsbus_event_node *n, uint64_t
 {
     *frames_sent = n->sent;
     *frames_received = n->received;
+}
+
+uint64_t rtcosim_lsbus_event_node_bus_errors(const rtcosim_lsbus_event_node *n)
+{
+    return n->bus_errors;
 }
