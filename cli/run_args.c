@@ -118,6 +118,15 @@ void cli_run_usage(FILE *out)
             "                          clock, clocked variables move only when it ticks; a\n"
             "                          bus simulation's input countdown clock (SSD connector\n"
             "                          kind inout) may drive nodes' input clocks (a warning)\n"
+            "  --early-return-allowed  FMI 3.0 co-simulation FMUs that declare\n"
+            "                          canReturnEarlyAfterIntermediateUpdate run with\n"
+            "                          earlyReturnAllowed: they step first in each macro step;\n"
+            "                          one returning early at lastSuccessfulTime ends the step\n"
+            "                          there and the others step only to it (the next step\n"
+            "                          starts there, for all; a row there); another returner\n"
+            "                          already past it is rolled back (FMU state) and stepped\n"
+            "                          again. Needs one rate, no step control, one process,\n"
+            "                          components that vary their step\n"
             "  --can-bus NAME=COMP.TERMINAL[,COMP.TERMINAL..]\n"
             "                          rtcosim's CAN bus as the integrated bus simulation of\n"
             "                          FMI-LS-BUS CAN nodes (their network terminals, from\n"
@@ -265,6 +274,11 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--event-mode-used") == 0) {
             a->fmu_options.event_mode_where_declared = true;
+            a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        if (strcmp(opt, "--early-return-allowed") == 0) {
+            a->fmu_options.early_return_where_declared = true;
             a->build.fmu = &a->fmu_options;
             continue;
         }
