@@ -439,6 +439,7 @@ done:
     free(out.row);
     rtcosim_master_free(m);
     rtcosim_master_free(reference);
+    cli_can_bus_free(); /* after the masters: their bus components step these */
     rtcosim_system_desc_free(desc);
     return rc;
 }

@@ -30,6 +30,7 @@ enum {
 
 typedef struct rtcosim_ecu_vehicle_config {
     unsigned ecus;                  /* 1..64 */
+    const char *bus_name;           /* NULL: "can0" */
     uint32_t bitrate;               /* 0: 500 kbit/s */
     rtcosim_can_stuffing stuffing;
     rtcosim_plant_mode plant_mode;

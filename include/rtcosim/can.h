@@ -171,11 +171,15 @@ rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint3
                                       bool extended, uint8_t dlc, rtcosim_error *err);
 rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
                                       bool extended, rtcosim_error *err);
-/* The node receives every frame any other node may send (its receive
- * database becomes their TX databases at connect): LS-BUS node FMUs. */
+/* The node receives every frame of the other nodes: LS-BUS node FMUs. */
 /* The bus's bit rate (bit/s). */
 uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus);
 rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
+/* The node may send any identifier and length, beyond its TX database
+ * (LS-BUS node FMUs of a system, whose frames are known only as they come);
+ * the bus's lookahead to the nodes is then the shortest frame there is (a
+ * standard frame without data, 47 bits). Before connect. */
+rtcosim_status rtcosim_can_bus_tx_any(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
 /* The node gets each of its own frames back at the frame's end, as an
  * RTCOSIM_CAN_EVENT_RX whose sender is itself (LS-BUS node FMUs: the Confirm
  * of FMI-LS-BUS section 5.5.1.2). Before connect. */

@@ -304,6 +304,26 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
 /* The bridge of such a component (for its log and stats), NULL otherwise. */
 rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_component *c);
 
+/* The same component on the event kernel's CAN bus instead of the bridge
+ * (`rtcosim run --can-bus NAME=COMP.TERMINAL,...,ecus:N`): the nodes share
+ * src/can's bus LP `bus` of `sim` with the LPs already there (native and
+ * firmware ECUs). Per node a gateway LP joins the bus before it connects
+ * (the caller connects it): it may send any identifier, receives every
+ * other node's frame (CAN Transmit op), its own frames' Confirms and a Bus
+ * Error per injected error (rtcosim_can_bus_config.error_every). The
+ * component steps `sim` (rtcosim_events_begin at setup, _end at terminate):
+ * at each instant the Transmits of the nodes' Tx_Data go onto the bus at
+ * that instant, then the kernel runs to it; it announces the kernel's next
+ * event time (ECU tasks, frame ends), at which macro steps end. Classic
+ * frames only; a Configuration's CAN_BAUDRATE must be the bus's. sim and
+ * bus must outlive the component. */
+rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                                     const char *const *node_names,
+                                                     uint32_t node_count, rtcosim_component **out,
+                                                     rtcosim_error *err);
+/* The kernel bus of such a component, NULL otherwise. */
+rtcosim_can_bus *rtcosim_lsbus_can_lp_component_bus(rtcosim_component *c);
+
 /* ---- an LS-BUS CAN node FMU as an LP of the event kernel (event_node.c) ---- */
 
 /* The node FMU (FMI 3.0 co-simulation with Event Mode) on src/can's bus LP

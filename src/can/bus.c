@@ -44,7 +44,8 @@ typedef struct can_node {
     size_t tx_count, tx_capacity;
     uint32_t *rx_keys;
     size_t rx_count, rx_capacity;
-    bool rx_all; /* receives every frame another node may send (filled at connect) */
+    bool rx_all; /* receives every frame of the other nodes */
+    bool tx_any; /* may send any identifier (no TX database) */
     bool confirm; /* gets its own frames back at their end (LS-BUS Confirm) */
     bool notify_errors; /* gets RTCOSIM_CAN_EVENT_BUS_ERROR (LS-BUS Bus Error) */
     can_pending *queue; /* sorted by arbitration, capacity from the config */
@@ -178,7 +179,8 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     uint32_t key = id_key(sent.frame.id, sent.frame.extended);
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
-        if (i == winner_index ? !n->confirm : find_key(n->rx_keys, n->rx_count, key) < 0)
+        if (i == winner_index ? !n->confirm
+                              : !n->rx_all && find_key(n->rx_keys, n->rx_count, key) < 0)
             continue;
         rtcosim_status st = rtcosim_lp_send(lp, n->lp, duration, RTCOSIM_CAN_EVENT_RX,
                                             CAN_RX_PRIORITY, &rx, sizeof rx, err);
@@ -499,20 +501,21 @@ uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus)
     return bus->config.bitrate ? bus->config.bitrate : 500000;
 }
 
-static bool find_key_linear(const uint32_t *keys, size_t n, uint32_t key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (keys[i] == key)
-            return true;
-    return false;
-}
-
 rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
 {
     if (bus->connected || node >= bus->node_count)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': receive-all needs a node "
                                  "added before connect", bus->name);
     bus->nodes[node].rx_all = true;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_bus_tx_any(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
+{
+    if (bus->connected || node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': a node sending any "
+                                 "identifier must be added before connect", bus->name);
+    bus->nodes[node].tx_any = true;
     return RTCOSIM_OK;
 }
 
@@ -541,20 +544,6 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
     if (bus->connected)
         return RTCOSIM_OK;
     rtcosim_time_ns min_frame = RTCOSIM_TIME_MAX;
-    /* Receive-all nodes (LS-BUS node FMUs: an LS-BUS bus delivers every frame
-     * to every other node, section 5.5.1): every other node's TX keys. */
-    for (size_t i = 0; i < bus->node_count; i++) {
-        can_node *n = &bus->nodes[i];
-        for (size_t j = 0; n->rx_all && j < bus->node_count; j++)
-            for (size_t k = 0; j != i && k < bus->nodes[j].tx_count; k++) {
-                if (!util_array_reserve(&n->rx_keys, n->rx_count, &n->rx_capacity,
-                                        sizeof *n->rx_keys, 8))
-                    return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-                if (find_key_linear(n->rx_keys, n->rx_count, bus->nodes[j].tx_keys[k]))
-                    continue;
-                n->rx_keys[n->rx_count++] = bus->nodes[j].tx_keys[k];
-            }
-    }
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
         /* sort TX keys together with their DLCs (small: insertion sort) */
@@ -577,16 +566,21 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
                 min_frame = t;
         }
     }
-    if (min_frame == RTCOSIM_TIME_MAX) /* nobody sends: any positive bound holds */
+    bool any = false;
+    for (size_t i = 0; i < bus->node_count; i++)
+        any = any || bus->nodes[i].tx_any;
+    /* nobody sends, or a node may send anything: the shortest frame there
+     * is, a standard one without data */
+    if (min_frame == RTCOSIM_TIME_MAX || any)
         min_frame = 47 * bus->bit_ns;
     bus->min_frame = min_frame;
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
         rtcosim_status st = RTCOSIM_OK;
-        if (n->tx_count)
+        if (n->tx_count || n->tx_any)
             st = rtcosim_events_add_link(bus->sim, n->lp, bus->lp, n->tx_lookahead, err);
-        if (st == RTCOSIM_OK &&
-            (n->rx_count || n->notify_errors || (n->confirm && n->tx_count)))
+        if (st == RTCOSIM_OK && (n->rx_count || n->rx_all || n->notify_errors ||
+                                 (n->confirm && (n->tx_count || n->tx_any))))
             st = rtcosim_events_add_link(bus->sim, bus->lp, n->lp, min_frame, err);
         if (st != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
@@ -607,6 +601,10 @@ rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "can bus '%s', node '%s': ", bus->name, n->name);
     long k = find_key(n->tx_keys, n->tx_count, id_key(frame->id, frame->extended));
+    if (k < 0 && n->tx_any) {
+        can_tx_request req = {.frame = *frame, .node = node};
+        return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
+    }
     if (k < 0)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "can bus '%s': node '%s' sends id 0x%"
                                  PRIX32 " that is not in its TX database", bus->name, n->name,

@@ -11,6 +11,7 @@
 #include "rtcosim/can.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/lsbus.h"
+#include "lsbus_internal.h"
 
 /* Event type of the node's own time events (nextEventTime). */
 #define EVENT_NODE_TIME 0x1B00u
@@ -29,11 +30,21 @@ struct rtcosim_lsbus_event_node {
     uint32_t vr_tx_data, vr_tx_clock, vr_rx_data, vr_rx_clock;
     uint8_t rx[64]; /* one CAN Transmit op: header 8 + 8 + data 8 */
     uint64_t sent, received, bus_errors;
+    rtcosim_lp *sending; /* the LP's handle while send_ops runs */
 };
 
 static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
 {
     rtcosim_error_prefix(err, "lsbus node '%s': ", n->name);
+    return st;
+}
+
+/* One CAN Transmit of the node onto the bus, tx_delay later. */
+static rtcosim_status send_frame(void *context, const rtcosim_can_frame *frame, rtcosim_error *err)
+{
+    rtcosim_lsbus_event_node *n = context;
+    rtcosim_status st = rtcosim_can_transmit(n->sending, n->bus, n->node, frame, n->tx_delay, err);
+    n->sent += st == RTCOSIM_OK;
     return st;
 }
 
@@ -44,88 +55,10 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
     rtcosim_status st = rtcosim_component_get(n->c, RTCOSIM_TYPE_BINARY, &n->vr_tx_data, 1, &tx, err);
     if (st != RTCOSIM_OK)
         return fail(n, st, err);
-    rtcosim_lsbus_reader r;
-    rtcosim_lsbus_reader_init(&r, tx.data, tx.size);
-    for (;;) {
-        rtcosim_lsbus_op op;
-        bool got = false;
-        if ((st = rtcosim_lsbus_read(&r, &op, &got, err)) != RTCOSIM_OK)
-            return fail(n, st, err);
-        if (!got)
-            return RTCOSIM_OK;
-        switch (op.code) {
-        case RTCOSIM_LSBUS_OP_CAN_TRANSMIT: {
-            const rtcosim_lsbus_can_transmit *t = &op.u.transmit;
-            if (t->data_length > RTCOSIM_CAN_DATA_MAX)
-                return fail(n, rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                                 "CAN Transmit of id 0x%x has %u data bytes "
-                                                 "(a classic frame carries at most 8)",
-                                                 t->id, t->data_length), err);
-            rtcosim_can_frame f = {.id = t->id, .extended = t->ide != 0,
-                                   .dlc = (uint8_t)t->data_length};
-            if (t->data_length)
-                memcpy(f.data, t->data, t->data_length);
-            if ((st = rtcosim_can_transmit(lp, n->bus, n->node, &f, n->tx_delay, err)) !=
-                RTCOSIM_OK)
-                return fail(n, st, err);
-            n->sent++;
-            break;
-        }
-        case RTCOSIM_LSBUS_OP_CAN_CONFIGURATION:
-            /* The bus's rate is the system's: a node configuring another one
-             * would see other frame times than it expects. */
-            if (op.u.configuration.kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE &&
-                op.u.configuration.baudrate != rtcosim_can_bus_bitrate(n->bus))
-                return fail(n, rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                                 "configures CAN_BAUDRATE %u bit/s, but bus '%s' "
-                                                 "runs at %u bit/s (rtcosim events --bitrate)",
-                                                 op.u.configuration.baudrate,
-                                                 rtcosim_can_bus_name(n->bus),
-                                                 rtcosim_can_bus_bitrate(n->bus)), err);
-            break;
-        case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
-        case RTCOSIM_LSBUS_OP_CANXL_TRANSMIT:
-            return fail(n, rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                             "%s: the event kernel's CAN bus carries classic "
-                                             "frames only", rtcosim_lsbus_op_name(op.code)), err);
-        default: break; /* Status, Wakeup, unknown codes: nothing for this bus */
-        }
-    }
-}
-
-/* The operation a bus event brings the node (section 5.5.1.2): a frame of
- * another node (CAN Transmit), its own frame back at its end (Confirm; the
- * kernel's bus buffers and retransmits a frame that lost arbitration, for
- * which the standard has no Arbitration Lost), or an injected error (Bus
- * Error: the flag primary for the node that detected it, is_sender for the
- * transmitter). False for other events. */
-static bool op_of_event(const rtcosim_lsbus_event_node *n, const rtcosim_event *ev,
-                        rtcosim_lsbus_op *op)
-{
-    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
-    const rtcosim_can_bus_error *be = rtcosim_can_bus_error_of(ev);
-    memset(op, 0, sizeof *op);
-    if (rx && rx->sender == n->node) {
-        op->code = RTCOSIM_LSBUS_OP_CAN_CONFIRM;
-        op->u.id = rx->frame.id;
-    } else if (rx) {
-        op->code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
-        op->u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
-                                                      .ide = rx->frame.extended,
-                                                      .data_length = rx->frame.dlc,
-                                                      .data = rx->frame.data};
-    } else if (be) {
-        op->code = RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
-        op->u.bus_error.id = be->frame.id;
-        op->u.bus_error.error_code = be->code;
-        op->u.bus_error.error_flag = be->detector == n->node
-                                         ? RTCOSIM_LSBUS_CAN_PRIMARY_ERROR_FLAG
-                                         : RTCOSIM_LSBUS_CAN_SECONDARY_ERROR_FLAG;
-        op->u.bus_error.is_sender = be->sender == n->node;
-    } else {
-        return false;
-    }
-    return true;
+    n->sending = lp;
+    st = lsbus_tx_frames(tx.data, tx.size, rtcosim_can_bus_bitrate(n->bus),
+                         rtcosim_can_bus_name(n->bus), send_frame, n, err);
+    return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
 
 /* The node's event at t (the FMU stepped there): the bus's operation, if
@@ -204,7 +137,7 @@ static rtcosim_status node_event(rtcosim_lp *lp, void *state, const rtcosim_even
 {
     rtcosim_lsbus_event_node *n = state;
     rtcosim_lsbus_op op;
-    bool from_bus = op_of_event(n, ev, &op);
+    bool from_bus = lsbus_op_of_bus_event(n->node, ev, &op);
     if (!from_bus && ev->time != n->announced) /* a time event the FMU took back */
         return RTCOSIM_OK;
     if (!from_bus)
