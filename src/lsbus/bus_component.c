@@ -42,7 +42,7 @@ typedef struct bus_component {
     rtcosim_events *sim;              /* the kernel's bus and LPs, stepped here */
     rtcosim_can_bus *can;
     bus_gateway *gateways;
-    bool begun;
+    bool begun, warned_unknown;
     uint32_t node_count;
     bus_node *nodes;
     rtcosim_variable *vars;
@@ -167,6 +167,7 @@ static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns 
         return rtcosim_lsbus_can_bridge_push(b->bridge, node, t, tx, size, err);
     inject_context c = {b, node};
     return lsbus_tx_frames(tx, size, rtcosim_can_bus_bitrate(b->can), rtcosim_can_bus_name(b->can),
+                           b->names[(size_t)node * (MEMBERS + 1) + MEMBERS], &b->warned_unknown,
                            inject_frame, &c, err);
 }
 

@@ -31,6 +31,7 @@ struct rtcosim_lsbus_event_node {
     uint8_t rx[64]; /* one CAN Transmit op: header 8 + 8 + data 8 */
     uint64_t sent, received, bus_errors;
     rtcosim_lp *sending; /* the LP's handle while send_ops runs */
+    bool warned_unknown;
 };
 
 static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
@@ -57,7 +58,8 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
         return fail(n, st, err);
     n->sending = lp;
     st = lsbus_tx_frames(tx.data, tx.size, rtcosim_can_bus_bitrate(n->bus),
-                         rtcosim_can_bus_name(n->bus), send_frame, n, err);
+                         rtcosim_can_bus_name(n->bus), n->name, &n->warned_unknown, send_frame, n,
+                         err);
     return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
 

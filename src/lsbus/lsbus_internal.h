@@ -19,9 +19,12 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
  * Transmit (a classic frame: at most 8 data bytes), in order; a
  * Configuration's CAN_BAUDRATE must be the bus's bitrate; CAN FD and XL
  * Transmits are refused (that bus carries classic frames); other ops
- * (Status, Wakeup, codes this layer does not know) are skipped. Errors are
- * one line naming the op (the caller prefixes the node). */
+ * (Status, Wakeup) are skipped, and so are op codes this layer does not
+ * know, with one warning naming the node (*warned then true; section 5.2.1
+ * asks receivers to skip them). Errors are one line naming the op (the
+ * caller prefixes the node). */
 rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, const char *bus_name,
+                               const char *node_name, bool *warned,
                                rtcosim_status (*fn)(void *context, const rtcosim_can_frame *frame,
                                                     rtcosim_error *err),
                                void *context, rtcosim_error *err);

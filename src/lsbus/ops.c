@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
 #include "lsbus_internal.h"
 
@@ -388,6 +389,7 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
 }
 
 rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, const char *bus_name,
+                               const char *node_name, bool *warned,
                                rtcosim_status (*fn)(void *context, const rtcosim_can_frame *frame,
                                                     rtcosim_error *err),
                                void *context, rtcosim_error *err)
@@ -431,7 +433,15 @@ rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, co
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                      "%s: the event kernel's CAN bus carries classic frames only",
                                      rtcosim_lsbus_op_name(op.code));
-        default: break; /* Status, Wakeup, unknown codes: nothing for this bus */
+        default:
+            if (!op.known && !*warned) {
+                *warned = true;
+                rtcosim_log(RTCOSIM_LOG_WARNING, bus_name,
+                            "%s sent op code 0x%04" PRIX32 " (%" PRIu32 " bytes), not a CAN "
+                            "operation of LS-BUS 1.0: skipped (further ones too, silently)",
+                            node_name, op.code, op.length);
+            }
+            break; /* Status, Wakeup: nothing for this bus */
         }
     }
 }

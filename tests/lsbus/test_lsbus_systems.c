@@ -367,6 +367,16 @@ static void an_fmu_node_and_a_native_ecu_share_one_bus(void **state)
     out = read_text("out.txt");
     expect_in(out, "  a.bus_errors                     4\n");
     free(out);
+    /* an op code LS-BUS 1.0 does not have (corrupt 2: 0x0777 after each
+     * Transmit) is skipped with one warning naming the node; the frames go */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.corrupt", "2",
+                             "--output-variable", "a.tx_frames", NULL),
+                     0);
+    char *warn = read_text("err.txt");
+    assert_string_equal(warn, "[warning] can0: a.CAN sent op code 0x0777 (12 bytes), not a CAN "
+                              "operation of LS-BUS 1.0: skipped (further ones too, silently)\n");
+    free(warn);
     /* bad node lists */
     assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus", "can0=a.CAN,ecus:0", NULL),
                      1);
