@@ -354,6 +354,13 @@ typedef struct rtcosim_lsbus_event_node_config {
     const bool *tx_extended;
     size_t tx_count;
     rtcosim_time_ns start, stop;
+    /* Load the FMU for FMI 3.0 scheduled execution (chapter 5) instead:
+     * Rx_Clock a triggered input clock (its partition runs at each bus
+     * event, after Rx_Data is set), Tx_Clock an output clock; the LP runs
+     * the partitions due at each tick of the FMU's own scheduler
+     * (rtcosim_fmu_se_run_instant) and sends Tx_Data's frames when Tx_Clock
+     * ticked in that instant. */
+    bool scheduled_execution;
 } rtcosim_lsbus_event_node_config;
 
 /* Load, instantiate and initialize the FMU, add its LP and bus node (it

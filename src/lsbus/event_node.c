@@ -10,6 +10,7 @@
 
 #include "rtcosim/can.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/lsbus.h"
 #include "lsbus_internal.h"
 
@@ -28,6 +29,12 @@ struct rtcosim_lsbus_event_node {
     rtcosim_time_ns announced, scheduled;
     bool terminated;
     uint32_t vr_tx_data, vr_tx_clock, vr_rx_data, vr_rx_clock;
+    /* Scheduled execution (FMI 3.0 chapter 5): the clock indices of Rx_Clock
+     * (a triggered input clock: the receive partition) and Tx_Clock, and
+     * the Rx_Data waiting for the receive partition (size 0: none). */
+    bool se;
+    size_t rx_clock, tx_clock;
+    size_t rx_pending;
     uint8_t rx[64]; /* one CAN Transmit op: header 8 + 8 + data 8 */
     uint64_t sent, received, bus_errors;
     rtcosim_lp *sending; /* the LP's handle while send_ops runs */
@@ -66,12 +73,67 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
 /* The node's event at t (the FMU stepped there): the bus's operation, if
  * any, in Rx_Data; the discrete-state iteration; Tx; back to step mode; the
  * next time event scheduled. */
+/* The next time event: the FMU's announcement or its scheduler's next tick. */
+static rtcosim_status schedule_next(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
+                                    rtcosim_time_ns next, rtcosim_error *err)
+{
+    n->announced = next > t && next != RTCOSIM_TIME_MAX ? next : -1;
+    if (n->announced > 0 && n->announced <= n->stop && n->announced != n->scheduled) {
+        n->scheduled = n->announced;
+        rtcosim_status st =
+            rtcosim_lp_send(lp, n->lp, n->announced - t, EVENT_NODE_TIME, 0, NULL, 0, err);
+        if (st != RTCOSIM_OK)
+            return fail(n, st, err);
+    }
+    return RTCOSIM_OK;
+}
+
+/* Before the receive partition: the operation as its Rx_Data (FMI 3.0
+ * section 5.2.2: clocked inputs are set when their clock is active). */
+static rtcosim_status before_partition(void *context, size_t clock, rtcosim_error *err)
+{
+    rtcosim_lsbus_event_node *n = context;
+    if (clock != n->rx_clock || !n->rx_pending)
+        return RTCOSIM_OK;
+    rtcosim_binary value = {n->rx, n->rx_pending};
+    n->rx_pending = 0;
+    return rtcosim_component_set(n->c, RTCOSIM_TYPE_BINARY, &n->vr_rx_data, 1, &value, err);
+}
+
+/* A scheduled-execution node at t: the bus's operation triggers the receive
+ * partition, the partitions due at t run in priority order (its own
+ * scheduler's ticks: the transmit task), and when Tx_Clock ticked (a
+ * clockUpdate; read once per instant) Tx_Data's frames go. */
+static rtcosim_status se_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
+                                  const rtcosim_lsbus_op *op, rtcosim_error *err)
+{
+    rtcosim_status st;
+    if (op) {
+        size_t used = 0;
+        if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, op, err)) != RTCOSIM_OK ||
+            (st = rtcosim_fmu_se_trigger(n->c, n->rx_clock, err)) != RTCOSIM_OK)
+            return fail(n, st, err);
+        n->rx_pending = used;
+        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
+    }
+    uint64_t ticks = rtcosim_fmu_se_ticks(n->c, n->tx_clock);
+    if ((st = rtcosim_fmu_se_run_instant(n->c, t, before_partition, n, NULL, err)) != RTCOSIM_OK)
+        return fail(n, st, err);
+    n->fmu_time = t;
+    if (rtcosim_fmu_se_ticks(n->c, n->tx_clock) > ticks && (st = send_ops(n, lp, err)) != RTCOSIM_OK)
+        return st;
+    return schedule_next(n, lp, t, rtcosim_fmu_se_next_tick(n->c), err);
+}
+
 static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
                                     const rtcosim_lsbus_op *op, rtcosim_error *err)
 {
     rtcosim_status st;
     if (n->terminated)
         return RTCOSIM_OK;
+    if (n->se)
+        return se_event_at(n, lp, t, op, err);
     if (n->fmu_time < t) {
         rtcosim_step_result res;
         if ((st = rtcosim_component_do_step(n->c, n->fmu_time, t - n->fmu_time, &res, err)) !=
@@ -117,14 +179,7 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
     }
     if ((st = rtcosim_component_enter_step_mode(n->c, err)) != RTCOSIM_OK)
         return fail(n, st, err);
-    n->announced = u.next_event_time_defined && u.next_event_time > t ? u.next_event_time : -1;
-    if (n->announced > 0 && n->announced <= n->stop && n->announced != n->scheduled) {
-        n->scheduled = n->announced;
-        if ((st = rtcosim_lp_send(lp, n->lp, n->announced - t, EVENT_NODE_TIME, 0, NULL, 0,
-                                  err)) != RTCOSIM_OK)
-            return fail(n, st, err);
-    }
-    return RTCOSIM_OK;
+    return schedule_next(n, lp, t, u.next_event_time_defined ? u.next_event_time : -1, err);
 }
 
 static rtcosim_status node_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
@@ -165,6 +220,42 @@ static rtcosim_status member(rtcosim_lsbus_event_node *n, const char *path, cons
     return RTCOSIM_OK;
 }
 
+/* The clock index of the clock variable with reference vr. */
+static long clock_of(const rtcosim_component *c, uint32_t vr)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(c);
+    for (size_t i = 0; k && i < rtcosim_component_variable_count(c); i++)
+        if (rtcosim_component_variable(c, i)->value_reference == vr &&
+            rtcosim_component_variable(c, i)->type == RTCOSIM_TYPE_CLOCK)
+            return rtcosim_fmu_clock_index(k, i);
+    return -1;
+}
+
+/* Scheduled execution: Rx_Clock must be a triggered input clock (a model
+ * partition the bus activates), Tx_Clock an output clock. */
+static rtcosim_status se_clocks(rtcosim_lsbus_event_node *n, const char *path, rtcosim_error *err)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(n->c);
+    long rx = clock_of(n->c, n->vr_rx_clock), tx = clock_of(n->c, n->vr_tx_clock);
+    if (!k)
+        rx = tx = -1;
+    const rtcosim_variable *rxv = rx >= 0 ? rtcosim_component_variable(n->c, k->clocks[rx].variable)
+                                          : NULL;
+    const rtcosim_variable *txv = tx >= 0 ? rtcosim_component_variable(n->c, k->clocks[tx].variable)
+                                          : NULL;
+    if (!rxv || !txv || rxv->causality != RTCOSIM_CAUSALITY_INPUT ||
+        k->clocks[rx].kind != RTCOSIM_FMI_CLOCK_TRIGGERED ||
+        txv->causality != RTCOSIM_CAUSALITY_OUTPUT)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "lsbus node '%s': %s: in scheduled execution Rx_Clock must be a "
+                                 "triggered input clock (the receive partition) and Tx_Clock an "
+                                 "output clock",
+                                 n->name, path);
+    n->rx_clock = (size_t)rx;
+    n->tx_clock = (size_t)tx;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status set_start(rtcosim_lsbus_event_node *n, const char *name, const char *text,
                                 rtcosim_error *err)
 {
@@ -198,9 +289,12 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
     n->stop = cfg->stop;
     n->announced = n->scheduled = -1;
     const char *terminal = cfg->terminal ? cfg->terminal : "CAN";
-    rtcosim_fmu_options opts = {.event_mode_used = true};
+    n->se = cfg->scheduled_execution;
+    rtcosim_fmu_options opts = {.event_mode_used = !n->se};
+    if (n->se)
+        opts.interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
     rtcosim_status st = rtcosim_fmu_load(cfg->fmu_path, &opts, &n->c, err);
-    if (st == RTCOSIM_OK && !rtcosim_component_capabilities(n->c)->event_mode_used)
+    if (st == RTCOSIM_OK && !n->se && !rtcosim_component_capabilities(n->c)->event_mode_used)
         st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                "%s: an LS-BUS node of the event kernel needs FMI 3.0 "
                                "co-simulation with Event Mode (hasEventMode)", cfg->fmu_path);
@@ -212,6 +306,8 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
         st = member(n, cfg->fmu_path, terminal, "Rx_Data", RTCOSIM_TYPE_BINARY, &n->vr_rx_data, err);
     if (st == RTCOSIM_OK)
         st = member(n, cfg->fmu_path, terminal, "Rx_Clock", RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, err);
+    if (st == RTCOSIM_OK && n->se)
+        st = se_clocks(n, cfg->fmu_path, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_component_instantiate(n->c, n->name, err);
     if (st == RTCOSIM_OK)

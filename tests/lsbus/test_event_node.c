@@ -86,9 +86,8 @@ typedef struct outcome {
 /* The FMU sends fmu_id with fmu_len bytes, the native node native_id with
  * native_len, on the given scheduler; every error_every-th frame corrupted
  * (0: none), the native node then told of each error. */
-static void run_with_errors(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id,
-                            unsigned native_len, rtcosim_scheduler scheduler,
-                            uint32_t error_every, outcome *o)
+static void run_node(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id, unsigned native_len,
+                     rtcosim_scheduler scheduler, uint32_t error_every, bool se, outcome *o)
 {
     rtcosim_error err;
     rtcosim_events *sim = NULL;
@@ -117,9 +116,10 @@ static void run_with_errors(uint32_t fmu_id, unsigned fmu_len, uint32_t native_i
     uint32_t tx_id = fmu_id;
     uint8_t tx_dlc = (uint8_t)fmu_len;
     rtcosim_lsbus_event_node_config nc = {
-        .name = "fmu", .fmu_path = RTCOSIM_FMU_LSBUSNODE_FMI3, .start_names = names,
-        .start_texts = texts, .start_count = 4, .tx_ids = &tx_id, .tx_dlcs = &tx_dlc,
-        .tx_count = 1, .start = 0, .stop = 2500 * US};
+        .name = "fmu", .fmu_path = se ? RTCOSIM_FMU_LSBUSNODE_FMI3SE : RTCOSIM_FMU_LSBUSNODE_FMI3,
+        .start_names = names, .start_texts = texts, .start_count = 4, .tx_ids = &tx_id,
+        .tx_dlcs = &tx_dlc, .tx_count = 1, .start = 0, .stop = 2500 * US,
+        .scheduled_execution = se};
     if (rtcosim_lsbus_event_node_create(sim, bus, &nc, &fmu, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
@@ -155,6 +155,13 @@ static void run_with_errors(uint32_t fmu_id, unsigned fmu_len, uint32_t native_i
     rtcosim_lsbus_event_node_free(fmu);
     rtcosim_can_bus_free(bus);
     rtcosim_events_free(sim);
+}
+
+static void run_with_errors(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id,
+                            unsigned native_len, rtcosim_scheduler scheduler,
+                            uint32_t error_every, outcome *o)
+{
+    run_node(fmu_id, fmu_len, native_id, native_len, scheduler, error_every, false, o);
 }
 
 static void run(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id, unsigned native_len,
@@ -280,6 +287,36 @@ static void injected_errors_reach_the_fmu_as_bus_errors_and_are_retransmitted(vo
     assert_int_equal(c.fmu_bus_errors, 3);
 }
 
+/* The same node in scheduled execution (LsBusNode-fmi3se: its 1 ms transmit
+ * task and its receive partition on Rx_Clock) as an LP: its task composes
+ * the Configuration at 0 and a frame at 1 and 2 ms, so the frames, the
+ * receptions and Confirms are those of the Event Mode node above; the
+ * partitions ran at the frames' ends (last_rx_time, last_confirm_time). */
+static void a_scheduled_execution_fmu_is_a_node_too(void **state)
+{
+    (void)state;
+    outcome o;
+    run_node(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_SEQUENTIAL, 0, true, &o);
+    assert_int_equal(o.log_count, 4);
+    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
+    check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
+    check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
+    check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
+    assert_int_equal(o.fmu_tx, 2);
+    assert_int_equal(o.fmu_rx, 2);
+    assert_true(fabs(o.fmu_last_time - 0.0021) < 1e-12);
+    assert_int_equal(o.fmu_confirms, 2);
+    assert_true(fabs(o.fmu_last_confirm - 0.002324) < 1e-12);
+    assert_int_equal(o.nat.received, 2);
+    /* and the conservative scheduler on two threads alike */
+    outcome c;
+    run_node(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_CONSERVATIVE, 0, true, &c);
+    assert_int_equal(c.log_count, 4);
+    for (size_t i = 0; i < 4; i++)
+        check_frame(&c.log[i], o.log[i].start, o.log[i].end, o.log[i].frame.id);
+    assert_int_equal(c.fmu_confirms, 2);
+}
+
 /* A node configuring another rate than the bus's is refused, naming it. */
 static void a_node_configuring_another_rate_is_an_error(void **state)
 {
@@ -317,6 +354,7 @@ int main(void)
         cmocka_unit_test(the_conservative_scheduler_gives_the_same_frames),
         cmocka_unit_test(a_node_configuring_another_rate_is_an_error),
         cmocka_unit_test(injected_errors_reach_the_fmu_as_bus_errors_and_are_retransmitted),
+        cmocka_unit_test(a_scheduled_execution_fmu_is_a_node_too),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
