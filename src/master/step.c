@@ -497,6 +497,10 @@ static rtcosim_status step_returner(rtcosim_master *m, master_component *mc, rtc
         if ((st = rtcosim_component_set_state(mc->c, mc->rollback, err)) != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "master: rolling '%s' back to t=%.9f s: ", mc->name,
                                         rtcosim_time_to_seconds(t));
+        if (*h == 0) { /* back at t, where another handles its event first */
+            mc->step_result = (rtcosim_step_result){.last_successful_time = t};
+            return RTCOSIM_OK;
+        }
     } else {
         mc->step_start = t;
         mc->h = *h;
@@ -540,7 +544,7 @@ static rtcosim_status step_returners(rtcosim_master *m, rtcosim_time_ns *h, rtco
     for (size_t a = 0; a < m->active_count; a++) {
         size_t c = m->active[a];
         master_component *mc = &m->comps[c];
-        if (!mc->returns_early) {
+        if (!mc->returns_early || *h == 0) { /* h 0: one stopped at t (below) */
             m->rest[rest++] = c;
             continue;
         }
@@ -589,6 +593,18 @@ rtcosim_status master_single_rate_tick(rtcosim_master *m, rtcosim_time_ns h, rtc
             return st;
         active = m->rest;
         n = m->rest_count;
+        if (h == 0) {
+            /* An event-mode returner stopped at t itself (an event a hair
+             * after t): the others stay at t and its event is handled there
+             * (master_event_tick); nothing else changed. */
+            for (size_t a = 0; a < n; a++) {
+                master_component *mc = &m->comps[active[a]];
+                mc->h = 0;
+                mc->next_time = m->time;
+                mc->step_result = (rtcosim_step_result){.last_successful_time = m->time};
+            }
+            return RTCOSIM_OK;
+        }
     }
     const rtcosim_time_ns t = m->time, next = t + h;
     if (m->order == RTCOSIM_ORDER_JACOBI) {

@@ -76,7 +76,7 @@ static rtcosim_status keep_row(void *context, rtcosim_time_ns t, const double *v
 static const char *const observed[] = {"a.h", "a.counter", "b.h", "b.counter", "c.h", "c.counter"};
 
 typedef struct setup {
-    bool early_return, gauss_seidel, step_control;
+    bool early_return, gauss_seidel, step_control, event_mode;
 } setup;
 
 static rtcosim_status run(setup s, rows *r, uint64_t *early_returns, rtcosim_error *err)
@@ -87,7 +87,8 @@ static rtcosim_status run(setup s, rows *r, uint64_t *early_returns, rtcosim_err
     rtcosim_system_desc *d = NULL;
     if (rtcosim_system_desc_load(ssd, &d, err) != RTCOSIM_OK)
         fail_msg("%s", err->message);
-    rtcosim_fmu_options fo = {.early_return_where_declared = s.early_return};
+    rtcosim_fmu_options fo = {.early_return_where_declared = s.early_return,
+                              .event_mode_where_declared = s.event_mode};
     rtcosim_system_build_options opts = {.fmu = &fo, .observe = observed, .observe_count = 6};
     opts.overrides.has_step_size = true;
     opts.overrides.step_size_ns = 400 * RTCOSIM_NS_PER_MS;
@@ -164,6 +165,30 @@ static void gauss_seidel_order_gives_the_same_rows(void **state)
     assert_string_equal(r.text, expected);
 }
 
+/* With Event Mode too, the FMUs that returned early hand their events to the
+ * master (eventHandlingNeeded): a row before and one after each event, the
+ * counters stepping at the ticks worked out above. An event a hair after an
+ * instant (the FMU's double time) returns at that instant itself: the
+ * others stay there and it is handled there (more rows at that instant). */
+static void with_event_mode_the_events_are_handled_where_the_steps_ended(void **state)
+{
+    (void)state;
+    rows r = {.used = 0};
+    rtcosim_error err;
+    if (run((setup){.early_return = true, .event_mode = true}, &r, NULL, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    /* a's tick at 0.75: before and after (b's tick at 0.5 came first) */
+    assert_non_null(strstr(r.text, "\n0.75,2.1875,0,0.3125,1,2.1875,1\n"
+                                   "0.75,2.1875,1,0.3125,1,2.1875,1\n0.8,"));
+    /* a's tick at 1.5 with b's, at 2.25 a's alone */
+    assert_non_null(strstr(r.text, "\n1.5,1.25,1,0,2,1.25,2\n1.5,1.25,2,0,3,1.25,2\n1.6,"));
+    assert_non_null(strstr(r.text, "\n2.25,0.3125,2,0,4,0.3125,3\n2.25,0.3125,3,0,4,0.3125,3\n"));
+    /* the last row: every tick counted, the balls at rest */
+    size_t n = strlen(r.text);
+    assert_true(n > 20);
+    assert_string_equal(r.text + n - strlen("\n3,0,4,0,6,0,4\n"), "\n3,0,4,0,6,0,4\n");
+}
+
 /* Without early return the steps stay on the grid and the FMUs handle their
  * events inside them: rows at 0.4 k only. */
 static void without_the_option_the_steps_stay_on_the_grid(void **state)
@@ -197,6 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(steps_end_where_an_fmu_returns_early_and_the_others_follow),
         cmocka_unit_test(gauss_seidel_order_gives_the_same_rows),
+        cmocka_unit_test(with_event_mode_the_events_are_handled_where_the_steps_ended),
         cmocka_unit_test(without_the_option_the_steps_stay_on_the_grid),
         cmocka_unit_test(step_control_with_early_return_is_refused_naming_the_fmu),
     };
