@@ -377,6 +377,19 @@ static void an_fmu_node_and_a_native_ecu_share_one_bus(void **state)
     assert_string_equal(warn, "[warning] can0: a.CAN sent op code 0x0777 (12 bytes), not a CAN "
                               "operation of LS-BUS 1.0: skipped (further ones too, silently)\n");
     free(warn);
+    /* bad operations on that bus: one line naming the node */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.corrupt", "1",
+                             NULL),
+                     1);
+    expect_one_line_error("'can0': Tx_Data of a.CAN: LS-BUS CAN Transmit (op code 0x0010) at "
+                          "byte 0: length field 20 runs past the buffer (16 bytes left)");
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.bitrate",
+                             "250000", NULL),
+                     1);
+    expect_one_line_error("Tx_Data of a.CAN: configures CAN_BAUDRATE 250000 bit/s, but bus "
+                          "'can0' runs at 500000 bit/s");
     /* bad node lists */
     assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus", "can0=a.CAN,ecus:0", NULL),
                      1);
