@@ -53,8 +53,17 @@ static void usage(FILE *out)
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
             "                     it sends (repeatable, needed), delay=T its lookahead to the\n"
-            "                     bus (default 0), terminal=NAME (default CAN), any other key a\n"
-            "                     start value; it receives every frame, without Confirm\n"
+            "                     bus (default 0), terminal=NAME (default CAN), interface=se\n"
+            "                     for an FMU in scheduled execution (Rx_Clock a triggered\n"
+            "                     input clock, its partitions run at its own clocks' ticks and\n"
+            "                     at each frame), any other key a start value; it receives\n"
+            "                     every frame, a Confirm of each\n"
+            "                     of its own and a Bus Error for each injected error\n"
+            "  --can-error-every N  corrupt every N-th frame on the bus (error injection): it\n"
+            "                     reaches no receiver and is retransmitted; LS-BUS nodes get a\n"
+            "                     Bus Error operation at its end (default 0: none)\n"
+            "  --can-error-code C the kind of injected error, LS-BUS 1.0 Bus Error codes: 1 bit,\n"
+            "                     2 stuff, 3 form, 4 CRC (default), 5 ACK, 6 broken error frame\n"
             "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
             "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
             "  --sil ECU=PATH.so  run ECU's code from application C built for the host as a\n"
@@ -292,6 +301,15 @@ static int run_events(int argc, char **argv)
             vc.bitrate = (uint32_t)n;
         } else if (strcmp(a, "--can-log") == 0) {
             can_log = v;
+        } else if (strcmp(a, "--can-error-every") == 0) {
+            if (parse_uint(v, UINT32_MAX, &n) != 0)
+                return cli_fail("events: --can-error-every needs a whole number >= 0, got '%s'", v);
+            vc.error_every = (uint32_t)n;
+        } else if (strcmp(a, "--can-error-code") == 0) {
+            if (parse_uint(v, 6, &n) != 0 || n == 0)
+                return cli_fail("events: --can-error-code needs 1..6 (LS-BUS 1.0 Bus Error codes),"
+                                " got '%s'", v);
+            vc.error_code = (uint8_t)n;
         } else if (strcmp(a, "--lsbus-node") == 0) {
             if (events_lsbus_parse(&lsbus, v, &err) != RTCOSIM_OK)
                 return cli_fail_error(&err);
@@ -449,6 +467,10 @@ static int run_events(int argc, char **argv)
            bs.frames, 100.0 * bs.load, bs.max_queue, (double)bs.max_latency_ns / 1e3,
            (double)rtcosim_can_bus_min_frame_time(rtcosim_ecu_vehicle_bus(vehicle)) / 1e3,
            bs.overloaded ? " (OVERLOADED)" : "");
+    if (vc.error_every)
+        printf("can errors  %" PRIu64 " frames corrupted (1 in %" PRIu32 " started, code %u), "
+               "each retransmitted\n", bs.bus_errors, vc.error_every,
+               vc.error_code ? vc.error_code : RTCOSIM_CAN_ERROR_CRC);
     for (size_t i = 0; i < rtcosim_ecu_vehicle_ecu_count(vehicle); i++) {
         rtcosim_ecu *e = rtcosim_ecu_vehicle_ecu(vehicle, i);
         rtcosim_ecu_stats es;

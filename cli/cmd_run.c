@@ -401,6 +401,10 @@ static int run_system(const run_args *a)
     if (rtcosim_master_event_count(m) > 0)
         printf("events: %llu (FMI 3.0 Event Mode; a row before and one after each)\n",
                (unsigned long long)rtcosim_master_event_count(m));
+    if (rtcosim_master_early_return_count(m) > 0)
+        printf("early returns: %llu (FMI 3.0; each ended its macro step at the FMU's "
+               "lastSuccessfulTime)\n",
+               (unsigned long long)rtcosim_master_early_return_count(m));
     rtcosim_master_parallel par;
     if (rtcosim_master_get_parallel(m, &par, NULL) == RTCOSIM_OK && (par.threads > 1 || par.automatic)) {
         char line[300];
@@ -435,6 +439,7 @@ done:
     free(out.row);
     rtcosim_master_free(m);
     rtcosim_master_free(reference);
+    cli_can_bus_free(); /* after the masters: their bus components step these */
     rtcosim_system_desc_free(desc);
     return rc;
 }

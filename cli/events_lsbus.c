@@ -1,7 +1,8 @@
 /* `rtcosim events --lsbus-node NAME=FMU[,key=value...]`: LS-BUS node FMUs as
  * LPs of the event kernel on the vehicle's CAN bus (src/lsbus/event_node.c),
  * beside the native and firmware ECUs. Keys: tx=ID:DLC (a frame it may
- * send; repeatable), delay=SECONDS (its lookahead to the bus), terminal=NAME;
+ * send; repeatable), delay=SECONDS (its lookahead to the bus), terminal=NAME,
+ * interface=cs|se (co-simulation with Event Mode, or scheduled execution);
  * any other key is a start value of the FMU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,13 @@ rtcosim_status events_lsbus_parse(events_lsbus *l, const char *spec, rtcosim_err
                                          "'%s'", head, v);
         } else if (strcmp(f, "terminal") == 0) {
             s->config.terminal = v;
+        } else if (strcmp(f, "interface") == 0) {
+            if (strcmp(v, "se") != 0 && strcmp(v, "cs") != 0)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "events: --lsbus-node %s: interface is cs (co-simulation "
+                                         "with Event Mode, the default) or se (scheduled "
+                                         "execution), got '%s'", head, v);
+            s->config.scheduled_execution = strcmp(v, "se") == 0;
         } else {
             if (s->config.start_count == EVENTS_LSBUS_STARTS)
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
@@ -111,9 +119,11 @@ void events_lsbus_print(const events_lsbus *l)
         if (!l->nodes[i])
             continue;
         rtcosim_lsbus_event_node_counts(l->nodes[i], &tx, &rx);
-        printf("lsbus node %-9s frames tx %llu rx %llu (%s)\n",
+        printf("lsbus node %-9s frames tx %llu rx %llu, bus errors %llu (%s)\n",
                rtcosim_lsbus_event_node_name(l->nodes[i]), (unsigned long long)tx,
-               (unsigned long long)rx, l->specs[i].config.fmu_path);
+               (unsigned long long)rx,
+               (unsigned long long)rtcosim_lsbus_event_node_bus_errors(l->nodes[i]),
+               l->specs[i].config.fmu_path);
     }
 }
 

@@ -118,15 +118,30 @@ void cli_run_usage(FILE *out)
             "                          clock, clocked variables move only when it ticks; a\n"
             "                          bus simulation's input countdown clock (SSD connector\n"
             "                          kind inout) may drive nodes' input clocks (a warning)\n"
-            "  --can-bus NAME=COMP.TERMINAL[,COMP.TERMINAL..]\n"
+            "  --early-return-allowed  FMI 3.0 co-simulation FMUs that declare\n"
+            "                          canReturnEarlyAfterIntermediateUpdate run with\n"
+            "                          earlyReturnAllowed: they step first in each macro step;\n"
+            "                          one returning early at lastSuccessfulTime ends the step\n"
+            "                          there and the others step only to it (the next step\n"
+            "                          starts there, for all; a row there); another returner\n"
+            "                          already past it is rolled back (FMU state) and stepped\n"
+            "                          again. Needs one rate, no step control, one process,\n"
+            "                          components that vary their step\n"
+            "  --can-bus NAME=NODE[,NODE..]\n"
             "                          rtcosim's CAN bus as the integrated bus simulation of\n"
-            "                          FMI-LS-BUS CAN nodes (their network terminals, from\n"
-            "                          terminalsAndIcons.xml): arbitration by identifier,\n"
-            "                          frames for their stuffed bits at the rate the nodes\n"
-            "                          configure, Transmit to the others and Confirm to the\n"
-            "                          sender at the frame's end, Arbitration Lost as the\n"
-            "                          node configured; steps end at the bus's next event.\n"
-            "                          Implies --event-mode-used; repeatable\n"
+            "                          FMI-LS-BUS CAN nodes, NODE = COMP.TERMINAL (a network\n"
+            "                          terminal, from terminalsAndIcons.xml): arbitration by\n"
+            "                          identifier, frames for their stuffed bits at the rate\n"
+            "                          the nodes configure, Transmit to the others and Confirm\n"
+            "                          to the sender at the frame's end, Arbitration Lost as\n"
+            "                          the node configured; steps end at the bus's next event.\n"
+            "                          Implies --event-mode-used; repeatable. With NODE =\n"
+            "                          ecus:N (the example vehicle's first N native ECUs with\n"
+            "                          their plants, as rtcosim events --ecus N) and/or\n"
+            "                          firmware:ECU=ELF (that ECU on the emulated core, as\n"
+            "                          events --firmware) the bus is the event kernel's, which\n"
+            "                          the FMU nodes share with those ECUs (classic frames,\n"
+            "                          buffer-and-retransmit, one bit rate, Bus Errors)\n"
             "  --can-bitrate B         every bus at B bit/s, whatever the nodes configure\n"
             "  --can-error-every N     every N-th frame ends in a Bus Error (retransmitted)\n"
             "  --can-error-code C      its code: 1 bit, 2 stuffing, 3 form, 4 CRC (default), 5\n"
@@ -275,6 +290,11 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--event-mode-used") == 0) {
             a->fmu_options.event_mode_where_declared = true;
+            a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        if (strcmp(opt, "--early-return-allowed") == 0) {
+            a->fmu_options.early_return_where_declared = true;
             a->build.fmu = &a->fmu_options;
             continue;
         }

@@ -2,7 +2,10 @@
  * the system (src/lsbus/bus_component.c) whose NODE.Tx_Data / Tx_Clock /
  * Rx_Data / Rx_Clock members are connected, as a bus-simulation FMU's would
  * be (LS-BUS 1.0 section 3.2.3), to the network terminal's members of each
- * node FMU (terminalsAndIcons.xml; without one, TERMINAL.Tx_Data etc.). */
+ * node FMU (terminalsAndIcons.xml; without one, TERMINAL.Tx_Data etc.).
+ * With `ecus:N` / `firmware:ECU=ELF` among the nodes the bus is the event
+ * kernel's (src/can's bus LP, as `rtcosim events` builds it with the example
+ * vehicle's native and firmware ECUs), stepped by the component. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,22 @@
 #include "run_can_bus.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/lsbus.h"
+#include "../examples/ecus/vehicle.h"
+
+/* A bus with native/firmware ECUs: the event simulation holding them, the
+ * vehicle (its bus, ECUs and plants), the FMU nodes' component. */
+typedef struct cli_can_kernel_bus {
+    struct cli_can_kernel_bus *next;
+    rtcosim_events *sim;
+    rtcosim_ecu_vehicle *vehicle;
+    const char *const *node_names; /* during the build only */
+    uint32_t node_count;
+    rtcosim_component *component;
+} cli_can_kernel_bus;
+
+/* Every such bus built in this process (a run may build a reference master
+ * too), freed after the masters by cli_can_bus_free. */
+static cli_can_kernel_bus *kernel_buses;
 
 static const char *const members[4] = {"Tx_Data", "Tx_Clock", "Rx_Data", "Rx_Clock"};
 
@@ -31,8 +50,9 @@ int cli_can_bus_option(cli_can_buses *b, int argc, char **argv, int *i)
     const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
     uint32_t v = 0;
     if (strcmp(opt, "--can-bus") == 0) {
-        if (!val || !strchr(val, '=') || strchr(val, '=') == val || !strchr(val, '.'))
-            return cli_fail("--can-bus needs NAME=COMP.TERMINAL[,COMP.TERMINAL...], not '%s'",
+        if (!val || !strchr(val, '=') || strchr(val, '=') == val || !strchr(val, '=')[1])
+            return cli_fail("--can-bus needs NAME=NODE[,NODE...] (COMP.TERMINAL, ecus:N, "
+                            "firmware:ECU=ELF), not '%s'",
                             val ? val : ""), -1;
         if (b->count == CLI_CAN_BUSES_MAX)
             return cli_fail("--can-bus: at most %d buses", CLI_CAN_BUSES_MAX), -1;
@@ -92,6 +112,46 @@ static int member_variable(rtcosim_component *c, const rtcosim_fmu_extras *extra
     return 0;
 }
 
+/* The FMU nodes' component on the vehicle's bus, before it connects. */
+static rtcosim_status attach_fmu_nodes(rtcosim_events *sim, rtcosim_can_bus *bus, void *context,
+                                       rtcosim_error *err)
+{
+    cli_can_kernel_bus *k = context;
+    return rtcosim_lsbus_can_lp_component_create(sim, bus, k->node_names, k->node_count,
+                                                 &k->component, err);
+}
+
+/* The event kernel's bus with the example vehicle's first `ecus` ECUs (one
+ * on its firmware), as `rtcosim events` builds it, and the FMU nodes. */
+static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehicle_config *vc,
+                      const char *const *node_names, uint32_t count, rtcosim_component **bus)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    cli_can_kernel_bus *k = calloc(1, sizeof *k);
+    if (!k)
+        return cli_fail("--can-bus %s: out of memory", name);
+    k->next = kernel_buses;
+    kernel_buses = k;
+    k->node_names = node_names;
+    k->node_count = count;
+    vc->bitrate = b->bitrate;
+    vc->log_frames = b->log_path != NULL;
+    vc->error_every = b->error_every;
+    vc->error_code = b->error_code;
+    vc->bus_name = name;
+    vc->attach = attach_fmu_nodes;
+    vc->attach_context = k;
+    if (rtcosim_events_create(&k->sim, &err) != RTCOSIM_OK ||
+        rtcosim_ecu_vehicle_build(k->sim, vc, &k->vehicle, &err) != RTCOSIM_OK)
+        return cli_fail("--can-bus %s: %s", name, err.message);
+    *bus = k->component;
+    k->component = NULL; /* the master owns it */
+    return 0;
+}
+
+static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim_master *m);
+
 static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *m)
 {
     rtcosim_error err;
@@ -99,22 +159,56 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
     const char *eq = strchr(spec, '=');
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
-    /* The nodes: COMP.TERMINAL, comma separated. */
+    /* The nodes, comma separated: COMP.TERMINAL (an LS-BUS FMU's network
+     * terminal), ecus:N (the example vehicle's first N native ECUs with
+     * their plants), firmware:ECU=ELF (that ECU on its firmware). */
     char list[2048];
+    const char *node_names[64]; /* copied by the component */
     snprintf(list, sizeof list, "%s", eq + 1);
     char *nodes[64];
     uint32_t count = 0;
+    rtcosim_ecu_vehicle_config vc = {.ecus = 0};
+    bool with_ecus = false;
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
+        if (strncmp(tok, "ecus:", 5) == 0) {
+            char *end = NULL;
+            unsigned long n = strtoul(tok + 5, &end, 10);
+            if (end == tok + 5 || *end || n == 0 || n > 64)
+                return cli_fail("--can-bus %s: '%s' needs ecus:N with N in 1..64", name, tok);
+            vc.ecus = (unsigned)n;
+            with_ecus = true;
+            continue;
+        }
+        if (strncmp(tok, "firmware:", 9) == 0) {
+            const char *fw = tok + 9, *at = strchr(fw, '=');
+            if (!at || at == fw || !at[1] || (size_t)(at - fw) >= sizeof vc.firmware_ecu ||
+                strlen(at + 1) >= sizeof vc.firmware_path)
+                return cli_fail("--can-bus %s: '%s' needs firmware:ECU=ELF", name, tok);
+            snprintf(vc.firmware_ecu, sizeof vc.firmware_ecu, "%.*s", (int)(at - fw), fw);
+            snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", at + 1);
+            with_ecus = true;
+            continue;
+        }
         if (count == 64)
             return cli_fail("--can-bus %s: at most 64 nodes", name);
         nodes[count++] = tok;
     }
-    if (count == 0)
+    if (count == 0 && !with_ecus)
         return cli_fail("--can-bus %s: no nodes", name);
-    const char *node_names[64];
     for (uint32_t i = 0; i < count; i++)
         node_names[i] = nodes[i];
+    if (with_ecus && vc.ecus == 0)
+        vc.ecus = 1; /* firmware:engine=... alone: the engine */
+    rtcosim_component *bus = NULL;
+    if (with_ecus) {
+        int rc = kernel_bus(b, name, &vc, node_names, count, &bus);
+        if (rc)
+            return rc;
+        if (rtcosim_master_add_component(m, name, bus, 1, &err) != RTCOSIM_OK)
+            return cli_fail("--can-bus %s: %s", name, err.message);
+        return connect_nodes(name, nodes, count, m);
+    }
     rtcosim_lsbus_can_bridge_config config = {
         .name = name,
         .node_count = count,
@@ -125,10 +219,17 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
         .error_code = b->error_code ? b->error_code : RTCOSIM_LSBUS_CAN_CRC_ERROR,
         .log_frames = b->log_path != NULL,
     };
-    rtcosim_component *bus = NULL;
     if (rtcosim_lsbus_can_bus_component_create(&config, node_names, &bus, &err) != RTCOSIM_OK ||
         rtcosim_master_add_component(m, name, bus, 1, &err) != RTCOSIM_OK)
         return cli_fail("--can-bus %s: %s", name, err.message);
+    return connect_nodes(name, nodes, count, m);
+}
+
+/* Each node's terminal members to the bus component's. */
+static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim_master *m)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
     for (uint32_t i = 0; i < count; i++) {
         char *dot = strrchr(nodes[i], '.');
         if (!dot || dot == nodes[i] || !dot[1])
@@ -186,8 +287,25 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
         char name[128];
         snprintf(name, sizeof name, "%.*s", (int)(strchr(b->specs[i], '=') - b->specs[i]),
                  b->specs[i]);
-        rtcosim_lsbus_can_bridge *bridge =
-            rtcosim_lsbus_can_bus_component_bridge(rtcosim_master_component(m, name));
+        rtcosim_component *c = rtcosim_master_component(m, name);
+        rtcosim_lsbus_can_bridge *bridge = rtcosim_lsbus_can_bus_component_bridge(c);
+        rtcosim_can_bus *kernel = rtcosim_lsbus_can_lp_component_bus(c);
+        if (kernel) {
+            rtcosim_can_bus_stats s;
+            rtcosim_can_bus_stats_get(kernel, rtcosim_master_time(m), &s);
+            printf("can bus %s: %u bit/s (event kernel, with ECUs), %llu frames, %llu bus errors, "
+                   "busy %.9g s, load %.1f %%\n",
+                   name, rtcosim_can_bus_bitrate(kernel), (unsigned long long)s.frames,
+                   (unsigned long long)s.bus_errors, rtcosim_time_to_seconds(s.busy_ns),
+                   100.0 * s.load);
+            if (b->log_path) {
+                if (rtcosim_can_bus_write_log(kernel, b->log_path, &err) != RTCOSIM_OK)
+                    return cli_fail_error(&err);
+                printf("wrote %zu frames of %s to %s\n", rtcosim_can_bus_log_count(kernel), name,
+                       b->log_path);
+            }
+            continue;
+        }
         if (!bridge)
             continue;
         rtcosim_lsbus_can_bridge_stats s;
@@ -205,4 +323,16 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
         }
     }
     return 0;
+}
+
+void cli_can_bus_free(void)
+{
+    while (kernel_buses) {
+        cli_can_kernel_bus *k = kernel_buses;
+        kernel_buses = k->next;
+        rtcosim_component_free(k->component); /* only when the master never took it */
+        rtcosim_ecu_vehicle_free(k->vehicle);
+        rtcosim_events_free(k->sim);
+        free(k);
+    }
 }

@@ -27,5 +27,8 @@ int cli_can_bus_option(cli_can_buses *b, int argc, char **argv, int *i);
 int cli_can_bus_attach(const cli_can_buses *b, rtcosim_master *m);
 /* After the run: --can-log written, one summary line per bus. 0 or an exit code. */
 int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m);
+/* After the masters are freed: the event simulations of the buses with ECUs
+ * that attach built (for every master). */
+void cli_can_bus_free(void);
 
 #endif

@@ -32,12 +32,17 @@ enum {
 
 typedef struct rtcosim_ecu_vehicle_config {
     unsigned ecus;                  /* 1..64 */
+    const char *bus_name;           /* NULL: "can0" */
     uint32_t bitrate;               /* 0: 500 kbit/s */
     rtcosim_can_stuffing stuffing;
     rtcosim_plant_mode plant_mode;
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
+    /* Error injection on the bus (rtcosim_can_bus_config): every
+     * error_every-th frame corrupted with error_code; 0: none. */
+    uint32_t error_every;
+    uint8_t error_code;
     /* Placement for the speculative scheduler: each plant shares its ECU's
      * thread and the ECUs are not kept with the bus (see vehicle.c); false:
      * the placement for the conservative scheduler. Results are the same. */

@@ -87,7 +87,32 @@ typedef struct rtcosim_can_bus_config {
     rtcosim_can_stuffing stuffing;
     uint32_t tx_queue_capacity; /* frames per node; 0 means 64 */
     bool log_frames;           /* keep every frame for rtcosim_can_bus_write_log */
+    /* Error injection: every error_every-th frame started on the bus (0:
+     * never) ends in an error of kind error_code (RTCOSIM_CAN_ERROR_*; 0
+     * means CRC) instead of being received: it occupies the bus for its
+     * whole length, reaches no receiver, is not confirmed nor logged, and
+     * its sender retransmits it automatically (ISO 11898-1: it contends in
+     * the next arbitration). Nodes that asked (rtcosim_can_bus_notify_errors)
+     * get an RTCOSIM_CAN_EVENT_BUS_ERROR at the frame's end. */
+    uint32_t error_every;
+    uint8_t error_code;
 } rtcosim_can_bus_config;
+
+/* Kinds of CAN error (ISO 11898-1 section 10.11), numbered as FMI-LS-BUS
+ * 1.0's Bus Error codes (section 5.5.1.2). */
+enum {
+    RTCOSIM_CAN_ERROR_BIT = 1,
+    RTCOSIM_CAN_ERROR_STUFF = 2,
+    RTCOSIM_CAN_ERROR_FORM = 3,
+    RTCOSIM_CAN_ERROR_CRC = 4,
+    RTCOSIM_CAN_ERROR_ACK = 5,
+    RTCOSIM_CAN_ERROR_BROKEN_ERROR_FRAME = 6,
+};
+/* The node that detects an error of this kind first and sends the primary
+ * error flag: the transmitter for bit and ACK errors (it compares what it
+ * sends and waits for the acknowledgement), else the first receiver (node
+ * 0, or 1 when the sender is node 0). */
+uint32_t rtcosim_can_error_detector(uint8_t code, uint32_t sender, uint32_t node_count);
 
 /* Event type and payload with which the bus hands a received frame to a
  * node's LP (at the end of the frame, after acceptance filtering). */
@@ -98,6 +123,17 @@ typedef struct rtcosim_can_rx {
     rtcosim_time_ns start;       /* start of frame on the bus */
 } rtcosim_can_rx;
 
+/* Event type and payload with which the bus tells a node that asked
+ * (rtcosim_can_bus_notify_errors) of an injected error, at the end of the
+ * corrupted frame. */
+#define RTCOSIM_CAN_EVENT_BUS_ERROR 0xCA04u
+typedef struct rtcosim_can_bus_error {
+    rtcosim_can_frame frame;     /* the frame that was corrupted */
+    uint32_t sender;             /* its transmitter (node index) */
+    uint32_t detector;           /* the node with the primary error flag */
+    uint8_t code;                /* RTCOSIM_CAN_ERROR_* */
+} rtcosim_can_bus_error;
+
 typedef struct rtcosim_can_log_entry {
     rtcosim_time_ns start, end;
     rtcosim_can_frame frame;
@@ -105,7 +141,8 @@ typedef struct rtcosim_can_log_entry {
 } rtcosim_can_log_entry;
 
 typedef struct rtcosim_can_bus_stats {
-    uint64_t frames;            /* transmitted */
+    uint64_t frames;            /* transmitted (received by the nodes) */
+    uint64_t bus_errors;        /* frames corrupted by error injection (retransmitted) */
     uint64_t dropped;           /* refused because a transmit queue was full */
     uint64_t queued_at_end;     /* still waiting when the run ended */
     uint32_t max_queue;         /* longest transmit queue seen */
@@ -134,16 +171,24 @@ rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint3
                                       bool extended, uint8_t dlc, rtcosim_error *err);
 rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
                                       bool extended, rtcosim_error *err);
-/* The node receives every frame any other node may send (its receive
- * database becomes their TX databases at connect): LS-BUS node FMUs. */
+/* The node receives every frame of the other nodes: LS-BUS node FMUs. */
 /* The bus's bit rate (bit/s). */
 uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus);
 rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
+/* The node may send any identifier and length, beyond its TX database
+ * (LS-BUS node FMUs of a system, whose frames are known only as they come);
+ * the bus's lookahead to the nodes is then the shortest frame there is (a
+ * standard frame without data, 47 bits). Before connect. */
+rtcosim_status rtcosim_can_bus_tx_any(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
 /* The node gets each of its own frames back at the frame's end, as an
  * RTCOSIM_CAN_EVENT_RX whose sender is itself (LS-BUS node FMUs: the Confirm
  * of FMI-LS-BUS section 5.5.1.2). Before connect. */
 rtcosim_status rtcosim_can_bus_confirm_own(rtcosim_can_bus *bus, uint32_t node,
                                           rtcosim_error *err);
+/* The node gets an RTCOSIM_CAN_EVENT_BUS_ERROR for each injected error (LS-BUS
+ * node FMUs: the Bus Error operation). Before connect. */
+rtcosim_status rtcosim_can_bus_notify_errors(rtcosim_can_bus *bus, uint32_t node,
+                                             rtcosim_error *err);
 /* Declare the links node -> bus and bus -> node once all nodes and TX
  * databases are known: the bus-to-node lookahead is the duration of the
  * shortest frame any node may send (unstuffed). */
@@ -159,6 +204,8 @@ rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32
                                     rtcosim_error *err);
 /* From a node's handler receiving RTCOSIM_CAN_EVENT_RX: the frame. */
 const rtcosim_can_rx *rtcosim_can_rx_of(const rtcosim_event *ev);
+/* From a node's handler receiving RTCOSIM_CAN_EVENT_BUS_ERROR: the error. */
+const rtcosim_can_bus_error *rtcosim_can_bus_error_of(const rtcosim_event *ev);
 
 /* Clear statistics and the log before a new run of the same simulation. */
 void rtcosim_can_bus_reset(rtcosim_can_bus *bus);

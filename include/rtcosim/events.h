@@ -287,6 +287,24 @@ rtcosim_status rtcosim_events_add_prediction(rtcosim_events *sim, rtcosim_lp_id 
 rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options *options,
                                   rtcosim_run_stats *stats, rtcosim_error *err);
 
+/* A run stepped by the caller (a co-simulation component that holds LPs:
+ * `rtcosim run --can-bus` with native ECUs): the sequential scheduler's
+ * order on the calling thread, advanced instant range by instant range.
+ * begin: the LPs' init handlers (options: start and stop time, seed; the
+ * scheduler is ignored). next_time: the earliest pending event
+ * (RTCOSIM_TIME_MAX: none). advance: every event at or before t. inject: an
+ * event for lp at t, as if it had sent it to itself then (t not before its
+ * clock; after the stop time it is dropped). end: the final handlers. Events
+ * come in the same order as in one sequential run. */
+rtcosim_status rtcosim_events_begin(rtcosim_events *sim, const rtcosim_run_options *options,
+                                    rtcosim_error *err);
+rtcosim_time_ns rtcosim_events_next_time(const rtcosim_events *sim);
+rtcosim_status rtcosim_events_advance(rtcosim_events *sim, rtcosim_time_ns t, rtcosim_error *err);
+rtcosim_status rtcosim_events_inject(rtcosim_events *sim, rtcosim_lp_id lp, rtcosim_time_ns t,
+                                     uint16_t type, const void *payload, size_t size,
+                                     rtcosim_error *err);
+rtcosim_status rtcosim_events_end(rtcosim_events *sim, rtcosim_error *err);
+
 /* After a run that failed because no LP could progress: one line per blocked
  * LP (clock, next event, earliest input time, the link holding it back). The
  * error message carries the start of this text. Empty otherwise. */

@@ -73,6 +73,11 @@ typedef struct rtcosim_fmu_options {
      * without CoSimulation) is loaded for model exchange with an info line,
      * as FMPy simulates it, instead of being refused. */
     bool model_exchange_fallback;
+    /* As early_return_allowed for an FMI 3.0 co-simulation FMU that declares
+     * canReturnEarlyAfterIntermediateUpdate, and nothing for any other
+     * (rtcosim run --early-return-allowed: one option for a system). Last:
+     * the Python package mirrors the fields before it (python/rtcosim/_lib.py). */
+    bool early_return_where_declared;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds

@@ -304,6 +304,26 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
 /* The bridge of such a component (for its log and stats), NULL otherwise. */
 rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_component *c);
 
+/* The same component on the event kernel's CAN bus instead of the bridge
+ * (`rtcosim run --can-bus NAME=COMP.TERMINAL,...,ecus:N`): the nodes share
+ * src/can's bus LP `bus` of `sim` with the LPs already there (native and
+ * firmware ECUs). Per node a gateway LP joins the bus before it connects
+ * (the caller connects it): it may send any identifier, receives every
+ * other node's frame (CAN Transmit op), its own frames' Confirms and a Bus
+ * Error per injected error (rtcosim_can_bus_config.error_every). The
+ * component steps `sim` (rtcosim_events_begin at setup, _end at terminate):
+ * at each instant the Transmits of the nodes' Tx_Data go onto the bus at
+ * that instant, then the kernel runs to it; it announces the kernel's next
+ * event time (ECU tasks, frame ends), at which macro steps end. Classic
+ * frames only; a Configuration's CAN_BAUDRATE must be the bus's. sim and
+ * bus must outlive the component. */
+rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                                     const char *const *node_names,
+                                                     uint32_t node_count, rtcosim_component **out,
+                                                     rtcosim_error *err);
+/* The kernel bus of such a component, NULL otherwise. */
+rtcosim_can_bus *rtcosim_lsbus_can_lp_component_bus(rtcosim_component *c);
+
 /* ---- an LS-BUS CAN node FMU as an LP of the event kernel (event_node.c) ---- */
 
 /* The node FMU (FMI 3.0 co-simulation with Event Mode) on src/can's bus LP
@@ -314,7 +334,11 @@ rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_compone
  * Tx_Data: each CAN Transmit reaches the bus tx_delay later (the node's
  * lookahead to the bus; the bus's to the node is its shortest frame, as for
  * native ECUs), a Configuration's CAN_BAUDRATE must equal the bus's. The bus
- * gives no Confirm and no Bus Error (BusNotifications false). */
+ * confirms each of its frames at the frame's end (Confirm) and reports each
+ * injected error (rtcosim_can_bus_config.error_every) as a Bus Error (flag
+ * primary when this node detected it, is_sender when it sent the frame); it
+ * buffers and retransmits frames that lose arbitration (no Arbitration
+ * Lost). */
 typedef struct rtcosim_lsbus_event_node rtcosim_lsbus_event_node;
 typedef struct rtcosim_lsbus_event_node_config {
     const char *name;      /* LP and bus node name */
@@ -330,6 +354,13 @@ typedef struct rtcosim_lsbus_event_node_config {
     const bool *tx_extended;
     size_t tx_count;
     rtcosim_time_ns start, stop;
+    /* Load the FMU for FMI 3.0 scheduled execution (chapter 5) instead:
+     * Rx_Clock a triggered input clock (its partition runs at each bus
+     * event, after Rx_Data is set), Tx_Clock an output clock; the LP runs
+     * the partitions due at each tick of the FMU's own scheduler
+     * (rtcosim_fmu_se_run_instant) and sends Tx_Data's frames when Tx_Clock
+     * ticked in that instant. */
+    bool scheduled_execution;
 } rtcosim_lsbus_event_node_config;
 
 /* Load, instantiate and initialize the FMU, add its LP and bus node (it
@@ -343,6 +374,8 @@ rtcosim_component *rtcosim_lsbus_event_node_component(const rtcosim_lsbus_event_
 const char *rtcosim_lsbus_event_node_name(const rtcosim_lsbus_event_node *n);
 void rtcosim_lsbus_event_node_counts(const rtcosim_lsbus_event_node *n, uint64_t *frames_sent,
                                      uint64_t *frames_received);
+/* Bus Error operations delivered to the node. */
+uint64_t rtcosim_lsbus_event_node_bus_errors(const rtcosim_lsbus_event_node *n);
 
 #ifdef __cplusplus
 }

@@ -179,6 +179,9 @@ void rtcosim_master_step_range(const rtcosim_master *m, rtcosim_time_ns *smalles
 /* Event iterations after steps so far (FMI 3.0 Event Mode; the one after
  * initialization not counted); 0 without event-mode components. */
 uint64_t rtcosim_master_event_count(const rtcosim_master *m);
+/* Steps a component ended early so far (FMI 3.0 earlyReturn before the end
+ * of its step: the macro step then ended at its lastSuccessfulTime). */
+uint64_t rtcosim_master_early_return_count(const rtcosim_master *m);
 /* Whether a component asked to end the run (FMI 3.0 terminateSimulation, or
  * a discarded step with the FMI 2.0 fmi2Terminated / FMI 3.0
  * terminateSimulation request); the run then ended normally. *component gets

@@ -70,10 +70,23 @@ static const model_variable variables[] = {
         "configured with the bit rate: 1 buffer and retransmit, 2 discard and notify, 0 none"),
 };
 
+#ifdef LSBUS_NODE_SE
+/* Scheduled execution (se.c): two model partitions, the receive interrupt
+ * (Rx_Clock, triggered, priority 1) and the 1 ms transmit task (priority 2,
+ * constant: every 1 ms from 0 (the Configuration at 0, frames from 1 ms:
+ * period and offset at their defaults; other values are not followed)). */
+enum { VR_TX_TASK = 102 };
+static const se_clock_def clocks[] = {
+    {"CAN.Rx_Clock", VR_RX_CLOCK, true, "triggered", NULL, NULL, 1, "Rx_Data is new"},
+    {"CAN.Tx_Clock", VR_TX_CLOCK, false, "triggered", NULL, NULL, -1, "Tx_Data is new"},
+    {"tx_task", VR_TX_TASK, true, "constant", "0.001", "0", 2, "composes a frame"},
+};
+#else
 static const se_clock_def clocks[] = {
     {"CAN.Rx_Clock", VR_RX_CLOCK, true, "triggered", NULL, NULL, -1, "Rx_Data is new"},
     {"CAN.Tx_Clock", VR_TX_CLOCK, false, "triggered", NULL, NULL, -1, "Tx_Data is new"},
 };
+#endif
 
 static const se_clocked_def clocked[] = {{VR_TX_DATA, "101"}, {VR_RX_DATA, "100"}};
 
@@ -218,6 +231,7 @@ static model_status get_clock(model_instance *inst, void *data, uint32_t clock, 
     return MODEL_OK;
 }
 
+#ifndef LSBUS_NODE_SE
 static model_status set_clock(model_instance *inst, void *data, uint32_t clock, bool ticked)
 {
     (void)inst;
@@ -227,6 +241,7 @@ static model_status set_clock(model_instance *inst, void *data, uint32_t clock, 
     d->rx_clock |= ticked;
     return MODEL_OK;
 }
+#endif
 
 static model_status check(model_instance *inst, void *data)
 {
@@ -264,7 +279,32 @@ const model_def model_definition = {
     .default_step_size = 0.001,
 };
 
+#ifdef LSBUS_NODE_SE
+/* The partitions: the receive interrupt counts what Rx_Data brings; the
+ * transmit task composes what event_update composes at a time event (the
+ * Configuration at its first tick, then a Transmit per tick) and ticks
+ * Tx_Clock through clockUpdate (FMI 3.0 section 5.2.2). */
+static model_status activate(model_instance *inst, void *data, uint32_t clock, double time)
+{
+    node *d = data;
+    if (clock == VR_RX_CLOCK)
+        return receive(inst, d, time);
+    if (clock != VR_TX_TASK)
+        return MODEL_ERROR;
+    model_event_result r = {0};
+    model_status s = event_update(inst, data, &r);
+    if (s <= MODEL_WARNING && d->tx_clock)
+        se_clock_update(inst);
+    return s;
+}
+#endif
+
 const se_model_def se_model_definition = {
+#ifdef LSBUS_NODE_SE
+    .activate = activate,
+#else
+    .set_clock = set_clock,
+#endif
     .clocks = clocks,
     .clock_count = sizeof clocks / sizeof clocks[0],
     .clocked = clocked,
@@ -272,5 +312,4 @@ const se_model_def se_model_definition = {
     .binaries = binaries,
     .binary_count = sizeof binaries / sizeof binaries[0],
     .get_clock = get_clock,
-    .set_clock = set_clock,
 };

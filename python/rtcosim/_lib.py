@@ -82,7 +82,8 @@ class FmuOptions(ctypes.Structure):
                 ("strict", ctypes.c_bool), ("event_mode_used", ctypes.c_bool),
                 ("event_mode_where_declared", ctypes.c_bool),
                 ("early_return_allowed", ctypes.c_bool),
-                ("model_exchange_fallback", ctypes.c_bool)]
+                ("model_exchange_fallback", ctypes.c_bool),
+                ("early_return_where_declared", ctypes.c_bool)]
 
 
 class FmuInfo(ctypes.Structure):

@@ -44,8 +44,10 @@ typedef struct can_node {
     size_t tx_count, tx_capacity;
     uint32_t *rx_keys;
     size_t rx_count, rx_capacity;
-    bool rx_all; /* receives every frame another node may send (filled at connect) */
+    bool rx_all; /* receives every frame of the other nodes */
+    bool tx_any; /* may send any identifier (no TX database) */
     bool confirm; /* gets its own frames back at their end (LS-BUS Confirm) */
+    bool notify_errors; /* gets RTCOSIM_CAN_EVENT_BUS_ERROR (LS-BUS Bus Error) */
     can_pending *queue; /* sorted by arbitration, capacity from the config */
     uint32_t queued;
 } can_node;
@@ -59,6 +61,10 @@ struct rtcosim_can_bus {
     can_node *nodes;
     size_t node_count, node_capacity;
     bool connected, busy, arbitration_pending;
+    /* The frame on the wire when error injection corrupts it: back into its
+     * sender's queue at its end (-1: none). Part of the snapshot. */
+    int64_t retransmit_node;
+    can_pending retransmit;
     rtcosim_time_ns start_time;
     rtcosim_can_bus_stats stats;
     rtcosim_can_log_entry *log;
@@ -89,6 +95,58 @@ static long find_key(const uint32_t *keys, size_t n, uint32_t key)
     return lo < n && keys[lo] == key ? (long)lo : -1;
 }
 
+uint32_t rtcosim_can_error_detector(uint8_t code, uint32_t sender, uint32_t node_count)
+{
+    if (code == RTCOSIM_CAN_ERROR_BIT || code == RTCOSIM_CAN_ERROR_ACK || node_count < 2)
+        return sender;
+    return sender == 0 ? 1 : 0;
+}
+
+/* An injected error: the frame occupies the bus for its length, reaches no
+ * receiver, the nodes that asked hear of the error at its end, and it goes
+ * back to its sender's queue then (automatic retransmission). */
+static rtcosim_status bus_corrupt_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t sender,
+                                        const can_pending *frame, rtcosim_error *err)
+{
+    bus->stats.bus_errors++;
+    bus->retransmit_node = sender;
+    bus->retransmit = *frame;
+    rtcosim_can_bus_error e = {
+        .frame = frame->frame, .sender = sender,
+        .detector = rtcosim_can_error_detector(bus->config.error_code, sender,
+                                               (uint32_t)bus->node_count),
+        .code = bus->config.error_code};
+    for (size_t i = 0; i < bus->node_count; i++) {
+        if (!bus->nodes[i].notify_errors)
+            continue;
+        rtcosim_status st = rtcosim_lp_send(lp, bus->nodes[i].lp, frame->duration,
+                                            RTCOSIM_CAN_EVENT_BUS_ERROR, CAN_RX_PRIORITY, &e,
+                                            sizeof e, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return rtcosim_lp_send(lp, bus->lp, frame->duration, CAN_EVENT_FRAME_END, 0, NULL, 0, err);
+}
+
+/* The frame's TX request back in its node's queue, sorted by arbitration
+ * (the controller sends its lowest identifier first; equal ones in order);
+ * false when the queue is full. */
+static bool queue_insert(rtcosim_can_bus *bus, can_node *n, const can_pending *p)
+{
+    if (n->queued == bus->config.tx_queue_capacity)
+        return false;
+    uint32_t i = n->queued;
+    while (i > 0 && n->queue[i - 1].arbitration > p->arbitration) {
+        n->queue[i] = n->queue[i - 1];
+        i--;
+    }
+    n->queue[i] = *p;
+    n->queued++;
+    if (n->queued > bus->stats.max_queue)
+        bus->stats.max_queue = n->queued;
+    return true;
+}
+
 static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcosim_error *err)
 {
     /* lowest arbitration key among the queue heads wins; node index breaks
@@ -110,15 +168,19 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     rtcosim_time_ns now = rtcosim_lp_now(lp);
     rtcosim_time_ns duration = sent.duration;
     bus->busy = true;
-    bus->stats.frames++;
     bus->stats.busy_ns += duration;
+    uint64_t started = bus->stats.frames + bus->stats.bus_errors + 1;
+    if (bus->config.error_every && started % bus->config.error_every == 0)
+        return bus_corrupt_frame(lp, bus, winner_index, &sent, err);
+    bus->stats.frames++;
     if (now + duration - sent.requested > bus->stats.max_latency_ns)
         bus->stats.max_latency_ns = now + duration - sent.requested;
     rtcosim_can_rx rx = {.frame = sent.frame, .sender = winner_index, .start = now};
     uint32_t key = id_key(sent.frame.id, sent.frame.extended);
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
-        if (i == winner_index ? !n->confirm : find_key(n->rx_keys, n->rx_count, key) < 0)
+        if (i == winner_index ? !n->confirm
+                              : !n->rx_all && find_key(n->rx_keys, n->rx_count, key) < 0)
             continue;
         rtcosim_status st = rtcosim_lp_send(lp, n->lp, duration, RTCOSIM_CAN_EVENT_RX,
                                             CAN_RX_PRIORITY, &rx, sizeof rx, err);
@@ -158,7 +220,8 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
         rtcosim_time_ns duration =
             (rtcosim_time_ns)rtcosim_can_frame_bits(&req.frame, bus->config.stuffing) * bus->bit_ns;
         bus->stats.offered_ns += duration;
-        if (n->queued == bus->config.tx_queue_capacity) {
+        can_pending p = {rtcosim_can_arbitration_key(&req.frame), ev->time, duration, req.frame};
+        if (!queue_insert(bus, n, &p)) {
             bus->stats.dropped++;
             if (bus->stats.dropped == 1)
                 rtcosim_log(RTCOSIM_LOG_WARNING, bus->name, "node '%s' transmit queue full (%"
@@ -166,17 +229,6 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
                             n->queued, rtcosim_time_to_seconds(ev->time), req.frame.id);
             return RTCOSIM_OK;
         }
-        can_pending p = {rtcosim_can_arbitration_key(&req.frame), ev->time, duration, req.frame};
-        uint32_t i = n->queued;
-        /* the controller sends its lowest identifier first; equal ones in order */
-        while (i > 0 && n->queue[i - 1].arbitration > p.arbitration) {
-            n->queue[i] = n->queue[i - 1];
-            i--;
-        }
-        n->queue[i] = p;
-        n->queued++;
-        if (n->queued > bus->stats.max_queue)
-            bus->stats.max_queue = n->queued;
         return bus_request_arbitration(lp, bus, err);
     }
     case CAN_EVENT_ARBITRATE:
@@ -184,6 +236,11 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
         return bus_send_frame(lp, bus, err);
     case CAN_EVENT_FRAME_END:
         bus->busy = false;
+        if (bus->retransmit_node >= 0) {
+            if (!queue_insert(bus, &bus->nodes[bus->retransmit_node], &bus->retransmit))
+                bus->stats.dropped++;
+            bus->retransmit_node = -1;
+        }
         return bus_request_arbitration(lp, bus, err);
     default:
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': unexpected event type %u",
@@ -224,6 +281,8 @@ static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
  * entries past the saved length are rewritten by the re-executed events. */
 typedef struct bus_snapshot_head {
     bool busy, arbitration_pending;
+    int64_t retransmit_node;
+    can_pending retransmit;
     size_t log_count;
     rtcosim_can_bus_stats stats;
 } bus_snapshot_head;
@@ -243,7 +302,8 @@ static rtcosim_status bus_save(const void *state, void *buffer, size_t capacity,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': state buffer too small",
                                  bus->name);
     unsigned char *p = buffer;
-    bus_snapshot_head h = {bus->busy, bus->arbitration_pending, bus->log_count, bus->stats};
+    bus_snapshot_head h = {bus->busy, bus->arbitration_pending, bus->retransmit_node,
+                           bus->retransmit, bus->log_count, bus->stats};
     memcpy(p, &h, sizeof h);
     p += sizeof h;
     for (size_t i = 0; i < bus->node_count; i++) {
@@ -268,6 +328,8 @@ static rtcosim_status bus_restore(void *state, const void *buffer, size_t size,
     p += sizeof h;
     bus->busy = h.busy;
     bus->arbitration_pending = h.arbitration_pending;
+    bus->retransmit_node = h.retransmit_node;
+    bus->retransmit = h.retransmit;
     bus->log_count = h.log_count;
     bus->stats = h.stats;
     for (size_t i = 0; i < bus->node_count; i++) {
@@ -296,6 +358,12 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
         c.bitrate = 500000;
     if (c.tx_queue_capacity == 0)
         c.tx_queue_capacity = 64;
+    if (c.error_every && c.error_code == 0)
+        c.error_code = RTCOSIM_CAN_ERROR_CRC;
+    if (c.error_code > RTCOSIM_CAN_ERROR_BROKEN_ERROR_FRAME)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': error code %u is not one of"
+                                 " 1-6 (bit, stuff, form, CRC, ACK, broken error frame)", c.name,
+                                 c.error_code);
     rtcosim_time_ns bit_ns;
     rtcosim_status st = rtcosim_can_bit_time(c.bitrate, &bit_ns, err);
     if (st != RTCOSIM_OK)
@@ -309,6 +377,7 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
     bus->sim = sim;
     bus->config = c;
     bus->bit_ns = bit_ns;
+    bus->retransmit_node = -1;
     st = rtcosim_events_add_lp(sim, bus->name, &bus_model, bus, RTCOSIM_LP_NO_GROUP, &bus->lp, err);
     if (st != RTCOSIM_OK) {
         rtcosim_can_bus_free(bus);
@@ -432,20 +501,21 @@ uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus)
     return bus->config.bitrate ? bus->config.bitrate : 500000;
 }
 
-static bool find_key_linear(const uint32_t *keys, size_t n, uint32_t key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (keys[i] == key)
-            return true;
-    return false;
-}
-
 rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
 {
     if (bus->connected || node >= bus->node_count)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': receive-all needs a node "
                                  "added before connect", bus->name);
     bus->nodes[node].rx_all = true;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_bus_tx_any(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
+{
+    if (bus->connected || node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': a node sending any "
+                                 "identifier must be added before connect", bus->name);
+    bus->nodes[node].tx_any = true;
     return RTCOSIM_OK;
 }
 
@@ -459,25 +529,21 @@ rtcosim_status rtcosim_can_bus_confirm_own(rtcosim_can_bus *bus, uint32_t node,
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_can_bus_notify_errors(rtcosim_can_bus *bus, uint32_t node,
+                                             rtcosim_error *err)
+{
+    if (bus->connected || node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': error notifications need a "
+                                 "node added before connect", bus->name);
+    bus->nodes[node].notify_errors = true;
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
 {
     if (bus->connected)
         return RTCOSIM_OK;
     rtcosim_time_ns min_frame = RTCOSIM_TIME_MAX;
-    /* Receive-all nodes (LS-BUS node FMUs: an LS-BUS bus delivers every frame
-     * to every other node, section 5.5.1): every other node's TX keys. */
-    for (size_t i = 0; i < bus->node_count; i++) {
-        can_node *n = &bus->nodes[i];
-        for (size_t j = 0; n->rx_all && j < bus->node_count; j++)
-            for (size_t k = 0; j != i && k < bus->nodes[j].tx_count; k++) {
-                if (!util_array_reserve(&n->rx_keys, n->rx_count, &n->rx_capacity,
-                                        sizeof *n->rx_keys, 8))
-                    return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-                if (find_key_linear(n->rx_keys, n->rx_count, bus->nodes[j].tx_keys[k]))
-                    continue;
-                n->rx_keys[n->rx_count++] = bus->nodes[j].tx_keys[k];
-            }
-    }
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
         /* sort TX keys together with their DLCs (small: insertion sort) */
@@ -500,15 +566,21 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
                 min_frame = t;
         }
     }
-    if (min_frame == RTCOSIM_TIME_MAX) /* nobody sends: any positive bound holds */
+    bool any = false;
+    for (size_t i = 0; i < bus->node_count; i++)
+        any = any || bus->nodes[i].tx_any;
+    /* nobody sends, or a node may send anything: the shortest frame there
+     * is, a standard one without data */
+    if (min_frame == RTCOSIM_TIME_MAX || any)
         min_frame = 47 * bus->bit_ns;
     bus->min_frame = min_frame;
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
         rtcosim_status st = RTCOSIM_OK;
-        if (n->tx_count)
+        if (n->tx_count || n->tx_any)
             st = rtcosim_events_add_link(bus->sim, n->lp, bus->lp, n->tx_lookahead, err);
-        if (st == RTCOSIM_OK && (n->rx_count || (n->confirm && n->tx_count)))
+        if (st == RTCOSIM_OK && (n->rx_count || n->rx_all || n->notify_errors ||
+                                 (n->confirm && (n->tx_count || n->tx_any))))
             st = rtcosim_events_add_link(bus->sim, bus->lp, n->lp, min_frame, err);
         if (st != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
@@ -529,6 +601,10 @@ rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "can bus '%s', node '%s': ", bus->name, n->name);
     long k = find_key(n->tx_keys, n->tx_count, id_key(frame->id, frame->extended));
+    if (k < 0 && n->tx_any) {
+        can_tx_request req = {.frame = *frame, .node = node};
+        return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
+    }
     if (k < 0)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "can bus '%s': node '%s' sends id 0x%"
                                  PRIX32 " that is not in its TX database", bus->name, n->name,
@@ -547,11 +623,18 @@ const rtcosim_can_rx *rtcosim_can_rx_of(const rtcosim_event *ev)
                ? (const rtcosim_can_rx *)(const void *)ev->payload : NULL;
 }
 
+const rtcosim_can_bus_error *rtcosim_can_bus_error_of(const rtcosim_event *ev)
+{
+    return ev->type == RTCOSIM_CAN_EVENT_BUS_ERROR && ev->size == sizeof(rtcosim_can_bus_error)
+               ? (const rtcosim_can_bus_error *)(const void *)ev->payload : NULL;
+}
+
 void rtcosim_can_bus_reset(rtcosim_can_bus *bus)
 {
     memset(&bus->stats, 0, sizeof bus->stats);
     bus->log_count = 0;
     bus->busy = bus->arbitration_pending = false;
+    bus->retransmit_node = -1;
     for (size_t i = 0; i < bus->node_count; i++)
         bus->nodes[i].queued = 0;
 }

@@ -62,6 +62,7 @@ void rtcosim_events_free(rtcosim_events *sim)
     free(sim->predictions);
     free(sim->diagnosis);
     kernel_dist_free(sim);
+    sched_stepped_free(sim);
     free(sim);
 }
 
@@ -545,14 +546,12 @@ static void seed_lp(rtcosim_lp *lp, uint64_t seed)
         lp->rng[i] = util_splitmix64(&x);
 }
 
-rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options *options,
-                                  rtcosim_run_stats *stats, rtcosim_error *err)
+/* What every run does first: options checked and completed, the LPs'
+ * clocks, counters and random streams reset, zero-lookahead cycles refused. */
+rtcosim_status kernel_run_prepare(rtcosim_events *sim, rtcosim_run_options *options,
+                                  rtcosim_error *err)
 {
     rtcosim_run_options o = *options;
-    rtcosim_run_stats local;
-    if (!stats)
-        stats = &local;
-    memset(stats, 0, sizeof *stats);
     kernel_diagnosis_reset(sim);
     if (o.threads == 0)
         o.threads = 1;
@@ -582,6 +581,39 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
     if (st != RTCOSIM_OK)
         return st;
     sim->stop = o.stop_time;
+    *options = o;
+    return RTCOSIM_OK;
+}
+
+/* Every owned LP's final handler, after a run. */
+rtcosim_status kernel_run_final(rtcosim_events *sim, rtcosim_error *err)
+{
+    rtcosim_status st;
+    for (size_t i = 0; i < sim->lp_count; i++) {
+        rtcosim_lp *lp = sim->lps[i];
+        if (!lp->model->final || !rtcosim_events_owns(sim, lp->id))
+            continue;
+        st = lp->model->final(lp, lp->state, err);
+        if (st != RTCOSIM_OK) {
+            if (err && err->status == RTCOSIM_OK)
+                rtcosim_error_set(err, st, "%s", rtcosim_strerror(st));
+            return rtcosim_error_prefix(err, "lp '%s' final: ", lp->name);
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options *options,
+                                  rtcosim_run_stats *stats, rtcosim_error *err)
+{
+    rtcosim_run_options o = *options;
+    rtcosim_run_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    rtcosim_status st = kernel_run_prepare(sim, &o, err);
+    if (st != RTCOSIM_OK)
+        return st;
     int64_t t0 = 0, c0 = 0;
     {
         struct timespec ts;
@@ -627,17 +659,8 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
     rtcosim_error stop_err = {0};
     if (stopped && err)
         stop_err = *err;
-    for (size_t i = 0; i < sim->lp_count; i++) {
-        rtcosim_lp *lp = sim->lps[i];
-        if (!lp->model->final || !rtcosim_events_owns(sim, lp->id))
-            continue;
-        st = lp->model->final(lp, lp->state, err);
-        if (st != RTCOSIM_OK) {
-            if (err && err->status == RTCOSIM_OK)
-                rtcosim_error_set(err, st, "%s", rtcosim_strerror(st));
-            return rtcosim_error_prefix(err, "lp '%s' final: ", lp->name);
-        }
-    }
+    if ((st = kernel_run_final(sim, err)) != RTCOSIM_OK)
+        return st;
     if (stopped) {
         if (err)
             *err = stop_err;

@@ -108,6 +108,7 @@ struct rtcosim_events {
     struct spec_prediction_decl *predictions; /* rtcosim_events_add_prediction */
     size_t prediction_count;
     struct dist_state *dist; /* rtcosim_events_set_transport (sched_distributed.c) */
+    worker *stepper; /* a stepped run in progress (rtcosim_events_begin), else NULL */
     /* What the threads write while running, each on a line of its own, away
      * from the fields above that every send reads (the struct is allocated
      * 64-byte aligned): the conservative scheduler's wake-up word, bumped
@@ -197,5 +198,12 @@ rtcosim_status sched_lockstep_run(rtcosim_events *sim, const rtcosim_run_options
 /* Call every LP's init handler in LP order (the events they send are routed
  * as sim->route says). */
 rtcosim_status kernel_init_lps(rtcosim_events *sim, rtcosim_error *err);
+/* rtcosim_events_run's first and last parts, shared with the stepped run
+ * (sched_stepped.c). prepare completes *options (threads, stop time). */
+rtcosim_status kernel_run_prepare(rtcosim_events *sim, rtcosim_run_options *options,
+                                  rtcosim_error *err);
+rtcosim_status kernel_run_final(rtcosim_events *sim, rtcosim_error *err);
+/* The stepped run's worker (sched_stepped.c), freed with the simulation. */
+void sched_stepped_free(rtcosim_events *sim);
 
 #endif

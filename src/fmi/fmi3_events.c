@@ -83,6 +83,9 @@ rtcosim_status rtcosim_fmi3_events_prepare(rtcosim_fmu *f, rtcosim_error *err)
     const rtcosim_fmi_md *md = f->md;
     if (f->event_mode_where_declared && md->has_event_mode && !f->model_exchange)
         f->event_mode_used = true;
+    if (f->early_return_where_declared && md->can_return_early && !f->model_exchange &&
+        !f->scheduled)
+        f->early_return_allowed = true;
     if (!f->event_mode_used && !f->early_return_allowed)
         return RTCOSIM_OK;
     const char *flag = f->event_mode_used ? "event mode" : "early return";

@@ -577,6 +577,7 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->event_mode_used = opts->event_mode_used;
     f->early_return_allowed = opts->early_return_allowed;
     f->event_mode_where_declared = opts->event_mode_where_declared;
+    f->early_return_where_declared = opts->early_return_where_declared;
     f->model_exchange = opts->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
     f->scheduled = opts->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION;
     f->binary_limit_count = SIZE_MAX;

@@ -62,6 +62,7 @@ typedef struct rtcosim_fmu {
     /* FMI 3.0 co-simulation flags of fmi3InstantiateCoSimulation
      * (rtcosim_fmu_options) and the intermediate updates seen (fmi3_events.c). */
     bool event_mode_used, early_return_allowed, event_mode_where_declared;
+    bool early_return_where_declared;
     uint64_t intermediate_updates;
     /* A function returned Fatal: no further call reaches the FMU, not even
      * the free (FMI 2.0 section 2.1.3, FMI 3.0 section 2.2.3; fmusim

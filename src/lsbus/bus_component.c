@@ -8,7 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
+#include "lsbus_internal.h"
+
+/* The kernel side (rtcosim_lsbus_can_lp_component_create): per node a
+ * gateway LP on src/can's bus; the Transmits of a node's Tx_Data reach it as
+ * events put in at their instant, the bus's events for the node become the
+ * operations of its Rx_Data. */
+#define GATEWAY_EVENT_TX 0x1B10u
+#define GATEWAY_RX_MAX 4096
+
+struct bus_component;
+typedef struct bus_gateway {
+    struct bus_component *owner;
+    uint32_t bus_node;
+    rtcosim_lp_id lp;
+    size_t rx_size;
+    uint8_t rx[GATEWAY_RX_MAX];
+} bus_gateway;
 
 enum { MEMBER_TX_DATA, MEMBER_TX_CLOCK, MEMBER_RX_DATA, MEMBER_RX_CLOCK, MEMBERS };
 static const char *const member_names[MEMBERS] = {"Tx_Data", "Tx_Clock", "Rx_Data", "Rx_Clock"};
@@ -20,7 +38,11 @@ typedef struct bus_node {
 } bus_node;
 
 typedef struct bus_component {
-    rtcosim_lsbus_can_bridge *bridge;
+    rtcosim_lsbus_can_bridge *bridge; /* the bridge, or else: */
+    rtcosim_events *sim;              /* the kernel's bus and LPs, stepped here */
+    rtcosim_can_bus *can;
+    bus_gateway *gateways;
+    bool begun, warned_unknown;
     uint32_t node_count;
     bus_node *nodes;
     rtcosim_variable *vars;
@@ -80,7 +102,88 @@ static rtcosim_status bus_setup(void *self, double tolerance, rtcosim_time_ns st
     bus_component *b = self;
     b->now = start;
     b->round_time = -1;
-    return RTCOSIM_OK;
+    if (!b->sim)
+        return RTCOSIM_OK;
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL, .start_time = start,
+                             .stop_time = stop};
+    rtcosim_status st = rtcosim_events_begin(b->sim, &o, err);
+    b->begun = st == RTCOSIM_OK;
+    return st;
+}
+
+static rtcosim_time_ns bus_next_event(const bus_component *b)
+{
+    return b->bridge ? rtcosim_lsbus_can_bridge_next_event(b->bridge)
+                     : rtcosim_events_next_time(b->sim);
+}
+
+static rtcosim_status bus_terminate(void *self, rtcosim_error *err)
+{
+    bus_component *b = self;
+    if (!b->begun)
+        return RTCOSIM_OK;
+    b->begun = false;
+    return rtcosim_events_end(b->sim, err);
+}
+
+static rtcosim_status gateway_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                    rtcosim_error *err)
+{
+    bus_gateway *g = state;
+    if (ev->type == GATEWAY_EVENT_TX) {
+        rtcosim_can_frame f;
+        memcpy(&f, ev->payload, sizeof f);
+        return rtcosim_can_transmit(lp, g->owner->can, g->bus_node, &f, 0, err);
+    }
+    rtcosim_lsbus_op op;
+    if (!lsbus_op_of_bus_event(g->bus_node, ev, &op))
+        return RTCOSIM_OK;
+    size_t used = g->rx_size;
+    rtcosim_status st = rtcosim_lsbus_write(g->rx, sizeof g->rx, &used, &op, err);
+    g->rx_size = used;
+    return st;
+}
+
+static const rtcosim_lp_model gateway_model = {.kind = "lsbus-gateway", .event = gateway_event};
+
+/* A node's Transmits at t: events for its gateway at t. */
+typedef struct inject_context {
+    bus_component *b;
+    uint32_t node;
+} inject_context;
+
+static rtcosim_status inject_frame(void *context, const rtcosim_can_frame *frame,
+                                   rtcosim_error *err)
+{
+    inject_context *c = context;
+    return rtcosim_events_inject(c->b->sim, c->b->gateways[c->node].lp, c->b->now,
+                                 GATEWAY_EVENT_TX, frame, sizeof *frame, err);
+}
+
+static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns t,
+                               const uint8_t *tx, size_t size, rtcosim_error *err)
+{
+    if (b->bridge)
+        return rtcosim_lsbus_can_bridge_push(b->bridge, node, t, tx, size, err);
+    inject_context c = {b, node};
+    return lsbus_tx_frames(tx, size, rtcosim_can_bus_bitrate(b->can), rtcosim_can_bus_name(b->can),
+                           b->names[(size_t)node * (MEMBERS + 1) + MEMBERS], &b->warned_unknown,
+                           inject_frame, &c, err);
+}
+
+static rtcosim_status bus_advance(bus_component *b, rtcosim_time_ns t, rtcosim_error *err)
+{
+    return b->bridge ? rtcosim_lsbus_can_bridge_advance(b->bridge, t, err)
+                     : rtcosim_events_advance(b->sim, t, err);
+}
+
+static const uint8_t *bus_take_rx(bus_component *b, uint32_t node, size_t *size)
+{
+    if (b->bridge)
+        return rtcosim_lsbus_can_bridge_take_rx(b->bridge, node, size);
+    *size = b->gateways[node].rx_size;
+    b->gateways[node].rx_size = 0;
+    return b->gateways[node].rx;
 }
 
 static rtcosim_status bus_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
@@ -92,7 +195,7 @@ static rtcosim_status bus_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns
     memset(result, 0, sizeof *result);
     result->last_successful_time = t + h;
     /* A frame ending inside a step the master could not shorten. */
-    result->event_handling_needed = rtcosim_lsbus_can_bridge_next_event(b->bridge) <= t + h;
+    result->event_handling_needed = bus_next_event(b) <= t + h;
     return RTCOSIM_OK;
 }
 
@@ -147,8 +250,7 @@ static rtcosim_status bus_update(void *self, rtcosim_event_update *u, rtcosim_er
             continue;
         node->tx_ticked = false;
         pushed = true;
-        rtcosim_status st =
-            rtcosim_lsbus_can_bridge_push(b->bridge, i, t, node->tx, node->tx_size, err);
+        rtcosim_status st = bus_push(b, i, t, node->tx, node->tx_size, err);
         if (st != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "Tx_Data of %s: ",
                                         b->names[(size_t)i * (MEMBERS + 1) + MEMBERS]);
@@ -162,13 +264,13 @@ static rtcosim_status bus_update(void *self, rtcosim_event_update *u, rtcosim_er
         b->collected = true;
         u->discrete_states_need_update = true;
     } else {
-        rtcosim_status st = rtcosim_lsbus_can_bridge_advance(b->bridge, t, err);
+        rtcosim_status st = bus_advance(b, t, err);
         if (st != RTCOSIM_OK)
             return st;
         for (uint32_t i = 0; i < b->node_count; i++) {
             bus_node *node = &b->nodes[i];
             size_t size = 0;
-            const uint8_t *rx = rtcosim_lsbus_can_bridge_take_rx(b->bridge, i, &size);
+            const uint8_t *rx = bus_take_rx(b, i, &size);
             node->rx_size = 0;
             if (size == 0)
                 continue;
@@ -177,7 +279,7 @@ static rtcosim_status bus_update(void *self, rtcosim_event_update *u, rtcosim_er
             node->rx_ticked = true;
         }
     }
-    rtcosim_time_ns next = rtcosim_lsbus_can_bridge_next_event(b->bridge);
+    rtcosim_time_ns next = bus_next_event(b);
     if (next != RTCOSIM_TIME_MAX && next > t) {
         u->next_event_time_defined = true;
         u->next_event_time = next;
@@ -189,6 +291,9 @@ static void bus_destroy(void *self)
 {
     bus_component *b = self;
     rtcosim_lsbus_can_bridge_free(b->bridge);
+    if (b->begun)
+        rtcosim_events_end(b->sim, NULL);
+    free(b->gateways);
     for (uint32_t i = 0; b->nodes && i < b->node_count; i++) {
         free(b->nodes[i].tx);
         free(b->nodes[i].rx);
@@ -210,44 +315,36 @@ static const rtcosim_component_ops bus_ops = {
     .do_step = bus_do_step,
     .get = bus_get,
     .set = bus_set,
-    .terminate = bus_nothing,
+    .terminate = bus_terminate,
     .destroy = bus_destroy,
     .enter_event_mode = bus_nothing,
     .update_discrete_states = bus_update,
     .enter_step_mode = bus_nothing,
 };
 
-rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_bridge_config *config,
-                                                      const char *const *node_names,
-                                                      rtcosim_component **out, rtcosim_error *err)
+/* The component's nodes and their members (no backend yet). */
+static rtcosim_status bus_new(uint32_t n, const char *const *node_names, bus_component **out,
+                              rtcosim_error *err)
 {
-    *out = NULL;
-    bus_component *b = calloc(1, sizeof *b);
+    bus_component *b = *out = calloc(1, sizeof *b);
     if (!b)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    const uint32_t n = config->node_count;
     b->node_count = n;
     b->nodes = calloc(n ? n : 1, sizeof *b->nodes);
     b->vars = calloc((size_t)n * MEMBERS + 1, sizeof *b->vars);
     /* Per node its members' names and its own, then n labels pointing at
      * the latter (the bridge's node_names). */
     b->names = calloc((size_t)n * (MEMBERS + 2) + 1, sizeof *b->names);
-    if (!b->nodes || !b->vars || !b->names) {
-        bus_destroy(b);
+    if (!b->nodes || !b->vars || !b->names)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    }
     for (uint32_t i = 0; i < n; i++) {
-        if (!(b->names[(size_t)i * (MEMBERS + 1) + MEMBERS] = strdup(node_names[i]))) {
-            bus_destroy(b);
+        if (!(b->names[(size_t)i * (MEMBERS + 1) + MEMBERS] = strdup(node_names[i])))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-        }
         for (int m = 0; m < MEMBERS; m++) {
             size_t vr = (size_t)i * MEMBERS + (size_t)m;
             char *name = malloc(strlen(node_names[i]) + 16);
-            if (!name) {
-                bus_destroy(b);
+            if (!name)
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-            }
             sprintf(name, "%s.%s", node_names[i], member_names[m]);
             b->names[(size_t)i * (MEMBERS + 1) + (size_t)m] = name;
             b->vars[vr] = (rtcosim_variable){
@@ -263,22 +360,93 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
     const char **labels = (const char **)b->names + (size_t)n * (MEMBERS + 1);
     for (uint32_t i = 0; i < n; i++)
         labels[i] = b->names[(size_t)i * (MEMBERS + 1) + MEMBERS];
-    rtcosim_lsbus_can_bridge_config named = *config;
-    named.node_names = labels;
-    rtcosim_status st = rtcosim_lsbus_can_bridge_create(&named, &b->bridge, err);
-    if (st != RTCOSIM_OK) {
-        bus_destroy(b);
-        return st;
-    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status bus_finish(bus_component *b, const char *name, rtcosim_component **out,
+                                 rtcosim_error *err)
+{
     rtcosim_component_desc desc = {
-        .model_name = config->name ? config->name : "can",
+        .model_name = name ? name : "can",
         .variables = b->vars,
-        .variable_count = (size_t)n * MEMBERS,
+        .variable_count = (size_t)b->node_count * MEMBERS,
         .capabilities = {.can_handle_variable_step = true,
                          .has_event_mode = true,
                          .event_mode_used = true},
     };
-    return rtcosim_component_create(&bus_ops, b, &desc, out, err);
+    rtcosim_status st = rtcosim_component_create(&bus_ops, b, &desc, out, err);
+    if (st != RTCOSIM_OK)
+        bus_destroy(b);
+    return st;
+}
+
+rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_bridge_config *config,
+                                                      const char *const *node_names,
+                                                      rtcosim_component **out, rtcosim_error *err)
+{
+    *out = NULL;
+    bus_component *b = NULL;
+    rtcosim_status st = bus_new(config->node_count, node_names, &b, err);
+    if (st == RTCOSIM_OK) {
+        rtcosim_lsbus_can_bridge_config named = *config;
+        named.node_names = (const char **)b->names + (size_t)b->node_count * (MEMBERS + 1);
+        st = rtcosim_lsbus_can_bridge_create(&named, &b->bridge, err);
+    }
+    if (st != RTCOSIM_OK) {
+        if (b)
+            bus_destroy(b);
+        return st;
+    }
+    return bus_finish(b, config->name, out, err);
+}
+
+rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                                     const char *const *node_names,
+                                                     uint32_t node_count, rtcosim_component **out,
+                                                     rtcosim_error *err)
+{
+    *out = NULL;
+    bus_component *b = NULL;
+    rtcosim_status st = bus_new(node_count, node_names, &b, err);
+    if (st == RTCOSIM_OK) {
+        b->sim = sim;
+        b->can = bus;
+        b->gateways = calloc(node_count ? node_count : 1, sizeof *b->gateways);
+        if (!b->gateways)
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+    }
+    for (uint32_t i = 0; st == RTCOSIM_OK && i < node_count; i++) {
+        bus_gateway *g = &b->gateways[i];
+        g->owner = b;
+        st = rtcosim_events_add_lp(sim, node_names[i], &gateway_model, g, RTCOSIM_LP_NO_GROUP,
+                                   &g->lp, err);
+        /* frames reach the bus at the instant the node sends them; it may
+         * send any frame, receives every other node's, gets its Confirms and
+         * the injected errors (the LS-BUS node's view, section 5.5.1) */
+        if (st == RTCOSIM_OK)
+            st = rtcosim_can_bus_add_node(bus, node_names[i], g->lp, 0, &g->bus_node, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_can_bus_tx_any(bus, g->bus_node, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_can_bus_add_rx_all(bus, g->bus_node, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_can_bus_confirm_own(bus, g->bus_node, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_can_bus_notify_errors(bus, g->bus_node, err);
+    }
+    if (st != RTCOSIM_OK) {
+        if (b)
+            bus_destroy(b);
+        return st;
+    }
+    return bus_finish(b, rtcosim_can_bus_name(bus), out, err);
+}
+
+rtcosim_can_bus *rtcosim_lsbus_can_lp_component_bus(rtcosim_component *c)
+{
+    return c && strcmp(rtcosim_component_kind(c), "lsbus-can") == 0
+               ? ((bus_component *)rtcosim_component_impl(c))->can
+               : NULL;
 }
 
 rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_component *c)

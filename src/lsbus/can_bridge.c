@@ -414,14 +414,6 @@ static rtcosim_status arbitrate(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns s, 
     return RTCOSIM_OK;
 }
 
-/* Who detects an injected error first: the transmitter for bit and ACK
- * errors (it compares what it sends and waits for the ACK), else the first
- * receiver. Section 5.5.1.2, Bus Error: one primary flag, one sender. */
-static bool sender_detects(uint8_t code)
-{
-    return code == RTCOSIM_LSBUS_CAN_BIT_ERROR || code == RTCOSIM_LSBUS_CAN_ACK_ERROR;
-}
-
 static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *err)
 {
     uint32_t sender = b->current_sender;
@@ -432,9 +424,9 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
     rtcosim_status st = RTCOSIM_OK;
     if (b->config.error_every && b->frames_started % b->config.error_every == 0) {
         b->stats.bus_errors++;
-        uint32_t primary = sender;
-        if (!sender_detects(b->config.error_code))
-            primary = sender == 0 ? 1 % b->config.node_count : 0;
+        /* section 5.5.1.2, Bus Error: one primary flag, one sender */
+        uint32_t primary =
+            rtcosim_can_error_detector(b->config.error_code, sender, b->config.node_count);
         for (uint32_t i = 0; i < b->config.node_count && b->config.bus_notifications; i++) {
             rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_BUS_ERROR};
             op.u.bus_error.id = p->frame.id;

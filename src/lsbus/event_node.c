@@ -10,7 +10,9 @@
 
 #include "rtcosim/can.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/lsbus.h"
+#include "lsbus_internal.h"
 
 /* Event type of the node's own time events (nextEventTime). */
 #define EVENT_NODE_TIME 0x1B00u
@@ -27,13 +29,30 @@ struct rtcosim_lsbus_event_node {
     rtcosim_time_ns announced, scheduled;
     bool terminated;
     uint32_t vr_tx_data, vr_tx_clock, vr_rx_data, vr_rx_clock;
+    /* Scheduled execution (FMI 3.0 chapter 5): the clock indices of Rx_Clock
+     * (a triggered input clock: the receive partition) and Tx_Clock, and
+     * the Rx_Data waiting for the receive partition (size 0: none). */
+    bool se;
+    size_t rx_clock, tx_clock;
+    size_t rx_pending;
     uint8_t rx[64]; /* one CAN Transmit op: header 8 + 8 + data 8 */
-    uint64_t sent, received;
+    uint64_t sent, received, bus_errors;
+    rtcosim_lp *sending; /* the LP's handle while send_ops runs */
+    bool warned_unknown;
 };
 
 static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
 {
     rtcosim_error_prefix(err, "lsbus node '%s': ", n->name);
+    return st;
+}
+
+/* One CAN Transmit of the node onto the bus, tx_delay later. */
+static rtcosim_status send_frame(void *context, const rtcosim_can_frame *frame, rtcosim_error *err)
+{
+    rtcosim_lsbus_event_node *n = context;
+    rtcosim_status st = rtcosim_can_transmit(n->sending, n->bus, n->node, frame, n->tx_delay, err);
+    n->sent += st == RTCOSIM_OK;
     return st;
 }
 
@@ -44,64 +63,77 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
     rtcosim_status st = rtcosim_component_get(n->c, RTCOSIM_TYPE_BINARY, &n->vr_tx_data, 1, &tx, err);
     if (st != RTCOSIM_OK)
         return fail(n, st, err);
-    rtcosim_lsbus_reader r;
-    rtcosim_lsbus_reader_init(&r, tx.data, tx.size);
-    for (;;) {
-        rtcosim_lsbus_op op;
-        bool got = false;
-        if ((st = rtcosim_lsbus_read(&r, &op, &got, err)) != RTCOSIM_OK)
-            return fail(n, st, err);
-        if (!got)
-            return RTCOSIM_OK;
-        switch (op.code) {
-        case RTCOSIM_LSBUS_OP_CAN_TRANSMIT: {
-            const rtcosim_lsbus_can_transmit *t = &op.u.transmit;
-            if (t->data_length > RTCOSIM_CAN_DATA_MAX)
-                return fail(n, rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                                 "CAN Transmit of id 0x%x has %u data bytes "
-                                                 "(a classic frame carries at most 8)",
-                                                 t->id, t->data_length), err);
-            rtcosim_can_frame f = {.id = t->id, .extended = t->ide != 0,
-                                   .dlc = (uint8_t)t->data_length};
-            if (t->data_length)
-                memcpy(f.data, t->data, t->data_length);
-            if ((st = rtcosim_can_transmit(lp, n->bus, n->node, &f, n->tx_delay, err)) !=
-                RTCOSIM_OK)
-                return fail(n, st, err);
-            n->sent++;
-            break;
-        }
-        case RTCOSIM_LSBUS_OP_CAN_CONFIGURATION:
-            /* The bus's rate is the system's: a node configuring another one
-             * would see other frame times than it expects. */
-            if (op.u.configuration.kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE &&
-                op.u.configuration.baudrate != rtcosim_can_bus_bitrate(n->bus))
-                return fail(n, rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                                 "configures CAN_BAUDRATE %u bit/s, but bus '%s' "
-                                                 "runs at %u bit/s (rtcosim events --bitrate)",
-                                                 op.u.configuration.baudrate,
-                                                 rtcosim_can_bus_name(n->bus),
-                                                 rtcosim_can_bus_bitrate(n->bus)), err);
-            break;
-        case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
-        case RTCOSIM_LSBUS_OP_CANXL_TRANSMIT:
-            return fail(n, rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                             "%s: the event kernel's CAN bus carries classic "
-                                             "frames only", rtcosim_lsbus_op_name(op.code)), err);
-        default: break; /* Status, Wakeup, unknown codes: nothing for this bus */
-        }
-    }
+    n->sending = lp;
+    st = lsbus_tx_frames(tx.data, tx.size, rtcosim_can_bus_bitrate(n->bus),
+                         rtcosim_can_bus_name(n->bus), n->name, &n->warned_unknown, send_frame, n,
+                         err);
+    return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
 
-/* The node's event at t (the FMU stepped there): the frame rx, if any, in
- * Rx_Data; the discrete-state iteration; Tx; back to step mode; the next
- * time event scheduled. */
+/* The node's event at t (the FMU stepped there): the bus's operation, if
+ * any, in Rx_Data; the discrete-state iteration; Tx; back to step mode; the
+ * next time event scheduled. */
+/* The next time event: the FMU's announcement or its scheduler's next tick. */
+static rtcosim_status schedule_next(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
+                                    rtcosim_time_ns next, rtcosim_error *err)
+{
+    n->announced = next > t && next != RTCOSIM_TIME_MAX ? next : -1;
+    if (n->announced > 0 && n->announced <= n->stop && n->announced != n->scheduled) {
+        n->scheduled = n->announced;
+        rtcosim_status st =
+            rtcosim_lp_send(lp, n->lp, n->announced - t, EVENT_NODE_TIME, 0, NULL, 0, err);
+        if (st != RTCOSIM_OK)
+            return fail(n, st, err);
+    }
+    return RTCOSIM_OK;
+}
+
+/* Before the receive partition: the operation as its Rx_Data (FMI 3.0
+ * section 5.2.2: clocked inputs are set when their clock is active). */
+static rtcosim_status before_partition(void *context, size_t clock, rtcosim_error *err)
+{
+    rtcosim_lsbus_event_node *n = context;
+    if (clock != n->rx_clock || !n->rx_pending)
+        return RTCOSIM_OK;
+    rtcosim_binary value = {n->rx, n->rx_pending};
+    n->rx_pending = 0;
+    return rtcosim_component_set(n->c, RTCOSIM_TYPE_BINARY, &n->vr_rx_data, 1, &value, err);
+}
+
+/* A scheduled-execution node at t: the bus's operation triggers the receive
+ * partition, the partitions due at t run in priority order (its own
+ * scheduler's ticks: the transmit task), and when Tx_Clock ticked (a
+ * clockUpdate; read once per instant) Tx_Data's frames go. */
+static rtcosim_status se_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
+                                  const rtcosim_lsbus_op *op, rtcosim_error *err)
+{
+    rtcosim_status st;
+    if (op) {
+        size_t used = 0;
+        if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, op, err)) != RTCOSIM_OK ||
+            (st = rtcosim_fmu_se_trigger(n->c, n->rx_clock, err)) != RTCOSIM_OK)
+            return fail(n, st, err);
+        n->rx_pending = used;
+        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
+    }
+    uint64_t ticks = rtcosim_fmu_se_ticks(n->c, n->tx_clock);
+    if ((st = rtcosim_fmu_se_run_instant(n->c, t, before_partition, n, NULL, err)) != RTCOSIM_OK)
+        return fail(n, st, err);
+    n->fmu_time = t;
+    if (rtcosim_fmu_se_ticks(n->c, n->tx_clock) > ticks && (st = send_ops(n, lp, err)) != RTCOSIM_OK)
+        return st;
+    return schedule_next(n, lp, t, rtcosim_fmu_se_next_tick(n->c), err);
+}
+
 static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
-                                    const rtcosim_can_rx *rx, rtcosim_error *err)
+                                    const rtcosim_lsbus_op *op, rtcosim_error *err)
 {
     rtcosim_status st;
     if (n->terminated)
         return RTCOSIM_OK;
+    if (n->se)
+        return se_event_at(n, lp, t, op, err);
     if (n->fmu_time < t) {
         rtcosim_step_result res;
         if ((st = rtcosim_component_do_step(n->c, n->fmu_time, t - n->fmu_time, &res, err)) !=
@@ -116,24 +148,10 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
     if (!rtcosim_component_in_event_mode(n->c) &&
         (st = rtcosim_component_enter_event_mode(n->c, err)) != RTCOSIM_OK)
         return fail(n, st, err);
-    if (rx) {
-        /* Its own frame, back at its end: the Confirm (section 5.5.1.2, as the
-         * integrated bus of `run --can-bus` gives it). The kernel's bus
-         * buffers and retransmits a frame that lost arbitration, for which
-         * the standard has no Arbitration Lost. */
-        bool own = rx->sender == n->node;
-        rtcosim_lsbus_op op = {.code = own ? RTCOSIM_LSBUS_OP_CAN_CONFIRM
-                                           : RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
-        if (own)
-            op.u.id = rx->frame.id;
-        else
-            op.u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
-                                                         .ide = rx->frame.extended,
-                                                         .data_length = rx->frame.dlc,
-                                                         .data = rx->frame.data};
+    if (op) {
         size_t used = 0;
         const bool tick = true;
-        if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, &op, err)) != RTCOSIM_OK)
+        if ((st = rtcosim_lsbus_write(n->rx, sizeof n->rx, &used, op, err)) != RTCOSIM_OK)
             return fail(n, st, err);
         rtcosim_binary value = {n->rx, used};
         if ((st = rtcosim_component_set(n->c, RTCOSIM_TYPE_BINARY, &n->vr_rx_data, 1, &value,
@@ -141,7 +159,8 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
             (st = rtcosim_component_set(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, 1, &tick,
                                         err)) != RTCOSIM_OK)
             return fail(n, st, err);
-        n->received += !own;
+        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
     }
     rtcosim_event_update u;
     if ((st = rtcosim_component_settle_events(n->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err)) !=
@@ -160,14 +179,7 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
     }
     if ((st = rtcosim_component_enter_step_mode(n->c, err)) != RTCOSIM_OK)
         return fail(n, st, err);
-    n->announced = u.next_event_time_defined && u.next_event_time > t ? u.next_event_time : -1;
-    if (n->announced > 0 && n->announced <= n->stop && n->announced != n->scheduled) {
-        n->scheduled = n->announced;
-        if ((st = rtcosim_lp_send(lp, n->lp, n->announced - t, EVENT_NODE_TIME, 0, NULL, 0,
-                                  err)) != RTCOSIM_OK)
-            return fail(n, st, err);
-    }
-    return RTCOSIM_OK;
+    return schedule_next(n, lp, t, u.next_event_time_defined ? u.next_event_time : -1, err);
 }
 
 static rtcosim_status node_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
@@ -181,12 +193,13 @@ static rtcosim_status node_event(rtcosim_lp *lp, void *state, const rtcosim_even
                                  rtcosim_error *err)
 {
     rtcosim_lsbus_event_node *n = state;
-    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
-    if (!rx && ev->time != n->announced) /* a time event the FMU took back */
+    rtcosim_lsbus_op op;
+    bool from_bus = lsbus_op_of_bus_event(n->node, ev, &op);
+    if (!from_bus && ev->time != n->announced) /* a time event the FMU took back */
         return RTCOSIM_OK;
-    if (!rx)
+    if (!from_bus)
         n->scheduled = -1;
-    return node_event_at(n, lp, ev->time, rx, err);
+    return node_event_at(n, lp, ev->time, from_bus ? &op : NULL, err);
 }
 
 static const rtcosim_lp_model node_model = {.kind = "lsbus-node", .init = node_init,
@@ -204,6 +217,42 @@ static rtcosim_status member(rtcosim_lsbus_event_node *n, const char *path, cons
                                  "terminal's member, section 5.4)",
                                  n->name, path, rtcosim_type_name(type), full);
     *vr = v->value_reference;
+    return RTCOSIM_OK;
+}
+
+/* The clock index of the clock variable with reference vr. */
+static long clock_of(const rtcosim_component *c, uint32_t vr)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(c);
+    for (size_t i = 0; k && i < rtcosim_component_variable_count(c); i++)
+        if (rtcosim_component_variable(c, i)->value_reference == vr &&
+            rtcosim_component_variable(c, i)->type == RTCOSIM_TYPE_CLOCK)
+            return rtcosim_fmu_clock_index(k, i);
+    return -1;
+}
+
+/* Scheduled execution: Rx_Clock must be a triggered input clock (a model
+ * partition the bus activates), Tx_Clock an output clock. */
+static rtcosim_status se_clocks(rtcosim_lsbus_event_node *n, const char *path, rtcosim_error *err)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(n->c);
+    long rx = clock_of(n->c, n->vr_rx_clock), tx = clock_of(n->c, n->vr_tx_clock);
+    if (!k)
+        rx = tx = -1;
+    const rtcosim_variable *rxv = rx >= 0 ? rtcosim_component_variable(n->c, k->clocks[rx].variable)
+                                          : NULL;
+    const rtcosim_variable *txv = tx >= 0 ? rtcosim_component_variable(n->c, k->clocks[tx].variable)
+                                          : NULL;
+    if (!rxv || !txv || rxv->causality != RTCOSIM_CAUSALITY_INPUT ||
+        k->clocks[rx].kind != RTCOSIM_FMI_CLOCK_TRIGGERED ||
+        txv->causality != RTCOSIM_CAUSALITY_OUTPUT)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "lsbus node '%s': %s: in scheduled execution Rx_Clock must be a "
+                                 "triggered input clock (the receive partition) and Tx_Clock an "
+                                 "output clock",
+                                 n->name, path);
+    n->rx_clock = (size_t)rx;
+    n->tx_clock = (size_t)tx;
     return RTCOSIM_OK;
 }
 
@@ -240,9 +289,12 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
     n->stop = cfg->stop;
     n->announced = n->scheduled = -1;
     const char *terminal = cfg->terminal ? cfg->terminal : "CAN";
-    rtcosim_fmu_options opts = {.event_mode_used = true};
+    n->se = cfg->scheduled_execution;
+    rtcosim_fmu_options opts = {.event_mode_used = !n->se};
+    if (n->se)
+        opts.interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
     rtcosim_status st = rtcosim_fmu_load(cfg->fmu_path, &opts, &n->c, err);
-    if (st == RTCOSIM_OK && !rtcosim_component_capabilities(n->c)->event_mode_used)
+    if (st == RTCOSIM_OK && !n->se && !rtcosim_component_capabilities(n->c)->event_mode_used)
         st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                "%s: an LS-BUS node of the event kernel needs FMI 3.0 "
                                "co-simulation with Event Mode (hasEventMode)", cfg->fmu_path);
@@ -254,6 +306,8 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
         st = member(n, cfg->fmu_path, terminal, "Rx_Data", RTCOSIM_TYPE_BINARY, &n->vr_rx_data, err);
     if (st == RTCOSIM_OK)
         st = member(n, cfg->fmu_path, terminal, "Rx_Clock", RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, err);
+    if (st == RTCOSIM_OK && n->se)
+        st = se_clocks(n, cfg->fmu_path, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_component_instantiate(n->c, n->name, err);
     if (st == RTCOSIM_OK)
@@ -275,6 +329,8 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
         st = rtcosim_can_bus_add_rx_all(bus, n->node, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_confirm_own(bus, n->node, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_notify_errors(bus, n->node, err);
     if (st != RTCOSIM_OK) {
         rtcosim_lsbus_event_node_free(n);
         return st;
@@ -304,4 +360,9 @@ void rtcosim_lsbus_event_node_counts(const rtcosim_lsbus_event_node *n, uint64_t
 {
     *frames_sent = n->sent;
     *frames_received = n->received;
+}
+
+uint64_t rtcosim_lsbus_event_node_bus_errors(const rtcosim_lsbus_event_node *n)
+{
+    return n->bus_errors;
 }

@@ -5,7 +5,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
+#include "lsbus_internal.h"
 
 /* Fixed part of each operation, header included (LS-BUS 1.0 table "Overview
  * of the available operations for CAN, CAN FD and CAN XL"): Transmit is
@@ -356,4 +358,90 @@ rtcosim_status rtcosim_lsbus_read(rtcosim_lsbus_reader *r, rtcosim_lsbus_op *op,
     r->pos += length;
     *got = true;
     return RTCOSIM_OK;
+}
+
+bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus_op *op)
+{
+    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
+    const rtcosim_can_bus_error *be = rtcosim_can_bus_error_of(ev);
+    memset(op, 0, sizeof *op);
+    if (rx && rx->sender == node) {
+        op->code = RTCOSIM_LSBUS_OP_CAN_CONFIRM;
+        op->u.id = rx->frame.id;
+    } else if (rx) {
+        op->code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        op->u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
+                                                      .ide = rx->frame.extended,
+                                                      .data_length = rx->frame.dlc,
+                                                      .data = rx->frame.data};
+    } else if (be) {
+        op->code = RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
+        op->u.bus_error.id = be->frame.id;
+        op->u.bus_error.error_code = be->code;
+        op->u.bus_error.error_flag = be->detector == node
+                                         ? RTCOSIM_LSBUS_CAN_PRIMARY_ERROR_FLAG
+                                         : RTCOSIM_LSBUS_CAN_SECONDARY_ERROR_FLAG;
+        op->u.bus_error.is_sender = be->sender == node;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, const char *bus_name,
+                               const char *node_name, bool *warned,
+                               rtcosim_status (*fn)(void *context, const rtcosim_can_frame *frame,
+                                                    rtcosim_error *err),
+                               void *context, rtcosim_error *err)
+{
+    rtcosim_lsbus_reader r;
+    rtcosim_lsbus_reader_init(&r, tx, size);
+    for (;;) {
+        rtcosim_lsbus_op op;
+        bool got = false;
+        rtcosim_status st = rtcosim_lsbus_read(&r, &op, &got, err);
+        if (st != RTCOSIM_OK || !got)
+            return st;
+        switch (op.code) {
+        case RTCOSIM_LSBUS_OP_CAN_TRANSMIT: {
+            const rtcosim_lsbus_can_transmit *t = &op.u.transmit;
+            if (t->data_length > RTCOSIM_CAN_DATA_MAX)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "CAN Transmit of id 0x%x has %u data bytes (a classic "
+                                         "frame carries at most 8)",
+                                         t->id, t->data_length);
+            rtcosim_can_frame f = {.id = t->id, .extended = t->ide != 0,
+                                   .dlc = (uint8_t)t->data_length};
+            if (t->data_length)
+                memcpy(f.data, t->data, t->data_length);
+            if ((st = fn(context, &f, err)) != RTCOSIM_OK)
+                return st;
+            break;
+        }
+        case RTCOSIM_LSBUS_OP_CAN_CONFIGURATION:
+            /* The bus's rate is the system's: a node configuring another one
+             * would see other frame times than it expects. */
+            if (op.u.configuration.kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE &&
+                op.u.configuration.baudrate != bitrate)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "configures CAN_BAUDRATE %u bit/s, but bus '%s' runs at "
+                                         "%u bit/s",
+                                         op.u.configuration.baudrate, bus_name, bitrate);
+            break;
+        case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
+        case RTCOSIM_LSBUS_OP_CANXL_TRANSMIT:
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "%s: the event kernel's CAN bus carries classic frames only",
+                                     rtcosim_lsbus_op_name(op.code));
+        default:
+            if (!op.known && !*warned) {
+                *warned = true;
+                rtcosim_log(RTCOSIM_LOG_WARNING, bus_name,
+                            "%s sent op code 0x%04" PRIX32 " (%" PRIu32 " bytes), not a CAN "
+                            "operation of LS-BUS 1.0: skipped (further ones too, silently)",
+                            node_name, op.code, op.length);
+            }
+            break; /* Status, Wakeup: nothing for this bus */
+        }
+    }
 }

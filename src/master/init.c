@@ -141,6 +141,41 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* FMI 3.0 early return (step.c): the components instantiated with
+ * earlyReturnAllowed. Their steps end where they returned and the others
+ * follow them there, which needs every component on the base step and one
+ * process (as Event Mode does). */
+static rtcosim_status early_return_init(rtcosim_master *m, rtcosim_error *err)
+{
+    m->returner_count = 0;
+    const char *first = NULL;
+    for (size_t c = 0; c < m->comp_count; c++) {
+        master_component *mc = &m->comps[c];
+        mc->returns_early = rtcosim_component_capabilities(mc->c)->early_return_allowed;
+        if (mc->returns_early && !first)
+            first = mc->name;
+        m->returner_count += mc->returns_early;
+    }
+    if (!m->returner_count)
+        return RTCOSIM_OK;
+    if (!m->single_rate || m->xchg)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "master: component '%s' may return early (earlyReturnAllowed), "
+                                 "which needs every component on the base macro step, without "
+                                 "step control and in one process",
+                                 first);
+    for (size_t c = 0; c < m->comp_count; c++)
+        if (!m->comps[c].can_vary)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "master: component '%s' may return early, but '%s' cannot "
+                                     "vary its step (canHandleVariableCommunicationStepSize): "
+                                     "the others could not follow it to lastSuccessfulTime",
+                                     first, m->comps[c].name);
+    m->returned = calloc(m->comp_count, sizeof *m->returned);
+    m->rest = calloc(m->comp_count, sizeof *m->rest);
+    return m->returned && m->rest ? RTCOSIM_OK : master_oom(err);
+}
+
 static rtcosim_status get_outputs(rtcosim_master *m, size_t c, rtcosim_error *err)
 {
     master_component *mc = &m->comps[c];
@@ -394,6 +429,8 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
         st = master_exchange_publish(m, m->order_list, m->comp_count, start, err);
     for (size_t i = 0; !m->xchg && st == RTCOSIM_OK && i < m->comp_count; i++)
         st = master_publish_at(m, m->order_list[i], start, err);
+    if (st == RTCOSIM_OK)
+        st = early_return_init(m, err);
     if (st == RTCOSIM_OK)
         st = master_events_init(m, err);
     if (st != RTCOSIM_OK || (st = master_sched_init(m, err)) != RTCOSIM_OK)

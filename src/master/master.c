@@ -72,6 +72,8 @@ void rtcosim_master_free(rtcosim_master *m)
     master_exchange_free(m);
     for (size_t i = 0; i < m->comp_count; i++) {
         master_component *mc = &m->comps[i];
+        if (mc->rollback)
+            rtcosim_component_free_state(mc->c, mc->rollback);
         rtcosim_component_free(mc->c);
         free(mc->name);
         for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
@@ -106,6 +108,8 @@ void rtcosim_master_free(rtcosim_master *m)
     free(m->order_list);
     free(m->active);
     free(m->publish_list);
+    free(m->returned);
+    free(m->rest);
     master_events_free(m);
     master_links_free(m);
     free(m);

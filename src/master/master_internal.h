@@ -49,6 +49,11 @@ typedef struct master_component {
     size_t conns_in_count;
     size_t *conns_out;         /* continuous connections from this component (sampled) */
     size_t conns_out_count;
+    /* FMI 3.0 early return allowed (earlyReturnAllowed): steps before the
+     * others in a tick (step.c); its snapshot for a rollback when another
+     * component's early return cuts the tick short after it stepped. */
+    bool returns_early;
+    rtcosim_state rollback;
     /* Result of the last step (written by whichever thread stepped it). */
     rtcosim_status step_status;
     rtcosim_step_result step_result;
@@ -88,6 +93,9 @@ typedef struct master_connection {
      * with the estimates the consumer received, over common intervals. */
     rtcosim_time_ns recon_from, true_to, est_to;
     double true_integral, est_integral, applied_integral;
+    /* What the consumer's current step added to the two latter (its share
+     * past lastSuccessfulTime is taken back after an early return). */
+    double step_est, step_applied;
     /* The last reconciled interval (for power bonds and the step controller). */
     rtcosim_time_ns last_from, last_to;
     double last_true, last_applied, last_est; /* integrals: true, applied, plain estimate */
@@ -200,6 +208,13 @@ struct rtcosim_master {
     int64_t group_end_ns;      /* real time the last parallel group ended (the workers' wait hint) */
 
     size_t *publish_list;      /* scratch (comp_count): Jacobi's components publishing in a tick */
+    /* FMI 3.0 early return (step.c): the components allowed to return early
+     * (0: the plain tick), per tick those stepped first and the others
+     * (scratch, comp_count each), and the early returns so far. */
+    size_t returner_count;
+    size_t *returned, *rest;
+    size_t returned_count, rest_count;
+    uint64_t early_returns;
     /* FMI 3.0 Event Mode (events.c): some component uses it; steps end at
      * the next announced event time (-1: none) when every component can
      * vary its step; event iterations so far; the iteration's marks and

@@ -111,6 +111,7 @@ bool rtcosim_master_terminated(const rtcosim_master *m, const char **component, 
 rtcosim_time_ns rtcosim_master_time(const rtcosim_master *m) { return m->time; }
 uint64_t rtcosim_master_step_count(const rtcosim_master *m) { return m->steps; }
 uint64_t rtcosim_master_event_count(const rtcosim_master *m) { return m->event_count; }
+uint64_t rtcosim_master_early_return_count(const rtcosim_master *m) { return m->early_returns; }
 rtcosim_time_ns rtcosim_master_next_step(const rtcosim_master *m)
 {
     return m->step_control.enabled ? m->adaptive_step : m->macro_step;

@@ -28,6 +28,10 @@ rtcosim_status spec_check_scope(rtcosim_master *m, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "master: speculation does not run components in Event Mode "
                                  "(FMI 3.0 eventModeUsed)");
+    if (m->returner_count)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "master: speculation does not run components that may return "
+                                 "early (FMI 3.0 earlyReturnAllowed)");
     for (size_t c = 0; c < m->comp_count; c++)
         if (m->comps[c].next_time != m->time)
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,

@@ -269,6 +269,8 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
             double integral = hs * y;
             k->est_integral += integral;
             k->applied_integral += integral + correction * hs;
+            k->step_est = integral;
+            k->step_applied = integral + correction * hs;
             k->est_to = t + h;
             in[s] = y + correction;
             try_reconcile(m, index);
@@ -283,6 +285,8 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
         double integral = master_poly_input(mc, k, &p, hs, correction);
         k->est_integral += integral;
         k->applied_integral += integral + correction * hs;
+        k->step_est = integral;
+        k->step_applied = integral + correction * hs;
         k->est_to = t + h;
         if (mc->derivative_order >= 1 && mc->d1[s] != 0)
             mc->any_d1 = true;
@@ -446,6 +450,133 @@ static inline size_t level_end(const rtcosim_master *m, const size_t *active, si
     return end;
 }
 
+/* FMI 3.0 early return (sections 4.2.1, 4.2.3; rtcosim_fmu_options
+ * early_return_allowed). The standard leaves to the importer what the other
+ * FMUs do when one returns early; rtcosim shortens the macro step: the
+ * components that may return early step first, one after the other (with
+ * the inputs of the step's start, as in Jacobi order), each to the end of
+ * the step shortened so far; one that returns early at lastSuccessfulTime
+ * te cuts the step to te, and the others then step only to te, so that all
+ * meet there and the next step starts at te for every one (no component
+ * stepped past another's event). A returner that had already stepped past
+ * te is rolled back to its snapshot from before its step (FMI 3.0
+ * fmi3GetFMUState/fmi3SetFMUState, taken only when several components may
+ * return early) and stepped again to te; one that cannot save its state is
+ * then an error naming both. */
+
+#define EARLY_RETURNS_AT_ONE_INSTANT 100
+
+/* The step of mc ended at te instead of t + h: its inputs' estimates cover
+ * [t, te] (the share of the step past te is taken back from the integrals of
+ * the error signal, exact for the constant input a black box gets). */
+static void cut_step(rtcosim_master *m, master_component *mc, rtcosim_time_ns te)
+{
+    rtcosim_time_ns t = mc->step_start, end = t + mc->h;
+    double past = mc->h > 0 ? (double)(end - te) / (double)mc->h : 0.0;
+    for (size_t i = 0; i < mc->conns_in_count; i++) {
+        master_connection *k = &m->conns[mc->conns_in[i]];
+        if (!k->continuous || k->est_to != end)
+            continue;
+        k->est_integral -= past * k->step_est;
+        k->applied_integral -= past * k->step_applied;
+        k->est_to = te;
+    }
+    mc->h = te - t;
+    mc->next_time = te;
+}
+
+/* One returner's step [t, t + *h] (again, after a rollback); an early return
+ * before its end shortens *h. */
+static rtcosim_status step_returner(rtcosim_master *m, master_component *mc, rtcosim_time_ns *h,
+                                    bool again, rtcosim_error *err)
+{
+    const rtcosim_time_ns t = m->time;
+    rtcosim_status st;
+    if (again) {
+        cut_step(m, mc, t + *h);
+        if ((st = rtcosim_component_set_state(mc->c, mc->rollback, err)) != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "master: rolling '%s' back to t=%.9f s: ", mc->name,
+                                        rtcosim_time_to_seconds(t));
+        if (*h == 0) { /* back at t, where another handles its event first */
+            mc->step_result = (rtcosim_step_result){.last_successful_time = t};
+            return RTCOSIM_OK;
+        }
+    } else {
+        mc->step_start = t;
+        mc->h = *h;
+        mc->next_time = t + *h;
+        if ((st = compute_inputs(m, mc, err)) != RTCOSIM_OK)
+            return st;
+        /* after the inputs: a rollback restores them with the state */
+        if (m->returner_count > 1 && rtcosim_component_capabilities(mc->c)->can_get_set_state &&
+            (st = rtcosim_component_get_state(mc->c, &mc->rollback, err)) != RTCOSIM_OK)
+            return st;
+    }
+    const rtcosim_step_result *r = &mc->step_result;
+    /* An event less than a nanosecond after t (the FMU's double time just
+     * short of the instant the step started at) returns at t itself: the
+     * step goes on from there, at most EARLY_RETURNS_AT_ONE_INSTANT times. */
+    for (int tries = 0;; tries++) {
+        master_step_component(mc);
+        if ((st = step_outcome(m, mc, err)) != RTCOSIM_OK || m->discarded)
+            return st;
+        if (!r->early_return || r->last_successful_time > t || r->event_handling_needed)
+            break;
+        if (tries == EARLY_RETURNS_AT_ONE_INSTANT)
+            return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
+                                     "master: '%s' returned early at the start of its step "
+                                     "(t=%.9f s) %d times: no progress",
+                                     mc->name, rtcosim_time_to_seconds(t), tries + 1);
+    }
+    if (!r->early_return || r->last_successful_time >= t + *h)
+        return RTCOSIM_OK;
+    m->early_returns++;
+    cut_step(m, mc, r->last_successful_time);
+    *h = r->last_successful_time - t;
+    return RTCOSIM_OK;
+}
+
+/* The returners of this tick step first; m->rest gets the others. */
+static rtcosim_status step_returners(rtcosim_master *m, rtcosim_time_ns *h, rtcosim_error *err)
+{
+    size_t done = 0, rest = 0;
+    rtcosim_status st;
+    for (size_t a = 0; a < m->active_count; a++) {
+        size_t c = m->active[a];
+        master_component *mc = &m->comps[c];
+        if (!mc->returns_early || *h == 0) { /* h 0: one stopped at t (below) */
+            m->rest[rest++] = c;
+            continue;
+        }
+        rtcosim_time_ns before = *h;
+        if ((st = step_returner(m, mc, h, false, err)) != RTCOSIM_OK || m->discarded)
+            return st;
+        m->returned[done++] = c;
+        /* The earlier ones are past the new end: back and again, until
+         * none returns earlier still. */
+        for (size_t i = 0; *h < before && i + 1 < done; i++) {
+            master_component *p = &m->comps[m->returned[i]];
+            if (p->next_time <= m->time + *h)
+                continue;
+            if (!p->rollback)
+                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                         "master: '%s' returned early at t=%.9f s, but '%s' had "
+                                         "already stepped to %.9f s and cannot be rolled back "
+                                         "(no canGetAndSetFMUState)",
+                                         mc->name, rtcosim_time_to_seconds(m->time + *h), p->name,
+                                         rtcosim_time_to_seconds(p->next_time));
+            before = *h;
+            if ((st = step_returner(m, p, h, true, err)) != RTCOSIM_OK || m->discarded)
+                return st;
+            if (*h < before)
+                i = (size_t)-1; /* an earlier end again: recheck from the first */
+        }
+    }
+    m->rest_count = rest;
+    m->returned_count = done;
+    return RTCOSIM_OK;
+}
+
 /* A tick of a single-rate run: every component steps H from t, in
  * order_list order (m->active holds it). The planning, inputs and step
  * outcome with publication are fused into one pass each, so that a run of
@@ -454,9 +585,28 @@ static inline size_t level_end(const rtcosim_master *m, const size_t *active, si
  * publishes; the master is then failed anyway. */
 rtcosim_status master_single_rate_tick(rtcosim_master *m, rtcosim_time_ns h, rtcosim_error *err)
 {
-    const rtcosim_time_ns t = m->time, next = t + h;
-    const size_t *active = m->active, n = m->active_count;
+    const size_t *active = m->active;
+    size_t n = m->active_count;
     rtcosim_status st;
+    if (m->returner_count) {
+        if ((st = step_returners(m, &h, err)) != RTCOSIM_OK || m->discarded)
+            return st;
+        active = m->rest;
+        n = m->rest_count;
+        if (h == 0) {
+            /* An event-mode returner stopped at t itself (an event a hair
+             * after t): the others stay at t and its event is handled there
+             * (master_event_tick); nothing else changed. */
+            for (size_t a = 0; a < n; a++) {
+                master_component *mc = &m->comps[active[a]];
+                mc->h = 0;
+                mc->next_time = m->time;
+                mc->step_result = (rtcosim_step_result){.last_successful_time = m->time};
+            }
+            return RTCOSIM_OK;
+        }
+    }
+    const rtcosim_time_ns t = m->time, next = t + h;
     if (m->order == RTCOSIM_ORDER_JACOBI) {
         for (size_t a = 0; a < n; a++) {
             master_component *mc = &m->comps[active[a]];
@@ -472,11 +622,17 @@ rtcosim_status master_single_rate_tick(rtcosim_master *m, rtcosim_time_ns h, rtc
                 return st;
         if (m->discarded)
             return RTCOSIM_OK;
+        if (m->returner_count) /* every component, the returners too */
+            active = m->active, n = m->active_count;
         if ((st = publish_all(m, active, n, next, err)) != RTCOSIM_OK)
             return st;
         if (m->discarded) /* over ranks: learnt with the exchange */
             return RTCOSIM_OK;
     } else {
+        /* Gauss-Seidel: the returners' outputs at the step's end first */
+        for (size_t a = 0; m->returner_count && a < m->returned_count; a++)
+            if ((st = master_publish_at(m, m->returned[a], next, err)) != RTCOSIM_OK)
+                return st;
         for (size_t a = 0, end; a < n; a = end) {
             end = level_end(m, active, a, n);
             for (size_t b = a; b < end; b++) {
@@ -511,6 +667,12 @@ static rtcosim_status tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
     m->steps++;
     if (m->events)
         return master_event_tick(m, stop, err);
+    if (m->returner_count) {
+        /* To the next point of the grid start + k H (after an early return
+         * the step is shorter), as master_event_tick and fmusim do. */
+        rtcosim_time_ns end = m->start + ((t - m->start) / m->macro_step + 1) * m->macro_step;
+        return master_single_rate_tick(m, (end < stop ? end : stop) - t, err);
+    }
     if (m->single_rate && t + m->macro_step <= stop)
         return master_single_rate_tick(m, m->macro_step, err);
     plan_steps(m, t, stop, &variable_h);

@@ -304,6 +304,106 @@ static void injected_errors_reach_every_node_and_the_frame_is_sent_again(void **
     free(out);
 }
 
+/* One bus for an LS-BUS node FMU and the example vehicle's native engine
+ * ECU (`ecus:1`: src/ecu with its plant, as `rtcosim events --ecus 1`).
+ * The engine's control_1ms task (9000 cycles at 200 MHz: 45 us) runs at
+ * every ms; its can_10ms task (released at 2, 12 ms; 3000 cycles: 15 us)
+ * requests EngineData 0x0C0 at 2.060 and 12.060 ms, its status_100ms task
+ * (at 5 ms; 4000 cycles: 20 us) EngineStatus 0x5C0 at 5.065 ms. Node a
+ * sends 0x123 with 11 22 .. 88 at 2.060 and 12.060 ms (offset, period).
+ * Frame lengths counted by hand (SOF to intermission, stuff bits over SOF
+ * .. CRC with the frame's CRC-15; checked with an independent script):
+ * 0C0#840CE8130A000000 111 + 9 = 120 bits (240 us at 500 kbit/s),
+ * 123#1122334455667788 111 + 1 = 112 (224 us), 5C0#82000001 79 + 8 = 87
+ * (174 us), 0C0#780CF3130B000001 111 + 7 = 118 (236 us). At 2.060 ms both
+ * request: 0x0C0 wins arbitration (2.060 .. 2.300), 0x123 follows (.. 2.524);
+ * 0x5C0 5.065 .. 5.239; at 12.060 again 0x0C0 (.. 12.296), 0x123 (.. 12.520).
+ * a receives the engine's three frames and two Confirms. */
+static void an_fmu_node_and_a_native_ecu_share_one_bus(void **state)
+{
+    (void)state;
+    static const char *const a[] = {"a"};
+    const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
+                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
+                             "0.00206", "--start-value", "a.period", "0.01", "--output-variable",
+                             "a.rx_frames", "--output-variable", "a.last_rx_time",
+                             "--output-variable", "a.confirms", "--output-variable",
+                             "a.last_confirm_time", "--can-log", "bus.log", NULL),
+                     0);
+    char *log = read_text("bus.log");
+    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                             "(0000000000.002524) can0 123#1122334455667788\n"
+                             "(0000000000.005239) can0 5C0#82000001\n"
+                             "(0000000000.012296) can0 0C0#780CF3130B000001\n"
+                             "(0000000000.012520) can0 123#1122334455667788\n");
+    free(log);
+    char *out = read_text("out.txt");
+    expect_in(out, "  a.rx_frames                      3\n  a.last_rx_time                   "
+                   "0.012296\n  a.confirms                       2\n  a.last_confirm_time    "
+                   "          0.01252\n");
+    expect_in(out, "can bus can0: 500000 bit/s (event kernel, with ECUs), 5 frames, 0 bus errors");
+    free(out);
+    /* Every 2nd frame started corrupted (CRC error), retransmitted: #1
+     * 0x0C0 2.060 .. 2.300; #2 0x123 .. 2.524 fails, #3 again .. 2.748; #4
+     * 0x5C0 5.065 .. 5.239 fails, #5 .. 5.413; #6 0x0C0 12.060 .. 12.296
+     * fails and contends again with 0x123, wins: #7 .. 12.532; #8 0x123 ..
+     * 12.756 fails, #9 .. 12.980. a gets a Bus Error for each of the four. */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
+                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
+                             "0.00206", "--start-value", "a.period", "0.01", "--can-error-every",
+                             "2", "--output-variable", "a.bus_errors", "--can-log", "bus.log",
+                             NULL),
+                     0);
+    log = read_text("bus.log");
+    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                             "(0000000000.002748) can0 123#1122334455667788\n"
+                             "(0000000000.005413) can0 5C0#82000001\n"
+                             "(0000000000.012532) can0 0C0#780CF3130B000001\n"
+                             "(0000000000.012980) can0 123#1122334455667788\n");
+    free(log);
+    out = read_text("out.txt");
+    expect_in(out, "  a.bus_errors                     4\n");
+    free(out);
+    /* an op code LS-BUS 1.0 does not have (corrupt 2: 0x0777 after each
+     * Transmit) is skipped with one warning naming the node; the frames go */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.corrupt", "2",
+                             "--output-variable", "a.tx_frames", NULL),
+                     0);
+    char *warn = read_text("err.txt");
+    assert_string_equal(warn, "[warning] can0: a.CAN sent op code 0x0777 (12 bytes), not a CAN "
+                              "operation of LS-BUS 1.0: skipped (further ones too, silently)\n");
+    free(warn);
+    /* bad operations on that bus: one line naming the node */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.corrupt", "1",
+                             NULL),
+                     1);
+    expect_one_line_error("'can0': Tx_Data of a.CAN: LS-BUS CAN Transmit (op code 0x0010) at "
+                          "byte 0: length field 20 runs past the buffer (16 bytes left)");
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.bitrate",
+                             "250000", NULL),
+                     1);
+    expect_one_line_error("Tx_Data of a.CAN: configures CAN_BAUDRATE 250000 bit/s, but bus "
+                          "'can0' runs at 500000 bit/s");
+    /* bad node lists */
+    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus", "can0=a.CAN,ecus:0", NULL),
+                     1);
+    expect_one_line_error("--can-bus can0: 'ecus:0' needs ecus:N with N in 1..64");
+    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus", "can0=a.CAN,firmware:x",
+                             NULL),
+                     1);
+    expect_one_line_error("--can-bus can0: 'firmware:x' needs firmware:ECU=ELF");
+    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus",
+                             "can0=a.CAN,ecus:1,firmware:brake=x.elf", NULL),
+                     1);
+    expect_one_line_error("--can-bus can0: vehicle: no ECU named 'brake' to run firmware");
+}
+
 static void direct_communication_passes_frames_at_their_send_times(void **state)
 {
     (void)state;
@@ -553,7 +653,8 @@ static void can_bus_options_are_checked(void **state)
     (void)state;
     const char *ssd = nodes_alone();
     assert_int_equal(run_cli(ssd, "--can-bus", "can0", NULL), 2);
-    expect_one_line_error("--can-bus needs NAME=COMP.TERMINAL[,COMP.TERMINAL...], not 'can0'");
+    expect_one_line_error("--can-bus needs NAME=NODE[,NODE...] (COMP.TERMINAL, ecus:N, "
+                          "firmware:ECU=ELF), not 'can0'");
     assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--step-size", "0.001", "-q",
                              "--can-bus", "can0=a.LIN", NULL),
                      1);
@@ -573,6 +674,7 @@ int main(void)
         cmocka_unit_test(bit_rate_is_the_nodes_or_the_command_lines),
         cmocka_unit_test(a_node_that_configured_discard_gets_arbitration_lost),
         cmocka_unit_test(injected_errors_reach_every_node_and_the_frame_is_sent_again),
+        cmocka_unit_test(an_fmu_node_and_a_native_ecu_share_one_bus),
         cmocka_unit_test(direct_communication_passes_frames_at_their_send_times),
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
         cmocka_unit_test(a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks),
