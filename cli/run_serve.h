@@ -1,0 +1,57 @@
+/* --serve, --serve-token, --serve-read-only for the commands that run a
+ * system (run, run --real-time, events, demo): the live view (rtcosim/
+ * serve.h) opened, fed and closed around a run, with small hooks for each. */
+#ifndef RTCOSIM_CLI_RUN_SERVE_H
+#define RTCOSIM_CLI_RUN_SERVE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rtcosim/serve.h"
+#include "rtcosim/system_rt.h"
+
+typedef struct cli_serve {
+    const char *listen; /* --serve [HOST:]PORT; NULL: no live view */
+    const char *token;  /* --serve-token */
+    bool read_only;     /* --serve-read-only */
+    rtcosim_serve *server;
+    size_t columns;     /* values published per row */
+} cli_serve;
+
+/* One of the options at argv[*i] (1: taken, *i advanced past its value;
+ * 0: not one of them; -1: bad, message printed). */
+int cli_serve_option(cli_serve *sv, int argc, char **argv, int *i);
+/* Their lines for a command's --help. */
+void cli_serve_usage(FILE *out);
+/* A token or read-only mode without --serve: message, non-zero. */
+int cli_serve_check(const cli_serve *sv);
+
+/* Creates the server (nothing when --serve was not given): 0 or an exit code. */
+int cli_serve_create(cli_serve *sv, rtcosim_serve_mode mode, const char *title);
+/* Starts it and prints "live view: URL" on stderr: 0 or an exit code. */
+int cli_serve_start(cli_serve *sv);
+
+/* An offline run's step boundary (the master's thread): publish the row,
+ * apply the tuning, wait while paused. */
+void cli_serve_step(cli_serve *sv, rtcosim_time_ns t, const double *values);
+
+/* A real-time run: the hooks into the executor and the system's parts. */
+void cli_serve_hook_real_time(cli_serve *sv, rtcosim_system_rt_options *so);
+
+/* After rtcosim_system_rt_create: the live view of its results columns,
+ * tuning both parts, started. 0 or an exit code. */
+int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt, const char *title);
+/* After its run: as cli_serve_finish, the log also in report_dir/tuning.csv. */
+int cli_serve_finish_real_time(cli_serve *sv, const rtcosim_system_rt *srt,
+                               const char *results, const char *report_dir);
+
+/* After the run: the final row, the tuning log written to `tuning_path`
+ * (NULL: none) and listed on stdout; 0 or an exit code. */
+int cli_serve_finish(cli_serve *sv, rtcosim_time_ns t, const double *values,
+                     const char *tuning_path);
+void cli_serve_close(cli_serve *sv);
+
+/* `<results without .csv/.mat>.tuning.csv` into buf, or NULL without results. */
+const char *cli_serve_tuning_path(const char *results, char *buf, size_t size);
+
+#endif
