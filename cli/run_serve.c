@@ -90,7 +90,7 @@ void cli_serve_step(cli_serve *sv, rtcosim_time_ns t, const double *values)
     rtcosim_serve_publish(sv->server, t, values);
     rtcosim_serve_apply(sv->server, 0, t);
     if (rtcosim_serve_paused(sv->server))
-        rtcosim_serve_wait_while_paused(sv->server, cli_watchdog_beat);
+        rtcosim_serve_wait_while_paused(sv->server, 0, t, values, cli_watchdog_beat);
 }
 
 static void on_part_frame(void *context, int part, rtcosim_time_ns t, const double *row)

@@ -107,9 +107,11 @@ void rtcosim_serve_publish_can(rtcosim_serve *s, size_t bus, uint64_t frames);
 size_t rtcosim_serve_apply(rtcosim_serve *s, int part, rtcosim_time_ns t);
 bool rtcosim_serve_paused(const rtcosim_serve *s);
 bool rtcosim_serve_stop_requested(const rtcosim_serve *s);
-/* Offline runs: sleeps (in 10 ms naps, calling beat each time when given)
- * while paused and not stopped. */
-void rtcosim_serve_wait_while_paused(rtcosim_serve *s, void (*beat)(void));
+/* Offline runs, at a step boundary t with the values there: sleeps (in
+ * 10 ms naps, calling beat each time when given) while paused and not
+ * stopped, publishing the values and applying tuning for `part` at t. */
+void rtcosim_serve_wait_while_paused(rtcosim_serve *s, int part, rtcosim_time_ns t,
+                                     const double *values, void (*beat)(void));
 
 /* --- After the run --------------------------------------------------------- */
 

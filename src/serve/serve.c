@@ -388,14 +388,20 @@ bool rtcosim_serve_stop_requested(const rtcosim_serve *s)
     return atomic_load_explicit(&s->stop, memory_order_relaxed) != 0;
 }
 
-void rtcosim_serve_wait_while_paused(rtcosim_serve *s, void (*beat)(void))
+void rtcosim_serve_wait_while_paused(rtcosim_serve *s, int part, rtcosim_time_ns t,
+                                     const double *values, void (*beat)(void))
 {
     while (rtcosim_serve_paused(s) && !rtcosim_serve_stop_requested(s)) {
+        /* The view shows where it stands; tuning applies at once (the next
+         * step starts from t). */
+        rtcosim_serve_publish(s, t, values);
+        rtcosim_serve_apply(s, part, t);
         struct timespec nap = {0, 10 * 1000 * 1000};
         nanosleep(&nap, NULL);
         if (beat)
             beat();
     }
+    rtcosim_serve_apply(s, part, t);
 }
 
 /* --- The server's side ----------------------------------------------------- */

@@ -56,11 +56,13 @@ int serve_client_request(const char *host, int port, const char *method, const c
     int fd = connect_to(host, port, 10000);
     if (fd < 0)
         return -1;
-    char head[2048];
+    char head[2048], host_line[96] = "";
+    if (!headers || !strstr(headers, "Host:")) /* a test may give its own */
+        snprintf(host_line, sizeof host_line, "Host: %s:%d\r\n", host, port);
     int n = snprintf(head, sizeof head,
-                     "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n%s"
+                     "%s %s HTTP/1.1\r\n%sConnection: close\r\n%s"
                      "Content-Length: %zu\r\n\r\n",
-                     method, path, host, port, headers ? headers : "", body ? body_size : 0);
+                     method, path, host_line, headers ? headers : "", body ? body_size : 0);
     if (n < 0 || (size_t)n >= sizeof head || !send_all(fd, head, (size_t)n) ||
         (body && body_size && !send_all(fd, body, body_size))) {
         close(fd);

@@ -5,7 +5,11 @@
  * passes admit() first (token, Host, Origin). */
 #include "serve/serve_internal.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -605,6 +609,19 @@ rtcosim_status serve_http_start(rtcosim_serve *s, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+typedef struct stopper {
+    struct mg_context *ctx;
+    atomic_int done;
+} stopper;
+
+static void *stop_server(void *arg)
+{
+    stopper *st = arg;
+    mg_stop(st->ctx);
+    atomic_store(&st->done, 1);
+    return NULL;
+}
+
 void serve_http_stop(rtcosim_serve *s)
 {
     if (s->pump_started) {
@@ -612,8 +629,28 @@ void serve_http_stop(rtcosim_serve *s)
         pthread_join(s->pump, NULL);
         s->pump_started = false;
     }
-    if (s->ctx) {
+    if (!s->ctx)
+        return;
+    /* CivetWeb's listening thread sees the stop flag only when its poll
+     * returns (a 2 s quantum in 1.15): a connection of our own wakes it. */
+    stopper st = {s->ctx, 0};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, stop_server, &st) != 0) {
         mg_stop(s->ctx);
         s->ctx = NULL;
+        return;
     }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    inet_pton(AF_INET, strcmp(s->host, "0.0.0.0") == 0 ? "127.0.0.1" : s->host, &a.sin_addr);
+    while (!atomic_load(&st.done)) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd >= 0) {
+            connect(fd, (struct sockaddr *)&a, sizeof a);
+            close(fd);
+        }
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    pthread_join(thread, NULL);
+    s->ctx = NULL;
 }
