@@ -37,8 +37,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, n);
     text[n] = '\0';
     if (serve_json_append_string(out, sizeof out, &len, text)) {
-        if (!serve_json_parse_object("{\"k\":", 5, members, &count, why, sizeof why) == 0)
-            abort();
         char doc[4200];
         size_t dl = 0;
         serve_json_appendf(doc, sizeof doc, &dl, "{\"k\":%s}", out);
