@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "signals.h"
@@ -208,4 +209,65 @@ int cli_serve_finish_real_time(cli_serve *sv, const rtcosim_system_rt *srt,
         printf("wrote the tuning to %s\n", path);
     }
     return rc;
+}
+
+/* rtcosim events: every 10 ms, the time the kernel reached (its progress
+ * counter) and the frames of the bus (an atomic counter of the bus). */
+static void *events_monitor(void *arg)
+{
+    cli_serve *sv = arg;
+    while (atomic_load(&sv->monitor_run)) {
+        double row[2] = {rtcosim_time_to_seconds(rtcosim_events_progress(sv->sim)),
+                         sv->bus ? (double)rtcosim_can_bus_frames_live(sv->bus) : 0};
+        rtcosim_serve_publish(sv->server, rtcosim_events_progress(sv->sim), row);
+        if (sv->bus)
+            rtcosim_serve_publish_can(sv->server, 0, rtcosim_can_bus_frames_live(sv->bus));
+        if (rtcosim_serve_stop_requested(sv->server))
+            rtcosim_events_request_stop(sv->sim, true);
+        struct timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    return NULL;
+}
+
+int cli_serve_events_start(cli_serve *sv, rtcosim_events *sim, rtcosim_can_bus *bus)
+{
+    if (!sv->listen)
+        return 0;
+    int rc = cli_serve_create(sv, RTCOSIM_SERVE_EVENTS, "events");
+    if (rc)
+        return rc;
+    rtcosim_error err;
+    const char *bus_name = bus ? rtcosim_can_bus_name(bus) : "bus";
+    char frames[160];
+    snprintf(frames, sizeof frames, "%s.frames", bus_name);
+    if (rtcosim_serve_add_variable(sv->server, "simulated_time", "s", &err) != RTCOSIM_OK ||
+        rtcosim_serve_add_variable(sv->server, frames, "", &err) != RTCOSIM_OK ||
+        (bus && rtcosim_serve_add_can_bus(sv->server, bus_name, &err) != RTCOSIM_OK))
+        return cli_fail_error(&err);
+    if ((rc = cli_serve_start(sv)) != 0)
+        return rc;
+    sv->sim = sim;
+    sv->bus = bus;
+    atomic_store(&sv->monitor_run, 1);
+    if (pthread_create(&sv->monitor, NULL, events_monitor, sv) != 0)
+        return cli_fail("--serve: cannot start the live view's thread");
+    sv->monitor_started = true;
+    return 0;
+}
+
+void cli_serve_events_finish(cli_serve *sv, rtcosim_time_ns reached)
+{
+    if (!sv->server)
+        return;
+    if (sv->monitor_started) {
+        atomic_store(&sv->monitor_run, 0);
+        pthread_join(sv->monitor, NULL);
+        sv->monitor_started = false;
+    }
+    double row[2] = {rtcosim_time_to_seconds(reached),
+                     sv->bus ? (double)rtcosim_can_bus_frames_live(sv->bus) : 0};
+    if (sv->bus)
+        rtcosim_serve_publish_can(sv->server, 0, rtcosim_can_bus_frames_live(sv->bus));
+    rtcosim_serve_finish(sv->server, reached, row);
 }

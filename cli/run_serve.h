@@ -7,6 +7,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "rtcosim/can.h"
+#include "rtcosim/events.h"
 #include "rtcosim/serve.h"
 #include "rtcosim/system_rt.h"
 
@@ -15,7 +20,13 @@ typedef struct cli_serve {
     const char *token;  /* --serve-token */
     bool read_only;     /* --serve-read-only */
     rtcosim_serve *server;
-    size_t columns;     /* values published per row */
+    /* rtcosim events: a thread of ours samples the run (the kernel's
+     * threads are left alone) */
+    rtcosim_events *sim;
+    rtcosim_can_bus *bus;
+    pthread_t monitor;
+    bool monitor_started;
+    atomic_int monitor_run;
 } cli_serve;
 
 /* One of the options at argv[*i] (1: taken, *i advanced past its value;
@@ -44,6 +55,12 @@ int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt, const char
 /* After its run: as cli_serve_finish, the log also in report_dir/tuning.csv. */
 int cli_serve_finish_real_time(cli_serve *sv, const rtcosim_system_rt *srt,
                                const char *results, const char *report_dir);
+
+/* rtcosim events: the live view of the simulated time and the bus's frames,
+ * sampled by a thread of ours; its stop ends the run. 0 or an exit code. */
+int cli_serve_events_start(cli_serve *sv, rtcosim_events *sim, rtcosim_can_bus *bus);
+/* After the run: the final values, the server closed. */
+void cli_serve_events_finish(cli_serve *sv, rtcosim_time_ns reached);
 
 /* After the run: the final row, the tuning log written to `tuning_path`
  * (NULL: none) and listed on stdout; 0 or an exit code. */
