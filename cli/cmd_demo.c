@@ -334,7 +334,7 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     }
     rtcosim_status st = rtcosim_system_rt_create(desc, &so, &srt, &err);
     if (st == RTCOSIM_OK && serve->listen) {
-        if ((rc = cli_serve_attach_real_time(serve, srt, "vehicle (rtcosim demo)")) != 0)
+        if ((rc = cli_serve_attach_real_time(serve, srt, desc)) != 0)
             goto done;
         open_browser(rtcosim_serve_url(serve->server));
     }

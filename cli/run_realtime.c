@@ -150,7 +150,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         rc = cli_fail_error(&err);
         goto done;
     }
-    if ((rc = cli_serve_attach_real_time(serve, srt, rtcosim_system_desc_name(desc))) != 0)
+    if ((rc = cli_serve_attach_real_time(serve, srt, desc)) != 0)
         goto done;
     const char *unused = rtcosim_dcp_bindings_unused(a->dcp);
     if (unused) {

@@ -164,8 +164,10 @@ const char *cli_serve_tuning_path(const char *results, char *buf, size_t size)
     return buf;
 }
 
-int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt, const char *title)
+int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt,
+                               const rtcosim_system_desc *desc)
 {
+    const char *title = rtcosim_system_desc_name(desc);
     if (!sv->listen)
         return 0;
     int rc = cli_serve_create(sv, RTCOSIM_SERVE_REAL_TIME, title);
@@ -185,6 +187,15 @@ int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt, const char
     for (int p = 0; p < 2; p++)
         if (parts[p] && rtcosim_serve_add_master(sv->server, parts[p], p, &err) != RTCOSIM_OK)
             return cli_fail_error(&err);
+    /* An input fed across the parts is set by the executor every frame. */
+    for (size_t i = 0; i < rtcosim_system_desc_connection_count(desc); i++) {
+        const rtcosim_ssd_connection *c = rtcosim_system_desc_connection(desc, i);
+        char name[512];
+        if (c->end.component && c->end.connector &&
+            (size_t)snprintf(name, sizeof name, "%s.%s", c->end.component, c->end.connector) <
+                sizeof name)
+            rtcosim_serve_refuse(sv->server, name, "an input fed by a connection");
+    }
     const char *partner = rtcosim_system_rt_part_names(srt, true);
     if (partner && *partner && rtcosim_serve_add_partner(sv->server, partner, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);

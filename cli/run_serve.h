@@ -13,6 +13,7 @@
 #include "rtcosim/can.h"
 #include "rtcosim/events.h"
 #include "rtcosim/serve.h"
+#include "rtcosim/system.h"
 #include "rtcosim/system_rt.h"
 
 typedef struct cli_serve {
@@ -50,8 +51,10 @@ void cli_serve_step(cli_serve *sv, rtcosim_time_ns t, const double *values);
 void cli_serve_hook_real_time(cli_serve *sv, rtcosim_system_rt_options *so);
 
 /* After rtcosim_system_rt_create: the live view of its results columns,
- * tuning both parts, started. 0 or an exit code. */
-int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt, const char *title);
+ * tuning both parts (not the inputs the description connects), titled with
+ * the system's name, started. 0 or an exit code. */
+int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt,
+                               const rtcosim_system_desc *desc);
 /* After its run: as cli_serve_finish, the log also in report_dir/tuning.csv. */
 int cli_serve_finish_real_time(cli_serve *sv, const rtcosim_system_rt *srt,
                                const char *results, const char *report_dir);

@@ -77,6 +77,9 @@ rtcosim_status rtcosim_serve_add_variable(rtcosim_serve *s, const char *name, co
  * `part` names the thread that applies them (rtcosim_serve_apply): 0 or 1. */
 rtcosim_status rtcosim_serve_add_master(rtcosim_serve *s, const rtcosim_master *m, int part,
                                         rtcosim_error *err);
+/* Refuse tuning one of them from now on, with the reason (a static string),
+ * e.g. an input fed across the parts of a real-time run. Unknown: ignored. */
+void rtcosim_serve_refuse(rtcosim_serve *s, const char *name, const char *reason);
 /* The unit of a master's variable "component.variable" (NULL: none). */
 const char *rtcosim_serve_unit_of(const rtcosim_master *m, const char *name);
 /* ... the partners whose estimated exchanges are counted (real-time), and

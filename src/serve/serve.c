@@ -237,6 +237,13 @@ rtcosim_status rtcosim_serve_add_master(rtcosim_serve *s, const rtcosim_master *
     return RTCOSIM_OK;
 }
 
+void rtcosim_serve_refuse(rtcosim_serve *s, const char *name, const char *reason)
+{
+    long i = serve_find_tunable(s, name);
+    if (i >= 0)
+        s->tunables[i].refusal = reason;
+}
+
 static rtcosim_status add_name(char **names, size_t *count, size_t max, const char *name,
                                const char *what, rtcosim_error *err)
 {
