@@ -160,6 +160,8 @@ static int open_live_view(const run_args *a, const rtcosim_system_desc *desc,
     }
     if (rtcosim_serve_add_master(sv->server, m, 0, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
+    if ((rc = cli_serve_add_can_buses(sv, &a->can, m)) != 0)
+        return rc;
     out->serve = sv;
     return cli_serve_start(sv);
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "run_can_bus.h"
 #include "signals.h"
 #include "rtcosim/lsbus.h"
 
@@ -84,10 +85,36 @@ int cli_serve_start(cli_serve *sv)
     return 0;
 }
 
+int cli_serve_add_can_buses(cli_serve *sv, const struct cli_can_buses *buses,
+                            const rtcosim_master *m)
+{
+    if (!sv->server)
+        return 0;
+    rtcosim_error err;
+    for (unsigned i = 0; i < buses->count && sv->bridge_count < 8; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(strchr(buses->specs[i], '=') - buses->specs[i]),
+                 buses->specs[i]);
+        rtcosim_lsbus_can_bridge *bridge =
+            rtcosim_lsbus_can_bus_component_bridge(rtcosim_master_component(m, name));
+        if (!bridge)
+            continue;
+        if (rtcosim_serve_add_can_bus(sv->server, name, &err) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        sv->bridges[sv->bridge_count++] = bridge;
+    }
+    return 0;
+}
+
 void cli_serve_step(cli_serve *sv, rtcosim_time_ns t, const double *values)
 {
     if (!sv || !sv->server)
         return;
+    for (size_t b = 0; b < sv->bridge_count; b++) {
+        rtcosim_lsbus_can_bridge_stats stats;
+        rtcosim_lsbus_can_bridge_stats_get(sv->bridges[b], &stats);
+        rtcosim_serve_publish_can(sv->server, b, stats.frames);
+    }
     rtcosim_serve_publish(sv->server, t, values);
     rtcosim_serve_apply(sv->server, 0, t);
     if (rtcosim_serve_paused(sv->server))

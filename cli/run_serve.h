@@ -25,6 +25,9 @@ typedef struct cli_serve {
      * threads are left alone) */
     rtcosim_events *sim;
     rtcosim_can_bus *bus;
+    /* rtcosim run --can-bus: the buses' bridges, counted at each step */
+    struct rtcosim_lsbus_can_bridge *bridges[8];
+    size_t bridge_count;
     pthread_t monitor;
     bool monitor_started;
     atomic_int monitor_run;
@@ -42,6 +45,12 @@ int cli_serve_check(const cli_serve *sv);
 int cli_serve_create(cli_serve *sv, rtcosim_serve_mode mode, const char *title);
 /* Starts it and prints "live view: URL" on stderr: 0 or an exit code. */
 int cli_serve_start(cli_serve *sv);
+
+/* rtcosim run --can-bus: each bus's frames per second on the page (before
+ * cli_serve_start). 0 or an exit code. */
+struct cli_can_buses;
+int cli_serve_add_can_buses(cli_serve *sv, const struct cli_can_buses *buses,
+                            const rtcosim_master *m);
 
 /* An offline run's step boundary (the master's thread): publish the row,
  * apply the tuning, wait while paused. */

@@ -4,7 +4,10 @@ serves the run's values, the bus's frames per second, the demo vehicle's
 tunables (not an input the system connects across its parts), and its stop
 ends the run with the results and summary written, exit code 0.
 
-usage: test_serve_cli.py RTCOSIM"""
+With `rtcosim run --can-bus` (two LS-BUS node FMUs on rtcosim's bus) the
+page counts the bus's frames per second.
+
+usage: test_serve_cli.py RTCOSIM LSBUS_NODE_FMU"""
 import json
 import os
 import re
@@ -16,7 +19,11 @@ import time
 import urllib.error
 import urllib.request
 
-RTCOSIM = sys.argv[1]
+RTCOSIM, NODE = sys.argv[1], sys.argv[2]
+CONNECTORS = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
+              '<ssd:Connector name="CAN.Tx_Clock" kind="output"/>'
+              '<ssd:Connector name="CAN.Rx_Data" kind="input"/>'
+              '<ssd:Connector name="CAN.Rx_Clock" kind="input"/></ssd:Connectors>')
 
 
 def start(args, cwd):
@@ -80,9 +87,31 @@ def demo(tmp):
     print("demo: tunables, refusal, tuning logged, stopped")
 
 
+def can_bus(tmp):
+    with open(os.path.join(tmp, "nodes.ssd"), "w") as f:
+        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="lsbus" '
+                'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">'
+                '<ssd:System name="lsbus"><ssd:Elements>'
+                f'<ssd:Component name="a" source="{NODE}">{CONNECTORS}</ssd:Component>'
+                f'<ssd:Component name="b" source="{NODE}">{CONNECTORS}</ssd:Component>'
+                '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    proc, port = start(["run", "nodes.ssd", "--can-bus", "can0=a.CAN,b.CAN", "--step-size", "0.001",
+                        "--stop-time", "100000", "--serve", "0", "-q", "--output-file", "n.csv"], tmp)
+    time.sleep(1.5)
+    status, st = call(port, "/api/stats")
+    assert st["can"][0]["bus"] == "can0" and st["can"][0]["frames"] > 0, st
+    assert st["can"][0]["frames_per_s"] > 0, st
+    assert call(port, "/api/stop", {})[0] == 200
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "can bus can0: 500000 bit/s" in out, out
+    print("run --can-bus: frames per second served, stopped")
+
+
 tmp = tempfile.mkdtemp(prefix="rtcosim-serve-cli-")
 try:
     events(tmp)
     demo(tmp)
+    can_bus(tmp)
 finally:
     shutil.rmtree(tmp)
