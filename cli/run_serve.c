@@ -56,6 +56,16 @@ int cli_serve_check(const cli_serve *sv)
     if (!sv->listen && (sv->token || sv->read_only))
         return cli_fail("%s needs --serve [HOST:]PORT",
                         sv->token ? "--serve-token" : "--serve-read-only");
+    if (!sv->listen)
+        return 0;
+    /* The library's checks (address, token) before anything is loaded;
+     * creating opens nothing. */
+    rtcosim_serve_options o = {.listen = sv->listen, .token = sv->token};
+    rtcosim_serve *probe = NULL;
+    rtcosim_error err;
+    if (rtcosim_serve_create(&o, &probe, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    rtcosim_serve_free(probe);
     return 0;
 }
 

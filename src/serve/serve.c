@@ -481,8 +481,7 @@ static size_t lateness_bin(rtcosim_time_ns lateness)
 void serve_collect(rtcosim_serve *s)
 {
     /* Outside the lock: the rings are the server thread's alone. */
-    const unsigned char *slot, *newest = NULL;
-    size_t taken = 0;
+    const unsigned char *slot;
     rtcosim_time_ns t = 0;
     while ((slot = rtcosim_spsc_front(&s->values)) != NULL) {
         memcpy(&t, slot, sizeof t);
@@ -492,11 +491,8 @@ void serve_collect(rtcosim_serve *s)
         s->have_latest = true;
         s->latest_wall = serve_now();
         pthread_mutex_unlock(&s->lock);
-        newest = slot;
         rtcosim_spsc_pop(&s->values);
-        taken++;
     }
-    (void)newest;
     pthread_mutex_lock(&s->lock);
     const serve_frame *f;
     while ((f = rtcosim_spsc_front(&s->frames)) != NULL) {
