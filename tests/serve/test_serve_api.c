@@ -327,6 +327,17 @@ static void test_stream_rate_and_stalled_client(void **state)
     printf("%ld messages in 2 s\n", messages);
     assert_true(messages >= 20);   /* a loaded machine still gets them */
     assert_true(messages <= 102);  /* 50 Hz */
+    /* A client message above the limit (4096 bytes) closes its stream; a
+     * small one does not. */
+    static char big[5000];
+    memset(big, 'x', sizeof big);
+    assert_true(serve_ws_send_text(ws, "ping", 4));
+    assert_true(serve_ws_read(ws, msg, sizeof msg, 3000) > 0);
+    assert_true(serve_ws_send_text(ws, big, sizeof big));
+    bool closed = false;
+    for (int i = 0; i < 500 && !closed; i++)
+        closed = serve_ws_read(ws, msg, sizeof msg, 3000) < 0;
+    assert_true(closed);
     serve_ws_close(ws);
     serve_ws_close(stalled);
     free(ws);
