@@ -51,6 +51,11 @@ def main():
         browser, dt = devtools.launch(os.path.join(tmp, "profile"))
         dt.call("Page.enable")
         dt.call("Page.navigate", url=url)
+        # The page is up when its table is (a loaded machine may take seconds).
+        for _ in range(300):
+            if dt.js("document.querySelector('[data-variable=\"plant.x\"]') !== null"):
+                break
+            time.sleep(0.1)
         time.sleep(4)
         cell = dt.js("(() => { const c = document.querySelector('[data-variable=\"plant.x\"]');"
                      " return c ? [c.textContent, Number(c.dataset.changes || 0)] : null; })()")
