@@ -194,8 +194,9 @@ static long signal_index(const rtcosim_rt *rt, const char *name)
 /* A window of 60 ms around the longest lag: the traction force the
  * real-time part used (estimates while the transmission was late) and what
  * the transmission computed for the same instants (the late data). */
-static int write_estimate_window(const rtcosim_rt *rt, const char *path)
+static int write_estimate_window(const rtcosim_rt *rt, const char *path, size_t *rows)
 {
+    *rows = 0;
     long sig = signal_index(rt, "transmission.traction_force");
     size_t frames = rtcosim_rt_frame_count(rt);
     if (sig < 0 || frames == 0)
@@ -220,7 +221,10 @@ static int write_estimate_window(const rtcosim_rt *rt, const char *path)
                     truth = rec->late_value;
             }
         }
+        if (isnan(truth))
+            continue; /* its late data never came: the run ended first (stopped early) */
         fprintf(f, "%.9g,%.17g,%.17g\n", rtcosim_time_to_seconds(fr->te), used, truth);
+        (*rows)++;
     }
     if (fclose(f) != 0)
         return cli_fail("%s: write failed", path);
@@ -351,16 +355,20 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     const double *final = rtcosim_system_rt_last_values(srt);
     printf("  at %.9g s: set speed %.1f km/h, speed %.2f km/h, throttle %.3f\n", duration,
            final[0], final[1], final[2]);
-    if ((rc = write_estimate_window(rt, window_csv)) != 0)
+    size_t window_rows = 0;
+    if ((rc = write_estimate_window(rt, window_csv, &window_rows)) != 0)
         goto done;
     static const char *const speed_cols[] = {"scenario.v_set", "body.speed_kmh"};
     if ((rc = plot(results, speed_cols, 2, speed_plot,
                    "Vehicle in real time, transmission non-real-time and late at times",
                    "speed [km/h]")) != 0 ||
-        (rc = plot(window_csv, NULL, 0, window_plot,
-                   "Traction force around the longest lag: estimates vs late data",
-                   "traction force [N]")) != 0)
+        (window_rows &&
+         (rc = plot(window_csv, NULL, 0, window_plot,
+                    "Traction force around the longest lag: estimates vs late data",
+                    "traction force [N]")) != 0))
         goto done;
+    if (!window_rows) /* stopped (live view) before any late data came */
+        snprintf(window_plot, sizeof window_plot, "(no estimate compared: the run ended first)");
     printf("\nresults:  %s (%llu rows)\n"
            "report:   %s/ (summary.csv, frames.csv, overruns.csv, estimates.csv, "
            "estimators.csv)\n"
