@@ -16,6 +16,8 @@
 #include "cyclictest.h"
 #include "rtcosim/log.h"
 #include "rtcosim/realtime.h"
+#include "rtcosim/serve.h"
+#include "serve/serve_client.h"
 
 /* --- Light native models (shared with bench_late_partner.c) --------------- */
 
@@ -192,6 +194,17 @@ typedef struct scenario_result {
     unsigned long long overruns, frames;
 } scenario_result;
 
+/* The live view of a scenario (--serve comparison): NULL for none. */
+static rtcosim_serve *scenario_view;
+
+static void view_frame(void *context, const rtcosim_rt_frame *frame)
+{
+    rtcosim_serve *view = context;
+    double row[2] = {(double)frame->lateness / 1e3, (double)frame->exec / 1e3};
+    rtcosim_serve_publish(view, frame->te, row);
+    rtcosim_serve_publish_frame(view, frame, 0);
+}
+
 static int run_scenario(double seconds, bool load, int fifo, int cpu, rtcosim_time_ns busy_wait,
                         const char *report, scenario_result *out)
 {
@@ -218,6 +231,10 @@ static int run_scenario(double seconds, bool load, int fifo, int cpu, rtcosim_ti
     o.busy_wait = busy_wait;
     o.calibrate = true;
     o.frame_log = report ? 10000000 : 0;
+    if (scenario_view) {
+        o.frame_observer = view_frame;
+        o.frame_observer_context = scenario_view;
+    }
     rtcosim_rt *rt = NULL;
     rtcosim_error err;
     pthread_t loader;
@@ -269,17 +286,96 @@ static int run_scenario(double seconds, bool load, int fifo, int cpu, rtcosim_ti
     return rc;
 }
 
+/* A page's stand-in: streams the view's WebSocket, reading every message. */
+static atomic_bool client_running;
+static atomic_long client_messages;
+
+static void *client_main(void *arg)
+{
+    int port = *(int *)arg;
+    serve_ws *ws = malloc(sizeof *ws);
+    static char message[1 << 16];
+    if (ws && serve_ws_open(ws, "127.0.0.1", port, "/api/stream", NULL)) {
+        while (atomic_load(&client_running))
+            if (serve_ws_read(ws, message, sizeof message, 100) > 0)
+                atomic_fetch_add(&client_messages, 1);
+        serve_ws_close(ws);
+    }
+    free(ws);
+    return NULL;
+}
+
+/* B3 with a live view: the idle scenario without, then with a view streamed
+ * by a WebSocket client, alternated `pairs` times; the ratio of the median
+ * p99s. */
+static int serve_ratio(double seconds, int fifo, int cpu, rtcosim_time_ns busy, int pairs)
+{
+    double without[8], with[8];
+    long messages = 0;
+    printf("\nB3 with a live view (--serve on 127.0.0.1, a WebSocket client reading every "
+           "message), %d pairs of %.0f s\n", pairs, seconds);
+    for (int k = 0; k < pairs; k++) {
+        scenario_result r = {0};
+        scenario_view = NULL;
+        if (run_scenario(seconds, false, fifo, cpu, busy, NULL, &r))
+            return 1;
+        without[k] = r.p99;
+        rtcosim_serve_options so = {.listen = "127.0.0.1:0", .title = "bench realtime",
+                                    .mode = RTCOSIM_SERVE_REAL_TIME};
+        rtcosim_serve *view = NULL;
+        rtcosim_error err;
+        if (rtcosim_serve_create(&so, &view, &err) != RTCOSIM_OK ||
+            rtcosim_serve_add_variable(view, "lateness", "us", &err) != RTCOSIM_OK ||
+            rtcosim_serve_add_variable(view, "execution", "us", &err) != RTCOSIM_OK ||
+            rtcosim_serve_start(view, &err) != RTCOSIM_OK) {
+            fprintf(stderr, "rtcosim: %s\n", err.message);
+            rtcosim_serve_free(view);
+            return 1;
+        }
+        int port = rtcosim_serve_port(view);
+        pthread_t client;
+        atomic_store(&client_running, true);
+        atomic_store(&client_messages, 0);
+        bool started = pthread_create(&client, NULL, client_main, &port) == 0;
+        scenario_view = view;
+        int rc = run_scenario(seconds, false, fifo, cpu, busy, NULL, &r);
+        scenario_view = NULL;
+        atomic_store(&client_running, false);
+        if (started)
+            pthread_join(client, NULL);
+        messages += atomic_load(&client_messages);
+        rtcosim_serve_free(view);
+        if (rc)
+            return 1;
+        with[k] = r.p99;
+        printf("pair %d: p99 %.1f us without, %.1f us with the view (%ld messages)\n", k + 1,
+               without[k], with[k], atomic_load(&client_messages));
+    }
+    double a = bench_median(without, (size_t)pairs), b = bench_median(with, (size_t)pairs);
+    bench_figure("realtime.serve_p99_without_us", a, "us");
+    bench_figure("realtime.serve_p99_with_us", b, "us");
+    bench_figure("realtime.serve_messages", (double)messages, "count");
+    bench_figure("realtime.serve_p99_ratio", bench_ratio(b, a), "ratio");
+    printf("target: p99 with the view within 1.1x of without: %s\n",
+           b <= 1.1 * a ? "met" : "NOT met");
+    return 0;
+}
+
 static int usage(int code)
 {
     fprintf(code ? stderr : stdout,
             "usage: rtcosim bench realtime [--quick] [--duration SECONDS] [--busy-wait US]\n"
             "                              [--no-load] [--no-fifo] [--report DIR] [--cpu N]\n"
-            "                              [--no-cyclictest]\n"
+            "                              [--no-cyclictest] [--no-serve] [--serve-pairs N]\n"
+            "                              [--serve-only]\n"
             "  paces two light components at 1 ms; default 60 s per scenario, --quick 5 s.\n"
             "  The paced thread runs on CPU N (default: the last). Right before the headline\n"
             "  scenario (idle, SCHED_FIFO 80 where permitted) cyclictest runs as long with\n"
             "  the same CPU, priority and period, if installed (Debian rt-tests): its p99\n"
-            "  and wake-ups a frame late are printed beside rtcosim's, with their ratio.\n");
+            "  and wake-ups a frame late are printed beside rtcosim's, with their ratio.\n"
+            "  Then B3 with a live view: the idle scenario alternately without and with\n"
+            "  --serve streamed by a WebSocket client, N pairs (default 3; --serve-only: just\n"
+            "  that), realtime.serve_p99_ratio = median p99 with / without.\n");
     return code;
 }
 
@@ -287,7 +383,8 @@ static int run(int argc, char **argv)
 {
     double seconds = 60;
     double busy_us = 0;
-    bool with_load = true, with_fifo = true, with_cyclictest = true;
+    bool with_load = true, with_fifo = true, with_cyclictest = true, serve_only = false;
+    int serve_pairs = 3;
     const char *report = NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int cpu = cpus > 1 ? (int)cpus - 1 : -1;
@@ -314,6 +411,16 @@ static int run(int argc, char **argv)
             with_fifo = false;
         else if (strcmp(argv[i], "--no-cyclictest") == 0)
             with_cyclictest = false;
+        else if (strcmp(argv[i], "--no-serve") == 0)
+            serve_pairs = 0;
+        else if (strcmp(argv[i], "--serve-pairs") == 0 && i + 1 < argc) {
+            serve_pairs = atoi(argv[++i]);
+            if (serve_pairs < 1 || serve_pairs > 8) {
+                fprintf(stderr, "rtcosim: --serve-pairs '%s' must be 1..8\n", argv[i]);
+                return 1;
+            }
+        } else if (strcmp(argv[i], "--serve-only") == 0)
+            serve_only = true;
         else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
             char *end;
             long v = strtol(argv[++i], &end, 10);
@@ -344,6 +451,8 @@ static int run(int argc, char **argv)
         {"load", true, 0, {0}},
         {"load + SCHED_FIFO", true, 80, {0}},
     };
+    if (serve_only)
+        return serve_ratio(seconds, with_fifo ? 80 : 0, cpu, busy, serve_pairs);
     printf("B3 real-time pacing: plant + PI controller, H = 1 ms, %.0f s per scenario, "
            "busy-wait %.0f us\n\n",
            seconds, busy_us);
@@ -404,6 +513,8 @@ static int run(int argc, char **argv)
         bench_figure("realtime.load_overruns", (double)loaded->overruns, "count");
         bench_figure("realtime.load_drift_us", loaded->drift, "us");
     }
+    if (serve_pairs)
+        return serve_ratio(seconds, with_fifo ? 80 : 0, cpu, busy, serve_pairs);
     return 0;
 }
 

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run_serve.h"
+#include "signals.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/plot.h"
@@ -26,7 +28,7 @@ enum { MAX_SHOWN = 8 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: rtcosim demo [--duration S] [--output-dir DIR]\n\n"
+    fprintf(out, "usage: rtcosim demo [--duration S] [--output-dir DIR] [--serve [[HOST:]PORT]]\n\n"
                  "Simulate the example FMUs that come with rtcosim (BouncingBall, FMI 3.0, and\n"
                  "Dahlquist, FMI 2.0), then run the vehicle example (cruise control, 6-speed\n"
                  "automatic) in real time with its transmission on a non-real-time thread that\n"
@@ -36,6 +38,11 @@ static void usage(FILE *out)
                  "report and plots.\n\n"
                  "  --duration S       wall-clock seconds of the real-time run (default 15)\n"
                  "  --output-dir DIR   where results, report and plots go (default: rtcosim-demo)\n"
+                 "  --serve [[HOST:]PORT]  watch and tune the vehicle in the browser while it runs\n"
+                 "                     (default port: any free one; the URL is printed and opened\n"
+                 "                     with xdg-open when a display is there); the run then lasts\n"
+                 "                     60 s unless --duration is given. --serve-token T and\n"
+                 "                     --serve-read-only as for rtcosim run\n"
                  "  --help             show this text\n\n"
                  "The FMUs are looked up in $RTCOSIM_FMU_DIR, <bindir>/../share/rtcosim/fmus, the\n"
                  "install prefix and the build tree; the vehicle in $RTCOSIM_EXAMPLES_DIR,\n"
@@ -187,8 +194,9 @@ static long signal_index(const rtcosim_rt *rt, const char *name)
 /* A window of 60 ms around the longest lag: the traction force the
  * real-time part used (estimates while the transmission was late) and what
  * the transmission computed for the same instants (the late data). */
-static int write_estimate_window(const rtcosim_rt *rt, const char *path)
+static int write_estimate_window(const rtcosim_rt *rt, const char *path, size_t *rows)
 {
+    *rows = 0;
     long sig = signal_index(rt, "transmission.traction_force");
     size_t frames = rtcosim_rt_frame_count(rt);
     if (sig < 0 || frames == 0)
@@ -213,7 +221,10 @@ static int write_estimate_window(const rtcosim_rt *rt, const char *path)
                     truth = rec->late_value;
             }
         }
+        if (isnan(truth))
+            continue; /* its late data never came: the run ended first (stopped early) */
         fprintf(f, "%.9g,%.17g,%.17g\n", rtcosim_time_to_seconds(fr->te), used, truth);
+        (*rows)++;
     }
     if (fclose(f) != 0)
         return cli_fail("%s: write failed", path);
@@ -230,7 +241,20 @@ static int plot(const char *csv, const char *const *columns, size_t n, const cha
     return 0;
 }
 
-static int demo_vehicle(const char *output_dir, double duration, bool virtual_clock)
+/* Opens the live view's URL in the desktop's browser when there is one. */
+static void open_browser(const char *url)
+{
+    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY"))
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("xdg-open", "xdg-open", url, (char *)NULL);
+        _exit(127);
+    }
+}
+
+static int demo_vehicle(const char *output_dir, double duration, bool virtual_clock,
+                        cli_serve *serve)
 {
     char ssd[PATH_MAX], results[PATH_MAX], report[PATH_MAX], speed_plot[PATH_MAX],
         window_csv[PATH_MAX], window_plot[PATH_MAX];
@@ -308,7 +332,16 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     fflush(stdout);
     rtcosim_system_rt *srt = NULL;
     int rc = 0;
+    if (serve->listen) {
+        cli_serve_hook_real_time(serve, &so);
+        so.rt.stop_request = &cli_stop_signal; /* the view's stop button */
+    }
     rtcosim_status st = rtcosim_system_rt_create(desc, &so, &srt, &err);
+    if (st == RTCOSIM_OK && serve->listen) {
+        if ((rc = cli_serve_attach_real_time(serve, srt, desc)) != 0)
+            goto done;
+        open_browser(rtcosim_serve_url(serve->server));
+    }
     if (st == RTCOSIM_OK)
         st = rtcosim_system_rt_run(srt, &err);
     if (st != RTCOSIM_OK) {
@@ -317,19 +350,25 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     }
     const rtcosim_rt *rt = rtcosim_system_rt_executor(srt);
     rtcosim_rt_print_summary(rt, stdout);
+    if ((rc = cli_serve_finish_real_time(serve, srt, results, report)) != 0)
+        goto done;
     const double *final = rtcosim_system_rt_last_values(srt);
     printf("  at %.9g s: set speed %.1f km/h, speed %.2f km/h, throttle %.3f\n", duration,
            final[0], final[1], final[2]);
-    if ((rc = write_estimate_window(rt, window_csv)) != 0)
+    size_t window_rows = 0;
+    if ((rc = write_estimate_window(rt, window_csv, &window_rows)) != 0)
         goto done;
     static const char *const speed_cols[] = {"scenario.v_set", "body.speed_kmh"};
     if ((rc = plot(results, speed_cols, 2, speed_plot,
                    "Vehicle in real time, transmission non-real-time and late at times",
                    "speed [km/h]")) != 0 ||
-        (rc = plot(window_csv, NULL, 0, window_plot,
-                   "Traction force around the longest lag: estimates vs late data",
-                   "traction force [N]")) != 0)
+        (window_rows &&
+         (rc = plot(window_csv, NULL, 0, window_plot,
+                    "Traction force around the longest lag: estimates vs late data",
+                    "traction force [N]")) != 0))
         goto done;
+    if (!window_rows) /* stopped (live view) before any late data came */
+        snprintf(window_plot, sizeof window_plot, "(no estimate compared: the run ended first)");
     printf("\nresults:  %s (%llu rows)\n"
            "report:   %s/ (summary.csv, frames.csv, overruns.csv, estimates.csv, "
            "estimators.csv)\n"
@@ -339,6 +378,7 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
            results, (unsigned long long)rtcosim_system_rt_rows_written(srt), report, speed_plot,
            window_plot, window_csv, report);
 done:
+    cli_serve_close(serve);
     rtcosim_system_rt_free(srt);
     rtcosim_system_desc_free(desc);
     rtcosim_clock_free(pacing);
@@ -351,6 +391,10 @@ static int run_demo(int argc, char **argv)
     const char *output_dir = "rtcosim-demo";
     double duration = 15;
     bool virtual_clock = false; /* hidden: deterministic runs for the tests */
+    bool duration_given = false;
+    static cli_serve serve; /* --serve: the live view (run_serve.c) */
+    memset(&serve, 0, sizeof serve);
+    int served;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
@@ -367,6 +411,13 @@ static int run_demo(int argc, char **argv)
                                 argv[i]);
             /* Whole milliseconds: the frames are 1 ms. */
             duration = round(duration * 1e3) / 1e3;
+            duration_given = true;
+        } else if (strcmp(argv[i], "--serve") == 0 &&
+                   (i + 1 >= argc || argv[i + 1][0] == '-')) {
+            serve.listen = "127.0.0.1:0"; /* --serve alone: any free port */
+        } else if ((served = cli_serve_option(&serve, argc, argv, &i)) != 0) {
+            if (served < 0)
+                return CLI_EXIT_USAGE;
         } else if (strcmp(argv[i], "--output-dir") == 0) {
             if (i + 1 >= argc)
                 return cli_fail("demo: option --output-dir needs a directory");
@@ -375,6 +426,10 @@ static int run_demo(int argc, char **argv)
             return cli_fail("demo: unknown argument '%s' (see rtcosim demo --help)", argv[i]);
         }
     }
+    if (cli_serve_check(&serve))
+        return CLI_EXIT_USAGE;
+    if (serve.listen && !duration_given)
+        duration = 60; /* time to watch and tune */
     if (mkdir(output_dir, 0777) != 0 && errno != EEXIST)
         return cli_fail("%s: cannot create the results directory: %s", output_dir, strerror(errno));
     printf("rtcosim demo: the example FMUs with their default experiments\n\n");
@@ -382,7 +437,7 @@ static int run_demo(int argc, char **argv)
     for (size_t i = 0; i < sizeof fmus / sizeof fmus[0]; i++)
         if (demo_one(fmus[i], output_dir) != 0)
             return 1;
-    if (demo_vehicle(output_dir, duration, virtual_clock) != 0)
+    if (demo_vehicle(output_dir, duration, virtual_clock, &serve) != 0)
         return 1;
     printf("\nNext: `rtcosim run SYSTEM.ssd --real-time --help` for your own systems;\n"
            "`rtcosim info FMU` lists an FMU's variables.\n");

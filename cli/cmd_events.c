@@ -11,6 +11,7 @@
 #include "events_board.h"
 #include "events_lsbus.h"
 #include "progress.h"
+#include "run_serve.h"
 #include "signals.h"
 #include "rtcosim/events.h"
 #include "rtcosim/events_dist.h"
@@ -93,6 +94,7 @@ static void usage(FILE *out)
             "Ctrl-C (SIGINT) or SIGTERM ends the run early: the summary and --can-log cover\n"
             "the run so far (a frame on the wire then ends up to one frame time after the\n"
             "time named), exit 130 or 143; a second signal exits at once.\n");
+    cli_serve_usage(out);
 }
 
 static int parse_uint(const char *text, unsigned long max, unsigned long *out)
@@ -221,6 +223,8 @@ static int run_events(int argc, char **argv)
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
     const char *can_log = NULL, *system = NULL, *spec_csv = NULL;
     bool reference = false, quiet = false;
+    static cli_serve serve; /* --serve: the live view (run_serve.c) */
+    memset(&serve, 0, sizeof serve);
     rtcosim_error err = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -246,6 +250,11 @@ static int run_events(int argc, char **argv)
             ro.conservative_rounds = true;
             continue;
         }
+        int served = cli_serve_option(&serve, argc, argv, &i);
+        if (served < 0)
+            return CLI_EXIT_USAGE;
+        if (served > 0)
+            continue;
         if (a[0] != '-') {
             if (system)
                 return cli_fail("events: more than one system file ('%s', '%s')", system, a);
@@ -403,6 +412,14 @@ static int run_events(int argc, char **argv)
         rc = cli_fail("events: --can-log is not supported on several ranks yet");
         goto done;
     }
+    if (cli_serve_check(&serve)) {
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
+    if (serve.listen && tr.size > 1) {
+        rc = cli_fail("events: --serve is not supported on several ranks");
+        goto done;
+    }
     if (!mpi && place_count) {
         rc = cli_fail("events: --place needs a run under mpirun");
         goto done;
@@ -417,6 +434,8 @@ static int run_events(int argc, char **argv)
                  events_board_add(&boards, sim, &err) == RTCOSIM_OK &&
                  (!mpi || rtcosim_events_set_transport(sim, &tr, &err) == RTCOSIM_OK) &&
                  apply_places(sim, places, place_count, &err) == RTCOSIM_OK;
+    if (built && (rc = cli_serve_events_start(&serve, sim, rtcosim_ecu_vehicle_bus(vehicle))) != 0)
+        goto done;
     if (built) /* rank 0 draws */
         cli_progress_watch_start(&progress, quiet || tr.rank != 0, ro.start_time, ro.stop_time,
                                  read_events_progress, sim);
@@ -432,6 +451,8 @@ static int run_events(int argc, char **argv)
     bool stopped = built && !ran && tr.size == 1 && stop_signal && err.status == RTCOSIM_ECANCELED;
     cli_signals_restore();
     cli_progress_watch_stop(&progress);
+    cli_serve_events_finish(&serve, ran || stopped ? (stopped ? stats.end_time : ro.stop_time)
+                                                   : rtcosim_events_progress(sim));
     if (!(ran || stopped) ||
         rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) != RTCOSIM_OK ||
         (can_log && rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
@@ -506,6 +527,7 @@ static int run_events(int argc, char **argv)
         rc = cli_signal_exit_code(stop_signal);
     }
 done:
+    cli_serve_close(&serve);
     events_lsbus_free(&lsbus);
     rtcosim_ecu_vehicle_free(vehicle);
     rtcosim_events_free(sim);

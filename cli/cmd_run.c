@@ -34,6 +34,7 @@ typedef struct run_output {
     /* Adaptive step with --output-interval: rows only on start + k grid. */
     rtcosim_time_ns grid, grid_start;
     FILE *coupling_stats; /* --coupling-stats */
+    cli_serve *serve;     /* --serve: the live view (run_serve.c) */
 } run_output;
 
 /* One --coupling-stats row: E of each connection's last reconciled
@@ -63,6 +64,7 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
     run_output *out = context;
     cli_progress_update(&out->progress, t);
     cli_watchdog_beat();
+    cli_serve_step(out->serve, t, values);
     int signo = atomic_load_explicit(&cli_stop_signal, memory_order_relaxed);
     if (signo)
         return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted by %s",
@@ -138,6 +140,30 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
     if (rtcosim_master_initialize(*out, start, stop, &err) != RTCOSIM_OK)
         return cli_fail("%s: %s", a->system, err.message);
     return 0;
+}
+
+/* --serve: the live view of the master's observed values, able to tune
+ * every component (the run's own thread applies it at a step boundary). */
+static int open_live_view(const run_args *a, const rtcosim_system_desc *desc,
+                          const rtcosim_master *m, run_output *out)
+{
+    cli_serve *sv = (cli_serve *)&a->serve;
+    int rc = cli_serve_create(sv, RTCOSIM_SERVE_OFFLINE, rtcosim_system_desc_name(desc));
+    if (rc || !sv->server)
+        return rc;
+    rtcosim_error err;
+    for (size_t i = 0; i < out->count; i++) {
+        const char *name = rtcosim_master_observed_name(m, i);
+        if (rtcosim_serve_add_variable(sv->server, name, rtcosim_serve_unit_of(m, name), &err) !=
+            RTCOSIM_OK)
+            return cli_fail_error(&err);
+    }
+    if (rtcosim_serve_add_master(sv->server, m, 0, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    if ((rc = cli_serve_add_can_buses(sv, &a->can, m)) != 0)
+        return rc;
+    out->serve = sv;
+    return cli_serve_start(sv);
 }
 
 static int run_system(const run_args *a)
@@ -299,6 +325,8 @@ static int run_system(const run_args *a)
             fprintf(out.coupling_stats, ",bond%zu residual J,bond%zu correction J", b + 1, b + 1);
         fputc('\n', out.coupling_stats);
     }
+    if ((rc = open_live_view(a, desc, m, &out)) != 0)
+        goto done;
     double wall_start = cli_wall_seconds(), wall;
     rtcosim_status st;
     cli_progress_init(&out.progress, a->quiet, start, stop);
@@ -311,7 +339,8 @@ static int run_system(const run_args *a)
     }
     cli_progress_finish(&out.progress);
     int signo = atomic_load(&cli_stop_signal);
-    if (st == RTCOSIM_ECANCELED && signo) {
+    bool interrupted = st == RTCOSIM_ECANCELED && signo;
+    if (interrupted) {
         /* Ended at a step boundary by a signal: results so far, summary. */
         fprintf(stderr, "rtcosim: %s: interrupted by %s at t = %.9g s (results so far kept)\n",
                 a->system, cli_signal_name(signo), rtcosim_time_to_seconds(rtcosim_master_time(m)));
@@ -326,13 +355,23 @@ static int run_system(const run_args *a)
     /* The final point is always written, even between output intervals. */
     bool off_grid = out.grid > 0 ? (rtcosim_master_time(m) - start) % out.grid != 0
                                  : every > 1 && rtcosim_master_step_count(m) % every != 0;
-    if (out.recorder && (rc || off_grid)) {
+    if (out.recorder && (interrupted || off_grid)) {
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
         if (!out.text_count ||
             rtcosim_master_text_observed_values(m, out.row + out.count, &err) == RTCOSIM_OK)
             rtcosim_recorder_push_row_always(out.recorder, rtcosim_master_time(m), out.row, &err);
+    }
+    if (out.serve) {
+        char path[1024];
+        int served = cli_serve_finish(out.serve, rtcosim_master_time(m),
+                                      rtcosim_master_observed_values(m),
+                                      cli_serve_tuning_path(a->output_file, path, sizeof path));
+        if (served) {
+            rc = served;
+            goto done;
+        }
     }
     rtcosim_recorder_stats stats = {0};
     if (out.recorder) {
@@ -432,6 +471,8 @@ static int run_system(const run_args *a)
         rc = can;
 
 done:
+    if (out.serve)
+        cli_serve_close(out.serve);
     if (out.recorder)
         rtcosim_recorder_close(out.recorder, NULL, NULL);
     if (out.coupling_stats)

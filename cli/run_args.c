@@ -222,11 +222,14 @@ void cli_run_usage(FILE *out)
             "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
             "                          lock-memory, cpu-dma-latency US (0: no deep idle states\n"
             "                          during the run, as cyclictest), busy-wait,\n"
-            "                          tv-includes-step; see realtime.h)\n\n"
-            "SIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
+            "                          tv-includes-step; see realtime.h)\n");
+    cli_serve_usage(out);
+    fprintf(out,
+            "\nSIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
             "results so far, the report and the summary are written, temporary files removed;\n"
             "a second signal exits at once. A lost partner whose thread does not return from\n"
-            "its component call within --partner-timeout after the run is abandoned.\n\n"
+            "its component call within --partner-timeout after the run is abandoned. The live\n"
+            "view's stop (POST /api/stop) ends it the same way, with exit code 0.\n\n"
             "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
             "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
             "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
@@ -279,6 +282,11 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             a->build.fmu = &a->fmu_options;
             continue;
         }
+        int serve = cli_serve_option(&a->serve, argc, argv, &i);
+        if (serve < 0)
+            return 1;
+        if (serve > 0)
+            continue;
         int can = cli_can_bus_option(&a->can, argc, argv, &i);
         if (can < 0)
             return 1;
@@ -528,6 +536,10 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
     }
     if (a->isolate && a->no_isolate)
         return cli_fail("run: --isolate and --no-isolate cannot be combined");
+    if (cli_serve_check(&a->serve))
+        return 1;
+    if (a->serve.listen && (a->distribute.enabled || a->speculate.enabled))
+        return cli_fail("run: --serve cannot be combined with --distribute or --speculate");
     if (a->real_time && a->step_timeout > 0)
         return cli_fail("run: --step-timeout is for offline runs (real time: --partner-timeout)");
     if (!a->real_time && (a->non_realtime[0] || a->exchange[0] || a->estimator ||

@@ -10,6 +10,7 @@
 #include "run_can_bus.h"
 #include "run_distribute.h"
 #include "run_isolate.h"
+#include "run_serve.h"
 #include "run_speculate.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
@@ -56,6 +57,7 @@ typedef struct run_args {
     bool isolate, no_isolate;  /* --isolate [C,..], --no-isolate */
     run_isolation *isolation;  /* the selection (mutable: the build's wrap context) */
     cli_can_buses can;         /* --can-bus and its options */
+    cli_serve serve;           /* --serve and its options */
 } run_args;
 
 void cli_run_usage(FILE *out);

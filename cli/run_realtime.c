@@ -129,6 +129,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     atomic_store(&rt_progress, start);
     so.rt.progress = &rt_progress;
     rtcosim_system_rt *srt = NULL;
+    cli_serve *serve = (cli_serve *)&a->serve; /* --serve: the live view (run_serve.c) */
     rtcosim_dcp_bindings *own_dcp = NULL;
     int rc = 0;
     /* The non-real-time part's components bound to remote slaves (--dcp) or
@@ -145,11 +146,14 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     rtcosim_dcp_bindings_soft_real_time(dcp, !a->virtual_clock &&
                                                  (!a->dcp_mode || strcmp(a->dcp_mode, "srt") == 0));
     so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
+    cli_serve_hook_real_time(serve, &so);
     double wall_start = cli_wall_seconds();
     if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK) {
         rc = cli_fail_error(&err);
         goto done;
     }
+    if ((rc = cli_serve_attach_real_time(serve, srt, desc)) != 0)
+        goto done;
     const char *unused = rtcosim_dcp_bindings_unused(a->dcp);
     if (unused) {
         rc = rtcosim_system_desc_find_component(desc, unused) < 0
@@ -189,6 +193,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         goto done;
     }
     rtcosim_rt_print_summary(rt, stdout);
+    int served = cli_serve_finish_real_time(serve, srt, a->output_file, so.rt.report_dir);
     cli_report_partitions(rtcosim_system_rt_part(srt, false), so.rt.report_dir);
     printf("ran %.9g s of simulated time in %.3f s wall\n",
            rtcosim_time_to_seconds(rtcosim_rt_get_summary(rt)->stopped_at - start), wall);
@@ -231,6 +236,8 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
                 a->system, rtcosim_time_to_seconds(sum->partner_lost_at), sum->partner_lost_reason);
         rc = CLI_EXIT_PARTNER_LOST;
     }
+    if (served && !rc)
+        rc = served;
     if (sum->partner_abandoned) {
         /* Its thread is still inside a component call: no teardown (unloading
          * the library under it, atexit handlers) while it runs. */
@@ -239,6 +246,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         _exit(rc);
     }
 done:
+    cli_serve_close(serve);
     rtcosim_system_rt_free(srt);
     rtcosim_clock_free(pacing);
     rtcosim_clock_free(partner);

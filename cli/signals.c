@@ -96,11 +96,13 @@ const char *cli_signal_name(int signo)
         return "SIGINT";
     if (signo == SIGTERM)
         return "SIGTERM";
+    if (signo == CLI_STOP_LIVE_VIEW)
+        return "the live view's stop";
     snprintf(buffer, sizeof buffer, "signal %d", signo);
     return buffer;
 }
 
-int cli_signal_exit_code(int signo) { return 128 + signo; }
+int cli_signal_exit_code(int signo) { return signo == CLI_STOP_LIVE_VIEW ? 0 : 128 + signo; }
 
 /* --- Fatal signals and exit() inside a component call ---------------------- */
 

@@ -7,8 +7,10 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-/* The number of the first SIGINT/SIGTERM received, 0 before. */
+/* The number of the first SIGINT/SIGTERM received, 0 before; or
+ * CLI_STOP_LIVE_VIEW when the live view's stop came first (run_serve.c). */
 extern atomic_int cli_stop_signal;
+#define CLI_STOP_LIVE_VIEW 1024
 
 /* Install the handlers (the previous ones are restored by cli_signals_restore). */
 void cli_signals_install(void);
@@ -45,9 +47,10 @@ void cli_watchdog_describe(void (*describe)(char *event, size_t size));
 /* Parse a --step-timeout value (seconds > 0); 0 or cli_fail's code. */
 int cli_parse_step_timeout(const char *text, double *out);
 
-/* "SIGINT" / "SIGTERM" / "signal N". */
+/* "SIGINT" / "SIGTERM" / "signal N" / "the live view's stop". */
 const char *cli_signal_name(int signo);
-/* The exit code of a run ended by signal signo: 128 + signo (130, 143). */
+/* The exit code of a run ended by signal signo: 128 + signo (130, 143);
+ * 0 for the live view's stop (asked for, like reaching the stop time). */
 int cli_signal_exit_code(int signo);
 
 #endif

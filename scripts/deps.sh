@@ -12,6 +12,7 @@ packages=(
   libunicorn-dev libelf-dev gcc-arm-none-eabi picolibc-arm-none-eabi
   qemu-system-arm
   rt-tests
+  libcivetweb-dev chromium
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -209,6 +209,9 @@ const rtcosim_can_bus_error *rtcosim_can_bus_error_of(const rtcosim_event *ev);
 
 /* Clear statistics and the log before a new run of the same simulation. */
 void rtcosim_can_bus_reset(rtcosim_can_bus *bus);
+/* Frames transmitted so far, readable from any thread while the bus runs
+ * (a live view; includes a speculative run's frames not yet committed). */
+uint64_t rtcosim_can_bus_frames_live(const rtcosim_can_bus *bus);
 /* Statistics over `elapsed` simulated time (the run's length). */
 void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elapsed,
                                rtcosim_can_bus_stats *stats);

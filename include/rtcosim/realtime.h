@@ -98,6 +98,8 @@ typedef struct rtcosim_rt_connection {
     uint32_t to_vr;
 } rtcosim_rt_connection;
 
+struct rtcosim_rt_frame;
+
 typedef struct rtcosim_rt_options {
     rtcosim_time_ns start_time;  /* simulation time of frame 0 (components' time) */
     rtcosim_time_ns stop_time;   /* run until te reaches this */
@@ -185,6 +187,11 @@ typedef struct rtcosim_rt_options {
      * cyclictest does by default; -1: leave. Best effort: needs root, an
      * info line says when it is not held. */
     int cpu_dma_latency_us;
+    /* Optional: called on the paced thread after each frame with its record
+     * (a live view's tap, rtcosim/serve.h). It must not block, allocate or
+     * lock: the next deadline waits for it. */
+    void (*frame_observer)(void *context, const struct rtcosim_rt_frame *frame);
+    void *frame_observer_context;
 } rtcosim_rt_options;
 
 /* One per-signal estimator: "SIGNAL=SPEC" on the command line. */

@@ -102,6 +102,14 @@ typedef struct rtcosim_system_rt_options {
      * measured cost, its helper threads at SCHED_IDLE so that they only use
      * the paced thread's slack and idle CPUs and never delay it. */
     bool threads_auto;
+    /* Optional: called on the thread that steps each part at the start of
+     * each of its frames, before it steps from t (part 0: the paced thread,
+     * with the results row of the observed variables in column order; part
+     * 1: the partner's thread, row NULL). A live view (rtcosim/serve.h)
+     * publishes the row and applies tuning to the part's components there.
+     * It must not block, allocate or lock. */
+    void (*frame_hook)(void *context, int part, rtcosim_time_ns t, const double *row);
+    void *frame_hook_context;
 } rtcosim_system_rt_options;
 
 /* Defaults: rtcosim_rt_options_init, calibration on, no build overrides. */

@@ -4,6 +4,7 @@
  * each frame's end to the nodes whose receive database accepts it, and keeps
  * load statistics and an optional log. */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,7 @@ struct rtcosim_can_bus {
     can_pending retransmit;
     rtcosim_time_ns start_time;
     rtcosim_can_bus_stats stats;
+    _Atomic uint64_t frames_live; /* stats.frames for other threads (a live view) */
     rtcosim_can_log_entry *log;
     size_t log_count, log_capacity;
 };
@@ -173,6 +175,7 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     if (bus->config.error_every && started % bus->config.error_every == 0)
         return bus_corrupt_frame(lp, bus, winner_index, &sent, err);
     bus->stats.frames++;
+    atomic_store_explicit(&bus->frames_live, bus->stats.frames, memory_order_relaxed);
     if (now + duration - sent.requested > bus->stats.max_latency_ns)
         bus->stats.max_latency_ns = now + duration - sent.requested;
     rtcosim_can_rx rx = {.frame = sent.frame, .sender = winner_index, .start = now};
@@ -632,11 +635,17 @@ const rtcosim_can_bus_error *rtcosim_can_bus_error_of(const rtcosim_event *ev)
 void rtcosim_can_bus_reset(rtcosim_can_bus *bus)
 {
     memset(&bus->stats, 0, sizeof bus->stats);
+    atomic_store_explicit(&bus->frames_live, 0, memory_order_relaxed);
     bus->log_count = 0;
     bus->busy = bus->arbitration_pending = false;
     bus->retransmit_node = -1;
     for (size_t i = 0; i < bus->node_count; i++)
         bus->nodes[i].queued = 0;
+}
+
+uint64_t rtcosim_can_bus_frames_live(const rtcosim_can_bus *bus)
+{
+    return atomic_load_explicit(&((rtcosim_can_bus *)bus)->frames_live, memory_order_relaxed);
 }
 
 void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elapsed,

@@ -203,6 +203,8 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
         if (overrun)
             f.flags |= RTCOSIM_FRAME_OVERRUN;
         log_frame(rt, &f);
+        if (o->frame_observer)
+            o->frame_observer(o->frame_observer_context, &f);
         if (st != RTCOSIM_OK) {
             rt->summary.failed = true;
             rt->summary.stopped_at = te;

@@ -620,6 +620,7 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
         st = map_columns(srt, err);
     if (st == RTCOSIM_OK) {
         srt->groups[0].srt = srt;
+        srt->groups[1].srt = srt;
         srt->groups[0].records = true;
     }
     if (st == RTCOSIM_OK) {

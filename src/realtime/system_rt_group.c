@@ -91,6 +91,13 @@ rtcosim_status system_rt_group_step(void *self, rtcosim_time_ns t, rtcosim_time_
         rtcosim_system_rt *srt = g->srt;
         system_rt_record(srt, t, false);
     }
+    rtcosim_system_rt *srt = g->srt;
+    if (srt && srt->options.frame_hook && (g == &srt->groups[0] || g == &srt->groups[1])) {
+        if (g->records)
+            gather_row(srt);
+        srt->options.frame_hook(srt->options.frame_hook_context, g == &srt->groups[1], t,
+                                g->records ? srt->last_values : NULL);
+    }
     /* The ticks that start in [t, t + h): a tick whose components all step
      * past t + h leaves the master ahead, and the frames up to its next
      * communication point have nothing to step (their inputs are not read

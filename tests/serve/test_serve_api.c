@@ -1,0 +1,358 @@
+/* The live view's HTTP and WebSocket API over loopback (src/serve): a
+ * server on an ephemeral port around a master of the project's Dahlquist
+ * FMU (k tunable, x0 fixed, x an output); values published by hand are the
+ * ones served; tuning requests reach the component only through
+ * rtcosim_serve_apply; refusals name the variable; the security rules. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "serve/serve_client.h"
+#include "rtcosim/serve.h"
+#include "rtcosim/system.h"
+#include "util/test_util.h"
+
+static char response[1 << 16];
+static const char *body;
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+typedef struct fixture {
+    char *dir;
+    rtcosim_system_desc *desc;
+    rtcosim_master *m;
+    rtcosim_serve *s;
+    int port;
+} fixture;
+
+static rtcosim_master *make_master(fixture *f)
+{
+    f->dir = tu_make_dir();
+    char ssd[4096];
+    snprintf(ssd, sizeof ssd,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"decay\" "
+             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">"
+             "<ssd:System name=\"decay\"><ssd:Elements>"
+             "<ssd:Component name=\"plant\" source=\"%s\"/>"
+             "</ssd:Elements></ssd:System>"
+             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>"
+             "</ssd:SystemStructureDescription>\n",
+             DAHLQUIST_FMU);
+    const char *path = tu_path(f->dir, "decay.ssd");
+    tu_write_file(path, ssd);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_system_desc_load(path, &f->desc, &err), RTCOSIM_OK);
+    rtcosim_system_build_options build = {0};
+    assert_int_equal(rtcosim_system_build_master(f->desc, &build, &f->m, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_master_initialize(f->m, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    return f->m;
+}
+
+static void open_server(fixture *f, const rtcosim_serve_options *o)
+{
+    rtcosim_error err;
+    make_master(f);
+    assert_int_equal(rtcosim_serve_create(o, &f->s, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_serve_add_variable(f->s, "plant.x", "", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_serve_add_variable(f->s, "plant.k", "1/s", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_serve_add_master(f->s, f->m, 0, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_serve_start(f->s, &err), RTCOSIM_OK);
+    f->port = rtcosim_serve_port(f->s);
+    assert_true(f->port > 0);
+    printf("live view on port %d\n", f->port);
+}
+
+static void close_server(fixture *f)
+{
+    rtcosim_serve_free(f->s);
+    rtcosim_master_free(f->m);
+    rtcosim_system_desc_free(f->desc);
+    tu_drop_dir(f->dir);
+}
+
+static int get(int port, const char *path, const char *headers)
+{
+    return serve_client_request("127.0.0.1", port, "GET", path, headers, NULL, 0, response,
+                                sizeof response, &body);
+}
+
+static int post(int port, const char *path, const char *json)
+{
+    return serve_client_request("127.0.0.1", port, "POST", path,
+                                "Content-Type: application/json\r\n", json,
+                                json ? strlen(json) : 0, response, sizeof response, &body);
+}
+
+static double component_k(rtcosim_master *m)
+{
+    rtcosim_component *c = rtcosim_master_component(m, "plant");
+    const rtcosim_variable *v = rtcosim_component_find_variable(c, "k");
+    double k = NAN;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &v->value_reference, 1, &k, &err),
+                     RTCOSIM_OK);
+    return k;
+}
+
+/* Published values are served as given (shortest round-trip numbers). */
+static void test_values_are_the_published_ones(void **state)
+{
+    (void)state;
+    fixture f = {0};
+    rtcosim_serve_options o = {.listen = "0", .title = "decay"};
+    open_server(&f, &o);
+    assert_int_equal(get(f.port, "/api/values", NULL), 200);
+    assert_non_null(strstr(body, "\"time\":null"));
+    double row[2] = {0.25, 1};
+    rtcosim_serve_publish(f.s, (RTCOSIM_NS_PER_S / 2), row);
+    nap_ms(200); /* the server thread takes it within 1/50 s */
+    assert_int_equal(get(f.port, "/api/values", NULL), 200);
+    assert_non_null(strstr(body, "\"time\":0.5,"));
+    assert_non_null(strstr(body, "\"values\":{\"plant.x\":0.25,\"plant.k\":1}"));
+    assert_int_equal(get(f.port, "/api/info", NULL), 200);
+    assert_non_null(strstr(body, "{\"name\":\"plant.k\",\"unit\":\"1/s\"}"));
+    assert_non_null(strstr(body, "\"tunable\":[{\"name\":\"plant.k\",\"unit\":\"1/s\",\"kind\":\"parameter\""));
+    assert_null(strstr(body, "\"name\":\"plant.x0\",\"unit\":\"\",\"kind\""));
+    assert_non_null(strstr(body, "\"controls\":[\"pause\",\"resume\",\"stop\"]"));
+    /* The page, shipped in the binary. */
+    assert_int_equal(get(f.port, "/", NULL), 200);
+    assert_non_null(strstr(response, "Content-Type: text/html"));
+    assert_non_null(strstr(body, "data-variable"));
+    assert_non_null(strstr(body, "/api/stream"));
+    assert_int_equal(get(f.port, "/nothing", NULL), 404);
+    close_server(&f);
+}
+
+/* A set request is applied by the consumer only, stamped with its time;
+ * refusals name the variable. */
+static void test_set_applies_at_the_next_step(void **state)
+{
+    (void)state;
+    fixture f = {0};
+    rtcosim_serve_options o = {.listen = "127.0.0.1:0"};
+    open_server(&f, &o);
+    assert_true(component_k(f.m) == 1.0);
+    assert_int_equal(post(f.port, "/api/set", "{\"name\": \"plant.k\", \"value\": 2.5}"), 200);
+    assert_non_null(strstr(body, "\"ok\":true"));
+    assert_true(component_k(f.m) == 1.0); /* nothing before the step boundary */
+    assert_int_equal(rtcosim_serve_apply(f.s, 0, (RTCOSIM_NS_PER_S / 8)), 1);
+    assert_true(component_k(f.m) == 2.5);
+    assert_int_equal(rtcosim_serve_apply(f.s, 0, (RTCOSIM_NS_PER_S / 4)), 0);
+    assert_int_equal(rtcosim_serve_applied_count(f.s), 1);
+    rtcosim_time_ns t;
+    const char *name;
+    double value;
+    rtcosim_serve_applied_at(f.s, 0, &t, &name, &value);
+    assert_int_equal(t, (RTCOSIM_NS_PER_S / 8));
+    assert_string_equal(name, "plant.k");
+    assert_true(value == 2.5);
+    /* The log file. */
+    const char *log = tu_path(f.dir, "tuning.csv");
+    rtcosim_error err;
+    assert_int_equal(rtcosim_serve_write_tuning(f.s, log, &err), RTCOSIM_OK);
+    char *text = tu_read_file(log, NULL);
+    assert_string_equal(text, "\"time\",\"name\",\"value\"\n0.125,\"plant.k\",2.5\n");
+    free(text);
+
+    assert_int_equal(post(f.port, "/api/set", "{\"name\":\"plant.x0\",\"value\":3}"), 400);
+    assert_string_equal(body, "{\"error\":\"'plant.x0' is not tunable: a parameter that is not "
+                              "tunable\",\"name\":\"plant.x0\"}");
+    assert_int_equal(post(f.port, "/api/set", "{\"name\":\"plant.x\",\"value\":3}"), 400);
+    assert_non_null(strstr(body, "'plant.x' is not tunable: an output"));
+    assert_int_equal(post(f.port, "/api/set", "{\"name\":\"plant.nope\",\"value\":3}"), 404);
+    assert_non_null(strstr(body, "\"name\":\"plant.nope\""));
+    /* Malformed JSON and wrong shapes: 400 with the reason. */
+    const char *bad[] = {"", "{", "{\"name\":\"plant.k\",\"value\":}", "[1]",
+                         "{\"name\":\"plant.k\",\"value\":01}", "{\"name\":\"plant.k\"}",
+                         "{\"name\":\"plant.k\",\"value\":\"2\"}",
+                         "{\"name\":\"plant.k\",\"value\":2,\"value\":3}",
+                         "{\"name\":\"plant.k\",\"value\":2} x", "{\"name\":\"plant.k\",\"value\":1e999}",
+                         "{\"name\":\"plant.k\",\"value\":{\"a\":1}}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(post(f.port, "/api/set", bad[i]), 400);
+        assert_non_null(strstr(body, "malformed request"));
+    }
+    assert_int_equal(rtcosim_serve_apply(f.s, 0, (RTCOSIM_NS_PER_S / 2)), 0);
+    /* Size limit and content type. */
+    char big[8192];
+    memset(big, ' ', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    big[0] = '{';
+    big[sizeof big - 2] = '}';
+    assert_int_equal(post(f.port, "/api/set", big), 413);
+    assert_int_equal(serve_client_request("127.0.0.1", f.port, "POST", "/api/set",
+                                          "Content-Type: text/plain\r\n",
+                                          "{\"name\":\"plant.k\",\"value\":2}", 28, response,
+                                          sizeof response, &body),
+                     415);
+    assert_int_equal(get(f.port, "/api/set", NULL), 405);
+    close_server(&f);
+}
+
+static void test_controls(void **state)
+{
+    (void)state;
+    fixture f = {0};
+    atomic_int stop_flag = 0;
+    rtcosim_serve_options o = {.listen = "0", .stop_flag = &stop_flag, .stop_value = 77};
+    open_server(&f, &o);
+    assert_false(rtcosim_serve_paused(f.s));
+    assert_int_equal(post(f.port, "/api/pause", NULL), 200);
+    assert_string_equal(body, "{\"ok\":true,\"state\":\"paused\"}");
+    assert_true(rtcosim_serve_paused(f.s));
+    assert_int_equal(post(f.port, "/api/resume", NULL), 200);
+    assert_false(rtcosim_serve_paused(f.s));
+    assert_int_equal(post(f.port, "/api/stop", NULL), 200);
+    assert_true(rtcosim_serve_stop_requested(f.s));
+    assert_int_equal(stop_flag, 77);
+    close_server(&f);
+    /* A real-time run only stops. */
+    fixture g = {0};
+    rtcosim_serve_options r = {.listen = "0", .mode = RTCOSIM_SERVE_REAL_TIME};
+    open_server(&g, &r);
+    assert_int_equal(post(g.port, "/api/pause", NULL), 409);
+    assert_int_equal(get(g.port, "/api/info", NULL), 200);
+    assert_non_null(strstr(body, "\"controls\":[\"stop\"]"));
+    close_server(&g);
+}
+
+/* Token, read-only, Origin and Host rules; non-loopback needs a token. */
+static void test_security(void **state)
+{
+    (void)state;
+    rtcosim_serve *s = NULL;
+    rtcosim_error err;
+    rtcosim_serve_options open_all = {.listen = "0.0.0.0:0"};
+    assert_int_equal(rtcosim_serve_create(&open_all, &s, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "needs --serve-token"));
+    rtcosim_serve_options bad_port = {.listen = "127.0.0.1:70000"};
+    assert_int_equal(rtcosim_serve_create(&bad_port, &s, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "70000"));
+
+    fixture f = {0};
+    rtcosim_serve_options o = {.listen = "127.0.0.1:0", .token = "s3cret"};
+    open_server(&f, &o);
+    assert_int_equal(get(f.port, "/api/values", NULL), 401);
+    assert_int_equal(get(f.port, "/api/values?token=wrong", NULL), 401);
+    assert_int_equal(get(f.port, "/api/values?token=s3cret", NULL), 200);
+    assert_int_equal(get(f.port, "/api/values", "Authorization: Bearer s3cret\r\n"), 200);
+    assert_int_equal(get(f.port, "/", "Authorization: Bearer s3cre\r\n"), 401);
+    serve_ws *ws = malloc(sizeof *ws);
+    assert_false(serve_ws_open(ws, "127.0.0.1", f.port, "/api/stream", NULL));
+    assert_true(serve_ws_open(ws, "127.0.0.1", f.port, "/api/stream?token=s3cret", NULL));
+    serve_ws_close(ws);
+    close_server(&f);
+
+    fixture g = {0};
+    rtcosim_serve_options ro = {.listen = "0", .read_only = true};
+    open_server(&g, &ro);
+    assert_int_equal(post(g.port, "/api/set", "{\"name\":\"plant.k\",\"value\":2}"), 403);
+    assert_int_equal(post(g.port, "/api/stop", NULL), 403);
+    assert_false(rtcosim_serve_stop_requested(g.s));
+    assert_int_equal(get(g.port, "/api/info", NULL), 200);
+    assert_non_null(strstr(body, "\"tunable\":[]"));
+    /* Another site's page (its Origin) and DNS rebinding (its Host). */
+    assert_int_equal(serve_client_request("127.0.0.1", g.port, "GET", "/api/values",
+                                          "Origin: http://evil.example\r\n", NULL, 0, response,
+                                          sizeof response, &body),
+                     403);
+    assert_false(serve_ws_open(ws, "127.0.0.1", g.port, "/api/stream",
+                               "Origin: http://evil.example\r\n"));
+    assert_int_equal(serve_client_request("127.0.0.1", g.port, "GET", "/api/values",
+                                          "Host: evil.example:80\r\n", NULL, 0, response,
+                                          sizeof response, &body),
+                     403);
+    assert_non_null(strstr(body, "Host is not a loopback name"));
+    assert_int_equal(serve_client_request("127.0.0.1", g.port, "GET", "/api/values",
+                                          "Host: localhost:80\r\n", NULL, 0, response,
+                                          sizeof response, &body),
+                     200);
+    free(ws);
+    close_server(&g);
+}
+
+/* The stream carries the newest sample at no more than 50 per second, and
+ * a client that does not read never holds the producer. */
+static void test_stream_rate_and_stalled_client(void **state)
+{
+    (void)state;
+    fixture f = {0};
+    rtcosim_serve_options o = {.listen = "0"};
+    open_server(&f, &o);
+    serve_ws *ws = malloc(sizeof *ws), *stalled = malloc(sizeof *stalled);
+    assert_true(serve_ws_open(ws, "127.0.0.1", f.port, "/api/stream", NULL));
+    assert_true(serve_ws_open(stalled, "127.0.0.1", f.port, "/api/stream", NULL));
+    static char msg[1 << 16];
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    long messages = 0;
+    double last_time = -1;
+    double row[2];
+    for (long i = 0;; i++) {
+        row[0] = (double)i;
+        row[1] = 1;
+        /* Published far faster than 50 Hz, never blocking. */
+        rtcosim_serve_publish(f.s, (i * RTCOSIM_NS_PER_MS), row);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double elapsed = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+        if (elapsed > 2.0)
+            break;
+        if (i % 100 == 0) {
+            long n;
+            while ((n = serve_ws_read(ws, msg, sizeof msg, 0)) > 0) {
+                messages++;
+                const char *t = strstr(msg, "\"time\":");
+                assert_non_null(t);
+                double time = strtod(t + 7, NULL);
+                assert_true(time >= last_time);
+                last_time = time;
+                assert_non_null(strstr(msg, "\"type\":\"sample\""));
+                assert_non_null(strstr(msg, "\"stats\":{"));
+            }
+            nap_ms(1);
+        }
+    }
+    printf("%ld messages in 2 s\n", messages);
+    assert_true(messages >= 20);   /* a loaded machine still gets them */
+    assert_true(messages <= 102);  /* 50 Hz */
+    /* A client message above the limit (4096 bytes) closes its stream; a
+     * small one does not. */
+    static char big[5000];
+    memset(big, 'x', sizeof big);
+    assert_true(serve_ws_send_text(ws, "ping", 4));
+    assert_true(serve_ws_read(ws, msg, sizeof msg, 3000) > 0);
+    assert_true(serve_ws_send_text(ws, big, sizeof big));
+    bool closed = false;
+    for (int i = 0; i < 500 && !closed; i++)
+        closed = serve_ws_read(ws, msg, sizeof msg, 3000) < 0;
+    assert_true(closed);
+    serve_ws_close(ws);
+    serve_ws_close(stalled);
+    free(ws);
+    free(stalled);
+    close_server(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values_are_the_published_ones),
+        cmocka_unit_test(test_set_applies_at_the_next_step),
+        cmocka_unit_test(test_controls),
+        cmocka_unit_test(test_security),
+        cmocka_unit_test(test_stream_rate_and_stalled_client),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""A tuning request through the live view changes the results exactly as the
+hand-computed response to that parameter step says.
+
+The system: the project's Dahlquist FMU, der(x) = -k*x stepped by explicit
+Euler inside (10 micro steps of dt = H/10 per 1 ms macro step, x0 = 1), so
+x(t_n) = (1 - k*dt)^(10 n) exactly, and after k changes from k1 to k2 at the
+step boundary t1 (the time the run logs for it): x(t) = x(t1) * (1 - k2*dt)^(10 (t - t1)/H).
+Real time: `rtcosim run --real-time --serve 0`, k set while it runs.
+Offline: `rtcosim run --serve 0`, paused (time stands still), k set,
+resumed, stopped from the view (exit code 0, results so far written).
+
+usage: test_serve_tuning.py RTCOSIM DAHLQUIST_FMU"""
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+RTCOSIM, FMU = sys.argv[1], sys.argv[2]
+H = 0.001
+DT = H / 10
+
+
+def ssd(path):
+    with open(path, "w") as f:
+        f.write(f"""<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription version="1.0" name="decay"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">
+  <ssd:System name="decay"><ssd:Elements>
+    <ssd:Component name="plant" source="{FMU}"/>
+  </ssd:Elements></ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="1"/>
+</ssd:SystemStructureDescription>
+""")
+
+
+def start(args, cwd):
+    proc = subprocess.Popen([RTCOSIM] + args, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    m = re.search(r"live view: http://127\.0\.0\.1:(\d+)/", line)
+    assert m, "no live view line: " + line
+    print("live view on port", m.group(1))
+    return proc, int(m.group(1))
+
+
+def call(port, path, body=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                 data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"},
+                                 method="GET" if body is None else "POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def read_rows(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["time", "plant.x"], rows[0]
+    return [(float(t), float(x)) for t, x in rows[1:]]
+
+
+def read_tuning(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["time", "name", "value"], rows[0]
+    return [(float(t), n, float(v)) for t, n, v in rows[1:]]
+
+
+def expected(t, k1, k2, t1):
+    """x(t) by the Euler recurrence, k1 up to t1 and k2 after."""
+    if t <= t1 + 1e-12:
+        return (1 - k1 * DT) ** round(t / DT)
+    return (1 - k1 * DT) ** round(t1 / DT) * (1 - k2 * DT) ** round((t - t1) / DT)
+
+
+def check(rows, k1, k2, t1, tol):
+    worst = 0.0
+    for t, x in rows:
+        want = expected(t, k1, k2, t1)
+        err = abs(x - want) / abs(want)
+        worst = max(worst, err)
+        assert err <= tol, f"t = {t}: x = {x!r}, expected {want!r} (k {k1} -> {k2} at {t1})"
+    # The step is visible: the old law alone misses the rows after t1.
+    after = [(t, x) for t, x in rows if t > t1 + 0.5 * H]
+    assert after, "no rows after the tuning"
+    t, x = after[-1]
+    assert abs(x - (1 - k1 * DT) ** round(t / DT)) / x > 100 * tol
+    print(f"{len(rows)} rows match the response to k: {k1} -> {k2} at t1 = {t1} s "
+          f"(worst relative error {worst:.3g})")
+
+
+def real_time(tmp):
+    proc, port = start(["run", "decay.ssd", "--real-time", "--step-size", "0.001",
+                        "--stop-time", "1.5", "--serve", "0", "-q", "--rt-report", "report",
+                        "--output-file", "rt.csv"], tmp)
+    time.sleep(0.5)
+    reply = call(port, "/api/set", {"name": "plant.k", "value": 4})
+    assert reply["ok"] is True, reply
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    tuning = read_tuning(os.path.join(tmp, "rt.tuning.csv"))
+    assert len(tuning) == 1 and tuning[0][1] == "plant.k" and tuning[0][2] == 4.0, tuning
+    assert read_tuning(os.path.join(tmp, "report", "tuning.csv")) == tuning
+    t1 = tuning[0][0]
+    assert 0.1 < t1 < 1.5, t1
+    assert "tuned: plant.k = 4 at t = " in out, out
+    check(read_rows(os.path.join(tmp, "rt.csv")), 1.0, 4.0, t1, 1e-12)
+
+
+def offline(tmp):
+    # Slow decay so that x stays far from zero over a long run.
+    proc, port = start(["run", "decay.ssd", "--step-size", "0.001", "--stop-time", "100000",
+                        "--start-value", "plant.k", "0.001", "--output-interval", "0.5",
+                        "--serve", "0", "-q", "--output-file", "off.csv"], tmp)
+    assert call(port, "/api/pause", {})["state"] == "paused"
+    time.sleep(0.3)
+    a = call(port, "/api/values")
+    time.sleep(0.3)
+    b = call(port, "/api/values")
+    assert a["state"] == "paused" and a["time"] == b["time"], (a, b)
+    assert call(port, "/api/set", {"name": "plant.k", "value": 0.003})["ok"]
+    bad = urllib.request.Request(f"http://127.0.0.1:{port}/api/set",
+                                 data=b'{"name":"plant.x0","value":2}',
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        urllib.request.urlopen(bad, timeout=10)
+        raise AssertionError("x0 accepted")
+    except urllib.error.HTTPError as e:
+        assert e.code == 400 and json.loads(e.read())["name"] == "plant.x0"
+    call(port, "/api/resume", {})
+    time.sleep(0.3)
+    call(port, "/api/stop", {})
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "interrupted by the live view's stop" in err, err
+    tuning = read_tuning(os.path.join(tmp, "off.tuning.csv"))
+    assert len(tuning) == 1 and tuning[0][2] == 0.003, tuning
+    t1 = tuning[0][0]
+    assert abs(t1 - (a["time"] or 0)) < 1e-9, (t1, a["time"])  # applied where it paused
+    # Long runs: (1 - k dt)^n by pow against the recurrence, ~1e-9 relative.
+    check(read_rows(os.path.join(tmp, "off.csv")), 0.001, 0.003, t1, 1e-8)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="rtcosim-serve-")
+    try:
+        ssd(os.path.join(tmp, "decay.ssd"))
+        real_time(tmp)
+        offline(tmp)
+    finally:
+        shutil.rmtree(tmp)
+
+
+main()
