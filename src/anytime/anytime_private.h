@@ -130,6 +130,9 @@ void anytime_variant_run_job(variant *v, const void *state, const double *inputs
                              rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at);
 bool anytime_variant_busy(variant *v);
 rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err);
+/* Stop and join the workers (waiting for an abandoned job to return); the
+ * set then runs no more periods but its records and summary stay. */
+void anytime_stop_workers(rtcosim_anytime *set);
 /* Count a finished period in the summary and keep it in the ring. */
 void record_period(rtcosim_anytime *set, const rtcosim_anytime_period *rec);
 

@@ -146,6 +146,17 @@ void anytime_variant_dispatch(variant *v)
     sem_post(&v->go);
 }
 
+/* sem_clockwait for `ns` of CLOCK_MONOTONIC from now: 0 or the errno. */
+static int sem_timedwait_ns(sem_t *sem, int64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t target = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec + ns;
+    ts.tv_sec = (time_t)(target / RTCOSIM_NS_PER_S);
+    ts.tv_nsec = (long)(target % RTCOSIM_NS_PER_S);
+    return sem_clockwait(sem, CLOCK_MONOTONIC, &ts) == 0 ? 0 : errno;
+}
+
 /* Wait until every variant in `mask` has finished or `until` has come. On a
  * virtual clock time moves only with the variants, so wait for completion. */
 void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until)
@@ -160,20 +171,27 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
                 all_done = false;
         if (all_done)
             break;
-        if (virtual_clock || until == NEVER) {
+        if (until == NEVER) {
             while (sem_wait(&set->done) != 0 && errno == EINTR) {
+            }
+            continue;
+        }
+        if (virtual_clock) {
+            /* Time moves with the variants: wait for them, but a job that
+             * has not returned after RTCOSIM_ANYTIME_VIRTUAL_HANG_NS of
+             * real time never polls and runs on: it is still running at
+             * `until`, where the clock is moved and the job abandoned. */
+            if (sem_timedwait_ns(&set->done, RTCOSIM_ANYTIME_VIRTUAL_HANG_NS) == ETIMEDOUT) {
+                rtcosim_clock_sleep_until(set->clock, until);
+                entered = rtcosim_clock_now(set->clock); /* the jump is not a stall */
+                break;
             }
             continue;
         }
         rtcosim_time_ns left = until - rtcosim_clock_now(set->clock);
         if (left <= 0)
             break;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        int64_t target = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec + left;
-        ts.tv_sec = (time_t)(target / RTCOSIM_NS_PER_S);
-        ts.tv_nsec = (long)(target % RTCOSIM_NS_PER_S);
-        sem_clockwait(&set->done, CLOCK_MONOTONIC, &ts);
+        sem_timedwait_ns(&set->done, left);
     }
     /* Blocked by intent only up to `until`: waking later is time the
      * thread was not running (the stall measure of run_period). */
@@ -293,7 +311,9 @@ rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err)
     for (size_t i = 0; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
         bool needs_worker = v->component != NULL ||
-                            (set->cfg.strategy == RTCOSIM_ANYTIME_PARALLEL && i > 0);
+                            ((set->cfg.strategy == RTCOSIM_ANYTIME_PARALLEL ||
+                              set->cfg.abandon_on_workers) &&
+                             i > 0);
         if (!needs_worker)
             continue;
         if (sem_init(&v->go, 0, 0) != 0)
