@@ -214,11 +214,16 @@ static int run_system(const run_args *a)
         rc = CLI_EXIT_ERROR;
         goto done;
     }
+    if (run_variants_prepare(a->variants, desc, a->build.fmu)) {
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
+    if (run_variants_active(a->variants) && (a->distribute.enabled || a->speculate.enabled)) {
+        rc = cli_fail("run: variants (--variants or an org.rtcosim.variants annotation) cannot "
+                      "be combined with --distribute or --speculate");
+        goto done;
+    }
     if (run_variants_active(a->variants)) {
-        if (run_variants_prepare(a->variants, desc, a->build.fmu)) {
-            rc = CLI_EXIT_ERROR;
-            goto done;
-        }
         for (size_t i = 0; i < a->variants->count; i++)
             if (run_isolation_selects(a->isolation, a->variants->specs[i].component)) {
                 rc = cli_fail("run: component '%s' cannot be isolated and have variants",

@@ -542,8 +542,6 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
     if (a->coupling_stats && (a->real_time || a->speculate.enabled || a->distribute.enabled))
         return cli_fail("run: --coupling-stats cannot be combined with --real-time, --speculate "
                         "or --distribute");
-    if ((a->variants->has_strategy || a->variants->budget > 0) && !a->variants->count)
-        return cli_fail("run: --anytime-strategy and --anytime-budget need --variants");
     if (a->variants->count && (a->distribute.enabled || a->speculate.enabled))
         return cli_fail("run: --variants cannot be combined with --distribute or --speculate");
     if (a->distribute.enabled)

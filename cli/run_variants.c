@@ -15,63 +15,6 @@
 
 bool run_variants_active(const run_variants *v) { return v && v->count > 0; }
 
-static int parse_step(const char *spec, const char *text, rtcosim_time_ns *out)
-{
-    rtcosim_error err;
-    if (rtcosim_time_parse_seconds(text, out, &err) || *out <= 0)
-        return cli_fail("--variants %s: '%s' is not a positive time in seconds", spec, text);
-    return 0;
-}
-
-/* steps:H1,H2,.. (coarsest first) or solvers:euler:H|cvode[:HMAX],.. */
-static int parse_spec(run_variant_spec *s, const char *spec)
-{
-    char buffer[256];
-    snprintf(buffer, sizeof buffer, "%s", spec);
-    bool steps = strncmp(buffer, "steps:", 6) == 0;
-    bool solvers = strncmp(buffer, "solvers:", 8) == 0;
-    if (!steps && !solvers)
-        return cli_fail("--variants %s: wants COMP=steps:H1,H2,.. or "
-                        "COMP=solvers:euler:H,cvode[:HMAX],..",
-                        s->text);
-    s->model_exchange = solvers;
-    char *list = buffer + (steps ? 6 : 8);
-    for (char *save = NULL, *item = strtok_r(list, ",", &save); item;
-         item = strtok_r(NULL, ",", &save)) {
-        if (s->count == RTCOSIM_ANYTIME_MAX_VARIANTS)
-            return cli_fail("--variants %s: more than %d variants", s->text,
-                            RTCOSIM_ANYTIME_MAX_VARIANTS);
-        size_t k = s->count;
-        if (steps) {
-            if (parse_step(s->text, item, &s->steps[k]))
-                return 1;
-            if (k && s->steps[k] >= s->steps[k - 1])
-                return cli_fail("--variants %s: steps must be listed coarsest first, each finer "
-                                "than the one before ('%s')",
-                                s->text, item);
-        } else {
-            char *colon = strchr(item, ':');
-            if (colon)
-                *colon = '\0';
-            if (strcmp(item, "euler") == 0)
-                s->solvers[k] = RTCOSIM_ME_SOLVER_EULER;
-            else if (strcmp(item, "cvode") == 0)
-                s->solvers[k] = RTCOSIM_ME_SOLVER_CVODE;
-            else
-                return cli_fail("--variants %s: unknown solver '%s' (euler:H, cvode[:HMAX])",
-                                s->text, item);
-            if (s->solvers[k] == RTCOSIM_ME_SOLVER_EULER && !colon)
-                return cli_fail("--variants %s: euler needs its step (euler:H)", s->text);
-            if (colon && parse_step(s->text, colon + 1, &s->steps[k]))
-                return 1;
-        }
-        s->count++;
-    }
-    if (!s->count)
-        return cli_fail("--variants %s: no variant listed", s->text);
-    return 0;
-}
-
 int run_variants_add(run_variants *v, const char *text)
 {
     if (v->count == RUN_VARIANTS_MAX)
@@ -89,8 +32,9 @@ int run_variants_add(run_variants *v, const char *text)
             return cli_fail("--variants: component '%s' given twice", s->component);
     if (strlen(eq + 1) >= sizeof s->text - 1 - (size_t)(eq - text))
         return cli_fail("--variants '%s': too long", text);
-    if (parse_spec(s, eq + 1))
-        return 1;
+    rtcosim_error err;
+    if (rtcosim_anytime_spec_parse(eq + 1, &s->spec, &err) != RTCOSIM_OK)
+        return cli_fail("--variants %s: %s", s->component, err.message);
     v->count++;
     return 0;
 }
@@ -127,6 +71,24 @@ int run_variants_prepare(run_variants *v, const rtcosim_system_desc *desc,
 {
     v->desc = desc;
     v->fmu = fmu;
+    /* the system's org.rtcosim.variants annotations, where the command line
+     * names no variants for the component */
+    for (size_t k = 0; k < rtcosim_system_desc_component_count(desc); k++) {
+        const rtcosim_ssd_component *c = rtcosim_system_desc_component(desc, k);
+        if (!c->variants || find_spec(v, c->name))
+            continue;
+        char text[400];
+        snprintf(text, sizeof text, "%s=%s", c->name, c->variants);
+        if (run_variants_add(v, text))
+            return 1;
+        run_variant_spec *s = &v->specs[v->count - 1];
+        s->has_strategy =
+            c->variants_strategy && rtcosim_anytime_strategy_parse(c->variants_strategy,
+                                                                   &s->strategy) == 0;
+    }
+    if ((v->has_strategy || v->budget > 0) && !v->count)
+        return cli_fail("run: --anytime-strategy and --anytime-budget need --variants (or a "
+                        "component's org.rtcosim.variants annotation)");
     for (size_t i = 0; i < v->count; i++) {
         run_variant_spec *s = &v->specs[i];
         int k = rtcosim_system_desc_find_component(desc, s->component);
@@ -139,7 +101,7 @@ int run_variants_prepare(run_variants *v, const rtcosim_system_desc *desc,
             return cli_fail("--variants %s: component '%s' is a remote DCP slave; variants need "
                             "instances in this process",
                             s->text, s->component);
-        if (s->model_exchange && c->native_type)
+        if (s->spec.model_exchange && c->native_type)
             return cli_fail("--variants %s: solvers: needs an FMU with model exchange; '%s' is "
                             "the native model %s (give steps:)",
                             s->text, s->component, c->native_type);
@@ -156,10 +118,11 @@ static rtcosim_status load_instance(const run_variants *v, const rtcosim_ssd_com
     if (c->native_type)
         return rtcosim_native_create(c->native_type, out, err);
     rtcosim_fmu_options o = v->fmu ? *v->fmu : (rtcosim_fmu_options){0};
-    if (s->model_exchange) {
+    if (s->spec.model_exchange) {
         o.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
-        o.solver = s->solvers[k];
-        o.max_solver_step = s->steps[k];
+        o.solver = s->spec.solver[k] == RTCOSIM_ANYTIME_SOLVER_EULER ? RTCOSIM_ME_SOLVER_EULER
+                                                                     : RTCOSIM_ME_SOLVER_CVODE;
+        o.max_solver_step = s->spec.step_ns[k];
         o.model_exchange_fallback = false;
     }
     return rtcosim_fmu_load(c->path, &o, out, err);
@@ -196,14 +159,14 @@ rtcosim_status run_variants_wrap(void *context, const char *name, rtcosim_compon
     rtcosim_anytime_variant_info infos[RTCOSIM_ANYTIME_MAX_VARIANTS];
     char names[RTCOSIM_ANYTIME_MAX_VARIANTS][48];
     rtcosim_status st = RTCOSIM_OK;
-    for (size_t k = 0; k < s->count && !st; k++) {
+    for (size_t k = 0; k < s->spec.count && !st; k++) {
         st = load_instance(v, c, s, k, &instances[k], err);
-        double h = rtcosim_time_to_seconds(s->steps[k]);
-        if (!s->model_exchange)
+        double h = rtcosim_time_to_seconds(s->spec.step_ns[k]);
+        if (!s->spec.model_exchange)
             snprintf(names[k], sizeof names[k], "h=%.6g", h);
-        else if (s->solvers[k] == RTCOSIM_ME_SOLVER_EULER)
+        else if (s->spec.solver[k] == RTCOSIM_ANYTIME_SOLVER_EULER)
             snprintf(names[k], sizeof names[k], "euler:%.6g", h);
-        else if (s->steps[k])
+        else if (s->spec.step_ns[k])
             snprintf(names[k], sizeof names[k], "cvode:%.6g", h);
         else
             snprintf(names[k], sizeof names[k], "cvode");
@@ -212,13 +175,11 @@ rtcosim_status run_variants_wrap(void *context, const char *name, rtcosim_compon
             .rank = (int)k + 1,
             /* steps: the set splits each period into micro steps of h;
              * solvers: the FMU's integrator does, one call per period */
-            .step_ns = s->model_exchange ? 0 : s->steps[k],
-            .solver = !s->model_exchange ? RTCOSIM_ANYTIME_SOLVER_OTHER
-                      : s->solvers[k] == RTCOSIM_ME_SOLVER_EULER ? RTCOSIM_ANYTIME_SOLVER_EULER
-                                                                 : RTCOSIM_ANYTIME_SOLVER_VARIABLE};
+            .step_ns = s->spec.model_exchange ? 0 : s->spec.step_ns[k],
+            .solver = s->spec.solver[k]};
     }
     if (st) {
-        for (size_t k = 0; k < s->count; k++)
+        for (size_t k = 0; k < s->spec.count; k++)
             rtcosim_component_free(instances[k]);
         return st;
     }
@@ -234,7 +195,7 @@ rtcosim_status run_variants_wrap(void *context, const char *name, rtcosim_compon
         opts.budget = v->budget;
     if (v->step_log)
         opts.step_log = v->step_log;
-    return rtcosim_anytime_component_from_instances(name, instances, infos, s->count, &opts, out,
+    return rtcosim_anytime_component_from_instances(name, instances, infos, s->spec.count, &opts, out,
                                                     err);
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "rtcosim/anytime.h"
+#include "rtcosim/anytime_component.h"
 #include "rtcosim/clock.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/system.h"
@@ -21,10 +22,7 @@
 typedef struct run_variant_spec {
     char component[128];
     char text[256]; /* as given, for messages */
-    bool model_exchange; /* solvers: */
-    size_t count;
-    rtcosim_time_ns steps[RTCOSIM_ANYTIME_MAX_VARIANTS]; /* micro step / Euler step / CVODE max */
-    rtcosim_me_solver solvers[RTCOSIM_ANYTIME_MAX_VARIANTS];
+    rtcosim_anytime_spec spec;
     bool has_strategy;
     rtcosim_anytime_strategy strategy;
     rtcosim_component *built; /* the anytime component of the run (run_variants_find) */

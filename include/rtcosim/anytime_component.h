@@ -85,6 +85,28 @@ rtcosim_status rtcosim_anytime_component_wrap_set(rtcosim_anytime *set, const ch
                                                   const rtcosim_anytime_component_options *opts,
                                                   rtcosim_component **out, rtcosim_error *err);
 
+/* A variant set written as text (rtcosim run --variants COMP=SPEC, the
+ * org.rtcosim.variants annotation), minimal variant first:
+ *   steps:H1,H2,..            micro steps in seconds, each finer than the one
+ *                             before (co-simulation: the period in micro
+ *                             steps of H);
+ *   solvers:S1,S2,..          model exchange integrated by rtcosim, each
+ *                             euler:H (explicit Euler, step H) or cvode[:HMAX]
+ *                             (BDF, error-controlled, largest step HMAX). */
+typedef struct rtcosim_anytime_spec {
+    bool model_exchange; /* solvers: */
+    size_t count;
+    rtcosim_time_ns step_ns[RTCOSIM_ANYTIME_MAX_VARIANTS]; /* H, HMAX (0: none) */
+    /* steps: OTHER; solvers: EULER or VARIABLE (cvode) */
+    rtcosim_anytime_solver solver[RTCOSIM_ANYTIME_MAX_VARIANTS];
+} rtcosim_anytime_spec;
+
+/* Parse `text`; RTCOSIM_EINVAL with a message quoting it on anything else
+ * (unknown kind or solver, a step that is not a positive time, steps not
+ * coarsest first, more than RTCOSIM_ANYTIME_MAX_VARIANTS, an empty list). */
+rtcosim_status rtcosim_anytime_spec_parse(const char *text, rtcosim_anytime_spec *out,
+                                          rtcosim_error *err);
+
 /* The variant set of an anytime component (NULL for any other component or
  * before it exists): for its summary, records and CSV. */
 rtcosim_anytime *rtcosim_anytime_component_set(const rtcosim_component *c);

@@ -217,9 +217,46 @@ static void timer_starts_a_costlier_variant_after_an_early_finish(void **unused)
     rtcosim_clock_free(clock);
 }
 
+/* The text form against hand-converted nanoseconds and every refusal. */
+static void variant_specs_parse_and_refuse(void **unused)
+{
+    (void)unused;
+    rtcosim_anytime_spec spec;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_spec_parse("steps:1e-3,1e-4,2.5e-5", &spec, &err),
+                     RTCOSIM_OK);
+    assert_false(spec.model_exchange);
+    assert_int_equal(spec.count, 3);
+    assert_int_equal(spec.step_ns[0], 1000000);
+    assert_int_equal(spec.step_ns[1], 100000);
+    assert_int_equal(spec.step_ns[2], 25000);
+    assert_int_equal(rtcosim_anytime_spec_parse("solvers:euler:1e-4,cvode,cvode:0.001", &spec,
+                                                &err),
+                     RTCOSIM_OK);
+    assert_true(spec.model_exchange);
+    assert_int_equal(spec.count, 3);
+    assert_int_equal(spec.solver[0], RTCOSIM_ANYTIME_SOLVER_EULER);
+    assert_int_equal(spec.step_ns[0], 100000);
+    assert_int_equal(spec.solver[1], RTCOSIM_ANYTIME_SOLVER_VARIABLE);
+    assert_int_equal(spec.step_ns[1], 0);
+    assert_int_equal(spec.step_ns[2], 1000000);
+    static const char *const bad[] = {
+        "", "steps", "steps:", "steps:1e-3,,1e-4", "steps:1e-4,1e-3", "steps:1e-3,1e-3",
+        "steps:0", "steps:-1e-3", "steps:1e-3x", "solvers:euler", "solvers:rk4:1e-3",
+        "solvers:cvode:", "steps:9,8,7,6,5,4,3,2,1", "Steps:1e-3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rtcosim_error_clear(&err);
+        assert_int_equal(rtcosim_anytime_spec_parse(bad[i], &spec, &err), RTCOSIM_EINVAL);
+        assert_true(err.message[0] != '\0');
+    }
+    assert_non_null(strstr((rtcosim_anytime_spec_parse("steps:1e-4,1e-3", &spec, &err), err.message),
+                           "coarsest first"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(variant_specs_parse_and_refuse),
         cmocka_unit_test(never_polling_variant_is_abandoned_and_minimal_delivered_on_time),
         cmocka_unit_test(timer_starts_a_costlier_variant_after_an_early_finish),
     };
