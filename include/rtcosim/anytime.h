@@ -234,15 +234,19 @@ rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
                                           const rtcosim_anytime_variant_info *info,
                                           rtcosim_anytime_fn fn, void *user,
                                           rtcosim_error *err);
-/* Threads: native variants of escalate and timer run on the calling thread.
- * Variants on workers (every component variant; the costlier variants of the
- * parallel strategy) get one worker each. When the caller runs under
- * SCHED_FIFO or SCHED_RR at rtcosim_anytime_start, the minimal variant's
- * worker runs one priority below it (the guaranteed result stays real-time)
- * and the costlier variants' workers run under SCHED_OTHER: speculative work
- * then never spends the CPUs' real-time budget (see idle_reserve), cannot
- * starve the rest of the system, and the delivering thread preempts it at
- * the cutoff at once. */
+/* Threads: native variants of escalate and timer run on the calling thread
+ * (with abandon_on_workers all but the minimal one on workers). Variants on
+ * workers (every component variant; the costlier variants of the parallel
+ * strategy) get one worker each. Under a real-time caller (SCHED_FIFO/RR:
+ * one priority below it; SCHED_DEADLINE: SCHED_FIFO at the lowest
+ * priority; the caller's policy as at the first period) a worker whose job
+ * runs while the caller waits for it (the minimal variant, and every variant
+ * of escalate and timer) runs real-time, and is moved to SCHED_OTHER when
+ * it is abandoned, until it returns: one that never returns cannot hold a
+ * CPU. The parallel strategy's costlier variants run beside the caller under
+ * SCHED_OTHER: speculative work then never spends the CPUs' real-time
+ * budget (see idle_reserve), cannot starve the rest of the system, and the
+ * delivering thread preempts it at the cutoff at once. */
 
 /* A component variant (not owned; initialized, i.e. after exit_init): each
  * period the inputs are set on input_vrs, the component steps over the period

@@ -5,6 +5,7 @@
 #define RTCOSIM_ANYTIME_PRIVATE_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 
@@ -47,6 +48,9 @@ typedef struct variant {
     rtcosim_anytime_outcome outcome;
     /* worker thread */
     bool worker_started, go_ready;
+    int run_policy;              /* the worker's scheduling while it runs a job */
+    struct sched_param run_param;
+    bool demoted;                /* moved to SCHED_OTHER while abandoned */
     pthread_t thread;
     sem_t go;
     atomic_bool running, quit;
@@ -64,6 +68,7 @@ struct rtcosim_anytime {
     variant variants[RTCOSIM_ANYTIME_MAX_VARIANTS];
     size_t variant_count;
     bool started, running, done_ready;
+    bool workers_followed; /* anytime_workers_follow_caller done */
     sem_t done; /* posted by workers when a job finishes */
     /* committed result */
     void *state;
@@ -130,6 +135,10 @@ void anytime_variant_run_job(variant *v, const void *state, const double *inputs
                              rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at);
 bool anytime_variant_busy(variant *v);
 rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err);
+/* Give each idle worker the scheduling the calling thread's current policy
+ * implies (see variant.c); called at the first period, when the caller may
+ * have changed policy since the start (a paced thread). */
+void anytime_workers_follow_caller(rtcosim_anytime *set);
 /* Stop and join the workers (waiting for an abandoned job to return); the
  * set then runs no more periods but its records and summary stay. */
 void anytime_stop_workers(rtcosim_anytime *set);

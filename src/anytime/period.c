@@ -424,6 +424,10 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         return rtcosim_error_set(err, RTCOSIM_ESTATE,
                                  "anytime set '%s': run_period before a successful start",
                                  set->name);
+    if (set->periods == 0 && !set->workers_followed) {
+        anytime_workers_follow_caller(set);
+        set->workers_followed = true;
+    }
     rtcosim_time_ns started_at = rtcosim_clock_now(set->clock);
     bool virtual_clock = rtcosim_clock_is_virtual(set->clock);
     struct timespec cpu_start = {0, 0}, cpu_end = {0, 0};
