@@ -214,6 +214,7 @@ static int run_system(const run_args *a)
         rc = CLI_EXIT_ERROR;
         goto done;
     }
+    a->variants->real_time = a->real_time;
     if (run_variants_prepare(a->variants, desc, a->build.fmu)) {
         rc = CLI_EXIT_ERROR;
         goto done;

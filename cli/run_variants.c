@@ -190,6 +190,8 @@ rtcosim_status run_variants_wrap(void *context, const char *name, rtcosim_compon
     if (v->has_strategy)
         opts.config.strategy = v->strategy;
     opts.clock = v->clock;
+    /* offline the deadline is a budget: a slow calibration is no refusal */
+    opts.config.calibration_advisory = !v->real_time;
     opts.period_ns = v->period_ns;
     if (v->budget > 0)
         opts.budget = v->budget;

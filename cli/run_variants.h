@@ -39,6 +39,7 @@ typedef struct run_variants {
     const rtcosim_fmu_options *fmu;
     rtcosim_clock *clock; /* NULL: each component's own monotonic clock */
     rtcosim_time_ns period_ns; /* the macro step when known, else 0 */
+    bool real_time;            /* --real-time: calibration may refuse the run */
     size_t step_log;
     rtcosim_status (*next)(void *context, const char *name, rtcosim_component *component,
                            rtcosim_component **out, rtcosim_error *err);

@@ -184,6 +184,10 @@ typedef struct rtcosim_anytime_config {
      * deadline, and is skipped (BUSY) until it returns. Costs a thread
      * wake-up per variant started. Default off. */
     bool abandon_on_workers;
+    /* Calibration measures but never refuses (and waits for the minimal
+     * variant however long it takes): for runs where the deadline is a
+     * budget, not a promise (an offline co-simulation). Default off. */
+    bool calibration_advisory;
 } rtcosim_anytime_config;
 
 /* On a virtual clock time moves only with the variants, so the runner waits

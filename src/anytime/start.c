@@ -105,7 +105,11 @@ static rtcosim_status calibrate(rtcosim_anytime *set, const double *inputs, rtco
                 v->outcome = RTCOSIM_ANYTIME_BUSY;
                 continue;
             }
-            anytime_variant_run(v, inputs, rtcosim_clock_now(set->clock) + set->cfg.calibration_limit_ns);
+            bool wait = i == 0 && set->cfg.calibration_advisory;
+            anytime_variant_run(v, inputs,
+                                wait ? NEVER
+                                     : rtcosim_clock_now(set->clock) +
+                                           set->cfg.calibration_limit_ns);
             if (v->outcome == RTCOSIM_ANYTIME_FAILED)
                 return rtcosim_error_set(err, v->status,
                                          "anytime set '%s': variant '%s' failed in calibration: %s",
@@ -125,7 +129,7 @@ static rtcosim_status calibrate(rtcosim_anytime *set, const double *inputs, rtco
     variant *minimal = &set->variants[0];
     double limit = set->cfg.minimal_max_share * (double)set->period_ns;
     double needed = minimal->stats.max + (double)set->cfg.safety_margin_ns;
-    if (needed > limit)
+    if (needed > limit && !set->cfg.calibration_advisory)
         return rtcosim_error_set(
             err, RTCOSIM_ETIMEOUT,
             "anytime set '%s': minimal variant '%s' worst execution time %.1f us (mean %.1f us "
