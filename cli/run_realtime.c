@@ -211,8 +211,10 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
                rtcosim_system_rt_column_count(srt), a->output_file);
-    if (so.rt.report_dir && !report_failed && run_variants_report(a->variants, so.rt.report_dir))
-        report_failed = true;
+    if (so.rt.report_dir && !report_failed && run_variants_report(a->variants, so.rt.report_dir)) {
+        report_failed = true; /* named already */
+        rc = CLI_EXIT_ERROR;
+    }
     if (so.rt.report_dir && !report_failed)
         printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
                so.rt.report_dir,
