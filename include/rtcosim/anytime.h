@@ -243,7 +243,8 @@ rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
  * workers (every component variant; the costlier variants of the parallel
  * strategy) get one worker each. Under a real-time caller (SCHED_FIFO/RR:
  * one priority below it; SCHED_DEADLINE: SCHED_FIFO at the lowest
- * priority; the caller's policy as at the first period) a worker whose job
+ * priority; the policy of the thread that runs the periods, followed when
+ * another thread takes over, as the derived idle reserve is) a worker whose job
  * runs while the caller waits for it (the minimal variant, and every variant
  * of escalate and timer) runs real-time, and is moved to SCHED_OTHER when
  * it is abandoned, until it returns: one that never returns cannot hold a

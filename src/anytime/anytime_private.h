@@ -68,7 +68,8 @@ struct rtcosim_anytime {
     variant variants[RTCOSIM_ANYTIME_MAX_VARIANTS];
     size_t variant_count;
     bool started, running, done_ready;
-    bool workers_followed; /* anytime_workers_follow_caller done */
+    pthread_t runner; /* the thread that ran the last period */
+    bool has_runner;
     sem_t done; /* posted by workers when a job finishes */
     /* committed result */
     void *state;
@@ -136,9 +137,11 @@ void anytime_variant_run_job(variant *v, const void *state, const double *inputs
 bool anytime_variant_busy(variant *v);
 rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err);
 /* Give each idle worker the scheduling the calling thread's current policy
- * implies (see variant.c); called at the first period, when the caller may
- * have changed policy since the start (a paced thread). */
+ * implies (see variant.c); called when another thread than before runs a
+ * period (a paced thread after the start on the main one). */
 void anytime_workers_follow_caller(rtcosim_anytime *set);
+/* The idle reserve for the calling thread's policy (start.c). */
+double anytime_derived_idle_reserve(void);
 /* Stop and join the workers (waiting for an abandoned job to return); the
  * set then runs no more periods but its records and summary stay. */
 void anytime_stop_workers(rtcosim_anytime *set);

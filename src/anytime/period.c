@@ -424,9 +424,15 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         return rtcosim_error_set(err, RTCOSIM_ESTATE,
                                  "anytime set '%s': run_period before a successful start",
                                  set->name);
-    if (set->periods == 0 && !set->workers_followed) {
+    /* A new thread runs the periods (a paced thread after a calibration on
+     * the main one): the workers and the idle reserve follow its policy. */
+    pthread_t self = pthread_self();
+    if (!set->has_runner || !pthread_equal(self, set->runner)) {
+        set->runner = self;
+        set->has_runner = true;
         anytime_workers_follow_caller(set);
-        set->workers_followed = true;
+        if (set->cfg.idle_reserve < 0)
+            set->idle_reserve = anytime_derived_idle_reserve();
     }
     rtcosim_time_ns started_at = rtcosim_clock_now(set->clock);
     bool virtual_clock = rtcosim_clock_is_virtual(set->clock);

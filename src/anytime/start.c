@@ -79,7 +79,7 @@ static long long read_limit(const char *path, long long fallback)
     return ok ? value : fallback;
 }
 
-static double derived_idle_reserve(void)
+double anytime_derived_idle_reserve(void)
 {
     /* The kernel's policy, not pthread_getschedparam's: glibc answers that
      * from what its own pthread_setschedparam last set, so a thread moved to
@@ -165,7 +165,7 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
                                  "anytime set '%s': the parallel strategy runs variants at the "
                                  "same time and needs the monotonic clock, not a virtual one",
                                  set->name);
-    set->idle_reserve = set->cfg.idle_reserve >= 0 ? set->cfg.idle_reserve : derived_idle_reserve();
+    set->idle_reserve = set->cfg.idle_reserve >= 0 ? set->cfg.idle_reserve : anytime_derived_idle_reserve();
     if (set->cfg.safety_margin_ns + anytime_idle_reserve_ns(set->idle_reserve, set->period_ns) >=
         set->period_ns)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
