@@ -21,9 +21,11 @@
 #include <time.h>
 
 #include "bench.h"
+#include "anytime_component_loop.h"
 #include "cyclictest.h"
 #include "util/splitmix64.h"
 #include "rtcosim/anytime.h"
+#include "rtcosim/anytime_component.h"
 #include "rtcosim/clock.h"
 
 /* ---- the plant: M masses in a chain, wall - m0 - m1 - ... - m(M-1), with
@@ -222,6 +224,9 @@ static double rms_difference(const double *a, const double *b, size_t n)
     return sqrt(sum / (double)n);
 }
 
+/* --component: the periods through the component interface */
+static bool through_component;
+
 static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefix,
                         const int steps[3],
                         const scenario *sc, rtcosim_time_ns period_ns,
@@ -249,10 +254,14 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     cfg.timer_fallback = true; /* aborts deliver medium, not minimal */
     cfg.minimal_max_share = 0.3; /* B5: minimal guaranteed under 30 % */
     cfg.record_capacity = sc->periods;
+    /* the component path runs every costlier variant where it can be
+     * abandoned, as rtcosim run --variants does */
+    cfg.abandon_on_workers = through_component;
     static const char *const names[3] = {"minimal", "medium", "accurate"};
     static const method methods[3] = {EULER, EULER, RK4};
     chain_variant *cv = calloc(3, sizeof *cv);
     rtcosim_anytime *set = NULL;
+    rtcosim_component *component = NULL;
     int rc = 1;
     if (!cv || rtcosim_anytime_create(&cfg, clock, &set, &err))
         goto fail;
@@ -265,10 +274,17 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         if (rtcosim_anytime_add_native(set, &info, chain_variant_fn, &cv[i], &err))
             goto fail;
     }
-    if (rtcosim_anytime_start(set, sc->u, &err))
+    if (through_component) {
+        rtcosim_status st = bench_anytime_component_loop(set, clock, sc->u, sc->load_ns,
+                                                         sc->periods, period_ns, &component, &err);
+        set = NULL; /* the component's now */
+        if (st)
+            goto fail;
+        set = rtcosim_anytime_component_set(component);
+    } else if (rtcosim_anytime_start(set, sc->u, &err))
         goto fail;
     double y;
-    for (size_t k = 0; k < sc->periods; k++) {
+    for (size_t k = 0; !component && k < sc->periods; k++) {
         /* The load is time the task does not get: it sleeps through it
          * rather than spinning, so that a SCHED_FIFO run stays under the
          * kernel's real-time throttling (sched_rt_runtime_us, 95 % of each
@@ -328,7 +344,10 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
 fail:
     if (rc)
         fprintf(stderr, "rtcosim: %s\n", err.message);
-    rtcosim_anytime_free(set);
+    if (component)
+        rtcosim_component_free(component);
+    else
+        rtcosim_anytime_free(set);
     free(cv);
     rtcosim_clock_free(clock);
     return rc;
@@ -422,7 +441,9 @@ static int bench_anytime_run(int argc, char **argv)
                 return 1;
             }
             only = (int)st;
-        } else if (strcmp(argv[i], "--no-fifo") == 0)
+        } else if (strcmp(argv[i], "--component") == 0)
+            through_component = true;
+        else if (strcmp(argv[i], "--no-fifo") == 0)
             fifo = false;
         else if (strcmp(argv[i], "--no-cyclictest") == 0)
             with_cyclictest = false;
@@ -444,7 +465,7 @@ static int bench_anytime_run(int argc, char **argv)
             fprintf(help ? stdout : stderr,
                     "usage: rtcosim bench anytime [--quick] [--duration S] [--period S] [--seed N]\n"
                     "                             [--no-fifo] [--strategy S] [--csv PREFIX]\n"
-                    "                             [--no-cyclictest] [--no-deadline]\n"
+                    "                             [--no-cyclictest] [--no-deadline] [--component]\n"
                     "  three variants of a mass chain per period (default 1 ms, 60 s per strategy,\n"
                     "  --quick 5 s); right before the strategies, cyclictest (Debian rt-tests)\n"
                     "  runs as long with the same priority and period, if installed, and each\n"
@@ -457,7 +478,10 @@ static int bench_anytime_run(int argc, char **argv)
                     "  assumes medium always fits) and over the best fixed variant that fits\n"
                     "  (rms_over_best_fixed: the most accurate variant whose slowest run in the\n"
                     "  same strategy run fits the period after the heaviest load, the margin and\n"
-                    "  the idle reserve; 0 when that variant's signal diverges).\n");
+                    "  the idle reserve; 0 when that variant's signal diverges).\n"
+                    "  --component runs the periods through the anytime component (the path of\n"
+                    "  rtcosim run --variants: deadline from the paced frame, costlier variants\n"
+                    "  on abandonable workers); its figures are named anytime_component.*\n");
             return help ? 0 : 2;
         }
     }
@@ -608,25 +632,26 @@ static int bench_anytime_run(int argc, char **argv)
     }
     printf("\n");
     char name[96];
+    const char *fig = through_component ? "anytime_component" : "anytime";
     for (int s = 0; s < 3; s++) {
         if (only >= 0 && s != only)
             continue;
         const char *sn = rtcosim_anytime_strategy_name((rtcosim_anytime_strategy)s);
-        snprintf(name, sizeof name, "anytime.%s.misses", sn);
+        snprintf(name, sizeof name, "%s.%s.misses", fig, sn);
         bench_figure(name, (double)results[s].misses, "periods");
-        snprintf(name, sizeof name, "anytime.%s.misses_strategy", sn);
+        snprintf(name, sizeof name, "%s.%s.misses_strategy", fig, sn);
         bench_figure(name, (double)results[s].misses_strategy, "periods");
-        snprintf(name, sizeof name, "anytime.%s.late_starts", sn);
+        snprintf(name, sizeof name, "%s.%s.late_starts", fig, sn);
         bench_figure(name, (double)results[s].late_starts, "periods");
-        snprintf(name, sizeof name, "anytime.%s.misses_stalled", sn);
+        snprintf(name, sizeof name, "%s.%s.misses_stalled", fig, sn);
         bench_figure(name, (double)results[s].misses_stalled, "periods");
-        snprintf(name, sizeof name, "anytime.%s.idle_reserve", sn);
+        snprintf(name, sizeof name, "%s.%s.idle_reserve", fig, sn);
         bench_figure(name, results[s].idle_reserve, "ratio");
-        snprintf(name, sizeof name, "anytime.%s.rms_error", sn);
+        snprintf(name, sizeof name, "%s.%s.rms_error", fig, sn);
         bench_figure(name, results[s].rms_vs_reference, "m");
-        snprintf(name, sizeof name, "anytime.%s.best_fixed_is_%s", sn, vn[best_fixed[s]]);
+        snprintf(name, sizeof name, "%s.%s.best_fixed_is_%s", fig, sn, vn[best_fixed[s]]);
         bench_figure(name, best_fixed[s], "variant");
-        snprintf(name, sizeof name, "anytime.%s.rms_over_best_fixed", sn);
+        snprintf(name, sizeof name, "%s.%s.rms_over_best_fixed", fig, sn);
         /* a fixed variant whose signal diverged (NAN: the minimal one's single
          * Euler step is unstable at long periods) has no finite error: any
          * finite one is infinitely better */
@@ -635,22 +660,22 @@ static int bench_anytime_run(int argc, char **argv)
                      isnan(fixed_rms) ? 0.0
                                       : bench_ratio(results[s].rms_vs_reference, fixed_rms),
                      "ratio");
-        snprintf(name, sizeof name, "anytime.%s.rms_over_always_medium", sn);
+        snprintf(name, sizeof name, "%s.%s.rms_over_always_medium", fig, sn);
         bench_figure(name, bench_ratio(results[s].rms_vs_reference, rms_medium), "ratio");
-        snprintf(name, sizeof name, "anytime.%s.repairs", sn);
+        snprintf(name, sizeof name, "%s.%s.repairs", fig, sn);
         bench_figure(name, (double)results[s].repairs, "periods");
         if (have_floor) {
-            snprintf(name, sizeof name, "anytime.%s.misses_over_cyclictest_late", sn);
+            snprintf(name, sizeof name, "%s.%s.misses_over_cyclictest_late", fig, sn);
             bench_figure(name, bench_ratio((double)results[s].misses, (double)floor.late),
                          "ratio");
         }
-        snprintf(name, sizeof name, "anytime.%s.rms_vs_minimal", sn);
+        snprintf(name, sizeof name, "%s.%s.rms_vs_minimal", fig, sn);
         bench_figure(name, results[s].rms_vs_minimal, "m");
         for (int i = 0; i < 3; i++) {
-            snprintf(name, sizeof name, "anytime.%s.share_%s", sn, vn[i]);
+            snprintf(name, sizeof name, "%s.%s.share_%s", fig, sn, vn[i]);
             bench_figure(name, results[s].share[i], "ratio");
         }
-        snprintf(name, sizeof name, "anytime.%s.margin_min_us", sn);
+        snprintf(name, sizeof name, "%s.%s.margin_min_us", fig, sn);
         bench_figure(name, results[s].margin_min_us, "us");
     }
     bench_figure("anytime.always_minimal.rms_error", rms_minimal, "m");
@@ -658,7 +683,7 @@ static int bench_anytime_run(int argc, char **argv)
     bench_figure("anytime.safety_margin_us", (double)margin_ns / 1e3, "us");
     bench_figure("anytime.sched_deadline", deadline_set, "bool");
     if (have_floor)
-        bench_cyclictest_figures("anytime", &floor, -1);
+        bench_cyclictest_figures(fig, &floor, -1);
     rc = 0;
 done:
     if (fifo) {

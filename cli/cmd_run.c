@@ -120,6 +120,13 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         build.wrap = run_isolation_wrap;
         build.wrap_context = a->isolation;
     }
+    if (run_variants_active(a->variants)) {
+        /* Variant components first (their instances stay in process). */
+        a->variants->next = build.wrap;
+        a->variants->next_context = build.wrap_context;
+        build.wrap = run_variants_wrap;
+        build.wrap_context = a->variants;
+    }
     if (rtcosim_system_build_master(desc, &build, out, &err) != RTCOSIM_OK ||
         (a->distribute.dist &&
          rtcosim_distribution_check_placed(a->distribute.dist, &err) != RTCOSIM_OK) ||
@@ -232,6 +239,37 @@ static int run_system(const run_args *a)
     if (run_isolation_active(a->isolation) && run_isolation_prepare(a->isolation, desc)) {
         rc = CLI_EXIT_ERROR;
         goto done;
+    }
+    a->variants->real_time = a->real_time;
+    if (run_variants_prepare(a->variants, desc, a->build.fmu)) {
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
+    if (run_variants_active(a->variants) && (a->distribute.enabled || a->speculate.enabled)) {
+        rc = cli_fail("run: variants (--variants or an org.rtcosim.variants annotation) cannot "
+                      "be combined with --distribute or --speculate");
+        goto done;
+    }
+    if (run_variants_active(a->variants)) {
+        for (size_t i = 0; i < a->variants->count; i++)
+            if (run_isolation_selects(a->isolation, a->variants->specs[i].component)) {
+                rc = cli_fail("run: component '%s' cannot be isolated and have variants",
+                              a->variants->specs[i].component);
+                goto done;
+            }
+        /* the macro step the build will choose, when the command line or the
+         * file gives it (else each set learns it at its first step) */
+        rtcosim_ssd_step_origin origin;
+        a->variants->period_ns = a->build.overrides.has_step_size
+                                     ? a->build.overrides.step_size_ns
+                                     : 0;
+        if (!a->variants->period_ns)
+            rtcosim_system_desc_macro_step(desc, &a->variants->period_ns, &origin);
+        /* a step logged per macro step of the run, at most a million */
+        rtcosim_time_ns steps = a->variants->period_ns > 0
+                                    ? (stop - start) / a->variants->period_ns + 1
+                                    : 1000000;
+        a->variants->step_log = (size_t)(steps < 1000000 ? steps : 1000000);
     }
     if (a->real_time && a->can.count) {
         rc = cli_fail("--can-bus cannot be combined with --real-time");
@@ -408,6 +446,8 @@ static int run_system(const run_args *a)
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);
+    run_variants_find(a->variants, (const rtcosim_master *const[]){m}, 1);
+    run_variants_print(a->variants, stdout);
     for (size_t i = 0; i < rtcosim_master_connection_count(m); i++) {
         rtcosim_coupling_stats cs;
         if (rtcosim_master_coupling_stats(m, i, &cs, NULL) == RTCOSIM_OK && cs.corrected)
@@ -493,7 +533,8 @@ static int run_cmd(int argc, char **argv)
             return 0;
         }
     static run_isolation isolation;
-    run_args a = {.isolation = &isolation};
+    static run_variants variants;
+    run_args a = {.isolation = &isolation, .variants = &variants};
     rtcosim_rt_options_init(&a.rt);
     a.delays = calloc((size_t)argc, sizeof *a.delays);
     a.schedules = calloc((size_t)argc, sizeof *a.schedules);

@@ -163,6 +163,16 @@ void cli_run_usage(FILE *out)
             "                          (rtcosim host-fmu): a crash, abort or exit there is an\n"
             "                          error naming component, FMI call and time, rows kept;\n"
             "                          results are bit-identical (also with --speculate)\n\n"
+            "variants (a component as an anytime task: every step delivers the best result\n"
+            "its deadline allows, the step's start plus the budget's share of the step,\n"
+            "in real time of the frame; also from a component's org.rtcosim.variants\n"
+            "annotation, rc:Variants spec=\"SPEC\" strategy=\"S\"):\n"
+            "  --variants C=SPEC       C loaded once per variant, minimal first (repeatable):\n"
+            "                          steps:H1,H2,.. micro steps in s, coarsest first, or\n"
+            "                          solvers:euler:H,cvode[:HMAX],.. (model exchange, rtcosim\n"
+            "                          integrating); the FMU must save and restore its state\n"
+            "  --anytime-strategy S    escalate (default) | timer | parallel\n"
+            "  --anytime-budget F      share of the step (frame) by which it delivers (0.8)\n\n"
             "A component that asks to end the run (FMI terminateSimulation, or a discarded step\n"
             "with fmi2Terminated / terminateSimulation) ends it normally: the run stops at the\n"
             "last time every component reached, the summary names the component, exit code 0.\n\n"
@@ -363,6 +373,12 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             o->has_step_size = true;
             if (rc == 0 && o->step_size_ns <= 0)
                 rc = cli_fail("--step-size must be positive");
+        } else if (strcmp(opt, "--variants") == 0) {
+            rc = run_variants_add(a->variants, val);
+        } else if (strcmp(opt, "--anytime-strategy") == 0) {
+            rc = run_variants_set_strategy(a->variants, val);
+        } else if (strcmp(opt, "--anytime-budget") == 0) {
+            rc = run_variants_set_budget(a->variants, val);
         } else if (strcmp(opt, "--coupling-stats") == 0) {
             a->coupling_stats = val;
         } else if (strcmp(opt, "--step-tolerance") == 0) {
@@ -574,6 +590,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
     if (a->coupling_stats && (a->real_time || a->speculate.enabled || a->distribute.enabled))
         return cli_fail("run: --coupling-stats cannot be combined with --real-time, --speculate "
                         "or --distribute");
+    if (a->variants->count && (a->distribute.enabled || a->speculate.enabled))
+        return cli_fail("run: --variants cannot be combined with --distribute or --speculate");
     if (a->distribute.enabled)
         o->threads = 1; /* the proxies broadcast from the master's thread only */
     a->speculate.threads = o->threads > 0 ? (unsigned)o->threads : 0;

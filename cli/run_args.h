@@ -12,6 +12,7 @@
 #include "run_isolate.h"
 #include "run_serve.h"
 #include "run_speculate.h"
+#include "run_variants.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/system.h"
@@ -58,6 +59,7 @@ typedef struct run_args {
     run_isolation *isolation;  /* the selection (mutable: the build's wrap context) */
     cli_can_buses can;         /* --can-bus and its options */
     cli_serve serve;           /* --serve and its options */
+    run_variants *variants;    /* --variants, --anytime-strategy, --anytime-budget */
 } run_args;
 
 void cli_run_usage(FILE *out);

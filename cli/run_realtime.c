@@ -124,6 +124,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     }
     so.rt.clock = pacing;
     so.rt.partner_clock = partner;
+    cli_run_variants_chain(a, &so.build, pacing); /* run_variants.c */
     so.rt.stop_request = &cli_stop_signal;
     static _Atomic rtcosim_time_ns rt_progress;
     atomic_store(&rt_progress, start);
@@ -193,6 +194,11 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         goto done;
     }
     rtcosim_rt_print_summary(rt, stdout);
+    run_variants_find(a->variants,
+                      (const rtcosim_master *const[]){rtcosim_system_rt_part(srt, false),
+                                                      rtcosim_system_rt_part(srt, true)},
+                      2);
+    run_variants_print(a->variants, stdout);
     int served = cli_serve_finish_real_time(serve, srt, a->output_file, so.rt.report_dir);
     cli_report_partitions(rtcosim_system_rt_part(srt, false), so.rt.report_dir);
     printf("ran %.9g s of simulated time in %.3f s wall\n",
@@ -215,6 +221,10 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
                rtcosim_system_rt_column_count(srt), a->output_file);
+    if (so.rt.report_dir && !report_failed && run_variants_report(a->variants, so.rt.report_dir)) {
+        report_failed = true; /* named already */
+        rc = CLI_EXIT_ERROR;
+    }
     if (so.rt.report_dir && !report_failed)
         printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
                so.rt.report_dir,

@@ -169,7 +169,32 @@ typedef struct rtcosim_anytime_config {
      * quantiles is aborted and the coarse state kept. Default on; component
      * variants never repair. */
     bool repair;
+    /* Timer strategy: once the chosen variant (or the minimal one) has
+     * delivered and time is left, start the most accurate variant ranked
+     * above it whose estimate (raised to its learned abort floor) still
+     * fits before the work cutoff; its result replaces the one in hand when
+     * it completes, an abort is learned as for the first choice. Repeated
+     * while something fits. Default on. */
+    bool timer_upgrade;
+    /* Run every variant but the minimal one on its own worker thread in
+     * every strategy (component variants always do): a native variant that
+     * never calls rtcosim_anytime_should_abort is then abandoned at its
+     * abort time (its scratch state and result discarded, the committed
+     * state untouched) instead of holding the calling thread past the
+     * deadline, and is skipped (BUSY) until it returns. Costs a thread
+     * wake-up per variant started. Default off. */
+    bool abandon_on_workers;
+    /* Calibration measures but never refuses (and waits for the minimal
+     * variant however long it takes): for runs where the deadline is a
+     * budget, not a promise (an offline co-simulation). Default off. */
+    bool calibration_advisory;
 } rtcosim_anytime_config;
+
+/* On a virtual clock time moves only with the variants, so the runner waits
+ * for a worker's job to return; one that has not returned after this much
+ * real time counts as running on (a variant that never polls): the clock is
+ * moved to its abort time and the job abandoned there. */
+#define RTCOSIM_ANYTIME_VIRTUAL_HANG_NS INT64_C(1000000000)
 
 /* Added to the throttling share when idle_reserve is derived. */
 #define RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN 0.02
@@ -213,15 +238,20 @@ rtcosim_status rtcosim_anytime_add_native(rtcosim_anytime *set,
                                           const rtcosim_anytime_variant_info *info,
                                           rtcosim_anytime_fn fn, void *user,
                                           rtcosim_error *err);
-/* Threads: native variants of escalate and timer run on the calling thread.
- * Variants on workers (every component variant; the costlier variants of the
- * parallel strategy) get one worker each. When the caller runs under
- * SCHED_FIFO or SCHED_RR at rtcosim_anytime_start, the minimal variant's
- * worker runs one priority below it (the guaranteed result stays real-time)
- * and the costlier variants' workers run under SCHED_OTHER: speculative work
- * then never spends the CPUs' real-time budget (see idle_reserve), cannot
- * starve the rest of the system, and the delivering thread preempts it at
- * the cutoff at once. */
+/* Threads: native variants of escalate and timer run on the calling thread
+ * (with abandon_on_workers all but the minimal one on workers). Variants on
+ * workers (every component variant; the costlier variants of the parallel
+ * strategy) get one worker each. Under a real-time caller (SCHED_FIFO/RR:
+ * one priority below it; SCHED_DEADLINE: SCHED_FIFO at the lowest
+ * priority; the policy of the thread that runs the periods, followed when
+ * another thread takes over, as the derived idle reserve is) a worker whose job
+ * runs while the caller waits for it (the minimal variant, and every variant
+ * of escalate and timer) runs real-time, and is moved to SCHED_OTHER when
+ * it is abandoned, until it returns: one that never returns cannot hold a
+ * CPU. The parallel strategy's costlier variants run beside the caller under
+ * SCHED_OTHER: speculative work then never spends the CPUs' real-time
+ * budget (see idle_reserve), cannot starve the rest of the system, and the
+ * delivering thread preempts it at the cutoff at once. */
 
 /* A component variant (not owned; initialized, i.e. after exit_init): each
  * period the inputs are set on input_vrs, the component steps over the period
@@ -312,6 +342,14 @@ void rtcosim_anytime_wait_release(rtcosim_anytime *set);
 rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *inputs,
                                           double *outputs, rtcosim_anytime_period *report,
                                           rtcosim_error *err);
+/* run_period for a set driven by someone else's schedule (a co-simulation
+ * step, a real-time frame): the period covers simulation time [sim_time,
+ * sim_time + h] and must deliver by `deadline` on the set's clock (its
+ * release is deadline - h). h > 0 becomes the set's period from now on. */
+rtcosim_status rtcosim_anytime_run_period_at(rtcosim_anytime *set, rtcosim_time_ns sim_time,
+                                             rtcosim_time_ns h, rtcosim_time_ns deadline,
+                                             const double *inputs, double *outputs,
+                                             rtcosim_anytime_period *report, rtcosim_error *err);
 /* Change the period; takes effect at the period after the current one. Safe
  * to call from another thread while periods run. Refused (RTCOSIM_ETIMEOUT,
  * with the figures) when the minimal variant's calibrated worst time plus the

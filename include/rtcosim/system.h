@@ -199,6 +199,12 @@ typedef struct rtcosim_ssd_component {
     rtcosim_time_ns step_size_hint_ns;
     /* The connectors were taken from the model (no ssd:Connectors given). */
     bool connectors_from_model;
+    /* The org.rtcosim.variants annotation's rc:Variants (rtcosim run
+     * --variants): spec="steps:..|solvers:.." (checked with
+     * rtcosim_anytime_spec_parse) and strategy="escalate|timer|parallel";
+     * NULL when not given. */
+    const char *variants;
+    const char *variants_strategy;
 } rtcosim_ssd_component;
 
 /* One end of a connection. component is NULL for a connector of the system. */

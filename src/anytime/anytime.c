@@ -32,6 +32,7 @@ void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg)
     cfg->start_quantile = 0.999;
     cfg->first_start_quantile = 0.5;
     cfg->repair = true;
+    cfg->timer_upgrade = true;
 }
 
 const char *rtcosim_anytime_outcome_name(rtcosim_anytime_outcome outcome)
@@ -314,10 +315,8 @@ void variant_release(variant *v)
     anytime_stats_release(&v->stats);
 }
 
-void rtcosim_anytime_free(rtcosim_anytime *set)
+void anytime_stop_workers(rtcosim_anytime *set)
 {
-    if (!set)
-        return;
     for (size_t i = 0; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
         if (v->worker_started) {
@@ -325,7 +324,19 @@ void rtcosim_anytime_free(rtcosim_anytime *set)
             atomic_store_explicit(&v->quit, true, memory_order_release);
             sem_post(&v->go);
             pthread_join(v->thread, NULL);
+            v->worker_started = false;
         }
+    }
+    set->running = false;
+}
+
+void rtcosim_anytime_free(rtcosim_anytime *set)
+{
+    if (!set)
+        return;
+    anytime_stop_workers(set);
+    for (size_t i = 0; i < set->variant_count; i++) {
+        variant *v = &set->variants[i];
         if (v->go_ready)
             sem_destroy(&v->go);
         variant_release(v);

@@ -5,6 +5,7 @@
 #define RTCOSIM_ANYTIME_PRIVATE_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 
@@ -47,6 +48,9 @@ typedef struct variant {
     rtcosim_anytime_outcome outcome;
     /* worker thread */
     bool worker_started, go_ready;
+    int run_policy;              /* the worker's scheduling while it runs a job */
+    struct sched_param run_param;
+    bool demoted;                /* moved to SCHED_OTHER while abandoned */
     pthread_t thread;
     sem_t go;
     atomic_bool running, quit;
@@ -64,6 +68,8 @@ struct rtcosim_anytime {
     variant variants[RTCOSIM_ANYTIME_MAX_VARIANTS];
     size_t variant_count;
     bool started, running, done_ready;
+    pthread_t runner; /* the thread that ran the last period */
+    bool has_runner;
     sem_t done; /* posted by workers when a job finishes */
     /* committed result */
     void *state;
@@ -130,6 +136,15 @@ void anytime_variant_run_job(variant *v, const void *state, const double *inputs
                              rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at);
 bool anytime_variant_busy(variant *v);
 rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err);
+/* Give each idle worker the scheduling the calling thread's current policy
+ * implies (see variant.c); called when another thread than before runs a
+ * period (a paced thread after the start on the main one). */
+void anytime_workers_follow_caller(rtcosim_anytime *set);
+/* The idle reserve for the calling thread's policy (start.c). */
+double anytime_derived_idle_reserve(void);
+/* Stop and join the workers (waiting for an abandoned job to return); the
+ * set then runs no more periods but its records and summary stay. */
+void anytime_stop_workers(rtcosim_anytime *set);
 /* Count a finished period in the summary and keep it in the ring. */
 void record_period(rtcosim_anytime *set, const rtcosim_anytime_period *rec);
 

@@ -199,6 +199,50 @@ static size_t timer_pick_with_fallback(rtcosim_anytime *set, const double *estim
     return safe;
 }
 
+/* The timer strategy after a delivery that left time (config
+ * timer_upgrade): with a result in hand nothing needs reserving for the
+ * minimal variant any more, so a variant ranked above the one delivered,
+ * not run this period and not busy, starts when its estimate (raised to its
+ * learned floor, below the learned abort limit) fits before the work
+ * cutoff; aborted there, it is learned from like a first choice. Returns
+ * the variant to deliver. */
+static int timer_upgrade(rtcosim_anytime *set, const double *inputs, const double *estimate,
+                         const int *rank, rtcosim_time_ns cutoff, int best, bool *aborted)
+{
+    for (;;) {
+        double fit[RTCOSIM_ANYTIME_MAX_VARIANTS];
+        for (size_t i = 0; i < set->variant_count; i++) {
+            variant *v = &set->variants[i];
+            bool eligible = rank[i] > rank[best] && v->outcome == RTCOSIM_ANYTIME_NOT_RUN &&
+                            !anytime_variant_busy(v);
+            fit[i] = eligible ? estimate[i] : INFINITY;
+        }
+        rtcosim_time_ns now = rtcosim_clock_now(set->clock);
+        if (now >= cutoff)
+            return best;
+        size_t next = anytime_timer_choose(fit, set->abort_floor_ns, rank, set->variant_count,
+                                           cutoff - now, set->learned_abort_ns);
+        if (next == 0)
+            return best;
+        variant *v = &set->variants[next];
+        anytime_variant_run(v, inputs, cutoff);
+        if (v->outcome == RTCOSIM_ANYTIME_COMPLETED) {
+            best = (int)next;
+            continue;
+        }
+        if (v->outcome == RTCOSIM_ANYTIME_ABORTED || v->outcome == RTCOSIM_ANYTIME_ABANDONED) {
+            *aborted = true;
+            set->learned_abort_ns = cutoff - (v->outcome == RTCOSIM_ANYTIME_ABORTED
+                                                  ? v->started_at
+                                                  : v->dispatched_at);
+            if (set->learned_abort_ns < 1)
+                set->learned_abort_ns = 1;
+            set->abort_floor_ns[next] = set->learned_abort_ns;
+        }
+        return best;
+    }
+}
+
 static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns deadline,
                           rtcosim_time_ns idle_reserve_ns)
 {
@@ -281,7 +325,13 @@ static int strategy_timer(rtcosim_anytime *set, const double *inputs, rtcosim_ti
     }
 minimal_only:
     anytime_variant_run(minimal, inputs, NEVER);
-done:
+done:;
+    int best = set->variants[chosen].outcome == RTCOSIM_ANYTIME_COMPLETED ? (int)chosen : 0;
+    if (set->cfg.timer_upgrade && !aborted &&
+        set->variants[best].outcome == RTCOSIM_ANYTIME_COMPLETED)
+        best = timer_upgrade(set, inputs, estimate, rank, deadline - idle_reserve_ns -
+                                                             set->cfg.safety_margin_ns,
+                             best, &aborted);
     if (aborted) {
         set->periods_since_abort = 0;
     } else if (set->learned_abort_ns > 0 &&
@@ -289,7 +339,7 @@ done:
         set->learned_abort_ns = 0;
         memset(set->abort_floor_ns, 0, sizeof set->abort_floor_ns);
     }
-    return set->variants[chosen].outcome == RTCOSIM_ANYTIME_COMPLETED ? (int)chosen : 0;
+    return best;
 }
 
 static int strategy_parallel(rtcosim_anytime *set, const double *inputs, rtcosim_time_ns cutoff)
@@ -374,6 +424,16 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         return rtcosim_error_set(err, RTCOSIM_ESTATE,
                                  "anytime set '%s': run_period before a successful start",
                                  set->name);
+    /* A new thread runs the periods (a paced thread after a calibration on
+     * the main one): the workers and the idle reserve follow its policy. */
+    pthread_t self = pthread_self();
+    if (!set->has_runner || !pthread_equal(self, set->runner)) {
+        set->runner = self;
+        set->has_runner = true;
+        anytime_workers_follow_caller(set);
+        if (set->cfg.idle_reserve < 0)
+            set->idle_reserve = anytime_derived_idle_reserve();
+    }
     rtcosim_time_ns started_at = rtcosim_clock_now(set->clock);
     bool virtual_clock = rtcosim_clock_is_virtual(set->clock);
     struct timespec cpu_start = {0, 0}, cpu_end = {0, 0};
@@ -468,6 +528,20 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
     if (pending > 0)
         set->period_ns = pending;
     return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_anytime_run_period_at(rtcosim_anytime *set, rtcosim_time_ns sim_time,
+                                             rtcosim_time_ns h, rtcosim_time_ns deadline,
+                                             const double *inputs, double *outputs,
+                                             rtcosim_anytime_period *report, rtcosim_error *err)
+{
+    if (!set || h <= 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "anytime: run_period_at needs a set and a period > 0");
+    set->sim_time = sim_time;
+    set->period_ns = h;
+    set->release = deadline - h;
+    return rtcosim_anytime_run_period(set, inputs, outputs, report, err);
 }
 
 rtcosim_status rtcosim_anytime_set_period(rtcosim_anytime *set, rtcosim_time_ns period_ns,

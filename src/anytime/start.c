@@ -79,7 +79,7 @@ static long long read_limit(const char *path, long long fallback)
     return ok ? value : fallback;
 }
 
-static double derived_idle_reserve(void)
+double anytime_derived_idle_reserve(void)
 {
     /* The kernel's policy, not pthread_getschedparam's: glibc answers that
      * from what its own pthread_setschedparam last set, so a thread moved to
@@ -105,7 +105,11 @@ static rtcosim_status calibrate(rtcosim_anytime *set, const double *inputs, rtco
                 v->outcome = RTCOSIM_ANYTIME_BUSY;
                 continue;
             }
-            anytime_variant_run(v, inputs, rtcosim_clock_now(set->clock) + set->cfg.calibration_limit_ns);
+            bool wait = i == 0 && set->cfg.calibration_advisory;
+            anytime_variant_run(v, inputs,
+                                wait ? NEVER
+                                     : rtcosim_clock_now(set->clock) +
+                                           set->cfg.calibration_limit_ns);
             if (v->outcome == RTCOSIM_ANYTIME_FAILED)
                 return rtcosim_error_set(err, v->status,
                                          "anytime set '%s': variant '%s' failed in calibration: %s",
@@ -125,7 +129,7 @@ static rtcosim_status calibrate(rtcosim_anytime *set, const double *inputs, rtco
     variant *minimal = &set->variants[0];
     double limit = set->cfg.minimal_max_share * (double)set->period_ns;
     double needed = minimal->stats.max + (double)set->cfg.safety_margin_ns;
-    if (needed > limit)
+    if (needed > limit && !set->cfg.calibration_advisory)
         return rtcosim_error_set(
             err, RTCOSIM_ETIMEOUT,
             "anytime set '%s': minimal variant '%s' worst execution time %.1f us (mean %.1f us "
@@ -161,7 +165,7 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
                                  "anytime set '%s': the parallel strategy runs variants at the "
                                  "same time and needs the monotonic clock, not a virtual one",
                                  set->name);
-    set->idle_reserve = set->cfg.idle_reserve >= 0 ? set->cfg.idle_reserve : derived_idle_reserve();
+    set->idle_reserve = set->cfg.idle_reserve >= 0 ? set->cfg.idle_reserve : anytime_derived_idle_reserve();
     if (set->cfg.safety_margin_ns + anytime_idle_reserve_ns(set->idle_reserve, set->period_ns) >=
         set->period_ns)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,

@@ -140,10 +140,23 @@ void anytime_variant_prepare(variant *v, const double *inputs, rtcosim_time_ns a
 
 void anytime_variant_dispatch(variant *v)
 {
+    if (v->demoted) /* it returned from an abandoned job: its class back */
+        v->demoted = pthread_setschedparam(v->thread, v->run_policy, &v->run_param) != 0;
     atomic_store_explicit(&v->running, true, memory_order_relaxed);
     /* sem_post publishes the prepared job to the worker (it synchronizes
      * memory, POSIX.1-2017 section 4.12). */
     sem_post(&v->go);
+}
+
+/* sem_clockwait for `ns` of CLOCK_MONOTONIC from now: 0 or the errno. */
+static int sem_timedwait_ns(sem_t *sem, int64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t target = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec + ns;
+    ts.tv_sec = (time_t)(target / RTCOSIM_NS_PER_S);
+    ts.tv_nsec = (long)(target % RTCOSIM_NS_PER_S);
+    return sem_clockwait(sem, CLOCK_MONOTONIC, &ts) == 0 ? 0 : errno;
 }
 
 /* Wait until every variant in `mask` has finished or `until` has come. On a
@@ -160,20 +173,27 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
                 all_done = false;
         if (all_done)
             break;
-        if (virtual_clock || until == NEVER) {
+        if (until == NEVER) {
             while (sem_wait(&set->done) != 0 && errno == EINTR) {
+            }
+            continue;
+        }
+        if (virtual_clock) {
+            /* Time moves with the variants: wait for them, but a job that
+             * has not returned after RTCOSIM_ANYTIME_VIRTUAL_HANG_NS of
+             * real time never polls and runs on: it is still running at
+             * `until`, where the clock is moved and the job abandoned. */
+            if (sem_timedwait_ns(&set->done, RTCOSIM_ANYTIME_VIRTUAL_HANG_NS) == ETIMEDOUT) {
+                rtcosim_clock_sleep_until(set->clock, until);
+                entered = rtcosim_clock_now(set->clock); /* the jump is not a stall */
+                break;
             }
             continue;
         }
         rtcosim_time_ns left = until - rtcosim_clock_now(set->clock);
         if (left <= 0)
             break;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        int64_t target = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec + left;
-        ts.tv_sec = (time_t)(target / RTCOSIM_NS_PER_S);
-        ts.tv_nsec = (long)(target % RTCOSIM_NS_PER_S);
-        sem_clockwait(&set->done, CLOCK_MONOTONIC, &ts);
+        sem_timedwait_ns(&set->done, left);
     }
     /* Blocked by intent only up to `until`: waking later is time the
      * thread was not running (the stall measure of run_period). */
@@ -186,8 +206,14 @@ void anytime_variant_conclude(variant *v)
 {
     if (v->worker_started && atomic_load_explicit(&v->running, memory_order_acquire)) {
         /* Still running: cancel it; it finishes on its own copy and its
-         * result is never read. */
+         * result is never read. A real-time worker goes on under
+         * SCHED_OTHER until it returns (a variant that never polls must not
+         * hold a CPU at real-time priority); one syscall, on a miss only. */
         atomic_store_explicit(&v->ctx.cancel, true, memory_order_relaxed);
+        if (v->run_policy != SCHED_OTHER && !v->demoted) {
+            struct sched_param other = {0};
+            v->demoted = pthread_setschedparam(v->thread, SCHED_OTHER, &other) == 0;
+        }
         v->outcome = RTCOSIM_ANYTIME_ABANDONED;
         v->abandoned++;
         /* started_at belongs to the worker until it returns. */
@@ -229,6 +255,16 @@ void anytime_variant_run_job(variant *v, const void *state, const double *inputs
         variant_execute(v);
     }
     anytime_variant_conclude(v);
+    /* A worker's result that arrived after its abort time (it returned
+     * between the runner's wake-up and this look, or the runner woke late)
+     * is too late, as in the parallel strategy: the time decides, not the
+     * moment of looking. Inline variants are stopped by their own check. */
+    if (v->worker_started && abort_at != NEVER && v->outcome == RTCOSIM_ANYTIME_COMPLETED &&
+        v->finished_at > abort_at) {
+        v->outcome = RTCOSIM_ANYTIME_ABANDONED;
+        v->completed--;
+        v->abandoned++;
+    }
 }
 
 void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at)
@@ -245,43 +281,79 @@ bool anytime_variant_busy(variant *v)
 
 /* ---- start: workers and calibration ------------------------------------ */
 
-/* Start v's worker. Under a real-time policy the minimal variant's worker
- * runs one priority below the caller (its result is the guaranteed one) and
- * the costlier variants' workers under SCHED_OTHER: real-time workers busy
- * to the cutoff would spend the real-time budget of the CPUs they run on,
- * which the delivering thread shares (the kernel throttles every real-time
- * thread of a CPU beyond it, see idle_reserve), and would starve the rest of
- * the system; the caller preempts SCHED_OTHER workers at once. */
+/* The policy of v's worker while it runs a job, from the calling thread's
+ * (the kernel's policy, not glibc's cached one, which misses
+ * sched_setattr). A worker whose job runs while the caller waits for it (the
+ * minimal variant; every variant of escalate and timer, one at a time) takes
+ * the caller's real-time class one priority below it (SCHED_FIFO 1 under a
+ * SCHED_DEADLINE caller, whose reservation a worker cannot share), so that
+ * load on the machine does not slow a variant that would run inline at that
+ * priority; an abandoned one is moved to SCHED_OTHER until it returns
+ * (anytime_variant_conclude), so that one that never returns cannot starve
+ * the CPU. The parallel strategy's costlier variants run beside the caller:
+ * SCHED_OTHER, so that speculative work never spends the CPUs' real-time
+ * budget (see idle_reserve), cannot starve the rest of the system, and the
+ * delivering thread preempts it at the cutoff at once. */
+static void worker_policy(const variant *v, int *policy, struct sched_param *param)
+{
+    int caller = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+    struct sched_param own = {0};
+    sched_getparam(0, &own);
+    *policy = SCHED_OTHER;
+    param->sched_priority = 0;
+    bool beside_caller = v->set->cfg.strategy == RTCOSIM_ANYTIME_PARALLEL && v->index > 0;
+    if (beside_caller)
+        return;
+    if ((caller == SCHED_FIFO || caller == SCHED_RR) &&
+        own.sched_priority > sched_get_priority_min(caller)) {
+        *policy = caller;
+        param->sched_priority = own.sched_priority - 1;
+    } else if (caller == SCHED_DEADLINE) {
+        *policy = SCHED_FIFO;
+        param->sched_priority = sched_get_priority_min(SCHED_FIFO);
+    }
+}
+
 static int worker_create(variant *v)
 {
-    /* the kernel's policy (see start.c: glibc's cached one misses
-     * sched_setattr); a SCHED_DEADLINE caller's workers inherit its policy
-     * unless it set SCHED_FLAG_RESET_ON_FORK, which makes them SCHED_OTHER */
-    int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+    int policy;
     struct sched_param param;
-    if (sched_getparam(0, &param) == 0 && (policy == SCHED_FIFO || policy == SCHED_RR) &&
-        (v->index > 0 || param.sched_priority > sched_get_priority_min(policy))) {
-        pthread_attr_t attr;
-        if (v->index > 0) {
-            policy = SCHED_OTHER;
-            param.sched_priority = 0;
-        } else {
-            param.sched_priority--;
-        }
-        if (pthread_attr_init(&attr) == 0) {
-            int rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-            if (!rc)
-                rc = pthread_attr_setschedpolicy(&attr, policy);
-            if (!rc)
-                rc = pthread_attr_setschedparam(&attr, &param);
-            if (!rc)
-                rc = pthread_create(&v->thread, &attr, worker_main, v);
-            pthread_attr_destroy(&attr);
-            if (!rc)
-                return 0;
-        }
+    worker_policy(v, &policy, &param);
+    v->run_policy = policy;
+    v->run_param = param;
+    pthread_attr_t attr;
+    if (policy != SCHED_OTHER && pthread_attr_init(&attr) == 0) {
+        int rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+        if (!rc)
+            rc = pthread_attr_setschedpolicy(&attr, policy);
+        if (!rc)
+            rc = pthread_attr_setschedparam(&attr, &param);
+        if (!rc)
+            rc = pthread_create(&v->thread, &attr, worker_main, v);
+        pthread_attr_destroy(&attr);
+        if (!rc)
+            return 0;
+        v->run_policy = SCHED_OTHER; /* refused: best effort */
     }
     return pthread_create(&v->thread, NULL, worker_main, v);
+}
+
+void anytime_workers_follow_caller(rtcosim_anytime *set)
+{
+    for (size_t i = 0; i < set->variant_count; i++) {
+        variant *v = &set->variants[i];
+        if (!v->worker_started || anytime_variant_busy(v))
+            continue;
+        int policy;
+        struct sched_param param;
+        worker_policy(v, &policy, &param);
+        if (policy == v->run_policy && param.sched_priority == v->run_param.sched_priority)
+            continue;
+        if (pthread_setschedparam(v->thread, policy, &param) == 0) {
+            v->run_policy = policy;
+            v->run_param = param;
+        }
+    }
 }
 
 rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err)
@@ -293,7 +365,9 @@ rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err)
     for (size_t i = 0; i < set->variant_count; i++) {
         variant *v = &set->variants[i];
         bool needs_worker = v->component != NULL ||
-                            (set->cfg.strategy == RTCOSIM_ANYTIME_PARALLEL && i > 0);
+                            ((set->cfg.strategy == RTCOSIM_ANYTIME_PARALLEL ||
+                              set->cfg.abandon_on_workers) &&
+                             i > 0);
         if (!needs_worker)
             continue;
         if (sem_init(&v->go, 0, 0) != 0)

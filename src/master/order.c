@@ -63,6 +63,10 @@ bool master_depends(const rtcosim_master *m, size_t comp, size_t output, size_t 
         return false;
     /* a proxy of --distribute answers with its component's structure */
     const rtcosim_component *c = rtcosim_distribution_inner(m->comps[comp].c);
+    /* an anytime component (anytime_component.h) delivers its outputs in
+     * do_step only: none follows an input directly */
+    if (strcmp(rtcosim_component_kind(c), "anytime") == 0)
+        return false;
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
     if (info)
         return fmu_depends(c, info, output, input);

@@ -2,6 +2,7 @@
  * org.rtcosim.master and org.rtcosim.realtime annotations (system.h), and
  * the annotations libcosim and OMSimulator write for their masters. Split
  * from ssd.c; every rejection names file and line. */
+#include "rtcosim/anytime_component.h"
 #include "rtcosim/realtime.h"
 #include <limits.h>
 #include <math.h>
@@ -458,6 +459,46 @@ static rtcosim_status read_osp(parse_ctx *ctx, const xmlNode *a)
     return st;
 }
 
+/* rc:Variants of the org.rtcosim.variants annotation on a component: the
+ * component runs as an anytime task (rtcosim run --variants), its spec and
+ * strategy checked here so that a bad one names this line. */
+static rtcosim_status read_variants(parse_ctx *ctx, const xmlNode *a, rtcosim_ssd_component *c)
+{
+    const xmlNode *n = ssd_child(a, RTCOSIM_MASTER_NS, "Variants");
+    if (!n)
+        return FAIL(ctx, a, RTCOSIM_EFORMAT,
+                    "org.rtcosim.variants annotation without a Variants element in namespace %s",
+                    RTCOSIM_MASTER_NS);
+    if (c->variants)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "component '%s': second variants annotation",
+                    c->name);
+    for (const xmlAttr *at = n->properties; at; at = at->next)
+        if (!at->ns && strcmp((const char *)at->name, "spec") != 0 &&
+            strcmp((const char *)at->name, "strategy") != 0)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT,
+                        "rtcosim variants: unknown attribute '%s' (spec, strategy)",
+                        (const char *)at->name);
+    const char *spec = system_attr(ctx->d, n, "spec");
+    if (!spec)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim variants: no spec (steps:H1,H2,.. or "
+                                             "solvers:euler:H,cvode,..)");
+    rtcosim_anytime_spec parsed;
+    rtcosim_error e;
+    if (rtcosim_anytime_spec_parse(spec, &parsed, &e) != RTCOSIM_OK)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim variants: %s", e.message);
+    const char *strategy = system_attr(ctx->d, n, "strategy");
+    rtcosim_anytime_strategy chosen;
+    if (strategy && rtcosim_anytime_strategy_parse(strategy, &chosen) != 0)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT,
+                    "rtcosim variants: unknown strategy \"%s\" (escalate, timer, parallel)",
+                    strategy);
+    c->variants = system_strdup(ctx->d, spec);
+    c->variants_strategy = strategy ? system_strdup(ctx->d, strategy) : NULL;
+    if (!c->variants || (strategy && !c->variants_strategy))
+        return NOMEM(ctx);
+    return RTCOSIM_OK;
+}
+
 /* libcosim's osp:StepSizeHint value="h" in a component's annotation: the
  * component steps every floor(h / base step) base steps (at least one). */
 rtcosim_status ssd_read_component_annotations(parse_ctx *ctx, const xmlNode *n,
@@ -470,6 +511,12 @@ rtcosim_status ssd_read_component_annotations(parse_ctx *ctx, const xmlNode *n,
         if (!system_is(a, SSC_NS, "Annotation"))
             continue;
         const char *type = system_attr(ctx->d, a, "type");
+        if (type && strcmp(type, "org.rtcosim.variants") == 0) {
+            rtcosim_status st = read_variants(ctx, a, c);
+            if (st != RTCOSIM_OK)
+                return st;
+            continue;
+        }
         const xmlNode *hint = type && strcmp(type, "com.opensimulationplatform") == 0
                                   ? child_named(a, "StepSizeHint")
                                   : NULL;

@@ -1,0 +1,20 @@
+/* B5's periods through the anytime component (anytime_component_loop.c). */
+#ifndef RTCOSIM_BENCH_ANYTIME_COMPONENT_LOOP_H
+#define RTCOSIM_BENCH_ANYTIME_COMPONENT_LOOP_H
+
+#include <stddef.h>
+
+#include "rtcosim/anytime.h"
+#include "rtcosim/clock.h"
+#include "rtcosim/component.h"
+
+/* Wrap `set` (created, native variants added, not started; the component
+ * takes it over: *out, to be freed by the caller, also on failure) and run
+ * `periods` periods: period k is released one period after the other,
+ * sleeps load_ns[k], then sets u[k] and steps in a paced frame. */
+rtcosim_status bench_anytime_component_loop(rtcosim_anytime *set, rtcosim_clock *clock,
+                                            const double *u, const rtcosim_time_ns *load_ns,
+                                            size_t periods, rtcosim_time_ns period_ns,
+                                            rtcosim_component **out, rtcosim_error *err);
+
+#endif
