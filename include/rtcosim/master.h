@@ -96,6 +96,10 @@ rtcosim_status rtcosim_master_set_thread_fallback(rtcosim_master *m, bool fallba
  * measured hand-off then includes their waits, and the master falls back
  * to one thread while they get no CPU. Default false. */
 rtcosim_status rtcosim_master_set_idle_workers(rtcosim_master *m, bool idle, rtcosim_error *err);
+/* true: a start value outside its variable's declared min/max is refused by
+ * rtcosim_master_set_start_value with an error naming the variable and its
+ * range; false (default): logged as a warning (category "master") and kept. */
+void rtcosim_master_set_strict_ranges(rtcosim_master *m, bool strict);
 /* The clock that measures component step costs (default: CLOCK_MONOTONIC in
  * ns), called on the thread that steps the component just before and after
  * its step. A clock that a component advances by a cost of its own makes the

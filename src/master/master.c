@@ -492,6 +492,12 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
 static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
                                             rtcosim_error *err);
 
+void rtcosim_master_set_strict_ranges(rtcosim_master *m, bool strict)
+{
+    if (m)
+        m->strict_ranges = strict;
+}
+
 rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *name, const char *text,
                                               rtcosim_error *err)
 {
@@ -525,6 +531,16 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
     if (st != RTCOSIM_OK) {
         free(copy);
         return rtcosim_error_prefix(err, "start value for '%s': ", name);
+    }
+    char why[160];
+    if (!rtcosim_variable_in_range(v, &value, why, sizeof why)) {
+        if (m->strict_ranges) {
+            free(copy);
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value for '%s': %s", name, why);
+        }
+        rtcosim_log(RTCOSIM_LOG_WARNING, "master",
+                    "start value for '%s': %s; the model may refuse it (--strict makes this an error)",
+                    name, why);
     }
     if (!master_grow((void **)&m->starts, &m->start_cap, m->start_count + 1, sizeof *m->starts)) {
         free(copy);

@@ -243,6 +243,8 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an input (causality %s)",
                                      file, name, rtcosim_causality_name(v->causality));
         rtcosim_status st = check_input_column(table, i, v, err);
+        if (st == RTCOSIM_OK)
+            st = simulate_check_input_range(table, i, v, r->o->strict_ranges, err);
         if (st != RTCOSIM_OK)
             return st;
         batch_for(r->inputs, &r->input_batch_count, v->type)->count++;
