@@ -42,6 +42,9 @@ typedef struct run_args {
     const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
     bool threads_auto; /* --threads auto */
     bool given_factor, given_overrun, given_timeout; /* over the annotation */
+    /* --priority or --rt-option priority/lock-memory given: no automatic
+     * SCHED_FIFO and memory locking (--priority 0: normal scheduling). */
+    bool given_scheduling;
     rtcosim_rt_options rt;
     char non_realtime[4096];
     char exchange[256];
