@@ -264,15 +264,20 @@ static int run_system(const run_args *a)
         rc = cli_fail("out of memory");
         goto done;
     }
-    for (size_t i = 0; i < out.count; i++)
-        columns[i] = (rtcosim_column){.name = rtcosim_master_observed_name(m, i), .type = RTCOSIM_TYPE_FLOAT64};
+    /* Units and descriptions for MAT files and --csv-units; the master
+     * samples every numeric column as a double. */
+    for (size_t i = 0; i < out.count; i++) {
+        columns[i] = rtcosim_column_of(rtcosim_master_observed_name(m, i),
+                                       rtcosim_master_observed_variable(m, i));
+        columns[i].type = RTCOSIM_TYPE_FLOAT64;
+    }
     for (size_t i = 0; i < out.text_count; i++)
-        columns[out.count + i] = (rtcosim_column){
-            .name = rtcosim_master_text_observed_name(m, i),
-            .type = rtcosim_master_text_observed_type(m, i)};
+        columns[out.count + i] = rtcosim_column_of(rtcosim_master_text_observed_name(m, i),
+                                                   rtcosim_master_text_observed_variable(m, i));
     if (a->output_file) {
         rtcosim_recorder_options ro = {.path = a->output_file, .columns = columns,
-                                       .column_count = total, .record_every = every};
+                                       .column_count = total, .record_every = every,
+                                       .csv_units = a->csv_units};
         rtcosim_status st = rtcosim_recorder_open(&ro, &out.recorder, &err);
         free(columns);
         if (st != RTCOSIM_OK) {

@@ -76,6 +76,7 @@ void cli_run_usage(FILE *out)
             "  -o, --output-file F     write the observed variables: F.csv (fmusim CSV) or F.mat\n"
             "                          (Modelica/Dymola result layout); default:\n"
             "                          <system name>_out.csv in the current directory\n"
+            "  --csv-units             a second CSV row with each column's unit (as simulate)\n"
             "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
             "                          robin in system order, or --place COMP=RANK); outputs\n"
             "                          cross ranks once per macro step (Jacobi: one exchange\n"
@@ -253,6 +254,10 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--allow-outside") == 0) {
             a->allow_outside = true;
+            continue;
+        }
+        if (strcmp(opt, "--csv-units") == 0) {
+            a->csv_units = true;
             continue;
         }
         if (strcmp(opt, "--strict") == 0) {

@@ -37,6 +37,7 @@ typedef struct run_args {
     const char *coupling_stats; /* --coupling-stats FILE: per macro step CSV */
     double step_timeout; /* s; 0: none */
     bool allow_outside;  /* a .ssp may reference files outside the package */
+    bool csv_units;      /* --csv-units: a units row under the CSV header */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
     const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */

@@ -149,6 +149,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     so.start_values = (const char *const *)a->start_values;
     so.start_count = a->start_count;
     so.output_file = a->output_file;
+    so.csv_units = a->csv_units;
     so.output_interval = a->has_interval ? a->interval : 0;
     so.delays = a->delays;
     so.delay_count = a->delay_count;

@@ -197,6 +197,9 @@ const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index);
 /* Whether the FMU refused to give this observed input or structural parameter
  * at initialization (a warning; its value is NaN, its results column empty). */
 bool rtcosim_master_observed_refused(const rtcosim_master *m, size_t index);
+/* The variable behind observed column `index` (unit, description,
+ * variability for result files); NULL for a coupling error signal. */
+const rtcosim_variable *rtcosim_master_observed_variable(const rtcosim_master *m, size_t index);
 /* String and Binary variables observed by name (the default observation
  * is every numeric output). They are not among the observed values
  * (doubles): rtcosim_master_text_observed_values reads them from their
@@ -206,6 +209,8 @@ bool rtcosim_master_observed_refused(const rtcosim_master *m, size_t index);
 size_t rtcosim_master_text_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_text_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
 rtcosim_type rtcosim_master_text_observed_type(const rtcosim_master *m, size_t index);
+const rtcosim_variable *rtcosim_master_text_observed_variable(const rtcosim_master *m,
+                                                              size_t index);
 rtcosim_status rtcosim_master_text_observed_values(rtcosim_master *m, rtcosim_value *values,
                                                    rtcosim_error *err);
 /* The observed values at the current time (gathered on each call). */

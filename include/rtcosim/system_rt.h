@@ -98,6 +98,7 @@ typedef struct rtcosim_system_rt_options {
      * measured cost, its helper threads at SCHED_IDLE so that they only use
      * the paced thread's slack and idle CPUs and never delay it. */
     bool threads_auto;
+    bool csv_units; /* a units row under the CSV header (rtcosim_recorder_options) */
 } rtcosim_system_rt_options;
 
 /* Defaults: rtcosim_rt_options_init, calibration on, no build overrides. */
