@@ -56,6 +56,13 @@ bool cli_is_close(const char *typed, const char *candidate, size_t distance);
  * --help)", the suggestion the nearest option usage() lists (NULL: none).
  * Returns CLI_EXIT_USAGE. */
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out));
+/* A second positional argument where a command takes one: "COMMAND: more
+ * than one WHAT given ('FIRST' and 'ARG')", and when the argument before ARG
+ * is an option (which then takes no value, or ARG would be its value):
+ * "; 'PREVIOUS' takes no value", so that no value is silently taken for a
+ * positional argument. previous may be NULL. Returns CLI_EXIT_USAGE. */
+int cli_extra_positional(const char *command, const char *what, const char *first,
+                         const char *arg, const char *previous);
 
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);

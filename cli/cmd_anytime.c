@@ -64,7 +64,7 @@ static void usage(FILE *out)
             "  --start-value NAME VALUE set a parameter in every instance (repeatable)\n"
             "  --output-variable NAME   deliver this Float64 variable (repeatable;\n"
             "                           default: every Float64 output)\n"
-            "  --output-file FILE.csv   write one row per period (delivered variant, margin,\n"
+            "  -o, --output-file FILE   write one row per period as CSV (delivered variant, margin,\n"
             "                           outputs, execution times, outcomes)\n"
             "  --priority N             run under SCHED_FIFO priority N (1-99) with memory\n"
             "                           locked, best effort with a warning when refused; each\n"
@@ -157,7 +157,8 @@ static int parse_options(int argc, char **argv, anytime_options *o)
                            strcmp(arg, "--period") == 0 ||
                            strcmp(arg, "--duration") == 0 || strcmp(arg, "--strategy") == 0 ||
                            strcmp(arg, "--output-variable") == 0 ||
-                           strcmp(arg, "--output-file") == 0 || strcmp(arg, "--priority") == 0;
+                           strcmp(arg, "--output-file") == 0 || strcmp(arg, "-o") == 0 ||
+                           strcmp(arg, "--priority") == 0;
         if (takes_value && !value)
             return cli_fail("anytime: option %s needs a value", arg);
         if (strcmp(arg, "--steps") == 0) {
@@ -187,7 +188,7 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             if (o->output_count == MAX_OUTPUTS)
                 return cli_fail("anytime: more than %d output variables", MAX_OUTPUTS);
             o->output_names[o->output_count++] = value;
-        } else if (strcmp(arg, "--output-file") == 0) {
+        } else if (strcmp(arg, "--output-file") == 0 || strcmp(arg, "-o") == 0) {
             o->output_file = value;
         } else if (strcmp(arg, "--priority") == 0) {
             char *end;
@@ -207,7 +208,7 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             o->fmu_path = arg;
             continue;
         } else {
-            return cli_fail("anytime: more than one FMU given ('%s')", arg);
+            return cli_extra_positional("anytime", "FMU", o->fmu_path, arg, argv[i - 1]);
         }
         i++;
     }

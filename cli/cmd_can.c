@@ -109,6 +109,23 @@ static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record
             (unsigned)bl->message->dlc);
 }
 
+static size_t dot_count(const char *name)
+{
+    size_t n = 0;
+    for (; *name; name++)
+        n += *name == '.';
+    return n;
+}
+
+/* The last dots + 1 dot-separated parts of name (all of it when fewer). */
+static const char *name_tail(const char *name, size_t dots)
+{
+    for (size_t k = strlen(name); k > 0; k--)
+        if (name[k - 1] == '.' && dots-- == 0)
+            return name + k;
+    return name;
+}
+
 /* Blocks in order of first appearance, column names, the selection. */
 static int decoder_init(decoder *d, const char *const *signals, size_t signal_count)
 {
@@ -162,9 +179,27 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
                 (len == want || d->names[c][len - want - 1] == '.'))
                 found = d->selected[c] = true;
         }
-        if (!found)
+        if (!found) {
+            /* "Did you mean": the column whose tail of as many parts as the
+             * typed name (SIGNAL, MESSAGE.SIGNAL, bus.MESSAGE.SIGNAL) is nearest. */
+            const char *near = NULL;
+            size_t best = (size_t)-1;
+            for (size_t c = 0; c < d->columns; c++) {
+                const char *tail = name_tail(d->names[c], dot_count(signals[s]));
+                size_t dist = cli_edit_distance(signals[s], tail);
+                if (dist < best && cli_is_close(signals[s], tail, dist)) {
+                    best = dist;
+                    near = tail;
+                }
+            }
+            if (near)
+                return cli_fail("can decode: no signal '%s' among the decoded messages of %s; did "
+                                "you mean '%s'?",
+                                signals[s], rtcosim_can_log_bus_count(d->log) ? "the log" : "an empty log",
+                                near);
             return cli_fail("can decode: no signal '%s' among the decoded messages of %s",
                             signals[s], rtcosim_can_log_bus_count(d->log) ? "the log" : "an empty log");
+        }
     }
     return 0;
 }
@@ -405,7 +440,7 @@ static int run_can(int argc, char **argv)
         } else if (a[0] == '-' && a[1]) {
             rc = cli_unknown_option("can", a, usage);
         } else if (log_path) {
-            rc = cli_fail("can decode: more than one log given ('%s' and '%s')", log_path, a);
+            rc = cli_extra_positional("can decode", "log", log_path, a, argv[i - 1]);
         } else {
             log_path = a;
         }

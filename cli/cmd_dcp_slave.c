@@ -126,7 +126,7 @@ static int run(int argc, char **argv)
         } else if (!source) {
             source = a;
         } else {
-            return cli_fail("dcp-slave: more than one FMU given ('%s')", a);
+            return cli_extra_positional("dcp-slave", "FMU", source, a, argv[i - 1]);
         }
     }
     if (!source)

@@ -26,7 +26,7 @@ enum { MAX_SHOWN = 8 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: rtcosim demo [--duration S] [--output-dir DIR]\n\n"
+    fprintf(out, "usage: rtcosim demo [--duration S] [-o|--output-dir DIR]\n\n"
                  "Simulate the example FMUs that come with rtcosim (BouncingBall, FMI 3.0, and\n"
                  "Dahlquist, FMI 2.0), then run the vehicle example (cruise control, 6-speed\n"
                  "automatic) in real time with its transmission on a non-real-time thread that\n"
@@ -35,7 +35,7 @@ static void usage(FILE *out)
                  "Prints the timing and estimation summary, writes results, the real-time\n"
                  "report and plots.\n\n"
                  "  --duration S       wall-clock seconds of the real-time run (default 15)\n"
-                 "  --output-dir DIR   where results, report and plots go (default: rtcosim-demo)\n"
+                 "  -o, --output-dir DIR  where results, report and plots go (default: rtcosim-demo)\n"
                  "  --help             show this text\n\n"
                  "The FMUs are looked up in $RTCOSIM_FMU_DIR, <bindir>/../share/rtcosim/fmus, the\n"
                  "install prefix and the build tree; the vehicle in $RTCOSIM_EXAMPLES_DIR,\n"
@@ -367,7 +367,7 @@ static int run_demo(int argc, char **argv)
                                 argv[i]);
             /* Whole milliseconds: the frames are 1 ms. */
             duration = round(duration * 1e3) / 1e3;
-        } else if (strcmp(argv[i], "--output-dir") == 0) {
+        } else if (strcmp(argv[i], "--output-dir") == 0 || strcmp(argv[i], "-o") == 0) {
             if (i + 1 >= argc)
                 return cli_fail("demo: option --output-dir needs a directory");
             output_dir = argv[++i];

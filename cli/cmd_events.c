@@ -46,7 +46,7 @@ static void usage(FILE *out)
             "  --plants MODE      active | passive (default active)\n"
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
-            "  --can-log FILE     write every frame: candump -l, or Vector ASC for a .asc name\n"
+            "  -o, --can-log FILE write every frame: candump -l, or Vector ASC for a .asc name\n"
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
             "                     it sends (repeatable, needed), delay=T its lookahead to the\n"
@@ -231,7 +231,7 @@ static int run_events(int argc, char **argv)
         }
         if (a[0] != '-') {
             if (system)
-                return cli_fail("events: more than one system file ('%s', '%s')", system, a);
+                return cli_extra_positional("events", "system file", system, a, argv[i - 1]);
             system = a;
             continue;
         }
@@ -282,7 +282,7 @@ static int run_events(int argc, char **argv)
             if (parse_uint(v, 1000000, &n) != 0 || n == 0)
                 return cli_fail("events: --bitrate needs a number in 1..1000000, got '%s'", v);
             vc.bitrate = (uint32_t)n;
-        } else if (strcmp(a, "--can-log") == 0) {
+        } else if (strcmp(a, "--can-log") == 0 || strcmp(a, "-o") == 0) {
             can_log = v;
         } else if (strcmp(a, "--lsbus-node") == 0) {
             if (events_lsbus_parse(&lsbus, v, &err) != RTCOSIM_OK)
@@ -429,6 +429,10 @@ static int run_events(int argc, char **argv)
            bs.frames, 100.0 * bs.load, bs.max_queue, (double)bs.max_latency_ns / 1e3,
            (double)rtcosim_can_bus_min_frame_time(rtcosim_ecu_vehicle_bus(vehicle)) / 1e3,
            bs.overloaded ? " (OVERLOADED)" : "");
+    if (can_log)
+        printf("can log     %s (%s)\n", can_log,
+               strlen(can_log) > 4 && strcmp(can_log + strlen(can_log) - 4, ".asc") == 0
+                   ? "Vector ASC" : "candump -l");
     for (size_t i = 0; i < rtcosim_ecu_vehicle_ecu_count(vehicle); i++) {
         rtcosim_ecu *e = rtcosim_ecu_vehicle_ecu(vehicle, i);
         rtcosim_ecu_stats es;

@@ -84,7 +84,7 @@ static int run_firmware(int argc, char **argv)
             rc = cli_fail("firmware run: unknown option or missing value '%s'", a);
             rc = CLI_EXIT_USAGE;
         } else if (config.firmware) {
-            rc = cli_fail("firmware run: more than one firmware ('%s', '%s')", config.firmware, a);
+            rc = cli_extra_positional("firmware run", "firmware", config.firmware, a, argv[i - 1]);
         } else {
             config.firmware = a;
         }

@@ -239,7 +239,7 @@ static int run_info(int argc, char **argv)
         if (argv[i][0] == '-' && argv[i][1])
             return cli_unknown_option("info", argv[i], usage);
         if (fmu)
-            return cli_fail("info: more than one FMU given ('%s' and '%s')", fmu, argv[i]);
+            return cli_extra_positional("info", "FMU", fmu, argv[i], argv[i - 1]);
         fmu = argv[i];
     }
     if (!fmu)

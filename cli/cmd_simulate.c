@@ -295,8 +295,7 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             return cli_unknown_option("simulate", arg, usage);
         } else {
             if (a->fmu)
-                return cli_fail("simulate: more than one FMU given ('%s' and '%s'): is '%s' the "
-                                "value of the option before it?", a->fmu, arg, arg);
+                return cli_extra_positional("simulate", "FMU", a->fmu, arg, argv[i - 1]);
             a->fmu = arg;
             continue;
         }

@@ -92,6 +92,18 @@ bool cli_is_close(const char *typed, const char *candidate, size_t distance)
     return rtcosim_name_is_close(typed, candidate, distance);
 }
 
+int cli_extra_positional(const char *command, const char *what, const char *first,
+                         const char *arg, const char *previous)
+{
+    if (previous && previous[0] == '-' && previous[1] && !strchr(previous, '='))
+        cli_fail("%s: more than one %s given ('%s' and '%s'); '%s' takes no value (see rtcosim "
+                 "%s --help)",
+                 command, what, first, arg, previous, command);
+    else
+        cli_fail("%s: more than one %s given ('%s' and '%s')", command, what, first, arg);
+    return CLI_EXIT_USAGE;
+}
+
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
 {
     char *help = NULL, *best = NULL;

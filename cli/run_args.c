@@ -310,7 +310,7 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if ((opt[0] != '-' || opt[1] != '-') && strcmp(opt, "-o") != 0) {
             if (a->system)
-                return cli_fail("run: more than one system given ('%s' and '%s')", a->system, opt);
+                return cli_extra_positional("run", "system", a->system, opt, argv[i - 1]);
             a->system = opt;
             continue;
         }

@@ -204,13 +204,32 @@ static rtcosim_status resolve(const rtcosim_master *m, const char *what, const c
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: '%s' is not of the form component.variable", what,
                                  text ? text : "");
-    if (ci < 0)
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no component '%.*s'", what,
-                                 (int)(dot - text), text);
+    if (ci < 0) {
+        /* "Did you mean": the component whose name is nearest by edit distance. */
+        char typed[256];
+        snprintf(typed, sizeof typed, "%.*s", (int)(dot - text), text);
+        const char *near = NULL;
+        size_t best = (size_t)-1;
+        for (size_t i = 0; i < m->comp_count; i++) {
+            size_t d = rtcosim_edit_distance(typed, m->comps[i].name);
+            if (d < best && rtcosim_name_is_close(typed, m->comps[i].name, d)) {
+                best = d;
+                near = m->comps[i].name;
+            }
+        }
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no component '%s'%s%s%s", what,
+                                 typed, near ? "; did you mean '" : "", near ? near : "",
+                                 near ? "'?" : "");
+    }
     const rtcosim_variable *v = rtcosim_component_find_variable(m->comps[ci].c, dot + 1);
-    if (!v)
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: component '%s' has no variable '%s'",
-                                 what, m->comps[ci].name, dot + 1);
+    if (!v) {
+        const char *near = rtcosim_component_nearest_variable(m->comps[ci].c, dot + 1);
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                 "%s: component '%s' has no variable '%s'%s%s%s%s%s", what,
+                                 m->comps[ci].name, dot + 1, near ? "; did you mean '" : "",
+                                 near ? m->comps[ci].name : "", near ? "." : "",
+                                 near ? near : "", near ? "'?" : "");
+    }
     *comp = (size_t)ci;
     *var = (size_t)(v - rtcosim_component_variable(m->comps[ci].c, 0));
     return RTCOSIM_OK;
