@@ -8,6 +8,7 @@
 
 #include "../examples/ecus/vehicle.h"
 #include "cli.h"
+#include "rtcosim/can_log.h"
 #include "events_board.h"
 #include "events_lsbus.h"
 #include "progress.h"
@@ -431,8 +432,8 @@ static int run_events(int argc, char **argv)
            bs.overloaded ? " (OVERLOADED)" : "");
     if (can_log)
         printf("can log     %s (%s)\n", can_log,
-               strlen(can_log) > 4 && strcmp(can_log + strlen(can_log) - 4, ".asc") == 0
-                   ? "Vector ASC" : "candump -l");
+               rtcosim_can_log_format_of(can_log) == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
+                                                                          : "candump -l");
     for (size_t i = 0; i < rtcosim_ecu_vehicle_ecu_count(vehicle); i++) {
         rtcosim_ecu *e = rtcosim_ecu_vehicle_ecu(vehicle, i);
         rtcosim_ecu_stats es;
