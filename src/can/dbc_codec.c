@@ -70,12 +70,17 @@ int rtcosim_dbc_decimal_places(double x)
 
 double rtcosim_dbc_decode_decimal(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size)
 {
+    static const double powers[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     double v = rtcosim_dbc_decode(s, data, size);
-    if (s->decimals <= 0 || !(fabs(v) < 1e15))
-        return v; /* integral steps are exact in binary; huge ones left alone */
-    char text[64];
-    snprintf(text, sizeof text, "%.*f", s->decimals, v); /* correctly rounded (glibc) */
-    return strtod(text, NULL);
+    if (s->decimals <= 0 || s->decimals > 15)
+        return v; /* integral steps are exact in binary */
+    /* v * 10^d is within far less than 0.5 of the integer N the decimal is
+     * (N / 10^d): rounding recovers N exactly while |N| < 2^53, and N / 10^d,
+     * both exact doubles, divides to the double nearest the decimal (IEEE 754
+     * division is correctly rounded). */
+    double p = powers[s->decimals], n = nearbyint(v * p);
+    return fabs(n) < 9007199254740992.0 ? n / p : v;
 }
 
 /* The raw range of a signal as doubles: [0, 2^n - 1] or [-2^(n-1), 2^(n-1) - 1]. */
