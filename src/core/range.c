@@ -3,10 +3,9 @@
  * words that say so before the FMU sees it, since FMUs often reject such a
  * value only with a bare status (fmi3ExitInitializationMode: Error). */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "rtcosim/component.h"
+#include "rtcosim/results.h"
 
 static bool is_float(rtcosim_type t)
 {
@@ -36,23 +35,18 @@ static bool less(rtcosim_type t, const rtcosim_value *a, const rtcosim_value *b)
     return a->i64 < b->i64;
 }
 
-/* The shortest %g text that reads back as the same double (at most 17 digits). */
-static void format_value(rtcosim_type t, const rtcosim_value *v, char *out, size_t size)
+/* The value as the results files write it: the shortest text that reads
+ * back to it (src/results/format.c), integers in full. */
+static void format_value(rtcosim_type t, const rtcosim_value *v, char *out)
 {
-    if (is_float(t)) {
-        double x = as_double(t, v);
-        for (int digits = 1; digits <= 17; digits++) {
-            snprintf(out, size, "%.*g", digits, x);
-            if (t == RTCOSIM_TYPE_FLOAT32 ? strtof(out, NULL) == v->f32 : strtod(out, NULL) == x)
-                return;
-        }
-    } else if (is_unsigned(t)) {
-        snprintf(out, size, "%llu", (unsigned long long)v->u64);
-    } else if (t == RTCOSIM_TYPE_BOOLEAN) {
-        snprintf(out, size, "%s", v->b ? "true" : "false");
-    } else {
-        snprintf(out, size, "%lld", (long long)v->i64);
-    }
+    if (t == RTCOSIM_TYPE_FLOAT32)
+        rtcosim_format_float(v->f32, out);
+    else if (t == RTCOSIM_TYPE_FLOAT64)
+        rtcosim_format_double(v->f64, out);
+    else if (is_unsigned(t))
+        rtcosim_format_uint64(v->u64, out);
+    else
+        rtcosim_format_int64(v->i64, out);
 }
 
 bool rtcosim_variable_in_range(const rtcosim_variable *v, const rtcosim_value *value, char *why,
@@ -65,12 +59,12 @@ bool rtcosim_variable_in_range(const rtcosim_variable *v, const rtcosim_value *v
     if (!below && !above)
         return true;
     if (why && size) {
-        char text[40], lo[40] = "-inf", hi[40] = "inf";
-        format_value(v->type, value, text, sizeof text);
+        char text[RTCOSIM_FORMAT_MAX], lo[RTCOSIM_FORMAT_MAX] = "-inf", hi[RTCOSIM_FORMAT_MAX] = "inf";
+        format_value(v->type, value, text);
         if (v->has_min)
-            format_value(v->type, &v->min, lo, sizeof lo);
+            format_value(v->type, &v->min, lo);
         if (v->has_max)
-            format_value(v->type, &v->max, hi, sizeof hi);
+            format_value(v->type, &v->max, hi);
         snprintf(why, size, "%s is outside the declared range [%s, %s]", text, lo, hi);
     }
     return false;
