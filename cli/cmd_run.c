@@ -140,6 +140,24 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
     return 0;
 }
 
+/* What a run chose (peers print their master algorithm): the order and the
+ * per-step sequence, and the coupling defaults (a connection's annotation
+ * may override them); label prefixes both lines (a real-time run's parts). */
+void cli_print_master_plan(const rtcosim_master *m, const char *label)
+{
+    size_t ncomp = rtcosim_master_component_count(m);
+    bool gauss_seidel = rtcosim_master_get_order(m) == RTCOSIM_ORDER_GAUSS_SEIDEL;
+    printf("%sorder: %s, each step:", label, gauss_seidel ? "Gauss-Seidel" : "Jacobi");
+    for (size_t i = 0; i < ncomp && rtcosim_master_order_name(m, i); i++)
+        printf("%s%s", i ? (gauss_seidel ? " then " : ", ") : " ", rtcosim_master_order_name(m, i));
+    printf(gauss_seidel ? " (each on its producers' new outputs)\n"
+                        : " (all on the outputs of the previous step)\n");
+    const rtcosim_coupling_options *cd = rtcosim_master_coupling_defaults(m);
+    printf("%scoupling: extrapolation %s, correction %s, step input %s\n", label,
+           rtcosim_extrapolation_name(cd->extrapolation), rtcosim_correction_name(cd->correction),
+           rtcosim_step_input_name(cd->step_input));
+}
+
 static int run_system(const run_args *a)
 {
     rtcosim_error err;
@@ -358,19 +376,7 @@ static int run_system(const run_args *a)
            rtcosim_system_desc_name(desc), rtcosim_master_component_count(m),
            rtcosim_master_connection_count(m), event_connections, rtcosim_time_to_seconds(macro),
            adaptive ? " at start (adaptive)" : "", rtcosim_ssd_step_origin_name(step_origin));
-    /* What the run chose (peers print their master algorithm): the order and
-     * the coupling defaults (a connection's annotation may override them). */
-    size_t ncomp = rtcosim_master_component_count(m);
-    bool gauss_seidel = rtcosim_master_get_order(m) == RTCOSIM_ORDER_GAUSS_SEIDEL;
-    printf("order: %s, each step:", gauss_seidel ? "Gauss-Seidel" : "Jacobi");
-    for (size_t i = 0; i < ncomp && rtcosim_master_order_name(m, i); i++)
-        printf("%s%s", i ? (gauss_seidel ? " then " : ", ") : " ", rtcosim_master_order_name(m, i));
-    printf(gauss_seidel ? " (each on its producers' new outputs)\n"
-                        : " (all on the outputs of the previous step)\n");
-    const rtcosim_coupling_options *cd = rtcosim_master_coupling_defaults(m);
-    printf("coupling: extrapolation %s, correction %s, step input %s\n",
-           rtcosim_extrapolation_name(cd->extrapolation), rtcosim_correction_name(cd->correction),
-           rtcosim_step_input_name(cd->step_input));
+    cli_print_master_plan(m, "");
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);

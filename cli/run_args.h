@@ -77,4 +77,9 @@ static inline double cli_wall_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The order, per-step sequence and coupling defaults a master chose, one line
+ * each, prefixed by label (cmd_run.c). */
+struct rtcosim_master;
+void cli_print_master_plan(const struct rtcosim_master *m, const char *label);
+
 #endif

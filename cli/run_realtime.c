@@ -220,6 +220,9 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
            *rtcosim_system_rt_part_names(srt, true) ? rtcosim_system_rt_part_names(srt, true)
                                                     : "none",
            rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
+    cli_print_master_plan(rtcosim_system_rt_part(srt, false), "real-time part: ");
+    if (rtcosim_system_rt_part(srt, true))
+        cli_print_master_plan(rtcosim_system_rt_part(srt, true), "non-real-time part: ");
     for (size_t i = 0; i < rtcosim_dcp_bindings_count(a->dcp); i++) {
         /* The mode the slave was registered in (a slave that refuses SRT runs NRT). */
         const char *name = rtcosim_dcp_bindings_component(a->dcp, i);

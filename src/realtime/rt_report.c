@@ -264,6 +264,11 @@ void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
                 s->memory_locked ? "locked" : "not locked");
     }
     fputs(rtcosim_rt_summary_legend(), out);
+    if (rt->mixed)
+        fputs("  estimated  exchanges served by an estimate because the non-real-time part was late\n"
+              "  lag        te minus the time of the newest data from the non-real-time part\n"
+              "  resync     frames from the first estimate of a late episode until tv == te\n",
+              out);
     fprintf(out, "  lateness  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us\n",
             us(rtcosim_histogram_percentile(l, 50)), us(rtcosim_histogram_percentile(l, 99)),
             us(rtcosim_histogram_percentile(l, 99.9)), us(l->max));
