@@ -53,15 +53,22 @@ fi
 
 # Python: the installed package with its installed library, the example
 # finding its system and parameter set in the installation.
+py() {  # the installed package's Python, with a sanitizer runtime first when the build has one
+  if [ -n "${RTCOSIM_PYTHON_PRELOAD:-}" ]; then
+    LD_PRELOAD=$RTCOSIM_PYTHON_PRELOAD ASAN_OPTIONS=detect_leaks=0 PYTHONPATH=$site "$python" "$@"
+  else
+    PYTHONPATH=$site "$python" "$@"
+  fi
+}
 if [ -x "$python" ] && "$python" -c "import numpy" 2>/dev/null; then
   site=$(find "$prefix" -type d -name dist-packages | head -1)
   [ -n "$site" ] || fail "the Python package is not installed"
-  PYTHONPATH=$site "$python" -c "
+  py -c "
 import os, sys, rtcosim, rtcosim._config as c
 sys.exit(0 if rtcosim.__file__.startswith('$prefix') and c.LIBRARY.startswith('$prefix')
          and os.path.exists(c.LIBRARY) else 1)" \
     || fail "python: the package or its library is not the installed one"
-  PYTHONPATH=$site MPLBACKEND=Agg "$python" "$prefix/share/rtcosim/python-examples/oscillator.py" \
+  MPLBACKEND=Agg py "$prefix/share/rtcosim/python-examples/oscillator.py" \
     --stop 0.5 --plot osc.png >python.out
   grep -q "correction energy" python.out || fail "python example: $(cat python.out)"
 fi
