@@ -33,6 +33,9 @@ static void usage(FILE *out)
             "                     lookahead, up to 16 times that, as waits and rollbacks say)\n"
             "  --threshold Tc     speculative: cumulative prediction error accepted without a\n"
             "                     rollback to the late event (default 0: exact, bit-identical)\n"
+            "  --correction-capacity T  speculative: after a partial rollback, take the kept\n"
+            "                     events' prediction error E back by at most T per event (as\n"
+            "                     many as |E|/T needs, then the rest; default: mirrored)\n"
             "  --checkpoint-interval K  speculative: save an LP's state before every K-th event,\n"
             "                     rebuild the states between by re-execution (default: 1 for\n"
             "                     states up to 128 bytes; larger ones start at 4 and adapt\n"
@@ -55,6 +58,11 @@ static void usage(FILE *out)
             "                     start value; it receives every frame, without Confirm\n"
             "  --firmware ECU=ELF run ECU on an emulated Cortex-M4 with its firmware instead of\n"
             "                     task functions (only 'engine': build/examples/firmware/engine.elf)\n"
+            "  --sil ECU=PATH.so  run ECU's code from application C built for the host as a\n"
+            "                     shared object (software in the loop; rtcosim/ecu_so.h):\n"
+            "                     functions named like its tasks and interrupts, state in its\n"
+            "                     globals, captured by rtcosim (repeatable; see\n"
+            "                     examples/ecus/README.md)\n"
             "  --board-ecu NAME=BOARD:ELF[,uart=FILE][,period=T]  firmware for a real board\n"
             "                     (mps2-an386, as `rtcosim firmware run`) as an LP beside the\n"
             "                     vehicle (repeatable): every T (default 1 ms) it runs the board\n"
@@ -303,6 +311,9 @@ static int run_events(int argc, char **argv)
                 return cli_fail("events: --firmware: ECU name or path too long in '%s'", v);
             snprintf(vc.firmware_ecu, sizeof vc.firmware_ecu, "%.*s", (int)(eq - v), v);
             snprintf(vc.firmware_path, sizeof vc.firmware_path, "%s", eq + 1);
+        } else if (strcmp(a, "--sil") == 0) {
+            if (rtcosim_ecu_vehicle_add_sil(&vc, v, "events: --sil", &err) != RTCOSIM_OK)
+                return cli_fail_error(&err);
         } else if (strcmp(a, "--speculate-stats") == 0) {
             spec_csv = v;
         } else if (strcmp(a, "--max-ahead") == 0) {
@@ -319,6 +330,12 @@ static int run_events(int argc, char **argv)
             if (strcmp(v, "lazy") != 0 && strcmp(v, "aggressive") != 0)
                 return cli_fail("events: --cancellation needs lazy or aggressive, got '%s'", v);
             ro.aggressive_cancellation = strcmp(v, "aggressive") == 0;
+        } else if (strcmp(a, "--correction-capacity") == 0) {
+            char *end;
+            ro.correction_capacity = strtod(v, &end);
+            if (*end || end == v || !(ro.correction_capacity > 0) || ro.correction_capacity > 1e300)
+                return cli_fail("events: --correction-capacity needs a finite number > 0, got '%s'",
+                                v);
         } else if (strcmp(a, "--threshold") == 0) {
             char *end;
             ro.threshold = strtod(v, &end);
@@ -331,8 +348,9 @@ static int run_events(int argc, char **argv)
     if (system && rtcosim_ecu_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     bool speculative = ro.scheduler == RTCOSIM_SCHEDULER_SPECULATIVE;
-    if ((spec_csv || reference) && !speculative)
-        return cli_fail("events: --speculate-stats and --reference need --scheduler speculative");
+    if ((spec_csv || reference || ro.correction_capacity > 0) && !speculative)
+        return cli_fail("events: --speculate-stats, --reference and --correction-capacity need"
+                        " --scheduler speculative");
     vc.log_frames = can_log != NULL;
     if (lsbus.count) {
         if (reference)
@@ -421,6 +439,8 @@ static int run_events(int argc, char **argv)
         printf(" (%u threads%s)", ro.threads, tr.size > 1 ? " per rank" : "");
     if (speculative)
         printf(", threshold %g", ro.threshold);
+    if (speculative && ro.correction_capacity > 0)
+        printf(", correction capacity %g per event", ro.correction_capacity);
     printf(", %.6g s simulated%s\n", sim_s, stopped ? " (stopped early)" : "");
     printf("events      %" PRIu64 " in %.3f s wall (%.3g events/s), %" PRIu64 " rounds\n",
            stats.events, stats.wall_s, (double)stats.events / stats.wall_s, stats.rounds);
@@ -442,6 +462,12 @@ static int run_events(int argc, char **argv)
                " frames tx %" PRIu64 " rx %" PRIu64 "\n",
                rtcosim_ecu_name(e), es.jobs, 100.0 * (double)es.busy_ns / (sim_s * 1e9),
                (double)rtcosim_ecu_response_delay(e) / 1e3, es.frames_sent, es.frames_received);
+        const char *why;
+        if (rtcosim_ecu_shared_object(e))
+            printf("    code from %s, state %zu bytes of its data captured per snapshot%s%s\n",
+                   rtcosim_ecu_shared_object(e), rtcosim_ecu_software_size(e),
+                   rtcosim_ecu_can_save_state(e, &why) ? "" : ": cannot save its state, ",
+                   rtcosim_ecu_can_save_state(e, &why) ? "" : why);
     }
     events_lsbus_print(&lsbus);
     if (events_board_report(&boards, &err) != RTCOSIM_OK) {

@@ -161,6 +161,10 @@ void cli_run_usage(FILE *out)
             "                          components that cannot save state run conservatively\n"
             "  --threshold Tc          cumulative input error allowed in kept steps (default 0:\n"
             "                          results bit-identical to the plain run)\n"
+            "  --correction-capacity T after a partial rollback, take the kept steps' input\n"
+            "                          error E back by at most T per step (as many steps as\n"
+            "                          |E|/T needs, then the rest; default: mirrored over the\n"
+            "                          kept steps' count)\n"
             "  --horizon M             steps a component may run ahead (default 16)\n"
             "  --speculate-stats F.csv per-component statistics (rollback depths, prediction error)\n"
             "  --reference             also run plain and report the committed results' error\n\n"
@@ -170,10 +174,13 @@ void cli_run_usage(FILE *out)
             "                          statistics, no waiting (deterministic; tests, CI)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
             "  --overrun P             soft | catch-up | skip | fail (default soft)\n"
-            "  --non-realtime C[,C..]  components that run on their own thread, on virtual time\n"
-            "                          tv; repeatable. Their FMUs run isolated (as with\n"
-            "                          --isolate): one that crashes, aborts or exits makes the\n"
-            "                          partner lost (exit code 3), the real-time part goes on\n"
+            "  --non-realtime C[,C..]  a non-real-time part: components that run on a thread of\n"
+            "                          their own, on virtual time tv; repeatable: each is a part\n"
+            "                          with its own thread, queues, estimators and report rows\n"
+            "                          (a component in one part only). Their FMUs run isolated\n"
+            "                          (as with --isolate): one that crashes, aborts or exits\n"
+            "                          makes its part lost (exit code 3), the real-time part\n"
+            "                          goes on\n"
             "  --no-isolate            run the partner's FMUs in process instead (also over\n"
             "                          the annotation's rc:Master isolate=\"all\" or \"C,..\")\n"
             "  --isolate-timeout S     an isolated FMU's call unanswered for S seconds (hung,\n"
@@ -183,10 +190,13 @@ void cli_run_usage(FILE *out)
             "  --exchange-pattern P    frames between exchanges, repeated: 2,1 = after 2, then 1\n"
             "  --estimator E           zoh | foh | soh | map:FILE | linear:SIG[+SIG..], with\n"
             "                          modifiers (e.g. foh,max=10,horizon=0.005; see estimate.h)\n"
-            "  --estimator SIG=E       (repeatable) estimator of one signal from the non-real-time\n"
+            "  --estimator SIG=E       (repeatable) estimator of one signal from a non-real-time\n"
             "                          part; linear: fitted online (RLS) on real-time outputs or\n"
-            "                          other partner signals, e.g. gearbox.torque=linear:plant.w\n"
-            "  --partner-timeout S     declare the non-real-time part lost after S s without data\n"
+            "                          other parts' signals, e.g. gearbox.torque=linear:plant.w\n"
+            "  --partner-timeout S     declare a non-real-time part lost after S s without data\n"
+            "  --partner-window S      judge each part's pace over windows of S s of simulated\n"
+            "                          time (default 0.1): a window it computes slower than\n"
+            "                          real time is warned about (printed, summary.csv)\n"
             "  --rt-report DIR         write summary/frames/overruns/estimates CSV files there\n"
             "                          (and partitions.csv: each FMI 3.0 scheduled-execution\n"
             "                          partition's activations, execution time, lateness\n"
@@ -438,12 +448,13 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--output-variable") == 0) {
             a->observe[a->observe_count++] = val;
         } else if (strcmp(opt, "--rt-factor") == 0 || strcmp(opt, "--overrun") == 0 ||
-                   strcmp(opt, "--partner-timeout") == 0) {
+                   strcmp(opt, "--partner-timeout") == 0 || strcmp(opt, "--partner-window") == 0) {
             rtcosim_error err;
             const char *name = opt + 2; /* the executor's option of the same name */
             a->given_factor = a->given_factor || strcmp(opt, "--rt-factor") == 0;
             a->given_overrun = a->given_overrun || strcmp(opt, "--overrun") == 0;
             a->given_timeout = a->given_timeout || strcmp(opt, "--partner-timeout") == 0;
+            a->given_window = a->given_window || strcmp(opt, "--partner-window") == 0;
             if (rtcosim_rt_option_set(&a->rt, name, val, &err) != RTCOSIM_OK)
                 rc = cli_fail("%s", err.message); /* names the option already */
         } else if (strcmp(opt, "--rt-option") == 0) {
@@ -456,12 +467,15 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             if (rtcosim_rt_option_set(&a->rt, val, value, &err) != RTCOSIM_OK)
                 rc = cli_fail("--rt-option: %s", err.message);
         } else if (strcmp(opt, "--non-realtime") == 0) {
+            /* Each --non-realtime is a part of its own: "a,b;c" (system_rt.h). */
             size_t used = strlen(a->non_realtime);
-            if (used + strlen(val) + 2 > sizeof a->non_realtime)
+            if (!*val || strspn(val, ",;") == strlen(val))
+                rc = cli_fail("--non-realtime: wants component names, got '%s'", val);
+            else if (used + strlen(val) + 2 > sizeof a->non_realtime)
                 rc = cli_fail("--non-realtime: too many names");
             else
                 snprintf(a->non_realtime + used, sizeof a->non_realtime - used, "%s%s",
-                         used ? "," : "", val);
+                         used ? ";" : "", val);
         } else if (strcmp(opt, "--exchange-every") == 0 ||
                    strcmp(opt, "--exchange-pattern") == 0) {
             char *end = NULL;
@@ -528,7 +542,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         return cli_fail("run: --dcp-mode srt steps the slave on its wall clock: not with "
                         "--virtual-clock");
     if (a->speculate.given && !a->speculate.enabled)
-        return cli_fail("run: --threshold, --horizon, --speculate-stats and --reference need "
+        return cli_fail("run: --threshold, --correction-capacity, --horizon, --speculate-stats "
+                        "and --reference need "
                         "--speculate");
     if (a->speculate.enabled && a->real_time)
         return cli_fail("run: --speculate and --real-time cannot be combined");

@@ -42,7 +42,7 @@ typedef struct run_args {
     bool real_time, virtual_clock, no_calibrate, quiet;
     const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
     bool threads_auto; /* --threads auto */
-    bool given_factor, given_overrun, given_timeout; /* over the annotation */
+    bool given_factor, given_overrun, given_timeout, given_window; /* over the annotation */
     /* --priority or --rt-option priority/lock-memory given: no automatic
      * SCHED_FIFO and memory locking (--priority 0: normal scheduling). */
     bool given_scheduling;

@@ -112,6 +112,8 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         so.rt.overrun = (rtcosim_overrun_policy)ann->overrun;
     if (ann->has_partner_timeout && !a->given_timeout)
         so.rt.partner_timeout = ann->partner_timeout;
+    if (ann->has_partner_window && !a->given_window)
+        so.rt.partner_window = ann->partner_window;
     so.rt.calibrate = !a->no_calibrate && (!ann->has_calibrate || ann->calibrate);
     choose_scheduling(a, &so.rt);
     so.rt.start_time = start;
@@ -126,7 +128,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     run_isolation *iso = a->isolation;
     if (!a->no_isolate && so.rt.non_realtime)
         for (const char *p = so.rt.non_realtime; *p;) {
-            size_t n = strcspn(p, ",");
+            size_t n = strcspn(p, ",;");
             char name[256];
             snprintf(name, sizeof name, "%.*s", (int)n, p);
             int k = rtcosim_system_desc_find_component(desc, name);
@@ -135,7 +137,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
             bool remote = len > 5 && strcmp(path + len - 5, ".dcpx") == 0;
             if (path && !remote && !run_isolation_selects(iso, name) && run_isolation_add(iso, name))
                 return CLI_EXIT_ERROR;
-            p += n + (p[n] == ',');
+            p += n + (p[n] != '\0');
         }
     if (run_isolation_active(iso) && run_isolation_prepare(iso, desc))
         return CLI_EXIT_ERROR;
@@ -158,7 +160,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         return cli_fail("--exchange-pattern: %s", err.message);
     rtcosim_rt_signal_estimator *per_signal = NULL;
     size_t per_signal_count = 0;
-    if (cli_rt_estimators(a, so.rt.non_realtime, &estimator, &per_signal, &per_signal_count))
+    if (cli_rt_estimators(a, ann, so.rt.non_realtime, &estimator, &per_signal, &per_signal_count))
         return CLI_EXIT_ERROR;
     so.rt.signal_estimators = per_signal;
     so.rt.signal_estimator_count = per_signal_count;
@@ -215,8 +217,9 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         goto done;
     }
     rtcosim_time_ns H = rtcosim_system_rt_macro_step(srt);
-    printf("system '%s': real-time part: %s; non-real-time part: %s; H = %.9g s%s\n",
+    printf("system '%s': real-time part: %s; non-real-time part%s: %s; H = %.9g s%s\n",
            rtcosim_system_desc_name(desc), rtcosim_system_rt_part_names(srt, false),
+           rtcosim_system_rt_nonrealtime_count(srt) > 1 ? "s" : "",
            *rtcosim_system_rt_part_names(srt, true) ? rtcosim_system_rt_part_names(srt, true)
                                                     : "none",
            rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
@@ -226,7 +229,9 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     for (size_t i = 0; i < rtcosim_dcp_bindings_count(a->dcp); i++) {
         /* The mode the slave was registered in (a slave that refuses SRT runs NRT). */
         const char *name = rtcosim_dcp_bindings_component(a->dcp, i);
-        const rtcosim_component *c = rtcosim_master_component(rtcosim_system_rt_part(srt, true), name);
+        const rtcosim_component *c = NULL;
+        for (size_t p = 0; !c && p < rtcosim_system_rt_nonrealtime_count(srt); p++)
+            c = rtcosim_master_component(rtcosim_system_rt_nonrealtime_part(srt, p), name);
         if (c && strcmp(rtcosim_component_kind(c), "dcp") == 0)
             printf("dcp: %s runs %s\n", name,
                    rtcosim_dcp_remote_op_mode(c) == RTCOSIM_DCP_OP_SRT

@@ -33,6 +33,12 @@ int cli_speculate_option(cli_speculate *s, const char *opt, const char *val)
             cli_fail("--threshold: '%s' is not a threshold (a number >= 0)", val);
             return -1;
         }
+    } else if (strcmp(opt, "--correction-capacity") == 0) {
+        s->correction_capacity = strtod(val, &end);
+        if (!*val || *end || !(s->correction_capacity > 0) || !isfinite(s->correction_capacity)) {
+            cli_fail("--correction-capacity: '%s' is not a capacity (a finite number > 0)", val);
+            return -1;
+        }
     } else if (strcmp(opt, "--horizon") == 0) {
         long n = strtol(val, &end, 10);
         if (!*val || *end || n < 1 || n > 100000) {
@@ -124,8 +130,11 @@ static double component_error(const rtcosim_master *m, const char *component, co
 
 static void print_plan(const rtcosim_speculation_stats *plan, size_t n, const cli_speculate *s)
 {
-    printf("speculation: threshold %g, horizon %zu steps; speculating:", s->threshold,
+    printf("speculation: threshold %g, horizon %zu steps", s->threshold,
            s->horizon ? s->horizon : 16);
+    if (s->correction_capacity > 0)
+        printf(", correction capacity %g per step", s->correction_capacity);
+    printf("; speculating:");
     size_t count = 0;
     for (size_t c = 0; c < n; c++)
         if (plan[c].speculated)
@@ -251,7 +260,8 @@ rtcosim_status cli_run_speculative(rtcosim_master *m, rtcosim_master *reference,
         cmp.ref = &ref;
     }
     rtcosim_speculation_options o = {.threshold = s->threshold, .horizon = s->horizon,
-                                     .threads = s->threads};
+                                     .threads = s->threads,
+                                     .correction_capacity = s->correction_capacity};
     const double t0 = wall_now();
     st = rtcosim_master_run_speculative(m, stop, &o, compare_row, &cmp, stats, err);
     *wall = wall_now() - t0;

@@ -14,6 +14,7 @@ typedef struct cli_speculate {
     bool reference;      /* --reference: also run plain and compare */
     bool given;          /* any speculation option seen */
     double threshold;    /* --threshold */
+    double correction_capacity; /* --correction-capacity (0: mirrored spread) */
     size_t horizon;      /* --horizon (0: default) */
     const char *stats_file; /* --speculate-stats */
     unsigned threads;    /* from --threads, 0: one per component */

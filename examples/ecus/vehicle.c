@@ -310,6 +310,18 @@ static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_ecu_vehicle *v,
                              .software_size = size, .software_init = &init, .bus = v->bus,
                              .sensor_count = 1, .actuator_count = 1};
     bool firmware = c->firmware_ecu[0] && strcmp(c->firmware_ecu, name) == 0;
+    const char *sil = NULL; /* software in the loop: the ECU's code from a shared object */
+    for (unsigned k = 0; k < c->sil_count; k++)
+        if (strcmp(c->sil[k].ecu, name) == 0)
+            sil = c->sil[k].path;
+    if (sil && firmware)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: ECU '%s' cannot run both firmware"
+                                 " and a shared object (%s)", name, sil);
+    if (sil) {
+        ec.software_size = 0;
+        ec.software_init = NULL;
+        ec.shared_object = sil;
+    }
     rtcosim_status st;
     if (firmware && (kind != 0 || g != 0))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: ECU '%s' has no firmware contract;"
@@ -327,53 +339,60 @@ static rtcosim_status build_ecu(rtcosim_events *sim, rtcosim_ecu_vehicle *v,
     rtcosim_ecu *e = *out;
     const rtcosim_time_ns ms = RTCOSIM_NS_PER_MS;
     /* execution times in cycles at 200 MHz: 1 ms control 40-60 us, CAN
-     * packing 10-20 us, interrupts about 10 us */
-    switch (firmware ? -1 : (int)kind) {
-    case -1:
-        break; /* tasks and CAN declared by the firmware's contract */
-    case 0:
-        st = rtcosim_ecu_add_task(e, "control_1ms", ms, 0, 9000, 1, engine_control, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_task(e, "can_10ms", 10 * ms, 2 * ms, 3000, 2, engine_send, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_task(e, "status_100ms", 100 * ms, 5 * ms, 4000, 3, engine_status, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_tx(e, db.engine_data->id + g, false, db.engine_data->dlc, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_tx(e, db.engine_status->id + g, false, db.engine_status->dlc, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_rx(e, db.brake->id + g, false, 0, NULL, err);
-        break;
-    case 1:
-        st = rtcosim_ecu_add_task(e, "control_10ms", 10 * ms, 1 * ms, 12000, 1, transmission_control, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_task(e, "can_20ms", 20 * ms, 3 * ms, 2500, 2, transmission_send, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_rx(e, db.engine_data->id + g, false, 2000, transmission_rx, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_rx(e, db.brake->id + g, false, 0, NULL, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_tx(e, db.vehicle_speed->id + g, false, db.vehicle_speed->dlc, err);
-        break;
-    case 2:
-        st = rtcosim_ecu_add_task(e, "control_1ms", ms, 0, 7000, 1, brake_control, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_task(e, "can_10ms", 10 * ms, 4 * ms, 2500, 2, brake_send, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_rx(e, db.vehicle_speed->id + g, false, 0, NULL, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_tx(e, db.brake->id + g, false, db.brake->dlc, err);
-        break;
-    default:
-        st = rtcosim_ecu_add_task(e, "control_50ms", 50 * ms, 0, 5000, 1, body_control, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_task(e, "can_100ms", 100 * ms, 7 * ms, 2000, 2, body_send, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_rx(e, db.brake->id + g, false, 1500, body_brake_rx, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_ecu_add_can_tx(e, db.body->id + g, false, db.body->dlc, err);
-        break;
+     * packing 10-20 us, interrupts about 10 us. On a shared object (sil) the
+     * code of a task is its function named like the task, of an interrupt
+     * the one named in `symbol` (examples/ecus/README.md). */
+    static const struct {
+        const char *name;
+        int period_ms, offset_ms;
+        uint64_t cycles;
+        int priority;
+        rtcosim_ecu_task_fn fn;
+    } tasks[4][3] = {
+        {{"control_1ms", 1, 0, 9000, 1, engine_control},
+         {"can_10ms", 10, 2, 3000, 2, engine_send},
+         {"status_100ms", 100, 5, 4000, 3, engine_status}},
+        {{"control_10ms", 10, 1, 12000, 1, transmission_control},
+         {"can_20ms", 20, 3, 2500, 2, transmission_send}},
+        {{"control_1ms", 1, 0, 7000, 1, brake_control}, {"can_10ms", 10, 4, 2500, 2, brake_send}},
+        {{"control_50ms", 50, 0, 5000, 1, body_control}, {"can_100ms", 100, 7, 2000, 2, body_send}},
+    };
+    const struct {
+        const rtcosim_dbc_message *message;
+        uint64_t cycles;
+        rtcosim_ecu_isr_fn fn; /* NULL: a mailbox only */
+        const char *symbol;
+    } rx[4][2] = {
+        {{db.brake, 0, NULL, NULL}},
+        {{db.engine_data, 2000, transmission_rx, "rx_engine_data"}, {db.brake, 0, NULL, NULL}},
+        {{db.vehicle_speed, 0, NULL, NULL}},
+        {{db.brake, 1500, body_brake_rx, "rx_brake"}},
+    };
+    const rtcosim_dbc_message *tx[4][2] = {{db.engine_data, db.engine_status},
+                                           {db.vehicle_speed},
+                                           {db.brake},
+                                           {db.body}};
+    for (int k = 0; !firmware && k < 3 && tasks[kind][k].name && st == RTCOSIM_OK; k++) {
+        rtcosim_time_ns period = tasks[kind][k].period_ms * ms, offset = tasks[kind][k].offset_ms * ms;
+        st = sil ? rtcosim_ecu_add_task_symbol(e, tasks[kind][k].name, period, offset,
+                                               tasks[kind][k].cycles, tasks[kind][k].priority,
+                                               tasks[kind][k].name, err)
+                 : rtcosim_ecu_add_task(e, tasks[kind][k].name, period, offset,
+                                        tasks[kind][k].cycles, tasks[kind][k].priority,
+                                        tasks[kind][k].fn, err);
     }
+    for (int k = 0; !firmware && k < 2 && rx[kind][k].message && st == RTCOSIM_OK; k++) {
+        uint32_t id = rx[kind][k].message->id + g;
+        st = sil && rx[kind][k].symbol
+                 ? rtcosim_ecu_add_can_rx_symbol(e, id, false, rx[kind][k].cycles,
+                                                 rx[kind][k].symbol, err)
+                 : rtcosim_ecu_add_can_rx(e, id, false, rx[kind][k].cycles, rx[kind][k].fn, err);
+    }
+    for (int k = 0; !firmware && k < 2 && tx[kind][k] && st == RTCOSIM_OK; k++)
+        st = rtcosim_ecu_add_can_tx(e, tx[kind][k]->id + g, false, tx[kind][k]->dlc, err);
+    /* the group as calibration: the object computes its identifiers from it */
+    if (sil && st == RTCOSIM_OK && (g != 0 || rtcosim_ecu_so_symbol(e, "ecu_group")))
+        st = rtcosim_ecu_so_set(e, "ecu_group", &g, sizeof g, err);
     rtcosim_component *plant = NULL;
     if (st == RTCOSIM_OK)
         st = rtcosim_native_create_model(plants[kind], &plant, err);
@@ -414,6 +433,15 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
     if (st == RTCOSIM_OK && c->firmware_ecu[0] && !v->firmware)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: no ECU named '%s' to run firmware"
                                " (the engine firmware replaces 'engine')", c->firmware_ecu);
+    for (unsigned k = 0; k < c->sil_count && st == RTCOSIM_OK; k++) {
+        bool named = false;
+        for (size_t i = 0; i < v->ecu_count && !named; i++)
+            named = strcmp(rtcosim_ecu_name(v->ecus[i]), c->sil[k].ecu) == 0;
+        if (!named)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: no ECU named '%s' to run %s"
+                                   " (engine, transmission, brake, body; group k > 0 adds k)",
+                                   c->sil[k].ecu, c->sil[k].path);
+    }
     if (st == RTCOSIM_OK && c->attach)
         st = c->attach(sim, v->bus, c->attach_context, err);
     if (st == RTCOSIM_OK)
@@ -507,8 +535,12 @@ uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v)
     uint64_t h = UINT64_C(0xCBF29CE484222325);
     for (size_t i = 0; i < v->ecu_count; i++) {
         rtcosim_ecu *e = v->ecus[i];
-        /* the software blocks start zeroed, so their padding is stable */
-        h = fnv1a(h, rtcosim_ecu_software(e), rtcosim_ecu_software_size(e));
+        /* the software blocks start zeroed, so their padding is stable; a
+         * shared object's data holds load addresses (its own pointers, the
+         * copy's __dso_handle) that differ between two loads of it, so such
+         * an ECU counts by what it does: frames, actuations, jobs */
+        if (!rtcosim_ecu_shared_object(e))
+            h = fnv1a(h, rtcosim_ecu_software(e), rtcosim_ecu_software_size(e));
         h = hash_f64(h, rtcosim_ecu_sensor(e, 0));
         h = hash_f64(h, rtcosim_ecu_actuator(e, 0));
         rtcosim_ecu_stats st;

@@ -28,6 +28,8 @@ enum {
     VEHICLE_ID_ENGINE_STATUS = 0x5C0, /* engine, 100 ms, 4 bytes */
 };
 
+#define RTCOSIM_VEHICLE_SIL_MAX 8
+
 typedef struct rtcosim_ecu_vehicle_config {
     unsigned ecus;                  /* 1..64 */
     uint32_t bitrate;               /* 0: 500 kbit/s */
@@ -43,6 +45,14 @@ typedef struct rtcosim_ecu_vehicle_config {
     /* an ECU running firmware instead of task functions (only "engine",
      * group 0, has a firmware contract); empty: none */
     char firmware_ecu[64], firmware_path[1024];
+    /* ECUs whose code is application C built for the host as a shared object
+     * (software in the loop, rtcosim/ecu_so.h): exported functions named
+     * like the ECU's tasks and interrupts (examples/ecus/README.md), its
+     * state captured from its writable data, so it speculates too. */
+    struct {
+        char ecu[64], path[1024];
+    } sil[RTCOSIM_VEHICLE_SIL_MAX];
+    unsigned sil_count;
     /* More nodes on the bus, added after the ECUs and before the bus
      * connects (rtcosim events --lsbus-node); NULL: none. */
     rtcosim_status (*attach)(rtcosim_events *sim, rtcosim_can_bus *bus, void *context,
@@ -71,13 +81,19 @@ double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
 
 /* The I/O contract of the engine firmware (examples/firmware/engine.c) as a
  * virtual-ECU configuration; name and path are referenced, not copied. */
+/* Add `ECU=PATH.so` to config->sil (rtcosim events --sil, the INI's sil key;
+ * PATH as given). EINVAL for a malformed value, a ninth one or an ECU named
+ * twice, the message starting with `origin`. */
+rtcosim_status rtcosim_ecu_vehicle_add_sil(rtcosim_ecu_vehicle_config *config, const char *value,
+                                           const char *origin, rtcosim_error *err);
+
 void rtcosim_ecu_vehicle_engine_firmware(const char *name, const char *path, uint64_t clock_hz,
                                          rtcosim_can_bus *bus, rtcosim_vecu_ecu_config *c);
 
 /* A vehicle system file: INI text with a [vehicle] section (ecus, bitrate,
  * stuffing = actual|worst-case, plants = active|passive, plant_step,
- * clock_hz, firmware = ECU=PATH.elf with PATH relative to the file's
- * folder) and a [run] section (scheduler, threads, stop_time, seed).
+ * clock_hz, firmware = ECU=PATH.elf and, repeatable, sil = ECU=PATH.so, with
+ * PATH relative to the file's folder) and a [run] section (scheduler, threads, stop_time, seed).
  * '#' or ';' start comments. Given values override *config and *run; an
  * unknown section or key, or a bad value, is an error naming file and line. */
 rtcosim_status rtcosim_ecu_vehicle_load(const char *path, rtcosim_ecu_vehicle_config *config,

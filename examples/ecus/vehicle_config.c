@@ -72,6 +72,18 @@ static rtcosim_status set_key(const char *section, const char *key, const char *
                 return BAD("ECU=PATH.elf with a short name and path");
             snprintf(c->firmware_ecu, sizeof c->firmware_ecu, "%.*s", (int)(eq - value), value);
             snprintf(c->firmware_path, sizeof c->firmware_path, "%.*s%s", dir, origin, eq + 1);
+        } else if (strcmp(key, "sil") == 0) {
+            /* ECU=PATH, PATH relative to the folder of the file */
+            const char *eq = strchr(value, '='), *slash = strrchr(origin, '/');
+            int dir = eq && eq[1] && eq[1] != '/' && slash ? (int)(slash - origin) + 1 : 0;
+            char spec[1200];
+            if (!eq || (size_t)dir + strlen(value) >= sizeof spec)
+                return BAD("ECU=PATH.so with a short name and path");
+            snprintf(spec, sizeof spec, "%.*s=%.*s%s", (int)(eq - value), value, dir, origin,
+                     eq + 1);
+            char where[1100];
+            snprintf(where, sizeof where, "%s:%u: sil", origin, line);
+            return rtcosim_ecu_vehicle_add_sil(c, spec, where, err);
         } else {
             return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%u: unknown key '%s' in [vehicle]",
                                      origin, line, key);
@@ -101,6 +113,27 @@ static rtcosim_status set_key(const char *section, const char *key, const char *
                                  " [run] section", origin, line, key);
     }
 #undef BAD
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_ecu_vehicle_add_sil(rtcosim_ecu_vehicle_config *c, const char *value,
+                                           const char *origin, rtcosim_error *err)
+{
+    const char *eq = strchr(value, '=');
+    if (!eq || eq == value || !eq[1] || (size_t)(eq - value) >= sizeof c->sil[0].ecu ||
+        strlen(eq + 1) >= sizeof c->sil[0].path)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: expected ECU=PATH.so with a short"
+                                 " name and path, got '%s'", origin, value);
+    if (c->sil_count == RTCOSIM_VEHICLE_SIL_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: at most %d ECUs on shared objects", origin, RTCOSIM_VEHICLE_SIL_MAX);
+    for (unsigned k = 0; k < c->sil_count; k++)
+        if (strlen(c->sil[k].ecu) == (size_t)(eq - value) &&
+            strncmp(c->sil[k].ecu, value, (size_t)(eq - value)) == 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: ECU '%s' named twice", origin,
+                                     c->sil[k].ecu);
+    snprintf(c->sil[c->sil_count].ecu, sizeof c->sil[0].ecu, "%.*s", (int)(eq - value), value);
+    snprintf(c->sil[c->sil_count].path, sizeof c->sil[0].path, "%s", eq + 1);
+    c->sil_count++;
     return RTCOSIM_OK;
 }
 

@@ -52,6 +52,15 @@ typedef struct rtcosim_ecu_config {
     size_t sensor_count, actuator_count; /* <= RTCOSIM_ECU_IO_MAX */
     const double *actuator_init; /* actuator values before the first job (NULL: zeros) */
     void *user;                 /* handed to task and interrupt code (rtcosim_ecu_io_user) */
+    /* Software in the loop: the path of ECU code compiled for the host as a
+     * shared object (contract: rtcosim/ecu_so.h). A private copy is loaded;
+     * its writable data is the software state (software_size and
+     * software_init must be 0 and NULL), captured and restored without
+     * save/restore code of its own. Tasks and interrupts name its entry
+     * points (rtcosim_ecu_add_task_symbol, rtcosim_ecu_add_can_rx_symbol).
+     * A file that cannot be read or loaded, is not a shared object of this
+     * host or has thread-local variables: EINVAL/EIO naming the file. */
+    const char *shared_object;
 } rtcosim_ecu_config;
 
 typedef enum rtcosim_plant_mode {
@@ -89,6 +98,30 @@ rtcosim_status rtcosim_ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_
  * with an ISR (fn != NULL), run `cycles` of interrupt code on every frame. */
 rtcosim_status rtcosim_ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended,
                                       uint64_t cycles, rtcosim_ecu_isr_fn fn, rtcosim_error *err);
+/* The same for an ECU on a shared object (config.shared_object): the code is
+ * the object's exported function `symbol` (signatures in rtcosim/ecu_so.h).
+ * A symbol the object does not export: ENOTFOUND naming object and symbol. */
+rtcosim_status rtcosim_ecu_add_task_symbol(rtcosim_ecu *ecu, const char *name,
+                                           rtcosim_time_ns period, rtcosim_time_ns offset,
+                                           uint64_t cycles, int priority, const char *symbol,
+                                           rtcosim_error *err);
+rtcosim_status rtcosim_ecu_add_can_rx_symbol(rtcosim_ecu *ecu, uint32_t id, bool extended,
+                                             uint64_t cycles, const char *symbol,
+                                             rtcosim_error *err);
+/* The address of the exported variable `symbol` of an ECU's shared object
+ * (to read its state between runs, or to set a calibration value before
+ * the first run, see rtcosim_ecu_so_set); NULL when absent or not a
+ * shared-object ECU. */
+void *rtcosim_ecu_so_symbol(rtcosim_ecu *ecu, const char *symbol);
+/* Write `size` bytes to the exported variable `symbol`, both now and in the
+ * image every run starts from (a calibration value). ENOTFOUND when absent,
+ * EINVAL when the bytes do not lie inside the captured writable data. */
+rtcosim_status rtcosim_ecu_so_set(rtcosim_ecu *ecu, const char *symbol, const void *value,
+                                  size_t size, rtcosim_error *err);
+/* Whether the speculative scheduler can save and restore this ECU's state;
+ * when not, *reason (may be NULL) says why in a phrase (static or owned by
+ * the ECU). An ECU whose passive plant cannot save its state cannot either. */
+bool rtcosim_ecu_can_save_state(const rtcosim_ecu *ecu, const char **reason);
 /* Declare a frame the ECU sends (its TX database). */
 rtcosim_status rtcosim_ecu_add_can_tx(rtcosim_ecu *ecu, uint32_t id, bool extended, uint8_t dlc,
                                       rtcosim_error *err);
@@ -121,9 +154,14 @@ rtcosim_status rtcosim_ecu_save_state(const rtcosim_ecu *ecu, void *buffer, size
                                       rtcosim_error *err);
 rtcosim_status rtcosim_ecu_restore_state(rtcosim_ecu *ecu, const void *buffer, size_t size,
                                          rtcosim_error *err);
-/* The software state block (read/write between runs) and its size. */
+/* The software state block (read/write between runs) and its size; NULL for
+ * a shared-object ECU, whose state is its object's writable data: copy it
+ * with rtcosim_ecu_software_read (software_size bytes). */
 void *rtcosim_ecu_software(rtcosim_ecu *ecu);
 size_t rtcosim_ecu_software_size(const rtcosim_ecu *ecu);
+void rtcosim_ecu_software_read(const rtcosim_ecu *ecu, void *buffer);
+/* The shared object of a shared-object ECU (as given), else NULL. */
+const char *rtcosim_ecu_shared_object(const rtcosim_ecu *ecu);
 
 /* ---- for task and interrupt code ---- */
 

@@ -164,6 +164,11 @@ typedef struct rtcosim_run_options {
      * predicted stream within which a late event does not roll back to its
      * own step (see rtcosim_events_add_prediction); 0: exact */
     double threshold;
+    /* speculative only: the distributed correction of a predicted stream
+     * after a partial rollback (speculate.h, rtcosim_predictor_config):
+     * 0 the mirrored spread, T > 0 at most T per step over as many steps as
+     * |E| / T needs, then the rest; matters only with threshold > 0. */
+    double correction_capacity;
     /* speculative only: an LP's model state is saved before every k-th event
      * it processes (k = checkpoint_interval); a rollback restores the last
      * snapshot at or before its target and re-executes the events between

@@ -28,16 +28,23 @@ size_t rtcosim_rows_count(const rtcosim_rows *r);
 size_t rtcosim_rows_column_count(const rtcosim_rows *r);
 const char *rtcosim_rows_column_name(const rtcosim_rows *r, size_t column);
 int rtcosim_rows_column_type(const rtcosim_rows *r, size_t column); /* rtcosim_type */
+/* A column's unit and description (NULL where the variable declares none)
+ * and whether it is a parameter or constant (a MAT file's data_1). */
+const char *rtcosim_rows_column_unit(const rtcosim_rows *r, size_t column);
+const char *rtcosim_rows_column_description(const rtcosim_rows *r, size_t column);
+bool rtcosim_rows_column_parameter(const rtcosim_rows *r, size_t column);
 const rtcosim_time_ns *rtcosim_rows_times(const rtcosim_rows *r);
 const rtcosim_value *rtcosim_rows_values(const rtcosim_rows *r); /* count * columns */
-/* Statistics of the run ("steps", "wall_time", the real-time summary's fields). */
+/* Statistics of the run ("steps", "wall_time_s", the real-time summary's
+ * fields); a time figure's name ends in its unit (_s, _us). */
 size_t rtcosim_rows_stat_count(const rtcosim_rows *r);
 const char *rtcosim_rows_stat_name(const rtcosim_rows *r, size_t index);
 double rtcosim_rows_stat_value(const rtcosim_rows *r, size_t index);
 void rtcosim_rows_free(rtcosim_rows *r); /* NULL is a no-op */
 
 /* Progress: the fraction of the simulated interval done and the time
- * reached, called when the fraction grew by at least 1 % and at the end.
+ * reached, called when the whole percent reached grew: at most once per
+ * percent, and exactly once with 1.0 at the end.
  * A non-zero return cancels the run (RTCOSIM_ECANCELED). */
 typedef int (*rtcosim_flat_progress)(void *context, double fraction, double time);
 
@@ -74,6 +81,17 @@ typedef struct rtcosim_flat_simulate_options {
      * non-zero ends the run with RTCOSIM_ECANCELED ("interrupted"), no rows
      * returned as if complete. NULL: none. */
     const int *interrupt;
+    /* FMPy's validate, fmi_call_logger and record_events (added last, as
+     * above): strict refuses a modelDescription.xml that breaks a rule of
+     * the standard (rtcosim_fmu_options.strict; else a warning); log_fmi_calls
+     * logs every FMI call at debug level, category "fmi" ("instance:
+     * fmi2DoStep(...) -> OK"; the caller raises the log level); event_mode:
+     * FMI 3.0 co-simulation FMUs that declare hasEventMode run with Event
+     * Mode, a row before and after each event (as simulate
+     * --event-mode-used), others as without. */
+    int strict;
+    int log_fmi_calls;
+    int event_mode;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error
@@ -105,10 +123,14 @@ typedef struct rtcosim_flat_system_options {
     const char *const *rt_values;
     size_t rt_count;
 } rtcosim_flat_system_options;
+/* rt_names beyond rtcosim_rt_option_set's: "estimator" may repeat, each
+ * either the default spec or a per-signal "SIGNAL=SPEC" (as `run
+ * --estimator`); "delay" "NAME:SPEC" injects compute time into a component
+ * (rtcosim_system_rt_delay_parse; repeatable). */
 
 /* Run an SSP system (.ssd/.ssp) as `rtcosim run` does. Master runs record
  * every observed variable at each output interval (default: every macro
- * step) and the end; statistics: steps, wall_time. Real-time runs write
+ * step) and the end; statistics: steps, end_time_s, wall_time_s. Real-time runs write
  * output_file and return the executor's summary as statistics. */
 rtcosim_status rtcosim_flat_system_run(const char *path, const rtcosim_flat_system_options *o,
                                        rtcosim_rows **out, rtcosim_error *err);

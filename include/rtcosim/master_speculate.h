@@ -39,6 +39,11 @@ extern "C" {
 /* Zero in a field selects its default. */
 typedef struct rtcosim_speculation_options {
     double threshold;  /* Tc >= 0; default 0 (exact) */
+    /* Distributed correction after a partial rollback (speculate.h): 0 the
+     * mirrored spread, T > 0 at most T per step over as many steps as |E| / T
+     * needs, then the rest; negative or not finite: EINVAL. Matters only with
+     * threshold > 0. */
+    double correction_capacity;
     size_t horizon;    /* steps an LP may run ahead of its last committed step; default 16 */
     size_t order;      /* predictor order N; default 3 (see speculate.h) */
     size_t window;     /* predictor window M; default 16 */

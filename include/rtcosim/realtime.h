@@ -128,9 +128,14 @@ typedef struct rtcosim_rt_options {
     size_t overrun_log; /* keep the first and the last overrun_log overruns */
     size_t frame_log;   /* per-frame records kept (from the start); 0: none */
 
-    /* Mixed real-time / non-real-time. non_realtime: comma-separated instance
-     * names of the components that form the non-real-time part (NULL or "":
-     * everything is real-time). */
+    /* Mixed real-time / non-real-time. non_realtime: the non-real-time
+     * parts, separated by ';', each the comma-separated instance names of
+     * its components ("engine,transmission;body": two parts; NULL or "":
+     * everything is real-time). Each part steps on its own thread (virtual
+     * clock: its own simulated processor) with its own queues, estimators,
+     * resynchronization, pace and report rows. A connection between two
+     * parts goes through the exchange point: the receiving part gets the
+     * value the real-time part holds for it at te (received or estimated). */
     const char *non_realtime;
     rtcosim_exchange_pattern exchange;
     /* Estimator of every signal from the non-real-time part to the
@@ -140,7 +145,7 @@ typedef struct rtcosim_rt_options {
     /* Per-signal estimators over the default above (borrowed until
      * rtcosim_rt_create): each names a signal from the non-real-time part as
      * in estimates.csv; its map and linear inputs are real-time outputs or
-     * (linear only) other signals from the non-real-time part. */
+     * other signals from the non-real-time parts. */
     const struct rtcosim_rt_signal_estimator *signal_estimators;
     size_t signal_estimator_count;
     /* tv after a step: the timestamp of the last input consumed (false) or
@@ -155,8 +160,12 @@ typedef struct rtcosim_rt_options {
     size_t record_capacity; /* estimate records kept for the report */
     /* Virtual runs only: the virtual clock of the non-real-time part's
      * processor (its injected compute times advance it). Required when the
-     * pacing clock is virtual and a non-real-time part exists. */
+     * pacing clock is virtual and a non-real-time part exists. With several
+     * parts, partner_clocks gives one per part (in the order of
+     * non_realtime; partner_clock then unused): each is a processor of its own. */
     rtcosim_clock *partner_clock;
+    rtcosim_clock *const *partner_clocks;
+    size_t partner_clock_count;
     /* Write the report files (rtcosim_rt_write_report) here at the end of
      * rtcosim_rt_run, also after a failed run (NULL: none). */
     const char *report_dir;
@@ -202,7 +211,7 @@ void rtcosim_rt_options_init(rtcosim_rt_options *options);
 /* Set one option from its command-line spelling, so that a CLI wires
  * `--NAME VALUE` in one line. Names and values:
  *   real-time-factor F (or rt-factor F) | overrun soft|catch-up|skip|fail | step SECONDS |
- *   stop-time SECONDS | start-time SECONDS | non-real-time NAME[,NAME...] |
+ *   stop-time SECONDS | start-time SECONDS | non-real-time NAME[,NAME...][;NAME...] |
  *   exchange N|N-M-... | estimator SPEC (see rtcosim_estimator_spec_parse) |
  *   report DIR | priority 1..99 | cpu N | partner-cpu N | lock-memory yes|no |
  *   cpu-dma-latency US (-1: leave) |
@@ -262,6 +271,8 @@ typedef struct rtcosim_rt_frame {
     rtcosim_time_ns exchange; /* part of exec spent exchanging with the partner */
     rtcosim_time_ns lag;      /* te minus the time of the partner's newest data */
     rtcosim_time_ns tv;       /* the partner's virtual time known at this frame */
+    /* (several parts: the largest lag and the smallest tv of the parts;
+     * each part's in rtcosim_rt_frame_part_at) */
     unsigned flags;
 } rtcosim_rt_frame;
 
@@ -311,10 +322,43 @@ typedef struct rtcosim_rt_summary {
     uint64_t partner_windows, partner_slow_windows;
     double partner_worst_load;             /* of the windows */
     rtcosim_time_ns partner_first_slow_at; /* start of the first slow window */
+    /* With several non-real-time parts the fields above are over all of
+     * them: lost (the first part lost, its name before the reason), longest
+     * lag, late episodes and estimated exchanges of exchange points where any
+     * part was late; pace: the highest mean, p99, maximum, load and worst
+     * window, windows and slow windows summed, the earliest slow window.
+     * Each part's own: rtcosim_rt_part_summary_at. */
+    size_t nonrealtime_parts;
     uint64_t signals_to_rt, signals_to_partner;
     bool dma_latency_held;        /* options.cpu_dma_latency_us was held during the run */
     rtcosim_time_ns calibration_p99; /* 99th percentile of the calibration's frames; 0: none */
 } rtcosim_rt_summary;
+
+/* One non-real-time part of a mixed run: its exchanges, resynchronization
+ * and pace, as the summary's partner figures give them for a single part. */
+typedef struct rtcosim_rt_part_summary {
+    char name[256]; /* its components' instance names joined with '+' */
+    uint64_t signals_to_rt, signals_to_part;
+    uint64_t estimated_exchanges; /* exchange points where its signals were estimated */
+    rtcosim_time_ns max_lag;
+    uint64_t late_episodes, resync_frames_median, resync_frames_max;
+    bool lost;
+    rtcosim_time_ns lost_at;
+    char lost_reason[256];
+    bool abandoned; /* its thread was left running (see partner_abandoned) */
+    rtcosim_time_ns compute_mean, compute_p99, compute_max; /* per step */
+    double load; /* compute time over the real time its simulated time takes */
+    uint64_t windows, slow_windows;
+    double worst_load;
+    rtcosim_time_ns first_slow_at;
+} rtcosim_rt_part_summary;
+
+/* Per logged frame and part: te minus the time of its newest data, its tv,
+ * and whether its signals were estimated at this frame. */
+typedef struct rtcosim_rt_frame_part {
+    rtcosim_time_ns lag, tv;
+    bool estimated;
+} rtcosim_rt_frame_part;
 
 typedef struct rtcosim_rt rtcosim_rt;
 
@@ -349,6 +393,15 @@ const double *rtcosim_rt_frame_signals(const rtcosim_rt *rt, size_t index);
 const rtcosim_estimator *rtcosim_rt_estimator(const rtcosim_rt *rt, size_t signal);
 size_t rtcosim_rt_record_count(const rtcosim_rt *rt);
 const rtcosim_estimate_record *rtcosim_rt_record_at(const rtcosim_rt *rt, size_t index);
+
+/* The non-real-time parts (in the order of options.non_realtime), each
+ * one's summary (after the run), its state at logged frame `index`, and the
+ * length of the windows its pace is judged over. */
+size_t rtcosim_rt_part_count(const rtcosim_rt *rt);
+const rtcosim_rt_part_summary *rtcosim_rt_part_summary_at(const rtcosim_rt *rt, size_t part);
+const rtcosim_rt_frame_part *rtcosim_rt_frame_part_at(const rtcosim_rt *rt, size_t index,
+                                                      size_t part);
+rtcosim_time_ns rtcosim_rt_partner_window(const rtcosim_rt *rt);
 
 /* Write summary.csv, frames.csv (one row per logged frame with the coupled
  * signals: time in the first column, drawable by `rtcosim plot`),

@@ -83,6 +83,12 @@ typedef struct rtcosim_predictor_config {
      * observation. A window holding one value throughout predicts it
      * exactly (order 1, w = 1) without a fit. */
     size_t refit_interval;
+    /* Distributed correction (step 4 of the scheme below): 0 (default) the
+     * mirrored spread over the m steps after the rollback point; T > 0 the
+     * capacity spread, at most T (in the error magnitude's units) per step
+     * over as many steps as |E| / T needs, then the rest. Negative, NaN or
+     * infinite: EINVAL. */
+    double correction_capacity;
 } rtcosim_predictor_config;
 
 typedef struct rtcosim_predictor rtcosim_predictor; /* opaque */
@@ -137,11 +143,19 @@ rtcosim_prediction_method rtcosim_predictor_method(const rtcosim_predictor *p, s
  *     execution: the LP keeps exactly the steps whose inputs were exact). A
  *     NaN error stops m. Without a curve covering n, m = 0.
  *  3. The LP keeps steps n .. n+m-1 and rolls back to step n+m when m < s.
- *  4. Distributed correction (values only): x~''[n+m+j] = x~'[n+m+j] - e~[n+m-1-j]
- *     for j = 0 .. m-1 (indices within the horizon), x~''[n+2m] = x~'[n+2m].
+ *  4. Distributed correction (values only), taking back the accepted error
+ *     E = sum_{k=0..m-1} e~[n+k] (per value component) over the steps from n+m:
+ *     - mirrored (correction_capacity 0): x~''[n+m+j] = x~'[n+m+j] - e~[n+m-1-j]
+ *       for j = 0 .. m-1 (indices within the horizon), x~''[n+2m] = x~'[n+2m];
+ *     - capacity T (correction_capacity > 0): with |E| the magnitude above
+ *       (values only) and K = floor(|E| / T), x~''[n+m+j] = x~'[n+m+j] - E T/|E|
+ *       for j = 0 .. K-1 and x~''[n+m+K] = x~'[n+m+K] - (E - K E T/|E|) (the
+ *       rest, < T), x~' beyond: no step is corrected by more than T, and the
+ *       corrections add up to E. Corrections past the horizon are dropped
+ *       (the next arrival measures against the corrected curve anyway).
  *     Times are not corrected: they take x~' (a correction could reorder events).
  *  5. The curve becomes: the old x~ for n+1 .. n+m-1 (what the kept steps
- *     used), x~'' for n+m .. n+2m-1, x~' beyond; it is the "previous
+ *     used), x~'' for the corrected steps, x~' beyond; it is the "previous
  *     prediction" of the next arrival, so errors do not accumulate.
  * `speculated` larger than the curve's remaining coverage is capped to it.
  * -------------------------------------------------------------------------*/

@@ -88,16 +88,28 @@
  *                  exchange="1" estimator="foh,horizon=0.01" partnerTimeout="1"
  *                  calibrate="true">
  *       <rc:NonRealTime component="transmission"/>      (one per component)
+ *       <rc:NonRealTime component="engine" part="powertrain"/>
+ *       <rc:Estimator signal="transmission.torque" spec="linear:engine.speed"/>
  *     </rc:RealTime>
  *   </ssc:Annotation>
  *
  * rtFactor > 0; overrun: soft | catch-up | skip | fail; exchange: frames
- * between exchanges with the non-real-time part, "N" or a repeated pattern
- * "2,1" (or "2-1"); estimator: as rtcosim_estimator_spec_parse (estimate.h),
- * a relative map:FILE resolved against the .ssd's directory; partnerTimeout
- * in seconds; calibrate: true | false. Unknown attributes, an unknown
- * component, a component named twice and bad values are errors naming file
- * and line.
+ * between exchanges with the non-real-time parts, "N" or a repeated pattern
+ * "2,1" (or "2-1"); estimator: the default of every signal from a
+ * non-real-time part, as rtcosim_estimator_spec_parse (estimate.h), a
+ * relative map:FILE resolved against the .ssd's directory; partnerTimeout
+ * and partnerWindow (the windows a part's pace is judged over) in seconds;
+ * calibrate: true | false. NonRealTime elements with the same part="NAME"
+ * form one non-real-time part (its own thread, queues, estimators, report
+ * rows); those without part form one part together (as
+ * --non-realtime C1,C2, each part as one more --non-realtime). Estimator:
+ * one signal's estimator, as --estimator SIGNAL=SPEC (map and linear inputs,
+ * bounds, rate limit; a relative map resolved as above); the command line's
+ * for the same signal replaces it. Unknown attributes, an unknown
+ * component, a component named twice, an Estimator signal that is not
+ * component.variable of a component, one given twice and bad values are
+ * errors naming file and line (a signal that does not go from a
+ * non-real-time part to the real-time part: when the run is set up).
  *
  * Validation errors are one line, "FILE:LINE: problem", for: malformed XML
  * (.ssd and .ssv), a missing referenced file (component source, .ssv),
@@ -293,7 +305,15 @@ typedef struct rtcosim_ssd_realtime_settings {
     bool has_partner_timeout;
     rtcosim_time_ns partner_timeout;
     bool has_calibrate, calibrate;
-    const char *non_realtime; /* comma-separated component names */
+    bool has_partner_window;
+    rtcosim_time_ns partner_window;
+    /* The non-real-time parts: parts separated by ';', their components
+     * by ',' (rtcosim_rt_options.non_realtime). */
+    const char *non_realtime;
+    /* rc:Estimator elements as "SIGNAL=SPEC" (validated spec, map path
+     * resolved), as --estimator SIGNAL=SPEC. */
+    const char *const *signal_estimators;
+    size_t signal_estimator_count;
 } rtcosim_ssd_realtime_settings;
 
 typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */

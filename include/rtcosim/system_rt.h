@@ -1,6 +1,7 @@
 /* Real-time runs of a system description (C4/C5): the components of an SSP
  * system are split into a real-time part, paced on the real-time executor's
- * thread (te), and a non-real-time part on its own thread (tv); each part is
+ * thread (te), and non-real-time parts (rt.non_realtime "a,b;c": parts
+ * separated by ';'), each on its own thread (tv); each part is
  * a master of its own (step order, multi-rate, unit conversions inside the
  * part), seen by the executor (realtime.h) as one group component whose
  * variables are named "component.variable". Connections between the parts
@@ -53,6 +54,9 @@ typedef struct rtcosim_system_rt_delay {
  * The schedule is allocated into *schedule_out (caller frees). */
 rtcosim_status rtcosim_system_rt_delay_parse(const char *text, rtcosim_system_rt_delay *out,
                                              rtcosim_time_ns **schedule_out, rtcosim_error *err);
+
+/* Non-real-time parts a system run may have (rt.non_realtime "a,b;c"). */
+#define RTCOSIM_SYSTEM_RT_PARTS_MAX 16
 
 typedef struct rtcosim_system_rt_options {
     /* Executor settings. macro_step is the system's (annotation or
@@ -128,10 +132,16 @@ const char *rtcosim_system_rt_column_name(const rtcosim_system_rt *srt, size_t i
 uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt);
 /* The values of the last results row (column order). */
 const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt);
-/* Component names of each part, comma-separated. */
+/* Component names of each part, ", "-separated; non_realtime: those of
+ * every non-real-time part, parts separated by " | ". */
 const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime);
-/* A part's master (NULL: no such part), e.g. for rtcosim_master_get_parallel. */
+/* A part's master (NULL: no such part), e.g. for rtcosim_master_get_parallel;
+ * non_realtime: the first non-real-time part's. */
 const rtcosim_master *rtcosim_system_rt_part(const rtcosim_system_rt *srt, bool non_realtime);
+/* Non-real-time parts, and part i's master (0-based, in the order of
+ * rt.non_realtime; NULL when there is no such part). */
+size_t rtcosim_system_rt_nonrealtime_count(const rtcosim_system_rt *srt);
+const rtcosim_master *rtcosim_system_rt_nonrealtime_part(const rtcosim_system_rt *srt, size_t i);
 
 #ifdef __cplusplus
 }

@@ -12,25 +12,35 @@ the concepts match, so that scripts switch easily::
     result = system.run(step_size=1e-3, coupling="foh", correction="energy")
     result, stats = system.run_real_time(rt_factor=10)
 
-Errors raise rtcosim.Error with the library's one-line message.
+    rtcosim.write_result(result, "run.mat")          # or .csv: the CLI's files
+    rtcosim.plot_result(result, names=["h"], filename="h.png")
+
+Errors raise rtcosim.Error with the library's one-line message; unknown
+keywords a TypeError naming them (with the closest accepted one).
 """
 import contextlib
 import csv
 import ctypes
+import decimal
 import logging
 import math
 import numbers
 import os
+import re
 import tempfile
 import threading
+import warnings
 
 import numpy as np
 
 from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, FmuOptions,
                    SimulateOptions, SystemOptions, Value, lib)
 from ._lib import strings as _strings
+from ._keywords import checked_keywords as _checked_keywords
+from ._results import Result, plot_result, write_result
 
-__all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu"]
+__all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu", "Result",
+           "plot_result", "write_result"]
 __version__ = "0.1.0"
 
 # rtcosim_type (component.h) -> NumPy type and the rtcosim_value member holding it.
@@ -45,11 +55,39 @@ _VALUE = np.dtype({"names": ["f64", "f32", "i64", "u64", "b"],
                    "offsets": [0, 0, 0, 0, 0], "itemsize": ctypes.sizeof(Value)})
 
 
-# Statistics that are flags or seconds; the others are counts.
+# Statistics that are flags; those ending in a unit (_s, _us) or a share are
+# numbers; the others are counts.
 _BOOL_STATS = {"failed", "fifo_applied", "memory_locked", "affinity_applied", "partner_isolated",
-               "partner_lost", "terminated_by_component"}
-_SECONDS_STATS = {"drift", "slip", "end_time", "calibration_worst", "calibration_median",
-                  "max_lag", "partner_lost_at", "wall_time"}
+               "partner_lost", "terminated_by_component", "dma_latency_held"}
+# Keys of earlier versions (seconds, documented as drift, end_time, wall_time,
+# ...): still answered, with a DeprecationWarning naming the new key.
+_RENAMED_STATS = {"drift": ("drift_us", 1e-6), "slip": ("slip_us", 1e-6),
+                  "calibration_worst": ("calibration_worst_us", 1e-6),
+                  "calibration_median": ("calibration_median_us", 1e-6),
+                  "max_lag": ("max_lag_s", 1.0), "partner_lost_at": ("partner_lost_at_s", 1.0),
+                  "end_time": ("end_time_s", 1.0), "wall_time": ("wall_time_s", 1.0)}
+
+
+class Statistics(dict):
+    """A run's statistics; a time figure's key ends in its unit, as in the
+    real-time report's summary.csv (drift_us, slip_us, max_lag_s,
+    end_time_s, wall_time_s). The keys of earlier versions (drift, ... in
+    seconds) still answer, in seconds, with a DeprecationWarning."""
+
+    def __missing__(self, key):
+        if key in _RENAMED_STATS and _RENAMED_STATS[key][0] in self:
+            new, scale = _RENAMED_STATS[key]
+            warnings.warn(f"statistics['{key}'] is deprecated: use '{new}' "
+                          f"({'microseconds' if new.endswith('_us') else 'seconds'})",
+                          DeprecationWarning, stacklevel=2)
+            return self[new] * scale
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
 
 # The library's log (its warnings, the FMUs' own messages) goes to the Python
@@ -61,17 +99,50 @@ _log = logging.getLogger("rtcosim")
 _sink = [None]  # a run's logger(level, category, message), else None
 
 
+def _to_python_logger(level, category, text):
+    _log.log(_PY_LEVELS[_LEVELS.index(level)], "%s: %s" % (category, text) if category else text)
+
+
 def _on_log(_context, level, category, message):
     try:
         level = min(max(level, 0), 4)
         text = message.decode(errors="replace")
         cat = category.decode(errors="replace") if category else ""
-        if _sink[0] is not None:
-            _sink[0](_LEVELS[level], cat, text)
-        else:
-            _log.log(_PY_LEVELS[level], "%s: %s" % (cat, text) if cat else text)
+        (_sink[0] or _to_python_logger)(_LEVELS[level], cat, text)
     except Exception:  # noqa: BLE001 - a logger never stops a run
         pass
+
+
+# An FMI call as the library logs it (debug, category "fmi"):
+# "instance: fmi2DoStep(...) -> OK"; FMPy's fmi_call_logger gets the call.
+_FMI_CALL = re.compile(r"^.*?: ((?:\w+_)?fmi\w*\(.*\) -> \S+)$", re.S)
+
+
+def _with_call_logger(sink, fmi_call_logger, shown_level):
+    """A log sink that hands FMI call lines to fmi_call_logger(line) and
+    passes the rest on to sink (None: the Python logger) when their level
+    was shown before the run raised it to debug."""
+    sink = sink or _to_python_logger
+
+    def route(level, category, text):
+        if level == "debug" and category == "fmi":
+            m = _FMI_CALL.match(text)
+            if m:
+                fmi_call_logger(m.group(1))
+                return
+        if _LEVELS.index(level) <= shown_level:
+            sink(level, category, text)
+    return route
+
+
+@contextlib.contextmanager
+def _log_level(level):
+    previous = lib.rtcosim_log_get_level()
+    lib.rtcosim_log_set_level(level)
+    try:
+        yield previous
+    finally:
+        lib.rtcosim_log_set_level(previous)
 
 
 _LOG_HANDLER = LOG_HANDLER(_on_log)
@@ -235,13 +306,23 @@ def _take_rows(handle):
                                         for k in range(n)]
                     else:
                         result[name] = cells[:, i][_TYPES[t][1]].astype(_TYPES[t][0])
-        stats = {}
+        stats = Statistics()
         for i in range(lib.rtcosim_rows_stat_count(handle)):
             name = lib.rtcosim_rows_stat_name(handle, i).decode()
             value = lib.rtcosim_rows_stat_value(handle, i)
             stats[name] = (bool(value) if name in _BOOL_STATS
-                           else value if name in _SECONDS_STATS else int(value))
-        return result, stats
+                           else value if name.endswith(("_s", "_us", "_H")) else int(value))
+        units, descriptions, parameters = {"time": "s"}, {}, set()
+        for i, name in enumerate(names):
+            unit = lib.rtcosim_rows_column_unit(handle, i)
+            text = lib.rtcosim_rows_column_description(handle, i)
+            if unit:
+                units[name] = unit.decode()
+            if text:
+                descriptions[name] = text.decode()
+            if lib.rtcosim_rows_column_parameter(handle, i):
+                parameters.add(name)
+        return Result(result, units, descriptions, parameters), stats
     finally:
         lib.rtcosim_rows_free(handle)
 
@@ -263,11 +344,26 @@ def _input_csv(input):
     return ("\n".join(lines) + "\n").encode()
 
 
-def simulate(filename, start_time=None, stop_time=None, output_interval=None,
-             relative_tolerance=None, fmi_type=None, solver=None, start_values={},
-             input=None, output=None, record_every=1, progress=None, step_finished=None,
-             timeout=None, debug_logging=False, logger=None):
-    """Simulate an FMU (FMI 2.0 or 3.0) and return its results.
+def _nanoseconds(value, what):
+    """Exact nanoseconds of a time given as a number or decimal text."""
+    text = value.decode() if isinstance(value, bytes) else str(value)
+    try:
+        ns = decimal.Decimal(text) * 1000000000
+    except decimal.InvalidOperation:
+        raise Error("EINVAL", f"{what}: {value!r} is not a number of seconds") from None
+    return ns
+
+
+@_checked_keywords
+def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver=None,
+             step_size=None, relative_tolerance=None, output_interval=None, record_events=False,
+             fmi_type=None, start_values={}, input=None, output=None, timeout=None,
+             debug_logging=False, logger=None, fmi_call_logger=None, step_finished=None,
+             record_every=1, progress=None):
+    """Simulate an FMU (FMI 1.0, 2.0 or 3.0) and return its results.
+
+    Everything after the file name is a keyword (FMPy's order of them
+    differs from earlier versions of this package; keywords are safe in both).
 
     Arguments as FMPy's simulate_fmu: times in seconds (None: the FMU's
     default experiment, else 0, start + 1 and (stop - start) / 500);
@@ -279,8 +375,23 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     Float inputs are interpolated linearly, others held) or a CSV path;
     output the names to record (default: every output). record_every N
     keeps every N-th communication point (and the last). progress(fraction,
-    time) is called as the run advances (at most ~100 times); returning
-    False cancels it (rtcosim.Error with status 'ECANCELED').
+    time) is called once per whole percent of the interval reached (and
+    once with 1.0 at the end); returning False cancels the run
+    (rtcosim.Error with status 'ECANCELED').
+
+    FMPy's further keywords: step_size is the communication step (model
+    exchange: the Euler step too), output_interval then a whole multiple of
+    it at which rows are kept (default: every step). validate (default True,
+    as FMPy) refuses an FMU whose modelDescription.xml breaks a rule of the
+    standard, with the library's message naming it (validate=False: a
+    warning, as `rtcosim simulate` without --strict). fmi_call_logger(line)
+    receives every FMI call as a line ("fmi2DoStep(...) -> OK", as `rtcosim
+    simulate --log-fmi-calls` logs it). record_events=True records a row
+    before and one after each event, at the event's time, for FMI 3.0
+    co-simulation FMUs that declare hasEventMode (as `rtcosim simulate
+    --event-mode-used`; other co-simulation FMUs run as without, FMPy
+    records events for model exchange only, which rtcosim handles inside
+    its integrator: refused there).
 
     As FMPy: step_finished(time, recorder) is called after every
     communication step (recorder is None here); returning False ends the run
@@ -299,6 +410,16 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     o.start_time = _seconds(start_time, "start_time")
     o.stop_time = _seconds(stop_time, "stop_time")
     o.output_interval = _interval(output_interval, "output_interval")
+    every = 1
+    if step_size is not None:
+        o.output_interval = _interval(step_size, "step_size")
+        if output_interval is not None:
+            ratio = (_nanoseconds(_interval(output_interval, "output_interval"), "output_interval")
+                     / _nanoseconds(o.output_interval, "step_size"))
+            if ratio != ratio.to_integral_value() or ratio < 1:
+                raise Error("EINVAL", f"output_interval: {output_interval!r} s is not a whole "
+                            f"multiple of step_size {step_size!r} s")
+            every = int(ratio)
     o.tolerance = (_positive(relative_tolerance, "relative_tolerance")
                    if relative_tolerance is not None else -1.0)
     if fmi_type not in (None, "CoSimulation", "ModelExchange"):
@@ -317,7 +438,15 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     if input is not None:
         text = _input_csv(input)
         o.input_csv, o.input_csv_size = text, len(text)
-    o.record_every = _whole(record_every, "record_every", 1)
+    o.record_every = _whole(record_every, "record_every", 1) * every
+    o.strict = 1 if validate else 0
+    o.log_fmi_calls = 1 if fmi_call_logger is not None else 0
+    if record_events:
+        if fmi_type == "ModelExchange":
+            raise Error("EUNSUPPORTED", "record_events: rows at events are recorded for FMI 3.0 "
+                        "co-simulation with Event Mode; model exchange handles its events "
+                        "inside the integrator")
+        o.event_mode = 1
     cb = _Progress(progress)
     o.progress = cb.c
     done = _StepFinished(step_finished)
@@ -332,13 +461,20 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
     o.interrupt = ctypes.pointer(interrupt)
     err, handle = ErrorStruct(), ctypes.c_void_p()
     try:
-        with _log_sink(sink):
+        with contextlib.ExitStack() as stack:
+            if fmi_call_logger is not None:
+                shown = stack.enter_context(_log_level(3))  # debug: the call lines
+                sink = _with_call_logger(sink, fmi_call_logger, shown)
+            stack.enter_context(_log_sink(sink))
             status = _run_interruptibly(
                 lambda: lib.rtcosim_flat_simulate(os.fsencode(filename), ctypes.byref(o),
                                                   ctypes.byref(handle), ctypes.byref(err)),
                 interrupt)
         cb.check()
         done.check()
+        if status == 4 and validate and _loads_without_validation(filename):  # EFORMAT
+            raise Error("EFORMAT", err.message.decode(errors="replace")
+                        + " (validate=False accepts it with a warning)")
         err.check(status)
     except BaseException:
         lib.rtcosim_rows_free(handle)  # rows of a run whose callback raised
@@ -347,6 +483,17 @@ def simulate(filename, start_time=None, stop_time=None, output_interval=None,
 
 
 simulate_fmu = simulate  # FMPy's name
+
+
+def _loads_without_validation(filename):
+    """Whether the FMU loads when its modelDescription.xml is not validated
+    (the warnings it then logs are not wanted here)."""
+    with _log_sink(lambda level, category, text: None):
+        try:
+            lib.rtcosim_component_free(_load_component(filename))
+            return True
+        except Error:
+            return False
 
 
 def _load_component(filename):
@@ -438,6 +585,15 @@ def _read_results_csv(path):
     return result
 
 
+def _mapping_or_pairs(value, what):
+    """{name: spec} or [(name, spec), ...] as a list of pairs."""
+    items = value.items() if isinstance(value, dict) else value
+    try:
+        return [(str(k), str(v)) for k, v in items]
+    except (TypeError, ValueError):
+        raise Error("EINVAL", f"{what}: expected {{name: spec}}, got {value!r}") from None
+
+
 class System:
     """An SSP 1.0 system (.ssd or .ssp) run by the co-simulation master.
 
@@ -485,6 +641,7 @@ class System:
             raise
         return _take_rows(handle)
 
+    @_checked_keywords
     def run(self, start_time=None, stop_time=None, step_size=None, output_interval=None,
             order=None, coupling=None, correction=None, step_control=None, threads=None,
             parameter_sets=(), start_values={}, output=None, progress=None):
@@ -494,7 +651,9 @@ class System:
         structured array, one row per output_interval (default every macro
         step) and the end. order: 'jacobi' | 'gauss-seidel'; coupling:
         'zoh' | 'foh' | 'soh'; correction: 'none' | 'energy' (= 'dead-time')
-        | 'integrator'. Statistics (steps, wall_time) land in self.statistics."""
+        | 'integrator'. Returns a Result (units and descriptions from the
+        components' variables). Statistics (steps, end_time_s, wall_time_s)
+        land in self.statistics."""
         keep = []
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, step_control, threads, parameter_sets, start_values,
@@ -502,19 +661,28 @@ class System:
         result, self.statistics = self._call(o, cb)
         return result
 
+    @_checked_keywords
     def run_real_time(self, start_time=None, stop_time=None, step_size=None,
                       output_interval=None, rt_factor=None, overrun=None, non_realtime=None,
-                      exchange=None, estimator=None, partner_timeout=None, calibrate=None,
-                      virtual_clock=False, rt_options={}, order=None, coupling=None,
-                      correction=None, parameter_sets=(), start_values={}, output=None):
+                      exchange=None, estimator=None, estimators=None, partner_timeout=None,
+                      calibrate=None, virtual_clock=False, inject_delays=None, rt_options={},
+                      order=None, coupling=None, correction=None, parameter_sets=(),
+                      start_values={}, output=None):
         """Run paced to the wall clock (`rtcosim run --real-time`): rt_factor
         K runs at K times real time; overrun 'soft' | 'catch-up' | 'skip' |
         'fail'; non_realtime names the components run on their own thread
         (list or comma-separated); exchange 'N' or a pattern '2-1';
-        estimator as the CLI's --estimator; virtual_clock=True runs on
-        deterministic virtual clocks; rt_options any further executor option
-        {name: value} (realtime.h). Returns (results, statistics) with the
-        executor's summary (frames, overruns, drift, ... in seconds) as a dict."""
+        estimator the default estimator of the signals from the
+        non-real-time part and estimators={signal: spec} per-signal ones
+        (both as the CLI's --estimator SPEC and --estimator SIGNAL=SPEC:
+        'zoh', 'foh,rate=1000', 'map:FILE', 'linear:a.x+b.y', ...);
+        inject_delays={component: spec} compute time injected as the CLI's
+        --inject-delay NAME:SPEC ('schedule=0/0/0.0025', 'mean=0.4,...');
+        virtual_clock=True runs on deterministic virtual clocks; rt_options
+        any further executor option {name: value} (realtime.h). Returns
+        (results, statistics): a Result (units from the components) and the
+        executor's summary as a dict whose time figures carry their unit
+        (drift_us, slip_us, max_lag_s, end_time_s, ... as summary.csv)."""
         keep = []
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, None, None, parameter_sets, start_values, output,
@@ -529,8 +697,13 @@ class System:
                                    else ",".join(non_realtime))
         if exchange is not None:
             rt["exchange"] = str(exchange)
+        pairs = []  # repeatable options, after the others
         if estimator is not None:
-            rt["estimator"] = estimator
+            pairs.append(("estimator", str(estimator)))
+        for signal, spec in _mapping_or_pairs(estimators or {}, "estimators"):
+            pairs.append(("estimator", f"{signal}={spec}"))
+        for component, spec in _mapping_or_pairs(inject_delays or {}, "inject_delays"):
+            pairs.append(("inject-delay", f"{component}:{spec}"))
         if partner_timeout is not None:
             x = float(partner_timeout)
             if not (math.isfinite(x) and x >= 0):
@@ -540,14 +713,16 @@ class System:
         if calibrate is not None:
             rt["calibrate"] = "yes" if calibrate else "no"
         rt.update({k: _value_text(v) for k, v in rt_options.items()})
-        o.rt_names, o.rt_count, k1 = _strings(list(rt))
-        o.rt_values, _, k2 = _strings(list(rt.values()))
+        o.rt_names, o.rt_count, k1 = _strings(list(rt) + [k for k, _ in pairs])
+        o.rt_values, _, k2 = _strings(list(rt.values()) + [v for _, v in pairs])
         keep += [k1, k2]
         o.real_time = True
         o.virtual_clock = bool(virtual_clock)
         with tempfile.TemporaryDirectory(prefix="rtcosim-") as tmp:
             path = os.path.join(tmp, "results.csv")
             o.output_file = path.encode()
-            _, self.statistics = self._call(o, cb)
+            # The rows are in the CSV; the table returned names the columns' units.
+            described, self.statistics = self._call(o, cb)
             result = _read_results_csv(path)
-        return result, self.statistics
+        return Result(result, described.units, described.descriptions,
+                      described.parameters), self.statistics

@@ -116,7 +116,9 @@ class SimulateOptions(ctypes.Structure):
                 ("progress", PROGRESS), ("progress_context", ctypes.c_void_p),
                 ("step_finished", STEP_FINISHED), ("step_context", ctypes.c_void_p),
                 ("timeout", ctypes.c_double), ("fmu_logging", ctypes.c_int),
-                ("interrupt", ctypes.POINTER(ctypes.c_int))]
+                ("interrupt", ctypes.POINTER(ctypes.c_int)),
+                ("strict", ctypes.c_int), ("log_fmi_calls", ctypes.c_int),
+                ("event_mode", ctypes.c_int)]
 
 
 class SystemOptions(ctypes.Structure):
@@ -133,6 +135,21 @@ class SystemOptions(ctypes.Structure):
                 ("real_time", ctypes.c_bool), ("virtual_clock", ctypes.c_bool),
                 ("output_file", ctypes.c_char_p),
                 ("rt_names", _STRINGS), ("rt_values", _STRINGS), ("rt_count", ctypes.c_size_t)]
+
+
+class Column(ctypes.Structure):
+    """rtcosim_column (results.h)."""
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("unit", ctypes.c_char_p),
+                ("description", ctypes.c_char_p), ("parameter", ctypes.c_bool)]
+
+
+class RecorderOptions(ctypes.Structure):
+    """rtcosim_recorder_options (results.h)."""
+    _fields_ = [("path", ctypes.c_char_p), ("columns", ctypes.POINTER(Column)),
+                ("column_count", ctypes.c_size_t), ("record_every", ctypes.c_uint32),
+                ("writer_thread", ctypes.c_bool), ("drop_when_full", ctypes.c_bool),
+                ("ring_rows", ctypes.c_size_t), ("buffer_bytes", ctypes.c_size_t),
+                ("csv_units", ctypes.c_bool), ("max_string_bytes", ctypes.c_size_t)]
 
 
 def strings(items):
@@ -179,6 +196,15 @@ _SIGNATURES = {
     "rtcosim_rows_column_count": (ctypes.c_size_t, [_P]),
     "rtcosim_rows_column_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
     "rtcosim_rows_column_type": (ctypes.c_int, [_P, ctypes.c_size_t]),
+    "rtcosim_rows_column_unit": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
+    "rtcosim_rows_column_description": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
+    "rtcosim_rows_column_parameter": (ctypes.c_bool, [_P, ctypes.c_size_t]),
+    "rtcosim_recorder_open": (ctypes.c_int, [ctypes.POINTER(RecorderOptions), ctypes.POINTER(_P),
+                                             _E]),
+    "rtcosim_recorder_push_row_always": (ctypes.c_int, [_P, ctypes.c_int64, ctypes.c_void_p, _E]),
+    "rtcosim_recorder_close": (ctypes.c_int, [_P, ctypes.c_void_p, _E]),
+    "rtcosim_log_set_level": (None, [ctypes.c_int]),
+    "rtcosim_log_get_level": (ctypes.c_int, []),
     "rtcosim_rows_times": (ctypes.POINTER(ctypes.c_int64), [_P]),
     "rtcosim_rows_values": (ctypes.POINTER(Value), [_P]),
     "rtcosim_rows_stat_count": (ctypes.c_size_t, [_P]),

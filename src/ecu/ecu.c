@@ -11,110 +11,6 @@
 
 #include "ecu_internal.h"
 
-#define ECU_ISR_QUEUE 32
-
-typedef struct ecu_task {
-    char *name;
-    rtcosim_time_ns period, offset, exec_ns;
-    uint64_t cycles;
-    int priority;
-    rtcosim_ecu_task_fn fn;
-} ecu_task;
-
-typedef struct ecu_rx {
-    uint32_t key; /* id | extended << 31 */
-    rtcosim_time_ns exec_ns;
-    rtcosim_ecu_isr_fn fn;
-} ecu_rx;
-
-typedef struct ecu_tx {
-    uint32_t key;
-    uint8_t dlc;
-} ecu_tx;
-
-/* Per-run state of a task and of a mailbox (part of the snapshot). */
-typedef struct task_state {
-    bool pending;
-    rtcosim_time_ns pending_release;
-    rtcosim_ecu_task_stats stats;
-} task_state;
-
-typedef struct mailbox {
-    bool full;
-    rtcosim_can_frame frame;
-} mailbox;
-
-typedef struct isr_job {
-    uint32_t rx;
-    rtcosim_time_ns release;
-    rtcosim_can_frame frame;
-} isr_job;
-
-/* Everything of the emulator that changes during a run besides the software
- * block, the mailboxes and the task states: one struct, so a snapshot is a
- * few memcpy. */
-typedef struct ecu_core {
-    double sensors[RTCOSIM_ECU_IO_MAX], actuators[RTCOSIM_ECU_IO_MAX];
-    bool busy, dispatch_pending;
-    isr_job isr_queue[ECU_ISR_QUEUE];
-    unsigned isr_head, isr_count;
-    rtcosim_ecu_stats stats;
-} ecu_core;
-
-struct rtcosim_ecu {
-    rtcosim_events *sim;
-    rtcosim_lp_id lp;
-    char *name;
-    rtcosim_ecu_config config;
-    void *software, *software_init;
-    double actuator_init[RTCOSIM_ECU_IO_MAX];
-    ecu_task *tasks;
-    size_t task_count, task_capacity;
-    ecu_rx *rx;
-    size_t rx_count, rx_capacity;
-    ecu_tx *tx;
-    size_t tx_count, tx_capacity;
-    ecu_plant *plant;
-    uint32_t node;
-    bool connected;
-    rtcosim_time_ns response_delay;
-    /* per run */
-    ecu_core core;
-    task_state *task_states;
-    mailbox *mailboxes;
-};
-
-struct rtcosim_ecu_io {
-    rtcosim_ecu *ecu;
-    rtcosim_time_ns now, release;
-    bool actuated;
-    uint64_t cycles; /* measured by the job's code; 0: the declared ones */
-    unsigned tx_count;
-    rtcosim_can_frame tx[RTCOSIM_ECU_TX_PER_JOB];
-    rtcosim_error *err;
-    rtcosim_status status; /* first error of actuate (which returns nothing) */
-};
-
-static inline uint32_t key_of(uint32_t id, bool extended)
-{
-    return id | (extended ? UINT32_C(0x80000000) : 0);
-}
-
-static rtcosim_time_ns cycles_to_ns(const rtcosim_ecu *ecu, uint64_t cycles)
-{
-    /* rounded up: an output never appears before the last cycle ends */
-    return (rtcosim_time_ns)((cycles * (uint64_t)RTCOSIM_NS_PER_S + ecu->config.clock_hz - 1) /
-                             ecu->config.clock_hz);
-}
-
-static long find_rx(const rtcosim_ecu *ecu, uint32_t key)
-{
-    for (size_t i = 0; i < ecu->rx_count; i++)
-        if (ecu->rx[i].key == key)
-            return (long)i;
-    return -1;
-}
-
 static void *grow(void *array, size_t *capacity, size_t element)
 {
     size_t cap = *capacity ? 2 * *capacity : 4;
@@ -172,6 +68,7 @@ static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *
         const ecu_rx *rx = &ecu->rx[job.rx];
         io.release = job.release;
         exec = rx->exec_ns;
+        io.code = rx->code;
         if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE)
             st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
         if (st == RTCOSIM_OK)
@@ -192,6 +89,7 @@ static rtcosim_status dispatch(rtcosim_lp *lp, rtcosim_ecu *ecu, rtcosim_error *
         ts->pending = false;
         io.release = ts->pending_release;
         exec = task->exec_ns;
+        io.code = task->code;
         if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE)
             st = ecu_plant_sample(ecu->plant, now, core->sensors, err);
         if (st == RTCOSIM_OK)
@@ -288,8 +186,9 @@ static rtcosim_status ecu_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
                                  " rtcosim_ecu_connect)", ecu->name);
     memset(&ecu->core, 0, sizeof ecu->core);
     memcpy(ecu->core.actuators, ecu->actuator_init, sizeof ecu->core.actuators);
-    if (ecu->config.software_size)
-        memcpy(ecu->software, ecu->software_init, ecu->config.software_size);
+    ecu_software_scatter(ecu, ecu->software_init);
+    if (ecu->so)
+        ecu_so_run_init(ecu->so);
     memset(ecu->mailboxes, 0, ecu->rx_count * sizeof *ecu->mailboxes);
     for (size_t i = 0; i < ecu->task_count; i++) {
         ecu->task_states[i] = (task_state){.stats.name = ecu->tasks[i].name};
@@ -316,11 +215,24 @@ static size_t passive_plant_max(const rtcosim_ecu *ecu)
                ? ecu_plant_snapshot_max(ecu->plant) : 0;
 }
 
+bool rtcosim_ecu_can_save_state(const rtcosim_ecu *ecu, const char **reason)
+{
+    const char *why = NULL;
+    if (ecu->so)
+        (void)ecu_so_capturable(ecu->so, &why);
+    if (!why && ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE &&
+        passive_plant_max(ecu) == 0)
+        why = "its passive plant cannot save its state";
+    if (reason)
+        *reason = why;
+    return why == NULL;
+}
+
 static size_t ecu_snapshot_max(const void *state)
 {
     const rtcosim_ecu *ecu = state;
-    if (ecu->plant && ecu->plant->mode == RTCOSIM_PLANT_PASSIVE && passive_plant_max(ecu) == 0)
-        return 0; /* its plant cannot save its state */
+    if (!rtcosim_ecu_can_save_state(ecu, NULL))
+        return 0; /* run conservatively */
     /* the compact layout of ecu_save: at most the flat one and a count */
     return rtcosim_ecu_state_size(ecu) + sizeof(unsigned) + passive_plant_max(ecu);
 }
@@ -344,7 +256,7 @@ static rtcosim_status ecu_save(const void *state, void *buffer, size_t capacity,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': state buffer too small",
                                  ecu->name);
     unsigned char *p = buffer;
-    memcpy(p, ecu->software, ecu->config.software_size);
+    ecu_software_gather(ecu, p);
     p += ecu->config.software_size;
     memcpy(p, c, head);
     p += head;
@@ -374,16 +286,16 @@ static rtcosim_status ecu_restore(void *state, const void *buffer, size_t size,
     size_t head = offsetof(ecu_core, isr_queue);
     size_t tail = sizeof *c - offsetof(ecu_core, isr_head);
     const unsigned char *p = buffer;
-    memcpy(ecu->software, p, ecu->config.software_size);
-    p += ecu->config.software_size;
-    memcpy(c, p, head);
-    p += head;
     unsigned count;
     size_t fixed = ecu->config.software_size + head + sizeof count + tail +
                    ecu->rx_count * sizeof(mailbox) + ecu->task_count * sizeof(task_state);
     if (size < fixed)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': a state of %zu bytes is too"
                                  " short", ecu->name, size);
+    ecu_software_scatter(ecu, p);
+    p += ecu->config.software_size;
+    memcpy(c, p, head);
+    p += head;
     memcpy(&count, p, sizeof count);
     p += sizeof count;
     if (count > ECU_ISR_QUEUE || size < fixed + count * sizeof(isr_job))
@@ -426,26 +338,47 @@ rtcosim_status rtcosim_ecu_create(rtcosim_events *sim, const rtcosim_ecu_config 
     if (config->sensor_count > RTCOSIM_ECU_IO_MAX || config->actuator_count > RTCOSIM_ECU_IO_MAX)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': at most %d sensors and %d"
                                  " actuators", name, RTCOSIM_ECU_IO_MAX, RTCOSIM_ECU_IO_MAX);
+    const char *so = config->shared_object;
+    if (so && (config->software_size || config->software_init))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': %s: a shared object's software"
+                                 " state is its own data (software_size must be 0)", name, so);
     rtcosim_ecu *ecu = calloc(1, sizeof *ecu);
     if (!ecu)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
     ecu->sim = sim;
     ecu->config = *config;
+    ecu->config.shared_object = NULL; /* ecu_so_path keeps its own copy */
     ecu->name = strdup(name);
-    ecu->software = calloc(1, config->software_size ? config->software_size : 1);
-    ecu->software_init = calloc(1, config->software_size ? config->software_size : 1);
-    if (!ecu->name || !ecu->software || !ecu->software_init) {
+    if (!ecu->name) {
         rtcosim_ecu_free(ecu);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
     }
     ecu->config.name = ecu->name;
-    if (config->software_init && config->software_size)
-        memcpy(ecu->software_init, config->software_init, config->software_size);
+    rtcosim_status st;
+    if (so) {
+        st = ecu_so_open(ecu, so, err);
+        if (st != RTCOSIM_OK) {
+            rtcosim_ecu_free(ecu);
+            return rtcosim_error_prefix(err, "ecu '%s': ", name);
+        }
+    } else {
+        ecu->software = calloc(1, config->software_size ? config->software_size : 1);
+        ecu->software_init = calloc(1, config->software_size ? config->software_size : 1);
+        ecu->ranges = calloc(1, sizeof *ecu->ranges);
+        if (!ecu->software || !ecu->software_init || !ecu->ranges) {
+            rtcosim_ecu_free(ecu);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
+        }
+        ecu->ranges[0] = (ecu_range){ecu->software, config->software_size};
+        ecu->range_count = config->software_size ? 1 : 0;
+        if (config->software_init && config->software_size)
+            memcpy(ecu->software_init, config->software_init, config->software_size);
+    }
     if (config->actuator_init)
         memcpy(ecu->actuator_init, config->actuator_init,
                config->actuator_count * sizeof(double));
-    rtcosim_status st = rtcosim_events_add_lp(sim, ecu->name, &ecu_model, ecu,
-                                              RTCOSIM_LP_NO_GROUP, &ecu->lp, err);
+    st = rtcosim_events_add_lp(sim, ecu->name, &ecu_model, ecu, RTCOSIM_LP_NO_GROUP, &ecu->lp,
+                               err);
     if (st != RTCOSIM_OK) {
         rtcosim_ecu_free(ecu);
         return st;
@@ -468,6 +401,8 @@ void rtcosim_ecu_free(rtcosim_ecu *ecu)
     ecu_plant_free(ecu->plant);
     free(ecu->software);
     free(ecu->software_init);
+    free(ecu->ranges);
+    ecu_so_close(ecu->so);
     free(ecu->name);
     free(ecu);
 }
@@ -483,6 +418,14 @@ rtcosim_lp_id rtcosim_ecu_plant_lp(const rtcosim_ecu *ecu)
 rtcosim_time_ns rtcosim_ecu_response_delay(const rtcosim_ecu *ecu) { return ecu->response_delay; }
 void *rtcosim_ecu_software(rtcosim_ecu *ecu) { return ecu->software; }
 size_t rtcosim_ecu_software_size(const rtcosim_ecu *ecu) { return ecu->config.software_size; }
+void rtcosim_ecu_software_read(const rtcosim_ecu *ecu, void *buffer)
+{
+    ecu_software_gather(ecu, buffer);
+}
+const char *rtcosim_ecu_shared_object(const rtcosim_ecu *ecu)
+{
+    return ecu->so ? ecu_so_path(ecu->so) : NULL;
+}
 
 static rtcosim_status check_open(const rtcosim_ecu *ecu, rtcosim_error *err)
 {
@@ -495,6 +438,13 @@ static rtcosim_status check_open(const rtcosim_ecu *ecu, rtcosim_error *err)
 rtcosim_status rtcosim_ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns period,
                                     rtcosim_time_ns offset, uint64_t cycles, int priority,
                                     rtcosim_ecu_task_fn fn, rtcosim_error *err)
+{
+    return ecu_add_task(ecu, name, period, offset, cycles, priority, fn, NULL, err);
+}
+
+rtcosim_status ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns period,
+                            rtcosim_time_ns offset, uint64_t cycles, int priority,
+                            rtcosim_ecu_task_fn fn, void *code, rtcosim_error *err)
 {
     rtcosim_status st = check_open(ecu, err);
     if (st != RTCOSIM_OK)
@@ -517,12 +467,18 @@ rtcosim_status rtcosim_ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_
     if (!copy)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
     ecu->tasks[ecu->task_count++] = (ecu_task){copy, period, offset, cycles_to_ns(ecu, cycles),
-                                               cycles, priority, fn};
+                                               cycles, priority, fn, code};
     return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended,
                                       uint64_t cycles, rtcosim_ecu_isr_fn fn, rtcosim_error *err)
+{
+    return ecu_add_can_rx(ecu, id, extended, cycles, fn, NULL, err);
+}
+
+rtcosim_status ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended, uint64_t cycles,
+                              rtcosim_ecu_isr_fn fn, void *code, rtcosim_error *err)
 {
     rtcosim_status st = check_open(ecu, err);
     if (st != RTCOSIM_OK)
@@ -545,7 +501,7 @@ rtcosim_status rtcosim_ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extend
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu: out of memory");
         ecu->rx = r;
     }
-    ecu->rx[ecu->rx_count++] = (ecu_rx){key_of(id, extended), cycles_to_ns(ecu, cycles), fn};
+    ecu->rx[ecu->rx_count++] = (ecu_rx){key_of(id, extended), cycles_to_ns(ecu, cycles), fn, code};
     return RTCOSIM_OK;
 }
 
@@ -659,135 +615,5 @@ rtcosim_status rtcosim_ecu_connect(rtcosim_ecu *ecu, rtcosim_error *err)
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "ecu '%s': ", ecu->name);
     ecu->connected = true;
-    return RTCOSIM_OK;
-}
-
-/* ---- statistics and state ---- */
-
-void rtcosim_ecu_stats_get(const rtcosim_ecu *ecu, rtcosim_ecu_stats *stats)
-{
-    *stats = ecu->core.stats;
-}
-
-size_t rtcosim_ecu_task_count(const rtcosim_ecu *ecu) { return ecu->task_count; }
-
-void rtcosim_ecu_task_stats_get(const rtcosim_ecu *ecu, size_t task, rtcosim_ecu_task_stats *out)
-{
-    memset(out, 0, sizeof *out);
-    if (task < ecu->task_count && ecu->task_states)
-        *out = ecu->task_states[task].stats;
-}
-
-double rtcosim_ecu_sensor(const rtcosim_ecu *ecu, size_t index)
-{
-    return index < RTCOSIM_ECU_IO_MAX ? ecu->core.sensors[index] : 0.0;
-}
-
-double rtcosim_ecu_actuator(const rtcosim_ecu *ecu, size_t index)
-{
-    return index < RTCOSIM_ECU_IO_MAX ? ecu->core.actuators[index] : 0.0;
-}
-
-size_t rtcosim_ecu_state_size(const rtcosim_ecu *ecu)
-{
-    return ecu->config.software_size + sizeof ecu->core + ecu->rx_count * sizeof(mailbox) +
-           ecu->task_count * sizeof(task_state);
-}
-
-rtcosim_status rtcosim_ecu_save_state(const rtcosim_ecu *ecu, void *buffer, size_t size,
-                                      rtcosim_error *err)
-{
-    if (!ecu->connected || size < rtcosim_ecu_state_size(ecu))
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': state needs %zu bytes and a"
-                                 " connected ECU", ecu->name, rtcosim_ecu_state_size(ecu));
-    unsigned char *p = buffer;
-    memcpy(p, ecu->software, ecu->config.software_size);
-    p += ecu->config.software_size;
-    memcpy(p, &ecu->core, sizeof ecu->core);
-    p += sizeof ecu->core;
-    memcpy(p, ecu->mailboxes, ecu->rx_count * sizeof(mailbox));
-    p += ecu->rx_count * sizeof(mailbox);
-    memcpy(p, ecu->task_states, ecu->task_count * sizeof(task_state));
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_ecu_restore_state(rtcosim_ecu *ecu, const void *buffer, size_t size,
-                                         rtcosim_error *err)
-{
-    if (!ecu->connected || size != rtcosim_ecu_state_size(ecu))
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': a state of %zu bytes does not"
-                                 " fit (%zu expected)", ecu->name, size,
-                                 rtcosim_ecu_state_size(ecu));
-    const unsigned char *p = buffer;
-    memcpy(ecu->software, p, ecu->config.software_size);
-    p += ecu->config.software_size;
-    memcpy(&ecu->core, p, sizeof ecu->core);
-    p += sizeof ecu->core;
-    memcpy(ecu->mailboxes, p, ecu->rx_count * sizeof(mailbox));
-    p += ecu->rx_count * sizeof(mailbox);
-    for (size_t i = 0; i < ecu->task_count; i++) {
-        memcpy(&ecu->task_states[i], p, sizeof(task_state));
-        ecu->task_states[i].stats.name = ecu->tasks[i].name; /* pointers stay ours */
-        p += sizeof(task_state);
-    }
-    return RTCOSIM_OK;
-}
-
-/* ---- the job's view ---- */
-
-rtcosim_time_ns rtcosim_ecu_io_now(const rtcosim_ecu_io *io) { return io->now; }
-rtcosim_time_ns rtcosim_ecu_io_release(const rtcosim_ecu_io *io) { return io->release; }
-
-void *rtcosim_ecu_io_user(const rtcosim_ecu_io *io) { return io->ecu->config.user; }
-void rtcosim_ecu_io_set_cycles(rtcosim_ecu_io *io, uint64_t cycles) { io->cycles = cycles; }
-
-double rtcosim_ecu_io_sensor(const rtcosim_ecu_io *io, size_t index)
-{
-    return index < io->ecu->config.sensor_count ? io->ecu->core.sensors[index] : 0.0;
-}
-
-void rtcosim_ecu_io_actuate(rtcosim_ecu_io *io, size_t index, double value)
-{
-    if (index >= io->ecu->config.actuator_count) {
-        if (io->status == RTCOSIM_OK)
-            io->status = rtcosim_error_set(io->err, RTCOSIM_EINVAL, "actuator %zu of %zu",
-                                           index, io->ecu->config.actuator_count);
-        return;
-    }
-    io->ecu->core.actuators[index] = value;
-    io->actuated = true;
-}
-
-bool rtcosim_ecu_io_can_read(rtcosim_ecu_io *io, uint32_t id, bool extended,
-                             rtcosim_can_frame *frame)
-{
-    long k = find_rx(io->ecu, key_of(id, extended));
-    if (k < 0) {
-        if (io->status == RTCOSIM_OK)
-            io->status = rtcosim_error_set(io->err, RTCOSIM_ENOTFOUND, "reads CAN id 0x%" PRIX32
-                                           " that is not in its RX database", id);
-        return false;
-    }
-    if (!io->ecu->mailboxes[k].full)
-        return false;
-    *frame = io->ecu->mailboxes[k].frame;
-    return true;
-}
-
-rtcosim_status rtcosim_ecu_io_can_send(rtcosim_ecu_io *io, uint32_t id, bool extended,
-                                       const uint8_t *data, uint8_t dlc, rtcosim_error *err)
-{
-    if (!io->ecu->config.bus)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s' has no CAN bus", io->ecu->name);
-    if (dlc > RTCOSIM_CAN_DATA_MAX)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can frame 0x%" PRIX32 ": payload of %u"
-                                 " bytes exceeds the 8 bytes of classic CAN", id, dlc);
-    if (io->tx_count == RTCOSIM_ECU_TX_PER_JOB)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "more than %d frames in one job",
-                                 RTCOSIM_ECU_TX_PER_JOB);
-    rtcosim_can_frame *f = &io->tx[io->tx_count++];
-    *f = (rtcosim_can_frame){.id = id, .extended = extended, .dlc = dlc};
-    if (dlc && data)
-        memcpy(f->data, data, dlc);
     return RTCOSIM_OK;
 }

@@ -3,6 +3,10 @@
 #ifndef RTCOSIM_ECU_INTERNAL_H
 #define RTCOSIM_ECU_INTERNAL_H
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "rtcosim/ecu.h"
 
 enum {
@@ -42,6 +46,158 @@ typedef struct ecu_plant {
     } pending[ECU_PENDING_ACTUATIONS];
     unsigned pending_head, pending_count;
 } ecu_plant;
+
+#define ECU_ISR_QUEUE 32
+
+typedef struct ecu_task {
+    char *name;
+    rtcosim_time_ns period, offset, exec_ns;
+    uint64_t cycles;
+    int priority;
+    rtcosim_ecu_task_fn fn;
+    void *code; /* a shared object's entry point (fn is then its trampoline) */
+} ecu_task;
+
+typedef struct ecu_rx {
+    uint32_t key; /* id | extended << 31 */
+    rtcosim_time_ns exec_ns;
+    rtcosim_ecu_isr_fn fn;
+    void *code;
+} ecu_rx;
+
+typedef struct ecu_tx {
+    uint32_t key;
+    uint8_t dlc;
+} ecu_tx;
+
+/* Per-run state of a task and of a mailbox (part of the snapshot). */
+typedef struct task_state {
+    bool pending;
+    rtcosim_time_ns pending_release;
+    rtcosim_ecu_task_stats stats;
+} task_state;
+
+typedef struct mailbox {
+    bool full;
+    rtcosim_can_frame frame;
+} mailbox;
+
+typedef struct isr_job {
+    uint32_t rx;
+    rtcosim_time_ns release;
+    rtcosim_can_frame frame;
+} isr_job;
+
+/* Everything of the emulator that changes during a run besides the software
+ * block, the mailboxes and the task states: one struct, so a snapshot is a
+ * few memcpy. */
+typedef struct ecu_core {
+    double sensors[RTCOSIM_ECU_IO_MAX], actuators[RTCOSIM_ECU_IO_MAX];
+    bool busy, dispatch_pending;
+    isr_job isr_queue[ECU_ISR_QUEUE];
+    unsigned isr_head, isr_count;
+    rtcosim_ecu_stats stats;
+} ecu_core;
+
+/* One piece of the software's memory. */
+typedef struct ecu_range {
+    unsigned char *address;
+    size_t size;
+} ecu_range;
+
+typedef struct ecu_so ecu_so; /* ecu_so.c */
+
+struct rtcosim_ecu {
+    rtcosim_events *sim;
+    rtcosim_lp_id lp;
+    char *name;
+    rtcosim_ecu_config config;
+    /* The software state: the owned block `software` (one range), or a
+     * shared object's writable data (`so`, its ranges; software NULL).
+     * config.software_size is their total, software_init their start image. */
+    void *software, *software_init;
+    ecu_range *ranges;
+    size_t range_count;
+    ecu_so *so;
+    double actuator_init[RTCOSIM_ECU_IO_MAX];
+    ecu_task *tasks;
+    size_t task_count, task_capacity;
+    ecu_rx *rx;
+    size_t rx_count, rx_capacity;
+    ecu_tx *tx;
+    size_t tx_count, tx_capacity;
+    ecu_plant *plant;
+    uint32_t node;
+    bool connected;
+    rtcosim_time_ns response_delay;
+    /* per run */
+    ecu_core core;
+    task_state *task_states;
+    mailbox *mailboxes;
+};
+
+struct rtcosim_ecu_io {
+    rtcosim_ecu *ecu;
+    rtcosim_time_ns now, release;
+    bool actuated;
+    uint64_t cycles; /* measured by the job's code; 0: the declared ones */
+    unsigned tx_count;
+    rtcosim_can_frame tx[RTCOSIM_ECU_TX_PER_JOB];
+    rtcosim_error *err;
+    rtcosim_status status; /* first error of actuate (which returns nothing) */
+    void *code; /* the job's shared-object entry point, or NULL */
+};
+
+/* Copy the software's ranges out to / in from one flat buffer. */
+static inline void ecu_software_gather(const rtcosim_ecu *ecu, unsigned char *out)
+{
+    for (size_t i = 0; i < ecu->range_count; out += ecu->ranges[i].size, i++)
+        memcpy(out, ecu->ranges[i].address, ecu->ranges[i].size);
+}
+
+static inline void ecu_software_scatter(rtcosim_ecu *ecu, const unsigned char *in)
+{
+    for (size_t i = 0; i < ecu->range_count; in += ecu->ranges[i].size, i++)
+        memcpy(ecu->ranges[i].address, in, ecu->ranges[i].size);
+}
+
+static inline uint32_t key_of(uint32_t id, bool extended)
+{
+    return id | (extended ? UINT32_C(0x80000000) : 0);
+}
+
+static inline rtcosim_time_ns cycles_to_ns(const rtcosim_ecu *ecu, uint64_t cycles)
+{
+    /* rounded up: an output never appears before the last cycle ends */
+    return (rtcosim_time_ns)((cycles * (uint64_t)RTCOSIM_NS_PER_S + ecu->config.clock_hz - 1) /
+                             ecu->config.clock_hz);
+}
+
+static inline long find_rx(const rtcosim_ecu *ecu, uint32_t key)
+{
+    for (size_t i = 0; i < ecu->rx_count; i++)
+        if (ecu->rx[i].key == key)
+            return (long)i;
+    return -1;
+}
+
+/* ecu.c: the tasks and interrupts of both kinds of code */
+rtcosim_status ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns period,
+                            rtcosim_time_ns offset, uint64_t cycles, int priority,
+                            rtcosim_ecu_task_fn fn, void *code, rtcosim_error *err);
+rtcosim_status ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended, uint64_t cycles,
+                              rtcosim_ecu_isr_fn fn, void *code, rtcosim_error *err);
+
+/* ecu_so.c: software in the loop. Load a private copy of `path` into
+ * ecu->so, its writable data as ecu->ranges and the start image as
+ * ecu->software_init (config.software_size their total). */
+rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *err);
+void ecu_so_close(ecu_so *so);
+/* At each run's start, after the reset to the start image: ecu_init(). */
+void ecu_so_run_init(ecu_so *so);
+/* false with the reason when the object's state escapes its data. */
+bool ecu_so_capturable(const ecu_so *so, const char **reason);
+const char *ecu_so_path(const ecu_so *so);
 
 /* plant.c */
 rtcosim_status ecu_plant_prepare(ecu_plant *p, const char *instance, rtcosim_error *err);

@@ -26,6 +26,7 @@
  * their own queue and LPs only, and the LPs joined by short lookahead cycles
  * (an ECU network and its bus) stay on one thread where they never roll each
  * other back. Measured on `bench ecu` N = 16 (see README). */
+#include <math.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -270,6 +271,10 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     if (!(o->threshold >= 0))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: the speculation threshold must"
                                  " be a number >= 0");
+    if (!(o->correction_capacity >= 0) || !isfinite(o->correction_capacity))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "events: the correction capacity must be"
+                                 " a finite number >= 0 (0: mirrored spread), got %g",
+                                 o->correction_capacity);
     rtcosim_status st = kernel_partition(sim, T, err);
     if (st != RTCOSIM_OK)
         return st;
@@ -286,7 +291,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
         st = mark_conservative(sim, sim->lps[i], err);
     if (st == RTCOSIM_OK)
-        st = spec_predict_setup(sim, o->threshold, err);
+        st = spec_predict_setup(sim, o->threshold, o->correction_capacity, err);
     /* say so before the run, as `rtcosim run --speculate` does for components */
     for (size_t i = 0; i < sim->lp_count && st == RTCOSIM_OK; i++)
         if (sim->lps[i]->spec->conservative && rtcosim_events_owns(sim, (rtcosim_lp_id)i))

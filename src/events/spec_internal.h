@@ -328,7 +328,8 @@ rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *e
 event_pool *spec_pool(spec_thread *th);
 
 /* spec_predict.c */
-rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold, rtcosim_error *err);
+rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold,
+                                  double correction_capacity, rtcosim_error *err);
 /* After the run: free the streams' predictors and the events they own. */
 void spec_predict_teardown(rtcosim_events *sim);
 struct spec_stream *spec_predict_stream_of(const rtcosim_lp *lp, const rtcosim_event *ev);

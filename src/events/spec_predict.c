@@ -54,7 +54,7 @@ typedef struct stream_obs {
 
 typedef struct spec_stream {
     const spec_prediction_decl *decl;
-    double threshold;
+    double threshold, correction_capacity;
     rtcosim_predictor *pred;
     uint64_t pred_base; /* stream index of the predictor's observation 0 */
     uint64_t tie, last_seq, seq_step;
@@ -148,13 +148,15 @@ static rtcosim_status stream_new_predictor(spec_stream *s, rtcosim_error *err)
 {
     rtcosim_predictor_config pc = {.width = s->decl->width, .horizon = AHEAD, .order = ORDER,
                                    .window = WINDOW, .refit_interval = REFIT,
-                                   .value_scale = s->decl->scale};
+                                   .value_scale = s->decl->scale,
+                                   .correction_capacity = s->correction_capacity};
     rtcosim_predictor_free(s->pred);
     s->pred = NULL;
     return rtcosim_predictor_create(&pc, &s->pred, err);
 }
 
-rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold, rtcosim_error *err)
+rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold,
+                                  double correction_capacity, rtcosim_error *err)
 {
     for (size_t i = 0; i < sim->prediction_count; i++) {
         const spec_prediction_decl *d = &sim->predictions[i];
@@ -176,6 +178,7 @@ rtcosim_status spec_predict_setup(rtcosim_events *sim, double threshold, rtcosim
         }
         s->decl = d;
         s->threshold = threshold;
+        s->correction_capacity = correction_capacity;
         s->hist_cap = 64;
         s->hist = calloc(s->hist_cap, sizeof *s->hist);
         rtcosim_status st = s->hist ? stream_new_predictor(s, err)

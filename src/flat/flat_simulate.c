@@ -117,6 +117,10 @@ static rtcosim_status make_rows(const rtcosim_component *c, const rtcosim_flat_s
             types[i] = vars[i]->type;
         }
         st = rtcosim_rows_create(names, types, n, out, err);
+        for (size_t i = 0; st == RTCOSIM_OK && i < n; i++)
+            st = rtcosim_rows_set_column_meta(*out, i, vars[i]->unit, vars[i]->description,
+                                              vars[i]->variability <= RTCOSIM_VARIABILITY_TUNABLE,
+                                              err);
     }
     free(vars);
     free(names);
@@ -139,7 +143,10 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
                                                                        : RTCOSIM_FMI_CO_SIMULATION,
                               .model_exchange_fallback = o->model_exchange < 0,
                               .solver = (rtcosim_me_solver)o->solver,
-                              .fmu_logging_on = o->fmu_logging != 0};
+                              .fmu_logging_on = o->fmu_logging != 0,
+                              .strict = o->strict != 0,
+                              .log_fmi_calls = o->log_fmi_calls != 0,
+                              .event_mode_where_declared = o->event_mode != 0};
     rtcosim_component *c = NULL;
     rtcosim_csv *input = NULL;
     rtcosim_start_value *starts = calloc(o->start_count + 1, sizeof *starts);
@@ -174,7 +181,7 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
     if ((st = make_rows(c, o, &ctx.rows, err)) != RTCOSIM_OK)
         goto done;
     ctx.progress = (rtcosim_flat_progress_state){o->progress, o->progress_context, so.start_time,
-                                                 so.stop_time, 0.01};
+                                                 so.stop_time, 0};
     rtcosim_simulate_result result = {0};
     if (o->timeout > 0) {
         clock_gettime(CLOCK_MONOTONIC, &ctx.deadline);
@@ -201,7 +208,7 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
         (st = rtcosim_flat_report(&ctx.progress, so.stop_time, err)) != RTCOSIM_OK)
         goto done;
     rtcosim_rows_add_stat(ctx.rows, "steps", (double)result.steps, NULL);
-    rtcosim_rows_add_stat(ctx.rows, "end_time", rtcosim_time_to_seconds(result.end_time), NULL);
+    rtcosim_rows_add_stat(ctx.rows, "end_time_s", rtcosim_time_to_seconds(result.end_time), NULL);
     rtcosim_rows_add_stat(ctx.rows, "terminated_by_component", result.terminated_by_component, NULL);
     rtcosim_rows_add_stat(ctx.rows, "stopped_early", ctx.stopped, NULL);
     *out = ctx.rows;

@@ -8,6 +8,7 @@
 
 #include "flat_internal.h"
 #include "rtcosim/clock.h"
+#include "rtcosim/csv.h"
 #include "rtcosim/estimate.h"
 #include "rtcosim/master.h"
 #include "rtcosim/system.h"
@@ -43,6 +44,79 @@ static rtcosim_status observe(void *context, rtcosim_time_ns t, const double *va
         (st = rtcosim_master_text_observed_values(rc->master, rc->row + rc->numeric, err)) != RTCOSIM_OK)
         return st;
     return rtcosim_rows_append(rc->rows, t, rc->row, err);
+}
+
+/* The variable behind an observed "component.variable": component names
+ * may hold dots themselves (nested systems), so each split is tried. */
+static const rtcosim_variable *observed_variable(const rtcosim_master *m, const char *name)
+{
+    char buf[512];
+    if (snprintf(buf, sizeof buf, "%s", name) >= (int)sizeof buf)
+        return NULL;
+    for (char *dot = strchr(buf, '.'); dot; dot = strchr(dot + 1, '.')) {
+        *dot = '\0';
+        rtcosim_component *c = rtcosim_master_component(m, buf);
+        const rtcosim_variable *v = c ? rtcosim_component_find_variable(c, dot + 1) : NULL;
+        *dot = '.';
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+/* Units and descriptions of the columns, from the components' variables. */
+static rtcosim_status describe_columns(rtcosim_rows *rows, const rtcosim_master *m,
+                                       rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    for (size_t i = 0; st == RTCOSIM_OK && i < rtcosim_rows_column_count(rows); i++) {
+        const rtcosim_variable *v = observed_variable(m, rtcosim_rows_column_name(rows, i));
+        if (v)
+            st = rtcosim_rows_set_column_meta(rows, i, v->unit, v->description,
+                                              v->variability <= RTCOSIM_VARIABILITY_TUNABLE, err);
+    }
+    return st;
+}
+
+static bool every_column_text(void *context, const char *name)
+{
+    (void)context, (void)name;
+    return true; /* results may hold nan and inf, which the numeric reader refuses */
+}
+
+/* A table without rows whose columns are those of the real-time run's CSV,
+ * with their units and descriptions: from a master built (not initialized)
+ * observing them. Without units when that fails: the run itself succeeded. */
+static rtcosim_status described_empty_rows(const rtcosim_system_desc *desc,
+                                           const rtcosim_system_build_options *build,
+                                           const char *csv_path, rtcosim_rows **out,
+                                           rtcosim_error *err)
+{
+    rtcosim_csv *table = NULL;
+    rtcosim_master *m = NULL;
+    if (!csv_path || rtcosim_csv_read_file_text(csv_path, every_column_text, NULL, &table, NULL) !=
+                         RTCOSIM_OK)
+        return rtcosim_rows_create(NULL, NULL, 0, out, err);
+    size_t n = rtcosim_csv_column_count(table);
+    const char **names = calloc(n + 1, sizeof *names);
+    rtcosim_type *types = calloc(n + 1, sizeof *types);
+    rtcosim_status st = names && types ? RTCOSIM_OK
+                                       : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
+        names[i] = rtcosim_csv_column_name(table, i);
+        types[i] = RTCOSIM_TYPE_FLOAT64;
+    }
+    rtcosim_system_build_options observing = *build;
+    observing.observe = names;
+    observing.observe_count = n;
+    if (st == RTCOSIM_OK && (st = rtcosim_rows_create(names, types, n, out, err)) == RTCOSIM_OK &&
+        rtcosim_system_build_master(desc, &observing, &m, NULL) == RTCOSIM_OK)
+        st = describe_columns(*out, m, err);
+    free(names);
+    free(types);
+    rtcosim_master_free(m);
+    rtcosim_csv_free(table);
+    return st;
 }
 
 static rtcosim_status parse_time(const char *what, const char *text, bool *has,
@@ -105,13 +179,14 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
         names[n + i] = rtcosim_master_text_observed_name(m, i);
         types[n + i] = rtcosim_master_text_observed_type(m, i);
     }
-    if (st == RTCOSIM_OK)
-        st = rtcosim_rows_create(names, types, n + texts, &rc.rows, err);
+    if (st == RTCOSIM_OK && (st = rtcosim_rows_create(names, types, n + texts, &rc.rows, err)) ==
+                                RTCOSIM_OK)
+        st = describe_columns(rc.rows, m, err);
     free(names);
     free(types);
     if (st != RTCOSIM_OK)
         goto done;
-    rc.progress = (rtcosim_flat_progress_state){o->progress, o->progress_context, start, stop, 0.01};
+    rc.progress = (rtcosim_flat_progress_state){o->progress, o->progress_context, start, stop, 0};
     double wall = wall_seconds();
     st = rtcosim_master_run(m, stop, observe, &rc, err);
     wall = wall_seconds() - wall;
@@ -130,8 +205,8 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
             goto done;
     }
     rtcosim_rows_add_stat(rc.rows, "steps", (double)rtcosim_master_step_count(m), NULL);
-    rtcosim_rows_add_stat(rc.rows, "end_time", rtcosim_time_to_seconds(rtcosim_master_time(m)), NULL);
-    rtcosim_rows_add_stat(rc.rows, "wall_time", wall, NULL);
+    rtcosim_rows_add_stat(rc.rows, "end_time_s", rtcosim_time_to_seconds(rtcosim_master_time(m)), NULL);
+    rtcosim_rows_add_stat(rc.rows, "wall_time_s", wall, NULL);
     *out = rc.rows;
     rc.rows = NULL;
 done:
@@ -141,6 +216,9 @@ done:
     return st;
 }
 
+/* The executor's summary, each time figure's name ending in its unit (as
+ * the real-time report's summary.csv gives them: drift, slip and
+ * calibration in microseconds, times of the run in seconds). */
 static void add_summary(rtcosim_rows *r, const rtcosim_rt_summary *s, double wall)
 {
 #define STAT(name, value) rtcosim_rows_add_stat(r, name, (double)(value), NULL)
@@ -150,12 +228,12 @@ static void add_summary(rtcosim_rows *r, const rtcosim_rt_summary *s, double wal
     STAT("overruns_backlog", s->overruns_backlog);
     STAT("overruns_execution", s->overruns_execution);
     STAT("overruns_wakeup", s->overruns_wakeup);
-    STAT("drift", rtcosim_time_to_seconds(s->drift));
-    STAT("slip", rtcosim_time_to_seconds(s->slip));
+    STAT("drift_us", (double)s->drift / 1e3);
+    STAT("slip_us", (double)s->slip / 1e3);
     STAT("failed", s->failed);
-    STAT("end_time", rtcosim_time_to_seconds(s->stopped_at));
-    STAT("calibration_worst", rtcosim_time_to_seconds(s->calibration_worst));
-    STAT("calibration_median", rtcosim_time_to_seconds(s->calibration_median));
+    STAT("end_time_s", rtcosim_time_to_seconds(s->stopped_at));
+    STAT("calibration_worst_us", (double)s->calibration_worst / 1e3);
+    STAT("calibration_median_us", (double)s->calibration_median / 1e3);
     STAT("fifo_applied", s->fifo_applied);
     STAT("memory_locked", s->memory_locked);
     STAT("dma_latency_held", s->dma_latency_held);
@@ -165,14 +243,18 @@ static void add_summary(rtcosim_rows *r, const rtcosim_rt_summary *s, double wal
     STAT("overruns_while_late", s->overruns_while_late);
     STAT("overruns_partner", s->overruns_partner);
     STAT("partner_isolated", s->partner_isolated);
-    STAT("max_lag", rtcosim_time_to_seconds(s->max_lag));
+    STAT("max_lag_s", rtcosim_time_to_seconds(s->max_lag));
     STAT("late_episodes", s->late_episodes);
     STAT("resync_frames_median", s->resync_frames_median);
     STAT("resync_frames_max", s->resync_frames_max);
     STAT("partner_lost", s->partner_lost);
-    STAT("partner_lost_at", rtcosim_time_to_seconds(s->partner_lost_at));
+    STAT("partner_lost_at_s", rtcosim_time_to_seconds(s->partner_lost_at));
     STAT("records_dropped", s->records_dropped);
-    STAT("wall_time", wall);
+    STAT("nonrealtime_compute_mean_us", (double)s->partner_compute_mean / 1e3);
+    STAT("nonrealtime_compute_p99_us", (double)s->partner_compute_p99 / 1e3);
+    STAT("nonrealtime_share_of_H", s->partner_load);
+    STAT("nonrealtime_slow_windows", s->partner_slow_windows);
+    STAT("wall_time_s", wall);
 #undef STAT
 }
 
@@ -199,10 +281,60 @@ static rtcosim_status run_real_time(const char *path, const rtcosim_system_desc 
         st = rtcosim_exchange_pattern_parse(ann->exchange, &so.rt.exchange, err);
     if (st == RTCOSIM_OK && ann->estimator)
         st = rtcosim_estimator_spec_parse(ann->estimator, &so.rt.estimator, err);
-    for (size_t i = 0; st == RTCOSIM_OK && i < o->rt_count; i++)
-        st = rtcosim_rt_option_set(&so.rt, o->rt_names[i], o->rt_values[i], err);
-    if (st != RTCOSIM_OK)
-        return rtcosim_error_prefix(err, "%s: ", path);
+    /* Per-signal estimators and injected delays, as `run --estimator
+     * SIGNAL=SPEC` and `--inject-delay NAME:SPEC`; the rest are executor options. */
+    rtcosim_rt_signal_estimator *per_signal = calloc(o->rt_count + 1, sizeof *per_signal);
+    rtcosim_system_rt_delay *delays = calloc(o->rt_count + 1, sizeof *delays);
+    rtcosim_time_ns **schedules = calloc(o->rt_count + 1, sizeof *schedules);
+    size_t per_signal_count = 0, delay_count = 0;
+    if (!per_signal || !delays || !schedules)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    const char *given_default = NULL;
+    for (size_t i = 0; st == RTCOSIM_OK && i < o->rt_count; i++) {
+        if (strcmp(o->rt_names[i], "estimator") == 0) {
+            bool is_signal = false;
+            rtcosim_rt_signal_estimator *se = &per_signal[per_signal_count];
+            if ((st = rtcosim_rt_signal_estimator_parse(o->rt_values[i], se, &is_signal, err)) !=
+                RTCOSIM_OK) {
+                rtcosim_error_prefix(err, "estimator: ");
+            } else if (!is_signal) {
+                if (given_default)
+                    st = rtcosim_error_set(err, RTCOSIM_EINVAL, "estimator: the default estimator "
+                                           "is given twice ('%s' and '%s')",
+                                           given_default, o->rt_values[i]);
+                given_default = o->rt_values[i];
+                so.rt.estimator = se->spec;
+            } else {
+                for (size_t k = 0; k < per_signal_count && st == RTCOSIM_OK; k++)
+                    if (strcmp(per_signal[k].signal, se->signal) == 0)
+                        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                               "estimator: signal '%s' is given twice", se->signal);
+                per_signal_count++;
+            }
+        } else if (strcmp(o->rt_names[i], "inject-delay") == 0) {
+            if ((st = rtcosim_system_rt_delay_parse(o->rt_values[i], &delays[delay_count],
+                                                    &schedules[delay_count], err)) != RTCOSIM_OK)
+                rtcosim_error_prefix(err, "inject-delay: ");
+            else
+                delay_count++;
+        } else {
+            st = rtcosim_rt_option_set(&so.rt, o->rt_names[i], o->rt_values[i], err);
+        }
+    }
+    if (st == RTCOSIM_OK && per_signal_count && !(so.rt.non_realtime && *so.rt.non_realtime))
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "estimator %s=...: per-signal estimators need "
+                               "a non-real-time part (non_realtime)", per_signal[0].signal);
+    so.rt.signal_estimators = per_signal;
+    so.rt.signal_estimator_count = per_signal_count;
+    so.delays = delays;
+    so.delay_count = delay_count;
+    rtcosim_clock *pacing = NULL, *partner = NULL;
+    rtcosim_system_rt *srt = NULL;
+    rtcosim_rows *rows = NULL;
+    if (st != RTCOSIM_OK) {
+        rtcosim_error_prefix(err, "%s: ", path);
+        goto done;
+    }
     so.rt.start_time = start;
     so.rt.stop_time = stop;
     so.build = *build;
@@ -212,10 +344,7 @@ static rtcosim_status run_real_time(const char *path, const rtcosim_system_desc 
     so.output_file = o->output_file;
     if ((st = parse_time("output_interval", o->output_interval, NULL, &so.output_interval, err)) !=
         RTCOSIM_OK)
-        return st;
-    rtcosim_clock *pacing = NULL, *partner = NULL;
-    rtcosim_system_rt *srt = NULL;
-    rtcosim_rows *rows = NULL;
+        goto done;
     if (o->virtual_clock && ((st = rtcosim_clock_create_virtual(0, &pacing, err)) != RTCOSIM_OK ||
                              (st = rtcosim_clock_create_virtual(0, &partner, err)) != RTCOSIM_OK))
         goto done;
@@ -230,7 +359,7 @@ static rtcosim_status run_real_time(const char *path, const rtcosim_system_desc 
         rtcosim_error_prefix(err, "%s: ", path);
         goto done;
     }
-    if ((st = rtcosim_rows_create(NULL, NULL, 0, &rows, err)) != RTCOSIM_OK)
+    if ((st = described_empty_rows(desc, build, o->output_file, &rows, err)) != RTCOSIM_OK)
         goto done;
     add_summary(rows, rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt)), wall);
     rtcosim_rows_add_stat(rows, "rows_written", (double)rtcosim_system_rt_rows_written(srt), NULL);
@@ -239,6 +368,11 @@ done:
     rtcosim_system_rt_free(srt);
     rtcosim_clock_free(pacing);
     rtcosim_clock_free(partner);
+    for (size_t i = 0; schedules && i < delay_count; i++)
+        free(schedules[i]);
+    free(schedules);
+    free(delays);
+    free(per_signal);
     return st;
 }
 

@@ -18,7 +18,10 @@ rtcosim_status rtcosim_rows_create(const char *const *names, const rtcosim_type 
     r->columns = columns;
     r->names = calloc(columns + 1, sizeof *r->names);
     r->types = calloc(columns + 1, sizeof *r->types);
-    if (!r->names || !r->types) {
+    r->units = calloc(columns + 1, sizeof *r->units);
+    r->descriptions = calloc(columns + 1, sizeof *r->descriptions);
+    r->parameters = calloc(columns + 1, sizeof *r->parameters);
+    if (!r->names || !r->types || !r->units || !r->descriptions || !r->parameters) {
         rtcosim_rows_free(r);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
     }
@@ -69,6 +72,23 @@ rtcosim_status rtcosim_rows_append(rtcosim_rows *r, rtcosim_time_ns t, const rtc
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_rows_set_column_meta(rtcosim_rows *r, size_t column, const char *unit,
+                                            const char *description, bool parameter,
+                                            rtcosim_error *err)
+{
+    if (column >= r->columns)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "no result column %zu", column);
+    free(r->units[column]);
+    free(r->descriptions[column]);
+    r->units[column] = unit && *unit ? strdup(unit) : NULL;
+    r->descriptions[column] = description && *description ? strdup(description) : NULL;
+    r->parameters[column] = parameter;
+    if ((unit && *unit && !r->units[column]) ||
+        (description && *description && !r->descriptions[column]))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_rows_add_stat(rtcosim_rows *r, const char *name, double value,
                                      rtcosim_error *err)
 {
@@ -88,6 +108,18 @@ const char *rtcosim_rows_column_name(const rtcosim_rows *r, size_t column)
 int rtcosim_rows_column_type(const rtcosim_rows *r, size_t column)
 {
     return column < r->columns ? (int)r->types[column] : -1;
+}
+const char *rtcosim_rows_column_unit(const rtcosim_rows *r, size_t column)
+{
+    return column < r->columns ? r->units[column] : NULL;
+}
+const char *rtcosim_rows_column_description(const rtcosim_rows *r, size_t column)
+{
+    return column < r->columns ? r->descriptions[column] : NULL;
+}
+bool rtcosim_rows_column_parameter(const rtcosim_rows *r, size_t column)
+{
+    return column < r->columns && r->parameters[column];
 }
 const rtcosim_time_ns *rtcosim_rows_times(const rtcosim_rows *r) { return r->times; }
 const rtcosim_value *rtcosim_rows_values(const rtcosim_rows *r) { return r->values; }
@@ -114,26 +146,39 @@ void rtcosim_rows_free(rtcosim_rows *r)
                 free((uint8_t *)r->values[k * r->columns + i].bin.data);
         if (r->names)
             free(r->names[i]);
+        if (r->units)
+            free(r->units[i]);
+        if (r->descriptions)
+            free(r->descriptions[i]);
     }
     free(r->names);
+    free(r->units);
+    free(r->descriptions);
+    free(r->parameters);
     free(r->types);
     free(r->times);
     free(r->values);
     free(r);
 }
 
-/* Progress throttled to steps of 1 % (and the end), so that a binding's
- * callback costs nothing per step. */
+/* Progress throttled to whole percents, so that a binding's callback costs
+ * nothing per step: called when the whole percent of the interval reached
+ * grew (in integers, so that 0.29 s of 1 s is 29 %, not 28.999...), hence at
+ * most once per percent and once at 100 % however often the end is
+ * reported (the last step, then the run's end). */
 rtcosim_status rtcosim_flat_report(rtcosim_flat_progress_state *p, rtcosim_time_ns t,
                                    rtcosim_error *err)
 {
     if (!p->fn)
         return RTCOSIM_OK;
-    double span = (double)(p->stop - p->start);
-    double fraction = span > 0 ? (double)(t - p->start) / span : 1.0;
-    if (fraction < p->next && t < p->stop)
+    rtcosim_time_ns span = p->stop - p->start;
+    int percent = 100;
+    if (span > 0 && t < p->stop)
+        percent = t <= p->start ? 0 : (int)((__int128)(t - p->start) * 100 / span);
+    if (percent <= p->reported)
         return RTCOSIM_OK;
-    p->next = fraction + 0.01;
+    p->reported = percent;
+    double fraction = percent == 100 ? 1.0 : (double)(t - p->start) / (double)span;
     if (p->fn(p->context, fraction, rtcosim_time_to_seconds(t)) != 0)
         return rtcosim_error_set(err, RTCOSIM_ECANCELED, "cancelled by the progress callback");
     return RTCOSIM_OK;

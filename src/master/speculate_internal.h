@@ -102,7 +102,7 @@ typedef struct spec_run {
     rtcosim_master *m;
     spec_lp *lps;
     size_t lp_count;
-    double threshold;
+    double threshold, correction_capacity;
     size_t horizon, order, window;
     rtcosim_time_ns t0, h;
     rtcosim_time_ns stop;

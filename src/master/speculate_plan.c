@@ -3,6 +3,7 @@
  * conservatively (and why), each LP's input streams per producer with their
  * index shifts, predictors, rollback tables and output rings, all sized here
  * so that the run itself never allocates. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -158,6 +159,7 @@ static rtcosim_status build_streams(spec_run *run, spec_lp *lp, rtcosim_error *e
         const size_t reach = (size_t)spec_input_index(st, run->horizon) + 2;
         rtcosim_predictor_config pc = {.width = st->width, .order = run->order,
                                        .window = run->window, .horizon = reach,
+                                       .correction_capacity = run->correction_capacity,
                                        .nominal_interval_ns =
                                            (rtcosim_time_ns)st->producer_multiple * run->h};
         rtcosim_status status = rtcosim_predictor_create(&pc, &st->predictor, err);
@@ -226,6 +228,7 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
     atomic_flag_clear(&run->recording);
     run->m = m;
     run->threshold = o && o->threshold > 0 ? o->threshold : 0;
+    run->correction_capacity = o ? o->correction_capacity : 0;
     run->horizon = o && o->horizon ? o->horizon : 16;
     run->order = o && o->order ? o->order : 3;
     run->window = o && o->window ? o->window : 16;
@@ -243,6 +246,10 @@ rtcosim_status spec_run_setup(spec_run *run, rtcosim_master *m,
         run->threads = (unsigned)m->comp_count;
     if (o && !(o->threshold >= 0))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: speculation threshold must be >= 0");
+    if (!(run->correction_capacity >= 0) || !isfinite(run->correction_capacity))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: speculation correction capacity "
+                                 "must be a finite number >= 0 (0: mirrored spread), got %g",
+                                 run->correction_capacity);
     if (run->order > RTCOSIM_PREDICTOR_MAX_ORDER || run->window < run->order)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "master: speculation order %zu and window %zu: need 1 <= order <= "

@@ -1,8 +1,7 @@
-/* Setup of the real-time executor: validates the system (connections,
- * real-time / non-real-time split, step and stop times, estimator and map),
- * resolves every connection to batched get/set lists per component, and
+/* Setup of the real-time executor: validates the options (step and stop
+ * times, estimator and map), has the parts built (rt_build.c), and
  * allocates every buffer the run needs, so that the paced loop never
- * allocates. */
+ * allocates; options from their command-line spelling; accessors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,215 +40,6 @@ rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k)
                                     rt->options.rt_factor);
 }
 
-static const char *component_label(const rtcosim_component *c)
-{
-    const char *n = rtcosim_component_instance_name(c);
-    return n ? n : rtcosim_component_model_name(c);
-}
-
-static const rtcosim_variable *find_by_vr(const rtcosim_component *c, uint32_t vr)
-{
-    size_t n = rtcosim_component_variable_count(c);
-    for (size_t i = 0; i < n; i++) {
-        const rtcosim_variable *v = rtcosim_component_variable(c, i);
-        if (v->value_reference == vr && v->type == RTCOSIM_TYPE_FLOAT64)
-            return v;
-    }
-    return NULL;
-}
-
-/* --- Building the parts ---------------------------------------------------- */
-
-/* Growable setup-time lists (freed before the run). */
-typedef struct pair_list {
-    size_t *owner;
-    uint32_t *vr;
-    size_t *source; /* inputs only */
-    size_t n, cap;
-} pair_list;
-
-static int pair_add(pair_list *l, size_t owner, uint32_t vr, size_t source)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        size_t *o = realloc(l->owner, cap * sizeof *o);
-        if (!o)
-            return -1;
-        l->owner = o;
-        uint32_t *v = realloc(l->vr, cap * sizeof *v);
-        if (!v)
-            return -1;
-        l->vr = v;
-        size_t *s = realloc(l->source, cap * sizeof *s);
-        if (!s)
-            return -1;
-        l->source = s;
-        l->cap = cap;
-    }
-    l->owner[l->n] = owner;
-    l->vr[l->n] = vr;
-    l->source[l->n] = source;
-    return (int)l->n++;
-}
-
-static void pair_free(pair_list *l)
-{
-    free(l->owner);
-    free(l->vr);
-    free(l->source);
-}
-
-/* Index of (owner, vr) among the part's output slots, added when new. */
-static long slot_of(pair_list *slots, size_t owner, uint32_t vr)
-{
-    for (size_t i = 0; i < slots->n; i++)
-        if (slots->owner[i] == owner && slots->vr[i] == vr)
-            return (long)i;
-    return pair_add(slots, owner, vr, 0);
-}
-
-typedef struct part_builder {
-    pair_list slots, inputs;
-    size_t *send_temp; /* signal -> temporary slot */
-    size_t send_n, send_cap;
-} part_builder;
-
-static long send_signal(part_builder *b, size_t temp_slot)
-{
-    for (size_t i = 0; i < b->send_n; i++)
-        if (b->send_temp[i] == temp_slot)
-            return (long)i;
-    if (b->send_n == b->send_cap) {
-        size_t cap = b->send_cap ? b->send_cap * 2 : 8;
-        size_t *s = realloc(b->send_temp, cap * sizeof *s);
-        if (!s)
-            return -1;
-        b->send_temp = s;
-        b->send_cap = cap;
-    }
-    b->send_temp[b->send_n] = temp_slot;
-    return (long)b->send_n++;
-}
-
-static void builder_free(part_builder *b)
-{
-    pair_free(&b->slots);
-    pair_free(&b->inputs);
-    free(b->send_temp);
-}
-
-static void part_free(part *p)
-{
-    free(p->members);
-    free(p->out_vrs);
-    free(p->out_owner);
-    free(p->slot_values);
-    free(p->in_vrs);
-    free(p->in_source);
-    free(p->in_values);
-    free(p->remote_values);
-    free(p->send_slots);
-    memset(p, 0, sizeof *p);
-}
-
-/* Lay the builder's lists out per member (so each component's outputs and
- * inputs are contiguous: one get and one set call per step). temp_to_slot
- * receives the final slot index of every temporary slot. */
-static int part_finish(rtcosim_rt *rt, part *p, part_builder *b, bool partner,
-                       size_t remote_count, size_t *temp_to_slot)
-{
-    size_t members = 0;
-    for (size_t c = 0; c < rt->component_count; c++)
-        members += rt->is_partner[c] == partner;
-    p->members = calloc(members ? members : 1, sizeof *p->members);
-    p->out_vrs = calloc(b->slots.n + 1, sizeof *p->out_vrs);
-    p->out_owner = calloc(b->slots.n + 1, sizeof *p->out_owner);
-    p->slot_values = calloc(b->slots.n + 1, sizeof *p->slot_values);
-    p->in_vrs = calloc(b->inputs.n + 1, sizeof *p->in_vrs);
-    p->in_source = calloc(b->inputs.n + 1, sizeof *p->in_source);
-    p->in_values = calloc(b->inputs.n + 1, sizeof *p->in_values);
-    p->remote_values = calloc(remote_count + 1, sizeof *p->remote_values);
-    p->send_slots = calloc(b->send_n + 1, sizeof *p->send_slots);
-    if (!p->members || !p->out_vrs || !p->out_owner || !p->slot_values || !p->in_vrs ||
-        !p->in_source || !p->in_values || !p->remote_values || !p->send_slots)
-        return -1;
-    p->remote_count = remote_count;
-    size_t slot = 0, input = 0;
-    for (size_t c = 0; c < rt->component_count; c++) {
-        if (rt->is_partner[c] != partner)
-            continue;
-        part_member *m = &p->members[p->member_count++];
-        m->component = rt->components[c];
-        m->out_first = slot;
-        for (size_t i = 0; i < b->slots.n; i++)
-            if (b->slots.owner[i] == c) {
-                temp_to_slot[i] = slot;
-                p->out_vrs[slot] = b->slots.vr[i];
-                p->out_owner[slot] = c;
-                slot++;
-            }
-        m->out_count = slot - m->out_first;
-        m->in_first = input;
-        for (size_t i = 0; i < b->inputs.n; i++)
-            if (b->inputs.owner[i] == c) {
-                p->in_vrs[input] = b->inputs.vr[i];
-                p->in_source[input] = b->inputs.source[i];
-                input++;
-            }
-        m->in_count = input - m->in_first;
-    }
-    p->slot_count = slot;
-    p->in_count = input;
-    for (size_t i = 0; i < p->in_count; i++)
-        if (!(p->in_source[i] & SOURCE_REMOTE))
-            p->in_source[i] = temp_to_slot[p->in_source[i]];
-    p->send_count = b->send_n;
-    for (size_t i = 0; i < b->send_n; i++)
-        p->send_slots[i] = temp_to_slot[b->send_temp[i]];
-    return 0;
-}
-
-/* "instance.variable"; just the variable's name when the components are
- * groups whose variables are named that way already (options.group_names). */
-static char *join_name(const rtcosim_rt *rt, const rtcosim_component *c, const rtcosim_variable *v)
-{
-    if (rt->options.group_names)
-        return strdup(v->name);
-    const char *inst = component_label(c);
-    size_t n = strlen(inst) + strlen(v->name) + 2;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s.%s", inst, v->name);
-    return s;
-}
-
-/* Find "instance.variable" among the real-time components' Float64 outputs. */
-static long find_rt_output(rtcosim_rt *rt, const char *name, uint32_t *vr)
-{
-    for (size_t c = 0; c < rt->component_count; c++) {
-        if (rt->is_partner[c])
-            continue;
-        if (rt->options.group_names) {
-            const rtcosim_variable *v = rtcosim_component_find_variable(rt->components[c], name);
-            if (v && v->type == RTCOSIM_TYPE_FLOAT64) {
-                *vr = v->value_reference;
-                return (long)c;
-            }
-            continue;
-        }
-        const char *inst = component_label(rt->components[c]);
-        size_t len = strlen(inst);
-        if (strncmp(name, inst, len) != 0 || name[len] != '.')
-            continue;
-        const rtcosim_variable *v = rtcosim_component_find_variable(rt->components[c],
-                                                                    name + len + 1);
-        if (v && v->type == RTCOSIM_TYPE_FLOAT64) {
-            *vr = v->value_reference;
-            return (long)c;
-        }
-    }
-    return -1;
-}
 
 static rtcosim_status validate_options(const rtcosim_rt_options *o, rtcosim_error *err)
 {
@@ -296,156 +86,39 @@ static rtcosim_status validate_options(const rtcosim_rt_options *o, rtcosim_erro
     return RTCOSIM_OK;
 }
 
-/* Mark the components named in the comma-separated list as non-real-time. */
-static rtcosim_status split_parts(rtcosim_rt *rt, const char *list, rtcosim_error *err)
-{
-    if (!list)
-        return RTCOSIM_OK;
-    const char *p = list;
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        bool found = false;
-        for (size_t c = 0; c < rt->component_count && len; c++) {
-            const char *name = component_label(rt->components[c]);
-            if (strlen(name) == len && strncmp(name, p, len) == 0) {
-                rt->is_partner[c] = true;
-                found = true;
-            }
-        }
-        if (!found && len)
-            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                     "real-time: non-real-time component '%.*s' is not in the "
-                                     "system",
-                                     (int)len, p);
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    return RTCOSIM_OK;
-}
 
-static rtcosim_status build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, size_t n,
-                            rtcosim_error *err)
+static rtcosim_status allocate_partner(rtcosim_rt *rt, rt_partner *p, rtcosim_error *err)
 {
-    part_builder b[2] = {0}; /* 0: real-time, 1: partner */
-    size_t *temp_to_slot[2] = {NULL, NULL};
-    rtcosim_status st = RTCOSIM_OK;
-    for (size_t i = 0; i < n; i++) {
-        const rtcosim_rt_connection *c = &conns[i];
-        if (c->from_component >= rt->component_count || c->to_component >= rt->component_count) {
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                   "real-time: connection %zu names component %zu of %zu", i + 1,
-                                   c->from_component >= rt->component_count ? c->from_component
-                                                                            : c->to_component,
-                                   rt->component_count);
-            goto done;
-        }
-        rtcosim_component *from = rt->components[c->from_component];
-        rtcosim_component *to = rt->components[c->to_component];
-        const rtcosim_variable *fv = find_by_vr(from, c->from_vr);
-        const rtcosim_variable *tv = find_by_vr(to, c->to_vr);
-        if (!fv || !tv) {
-            st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                   "real-time: connection %zu: %s has no Float64 variable with "
-                                   "value reference %u",
-                                   i + 1, component_label(fv ? to : from),
-                                   fv ? c->to_vr : c->from_vr);
-            goto done;
-        }
-        if (fv->causality != RTCOSIM_CAUSALITY_OUTPUT || tv->causality != RTCOSIM_CAUSALITY_INPUT) {
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                   "real-time: connection %s.%s -> %s.%s must go from an output "
-                                   "to an input",
-                                   component_label(from), fv->name, component_label(to), tv->name);
-            goto done;
-        }
-        for (size_t j = 0; j < i; j++)
-            if (conns[j].to_component == c->to_component && conns[j].to_vr == c->to_vr) {
-                st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                       "real-time: input %s.%s is connected twice",
-                                       component_label(to), tv->name);
-                goto done;
-            }
-        int fp = rt->is_partner[c->from_component], tp = rt->is_partner[c->to_component];
-        long slot = slot_of(&b[fp].slots, c->from_component, c->from_vr);
-        if (slot < 0)
-            goto oom;
-        size_t source = (size_t)slot;
-        if (fp != tp) {
-            long sig = send_signal(&b[fp], (size_t)slot);
-            if (sig < 0)
-                goto oom;
-            source = SOURCE_REMOTE | (size_t)sig;
-        }
-        if (pair_add(&b[tp].inputs, c->to_component, c->to_vr, source) < 0)
-            goto oom;
-    }
-    /* Estimator inputs that are real-time outputs are read at each exchange
-     * (rt_estimators.c resolves the others, and reports the unknown). */
-    long *est_temp = calloc(rt->est_name_count + 1, sizeof *est_temp);
-    if (!est_temp)
-        goto oom;
-    for (size_t i = 0; i < rt->est_name_count; i++) {
-        uint32_t vr;
-        long owner = find_rt_output(rt, rt->est_names[i], &vr);
-        est_temp[i] = owner < 0 ? -1 : slot_of(&b[0].slots, (size_t)owner, vr);
-        if (owner >= 0 && est_temp[i] < 0) {
-            free(est_temp);
-            goto oom;
-        }
-    }
-    for (int p = 0; p < 2; p++) {
-        temp_to_slot[p] = calloc(b[p].slots.n + 1, sizeof(size_t));
-        if (!temp_to_slot[p])
-            goto oom;
-    }
-    if (part_finish(rt, &rt->rt_part, &b[0], false, b[1].send_n, temp_to_slot[0]) ||
-        part_finish(rt, &rt->partner_part, &b[1], true, b[0].send_n, temp_to_slot[1])) {
-        free(est_temp);
-        goto oom;
-    }
-    for (size_t i = 0; i < rt->est_name_count; i++)
-        if (est_temp[i] >= 0)
-            rt->est_name_slot[i] = temp_to_slot[0][est_temp[i]];
-    free(est_temp);
-    /* Signal names: partner -> real-time first, then real-time -> partner. */
-    rt->signal_count = rt->partner_part.send_count + rt->rt_part.send_count;
-    rt->signal_names = calloc(rt->signal_count + 1, sizeof(char *));
-    if (!rt->signal_names)
-        goto oom;
-    for (size_t s = 0; s < rt->signal_count; s++) {
-        part *src = s < rt->partner_part.send_count ? &rt->partner_part : &rt->rt_part;
-        size_t idx = s < rt->partner_part.send_count ? s : s - rt->partner_part.send_count;
-        size_t slot = src->send_slots[idx];
-        rtcosim_component *owner = rt->components[src->out_owner[slot]];
-        rt->signal_names[s] = join_name(rt, owner, find_by_vr(owner, src->out_vrs[slot]));
-        if (!rt->signal_names[s])
-            goto oom;
-    }
-    goto done;
-oom:
-    st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
-done:
-    builder_free(&b[0]);
-    builder_free(&b[1]);
-    free(temp_to_slot[0]);
-    free(temp_to_slot[1]);
+    size_t to_rt = p->sig_count, to_partner = p->part.remote_count;
+    p->to_size = sizeof(to_partner_sample) + to_partner * sizeof(double);
+    p->from_size = sizeof(from_partner_sample) + to_rt * sizeof(double);
+    p->inflight = calloc(1, p->from_size);
+    p->last_sent = calloc(1, p->to_size);
+    p->newest_values = calloc(to_rt + 1, sizeof(double));
+    if (!p->inflight || !p->last_sent || !p->newest_values)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
+    rtcosim_status st = rtcosim_spsc_init(&p->to_partner, rt->options.queue_capacity, p->to_size,
+                                          err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_spsc_init(&p->from_partner, rt->options.queue_capacity, p->from_size, err);
     return st;
 }
 
 static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
 {
     const rtcosim_rt_options *o = &rt->options;
-    size_t to_rt = rt->partner_part.send_count, to_partner = rt->rt_part.send_count;
+    size_t to_rt = rt->to_rt_count, to_partner = rt->rt_part.send_count;
     rt->summary.signals_to_rt = to_rt;
     rt->summary.signals_to_partner = to_partner;
+    rt->summary.nonrealtime_parts = rt->partner_count;
     rt->frame_capacity = o->frame_log < rt->total_frames ? o->frame_log : rt->total_frames;
     rt->frames = calloc(rt->frame_capacity + 1, sizeof *rt->frames);
+    rt->frame_parts = calloc(rt->frame_capacity * rt->partner_count + 1, sizeof *rt->frame_parts);
     rt->frame_signals = calloc(rt->frame_capacity * rt->signal_count + 1, sizeof(double));
     rt->overrun_first = calloc(o->overrun_log + 1, sizeof *rt->overrun_first);
     rt->overrun_last = calloc(o->overrun_log + 1, sizeof *rt->overrun_last);
-    if (!rt->frames || !rt->frame_signals || !rt->overrun_first || !rt->overrun_last)
+    if (!rt->frames || !rt->frame_parts || !rt->frame_signals || !rt->overrun_first ||
+        !rt->overrun_last)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
     if (!rt->mixed)
         return RTCOSIM_OK;
@@ -455,23 +128,45 @@ static rtcosim_status allocate_run_buffers(rtcosim_rt *rt, rtcosim_error *err)
         rt->options.record_capacity = (size_t)most;
     rt->records = calloc(rt->options.record_capacity + 1, sizeof *rt->records);
     rt->estimators = calloc(to_rt + 1, sizeof *rt->estimators);
-    rt->to_partner_size = sizeof(to_partner_sample) + to_partner * sizeof(double);
-    rt->from_partner_size = sizeof(from_partner_sample) + to_rt * sizeof(double);
-    rt->inflight = calloc(1, rt->from_partner_size);
-    rt->last_sent = calloc(1, rt->to_partner_size);
-    rt->newest_values = calloc(to_rt + 1, sizeof(double));
-    if (!rt->records || !rt->estimators || !rt->inflight ||
-        !rt->last_sent || !rt->newest_values)
+    rt->est_now = calloc(to_rt + 1, sizeof *rt->est_now);
+    if (!rt->records || !rt->estimators || !rt->est_now)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory for the logs");
-    rtcosim_status st = rtcosim_spsc_init(&rt->to_partner, o->queue_capacity, rt->to_partner_size,
-                                          err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_spsc_init(&rt->from_partner, o->queue_capacity, rt->from_partner_size, err);
-    if (st != RTCOSIM_OK)
-        return st;
+    for (size_t i = 0; i < rt->partner_count; i++) {
+        rtcosim_status st = allocate_partner(rt, &rt->partners[i], err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     /* Each estimate waits for its data at most as long as the queues can hold. */
-    size_t pending = rtcosim_spsc_capacity(&rt->to_partner) + 2;
+    size_t pending = rtcosim_spsc_capacity(&rt->partners[0].to_partner) + 2;
     return rtcosim_rt_estimators_create(rt, pending, err);
+}
+
+/* Each part's processor clock in a virtual run. */
+static rtcosim_status assign_partner_clocks(rtcosim_rt *rt, rtcosim_error *err)
+{
+    const rtcosim_rt_options *o = &rt->options;
+    bool is_virtual = o->clock && rtcosim_clock_is_virtual(o->clock);
+    for (size_t i = 0; i < rt->partner_count; i++) {
+        rtcosim_clock *c = o->partner_clocks && i < o->partner_clock_count ? o->partner_clocks[i]
+                           : i == 0 && !o->partner_clocks                ? o->partner_clock
+                                                                         : NULL;
+        if (is_virtual && (!c || !rtcosim_clock_is_virtual(c)))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     rt->partner_count == 1
+                                         ? "real-time: a virtual run with a non-real-time part "
+                                           "needs a virtual partner clock"
+                                         : "real-time: a virtual run with %zu non-real-time parts "
+                                           "needs a virtual partner clock for each",
+                                     rt->partner_count);
+        for (size_t k = 0; is_virtual && k < i; k++)
+            if (rt->partners[k].clock == c)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "real-time: non-real-time parts %zu and %zu share a "
+                                         "partner clock: each is a processor of its own",
+                                         k + 1, i + 1);
+        rt->partners[i].clock = c;
+    }
+    return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t count,
@@ -495,6 +190,8 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
     rt->options = *options;
     rt->options.non_realtime = NULL; /* not kept: the caller's string */
+    rt->options.partner_clocks = NULL;
+    rt->options.partner_clock_count = 0;
     /* signal_estimators: copied by rtcosim_rt_estimators_prepare, then dropped. */
     rt->options.report_dir = NULL;
     if (options->report_dir && *options->report_dir &&
@@ -504,27 +201,36 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
     }
     rt->component_count = count;
     rt->components = calloc(count, sizeof *rt->components);
-    rt->is_partner = calloc(count, sizeof *rt->is_partner);
-    if (!rt->components || !rt->is_partner) {
+    rt->part_of = calloc(count, sizeof *rt->part_of);
+    if (!rt->components || !rt->part_of) {
         rtcosim_rt_free(rt);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
     }
     memcpy(rt->components, components, count * sizeof *components);
     rt->total_frames = (uint64_t)((options->stop_time - options->start_time) / options->macro_step);
-    st = split_parts(rt, options->non_realtime, err);
+    st = rtcosim_rt_split_parts(rt, options->non_realtime, err);
     size_t partners = 0;
     for (size_t c = 0; c < count; c++)
-        partners += rt->is_partner[c];
+        partners += rt->part_of[c] != 0;
     rt->mixed = partners > 0;
     if (st == RTCOSIM_OK && partners == count)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                "real-time: every component is non-real-time; nothing to pace");
-    if (st == RTCOSIM_OK && options->clock && rtcosim_clock_is_virtual(options->clock) &&
-        rt->mixed &&
-        (!options->partner_clock || !rtcosim_clock_is_virtual(options->partner_clock)))
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "real-time: a virtual run with a non-real-time part needs a "
-                               "virtual partner clock");
+    if (st == RTCOSIM_OK && rt->mixed &&
+        !(rt->partners = calloc(rt->partner_count, sizeof *rt->partners)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "real-time: out of memory");
+    for (size_t i = 0; st == RTCOSIM_OK && i < rt->partner_count; i++) {
+        rt->partners[i].rt = rt;
+        rt->partners[i].index = i;
+    }
+    if (st == RTCOSIM_OK && rt->mixed) {
+        /* Partners held by an options copy that was given clocks. */
+        rt->options.partner_clocks = options->partner_clocks;
+        rt->options.partner_clock_count = options->partner_clock_count;
+        st = assign_partner_clocks(rt, err);
+        rt->options.partner_clocks = NULL;
+        rt->options.partner_clock_count = 0;
+    }
     if (st == RTCOSIM_OK && rt->mixed && options->estimator.kind == RTCOSIM_ESTIMATOR_MAP &&
         !options->estimator.map) {
         if (!options->estimator.map_path[0])
@@ -537,12 +243,16 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
     if (st == RTCOSIM_OK && rt->mixed)
         st = rtcosim_rt_estimators_prepare(rt, err);
     if (st == RTCOSIM_OK)
-        st = build(rt, connections, connection_count, err);
-    if (st == RTCOSIM_OK && rt->mixed && rt->partner_part.send_count == 0 &&
-        rt->rt_part.send_count == 0)
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "real-time: the non-real-time part is not connected to the "
-                               "real-time part");
+        st = rtcosim_rt_build(rt, connections, connection_count, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < rt->partner_count; i++)
+        if (rt->partners[i].sig_count == 0 && rt->partners[i].part.remote_count == 0)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                   rt->partner_count == 1
+                                       ? "real-time: the non-real-time part is not connected to "
+                                         "the real-time part%.0s"
+                                       : "real-time: the non-real-time part %s is not connected "
+                                         "to the others",
+                                   rt->partners[i].name);
     if (st == RTCOSIM_OK) {
         if (options->clock) {
             rt->clock = options->clock;
@@ -567,34 +277,41 @@ rtcosim_status rtcosim_rt_create(rtcosim_component *const *components, size_t co
 
 void rtcosim_rt_free(rtcosim_rt *rt)
 {
-    /* An abandoned partner thread may still read any of it (rt_run.c). */
+    /* An abandoned partner thread may still read any of it (rt_partner.c). */
     if (!rt || rt->summary.partner_abandoned)
         return;
     if (rt->estimators)
-        for (size_t s = 0; s < rt->partner_part.send_count; s++)
+        for (size_t s = 0; s < rt->to_rt_count; s++)
             rtcosim_estimator_free(rt->estimators[s]);
     free(rt->estimators);
+    free(rt->est_now);
     rtcosim_map_free(rt->map);
     rtcosim_rt_estimators_free(rt);
     if (rt->signal_names)
         for (size_t s = 0; s < rt->signal_count; s++)
             free(rt->signal_names[s]);
     free(rt->signal_names);
-    part_free(&rt->rt_part);
-    part_free(&rt->partner_part);
-    rtcosim_spsc_destroy(&rt->to_partner);
-    rtcosim_spsc_destroy(&rt->from_partner);
-    free(rt->inflight);
-    free(rt->last_sent);
-    free(rt->newest_values);
+    rtcosim_rt_part_free(&rt->rt_part);
+    for (size_t i = 0; rt->partners && i < rt->partner_count; i++) {
+        rt_partner *p = &rt->partners[i];
+        rtcosim_rt_part_free(&p->part);
+        free(p->in_hub);
+        rtcosim_spsc_destroy(&p->to_partner);
+        rtcosim_spsc_destroy(&p->from_partner);
+        free(p->inflight);
+        free(p->last_sent);
+        free(p->newest_values);
+    }
+    free(rt->partners);
     free(rt->records);
     free(rt->frames);
+    free(rt->frame_parts);
     free(rt->frame_signals);
     free(rt->overrun_first);
     free(rt->overrun_last);
     rtcosim_clock_free(rt->owned_clock);
     free(rt->components);
-    free(rt->is_partner);
+    free(rt->part_of);
     free(rt->report_dir);
     free(rt);
 }
@@ -704,53 +421,6 @@ rtcosim_status rtcosim_rt_option_set(rtcosim_rt_options *o, const char *name, co
     return st;
 }
 
-/* --- Part helpers used by the loop ----------------------------------------- */
-
-rtcosim_status rtcosim_rt_part_read(part *p, rtcosim_error *err)
-{
-    for (size_t i = 0; i < p->member_count; i++) {
-        part_member *m = &p->members[i];
-        if (!m->out_count)
-            continue;
-        rtcosim_status st = rtcosim_component_get(m->component, RTCOSIM_TYPE_FLOAT64,
-                                                  p->out_vrs + m->out_first, m->out_count,
-                                                  p->slot_values + m->out_first, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_rt_part_write(part *p, rtcosim_error *err)
-{
-    for (size_t i = 0; i < p->in_count; i++) {
-        size_t s = p->in_source[i];
-        p->in_values[i] = (s & SOURCE_REMOTE) ? p->remote_values[s & ~SOURCE_REMOTE]
-                                              : p->slot_values[s];
-    }
-    for (size_t i = 0; i < p->member_count; i++) {
-        part_member *m = &p->members[i];
-        if (!m->in_count)
-            continue;
-        rtcosim_status st = rtcosim_component_set(m->component, RTCOSIM_TYPE_FLOAT64,
-                                                  p->in_vrs + m->in_first, m->in_count,
-                                                  p->in_values + m->in_first, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_rt_part_step(part *p, rtcosim_time_ns t, rtcosim_time_ns h,
-                                    rtcosim_error *err)
-{
-    for (size_t i = 0; i < p->member_count; i++) {
-        rtcosim_status st = rtcosim_component_do_step(p->members[i].component, t, h, NULL, err);
-        if (st != RTCOSIM_OK)
-            return st;
-    }
-    return RTCOSIM_OK;
-}
 
 /* --- Accessors ------------------------------------------------------------- */
 
@@ -809,7 +479,7 @@ const double *rtcosim_rt_frame_signals(const rtcosim_rt *rt, size_t index)
 
 const rtcosim_estimator *rtcosim_rt_estimator(const rtcosim_rt *rt, size_t signal)
 {
-    return rt->estimators && signal < rt->partner_part.send_count ? rt->estimators[signal] : NULL;
+    return rt->estimators && signal < rt->to_rt_count ? rt->estimators[signal] : NULL;
 }
 
 size_t rtcosim_rt_record_count(const rtcosim_rt *rt)
@@ -820,4 +490,27 @@ size_t rtcosim_rt_record_count(const rtcosim_rt *rt)
 const rtcosim_estimate_record *rtcosim_rt_record_at(const rtcosim_rt *rt, size_t index)
 {
     return index < rt->record_count ? &rt->records[index] : NULL;
+}
+
+size_t rtcosim_rt_part_count(const rtcosim_rt *rt)
+{
+    return rt->partner_count;
+}
+
+const rtcosim_rt_part_summary *rtcosim_rt_part_summary_at(const rtcosim_rt *rt, size_t part)
+{
+    return part < rt->partner_count ? &rt->partners[part].summary : NULL;
+}
+
+const rtcosim_rt_frame_part *rtcosim_rt_frame_part_at(const rtcosim_rt *rt, size_t index,
+                                                      size_t part)
+{
+    return index < rt->frame_count && part < rt->partner_count
+               ? &rt->frame_parts[index * rt->partner_count + part]
+               : NULL;
+}
+
+rtcosim_time_ns rtcosim_rt_partner_window(const rtcosim_rt *rt)
+{
+    return rt->options.partner_window > 0 ? rt->options.partner_window : 100 * RTCOSIM_NS_PER_MS;
 }

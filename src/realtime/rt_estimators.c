@@ -1,7 +1,7 @@
 /* Which estimator serves which signal from the non-real-time part, and where
  * its inputs come from: the default spec, or a per-signal one (`--estimator
- * SIGNAL=SPEC`) with its own map, bounds and rate limit; map inputs are
- * real-time outputs, linear inputs real-time outputs or other partner signals.
+ * SIGNAL=SPEC`) with its own map, bounds and rate limit; map and linear
+ * inputs are real-time outputs or other signals from the non-real-time parts.
  * Everything is resolved and sized at setup; the paced thread only gathers. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,31 +142,32 @@ static rtcosim_status resolve_input(rtcosim_rt *rt, size_t j, const rtcosim_esti
         return RTCOSIM_OK;
     }
     size_t m = s->map ? rtcosim_map_input_count(s->map) : 0;
-    if (i < m)
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                 "%s: map input '%s' is not a Float64 variable of a real-time "
-                                 "component (expected instance.variable)",
-                                 rtcosim_map_name(s->map), name);
-    for (size_t k = 0; k < rt->partner_part.send_count; k++)
+    for (size_t k = 0; k < rt->to_rt_count; k++)
         if (strcmp(rt->signal_names[k], name) == 0) {
             if (k == j)
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                          "real-time: estimator of '%s': a signal cannot be its "
-                                         "own linear input",
-                                         name);
+                                         "own %s input",
+                                         name, i < m ? "map" : "linear");
             rt->est_in[at] = SOURCE_REMOTE | k;
             rt->est_second[j] = true;
             return RTCOSIM_OK;
         }
+    if (i < m)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                 "%s: map input '%s' is not a Float64 variable of a real-time "
+                                 "component nor a signal from a non-real-time part (expected "
+                                 "instance.variable)",
+                                 rtcosim_map_name(s->map), name);
     return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                              "real-time: estimator of '%s': input '%s' is neither a real-time "
-                             "output nor a signal from the non-real-time part",
+                             "output nor a signal from a non-real-time part",
                              rt->signal_names[j], name);
 }
 
 rtcosim_status rtcosim_rt_estimators_create(rtcosim_rt *rt, size_t pending, rtcosim_error *err)
 {
-    size_t to_rt = rt->partner_part.send_count;
+    size_t to_rt = rt->to_rt_count;
     long *which = calloc(to_rt + 1, sizeof *which);
     rt->est_in_first = calloc(to_rt + 2, sizeof *rt->est_in_first);
     rt->est_second = calloc(to_rt + 1, sizeof *rt->est_second);
@@ -184,7 +185,7 @@ rtcosim_status rtcosim_rt_estimators_create(rtcosim_rt *rt, size_t pending, rtco
         if (j == to_rt)
             st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                    "real-time: estimator of '%s': no such signal from the "
-                                   "non-real-time part to the real-time part (%zu signal%s, "
+                                   "non-real-time parts to the real-time part (%zu signal%s, "
                                    "e.g. '%s')",
                                    rt->est_specs[i].signal, to_rt, to_rt == 1 ? "" : "s",
                                    to_rt ? rt->signal_names[0] : "");
@@ -223,7 +224,7 @@ rtcosim_status rtcosim_rt_estimators_create(rtcosim_rt *rt, size_t pending, rtco
                 rt->est_second[rt->est_in[i] & ~SOURCE_REMOTE]) {
                 st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                        "real-time: estimator of '%s': its input '%s' is itself "
-                                       "estimated from signals of the non-real-time part",
+                                       "estimated from signals of the non-real-time parts",
                                        rt->signal_names[j],
                                        rt->signal_names[rt->est_in[i] & ~SOURCE_REMOTE]);
                 break;

@@ -44,7 +44,7 @@ typedef struct part {
     size_t send_count;
 } part;
 
-/* Sample from the real-time part to the partner. */
+/* Sample from the real-time part to a partner. */
 typedef struct to_partner_sample {
     rtcosim_time_ns stamp, h, sent_at;
     uint32_t stop;
@@ -52,22 +52,85 @@ typedef struct to_partner_sample {
 } to_partner_sample;
 
 #define SAMPLE_FAILED 1u
-/* Sample from the partner to the real-time part. */
+/* Sample from a partner to the real-time part. */
 typedef struct from_partner_sample {
     rtcosim_time_ns input_stamp, valid_at, tv, done_at;
     uint32_t flags;
     double values[];
 } from_partner_sample;
 
+/* The pace of one partner (rt_pace.c), written by its thread only. */
+typedef struct rt_pace {
+    rtcosim_histogram compute;
+    rtcosim_time_ns sum_compute, sum_h;
+    int64_t window; /* index of the open window, -1: none */
+    rtcosim_time_ns win_compute, win_h;
+    uint64_t windows, slow;
+    double worst;
+    rtcosim_time_ns first_slow_at;
+} rt_pace;
+
+/* Late episodes: from the first estimated exchange to the next one on time,
+ * counted per length in fixed bins (the last bin holds every longer one;
+ * the maximum is kept exactly): the median and maximum in fixed memory,
+ * whatever the run's length (a list of every episode grew with the run:
+ * issue 27's soak). */
+typedef struct rt_episodes {
+    bool open;
+    uint64_t start; /* frame of the first estimate of the open episode */
+    uint64_t bins[RT_RESYNC_BINS];
+    uint64_t count, max;
+} rt_episodes;
+
+/* One non-real-time part: its components stepped on its own thread (real
+ * clock) or simulated processor (virtual clock), its queues to and from the
+ * paced thread, and what the paced thread knows of it. Its signals to the
+ * real-time part are to_rt signals sig_first .. sig_first + sig_count - 1
+ * (rt_part.remote_values); what it receives is gathered per sample from the
+ * real-time part's outputs and the other parts' signals as used at the
+ * exchange (hub: every exchange goes through the paced thread). */
+typedef struct rt_partner {
+    struct rtcosim_rt *rt;
+    size_t index;
+    char name[256]; /* its components' names joined with '+' */
+    part part;
+    size_t sig_first, sig_count;
+    size_t *in_hub; /* per received value: rt_part send index, or SOURCE_REMOTE | to_rt signal */
+    rtcosim_clock *clock; /* virtual runs: its processor's clock */
+    rtcosim_spsc to_partner, from_partner;
+    size_t to_size, from_size;
+    pthread_t thread;
+    bool thread_started;
+    bool pinned; /* its thread runs on options.partner_cpu */
+    sem_t wakeup;
+    bool semaphore_ready;
+    atomic_bool stop;
+    char error[RTCOSIM_ERROR_MESSAGE_MAX];
+    from_partner_sample *inflight; /* virtual runs: a step computed, not yet due */
+    bool inflight_busy;
+    to_partner_sample *last_sent;  /* held inputs for dropped exchanges */
+    double *newest_values;         /* its newest received outputs */
+    rtcosim_time_ns newest_valid;  /* the time they are valid at */
+    rtcosim_time_ns tv;            /* its tv in its newest sample */
+    bool lost;                     /* paced thread's view */
+    bool late;                     /* estimated at the current exchange */
+    rt_episodes episodes;
+    rt_pace pace;
+    rtcosim_rt_part_summary summary;
+} rt_partner;
+
 struct rtcosim_rt {
     rtcosim_rt_options options;
     char *report_dir; /* copy of options.report_dir */
     rtcosim_component **components;
     size_t component_count;
-    bool *is_partner; /* per component */
-    part rt_part, partner_part;
+    size_t *part_of; /* per component: 0 real-time, 1 + i non-real-time part i */
+    part rt_part;
+    rt_partner *partners;
+    size_t partner_count;
+    size_t to_rt_count; /* signals from every partner (rt_part.remote_count) */
     bool mixed;
-    char **signal_names; /* to_rt signals, then to_partner signals */
+    char **signal_names; /* to_rt signals, then real-time outputs sent to partners */
     size_t signal_count;
 
     rtcosim_clock *clock;       /* pacing clock */
@@ -77,6 +140,7 @@ struct rtcosim_rt {
 
     /* Error handling system. */
     rtcosim_estimator **estimators; /* per to_rt signal */
+    bool *est_now;                  /* per to_rt signal: estimated at the current exchange */
     rtcosim_map *map;               /* loaded here from options (owned), or NULL */
     const rtcosim_map *active_map;  /* the default estimator's map (owned or borrowed) */
     /* Per-signal estimators and every estimator's inputs (rt_estimators.c). */
@@ -92,37 +156,7 @@ struct rtcosim_rt {
     bool *est_second;      /* per to_rt signal: reads other signals' values (second pass) */
     rtcosim_estimate_record *records;
     size_t record_count;
-
-    /* Queues and the partner's thread / virtual processor. */
-    rtcosim_spsc to_partner, from_partner;
-    size_t to_partner_size, from_partner_size;
-    pthread_t partner_thread;
-    bool partner_thread_started;
-    bool partner_pinned; /* the partner's thread runs on options.partner_cpu */
-    sem_t partner_wakeup;
-    bool semaphore_ready;
-    atomic_bool partner_stop;
-    char partner_error[RTCOSIM_ERROR_MESSAGE_MAX];
-    from_partner_sample *inflight; /* virtual runs: a step computed, not yet due */
-    bool inflight_busy;
-    to_partner_sample *last_sent;  /* held outputs for dropped exchanges */
-    double *newest_values;         /* the partner's newest received outputs */
-    rtcosim_time_ns newest_valid;  /* the time they are valid at */
-    rtcosim_time_ns partner_tv;    /* the partner's tv in its newest sample */
-    bool partner_lost;             /* paced thread's view (summary filled from it) */
-    uint64_t episode_start;        /* frame of the first estimate of the current episode */
-    bool in_episode;
-
-    /* The partner's pace (rt_pace.c), written by its thread only. */
-    struct {
-        rtcosim_histogram compute;
-        rtcosim_time_ns sum_compute, sum_h;
-        int64_t window; /* index of the open window, -1: none */
-        rtcosim_time_ns win_compute, win_h;
-        uint64_t windows, slow;
-        double worst;
-        rtcosim_time_ns first_slow_at;
-    } pace;
+    rt_episodes episodes; /* exchanges where any part was late */
 
     /* Results. */
     rtcosim_rt_summary summary;
@@ -130,14 +164,9 @@ struct rtcosim_rt {
     rtcosim_rt_overrun *overrun_first, *overrun_last;
     size_t overrun_first_n, overrun_last_n, overrun_last_head;
     rtcosim_rt_frame *frames;
+    rtcosim_rt_frame_part *frame_parts; /* frame_capacity x partner_count */
     double *frame_signals;
     size_t frame_capacity, frame_count;
-    /* Late-episode lengths in frames as counts per length (the last bin
-     * holds every longer one; the maximum is kept exactly): the median and
-     * maximum of the summary in fixed memory, whatever the run's length
-     * (a list of every episode grew with the run: issue 27's soak). */
-    uint64_t resync_bins[RT_RESYNC_BINS];
-    uint64_t resync_count, resync_max;
     rtcosim_status run_status;
     rtcosim_error run_error;
 };
@@ -154,12 +183,45 @@ void rtcosim_rt_estimators_free(rtcosim_rt *rt);
 
 /* rt_pace.c: reset before a run; account one partner step of h simulated
  * time from stamp that took `compute` (partner thread, no allocation);
- * finish after the partner stopped: the summary figures and a warning when
- * it was slower than real time over a window. */
-void rtcosim_rt_pace_reset(rtcosim_rt *rt);
-void rtcosim_rt_pace_account(rtcosim_rt *rt, rtcosim_time_ns stamp, rtcosim_time_ns h,
+ * finish after the parts stopped: each part's figures and a warning when
+ * it was slower than real time over a window, and the run's over all. */
+void rtcosim_rt_pace_reset(rt_partner *p);
+void rtcosim_rt_pace_account(rt_partner *p, rtcosim_time_ns stamp, rtcosim_time_ns h,
                              rtcosim_time_ns compute);
 void rtcosim_rt_pace_finish(rtcosim_rt *rt);
+
+/* rt_build.c: the non-real-time parts from options.non_realtime ("a,b;c":
+ * parts separated by ';', their components by ','); resolve the connections into the parts (and the estimator
+ * inputs that are real-time outputs); free a part's lists. */
+const char *rtcosim_rt_component_label(const rtcosim_component *c);
+rtcosim_status rtcosim_rt_split_parts(rtcosim_rt *rt, const char *list, rtcosim_error *err);
+/* The value of a hub source (in_hub: rt_part send index or SOURCE_REMOTE | to_rt signal). */
+double rtcosim_rt_hub_value(const rtcosim_rt *rt, size_t source);
+rtcosim_status rtcosim_rt_build(rtcosim_rt *rt, const rtcosim_rt_connection *conns, size_t n,
+                                rtcosim_error *err);
+void rtcosim_rt_part_free(part *p);
+
+/* rt_partner.c: send the real-time outputs of stamp (held: the last sent
+ * again, for a dropped exchange) to the partner for an interval of hold; the
+ * exchange at an exchange point (*estimated: served by an estimate); start
+ * and stop the partner; after the run, abandon the estimates whose data never
+ * came and summarize the late episodes. */
+void rtcosim_rt_send_sample(rt_partner *p, rtcosim_time_ns stamp, rtcosim_time_ns hold,
+                            bool held);
+rtcosim_status rtcosim_rt_exchange(rtcosim_rt *rt, uint64_t frame, rtcosim_time_ns te,
+                                   rtcosim_time_ns hold, bool *estimated, rtcosim_error *err);
+rtcosim_status rtcosim_rt_start_partner(rtcosim_rt *rt, rtcosim_error *err);
+void rtcosim_rt_stop_partner(rtcosim_rt *rt);
+void rtcosim_rt_finish_episodes(rtcosim_rt *rt);
+/* Episode bookkeeping at an exchange point (late: estimated there). */
+void rtcosim_rt_episode_mark(rt_episodes *e, uint64_t frame, bool late, uint64_t *episodes);
+/* The value the non-real-time part of `component` was sent last for its
+ * input vr (the same in a held exchange): false when that input is not fed
+ * from outside the part. */
+bool rtcosim_rt_sent_value(const rtcosim_rt *rt, size_t component, uint32_t vr, double *value);
+
+/* rt_report.c: the warning that part `part` was slower than real time. */
+void rtcosim_rt_slow_warning(const rtcosim_rt *rt, size_t part, char *text, size_t size);
 
 /* rt_calibrate.c: run the real-time part unpaced for calibration_frames
  * frames, restore its state, and refuse the run (RTCOSIM_ETIMEOUT, message

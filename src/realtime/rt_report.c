@@ -121,6 +121,39 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
     if (s->partner_slow_windows)
         fprintf(f, "nonrealtime_first_slow_at,%.9g,s\n",
                 rtcosim_time_to_seconds(s->partner_first_slow_at));
+    /* Per part: FIGURE[PART], the part named by its components ('+'-joined). */
+    fprintf(f, "partner_window,%.9g,s\n", rtcosim_time_to_seconds(rtcosim_rt_partner_window(rt)));
+    fprintf(f, "nonrealtime_parts,%zu,\n", rt->partner_count);
+    for (size_t i = 0; i < rt->partner_count; i++) {
+        const rtcosim_rt_part_summary *p = &rt->partners[i].summary;
+        const char *n = p->name;
+        fprintf(f, "signals_to_rt[%s],%llu,\n", n, (unsigned long long)p->signals_to_rt);
+        fprintf(f, "signals_to_part[%s],%llu,\n", n, (unsigned long long)p->signals_to_part);
+        fprintf(f, "estimated_exchanges[%s],%llu,\n", n,
+                (unsigned long long)p->estimated_exchanges);
+        fprintf(f, "max_lag[%s],%.9g,s\n", n, rtcosim_time_to_seconds(p->max_lag));
+        fprintf(f, "late_episodes[%s],%llu,\n", n, (unsigned long long)p->late_episodes);
+        fprintf(f, "resync_frames_median[%s],%llu,\n", n,
+                (unsigned long long)p->resync_frames_median);
+        fprintf(f, "resync_frames_max[%s],%llu,\n", n, (unsigned long long)p->resync_frames_max);
+        fprintf(f, "partner_lost[%s],%d,\n", n, p->lost);
+        if (p->lost)
+            fprintf(f, "partner_lost_at[%s],%.9g,s\n", n, rtcosim_time_to_seconds(p->lost_at));
+        fprintf(f, "nonrealtime_compute_mean[%s],%.3f,us\n", n, us(p->compute_mean));
+        fprintf(f, "nonrealtime_compute_p99[%s],%.3f,us\n", n, us(p->compute_p99));
+        fprintf(f, "nonrealtime_compute_max[%s],%.3f,us\n", n, us(p->compute_max));
+        fprintf(f, "nonrealtime_share_of_H[%s],%.6f,\n", n, p->load);
+        fprintf(f, "nonrealtime_windows[%s],%llu,\n", n, (unsigned long long)p->windows);
+        fprintf(f, "nonrealtime_slow_windows[%s],%llu,\n", n, (unsigned long long)p->slow_windows);
+        fprintf(f, "nonrealtime_worst_window_share[%s],%.6f,\n", n, p->worst_load);
+        if (p->slow_windows) {
+            char text[512];
+            rtcosim_rt_slow_warning(rt, i, text, sizeof text);
+            fprintf(f, "nonrealtime_first_slow_at[%s],%.9g,s\n", n,
+                    rtcosim_time_to_seconds(p->first_slow_at));
+            fprintf(f, "warning[%s],\"%s\",\n", n, text);
+        }
+    }
 }
 
 static void write_frames(const rtcosim_rt *rt, FILE *f)
@@ -129,6 +162,12 @@ static void write_frames(const rtcosim_rt *rt, FILE *f)
                "overrun");
     for (size_t s = 0; s < rt->signal_count; s++)
         fprintf(f, ",%s", rt->signal_names[s]);
+    /* Several parts: each one's lag, tv and estimates (the frame's are the
+     * largest lag and the smallest tv). */
+    size_t parts = rt->partner_count > 1 ? rt->partner_count : 0;
+    for (size_t p = 0; p < parts; p++)
+        fprintf(f, ",lag_us[%s],tv[%s],estimated[%s]", rt->partners[p].name,
+                rt->partners[p].name, rt->partners[p].name);
     fputc('\n', f);
     for (size_t i = 0; i < rt->frame_count; i++) {
         const rtcosim_rt_frame *fr = &rt->frames[i];
@@ -141,6 +180,11 @@ static void write_frames(const rtcosim_rt *rt, FILE *f)
         const double *v = rt->frame_signals + i * rt->signal_count;
         for (size_t s = 0; s < rt->signal_count; s++)
             fprintf(f, ",%.17g", v[s]);
+        for (size_t p = 0; p < parts; p++) {
+            const rtcosim_rt_frame_part *fp = &rt->frame_parts[i * rt->partner_count + p];
+            fprintf(f, ",%.3f,%.9g,%d", us(fp->lag), rtcosim_time_to_seconds(fp->tv),
+                    fp->estimated);
+        }
         fputc('\n', f);
     }
 }
@@ -178,7 +222,7 @@ static void write_estimates(const rtcosim_rt *rt, FILE *f)
 static void write_estimators(const rtcosim_rt *rt, FILE *f)
 {
     fprintf(f, "signal,estimator,used,graded,rms_error,max_abs_error,map_clamped,history_resets\n");
-    for (size_t j = 0; j < rt->partner_part.send_count; j++) {
+    for (size_t j = 0; j < rt->to_rt_count; j++) {
         rtcosim_estimator_stats st;
         rtcosim_estimator_get_stats(rt->estimators[j], &st);
         fprintf(f, "%s,handed-out,%llu,%llu,%.9g,%.9g,%llu,%llu\n", rt->signal_names[j],
@@ -248,6 +292,17 @@ const char *rtcosim_rt_summary_legend(void)
            "  drift      wall-clock duration minus simulated duration / rt-factor at the end\n";
 }
 
+void rtcosim_rt_slow_warning(const rtcosim_rt *rt, size_t part, char *text, size_t size)
+{
+    const rtcosim_rt_part_summary *p = &rt->partners[part].summary;
+    snprintf(text, size,
+             "the non-real-time part %s was slower than real time in %llu of %llu windows of "
+             "%.3f s (worst %.2fx, first from %.6f s): it must be fast enough on average",
+             p->name, (unsigned long long)p->slow_windows, (unsigned long long)p->windows,
+             rtcosim_time_to_seconds(rtcosim_rt_partner_window(rt)), p->worst_load,
+             rtcosim_time_to_seconds(p->first_slow_at));
+}
+
 void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
 {
     const rtcosim_rt_summary *s = &rt->summary;
@@ -290,28 +345,43 @@ void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
             s->partner_isolated ? "isolated from it: SCHED_FIFO or its own CPU"
                                 : "NOT isolated from it: late wake-ups while it was late count");
     fprintf(out,
-            "  partner: %llu of %llu exchanges estimated (%.2f %%), longest lag %.3f ms, "
+            "  partner%s: %llu of %llu exchanges estimated (%.2f %%), longest lag %.3f ms, "
             "%llu late episodes, resync median %llu / max %llu frames\n",
+            rt->partner_count > 1 ? "s (any late)" : "",
             (unsigned long long)s->estimated_exchanges, (unsigned long long)s->exchanges,
             s->exchanges ? 100.0 * (double)s->estimated_exchanges / (double)s->exchanges : 0.0,
             (double)s->max_lag / 1e6, (unsigned long long)s->late_episodes,
             (unsigned long long)s->resync_frames_median, (unsigned long long)s->resync_frames_max);
-    fprintf(out, "  compute: real-time part mean %.1f us (%.1f%% of H), non-real-time part mean "
-                 "%.1f us p99 %.1f us per step (%.1f%% of real time)\n",
+    fprintf(out, "  compute: real-time part mean %.1f us (%.1f%% of H), non-real-time part%s "
+                 "mean %.1f us p99 %.1f us per step (%.1f%% of real time)\n",
             rtcosim_histogram_mean(e) / 1e3,
             100.0 * rtcosim_histogram_mean(e) * rt->options.rt_factor /
                 (double)rt->options.macro_step,
+            rt->partner_count > 1 ? "s (the highest of the parts)" : "",
             us(s->partner_compute_mean), us(s->partner_compute_p99), 100.0 * s->partner_load);
-    if (s->partner_slow_windows)
-        fprintf(out, "  WARNING: the non-real-time part was slower than real time in %llu of %llu "
-                     "windows (worst %.2fx, first from %.6f s)\n",
-                (unsigned long long)s->partner_slow_windows,
-                (unsigned long long)s->partner_windows, s->partner_worst_load,
-                rtcosim_time_to_seconds(s->partner_first_slow_at));
+    for (size_t i = 0; rt->partner_count > 1 && i < rt->partner_count; i++) {
+        const rtcosim_rt_part_summary *p = &rt->partners[i].summary;
+        fprintf(out,
+                "  part %s: %llu of %llu exchanges estimated, longest lag %.3f ms, %llu late "
+                "episodes, resync median %llu / max %llu frames; compute mean %.1f us p99 %.1f "
+                "us per step (%.1f%% of real time)%s\n",
+                p->name, (unsigned long long)p->estimated_exchanges,
+                (unsigned long long)s->exchanges, (double)p->max_lag / 1e6,
+                (unsigned long long)p->late_episodes,
+                (unsigned long long)p->resync_frames_median,
+                (unsigned long long)p->resync_frames_max, us(p->compute_mean),
+                us(p->compute_p99), 100.0 * p->load, p->lost ? ", LOST" : "");
+    }
+    for (size_t i = 0; i < rt->partner_count; i++)
+        if (rt->partners[i].summary.slow_windows) {
+            char text[512];
+            rtcosim_rt_slow_warning(rt, i, text, sizeof text);
+            fprintf(out, "  WARNING: %s\n", text);
+        }
     if (s->partner_lost)
         fprintf(out, "  partner LOST at te = %.6f s: %s\n",
                 rtcosim_time_to_seconds(s->partner_lost_at), s->partner_lost_reason);
-    for (size_t j = 0; j < rt->partner_part.send_count; j++) {
+    for (size_t j = 0; j < rt->to_rt_count; j++) {
         rtcosim_estimator_stats st;
         rtcosim_estimator_get_stats(rt->estimators[j], &st);
         fprintf(out, "  %s: %llu estimates, error rms %.4g max %.4g (now %s)", rt->signal_names[j],

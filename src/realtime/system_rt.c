@@ -1,117 +1,12 @@
 /* Real-time runs of an SSP system description: splits the components into
- * a real-time and a non-real-time part, builds one master per part, wraps
+ * a real-time part and non-real-time parts, builds one master per part, wraps
  * each master as a group component for the real-time executor, records the
  * results from the paced thread and calibrates the real-time part before the
  * run. See include/rtcosim/system_rt.h for the semantics. This file: the
  * setup (split, parts, crossing connections, results columns). */
 #include "realtime/system_rt_internal.h"
 
-/* --- Delay injection -------------------------------------------------------- */
-
-static rtcosim_status parse_number(const char *key, const char *text, double *out,
-                                   rtcosim_error *err)
-{
-    char *end = NULL;
-    *out = strtod(text, &end);
-    if (end == text || *end || !(*out >= 0))
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "delay: %s=%s is not a non-negative number",
-                                 key, text);
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_system_rt_delay_parse(const char *text, rtcosim_system_rt_delay *out,
-                                             rtcosim_time_ns **schedule_out, rtcosim_error *err)
-{
-    *schedule_out = NULL;
-    memset(out, 0, sizeof *out);
-    const char *colon = text ? strchr(text, ':') : NULL;
-    if (!colon || colon == text)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "delay '%s': expected COMPONENT:key=value,... (keys mean, late, "
-                                 "min, max, seed, schedule, fail, hang, hang-time)",
-                                 text ? text : "");
-    if ((size_t)(colon - text) >= sizeof out->component)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "delay '%s': component name too long", text);
-    snprintf(out->component, sizeof out->component, "%.*s", (int)(colon - text), text);
-    rtcosim_delay_options *d = &out->delay;
-    d->mean_fraction = 0;
-    d->late_min = d->late_max = 1;
-    d->hang_time = 1000000000;
-    char spec[1024];
-    snprintf(spec, sizeof spec, "%s", colon + 1);
-    rtcosim_status st = RTCOSIM_OK;
-    for (char *save = NULL, *kv = strtok_r(spec, ",", &save); kv && st == RTCOSIM_OK;
-         kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq)
-            return rtcosim_error_set(err, RTCOSIM_EINVAL, "delay '%s': '%s' is not key=value",
-                                     text, kv);
-        *eq = '\0';
-        const char *v = eq + 1;
-        double x = 0;
-        if (strcmp(kv, "schedule") == 0) {
-            size_t n = 1;
-            for (const char *p = v; *p; p++)
-                n += *p == '/';
-            rtcosim_time_ns *s = calloc(n, sizeof *s);
-            if (!s)
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-            char buf[1024];
-            snprintf(buf, sizeof buf, "%s", v);
-            size_t k = 0;
-            for (char *s2 = NULL, *item = strtok_r(buf, "/", &s2); item && st == RTCOSIM_OK;
-                 item = strtok_r(NULL, "/", &s2))
-                st = rtcosim_time_parse_seconds(item, &s[k++], err);
-            if (st != RTCOSIM_OK || k == 0) {
-                free(s);
-                return st != RTCOSIM_OK ? rtcosim_error_prefix(err, "delay '%s': schedule: ", text)
-                                        : rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                                            "delay '%s': empty schedule", text);
-            }
-            free(*schedule_out);
-            *schedule_out = s;
-            d->schedule = s;
-            d->schedule_length = k;
-            continue;
-        }
-        if (strcmp(kv, "hang-time") == 0) {
-            st = rtcosim_time_parse_seconds(v, &d->hang_time, err);
-            continue;
-        }
-        st = parse_number(kv, v, &x, err);
-        if (st != RTCOSIM_OK)
-            break;
-        if (strcmp(kv, "mean") == 0)
-            d->mean_fraction = x;
-        else if (strcmp(kv, "late") == 0 && x > 1)
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "delay '%s': late=%s is not a share in "
-                                   "[0, 1]", text, v);
-        else if (strcmp(kv, "late") == 0)
-            d->late_share = x;
-        else if (strcmp(kv, "min") == 0)
-            d->late_min = x;
-        else if (strcmp(kv, "max") == 0)
-            d->late_max = x;
-        else if (strcmp(kv, "seed") == 0)
-            d->seed = (uint64_t)x;
-        else if (strcmp(kv, "fail") == 0)
-            d->fail_at_step = (uint64_t)x;
-        else if (strcmp(kv, "hang") == 0)
-            d->hang_at_step = (uint64_t)x;
-        else
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                   "delay '%s': unknown key '%s' (mean, late (0..1), min, max, "
-                                   "seed, schedule, fail, hang, hang-time)",
-                                   text, kv);
-    }
-    if (st == RTCOSIM_OK && d->late_max < d->late_min)
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "delay '%s': max is below min", text);
-    if (st != RTCOSIM_OK) {
-        free(*schedule_out);
-        *schedule_out = NULL;
-    }
-    return st;
-}
+/* --- Delay injection (parsed in system_rt_delay.c) -------------------------- */
 
 typedef struct wrap_context {
     rtcosim_system_rt *srt;
@@ -133,7 +28,7 @@ static rtcosim_status wrap_delayed(void *context, const char *name, rtcosim_comp
             return st;
         }
     }
-    if (w->part == 1 && o->partner_wrap) {
+    if (w->part >= 1 && o->partner_wrap) {
         rtcosim_status st = o->partner_wrap(o->partner_wrap_context, name, component, &component, err);
         if (st != RTCOSIM_OK) {
             *out = NULL;
@@ -193,21 +88,29 @@ static const char *component_of(const rtcosim_system_desc *d, const char *name, 
     return buf;
 }
 
-static char *join_list(const rtcosim_system_desc *d, const bool *is_partner, bool partner)
+/* The components of part `part` (-1: of every non-real-time part, parts
+ * separated by " | "), joined with sep. */
+static char *join_list(const rtcosim_system_desc *d, const int *part_of, int part,
+                       const char *sep)
 {
     size_t len = 1;
     for (size_t i = 0; i < rtcosim_system_desc_component_count(d); i++)
-        len += strlen(rtcosim_system_desc_component(d, i)->name) + 2;
+        len += strlen(rtcosim_system_desc_component(d, i)->name) + 3;
     char *s = calloc(len, 1);
-    for (size_t i = 0; s && i < rtcosim_system_desc_component_count(d); i++)
-        if (is_partner[i] == partner) {
+    int last = 0;
+    for (int p = part < 0 ? 1 : part; s && p <= (part < 0 ? SRT_PARTS - 1 : part); p++)
+        for (size_t i = 0; i < rtcosim_system_desc_component_count(d); i++) {
+            if (part_of[i] != p)
+                continue;
             if (*s)
-                strcat(s, ", ");
+                strcat(s, last == p ? sep : " | ");
+            last = p;
             strcat(s, rtcosim_system_desc_component(d, i)->name);
         }
     return s;
 }
 
+/* The parts from rt.non_realtime ("a,b;c": parts separated by ';'). */
 static rtcosim_status split(rtcosim_system_rt *srt, rtcosim_error *err)
 {
     const rtcosim_system_desc *d = srt->desc;
@@ -215,31 +118,44 @@ static rtcosim_status split(rtcosim_system_rt *srt, rtcosim_error *err)
     size_t n = rtcosim_system_desc_component_count(d);
     const char *list = srt->options.rt.non_realtime;
     char name[NAME_LEN];
+    int part = 1;
     while (list && *list) {
-        const char *comma = strchr(list, ',');
-        size_t len = comma ? (size_t)(comma - list) : strlen(list);
+        size_t len = strcspn(list, ",;");
         snprintf(name, sizeof name, "%.*s", (int)len, list);
         if (len) {
             int idx = rtcosim_system_desc_find_component(d, name);
             if (idx < 0) {
-                char *all = join_list(d, srt->is_partner, false);
-                char *more = join_list(d, srt->is_partner, true);
+                for (size_t i = 0; i < n; i++)
+                    srt->part_of[i] = 0;
+                char *all = join_list(d, srt->part_of, 0, ", ");
                 rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                   "%s: non-real-time component '%s' is not in the system "
-                                  "(components: %s%s%s)",
-                                  file, name, all ? all : "", more && *more ? ", " : "",
-                                  more ? more : "");
+                                  "(components: %s)",
+                                  file, name, all ? all : "");
                 free(all);
-                free(more);
                 return RTCOSIM_ENOTFOUND;
             }
-            srt->is_partner[idx] = true;
+            if (srt->part_of[idx])
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "%s: non-real-time component '%s' is named twice (each "
+                                         "component belongs to one part)",
+                                         file, name);
+            if (part > RTCOSIM_SYSTEM_RT_PARTS_MAX)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "%s: more than %d non-real-time parts", file,
+                                         RTCOSIM_SYSTEM_RT_PARTS_MAX);
+            srt->part_of[idx] = part;
+            srt->part_count = part + 1;
         }
-        list = comma ? comma + 1 : NULL;
+        if (list[len] == ';' && srt->part_count == part + 1)
+            part++;
+        list = list[len] ? list + len + 1 : NULL;
     }
+    if (srt->part_count < 1)
+        srt->part_count = 1;
     size_t partners = 0;
     for (size_t i = 0; i < n; i++)
-        partners += srt->is_partner[i];
+        partners += srt->part_of[i] != 0;
     if (partners == n)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: every component is non-real-time; nothing to pace", file);
@@ -248,9 +164,14 @@ static rtcosim_status split(rtcosim_system_rt *srt, rtcosim_error *err)
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                      "%s: delay injection for '%s': no such component", file,
                                      srt->options.delays[i].component);
-    srt->part_names[0] = join_list(d, srt->is_partner, false);
-    srt->part_names[1] = join_list(d, srt->is_partner, true);
-    if (!srt->part_names[0] || !srt->part_names[1])
+    for (int p = 0; p < srt->part_count; p++) {
+        srt->part_names[p] = join_list(d, srt->part_of, p, ", ");
+        srt->group_labels[p] = p ? join_list(d, srt->part_of, p, "+") : strdup("realtime");
+        if (!srt->part_names[p] || !srt->group_labels[p])
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    }
+    srt->nonrt_names = join_list(d, srt->part_of, -1, ", ");
+    if (!srt->nonrt_names)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     return RTCOSIM_OK;
 }
@@ -258,7 +179,7 @@ static rtcosim_status split(rtcosim_system_rt *srt, rtcosim_error *err)
 static bool crosses(const rtcosim_system_rt *srt, const rtcosim_ssd_connection *cn)
 {
     return cn->start.component_index >= 0 && cn->end.component_index >= 0 &&
-           srt->is_partner[cn->start.component_index] != srt->is_partner[cn->end.component_index];
+           srt->part_of[cn->start.component_index] != srt->part_of[cn->end.component_index];
 }
 
 static rtcosim_status set_start_values(rtcosim_system_rt *srt, rtcosim_master *m, int part,
@@ -267,7 +188,7 @@ static rtcosim_status set_start_values(rtcosim_system_rt *srt, rtcosim_master *m
     const rtcosim_system_rt_options *o = &srt->options;
     for (size_t i = 0; i < o->start_count; i++) {
         int idx = component_index_of(srt->desc, o->start_names[i]);
-        if (part >= 0 && idx >= 0 && (int)srt->is_partner[idx] != part)
+        if (part >= 0 && idx >= 0 && srt->part_of[idx] != part)
             continue;
         rtcosim_status st = rtcosim_master_set_start_value(m, o->start_names[i],
                                                            o->start_values[i], err);
@@ -276,7 +197,7 @@ static rtcosim_status set_start_values(rtcosim_system_rt *srt, rtcosim_master *m
     }
     for (size_t i = 0; part >= 0 && i < srt->cross_count; i++) {
         int idx = component_index_of(srt->desc, srt->cross_names[i]);
-        if (idx < 0 || (int)srt->is_partner[idx] != part)
+        if (idx < 0 || srt->part_of[idx] != part)
             continue;
         rtcosim_status st = rtcosim_master_set_start_value(m, srt->cross_names[i],
                                                            srt->cross_values[i], err);
@@ -370,18 +291,18 @@ rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_ma
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
-        members[i] = (int)srt->is_partner[i] == part;
+        members[i] = srt->part_of[i] == part;
     size_t observe_count = 0;
     for (size_t i = 0; part == 0 && i < srt->column_count; i++) {
         int idx = component_index_of(srt->desc, srt->columns[i]);
-        if (idx >= 0 && !srt->is_partner[idx])
+        if (idx >= 0 && !srt->part_of[idx])
             observe[observe_count++] = srt->columns[i];
     }
     /* The outputs sent to the other part are observed too: their values are
      * read from the master's view (see group_get). */
     for (size_t c = 0; c < nconn; c++) {
         const rtcosim_ssd_connection *cn = rtcosim_system_desc_connection(srt->desc, c);
-        if (!crosses(srt, cn) || (int)srt->is_partner[cn->start.component_index] != part)
+        if (!crosses(srt, cn) || srt->part_of[cn->start.component_index] != part)
             continue;
         snprintf(outputs[c], NAME_LEN, "%s.%s", cn->start.component, cn->start.connector);
         bool seen = false;
@@ -409,9 +330,9 @@ rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_ma
      * thread's slack and idle CPUs, and the paced thread preempts them. */
     if (st == RTCOSIM_OK && part == 0)
         st = rtcosim_master_set_threads(m, 1, err);
-    if (st == RTCOSIM_OK && part == 1 && srt->options.threads_auto)
+    if (st == RTCOSIM_OK && part >= 1 && srt->options.threads_auto)
         st = rtcosim_master_set_threads(m, RTCOSIM_MASTER_THREADS_AUTO, err);
-    if (st == RTCOSIM_OK && part == 1)
+    if (st == RTCOSIM_OK && part >= 1)
         st = rtcosim_master_set_idle_workers(m, true, err);
     if (st == RTCOSIM_OK)
         st = set_start_values(srt, m, part, err);
@@ -422,7 +343,8 @@ rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_ma
                                        err);
     if (st != RTCOSIM_OK) {
         rtcosim_master_free(m);
-        return rtcosim_error_prefix(err, "%s part: ", part ? "non-real-time" : "real-time");
+        return part ? rtcosim_error_prefix(err, "non-real-time part %s: ", srt->part_names[part])
+                    : rtcosim_error_prefix(err, "real-time part: ");
     }
     *out = m;
     return RTCOSIM_OK;
@@ -450,8 +372,8 @@ static rtcosim_status connect_parts(rtcosim_system_rt *srt, int part_count,
         const rtcosim_ssd_connection *cn = rtcosim_system_desc_connection(d, i);
         if (!crosses(srt, cn))
             continue;
-        int from = srt->is_partner[cn->start.component_index];
-        int to = srt->is_partner[cn->end.component_index];
+        int from = srt->part_of[cn->start.component_index];
+        int to = srt->part_of[cn->end.component_index];
         bool transformed = cn->has_linear_transformation || cn->has_unit_conversion;
         long out = system_rt_group_add(&srt->groups[from], 2 * n, srt->parts[from],
                                        cn->start.component, cn->start.connector,
@@ -467,17 +389,17 @@ static rtcosim_status connect_parts(rtcosim_system_rt *srt, int part_count,
         conns[(*conn_count)++] = (rtcosim_rt_connection){(size_t)from, (uint32_t)out, (size_t)to,
                                                          (uint32_t)in};
     }
-    static const char *const labels[2] = {"realtime", "non-realtime"};
     for (int p = 0; p < part_count; p++) {
         group *g = &srt->groups[p];
-        rtcosim_component_desc cd = {.model_name = labels[p], .variables = g->vars,
+        const char *label = srt->group_labels[p];
+        rtcosim_component_desc cd = {.model_name = label, .variables = g->vars,
                                      .variable_count = g->count,
                                      .capabilities = {.can_handle_variable_step = true}};
         rtcosim_status st = rtcosim_component_create(&system_rt_group_ops, g, &cd,
                                                      &srt->group_components[p], err);
         rtcosim_component *c = srt->group_components[p];
         if (st == RTCOSIM_OK)
-            st = rtcosim_component_instantiate(c, labels[p], err);
+            st = rtcosim_component_instantiate(c, label, err);
         if (st == RTCOSIM_OK)
             st = rtcosim_component_setup(c, 0, srt->options.rt.start_time,
                                          srt->options.rt.stop_time, err);
@@ -520,7 +442,8 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
              c++) {
             const rtcosim_ssd_connection *cn = rtcosim_system_desc_connection(srt->desc, c);
             char start[NAME_LEN], end[NAME_LEN];
-            if (!crosses(srt, cn) || !srt->is_partner[cn->start.component_index])
+            if (!crosses(srt, cn) || !srt->part_of[cn->start.component_index] ||
+                srt->part_of[cn->end.component_index])
                 continue;
             snprintf(start, sizeof start, "%s.%s", cn->start.component, cn->start.connector);
             if (strcmp(start, name) != 0)
@@ -634,8 +557,8 @@ static rtcosim_status plan_last_exchange(rtcosim_system_rt *srt, rtcosim_error *
         frame += o->exchange.frames[i] ? o->exchange.frames[i] : 1;
     }
     srt->last_exchange = o->start_time + (rtcosim_time_ns)last * srt->macro_step;
-    srt->last_sent = calloc(srt->groups[0].count + 1, sizeof *srt->last_sent);
-    return srt->last_sent ? RTCOSIM_OK : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    (void)err;
+    return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
@@ -651,8 +574,9 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
     srt->desc = desc;
     srt->options = *options;
     size_t n = rtcosim_system_desc_component_count(desc);
-    srt->is_partner = calloc(n + 1, sizeof *srt->is_partner);
-    rtcosim_status st = srt->is_partner ? RTCOSIM_OK
+    srt->part_of = calloc(n + 1, sizeof *srt->part_of);
+    srt->part_count = 1;
+    rtcosim_status st = srt->part_of ? RTCOSIM_OK
                                         : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     if (st == RTCOSIM_OK && n == 0)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: the system has no components",
@@ -675,14 +599,28 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
         st = rtcosim_clock_create_monotonic(ro->busy_wait, &srt->owned_pacing, err);
         ro->clock = srt->owned_pacing;
     }
-    if (st == RTCOSIM_OK && !ro->partner_clock)
-        st = rtcosim_clock_create_monotonic(ro->busy_wait, &srt->owned_partner_clock, err);
+    /* One processor clock per non-real-time part: in a virtual run each is
+     * a virtual clock of its own (the first the caller's), so that the parts
+     * run as processors of their own; on the real clock one monotonic clock
+     * serves them all. */
+    bool is_virtual = ro->clock && rtcosim_clock_is_virtual(ro->clock);
+    for (int p = 1; p < srt->part_count && st == RTCOSIM_OK; p++) {
+        rtcosim_clock *given = ro->partner_clocks && (size_t)(p - 1) < ro->partner_clock_count
+                                   ? ro->partner_clocks[p - 1]
+                                   : p == 1 ? ro->partner_clock : NULL;
+        if (!given && is_virtual)
+            st = rtcosim_clock_create_virtual(0, &srt->owned_partner_clocks[p], err);
+        else if (!given && p == 1)
+            st = rtcosim_clock_create_monotonic(ro->busy_wait, &srt->owned_partner_clocks[p], err);
+        else if (!given)
+            given = srt->delay_clocks[1];
+        srt->delay_clocks[p] = given ? given : srt->owned_partner_clocks[p];
+    }
     srt->delay_clocks[0] = ro->clock;
-    srt->delay_clocks[1] = ro->partner_clock ? ro->partner_clock : srt->owned_partner_clock;
     if (st == RTCOSIM_OK)
         st = initialize_whole(srt, err);
-    int part_count = srt->part_names[1] && srt->part_names[1][0] ? 2 : 1;
-    if (st == RTCOSIM_OK && part_count == 2 && options->partner_prepare)
+    int part_count = srt->part_count;
+    if (st == RTCOSIM_OK && part_count >= 2 && options->partner_prepare)
         options->partner_prepare(options->partner_wrap_context, srt->macro_step,
                                  ro->partner_timeout);
     for (int p = 0; p < part_count && st == RTCOSIM_OK; p++)
@@ -707,12 +645,16 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
         eo.macro_step = srt->macro_step;
         eo.calibrate = false; /* done here, on a probe of the real-time part */
         eo.group_names = true;
-        eo.non_realtime = "non-realtime";
+        /* The executor's parts: one group each, named by its label. */
+        char nonrt[4096] = "";
+        for (int p = 1; p < part_count; p++)
+            snprintf(nonrt + strlen(nonrt), sizeof nonrt - strlen(nonrt), "%s%s",
+                     p > 1 ? ";" : "", srt->group_labels[p]);
+        eo.non_realtime = part_count > 1 ? nonrt : NULL;
         size_t parts = (size_t)part_count;
-        if (parts == 1)
-            eo.non_realtime = NULL;
-        if (eo.clock && rtcosim_clock_is_virtual(eo.clock) && parts == 1)
-            eo.partner_clock = NULL;
+        eo.partner_clocks = srt->delay_clocks + 1;
+        eo.partner_clock_count = parts - 1;
+        eo.partner_clock = NULL;
         st = rtcosim_rt_create(srt->group_components, parts, conns, conn_count, &eo, &srt->rt, err);
         if (st != RTCOSIM_OK)
             rtcosim_error_prefix(err, "%s: ", rtcosim_system_desc_file(desc));
@@ -742,12 +684,15 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
     if (srt->rt && rtcosim_rt_get_summary(srt->rt)->partner_abandoned)
         return;
     rtcosim_rt_free(srt->rt);
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < SRT_PARTS; p++) {
         rtcosim_component_free(srt->group_components[p]);
         system_rt_group_free(&srt->groups[p]);
         rtcosim_master_free(srt->parts[p]);
         free(srt->part_names[p]);
+        free(srt->group_labels[p]);
+        rtcosim_clock_free(srt->owned_partner_clocks[p]);
     }
+    free(srt->nonrt_names);
     for (size_t i = 0; i < srt->cross_count; i++) {
         free(srt->cross_names[i]);
         free(srt->cross_values[i]);
@@ -762,9 +707,7 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
     free(srt->row);
     free(srt->last_values);
     free(srt->conns);
-    free(srt->last_sent);
-    free(srt->is_partner);
+    free(srt->part_of);
     rtcosim_clock_free(srt->owned_pacing);
-    rtcosim_clock_free(srt->owned_partner_clock);
     free(srt);
 }

@@ -90,15 +90,6 @@ rtcosim_status system_rt_group_step(void *self, rtcosim_time_ns t, rtcosim_time_
     if (g->records) {
         rtcosim_system_rt *srt = g->srt;
         system_rt_record(srt, t, false);
-        if (t == srt->last_exchange)
-            for (size_t v = 0; v < g->count; v++)
-                if (g->vars[v].causality == RTCOSIM_CAUSALITY_OUTPUT) {
-                    uint32_t vr = (uint32_t)v;
-                    rtcosim_status st = system_rt_group_get(g, RTCOSIM_TYPE_FLOAT64, &vr, 1,
-                                                            &srt->last_sent[v], err);
-                    if (st != RTCOSIM_OK)
-                        return st;
-                }
     }
     /* The ticks that start in [t, t + h): a tick whose components all step
      * past t + h leaves the master ahead, and the frames up to its next

@@ -43,18 +43,24 @@ typedef struct group {
     bool runs_ahead; /* a tick of the master spans more than one macro step */
 } group;
 
+/* The real-time part and up to RTCOSIM_SYSTEM_RT_PARTS_MAX non-real-time ones. */
+#define SRT_PARTS (RTCOSIM_SYSTEM_RT_PARTS_MAX + 1)
+
 struct rtcosim_system_rt {
     const rtcosim_system_desc *desc;
     rtcosim_system_rt_options options;
     rtcosim_time_ns macro_step;
-    bool *is_partner; /* per description component */
-    rtcosim_master *parts[2];   /* real-time, non-real-time */
-    group groups[2];
-    rtcosim_component *group_components[2];
+    int *part_of; /* per description component: 0 real-time, p >= 1 non-real-time part p */
+    int part_count; /* 1 + non-real-time parts */
+    rtcosim_master *parts[SRT_PARTS];
+    group groups[SRT_PARTS];
+    rtcosim_component *group_components[SRT_PARTS];
     rtcosim_rt *rt;
-    rtcosim_clock *owned_pacing, *owned_partner_clock;
-    rtcosim_clock *delay_clocks[2];
-    char *part_names[2];
+    rtcosim_clock *owned_pacing, *owned_partner_clocks[SRT_PARTS];
+    rtcosim_clock *delay_clocks[SRT_PARTS];
+    char *part_names[SRT_PARTS]; /* components of each part, ", "-joined */
+    char *group_labels[SRT_PARTS]; /* each part's group: "realtime", its components '+'-joined */
+    char *nonrt_names; /* every non-real-time part's names, parts " | "-separated */
     /* Start values of the inputs fed across the parts (from the whole
      * system's initialization), as "component.variable" and %.17g text. */
     char **cross_names, **cross_values;
@@ -72,13 +78,11 @@ struct rtcosim_system_rt {
     bool any_row;
     rtcosim_status record_status;
     rtcosim_error record_error;
-    /* Completing the non-real-time part after the run (see finish_partner):
-     * the connections, the time of the last exchange and the real-time
-     * outputs sent then. */
+    /* Completing the non-real-time parts after the run (see finish_partner):
+     * the connections and the time of the last exchange. */
     rtcosim_rt_connection *conns;
     size_t conn_count;
     rtcosim_time_ns last_exchange;
-    double *last_sent; /* per real-time group variable */
 };
 
 #pragma GCC visibility push(hidden)

@@ -69,45 +69,48 @@ static rtcosim_status calibrate(rtcosim_system_rt *srt, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-/* The real-time part's last frame ends at the stop; the non-real-time
+/* The real-time part's last frame ends at the stop; a non-real-time
  * part's data for the stop come from its step after the last exchange,
- * which no frame waits for. When the partner is on time (it has consumed the
- * last exchange's inputs or stands right before them), finish that step now,
- * off the clock, so that the final results row holds its values at the stop
- * as a plain run would; a late or lost partner's values stay as last used. */
-static rtcosim_status finish_partner(rtcosim_system_rt *srt, rtcosim_time_ns end,
+ * which no frame waits for. When a part is on time (it has consumed the last
+ * exchange's inputs or stands right before them), finish that step now, off
+ * the clock, with the inputs it was sent then, so that the final results row
+ * holds its values at the stop as a plain run would; a late or lost part's
+ * values stay as last used. */
+static rtcosim_status finish_partner(rtcosim_system_rt *srt, int p, rtcosim_time_ns end,
                                      rtcosim_error *err)
 {
-    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(srt->rt);
-    rtcosim_master *pm = srt->parts[1];
-    if (!pm || !srt->part_names[1][0] || s->partner_lost || s->failed)
+    const rtcosim_rt_part_summary *ps = rtcosim_rt_part_summary_at(srt->rt, (size_t)p - 1);
+    if (!srt->parts[p] || !ps || ps->lost)
         return RTCOSIM_OK;
-    group *rtg = &srt->groups[0], *pg = &srt->groups[1];
+    group *rtg = &srt->groups[0], *pg = &srt->groups[p];
     rtcosim_time_ns tv = pg->time;
     if (tv == srt->last_exchange && end > tv) {
         for (size_t i = 0; i < srt->conn_count; i++) {
             const rtcosim_rt_connection *c = &srt->conns[i];
-            if (c->from_component != 0)
+            double x;
+            if (c->to_component != (size_t)p ||
+                !rtcosim_rt_sent_value(srt->rt, c->to_component, c->to_vr, &x))
                 continue;
-            rtcosim_status st = system_rt_group_set(pg, RTCOSIM_TYPE_FLOAT64, &c->to_vr, 1,
-                                                    &srt->last_sent[c->from_vr], err);
+            rtcosim_status st = system_rt_group_set(pg, RTCOSIM_TYPE_FLOAT64, &c->to_vr, 1, &x,
+                                                    err);
             if (st != RTCOSIM_OK)
                 return st;
         }
         rtcosim_status st = system_rt_group_step(pg, tv, end - tv, NULL, err);
         if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "non-real-time part, last step: ");
+            return rtcosim_error_prefix(err, "non-real-time part %s, last step: ",
+                                        srt->part_names[p]);
         tv = end;
     }
     if (tv != end) {
         rtcosim_log(RTCOSIM_LOG_INFO, LOG_CATEGORY,
-                    "non-real-time part at %.9g s at the stop: its last values are held",
-                    rtcosim_time_to_seconds(tv));
+                    "non-real-time part %s at %.9g s at the stop: its last values are held",
+                    srt->part_names[p], rtcosim_time_to_seconds(tv));
         return RTCOSIM_OK;
     }
     for (size_t i = 0; i < srt->conn_count; i++) {
         const rtcosim_rt_connection *c = &srt->conns[i];
-        if (c->from_component != 1)
+        if (c->from_component != (size_t)p || c->to_component != 0)
             continue;
         rtcosim_status st = system_rt_group_get(pg, RTCOSIM_TYPE_FLOAT64, &c->from_vr, 1,
                                                 &rtg->links[c->to_vr].raw, err);
@@ -136,8 +139,10 @@ rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
     st = rtcosim_rt_run(srt->rt, err);
     /* The final point (the results so far, also after a failure). */
     rtcosim_time_ns end = srt->groups[0].time;
-    if (st == RTCOSIM_OK)
-        st = finish_partner(srt, end, err);
+    for (int p = 1; st == RTCOSIM_OK && !rtcosim_rt_get_summary(srt->rt)->failed &&
+                    p < srt->part_count;
+         p++)
+        st = finish_partner(srt, p, end, err);
     if (!srt->any_row || srt->last_row_time != end)
         system_rt_record(srt, end, true);
     if (srt->recorder) {
@@ -184,9 +189,17 @@ const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt)
 }
 const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime)
 {
-    return srt->part_names[non_realtime ? 1 : 0];
+    return non_realtime ? srt->nonrt_names : srt->part_names[0];
 }
 const rtcosim_master *rtcosim_system_rt_part(const rtcosim_system_rt *srt, bool non_realtime)
 {
     return srt->parts[non_realtime ? 1 : 0];
+}
+size_t rtcosim_system_rt_nonrealtime_count(const rtcosim_system_rt *srt)
+{
+    return (size_t)srt->part_count - 1;
+}
+const rtcosim_master *rtcosim_system_rt_nonrealtime_part(const rtcosim_system_rt *srt, size_t i)
+{
+    return i + 1 < (size_t)srt->part_count ? srt->parts[i + 1] : NULL;
 }

@@ -15,6 +15,7 @@ struct rtcosim_predictor {
     double *scale;   /* width */
     double time_scale, min_pivot;
     rtcosim_time_ns nominal_interval;
+    double capacity; /* correction capacity T per step; 0: mirrored spread */
 
     double *hist;    /* [streams][hist_cap] rings; sample k of a stream at k % hist_cap */
     uint64_t count;  /* real observations */
@@ -45,6 +46,7 @@ struct rtcosim_predictor {
     double *rhs, *w;   /* order */
     double *err;       /* [horizon][width] e~[n+k] */
     rtcosim_time_ns *time_err; /* [horizon] */
+    double *spread;    /* [2][width]: E, then the full-step correction E T/|E| */
 };
 
 const char *rtcosim_prediction_method_name(rtcosim_prediction_method m)
@@ -80,6 +82,7 @@ void rtcosim_predictor_free(rtcosim_predictor *p)
     free(p->w);
     free(p->err);
     free(p->time_err);
+    free(p->spread);
     free(p);
 }
 
@@ -121,6 +124,10 @@ rtcosim_status rtcosim_predictor_create(const rtcosim_predictor_config *config,
             if (!(config->value_scale[j] > 0) || !isfinite(config->value_scale[j]))
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                          "predictor: value_scale[%zu] must be finite and > 0", j);
+    if (!(config->correction_capacity >= 0) || !isfinite(config->correction_capacity))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "predictor: correction_capacity must be finite and >= 0, got %g",
+                                 config->correction_capacity);
 
     rtcosim_predictor *p = calloc(1, sizeof *p);
     if (!p)
@@ -135,6 +142,7 @@ rtcosim_status rtcosim_predictor_create(const rtcosim_predictor_config *config,
     p->min_pivot = config->min_pivot > 0 ? config->min_pivot : 1e-13;
     p->nominal_interval = config->nominal_interval_ns;
     p->refit_interval = config->refit_interval ? config->refit_interval : 1;
+    p->capacity = config->correction_capacity;
 
     p->scale = malloc(p->width * sizeof *p->scale);
     p->hist = calloc(p->streams * p->hist_cap, sizeof *p->hist);
@@ -155,10 +163,11 @@ rtcosim_status rtcosim_predictor_create(const rtcosim_predictor_config *config,
     p->w = calloc(order, sizeof(double));
     p->err = calloc(horizon * p->width, sizeof(double));
     p->time_err = calloc(horizon, sizeof(rtcosim_time_ns));
+    p->spread = calloc(2 * p->width, sizeof(double));
     if (!p->scale || !p->hist || !p->curve_values || !p->next_values || !p->curve_times ||
         !p->next_times || !p->method || !p->method_order ||
         !p->fit_w || !p->fit_q || !p->fit_at || !p->seq || !p->tail || !p->pred ||
-        !p->normal || !p->rhs || !p->w || !p->err || !p->time_err) {
+        !p->normal || !p->rhs || !p->w || !p->err || !p->time_err || !p->spread) {
         rtcosim_predictor_free(p);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "predictor: out of memory");
     }
@@ -442,6 +451,36 @@ static double error_magnitude(const rtcosim_predictor *p, const double *e, rtcos
     return sum;
 }
 
+/* The capacity spread of the accepted error E = sum_{k<m} e~[n+k] over the
+ * new curve (next_values, slot k-1 = event n+k) from n+m on: E T/|E| per
+ * step, K = floor(|E| / T) times, then the rest E - K E T/|E| (see the header). */
+static void correct_by_capacity(rtcosim_predictor *p, size_t m)
+{
+    const size_t W = p->width, H = p->horizon;
+    double *total = p->spread, *full = p->spread + W;
+    for (size_t j = 0; j < W; j++) {
+        total[j] = 0;
+        for (size_t k = 0; k < m; k++)
+            total[j] += p->err[k * W + j];
+    }
+    bool exact;
+    const double magnitude = error_magnitude(p, total, 0, &exact);
+    if (exact || !isfinite(magnitude))
+        return; /* nothing accepted (m = 0 or exact steps), or nothing sane to spread */
+    const double share = p->capacity / magnitude;
+    const double full_steps = floor(magnitude / p->capacity);
+    for (size_t j = 0; j < W; j++)
+        full[j] = total[j] * share;
+    for (size_t k = m; k - 1 < H; k++) {
+        const double q = (double)(k - m);
+        if (q > full_steps)
+            break;
+        for (size_t j = 0; j < W; j++)
+            p->next_values[(k - 1) * W + j] -=
+                q < full_steps ? full[j] : total[j] - full_steps * full[j];
+    }
+}
+
 rtcosim_status rtcosim_predictor_arrive(rtcosim_predictor *p, rtcosim_time_ns t,
                                         const double *values, size_t speculated,
                                         double threshold, rtcosim_speculation_result *result,
@@ -498,21 +537,20 @@ rtcosim_status rtcosim_predictor_arrive(rtcosim_predictor *p, rtcosim_time_ns t,
     result->rollback = m < s;
     result->cumulative_error = cumulative;
 
-    /* The next curve covers n+1+i: old x~ for n+1 .. n+m-1, x~'' for
-     * n+m .. n+2m-1 (x~'[n+m+j] - e~[n+m-1-j]), x~' beyond. */
-    for (size_t i = 0; i < H; i++) {
-        const size_t k = i + 1;
-        if (k < m) {
-            memcpy(p->next_values + i * W, p->curve_values + k * W, W * sizeof(double));
-            p->next_times[i] = p->curve_times[k];
-        } else if (k < 2 * m) {
+    /* The next curve covers n+1+i: old x~ for n+1 .. n+m-1, then x~' with
+     * the distributed correction from n+m on. */
+    for (size_t i = 0; i + 1 < m && i < H; i++) {
+        memcpy(p->next_values + i * W, p->curve_values + (i + 1) * W, W * sizeof(double));
+        p->next_times[i] = p->curve_times[i + 1];
+    }
+    if (p->capacity > 0)
+        correct_by_capacity(p, m);
+    else /* mirrored: x~''[n+m+j] = x~'[n+m+j] - e~[n+m-1-j], j < m */
+        for (size_t k = m; k < 2 * m && k - 1 < H; k++) {
             const double *e = p->err + (m - 1 - (k - m)) * W;
             for (size_t j = 0; j < W; j++)
-                p->next_values[i * W + j] -= e[j];
-        } else {
-            break;
+                p->next_values[(k - 1) * W + j] -= e[j];
         }
-    }
     swap_curve(p);
     return RTCOSIM_OK;
 }

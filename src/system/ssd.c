@@ -304,6 +304,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
     free(d->infos);
     free(d->enum_items);
     free(d->bonds);
+    free(d->rt_estimators);
     if (d->temp_dir) {
         rtcosim_archive_remove_dir(d->temp_dir);
         free(d->temp_dir);

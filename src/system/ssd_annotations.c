@@ -64,13 +64,79 @@ static rtcosim_status read_choice(parse_ctx *ctx, const xmlNode *n, const char *
     return RTCOSIM_OK;
 }
 
+/* An estimator spec with a relative map file resolved against the .ssd's
+ * directory (NULL: out of memory). */
+static const char *resolve_estimator(rtcosim_system_desc *d, const char *spec)
+{
+    if (strncmp(spec, "map:", 4) == 0 && spec[4] != '/')
+        return system_printf(d, "map:%s/%s", d->base_dir, spec + 4);
+    return spec;
+}
+
+/* <rc:Estimator signal="component.variable" spec="SPEC"/>: one signal's
+ * estimator, as --estimator SIGNAL=SPEC; kept as that text. */
+static rtcosim_status read_signal_estimator(parse_ctx *ctx, const xmlNode *c,
+                                            rtcosim_ssd_realtime_settings *r)
+{
+    rtcosim_system_desc *d = ctx->d;
+    for (const xmlAttr *a = c->properties; a; a = a->next)
+        if (!a->ns && strcmp((const char *)a->name, "signal") != 0 &&
+            strcmp((const char *)a->name, "spec") != 0)
+            return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                        "rtcosim real-time: Estimator: unknown attribute '%s' (signal, spec)",
+                        (const char *)a->name);
+    const char *signal = system_attr(d, c, "signal");
+    const char *spec = system_attr(d, c, "spec");
+    if (!signal || !*signal || !spec || !*spec)
+        return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                    "rtcosim real-time: Estimator needs signal=\"component.variable\" and "
+                    "spec=\"SPEC\"");
+    if (strcspn(signal, "=,:") != strlen(signal))
+        return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                    "rtcosim real-time: Estimator: signal '%s' holds '=', ',' or ':'", signal);
+    /* The signal is "component.variable": a component of the system, a dot. */
+    bool known = false;
+    for (size_t i = 0; i < rtcosim_system_desc_component_count(d) && !known; i++) {
+        const char *comp = rtcosim_system_desc_component(d, i)->name;
+        size_t len = strlen(comp);
+        known = strncmp(signal, comp, len) == 0 && signal[len] == '.' && signal[len + 1];
+    }
+    if (!known)
+        return FAIL(ctx, c, RTCOSIM_ENOTFOUND,
+                    "rtcosim real-time: Estimator: signal '%s' is not component.variable of a "
+                    "component of the system",
+                    signal);
+    size_t slen = strlen(signal);
+    for (size_t i = 0; i < d->rt_estimator_count; i++)
+        if (strncmp(d->rt_estimators[i], signal, slen) == 0 && d->rt_estimators[i][slen] == '=')
+            return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                        "rtcosim real-time: Estimator of '%s' given twice", signal);
+    if (!(spec = resolve_estimator(d, spec)))
+        return NOMEM(ctx);
+    rtcosim_error e;
+    if (rtcosim_estimator_spec_parse(spec, &(rtcosim_estimator_spec){0}, &e) != RTCOSIM_OK)
+        return FAIL(ctx, c, RTCOSIM_EFORMAT, "rtcosim real-time: Estimator of '%s': %s", signal,
+                    e.message);
+    const char *text = system_printf(d, "%s=%s", signal, spec);
+    const char **slot = text ? system_grow(&d->rt_estimators, &d->rt_estimator_count,
+                                           &d->rt_estimator_cap, sizeof *slot)
+                             : NULL;
+    if (!slot)
+        return NOMEM(ctx);
+    *slot = text;
+    r->signal_estimators = d->rt_estimators;
+    r->signal_estimator_count = d->rt_estimator_count;
+    return RTCOSIM_OK;
+}
+
 /* rc:RealTime of the org.rtcosim.realtime annotation: the real-time
  * settings (system.h). Values are checked with
  * the real-time layer's own parsers so that errors show here, with the line. */
 static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
 {
-    static const char *const attrs[] = {"rtFactor", "overrun", "exchange", "estimator",
-                                        "partnerTimeout", "calibrate"};
+    static const char *const attrs[] = {"rtFactor",       "overrun",   "exchange",
+                                        "estimator",      "partnerTimeout", "calibrate",
+                                        "partnerWindow"};
     rtcosim_system_desc *d = ctx->d;
     rtcosim_ssd_realtime_settings *r = &d->realtime;
     if (r->present)
@@ -78,10 +144,10 @@ static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
     r->present = true;
     r->line = (int)xmlGetLineNo(n);
     for (const xmlAttr *a = n->properties; a; a = a->next)
-        if (!a->ns && pick((const char *)a->name, attrs, 6) < 0)
+        if (!a->ns && pick((const char *)a->name, attrs, 7) < 0)
             return FAIL(ctx, n, RTCOSIM_EFORMAT,
                         "rtcosim real-time: unknown attribute '%s' (rtFactor, overrun, exchange, "
-                        "estimator, partnerTimeout, calibrate)",
+                        "estimator, partnerTimeout, partnerWindow, calibrate)",
                         (const char *)a->name);
     rtcosim_error e;
     const char *text = system_attr(d, n, "rtFactor");
@@ -111,18 +177,17 @@ static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
         r->exchange = spelled;
     }
     if ((text = system_attr(d, n, "estimator"))) {
-        /* A relative map file is resolved against the .ssd's directory. */
-        if (strncmp(text, "map:", 4) == 0 && text[4] != '/')
-            text = system_printf(d, "map:%s/%s", d->base_dir, text + 4);
-        rtcosim_estimator_spec spec;
-        if (!text)
+        if (!(text = resolve_estimator(d, text)))
             return NOMEM(ctx);
-        if (rtcosim_estimator_spec_parse(text, &spec, &e) != RTCOSIM_OK)
+        if (rtcosim_estimator_spec_parse(text, &(rtcosim_estimator_spec){0}, &e) != RTCOSIM_OK)
             return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: estimator: %s", e.message);
         r->estimator = text;
     }
     rtcosim_status st = read_positive_time(ctx, n, "partnerTimeout", &r->has_partner_timeout,
                                            &r->partner_timeout);
+    if (st == RTCOSIM_OK)
+        st = read_positive_time(ctx, n, "partnerWindow", &r->has_partner_window,
+                                &r->partner_window);
     if (st != RTCOSIM_OK)
         return st;
     if ((text = system_attr(d, n, "calibrate"))) {
@@ -130,28 +195,67 @@ static rtcosim_status read_realtime(parse_ctx *ctx, const xmlNode *n)
             return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim real-time: bad calibrate \"%s\"", text);
         r->has_calibrate = true;
     }
+    /* The parts: NonRealTime elements of one part="NAME" form that part;
+     * those without a part form one part together, the first. */
+    const char *unnamed = NULL, *named = NULL; /* "a,b" and "x,y;z" */
+    const char *part_labels[64] = {0};
+    const char *part_lists[64] = {0};
+    size_t part_count = 0;
     for (const xmlNode *c = n->children; c; c = c->next) {
+        if (system_is(c, RTCOSIM_MASTER_NS, "Estimator")) {
+            st = read_signal_estimator(ctx, c, r);
+            if (st != RTCOSIM_OK)
+                return st;
+            continue;
+        }
         if (!system_is(c, RTCOSIM_MASTER_NS, "NonRealTime"))
             continue;
         const char *name = system_attr(d, c, "component");
+        const char *part = system_attr(d, c, "part");
         if (rtcosim_system_desc_find_component(d, name ? name : "") < 0)
             return FAIL(ctx, c, RTCOSIM_ENOTFOUND,
                         "rtcosim real-time: NonRealTime names unknown component '%s'",
                         name ? name : "");
+        if (part && !*part)
+            return FAIL(ctx, c, RTCOSIM_EFORMAT, "rtcosim real-time: NonRealTime: empty part");
         size_t len = strlen(name);
-        for (const char *p = r->non_realtime; p && *p;) {
-            const char *comma = strchr(p, ',');
-            size_t n2 = comma ? (size_t)(comma - p) : strlen(p);
-            if (n2 == len && strncmp(p, name, len) == 0)
-                return FAIL(ctx, c, RTCOSIM_EFORMAT,
-                            "rtcosim real-time: component '%s' marked non-real-time twice", name);
-            p = comma ? comma + 1 : NULL;
+        for (size_t k = 0; k <= part_count; k++) {
+            const char *list = k < part_count ? part_lists[k] : unnamed;
+            for (const char *p = list; p && *p;) {
+                const char *comma = strchr(p, ',');
+                size_t n2 = comma ? (size_t)(comma - p) : strlen(p);
+                if (n2 == len && strncmp(p, name, len) == 0)
+                    return FAIL(ctx, c, RTCOSIM_EFORMAT,
+                                "rtcosim real-time: component '%s' marked non-real-time twice",
+                                name);
+                p = comma ? comma + 1 : NULL;
+            }
         }
-        r->non_realtime = r->non_realtime ? system_printf(d, "%s,%s", r->non_realtime, name)
-                                          : system_strdup(d, name);
-        if (!r->non_realtime)
+        const char **list = &unnamed;
+        if (part) {
+            size_t k = 0;
+            while (k < part_count && strcmp(part_labels[k], part) != 0)
+                k++;
+            if (k == part_count) {
+                if (part_count == sizeof part_labels / sizeof part_labels[0])
+                    return FAIL(ctx, c, RTCOSIM_EFORMAT, "rtcosim real-time: too many parts");
+                part_labels[part_count++] = part;
+            }
+            list = &part_lists[k];
+        }
+        *list = *list ? system_printf(d, "%s,%s", *list, name) : system_strdup(d, name);
+        if (!*list)
             return NOMEM(ctx);
     }
+    for (size_t k = 0; k < part_count; k++) {
+        named = named ? system_printf(d, "%s;%s", named, part_lists[k]) : part_lists[k];
+        if (!named)
+            return NOMEM(ctx);
+    }
+    r->non_realtime = unnamed && named ? system_printf(d, "%s;%s", unnamed, named)
+                                       : unnamed ? unnamed : named;
+    if ((unnamed || named) && !r->non_realtime)
+        return NOMEM(ctx);
     return RTCOSIM_OK;
 }
 

@@ -104,6 +104,8 @@ struct rtcosim_system_desc {
     size_t rate_count, rate_cap;
     rtcosim_ssd_power_bond *bonds;
     size_t bond_count, bond_cap;
+    const char **rt_estimators; /* rc:Estimator as "SIGNAL=SPEC", arena strings */
+    size_t rt_estimator_count, rt_estimator_cap;
 };
 
 /* Arena: every string of a description, freed at once. */

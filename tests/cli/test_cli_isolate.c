@@ -187,9 +187,16 @@ static void write_system(const char *dir, char *path, size_t size)
              "   <ssd:Component name=\"d\" source=\"%s\"><ssd:Connectors>\n"
              "    <ssd:Connector name=\"h\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
              "   </ssd:Connectors></ssd:Component>\n"
+             "   <ssd:Component name=\"e\" source=\"rtcosim:oscillator.mass1\"><ssd:Connectors>\n"
+             "    <ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+             "    <ssd:Connector name=\"F\" kind=\"input\"><ssc:Real/></ssd:Connector>\n"
+             "   </ssd:Connectors></ssd:Component>\n"
              "  </ssd:Elements>\n  <ssd:Connections>\n"
              "   <ssd:Connection startElement=\"f\" startConnector=\"x\" endElement=\"a\" "
              "endConnector=\"F\"/>\n"
+             "   <ssd:Connection startElement=\"d\" startConnector=\"h\" endElement=\"e\" "
+             "endConnector=\"F\"><ssc:LinearTransformation factor=\"1\"/>"
+             "</ssd:Connection>\n"
              "  </ssd:Connections>\n"
              "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
              "   <rc:Master stepSize=\"0.01\" order=\"jacobi\"/></ssc:Annotation></ssd:Annotations>\n"
@@ -284,6 +291,19 @@ static void crashing_partner_fmu_is_lost_and_the_real_time_part_finishes(void **
         assert_true(count_lines(summary) > 1);
         assert_no_child_left();
     }
+    /* Two non-real-time parts, each FMU isolated in a host of its own: the
+     * crashing f makes its part lost, d's part and the real-time part go on. */
+    const char *two[] = {"run", ssd, "--real-time", "--virtual-clock", "--non-realtime", "f",
+                         "--non-realtime", "d", "--start-value", "f.fail_mode", "6",
+                         "--output-file", csv, "-q", NULL};
+    int rc = run_cli(err, two);
+    const char *text = tu_read_file(err, NULL);
+    if (rc != 3 || !strstr(text, "non-real-time partner was lost") ||
+        !strstr(text, "(part f: partner failed at tv = 1.000000 s: component 'f' in fmi2DoStep") ||
+        !strstr(text, "crashed (SIGSEGV)"))
+        fail_msg("two parts: exit %d: %s", rc, text);
+    assert_int_equal(count_lines(csv), 202);
+    assert_no_child_left();
     unsetenv("TMPDIR");
     assert_int_equal(tu_count_entries(tmp), 0);
     tu_drop_dir(dir);

@@ -9,7 +9,8 @@ import sys
 os.environ.pop("LD_PRELOAD", None)
 
 MISSING = [(module, package) for module, package in
-           [("numpy", "python3-numpy"), ("pytest", "python3-pytest"), ("can", "python3-can")]
+           [("numpy", "python3-numpy"), ("pytest", "python3-pytest"), ("can", "python3-can"),
+            ("scipy", "python3-scipy"), ("matplotlib", "python3-matplotlib")]
            if importlib.util.find_spec(module) is None]
 if MISSING:
     print("SKIPPED: the Python tests need " + ", ".join(p for _, p in MISSING)

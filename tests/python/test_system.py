@@ -61,7 +61,7 @@ def test_real_time_statistics_on_virtual_clocks():
     r, stats = rtcosim.System(SSD).run_real_time(stop_time=0.2, step_size=1e-3,
                                                  virtual_clock=True, calibrate=False)
     assert stats["frames"] == 200 and stats["overruns"] == 0 and stats["failed"] is False
-    assert stats["end_time"] == pytest.approx(0.2)
+    assert stats["end_time_s"] == pytest.approx(0.2)
     assert len(r) == 201 and r["time"][-1] == pytest.approx(0.2)
 
 

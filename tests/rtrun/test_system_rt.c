@@ -494,6 +494,95 @@ static void test_nested_component_splits_at_its_full_name(void **state)
     free(nested);
 }
 
+/* chain.ssd: b and c each a non-real-time part of its own, b feeding c
+ * through the exchange point. On time, Jacobi, no feedthrough: the run
+ * equals the plain Jacobi run bit for bit, the final row included (each
+ * part's last step finished with the inputs it was sent). */
+static const char *const chain_columns[] = {"a.x", "b.x", "c.x", "d.x"};
+
+static void load_chain(fixture *f)
+{
+    rtcosim_system_desc_free(f->desc);
+    f->desc = NULL;
+    assert_int_equal(rtcosim_system_desc_load(CHAIN_SSD, &f->desc, &f->err), RTCOSIM_OK);
+    f->options.rt.non_realtime = "b;c";
+    f->options.build.observe = chain_columns;
+    f->options.build.observe_count = 4;
+}
+
+static void test_two_non_realtime_parts_on_time_equal_plain_run_bit_for_bit(void **state)
+{
+    fixture *f = *state;
+    load_chain(f);
+    run_plain_observing(f->desc, tu_scratch("chain_plain.csv"), chain_columns, 4);
+    f->options.output_file = tu_scratch("chain_rt.csv");
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_nonrealtime_count(f->srt), 2);
+    assert_string_equal(rtcosim_system_rt_part_names(f->srt, false), "a, d");
+    assert_string_equal(rtcosim_system_rt_part_names(f->srt, true), "b | c");
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
+    const rtcosim_rt *rt = rtcosim_system_rt_executor(f->srt);
+    assert_int_equal(rtcosim_rt_part_count(rt), 2);
+    assert_string_equal(rtcosim_rt_part_summary_at(rt, 0)->name, "b");
+    assert_string_equal(rtcosim_rt_part_summary_at(rt, 1)->name, "c");
+    assert_int_equal(rtcosim_rt_get_summary(rt)->estimated_exchanges, 0);
+    char *plain = read_text(tu_scratch("chain_plain.csv"));
+    char *real = read_text(tu_scratch("chain_rt.csv"));
+    assert_int_equal(count_lines(plain), 102);
+    assert_string_equal(plain, real);
+    free(plain);
+    free(real);
+}
+
+/* b's step 3 of every 10 takes 2.5 ms: frames 4 and 5 of every 10 estimate
+ * b.x (one episode of 2); c's step 6 takes 1.5 ms: frame 7 estimates c.x
+ * (one episode of 1). 99 exchanges after the first; b's last episode is at
+ * 94-95, c's at 97 (resolved at 98). */
+static void test_two_late_parts_estimate_and_resynchronize_each_on_its_own(void **state)
+{
+    fixture *f = *state;
+    load_chain(f);
+    rtcosim_system_rt_delay delays[2];
+    rtcosim_time_ns *schedules[2];
+    assert_int_equal(rtcosim_system_rt_delay_parse("b:schedule=0/0/0/0.0025/0/0/0/0/0/0",
+                                                   &delays[0], &schedules[0], &f->err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_delay_parse("c:schedule=0/0/0/0/0/0/0.0015/0/0/0",
+                                                   &delays[1], &schedules[1], &f->err),
+                     RTCOSIM_OK);
+    f->options.delays = delays;
+    f->options.delay_count = 2;
+    assert_int_equal(rtcosim_system_rt_create(f->desc, &f->options, &f->srt, &f->err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_system_rt_run(f->srt, &f->err), RTCOSIM_OK);
+    const rtcosim_rt *rt = rtcosim_system_rt_executor(f->srt);
+    const rtcosim_rt_part_summary *b = rtcosim_rt_part_summary_at(rt, 0);
+    const rtcosim_rt_part_summary *c = rtcosim_rt_part_summary_at(rt, 1);
+    assert_int_equal(b->estimated_exchanges, 20);
+    assert_int_equal(b->late_episodes, 10);
+    assert_int_equal(b->resync_frames_median, 2);
+    assert_int_equal(b->resync_frames_max, 2);
+    assert_int_equal(b->max_lag, 2 * MS);
+    assert_int_equal(c->estimated_exchanges, 10);
+    assert_int_equal(c->late_episodes, 10);
+    assert_int_equal(c->resync_frames_max, 1);
+    assert_int_equal(c->max_lag, 1 * MS);
+    for (size_t k = 0; k < 100; k++) {
+        assert_int_equal(rtcosim_rt_frame_part_at(rt, k, 0)->estimated, k % 10 == 4 || k % 10 == 5);
+        assert_int_equal(rtcosim_rt_frame_part_at(rt, k, 1)->estimated, k % 10 == 7);
+    }
+    /* Steps 0..98 computed on each part's processor (the last exchange's
+     * is finished after the run, off the clock): 10 of 2.5 ms and 10 of 1.5. */
+    assert_int_equal(b->compute_max, 2500000);
+    assert_true(fabs(b->load - 25.0 / 99) < 1e-9);
+    assert_true(fabs(c->load - 15.0 / 99) < 1e-9);
+    const rtcosim_rt_summary *s = rtcosim_rt_get_summary(rt);
+    assert_int_equal(s->estimated_exchanges, 30);
+    assert_int_equal(s->late_episodes, 20);
+    assert_int_equal(s->resync_frames_median, 2);
+    free(schedules[0]);
+    free(schedules[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +609,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_map_not_covering_signal_range_stops_run_keeping_results, setup, teardown),
         cmocka_unit_test(test_threads_go_to_the_non_realtime_part_only),
+        cmocka_unit_test_setup_teardown(
+            test_two_non_realtime_parts_on_time_equal_plain_run_bit_for_bit, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_two_late_parts_estimate_and_resynchronize_each_on_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_component_splits_at_its_full_name, setup,
                                         teardown),
     };

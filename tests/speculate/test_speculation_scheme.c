@@ -8,14 +8,17 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "rtcosim/speculate.h"
 
-/* x[0] = 0 at t = 0, x[1] = 1 at t = 10: FOH curve x~[2..9] = 2..9 at 20..90. */
-static rtcosim_predictor *start(void)
+/* x[0] = 0 at t = 0, x[1] = 1 at t = 10: FOH curve x~[2..9] = 2..9 at 20..90;
+ * capacity: the distributed correction's per-step capacity T (0: mirrored). */
+static rtcosim_predictor *start_with(double capacity)
 {
-    rtcosim_predictor_config c = {.width = 1, .order = 3, .window = 16, .horizon = 8};
+    rtcosim_predictor_config c = {.width = 1, .order = 3, .window = 16, .horizon = 8,
+                                  .correction_capacity = capacity};
     rtcosim_predictor *p = NULL;
     rtcosim_error err;
     assert_int_equal(rtcosim_predictor_create(&c, &p, &err), RTCOSIM_OK);
@@ -27,6 +30,8 @@ static rtcosim_predictor *start(void)
     assert_true(rtcosim_predictor_values_at(p, 7)[0] == 7);
     return p;
 }
+
+static rtcosim_predictor *start(void) { return start_with(0); }
 
 static double at(const rtcosim_predictor *p, uint64_t index)
 {
@@ -181,6 +186,110 @@ static void vector_components_and_time_combine_by_their_scales(void **state)
     }
 }
 
+/* The example of rollback_point_and_distributed_correction_by_hand with the
+ * capacity spread: Tc = 1.6 keeps steps 2, 3 (m = 2), the accepted error is
+ * E = e[2] + e~[3] = -0.5 - 1 = -1.5, |E| = 1.5, and the new FOH curve is
+ * x~'[k] = 2.5 + 1.5 (k - 2): 4, 5.5, 7, 8.5, 10, 11.5, 13, 14.5 for k = 3..10.
+ * The correction subtracts E in steps of at most T from step n + m = 4 on. */
+static void capacity_spreads_the_accepted_error_by_at_most_t_per_step(void **state)
+{
+    (void)state;
+    rtcosim_speculation_result r;
+    rtcosim_error err;
+    double v = 2.5;
+    /* T = 0.5: |E| / T = 3 full steps of +0.5 (on 4, 5, 6), no rest. */
+    rtcosim_predictor *p = start_with(0.5);
+    assert_int_equal(rtcosim_predictor_arrive(p, 20, &v, 6, 1.6, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.keep, 2);
+    assert_true(at(p, 3) == 3); /* kept step: the old curve */
+    assert_true(at(p, 4) == 6);
+    assert_true(at(p, 5) == 7.5);
+    assert_true(at(p, 6) == 9);
+    assert_true(at(p, 7) == 10);
+    assert_true(at(p, 8) == 11.5);
+    rtcosim_predictor_free(p);
+
+    /* T = 0.4: floor(1.5 / 0.4) = 3 steps of +0.4, then the rest +0.3. */
+    p = start_with(0.4);
+    assert_int_equal(rtcosim_predictor_arrive(p, 20, &v, 6, 1.6, &r, &err), RTCOSIM_OK);
+    const double expected[] = {3, 5.9, 7.4, 8.9, 10.3, 11.5, 13, 14.5};
+    for (uint64_t k = 3; k <= 10; k++)
+        assert_true(fabs(at(p, k) - expected[k - 3]) < 1e-12);
+    rtcosim_predictor_free(p);
+
+    /* T = 4 > |E|: the whole E on step 4 at once (mirrored: 6.5 then 7.5). */
+    p = start_with(4);
+    assert_int_equal(rtcosim_predictor_arrive(p, 20, &v, 6, 1.6, &r, &err), RTCOSIM_OK);
+    assert_true(at(p, 4) == 7);
+    assert_true(at(p, 5) == 7);
+    rtcosim_predictor_free(p);
+
+    /* T = 0.25 needs 6 steps (4 .. 9); the curve holds 3 .. 10 and the
+     * corrections end where the error is taken back: 10 keeps x~'. */
+    p = start_with(0.25);
+    assert_int_equal(rtcosim_predictor_arrive(p, 20, &v, 6, 1.6, &r, &err), RTCOSIM_OK);
+    for (uint64_t k = 4; k <= 9; k++)
+        assert_true(at(p, k) == 2.5 + 1.5 * (double)(k - 2) + 0.25);
+    assert_true(at(p, 10) == 14.5);
+    rtcosim_predictor_free(p);
+
+    /* T = 0.125 needs 12 steps: those past the horizon (11 .. 15) are dropped. */
+    p = start_with(0.125);
+    assert_int_equal(rtcosim_predictor_arrive(p, 20, &v, 6, 1.6, &r, &err), RTCOSIM_OK);
+    for (uint64_t k = 4; k <= 10; k++)
+        assert_true(at(p, k) == 2.5 + 1.5 * (double)(k - 2) + 0.125);
+    rtcosim_predictor_free(p);
+
+    /* Nothing accepted (Tc = 0, m = 0): no correction with any capacity. */
+    p = start_with(0.5);
+    assert_int_equal(rtcosim_predictor_arrive(p, 20, &v, 6, 0, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.keep, 0);
+    assert_true(at(p, 3) == 4 && at(p, 4) == 5.5);
+    rtcosim_predictor_free(p);
+}
+
+static void capacity_scales_a_vector_error_as_a_whole(void **state)
+{
+    (void)state;
+    /* The vector example below with T = 0.25: m = 1, E = e[2] = (-0.5, 0.25),
+     * |E| = 0.5 / 1 + 0.25 / 0.5 = 1; 4 full steps of E / 4 = (-0.125, 0.0625),
+     * each of magnitude 0.25, on 3 .. 6, rest 0. New FOH (slopes 1.5, 1.75):
+     * x~'[3..7] = (4, 5.5), (5.5, 7.25), (7, 9), (8.5, 10.75), (10, 12.5). */
+    const double scale[2] = {1, 0.5};
+    rtcosim_predictor_config c = {.width = 2, .horizon = 6, .value_scale = scale,
+                                  .correction_capacity = 0.25};
+    rtcosim_error err;
+    rtcosim_predictor *p = NULL;
+    assert_int_equal(rtcosim_predictor_create(&c, &p, &err), RTCOSIM_OK);
+    const double x0[2] = {0, 0}, x1[2] = {1, 2}, x2[2] = {2.5, 3.75};
+    assert_int_equal(rtcosim_predictor_observe(p, 0, x0, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_predictor_observe(p, 10, x1, &err), RTCOSIM_OK);
+    rtcosim_speculation_result r;
+    assert_int_equal(rtcosim_predictor_arrive(p, 20, x2, 4, 1.0, &r, &err), RTCOSIM_OK);
+    assert_int_equal(r.keep, 1);
+    const double expected[5][2] = {{4.125, 5.4375}, {5.625, 7.1875}, {7.125, 8.9375},
+                                   {8.625, 10.6875}, {10, 12.5}};
+    for (uint64_t k = 3; k <= 7; k++) {
+        const double *v = rtcosim_predictor_values_at(p, k);
+        assert_true(v[0] == expected[k - 3][0] && v[1] == expected[k - 3][1]);
+    }
+    rtcosim_predictor_free(p);
+}
+
+static void capacity_must_be_finite_and_not_negative(void **state)
+{
+    (void)state;
+    const double bad[] = {-1, NAN, INFINITY};
+    for (size_t i = 0; i < 3; i++) {
+        rtcosim_predictor_config c = {.width = 1, .correction_capacity = bad[i]};
+        rtcosim_predictor *p = NULL;
+        rtcosim_error err = {0};
+        assert_int_equal(rtcosim_predictor_create(&c, &p, &err), RTCOSIM_EINVAL);
+        assert_null(p);
+        assert_non_null(strstr(err.message, "correction_capacity"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +298,9 @@ int main(void)
         cmocka_unit_test(zero_threshold_rolls_back_at_the_first_difference),
         cmocka_unit_test(speculation_is_capped_by_the_curve),
         cmocka_unit_test(vector_components_and_time_combine_by_their_scales),
+        cmocka_unit_test(capacity_spreads_the_accepted_error_by_at_most_t_per_step),
+        cmocka_unit_test(capacity_scales_a_vector_error_as_a_whole),
+        cmocka_unit_test(capacity_must_be_finite_and_not_negative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

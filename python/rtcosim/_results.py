@@ -1,0 +1,222 @@
+"""Results as engineers open them: the Result array (FMPy's structured array
+plus each variable's unit and description), write_result (CSV and MAT
+through the library's own recorder, so that the files equal the CLI's byte
+for byte) and plot_result (matplotlib, one panel per unit, as `rtcosim
+plot --panels auto`)."""
+import ctypes
+import difflib
+import os
+
+import numpy as np
+
+from ._keywords import checked_keywords
+from ._lib import Column, Error, ErrorStruct, RecorderOptions, lib
+
+# rtcosim_type (component.h) of a NumPy field type.
+_TYPE_OF = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int8): 2,
+            np.dtype(np.uint8): 3, np.dtype(np.int16): 4, np.dtype(np.uint16): 5,
+            np.dtype(np.int32): 6, np.dtype(np.uint32): 7, np.dtype(np.int64): 8,
+            np.dtype(np.uint64): 9, np.dtype(np.bool_): 10}
+_STRING, _BINARY = 11, 12
+
+
+class Result(np.ndarray):
+    """A run's results: a NumPy structured array ('time' first, one field per
+    variable, as FMPy's simulate_fmu returns) that also knows each field's
+    unit (``units``: {name: 'm'}; 's' for time) and description
+    (``descriptions``), from the FMU's or the components' declarations.
+    Indexing by a field name gives a plain NumPy array."""
+
+    def __new__(cls, array, units=None, descriptions=None, parameters=None):
+        obj = np.asarray(array).view(cls)
+        obj.units = dict(units or {})
+        obj.descriptions = dict(descriptions or {})
+        obj.parameters = set(parameters or ())
+        return obj
+
+    def __array_finalize__(self, obj):
+        self.units = dict(getattr(obj, "units", {}) or {})
+        self.descriptions = dict(getattr(obj, "descriptions", {}) or {})
+        self.parameters = set(getattr(obj, "parameters", ()) or ())
+
+    def __getitem__(self, key):
+        item = super().__getitem__(key)
+        if isinstance(key, str) and isinstance(item, np.ndarray):
+            return item.view(np.ndarray)
+        return item
+
+    def __reduce__(self):  # pickling keeps the units
+        state = super().__reduce__()
+        return (state[0], state[1], (state[2], self.units, self.descriptions, self.parameters))
+
+    def __setstate__(self, state):
+        super().__setstate__(state[0])
+        self.units, self.descriptions, self.parameters = state[1], state[2], state[3]
+
+
+def _names_or_fail(result, names, what):
+    fields = [n for n in result.dtype.names if n != "time"]
+    for name in names:
+        if name not in fields:
+            close = difflib.get_close_matches(name, fields, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise Error("EINVAL", f"{what}: no variable '{name}' in the result{hint}")
+    return list(names)
+
+
+def _column_type(field_dtype, values):
+    if field_dtype in _TYPE_OF:
+        return _TYPE_OF[field_dtype]
+    if field_dtype == np.dtype(object):
+        if all(isinstance(v, (bytes, bytearray)) for v in values):
+            return _BINARY
+        if all(isinstance(v, str) for v in values):
+            return _STRING
+    raise Error("EINVAL", f"write_result: field type {field_dtype} is not a number, str or bytes")
+
+
+@checked_keywords
+def write_result(result, path, csv_units=False):
+    """Write results (a Result or any structured array with 'time' first)
+    to path by its extension, through the library's recorder as `rtcosim
+    simulate -o` writes it: '.csv' fmusim's CSV (numbers as the shortest
+    text that reads back to the identical value; csv_units adds a row of
+    units), '.mat' the Modelica/Dymola result layout (Aclass, name,
+    description with '[unit]', dataInfo, data_1 for parameters that keep one
+    value, data_2 for the trajectories; String and Binary columns are left
+    out). Any other extension is refused (rtcosim.Error, 'EINVAL')."""
+    names = result.dtype.names
+    if not names or names[0] != "time":
+        raise Error("EINVAL", "write_result: a structured array whose first field is 'time' "
+                    "is needed")
+    path = os.fspath(path)
+    units = getattr(result, "units", {}) or {}
+    descriptions = getattr(result, "descriptions", {}) or {}
+    parameters = getattr(result, "parameters", set()) or set()
+    fields = list(names[1:])
+    n, count = len(result), len(fields)
+    keep = []  # C strings and buffers referenced until the recorder is closed
+
+    def text(s):
+        if s is None:
+            return None
+        b = str(s).encode()
+        keep.append(b)
+        return b
+
+    columns = (Column * max(count, 1))()
+    types = []
+    for i, name in enumerate(fields):
+        t = _column_type(result.dtype[name], result[name])
+        types.append(t)
+        columns[i] = Column(text(name), t, text(units.get(name)), text(descriptions.get(name)),
+                            name in parameters)
+    # One rtcosim_value (16 bytes) per cell, filled column by column.
+    cells = np.zeros((n, max(count, 1), 2), dtype=np.uint64)
+    for i, (name, t) in enumerate(zip(fields, types)):
+        v = result[name]
+        if t == 0:
+            cells[:, i, 0] = np.ascontiguousarray(v, dtype=np.float64).view(np.uint64)
+        elif t == 1:
+            cells[:, i, 0] = np.ascontiguousarray(v, dtype=np.float32).view(np.uint32)
+        elif t in (2, 4, 6, 8):
+            cells[:, i, 0] = np.asarray(v, dtype=np.int64).view(np.uint64)
+        elif t in (3, 5, 7, 9, 10):
+            cells[:, i, 0] = np.asarray(v, dtype=np.uint64)
+        else:
+            for k, item in enumerate(v):
+                data = item.encode() if t == _STRING else bytes(item)
+                buf = ctypes.create_string_buffer(data, len(data) + 1)
+                keep.append(buf)
+                cells[k, i, 0] = ctypes.addressof(buf)
+                cells[k, i, 1] = len(data)
+    times = np.rint(np.asarray(result["time"], dtype=np.float64) * 1e9).astype(np.int64)
+    o = RecorderOptions(path=path.encode(), columns=columns, column_count=count,
+                        csv_units=bool(csv_units))
+    err, recorder = ErrorStruct(), ctypes.c_void_p()
+    err.check(lib.rtcosim_recorder_open(ctypes.byref(o), ctypes.byref(recorder),
+                                        ctypes.byref(err)))
+    status, base, stride = 0, cells.ctypes.data, cells.strides[0]
+    for k in range(n):
+        status = lib.rtcosim_recorder_push_row_always(recorder, int(times[k]), base + k * stride,
+                                                      ctypes.byref(err))
+        if status:
+            break
+    closing = ErrorStruct()
+    close_status = lib.rtcosim_recorder_close(recorder, None, ctypes.byref(closing))
+    err.check(status)
+    closing.check(close_status)
+
+
+def _label(names, unit):
+    text = names[0] if len(names) == 1 else ""
+    if unit:
+        return f"{text} [{unit}]".strip()
+    return text or "value"
+
+
+@checked_keywords
+def plot_result(result, names=None, filename=None, title=None, panels="auto", units=None):
+    """Plot results over time with matplotlib (Debian: python3-matplotlib):
+    one panel per unit (panels='auto'; 'one': every variable in one), the
+    time axis shared, the units from the result (or units={name: unit}) on
+    the y axes, a legend inside the frame of a panel with several lines.
+    names: the variables (default: every numeric one). filename: save the
+    figure there (PNG, SVG, PDF, ... by extension; no display needed) instead
+    of showing it. Returns the matplotlib Figure."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError("plot_result needs matplotlib, which is not installed (Debian: "
+                          "apt-get install python3-matplotlib)") from None
+    if panels not in ("auto", "one"):
+        raise Error("EINVAL", f"plot_result: panels {panels!r} is not 'auto' or 'one'")
+    numeric = [n for n in result.dtype.names
+               if n != "time" and result.dtype[n] != np.dtype(object)]
+    names = numeric if names is None else _names_or_fail(result, [names] if isinstance(
+        names, str) else names, "plot_result")
+    if not names:
+        raise Error("EINVAL", "plot_result: no numeric variable to plot")
+    unit_of = dict(getattr(result, "units", {}) or {})
+    unit_of.update(units or {})
+    groups = {}
+    for name in names:
+        if result.dtype[name] == np.dtype(object):
+            raise Error("EINVAL", f"plot_result: '{name}' holds text or bytes, not numbers")
+        key = unit_of.get(name) or "" if panels == "auto" else None
+        groups.setdefault(key, []).append(name)
+    if filename is not None:
+        # No pyplot: no display and no global state; Agg draws it (and
+        # measures it for a caller), savefig picks the format by extension.
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        figure = Figure(figsize=(8, 2.2 + 1.6 * len(groups)), constrained_layout=True)
+        FigureCanvasAgg(figure)
+    else:
+        import matplotlib.pyplot as plt
+        figure = plt.figure(figsize=(8, 2.2 + 1.6 * len(groups)), constrained_layout=True)
+    axes = figure.subplots(len(groups), 1, sharex=True, squeeze=False)[:, 0]
+    time = np.asarray(result["time"], dtype=np.float64)
+    for ax, (unit, members) in zip(axes, groups.items()):
+        for name in members:
+            values = np.asarray(result[name])
+            discrete = values.dtype.kind in "biu"
+            ax.plot(time, values.astype(np.float64), label=name,
+                    drawstyle="steps-post" if discrete else "default")
+        if panels == "one":
+            shown = {unit_of.get(n) or "" for n in members}
+            ax.set_ylabel(_label(members, shown.pop() if len(shown) == 1 else ""))
+        else:
+            ax.set_ylabel(_label(members, unit))
+        if len(members) > 1:
+            ax.legend(loc="best", fontsize="small", framealpha=0.8)
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time [s]")
+    if title:
+        figure.suptitle(title)
+    if filename is not None:
+        figure.savefig(os.fspath(filename))
+    else:
+        import matplotlib.pyplot as plt
+        plt.show()
+    return figure

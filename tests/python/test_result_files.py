@@ -1,0 +1,171 @@
+"""write_result and plot_result: CSV byte for byte as the CLI writes it, MAT
+files read back with scipy.io.loadmat in the Dymola layout and compared
+value by value with the CSV; plots checked on the figure (lines, units,
+panels) and for layout by measuring the label, tick label and legend boxes."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rtcosim
+from conftest import fmu, source
+from test_simulate import read_csv
+
+import scipy.io as scipy_io  # python3-scipy (scripts/deps.sh)
+
+
+def ball(**kwargs):
+    return rtcosim.simulate(fmu("BouncingBall-fmi3.fmu"), stop_time=2, output_interval=0.01,
+                            output=["h", "v", "g"], **kwargs)
+
+
+def loadmat(path):
+    return scipy_io.loadmat(path, chars_as_strings=False)  # char matrices as they are
+
+
+def mat_strings(matrix):
+    """binTrans char matrices: one string per column."""
+    return ["".join(matrix[:, k]).rstrip() for k in range(matrix.shape[1])]
+
+
+def test_csv_equals_the_clis_byte_for_byte(cli, tmpdir_private):
+    args = ["--stop-time", "2", "--output-interval", "0.01", "--output-variable", "h",
+            "--output-variable", "v", "--output-variable", "g"]
+    for extra, kwargs in (([], {}), (["--csv-units"], dict(csv_units=True))):
+        ours, theirs = (os.path.join(tmpdir_private, n) for n in ("ours.csv", "cli.csv"))
+        rtcosim.write_result(ball(), ours, **kwargs)
+        subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "-o", theirs] + args
+                       + extra, check=True)
+        with open(ours, "rb") as a, open(theirs, "rb") as b:
+            assert a.read() == b.read()
+    with open(ours) as f:
+        assert f.read().split("\n")[1] == '"s","m","m/s","m/s2"'
+
+
+def test_mat_has_the_dymola_layout_and_the_csv_values(tmpdir_private):
+    r = ball()
+    csv_path, mat_path = (os.path.join(tmpdir_private, n) for n in ("r.csv", "r.mat"))
+    rtcosim.write_result(r, csv_path)
+    rtcosim.write_result(r, mat_path)
+    m = loadmat(mat_path)
+    # Aclass: 4 rows, the layout's name and version, binTrans (one name per column).
+    assert ["".join(row).rstrip() for row in m["Aclass"]] == ["Atrajectory", "1.1", "", "binTrans"]
+    names = mat_strings(m["name"])
+    descriptions = mat_strings(m["description"])
+    assert names == ["time", "h", "v", "g"]
+    assert descriptions[0] == "Time [s]"
+    assert descriptions[1] == "Height of the ball, h(start) = h0 [m]"
+    assert descriptions[3] == "Gravity acceleration (< 0) [m/s2]"
+    info = m["dataInfo"]
+    assert info.shape == (4, 4)
+    # time: abscissa; h, v: rows 2, 3 of data_2; g keeps one value: row 2 of data_1.
+    assert [list(info[:, k]) for k in range(4)] == [[0, 1, 0, -1], [2, 2, 0, -1], [2, 3, 0, -1],
+                                                    [1, 2, 0, 0]]
+    data_1, data_2 = m["data_1"], m["data_2"]
+    header, rows = read_csv(csv_path)
+    assert data_2.shape == (3, len(rows)) and data_1.shape == (2, 2)
+    for i, row in enumerate(rows):  # value by value, bit for bit
+        assert data_2[0, i] == float(row[0])
+        assert data_2[1, i] == float(row[header.index("h")])
+        assert data_2[2, i] == float(row[header.index("v")])
+    assert list(data_1[0]) == [0.0, 2.0]  # time start and stop
+    assert list(data_1[1]) == [float(rows[0][3])] * 2 == [-9.81, -9.81]
+    # And the CSV's values are the result's.
+    assert np.array_equal(data_2[1], r["h"]) and np.array_equal(data_2[2], r["v"])
+
+
+def test_plain_arrays_and_text_columns_are_written(tmpdir_private):
+    plain = np.zeros(3, dtype=[("time", np.float64), ("n", np.int32), ("on", np.bool_),
+                               ("s", object)])
+    plain["time"] = [0, 0.5, 1]
+    plain["n"] = [1, -2, 3]
+    plain["on"] = [True, False, True]
+    plain["s"] = ["a", 'b"c', ""]
+    path = os.path.join(tmpdir_private, "p.csv")
+    rtcosim.write_result(plain, path)
+    with open(path) as f:
+        assert f.read() == ('"time","n","on","s"\n0,1,1,"a"\n0.5,-2,0,"b""c"\n1,3,1,""\n')
+    mat = os.path.join(tmpdir_private, "p.mat")
+    rtcosim.write_result(plain, mat)
+    m = loadmat(mat)
+    assert mat_strings(m["name"]) == ["time", "n", "on"]  # strings have no place in a matrix
+    assert list(m["data_2"][1]) == [1, -2, 3] and list(m["data_2"][2]) == [1, 0, 1]
+
+
+def test_unknown_extension_is_refused_and_nothing_written(tmpdir_private):
+    path = os.path.join(tmpdir_private, "r.xlsx")
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.write_result(ball(), path)
+    assert e.value.status == "EINVAL" and "'.xlsx'" in str(e.value) and ".mat" in str(e.value)
+    assert os.listdir(tmpdir_private) == []
+    with pytest.raises(rtcosim.Error):
+        rtcosim.write_result(np.zeros(2, dtype=[("x", float)]), path + ".csv")
+
+
+def boxes_overlap(a, b):
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_plot_has_a_panel_per_unit_with_the_units_on_its_axis(tmpdir_private):
+    from matplotlib.image import imread  # python3-matplotlib (scripts/deps.sh)
+    r = ball()
+    path = os.path.join(tmpdir_private, "ball.png")
+    figure = rtcosim.plot_result(r, names=["h", "v"], filename=path, title="Bouncing ball")
+    axes = figure.get_axes()
+    assert len(axes) == 2  # m and m/s: one panel each
+    assert [a.get_ylabel() for a in axes] == ["h [m]", "v [m/s]"]
+    assert axes[-1].get_xlabel() == "time [s]" and axes[0].get_xlabel() == ""
+    for ax, name in zip(axes, ["h", "v"]):
+        (line,) = ax.get_lines()
+        assert line.get_label() == name
+        assert np.array_equal(line.get_xdata(), r["time"])
+        assert np.array_equal(line.get_ydata(), r[name])
+    assert axes[0].get_shared_x_axes().joined(axes[0], axes[1])
+    image = imread(path)  # a real PNG of the figure's size
+    assert image.shape[:2] == (round(figure.get_figheight() * figure.dpi),
+                               round(figure.get_figwidth() * figure.dpi))
+    assert image[:, :, :3].std() > 0.05  # not blank
+    # Layout: no y label on its tick labels, no panel's labels on another's.
+    renderer = figure.canvas.get_renderer()
+    for ax in axes:
+        label = ax.yaxis.label.get_window_extent(renderer)
+        for tick in ax.get_yticklabels():
+            if tick.get_text():
+                assert not boxes_overlap(label, tick.get_window_extent(renderer))
+    top, bottom = (a.get_tightbbox(renderer) for a in axes)
+    assert top.y0 >= bottom.y1 - 1
+
+
+def test_one_panel_with_a_legend_inside_the_frame(tmpdir_private):
+    r = rtcosim.System(source("examples", "oscillator", "oscillator.ssd")).run(stop_time=1)
+    figure = rtcosim.plot_result(r, names=["mass1.x", "mass2.x", "mass2.F"], panels="one",
+                                 filename=os.path.join(tmpdir_private, "o.svg"))
+    (ax,) = figure.get_axes()
+    assert [line.get_label() for line in ax.get_lines()] == ["mass1.x", "mass2.x", "mass2.F"]
+    assert ax.get_ylabel() == "value"  # m and N share the panel: no one unit
+    renderer = figure.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    frame = ax.get_window_extent(renderer)
+    assert frame.x0 <= legend.x0 and legend.x1 <= frame.x1
+    assert frame.y0 <= legend.y0 and legend.y1 <= frame.y1
+    # auto: the two positions (m) share a panel with a legend, the force (N) has its own.
+    figure = rtcosim.plot_result(r, names=["mass1.x", "mass2.x", "mass2.F"],
+                                 filename=os.path.join(tmpdir_private, "o.png"))
+    assert [a.get_ylabel() for a in figure.get_axes()] == ["[m]", "mass2.F [N]"]
+    assert [len(a.get_lines()) for a in figure.get_axes()] == [2, 1]
+    assert os.path.getsize(os.path.join(tmpdir_private, "o.png")) > 1000
+
+
+def test_plot_errors_name_the_problem(tmpdir_private, monkeypatch):
+    r = ball()
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.plot_result(r, names=["hh"], filename=os.path.join(tmpdir_private, "x.png"))
+    assert "'hh'" in str(e.value) and "did you mean 'h'" in str(e.value)
+    # Without matplotlib: a clear message naming the Debian package.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError) as e:
+        rtcosim.plot_result(r, filename=os.path.join(tmpdir_private, "x.png"))
+    assert "python3-matplotlib" in str(e.value)
+    assert os.listdir(tmpdir_private) == []
