@@ -205,11 +205,11 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             continue;
         } else if (arg[0] == '-') {
             return cli_unknown_option("anytime", arg, usage);
-        } else if (!o->fmu_path) {
-            o->fmu_path = arg;
-            continue;
         } else {
-            return cli_extra_positional("anytime", "FMU", o->fmu_path, arg, argv[i - 1]);
+            int rc = cli_positional("anytime", "FMU", &o->fmu_path, argv, i);
+            if (rc)
+                return rc;
+            continue;
         }
         i++;
     }

@@ -439,10 +439,8 @@ static int run_can(int argc, char **argv)
                 out = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             rc = cli_unknown_option("can", a, usage);
-        } else if (log_path) {
-            rc = cli_extra_positional("can decode", "log", log_path, a, argv[i - 1]);
         } else {
-            log_path = a;
+            rc = cli_positional("can decode", "log", &log_path, argv, i);
         }
     }
     if (rc == 0 && (!log_path || !dbc_path))

@@ -239,9 +239,9 @@ static int run_events(int argc, char **argv)
             continue;
         }
         if (a[0] != '-') {
-            if (system)
-                return cli_extra_positional("events", "system file", system, a, argv[i - 1]);
-            system = a;
+            int rc = cli_positional("events", "system file", &system, argv, i);
+            if (rc)
+                return rc;
             continue;
         }
         if (!v)

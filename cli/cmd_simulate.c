@@ -294,9 +294,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_unknown_option("simulate", arg, usage);
         } else {
-            if (a->fmu)
-                return cli_extra_positional("simulate", "FMU", a->fmu, arg, argv[i - 1]);
-            a->fmu = arg;
+            int rc = cli_positional("simulate", "FMU", &a->fmu, argv, i);
+            if (rc)
+                return rc;
             continue;
         }
         if (!(*slot = option_value(argc, argv, &i)))

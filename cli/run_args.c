@@ -322,9 +322,9 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             continue;
         }
         if ((opt[0] != '-' || opt[1] != '-') && strcmp(opt, "-o") != 0) {
-            if (a->system)
-                return cli_extra_positional("run", "system", a->system, opt, argv[i - 1]);
-            a->system = opt;
+            int rc = cli_positional("run", "system", &a->system, argv, i);
+            if (rc)
+                return rc;
             continue;
         }
         if (!val)
