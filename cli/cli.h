@@ -56,6 +56,19 @@ bool cli_is_close(const char *typed, const char *candidate, size_t distance);
  * --help)", the suggestion the nearest option usage() lists (NULL: none).
  * Returns CLI_EXIT_USAGE. */
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out));
+/* A second positional argument where a command takes one: "COMMAND: more
+ * than one WHAT given ('FIRST' and 'ARG')", and when the argument before ARG
+ * is an option (which then takes no value, or ARG would be its value):
+ * "; 'PREVIOUS' takes no value", so that no value is silently taken for a
+ * positional argument. previous may be NULL. Returns CLI_EXIT_USAGE. */
+int cli_extra_positional(const char *command, const char *what, const char *first,
+                         const char *arg, const char *previous);
+/* A positional argument argv[i] for *slot: the one-line errors of
+ * cli_extra_positional when *slot is taken, and "COMMAND: option '--flag'
+ * takes no value (given '--flag=VALUE')" when argv[i] is the value split off
+ * a --flag=VALUE of a flag; else *slot = argv[i]. Returns 0 or CLI_EXIT_USAGE. */
+int cli_positional(const char *command, const char *what, const char **slot, char *const *argv,
+                   int i);
 
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "cli.h"
+#include "rtcosim/log.h"
 #include "rtcosim/anytime.h"
 #include "rtcosim/clock.h"
 #include "rtcosim/fmu.h"
@@ -64,7 +65,7 @@ static void usage(FILE *out)
             "  --start-value NAME VALUE set a parameter in every instance (repeatable)\n"
             "  --output-variable NAME   deliver this Float64 variable (repeatable;\n"
             "                           default: every Float64 output)\n"
-            "  --output-file FILE.csv   write one row per period (delivered variant, margin,\n"
+            "  -o, --output-file FILE   write one row per period as CSV (delivered variant, margin,\n"
             "                           outputs, execution times, outcomes)\n"
             "  --priority N             run under SCHED_FIFO priority N (1-99) with memory\n"
             "                           locked, best effort with a warning when refused; each\n"
@@ -157,7 +158,8 @@ static int parse_options(int argc, char **argv, anytime_options *o)
                            strcmp(arg, "--period") == 0 ||
                            strcmp(arg, "--duration") == 0 || strcmp(arg, "--strategy") == 0 ||
                            strcmp(arg, "--output-variable") == 0 ||
-                           strcmp(arg, "--output-file") == 0 || strcmp(arg, "--priority") == 0;
+                           strcmp(arg, "--output-file") == 0 || strcmp(arg, "-o") == 0 ||
+                           strcmp(arg, "--priority") == 0;
         if (takes_value && !value)
             return cli_fail("anytime: option %s needs a value", arg);
         if (strcmp(arg, "--steps") == 0) {
@@ -187,7 +189,7 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             if (o->output_count == MAX_OUTPUTS)
                 return cli_fail("anytime: more than %d output variables", MAX_OUTPUTS);
             o->output_names[o->output_count++] = value;
-        } else if (strcmp(arg, "--output-file") == 0) {
+        } else if (strcmp(arg, "--output-file") == 0 || strcmp(arg, "-o") == 0) {
             o->output_file = value;
         } else if (strcmp(arg, "--priority") == 0) {
             char *end;
@@ -203,11 +205,11 @@ static int parse_options(int argc, char **argv, anytime_options *o)
             continue;
         } else if (arg[0] == '-') {
             return cli_unknown_option("anytime", arg, usage);
-        } else if (!o->fmu_path) {
-            o->fmu_path = arg;
-            continue;
         } else {
-            return cli_fail("anytime: more than one FMU given ('%s')", arg);
+            int rc = cli_positional("anytime", "FMU", &o->fmu_path, argv, i);
+            if (rc)
+                return rc;
+            continue;
         }
         i++;
     }
@@ -245,14 +247,21 @@ static rtcosim_status open_instance(const anytime_options *o, size_t index,
         return st;
     for (size_t i = 0; i < o->start_count; i++) {
         const rtcosim_variable *v = rtcosim_component_find_variable(c, o->start_names[i]);
-        if (!v)
+        if (!v) {
+            const char *near = rtcosim_component_nearest_variable(c, o->start_names[i]);
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                     "%s: start value '%s': no such variable", o->fmu_path,
-                                     o->start_names[i]);
+                                     "%s: start value '%s': no such variable%s%s%s", o->fmu_path,
+                                     o->start_names[i], near ? "; did you mean '" : "",
+                                     near ? near : "", near ? "'?" : "");
+        }
         rtcosim_value value;
         _Alignas(16) unsigned char slot[sizeof(rtcosim_value)];
         if ((st = rtcosim_value_parse(v->type, o->start_texts[i], &value, err)))
             return rtcosim_error_prefix(err, "%s: start value '%s': ", o->fmu_path, v->name);
+        char why[160];
+        if (index == 0 && !rtcosim_variable_in_range(v, &value, why, sizeof why))
+            rtcosim_log(RTCOSIM_LOG_WARNING, "anytime", "start value '%s': %s; the model may "
+                        "refuse it", v->name, why);
         rtcosim_value_store(v->type, &value, slot);
         if ((st = rtcosim_component_set(c, v->type, &v->value_reference, 1, slot, err)))
             return rtcosim_error_prefix(err, "%s: start value '%s': ", o->fmu_path, v->name);
@@ -270,9 +279,12 @@ static int resolve_outputs(const anytime_options *o, rtcosim_component *c, uint3
     if (o->output_count) {
         for (size_t i = 0; i < o->output_count; i++) {
             const rtcosim_variable *v = rtcosim_component_find_variable(c, o->output_names[i]);
-            if (!v)
-                return cli_fail("%s: output variable '%s': no such variable", o->fmu_path,
-                                o->output_names[i]);
+            if (!v) {
+                const char *near = rtcosim_component_nearest_variable(c, o->output_names[i]);
+                return cli_fail("%s: output variable '%s': no such variable%s%s%s", o->fmu_path,
+                                o->output_names[i], near ? "; did you mean '" : "",
+                                near ? near : "", near ? "'?" : "");
+            }
             if (v->type != RTCOSIM_TYPE_FLOAT64)
                 return cli_fail("%s: output variable '%s' is %s; anytime delivers Float64 "
                                 "values",

@@ -18,6 +18,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rtcosim can decode LOG --dbc FILE [-o CSV] [--signal NAME]... [--plot F.svg]\n"
+            "                          [--values text|raw] [--relative-time]\n"
             "\n"
             "Decode the frames of a CAN log (candump -l, or Vector ASC) with a DBC database.\n"
             "Writes CSV: column \"time\" (s), then one column bus.MESSAGE.SIGNAL per signal of\n"
@@ -25,7 +26,9 @@ static void usage(FILE *out)
             "signal's latest value (empty before its first frame; multiplexed signals when\n"
             "present). Frames whose id the DBC does not define are counted, not decoded;\n"
             "signals in bytes a frame lacks (shorter than its DBC message) are empty cells,\n"
-            "with one warning per message. Names are quoted as RFC 4180 says.\n"
+            "with one warning per message. Names are quoted as RFC 4180 says. Values are the\n"
+            "decimals raw * factor + offset is (factor 0.1, raw 96: 9.6), at the resolution of\n"
+            "the DBC's factor and offset, in their shortest form.\n"
             "\n"
             "  --dbc FILE         the CAN database\n"
             "  -o, --output FILE  write the signals here: .csv, or .mat (complete rows, Dymola\n"
@@ -33,7 +36,11 @@ static void usage(FILE *out)
             "  --signal NAME      only this column: bus.MESSAGE.SIGNAL, MESSAGE.SIGNAL or SIGNAL\n"
             "                     (repeatable); rows then only for frames carrying one of them\n"
             "  --plot F.svg|.png  plot the (selected) signals over time, from the first frame at\n"
-            "                     which every plotted signal has a value\n"
+            "                     which every plotted signal has a value\n"            "  --values text|raw  signals with a VAL_ table: their text for the raw values it\n"
+            "                     lists (as cantools' decode_choices; default), or the number\n"
+            "                     (raw: always; MAT files and plots always hold numbers)\n"
+            "  --relative-time    times from the log's first frame (as candump -t z) instead\n"
+            "                     of the log's own (candump -l: seconds since 1970)\n"
             "  --help             this text\n");
 }
 
@@ -62,6 +69,8 @@ typedef struct decoder {
     char **names;        /* per column */
     bool *selected;      /* per column */
     uint64_t unknown;
+    bool value_text;     /* VAL_ texts in CSV cells (--values text) */
+    rtcosim_time_ns time_origin; /* subtracted from every time (--relative-time) */
 } decoder;
 
 static void decoder_free(decoder *d)
@@ -98,6 +107,23 @@ static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record
             "the missing bytes are left empty (said once per message)\n",
             d->log_path, rec->line, bl->message->name, (unsigned)rec->id, (unsigned)rec->size,
             (unsigned)bl->message->dlc);
+}
+
+static size_t dot_count(const char *name)
+{
+    size_t n = 0;
+    for (; *name; name++)
+        n += *name == '.';
+    return n;
+}
+
+/* The last dots + 1 dot-separated parts of name (all of it when fewer). */
+static const char *name_tail(const char *name, size_t dots)
+{
+    for (size_t k = strlen(name); k > 0; k--)
+        if (name[k - 1] == '.' && dots-- == 0)
+            return name + k;
+    return name;
 }
 
 /* Blocks in order of first appearance, column names, the selection. */
@@ -153,18 +179,64 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
                 (len == want || d->names[c][len - want - 1] == '.'))
                 found = d->selected[c] = true;
         }
-        if (!found)
+        if (!found) {
+            /* "Did you mean": the column whose tail of as many parts as the
+             * typed name (SIGNAL, MESSAGE.SIGNAL, bus.MESSAGE.SIGNAL) is nearest. */
+            const char *near = NULL;
+            size_t best = (size_t)-1;
+            for (size_t c = 0; c < d->columns; c++) {
+                const char *tail = name_tail(d->names[c], dot_count(signals[s]));
+                size_t dist = cli_edit_distance(signals[s], tail);
+                if (dist < best && cli_is_close(signals[s], tail, dist)) {
+                    best = dist;
+                    near = tail;
+                }
+            }
+            if (near)
+                return cli_fail("can decode: no signal '%s' among the decoded messages of %s; did "
+                                "you mean '%s'?",
+                                signals[s], rtcosim_can_log_bus_count(d->log) ? "the log" : "an empty log",
+                                near);
             return cli_fail("can decode: no signal '%s' among the decoded messages of %s",
                             signals[s], rtcosim_can_log_bus_count(d->log) ? "the log" : "an empty log");
+        }
     }
     return 0;
+}
+
+/* A cell's text: the signal's VAL_ text for its raw value (value_text, when
+ * listed; quoted as RFC 4180 when it needs to be), else the decimal value. */
+static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const rtcosim_can_log_record *rec,
+                     bool value_text)
+{
+    const char *label = value_text && s->value_count
+                            ? rtcosim_dbc_value_text_of(
+                                  s, (int64_t)rtcosim_dbc_raw_get(s, rec->data, rec->size))
+                            : NULL;
+    if (!label) {
+        cl->length = rtcosim_format_double(rtcosim_dbc_decode_decimal(s, rec->data, rec->size),
+                                           cl->text);
+        return;
+    }
+    bool quote = strpbrk(label, ",\"\r\n") != NULL;
+    size_t n = 0;
+    if (quote)
+        cl->text[n++] = '"';
+    for (const char *p = label; *p && n + 3 < sizeof cl->text; p++) {
+        if (*p == '"' && quote)
+            cl->text[n++] = '"';
+        cl->text[n++] = *p;
+    }
+    if (quote)
+        cl->text[n++] = '"';
+    cl->length = n;
 }
 
 /* The rows: all decoded frames carrying a selected column; complete_only:
  * from the first frame at which every selected column has a value. A frame
  * costs its message's plain signals, the one multiplexed group its
  * multiplexor selects (one multiplexor read), and one write per column. */
-static int write_csv(decoder *d, FILE *out, bool complete_only)
+static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
 {
     cell *cells = calloc(d->columns + 1, sizeof *cells);
     size_t *chosen = calloc(d->columns + 1, sizeof *chosen), chosen_count = 0, missing = 0;
@@ -199,7 +271,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only)
             cell *cl = &cells[bl->first + k];
             bool had = cl->length != 0, selected = d->selected[bl->first + k];
             if (rec->size >= m->dlc || rtcosim_dbc_signal_fits(s, rec->size)) {
-                cl->length = rtcosim_format_double(rtcosim_dbc_decode(s, rec->data, rec->size), cl->text);
+                cell_set(cl, s, rec, value_text);
                 missing -= selected && !had;
             } else {
                 if (!bl->warned)
@@ -211,7 +283,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only)
         }
         if (!carries || (complete_only && missing))
             continue;
-        rtcosim_format_time(rec->time, text);
+        rtcosim_format_time(rec->time - d->time_origin, text);
         fputs(text, out);
         for (size_t j = 0; j < chosen_count; j++) {
             const cell *cl = &cells[chosen[j]];
@@ -225,7 +297,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only)
     return 0;
 }
 
-static int write_csv_plain(decoder *d, const char *path, bool complete_only);
+static int write_csv_plain(decoder *d, const char *path, bool complete_only, bool value_text);
 
 static int write_csv_file(decoder *d, const char *path, bool complete_only)
 {
@@ -241,22 +313,22 @@ static int write_csv_file(decoder *d, const char *path, bool complete_only)
         if (!part)
             return cli_fail("out of memory");
         snprintf(part, len, "%s.csv.part", path);
-        int rc = write_csv_plain(d, part, true);
+        int rc = write_csv_plain(d, part, true, false); /* numbers only */
         if (rc == 0 && rtcosim_results_csv_to_mat(part, path, NULL, 0, &ferr) != RTCOSIM_OK)
             rc = cli_fail_error(&ferr);
         remove(part);
         free(part);
         return rc;
     }
-    return write_csv_plain(d, path, complete_only);
+    return write_csv_plain(d, path, complete_only, d->value_text);
 }
 
-static int write_csv_plain(decoder *d, const char *path, bool complete_only)
+static int write_csv_plain(decoder *d, const char *path, bool complete_only, bool value_text)
 {
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out)
         return cli_fail("%s: cannot write the CSV file", path);
-    int rc = write_csv(d, out, complete_only);
+    int rc = write_csv(d, out, complete_only, value_text);
     if (out == stdout)
         return rc == 0 && fflush(stdout) != 0 ? cli_fail("writing standard output failed") : rc;
     if (fclose(out) != 0 && rc == 0)
@@ -308,7 +380,7 @@ static int plot(decoder *d, const char *output, const char *log_path)
     }
     snprintf(plot_csv, sizeof plot_csv, "%s/decoded.csv", plot_dir);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    int rc = write_csv_file(d, plot_csv, true);
+    int rc = write_csv_plain(d, plot_csv, true, false); /* numbers to plot */
     rtcosim_error err;
     rtcosim_plot_options po = {.title = log_path};
     if (rc == 0 && rtcosim_plot_csv(plot_csv, NULL, 0, output, &po, &err) != RTCOSIM_OK)
@@ -334,6 +406,7 @@ static int run_can(int argc, char **argv)
     const char *log_path = NULL, *dbc_path = NULL, *out = NULL, *plot_path = NULL;
     const char **signals = calloc((size_t)argc, sizeof *signals);
     size_t signal_count = 0;
+    bool value_text = true, relative_time = false;
     if (!signals)
         return cli_fail("out of memory");
     int rc = 0;
@@ -343,11 +416,20 @@ static int run_can(int argc, char **argv)
             usage(stdout);
             free(signals);
             return 0;
+        } else if (strcmp(a, "--relative-time") == 0) {
+            relative_time = true;
         } else if (strcmp(a, "--dbc") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                   strcmp(a, "--signal") == 0 || strcmp(a, "--plot") == 0) {
+                   strcmp(a, "--signal") == 0 || strcmp(a, "--plot") == 0 ||
+                   strcmp(a, "--values") == 0) {
             if (i + 1 >= argc)
                 rc = cli_fail("can decode: option %s needs a value", a);
-            else if (strcmp(a, "--dbc") == 0)
+            else if (strcmp(a, "--values") == 0) {
+                const char *v = argv[++i];
+                if (strcmp(v, "text") == 0 || strcmp(v, "raw") == 0)
+                    value_text = strcmp(v, "text") == 0;
+                else
+                    rc = cli_fail("can decode: --values: '%s' is not text or raw", v);
+            } else if (strcmp(a, "--dbc") == 0)
                 dbc_path = argv[++i];
             else if (strcmp(a, "--signal") == 0)
                 signals[signal_count++] = argv[++i];
@@ -357,10 +439,8 @@ static int run_can(int argc, char **argv)
                 out = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             rc = cli_unknown_option("can", a, usage);
-        } else if (log_path) {
-            rc = cli_fail("can decode: more than one log given ('%s' and '%s')", log_path, a);
         } else {
-            log_path = a;
+            rc = cli_positional("can decode", "log", &log_path, argv, i);
         }
     }
     if (rc == 0 && (!log_path || !dbc_path))
@@ -377,6 +457,9 @@ static int run_can(int argc, char **argv)
         d.log = log;
         d.dbc = dbc;
         d.log_path = log_path;
+        d.value_text = value_text;
+        if (relative_time && rtcosim_can_log_count(log))
+            d.time_origin = rtcosim_can_log_records(log)[0].time;
         rc = decoder_init(&d, signals, signal_count);
     }
     if (rc == 0 && (out || !plot_path))

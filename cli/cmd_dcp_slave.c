@@ -123,10 +123,10 @@ static int run(int argc, char **argv)
             nrt_only = strcmp(m, "nrt") == 0;
         } else if (a[0] == '-') {
             return cli_fail("dcp-slave: unknown or incomplete option '%s' (see rtcosim dcp-slave --help)", a);
-        } else if (!source) {
-            source = a;
         } else {
-            return cli_fail("dcp-slave: more than one FMU given ('%s')", a);
+            int rc = cli_positional("dcp-slave", "FMU", &source, argv, i);
+            if (rc)
+                return rc;
         }
     }
     if (!source)

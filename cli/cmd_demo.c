@@ -28,7 +28,7 @@ enum { MAX_SHOWN = 8 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: rtcosim demo [--duration S] [--output-dir DIR] [--serve [[HOST:]PORT]]\n\n"
+    fprintf(out, "usage: rtcosim demo [--duration S] [-o|--output-dir DIR] [--serve [[HOST:]PORT]]\n\n"
                  "Simulate the example FMUs that come with rtcosim (BouncingBall, FMI 3.0, and\n"
                  "Dahlquist, FMI 2.0), then run the vehicle example (cruise control, 6-speed\n"
                  "automatic) in real time with its transmission on a non-real-time thread that\n"
@@ -37,7 +37,7 @@ static void usage(FILE *out)
                  "Prints the timing and estimation summary, writes results, the real-time\n"
                  "report and plots.\n\n"
                  "  --duration S       wall-clock seconds of the real-time run (default 15)\n"
-                 "  --output-dir DIR   where results, report and plots go (default: rtcosim-demo)\n"
+                 "  -o, --output-dir DIR  where results, report and plots go (default: rtcosim-demo)\n"
                  "  --serve [[HOST:]PORT]  watch and tune the vehicle in the browser while it runs\n"
                  "                     (default port: any free one; the URL is printed and opened\n"
                  "                     with xdg-open when a display is there); the run then lasts\n"
@@ -418,7 +418,7 @@ static int run_demo(int argc, char **argv)
         } else if ((served = cli_serve_option(&serve, argc, argv, &i)) != 0) {
             if (served < 0)
                 return CLI_EXIT_USAGE;
-        } else if (strcmp(argv[i], "--output-dir") == 0) {
+        } else if (strcmp(argv[i], "--output-dir") == 0 || strcmp(argv[i], "-o") == 0) {
             if (i + 1 >= argc)
                 return cli_fail("demo: option --output-dir needs a directory");
             output_dir = argv[++i];

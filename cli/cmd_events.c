@@ -8,6 +8,7 @@
 
 #include "../examples/ecus/vehicle.h"
 #include "cli.h"
+#include "rtcosim/can_log.h"
 #include "events_board.h"
 #include "events_lsbus.h"
 #include "progress.h"
@@ -50,7 +51,7 @@ static void usage(FILE *out)
             "  --plants MODE      active | passive (default active)\n"
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
-            "  --can-log FILE     write every frame: candump -l, or Vector ASC for a .asc name\n"
+            "  -o, --can-log FILE write every frame: candump -l, or Vector ASC for a .asc name\n"
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
             "                     it sends (repeatable, needed), delay=T its lookahead to the\n"
@@ -256,9 +257,9 @@ static int run_events(int argc, char **argv)
         if (served > 0)
             continue;
         if (a[0] != '-') {
-            if (system)
-                return cli_fail("events: more than one system file ('%s', '%s')", system, a);
-            system = a;
+            int rc = cli_positional("events", "system file", &system, argv, i);
+            if (rc)
+                return rc;
             continue;
         }
         if (!v)
@@ -308,7 +309,7 @@ static int run_events(int argc, char **argv)
             if (parse_uint(v, 1000000, &n) != 0 || n == 0)
                 return cli_fail("events: --bitrate needs a number in 1..1000000, got '%s'", v);
             vc.bitrate = (uint32_t)n;
-        } else if (strcmp(a, "--can-log") == 0) {
+        } else if (strcmp(a, "--can-log") == 0 || strcmp(a, "-o") == 0) {
             can_log = v;
         } else if (strcmp(a, "--can-error-every") == 0) {
             if (parse_uint(v, UINT32_MAX, &n) != 0)
@@ -492,6 +493,10 @@ static int run_events(int argc, char **argv)
         printf("can errors  %" PRIu64 " frames corrupted (1 in %" PRIu32 " started, code %u), "
                "each retransmitted\n", bs.bus_errors, vc.error_every,
                vc.error_code ? vc.error_code : RTCOSIM_CAN_ERROR_CRC);
+    if (can_log)
+        printf("can log     %s (%s)\n", can_log,
+               rtcosim_can_log_format_of(can_log) == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
+                                                                          : "candump -l");
     for (size_t i = 0; i < rtcosim_ecu_vehicle_ecu_count(vehicle); i++) {
         rtcosim_ecu *e = rtcosim_ecu_vehicle_ecu(vehicle, i);
         rtcosim_ecu_stats es;

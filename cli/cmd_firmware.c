@@ -83,10 +83,8 @@ static int run_firmware(int argc, char **argv)
         } else if (a[0] == '-') {
             rc = cli_fail("firmware run: unknown option or missing value '%s'", a);
             rc = CLI_EXIT_USAGE;
-        } else if (config.firmware) {
-            rc = cli_fail("firmware run: more than one firmware ('%s', '%s')", config.firmware, a);
         } else {
-            config.firmware = a;
+            rc = cli_positional("firmware run", "firmware", &config.firmware, argv, i);
         }
     }
     if (rc == CLI_EXIT_OK && !config.firmware)

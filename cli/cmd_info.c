@@ -238,9 +238,9 @@ static int run_info(int argc, char **argv)
         }
         if (argv[i][0] == '-' && argv[i][1])
             return cli_unknown_option("info", argv[i], usage);
-        if (fmu)
-            return cli_fail("info: more than one FMU given ('%s' and '%s')", fmu, argv[i]);
-        fmu = argv[i];
+        int rc = cli_positional("info", "FMU", &fmu, argv, i);
+        if (rc)
+            return rc;
     }
     if (!fmu)
         return cli_fail("info: no FMU given (usage: rtcosim info FMU)");

@@ -173,6 +173,24 @@ static int open_live_view(const run_args *a, const rtcosim_system_desc *desc,
     return cli_serve_start(sv);
 }
 
+/* What a run chose (peers print their master algorithm): the order and the
+ * per-step sequence, and the coupling defaults (a connection's annotation
+ * may override them); label prefixes both lines (a real-time run's parts). */
+void cli_print_master_plan(const rtcosim_master *m, const char *label)
+{
+    size_t ncomp = rtcosim_master_component_count(m);
+    bool gauss_seidel = rtcosim_master_get_order(m) == RTCOSIM_ORDER_GAUSS_SEIDEL;
+    printf("%sorder: %s, each step:", label, gauss_seidel ? "Gauss-Seidel" : "Jacobi");
+    for (size_t i = 0; i < ncomp && rtcosim_master_order_name(m, i); i++)
+        printf("%s%s", i ? (gauss_seidel ? " then " : ", ") : " ", rtcosim_master_order_name(m, i));
+    printf(gauss_seidel ? " (each on its producers' new outputs)\n"
+                        : " (all on the outputs of the previous step)\n");
+    const rtcosim_coupling_options *cd = rtcosim_master_coupling_defaults(m);
+    printf("%scoupling: extrapolation %s, correction %s, step input %s\n", label,
+           rtcosim_extrapolation_name(cd->extrapolation), rtcosim_correction_name(cd->correction),
+           rtcosim_step_input_name(cd->step_input));
+}
+
 static int run_system(const run_args *a)
 {
     rtcosim_error err;
@@ -328,15 +346,20 @@ static int run_system(const run_args *a)
         rc = cli_fail("out of memory");
         goto done;
     }
-    for (size_t i = 0; i < out.count; i++)
-        columns[i] = (rtcosim_column){.name = rtcosim_master_observed_name(m, i), .type = RTCOSIM_TYPE_FLOAT64};
+    /* Units and descriptions for MAT files and --csv-units; the master
+     * samples every numeric column as a double. */
+    for (size_t i = 0; i < out.count; i++) {
+        columns[i] = rtcosim_column_of(rtcosim_master_observed_name(m, i),
+                                       rtcosim_master_observed_variable(m, i));
+        columns[i].type = RTCOSIM_TYPE_FLOAT64;
+    }
     for (size_t i = 0; i < out.text_count; i++)
-        columns[out.count + i] = (rtcosim_column){
-            .name = rtcosim_master_text_observed_name(m, i),
-            .type = rtcosim_master_text_observed_type(m, i)};
+        columns[out.count + i] = rtcosim_column_of(rtcosim_master_text_observed_name(m, i),
+                                                   rtcosim_master_text_observed_variable(m, i));
     if (a->output_file) {
         rtcosim_recorder_options ro = {.path = a->output_file, .columns = columns,
-                                       .column_count = total, .record_every = every};
+                                       .column_count = total, .record_every = every,
+                                       .csv_units = a->csv_units};
         rtcosim_status st = rtcosim_recorder_open(&ro, &out.recorder, &err);
         free(columns);
         if (st != RTCOSIM_OK) {
@@ -430,19 +453,7 @@ static int run_system(const run_args *a)
            rtcosim_system_desc_name(desc), rtcosim_master_component_count(m),
            rtcosim_master_connection_count(m), event_connections, rtcosim_time_to_seconds(macro),
            adaptive ? " at start (adaptive)" : "", rtcosim_ssd_step_origin_name(step_origin));
-    /* What the run chose (peers print their master algorithm): the order and
-     * the coupling defaults (a connection's annotation may override them). */
-    size_t ncomp = rtcosim_master_component_count(m);
-    bool gauss_seidel = rtcosim_master_get_order(m) == RTCOSIM_ORDER_GAUSS_SEIDEL;
-    printf("order: %s, each step:", gauss_seidel ? "Gauss-Seidel" : "Jacobi");
-    for (size_t i = 0; i < ncomp && rtcosim_master_order_name(m, i); i++)
-        printf("%s%s", i ? (gauss_seidel ? " then " : ", ") : " ", rtcosim_master_order_name(m, i));
-    printf(gauss_seidel ? " (each on its producers' new outputs)\n"
-                        : " (all on the outputs of the previous step)\n");
-    const rtcosim_coupling_options *cd = rtcosim_master_coupling_defaults(m);
-    printf("coupling: extrapolation %s, correction %s, step input %s\n",
-           rtcosim_extrapolation_name(cd->extrapolation), rtcosim_correction_name(cd->correction),
-           rtcosim_step_input_name(cd->step_input));
+    cli_print_master_plan(m, "");
     printf("ran %.9g s in %llu steps, %.3f s wall (%.1fx real time)\n", simulated,
            (unsigned long long)rtcosim_master_step_count(m), wall,
            wall > 0 ? simulated / wall : 0.0);

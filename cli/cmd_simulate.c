@@ -96,8 +96,10 @@ static void usage(FILE *out)
         "  -q, --quiet                 no progress line (shown on a terminal: percent of the\n"
         "                              simulated interval, speed, estimated time left)\n"
         "  --strict                    refuse an FMU whose modelDescription.xml breaks a rule of\n"
-        "                              the standard that does not stop a correct run (by default\n"
-        "                              a warning naming the variable, as fmusim accepts them)\n"
+        "                              the standard that does not stop a correct run, and a start\n"
+        "                              value or input outside the variable's declared min/max\n"
+        "                              (by default a warning naming the variable and its range;\n"
+        "                              fmusim accepts both)\n"
         "  --help                      show this text\n"
         "\n"
         "Results: one row per communication point, first column time in seconds; numbers are\n"
@@ -292,10 +294,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_unknown_option("simulate", arg, usage);
         } else {
-            if (a->fmu)
-                return cli_fail("simulate: more than one FMU given ('%s' and '%s'): is '%s' the "
-                                "value of the option before it?", a->fmu, arg, arg);
-            a->fmu = arg;
+            int rc = cli_positional("simulate", "FMU", &a->fmu, argv, i);
+            if (rc)
+                return rc;
             continue;
         }
         if (!(*slot = option_value(argc, argv, &i)))
@@ -483,7 +484,8 @@ static int run_simulate(int argc, char **argv)
                                   .output_variable_count = a.output_variable_count,
                                   .record_every = a.record_every,
                                   .writer_thread = a.writer_thread,
-                                  .csv_units = a.csv_units};
+                                  .csv_units = a.csv_units,
+                                  .strict_ranges = a.strict};
     if (resolve_times(&a, c, &o))
         goto done;
     /* Binary inputs' cells stay text (hex, as fmusim reads them). */

@@ -92,6 +92,37 @@ bool cli_is_close(const char *typed, const char *candidate, size_t distance)
     return rtcosim_name_is_close(typed, candidate, distance);
 }
 
+/* The values split_option_values cut off `--opt=value` arguments (by
+ * address: the same text may also come as an argument of its own). */
+static const char **split_values;
+static int split_value_count;
+
+int cli_positional(const char *command, const char *what, const char **slot, char *const *argv,
+                   int i)
+{
+    for (int k = 0; i > 0 && k < split_value_count; k++)
+        if (split_values[k] == argv[i])
+            return cli_fail("%s: option '%s' takes no value (given '%s=%s')", command,
+                            argv[i - 1], argv[i - 1], argv[i]),
+                   CLI_EXIT_USAGE;
+    if (*slot)
+        return cli_extra_positional(command, what, *slot, argv[i], i > 0 ? argv[i - 1] : NULL);
+    *slot = argv[i];
+    return 0;
+}
+
+int cli_extra_positional(const char *command, const char *what, const char *first,
+                         const char *arg, const char *previous)
+{
+    if (previous && previous[0] == '-' && previous[1] && !strchr(previous, '='))
+        cli_fail("%s: more than one %s given ('%s' and '%s'); '%s' takes no value (see rtcosim "
+                 "%s --help)",
+                 command, what, first, arg, previous, command);
+    else
+        cli_fail("%s: more than one %s given ('%s' and '%s')", command, what, first, arg);
+    return CLI_EXIT_USAGE;
+}
+
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
 {
     char *help = NULL, *best = NULL;
@@ -144,7 +175,8 @@ static char **split_option_values(int argc, char **argv, int *out_argc)
     if (!extra)
         return argv;
     char **out = calloc((size_t)(argc + extra + 1), sizeof *out);
-    if (!out)
+    split_values = calloc((size_t)extra, sizeof *split_values);
+    if (!out || !split_values)
         return NULL;
     int n = 0;
     bool done = false;
@@ -156,6 +188,7 @@ static char **split_option_values(int argc, char **argv, int *out_argc)
             strncmp(argv[i], "--isolate=", 10) != 0) {
             out[n++] = strndup(argv[i], (size_t)(eq - argv[i]));
             out[n++] = eq + 1;
+            split_values[split_value_count++] = eq + 1;
             if (!out[n - 2])
                 return NULL;
         } else {

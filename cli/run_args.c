@@ -76,6 +76,7 @@ void cli_run_usage(FILE *out)
             "  -o, --output-file F     write the observed variables: F.csv (fmusim CSV) or F.mat\n"
             "                          (Modelica/Dymola result layout); default:\n"
             "                          <system name>_out.csv in the current directory\n"
+            "  --csv-units             a second CSV row with each column's unit (as simulate)\n"
             "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
             "                          robin in system order, or --place COMP=RANK); outputs\n"
             "                          cross ranks once per macro step (Jacobi: one exchange\n"
@@ -99,7 +100,9 @@ void cli_run_usage(FILE *out)
             "  --allow-outside         let a .ssp reference FMUs and parameter sets outside the\n"
             "                          package (absolute, file://, ../); refused by default\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
-            "                          is otherwise only a warning (see rtcosim simulate --help)\n"
+            "                          is otherwise only a warning (see rtcosim simulate --help),\n"
+            "                          and start values (--start-value, parameter sets) outside\n"
+            "                          the variable's declared min/max (otherwise a warning)\n"
             "  --fmu-logging           show the FMUs' own log messages as they come (at their\n"
             "                          status' level: OK messages with --log-level info;\n"
             "                          without: the last ones come with a failing call's error)\n"
@@ -192,6 +195,8 @@ void cli_run_usage(FILE *out)
             "  --reference             also run plain and report the committed results' error\n\n"
             "real time (settings also from the org.rtcosim.realtime annotation, see system.h):\n"
             "  --real-time             pace the run to the wall clock (frame = macro step H)\n"
+            "  --virtual-clock         real-time run on a simulated clock: same pacing and\n"
+            "                          statistics, no waiting (deterministic; tests, CI)\n"
             "  --rt-factor K           run at K times real time (default 1)\n"
             "  --overrun P             soft | catch-up | skip | fail (default soft)\n"
             "  --non-realtime C[,C..]  a non-real-time part: components that run on a thread of\n"
@@ -224,18 +229,26 @@ void cli_run_usage(FILE *out)
             "                          their ticks inside the frame, highest priority first;\n"
             "                          a higher one preempts a lower one at its lock/unlock\n"
             "                          Preemption callbacks, never inside the critical section\n"
-            "  --no-calibrate          skip the check that the real-time part fits its frame\n"
+            "  --no-calibrate          skip the check that the real-time part fits its frame (it\n"
+            "                          steps 100 frames unpaced first and refuses the run when\n"
+            "                          their median or 99th percentile exceeds 90 %% of the\n"
+            "                          frame; one isolated OS stall does not count)\n"
             "  --inject-delay C:SPEC   make component C slow (testing): mean=F,late=F,min=F,\n"
             "                          max=F,seed=N,schedule=S/S/..,fail=N,hang=N; repeatable\n"
             "  --priority P            SCHED_FIFO priority of the real-time thread (as anytime,\n"
-            "                          rt-check; = --rt-option priority P)\n"
+            "                          rt-check; = --rt-option priority P). Without it (and\n"
+            "                          without --rt-option lock-memory) a wall-clock run takes\n"
+            "                          SCHED_FIFO 80 and locks its memory where permitted (root,\n"
+            "                          CAP_SYS_NICE / ulimit -r, CAP_IPC_LOCK / ulimit -l) and\n"
+            "                          says so; --priority 0: normal scheduling\n"
             "  --rt-option NAME VALUE  any executor option (priority, cpu, partner-cpu,\n"
             "                          lock-memory, cpu-dma-latency US (0: no deep idle states\n"
             "                          during the run, as cyclictest), busy-wait,\n"
             "                          tv-includes-step; see realtime.h)\n");
     cli_serve_usage(out);
     fprintf(out,
-            "\nSIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
+            "\nThe real-time summary's terms:\n%s\n"
+            "SIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
             "results so far, the report and the summary are written, temporary files removed;\n"
             "a second signal exits at once. A lost partner whose thread does not return from\n"
             "its component call within --partner-timeout after the run is abandoned. The live\n"
@@ -246,7 +259,8 @@ void cli_run_usage(FILE *out)
             "under --overrun fail; 5 --step-timeout passed; 130 / 143 ended by SIGINT /\n"
             "SIGTERM (results so far kept).\n"
             "A component that crashes gets the rows so far written and a line naming it and\n"
-            "its FMI call before the process dies of the signal; exit() in one gives 1.\n");
+            "its FMI call before the process dies of the signal; exit() in one gives 1.\n",
+            rtcosim_rt_summary_legend());
 }
 
 static int parse_time_option(const char *option, const char *text, rtcosim_time_ns *out)
@@ -281,6 +295,10 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--allow-outside") == 0) {
             a->allow_outside = true;
+            continue;
+        }
+        if (strcmp(opt, "--csv-units") == 0) {
+            a->csv_units = true;
             continue;
         }
         if (strcmp(opt, "--strict") == 0) {
@@ -342,9 +360,9 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             continue;
         }
         if ((opt[0] != '-' || opt[1] != '-') && strcmp(opt, "-o") != 0) {
-            if (a->system)
-                return cli_fail("run: more than one system given ('%s' and '%s')", a->system, opt);
-            a->system = opt;
+            int rc = cli_positional("run", "system", &a->system, argv, i);
+            if (rc)
+                return rc;
             continue;
         }
         if (!val)
@@ -460,7 +478,10 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--priority") == 0) {
             /* as anytime and rt-check: the executor's option of that name */
             rtcosim_error err;
-            if (rtcosim_rt_option_set(&a->rt, "priority", val, &err) != RTCOSIM_OK)
+            a->given_scheduling = true;
+            if (strcmp(val, "0") == 0)
+                a->rt.fifo_priority = 0; /* normal scheduling, no automatic SCHED_FIFO */
+            else if (rtcosim_rt_option_set(&a->rt, "priority", val, &err) != RTCOSIM_OK)
                 rc = cli_fail("%s", err.message); /* names the option already */
         } else if (strcmp(opt, "--place") == 0) {
             a->distribute.places[a->distribute.place_count++] = val;
@@ -485,6 +506,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             if (i + 1 >= argc)
                 return cli_fail("--rt-option needs NAME and VALUE");
             const char *value = argv[++i];
+            a->given_scheduling = a->given_scheduling || strcmp(val, "priority") == 0 ||
+                                  strcmp(val, "lock-memory") == 0;
             if (rtcosim_rt_option_set(&a->rt, val, value, &err) != RTCOSIM_OK)
                 rc = cli_fail("--rt-option: %s", err.message);
         } else if (strcmp(opt, "--non-realtime") == 0) {

@@ -39,11 +39,15 @@ typedef struct run_args {
     const char *coupling_stats; /* --coupling-stats FILE: per macro step CSV */
     double step_timeout; /* s; 0: none */
     bool allow_outside;  /* a .ssp may reference files outside the package */
+    bool csv_units;      /* --csv-units: a units row under the CSV header */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
     const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
     bool threads_auto; /* --threads auto */
     bool given_factor, given_overrun, given_timeout, given_window; /* over the annotation */
+    /* --priority or --rt-option priority/lock-memory given: no automatic
+     * SCHED_FIFO and memory locking (--priority 0: normal scheduling). */
+    bool given_scheduling;
     rtcosim_rt_options rt;
     char non_realtime[4096];
     char exchange[256];
@@ -76,5 +80,10 @@ static inline double cli_wall_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* The order, per-step sequence and coupling defaults a master chose, one line
+ * each, prefixed by label (cmd_run.c). */
+struct rtcosim_master;
+void cli_print_master_plan(const struct rtcosim_master *m, const char *label);
 
 #endif

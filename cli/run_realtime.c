@@ -1,9 +1,12 @@
 /* `rtcosim run --real-time`: the executor's options from the command line
  * over the system's rc:RealTime annotation, the part split, the results file
  * and the timing and estimation summary (system_rt.h). */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +36,59 @@ static void print_columns(const rtcosim_system_rt *srt)
         printf("  ... and %zu more\n", n - 12);
 }
 
+/* Whether this process may give a thread SCHED_FIFO at `priority`: tried on
+ * a short-lived thread of its own (root without CAP_SYS_NICE in a container,
+ * or RLIMIT_RTPRIO, decide it, not the user id). */
+static void *try_fifo(void *arg)
+{
+    struct sched_param sp = {.sched_priority = *(int *)arg};
+    *(int *)arg = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    return NULL;
+}
+
+static bool fifo_permitted(int priority)
+{
+    pthread_t t;
+    int result = priority;
+    if (pthread_create(&t, NULL, try_fifo, &result) != 0)
+        return false;
+    pthread_join(t, NULL);
+    return result == 0;
+}
+
+/* mlockall of the whole process: root (CAP_IPC_LOCK) or no RLIMIT_MEMLOCK. */
+static bool memory_lock_permitted(void)
+{
+    struct rlimit limit;
+    return geteuid() == 0 ||
+           (getrlimit(RLIMIT_MEMLOCK, &limit) == 0 && limit.rlim_cur == RLIM_INFINITY);
+}
+
+/* As `rtcosim demo`: a wall-clock run takes SCHED_FIFO 80 and locked memory
+ * where the system permits, unless the command line chose; says which. */
+static void choose_scheduling(const run_args *a, rtcosim_rt_options *rt)
+{
+    if (a->virtual_clock)
+        return;
+    if (!a->given_scheduling) {
+        if (fifo_permitted(80)) {
+            rt->fifo_priority = 80;
+            rt->lock_memory = memory_lock_permitted();
+        }
+        if (rt->fifo_priority > 0)
+            printf("scheduling: paced thread at SCHED_FIFO %d, memory %s (--priority 0: normal "
+                   "scheduling)\n",
+                   rt->fifo_priority,
+                   rt->lock_memory ? "locked" : "not locked (not permitted: ulimit -l unlimited)");
+        else
+            printf("scheduling: normal (SCHED_FIFO not permitted: run as root, or grant "
+                   "CAP_SYS_NICE or raise RLIMIT_RTPRIO (ulimit -r 80) and RLIMIT_MEMLOCK "
+                   "(ulimit -l unlimited); rtcosim rt-check tells what this machine can hold)\n");
+    } else if (rt->fifo_priority == 0) {
+        printf("scheduling: normal (--priority 0)\n");
+    }
+}
+
 /* --real-time: the executor's options from the command line, the system's
  * part split and the results file; prints the timing and estimation summary. */
 static rtcosim_time_ns read_rt_progress(void *progress)
@@ -59,6 +115,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     if (ann->has_partner_window && !a->given_window)
         so.rt.partner_window = ann->partner_window;
     so.rt.calibrate = !a->no_calibrate && (!ann->has_calibrate || ann->calibrate);
+    choose_scheduling(a, &so.rt);
     so.rt.start_time = start;
     so.rt.stop_time = stop;
     so.rt.non_realtime = a->non_realtime[0] ? a->non_realtime : ann->non_realtime;
@@ -94,6 +151,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     so.start_values = (const char *const *)a->start_values;
     so.start_count = a->start_count;
     so.output_file = a->output_file;
+    so.csv_units = a->csv_units;
     so.output_interval = a->has_interval ? a->interval : 0;
     so.delays = a->delays;
     so.delay_count = a->delay_count;
@@ -170,6 +228,9 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
            *rtcosim_system_rt_part_names(srt, true) ? rtcosim_system_rt_part_names(srt, true)
                                                     : "none",
            rtcosim_time_to_seconds(H), a->virtual_clock ? " (virtual clock)" : "");
+    cli_print_master_plan(rtcosim_system_rt_part(srt, false), "real-time part: ");
+    if (rtcosim_system_rt_part(srt, true))
+        cli_print_master_plan(rtcosim_system_rt_part(srt, true), "non-real-time part: ");
     for (size_t i = 0; i < rtcosim_dcp_bindings_count(a->dcp); i++) {
         /* The mode the slave was registered in (a slave that refuses SRT runs NRT). */
         const char *name = rtcosim_dcp_bindings_component(a->dcp, i);

@@ -3,8 +3,11 @@
  * = engine speed in rpm, 12 bits; PWM 0 = throttle; rasters 1/10/100 ms on
  * TIMER0..2 with the task-level ECU's offsets; CAN as the task-level
  * engine), so `rtcosim events --firmware engine=engine.elf` swaps it in. */
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rtcosim/vecu_periph.h"
 #include "vehicle.h"
@@ -47,10 +50,34 @@ void rtcosim_ecu_vehicle_engine_firmware(const char *name, const char *path, uin
 #ifndef RTCOSIM_ENGINE_FIRMWARE_DEFAULT
 #define RTCOSIM_ENGINE_FIRMWARE_DEFAULT "engine.elf"
 #endif
+#ifndef RTCOSIM_ENGINE_FIRMWARE_INSTALLED
+#define RTCOSIM_ENGINE_FIRMWARE_INSTALLED RTCOSIM_ENGINE_FIRMWARE_DEFAULT
+#endif
+
+/* The engine firmware a system gets without a "firmware" parameter: the one
+ * installed beside the running binary (<bindir>/../share/rtcosim/examples/
+ * firmware, so that a moved or --prefix installation uses its own), else
+ * this build's, else the configured installation's. */
+static const char *default_engine_firmware(void)
+{
+    static char path[PATH_MAX + 64];
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = len > 0 ? (exe[len] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        snprintf(path, sizeof path, "%s/../share/rtcosim/examples/firmware/engine.elf", exe);
+        if (access(path, R_OK) == 0)
+            return path;
+    }
+    return access(RTCOSIM_ENGINE_FIRMWARE_DEFAULT, R_OK) == 0 ? RTCOSIM_ENGINE_FIRMWARE_DEFAULT
+                                                              : RTCOSIM_ENGINE_FIRMWARE_INSTALLED;
+}
+
 __attribute__((constructor)) static void register_engine_component(void)
 {
     rtcosim_vecu_component_config cc = {
-        .core = {.name = "vecu.engine", .firmware = RTCOSIM_ENGINE_FIRMWARE_DEFAULT,
+        .core = {.name = "vecu.engine", .firmware = default_engine_firmware(),
                  .clock_hz = 200000000, .cpi = 1.0},
         .rasters = {{"control_1ms", RTCOSIM_NS_PER_MS, 0, VECU_IRQ_TIMER0, 1, 40}},
         .raster_count = 1, .adc_count = 1, .pwm_count = 1, .overhead_cycles = 22};

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Runs the engine firmware loop (engine_loop.ssd) and redraws the plots of
 # this folder's README.
-# Usage: examples/firmware/make_plots.sh [PATH/TO/rtcosim]   (default: build/cli/rtcosim)
+# Usage: examples/firmware/make_plots.sh [PATH/TO/rtcosim]   (default: the rtcosim on PATH, else build/cli/rtcosim)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-rtcosim=${1:-build/cli/rtcosim}
+rtcosim=${1:-$(command -v rtcosim || echo build/cli/rtcosim)}
 csv=$(mktemp "${TMPDIR:-/tmp}/engine-loop-XXXXXX.csv")
 trap 'rm -f "$csv"' EXIT
 "$rtcosim" run "$here/engine_loop.ssd" --output-file "$csv" --output-interval 0.005 \

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Runs the vehicle example and redraws the plots of its README.
-# Usage: examples/vehicle/make_plots.sh [PATH/TO/rtcosim]   (default: build/cli/rtcosim)
+# Usage: examples/vehicle/make_plots.sh [PATH/TO/rtcosim]   (default: the rtcosim on PATH, else build/cli/rtcosim)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-rtcosim=${1:-build/cli/rtcosim}
+rtcosim=${1:-$(command -v rtcosim || echo build/cli/rtcosim)}
 csv=$(mktemp "${TMPDIR:-/tmp}/vehicle-XXXXXX.csv")
 shift_csv=$(mktemp "${TMPDIR:-/tmp}/vehicle-shift-XXXXXX.csv")
 trap 'rm -f "$csv" "$shift_csv"' EXIT

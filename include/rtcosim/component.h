@@ -111,6 +111,11 @@ typedef struct rtcosim_variable {
     /* Index (into the variable table) of the variable this one is the
      * derivative of, or -1. */
     int32_t derivative_of;
+    /* Declared range (FMI `min`/`max`, on the variable or inherited from its
+     * declared type), numeric types only, held like `start` in the member of
+     * the variable's type. Absent: unbounded on that side. */
+    bool has_min, has_max;
+    rtcosim_value min, max;
 } rtcosim_variable;
 
 /* What a component can do (FMI capability flags and their native equivalents). */
@@ -360,6 +365,13 @@ bool rtcosim_binary_from_hex(const char *text, uint8_t *out, size_t *size, size_
 
 rtcosim_status rtcosim_value_parse(rtcosim_type type, const char *text, rtcosim_value *out,
                                    rtcosim_error *err);
+/* Whether `value` (of v's type) lies within v's declared min/max; true for
+ * non-numeric types and undeclared bounds. When it does not and `why` is
+ * not NULL, `why` gets "2 is outside the declared range [0, 1]" (a missing
+ * bound written as -inf/inf), numbers in their shortest round-trip form. */
+bool rtcosim_variable_in_range(const rtcosim_variable *v, const rtcosim_value *value, char *why,
+                               size_t size);
+
 /* Store a value union into a typed array slot (as used by get/set). */
 void rtcosim_value_store(rtcosim_type type, const rtcosim_value *value, void *slot);
 

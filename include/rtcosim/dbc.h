@@ -54,6 +54,10 @@ typedef struct rtcosim_dbc_signal {
     const rtcosim_dbc_value_text *values; /* VAL_ */
     size_t value_count;
     int line;
+    /* Decimal places of factor and offset as the shortest decimals that read
+     * back to them (0.1 -> 1, 0.05 -> 2, 2 -> 0): the resolution of the
+     * physical value; -1 when finer than 15 places (no rounding). */
+    int decimals;
 } rtcosim_dbc_signal;
 
 typedef struct rtcosim_dbc_message {
@@ -90,6 +94,12 @@ uint64_t rtcosim_dbc_raw_get(const rtcosim_dbc_signal *s, const uint8_t *data, s
 void rtcosim_dbc_raw_set(const rtcosim_dbc_signal *s, uint64_t raw, uint8_t *data, size_t size);
 /* raw * factor + offset. */
 double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size);
+/* The same value as the decimal it is: raw * factor + offset rounded to the
+ * signal's decimals, so that 96 * 0.1 gives the double nearest 9.6 (whose
+ * shortest text is "9.6"), not 9.600000000000001 (binary arithmetic's). */
+double rtcosim_dbc_decode_decimal(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size);
+/* Decimal places of x's shortest round-trip decimal text; -1 past 15. */
+int rtcosim_dbc_decimal_places(double x);
 /* The raw value nearest to (physical - offset) / factor (halves rounded
  * away from zero), written into data; RTCOSIM_EINVAL naming the signal when
  * it does not fit the signal's bits. */

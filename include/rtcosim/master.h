@@ -96,6 +96,10 @@ rtcosim_status rtcosim_master_set_thread_fallback(rtcosim_master *m, bool fallba
  * measured hand-off then includes their waits, and the master falls back
  * to one thread while they get no CPU. Default false. */
 rtcosim_status rtcosim_master_set_idle_workers(rtcosim_master *m, bool idle, rtcosim_error *err);
+/* true: a start value outside its variable's declared min/max is refused by
+ * rtcosim_master_set_start_value with an error naming the variable and its
+ * range; false (default): logged as a warning (category "master") and kept. */
+void rtcosim_master_set_strict_ranges(rtcosim_master *m, bool strict);
 /* The clock that measures component step costs (default: CLOCK_MONOTONIC in
  * ns), called on the thread that steps the component just before and after
  * its step. A clock that a component advances by a cost of its own makes the
@@ -196,6 +200,9 @@ const char *rtcosim_master_observed_name(const rtcosim_master *m, size_t index);
 /* Whether the FMU refused to give this observed input or structural parameter
  * at initialization (a warning; its value is NaN, its results column empty). */
 bool rtcosim_master_observed_refused(const rtcosim_master *m, size_t index);
+/* The variable behind observed column `index` (unit, description,
+ * variability for result files); NULL for a coupling error signal. */
+const rtcosim_variable *rtcosim_master_observed_variable(const rtcosim_master *m, size_t index);
 /* String and Binary variables observed by name (the default observation
  * is every numeric output). They are not among the observed values
  * (doubles): rtcosim_master_text_observed_values reads them from their
@@ -205,6 +212,8 @@ bool rtcosim_master_observed_refused(const rtcosim_master *m, size_t index);
 size_t rtcosim_master_text_observed_count(const rtcosim_master *m);
 const char *rtcosim_master_text_observed_name(const rtcosim_master *m, size_t index); /* "comp.var" */
 rtcosim_type rtcosim_master_text_observed_type(const rtcosim_master *m, size_t index);
+const rtcosim_variable *rtcosim_master_text_observed_variable(const rtcosim_master *m,
+                                                              size_t index);
 rtcosim_status rtcosim_master_text_observed_values(rtcosim_master *m, rtcosim_value *values,
                                                    rtcosim_error *err);
 /* The observed values at the current time (gathered on each call). */

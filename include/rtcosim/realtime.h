@@ -120,7 +120,9 @@ typedef struct rtcosim_rt_options {
 
     /* Calibration: run calibration_frames frames unpaced (component states
      * saved and restored, so they need get/set state) and refuse the run with
-     * the figures when the worst frame exceeds calibration_budget of the period. */
+     * the figures when their median or 99th percentile exceeds
+     * calibration_budget of the period (an isolated stall beyond the 99th
+     * percentile, e.g. one OS hiccup in 100 frames, is logged, not refused). */
     bool calibrate;
     size_t calibration_frames;
     double calibration_budget; /* fraction of the frame period, (0, 1] */
@@ -336,6 +338,7 @@ typedef struct rtcosim_rt_summary {
     size_t nonrealtime_parts;
     uint64_t signals_to_rt, signals_to_partner;
     bool dma_latency_held;        /* options.cpu_dma_latency_us was held during the run */
+    rtcosim_time_ns calibration_p99; /* 99th percentile of the calibration's frames; 0: none */
 } rtcosim_rt_summary;
 
 /* One non-real-time part of a mixed run: its exchanges, resynchronization
@@ -413,7 +416,11 @@ rtcosim_time_ns rtcosim_rt_partner_window(const rtcosim_rt *rt);
  * (created), and draw timing.svg (lateness and execution time per frame). */
 rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir,
                                        rtcosim_error *err);
-/* A human summary (lateness percentiles, overruns, drift, estimates). */
+/* What the summary's terms mean (lateness, execution, overrun and its
+ * causes, slip, drift): lines indented by two spaces, ending in a newline. */
+const char *rtcosim_rt_summary_legend(void);
+/* A human summary (lateness percentiles, overruns, drift, estimates), after
+ * the scheduling the paced thread got and the legend of its terms. */
 void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out);
 
 /* --- Delay injection ------------------------------------------------------ */

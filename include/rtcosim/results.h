@@ -52,6 +52,12 @@ typedef struct rtcosim_column {
                                 keeps one value over the whole run */
 } rtcosim_column;
 
+/* The column of a variable recorded under `name`: its type, unit and
+ * description, and parameter for constants, fixed and tunable variables
+ * (one value over the run: data_1 of a MAT file). v NULL: a Float64 column
+ * with the name alone. */
+rtcosim_column rtcosim_column_of(const char *name, const rtcosim_variable *v);
+
 typedef struct rtcosim_recorder_options {
     const char *path;               /* CSV file to create or truncate */
     const rtcosim_column *columns;  /* copied at open */

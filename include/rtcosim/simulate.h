@@ -65,6 +65,10 @@ typedef struct rtcosim_simulate_options {
      * the run with that status; rows recorded so far are kept. */
     rtcosim_status (*progress)(void *context, rtcosim_time_ns t, rtcosim_error *err);
     void *progress_context;
+    /* A start value or input-file value outside the variable's declared
+     * min/max is an error naming the variable and its range (false: a
+     * warning, logged before the FMU sees the value). */
+    bool strict_ranges;
 } rtcosim_simulate_options;
 
 typedef struct rtcosim_simulate_result {

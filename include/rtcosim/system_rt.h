@@ -110,6 +110,7 @@ typedef struct rtcosim_system_rt_options {
      * It must not block, allocate or lock. */
     void (*frame_hook)(void *context, int part, rtcosim_time_ns t, const double *row);
     void *frame_hook_context;
+    bool csv_units; /* a units row under the CSV header (rtcosim_recorder_options) */
 } rtcosim_system_rt_options;
 
 /* Defaults: rtcosim_rt_options_init, calibration on, no build overrides. */

@@ -160,6 +160,8 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
 
 static const uint32_t event_indicators[] = {1}; /* h */
 
+static const model_range ranges[] = {{6, "0", "1"}}; /* e */
+
 const model_def model_definition = {
     .model_name = "BouncingBall",
     .description = "Bouncing ball with exact event location inside the step",
@@ -179,4 +181,6 @@ const model_def model_definition = {
     .default_stop_time = 3.0,
     .default_tolerance = 1e-6,
     .default_step_size = 0.01,
+    .ranges = ranges,
+    .range_count = sizeof ranges / sizeof ranges[0],
 };

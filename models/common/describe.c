@@ -134,6 +134,15 @@ void attr(const char *name, const char *value)
     fputc('"', out);
 }
 
+void attr_range(uint32_t value_reference)
+{
+    for (size_t i = 0; i < M->range_count; i++)
+        if (M->ranges[i].value_reference == value_reference) {
+            attr("min", M->ranges[i].min);
+            attr("max", M->ranges[i].max);
+        }
+}
+
 /* Shortest decimal text that reads back as the same double. */
 void attr_double(const char *name, double value)
 {
@@ -322,6 +331,7 @@ static void put_variable_fmi2(const model_variable *v)
     fprintf(out, ">\n      <%s", fmi2_type_name(v->type));
     if (v->type == MODEL_FLOAT64)
         attr("unit", v->unit);
+    attr_range(v->value_reference);
     attr("start", v->start);
     if (v->derivative_of)
         fprintf(out, " derivative=\"%zu\"", fmi2_index(v->derivative_of));
@@ -334,6 +344,7 @@ static void put_variable_fmi3(const model_variable *v)
     put_common_attributes(v);
     if (v->type == MODEL_FLOAT64 || v->type == MODEL_FLOAT32)
         attr("unit", v->unit);
+    attr_range(v->value_reference);
     if (v->derivative_of)
         fprintf(out, " derivative=\"%u\"", (unsigned)v->derivative_of);
     /* String and Binary start values are elements (they may be arrays). */

@@ -4,6 +4,7 @@
 #define RTCOSIM_MODEL_DESCRIBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 extern FILE *out;
@@ -11,6 +12,8 @@ void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void put_escaped(const char *s);
 void attr(const char *name, const char *value);     /* nothing when value is NULL */
 void attr_double(const char *name, double value);   /* shortest round-trip text */
+/* The variable's min/max attributes from the model's range table, if listed. */
+void attr_range(uint32_t value_reference);
 
 /* Writes an FMI 1.0 description: model exchange, or co-simulation
  * stand-alone (FMI for Co-Simulation 1.0 section 2, Implementation). */

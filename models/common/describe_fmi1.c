@@ -54,6 +54,7 @@ static void put_variable(const model_variable *v, const char *name, const char *
     fprintf(out, ">\n      <%s", type_name(v->type));
     if (v->type == MODEL_FLOAT64)
         attr("unit", v->unit);
+    attr_range(v->value_reference);
     /* ME 1.0 section 2.10: an alias has no start value of its own. */
     if (!alias && v->start && !calculated(v)) {
         attr("start", v->start);

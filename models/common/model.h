@@ -133,6 +133,12 @@ typedef struct model_dependency {
     size_t input_count;
 } model_dependency;
 
+/* A variable's declared range (min/max; NULL: that side unbounded). */
+typedef struct model_range {
+    uint32_t value_reference;
+    const char *min, *max;
+} model_range;
+
 typedef struct model_def {
     const char *model_name;
     const char *description;
@@ -201,6 +207,11 @@ typedef struct model_def {
      * depend on states, which this table does not describe). */
     const model_dependency *dependencies;
     size_t dependency_count;
+    /* Declared ranges written as the variables' min/max attributes (numeric
+     * variables, in the XML Schema syntax of their type); a variable not
+     * listed has none. The model's own check still enforces them. */
+    const model_range *ranges;
+    size_t range_count;
 } model_def;
 
 /* Every model.c defines exactly this one object. */

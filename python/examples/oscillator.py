@@ -45,13 +45,19 @@ def exact_solution(p, t):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default_ssd = os.path.normpath(os.path.join(HERE, "..", "..", "examples", "oscillator",
-                                                "oscillator.ssd"))
+    # Installed: <prefix>/share/rtcosim/{python-examples,examples/oscillator};
+    # in the source tree: python/examples and examples/oscillator.
+    candidates = [os.path.join(HERE, "..", "examples", "oscillator", "oscillator.ssd"),
+                  os.path.join(HERE, "..", "..", "examples", "oscillator", "oscillator.ssd")]
+    default_ssd = next((os.path.normpath(c) for c in candidates if os.path.exists(c)),
+                       os.path.normpath(candidates[0]))
     parser.add_argument("ssd", nargs="?", default=default_ssd)
     parser.add_argument("--step", type=float, default=1e-3, help="macro step in s")
     parser.add_argument("--stop", type=float, default=2.0, help="stop time in s")
     parser.add_argument("--plot", help="write the figure to this file instead of showing it")
     args = parser.parse_args()
+    if not os.path.exists(args.ssd):
+        parser.error(f"{args.ssd}: no such file (give the path of examples/oscillator/oscillator.ssd)")
 
     params = read_parameters(os.path.join(os.path.dirname(args.ssd), "case1.ssv"))
     system = rtcosim.System(args.ssd)

@@ -51,7 +51,9 @@ class Variable(ctypes.Structure):
                 ("unit", ctypes.c_char_p), ("value_reference", ctypes.c_uint32),
                 ("type", ctypes.c_int), ("causality", ctypes.c_int),
                 ("variability", ctypes.c_int), ("initial", ctypes.c_int),
-                ("has_start", ctypes.c_bool), ("start", Value), ("derivative_of", ctypes.c_int32)]
+                ("has_start", ctypes.c_bool), ("start", Value), ("derivative_of", ctypes.c_int32),
+                ("has_min", ctypes.c_bool), ("has_max", ctypes.c_bool), ("min", Value),
+                ("max", Value)]
 
 
 class Capabilities(ctypes.Structure):

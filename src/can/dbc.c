@@ -372,6 +372,11 @@ static rtcosim_status parse_signal(cursor *c, message_build *m)
     s.length = (uint32_t)length;
     s.factor = factor;
     s.offset = offset;
+    int factor_places = rtcosim_dbc_decimal_places(factor),
+        offset_places = rtcosim_dbc_decimal_places(offset);
+    s.decimals = factor_places < 0 || offset_places < 0
+                     ? -1
+                     : (factor_places > offset_places ? factor_places : offset_places);
     s.minimum = min;
     s.maximum = max;
     s.unit = unit;

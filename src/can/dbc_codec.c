@@ -2,6 +2,8 @@
  * value in a frame's data in Intel or Motorola order, physical scaling, and
  * the multiplexing rule. No allocation: usable on a node's hot path. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rtcosim/dbc.h"
@@ -47,6 +49,38 @@ double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size
     uint64_t raw = rtcosim_dbc_raw_get(s, data, size);
     double r = s->is_signed ? (double)(int64_t)raw : (double)raw;
     return r * s->factor + s->offset;
+}
+
+int rtcosim_dbc_decimal_places(double x)
+{
+    if (!isfinite(x))
+        return -1;
+    char text[40];
+    for (int precision = 1; precision <= 17; precision++) {
+        snprintf(text, sizeof text, "%.*e", precision - 1, x);
+        if (strtod(text, NULL) == x)
+            break;
+    }
+    /* d.ddde[+-]XX: fractional digits of the mantissa minus the exponent */
+    const char *dot = strchr(text, '.'), *e = strchr(text, 'e');
+    int mantissa = dot && e ? (int)(e - dot - 1) : 0;
+    int places = mantissa - atoi(e + 1);
+    return places < 0 ? 0 : places > 15 ? -1 : places;
+}
+
+double rtcosim_dbc_decode_decimal(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size)
+{
+    static const double powers[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    double v = rtcosim_dbc_decode(s, data, size);
+    if (s->decimals <= 0 || s->decimals > 15)
+        return v; /* integral steps are exact in binary */
+    /* v * 10^d is within far less than 0.5 of the integer N the decimal is
+     * (N / 10^d): rounding recovers N exactly while |N| < 2^53, and N / 10^d,
+     * both exact doubles, divides to the double nearest the decimal (IEEE 754
+     * division is correctly rounded). */
+    double p = powers[s->decimals], n = nearbyint(v * p);
+    return fabs(n) < 9007199254740992.0 ? n / p : v;
 }
 
 /* The raw range of a signal as doubles: [0, 2^n - 1] or [-2^(n-1), 2^(n-1) - 1]. */

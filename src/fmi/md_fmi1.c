@@ -104,6 +104,7 @@ static void read_scalar(md_parser *p, xmlNode *n, size_t index, bool *negated)
     v->type = types[t].type;
     if (v->type == RTCOSIM_TYPE_FLOAT64)
         v->unit = md_attr(p, typed, "unit");
+    md_read_range(p, typed, NULL, v);
     xmlChar *alias = xmlGetProp(n, (const xmlChar *)"alias");
     static const char *const aliases[] = {"noAlias", "alias", "negatedAlias"};
     int a = alias ? pick((const char *)alias, aliases, 3) : 0;

@@ -22,10 +22,12 @@ struct rtcosim_fmi_md_string {
     char text[];
 };
 
-/* A declared type's unit, for lookups by type name. */
+/* A declared type's unit and range (attribute texts, NULL when absent), for
+ * lookups by type name. */
 typedef struct md_type_unit {
     const char *name;
     const char *unit;
+    const char *min, *max;
 } md_type_unit;
 
 /* Parsing context: the description being filled and the violation count. */
@@ -37,7 +39,7 @@ typedef struct md_parser {
     bool strict;            /* warnings are violations */
     bool out_of_memory;
     /* Lookup tables so that large descriptions parse in O(n log n). */
-    md_type_unit *units;    /* TypeDefinitions with a unit, sorted by name */
+    md_type_unit *units;    /* TypeDefinitions with a unit or range, sorted by name */
     size_t unit_count;
     bool units_read;
     /* FMI 3: the variables as declared (before arrays are expanded into their
@@ -74,6 +76,11 @@ bool md_parse_int(const char *text, int64_t lo, int64_t hi, int64_t *out);
 bool md_parse_uint(const char *text, uint64_t hi, uint64_t *out);
 bool md_parse_bool(const char *text, bool *out);
 bool md_parse_start(md_parser *p, rtcosim_type type, const char *text, rtcosim_value *out);
+/* v's min/max from the attributes of `typed` (the element holding the type
+ * facts), a missing one from the declared type's (`declared`, may be NULL);
+ * an unreadable bound is a lenient violation and ignored. */
+void md_read_range(md_parser *p, xmlNode *typed, const md_type_unit *declared,
+                   rtcosim_variable *v);
 /* The next white-space separated token at *c (its length in *len), moving *c
  * past it; NULL at the end. */
 const char *md_next_token(const char **c, size_t *len);

@@ -155,3 +155,20 @@ const char *md_next_token(const char **c, size_t *len)
     return *len ? t : NULL;
 }
 
+
+void md_read_range(md_parser *p, xmlNode *typed, const md_type_unit *declared, rtcosim_variable *v)
+{
+    if (!rtcosim_type_is_numeric(v->type) || v->type == RTCOSIM_TYPE_BOOLEAN)
+        return;
+    const char *min = md_attr(p, typed, "min"), *max = md_attr(p, typed, "max");
+    if (!min && declared)
+        min = declared->min;
+    if (!max && declared)
+        max = declared->max;
+    if (min && !(v->has_min = md_parse_start(p, v->type, min, &v->min)))
+        md_lenient(p, "variable '%s': min '%s' is not a valid %s value; no lower bound", v->name,
+                   min, rtcosim_type_name(v->type));
+    if (max && !(v->has_max = md_parse_start(p, v->type, max, &v->max)))
+        md_lenient(p, "variable '%s': max '%s' is not a valid %s value; no upper bound", v->name,
+                   max, rtcosim_type_name(v->type));
+}

@@ -141,8 +141,8 @@ static int by_type_name(const void *a, const void *b)
     return strcmp(((const md_type_unit *)a)->name, ((const md_type_unit *)b)->name);
 }
 
-/* Collect TypeDefinitions units once (FMI 2: SimpleType/Real@unit, FMI 3:
- * Float64Type@unit and Float32Type@unit). */
+/* Collect TypeDefinitions units and ranges once (FMI 2: SimpleType/Real,
+ * Integer or Enumeration child; FMI 3: Float64Type, Int32Type, ... itself). */
 static void read_units(md_parser *p, xmlNode *root)
 {
     p->units_read = true;
@@ -160,29 +160,36 @@ static void read_units(md_parser *p, xmlNode *root)
     for (xmlNode *t = defs->children; t; t = t->next) {
         if (t->type != XML_ELEMENT_NODE)
             continue;
-        xmlNode *holder = p->md->version == RTCOSIM_FMI_2 ? md_child(t, "Real") : t;
+        xmlNode *holder = t;
+        if (p->md->version == RTCOSIM_FMI_2) {
+            holder = md_child(t, "Real");
+            if (!holder)
+                holder = md_child(t, "Integer");
+            if (!holder)
+                holder = md_child(t, "Enumeration");
+        }
         const char *name = md_attr(p, t, "name");
-        const char *unit = holder ? md_attr(p, holder, "unit") : NULL;
-        if (name && unit)
-            p->units[p->unit_count++] = (md_type_unit){name, unit};
+        if (!name || !holder)
+            continue;
+        md_type_unit facts = {name, md_attr(p, holder, "unit"), md_attr(p, holder, "min"),
+                              md_attr(p, holder, "max")};
+        if (facts.unit || facts.min || facts.max)
+            p->units[p->unit_count++] = facts;
     }
     qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
 }
 
-/* Unit of a declared type, or NULL. */
-static const char *declared_unit(md_parser *p, xmlNode *root, const char *declared_type)
+/* A declared type's facts, or NULL. */
+static const md_type_unit *declared_facts(md_parser *p, xmlNode *root, const char *declared_type)
 {
     if (!declared_type)
         return NULL;
     if (!p->units_read)
         read_units(p, root);
-    md_type_unit key = {declared_type, NULL};
-    const md_type_unit *hit = p->unit_count ? bsearch(&key, p->units, p->unit_count,
-                                                   sizeof *p->units, by_type_name)
-                                         : NULL;
-    return hit ? hit->unit : NULL;
+    md_type_unit key = {declared_type, NULL, NULL, NULL};
+    return p->unit_count ? bsearch(&key, p->units, p->unit_count, sizeof *p->units, by_type_name)
+                         : NULL;
 }
-
 
 /* ---- Variables ---- */
 
@@ -410,8 +417,10 @@ static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t ind
 
     v->unit = md_attr(p, typed, "unit");
     extra->declared_type = md_attr(p, typed, "declaredType");
-    if (!v->unit && extra->declared_type && is_float(v->type))
-        v->unit = declared_unit(p, root, extra->declared_type);
+    const md_type_unit *declared = declared_facts(p, root, extra->declared_type);
+    if (!v->unit && declared && is_float(v->type))
+        v->unit = declared->unit;
+    md_read_range(p, typed, declared, v);
     if (v->type == RTCOSIM_TYPE_INT32 && md->version == RTCOSIM_FMI_2 &&
         strcmp((const char *)typed->name, "Enumeration") == 0 && !extra->declared_type)
         md_lenient(p, "variable '%s': Enumeration without declaredType (FMI 2.0 section 2.2.7); "

@@ -208,13 +208,32 @@ static rtcosim_status resolve(const rtcosim_master *m, const char *what, const c
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: '%s' is not of the form component.variable", what,
                                  text ? text : "");
-    if (ci < 0)
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no component '%.*s'", what,
-                                 (int)(dot - text), text);
+    if (ci < 0) {
+        /* "Did you mean": the component whose name is nearest by edit distance. */
+        char typed[256];
+        snprintf(typed, sizeof typed, "%.*s", (int)(dot - text), text);
+        const char *near = NULL;
+        size_t best = (size_t)-1;
+        for (size_t i = 0; i < m->comp_count; i++) {
+            size_t d = rtcosim_edit_distance(typed, m->comps[i].name);
+            if (d < best && rtcosim_name_is_close(typed, m->comps[i].name, d)) {
+                best = d;
+                near = m->comps[i].name;
+            }
+        }
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no component '%s'%s%s%s", what,
+                                 typed, near ? "; did you mean '" : "", near ? near : "",
+                                 near ? "'?" : "");
+    }
     const rtcosim_variable *v = rtcosim_component_find_variable(m->comps[ci].c, dot + 1);
-    if (!v)
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: component '%s' has no variable '%s'",
-                                 what, m->comps[ci].name, dot + 1);
+    if (!v) {
+        const char *near = rtcosim_component_nearest_variable(m->comps[ci].c, dot + 1);
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                 "%s: component '%s' has no variable '%s'%s%s%s%s%s", what,
+                                 m->comps[ci].name, dot + 1, near ? "; did you mean '" : "",
+                                 near ? m->comps[ci].name : "", near ? "." : "",
+                                 near ? near : "", near ? "'?" : "");
+    }
     *comp = (size_t)ci;
     *var = (size_t)(v - rtcosim_component_variable(m->comps[ci].c, 0));
     return RTCOSIM_OK;
@@ -496,6 +515,12 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
 static rtcosim_status set_array_start_value(rtcosim_master *m, const char *name, const char *text,
                                             rtcosim_error *err);
 
+void rtcosim_master_set_strict_ranges(rtcosim_master *m, bool strict)
+{
+    if (m)
+        m->strict_ranges = strict;
+}
+
 rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *name, const char *text,
                                               rtcosim_error *err)
 {
@@ -529,6 +554,16 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
     if (st != RTCOSIM_OK) {
         free(copy);
         return rtcosim_error_prefix(err, "start value for '%s': ", name);
+    }
+    char why[160];
+    if (!rtcosim_variable_in_range(v, &value, why, sizeof why)) {
+        if (m->strict_ranges) {
+            free(copy);
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "start value for '%s': %s", name, why);
+        }
+        rtcosim_log(RTCOSIM_LOG_WARNING, "master",
+                    "start value for '%s': %s; the model may refuse it (--strict makes this an error)",
+                    name, why);
     }
     if (!master_grow((void **)&m->starts, &m->start_cap, m->start_count + 1, sizeof *m->starts)) {
         free(copy);

@@ -188,6 +188,7 @@ struct rtcosim_master {
     bool threads_auto;         /* threads = the CPUs available, resolved at initialize */
     bool thread_fallback;      /* fewer threads when the measured costs say so */
     bool idle_workers;         /* pool workers run SCHED_IDLE */
+    bool strict_ranges;        /* start values outside min/max refused */
     bool sched;                /* costs are measured and components planned (a pool exists) */
     bool parallel;             /* the current plan uses the pool */
     bool planned;              /* a plan from measured costs exists */

@@ -146,6 +146,20 @@ static double as_double(rtcosim_type type, const unsigned char *p)
     }
 }
 
+const rtcosim_variable *rtcosim_master_observed_variable(const rtcosim_master *m, size_t i)
+{
+    if (i >= m->observed_count || m->observed[i].conn >= 0)
+        return NULL;
+    return master_var_of(m, m->observed[i].comp, m->observed[i].var);
+}
+
+const rtcosim_variable *rtcosim_master_text_observed_variable(const rtcosim_master *m, size_t i)
+{
+    if (i >= m->text_observed_count)
+        return NULL;
+    return master_var_of(m, m->text_observed[i].comp, m->text_observed[i].var);
+}
+
 bool rtcosim_master_observed_refused(const rtcosim_master *m, size_t i)
 {
     return i < m->observed_count && m->observed[i].refused;

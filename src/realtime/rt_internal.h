@@ -223,6 +223,17 @@ bool rtcosim_rt_sent_value(const rtcosim_rt *rt, size_t component, uint32_t vr, 
 /* rt_report.c: the warning that part `part` was slower than real time. */
 void rtcosim_rt_slow_warning(const rtcosim_rt *rt, size_t part, char *text, size_t size);
 
+/* rt_calibrate.c: run the real-time part unpaced for calibration_frames
+ * frames, restore its state, and refuse the run (RTCOSIM_ETIMEOUT, message
+ * naming --no-calibrate) unless rtcosim_rt_calibration_fits. */
+rtcosim_status rtcosim_rt_calibrate(rtcosim_rt *rt, rtcosim_error *err);
+/* The verdict on n frame times sorted ascending: they fit budget_ns when
+ * the median and the 99th percentile (nearest rank) do, so that an isolated
+ * stall of the OS (one frame in a hundred, beyond p99) does not refuse a run
+ * whose frames fit; the maximum only informs. Fills *median and *p99. */
+bool rtcosim_rt_calibration_fits(const rtcosim_time_ns *sorted, size_t n, double budget_ns,
+                                 rtcosim_time_ns *median, rtcosim_time_ns *p99);
+
 /* Frame start offset of frame k from the (slipped) schedule start. */
 rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k);
 /* Read a part's outputs into its slots; set its inputs from slots/remote. */

@@ -92,8 +92,9 @@ static void write_summary(const rtcosim_rt *rt, FILE *f)
     fprintf(f, "realtime_compute_p99,%.3f,us\n", us(rtcosim_histogram_percentile(e, 99)));
     fprintf(f, "realtime_share_of_H,%.6f,\n", rtcosim_histogram_mean(e) / period);
     if (s->calibration_worst)
-        fprintf(f, "calibration_worst,%.3f,us\ncalibration_median,%.3f,us\n",
-                us(s->calibration_worst), us(s->calibration_median));
+        fprintf(f, "calibration_worst,%.3f,us\ncalibration_median,%.3f,us\n"
+                   "calibration_p99,%.3f,us\n",
+                us(s->calibration_worst), us(s->calibration_median), us(s->calibration_p99));
     if (!rt->mixed)
         return;
     fprintf(f, "exchanges,%llu,\n", (unsigned long long)s->exchanges);
@@ -279,6 +280,18 @@ rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir, rt
                                   err);
 }
 
+const char *rtcosim_rt_summary_legend(void)
+{
+    return "  lateness   how long after its deadline (start + k*H/rt-factor) a frame started\n"
+           "  execution  a frame's compute time (exchange and the real-time part's steps)\n"
+           "  overrun    a frame that ended after the next frame's deadline, by cause: late\n"
+           "             wake-up (the thread was not running at its deadline: scheduler,\n"
+           "             interrupts; SCHED_FIFO helps), execution (longer than a frame), or\n"
+           "             backlog (started late after an overrun)\n"
+           "  slip       how far the soft policy shifted the schedule to absorb overruns\n"
+           "  drift      wall-clock duration minus simulated duration / rt-factor at the end\n";
+}
+
 void rtcosim_rt_slow_warning(const rtcosim_rt *rt, size_t part, char *text, size_t size)
 {
     const rtcosim_rt_part_summary *p = &rt->partners[part].summary;
@@ -298,6 +311,19 @@ void rtcosim_rt_print_summary(const rtcosim_rt *rt, FILE *out)
             (unsigned long long)s->frames, (double)rt->options.macro_step / 1e6,
             rt->options.rt_factor, rtcosim_overrun_policy_name(rt->options.overrun),
             s->failed ? " (stopped early)" : "");
+    if (!rtcosim_clock_is_virtual(rt->clock)) {
+        char prio[48] = "normal scheduling";
+        if (s->fifo_applied)
+            snprintf(prio, sizeof prio, "SCHED_FIFO %d", rt->options.fifo_priority);
+        fprintf(out, "  paced thread: %s, memory %s\n", prio,
+                s->memory_locked ? "locked" : "not locked");
+    }
+    fputs(rtcosim_rt_summary_legend(), out);
+    if (rt->mixed)
+        fputs("  estimated  exchanges served by an estimate because the non-real-time part was late\n"
+              "  lag        te minus the time of the newest data from the non-real-time part\n"
+              "  resync     frames from the first estimate of a late episode until tv == te\n",
+              out);
     fprintf(out, "  lateness  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us\n",
             us(rtcosim_histogram_percentile(l, 50)), us(rtcosim_histogram_percentile(l, 99)),
             us(rtcosim_histogram_percentile(l, 99.9)), us(l->max));

@@ -1,7 +1,8 @@
 /* The paced loop of the real-time executor: frame k starts at the absolute
- * deadline start + k*H/rt_factor; overrun policies, calibration, the paced
- * thread's settings and the run (the partner: rt_partner.c). Nothing here
- * allocates, locks or does I/O once the loop runs. */
+ * deadline start + k*H/rt_factor; overrun policies, the paced thread's
+ * settings and the run (the partner: rt_partner.c; calibration:
+ * rt_calibrate.c). Nothing here allocates, locks or does I/O once the loop
+ * runs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -275,75 +276,6 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-/* --- Calibration ------------------------------------------------------------- */
-
-static int compare_time(const void *a, const void *b)
-{
-    rtcosim_time_ns x = *(const rtcosim_time_ns *)a, y = *(const rtcosim_time_ns *)b;
-    return (x > y) - (x < y);
-}
-
-/* Run the real-time part unpaced for a number of frames, restore its state,
- * and refuse the run when the worst frame does not fit the budget. */
-static rtcosim_status calibrate(rtcosim_rt *rt, rtcosim_error *err)
-{
-    part *p = &rt->rt_part;
-    size_t frames = rt->options.calibration_frames;
-    for (size_t i = 0; i < p->member_count; i++)
-        if (!rtcosim_component_capabilities(p->members[i].component)->can_get_set_state)
-            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                     "real-time calibration: %s cannot save its state "
-                                     "(calibration steps it and must restore it); run without "
-                                     "calibration",
-                                     rtcosim_component_instance_name(p->members[i].component));
-    rtcosim_state *states = calloc(p->member_count, sizeof *states);
-    rtcosim_time_ns *times = calloc(frames, sizeof *times);
-    rtcosim_status st = states && times ? RTCOSIM_OK
-                                        : rtcosim_error_set(err, RTCOSIM_ENOMEM,
-                                                            "real-time calibration: out of memory");
-    size_t saved = 0;
-    for (; st == RTCOSIM_OK && saved < p->member_count; saved++)
-        st = rtcosim_component_get_state(p->members[saved].component, &states[saved], err);
-    rtcosim_time_ns H = rt->options.macro_step;
-    for (size_t k = 0; st == RTCOSIM_OK && k < frames; k++) {
-        rtcosim_time_ns start = rtcosim_clock_now(rt->clock);
-        rtcosim_time_ns te = rt->options.start_time + (rtcosim_time_ns)k * H;
-        st = rtcosim_rt_part_read(p, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_rt_part_write(p, err);
-        if (st == RTCOSIM_OK)
-            st = rtcosim_rt_part_step(p, te, H, err);
-        times[k] = rtcosim_clock_now(rt->clock) - start;
-    }
-    for (size_t i = 0; i < saved && states; i++) {
-        if (states[i]) {
-            rtcosim_status rs = rtcosim_component_set_state(p->members[i].component, states[i],
-                                                            st == RTCOSIM_OK ? err : NULL);
-            if (st == RTCOSIM_OK)
-                st = rs;
-            rtcosim_component_free_state(p->members[i].component, states[i]);
-        }
-    }
-    if (st == RTCOSIM_OK) {
-        qsort(times, frames, sizeof *times, compare_time);
-        rt->summary.calibration_worst = times[frames - 1];
-        rt->summary.calibration_median = times[frames / 2];
-        rtcosim_time_ns period = rtcosim_rt_frame_offset(rt, 1);
-        double budget = rt->options.calibration_budget * (double)period;
-        if ((double)rt->summary.calibration_worst > budget)
-            st = rtcosim_error_set(err, RTCOSIM_ETIMEOUT,
-                                   "real-time calibration: the real-time part's worst frame "
-                                   "takes %.1f us (median %.1f us over %zu frames), more than "
-                                   "%.0f %% of the %.1f us frame period; refusing to run",
-                                   (double)rt->summary.calibration_worst / 1e3,
-                                   (double)rt->summary.calibration_median / 1e3, frames,
-                                   rt->options.calibration_budget * 100, (double)period / 1e3);
-    }
-    free(states);
-    free(times);
-    return st;
-}
-
 /* --- Threads and the run ------------------------------------------------------ */
 
 /* Best-effort real-time settings of the paced thread, each with a warning
@@ -414,7 +346,7 @@ rtcosim_status rtcosim_rt_run(rtcosim_rt *rt, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "real-time: this executor has already run");
     rtcosim_status st = RTCOSIM_OK;
     if (rt->options.calibrate)
-        st = calibrate(rt, err);
+        st = rtcosim_rt_calibrate(rt, err);
     if (st != RTCOSIM_OK) {
         rt->summary.failed = true;
         return st;

@@ -476,6 +476,22 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* The variable behind result column i (unit and description for MAT files
+ * and --csv-units): the real-time part's observed variable, or the
+ * non-real-time output it records; NULL when unknown. */
+static const rtcosim_variable *column_variable(const rtcosim_system_rt *srt, size_t i)
+{
+    if (srt->column_rt_index[i] >= 0)
+        return rtcosim_master_observed_variable(srt->parts[0], (size_t)srt->column_rt_index[i]);
+    const char *name = srt->columns[i], *dot = strchr(name, '.');
+    char comp[NAME_LEN];
+    if (!dot || (size_t)(dot - name) >= sizeof comp || !srt->parts[1])
+        return NULL;
+    snprintf(comp, sizeof comp, "%.*s", (int)(dot - name), name);
+    const rtcosim_component *c = rtcosim_master_component(srt->parts[1], comp);
+    return c ? rtcosim_component_find_variable(c, dot + 1) : NULL;
+}
+
 /* An input's raw value at the start: its source's output at the start. */
 static rtcosim_status initial_raw_values(rtcosim_system_rt *srt, const rtcosim_rt_connection *conns,
                                          size_t n, rtcosim_error *err)
@@ -511,15 +527,17 @@ static rtcosim_status open_results(rtcosim_system_rt *srt, rtcosim_error *err)
     rtcosim_column *cols = calloc(srt->column_count + 1, sizeof *cols);
     if (!cols)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-    for (size_t i = 0; i < srt->column_count; i++)
-        cols[i] = (rtcosim_column){.name = srt->columns[i], .type = RTCOSIM_TYPE_FLOAT64};
+    for (size_t i = 0; i < srt->column_count; i++) {
+        cols[i] = rtcosim_column_of(srt->columns[i], column_variable(srt, i));
+        cols[i].type = RTCOSIM_TYPE_FLOAT64; /* sampled as doubles */
+    }
     /* A writer thread formats and writes; the paced thread only fills the
      * ring and never waits for it on a real clock: a row that finds the ring
      * full is counted as dropped (reported after the run). A virtual run
      * has no deadline to protect and waits instead. */
     rtcosim_recorder_options ro = {.path = o->output_file, .columns = cols,
                                    .column_count = srt->column_count, .record_every = every,
-                                   .writer_thread = true,
+                                   .writer_thread = true, .csv_units = o->csv_units,
                                    .drop_when_full = !rtcosim_clock_is_virtual(o->rt.clock),
                                    .ring_rows = 65536};
     rtcosim_status st = rtcosim_recorder_open(&ro, &srt->recorder, err);

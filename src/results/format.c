@@ -94,3 +94,12 @@ size_t rtcosim_format_time(rtcosim_time_ns t, char *buf)
     buf[n] = '\0';
     return n;
 }
+
+rtcosim_column rtcosim_column_of(const char *name, const rtcosim_variable *v)
+{
+    if (!v)
+        return (rtcosim_column){.name = name, .type = RTCOSIM_TYPE_FLOAT64};
+    return (rtcosim_column){.name = name, .type = v->type, .unit = v->unit,
+                            .description = v->description,
+                            .parameter = v->variability <= RTCOSIM_VARIABILITY_TUNABLE};
+}

@@ -202,11 +202,7 @@ static rtcosim_status setup_outputs(run *r, rtcosim_error *err)
         batch *b = batch_for(r->outputs, &r->output_batch_count, r->recorded[i]->type);
         b->vrs[b->count] = r->recorded[i]->value_reference;
         b->column[b->count++] = i;
-        columns[i].name = r->recorded[i]->name;
-        columns[i].type = r->recorded[i]->type;
-        columns[i].unit = r->recorded[i]->unit;
-        columns[i].description = r->recorded[i]->description;
-        columns[i].parameter = r->recorded[i]->variability <= RTCOSIM_VARIABILITY_TUNABLE;
+        columns[i] = rtcosim_column_of(r->recorded[i]->name, r->recorded[i]);
     }
     r->clock_time = -1;
     for (size_t i = 0; i < r->output_batch_count; i++)
@@ -243,6 +239,8 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an input (causality %s)",
                                      file, name, rtcosim_causality_name(v->causality));
         rtcosim_status st = check_input_column(table, i, v, err);
+        if (st == RTCOSIM_OK)
+            st = simulate_check_input_range(table, i, v, r->o->strict_ranges, err);
         if (st != RTCOSIM_OK)
             return st;
         batch_for(r->inputs, &r->input_batch_count, v->type)->count++;

@@ -78,6 +78,12 @@ const rtcosim_variable *simulate_start_targets(const rtcosim_component *c, const
  * parses; nothing is set. */
 rtcosim_status simulate_check_start_values(const rtcosim_component *c,
                                            const rtcosim_simulate_options *o, rtcosim_error *err);
+/* Whether an input column's values keep to the variable's declared min/max:
+ * a warning naming the variable, its range, the first line and how many
+ * rows fall outside, or (strict) an error. */
+rtcosim_status simulate_check_input_range(const rtcosim_csv *table, size_t column,
+                                          const rtcosim_variable *v, bool strict,
+                                          rtcosim_error *err);
 /* Set the start values of inputs (inputs true, in initialization mode) or
  * of all other variables (before it). */
 rtcosim_status simulate_apply_start_values(rtcosim_component *c, const rtcosim_simulate_options *o,

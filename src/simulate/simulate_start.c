@@ -4,7 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/log.h"
 #include "simulate/simulate_internal.h"
+
+/* A value outside the variable's declared min/max: a warning naming the
+ * variable and its range before the FMU sees it (FMUs tend to refuse such a
+ * value with a bare error status later), an error with strict. */
+static rtcosim_status check_range(const rtcosim_variable *v, const char *label,
+                                  const rtcosim_value *value, bool strict, rtcosim_error *err)
+{
+    char why[160];
+    if (rtcosim_variable_in_range(v, value, why, sizeof why))
+        return RTCOSIM_OK;
+    if (strict)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s '%s': %s", label, v->name, why);
+    rtcosim_log(RTCOSIM_LOG_WARNING, "simulate", "%s '%s': %s; the model may refuse it "
+                "(--strict makes this an error)", label, v->name, why);
+    return RTCOSIM_OK;
+}
 
 /* Whether a start value may be set, and in which phase: inputs inside
  * initialization mode, everything else before it. */
@@ -78,16 +95,23 @@ static rtcosim_status binary_start_value(rtcosim_component *c, const rtcosim_sta
     return st;
 }
 
+/* ranges: when not NULL (the check before the run), each value is also
+ * checked against its variable's declared range. */
 static rtcosim_status start_value(rtcosim_component *c, const rtcosim_start_value *sv, const rtcosim_variable *v,
-                                  size_t count, bool apply, rtcosim_error *err)
+                                  size_t count, bool apply, const rtcosim_simulate_options *ranges,
+                                  rtcosim_error *err)
 {
     if (v->type == RTCOSIM_TYPE_BINARY && rtcosim_component_find_variable(c, sv->name))
         return binary_start_value(c, sv, v, apply, err);
     if (rtcosim_component_find_variable(c, sv->name)) {
         rtcosim_value value;
         rtcosim_status st = rtcosim_value_parse(v->type, sv->value, &value, err);
-        if (st != RTCOSIM_OK || !apply)
-            return st == RTCOSIM_OK ? st : rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "start value '%s': ", sv->name);
+        if (ranges)
+            return check_range(v, "start value", &value, ranges->strict_ranges, err);
+        if (!apply)
+            return RTCOSIM_OK;
         _Alignas(16) unsigned char slot[sizeof(rtcosim_value)];
         rtcosim_value_store(v->type, &value, slot);
         if ((st = rtcosim_component_set(c, v->type, &v->value_reference, 1, slot, err)) != RTCOSIM_OK)
@@ -122,6 +146,8 @@ static rtcosim_status start_value(rtcosim_component *c, const rtcosim_start_valu
         if ((st = rtcosim_value_parse(v->type, token, &value, err)) == RTCOSIM_OK) {
             rtcosim_value_store(v->type, &value, slots + k * size);
             vrs[k] = v[k].value_reference;
+            if (ranges && k < count)
+                st = check_range(&v[k], "start value", &value, ranges->strict_ranges, err);
         }
     }
     if (st != RTCOSIM_OK)
@@ -147,7 +173,7 @@ rtcosim_status simulate_apply_start_values(rtcosim_component *c, const rtcosim_s
         const rtcosim_variable *v = simulate_start_targets(c, sv->name, &count);
         if ((v->causality == RTCOSIM_CAUSALITY_INPUT) != inputs)
             continue;
-        rtcosim_status st = start_value(c, sv, v, count, true, err);
+        rtcosim_status st = start_value(c, sv, v, count, true, NULL, err);
         if (st != RTCOSIM_OK)
             return st;
     }
@@ -168,8 +194,48 @@ rtcosim_status simulate_check_start_values(const rtcosim_component *c,
                                      SUGGEST(rtcosim_component_nearest_variable(c, sv->name)));
         rtcosim_status st = check_start_value(v, err);
         if (st != RTCOSIM_OK ||
-            (st = start_value((rtcosim_component *)c, sv, v, count, false, err)) != RTCOSIM_OK)
+            (st = start_value((rtcosim_component *)c, sv, v, count, false, o, err)) != RTCOSIM_OK)
             return st;
     }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status simulate_check_input_range(const rtcosim_csv *table, size_t column,
+                                          const rtcosim_variable *v, bool strict,
+                                          rtcosim_error *err)
+{
+    if (!rtcosim_type_is_numeric(v->type) || v->type == RTCOSIM_TYPE_BOOLEAN ||
+        (!v->has_min && !v->has_max))
+        return RTCOSIM_OK;
+    size_t outside = 0, first = 0;
+    char why[160];
+    for (size_t r = 0; r < rtcosim_csv_row_count(table); r++) {
+        double x = rtcosim_csv_value(table, r, column);
+        rtcosim_value value;
+        if (v->type == RTCOSIM_TYPE_FLOAT64)
+            value.f64 = x;
+        else if (v->type == RTCOSIM_TYPE_FLOAT32)
+            value.f32 = (float)x;
+        else if (v->type == RTCOSIM_TYPE_UINT8 || v->type == RTCOSIM_TYPE_UINT16 ||
+                 v->type == RTCOSIM_TYPE_UINT32 || v->type == RTCOSIM_TYPE_UINT64)
+            value.u64 = (uint64_t)x; /* integral and in the type: check_input_column */
+        else
+            value.i64 = (int64_t)x;
+        /* Rows in range bound the linear interpolation between them too. */
+        if (!rtcosim_variable_in_range(v, &value, outside ? NULL : why, sizeof why) &&
+            outside++ == 0)
+            first = r;
+    }
+    if (!outside)
+        return RTCOSIM_OK;
+    if (strict)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s:%zu: column '%s': %s",
+                                 rtcosim_csv_name(table), rtcosim_csv_line(table, first), v->name,
+                                 why);
+    rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
+                "%s:%zu: input '%s': %s (%zu of %zu rows outside); the model may refuse it "
+                "(--strict makes this an error)",
+                rtcosim_csv_name(table), rtcosim_csv_line(table, first), v->name, why, outside,
+                rtcosim_csv_row_count(table));
     return RTCOSIM_OK;
 }

@@ -417,6 +417,8 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     rtcosim_master *m = NULL;
     if (st == RTCOSIM_OK && (st = rtcosim_master_create(s.step_size_ns, &m, err)) != RTCOSIM_OK)
         rtcosim_error_prefix(err, "%s: ", d->label);
+    if (st == RTCOSIM_OK)
+        rtcosim_master_set_strict_ranges(m, opts->fmu && opts->fmu->strict);
     for (size_t i = 0; i < d->component_count && st == RTCOSIM_OK; i++) {
         if (!comps[i])
             continue;

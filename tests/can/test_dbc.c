@@ -382,6 +382,35 @@ static void large_database_loads_in_linear_time(void **state)
     free(text);
 }
 
+/* The decimals of a factor or offset, and decoding to the decimal value:
+ * 96 * 0.1 is 9.600000000000001 in binary arithmetic, 9.6 as a decimal. */
+static void decoded_values_are_the_decimals_of_factor_and_offset(void **state)
+{
+    (void)state;
+    assert_int_equal(rtcosim_dbc_decimal_places(0.1), 1);
+    assert_int_equal(rtcosim_dbc_decimal_places(0.05), 2);
+    assert_int_equal(rtcosim_dbc_decimal_places(1.5), 1);
+    assert_int_equal(rtcosim_dbc_decimal_places(2), 0);
+    assert_int_equal(rtcosim_dbc_decimal_places(12345), 0);
+    assert_int_equal(rtcosim_dbc_decimal_places(-500), 0);
+    assert_int_equal(rtcosim_dbc_decimal_places(0.003125), 6);
+    assert_int_equal(rtcosim_dbc_decimal_places(1e-20), -1);
+    const char text[] = "BO_ 256 M: 2 N\n SG_ T : 0|8@1+ (0.1,0) [0|25.5] \"\" N\n"
+                        " SG_ U : 8|8@1- (0.05,-0.3) [0|1] \"\" N\n";
+    rtcosim_dbc *dbc = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dbc_parse(text, sizeof text - 1, "t.dbc", &dbc, &err), RTCOSIM_OK);
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(dbc, 256, false);
+    const rtcosim_dbc_signal *t = rtcosim_dbc_find_signal(m, "T"), *u = rtcosim_dbc_find_signal(m, "U");
+    assert_int_equal(t->decimals, 1);
+    assert_int_equal(u->decimals, 2);
+    const uint8_t data[2] = {96, 0xF9}; /* T raw 96; U raw -7: -0.35 - 0.3 = -0.65 */
+    assert_true(rtcosim_dbc_decode(t, data, 2) != 9.6); /* the binary product */
+    assert_true(rtcosim_dbc_decode_decimal(t, data, 2) == 9.6);
+    assert_true(rtcosim_dbc_decode_decimal(u, data, 2) == -0.65);
+    rtcosim_dbc_free(dbc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +422,7 @@ int main(void)
         cmocka_unit_test(cr_line_ends_and_bom_read_like_lf),
         cmocka_unit_test(non_finite_numbers_and_overlong_names_are_refused),
         cmocka_unit_test(large_database_loads_in_linear_time),
+        cmocka_unit_test(decoded_values_are_the_decimals_of_factor_and_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@ identical to the CSV of the same run, checked against the analytic free fall of
 BouncingBall (h = h0 + g t^2 / 2 before the first bounce) and its model's units.
 Then `can decode -o x.mat` of a two-frame candump log against examples/ecus/vehicle.dbc
 (EngineSpeed: bytes 0-1 little endian x 0.25 rpm; EngineTorque: bytes 2-3 x 0.1 - 500 N.m).
-Then `run` of a system, offline and in (virtual-clock) real time: MAT equal to CSV.
+Then `run` of a system, offline and in (virtual-clock) real time: MAT equal to CSV,
+with the components' units and descriptions.
 Usage: test_mat_scipy.py RTCOSIM BOUNCINGBALL_FMU VEHICLE_DBC SSD. Exit 77 (skip) without scipy."""
 import csv
 import os
@@ -122,4 +123,14 @@ with tempfile.TemporaryDirectory() as tmp:
         m = scipy.io.loadmat(files["mat"], chars_as_strings=False)
         assert strings(m["name"]) == rows[0], (strings(m["name"]), rows[0])
         assert np.array_equal(m["data_2"], values), extra
+        # units and descriptions as simulate writes them: those the native
+        # oscillator.mass1 model declares (examples/oscillator/models.c)
+        assert strings(m["description"]) == ["Time [s]", "position of mass 1 [m]",
+                                             "velocity of mass 1 [m/s]", "position of mass 1 [m]",
+                                             "velocity of mass 1 [m/s]"], (strings(m["description"]), extra)
+        r = subprocess.run([rtcosim, "run", ssd, "--stop-time", "0.02", "-q", "-o", files["csv"],
+                            "--csv-units", *extra], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with open(files["csv"], newline="") as f:
+            assert list(csv.reader(f))[1] == ["s", "m", "m/s", "m", "m/s"], extra
 print("ok")
