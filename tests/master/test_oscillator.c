@@ -198,6 +198,46 @@ static void adaptive_step_grows_and_tracks_the_exact_solution(void **state)
                  b.steps, a.max_error, a.steps);
 }
 
+/* B2 case 1 (undamped: no quiet phase to widen the step in) and case 3
+ * (dampers 5 N s/m: a decaying transient), FOH + dead-time correction over
+ * 10 s, referee exp(A t) z0: the adaptive run is at least as accurate (RMS
+ * over time) as the fixed run with as many steps (H = 10 s / its step
+ * count), so a fixed run of equal accuracy needs at least its steps; on
+ * case 3 it needs at most half the steps of the fixed H = 1 ms run for the
+ * same accuracy within 1.2x. */
+static void adaptive_steps_no_more_than_fixed_of_equal_accuracy(void **state)
+{
+    (void)state;
+    for (int cs = 1; cs <= 3; cs += 2) {
+        rtcosim_oscillator_params p;
+        rtcosim_oscillator_case(cs, &p);
+        rtcosim_oscillator_setup s;
+        rtcosim_oscillator_setup_init(&s);
+        s.stop = 10 * RTCOSIM_NS_PER_S;
+        s.macro_step = RTCOSIM_NS_PER_MS;
+        s.coupling.extrapolation = RTCOSIM_EXTRAPOLATION_FOH;
+        s.coupling.correction = RTCOSIM_CORRECTION_DEAD_TIME;
+        rtcosim_oscillator_result fixed_1ms, adaptive, fixed_same;
+        assert_int_equal(rtcosim_oscillator_run(&p, &s, &fixed_1ms, NULL), RTCOSIM_OK);
+        s.step_control.enabled = true;
+        s.step_control.rtol = 1e-4;
+        s.step_control.atol = 1e-6;
+        assert_int_equal(rtcosim_oscillator_run(&p, &s, &adaptive, NULL), RTCOSIM_OK);
+        s.step_control.enabled = false;
+        s.macro_step = s.stop / (rtcosim_time_ns)adaptive.steps;
+        assert_int_equal(rtcosim_oscillator_run(&p, &s, &fixed_same, NULL), RTCOSIM_OK);
+        if (!(adaptive.stable && adaptive.rms_error_time <= fixed_same.rms_error_time))
+            fail_msg("case %d: adaptive %llu steps, rms %g m; fixed H = %lld ns: rms %g m", cs,
+                     (unsigned long long)adaptive.steps, adaptive.rms_error_time,
+                     (long long)s.macro_step, fixed_same.rms_error_time);
+        if (cs == 3 && !(adaptive.steps * 2 <= fixed_1ms.steps &&
+                         adaptive.rms_error_time <= 1.2 * fixed_1ms.rms_error_time))
+            fail_msg("case 3: adaptive %llu steps, rms %g m; fixed 1 ms: %llu steps, rms %g m",
+                     (unsigned long long)adaptive.steps, adaptive.rms_error_time,
+                     (unsigned long long)fixed_1ms.steps, fixed_1ms.rms_error_time);
+    }
+}
+
 static void initial_coupling_force_is_consistent_with_initial_velocities(void **state)
 {
     (void)state;
@@ -228,6 +268,7 @@ int main(void)
         cmocka_unit_test(undamped_energy_is_conserved_by_the_exact_solution),
         cmocka_unit_test(small_macro_step_converges_to_the_exact_solution),
         cmocka_unit_test(adaptive_step_grows_and_tracks_the_exact_solution),
+        cmocka_unit_test(adaptive_steps_no_more_than_fixed_of_equal_accuracy),
         cmocka_unit_test(correction_cuts_the_zoh_error_and_energy_drift),
         cmocka_unit_test(initial_coupling_force_is_consistent_with_initial_velocities),
     };
