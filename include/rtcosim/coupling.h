@@ -165,35 +165,58 @@ void rtcosim_correction_feed(rtcosim_correction_state *s, double error_integral)
  * Dead time: E_k / h, once. Integrator: pending * (1 - exp(-h/tau)) / h. */
 double rtcosim_correction_release(rtcosim_correction_state *s, double h);
 
-/* Adaptive macro step (PI controller). */
+/* Adaptive macro step (PI controller).
+ *
+ * The master's error norm of a step of h is, over the corrected continuous
+ * connections, |E| / (h * (atol + rtol * max|y|)) * (h / h_mean)^2 (h_mean
+ * a moving mean of the last ~100 steps) and, over the uncorrected ones and
+ * power bonds, the same without that factor. E is the integrated
+ * extrapolation error of the step. Why the factor: a correction gives E back
+ * one step later, so what is left of it in the trajectory is E times that
+ * delay, and the steps that spend the fewest for a given global error make
+ * E h the same in every step (minimise sum 1/h under sum E h = const), not
+ * E / h: the step varies less over an oscillation (B2 case 1: as few steps
+ * as a fixed run of equal accuracy; with E / h, twice as many). Without a
+ * correction E itself stays in the trajectory. The norm stays the mean
+ * extrapolation error against the tolerance at the mean step, so that rtol
+ * keeps its meaning whatever the initial step. */
 typedef struct rtcosim_step_control {
     bool enabled;
-    double rtol, atol;           /* error norm: |E| / (h * (atol + rtol * max|y|)) */
+    double rtol, atol;           /* tolerances of the norm above */
     rtcosim_time_ns min_step, max_step;
     rtcosim_time_ns resolution;  /* steps are multiples of this (default 1 us) */
-    double safety;               /* default 0.9 */
+    double target;               /* the norm the controller steers to, in (0, 1]; default 0.5 */
     double max_increase;         /* default 2 */
     double max_decrease;         /* default 0.2 (smallest factor) */
-    double order;                /* k in the exponents; default 2 */
-    double beta_i, beta_p;       /* PI gains; default 0.7/k... see rtcosim_step_control_init */
+    double order;                /* k, the norm ~ h^k; 0 (default): the master's, from the
+                                    extrapolation and correction of the connections */
+    double beta_i, beta_p;       /* PI gains; 0 (default): 0.3 / k and 0.2 / k */
 } rtcosim_step_control;
 
 /* Defaults: disabled, rtol 1e-4, atol 1e-6, min = max = 0 (master: H/1000
- * and 10 H), resolution 1 us, safety 0.9, increase 2, decrease 0.2, k = 2,
- * beta_i = 0.7 / k, beta_p = 0.4 / k. */
+ * and 10 H), resolution 1 us, target 0.5, increase 2, decrease 0.2, k and
+ * the gains 0 (chosen by the master, see above). */
 void rtcosim_step_control_init(rtcosim_step_control *sc);
 
 typedef struct rtcosim_step_controller {
     rtcosim_step_control opts;
-    double last_norm; /* err_{n-1}; 1 before the first step */
+    double last_norm; /* err_{n-1}; the target before the first step */
+    bool settled;     /* a norm has reached the target: the PI law from then on */
+    uint64_t steps;
 } rtcosim_step_controller;
 
 void rtcosim_step_controller_init(rtcosim_step_controller *ctl, const rtcosim_step_control *opts);
 /* The next step from the error norm of the step just taken (PI law of
- * Gustafsson, Lundh and Soederlind 1988, in the form of Hairer & Wanner,
- * Solving ODEs II, IV.2 (2.43c)):
- *   h_{n+1} = h_n * min(inc, max(dec, safety * err_n^(-beta_i) * err_{n-1}^(beta_p)))
- * then clamped to [min_step, max_step] and rounded down to the resolution. */
+ * Gustafsson, Lundh and Soederlind 1988, in Soederlind's form with the
+ * target in both factors, so that a steady error settles at the target
+ * whatever the gains; Hairer & Wanner's form with a safety factor settles at
+ * safety^(1/(beta_i - beta_p)), which for gentle gains is far below it):
+ *   h_{n+1} = h_n * min(inc, max(dec, (target/err_n)^beta_i * (err_{n-1}/target)^beta_p))
+ * then clamped to [min_step, max_step] and rounded down to the resolution.
+ * Gentle gains (0.3/k, 0.2/k) keep the step from following each swing of an
+ * oscillation's error, which costs steps (B2 case 1). Until a norm first
+ * reaches the target, the elementary law (target/err_n)^(1/k) grows a too
+ * small initial step as fast as the cap allows. */
 rtcosim_time_ns rtcosim_step_controller_next(rtcosim_step_controller *ctl, double err_norm,
                                              rtcosim_time_ns h);
 

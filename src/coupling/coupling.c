@@ -164,18 +164,24 @@ void rtcosim_step_control_init(rtcosim_step_control *sc)
     sc->rtol = 1e-4;
     sc->atol = 1e-6;
     sc->resolution = RTCOSIM_NS_PER_US;
-    sc->safety = 0.9;
+    sc->target = 0.5;
     sc->max_increase = 2.0;
     sc->max_decrease = 0.2;
-    sc->order = 2.0;
-    sc->beta_i = 0.7 / sc->order;
-    sc->beta_p = 0.4 / sc->order;
 }
 
 void rtcosim_step_controller_init(rtcosim_step_controller *ctl, const rtcosim_step_control *opts)
 {
+    memset(ctl, 0, sizeof *ctl);
     ctl->opts = *opts;
-    ctl->last_norm = 1.0;
+    if (!(ctl->opts.order > 0))
+        ctl->opts.order = 2.0;
+    if (!(ctl->opts.target > 0))
+        ctl->opts.target = 0.5;
+    if (ctl->opts.beta_i == 0 && ctl->opts.beta_p == 0) {
+        ctl->opts.beta_i = 0.3 / ctl->opts.order;
+        ctl->opts.beta_p = 0.2 / ctl->opts.order;
+    }
+    ctl->last_norm = ctl->opts.target;
 }
 
 rtcosim_time_ns rtcosim_step_controller_next(rtcosim_step_controller *ctl, double err_norm,
@@ -185,7 +191,17 @@ rtcosim_time_ns rtcosim_step_controller_next(rtcosim_step_controller *ctl, doubl
     /* A zero error would ask for an infinite step; the floor keeps the power
      * finite and lets max_increase bound the growth. */
     double e = err_norm > 1e-10 ? err_norm : 1e-10;
-    double factor = o->safety * pow(e, -o->beta_i) * pow(ctl->last_norm, o->beta_p);
+    /* The first step's error is no guide: it extrapolated from one sample
+     * (a hold, whatever the order asked) across the start's transient. */
+    if (e >= o->target && ctl->steps > 0)
+        ctl->settled = true;
+    ctl->steps++;
+    /* Below half the target the step is plainly too small: the elementary
+     * law grows it as fast as it says (at most max_increase); the gentle PI
+     * acts near the target only. */
+    double factor = ctl->settled && e >= 0.5 * o->target
+                        ? pow(o->target / e, o->beta_i) * pow(ctl->last_norm / o->target, o->beta_p)
+                        : pow(o->target / e, 1.0 / o->order);
     if (factor > o->max_increase)
         factor = o->max_increase;
     if (factor < o->max_decrease)

@@ -334,9 +334,35 @@ static rtcosim_status check_steps(rtcosim_master *m, rtcosim_error *err)
             sc->resolution = 1;
         if (sc->resolution > sc->min_step)
             sc->resolution = sc->min_step;
-        rtcosim_step_controller_init(&m->controller, sc);
     }
     return RTCOSIM_OK;
+}
+
+/* The controller's order k (the norm ~ h^k) when not given: the mean
+ * extrapolation error of a step is O(h^(p+1)) for a hold of order p, and a
+ * corrected connection's norm carries (h / H0)^2 more (rtcosim/coupling.h);
+ * the smallest k over the connections in the norm, so that no connection's
+ * error grows faster than the controller expects. Power bonds (residual of
+ * corrected signals) count as corrected first-order holds. */
+static void setup_step_controller(rtcosim_master *m)
+{
+    rtcosim_step_control *sc = &m->step_control;
+    if (!sc->enabled)
+        return;
+    if (!(sc->order > 0)) {
+        double k = 0;
+        for (size_t i = 0; i < m->conn_count; i++) {
+            const master_connection *c = &m->conns[i];
+            if (!c->continuous)
+                continue;
+            double ck = (double)c->opts.extrapolation + 1 +
+                        (c->opts.correction != RTCOSIM_CORRECTION_NONE ? 2 : 0);
+            if (k == 0 || ck < k)
+                k = ck;
+        }
+        sc->order = k > 0 ? k : 2;
+    }
+    rtcosim_step_controller_init(&m->controller, sc);
 }
 
 static void setup_couplings(rtcosim_master *m)
@@ -389,6 +415,7 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
     if ((st = check_steps(m, err)) != RTCOSIM_OK || (st = build_batches(m, err)) != RTCOSIM_OK)
         return st;
     setup_couplings(m);
+    setup_step_controller(m);
     for (size_t c = 0; c < m->comp_count; c++) {
         master_component *mc = &m->comps[c];
         if ((st = rtcosim_component_instantiate(mc->c, mc->name, err)) != RTCOSIM_OK ||
@@ -411,6 +438,7 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
     m->start = m->time = start;
     m->stop = stop;
     m->adaptive_step = m->macro_step;
+    m->step_mean = (double)m->macro_step * 1e-9;
     m->single_rate = !m->step_control.enabled;
     for (size_t c = 0; c < m->comp_count; c++) {
         m->comps[c].next_time = start;

@@ -455,11 +455,12 @@ rtcosim_status rtcosim_master_set_step_control(rtcosim_master *m, const rtcosim_
     if (sc->enabled && (!(sc->rtol >= 0) || !(sc->atol >= 0) || (sc->rtol == 0 && sc->atol == 0) ||
                         sc->min_step < 0 || sc->max_step < 0 ||
                         (sc->max_step > 0 && sc->min_step > sc->max_step) ||
-                        !(sc->safety > 0) || !(sc->max_increase >= 1) ||
+                        !(sc->target >= 0 && sc->target <= 1) || !(sc->order >= 0) ||
+                        !(sc->max_increase >= 1) ||
                         !(sc->max_decrease > 0 && sc->max_decrease <= 1)))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "master: step control: tolerances must be >= 0 and not both 0, "
-                                 "0 <= min_step <= max_step, safety > 0, max_increase >= 1, "
+                                 "0 <= min_step <= max_step, 0 <= target <= 1, order >= 0, max_increase >= 1, "
                                  "0 < max_decrease <= 1");
     m->step_control = *sc;
     return RTCOSIM_OK;

@@ -179,6 +179,7 @@ struct rtcosim_master {
     bool discarded;
     rtcosim_time_ns start, stop, time;
     rtcosim_time_ns adaptive_step;  /* the controller's current choice */
+    double step_mean;               /* moving mean of the adaptive steps, s (step.c) */
     rtcosim_time_ns step_grid;      /* adaptive steps end on start + k step_grid (0: none) */
     rtcosim_time_ns min_tick, max_tick; /* smallest, largest tick taken (0: none yet) */
     uint64_t steps;

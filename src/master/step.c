@@ -401,12 +401,16 @@ static void plan_steps(rtcosim_master *m, rtcosim_time_ns t, rtcosim_time_ns sto
 /* The error norm of the tick for the step controller: the largest
  * |E| / (interval * (atol + rtol * max|y|)) over the connections reconciled in
  * this tick (E / interval is the mean error of the signal over the interval),
- * and |R| / (interval * (atol + rtol * |e f|)) over power bonds. */
+ * times (interval / mean interval)^2, kept within [1/4, 4], where the
+ * connection is corrected (the error a correction leaves is E delayed by a
+ * step: rtcosim/coupling.h), and
+ * |R| / (interval * (atol + rtol * |e f|)) over power bonds. */
 static bool tick_error_norm(const rtcosim_master *m, double *norm)
 {
     const rtcosim_step_control *sc = &m->step_control;
     bool any = false;
     double worst = 0;
+    const double href = m->step_mean;
     for (size_t i = 0; i < m->conn_count; i++) {
         const master_connection *k = &m->conns[i];
         if (!k->continuous || k->reconciled_ticks != m->steps || k->last_to <= k->last_from)
@@ -417,6 +421,8 @@ static bool tick_error_norm(const rtcosim_master *m, double *norm)
          * whenever the step changes and would make the controller chatter
          * (tried on B2); the plain error is smooth and conservative. */
         double v = fabs(k->stats.last_error) / (span * (sc->atol + sc->rtol * k->last_scale));
+        if (k->opts.correction != RTCOSIM_CORRECTION_NONE)
+            v *= fmin(4.0, fmax(0.25, (span / href) * (span / href)));
         if (v > worst)
             worst = v;
         any = true;
@@ -732,10 +738,17 @@ static rtcosim_status tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosim_erro
          * (error ~ h^k) and the controller continues from that step. */
         rtcosim_time_ns proposed = m->adaptive_step;
         if (variable_h > 0 && variable_h < proposed) {
-            norm *= pow((double)proposed / (double)variable_h, m->step_control.order);
+            norm *= pow((double)proposed / (double)variable_h, m->controller.opts.order);
             variable_h = proposed;
         }
         m->adaptive_step = rtcosim_step_controller_next(&m->controller, norm, variable_h);
+        /* The reference of the (h / mean h)^2 weight: a mean over the last
+         * ~100 mean steps of time (each step weighs by its length, so that a
+         * step grown far past the mean pulls it along at once), which follows
+         * the step exactly until the controller first reaches its target. */
+        double hs = (double)variable_h * 1e-9;
+        double weight = fmin(1.0, 0.01 * hs / m->step_mean);
+        m->step_mean = m->controller.settled ? m->step_mean + weight * (hs - m->step_mean) : hs;
     }
     return RTCOSIM_OK;
 }

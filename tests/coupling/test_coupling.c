@@ -118,16 +118,26 @@ static void pi_controller_follows_the_formula(void **state)
     sc.min_step = 100 * RTCOSIM_NS_PER_US;
     sc.max_step = 3 * MS;
     rtcosim_step_controller ctl;
-    rtcosim_step_controller_init(&ctl, &sc);
-    /* err = 0.5, previous 1: 0.9 * 0.5^-0.35 = 1.147099... -> 1.147099 ms, down to 1147 us */
-    rtcosim_time_ns h = rtcosim_step_controller_next(&ctl, 0.5, MS);
-    assert_int_equal(h, 1147 * RTCOSIM_NS_PER_US);
-    /* err = 2, previous 0.5: 0.9 * 2^-0.35 * 0.5^0.2 = 0.614729... -> 705.09 us -> 705 us */
-    h = rtcosim_step_controller_next(&ctl, 2.0, h);
-    assert_int_equal(h, 705 * RTCOSIM_NS_PER_US);
-    /* err tiny: growth capped at 2x; then max_step caps at 3 ms */
-    h = rtcosim_step_controller_next(&ctl, 1e-12, h);
-    assert_int_equal(h, 1410 * RTCOSIM_NS_PER_US);
+    rtcosim_step_controller_init(&ctl, &sc); /* target 0.5, k = 2: beta_i 0.15, beta_p 0.1 */
+    /* The first step's error (the start's transient) does not settle the
+     * controller: elementary law (0.5 / 2)^(1/2) = 0.5 -> 500 us. */
+    rtcosim_time_ns h = rtcosim_step_controller_next(&ctl, 2.0, MS);
+    assert_int_equal(h, 500 * RTCOSIM_NS_PER_US);
+    /* Still unsettled: (0.5 / 0.02)^(1/2) = 5, capped at 2x -> 1000 us. */
+    h = rtcosim_step_controller_next(&ctl, 0.02, h);
+    assert_int_equal(h, 1000 * RTCOSIM_NS_PER_US);
+    /* err 0.8 >= target settles it; PI: (0.5/0.8)^0.15 * (0.02/0.5)^0.1
+     * = 0.675442 -> 675.44 us, down to 675 us. */
+    h = rtcosim_step_controller_next(&ctl, 0.8, h);
+    assert_int_equal(h, 675 * RTCOSIM_NS_PER_US);
+    /* err 0.4 (above half the target: PI): (0.5/0.4)^0.15 * (0.8/0.5)^0.1
+     * = 1.083798 -> 731.56 us -> 731 us. */
+    h = rtcosim_step_controller_next(&ctl, 0.4, h);
+    assert_int_equal(h, 731 * RTCOSIM_NS_PER_US);
+    /* err 0.1, below half the target: elementary (0.5/0.1)^(1/2) = 2.24,
+     * capped at 2x -> 1462 us; from 2 ms, max_step caps at 3 ms. */
+    h = rtcosim_step_controller_next(&ctl, 0.1, h);
+    assert_int_equal(h, 1462 * RTCOSIM_NS_PER_US);
     h = rtcosim_step_controller_next(&ctl, 1e-12, 2 * MS);
     assert_int_equal(h, 3 * MS);
     /* err huge: shrink capped at 0.2x, then min_step holds */
@@ -135,6 +145,22 @@ static void pi_controller_follows_the_formula(void **state)
     assert_int_equal(h, 200 * RTCOSIM_NS_PER_US);
     h = rtcosim_step_controller_next(&ctl, 1e9, h);
     assert_int_equal(h, 100 * RTCOSIM_NS_PER_US);
+}
+
+/* A steady error settles at the target whatever the gains (Soederlind's
+ * form): with err = target every step, the step stays where it is. */
+static void pi_controller_holds_a_step_whose_error_is_the_target(void **state)
+{
+    (void)state;
+    rtcosim_step_control sc;
+    rtcosim_step_control_init(&sc);
+    sc.beta_i = 0.3 / 4, sc.beta_p = 0.2 / 4, sc.order = 4;
+    rtcosim_step_controller ctl;
+    rtcosim_step_controller_init(&ctl, &sc);
+    rtcosim_time_ns h = rtcosim_step_controller_next(&ctl, sc.target, MS); /* first: elementary */
+    for (int i = 0; i < 5; i++)
+        h = rtcosim_step_controller_next(&ctl, sc.target, MS);
+    assert_int_equal(h, MS);
 }
 
 static void names_parse_and_unknown_names_are_reported(void **state)
@@ -166,6 +192,7 @@ int main(void)
         cmocka_unit_test(dead_time_releases_the_last_error_once),
         cmocka_unit_test(integrator_releases_exponentially_and_step_consistently),
         cmocka_unit_test(pi_controller_follows_the_formula),
+        cmocka_unit_test(pi_controller_holds_a_step_whose_error_is_the_target),
         cmocka_unit_test(names_parse_and_unknown_names_are_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
