@@ -182,6 +182,33 @@ typedef struct rtcosim_ssd_parameter {
     int line;           /* line in that file */
 } rtcosim_ssd_parameter;
 
+/* The org.rtcosim.ecu annotation of a component whose source is ECU code
+ * compiled for the host as a shared object (a source ending in ".so" or of
+ * type "application/x-sharedlib"; contract rtcosim/ecu_so.h, component
+ * rtcosim_ecu_so_component_create in rtcosim/ecu.h):
+ *   <ssc:Annotation type="org.rtcosim.ecu">
+ *     <rc:Ecu sensors="speed" actuators="throttle">   inputs / outputs, index = position
+ *       <rc:Task entry="control_1ms" period="0.001" offset="0" priority="0" execution="0"/>
+ *     </rc:Ecu>
+ *   </ssc:Annotation>
+ * offset and execution default to 0, priority to the task's position. */
+typedef struct rtcosim_ssd_ecu_task {
+    const char *entry;
+    rtcosim_time_ns period, offset, execution;
+    int priority;
+    int line;
+} rtcosim_ssd_ecu_task;
+
+typedef struct rtcosim_ssd_ecu {
+    const char *const *sensors;
+    size_t sensor_count;
+    const char *const *actuators;
+    size_t actuator_count;
+    const rtcosim_ssd_ecu_task *tasks;
+    size_t task_count;
+    int line;
+} rtcosim_ssd_ecu;
+
 typedef struct rtcosim_ssd_component {
     const char *name;
     const char *source;      /* as written in the .ssd */
@@ -205,6 +232,9 @@ typedef struct rtcosim_ssd_component {
      * NULL when not given. */
     const char *variants;
     const char *variants_strategy;
+    /* The org.rtcosim.ecu annotation (above) of a shared-object component;
+     * NULL for other components. */
+    const rtcosim_ssd_ecu *ecu;
 } rtcosim_ssd_component;
 
 /* One end of a connection. component is NULL for a connector of the system. */
