@@ -115,6 +115,16 @@ rtcosim_status ssd_read_ecu(parse_ctx *ctx, const xmlNode *a, rtcosim_ssd_compon
         st = read_names(ctx, n, "actuators", &ecu->actuators, &ecu->actuator_count);
     if (st != RTCOSIM_OK)
         return st;
+    for (size_t i = 0; i < ecu->sensor_count + ecu->actuator_count; i++)
+        for (size_t j = 0; j < i; j++) {
+            const char *a = i < ecu->sensor_count ? ecu->sensors[i]
+                                                  : ecu->actuators[i - ecu->sensor_count];
+            const char *b = j < ecu->sensor_count ? ecu->sensors[j]
+                                                  : ecu->actuators[j - ecu->sensor_count];
+            if (strcmp(a, b) == 0)
+                return FAIL(ctx, n, RTCOSIM_EFORMAT, "rtcosim ecu: '%s' is named twice among"
+                            " the sensors and actuators", a);
+        }
     size_t tasks = 0;
     for (const xmlNode *t = n->children; t; t = t->next)
         tasks += system_is(t, RTCOSIM_MASTER_NS, "Task");
