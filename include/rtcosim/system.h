@@ -209,7 +209,14 @@ typedef struct rtcosim_ssd_ecu {
     int line;
 } rtcosim_ssd_ecu;
 
-typedef struct rtcosim_ssd_component {
+typedef struct rtcosim_ssd_component rtcosim_ssd_component;
+/* The component of a shared-object ECU (c->ecu set) as the build loads it:
+ * rtcosim_ecu_so_component_create (rtcosim/ecu.h) on its path, sensors,
+ * actuators and tasks; one more private copy of the object per call. */
+rtcosim_status rtcosim_system_load_ecu(const rtcosim_ssd_component *c, rtcosim_component **out,
+                                       rtcosim_error *err);
+
+struct rtcosim_ssd_component {
     const char *name;
     const char *source;      /* as written in the .ssd */
     const char *path;        /* resolved file path; NULL for native components */
@@ -235,7 +242,7 @@ typedef struct rtcosim_ssd_component {
     /* The org.rtcosim.ecu annotation (above) of a shared-object component;
      * NULL for other components. */
     const rtcosim_ssd_ecu *ecu;
-} rtcosim_ssd_component;
+};
 
 /* One end of a connection. component is NULL for a connector of the system. */
 typedef struct rtcosim_ssd_endpoint {

@@ -113,6 +113,8 @@ typedef struct ecu_so {
     ecu_range *ranges;          /* its writable data in this process */
     size_t range_count, size;   /* size: the ranges' total */
     unsigned char *start_image; /* the ranges after loading (constructors run) */
+    uintptr_t base;             /* load address (link-time addresses are offsets from it) */
+    uintptr_t low, high;        /* its loaded segments' extent, from base */
     char outside_state[64];     /* the import that keeps state outside, or "" */
     char reason[160];
 } ecu_so;
@@ -208,6 +210,12 @@ rtcosim_status ecu_so_load(const char *path, const char *owner, ecu_so **out,
 rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *err);
 /* The object's exported symbol, or NULL. */
 void *ecu_so_entry(const ecu_so *so, const char *symbol);
+/* A flat copy of the data of another load of the same file (at from_base)
+ * made fit for this one: every aligned word pointing into that load's
+ * segments is moved by the difference of the bases (pointers to its own
+ * variables and code; an integer that happens to lie in that address range
+ * would be moved too, which ECU code does not meet in practice). */
+void ecu_so_rebase(const ecu_so *so, unsigned char *data, uintptr_t from_base);
 /* Copy the object's writable data out to / in from one flat buffer of so->size bytes. */
 static inline void ecu_so_gather(const ecu_so *so, unsigned char *out)
 {

@@ -147,6 +147,7 @@ typedef struct segments {
     struct {
         uintptr_t start, end;
     } writable[16];
+    uintptr_t low, high; /* the extent of all its PT_LOAD segments */
     bool found;
 } segments;
 
@@ -157,6 +158,14 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *data)
     if (info->dlpi_addr != s->base)
         return 0;
     s->found = true;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (!s->high || start < s->low))
+            s->low = start;
+        if (ph->p_type == PT_LOAD && end > s->high)
+            s->high = end;
+    }
     for (unsigned i = 0; i < info->dlpi_phnum && s->count < 16; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
@@ -199,6 +208,9 @@ static rtcosim_status find_ranges(ecu_so *so, const ecu_so_layout *layout, rtcos
     }
     so->range_count = layout->range_count;
     so->size = total;
+    so->base = seg.base;
+    so->low = seg.low - seg.base;
+    so->high = seg.high - seg.base;
     so->start_image = malloc(total ? total : 1);
     if (!so->start_image)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
@@ -265,6 +277,26 @@ rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *er
     ecu->range_count = so->range_count;
     ecu->config.software_size = so->size;
     return RTCOSIM_OK;
+}
+
+void ecu_so_rebase(const ecu_so *so, unsigned char *data, uintptr_t from_base)
+{
+    if (from_base == so->base)
+        return;
+    for (size_t i = 0; i < so->range_count; data += so->ranges[i].size, i++) {
+        uintptr_t at = (uintptr_t)so->ranges[i].address;
+        size_t first = (size_t)((sizeof(uintptr_t) - at % sizeof(uintptr_t)) %
+                                sizeof(uintptr_t));
+        for (size_t k = first; k + sizeof(uintptr_t) <= so->ranges[i].size;
+             k += sizeof(uintptr_t)) {
+            uintptr_t word;
+            memcpy(&word, data + k, sizeof word);
+            if (word >= from_base + so->low && word < from_base + so->high) {
+                word = word - from_base + so->base;
+                memcpy(data + k, &word, sizeof word);
+            }
+        }
+    }
 }
 
 /* ---- entry points and the I/O table they get ---- */

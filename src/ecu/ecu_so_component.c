@@ -219,16 +219,20 @@ static rtcosim_status s_set(void *self, rtcosim_type type, const uint32_t *vrs, 
     return RTCOSIM_OK;
 }
 
-/* A snapshot: the run, then the object's writable data. */
-static size_t snapshot_size(const so_comp *c) { return sizeof(so_run) + c->so->size; }
+/* A snapshot: the run, the object's load address, its writable data. */
+#define DATA_AT (sizeof(so_run) + sizeof(uint64_t))
+
+static size_t snapshot_size(const so_comp *c) { return DATA_AT + c->so->size; }
 
 static rtcosim_status s_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
 {
     so_comp *c = self;
     if (!*state && !(*state = malloc(snapshot_size(c))))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu '%s': out of memory", c->name);
+    uint64_t base = c->so->base;
     memcpy(*state, &c->run, sizeof c->run);
-    ecu_so_gather(c->so, (unsigned char *)*state + sizeof c->run);
+    memcpy((unsigned char *)*state + sizeof c->run, &base, sizeof base);
+    ecu_so_gather(c->so, (unsigned char *)*state + DATA_AT);
     return RTCOSIM_OK;
 }
 
@@ -237,7 +241,7 @@ static rtcosim_status s_set_state(void *self, rtcosim_state state, rtcosim_error
     (void)err;
     so_comp *c = self;
     memcpy(&c->run, state, sizeof c->run);
-    ecu_so_scatter(c->so, (const unsigned char *)state + sizeof c->run);
+    ecu_so_scatter(c->so, (const unsigned char *)state + DATA_AT);
     return RTCOSIM_OK;
 }
 
@@ -266,8 +270,9 @@ static rtcosim_status s_serialize(void *self, rtcosim_state state, uint8_t *buff
     return RTCOSIM_OK;
 }
 
-/* Pointers in the data are valid only in this load of the object: a state
- * moves between instances of one process (anytime variants), not files. */
+/* A state of another instance (anytime variants move states between their
+ * instances, each a load of its own) has the pointers of that load: they are
+ * moved to this one (ecu_so_rebase). */
 static rtcosim_status s_deserialize(void *self, const uint8_t *buffer, size_t size,
                                     rtcosim_state *state, rtcosim_error *err)
 {
@@ -278,6 +283,10 @@ static rtcosim_status s_deserialize(void *self, const uint8_t *buffer, size_t si
     if (!*state && !(*state = malloc(size)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "ecu '%s': out of memory", c->name);
     memcpy(*state, buffer, size);
+    uint64_t from, base = c->so->base;
+    memcpy(&from, (unsigned char *)*state + sizeof(so_run), sizeof from);
+    ecu_so_rebase(c->so, (unsigned char *)*state + DATA_AT, (uintptr_t)from);
+    memcpy((unsigned char *)*state + sizeof(so_run), &base, sizeof base);
     return RTCOSIM_OK;
 }
 

@@ -103,10 +103,13 @@ static rtcosim_status check_connectors(const rtcosim_system_desc *d, const rtcos
     return RTCOSIM_OK;
 }
 
-/* ECU code as a shared object (its org.rtcosim.ecu annotation). */
-static rtcosim_status load_ecu(const rtcosim_ssd_component *sc, rtcosim_component **out,
-                               rtcosim_error *err)
+rtcosim_status rtcosim_system_load_ecu(const rtcosim_ssd_component *sc, rtcosim_component **out,
+                                      rtcosim_error *err)
 {
+    *out = NULL;
+    if (!sc->ecu)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "component '%s' is no shared-object ECU",
+                                 sc->name);
     const rtcosim_ssd_ecu *e = sc->ecu;
     rtcosim_ecu_so_task tasks[RTCOSIM_ECU_SO_TASKS_MAX];
     if (e->task_count > RTCOSIM_ECU_SO_TASKS_MAX)
@@ -146,7 +149,7 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
     size_t len = sc->path ? strlen(sc->path) : 0;
     bool dcpx = len > 5 && strcmp(sc->path + len - 5, ".dcpx") == 0; /* a remote DCP slave */
     if (sc->ecu) {
-        rtcosim_status st = load_ecu(sc, out, err);
+        rtcosim_status st = rtcosim_system_load_ecu(sc, out, err);
         if (st != RTCOSIM_OK)
             return rtcosim_error_prefix(err, "%s:%d: ", d->label, sc->line);
         st = check_connectors(d, sc, *out, err);

@@ -12,6 +12,8 @@ engine_loop.ssd.in):
   (the second plant with another load), the first loop's columns equal the
   single loop's bit for bit, the second's differ; the same under --speculate
   with threshold 0 (--reference: bit-identical, the ECUs roll back);
+- anytime variants of the ECU (--variants ecu=steps:..) deliver the plain
+  run's values, also for code that reaches its state through a pointer;
 - bad objects and annotations: one line on stderr naming file and problem,
   exit 1.
 usage: sil_component.py RTCOSIM_CLI engine_loop.ssd.in ECU_ENGINE_DIR"""
@@ -115,6 +117,24 @@ with tempfile.TemporaryDirectory() as d:
                 if not m:
                     fail("no speculation row for %s:\n%s" % (ecu, p.stdout))
 
+    # anytime variants (one load per variant, states moved between them): a
+    # job runs at its release on the step's inputs whatever the micro step,
+    # so every variant delivers the plain run's values; also with the
+    # integrator behind a pointer into the object's own data
+    pointer = os.path.join(d, "pointer.ssd")
+    with open(pointer, "w") as f:
+        f.write(loop.replace("@ECU_SO@", os.path.join(so_dir, "ecu_engine_pointer.so")))
+    for system in (one, pointer):
+        out = os.path.join(d, "variants.csv")
+        p = run([system, "-o", out, "--variants", "ecu=steps:1e-3,2.5e-4,1e-4"])
+        if not re.search(r"variants of ecu \(escalate\): 2000 periods", p.stdout):
+            fail("no variants summary:\n" + p.stdout)
+        if columns(out) != c1:
+            fail("%s: --variants differs from the plain run" % os.path.basename(system))
+    p = run([one, "-q", "--variants", "ecu=solvers:euler:1e-4,cvode"], expect_ok=False)
+    if p.returncode == 0 or "ECU code as a shared object (give steps:)" not in p.stderr:
+        fail("solvers: variants on an ECU object: %r" % p.stderr)
+
     # bad input: one line naming the file and the problem, exit 1
     def bad_case(label, text, pattern):
         path = os.path.join(d, label + ".ssd")
@@ -161,5 +181,5 @@ with tempfile.TemporaryDirectory() as d:
 
 if failures:
     sys.exit("FAIL:\n" + "\n".join(failures))
-print("ok: control law by hand, two instances apart (plain and speculative), %d bad inputs"
-      % 10)
+print("ok: control law by hand, two instances apart (plain and speculative), variants, "
+      "10 bad inputs")
