@@ -43,11 +43,17 @@
  *   any other ssc:Annotation        ignored with an information line
  *   ssc:Annotation type="org.rtcosim.master"  master settings (below)
  *   ssc:Annotation type="org.rtcosim.realtime" real-time settings (below)
+ *   ssc:Annotation type="org.rtcosim.ecu" on a component whose source is ECU
+ *                                   code as a shared object: its sensors,
+ *                                   actuators and tasks (rtcosim_ssd_ecu below)
  *
  * Component sources: a relative URI is resolved against the directory of the
  * .ssd (for a .ssp: the archive root after extraction) and must name an
  * existing file; `rtcosim:NAME` names a native model type of the registry
- * (native.h) and is kept as the name.
+ * (native.h) and is kept as the name. A file ending in ".so" (or of type
+ * "application/x-sharedlib") is ECU code built for the host as a shared
+ * object and needs the org.rtcosim.ecu annotation; other files are FMUs, or
+ * DCP slaves by their .dcpx.
  *
  * Parameter bindings: the names in a parameter set are prefixed with the
  * binding's `prefix` attribute, then matched. A binding on a component names
