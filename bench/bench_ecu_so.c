@@ -69,6 +69,68 @@ static void time_saves(rtcosim_ecu *ecu, double *software_ns, double *state_ns)
     *state_ns = bench_median(whole, REPEATS);
 }
 
+/* The same object as a co-simulation component (rtcosim run): median ns of
+ * a snapshot into an existing state and of a restore, against the floor of
+ * one memcpy of the snapshot's bytes. */
+static int time_component(const char *so)
+{
+    enum { CALLS = 200000, REPEATS = 5 };
+    static const char *const sensors[] = {"speed"}, *const actuators[] = {"throttle"};
+    const rtcosim_ecu_so_task task = {.entry = "control_1ms", .period = RTCOSIM_NS_PER_MS};
+    rtcosim_ecu_so_component_config config = {
+        .name = "engine", .shared_object = so, .sensors = sensors, .sensor_count = 1,
+        .actuators = actuators, .actuator_count = 1, .tasks = &task, .task_count = 1};
+    rtcosim_component *c = NULL;
+    rtcosim_state state = NULL;
+    rtcosim_error err;
+    size_t size = 0;
+    if (rtcosim_ecu_so_component_create(&config, &c, &err) != RTCOSIM_OK ||
+        rtcosim_component_instantiate(c, "engine", &err) != RTCOSIM_OK ||
+        rtcosim_component_setup(c, 0, 0, -1, &err) != RTCOSIM_OK ||
+        rtcosim_component_enter_init(c, &err) != RTCOSIM_OK ||
+        rtcosim_component_exit_init(c, &err) != RTCOSIM_OK ||
+        rtcosim_component_do_step(c, 0, RTCOSIM_NS_PER_MS, NULL, &err) != RTCOSIM_OK ||
+        rtcosim_component_get_state(c, &state, &err) != RTCOSIM_OK ||
+        rtcosim_component_serialized_state_size(c, state, &size, &err) != RTCOSIM_OK) {
+        fprintf(stderr, "rtcosim: %s\n", err.message);
+        rtcosim_component_free(c);
+        return 1;
+    }
+    unsigned char *a = malloc(size), *b = calloc(1, size);
+    double save[REPEATS], restore[REPEATS], copy[REPEATS];
+    for (int r = 0; r < REPEATS && a && b; r++) {
+        int64_t t0 = bench_now_ns();
+        for (int i = 0; i < CALLS; i++) {
+            (void)rtcosim_component_get_state(c, &state, &err);
+            __asm__ volatile("" ::"r"(state) : "memory");
+        }
+        int64_t t1 = bench_now_ns();
+        for (int i = 0; i < CALLS; i++)
+            (void)rtcosim_component_set_state(c, state, &err);
+        int64_t t2 = bench_now_ns();
+        for (int i = 0; i < CALLS; i++) {
+            memcpy(a, b, size);
+            __asm__ volatile("" ::"r"(a) : "memory");
+        }
+        int64_t t3 = bench_now_ns();
+        save[r] = (double)(t1 - t0) / CALLS;
+        restore[r] = (double)(t2 - t1) / CALLS;
+        copy[r] = (double)(t3 - t2) / CALLS;
+    }
+    printf("as a component (run --speculate): state %zu B, save %.1f ns, restore %.1f ns,"
+           " floor memcpy %.1f ns\n", size, bench_median(save, REPEATS),
+           bench_median(restore, REPEATS), bench_median(copy, REPEATS));
+    bench_figure("ecu_so.component.state_bytes", (double)size, "B");
+    bench_figure("ecu_so.component.save_ns", bench_median(save, REPEATS), "ns");
+    bench_figure("ecu_so.component.restore_ns", bench_median(restore, REPEATS), "ns");
+    bench_figure("ecu_so.component.memcpy_floor_ns", bench_median(copy, REPEATS), "ns");
+    free(a);
+    free(b);
+    rtcosim_component_free_state(c, state);
+    rtcosim_component_free(c);
+    return 0;
+}
+
 static int run_ecu_so_bench(int argc, char **argv)
 {
     const char *so = RTCOSIM_BENCH_ECU_ENGINE_SO;
@@ -145,7 +207,7 @@ static int run_ecu_so_bench(int argc, char **argv)
         release(&seq);
         release(&spec);
     }
-    return rc;
+    return time_component(so) ? 1 : rc;
 }
 
 const rtcosim_bench rtcosim_bench_ecu_so = {

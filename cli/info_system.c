@@ -80,6 +80,23 @@ static void print_component(const rtcosim_system_desc *d, const rtcosim_ssd_comp
                 printf("  (every %lld macro steps)", (long long)m->rates[i].multiple);
             }
         }
+    if (c->ecu) {
+        printf("\n    ECU code as a shared object, tasks (%zu):", c->ecu->task_count);
+        for (size_t k = 0; k < c->ecu->task_count; k++) {
+            const rtcosim_ssd_ecu_task *t = &c->ecu->tasks[k];
+            rtcosim_format_time(t->period, num);
+            printf("%s %s every %s s", k ? "," : "", t->entry, num);
+            if (t->offset > 0) {
+                rtcosim_format_time(t->offset, num);
+                printf(" from %s s", num);
+            }
+            if (t->execution > 0) {
+                rtcosim_format_time(t->execution, num);
+                printf(" taking %s s", num);
+            }
+            printf(" (priority %d)", t->priority);
+        }
+    }
     printf("\n    connectors (%zu%s):\n", c->connector_count,
            c->connectors_from_model ? ", from the model" : "");
     for (size_t k = 0; k < c->connector_count; k++) {

@@ -75,6 +75,9 @@ int run_isolation_prepare(run_isolation *iso, const rtcosim_system_desc *desc)
         if (!c->path)
             return cli_fail("isolate: component '%s' of %s is native (rtcosim:), not an FMU",
                             c->name, rtcosim_system_desc_file(desc));
+        if (c->ecu)
+            return cli_fail("isolate: component '%s' of %s is ECU code as a shared object, not"
+                            " an FMU", c->name, rtcosim_system_desc_file(desc));
         p += n + (comma != NULL);
     }
     ssize_t n = readlink("/proc/self/exe", iso->host_exe, sizeof iso->host_exe - 1);
@@ -90,7 +93,7 @@ rtcosim_status run_isolation_wrap(void *context, const char *name, rtcosim_compo
     run_isolation *iso = context;
     const rtcosim_ssd_component *c = find(iso->desc, name, strlen(name));
     rtcosim_component *inner = component;
-    if (c && c->path && run_isolation_selects(iso, name)) {
+    if (c && c->path && !c->ecu && run_isolation_selects(iso, name)) {
         rtcosim_status st = rtcosim_isolate_wrap(component, c->path, iso->host_exe,
                                                  iso->model_exchange, &inner, err);
         if (st != RTCOSIM_OK)

@@ -124,7 +124,8 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     so.build = a->build;
     /* The partner's FMUs run isolated unless --no-isolate: one that crashes,
      * aborts or exits makes the partner lost, not the run. A remote DCP
-     * slave (source .dcpx) is another process already. */
+     * slave (source .dcpx) is another process already; ECU code as a shared
+     * object runs in this process, as native components do. */
     run_isolation *iso = a->isolation;
     if (!a->no_isolate && so.rt.non_realtime)
         for (const char *p = so.rt.non_realtime; *p;) {
@@ -132,7 +133,9 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
             char name[256];
             snprintf(name, sizeof name, "%.*s", (int)n, p);
             int k = rtcosim_system_desc_find_component(desc, name);
-            const char *path = k >= 0 ? rtcosim_system_desc_component(desc, (size_t)k)->path : NULL;
+            const rtcosim_ssd_component *c = k >= 0 ? rtcosim_system_desc_component(desc, (size_t)k)
+                                                    : NULL;
+            const char *path = c && !c->ecu ? c->path : NULL;
             size_t len = path ? strlen(path) : 0;
             bool remote = len > 5 && strcmp(path + len - 5, ".dcpx") == 0;
             if (path && !remote && !run_isolation_selects(iso, name) && run_isolation_add(iso, name))

@@ -101,6 +101,10 @@ int run_variants_prepare(run_variants *v, const rtcosim_system_desc *desc,
             return cli_fail("--variants %s: component '%s' is a remote DCP slave; variants need "
                             "instances in this process",
                             s->text, s->component);
+        if (s->spec.model_exchange && c->ecu)
+            return cli_fail("--variants %s: solvers: needs an FMU with model exchange; '%s' is "
+                            "ECU code as a shared object (give steps:)",
+                            s->text, s->component);
         if (s->spec.model_exchange && c->native_type)
             return cli_fail("--variants %s: solvers: needs an FMU with model exchange; '%s' is "
                             "the native model %s (give steps:)",
@@ -117,6 +121,8 @@ static rtcosim_status load_instance(const run_variants *v, const rtcosim_ssd_com
 {
     if (c->native_type)
         return rtcosim_native_create(c->native_type, out, err);
+    if (c->ecu)
+        return rtcosim_system_load_ecu(c, out, err);
     rtcosim_fmu_options o = v->fmu ? *v->fmu : (rtcosim_fmu_options){0};
     if (s->spec.model_exchange) {
         o.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;

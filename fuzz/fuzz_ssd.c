@@ -14,8 +14,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rtcosim_error err;
     if (rtcosim_system_desc_parse((const char *)data, size, "/nonexistent-rtcosim-fuzz", "fuzz.ssd",
                                   &desc, &err) == RTCOSIM_OK) {
-        for (size_t i = 0; i < rtcosim_system_desc_component_count(desc); i++)
-            (void)rtcosim_system_desc_component(desc, i)->parameter_count;
+        for (size_t i = 0; i < rtcosim_system_desc_component_count(desc); i++) {
+            const rtcosim_ssd_component *c = rtcosim_system_desc_component(desc, i);
+            (void)c->parameter_count;
+            /* Touch what the ECU annotation parser produced. */
+            for (size_t k = 0; c->ecu && k < c->ecu->sensor_count + c->ecu->actuator_count; k++)
+                (void)strlen(k < c->ecu->sensor_count ? c->ecu->sensors[k]
+                                                      : c->ecu->actuators[k - c->ecu->sensor_count]);
+            for (size_t k = 0; c->ecu && k < c->ecu->task_count; k++)
+                (void)strlen(c->ecu->tasks[k].entry);
+        }
         /* Touch what the real-time annotation parser produced. */
         const rtcosim_ssd_realtime_settings *rt = rtcosim_system_desc_realtime(desc);
         if (rt && rt->present && rt->non_realtime)

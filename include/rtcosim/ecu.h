@@ -163,6 +163,46 @@ void rtcosim_ecu_software_read(const rtcosim_ecu *ecu, void *buffer);
 /* The shared object of a shared-object ECU (as given), else NULL. */
 const char *rtcosim_ecu_shared_object(const rtcosim_ecu *ecu);
 
+/* ---- ECU code from a shared object as a co-simulation component ----
+ * The application code of rtcosim/ecu_so.h as a component of a system (an
+ * SSD component whose source is the .so, see rtcosim/system.h's
+ * org.rtcosim.ecu annotation): sensor i is the FLOAT64 input sensors[i],
+ * actuator i the FLOAT64 output actuators[i]; each step runs the jobs
+ * released in [t, t + h) on one non-preemptive core in priority order, each
+ * at its start with the step's inputs, its actuations visible `execution`
+ * after its start (no direct feedthrough); CAN reads find nothing and sends
+ * are refused (-1: a system of components has no bus). Its state, the
+ * object's writable data and the task bookkeeping, is saved and restored
+ * like an FMU's (get/set/serialize state), so the speculative master rolls
+ * it back; an object importing state outside itself (malloc, rand, ...)
+ * loads with a warning and without state support. Errors as for
+ * config.shared_object above, and ENOTFOUND for a missing entry point. */
+#define RTCOSIM_ECU_SO_TASKS_MAX 16
+
+typedef struct rtcosim_ecu_so_task {
+    const char *entry;         /* exported void f(const rtcosim_ecu_so_io *) */
+    rtcosim_time_ns period;    /* > 0 */
+    rtcosim_time_ns offset;    /* >= 0: first release at start + offset */
+    rtcosim_time_ns execution; /* >= 0: outputs appear this long after the job starts */
+    int priority;              /* lower runs first */
+} rtcosim_ecu_so_task;
+
+typedef struct rtcosim_ecu_so_component_config {
+    const char *name; /* for messages */
+    const char *shared_object;
+    const char *const *sensors;   /* input names, index = sensor index */
+    size_t sensor_count;          /* <= RTCOSIM_ECU_IO_MAX */
+    const char *const *actuators; /* output names, index = actuator index */
+    size_t actuator_count;        /* <= RTCOSIM_ECU_IO_MAX */
+    const rtcosim_ecu_so_task *tasks;
+    size_t task_count; /* 1..RTCOSIM_ECU_SO_TASKS_MAX */
+} rtcosim_ecu_so_component_config;
+
+/* Load a private copy of the object (two components on one file keep their
+ * own variables) and wrap it; the configuration is copied. */
+rtcosim_status rtcosim_ecu_so_component_create(const rtcosim_ecu_so_component_config *config,
+                                               rtcosim_component **out, rtcosim_error *err);
+
 /* ---- for task and interrupt code ---- */
 
 rtcosim_time_ns rtcosim_ecu_io_now(const rtcosim_ecu_io *io);     /* job start */

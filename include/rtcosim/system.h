@@ -43,11 +43,17 @@
  *   any other ssc:Annotation        ignored with an information line
  *   ssc:Annotation type="org.rtcosim.master"  master settings (below)
  *   ssc:Annotation type="org.rtcosim.realtime" real-time settings (below)
+ *   ssc:Annotation type="org.rtcosim.ecu" on a component whose source is ECU
+ *                                   code as a shared object: its sensors,
+ *                                   actuators and tasks (rtcosim_ssd_ecu below)
  *
  * Component sources: a relative URI is resolved against the directory of the
  * .ssd (for a .ssp: the archive root after extraction) and must name an
  * existing file; `rtcosim:NAME` names a native model type of the registry
- * (native.h) and is kept as the name.
+ * (native.h) and is kept as the name. A file ending in ".so" (or of type
+ * "application/x-sharedlib") is ECU code built for the host as a shared
+ * object and needs the org.rtcosim.ecu annotation; other files are FMUs, or
+ * DCP slaves by their .dcpx.
  *
  * Parameter bindings: the names in a parameter set are prefixed with the
  * binding's `prefix` attribute, then matched. A binding on a component names
@@ -182,7 +188,41 @@ typedef struct rtcosim_ssd_parameter {
     int line;           /* line in that file */
 } rtcosim_ssd_parameter;
 
-typedef struct rtcosim_ssd_component {
+/* The org.rtcosim.ecu annotation of a component whose source is ECU code
+ * compiled for the host as a shared object (a source ending in ".so" or of
+ * type "application/x-sharedlib"; contract rtcosim/ecu_so.h, component
+ * rtcosim_ecu_so_component_create in rtcosim/ecu.h):
+ *   <ssc:Annotation type="org.rtcosim.ecu">
+ *     <rc:Ecu sensors="speed" actuators="throttle">   inputs / outputs, index = position
+ *       <rc:Task entry="control_1ms" period="0.001" offset="0" priority="0" execution="0"/>
+ *     </rc:Ecu>
+ *   </ssc:Annotation>
+ * offset and execution default to 0, priority to the task's position. */
+typedef struct rtcosim_ssd_ecu_task {
+    const char *entry;
+    rtcosim_time_ns period, offset, execution;
+    int priority;
+    int line;
+} rtcosim_ssd_ecu_task;
+
+typedef struct rtcosim_ssd_ecu {
+    const char *const *sensors;
+    size_t sensor_count;
+    const char *const *actuators;
+    size_t actuator_count;
+    const rtcosim_ssd_ecu_task *tasks;
+    size_t task_count;
+    int line;
+} rtcosim_ssd_ecu;
+
+typedef struct rtcosim_ssd_component rtcosim_ssd_component;
+/* The component of a shared-object ECU (c->ecu set) as the build loads it:
+ * rtcosim_ecu_so_component_create (rtcosim/ecu.h) on its path, sensors,
+ * actuators and tasks; one more private copy of the object per call. */
+rtcosim_status rtcosim_system_load_ecu(const rtcosim_ssd_component *c, rtcosim_component **out,
+                                       rtcosim_error *err);
+
+struct rtcosim_ssd_component {
     const char *name;
     const char *source;      /* as written in the .ssd */
     const char *path;        /* resolved file path; NULL for native components */
@@ -205,7 +245,10 @@ typedef struct rtcosim_ssd_component {
      * NULL when not given. */
     const char *variants;
     const char *variants_strategy;
-} rtcosim_ssd_component;
+    /* The org.rtcosim.ecu annotation (above) of a shared-object component;
+     * NULL for other components. */
+    const rtcosim_ssd_ecu *ecu;
+};
 
 /* One end of a connection. component is NULL for a connector of the system. */
 typedef struct rtcosim_ssd_endpoint {

@@ -8,7 +8,9 @@
  *
  * Variants for importers' bad-input paths: ECU_HEAP keeps its integrator in
  * a heap cell (state outside the object: never speculated on), ECU_TLS in a
- * thread-local variable (refused), ECU_NO_ENTRY exports no task. */
+ * thread-local variable (refused), ECU_NO_ENTRY exports no task. ECU_POINTER
+ * reaches its integrator through a static pointer (into its own data,
+ * relocated at load), which a state moved to another load must follow. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +29,11 @@ static double torque, throttle, rpm;
 #if defined(ECU_HEAP)
 static double *integral_cell;
 #define integral (*integral_cell)
+#elif defined(ECU_POINTER)
+/* exported, so that the compiler cannot fold the pointer away */
+static double integral_store;
+double *ecu_integral_at = &integral_store;
+#define integral (*ecu_integral_at)
 #elif defined(ECU_TLS)
 static _Thread_local double integral;
 #else

@@ -105,7 +105,19 @@ typedef struct ecu_range {
     size_t size;
 } ecu_range;
 
-typedef struct ecu_so ecu_so; /* ecu_so.c */
+/* A loaded private copy of a shared object (ecu_so.c). */
+typedef struct ecu_so {
+    char *path; /* as given, for messages */
+    void *handle;
+    void (*init)(void);
+    ecu_range *ranges;          /* its writable data in this process */
+    size_t range_count, size;   /* size: the ranges' total */
+    unsigned char *start_image; /* the ranges after loading (constructors run) */
+    uintptr_t base;             /* load address (link-time addresses are offsets from it) */
+    uintptr_t low, high;        /* its loaded segments' extent, from base */
+    char outside_state[64];     /* the import that keeps state outside, or "" */
+    char reason[160];
+} ecu_so;
 
 struct rtcosim_ecu {
     rtcosim_events *sim;
@@ -188,10 +200,33 @@ rtcosim_status ecu_add_task(rtcosim_ecu *ecu, const char *name, rtcosim_time_ns 
 rtcosim_status ecu_add_can_rx(rtcosim_ecu *ecu, uint32_t id, bool extended, uint64_t cycles,
                               rtcosim_ecu_isr_fn fn, void *code, rtcosim_error *err);
 
-/* ecu_so.c: software in the loop. Load a private copy of `path` into
- * ecu->so, its writable data as ecu->ranges and the start image as
- * ecu->software_init (config.software_size their total). */
+/* ecu_so.c: software in the loop. Load a private copy of `path` with its
+ * writable data found (`owner`, e.g. "ecu 'engine'", names the loader in the
+ * warning about state outside the object). */
+rtcosim_status ecu_so_load(const char *path, const char *owner, ecu_so **out,
+                           rtcosim_error *err);
+/* The same into ecu->so, its writable data as ecu->ranges and the start image
+ * as ecu->software_init (config.software_size their total). */
 rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *err);
+/* The object's exported symbol, or NULL. */
+void *ecu_so_entry(const ecu_so *so, const char *symbol);
+/* A flat copy of the data of another load of the same file (at from_base)
+ * made fit for this one: every aligned word pointing into that load's
+ * segments is moved by the difference of the bases (pointers to its own
+ * variables and code; an integer that happens to lie in that address range
+ * would be moved too, which ECU code does not meet in practice). */
+void ecu_so_rebase(const ecu_so *so, unsigned char *data, uintptr_t from_base);
+/* Copy the object's writable data out to / in from one flat buffer of so->size bytes. */
+static inline void ecu_so_gather(const ecu_so *so, unsigned char *out)
+{
+    for (size_t i = 0; i < so->range_count; out += so->ranges[i].size, i++)
+        memcpy(out, so->ranges[i].address, so->ranges[i].size);
+}
+static inline void ecu_so_scatter(ecu_so *so, const unsigned char *in)
+{
+    for (size_t i = 0; i < so->range_count; in += so->ranges[i].size, i++)
+        memcpy(so->ranges[i].address, in, so->ranges[i].size);
+}
 void ecu_so_close(ecu_so *so);
 /* At each run's start, after the reset to the start image: ecu_init(). */
 void ecu_so_run_init(ecu_so *so);

@@ -22,19 +22,16 @@
 
 #define ECU_SO_MAX_BYTES (256u << 20)
 
-struct ecu_so {
-    char *path; /* as given, for messages */
-    void *handle;
-    void (*init)(void);
-    char outside_state[64]; /* the import that keeps state outside, or "" */
-    char reason[160];
-};
-
 typedef void (*so_task_fn)(const rtcosim_ecu_so_io *io);
 typedef void (*so_isr_fn)(const rtcosim_ecu_so_io *io, uint32_t id, const uint8_t *data,
                           unsigned dlc);
 
 const char *ecu_so_path(const ecu_so *so) { return so->path; }
+
+void *ecu_so_entry(const ecu_so *so, const char *symbol)
+{
+    return so && symbol && *symbol ? dlsym(so->handle, symbol) : NULL;
+}
 
 bool ecu_so_capturable(const ecu_so *so, const char **reason)
 {
@@ -57,6 +54,8 @@ void ecu_so_close(ecu_so *so)
         return;
     if (so->handle)
         dlclose(so->handle);
+    free(so->ranges);
+    free(so->start_image);
     free(so->path);
     free(so);
 }
@@ -148,6 +147,7 @@ typedef struct segments {
     struct {
         uintptr_t start, end;
     } writable[16];
+    uintptr_t low, high; /* the extent of all its PT_LOAD segments */
     bool found;
 } segments;
 
@@ -158,6 +158,14 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *data)
     if (info->dlpi_addr != s->base)
         return 0;
     s->found = true;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (!s->high || start < s->low))
+            s->low = start;
+        if (ph->p_type == PT_LOAD && end > s->high)
+            s->high = end;
+    }
     for (unsigned i = 0; i < info->dlpi_phnum && s->count < 16; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
@@ -169,14 +177,56 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *err)
+/* The object's writable data as ranges of this process (checked against its
+ * loaded writable segments) and their start image, taken after its
+ * constructors ran. */
+static rtcosim_status find_ranges(ecu_so *so, const ecu_so_layout *layout, rtcosim_error *err)
 {
+    const char *path = so->path;
+    struct link_map *map = NULL;
+    if (dlinfo(so->handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no link map after loading", path);
+    segments seg = {.base = (uintptr_t)map->l_addr};
+    dl_iterate_phdr(find_segments, &seg);
+    so->ranges = calloc(layout->range_count ? layout->range_count : 1, sizeof *so->ranges);
+    if (!so->ranges)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    size_t total = 0;
+    for (size_t i = 0; i < layout->range_count; i++) {
+        uintptr_t start = seg.base + (uintptr_t)layout->ranges[i].address;
+        uintptr_t end = start + (uintptr_t)layout->ranges[i].size;
+        bool inside = false;
+        for (size_t k = 0; k < seg.count && !inside; k++)
+            inside = start >= seg.writable[k].start && end <= seg.writable[k].end;
+        if (!inside)
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: writable data at 0x%llx (%llu"
+                                     " bytes) lies outside its loaded writable segments", path,
+                                     (unsigned long long)layout->ranges[i].address,
+                                     (unsigned long long)layout->ranges[i].size);
+        so->ranges[i] = (ecu_range){(unsigned char *)start, (size_t)layout->ranges[i].size};
+        total += (size_t)layout->ranges[i].size;
+    }
+    so->range_count = layout->range_count;
+    so->size = total;
+    so->base = seg.base;
+    so->low = seg.low - seg.base;
+    so->high = seg.high - seg.base;
+    so->start_image = malloc(total ? total : 1);
+    if (!so->start_image)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    ecu_so_gather(so, so->start_image);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status ecu_so_load(const char *path, const char *owner, ecu_so **out,
+                           rtcosim_error *err)
+{
+    *out = NULL;
     ecu_so *so = calloc(1, sizeof *so);
     if (!so || !(so->path = strdup(path))) {
         free(so);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
-    ecu->so = so;
     unsigned char *bytes;
     size_t size = 0;
     ecu_so_layout layout;
@@ -190,50 +240,63 @@ rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *er
     if (st == RTCOSIM_OK)
         st = load_copy(so, bytes, size, err);
     free(bytes);
-    if (st != RTCOSIM_OK)
+    if (st == RTCOSIM_OK)
+        st = find_ranges(so, &layout, err);
+    if (st != RTCOSIM_OK) {
+        ecu_so_close(so);
         return st;
-
-    struct link_map *map = NULL;
-    if (dlinfo(so->handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no link map after loading", path);
-    segments seg = {.base = (uintptr_t)map->l_addr};
-    dl_iterate_phdr(find_segments, &seg);
-    ecu->ranges = calloc(layout.range_count ? layout.range_count : 1, sizeof *ecu->ranges);
-    if (!ecu->ranges)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    size_t total = 0;
-    for (size_t i = 0; i < layout.range_count; i++) {
-        uintptr_t start = seg.base + (uintptr_t)layout.ranges[i].address;
-        uintptr_t end = start + (uintptr_t)layout.ranges[i].size;
-        bool inside = false;
-        for (size_t k = 0; k < seg.count && !inside; k++)
-            inside = start >= seg.writable[k].start && end <= seg.writable[k].end;
-        if (!inside)
-            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: writable data at 0x%llx (%llu"
-                                     " bytes) lies outside its loaded writable segments", path,
-                                     (unsigned long long)layout.ranges[i].address,
-                                     (unsigned long long)layout.ranges[i].size);
-        ecu->ranges[i] = (ecu_range){(unsigned char *)start, (size_t)layout.ranges[i].size};
-        total += (size_t)layout.ranges[i].size;
     }
-    ecu->range_count = layout.range_count;
-    ecu->config.software_size = total;
-    ecu->software_init = malloc(total ? total : 1);
-    if (!ecu->software_init)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    ecu_software_gather(ecu, ecu->software_init); /* after its constructors ran */
-
     *(void **)&so->init = dlsym(so->handle, "ecu_init");
     if (layout.outside_state[0]) {
         snprintf(so->outside_state, sizeof so->outside_state, "%s", layout.outside_state);
         snprintf(so->reason, sizeof so->reason, "%s imports %s, whose state lies outside its"
                  " data", path, layout.outside_state);
-        rtcosim_log(RTCOSIM_LOG_WARNING, "ecu", "ecu '%s': %s imports %s, whose state lies"
+        rtcosim_log(RTCOSIM_LOG_WARNING, "ecu", "%s: %s imports %s, whose state lies"
                     " outside the object's data: its state cannot be captured, so it is never"
-                    " speculated on (it runs conservatively)", ecu->name, path,
+                    " speculated on (it runs conservatively)", owner, path,
                     layout.outside_state);
     }
+    *out = so;
     return RTCOSIM_OK;
+}
+
+rtcosim_status ecu_so_open(rtcosim_ecu *ecu, const char *path, rtcosim_error *err)
+{
+    char owner[160];
+    snprintf(owner, sizeof owner, "ecu '%s'", ecu->name);
+    rtcosim_status st = ecu_so_load(path, owner, &ecu->so, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    ecu_so *so = ecu->so;
+    ecu->ranges = malloc((so->range_count ? so->range_count : 1) * sizeof *ecu->ranges);
+    ecu->software_init = malloc(so->size ? so->size : 1);
+    if (!ecu->ranges || !ecu->software_init)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    memcpy(ecu->ranges, so->ranges, so->range_count * sizeof *ecu->ranges);
+    memcpy(ecu->software_init, so->start_image, so->size);
+    ecu->range_count = so->range_count;
+    ecu->config.software_size = so->size;
+    return RTCOSIM_OK;
+}
+
+void ecu_so_rebase(const ecu_so *so, unsigned char *data, uintptr_t from_base)
+{
+    if (from_base == so->base)
+        return;
+    for (size_t i = 0; i < so->range_count; data += so->ranges[i].size, i++) {
+        uintptr_t at = (uintptr_t)so->ranges[i].address;
+        size_t first = (size_t)((sizeof(uintptr_t) - at % sizeof(uintptr_t)) %
+                                sizeof(uintptr_t));
+        for (size_t k = first; k + sizeof(uintptr_t) <= so->ranges[i].size;
+             k += sizeof(uintptr_t)) {
+            uintptr_t word;
+            memcpy(&word, data + k, sizeof word);
+            if (word >= from_base + so->low && word < from_base + so->high) {
+                word = word - from_base + so->base;
+                memcpy(data + k, &word, sizeof word);
+            }
+        }
+    }
 }
 
 /* ---- entry points and the I/O table they get ---- */
@@ -245,7 +308,7 @@ static void *entry_point(rtcosim_ecu *ecu, const char *symbol, rtcosim_error *er
                           " has no shared object", ecu->name, symbol ? symbol : "?");
         return NULL;
     }
-    void *code = symbol && *symbol ? dlsym(ecu->so->handle, symbol) : NULL;
+    void *code = ecu_so_entry(ecu->so, symbol);
     if (!code)
         rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "ecu '%s': %s: no entry point '%s' (an"
                           " exported function, see rtcosim/ecu_so.h)", ecu->name, ecu->so->path,
@@ -349,7 +412,7 @@ rtcosim_status rtcosim_ecu_add_can_rx_symbol(rtcosim_ecu *ecu, uint32_t id, bool
 
 void *rtcosim_ecu_so_symbol(rtcosim_ecu *ecu, const char *symbol)
 {
-    return ecu->so && symbol ? dlsym(ecu->so->handle, symbol) : NULL;
+    return ecu_so_entry(ecu->so, symbol);
 }
 
 rtcosim_status rtcosim_ecu_so_set(rtcosim_ecu *ecu, const char *symbol, const void *value,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtcosim/dcp.h"
+#include "rtcosim/ecu.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
@@ -102,12 +103,62 @@ static rtcosim_status check_connectors(const rtcosim_system_desc *d, const rtcos
     return RTCOSIM_OK;
 }
 
+rtcosim_status rtcosim_system_load_ecu(const rtcosim_ssd_component *sc, rtcosim_component **out,
+                                      rtcosim_error *err)
+{
+    *out = NULL;
+    if (!sc->ecu)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "component '%s' is no shared-object ECU",
+                                 sc->name);
+    const rtcosim_ssd_ecu *e = sc->ecu;
+    rtcosim_ecu_so_task tasks[RTCOSIM_ECU_SO_TASKS_MAX];
+    if (e->task_count > RTCOSIM_ECU_SO_TASKS_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "ecu '%s': %zu tasks, at most %d",
+                                 sc->name, e->task_count, RTCOSIM_ECU_SO_TASKS_MAX);
+    for (size_t k = 0; k < e->task_count; k++)
+        tasks[k] = (rtcosim_ecu_so_task){.entry = e->tasks[k].entry, .period = e->tasks[k].period,
+                                         .offset = e->tasks[k].offset,
+                                         .execution = e->tasks[k].execution,
+                                         .priority = e->tasks[k].priority};
+    rtcosim_ecu_so_component_config config = {
+        .name = sc->name, .shared_object = sc->path, .sensors = e->sensors,
+        .sensor_count = e->sensor_count, .actuators = e->actuators,
+        .actuator_count = e->actuator_count, .tasks = tasks, .task_count = e->task_count};
+    return rtcosim_ecu_so_component_create(&config, out, err);
+}
+
+/* A shared-object ECU's actuators appear at a job's end, from the inputs of
+ * the job's start: none follows an input within a step. */
+static rtcosim_status declare_no_feedthrough(rtcosim_master *m, const rtcosim_ssd_component *sc,
+                                             rtcosim_error *err)
+{
+    for (size_t i = 0; i < sc->ecu->actuator_count; i++) {
+        char name[512];
+        snprintf(name, sizeof name, "%s.%s", sc->name, sc->ecu->actuators[i]);
+        rtcosim_status st = rtcosim_master_set_feedthrough(m, name, NULL, 0, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim_ssd_component *sc,
                                      const rtcosim_system_build_options *opts,
                                      rtcosim_component **out, rtcosim_error *err)
 {
     size_t len = sc->path ? strlen(sc->path) : 0;
     bool dcpx = len > 5 && strcmp(sc->path + len - 5, ".dcpx") == 0; /* a remote DCP slave */
+    if (sc->ecu) {
+        rtcosim_status st = rtcosim_system_load_ecu(sc, out, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "%s:%d: ", d->label, sc->line);
+        st = check_connectors(d, sc, *out, err);
+        if (st != RTCOSIM_OK) {
+            rtcosim_component_free(*out);
+            *out = NULL;
+        }
+        return st;
+    }
     rtcosim_status st = sc->native_type ? rtcosim_native_create(sc->native_type, out, err)
                         : dcpx          ? rtcosim_dcp_remote_from_dcpx(sc->path, out, err)
                                         : rtcosim_fmu_load(sc->path, opts->fmu, out, err);
@@ -430,6 +481,8 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
         rtcosim_component *comp = comps[i];
         comps[i] = NULL; /* the master owns it now, also on failure */
         st = rtcosim_master_add_component(m, sc->name, comp, multiple, err);
+        if (st == RTCOSIM_OK && sc->ecu)
+            st = declare_no_feedthrough(m, sc, err);
         if (st != RTCOSIM_OK)
             rtcosim_error_prefix(err, "%s:%d: ", d->label, sc->line);
     }

@@ -517,6 +517,12 @@ rtcosim_status ssd_read_component_annotations(parse_ctx *ctx, const xmlNode *n,
                 return st;
             continue;
         }
+        if (type && strcmp(type, "org.rtcosim.ecu") == 0) {
+            rtcosim_status st = ssd_read_ecu(ctx, a, c);
+            if (st != RTCOSIM_OK)
+                return st;
+            continue;
+        }
         const xmlNode *hint = type && strcmp(type, "com.opensimulationplatform") == 0
                                   ? child_named(a, "StepSizeHint")
                                   : NULL;

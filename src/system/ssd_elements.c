@@ -194,6 +194,8 @@ static rtcosim_status read_component(parse_ctx *ctx, const xmlNode *n, const cha
     rtcosim_status st = resolve_source(ctx, n, c);
     if (st == RTCOSIM_OK)
         st = ssd_read_component_annotations(ctx, n, &c->pub);
+    if (st == RTCOSIM_OK)
+        st = ssd_check_ecu(ctx, n, &c->pub);
     if (st != RTCOSIM_OK)
         return st;
     /* SSP 1.0 makes ssd:Connectors and a connector's type optional; as

@@ -52,6 +52,12 @@ rtcosim_status ssd_read_annotations(parse_ctx *ctx, const xmlNode *owner);
 /* A component's own annotations: libcosim's osp:StepSizeHint. */
 rtcosim_status ssd_read_component_annotations(parse_ctx *ctx, const xmlNode *n,
                                               rtcosim_ssd_component *c);
+/* ssd_ecu.c: the org.rtcosim.ecu annotation of a shared-object component;
+ * whether a component's source is a shared object; the annotation and such
+ * a source come together (else an error naming the line of n). */
+rtcosim_status ssd_read_ecu(parse_ctx *ctx, const xmlNode *a, rtcosim_ssd_component *c);
+bool ssd_is_shared_object(const rtcosim_ssd_component *c);
+rtcosim_status ssd_check_ecu(parse_ctx *ctx, const xmlNode *n, const rtcosim_ssd_component *c);
 /* Add an information line "label:line: text" (rtcosim_system_desc_info). */
 rtcosim_status ssd_info(parse_ctx *ctx, const xmlNode *node, const char *fmt, ...)
 #if defined(__GNUC__)

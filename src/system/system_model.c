@@ -182,6 +182,21 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
     size_t len = path ? strlen(path) : 0;
     if (!needs_model(c, fill_all) || (len > 5 && strcmp(path + len - 5, ".dcpx") == 0))
         return RTCOSIM_OK;
+    if (c->pub.ecu) {
+        /* ECU code as a shared object: its variables are the annotation's
+         * sensors (Real inputs) and actuators (Real outputs) */
+        const rtcosim_ssd_ecu *e = c->pub.ecu;
+        rtcosim_variable vars[2 * 64];
+        size_t n = 0;
+        for (size_t i = 0; i < e->sensor_count + e->actuator_count && n < 2 * 64; i++) {
+            bool input = i < e->sensor_count;
+            vars[n++] = (rtcosim_variable){
+                .name = input ? e->sensors[i] : e->actuators[i - e->sensor_count],
+                .type = RTCOSIM_TYPE_FLOAT64,
+                .causality = input ? RTCOSIM_CAUSALITY_INPUT : RTCOSIM_CAUSALITY_OUTPUT};
+        }
+        return apply(d, c, fill_all, vars, n, NULL, err);
+    }
     if (c->pub.native_type) {
         /* An unknown native type is reported by the build, naming the line. */
         rtcosim_component *native = NULL;
