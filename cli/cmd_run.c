@@ -289,10 +289,6 @@ static int run_system(const run_args *a)
                                     : 1000000;
         a->variants->step_log = (size_t)(steps < 1000000 ? steps : 1000000);
     }
-    if (a->real_time && a->can.count) {
-        rc = cli_fail("--can-bus cannot be combined with --real-time");
-        goto done;
-    }
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);
     bool adaptive = a->build.overrides.has_step_control
                         ? a->build.overrides.step_control

@@ -233,6 +233,10 @@ typedef struct rtcosim_lsbus_can_bridge_config {
     /* Keep every delivered frame for rtcosim_lsbus_can_bridge_write_log
      * (grown by doubling from 4096 entries: amortized, not per frame). */
     bool log_frames;
+    /* With log_frames: when nonzero, the log holds at most this many
+     * entries, all allocated at create (nothing allocated per frame, as a
+     * paced thread needs); later frames are counted in stats.log_dropped. */
+    size_t log_capacity;
     /* Optional (NULL: "node i"): the nodes' names for messages, e.g. the
      * component and terminal; must outlive the bridge. */
     const char *const *node_names;
@@ -243,6 +247,7 @@ typedef struct rtcosim_lsbus_can_bridge_stats {
     uint64_t confirms, arbitration_lost, bus_errors, format_errors;
     uint64_t unknown_ops;      /* ops skipped with an unknown code */
     uint64_t dropped;          /* transmit queue full */
+    uint64_t log_dropped;      /* delivered but not logged (config.log_capacity reached) */
     rtcosim_time_ns busy_ns;
 } rtcosim_lsbus_can_bridge_stats;
 

@@ -338,6 +338,12 @@ static rtcosim_status bus_new(uint32_t n, const char *const *node_names, bus_com
     if (!b->nodes || !b->vars || !b->names)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
     for (uint32_t i = 0; i < n; i++) {
+        /* Tx and Rx buffers of the bridge's default Rx size up front: no
+         * allocation while stepping unless an op list is longer. */
+        bus_node *node = &b->nodes[i];
+        if (!(node->tx = malloc(4096)) || !(node->rx = malloc(4096)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+        node->tx_cap = node->rx_cap = 4096;
         if (!(b->names[(size_t)i * (MEMBERS + 1) + MEMBERS] = strdup(node_names[i])))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
         for (int m = 0; m < MEMBERS; m++) {

@@ -648,6 +648,86 @@ static void an_empty_token_and_a_one_element_rx_array_are_warnings(void **state)
     free(out);
 }
 
+/* The frames of the first test, in a paced run on the virtual clock: the
+ * bus steps inside the real-time part's master on the paced thread, each
+ * 1 ms frame carries the bus events inside it, so the log holds the same
+ * hand-counted ends (k + 0.100 ms for 0x0C8, 50 bits; k + 0.324 ms for
+ * 0x123, 112 bits, after it) and each results row (a frame's start) the
+ * Confirms and receptions of the frames that ended before it. */
+static void a_paced_real_time_run_carries_the_frames_at_their_stuffed_times(void **state)
+{
+    (void)state;
+    const char *ssd = nodes_alone();
+    assert_int_equal(run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
+                             "--stop-time", "0.004", "-q", "--can-bus", "can0=a.CAN,b.CAN",
+                             "--start-value", "b.can_id", "291", "--start-value",
+                             "b.data_length", "8", "--can-log", "rt.log", "--rt-report", "rep",
+                             "--output-file", "rt.csv", "--output-variable", "a.confirms",
+                             "--output-variable", "b.rx_frames", "--output-variable",
+                             "b.confirms", "--output-variable", "a.rx_frames", NULL),
+                     0);
+    const char *frames = "(0000000000.001100) can0 0C8#\n"
+                         "(0000000000.001324) can0 123#1122334455667788\n"
+                         "(0000000000.002100) can0 0C8#\n"
+                         "(0000000000.002324) can0 123#1122334455667788\n"
+                         "(0000000000.003100) can0 0C8#\n"
+                         "(0000000000.003324) can0 123#1122334455667788\n";
+    char *log = read_text("rt.log");
+    assert_string_equal(log, frames);
+    free(log);
+    log = read_text("rep/can_can0.log"); /* the real-time report has them too */
+    assert_string_equal(log, frames);
+    free(log);
+    char *csv = read_text("rt.csv");
+    assert_string_equal(csv, "\"time\",\"a.confirms\",\"b.rx_frames\",\"b.confirms\","
+                             "\"a.rx_frames\"\n0,0,0,0,0\n0.001,0,0,0,0\n0.002,1,1,1,1\n"
+                             "0.003,2,2,2,2\n0.004,3,3,3,3\n");
+    free(csv);
+    char *out = read_text("out.txt");
+    expect_in(out, "real-time run: 4 frames of 1.000 ms");
+    expect_in(out, "can bus can0: 500000 bit/s, 6 frames, 6 confirms, 0 arbitration lost, "
+                   "0 bus errors, busy 0.000972 s\n");
+    free(out);
+#ifdef RTCOSIM_ALLOC_COUNT
+    /* Nothing allocated per frame outside the FMUs (the project's FMU kit
+     * copies each new Binary value): 4 frames and 400 frames (798 CAN
+     * frames more) allocate alike. */
+    unsigned long counts[2];
+    const char *stops[2] = {"0.004", "0.4"};
+    for (int k = 0; k < 2; k++) {
+        setenv("LD_PRELOAD", RTCOSIM_ALLOC_COUNT, 1);
+        int rc = run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
+                         "--stop-time", stops[k], "-q", "--can-bus", "can0=a.CAN,b.CAN",
+                         "--start-value", "b.can_id", "291", "--can-log", "rt.log", NULL);
+        unsetenv("LD_PRELOAD");
+        assert_int_equal(rc, 0);
+        char *err = read_text("err.txt");
+        const char *at = strstr(err, "allocations ");
+        assert_non_null(at);
+        counts[k] = strtoul(at + 12, NULL, 10);
+        free(err);
+    }
+    print_message("allocations outside FMUs: %lu (4 frames), %lu (400 frames)\n", counts[0],
+                  counts[1]);
+    assert_true(counts[1] < counts[0] + 40);
+#endif
+    /* Only FMU nodes run paced, all of them in the real-time part. */
+    assert_int_equal(run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
+                             "--stop-time", "0.004", "-q", "--can-bus", "can0=a.CAN,ecus:1", NULL),
+                     1);
+    expect_one_line_error("--can-bus can0: native and firmware ECUs (ecus:, firmware:) cannot be "
+                          "combined with --real-time");
+    assert_int_equal(run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
+                             "--stop-time", "0.004", "-q", "--can-bus", "can0=a.CAN,b.CAN",
+                             "--non-realtime", "b", NULL),
+                     1);
+    expect_one_line_error("--can-bus can0: node 'b' is in a non-real-time part");
+    assert_int_equal(run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
+                             "--stop-time", "0.004", "-q", "--can-bus", "can0=a.CAN,x.CAN", NULL),
+                     1);
+    expect_one_line_error("--can-bus can0: no component 'x' in the real-time part");
+}
+
 static void can_bus_options_are_checked(void **state)
 {
     (void)state;
@@ -681,6 +761,7 @@ int main(void)
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
         cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
+        cmocka_unit_test(a_paced_real_time_run_carries_the_frames_at_their_stuffed_times),
         cmocka_unit_test(can_bus_options_are_checked),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
