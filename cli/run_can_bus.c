@@ -24,6 +24,7 @@ typedef struct cli_can_kernel_bus {
     rtcosim_ecu_vehicle *vehicle;
     const char *const *node_names; /* during the build only */
     uint32_t node_count;
+    bool lookahead;
     rtcosim_component *component;
 } cli_can_kernel_bus;
 
@@ -73,6 +74,9 @@ int cli_can_bus_option(cli_can_buses *b, int argc, char **argv, int *i)
         if (v == 0)
             return cli_fail("--can-error-code: 1..6 (LS-BUS 1.0 Bus Error codes)"), -1;
         b->error_code = (uint8_t)v;
+    } else if (strcmp(opt, "--can-no-lookahead") == 0) {
+        b->no_lookahead = true;
+        return 1; /* a flag: no value consumed */
     } else if (strcmp(opt, "--can-log") == 0) {
         if (!val)
             return cli_fail("--can-log needs a file"), -1;
@@ -118,13 +122,14 @@ static rtcosim_status attach_fmu_nodes(rtcosim_events *sim, rtcosim_can_bus *bus
 {
     cli_can_kernel_bus *k = context;
     return rtcosim_lsbus_can_lp_component_create(sim, bus, k->node_names, k->node_count,
-                                                 &k->component, err);
+                                                 k->lookahead, &k->component, err);
 }
 
 /* The event kernel's bus with the example vehicle's first `ecus` ECUs (one
  * on its firmware), as `rtcosim events` builds it, and the FMU nodes. */
 static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehicle_config *vc,
-                      const char *const *node_names, uint32_t count, rtcosim_component **bus)
+                      const char *const *node_names, uint32_t count, const rtcosim_master *m,
+                      rtcosim_component **bus)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
@@ -135,6 +140,13 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
     kernel_buses = k;
     k->node_names = node_names;
     k->node_count = count;
+    /* Lookahead (macro steps across the ECUs' events that bring the FMU
+     * nodes nothing) lets the bus return early, which the master allows
+     * when every component can vary its step. */
+    k->lookahead = !b->no_lookahead;
+    for (size_t c = 0; k->lookahead && c < rtcosim_master_component_count(m); c++)
+        k->lookahead = rtcosim_component_capabilities(rtcosim_master_component_at(m, c))
+                           ->can_handle_variable_step;
     vc->bitrate = b->bitrate;
     vc->log_frames = b->log_path != NULL;
     vc->error_every = b->error_every;
@@ -207,7 +219,7 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
                         "combined with --real-time: only LS-BUS FMU nodes on rtcosim's bus run "
                         "paced", name);
     if (with_ecus) {
-        int rc = kernel_bus(b, name, &vc, node_names, count, &bus);
+        int rc = kernel_bus(b, name, &vc, node_names, count, m, &bus);
         if (rc)
             return rc;
         if (rtcosim_master_add_component(m, name, bus, 1, &err) != RTCOSIM_OK)

@@ -17,6 +17,7 @@ typedef struct cli_can_buses {
     uint32_t error_every; /* --can-error-every */
     uint8_t error_code;   /* --can-error-code */
     const char *log_path; /* --can-log */
+    bool no_lookahead;    /* --can-no-lookahead: steps end at every event of the ECUs' kernel */
     /* run --real-time: buses on the real-time part's master (the paced
      * thread), their logs of at most log_capacity frames allocated once. */
     bool real_time;

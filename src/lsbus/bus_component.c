@@ -55,6 +55,10 @@ typedef struct bus_component {
      * contract). */
     rtcosim_time_ns round_time;
     bool collected;
+    /* Kernel side with lookahead: the kernel runs inside do_step across its
+     * events that bring the nodes nothing (ECU tasks, plant steps, frames
+     * still on the wire), returning early at the first that does. */
+    bool lookahead;
 } bus_component;
 
 static bus_node *node_of(bus_component *b, uint32_t vr, int member)
@@ -186,14 +190,41 @@ static const uint8_t *bus_take_rx(bus_component *b, uint32_t node, size_t *size)
     return b->gateways[node].rx;
 }
 
+static bool any_rx(const bus_component *b)
+{
+    for (uint32_t i = 0; i < b->node_count; i++)
+        if (b->gateways[i].rx_size)
+            return true;
+    return false;
+}
+
 static rtcosim_status bus_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                   rtcosim_step_result *result, rtcosim_error *err)
 {
-    (void)err;
     bus_component *b = self;
     b->now = t + h;
     memset(result, 0, sizeof *result);
     result->last_successful_time = t + h;
+    if (b->lookahead) {
+        /* The master ended this step at or before every node's next event,
+         * so no node sends inside it: the kernel's events before t + h run
+         * here, instant by instant, until one leaves something for a node
+         * (then the step returns there, the event iteration delivers it).
+         * Events at t + h itself wait for that instant's Transmits. */
+        for (rtcosim_time_ns next; (next = rtcosim_events_next_time(b->sim)) < t + h;) {
+            rtcosim_status st = rtcosim_events_advance(b->sim, next, err);
+            if (st != RTCOSIM_OK)
+                return st;
+            if (any_rx(b)) {
+                b->now = next > t ? next : t;
+                result->early_return = b->now < t + h;
+                result->last_successful_time = b->now;
+                result->event_handling_needed = true;
+                return RTCOSIM_OK;
+            }
+        }
+        return RTCOSIM_OK;
+    }
     /* A frame ending inside a step the master could not shorten. */
     result->event_handling_needed = bus_next_event(b) <= t + h;
     return RTCOSIM_OK;
@@ -279,7 +310,7 @@ static rtcosim_status bus_update(void *self, rtcosim_event_update *u, rtcosim_er
             node->rx_ticked = true;
         }
     }
-    rtcosim_time_ns next = bus_next_event(b);
+    rtcosim_time_ns next = b->lookahead ? RTCOSIM_TIME_MAX : bus_next_event(b);
     if (next != RTCOSIM_TIME_MAX && next > t) {
         u->next_event_time_defined = true;
         u->next_event_time = next;
@@ -378,7 +409,9 @@ static rtcosim_status bus_finish(bus_component *b, const char *name, rtcosim_com
         .variable_count = (size_t)b->node_count * MEMBERS,
         .capabilities = {.can_handle_variable_step = true,
                          .has_event_mode = true,
-                         .event_mode_used = true},
+                         .event_mode_used = true,
+                         .can_return_early = b->lookahead,
+                         .early_return_allowed = b->lookahead},
     };
     rtcosim_status st = rtcosim_component_create(&bus_ops, b, &desc, out, err);
     if (st != RTCOSIM_OK)
@@ -408,13 +441,14 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
 
 rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosim_can_bus *bus,
                                                      const char *const *node_names,
-                                                     uint32_t node_count, rtcosim_component **out,
-                                                     rtcosim_error *err)
+                                                     uint32_t node_count, bool lookahead,
+                                                     rtcosim_component **out, rtcosim_error *err)
 {
     *out = NULL;
     bus_component *b = NULL;
     rtcosim_status st = bus_new(node_count, node_names, &b, err);
     if (st == RTCOSIM_OK) {
+        b->lookahead = lookahead;
         b->sim = sim;
         b->can = bus;
         b->gateways = calloc(node_count ? node_count : 1, sizeof *b->gateways);

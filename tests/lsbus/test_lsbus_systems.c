@@ -648,6 +648,75 @@ static void an_empty_token_and_a_one_element_rx_array_are_warnings(void **state)
     free(out);
 }
 
+/* The distinct times of a results CSV's rows, in order (at most max). */
+static int row_times(const char *csv, double *times, int max)
+{
+    int n = 0;
+    for (const char *p = strchr(csv, '\n'); p && p[1] && n < max; p = strchr(p + 1, '\n')) {
+        double t = strtod(p + 1, NULL);
+        if (n == 0 || t != times[n - 1])
+            times[n++] = t;
+    }
+    return n;
+}
+
+/* Lookahead: the same system as above without arbitration trouble; macro
+ * steps end only where node a has something (its own sends at 2.060 and
+ * 12.060 ms, the frame ends 2.300, 2.524, 5.239, 12.296, 12.520 ms) and on
+ * the 1 ms grid, not at the ECU's own events (task ends such as 1.045 ms,
+ * which --can-no-lookahead still stops at); the frames and a's values are
+ * the same either way. */
+static void macro_steps_cross_the_ecus_events_that_bring_the_nodes_nothing(void **state)
+{
+    (void)state;
+    static const char *const a[] = {"a"};
+    const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
+    char *logs[2], *csvs[2];
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
+                                 "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id",
+                                 "291", "--start-value", "a.data_length", "8", "--start-value",
+                                 "a.offset", "0.00206", "--start-value", "a.period", "0.01",
+                                 "--output-variable", "a.rx_frames", "--output-variable",
+                                 "a.confirms", "--output-variable", "a.tx_frames", "-o", "la.csv",
+                                 "--can-log", "bus.log", k ? "--can-no-lookahead" : NULL, NULL),
+                         0);
+        logs[k] = read_text("bus.log");
+        csvs[k] = read_text("la.csv");
+    }
+    assert_string_equal(logs[0], logs[1]);
+    assert_string_equal(logs[0], "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                                 "(0000000000.002524) can0 123#1122334455667788\n"
+                                 "(0000000000.005239) can0 5C0#82000001\n"
+                                 "(0000000000.012296) can0 0C0#780CF3130B000001\n"
+                                 "(0000000000.012520) can0 123#1122334455667788\n");
+    double times[256], expected[32];
+    int n = row_times(csvs[0], times, 256), m = 0;
+    static const double extra[] = {0.00206, 0.0023, 0.002524, 0.005239, 0.01206, 0.012296,
+                                   0.01252};
+    for (int ms = 0, e = 0; ms <= 13; ms++) {
+        while (e < 7 && extra[e] < ms * 1e-3)
+            expected[m++] = extra[e++];
+        expected[m++] = ms * 1e-3;
+    }
+    assert_int_equal(n, m);
+    for (int i = 0; i < n; i++)
+        assert_true(times[i] > expected[i] - 1e-12 && times[i] < expected[i] + 1e-12);
+    expect_in(csvs[1], "\n0.001045,");
+    assert_null(strstr(csvs[0], "\n0.001045,"));
+    /* the rows at the lookahead run's times are in the other run too */
+    for (const char *p = strchr(csvs[0], '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        size_t len = strcspn(p + 1, "\n");
+        char row[128];
+        snprintf(row, sizeof row, "\n%.*s\n", (int)len, p + 1);
+        expect_in(csvs[1], row);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(logs[k]);
+        free(csvs[k]);
+    }
+}
+
 /* The frames of the first test, in a paced run on the virtual clock: the
  * bus steps inside the real-time part's master on the paced thread, each
  * 1 ms frame carries the bus events inside it, so the log holds the same
@@ -761,6 +830,7 @@ int main(void)
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
         cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
+        cmocka_unit_test(macro_steps_cross_the_ecus_events_that_bring_the_nodes_nothing),
         cmocka_unit_test(a_paced_real_time_run_carries_the_frames_at_their_stuffed_times),
         cmocka_unit_test(can_bus_options_are_checked),
     };
