@@ -25,8 +25,15 @@ typedef struct bus_gateway {
     uint32_t bus_node;
     rtcosim_lp_id lp;
     size_t rx_size;
+    uint8_t arbitration_lost_behavior; /* as the node configured it (0: buffer) */
     uint8_t rx[GATEWAY_RX_MAX];
 } bus_gateway;
+
+/* A node's Transmit put in at its instant, for its gateway to send. */
+typedef struct gateway_tx {
+    rtcosim_can_frame frame;
+    bool discard_on_lost;
+} gateway_tx;
 
 enum { MEMBER_TX_DATA, MEMBER_TX_CLOCK, MEMBER_RX_DATA, MEMBER_RX_CLOCK, MEMBERS };
 static const char *const member_names[MEMBERS] = {"Tx_Data", "Tx_Clock", "Rx_Data", "Rx_Clock"};
@@ -135,9 +142,11 @@ static rtcosim_status gateway_event(rtcosim_lp *lp, void *state, const rtcosim_e
 {
     bus_gateway *g = state;
     if (ev->type == GATEWAY_EVENT_TX) {
-        rtcosim_can_frame f;
-        memcpy(&f, ev->payload, sizeof f);
-        return rtcosim_can_transmit(lp, g->owner->can, g->bus_node, &f, 0, err);
+        gateway_tx tx;
+        memcpy(&tx, ev->payload, sizeof tx);
+        return rtcosim_can_transmit_flags(lp, g->owner->can, g->bus_node, &tx.frame, 0,
+                                          tx.discard_on_lost ? RTCOSIM_CAN_TX_DISCARD_ON_LOST : 0,
+                                          err);
     }
     rtcosim_lsbus_op op;
     if (!lsbus_op_of_bus_event(g->bus_node, ev, &op))
@@ -157,11 +166,12 @@ typedef struct inject_context {
 } inject_context;
 
 static rtcosim_status inject_frame(void *context, const rtcosim_can_frame *frame,
-                                   rtcosim_error *err)
+                                   bool discard_on_lost, rtcosim_error *err)
 {
     inject_context *c = context;
+    gateway_tx tx = {*frame, discard_on_lost};
     return rtcosim_events_inject(c->b->sim, c->b->gateways[c->node].lp, c->b->now,
-                                 GATEWAY_EVENT_TX, frame, sizeof *frame, err);
+                                 GATEWAY_EVENT_TX, &tx, sizeof tx, err);
 }
 
 static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns t,
@@ -172,7 +182,7 @@ static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns 
     inject_context c = {b, node};
     return lsbus_tx_frames(tx, size, rtcosim_can_bus_bitrate(b->can), rtcosim_can_bus_name(b->can),
                            b->names[(size_t)node * (MEMBERS + 1) + MEMBERS], &b->warned_unknown,
-                           inject_frame, &c, err);
+                           &b->gateways[node].arbitration_lost_behavior, inject_frame, &c, err);
 }
 
 static rtcosim_status bus_advance(bus_component *b, rtcosim_time_ns t, rtcosim_error *err)

@@ -648,6 +648,51 @@ static void an_empty_token_and_a_one_element_rx_array_are_warnings(void **state)
     free(out);
 }
 
+/* Node a configured DISCARD_AND_NOTIFY on the event kernel's bus: at 2.060
+ * and 12.060 ms its 0x123 and the engine's 0x0C0 contend, 0x0C0 wins (lower
+ * identifier), a's frame is dropped and a gets an Arbitration Lost at the
+ * winner's end (2.300, 12.296 ms: 120 and 118 bits); no 0x123 on the bus,
+ * no Confirm, the engine's three frames received. */
+static void a_discarding_node_gets_arbitration_lost_beside_an_ecu(void **state)
+{
+    (void)state;
+    static const char *const a[] = {"a"};
+    const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
+                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
+                             "0.00206", "--start-value", "a.period", "0.01", "--start-value",
+                             "a.arbitration_lost_behavior", "2", "--output-variable",
+                             "a.arbitration_lost", "--output-variable", "a.confirms",
+                             "--output-variable", "a.rx_frames", "-o", "al.csv", "--can-log",
+                             "bus.log", NULL),
+                     0);
+    char *log = read_text("bus.log");
+    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                             "(0000000000.005239) can0 5C0#82000001\n"
+                             "(0000000000.012296) can0 0C0#780CF3130B000001\n");
+    free(log);
+    char *csv = read_text("al.csv");
+    expect_in(csv, "\n0.0023,0,0,0\n0.0023,1,0,1\n");
+    expect_in(csv, "\n0.012296,1,0,2\n0.012296,2,0,3\n");
+    free(csv);
+    /* the default (buffer and retransmit): 0x123 follows each 0x0C0 */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
+                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
+                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
+                             "0.00206", "--start-value", "a.period", "0.01", "--start-value",
+                             "a.arbitration_lost_behavior", "1", "--output-variable",
+                             "a.arbitration_lost", "--can-log", "bus.log", NULL),
+                     0);
+    log = read_text("bus.log");
+    expect_in(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                   "(0000000000.002524) can0 123#1122334455667788\n");
+    free(log);
+    char *out = read_text("out.txt");
+    expect_in(out, "  a.arbitration_lost               0\n");
+    free(out);
+}
+
 /* The distinct times of a results CSV's rows, in order (at most max). */
 static int row_times(const char *csv, double *times, int max)
 {
@@ -830,6 +875,7 @@ int main(void)
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
         cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
+        cmocka_unit_test(a_discarding_node_gets_arbitration_lost_beside_an_ecu),
         cmocka_unit_test(macro_steps_cross_the_ecus_events_that_bring_the_nodes_nothing),
         cmocka_unit_test(a_paced_real_time_run_carries_the_frames_at_their_stuffed_times),
         cmocka_unit_test(can_bus_options_are_checked),
