@@ -292,8 +292,10 @@ int cli_can_bus_attach(const cli_can_buses *b, rtcosim_master *m)
 {
     if (b->log_path && b->count != 1)
         return cli_fail("--can-log needs exactly one --can-bus");
-    if ((b->bitrate || b->error_every || b->error_code) && b->count == 0)
-        return cli_fail("--can-bitrate, --can-error-every and --can-error-code need --can-bus");
+    if ((b->bitrate || b->error_every || b->error_code || b->no_lookahead || b->log_path) &&
+        b->count == 0)
+        return cli_fail("--can-bitrate, --can-error-every, --can-error-code, --can-no-lookahead "
+                        "and --can-log need --can-bus");
     for (unsigned i = 0; i < b->count; i++) {
         int rc = attach_one(b, b->specs[i], m);
         if (rc)

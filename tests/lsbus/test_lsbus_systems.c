@@ -859,6 +859,10 @@ static void can_bus_options_are_checked(void **state)
     expect_one_line_error("--can-bus can0: no component 'x'");
     assert_int_equal(run_cli(ssd, "--can-bitrate", "10", "--can-bus", "can0=a.CAN", NULL), 2);
     expect_one_line_error("--can-bitrate: 10 bit/s is below 1000");
+    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--step-size", "0.001", "-q",
+                             "--real-time", "--virtual-clock", "--can-no-lookahead", NULL),
+                     1);
+    expect_one_line_error("--can-no-lookahead and --can-log need --can-bus");
 }
 
 int main(void)
