@@ -289,8 +289,10 @@ static int run_system(const run_args *a)
                                     : 1000000;
         a->variants->step_log = (size_t)(steps < 1000000 ? steps : 1000000);
     }
-    if (a->real_time && a->can.count) {
-        rc = cli_fail("--can-bus cannot be combined with --real-time");
+    if (a->can.count == 0 && (a->can.bitrate || a->can.error_every || a->can.error_code ||
+                              a->can.no_lookahead || a->can.log_path)) {
+        rc = cli_fail("--can-bitrate, --can-error-every, --can-error-code, --can-no-lookahead "
+                      "and --can-log need --can-bus");
         goto done;
     }
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);

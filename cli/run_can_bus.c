@@ -24,6 +24,7 @@ typedef struct cli_can_kernel_bus {
     rtcosim_ecu_vehicle *vehicle;
     const char *const *node_names; /* during the build only */
     uint32_t node_count;
+    bool lookahead;
     rtcosim_component *component;
 } cli_can_kernel_bus;
 
@@ -73,6 +74,9 @@ int cli_can_bus_option(cli_can_buses *b, int argc, char **argv, int *i)
         if (v == 0)
             return cli_fail("--can-error-code: 1..6 (LS-BUS 1.0 Bus Error codes)"), -1;
         b->error_code = (uint8_t)v;
+    } else if (strcmp(opt, "--can-no-lookahead") == 0) {
+        b->no_lookahead = true;
+        return 1; /* a flag: no value consumed */
     } else if (strcmp(opt, "--can-log") == 0) {
         if (!val)
             return cli_fail("--can-log needs a file"), -1;
@@ -118,13 +122,14 @@ static rtcosim_status attach_fmu_nodes(rtcosim_events *sim, rtcosim_can_bus *bus
 {
     cli_can_kernel_bus *k = context;
     return rtcosim_lsbus_can_lp_component_create(sim, bus, k->node_names, k->node_count,
-                                                 &k->component, err);
+                                                 k->lookahead, &k->component, err);
 }
 
 /* The event kernel's bus with the example vehicle's first `ecus` ECUs (one
  * on its firmware), as `rtcosim events` builds it, and the FMU nodes. */
 static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehicle_config *vc,
-                      const char *const *node_names, uint32_t count, rtcosim_component **bus)
+                      const char *const *node_names, uint32_t count, const rtcosim_master *m,
+                      rtcosim_component **bus)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
@@ -135,6 +140,13 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
     kernel_buses = k;
     k->node_names = node_names;
     k->node_count = count;
+    /* Lookahead (macro steps across the ECUs' events that bring the FMU
+     * nodes nothing) lets the bus return early, which the master allows
+     * when every component can vary its step. */
+    k->lookahead = !b->no_lookahead;
+    for (size_t c = 0; k->lookahead && c < rtcosim_master_component_count(m); c++)
+        k->lookahead = rtcosim_component_capabilities(rtcosim_master_component_at(m, c))
+                           ->can_handle_variable_step;
     vc->bitrate = b->bitrate;
     vc->log_frames = b->log_path != NULL;
     vc->error_every = b->error_every;
@@ -150,7 +162,8 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
     return 0;
 }
 
-static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim_master *m);
+static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim_master *m,
+                         bool real_time_part);
 
 static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *m)
 {
@@ -201,13 +214,17 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
     if (with_ecus && vc.ecus == 0)
         vc.ecus = 1; /* firmware:engine=... alone: the engine */
     rtcosim_component *bus = NULL;
+    if (with_ecus && b->real_time)
+        return cli_fail("--can-bus %s: native and firmware ECUs (ecus:, firmware:) cannot be "
+                        "combined with --real-time: only LS-BUS FMU nodes on rtcosim's bus run "
+                        "paced", name);
     if (with_ecus) {
-        int rc = kernel_bus(b, name, &vc, node_names, count, &bus);
+        int rc = kernel_bus(b, name, &vc, node_names, count, m, &bus);
         if (rc)
             return rc;
         if (rtcosim_master_add_component(m, name, bus, 1, &err) != RTCOSIM_OK)
             return cli_fail("--can-bus %s: %s", name, err.message);
-        return connect_nodes(name, nodes, count, m);
+        return connect_nodes(name, nodes, count, m, b->real_time);
     }
     rtcosim_lsbus_can_bridge_config config = {
         .name = name,
@@ -217,16 +234,18 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
         .bus_notifications = true,
         .error_every = b->error_every,
         .error_code = b->error_code ? b->error_code : RTCOSIM_LSBUS_CAN_CRC_ERROR,
-        .log_frames = b->log_path != NULL,
+        .log_frames = b->log_path != NULL || b->report_dir != NULL,
+        .log_capacity = b->log_capacity,
     };
     if (rtcosim_lsbus_can_bus_component_create(&config, node_names, &bus, &err) != RTCOSIM_OK ||
         rtcosim_master_add_component(m, name, bus, 1, &err) != RTCOSIM_OK)
         return cli_fail("--can-bus %s: %s", name, err.message);
-    return connect_nodes(name, nodes, count, m);
+    return connect_nodes(name, nodes, count, m, b->real_time);
 }
 
 /* Each node's terminal members to the bus component's. */
-static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim_master *m)
+static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim_master *m,
+                         bool real_time_part)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
@@ -237,6 +256,10 @@ static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim
         *dot = '\0';
         const char *comp = nodes[i], *terminal = dot + 1;
         rtcosim_component *c = rtcosim_master_component(m, comp);
+        if (!c && real_time_part)
+            return cli_fail("--can-bus %s: no component '%s' in the real-time part (a bus's "
+                            "nodes step on the paced thread, not in a --non-realtime part)",
+                            name, comp);
         if (!c)
             return cli_fail("--can-bus %s: no component '%s'", name, comp);
         const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
@@ -269,14 +292,54 @@ int cli_can_bus_attach(const cli_can_buses *b, rtcosim_master *m)
 {
     if (b->log_path && b->count != 1)
         return cli_fail("--can-log needs exactly one --can-bus");
-    if ((b->bitrate || b->error_every || b->error_code) && b->count == 0)
-        return cli_fail("--can-bitrate, --can-error-every and --can-error-code need --can-bus");
+    if ((b->bitrate || b->error_every || b->error_code || b->no_lookahead || b->log_path) &&
+        b->count == 0)
+        return cli_fail("--can-bitrate, --can-error-every, --can-error-code, --can-no-lookahead "
+                        "and --can-log need --can-bus");
     for (unsigned i = 0; i < b->count; i++) {
         int rc = attach_one(b, b->specs[i], m);
         if (rc)
             return rc;
     }
     return 0;
+}
+
+int cli_can_bus_check_real_time(const cli_can_buses *b, const char *non_realtime)
+{
+    for (unsigned i = 0; i < b->count && non_realtime; i++) {
+        const char *spec = strchr(b->specs[i], '=') + 1;
+        for (const char *p = spec; *p;) {
+            size_t n = strcspn(p, ",");
+            const char *dot = memchr(p, '.', n);
+            size_t comp = dot ? (size_t)(dot - p) : 0;
+            for (const char *q = non_realtime; comp && *q;) {
+                size_t m = strcspn(q, ",;");
+                if (m == comp && strncmp(p, q, m) == 0)
+                    return cli_fail("--can-bus %.*s: node '%.*s' is in a non-real-time part "
+                                    "(--non-realtime); a bus's nodes must be in the real-time "
+                                    "part, whose thread steps the bus",
+                                    (int)(strchr(b->specs[i], '=') - b->specs[i]), b->specs[i],
+                                    (int)comp, p);
+                q += m + (q[m] != '\0');
+            }
+            p += n + (p[n] != '\0');
+        }
+    }
+    return 0;
+}
+
+rtcosim_status cli_can_bus_attach_real_time(void *context, rtcosim_master *m, bool probe,
+                                            rtcosim_error *err)
+{
+    cli_can_buses *b = context;
+    cli_can_buses probe_buses = *b;
+    if (probe)
+        probe_buses.log_path = NULL; /* the calibration's probe logs nothing */
+    int rc = cli_can_bus_attach(probe ? &probe_buses : b, m);
+    if (!rc)
+        return RTCOSIM_OK;
+    b->failed = rc;
+    return rtcosim_error_set(err, RTCOSIM_EINVAL, "--can-bus: not attached");
 }
 
 int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
@@ -315,11 +378,21 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
                name, rtcosim_lsbus_can_bridge_bitrate(bridge), (unsigned long long)s.frames,
                (unsigned long long)s.confirms, (unsigned long long)s.arbitration_lost,
                (unsigned long long)s.bus_errors, rtcosim_time_to_seconds(s.busy_ns));
+        if (s.log_dropped)
+            printf("can bus %s: the log of %zu frames was full: %llu later frames not logged\n",
+                   name, rtcosim_lsbus_can_bridge_log_count(bridge),
+                   (unsigned long long)s.log_dropped);
         if (b->log_path) {
             if (rtcosim_lsbus_can_bridge_write_log(bridge, b->log_path, &err) != RTCOSIM_OK)
                 return cli_fail_error(&err);
             printf("wrote %zu frames of %s to %s\n", rtcosim_lsbus_can_bridge_log_count(bridge),
                    name, b->log_path);
+        }
+        if (b->report_dir) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/can_%s.log", b->report_dir, name);
+            if (rtcosim_lsbus_can_bridge_write_log(bridge, path, &err) != RTCOSIM_OK)
+                return cli_fail_error(&err);
         }
     }
     return 0;

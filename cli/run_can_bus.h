@@ -17,6 +17,13 @@ typedef struct cli_can_buses {
     uint32_t error_every; /* --can-error-every */
     uint8_t error_code;   /* --can-error-code */
     const char *log_path; /* --can-log */
+    bool no_lookahead;    /* --can-no-lookahead: steps end at every event of the ECUs' kernel */
+    /* run --real-time: buses on the real-time part's master (the paced
+     * thread), their logs of at most log_capacity frames allocated once. */
+    bool real_time;
+    size_t log_capacity;
+    const char *report_dir; /* --rt-report: each bus's frames as can_NAME.log there */
+    int failed; /* the exit code of a failed attach in the real-time hook */
 } cli_can_buses;
 
 /* A --can-* option at argv[*i] (its value consumed): 1 taken, 0 not one of
@@ -25,6 +32,14 @@ int cli_can_bus_option(cli_can_buses *b, int argc, char **argv, int *i);
 /* After the system is built, before initialize: a bus component per
  * --can-bus, its members connected to the named terminals. 0 or an exit code. */
 int cli_can_bus_attach(const cli_can_buses *b, rtcosim_master *m);
+/* The real-time run's attach hook (rtcosim_system_rt_options.attach,
+ * context the cli_can_buses): the buses on each master of the real-time
+ * part; on failure the message is printed and b->failed set. */
+/* Before a real-time run: no node of a bus in a non-real-time part
+ * ("a,b;c" as rtcosim_rt_options.non_realtime). 0 or an exit code. */
+int cli_can_bus_check_real_time(const cli_can_buses *b, const char *non_realtime);
+rtcosim_status cli_can_bus_attach_real_time(void *context, rtcosim_master *m, bool probe,
+                                            rtcosim_error *err);
 /* After the run: --can-log written, one summary line per bus. 0 or an exit code. */
 int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m);
 /* After the masters are freed: the event simulations of the buses with ECUs

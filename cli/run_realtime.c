@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "run_can_bus.h"
 #include "run_args.h"
 #include "signals.h"
 #include "rtcosim/fmu.h"
@@ -209,9 +210,26 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
                                                  (!a->dcp_mode || strcmp(a->dcp_mode, "srt") == 0));
     so.partner_prepare = rtcosim_dcp_bindings_partner_prepare;
     cli_serve_hook_real_time(serve, &so);
+    cli_can_buses *can = (cli_can_buses *)&a->can;
+    if (can->count && (rc = cli_can_bus_check_real_time(can, so.rt.non_realtime)) != 0)
+        goto done;
+    if (can->count) {
+        /* The buses step on the paced thread inside the real-time part's
+         * master; their logs are allocated once, for the most frames the
+         * run can carry (the shortest classic frame, 47 bits with the
+         * intermission, at the given rate or 1 Mbit/s), at most 2^20. */
+        double bits = (double)(can->bitrate ? can->bitrate : 1000000) *
+                      rtcosim_time_to_seconds(stop - start);
+        double frames = bits / 47.0 + 16.0;
+        can->real_time = true;
+        can->log_capacity = frames < (double)(1u << 20) ? (size_t)frames : (size_t)1 << 20;
+        can->report_dir = so.rt.report_dir;
+        so.attach = cli_can_bus_attach_real_time;
+        so.attach_context = can;
+    }
     double wall_start = cli_wall_seconds();
     if (rtcosim_system_rt_create(desc, &so, &srt, &err) != RTCOSIM_OK) {
-        rc = cli_fail_error(&err);
+        rc = can->failed ? can->failed : cli_fail_error(&err);
         goto done;
     }
     if ((rc = cli_serve_attach_real_time(serve, srt, desc)) != 0)
@@ -258,6 +276,11 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         goto done;
     }
     rtcosim_rt_print_summary(rt, stdout);
+    if (can->count) {
+        int can_rc = cli_can_bus_finish(can, (rtcosim_master *)rtcosim_system_rt_part(srt, false));
+        if (can_rc)
+            rc = can_rc;
+    }
     run_variants_find(a->variants,
                       (const rtcosim_master *const[]){rtcosim_system_rt_part(srt, false),
                                                       rtcosim_system_rt_part(srt, true)},
@@ -290,9 +313,10 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         rc = CLI_EXIT_ERROR;
     }
     if (so.rt.report_dir && !report_failed)
-        printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s, timing.svg)\n",
+        printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s%s, timing.svg)\n",
                so.rt.report_dir,
-               *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "");
+               *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "",
+               can->count ? ", can_BUS.log" : "");
     print_columns(srt);
     const rtcosim_rt_summary *sum = rtcosim_rt_get_summary(rt);
     int signo = atomic_load(&cli_stop_signal);

@@ -144,6 +144,7 @@ typedef struct rtcosim_can_bus_stats {
     uint64_t frames;            /* transmitted (received by the nodes) */
     uint64_t bus_errors;        /* frames corrupted by error injection (retransmitted) */
     uint64_t dropped;           /* refused because a transmit queue was full */
+    uint64_t arbitration_lost;  /* discarded after losing (RTCOSIM_CAN_TX_DISCARD_ON_LOST) */
     uint64_t queued_at_end;     /* still waiting when the run ended */
     uint32_t max_queue;         /* longest transmit queue seen */
     rtcosim_time_ns busy_ns;    /* time the bus carried frames */
@@ -202,6 +203,16 @@ rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus);
 rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
                                     const rtcosim_can_frame *frame, rtcosim_time_ns delay,
                                     rtcosim_error *err);
+/* rtcosim_can_transmit with flags: RTCOSIM_CAN_TX_DISCARD_ON_LOST drops the
+ * frame when it loses an arbitration (it contended as its node's queue head
+ * and another frame won) instead of keeping it for the next, and sends the
+ * node an RTCOSIM_CAN_EVENT_ARBITRATION_LOST (payload: the frame) at the
+ * winning frame's end (LS-BUS 1.0 DISCARD_AND_NOTIFY). */
+#define RTCOSIM_CAN_TX_DISCARD_ON_LOST 1u
+#define RTCOSIM_CAN_EVENT_ARBITRATION_LOST 0xCA05u
+rtcosim_status rtcosim_can_transmit_flags(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                          const rtcosim_can_frame *frame, rtcosim_time_ns delay,
+                                          unsigned flags, rtcosim_error *err);
 /* From a node's handler receiving RTCOSIM_CAN_EVENT_RX: the frame. */
 const rtcosim_can_rx *rtcosim_can_rx_of(const rtcosim_event *ev);
 /* From a node's handler receiving RTCOSIM_CAN_EVENT_BUS_ERROR: the error. */

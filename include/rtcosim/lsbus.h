@@ -233,6 +233,10 @@ typedef struct rtcosim_lsbus_can_bridge_config {
     /* Keep every delivered frame for rtcosim_lsbus_can_bridge_write_log
      * (grown by doubling from 4096 entries: amortized, not per frame). */
     bool log_frames;
+    /* With log_frames: when nonzero, the log holds at most this many
+     * entries, all allocated at create (nothing allocated per frame, as a
+     * paced thread needs); later frames are counted in stats.log_dropped. */
+    size_t log_capacity;
     /* Optional (NULL: "node i"): the nodes' names for messages, e.g. the
      * component and terminal; must outlive the bridge. */
     const char *const *node_names;
@@ -243,6 +247,7 @@ typedef struct rtcosim_lsbus_can_bridge_stats {
     uint64_t confirms, arbitration_lost, bus_errors, format_errors;
     uint64_t unknown_ops;      /* ops skipped with an unknown code */
     uint64_t dropped;          /* transmit queue full */
+    uint64_t log_dropped;      /* delivered but not logged (config.log_capacity reached) */
     rtcosim_time_ns busy_ns;
 } rtcosim_lsbus_can_bridge_stats;
 
@@ -314,12 +319,18 @@ rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_compone
  * component steps `sim` (rtcosim_events_begin at setup, _end at terminate):
  * at each instant the Transmits of the nodes' Tx_Data go onto the bus at
  * that instant, then the kernel runs to it; it announces the kernel's next
- * event time (ECU tasks, frame ends), at which macro steps end. Classic
+ * event time (ECU tasks, frame ends), at which macro steps end. With
+ * lookahead it announces none: it may return early (earlyReturnAllowed, so
+ * every component of the master must vary its step) and runs the kernel
+ * inside its step, returning at the first instant that leaves a node
+ * something (a frame, Confirm, Bus Error), so macro steps end only there
+ * and at the nodes' own events; the frames and deliveries are the same. Classic
  * frames only; a Configuration's CAN_BAUDRATE must be the bus's. sim and
  * bus must outlive the component. */
 rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosim_can_bus *bus,
                                                      const char *const *node_names,
-                                                     uint32_t node_count, rtcosim_component **out,
+                                                     uint32_t node_count, bool lookahead,
+                                                     rtcosim_component **out,
                                                      rtcosim_error *err);
 /* The kernel bus of such a component, NULL otherwise. */
 rtcosim_can_bus *rtcosim_lsbus_can_lp_component_bus(rtcosim_component *c);

@@ -111,6 +111,13 @@ typedef struct rtcosim_system_rt_options {
     void (*frame_hook)(void *context, int part, rtcosim_time_ns t, const double *row);
     void *frame_hook_context;
     bool csv_units; /* a units row under the CSV header (rtcosim_recorder_options) */
+    /* Optional: called with attach_context on each master of the real-time
+     * part once its components are built and connected, before it is
+     * initialized (the calibration's probe, probe true, and the run's), to
+     * add components of its own and connect them (e.g. rtcosim run's
+     * --can-bus); what it adds steps on the paced thread. */
+    rtcosim_status (*attach)(void *context, rtcosim_master *m, bool probe, rtcosim_error *err);
+    void *attach_context;
 } rtcosim_system_rt_options;
 
 /* Defaults: rtcosim_rt_options_init, calibration on, no build overrides. */

@@ -28,6 +28,10 @@ typedef struct node {
     model_binary tx_data, rx_data;
     bool tx_clock, rx_clock, tx_read, configured;
     uint32_t sent; /* frames composed so far: the next is due at offset + sent * period */
+    /* Scheduled execution: the transmit task's countdown interval to the
+     * next due time, and whether the importer has yet to read it. */
+    double tx_interval;
+    bool tx_interval_new, tx_interval_told;
 } node;
 
 enum { VR_RX_CLOCK = 100, VR_TX_CLOCK = 101, VR_TX_DATA = 16, VR_RX_DATA = 17 };
@@ -72,14 +76,17 @@ static const model_variable variables[] = {
 
 #ifdef LSBUS_NODE_SE
 /* Scheduled execution (se.c): two model partitions, the receive interrupt
- * (Rx_Clock, triggered, priority 1) and the 1 ms transmit task (priority 2,
- * constant: every 1 ms from 0 (the Configuration at 0, frames from 1 ms:
- * period and offset at their defaults; other values are not followed)). */
+ * (Rx_Clock, triggered, priority 1) and the transmit task (priority 2), an
+ * input countdown clock: it ticks at the start (interval 0: the
+ * Configuration, and a frame when offset is 0), then at each frame's due
+ * time offset + k period, the FMU announcing the interval to the next one
+ * with clockUpdate after each tick (FMI 3.0 sections 2.2.8, 5.2.2). */
 enum { VR_TX_TASK = 102 };
 static const se_clock_def clocks[] = {
     {"CAN.Rx_Clock", VR_RX_CLOCK, true, "triggered", NULL, NULL, 1, "Rx_Data is new"},
     {"CAN.Tx_Clock", VR_TX_CLOCK, false, "triggered", NULL, NULL, -1, "Tx_Data is new"},
-    {"tx_task", VR_TX_TASK, true, "constant", "0.001", "0", 2, "composes a frame"},
+    {"tx_task", VR_TX_TASK, true, "countdown", NULL, NULL, 2,
+     "composes a frame at offset + k period"},
 };
 #else
 static const se_clock_def clocks[] = {
@@ -293,15 +300,44 @@ static model_status activate(model_instance *inst, void *data, uint32_t clock, d
         return MODEL_ERROR;
     model_event_result r = {0};
     model_status s = event_update(inst, data, &r);
-    if (s <= MODEL_WARNING && d->tx_clock)
-        se_clock_update(inst);
+    if (s > MODEL_WARNING)
+        return s;
+    /* the next due time, offset + sent * period, is after this tick */
+    d->tx_interval = r.next_event_time > time ? r.next_event_time - time : 0.0;
+    d->tx_interval_new = true;
+    se_clock_update(inst); /* Tx_Clock and the countdown's new interval */
     return s;
+}
+
+/* fmi3GetIntervalDecimal of tx_task: 0 in Initialization Mode (the first
+ * tick at the start), then the interval announced by the latest tick, once
+ * (qualifier 2 changed, then 1 unchanged). */
+static model_status get_interval(model_instance *inst, void *data, uint32_t clock,
+                                 double *interval, int *qualifier)
+{
+    (void)inst;
+    node *d = data;
+    if (clock != VR_TX_TASK)
+        return MODEL_ERROR;
+    if (!d->tx_interval_told) {
+        d->tx_interval_told = true;
+        *interval = 0.0;
+        *qualifier = 2;
+    } else if (d->tx_interval_new) {
+        d->tx_interval_new = false;
+        *interval = d->tx_interval;
+        *qualifier = 2;
+    } else {
+        *qualifier = 1;
+    }
+    return MODEL_OK;
 }
 #endif
 
 const se_model_def se_model_definition = {
 #ifdef LSBUS_NODE_SE
     .activate = activate,
+    .get_interval = get_interval,
 #else
     .set_clock = set_clock,
 #endif

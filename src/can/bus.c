@@ -27,6 +27,7 @@ enum {
 typedef struct can_tx_request {
     rtcosim_can_frame frame;
     uint32_t node;
+    bool discard_on_lost; /* RTCOSIM_CAN_TX_DISCARD_ON_LOST */
 } can_tx_request;
 
 typedef struct can_pending {
@@ -34,6 +35,7 @@ typedef struct can_pending {
     rtcosim_time_ns requested;
     rtcosim_time_ns duration; /* on the wire, stuff bits included (computed once) */
     rtcosim_can_frame frame;
+    bool discard_on_lost;
 } can_pending;
 
 typedef struct can_node {
@@ -169,6 +171,23 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     winner->queued--;
     rtcosim_time_ns now = rtcosim_lp_now(lp);
     rtcosim_time_ns duration = sent.duration;
+    /* The other nodes' heads contended and lost: those sent with
+     * RTCOSIM_CAN_TX_DISCARD_ON_LOST leave the queue, their node hears of
+     * it at the winner's end (the bus's lookahead to the nodes is a whole
+     * frame); the others stay queued for the next arbitration. */
+    for (size_t i = 0; i < bus->node_count; i++) {
+        can_node *n = &bus->nodes[i];
+        if (n == winner || !n->queued || !n->queue[0].discard_on_lost)
+            continue;
+        rtcosim_can_frame lost = n->queue[0].frame;
+        memmove(&n->queue[0], &n->queue[1], (n->queued - 1) * sizeof *n->queue);
+        n->queued--;
+        bus->stats.arbitration_lost++;
+        rtcosim_status st = rtcosim_lp_send(lp, n->lp, duration, RTCOSIM_CAN_EVENT_ARBITRATION_LOST,
+                                            CAN_RX_PRIORITY, &lost, sizeof lost, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     bus->busy = true;
     bus->stats.busy_ns += duration;
     uint64_t started = bus->stats.frames + bus->stats.bus_errors + 1;
@@ -207,8 +226,11 @@ static rtcosim_status bus_request_arbitration(rtcosim_lp *lp, rtcosim_can_bus *b
     if (bus->busy || bus->arbitration_pending)
         return RTCOSIM_OK;
     bus->arbitration_pending = true;
-    /* zero delay: sorts after every request arriving at this instant */
-    return rtcosim_lp_send(lp, bus->lp, 0, CAN_EVENT_ARBITRATE, 0, NULL, 0, err);
+    /* zero delay: sorts after every request arriving at this instant, and
+     * priority 1 after those a zero-delay chain brings at the same depth (a
+     * request put in at this instant for an LS-BUS node's gateway, sent on
+     * from its handler), so that all of an instant's requests contend */
+    return rtcosim_lp_send(lp, bus->lp, 0, CAN_EVENT_ARBITRATE, 1, NULL, 0, err);
 }
 
 static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
@@ -223,7 +245,8 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
         rtcosim_time_ns duration =
             (rtcosim_time_ns)rtcosim_can_frame_bits(&req.frame, bus->config.stuffing) * bus->bit_ns;
         bus->stats.offered_ns += duration;
-        can_pending p = {rtcosim_can_arbitration_key(&req.frame), ev->time, duration, req.frame};
+        can_pending p = {rtcosim_can_arbitration_key(&req.frame), ev->time, duration, req.frame,
+                         req.discard_on_lost};
         if (!queue_insert(bus, n, &p)) {
             bus->stats.dropped++;
             if (bus->stats.dropped == 1)
@@ -596,6 +619,14 @@ rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32
                                     const rtcosim_can_frame *frame, rtcosim_time_ns delay,
                                     rtcosim_error *err)
 {
+    return rtcosim_can_transmit_flags(lp, bus, node, frame, delay, 0, err);
+}
+
+rtcosim_status rtcosim_can_transmit_flags(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                          const rtcosim_can_frame *frame, rtcosim_time_ns delay,
+                                          unsigned flags, rtcosim_error *err)
+{
+    const bool discard = (flags & RTCOSIM_CAN_TX_DISCARD_ON_LOST) != 0;
     if (node >= bus->node_count)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': no node %" PRIu32,
                                  bus->name, node);
@@ -605,7 +636,7 @@ rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32
         return rtcosim_error_prefix(err, "can bus '%s', node '%s': ", bus->name, n->name);
     long k = find_key(n->tx_keys, n->tx_count, id_key(frame->id, frame->extended));
     if (k < 0 && n->tx_any) {
-        can_tx_request req = {.frame = *frame, .node = node};
+        can_tx_request req = {.frame = *frame, .node = node, .discard_on_lost = discard};
         return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
     }
     if (k < 0)
@@ -616,7 +647,7 @@ rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': node '%s' sends id 0x%"
                                  PRIX32 " with %u bytes, its TX database says %u", bus->name,
                                  n->name, frame->id, frame->dlc, n->tx_dlc[k]);
-    can_tx_request req = {.frame = *frame, .node = node};
+    can_tx_request req = {.frame = *frame, .node = node, .discard_on_lost = discard};
     return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
 }
 

@@ -25,8 +25,15 @@ typedef struct bus_gateway {
     uint32_t bus_node;
     rtcosim_lp_id lp;
     size_t rx_size;
+    uint8_t arbitration_lost_behavior; /* as the node configured it (0: buffer) */
     uint8_t rx[GATEWAY_RX_MAX];
 } bus_gateway;
+
+/* A node's Transmit put in at its instant, for its gateway to send. */
+typedef struct gateway_tx {
+    rtcosim_can_frame frame;
+    bool discard_on_lost;
+} gateway_tx;
 
 enum { MEMBER_TX_DATA, MEMBER_TX_CLOCK, MEMBER_RX_DATA, MEMBER_RX_CLOCK, MEMBERS };
 static const char *const member_names[MEMBERS] = {"Tx_Data", "Tx_Clock", "Rx_Data", "Rx_Clock"};
@@ -55,6 +62,10 @@ typedef struct bus_component {
      * contract). */
     rtcosim_time_ns round_time;
     bool collected;
+    /* Kernel side with lookahead: the kernel runs inside do_step across its
+     * events that bring the nodes nothing (ECU tasks, plant steps, frames
+     * still on the wire), returning early at the first that does. */
+    bool lookahead;
 } bus_component;
 
 static bus_node *node_of(bus_component *b, uint32_t vr, int member)
@@ -131,9 +142,11 @@ static rtcosim_status gateway_event(rtcosim_lp *lp, void *state, const rtcosim_e
 {
     bus_gateway *g = state;
     if (ev->type == GATEWAY_EVENT_TX) {
-        rtcosim_can_frame f;
-        memcpy(&f, ev->payload, sizeof f);
-        return rtcosim_can_transmit(lp, g->owner->can, g->bus_node, &f, 0, err);
+        gateway_tx tx;
+        memcpy(&tx, ev->payload, sizeof tx);
+        return rtcosim_can_transmit_flags(lp, g->owner->can, g->bus_node, &tx.frame, 0,
+                                          tx.discard_on_lost ? RTCOSIM_CAN_TX_DISCARD_ON_LOST : 0,
+                                          err);
     }
     rtcosim_lsbus_op op;
     if (!lsbus_op_of_bus_event(g->bus_node, ev, &op))
@@ -153,11 +166,12 @@ typedef struct inject_context {
 } inject_context;
 
 static rtcosim_status inject_frame(void *context, const rtcosim_can_frame *frame,
-                                   rtcosim_error *err)
+                                   bool discard_on_lost, rtcosim_error *err)
 {
     inject_context *c = context;
+    gateway_tx tx = {*frame, discard_on_lost};
     return rtcosim_events_inject(c->b->sim, c->b->gateways[c->node].lp, c->b->now,
-                                 GATEWAY_EVENT_TX, frame, sizeof *frame, err);
+                                 GATEWAY_EVENT_TX, &tx, sizeof tx, err);
 }
 
 static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns t,
@@ -168,7 +182,7 @@ static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns 
     inject_context c = {b, node};
     return lsbus_tx_frames(tx, size, rtcosim_can_bus_bitrate(b->can), rtcosim_can_bus_name(b->can),
                            b->names[(size_t)node * (MEMBERS + 1) + MEMBERS], &b->warned_unknown,
-                           inject_frame, &c, err);
+                           &b->gateways[node].arbitration_lost_behavior, inject_frame, &c, err);
 }
 
 static rtcosim_status bus_advance(bus_component *b, rtcosim_time_ns t, rtcosim_error *err)
@@ -186,14 +200,41 @@ static const uint8_t *bus_take_rx(bus_component *b, uint32_t node, size_t *size)
     return b->gateways[node].rx;
 }
 
+static bool any_rx(const bus_component *b)
+{
+    for (uint32_t i = 0; i < b->node_count; i++)
+        if (b->gateways[i].rx_size)
+            return true;
+    return false;
+}
+
 static rtcosim_status bus_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                   rtcosim_step_result *result, rtcosim_error *err)
 {
-    (void)err;
     bus_component *b = self;
     b->now = t + h;
     memset(result, 0, sizeof *result);
     result->last_successful_time = t + h;
+    if (b->lookahead) {
+        /* The master ended this step at or before every node's next event,
+         * so no node sends inside it: the kernel's events before t + h run
+         * here, instant by instant, until one leaves something for a node
+         * (then the step returns there, the event iteration delivers it).
+         * Events at t + h itself wait for that instant's Transmits. */
+        for (rtcosim_time_ns next; (next = rtcosim_events_next_time(b->sim)) < t + h;) {
+            rtcosim_status st = rtcosim_events_advance(b->sim, next, err);
+            if (st != RTCOSIM_OK)
+                return st;
+            if (any_rx(b)) {
+                b->now = next > t ? next : t;
+                result->early_return = b->now < t + h;
+                result->last_successful_time = b->now;
+                result->event_handling_needed = true;
+                return RTCOSIM_OK;
+            }
+        }
+        return RTCOSIM_OK;
+    }
     /* A frame ending inside a step the master could not shorten. */
     result->event_handling_needed = bus_next_event(b) <= t + h;
     return RTCOSIM_OK;
@@ -279,7 +320,7 @@ static rtcosim_status bus_update(void *self, rtcosim_event_update *u, rtcosim_er
             node->rx_ticked = true;
         }
     }
-    rtcosim_time_ns next = bus_next_event(b);
+    rtcosim_time_ns next = b->lookahead ? RTCOSIM_TIME_MAX : bus_next_event(b);
     if (next != RTCOSIM_TIME_MAX && next > t) {
         u->next_event_time_defined = true;
         u->next_event_time = next;
@@ -338,6 +379,12 @@ static rtcosim_status bus_new(uint32_t n, const char *const *node_names, bus_com
     if (!b->nodes || !b->vars || !b->names)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
     for (uint32_t i = 0; i < n; i++) {
+        /* Tx and Rx buffers of the bridge's default Rx size up front: no
+         * allocation while stepping unless an op list is longer. */
+        bus_node *node = &b->nodes[i];
+        if (!(node->tx = malloc(4096)) || !(node->rx = malloc(4096)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+        node->tx_cap = node->rx_cap = 4096;
         if (!(b->names[(size_t)i * (MEMBERS + 1) + MEMBERS] = strdup(node_names[i])))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
         for (int m = 0; m < MEMBERS; m++) {
@@ -372,7 +419,9 @@ static rtcosim_status bus_finish(bus_component *b, const char *name, rtcosim_com
         .variable_count = (size_t)b->node_count * MEMBERS,
         .capabilities = {.can_handle_variable_step = true,
                          .has_event_mode = true,
-                         .event_mode_used = true},
+                         .event_mode_used = true,
+                         .can_return_early = b->lookahead,
+                         .early_return_allowed = b->lookahead},
     };
     rtcosim_status st = rtcosim_component_create(&bus_ops, b, &desc, out, err);
     if (st != RTCOSIM_OK)
@@ -402,13 +451,14 @@ rtcosim_status rtcosim_lsbus_can_bus_component_create(const rtcosim_lsbus_can_br
 
 rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosim_can_bus *bus,
                                                      const char *const *node_names,
-                                                     uint32_t node_count, rtcosim_component **out,
-                                                     rtcosim_error *err)
+                                                     uint32_t node_count, bool lookahead,
+                                                     rtcosim_component **out, rtcosim_error *err)
 {
     *out = NULL;
     bus_component *b = NULL;
     rtcosim_status st = bus_new(node_count, node_names, &b, err);
     if (st == RTCOSIM_OK) {
+        b->lookahead = lookahead;
         b->sim = sim;
         b->can = bus;
         b->gateways = calloc(node_count ? node_count : 1, sizeof *b->gateways);

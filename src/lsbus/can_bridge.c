@@ -104,6 +104,11 @@ rtcosim_status rtcosim_lsbus_can_bridge_create(const rtcosim_lsbus_can_bridge_co
     b->nodes = calloc(config->node_count, sizeof *b->nodes);
     if (!b->nodes)
         goto nomem;
+    if (config->log_frames && config->log_capacity) {
+        if (!(b->log = calloc(config->log_capacity, sizeof *b->log)))
+            goto nomem;
+        b->log_capacity = config->log_capacity;
+    }
     for (uint32_t i = 0; i < config->node_count; i++) {
         bridge_node *n = &b->nodes[i];
         n->queue = calloc(b->config.tx_queue_capacity, sizeof *n->queue);
@@ -448,7 +453,10 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
         return RTCOSIM_OK;
     }
     b->stats.frames++;
-    if (b->config.log_frames && !p->fd) { /* the log's entries are classic frames */
+    if (b->config.log_frames && !p->fd && b->config.log_capacity &&
+        b->log_count == b->log_capacity) {
+        b->stats.log_dropped++; /* a fixed log is full: no allocation here */
+    } else if (b->config.log_frames && !p->fd) { /* the log's entries are classic frames */
         if (!util_array_reserve(&b->log, b->log_count, &b->log_capacity, sizeof *b->log, 4096))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "LS-BUS bus '%s': out of memory for"
                                      " the log", b->name);

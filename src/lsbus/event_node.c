@@ -39,6 +39,7 @@ struct rtcosim_lsbus_event_node {
     uint64_t sent, received, bus_errors;
     rtcosim_lp *sending; /* the LP's handle while send_ops runs */
     bool warned_unknown;
+    uint8_t arbitration_lost_behavior; /* as the node configured it (0: buffer) */
 };
 
 static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
@@ -48,10 +49,13 @@ static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcos
 }
 
 /* One CAN Transmit of the node onto the bus, tx_delay later. */
-static rtcosim_status send_frame(void *context, const rtcosim_can_frame *frame, rtcosim_error *err)
+static rtcosim_status send_frame(void *context, const rtcosim_can_frame *frame,
+                                 bool discard_on_lost, rtcosim_error *err)
 {
     rtcosim_lsbus_event_node *n = context;
-    rtcosim_status st = rtcosim_can_transmit(n->sending, n->bus, n->node, frame, n->tx_delay, err);
+    rtcosim_status st =
+        rtcosim_can_transmit_flags(n->sending, n->bus, n->node, frame, n->tx_delay,
+                                   discard_on_lost ? RTCOSIM_CAN_TX_DISCARD_ON_LOST : 0, err);
     n->sent += st == RTCOSIM_OK;
     return st;
 }
@@ -65,8 +69,8 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
         return fail(n, st, err);
     n->sending = lp;
     st = lsbus_tx_frames(tx.data, tx.size, rtcosim_can_bus_bitrate(n->bus),
-                         rtcosim_can_bus_name(n->bus), n->name, &n->warned_unknown, send_frame, n,
-                         err);
+                         rtcosim_can_bus_name(n->bus), n->name, &n->warned_unknown,
+                         &n->arbitration_lost_behavior, send_frame, n, err);
     return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
 

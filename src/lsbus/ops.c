@@ -365,7 +365,12 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
     const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
     const rtcosim_can_bus_error *be = rtcosim_can_bus_error_of(ev);
     memset(op, 0, sizeof *op);
-    if (rx && rx->sender == node) {
+    if (ev->type == RTCOSIM_CAN_EVENT_ARBITRATION_LOST && ev->size == sizeof(rtcosim_can_frame)) {
+        rtcosim_can_frame lost;
+        memcpy(&lost, ev->payload, sizeof lost);
+        op->code = RTCOSIM_LSBUS_OP_CAN_ARBITRATION_LOST;
+        op->u.id = lost.id;
+    } else if (rx && rx->sender == node) {
         op->code = RTCOSIM_LSBUS_OP_CAN_CONFIRM;
         op->u.id = rx->frame.id;
     } else if (rx) {
@@ -389,9 +394,9 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
 }
 
 rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, const char *bus_name,
-                               const char *node_name, bool *warned,
+                               const char *node_name, bool *warned, uint8_t *behavior,
                                rtcosim_status (*fn)(void *context, const rtcosim_can_frame *frame,
-                                                    rtcosim_error *err),
+                                                    bool discard_on_lost, rtcosim_error *err),
                                void *context, rtcosim_error *err)
 {
     rtcosim_lsbus_reader r;
@@ -414,7 +419,8 @@ rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, co
                                    .dlc = (uint8_t)t->data_length};
             if (t->data_length)
                 memcpy(f.data, t->data, t->data_length);
-            if ((st = fn(context, &f, err)) != RTCOSIM_OK)
+            if ((st = fn(context, &f, *behavior == RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY, err)) !=
+                RTCOSIM_OK)
                 return st;
             break;
         }
@@ -427,6 +433,17 @@ rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, co
                                          "configures CAN_BAUDRATE %u bit/s, but bus '%s' runs at "
                                          "%u bit/s",
                                          op.u.configuration.baudrate, bus_name, bitrate);
+            if (op.u.configuration.kind == RTCOSIM_LSBUS_CAN_CONFIG_ARBITRATION_LOST_BEHAVIOR) {
+                uint8_t v = op.u.configuration.arbitration_lost_behavior;
+                if (v != RTCOSIM_LSBUS_CAN_BUFFER_AND_RETRANSMIT &&
+                    v != RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY)
+                    return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                             "Configuration ARBITRATION_LOST_BEHAVIOR: value "
+                                             "0x%02X is neither BUFFER_AND_RETRANSMIT (1) nor "
+                                             "DISCARD_AND_NOTIFY (2)",
+                                             v);
+                *behavior = v;
+            }
             break;
         case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
         case RTCOSIM_LSBUS_OP_CANXL_TRANSMIT:

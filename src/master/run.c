@@ -190,6 +190,10 @@ rtcosim_component *rtcosim_master_component(const rtcosim_master *m, const char 
     int i = name ? master_find_component(m, name, strlen(name)) : -1;
     return i < 0 ? NULL : m->comps[i].c;
 }
+rtcosim_component *rtcosim_master_component_at(const rtcosim_master *m, size_t index)
+{
+    return index < m->comp_count ? m->comps[index].c : NULL;
+}
 const char *rtcosim_master_order_name(const rtcosim_master *m, size_t position)
 {
     return m->initialized && position < m->comp_count ? m->comps[m->order_list[position]].name : NULL;

@@ -328,6 +328,8 @@ rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_ma
      * spin), and its wake-up would sit on the paced thread's critical path.
      * The non-real-time part's helpers run SCHED_IDLE: they take the paced
      * thread's slack and idle CPUs, and the paced thread preempts them. */
+    if (st == RTCOSIM_OK && part == 0 && srt->options.attach)
+        st = srt->options.attach(srt->options.attach_context, m, out != &srt->parts[part], err);
     if (st == RTCOSIM_OK && part == 0)
         st = rtcosim_master_set_threads(m, 1, err);
     if (st == RTCOSIM_OK && part >= 1 && srt->options.threads_auto)

@@ -230,6 +230,36 @@ static void the_frame_log_is_written_as_candump_and_asc(void **state)
     rtcosim_lsbus_can_bridge_free(b);
 }
 
+/* A log of fixed capacity (a paced run's): the first frames by end time,
+ * the rest counted, nothing allocated after create. */
+static void a_fixed_log_keeps_its_first_frames_and_counts_the_rest(void **state)
+{
+    (void)state;
+    rtcosim_lsbus_can_bridge_config cfg = {.name = "can0", .node_count = 3, .log_frames = true,
+                                           .log_capacity = 2};
+    rtcosim_lsbus_can_bridge *b = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_lsbus_can_bridge_create(&cfg, &b, &err), RTCOSIM_OK);
+    tx_buf t0 = {0}, t1 = {0}, t2 = {0};
+    add_frame(&t0, 0x123, false, d8, 8);
+    add_frame(&t1, 0x0C8, false, NULL, 0);
+    add_frame(&t2, 0x18FEF100, true, d8b, 8);
+    push(b, 0, 0, &t0);
+    push(b, 1, 0, &t1);
+    push(b, 2, 0, &t2);
+    advance(b, 610 * US);
+    assert_int_equal(rtcosim_lsbus_can_bridge_log_count(b), 2);
+    const rtcosim_can_log_entry *log = rtcosim_lsbus_can_bridge_log(b);
+    assert_int_equal(log[0].end, 100 * US); /* 0x0C8 and 0x123 as worked out above */
+    assert_int_equal(log[1].end, 324 * US);
+    assert_int_equal(log[1].frame.id, 0x123);
+    rtcosim_lsbus_can_bridge_stats st;
+    rtcosim_lsbus_can_bridge_stats_get(b, &st);
+    assert_int_equal(st.frames, 3);
+    assert_int_equal(st.log_dropped, 1);
+    rtcosim_lsbus_can_bridge_free(b);
+}
+
 /* CAN FD Transmit of id 0x0C8, BRS, 12 bytes 0x55: 31 nominal and 128
  * data-phase bits (tests/can/test_can_fd.c works them out). */
 static const uint8_t rx_fd_0c8[] = {0x11, 0, 0, 0, 0x1D, 0, 0, 0, 0xC8, 0, 0, 0, 0x00, 0x01, 0x00,
@@ -620,6 +650,7 @@ int main(void)
         cmocka_unit_test(lowest_identifier_wins_and_the_others_follow_buffered),
         cmocka_unit_test(a_standard_frame_beats_an_extended_one_of_the_same_base_id),
         cmocka_unit_test(the_frame_log_is_written_as_candump_and_asc),
+        cmocka_unit_test(a_fixed_log_keeps_its_first_frames_and_counts_the_rest),
         cmocka_unit_test(a_can_fd_frame_switches_to_the_configured_data_rate),
         cmocka_unit_test(a_data_frame_beats_the_remote_frame_of_its_identifier),
         cmocka_unit_test(discard_and_notify_sends_arbitration_lost_at_the_arbitration),

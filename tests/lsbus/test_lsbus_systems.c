@@ -11,162 +11,16 @@
  *   nodes requesting at 1 ms arbitrate and 0x0C8 wins (lower identifier):
  *   0x0C8 on the bus 1.0 .. 1.1 ms, 0x123 1.1 .. 1.324 ms; the receivers get
  *   the Transmit and the sender its Confirm at each frame's end. */
-#include <fcntl.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
-#include "rtcosim_test_fmus.h"
+#include "lsbus_cli.h"
 #include "util/test_util.h"
-
-#define NODE RTCOSIM_FMU_LSBUSNODE_FMI3
-#define BUSSIM RTCOSIM_FMU_LSBUSSIMULATION_FMI3
-
-/* rtcosim COMMAND with args (NULL-terminated) in the scratch directory;
- * stdout and stderr into out.txt and err.txt there; the exit code. */
-static int spawn(const char *command, const char *first, va_list ap)
-{
-    const char *argv[64] = {RTCOSIM_CLI_PATH, command};
-    int n = 2;
-    for (const char *a = first; a && n < 62; a = va_arg(ap, const char *))
-        argv[n++] = a;
-    argv[n] = NULL;
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s", tu_scratch(""));
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (chdir(dir) != 0)
-            _exit(126);
-        int fo = open("out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open("err.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fo < 0 || fe < 0)
-            _exit(126);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execv(RTCOSIM_CLI_PATH, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    if (rc != 0) /* shown when the test fails */
-        print_message("exit %d: %s", rc, tu_read_file(tu_scratch("err.txt"), NULL));
-    return rc;
-}
-
-static int run_cli(const char *first, ...)
-{
-    va_list ap;
-    va_start(ap, first);
-    int rc = spawn("run", first, ap);
-    va_end(ap);
-    return rc;
-}
-
-static int can_cli(const char *first, ...)
-{
-    va_list ap;
-    va_start(ap, first);
-    int rc = spawn("can", first, ap);
-    va_end(ap);
-    return rc;
-}
-
-static char *read_text(const char *name)
-{
-    return strdup(tu_read_file(tu_scratch(name), NULL));
-}
-
-/* Fails showing the text when needle is not in it. */
-static void expect_in(const char *text, const char *needle)
-{
-    if (!strstr(text, needle)) {
-        print_error("expected\n%s\nin\n%s\n", needle, text);
-        fail();
-    }
-}
-
-/* One line of stderr, containing needle. */
-static void expect_one_line_error(const char *needle)
-{
-    char *err = read_text("err.txt");
-    expect_in(err, needle);
-    assert_int_equal(strchr(err, '\n') - err + 1, (long)strlen(err));
-    free(err);
-}
-
-static const char *const node_connectors =
-    "<ssd:Connectors><ssd:Connector name=\"CAN.Tx_Data\" kind=\"output\"/>"
-    "<ssd:Connector name=\"CAN.Tx_Clock\" kind=\"output\"/>"
-    "<ssd:Connector name=\"CAN.Rx_Data\" kind=\"input\"/>"
-    "<ssd:Connector name=\"CAN.Rx_Clock\" kind=\"input\"/></ssd:Connectors>";
-
-/* A system of node FMUs names[0..n) (source node_fmu), optionally the bus
- * simulation "bus", and the given connections (SSD lines). */
-static const char *write_ssd(const char *file, const char *node_fmu, const char *const *names,
-                             int n, const char *bussim, const char *connections)
-{
-    static char text[16384];
-    int used = snprintf(text, sizeof text,
-                        "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
-                        "name=\"lsbus\" xmlns:ssd=\"http://ssp-standard.org/SSP1/"
-                        "SystemStructureDescription\">\n<ssd:System name=\"lsbus\"><ssd:Elements>\n");
-    for (int i = 0; i < n; i++)
-        used += snprintf(text + used, sizeof text - (size_t)used,
-                         "<ssd:Component name=\"%s\" source=\"%s\">%s</ssd:Component>\n", names[i],
-                         node_fmu, node_connectors);
-    if (bussim) {
-        used += snprintf(text + used, sizeof text - (size_t)used,
-                         "<ssd:Component name=\"bus\" source=\"%s\"><ssd:Connectors>\n", bussim);
-        /* an input countdown Tx_Clock starts connections: inout in SSP */
-        const char *tx_clock_kind = strstr(bussim, "Countdown") ? "inout" : "output";
-        for (int k = 1; k <= 3; k++)
-            used += snprintf(text + used, sizeof text - (size_t)used,
-                             "<ssd:Connector name=\"Node%d.Rx_Data\" kind=\"input\"/>"
-                             "<ssd:Connector name=\"Node%d.Rx_Clock\" kind=\"input\"/>"
-                             "<ssd:Connector name=\"Node%d.Tx_Data\" kind=\"output\"/>"
-                             "<ssd:Connector name=\"Node%d.Tx_Clock\" kind=\"%s\"/>\n",
-                             k, k, k, k, tx_clock_kind);
-        used += snprintf(text + used, sizeof text - (size_t)used,
-                         "</ssd:Connectors></ssd:Component>\n");
-    }
-    snprintf(text + used, sizeof text - (size_t)used,
-             "</ssd:Elements><ssd:Connections>\n%s</ssd:Connections></ssd:System>\n"
-             "</ssd:SystemStructureDescription>\n",
-             connections);
-    static char path[512]; /* one system at a time */
-    snprintf(path, sizeof path, "%s", tu_scratch(file));
-    tu_write_file(path, text);
-    return path;
-}
-
-/* SSD lines connecting a node's Tx members to the peer's Rx members. */
-static void connect(char *out, size_t size, const char *from, const char *from_prefix,
-                    const char *to, const char *to_prefix)
-{
-    size_t used = strlen(out);
-    snprintf(out + used, size - used,
-             "<ssd:Connection startElement=\"%s\" startConnector=\"%sTx_Data\" endElement=\"%s\" "
-             "endConnector=\"%sRx_Data\"/>\n"
-             "<ssd:Connection startElement=\"%s\" startConnector=\"%sTx_Clock\" endElement=\"%s\" "
-             "endConnector=\"%sRx_Clock\"/>\n",
-             from, from_prefix, to, to_prefix, from, from_prefix, to, to_prefix);
-}
-
-static const char *const ab[] = {"a", "b"};
-
-static const char *nodes_alone(void)
-{
-    return write_ssd("nodes.ssd", NODE, ab, 2, NULL, "");
-}
 
 static void integrated_bus_arbitrates_and_times_frames_by_their_stuffed_bits(void **state)
 {
@@ -304,112 +158,12 @@ static void injected_errors_reach_every_node_and_the_frame_is_sent_again(void **
     free(out);
 }
 
-/* One bus for an LS-BUS node FMU and the example vehicle's native engine
- * ECU (`ecus:1`: src/ecu with its plant, as `rtcosim events --ecus 1`).
- * The engine's control_1ms task (9000 cycles at 200 MHz: 45 us) runs at
- * every ms; its can_10ms task (released at 2, 12 ms; 3000 cycles: 15 us)
- * requests EngineData 0x0C0 at 2.060 and 12.060 ms, its status_100ms task
- * (at 5 ms; 4000 cycles: 20 us) EngineStatus 0x5C0 at 5.065 ms. Node a
- * sends 0x123 with 11 22 .. 88 at 2.060 and 12.060 ms (offset, period).
- * Frame lengths counted by hand (SOF to intermission, stuff bits over SOF
- * .. CRC with the frame's CRC-15; checked with an independent script):
- * 0C0#840CE8130A000000 111 + 9 = 120 bits (240 us at 500 kbit/s),
- * 123#1122334455667788 111 + 1 = 112 (224 us), 5C0#82000001 79 + 8 = 87
- * (174 us), 0C0#780CF3130B000001 111 + 7 = 118 (236 us). At 2.060 ms both
- * request: 0x0C0 wins arbitration (2.060 .. 2.300), 0x123 follows (.. 2.524);
- * 0x5C0 5.065 .. 5.239; at 12.060 again 0x0C0 (.. 12.296), 0x123 (.. 12.520).
- * a receives the engine's three frames and two Confirms. */
-static void an_fmu_node_and_a_native_ecu_share_one_bus(void **state)
-{
-    (void)state;
-    static const char *const a[] = {"a"};
-    const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
-                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
-                             "0.00206", "--start-value", "a.period", "0.01", "--output-variable",
-                             "a.rx_frames", "--output-variable", "a.last_rx_time",
-                             "--output-variable", "a.confirms", "--output-variable",
-                             "a.last_confirm_time", "--can-log", "bus.log", NULL),
-                     0);
-    char *log = read_text("bus.log");
-    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
-                             "(0000000000.002524) can0 123#1122334455667788\n"
-                             "(0000000000.005239) can0 5C0#82000001\n"
-                             "(0000000000.012296) can0 0C0#780CF3130B000001\n"
-                             "(0000000000.012520) can0 123#1122334455667788\n");
-    free(log);
-    char *out = read_text("out.txt");
-    expect_in(out, "  a.rx_frames                      3\n  a.last_rx_time                   "
-                   "0.012296\n  a.confirms                       2\n  a.last_confirm_time    "
-                   "          0.01252\n");
-    expect_in(out, "can bus can0: 500000 bit/s (event kernel, with ECUs), 5 frames, 0 bus errors");
-    free(out);
-    /* Every 2nd frame started corrupted (CRC error), retransmitted: #1
-     * 0x0C0 2.060 .. 2.300; #2 0x123 .. 2.524 fails, #3 again .. 2.748; #4
-     * 0x5C0 5.065 .. 5.239 fails, #5 .. 5.413; #6 0x0C0 12.060 .. 12.296
-     * fails and contends again with 0x123, wins: #7 .. 12.532; #8 0x123 ..
-     * 12.756 fails, #9 .. 12.980. a gets a Bus Error for each of the four. */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
-                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
-                             "0.00206", "--start-value", "a.period", "0.01", "--can-error-every",
-                             "2", "--output-variable", "a.bus_errors", "--can-log", "bus.log",
-                             NULL),
-                     0);
-    log = read_text("bus.log");
-    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
-                             "(0000000000.002748) can0 123#1122334455667788\n"
-                             "(0000000000.005413) can0 5C0#82000001\n"
-                             "(0000000000.012532) can0 0C0#780CF3130B000001\n"
-                             "(0000000000.012980) can0 123#1122334455667788\n");
-    free(log);
-    out = read_text("out.txt");
-    expect_in(out, "  a.bus_errors                     4\n");
-    free(out);
-    /* an op code LS-BUS 1.0 does not have (corrupt 2: 0x0777 after each
-     * Transmit) is skipped with one warning naming the node; the frames go */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.corrupt", "2",
-                             "--output-variable", "a.tx_frames", NULL),
-                     0);
-    char *warn = read_text("err.txt");
-    assert_string_equal(warn, "[warning] can0: a.CAN sent op code 0x0777 (12 bytes), not a CAN "
-                              "operation of LS-BUS 1.0: skipped (further ones too, silently)\n");
-    free(warn);
-    /* bad operations on that bus: one line naming the node */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.corrupt", "1",
-                             NULL),
-                     1);
-    expect_one_line_error("'can0': Tx_Data of a.CAN: LS-BUS CAN Transmit (op code 0x0010) at "
-                          "byte 0: length field 20 runs past the buffer (16 bytes left)");
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.bitrate",
-                             "250000", NULL),
-                     1);
-    expect_one_line_error("Tx_Data of a.CAN: configures CAN_BAUDRATE 250000 bit/s, but bus "
-                          "'can0' runs at 500000 bit/s");
-    /* bad node lists */
-    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus", "can0=a.CAN,ecus:0", NULL),
-                     1);
-    expect_one_line_error("--can-bus can0: 'ecus:0' needs ecus:N with N in 1..64");
-    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus", "can0=a.CAN,firmware:x",
-                             NULL),
-                     1);
-    expect_one_line_error("--can-bus can0: 'firmware:x' needs firmware:ECU=ELF");
-    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--can-bus",
-                             "can0=a.CAN,ecus:1,firmware:brake=x.elf", NULL),
-                     1);
-    expect_one_line_error("--can-bus can0: vehicle: no ECU named 'brake' to run firmware");
-}
-
 static void direct_communication_passes_frames_at_their_send_times(void **state)
 {
     (void)state;
     char conns[2048] = "";
-    connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
-    connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
+    ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
+    ssd_connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
     const char *ssd = write_ssd("direct.ssd", NODE, ab, 2, NULL, conns);
     /* a sends at 1, 2 ms; b at 0.5, 1.5, 2.5 ms; no bus: no Confirm, no
      * delay; the peers' Configuration ops are not counted as unknown. */
@@ -440,8 +194,8 @@ static void a_bus_simulation_fmu_forwards_and_confirms(void **state)
     for (int k = 0; k < 3; k++) {
         char prefix[16];
         snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
-        connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
-        connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
+        ssd_connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
+        ssd_connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
     }
     const char *ssd = write_ssd("bussim.ssd", NODE, abc, 3, BUSSIM, conns);
     /* a and b send at 1 and 2 ms, c at 1 ms (period 2 ms): at 1 ms each gets
@@ -477,10 +231,10 @@ static void a_bus_simulation_fmu_forwards_and_confirms(void **state)
      * on Node3 goes round for ever, c getting it each round; the
      * iteration's bound names both. */
     char loop[4096] = "";
-    connect(loop, sizeof loop, "c", "CAN.", "bus", "Node3.");
-    connect(loop, sizeof loop, "bus", "Node3.", "c", "CAN.");
-    connect(loop, sizeof loop, "bus", "Node1.", "bus", "Node2.");
-    connect(loop, sizeof loop, "bus", "Node2.", "bus", "Node1.");
+    ssd_connect(loop, sizeof loop, "c", "CAN.", "bus", "Node3.");
+    ssd_connect(loop, sizeof loop, "bus", "Node3.", "c", "CAN.");
+    ssd_connect(loop, sizeof loop, "bus", "Node1.", "bus", "Node2.");
+    ssd_connect(loop, sizeof loop, "bus", "Node2.", "bus", "Node1.");
     static const char *const c_only[] = {"c"};
     ssd = write_ssd("loop.ssd", NODE, c_only, 1, BUSSIM, loop);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
@@ -502,8 +256,8 @@ static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **s
     for (int k = 0; k < 3; k++) {
         char prefix[16];
         snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
-        connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
-        connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
+        ssd_connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
+        ssd_connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
     }
     const char *ssd = write_ssd("countdown.ssd", NODE, abc, 3, RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3,
                                 conns);
@@ -555,7 +309,7 @@ static void bad_operations_are_one_line_errors_naming_the_fmu(void **state)
     expect_in(out, "  a.unknown_ops                    1\n  b.rx_frames                      1\n");
     free(out);
     char conns[2048] = "";
-    connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
+    ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
     ssd = write_ssd("direct.ssd", NODE, ab, 2, NULL, conns);
     /* Binary and Clock connections without Event Mode */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q", NULL), 1);
@@ -579,7 +333,7 @@ static void clocks_of_incompatible_kinds_are_refused_naming_both_ends(void **sta
                           {.name = bin, .file = RTCOSIM_FMU_LSBUSNODE_FMI3_BINARY}};
     tu_zip(fmu, entries, 2);
     char conns[2048] = "";
-    connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
+    ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
     char fmu_path[512];
     snprintf(fmu_path, sizeof fmu_path, "%s", fmu);
     const char *ssd = write_ssd("kinds.ssd", fmu_path, ab, 2, NULL, conns);
@@ -596,8 +350,8 @@ static void an_empty_token_and_a_one_element_rx_array_are_warnings(void **state)
 {
     (void)state;
     char conns[2048] = "";
-    connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
-    connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
+    ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
+    ssd_connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
     const char *ssd = write_ssd("token.ssd", RTCOSIM_FMU_LSBUSNODENOTOKEN_FMI3, ab, 2, NULL, conns);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
                              "--event-mode-used", "--output-variable", "b.rx_frames", NULL),
@@ -665,6 +419,10 @@ static void can_bus_options_are_checked(void **state)
     expect_one_line_error("--can-bus can0: no component 'x'");
     assert_int_equal(run_cli(ssd, "--can-bitrate", "10", "--can-bus", "can0=a.CAN", NULL), 2);
     expect_one_line_error("--can-bitrate: 10 bit/s is below 1000");
+    assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--step-size", "0.001", "-q",
+                             "--real-time", "--virtual-clock", "--can-no-lookahead", NULL),
+                     1);
+    expect_one_line_error("--can-no-lookahead and --can-log need --can-bus");
 }
 
 int main(void)
@@ -674,7 +432,6 @@ int main(void)
         cmocka_unit_test(bit_rate_is_the_nodes_or_the_command_lines),
         cmocka_unit_test(a_node_that_configured_discard_gets_arbitration_lost),
         cmocka_unit_test(injected_errors_reach_every_node_and_the_frame_is_sent_again),
-        cmocka_unit_test(an_fmu_node_and_a_native_ecu_share_one_bus),
         cmocka_unit_test(direct_communication_passes_frames_at_their_send_times),
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
         cmocka_unit_test(a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks),
