@@ -129,6 +129,8 @@ void anytime_variant_prepare_job(variant *v, const void *state, const double *in
                                  rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at);
 void anytime_variant_dispatch(variant *v);
 void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until);
+/* Wait for the single job on v's worker by polling (see variant.c). */
+void anytime_poll_for(variant *v, rtcosim_time_ns until);
 void anytime_variant_conclude(variant *v);
 void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at);
 /* run with prepare_job's arguments. */
