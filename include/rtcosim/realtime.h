@@ -339,6 +339,9 @@ typedef struct rtcosim_rt_summary {
     uint64_t signals_to_rt, signals_to_partner;
     bool dma_latency_held;        /* options.cpu_dma_latency_us was held during the run */
     rtcosim_time_ns calibration_p99; /* 99th percentile of the calibration's frames; 0: none */
+    /* Clock time of the paced schedule's origin (frame k's deadline is run_start
+     * + frame.deadline): places frames beside another tool's timestamps. */
+    rtcosim_time_ns run_start;
 } rtcosim_rt_summary;
 
 /* One non-real-time part of a mixed run: its exchanges, resynchronization

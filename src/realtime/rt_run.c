@@ -126,6 +126,7 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
     rtcosim_time_ns H = o->macro_step;
     rtcosim_clock *clock = rt->clock;
     rtcosim_time_ns run_start = rtcosim_clock_now(clock);
+    rt->summary.run_start = run_start;
     rtcosim_time_ns slip = 0;
     schedule sched = {0, 0};
     uint64_t k = 0;
