@@ -166,6 +166,8 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
 {
     bool virtual_clock = rtcosim_clock_is_virtual(set->clock);
     rtcosim_time_ns entered = rtcosim_clock_now(set->clock);
+    bool polling = false;
+    rtcosim_time_ns poll_from = 0;
     for (;;) {
         bool all_done = true;
         for (size_t i = 0; i < set->variant_count; i++)
@@ -191,14 +193,29 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
             }
             continue;
         }
-        rtcosim_time_ns left = until - rtcosim_clock_now(set->clock);
-        if (left <= 0)
+        /* the sleep ends the measured wake-up lead before `until`; the rest
+         * is polled, so that waking late cannot carry past `until` */
+        rtcosim_time_ns now = rtcosim_clock_now(set->clock);
+        if (now >= until)
             break;
-        sem_timedwait_ns(&set->done, left);
+        rtcosim_time_ns left = until - set->wakeup_lead_ns - now;
+        if (left > 0) {
+            sem_timedwait_ns(&set->done, left);
+            continue;
+        }
+        if (!polling) {
+            polling = true;
+            poll_from = now;
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
     }
     /* Blocked by intent only up to `until`: waking later is time the
      * thread was not running (the stall measure of run_period). */
     rtcosim_time_ns left_at = rtcosim_clock_now(set->clock);
+    if (polling) /* polling is the thread's CPU time, not blocked time */
+        left_at = poll_from;
     set->blocked_ns += (left_at < until ? left_at : until) - entered;
 }
 
