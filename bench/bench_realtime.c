@@ -194,6 +194,7 @@ typedef struct scenario_result {
     double p50, p99, p999, max, drift;
     unsigned long long overruns, frames;
     floor_tally floor; /* attribution against cyclictest beside it (headline) */
+    rtcosim_rt_probes probes; /* where the frame's time goes (headline) */
     bool attributed;
 } scenario_result;
 
@@ -269,6 +270,8 @@ static int run_scenario(double seconds, bool load, int fifo, int cpu, rtcosim_ti
     o.busy_wait = busy_wait;
     o.calibrate = true;
     o.frame_log = report || spikes ? 10000000 : 0;
+    if (spikes)
+        o.probes = &out->probes; /* the headline run: its stages too */
     if (scenario_view) {
         o.frame_observer = view_frame;
         o.frame_observer_context = scenario_view;
@@ -604,6 +607,28 @@ static int run(int argc, char **argv)
                      "count");
         bench_figure("realtime.overruns_own_backlog", (double)t->own[FLOOR_CAUSE_BACKLOG],
                      "count");
+        static const char *const stage[] = {"wake-up", "read", "write", "step", "bookkeeping"};
+        const rtcosim_histogram *h[] = {&idle->probes.wakeup, &idle->probes.read,
+                                        &idle->probes.write, &idle->probes.step,
+                                        &idle->probes.bookkeeping};
+        printf("where a frame goes (paced thread, ns: p50 / p99 / max):\n");
+        for (int j = 0; j < 5; j++)
+            printf("  %-12s %8lld %8lld %10lld\n", stage[j],
+                   (long long)rtcosim_histogram_percentile(h[j], 50),
+                   (long long)rtcosim_histogram_percentile(h[j], 99), (long long)h[j]->max);
+        printf("  (wake-up: frames that slept; cyclictest beside it: p50 %.0f us, p99 %.0f us, "
+               "the floor)\n",
+               floor.p50_us, floor.p99_us);
+        for (int j = 0; j < 5; j++) {
+            char fname[96];
+            snprintf(fname, sizeof fname, "realtime.stage_%s_p50_ns",
+                     j == 0 ? "wakeup" : stage[j]);
+            bench_figure(fname, (double)rtcosim_histogram_percentile(h[j], 50), "ns");
+        }
+        double wake_p99 = (double)rtcosim_histogram_percentile(h[0], 99) / 1e3;
+        bench_figure("realtime.wakeup_p99_us", wake_p99, "us");
+        bench_figure("realtime.wakeup_p99_over_cyclictest", bench_ratio(wake_p99, floor.p99_us),
+                     "ratio");
         printf("target: overruns beyond the floor 0: %s\n",
                t->beyond_floor == 0 ? "met" : "NOT met");
         bool p99_ok = idle->p99 <= fmax(1.5 * floor.p99_us, floor.p99_us + 30);
