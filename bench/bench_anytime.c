@@ -318,7 +318,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     /* the floor beside the periods (and the calibration before them) */
     if (floor_beside) {
         char why[512];
-        int started = floor_start(&beside, -1, floor_priority, (double)period_ns * 1e-9,
+        int started = floor_start(&beside, bench_anytime_pin_cpu, floor_priority,
+                                  (double)period_ns * 1e-9,
                                   (double)sc->periods * (double)period_ns * 1e-9, 20, why,
                                   sizeof why);
         with_beside = started == 0;
@@ -334,6 +335,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         set = rtcosim_anytime_component_set(component);
     } else if (rtcosim_anytime_start(set, sc->u, &err))
         goto fail;
+    else if (bench_anytime_pin_cpu >= 0) /* after the workers were created */
+        bench_anytime_pin(bench_anytime_pin_cpu);
     double y;
     for (size_t k = 0; !component && k < sc->periods; k++) {
         /* The load is time the task does not get: it sleeps through it
@@ -414,6 +417,8 @@ fail:
     }
     if (rc)
         fprintf(stderr, "rtcosim: %s\n", err.message);
+    if (bench_anytime_pin_cpu >= 0) /* the next set's workers must not inherit it */
+        bench_anytime_pin(-1);
     if (component)
         rtcosim_component_free(component);
     else
@@ -519,6 +524,18 @@ static int bench_anytime_run(int argc, char **argv)
             with_cyclictest = false;
         else if (strcmp(argv[i], "--no-deadline") == 0)
             try_deadline = false;
+        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            if (end == argv[i] || *end || v < 0 || v >= cpus) {
+                fprintf(stderr, "rtcosim: bench anytime: --cpu '%s' must be a CPU number 0..%ld\n",
+                        argv[i], cpus - 1);
+                return 1;
+            }
+            bench_anytime_pin_cpu = (int)v;
+            try_deadline = false; /* a SCHED_DEADLINE thread cannot be pinned */
+        }
         else if (strcmp(argv[i], "--period") == 0 && i + 1 < argc) {
             char *end;
             period_s = strtod(argv[++i], &end);
@@ -536,6 +553,7 @@ static int bench_anytime_run(int argc, char **argv)
                     "usage: rtcosim bench anytime [--quick] [--duration S] [--period S] [--seed N]\n"
                     "                             [--no-fifo] [--strategy S] [--csv PREFIX]\n"
                     "                             [--no-cyclictest] [--no-deadline] [--component]\n"
+                    "                             [--cpu N]\n"
                     "  three variants of a mass chain per period (default 1 ms, 60 s per strategy,\n"
                     "  --quick 5 s); right before the strategies, cyclictest (Debian rt-tests)\n"
                     "  runs (up to 15 s) with the same priority and period, if installed: its\n"
@@ -543,7 +561,9 @@ static int bench_anytime_run(int argc, char **argv)
                     "  (SCHED_FIFO 99) time-stamps late wake-ups over 20 us; each miss is\n"
                     "  attributed (wakeup, execution, backlog, strategy; the floor's when\n"
                     "  cyclictest's stalls in its window cover its lateness) and\n"
-                    "  <fig>.<strategy>.misses_beyond_floor counts the rest. The\n"
+                    "  <fig>.<strategy>.misses_beyond_floor counts the rest. --cpu N: the\n"
+                    "  strategies' thread pinned to CPU N once its set started, SCHED_FIFO 50\n"
+                    "  (no SCHED_DEADLINE), and cyclictest beside it on CPU N at 51. The\n"
                     "  strategies run under SCHED_DEADLINE (runtime 90 %% of the period) where\n"
                     "  the kernel grants it, else SCHED_FIFO 50 (the output says which).\n"
                     "  Each miss is traced (start after the load, each variant's outcome and\n"
@@ -624,6 +644,8 @@ static int bench_anytime_run(int argc, char **argv)
      * pinned, is then woken on the CPU the delivering thread leaves free) */
     floor_beside = with_cyclictest;
     floor_priority = fifo_set ? 99 : 0;
+    if (bench_anytime_pin_cpu >= 0) /* on the same CPU, one above the strategies */
+        floor_priority = fifo_set ? fifo_param.sched_priority + 1 : 0;
     /* The safety margin learned from the machine: the wake-up latency that
      * cyclictest saw exceeded once in a thousand periods (p99.9) right before,
      * at least 10 % of the period (the default) and at most 25 % (beyond, the
