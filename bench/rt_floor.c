@@ -64,7 +64,8 @@ int floor_parse_spikes(const char *text, size_t len, floor_spikes *out)
         int64_t thread, late_us, ts;
         if (literal(&p, le, "T:") && number(&p, le, &thread) && literal(&p, le, "Spike:") &&
             number(&p, le, &late_us) && literal(&p, le, ":") && literal(&p, le, "TS:") &&
-            number(&p, le, &ts) && late_us <= ts && ts < INT64_MAX / 1000) {
+            number(&p, le, &ts) && late_us <= ts &&
+            ts < INT64_MAX / 1000 - 1000000) { /* room for a window past it */
             if (out->count == cap) {
                 cap = cap ? 2 * cap : 256;
                 floor_spike *s = realloc(out->spike, cap * sizeof *s);
