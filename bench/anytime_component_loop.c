@@ -5,7 +5,27 @@
  * runs (every costlier variant on an abandonable worker). */
 #include "anytime_component_loop.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include "rtcosim/anytime_component.h"
+
+int bench_anytime_pin_cpu = -1;
+
+void bench_anytime_pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0)
+        CPU_SET(cpu, &set);
+    else /* every CPU again */
+        for (long i = 0, n = sysconf(_SC_NPROCESSORS_CONF); i < n && i < CPU_SETSIZE; i++)
+            CPU_SET((int)i, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0 && cpu >= 0)
+        fprintf(stderr, "rtcosim: bench anytime: pinning to CPU %d refused\n", cpu);
+}
 
 rtcosim_status bench_anytime_component_loop(rtcosim_anytime *set, rtcosim_clock *clock,
                                             const double *u, const rtcosim_time_ns *load_ns,
@@ -33,6 +53,8 @@ rtcosim_status bench_anytime_component_loop(rtcosim_anytime *set, rtcosim_clock 
         st = rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &u_vr, 1, &u[0], err);
     if (!st)
         st = rtcosim_component_exit_init(c, err); /* calibrates */
+    if (!st && bench_anytime_pin_cpu >= 0)
+        bench_anytime_pin(bench_anytime_pin_cpu);
     rtcosim_time_ns first = rtcosim_clock_now(clock) + period_ns;
     for (size_t k = 0; !st && k < periods; k++) {
         rtcosim_time_ns release = first + (rtcosim_time_ns)k * period_ns;

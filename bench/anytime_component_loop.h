@@ -12,6 +12,11 @@
  * takes it over: *out, to be freed by the caller, also on failure) and run
  * `periods` periods: period k is released one period after the other,
  * sleeps load_ns[k], then sets u[k] and steps in a paced frame. */
+/* >= 0: the thread that runs the periods pins itself to this CPU once the
+ * set has started (its workers, created unpinned, keep every CPU). */
+extern int bench_anytime_pin_cpu;
+void bench_anytime_pin(int cpu);
+
 rtcosim_status bench_anytime_component_loop(rtcosim_anytime *set, rtcosim_clock *clock,
                                             const double *u, const rtcosim_time_ns *load_ns,
                                             size_t periods, rtcosim_time_ns period_ns,

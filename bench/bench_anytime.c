@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "anytime_component_loop.h"
 #include "cyclictest.h"
+#include "rt_floor.h"
 #include "util/splitmix64.h"
 #include "rtcosim/anytime.h"
 #include "rtcosim/anytime_component.h"
@@ -177,7 +178,45 @@ typedef struct run_result {
     uint64_t repairs, repairs_aborted;
     double worst_ns[3];   /* each variant's slowest completed run in this run */
     double work_budget_ns; /* period - margin - idle reserve - the heaviest load */
+    double wakeup_p99_us, wakeup_lead_us; /* the set's own wake-ups measured at start */
+    floor_tally floor;     /* misses against cyclictest beside the run */
+    bool attributed;
+    bench_cyclictest beside; /* its histogram */
 } run_result;
+
+/* cyclictest beside each strategy's run (0: none) and its trigger */
+static bool floor_beside = true;
+static int floor_priority;
+
+/* Each miss against the floor's spikes: its cause as the library gives it (a
+ * late start after a missed period whose delivery came after this release
+ * is a backlog, its window from the first release of the chain). */
+static void attribute_misses(const rtcosim_anytime *set, size_t periods, const floor_spikes *sp,
+                             floor_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    rtcosim_time_ns chain_begin = 0, previous_delivered = 0;
+    bool previous_missed = false;
+    for (size_t k = 0; k < periods; k++) {
+        const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, k);
+        if (!rec)
+            break;
+        bool backlog = previous_missed && previous_delivered > rec->release;
+        if (rec->missed) {
+            floor_cause cause = rec->miss == RTCOSIM_ANYTIME_MISS_STRATEGY ? FLOOR_CAUSE_STRATEGY
+                                : rec->miss == RTCOSIM_ANYTIME_MISS_STALLED
+                                    ? FLOOR_CAUSE_EXECUTION
+                                : backlog ? FLOOR_CAUSE_BACKLOG
+                                          : FLOOR_CAUSE_WAKEUP;
+            if (!backlog)
+                chain_begin = rec->release;
+            floor_event e = {chain_begin, rec->delivered_at, rec->deadline, cause};
+            floor_tally_add(t, sp, &e);
+        }
+        previous_missed = rec->missed;
+        previous_delivered = rec->delivered_at;
+    }
+}
 
 /* Trace of one missed period: when it started after its load, what each
  * variant did, how long the thread was runnable but not running, and the
@@ -235,6 +274,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
 {
     rtcosim_error err;
     rtcosim_clock *clock = NULL;
+    floor_run beside;
+    bool with_beside = false;
     if (rtcosim_clock_create_monotonic(20 * RTCOSIM_NS_PER_US, &clock, &err)) {
         fprintf(stderr, "rtcosim: %s\n", err.message);
         return 1;
@@ -274,6 +315,17 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         if (rtcosim_anytime_add_native(set, &info, chain_variant_fn, &cv[i], &err))
             goto fail;
     }
+    /* the floor beside the periods (and the calibration before them) */
+    if (floor_beside) {
+        char why[512];
+        int started = floor_start(&beside, bench_anytime_pin_cpu, floor_priority,
+                                  (double)period_ns * 1e-9,
+                                  (double)sc->periods * (double)period_ns * 1e-9, 20, why,
+                                  sizeof why);
+        with_beside = started == 0;
+        if (started < 0)
+            printf("platform floor: %s\n", why);
+    }
     if (through_component) {
         rtcosim_status st = bench_anytime_component_loop(set, clock, sc->u, sc->load_ns,
                                                          sc->periods, period_ns, &component, &err);
@@ -283,6 +335,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         set = rtcosim_anytime_component_set(component);
     } else if (rtcosim_anytime_start(set, sc->u, &err))
         goto fail;
+    else if (bench_anytime_pin_cpu >= 0) /* after the workers were created */
+        bench_anytime_pin(bench_anytime_pin_cpu);
     double y;
     for (size_t k = 0; !component && k < sc->periods; k++) {
         /* The load is time the task does not get: it sleeps through it
@@ -292,6 +346,17 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         rtcosim_clock_sleep_until(clock, rtcosim_anytime_next_release(set) + sc->load_ns[k]);
         if (rtcosim_anytime_run_period(set, &sc->u[k], &y, NULL, &err))
             goto fail;
+    }
+    if (with_beside) {
+        floor_spikes sp;
+        char why[512];
+        if (floor_stop(&beside, &out->beside, &sp, why, sizeof why) == 0) {
+            out->attributed = true;
+            attribute_misses(set, sc->periods, &sp, &out->floor);
+            floor_spikes_free(&sp);
+        } else
+            printf("platform floor: %s\n", why);
+        with_beside = false;
     }
     rtcosim_anytime_summary s;
     if (rtcosim_anytime_summary_get(set, &s, &err))
@@ -326,6 +391,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     out->misses_stalled = s.misses_stalled;
     out->misses_strategy = s.misses_strategy;
     out->idle_reserve = s.idle_reserve;
+    out->wakeup_p99_us = (double)s.wakeup_p99_ns / 1e3;
+    out->wakeup_lead_us = (double)s.wakeup_lead_ns / 1e3;
     out->repairs = s.repairs;
     out->repairs_aborted = s.repairs_aborted;
     out->work_budget_ns = (double)(period_ns - margin_ns - s.idle_reserve_ns - load_max);
@@ -342,8 +409,16 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     free(delivered);
     rc = 0;
 fail:
+    if (with_beside) {
+        floor_spikes sp;
+        char why[512];
+        if (floor_stop(&beside, &out->beside, &sp, why, sizeof why) == 0)
+            floor_spikes_free(&sp);
+    }
     if (rc)
         fprintf(stderr, "rtcosim: %s\n", err.message);
+    if (bench_anytime_pin_cpu >= 0) /* the next set's workers must not inherit it */
+        bench_anytime_pin(-1);
     if (component)
         rtcosim_component_free(component);
     else
@@ -449,6 +524,18 @@ static int bench_anytime_run(int argc, char **argv)
             with_cyclictest = false;
         else if (strcmp(argv[i], "--no-deadline") == 0)
             try_deadline = false;
+        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            if (end == argv[i] || *end || v < 0 || v >= cpus) {
+                fprintf(stderr, "rtcosim: bench anytime: --cpu '%s' must be a CPU number 0..%ld\n",
+                        argv[i], cpus - 1);
+                return 1;
+            }
+            bench_anytime_pin_cpu = (int)v;
+            try_deadline = false; /* a SCHED_DEADLINE thread cannot be pinned */
+        }
         else if (strcmp(argv[i], "--period") == 0 && i + 1 < argc) {
             char *end;
             period_s = strtod(argv[++i], &end);
@@ -466,10 +553,17 @@ static int bench_anytime_run(int argc, char **argv)
                     "usage: rtcosim bench anytime [--quick] [--duration S] [--period S] [--seed N]\n"
                     "                             [--no-fifo] [--strategy S] [--csv PREFIX]\n"
                     "                             [--no-cyclictest] [--no-deadline] [--component]\n"
+                    "                             [--cpu N]\n"
                     "  three variants of a mass chain per period (default 1 ms, 60 s per strategy,\n"
                     "  --quick 5 s); right before the strategies, cyclictest (Debian rt-tests)\n"
-                    "  runs as long with the same priority and period, if installed, and each\n"
-                    "  strategy's misses are printed beside its wake-ups a period late. The\n"
+                    "  runs (up to 15 s) with the same priority and period, if installed: its\n"
+                    "  p99.9 sets the safety margin. Beside each strategy's run another one\n"
+                    "  (SCHED_FIFO 99) time-stamps late wake-ups over 20 us; each miss is\n"
+                    "  attributed (wakeup, execution, backlog, strategy; the floor's when\n"
+                    "  cyclictest's stalls in its window cover its lateness) and\n"
+                    "  <fig>.<strategy>.misses_beyond_floor counts the rest. --cpu N: the\n"
+                    "  strategies' thread pinned to CPU N once its set started, SCHED_FIFO 50\n"
+                    "  (no SCHED_DEADLINE), and cyclictest beside it on CPU N at 51. The\n"
                     "  strategies run under SCHED_DEADLINE (runtime 90 %% of the period) where\n"
                     "  the kernel grants it, else SCHED_FIFO 50 (the output says which).\n"
                     "  Each miss is traced (start after the load, each variant's outcome and\n"
@@ -544,7 +638,14 @@ static int bench_anytime_run(int argc, char **argv)
     bench_cyclictest floor;
     bool have_floor = with_cyclictest &&
                       bench_cyclictest_floor(-1, fifo_set ? fifo_param.sched_priority : 0,
-                                             period_s, duration, &floor);
+                                             period_s, fmin(duration, 15), &floor);
+    /* beside each strategy: one above anything the strategies run at (a
+     * SCHED_DEADLINE thread is above every SCHED_FIFO one: cyclictest, not
+     * pinned, is then woken on the CPU the delivering thread leaves free) */
+    floor_beside = with_cyclictest;
+    floor_priority = fifo_set ? 99 : 0;
+    if (bench_anytime_pin_cpu >= 0) /* on the same CPU, one above the strategies */
+        floor_priority = fifo_set ? fifo_param.sched_priority + 1 : 0;
     /* The safety margin learned from the machine: the wake-up latency that
      * cyclictest saw exceeded once in a thousand periods (p99.9) right before,
      * at least 10 % of the period (the default) and at most 25 % (beyond, the
@@ -623,6 +724,19 @@ static int bench_anytime_run(int argc, char **argv)
                100 * r->share[1], 100 * r->share[2], r->rms_vs_reference, r->rms_vs_minimal,
                r->margin_min_us, r->margin_p01_us, r->start_max_us, r->stalled_max_us,
                100 * r->idle_reserve, r->repairs, vn[best_fixed[s]]);
+        if (r->attributed) {
+            const floor_tally *t = &r->floor;
+            printf("  %s: misses attributed: ", rtcosim_anytime_strategy_name((rtcosim_anytime_strategy)s));
+            for (int c = 0; c < FLOOR_CAUSES; c++)
+                printf("%s %" PRIu64 " floor + %" PRIu64 " own%s", floor_cause_name((floor_cause)c),
+                       t->floor[c], t->own[c], c + 1 < FLOOR_CAUSES ? ", " : "");
+            printf("; beyond the floor %" PRIu64 " (cyclictest beside it: p99 %.0f us, max %.0f us, "
+                   "%" PRIu64 " wake-ups a period late)\n",
+                   t->beyond_floor, r->beside.p99_us, r->beside.max_us, r->beside.late);
+        }
+        printf("  %s: own wake-ups measured at start: p99 %.1f us, the waits' lead %.1f us\n",
+               rtcosim_anytime_strategy_name((rtcosim_anytime_strategy)s), r->wakeup_p99_us,
+               r->wakeup_lead_us);
         printf("  %s: slowest runs minimal %.1f / medium %.1f / accurate %.1f us against %.1f "
                "us of work time after the heaviest load; repairs aborted %" PRIu64 "\n",
                rtcosim_anytime_strategy_name((rtcosim_anytime_strategy)s), r->worst_ns[0] / 1e3,
@@ -669,6 +783,19 @@ static int bench_anytime_run(int argc, char **argv)
             bench_figure(name, bench_ratio((double)results[s].misses, (double)floor.late),
                          "ratio");
         }
+        if (results[s].attributed) {
+            const floor_tally *t = &results[s].floor;
+            snprintf(name, sizeof name, "%s.%s.misses_beyond_floor", fig, sn);
+            bench_figure(name, (double)t->beyond_floor, "periods");
+            snprintf(name, sizeof name, "%s.%s.misses_floor", fig, sn);
+            bench_figure(name, (double)(t->total - t->beyond_floor), "periods");
+            snprintf(name, sizeof name, "%s.%s.misses_own_strategy", fig, sn);
+            bench_figure(name, (double)t->own[FLOOR_CAUSE_STRATEGY], "periods");
+            snprintf(name, sizeof name, "%s.%s.beside_cyclictest_late_wakeups", fig, sn);
+            bench_figure(name, (double)results[s].beside.late, "count");
+        }
+        snprintf(name, sizeof name, "%s.%s.wakeup_p99_at_start_us", fig, sn);
+        bench_figure(name, results[s].wakeup_p99_us, "us");
         snprintf(name, sizeof name, "%s.%s.rms_vs_minimal", fig, sn);
         bench_figure(name, results[s].rms_vs_minimal, "m");
         for (int i = 0; i < 3; i++) {

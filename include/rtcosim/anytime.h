@@ -157,6 +157,16 @@ typedef struct rtcosim_anytime_config {
      * alternative); once a better result is in hand, start_quantile applies.
      * In (0, 1]; default 0.5 (the median). */
     double first_start_quantile;
+    /* The delivering thread's own wake-up lateness, measured at start (the
+     * monotonic clock only): wakeup_samples timed waits on a semaphore
+     * nobody posts, one period apart (at most 0.25 s in all), the way the
+     * thread waits for its workers. The `wakeup_quantile` of that lateness
+     * is the lead by which every timed wait for a worker ends its sleep
+     * early and polls to its bound, so that a late wake-up cannot carry a
+     * delivery past the cutoff. Default 200 samples (0: not measured, no
+     * lead) and 0.99. */
+    int wakeup_samples;
+    double wakeup_quantile;
     /* Resume from the best state available (native variants): when a period
      * delivered a variant less accurate than another of the set, the next
      * period first recomputes that period with the most accurate variant
@@ -381,6 +391,9 @@ typedef struct rtcosim_anytime_summary {
     /* config repair: periods whose predecessor's coarse state was replaced
      * (repairs) and repairs started but aborted (repairs_aborted) */
     uint64_t repairs, repairs_aborted;
+    /* The wake-up lateness measured at start (0 when not measured) and the
+     * lead used (wakeup_quantile of it) */
+    rtcosim_time_ns wakeup_p50_ns, wakeup_p99_ns, wakeup_max_ns, wakeup_lead_ns;
     double idle_reserve;            /* share of the period kept idle, as used */
     rtcosim_time_ns idle_reserve_ns; /* the same for the current period */
 } rtcosim_anytime_summary;

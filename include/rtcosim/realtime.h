@@ -194,7 +194,23 @@ typedef struct rtcosim_rt_options {
      * lock: the next deadline waits for it. */
     void (*frame_observer)(void *context, const struct rtcosim_rt_frame *frame);
     void *frame_observer_context;
+    /* Optional: where the paced loop spends a frame, per stage (filled by
+     * the paced thread; two more clock reads per frame when set). */
+    struct rtcosim_rt_probes *probes;
 } rtcosim_rt_options;
+
+/* The stages of a frame on the paced thread, each a histogram in ns: wakeup
+ * from the deadline to the first clock read after the sleep (kernel,
+ * hypervisor, the clock's busy wait; frames whose deadline had passed
+ * before the sleep, a backlog, are left out: comparable with cyclictest,
+ * which skips the periods it missed), read (the parts' inputs), write
+ * (exchange with a partner, outputs), step, and bookkeeping from the end of
+ * the step to the call of the next sleep (histograms, frame log, observer,
+ * overrun handling, the next deadline). */
+typedef struct rtcosim_rt_probes {
+    rtcosim_histogram wakeup, read, write, step, bookkeeping;
+} rtcosim_rt_probes;
+void rtcosim_rt_probes_reset(rtcosim_rt_probes *p);
 
 /* One per-signal estimator: "SIGNAL=SPEC" on the command line. */
 typedef struct rtcosim_rt_signal_estimator {
@@ -339,6 +355,9 @@ typedef struct rtcosim_rt_summary {
     uint64_t signals_to_rt, signals_to_partner;
     bool dma_latency_held;        /* options.cpu_dma_latency_us was held during the run */
     rtcosim_time_ns calibration_p99; /* 99th percentile of the calibration's frames; 0: none */
+    /* Clock time of the paced schedule's origin (frame k's deadline is run_start
+     * + frame.deadline): places frames beside another tool's timestamps. */
+    rtcosim_time_ns run_start;
 } rtcosim_rt_summary;
 
 /* One non-real-time part of a mixed run: its exchanges, resynchronization

@@ -31,6 +31,8 @@ void rtcosim_anytime_config_init(rtcosim_anytime_config *cfg)
     cfg->idle_reserve = -1; /* derived at start */
     cfg->start_quantile = 0.999;
     cfg->first_start_quantile = 0.5;
+    cfg->wakeup_samples = 200;
+    cfg->wakeup_quantile = 0.99;
     cfg->repair = true;
     cfg->timer_upgrade = true;
 }
@@ -119,6 +121,12 @@ rtcosim_status rtcosim_anytime_create(const rtcosim_anytime_config *cfg, rtcosim
                                  "anytime set '%s': start_quantile %g and first_start_quantile %g "
                                  "must be in (0, 1]",
                                  name, cfg->start_quantile, cfg->first_start_quantile);
+    if (cfg->wakeup_samples < 0 || cfg->wakeup_samples > 100000 ||
+        !(cfg->wakeup_quantile > 0 && cfg->wakeup_quantile <= 1))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "anytime set '%s': wakeup_samples %d must be 0..100000 and "
+                                 "wakeup_quantile %g in (0, 1]",
+                                 name, cfg->wakeup_samples, cfg->wakeup_quantile);
     if (cfg->calibration_runs < 1 || cfg->stats_window < 1 || cfg->calibration_limit_ns < 0)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "anytime set '%s': calibration_runs and stats_window must be at "

@@ -85,6 +85,8 @@ struct rtcosim_anytime {
      * (waiting for workers, up to the time it meant to wake), for the stall
      * measure. */
     rtcosim_time_ns blocked_ns;
+    /* wake-up lateness measured at start, and the lead of the timed waits */
+    rtcosim_time_ns wakeup_p50_ns, wakeup_p99_ns, wakeup_max_ns, wakeup_lead_ns;
     /* repair (config repair): the previous period's starting state and
      * inputs, kept while its delivery was coarser than another variant */
     void *repair_state;
@@ -129,6 +131,8 @@ void anytime_variant_prepare_job(variant *v, const void *state, const double *in
                                  rtcosim_time_ns t, rtcosim_time_ns h, rtcosim_time_ns abort_at);
 void anytime_variant_dispatch(variant *v);
 void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until);
+/* Wait for the single job on v's worker by polling (see variant.c). */
+void anytime_poll_for(variant *v, rtcosim_time_ns until);
 void anytime_variant_conclude(variant *v);
 void anytime_variant_run(variant *v, const double *inputs, rtcosim_time_ns abort_at);
 /* run with prepare_job's arguments. */

@@ -81,6 +81,10 @@ rtcosim_status rtcosim_anytime_summary_get(const rtcosim_anytime *set, rtcosim_a
     out->repairs = set->repairs;
     out->repairs_aborted = set->repairs_aborted;
     out->idle_reserve = set->idle_reserve;
+    out->wakeup_p50_ns = set->wakeup_p50_ns;
+    out->wakeup_p99_ns = set->wakeup_p99_ns;
+    out->wakeup_max_ns = set->wakeup_max_ns;
+    out->wakeup_lead_ns = set->wakeup_lead_ns;
     out->idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
     for (size_t i = 0; i < set->variant_count; i++) {
         /* anytime_stats_quantile takes a plain pointer but only reads (the

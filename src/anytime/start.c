@@ -141,6 +141,55 @@ static rtcosim_status calibrate(rtcosim_anytime *set, const double *inputs, rtco
     return RTCOSIM_OK;
 }
 
+static int compare_ns(const void *a, const void *b)
+{
+    rtcosim_time_ns x = *(const rtcosim_time_ns *)a, y = *(const rtcosim_time_ns *)b;
+    return (x > y) - (x < y);
+}
+
+/* The calling thread's wake-up lateness from a timed semaphore wait (the
+ * wait for a worker), one period apart: its p50, p99, max and the
+ * configured quantile, the lead of the timed waits (anytime_wait_for). */
+static void measure_wakeups(rtcosim_anytime *set)
+{
+    set->wakeup_p50_ns = set->wakeup_p99_ns = set->wakeup_max_ns = set->wakeup_lead_ns = 0;
+    if (set->cfg.wakeup_samples <= 0 || rtcosim_clock_is_virtual(set->clock))
+        return;
+    size_t n = (size_t)set->cfg.wakeup_samples;
+    size_t fit = (size_t)(250 * RTCOSIM_NS_PER_MS / set->period_ns);
+    if (n > fit)
+        n = fit > 20 ? fit : 20;
+    rtcosim_time_ns *late = malloc(n * sizeof *late);
+    sem_t never;
+    if (!late || sem_init(&never, 0, 0) != 0) {
+        free(late);
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t due = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec;
+    for (size_t i = 0; i < n; i++) {
+        due += set->period_ns;
+        struct timespec at = {(time_t)(due / RTCOSIM_NS_PER_S), (long)(due % RTCOSIM_NS_PER_S)};
+        while (sem_clockwait(&never, CLOCK_MONOTONIC, &at) != 0 && errno == EINTR) {
+        }
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t now = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec;
+        late[i] = now > due ? now - due : 0;
+    }
+    sem_destroy(&never);
+    qsort(late, n, sizeof *late, compare_ns);
+    size_t q = (size_t)ceil(set->cfg.wakeup_quantile * (double)n);
+    set->wakeup_p50_ns = late[(n - 1) / 2];
+    set->wakeup_p99_ns = late[(size_t)ceil(0.99 * (double)n) - 1];
+    set->wakeup_max_ns = late[n - 1];
+    set->wakeup_lead_ns = late[(q ? q : 1) - 1];
+    /* a lead past half the work time would poll through most waits */
+    if (set->wakeup_lead_ns > set->period_ns / 4)
+        set->wakeup_lead_ns = set->period_ns / 4;
+    free(late);
+}
+
 rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibration_inputs,
                                      rtcosim_error *err)
 {
@@ -181,6 +230,7 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
         return st;
     if ((st = anytime_start_workers(set, err)))
         return st;
+    measure_wakeups(set); /* on the thread that then runs the periods */
     const double *inputs = calibration_inputs ? calibration_inputs : set->inputs;
     if ((st = calibrate(set, inputs, err)))
         return st;

@@ -55,6 +55,15 @@ static void log_frame(rtcosim_rt *rt, const rtcosim_rt_frame *f)
 
 /* --- The paced loop ---------------------------------------------------------- */
 
+void rtcosim_rt_probes_reset(rtcosim_rt_probes *p)
+{
+    rtcosim_histogram_reset(&p->wakeup);
+    rtcosim_histogram_reset(&p->read);
+    rtcosim_histogram_reset(&p->write);
+    rtcosim_histogram_reset(&p->step);
+    rtcosim_histogram_reset(&p->bookkeeping);
+}
+
 typedef struct schedule {
     size_t pattern_index;
     uint64_t next_exchange; /* frame index of the next exchange point */
@@ -126,12 +135,17 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
     rtcosim_time_ns H = o->macro_step;
     rtcosim_clock *clock = rt->clock;
     rtcosim_time_ns run_start = rtcosim_clock_now(clock);
+    rt->summary.run_start = run_start;
     rtcosim_time_ns slip = 0;
     schedule sched = {0, 0};
     uint64_t k = 0;
     bool previous_overrun = false, previous_partner = false;
     rtcosim_time_ns previous_end = run_start;
     rtcosim_status st = RTCOSIM_OK;
+    rtcosim_rt_probes *probes = o->probes;
+    rtcosim_time_ns probe_end = 0;
+    if (probes)
+        rtcosim_rt_probes_reset(probes);
     bool pinned = rt->partner_count > 0;
     for (size_t i = 0; i < rt->partner_count; i++)
         pinned = pinned && rt->partners[i].pinned;
@@ -147,13 +161,23 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
             return RTCOSIM_OK;
         }
         rtcosim_time_ns deadline = run_start + slip + rtcosim_rt_frame_offset(rt, k);
+        bool slept = true;
+        if (probes) {
+            rtcosim_time_ns entry = rtcosim_clock_now(clock);
+            if (k > 0)
+                rtcosim_histogram_add(&probes->bookkeeping, entry - probe_end);
+            slept = entry < deadline;
+        }
         rtcosim_clock_sleep_until(clock, deadline);
         rtcosim_time_ns start = rtcosim_clock_now(clock);
+        if (probes && slept) /* a backlog frame did not sleep: no wake-up */
+            rtcosim_histogram_add(&probes->wakeup, start - deadline);
         rtcosim_time_ns te = o->start_time + (rtcosim_time_ns)k * H;
         rtcosim_rt_frame f = {.frame = k, .te = te, .deadline = deadline - run_start,
                               .lateness = start - deadline};
         bool was_late = rt->episodes.open;
         st = rtcosim_rt_part_read(&rt->rt_part, err);
+        rtcosim_time_ns probe_read = probes ? rtcosim_clock_now(clock) : 0;
         if (st == RTCOSIM_OK && rt->mixed && k == sched.next_exchange) {
             rtcosim_time_ns hold = (rtcosim_time_ns)schedule_advance(rt, &sched, k) * H;
             bool estimated = false;
@@ -167,6 +191,7 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
         }
         if (st == RTCOSIM_OK)
             st = rtcosim_rt_part_write(&rt->rt_part, err);
+        rtcosim_time_ns probe_write = probes ? rtcosim_clock_now(clock) : 0;
         if (st == RTCOSIM_OK) {
             /* Components stepped here see the frame (FMI 3.0 SE partitions
              * run at their ticks inside it): a pointer to the stack, no cost. */
@@ -178,6 +203,12 @@ static rtcosim_status run_loop(rtcosim_rt *rt, rtcosim_error *err)
         }
         rtcosim_time_ns end = rtcosim_clock_now(clock);
         f.exec = end - start;
+        if (probes) {
+            rtcosim_histogram_add(&probes->read, probe_read - start);
+            rtcosim_histogram_add(&probes->write, probe_write - probe_read);
+            rtcosim_histogram_add(&probes->step, end - probe_write);
+            probe_end = end;
+        }
         /* Per part its lag and tv; the frame: the largest lag, the smallest tv. */
         rtcosim_rt_frame_part *fp = rt->frame_count < rt->frame_capacity
                                         ? &rt->frame_parts[rt->frame_count * rt->partner_count]

@@ -5,7 +5,8 @@
  * (minimal), Euler in 10 steps (medium) and the exact solution (accurate), so
  * that every decision, every delivered value and its error against exp(lambda
  * t) are computed by hand. Period 1000 us, safety margin 50 us (cutoff 950),
- * no idle reserve, costs minimal 100, medium 300, accurate 500 us. */
+ * no idle reserve, costs minimal 100, medium 300, accurate 500 us. Also the
+ * wake-up lateness a set measures at start, on the monotonic clock. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -383,6 +384,75 @@ static void start_and_repair_rules(void **unused)
     assert_int_equal(anytime_repair_choose(unknown, rank, 3, 1, 0, 1099 * US), -1);
 }
 
+/* A variant that only adds one to its state. */
+static rtcosim_status add_one_fn(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                 rtcosim_time_ns h, const double *inputs, void *state,
+                                 double *outputs, rtcosim_error *err)
+{
+    (void)user, (void)ctx, (void)t, (void)h, (void)inputs, (void)err;
+    outputs[0] = ++*(double *)state;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_anytime *wakeup_set(rtcosim_clock *clock, int samples, double quantile,
+                                   rtcosim_error *err)
+{
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.output_count = 1;
+    cfg.state_size = sizeof(double);
+    cfg.period_ns = 2 * MS;
+    cfg.idle_reserve = 0;
+    cfg.wakeup_samples = samples;
+    cfg.wakeup_quantile = quantile;
+    rtcosim_anytime *set = NULL;
+    if (rtcosim_anytime_create(&cfg, clock, &set, err) != RTCOSIM_OK)
+        return NULL;
+    rtcosim_anytime_variant_info info = {"only", 1, 0, RTCOSIM_ANYTIME_SOLVER_OTHER};
+    assert_int_equal(rtcosim_anytime_add_native(set, &info, add_one_fn, NULL, err), RTCOSIM_OK);
+    return set;
+}
+
+/* At start on the monotonic clock the set measures its own wake-ups: 50
+ * timed waits one 2 ms period apart take at least 100 ms; every wait wakes
+ * after its time, so p50 > 0, p50 <= p99 <= max, and with wakeup_quantile
+ * 0.5 the lead is the p50 (nearest rank 25 of 50 both). On a virtual clock,
+ * or with 0 samples, nothing is measured; a quantile of 0 is refused. */
+static void wakeup_lateness_is_measured_at_start(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime *set = wakeup_set(clock, 50, 0.5, &err);
+    assert_non_null(set);
+    rtcosim_time_ns before = rtcosim_clock_now(clock);
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_OK);
+    assert_true(rtcosim_clock_now(clock) - before >= 100 * MS);
+    rtcosim_anytime_summary s;
+    assert_int_equal(rtcosim_anytime_summary_get(set, &s, &err), RTCOSIM_OK);
+    assert_true(s.wakeup_p50_ns > 0);
+    assert_true(s.wakeup_p50_ns <= s.wakeup_p99_ns && s.wakeup_p99_ns <= s.wakeup_max_ns);
+    assert_true(s.wakeup_lead_ns == s.wakeup_p50_ns || s.wakeup_lead_ns == 2 * MS / 4);
+    rtcosim_anytime_free(set);
+    set = wakeup_set(clock, 0, 0.99, &err);
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_summary_get(set, &s, &err), RTCOSIM_OK);
+    assert_true(s.wakeup_p50_ns == 0 && s.wakeup_max_ns == 0 && s.wakeup_lead_ns == 0);
+    rtcosim_anytime_free(set);
+    rtcosim_clock_free(clock);
+    assert_int_equal(rtcosim_clock_create_virtual(0, &clock, NULL), RTCOSIM_OK);
+    set = wakeup_set(clock, 50, 0.99, &err);
+    assert_int_equal(rtcosim_anytime_start(set, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_summary_get(set, &s, &err), RTCOSIM_OK);
+    assert_true(s.wakeup_max_ns == 0 && s.wakeup_lead_ns == 0);
+    rtcosim_anytime_free(set);
+    assert_null(wakeup_set(clock, 50, 0, &err));
+    assert_string_equal(err.message, "anytime set 'anytime': wakeup_samples 50 must be "
+                                     "0..100000 and wakeup_quantile 0 in (0, 1]");
+    rtcosim_clock_free(clock);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +462,7 @@ int main(void)
         cmocka_unit_test(timer_runs_its_fallback_first_and_a_repair_lifts_a_floor),
         cmocka_unit_test(timer_fallback_choice_when_the_learned_limit_bars_all),
         cmocka_unit_test(start_and_repair_rules),
+        cmocka_unit_test(wakeup_lateness_is_measured_at_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,82 @@
+/* Attribution of real-time overruns (B3) and anytime misses (B5) against the
+ * platform floor measured in the same run: cyclictest runs beside the
+ * benchmark (same CPU, one priority above it) and records every wake-up
+ * later than a trigger with its clock time (--spike). Each late wake-up says
+ * the CPU was unavailable to a real-time thread from its expected time for
+ * its lateness: machine time. A late event (an overrun, a miss) is the
+ * floor's when the machine time inside its window covers at least its
+ * overshoot - without those stalls it would have been in time - and the
+ * program's own otherwise (shared BENCHMARKS.md, raised targets of B3/B5). */
+#ifndef RTCOSIM_BENCH_RT_FLOOR_H
+#define RTCOSIM_BENCH_RT_FLOOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cyclictest.h"
+
+typedef struct floor_spike {
+    int64_t expected_ns; /* CLOCK_MONOTONIC time the wake-up was due */
+    int64_t late_ns;     /* how late it came */
+} floor_spike;
+
+typedef struct floor_spikes {
+    floor_spike *spike; /* sorted by expected_ns */
+    size_t count;
+} floor_spikes;
+
+/* Parse cyclictest's "T: <n> Spike: <late us>: TS: <wake ns>" lines (any
+ * other line is skipped) into a sorted list. Returns 0, -1 out of memory. */
+int floor_parse_spikes(const char *text, size_t len, floor_spikes *out);
+void floor_spikes_free(floor_spikes *s);
+
+/* Length of the union of the spikes' unavailable intervals [expected,
+ * expected + late] inside [a, b]. */
+int64_t floor_machine_ns(const floor_spikes *s, int64_t a, int64_t b);
+
+/* What made an event late, as the program itself tells it. */
+typedef enum floor_cause {
+    FLOOR_CAUSE_WAKEUP,    /* it started late (on time before) */
+    FLOOR_CAUSE_EXECUTION, /* its work took longer than the period */
+    FLOOR_CAUSE_BACKLOG,   /* it started late because the previous one overran */
+    FLOOR_CAUSE_STRATEGY,  /* an anytime strategy's choice of variant */
+    FLOOR_CAUSES
+} floor_cause;
+
+/* One late event: due at `due`, done at `end` (> due); `begin` is the start
+ * of its window: the deadline at which its work (or, for a backlog, the
+ * first overrunning frame of the chain) was due to start. */
+typedef struct floor_event {
+    int64_t begin, end, due;
+    floor_cause cause;
+} floor_event;
+
+/* Whether the machine time in [begin, end] covers the overshoot end - due. */
+bool floor_explains(const floor_spikes *s, const floor_event *e);
+
+typedef struct floor_tally {
+    uint64_t floor[FLOOR_CAUSES]; /* explained by the machine, per cause */
+    uint64_t own[FLOOR_CAUSES];   /* the program's own, per cause */
+    uint64_t total, beyond_floor; /* beyond_floor = sum of own */
+} floor_tally;
+
+void floor_tally_add(floor_tally *t, const floor_spikes *s, const floor_event *e);
+const char *floor_cause_name(floor_cause c);
+
+/* cyclictest beside a measurement: started before it, stopped after it.
+ * floor_start returns 0 (running), 1 (not installed) or -1 (why filled). */
+typedef struct floor_run {
+    int pid, fd;
+    char path[64];
+    double interval_us;
+} floor_run;
+
+int floor_start(floor_run *r, int cpu, int priority, double period_s, double seconds,
+                double trigger_us, char *why, size_t why_size);
+/* Stop it (SIGINT: cyclictest prints its histogram and spikes), parse both.
+ * Returns 0, or -1 with why filled. */
+int floor_stop(floor_run *r, bench_cyclictest *hist, floor_spikes *spikes, char *why,
+               size_t why_size);
+
+#endif
