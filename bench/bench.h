@@ -37,10 +37,15 @@ double bench_percentile(double *values, size_t n, double p);
 void bench_print_load(void);
 
 /* Run a peer program (argv[0] a path) to completion as the same-run
- * reference of a benchmark: its wall and CPU seconds (from wait4) and the
- * first out_size - 1 bytes of its stdout and stderr in out (NUL-terminated).
- * Returns its exit status, or -1 when it could not be started. */
-int bench_run_peer(char *const argv[], double *wall_s, double *cpu_s, char *out, size_t out_size);
+ * reference of a benchmark, in directory cwd (NULL: this one): its wall and
+ * CPU seconds (from wait4) and the first out_size - 1 bytes of its stdout
+ * and stderr in out (NUL-terminated). Returns its exit status, or -1 when it
+ * could not be started. */
+int bench_run_peer(char *const argv[], const char *cwd, double *wall_s, double *cpu_s, char *out,
+                   size_t out_size);
+
+/* Remove a directory and everything in it (a peer's scratch files). */
+void bench_remove_tree(const char *dir);
 
 /* Directory for scratch files of a benchmark run (created; $TMPDIR or /tmp). */
 const char *bench_scratch_dir(void);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -79,7 +80,8 @@ void bench_print_load(void)
                load[1], load[2], sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-int bench_run_peer(char *const argv[], double *wall_s, double *cpu_s, char *out, size_t out_size)
+int bench_run_peer(char *const argv[], const char *cwd, double *wall_s, double *cpu_s, char *out,
+                   size_t out_size)
 {
     int pipe_fds[2];
     if (out_size)
@@ -99,6 +101,8 @@ int bench_run_peer(char *const argv[], double *wall_s, double *cpu_s, char *out,
         dup2(pipe_fds[1], STDERR_FILENO);
         close(pipe_fds[0]);
         close(pipe_fds[1]);
+        if (cwd && chdir(cwd) != 0)
+            _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -128,4 +132,18 @@ int bench_run_peer(char *const argv[], double *wall_s, double *cpu_s, char *out,
     *cpu_s = (double)usage.ru_utime.tv_sec + (double)usage.ru_stime.tv_sec +
              ((double)usage.ru_utime.tv_usec + (double)usage.ru_stime.tv_usec) * 1e-6;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void bench_remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "rtcosim/events.h"
@@ -45,8 +46,16 @@ static bool run_ross(const char *ross, unsigned lps, double end, double *rate, d
     snprintf(end_arg, sizeof end_arg, "--end=%g", end);
     char *argv[] = {(char *)ross, "--synch=1", nlp, "--start-events=16", "--remote=0.1",
                     "--lookahead=0.1", "--mean=1.0", end_arg, NULL};
+    /* ROSS writes ross.csv and ross_all_lp_stats/ where it runs: a directory
+     * of its own, removed after */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/ross-XXXXXX", bench_scratch_dir());
+    if (!mkdtemp(dir))
+        return false;
     double wall_s, cpu_s;
-    if (bench_run_peer(argv, &wall_s, &cpu_s, out, sizeof out) != 0)
+    int rc = bench_run_peer(argv, dir, &wall_s, &cpu_s, out, sizeof out);
+    bench_remove_tree(dir);
+    if (rc != 0)
         return false;
     const char *r = strstr(out, "Event Rate (events/sec)"), *n = strstr(out, "Net Events Processed");
     if (!r || !n)
@@ -205,6 +214,8 @@ static int run_phold(int argc, char **argv)
         bench_figure("phold.ross_sequential.events_per_cpu_s", ross_cpu_median, "events/s");
         bench_figure("phold.sequential_over_ross", median[0] / ross_median, "x");
     }
+    if (ross)
+        rmdir(bench_scratch_dir());
     rtcosim_phold_free(ph);
     rtcosim_events_free(sim);
     return identical ? 0 : 1;

@@ -87,7 +87,7 @@ static bool run_fmusim(const bench_config *cfg, uint64_t steps, double *wall_s, 
     snprintf(csv, sizeof csv, "%s/fmusim.csv", bench_scratch_dir());
     char *argv[] = {(char *)cfg->fmusim, "--interface-type", "cs", "--stop-time", stop,
                     "--output-interval", "1e-4", "--output-file", csv, (char *)cfg->fmu, NULL};
-    int rc = bench_run_peer(argv, wall_s, cpu_s, out, sizeof out);
+    int rc = bench_run_peer(argv, NULL, wall_s, cpu_s, out, sizeof out);
     unlink(csv);
     if (rc != 0)
         fprintf(stderr, "rtcosim: bench step: %s exited with %d: %.200s\n", cfg->fmusim, rc, out);
