@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_BENCH_H
 #define RTCOSIM_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,10 @@ int bench_run_peer(char *const argv[], const char *cwd, double *wall_s, double *
 
 /* Remove a directory and everything in it (a peer's scratch files). */
 void bench_remove_tree(const char *dir);
+
+/* Whether argv[*i] is option `name` with a value, as `--name VALUE` (then
+ * *i moves to the value) or `--name=VALUE`; the value in *value. */
+bool bench_option(int argc, char **argv, int *i, const char *name, const char **value);
 
 /* Directory for scratch files of a benchmark run (created; $TMPDIR or /tmp). */
 const char *bench_scratch_dir(void);

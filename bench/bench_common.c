@@ -147,3 +147,18 @@ void bench_remove_tree(const char *dir)
 {
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+bool bench_option(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0)
+        return false;
+    if (argv[*i][n] == '=') {
+        *value = argv[*i] + n + 1;
+        return true;
+    }
+    if (argv[*i][n] != '\0' || *i + 1 >= argc)
+        return false;
+    *value = argv[++*i];
+    return true;
+}

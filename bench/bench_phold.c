@@ -72,21 +72,22 @@ static int run_phold(int argc, char **argv)
     const char *ross = getenv("RTCOSIM_ROSS_PHOLD");
     rtcosim_rank_sync sync = RTCOSIM_RANK_SYNC_DEFAULT; /* DEFAULT: both, under mpirun */
     for (int i = 1; i < argc; i++) {
+        const char *value;
         if (strcmp(argv[i], "--quick") == 0) {
             repeats = 3;
             end = 100.0;
-        } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
-            repeats = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--lps") == 0 && i + 1 < argc) {
-            lps = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--end") == 0 && i + 1 < argc) {
-            end = strtod(argv[++i], NULL);
-        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--ross") == 0 && i + 1 < argc) {
-            ross = argv[++i];
-        } else if (strcmp(argv[i], "--sync") == 0 && i + 1 < argc) {
-            if (rtcosim_rank_sync_parse(argv[++i], &sync) != 0)
+        } else if (bench_option(argc, argv, &i, "--repeats", &value)) {
+            repeats = (unsigned)strtoul(value, NULL, 10);
+        } else if (bench_option(argc, argv, &i, "--lps", &value)) {
+            lps = (unsigned)strtoul(value, NULL, 10);
+        } else if (bench_option(argc, argv, &i, "--end", &value)) {
+            end = strtod(value, NULL);
+        } else if (bench_option(argc, argv, &i, "--threads", &value)) {
+            threads = (unsigned)strtoul(value, NULL, 10);
+        } else if (bench_option(argc, argv, &i, "--ross", &value)) {
+            ross = value;
+        } else if (bench_option(argc, argv, &i, "--sync", &value)) {
+            if (rtcosim_rank_sync_parse(value, &sync) != 0)
                 return usage();
         } else {
             return usage();
@@ -135,6 +136,12 @@ static int run_phold(int argc, char **argv)
     unsigned ross_runs = 0;
     if (ross && !*ross)
         ross = NULL;
+    if (ross && access(ross, X_OK) != 0) {
+        fprintf(stderr, "rtcosim: bench phold: --ross %s: not an executable program\n", ross);
+        rtcosim_phold_free(ph);
+        rtcosim_events_free(sim);
+        return 2;
+    }
     bench_print_load();
     printf("PHOLD: %u LPs, 16 events/LP, 10 %% remote, lookahead 0.1, mean 1.0, end %g, %u repeats\n",
            lps, end, repeats);

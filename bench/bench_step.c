@@ -151,19 +151,20 @@ static int run_bench_step(int argc, char **argv)
     static char fmu_path[4096];
     bench_config cfg = {.steps = 1000000, .repeats = 5, .fmusim = getenv("RTCOSIM_FMUSIM")};
     for (int i = 1; i < argc; i++) {
+        const char *value;
         if (strcmp(argv[i], "--quick") == 0) {
             cfg.steps = 100000;
             cfg.repeats = 3;
-        } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
-            cfg.repeats = atoi(argv[++i]);
+        } else if (bench_option(argc, argv, &i, "--repeats", &value)) {
+            cfg.repeats = atoi(value);
             if (cfg.repeats < 1 || cfg.repeats > 64) {
                 fprintf(stderr, "rtcosim: bench step: --repeats must be 1..64\n");
                 return 1;
             }
-        } else if (strcmp(argv[i], "--fmu") == 0 && i + 1 < argc) {
-            cfg.fmu = argv[++i];
-        } else if (strcmp(argv[i], "--fmusim") == 0 && i + 1 < argc) {
-            cfg.fmusim = argv[++i];
+        } else if (bench_option(argc, argv, &i, "--fmu", &value)) {
+            cfg.fmu = value;
+        } else if (bench_option(argc, argv, &i, "--fmusim", &value)) {
+            cfg.fmusim = value;
         } else {
             printf("usage: rtcosim bench step [--quick] [--repeats N] [--fmu Dahlquist.fmu]\n"
                    "                          [--fmusim FMUSIM]\n"
@@ -172,6 +173,12 @@ static int run_bench_step(int argc, char **argv)
                    "same FMU with CSV every step after each run of (a), as its same-run peer.\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 1;
         }
+    }
+    if (cfg.fmusim && !*cfg.fmusim)
+        cfg.fmusim = NULL;
+    if (cfg.fmusim && access(cfg.fmusim, X_OK) != 0) {
+        fprintf(stderr, "rtcosim: bench step: --fmusim %s: not an executable program\n", cfg.fmusim);
+        return 2;
     }
     rtcosim_error err;
     if (!cfg.fmu) {
@@ -191,8 +198,6 @@ static int run_bench_step(int argc, char **argv)
         return 1;
     double peak_fewer = bench_peak_rss_mib();
     double cpu_csv = 0, cpu_thread = 0, cpu_decimated = 0, cpu_bare = 0;
-    if (cfg.fmusim && !*cfg.fmusim)
-        cfg.fmusim = NULL;
     /* (a) and the peer alternately, so that the machine's noise hits both */
     double walls[64], cpus[64], peer_walls[64], peer_cpus[64];
     int runs = cfg.repeats < 64 ? cfg.repeats : 64, peer_runs = 0;
