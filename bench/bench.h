@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_BENCH_H
 #define RTCOSIM_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,21 @@ double bench_percentile(double *values, size_t n, double p);
 /* One line with the machine's load average, so that a figure measured
  * under load says so. */
 void bench_print_load(void);
+
+/* Run a peer program (argv[0] a path) to completion as the same-run
+ * reference of a benchmark, in directory cwd (NULL: this one): its wall and
+ * CPU seconds (from wait4) and the first out_size - 1 bytes of its stdout
+ * and stderr in out (NUL-terminated). Returns its exit status, or -1 when it
+ * could not be started. */
+int bench_run_peer(char *const argv[], const char *cwd, double *wall_s, double *cpu_s, char *out,
+                   size_t out_size);
+
+/* Remove a directory and everything in it (a peer's scratch files). */
+void bench_remove_tree(const char *dir);
+
+/* Whether argv[*i] is option `name` with a value, as `--name VALUE` (then
+ * *i moves to the value) or `--name=VALUE`; the value in *value. */
+bool bench_option(int argc, char **argv, int *i, const char *name, const char **value);
 
 /* Directory for scratch files of a benchmark run (created; $TMPDIR or /tmp). */
 const char *bench_scratch_dir(void);

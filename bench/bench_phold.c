@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "rtcosim/events.h"
@@ -25,32 +26,68 @@ typedef struct phold_case {
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench phold [--quick] [--repeats N] [--lps N] [--end T]\n"
-                    "                           [--threads N] [--sync reduction|null]\n"
+                    "                           [--threads N] [--sync reduction|null] [--ross PHOLD]\n"
+                    "  --ross PHOLD: ROSS's phold program (models/phold of ROSS-org/ROSS, default\n"
+                    "  $RTCOSIM_ROSS_PHOLD), run sequentially (--synch=1) on the same model in\n"
+                    "  each repeat as the same-run peer of the sequential figure\n"
                     "  under `mpirun -np N`: B9, the run over N ranks against the sequential one,\n"
                     "  with each synchronization of the ranks (or only --sync), --threads per rank\n"
                     "  (default 1)\n");
     return 2;
 }
 
+/* ROSS's sequential PHOLD on the same model: its own event rate (its
+ * running time, start-up excluded) and the rate per CPU second of the whole
+ * process; false when it did not run or said nothing parseable. */
+static bool run_ross(const char *ross, unsigned lps, double end, double *rate, double *cpu_rate)
+{
+    char nlp[32], end_arg[48], out[65536];
+    snprintf(nlp, sizeof nlp, "--nlp=%u", lps);
+    snprintf(end_arg, sizeof end_arg, "--end=%g", end);
+    char *argv[] = {(char *)ross, "--synch=1", nlp, "--start-events=16", "--remote=0.1",
+                    "--lookahead=0.1", "--mean=1.0", end_arg, NULL};
+    /* ROSS writes ross.csv and ross_all_lp_stats/ where it runs: a directory
+     * of its own, removed after */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/ross-XXXXXX", bench_scratch_dir());
+    if (!mkdtemp(dir))
+        return false;
+    double wall_s, cpu_s;
+    int rc = bench_run_peer(argv, dir, &wall_s, &cpu_s, out, sizeof out);
+    bench_remove_tree(dir);
+    if (rc != 0)
+        return false;
+    const char *r = strstr(out, "Event Rate (events/sec)"), *n = strstr(out, "Net Events Processed");
+    if (!r || !n)
+        return false;
+    *rate = strtod(r + strlen("Event Rate (events/sec)"), NULL);
+    *cpu_rate = cpu_s > 0 ? strtod(n + strlen("Net Events Processed"), NULL) / cpu_s : 0;
+    return *rate > 0;
+}
+
 static int run_phold(int argc, char **argv)
 {
     unsigned repeats = 5, lps = 1024, threads = 1;
     double end = 1000.0;
+    const char *ross = getenv("RTCOSIM_ROSS_PHOLD");
     rtcosim_rank_sync sync = RTCOSIM_RANK_SYNC_DEFAULT; /* DEFAULT: both, under mpirun */
     for (int i = 1; i < argc; i++) {
+        const char *value;
         if (strcmp(argv[i], "--quick") == 0) {
             repeats = 3;
             end = 100.0;
-        } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
-            repeats = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--lps") == 0 && i + 1 < argc) {
-            lps = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--end") == 0 && i + 1 < argc) {
-            end = strtod(argv[++i], NULL);
-        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--sync") == 0 && i + 1 < argc) {
-            if (rtcosim_rank_sync_parse(argv[++i], &sync) != 0)
+        } else if (bench_option(argc, argv, &i, "--repeats", &value)) {
+            repeats = (unsigned)strtoul(value, NULL, 10);
+        } else if (bench_option(argc, argv, &i, "--lps", &value)) {
+            lps = (unsigned)strtoul(value, NULL, 10);
+        } else if (bench_option(argc, argv, &i, "--end", &value)) {
+            end = strtod(value, NULL);
+        } else if (bench_option(argc, argv, &i, "--threads", &value)) {
+            threads = (unsigned)strtoul(value, NULL, 10);
+        } else if (bench_option(argc, argv, &i, "--ross", &value)) {
+            ross = value;
+        } else if (bench_option(argc, argv, &i, "--sync", &value)) {
+            if (rtcosim_rank_sync_parse(value, &sync) != 0)
                 return usage();
         } else {
             return usage();
@@ -95,6 +132,17 @@ static int run_phold(int argc, char **argv)
     uint64_t events[CASES] = {0}, rounds[CASES] = {0}, sleeps[CASES] = {0}, reference = 0;
     uint64_t processed[CASES] = {0}, rollbacks[CASES] = {0};
     bool identical = true;
+    double ross_rate[100], ross_cpu_rate[100];
+    unsigned ross_runs = 0;
+    if (ross && !*ross)
+        ross = NULL;
+    if (ross && access(ross, X_OK) != 0) {
+        fprintf(stderr, "rtcosim: bench phold: --ross %s: not an executable program\n", ross);
+        rtcosim_phold_free(ph);
+        rtcosim_events_free(sim);
+        return 2;
+    }
+    bench_print_load();
     printf("PHOLD: %u LPs, 16 events/LP, 10 %% remote, lookahead 0.1, mean 1.0, end %g, %u repeats\n",
            lps, end, repeats);
     /* interleave the cases in each repeat so that machine noise hits all alike */
@@ -123,6 +171,9 @@ static int run_phold(int argc, char **argv)
             sleeps[c] = stats.sleeps;
             processed[c] = stats.processed;
             rollbacks[c] = stats.rollbacks;
+            if (c == 0 && ross) /* the peer right after our sequential run */
+                if (run_ross(ross, lps, end, &ross_rate[ross_runs], &ross_cpu_rate[ross_runs]))
+                    ross_runs++;
         }
     /* Mev/cpu-s: events per second of CPU time of all threads, the cost of
      * the kernel whatever else runs on the machine; blocked: thread-seconds
@@ -143,6 +194,17 @@ static int run_phold(int argc, char **argv)
                    processed[c] ? (double)events[c] / (double)processed[c] : 0.0, events[c],
                    processed[c], rollbacks[c]);
     printf("results identical across schedulers and thread counts: %s\n", identical ? "yes" : "NO");
+    double ross_median = 0, ross_cpu_median = 0;
+    if (ross_runs) {
+        ross_median = bench_median(ross_rate, ross_runs);
+        ross_cpu_median = bench_median(ross_cpu_rate, ross_runs);
+        printf("ROSS sequential (%s, %u runs, each right after ours): %.3f Mev/s (its own timing),"
+               " %.3f Mev/cpu-s (whole process); rtcosim sequential %.2fx\n", ross, ross_runs,
+               ross_median / 1e6, ross_cpu_median / 1e6, median[0] / ross_median);
+    } else {
+        printf("ROSS sequential: %s\n", ross ? "did not run (see --ross)" :
+                                        "not given (--ross PHOLD or $RTCOSIM_ROSS_PHOLD)");
+    }
     for (size_t c = 0; c < ncases; c++)
         bench_figure(cases[c].figure, median[c], "events/s");
     bench_figure("phold.threads2.speedup", median[2] / median[1], "x");
@@ -154,6 +216,13 @@ static int run_phold(int argc, char **argv)
                  processed[6] ? (double)events[6] / (double)processed[6] : 0.0, "ratio");
     bench_figure("phold.speculative2.rollbacks", (double)rollbacks[6], "count");
     bench_figure("phold.identical", identical ? 1 : 0, "bool");
+    if (ross_runs) {
+        bench_figure("phold.ross_sequential.events_per_s", ross_median, "events/s");
+        bench_figure("phold.ross_sequential.events_per_cpu_s", ross_cpu_median, "events/s");
+        bench_figure("phold.sequential_over_ross", median[0] / ross_median, "x");
+    }
+    if (ross)
+        rmdir(bench_scratch_dir());
     rtcosim_phold_free(ph);
     rtcosim_events_free(sim);
     return identical ? 0 : 1;

@@ -20,6 +20,7 @@ static const rtcosim_time_ns step_ns = 100000; /* 1e-4 s */
 
 typedef struct bench_config {
     const char *fmu;
+    const char *fmusim; /* the peer, or NULL */
     uint64_t steps;
     int repeats;
 } bench_config;
@@ -74,6 +75,23 @@ static double median_run(const bench_config *cfg, uint64_t steps, uint32_t recor
     }
     *cpu_s = bench_median(cpus, (size_t)n);
     return bench_median(walls, (size_t)n);
+}
+
+/* The peer: the Reference FMUs' fmusim on the same FMU and grid with a CSV
+ * row every step (the whole process: unpacking and start-up are
+ * milliseconds against the run's second); false when it failed. */
+static bool run_fmusim(const bench_config *cfg, uint64_t steps, double *wall_s, double *cpu_s)
+{
+    char stop[48], csv[4200], out[4096];
+    snprintf(stop, sizeof stop, "%.17g", (double)steps * 1e-4);
+    snprintf(csv, sizeof csv, "%s/fmusim.csv", bench_scratch_dir());
+    char *argv[] = {(char *)cfg->fmusim, "--interface-type", "cs", "--stop-time", stop,
+                    "--output-interval", "1e-4", "--output-file", csv, (char *)cfg->fmu, NULL};
+    int rc = bench_run_peer(argv, NULL, wall_s, cpu_s, out, sizeof out);
+    unlink(csv);
+    if (rc != 0)
+        fprintf(stderr, "rtcosim: bench step: %s exited with %d: %.200s\n", cfg->fmusim, rc, out);
+    return rc == 0;
 }
 
 /* Step the FMU directly (no recorder, no formatting) and compare x at every
@@ -131,24 +149,36 @@ static long check_round_trip(const bench_config *cfg, const char *csv, uint64_t 
 static int run_bench_step(int argc, char **argv)
 {
     static char fmu_path[4096];
-    bench_config cfg = {.steps = 1000000, .repeats = 5};
+    bench_config cfg = {.steps = 1000000, .repeats = 5, .fmusim = getenv("RTCOSIM_FMUSIM")};
     for (int i = 1; i < argc; i++) {
+        const char *value;
         if (strcmp(argv[i], "--quick") == 0) {
             cfg.steps = 100000;
             cfg.repeats = 3;
-        } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
-            cfg.repeats = atoi(argv[++i]);
+        } else if (bench_option(argc, argv, &i, "--repeats", &value)) {
+            cfg.repeats = atoi(value);
             if (cfg.repeats < 1 || cfg.repeats > 64) {
                 fprintf(stderr, "rtcosim: bench step: --repeats must be 1..64\n");
                 return 1;
             }
-        } else if (strcmp(argv[i], "--fmu") == 0 && i + 1 < argc) {
-            cfg.fmu = argv[++i];
+        } else if (bench_option(argc, argv, &i, "--fmu", &value)) {
+            cfg.fmu = value;
+        } else if (bench_option(argc, argv, &i, "--fmusim", &value)) {
+            cfg.fmusim = value;
         } else {
             printf("usage: rtcosim bench step [--quick] [--repeats N] [--fmu Dahlquist.fmu]\n"
-                   "B1: Dahlquist FMU, steps of 1e-4 s, 1e6 steps (1e5 with --quick).\n");
+                   "                          [--fmusim FMUSIM]\n"
+                   "B1: Dahlquist FMU, steps of 1e-4 s, 1e6 steps (1e5 with --quick).\n"
+                   "--fmusim: the Reference FMUs' fmusim (default $RTCOSIM_FMUSIM), run on the\n"
+                   "same FMU with CSV every step after each run of (a), as its same-run peer.\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 1;
         }
+    }
+    if (cfg.fmusim && !*cfg.fmusim)
+        cfg.fmusim = NULL;
+    if (cfg.fmusim && access(cfg.fmusim, X_OK) != 0) {
+        fprintf(stderr, "rtcosim: bench step: --fmusim %s: not an executable program\n", cfg.fmusim);
+        return 2;
     }
     rtcosim_error err;
     if (!cfg.fmu) {
@@ -160,6 +190,7 @@ static int run_bench_step(int argc, char **argv)
     }
     char csv[4200];
     snprintf(csv, sizeof csv, "%s/step.csv", bench_scratch_dir());
+    bench_print_load();
     uint64_t fewer = cfg.steps / 10;
 
     /* Memory first at 10x fewer steps, then at all steps: ru_maxrss only grows. */
@@ -167,7 +198,20 @@ static int run_bench_step(int argc, char **argv)
         return 1;
     double peak_fewer = bench_peak_rss_mib();
     double cpu_csv = 0, cpu_thread = 0, cpu_decimated = 0, cpu_bare = 0;
-    double wall_csv = median_run(&cfg, cfg.steps, 1, csv, false, &cpu_csv);
+    /* (a) and the peer alternately, so that the machine's noise hits both */
+    double walls[64], cpus[64], peer_walls[64], peer_cpus[64];
+    int runs = cfg.repeats < 64 ? cfg.repeats : 64, peer_runs = 0;
+    for (int i = 0; i < runs; i++) {
+        if ((walls[i] = run_once(&cfg, cfg.steps, 1, csv, false)) < 0)
+            return 1;
+        cpus[i] = last_cpu_s;
+        if (cfg.fmusim && run_fmusim(&cfg, cfg.steps, &peer_walls[peer_runs], &peer_cpus[peer_runs]))
+            peer_runs++;
+    }
+    double wall_csv = bench_median(walls, (size_t)runs);
+    cpu_csv = bench_median(cpus, (size_t)runs);
+    double wall_peer = peer_runs ? bench_median(peer_walls, (size_t)peer_runs) : 0;
+    double cpu_peer = peer_runs ? bench_median(peer_cpus, (size_t)peer_runs) : 0;
     double peak = bench_peak_rss_mib();
     long samples = 0;
     long mismatches = wall_csv < 0 ? -1 : check_round_trip(&cfg, csv, cfg.steps, &samples);
@@ -192,6 +236,11 @@ static int run_bench_step(int argc, char **argv)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         printf("  %-34s %10.4f %12.1f %14.1f\n", rows[i].name, rows[i].wall, rows[i].wall * 1e9 / n,
                rows[i].cpu * 1e9 / n);
+    if (peer_runs)
+        printf("  %-34s %10.4f %12.1f %14.1f  (%s, %d runs)\n", "fmusim, CSV every step", wall_peer,
+               wall_peer * 1e9 / n, cpu_peer * 1e9 / n, cfg.fmusim, peer_runs);
+    else
+        printf("  fmusim: %s\n", cfg.fmusim ? "did not run" : "not given (--fmusim or $RTCOSIM_FMUSIM)");
     printf("  peak memory: %.1f MiB after %llu steps, %.1f MiB after %llu steps\n", peak_fewer,
            (unsigned long long)fewer, peak, (unsigned long long)cfg.steps);
     printf("  round trip: %ld of %ld sampled rows differ from the FMU's values\n", mismatches, samples);
@@ -203,6 +252,12 @@ static int run_bench_step(int argc, char **argv)
     bench_figure("step.bare_ns_per_step", wall_bare * 1e9 / n, "ns");
     bench_figure("step.csv_cpu_ns_per_step", cpu_csv * 1e9 / n, "ns");
     bench_figure("step.decimated_cpu_ns_per_step", cpu_decimated * 1e9 / n, "ns");
+    if (peer_runs) {
+        bench_figure("step.fmusim_csv_ns_per_step", wall_peer * 1e9 / n, "ns");
+        bench_figure("step.fmusim_csv_cpu_ns_per_step", cpu_peer * 1e9 / n, "ns");
+        bench_figure("step.csv_over_fmusim", wall_csv / wall_peer, "x");
+        bench_figure("step.csv_cpu_over_fmusim", cpu_csv / cpu_peer, "x");
+    }
     bench_figure("step.peak_mib", peak, "MiB");
     bench_figure("step.peak_mib_10x_fewer_steps", peak_fewer, "MiB");
     bench_figure("step.roundtrip_mismatches", (double)mismatches, "rows");

@@ -407,6 +407,12 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     rtcosim_events *sim = w->sim;
     event_heap *heap;
     switch (sim->route) {
+    case ROUTE_CALENDAR:
+        if (!event_calendar_push(&w->calendar, ev)) {
+            event_pool_put(&w->pool, ev);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
+        }
+        return RTCOSIM_OK;
     case ROUTE_SPECULATIVE:
         return spec_deliver(w, ev, err);
     case ROUTE_RANKS:

@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "event_queue.h"
+#include "event_calendar.h"
 #include "util/spin_wait.h"
 #include "rtcosim/events.h"
 
@@ -18,7 +18,8 @@ typedef struct lp_link {
 
 /* Where rtcosim_lp_send puts a new event. */
 typedef enum event_route {
-    ROUTE_WORKER_HEAP = 0, /* the executing worker's heap (sequential) */
+    ROUTE_WORKER_HEAP = 0, /* the executing worker's heap (stepped) */
+    ROUTE_CALENDAR,        /* the executing worker's calendar (sequential) */
     ROUTE_THREADS,         /* own thread's heap or a mailbox (conservative) */
     ROUTE_LP_HEAP,         /* the destination LP's own heap (global, lockstep) */
     ROUTE_SPECULATIVE,     /* own thread's heap (straggler check) or a ring (speculative) */
@@ -65,6 +66,7 @@ struct worker {
     unsigned index;
     event_pool pool;
     event_heap heap;
+    event_calendar calendar; /* sequential scheduler */
     int parity;
     /* Conservative: mailboxes to each thread for the current round parity,
      * as singly linked lists (head, tail), and the earliest time put in each. */

@@ -22,6 +22,15 @@ struct rtcosim_phold {
     phold_lp *lps;
 };
 
+/* llround(x) for 0 <= x < 2^63 without the library call: truncation, then
+ * the exact fraction (x - trunc(x) is exact in binary floating point; from
+ * 2^52 on every double is an integer and the fraction 0). */
+static inline rtcosim_time_ns round_half_away(double x)
+{
+    rtcosim_time_ns whole = (rtcosim_time_ns)x;
+    return whole + (x - (double)whole >= 0.5);
+}
+
 static rtcosim_status phold_send(rtcosim_lp *lp, const rtcosim_phold_config *c,
                                  rtcosim_error *err)
 {
@@ -31,7 +40,7 @@ static rtcosim_status phold_send(rtcosim_lp *lp, const rtcosim_phold_config *c,
         dst += dst >= self; /* any LP but this one */
     }
     double increment = rtcosim_lp_random_exponential(lp, (double)c->mean_increment);
-    rtcosim_time_ns delay = c->lookahead + (rtcosim_time_ns)llround(increment);
+    rtcosim_time_ns delay = c->lookahead + round_half_away(increment);
     return rtcosim_lp_send(lp, dst, delay, 0, 0, NULL, 0, err);
 }
 

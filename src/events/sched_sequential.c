@@ -1,6 +1,7 @@
-/* The sequential scheduler: one queue of all events, processed in the total
- * order on the calling thread. It defines the reference result every other
- * scheduler reproduces. */
+/* The sequential scheduler: one queue of all events (a calendar with a
+ * sorted front, event_calendar.h), processed in the total order on the
+ * calling thread. It defines the reference result every other scheduler
+ * reproduces. */
 #include <stdlib.h>
 
 #include "kernel.h"
@@ -15,15 +16,17 @@ rtcosim_status sched_sequential_run(rtcosim_events *sim, const rtcosim_run_optio
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory");
     for (size_t i = 0; i < sim->lp_count; i++)
         sim->lps[i]->worker = &w;
-    sim->route = ROUTE_WORKER_HEAP;
+    sim->route = ROUTE_CALENDAR;
     st = kernel_init_lps(sim, err);
-    while (st == RTCOSIM_OK && w.heap.count) {
-        rtcosim_event *ev = event_heap_pop(&w.heap);
+    rtcosim_event *ev;
+    while (st == RTCOSIM_OK && (ev = event_calendar_pop(&w.calendar))) {
         st = kernel_process(sim->lps[ev->dst], ev, err);
         event_pool_put(&w.pool, ev);
     }
+    if (st == RTCOSIM_OK && w.calendar.failed)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
     stats->rounds = 1;
-    event_heap_free(&w.heap);
+    event_calendar_free(&w.calendar);
     event_pool_free(&w.pool);
     return st;
 }

@@ -99,11 +99,9 @@ static rtcosim_status terminate_guarded(void *self, rtcosim_error *err)
     return f->terminate_unguarded(self, err);
 }
 
-rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int s, const char *function, double t,
-                                  rtcosim_error *err)
+rtcosim_status rtcosim_fmu_status_failed(rtcosim_fmu *f, int s, const char *function, double t,
+                                         rtcosim_error *err)
 {
-    if (s == fmi2OK)
-        return RTCOSIM_OK;
     char when[48] = "";
     if (!isnan(t))
         snprintf(when, sizeof when, " at t=%.9g", t);

@@ -114,8 +114,15 @@ typedef struct rtcosim_fmu {
  * to rtcosim: OK/Warning -> OK (warning logged), Discard -> EDISCARD,
  * Error and Pending -> ECOMPONENT, Fatal -> EFATAL. The message names the
  * instance and function, and the time when `t` is not NaN. */
-rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int fmi_status, const char *function,
-                                  double t, rtcosim_error *err);
+rtcosim_status rtcosim_fmu_status_failed(rtcosim_fmu *f, int fmi_status, const char *function,
+                                         double t, rtcosim_error *err);
+/* (OK, by far the most common, returns without a call: once per step.) */
+static inline rtcosim_status rtcosim_fmu_status(rtcosim_fmu *f, int fmi_status,
+                                                const char *function, double t,
+                                                rtcosim_error *err)
+{
+    return fmi_status == 0 ? RTCOSIM_OK : rtcosim_fmu_status_failed(f, fmi_status, function, t, err);
+}
 
 /* Log one FMI call at DEBUG, category "fmi" (callers check f->log_calls and
  * rtcosim_log_enabled first, so this costs nothing when off). */

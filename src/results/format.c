@@ -72,23 +72,25 @@ size_t rtcosim_format_time(rtcosim_time_ns t, char *buf)
     }
     uint64_t seconds = magnitude / 1000000000u;
     uint32_t fraction = (uint32_t)(magnitude % 1000000000u);
-    n += rtcosim_format_uint64(seconds, buf + n);
+    if (seconds < 10) /* most rows: no call */
+        buf[n++] = (char)('0' + seconds);
+    else
+        n += rtcosim_format_uint64(seconds, buf + n);
     if (fraction) {
-        /* Nine fraction digits (one, then four pairs), then drop trailing zeros. */
-        char digits[9];
-        digits[8] = (char)('0' + fraction % 10);
-        fraction /= 10;
-        for (int i = 6; i >= 0; i -= 2) {
-            unsigned pair = (fraction % 100) * 2;
-            fraction /= 100;
-            digits[i] = digit_pairs[pair];
-            digits[i + 1] = digit_pairs[pair + 1];
-        }
+        /* Nine fraction digits (one, then four pairs), copied whole, then
+         * the trailing zeros cut off by where the terminator goes. */
+        char digits[10];
+        digits[0] = (char)('0' + fraction / 100000000u);
+        uint32_t rest = fraction % 100000000u, high = rest / 10000u, low = rest % 10000u;
+        memcpy(digits + 1, digit_pairs + 2 * (high / 100u), 2);
+        memcpy(digits + 3, digit_pairs + 2 * (high % 100u), 2);
+        memcpy(digits + 5, digit_pairs + 2 * (low / 100u), 2);
+        memcpy(digits + 7, digit_pairs + 2 * (low % 100u), 2);
         size_t len = 9;
         while (digits[len - 1] == '0')
             len--;
         buf[n++] = '.';
-        memcpy(buf + n, digits, len);
+        memcpy(buf + n, digits, 9);
         n += len;
     }
     buf[n] = '\0';

@@ -1,31 +1,83 @@
-// Shortest round-trip formatting of doubles and floats: libdouble-conversion
-// finds the digits (Grisu3 with a bignum fallback: exact, allocation-free);
-// the text around them is laid out here, which measured about 10% cheaper
-// per CSV row than the library's string builder. Format (ECMAScript
-// Number.prototype.toString rules): plain decimal when the decimal exponent e
-// of the first digit is in [-6, 21), else "d.ddde-7" / "de+21"; "-0" keeps
-// its sign so that it round-trips; inf, -inf, nan for non-finite values.
+// Shortest round-trip formatting of doubles and floats. The digits come
+// from Dragonbox (Jeon 2020, a Schubfach derivative: the shortest digits that
+// read back to the value, the closest to it among those, exact, no
+// allocation), as Debian's libfmt 9 implements it (fmt::detail::dragonbox,
+// compiled in header-only so that it inlines). It replaced libdouble-
+// conversion's Grisu3 with bignum fallback, which cost about 5x more per number
+// (callgrind, B1) and now serves as the test's reference: the text must be
+// byte-identical to its ECMAScript ToShortest (tests/results). The text around
+// the digits is laid out here. Format (ECMAScript Number.prototype.toString
+// rules): plain decimal when the decimal exponent e of the first digit is in
+// [-6, 21), else "d.ddde-7" / "de+21"; "-0" keeps its sign so that it
+// round-trips; inf, -inf, nan for non-finite values.
 #include "results/shortest.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
-#include <double-conversion/double-to-string.h>
+#define FMT_HEADER_ONLY
+#include <fmt/format.h>
 
 namespace {
-
-using double_conversion::DoubleToStringConverter;
 
 const int kPlainLow = -6;  // smallest decimal exponent written in plain notation
 const int kPlainHigh = 21; // first decimal exponent written in exponent notation
 
-size_t put_zeros(char *p, int count)
+const char kDigitPairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                           "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                           "8081828384858687888990919293949596979899";
+
+// Exactly four / eight digits of v (leading zeros included) at p.
+inline void put4(uint32_t v, char *p)
 {
-    std::memset(p, '0', (size_t)count);
-    return (size_t)count;
+    std::memcpy(p, kDigitPairs + 2 * (v / 100), 2);
+    std::memcpy(p + 2, kDigitPairs + 2 * (v % 100), 2);
 }
 
-size_t shortest(double value, DoubleToStringConverter::DtoaMode mode, char *buf)
+inline void put8(uint32_t v, char *p)
+{
+    put4(v / 10000, p);
+    put4(v % 10000, p + 4);
+}
+
+// The digits of v < 10^8 (no leading zeros) at p, which has room for
+// eight; their count.
+inline int put_small(uint32_t v, char *p)
+{
+    if (v < 10) { // the first chunk of 17 digits
+        *p = (char)('0' + v);
+        return 1;
+    }
+    int n = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) + (v >= 100000) +
+            (v >= 1000000) + (v >= 10000000);
+    char all[16] = {0}; /* eight bytes copied at once: the digits, then zeros */
+    put8(v, all);
+    std::memcpy(p, all + 8 - n, 8);
+    return n;
+}
+
+// The decimal digits of v (a significand: at most 17 digits, and less
+// than 10^20) at the start of digits (room for 24); their count. In
+// chunks of eight so that the divisions are by constants on 32 bits.
+int put_digits(uint64_t v, char *digits)
+{
+    if (v < 100000000)
+        return put_small((uint32_t)v, digits);
+    uint64_t high = v / 100000000;
+    int n;
+    if (high < 100000000) {
+        n = put_small((uint32_t)high, digits);
+    } else {
+        n = put_small((uint32_t)(high / 100000000), digits);
+        put8((uint32_t)(high % 100000000), digits + n);
+        n += 8;
+    }
+    put8((uint32_t)(v % 100000000), digits + n);
+    return n + 8;
+}
+
+template <typename Float> size_t shortest(Float value, char *buf)
 {
     size_t n = 0;
     if (std::isnan(value)) {
@@ -39,32 +91,48 @@ size_t shortest(double value, DoubleToStringConverter::DtoaMode mode, char *buf)
         return n + 3;
     }
     // value = 0.d1 d2 ... d_len * 10^point; 0 gives "0" with point 1.
-    char digits[DoubleToStringConverter::kBase10MaximalLength + 1];
-    bool sign = false;
-    int len = 0, point = 0;
-    DoubleToStringConverter::DoubleToAscii(value, mode, 0, digits, (int)sizeof digits, &sign, &len,
-                                           &point);
+    // The text is laid out in `out` by copies of fixed sizes (no calls for
+    // short variable lengths: what lies past the length is overwritten or
+    // ignored), then its 32 bytes, the terminator among them, go to buf.
+    char digits[32];
+    int len = 1, point = 1;
+    if (value == 0) {
+        digits[0] = '0';
+    } else {
+        // significand * 10^exponent, the significand without trailing zeros
+        auto decimal = fmt::detail::dragonbox::to_decimal(value);
+        len = put_digits(decimal.significand, digits);
+        point = len + decimal.exponent;
+    }
     int exponent = point - 1;
-    char *p = buf + n;
+    char out[64];
+    out[0] = '-';
+    char *p = out + n;
     if (exponent >= kPlainLow && exponent < kPlainHigh) {
-        if (point <= 0) { // 0.000ddd
-            *p++ = '0';
-            *p++ = '.';
-            p += put_zeros(p, -point);
-            std::memcpy(p, digits, (size_t)len);
+        if (point <= 0) { // 0.000ddd, at most five zeros
+            std::memcpy(p, "0.000000", 8);
+            p += 2 - point;
+            std::memcpy(p, digits, 24);
             p += len;
-        } else if (point >= len) { // ddd000
-            std::memcpy(p, digits, (size_t)len);
+        } else if (point >= len) { // ddd000, at most 21 digits
+            std::memcpy(p, digits, 24);
             p += len;
-            p += put_zeros(p, point - len);
-        } else { // dd.ddd
-            std::memcpy(p, digits, (size_t)point);
-            p += point;
-            *p++ = '.';
-            std::memcpy(p, digits + point, (size_t)(len - point));
-            p += len - point;
+            if (point > len) {
+                std::memset(p, '0', 24);
+                p += point - len;
+            }
+        } else { // dd.ddd, point < len <= 17
+            std::memcpy(p, digits, 16);
+            p[point] = '.';
+            std::memcpy(p + point + 1, digits + point, 16);
+            p += len + 1;
         }
-    } else { // d.ddde+x
+        *p = '\0';
+        std::memcpy(buf, out, RTCOSIM_SHORTEST_MAX);
+        return (size_t)(p - out);
+    }
+    p = buf + n;
+    {
         *p++ = digits[0];
         if (len > 1) {
             *p++ = '.';
@@ -88,10 +156,10 @@ size_t shortest(double value, DoubleToStringConverter::DtoaMode mode, char *buf)
 
 extern "C" size_t rtcosim_shortest_double(double value, char *buf)
 {
-    return shortest(value, DoubleToStringConverter::SHORTEST, buf);
+    return shortest(value, buf);
 }
 
 extern "C" size_t rtcosim_shortest_float(float value, char *buf)
 {
-    return shortest(value, DoubleToStringConverter::SHORTEST_SINGLE, buf);
+    return shortest(value, buf);
 }

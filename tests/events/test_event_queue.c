@@ -1,7 +1,10 @@
 /* The kernel's event heap: the order it pops events in must be the total
  * order (time, tie, seq) that makes every scheduler deterministic. Checked
  * against an independent reference (qsort, and a linear scan for the
- * minimum) on keys with many ties in every field, as the vehicle has. */
+ * minimum) on keys with many ties in every field, as the vehicle has. The
+ * sequential scheduler's calendar queue must pop in the same order as the
+ * heap so checked, through its resizes, jumps, far events and times up to
+ * the largest. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "events/event_queue.h"
+#include "events/event_calendar.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t next_random(void) /* xorshift64 */
@@ -114,11 +117,69 @@ static void test_interleaved_pops_are_minimal(void **state)
     free(evs);
 }
 
+/* A time `delay` after now, saturating at the largest time. */
+static rtcosim_time_ns after(rtcosim_time_ns now, rtcosim_time_ns delay)
+{
+    rtcosim_time_ns t;
+    return __builtin_add_overflow(now, delay, &t) ? INT64_MAX : t;
+}
+
+static void test_calendar_pops_as_the_heap(void **state)
+{
+    (void)state;
+    enum { N = 400000, MAX_PENDING = 20000 };
+    rtcosim_event *evs = calloc(N, sizeof *evs);
+    assert_non_null(evs);
+    event_heap reference = {0};
+    event_calendar cal = {0};
+    rtcosim_time_ns now = -1000000; /* the last popped time */
+    size_t used = 0, count = 0, pops = 0, phase_pending = 16;
+    for (size_t step = 0; used < N || count; step++) {
+        /* phases: fill to a level, then hold it (one push per pop, as
+         * PHOLD), then drain; levels from a few events to thousands */
+        if (step % 50000 == 0)
+            phase_pending = (size_t)1 << (next_random() % 15);
+        bool push = used < N && count < MAX_PENDING &&
+                    (count == 0 || count < phase_pending ? next_random() % 4 != 0
+                                                         : next_random() % 2 == 0);
+        if (push) {
+            rtcosim_event *ev = &evs[used++];
+            random_key(ev);
+            uint64_t r = next_random() % 100;
+            rtcosim_time_ns delay = r < 20   ? 0                                      /* ties */
+                                    : r < 45 ? (rtcosim_time_ns)(next_random() % 1000)
+                                    : r < 88 ? (rtcosim_time_ns)(next_random() % 1000000000)
+                                    : r < 93 ? (rtcosim_time_ns)(next_random() % 1000000000000000)
+                                    : r < 98 ? -(rtcosim_time_ns)(next_random() % 5000) /* early */
+                                             : INT64_MAX - (rtcosim_time_ns)(next_random() % 3);
+            ev->time = r >= 98 ? delay : after(now, delay);
+            assert_true(event_heap_push(&reference, ev));
+            assert_true(event_calendar_push(&cal, ev));
+            count++;
+        } else {
+            rtcosim_event *want = event_heap_pop(&reference), *got = event_calendar_pop(&cal);
+            assert_non_null(got);
+            assert_int_equal(reference_cmp(&got, &want), 0);
+            now = got->time;
+            count--;
+            pops++;
+        }
+        assert_int_equal(event_calendar_count(&cal), count);
+    }
+    assert_null(event_calendar_pop(&cal));
+    assert_false(cal.failed);
+    assert_true(pops == N);
+    event_heap_free(&reference);
+    event_calendar_free(&cal);
+    free(evs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pop_order_equals_sort),
         cmocka_unit_test(test_interleaved_pops_are_minimal),
+        cmocka_unit_test(test_calendar_pops_as_the_heap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
