@@ -149,8 +149,17 @@ static pid_t start_events(unsigned n, bool speculative, rtcosim_time_ns stop, co
     return rc == 0 ? pid : -1;
 }
 
-/* Waits for pid; its summary's checksum into *sum. False when it failed. */
-static bool finish_events(pid_t pid, const char *out_path, uint64_t *sum)
+/* What a speculative process's summary tells about its run. */
+typedef struct process_summary {
+    uint64_t sum;      /* checksum */
+    double run_s;      /* the run's own wall time (no start, build or exit) */
+    double rollbacks;  /* speculative: rollbacks */
+    double waited_s;   /* speculative: the threads' time waiting, in all */
+    double sleeps;     /* speculative: futex sleeps while waiting */
+} process_summary;
+
+/* Waits for pid; its summary into *ps. False when it failed. */
+static bool finish_events(pid_t pid, const char *out_path, process_summary *ps)
 {
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
@@ -159,11 +168,25 @@ static bool finish_events(pid_t pid, const char *out_path, uint64_t *sum)
     FILE *f = fopen(out_path, "r");
     if (!f)
         return false;
-    char line[512];
+    char line[1024];
     bool found = false;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "checksum %" SCNx64, sum) == 1)
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long events;
+        const char *p;
+        if (sscanf(line, "checksum %" SCNx64, &ps->sum) == 1)
             found = true;
+        else if (sscanf(line, "events %llu in %lf s wall", &events, &ps->run_s) == 2)
+            continue;
+        if (strncmp(line, "speculation ", 12) != 0)
+            continue;
+        if ((p = strstr(line, " rollbacks undoing")) != NULL) {
+            while (p > line && p[-1] != ' ')
+                p--;
+            ps->rollbacks = strtod(p, NULL);
+        }
+        if ((p = strstr(line, "threads waited ")) != NULL)
+            (void)sscanf(p, "threads waited %lf s in all (%lf sleeps", &ps->waited_s, &ps->sleeps);
+    }
     fclose(f);
     return found;
 }
@@ -171,7 +194,7 @@ static bool finish_events(pid_t pid, const char *out_path, uint64_t *sum)
 /* One or two `rtcosim events` processes started together; the wall time from
  * the first start to the last end. */
 static bool time_processes(unsigned n, bool speculative, int count, rtcosim_time_ns stop,
-                           const char *dir, double *wall, uint64_t *sum)
+                           const char *dir, double *wall, process_summary *ps)
 {
     char out[2][4200];
     pid_t pid[2];
@@ -182,11 +205,11 @@ static bool time_processes(unsigned n, bool speculative, int count, rtcosim_time
     }
     bool ok = true;
     for (int i = 0; i < count; i++) {
-        uint64_t s = 0;
+        process_summary s = {0};
         ok = finish_events(pid[i], out[i], &s) && ok;
         if (i == 0)
-            *sum = s;
-        else if (s != *sum)
+            *ps = s;
+        else if (s.sum != ps->sum)
             ok = false;
     }
     *wall = (double)(bench_now_ns() - t0) * 1e-9;
@@ -206,19 +229,19 @@ static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop)
 {
     double seq[50], spec[50], pair[50], start[50], speedup[50], platform[50];
     const char *dir = bench_scratch_dir();
-    uint64_t seq_sum = 0, spec_sum = 0, pair_sum = 0, start_sum = 0;
+    process_summary seq_ps, spec_ps, pair_ps, start_ps;
     unsigned at_target = 0;
     int rc = 0;
     double load[3] = {0};
     for (unsigned r = 0; r < repeats; r++) {
-        if (!time_processes(n, false, 1, stop, dir, &seq[r], &seq_sum) ||
-            !time_processes(n, true, 1, stop, dir, &spec[r], &spec_sum) ||
-            !time_processes(n, false, 2, stop, dir, &pair[r], &pair_sum) ||
-            !time_processes(n, false, 1, 1, dir, &start[r], &start_sum)) {
+        if (!time_processes(n, false, 1, stop, dir, &seq[r], &seq_ps) ||
+            !time_processes(n, true, 1, stop, dir, &spec[r], &spec_ps) ||
+            !time_processes(n, false, 2, stop, dir, &pair[r], &pair_ps) ||
+            !time_processes(n, false, 1, 1, dir, &start[r], &start_ps)) {
             fprintf(stderr, "rtcosim: bench speculate: an `rtcosim events` process failed\n");
             return 1;
         }
-        if (spec_sum != seq_sum || pair_sum != seq_sum)
+        if (spec_ps.sum != seq_ps.sum || pair_ps.sum != seq_ps.sum)
             rc = 1;
         speedup[r] = ratio(seq[r], spec[r]);
         platform[r] = ratio(2 * seq[r], pair[r]);
@@ -227,8 +250,11 @@ static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop)
             load[0] = -1;
         printf("%4u process run %2u: sequential %.4f s, speculative %.4f s, 2 sequential at once"
                " %.4f s, start+exit %.4f s; speedup %.3fx, platform %.3fx, of platform %.3f,"
-               " load %.2f\n", n, r + 1, seq[r], spec[r], pair[r], start[r], speedup[r],
-               platform[r], ratio(speedup[r], platform[r]), load[0]);
+               " load %.2f; outside the runs: sequential %.4f s, speculative %.4f s;"
+               " speculative %.0f rollbacks, waited %.4f s (%.0f sleeps)\n", n, r + 1, seq[r],
+               spec[r], pair[r], start[r], speedup[r], platform[r],
+               ratio(speedup[r], platform[r]), load[0], seq[r] - seq_ps.run_s,
+               spec[r] - spec_ps.run_s, spec_ps.rollbacks, spec_ps.waited_s, spec_ps.sleeps);
     }
     (void)rmdir(dir);
     double seq_m = bench_median(seq, repeats), spec_m = bench_median(spec, repeats);
