@@ -1,10 +1,11 @@
-/* libmatio and libzip are loaded when first needed, not when the library
+/* libmatio, libzip and PLplot are loaded when first needed, not when the library
  * starts (src/util/lazy_lib.h): a program linked with rtcosim alone (not even
  * the test helpers, which link libzip) finds each absent before its first use
  * and present after. The MAT file written is a MAT v4 file (its first matrix
  * header: type 51 = text stored as uint8, 4 rows, 11 columns, the name
  * "Aclass" of length 7, by the MAT v4 layout); opening a file that is not a
- * zip archive fails with libzip's verdict, after libzip was loaded. */
+ * zip archive fails with libzip's verdict, after libzip was loaded; a plot
+ * drawn is an SVG file. */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "archive/archive.h"
+#include "rtcosim/plot.h"
 #include "rtcosim/results.h"
 
 static bool loaded(const char *soname)
@@ -81,6 +83,28 @@ static void libzip_loaded_on_first_archive(void **state)
     unlink(path);
 }
 
+static void plplot_loaded_on_first_plot(void **state)
+{
+    (void)state;
+    assert_false(loaded(PLPLOT_SONAME));
+    char csv[128], svg[128];
+    snprintf(csv, sizeof csv, "%s/p.csv", dir);
+    snprintf(svg, sizeof svg, "%s/p.svg", dir);
+    write_text(csv, "time,x\n0,1\n0.5,2\n1,0\n");
+    const char *vars[] = {"x"};
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_plot_csv(csv, vars, 1, svg, NULL, &err), RTCOSIM_OK);
+    assert_true(loaded(PLPLOT_SONAME));
+    char head[256] = {0};
+    FILE *f = fopen(svg, "r");
+    assert_non_null(f);
+    assert_true(fread(head, 1, sizeof head - 1, f) > 0);
+    fclose(f);
+    assert_non_null(strstr(head, "<svg"));
+    unlink(csv);
+    unlink(svg);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -98,6 +122,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(matio_loaded_on_first_mat_file),
-                                       cmocka_unit_test(libzip_loaded_on_first_archive)};
+                                       cmocka_unit_test(libzip_loaded_on_first_archive),
+                                       cmocka_unit_test(plplot_loaded_on_first_plot)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
