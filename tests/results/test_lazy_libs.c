@@ -1,12 +1,14 @@
-/* libmatio, libzip and PLplot are loaded when first needed, not when the library
+/* libmatio, libzip, PLplot and libmpi are loaded when first needed, not when the library
  * starts (src/util/lazy_lib.h): a program linked with rtcosim alone (not even
  * the test helpers, which link libzip) finds each absent before its first use
  * and present after. The MAT file written is a MAT v4 file (its first matrix
  * header: type 51 = text stored as uint8, 4 rows, 11 columns, the name
  * "Aclass" of length 7, by the MAT v4 layout); opening a file that is not a
  * zip archive fails with libzip's verdict, after libzip was loaded; a plot
- * drawn is an SVG file. */
+ * drawn is an SVG file. libmpi is not in the process of a program that opens
+ * no MPI transport (the tests under mpirun, tests/mpi, load it). */
 #include <dlfcn.h>
+#include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include <cmocka.h>
 
 #include "archive/archive.h"
+#include "rtcosim/mpi.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
 
@@ -28,6 +31,20 @@ static bool loaded(const char *soname)
     if (lib)
         dlclose(lib);
     return lib != NULL;
+}
+
+static int has_name(struct dl_phdr_info *info, size_t size, void *name)
+{
+    (void)size;
+    return info->dlpi_name && strstr(info->dlpi_name, name) ? 1 : 0;
+}
+
+static void libmpi_not_loaded_without_mpirun(void **state)
+{
+    (void)state;
+    assert_false(rtcosim_mpi_launched());
+    assert_int_equal(dl_iterate_phdr(has_name, "libmpi"), 0);
+    assert_int_equal(dl_iterate_phdr(has_name, "librtcosim.so"), 1); /* the check itself works */
 }
 
 static char dir[64];
@@ -123,6 +140,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(matio_loaded_on_first_mat_file),
                                        cmocka_unit_test(libzip_loaded_on_first_archive),
-                                       cmocka_unit_test(plplot_loaded_on_first_plot)};
+                                       cmocka_unit_test(plplot_loaded_on_first_plot),
+                                       cmocka_unit_test(libmpi_not_loaded_without_mpirun)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
