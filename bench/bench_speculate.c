@@ -256,7 +256,6 @@ static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop)
                ratio(speedup[r], platform[r]), load[0], seq[r] - seq_ps.run_s,
                spec[r] - spec_ps.run_s, spec_ps.rollbacks, spec_ps.waited_s, spec_ps.sleeps);
     }
-    (void)rmdir(dir);
     double seq_m = bench_median(seq, repeats), spec_m = bench_median(spec, repeats);
     double pair_m = bench_median(pair, repeats), start_m = bench_median(start, repeats);
     double min_speedup = speedup[0];
@@ -500,6 +499,8 @@ static int run_speculate_bench(int argc, char **argv)
         if (rc && !sim)
             return rc;
     }
+    if (process_repeats)
+        (void)rmdir(bench_scratch_dir()); /* the process case's summaries, removed each */
     if (!cosim)
         return rc;
     /* the co-simulation case of B8: the master's speculation */
