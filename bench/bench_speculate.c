@@ -25,15 +25,23 @@
  * synchronize): 2 x one run's wall over the pair's is the most any schedule
  * on 2 threads could gain on this machine at that moment, the platform's
  * own figure beside the speedups (`platform_speedup`, and the speculative
- * speedup's share of it). max_ahead: the
+ * speedup's share of it, printed beside every speedup). Then the whole
+ * process (`process_*`): per repeat, interleaved, `rtcosim events` run as a
+ * child process sequentially, speculatively (2 threads, Tc = 0.1, the CLI's
+ * defaults otherwise) and as two sequential processes at once, each timed
+ * from spawn to exit, with the checksums compared; the per-run speedups, how
+ * many reach 1.7x, and what starting and ending the process costs. max_ahead: the
  * scheduler's adaptive default unless given (then fixed). Then B8's co-simulation case, the master's
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../examples/ecus/vehicle.h"
 #include "bench.h"
@@ -104,17 +112,184 @@ static rtcosim_status run_pair(rtcosim_events *a, rtcosim_events *b, rtcosim_tim
     return RTCOSIM_OK;
 }
 
+/* --- The whole process: `rtcosim events` as a user types it -------------- */
+
+/* This program's own path, for running `rtcosim events` as a child. */
+static const char *self_exe(void)
+{
+    static char exe[4096];
+    if (!exe[0]) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+    }
+    return exe;
+}
+
+/* Starts `rtcosim events --ecus N --scheduler S ...` with its summary in
+ * out_path; -1 when it cannot start. */
+static pid_t start_events(unsigned n, bool speculative, rtcosim_time_ns stop, const char *out_path)
+{
+    char ecus[16], stop_s[48];
+    snprintf(ecus, sizeof ecus, "%u", n);
+    snprintf(stop_s, sizeof stop_s, "%.9f", rtcosim_time_to_seconds(stop));
+    char *argv[] = {"rtcosim", "events", "--ecus", ecus, "--stop-time", stop_s, "--quiet",
+                    "--scheduler", speculative ? "speculative" : "sequential",
+                    "--threads", "2", "--threshold", speculative ? "0.1" : "0", NULL};
+    if (!speculative)
+        argv[9] = NULL; /* the sequential scheduler takes neither */
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", 0, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, 01 | 0100 | 01000, 0600); /* W|CREAT|TRUNC */
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", 1, 0);
+    extern char **environ;
+    pid_t pid;
+    int rc = posix_spawn(&pid, self_exe(), &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc == 0 ? pid : -1;
+}
+
+/* What a speculative process's summary tells about its run. */
+typedef struct process_summary {
+    uint64_t sum;      /* checksum */
+    double run_s;      /* the run's own wall time (no start, build or exit) */
+    double rollbacks;  /* speculative: rollbacks */
+    double waited_s;   /* speculative: the threads' time waiting, in all */
+    double sleeps;     /* speculative: futex sleeps while waiting */
+} process_summary;
+
+/* Waits for pid; its summary into *ps. False when it failed. */
+static bool finish_events(pid_t pid, const char *out_path, process_summary *ps)
+{
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return false;
+    FILE *f = fopen(out_path, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    bool found = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long events;
+        const char *p;
+        if (sscanf(line, "checksum %" SCNx64, &ps->sum) == 1)
+            found = true;
+        else if (sscanf(line, "events %llu in %lf s wall", &events, &ps->run_s) == 2)
+            continue;
+        if (strncmp(line, "speculation ", 12) != 0)
+            continue;
+        if ((p = strstr(line, " rollbacks undoing")) != NULL) {
+            while (p > line && p[-1] != ' ')
+                p--;
+            ps->rollbacks = strtod(p, NULL);
+        }
+        if ((p = strstr(line, "threads waited ")) != NULL)
+            (void)sscanf(p, "threads waited %lf s in all (%lf sleeps", &ps->waited_s, &ps->sleeps);
+    }
+    fclose(f);
+    return found;
+}
+
+/* One or two `rtcosim events` processes started together; the wall time from
+ * the first start to the last end. */
+static bool time_processes(unsigned n, bool speculative, int count, rtcosim_time_ns stop,
+                           const char *dir, double *wall, process_summary *ps)
+{
+    char out[2][4200];
+    pid_t pid[2];
+    int64_t t0 = bench_now_ns();
+    for (int i = 0; i < count; i++) {
+        snprintf(out[i], sizeof out[i], "%s/events%d.txt", dir, i);
+        pid[i] = start_events(n, speculative, stop, out[i]);
+    }
+    bool ok = true;
+    for (int i = 0; i < count; i++) {
+        process_summary s = {0};
+        ok = finish_events(pid[i], out[i], &s) && ok;
+        if (i == 0)
+            *ps = s;
+        else if (s.sum != ps->sum)
+            ok = false;
+    }
+    *wall = (double)(bench_now_ns() - t0) * 1e-9;
+    for (int i = 0; i < count; i++)
+        (void)unlink(out[i]);
+    return ok;
+}
+
+#define PROCESS_TARGET 1.7 /* B8: at least this in 9 runs of 10 */
+
+/* B8's whole-process case: per repeat, interleaved, a sequential `rtcosim
+ * events` process, a speculative one (2 threads, Tc = 0.1) and two
+ * sequential processes at once (the platform), then a process that stops
+ * at once (what starting and ending the process costs). Returns 0, or 1 when
+ * a process failed or the results differ from the sequential one. */
+static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop)
+{
+    double seq[50], spec[50], pair[50], start[50], speedup[50], platform[50];
+    const char *dir = bench_scratch_dir();
+    process_summary seq_ps, spec_ps, pair_ps, start_ps;
+    unsigned at_target = 0;
+    int rc = 0;
+    double load[3] = {0};
+    for (unsigned r = 0; r < repeats; r++) {
+        if (!time_processes(n, false, 1, stop, dir, &seq[r], &seq_ps) ||
+            !time_processes(n, true, 1, stop, dir, &spec[r], &spec_ps) ||
+            !time_processes(n, false, 2, stop, dir, &pair[r], &pair_ps) ||
+            !time_processes(n, false, 1, 1, dir, &start[r], &start_ps)) {
+            fprintf(stderr, "rtcosim: bench speculate: an `rtcosim events` process failed\n");
+            return 1;
+        }
+        if (spec_ps.sum != seq_ps.sum || pair_ps.sum != seq_ps.sum)
+            rc = 1;
+        speedup[r] = ratio(seq[r], spec[r]);
+        platform[r] = ratio(2 * seq[r], pair[r]);
+        at_target += speedup[r] >= PROCESS_TARGET;
+        if (getloadavg(load, 3) != 3)
+            load[0] = -1;
+        printf("%4u process run %2u: sequential %.4f s, speculative %.4f s, 2 sequential at once"
+               " %.4f s, start+exit %.4f s; speedup %.3fx, platform %.3fx, of platform %.3f,"
+               " load %.2f; outside the runs: sequential %.4f s, speculative %.4f s;"
+               " speculative %.0f rollbacks, waited %.4f s (%.0f sleeps)\n", n, r + 1, seq[r],
+               spec[r], pair[r], start[r], speedup[r], platform[r],
+               ratio(speedup[r], platform[r]), load[0], seq[r] - seq_ps.run_s,
+               spec[r] - spec_ps.run_s, spec_ps.rollbacks, spec_ps.waited_s, spec_ps.sleeps);
+    }
+    double seq_m = bench_median(seq, repeats), spec_m = bench_median(spec, repeats);
+    double pair_m = bench_median(pair, repeats), start_m = bench_median(start, repeats);
+    double min_speedup = speedup[0];
+    for (unsigned r = 1; r < repeats; r++)
+        if (speedup[r] < min_speedup)
+            min_speedup = speedup[r];
+    double s = ratio(seq_m, spec_m), p = ratio(2 * seq_m, pair_m);
+    printf("%4u whole process, median of %u: speculative %.3fx the sequential process, platform"
+           " %.3fx, %.3f of it; %u of %u runs >= %.1fx; results identical: %s\n", n, repeats, s,
+           p, ratio(s, p), at_target, repeats, PROCESS_TARGET, rc ? "NO" : "yes");
+    figure(n, "process_speedup_vs_sequential", s, "x");
+    figure(n, "process_platform_speedup", p, "x");
+    figure(n, "process_speedup_of_platform", ratio(s, p), "ratio");
+    figure(n, "process_min_speedup", min_speedup, "x");
+    figure(n, "process_runs", repeats, "count");
+    figure(n, "process_runs_at_1_7x", at_target, "count");
+    figure(n, "process_sequential_s", seq_m, "s");
+    figure(n, "process_speculative_s", spec_m, "s");
+    figure(n, "process_start_exit_s", start_m, "s");
+    figure(n, "process_identical", rc ? 0 : 1, "bool");
+    return rc;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: rtcosim bench speculate [--quick] [--repeats N] [--stop-time T]"
                     " [--max-ahead T] [--checkpoint-interval K] [--sizes N,N,...]"
-                    " [--no-cosim]\n");
+                    " [--no-cosim] [--process-repeats N]\n");
     return 2;
 }
 
 static int run_speculate_bench(int argc, char **argv)
 {
-    unsigned repeats = 3, checkpoint = 0;
+    unsigned repeats = 3, checkpoint = 0, process_repeats = 10; /* 0: no process case */
     bool cosim = true; /* --no-cosim: the event-kernel cases only */
     unsigned sizes[8] = {4, 8, 16};
     size_t size_count = 3;
@@ -123,6 +298,7 @@ static int run_speculate_bench(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             repeats = 1;
+            process_repeats = 1;
             stop = RTCOSIM_NS_PER_S;
         } else if (strcmp(argv[i], "--no-cosim") == 0) {
             cosim = false;
@@ -131,6 +307,12 @@ static int run_speculate_bench(int argc, char **argv)
         } else if (strcmp(argv[i], "--stop-time") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &stop, &err) != RTCOSIM_OK || stop <= 0)
                 return usage();
+        } else if (strcmp(argv[i], "--process-repeats") == 0 && i + 1 < argc) {
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (*end || v > 50)
+                return usage();
+            process_repeats = (unsigned)v;
         } else if (strcmp(argv[i], "--checkpoint-interval") == 0 && i + 1 < argc) {
             checkpoint = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
@@ -154,6 +336,7 @@ static int run_speculate_bench(int argc, char **argv)
     if (repeats == 0 || repeats > 50)
         return usage();
     double sim_s = rtcosim_time_to_seconds(stop);
+    bench_print_load();
     printf("multi-ECU vehicle, CAN 500 kbit/s, %.6g s simulated, 2 threads, median of %u\n",
            sim_s, repeats);
     printf("%4s %-30s %9s %9s %10s %9s %9s %9s %9s %8s %11s %17s\n", "ECUs", "scheduler",
@@ -274,9 +457,20 @@ static int run_speculate_bench(int argc, char **argv)
                ratio(cpu_ev[CASE_SPECULATIVE], cpu_ev[CASE_SEQUENTIAL]), "x");
         figure(n, "tc0_speedup_vs_sequential",
                ratio(median[CASE_SEQUENTIAL], median[CASE_SPECULATIVE]), "x");
+        /* the platform beside every speedup: independent work on 2 threads
+         * (2 x one sequential run's wall over two at once) and each speedup's
+         * share of it */
+        double platform = ratio(2 * median[CASE_SEQUENTIAL], median[CASE_PAIR]);
+        figure(n, "platform_speedup", platform, "x");
+        figure(n, "speedup_of_platform",
+               ratio(ratio(median[CASE_SEQUENTIAL], median[CASE_THRESHOLD]), platform), "ratio");
+        figure(n, "tc0_speedup_of_platform",
+               ratio(ratio(median[CASE_SEQUENTIAL], median[CASE_SPECULATIVE]), platform), "ratio");
         /* lazy cancellation (the default) against aggressive, both Tc = 0 */
         figure(n, "aggressive_speedup_vs_sequential",
                ratio(median[CASE_SEQUENTIAL], median[CASE_AGGRESSIVE]), "x");
+        figure(n, "aggressive_speedup_of_platform",
+               ratio(ratio(median[CASE_SEQUENTIAL], median[CASE_AGGRESSIVE]), platform), "ratio");
         figure(n, "tc0_anti_messages_lazy_vs_aggressive",
                ratio((double)last[CASE_SPECULATIVE].anti_messages,
                      (double)last[CASE_AGGRESSIVE].anti_messages), "ratio");
@@ -285,12 +479,14 @@ static int run_speculate_bench(int argc, char **argv)
         figure(n, "network_predicted", (double)last[CASE_NETWORK].predicted, "count");
         figure(n, "network_speedup_vs_sequential",
                ratio(median[CASE_SEQUENTIAL], median[CASE_NETWORK]), "x");
-        /* the platform beside it: independent work on 2 threads */
-        double platform = ratio(2 * median[CASE_SEQUENTIAL], median[CASE_PAIR]);
-        figure(n, "platform_speedup", platform, "x");
-        figure(n, "speedup_of_platform",
-               ratio(ratio(median[CASE_SEQUENTIAL], median[CASE_THRESHOLD]), platform), "ratio");
+        figure(n, "network_speedup_of_platform",
+               ratio(ratio(median[CASE_SEQUENTIAL], median[CASE_NETWORK]), platform), "ratio");
         figure(n, "identical_tc0", identical ? 1 : 0, "bool");
+        /* the whole `rtcosim events` process, as a user times it */
+        if (process_repeats && process_case(n, process_repeats, stop) != 0)
+            rc = 1;
+        double load[3];
+        figure(n, "loadavg_1min", getloadavg(load, 3) == 3 ? load[0] : -1, "tasks");
     next:
         rtcosim_ecu_vehicle_free(v);
         rtcosim_events_free(sim);
@@ -303,6 +499,8 @@ static int run_speculate_bench(int argc, char **argv)
         if (rc && !sim)
             return rc;
     }
+    if (process_repeats)
+        (void)rmdir(bench_scratch_dir()); /* the process case's summaries, removed each */
     if (!cosim)
         return rc;
     /* the co-simulation case of B8: the master's speculation */

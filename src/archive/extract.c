@@ -19,6 +19,8 @@
 
 #include <zip.h>
 
+#include "archive/zip_dl.h"
+
 #include "archive/archive.h"
 #include "rtcosim/log.h"
 
@@ -517,6 +519,9 @@ rtcosim_status rtcosim_archive_extract(const char *path, const char *parent_dir,
                                                               : RTCOSIM_ARCHIVE_DEFAULT_MAX_BYTES;
     uint64_t max_entries = limits && limits->max_entries ? limits->max_entries
                                                          : RTCOSIM_ARCHIVE_DEFAULT_MAX_ENTRIES;
+    rtcosim_status loaded = rtcosim_zip_load(err);
+    if (loaded != RTCOSIM_OK)
+        return loaded;
     int code = 0;
     zip_t *za = open_archive(path, &code);
     if (!za)

@@ -7,6 +7,15 @@
  * allocated per call once the buffers have grown to the largest batch. */
 #include <limits.h>
 #include <mpi.h>
+
+/* Built as the module librtcosim_mpi.so (loaded by transport_mpi_dl.c under
+ * mpirun only), its entry points under names of their own. */
+#define rtcosim_mpi_launched rtcosim_mpi_module_launched
+#define rtcosim_mpi_available rtcosim_mpi_module_available
+#define rtcosim_mpi_transport_open rtcosim_mpi_module_transport_open
+#define rtcosim_mpi_transport_close rtcosim_mpi_module_transport_close
+#define rtcosim_mpi_abort rtcosim_mpi_module_abort
+#define rtcosim_mpi_peer_pid rtcosim_mpi_module_peer_pid
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

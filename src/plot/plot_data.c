@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "plot/plot_internal.h"
+#include "results/matio_dl.h"
 #include "rtcosim/csv.h"
 #include "util/read_file.h"
 
@@ -273,10 +274,12 @@ static char *unit_of_description(const char *d)
 
 static rtcosim_status read_mat(const char *path, plot_table **out, rtcosim_error *err)
 {
+    rtcosim_status st = rtcosim_matio_load(err);
+    if (st != RTCOSIM_OK)
+        return st;
     mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
     if (!mat)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a MAT file libmatio can open", path);
-    rtcosim_status st = RTCOSIM_OK;
     matvar_t *aclass = Mat_VarRead(mat, "Aclass"), *name = Mat_VarRead(mat, "name");
     matvar_t *desc = Mat_VarRead(mat, "description"), *info = Mat_VarRead(mat, "dataInfo");
     matvar_t *d1 = Mat_VarRead(mat, "data_1"), *d2 = Mat_VarRead(mat, "data_2");

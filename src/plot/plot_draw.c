@@ -13,6 +13,8 @@
 
 #include <plplot.h>
 
+#include "plot/plplot_dl.h"
+
 #include "plot/plot_internal.h"
 #include "rtcosim/log.h"
 
@@ -300,6 +302,9 @@ static void draw_legend_sample(const plot_layout *l, size_t i, int color, int st
 rtcosim_status plot_render(const plot_request *req, const char *output, plot_layout *layout_out,
                            rtcosim_plot_stats *stats, rtcosim_error *err)
 {
+    rtcosim_status loaded = rtcosim_plplot_load(err);
+    if (loaded != RTCOSIM_OK)
+        return loaded;
     const char *device = extension_device(output);
     if (!device)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,

@@ -22,6 +22,7 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/results.h"
+#include "matio_dl.h"
 
 typedef struct mat_column {
     size_t csv_column; /* index in the CSV table */
@@ -115,7 +116,10 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
 {
     text_context tc = {columns, columns ? column_count : 0};
     rtcosim_csv *table = NULL;
-    rtcosim_status st = rtcosim_csv_read_file_text(csv_path, column_is_text, &tc, &table, err);
+    rtcosim_status st = rtcosim_matio_load(err);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = rtcosim_csv_read_file_text(csv_path, column_is_text, &tc, &table, err);
     if (st != RTCOSIM_OK)
         return st;
     size_t ncsv = rtcosim_csv_column_count(table), rows = rtcosim_csv_row_count(table);

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <zip.h>
 
+#include "archive/zip_dl.h"
+
 #include "fmi/fmu_internal.h"
 #include "fmi/model_description.h"
 #include "rtcosim/native.h"
@@ -26,6 +28,9 @@ static rtcosim_status read_md_text(const char *path, char **data, size_t *size, 
     /* Never a device or a pipe: reading one could block. */
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a regular file", path);
+    rtcosim_status loaded = rtcosim_zip_load(err);
+    if (loaded != RTCOSIM_OK)
+        return loaded;
     int code = 0;
     zip_t *za = zip_open(path, ZIP_RDONLY, &code);
     if (!za)
