@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,6 +133,66 @@ static pid_t host_of(pid_t cli, double seconds)
     return -1;
 }
 
+/* Whether a thread of pid is blocked in nanosleep or clock_nanosleep (the
+ * kernel's /proc/PID/task/TID/syscall starts with the number of the system
+ * call a blocked thread is in). */
+static bool sleeps_in_nanosleep(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    bool sleeping = false;
+    while (!sleeping && d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[320];
+        snprintf(file, sizeof file, "/proc/%ld/task/%s/syscall", (long)pid, e->d_name);
+        FILE *f = fopen(file, "r");
+        long nr = -1;
+        if (f && fscanf(f, "%ld", &nr) == 1)
+            sleeping = nr == SYS_clock_nanosleep
+#ifdef SYS_nanosleep
+                       || nr == SYS_nanosleep
+#endif
+                ;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return sleeping;
+}
+
+/* Wait (up to `seconds`) until the host sleeps in Faulty's endless step
+ * (fail_mode 5 sleeps 1 s at a time, nothing before it sleeps): a fixed
+ * delay was not enough on a loaded machine, where a SIGSTOP then caught the
+ * host while it was still instantiating the FMU. */
+static void wait_until_host_hangs_in_the_step(pid_t host, double seconds)
+{
+    double end = now_s() + seconds;
+    while (!sleeps_in_nanosleep(host)) {
+        if (now_s() > end)
+            fail_msg("host %ld did not reach Faulty's hanging step within %.0f s", (long)host,
+                     seconds);
+        usleep(10000);
+    }
+}
+
+/* Wait (up to `seconds`) until the file at path contains text. */
+static void wait_for_text(const char *path, const char *text, double seconds)
+{
+    double end = now_s() + seconds;
+    for (;;) {
+        const char *have = access(path, F_OK) == 0 ? tu_read_file(path, NULL) : NULL;
+        if (have && strstr(have, text))
+            return;
+        if (now_s() > end)
+            fail_msg("no '%s' in %s within %.0f s: %s", text, path, seconds, have ? have : "");
+        usleep(10000);
+    }
+}
+
 static size_t count_lines(const char *path)
 {
     size_t size, lines = 0;
@@ -211,9 +272,9 @@ static void stopped_host_ends_the_run_after_the_isolate_timeout(void **state)
                           "1", "--start-value", "fail_mode", "5", "--stop-time", "2",
                           "--output-interval", "0.01", "--output-file", csv, "-q", NULL};
     pid_t cli = start_cli(err, args, -1);
-    pid_t host = host_of(cli, 5);
+    pid_t host = host_of(cli, 60);
     assert_true(host > 0);
-    usleep(300000); /* past t = 1 s: the host sleeps in the step */
+    wait_until_host_hangs_in_the_step(host, 60); /* past t = 1 s */
     kill(host, SIGSTOP);
     bool hung = false;
     int rc = wait_cli(cli, 10, &hung);
@@ -229,7 +290,7 @@ static void stopped_host_ends_the_run_after_the_isolate_timeout(void **state)
 }
 
 /* Row 14: the same stopped host with the default timeout (60 s): the first
- * SIGINT ends the run within 2 s, exit 130, the rows to t = 1 s written. */
+ * SIGINT ends the run at once (within 10 s, not the 60 s), exit 130, the rows to t = 1 s written. */
 static void first_sigint_ends_a_run_whose_host_is_stopped(void **state)
 {
     (void)state;
@@ -242,17 +303,19 @@ static void first_sigint_ends_a_run_whose_host_is_stopped(void **state)
                           "fail_mode", "5", "--stop-time", "2", "--output-interval", "0.01",
                           "--output-file", csv, "-q", NULL};
     pid_t cli = start_cli(err, args, -1);
-    pid_t host = host_of(cli, 5);
+    pid_t host = host_of(cli, 60);
     assert_true(host > 0);
-    usleep(300000);
+    wait_until_host_hangs_in_the_step(host, 60);
     kill(host, SIGSTOP);
     usleep(200000);
     kill(cli, SIGINT);
     double t0 = now_s();
     bool hung = false;
-    int rc = wait_cli(cli, 4, &hung);
+    int rc = wait_cli(cli, 20, &hung);
     const char *text = tu_read_file(err, NULL);
-    if (hung || rc != 130 || now_s() - t0 > 2 || !strstr(text, "interrupted by SIGINT"))
+    /* Promptly: the CLI looks at the interrupt every 10 ms; 10 s is a bound
+     * for a loaded machine, far below the 60 s a missed interrupt would take. */
+    if (hung || rc != 130 || now_s() - t0 > 10 || !strstr(text, "interrupted by SIGINT"))
         fail_msg("exit %d%s after %.2f s: %s", rc, hung ? " (hung)" : "", now_s() - t0, text);
     assert_int_equal(count_lines(csv), 102);
     assert_no_child_left();
@@ -311,10 +374,13 @@ static void real_time_run_with_a_stopped_partner_ends_and_cleans_up(void **state
                           "--non-realtime", "f", "--isolate-timeout", "0.5", "--start-value",
                           "f.fail_time", "1000", "--output-file", csv, "-q", NULL};
     pid_t cli = start_cli(err, args, -1);
-    /* (The system is built twice: the first host quits at once.) */
-    assert_true(host_of(cli, 5) > 0);
-    usleep(400000); /* running: 300 s simulated take seconds of wall time */
-    pid_t host = host_of(cli, 5);
+    /* The system is built twice (the first host quits at once): the line
+     * naming the parts is printed (and flushed) once the second is built,
+     * just before the real-time loop; 300 s simulated then take seconds of
+     * wall time. A fixed delay instead could stop the host while it was
+     * still being built on a loaded machine. */
+    wait_for_text(err, "system 'two': real-time part", 60);
+    pid_t host = host_of(cli, 60);
     assert_true(host > 0);
     kill(host, SIGSTOP);
     bool hung = false;
