@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,10 +71,10 @@ static void sleep_ms(long ms)
     }
 }
 
-/* Wait until path has at least `bytes` bytes (at most 30 s). */
+/* Wait until path has at least `bytes` bytes (at most 60 s). */
 static void wait_for_size(const char *path, off_t bytes)
 {
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 6000; i++) {
         struct stat st;
         if (stat(path, &st) == 0 && st.st_size >= bytes)
             return;
@@ -81,10 +83,80 @@ static void wait_for_size(const char *path, off_t bytes)
     fail_msg("%s never reached %lld bytes", path, (long long)bytes);
 }
 
-/* Exit code (128 + signal when killed); fails after 30 s (and kills it). */
+/* Wait (up to 60 s) until the file at path contains text. */
+static void wait_for_text(const char *path, const char *text)
+{
+    for (int i = 0; i < 6000; i++) {
+        const char *have = access(path, F_OK) == 0 ? tu_read_file(path, NULL) : NULL;
+        if (have && strstr(have, text))
+            return;
+        sleep_ms(10);
+    }
+    fail_msg("no '%s' in %s within 60 s", text, path);
+}
+
+/* Whether /proc/PID/status says pid catches signo (SigCgt, a hex mask). */
+static bool catches(pid_t pid, int signo)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    unsigned long long mask = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (mask >> (signo - 1)) & 1;
+}
+
+/* Whether a thread of pid is blocked in nanosleep or clock_nanosleep
+ * (/proc/PID/task/TID/syscall starts with the blocked call's number). */
+static bool sleeps_in_nanosleep(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    bool sleeping = false;
+    while (!sleeping && d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[320];
+        snprintf(file, sizeof file, "/proc/%ld/task/%s/syscall", (long)pid, e->d_name);
+        FILE *f = fopen(file, "r");
+        long nr = -1;
+        if (f && fscanf(f, "%ld", &nr) == 1)
+            sleeping = nr == SYS_clock_nanosleep
+#ifdef SYS_nanosleep
+                       || nr == SYS_nanosleep
+#endif
+                ;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return sleeping;
+}
+
+/* Wait (up to 60 s) until ready(pid) holds. */
+static void wait_until(pid_t pid, bool (*ready)(pid_t), const char *what)
+{
+    for (int i = 0; i < 6000; i++) {
+        if (ready(pid))
+            return;
+        sleep_ms(10);
+    }
+    fail_msg("rtcosim did not %s within 60 s", what);
+}
+
+static bool catches_sigint(pid_t pid) { return catches(pid, SIGINT); }
+
+/* Exit code (128 + signal when killed); fails after 60 s (and kills it). */
 static int wait_exit(pid_t pid)
 {
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 6000; i++) {
         int status;
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid)
@@ -93,7 +165,7 @@ static int wait_exit(pid_t pid)
     }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
-    fail_msg("rtcosim did not exit within 30 s");
+    fail_msg("rtcosim did not exit within 60 s");
     return -1;
 }
 
@@ -195,8 +267,11 @@ static void real_time_run_sigint_writes_results_and_report(void **state)
                           "--no-calibrate", "--non-realtime", "b", "--output-file", csv,
                           "--rt-report", report, "-q", NULL};
     child c = spawn(dir, args);
-    /* The header is written at the start; let some frames run. */
-    wait_for_size(csv, 10);
+    /* The line naming the parts is printed (and flushed) just before the
+     * real-time loop starts (the header alone came before the system was
+     * built: on a loaded machine no frame had run 300 ms later); let some
+     * frames run. */
+    wait_for_text(c.out, "system 'springs': real-time part");
     sleep_ms(300);
     kill(c.pid, SIGINT);
     assert_int_equal(wait_exit(c.pid), 130);
@@ -223,8 +298,9 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
                           "--start-value", "fail_time", "0", "--stop-time", "2",
                           "--output-interval", "0.25", "--output-file", csv, "-q", NULL};
     child c = spawn(dir, args);
-    wait_for_size(csv, 5); /* the header (written at once): the run has started */
-    sleep_ms(200);
+    /* The step hangs: Faulty sleeps in it (nothing else in the CLI sleeps).
+     * A fixed delay after the header could signal before the step began. */
+    wait_until(c.pid, sleeps_in_nanosleep, "hang in Faulty's step");
     kill(c.pid, SIGINT);
     sleep_ms(200);
     /* Still running: the first signal waits for the step boundary. */
@@ -364,6 +440,10 @@ static void events_sigint_keeps_the_can_log_and_summary(void **state)
         const char *args[] = {"events", "--stop-time", "1e6", "--scheduler", schedulers[k],
                               "--can-log", log, NULL};
         child c = spawn(dir, args);
+        /* The handler is installed once the vehicle is built, just before
+         * the run (a fixed delay from the start could signal before it on a
+         * loaded machine: killed, no summary); then let it run. */
+        wait_until(c.pid, catches_sigint, "catch SIGINT");
         sleep_ms(1000);
         kill(c.pid, SIGINT);
         assert_int_equal(wait_exit(c.pid), 130);
