@@ -57,6 +57,10 @@ static pid_t start_cli(const char *err_path, const char *const *args, int fd3)
         dup2(fe, 2);
         if (fd3 >= 0 && fd3 != 3)
             dup2(fd3, 3);
+        /* Default dispositions whatever started the test: a shell's
+         * background job ignores SIGINT, and the CLI would inherit that. */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
