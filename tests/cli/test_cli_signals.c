@@ -144,6 +144,33 @@ static bool sleeps_in_nanosleep(pid_t pid)
     return sleeping;
 }
 
+/* Whether a thread of pid other than its main thread is blocked in
+ * clock_nanosleep: run --real-time's paced thread waiting for its next frame
+ * (with -q nothing else in the CLI sleeps so). */
+static bool paced_thread_waits(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    bool waits = false;
+    while (!waits && d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || atol(e->d_name) == (long)pid)
+            continue;
+        char file[320];
+        snprintf(file, sizeof file, "/proc/%ld/task/%s/syscall", (long)pid, e->d_name);
+        FILE *f = fopen(file, "r");
+        long nr = -1;
+        if (f && fscanf(f, "%ld", &nr) == 1)
+            waits = nr == SYS_clock_nanosleep;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return waits;
+}
+
 /* Wait (up to 60 s) until ready(pid) holds. */
 static void wait_until(pid_t pid, bool (*ready)(pid_t), const char *what)
 {
@@ -271,11 +298,12 @@ static void real_time_run_sigint_writes_results_and_report(void **state)
                           "--no-calibrate", "--non-realtime", "b", "--output-file", csv,
                           "--rt-report", report, "-q", NULL};
     child c = spawn(dir, args);
-    /* The line naming the parts is printed (and flushed) just before the
-     * real-time loop starts (the header alone came before the system was
-     * built: on a loaded machine no frame had run 300 ms later); let some
-     * frames run. */
+    /* Once the paced thread waits for its next frame, frames run (the
+     * header alone, written before the system is even built, left none
+     * run 300 ms later on a loaded machine: no frame, no report); let
+     * some frames run. */
     wait_for_text(c.out, "system 'springs': real-time part");
+    wait_until(c.pid, paced_thread_waits, "start pacing frames");
     sleep_ms(300);
     kill(c.pid, SIGINT);
     int rc = wait_exit(c.pid);
