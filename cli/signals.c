@@ -76,6 +76,10 @@ void cli_signals_on_first(void (*hook)(void *), void *arg)
     first_signal_hook = NULL; /* never a hook with the wrong argument */
     first_signal_arg = arg;
     first_signal_hook = hook;
+    /* A signal between cli_signals_install and here found no hook: without
+     * this, that Ctrl-C was lost and the run went on to its stop time. */
+    if (hook && atomic_load(&cli_stop_signal))
+        hook(arg);
 }
 
 void cli_signals_restore(void)

@@ -22,7 +22,9 @@ void cli_signals_restore(void);
 void cli_signals_exit_at_once(const char *what);
 /* After cli_signals_install: the first signal also calls hook(arg) in the
  * handler (so hook must be async-signal-safe, e.g. one atomic store): for a
- * run that does not look at cli_stop_signal itself (the event kernel). */
+ * run that does not look at cli_stop_signal itself (the event kernel). A
+ * signal that came since cli_signals_install calls it here at once; hook may
+ * be called twice for one signal (it must be idempotent). */
 void cli_signals_on_first(void (*hook)(void *), void *arg);
 /* While a run is in progress (between cli_run_guard_begin and _end): a fatal
  * signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes the buffered rows

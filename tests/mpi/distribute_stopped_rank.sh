@@ -37,9 +37,10 @@ TMPDIR="$dir/tmp" mpi 2 "$rtcosim" run "$dir/two.ssd" --stop-time 10000 --distri
     --start-value g.fail_time 1e9 --output-interval 1 --output-file "$dir/out.csv" \
     > "$dir/out.txt" 2> "$dir/err.txt" &
 job=$!
-# rank 1: the rtcosim process whose environment says so
+# rank 1: the rtcosim process whose environment says so, once rank 0 has
+# written the CSV's header (bounded at 60 s: mpirun starts slowly under load)
 rank1=
-for i in $(seq 1 200); do
+for i in $(seq 1 1200); do
     for p in $(pgrep -f "rtcosim run $dir/two.ssd"); do
         # (not its directory sweeper: a child in a session of its own)
         [ "$(ps -o sid= -p "$p" | tr -d ' ')" = "$p" ] && continue
