@@ -365,7 +365,8 @@ rtcosim_status rtcosim_rt_build(rtcosim_rt *rt, const rtcosim_rt_connection *con
         pa->in_hub = calloc(b[p].received.n + 1, sizeof *pa->in_hub);
         if (!pa->in_hub)
             goto oom;
-        memcpy(pa->in_hub, b[p].received.v, b[p].received.n * sizeof *pa->in_hub);
+        if (b[p].received.n) /* a part that receives nothing has no list (NULL) */
+            memcpy(pa->in_hub, b[p].received.v, b[p].received.n * sizeof *pa->in_hub);
         pa->summary.signals_to_rt = pa->sig_count;
         pa->summary.signals_to_part = b[p].received.n;
         /* Its name: its components' names joined with '+'. */
