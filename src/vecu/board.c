@@ -42,10 +42,10 @@ static const board_desc boards[] = {
         .dualtimer_base = 0x40002000u,
         .dualtimer_irq = 10,
         .fpgaio_base = 0x40028000u,
-        .unimplemented = {{0x00800000u, 0x00800000u}, {0x01010000u, 0x1EFF0000u},
+        .raz_wi = {{0x00800000u, 0x00800000u}, {0x01010000u, 0x1EFF0000u},
                           {0x20800000u, 0x00800000u}, {0x40030000u, 0x001D0000u},
                           {0x41000000u, 0x00200000u}},
-        .unimplemented_count = 5,
+        .raz_wi_count = 5,
     },
 };
 #define BOARD_COUNT (sizeof boards / sizeof boards[0])
@@ -233,12 +233,12 @@ static rtcosim_status map_board(rtcosim_board *b, rtcosim_error *err)
     if ((e = uc_mmio_map(b->uc, APB_BASE, APB_SIZE, board_apb_read, b, board_apb_write, b)) ||
         (e = uc_mmio_map(b->uc, PPB_BASE, PPB_SIZE, board_ppb_read, b, board_ppb_write, b)))
         return uc_fail(b, e, "mapping the peripherals", err);
-    for (unsigned i = 0; i < b->desc->unimplemented_count; i++) {
-        const board_range *r = &b->desc->unimplemented[i];
+    for (unsigned i = 0; i < b->desc->raz_wi_count; i++) {
+        const board_range *r = &b->desc->raz_wi[i];
         b->unimp[i] = (board_unimp_ctx){b, r->base};
         if ((e = uc_mmio_map(b->uc, r->base, r->size, board_unimp_read, &b->unimp[i],
                              board_unimp_write, &b->unimp[i])))
-            return uc_fail(b, e, "mapping unimplemented devices", err);
+            return uc_fail(b, e, "mapping the read-as-zero, write-ignored ranges", err);
     }
     if ((e = uc_hook_add(b->uc, &b->block_hook, UC_HOOK_BLOCK, (void *)on_block, b, 1, 0)) ||
         (e = uc_hook_add(b->uc, &b->invalid_hook, UC_HOOK_MEM_INVALID, (void *)on_invalid, b, 1,

@@ -11,7 +11,7 @@
 #define BOARD_MAX_RAM 8
 #define BOARD_MAX_UART 5
 #define BOARD_MAX_TIMER 2
-#define BOARD_MAX_UNIMP 12
+#define BOARD_MAX_RAZ_WI 12
 #define BOARD_EXCEPTIONS (16 + 256)
 
 typedef struct board_ram {
@@ -40,8 +40,8 @@ typedef struct board_desc {
     uint32_t dualtimer_base;
     int dualtimer_irq;
     uint32_t fpgaio_base;
-    board_range unimplemented[BOARD_MAX_UNIMP]; /* RAZ/WI, as QEMU's unimplemented devices */
-    unsigned unimplemented_count;
+    board_range raz_wi[BOARD_MAX_RAZ_WI]; /* read-as-zero, write-ignored: what QEMU puts at these addresses (create_unimplemented_device) */
+    unsigned raz_wi_count;
 } board_desc;
 
 typedef struct board_uart {
@@ -76,7 +76,7 @@ typedef struct board_dualtimer {
     board_counter count;
 } board_dualtimer;
 
-/* The MMIO callbacks of one unimplemented-device range know their base */
+/* The MMIO callbacks of one read-as-zero, write-ignored range know their base */
 typedef struct board_unimp_ctx {
     struct rtcosim_board *board;
     uint32_t base;
@@ -144,7 +144,7 @@ struct rtcosim_board {
     uint64_t counter_sync;
     bool warned_unimp, warned_ppb;
     char where[160];
-    board_unimp_ctx unimp[BOARD_MAX_UNIMP];
+    board_unimp_ctx unimp[BOARD_MAX_RAZ_WI];
 };
 
 /* board.c */

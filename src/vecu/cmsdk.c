@@ -310,7 +310,8 @@ static void warn_unimp(rtcosim_board *b, uint32_t a)
 {
     if (!b->warned_unimp)
         rtcosim_log(RTCOSIM_LOG_WARNING, "board", "board '%s': an access to 0x%08" PRIx32 " in %s reaches"
-                    " an unimplemented device: reads as zero, writes ignored (warned once)",
+                    " an address with no device model (QEMU's unimplemented-device placeholder): reads as zero,"
+                    " writes ignored (warned once)",
                     b->desc->name, a, board_where(b));
     b->warned_unimp = true;
 }
