@@ -138,37 +138,6 @@ static pid_t host_of(pid_t cli, double seconds)
     return -1;
 }
 
-/* Whether a thread of pid is blocked in nanosleep or clock_nanosleep (the
- * kernel's /proc/PID/task/TID/syscall starts with the number of the system
- * call a blocked thread is in). */
-static bool sleeps_in_nanosleep(pid_t pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
-    DIR *d = opendir(path);
-    struct dirent *e;
-    bool sleeping = false;
-    while (!sleeping && d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char file[320];
-        snprintf(file, sizeof file, "/proc/%ld/task/%s/syscall", (long)pid, e->d_name);
-        FILE *f = fopen(file, "r");
-        long nr = -1;
-        if (f && fscanf(f, "%ld", &nr) == 1)
-            sleeping = nr == SYS_clock_nanosleep
-#ifdef SYS_nanosleep
-                       || nr == SYS_nanosleep
-#endif
-                ;
-        if (f)
-            fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return sleeping;
-}
-
 /* Wait (up to `seconds`) until the host sleeps in Faulty's endless step
  * (fail_mode 5 sleeps 1 s at a time, nothing before it sleeps): a fixed
  * delay was not enough on a loaded machine, where a SIGSTOP then caught the
@@ -176,7 +145,7 @@ static bool sleeps_in_nanosleep(pid_t pid)
 static void wait_until_host_hangs_in_the_step(pid_t host, double seconds)
 {
     double end = now_s() + seconds;
-    while (!sleeps_in_nanosleep(host)) {
+    while (!tu_sleeps_in_nanosleep(host)) {
         if (now_s() > end)
             fail_msg("host %ld did not reach Faulty's hanging step within %.0f s", (long)host,
                      seconds);

@@ -114,36 +114,6 @@ static bool catches(pid_t pid, int signo)
     return (mask >> (signo - 1)) & 1;
 }
 
-/* Whether a thread of pid is blocked in nanosleep or clock_nanosleep
- * (/proc/PID/task/TID/syscall starts with the blocked call's number). */
-static bool sleeps_in_nanosleep(pid_t pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
-    DIR *d = opendir(path);
-    struct dirent *e;
-    bool sleeping = false;
-    while (!sleeping && d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char file[320];
-        snprintf(file, sizeof file, "/proc/%ld/task/%s/syscall", (long)pid, e->d_name);
-        FILE *f = fopen(file, "r");
-        long nr = -1;
-        if (f && fscanf(f, "%ld", &nr) == 1)
-            sleeping = nr == SYS_clock_nanosleep
-#ifdef SYS_nanosleep
-                       || nr == SYS_nanosleep
-#endif
-                ;
-        if (f)
-            fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return sleeping;
-}
-
 /* Whether a thread of pid other than its main thread is blocked in
  * clock_nanosleep: run --real-time's paced thread waiting for its next frame
  * (with -q nothing else in the CLI sleeps so). */
@@ -348,7 +318,7 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
     child c = spawn(dir, args);
     /* The step hangs: Faulty sleeps in it (nothing else in the CLI sleeps).
      * A fixed delay after the header could signal before the step began. */
-    wait_until(c.pid, sleeps_in_nanosleep, "hang in Faulty's step");
+    wait_until(c.pid, tu_sleeps_in_nanosleep, "hang in Faulty's step");
     kill(c.pid, SIGINT);
     /* Taken before the second is sent: two SIGINTs pending at once are one
      * (a starved CLI that had not run between them saw a single signal). */

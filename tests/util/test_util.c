@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <cmocka.h>
 #include <zip.h>
 
@@ -259,4 +261,35 @@ void tu_log_reset(void)
 {
     log_used = 0;
     log_buffer[0] = '\0';
+}
+
+/* Whether a thread of pid is blocked in nanosleep or clock_nanosleep (the
+ * kernel's /proc/PID/task/TID/syscall starts with the number of the system
+ * call a blocked thread is in). */
+bool tu_sleeps_in_nanosleep(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    bool sleeping = false;
+    while (!sleeping && d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[320];
+        snprintf(file, sizeof file, "/proc/%ld/task/%s/syscall", (long)pid, e->d_name);
+        FILE *f = fopen(file, "r");
+        long nr = -1;
+        if (f && fscanf(f, "%ld", &nr) == 1)
+            sleeping = nr == SYS_clock_nanosleep
+#ifdef SYS_nanosleep
+                       || nr == SYS_nanosleep
+#endif
+                ;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return sleeping;
 }

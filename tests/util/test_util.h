@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_TESTS_UTIL_TEST_UTIL_H
 #define RTCOSIM_TESTS_UTIL_TEST_UTIL_H
 
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,6 +39,9 @@ int tu_scratch_group_teardown(void **state);
 const char *tu_scratch(const char *name);
 /* Number of entries in a directory (without . and ..), -1 if unreadable. */
 int tu_count_entries(const char *dir);
+/* Whether a thread of process pid is blocked in (clock_)nanosleep, read
+ * from /proc: a child has reached a sleep the test waits for. */
+bool tu_sleeps_in_nanosleep(pid_t pid);
 /* "dir/name" in a static buffer (one at a time). */
 const char *tu_path(const char *dir, const char *name);
 /* Write an archive; aborts the test on failure. */
