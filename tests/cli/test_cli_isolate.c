@@ -206,24 +206,8 @@ static void write_system(const char *dir, char *path, size_t size)
     tu_write_file(path, text);
 }
 
-static size_t count_lines(const char *path)
-{
-    size_t size, lines = 0;
-    const char *text = tu_read_file(path, &size);
-    for (size_t k = 0; k < size; k++)
-        lines += text[k] == '\n';
-    return lines;
-}
-
 /* No host process outlived the run: rtcosim reaped its own (with this test a
  * subreaper, one it left would be ours to wait for now). */
-static void assert_no_child_left(void)
-{
-    errno = 0;
-    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
-    assert_int_equal(errno, ECHILD);
-}
-
 static void isolated_system_equals_in_process_system(void **state)
 {
     (void)state;
@@ -237,7 +221,7 @@ static void isolated_system_equals_in_process_system(void **state)
                         "-q", NULL};
     assert_int_equal(run_cli(err, in), 0);
     char *expected = strdup(tu_read_file(a, NULL));
-    assert_int_equal(count_lines(a), 202); /* header + 201 points: the run did run */
+    assert_int_equal(tu_count_lines(a), 202); /* header + 201 points: the run did run */
     const char *every[] = {"run", ssd, "--isolate", "--start-value", "f.fail_time", "100",
                            "--output-file", b, "-q", NULL};
     const char *listed[] = {"run", ssd, "--isolate", "f,d", "--threads", "2", "--start-value",
@@ -248,7 +232,7 @@ static void isolated_system_equals_in_process_system(void **state)
         if (rc != 0)
             fail_msg("run %d: exit %d: %s", i, rc, tu_read_file(err, NULL));
         assert_string_equal(tu_read_file(b, NULL), expected);
-        assert_no_child_left();
+        tu_assert_no_child_left();
     }
     /* A native component cannot be isolated; an unknown name is refused. */
     const char *native[] = {"run", ssd, "--isolate", "a", "-q", NULL};
@@ -286,10 +270,10 @@ static void crashing_partner_fmu_is_lost_and_the_real_time_part_finishes(void **
             !strstr(text, "component 'f' in fmi2DoStep at t = 1 s: its host process") ||
             !strstr(text, cases[i].how))
             fail_msg("mode %s: exit %d: %s", cases[i].mode, rc, text);
-        assert_int_equal(count_lines(csv), 202); /* every row to t = 2 s */
+        assert_int_equal(tu_count_lines(csv), 202); /* every row to t = 2 s */
         snprintf(summary, sizeof summary, "%s/summary.csv", report);
-        assert_true(count_lines(summary) > 1);
-        assert_no_child_left();
+        assert_true(tu_count_lines(summary) > 1);
+        tu_assert_no_child_left();
     }
     /* Two non-real-time parts, each FMU isolated in a host of its own: the
      * crashing f makes its part lost, d's part and the real-time part go on. */
@@ -302,8 +286,8 @@ static void crashing_partner_fmu_is_lost_and_the_real_time_part_finishes(void **
         !strstr(text, "(part f: partner failed at tv = 1.000000 s: component 'f' in fmi2DoStep") ||
         !strstr(text, "crashed (SIGSEGV)"))
         fail_msg("two parts: exit %d: %s", rc, text);
-    assert_int_equal(count_lines(csv), 202);
-    assert_no_child_left();
+    assert_int_equal(tu_count_lines(csv), 202);
+    tu_assert_no_child_left();
     unsetenv("TMPDIR");
     assert_int_equal(tu_count_entries(tmp), 0);
     tu_drop_dir(dir);
@@ -330,8 +314,8 @@ static void step_timeout_kills_a_hung_isolated_host(void **state)
     int rc = run_cli(err, hang);
     if (rc != 5 || !strstr(tu_read_file(err, NULL), "--step-timeout"))
         fail_msg("exit %d: %s", rc, tu_read_file(err, NULL));
-    assert_int_equal(count_lines(csv), 102); /* header + t = 0 .. 1 s */
-    assert_no_child_left();
+    assert_int_equal(tu_count_lines(csv), 102); /* header + t = 0 .. 1 s */
+    tu_assert_no_child_left();
     const char *next[] = {"run", ssd, "--isolate", "--start-value", "f.fail_time", "100", "-q",
                           NULL};
     assert_int_equal(run_cli(err, next), 0);
@@ -367,12 +351,12 @@ static void master_annotation_isolates_and_no_isolate_overrides_it(void **state)
     assert_int_equal(run_cli(err, isolated), 1);
     if (!strstr(tu_read_file(err, NULL), "its host process"))
         fail_msg("%s", tu_read_file(err, NULL));
-    assert_int_equal(count_lines(csv), 102);
+    assert_int_equal(tu_count_lines(csv), 102);
     const char *in_process[] = {"run", annotated, "--no-isolate", "--start-value", "f.fail_mode",
                                 "6", "--output-file", csv, "-q", NULL};
     assert_int_equal(run_cli(err, in_process), 128 + SIGSEGV);
     assert_null(strstr(tu_read_file(err, NULL), "its host process"));
-    assert_no_child_left();
+    tu_assert_no_child_left();
     unsetenv("TMPDIR");
     free(text);
     tu_drop_dir(dir);
@@ -451,7 +435,7 @@ static void isolated_fmu_states_roll_back_like_in_process(void **state)
         }
         rtcosim_component_free(plain);
         rtcosim_component_free(iso);
-        assert_no_child_left();
+        tu_assert_no_child_left();
     }
 }
 

@@ -167,22 +167,6 @@ static void wait_for_text(const char *path, const char *text, double seconds)
     }
 }
 
-static size_t count_lines(const char *path)
-{
-    size_t size, lines = 0;
-    const char *text = tu_read_file(path, &size);
-    for (size_t k = 0; k < size; k++)
-        lines += text[k] == '\n';
-    return lines;
-}
-
-static void assert_no_child_left(void)
-{
-    errno = 0;
-    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
-    assert_int_equal(errno, ECHILD);
-}
-
 /* Row 15: fd 3 as an empty file (was SIGBUS), 2 MB of random bytes, a
  * channel-sized file of random bytes (was a wait that ignored SIGTERM),
  * /dev/null and a closed fd: each refused at once with exit code 1 and a
@@ -261,8 +245,8 @@ static void stopped_host_ends_the_run_after_the_isolate_timeout(void **state)
     if (hung || rc != 1 || !strstr(text, "component 'Faulty' in fmi2DoStep at t = 1 s") ||
         !strstr(text, "did not answer within 3 s") || !strstr(text, "is stopped"))
         fail_msg("exit %d%s: %s", rc, hung ? " (hung)" : "", text);
-    assert_int_equal(count_lines(csv), 102);
-    assert_no_child_left();
+    assert_int_equal(tu_count_lines(csv), 102);
+    tu_assert_no_child_left();
     unsetenv("TMPDIR");
     assert_int_equal(tu_count_entries(tmp), 0);
     tu_drop_dir(dir);
@@ -296,8 +280,8 @@ static void first_sigint_ends_a_run_whose_host_is_stopped(void **state)
      * for a loaded machine, far below the 60 s a missed interrupt would take. */
     if (hung || rc != 130 || now_s() - t0 > 10 || !strstr(text, "interrupted by SIGINT"))
         fail_msg("exit %d%s after %.2f s: %s", rc, hung ? " (hung)" : "", now_s() - t0, text);
-    assert_int_equal(count_lines(csv), 102);
-    assert_no_child_left();
+    assert_int_equal(tu_count_lines(csv), 102);
+    tu_assert_no_child_left();
     unsetenv("TMPDIR");
     assert_int_equal(tu_count_entries(tmp), 0);
     tu_drop_dir(dir);
@@ -368,8 +352,8 @@ static void real_time_run_with_a_stopped_partner_ends_and_cleans_up(void **state
     if (hung || rc != 3 || !strstr(text, "non-real-time partner was lost") ||
         !strstr(text, "is stopped"))
         fail_msg("exit %d%s: %s", rc, hung ? " (hung)" : "", text);
-    assert_int_equal(count_lines(csv), 30002);
-    assert_no_child_left();
+    assert_int_equal(tu_count_lines(csv), 30002);
+    tu_assert_no_child_left();
     unsetenv("TMPDIR");
     assert_int_equal(tu_count_entries(tmp), 0);
     tu_drop_dir(dir);
@@ -444,7 +428,7 @@ static void two_isolated_fmus_on_one_cpu_do_not_spin(void **state)
     assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
     if (best > 0.25e-3)
         fail_msg("%.1f us of CPU per macro step with two isolated FMUs on one CPU", best * 1e6);
-    assert_no_child_left();
+    tu_assert_no_child_left();
     tu_drop_dir(dir);
 }
 

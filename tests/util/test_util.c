@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <cmocka.h>
@@ -292,4 +294,20 @@ bool tu_sleeps_in_nanosleep(pid_t pid)
     if (d)
         closedir(d);
     return sleeping;
+}
+
+size_t tu_count_lines(const char *path)
+{
+    size_t size, lines = 0;
+    const char *text = tu_read_file(path, &size);
+    for (size_t k = 0; k < size; k++)
+        lines += text[k] == '\n';
+    return lines;
+}
+
+void tu_assert_no_child_left(void)
+{
+    errno = 0;
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+    assert_int_equal(errno, ECHILD);
 }

@@ -42,6 +42,11 @@ int tu_count_entries(const char *dir);
 /* Whether a thread of process pid is blocked in (clock_)nanosleep, read
  * from /proc: a child has reached a sleep the test waits for. */
 bool tu_sleeps_in_nanosleep(pid_t pid);
+/* The number of lines of a file (its newlines). */
+size_t tu_count_lines(const char *path);
+/* No child process is left: whatever the test started reaped its own (with
+ * the test a subreaper, one left would be the test's to wait for now). */
+void tu_assert_no_child_left(void);
 /* "dir/name" in a static buffer (one at a time). */
 const char *tu_path(const char *dir, const char *name);
 /* Write an archive; aborts the test on failure. */
