@@ -77,6 +77,16 @@ int rtcosim_can_fd_dlc(unsigned length);
 rtcosim_status rtcosim_can_fd_frame_bits(const rtcosim_can_fd_frame *frame, uint32_t *nominal_bits,
                                          uint32_t *data_bits, rtcosim_error *err);
 
+/* CAN XL (ISO 11898-1:2024): an 11-bit priority identifier, 1-2048 data
+ * bytes. Bits the frame spends at the nominal (arbitration) bit rate and at
+ * the XL data bit rate, stuff bits included (dynamic in the arbitration
+ * phase, fixed in the data phase). Errors: a priority id above 0x7FF, a
+ * length of 0 or above 2048. */
+#define RTCOSIM_CAN_XL_DATA_MAX 2048
+rtcosim_status rtcosim_can_xl_frame_bits(uint32_t priority_id, uint32_t length,
+                                         uint32_t *nominal_bits, uint32_t *data_bits,
+                                         rtcosim_error *err);
+
 /* ---- the bus LP ---- */
 
 typedef struct rtcosim_can_bus rtcosim_can_bus;
@@ -134,11 +144,29 @@ typedef struct rtcosim_can_bus_error {
     uint8_t code;                /* RTCOSIM_CAN_ERROR_* */
 } rtcosim_can_bus_error;
 
+/* The frame formats a log entry (and the LS-BUS layer) carries. */
+typedef enum rtcosim_can_format {
+    RTCOSIM_CAN_FORMAT_CLASSIC = 0,
+    RTCOSIM_CAN_FORMAT_FD = 1,
+    RTCOSIM_CAN_FORMAT_XL = 2
+} rtcosim_can_format;
+
 typedef struct rtcosim_can_log_entry {
     rtcosim_time_ns start, end;
+    /* Classic: the frame. CAN FD: id and extended (dlc 0, data in `data`).
+     * CAN XL: id is the 11-bit priority identifier. */
     rtcosim_can_frame frame;
     uint32_t sender;
+    uint8_t format;          /* rtcosim_can_format; 0 for classic frames */
+    uint8_t flags;           /* CAN FD: RTCOSIM_CAN_FD_BRS | RTCOSIM_CAN_FD_ESI; CAN XL: RTCOSIM_CAN_XL_SEC */
+    uint8_t sdt, vcid;       /* CAN XL: SDU type, virtual CAN network id */
+    uint32_t af;             /* CAN XL: acceptance field */
+    uint16_t length;         /* CAN FD / XL: data bytes */
+    const uint8_t *data;     /* CAN FD / XL: `length` bytes, owned by the log's writer (the bus) */
 } rtcosim_can_log_entry;
+#define RTCOSIM_CAN_FD_BRS 0x01u
+#define RTCOSIM_CAN_FD_ESI 0x02u
+#define RTCOSIM_CAN_XL_SEC 0x01u
 
 typedef struct rtcosim_can_bus_stats {
     uint64_t frames;            /* transmitted (received by the nodes) */

@@ -214,8 +214,8 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
                                 4096))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
                                      " the log", bus->name);
-        bus->log[bus->log_count++] = (rtcosim_can_log_entry){now, now + duration, sent.frame,
-                                                             winner_index};
+        bus->log[bus->log_count++] = (rtcosim_can_log_entry){
+            .start = now, .end = now + duration, .frame = sent.frame, .sender = winner_index};
     }
     return rtcosim_lp_send(lp, bus->lp, duration, CAN_EVENT_FRAME_END, 0, NULL, 0, err);
 }

@@ -460,8 +460,8 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
         if (!util_array_reserve(&b->log, b->log_count, &b->log_capacity, sizeof *b->log, 4096))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "LS-BUS bus '%s': out of memory for"
                                      " the log", b->name);
-        b->log[b->log_count++] = (rtcosim_can_log_entry){b->frame_start, b->frame_end, p->frame,
-                                                         sender};
+        b->log[b->log_count++] = (rtcosim_can_log_entry){
+            .start = b->frame_start, .end = b->frame_end, .frame = p->frame, .sender = sender};
     }
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){
