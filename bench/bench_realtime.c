@@ -385,7 +385,7 @@ static int serve_ratio(double seconds, int fifo, int cpu, rtcosim_time_ns busy, 
         if (rtcosim_serve_create(&so, &view, &err) != RTCOSIM_OK ||
             rtcosim_serve_add_variable(view, "lateness", "us", &err) != RTCOSIM_OK ||
             rtcosim_serve_add_variable(view, "execution", "us", &err) != RTCOSIM_OK ||
-            rtcosim_serve_start(view, &err) != RTCOSIM_OK) {
+            (rtcosim_serve_avoid_cpu(view, cpu), rtcosim_serve_start(view, &err)) != RTCOSIM_OK) {
             fprintf(stderr, "rtcosim: %s\n", err.message);
             rtcosim_serve_free(view);
             return 1;

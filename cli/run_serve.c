@@ -149,6 +149,7 @@ void cli_serve_hook_real_time(cli_serve *sv, rtcosim_system_rt_options *so)
 {
     if (!sv->listen)
         return; /* the server itself comes after the system (its columns) */
+    sv->paced_cpu = so->rt.cpu;
     so->frame_hook = on_part_frame;
     so->frame_hook_context = sv;
     so->rt.frame_observer = on_executor_frame;
@@ -236,6 +237,7 @@ int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt,
     const char *partner = rtcosim_system_rt_part_names(srt, true);
     if (partner && *partner && rtcosim_serve_add_partner(sv->server, partner, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
+    rtcosim_serve_avoid_cpu(sv->server, sv->paced_cpu);
     return cli_serve_start(sv);
 }
 

@@ -21,6 +21,7 @@ typedef struct cli_serve {
     const char *token;  /* --serve-token */
     bool read_only;     /* --serve-read-only */
     rtcosim_serve *server;
+    int paced_cpu; /* real time: the paced thread's CPU (-1: not pinned), kept off by the server */
     /* rtcosim events: a thread of ours samples the run (the kernel's
      * threads are left alone) */
     rtcosim_events *sim;

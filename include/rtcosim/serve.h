@@ -87,6 +87,13 @@ const char *rtcosim_serve_unit_of(const rtcosim_master *m, const char *name);
 rtcosim_status rtcosim_serve_add_partner(rtcosim_serve *s, const char *name, rtcosim_error *err);
 rtcosim_status rtcosim_serve_add_can_bus(rtcosim_serve *s, const char *name, rtcosim_error *err);
 
+/* Before rtcosim_serve_start: the CPU the run's paced thread is pinned to
+ * (-1, the default: none). The server's threads (the HTTP workers and the
+ * stream's pump) are then started on every other CPU, so that neither they
+ * nor the loopback traffic they send (the kernel handles a loopback packet
+ * on the sender's CPU) take that CPU from the paced thread. Nothing changes
+ * on a machine with one CPU or when the mask cannot be set. */
+void rtcosim_serve_avoid_cpu(rtcosim_serve *s, int cpu);
 /* Allocates the rings, listens and starts the server thread. */
 rtcosim_status rtcosim_serve_start(rtcosim_serve *s, rtcosim_error *err);
 int rtcosim_serve_port(const rtcosim_serve *s);

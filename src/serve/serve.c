@@ -70,6 +70,7 @@ rtcosim_status rtcosim_serve_create(const rtcosim_serve_options *options, rtcosi
     if (!s)
         return oom(err);
     s->options = *options;
+    s->avoid_cpu = -1;
     rtcosim_status st = rtcosim_serve_parse_listen(options->listen, s->host, sizeof s->host,
                                                    &s->port, err);
     if (st == RTCOSIM_OK && options->token && !*options->token)
@@ -269,6 +270,12 @@ rtcosim_status rtcosim_serve_add_can_bus(rtcosim_serve *s, const char *name, rtc
     return st != RTCOSIM_OK ? st
                             : add_name(s->can_buses, &s->can_count, SERVE_MAX_CAN_BUSES, name,
                                        "CAN buses", err);
+}
+
+void rtcosim_serve_avoid_cpu(rtcosim_serve *s, int cpu)
+{
+    if (s && !s->started)
+        s->avoid_cpu = cpu < 0 ? -1 : cpu;
 }
 
 rtcosim_status rtcosim_serve_start(rtcosim_serve *s, rtcosim_error *err)

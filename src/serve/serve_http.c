@@ -6,6 +6,8 @@
 #include "serve/serve_internal.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <sched.h>
 #include <civetweb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -563,6 +565,22 @@ static void *pump(void *arg)
     return NULL;
 }
 
+/* Set the calling thread's CPU mask to its present one without `cpu`
+ * (saved in *before); false when there is nothing to do (no CPU to avoid,
+ * it is the only one allowed) or the mask cannot be read or set. */
+static bool off_the_paced_cpu(int cpu, cpu_set_t *before)
+{
+    if (cpu < 0 || cpu >= CPU_SETSIZE ||
+        pthread_getaffinity_np(pthread_self(), sizeof *before, before) != 0 ||
+        !CPU_ISSET(cpu, before))
+        return false;
+    cpu_set_t others = *before;
+    CPU_CLR(cpu, &others);
+    if (CPU_COUNT(&others) == 0)
+        return false;
+    return pthread_setaffinity_np(pthread_self(), sizeof others, &others) == 0;
+}
+
 rtcosim_status serve_http_start(rtcosim_serve *s, rtcosim_error *err)
 {
     static atomic_int library_ready;
@@ -586,10 +604,17 @@ rtcosim_status serve_http_start(rtcosim_serve *s, rtcosim_error *err)
     char message[256] = "";
     error.text = message;
     error.text_buffer_size = sizeof message;
+    /* Threads inherit their creator's CPU mask: CivetWeb's (all started in
+     * mg_start2) and the pump get every CPU but the paced thread's. */
+    cpu_set_t before;
+    bool masked = off_the_paced_cpu(s->avoid_cpu, &before);
     s->ctx = mg_start2(&init, &error);
-    if (!s->ctx)
+    if (!s->ctx) {
+        if (masked)
+            pthread_setaffinity_np(pthread_self(), sizeof before, &before);
         return rtcosim_error_set(err, RTCOSIM_EIO, "--serve %s:%d: cannot listen: %s", s->host,
                                  s->port, message[0] ? message : "unknown error");
+    }
     struct mg_server_port bound[4];
     if (mg_get_server_ports(s->ctx, 4, bound) > 0)
         s->port = bound[0].port;
@@ -600,7 +625,10 @@ rtcosim_status serve_http_start(rtcosim_serve *s, rtcosim_error *err)
     mg_set_request_handler(s->ctx, "/", handle_request, s);
     mg_set_websocket_handler(s->ctx, "/api/stream", ws_connect, ws_ready, ws_data, ws_close, s);
     atomic_store(&s->pump_run, 1);
-    if (pthread_create(&s->pump, NULL, pump, s) != 0) {
+    int created = pthread_create(&s->pump, NULL, pump, s);
+    if (masked)
+        pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+    if (created != 0) {
         mg_stop(s->ctx);
         s->ctx = NULL;
         return rtcosim_error_set(err, RTCOSIM_EIO, "live view: cannot start its thread");

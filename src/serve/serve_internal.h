@@ -76,6 +76,7 @@ struct rtcosim_serve {
     _Atomic uint64_t applied_dropped;
     _Atomic int paused, stop, ended;
     bool started;
+    int avoid_cpu; /* the paced thread's CPU, -1: none (rtcosim_serve_avoid_cpu) */
 
     /* Server side: the newest sample and the statistics, under `lock`
      * (never taken by a run thread). */

@@ -3,7 +3,10 @@
  * FMU (k tunable, x0 fixed, x an output); values published by hand are the
  * ones served; tuning requests reach the component only through
  * rtcosim_serve_apply; refusals name the variable; the security rules. */
+#include <dirent.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -345,6 +349,63 @@ static void test_stream_rate_and_stalled_client(void **state)
     close_server(&f);
 }
 
+/* The thread ids of this process (at most `cap`). */
+static size_t list_threads(pid_t *tids, size_t cap)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < cap)
+        if (e->d_name[0] != '.')
+            tids[n++] = (pid_t)atoi(e->d_name);
+    closedir(d);
+    return n;
+}
+
+/* With the paced thread's CPU given, every thread the server starts (the
+ * HTTP workers, the stream's pump) may run on any CPU but that one, and
+ * the caller's own mask is as it was. */
+static void test_server_threads_keep_off_the_paced_cpu(void **state)
+{
+    (void)state;
+    cpu_set_t mine;
+    assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof mine, &mine), 0);
+    if (CPU_COUNT(&mine) < 2)
+        skip(); /* one CPU: nothing to keep off */
+    int paced = -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mine))
+            paced = c; /* the last allowed CPU, as the CLI's and bench's default */
+    pid_t before[256], after[256];
+    size_t nb = list_threads(before, 256);
+    rtcosim_serve_options o = {.listen = "127.0.0.1:0"};
+    rtcosim_serve *s = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_serve_create(&o, &s, &err), RTCOSIM_OK);
+    rtcosim_serve_avoid_cpu(s, paced);
+    assert_int_equal(rtcosim_serve_start(s, &err), RTCOSIM_OK);
+    size_t na = list_threads(after, 256);
+    size_t started = 0;
+    for (size_t i = 0; i < na; i++) {
+        bool old = false;
+        for (size_t j = 0; j < nb; j++)
+            old = old || before[j] == after[i];
+        if (old)
+            continue;
+        cpu_set_t set;
+        assert_int_equal(sched_getaffinity(after[i], sizeof set, &set), 0);
+        assert_false(CPU_ISSET(paced, &set));
+        assert_true(CPU_COUNT(&set) >= 1);
+        started++;
+    }
+    assert_true(started >= 2); /* the pump and at least one HTTP thread */
+    cpu_set_t now;
+    assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof now, &now), 0);
+    assert_true(CPU_EQUAL(&now, &mine));
+    rtcosim_serve_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_controls),
         cmocka_unit_test(test_security),
         cmocka_unit_test(test_stream_rate_and_stalled_client),
+        cmocka_unit_test(test_server_threads_keep_off_the_paced_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
