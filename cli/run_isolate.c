@@ -65,6 +65,16 @@ static const rtcosim_ssd_component *find(const rtcosim_system_desc *desc, const 
 int run_isolation_prepare(run_isolation *iso, const rtcosim_system_desc *desc)
 {
     iso->desc = desc;
+    /* Every FMU: ECU code as a shared object has no host to run in, so it
+     * stays here, and the user is told so (native components are this
+     * program's own code). */
+    for (size_t i = 0; iso->all && i < rtcosim_system_desc_component_count(desc); i++) {
+        const rtcosim_ssd_component *c = rtcosim_system_desc_component(desc, i);
+        if (c->path && c->ecu)
+            fprintf(stderr, "rtcosim: warning: --isolate: component '%s' of %s is ECU code as a "
+                    "shared object: it runs in this process (only FMUs are isolated)\n", c->name,
+                    rtcosim_system_desc_file(desc));
+    }
     for (const char *p = iso->names; *p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
