@@ -33,7 +33,7 @@ static void pull_far(event_calendar *c)
         rtcosim_event *ev = event_heap_pop(&c->far);
         rtcosim_event **b =
             &c->buckets[(c->head + bucket_of(c, ev->time)) & (c->bucket_count - 1)];
-        ev->next = *b;
+        ev->link = *b;
         *b = ev;
         c->in_buckets++;
     }
@@ -82,8 +82,8 @@ static void resize(event_calendar *c)
     rtcosim_event *all = NULL;
     for (size_t i = 0; i < c->bucket_count; i++)
         for (rtcosim_event *ev = c->buckets[i], *next; ev; ev = next) {
-            next = ev->next;
-            ev->next = all;
+            next = ev->link;
+            ev->link = all;
             all = ev;
         }
     if (count != c->bucket_count) {
@@ -99,7 +99,7 @@ static void resize(event_calendar *c)
     c->head = 0;
     c->in_buckets = 0;
     for (rtcosim_event *ev = all, *next; ev; ev = next) {
-        next = ev->next;
+        next = ev->link;
         if (!event_calendar_push(c, ev))
             c->failed = true; /* out of memory: the run stops with an error */
     }
@@ -133,7 +133,7 @@ bool event_calendar_advance(event_calendar *c)
             c->near_last = RTCOSIM_TIME_MAX;
         c->moved_buckets++;
         for (rtcosim_event *ev = list, *next; ev; ev = next) {
-            next = ev->next;
+            next = ev->link;
             c->in_buckets--;
             c->moved_events++;
             if (!event_heap_push(&c->near, ev)) {

@@ -1,7 +1,8 @@
 /* The sequential scheduler's pending set: a small heap of the events due
  * soonest in front of a calendar of time buckets (Brown's calendar queue,
  * with a sorted front as in Tang's ladder queue). A new event is appended to
- * its bucket's list in O(1); a bucket is sorted (heaped) only when the front
+ * its bucket's list (through ev->link: ev->next is the speculative
+ * scheduler's output log) in O(1); a bucket is sorted (heaped) only when the front
  * reaches it, so the heap holds a handful of events instead of all of them:
  * on PHOLD (16384 pending events) a full heap cost half of the kernel's
  * instructions per event. The order is the heap's total order: results are
@@ -47,10 +48,25 @@ static inline bool event_calendar_push(event_calendar *c, rtcosim_event *ev)
     if (k >= c->bucket_count)
         return event_calendar_push_far(c, ev);
     rtcosim_event **b = &c->buckets[(c->head + k) & (c->bucket_count - 1)];
-    ev->next = *b;
+    ev->link = *b;
     *b = ev;
     c->in_buckets++;
     return true;
+}
+
+/* The earliest pending event's entry, left in place; NULL when none (or
+ * out of memory: then `failed` is set). */
+static inline const event_heap_entry *event_calendar_peek(event_calendar *c)
+{
+    if (!c->near.count && !event_calendar_advance(c))
+        return NULL;
+    return &c->near.entries[0];
+}
+
+static inline rtcosim_time_ns event_calendar_min_time(event_calendar *c)
+{
+    const event_heap_entry *e = event_calendar_peek(c);
+    return e ? e->time : RTCOSIM_TIME_MAX;
 }
 
 /* The earliest pending event in the total order, removed; NULL when none

@@ -58,6 +58,7 @@ struct rtcosim_lp {
     rtcosim_time_ns *in_clock; /* global: channel clock per input link */
 };
 
+_Static_assert(sizeof(rtcosim_event) == 128, "an event is two cache lines");
 _Static_assert(offsetof(struct rtcosim_lp, spec) < 64 && offsetof(struct rtcosim_lp, state) < 128,
                "the fields of an LP read for every event fill its first two lines");
 

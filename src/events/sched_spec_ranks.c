@@ -266,10 +266,10 @@ static void fossil(worker *w, struct spec_ranks *s, rtcosim_time_ns gvt)
 
 /* This rank's earliest unprocessed real event, and its earliest prediction
  * not yet confirmed by its real event (GVT may not pass it either). */
-static void local_minimum(const rtcosim_events *sim, const worker *w, int64_t *real,
+static void local_minimum(const rtcosim_events *sim, worker *w, int64_t *real,
                           int64_t *predicted)
 {
-    *real = event_heap_min_time(&w->heap);
+    *real = event_calendar_min_time(&w->calendar);
     *predicted = RTCOSIM_TIME_MAX;
     for (size_t i = 0; sim->prediction_count && i < sim->lp_count; i++)
         if (rtcosim_events_owns(sim, (rtcosim_lp_id)i) && sim->lps[i]->spec->stream_count) {

@@ -176,9 +176,10 @@ static void thread_loop(spec_thread *th)
             spec_fail(th, st);
             return;
         }
-        while (n < BATCH_EVENTS && w->heap.count) {
-            if (w->heap.entries[0].ev->reserved_ & EV_CANCELLED) {
-                st = spec_drop_cancelled(th, event_heap_pop(&w->heap), err);
+        const event_heap_entry *head;
+        while (n < BATCH_EVENTS && (head = event_calendar_peek(&w->calendar))) {
+            if (head->ev->reserved_ & EV_CANCELLED) {
+                st = spec_drop_cancelled(th, event_calendar_pop(&w->calendar), err);
                 if (st == RTCOSIM_OK)
                     st = spec_drain_cancels(th, err);
                 if (st != RTCOSIM_OK) {
@@ -187,13 +188,13 @@ static void thread_loop(spec_thread *th)
                 }
                 continue;
             }
-            if (w->heap.entries[0].time > bound)
+            if (head->time > bound)
                 break;
-            rtcosim_event *ev = event_heap_pop(&w->heap);
+            rtcosim_event *ev = event_calendar_pop(&w->calendar);
             /* the next head's event is usually cold: fetch it while this one
              * runs (its flags are the first thing the next turn reads) */
-            if (w->heap.count)
-                __builtin_prefetch(w->heap.entries[0].ev);
+            if (w->calendar.near.count)
+                __builtin_prefetch(w->calendar.near.entries[0].ev);
             /* (an LP that runs conservatively has its events in its own
              * queue from the start: spec_hold) */
             st = process_one(th, ev, err);
@@ -203,16 +204,22 @@ static void thread_loop(spec_thread *th)
             }
             n++;
         }
+        if (w->calendar.failed) {
+            spec_fail(th, rtcosim_error_set(err, RTCOSIM_ENOMEM,
+                                            "events: out of memory for the queue"));
+            return;
+        }
         th->since_gvt += n;
         if (n < BATCH_EVENTS || th->since_gvt >= GVT_INTERVAL ||
-            bound - gvt < 2 * (w->heap.count ? w->heap.entries[0].time - gvt : 0)) {
+            bound - gvt < 2 * (w->calendar.near.count ? w->calendar.near.entries[0].time - gvt
+                                                      : 0)) {
             /* blocked, or half way to the bound, or a while since the last
              * GVT: ask for a fresher one */
             spec_start_epoch(sh);
             th->since_gvt = 0;
         }
         if (n == 0 && !ranks) { /* over ranks: messages come by polling */
-            th->bound_waits += w->heap.count > 0; /* (what is left is past the bound) */
+            th->bound_waits += event_calendar_count(&w->calendar) > 0; /* (past the bound) */
             spec_publish_rings(th);
             spec_wait_for_progress(th, seen);
         }
@@ -431,7 +438,7 @@ done:
     for (unsigned t = 0; ok && t < T; t++)
         spec_fossil_collect(&ths[t], RTCOSIM_TIME_MAX, RTCOSIM_TIME_MAX);
     for (unsigned t = 0; sim->workers && t < T; t++) {
-        event_heap_free(&sim->workers[t].heap);
+        event_calendar_free(&sim->workers[t].calendar);
         event_pool_free(&sim->workers[t].pool);
     }
     for (unsigned t = 0; ths && t < T; t++) {

@@ -137,7 +137,7 @@ rtcosim_status spec_enqueue(spec_thread *th, rtcosim_event *ev, rtcosim_error *e
      * the (cold) event */
     if (s->count && ev->time <= s->last_time && event_before(ev, spec_last(s)->ev))
         st = spec_rollback(th, lp, ev, false, err);
-    if (!event_heap_push(&th->w->heap, ev) && st == RTCOSIM_OK)
+    if (!event_calendar_push(&th->w->calendar, ev) && st == RTCOSIM_OK)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
     return st;
 }
@@ -163,7 +163,7 @@ static inline rtcosim_status deliver_local(spec_thread *th, rtcosim_event *ev,
     /* the usual case, a future event for an LP without streams, touches
      * neither the (cold) receiver nor its table */
     if (ev->time > th->high && !th->streams && !th->cons_count) {
-        if (!event_heap_push(&th->w->heap, ev))
+        if (!event_calendar_push(&th->w->calendar, ev))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         return RTCOSIM_OK;
     }
@@ -218,7 +218,7 @@ static __attribute__((noinline)) rtcosim_status deliver_special(worker *w, rtcos
             return spec_ranks_send(w, ev, false, err);
         if (sim->lps[ev->dst]->spec->conservative)
             return spec_hold(sim->lps[ev->dst]->spec, ev, err);
-        if (!event_heap_push(&sim->workers[t].heap, ev))
+        if (!event_calendar_push(&sim->workers[t].calendar, ev))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         return RTCOSIM_OK;
     }

@@ -66,7 +66,7 @@ void spec_gvt_step(spec_thread *th)
             recv += atomic_load_explicit(&sh->pub[s].recv[white], memory_order_acquire);
         if (sent != recv)
             return; /* white messages still in flight */
-        rtcosim_time_ns local = event_heap_min_time(&th->w->heap), pred = RTCOSIM_TIME_MAX;
+        rtcosim_time_ns local = event_calendar_min_time(&th->w->calendar), pred = RTCOSIM_TIME_MAX;
         if (th->min_red < local)
             local = th->min_red;
         for (size_t i = 0; i < th->cons_count; i++) {

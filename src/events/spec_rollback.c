@@ -229,7 +229,7 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
             event_pool_put(&w->pool, ev);
             break;
         }
-        if (!event_heap_push(&w->heap, ev) && st == RTCOSIM_OK)
+        if (!event_calendar_push(&w->calendar, ev) && st == RTCOSIM_OK)
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
     }
     spec_sync_last(s);
