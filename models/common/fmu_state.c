@@ -195,9 +195,13 @@ static void put_snapshot(model_instance *inst, const snapshot *s, serial_cursor 
             const model_binary *b = (const model_binary *)(s->data + v->offset);
             put_u64(c, b->size);
             put(c, b->data, b->size);
-            if (c->out)
+            if (c->out) { /* no address, and no capacity (it depends on the history) */
+                static const size_t none = 0;
                 memcpy(c->out + data_pos + v->offset + offsetof(model_binary, data), &no_address,
                        sizeof no_address);
+                memcpy(c->out + data_pos + v->offset + offsetof(model_binary, capacity), &none,
+                       sizeof none);
+            }
         }
     }
 }
@@ -283,7 +287,7 @@ model_status instance_deserialize(model_instance *inst, const unsigned char *buf
             if (v->type == MODEL_STRING)
                 *(char **)(data + v->offset) = NULL;
             else
-                *(model_binary *)(data + v->offset) = (model_binary){0, NULL};
+                *(model_binary *)(data + v->offset) = (model_binary){0, NULL, 0};
         }
         for (size_t i = 0; i < m->variable_count && !problem; i++) {
             const model_variable *v = &m->variables[i];

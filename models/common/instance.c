@@ -140,17 +140,22 @@ bool model_set_string(model_instance *inst, char **field, const char *value)
 bool model_set_binary(model_instance *inst, model_binary *field, const void *data, size_t size)
 {
     if (field->size == size && (size == 0 || memcmp(field->data, data, size) == 0))
-        return true; /* unchanged: no allocation on a step that copies it again */
-    unsigned char *copy = NULL;
-    if (size > 0) {
-        copy = inst->calloc_fn(size, 1);
-        if (!copy)
-            return false;
-        memcpy(copy, data, size);
+        return true; /* unchanged */
+    if (size <= field->capacity) {
+        /* fits the buffer it has: no allocation per value (a bus node's
+         * Tx_Data/Rx_Data change at every frame) */
+        if (size)
+            memmove(field->data, data, size);
+        field->size = size;
+        return true;
     }
+    unsigned char *copy = inst->calloc_fn(size, 1);
+    if (!copy)
+        return false;
+    memcpy(copy, data, size);
     inst->free_fn(field->data);
     field->data = copy;
-    field->size = size;
+    field->size = field->capacity = size;
     return true;
 }
 
@@ -174,8 +179,7 @@ void instance_free_owned(model_instance *inst, unsigned char *data)
         } else {
             model_binary *b = (model_binary *)(data + v->offset);
             inst->free_fn(b->data);
-            b->data = NULL;
-            b->size = 0;
+            *b = (model_binary){0, NULL, 0};
         }
     }
 }
@@ -193,7 +197,7 @@ bool instance_copy_data(model_instance *inst, unsigned char *dst, const unsigned
         if (v->type == MODEL_STRING)
             *(char **)(dst + v->offset) = NULL;
         else
-            ((model_binary *)(dst + v->offset))->data = NULL;
+            *(model_binary *)(dst + v->offset) = (model_binary){0, NULL, 0};
     }
     for (size_t i = 0; i < m->variable_count; i++) {
         const model_variable *v = &m->variables[i];
@@ -206,7 +210,6 @@ bool instance_copy_data(model_instance *inst, unsigned char *dst, const unsigned
         } else {
             const model_binary *b = (const model_binary *)(src + v->offset);
             model_binary *d = (model_binary *)(dst + v->offset);
-            d->size = 0;
             ok = model_set_binary(inst, d, b->data, b->size);
         }
         if (!ok) {
@@ -248,7 +251,7 @@ static bool parse_hex(model_instance *inst, const char *text, model_binary *out)
         bytes[i] = (unsigned char)(hi * 16 + lo);
     }
     out->data = bytes;
-    out->size = len / 2;
+    out->size = out->capacity = len / 2;
     return true;
 }
 

@@ -32,7 +32,8 @@ typedef enum model_type {
 
 typedef struct model_binary {
     size_t size;
-    unsigned char *data; /* NULL when size is 0 */
+    unsigned char *data; /* NULL when nothing was ever allocated */
+    size_t capacity;     /* bytes allocated at data: a value that fits is copied in place */
 } model_binary;
 
 /* FMI 2.0 section 2.2.7 / FMI 3.0 section 2.4.7.4 causality and variability. */
