@@ -244,10 +244,14 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     }
     rtcosim_time_ns H = rtcosim_system_rt_macro_step(srt);
     /* Each bus's work per frame on the paced thread, recorded without
-     * allocating while it runs: one record per frame of the run. */
+     * allocating while it runs: one record per frame of the run, as many
+     * as the executor's frame log keeps (frames.csv's rows). */
+    size_t work_frames = (size_t)((stop - start) / H) + 2;
+    if (work_frames > so.rt.frame_log)
+        work_frames = so.rt.frame_log;
     if (can->count &&
         (rc = cli_can_bus_reserve_work(can, (rtcosim_master *)rtcosim_system_rt_part(srt, false),
-                                       (size_t)((stop - start) / H) + 2)) != 0)
+                                       work_frames)) != 0)
         goto done;
     printf("system '%s': real-time part: %s; non-real-time part%s: %s; H = %.9g s%s\n",
            rtcosim_system_desc_name(desc), rtcosim_system_rt_part_names(srt, false),
