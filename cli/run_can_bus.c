@@ -10,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/time.h"
+
 #include "cli.h"
 #include "run_can_bus.h"
+#include "run_report_columns.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/lsbus.h"
 #include "../examples/ecus/vehicle.h"
@@ -116,6 +119,27 @@ static int member_variable(rtcosim_component *c, const rtcosim_fmu_extras *extra
     return 0;
 }
 
+static void kernel_bus_free(cli_can_kernel_bus *k)
+{
+    rtcosim_component_free(k->component); /* only when the master never took it */
+    rtcosim_ecu_vehicle_free(k->vehicle);
+    rtcosim_events_free(k->sim);
+    free(k);
+}
+
+/* The bus component freed with its master (the calibration's probe's before
+ * the run): its simulation, ECUs and emulated cores go with it. */
+static void kernel_bus_release(void *context)
+{
+    cli_can_kernel_bus *k = context;
+    for (cli_can_kernel_bus **p = &kernel_buses; *p; p = &(*p)->next)
+        if (*p == k) {
+            *p = k->next;
+            break;
+        }
+    kernel_bus_free(k);
+}
+
 /* The FMU nodes' component on the vehicle's bus, before it connects. */
 static rtcosim_status attach_fmu_nodes(rtcosim_events *sim, rtcosim_can_bus *bus, void *context,
                                        rtcosim_error *err)
@@ -148,7 +172,10 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
         k->lookahead = rtcosim_component_capabilities(rtcosim_master_component_at(m, c))
                            ->can_handle_variable_step;
     vc->bitrate = b->bitrate;
-    vc->log_frames = b->log_path != NULL;
+    /* In a real-time run the log is allocated once, for the most frames
+     * the run can carry (log_capacity), as the bridge's. */
+    vc->log_frames = b->log_path != NULL || b->report_dir != NULL;
+    vc->log_capacity = b->real_time ? b->log_capacity : 0;
     vc->error_every = b->error_every;
     vc->error_code = b->error_code;
     vc->bus_name = name;
@@ -158,7 +185,8 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
         rtcosim_ecu_vehicle_build(k->sim, vc, &k->vehicle, &err) != RTCOSIM_OK)
         return cli_fail("--can-bus %s: %s", name, err.message);
     *bus = k->component;
-    k->component = NULL; /* the master owns it */
+    k->component = NULL; /* the master owns it, and frees the ECUs with it */
+    rtcosim_lsbus_can_lp_component_on_free(*bus, kernel_bus_release, k);
     return 0;
 }
 
@@ -214,10 +242,6 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
     if (with_ecus && vc.ecus == 0)
         vc.ecus = 1; /* firmware:engine=... alone: the engine */
     rtcosim_component *bus = NULL;
-    if (with_ecus && b->real_time)
-        return cli_fail("--can-bus %s: native and firmware ECUs (ecus:, firmware:) cannot be "
-                        "combined with --real-time: only LS-BUS FMU nodes on rtcosim's bus run "
-                        "paced", name);
     if (with_ecus) {
         int rc = kernel_bus(b, name, &vc, node_names, count, m, &bus);
         if (rc)
@@ -333,8 +357,10 @@ rtcosim_status cli_can_bus_attach_real_time(void *context, rtcosim_master *m, bo
 {
     cli_can_buses *b = context;
     cli_can_buses probe_buses = *b;
-    if (probe)
-        probe_buses.log_path = NULL; /* the calibration's probe logs nothing */
+    if (probe) { /* the calibration's probe logs nothing */
+        probe_buses.log_path = NULL;
+        probe_buses.report_dir = NULL;
+    }
     int rc = cli_can_bus_attach(probe ? &probe_buses : b, m);
     if (!rc)
         return RTCOSIM_OK;
@@ -361,11 +387,21 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
                    name, rtcosim_can_bus_bitrate(kernel), (unsigned long long)s.frames,
                    (unsigned long long)s.bus_errors, rtcosim_time_to_seconds(s.busy_ns),
                    100.0 * s.load);
+            if (s.log_dropped)
+                printf("can bus %s: the log of %zu frames was full: %llu later frames not logged\n",
+                       name, rtcosim_can_bus_log_count(kernel),
+                       (unsigned long long)s.log_dropped);
             if (b->log_path) {
                 if (rtcosim_can_bus_write_log(kernel, b->log_path, &err) != RTCOSIM_OK)
                     return cli_fail_error(&err);
                 printf("wrote %zu frames of %s to %s\n", rtcosim_can_bus_log_count(kernel), name,
                        b->log_path);
+            }
+            if (b->report_dir) {
+                char path[4096];
+                snprintf(path, sizeof path, "%s/can_%s.log", b->report_dir, name);
+                if (rtcosim_can_bus_write_log(kernel, path, &err) != RTCOSIM_OK)
+                    return cli_fail_error(&err);
             }
             continue;
         }
@@ -403,9 +439,149 @@ void cli_can_bus_free(void)
     while (kernel_buses) {
         cli_can_kernel_bus *k = kernel_buses;
         kernel_buses = k->next;
-        rtcosim_component_free(k->component); /* only when the master never took it */
-        rtcosim_ecu_vehicle_free(k->vehicle);
-        rtcosim_events_free(k->sim);
-        free(k);
+        kernel_bus_free(k);
     }
+}
+
+/* The bus component named by spec i of b in m. */
+static rtcosim_component *bus_of(const cli_can_buses *b, unsigned i, rtcosim_master *m,
+                                 char *name, size_t size)
+{
+    snprintf(name, size, "%.*s", (int)(strchr(b->specs[i], '=') - b->specs[i]), b->specs[i]);
+    return rtcosim_master_component(m, name);
+}
+
+int cli_can_bus_reserve_work(const cli_can_buses *b, rtcosim_master *m, size_t frames)
+{
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    for (unsigned i = 0; i < b->count; i++) {
+        char name[128];
+        rtcosim_component *c = bus_of(b, i, m, name, sizeof name);
+        if (c && rtcosim_lsbus_can_component_reserve_work(c, frames, &err) != RTCOSIM_OK)
+            return cli_fail("--can-bus %s: %s", name, err.message);
+    }
+    return 0;
+}
+
+static int compare_time(const void *a, const void *b)
+{
+    rtcosim_time_ns x = *(const rtcosim_time_ns *)a, y = *(const rtcosim_time_ns *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bus's work per frame: p50, p99 (nearest rank) and max in ns over the
+ * frames recorded; false when none was. */
+static bool work_figures(const rtcosim_component *c, size_t *frames, double figures[3])
+{
+    size_t n;
+    const rtcosim_lsbus_frame_work *w = rtcosim_lsbus_can_component_work(c, &n, NULL);
+    *frames = n;
+    rtcosim_time_ns *sorted = n ? malloc(n * sizeof *sorted) : NULL;
+    if (!sorted)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = w[i].work_ns;
+    qsort(sorted, n, sizeof *sorted, compare_time);
+    const double ranks[2] = {0.50, 0.99};
+    for (int k = 0; k < 2; k++) {
+        size_t rank = (size_t)(ranks[k] * (double)n + 0.999999999);
+        figures[k] = (double)sorted[(rank ? rank : 1) - 1];
+    }
+    figures[2] = (double)sorted[n - 1];
+    free(sorted);
+    return true;
+}
+
+void cli_can_bus_print_work(const cli_can_buses *b, rtcosim_master *m)
+{
+    for (unsigned i = 0; i < b->count; i++) {
+        char name[128];
+        rtcosim_component *c = bus_of(b, i, m, name, sizeof name);
+        size_t n;
+        double f[3];
+        if (c && work_figures(c, &n, f))
+            printf("can bus %s: its work on the paced thread per frame p50 %.1f us, p99 %.1f us, "
+                   "max %.1f us (%zu frames)\n",
+                   name, f[0] / 1e3, f[1] / 1e3, f[2] / 1e3, n);
+    }
+}
+
+/* frames.csv: per bus the column bus_us[NAME], its work in the frame. */
+typedef struct bus_cells {
+    const cli_can_buses *b;
+    rtcosim_master *m;
+    size_t cursor[CLI_CAN_BUSES_MAX];
+} bus_cells;
+
+static void add_bus_cells(void *context, FILE *out, bool header, double t)
+{
+    bus_cells *bc = context;
+    for (unsigned i = 0; i < bc->b->count; i++) {
+        char name[128];
+        rtcosim_component *c = bus_of(bc->b, i, bc->m, name, sizeof name);
+        if (header) {
+            fprintf(out, ",bus_us[%s]", name);
+            continue;
+        }
+        size_t n;
+        const rtcosim_lsbus_frame_work *w = rtcosim_lsbus_can_component_work(c, &n, NULL);
+        /* records and frames both ascend in time: walk along */
+        while (bc->cursor[i] < n &&
+               rtcosim_time_to_seconds(w[bc->cursor[i]].te) < t - 1e-9 * (t > 1 ? t : 1))
+            bc->cursor[i]++;
+        size_t k = bc->cursor[i];
+        double te = k < n ? rtcosim_time_to_seconds(w[k].te) : 0;
+        if (k < n && te <= t + 1e-9 * (t > 1 ? t : 1))
+            fprintf(out, ",%.3f", (double)w[k].work_ns / 1e3);
+        else
+            fputs(",", out);
+    }
+}
+
+int cli_can_bus_report(const cli_can_buses *b, rtcosim_master *m, const char *dir)
+{
+    if (!dir || b->count == 0)
+        return 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return cli_fail("%s: cannot append the CAN bus figures", path);
+    for (unsigned i = 0; i < b->count; i++) {
+        char name[128];
+        rtcosim_component *c = bus_of(b, i, m, name, sizeof name);
+        rtcosim_lsbus_can_bridge *bridge = rtcosim_lsbus_can_bus_component_bridge(c);
+        rtcosim_can_bus *kernel = rtcosim_lsbus_can_lp_component_bus(c);
+        rtcosim_time_ns elapsed = rtcosim_master_time(m);
+        uint64_t frames = 0, errors = 0;
+        double load = 0;
+        if (kernel) {
+            rtcosim_can_bus_stats s;
+            rtcosim_can_bus_stats_get(kernel, elapsed, &s);
+            frames = s.frames;
+            errors = s.bus_errors;
+            load = s.load;
+        } else if (bridge) {
+            rtcosim_lsbus_can_bridge_stats s;
+            rtcosim_lsbus_can_bridge_stats_get(bridge, &s);
+            frames = s.frames;
+            errors = s.bus_errors;
+            load = elapsed > 0 ? (double)s.busy_ns / (double)elapsed : 0;
+        }
+        fprintf(f, "can_frames[%s],%llu,\n", name, (unsigned long long)frames);
+        fprintf(f, "can_bus_errors[%s],%llu,\n", name, (unsigned long long)errors);
+        fprintf(f, "can_load[%s],%.6f,\n", name, load);
+        size_t n;
+        double w[3];
+        if (work_figures(c, &n, w)) {
+            fprintf(f, "can_work_p50[%s],%.3f,us\n", name, w[0] / 1e3);
+            fprintf(f, "can_work_p99[%s],%.3f,us\n", name, w[1] / 1e3);
+            fprintf(f, "can_work_max[%s],%.3f,us\n", name, w[2] / 1e3);
+        }
+    }
+    if (fclose(f) != 0)
+        return cli_fail("%s: cannot append the CAN bus figures", path);
+    bus_cells bc = {.b = b, .m = m};
+    return cli_frames_csv_add_columns(dir, "CAN bus", add_bus_cells, &bc);
 }

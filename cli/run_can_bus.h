@@ -42,6 +42,15 @@ rtcosim_status cli_can_bus_attach_real_time(void *context, rtcosim_master *m, bo
                                             rtcosim_error *err);
 /* After the run: --can-log written, one summary line per bus. 0 or an exit code. */
 int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m);
+/* Before a real-time run, on the run's real-time part: each bus records its
+ * work per paced frame, for `frames` frames. 0 or an exit code. */
+int cli_can_bus_reserve_work(const cli_can_buses *b, rtcosim_master *m, size_t frames);
+/* After it: that work per frame (p50, p99, max) printed, one line per bus. */
+void cli_can_bus_print_work(const cli_can_buses *b, rtcosim_master *m);
+/* With --rt-report DIR: per bus summary.csv rows can_frames[NAME],
+ * can_bus_errors[NAME], can_load[NAME], can_work_p50/p99/max[NAME] (us) and
+ * the frames.csv column bus_us[NAME] (its work in that frame). 0 or an exit code. */
+int cli_can_bus_report(const cli_can_buses *b, rtcosim_master *m, const char *dir);
 /* After the masters are freed: the event simulations of the buses with ECUs
  * that attach built (for every master). */
 void cli_can_bus_free(void);

@@ -243,6 +243,16 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         goto done;
     }
     rtcosim_time_ns H = rtcosim_system_rt_macro_step(srt);
+    /* Each bus's work per frame on the paced thread, recorded without
+     * allocating while it runs: one record per frame of the run, as many
+     * as the executor's frame log keeps (frames.csv's rows). */
+    size_t work_frames = (size_t)((stop - start) / H) + 2;
+    if (work_frames > so.rt.frame_log)
+        work_frames = so.rt.frame_log;
+    if (can->count &&
+        (rc = cli_can_bus_reserve_work(can, (rtcosim_master *)rtcosim_system_rt_part(srt, false),
+                                       work_frames)) != 0)
+        goto done;
     printf("system '%s': real-time part: %s; non-real-time part%s: %s; H = %.9g s%s\n",
            rtcosim_system_desc_name(desc), rtcosim_system_rt_part_names(srt, false),
            rtcosim_system_rt_nonrealtime_count(srt) > 1 ? "s" : "",
@@ -280,6 +290,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         int can_rc = cli_can_bus_finish(can, (rtcosim_master *)rtcosim_system_rt_part(srt, false));
         if (can_rc)
             rc = can_rc;
+        cli_can_bus_print_work(can, (rtcosim_master *)rtcosim_system_rt_part(srt, false));
     }
     run_variants_find(a->variants,
                       (const rtcosim_master *const[]){rtcosim_system_rt_part(srt, false),
@@ -308,6 +319,12 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)rtcosim_system_rt_rows_written(srt),
                rtcosim_system_rt_column_count(srt), a->output_file);
+    if (so.rt.report_dir && !report_failed &&
+        cli_can_bus_report(can, (rtcosim_master *)rtcosim_system_rt_part(srt, false),
+                           so.rt.report_dir)) {
+        report_failed = true; /* named already */
+        rc = CLI_EXIT_ERROR;
+    }
     if (so.rt.report_dir && !report_failed && run_variants_report(a->variants, so.rt.report_dir)) {
         report_failed = true; /* named already */
         rc = CLI_EXIT_ERROR;

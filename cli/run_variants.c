@@ -11,6 +11,7 @@
 #include "rtcosim/master.h"
 #include "rtcosim/native.h"
 #include "run_args.h"
+#include "run_report_columns.h"
 #include "run_variants.h"
 
 bool run_variants_active(const run_variants *v) { return v && v->count > 0; }
@@ -249,69 +250,51 @@ void run_variants_print(const run_variants *v, FILE *out)
 
 /* frames.csv with the delivered variant and the miss of each component
  * joined on the frame's time (the step that started at it). */
+typedef struct variant_cells {
+    const run_variants *v;
+    size_t cursor[RUN_VARIANTS_MAX];
+} variant_cells;
+
+static void add_variant_cells(void *context, FILE *outf, bool header, double t)
+{
+    variant_cells *vc = context;
+    const run_variants *v = vc->v;
+    size_t *cursor = vc->cursor;
+    for (size_t i = 0; i < v->count; i++) {
+        const run_variant_spec *s = &v->specs[i];
+        if (header) {
+            fprintf(outf, ",variant.%s,variant_missed.%s", s->component, s->component);
+            continue;
+        }
+        rtcosim_anytime *set = rtcosim_anytime_component_set(s->built);
+        size_t n = rtcosim_anytime_component_step_count(s->built);
+        /* steps and frames both ascend in time: walk along */
+        const rtcosim_anytime_step *step = NULL;
+        while (cursor[i] < n) {
+            const rtcosim_anytime_step *c = rtcosim_anytime_component_step(s->built, cursor[i]);
+            double ct = rtcosim_time_to_seconds(c->t);
+            if (fabs(ct - t) <= 1e-9 * fmax(1.0, fabs(t))) {
+                step = c;
+                break;
+            }
+            if (ct > t)
+                break;
+            cursor[i]++;
+        }
+        if (step && set) {
+            rtcosim_anytime_summary sum;
+            rtcosim_anytime_summary_get(set, &sum, NULL);
+            fprintf(outf, ",%s,%d", sum.variants[step->delivered].name, step->missed);
+        } else {
+            fputs(",,", outf);
+        }
+    }
+}
+
 static int add_frame_columns(const run_variants *v, const char *dir)
 {
-    char path[4200], tmp[4300];
-    snprintf(path, sizeof path, "%s/frames.csv", dir);
-    snprintf(tmp, sizeof tmp, "%s/frames.csv.variants", dir);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return cli_fail("%s: cannot read it to add the variant columns", path);
-    FILE *outf = fopen(tmp, "w");
-    if (!outf) {
-        fclose(in);
-        return cli_fail("%s: cannot be written", tmp);
-    }
-    size_t cursor[RUN_VARIANTS_MAX] = {0};
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    bool header = true;
-    while ((len = getline(&line, &cap, in)) > 0) {
-        if (line[len - 1] == '\n')
-            line[--len] = '\0';
-        fputs(line, outf);
-        double t = header ? 0 : strtod(line, NULL);
-        for (size_t i = 0; i < v->count; i++) {
-            const run_variant_spec *s = &v->specs[i];
-            if (header) {
-                fprintf(outf, ",variant.%s,variant_missed.%s", s->component, s->component);
-                continue;
-            }
-            rtcosim_anytime *set = rtcosim_anytime_component_set(s->built);
-            size_t n = rtcosim_anytime_component_step_count(s->built);
-            /* steps and frames both ascend in time: walk along */
-            const rtcosim_anytime_step *step = NULL;
-            while (cursor[i] < n) {
-                const rtcosim_anytime_step *c = rtcosim_anytime_component_step(s->built,
-                                                                               cursor[i]);
-                double ct = rtcosim_time_to_seconds(c->t);
-                if (fabs(ct - t) <= 1e-9 * fmax(1.0, fabs(t))) {
-                    step = c;
-                    break;
-                }
-                if (ct > t)
-                    break;
-                cursor[i]++;
-            }
-            if (step && set) {
-                rtcosim_anytime_summary sum;
-                rtcosim_anytime_summary_get(set, &sum, NULL);
-                fprintf(outf, ",%s,%d", sum.variants[step->delivered].name, step->missed);
-            } else {
-                fputs(",,", outf);
-            }
-        }
-        fputc('\n', outf);
-        header = false;
-    }
-    free(line);
-    fclose(in);
-    if (fclose(outf) != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        return cli_fail("%s: cannot be rewritten with the variant columns", path);
-    }
-    return 0;
+    variant_cells vc = {.v = v};
+    return cli_frames_csv_add_columns(dir, "variant", add_variant_cells, &vc);
 }
 
 int run_variants_report(const run_variants *v, const char *dir)

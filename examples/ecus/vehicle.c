@@ -423,7 +423,8 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "vehicle: out of memory");
     }
     rtcosim_can_bus_config bc = {.name = c->bus_name ? c->bus_name : "can0", .bitrate = c->bitrate, .stuffing = c->stuffing,
-                                 .log_frames = c->log_frames, .error_every = c->error_every,
+                                 .log_frames = c->log_frames, .log_capacity = c->log_capacity,
+                                 .error_every = c->error_every,
                                  .error_code = c->error_code};
     rtcosim_status st = rtcosim_can_bus_create(sim, &bc, &v->bus, err);
     for (unsigned i = 0; i < c->ecus && st == RTCOSIM_OK; i++) {

@@ -97,6 +97,11 @@ typedef struct rtcosim_can_bus_config {
     rtcosim_can_stuffing stuffing;
     uint32_t tx_queue_capacity; /* frames per node; 0 means 64 */
     bool log_frames;           /* keep every frame for rtcosim_can_bus_write_log */
+    /* 0: the log grows by doubling (amortized); else it holds at most this
+     * many frames, allocated at create, and later frames are counted
+     * (stats.log_dropped), not logged: nothing allocated per frame, for a
+     * bus stepped on a real-time thread. */
+    size_t log_capacity;
     /* Error injection: every error_every-th frame started on the bus (0:
      * never) ends in an error of kind error_code (RTCOSIM_CAN_ERROR_*; 0
      * means CRC) instead of being received: it occupies the bus for its
@@ -174,6 +179,7 @@ typedef struct rtcosim_can_bus_stats {
     uint64_t dropped;           /* refused because a transmit queue was full */
     uint64_t arbitration_lost;  /* discarded after losing (RTCOSIM_CAN_TX_DISCARD_ON_LOST) */
     uint64_t queued_at_end;     /* still waiting when the run ended */
+    uint64_t log_dropped;       /* frames not logged: the config's log_capacity was full */
     uint32_t max_queue;         /* longest transmit queue seen */
     rtcosim_time_ns busy_ns;    /* time the bus carried frames */
     rtcosim_time_ns offered_ns; /* duration of every frame requested */

@@ -334,6 +334,30 @@ rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosi
                                                      rtcosim_error *err);
 /* The kernel bus of such a component, NULL otherwise. */
 rtcosim_can_bus *rtcosim_lsbus_can_lp_component_bus(rtcosim_component *c);
+/* Called once when such a component is freed, after its stepped run ended:
+ * the owner of sim and bus may free them there (a real-time run's
+ * calibration probe: its ECUs and emulated cores gone before the run locks
+ * memory). */
+void rtcosim_lsbus_can_lp_component_on_free(rtcosim_component *c, void (*release)(void *context),
+                                            void *context);
+
+/* The bus's work on the paced thread of a real-time run (either kind of bus
+ * component): the time its calls take inside each paced frame, read on the
+ * frame's clock (rtcosim_paced_frame_current; the kernel's events, the ECUs'
+ * and firmware's handlers, the gateways, the ops written and read). Off
+ * until records for `frames` frames are reserved (before the run: nothing is
+ * allocated while it runs; frames beyond are counted, not recorded). A
+ * frame in which the bus was not called has no record. */
+typedef struct rtcosim_lsbus_frame_work {
+    rtcosim_time_ns te;      /* the paced frame's simulation time */
+    rtcosim_time_ns work_ns; /* the bus's calls inside it, on the frame's clock */
+} rtcosim_lsbus_frame_work;
+rtcosim_status rtcosim_lsbus_can_component_reserve_work(rtcosim_component *c, size_t frames,
+                                                        rtcosim_error *err);
+/* The records so far (count in *count), and the frames not recorded. */
+const rtcosim_lsbus_frame_work *rtcosim_lsbus_can_component_work(const rtcosim_component *c,
+                                                                 size_t *count,
+                                                                 uint64_t *not_recorded);
 
 /* ---- an LS-BUS CAN node FMU as an LP of the event kernel (event_node.c) ---- */
 

@@ -209,7 +209,10 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
         if (st != RTCOSIM_OK)
             return st;
     }
-    if (bus->config.log_frames) {
+    if (bus->config.log_frames && bus->config.log_capacity &&
+        bus->log_count == bus->log_capacity)
+        bus->stats.log_dropped++; /* a fixed log, full */
+    else if (bus->config.log_frames) {
         if (!util_array_reserve(&bus->log, bus->log_count, &bus->log_capacity, sizeof *bus->log,
                                 4096))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
@@ -404,6 +407,14 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
     bus->config = c;
     bus->bit_ns = bit_ns;
     bus->retransmit_node = -1;
+    if (c.log_frames && c.log_capacity &&
+        !(bus->log = malloc(c.log_capacity * sizeof *bus->log))) {
+        rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for a log of %zu "
+                          "frames", bus->name, c.log_capacity);
+        rtcosim_can_bus_free(bus);
+        return RTCOSIM_ENOMEM;
+    }
+    bus->log_capacity = c.log_capacity;
     st = rtcosim_events_add_lp(sim, bus->name, &bus_model, bus, RTCOSIM_LP_NO_GROUP, &bus->lp, err);
     if (st != RTCOSIM_OK) {
         rtcosim_can_bus_free(bus);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/clock.h"
 #include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
 #include "lsbus_internal.h"
@@ -66,7 +67,41 @@ typedef struct bus_component {
      * events that bring the nodes nothing (ECU tasks, plant steps, frames
      * still on the wire), returning early at the first that does. */
     bool lookahead;
+    /* Its work per paced frame (rtcosim_lsbus_can_component_reserve_work):
+     * records of fixed capacity, the te of the frame last seen. */
+    rtcosim_lsbus_frame_work *work;
+    size_t work_count, work_cap;
+    uint64_t work_not_recorded;
+    rtcosim_time_ns work_te;
+    void (*release)(void *context); /* rtcosim_lsbus_can_lp_component_on_free */
+    void *release_context;
 } bus_component;
+
+/* The clock time a call starts at, when the bus is inside a paced frame
+ * and its work is recorded (else 0, no clock read). */
+static rtcosim_time_ns work_start(const bus_component *b, const rtcosim_paced_frame **frame)
+{
+    *frame = b->work ? rtcosim_paced_frame_current() : NULL;
+    return *frame ? rtcosim_clock_now((*frame)->clock) : 0;
+}
+
+/* The call's time added to its frame's record (one clock read). */
+static void work_end(bus_component *b, const rtcosim_paced_frame *frame, rtcosim_time_ns start)
+{
+    if (!frame)
+        return;
+    rtcosim_time_ns spent = rtcosim_clock_now(frame->clock) - start;
+    if (b->work_count == 0 || frame->te != b->work_te) {
+        b->work_te = frame->te;
+        if (b->work_count == b->work_cap) {
+            b->work_not_recorded++;
+            return;
+        }
+        b->work[b->work_count++] = (rtcosim_lsbus_frame_work){frame->te, 0};
+    } else if (b->work[b->work_count - 1].te != frame->te)
+        return; /* a frame not recorded (full) */
+    b->work[b->work_count - 1].work_ns += spent;
+}
 
 static bus_node *node_of(bus_component *b, uint32_t vr, int member)
 {
@@ -115,8 +150,10 @@ static rtcosim_status bus_setup(void *self, double tolerance, rtcosim_time_ns st
     b->round_time = -1;
     if (!b->sim)
         return RTCOSIM_OK;
+    /* No stop time (stop < start: a real-time run's calibration probe,
+     * which may step past the run's): the kernel runs as far as asked. */
     rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL, .start_time = start,
-                             .stop_time = stop};
+                             .stop_time = stop >= start ? stop : RTCOSIM_TIME_MAX};
     rtcosim_status st = rtcosim_events_begin(b->sim, &o, err);
     b->begun = st == RTCOSIM_OK;
     return st;
@@ -208,10 +245,23 @@ static bool any_rx(const bus_component *b)
     return false;
 }
 
+static rtcosim_status bus_step_work(bus_component *b, rtcosim_time_ns t, rtcosim_time_ns h,
+                                    rtcosim_step_result *result, rtcosim_error *err);
+
 static rtcosim_status bus_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
                                   rtcosim_step_result *result, rtcosim_error *err)
 {
     bus_component *b = self;
+    const rtcosim_paced_frame *frame;
+    rtcosim_time_ns start = work_start(b, &frame);
+    rtcosim_status st = bus_step_work(b, t, h, result, err);
+    work_end(b, frame, start);
+    return st;
+}
+
+static rtcosim_status bus_step_work(bus_component *b, rtcosim_time_ns t, rtcosim_time_ns h,
+                                    rtcosim_step_result *result, rtcosim_error *err)
+{
     b->now = t + h;
     memset(result, 0, sizeof *result);
     result->last_successful_time = t + h;
@@ -279,9 +329,22 @@ static rtcosim_status bus_set(void *self, rtcosim_type type, const uint32_t *vrs
     return RTCOSIM_OK;
 }
 
+static rtcosim_status bus_update_work(bus_component *b, rtcosim_event_update *u,
+                                      rtcosim_error *err);
+
 static rtcosim_status bus_update(void *self, rtcosim_event_update *u, rtcosim_error *err)
 {
     bus_component *b = self;
+    const rtcosim_paced_frame *frame;
+    rtcosim_time_ns start = work_start(b, &frame);
+    rtcosim_status st = bus_update_work(b, u, err);
+    work_end(b, frame, start);
+    return st;
+}
+
+static rtcosim_status bus_update_work(bus_component *b, rtcosim_event_update *u,
+                                      rtcosim_error *err)
+{
     const rtcosim_time_ns t = b->now;
     memset(u, 0, sizeof *u);
     bool pushed = false;
@@ -335,6 +398,7 @@ static void bus_destroy(void *self)
     if (b->begun)
         rtcosim_events_end(b->sim, NULL);
     free(b->gateways);
+    free(b->work);
     for (uint32_t i = 0; b->nodes && i < b->node_count; i++) {
         free(b->nodes[i].tx);
         free(b->nodes[i].rx);
@@ -344,6 +408,8 @@ static void bus_destroy(void *self)
     free(b->names);
     free(b->nodes);
     free(b->vars);
+    if (b->release)
+        b->release(b->release_context);
     free(b);
 }
 
@@ -499,9 +565,51 @@ rtcosim_can_bus *rtcosim_lsbus_can_lp_component_bus(rtcosim_component *c)
                : NULL;
 }
 
+void rtcosim_lsbus_can_lp_component_on_free(rtcosim_component *c, void (*release)(void *context),
+                                            void *context)
+{
+    if (!rtcosim_lsbus_can_lp_component_bus(c))
+        return;
+    bus_component *b = rtcosim_component_impl(c);
+    b->release = release;
+    b->release_context = context;
+}
+
 rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_component *c)
 {
     return c && strcmp(rtcosim_component_kind(c), "lsbus-can") == 0
                ? ((bus_component *)rtcosim_component_impl(c))->bridge
                : NULL;
+}
+
+rtcosim_status rtcosim_lsbus_can_component_reserve_work(rtcosim_component *c, size_t frames,
+                                                        rtcosim_error *err)
+{
+    if (!c || strcmp(rtcosim_component_kind(c), "lsbus-can") != 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus: not a bus component");
+    bus_component *b = rtcosim_component_impl(c);
+    rtcosim_lsbus_frame_work *work = frames ? malloc(frames * sizeof *work) : NULL;
+    if (frames && !work)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory for the work "
+                                 "records of %zu frames", frames);
+    free(b->work);
+    b->work = work;
+    b->work_cap = frames;
+    b->work_count = 0;
+    b->work_not_recorded = 0;
+    return RTCOSIM_OK;
+}
+
+const rtcosim_lsbus_frame_work *rtcosim_lsbus_can_component_work(const rtcosim_component *c,
+                                                                 size_t *count,
+                                                                 uint64_t *not_recorded)
+{
+    const bus_component *b =
+        c && strcmp(rtcosim_component_kind(c), "lsbus-can") == 0
+            ? rtcosim_component_impl(c)
+            : NULL;
+    *count = b ? b->work_count : 0;
+    if (not_recorded)
+        *not_recorded = b ? b->work_not_recorded : 0;
+    return b ? b->work : NULL;
 }

@@ -138,6 +138,9 @@ typedef struct bench_bus {
     test_node nodes[4];
 } bench_bus;
 
+/* The log capacity of the next make_bus (0: the log grows). */
+static size_t make_bus_log_capacity;
+
 /* Nodes a, b, c send; d listens to everything declared. */
 static void make_bus(bench_bus *b, rtcosim_can_stuffing stuffing, const script_item *scripts[3],
                      const size_t counts[3], uint32_t queue_capacity)
@@ -146,7 +149,8 @@ static void make_bus(bench_bus *b, rtcosim_can_stuffing stuffing, const script_i
     memset(b, 0, sizeof *b);
     assert_int_equal(rtcosim_events_create(&b->sim, &err), RTCOSIM_OK);
     rtcosim_can_bus_config c = {.name = "can0", .bitrate = 500000, .stuffing = stuffing,
-                                .tx_queue_capacity = queue_capacity, .log_frames = true};
+                                .tx_queue_capacity = queue_capacity, .log_frames = true,
+                                .log_capacity = make_bus_log_capacity};
     assert_int_equal(rtcosim_can_bus_create(b->sim, &c, &b->bus, &err), RTCOSIM_OK);
     const char *names[4] = {"a", "b", "c", "d"};
     for (int i = 0; i < 4; i++) {
@@ -293,6 +297,43 @@ static void log_is_written_in_candump_style(void **state)
     free_bus(&b);
 }
 
+/* A log of fixed capacity (a bus stepped on a real-time thread): the
+ * frames of lowest_identifier_wins_when_the_bus_becomes_idle, five in
+ * order of their ends (0x100 at 270 us, 0x050 at 540, 0x100 at 810, the
+ * extended one at 1130, 0x300 at 1400), in a log of three: the first three
+ * logged, the other two counted as not logged, all five carried. */
+static void a_fixed_log_keeps_its_first_frames_and_counts_the_rest(void **state)
+{
+    (void)state;
+    const script_item sa[] = {{0, frame_of(0x300, false, 8, NULL)}};
+    const script_item sb[] = {{0, frame_of(0x100, false, 8, NULL)},
+                              {300000, frame_of(0x100, false, 8, NULL)}};
+    const script_item sc[] = {{100000, frame_of(0x050, false, 8, NULL)},
+                              {300000, frame_of(0x100u << 18, true, 8, NULL)}};
+    const script_item *scripts[3] = {sa, sb, sc};
+    const size_t counts[3] = {1, 2, 2};
+    bench_bus b;
+    make_bus_log_capacity = 3;
+    make_bus(&b, RTCOSIM_CAN_STUFFING_WORST_CASE, scripts, counts, 0);
+    make_bus_log_capacity = 0;
+    rtcosim_run_options o = {.start_time = -NODE_LOOKAHEAD, .stop_time = 10 * RTCOSIM_NS_PER_MS};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_run(b.sim, &o, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_bus_log_count(b.bus), 3);
+    const rtcosim_can_log_entry *log = rtcosim_can_bus_log(b.bus);
+    const uint32_t ids[3] = {0x100, 0x050, 0x100};
+    const rtcosim_time_ns ends[3] = {270000, 540000, 810000};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(log[i].frame.id, ids[i]);
+        assert_int_equal(log[i].end, ends[i]);
+    }
+    rtcosim_can_bus_stats st;
+    rtcosim_can_bus_stats_get(b.bus, 10 * RTCOSIM_NS_PER_MS, &st);
+    assert_int_equal(st.frames, 5);
+    assert_int_equal(st.log_dropped, 2);
+    free_bus(&b);
+}
+
 static void unknown_identifier_is_an_error(void **state)
 {
     (void)state;
@@ -381,6 +422,7 @@ int main(void)
         cmocka_unit_test(worst_case_lengths_match_published_values),
         cmocka_unit_test(lowest_identifier_wins_when_the_bus_becomes_idle),
         cmocka_unit_test(log_is_written_in_candump_style),
+        cmocka_unit_test(a_fixed_log_keeps_its_first_frames_and_counts_the_rest),
         cmocka_unit_test(unknown_identifier_is_an_error),
         cmocka_unit_test(overloaded_bus_is_reported_and_keeps_running),
     };

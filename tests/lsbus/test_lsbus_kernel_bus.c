@@ -293,12 +293,7 @@ static void a_paced_real_time_run_carries_the_frames_at_their_stuffed_times(void
                   counts[1]);
     assert_true(counts[1] < counts[0] + 40);
 #endif
-    /* Only FMU nodes run paced, all of them in the real-time part. */
-    assert_int_equal(run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
-                             "--stop-time", "0.004", "-q", "--can-bus", "can0=a.CAN,ecus:1", NULL),
-                     1);
-    expect_one_line_error("--can-bus can0: native and firmware ECUs (ecus:, firmware:) cannot be "
-                          "combined with --real-time");
+    /* A bus's nodes step on the paced thread: all in the real-time part. */
     assert_int_equal(run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
                              "--stop-time", "0.004", "-q", "--can-bus", "can0=a.CAN,b.CAN",
                              "--non-realtime", "b", NULL),
@@ -310,6 +305,281 @@ static void a_paced_real_time_run_carries_the_frames_at_their_stuffed_times(void
     expect_one_line_error("--can-bus can0: no component 'x' in the real-time part");
 }
 
+/* The row of `csv` (a results CSV) whose time is `time` (the last of them,
+ * after an instant's events), with its newline; NULL when none. */
+static char *row_at(const char *csv, const char *time)
+{
+    char *found = NULL;
+    size_t tl = strlen(time);
+    for (const char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+        if (strncmp(p + 1, time, tl) == 0 && p[1 + tl] == ',') {
+            free(found);
+            found = strndup(p + 1, strcspn(p + 1, "\n"));
+        }
+    return found;
+}
+
+/* Every row of the paced run's results equals the offline run's row at that
+ * time (its last, after the instant's events). */
+static void expect_rows_as_offline(const char *rt_csv, const char *offline_csv)
+{
+    int rows = 0;
+    for (const char *p = strchr(rt_csv, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        char *row = strndup(p + 1, strcspn(p + 1, "\n"));
+        char time[64];
+        snprintf(time, sizeof time, "%.*s", (int)strcspn(row, ","), row);
+        char *offline = row_at(offline_csv, time);
+        if (!offline || strcmp(offline, row) != 0)
+            print_error("at %s: paced '%s', offline '%s'\n", time, row,
+                        offline ? offline : "(none)");
+        assert_non_null(offline);
+        assert_string_equal(offline, row);
+        free(offline);
+        free(row);
+        rows++;
+    }
+    assert_true(rows > 0);
+}
+
+#define ECU_NODE_ARGS                                                                          \
+    "--step-size", "0.001", "-q", "--start-value", "a.can_id", "291", "--start-value",         \
+        "a.data_length", "8", "--start-value", "a.offset", "0.00206", "--start-value",          \
+        "a.period", "0.01", "--output-variable", "a.rx_frames", "--output-variable",           \
+        "a.confirms", "--output-variable", "a.last_rx_time"
+
+/* The first test's bus (node a beside the native engine ECU, ecus:1) in a
+ * paced real-time run on the virtual clock: the kernel's bus steps inside
+ * the real-time part's master on the paced thread. The frames are those
+ * worked out by hand there: the engine's tasks released at 2 ms (control
+ * 45 us, can_10ms 15 us) request EngineData at 2.060 ms, 120 bits (9 stuff
+ * bits) = 240 us: 2.300; a's 0x123 then, 112 bits = 224 us: 2.524;
+ * EngineStatus requested at 5 + 0.045 + 0.020 = 5.065 ms, 87 bits = 174 us:
+ * 5.239; at 12.060 EngineData (118 bits, 236 us): 12.296, 0x123: 12.520.
+ * The log is byte-identical to the offline run's, in --can-log and in the
+ * report; each results row (a frame's start) equals the offline row at
+ * that time: a has received the frames that ended before it (1 after
+ * 2.300, 2 after 5.239, 3 after 12.296) and its Confirms (1 after 2.524, 2
+ * after 12.520). The report has the bus's figures: 5 frames, busy 240 +
+ * 224 + 174 + 236 + 224 = 1098 us of 13 ms (load 0.084462), and its work
+ * in each of the 13 frames (0 on the virtual clock, which only sleeps
+ * move). */
+static void native_ecus_on_a_paced_bus_give_the_offline_frames_and_values(void **state)
+{
+    (void)state;
+    static const char *const a[] = {"a"};
+    const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
+    assert_int_equal(run_cli(ssd, ECU_NODE_ARGS, "--stop-time", "0.013", "--can-bus",
+                             "can0=a.CAN,ecus:1", "--can-log", "off.log", "-o", "off.csv", NULL),
+                     0);
+    assert_int_equal(run_cli(ssd, ECU_NODE_ARGS, "--stop-time", "0.013", "--can-bus",
+                             "can0=a.CAN,ecus:1", "--real-time", "--virtual-clock", "--can-log",
+                             "rt.log", "-o", "rt.csv", "--rt-report", "rep", NULL),
+                     0);
+    const char *frames = "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                         "(0000000000.002524) can0 123#1122334455667788\n"
+                         "(0000000000.005239) can0 5C0#82000001\n"
+                         "(0000000000.012296) can0 0C0#780CF3130B000001\n"
+                         "(0000000000.012520) can0 123#1122334455667788\n";
+    char *logs[3] = {read_text("off.log"), read_text("rt.log"), read_text("rep/can_can0.log")};
+    for (int k = 0; k < 3; k++) {
+        assert_string_equal(logs[k], frames);
+        free(logs[k]);
+    }
+    char *off = read_text("off.csv"), *rt = read_text("rt.csv");
+    assert_string_equal(rt, "\"time\",\"a.rx_frames\",\"a.confirms\",\"a.last_rx_time\"\n"
+                            "0,0,0,0\n0.001,0,0,0\n0.002,0,0,0\n"
+                            "0.003,1,1,0.0023000000000000004\n0.004,1,1,0.0023000000000000004\n"
+                            "0.005,1,1,0.0023000000000000004\n0.006,2,1,0.005239\n"
+                            "0.007,2,1,0.005239\n0.008,2,1,0.005239\n0.009,2,1,0.005239\n"
+                            "0.01,2,1,0.005239\n0.011,2,1,0.005239\n0.012,2,1,0.005239\n"
+                            "0.013,3,2,0.012296\n");
+    expect_rows_as_offline(rt, off);
+    free(off);
+    free(rt);
+    char *out = read_text("out.txt");
+    expect_in(out, "real-time run: 13 frames of 1.000 ms");
+    expect_in(out, "can bus can0: 500000 bit/s (event kernel, with ECUs), 5 frames, 0 bus errors, "
+                   "busy 0.001098 s, load 8.4 %\n");
+    expect_in(out, "can bus can0: its work on the paced thread per frame p50 0.0 us, p99 0.0 us, "
+                   "max 0.0 us (13 frames)\n");
+    free(out);
+    char *summary = read_text("rep/summary.csv");
+    expect_in(summary, "\ncan_frames[can0],5,\ncan_bus_errors[can0],0,\ncan_load[can0],0.084462,\n"
+                       "can_work_p50[can0],0.000,us\n");
+    free(summary);
+    char *report = read_text("rep/frames.csv");
+    assert_int_equal(strncmp(report, "time,", 5), 0);
+    expect_in(report, ",bus_us[can0]\n0,0,");
+    int rows = 0;
+    for (const char *p = strchr(report, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        size_t len = strcspn(p + 1, "\n");
+        assert_true(len > 6 && strncmp(p + 1 + len - 6, ",0.000", 6) == 0);
+        rows++;
+    }
+    assert_int_equal(rows, 13);
+    free(report);
+#ifdef RTCOSIM_ALLOC_COUNT
+    /* Nothing allocated per frame outside the FMUs (the kernel's event pool
+     * and queue at their peak, the bus's log sized for the run, the ECU's
+     * handlers, the bus's work records): 13 and 413 frames (80 CAN frames
+     * more) allocate alike. */
+    unsigned long counts[2];
+    const char *stops[2] = {"0.013", "0.413"};
+    for (int k = 0; k < 2; k++) {
+        setenv("LD_PRELOAD", RTCOSIM_ALLOC_COUNT, 1);
+        int rc = run_cli(ssd, ECU_NODE_ARGS, "--stop-time", stops[k], "--can-bus",
+                         "can0=a.CAN,ecus:1", "--real-time", "--virtual-clock", "--can-log",
+                         "rt.log", "--rt-report", "rep", NULL);
+        unsetenv("LD_PRELOAD");
+        assert_int_equal(rc, 0);
+        char *err = read_text("err.txt");
+        const char *at = strstr(err, "allocations ");
+        assert_non_null(at);
+        counts[k] = strtoul(at + 12, NULL, 10);
+        free(err);
+    }
+    print_message("allocations outside FMUs: %lu (13 frames), %lu (413 frames)\n", counts[0],
+                  counts[1]);
+    assert_true(counts[1] < counts[0] + 40);
+#endif
+}
+
+#ifdef RTCOSIM_ENGINE_ELF
+/* All three kinds on one paced bus: node a, the engine on its firmware
+ * (Unicorn), the native transmission (can0=a.CAN,ecus:2,firmware:engine=ELF),
+ * virtual clock, 50 frames. As offline (cli_run_lsbus_node_with_firmware_and
+ * _native_ecus, hand-counted): a's 50 frames (1 .. 50 ms), EngineData every
+ * 10 ms from 2 ms (5), EngineStatus at 5 ms (1), VehicleSpeed every 20 ms
+ * from 3 ms (3): 59 frames; a receives the ECUs' 9 and a Confirm for each
+ * of its frames but the last (it ends after 50 ms). The log is the offline
+ * run's byte for byte, the rows the offline rows at their times; 50 and
+ * 450 frames allocate alike outside the FMUs (the emulated core's handlers
+ * and MMIO on the paced thread allocate nothing per frame). */
+static void a_firmware_ecu_on_a_paced_bus_gives_the_offline_frames_and_values(void **state)
+{
+    (void)state;
+    static const char *const a[] = {"a"};
+    const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
+    const char *bus = "can0=a.CAN,ecus:2,firmware:engine=" RTCOSIM_ENGINE_ELF;
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.05", "-q",
+                             "--can-bus", bus, "--start-value", "a.can_id", "291",
+                             "--start-value", "a.data_length", "8", "--output-variable",
+                             "a.rx_frames", "--output-variable", "a.confirms", "--can-log",
+                             "off.log", "-o", "off.csv", NULL),
+                     0);
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.05", "-q",
+                             "--can-bus", bus, "--start-value", "a.can_id", "291",
+                             "--start-value", "a.data_length", "8", "--output-variable",
+                             "a.rx_frames", "--output-variable", "a.confirms", "--can-log",
+                             "rt.log", "-o", "rt.csv", "--real-time", "--virtual-clock",
+                             "--rt-report", "rep", NULL),
+                     0);
+    char *off = read_text("off.log"), *rt = read_text("rt.log"), *rep = read_text("rep/can_can0.log");
+    assert_string_equal(rt, off);
+    assert_string_equal(rep, off);
+    int lines = 0;
+    for (const char *p = rt; (p = strchr(p, '\n')); p++)
+        lines++;
+    /* every frame started, a's at 50 ms too (on the wire at the stop: its
+     * end 50.224 ms is logged, as offline) */
+    assert_int_equal(lines, 59);
+    const char *last = "(0000000000.050224) can0 123#1122334455667788\n"; /* 50 ms + 112 bits */
+    assert_string_equal(rt + strlen(rt) - strlen(last), last);
+    free(off);
+    free(rt);
+    free(rep);
+    char *out = read_text("out.txt");
+    expect_in(out, "  a.rx_frames                      9\n  a.confirms                       49\n");
+    expect_in(out, "can bus can0: 500000 bit/s (event kernel, with ECUs), 59 frames, 0 bus errors");
+    free(out);
+    off = read_text("off.csv");
+    rt = read_text("rt.csv");
+    expect_rows_as_offline(rt, off);
+    free(off);
+    free(rt);
+#ifdef RTCOSIM_ALLOC_COUNT
+    unsigned long counts[2];
+    const char *stops[2] = {"0.05", "0.45"};
+    for (int k = 0; k < 2; k++) {
+        setenv("LD_PRELOAD", RTCOSIM_ALLOC_COUNT, 1);
+        int rc = run_cli(ssd, "--step-size", "0.001", "--stop-time", stops[k], "-q", "--can-bus",
+                         bus, "--start-value", "a.can_id", "291", "--real-time",
+                         "--virtual-clock", "--can-log", "rt.log", "--rt-report", "rep", NULL);
+        unsetenv("LD_PRELOAD");
+        assert_int_equal(rc, 0);
+        char *err = read_text("err.txt");
+        const char *at = strstr(err, "allocations ");
+        assert_non_null(at);
+        counts[k] = strtoul(at + 12, NULL, 10);
+        free(err);
+    }
+    print_message("allocations outside FMUs: %lu (50 frames), %lu (450 frames)\n", counts[0],
+                  counts[1]);
+    assert_true(counts[1] < counts[0] + 40);
+#endif
+}
+#endif
+
+/* A real paced run (wall clock) of the three kinds (firmware when built,
+ * else two native ECUs) for 0.2 s: it exits 0, carries 232 frames (a's 200,
+ * EngineData 20, EngineStatus 2, VehicleSpeed 10: the counts as offline
+ * whatever the machine's timing) and reports the bus's work per frame,
+ * which lies inside the frame's execution (bus_us <= exec_us on every row;
+ * the clock is read inside the frame). Timing is not asserted beyond that:
+ * the machine is shared. */
+static void a_wall_clock_run_reports_the_kernel_bus_work_per_frame(void **state)
+{
+    (void)state;
+    static const char *const a[] = {"a"};
+    const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
+#ifdef RTCOSIM_ENGINE_ELF
+    const char *bus = "can0=a.CAN,ecus:2,firmware:engine=" RTCOSIM_ENGINE_ELF;
+#else
+    const char *bus = "can0=a.CAN,ecus:2";
+#endif
+    assert_int_equal(run_cli(ssd, "--real-time", "--step-size", "0.001", "--stop-time", "0.2",
+                             "-q", "--can-bus", bus, "--start-value", "a.can_id", "291",
+                             "--rt-report", "wall", NULL),
+                     0);
+    char *out = read_text("out.txt");
+    expect_in(out, "real-time run: 200 frames of 1.000 ms");
+    expect_in(out, "can bus can0: 500000 bit/s (event kernel, with ECUs), 232 frames, 0 bus errors");
+    expect_in(out, "can bus can0: its work on the paced thread per frame p50 ");
+    free(out);
+    char *summary = read_text("wall/summary.csv");
+    expect_in(summary, "\ncan_frames[can0],232,\n");
+    expect_in(summary, "\ncan_work_max[can0],");
+    free(summary);
+    char *log = read_text("wall/can_can0.log");
+    int lines = 0;
+    for (const char *p = log; (p = strchr(p, '\n')); p++)
+        lines++;
+    assert_int_equal(lines, 232); /* every frame started, a's at 200 ms too */
+    free(log);
+    char *frames = read_text("wall/frames.csv");
+    expect_in(frames, ",bus_us[can0]\n");
+    int rows = 0;
+    double work = 0;
+    for (const char *p = strchr(frames, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        /* time,frame,deadline,lateness_us,exec_us,...,bus_us[can0] */
+        const char *f = p + 1;
+        for (int k = 0; k < 4; k++)
+            f = strchr(f, ',') + 1;
+        double exec_us = strtod(f, NULL);
+        const char *end = p + 1 + strcspn(p + 1, "\n");
+        const char *last = end;
+        while (last[-1] != ',')
+            last--;
+        double bus_us = strtod(last, NULL);
+        assert_true(bus_us >= 0 && bus_us <= exec_us + 0.001);
+        work += bus_us;
+        rows++;
+    }
+    assert_int_equal(rows, 200);
+    assert_true(work > 0);
+    free(frames);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +587,11 @@ int main(void)
         cmocka_unit_test(a_discarding_node_gets_arbitration_lost_beside_an_ecu),
         cmocka_unit_test(macro_steps_cross_the_ecus_events_that_bring_the_nodes_nothing),
         cmocka_unit_test(a_paced_real_time_run_carries_the_frames_at_their_stuffed_times),
+        cmocka_unit_test(native_ecus_on_a_paced_bus_give_the_offline_frames_and_values),
+#ifdef RTCOSIM_ENGINE_ELF
+        cmocka_unit_test(a_firmware_ecu_on_a_paced_bus_gives_the_offline_frames_and_values),
+#endif
+        cmocka_unit_test(a_wall_clock_run_reports_the_kernel_bus_work_per_frame),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

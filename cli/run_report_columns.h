@@ -1,0 +1,17 @@
+/* Columns added to a real-time report's frames.csv after the run
+ * (run_report_columns.c), shared by --variants and --can-bus. */
+#ifndef RTCOSIM_CLI_RUN_REPORT_COLUMNS_H
+#define RTCOSIM_CLI_RUN_REPORT_COLUMNS_H
+
+#include <stdio.h>
+
+/* Writes the added cells of one line, each starting with ',': the header's
+ * names when header is true, else those of the frame at time t (s). */
+typedef void (*cli_frames_cells)(void *context, FILE *out, bool header, double t);
+
+/* DIR/frames.csv rewritten with the cells appended to each line; `what`
+ * names them in a failure's one-line message. 0 or an exit code. */
+int cli_frames_csv_add_columns(const char *dir, const char *what, cli_frames_cells cells,
+                               void *context);
+
+#endif
