@@ -230,6 +230,35 @@ static void macro_steps_cross_the_ecus_events_that_bring_the_nodes_nothing(void 
     }
 }
 
+#ifdef RTCOSIM_ALLOC_COUNT
+/* The LD_PRELOAD counter's report in err.txt: allocations made by the
+ * program and by FMU binaries. */
+static void read_allocations(unsigned long *engine, unsigned long *fmus)
+{
+    char *err = read_text("err.txt");
+    const char *at = strstr(err, "allocations ");
+    assert_non_null(at);
+    char *end;
+    *engine = strtoul(at + 12, &end, 10);
+    const char *in = strstr(end, " outside FMUs, ");
+    assert_non_null(in);
+    *fmus = strtoul(in + 15, NULL, 10);
+    free(err);
+}
+
+/* A short and a long run allocate alike, outside the FMUs and in them (the
+ * project's FMU kit reuses a Binary variable's buffer): nothing per frame. */
+static void expect_no_allocation_per_frame(const unsigned long engine[2],
+                                           const unsigned long fmus[2], int short_frames,
+                                           int long_frames)
+{
+    print_message("allocations outside FMUs: %lu (%d frames), %lu (%d frames); in FMUs %lu, "
+                  "%lu\n", engine[0], short_frames, engine[1], long_frames, fmus[0], fmus[1]);
+    assert_true(engine[1] < engine[0] + 40);
+    assert_true(fmus[1] < fmus[0] + 40);
+}
+#endif
+
 /* The frames of the first test, in a paced run on the virtual clock: the
  * bus steps inside the real-time part's master on the paced thread, each
  * 1 ms frame carries the bus events inside it, so the log holds the same
@@ -271,10 +300,9 @@ static void a_paced_real_time_run_carries_the_frames_at_their_stuffed_times(void
                    "0 bus errors, busy 0.000972 s\n");
     free(out);
 #ifdef RTCOSIM_ALLOC_COUNT
-    /* Nothing allocated per frame outside the FMUs (the project's FMU kit
-     * copies each new Binary value): 4 frames and 400 frames (798 CAN
-     * frames more) allocate alike. */
-    unsigned long counts[2];
+    /* Nothing allocated per frame, in the FMUs or outside them: 4 frames
+     * and 400 frames (798 CAN frames more) allocate alike. */
+    unsigned long counts[2], in_fmus[2];
     const char *stops[2] = {"0.004", "0.4"};
     for (int k = 0; k < 2; k++) {
         setenv("LD_PRELOAD", RTCOSIM_ALLOC_COUNT, 1);
@@ -283,15 +311,9 @@ static void a_paced_real_time_run_carries_the_frames_at_their_stuffed_times(void
                          "--start-value", "b.can_id", "291", "--can-log", "rt.log", NULL);
         unsetenv("LD_PRELOAD");
         assert_int_equal(rc, 0);
-        char *err = read_text("err.txt");
-        const char *at = strstr(err, "allocations ");
-        assert_non_null(at);
-        counts[k] = strtoul(at + 12, NULL, 10);
-        free(err);
+        read_allocations(&counts[k], &in_fmus[k]);
     }
-    print_message("allocations outside FMUs: %lu (4 frames), %lu (400 frames)\n", counts[0],
-                  counts[1]);
-    assert_true(counts[1] < counts[0] + 40);
+    expect_no_allocation_per_frame(counts, in_fmus, 4, 400);
 #endif
     /* A bus's nodes step on the paced thread: all in the real-time part. */
     assert_int_equal(run_cli(ssd, "--real-time", "--virtual-clock", "--step-size", "0.001",
@@ -423,7 +445,7 @@ static void native_ecus_on_a_paced_bus_give_the_offline_frames_and_values(void *
      * and queue at their peak, the bus's log sized for the run, the ECU's
      * handlers, the bus's work records): 13 and 413 frames (80 CAN frames
      * more) allocate alike. */
-    unsigned long counts[2];
+    unsigned long counts[2], in_fmus[2];
     const char *stops[2] = {"0.013", "0.413"};
     for (int k = 0; k < 2; k++) {
         setenv("LD_PRELOAD", RTCOSIM_ALLOC_COUNT, 1);
@@ -432,15 +454,9 @@ static void native_ecus_on_a_paced_bus_give_the_offline_frames_and_values(void *
                          "rt.log", "--rt-report", "rep", NULL);
         unsetenv("LD_PRELOAD");
         assert_int_equal(rc, 0);
-        char *err = read_text("err.txt");
-        const char *at = strstr(err, "allocations ");
-        assert_non_null(at);
-        counts[k] = strtoul(at + 12, NULL, 10);
-        free(err);
+        read_allocations(&counts[k], &in_fmus[k]);
     }
-    print_message("allocations outside FMUs: %lu (13 frames), %lu (413 frames)\n", counts[0],
-                  counts[1]);
-    assert_true(counts[1] < counts[0] + 40);
+    expect_no_allocation_per_frame(counts, in_fmus, 13, 413);
 #endif
 }
 
@@ -498,7 +514,7 @@ static void a_firmware_ecu_on_a_paced_bus_gives_the_offline_frames_and_values(vo
     free(off);
     free(rt);
 #ifdef RTCOSIM_ALLOC_COUNT
-    unsigned long counts[2];
+    unsigned long counts[2], in_fmus[2];
     const char *stops[2] = {"0.05", "0.45"};
     for (int k = 0; k < 2; k++) {
         setenv("LD_PRELOAD", RTCOSIM_ALLOC_COUNT, 1);
@@ -507,15 +523,9 @@ static void a_firmware_ecu_on_a_paced_bus_gives_the_offline_frames_and_values(vo
                          "--virtual-clock", "--can-log", "rt.log", "--rt-report", "rep", NULL);
         unsetenv("LD_PRELOAD");
         assert_int_equal(rc, 0);
-        char *err = read_text("err.txt");
-        const char *at = strstr(err, "allocations ");
-        assert_non_null(at);
-        counts[k] = strtoul(at + 12, NULL, 10);
-        free(err);
+        read_allocations(&counts[k], &in_fmus[k]);
     }
-    print_message("allocations outside FMUs: %lu (50 frames), %lu (450 frames)\n", counts[0],
-                  counts[1]);
-    assert_true(counts[1] < counts[0] + 40);
+    expect_no_allocation_per_frame(counts, in_fmus, 50, 450);
 #endif
 }
 #endif
