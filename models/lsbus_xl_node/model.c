@@ -6,7 +6,9 @@
  * 256 for the k-th frame) and its SEC, SDT, VCID, AF. It reports the latest
  * CAN XL frame it received field by field, whether its bytes are the
  * pattern of its length and sequence (rx_data_ok), and its Confirms. Rx_Data
- * and Tx_Data hold 4096 bytes: a 2048-byte frame's op is 2070. */
+ * and Tx_Data hold 4096 bytes: a 2048-byte frame's op is 2070. With fd = 1
+ * it sends CAN FD Transmits (`brs`, the same pattern, 1-64 bytes) and
+ * reports received CAN FD frames the same way (SEC, SDT, VCID, AF 0). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +20,7 @@
 #define XL_BUFFER_MAX 4096
 
 typedef struct node {
-    int32_t can_id, data_length, sec, sdt, vcid, af, bitrate, xl_bitrate;
+    int32_t can_id, data_length, sec, sdt, vcid, af, bitrate, xl_bitrate, fd, brs;
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, other_ops, last_rx_id, last_rx_length, last_rx_sec,
         last_rx_sdt, last_rx_vcid, last_rx_af, rx_data_ok;
@@ -71,6 +73,8 @@ static const model_variable variables[] = {
      "LS-BUS operations to the bus", 0, {0, 0}},
     {"CAN.Rx_Data", VR_RX_DATA, MODEL_BINARY, MODEL_INPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
      offsetof(node, rx_data), "", NULL, "LS-BUS operations from the bus", 0, {0, 0}},
+    PAR(26, "fd", fd, "0", "1: send CAN FD Transmits instead (data_length a CAN FD length)"),
+    PAR(27, "brs", brs, "1", "CAN FD: bit rate switch (0, 1)"),
 };
 
 static const se_clock_def clocks[] = {
@@ -126,7 +130,18 @@ static model_status receive(model_instance *inst, node *d, double time)
                       code, d->rx_data.size - left, length, d->rx_data.size);
             return MODEL_ERROR;
         }
-        if (code == 0x12 && length >= 22) {
+        if (code == 0x11 && length >= 17) {
+            /* CAN FD Transmit: id u32, ide, brs, esi u8, dataLength u16, data */
+            uint32_t n = (uint32_t)p[15] | (uint32_t)p[16] << 8;
+            d->last_rx_id = (int32_t)lsbus_get_u32(p + 8);
+            d->last_rx_sec = d->last_rx_sdt = d->last_rx_vcid = d->last_rx_af = 0;
+            d->last_rx_length = (int32_t)n;
+            d->rx_data_ok = 17 + n == length;
+            for (uint32_t i = 0; d->rx_data_ok && i < n; i++)
+                d->rx_data_ok = p[17 + i] == pattern_byte(i, (uint32_t)d->rx_frames);
+            d->rx_frames++;
+            d->last_rx_time = time;
+        } else if (code == 0x12 && length >= 22) {
             /* CAN XL Transmit: id u32, ide, sec, sdt, vcid u8, af u32,
              * dataLength u16, data */
             uint32_t n = (uint32_t)p[20] | (uint32_t)p[21] << 8;
@@ -178,6 +193,24 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
     if (time > due || same_time(time, due)) {
         uint8_t op[22 + 2048];
         uint32_t n = (uint32_t)d->data_length;
+        if (d->fd) {
+            lsbus_put_u32(lsbus_put_u32(op, 0x11), 17 + n);
+            lsbus_put_u32(op + 8, (uint32_t)d->can_id);
+            op[12] = 0; /* ide */
+            op[13] = (uint8_t)d->brs;
+            op[14] = 0; /* esi */
+            op[15] = (uint8_t)n;
+            op[16] = (uint8_t)(n >> 8);
+            for (uint32_t i = 0; i < n; i++)
+                op[17 + i] = pattern_byte(i, d->sent);
+            if (!append(inst, d, op, 17 + n))
+                return MODEL_ERROR;
+            d->tx_frames++;
+            d->sent++;
+            result->next_event_time_defined = true;
+            result->next_event_time = d->offset + d->sent * d->period;
+            return MODEL_OK;
+        }
         lsbus_put_u32(lsbus_put_u32(op, 0x12), 22 + n);
         lsbus_put_u32(op + 8, (uint32_t)d->can_id);
         op[12] = 0; /* ide */
@@ -245,10 +278,11 @@ static model_status check(model_instance *inst, void *data)
     node *d = data;
     if (d->data_length < 1 || d->data_length > 2048 || d->period <= 0 || d->bitrate <= 0 ||
         d->xl_bitrate < 0 || d->can_id < 0 || d->can_id > 0x7FF || d->sec < 0 || d->sec > 1 ||
-        d->sdt < 0 || d->sdt > 255 || d->vcid < 0 || d->vcid > 255) {
+        d->sdt < 0 || d->sdt > 255 || d->vcid < 0 || d->vcid > 255 || d->fd < 0 || d->fd > 1 ||
+        d->brs < 0 || d->brs > 1 || (d->fd && d->data_length > 64)) {
         model_log(inst, MODEL_LOG_STATUS_ERROR,
-                  "data_length must be 1..2048, can_id 0..0x7FF, sec 0..1, sdt and vcid "
-                  "0..255, period and bitrate > 0, xl_bitrate >= 0");
+                  "data_length must be 1..2048 (CAN FD: up to 64), can_id 0..0x7FF, sec, fd and "
+                  "brs 0..1, sdt and vcid 0..255, period and bitrate > 0, xl_bitrate >= 0");
         return MODEL_ERROR;
     }
     return MODEL_OK;
