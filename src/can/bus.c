@@ -62,9 +62,13 @@ rtcosim_status can_frame_check_any(const rtcosim_can_any_frame *f, rtcosim_error
                                      f->extended ? "29-bit" : "11-bit", max);
         return RTCOSIM_OK;
     }
-    case RTCOSIM_CAN_FORMAT_XL:
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "can xl frame 0x%" PRIX32 ": CAN XL"
-                                 " is not carried yet", f->id);
+    case RTCOSIM_CAN_FORMAT_XL: {
+        uint32_t nominal, data;
+        if (f->extended)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "can xl frame 0x%" PRIX32 ": CAN XL has"
+                                     " an 11-bit priority identifier, not an extended one", f->id);
+        return rtcosim_can_xl_frame_bits(f->id, f->length, &nominal, &data, err);
+    }
     default:
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can frame 0x%" PRIX32 ": format %u is"
                                  " none of classic (0), CAN FD (1), CAN XL (2)", f->id, f->format);
@@ -93,9 +97,17 @@ static uint64_t arbitration_key(const can_ref *r)
 /* A frame's time on the wire: classic with the configured stuffing; CAN FD
  * its nominal bits at the bit rate and, with BRS, its data phase (ESI
  * through the CRC field) at the FD data rate (rtcosim_can_fd_frame_bits,
- * stuff bits of its actual content). */
+ * stuff bits of its actual content); CAN XL its arbitration phase and tail
+ * at the bit rate, its data phase (DH1 through FCP) at the XL data rate
+ * (rtcosim_can_xl_frame_bits). */
 static rtcosim_time_ns frame_duration(rtcosim_can_bus *bus, const can_ref *r)
 {
+    if (r->format == RTCOSIM_CAN_FORMAT_XL) {
+        uint32_t nominal = 0, data = 0;
+        rtcosim_error ignored;
+        (void)rtcosim_can_xl_frame_bits(r->frame.id, r->length, &nominal, &data, &ignored);
+        return (rtcosim_time_ns)nominal * bus->bit_ns + (rtcosim_time_ns)data * bus->xl_bit_ns;
+    }
     if (r->format == RTCOSIM_CAN_FORMAT_FD) {
         rtcosim_can_fd_frame f = {.id = r->frame.id, .extended = r->frame.extended,
                                   .brs = (r->flags & RTCOSIM_CAN_FD_BRS) != 0,

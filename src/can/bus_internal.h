@@ -107,9 +107,11 @@ rtcosim_status can_frame_check_any(const rtcosim_can_any_frame *f, rtcosim_error
 const can_tx_entry *can_node_tx_entry(const can_node *n, uint32_t key);
 /* Whether a sorted key list holds key. */
 bool can_keys_hold(const uint32_t *keys, size_t n, uint32_t key);
-/* The shortest a frame of this format and length can last on this bus
- * (unstuffed, BRS where it shortens it): the lookahead's ingredients. */
-rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t format, bool extended,
-                                       uint16_t length);
+/* The shortest a frame of this format, identifier (CAN_ANY_ID: any) and
+ * length can last on this bus (unstuffed, BRS where it shortens it): the
+ * lookahead's ingredients. */
+#define CAN_ANY_ID UINT32_MAX
+rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t format, uint32_t id,
+                                       bool extended, uint16_t length);
 
 #endif

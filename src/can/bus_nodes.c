@@ -53,10 +53,29 @@ const can_tx_entry *can_node_tx_entry(const can_node *n, uint32_t key)
  * CRC-17 with 6 fixed stuff bits up to 16 bytes, CRC-21 with 7 beyond) at
  * the data rate with BRS. With BRS an FD frame can be shorter than the 47
  * nominal bits of the shortest classic frame: at 500 kbit/s and 2 Mbit/s
- * an empty one lasts 30 x 2 us + 32 x 0.5 us = 76 us, not 94 us. */
-rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t format, bool extended,
-                                       uint16_t length)
+ * an empty one lasts 30 x 2 us + 32 x 0.5 us = 76 us, not 94 us. CAN XL
+ * (rtcosim_can_xl_frame_bits, exact): at least 34 nominal and 134 data
+ * bits, 81.4 us at 500 kbit/s and 10 Mbit/s. */
+rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t format, uint32_t id,
+                                       bool extended, uint16_t length)
 {
+    if (format == RTCOSIM_CAN_FORMAT_XL) {
+        /* content does not matter (fixed stuffing in the data phase), the
+         * priority id's stuff bits do: the given id's, or the fewest */
+        rtcosim_time_ns shortest = RTCOSIM_TIME_MAX;
+        uint32_t first = id == CAN_ANY_ID ? 0 : id, last = id == CAN_ANY_ID ? 0x7FF : id;
+        for (uint32_t i = first; i <= last; i++) {
+            uint32_t nominal, data;
+            rtcosim_error ignored;
+            if (rtcosim_can_xl_frame_bits(i, length ? length : 1, &nominal, &data, &ignored) !=
+                RTCOSIM_OK)
+                continue;
+            rtcosim_time_ns t = (rtcosim_time_ns)nominal * bus->bit_ns +
+                                (rtcosim_time_ns)data * bus->xl_bit_ns;
+            shortest = t < shortest ? t : shortest;
+        }
+        return shortest;
+    }
     if (format == RTCOSIM_CAN_FORMAT_FD) {
         rtcosim_time_ns nominal = (rtcosim_time_ns)((extended ? 36 : 17) + 13);
         rtcosim_time_ns data =
@@ -216,23 +235,23 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
         for (size_t k = 0; k < n->tx_count; k++) {
             const can_tx_entry *e = &n->tx[k];
             rtcosim_time_ns t =
-                can_bus_shortest_frame(bus, e->format, e->key >> 31, e->length);
+                can_bus_shortest_frame(bus, e->format, e->key & 0x7FFFFFFFu, e->key >> 31,
+                                       e->length);
             if (t < min_frame)
                 min_frame = t;
             n->fd_xl = n->fd_xl || e->format != RTCOSIM_CAN_FORMAT_CLASSIC;
         }
         any = any || n->tx_any;
     }
-    /* a node may send anything: the shortest frame there is, classic or FD
-     * (a standard frame without data) */
-    if (any) {
-        rtcosim_time_ns classic = can_bus_shortest_frame(bus, RTCOSIM_CAN_FORMAT_CLASSIC, false, 0);
-        rtcosim_time_ns fd = can_bus_shortest_frame(bus, RTCOSIM_CAN_FORMAT_FD, false, 0);
-        min_frame = classic < min_frame ? classic : min_frame;
-        min_frame = fd < min_frame ? fd : min_frame;
+    /* a node may send anything: the shortest frame there is of any format
+     * (a standard frame without data, classic or FD with BRS; an XL frame
+     * of one byte and the id with the fewest stuff bits) */
+    for (uint8_t format = 0; any && format <= RTCOSIM_CAN_FORMAT_XL; format++) {
+        rtcosim_time_ns t = can_bus_shortest_frame(bus, format, CAN_ANY_ID, false, 0);
+        min_frame = t < min_frame ? t : min_frame;
     }
     if (min_frame == RTCOSIM_TIME_MAX) /* nobody sends */
-        min_frame = can_bus_shortest_frame(bus, RTCOSIM_CAN_FORMAT_CLASSIC, false, 0);
+        min_frame = can_bus_shortest_frame(bus, RTCOSIM_CAN_FORMAT_CLASSIC, 0, false, 0);
     bus->min_frame = min_frame;
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];

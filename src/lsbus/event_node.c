@@ -43,6 +43,13 @@ struct rtcosim_lsbus_event_node {
     uint8_t arbitration_lost_behavior; /* as the node configured it (0: buffer) */
 };
 
+/* A frame of another node, of any format. */
+static bool is_transmit(uint32_t code)
+{
+    return code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT || code == RTCOSIM_LSBUS_OP_CANFD_TRANSMIT ||
+           code == RTCOSIM_LSBUS_OP_CANXL_TRANSMIT;
+}
+
 static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
 {
     rtcosim_error_prefix(err, "lsbus node '%s': ", n->name);
@@ -119,7 +126,7 @@ static rtcosim_status se_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, r
             (st = rtcosim_fmu_se_trigger(n->c, n->rx_clock, err)) != RTCOSIM_OK)
             return fail(n, st, err);
         n->rx_pending = used;
-        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->received += is_transmit(op->code);
         n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
     }
     uint64_t ticks = rtcosim_fmu_se_ticks(n->c, n->tx_clock);
@@ -164,7 +171,7 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
             (st = rtcosim_component_set(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, 1, &tick,
                                         err)) != RTCOSIM_OK)
             return fail(n, st, err);
-        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->received += is_transmit(op->code);
         n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
     }
     rtcosim_event_update u;
