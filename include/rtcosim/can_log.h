@@ -42,16 +42,21 @@ typedef struct rtcosim_can_log_record {
     uint8_t size;      /* data bytes (CAN FD: up to 64) */
     uint8_t data[64];
     int line;
+    uint8_t format;    /* RTCOSIM_CAN_FORMAT_CLASSIC or _FD */
+    uint8_t flags;     /* CAN FD: RTCOSIM_CAN_FD_BRS | RTCOSIM_CAN_FD_ESI */
 } rtcosim_can_log_record;
 
 typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
 
 /* Read a log; the format is told by its first line ('(' starts candump -l).
- * candump: "(SECONDS) IFACE ID#DATA" (ID#R remote, ID##F... CAN FD; any
- * further tokens are ignored). ASC: "base hex|dec", absolute or relative
- * timestamps, classic frames "TIME CH ID[x] Rx|Tx d|r DLC BYTES..." (bus
- * name "canN-1" for channel N) and CANFD lines; other events are read over.
- * Errors name the file and line. */
+ * candump: "(SECONDS) IFACE ID#DATA" (ID#R remote, ID##F... CAN FD,
+ * VVPPP#FF:SS:AAAAAAAA#DATA CAN XL; any further tokens are ignored). ASC:
+ * "base hex|dec", absolute or relative timestamps, classic frames "TIME CH
+ * ID[x] Rx|Tx d|r DLC BYTES..." (bus name "canN-1" for channel N), CANFD
+ * lines and CANXL lines (frame formats CBFF, CEFF, FBFF, FEFF, XLFF); other
+ * events are read over. CAN XL frames (up to 2048 bytes, which a record does
+ * not hold) are checked like the others and then left out of the records:
+ * rtcosim_can_log_xl_count tells how many. Errors name the file and line. */
 rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtcosim_error *err);
 rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,
                                      rtcosim_can_log **out, rtcosim_error *err);
@@ -60,6 +65,8 @@ size_t rtcosim_can_log_count(const rtcosim_can_log *log);
 const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log);
 size_t rtcosim_can_log_bus_count(const rtcosim_can_log *log);
 const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index);
+/* CAN XL frames the log holds, read and left out of the records. */
+size_t rtcosim_can_log_xl_count(const rtcosim_can_log *log);
 
 #ifdef __cplusplus
 }

@@ -215,6 +215,9 @@ typedef struct rtcosim_lsbus_can_bridge_config {
     /* CAN FD data-phase bit rate when no node configures CANFD_BAUDRATE;
      * 0 means 2 Mbit/s. force_bitrate ignores the nodes' rates of both. */
     uint32_t fd_bitrate;
+    /* CAN XL data-phase bit rate when no node configures CANXL_BAUDRATE;
+     * 0 means 10 Mbit/s. force_bitrate ignores the nodes' rates of all three. */
+    uint32_t xl_bitrate;
     bool force_bitrate;
     /* Arbitration Lost Behavior of nodes that configure none (0: buffer and
      * retransmit, which is what a real controller does). */
@@ -226,6 +229,10 @@ typedef struct rtcosim_lsbus_can_bridge_config {
      * bytes (0: 4096); both allocated once at create. */
     uint32_t tx_queue_capacity;
     uint32_t rx_buffer_size;
+    /* CAN XL frames buffered per node (0: 8), each with a 2048-byte data
+     * slot allocated at create; a node's XL Transmit beyond them is dropped
+     * (stats.dropped) as a full queue's frame is. */
+    uint32_t xl_queue_capacity;
     /* Error injection: every error_every-th frame on the bus (0: never) ends
      * in a Bus Error of kind error_code instead of being delivered. */
     uint32_t error_every;
@@ -237,6 +244,10 @@ typedef struct rtcosim_lsbus_can_bridge_config {
      * entries, all allocated at create (nothing allocated per frame, as a
      * paced thread needs); later frames are counted in stats.log_dropped. */
     size_t log_capacity;
+    /* With log_capacity: the bytes of CAN FD and XL data the fixed log
+     * holds (0: 64 per entry); a frame whose data no longer fits is counted
+     * in stats.log_dropped. */
+    size_t log_data_capacity;
     /* Optional (NULL: "node i"): the nodes' names for messages, e.g. the
      * component and terminal; must outlive the bridge. */
     const char *const *node_names;
@@ -262,10 +273,15 @@ void rtcosim_lsbus_can_bridge_free(rtcosim_lsbus_can_bridge *b);
  * does not know is skipped and answered with a Format Error (counted in the
  * stats). t must not go back before the bridge's time. Errors: a malformed
  * buffer (RTCOSIM_EFORMAT naming the node, op and field), a frame the bus
- * cannot carry (RTCOSIM_EUNSUPPORTED: CAN XL frames, more than 8 data bytes
- * in a classic frame; RTCOSIM_EINVAL: identifiers out of range, a length
- * CAN FD has no DLC for). CAN FD frames take their nominal bits at the CAN
- * rate and, with BRS, their data phase at the CAN FD rate. */
+ * cannot carry (RTCOSIM_EUNSUPPORTED: more than 8 data bytes in a classic
+ * frame; RTCOSIM_EINVAL: identifiers out of range, a length CAN FD has no
+ * DLC for, a CAN XL length outside 1-2048, a CAN XL Transmit op larger than
+ * the nodes' Rx buffers). CAN FD frames take their nominal bits at the CAN
+ * rate and, with BRS, their data phase at the CAN FD rate; CAN XL frames
+ * their arbitration and end at the CAN rate, their data phase at the CAN XL
+ * rate (rtcosim_can_xl_frame_bits). With the same 11-bit identifier a
+ * classic frame goes before a CAN FD one, which goes before a CAN XL one
+ * (the first bit that differs, FDF or XLF, is dominant in the former). */
 rtcosim_status rtcosim_lsbus_can_bridge_push(rtcosim_lsbus_can_bridge *b, uint32_t node,
                                              rtcosim_time_ns t, const void *tx_data,
                                              size_t size, rtcosim_error *err);

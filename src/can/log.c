@@ -1,6 +1,22 @@
 /* Writing CAN logs (can_log.h) in candump -l and Vector ASC format, exactly
  * as the standard readers parse them: no fields of our own, so that
- * can-utils, python-can and Vector's viewers read every frame back. */
+ * can-utils, python-can and Vector's viewers read every frame back.
+ *
+ * Classic, CAN FD and CAN XL frames (rtcosim_can_log_entry.format):
+ * - candump -l as can-utils' lib.h documents its compact frame format:
+ *   classic "123#1122", CAN FD "123##<flags nibble><data>" (BRS 1, ESI 2),
+ *   CAN XL "<VCID 2 hex><priority 3 hex>#<flags 2 hex>:<SDT 2 hex>:<AF 8
+ *   hex>#<data>" (flags: CANXL_XLF 0x80, CANXL_SEC 0x01).
+ * - ASC: classic lines; "CANFD" message events (channel, direction, id,
+ *   BRS, ESI, DLC, data length, data, message duration [ns], message length
+ *   [bits], flags FDF 0x1000 | BRS 0x2000 | ESI 0x4000, CRC and bit timings
+ *   0: not computed); "CANXL" message events of frame format XLFF as Vector's
+ *   "CAN, Log & Trigger ASC Logging Format Spec" 1.4.17 lays them out (as
+ *   can-utils' log2asc/asc2log write and read them): duration, bit count,
+ *   priority id, SDT, SEC, DLC, data length, SBC, PCRC, VCID, AF, data,
+ *   FCRC, flags XLF 0x400000 | FDF | BRS | SEC 0x1000000, extended flags,
+ *   six bit timings. rtcosim computes no CAN XL CRCs nor the SBC field:
+ *   those are written 0, as the bit timings. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,29 +39,84 @@ static int64_t to_us(rtcosim_time_ns t)
     return t >= 0 ? (t + 500) / 1000 : -((-t + 500) / 1000);
 }
 
+/* can-utils' canxl_frame.flags */
+#define CANXL_XLF 0x80u
+#define CANXL_SEC 0x01u
+
+static void write_bytes(FILE *f, const uint8_t *data, unsigned n, const char *format)
+{
+    for (unsigned k = 0; k < n; k++)
+        fprintf(f, format, data[k]);
+}
+
 static void write_candump(FILE *f, const rtcosim_can_log_entry *e, const char *bus)
 {
     int64_t us = to_us(e->end);
-    fprintf(f, "(%010" PRId64 ".%06" PRId64 ") %s %0*" PRIX32 "#", us / 1000000, us % 1000000, bus,
-            e->frame.extended ? 8 : 3, e->frame.id);
-    for (unsigned k = 0; k < e->frame.dlc && k < RTCOSIM_CAN_DATA_MAX; k++)
-        fprintf(f, "%02X", e->frame.data[k]);
+    fprintf(f, "(%010" PRId64 ".%06" PRId64 ") %s ", us / 1000000, us % 1000000, bus);
+    if (e->format == RTCOSIM_CAN_FORMAT_XL) {
+        fprintf(f, "%02X%03" PRIX32 "#%02X:%02X:%08" PRIX32 "#", e->vcid, e->frame.id & 0x7FFu,
+                CANXL_XLF | (e->flags & RTCOSIM_CAN_XL_SEC ? CANXL_SEC : 0u), e->sdt, e->af);
+        write_bytes(f, e->data, e->length, "%02X");
+    } else if (e->format == RTCOSIM_CAN_FORMAT_FD) {
+        fprintf(f, "%0*" PRIX32 "##%X", e->frame.extended ? 8 : 3, e->frame.id,
+                e->flags & (RTCOSIM_CAN_FD_BRS | RTCOSIM_CAN_FD_ESI));
+        write_bytes(f, e->data, e->length, "%02X");
+    } else {
+        fprintf(f, "%0*" PRIX32 "#", e->frame.extended ? 8 : 3, e->frame.id);
+        write_bytes(f, e->frame.data, e->frame.dlc < 8 ? e->frame.dlc : 8, "%02X");
+    }
     fputc('\n', f);
 }
 
 /* ASC has a wall-clock date; a simulation starts at the epoch. */
 #define ASC_DATE "Thu Jan 1 12:00:00.000 am 1970"
 
+/* The frame's bits on the wire (for the FD and XL message length field). */
+static uint32_t frame_bits(const rtcosim_can_log_entry *e)
+{
+    uint32_t nominal = 0, data = 0;
+    if (e->format == RTCOSIM_CAN_FORMAT_XL) {
+        (void)rtcosim_can_xl_frame_bits(e->frame.id, e->length, &nominal, &data, NULL);
+    } else {
+        rtcosim_can_fd_frame fd = {.id = e->frame.id, .extended = e->frame.extended,
+                                   .brs = (e->flags & RTCOSIM_CAN_FD_BRS) != 0,
+                                   .esi = (e->flags & RTCOSIM_CAN_FD_ESI) != 0,
+                                   .length = (uint8_t)(e->length <= 64 ? e->length : 0)};
+        if (e->length && e->length <= 64)
+            memcpy(fd.data, e->data, e->length);
+        (void)rtcosim_can_fd_frame_bits(&fd, &nominal, &data, NULL);
+    }
+    return nominal + data;
+}
+
 static void write_asc(FILE *f, const rtcosim_can_log_entry *e)
 {
     char id[16];
     snprintf(id, sizeof id, "%" PRIX32 "%s", e->frame.id, e->frame.extended ? "x" : "");
     int64_t us = to_us(e->end);
-    fprintf(f, "%4" PRId64 ".%06" PRId64 " 1  %-15s Rx   d %u", us / 1000000, us % 1000000, id,
-            (unsigned)e->frame.dlc);
-    for (unsigned k = 0; k < e->frame.dlc && k < RTCOSIM_CAN_DATA_MAX; k++)
-        fprintf(f, " %02X", e->frame.data[k]);
-    fputc('\n', f);
+    fprintf(f, "%4" PRId64 ".%06" PRId64 " ", us / 1000000, us % 1000000);
+    if (e->format == RTCOSIM_CAN_FORMAT_XL) {
+        unsigned flags = 0x400000u | 0x1000u | 0x2000u |
+                         (e->flags & RTCOSIM_CAN_XL_SEC ? 0x1000000u : 0u);
+        fprintf(f, "CANXL   1 Rx   XLFF %8" PRId64 " %6" PRIu32 " %9s %02x %d %x %u 0 0 %02x %08"
+                PRIx32, e->end - e->start, frame_bits(e), id, e->sdt,
+                e->flags & RTCOSIM_CAN_XL_SEC ? 1 : 0, e->length - 1u, e->length, e->vcid, e->af);
+        write_bytes(f, e->data, e->length, " %02x");
+        fprintf(f, " 0 %08x 00000000 0 0 0 0 0 0\n", flags);
+    } else if (e->format == RTCOSIM_CAN_FORMAT_FD) {
+        int dlc = rtcosim_can_fd_dlc(e->length);
+        unsigned flags = 0x1000u | (e->flags & RTCOSIM_CAN_FD_BRS ? 0x2000u : 0u) |
+                         (e->flags & RTCOSIM_CAN_FD_ESI ? 0x4000u : 0u);
+        fprintf(f, "CANFD   1 Rx   %11s %d %d %x %2u", id, e->flags & RTCOSIM_CAN_FD_BRS ? 1 : 0,
+                e->flags & RTCOSIM_CAN_FD_ESI ? 1 : 0, dlc < 0 ? 0 : dlc, e->length);
+        write_bytes(f, e->data, e->length, " %02X");
+        fprintf(f, " %8" PRId64 " %4" PRIu32 " %8X 0 0 0 0 0\n", e->end - e->start, frame_bits(e),
+                flags);
+    } else {
+        fprintf(f, "1  %-15s Rx   d %u", id, (unsigned)e->frame.dlc);
+        write_bytes(f, e->frame.data, e->frame.dlc < 8 ? e->frame.dlc : 8, " %02X");
+        fputc('\n', f);
+    }
 }
 
 rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_t count,
@@ -55,10 +126,16 @@ rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_
     FILE *f = fopen(path, "w");
     if (!f)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
-    if (format == RTCOSIM_CAN_LOG_ASC)
+    if (format == RTCOSIM_CAN_LOG_ASC) {
+        /* CANXL events are in the format's later versions (the spec of 2024
+         * that can-utils follows writes 18.2.0) */
+        bool xl = false;
+        for (size_t i = 0; i < count && !xl; i++)
+            xl = entries[i].format == RTCOSIM_CAN_FORMAT_XL;
         fprintf(f, "date " ASC_DATE "\nbase hex  timestamps absolute\ninternal events logged\n"
-                   "// version 9.0.0\nBegin Triggerblock " ASC_DATE "\n"
-                   "   0.000000 Start of measurement\n");
+                   "// version %s\nBegin Triggerblock " ASC_DATE "\n"
+                   "   0.000000 Start of measurement\n", xl ? "18.2.0" : "9.0.0");
+    }
     for (size_t i = 0; i < count; i++) {
         if (format == RTCOSIM_CAN_LOG_ASC)
             write_asc(f, &entries[i]);

@@ -20,6 +20,7 @@ struct rtcosim_can_log {
     size_t count, capacity;
     char *buses[MAX_BUSES];
     size_t bus_count;
+    size_t xl_count; /* CAN XL frames read and left out */
 };
 
 typedef struct reader {
@@ -116,6 +117,62 @@ static int hex(char c)
     return isdigit((unsigned char)c) ? c - '0' : isxdigit((unsigned char)c) ? (tolower(c) - 'a' + 10) : -1;
 }
 
+/* n hex digits (n > 0) as a number; false if any is not hex. */
+static bool hex_field(const char *t, size_t n, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = hex(t[i]);
+        if (d < 0)
+            return false;
+        v = v << 4 | (uint32_t)d;
+    }
+    *out = v;
+    return n > 0;
+}
+
+/* A whole token as a number in base 10 or 16, at most max. */
+static bool number(const char *t, int base, unsigned long max, unsigned long *out)
+{
+    char *end;
+    if (!isxdigit((unsigned char)t[0]))
+        return false;
+    unsigned long v = strtoul(t, &end, base);
+    if (*end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* candump CAN XL, can-utils' compact format (lib.h): after "VVPPP#" (VCID,
+ * priority id) "FF:SS:AAAAAAAA#DATA": flags (XLF 0x80 set), SDT, AF, 1 to
+ * 2048 data bytes. Checked, counted, left out of the records. */
+static rtcosim_status candump_xl(reader *r, const char *id, const char *rest, const char *bus)
+{
+    uint32_t v, flags, sdt, af;
+    size_t n = strlen(id);
+    if (n < 1 || n > 5 || !hex_field(id, n, &v) || (v & 0xFFFu) > 0x7FFu)
+        return bad(r, "not a CAN XL VCID and priority id (VVPPP)", id);
+    if (strlen(rest) < 15 || rest[2] != ':' || rest[5] != ':' || rest[14] != '#' ||
+        !hex_field(rest, 2, &flags) || !hex_field(rest + 3, 2, &sdt) ||
+        !hex_field(rest + 6, 8, &af))
+        return bad(r, "expected CAN XL FLAGS:SDT:AF#DATA (2, 2 and 8 hex digits), got", rest);
+    if (!(flags & 0x80u))
+        return bad(r, "CAN XL flags without XLF (0x80):", rest);
+    const char *data = rest + 15;
+    size_t len = strlen(data);
+    if (len == 0 || len % 2 || len / 2 > 2048)
+        return bad(r, "CAN XL data must be 1 to 2048 bytes of two hex digits each, got", data);
+    for (size_t i = 0; i < len; i++)
+        if (hex(data[i]) < 0)
+            return bad(r, "not hex data", data);
+    uint32_t index;
+    rtcosim_status st = bus_index(r, bus, &index);
+    if (st == RTCOSIM_OK)
+        r->log->xl_count++;
+    return st;
+}
+
 /* "(1436509052.249713) can0 123#DEADBEEF [more tokens]" */
 static rtcosim_status candump_line(reader *r, char *line)
 {
@@ -134,6 +191,8 @@ static rtcosim_status candump_line(reader *r, char *line)
     if (!hash)
         return bad(r, "expected ID#DATA, got", frame);
     *hash = '\0';
+    if (strchr(hash + 1, ':'))
+        return candump_xl(r, frame, hash + 1, bus);
     if (!parse_id(frame, 16, false, &rec))
         return bad(r, "not a CAN id", frame);
     const char *data = hash + 1;
@@ -143,6 +202,8 @@ static rtcosim_status candump_line(reader *r, char *line)
     } else if (*data == '#') { /* CAN FD: ##<flags nibble><data> */
         if (hex(data[1]) < 0)
             return bad(r, "CAN FD frame without its flags nibble:", frame);
+        rec.format = RTCOSIM_CAN_FORMAT_FD;
+        rec.flags = (uint8_t)(hex(data[1]) & (RTCOSIM_CAN_FD_BRS | RTCOSIM_CAN_FD_ESI));
         data += 2;
     }
     size_t len = strlen(data);
@@ -191,13 +252,94 @@ static bool asc_first_line(const char *line)
     return is_time(first);
 }
 
+static rtcosim_status asc_bus(reader *r, const char *channel, uint32_t *out)
+{
+    char bus[32];
+    snprintf(bus, sizeof bus, "can%ld", strtol(channel, NULL, 10) - 1);
+    return bus_index(r, bus, out);
+}
+
+/* ASC "CANXL" message event (Vector's ASC logging format spec 1.4.17, as
+ * can-utils' asc2log reads it): TIME CANXL CH DIR FORMAT DURATION BITS ID
+ * [NAME], then for XLFF: SDT SEC DLC LEN SBC PCRC VCID AF DATA... (checked,
+ * counted, left out), for CBFF/CEFF/FBFF/FEFF: DLC LEN DATA... then (FD:
+ * stuff count) FCRC FLAGS: a classic or CAN FD record. */
+static rtcosim_status asc_canxl(reader *r, char **tok, size_t n, rtcosim_can_log_record *rec)
+{
+    if (n < 10)
+        return bad(r, "incomplete CANXL line at", tok[0]);
+    const char *kind = tok[4];
+    bool xl = strcasecmp(kind, "XLFF") == 0;
+    bool fd = strcasecmp(kind, "FBFF") == 0 || strcasecmp(kind, "FEFF") == 0;
+    if (!xl && !fd && strcasecmp(kind, "CBFF") != 0 && strcasecmp(kind, "CEFF") != 0)
+        return bad(r, "CANXL frame format is none of CBFF, CEFF, FBFF, FEFF, XLFF:", kind);
+    unsigned long v;
+    /* the symbolic name is optional: the field after ID is a number
+     * (SDT, or the DLC) and the next one too, else it is the name */
+    size_t k = 8;
+    if (!number(tok[8], r->base, xl ? 0xFF : 0xF, &v) || !number(tok[9], 10, ~0ul, &v))
+        k = 9;
+    unsigned long sdt, sec, dlc, len, vcid, af;
+    if (xl) {
+        if (k + 8 > n || !parse_id(tok[7], r->base, false, rec) || rec->extended)
+            return bad(r, "not a CAN XL priority id (11 bits), or an incomplete line at",
+                       tok[7]);
+        if (!number(tok[k], r->base, 0xFF, &sdt) || !number(tok[k + 1], 10, 1, &sec) ||
+            !number(tok[k + 2], r->base, 2047, &dlc) || !number(tok[k + 3], 10, 2048, &len) ||
+            len != dlc + 1 || !number(tok[k + 6], r->base, 0xFF, &vcid) ||
+            !number(tok[k + 7], r->base, 0xFFFFFFFFul, &af))
+            return bad(r, "CANXL XLFF fields (SDT SEC DLC LEN SBC PCRC VCID AF) do not fit, at",
+                       tok[k]);
+        k += 8;
+    } else {
+        if (k + 2 > n || !parse_id(tok[7], r->base, true, rec))
+            return bad(r, "not a CAN id, or an incomplete line at", tok[7]);
+        if (!number(tok[k], r->base, 0xF, &dlc) || !number(tok[k + 1], 10, fd ? 64 : 8, &len))
+            return bad(r, "CANXL DLC and data length do not fit, at", tok[k]);
+        k += 2;
+    }
+    if (k + len > n)
+        return bad(r, "fewer data bytes than the length says, at", tok[0]);
+    for (size_t i = 0; i < len; i++) {
+        if (!number(tok[k + i], r->base, 0xFF, &v))
+            return bad(r, "not a data byte", tok[k + i]);
+        if (!xl)
+            rec->data[i] = (uint8_t)v;
+    }
+    rtcosim_status st = asc_bus(r, tok[2], &rec->bus);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (xl) {
+        r->log->xl_count++;
+        return RTCOSIM_OK;
+    }
+    rec->size = (uint8_t)len;
+    /* FLAGS after the data: FCRC FLAGS (classic), stuff count FCRC FLAGS (FD) */
+    size_t at = k + len + (fd ? 2 : 1);
+    unsigned long flags = 0;
+    if (at < n && !number(tok[at], 16, 0xFFFFFFFFul, &flags))
+        return bad(r, "not CANXL flags", tok[at]);
+    if (fd) {
+        rec->format = RTCOSIM_CAN_FORMAT_FD;
+        rec->flags = (uint8_t)((flags & 0x2000u ? RTCOSIM_CAN_FD_BRS : 0) |
+                               (flags & 0x4000u ? RTCOSIM_CAN_FD_ESI : 0));
+    } else if (flags & 0x10u) {
+        rec->remote = true; /* RTR: no data */
+        rec->size = 0;
+    }
+    return add(r, rec);
+}
+
 /* ASC: header lines set base and timestamps; event lines start with a time. */
 static rtcosim_status asc_line(reader *r, char *line)
 {
-    char *tok[80];
+    /* a CANXL line has up to 2048 data bytes and some 30 other fields */
+    enum { MAX_TOKENS = 2048 + 64 };
+    char *tok[MAX_TOKENS];
     size_t n = 0;
     char *save = NULL;
-    for (char *t = strtok_r(line, " \t\r", &save); t && n < 80; t = strtok_r(NULL, " \t\r", &save))
+    for (char *t = strtok_r(line, " \t\r", &save); t && n < MAX_TOKENS;
+         t = strtok_r(NULL, " \t\r", &save))
         tok[n++] = t;
     if (n == 0)
         return RTCOSIM_OK;
@@ -217,6 +359,8 @@ static rtcosim_status asc_line(reader *r, char *line)
         return bad(r, "relative time beyond 292 years after the start:", tok[0]);
     r->last = rec.time;
     size_t k = 1, dlc_at;
+    if (n > 1 && strcasecmp(tok[1], "CANXL") == 0)
+        return asc_canxl(r, tok, n, &rec);
     bool fd = n > 1 && strcasecmp(tok[1], "CANFD") == 0;
     /* classic: CH ID DIR d|r DLC ...; CANFD: CANFD CH DIR ID [NAME] BRS ESI DLC LEN ... */
     if (fd) {
@@ -229,6 +373,9 @@ static rtcosim_status asc_line(reader *r, char *line)
         if (k + 4 > n)
             return bad(r, "incomplete CANFD line at", tok[0]);
         dlc_at = k + 3; /* BRS ESI DLC LEN: data length is the 4th */
+        rec.format = RTCOSIM_CAN_FORMAT_FD;
+        rec.flags = (uint8_t)((strcmp(tok[k], "1") == 0 ? RTCOSIM_CAN_FD_BRS : 0) |
+                              (strcmp(tok[k + 1], "1") == 0 ? RTCOSIM_CAN_FD_ESI : 0));
         char bus[32];
         snprintf(bus, sizeof bus, "can%ld", strtol(ch, NULL, 10) - 1);
         rtcosim_status st = bus_index(r, bus, &rec.bus);
@@ -350,6 +497,7 @@ const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log
     return log->records;
 }
 size_t rtcosim_can_log_bus_count(const rtcosim_can_log *log) { return log->bus_count; }
+size_t rtcosim_can_log_xl_count(const rtcosim_can_log *log) { return log->xl_count; }
 const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index)
 {
     return index < log->bus_count ? log->buses[index] : NULL;

@@ -1,9 +1,11 @@
 /* rtcosim's CAN bus as the integrated bus simulation of FMI-LS-BUS 1.0
  * (section 3.2.3): LS-BUS CAN nodes hand their Tx_Data in, frames are
- * arbitrated by identifier and timed at the bit rate with the stuff bits of
- * src/can/frame.c, and each node gets its Rx_Data out (Transmit ops of the
- * others, Confirm, Arbitration Lost, Bus Error, Wakeup, Format Error). The
- * master calls it at event instants; nothing is allocated after create. */
+ * arbitrated by identifier and timed at the bit rates with the stuff bits of
+ * src/can (classic, CAN FD and CAN XL frames), and each node gets its
+ * Rx_Data out (Transmit ops of the others, Confirm, Arbitration Lost, Bus
+ * Error, Wakeup, Format Error). The master calls it at event instants;
+ * nothing is allocated after create but the growing frame log. The frame
+ * log is in can_bridge_log.c. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,51 +16,16 @@
 #include "rtcosim/can_log.h"
 #include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
-#include "util/array.h"
+#include "can_bridge_internal.h"
 
 #define DEFAULT_BITRATE 500000u
 #define DEFAULT_FD_BITRATE 2000000u
+/* CAN XL data phase: 10 Mbit/s, the rate CiA 610-1 and the SIC XL
+ * transceivers (CiA 610-3) are described at (up to 20 Mbit/s) */
+#define DEFAULT_XL_BITRATE 10000000u
+#define DEFAULT_XL_QUEUE 8u
 #define DEFAULT_QUEUE 64u
 #define DEFAULT_RX_BUFFER 4096u
-
-typedef struct pending_frame {
-    uint64_t key; /* arbitration, lower wins */
-    rtcosim_time_ns requested;
-    rtcosim_can_frame frame; /* id and format; classic frames: dlc and data */
-    uint8_t rtr;
-    bool fd;                 /* a CAN FD frame: fd_frame holds it */
-    rtcosim_can_fd_frame fd_frame;
-} pending_frame;
-
-typedef struct bridge_node {
-    pending_frame *queue; /* sorted by key, equal keys in request order */
-    uint32_t queued;
-    uint32_t configured_bitrate; /* CAN_BAUDRATE; 0: none */
-    uint32_t fd_bitrate, xl_bitrate;
-    uint8_t arbitration_lost_behavior;
-    uint8_t status; /* ERROR_ACTIVE unless the node says otherwise (section 5.5.1.2, Status) */
-    uint8_t *rx;
-    size_t rx_used;
-} bridge_node;
-
-struct rtcosim_lsbus_can_bridge {
-    rtcosim_lsbus_can_bridge_config config;
-    char name[64];
-    bridge_node *nodes;
-    uint32_t bitrate, fd_bitrate;
-    rtcosim_time_ns bit_ns, fd_bit_ns;
-    rtcosim_time_ns now;      /* everything before it is settled */
-    rtcosim_time_ns bus_free; /* end of the last frame */
-    bool busy;
-    rtcosim_time_ns frame_start, frame_end;
-    pending_frame current;
-    uint32_t current_sender;
-    uint64_t frames_started;
-    bool warned_unknown;
-    rtcosim_lsbus_can_bridge_stats stats;
-    rtcosim_can_log_entry *log;
-    size_t log_count, log_capacity;
-};
 
 rtcosim_status rtcosim_lsbus_can_bridge_create(const rtcosim_lsbus_can_bridge_config *config,
                                                rtcosim_lsbus_can_bridge **out,
@@ -101,20 +68,38 @@ rtcosim_status rtcosim_lsbus_can_bridge_create(const rtcosim_lsbus_can_bridge_co
         rtcosim_lsbus_can_bridge_free(b);
         return rtcosim_error_prefix(err, "LS-BUS bus '%s': CAN FD data phase: ", name);
     }
+    b->xl_bitrate = config->xl_bitrate ? config->xl_bitrate : DEFAULT_XL_BITRATE;
+    if (rtcosim_can_bit_time(b->xl_bitrate, &b->xl_bit_ns, err) != RTCOSIM_OK) {
+        rtcosim_lsbus_can_bridge_free(b);
+        return rtcosim_error_prefix(err, "LS-BUS bus '%s': CAN XL data phase: ", name);
+    }
+    if (!b->config.xl_queue_capacity)
+        b->config.xl_queue_capacity = DEFAULT_XL_QUEUE;
+    if (b->config.xl_queue_capacity > UINT16_MAX) {
+        rtcosim_lsbus_can_bridge_free(b);
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS bus '%s': %" PRIu32 " CAN XL frames"
+                                 " per node exceed the 65535 the bridge buffers", name,
+                                 config->xl_queue_capacity);
+    }
     b->nodes = calloc(config->node_count, sizeof *b->nodes);
     if (!b->nodes)
         goto nomem;
-    if (config->log_frames && config->log_capacity) {
-        if (!(b->log = calloc(config->log_capacity, sizeof *b->log)))
-            goto nomem;
-        b->log_capacity = config->log_capacity;
+    if ((st = bridge_log_create(b, err)) != RTCOSIM_OK) {
+        rtcosim_lsbus_can_bridge_free(b);
+        return st;
     }
+    uint32_t xl_slots = b->config.xl_queue_capacity;
     for (uint32_t i = 0; i < config->node_count; i++) {
         bridge_node *n = &b->nodes[i];
         n->queue = calloc(b->config.tx_queue_capacity, sizeof *n->queue);
         n->rx = malloc(b->config.rx_buffer_size);
-        if (!n->queue || !n->rx)
+        n->xl_data = malloc((size_t)xl_slots * RTCOSIM_CAN_XL_DATA_MAX);
+        n->xl_free = malloc(xl_slots * sizeof *n->xl_free);
+        if (!n->queue || !n->rx || !n->xl_data || !n->xl_free)
             goto nomem;
+        for (uint32_t k = 0; k < xl_slots; k++)
+            n->xl_free[k] = (uint16_t)(xl_slots - 1 - k);
+        n->xl_free_count = xl_slots;
         n->arbitration_lost_behavior = b->config.default_arbitration_lost_behavior;
         n->status = RTCOSIM_LSBUS_CAN_ERROR_ACTIVE;
     }
@@ -133,9 +118,12 @@ void rtcosim_lsbus_can_bridge_free(rtcosim_lsbus_can_bridge *b)
         for (uint32_t i = 0; i < b->config.node_count; i++) {
             free(b->nodes[i].queue);
             free(b->nodes[i].rx);
+            free(b->nodes[i].xl_data);
+            free(b->nodes[i].xl_free);
         }
     free(b->nodes);
     free(b->log);
+    free(b->log_data);
     free(b);
 }
 
@@ -163,13 +151,27 @@ static rtcosim_status notify_id(rtcosim_lsbus_can_bridge *b, uint32_t node, uint
 /* The arbitration field with the RTR bit: a remote frame loses against the
  * data frame of the same identifier (the RTR bit is recessive). Standard
  * frames carry it in the SRR position (bit 19 of the key), extended frames
- * after the extension, which one more bit at the bottom holds. */
-static uint64_t frame_key(const rtcosim_can_frame *f, uint8_t rtr)
+ * after the extension, which one more bit at the bottom holds. Then the
+ * format (two bits at the bottom): after the arbitration field a classic
+ * frame sends FDF dominant, CAN FD FDF recessive and res (XLF's place)
+ * dominant, CAN XL both recessive, so with the same identifier classic goes
+ * before FD before XL. ISO 11898-1 wants each identifier sent by one node
+ * only: a real bus would see a bit error at that bit (it is past the
+ * arbitration field) and retransmit; the bridge lets the frame whose bit was
+ * recessive wait instead, which delivers both in that order. */
+static uint64_t frame_key(const rtcosim_can_frame *f, uint8_t rtr, rtcosim_can_format format)
 {
     uint64_t key = rtcosim_can_arbitration_key(f);
     if (rtr && !f->extended)
         key |= UINT64_C(1) << 19;
-    return key << 1 | (rtr && f->extended ? 1u : 0u);
+    return (key << 1 | (rtr && f->extended ? 1u : 0u)) << 2 | (uint64_t)format;
+}
+
+/* A CAN XL frame that leaves the bus or its queue gives its data slot back. */
+static void xl_release(bridge_node *n, const pending_frame *p)
+{
+    if (p->format == RTCOSIM_CAN_FORMAT_XL)
+        n->xl_free[n->xl_free_count++] = p->xl_slot;
 }
 
 /* Sorted by key, equal keys in request order; the caller checked room. */
@@ -198,16 +200,53 @@ static rtcosim_status queue_or_drop(rtcosim_lsbus_can_bridge *b, uint32_t node, 
     return RTCOSIM_OK;
 }
 
+/* A CAN XL Transmit: its priority identifier arbitrates like a standard
+ * frame's identifier (RRS and IDE dominant); its data goes into one of the
+ * node's XL slots, which it holds until it leaves the bus or the queue. */
+static rtcosim_status queue_xl(rtcosim_lsbus_can_bridge *b, uint32_t node, rtcosim_time_ns t,
+                               const rtcosim_lsbus_op *op, rtcosim_error *err)
+{
+    const rtcosim_lsbus_can_transmit *tx = &op->u.transmit;
+    bridge_node *n = &b->nodes[node];
+    uint32_t nominal, data;
+    if (rtcosim_can_xl_frame_bits(tx->id, tx->data_length, &nominal, &data, err) != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "LS-BUS bus '%s': node %" PRIu32 ": CAN XL Transmit: ",
+                                    b->name, node);
+    if (tx->ide)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS bus '%s': node %" PRIu32 ": CAN XL"
+                                 " Transmit of id 0x%" PRIX32 ": IDE 1, but a CAN XL frame has an"
+                                 " 11-bit priority identifier (IDE dominant)", b->name, node,
+                                 tx->id);
+    size_t size = rtcosim_lsbus_op_size(op);
+    if (size > b->config.rx_buffer_size)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "LS-BUS bus '%s': node %" PRIu32 ": CAN XL"
+                                 " Transmit of id 0x%" PRIX32 ": its %zu-byte operation does not"
+                                 " fit the nodes' Rx buffers of %" PRIu32 " bytes", b->name, node,
+                                 tx->id, size, b->config.rx_buffer_size);
+    pending_frame p = {.requested = t, .format = RTCOSIM_CAN_FORMAT_XL,
+                       .frame = {.id = tx->id}, .xl_sec = tx->sec ? 1 : 0, .xl_sdt = tx->sdt,
+                       .xl_vcid = tx->vcid, .xl_af = tx->af, .xl_length = tx->data_length};
+    p.key = frame_key(&p.frame, 0, RTCOSIM_CAN_FORMAT_XL);
+    if (n->queued == b->config.tx_queue_capacity)
+        return queue_or_drop(b, node, n, &p); /* dropped, before it takes a slot */
+    if (n->xl_free_count == 0) {
+        if (b->stats.dropped++ == 0)
+            rtcosim_log(RTCOSIM_LOG_WARNING, b->name, "node %" PRIu32 " has %" PRIu32 " CAN XL"
+                        " frames buffered (xl_queue_capacity) at t=%.9f s: frame 0x%" PRIX32
+                        " dropped", node, b->config.xl_queue_capacity,
+                        rtcosim_time_to_seconds(t), tx->id);
+        return RTCOSIM_OK;
+    }
+    p.xl_slot = n->xl_free[--n->xl_free_count];
+    memcpy((uint8_t *)bridge_xl_data(b, node, &p), tx->data, tx->data_length);
+    return queue_or_drop(b, node, n, &p);
+}
+
 static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
                                      rtcosim_time_ns t, const rtcosim_lsbus_op *op,
                                      rtcosim_error *err)
 {
     const rtcosim_lsbus_can_transmit *tx = &op->u.transmit;
-    if (op->code == RTCOSIM_LSBUS_OP_CANXL_TRANSMIT)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "LS-BUS bus '%s': node %" PRIu32
-                                 ": %s of id 0x%" PRIX32 ": rtcosim's bus carries classic CAN"
-                                 " and CAN FD frames, not CAN XL", b->name, node,
-                                 rtcosim_lsbus_op_name(op->code), tx->id);
     bridge_node *n = &b->nodes[node];
     if (n->status == RTCOSIM_LSBUS_CAN_BUS_OFF) {
         /* section 5.5.1.2, Status: a bus-off node provides no new Transmit ops */
@@ -216,9 +255,11 @@ static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
     }
     rtcosim_can_frame f = {.id = tx->id, .extended = tx->ide != 0};
     pending_frame p = {.requested = t};
+    if (op->code == RTCOSIM_LSBUS_OP_CANXL_TRANSMIT)
+        return queue_xl(b, node, t, op, err);
     if (op->code == RTCOSIM_LSBUS_OP_CANFD_TRANSMIT) {
         /* CAN FD: the RRS bit is dominant like a data frame's RTR */
-        p.fd = true;
+        p.format = RTCOSIM_CAN_FORMAT_FD;
         p.fd_frame = (rtcosim_can_fd_frame){.id = tx->id, .extended = tx->ide != 0,
                                             .brs = tx->brs != 0, .esi = tx->esi != 0};
         uint32_t nominal, data;
@@ -234,7 +275,7 @@ static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
         if (tx->data_length)
             memcpy(p.fd_frame.data, tx->data, tx->data_length);
         p.frame = f;
-        p.key = frame_key(&f, 0);
+        p.key = frame_key(&f, 0, RTCOSIM_CAN_FORMAT_FD);
         return queue_or_drop(b, node, n, &p);
     }
     if (tx->data_length > RTCOSIM_CAN_DATA_MAX)
@@ -250,7 +291,7 @@ static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
         return rtcosim_error_prefix(err, "LS-BUS bus '%s': node %" PRIu32 ": ", b->name, node);
     p.frame = f;
     p.rtr = tx->rtr ? 1 : 0;
-    p.key = frame_key(&f, p.rtr);
+    p.key = frame_key(&f, p.rtr, RTCOSIM_CAN_FORMAT_CLASSIC);
     return queue_or_drop(b, node, n, &p);
 }
 
@@ -296,7 +337,11 @@ static rtcosim_status configure(rtcosim_lsbus_can_bridge *b, uint32_t node,
             return RTCOSIM_OK;
         return set_rate(b, node, "CANFD_BAUDRATE", rate, offsetof(bridge_node, fd_bitrate),
                         &b->fd_bitrate, &b->fd_bit_ns, err);
-    case RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE: n->xl_bitrate = rate; return RTCOSIM_OK;
+    case RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE:
+        if (b->config.force_bitrate)
+            return RTCOSIM_OK;
+        return set_rate(b, node, "CANXL_BAUDRATE", rate, offsetof(bridge_node, xl_bitrate),
+                        &b->xl_bitrate, &b->xl_bit_ns, err);
     default: {
         uint8_t v = op->u.configuration.arbitration_lost_behavior;
         if (v != RTCOSIM_LSBUS_CAN_BUFFER_AND_RETRANSMIT && v != RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY)
@@ -314,10 +359,14 @@ static rtcosim_time_ns frame_duration(const rtcosim_lsbus_can_bridge *b, const p
 {
     /* a remote frame has no data field; its stuffing is taken as that of
      * the data frame without data (the RTR bit differs) */
-    if (p->fd) {
-        uint32_t nominal = 0, data = 0;
+    uint32_t nominal = 0, data = 0;
+    if (p->format == RTCOSIM_CAN_FORMAT_FD) {
         (void)rtcosim_can_fd_frame_bits(&p->fd_frame, &nominal, &data, NULL); /* checked at push */
         return (rtcosim_time_ns)nominal * b->bit_ns + (rtcosim_time_ns)data * b->fd_bit_ns;
+    }
+    if (p->format == RTCOSIM_CAN_FORMAT_XL) {
+        (void)rtcosim_can_xl_frame_bits(p->frame.id, p->xl_length, &nominal, &data, NULL);
+        return (rtcosim_time_ns)nominal * b->bit_ns + (rtcosim_time_ns)data * b->xl_bit_ns;
     }
     rtcosim_can_frame f = p->frame;
     if (p->rtr)
@@ -408,6 +457,7 @@ static rtcosim_status arbitrate(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns s, 
             n->arbitration_lost_behavior != RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY)
             continue;
         pending_frame lost = queue_take(n, (uint32_t)k);
+        xl_release(n, &lost);
         b->stats.arbitration_lost++;
         if (b->config.bus_notifications) {
             rtcosim_status st = notify_id(b, i, RTCOSIM_LSBUS_OP_CAN_ARBITRATION_LOST,
@@ -446,32 +496,30 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
          * takes part in the next arbitration as requested originally */
         bridge_node *n = &b->nodes[sender];
         if (n->queued < b->config.tx_queue_capacity) {
-            queue_insert(n, p);
+            queue_insert(n, p); /* an XL frame keeps its slot */
         } else {
             b->stats.dropped++;
+            xl_release(n, p);
         }
         return RTCOSIM_OK;
     }
     b->stats.frames++;
-    if (b->config.log_frames && !p->fd && b->config.log_capacity &&
-        b->log_count == b->log_capacity) {
-        b->stats.log_dropped++; /* a fixed log is full: no allocation here */
-    } else if (b->config.log_frames && !p->fd) { /* the log's entries are classic frames */
-        if (!util_array_reserve(&b->log, b->log_count, &b->log_capacity, sizeof *b->log, 4096))
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "LS-BUS bus '%s': out of memory for"
-                                     " the log", b->name);
-        b->log[b->log_count++] = (rtcosim_can_log_entry){
-            .start = b->frame_start, .end = b->frame_end, .frame = p->frame, .sender = sender};
-    }
+    if (b->config.log_frames && (st = bridge_log_frame(b, p, sender, err)) != RTCOSIM_OK)
+        return st;
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){
         .id = p->frame.id, .ide = p->frame.extended, .rtr = p->rtr,
         .data_length = p->frame.dlc, .data = p->frame.data};
-    if (p->fd) {
+    if (p->format == RTCOSIM_CAN_FORMAT_FD) {
         op.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT;
         op.u.transmit = (rtcosim_lsbus_can_transmit){
             .id = p->fd_frame.id, .ide = p->fd_frame.extended, .brs = p->fd_frame.brs,
             .esi = p->fd_frame.esi, .data_length = p->fd_frame.length, .data = p->fd_frame.data};
+    } else if (p->format == RTCOSIM_CAN_FORMAT_XL) {
+        op.code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT;
+        op.u.transmit = (rtcosim_lsbus_can_transmit){
+            .id = p->frame.id, .sec = p->xl_sec, .sdt = p->xl_sdt, .vcid = p->xl_vcid,
+            .af = p->xl_af, .data_length = p->xl_length, .data = bridge_xl_data(b, sender, p)};
     }
     bool someone_listens = false;
     for (uint32_t i = 0; i < b->config.node_count; i++) {
@@ -482,6 +530,7 @@ static rtcosim_status finish_frame(rtcosim_lsbus_can_bridge *b, rtcosim_error *e
         if ((st = rx_put(b, i, &op, err)) != RTCOSIM_OK)
             return st;
     }
+    xl_release(&b->nodes[sender], p); /* its data is in the receivers' Rx and the log */
     /* section 5.5.1.5: no confirmation when every other node is bus-off */
     if (someone_listens && b->config.bus_notifications) {
         b->stats.confirms++;
@@ -649,21 +698,4 @@ void rtcosim_lsbus_can_bridge_stats_get(const rtcosim_lsbus_can_bridge *b,
 uint32_t rtcosim_lsbus_can_bridge_bitrate(const rtcosim_lsbus_can_bridge *b)
 {
     return b->bitrate;
-}
-
-size_t rtcosim_lsbus_can_bridge_log_count(const rtcosim_lsbus_can_bridge *b)
-{
-    return b->log_count;
-}
-
-const rtcosim_can_log_entry *rtcosim_lsbus_can_bridge_log(const rtcosim_lsbus_can_bridge *b)
-{
-    return b->log;
-}
-
-rtcosim_status rtcosim_lsbus_can_bridge_write_log(const rtcosim_lsbus_can_bridge *b,
-                                                  const char *path, rtcosim_error *err)
-{
-    return rtcosim_can_log_write(b->log, b->log_count, b->name, rtcosim_can_log_format_of(path),
-                                 path, err);
 }

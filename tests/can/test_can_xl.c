@@ -70,6 +70,22 @@ static void identifiers_whose_bits_are_stuffed(void **state)
     assert_int_equal(data, 18148);
 }
 
+static void the_bit_count_of_the_asc_format_spec_example(void **state)
+{
+    (void)state;
+    /* Vector's ASC logging format spec 1.4.17 (as can-utils' asc2log.c
+     * quotes it) logs a CAN XL frame of priority 0x432 with DLC 0x1FE (511
+     * bytes) as 4656 bits. By hand: 0x432 = 100 0011 0010, SOF 0 before it,
+     * RRS and IDE 0 after it: no five equal bits, 34 nominal; 1 + 76 + 4088
+     * + 32 = 4197 bits from DL1: 419 fixed stuff bits; data phase 3 + 76 +
+     * 4088 + 32 + 4 + 419 = 4622; 34 + 4622 = 4656. */
+    uint32_t nominal = 0, data = 0;
+    assert_int_equal(rtcosim_can_xl_frame_bits(0x432, 511, &nominal, &data, NULL), RTCOSIM_OK);
+    assert_int_equal(nominal, 34);
+    assert_int_equal(data, 4622);
+    assert_int_equal(nominal + data, 4656);
+}
+
 static void ids_and_lengths_out_of_range_are_refused(void **state)
 {
     (void)state;
@@ -92,6 +108,7 @@ int main(void)
         cmocka_unit_test(the_shortest_frame),
         cmocka_unit_test(the_longest_frame),
         cmocka_unit_test(identifiers_whose_bits_are_stuffed),
+        cmocka_unit_test(the_bit_count_of_the_asc_format_spec_example),
         cmocka_unit_test(ids_and_lengths_out_of_range_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

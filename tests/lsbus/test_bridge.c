@@ -577,7 +577,9 @@ static void bad_input_is_a_one_line_error_naming_node_op_and_field(void **state)
     rtcosim_lsbus_op xl = {.code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT};
     xl.u.transmit.id = 0x10;
     assert_int_equal(rtcosim_lsbus_write(t.bytes, sizeof t.bytes, &t.used, &xl, NULL), RTCOSIM_OK);
-    expect_push_error(b, 1, 0, &t, RTCOSIM_EUNSUPPORTED, "CAN XL Transmit of id 0x10");
+    expect_push_error(b, 1, 0, &t, RTCOSIM_EINVAL,
+                      "node 1: CAN XL Transmit: can xl frame 0x10: 0 data bytes is not a CAN XL"
+                      " length (1-2048)");
     t = (tx_buf){0};
     uint8_t ten[10] = {0};
     rtcosim_lsbus_op fd = {.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT};
