@@ -37,8 +37,26 @@ static void an_fd_node_and_a_native_ecu_share_one_bus(void **state)
                              "a.last_confirm_time", "--output-variable", "b.rx_frames",
                              "--output-variable", "b.last_rx_code", "--output-variable",
                              "b.last_rx_length", "--output-variable", "b.last_rx_sum",
-                             "--output-variable", "b.last_rx_time", "-o", "fd.csv", NULL),
+                             "--output-variable", "b.last_rx_time", "-o", "fd.csv",
+                             "--can-log", "fd.log", NULL),
                      0);
+    /* candump -l as can-utils writes CAN FD: ID##<flags nibble, BRS 1><data>;
+     * end times in microseconds, rounded */
+    char *log = read_text("fd.log");
+    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                             "(0000000000.002441) can0 123##111223344556677881122334455667788\n");
+    free(log);
+    /* the same node on `rtcosim events`' bus beside the same engine ECU */
+    char node[1024];
+    snprintf(node, sizeof node, "a=%s,tx=0x123:16:fd,can_id=291,format=1,brs=1,fd_bitrate=2000000,"
+             "data_length=16,offset=0.00206,period=0.01", NODE_XL);
+    assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--lsbus-node", node,
+                                "--can-log", "events.log", NULL),
+                     0);
+    log = read_text("events.log");
+    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                             "(0000000000.002441) can0 123##111223344556677881122334455667788\n");
+    free(log);
     char *csv = read_text("fd.csv");
     /* the last row: a.confirms, a.last_confirm_time, b.rx_frames,
      * b.last_rx_code (0x11), b.last_rx_length, b.last_rx_sum, b.last_rx_time */
@@ -73,8 +91,18 @@ static void an_xl_node_and_a_native_ecu_share_one_bus(void **state)
                              "a.last_confirm_time", "--output-variable", "b.rx_frames",
                              "--output-variable", "b.last_rx_code", "--output-variable",
                              "b.last_rx_length", "--output-variable", "b.last_rx_sum",
-                             "--output-variable", "b.last_rx_time", "-o", "xl.csv", NULL),
+                             "--output-variable", "b.last_rx_time", "-o", "xl.csv",
+                             "--can-log", "xl.log", NULL),
                      0);
+    /* can-utils' CAN XL line: VCID 00, priority 123, flags 80 (XLF), SDT 00,
+     * AF 00000000, the data */
+    char *log = read_text("xl.log");
+    assert_string_equal(log, "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                             "(0000000000.002437) can0 00123#80:00:00000000#"
+                             "1122334455667788" "1122334455667788" "1122334455667788"
+                             "1122334455667788" "1122334455667788" "1122334455667788"
+                             "1122334455667788" "1122334455667788\n");
+    free(log);
     char *csv = read_text("xl.csv");
     expect_in(csv, "\n0.005,1,0.0024369,2,18,64,4896,0.0024369\n");
     free(csv);
