@@ -1,5 +1,5 @@
-/* Classic CAN (ISO 11898-1, CAN 2.0A/B) as a logical process of the event
- * kernel: frame durations from the bit length including bit stuffing, bitwise
+/* CAN (ISO 11898-1: classic CAN 2.0A/B, CAN FD, CAN XL) as a logical process
+ * of the event kernel: frame durations from the bit length including bit stuffing, bitwise
  * arbitration by identifier, per-node transmit queues, acceptance filtering
  * by each node's receive database, bus load statistics and a candump-like
  * log. The shortest frame any node may send is the lookahead from the bus to
@@ -215,14 +215,17 @@ rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint3
                                       bool extended, uint8_t dlc, rtcosim_error *err);
 rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
                                       bool extended, rtcosim_error *err);
-/* The node receives every frame of the other nodes: LS-BUS node FMUs. */
 /* The bus's bit rate (bit/s). */
 uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus);
+/* The node receives every frame of the other nodes, CAN FD and XL frames
+ * too: LS-BUS node FMUs. */
 rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
-/* The node may send any identifier and length, beyond its TX database
- * (LS-BUS node FMUs of a system, whose frames are known only as they come);
- * the bus's lookahead to the nodes is then the shortest frame there is (a
- * standard frame without data, 47 bits). Before connect. */
+/* The node may send any identifier, length and format, beyond its TX
+ * database (LS-BUS node FMUs of a system, whose frames are known only as
+ * they come); the bus's lookahead to the nodes is then the shortest frame
+ * there is: a standard frame without data, 47 bits, or an empty CAN FD
+ * frame with BRS when that is shorter (76 us at 500 kbit/s and 2 Mbit/s
+ * against 94 us), or the shortest CAN XL frame. Before connect. */
 rtcosim_status rtcosim_can_bus_tx_any(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
 /* The node gets each of its own frames back at the frame's end, as an
  * RTCOSIM_CAN_EVENT_RX whose sender is itself (LS-BUS node FMUs: the Confirm
@@ -235,7 +238,8 @@ rtcosim_status rtcosim_can_bus_notify_errors(rtcosim_can_bus *bus, uint32_t node
                                              rtcosim_error *err);
 /* Declare the links node -> bus and bus -> node once all nodes and TX
  * databases are known: the bus-to-node lookahead is the duration of the
- * shortest frame any node may send (unstuffed). */
+ * shortest frame any node may send (unstuffed; CAN FD with BRS at the data
+ * rate). */
 rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err);
 /* That lookahead (0 before connect). */
 rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus);
