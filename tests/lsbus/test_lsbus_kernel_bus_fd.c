@@ -62,6 +62,31 @@ static void an_fd_node_and_a_native_ecu_share_one_bus(void **state)
      * b.last_rx_code (0x11), b.last_rx_length, b.last_rx_sum, b.last_rx_time */
     expect_in(csv, "\n0.005,1,0.0024405,2,17,16,1224,0.0024405\n");
     free(csv);
+    /* the bus's CAN FD data phase at 4 Mbit/s (--can-fd-bitrate, events'
+     * --fd-bitrate), the node configuring the same: the FD frame's 161 data
+     * bits take 40.25 us, 2.300 .. 2.40025 ms */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.005", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN,ecus:1", "--can-fd-bitrate",
+                             "4000000", "--start-value", "a.can_id", "291", "--start-value",
+                             "a.format", "1", "--start-value", "a.brs", "1", "--start-value",
+                             "a.fd_bitrate", "4000000", "--start-value", "a.data_length", "16",
+                             "--start-value", "a.offset", "0.00206", "--start-value", "a.period",
+                             "0.01", "--start-value", "b.offset", "1", "--can-log", "fd4.log",
+                             NULL),
+                     0);
+    const char *fast = "(0000000000.002300) can0 0C0#840CE8130A000000\n"
+                       "(0000000000.002400) can0 123##111223344556677881122334455667788\n";
+    log = read_text("fd4.log");
+    assert_string_equal(log, fast);
+    free(log);
+    snprintf(node, sizeof node, "a=%s,tx=0x123:16:fd,can_id=291,format=1,brs=1,fd_bitrate=4000000,"
+             "data_length=16,offset=0.00206,period=0.01", NODE_XL);
+    assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--fd-bitrate", "4000000",
+                                "--lsbus-node", node, "--can-log", "events4.log", NULL),
+                     0);
+    log = read_text("events4.log");
+    assert_string_equal(log, fast);
+    free(log);
     /* a node configuring another CAN FD data rate than the bus's */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.004", "-q",
                              "--can-bus", "can0=a.CAN,b.CAN,ecus:1", "--start-value",
