@@ -1,7 +1,8 @@
 /* `rtcosim events --lsbus-node NAME=FMU[,key=value...]`: LS-BUS node FMUs as
  * LPs of the event kernel on the vehicle's CAN bus (src/lsbus/event_node.c),
  * beside the native and firmware ECUs. Keys: tx=ID:DLC (a frame it may
- * send; repeatable; tx=ID:LENGTH:fd or :xl a CAN FD or CAN XL frame), delay=SECONDS (its lookahead to the bus), terminal=NAME,
+ * send; repeatable; tx=ID:LENGTH:fd or :xl a CAN FD or CAN XL frame),
+ * delay=SECONDS (its lookahead to the bus), terminal=NAME,
  * interface=cs|se (co-simulation with Event Mode, or scheduled execution);
  * any other key is a start value of the FMU. */
 #include <stdio.h>

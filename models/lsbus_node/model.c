@@ -56,7 +56,8 @@ static const model_variable variables[] = {
     {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,
      NULL, "s", "Simulation time", 0, {0, 0}},
     PAR(1, "can_id", MODEL_INT32, can_id, "200", "identifier of the frames sent (11 bit)"),
-    PAR(2, "data_length", MODEL_INT32, data_length, "0", "data bytes per frame (0..8; CAN FD: its lengths; CAN XL: 1..2048)"),
+    PAR(2, "data_length", MODEL_INT32, data_length, "0",
+        "data bytes per frame (0..8; CAN FD: its lengths; CAN XL: 1..2048)"),
     PAR(3, "bitrate", MODEL_INT32, bitrate, "500000", "CAN_BAUDRATE configured (bit/s)"),
     PAR(4, "period", MODEL_FLOAT64, period, "0.001", "time between frames (s)"),
     PAR(5, "offset", MODEL_FLOAT64, offset, "0.001", "time of the first frame (s)"),
@@ -149,7 +150,8 @@ static model_status receive(model_instance *inst, node *d, double time)
         switch (code) {
         case 0x10: /* CAN Transmit: id u32, ide u8, rtr u8, dataLength u16, data */
         case 0x11: /* CAN FD Transmit: id u32, ide u8, brs u8, esi u8, dataLength u16, data */
-        case 0x12: { /* CAN XL Transmit: id u32, ide, sec, sdt, vcid u8, af u32, dataLength u16, data */
+        case 0x12: { /* CAN XL Transmit: id u32, ide, sec, sdt, vcid u8, af u32,
+                        dataLength u16, data */
             size_t at = code == 0x10 ? 14 : code == 0x11 ? 15 : 20;
             d->rx_frames++;
             d->last_rx_id = length >= 12 ? (int32_t)lsbus_get_u32(p + 8) : -1;

@@ -87,7 +87,10 @@ rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t forma
     return (rtcosim_time_ns)((extended ? 67 : 47) + 8 * (uint32_t)length) * bus->bit_ns;
 }
 
-rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus) { return bus->min_frame; }
+rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus)
+{
+    return bus->min_frame;
+}
 
 rtcosim_status rtcosim_can_bus_add_node(rtcosim_can_bus *bus, const char *name, rtcosim_lp_id lp,
                                         rtcosim_time_ns tx_lookahead, uint32_t *node,

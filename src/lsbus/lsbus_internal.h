@@ -26,10 +26,10 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
  * skipped, and so are op codes this layer does not know, with one warning
  * naming the node (*warned then true; section 5.2.1 asks receivers to skip
  * them). Errors are one line naming the op (the caller prefixes the node). */
+typedef rtcosim_status (*lsbus_frame_fn)(void *context, const rtcosim_can_any_frame *frame,
+                                         bool discard_on_lost, rtcosim_error *err);
 rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bus *bus,
                                const char *node_name, bool *warned, uint8_t *behavior,
-                               rtcosim_status (*fn)(void *context, const rtcosim_can_any_frame *frame,
-                                                    bool discard_on_lost, rtcosim_error *err),
-                               void *context, rtcosim_error *err);
+                               lsbus_frame_fn fn, void *context, rtcosim_error *err);
 
 #endif

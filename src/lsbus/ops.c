@@ -377,7 +377,8 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
         op->code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT;
         op->u.transmit = (rtcosim_lsbus_can_transmit){
             .id = rx->frame.id, .ide = rx->frame.extended,
-            .brs = (rx->flags & RTCOSIM_CAN_FD_BRS) != 0, .esi = (rx->flags & RTCOSIM_CAN_FD_ESI) != 0,
+            .brs = (rx->flags & RTCOSIM_CAN_FD_BRS) != 0,
+            .esi = (rx->flags & RTCOSIM_CAN_FD_ESI) != 0,
             .data_length = rx->length, .data = rx->data};
     } else if (rx && rx->format == RTCOSIM_CAN_FORMAT_XL) {
         op->code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT;
@@ -411,10 +412,13 @@ static rtcosim_status check_rate(uint8_t kind, uint32_t configured, const rtcosi
                                  rtcosim_error *err)
 {
     static const char *const names[] = {"", "CAN_BAUDRATE", "CANFD_BAUDRATE", "CANXL_BAUDRATE"};
-    uint32_t rate = kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE     ? rtcosim_can_bus_bitrate(bus)
-                    : kind == RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE ? rtcosim_can_bus_fd_bitrate(bus)
-                    : kind == RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE ? rtcosim_can_bus_xl_bitrate(bus)
-                                                                       : configured;
+    uint32_t rate = configured;
+    if (kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE)
+        rate = rtcosim_can_bus_bitrate(bus);
+    else if (kind == RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE)
+        rate = rtcosim_can_bus_fd_bitrate(bus);
+    else if (kind == RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE)
+        rate = rtcosim_can_bus_xl_bitrate(bus);
     if (configured == rate)
         return RTCOSIM_OK;
     return rtcosim_error_set(err, RTCOSIM_EINVAL,
@@ -459,9 +463,7 @@ static rtcosim_status frame_of(const rtcosim_lsbus_op *op, rtcosim_can_any_frame
 
 rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bus *bus,
                                const char *node_name, bool *warned, uint8_t *behavior,
-                               rtcosim_status (*fn)(void *context, const rtcosim_can_any_frame *frame,
-                                                    bool discard_on_lost, rtcosim_error *err),
-                               void *context, rtcosim_error *err)
+                               lsbus_frame_fn fn, void *context, rtcosim_error *err)
 {
     rtcosim_lsbus_reader r;
     rtcosim_lsbus_reader_init(&r, tx, size);
