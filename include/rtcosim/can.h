@@ -283,7 +283,7 @@ typedef struct rtcosim_can_any_frame {
  * and its data phase at the FD (with BRS) or XL data rate. Only nodes that
  * receive every frame (rtcosim_can_bus_add_rx_all: LS-BUS nodes) get CAN FD
  * and XL frames; nodes with a receive database are classic controllers
- * that ignore them (FD tolerant, ISO 11898-1:2015 10.10). Errors: a length
+ * that ignore them (as FD-tolerant controllers do). Errors: a length
  * or identifier the format cannot carry; for a node with a TX database, an
  * identifier not in it or of another format or length. */
 rtcosim_status rtcosim_can_transmit_any(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
