@@ -469,6 +469,9 @@ static int run_can(int argc, char **argv)
     if (rc == 0 && d.unknown)
         fprintf(stderr, "rtcosim: %s: %llu frames with ids %s does not define were not decoded\n",
                 log_path, (unsigned long long)d.unknown, dbc_path);
+    if (rc == 0 && rtcosim_can_log_xl_count(log))
+        fprintf(stderr, "rtcosim: %s: %zu CAN XL frames were not decoded (a DBC describes "
+                "classic and CAN FD frames)\n", log_path, rtcosim_can_log_xl_count(log));
     decoder_free(&d);
     rtcosim_can_log_free(log);
     rtcosim_dbc_free(dbc);

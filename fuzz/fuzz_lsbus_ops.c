@@ -2,9 +2,10 @@
  * bytes give operations or a one-line error, never an overread; every op read
  * is written again and must come out as the same bytes (the layouts are
  * exact, so a reader and writer that disagree are a bug). The same bytes are
- * then pushed into a two-node bridge as a node's Tx_Data, and as a node's
- * Tx_Data into the event kernel's bus (the bus component's kernel side:
- * classic, CAN FD and XL frames through src/can's bus LP and its arena). */
+ * then pushed into a two-node bridge as a node's Tx_Data (classic, CAN FD
+ * and CAN XL frames, logged), and as a node's Tx_Data into the event
+ * kernel's bus (the bus component's kernel side: classic, CAN FD and XL
+ * frames through src/can's bus LP and its arena). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* the bridge's warnings are expected here */
     rtcosim_lsbus_can_bridge_config cfg = {.name = "fuzz", .node_count = 2,
-                                           .bus_notifications = true};
+                                           .bus_notifications = true, .log_frames = true};
     rtcosim_lsbus_can_bridge *b = NULL;
     if (rtcosim_lsbus_can_bridge_create(&cfg, &b, &err) != RTCOSIM_OK)
         abort();

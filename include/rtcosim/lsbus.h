@@ -213,7 +213,7 @@ typedef struct rtcosim_lsbus_can_bridge_config {
      * force_bitrate the nodes' CAN_BAUDRATE configurations are ignored. */
     uint32_t bitrate;
     /* CAN FD data-phase bit rate when no node configures CANFD_BAUDRATE;
-     * 0 means 2 Mbit/s. force_bitrate ignores the nodes' rates of both. */
+     * 0 means 2 Mbit/s. */
     uint32_t fd_bitrate;
     /* CAN XL data-phase bit rate when no node configures CANXL_BAUDRATE;
      * 0 means 10 Mbit/s. force_bitrate ignores the nodes' rates of all three. */

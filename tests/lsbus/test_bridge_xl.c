@@ -27,7 +27,7 @@ typedef struct tx_buf {
     size_t used;
 } tx_buf;
 
-static uint8_t pattern[2048];
+static uint8_t pattern[2048 + 8]; /* the log test reads 2048 bytes from pattern + k % 7 */
 
 static void add_op(tx_buf *tx, const rtcosim_lsbus_op *op)
 {

@@ -154,3 +154,59 @@ def test_can_decode_plot_interrupted_removes_its_temporary_directory(cli, tmpdir
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130, err
     assert os.listdir(tmp) == []
+
+
+def test_python_can_reads_the_integrated_bus_can_fd_frames(cli, tmpdir_private):
+    """CAN FD frames of rtcosim's integrated LS-BUS bus (`rtcosim run
+    --can-bus`, two LsBusXlNode FMUs in CAN FD mode) in the candump -l and
+    ASC logs, read by python-can's readers. Truth: the candump text parsed by
+    a strict pattern of can-utils' CAN FD format (ID##<flags nibble><data>),
+    and the senders' data pattern, byte i of a node's k-th frame 7 i + 1 + k
+    (models/lsbus_xl_node)."""
+    from conftest import fmu
+    node = fmu("LsBusXlNode-fmi3.fmu")
+    conn = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
+            '<ssd:Connector name="CAN.Tx_Clock" kind="output"/>'
+            '<ssd:Connector name="CAN.Rx_Data" kind="input"/>'
+            '<ssd:Connector name="CAN.Rx_Clock" kind="input"/></ssd:Connectors>')
+    ssd = os.path.join(tmpdir_private, "fd.ssd")
+    with open(ssd, "w") as f:
+        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="fd" '
+                'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">\n'
+                '<ssd:System name="fd"><ssd:Elements>\n'
+                f'<ssd:Component name="a" source="{node}">{conn}</ssd:Component>\n'
+                f'<ssd:Component name="b" source="{node}">{conn}</ssd:Component>\n'
+                '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    paths = {}
+    for ext in ("log", "asc"):
+        paths[ext] = os.path.join(tmpdir_private, "fd." + ext)
+        subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.0049", "-q",
+                        "--can-bus", "can0=a.CAN,b.CAN", "--output-file",
+                        os.path.join(tmpdir_private, "out.csv"),
+                        "--start-value", "a.fd", "1", "--start-value", "a.can_id", "200",
+                        "--start-value", "a.data_length", "12",
+                        "--start-value", "b.fd", "1", "--start-value", "b.can_id", "291",
+                        "--start-value", "b.data_length", "20", "--start-value", "b.brs", "0",
+                        "--can-log", paths[ext]], check=True, capture_output=True)
+    line = re.compile(r"^\((\d{10})\.(\d{6})\) can0 ([0-9A-F]{3})##([0-3])((?:[0-9A-F]{2})*)$")
+    expected, sent = [], {0x0C8: 0, 0x123: 0}
+    with open(paths["log"]) as f:
+        for text in f:
+            m = line.match(text.rstrip("\n"))
+            assert m, f"not a candump -l CAN FD line: {text!r}"
+            can_id, data = int(m.group(3), 16), bytes.fromhex(m.group(5))
+            k = sent[can_id]
+            sent[can_id] += 1
+            assert data == bytes((7 * i + 1 + k) & 0xFF for i in range(len(data)))
+            expected.append((int(m.group(1)) * 1_000_000 + int(m.group(2)), can_id,
+                             int(m.group(4)) & 1 == 1, data))
+    # 4 frames each, requested at 1, 2, 3, 4 ms: 0x0C8 (12 bytes, BRS) then 0x123 (20, no BRS)
+    assert sent == {0x0C8: 4, 0x123: 4}
+    assert [(e[1], e[2], len(e[3])) for e in expected[:2]] == [(0x0C8, True, 12), (0x123, False, 20)]
+    for reader in (can.CanutilsLogReader(paths["log"]),
+                   can.ASCReader(paths["asc"], relative_timestamp=True)):
+        messages = list(reader)
+        assert all(m.is_fd and not m.is_remote_frame and not m.error_state_indicator
+                   for m in messages)
+        assert [(round(m.timestamp * 1e6), m.arbitration_id, m.bitrate_switch, bytes(m.data))
+                for m in messages] == expected

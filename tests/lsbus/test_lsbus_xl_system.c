@@ -1,0 +1,139 @@
+/* CAN XL through a system: two LsBusXlNode FMUs (models/lsbus_xl_node) on
+ * `rtcosim run --can-bus`, end to end. Frame lengths from
+ * tests/can/test_can_xl.c, worked out by hand there: priority 0x100 with 1
+ * byte 36 nominal + 134 data-phase bits, 0x555 with 2048 bytes 34 + 18148.
+ * Both nodes request at 1 ms: 0x100 wins the arbitration, then the 2048-byte
+ * frame follows. At 500 kbit/s and the 10 Mbit/s default XL rate: 0x100
+ * 1.0 .. 1.0854 ms (72 + 13.4 us), 0x555 1.0854 .. 2.9682 ms (68 + 1814.8
+ * us); with both nodes configuring CANXL_BAUDRATE 20 Mbit/s: 1.0 .. 1.0787
+ * ms (72 + 6.7), 1.0787 .. 2.0541 ms (68 + 907.4). Each frame's bytes are
+ * the sender's pattern (7 i + 1 for its first frame), which the receiving
+ * FMU checks (rx_data_ok). */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lsbus_cli.h"
+#include "util/test_util.h"
+
+#define XL_NODE RTCOSIM_FMU_LSBUSXLNODE_FMI3
+
+static const char *const nodes_ab[] = {"a", "b"};
+
+static void a_2048_byte_frame_crosses_the_integrated_bus(void **state)
+{
+    (void)state;
+    const char *ssd = write_ssd("xl.ssd", XL_NODE, nodes_ab, 2, NULL, "");
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
+                             "--start-value", "b.period", "0.01", "--start-value", "b.can_id",
+                             "256", "--start-value", "b.data_length", "1", "--start-value",
+                             "b.sec", "1", "--start-value", "b.sdt", "7", "--can-log", "bus.log",
+                             "--output-file", "out.csv", NULL),
+                     0);
+    char *log = read_text("bus.log");
+    char want[8192];
+    int used = snprintf(want, sizeof want,
+                        "(0000000000.001085) can0 45100#81:07:12345678#01\n"
+                        "(0000000000.002968) can0 45555#80:03:12345678#");
+    for (int i = 0; i < 2048; i++)
+        used += snprintf(want + used, sizeof want - (size_t)used, "%02X", (7 * i + 1) & 0xFF);
+    snprintf(want + used, sizeof want - (size_t)used, "\n");
+    assert_string_equal(log, want);
+    free(log);
+    char *out = read_text("out.txt");
+    expect_in(out, "can bus can0: 500000 bit/s, 2 frames, 2 confirms, 0 arbitration lost, "
+                   "0 bus errors, busy 0.0019682 s\n");
+    free(out);
+    /* the last row: b got a's whole frame with its fields, a got b's */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
+                             "--start-value", "b.period", "0.01", "--start-value", "b.can_id",
+                             "256", "--start-value", "b.data_length", "1", "--start-value",
+                             "b.sec", "1", "--start-value", "b.sdt", "7", "--output-file",
+                             "out.csv", "--output-variable", "b.rx_frames", "--output-variable",
+                             "b.last_rx_id", "--output-variable", "b.last_rx_length",
+                             "--output-variable", "b.last_rx_sdt", "--output-variable",
+                             "b.last_rx_vcid", "--output-variable", "b.last_rx_af",
+                             "--output-variable", "b.rx_data_ok", "--output-variable",
+                             "b.last_rx_time", "--output-variable", "b.confirms",
+                             "--output-variable", "a.last_rx_id", "--output-variable",
+                             "a.last_rx_sec", "--output-variable", "a.last_rx_sdt",
+                             "--output-variable", "a.rx_data_ok", "--output-variable",
+                             "a.last_confirm_time", NULL),
+                     0);
+    out = read_text("out.csv");
+    expect_in(out, "\n0.0035,1,1365,2048,3,69,305419896,1,0.0029682,1,256,1,7,1,0.0029682\n");
+    free(out);
+}
+
+static void the_nodes_configure_the_xl_data_rate(void **state)
+{
+    (void)state;
+    const char *ssd = write_ssd("xl.ssd", XL_NODE, nodes_ab, 2, NULL, "");
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
+                             "--start-value", "b.period", "0.01", "--start-value", "b.can_id",
+                             "256", "--start-value", "b.data_length", "1", "--start-value",
+                             "a.xl_bitrate", "20000000", "--start-value", "b.xl_bitrate",
+                             "20000000", "--can-log", "bus.log", NULL),
+                     0);
+    char *log = read_text("bus.log");
+    expect_in(log, "(0000000000.001079) can0 45100#80:03:12345678#01\n"
+                   "(0000000000.002054) can0 45555#80:03:12345678#0108");
+    free(log);
+    /* nodes that disagree on it could not talk: one line naming them */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.xl_bitrate",
+                             "20000000", "--start-value", "b.xl_bitrate", "5000000", NULL),
+                     1);
+    expect_one_line_error("Tx_Data of b.CAN: LS-BUS bus 'can0': node 1 configures CANXL_BAUDRATE "
+                          "5000000 bit/s but node 0 configured 20000000 bit/s");
+}
+
+/* A classic LsBusNode beside the XL node: its Rx_Data (maxSize 48) cannot
+ * take the XL frame's 2070-byte op: one line naming it, no truncation. Its
+ * 0x0C8 without data (100 us, tests/lsbus/test_bridge.c) wins at 1 ms, the
+ * XL frame follows: 1.1 + 1.8828 = 2.9828 ms. */
+static void a_node_whose_rx_data_is_too_small_is_named(void **state)
+{
+    (void)state;
+    static const char connectors[] =
+        "<ssd:Connectors><ssd:Connector name=\"CAN.Tx_Data\" kind=\"output\"/>"
+        "<ssd:Connector name=\"CAN.Tx_Clock\" kind=\"output\"/>"
+        "<ssd:Connector name=\"CAN.Rx_Data\" kind=\"input\"/>"
+        "<ssd:Connector name=\"CAN.Rx_Clock\" kind=\"input\"/></ssd:Connectors>";
+    char text[4096];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+             "name=\"mixed\" xmlns:ssd=\"http://ssp-standard.org/SSP1/"
+             "SystemStructureDescription\">\n<ssd:System name=\"mixed\"><ssd:Elements>\n"
+             "<ssd:Component name=\"a\" source=\"%s\">%s</ssd:Component>\n"
+             "<ssd:Component name=\"b\" source=\"%s\">%s</ssd:Component>\n"
+             "</ssd:Elements></ssd:System>\n</ssd:SystemStructureDescription>\n",
+             XL_NODE, connectors, NODE, connectors);
+    char path[512];
+    snprintf(path, sizeof path, "%s", tu_scratch("mixed.ssd"));
+    tu_write_file(path, text);
+    assert_int_equal(run_cli(path, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
+                             "--start-value", "b.period", "0.01", NULL),
+                     1);
+    expect_one_line_error("at t = 0.0029828 s: master: event iteration: 'b': b: variable "
+                          "'CAN.Rx_Data': a Binary value of 2070 bytes is longer than its maxSize "
+                          "48");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_2048_byte_frame_crosses_the_integrated_bus),
+        cmocka_unit_test(the_nodes_configure_the_xl_data_rate),
+        cmocka_unit_test(a_node_whose_rx_data_is_too_small_is_named),
+    };
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
+}
