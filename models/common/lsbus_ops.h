@@ -12,7 +12,7 @@
 #include "model.h"
 
 /* Largest Tx_Data buffer of the models (their Binary maxSize); a model may
- * define a larger one before including this (LsBusNodeXl: a CAN XL
+ * define a larger one before including this (LsBusNodeLarge: a CAN XL
  * Transmit of 2048 bytes is 2070). */
 #ifndef LSBUS_BUFFER_MAX
 #define LSBUS_BUFFER_MAX 2048

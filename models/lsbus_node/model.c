@@ -8,7 +8,7 @@
  * Lost, Bus Error) and the time of the latest of each. With `format` 1 it
  * sends CAN FD Transmits (BRS as `brs`; `data_length` a CAN FD length, the
  * bytes 11 22 .. 88 repeated) and configures CANFD_BAUDRATE `fd_bitrate`
- * when positive, with 2 CAN XL Transmits (1..2048 bytes; LsBusNodeXl has the
+ * when positive, with 2 CAN XL Transmits (1..2048 bytes; LsBusNodeLarge has the
  * buffers for the largest). Of the latest Transmit received it keeps the op
  * code, data length and the sum of the data bytes. Op layouts: LS-BUS 1.0
  * tables of section 5.5.1.2 (8-byte header opCode, length; little-endian). */

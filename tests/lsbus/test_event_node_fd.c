@@ -1,5 +1,5 @@
 /* CAN FD on the event kernel's bus with LS-BUS node FMUs (models/lsbus_node,
- * LsBusNodeXl: buffers for the largest op): an FD node beside a native
+ * LsBusNodeLarge: buffers for the largest op): an FD node beside a native
  * classic node, and a second FMU that receives the FD frames with their
  * bytes. Worked out by hand (ISO 11898-1:2015; an independent stuffing
  * script outside the repository agreed): the native 0x0C8 without data is
@@ -108,7 +108,7 @@ static rtcosim_status run_fd(rtcosim_scheduler scheduler, unsigned length, const
     uint8_t tx_dlc = 0, tx_format = RTCOSIM_CAN_FORMAT_FD;
     uint16_t tx_length = (uint16_t)length;
     rtcosim_lsbus_event_node_config nc = {
-        .name = "fd", .fmu_path = RTCOSIM_FMU_LSBUSNODEXL_FMI3, .start_names = names,
+        .name = "fd", .fmu_path = RTCOSIM_FMU_LSBUSNODELARGE_FMI3, .start_names = names,
         .start_texts = texts, .start_count = 7, .tx_ids = &tx_id, .tx_dlcs = &tx_dlc,
         .tx_formats = &tx_format, .tx_lengths = &tx_length, .tx_count = 1, .start = 0,
         .stop = 2500 * US};
@@ -158,7 +158,7 @@ static void an_fd_node_beside_a_native_node(rtcosim_scheduler scheduler)
     native nat;
     fmu_values fd, rx;
     rtcosim_error err;
-    if (run_fd(scheduler, 16, RTCOSIM_FMU_LSBUSNODEXL_FMI3, log, &n, &nat, &fd, &rx, &err) !=
+    if (run_fd(scheduler, 16, RTCOSIM_FMU_LSBUSNODELARGE_FMI3, log, &n, &nat, &fd, &rx, &err) !=
         RTCOSIM_OK)
         fail_msg("%s", err.message);
     assert_int_equal(n, 4);

@@ -1,5 +1,5 @@
 /* CAN FD and XL through `rtcosim run --can-bus NAME=COMP.TERMINAL,...,ecus:1`:
- * LS-BUS node FMUs (LsBusNodeXl) on the event kernel's bus beside the
+ * LS-BUS node FMUs (LsBusNodeLarge) on the event kernel's bus beside the
  * example vehicle's engine ECU. The engine requests EngineData 0x0C0 at
  * 2.060 ms (120 bits with its stuff bits, 240 us at 500 kbit/s: see
  * test_lsbus_kernel_bus.c); node a requests a CAN FD 0x123 with 16 bytes
@@ -21,12 +21,12 @@
 #include "lsbus_cli.h"
 #include "util/test_util.h"
 
-#define NODE_XL RTCOSIM_FMU_LSBUSNODEXL_FMI3
+#define NODE_LARGE RTCOSIM_FMU_LSBUSNODELARGE_FMI3
 
 static void an_fd_node_and_a_native_ecu_share_one_bus(void **state)
 {
     (void)state;
-    const char *ssd = write_ssd("fd.ssd", NODE_XL, ab, 2, NULL, "");
+    const char *ssd = write_ssd("fd.ssd", NODE_LARGE, ab, 2, NULL, "");
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.005", "-q",
                              "--can-bus", "can0=a.CAN,b.CAN,ecus:1", "--start-value", "a.can_id",
                              "291", "--start-value", "a.format", "1", "--start-value", "a.brs",
@@ -49,7 +49,7 @@ static void an_fd_node_and_a_native_ecu_share_one_bus(void **state)
     /* the same node on `rtcosim events`' bus beside the same engine ECU */
     char node[1024];
     snprintf(node, sizeof node, "a=%s,tx=0x123:16:fd,can_id=291,format=1,brs=1,fd_bitrate=2000000,"
-             "data_length=16,offset=0.00206,period=0.01", NODE_XL);
+             "data_length=16,offset=0.00206,period=0.01", NODE_LARGE);
     assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--lsbus-node", node,
                                 "--can-log", "events.log", NULL),
                      0);
@@ -80,7 +80,7 @@ static void an_fd_node_and_a_native_ecu_share_one_bus(void **state)
     assert_string_equal(log, fast);
     free(log);
     snprintf(node, sizeof node, "a=%s,tx=0x123:16:fd,can_id=291,format=1,brs=1,fd_bitrate=4000000,"
-             "data_length=16,offset=0.00206,period=0.01", NODE_XL);
+             "data_length=16,offset=0.00206,period=0.01", NODE_LARGE);
     assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--fd-bitrate", "4000000",
                                 "--lsbus-node", node, "--can-log", "events4.log", NULL),
                      0);
@@ -106,7 +106,7 @@ static void an_fd_node_and_a_native_ecu_share_one_bus(void **state)
 static void an_xl_node_and_a_native_ecu_share_one_bus(void **state)
 {
     (void)state;
-    const char *ssd = write_ssd("xl.ssd", NODE_XL, ab, 2, NULL, "");
+    const char *ssd = write_ssd("xl.ssd", NODE_LARGE, ab, 2, NULL, "");
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.005", "-q",
                              "--can-bus", "can0=a.CAN,b.CAN,ecus:1", "--start-value", "a.can_id",
                              "291", "--start-value", "a.format", "2", "--start-value",
