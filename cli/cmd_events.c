@@ -51,10 +51,13 @@ static void usage(FILE *out)
             "  --plants MODE      active | passive (default active)\n"
             "  --stuffing MODE    actual | worst-case bit stuffing (default actual)\n"
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
+            "  --fd-bitrate B     CAN FD data phase (BRS) bit rate (default 2000000)\n"
+            "  --xl-bitrate B     CAN XL data phase bit rate (default 10000000)\n"
             "  -o, --can-log FILE write every frame: candump -l, or Vector ASC for a .asc name\n"
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
-            "                     it sends (repeatable, needed), delay=T its lookahead to the\n"
+            "                     it sends (repeatable, needed; tx=ID:LENGTH:fd a CAN FD frame,\n"
+            "                     tx=ID:LENGTH:xl a CAN XL one), delay=T its lookahead to the\n"
             "                     bus (default 0), terminal=NAME (default CAN), interface=se\n"
             "                     for an FMU in scheduled execution (Rx_Clock a triggered\n"
             "                     input clock, its partitions run at its own clocks' ticks and\n"
@@ -309,6 +312,10 @@ static int run_events(int argc, char **argv)
             if (parse_uint(v, 1000000, &n) != 0 || n == 0)
                 return cli_fail("events: --bitrate needs a number in 1..1000000, got '%s'", v);
             vc.bitrate = (uint32_t)n;
+        } else if (strcmp(a, "--fd-bitrate") == 0 || strcmp(a, "--xl-bitrate") == 0) {
+            if (parse_uint(v, 1000000000, &n) != 0 || n == 0)
+                return cli_fail("events: %s needs a number in 1..1000000000, got '%s'", a, v);
+            *(a[2] == 'f' ? &vc.fd_bitrate : &vc.xl_bitrate) = (uint32_t)n;
         } else if (strcmp(a, "--can-log") == 0 || strcmp(a, "-o") == 0) {
             can_log = v;
         } else if (strcmp(a, "--can-error-every") == 0) {

@@ -1,7 +1,8 @@
 /* `rtcosim events --lsbus-node NAME=FMU[,key=value...]`: LS-BUS node FMUs as
  * LPs of the event kernel on the vehicle's CAN bus (src/lsbus/event_node.c),
  * beside the native and firmware ECUs. Keys: tx=ID:DLC (a frame it may
- * send; repeatable), delay=SECONDS (its lookahead to the bus), terminal=NAME,
+ * send; repeatable; tx=ID:LENGTH:fd or :xl a CAN FD or CAN XL frame),
+ * delay=SECONDS (its lookahead to the bus), terminal=NAME,
  * interface=cs|se (co-simulation with Event Mode, or scheduled execution);
  * any other key is a start value of the FMU. */
 #include <stdio.h>
@@ -46,6 +47,8 @@ rtcosim_status events_lsbus_parse(events_lsbus *l, const char *spec, rtcosim_err
     s->config.fmu_path = eq + 1;
     s->config.tx_ids = s->tx_ids;
     s->config.tx_dlcs = s->tx_dlcs;
+    s->config.tx_formats = s->tx_formats;
+    s->config.tx_lengths = s->tx_lengths;
     s->config.start_names = (const char *const *)s->names;
     s->config.start_texts = (const char *const *)s->texts;
     for (char *f; (f = next_field(&rest));) {
@@ -56,15 +59,26 @@ rtcosim_status events_lsbus_parse(events_lsbus *l, const char *spec, rtcosim_err
         *v++ = '\0';
         if (strcmp(f, "tx") == 0) {
             char *end = NULL;
-            unsigned long id = strtoul(v, &end, 0), dlc = 99;
+            unsigned long id = strtoul(v, &end, 0), dlc = 99999;
+            uint8_t format = RTCOSIM_CAN_FORMAT_CLASSIC;
             if (end != v && *end == ':')
                 dlc = strtoul(end + 1, &end, 10);
-            if (*end || dlc > 8 || id > RTCOSIM_CAN_EXT_ID_MAX || s->config.tx_count == 16)
+            if (strcmp(end, ":fd") == 0 || strcmp(end, ":xl") == 0) {
+                format = end[1] == 'f' ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_XL;
+                end += 3;
+            }
+            unsigned long max = format == RTCOSIM_CAN_FORMAT_CLASSIC ? 8
+                                : format == RTCOSIM_CAN_FORMAT_FD    ? 64
+                                                                     : RTCOSIM_CAN_XL_DATA_MAX;
+            if (*end || dlc > max || id > RTCOSIM_CAN_EXT_ID_MAX || s->config.tx_count == 16)
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                          "events: --lsbus-node %s: tx needs ID:DLC (DLC 0..8, "
-                                         "at most 16), got '%s'", head, v);
+                                         "at most 16) or ID:LENGTH:fd (0..64) or ID:LENGTH:xl "
+                                         "(1..2048), got '%s'", head, v);
             s->tx_ids[s->config.tx_count] = (uint32_t)id;
-            s->tx_dlcs[s->config.tx_count++] = (uint8_t)dlc;
+            s->tx_formats[s->config.tx_count] = format;
+            s->tx_lengths[s->config.tx_count] = (uint16_t)dlc;
+            s->tx_dlcs[s->config.tx_count++] = (uint8_t)(dlc > 8 ? 8 : dlc);
         } else if (strcmp(f, "delay") == 0) {
             if (rtcosim_time_parse_seconds(v, &s->config.tx_delay, err) != RTCOSIM_OK ||
                 s->config.tx_delay < 0)

@@ -13,6 +13,8 @@ typedef struct events_lsbus_spec {
     char *names[EVENTS_LSBUS_STARTS], *texts[EVENTS_LSBUS_STARTS];
     uint32_t tx_ids[16];
     uint8_t tx_dlcs[16];
+    uint8_t tx_formats[16];   /* rtcosim_can_format */
+    uint16_t tx_lengths[16];  /* data bytes (classic: the DLC) */
     rtcosim_lsbus_event_node_config config;
 } events_lsbus_spec;
 

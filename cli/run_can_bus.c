@@ -67,6 +67,12 @@ int cli_can_bus_option(cli_can_buses *b, int argc, char **argv, int *i)
         if (v < 1000)
             return cli_fail("--can-bitrate: %s bit/s is below 1000", val), -1;
         b->bitrate = v;
+    } else if (strcmp(opt, "--can-fd-bitrate") == 0 || strcmp(opt, "--can-xl-bitrate") == 0) {
+        if (parse_u32(opt, val, 1000000000, &v))
+            return -1;
+        if (v < 1000)
+            return cli_fail("%s: %s bit/s is below 1000", opt, val), -1;
+        *(opt[6] == 'f' ? &b->fd_bitrate : &b->xl_bitrate) = v;
     } else if (strcmp(opt, "--can-error-every") == 0) {
         if (parse_u32(opt, val, UINT32_MAX, &v))
             return -1;
@@ -172,6 +178,8 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
         k->lookahead = rtcosim_component_capabilities(rtcosim_master_component_at(m, c))
                            ->can_handle_variable_step;
     vc->bitrate = b->bitrate;
+    vc->fd_bitrate = b->fd_bitrate;
+    vc->xl_bitrate = b->xl_bitrate;
     /* In a real-time run the log is allocated once, for the most frames
      * the run can carry (log_capacity), as the bridge's. */
     vc->log_frames = b->log_path != NULL || b->report_dir != NULL;
@@ -255,6 +263,8 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
         .node_count = count,
         .bitrate = b->bitrate,
         .force_bitrate = b->bitrate != 0,
+        .fd_bitrate = b->fd_bitrate,
+        .xl_bitrate = b->xl_bitrate,
         .bus_notifications = true,
         .error_every = b->error_every,
         .error_code = b->error_code ? b->error_code : RTCOSIM_LSBUS_CAN_CRC_ERROR,
@@ -316,10 +326,11 @@ int cli_can_bus_attach(const cli_can_buses *b, rtcosim_master *m)
 {
     if (b->log_path && b->count != 1)
         return cli_fail("--can-log needs exactly one --can-bus");
-    if ((b->bitrate || b->error_every || b->error_code || b->no_lookahead || b->log_path) &&
+    if ((b->bitrate || b->fd_bitrate || b->xl_bitrate || b->error_every || b->error_code ||
+         b->no_lookahead || b->log_path) &&
         b->count == 0)
-        return cli_fail("--can-bitrate, --can-error-every, --can-error-code, --can-no-lookahead "
-                        "and --can-log need --can-bus");
+        return cli_fail("--can-bitrate, --can-fd-bitrate, --can-xl-bitrate, --can-error-every, "
+                        "--can-error-code, --can-no-lookahead and --can-log need --can-bus");
     for (unsigned i = 0; i < b->count; i++) {
         int rc = attach_one(b, b->specs[i], m);
         if (rc)

@@ -14,6 +14,7 @@ typedef struct cli_can_buses {
     const char *specs[CLI_CAN_BUSES_MAX]; /* "NAME=COMP.TERMINAL,..." as given */
     unsigned count;
     uint32_t bitrate;     /* --can-bitrate; 0: the nodes' */
+    uint32_t fd_bitrate, xl_bitrate; /* --can-fd-bitrate, --can-xl-bitrate; 0: the defaults */
     uint32_t error_every; /* --can-error-every */
     uint8_t error_code;   /* --can-error-code */
     const char *log_path; /* --can-log */

@@ -425,7 +425,8 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
     rtcosim_can_bus_config bc = {.name = c->bus_name ? c->bus_name : "can0", .bitrate = c->bitrate, .stuffing = c->stuffing,
                                  .log_frames = c->log_frames, .log_capacity = c->log_capacity,
                                  .error_every = c->error_every,
-                                 .error_code = c->error_code};
+                                 .error_code = c->error_code, .fd_bitrate = c->fd_bitrate,
+                                 .xl_bitrate = c->xl_bitrate};
     rtcosim_status st = rtcosim_can_bus_create(sim, &bc, &v->bus, err);
     for (unsigned i = 0; i < c->ecus && st == RTCOSIM_OK; i++) {
         st = build_ecu(sim, v, c, i, &v->ecus[i], err);

@@ -34,6 +34,7 @@ typedef struct rtcosim_ecu_vehicle_config {
     unsigned ecus;                  /* 1..64 */
     const char *bus_name;           /* NULL: "can0" */
     uint32_t bitrate;               /* 0: 500 kbit/s */
+    uint32_t fd_bitrate, xl_bitrate; /* CAN FD / XL data phases; 0: 2 / 10 Mbit/s */
     rtcosim_can_stuffing stuffing;
     rtcosim_plant_mode plant_mode;
     rtcosim_time_ns plant_step;     /* 0: 1 ms */

@@ -1,5 +1,5 @@
-/* Classic CAN (ISO 11898-1, CAN 2.0A/B) as a logical process of the event
- * kernel: frame durations from the bit length including bit stuffing, bitwise
+/* CAN (ISO 11898-1: classic CAN 2.0A/B, CAN FD, CAN XL) as a logical process
+ * of the event kernel: frame durations from the bit length including bit stuffing, bitwise
  * arbitration by identifier, per-node transmit queues, acceptance filtering
  * by each node's receive database, bus load statistics and a candump-like
  * log. The shortest frame any node may send is the lookahead from the bus to
@@ -111,6 +111,12 @@ typedef struct rtcosim_can_bus_config {
      * get an RTCOSIM_CAN_EVENT_BUS_ERROR at the frame's end. */
     uint32_t error_every;
     uint8_t error_code;
+    /* Data-phase bit rates of CAN FD frames with BRS (0 means 2 Mbit/s, as
+     * src/lsbus's bridge) and of CAN XL frames (0 means 10 Mbit/s); at least
+     * `bitrate`. Fixed for the run: the bus's lookahead to its nodes (the
+     * shortest frame) depends on them. */
+    uint32_t fd_bitrate;
+    uint32_t xl_bitrate;
 } rtcosim_can_bus_config;
 
 /* Kinds of CAN error (ISO 11898-1 section 10.11), numbered as FMI-LS-BUS
@@ -133,9 +139,18 @@ uint32_t rtcosim_can_error_detector(uint8_t code, uint32_t sender, uint32_t node
  * node's LP (at the end of the frame, after acceptance filtering). */
 #define RTCOSIM_CAN_EVENT_RX 0xCA00u
 typedef struct rtcosim_can_rx {
-    rtcosim_can_frame frame;
+    rtcosim_can_frame frame;     /* classic: the frame; CAN FD / XL: id and extended, dlc 0 */
     uint32_t sender;             /* node index */
+    uint8_t format;              /* rtcosim_can_format (RTCOSIM_CAN_FORMAT_CLASSIC = 0) */
+    uint8_t flags;               /* CAN FD: RTCOSIM_CAN_FD_BRS | _ESI; CAN XL: RTCOSIM_CAN_XL_SEC */
+    uint8_t sdt, vcid;           /* CAN XL: SDU type, virtual CAN network id */
     rtcosim_time_ns start;       /* start of frame on the bus */
+    uint32_t af;                 /* CAN XL: acceptance field */
+    uint16_t length;             /* CAN FD / XL: data bytes */
+    uint16_t reserved_;
+    /* CAN FD / XL: `length` bytes in the bus's frame-body arena, valid
+     * until the bus is reset or freed (NULL for classic frames: frame.data) */
+    const uint8_t *data;
 } rtcosim_can_rx;
 
 /* Event type and payload with which the bus tells a node that asked
@@ -206,14 +221,17 @@ rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint3
                                       bool extended, uint8_t dlc, rtcosim_error *err);
 rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
                                       bool extended, rtcosim_error *err);
-/* The node receives every frame of the other nodes: LS-BUS node FMUs. */
 /* The bus's bit rate (bit/s). */
 uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus);
+/* The node receives every frame of the other nodes, CAN FD and XL frames
+ * too: LS-BUS node FMUs. */
 rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
-/* The node may send any identifier and length, beyond its TX database
- * (LS-BUS node FMUs of a system, whose frames are known only as they come);
- * the bus's lookahead to the nodes is then the shortest frame there is (a
- * standard frame without data, 47 bits). Before connect. */
+/* The node may send any identifier, length and format, beyond its TX
+ * database (LS-BUS node FMUs of a system, whose frames are known only as
+ * they come); the bus's lookahead to the nodes is then the shortest frame
+ * there is: a standard frame without data, 47 bits, or an empty CAN FD
+ * frame with BRS when that is shorter (76 us at 500 kbit/s and 2 Mbit/s
+ * against 94 us), or the shortest CAN XL frame. Before connect. */
 rtcosim_status rtcosim_can_bus_tx_any(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err);
 /* The node gets each of its own frames back at the frame's end, as an
  * RTCOSIM_CAN_EVENT_RX whose sender is itself (LS-BUS node FMUs: the Confirm
@@ -226,7 +244,8 @@ rtcosim_status rtcosim_can_bus_notify_errors(rtcosim_can_bus *bus, uint32_t node
                                              rtcosim_error *err);
 /* Declare the links node -> bus and bus -> node once all nodes and TX
  * databases are known: the bus-to-node lookahead is the duration of the
- * shortest frame any node may send (unstuffed). */
+ * shortest frame any node may send (unstuffed; CAN FD with BRS at the data
+ * rate). */
 rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err);
 /* That lookahead (0 before connect). */
 rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus);
@@ -247,6 +266,43 @@ rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32
 rtcosim_status rtcosim_can_transmit_flags(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
                                           const rtcosim_can_frame *frame, rtcosim_time_ns delay,
                                           unsigned flags, rtcosim_error *err);
+
+/* Any frame the bus carries: classic CAN, CAN FD (ISO 11898-1:2015) or CAN
+ * XL (ISO 11898-1:2024). Classic: id, extended, length 0..8, data. CAN FD:
+ * id, extended, flags RTCOSIM_CAN_FD_BRS / _ESI, a CAN FD length (0-8, 12,
+ * ..., 64). CAN XL: id the 11-bit priority identifier (extended false),
+ * flags RTCOSIM_CAN_XL_SEC, sdt, vcid, af, 1..2048 bytes. */
+typedef struct rtcosim_can_any_frame {
+    uint8_t format;      /* rtcosim_can_format */
+    uint8_t flags;
+    uint8_t sdt, vcid;
+    uint32_t id;
+    uint32_t af;
+    bool extended;
+    uint16_t length;
+    const uint8_t *data; /* `length` bytes (copied by the call) */
+} rtcosim_can_any_frame;
+
+/* rtcosim_can_transmit_flags for any format. A CAN FD or XL frame's bytes
+ * are copied into the bus's frame-body arena (events carry 64 bytes at most:
+ * they carry its offset); it lasts its nominal bits at the bus's bit rate
+ * and its data phase at the FD (with BRS) or XL data rate. Only nodes that
+ * receive every frame (rtcosim_can_bus_add_rx_all: LS-BUS nodes) get CAN FD
+ * and XL frames; nodes with a receive database are classic controllers
+ * that ignore them (as FD-tolerant controllers do). Errors: a length
+ * or identifier the format cannot carry; for a node with a TX database, an
+ * identifier not in it or of another format or length. */
+rtcosim_status rtcosim_can_transmit_any(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                        const rtcosim_can_any_frame *frame, rtcosim_time_ns delay,
+                                        unsigned flags, rtcosim_error *err);
+/* A TX database entry of another format (rtcosim_can_bus_add_tx is classic):
+ * length the CAN FD or XL data length it sends. */
+rtcosim_status rtcosim_can_bus_add_tx_format(rtcosim_can_bus *bus, uint32_t node,
+                                             rtcosim_can_format format, uint32_t id,
+                                             bool extended, uint16_t length, rtcosim_error *err);
+/* The data-phase bit rates in use (bit/s). */
+uint32_t rtcosim_can_bus_fd_bitrate(const rtcosim_can_bus *bus);
+uint32_t rtcosim_can_bus_xl_bitrate(const rtcosim_can_bus *bus);
 /* From a node's handler receiving RTCOSIM_CAN_EVENT_RX: the frame. */
 const rtcosim_can_rx *rtcosim_can_rx_of(const rtcosim_event *ev);
 /* From a node's handler receiving RTCOSIM_CAN_EVENT_BUS_ERROR: the error. */

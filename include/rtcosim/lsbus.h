@@ -340,8 +340,9 @@ rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_compone
  * every component of the master must vary its step) and runs the kernel
  * inside its step, returning at the first instant that leaves a node
  * something (a frame, Confirm, Bus Error), so macro steps end only there
- * and at the nodes' own events; the frames and deliveries are the same. Classic
- * frames only; a Configuration's CAN_BAUDRATE must be the bus's. sim and
+ * and at the nodes' own events; the frames and deliveries are the same. CAN,
+ * CAN FD and CAN XL frames; a Configuration's CAN_BAUDRATE, CANFD_BAUDRATE
+ * and CANXL_BAUDRATE must be the bus's. sim and
  * bus must outlive the component. */
 rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosim_can_bus *bus,
                                                      const char *const *node_names,
@@ -382,9 +383,12 @@ const rtcosim_lsbus_frame_work *rtcosim_lsbus_can_component_work(const rtcosim_c
  * steps the FMU to each event: a time event it announced (nextEventTime) or
  * a frame the bus delivers (as a CAN Transmit op in Rx_Data, Rx_Clock
  * ticked); in Event Mode it reads Tx_Clock once and, when it ticked,
- * Tx_Data: each CAN Transmit reaches the bus tx_delay later (the node's
- * lookahead to the bus; the bus's to the node is its shortest frame, as for
- * native ECUs), a Configuration's CAN_BAUDRATE must equal the bus's. The bus
+ * Tx_Data: each CAN, CAN FD or CAN XL Transmit reaches the bus tx_delay
+ * later (the node's lookahead to the bus; the bus's to the node is its
+ * shortest frame, as for native ECUs), a Configuration's CAN_BAUDRATE,
+ * CANFD_BAUDRATE and CANXL_BAUDRATE must equal the bus's rates. It receives
+ * every other node's frame of any format (CAN FD and XL Transmit with their
+ * bytes; Rx_Data must hold the largest op, else a one-line error). The bus
  * confirms each of its frames at the frame's end (Confirm) and reports each
  * injected error (rtcosim_can_bus_config.error_every) as a Bus Error (flag
  * primary when this node detected it, is_sender when it sent the frame); it
@@ -399,10 +403,14 @@ typedef struct rtcosim_lsbus_event_node_config {
     const char *const *start_names, *const *start_texts;
     size_t start_count;
     rtcosim_time_ns tx_delay;
-    /* the frames it may send (the bus's TX database): identifier, DLC */
+    /* the frames it may send (the bus's TX database): identifier, DLC;
+     * tx_formats (NULL: all classic) a rtcosim_can_format per frame and
+     * tx_lengths (NULL: tx_dlcs) the data bytes of CAN FD and XL frames */
     const uint32_t *tx_ids;
     const uint8_t *tx_dlcs;
     const bool *tx_extended;
+    const uint8_t *tx_formats;
+    const uint16_t *tx_lengths;
     size_t tx_count;
     rtcosim_time_ns start, stop;
     /* Load the FMU for FMI 3.0 scheduled execution (chapter 5) instead:

@@ -11,8 +11,12 @@
 
 #include "model.h"
 
-/* Largest Tx_Data buffer of the models (their Binary maxSize). */
+/* Largest Tx_Data buffer of the models (their Binary maxSize); a model may
+ * define a larger one before including this (LsBusNodeLarge: a CAN XL
+ * Transmit of 2048 bytes is 2070). */
+#ifndef LSBUS_BUFFER_MAX
 #define LSBUS_BUFFER_MAX 2048
+#endif
 
 static inline uint8_t *lsbus_put_u32(uint8_t *p, uint32_t v)
 {

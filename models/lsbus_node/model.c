@@ -5,7 +5,12 @@
  * initialization) it sends a Configuration op with its bit rate, then a CAN
  * Transmit of `can_id` with the first `data_length` bytes of 11 22 .. 88 at
  * offset + k period; it counts what arrives (Transmit, Confirm, Arbitration
- * Lost, Bus Error) and the time of the latest of each. Op layouts: LS-BUS 1.0
+ * Lost, Bus Error) and the time of the latest of each. With `format` 1 it
+ * sends CAN FD Transmits (BRS as `brs`; `data_length` a CAN FD length, the
+ * bytes 11 22 .. 88 repeated) and configures CANFD_BAUDRATE `fd_bitrate`
+ * when positive, with 2 CAN XL Transmits (1..2048 bytes; LsBusNodeLarge has the
+ * buffers for the largest). Of the latest Transmit received it keeps the op
+ * code, data length and the sum of the data bytes. Op layouts: LS-BUS 1.0
  * tables of section 5.5.1.2 (8-byte header opCode, length; little-endian). */
 #include <math.h>
 #include <stddef.h>
@@ -16,12 +21,16 @@
 #include "se_model.h"
 
 /* no_token.c builds the node with an empty instantiationToken. */
+#ifndef LSBUS_NODE_RX_MAX
+#define LSBUS_NODE_RX_MAX 48
+#endif
 #ifndef LSBUS_NODE_TOKEN
 #define LSBUS_NODE_TOKEN "{8c2d9e41-5a3b-4f6c-b7d8-e9f0a1b2c3d4}"
 #endif
 
 typedef struct node {
     int32_t can_id, data_length, bitrate, corrupt, arbitration_lost_behavior;
+    int32_t format, brs, fd_bitrate, last_rx_length, last_rx_sum, last_rx_code;
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
     double last_rx_time, last_confirm_time;
@@ -47,7 +56,8 @@ static const model_variable variables[] = {
     {"time", 0, MODEL_FLOAT64, MODEL_INDEPENDENT, MODEL_CONTINUOUS, MODEL_INITIAL_DEFAULT, 0,
      NULL, "s", "Simulation time", 0, {0, 0}},
     PAR(1, "can_id", MODEL_INT32, can_id, "200", "identifier of the frames sent (11 bit)"),
-    PAR(2, "data_length", MODEL_INT32, data_length, "0", "data bytes per frame (0..8)"),
+    PAR(2, "data_length", MODEL_INT32, data_length, "0",
+        "data bytes per frame (0..8; CAN FD: its lengths; CAN XL: 1..2048)"),
     PAR(3, "bitrate", MODEL_INT32, bitrate, "500000", "CAN_BAUDRATE configured (bit/s)"),
     PAR(4, "period", MODEL_FLOAT64, period, "0.001", "time between frames (s)"),
     PAR(5, "offset", MODEL_FLOAT64, offset, "0.001", "time of the first frame (s)"),
@@ -72,6 +82,15 @@ static const model_variable variables[] = {
         "has, 2 an op of the unknown code 0x0777 after each Transmit"),
     PAR(19, "arbitration_lost_behavior", MODEL_INT32, arbitration_lost_behavior, "0",
         "configured with the bit rate: 1 buffer and retransmit, 2 discard and notify, 0 none"),
+    PAR(20, "format", MODEL_INT32, format, "0", "frames sent: 0 classic, 1 CAN FD, 2 CAN XL"),
+    PAR(21, "brs", MODEL_INT32, brs, "0", "CAN FD: 1 switches to the data bit rate (BRS)"),
+    PAR(22, "fd_bitrate", MODEL_INT32, fd_bitrate, "0",
+        "CANFD_BAUDRATE configured when positive (bit/s)"),
+    OUT(23, "last_rx_length", MODEL_INT32, last_rx_length,
+        "data bytes of the latest frame received"),
+    OUT(24, "last_rx_sum", MODEL_INT32, last_rx_sum, "sum of those bytes"),
+    OUT(25, "last_rx_code", MODEL_INT32, last_rx_code,
+        "op code of the latest Transmit received (0x10 CAN, 0x11 CAN FD, 0x12 CAN XL)"),
 };
 
 #ifdef LSBUS_NODE_SE
@@ -103,7 +122,7 @@ static const se_clocked_def clocked[] = {{VR_TX_DATA, "101"}, {VR_RX_DATA, "100"
  * refuses (maxSize, FMI 3.0 section 2.4.7.3): a test of that path. */
 #define MIME "application/org.fmi-standard.fmi-ls-bus.can; version=\"1.0.0\""
 static const se_binary_def binaries[] = {{VR_TX_DATA, LSBUS_BUFFER_MAX, MIME},
-                                         {VR_RX_DATA, 48, MIME}};
+                                         {VR_RX_DATA, LSBUS_NODE_RX_MAX, MIME}};
 
 static bool append(model_instance *inst, node *d, const uint8_t *op, size_t size)
 {
@@ -130,10 +149,24 @@ static model_status receive(model_instance *inst, node *d, double time)
         }
         switch (code) {
         case 0x10: /* CAN Transmit: id u32, ide u8, rtr u8, dataLength u16, data */
+        case 0x11: /* CAN FD Transmit: id u32, ide u8, brs u8, esi u8, dataLength u16, data */
+        case 0x12: { /* CAN XL Transmit: id u32, ide, sec, sdt, vcid u8, af u32,
+                        dataLength u16, data */
+            size_t at = code == 0x10 ? 14 : code == 0x11 ? 15 : 20;
             d->rx_frames++;
             d->last_rx_id = length >= 12 ? (int32_t)lsbus_get_u32(p + 8) : -1;
             d->last_rx_time = time;
+            d->last_rx_code = (int32_t)code;
+            d->last_rx_length = 0;
+            d->last_rx_sum = 0;
+            if (length >= at + 2) {
+                size_t n = (size_t)(p[at] | p[at + 1] << 8);
+                for (size_t i = 0; i < n && at + 2 + i < length; i++)
+                    d->last_rx_sum += p[at + 2 + i];
+                d->last_rx_length = (int32_t)n;
+            }
             break;
+        }
         case 0x20: /* Confirm: id u32 */
             d->confirms++;
             d->last_confirm_time = time;
@@ -176,21 +209,35 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
             if (!append(inst, d, alb, sizeof alb))
                 return MODEL_ERROR;
         }
+        if (d->fd_bitrate > 0) {
+            /* kind CANFD_BAUDRATE (0x02): 13 bytes */
+            uint8_t fd[13];
+            lsbus_put_u32(lsbus_put_u32(fd, 0x40), sizeof fd);
+            fd[8] = 0x02;
+            lsbus_put_u32(fd + 9, (uint32_t)d->fd_bitrate);
+            if (!append(inst, d, fd, sizeof fd))
+                return MODEL_ERROR;
+        }
         d->configured = true;
     }
     double due = d->offset + d->sent * d->period;
     if (time > due || same_time(time, due)) {
-        static const uint8_t payload[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
-        uint8_t op[8 + 8 + 8];
+        uint8_t op[22 + 2048];
         size_t n = (size_t)d->data_length;
-        lsbus_put_u32(lsbus_put_u32(op, 0x10), (uint32_t)(16 + n + (d->corrupt == 1 ? 4 : 0)));
+        /* the fixed part: 16 (CAN), 17 (CAN FD), 22 (CAN XL) bytes */
+        size_t fixed = d->format == 1 ? 17 : d->format == 2 ? 22 : 16;
+        memset(op, 0, fixed);
+        lsbus_put_u32(lsbus_put_u32(op, 0x10u + (uint32_t)d->format),
+                      (uint32_t)(fixed + n + (d->corrupt == 1 ? 4 : 0)));
         lsbus_put_u32(op + 8, (uint32_t)d->can_id);
-        op[12] = 0; /* ide */
-        op[13] = 0; /* rtr */
-        op[14] = (uint8_t)n;
-        op[15] = 0;
-        memcpy(op + 16, payload, n);
-        if (!append(inst, d, op, 16 + n))
+        /* ide 0; CAN: rtr 0; CAN FD: brs, esi 0; CAN XL: sec, sdt, vcid, af 0 */
+        if (d->format == 1)
+            op[13] = (uint8_t)(d->brs != 0);
+        op[fixed - 2] = (uint8_t)n;
+        op[fixed - 1] = (uint8_t)(n >> 8);
+        for (size_t i = 0; i < n; i++)
+            op[fixed + i] = (uint8_t)(0x11 * (i % 8 + 1)); /* 11 22 .. 88 repeated */
+        if (!append(inst, d, op, fixed + n))
             return MODEL_ERROR;
         if (d->corrupt == 2) {
             uint8_t unknown[12] = {0};
@@ -253,12 +300,24 @@ static model_status set_clock(model_instance *inst, void *data, uint32_t clock, 
 static model_status check(model_instance *inst, void *data)
 {
     node *d = data;
-    if (d->data_length < 0 || d->data_length > 8 || d->period <= 0 || d->bitrate <= 0 ||
+    static const int32_t fd_lengths[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64};
+    bool length_ok = d->format == 0 ? d->data_length >= 0 && d->data_length <= 8
+                     : d->format == 2 ? d->data_length >= 1 && d->data_length <= 2048
+                                      : false;
+    for (size_t i = 0; d->format == 1 && i < sizeof fd_lengths / sizeof *fd_lengths; i++)
+        length_ok = length_ok || d->data_length == fd_lengths[i];
+    if (!length_ok || d->format < 0 || d->format > 2) {
+        model_log(inst, MODEL_LOG_STATUS_ERROR,
+                  "format must be 0 (classic), 1 (CAN FD) or 2 (CAN XL), data_length 0..8, a CAN "
+                  "FD length or 1..2048 for it");
+        return MODEL_ERROR;
+    }
+    if (d->period <= 0 || d->bitrate <= 0 ||
         d->can_id < 0 || d->can_id > 0x7FF || d->arbitration_lost_behavior < 0 ||
         d->arbitration_lost_behavior > 2) {
         model_log(inst, MODEL_LOG_STATUS_ERROR,
-                  "data_length must be 0..8, can_id 0..0x7FF, arbitration_lost_behavior 0..2, "
-                  "period and bitrate > 0");
+                  "can_id must be 0..0x7FF, arbitration_lost_behavior 0..2, period and "
+                  "bitrate > 0");
         return MODEL_ERROR;
     }
     return MODEL_OK;

@@ -2,7 +2,8 @@
  * arbitrates by identifier whenever it becomes idle (requests that arrive at
  * the same instant, or during a frame, contend together at its end), sends
  * each frame's end to the nodes whose receive database accepts it, and keeps
- * load statistics and an optional log. */
+ * load statistics and an optional log. Classic, CAN FD and CAN XL frames;
+ * the bodies of the latter two in the bus's arena (bus_arena.c). */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "rtcosim/can_log.h"
 #include "rtcosim/log.h"
 #include "util/array.h"
+#include "bus_internal.h"
 
 enum {
     CAN_EVENT_TX_REQUEST = 0xCA01,
@@ -24,80 +26,14 @@ enum {
  * task releases (2), so that a task released at the end of a frame sees it. */
 #define CAN_RX_PRIORITY 1
 
+#define DEFAULT_FD_BITRATE 2000000u  /* as src/lsbus/can_bridge.c */
+#define DEFAULT_XL_BITRATE 10000000u
+
 typedef struct can_tx_request {
-    rtcosim_can_frame frame;
+    can_ref ref;
     uint32_t node;
-    bool discard_on_lost; /* RTCOSIM_CAN_TX_DISCARD_ON_LOST */
+    uint32_t discard_on_lost; /* RTCOSIM_CAN_TX_DISCARD_ON_LOST */
 } can_tx_request;
-
-typedef struct can_pending {
-    uint64_t arbitration; /* lower wins */
-    rtcosim_time_ns requested;
-    rtcosim_time_ns duration; /* on the wire, stuff bits included (computed once) */
-    rtcosim_can_frame frame;
-    bool discard_on_lost;
-} can_pending;
-
-typedef struct can_node {
-    char *name;
-    rtcosim_lp_id lp;
-    rtcosim_time_ns tx_lookahead;
-    uint32_t *tx_keys; /* id | extended << 31, sorted at connect */
-    uint8_t *tx_dlc;
-    size_t tx_count, tx_capacity;
-    uint32_t *rx_keys;
-    size_t rx_count, rx_capacity;
-    bool rx_all; /* receives every frame of the other nodes */
-    bool tx_any; /* may send any identifier (no TX database) */
-    bool confirm; /* gets its own frames back at their end (LS-BUS Confirm) */
-    bool notify_errors; /* gets RTCOSIM_CAN_EVENT_BUS_ERROR (LS-BUS Bus Error) */
-    can_pending *queue; /* sorted by arbitration, capacity from the config */
-    uint32_t queued;
-} can_node;
-
-struct rtcosim_can_bus {
-    rtcosim_events *sim;
-    rtcosim_lp_id lp;
-    char *name;
-    rtcosim_can_bus_config config;
-    rtcosim_time_ns bit_ns, min_frame;
-    can_node *nodes;
-    size_t node_count, node_capacity;
-    bool connected, busy, arbitration_pending;
-    /* The frame on the wire when error injection corrupts it: back into its
-     * sender's queue at its end (-1: none). Part of the snapshot. */
-    int64_t retransmit_node;
-    can_pending retransmit;
-    rtcosim_time_ns start_time;
-    rtcosim_can_bus_stats stats;
-    _Atomic uint64_t frames_live; /* stats.frames for other threads (a live view) */
-    rtcosim_can_log_entry *log;
-    size_t log_count, log_capacity;
-};
-
-static inline uint32_t id_key(uint32_t id, bool extended)
-{
-    return id | (extended ? UINT32_C(0x80000000) : 0);
-}
-
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static long find_key(const uint32_t *keys, size_t n, uint32_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (keys[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && keys[lo] == key ? (long)lo : -1;
-}
 
 uint32_t rtcosim_can_error_detector(uint8_t code, uint32_t sender, uint32_t node_count)
 {
@@ -106,22 +42,106 @@ uint32_t rtcosim_can_error_detector(uint8_t code, uint32_t sender, uint32_t node
     return sender == 0 ? 1 : 0;
 }
 
+rtcosim_status can_frame_check_any(const rtcosim_can_any_frame *f, rtcosim_error *err)
+{
+    switch (f->format) {
+    case RTCOSIM_CAN_FORMAT_CLASSIC: {
+        rtcosim_can_frame c = {.id = f->id, .extended = f->extended,
+                               .dlc = f->length > 255 ? 255 : (uint8_t)f->length};
+        return rtcosim_can_frame_check(&c, err);
+    }
+    case RTCOSIM_CAN_FORMAT_FD: {
+        uint32_t max = f->extended ? RTCOSIM_CAN_EXT_ID_MAX : RTCOSIM_CAN_STD_ID_MAX;
+        if (rtcosim_can_fd_dlc(f->length) < 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "can fd frame 0x%" PRIX32 ": %u data"
+                                     " bytes is not a CAN FD length (0-8, 12, 16, 20, 24, 32, 48,"
+                                     " 64)", f->id, f->length);
+        if (f->id > max)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "can fd frame 0x%" PRIX32 ": identifier"
+                                     " beyond the %s range 0x%" PRIX32, f->id,
+                                     f->extended ? "29-bit" : "11-bit", max);
+        return RTCOSIM_OK;
+    }
+    case RTCOSIM_CAN_FORMAT_XL: {
+        uint32_t nominal, data;
+        if (f->extended)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "can xl frame 0x%" PRIX32 ": CAN XL has"
+                                     " an 11-bit priority identifier, not an extended one", f->id);
+        return rtcosim_can_xl_frame_bits(f->id, f->length, &nominal, &data, err);
+    }
+    default:
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can frame 0x%" PRIX32 ": format %u is"
+                                 " none of classic (0), CAN FD (1), CAN XL (2)", f->id, f->format);
+    }
+}
+
+/* The arbitration field, lower wins (dominant 0 first): src/can's key
+ * (base ID, RTR/RRS vs SRR, IDE, the extension), then the two bits where
+ * the formats part (ISO 11898-1:2015 and :2024): after IDE (base) or the
+ * extension's RTR/RRS (extended) a classic frame sends r0/r1 dominant, a
+ * CAN FD or XL frame FDF recessive; after FDF an FD frame sends res
+ * dominant, an XL frame XLF recessive. So of equal identifiers classic
+ * beats FD beats XL. Strictly those bits follow the arbitration field, and
+ * the loser sees a bit error there rather than a lost arbitration (ISO
+ * 11898-1 forbids two nodes one identifier); on the wire the dominant bit
+ * stands, which is what the order models. An RRS or RTR is dominant in a
+ * data frame; CAN XL frames are base-format frames of their priority id. */
+static uint64_t arbitration_key(const can_ref *r)
+{
+    uint64_t format = r->format == RTCOSIM_CAN_FORMAT_FD   ? 2u
+                      : r->format == RTCOSIM_CAN_FORMAT_XL ? 3u
+                                                           : 0u;
+    return rtcosim_can_arbitration_key(&r->frame) << 2 | format;
+}
+
+/* A frame's time on the wire: classic with the configured stuffing; CAN FD
+ * its nominal bits at the bit rate and, with BRS, its data phase (ESI
+ * through the CRC field) at the FD data rate (rtcosim_can_fd_frame_bits,
+ * stuff bits of its actual content); CAN XL its arbitration phase and tail
+ * at the bit rate, its data phase (DH1 through FCP) at the XL data rate
+ * (rtcosim_can_xl_frame_bits). */
+static rtcosim_time_ns frame_duration(rtcosim_can_bus *bus, const can_ref *r)
+{
+    if (r->format == RTCOSIM_CAN_FORMAT_XL) {
+        uint32_t nominal = 0, data = 0;
+        rtcosim_error ignored;
+        (void)rtcosim_can_xl_frame_bits(r->frame.id, r->length, &nominal, &data, &ignored);
+        return (rtcosim_time_ns)nominal * bus->bit_ns + (rtcosim_time_ns)data * bus->xl_bit_ns;
+    }
+    if (r->format == RTCOSIM_CAN_FORMAT_FD) {
+        rtcosim_can_fd_frame f = {.id = r->frame.id, .extended = r->frame.extended,
+                                  .brs = (r->flags & RTCOSIM_CAN_FD_BRS) != 0,
+                                  .esi = (r->flags & RTCOSIM_CAN_FD_ESI) != 0,
+                                  .length = (uint8_t)r->length};
+        memcpy(f.data, can_arena_at(&bus->arena, r->body, r->length), r->length);
+        uint32_t nominal = 0, data = 0;
+        rtcosim_error ignored;
+        (void)rtcosim_can_fd_frame_bits(&f, &nominal, &data, &ignored); /* checked at transmit */
+        return (rtcosim_time_ns)nominal * bus->bit_ns + (rtcosim_time_ns)data * bus->fd_bit_ns;
+    }
+    return (rtcosim_time_ns)rtcosim_can_frame_bits(&r->frame, bus->config.stuffing) * bus->bit_ns;
+}
+
 /* An injected error: the frame occupies the bus for its length, reaches no
- * receiver, the nodes that asked hear of the error at its end, and it goes
- * back to its sender's queue then (automatic retransmission). */
+ * receiver, the nodes that asked (and can carry its format) hear of the
+ * error at its end, and it goes back to its sender's queue then (automatic
+ * retransmission). */
 static rtcosim_status bus_corrupt_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t sender,
                                         const can_pending *frame, rtcosim_error *err)
 {
     bus->stats.bus_errors++;
     bus->retransmit_node = sender;
     bus->retransmit = *frame;
-    rtcosim_can_bus_error e = {
-        .frame = frame->frame, .sender = sender,
-        .detector = rtcosim_can_error_detector(bus->config.error_code, sender,
-                                               (uint32_t)bus->node_count),
-        .code = bus->config.error_code};
+    rtcosim_can_bus_error e;
+    memset(&e, 0, sizeof e);
+    e.frame = frame->ref.frame;
+    e.sender = sender;
+    e.detector = rtcosim_can_error_detector(bus->config.error_code, sender,
+                                            (uint32_t)bus->node_count);
+    e.code = bus->config.error_code;
+    const bool classic = frame->ref.format == RTCOSIM_CAN_FORMAT_CLASSIC;
     for (size_t i = 0; i < bus->node_count; i++) {
-        if (!bus->nodes[i].notify_errors)
+        if (!bus->nodes[i].notify_errors || (!classic && !bus->nodes[i].fd_xl))
             continue;
         rtcosim_status st = rtcosim_lp_send(lp, bus->nodes[i].lp, frame->duration,
                                             RTCOSIM_CAN_EVENT_BUS_ERROR, CAN_RX_PRIORITY, &e,
@@ -149,6 +169,38 @@ static bool queue_insert(rtcosim_can_bus *bus, can_node *n, const can_pending *p
     if (n->queued > bus->stats.max_queue)
         bus->stats.max_queue = n->queued;
     return true;
+}
+
+/* Whether node i gets the frame node `sender` sends: its own back when it
+ * asked for Confirms; another's when it receives every frame, or when it
+ * is a classic controller whose receive database holds a classic frame's
+ * identifier (CAN FD and XL frames it ignores: an FD-tolerant controller). */
+static bool receives(const can_node *n, size_t i, uint32_t sender, const can_ref *r)
+{
+    if (i == sender)
+        return n->confirm;
+    if (n->rx_all)
+        return true;
+    return r->format == RTCOSIM_CAN_FORMAT_CLASSIC &&
+           can_keys_hold(n->rx_keys, n->rx_count, can_id_key(r->frame.id, r->frame.extended));
+}
+
+static rtcosim_status bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start,
+                                    rtcosim_time_ns end, uint32_t sender, const can_ref *r,
+                                    rtcosim_error *err)
+{
+    if (!util_array_reserve(&bus->log, bus->log_count, &bus->log_capacity, sizeof *bus->log, 4096))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for the log",
+                                 bus->name);
+    rtcosim_can_log_entry *e = &bus->log[bus->log_count++];
+    *e = (rtcosim_can_log_entry){.start = start, .end = end, .frame = r->frame, .sender = sender,
+                                 .format = r->format, .flags = r->flags, .sdt = r->sdt,
+                                 .vcid = r->vcid, .af = r->af};
+    if (r->format != RTCOSIM_CAN_FORMAT_CLASSIC) {
+        e->length = r->length;
+        e->data = can_arena_at(&bus->arena, r->body, r->length);
+    }
+    return RTCOSIM_OK;
 }
 
 static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcosim_error *err)
@@ -179,7 +231,7 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
         can_node *n = &bus->nodes[i];
         if (n == winner || !n->queued || !n->queue[0].discard_on_lost)
             continue;
-        rtcosim_can_frame lost = n->queue[0].frame;
+        rtcosim_can_frame lost = n->queue[0].ref.frame;
         memmove(&n->queue[0], &n->queue[1], (n->queued - 1) * sizeof *n->queue);
         n->queued--;
         bus->stats.arbitration_lost++;
@@ -197,12 +249,23 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     atomic_store_explicit(&bus->frames_live, bus->stats.frames, memory_order_relaxed);
     if (now + duration - sent.requested > bus->stats.max_latency_ns)
         bus->stats.max_latency_ns = now + duration - sent.requested;
-    rtcosim_can_rx rx = {.frame = sent.frame, .sender = winner_index, .start = now};
-    uint32_t key = id_key(sent.frame.id, sent.frame.extended);
+    rtcosim_can_rx rx;
+    memset(&rx, 0, sizeof rx);
+    rx.frame = sent.ref.frame;
+    rx.sender = winner_index;
+    rx.start = now;
+    if (sent.ref.format != RTCOSIM_CAN_FORMAT_CLASSIC) {
+        rx.format = sent.ref.format;
+        rx.flags = sent.ref.flags;
+        rx.sdt = sent.ref.sdt;
+        rx.vcid = sent.ref.vcid;
+        rx.af = sent.ref.af;
+        rx.length = sent.ref.length;
+        rx.data = can_arena_at(&bus->arena, sent.ref.body, sent.ref.length);
+    }
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
-        if (i == winner_index ? !n->confirm
-                              : !n->rx_all && find_key(n->rx_keys, n->rx_count, key) < 0)
+        if (!receives(n, i, winner_index, &sent.ref))
             continue;
         rtcosim_status st = rtcosim_lp_send(lp, n->lp, duration, RTCOSIM_CAN_EVENT_RX,
                                             CAN_RX_PRIORITY, &rx, sizeof rx, err);
@@ -213,12 +276,9 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
         bus->log_count == bus->log_capacity)
         bus->stats.log_dropped++; /* a fixed log, full */
     else if (bus->config.log_frames) {
-        if (!util_array_reserve(&bus->log, bus->log_count, &bus->log_capacity, sizeof *bus->log,
-                                4096))
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
-                                     " the log", bus->name);
-        bus->log[bus->log_count++] = (rtcosim_can_log_entry){
-            .start = now, .end = now + duration, .frame = sent.frame, .sender = winner_index};
+        rtcosim_status st = bus_log_frame(bus, now, now + duration, winner_index, &sent.ref, err);
+        if (st != RTCOSIM_OK)
+            return st;
     }
     return rtcosim_lp_send(lp, bus->lp, duration, CAN_EVENT_FRAME_END, 0, NULL, 0, err);
 }
@@ -245,17 +305,21 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
         can_tx_request req;
         memcpy(&req, ev->payload, sizeof req);
         can_node *n = &bus->nodes[req.node];
-        rtcosim_time_ns duration =
-            (rtcosim_time_ns)rtcosim_can_frame_bits(&req.frame, bus->config.stuffing) * bus->bit_ns;
+        rtcosim_time_ns duration = frame_duration(bus, &req.ref);
         bus->stats.offered_ns += duration;
-        can_pending p = {rtcosim_can_arbitration_key(&req.frame), ev->time, duration, req.frame,
-                         req.discard_on_lost};
+        can_pending p;
+        memset(&p, 0, sizeof p);
+        p.arbitration = arbitration_key(&req.ref);
+        p.requested = ev->time;
+        p.duration = duration;
+        p.ref = req.ref;
+        p.discard_on_lost = req.discard_on_lost != 0;
         if (!queue_insert(bus, n, &p)) {
             bus->stats.dropped++;
             if (bus->stats.dropped == 1)
                 rtcosim_log(RTCOSIM_LOG_WARNING, bus->name, "node '%s' transmit queue full (%"
                             PRIu32 " frames) at t=%.9f s: frame 0x%" PRIX32 " dropped", n->name,
-                            n->queued, rtcosim_time_to_seconds(ev->time), req.frame.id);
+                            n->queued, rtcosim_time_to_seconds(ev->time), req.ref.frame.id);
             return RTCOSIM_OK;
         }
         return bus_request_arbitration(lp, bus, err);
@@ -277,13 +341,26 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
     }
 }
 
+/* The run's state back to empty (not the arena: other LPs' init handlers,
+ * on other threads, may be writing frames into it already). */
+static void bus_clear(rtcosim_can_bus *bus)
+{
+    memset(&bus->stats, 0, sizeof bus->stats);
+    atomic_store_explicit(&bus->frames_live, 0, memory_order_relaxed);
+    bus->log_count = 0;
+    bus->busy = bus->arbitration_pending = false;
+    bus->retransmit_node = -1;
+    for (size_t i = 0; i < bus->node_count; i++)
+        bus->nodes[i].queued = 0;
+}
+
 static rtcosim_status bus_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
 {
     rtcosim_can_bus *bus = state;
     if (!bus->connected)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': not connected (call"
                                  " rtcosim_can_bus_connect after adding the nodes)", bus->name);
-    rtcosim_can_bus_reset(bus);
+    bus_clear(bus);
     bus->start_time = rtcosim_lp_now(lp);
     return RTCOSIM_OK;
 }
@@ -307,7 +384,9 @@ static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
 /* State saving for the speculative scheduler: the flags, statistics and log
  * length, then each node's queue length and queued frames only (most queues
  * are empty, so a snapshot is small next to the queues' capacity). The log's
- * entries past the saved length are rewritten by the re-executed events. */
+ * entries past the saved length are rewritten by the re-executed events.
+ * The arena is not saved: it only grows during a run, and a queued frame's
+ * offset finds its bytes after any rollback. */
 typedef struct bus_snapshot_head {
     bool busy, arbitration_pending;
     int64_t retransmit_node;
@@ -385,6 +464,10 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
         c.name = "can0";
     if (c.bitrate == 0)
         c.bitrate = 500000;
+    if (c.fd_bitrate == 0)
+        c.fd_bitrate = DEFAULT_FD_BITRATE;
+    if (c.xl_bitrate == 0)
+        c.xl_bitrate = DEFAULT_XL_BITRATE;
     if (c.tx_queue_capacity == 0)
         c.tx_queue_capacity = 64;
     if (c.error_every && c.error_code == 0)
@@ -393,8 +476,17 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': error code %u is not one of"
                                  " 1-6 (bit, stuff, form, CRC, ACK, broken error frame)", c.name,
                                  c.error_code);
-    rtcosim_time_ns bit_ns;
+    if (c.fd_bitrate < c.bitrate || c.xl_bitrate < c.bitrate)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': the data phase's bit rate"
+                                 " (CAN FD %" PRIu32 ", CAN XL %" PRIu32 " bit/s) is below the"
+                                 " nominal %" PRIu32 " bit/s", c.name, c.fd_bitrate,
+                                 c.xl_bitrate, c.bitrate);
+    rtcosim_time_ns bit_ns, fd_bit_ns, xl_bit_ns;
     rtcosim_status st = rtcosim_can_bit_time(c.bitrate, &bit_ns, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bit_time(c.fd_bitrate, &fd_bit_ns, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bit_time(c.xl_bitrate, &xl_bit_ns, err);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "can bus '%s': ", c.name);
     rtcosim_can_bus *bus = calloc(1, sizeof *bus);
@@ -406,6 +498,8 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
     bus->sim = sim;
     bus->config = c;
     bus->bit_ns = bit_ns;
+    bus->fd_bit_ns = fd_bit_ns;
+    bus->xl_bit_ns = xl_bit_ns;
     bus->retransmit_node = -1;
     if (c.log_frames && c.log_capacity &&
         !(bus->log = malloc(c.log_capacity * sizeof *bus->log))) {
@@ -431,200 +525,19 @@ void rtcosim_can_bus_free(rtcosim_can_bus *bus)
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
         free(n->name);
-        free(n->tx_keys);
-        free(n->tx_dlc);
+        free(n->tx);
         free(n->rx_keys);
         free(n->queue);
     }
     free(bus->nodes);
     free(bus->log);
+    can_arena_free(&bus->arena);
     free(bus->name);
     free(bus);
 }
 
 rtcosim_lp_id rtcosim_can_bus_lp(const rtcosim_can_bus *bus) { return bus->lp; }
 const char *rtcosim_can_bus_name(const rtcosim_can_bus *bus) { return bus->name; }
-rtcosim_time_ns rtcosim_can_bus_min_frame_time(const rtcosim_can_bus *bus) { return bus->min_frame; }
-
-rtcosim_status rtcosim_can_bus_add_node(rtcosim_can_bus *bus, const char *name, rtcosim_lp_id lp,
-                                        rtcosim_time_ns tx_lookahead, uint32_t *node,
-                                        rtcosim_error *err)
-{
-    if (bus->connected)
-        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': node '%s' added after"
-                                 " connect", bus->name, name ? name : "?");
-    if (!name || !*name || tx_lookahead < 0)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': a node needs a name and a"
-                                 " non-negative transmit lookahead", bus->name);
-    if (!util_array_reserve(&bus->nodes, bus->node_count, &bus->node_capacity, sizeof *bus->nodes,
-                            8))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    can_node *n = &bus->nodes[bus->node_count];
-    memset(n, 0, sizeof *n);
-    n->name = strdup(name);
-    n->queue = calloc(bus->config.tx_queue_capacity, sizeof *n->queue);
-    if (!n->name || !n->queue) {
-        free(n->name);
-        free(n->queue);
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    }
-    n->lp = lp;
-    n->tx_lookahead = tx_lookahead;
-    if (node)
-        *node = (uint32_t)bus->node_count;
-    bus->node_count++;
-    return RTCOSIM_OK;
-}
-
-static rtcosim_status check_node(rtcosim_can_bus *bus, uint32_t node, uint32_t id, bool extended,
-                                 uint8_t dlc, rtcosim_error *err)
-{
-    if (node >= bus->node_count)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': no node %" PRIu32,
-                                 bus->name, node);
-    if (bus->connected)
-        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': database of node '%s'"
-                                 " changed after connect", bus->name, bus->nodes[node].name);
-    rtcosim_can_frame f = {.id = id, .extended = extended, .dlc = dlc};
-    rtcosim_status st = rtcosim_can_frame_check(&f, err);
-    if (st != RTCOSIM_OK)
-        return rtcosim_error_prefix(err, "can bus '%s', node '%s': ", bus->name,
-                                    bus->nodes[node].name);
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
-                                      bool extended, uint8_t dlc, rtcosim_error *err)
-{
-    rtcosim_status st = check_node(bus, node, id, extended, dlc, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    uint32_t key = id_key(id, extended);
-    for (size_t i = 0; i < bus->node_count; i++)
-        for (size_t k = 0; k < bus->nodes[i].tx_count; k++)
-            if (bus->nodes[i].tx_keys[k] == key)
-                return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': id 0x%" PRIX32
-                                         " sent by both '%s' and '%s' (arbitration needs unique"
-                                         " identifiers)", bus->name, id, bus->nodes[i].name,
-                                         bus->nodes[node].name);
-    can_node *n = &bus->nodes[node];
-    /* Parallel arrays: the capacity counts only once both have grown. */
-    size_t key_capacity = n->tx_capacity, dlc_capacity = n->tx_capacity;
-    if (!util_array_reserve(&n->tx_keys, n->tx_count, &key_capacity, sizeof *n->tx_keys, 8) ||
-        !util_array_reserve(&n->tx_dlc, n->tx_count, &dlc_capacity, sizeof *n->tx_dlc, 8))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    n->tx_capacity = key_capacity;
-    n->tx_keys[n->tx_count] = key;
-    n->tx_dlc[n->tx_count] = dlc;
-    n->tx_count++;
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
-                                      bool extended, rtcosim_error *err)
-{
-    rtcosim_status st = check_node(bus, node, id, extended, 0, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    can_node *n = &bus->nodes[node];
-    if (!util_array_reserve(&n->rx_keys, n->rx_count, &n->rx_capacity, sizeof *n->rx_keys, 8))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    n->rx_keys[n->rx_count++] = id_key(id, extended);
-    return RTCOSIM_OK;
-}
-
-uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus)
-{
-    return bus->config.bitrate ? bus->config.bitrate : 500000;
-}
-
-rtcosim_status rtcosim_can_bus_add_rx_all(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
-{
-    if (bus->connected || node >= bus->node_count)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': receive-all needs a node "
-                                 "added before connect", bus->name);
-    bus->nodes[node].rx_all = true;
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_can_bus_tx_any(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
-{
-    if (bus->connected || node >= bus->node_count)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': a node sending any "
-                                 "identifier must be added before connect", bus->name);
-    bus->nodes[node].tx_any = true;
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_can_bus_confirm_own(rtcosim_can_bus *bus, uint32_t node,
-                                          rtcosim_error *err)
-{
-    if (bus->connected || node >= bus->node_count)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': confirmations need a node "
-                                 "added before connect", bus->name);
-    bus->nodes[node].confirm = true;
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_can_bus_notify_errors(rtcosim_can_bus *bus, uint32_t node,
-                                             rtcosim_error *err)
-{
-    if (bus->connected || node >= bus->node_count)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': error notifications need a "
-                                 "node added before connect", bus->name);
-    bus->nodes[node].notify_errors = true;
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
-{
-    if (bus->connected)
-        return RTCOSIM_OK;
-    rtcosim_time_ns min_frame = RTCOSIM_TIME_MAX;
-    for (size_t i = 0; i < bus->node_count; i++) {
-        can_node *n = &bus->nodes[i];
-        /* sort TX keys together with their DLCs (small: insertion sort) */
-        for (size_t a = 1; a < n->tx_count; a++)
-            for (size_t b = a; b > 0 && n->tx_keys[b - 1] > n->tx_keys[b]; b--) {
-                uint32_t k = n->tx_keys[b];
-                n->tx_keys[b] = n->tx_keys[b - 1];
-                n->tx_keys[b - 1] = k;
-                uint8_t d = n->tx_dlc[b];
-                n->tx_dlc[b] = n->tx_dlc[b - 1];
-                n->tx_dlc[b - 1] = d;
-            }
-        if (n->rx_count)
-            qsort(n->rx_keys, n->rx_count, sizeof *n->rx_keys, compare_u32);
-        for (size_t k = 0; k < n->tx_count; k++) {
-            /* unstuffed length: a lower bound whatever the content */
-            rtcosim_time_ns t = (rtcosim_time_ns)((n->tx_keys[k] >> 31 ? 67 : 47) +
-                                                  8 * n->tx_dlc[k]) * bus->bit_ns;
-            if (t < min_frame)
-                min_frame = t;
-        }
-    }
-    bool any = false;
-    for (size_t i = 0; i < bus->node_count; i++)
-        any = any || bus->nodes[i].tx_any;
-    /* nobody sends, or a node may send anything: the shortest frame there
-     * is, a standard one without data */
-    if (min_frame == RTCOSIM_TIME_MAX || any)
-        min_frame = 47 * bus->bit_ns;
-    bus->min_frame = min_frame;
-    for (size_t i = 0; i < bus->node_count; i++) {
-        can_node *n = &bus->nodes[i];
-        rtcosim_status st = RTCOSIM_OK;
-        if (n->tx_count || n->tx_any)
-            st = rtcosim_events_add_link(bus->sim, n->lp, bus->lp, n->tx_lookahead, err);
-        if (st == RTCOSIM_OK && (n->rx_count || n->rx_all || n->notify_errors ||
-                                 (n->confirm && (n->tx_count || n->tx_any))))
-            st = rtcosim_events_add_link(bus->sim, bus->lp, n->lp, min_frame, err);
-        if (st != RTCOSIM_OK)
-            return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
-    }
-    bus->connected = true;
-    return RTCOSIM_OK;
-}
 
 rtcosim_status rtcosim_can_transmit(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
                                     const rtcosim_can_frame *frame, rtcosim_time_ns delay,
@@ -637,28 +550,55 @@ rtcosim_status rtcosim_can_transmit_flags(rtcosim_lp *lp, rtcosim_can_bus *bus, 
                                           const rtcosim_can_frame *frame, rtcosim_time_ns delay,
                                           unsigned flags, rtcosim_error *err)
 {
-    const bool discard = (flags & RTCOSIM_CAN_TX_DISCARD_ON_LOST) != 0;
+    rtcosim_can_any_frame f = {.format = RTCOSIM_CAN_FORMAT_CLASSIC, .id = frame->id,
+                               .extended = frame->extended, .length = frame->dlc,
+                               .data = frame->data};
+    return rtcosim_can_transmit_any(lp, bus, node, &f, delay, flags, err);
+}
+
+rtcosim_status rtcosim_can_transmit_any(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                        const rtcosim_can_any_frame *frame, rtcosim_time_ns delay,
+                                        unsigned flags, rtcosim_error *err)
+{
     if (node >= bus->node_count)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': no node %" PRIu32,
                                  bus->name, node);
     const can_node *n = &bus->nodes[node];
-    rtcosim_status st = rtcosim_can_frame_check(frame, err);
+    rtcosim_status st = can_frame_check_any(frame, err);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "can bus '%s', node '%s': ", bus->name, n->name);
-    long k = find_key(n->tx_keys, n->tx_count, id_key(frame->id, frame->extended));
-    if (k < 0 && n->tx_any) {
-        can_tx_request req = {.frame = *frame, .node = node, .discard_on_lost = discard};
-        return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
-    }
-    if (k < 0)
+    const can_tx_entry *e = can_node_tx_entry(n, can_id_key(frame->id, frame->extended));
+    static const char *const format_names[] = {"classic", "CAN FD", "CAN XL"};
+    if (!e && !n->tx_any)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "can bus '%s': node '%s' sends id 0x%"
                                  PRIX32 " that is not in its TX database", bus->name, n->name,
                                  frame->id);
-    if (n->tx_dlc[k] != frame->dlc)
+    if (e && (e->format != frame->format || e->length != frame->length))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': node '%s' sends id 0x%"
-                                 PRIX32 " with %u bytes, its TX database says %u", bus->name,
-                                 n->name, frame->id, frame->dlc, n->tx_dlc[k]);
-    can_tx_request req = {.frame = *frame, .node = node, .discard_on_lost = discard};
+                                 PRIX32 " as a %s frame of %u bytes, its TX database says %s, %u",
+                                 bus->name, n->name, frame->id, format_names[frame->format],
+                                 frame->length, format_names[e->format], e->length);
+    can_tx_request req;
+    memset(&req, 0, sizeof req);
+    req.node = node;
+    req.discard_on_lost = (flags & RTCOSIM_CAN_TX_DISCARD_ON_LOST) != 0;
+    req.ref.frame.id = frame->id;
+    req.ref.frame.extended = frame->extended;
+    req.ref.format = frame->format;
+    if (frame->format == RTCOSIM_CAN_FORMAT_CLASSIC) {
+        req.ref.frame.dlc = (uint8_t)frame->length;
+        if (frame->length)
+            memcpy(req.ref.frame.data, frame->data, frame->length);
+    } else {
+        req.ref.flags = frame->flags;
+        req.ref.sdt = frame->sdt;
+        req.ref.vcid = frame->vcid;
+        req.ref.af = frame->af;
+        req.ref.length = frame->length;
+        st = can_arena_put(&bus->arena, frame->data, frame->length, &req.ref.body, bus->name, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
 }
 
@@ -676,13 +616,8 @@ const rtcosim_can_bus_error *rtcosim_can_bus_error_of(const rtcosim_event *ev)
 
 void rtcosim_can_bus_reset(rtcosim_can_bus *bus)
 {
-    memset(&bus->stats, 0, sizeof bus->stats);
-    atomic_store_explicit(&bus->frames_live, 0, memory_order_relaxed);
-    bus->log_count = 0;
-    bus->busy = bus->arbitration_pending = false;
-    bus->retransmit_node = -1;
-    for (size_t i = 0; i < bus->node_count; i++)
-        bus->nodes[i].queued = 0;
+    bus_clear(bus);
+    can_arena_reset(&bus->arena);
 }
 
 uint64_t rtcosim_can_bus_frames_live(const rtcosim_can_bus *bus)

@@ -135,7 +135,11 @@ static rtcosim_status ecu_event(rtcosim_lp *lp, void *state, const rtcosim_event
         return RTCOSIM_OK;
     case RTCOSIM_CAN_EVENT_RX: {
         const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
-        long k = rx ? find_rx(ecu, key_of(rx->frame.id, rx->frame.extended)) : -1;
+        /* a classic controller: CAN FD and XL frames are not for it (the bus
+         * sends it none; an FD-tolerant controller ignores them) */
+        long k = rx && rx->format == RTCOSIM_CAN_FORMAT_CLASSIC
+                     ? find_rx(ecu, key_of(rx->frame.id, rx->frame.extended))
+                     : -1;
         if (k < 0)
             return RTCOSIM_OK; /* not accepted: the bus filters, but be tolerant */
         core->stats.frames_received++;

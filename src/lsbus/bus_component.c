@@ -27,12 +27,20 @@ typedef struct bus_gateway {
     rtcosim_lp_id lp;
     size_t rx_size;
     uint8_t arbitration_lost_behavior; /* as the node configured it (0: buffer) */
+    /* The data of the frames put in and not yet sent on by the gateway
+     * (events carry 64 bytes; a CAN XL frame up to 2048): emptied when the
+     * last is sent, grown only when one instant's Tx_Data holds more. */
+    uint8_t *stage;
+    size_t stage_used, stage_cap;
+    uint32_t staged;
     uint8_t rx[GATEWAY_RX_MAX];
 } bus_gateway;
 
-/* A node's Transmit put in at its instant, for its gateway to send. */
+/* A node's Transmit put in at its instant, for its gateway to send: the
+ * frame (data NULL) and where its data wait in the gateway's stage. */
 typedef struct gateway_tx {
-    rtcosim_can_frame frame;
+    rtcosim_can_any_frame frame;
+    uint32_t stage_offset;
     bool discard_on_lost;
 } gateway_tx;
 
@@ -181,9 +189,13 @@ static rtcosim_status gateway_event(rtcosim_lp *lp, void *state, const rtcosim_e
     if (ev->type == GATEWAY_EVENT_TX) {
         gateway_tx tx;
         memcpy(&tx, ev->payload, sizeof tx);
-        return rtcosim_can_transmit_flags(lp, g->owner->can, g->bus_node, &tx.frame, 0,
-                                          tx.discard_on_lost ? RTCOSIM_CAN_TX_DISCARD_ON_LOST : 0,
-                                          err);
+        tx.frame.data = g->stage + tx.stage_offset;
+        rtcosim_status st =
+            rtcosim_can_transmit_any(lp, g->owner->can, g->bus_node, &tx.frame, 0,
+                                     tx.discard_on_lost ? RTCOSIM_CAN_TX_DISCARD_ON_LOST : 0, err);
+        if (--g->staged == 0)
+            g->stage_used = 0;
+        return st;
     }
     rtcosim_lsbus_op op;
     if (!lsbus_op_of_bus_event(g->bus_node, ev, &op))
@@ -202,13 +214,35 @@ typedef struct inject_context {
     uint32_t node;
 } inject_context;
 
-static rtcosim_status inject_frame(void *context, const rtcosim_can_frame *frame,
+static rtcosim_status inject_frame(void *context, const rtcosim_can_any_frame *frame,
                                    bool discard_on_lost, rtcosim_error *err)
 {
     inject_context *c = context;
-    gateway_tx tx = {*frame, discard_on_lost};
-    return rtcosim_events_inject(c->b->sim, c->b->gateways[c->node].lp, c->b->now,
-                                 GATEWAY_EVENT_TX, &tx, sizeof tx, err);
+    bus_gateway *g = &c->b->gateways[c->node];
+    if (g->stage_used + frame->length > g->stage_cap) {
+        size_t cap = g->stage_cap * 2 > g->stage_used + frame->length
+                         ? g->stage_cap * 2 : g->stage_used + frame->length;
+        uint8_t *grown = realloc(g->stage, cap);
+        if (!grown)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+        g->stage = grown;
+        g->stage_cap = cap;
+    }
+    gateway_tx tx;
+    memset(&tx, 0, sizeof tx);
+    tx.frame = *frame;
+    tx.frame.data = NULL;
+    tx.stage_offset = (uint32_t)g->stage_used;
+    tx.discard_on_lost = discard_on_lost;
+    if (frame->length)
+        memcpy(g->stage + g->stage_used, frame->data, frame->length);
+    rtcosim_status st = rtcosim_events_inject(c->b->sim, g->lp, c->b->now, GATEWAY_EVENT_TX, &tx,
+                                              sizeof tx, err);
+    if (st == RTCOSIM_OK) {
+        g->stage_used += frame->length;
+        g->staged++;
+    }
+    return st;
 }
 
 static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns t,
@@ -217,9 +251,9 @@ static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns 
     if (b->bridge)
         return rtcosim_lsbus_can_bridge_push(b->bridge, node, t, tx, size, err);
     inject_context c = {b, node};
-    return lsbus_tx_frames(tx, size, rtcosim_can_bus_bitrate(b->can), rtcosim_can_bus_name(b->can),
-                           b->names[(size_t)node * (MEMBERS + 1) + MEMBERS], &b->warned_unknown,
-                           &b->gateways[node].arbitration_lost_behavior, inject_frame, &c, err);
+    return lsbus_tx_frames(tx, size, b->can, b->names[(size_t)node * (MEMBERS + 1) + MEMBERS],
+                           &b->warned_unknown, &b->gateways[node].arbitration_lost_behavior,
+                           inject_frame, &c, err);
 }
 
 static rtcosim_status bus_advance(bus_component *b, rtcosim_time_ns t, rtcosim_error *err)
@@ -397,6 +431,8 @@ static void bus_destroy(void *self)
     rtcosim_lsbus_can_bridge_free(b->bridge);
     if (b->begun)
         rtcosim_events_end(b->sim, NULL);
+    for (uint32_t i = 0; b->gateways && i < b->node_count; i++)
+        free(b->gateways[i].stage);
     free(b->gateways);
     free(b->work);
     for (uint32_t i = 0; b->nodes && i < b->node_count; i++) {
@@ -534,6 +570,13 @@ rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosi
     for (uint32_t i = 0; st == RTCOSIM_OK && i < node_count; i++) {
         bus_gateway *g = &b->gateways[i];
         g->owner = b;
+        /* one CAN XL frame's data: no allocation while stepping unless one
+         * instant's Tx_Data carries more */
+        if (!(g->stage = malloc(RTCOSIM_CAN_XL_DATA_MAX))) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
+            break;
+        }
+        g->stage_cap = RTCOSIM_CAN_XL_DATA_MAX;
         st = rtcosim_events_add_lp(sim, node_names[i], &gateway_model, g, RTCOSIM_LP_NO_GROUP,
                                    &g->lp, err);
         /* frames reach the bus at the instant the node sends them; it may

@@ -35,12 +35,20 @@ struct rtcosim_lsbus_event_node {
     bool se;
     size_t rx_clock, tx_clock;
     size_t rx_pending;
-    uint8_t rx[64]; /* one CAN Transmit op: header 8 + 8 + data 8 */
+    /* one op: the largest is a CAN XL Transmit, 22 bytes + 2048 of data */
+    uint8_t rx[22 + RTCOSIM_CAN_XL_DATA_MAX];
     uint64_t sent, received, bus_errors;
     rtcosim_lp *sending; /* the LP's handle while send_ops runs */
     bool warned_unknown;
     uint8_t arbitration_lost_behavior; /* as the node configured it (0: buffer) */
 };
+
+/* A frame of another node, of any format. */
+static bool is_transmit(uint32_t code)
+{
+    return code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT || code == RTCOSIM_LSBUS_OP_CANFD_TRANSMIT ||
+           code == RTCOSIM_LSBUS_OP_CANXL_TRANSMIT;
+}
 
 static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcosim_error *err)
 {
@@ -48,14 +56,15 @@ static rtcosim_status fail(rtcosim_lsbus_event_node *n, rtcosim_status st, rtcos
     return st;
 }
 
-/* One CAN Transmit of the node onto the bus, tx_delay later. */
-static rtcosim_status send_frame(void *context, const rtcosim_can_frame *frame,
+/* One CAN, CAN FD or CAN XL Transmit of the node onto the bus, tx_delay
+ * later. */
+static rtcosim_status send_frame(void *context, const rtcosim_can_any_frame *frame,
                                  bool discard_on_lost, rtcosim_error *err)
 {
     rtcosim_lsbus_event_node *n = context;
     rtcosim_status st =
-        rtcosim_can_transmit_flags(n->sending, n->bus, n->node, frame, n->tx_delay,
-                                   discard_on_lost ? RTCOSIM_CAN_TX_DISCARD_ON_LOST : 0, err);
+        rtcosim_can_transmit_any(n->sending, n->bus, n->node, frame, n->tx_delay,
+                                 discard_on_lost ? RTCOSIM_CAN_TX_DISCARD_ON_LOST : 0, err);
     n->sent += st == RTCOSIM_OK;
     return st;
 }
@@ -68,8 +77,7 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
     if (st != RTCOSIM_OK)
         return fail(n, st, err);
     n->sending = lp;
-    st = lsbus_tx_frames(tx.data, tx.size, rtcosim_can_bus_bitrate(n->bus),
-                         rtcosim_can_bus_name(n->bus), n->name, &n->warned_unknown,
+    st = lsbus_tx_frames(tx.data, tx.size, n->bus, n->name, &n->warned_unknown,
                          &n->arbitration_lost_behavior, send_frame, n, err);
     return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
@@ -118,7 +126,7 @@ static rtcosim_status se_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, r
             (st = rtcosim_fmu_se_trigger(n->c, n->rx_clock, err)) != RTCOSIM_OK)
             return fail(n, st, err);
         n->rx_pending = used;
-        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->received += is_transmit(op->code);
         n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
     }
     uint64_t ticks = rtcosim_fmu_se_ticks(n->c, n->tx_clock);
@@ -163,7 +171,7 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
             (st = rtcosim_component_set(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_rx_clock, 1, &tick,
                                         err)) != RTCOSIM_OK)
             return fail(n, st, err);
-        n->received += op->code == RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
+        n->received += is_transmit(op->code);
         n->bus_errors += op->code == RTCOSIM_LSBUS_OP_CAN_BUS_ERROR;
     }
     rtcosim_event_update u;
@@ -327,8 +335,11 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_add_node(bus, n->name, n->lp, n->tx_delay, &n->node, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < cfg->tx_count; i++)
-        st = rtcosim_can_bus_add_tx(bus, n->node, cfg->tx_ids[i],
-                                    cfg->tx_extended && cfg->tx_extended[i], cfg->tx_dlcs[i], err);
+        st = rtcosim_can_bus_add_tx_format(
+            bus, n->node,
+            cfg->tx_formats ? (rtcosim_can_format)cfg->tx_formats[i] : RTCOSIM_CAN_FORMAT_CLASSIC,
+            cfg->tx_ids[i], cfg->tx_extended && cfg->tx_extended[i],
+            cfg->tx_lengths ? cfg->tx_lengths[i] : cfg->tx_dlcs[i], err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_add_rx_all(bus, n->node, err);
     if (st == RTCOSIM_OK)

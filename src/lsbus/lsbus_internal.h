@@ -7,7 +7,8 @@
 #include "rtcosim/can.h"
 #include "rtcosim/lsbus.h"
 
-/* Section 5.5.1.2: a frame of another node (CAN Transmit), node's own frame
+/* Section 5.5.1.2: a frame of another node (CAN, CAN FD or CAN XL Transmit,
+ * as the frame's format; the data point into the bus's arena), node's own frame
  * back at its end (Confirm), a frame of the node's discarded after losing
  * arbitration (Arbitration Lost, for nodes configured DISCARD_AND_NOTIFY;
  * the others' frames are buffered and retransmitted), or an injected error (Bus Error: the flag primary for the node that detected
@@ -15,21 +16,20 @@
  * the event. */
 bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus_op *op);
 
-/* A node's Tx_Data for src/can's bus: fn(context, frame) for each CAN
- * Transmit (a classic frame: at most 8 data bytes), in order; a
- * Configuration's CAN_BAUDRATE must be the bus's bitrate, its
+/* A node's Tx_Data for src/can's bus: fn(context, frame) for each CAN, CAN
+ * FD and CAN XL Transmit (classic frames at most 8 data bytes), in order; a
+ * Configuration's CAN_BAUDRATE, CANFD_BAUDRATE and CANXL_BAUDRATE must be the
+ * bus's rates (fixed: its lookahead depends on them), its
  * ARBITRATION_LOST_BEHAVIOR is kept in *behavior (the node's, 0 until it
  * configures one: buffer) and frames after it are sent discarding on a lost
- * arbitration when it is DISCARD_AND_NOTIFY; CAN FD and XL
- * Transmits are refused (that bus carries classic frames); other ops
- * (Status, Wakeup) are skipped, and so are op codes this layer does not
- * know, with one warning naming the node (*warned then true; section 5.2.1
- * asks receivers to skip them). Errors are one line naming the op (the
- * caller prefixes the node). */
-rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, const char *bus_name,
+ * arbitration when it is DISCARD_AND_NOTIFY; other ops (Status, Wakeup) are
+ * skipped, and so are op codes this layer does not know, with one warning
+ * naming the node (*warned then true; section 5.2.1 asks receivers to skip
+ * them). Errors are one line naming the op (the caller prefixes the node). */
+typedef rtcosim_status (*lsbus_frame_fn)(void *context, const rtcosim_can_any_frame *frame,
+                                         bool discard_on_lost, rtcosim_error *err);
+rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bus *bus,
                                const char *node_name, bool *warned, uint8_t *behavior,
-                               rtcosim_status (*fn)(void *context, const rtcosim_can_frame *frame,
-                                                    bool discard_on_lost, rtcosim_error *err),
-                               void *context, rtcosim_error *err);
+                               lsbus_frame_fn fn, void *context, rtcosim_error *err);
 
 #endif

@@ -373,6 +373,18 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
     } else if (rx && rx->sender == node) {
         op->code = RTCOSIM_LSBUS_OP_CAN_CONFIRM;
         op->u.id = rx->frame.id;
+    } else if (rx && rx->format == RTCOSIM_CAN_FORMAT_FD) {
+        op->code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT;
+        op->u.transmit = (rtcosim_lsbus_can_transmit){
+            .id = rx->frame.id, .ide = rx->frame.extended,
+            .brs = (rx->flags & RTCOSIM_CAN_FD_BRS) != 0,
+            .esi = (rx->flags & RTCOSIM_CAN_FD_ESI) != 0,
+            .data_length = rx->length, .data = rx->data};
+    } else if (rx && rx->format == RTCOSIM_CAN_FORMAT_XL) {
+        op->code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT;
+        op->u.transmit = (rtcosim_lsbus_can_transmit){
+            .id = rx->frame.id, .sec = (rx->flags & RTCOSIM_CAN_XL_SEC) != 0, .sdt = rx->sdt,
+            .vcid = rx->vcid, .af = rx->af, .data_length = rx->length, .data = rx->data};
     } else if (rx) {
         op->code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT;
         op->u.transmit = (rtcosim_lsbus_can_transmit){.id = rx->frame.id,
@@ -393,11 +405,65 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
     return true;
 }
 
-rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, const char *bus_name,
+/* A Configuration's baud rate against the bus's: one bus, one rate per
+ * phase, fixed at its creation (the lookahead to its nodes is its shortest
+ * frame); a node configuring another would see other frame times. */
+static rtcosim_status check_rate(uint8_t kind, uint32_t configured, const rtcosim_can_bus *bus,
+                                 rtcosim_error *err)
+{
+    static const char *const names[] = {"", "CAN_BAUDRATE", "CANFD_BAUDRATE", "CANXL_BAUDRATE"};
+    uint32_t rate = configured;
+    if (kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE)
+        rate = rtcosim_can_bus_bitrate(bus);
+    else if (kind == RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE)
+        rate = rtcosim_can_bus_fd_bitrate(bus);
+    else if (kind == RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE)
+        rate = rtcosim_can_bus_xl_bitrate(bus);
+    if (configured == rate)
+        return RTCOSIM_OK;
+    return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                             "configures %s %u bit/s, but bus '%s' runs %sat %u bit/s", names[kind],
+                             configured, rtcosim_can_bus_name(bus),
+                             kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE ? ""
+                             : kind == RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE
+                                 ? "its CAN FD data phase "
+                                 : "its CAN XL data phase ",
+                             rate);
+}
+
+/* A Transmit op as a frame for src/can's bus. */
+static rtcosim_status frame_of(const rtcosim_lsbus_op *op, rtcosim_can_any_frame *f,
+                               rtcosim_error *err)
+{
+    const rtcosim_lsbus_can_transmit *t = &op->u.transmit;
+    *f = (rtcosim_can_any_frame){.id = t->id, .extended = t->ide != 0,
+                                 .length = t->data_length, .data = t->data};
+    switch (op->code) {
+    case RTCOSIM_LSBUS_OP_CAN_TRANSMIT:
+        if (t->data_length > RTCOSIM_CAN_DATA_MAX)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "CAN Transmit of id 0x%x has %u data bytes (a classic "
+                                     "frame carries at most 8)",
+                                     t->id, t->data_length);
+        f->format = RTCOSIM_CAN_FORMAT_CLASSIC;
+        return RTCOSIM_OK;
+    case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
+        f->format = RTCOSIM_CAN_FORMAT_FD;
+        f->flags = (uint8_t)((t->brs ? RTCOSIM_CAN_FD_BRS : 0) | (t->esi ? RTCOSIM_CAN_FD_ESI : 0));
+        return RTCOSIM_OK;
+    default: /* CAN XL */
+        f->format = RTCOSIM_CAN_FORMAT_XL;
+        f->flags = t->sec ? RTCOSIM_CAN_XL_SEC : 0;
+        f->sdt = t->sdt;
+        f->vcid = t->vcid;
+        f->af = t->af;
+        return RTCOSIM_OK;
+    }
+}
+
+rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bus *bus,
                                const char *node_name, bool *warned, uint8_t *behavior,
-                               rtcosim_status (*fn)(void *context, const rtcosim_can_frame *frame,
-                                                    bool discard_on_lost, rtcosim_error *err),
-                               void *context, rtcosim_error *err)
+                               lsbus_frame_fn fn, void *context, rtcosim_error *err)
 {
     rtcosim_lsbus_reader r;
     rtcosim_lsbus_reader_init(&r, tx, size);
@@ -408,52 +474,37 @@ rtcosim_status lsbus_tx_frames(const void *tx, size_t size, uint32_t bitrate, co
         if (st != RTCOSIM_OK || !got)
             return st;
         switch (op.code) {
-        case RTCOSIM_LSBUS_OP_CAN_TRANSMIT: {
-            const rtcosim_lsbus_can_transmit *t = &op.u.transmit;
-            if (t->data_length > RTCOSIM_CAN_DATA_MAX)
-                return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                         "CAN Transmit of id 0x%x has %u data bytes (a classic "
-                                         "frame carries at most 8)",
-                                         t->id, t->data_length);
-            rtcosim_can_frame f = {.id = t->id, .extended = t->ide != 0,
-                                   .dlc = (uint8_t)t->data_length};
-            if (t->data_length)
-                memcpy(f.data, t->data, t->data_length);
-            if ((st = fn(context, &f, *behavior == RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY, err)) !=
-                RTCOSIM_OK)
+        case RTCOSIM_LSBUS_OP_CAN_TRANSMIT:
+        case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
+        case RTCOSIM_LSBUS_OP_CANXL_TRANSMIT: {
+            rtcosim_can_any_frame f;
+            if ((st = frame_of(&op, &f, err)) != RTCOSIM_OK ||
+                (st = fn(context, &f, *behavior == RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY, err)) !=
+                    RTCOSIM_OK)
                 return st;
             break;
         }
         case RTCOSIM_LSBUS_OP_CAN_CONFIGURATION:
-            /* The bus's rate is the system's: a node configuring another one
-             * would see other frame times than it expects. */
-            if (op.u.configuration.kind == RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE &&
-                op.u.configuration.baudrate != bitrate)
-                return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                         "configures CAN_BAUDRATE %u bit/s, but bus '%s' runs at "
-                                         "%u bit/s",
-                                         op.u.configuration.baudrate, bus_name, bitrate);
-            if (op.u.configuration.kind == RTCOSIM_LSBUS_CAN_CONFIG_ARBITRATION_LOST_BEHAVIOR) {
-                uint8_t v = op.u.configuration.arbitration_lost_behavior;
-                if (v != RTCOSIM_LSBUS_CAN_BUFFER_AND_RETRANSMIT &&
-                    v != RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY)
-                    return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                             "Configuration ARBITRATION_LOST_BEHAVIOR: value "
-                                             "0x%02X is neither BUFFER_AND_RETRANSMIT (1) nor "
-                                             "DISCARD_AND_NOTIFY (2)",
-                                             v);
-                *behavior = v;
+            if (op.u.configuration.kind != RTCOSIM_LSBUS_CAN_CONFIG_ARBITRATION_LOST_BEHAVIOR) {
+                if ((st = check_rate(op.u.configuration.kind, op.u.configuration.baudrate, bus,
+                                     err)) != RTCOSIM_OK)
+                    return st;
+                break;
             }
+            uint8_t v = op.u.configuration.arbitration_lost_behavior;
+            if (v != RTCOSIM_LSBUS_CAN_BUFFER_AND_RETRANSMIT &&
+                v != RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "Configuration ARBITRATION_LOST_BEHAVIOR: value "
+                                         "0x%02X is neither BUFFER_AND_RETRANSMIT (1) nor "
+                                         "DISCARD_AND_NOTIFY (2)",
+                                         v);
+            *behavior = v;
             break;
-        case RTCOSIM_LSBUS_OP_CANFD_TRANSMIT:
-        case RTCOSIM_LSBUS_OP_CANXL_TRANSMIT:
-            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                     "%s: the event kernel's CAN bus carries classic frames only",
-                                     rtcosim_lsbus_op_name(op.code));
         default:
             if (!op.known && !*warned) {
                 *warned = true;
-                rtcosim_log(RTCOSIM_LOG_WARNING, bus_name,
+                rtcosim_log(RTCOSIM_LOG_WARNING, rtcosim_can_bus_name(bus),
                             "%s sent op code 0x%04" PRIX32 " (%" PRIu32 " bytes), not a CAN "
                             "operation of LS-BUS 1.0: skipped (further ones too, silently)",
                             node_name, op.code, op.length);

@@ -49,6 +49,15 @@ static int spawn(const char *command, const char *first, va_list ap)
     return rc;
 }
 
+int events_cli(const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    int rc = spawn("events", first, ap);
+    va_end(ap);
+    return rc;
+}
+
 int run_cli(const char *first, ...)
 {
     va_list ap;

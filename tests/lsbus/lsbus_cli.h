@@ -14,6 +14,7 @@
  * code (stderr shown when it is not 0). */
 int run_cli(const char *first, ...);
 int can_cli(const char *first, ...);
+int events_cli(const char *first, ...);
 /* A scratch file's text (free it). */
 char *read_text(const char *name);
 /* Fails showing the text when needle is not in it. */

@@ -2,8 +2,9 @@
  * src/can's bus LP on the event kernel (tested against a bit-level reference
  * of ISO 11898-1 in tests/can). Seeded random traffic (standard and extended
  * identifiers, 0-8 data bytes, requests at shared and distinct instants,
- * during frames and on an idle bus) must give the same frames, senders, and
- * end times, frame by frame. */
+ * during frames and on an idle bus; then with CAN FD frames, with and
+ * without BRS, and CAN XL frames of up to 64 bytes among them) must give
+ * the same frames, senders, and end times, frame by frame. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,11 +25,12 @@
 typedef struct request {
     rtcosim_time_ns at;
     unsigned node;
-    rtcosim_can_frame frame;
+    rtcosim_can_any_frame frame; /* data: bytes */
+    uint8_t bytes[64];
 } request;
 
 typedef struct scenario {
-    rtcosim_can_frame ids[NODES][IDS_PER_NODE]; /* each node's identifiers and DLCs */
+    rtcosim_can_any_frame ids[NODES][IDS_PER_NODE]; /* each node's identifiers and lengths */
     request req[NODES * REQUESTS];
     size_t count;
 } scenario;
@@ -45,19 +47,38 @@ static uint32_t next_random(void)
     return (uint32_t)(rng >> 33);
 }
 
-static void make_scenario(scenario *s, uint64_t seed)
+/* With fd_xl, a third of the identifiers are CAN FD frames (a random CAN
+ * FD length, BRS or not) and a sixth CAN XL frames (1-64 bytes, random
+ * SDT, VCID, AF, SEC). */
+static void make_scenario(scenario *s, uint64_t seed, bool fd_xl)
 {
+    static const uint16_t fd_lengths[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64};
     rng = seed;
     memset(s, 0, sizeof *s);
     for (unsigned n = 0; n < NODES; n++)
         for (unsigned k = 0; k < IDS_PER_NODE; k++) {
-            rtcosim_can_frame *f = &s->ids[n][k];
-            f->extended = next_random() % 3 == 0;
+            rtcosim_can_any_frame *f = &s->ids[n][k];
+            unsigned kind = fd_xl ? next_random() % 6 : 0;
+            f->format = kind >= 4 ? RTCOSIM_CAN_FORMAT_FD
+                        : kind == 3 ? RTCOSIM_CAN_FORMAT_XL
+                                    : RTCOSIM_CAN_FORMAT_CLASSIC;
+            f->extended = f->format != RTCOSIM_CAN_FORMAT_XL && next_random() % 3 == 0;
             /* distinct identifiers: the node and slot in the low bits */
             uint32_t slot = n * IDS_PER_NODE + k;
             f->id = f->extended ? ((next_random() & 0xFFFFFu) << 5 | slot) & RTCOSIM_CAN_EXT_ID_MAX
                                 : ((next_random() & 0x3Fu) << 5 | slot);
-            f->dlc = (uint8_t)(next_random() % 9);
+            if (f->format == RTCOSIM_CAN_FORMAT_FD) {
+                f->length = fd_lengths[next_random() % 16];
+                f->flags = next_random() % 2 ? RTCOSIM_CAN_FD_BRS : 0;
+            } else if (f->format == RTCOSIM_CAN_FORMAT_XL) {
+                f->length = (uint16_t)(1 + next_random() % 64);
+                f->flags = next_random() % 2 ? RTCOSIM_CAN_XL_SEC : 0;
+                f->sdt = (uint8_t)next_random();
+                f->vcid = (uint8_t)next_random();
+                f->af = next_random();
+            } else {
+                f->length = (uint16_t)(next_random() % 9);
+            }
         }
     for (unsigned n = 0; n < NODES; n++)
         for (unsigned r = 0; r < REQUESTS; r++) {
@@ -66,8 +87,8 @@ static void make_scenario(scenario *s, uint64_t seed)
             /* a 50 us grid over 20 ms: many shared instants, a loaded bus */
             q->at = (rtcosim_time_ns)(next_random() % 400) * 50000;
             q->frame = s->ids[n][next_random() % IDS_PER_NODE];
-            for (unsigned b = 0; b < q->frame.dlc; b++)
-                q->frame.data[b] = (uint8_t)next_random();
+            for (unsigned b = 0; b < q->frame.length; b++)
+                q->bytes[b] = (uint8_t)next_random();
         }
 }
 
@@ -103,7 +124,9 @@ static rtcosim_status lp_event(rtcosim_lp *lp, void *state, const rtcosim_event 
         return RTCOSIM_OK;
     uint32_t i;
     memcpy(&i, ev->payload, sizeof i);
-    return rtcosim_can_transmit(lp, n->bus, n->node, &n->s->req[i].frame, LOOKAHEAD, err);
+    rtcosim_can_any_frame f = n->s->req[i].frame;
+    f.data = n->s->req[i].bytes;
+    return rtcosim_can_transmit_any(lp, n->bus, n->node, &f, LOOKAHEAD, 0, err);
 }
 
 static const rtcosim_lp_model lp_model = {.kind = "node", .init = lp_init, .event = lp_event};
@@ -128,8 +151,10 @@ static size_t run_bus_lp(const scenario *s, sent *out, size_t max)
         assert_int_equal(rtcosim_can_bus_add_node(bus, name, lp, LOOKAHEAD, &nodes[i].node, &err),
                          RTCOSIM_OK);
         for (unsigned k = 0; k < IDS_PER_NODE; k++)
-            assert_int_equal(rtcosim_can_bus_add_tx(bus, nodes[i].node, s->ids[i][k].id,
-                                                    s->ids[i][k].extended, s->ids[i][k].dlc, &err),
+            assert_int_equal(rtcosim_can_bus_add_tx_format(bus, nodes[i].node,
+                                                           s->ids[i][k].format, s->ids[i][k].id,
+                                                           s->ids[i][k].extended,
+                                                           s->ids[i][k].length, &err),
                              RTCOSIM_OK);
     }
     assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
@@ -160,7 +185,7 @@ static size_t run_bridge(const scenario *s, sent *out, size_t max)
     rtcosim_error err;
     rtcosim_lsbus_can_bridge_config cfg = {.node_count = NODES, .bitrate = 500000,
                                            .bus_notifications = true, .tx_queue_capacity = 1000,
-                                           .rx_buffer_size = 1 << 16};
+                                           .xl_queue_capacity = 1000, .rx_buffer_size = 1 << 16};
     rtcosim_lsbus_can_bridge *b = NULL;
     assert_int_equal(rtcosim_lsbus_can_bridge_create(&cfg, &b, &err), RTCOSIM_OK);
     request sorted[NODES * REQUESTS];
@@ -175,15 +200,19 @@ static size_t run_bridge(const scenario *s, sent *out, size_t max)
             break;
         /* each node's Tx_Data at t: all its requests of t, in one buffer */
         for (unsigned node = 0; node < NODES; node++) {
-            uint8_t tx[512];
+            uint8_t tx[4096];
             size_t used = 0;
             for (size_t i = next; i < s->count && sorted[i].at == t; i++) {
                 if (sorted[i].node != node)
                     continue;
-                rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
+                const rtcosim_can_any_frame *f = &sorted[i].frame;
+                rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT + f->format};
                 op.u.transmit = (rtcosim_lsbus_can_transmit){
-                    .id = sorted[i].frame.id, .ide = sorted[i].frame.extended,
-                    .data_length = sorted[i].frame.dlc, .data = sorted[i].frame.data};
+                    .id = f->id, .ide = f->extended, .data_length = f->length,
+                    .data = sorted[i].bytes,
+                    .brs = f->format == RTCOSIM_CAN_FORMAT_FD && (f->flags & RTCOSIM_CAN_FD_BRS),
+                    .sec = f->format == RTCOSIM_CAN_FORMAT_XL && (f->flags & RTCOSIM_CAN_XL_SEC),
+                    .sdt = f->sdt, .vcid = f->vcid, .af = f->af};
                 assert_int_equal(rtcosim_lsbus_write(tx, sizeof tx, &used, &op, &err), RTCOSIM_OK);
             }
             if (used && rtcosim_lsbus_can_bridge_push(b, node, t, tx, used, &err) != RTCOSIM_OK)
@@ -212,13 +241,12 @@ static size_t run_bridge(const scenario *s, sent *out, size_t max)
     return n;
 }
 
-static void random_traffic_gives_the_bus_lps_frames_and_end_times(void **state)
+static void compare(bool fd_xl)
 {
-    (void)state;
     static scenario s;
     static sent a[NODES * REQUESTS], b[NODES * REQUESTS];
     for (uint64_t seed = 1; seed <= 25; seed++) {
-        make_scenario(&s, seed);
+        make_scenario(&s, seed, fd_xl);
         size_t na = run_bus_lp(&s, a, NODES * REQUESTS);
         size_t nb = run_bridge(&s, b, NODES * REQUESTS);
         if (na != s.count || nb != s.count)
@@ -232,10 +260,23 @@ static void random_traffic_gives_the_bus_lps_frames_and_end_times(void **state)
     }
 }
 
+static void random_traffic_gives_the_bus_lps_frames_and_end_times(void **state)
+{
+    (void)state;
+    compare(false);
+}
+
+static void random_fd_and_xl_traffic_gives_the_bus_lps_frames_and_end_times(void **state)
+{
+    (void)state;
+    compare(true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_traffic_gives_the_bus_lps_frames_and_end_times),
+        cmocka_unit_test(random_fd_and_xl_traffic_gives_the_bus_lps_frames_and_end_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

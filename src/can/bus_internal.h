@@ -1,0 +1,117 @@
+/* Shared by the bus LP's files (bus.c: the LP's handlers and transmission;
+ * bus_nodes.c: nodes, databases and the lookahead; bus_arena.c: the bodies
+ * of CAN FD and XL frames, which do not fit an event's 64 inline bytes). */
+#ifndef RTCOSIM_CAN_BUS_INTERNAL_H
+#define RTCOSIM_CAN_BUS_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "rtcosim/can.h"
+
+/* The frame-body arena: append-only for a run, in 1 MiB chunks that never
+ * move, reserved by an atomic bump pointer (senders on any thread write
+ * their frame's bytes, then send the event that carries the offset, which
+ * orders the write before every read). Bytes are never overwritten while
+ * the run lasts, so an event that still refers to them (a rolled-back
+ * sender's, one the bus re-sends after its own rollback) always finds them;
+ * rtcosim_can_bus_reset starts over. */
+#define CAN_ARENA_CHUNK_SHIFT 20
+#define CAN_ARENA_CHUNKS 4096 /* 4 GiB of frame bodies per run */
+typedef struct can_arena {
+    _Atomic uint64_t next;
+    _Atomic(uint8_t *) chunks[CAN_ARENA_CHUNKS];
+} can_arena;
+
+/* Copy n bytes in, *offset where they are. Errors: out of memory, the
+ * arena's bound (named by bus_name). */
+rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t *offset,
+                             const char *bus_name, rtcosim_error *err);
+/* The bytes at offset (a valid pointer also for 0 bytes). */
+const uint8_t *can_arena_at(can_arena *a, uint64_t offset, size_t n);
+void can_arena_reset(can_arena *a);
+void can_arena_free(can_arena *a);
+
+/* A frame of any format as the bus's events and queues carry it: classic
+ * frames whole, CAN FD and XL frames with their bytes in the arena. 40
+ * bytes; zeroed before it is filled (lazy cancellation compares payloads
+ * byte for byte, padding included). */
+typedef struct can_ref {
+    rtcosim_can_frame frame; /* classic: the frame; FD / XL: id and extended (dlc 0) */
+    uint8_t format, flags, sdt, vcid;
+    uint16_t length, reserved_;
+    uint32_t af;
+    uint64_t body; /* FD / XL: the bytes' offset in the arena */
+} can_ref;
+
+typedef struct can_pending {
+    uint64_t arbitration; /* lower wins */
+    rtcosim_time_ns requested;
+    rtcosim_time_ns duration; /* on the wire, stuff bits included (computed once) */
+    can_ref ref;
+    bool discard_on_lost;
+} can_pending;
+
+typedef struct can_tx_entry {
+    uint32_t key;    /* id | extended << 31 */
+    uint16_t length; /* data bytes (classic: the DLC) */
+    uint8_t format;  /* rtcosim_can_format */
+} can_tx_entry;
+
+typedef struct can_node {
+    char *name;
+    rtcosim_lp_id lp;
+    rtcosim_time_ns tx_lookahead;
+    can_tx_entry *tx; /* sorted by key at connect */
+    size_t tx_count, tx_capacity;
+    uint32_t *rx_keys;
+    size_t rx_count, rx_capacity;
+    bool rx_all; /* receives every frame of the other nodes, CAN FD and XL ones too */
+    bool tx_any; /* may send any identifier and format (no TX database) */
+    bool confirm; /* gets its own frames back at their end (LS-BUS Confirm) */
+    bool notify_errors; /* gets RTCOSIM_CAN_EVENT_BUS_ERROR (LS-BUS Bus Error) */
+    bool fd_xl; /* carries CAN FD and XL frames (rx_all, or sends them); set at connect */
+    can_pending *queue; /* sorted by arbitration, capacity from the config */
+    uint32_t queued;
+} can_node;
+
+struct rtcosim_can_bus {
+    rtcosim_events *sim;
+    rtcosim_lp_id lp;
+    char *name;
+    rtcosim_can_bus_config config;
+    rtcosim_time_ns bit_ns, fd_bit_ns, xl_bit_ns, min_frame;
+    can_node *nodes;
+    size_t node_count, node_capacity;
+    bool connected, busy, arbitration_pending;
+    /* The frame on the wire when error injection corrupts it: back into its
+     * sender's queue at its end (-1: none). Part of the snapshot. */
+    int64_t retransmit_node;
+    can_pending retransmit;
+    rtcosim_time_ns start_time;
+    rtcosim_can_bus_stats stats;
+    _Atomic uint64_t frames_live; /* stats.frames for other threads (a live view) */
+    rtcosim_can_log_entry *log;
+    size_t log_count, log_capacity;
+    can_arena arena;
+};
+
+static inline uint32_t can_id_key(uint32_t id, bool extended)
+{
+    return id | (extended ? UINT32_C(0x80000000) : 0);
+}
+
+/* A frame's identifier and length for its format (rtcosim_can_any_frame);
+ * errors name the frame. */
+rtcosim_status can_frame_check_any(const rtcosim_can_any_frame *f, rtcosim_error *err);
+/* The TX database entry of key, or NULL. */
+const can_tx_entry *can_node_tx_entry(const can_node *n, uint32_t key);
+/* Whether a sorted key list holds key. */
+bool can_keys_hold(const uint32_t *keys, size_t n, uint32_t key);
+/* The shortest a frame of this format, identifier (CAN_ANY_ID: any) and
+ * length can last on this bus (unstuffed, BRS where it shortens it): the
+ * lookahead's ingredients. */
+#define CAN_ANY_ID UINT32_MAX
+rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t format, uint32_t id,
+                                       bool extended, uint16_t length);
+
+#endif
