@@ -184,6 +184,7 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
      * the run can carry (log_capacity), as the bridge's. */
     vc->log_frames = b->log_path != NULL || b->report_dir != NULL;
     vc->log_capacity = b->real_time ? b->log_capacity : 0;
+    vc->frame_bytes_reserve = b->real_time ? b->frame_bytes_reserve : 0;
     vc->error_every = b->error_every;
     vc->error_code = b->error_code;
     vc->bus_name = name;

@@ -23,6 +23,7 @@ typedef struct cli_can_buses {
      * thread), their logs of at most log_capacity frames allocated once. */
     bool real_time;
     size_t log_capacity;
+    size_t frame_bytes_reserve; /* the kernel bus's CAN FD/XL bytes allocated at create */
     const char *report_dir; /* --rt-report: each bus's frames as can_NAME.log there */
     int failed; /* the exit code of a failed attach in the real-time hook */
 } cli_can_buses;

@@ -223,6 +223,14 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         double frames = bits / 47.0 + 16.0;
         can->real_time = true;
         can->log_capacity = frames < (double)(1u << 20) ? (size_t)frames : (size_t)1 << 20;
+        /* and the kernel bus's CAN FD/XL frame bytes: what the faster data
+         * phase carries in the run, at most 8 MiB (6.7 s of CAN XL at 10
+         * Mbit/s without a gap; later ones a MiB at a time) */
+        double data_rate = (double)(can->xl_bitrate > can->fd_bitrate ? can->xl_bitrate
+                                                                        : can->fd_bitrate);
+        double bytes = (data_rate > 0 ? data_rate : 10e6) / 8.0 *
+                       rtcosim_time_to_seconds(stop - start);
+        can->frame_bytes_reserve = bytes < 8.0 * 1048576 ? (size_t)bytes + 1 : (size_t)8 << 20;
         can->report_dir = so.rt.report_dir;
         so.attach = cli_can_bus_attach_real_time;
         so.attach_context = can;

@@ -41,6 +41,7 @@ typedef struct rtcosim_ecu_vehicle_config {
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
     size_t log_capacity; /* 0: the log grows; else fixed (rtcosim_can_bus_config) */
+    size_t frame_bytes_reserve; /* CAN FD/XL bytes allocated at create (rtcosim_can_bus_config) */
     /* Error injection on the bus (rtcosim_can_bus_config): every
      * error_every-th frame corrupted with error_code; 0: none. */
     uint32_t error_every;

@@ -117,6 +117,11 @@ typedef struct rtcosim_can_bus_config {
      * shortest frame) depends on them. */
     uint32_t fd_bitrate;
     uint32_t xl_bitrate;
+    /* CAN FD and XL frame bytes (the out-of-line store their events refer
+     * to) allocated at create, rounded up to MiB: none are allocated on the
+     * run's thread until they are used up (a bus stepped on a real-time
+     * thread; at most 64 MiB). 0: a MiB at a time as the frames come. */
+    size_t frame_bytes_reserve;
 } rtcosim_can_bus_config;
 
 /* Kinds of CAN error (ISO 11898-1 section 10.11), numbered as FMI-LS-BUS

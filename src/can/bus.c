@@ -509,6 +509,11 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
         return RTCOSIM_ENOMEM;
     }
     bus->log_capacity = c.log_capacity;
+    if (c.frame_bytes_reserve &&
+        can_arena_reserve(&bus->arena, c.frame_bytes_reserve, bus->name, err) != RTCOSIM_OK) {
+        rtcosim_can_bus_free(bus);
+        return RTCOSIM_ENOMEM;
+    }
     st = rtcosim_events_add_lp(sim, bus->name, &bus_model, bus, RTCOSIM_LP_NO_GROUP, &bus->lp, err);
     if (st != RTCOSIM_OK) {
         rtcosim_can_bus_free(bus);

@@ -57,6 +57,25 @@ const uint8_t *can_arena_at(can_arena *a, uint64_t offset, size_t n)
     return base + (offset & (CHUNK_BYTES - 1));
 }
 
+rtcosim_status can_arena_reserve(can_arena *a, size_t bytes, const char *bus_name,
+                                 rtcosim_error *err)
+{
+    const size_t most = (size_t)64 << CAN_ARENA_CHUNK_SHIFT;
+    if (bytes > most)
+        bytes = most;
+    size_t chunks = (bytes + CHUNK_BYTES - 1) / CHUNK_BYTES;
+    for (size_t i = 0; i < chunks; i++) {
+        if (atomic_load_explicit(&a->chunks[i], memory_order_relaxed))
+            continue;
+        uint8_t *fresh = malloc(CHUNK_BYTES);
+        if (!fresh)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for %zu "
+                                     "MiB of CAN FD and XL frame bytes", bus_name, chunks);
+        atomic_store_explicit(&a->chunks[i], fresh, memory_order_release);
+    }
+    return RTCOSIM_OK;
+}
+
 void can_arena_reset(can_arena *a)
 {
     atomic_store_explicit(&a->next, 0, memory_order_relaxed);

@@ -29,6 +29,9 @@ rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t 
 /* The bytes at offset (a valid pointer also for 0 bytes). */
 const uint8_t *can_arena_at(can_arena *a, uint64_t offset, size_t n);
 void can_arena_reset(can_arena *a);
+/* Allocate the chunks that hold the first `bytes` (at most 64 MiB) now. */
+rtcosim_status can_arena_reserve(can_arena *a, size_t bytes, const char *bus_name,
+                                 rtcosim_error *err);
 void can_arena_free(can_arena *a);
 
 /* A frame of any format as the bus's events and queues carry it: classic

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/can.h"
+#include "can/bus_internal.h"
 
 #define US RTCOSIM_NS_PER_US
 
@@ -433,6 +434,37 @@ static void rolled_back_senders_never_change_a_sent_frames_bytes(void **state)
         }
 }
 
+/* A reservation allocates the chunks that hold that many bytes at once (a
+ * bus on a real-time thread then allocates nothing for its first frame
+ * bytes), rounded up to whole MiB and at most 64 MiB; the chunks it holds
+ * are the ones frames then use. */
+static void frame_bytes_are_reserved_up_front(void **state)
+{
+    (void)state;
+    static can_arena a; /* 32 KiB of chunk pointers: not on the stack */
+    memset(&a, 0, sizeof a);
+    rtcosim_error err;
+    assert_int_equal(can_arena_reserve(&a, 2 * 1048576 + 1, "can0", &err), RTCOSIM_OK);
+    for (int i = 0; i < 3; i++)
+        assert_non_null(atomic_load(&a.chunks[i]));
+    assert_null(atomic_load(&a.chunks[3]));
+    uint8_t *first = atomic_load(&a.chunks[0]);
+    uint8_t body[64];
+    for (int i = 0; i < 64; i++)
+        body[i] = (uint8_t)i;
+    uint64_t at;
+    assert_int_equal(can_arena_put(&a, body, sizeof body, &at, "can0", &err), RTCOSIM_OK);
+    assert_int_equal(at, 0);
+    assert_ptr_equal(can_arena_at(&a, at, sizeof body), first);
+    assert_memory_equal(first, body, sizeof body);
+    can_arena_free(&a);
+    memset(&a, 0, sizeof a);
+    assert_int_equal(can_arena_reserve(&a, (size_t)1 << 30, "can0", &err), RTCOSIM_OK);
+    assert_non_null(atomic_load(&a.chunks[63]));
+    assert_null(atomic_load(&a.chunks[64]));
+    can_arena_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +476,7 @@ int main(void)
         cmocka_unit_test(rolled_back_senders_never_change_a_sent_frames_bytes),
         cmocka_unit_test(the_lookahead_is_the_shortest_frame_of_any_format),
         cmocka_unit_test(frames_a_format_cannot_carry_are_refused),
+        cmocka_unit_test(frame_bytes_are_reserved_up_front),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
