@@ -181,7 +181,8 @@ typedef struct run_result {
     double wakeup_p99_us, wakeup_lead_us; /* the set's own wake-ups measured at start */
     floor_tally floor;     /* misses against cyclictest beside the run */
     bool attributed;
-    bench_cyclictest beside; /* its histogram */
+    unsigned floor_cpus;   /* CPUs whose stalls count (1, or the workers' too) */
+    bench_cyclictest beside; /* its histogram (the task's CPU) */
 } run_result;
 
 /* cyclictest beside each strategy's run (0: none) and its trigger */
@@ -276,6 +277,10 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     rtcosim_clock *clock = NULL;
     floor_run beside;
     bool with_beside = false;
+    /* with the task pinned, work on other CPUs (the parallel strategy's
+     * workers, the component path's abandonable ones) has their floor too */
+    floor_run others[4];
+    int other_count = 0;
     if (rtcosim_clock_create_monotonic(20 * RTCOSIM_NS_PER_US, &clock, &err)) {
         fprintf(stderr, "rtcosim: %s\n", err.message);
         return 1;
@@ -325,6 +330,16 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         with_beside = started == 0;
         if (started < 0)
             printf("platform floor: %s\n", why);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        bool workers = strategy == RTCOSIM_ANYTIME_PARALLEL || through_component;
+        for (int c = 0; with_beside && workers && bench_anytime_pin_cpu >= 0 && c < cpus &&
+                        other_count < 4;
+             c++)
+            if (c != bench_anytime_pin_cpu &&
+                floor_start(&others[other_count], c, floor_priority, (double)period_ns * 1e-9,
+                            (double)sc->periods * (double)period_ns * 1e-9, 20, why,
+                            sizeof why) == 0)
+                other_count++;
     }
     if (through_component) {
         rtcosim_status st = bench_anytime_component_loop(set, clock, sc->u, sc->load_ns,
@@ -352,7 +367,22 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         char why[512];
         if (floor_stop(&beside, &out->beside, &sp, why, sizeof why) == 0) {
             out->attributed = true;
-            attribute_misses(set, sc->periods, &sp, &out->floor);
+            for (int k = 0; k < other_count; k++) {
+                bench_cyclictest hist;
+                floor_spikes more;
+                if (floor_stop(&others[k], &hist, &more, why, sizeof why) == 0) {
+                    if (floor_spikes_merge(&sp, &more) != 0)
+                        out->attributed = false;
+                    floor_spikes_free(&more);
+                } else {
+                    printf("platform floor: %s\n", why);
+                    out->attributed = false;
+                }
+            }
+            out->floor_cpus = 1 + (unsigned)other_count;
+            other_count = 0;
+            if (out->attributed)
+                attribute_misses(set, sc->periods, &sp, &out->floor);
             floor_spikes_free(&sp);
         } else
             printf("platform floor: %s\n", why);
@@ -413,6 +443,13 @@ fail:
         floor_spikes sp;
         char why[512];
         if (floor_stop(&beside, &out->beside, &sp, why, sizeof why) == 0)
+            floor_spikes_free(&sp);
+    }
+    for (int k = 0; k < other_count; k++) { /* the run failed: stop them all the same */
+        bench_cyclictest hist;
+        floor_spikes sp;
+        char why[512];
+        if (floor_stop(&others[k], &hist, &sp, why, sizeof why) == 0)
             floor_spikes_free(&sp);
     }
     if (rc)
@@ -731,8 +768,9 @@ static int bench_anytime_run(int argc, char **argv)
                 printf("%s %" PRIu64 " floor + %" PRIu64 " own%s", floor_cause_name((floor_cause)c),
                        t->floor[c], t->own[c], c + 1 < FLOOR_CAUSES ? ", " : "");
             printf("; beyond the floor %" PRIu64 " (cyclictest beside it: p99 %.0f us, max %.0f us, "
-                   "%" PRIu64 " wake-ups a period late)\n",
-                   t->beyond_floor, r->beside.p99_us, r->beside.max_us, r->beside.late);
+                   "%" PRIu64 " wake-ups a period late%s)\n",
+                   t->beyond_floor, r->beside.p99_us, r->beside.max_us, r->beside.late,
+                   r->floor_cpus > 1 ? "; the workers' CPUs' stalls counted too" : "");
         }
         printf("  %s: own wake-ups measured at start: p99 %.1f us, the waits' lead %.1f us\n",
                rtcosim_anytime_strategy_name((rtcosim_anytime_strategy)s), r->wakeup_p99_us,

@@ -85,6 +85,20 @@ int floor_parse_spikes(const char *text, size_t len, floor_spikes *out)
     return 0;
 }
 
+int floor_spikes_merge(floor_spikes *into, const floor_spikes *from)
+{
+    if (!from->count)
+        return 0;
+    floor_spike *s = realloc(into->spike, (into->count + from->count) * sizeof *s);
+    if (!s)
+        return -1;
+    memcpy(s + into->count, from->spike, from->count * sizeof *s);
+    into->spike = s;
+    into->count += from->count;
+    qsort(into->spike, into->count, sizeof *into->spike, compare_spikes);
+    return 0;
+}
+
 void floor_spikes_free(floor_spikes *s)
 {
     free(s->spike);

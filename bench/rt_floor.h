@@ -30,6 +30,9 @@ typedef struct floor_spikes {
  * other line is skipped) into a sorted list. Returns 0, -1 out of memory. */
 int floor_parse_spikes(const char *text, size_t len, floor_spikes *out);
 void floor_spikes_free(floor_spikes *s);
+/* Add from's spikes to into (kept sorted): the machine time of several CPUs,
+ * for work that runs on all of them. Returns 0, -1 out of memory. */
+int floor_spikes_merge(floor_spikes *into, const floor_spikes *from);
 
 /* Length of the union of the spikes' unavailable intervals [expected,
  * expected + late] inside [a, b]. */

@@ -124,6 +124,30 @@ static void anytime_misses_are_the_floor_only_when_stalls_cover_the_lateness(voi
     assert_int_equal(t.beyond_floor, 2);
 }
 
+/* Work on two CPUs (the parallel strategy's workers): a stall seen only by
+ * the cyclictest on the workers' CPU explains a miss once the two lists are
+ * merged; the merged list stays sorted, the union counted once where the
+ * two CPUs stalled at the same time. */
+static void stalls_of_two_cpus_merge_into_one_floor(void **state)
+{
+    (void)state;
+    floor_spike task_cpu[] = {{300 * US, 50 * US}, {7 * MS, 100 * US}};
+    floor_spike worker_cpu[] = {{2 * MS + 500 * US, 600 * US}, {7 * MS + 50 * US, 100 * US}};
+    floor_spikes s = {malloc(sizeof task_cpu), 2}, w = {worker_cpu, 2};
+    memcpy(s.spike, task_cpu, sizeof task_cpu);
+    /* due at 3 ms, delivered at 3.5 ms: 500 us late, its window [2, 3.5] ms */
+    floor_event miss = {2 * MS, 3 * MS + 500 * US, 3 * MS, FLOOR_CAUSE_EXECUTION};
+    assert_false(floor_explains(&s, &miss));
+    assert_int_equal(floor_spikes_merge(&s, &w), 0);
+    assert_int_equal(s.count, 4);
+    assert_int_equal(s.spike[1].expected_ns, 2 * MS + 500 * US);
+    assert_int_equal(s.spike[3].expected_ns, 7 * MS + 50 * US);
+    assert_true(floor_explains(&s, &miss)); /* 600 us of the workers' stall >= 500 us */
+    /* [7, 7.1] and [7.05, 7.15] ms: 150 us, not 200 */
+    assert_int_equal(floor_machine_ns(&s, 6 * MS, 8 * MS), 150 * US);
+    floor_spikes_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +155,7 @@ int main(void)
         cmocka_unit_test(machine_time_is_the_union_inside_the_window),
         cmocka_unit_test(overruns_of_a_frame_timeline_get_hand_computed_classes),
         cmocka_unit_test(anytime_misses_are_the_floor_only_when_stalls_cover_the_lateness),
+        cmocka_unit_test(stalls_of_two_cpus_merge_into_one_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
