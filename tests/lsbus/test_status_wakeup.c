@@ -411,7 +411,8 @@ static void run_fmus(const char *const *a_names, const char *const *a_texts, siz
         snprintf(o->message, sizeof o->message, "%s", err.message);
     o->log_count = rtcosim_can_bus_log_count(bus);
     assert_true(o->log_count <= 16);
-    memcpy(o->log, rtcosim_can_bus_log(bus), o->log_count * sizeof *o->log);
+    if (o->log_count) /* the log is NULL before the first frame */
+        memcpy(o->log, rtcosim_can_bus_log(bus), o->log_count * sizeof *o->log);
     rtcosim_can_bus_stats_get(bus, stop, &o->stats);
     if (o->st == RTCOSIM_OK) {
         const uint32_t wakeups_vr = 30, time_vr = 31, confirms_vr = 8;
