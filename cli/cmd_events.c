@@ -500,6 +500,9 @@ static int run_events(int argc, char **argv)
         printf("can errors  %" PRIu64 " frames corrupted (1 in %" PRIu32 " started, code %u), "
                "each retransmitted\n", bs.bus_errors, vc.error_every,
                vc.error_code ? vc.error_code : RTCOSIM_CAN_ERROR_CRC);
+    if (bs.bus_off_dropped)
+        printf("can bus-off %" PRIu64 " frames dropped (sent while their node reported bus-off)\n",
+               bs.bus_off_dropped);
     if (can_log)
         printf("can log     %s (%s)\n", can_log,
                rtcosim_can_log_format_of(can_log) == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"

@@ -196,7 +196,8 @@ typedef struct rtcosim_can_log_entry {
 typedef struct rtcosim_can_bus_stats {
     uint64_t frames;            /* transmitted (received by the nodes) */
     uint64_t bus_errors;        /* frames corrupted by error injection (retransmitted) */
-    uint64_t dropped;           /* refused because a transmit queue was full */
+    uint64_t dropped;           /* refused: a transmit queue was full, or the node bus-off */
+    uint64_t bus_off_dropped;   /* of those, sent while the node reported bus-off (not overload) */
     uint64_t arbitration_lost;  /* discarded after losing (RTCOSIM_CAN_TX_DISCARD_ON_LOST) */
     uint64_t queued_at_end;     /* still waiting when the run ended */
     uint64_t log_dropped;       /* frames not logged: the config's log_capacity was full */
@@ -247,6 +248,34 @@ rtcosim_status rtcosim_can_bus_confirm_own(rtcosim_can_bus *bus, uint32_t node,
  * node FMUs: the Bus Error operation). Before connect. */
 rtcosim_status rtcosim_can_bus_notify_errors(rtcosim_can_bus *bus, uint32_t node,
                                              rtcosim_error *err);
+/* Controller states a node reports (the values of LS-BUS 1.0's Status
+ * operation, section 5.5.1.2). */
+#define RTCOSIM_CAN_STATE_ERROR_ACTIVE 1u
+#define RTCOSIM_CAN_STATE_ERROR_PASSIVE 2u
+#define RTCOSIM_CAN_STATE_BUS_OFF 3u
+/* The node reports its controller state (rtcosim_can_send_state) and sends
+ * and receives wake-ups (rtcosim_can_send_wakeup, RTCOSIM_CAN_EVENT_WAKEUP):
+ * LS-BUS node FMUs. Before connect. */
+rtcosim_status rtcosim_can_bus_node_controls(rtcosim_can_bus *bus, uint32_t node,
+                                             rtcosim_error *err);
+/* From a node's handler: its controller state reaches the bus `delay` from
+ * now (the node's transmit lookahead at least), ordered with its frames sent
+ * at that instant as they were sent. While BUS_OFF its new frames are
+ * dropped (stats.dropped and stats.bus_off_dropped) and those it queued
+ * before do not contend until it reports ERROR_ACTIVE or ERROR_PASSIVE; an
+ * ERROR_PASSIVE node's frame goes after any error-active node's (the
+ * suspend-transmission time, as src/lsbus's bridge orders them). Errors: a
+ * state other than 1-3, a node not declared with rtcosim_can_bus_node_controls. */
+rtcosim_status rtcosim_can_send_state(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                      uint8_t state, rtcosim_time_ns delay, rtcosim_error *err);
+/* From a node's handler: a wake-up reaches the bus `delay` from now and
+ * every other node declared with rtcosim_can_bus_node_controls the bus's
+ * lookahead later (rtcosim_can_bus_min_frame_time: the earliest the bus may
+ * reach a node), as an RTCOSIM_CAN_EVENT_WAKEUP whose payload is the
+ * sender's node index (uint32_t). */
+#define RTCOSIM_CAN_EVENT_WAKEUP 0xCA06u
+rtcosim_status rtcosim_can_send_wakeup(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                       rtcosim_time_ns delay, rtcosim_error *err);
 /* Declare the links node -> bus and bus -> node once all nodes and TX
  * databases are known: the bus-to-node lookahead is the duration of the
  * shortest frame any node may send (unstuffed; CAN FD with BRS at the data

@@ -257,7 +257,8 @@ typedef struct rtcosim_lsbus_can_bridge_stats {
     uint64_t frames;           /* delivered */
     uint64_t confirms, arbitration_lost, bus_errors, format_errors;
     uint64_t unknown_ops;      /* ops skipped with an unknown code */
-    uint64_t dropped;          /* transmit queue full */
+    uint64_t dropped;          /* transmit queue full, or the node reported bus-off */
+    uint64_t bus_off_dropped;  /* of those, Transmits of a node in bus-off */
     uint64_t log_dropped;      /* delivered but not logged (config.log_capacity reached) */
     rtcosim_time_ns busy_ns;
 } rtcosim_lsbus_can_bridge_stats;
@@ -330,8 +331,11 @@ rtcosim_lsbus_can_bridge *rtcosim_lsbus_can_bus_component_bridge(rtcosim_compone
  * src/can's bus LP `bus` of `sim` with the LPs already there (native and
  * firmware ECUs). Per node a gateway LP joins the bus before it connects
  * (the caller connects it): it may send any identifier, receives every
- * other node's frame (CAN Transmit op), its own frames' Confirms and a Bus
- * Error per injected error (rtcosim_can_bus_config.error_every). The
+ * other node's frame (CAN Transmit op), its own frames' Confirms, a Bus
+ * Error per injected error (rtcosim_can_bus_config.error_every) and the
+ * other LS-BUS nodes' Wakeups (the bus's lookahead after them); its Status
+ * applies on the bus (src/can rtcosim_can_send_state: bus-off drops its
+ * Transmits, error-passive ranks its frames after error-active ones). The
  * component steps `sim` (rtcosim_events_begin at setup, _end at terminate):
  * at each instant the Transmits of the nodes' Tx_Data go onto the bus at
  * that instant, then the kernel runs to it; it announces the kernel's next

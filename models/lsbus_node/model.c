@@ -10,7 +10,10 @@
  * bytes 11 22 .. 88 repeated) and configures CANFD_BAUDRATE `fd_bitrate`
  * when positive, with 2 CAN XL Transmits (1..2048 bytes; LsBusNodeLarge has the
  * buffers for the largest). Of the latest Transmit received it keeps the op
- * code, data length and the sum of the data bytes. Op layouts: LS-BUS 1.0
+ * code, data length and the sum of the data bytes. With `wakeup_with`,
+ * `bus_off_from` and `bus_off_to` (frame numbers, 1 the first) it sends a
+ * Wakeup, a Status BUS_OFF (or `bus_off_status`) and a Status ERROR_ACTIVE
+ * before that frame's Transmit; it counts the Wakeups it gets. Op layouts: LS-BUS 1.0
  * tables of section 5.5.1.2 (8-byte header opCode, length; little-endian). */
 #include <math.h>
 #include <stddef.h>
@@ -31,6 +34,8 @@
 typedef struct node {
     int32_t can_id, data_length, bitrate, corrupt, arbitration_lost_behavior;
     int32_t format, brs, fd_bitrate, last_rx_length, last_rx_sum, last_rx_code;
+    int32_t wakeup_with, bus_off_from, bus_off_to, bus_off_status, wakeups;
+    double last_wakeup_time;
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
     double last_rx_time, last_confirm_time;
@@ -91,6 +96,17 @@ static const model_variable variables[] = {
     OUT(24, "last_rx_sum", MODEL_INT32, last_rx_sum, "sum of those bytes"),
     OUT(25, "last_rx_code", MODEL_INT32, last_rx_code,
         "op code of the latest Transmit received (0x10 CAN, 0x11 CAN FD, 0x12 CAN XL)"),
+    PAR(26, "wakeup_with", MODEL_INT32, wakeup_with, "0",
+        "a Wakeup op before the Transmit of this frame (1: the first; 0: none)"),
+    PAR(27, "bus_off_from", MODEL_INT32, bus_off_from, "0",
+        "a Status op of value bus_off_status before the Transmit of this frame (0: none)"),
+    PAR(28, "bus_off_to", MODEL_INT32, bus_off_to, "0",
+        "a Status op ERROR_ACTIVE (1) before the Transmit of this frame (0: none)"),
+    PAR(29, "bus_off_status", MODEL_INT32, bus_off_status, "3",
+        "the value of the first Status op: 3 BUS_OFF, 2 ERROR_PASSIVE (others: bad input)"),
+    OUT(30, "wakeups", MODEL_INT32, wakeups, "Wakeup ops received"),
+    OUT(31, "last_wakeup_time", MODEL_FLOAT64, last_wakeup_time,
+        "time of the latest Wakeup received"),
 };
 
 #ifdef LSBUS_NODE_SE
@@ -174,6 +190,10 @@ static model_status receive(model_instance *inst, node *d, double time)
         case 0x30: d->arbitration_lost++; break;
         case 0x40: break; /* a peer's Configuration (direct communication): for a bus */
         case 0x31: d->bus_errors++; break;
+        case 0x42: /* Wakeup: the header alone */
+            d->wakeups++;
+            d->last_wakeup_time = time;
+            break;
         default: d->unknown_ops++; break;
         }
         p += length;
@@ -222,6 +242,22 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
     }
     double due = d->offset + d->sent * d->period;
     if (time > due || same_time(time, due)) {
+        /* Status (section 5.5.1.2: status u8, 9 bytes) and Wakeup (8 bytes)
+         * before the Transmit of frame number sent + 1 */
+        const int32_t number = (int32_t)d->sent + 1;
+        if (number == d->bus_off_from || number == d->bus_off_to) {
+            uint8_t status[9];
+            lsbus_put_u32(lsbus_put_u32(status, 0x41), sizeof status);
+            status[8] = (uint8_t)(number == d->bus_off_from ? d->bus_off_status : 1);
+            if (!append(inst, d, status, sizeof status))
+                return MODEL_ERROR;
+        }
+        if (number == d->wakeup_with) {
+            uint8_t wakeup[8];
+            lsbus_put_u32(lsbus_put_u32(wakeup, 0x42), sizeof wakeup);
+            if (!append(inst, d, wakeup, sizeof wakeup))
+                return MODEL_ERROR;
+        }
         uint8_t op[22 + 2048];
         size_t n = (size_t)d->data_length;
         /* the fixed part: 16 (CAN), 17 (CAN FD), 22 (CAN XL) bytes */

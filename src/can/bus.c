@@ -20,7 +20,14 @@ enum {
     CAN_EVENT_TX_REQUEST = 0xCA01,
     CAN_EVENT_ARBITRATE = 0xCA02,
     CAN_EVENT_FRAME_END = 0xCA03,
+    CAN_EVENT_STATE = 0xCA07,          /* payload: can_state_report */
+    CAN_EVENT_WAKEUP_REQUEST = 0xCA08, /* payload: the sender's index (uint32_t) */
 };
+
+typedef struct can_state_report {
+    uint32_t node;
+    uint32_t state; /* RTCOSIM_CAN_STATE_* */
+} can_state_report;
 
 /* Priority of received frames at a node: after plant inputs (0), before
  * task releases (2), so that a task released at the end of a frame sees it. */
@@ -205,13 +212,22 @@ static rtcosim_status bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start,
 
 static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcosim_error *err)
 {
-    /* lowest arbitration key among the queue heads wins; node index breaks
-     * the (misconfigured) tie of two nodes sending the same identifier */
+    /* lowest arbitration key among the queue heads wins, an error-active
+     * node's before an error-passive one's (it waits the suspend-transmission
+     * time, ISO 11898-1; src/lsbus/can_bridge.c's ranks_before), a bus-off
+     * node's not at all; node index breaks the (misconfigured) tie of two
+     * nodes sending the same identifier */
     can_node *winner = NULL;
     uint32_t winner_index = 0;
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
-        if (n->queued && (!winner || n->queue[0].arbitration < winner->queue[0].arbitration)) {
+        if (!n->queued || n->state == RTCOSIM_CAN_STATE_BUS_OFF)
+            continue;
+        bool passive = n->state == RTCOSIM_CAN_STATE_ERROR_PASSIVE;
+        bool winner_passive = winner && winner->state == RTCOSIM_CAN_STATE_ERROR_PASSIVE;
+        if (!winner || (passive != winner_passive
+                            ? !passive
+                            : n->queue[0].arbitration < winner->queue[0].arbitration)) {
             winner = n;
             winner_index = (uint32_t)i;
         }
@@ -229,7 +245,8 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
      * frame); the others stay queued for the next arbitration. */
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
-        if (n == winner || !n->queued || !n->queue[0].discard_on_lost)
+        if (n == winner || !n->queued || !n->queue[0].discard_on_lost ||
+            n->state == RTCOSIM_CAN_STATE_BUS_OFF)
             continue;
         rtcosim_can_frame lost = n->queue[0].ref.frame;
         memmove(&n->queue[0], &n->queue[1], (n->queued - 1) * sizeof *n->queue);
@@ -263,9 +280,14 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
         rx.length = sent.ref.length;
         rx.data = can_arena_at(&bus->arena, sent.ref.body, sent.ref.length);
     }
+    /* no Confirm when every other node is bus-off (LS-BUS 1.0 section
+     * 5.5.1.5, as the bridge) */
+    bool someone_listens = false;
+    for (size_t i = 0; i < bus->node_count && !someone_listens; i++)
+        someone_listens = i != winner_index && bus->nodes[i].state != RTCOSIM_CAN_STATE_BUS_OFF;
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
-        if (!receives(n, i, winner_index, &sent.ref))
+        if (!receives(n, i, winner_index, &sent.ref) || (i == winner_index && !someone_listens))
             continue;
         rtcosim_status st = rtcosim_lp_send(lp, n->lp, duration, RTCOSIM_CAN_EVENT_RX,
                                             CAN_RX_PRIORITY, &rx, sizeof rx, err);
@@ -305,6 +327,13 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
         can_tx_request req;
         memcpy(&req, ev->payload, sizeof req);
         can_node *n = &bus->nodes[req.node];
+        if (n->state == RTCOSIM_CAN_STATE_BUS_OFF) {
+            /* a bus-off controller sends nothing (LS-BUS 1.0 section 5.5.1.2,
+             * Status): dropped and counted, as the bridge does */
+            bus->stats.dropped++;
+            bus->stats.bus_off_dropped++;
+            return RTCOSIM_OK;
+        }
         rtcosim_time_ns duration = frame_duration(bus, &req.ref);
         bus->stats.offered_ns += duration;
         can_pending p;
@@ -323,6 +352,30 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
             return RTCOSIM_OK;
         }
         return bus_request_arbitration(lp, bus, err);
+    }
+    case CAN_EVENT_STATE: {
+        can_state_report r;
+        memcpy(&r, ev->payload, sizeof r);
+        can_node *n = &bus->nodes[r.node];
+        n->state = (uint8_t)r.state;
+        /* back from bus-off: what it queued before contends again */
+        return n->queued && n->state != RTCOSIM_CAN_STATE_BUS_OFF
+                   ? bus_request_arbitration(lp, bus, err)
+                   : RTCOSIM_OK;
+    }
+    case CAN_EVENT_WAKEUP_REQUEST: {
+        uint32_t sender;
+        memcpy(&sender, ev->payload, sizeof sender);
+        for (size_t i = 0; i < bus->node_count; i++) {
+            if (i == sender || !bus->nodes[i].controls)
+                continue;
+            rtcosim_status st = rtcosim_lp_send(lp, bus->nodes[i].lp, bus->min_frame,
+                                                RTCOSIM_CAN_EVENT_WAKEUP, CAN_RX_PRIORITY, &sender,
+                                                sizeof sender, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+        return RTCOSIM_OK;
     }
     case CAN_EVENT_ARBITRATE:
         bus->arbitration_pending = false;
@@ -350,8 +403,10 @@ static void bus_clear(rtcosim_can_bus *bus)
     bus->log_count = 0;
     bus->busy = bus->arbitration_pending = false;
     bus->retransmit_node = -1;
-    for (size_t i = 0; i < bus->node_count; i++)
+    for (size_t i = 0; i < bus->node_count; i++) {
         bus->nodes[i].queued = 0;
+        bus->nodes[i].state = RTCOSIM_CAN_STATE_ERROR_ACTIVE;
+    }
 }
 
 static rtcosim_status bus_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
@@ -373,7 +428,8 @@ static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
     uint64_t queued = 0;
     for (size_t i = 0; i < bus->node_count; i++)
         queued += bus->nodes[i].queued;
-    if ((elapsed > 0 && bus->stats.offered_ns > elapsed) || bus->stats.dropped)
+    if ((elapsed > 0 && bus->stats.offered_ns > elapsed) ||
+        bus->stats.dropped > bus->stats.bus_off_dropped)
         rtcosim_log(RTCOSIM_LOG_WARNING, bus->name, "overloaded: frames requested for %.1f %% of"
                     " the bus time, %" PRIu64 " still queued, %" PRIu64 " dropped",
                     elapsed > 0 ? 100.0 * (double)bus->stats.offered_ns / (double)elapsed : 0.0,
@@ -382,8 +438,9 @@ static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
 }
 
 /* State saving for the speculative scheduler: the flags, statistics and log
- * length, then each node's queue length and queued frames only (most queues
- * are empty, so a snapshot is small next to the queues' capacity). The log's
+ * length, then each node's controller state, queue length and queued frames
+ * only (most queues are empty, so a snapshot is small next to the queues'
+ * capacity). The log's
  * entries past the saved length are rewritten by the re-executed events.
  * The arena is not saved: it only grows during a run, and a queued frame's
  * offset finds its bytes after any rollback. */
@@ -399,7 +456,8 @@ static size_t bus_snapshot_max(const void *state)
 {
     const rtcosim_can_bus *bus = state;
     return sizeof(bus_snapshot_head) +
-           bus->node_count * (sizeof(uint32_t) + bus->config.tx_queue_capacity * sizeof(can_pending));
+           bus->node_count * (1 + sizeof(uint32_t) +
+                              bus->config.tx_queue_capacity * sizeof(can_pending));
 }
 
 static rtcosim_status bus_save(const void *state, void *buffer, size_t capacity, size_t *used,
@@ -416,6 +474,7 @@ static rtcosim_status bus_save(const void *state, void *buffer, size_t capacity,
     p += sizeof h;
     for (size_t i = 0; i < bus->node_count; i++) {
         const can_node *n = &bus->nodes[i];
+        *p++ = n->state;
         memcpy(p, &n->queued, sizeof n->queued);
         p += sizeof n->queued;
         memcpy(p, n->queue, n->queued * sizeof *n->queue);
@@ -442,6 +501,7 @@ static rtcosim_status bus_restore(void *state, const void *buffer, size_t size,
     bus->stats = h.stats;
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
+        n->state = *p++;
         memcpy(&n->queued, p, sizeof n->queued);
         p += sizeof n->queued;
         memcpy(n->queue, p, n->queued * sizeof *n->queue);
@@ -607,6 +667,43 @@ rtcosim_status rtcosim_can_transmit_any(rtcosim_lp *lp, rtcosim_can_bus *bus, ui
     return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_TX_REQUEST, 0, &req, sizeof req, err);
 }
 
+static rtcosim_status check_controls(const rtcosim_can_bus *bus, uint32_t node, const char *what,
+                                     rtcosim_error *err)
+{
+    if (node >= bus->node_count)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': no node %" PRIu32,
+                                 bus->name, node);
+    if (!bus->nodes[node].controls)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': node '%s' sends %s but was"
+                                 " not declared with rtcosim_can_bus_node_controls", bus->name,
+                                 bus->nodes[node].name, what);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_send_state(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                      uint8_t state, rtcosim_time_ns delay, rtcosim_error *err)
+{
+    rtcosim_status st = check_controls(bus, node, "its controller state", err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (state < RTCOSIM_CAN_STATE_ERROR_ACTIVE || state > RTCOSIM_CAN_STATE_BUS_OFF)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': node '%s' reports state %u,"
+                                 " none of error-active (1), error-passive (2), bus-off (3)",
+                                 bus->name, bus->nodes[node].name, state);
+    can_state_report r = {node, state};
+    return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_STATE, 0, &r, sizeof r, err);
+}
+
+rtcosim_status rtcosim_can_send_wakeup(rtcosim_lp *lp, rtcosim_can_bus *bus, uint32_t node,
+                                       rtcosim_time_ns delay, rtcosim_error *err)
+{
+    rtcosim_status st = check_controls(bus, node, "a wake-up", err);
+    if (st != RTCOSIM_OK)
+        return st;
+    return rtcosim_lp_send(lp, bus->lp, delay, CAN_EVENT_WAKEUP_REQUEST, 0, &node, sizeof node,
+                           err);
+}
+
 const rtcosim_can_rx *rtcosim_can_rx_of(const rtcosim_event *ev)
 {
     return ev->type == RTCOSIM_CAN_EVENT_RX && ev->size == sizeof(rtcosim_can_rx)
@@ -639,7 +736,7 @@ void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elaps
         stats->queued_at_end += bus->nodes[i].queued;
     stats->load = elapsed > 0 ? (double)stats->busy_ns / (double)elapsed : 0.0;
     stats->offered_load = elapsed > 0 ? (double)stats->offered_ns / (double)elapsed : 0.0;
-    stats->overloaded = stats->offered_load > 1.0 || stats->dropped > 0;
+    stats->overloaded = stats->offered_load > 1.0 || stats->dropped > stats->bus_off_dropped;
 }
 
 size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return bus->log_count; }

@@ -73,6 +73,8 @@ typedef struct can_node {
     bool confirm; /* gets its own frames back at their end (LS-BUS Confirm) */
     bool notify_errors; /* gets RTCOSIM_CAN_EVENT_BUS_ERROR (LS-BUS Bus Error) */
     bool fd_xl; /* carries CAN FD and XL frames (rx_all, or sends them); set at connect */
+    bool controls; /* reports its state, sends and gets wake-ups (LS-BUS node FMUs) */
+    uint8_t state; /* RTCOSIM_CAN_STATE_*, as last reported (part of the snapshot) */
     can_pending *queue; /* sorted by arbitration, capacity from the config */
     uint32_t queued;
 } can_node;

@@ -222,6 +222,12 @@ rtcosim_status rtcosim_can_bus_notify_errors(rtcosim_can_bus *bus, uint32_t node
     return set_flag(bus, node, offsetof(can_node, notify_errors), "error notifications", err);
 }
 
+rtcosim_status rtcosim_can_bus_node_controls(rtcosim_can_bus *bus, uint32_t node,
+                                             rtcosim_error *err)
+{
+    return set_flag(bus, node, offsetof(can_node, controls), "state reports and wake-ups", err);
+}
+
 rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
 {
     if (bus->connected)
@@ -259,9 +265,9 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
         rtcosim_status st = RTCOSIM_OK;
-        if (n->tx_count || n->tx_any)
+        if (n->tx_count || n->tx_any || n->controls)
             st = rtcosim_events_add_link(bus->sim, n->lp, bus->lp, n->tx_lookahead, err);
-        if (st == RTCOSIM_OK && (n->rx_count || n->rx_all || n->notify_errors ||
+        if (st == RTCOSIM_OK && (n->rx_count || n->rx_all || n->notify_errors || n->controls ||
                                  (n->confirm && (n->tx_count || n->tx_any))))
             st = rtcosim_events_add_link(bus->sim, bus->lp, n->lp, min_frame, err);
         if (st != RTCOSIM_OK)

@@ -42,6 +42,8 @@ typedef struct gateway_tx {
     rtcosim_can_any_frame frame;
     uint32_t stage_offset;
     bool discard_on_lost;
+    uint32_t control; /* 0: the frame; else a Status (its value in status) or Wakeup op code */
+    uint8_t status;
 } gateway_tx;
 
 enum { MEMBER_TX_DATA, MEMBER_TX_CLOCK, MEMBER_RX_DATA, MEMBER_RX_CLOCK, MEMBERS };
@@ -189,6 +191,10 @@ static rtcosim_status gateway_event(rtcosim_lp *lp, void *state, const rtcosim_e
     if (ev->type == GATEWAY_EVENT_TX) {
         gateway_tx tx;
         memcpy(&tx, ev->payload, sizeof tx);
+        if (tx.control == RTCOSIM_LSBUS_OP_CAN_STATUS)
+            return rtcosim_can_send_state(lp, g->owner->can, g->bus_node, tx.status, 0, err);
+        if (tx.control == RTCOSIM_LSBUS_OP_CAN_WAKEUP)
+            return rtcosim_can_send_wakeup(lp, g->owner->can, g->bus_node, 0, err);
         tx.frame.data = g->stage + tx.stage_offset;
         rtcosim_status st =
             rtcosim_can_transmit_any(lp, g->owner->can, g->bus_node, &tx.frame, 0,
@@ -245,6 +251,20 @@ static rtcosim_status inject_frame(void *context, const rtcosim_can_any_frame *f
     return st;
 }
 
+/* A node's Status or Wakeup at t: an event for its gateway at t, after the
+ * Transmits before it in Tx_Data. */
+static rtcosim_status inject_control(void *context, uint32_t code, uint8_t status,
+                                     rtcosim_error *err)
+{
+    inject_context *c = context;
+    gateway_tx tx;
+    memset(&tx, 0, sizeof tx);
+    tx.control = code;
+    tx.status = status;
+    return rtcosim_events_inject(c->b->sim, c->b->gateways[c->node].lp, c->b->now,
+                                 GATEWAY_EVENT_TX, &tx, sizeof tx, err);
+}
+
 static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns t,
                                const uint8_t *tx, size_t size, rtcosim_error *err)
 {
@@ -253,7 +273,7 @@ static rtcosim_status bus_push(bus_component *b, uint32_t node, rtcosim_time_ns 
     inject_context c = {b, node};
     return lsbus_tx_frames(tx, size, b->can, b->names[(size_t)node * (MEMBERS + 1) + MEMBERS],
                            &b->warned_unknown, &b->gateways[node].arbitration_lost_behavior,
-                           inject_frame, &c, err);
+                           inject_frame, inject_control, &c, err);
 }
 
 static rtcosim_status bus_advance(bus_component *b, rtcosim_time_ns t, rtcosim_error *err)
@@ -592,6 +612,8 @@ rtcosim_status rtcosim_lsbus_can_lp_component_create(rtcosim_events *sim, rtcosi
             st = rtcosim_can_bus_confirm_own(bus, g->bus_node, err);
         if (st == RTCOSIM_OK)
             st = rtcosim_can_bus_notify_errors(bus, g->bus_node, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_can_bus_node_controls(bus, g->bus_node, err);
     }
     if (st != RTCOSIM_OK) {
         if (b)

@@ -251,6 +251,7 @@ static rtcosim_status queue_transmit(rtcosim_lsbus_can_bridge *b, uint32_t node,
     if (n->status == RTCOSIM_LSBUS_CAN_BUS_OFF) {
         /* section 5.5.1.2, Status: a bus-off node provides no new Transmit ops */
         b->stats.dropped++;
+        b->stats.bus_off_dropped++;
         return RTCOSIM_OK;
     }
     rtcosim_can_frame f = {.id = tx->id, .extended = tx->ide != 0};

@@ -69,6 +69,18 @@ static rtcosim_status send_frame(void *context, const rtcosim_can_any_frame *fra
     return st;
 }
 
+/* A Status (the controller state the bus applies to its frames) or a
+ * Wakeup (to every other LS-BUS node) onto the bus, tx_delay later: in
+ * order with the frames of the same Tx_Data. */
+static rtcosim_status send_control(void *context, uint32_t code, uint8_t status,
+                                   rtcosim_error *err)
+{
+    rtcosim_lsbus_event_node *n = context;
+    return code == RTCOSIM_LSBUS_OP_CAN_STATUS
+               ? rtcosim_can_send_state(n->sending, n->bus, n->node, status, n->tx_delay, err)
+               : rtcosim_can_send_wakeup(n->sending, n->bus, n->node, n->tx_delay, err);
+}
+
 /* Tx_Data after Tx_Clock ticked: every CAN Transmit onto the bus. */
 static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_error *err)
 {
@@ -78,7 +90,7 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
         return fail(n, st, err);
     n->sending = lp;
     st = lsbus_tx_frames(tx.data, tx.size, n->bus, n->name, &n->warned_unknown,
-                         &n->arbitration_lost_behavior, send_frame, n, err);
+                         &n->arbitration_lost_behavior, send_frame, send_control, n, err);
     return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
 
@@ -346,6 +358,8 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
         st = rtcosim_can_bus_confirm_own(bus, n->node, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_notify_errors(bus, n->node, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_node_controls(bus, n->node, err);
     if (st != RTCOSIM_OK) {
         rtcosim_lsbus_event_node_free(n);
         return st;

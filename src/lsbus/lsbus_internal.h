@@ -7,7 +7,8 @@
 #include "rtcosim/can.h"
 #include "rtcosim/lsbus.h"
 
-/* Section 5.5.1.2: a frame of another node (CAN, CAN FD or CAN XL Transmit,
+/* Section 5.5.1.2: another node's wake-up (Wakeup, section 5.5.1.8), a
+ * frame of another node (CAN, CAN FD or CAN XL Transmit,
  * as the frame's format; the data point into the bus's arena), node's own frame
  * back at its end (Confirm), a frame of the node's discarded after losing
  * arbitration (Arbitration Lost, for nodes configured DISCARD_AND_NOTIFY;
@@ -22,14 +23,18 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
  * bus's rates (fixed: its lookahead depends on them), its
  * ARBITRATION_LOST_BEHAVIOR is kept in *behavior (the node's, 0 until it
  * configures one: buffer) and frames after it are sent discarding on a lost
- * arbitration when it is DISCARD_AND_NOTIFY; other ops (Status, Wakeup) are
- * skipped, and so are op codes this layer does not know, with one warning
+ * arbitration when it is DISCARD_AND_NOTIFY; control(context, code, status)
+ * for each Status (its value checked: 1-3) and Wakeup, in order with the
+ * frames; op codes this layer does not know are skipped with one warning
  * naming the node (*warned then true; section 5.2.1 asks receivers to skip
  * them). Errors are one line naming the op (the caller prefixes the node). */
 typedef rtcosim_status (*lsbus_frame_fn)(void *context, const rtcosim_can_any_frame *frame,
                                          bool discard_on_lost, rtcosim_error *err);
+typedef rtcosim_status (*lsbus_control_fn)(void *context, uint32_t code, uint8_t status,
+                                           rtcosim_error *err);
 rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bus *bus,
                                const char *node_name, bool *warned, uint8_t *behavior,
-                               lsbus_frame_fn fn, void *context, rtcosim_error *err);
+                               lsbus_frame_fn fn, lsbus_control_fn control, void *context,
+                               rtcosim_error *err);
 
 #endif

@@ -365,7 +365,10 @@ bool lsbus_op_of_bus_event(uint32_t node, const rtcosim_event *ev, rtcosim_lsbus
     const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
     const rtcosim_can_bus_error *be = rtcosim_can_bus_error_of(ev);
     memset(op, 0, sizeof *op);
-    if (ev->type == RTCOSIM_CAN_EVENT_ARBITRATION_LOST && ev->size == sizeof(rtcosim_can_frame)) {
+    if (ev->type == RTCOSIM_CAN_EVENT_WAKEUP) {
+        op->code = RTCOSIM_LSBUS_OP_CAN_WAKEUP;
+    } else if (ev->type == RTCOSIM_CAN_EVENT_ARBITRATION_LOST &&
+               ev->size == sizeof(rtcosim_can_frame)) {
         rtcosim_can_frame lost;
         memcpy(&lost, ev->payload, sizeof lost);
         op->code = RTCOSIM_LSBUS_OP_CAN_ARBITRATION_LOST;
@@ -463,7 +466,8 @@ static rtcosim_status frame_of(const rtcosim_lsbus_op *op, rtcosim_can_any_frame
 
 rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bus *bus,
                                const char *node_name, bool *warned, uint8_t *behavior,
-                               lsbus_frame_fn fn, void *context, rtcosim_error *err)
+                               lsbus_frame_fn fn, lsbus_control_fn control, void *context,
+                               rtcosim_error *err)
 {
     rtcosim_lsbus_reader r;
     rtcosim_lsbus_reader_init(&r, tx, size);
@@ -501,6 +505,18 @@ rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bu
                                          v);
             *behavior = v;
             break;
+        case RTCOSIM_LSBUS_OP_CAN_STATUS:
+            if (op.u.status < RTCOSIM_LSBUS_CAN_ERROR_ACTIVE ||
+                op.u.status > RTCOSIM_LSBUS_CAN_BUS_OFF)
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "Status: value 0x%02X is not one"
+                                         " of LS-BUS 1.0 (1-3)", op.u.status);
+            if ((st = control(context, op.code, op.u.status, err)) != RTCOSIM_OK)
+                return st;
+            break;
+        case RTCOSIM_LSBUS_OP_CAN_WAKEUP:
+            if ((st = control(context, op.code, 0, err)) != RTCOSIM_OK)
+                return st;
+            break;
         default:
             if (!op.known && !*warned) {
                 *warned = true;
@@ -509,7 +525,7 @@ rtcosim_status lsbus_tx_frames(const void *tx, size_t size, const rtcosim_can_bu
                             "operation of LS-BUS 1.0: skipped (further ones too, silently)",
                             node_name, op.code, op.length);
             }
-            break; /* Status, Wakeup: nothing for this bus */
+            break; /* Confirm, Arbitration Lost, Bus Error, Format Error: the bus's to send */
         }
     }
 }
