@@ -235,9 +235,9 @@ static rtcosim_status map_board(rtcosim_board *b, rtcosim_error *err)
         return uc_fail(b, e, "mapping the peripherals", err);
     for (unsigned i = 0; i < b->desc->raz_wi_count; i++) {
         const board_range *r = &b->desc->raz_wi[i];
-        b->unimp[i] = (board_unimp_ctx){b, r->base};
-        if ((e = uc_mmio_map(b->uc, r->base, r->size, board_unimp_read, &b->unimp[i],
-                             board_unimp_write, &b->unimp[i])))
+        b->raz_wi_ctx[i] = (board_raz_wi_ctx){b, r->base};
+        if ((e = uc_mmio_map(b->uc, r->base, r->size, board_raz_wi_read, &b->raz_wi_ctx[i],
+                             board_raz_wi_write, &b->raz_wi_ctx[i])))
             return uc_fail(b, e, "mapping the read-as-zero, write-ignored ranges", err);
     }
     if ((e = uc_hook_add(b->uc, &b->block_hook, UC_HOOK_BLOCK, (void *)on_block, b, 1, 0)) ||
@@ -589,7 +589,7 @@ static void start_from_reset(rtcosim_board *b)
 static void system_reset(rtcosim_board *b)
 {
     uint64_t now = b->instructions;
-    size_t from = offsetof(rtcosim_board, pending), to = offsetof(rtcosim_board, warned_unimp);
+    size_t from = offsetof(rtcosim_board, pending), to = offsetof(rtcosim_board, warned_raz_wi);
     memset((char *)b + from, 0, to - from);
     board_scs_reset(b);
     board_apb_reset(b);

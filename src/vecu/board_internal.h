@@ -40,7 +40,7 @@ typedef struct board_desc {
     uint32_t dualtimer_base;
     int dualtimer_irq;
     uint32_t fpgaio_base;
-    board_range raz_wi[BOARD_MAX_RAZ_WI]; /* read-as-zero, write-ignored: what QEMU puts at these addresses (create_unimplemented_device) */
+    board_range raz_wi[BOARD_MAX_RAZ_WI]; /* read-as-zero, write-ignored, as QEMU's mps2 machines have them */
     unsigned raz_wi_count;
 } board_desc;
 
@@ -77,10 +77,10 @@ typedef struct board_dualtimer {
 } board_dualtimer;
 
 /* The MMIO callbacks of one read-as-zero, write-ignored range know their base */
-typedef struct board_unimp_ctx {
+typedef struct board_raz_wi_ctx {
     struct rtcosim_board *board;
     uint32_t base;
-} board_unimp_ctx;
+} board_raz_wi_ctx;
 
 /* The instruction count of a translated block, keyed by its start address
  * and size together (a block can be retranslated shorter, e.g. after a
@@ -118,7 +118,7 @@ struct rtcosim_board {
     char error[320];            /* set by an MMIO callback: the run ends with it */
     bool exited, started, reset_requested;
     int exit_code;
-    /* The machine's state, from here to `warned_unimp`, zeroed by a system
+    /* The machine's state, from here to `warned_raz_wi`, zeroed by a system
      * reset before the reset values are set (board_system_reset). */
     /* exception model (ARMv7-M B1.5) */
     bool pending[BOARD_EXCEPTIONS], active[BOARD_EXCEPTIONS], enabled[BOARD_EXCEPTIONS];
@@ -142,9 +142,9 @@ struct rtcosim_board {
     uint64_t clk1hz_epoch, clk100hz_epoch;
     uint32_t prescale, pscntr, counter; /* FPGA I/O prescaled counter at counter_sync */
     uint64_t counter_sync;
-    bool warned_unimp, warned_ppb;
+    bool warned_raz_wi, warned_ppb;
     char where[160];
-    board_unimp_ctx unimp[BOARD_MAX_RAZ_WI];
+    board_raz_wi_ctx raz_wi_ctx[BOARD_MAX_RAZ_WI];
 };
 
 /* board.c */
@@ -201,8 +201,8 @@ uint64_t board_systick_update(rtcosim_board *b, uint64_t now);
 /* cmsdk.c: MPS2 peripherals at 0x40000000 */
 uint64_t board_apb_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
 void board_apb_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user);
-uint64_t board_unimp_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
-void board_unimp_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user);
+uint64_t board_raz_wi_read(uc_engine *uc, uint64_t offset, unsigned size, void *user);
+void board_raz_wi_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user);
 uint64_t board_timers_update(rtcosim_board *b, uint64_t now);
 void board_apb_reset(rtcosim_board *b);
 

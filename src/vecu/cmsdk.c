@@ -3,7 +3,8 @@
  * behaviour as qemu hw/char/cmsdk-apb-uart.c: transmit is immediate, TX
  * disabled keeps the byte), CMSDK APB timers (DDI 0479 ch. 4) and the FPGA
  * I/O block (LEDs, buttons, 1 Hz / 100 Hz counters). The rest of the region
- * reads as zero, as QEMU's unimplemented-device placeholders do. */
+ * is read-as-zero, write-ignored, as on QEMU's mps2 machines (where the
+ * board puts nothing but a logging placeholder there). */
 #include <inttypes.h>
 
 #include "board_internal.h"
@@ -306,14 +307,14 @@ void board_apb_reset(rtcosim_board *b)
 }
 
 /* ---- dispatch ---- */
-static void warn_unimp(rtcosim_board *b, uint32_t a)
+static void warn_raz_wi(rtcosim_board *b, uint32_t a)
 {
-    if (!b->warned_unimp)
+    if (!b->warned_raz_wi)
         rtcosim_log(RTCOSIM_LOG_WARNING, "board", "board '%s': an access to 0x%08" PRIx32 " in %s reaches"
-                    " an address with no device model (QEMU's unimplemented-device placeholder): reads as zero,"
+                    " a read-as-zero, write-ignored address (as on QEMU's mps2 machine): reads as zero,"
                     " writes ignored (warned once)",
                     b->desc->name, a, board_where(b));
-    b->warned_unimp = true;
+    b->warned_raz_wi = true;
 }
 
 uint64_t board_apb_read(uc_engine *uc, uint64_t offset, unsigned size, void *user)
@@ -331,7 +332,7 @@ uint64_t board_apb_read(uc_engine *uc, uint64_t offset, unsigned size, void *use
         return dual_read(b, off);
     if (b->desc->fpgaio_base && page == b->desc->fpgaio_base)
         return fpgaio_read(b, off);
-    warn_unimp(b, a);
+    warn_raz_wi(b, a);
     return 0;
 }
 
@@ -358,20 +359,20 @@ void board_apb_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t val
         fpgaio_write(b, off, (uint32_t)value);
         return;
     }
-    warn_unimp(b, a);
+    warn_raz_wi(b, a);
 }
 
-uint64_t board_unimp_read(uc_engine *uc, uint64_t offset, unsigned size, void *user)
+uint64_t board_raz_wi_read(uc_engine *uc, uint64_t offset, unsigned size, void *user)
 {
     (void)uc, (void)size;
-    board_unimp_ctx *c = user;
-    warn_unimp(c->board, c->base + (uint32_t)offset);
+    board_raz_wi_ctx *c = user;
+    warn_raz_wi(c->board, c->base + (uint32_t)offset);
     return 0;
 }
 
-void board_unimp_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user)
+void board_raz_wi_write(uc_engine *uc, uint64_t offset, unsigned size, uint64_t value, void *user)
 {
     (void)uc, (void)size, (void)value;
-    board_unimp_ctx *c = user;
-    warn_unimp(c->board, c->base + (uint32_t)offset);
+    board_raz_wi_ctx *c = user;
+    warn_raz_wi(c->board, c->base + (uint32_t)offset);
 }
