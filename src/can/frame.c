@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "rtcosim/can.h"
+#include "frame_internal.h"
 
 rtcosim_status rtcosim_can_frame_check(const rtcosim_can_frame *f, rtcosim_error *err)
 {
@@ -76,24 +77,7 @@ uint32_t rtcosim_can_stuff_bits(const rtcosim_can_frame *f)
     bit_stream s;
     header_and_data(f, &s);
     put_bits(&s, crc15_of(&s), 15);
-    /* after five equal bits a complementary bit is inserted; it starts the
-     * next run (ISO 11898-1, bit stuffing) */
-    uint32_t stuffed = 0;
-    unsigned run = 0, last = 2;
-    for (unsigned i = 0; i < s.count; i++) {
-        if (s.bits[i] == last) {
-            run++;
-        } else {
-            run = 1;
-            last = s.bits[i];
-        }
-        if (run == 5) {
-            stuffed++;
-            last ^= 1u;
-            run = 1;
-        }
-    }
-    return stuffed;
+    return can_stuff_count(s.bits, s.count, s.count, NULL);
 }
 
 uint32_t rtcosim_can_frame_bits(const rtcosim_can_frame *f, rtcosim_can_stuffing stuffing)

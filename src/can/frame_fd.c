@@ -6,6 +6,7 @@
 #include <inttypes.h>
 
 #include "rtcosim/can.h"
+#include "frame_internal.h"
 
 int rtcosim_can_fd_dlc(unsigned length)
 {
@@ -63,24 +64,8 @@ rtcosim_status rtcosim_can_fd_frame_bits(const rtcosim_can_fd_frame *f, uint32_t
     /* dynamic stuffing as in classic CAN: after five equal bits a
      * complementary one, which starts the next run; it is sent after bit i,
      * so in the data phase when i is the BRS bit or later */
-    uint32_t stuff_nominal = 0, stuff_data = 0;
-    unsigned run = 0, last = 2;
-    for (unsigned i = 0; i < n; i++) {
-        if (bits[i] == last) {
-            run++;
-        } else {
-            run = 1;
-            last = bits[i];
-        }
-        if (run == 5) {
-            if (i < brs_at)
-                stuff_nominal++;
-            else
-                stuff_data++;
-            last ^= 1u;
-            run = 1;
-        }
-    }
+    uint32_t stuff_data;
+    uint32_t stuff_nominal = can_stuff_count(bits, n, brs_at, &stuff_data);
     /* CRC field (ISO 11898-1:2015 10.4.2.6, 10.5): stuff count (4 bits: 3
      * Gray-coded + parity) and CRC-17 (up to 16 data bytes) or CRC-21, with
      * a fixed stuff bit before it and after every fourth bit: 6 (4 + 17

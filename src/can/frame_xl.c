@@ -22,6 +22,7 @@
 #include <inttypes.h>
 
 #include "rtcosim/can.h"
+#include "frame_internal.h"
 
 /* SOF through ADH: the bits before the switch to the data rate. */
 enum { XL_ARBITRATION_BITS = 18 };
@@ -59,21 +60,7 @@ rtcosim_status rtcosim_can_xl_frame_bits(uint32_t priority_id, uint32_t length,
     bits[n++] = 1; /* XLF */
     bits[n++] = 0; /* resXL */
     bits[n++] = 1; /* ADH */
-    uint32_t stuff = 0;
-    unsigned run = 0, last = 2;
-    for (unsigned i = 0; i < n; i++) {
-        if (bits[i] == last) {
-            run++;
-        } else {
-            run = 1;
-            last = bits[i];
-        }
-        if (run == 5) {
-            stuff++;
-            last ^= 1u;
-            run = 1;
-        }
-    }
+    uint32_t stuff = can_stuff_count(bits, n, n, NULL);
     /* DL1 through the last FCRC bit, a fixed stuff bit after each tenth
      * one (none after the last: the stream's length is odd, never a
      * multiple of ten) */
