@@ -16,6 +16,15 @@
 #include "lsbus_cli.h"
 #include "util/test_util.h"
 
+/* Node a sends 0x123 with 8 bytes at 2.060 ms and every 10 ms after
+ * (offset, period), 1 ms macro steps; beside the engine ECU on can0 for
+ * 13 ms. */
+#define NODE_AT_2060                                                                           \
+    "--step-size", "0.001", "-q", "--start-value", "a.can_id", "291", "--start-value",         \
+        "a.data_length", "8", "--start-value", "a.offset", "0.00206", "--start-value",          \
+        "a.period", "0.01"
+#define ENGINE_BUS_NODE NODE_AT_2060, "--stop-time", "0.013", "--can-bus", "can0=a.CAN,ecus:1"
+
 /* One bus for an LS-BUS node FMU and the example vehicle's native engine
  * ECU (`ecus:1`: src/ecu with its plant, as `rtcosim events --ecus 1`).
  * The engine's control_1ms task (9000 cycles at 200 MHz: 45 us) runs at
@@ -36,10 +45,7 @@ static void an_fmu_node_and_a_native_ecu_share_one_bus(void **state)
     (void)state;
     static const char *const a[] = {"a"};
     const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
-                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
-                             "0.00206", "--start-value", "a.period", "0.01", "--output-variable",
+    assert_int_equal(run_cli(ssd, ENGINE_BUS_NODE, "--output-variable",
                              "a.rx_frames", "--output-variable", "a.last_rx_time",
                              "--output-variable", "a.confirms", "--output-variable",
                              "a.last_confirm_time", "--can-log", "bus.log", NULL),
@@ -62,10 +68,7 @@ static void an_fmu_node_and_a_native_ecu_share_one_bus(void **state)
      * 0x5C0 5.065 .. 5.239 fails, #5 .. 5.413; #6 0x0C0 12.060 .. 12.296
      * fails and contends again with 0x123, wins: #7 .. 12.532; #8 0x123 ..
      * 12.756 fails, #9 .. 12.980. a gets a Bus Error for each of the four. */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
-                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
-                             "0.00206", "--start-value", "a.period", "0.01", "--can-error-every",
+    assert_int_equal(run_cli(ssd, ENGINE_BUS_NODE, "--can-error-every",
                              "2", "--output-variable", "a.bus_errors", "--can-log", "bus.log",
                              NULL),
                      0);
@@ -126,10 +129,7 @@ static void a_discarding_node_gets_arbitration_lost_beside_an_ecu(void **state)
     (void)state;
     static const char *const a[] = {"a"};
     const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
-                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
-                             "0.00206", "--start-value", "a.period", "0.01", "--start-value",
+    assert_int_equal(run_cli(ssd, ENGINE_BUS_NODE, "--start-value",
                              "a.arbitration_lost_behavior", "2", "--output-variable",
                              "a.arbitration_lost", "--output-variable", "a.confirms",
                              "--output-variable", "a.rx_frames", "-o", "al.csv", "--can-log",
@@ -145,10 +145,7 @@ static void a_discarding_node_gets_arbitration_lost_beside_an_ecu(void **state)
     expect_in(csv, "\n0.012296,1,0,2\n0.012296,2,0,3\n");
     free(csv);
     /* the default (buffer and retransmit): 0x123 follows each 0x0C0 */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
-                             "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id", "291",
-                             "--start-value", "a.data_length", "8", "--start-value", "a.offset",
-                             "0.00206", "--start-value", "a.period", "0.01", "--start-value",
+    assert_int_equal(run_cli(ssd, ENGINE_BUS_NODE, "--start-value",
                              "a.arbitration_lost_behavior", "1", "--output-variable",
                              "a.arbitration_lost", "--can-log", "bus.log", NULL),
                      0);
@@ -186,12 +183,9 @@ static void macro_steps_cross_the_ecus_events_that_bring_the_nodes_nothing(void 
     const char *ssd = write_ssd("one.ssd", NODE, a, 1, NULL, "");
     char *logs[2], *csvs[2];
     for (int k = 0; k < 2; k++) {
-        assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.013", "-q",
-                                 "--can-bus", "can0=a.CAN,ecus:1", "--start-value", "a.can_id",
-                                 "291", "--start-value", "a.data_length", "8", "--start-value",
-                                 "a.offset", "0.00206", "--start-value", "a.period", "0.01",
-                                 "--output-variable", "a.rx_frames", "--output-variable",
-                                 "a.confirms", "--output-variable", "a.tx_frames", "-o", "la.csv",
+        assert_int_equal(run_cli(ssd, ENGINE_BUS_NODE, "--output-variable", "a.rx_frames",
+                                 "--output-variable", "a.confirms", "--output-variable",
+                                 "a.tx_frames", "-o", "la.csv",
                                  "--can-log", "bus.log", k ? "--can-no-lookahead" : NULL, NULL),
                          0);
         logs[k] = read_text("bus.log");
@@ -364,10 +358,8 @@ static void expect_rows_as_offline(const char *rt_csv, const char *offline_csv)
 }
 
 #define ECU_NODE_ARGS                                                                          \
-    "--step-size", "0.001", "-q", "--start-value", "a.can_id", "291", "--start-value",         \
-        "a.data_length", "8", "--start-value", "a.offset", "0.00206", "--start-value",          \
-        "a.period", "0.01", "--output-variable", "a.rx_frames", "--output-variable",           \
-        "a.confirms", "--output-variable", "a.last_rx_time"
+    NODE_AT_2060, "--output-variable", "a.rx_frames", "--output-variable", "a.confirms",       \
+        "--output-variable", "a.last_rx_time"
 
 /* The first test's bus (node a beside the native engine ECU, ecus:1) in a
  * paced real-time run on the virtual clock: the kernel's bus steps inside
