@@ -122,12 +122,12 @@ static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats
            PRIu64 " rollbacks undoing %" PRIu64 " events, %" PRIu64 " anti-messages, %" PRIu64
            " sends kept by lazy cancellation, %" PRIu64 " predicted, %" PRIu64
            " GVT rounds, max-ahead %.3g ms at the end; threads waited %.3g s in all (%" PRIu64
-           " sleeps)\n",
+           " sleeps, %" PRIu64 " moves off a shared CPU)\n",
            stats->processed, stats->events,
            stats->processed ? (double)stats->events / (double)stats->processed : 0.0,
            stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->reused,
            stats->predicted, stats->gvt_rounds, (double)stats->max_ahead / RTCOSIM_NS_PER_MS,
-           stats->blocked_s, stats->sleeps);
+           stats->blocked_s, stats->sleeps, stats->moves);
     for (size_t i = 0; stats->conservative_lps && i < rtcosim_events_lp_count(sim); i++) {
         rtcosim_lp_speculation s;
         if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, &err) == RTCOSIM_OK &&

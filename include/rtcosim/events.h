@@ -205,6 +205,9 @@ typedef struct rtcosim_run_stats {
      * (spinning or asleep), summed over threads, and how often they slept */
     double blocked_s;
     uint64_t sleeps;
+    /* speculative: times a waiting thread found another of the run on its
+     * CPU and moved to a free one (src/events/spec_gvt.c) */
+    uint64_t moves;
     /* speculative: events processed including those undone (events counts
      * the committed ones), rollbacks, events undone by them, anti-messages,
      * GVT rounds, predicted events processed */

@@ -29,6 +29,7 @@
 #include <math.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@
 #include "rtcosim/events_dist.h"
 #include "rtcosim/log.h"
 #include "spec_internal.h"
+#include "util/thread_place.h"
 
 /* ---- the thread loop ---- */
 
@@ -136,6 +138,7 @@ static void thread_loop(spec_thread *th)
     for (;;) {
         spec_publish_rings(th);
         atomic_store_explicit(&sh->pub[w->index].beat, ++th->beat, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[w->index].cpu, sched_getcpu(), memory_order_relaxed);
         uint32_t seen = atomic_load(&sh->wake);
         if (atomic_load_explicit(&sh->abort_run, memory_order_acquire))
             return;
@@ -228,7 +231,9 @@ static void thread_loop(spec_thread *th)
 
 static void *thread_main(void *arg)
 {
-    thread_loop(arg);
+    spec_thread *th = arg;
+    thread_place_release(th->sh->place);
+    thread_loop(th);
     return NULL;
 }
 
@@ -352,10 +357,13 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         ths[t].ring_tail = kernel_calloc_lines(T, sizeof *ths[t].ring_tail);
         ths[t].beat_seen = calloc(T, sizeof *ths[t].beat_seen);
         ths[t].beat_at = calloc(T, sizeof *ths[t].beat_at);
+        ths[t].cpus_taken = calloc(T, sizeof *ths[t].cpus_taken);
         ths[t].lps = malloc((sim->lp_count + 1) * sizeof *ths[t].lps);
         ths[t].cons = malloc((sim->lp_count + 1) * sizeof *ths[t].cons);
         memset(&sh.pub[t], 0, sizeof sh.pub[t]);
+        atomic_init(&sh.pub[t].cpu, -1);
         ok = ths[t].ring_tail && ths[t].lps && ths[t].cons && ths[t].beat_seen && ths[t].beat_at &&
+             ths[t].cpus_taken &&
              event_pool_reserve(&w->pool, sim->lp_count * 4 / T + 4096);
     }
     if (!ok) {
@@ -388,9 +396,19 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     st = kernel_init_lps(sim, err);
     if (st != RTCOSIM_OK)
         goto done;
+    thread_place place;
+    thread_place_plan(&place, T, spin_wait_running(sh.loadavg_fd));
+    sh.place = &place;
     unsigned started = 1;
     for (unsigned t = 1; t < T; t++) {
-        if (pthread_create(&threads[t], NULL, thread_main, &ths[t]) != 0)
+        pthread_attr_t attr;
+        bool attr_ok = pthread_attr_init(&attr) == 0;
+        if (attr_ok)
+            thread_place_attr(&place, t, &attr);
+        int rc = pthread_create(&threads[t], attr_ok ? &attr : NULL, thread_main, &ths[t]);
+        if (attr_ok)
+            pthread_attr_destroy(&attr);
+        if (rc != 0)
             break;
         started++;
     }
@@ -409,6 +427,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     for (unsigned t = 0; t < T; t++) {
         worker *w = &sim->workers[t];
         stats->sleeps += w->wait.sleeps;
+        stats->moves += ths[t].moves;
         stats->blocked_s += (double)w->wait.blocked_ns * 1e-9;
         stats->gvt_rounds += ths[t].gvt_rounds;
         if (w->failed && st == RTCOSIM_OK) {
@@ -447,6 +466,7 @@ done:
         free(ths[t].ring_tail);
         free(ths[t].beat_seen);
         free(ths[t].beat_at);
+        free(ths[t].cpus_taken);
         free(ths[t].lps);
         free(ths[t].cons);
     }

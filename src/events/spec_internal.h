@@ -192,6 +192,7 @@ typedef struct spec_pub {
      * move, i.e. while they are running and can free it soon */
     _Alignas(64) _Atomic uint64_t beat;
     _Atomic int asleep; /* in the futex sleep of spec_wait_for_progress */
+    _Atomic int cpu; /* the CPU of its last loop turn (sched_getcpu) */
 } spec_pub;
 
 typedef struct spec_shared {
@@ -213,6 +214,7 @@ typedef struct spec_shared {
     _Atomic rtcosim_time_ns max_ahead;
     bool adaptive;
     unsigned cpus;   /* that the process may run on */
+    const struct thread_place *place; /* the threads' start CPUs (util/thread_place.h) */
     int loadavg_fd;  /* /proc/loadavg, or -1 */
     rtcosim_time_ns ahead_min, ahead_max;
     /* totals at the last adaptation (only the thread completing a GVT
@@ -244,6 +246,8 @@ typedef struct spec_thread {
     bool contended;          /* it loaded, and the verdict */
     /* per other thread while waiting: its beat last seen, and since when */
     uint64_t *beat_seen;
+    uint64_t moves;  /* off a CPU another thread was on (spec_gvt.c) */
+    int *cpus_taken; /* scratch: the other threads' CPUs (spec_gvt.c) */
     int64_t *beat_at;
     rtcosim_lp_id *lps; /* the LPs of this thread */
     size_t lp_count;
