@@ -2,11 +2,13 @@
  * for bit (strtod/strtof as the independent reader), the texts are the
  * shortest ones for hand-checked cases, integers and tick times are exact. */
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -150,6 +152,45 @@ static void tick_times_format_as_exact_decimal_seconds(void **state)
     }
 }
 
+/* Against a plain reference (printf's nine digits, trailing zeros cut one by
+ * one): every position of the last nonzero fraction digit, each digit value
+ * there, zeros and nines around it, and random times of either sign. */
+static void times_match_printf_with_trailing_zeros_cut(void **state)
+{
+    (void)state;
+    char buf[RTCOSIM_FORMAT_MAX], ref[64];
+    uint64_t x = 0x2545F4914F6CDD1Du;
+    for (int i = 0; i < 200000; i++) {
+        rtcosim_time_ns t;
+        if (i < 9 * 10 * 4) { /* digit d at position p over a filler */
+            int p = i / 40, d = i / 4 % 10, filler = i % 4;
+            int64_t scale = 1;
+            for (int k = 0; k < 8 - p; k++)
+                scale *= 10;
+            int64_t below = filler == 1 ? scale - 1 : 0; /* nines after it */
+            int64_t above = filler >= 2 ? 7 * RTCOSIM_NS_PER_S : 0;
+            t = above + d * scale + below;
+            if (filler == 3)
+                t = -t;
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            t = (rtcosim_time_ns)(x % 100000000000000u);
+            if (x >> 63)
+                t = -t;
+        }
+        uint64_t m = t < 0 ? 0u - (uint64_t)t : (uint64_t)t;
+        int n = snprintf(ref, sizeof ref, "%s%" PRIu64 ".%09" PRIu64, t < 0 ? "-" : "",
+                         m / 1000000000u, m % 1000000000u);
+        while (ref[n - 1] == '0')
+            ref[--n] = '\0';
+        if (ref[n - 1] == '.')
+            ref[--n] = '\0';
+        size_t len = rtcosim_format_time(t, buf);
+        assert_string_equal(buf, ref);
+        assert_int_equal(len, (size_t)n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +199,7 @@ int main(void)
         cmocka_unit_test(random_bit_patterns_read_back_bit_for_bit),
         cmocka_unit_test(integers_format_exactly),
         cmocka_unit_test(tick_times_format_as_exact_decimal_seconds),
+        cmocka_unit_test(times_match_printf_with_trailing_zeros_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
