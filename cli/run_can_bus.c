@@ -597,3 +597,17 @@ int cli_can_bus_report(const cli_can_buses *b, rtcosim_master *m, const char *di
     bus_cells bc = {.b = b, .m = m};
     return cli_frames_csv_add_columns(dir, "CAN bus", add_bus_cells, &bc);
 }
+
+void cli_can_bus_report_names(const cli_can_buses *b, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; i < b->count && n < size; i++) {
+        const char *eq = strchr(b->specs[i], '=');
+        int len = eq ? (int)(eq - b->specs[i]) : (int)strlen(b->specs[i]);
+        int w = snprintf(out + n, size - n, ", can_%.*s.log", len, b->specs[i]);
+        if (w < 0 || (size_t)w >= size - n)
+            break;
+        n += (size_t)w;
+    }
+}

@@ -4,6 +4,7 @@
 #define RTCOSIM_CLI_RUN_CAN_BUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rtcosim/master.h"
@@ -53,6 +54,9 @@ void cli_can_bus_print_work(const cli_can_buses *b, rtcosim_master *m);
  * can_bus_errors[NAME], can_load[NAME], can_work_p50/p99/max[NAME] (us) and
  * the frames.csv column bus_us[NAME] (its work in that frame). 0 or an exit code. */
 int cli_can_bus_report(const cli_can_buses *b, rtcosim_master *m, const char *dir);
+/* ", can_A.log, can_B.log": the report's log file of each bus, as the
+ * closing line of a real-time run names them ("" without buses). */
+void cli_can_bus_report_names(const cli_can_buses *b, char *out, size_t size);
 /* After the masters are freed: the event simulations of the buses with ECUs
  * that attach built (for every master). */
 void cli_can_bus_free(void);

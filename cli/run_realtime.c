@@ -337,11 +337,14 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         report_failed = true; /* named already */
         rc = CLI_EXIT_ERROR;
     }
-    if (so.rt.report_dir && !report_failed)
+    if (so.rt.report_dir && !report_failed) {
+        char logs[CLI_CAN_BUSES_MAX * 80];
+        cli_can_bus_report_names(can, logs, sizeof logs);
         printf("real-time report in %s/ (summary.csv, frames.csv, overruns.csv%s%s, timing.svg)\n",
                so.rt.report_dir,
                *rtcosim_system_rt_part_names(srt, true) ? ", estimates.csv, estimators.csv" : "",
-               can->count ? ", can_BUS.log" : "");
+               logs);
+    }
     print_columns(srt);
     const rtcosim_rt_summary *sum = rtcosim_rt_get_summary(rt);
     int signo = atomic_load(&cli_stop_signal);

@@ -283,6 +283,9 @@ static void a_paced_real_time_run_carries_the_frames_at_their_stuffed_times(void
     log = read_text("rep/can_can0.log"); /* the real-time report has them too */
     assert_string_equal(log, frames);
     free(log);
+    char *said = read_text("out.txt"); /* and the closing line names the file */
+    expect_in(said, ", can_can0.log, timing.svg)");
+    free(said);
     char *csv = read_text("rt.csv");
     assert_string_equal(csv, "\"time\",\"a.confirms\",\"b.rx_frames\",\"b.confirms\","
                              "\"a.rx_frames\"\n0,0,0,0,0\n0.001,0,0,0,0\n0.002,1,1,1,1\n"
