@@ -8,9 +8,15 @@
  * Lost, Bus Error) and the time of the latest of each. With `format` 1 it
  * sends CAN FD Transmits (BRS as `brs`; `data_length` a CAN FD length, the
  * bytes 11 22 .. 88 repeated) and configures CANFD_BAUDRATE `fd_bitrate`
- * when positive, with 2 CAN XL Transmits (1..2048 bytes; LsBusNodeLarge has the
- * buffers for the largest). Of the latest Transmit received it keeps the op
- * code, data length and the sum of the data bytes. With `wakeup_with`,
+ * when positive, with 2 CAN XL Transmits (1..2048 bytes, SEC, SDT, VCID, AF
+ * as `sec`, `sdt`, `vcid`, `af`) and configures CANXL_BAUDRATE `xl_bitrate`
+ * when positive (LsBusNodeLarge has the buffers for the largest). `pattern`
+ * 1 makes byte i of the k-th frame (7 i + 1 + k) mod 256 instead, a pattern
+ * that tells frames and byte positions apart. Of the latest Transmit
+ * received it keeps the op code, identifier, data length, the sum of the
+ * data bytes, the CAN XL fields, and whether the bytes are `pattern`'s for
+ * the number of frames received before it (rx_data_ok: the peer sends the
+ * same pattern, so its k-th frame is this node's k-th). With `wakeup_with`,
  * `bus_off_from` and `bus_off_to` (frame numbers, 1 the first) it sends a
  * Wakeup, a Status BUS_OFF (or `bus_off_status`) and a Status ERROR_ACTIVE
  * before that frame's Transmit; it counts the Wakeups it gets. Op layouts: LS-BUS 1.0
@@ -35,6 +41,8 @@ typedef struct node {
     int32_t can_id, data_length, bitrate, corrupt, arbitration_lost_behavior;
     int32_t format, brs, fd_bitrate, last_rx_length, last_rx_sum, last_rx_code;
     int32_t wakeup_with, bus_off_from, bus_off_to, bus_off_status, wakeups;
+    int32_t sec, sdt, vcid, af, xl_bitrate, pattern;
+    int32_t last_rx_sec, last_rx_sdt, last_rx_vcid, last_rx_af, rx_data_ok;
     double last_wakeup_time;
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
@@ -107,6 +115,21 @@ static const model_variable variables[] = {
     OUT(30, "wakeups", MODEL_INT32, wakeups, "Wakeup ops received"),
     OUT(31, "last_wakeup_time", MODEL_FLOAT64, last_wakeup_time,
         "time of the latest Wakeup received"),
+    PAR(32, "sec", MODEL_INT32, sec, "0", "CAN XL: simple extended content bit (0, 1)"),
+    PAR(33, "sdt", MODEL_INT32, sdt, "0", "CAN XL: SDU type (0..255)"),
+    PAR(34, "vcid", MODEL_INT32, vcid, "0", "CAN XL: virtual CAN network id (0..255)"),
+    PAR(35, "af", MODEL_INT32, af, "0", "CAN XL: acceptance field (32 bit)"),
+    PAR(36, "xl_bitrate", MODEL_INT32, xl_bitrate, "0",
+        "CANXL_BAUDRATE configured when positive (bit/s)"),
+    PAR(37, "pattern", MODEL_INT32, pattern, "0",
+        "data bytes: 0 11 22 .. 88 repeated, 1 byte i of the k-th frame (7 i + 1 + k) mod 256"),
+    OUT(38, "last_rx_sec", MODEL_INT32, last_rx_sec,
+        "SEC of the latest frame received (0 unless CAN XL)"),
+    OUT(39, "last_rx_sdt", MODEL_INT32, last_rx_sdt, "its SDT (0 unless CAN XL)"),
+    OUT(40, "last_rx_vcid", MODEL_INT32, last_rx_vcid, "its VCID (0 unless CAN XL)"),
+    OUT(41, "last_rx_af", MODEL_INT32, last_rx_af, "its AF (0 unless CAN XL)"),
+    OUT(42, "rx_data_ok", MODEL_INT32, rx_data_ok,
+        "1 when its bytes are pattern's for its length and the frames received before it"),
 };
 
 #ifdef LSBUS_NODE_SE
@@ -146,6 +169,23 @@ static bool append(model_instance *inst, node *d, const uint8_t *op, size_t size
     return lsbus_append(inst, &d->tx_data, &d->tx_read, op, size);
 }
 
+/* Byte i of the k-th frame (0 the first) of `pattern`. */
+static uint8_t data_byte(const node *d, size_t i, uint32_t k)
+{
+    return d->pattern ? (uint8_t)(7u * i + 1u + k) : (uint8_t)(0x11 * (i % 8 + 1));
+}
+
+/* Section 5.5.1.2 Configuration: kind u8, then a u32 baud rate (13 bytes)
+ * or a one-byte value (10 bytes, ARBITRATION_LOST_BEHAVIOR). */
+static bool configure(model_instance *inst, node *d, uint8_t kind, uint32_t value, size_t size)
+{
+    uint8_t op[13];
+    lsbus_put_u32(lsbus_put_u32(op, 0x40), (uint32_t)size);
+    op[8] = kind;
+    lsbus_put_u32(op + 9, value); /* little-endian: a one-byte value is op[9] */
+    return append(inst, d, op, size);
+}
+
 static bool same_time(double a, double b)
 {
     return fabs(a - b) <= 1e-9 * (fabs(a) > 1.0 ? fabs(a) : 1.0);
@@ -169,16 +209,28 @@ static model_status receive(model_instance *inst, node *d, double time)
         case 0x12: { /* CAN XL Transmit: id u32, ide, sec, sdt, vcid u8, af u32,
                         dataLength u16, data */
             size_t at = code == 0x10 ? 14 : code == 0x11 ? 15 : 20;
-            d->rx_frames++;
+            const uint32_t k = (uint32_t)d->rx_frames++;
             d->last_rx_id = length >= 12 ? (int32_t)lsbus_get_u32(p + 8) : -1;
             d->last_rx_time = time;
             d->last_rx_code = (int32_t)code;
+            d->last_rx_sec = d->last_rx_sdt = d->last_rx_vcid = d->last_rx_af = 0;
+            if (code == 0x12 && length >= 20) {
+                d->last_rx_sec = p[13];
+                d->last_rx_sdt = p[14];
+                d->last_rx_vcid = p[15];
+                d->last_rx_af = (int32_t)lsbus_get_u32(p + 16);
+            }
             d->last_rx_length = 0;
             d->last_rx_sum = 0;
+            d->rx_data_ok = 0;
             if (length >= at + 2) {
                 size_t n = (size_t)(p[at] | p[at + 1] << 8);
-                for (size_t i = 0; i < n && at + 2 + i < length; i++)
+                /* a length field that disagrees with the op's is not the pattern */
+                d->rx_data_ok = at + 2 + n == length;
+                for (size_t i = 0; i < n && at + 2 + i < length; i++) {
                     d->last_rx_sum += p[at + 2 + i];
+                    d->rx_data_ok = d->rx_data_ok && p[at + 2 + i] == data_byte(d, i, k);
+                }
                 d->last_rx_length = (int32_t)n;
             }
             break;
@@ -213,31 +265,14 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
             return s;
     }
     if (!d->configured) {
-        /* Section 5.5.1.2 Configuration, kind CAN_BAUDRATE (0x01): 13 bytes. */
-        uint8_t op[13];
-        lsbus_put_u32(lsbus_put_u32(op, 0x40), sizeof op);
-        op[8] = 0x01;
-        lsbus_put_u32(op + 9, (uint32_t)d->bitrate);
-        if (!append(inst, d, op, sizeof op))
+        /* kinds CAN_BAUDRATE 0x01, ARBITRATION_LOST_BEHAVIOR 0x04,
+         * CANFD_BAUDRATE 0x02, CANXL_BAUDRATE 0x03 */
+        if (!configure(inst, d, 0x01, (uint32_t)d->bitrate, 13) ||
+            (d->arbitration_lost_behavior &&
+             !configure(inst, d, 0x04, (uint32_t)d->arbitration_lost_behavior, 10)) ||
+            (d->fd_bitrate > 0 && !configure(inst, d, 0x02, (uint32_t)d->fd_bitrate, 13)) ||
+            (d->xl_bitrate > 0 && !configure(inst, d, 0x03, (uint32_t)d->xl_bitrate, 13)))
             return MODEL_ERROR;
-        if (d->arbitration_lost_behavior) {
-            /* kind ARBITRATION_LOST_BEHAVIOR (0x04), one byte: 10 bytes */
-            uint8_t alb[10];
-            lsbus_put_u32(lsbus_put_u32(alb, 0x40), sizeof alb);
-            alb[8] = 0x04;
-            alb[9] = (uint8_t)d->arbitration_lost_behavior;
-            if (!append(inst, d, alb, sizeof alb))
-                return MODEL_ERROR;
-        }
-        if (d->fd_bitrate > 0) {
-            /* kind CANFD_BAUDRATE (0x02): 13 bytes */
-            uint8_t fd[13];
-            lsbus_put_u32(lsbus_put_u32(fd, 0x40), sizeof fd);
-            fd[8] = 0x02;
-            lsbus_put_u32(fd + 9, (uint32_t)d->fd_bitrate);
-            if (!append(inst, d, fd, sizeof fd))
-                return MODEL_ERROR;
-        }
         d->configured = true;
     }
     double due = d->offset + d->sent * d->period;
@@ -266,13 +301,19 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         lsbus_put_u32(lsbus_put_u32(op, 0x10u + (uint32_t)d->format),
                       (uint32_t)(fixed + n + (d->corrupt == 1 ? 4 : 0)));
         lsbus_put_u32(op + 8, (uint32_t)d->can_id);
-        /* ide 0; CAN: rtr 0; CAN FD: brs, esi 0; CAN XL: sec, sdt, vcid, af 0 */
+        /* ide 0; CAN: rtr 0; CAN FD: brs, esi 0; CAN XL: sec, sdt, vcid u8, af u32 */
         if (d->format == 1)
             op[13] = (uint8_t)(d->brs != 0);
+        if (d->format == 2) {
+            op[13] = (uint8_t)d->sec;
+            op[14] = (uint8_t)d->sdt;
+            op[15] = (uint8_t)d->vcid;
+            lsbus_put_u32(op + 16, (uint32_t)d->af);
+        }
         op[fixed - 2] = (uint8_t)n;
         op[fixed - 1] = (uint8_t)(n >> 8);
         for (size_t i = 0; i < n; i++)
-            op[fixed + i] = (uint8_t)(0x11 * (i % 8 + 1)); /* 11 22 .. 88 repeated */
+            op[fixed + i] = data_byte(d, i, d->sent);
         if (!append(inst, d, op, fixed + n))
             return MODEL_ERROR;
         if (d->corrupt == 2) {
@@ -354,6 +395,12 @@ static model_status check(model_instance *inst, void *data)
         model_log(inst, MODEL_LOG_STATUS_ERROR,
                   "can_id must be 0..0x7FF, arbitration_lost_behavior 0..2, period and "
                   "bitrate > 0");
+        return MODEL_ERROR;
+    }
+    if (d->sec < 0 || d->sec > 1 || d->sdt < 0 || d->sdt > 255 || d->vcid < 0 || d->vcid > 255 ||
+        d->xl_bitrate < 0 || d->pattern < 0 || d->pattern > 1) {
+        model_log(inst, MODEL_LOG_STATUS_ERROR,
+                  "sec must be 0..1, sdt and vcid 0..255, xl_bitrate >= 0, pattern 0..1");
         return MODEL_ERROR;
     }
     return MODEL_OK;

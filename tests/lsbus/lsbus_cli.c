@@ -20,10 +20,12 @@
  * stdout and stderr into out.txt and err.txt there; the exit code. */
 static int spawn(const char *command, const char *first, va_list ap)
 {
-    const char *argv[64] = {RTCOSIM_CLI_PATH, command};
+    const char *argv[128] = {RTCOSIM_CLI_PATH, command};
     int n = 2;
-    for (const char *a = first; a && n < 62; a = va_arg(ap, const char *))
+    const char *a = first;
+    for (; a && n < 127; a = va_arg(ap, const char *))
         argv[n++] = a;
+    assert_null(a); /* every argument passed, none cut off */
     argv[n] = NULL;
     char dir[512];
     snprintf(dir, sizeof dir, "%s", tu_scratch(""));

@@ -1,5 +1,6 @@
-/* CAN XL through a system: two LsBusXlNode FMUs (models/lsbus_xl_node) on
- * `rtcosim run --can-bus`, end to end. Frame lengths from
+/* CAN XL through a system: two LsBusNodeLarge FMUs (models/lsbus_node, its
+ * buffers for a 2048-byte frame) in CAN XL format on `rtcosim run
+ * --can-bus`, end to end. Frame lengths from
  * tests/can/test_can_xl.c, worked out by hand there: priority 0x100 with 1
  * byte 36 nominal + 134 data-phase bits, 0x555 with 2048 bytes 34 + 18148.
  * Both nodes request at 1 ms: 0x100 wins the arbitration, then the 2048-byte
@@ -20,7 +21,22 @@
 #include "lsbus_cli.h"
 #include "util/test_util.h"
 
-#define XL_NODE RTCOSIM_FMU_LSBUSXLNODE_FMI3
+#define XL_NODE RTCOSIM_FMU_LSBUSNODELARGE_FMI3
+
+/* Node n sends CAN XL frames of pattern 1 (byte i of the k-th frame 7 i + 1
+ * + k) with VCID 0x45 and AF 0x12345678; XL_SENDER: priority 0x555, 2048
+ * bytes and SDT 3 too. */
+#define XL_FRAMES(n)                                                                              \
+    "--start-value", n ".format", "2", "--start-value", n ".pattern", "1", "--start-value",      \
+        n ".vcid", "69", "--start-value", n ".af", "305419896"
+#define XL_SENDER(n)                                                                              \
+    XL_FRAMES(n), "--start-value", n ".can_id", "1365", "--start-value", n ".data_length",       \
+        "2048", "--start-value", n ".sdt", "3"
+/* On can0: a's 2048-byte 0x555 and b's 1-byte 0x100, each once (period 10 ms). */
+#define A_2048_B_1                                                                                \
+    XL_SENDER("a"), XL_FRAMES("b"), "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", \
+        "0.01", "--start-value", "b.period", "0.01", "--start-value", "b.can_id", "256",          \
+        "--start-value", "b.data_length", "1"
 
 static const char *const nodes_ab[] = {"a", "b"};
 
@@ -29,11 +45,8 @@ static void a_2048_byte_frame_crosses_the_integrated_bus(void **state)
     (void)state;
     const char *ssd = write_ssd("xl.ssd", XL_NODE, nodes_ab, 2, NULL, "");
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
-                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
-                             "--start-value", "b.period", "0.01", "--start-value", "b.can_id",
-                             "256", "--start-value", "b.data_length", "1", "--start-value",
-                             "b.sec", "1", "--start-value", "b.sdt", "7", "--can-log", "bus.log",
-                             "--output-file", "out.csv", NULL),
+                             A_2048_B_1, "--start-value", "b.sec", "1", "--start-value", "b.sdt",
+                             "7", "--can-log", "bus.log", "--output-file", "out.csv", NULL),
                      0);
     char *log = read_text("bus.log");
     char want[8192];
@@ -51,20 +64,17 @@ static void a_2048_byte_frame_crosses_the_integrated_bus(void **state)
     free(out);
     /* the last row: b got a's whole frame with its fields, a got b's */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
-                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
-                             "--start-value", "b.period", "0.01", "--start-value", "b.can_id",
-                             "256", "--start-value", "b.data_length", "1", "--start-value",
-                             "b.sec", "1", "--start-value", "b.sdt", "7", "--output-file",
-                             "out.csv", "--output-variable", "b.rx_frames", "--output-variable",
-                             "b.last_rx_id", "--output-variable", "b.last_rx_length",
-                             "--output-variable", "b.last_rx_sdt", "--output-variable",
-                             "b.last_rx_vcid", "--output-variable", "b.last_rx_af",
-                             "--output-variable", "b.rx_data_ok", "--output-variable",
-                             "b.last_rx_time", "--output-variable", "b.confirms",
-                             "--output-variable", "a.last_rx_id", "--output-variable",
-                             "a.last_rx_sec", "--output-variable", "a.last_rx_sdt",
-                             "--output-variable", "a.rx_data_ok", "--output-variable",
-                             "a.last_confirm_time", NULL),
+                             A_2048_B_1, "--start-value", "b.sec", "1", "--start-value", "b.sdt",
+                             "7", "--output-file", "out.csv", "--output-variable",
+                             "b.rx_frames", "--output-variable", "b.last_rx_id",
+                             "--output-variable", "b.last_rx_length", "--output-variable",
+                             "b.last_rx_sdt", "--output-variable", "b.last_rx_vcid",
+                             "--output-variable", "b.last_rx_af", "--output-variable",
+                             "b.rx_data_ok", "--output-variable", "b.last_rx_time",
+                             "--output-variable", "b.confirms", "--output-variable",
+                             "a.last_rx_id", "--output-variable", "a.last_rx_sec",
+                             "--output-variable", "a.last_rx_sdt", "--output-variable",
+                             "a.rx_data_ok", "--output-variable", "a.last_confirm_time", NULL),
                      0);
     out = read_text("out.csv");
     expect_in(out, "\n0.0035,1,1365,2048,3,69,305419896,1,0.0029682,1,256,1,7,1,0.0029682\n");
@@ -76,9 +86,7 @@ static void the_nodes_configure_the_xl_data_rate(void **state)
     (void)state;
     const char *ssd = write_ssd("xl.ssd", XL_NODE, nodes_ab, 2, NULL, "");
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
-                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
-                             "--start-value", "b.period", "0.01", "--start-value", "b.can_id",
-                             "256", "--start-value", "b.data_length", "1", "--start-value",
+                             A_2048_B_1, "--start-value", "b.sdt", "3", "--start-value",
                              "a.xl_bitrate", "20000000", "--start-value", "b.xl_bitrate",
                              "20000000", "--can-log", "bus.log", NULL),
                      0);
@@ -88,14 +96,15 @@ static void the_nodes_configure_the_xl_data_rate(void **state)
     free(log);
     /* nodes that disagree on it could not talk: one line naming them */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
-                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.xl_bitrate",
-                             "20000000", "--start-value", "b.xl_bitrate", "5000000", NULL),
+                             XL_SENDER("a"), XL_SENDER("b"), "--can-bus", "can0=a.CAN,b.CAN",
+                             "--start-value", "a.xl_bitrate", "20000000", "--start-value",
+                             "b.xl_bitrate", "5000000", NULL),
                      1);
     expect_one_line_error("Tx_Data of b.CAN: LS-BUS bus 'can0': node 1 configures CANXL_BAUDRATE "
                           "5000000 bit/s but node 0 configured 20000000 bit/s");
 }
 
-/* A classic LsBusNode beside the XL node: its Rx_Data (maxSize 48) cannot
+/* A classic LsBusNode beside the XL sender: its Rx_Data (maxSize 48) cannot
  * take the XL frame's 2070-byte op: one line naming it, no truncation. Its
  * 0x0C8 without data (100 us, tests/lsbus/test_bridge.c) wins at 1 ms, the
  * XL frame follows: 1.1 + 1.8828 = 2.9828 ms. */
@@ -120,8 +129,8 @@ static void a_node_whose_rx_data_is_too_small_is_named(void **state)
     snprintf(path, sizeof path, "%s", tu_scratch("mixed.ssd"));
     tu_write_file(path, text);
     assert_int_equal(run_cli(path, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
-                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "a.period", "0.01",
-                             "--start-value", "b.period", "0.01", NULL),
+                             XL_SENDER("a"), "--can-bus", "can0=a.CAN,b.CAN", "--start-value",
+                             "a.period", "0.01", "--start-value", "b.period", "0.01", NULL),
                      1);
     expect_one_line_error("at t = 0.0029828 s: master: event iteration: 'b': b: variable "
                           "'CAN.Rx_Data': a Binary value of 2070 bytes is longer than its maxSize "

@@ -158,13 +158,13 @@ def test_can_decode_plot_interrupted_removes_its_temporary_directory(cli, tmpdir
 
 def test_python_can_reads_the_integrated_bus_can_fd_frames(cli, tmpdir_private):
     """CAN FD frames of rtcosim's integrated LS-BUS bus (`rtcosim run
-    --can-bus`, two LsBusXlNode FMUs in CAN FD mode) in the candump -l and
-    ASC logs, read by python-can's readers. Truth: the candump text parsed by
-    a strict pattern of can-utils' CAN FD format (ID##<flags nibble><data>),
+    --can-bus`, two LsBusNodeLarge FMUs in CAN FD format) in the candump -l
+    and ASC logs, read by python-can's readers. Truth: the candump text parsed
+    by a strict pattern of can-utils' CAN FD format (ID##<flags nibble><data>),
     and the senders' data pattern, byte i of a node's k-th frame 7 i + 1 + k
-    (models/lsbus_xl_node)."""
+    (models/lsbus_node, pattern 1)."""
     from conftest import fmu
-    node = fmu("LsBusXlNode-fmi3.fmu")
+    node = fmu("LsBusNodeLarge-fmi3.fmu")
     conn = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
             '<ssd:Connector name="CAN.Tx_Clock" kind="output"/>'
             '<ssd:Connector name="CAN.Rx_Data" kind="input"/>'
@@ -183,9 +183,11 @@ def test_python_can_reads_the_integrated_bus_can_fd_frames(cli, tmpdir_private):
         subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.0049", "-q",
                         "--can-bus", "can0=a.CAN,b.CAN", "--output-file",
                         os.path.join(tmpdir_private, "out.csv"),
-                        "--start-value", "a.fd", "1", "--start-value", "a.can_id", "200",
+                        "--start-value", "a.format", "1", "--start-value", "a.pattern", "1",
+                        "--start-value", "a.brs", "1", "--start-value", "a.can_id", "200",
                         "--start-value", "a.data_length", "12",
-                        "--start-value", "b.fd", "1", "--start-value", "b.can_id", "291",
+                        "--start-value", "b.format", "1", "--start-value", "b.pattern", "1",
+                        "--start-value", "b.can_id", "291",
                         "--start-value", "b.data_length", "20", "--start-value", "b.brs", "0",
                         "--can-log", paths[ext]], check=True, capture_output=True)
     line = re.compile(r"^\((\d{10})\.(\d{6})\) can0 ([0-9A-F]{3})##([0-3])((?:[0-9A-F]{2})*)$")
