@@ -208,6 +208,7 @@ static void attribute_overruns(const rtcosim_rt *rt, const floor_spikes *spikes,
     bool previous_overrun = false;
     int64_t previous_end = 0, chain_begin = 0;
     memset(t, 0, sizeof *t);
+    t->interval_ns = H; /* cyclictest beside it wakes once a frame */
     for (size_t i = 0; i < rtcosim_rt_frame_count(rt); i++) {
         const rtcosim_rt_frame *f = rtcosim_rt_frame_at(rt, i);
         int64_t deadline = origin + f->deadline, end = deadline + f->lateness + f->exec;
@@ -595,7 +596,12 @@ static int run(int argc, char **argv)
                    (unsigned long long)t->floor[c], (unsigned long long)t->own[c],
                    c + 1 < FLOOR_CAUSE_STRATEGY ? ", " : "\n");
         printf("  (floor: cyclictest's late wake-ups beside the run cover the overshoot)\n");
+        printf("  beyond the floor %llu, %llu of them within one cyclictest interval of a stall"
+               " it saw in their window\n", (unsigned long long)t->beyond_floor,
+               (unsigned long long)t->within_interval);
         bench_figure("realtime.overruns_beyond_floor", (double)t->beyond_floor, "count");
+        bench_figure("realtime.overruns_beyond_floor_within_interval",
+                     (double)t->within_interval, "count");
         bench_figure("realtime.overruns_floor_wakeup", (double)t->floor[FLOOR_CAUSE_WAKEUP],
                      "count");
         bench_figure("realtime.overruns_floor_execution",

@@ -108,9 +108,15 @@ void floor_spikes_free(floor_spikes *s)
 
 int64_t floor_machine_ns(const floor_spikes *s, int64_t a, int64_t b)
 {
+    return floor_machine_ns_widened(s, a, b, 0);
+}
+
+int64_t floor_machine_ns_widened(const floor_spikes *s, int64_t a, int64_t b, int64_t widen)
+{
     int64_t total = 0, covered_to = a; /* the union is summed left to right */
     for (size_t i = 0; i < s->count; i++) {
-        int64_t lo = s->spike[i].expected_ns, hi = lo + s->spike[i].late_ns;
+        int64_t hi = s->spike[i].expected_ns + s->spike[i].late_ns;
+        int64_t lo = s->spike[i].expected_ns - widen; /* (sorted by due time all the same) */
         if (lo >= b)
             break;
         if (lo < covered_to)
@@ -140,6 +146,9 @@ void floor_tally_add(floor_tally *t, const floor_spikes *s, const floor_event *e
     else {
         t->own[c]++;
         t->beyond_floor++;
+        if (t->interval_ns > 0 && floor_machine_ns(s, e->begin, e->end) > 0 &&
+            floor_machine_ns_widened(s, e->begin, e->end, t->interval_ns) >= e->end - e->due)
+            t->within_interval++;
     }
 }
 

@@ -37,6 +37,10 @@ int floor_spikes_merge(floor_spikes *into, const floor_spikes *from);
 /* Length of the union of the spikes' unavailable intervals [expected,
  * expected + late] inside [a, b]. */
 int64_t floor_machine_ns(const floor_spikes *s, int64_t a, int64_t b);
+/* The same with each stall taken to begin up to `widen` before cyclictest's
+ * due wake-up: cyclictest samples the CPU only when it wakes, so a stall it
+ * reports from its due time may have begun as much as one interval earlier. */
+int64_t floor_machine_ns_widened(const floor_spikes *s, int64_t a, int64_t b, int64_t widen);
 
 /* What made an event late, as the program itself tells it. */
 typedef enum floor_cause {
@@ -62,6 +66,12 @@ typedef struct floor_tally {
     uint64_t floor[FLOOR_CAUSES]; /* explained by the machine, per cause */
     uint64_t own[FLOOR_CAUSES];   /* the program's own, per cause */
     uint64_t total, beyond_floor; /* beyond_floor = sum of own */
+    /* set by the caller (0: not counted): cyclictest's interval; of the own
+     * events, those with a stall of cyclictest in their window that covers
+     * their overshoot once begun up to one interval before it was seen
+     * (beyond the floor by less than its sampling resolution; still own) */
+    int64_t interval_ns;
+    uint64_t within_interval;
 } floor_tally;
 
 void floor_tally_add(floor_tally *t, const floor_spikes *s, const floor_event *e);

@@ -124,6 +124,44 @@ static void anytime_misses_are_the_floor_only_when_stalls_cover_the_lateness(voi
     assert_int_equal(t.beyond_floor, 2);
 }
 
+/* cyclictest samples the CPU once an interval (1 ms here): a stall it saw
+ * from its wake-up due at 5 ms may have begun as early as 4 ms. A miss due
+ * at 5.5 ms delivered at 6.2 ms (0.7 ms late) beside a stall seen as [5.0,
+ * 5.6] ms is own (0.6 ms of machine time in [4.5, 6.2] ms) but within one
+ * interval: widened, the stall covers [4.5, 5.6] = 1.1 ms. One without any
+ * stall seen in its window stays own and outside, however long the widened
+ * stalls before its window; one whose widened stall still falls short too. */
+static void own_events_within_one_cyclictest_interval_are_counted_apart(void **state)
+{
+    (void)state;
+    floor_spike sp[] = {{5 * MS, 600 * US}, {20 * MS, 200 * US}, {30 * MS, 100 * US}};
+    floor_spikes s = {sp, 3};
+    assert_int_equal(floor_machine_ns_widened(&s, 4500 * US, 6200 * US, 1 * MS), 1100 * US);
+    assert_int_equal(floor_machine_ns_widened(&s, 4500 * US, 6200 * US, 0), 600 * US);
+    /* whole run: [4, 5.6] + [19, 20.2] + [29, 30.1] ms */
+    assert_int_equal(floor_machine_ns_widened(&s, 0, 40 * MS, 1 * MS), 3900 * US);
+    /* widened stalls that overlap count once: [4, 5.6] and [5, 6.1] are [4, 6.1] */
+    floor_spike two[] = {{5 * MS, 600 * US}, {6 * MS, 100 * US}};
+    floor_spikes t2 = {two, 2};
+    assert_int_equal(floor_machine_ns_widened(&t2, 0, 10 * MS, 1 * MS), 2100 * US);
+    floor_event near = {4500 * US, 6200 * US, 5500 * US, FLOOR_CAUSE_EXECUTION};
+    floor_event none = {20500 * US, 21400 * US, 21 * MS, FLOOR_CAUSE_WAKEUP}; /* after [20, 20.2] */
+    floor_event short_ = {30 * MS, 31500 * US, 31 * MS, FLOOR_CAUSE_EXECUTION};
+    floor_tally t;
+    memset(&t, 0, sizeof t);
+    t.interval_ns = 1 * MS;
+    floor_tally_add(&t, &s, &near);
+    floor_tally_add(&t, &s, &none);
+    floor_tally_add(&t, &s, &short_);
+    assert_int_equal(t.beyond_floor, 3);
+    assert_int_equal(t.within_interval, 1);
+    /* without an interval nothing is counted apart */
+    memset(&t, 0, sizeof t);
+    floor_tally_add(&t, &s, &near);
+    assert_int_equal(t.beyond_floor, 1);
+    assert_int_equal(t.within_interval, 0);
+}
+
 /* Work on two CPUs (the parallel strategy's workers): a stall seen only by
  * the cyclictest on the workers' CPU explains a miss once the two lists are
  * merged; the merged list stays sorted, the union counted once where the
@@ -156,6 +194,7 @@ int main(void)
         cmocka_unit_test(overruns_of_a_frame_timeline_get_hand_computed_classes),
         cmocka_unit_test(anytime_misses_are_the_floor_only_when_stalls_cover_the_lateness),
         cmocka_unit_test(stalls_of_two_cpus_merge_into_one_floor),
+        cmocka_unit_test(own_events_within_one_cyclictest_interval_are_counted_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
