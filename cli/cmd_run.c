@@ -414,6 +414,9 @@ static int run_system(const run_args *a)
     if (st != RTCOSIM_OK) {
         rc = cli_fail("%s: at t = %.9g s: %s", a->system,
                       rtcosim_time_to_seconds(rtcosim_master_time(m)), err.message);
+        /* the frames the buses carried before the failure are results too
+         * (--can-log), as the rows written so far are */
+        cli_can_bus_finish(&a->can, m);
         goto done;
     }
     /* The final point is always written, even between output intervals. */

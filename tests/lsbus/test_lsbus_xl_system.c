@@ -130,11 +130,26 @@ static void a_node_whose_rx_data_is_too_small_is_named(void **state)
     tu_write_file(path, text);
     assert_int_equal(run_cli(path, "--step-size", "0.001", "--stop-time", "0.0035", "-q",
                              XL_SENDER("a"), "--can-bus", "can0=a.CAN,b.CAN", "--start-value",
-                             "a.period", "0.01", "--start-value", "b.period", "0.01", NULL),
+                             "a.period", "0.01", "--start-value", "b.period", "0.01",
+                             "--can-log", "failed.log", NULL),
                      1);
     expect_one_line_error("at t = 0.0029828 s: master: event iteration: 'b': b: variable "
                           "'CAN.Rx_Data': a Binary value of 2070 bytes is longer than its maxSize "
                           "48");
+    /* what the bus carried up to the failure is kept in the log: the 0x0C8,
+     * then the XL frame itself (it ended on the bus; b could not take it) in
+     * can-utils' compact form VVPPP#FF:SS:AAAAAAAA#data: VCID 0x45, priority
+     * 0x555, flags 0x80 (XLF), SDT 3, AF 0x12345678, its 2048 bytes */
+    char *log = read_text("failed.log");
+    const char *first = "(0000000000.001100) can0 0C8#\n",
+               *second = "(0000000000.002983) can0 45555#80:03:12345678#01080F161D242B32";
+    assert_memory_equal(log, first, strlen(first));
+    const char *xl = log + strlen(first);
+    assert_memory_equal(xl, second, strlen(second));
+    const char *data = strrchr(xl, '#') + 1;
+    assert_int_equal(strcspn(data, "\n"), 2 * 2048);
+    assert_string_equal(data + 2 * 2048, "\n");
+    free(log);
 }
 
 int main(void)
