@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -152,12 +153,55 @@ static void a_node_whose_rx_data_is_too_small_is_named(void **state)
     free(log);
 }
 
+/* The same on `rtcosim events`' bus beside the engine ECU: b (Rx_Data of 48
+ * bytes) cannot take a's 2048-byte XL frame; the run stops with one line,
+ * and the sequential scheduler's log keeps what the bus carried: the
+ * engine's 0x0C0 at 2.300 ms and the XL frame (0x555, the bytes 11 22 ..
+ * 88 repeated) at 4.183 ms. A speculative run, whose bus may hold frames
+ * never committed, writes none and says so. */
+static void events_keep_the_frames_up_to_a_node_failure(void **state)
+{
+    (void)state;
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "a=%s,tx=0x555:2048:xl,can_id=1365,format=2,data_length=2048,"
+             "offset=0.00206,period=0.01", XL_NODE);
+    snprintf(b, sizeof b, "b=%s,tx=0x100:1,can_id=256,data_length=1,offset=1,period=1", NODE);
+    assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--lsbus-node", a,
+                                "--lsbus-node", b, "--can-log", "failed.log", NULL),
+                     1);
+    expect_one_line_error("lp 'b' at t=0.004182800 s: lsbus node 'b': b: variable 'CAN.Rx_Data': "
+                          "a Binary value of 2070 bytes is longer than its maxSize 48");
+    char *log = read_text("failed.log");
+    const char *first = "(0000000000.002300) can0 0C0#840CE8130A000000\n",
+               *second = "(0000000000.004183) can0 00555#80:00:00000000#";
+    assert_memory_equal(log, first, strlen(first));
+    const char *xl = log + strlen(first);
+    assert_memory_equal(xl, second, strlen(second));
+    const char *data = xl + strlen(second);
+    for (size_t i = 0; i < 2048; i++)
+        assert_memory_equal(data + 2 * i, "1122334455667788" + 2 * (i % 8), 2);
+    assert_string_equal(data + 2 * 2048, "\n");
+    free(log);
+    char *said = read_text("out.txt");
+    expect_in(said, "can log     failed.log: 2 frames up to the failure");
+    free(said);
+    assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--scheduler",
+                                "speculative", "--threads", "2", "--lsbus-node", a,
+                                "--lsbus-node", b, "--can-log", "spec.log", NULL),
+                     1);
+    said = read_text("out.txt");
+    expect_in(said, "can log     spec.log not written: a failed speculative run");
+    free(said);
+    assert_int_equal(access(tu_scratch("spec.log"), F_OK), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_2048_byte_frame_crosses_the_integrated_bus),
         cmocka_unit_test(the_nodes_configure_the_xl_data_rate),
         cmocka_unit_test(a_node_whose_rx_data_is_too_small_is_named),
+        cmocka_unit_test(events_keep_the_frames_up_to_a_node_failure),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }
