@@ -178,8 +178,9 @@ static void events_keep_the_frames_up_to_a_node_failure(void **state)
     const char *xl = log + strlen(first);
     assert_memory_equal(xl, second, strlen(second));
     const char *data = xl + strlen(second);
+    static const char pattern[] = "1122334455667788";
     for (size_t i = 0; i < 2048; i++)
-        assert_memory_equal(data + 2 * i, "1122334455667788" + 2 * (i % 8), 2);
+        assert_memory_equal(data + 2 * i, &pattern[2 * (i % 8)], 2);
     assert_string_equal(data + 2 * 2048, "\n");
     free(log);
     char *said = read_text("out.txt");
