@@ -4,7 +4,6 @@
 #include <inttypes.h>
 
 #include "rtcosim/can.h"
-#include "frame_internal.h"
 
 rtcosim_status rtcosim_can_frame_check(const rtcosim_can_frame *f, rtcosim_error *err)
 {
@@ -19,65 +18,139 @@ rtcosim_status rtcosim_can_frame_check(const rtcosim_can_frame *f, rtcosim_error
     return RTCOSIM_OK;
 }
 
-/* The stuffable bits, SOF through data (without the CRC), most significant
- * first. Standard: SOF, ID(11), RTR, IDE, r0, DLC(4), data. Extended: SOF,
- * base ID(11), SRR, IDE, ID extension(18), RTR, r1, r0, DLC(4), data. Data
- * frames: RTR, r0, r1 dominant (0); SRR and IDE of extended frames recessive. */
-typedef struct bit_stream {
-    uint8_t bits[160];
-    unsigned count;
-} bit_stream;
+/* The stuffable bits, SOF through data (without the CRC), packed most
+ * significant first into the low `n` bits of a 128-bit value (at most 103).
+ * Standard: SOF, ID(11), RTR, IDE, r0, DLC(4), data. Extended: SOF, base
+ * ID(11), SRR, IDE, ID extension(18), RTR, r1, r0, DLC(4), data. Data
+ * frames: RTR, r0, r1 dominant (0); SRR and IDE of extended frames
+ * recessive. A bus computes this for every frame it carries: packed in a
+ * register and walked a byte at a time through two tables below, instead of
+ * a byte per bit walked a bit at a time (callgrind, the 16-ECU vehicle's
+ * 2160 frames of 2 simulated s: the bus's events 8.66 M -> 5.55 M
+ * instructions, 1440 fewer a frame; in B8 the bus's thread is the
+ * critical one). */
+typedef unsigned __int128 bits128;
 
-static void put_bits(bit_stream *s, uint32_t value, unsigned n)
+static unsigned header_and_data(const rtcosim_can_frame *f, bits128 *out)
 {
-    for (unsigned i = 0; i < n; i++)
-        s->bits[s->count++] = (uint8_t)((value >> (n - 1 - i)) & 1u);
-}
-
-static void header_and_data(const rtcosim_can_frame *f, bit_stream *s)
-{
-    s->count = 0;
-    put_bits(s, 0, 1); /* SOF */
+    bits128 v = 0; /* SOF, dominant */
+    unsigned n = 1;
     if (f->extended) {
-        put_bits(s, f->id >> 18, 11);
-        put_bits(s, 3, 2); /* SRR, IDE recessive */
-        put_bits(s, f->id & 0x3FFFFu, 18);
-        put_bits(s, 0, 3); /* RTR, r1, r0 */
+        v = v << 11 | ((f->id >> 18) & 0x7FFu);
+        v = v << 2 | 3u; /* SRR, IDE recessive */
+        v = v << 18 | (f->id & 0x3FFFFu);
+        v <<= 3; /* RTR, r1, r0 */
+        n += 34;
     } else {
-        put_bits(s, f->id, 11);
-        put_bits(s, 0, 3); /* RTR, IDE, r0 */
+        v = v << 11 | (f->id & 0x7FFu);
+        v <<= 3; /* RTR, IDE, r0 */
+        n += 14;
     }
-    put_bits(s, f->dlc, 4);
-    for (unsigned i = 0; i < f->dlc && i < RTCOSIM_CAN_DATA_MAX; i++)
-        put_bits(s, f->data[i], 8);
+    v = v << 4 | (f->dlc & 0xFu);
+    n += 4;
+    for (unsigned i = 0; i < f->dlc && i < RTCOSIM_CAN_DATA_MAX; i++, n += 8)
+        v = v << 8 | f->data[i];
+    *out = v;
+    return n;
 }
 
-static uint16_t crc15_of(const bit_stream *s)
+/* ISO 11898-1 CRC-15 (CRCNXT = bit XOR CRC[14]; shift; if CRCNXT, XOR 0x4599),
+ * eight bits at a time: crc_table[x] is the register after eight shifts
+ * from x << 7 with nothing shifted in. Stuffing, eight bits at a time: a
+ * state is the last bit sent (0, 1) and how many equal bits end the stream
+ * (1..4), numbered 1 + last * 4 + run - 1, state 0 the empty stream; a byte
+ * from a state gives the stuff bits it adds and the state after it
+ * (stuff_table[state][byte]: the count in bits 4..5, the state after minus
+ * one in bits 0..2). Both filled once, at load. */
+static uint16_t crc_table[256];
+static uint8_t stuff_table[9][256];
+
+static unsigned stuff_state(unsigned last, unsigned run) { return 1 + last * 4 + (run - 1); }
+
+__attribute__((constructor)) static void frame_tables(void)
 {
-    /* ISO 11898-1 CRC: CRCNXT = bit XOR CRC[14]; shift; if CRCNXT, XOR 0x4599 */
+    for (unsigned x = 0; x < 256; x++) {
+        uint16_t crc = (uint16_t)(x << 7);
+        for (int k = 0; k < 8; k++)
+            crc = (uint16_t)(((crc << 1) & 0x7FFF) ^ ((crc & 0x4000) ? 0x4599 : 0));
+        crc_table[x] = crc;
+    }
+    for (unsigned st = 0; st < 9; st++)
+        for (unsigned x = 0; x < 256; x++) {
+            unsigned last = st ? (st - 1) / 4 : 2, run = st ? (st - 1) % 4 + 1 : 0, added = 0;
+            for (int k = 7; k >= 0; k--) {
+                unsigned b = (x >> k) & 1u;
+                run = b == last ? run + 1 : 1;
+                last = b;
+                if (run == 5) {
+                    added++;
+                    last ^= 1u;
+                    run = 1;
+                }
+            }
+            stuff_table[st][x] = (uint8_t)(added << 4 | (stuff_state(last, run) - 1));
+        }
+}
+
+/* The low n bits of v, most significant first, n <= 128. */
+static uint16_t crc15_of(bits128 v, unsigned n)
+{
     uint16_t crc = 0;
-    for (unsigned i = 0; i < s->count; i++) {
-        unsigned next = s->bits[i] ^ ((crc >> 14) & 1u);
+    unsigned head = n % 8; /* bit by bit until the rest is whole bytes */
+    for (unsigned i = 0; i < head; i++) {
+        unsigned bit = (unsigned)(v >> (n - 1 - i)) & 1u;
+        unsigned next = bit ^ ((crc >> 14) & 1u);
         crc = (uint16_t)((crc << 1) & 0x7FFF);
         if (next)
             crc ^= 0x4599;
     }
+    for (unsigned at = n - head; at >= 8; at -= 8) {
+        unsigned byte = (unsigned)(v >> (at - 8)) & 0xFFu;
+        crc = (uint16_t)(((crc << 8) & 0x7FFF) ^ crc_table[((crc >> 7) ^ byte) & 0xFFu]);
+    }
     return crc;
+}
+
+/* Stuff bits of the low n bits of v, most significant first. */
+static uint32_t stuff_count(bits128 v, unsigned n)
+{
+    unsigned st = 0, head = n % 8;
+    uint32_t stuff = 0;
+    if (head) { /* the first bits, as a byte of leading bits through the table's walk */
+        unsigned last = 2, run = 0;
+        for (unsigned i = 0; i < head; i++) {
+            unsigned b = (unsigned)(v >> (n - 1 - i)) & 1u;
+            run = b == last ? run + 1 : 1;
+            last = b;
+            if (run == 5) {
+                stuff++;
+                last ^= 1u;
+                run = 1;
+            }
+        }
+        st = stuff_state(last, run);
+    }
+    for (unsigned at = n - head; at >= 8; at -= 8) {
+        uint8_t e = stuff_table[st][(unsigned)(v >> (at - 8)) & 0xFFu];
+        stuff += e >> 4;
+        st = 1 + (e & 0x7u);
+    }
+    return stuff;
 }
 
 uint16_t rtcosim_can_crc15(const rtcosim_can_frame *f)
 {
-    bit_stream s;
-    header_and_data(f, &s);
-    return crc15_of(&s);
+    bits128 v;
+    unsigned n = header_and_data(f, &v);
+    return crc15_of(v, n);
 }
 
 uint32_t rtcosim_can_stuff_bits(const rtcosim_can_frame *f)
 {
-    bit_stream s;
-    header_and_data(f, &s);
-    put_bits(&s, crc15_of(&s), 15);
-    return can_stuff_count(s.bits, s.count, s.count, NULL);
+    bits128 v;
+    unsigned n = header_and_data(f, &v);
+    uint16_t crc = crc15_of(v, n);
+    return stuff_count(v << 15 | crc, n + 15);
 }
 
 uint32_t rtcosim_can_frame_bits(const rtcosim_can_frame *f, rtcosim_can_stuffing stuffing)

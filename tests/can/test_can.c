@@ -22,6 +22,80 @@ static rtcosim_can_frame frame_of(uint32_t id, bool ext, uint8_t dlc, const uint
     return f;
 }
 
+/* The frame geometry the ISO 11898-1 text gives, a bit at a time: the
+ * stuffable bits SOF..data, the CRC-15 register (CRCNXT = bit XOR CRC[14],
+ * shift left, XOR 0x4599 when CRCNXT), a complementary bit after every five
+ * equal ones of SOF..CRC, stuff bits counted as bits of the stream. */
+static unsigned reference_bits(const rtcosim_can_frame *f, uint8_t *bits)
+{
+    unsigned n = 0;
+#define REF_PUT(value, count)                                                                   \
+    for (int k_ = (count) - 1; k_ >= 0; k_--)                                                   \
+        bits[n++] = (uint8_t)(((value) >> k_) & 1u)
+    REF_PUT(0u, 1);
+    if (f->extended) {
+        REF_PUT(f->id >> 18, 11);
+        REF_PUT(3u, 2);
+        REF_PUT(f->id & 0x3FFFFu, 18);
+        REF_PUT(0u, 3);
+    } else {
+        REF_PUT(f->id, 11);
+        REF_PUT(0u, 3);
+    }
+    REF_PUT(f->dlc, 4);
+    for (unsigned i = 0; i < f->dlc && i < 8; i++)
+        REF_PUT(f->data[i], 8);
+#undef REF_PUT
+    return n;
+}
+
+static void classic_geometry_matches_the_bit_serial_definition(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (int round = 0; round < 200000; round++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        rtcosim_can_frame f = {.extended = (x >> 63) != 0, .dlc = (uint8_t)((x >> 40) % 9)};
+        f.id = (uint32_t)(x >> 3) & (f.extended ? 0x1FFFFFFFu : 0x7FFu);
+        uint64_t y = x * 0x2545F4914F6CDD1Du;
+        /* runs of equal bits are what stuffing is about: every fourth frame
+         * has only 00 or FF bytes */
+        for (unsigned i = 0; i < 8; i++)
+            f.data[i] = round % 4 == 0 ? (uint8_t)(((y >> i) & 1u) ? 0xFF : 0x00)
+                                       : (uint8_t)(y >> (8 * i));
+        if (round % 16 == 1)
+            f.id = f.extended ? 0 : 0x7FF;
+        uint8_t bits[160];
+        unsigned n = reference_bits(&f, bits);
+        unsigned crc = 0;
+        for (unsigned i = 0; i < n; i++) {
+            unsigned next = bits[i] ^ ((crc >> 14) & 1u);
+            crc = (crc << 1) & 0x7FFFu;
+            if (next)
+                crc ^= 0x4599u;
+        }
+        for (int k = 14; k >= 0; k--)
+            bits[n++] = (uint8_t)((crc >> k) & 1u);
+        unsigned stuff = 0, run = 0, last = 2;
+        for (unsigned i = 0; i < n; i++) {
+            if (bits[i] == last) {
+                run++;
+            } else {
+                run = 1;
+                last = bits[i];
+            }
+            if (run == 5) {
+                stuff++;
+                last ^= 1u;
+                run = 1;
+            }
+        }
+        assert_int_equal(rtcosim_can_crc15(&f), crc);
+        assert_int_equal(rtcosim_can_stuff_bits(&f), stuff);
+        assert_int_equal(rtcosim_can_frame_bits(&f, RTCOSIM_CAN_STUFFING_ACTUAL), n + 13 + stuff);
+    }
+}
+
 static void frame_lengths_match_bit_level_reference(void **state)
 {
     (void)state;
@@ -419,6 +493,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frame_lengths_match_bit_level_reference),
+        cmocka_unit_test(classic_geometry_matches_the_bit_serial_definition),
         cmocka_unit_test(worst_case_lengths_match_published_values),
         cmocka_unit_test(lowest_identifier_wins_when_the_bus_becomes_idle),
         cmocka_unit_test(log_is_written_in_candump_style),
