@@ -206,19 +206,6 @@ static void thread_loop(spec_thread *th)
                 return;
             }
             n++;
-            /* the next event (fetched above) is in cache by now: fetch the
-             * lines its processing reads first, its LP's and its table's,
-             * while this turn of the loop ends (perf: the loop's stalls were
-             * on those loads) */
-            if (w->calendar.near.count) {
-                rtcosim_lp_id dst = w->calendar.near.entries[0].ev->dst;
-                const char *nlp = (const char *)sim->lps[dst];
-                const char *ns = (const char *)sh->spec_of[dst];
-                __builtin_prefetch(nlp);
-                __builtin_prefetch(nlp + 64);
-                __builtin_prefetch(ns, 1);
-                __builtin_prefetch(ns + 64, 1);
-            }
         }
         if (w->calendar.failed) {
             spec_fail(th, rtcosim_error_set(err, RTCOSIM_ENOMEM,
@@ -345,10 +332,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     sh.rings = aligned_alloc(64, (size_t)T * T * sizeof *sh.rings);
     sh.pub = aligned_alloc(64, T * sizeof *sh.pub);
     pthread_t *threads = calloc(T, sizeof *threads);
-    sh.spec_of = malloc((sim->lp_count + 1) * sizeof *sh.spec_of);
-    bool ok = sim->workers && ths && sh.rings && sh.pub && threads && sh.spec_of;
-    for (size_t i = 0; ok && i < sim->lp_count; i++)
-        sh.spec_of[i] = sim->lps[i]->spec;
+    bool ok = sim->workers && ths && sh.rings && sh.pub && threads;
     if (sim->workers)
         memset(sim->workers, 0, T * sizeof *sim->workers);
     for (size_t k = 0; ok && k < (size_t)T * T; k++) {
@@ -490,7 +474,6 @@ done:
         free(sh.rings[k].slots);
     free(sh.rings);
     free(sh.pub);
-    free(sh.spec_of);
     if (sh.loadavg_fd >= 0)
         close(sh.loadavg_fd);
     free(ths);

@@ -138,7 +138,7 @@ void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns g
 {
     rtcosim_events *sim = th->w->sim;
     for (size_t i = 0; i < th->lp_count; i++) {
-        spec_lp *s = th->sh->spec_of[th->lps[i]];
+        spec_lp *s = sim->lps[th->lps[i]]->spec;
         if (s->stream_count && gvt < RTCOSIM_TIME_MAX) {
             rtcosim_status st = spec_predict_gvt(th, sim->lps[th->lps[i]], gvt_real, gvt,
                                                  &th->w->err);

@@ -215,9 +215,6 @@ typedef struct spec_shared {
     bool adaptive;
     unsigned cpus;   /* that the process may run on */
     const struct thread_place *place; /* the threads' start CPUs (util/thread_place.h) */
-    /* each LP's table by LP id, dense: the loop fetches the next event's
-     * without first loading its LP's line (sched_speculative.c) */
-    spec_lp **spec_of;
     int loadavg_fd;  /* /proc/loadavg, or -1 */
     rtcosim_time_ns ahead_min, ahead_max;
     /* totals at the last adaptation (only the thread completing a GVT
