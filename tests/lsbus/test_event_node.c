@@ -21,62 +21,15 @@
 
 #include "rtcosim/can.h"
 #include "rtcosim/lsbus.h"
+#include "native_node.h"
 #include "rtcosim_test_fmus.h"
 
 #define US RTCOSIM_NS_PER_US
 
-typedef struct native {
-    rtcosim_can_bus *bus;
-    uint32_t node, id;
-    uint8_t dlc;
-    unsigned received;
-    rtcosim_time_ns last_rx;
-    uint32_t last_rx_id;
-    unsigned bus_errors;
-    rtcosim_can_bus_error last_error;
-    rtcosim_time_ns last_error_time;
-} native;
-
-static rtcosim_status native_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
-{
-    (void)state;
-    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err);
-}
-
-static rtcosim_status native_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
-                                   rtcosim_error *err)
-{
-    native *n = state;
-    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
-    const rtcosim_can_bus_error *be = rtcosim_can_bus_error_of(ev);
-    if (be) {
-        n->bus_errors++;
-        n->last_error = *be;
-        n->last_error_time = ev->time;
-        return RTCOSIM_OK;
-    }
-    if (rx) {
-        n->received++;
-        n->last_rx = ev->time;
-        n->last_rx_id = rx->frame.id;
-        return RTCOSIM_OK;
-    }
-    rtcosim_can_frame f = {.id = n->id, .dlc = n->dlc};
-    static const uint8_t payload[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
-    memcpy(f.data, payload, n->dlc);
-    rtcosim_status st = rtcosim_can_transmit(lp, n->bus, n->node, &f, 0, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_MS, 1, 0, NULL, 0, err);
-}
-
-static const rtcosim_lp_model native_model = {.kind = "test-node", .init = native_init,
-                                              .event = native_event};
-
 typedef struct outcome {
     rtcosim_can_log_entry log[8];
     size_t log_count;
-    native nat;
+    native_node nat;
     int32_t fmu_tx, fmu_rx, fmu_last_id, fmu_confirms, fmu_bus_errors;
     uint64_t node_bus_errors, bus_errors;
     double fmu_last_time, fmu_last_confirm;
@@ -98,14 +51,7 @@ static void run_node(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id, unsi
     rtcosim_can_bus_config bc = {.name = "can0", .bitrate = 500000, .log_frames = true,
                                  .error_every = error_every};
     assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
-    o->nat = (native){.bus = bus, .id = native_id, .dlc = (uint8_t)native_len};
-    rtcosim_lp_id lp;
-    assert_int_equal(rtcosim_events_add_lp(sim, "ecu", &native_model, &o->nat,
-                                           RTCOSIM_LP_NO_GROUP, &lp, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_can_bus_add_node(bus, "ecu", lp, 0, &o->nat.node, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_can_bus_add_tx(bus, o->nat.node, native_id, false,
-                                            (uint8_t)native_len, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_can_bus_add_rx(bus, o->nat.node, fmu_id, false, &err), RTCOSIM_OK);
+    native_node_add(sim, bus, &o->nat, native_id, (uint8_t)native_len, fmu_id);
     if (error_every)
         assert_int_equal(rtcosim_can_bus_notify_errors(bus, o->nat.node, &err), RTCOSIM_OK);
     char id_text[16], len_text[8];
@@ -170,14 +116,6 @@ static void run(uint32_t fmu_id, unsigned fmu_len, uint32_t native_id, unsigned 
     run_with_errors(fmu_id, fmu_len, native_id, native_len, scheduler, 0, o);
 }
 
-static void check_frame(const rtcosim_can_log_entry *e, rtcosim_time_ns start, rtcosim_time_ns end,
-                        uint32_t id)
-{
-    assert_int_equal(e->start, start);
-    assert_int_equal(e->end, end);
-    assert_int_equal(e->frame.id, id);
-}
-
 /* The native node's 0x0C8 wins at 1 ms: 1000-1100 us, the FMU's 0x123
  * 1100-1324 us; again at 2 ms. The FMU gets 0x0C8 at 1100 and 2100 us. */
 static void a_native_node_wins_arbitration_over_the_fmu(void **state)
@@ -186,10 +124,10 @@ static void a_native_node_wins_arbitration_over_the_fmu(void **state)
     outcome o;
     run(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_SEQUENTIAL, &o);
     assert_int_equal(o.log_count, 4);
-    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
-    check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
-    check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
-    check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
+    expect_frame(&o.log[0], 0x0C8, 1000 * US, 1100 * US);
+    expect_frame(&o.log[1], 0x123, 1100 * US, 1324 * US);
+    expect_frame(&o.log[2], 0x0C8, 2000 * US, 2100 * US);
+    expect_frame(&o.log[3], 0x123, 2100 * US, 2324 * US);
     assert_int_equal(o.fmu_tx, 2);
     assert_int_equal(o.fmu_rx, 2);
     assert_int_equal(o.fmu_last_id, 0x0C8);
@@ -210,10 +148,10 @@ static void the_fmu_wins_arbitration_over_a_native_node(void **state)
     outcome o;
     run(0x0C8, 0, 0x123, 8, RTCOSIM_SCHEDULER_SEQUENTIAL, &o);
     assert_int_equal(o.log_count, 4);
-    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
-    check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
-    check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
-    check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
+    expect_frame(&o.log[0], 0x0C8, 1000 * US, 1100 * US);
+    expect_frame(&o.log[1], 0x123, 1100 * US, 1324 * US);
+    expect_frame(&o.log[2], 0x0C8, 2000 * US, 2100 * US);
+    expect_frame(&o.log[3], 0x123, 2100 * US, 2324 * US);
     assert_int_equal(o.fmu_rx, 2);
     assert_int_equal(o.fmu_last_id, 0x123);
     assert_true(fabs(o.fmu_last_time - 0.002324) < 1e-12);
@@ -233,7 +171,7 @@ static void the_conservative_scheduler_gives_the_same_frames(void **state)
     run(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_CONSERVATIVE, &b);
     assert_int_equal(a.log_count, b.log_count);
     for (size_t i = 0; i < a.log_count; i++)
-        check_frame(&b.log[i], a.log[i].start, a.log[i].end, a.log[i].frame.id);
+        expect_frame(&b.log[i], a.log[i].frame.id, a.log[i].start, a.log[i].end);
     assert_int_equal(b.fmu_rx, 2);
     assert_int_equal(b.fmu_confirms, 2);
     assert_true(b.fmu_last_confirm == a.fmu_last_confirm);
@@ -257,10 +195,10 @@ static void injected_errors_reach_the_fmu_as_bus_errors_and_are_retransmitted(vo
     outcome o;
     run_with_errors(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_SEQUENTIAL, 2, &o);
     assert_int_equal(o.log_count, 4);
-    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
-    check_frame(&o.log[1], 1324 * US, 1548 * US, 0x123);
-    check_frame(&o.log[2], 2100 * US, 2200 * US, 0x0C8);
-    check_frame(&o.log[3], 2424 * US, 2648 * US, 0x123);
+    expect_frame(&o.log[0], 0x0C8, 1000 * US, 1100 * US);
+    expect_frame(&o.log[1], 0x123, 1324 * US, 1548 * US);
+    expect_frame(&o.log[2], 0x0C8, 2100 * US, 2200 * US);
+    expect_frame(&o.log[3], 0x123, 2424 * US, 2648 * US);
     assert_int_equal(o.bus_errors, 3);
     assert_int_equal(o.fmu_bus_errors, 3);
     assert_int_equal(o.node_bus_errors, 3);
@@ -283,7 +221,7 @@ static void injected_errors_reach_the_fmu_as_bus_errors_and_are_retransmitted(vo
     run_with_errors(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_CONSERVATIVE, 2, &c);
     assert_int_equal(c.log_count, 4);
     for (size_t i = 0; i < 4; i++)
-        check_frame(&c.log[i], o.log[i].start, o.log[i].end, o.log[i].frame.id);
+        expect_frame(&c.log[i], o.log[i].frame.id, o.log[i].start, o.log[i].end);
     assert_int_equal(c.fmu_bus_errors, 3);
 }
 
@@ -298,10 +236,10 @@ static void a_scheduled_execution_fmu_is_a_node_too(void **state)
     outcome o;
     run_node(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_SEQUENTIAL, 0, true, &o);
     assert_int_equal(o.log_count, 4);
-    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
-    check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
-    check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
-    check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
+    expect_frame(&o.log[0], 0x0C8, 1000 * US, 1100 * US);
+    expect_frame(&o.log[1], 0x123, 1100 * US, 1324 * US);
+    expect_frame(&o.log[2], 0x0C8, 2000 * US, 2100 * US);
+    expect_frame(&o.log[3], 0x123, 2100 * US, 2324 * US);
     assert_int_equal(o.fmu_tx, 2);
     assert_int_equal(o.fmu_rx, 2);
     assert_true(fabs(o.fmu_last_time - 0.0021) < 1e-12);
@@ -313,7 +251,7 @@ static void a_scheduled_execution_fmu_is_a_node_too(void **state)
     run_node(0x123, 8, 0x0C8, 0, RTCOSIM_SCHEDULER_CONSERVATIVE, 0, true, &c);
     assert_int_equal(c.log_count, 4);
     for (size_t i = 0; i < 4; i++)
-        check_frame(&c.log[i], o.log[i].start, o.log[i].end, o.log[i].frame.id);
+        expect_frame(&c.log[i], o.log[i].frame.id, o.log[i].start, o.log[i].end);
     assert_int_equal(c.fmu_confirms, 2);
 }
 

@@ -29,6 +29,7 @@
 
 #include "rtcosim/can.h"
 #include "rtcosim/lsbus.h"
+#include "native_node.h"
 #include "lsbus_cli.h"
 #include "rtcosim_test_fmus.h"
 #include "util/test_util.h"
@@ -317,44 +318,10 @@ static void status_and_wakeup_agree_on_the_bridge_and_the_kernel_bus(void **stat
 
 /* ---- LsBusNode FMUs as LPs (rtcosim_lsbus_event_node) ---- */
 
-/* A native node sending 0x0C8 without data every 1 ms from 1 ms. */
-typedef struct native {
-    rtcosim_can_bus *bus;
-    uint32_t node;
-    unsigned received, other;
-} native;
-
-static rtcosim_status native_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
-{
-    (void)state;
-    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), MS, 1, 0, NULL, 0, err);
-}
-
-static rtcosim_status native_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
-                                   rtcosim_error *err)
-{
-    native *n = state;
-    if (rtcosim_can_rx_of(ev)) {
-        n->received++;
-        return RTCOSIM_OK;
-    }
-    if (ev->type != 1) {
-        n->other++;
-        return RTCOSIM_OK;
-    }
-    rtcosim_can_frame f = {.id = 0x0C8};
-    rtcosim_status st = rtcosim_can_transmit(lp, n->bus, n->node, &f, 0, err);
-    return st == RTCOSIM_OK ? rtcosim_lp_send(lp, rtcosim_lp_self(lp), MS, 1, 0, NULL, 0, err)
-                            : st;
-}
-
-static const rtcosim_lp_model native_model = {.kind = "native", .init = native_init,
-                                              .event = native_event};
-
 typedef struct fmu_outcome {
     rtcosim_can_log_entry log[16];
     size_t log_count;
-    native nat;
+    native_node nat;
     int32_t a_wakeups, b_wakeups, a_confirms;
     double b_wakeup_time;
     rtcosim_can_bus_stats stats;
@@ -376,13 +343,7 @@ static void run_fmus(const char *const *a_names, const char *const *a_texts, siz
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
     rtcosim_can_bus_config bc = {.name = "can0", .bitrate = 500000, .log_frames = true};
     assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
-    o->nat = (native){.bus = bus};
-    rtcosim_lp_id lp;
-    assert_int_equal(rtcosim_events_add_lp(sim, "ecu", &native_model, &o->nat,
-                                           RTCOSIM_LP_NO_GROUP, &lp, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_can_bus_add_node(bus, "ecu", lp, 0, &o->nat.node, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_can_bus_add_tx(bus, o->nat.node, 0x0C8, false, 0, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_can_bus_add_rx(bus, o->nat.node, 0x123, false, &err), RTCOSIM_OK);
+    native_node_add(sim, bus, &o->nat, 0x0C8, 0, 0x123); /* 0x0C8 without data */
     const char *names[8] = {"can_id", "data_length"}, *texts[8] = {"291", "8"};
     for (size_t i = 0; i < a_count; i++) {
         names[2 + i] = a_names[i];
@@ -435,14 +396,6 @@ static void run_fmus(const char *const *a_names, const char *const *a_texts, siz
     rtcosim_events_free(sim);
 }
 
-static void check_frame(const rtcosim_can_log_entry *e, rtcosim_time_ns start, rtcosim_time_ns end,
-                        uint32_t id)
-{
-    assert_int_equal(e->start, start);
-    assert_int_equal(e->end, end);
-    assert_int_equal(e->frame.id, id);
-}
-
 /* a sends a Wakeup before its first Transmit at 1 ms with a transmit
  * delay of 20 us: it reaches the bus at 1.020 ms and b at 1.020 + 0.094 =
  * 1.114 ms; the native node gets none (its `other` events), a not its
@@ -462,10 +415,10 @@ static void a_wakeup_reaches_the_other_fmu_after_delay_and_lookahead(void **stat
         if (o.st != RTCOSIM_OK)
             fail_msg("%s", o.message);
         assert_int_equal(o.log_count, 4);
-        check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
-        check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
-        check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
-        check_frame(&o.log[3], 2100 * US, 2324 * US, 0x123);
+        expect_frame(&o.log[0], 0x0C8, 1000 * US, 1100 * US);
+        expect_frame(&o.log[1], 0x123, 1100 * US, 1324 * US);
+        expect_frame(&o.log[2], 0x0C8, 2000 * US, 2100 * US);
+        expect_frame(&o.log[3], 0x123, 2100 * US, 2324 * US);
         assert_int_equal(o.b_wakeups, 1);
         assert_true(fabs(o.b_wakeup_time - 0.001114) < 1e-12);
         assert_int_equal(o.a_wakeups, 0);
@@ -487,12 +440,12 @@ static void a_bus_off_fmu_sends_nothing_until_it_is_active_again(void **state)
     if (o.st != RTCOSIM_OK)
         fail_msg("%s", o.message);
     assert_int_equal(o.log_count, 6);
-    check_frame(&o.log[0], 1000 * US, 1100 * US, 0x0C8);
-    check_frame(&o.log[1], 1100 * US, 1324 * US, 0x123);
-    check_frame(&o.log[2], 2000 * US, 2100 * US, 0x0C8);
-    check_frame(&o.log[3], 3000 * US, 3100 * US, 0x0C8);
-    check_frame(&o.log[4], 4000 * US, 4100 * US, 0x0C8);
-    check_frame(&o.log[5], 4100 * US, 4324 * US, 0x123);
+    expect_frame(&o.log[0], 0x0C8, 1000 * US, 1100 * US);
+    expect_frame(&o.log[1], 0x123, 1100 * US, 1324 * US);
+    expect_frame(&o.log[2], 0x0C8, 2000 * US, 2100 * US);
+    expect_frame(&o.log[3], 0x0C8, 3000 * US, 3100 * US);
+    expect_frame(&o.log[4], 0x0C8, 4000 * US, 4100 * US);
+    expect_frame(&o.log[5], 0x123, 4100 * US, 4324 * US);
     assert_int_equal(o.stats.dropped, 2);
     assert_int_equal(o.stats.bus_off_dropped, 2);
     assert_false(o.stats.overloaded);
