@@ -23,6 +23,7 @@
 
 #include "rtcosim/can_log.h"
 #include "rtcosim/lsbus.h"
+#include "bridge_tx.h"
 #include "util/test_util.h"
 
 #define US INT64_C(1000)
@@ -30,18 +31,12 @@
 static const uint8_t d8[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
 static const uint8_t d8b[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 
-typedef struct tx_buf {
-    uint8_t bytes[512];
-    size_t used;
-} tx_buf;
-
 static void add_frame(tx_buf *tx, uint32_t id, bool ext, const uint8_t *data, uint16_t n)
 {
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){.id = id, .ide = ext, .data_length = n,
                                                  .data = data};
-    assert_int_equal(rtcosim_lsbus_write(tx->bytes, sizeof tx->bytes, &tx->used, &op, NULL),
-                     RTCOSIM_OK);
+    tx_add(tx, &op);
 }
 
 static void add_config(tx_buf *tx, uint8_t kind, uint32_t value)
@@ -52,16 +47,14 @@ static void add_config(tx_buf *tx, uint8_t kind, uint32_t value)
         op.u.configuration.arbitration_lost_behavior = (uint8_t)value;
     else
         op.u.configuration.baudrate = value;
-    assert_int_equal(rtcosim_lsbus_write(tx->bytes, sizeof tx->bytes, &tx->used, &op, NULL),
-                     RTCOSIM_OK);
+    tx_add(tx, &op);
 }
 
 static void add_simple(tx_buf *tx, uint32_t code, uint8_t status)
 {
     rtcosim_lsbus_op op = {.code = code};
     op.u.status = status;
-    assert_int_equal(rtcosim_lsbus_write(tx->bytes, sizeof tx->bytes, &tx->used, &op, NULL),
-                     RTCOSIM_OK);
+    tx_add(tx, &op);
 }
 
 static rtcosim_lsbus_can_bridge *bridge(uint32_t nodes, bool notifications)
@@ -72,20 +65,6 @@ static rtcosim_lsbus_can_bridge *bridge(uint32_t nodes, bool notifications)
     rtcosim_error err;
     assert_int_equal(rtcosim_lsbus_can_bridge_create(&cfg, &b, &err), RTCOSIM_OK);
     return b;
-}
-
-static void push(rtcosim_lsbus_can_bridge *b, uint32_t node, rtcosim_time_ns t, const tx_buf *tx)
-{
-    rtcosim_error err;
-    if (rtcosim_lsbus_can_bridge_push(b, node, t, tx->bytes, tx->used, &err) != RTCOSIM_OK)
-        fail_msg("push: %s", err.message);
-}
-
-static void advance(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns t)
-{
-    rtcosim_error err;
-    if (rtcosim_lsbus_can_bridge_advance(b, t, &err) != RTCOSIM_OK)
-        fail_msg("advance: %s", err.message);
 }
 
 static void expect_rx(rtcosim_lsbus_can_bridge *b, uint32_t node, const uint8_t *bytes, size_t n)
@@ -119,15 +98,15 @@ static void a_frame_ends_after_its_stuffed_bits_at_the_configured_rate(void **st
     tx_buf tx = {0};
     add_config(&tx, RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE, 250000);
     add_frame(&tx, 0x0C8, false, NULL, 0);
-    push(b, 0, 1000 * US, &tx);
+    bridge_push(b, 0, 1000 * US, &tx);
     assert_int_equal(rtcosim_lsbus_can_bridge_bitrate(b), 250000);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 1000 * US);
-    advance(b, 1000 * US);
+    bridge_advance(b, 1000 * US);
     expect_no_rx(b, 2);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 1200 * US);
-    advance(b, 1199 * US);
+    bridge_advance(b, 1199 * US);
     expect_no_rx(b, 2);
-    advance(b, 1200 * US);
+    bridge_advance(b, 1200 * US);
     expect_rx(b, 1, rx_tx_0c8, sizeof rx_tx_0c8);
     expect_rx(b, 0, rx_confirm_0c8, sizeof rx_confirm_0c8);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), RTCOSIM_TIME_MAX);
@@ -147,26 +126,26 @@ static void lowest_identifier_wins_and_the_others_follow_buffered(void **state)
     add_frame(&t0, 0x123, false, d8, 8);
     add_frame(&t1, 0x0C8, false, NULL, 0);
     add_frame(&t2, 0x18FEF100, true, d8b, 8);
-    push(b, 0, 0, &t0);
-    push(b, 2, 0, &t2);
-    push(b, 1, 0, &t1);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t0);
+    bridge_push(b, 2, 0, &t2);
+    bridge_push(b, 1, 0, &t1);
+    bridge_advance(b, 0);
     expect_no_rx(b, 3); /* buffer and retransmit: no Arbitration Lost */
     /* 0x0C8: 0 .. 100 us */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 100 * US);
-    advance(b, 100 * US);
+    bridge_advance(b, 100 * US);
     expect_rx(b, 0, rx_tx_0c8, sizeof rx_tx_0c8);
     expect_rx(b, 1, rx_confirm_0c8, sizeof rx_confirm_0c8);
     expect_rx(b, 2, rx_tx_0c8, sizeof rx_tx_0c8);
     /* 0x123: 100 .. 324 us */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 324 * US);
-    advance(b, 324 * US);
+    bridge_advance(b, 324 * US);
     expect_rx(b, 0, rx_confirm_123, sizeof rx_confirm_123);
     expect_rx(b, 1, rx_tx_123, sizeof rx_tx_123);
     expect_rx(b, 2, rx_tx_123, sizeof rx_tx_123);
     /* extended 0x18FEF100: 324 .. 610 us */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 610 * US);
-    advance(b, 610 * US);
+    bridge_advance(b, 610 * US);
     size_t n;
     const uint8_t *rx = rtcosim_lsbus_can_bridge_take_rx(b, 1, &n);
     assert_int_equal(n, 24);
@@ -182,10 +161,10 @@ static void a_standard_frame_beats_an_extended_one_of_the_same_base_id(void **st
     tx_buf t0 = {0}, t1 = {0};
     add_frame(&t0, 0x123u << 18, true, NULL, 0); /* base id 0x123, extension 0 */
     add_frame(&t1, 0x123, false, d8, 8);
-    push(b, 0, 0, &t0);
-    push(b, 1, 0, &t1);
-    advance(b, 0);
-    advance(b, 224 * US);
+    bridge_push(b, 0, 0, &t0);
+    bridge_push(b, 1, 0, &t1);
+    bridge_advance(b, 0);
+    bridge_advance(b, 224 * US);
     expect_rx(b, 0, rx_tx_123, sizeof rx_tx_123);
     expect_rx(b, 1, rx_confirm_123, sizeof rx_confirm_123);
     rtcosim_lsbus_can_bridge_free(b);
@@ -202,10 +181,10 @@ static void the_frame_log_is_written_as_candump_and_asc(void **state)
     add_frame(&t0, 0x123, false, d8, 8);
     add_frame(&t1, 0x0C8, false, NULL, 0);
     add_frame(&t2, 0x18FEF100, true, d8b, 8);
-    push(b, 0, 0, &t0);
-    push(b, 1, 0, &t1);
-    push(b, 2, 0, &t2);
-    advance(b, 610 * US);
+    bridge_push(b, 0, 0, &t0);
+    bridge_push(b, 1, 0, &t1);
+    bridge_push(b, 2, 0, &t2);
+    bridge_advance(b, 610 * US);
     assert_int_equal(rtcosim_lsbus_can_bridge_log_count(b), 3);
     char *dir = tu_make_dir();
     char path[512];
@@ -244,10 +223,10 @@ static void a_fixed_log_keeps_its_first_frames_and_counts_the_rest(void **state)
     add_frame(&t0, 0x123, false, d8, 8);
     add_frame(&t1, 0x0C8, false, NULL, 0);
     add_frame(&t2, 0x18FEF100, true, d8b, 8);
-    push(b, 0, 0, &t0);
-    push(b, 1, 0, &t1);
-    push(b, 2, 0, &t2);
-    advance(b, 610 * US);
+    bridge_push(b, 0, 0, &t0);
+    bridge_push(b, 1, 0, &t1);
+    bridge_push(b, 2, 0, &t2);
+    bridge_advance(b, 610 * US);
     assert_int_equal(rtcosim_lsbus_can_bridge_log_count(b), 2);
     const rtcosim_can_log_entry *log = rtcosim_lsbus_can_bridge_log(b);
     assert_int_equal(log[0].end, 100 * US); /* 0x0C8 and 0x123 as worked out above */
@@ -276,31 +255,31 @@ static void a_can_fd_frame_switches_to_the_configured_data_rate(void **state)
     rtcosim_lsbus_op fd = {.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT};
     fd.u.transmit = (rtcosim_lsbus_can_transmit){.id = 0x0C8, .brs = 1, .data_length = 12,
                                                  .data = d};
-    assert_int_equal(rtcosim_lsbus_write(t.bytes, sizeof t.bytes, &t.used, &fd, NULL), RTCOSIM_OK);
+    tx_add(&t, &fd);
     /* default rates 500 kbit/s and 2 Mbit/s: 31 * 2000 + 128 * 500 ns = 126 us */
-    push(b, 0, 0, &t);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t);
+    bridge_advance(b, 0);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 126 * US);
-    advance(b, 126 * US);
+    bridge_advance(b, 126 * US);
     expect_rx(b, 1, rx_fd_0c8, sizeof rx_fd_0c8);
     expect_rx(b, 0, rx_confirm_0c8, sizeof rx_confirm_0c8);
     /* the node configures 5 Mbit/s: 31 * 2000 + 128 * 200 ns = 87.6 us */
     tx_buf c = {0};
     add_config(&c, RTCOSIM_LSBUS_CAN_CONFIG_CANFD_BAUDRATE, 5000000);
-    push(b, 0, 1000 * US, &c);
-    push(b, 0, 1000 * US, &t);
-    advance(b, 1000 * US);
+    bridge_push(b, 0, 1000 * US, &c);
+    bridge_push(b, 0, 1000 * US, &t);
+    bridge_advance(b, 1000 * US);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 1000 * US + 87600);
     /* and a classic frame of a lower id wins against it */
     tx_buf t1 = {0};
     add_frame(&t1, 0x0C7, false, NULL, 0);
-    push(b, 0, 2000 * US, &t);
-    push(b, 1, 2000 * US, &t1);
-    advance(b, 2000 * US);
+    bridge_push(b, 0, 2000 * US, &t);
+    bridge_push(b, 1, 2000 * US, &t1);
+    bridge_advance(b, 2000 * US);
     rtcosim_lsbus_can_bridge_take_rx(b, 0, &(size_t){0});
     rtcosim_lsbus_can_bridge_take_rx(b, 1, &(size_t){0});
     rtcosim_time_ns classic_end = rtcosim_lsbus_can_bridge_next_event(b);
-    advance(b, classic_end);
+    bridge_advance(b, classic_end);
     size_t n;
     const uint8_t *rx = rtcosim_lsbus_can_bridge_take_rx(b, 0, &n);
     assert_int_equal(n, 16);
@@ -324,12 +303,11 @@ static void a_data_frame_beats_the_remote_frame_of_its_identifier(void **state)
     tx_buf t0 = {0}, t1 = {0};
     rtcosim_lsbus_op remote = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
     remote.u.transmit = (rtcosim_lsbus_can_transmit){.id = 0x0C8, .rtr = 1};
-    assert_int_equal(rtcosim_lsbus_write(t0.bytes, sizeof t0.bytes, &t0.used, &remote, NULL),
-                     RTCOSIM_OK);
+    tx_add(&t0, &remote);
     add_frame(&t1, 0x0C8, false, NULL, 0);
-    push(b, 0, 0, &t0);
-    push(b, 1, 0, &t1);
-    advance(b, 100 * US);
+    bridge_push(b, 0, 0, &t0);
+    bridge_push(b, 1, 0, &t1);
+    bridge_advance(b, 100 * US);
     expect_rx(b, 0, rx_tx_0c8, sizeof rx_tx_0c8);
     expect_rx(b, 1, rx_confirm_0c8, sizeof rx_confirm_0c8);
     rtcosim_lsbus_can_bridge_free(b);
@@ -344,12 +322,12 @@ static void discard_and_notify_sends_arbitration_lost_at_the_arbitration(void **
                RTCOSIM_LSBUS_CAN_DISCARD_AND_NOTIFY);
     add_frame(&t0, 0x123, false, d8, 8);
     add_frame(&t1, 0x0C8, false, NULL, 0);
-    push(b, 0, 50 * US, &t0);
-    push(b, 1, 50 * US, &t1);
-    advance(b, 50 * US);
+    bridge_push(b, 0, 50 * US, &t0);
+    bridge_push(b, 1, 50 * US, &t1);
+    bridge_advance(b, 50 * US);
     expect_rx(b, 0, rx_arb_lost_123, sizeof rx_arb_lost_123);
     expect_rx(b, 1, NULL, 0);
-    advance(b, 150 * US);
+    bridge_advance(b, 150 * US);
     expect_rx(b, 0, rx_tx_0c8, sizeof rx_tx_0c8);
     expect_rx(b, 1, rx_confirm_0c8, sizeof rx_confirm_0c8);
     /* discarded: nothing more on the bus */
@@ -371,11 +349,11 @@ static void without_bus_notifications_nothing_but_frames_comes_back(void **state
     tx_buf t0 = {0}, t1 = {0};
     add_frame(&t0, 0x123, false, d8, 8);
     add_frame(&t1, 0x0C8, false, NULL, 0);
-    push(b, 0, 0, &t0);
-    push(b, 1, 0, &t1);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t0);
+    bridge_push(b, 1, 0, &t1);
+    bridge_advance(b, 0);
     expect_no_rx(b, 2);
-    advance(b, 100 * US);
+    bridge_advance(b, 100 * US);
     expect_rx(b, 0, rx_tx_0c8, sizeof rx_tx_0c8);
     expect_rx(b, 1, NULL, 0);
     rtcosim_lsbus_can_bridge_stats st;
@@ -392,9 +370,9 @@ static void configuration_at_the_same_instant_reaches_the_bus_before_the_frame(v
     tx_buf t0 = {0}, t1 = {0};
     add_frame(&t0, 0x0C8, false, NULL, 0);
     add_config(&t1, RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE, 250000);
-    push(b, 0, 0, &t0); /* node 0 first, node 1 configures right after init */
-    push(b, 1, 0, &t1);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t0); /* node 0 first, node 1 configures right after init */
+    bridge_push(b, 1, 0, &t1);
+    bridge_advance(b, 0);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 200 * US);
     rtcosim_lsbus_can_bridge_free(b);
 }
@@ -405,19 +383,19 @@ static void frames_requested_during_a_frame_contend_at_its_end(void **state)
     rtcosim_lsbus_can_bridge *b = bridge(3, true);
     tx_buf t0 = {0}, t1 = {0}, t2 = {0};
     add_frame(&t0, 0x123, false, d8, 8);
-    push(b, 0, 0, &t0);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t0);
+    bridge_advance(b, 0);
     add_frame(&t1, 0x200, false, NULL, 0);
     add_frame(&t2, 0x0C8, false, NULL, 0);
-    push(b, 1, 10 * US, &t1);
-    push(b, 2, 20 * US, &t2);
-    advance(b, 224 * US);
+    bridge_push(b, 1, 10 * US, &t1);
+    bridge_push(b, 2, 20 * US, &t2);
+    bridge_advance(b, 224 * US);
     expect_rx(b, 0, rx_confirm_123, sizeof rx_confirm_123);
     expect_rx(b, 1, rx_tx_123, sizeof rx_tx_123);
     expect_rx(b, 2, rx_tx_123, sizeof rx_tx_123);
     /* 0x0C8 requested later wins the arbitration at 224 us */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 324 * US);
-    advance(b, 324 * US);
+    bridge_advance(b, 324 * US);
     expect_rx(b, 2, rx_confirm_0c8, sizeof rx_confirm_0c8);
     rtcosim_lsbus_can_bridge_free(b);
 }
@@ -433,12 +411,12 @@ static void an_injected_error_flags_sender_and_primary_then_retransmits(void **s
     tx_buf t0 = {0};
     add_frame(&t0, 0x0C8, false, NULL, 0);
     add_frame(&t0, 0x123, false, d8, 8);
-    push(b, 0, 0, &t0);
-    advance(b, 100 * US);
+    bridge_push(b, 0, 0, &t0);
+    bridge_advance(b, 100 * US);
     expect_rx(b, 0, rx_confirm_0c8, sizeof rx_confirm_0c8);
     expect_rx(b, 1, rx_tx_0c8, sizeof rx_tx_0c8);
     expect_rx(b, 2, rx_tx_0c8, sizeof rx_tx_0c8);
-    advance(b, 324 * US);
+    bridge_advance(b, 324 * US);
     /* Bus Error id 0x123, CRC_ERROR (4): the sender flagged is_sender and
      * secondary, the first receiver primary, the other secondary */
     static const uint8_t err_sender[] = {0x31, 0, 0, 0, 0x0F, 0, 0, 0, 0x23, 0x01, 0, 0, 4, 2, 1};
@@ -449,7 +427,7 @@ static void an_injected_error_flags_sender_and_primary_then_retransmits(void **s
     expect_rx(b, 2, err_other, sizeof err_other);
     /* the retransmission: 324 .. 548 us */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 548 * US);
-    advance(b, 548 * US);
+    bridge_advance(b, 548 * US);
     expect_rx(b, 0, rx_confirm_123, sizeof rx_confirm_123);
     expect_rx(b, 1, rx_tx_123, sizeof rx_tx_123);
     rtcosim_lsbus_can_bridge_stats st;
@@ -468,16 +446,16 @@ static void error_passive_and_bus_off_nodes_are_treated_as_the_standard_says(voi
     add_frame(&t0, 0x0C8, false, NULL, 0);
     add_frame(&t1, 0x123, false, d8, 8);
     add_simple(&t2, RTCOSIM_LSBUS_OP_CAN_STATUS, RTCOSIM_LSBUS_CAN_BUS_OFF);
-    push(b, 0, 0, &t0);
-    push(b, 1, 0, &t1);
-    push(b, 2, 0, &t2);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t0);
+    bridge_push(b, 1, 0, &t1);
+    bridge_push(b, 2, 0, &t2);
+    bridge_advance(b, 0);
     /* the error-active node 1 goes first although its id is higher */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 224 * US);
-    advance(b, 224 * US);
+    bridge_advance(b, 224 * US);
     expect_rx(b, 1, rx_confirm_123, sizeof rx_confirm_123);
     expect_rx(b, 0, rx_tx_123, sizeof rx_tx_123);
-    advance(b, 324 * US); /* then node 0's frame */
+    bridge_advance(b, 324 * US); /* then node 0's frame */
     expect_rx(b, 0, rx_confirm_0c8, sizeof rx_confirm_0c8);
     rtcosim_lsbus_can_bridge_free(b);
     /* every other node bus-off: the frame goes out unconfirmed */
@@ -485,12 +463,12 @@ static void error_passive_and_bus_off_nodes_are_treated_as_the_standard_says(voi
     tx_buf s = {0}, f = {0};
     add_simple(&s, RTCOSIM_LSBUS_OP_CAN_STATUS, RTCOSIM_LSBUS_CAN_BUS_OFF);
     add_frame(&f, 0x0C8, false, NULL, 0);
-    push(b, 1, 0, &s);
-    push(b, 0, 0, &f);
-    advance(b, 100 * US);
+    bridge_push(b, 1, 0, &s);
+    bridge_push(b, 0, 0, &f);
+    bridge_advance(b, 100 * US);
     expect_rx(b, 0, NULL, 0);
     /* and a bus-off node's frames are not sent */
-    push(b, 1, 200 * US, &f);
+    bridge_push(b, 1, 200 * US, &f);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), RTCOSIM_TIME_MAX);
     rtcosim_lsbus_can_bridge_free(b);
     /* frames queued before a node goes bus-off wait (the bus does not hang on them) */
@@ -498,17 +476,17 @@ static void error_passive_and_bus_off_nodes_are_treated_as_the_standard_says(voi
     tx_buf q = {0};
     add_frame(&q, 0x0C8, false, NULL, 0);
     add_simple(&q, RTCOSIM_LSBUS_OP_CAN_STATUS, RTCOSIM_LSBUS_CAN_BUS_OFF);
-    push(b, 0, 0, &q);
+    bridge_push(b, 0, 0, &q);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), RTCOSIM_TIME_MAX);
-    advance(b, 1000 * US);
+    bridge_advance(b, 1000 * US);
     expect_no_rx(b, 2);
     tx_buf active = {0};
     add_simple(&active, RTCOSIM_LSBUS_OP_CAN_STATUS, RTCOSIM_LSBUS_CAN_ERROR_ACTIVE);
-    push(b, 0, 2000 * US, &active); /* back: its frame, requested at 0, goes at once */
+    bridge_push(b, 0, 2000 * US, &active); /* back: its frame, requested at 0, goes at once */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 2000 * US);
-    advance(b, 2000 * US);
+    bridge_advance(b, 2000 * US);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 2100 * US);
-    advance(b, 2100 * US);
+    bridge_advance(b, 2100 * US);
     expect_rx(b, 1, rx_tx_0c8, sizeof rx_tx_0c8);
     rtcosim_lsbus_can_bridge_free(b);
 }
@@ -519,7 +497,7 @@ static void wakeup_reaches_every_other_node_at_once(void **state)
     rtcosim_lsbus_can_bridge *b = bridge(3, false);
     tx_buf t = {0};
     add_simple(&t, RTCOSIM_LSBUS_OP_CAN_WAKEUP, 0);
-    push(b, 1, 5 * US, &t);
+    bridge_push(b, 1, 5 * US, &t);
     static const uint8_t wake[] = {0x42, 0, 0, 0, 0x08, 0, 0, 0};
     expect_rx(b, 0, wake, sizeof wake);
     expect_rx(b, 1, NULL, 0);
@@ -533,11 +511,11 @@ static void an_unknown_op_is_skipped_and_answered_with_a_format_error(void **sta
     rtcosim_lsbus_can_bridge *b = bridge(2, true);
     tx_buf t = {.bytes = {0x50, 0, 0, 0, 0x0A, 0, 0, 0, 0xAB, 0xCD}, .used = 10};
     add_frame(&t, 0x0C8, false, NULL, 0);
-    push(b, 0, 0, &t);
+    bridge_push(b, 0, 0, &t);
     static const uint8_t format_error[] = {0x01, 0, 0, 0, 0x14, 0, 0, 0, 0x0A, 0, 0x50, 0, 0, 0,
                                            0x0A, 0, 0, 0, 0xAB, 0xCD};
     expect_rx(b, 0, format_error, sizeof format_error);
-    advance(b, 100 * US);
+    bridge_advance(b, 100 * US);
     expect_rx(b, 1, rx_tx_0c8, sizeof rx_tx_0c8);
     expect_rx(b, 0, rx_confirm_0c8, sizeof rx_confirm_0c8);
     rtcosim_lsbus_can_bridge_stats st;
@@ -576,7 +554,7 @@ static void bad_input_is_a_one_line_error_naming_node_op_and_field(void **state)
     t = (tx_buf){0};
     rtcosim_lsbus_op xl = {.code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT};
     xl.u.transmit.id = 0x10;
-    assert_int_equal(rtcosim_lsbus_write(t.bytes, sizeof t.bytes, &t.used, &xl, NULL), RTCOSIM_OK);
+    tx_add(&t, &xl);
     expect_push_error(b, 1, 0, &t, RTCOSIM_EINVAL,
                       "node 1: CAN XL Transmit: can xl frame 0x10: 0 data bytes is not a CAN XL"
                       " length (1-2048)");
@@ -584,7 +562,7 @@ static void bad_input_is_a_one_line_error_naming_node_op_and_field(void **state)
     uint8_t ten[10] = {0};
     rtcosim_lsbus_op fd = {.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT};
     fd.u.transmit = (rtcosim_lsbus_can_transmit){.id = 0x10, .data_length = 10, .data = ten};
-    assert_int_equal(rtcosim_lsbus_write(t.bytes, sizeof t.bytes, &t.used, &fd, NULL), RTCOSIM_OK);
+    tx_add(&t, &fd);
     expect_push_error(b, 1, 0, &t, RTCOSIM_EINVAL,
                       "CAN FD Transmit: can fd frame 0x10: 10 data bytes is not a CAN FD length");
     uint8_t nine[9] = {0};
@@ -596,7 +574,7 @@ static void bad_input_is_a_one_line_error_naming_node_op_and_field(void **state)
     expect_push_error(b, 1, 0, &t, RTCOSIM_EINVAL, "identifier beyond the 11-bit range");
     t = (tx_buf){0};
     add_config(&t, RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE, 500000);
-    push(b, 0, 0, &t);
+    bridge_push(b, 0, 0, &t);
     t = (tx_buf){0};
     add_config(&t, RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE, 250000);
     expect_push_error(b, 1, 0, &t, RTCOSIM_EINVAL,
@@ -611,7 +589,7 @@ static void bad_input_is_a_one_line_error_naming_node_op_and_field(void **state)
     add_simple(&t, RTCOSIM_LSBUS_OP_CAN_STATUS, 9);
     expect_push_error(b, 0, 0, &t, RTCOSIM_EFORMAT, "Status: value 0x09");
     t = (tx_buf){0};
-    advance(b, 10 * US);
+    bridge_advance(b, 10 * US);
     expect_push_error(b, 0, 5 * US, &t, RTCOSIM_EINVAL, "before the bus time");
     expect_push_error(b, 2, 10 * US, &t, RTCOSIM_EINVAL, "no node 2");
     rtcosim_lsbus_can_bridge_free(b);
@@ -628,11 +606,11 @@ static void a_full_rx_buffer_or_queue_is_reported_not_overrun(void **state)
     add_frame(&t, 0x0C8, false, NULL, 0);
     add_frame(&t, 0x0C9, false, NULL, 0);
     add_frame(&t, 0x0CA, false, NULL, 0); /* third: queue of 2 is full */
-    push(b, 0, 0, &t);
+    bridge_push(b, 0, 0, &t);
     rtcosim_lsbus_can_bridge_stats st;
     rtcosim_lsbus_can_bridge_stats_get(b, &st);
     assert_int_equal(st.dropped, 1);
-    advance(b, 100 * US); /* 16 bytes into a 20-byte Rx */
+    bridge_advance(b, 100 * US); /* 16 bytes into a 20-byte Rx */
     rtcosim_error err;
     /* the second frame's op does not fit unless the first is taken */
     rtcosim_status s = rtcosim_lsbus_can_bridge_advance(b, 300 * US, &err);

@@ -18,23 +18,12 @@
 
 #include "rtcosim/can_log.h"
 #include "rtcosim/lsbus.h"
+#include "bridge_tx.h"
 #include "util/test_util.h"
 
 #define US INT64_C(1000)
 
-typedef struct tx_buf {
-    uint8_t bytes[8192];
-    size_t used;
-} tx_buf;
-
 static uint8_t pattern[2048 + 8]; /* the log test reads 2048 bytes from pattern + k % 7 */
-
-static void add_op(tx_buf *tx, const rtcosim_lsbus_op *op)
-{
-    rtcosim_error err;
-    if (rtcosim_lsbus_write(tx->bytes, sizeof tx->bytes, &tx->used, op, &err) != RTCOSIM_OK)
-        fail_msg("write: %s", err.message);
-}
 
 static void add_xl(tx_buf *tx, uint32_t id, uint16_t n, uint8_t sec, uint8_t sdt, uint8_t vcid,
                    uint32_t af, const uint8_t *data)
@@ -42,14 +31,14 @@ static void add_xl(tx_buf *tx, uint32_t id, uint16_t n, uint8_t sec, uint8_t sdt
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){.id = id, .sec = sec, .sdt = sdt, .vcid = vcid,
                                                  .af = af, .data_length = n, .data = data};
-    add_op(tx, &op);
+    tx_add(tx, &op);
 }
 
 static void add_classic(tx_buf *tx, uint32_t id, bool ext)
 {
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){.id = id, .ide = ext};
-    add_op(tx, &op);
+    tx_add(tx, &op);
 }
 
 static void add_fd(tx_buf *tx, uint32_t id, bool brs, bool esi, uint16_t n, const uint8_t *data)
@@ -57,7 +46,7 @@ static void add_fd(tx_buf *tx, uint32_t id, bool brs, bool esi, uint16_t n, cons
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CANFD_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){.id = id, .brs = brs, .esi = esi,
                                                  .data_length = n, .data = data};
-    add_op(tx, &op);
+    tx_add(tx, &op);
 }
 
 static void add_rate(tx_buf *tx, uint8_t kind, uint32_t rate)
@@ -65,7 +54,7 @@ static void add_rate(tx_buf *tx, uint8_t kind, uint32_t rate)
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CAN_CONFIGURATION};
     op.u.configuration.kind = kind;
     op.u.configuration.baudrate = rate;
-    add_op(tx, &op);
+    tx_add(tx, &op);
 }
 
 static rtcosim_lsbus_can_bridge *make(const rtcosim_lsbus_can_bridge_config *cfg)
@@ -75,20 +64,6 @@ static rtcosim_lsbus_can_bridge *make(const rtcosim_lsbus_can_bridge_config *cfg
     if (rtcosim_lsbus_can_bridge_create(cfg, &b, &err) != RTCOSIM_OK)
         fail_msg("create: %s", err.message);
     return b;
-}
-
-static void push(rtcosim_lsbus_can_bridge *b, uint32_t node, rtcosim_time_ns t, const tx_buf *tx)
-{
-    rtcosim_error err;
-    if (rtcosim_lsbus_can_bridge_push(b, node, t, tx->bytes, tx->used, &err) != RTCOSIM_OK)
-        fail_msg("push: %s", err.message);
-}
-
-static void advance(rtcosim_lsbus_can_bridge *b, rtcosim_time_ns t)
-{
-    rtcosim_error err;
-    if (rtcosim_lsbus_can_bridge_advance(b, t, &err) != RTCOSIM_OK)
-        fail_msg("advance: %s", err.message);
 }
 
 static const uint8_t *take(rtcosim_lsbus_can_bridge *b, uint32_t node, size_t *n)
@@ -104,15 +79,15 @@ static void a_2048_byte_frame_takes_its_bits_at_both_rates_and_arrives_whole(voi
     rtcosim_lsbus_can_bridge *b = make(&cfg);
     tx_buf t = {0};
     add_xl(&t, 0x555, 2048, 1, 0x03, 0x45, 0x12345678, pattern);
-    push(b, 0, 10 * US, &t);
-    advance(b, 10 * US);
+    bridge_push(b, 0, 10 * US, &t);
+    bridge_advance(b, 10 * US);
     /* 34 x 2000 + 18148 x 100 ns = 1882.8 us */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 10 * US + 1882800);
-    advance(b, 10 * US + 1882799);
+    bridge_advance(b, 10 * US + 1882799);
     size_t n;
     take(b, 1, &n);
     assert_int_equal(n, 0);
-    advance(b, 10 * US + 1882800);
+    bridge_advance(b, 10 * US + 1882800);
     const uint8_t *rx = take(b, 1, &n);
     /* opCode 0x12, length 22 + 2048 = 2070 = 0x816, id 0x555, IDE 0, SEC 1,
      * SDT 3, VCID 0x45, AF 0x12345678, Data Length 2048 = 0x800 */
@@ -141,8 +116,8 @@ static void the_xl_data_phase_runs_at_the_configured_rate(void **state)
     add_rate(&t, RTCOSIM_LSBUS_CAN_CONFIG_CAN_BAUDRATE, 1000000);
     add_rate(&t, RTCOSIM_LSBUS_CAN_CONFIG_CANXL_BAUDRATE, 20000000);
     add_xl(&t, 0x555, 1, 0, 0, 0, 0, pattern);
-    push(b, 0, 0, &t);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t);
+    bridge_advance(b, 0);
     /* 34 x 1000 + 134 x 50 ns = 40.7 us */
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 40700);
     /* another node that wants another XL rate cannot share the bus */
@@ -159,8 +134,8 @@ static void the_xl_data_phase_runs_at_the_configured_rate(void **state)
     cfg.bitrate = 500000;
     cfg.force_bitrate = true;
     b = make(&cfg);
-    push(b, 0, 0, &t);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t);
+    bridge_advance(b, 0);
     assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), 81400);
     rtcosim_lsbus_can_bridge_free(b);
 }
@@ -176,16 +151,16 @@ static void same_identifier_classic_then_fd_then_xl(void **state)
     add_fd(&fd, 0x100, false, false, 0, NULL);
     add_classic(&cl, 0x100, false);
     add_classic(&ext, 0x100u << 18, true); /* base id 0x100: SRR recessive loses to RRS */
-    push(b, 2, 0, &xl);
-    push(b, 4, 0, &ext);
-    push(b, 1, 0, &fd);
-    push(b, 0, 0, &cl);
-    advance(b, 0);
+    bridge_push(b, 2, 0, &xl);
+    bridge_push(b, 4, 0, &ext);
+    bridge_push(b, 1, 0, &fd);
+    bridge_push(b, 0, 0, &cl);
+    bridge_advance(b, 0);
     uint32_t codes[4];
     rtcosim_time_ns ends[4];
     for (int k = 0; k < 4; k++) {
         ends[k] = rtcosim_lsbus_can_bridge_next_event(b);
-        advance(b, ends[k]);
+        bridge_advance(b, ends[k]);
         size_t n;
         const uint8_t *rx = take(b, 3, &n);
         assert_true(n >= 12);
@@ -205,10 +180,10 @@ static void same_identifier_classic_then_fd_then_xl(void **state)
     b = make(&cfg);
     tx_buf xl2 = {0};
     add_xl(&xl2, 0x0FF, 1, 0, 0, 0, 0, pattern);
-    push(b, 0, 0, &cl);
-    push(b, 2, 0, &xl2);
-    advance(b, 0);
-    advance(b, rtcosim_lsbus_can_bridge_next_event(b));
+    bridge_push(b, 0, 0, &cl);
+    bridge_push(b, 2, 0, &xl2);
+    bridge_advance(b, 0);
+    bridge_advance(b, rtcosim_lsbus_can_bridge_next_event(b));
     size_t n;
     assert_int_equal(take(b, 3, &n)[0], 0x12);
     rtcosim_lsbus_can_bridge_free(b);
@@ -225,14 +200,14 @@ static void xl_slots_are_bounded_and_given_back(void **state)
     add_xl(&t, 0x300, 1, 0, 0, 0, 0, &one);
     add_xl(&t, 0x301, 1, 0, 0, 0, 0, &two);
     add_xl(&t, 0x302, 1, 0, 0, 0, 0, &three); /* a third: no slot, dropped */
-    push(b, 0, 0, &t);
+    bridge_push(b, 0, 0, &t);
     rtcosim_lsbus_can_bridge_stats st;
     rtcosim_lsbus_can_bridge_stats_get(b, &st);
     assert_int_equal(st.dropped, 1);
-    advance(b, 0);
+    bridge_advance(b, 0);
     size_t n;
     for (int k = 0; k < 2; k++) {
-        advance(b, rtcosim_lsbus_can_bridge_next_event(b));
+        bridge_advance(b, rtcosim_lsbus_can_bridge_next_event(b));
         const uint8_t *rx = take(b, 1, &n);
         assert_int_equal(n, 23);
         assert_int_equal(rx[22], k == 0 ? 0xA1 : 0xB2);
@@ -245,10 +220,10 @@ static void xl_slots_are_bounded_and_given_back(void **state)
     add_xl(&u, 0x311, 1, 0, 0, 0, 0, &one);
     rtcosim_time_ns now = rtcosim_lsbus_can_bridge_next_event(b) == RTCOSIM_TIME_MAX ? 1000 * US
                                                                                   : 0;
-    push(b, 0, now, &u);
-    advance(b, now);
+    bridge_push(b, 0, now, &u);
+    bridge_advance(b, now);
     for (int k = 0; k < 2; k++) {
-        advance(b, rtcosim_lsbus_can_bridge_next_event(b));
+        bridge_advance(b, rtcosim_lsbus_can_bridge_next_event(b));
         const uint8_t *rx = take(b, 2, &n);
         assert_int_equal(n, 23);
         assert_int_equal(rx[22], k == 0 ? 0xC3 : 0xA1);
@@ -268,13 +243,13 @@ static void a_corrupted_xl_frame_is_retransmitted_with_its_data(void **state)
     rtcosim_lsbus_can_bridge *b = make(&cfg);
     tx_buf t = {0};
     add_xl(&t, 0x555, 64, 0, 7, 8, 9, pattern);
-    push(b, 0, 0, &t);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t);
+    bridge_advance(b, 0);
     /* every frame fails (error_every 1): three attempts of
      * 34 x 2000 + 689 x 100 ns = 136.9 us, each a Bus Error to both */
     for (int k = 1; k <= 3; k++) {
         assert_int_equal(rtcosim_lsbus_can_bridge_next_event(b), k * 136900);
-        advance(b, k * 136900);
+        bridge_advance(b, k * 136900);
         size_t n;
         const uint8_t *rx = take(b, 1, &n);
         assert_int_equal(n, 15);
@@ -289,12 +264,12 @@ static void a_corrupted_xl_frame_is_retransmitted_with_its_data(void **state)
     uint8_t first = 0x11;
     add_xl(&a, 0x010, 1, 0, 0, 0, 0, &first);
     add_xl(&c, 0x555, 64, 0, 7, 8, 9, pattern);
-    push(b, 0, 0, &a);
-    push(b, 1, 0, &c);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &a);
+    bridge_push(b, 1, 0, &c);
+    bridge_advance(b, 0);
     size_t n;
     for (int k = 0; k < 3; k++) {
-        advance(b, rtcosim_lsbus_can_bridge_next_event(b));
+        bridge_advance(b, rtcosim_lsbus_can_bridge_next_event(b));
         const uint8_t *rx = take(b, 0, &n);
         if (k == 2) { /* 0x010 went first, 0x555 failed, then arrived */
             assert_int_equal(n, 22 + 64);
@@ -326,7 +301,7 @@ static void bad_xl_transmits_are_one_line_errors(void **state)
     rtcosim_lsbus_op op = {.code = RTCOSIM_LSBUS_OP_CANXL_TRANSMIT};
     op.u.transmit = (rtcosim_lsbus_can_transmit){.id = 0x555, .ide = 1, .data_length = 1,
                                                  .data = pattern};
-    add_op(&t, &op);
+    tx_add(&t, &op);
     assert_int_equal(rtcosim_lsbus_can_bridge_push(b, 0, 0, t.bytes, t.used, &err),
                      RTCOSIM_EINVAL);
     assert_non_null(strstr(err.message, "node 0: CAN XL Transmit of id 0x555: IDE 1, but a CAN"
@@ -351,13 +326,13 @@ static void fd_and_xl_frames_are_logged_with_their_data(void **state)
     tx_buf t = {0};
     add_fd(&t, 0x0C8, true, false, 12, pattern + 5);
     add_classic(&t, 0x0C9, false);
-    push(b, 0, 0, &t);
-    advance(b, 0);
+    bridge_push(b, 0, 0, &t);
+    bridge_advance(b, 0);
     rtcosim_time_ns at = 0;
     for (int k = 0; k < 100; k++) {
         while (rtcosim_lsbus_can_bridge_next_event(b) != RTCOSIM_TIME_MAX) {
             at = rtcosim_lsbus_can_bridge_next_event(b);
-            advance(b, at);
+            bridge_advance(b, at);
             size_t n;
             take(b, 0, &n);
             take(b, 1, &n);
@@ -365,10 +340,10 @@ static void fd_and_xl_frames_are_logged_with_their_data(void **state)
         tx_buf x = {0};
         add_xl(&x, 0x200 + (uint32_t)k, 2048, (uint8_t)(k & 1), (uint8_t)k, 0x45, 0xA0000000u + k,
                pattern + k % 7);
-        push(b, 1, at, &x);
-        advance(b, at);
+        bridge_push(b, 1, at, &x);
+        bridge_advance(b, at);
     }
-    advance(b, at + 10000 * US);
+    bridge_advance(b, at + 10000 * US);
     assert_int_equal(rtcosim_lsbus_can_bridge_log_count(b), 102);
     const rtcosim_can_log_entry *log = rtcosim_lsbus_can_bridge_log(b);
     assert_int_equal(log[0].format, RTCOSIM_CAN_FORMAT_FD);
@@ -399,8 +374,8 @@ static void fd_and_xl_frames_are_logged_with_their_data(void **state)
     add_fd(&u, 0x0C8, false, true, 12, pattern);
     add_xl(&u, 0x0C9, 2048, 0, 0, 0, 0, pattern);
     add_classic(&u, 0x0CA, false);
-    push(b, 0, 0, &u);
-    advance(b, 10000 * US);
+    bridge_push(b, 0, 0, &u);
+    bridge_advance(b, 10000 * US);
     assert_int_equal(rtcosim_lsbus_can_bridge_log_count(b), 2);
     log = rtcosim_lsbus_can_bridge_log(b);
     assert_int_equal(log[0].flags, RTCOSIM_CAN_FD_ESI);
