@@ -555,11 +555,10 @@ int cli_can_bus_report(const cli_can_buses *b, rtcosim_master *m, const char *di
 {
     if (!dir || b->count == 0)
         return 0;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return cli_fail("%s: cannot append the CAN bus figures", path);
+    FILE *f;
+    int rc = cli_summary_csv_open(dir, "CAN bus", &f);
+    if (rc)
+        return rc;
     for (unsigned i = 0; i < b->count; i++) {
         char name[128];
         rtcosim_component *c = bus_of(b, i, m, name, sizeof name);
@@ -592,8 +591,8 @@ int cli_can_bus_report(const cli_can_buses *b, rtcosim_master *m, const char *di
             fprintf(f, "can_work_max[%s],%.3f,us\n", name, w[2] / 1e3);
         }
     }
-    if (fclose(f) != 0)
-        return cli_fail("%s: cannot append the CAN bus figures", path);
+    if ((rc = cli_summary_csv_close(f, dir, "CAN bus")) != 0)
+        return rc;
     bus_cells bc = {.b = b, .m = m};
     return cli_frames_csv_add_columns(dir, "CAN bus", add_bus_cells, &bc);
 }

@@ -1,7 +1,8 @@
-/* Columns joined onto a real-time report's frames.csv after the run, by the
- * frame's time (first column): the anytime variants' delivered variant and
- * miss (run_variants.c), each CAN bus's work in the frame (run_can_bus.c).
- * The file is rewritten through a temporary next to it. */
+/* What the anytime variants (run_variants.c) and the CAN buses
+ * (run_can_bus.c) add to a real-time report after the run: rows appended to
+ * summary.csv, and columns joined onto frames.csv by the frame's time (first
+ * column: the delivered variant and miss, each bus's work in the frame),
+ * frames.csv rewritten through a temporary next to it. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,4 +43,19 @@ int cli_frames_csv_add_columns(const char *dir, const char *what, cli_frames_cel
         return cli_fail("%s: cannot be rewritten with the %s columns", path, what);
     }
     return 0;
+}
+
+int cli_summary_csv_open(const char *dir, const char *what, FILE **f)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    *f = fopen(path, "a");
+    return *f ? 0 : cli_fail("%s: cannot append the %s figures", path, what);
+}
+
+int cli_summary_csv_close(FILE *f, const char *dir, const char *what)
+{
+    if (fclose(f) == 0)
+        return 0;
+    return cli_fail("%s/summary.csv: cannot append the %s figures", dir, what);
 }

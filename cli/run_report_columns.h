@@ -1,5 +1,5 @@
-/* Columns added to a real-time report's frames.csv after the run
- * (run_report_columns.c), shared by --variants and --can-bus. */
+/* What --variants and --can-bus add to a real-time report after the run
+ * (run_report_columns.c): rows of summary.csv, columns of frames.csv. */
 #ifndef RTCOSIM_CLI_RUN_REPORT_COLUMNS_H
 #define RTCOSIM_CLI_RUN_REPORT_COLUMNS_H
 
@@ -13,5 +13,10 @@ typedef void (*cli_frames_cells)(void *context, FILE *out, bool header, double t
  * names them in a failure's one-line message. 0 or an exit code. */
 int cli_frames_csv_add_columns(const char *dir, const char *what, cli_frames_cells cells,
                                void *context);
+
+/* DIR/summary.csv opened to append `what`'s figures (name,value,unit rows),
+ * and closed; a failure is one line naming the file. 0 or an exit code. */
+int cli_summary_csv_open(const char *dir, const char *what, FILE **f);
+int cli_summary_csv_close(FILE *f, const char *dir, const char *what);
 
 #endif

@@ -304,11 +304,9 @@ int run_variants_report(const run_variants *v, const char *dir)
     int rc = add_frame_columns(v, dir);
     if (rc)
         return rc;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return cli_fail("%s: cannot append the variant figures", path);
+    FILE *f;
+    if ((rc = cli_summary_csv_open(dir, "variant", &f)) != 0)
+        return rc;
     for (size_t i = 0; i < v->count; i++) {
         const run_variant_spec *s = &v->specs[i];
         rtcosim_anytime *set = rtcosim_anytime_component_set(s->built);
@@ -327,9 +325,7 @@ int run_variants_report(const run_variants *v, const char *dir)
             fprintf(f, "variants.%s.share.%s,%.6f,\n", s->component, sum.variants[k].name,
                     sum.delivered_share[k]);
     }
-    if (fclose(f) != 0)
-        return cli_fail("%s: write error", path);
-    return 0;
+    return cli_summary_csv_close(f, dir, "variant");
 }
 
 void cli_run_variants_chain(const run_args *a, rtcosim_system_build_options *build,
