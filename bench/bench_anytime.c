@@ -213,13 +213,14 @@ static void attribute_misses(const rtcosim_anytime *set, const char *set_name, s
             if (!backlog)
                 chain_begin = rec->release;
             floor_event e = {chain_begin, rec->delivered_at, rec->deadline, cause};
+            uint64_t own_before = t->beyond_floor;
             floor_tally_add(t, sp, &e);
             /* what the floor lacked, for the first few the program owns:
              * cyclictest sees a stall only from its first wake-up due inside
              * it, so machine time just short of the overshoot next to a long
              * stall of the thread is the floor's resolution (1 ms), not
              * the program */
-            if (!floor_explains(sp, &e) && t->beyond_floor <= 10)
+            if (t->beyond_floor > own_before && t->beyond_floor <= 10)
                 printf("  beyond the floor: %s t=%.3f s, %s, %.1f us late; cyclictest's machine "
                        "time in its window %.1f us; the thread stalled %.1f us\n",
                        set_name, rtcosim_time_to_seconds(rec->sim_time),

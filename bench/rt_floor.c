@@ -141,15 +141,16 @@ void floor_tally_add(floor_tally *t, const floor_spikes *s, const floor_event *e
 {
     unsigned c = (unsigned)e->cause < FLOOR_CAUSES ? (unsigned)e->cause : FLOOR_CAUSE_EXECUTION;
     t->total++;
-    if (floor_explains(s, e))
+    if (floor_explains(s, e)) {
         t->floor[c]++;
-    else {
-        t->own[c]++;
-        t->beyond_floor++;
-        if (t->interval_ns > 0 && floor_machine_ns(s, e->begin, e->end) > 0 &&
-            floor_machine_ns_widened(s, e->begin, e->end, t->interval_ns) >= e->end - e->due)
-            t->within_interval++;
+        return;
     }
+    t->own[c]++;
+    t->beyond_floor++;
+    /* (the rare own event: its machine time is looked at once more) */
+    if (t->interval_ns > 0 && floor_machine_ns(s, e->begin, e->end) > 0 &&
+        floor_machine_ns_widened(s, e->begin, e->end, t->interval_ns) >= e->end - e->due)
+        t->within_interval++;
 }
 
 const char *floor_cause_name(floor_cause c)
