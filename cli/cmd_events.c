@@ -461,18 +461,16 @@ static int run_events(int argc, char **argv)
     cli_progress_watch_stop(&progress);
     cli_serve_events_finish(&serve, ran || stopped ? (stopped ? stats.end_time : ro.stop_time)
                                                    : rtcosim_events_progress(sim));
-    if (!(ran || stopped) && built && can_log && !speculative && tr.size == 1) {
+    if (!(ran || stopped) && built && can_log && tr.size == 1) {
         /* a model failed: the frames the bus carried up to it are results
          * (sequential and conservative runs stop with every earlier event
-         * done; a speculative run's bus may hold frames never committed) */
+         * done; a speculative run is taken back to what it committed) */
         rtcosim_error log_err = {0};
         if (rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &log_err) ==
             RTCOSIM_OK)
-            printf("can log     %s: %zu frames up to the failure\n", can_log,
-                   rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(vehicle)));
-    } else if (!(ran || stopped) && built && can_log && speculative) {
-        printf("can log     %s not written: a failed speculative run's bus may hold frames that"
-               " were never committed (the sequential scheduler writes them)\n", can_log);
+            printf("can log     %s: %zu frames up to the failure%s\n", can_log,
+                   rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(vehicle)),
+                   speculative ? " (those the speculative run committed)" : "");
     }
     if (!(ran || stopped) ||
         rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) != RTCOSIM_OK ||

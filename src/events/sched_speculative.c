@@ -436,6 +436,24 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
                 *err = w->err;
         }
     }
+    /* Ended early: what the LPs did past GVT was never committed (a
+     * straggler could still have undone it, and the failing event itself
+     * lies there), so they go back to GVT: the states, statistics and logs
+     * the caller keeps are then the committed result up to it. Re-executed
+     * events would see the stop request again: it is lifted meanwhile. */
+    if (st != RTCOSIM_OK && kernel_dist_size(sim) <= 1) {
+        rtcosim_time_ns g = atomic_load(&sh.gvt);
+        int stop = atomic_exchange(&sim->stop_requested, 0);
+        for (size_t i = 0; i < sim->lp_count; i++) {
+            rtcosim_error scratch = {0};
+            rtcosim_lp *lp = sim->lps[i];
+            if (spec_rollback_to_committed(&ths[lp->thread], lp, g, &scratch) != RTCOSIM_OK)
+                rtcosim_log(RTCOSIM_LOG_WARNING, "events", "lp '%s': not taken back to the"
+                            " committed time %.9f s after the run ended early: %s", lp->name,
+                            rtcosim_time_to_seconds(g), scratch.message);
+        }
+        atomic_store(&sim->stop_requested, stop);
+    }
     stats->rounds = stats->gvt_rounds;
     stats->max_ahead = atomic_load(&sh.max_ahead);
     for (size_t i = 0; i < sim->lp_count; i++) {

@@ -325,6 +325,13 @@ void spec_stats_set(spec_lp *s, const rtcosim_lp_speculation *in);
 /* spec_rollback.c and spec_comm.c, for spec_predict.c */
 rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key, bool inclusive,
                              rtcosim_error *err);
+/* After a run that ended early (a handler failed, a stop was requested), on
+ * the run's thread once the workers are joined: take the LP back to its
+ * state before its first event at or after `gvt` (events the run never
+ * committed, which a straggler could still have undone), so that every LP
+ * holds the committed result. */
+rtcosim_status spec_rollback_to_committed(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns gvt,
+                                          rtcosim_error *err);
 /* Queue an event for an LP of this thread (a straggler rolls it back; an
  * LP that runs conservatively gets it in its own queue, spec_hold). */
 rtcosim_status spec_hold(spec_lp *s, rtcosim_event *ev, rtcosim_error *err);

@@ -261,3 +261,26 @@ rtcosim_status spec_drain_cancels(spec_thread *th, rtcosim_error *err)
     return st;
 }
 
+
+rtcosim_status spec_rollback_to_committed(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns gvt,
+                                          rtcosim_error *err)
+{
+    spec_lp *s = lp->spec;
+    if (s->conservative) /* processes only what no straggler can precede: final */
+        return RTCOSIM_OK;
+    size_t k = 0;
+    while (k < s->count && spec_at(s, k)->time < gvt)
+        k++;
+    if (k == s->count)
+        return RTCOSIM_OK;
+    /* the records from k on are undone without their sends (the run is
+     * over: nothing receives them); the state is rebuilt as a rollback does */
+    spec_record restore_point = *spec_at(s, k);
+    uint64_t undone = s->count - k;
+    s->count = k;
+    s->rolled_back += undone;
+    th->undone += undone;
+    rtcosim_status st = restore_state(th, lp, &restore_point, err);
+    spec_sync_last(s);
+    return st;
+}

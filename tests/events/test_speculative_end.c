@@ -1,0 +1,145 @@
+/* A speculative run that ends early keeps only what it committed: when a
+ * handler fails, or a stop is requested (Ctrl-C in the CLI), the LPs have
+ * run past GVT, on events a straggler could still have undone; they are
+ * taken back to GVT, so the ECUs' states, statistics and the bus's frame
+ * log equal a sequential run to the time the speculative one reports
+ * (vehicle checksum: software state, task statistics, every logged frame). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "../../examples/ecus/vehicle.h"
+#include "rtcosim/events.h"
+
+/* An LP on its own that fails at its one event, at fail_at. */
+typedef struct failing {
+    rtcosim_time_ns fail_at;
+} failing;
+
+static rtcosim_status failing_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    const failing *f = state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), f->fail_at, 0, 0, NULL, 0, err);
+}
+
+static rtcosim_status failing_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                    rtcosim_error *err)
+{
+    (void)lp, (void)state, (void)ev;
+    return rtcosim_error_set(err, RTCOSIM_EIO, "deliberate failure");
+}
+
+static const rtcosim_lp_model failing_model = {
+    .kind = "failing", .init = failing_init, .event = failing_event,
+    .state_size = sizeof(failing),
+};
+
+typedef struct world {
+    rtcosim_events *sim;
+    rtcosim_ecu_vehicle *v;
+    failing f;
+} world;
+
+static void world_build(world *w, rtcosim_time_ns fail_at)
+{
+    rtcosim_error err;
+    /* the speculative placement: each plant on its ECU's thread */
+    rtcosim_ecu_vehicle_config vc = {.ecus = 8, .log_frames = true, .pair_plants = true};
+    assert_int_equal(rtcosim_events_create(&w->sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_ecu_vehicle_build(w->sim, &vc, &w->v, &err), RTCOSIM_OK);
+    w->f.fail_at = fail_at;
+    if (fail_at > 0) {
+        rtcosim_lp_id id;
+        assert_int_equal(rtcosim_events_add_lp(w->sim, "failing", &failing_model, &w->f,
+                                               RTCOSIM_LP_NO_GROUP, &id, &err),
+                         RTCOSIM_OK);
+    }
+}
+
+static void world_free(world *w)
+{
+    rtcosim_ecu_vehicle_free(w->v);
+    rtcosim_events_free(w->sim);
+}
+
+/* The sequential scheduler's checksum and frame count to `end`. */
+static void sequential_to(rtcosim_time_ns end, uint64_t *sum, size_t *frames)
+{
+    world ref;
+    world_build(&ref, 0);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL, .stop_time = end};
+    rtcosim_error err;
+    assert_int_equal(rtcosim_events_run(ref.sim, &o, NULL, &err), RTCOSIM_OK);
+    *sum = rtcosim_ecu_vehicle_checksum(ref.v);
+    *frames = rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(ref.v));
+    world_free(&ref);
+}
+
+static void failed_run_keeps_the_committed_result(void **state)
+{
+    (void)state;
+    const rtcosim_time_ns fail_at = 400 * RTCOSIM_NS_PER_MS;
+    world w;
+    world_build(&w, fail_at);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                             .stop_time = RTCOSIM_NS_PER_S};
+    rtcosim_run_stats stats;
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_events_run(w.sim, &o, &stats, &err), RTCOSIM_EIO);
+    assert_non_null(strstr(err.message, "deliberate failure"));
+    /* GVT stays within the optimism bound of the failing event: most of the
+     * run was committed, and nothing at or after the failure was */
+    assert_true(stats.end_time > fail_at / 2 && stats.end_time < fail_at);
+    uint64_t ref;
+    size_t frames;
+    sequential_to(stats.end_time, &ref, &frames);
+    assert_true(frames > 100);
+    assert_int_equal(rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(w.v)), frames);
+    assert_true(rtcosim_ecu_vehicle_checksum(w.v) == ref);
+    world_free(&w);
+}
+
+static void *request_stop_soon(void *arg)
+{
+    struct timespec ts = {0, 30 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    rtcosim_events_request_stop(arg, true);
+    return NULL;
+}
+
+static void stopped_run_keeps_the_committed_result(void **state)
+{
+    (void)state;
+    world w;
+    world_build(&w, 0);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                             .stop_time = 1000 * RTCOSIM_NS_PER_S};
+    pthread_t stopper;
+    assert_int_equal(pthread_create(&stopper, NULL, request_stop_soon, w.sim), 0);
+    rtcosim_run_stats stats;
+    rtcosim_error err = {0};
+    assert_int_equal(rtcosim_events_run(w.sim, &o, &stats, &err), RTCOSIM_ECANCELED);
+    pthread_join(stopper, NULL);
+    rtcosim_events_request_stop(w.sim, false);
+    assert_true(stats.end_time > 0 && stats.end_time < o.stop_time);
+    uint64_t ref;
+    size_t frames;
+    sequential_to(stats.end_time, &ref, &frames);
+    assert_int_equal(rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(w.v)), frames);
+    assert_true(rtcosim_ecu_vehicle_checksum(w.v) == ref);
+    world_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(failed_run_keeps_the_committed_result),
+        cmocka_unit_test(stopped_run_keeps_the_committed_result),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
