@@ -45,13 +45,10 @@ static char *digits_backwards(uint64_t v, char *end)
 
 size_t rtcosim_format_uint64(uint64_t value, char *buf)
 {
-    /* the digits end at tmp + 20; 24 bytes from the first (at most 20 of
-     * them digits) are copied whole, a fixed-size copy instead of a call:
-     * buf has RTCOSIM_FORMAT_MAX bytes, the terminator cuts the rest */
-    char tmp[48] = {0};
-    char *first = digits_backwards(value, tmp + 20);
-    size_t n = (size_t)(tmp + 20 - first);
-    memcpy(buf, first, 24);
+    char tmp[24];
+    char *first = digits_backwards(value, tmp + sizeof tmp);
+    size_t n = (size_t)(tmp + sizeof tmp - first);
+    memcpy(buf, first, n);
     buf[n] = '\0';
     return n;
 }
@@ -97,14 +94,10 @@ size_t rtcosim_format_time(rtcosim_time_ns t, char *buf)
     }
     uint64_t seconds = magnitude / 1000000000u;
     uint32_t fraction = (uint32_t)(magnitude % 1000000000u);
-    if (seconds < 10) { /* most rows: no call */
+    if (seconds < 10) /* most rows: no call */
         buf[n++] = (char)('0' + seconds);
-    } else if (seconds < 100) {
-        memcpy(buf + n, digit_pairs + 2 * seconds, 2);
-        n += 2;
-    } else {
+    else
         n += rtcosim_format_uint64(seconds, buf + n);
-    }
     if (fraction) {
         /* Nine fraction digits (one, then four pairs), copied whole, then
          * the trailing zeros cut off by where the terminator goes. */

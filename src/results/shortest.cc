@@ -131,25 +131,25 @@ template <typename Float> size_t shortest(Float value, char *buf)
         std::memcpy(buf, out, RTCOSIM_SHORTEST_MAX);
         return (size_t)(p - out);
     }
-    // d.ddde-7: at most 24 bytes, laid out in `out` as above (the 16
-    // digits after the first copied whole, len - 1 of them kept)
-    *p++ = digits[0];
-    if (len > 1) {
-        *p = '.';
-        std::memcpy(p + 1, digits + 1, 16);
-        p += len;
+    p = buf + n;
+    {
+        *p++ = digits[0];
+        if (len > 1) {
+            *p++ = '.';
+            std::memcpy(p, digits + 1, (size_t)(len - 1));
+            p += len - 1;
+        }
+        *p++ = 'e';
+        *p++ = exponent < 0 ? '-' : '+';
+        int magnitude = exponent < 0 ? -exponent : exponent; // at most 324
+        if (magnitude >= 100)
+            *p++ = (char)('0' + magnitude / 100);
+        if (magnitude >= 10)
+            *p++ = (char)('0' + magnitude / 10 % 10);
+        *p++ = (char)('0' + magnitude % 10);
     }
-    *p++ = 'e';
-    *p++ = exponent < 0 ? '-' : '+';
-    int magnitude = exponent < 0 ? -exponent : exponent; // at most 324
-    if (magnitude >= 100)
-        *p++ = (char)('0' + magnitude / 100);
-    if (magnitude >= 10)
-        *p++ = (char)('0' + magnitude / 10 % 10);
-    *p++ = (char)('0' + magnitude % 10);
     *p = '\0';
-    std::memcpy(buf, out, RTCOSIM_SHORTEST_MAX);
-    return (size_t)(p - out);
+    return (size_t)(p - buf);
 }
 
 } // namespace
