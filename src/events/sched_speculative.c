@@ -19,6 +19,8 @@
  *  - Optimism is bounded: no event later than GVT + max_ahead is processed,
  *    so memory and the depth of cascades stay bounded and a run cannot
  *    livelock; the thread holding the globally earliest event always may.
+ *  - A handler's failure is an event's outcome like any other: final only
+ *    when committed (defer_failure below).
  * This file holds the thread loop and the run; the rings and delivery are in
  * spec_comm.c, rollback and cancellation in spec_rollback.c, GVT, fossil
  * collection and the wait in spec_gvt.c.
@@ -41,6 +43,32 @@
 
 /* ---- the thread loop ---- */
 
+/* A handler failed on an event GVT has not committed. A straggler may still
+ * undo it (the handler saw inputs the sequential order would not have
+ * given it), so it is not the run's failure yet: the LP keeps the error and
+ * the event's record, the thread processes nothing that sorts after it, and
+ * the failure becomes the run's once GVT without it has passed it (the loop)
+ * or is forgotten when a rollback undoes the event (spec_rollback). Not for
+ * a stop request, a conservative LP's event (final when processed) or a run
+ * over ranks. */
+static bool defer_failure(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
+                          rtcosim_error *err)
+{
+    spec_lp *s = lp->spec;
+    if (!err || err->status == RTCOSIM_ECANCELED || s->conservative || th->w->sim->dist ||
+        th->coasting)
+        return false;
+    if (!s->fail_err && !(s->fail_err = malloc(sizeof *s->fail_err)))
+        return false;
+    *s->fail_err = *err;
+    s->fail_ev = ev;
+    if (!th->fail_ev || event_before(ev, th->fail_ev)) {
+        th->fail_ev = ev;
+        th->fail_lp = lp;
+    }
+    return true;
+}
+
 static rtcosim_status process_one(spec_thread *th, rtcosim_event *ev, rtcosim_error *err)
 {
     rtcosim_events *sim = th->w->sim;
@@ -57,6 +85,8 @@ static rtcosim_status process_one(spec_thread *th, rtcosim_event *ev, rtcosim_er
     if (th->lazy_sender)
         spec_lazy_begin(th, s, ev);
     rtcosim_status st = kernel_process(lp, ev, err);
+    if (st != RTCOSIM_OK && defer_failure(th, lp, ev, err))
+        st = RTCOSIM_OK;
     if (th->lazy_old) {
         rtcosim_status ls = spec_lazy_end(th, lp, err);
         st = st != RTCOSIM_OK ? st : ls;
@@ -170,6 +200,14 @@ static void thread_loop(spec_thread *th)
         rtcosim_time_ns gvt_real = atomic_load_explicit(&sh->gvt_real, memory_order_acquire);
         if (gvt > th->fossil_gvt || gvt_real > th->fossil_real)
             spec_fossil_collect(th, gvt, gvt_real);
+        if (th->fail_ev &&
+            atomic_load_explicit(&sh->gvt_nofail, memory_order_acquire) > th->fail_ev->time &&
+            atomic_load_explicit(&sh->fail_first, memory_order_acquire) == th->fail_ev->time) {
+            /* the earliest pending failure, and nothing can undo it now */
+            *err = *th->fail_lp->spec->fail_err;
+            spec_fail(th, err->status);
+            return;
+        }
         if (w->failed)
             return;
         rtcosim_time_ns ahead = atomic_load_explicit(&sh->max_ahead, memory_order_relaxed);
@@ -191,8 +229,8 @@ static void thread_loop(spec_thread *th)
                 }
                 continue;
             }
-            if (head->time > bound)
-                break;
+            if (head->time > bound || (th->fail_ev && !event_before(head->ev, th->fail_ev)))
+                break; /* (or it waits behind a pending failure) */
             rtcosim_event *ev = event_calendar_pop(&w->calendar);
             /* the next head's event is usually cold: fetch it while this one
              * runs (its flags are the first thing the next turn reads) */
@@ -374,6 +412,8 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
     atomic_init(&sh.gvt_epoch, 0);
     atomic_init(&sh.gvt, o->start_time);
     atomic_init(&sh.gvt_real, o->start_time);
+    atomic_init(&sh.gvt_nofail, o->start_time);
+    atomic_init(&sh.fail_first, RTCOSIM_TIME_MAX);
     for (int k = 0; k < 4; k++)
         atomic_init(&sh.gvt_of[k], o->start_time);
     atomic_init(&sh.abort_run, 0);

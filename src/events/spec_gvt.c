@@ -69,14 +69,29 @@ void spec_gvt_step(spec_thread *th)
             recv += atomic_load_explicit(&sh->pub[s].recv[white], memory_order_acquire);
         if (sent != recv)
             return; /* white messages still in flight */
-        rtcosim_time_ns local = event_calendar_min_time(&th->w->calendar), pred = RTCOSIM_TIME_MAX;
-        if (th->min_red < local)
-            local = th->min_red;
+        rtcosim_time_ns queued = event_calendar_min_time(&th->w->calendar), local = th->min_red,
+                        pred = RTCOSIM_TIME_MAX;
         for (size_t i = 0; i < th->cons_count; i++) {
             rtcosim_time_ns h = event_heap_min_time(&th->w->sim->lps[th->cons[i]]->spec->held);
             if (h < local)
                 local = h;
         }
+        /* a pending failure holds back the queue's events that sort after
+         * it: the report without it leaves them out, the report itself
+         * counts the failure (GVT stays at or below it) */
+        rtcosim_time_ns nofail = local, fail = RTCOSIM_TIME_MAX;
+        if (th->fail_ev) {
+            fail = th->fail_ev->time;
+            const event_heap_entry *head = event_calendar_peek(&th->w->calendar);
+            if (head && event_before(head->ev, th->fail_ev) && queued < nofail)
+                nofail = queued;
+        } else if (queued < nofail) {
+            nofail = queued;
+        }
+        if (queued < local)
+            local = queued;
+        if (fail < local)
+            local = fail;
         for (size_t i = 0; th->streams && i < th->lp_count; i++) {
             rtcosim_time_ns u = spec_predict_unconfirmed(th->w->sim->lps[th->lps[i]]);
             if (u < pred)
@@ -88,12 +103,15 @@ void spec_gvt_step(spec_thread *th)
                               memory_order_relaxed);
         atomic_store_explicit(&sh->pub[me].report, local, memory_order_relaxed);
         atomic_store_explicit(&sh->pub[me].report_pred, pred, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report_nofail, nofail, memory_order_relaxed);
+        atomic_store_explicit(&sh->pub[me].report_fail, fail, memory_order_relaxed);
         atomic_store_explicit(&sh->pub[me].report_epoch, e, memory_order_release);
         spec_wake_all(sh);
     }
     if (atomic_load_explicit(&sh->gvt_epoch, memory_order_acquire) == e)
         return;
-    rtcosim_time_ns g = RTCOSIM_TIME_MAX, real = RTCOSIM_TIME_MAX;
+    rtcosim_time_ns g = RTCOSIM_TIME_MAX, real = RTCOSIM_TIME_MAX, nofail = RTCOSIM_TIME_MAX,
+                    fail = RTCOSIM_TIME_MAX;
     uint64_t processed = 0, undone = 0, bound_waits = 0;
     for (unsigned s = 0; s < T; s++) {
         if (atomic_load_explicit(&sh->pub[s].report_epoch, memory_order_acquire) != e)
@@ -103,10 +121,18 @@ void spec_gvt_step(spec_thread *th)
         bound_waits += atomic_load_explicit(&sh->pub[s].rep_bound_waits, memory_order_relaxed);
         rtcosim_time_ns r = atomic_load_explicit(&sh->pub[s].report, memory_order_relaxed);
         rtcosim_time_ns p = atomic_load_explicit(&sh->pub[s].report_pred, memory_order_relaxed);
+        rtcosim_time_ns n = atomic_load_explicit(&sh->pub[s].report_nofail, memory_order_relaxed);
+        rtcosim_time_ns f = atomic_load_explicit(&sh->pub[s].report_fail, memory_order_relaxed);
         if (r < real)
             real = r;
         if (p < g)
             g = p;
+        if (n < nofail)
+            nofail = n;
+        if (p < nofail)
+            nofail = p;
+        if (f < fail)
+            fail = f;
     }
     if (real < g)
         g = real;
@@ -115,6 +141,12 @@ void spec_gvt_step(spec_thread *th)
     }
     old = atomic_load(&sh->gvt);
     while (g > old && !atomic_compare_exchange_weak(&sh->gvt, &old, g)) {
+    }
+    /* the earliest pending failure is committed once everything else has
+     * passed it: nothing left can send a straggler that undoes it */
+    atomic_store(&sh->fail_first, fail);
+    old = atomic_load(&sh->gvt_nofail);
+    while (nofail > old && !atomic_compare_exchange_weak(&sh->gvt_nofail, &old, nofail)) {
     }
     atomic_store(&sh->gvt_of[e & 3], g);
     uint64_t prev = e - 1;
@@ -131,6 +163,22 @@ void spec_start_epoch(spec_shared *sh)
     uint64_t e = atomic_load(&sh->epoch);
     if (atomic_load(&sh->gvt_epoch) == e && atomic_compare_exchange_strong(&sh->epoch, &e, e + 1))
         spec_wake_all(sh);
+}
+
+void spec_failure_undone(spec_thread *th, spec_lp *s)
+{
+    s->fail_ev = NULL;
+    th->fail_ev = NULL;
+    th->fail_lp = NULL;
+    rtcosim_events *sim = th->w->sim;
+    for (size_t i = 0; i < th->lp_count; i++) {
+        rtcosim_lp *lp = sim->lps[th->lps[i]];
+        rtcosim_event *f = lp->spec->fail_ev;
+        if (f && (!th->fail_ev || event_before(f, th->fail_ev))) {
+            th->fail_ev = f;
+            th->fail_lp = lp;
+        }
+    }
 }
 
 /* Free what is committed: records and events below GVT. */

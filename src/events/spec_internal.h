@@ -118,6 +118,11 @@ typedef struct spec_lp {
     bool conservative;
     rtcosim_time_ns in_lookahead; /* smallest lookahead of its input links */
     event_heap held;
+    /* A handler failure on an event not yet committed (sched_speculative.c):
+     * the event (its record stays, so a straggler can still undo it) and
+     * the error, reported once GVT shows that nothing can undo it. */
+    rtcosim_event *fail_ev;
+    rtcosim_error *fail_err;
 } spec_lp;
 _Static_assert(offsetof(spec_lp, lazy_count) == 64, "spec_lp's per-event fields fill one line");
 
@@ -185,6 +190,9 @@ typedef struct spec_ring {
 typedef struct spec_pub {
     _Alignas(64) _Atomic uint64_t ack_epoch, report_epoch;
     _Atomic rtcosim_time_ns report, report_pred;
+    /* report without its pending handler failure and the events held behind
+     * it; the failure's time (RTCOSIM_TIME_MAX: none) */
+    _Atomic rtcosim_time_ns report_nofail, report_fail;
     _Atomic uint64_t sent[2], recv[2];
     /* with the report: events processed, undone, waits at the bound, so far */
     _Atomic uint64_t rep_processed, rep_undone, rep_bound_waits;
@@ -201,6 +209,9 @@ typedef struct spec_shared {
     spec_pub *pub;
     _Alignas(64) _Atomic uint64_t epoch, gvt_epoch;
     _Atomic rtcosim_time_ns gvt, gvt_real; /* gvt_real: without unconfirmed predictions */
+    /* GVT without the pending handler failures and what waits behind them,
+     * and the earliest of those failures (RTCOSIM_TIME_MAX: none) */
+    _Atomic rtcosim_time_ns gvt_nofail, fail_first;
     /* GVT of epoch e at [e & 3] (written before gvt_epoch becomes e), for
      * the bound of the conservative LPs; [3] holds the start time as epoch
      * -1's. */
@@ -264,6 +275,11 @@ typedef struct spec_thread {
     /* what the event being processed sent when it was undone, not yet sent
      * again (lazy cancellation): cancelled after it */
     rtcosim_event *lazy_old;
+    /* the earliest pending handler failure of this thread's LPs (NULL:
+     * none): no event that sorts after it is processed until a straggler
+     * undoes it or GVT commits it */
+    rtcosim_event *fail_ev;
+    rtcosim_lp *fail_lp;
 } spec_thread;
 
 #pragma GCC visibility push(hidden)
@@ -308,6 +324,9 @@ rtcosim_status spec_drop_cancelled(spec_thread *th, rtcosim_event *ev, rtcosim_e
 void spec_gvt_step(spec_thread *th);
 /* Ask for a new GVT epoch (when the last one is complete). */
 void spec_start_epoch(spec_shared *sh);
+/* An LP's pending failure was undone: forget it, and find the thread's
+ * earliest remaining one. */
+void spec_failure_undone(spec_thread *th, spec_lp *s);
 /* Free what is committed: records and events below GVT. */
 void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real);
 /* The base of the bound below which a conservative LP's events are safe. */

@@ -224,6 +224,8 @@ rtcosim_status spec_rollback(spec_thread *th, rtcosim_lp *lp, rtcosim_event *key
         if (st == RTCOSIM_OK)
             st = cs;
         ev->reserved_ &= ~EV_PROCESSED;
+        if (ev == s->fail_ev)
+            spec_failure_undone(th, s);
         undone++;
         if (ev == key) {
             event_pool_put(&w->pool, ev);

@@ -29,6 +29,7 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
     spec_lp *s = lp->spec;
     const rtcosim_lp_model *m = lp->model;
     s->head = s->count = s->passed = 0;
+    s->fail_ev = NULL;
     s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
     s->coasted = s->reused = 0;
@@ -62,6 +63,7 @@ void spec_table_free(rtcosim_lp *lp)
     free(lp->spec->streams);
     free(lp->spec->lazy);
     event_heap_free(&lp->spec->held);
+    free(lp->spec->fail_err);
     free(lp->spec);
     lp->spec = NULL;
 }
