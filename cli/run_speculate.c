@@ -161,6 +161,9 @@ static void print_stats(const rtcosim_speculation_stats *st, size_t n)
                (unsigned long long)st[c].reexecuted_steps,
                (unsigned long long)st[c].committed_steps, st[c].prediction_error_rms,
                st[c].prediction_error_max);
+        if (st[c].errors_retried)
+            printf("  %-16s %llu steps failed on inputs not yet final and ran again with the"
+                   " real ones\n", "", (unsigned long long)st[c].errors_retried);
         if (st[c].rollbacks) {
             printf("  %-16s rollback depth:", "");
             for (size_t b = 0; b < RTCOSIM_SPECULATION_DEPTH_BUCKETS; b++) {

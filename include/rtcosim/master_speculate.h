@@ -68,6 +68,9 @@ typedef struct rtcosim_speculation_stats {
     uint64_t predicted_values;    /* input values whose prediction met the real value */
     double prediction_error_rms;  /* over those values, in the inputs' units */
     double prediction_error_max;
+    /* steps whose component reported an error (not a fatal one) on inputs
+     * not yet final: run again once final, where an error ends the run */
+    uint64_t errors_retried;
 } rtcosim_speculation_stats;
 
 /* Upper bound of rollback depth bucket b ("65+" has none: UINT64_MAX). */

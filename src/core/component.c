@@ -28,6 +28,10 @@ struct rtcosim_component {
     rtcosim_component_desc desc;
     char *instance_name;
     lifecycle state;
+    /* LC_FAILED after an Error (not a Fatal): a state saved before it may
+     * be set, which brings the instance back to this state */
+    bool recoverable;
+    lifecycle resume;
     size_t *name_index; /* variable indices sorted by name */
 };
 
@@ -240,11 +244,22 @@ static rtcosim_status wrong_state(rtcosim_component *c, const char *call, rtcosi
 
 /* After an FMI Error or Fatal the instance may only be freed (FMI 2.0 section
  * 4.3 state machine, FMI 3.0 section 4.2): mark it failed so that no later
- * call, and no terminate at free, reaches it. Discard keeps it usable. */
+ * call, and no terminate at free, reaches it. Discard keeps it usable. After
+ * an Error (not a Fatal) a state saved earlier may still be set, which
+ * makes the instance usable again (FMI 2.0 section 2.1.3: "it can be tried
+ * to restart the simulation from a formerly stored FMU state by calling
+ * fmi2SetFMUstate"; FMI 3.0 section 2.2.4 likewise for fmi3SetFMUState). */
 static rtcosim_status after_call(rtcosim_component *c, rtcosim_status st)
 {
-    if (st == RTCOSIM_EFATAL || st == RTCOSIM_ECOMPONENT)
+    if (st == RTCOSIM_EFATAL || st == RTCOSIM_ECOMPONENT) {
+        if (c->state != LC_FAILED) {
+            c->resume = c->state;
+            c->recoverable = st == RTCOSIM_ECOMPONENT;
+        } else if (st == RTCOSIM_EFATAL) {
+            c->recoverable = false;
+        }
         c->state = LC_FAILED;
+    }
     return st;
 }
 
@@ -400,11 +415,15 @@ rtcosim_status rtcosim_component_get_state(rtcosim_component *c, rtcosim_state *
 rtcosim_status rtcosim_component_set_state(rtcosim_component *c, rtcosim_state state,
                                            rtcosim_error *err)
 {
-    if (!values_allowed(c))
+    bool recovering = c->state == LC_FAILED && c->recoverable;
+    if (!values_allowed(c) && !recovering)
         return wrong_state(c, "set_state", err);
     if (!c->ops->set_state || !c->desc.capabilities.can_get_set_state)
         return unsupported(c, "setting state", err);
-    return after_call(c, c->ops->set_state(c->self, state, err));
+    rtcosim_status st = c->ops->set_state(c->self, state, err);
+    if (st == RTCOSIM_OK && recovering)
+        c->state = c->resume;
+    return after_call(c, st);
 }
 
 void rtcosim_component_free_state(rtcosim_component *c, rtcosim_state state)

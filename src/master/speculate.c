@@ -311,6 +311,25 @@ static bool lp_step_unlocked(spec_run *run, spec_lp *lp, uint64_t n, rtcosim_tim
             lp->executed = n;
         return true;
     }
+    if (st == RTCOSIM_ECOMPONENT && (predicted || lp->committed != n)) {
+        /* An error on inputs that are not final (predicted, or after steps
+         * that may still roll back) is not the run's: the component may
+         * have failed on a value the real inputs never take. Back to the
+         * state before the step (FMI 2.0 section 2.1.3 and FMI 3.0 section
+         * 2.2.4 allow setting a saved FMU state after an Error), which runs
+         * again once final; an error then ends the run. Not after a Fatal. */
+        rtcosim_log(RTCOSIM_LOG_DEBUG, mc->name, "step at t=%.9f s failed on inputs not yet"
+                    " final (%s): run again with the real ones", rtcosim_time_to_seconds(t),
+                    err ? err->message : "");
+        rtcosim_error_clear(err);
+        lp->stats.errors_retried++;
+        lp->final_only_step = n;
+        if (n < lp->restore_to)
+            lp->restore_to = n;
+        if (n < lp->executed)
+            lp->executed = n;
+        return true;
+    }
     if (st != RTCOSIM_OK) {
         *failed = true;
         return false;

@@ -1,5 +1,8 @@
 /* The component wrapper enforces the lifecycle order, finds variables by name,
- * rejects duplicate names, and forwards batched get/set and steps to the kind. */
+ * rejects duplicate names, and forwards batched get/set and steps to the kind;
+ * after an Error only a saved state may be set (then it is usable again),
+ * after a Fatal nothing. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -163,6 +166,100 @@ static void state_snapshot_unsupported_without_ops(void **state)
     rtcosim_component_free(c);
 }
 
+/* The counter with its state saved and set: a step fails with an Error
+ * on u < 0, a Fatal on a NaN u. */
+static rtcosim_status picky_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *r, rtcosim_error *err)
+{
+    counter *c = self;
+    if (isnan(c->u))
+        return rtcosim_error_set(err, RTCOSIM_EFATAL, "u is NaN");
+    if (c->u < 0) {
+        c->y = -1e300; /* what a failed step leaves is undefined */
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "u < 0");
+    }
+    return counter_step(self, t, h, r, err);
+}
+
+static rtcosim_status counter_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    (void)err;
+    counter *copy = malloc(sizeof *copy);
+    *copy = *(counter *)self;
+    *state = copy;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status counter_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    (void)err;
+    *(counter *)self = *(counter *)state;
+    return RTCOSIM_OK;
+}
+
+static void counter_free_state(void *self, rtcosim_state state)
+{
+    (void)self;
+    free(state);
+}
+
+static const rtcosim_component_ops picky_ops = {
+    .kind = "native", .do_step = picky_step, .get = counter_get, .set = counter_set,
+    .get_state = counter_get_state, .set_state = counter_set_state,
+    .free_state = counter_free_state, .destroy = counter_destroy};
+
+static void after_an_error_a_saved_state_makes_it_usable_again(void **state)
+{
+    (void)state;
+    for (int fatal = 0; fatal < 2; fatal++) {
+        int destroyed = 0;
+        counter *cs = calloc(1, sizeof *cs);
+        cs->destroyed = &destroyed;
+        rtcosim_component_desc desc = {.model_name = "picky", .variables = counter_vars,
+                                       .variable_count = 2,
+                                       .capabilities = {.can_get_set_state = true}};
+        rtcosim_component *c = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_component_create(&picky_ops, cs, &desc, &c, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_instantiate(c, "p", &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_setup(c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+        uint32_t vr_u = 0, vr_y = 1;
+        double u = 2.0, y = 0;
+        assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vr_u, 1, &u, &err),
+                         RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_do_step(c, 0, 1000, NULL, &err), RTCOSIM_OK);
+        rtcosim_state saved = NULL;
+        assert_int_equal(rtcosim_component_get_state(c, &saved, &err), RTCOSIM_OK); /* y = 2 */
+        u = fatal ? NAN : -1.0;
+        assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vr_u, 1, &u, &err),
+                         RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_do_step(c, 1000, 1000, NULL, &err),
+                         fatal ? RTCOSIM_EFATAL : RTCOSIM_ECOMPONENT);
+        /* failed: nothing but setting a saved state, and that only after an Error */
+        assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr_y, 1, &y, &err),
+                         RTCOSIM_ESTATE);
+        assert_non_null(strstr(err.message, "state 'failed'"));
+        assert_int_equal(rtcosim_component_do_step(c, 1000, 1000, NULL, &err), RTCOSIM_ESTATE);
+        if (fatal) {
+            assert_int_equal(rtcosim_component_set_state(c, saved, &err), RTCOSIM_ESTATE);
+        } else {
+            assert_int_equal(rtcosim_component_set_state(c, saved, &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr_y, 1, &y, &err),
+                             RTCOSIM_OK);
+            assert_true(y == 2.0); /* the saved state's, u = 2 with it */
+            assert_int_equal(rtcosim_component_do_step(c, 1000, 1000, NULL, &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr_y, 1, &y, &err),
+                             RTCOSIM_OK);
+            assert_true(y == 4.0);
+        }
+        rtcosim_component_free_state(c, saved);
+        rtcosim_component_free(c);
+        assert_int_equal(destroyed, 1);
+    }
+}
+
 static void parses_typed_values_with_range_checks(void **state)
 {
     (void)state;
@@ -210,6 +307,7 @@ int main(void)
         cmocka_unit_test(finds_variables_by_name),
         cmocka_unit_test(rejects_duplicate_variable_names),
         cmocka_unit_test(state_snapshot_unsupported_without_ops),
+        cmocka_unit_test(after_an_error_a_saved_state_makes_it_usable_again),
         cmocka_unit_test(parses_typed_values_with_range_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

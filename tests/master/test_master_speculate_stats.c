@@ -8,6 +8,7 @@
  * arrival that a step had used rolls back. The committed sum is the closed
  * form sum_{i<n} y(2i), also reached by the plain run. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,7 +72,33 @@ static const rtcosim_native_model accumulator_model = {
     .name = "test.accumulator", .data_size = sizeof(accumulator), .variables = accumulator_vars,
     .variable_count = 2, .integrator = RTCOSIM_NATIVE_OWN_STEP, .step = accumulator_step};
 
-static rtcosim_master *build(void)
+/* The accumulator of a component that refuses an input no source output
+ * can be: every real one is q^2 + q (a pronic number), the predictions are
+ * off by 2 (not pronic from y(2) = 6 on). */
+static bool pronic(double u)
+{
+    for (double q = 0; q * q + q <= u; q += 1)
+        if (q * q + q == u)
+            return true;
+    return false;
+}
+
+static rtcosim_status picky_step(void *data, const rtcosim_native_context *ctx, double t,
+                                 double h, rtcosim_error *err)
+{
+    accumulator *a = data;
+    if (!pronic(a->u))
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "acc: input %g is no source output",
+                                 a->u);
+    return accumulator_step(data, ctx, t, h, err);
+}
+
+static const rtcosim_native_model picky_model = {
+    .name = "test.picky_accumulator", .data_size = sizeof(accumulator),
+    .variables = accumulator_vars, .variable_count = 2, .integrator = RTCOSIM_NATIVE_OWN_STEP,
+    .step = picky_step};
+
+static rtcosim_master *build_with(const rtcosim_native_model *acc_model)
 {
     rtcosim_master *m = NULL;
     rtcosim_component *src = NULL, *acc = NULL;
@@ -83,7 +110,7 @@ static rtcosim_master *build(void)
     if (rtcosim_master_create(1 * MS, &m, &err) != RTCOSIM_OK ||
         rtcosim_native_create_model(&source_model, &src, &err) != RTCOSIM_OK ||
         rtcosim_master_add_component(m, "src", src, 1, &err) != RTCOSIM_OK ||
-        rtcosim_native_create_model(&accumulator_model, &acc, &err) != RTCOSIM_OK ||
+        rtcosim_native_create_model(acc_model, &acc, &err) != RTCOSIM_OK ||
         rtcosim_master_add_component(m, "acc", acc, 2, &err) != RTCOSIM_OK ||
         rtcosim_master_connect(m, "src.y", "acc.u", &o, &err) != RTCOSIM_OK ||
         rtcosim_master_observe(m, "acc.sum", &err) != RTCOSIM_OK)
@@ -93,6 +120,8 @@ static rtcosim_master *build(void)
         fail_msg("%s", err.message);
     return m;
 }
+
+static rtcosim_master *build(void) { return build_with(&accumulator_model); }
 
 typedef struct last {
     double sum;
@@ -196,6 +225,38 @@ static void statistics_match_the_hand_worked_values(void **state)
     }
 }
 
+/* The picky accumulator fails on every prediction it is given from y(2) on,
+ * never on a real input: the plain run succeeds, and so must the speculative
+ * one, each failed step taken back and run again on the real input, with
+ * the plain run's result. */
+static void an_error_on_a_predicted_input_is_retried_on_the_real_one(void **state)
+{
+    (void)state;
+    rtcosim_master *m = build_with(&picky_model);
+    rtcosim_error err;
+    last plain = {0};
+    if (rtcosim_master_run(m, SOURCE_STEPS * MS, keep_last, &plain, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_master_free(m);
+    assert_true(plain.sum == closed_form_sum(SUM_STEPS));
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        m = build_with(&picky_model);
+        rtcosim_speculation_options o = {.threshold = 0, .horizon = 4, .window = 64,
+                                         .threads = threads};
+        rtcosim_speculation_stats st[2];
+        last spec = {0};
+        if (rtcosim_master_run_speculative(m, SOURCE_STEPS * MS, &o, keep_last, &spec, st, &err) !=
+            RTCOSIM_OK)
+            fail_msg("%u threads: %s", threads, err.message);
+        assert_true(spec.sum == plain.sum);
+        assert_int_equal(spec.rows, plain.rows);
+        assert_int_equal(st[1].committed_steps, SUM_STEPS);
+        if (threads == 1)
+            assert_true(st[1].errors_retried > 0); /* it did speculate, and fail */
+        rtcosim_master_free(m);
+    }
+}
+
 /* Bucket b holds depths up to 2^b (1, 2, 3-4, 5-8, ...), the last one the rest. */
 static void depth_buckets_are_powers_of_two(void **state)
 {
@@ -213,6 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(statistics_match_the_hand_worked_values),
         cmocka_unit_test(depth_buckets_are_powers_of_two),
+        cmocka_unit_test(an_error_on_a_predicted_input_is_retried_on_the_real_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
