@@ -403,6 +403,10 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
                 printf("can bus %s: the log of %zu frames was full: %llu later frames not logged\n",
                        name, rtcosim_can_bus_log_count(kernel),
                        (unsigned long long)s.log_dropped);
+            if (b->real_time && s.frame_bytes_chunks_inline)
+                printf("can bus %s: %llu MiB of CAN FD/XL frame bytes were allocated on the paced"
+                       " thread (the helper allocating them ahead fell behind)\n", name,
+                       (unsigned long long)s.frame_bytes_chunks_inline);
             if (b->log_path) {
                 if (rtcosim_can_bus_write_log(kernel, b->log_path, &err) != RTCOSIM_OK)
                     return cli_fail_error(&err);

@@ -118,9 +118,11 @@ typedef struct rtcosim_can_bus_config {
     uint32_t fd_bitrate;
     uint32_t xl_bitrate;
     /* CAN FD and XL frame bytes (the out-of-line store their events refer
-     * to) allocated at create, rounded up to MiB: none are allocated on the
-     * run's thread until they are used up (a bus stepped on a real-time
-     * thread; at most 64 MiB). 0: a MiB at a time as the frames come. */
+     * to) allocated at create, rounded up to MiB (at most 64 MiB), and a
+     * helper thread that allocates each further MiB before the senders
+     * reach it: none are allocated on the run's thread (a bus stepped on a
+     * real-time thread). 0: a MiB at a time as the frames come, by the
+     * sender. */
     size_t frame_bytes_reserve;
 } rtcosim_can_bus_config;
 
@@ -208,6 +210,10 @@ typedef struct rtcosim_can_bus_stats {
     double load;                /* busy / elapsed */
     double offered_load;        /* offered / elapsed; > 1 is an overload */
     bool overloaded;
+    /* 1 MiB chunks of CAN FD / XL frame bytes a sending thread allocated
+     * itself; with frame_bytes_reserve a helper thread allocates each next
+     * one ahead, so a real-time run's is 0 unless the helper fell behind */
+    uint64_t frame_bytes_chunks_inline;
 } rtcosim_can_bus_stats;
 
 /* Add the bus LP to a simulation. */

@@ -570,7 +570,8 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
     }
     bus->log_capacity = c.log_capacity;
     if (c.frame_bytes_reserve &&
-        can_arena_reserve(&bus->arena, c.frame_bytes_reserve, bus->name, err) != RTCOSIM_OK) {
+        (can_arena_reserve(&bus->arena, c.frame_bytes_reserve, bus->name, err) != RTCOSIM_OK ||
+         can_arena_start_ahead(&bus->arena, bus->name, err) != RTCOSIM_OK)) {
         rtcosim_can_bus_free(bus);
         return RTCOSIM_ENOMEM;
     }
@@ -737,6 +738,8 @@ void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elaps
     stats->load = elapsed > 0 ? (double)stats->busy_ns / (double)elapsed : 0.0;
     stats->offered_load = elapsed > 0 ? (double)stats->offered_ns / (double)elapsed : 0.0;
     stats->overloaded = stats->offered_load > 1.0 || stats->dropped > stats->bus_off_dropped;
+    stats->frame_bytes_chunks_inline =
+        atomic_load_explicit(&bus->arena.inline_chunks, memory_order_relaxed);
 }
 
 size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return bus->log_count; }

@@ -1,7 +1,9 @@
 /* The bus's frame-body arena (bus_internal.h): CAN FD and XL frames' bytes,
  * which do not fit an event's inline payload, written once by their sender
  * and read by the bus, the receivers and the log. No allocation per frame:
- * a chunk of 1 MiB at a time, taken by whichever sender first needs it. */
+ * a chunk of 1 MiB at a time, taken by whichever sender first needs it, or
+ * (a bus on a real-time thread) allocated ahead by a helper thread. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +28,17 @@ rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t 
          * unused and the next reservation starts past it */
         if (((at + n - 1) >> CAN_ARENA_CHUNK_SHIFT) != chunk)
             continue;
+        if (a->ahead) {
+            /* past half of chunk k: chunk k + 1 is wanted */
+            uint64_t want = ((at + n + CHUNK_BYTES / 2) >> CAN_ARENA_CHUNK_SHIFT) + 1;
+            uint64_t had = atomic_load_explicit(&a->wanted, memory_order_relaxed);
+            if (want > had && want <= CAN_ARENA_CHUNKS &&
+                atomic_compare_exchange_strong(&a->wanted, &had, want))
+                sem_post(&a->wake);
+        }
         uint8_t *base = atomic_load_explicit(&a->chunks[chunk], memory_order_acquire);
         if (!base) {
+            atomic_fetch_add_explicit(&a->inline_chunks, 1, memory_order_relaxed);
             uint8_t *fresh = malloc(CHUNK_BYTES), *expected = NULL;
             if (!fresh)
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
@@ -79,10 +90,72 @@ rtcosim_status can_arena_reserve(can_arena *a, size_t bytes, const char *bus_nam
 void can_arena_reset(can_arena *a)
 {
     atomic_store_explicit(&a->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&a->inline_chunks, 0, memory_order_relaxed);
+    atomic_store_explicit(&a->helper_chunks, 0, memory_order_relaxed);
+}
+
+static void *ahead_main(void *arg)
+{
+    can_arena *a = arg;
+    for (;;) {
+        while (sem_wait(&a->wake) != 0 && errno == EINTR) {
+        }
+        if (atomic_load(&a->stop))
+            return NULL;
+        uint64_t want = atomic_load(&a->wanted);
+        for (uint64_t i = 0; i < want && i < CAN_ARENA_CHUNKS; i++) {
+            if (atomic_load_explicit(&a->chunks[i], memory_order_acquire))
+                continue;
+            uint8_t *fresh = malloc(CHUNK_BYTES), *expected = NULL;
+            if (!fresh)
+                break; /* the sender then tries, and reports it */
+            memset(fresh, 0, CHUNK_BYTES); /* its pages faulted in here */
+            if (atomic_compare_exchange_strong_explicit(&a->chunks[i], &expected, fresh,
+                                                        memory_order_acq_rel,
+                                                        memory_order_acquire))
+                atomic_fetch_add_explicit(&a->helper_chunks, 1, memory_order_relaxed);
+            else
+                free(fresh);
+        }
+    }
+}
+
+rtcosim_status can_arena_start_ahead(can_arena *a, const char *bus_name, rtcosim_error *err)
+{
+    if (a->ahead)
+        return RTCOSIM_OK;
+    if (sem_init(&a->wake, 0, 0) != 0)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': no semaphore for its frame"
+                                 " bytes' helper: %s", bus_name, strerror(errno));
+    atomic_store(&a->stop, 0);
+    /* an ordinary thread whatever the creator's policy: it allocates for a
+     * real-time one, it must not compete with it */
+    pthread_attr_t attr;
+    struct sched_param other = {0};
+    bool attr_ok = pthread_attr_init(&attr) == 0 &&
+                   pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
+                   pthread_attr_setschedpolicy(&attr, SCHED_OTHER) == 0 &&
+                   pthread_attr_setschedparam(&attr, &other) == 0;
+    int rc = pthread_create(&a->helper, attr_ok ? &attr : NULL, ahead_main, a);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        sem_destroy(&a->wake);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': cannot start its frame"
+                                 " bytes' helper thread: %s", bus_name, strerror(rc));
+    }
+    a->ahead = true;
+    return RTCOSIM_OK;
 }
 
 void can_arena_free(can_arena *a)
 {
+    if (a->ahead) {
+        atomic_store(&a->stop, 1);
+        sem_post(&a->wake);
+        pthread_join(a->helper, NULL);
+        sem_destroy(&a->wake);
+        a->ahead = false;
+    }
     for (size_t i = 0; i < CAN_ARENA_CHUNKS; i++)
         free(atomic_load_explicit(&a->chunks[i], memory_order_relaxed));
 }

@@ -4,6 +4,8 @@
 #ifndef RTCOSIM_CAN_BUS_INTERNAL_H
 #define RTCOSIM_CAN_BUS_INTERNAL_H
 
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "rtcosim/can.h"
@@ -20,6 +22,16 @@
 typedef struct can_arena {
     _Atomic uint64_t next;
     _Atomic(uint8_t *) chunks[CAN_ARENA_CHUNKS];
+    /* can_arena_start_ahead: a helper thread allocates (and touches) the
+     * next chunk once half of the current one is taken, so that a sender on
+     * a real-time thread does not; chunks [0, wanted) are to exist */
+    bool ahead;
+    pthread_t helper;
+    sem_t wake;
+    _Atomic uint64_t wanted;
+    _Atomic int stop;
+    /* chunks the senders allocated themselves, and those the helper did */
+    _Atomic uint64_t inline_chunks, helper_chunks;
 } can_arena;
 
 /* Copy n bytes in, *offset where they are. Errors: out of memory, the
@@ -29,6 +41,9 @@ rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t 
 /* The bytes at offset (a valid pointer also for 0 bytes). */
 const uint8_t *can_arena_at(can_arena *a, uint64_t offset, size_t n);
 void can_arena_reset(can_arena *a);
+/* Start the helper thread that allocates chunks ahead of the senders
+ * (stopped by can_arena_free). */
+rtcosim_status can_arena_start_ahead(can_arena *a, const char *bus_name, rtcosim_error *err);
 /* Allocate the chunks that hold the first `bytes` (at most 64 MiB) now. */
 rtcosim_status can_arena_reserve(can_arena *a, size_t bytes, const char *bus_name,
                                  rtcosim_error *err);

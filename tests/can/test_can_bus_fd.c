@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -465,9 +466,55 @@ static void frame_bytes_are_reserved_up_front(void **state)
     can_arena_free(&a);
 }
 
+/* Past the reservation, a sender writing 6 MiB of 2048-byte bodies (512 to
+ * a chunk, none straddling) allocates chunks 1..5 itself; with the helper
+ * started, the helper has each one ready before the sender reaches it (the
+ * sender here waits, up to 2 s, for the chunk it asked for at the half of
+ * the one before: a sender slower than the helper, as a real-time one
+ * pacing its frames is), and the sender allocates none. The bytes read back
+ * as written either way. */
+static void the_helper_allocates_frame_bytes_ahead_of_the_sender(void **state)
+{
+    (void)state;
+    static can_arena a;
+    static uint8_t body[2048];
+    for (int helper = 0; helper < 2; helper++) {
+        memset(&a, 0, sizeof a);
+        rtcosim_error err;
+        assert_int_equal(can_arena_reserve(&a, 1048576, "can0", &err), RTCOSIM_OK);
+        if (helper)
+            assert_int_equal(can_arena_start_ahead(&a, "can0", &err), RTCOSIM_OK);
+        for (uint32_t k = 0; k < 3072; k++) {
+            memset(body, (int)(k & 0xff), sizeof body);
+            memcpy(body, &k, sizeof k);
+            uint64_t at;
+            assert_int_equal(can_arena_put(&a, body, sizeof body, &at, "can0", &err), RTCOSIM_OK);
+            assert_int_equal(at, (uint64_t)k * sizeof body);
+            uint64_t chunk = at >> CAN_ARENA_CHUNK_SHIFT;
+            if (helper && (k % 512) == 256 && chunk + 1 < 6) {
+                struct timespec ts = {0, 100000};
+                for (int i = 0; i < 20000 && !atomic_load(&a.chunks[chunk + 1]); i++)
+                    nanosleep(&ts, NULL);
+            }
+        }
+        for (uint32_t k = 0; k < 3072; k += 97) {
+            const uint8_t *p = can_arena_at(&a, (uint64_t)k * sizeof body, sizeof body);
+            uint32_t first;
+            memcpy(&first, p, sizeof first);
+            assert_int_equal(first, k);
+            assert_int_equal(p[sizeof body - 1], k & 0xff);
+        }
+        assert_int_equal(atomic_load(&a.inline_chunks), helper ? 0 : 5);
+        if (helper)
+            assert_true(atomic_load(&a.helper_chunks) >= 5);
+        can_arena_free(&a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_helper_allocates_frame_bytes_ahead_of_the_sender),
         cmocka_unit_test(classic_beats_fd_beats_xl_at_one_identifier),
         cmocka_unit_test(the_same_on_two_threads),
         cmocka_unit_test(the_same_under_speculation),
