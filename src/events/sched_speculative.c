@@ -149,8 +149,9 @@ static unsigned run_held(spec_thread *th, rtcosim_time_ns bound, rtcosim_status 
                 event_pool_put(&th->w->pool, event_heap_pop(h));
                 continue;
             }
-            if (h->entries[0].time >= safe || h->entries[0].time > bound)
-                break;
+            if (h->entries[0].time >= safe || h->entries[0].time > bound ||
+                (th->fail_ev && !event_before(h->entries[0].ev, th->fail_ev)))
+                break; /* (final once processed: not after a pending failure) */
             *st = process_conservative(th, lp, event_heap_pop(h), &th->w->err);
             n++;
         }
