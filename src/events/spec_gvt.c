@@ -69,17 +69,20 @@ void spec_gvt_step(spec_thread *th)
             recv += atomic_load_explicit(&sh->pub[s].recv[white], memory_order_acquire);
         if (sent != recv)
             return; /* white messages still in flight */
+        /* a pending failure holds back the events that sort after it (the
+         * queue's, the conservative LPs'): the report without it leaves
+         * them out, the report itself counts the failure (GVT stays at or
+         * below it) */
         rtcosim_time_ns queued = event_calendar_min_time(&th->w->calendar), local = th->min_red,
-                        pred = RTCOSIM_TIME_MAX;
+                        nofail = th->min_red, pred = RTCOSIM_TIME_MAX, fail = RTCOSIM_TIME_MAX;
         for (size_t i = 0; i < th->cons_count; i++) {
-            rtcosim_time_ns h = event_heap_min_time(&th->w->sim->lps[th->cons[i]]->spec->held);
+            const event_heap *held = &th->w->sim->lps[th->cons[i]]->spec->held;
+            rtcosim_time_ns h = event_heap_min_time(held);
             if (h < local)
                 local = h;
+            if (h < nofail && (!th->fail_ev || event_before(held->entries[0].ev, th->fail_ev)))
+                nofail = h;
         }
-        /* a pending failure holds back the queue's events that sort after
-         * it: the report without it leaves them out, the report itself
-         * counts the failure (GVT stays at or below it) */
-        rtcosim_time_ns nofail = local, fail = RTCOSIM_TIME_MAX;
         if (th->fail_ev) {
             fail = th->fail_ev->time;
             const event_heap_entry *head = event_calendar_peek(&th->w->calendar);

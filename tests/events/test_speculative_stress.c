@@ -18,6 +18,7 @@
  * four worlds cannot save its state (it runs conservatively among the
  * speculative ones); a minimal case of that LP's order closes the file. */
 #include <inttypes.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -130,12 +131,22 @@ static rtcosim_status stress_init(rtcosim_lp *lp, void *state, rtcosim_error *er
     return st;
 }
 
+/* A planned failure: LP stress_fail_lp fails at its stress_fail_at-th event
+ * (UINT_MAX: none), a condition of its own history, so the sequential run
+ * fails at one event and a speculative run must fail there too, whatever
+ * its phantom histories hit first. */
+static unsigned stress_fail_lp = UINT_MAX;
+static uint64_t stress_fail_at;
+
 static rtcosim_status stress_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
                                    rtcosim_error *err)
 {
     stress_lp *s = state;
     const world *w = s->w;
     s->count++;
+    if (s->index == stress_fail_lp && s->count == stress_fail_at)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "planned failure at its event %" PRIu64,
+                                 s->count);
     s->hash = fold(s->hash, event_digest(ev));
     /* the kernel's stream is part of the restored state: hash a draw */
     uint64_t r = rtcosim_lp_random_u64(lp);
@@ -304,6 +315,7 @@ typedef struct totals {
     uint64_t runs, rollbacks, rolled_back, coasted, anti_messages;
     uint64_t reused[RULES]; /* sends kept by lazy cancellation, per send rule */
     uint64_t events, failures;
+    uint64_t planned_failures; /* speculative runs that ended at the planned failure */
 } totals;
 
 /* Every difference is printed and counted (the test fails at the end), so
@@ -400,6 +412,39 @@ static void stress_seed(uint64_t seed, send_rule rule, rtcosim_time_ns stop, tot
                     o.max_ahead = ahead[a];
                     run_and_compare(in, &o, ref, &ref_stats, seed, t);
                 }
+    /* A failure half way through one LP's committed events: the sequential
+     * run fails there, and every speculative one with the same message (the
+     * LP, the time), not at a failure of an uncommitted history. */
+    unsigned k = (unsigned)(seed % in->w.lps);
+    if (ref[k].count >= 2) {
+        stress_fail_lp = k;
+        stress_fail_at = ref[k].count / 2 + 1;
+        o.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL;
+        instance_reset(in);
+        rtcosim_error want;
+        rtcosim_status want_st = rtcosim_events_run(in->sim, &o, NULL, &want);
+        if (want_st != RTCOSIM_EIO)
+            fail_msg("seed %" PRIu64 " rule %s: the planned failure did not end the sequential"
+                     " run", seed, rule_names[rule]);
+        o.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE;
+        o.checkpoint_interval = 0;
+        o.max_ahead = 0;
+        for (unsigned threads = 2; threads <= 3; threads++)
+            for (int aggressive = 0; aggressive <= 1; aggressive++) {
+                o.threads = threads;
+                o.aggressive_cancellation = aggressive;
+                instance_reset(in);
+                t->runs++;
+                rtcosim_status got = rtcosim_events_run(in->sim, &o, NULL, &err);
+                if (got != want_st || strcmp(err.message, want.message) != 0)
+                    MISMATCH("seed %" PRIu64 " rule %s threads %u %s: failed with '%s', want '%s'",
+                             seed, rule_names[rule], threads, aggressive ? "aggressive" : "lazy",
+                             got == RTCOSIM_OK ? "(no failure)" : err.message, want.message);
+                else
+                    t->planned_failures++;
+            }
+        stress_fail_lp = UINT_MAX;
+    }
     rtcosim_events_free(in->sim);
     test_free(in);
 }
@@ -428,6 +473,7 @@ static void random_models_commit_the_sequential_history(void **state)
     /* lazy cancellation kept sends where a straggler leaves some unchanged */
     assert_true(t.reused[SENDS_FROM_EVENT] > 0);
     assert_true(t.reused[SENDS_MIXED] > 0);
+    assert_true(t.planned_failures > 0);
 }
 
 /* ---- minimal: a conservative LP P (no state saving) ticking every 1 us,
