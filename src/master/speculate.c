@@ -264,6 +264,18 @@ static bool lp_finish(spec_run *run, spec_lp *lp, rtcosim_error *err, bool *fail
     return true;
 }
 
+/* Step n did not count (a discard with a termination request, an error, on
+ * inputs not yet final): back to the state before it (restored by whoever
+ * steps the LP next), and n runs again only once its inputs are final. */
+static void run_again_when_final(spec_lp *lp, uint64_t n)
+{
+    lp->final_only_step = n;
+    if (n < lp->restore_to)
+        lp->restore_to = n;
+    if (n < lp->executed)
+        lp->executed = n;
+}
+
 /* Step n of a speculating LP, whose inputs are set and state recorded, with
  * the LP's lock let go: while the component computes, a thread that
  * publishes can still take the new outputs in for this LP and commit its
@@ -304,11 +316,7 @@ static bool lp_step_unlocked(spec_run *run, spec_lp *lp, uint64_t n, rtcosim_tim
                 ;
             return true;
         }
-        lp->final_only_step = n;
-        if (n < lp->restore_to)
-            lp->restore_to = n;
-        if (n < lp->executed)
-            lp->executed = n;
+        run_again_when_final(lp, n);
         return true;
     }
     if (st == RTCOSIM_ECOMPONENT && (predicted || lp->committed != n)) {
@@ -323,11 +331,7 @@ static bool lp_step_unlocked(spec_run *run, spec_lp *lp, uint64_t n, rtcosim_tim
                     err ? err->message : "");
         rtcosim_error_clear(err);
         lp->stats.errors_retried++;
-        lp->final_only_step = n;
-        if (n < lp->restore_to)
-            lp->restore_to = n;
-        if (n < lp->executed)
-            lp->executed = n;
+        run_again_when_final(lp, n);
         return true;
     }
     if (st != RTCOSIM_OK) {

@@ -121,8 +121,6 @@ static rtcosim_master *build_with(const rtcosim_native_model *acc_model)
     return m;
 }
 
-static rtcosim_master *build(void) { return build_with(&accumulator_model); }
-
 typedef struct last {
     double sum;
     size_t rows;
@@ -146,16 +144,39 @@ static double closed_form_sum(unsigned n)
     return 4.0 * k * (k + 1) * (2 * k + 1) / 6.0 + 2.0 * k * (k + 1) / 2.0;
 }
 
-static void statistics_match_the_hand_worked_values(void **state)
+/* The plain run of the source and this accumulator: its last sum. */
+static last run_plain(const rtcosim_native_model *acc)
 {
-    (void)state;
-    /* The plain run reaches the closed form: the truth for both runs. */
-    rtcosim_master *m = build();
+    rtcosim_master *m = build_with(acc);
     rtcosim_error err;
     last plain = {0};
     if (rtcosim_master_run(m, SOURCE_STEPS * MS, keep_last, &plain, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
     rtcosim_master_free(m);
+    return plain;
+}
+
+/* The speculative run (Tc = 0, horizon 4, window 64) on `threads`; the
+ * returned master owns the names in st: free it after. */
+static rtcosim_master *run_speculative(const rtcosim_native_model *acc, unsigned threads,
+                                       last *spec, rtcosim_speculation_stats st[2])
+{
+    rtcosim_master *m = build_with(acc);
+    rtcosim_error err;
+    rtcosim_speculation_options o = {.threshold = 0, .horizon = 4, .window = 64,
+                                     .threads = threads};
+    *spec = (last){0};
+    if (rtcosim_master_run_speculative(m, SOURCE_STEPS * MS, &o, keep_last, spec, st, &err) !=
+        RTCOSIM_OK)
+        fail_msg("%u threads: %s", threads, err.message);
+    return m;
+}
+
+static void statistics_match_the_hand_worked_values(void **state)
+{
+    (void)state;
+    /* The plain run reaches the closed form: the truth for both runs. */
+    last plain = run_plain(&accumulator_model);
     assert_true(plain.sum == closed_form_sum(SUM_STEPS)); /* 10260 */
     assert_true(closed_form_sum(SUM_STEPS) == 10260.0);
 
@@ -163,14 +184,9 @@ static void statistics_match_the_hand_worked_values(void **state)
      * runs ahead of the source on predictions every pass (deterministic);
      * two threads: whatever the timing, the same relations hold. */
     for (unsigned threads = 1; threads <= 2; threads++) {
-        m = build();
-        rtcosim_speculation_options o = {.threshold = 0, .horizon = 4, .window = 64,
-                                         .threads = threads};
         rtcosim_speculation_stats st[2];
-        last spec = {0};
-        if (rtcosim_master_run_speculative(m, SOURCE_STEPS * MS, &o, keep_last, &spec, st, &err) !=
-            RTCOSIM_OK)
-            fail_msg("%s", err.message);
+        last spec;
+        rtcosim_master *m = run_speculative(&accumulator_model, threads, &spec, st);
         assert_true(spec.sum == plain.sum);
         assert_int_equal(spec.rows, plain.rows);
 
@@ -232,22 +248,12 @@ static void statistics_match_the_hand_worked_values(void **state)
 static void an_error_on_a_predicted_input_is_retried_on_the_real_one(void **state)
 {
     (void)state;
-    rtcosim_master *m = build_with(&picky_model);
-    rtcosim_error err;
-    last plain = {0};
-    if (rtcosim_master_run(m, SOURCE_STEPS * MS, keep_last, &plain, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
-    rtcosim_master_free(m);
+    last plain = run_plain(&picky_model);
     assert_true(plain.sum == closed_form_sum(SUM_STEPS));
     for (unsigned threads = 1; threads <= 2; threads++) {
-        m = build_with(&picky_model);
-        rtcosim_speculation_options o = {.threshold = 0, .horizon = 4, .window = 64,
-                                         .threads = threads};
         rtcosim_speculation_stats st[2];
-        last spec = {0};
-        if (rtcosim_master_run_speculative(m, SOURCE_STEPS * MS, &o, keep_last, &spec, st, &err) !=
-            RTCOSIM_OK)
-            fail_msg("%u threads: %s", threads, err.message);
+        last spec;
+        rtcosim_master *m = run_speculative(&picky_model, threads, &spec, st);
         assert_true(spec.sum == plain.sum);
         assert_int_equal(spec.rows, plain.rows);
         assert_int_equal(st[1].committed_steps, SUM_STEPS);
