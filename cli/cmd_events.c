@@ -128,6 +128,9 @@ static int report_speculation(const rtcosim_events *sim, const rtcosim_run_stats
            stats->rollbacks, stats->rolled_back, stats->anti_messages, stats->reused,
            stats->predicted, stats->gvt_rounds, (double)stats->max_ahead / RTCOSIM_NS_PER_MS,
            stats->blocked_s, stats->sleeps, stats->moves);
+    if (stats->failures_undone)
+        printf("speculation %" PRIu64 " handler failures on events a rollback then undid (their"
+               " inputs were speculative; not the run's)\n", stats->failures_undone);
     for (size_t i = 0; stats->conservative_lps && i < rtcosim_events_lp_count(sim); i++) {
         rtcosim_lp_speculation s;
         if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, &err) == RTCOSIM_OK &&

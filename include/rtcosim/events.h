@@ -215,6 +215,8 @@ typedef struct rtcosim_run_stats {
     /* speculative, lazy cancellation: sends of re-processed events that
      * equalled what the undone event had sent, kept instead of cancelled */
     uint64_t reused;
+    /* speculative: handler failures on events a rollback then undid */
+    uint64_t failures_undone;
     /* speculative: LPs whose model cannot save its state, run conservatively
      * (rtcosim_lp_speculation.conservative names them) */
     uint64_t conservative_lps;
@@ -328,6 +330,9 @@ typedef struct rtcosim_lp_speculation {
     uint64_t coasted;       /* kept events re-executed to rebuild a state between snapshots */
     uint64_t anti_messages; /* sent events cancelled */
     uint64_t reused;        /* sends kept by lazy cancellation (see run options) */
+    /* its handler failed on an event a rollback then undid (inputs only
+     * speculation gave it): not the run's failure */
+    uint64_t failures_undone;
     /* rollbacks by the events they undid: 1, 2-3, 4-7, 8-15, ..., >= 128 */
     uint64_t depth_hist[RTCOSIM_SPEC_DEPTH_BINS];
     uint64_t predicted;     /* predicted input events processed */

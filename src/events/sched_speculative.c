@@ -508,6 +508,7 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
         stats->rolled_back += s->rolled_back;
         stats->anti_messages += s->anti_messages;
         stats->reused += s->reused;
+        stats->failures_undone += s->failures_undone;
         stats->predicted += s->predicted;
     }
 done:

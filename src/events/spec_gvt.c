@@ -3,6 +3,7 @@
  * conservatively, and the threads' wait for progress. */
 #include <sched.h>
 
+#include "rtcosim/log.h"
 #include "spec_internal.h"
 #include "util/thread_place.h"
 
@@ -170,6 +171,10 @@ void spec_start_epoch(spec_shared *sh)
 
 void spec_failure_undone(spec_thread *th, spec_lp *s)
 {
+    s->failures_undone++;
+    rtcosim_log(RTCOSIM_LOG_DEBUG, "events", "a handler failure at t=%.9f s was undone by a"
+                " rollback (its inputs were speculative): %s",
+                rtcosim_time_to_seconds(s->fail_ev->time), s->fail_err->message);
     s->fail_ev = NULL;
     th->fail_ev = NULL;
     th->fail_lp = NULL;

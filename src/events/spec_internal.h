@@ -107,6 +107,7 @@ typedef struct spec_lp {
     uint64_t processed, rollbacks, rolled_back, anti_messages, predicted;
     uint64_t coasted; /* events re-executed to rebuild a state between snapshots */
     uint64_t reused;  /* sends kept by lazy cancellation */
+    uint64_t failures_undone; /* handler failures a rollback undid (not the run's) */
     uint64_t depth_hist[SPEC_DEPTH_BINS];
     uint64_t checked;          /* predictions compared with their real event */
     double error_sq, error_max; /* of those */

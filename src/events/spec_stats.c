@@ -27,6 +27,7 @@ rtcosim_status rtcosim_events_lp_speculation(const rtcosim_events *sim, rtcosim_
     out->coasted = s->coasted;
     out->anti_messages = s->anti_messages;
     out->reused = s->reused;
+    out->failures_undone = s->failures_undone;
     memcpy(out->depth_hist, s->depth_hist, sizeof out->depth_hist);
     out->predicted = s->predicted;
     out->predictions_checked = s->checked;
@@ -44,6 +45,7 @@ void spec_stats_set(spec_lp *s, const rtcosim_lp_speculation *in)
     s->coasted = in->coasted;
     s->anti_messages = in->anti_messages;
     s->reused = in->reused;
+    s->failures_undone = in->failures_undone;
     memcpy(s->depth_hist, in->depth_hist, sizeof s->depth_hist);
     s->predicted = in->predicted;
     s->checked = in->predictions_checked;
@@ -65,7 +67,7 @@ rtcosim_status rtcosim_events_write_speculation_csv(const rtcosim_events *sim, c
         fprintf(f, b + 1 < RTCOSIM_SPEC_DEPTH_BINS ? ",depth_%u_%u" : ",depth_%u_up",
                 1u << b, (2u << b) - 1);
     fprintf(f, ",predicted,predictions_checked,error_rms,error_max,conservative,coasted,"
-               "reused\n");
+               "reused,failures_undone\n");
     for (size_t i = 0; i < sim->lp_count; i++) {
         rtcosim_lp_speculation s;
         if (rtcosim_events_lp_speculation(sim, (rtcosim_lp_id)i, &s, NULL) != RTCOSIM_OK)
@@ -75,9 +77,9 @@ rtcosim_status rtcosim_events_write_speculation_csv(const rtcosim_events *sim, c
                 s.rollbacks, s.rolled_back, s.anti_messages);
         for (unsigned b = 0; b < RTCOSIM_SPEC_DEPTH_BINS; b++)
             fprintf(f, ",%" PRIu64, s.depth_hist[b]);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.17g,%.17g,%d,%" PRIu64 ",%" PRIu64 "\n",
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.17g,%.17g,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
                 s.predicted, s.predictions_checked, s.error_rms, s.error_max,
-                s.conservative ? 1 : 0, s.coasted, s.reused);
+                s.conservative ? 1 : 0, s.coasted, s.reused, s.failures_undone);
     }
     if (fclose(f) != 0)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: write error", path);

@@ -32,6 +32,7 @@ rtcosim_status spec_table_init(rtcosim_lp *lp, rtcosim_error *err)
     s->fail_ev = NULL;
     s->snap_max = m->save ? m->snapshot_max(lp->state) : m->state_size;
     s->processed = s->rollbacks = s->rolled_back = s->anti_messages = s->predicted = 0;
+    s->failures_undone = 0;
     s->coasted = s->reused = 0;
     s->lazy_count = 0;
     s->win_events = s->win_snaps = 0;

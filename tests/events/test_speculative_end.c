@@ -239,6 +239,8 @@ static void failure_a_straggler_undoes_is_not_the_runs(void **state)
     rtcosim_lp_speculation b;
     assert_int_equal(rtcosim_events_lp_speculation(sim, 1, &b, &err), RTCOSIM_OK);
     assert_true(b.rollbacks >= 1); /* the failed tick was undone */
+    assert_true(b.failures_undone >= 1);
+    assert_int_equal(stats.failures_undone, b.failures_undone);
     rtcosim_events_free(sim);
 }
 
