@@ -199,6 +199,70 @@ static void fatal_leaves_every_instance_of_that_fmu_alone(void **state)
     }
 }
 
+/* After an Error a state saved before it may be set (FMI 2.0 section 2.1.3,
+ * FMI 3.0 section 2.2.4): the instance is usable again, steps on, and ends
+ * with terminate and free as any other; after a Fatal, setting it is
+ * refused without a call to the FMU. FMI 2.0 and 3.0 (FMI 1.0 has no FMU
+ * state), through the importer and the component's state machine. */
+static void a_saved_state_recovers_an_fmu_after_an_error(void **state)
+{
+    (void)state;
+    for (size_t i = 1; i < sizeof versions / sizeof versions[0]; i++)
+        for (int fatal = 0; fatal < 2; fatal++) {
+            const version *v = &versions[i];
+            tu_log_capture(RTCOSIM_LOG_DEBUG);
+            rtcosim_component *c = load(v->faulty);
+            rtcosim_error err;
+            uint32_t vr_time = rtcosim_component_find_variable(c, "fail_time")->value_reference,
+                     vr_mode = rtcosim_component_find_variable(c, "fail_mode")->value_reference,
+                     vr_x = rtcosim_component_find_variable(c, "x")->value_reference;
+            double fail_at = 0.5, later = 10, x1 = 0, x2 = 0;
+            int32_t mode = fatal ? 2 : 1;
+            assert_int_equal(rtcosim_component_instantiate(c, "bad", &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_setup(c, 0, 0, -1, &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vr_time, 1, &fail_at,
+                                                   &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_INT32, &vr_mode, 1, &mode,
+                                                   &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_do_step(c, 0, 500 * MS, NULL, &err), RTCOSIM_OK);
+            rtcosim_state saved = NULL;
+            assert_int_equal(rtcosim_component_get_state(c, &saved, &err), RTCOSIM_OK);
+            assert_int_equal(rtcosim_component_do_step(c, 500 * MS, 100 * MS, NULL, &err),
+                             fatal ? RTCOSIM_EFATAL : RTCOSIM_ECOMPONENT);
+            if (fatal) {
+                assert_int_equal(rtcosim_component_set_state(c, saved, &err), RTCOSIM_ESTATE);
+            } else {
+                assert_int_equal(rtcosim_component_set_state(c, saved, &err), RTCOSIM_OK);
+                assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vr_time, 1,
+                                                       &later, &err), RTCOSIM_OK);
+                assert_int_equal(rtcosim_component_do_step(c, 500 * MS, 100 * MS, NULL, &err),
+                                 RTCOSIM_OK);
+                assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr_x, 1, &x1,
+                                                       &err), RTCOSIM_OK);
+                /* the same step from the same state again (fail_time is part
+                 * of it: set again): the same value */
+                assert_int_equal(rtcosim_component_set_state(c, saved, &err), RTCOSIM_OK);
+                assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vr_time, 1,
+                                                       &later, &err), RTCOSIM_OK);
+                assert_int_equal(rtcosim_component_do_step(c, 500 * MS, 100 * MS, NULL, &err),
+                                 RTCOSIM_OK);
+                assert_int_equal(rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr_x, 1, &x2,
+                                                       &err), RTCOSIM_OK);
+                assert_true(x1 == x2 && x1 > 0);
+            }
+            rtcosim_component_free_state(c, saved);
+            rtcosim_component_free(c);
+            const char *log = tu_log_text();
+            const phase p = {.name = fatal ? "a step (Fatal), then a saved state"
+                                           : "a step (Error), then a saved state"};
+            expect_no_illegal_call(log, v, &p);
+            expect_call(log, v, &p, "bad", v->terminate, !fatal);
+            expect_call(log, v, &p, "bad", v->free, !fatal);
+        }
+}
+
 /* The glue's own check: a terminate in Initialization Mode is reported as
  * an illegal call sequence, so the tests above would see one. */
 static void the_test_fmus_report_an_illegal_call_sequence(void **state)
@@ -225,6 +289,7 @@ int main(void)
         cmocka_unit_test(simulate_tears_down_as_fmi_allows_at_every_phase),
         cmocka_unit_test(run_tears_down_as_fmi_allows_at_every_phase),
         cmocka_unit_test(fatal_leaves_every_instance_of_that_fmu_alone),
+        cmocka_unit_test(a_saved_state_recovers_an_fmu_after_an_error),
     };
     int failed = cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
     rtcosim_log_set_handler(NULL, NULL);
