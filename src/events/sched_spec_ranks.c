@@ -266,10 +266,24 @@ static void fossil(worker *w, struct spec_ranks *s, rtcosim_time_ns gvt)
 
 /* This rank's earliest unprocessed real event, and its earliest prediction
  * not yet confirmed by its real event (GVT may not pass it either). */
+/* The rank's minimum for GVT: its queue, a pending handler failure (the
+ * queue's events that sort after it wait: `nofail` leaves both out, `fail`
+ * is the failure's time), unconfirmed predictions. */
 static void local_minimum(const rtcosim_events *sim, worker *w, int64_t *real,
-                          int64_t *predicted)
+                          int64_t *predicted, int64_t *nofail, int64_t *fail)
 {
+    const spec_thread *th = w->spec;
     *real = event_calendar_min_time(&w->calendar);
+    *nofail = *real;
+    *fail = RTCOSIM_TIME_MAX;
+    if (th->fail_ev) {
+        const event_heap_entry *head = event_calendar_peek(&w->calendar);
+        if (!head || !event_before(head->ev, th->fail_ev))
+            *nofail = RTCOSIM_TIME_MAX;
+        *fail = th->fail_ev->time;
+        if (*fail < *real)
+            *real = *fail;
+    }
     *predicted = RTCOSIM_TIME_MAX;
     for (size_t i = 0; sim->prediction_count && i < sim->lp_count; i++)
         if (rtcosim_events_owns(sim, (rtcosim_lp_id)i) && sim->lps[i]->spec->stream_count) {
@@ -299,10 +313,10 @@ int spec_ranks_gvt(spec_thread *th, worker *w, bool failed, bool force, rtcosim_
         if (t->allreduce_i64(t->context, &in_transit, 1, RTCOSIM_REDUCE_SUM, err) != RTCOSIM_OK)
             return -1;
         /* MAX of the negated minimum is the minimum */
-        int64_t real, predicted;
-        local_minimum(sim, w, &real, &predicted);
-        int64_t v[3] = {failed, -real, -predicted};
-        if (t->allreduce_i64(t->context, v, 3, RTCOSIM_REDUCE_MAX, err) != RTCOSIM_OK)
+        int64_t real, predicted, nofail, fail;
+        local_minimum(sim, w, &real, &predicted, &nofail, &fail);
+        int64_t v[5] = {failed, -real, -predicted, -nofail, -fail};
+        if (t->allreduce_i64(t->context, v, 5, RTCOSIM_REDUCE_MAX, err) != RTCOSIM_OK)
             return -1;
         if (v[0]) {
             s->stopped = true;
@@ -314,6 +328,13 @@ int spec_ranks_gvt(spec_thread *th, worker *w, bool failed, bool force, rtcosim_
         if (in_transit == 0) {
             *gvt_real = -v[1];
             *gvt = -v[2] < *gvt_real ? -v[2] : *gvt_real;
+            /* as spec_gvt_step: GVT without the pending failures, the
+             * earliest of them */
+            rtcosim_time_ns nf = -v[3] < -v[2] ? -v[3] : -v[2];
+            rtcosim_time_ns old = atomic_load(&th->sh->gvt_nofail);
+            if (nf > old)
+                atomic_store(&th->sh->gvt_nofail, nf);
+            atomic_store(&th->sh->fail_first, -v[4]);
             s->stopped = *gvt > sim->stop;
             fossil(w, s, *gvt);
             return 1;

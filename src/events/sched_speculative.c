@@ -47,16 +47,15 @@
  * undo it (the handler saw inputs the sequential order would not have
  * given it), so it is not the run's failure yet: the LP keeps the error and
  * the event's record, the thread processes nothing that sorts after it, and
- * the failure becomes the run's once GVT without it has passed it (the loop)
- * or is forgotten when a rollback undoes the event (spec_rollback). Not for
- * a stop request, a conservative LP's event (final when processed) or a run
- * over ranks. */
+ * the failure becomes the run's once GVT without it has passed it (the loop;
+ * over ranks the GVT reduction carries it) or is forgotten when a rollback
+ * undoes the event (spec_rollback). Not for a stop request or a conservative
+ * LP's event (final when processed). */
 static bool defer_failure(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
                           rtcosim_error *err)
 {
     spec_lp *s = lp->spec;
-    if (!err || err->status == RTCOSIM_ECANCELED || s->conservative || th->w->sim->dist ||
-        th->coasting)
+    if (!err || err->status == RTCOSIM_ECANCELED || s->conservative || th->coasting)
         return false;
     if (!s->fail_err && !(s->fail_err = malloc(sizeof *s->fail_err)))
         return false;

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/events_dist.h"
+#include "pair_model.h"
 
 /* ---- in-process transport ---- */
 
@@ -207,7 +208,7 @@ static rtcosim_status t_barrier(void *c, rtcosim_error *err)
 
 /* ---- one rank's job ---- */
 
-typedef enum job_kind { JOB_PHOLD, JOB_RING, JOB_FAIL } job_kind;
+typedef enum job_kind { JOB_PHOLD, JOB_RING, JOB_FAIL, JOB_PAIR } job_kind;
 
 typedef struct job {
     shared *s;
@@ -222,6 +223,7 @@ typedef struct job {
     uint64_t combined, gathered, events;
     uint64_t rollbacks, anti_messages; /* speculative, this rank's */
     rtcosim_time_ns ring_last[8];
+    pair_lp pair[2]; /* JOB_PAIR: A and B, gathered on rank 0 */
 } job;
 
 static const rtcosim_phold_config phold_cfg = {.lps = 48, .events_per_lp = 8,
@@ -307,6 +309,11 @@ static void *rank_main(void *arg)
     if (j->kind == JOB_PHOLD) {
         if (st == RTCOSIM_OK)
             st = rtcosim_phold_build(sim, j->cfg ? j->cfg : &phold_cfg, &ph, &j->err);
+    } else if (j->kind == JOB_PAIR) {
+        o.stop_time = 10 * RTCOSIM_NS_PER_MS;
+        o.max_ahead = RTCOSIM_NS_PER_S;
+        if (st == RTCOSIM_OK)
+            st = pair_build(sim, j->pair, &j->err);
     } else {
         o.stop_time = 1000 * RTCOSIM_NS_PER_US;
         for (uint32_t i = 0; i < 8 && st == RTCOSIM_OK; i++) {
@@ -508,6 +515,35 @@ static void ring_times_are_analytic_on_three_ranks(void **state)
     }
 }
 
+/* Over ranks as on threads (test_speculative_end.c): B, on rank 1, fails at
+ * a tick it processed ahead of A's message from rank 0; the straggler undoes
+ * the failure, the run succeeds with the sequential result (B's state
+ * gathered on rank 0). */
+static void failure_a_straggler_undoes_is_not_the_runs_over_ranks(void **state)
+{
+    (void)state;
+    rtcosim_events *sim;
+    rtcosim_error err;
+    pair_lp ref[2];
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(pair_build(sim, ref, &err), RTCOSIM_OK);
+    rtcosim_run_options o = {.stop_time = 10 * RTCOSIM_NS_PER_MS};
+    atomic_store(&pair_b_max, RTCOSIM_TIME_MAX); /* A does not wait */
+    assert_int_equal(rtcosim_events_run(sim, &o, NULL, &err), RTCOSIM_OK);
+    rtcosim_events_free(sim);
+    assert_int_equal(ref[1].ticks, 101); /* 0, 0.1, ..., 10 ms */
+    atomic_store(&pair_b_max, 0);
+    job jobs[2];
+    run_ranks_on(2, JOB_PAIR, RTCOSIM_SCHEDULER_SPECULATIVE, 1, RTCOSIM_RANK_SYNC_REDUCTION, jobs);
+    for (int r = 0; r < 2; r++)
+        if (jobs[r].status != RTCOSIM_OK)
+            fail_msg("rank %d: %s", r, jobs[r].err.message);
+    assert_false(pair_waited_out); /* B did reach (and fail at) its tick at 2 ms first */
+    assert_int_equal(jobs[0].pair[1].ticks, ref[1].ticks);
+    assert_true(jobs[0].pair[1].hash == ref[1].hash);
+    assert_true(jobs[1].rollbacks >= 1);
+}
+
 /* k = 0: reduction on 2 threads per rank, 1: null messages, 2: speculative */
 static void failure_on_one_rank_stops_all(void **state)
 {
@@ -569,6 +605,7 @@ int main(void)
         cmocka_unit_test(speculative_is_identical_on_any_rank_count),
         cmocka_unit_test(ring_times_are_analytic_on_three_ranks),
         cmocka_unit_test(failure_on_one_rank_stops_all),
+        cmocka_unit_test(failure_a_straggler_undoes_is_not_the_runs_over_ranks),
         cmocka_unit_test(bad_placements_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

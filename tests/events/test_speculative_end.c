@@ -22,6 +22,7 @@
 
 #include "../../examples/ecus/vehicle.h"
 #include "rtcosim/events.h"
+#include "pair_model.h"
 
 /* An LP on its own that fails at its one event, at fail_at. */
 typedef struct failing {
@@ -142,65 +143,6 @@ static void stopped_run_keeps_the_committed_result(void **state)
     world_free(&w);
 }
 
-/* ---- A (LP 0, its own thread) and B (LP 1, the other): B ticks every
- * 100 us and fails at a tick from 2 ms on that comes before A's message,
- * which A sends at 1 ms for 2 ms (sorting before B's tick at 2 ms: A is
- * LP 0). In the sequential order B never fails. A waits in wall time until
- * B has speculatively reached its tick at 2 ms (and failed), so the message
- * arrives as a straggler. ---- */
-
-typedef struct pair_lp {
-    int role; /* 0 A, 1 B */
-    uint64_t hash, ticks;
-    bool got_a;
-} pair_lp;
-
-static _Atomic rtcosim_time_ns pair_b_max;
-static bool pair_waited_out;
-
-static rtcosim_status pair_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
-{
-    const pair_lp *p = state;
-    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), p->role == 0 ? RTCOSIM_NS_PER_MS : 0, 1, 0,
-                           NULL, 0, err);
-}
-
-static int64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static rtcosim_status pair_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
-                                 rtcosim_error *err)
-{
-    pair_lp *p = state;
-    rtcosim_time_ns now = rtcosim_lp_now(lp);
-    p->hash = (p->hash ^ (uint64_t)ev->time ^ ((uint64_t)ev->src << 56)) * UINT64_C(0x100000001B3);
-    if (p->role == 0) {
-        int64_t give_up = wall_ns() + 2000000000;
-        while (atomic_load(&pair_b_max) < 2 * RTCOSIM_NS_PER_MS && wall_ns() < give_up) {
-        }
-        pair_waited_out = atomic_load(&pair_b_max) < 2 * RTCOSIM_NS_PER_MS;
-        return rtcosim_lp_send(lp, 1, RTCOSIM_NS_PER_MS, 2, 0, NULL, 0, err);
-    }
-    if (now > atomic_load(&pair_b_max))
-        atomic_store(&pair_b_max, now);
-    if (ev->src == 0) {
-        p->got_a = true;
-        return RTCOSIM_OK;
-    }
-    if (now >= 2 * RTCOSIM_NS_PER_MS && !p->got_a)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "tick at %.4f s before A's message",
-                                 rtcosim_time_to_seconds(now));
-    p->ticks++;
-    return rtcosim_lp_send(lp, 1, 100 * RTCOSIM_NS_PER_US, 1, 0, NULL, 0, err);
-}
-
-static const rtcosim_lp_model pair_model = {.kind = "pair", .init = pair_init,
-                                            .event = pair_event, .state_size = sizeof(pair_lp)};
-
 static void failure_a_straggler_undoes_is_not_the_runs(void **state)
 {
     (void)state;
@@ -208,14 +150,7 @@ static void failure_a_straggler_undoes_is_not_the_runs(void **state)
     rtcosim_events *sim;
     rtcosim_error err = {0};
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
-    const char *names[2] = {"A", "B"};
-    for (int i = 0; i < 2; i++) {
-        lps[i] = (pair_lp){.role = i};
-        assert_int_equal(rtcosim_events_add_lp(sim, names[i], &pair_model, &lps[i],
-                                               RTCOSIM_LP_NO_GROUP, NULL, &err),
-                         RTCOSIM_OK);
-    }
-    assert_int_equal(rtcosim_events_add_link(sim, 0, 1, RTCOSIM_NS_PER_MS, &err), RTCOSIM_OK);
+    assert_int_equal(pair_build(sim, lps, &err), RTCOSIM_OK);
     rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
                              .stop_time = 10 * RTCOSIM_NS_PER_MS};
     atomic_store(&pair_b_max, RTCOSIM_TIME_MAX); /* A does not wait */
