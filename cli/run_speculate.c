@@ -192,7 +192,8 @@ static rtcosim_status write_csv(FILE *f, const char *path, const rtcosim_master 
                                 const compare *cmp, rtcosim_error *err)
 {
     fprintf(f, "component,speculated,reason,speculated_steps,rollbacks,reexecuted_steps,"
-               "committed_steps,predicted_values,prediction_error_rms,prediction_error_max");
+               "committed_steps,predicted_values,prediction_error_rms,prediction_error_max,"
+               "errors_retried");
     for (size_t b = 0; b < RTCOSIM_SPECULATION_DEPTH_BUCKETS; b++) {
         const uint64_t hi = rtcosim_speculation_depth_bucket_max(b);
         const uint64_t lo = b == 0 ? 1 : rtcosim_speculation_depth_bucket_max(b - 1) + 1;
@@ -205,13 +206,13 @@ static rtcosim_status write_csv(FILE *f, const char *path, const rtcosim_master 
     }
     fprintf(f, "%s\n", cmp->ref ? ",reference_max_abs_error,reference_max_rel_error" : "");
     for (size_t c = 0; c < n; c++) {
-        fprintf(f, "%s,%d,\"%s\",%llu,%llu,%llu,%llu,%llu,%.9g,%.9g", st[c].component,
+        fprintf(f, "%s,%d,\"%s\",%llu,%llu,%llu,%llu,%llu,%.9g,%.9g,%llu", st[c].component,
                 st[c].speculated, st[c].reason ? st[c].reason : "",
                 (unsigned long long)st[c].speculated_steps, (unsigned long long)st[c].rollbacks,
                 (unsigned long long)st[c].reexecuted_steps,
                 (unsigned long long)st[c].committed_steps,
                 (unsigned long long)st[c].predicted_values, st[c].prediction_error_rms,
-                st[c].prediction_error_max);
+                st[c].prediction_error_max, (unsigned long long)st[c].errors_retried);
         for (size_t b = 0; b < RTCOSIM_SPECULATION_DEPTH_BUCKETS; b++)
             fprintf(f, ",%llu", (unsigned long long)st[c].rollback_depth[b]);
         if (cmp->ref)
