@@ -11,6 +11,20 @@
 
 #define CHUNK_BYTES (UINT64_C(1) << CAN_ARENA_CHUNK_SHIFT)
 
+/* Put `fresh` in chunk slot i unless another thread did first (fresh is then
+ * freed); the chunk that is there now. An install counts in *count. */
+static uint8_t *install(can_arena *a, uint64_t i, uint8_t *fresh, _Atomic uint64_t *count)
+{
+    uint8_t *expected = NULL;
+    if (atomic_compare_exchange_strong_explicit(&a->chunks[i], &expected, fresh,
+                                                memory_order_acq_rel, memory_order_acquire)) {
+        atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
+        return fresh;
+    }
+    free(fresh);
+    return expected;
+}
+
 rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t *offset,
                              const char *bus_name, rtcosim_error *err)
 {
@@ -38,19 +52,11 @@ rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t 
         }
         uint8_t *base = atomic_load_explicit(&a->chunks[chunk], memory_order_acquire);
         if (!base) {
-            atomic_fetch_add_explicit(&a->inline_chunks, 1, memory_order_relaxed);
-            uint8_t *fresh = malloc(CHUNK_BYTES), *expected = NULL;
+            uint8_t *fresh = malloc(CHUNK_BYTES);
             if (!fresh)
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
                                          " CAN FD and XL frame bytes", bus_name);
-            if (atomic_compare_exchange_strong_explicit(&a->chunks[chunk], &expected, fresh,
-                                                        memory_order_acq_rel,
-                                                        memory_order_acquire)) {
-                base = fresh;
-            } else {
-                free(fresh); /* another sender took it first */
-                base = expected;
-            }
+            base = install(a, chunk, fresh, &a->inline_chunks);
         }
         memcpy(base + (at & (CHUNK_BYTES - 1)), data, n);
         *offset = at;
@@ -106,16 +112,11 @@ static void *ahead_main(void *arg)
         for (uint64_t i = 0; i < want && i < CAN_ARENA_CHUNKS; i++) {
             if (atomic_load_explicit(&a->chunks[i], memory_order_acquire))
                 continue;
-            uint8_t *fresh = malloc(CHUNK_BYTES), *expected = NULL;
+            uint8_t *fresh = malloc(CHUNK_BYTES);
             if (!fresh)
                 break; /* the sender then tries, and reports it */
             memset(fresh, 0, CHUNK_BYTES); /* its pages faulted in here */
-            if (atomic_compare_exchange_strong_explicit(&a->chunks[i], &expected, fresh,
-                                                        memory_order_acq_rel,
-                                                        memory_order_acquire))
-                atomic_fetch_add_explicit(&a->helper_chunks, 1, memory_order_relaxed);
-            else
-                free(fresh);
+            install(a, i, fresh, &a->helper_chunks);
         }
     }
 }
@@ -132,12 +133,14 @@ rtcosim_status can_arena_start_ahead(can_arena *a, const char *bus_name, rtcosim
      * real-time one, it must not compete with it */
     pthread_attr_t attr;
     struct sched_param other = {0};
-    bool attr_ok = pthread_attr_init(&attr) == 0 &&
+    bool attr_init = pthread_attr_init(&attr) == 0;
+    bool attr_ok = attr_init &&
                    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
                    pthread_attr_setschedpolicy(&attr, SCHED_OTHER) == 0 &&
                    pthread_attr_setschedparam(&attr, &other) == 0;
     int rc = pthread_create(&a->helper, attr_ok ? &attr : NULL, ahead_main, a);
-    pthread_attr_destroy(&attr);
+    if (attr_init)
+        pthread_attr_destroy(&attr);
     if (rc != 0) {
         sem_destroy(&a->wake);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': cannot start its frame"

@@ -264,26 +264,19 @@ static void fossil(worker *w, struct spec_ranks *s, rtcosim_time_ns gvt)
         (void)table_rebuild(s, gvt, s->table_count); /* same capacity: no allocation */
 }
 
-/* This rank's earliest unprocessed real event, and its earliest prediction
- * not yet confirmed by its real event (GVT may not pass it either). */
-/* The rank's minimum for GVT: its queue, a pending handler failure (the
- * queue's events that sort after it wait: `nofail` leaves both out, `fail`
- * is the failure's time), unconfirmed predictions. */
+/* This rank's earliest unprocessed real event or pending handler failure
+ * (`nofail` leaves out the failure and the queue waiting behind it, `fail`
+ * is the failure's time), and its earliest prediction not yet confirmed by
+ * its real event (GVT may not pass it either). */
 static void local_minimum(const rtcosim_events *sim, worker *w, int64_t *real,
                           int64_t *predicted, int64_t *nofail, int64_t *fail)
 {
-    const spec_thread *th = w->spec;
+    spec_thread *th = w->spec;
     *real = event_calendar_min_time(&w->calendar);
-    *nofail = *real;
-    *fail = RTCOSIM_TIME_MAX;
-    if (th->fail_ev) {
-        const event_heap_entry *head = event_calendar_peek(&w->calendar);
-        if (!head || !event_before(head->ev, th->fail_ev))
-            *nofail = RTCOSIM_TIME_MAX;
-        *fail = th->fail_ev->time;
-        if (*fail < *real)
-            *real = *fail;
-    }
+    *nofail = spec_queue_min_nofail(th);
+    *fail = th->fail_ev ? th->fail_ev->time : RTCOSIM_TIME_MAX;
+    if (*fail < *real)
+        *real = *fail;
     *predicted = RTCOSIM_TIME_MAX;
     for (size_t i = 0; sim->prediction_count && i < sim->lp_count; i++)
         if (rtcosim_events_owns(sim, (rtcosim_lp_id)i) && sim->lps[i]->spec->stream_count) {

@@ -61,10 +61,7 @@ static bool defer_failure(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev,
         return false;
     *s->fail_err = *err;
     s->fail_ev = ev;
-    if (!th->fail_ev || event_before(ev, th->fail_ev)) {
-        th->fail_ev = ev;
-        th->fail_lp = lp;
-    }
+    spec_failure_note(th, lp, ev);
     return true;
 }
 

@@ -84,14 +84,11 @@ void spec_gvt_step(spec_thread *th)
             if (h < nofail && (!th->fail_ev || event_before(held->entries[0].ev, th->fail_ev)))
                 nofail = h;
         }
-        if (th->fail_ev) {
+        rtcosim_time_ns queued_nofail = spec_queue_min_nofail(th);
+        if (queued_nofail < nofail)
+            nofail = queued_nofail;
+        if (th->fail_ev)
             fail = th->fail_ev->time;
-            const event_heap_entry *head = event_calendar_peek(&th->w->calendar);
-            if (head && event_before(head->ev, th->fail_ev) && queued < nofail)
-                nofail = queued;
-        } else if (queued < nofail) {
-            nofail = queued;
-        }
         if (queued < local)
             local = queued;
         if (fail < local)
@@ -181,12 +178,17 @@ void spec_failure_undone(spec_thread *th, spec_lp *s)
     rtcosim_events *sim = th->w->sim;
     for (size_t i = 0; i < th->lp_count; i++) {
         rtcosim_lp *lp = sim->lps[th->lps[i]];
-        rtcosim_event *f = lp->spec->fail_ev;
-        if (f && (!th->fail_ev || event_before(f, th->fail_ev))) {
-            th->fail_ev = f;
-            th->fail_lp = lp;
-        }
+        if (lp->spec->fail_ev)
+            spec_failure_note(th, lp, lp->spec->fail_ev);
     }
+}
+
+rtcosim_time_ns spec_queue_min_nofail(spec_thread *th)
+{
+    const event_heap_entry *head = event_calendar_peek(&th->w->calendar);
+    if (!head || (th->fail_ev && !event_before(head->ev, th->fail_ev)))
+        return RTCOSIM_TIME_MAX;
+    return head->time;
 }
 
 /* Free what is committed: records and events below GVT. */

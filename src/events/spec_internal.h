@@ -325,9 +325,21 @@ rtcosim_status spec_drop_cancelled(spec_thread *th, rtcosim_event *ev, rtcosim_e
 void spec_gvt_step(spec_thread *th);
 /* Ask for a new GVT epoch (when the last one is complete). */
 void spec_start_epoch(spec_shared *sh);
+/* Make ev (lp's) the thread's pending failure if it sorts before the one it
+ * has. */
+static inline void spec_failure_note(spec_thread *th, rtcosim_lp *lp, rtcosim_event *ev)
+{
+    if (!th->fail_ev || event_before(ev, th->fail_ev)) {
+        th->fail_ev = ev;
+        th->fail_lp = lp;
+    }
+}
 /* An LP's pending failure was undone: forget it, and find the thread's
  * earliest remaining one. */
 void spec_failure_undone(spec_thread *th, spec_lp *s);
+/* The thread's queue minimum for the GVT without pending failures: none of
+ * the queue counts when its head waits behind the thread's failure. */
+rtcosim_time_ns spec_queue_min_nofail(spec_thread *th);
 /* Free what is committed: records and events below GVT. */
 void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real);
 /* The base of the bound below which a conservative LP's events are safe. */

@@ -62,7 +62,17 @@ size_t rtcosim_format_int64(int64_t value, char *buf)
     return 1 + rtcosim_format_uint64(0u - (uint64_t)value, buf + 1);
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Two digits of v < 100 in the low 16 bits, the first in the lowest byte. */
+static inline uint64_t pair_bits(uint32_t v)
+{
+    uint16_t p;
+    memcpy(&p, digit_pairs + 2 * v, 2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    p = __builtin_bswap16(p);
+#endif
+    return p;
+}
+
 /* The eight fraction digits after the first, in one register (byte k the
  * k-th of them, from four table loads, never stored and read back: B1a, a
  * load of bytes just written as four separate stores cannot be forwarded
@@ -73,20 +83,14 @@ size_t rtcosim_format_int64(int64_t value, char *buf)
 static inline uint64_t fraction_digits(uint32_t rest, size_t *len)
 {
     uint32_t high = rest / 10000u, low = rest % 10000u;
-    uint16_t p[4];
-    memcpy(&p[0], digit_pairs + 2 * (high / 100u), 2);
-    memcpy(&p[1], digit_pairs + 2 * (high % 100u), 2);
-    memcpy(&p[2], digit_pairs + 2 * (low / 100u), 2);
-    memcpy(&p[3], digit_pairs + 2 * (low % 100u), 2);
-    uint64_t w = (uint64_t)p[0] | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 32 |
-                 (uint64_t)p[3] << 48;
+    uint64_t w = pair_bits(high / 100u) | pair_bits(high % 100u) << 16 |
+                 pair_bits(low / 100u) << 32 | pair_bits(low % 100u) << 48;
     const uint64_t zeros = 0x3030303030303030u, low7 = 0x7F7F7F7F7F7F7F7Fu;
     uint64_t x = w ^ zeros;                         /* 0 where '0' */
     uint64_t m = (((x & low7) + low7) | x) & ~low7; /* high bit of each byte not 0 */
     *len = m ? 2 + (size_t)(63 - __builtin_clzll(m)) / 8 : 1;
     return w;
 }
-#endif
 
 size_t rtcosim_format_time(rtcosim_time_ns t, char *buf)
 {
@@ -107,22 +111,13 @@ size_t rtcosim_format_time(rtcosim_time_ns t, char *buf)
          * then the trailing zeros cut off by where the terminator goes. */
         buf[n++] = '.';
         buf[n] = (char)('0' + fraction / 100000000u);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         size_t len;
         uint64_t w = fraction_digits(fraction % 100000000u, &len);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w); /* the first digit at the lowest address */
+#endif
         memcpy(buf + n + 1, &w, 8);
         n += len;
-#else
-        uint32_t rest = fraction % 100000000u, high = rest / 10000u, low = rest % 10000u;
-        memcpy(buf + n + 1, digit_pairs + 2 * (high / 100u), 2);
-        memcpy(buf + n + 3, digit_pairs + 2 * (high % 100u), 2);
-        memcpy(buf + n + 5, digit_pairs + 2 * (low / 100u), 2);
-        memcpy(buf + n + 7, digit_pairs + 2 * (low % 100u), 2);
-        size_t len = 9;
-        while (buf[n + len - 1] == '0')
-            len--;
-        n += len;
-#endif
     }
     buf[n] = '\0';
     return n;
