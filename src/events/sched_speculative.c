@@ -477,8 +477,11 @@ rtcosim_status sched_speculative_run(rtcosim_events *sim, const rtcosim_run_opti
      * straggler could still have undone it, and the failing event itself
      * lies there), so they go back to GVT: the states, statistics and logs
      * the caller keeps are then the committed result up to it. Re-executed
-     * events would see the stop request again: it is lifted meanwhile. */
-    if (st != RTCOSIM_OK && kernel_dist_size(sim) <= 1) {
+     * events would see the stop request again: it is lifted meanwhile. Over
+     * ranks each rank takes its own LPs back to the GVT of its last
+     * reduction (the earliest failure counts in it, so that is at or before
+     * the failure); nothing is sent: every rank drops what lies past it. */
+    if (st != RTCOSIM_OK) {
         rtcosim_time_ns g = atomic_load(&sh.gvt);
         int stop = atomic_exchange(&sim->stop_requested, 0);
         for (size_t i = 0; i < sim->lp_count; i++) {

@@ -208,7 +208,7 @@ static rtcosim_status t_barrier(void *c, rtcosim_error *err)
 
 /* ---- one rank's job ---- */
 
-typedef enum job_kind { JOB_PHOLD, JOB_RING, JOB_FAIL, JOB_PAIR } job_kind;
+typedef enum job_kind { JOB_PHOLD, JOB_RING, JOB_FAIL, JOB_PAIR, JOB_AHEAD } job_kind;
 
 typedef struct job {
     shared *s;
@@ -290,6 +290,30 @@ static rtcosim_status ring_event(rtcosim_lp *lp, void *state, const rtcosim_even
 static const rtcosim_lp_model ring_model = {.kind = "ring", .init = ring_init,
                                             .event = ring_event, .state_size = sizeof(ring_lp)};
 
+/* JOB_AHEAD: two LPs that tick every microsecond on their own, the second
+ * failing at its tick at AHEAD_FAIL; nothing holds the first back, so under
+ * Time Warp it runs far past the failure before GVT commits it */
+#define AHEAD_FAIL (20 * RTCOSIM_NS_PER_US)
+
+static rtcosim_status tick_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_US, 0, 0, NULL, 0, err);
+}
+
+static rtcosim_status tick_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                 rtcosim_error *err)
+{
+    ring_lp *r = state;
+    r->last = ev->time;
+    if (r->fail && ev->time >= AHEAD_FAIL)
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "ticker %u failed", r->index);
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_US, 0, 0, NULL, 0, err);
+}
+
+static const rtcosim_lp_model tick_model = {.kind = "ticker", .init = tick_init,
+                                            .event = tick_event, .state_size = sizeof(ring_lp)};
+
 static void *rank_main(void *arg)
 {
     job *j = arg;
@@ -314,6 +338,17 @@ static void *rank_main(void *arg)
         o.max_ahead = RTCOSIM_NS_PER_S;
         if (st == RTCOSIM_OK)
             st = pair_build(sim, j->pair, &j->err);
+    } else if (j->kind == JOB_AHEAD) {
+        o.stop_time = 100 * RTCOSIM_NS_PER_MS;
+        o.max_ahead = RTCOSIM_NS_PER_S;
+        for (uint32_t i = 0; i < 2 && st == RTCOSIM_OK; i++) {
+            ring[i].index = i;
+            ring[i].fail = i == 1;
+            st = rtcosim_events_add_lp(sim, i ? "late" : "early", &tick_model, &ring[i],
+                                       RTCOSIM_LP_NO_GROUP, NULL, &j->err);
+        }
+        if (st == RTCOSIM_OK)
+            st = rtcosim_events_add_link(sim, 0, 1, RTCOSIM_NS_PER_US, &j->err);
     } else {
         o.stop_time = 1000 * RTCOSIM_NS_PER_US;
         for (uint32_t i = 0; i < 8 && st == RTCOSIM_OK; i++) {
@@ -544,6 +579,30 @@ static void failure_a_straggler_undoes_is_not_the_runs_over_ranks(void **state)
     assert_true(jobs[1].rollbacks >= 1);
 }
 
+/* A speculative run over ranks that fails keeps only what GVT committed:
+ * the LP on the other rank, which ran ahead of the failure, is taken back
+ * to it. The sequential order processes the first LP's ticks up to and
+ * including the failure's instant (it sorts first there), so the committed
+ * prefix ends one tick before or at it. */
+static void failed_speculative_ranks_keep_the_committed_result(void **state)
+{
+    (void)state;
+    job jobs[2];
+    run_ranks_on(2, JOB_AHEAD, RTCOSIM_SCHEDULER_SPECULATIVE, 1, RTCOSIM_RANK_SYNC_REDUCTION,
+                 jobs);
+    if (jobs[1].status != RTCOSIM_ECOMPONENT)
+        fail_msg("rank 0: %s; rank 1: %s", jobs[0].err.message, jobs[1].err.message);
+    assert_non_null(strstr(jobs[1].err.message, "ticker 1 failed"));
+    assert_int_equal(jobs[0].status, RTCOSIM_ECANCELED);
+    /* "early" is rank 0's, "late" rank 1's (blocks of consecutive LPs) */
+    rtcosim_time_ns early = jobs[0].ring_last[0], late = jobs[1].ring_last[1];
+    if (early < AHEAD_FAIL - RTCOSIM_NS_PER_US || early > AHEAD_FAIL)
+        fail_msg("the LP that ran ahead was left at t = %.9f s, the failure is at %.9f s",
+                 rtcosim_time_to_seconds(early), rtcosim_time_to_seconds(AHEAD_FAIL));
+    /* the failing event itself is undone too (it lies at GVT, not below) */
+    assert_true(late == AHEAD_FAIL - RTCOSIM_NS_PER_US);
+}
+
 /* k = 0: reduction on 2 threads per rank, 1: null messages, 2: speculative */
 static void failure_on_one_rank_stops_all(void **state)
 {
@@ -605,6 +664,7 @@ int main(void)
         cmocka_unit_test(speculative_is_identical_on_any_rank_count),
         cmocka_unit_test(ring_times_are_analytic_on_three_ranks),
         cmocka_unit_test(failure_on_one_rank_stops_all),
+        cmocka_unit_test(failed_speculative_ranks_keep_the_committed_result),
         cmocka_unit_test(failure_a_straggler_undoes_is_not_the_runs_over_ranks),
         cmocka_unit_test(bad_placements_are_refused),
     };
