@@ -130,22 +130,32 @@ static rtcosim_status process_conservative(spec_thread *th, rtcosim_lp *lp, rtco
 }
 
 /* Process the held events of this thread's conservative LPs that have become
- * safe (and are within the optimism bound); returns how many. */
+ * safe (and are within the optimism bound), a batch at most (the loop looks
+ * at its rings and GVT between batches); returns how many. */
 static unsigned run_held(spec_thread *th, rtcosim_time_ns bound, rtcosim_status *st)
 {
     rtcosim_events *sim = th->w->sim;
     rtcosim_time_ns prev, now = spec_conservative_base(th->sh, &prev);
+    /* nor after the earliest pending failure the last GVT round saw (one on
+     * this thread: th->fail_ev, at once), since what it processes is final;
+     * those at its instant may run (held, they would keep GVT without
+     * failures from passing it, and the failure from ending the run) */
+    rtcosim_time_ns fail = atomic_load_explicit(&th->sh->fail_first, memory_order_relaxed);
     unsigned n = 0;
-    for (size_t i = 0; i < th->cons_count && *st == RTCOSIM_OK; i++) {
-        rtcosim_lp *lp = sim->lps[th->cons[i]];
+    /* each batch starts at the next LP: every one gets its turn first */
+    size_t first = th->cons_next;
+    th->cons_next = (first + 1) % th->cons_count;
+    for (size_t k = 0; k < th->cons_count && *st == RTCOSIM_OK && n < BATCH_EVENTS; k++) {
+        rtcosim_lp *lp = sim->lps[th->cons[(first + k) % th->cons_count]];
         event_heap *h = &lp->spec->held;
         rtcosim_time_ns safe = conservative_bound(now, prev, lp->spec->in_lookahead);
-        while (h->count && *st == RTCOSIM_OK) {
+        while (h->count && *st == RTCOSIM_OK && n < BATCH_EVENTS) {
             if (h->entries[0].ev->reserved_ & EV_CANCELLED) {
                 event_pool_put(&th->w->pool, event_heap_pop(h));
                 continue;
             }
             if (h->entries[0].time >= safe || h->entries[0].time > bound ||
+                h->entries[0].time > fail ||
                 (th->fail_ev && !event_before(h->entries[0].ev, th->fail_ev)))
                 break; /* (final once processed: not after a pending failure) */
             *st = process_conservative(th, lp, event_heap_pop(h), &th->w->err);
@@ -209,7 +219,8 @@ static void thread_loop(spec_thread *th)
             return;
         rtcosim_time_ns ahead = atomic_load_explicit(&sh->max_ahead, memory_order_relaxed);
         rtcosim_time_ns bound = gvt > RTCOSIM_TIME_MAX - ahead ? RTCOSIM_TIME_MAX : gvt + ahead;
-        unsigned n = th->cons_count ? run_held(th, bound, &st) : 0;
+        /* the conservative LPs' batch, then the speculative one's */
+        unsigned held = th->cons_count ? run_held(th, bound, &st) : 0, n = 0;
         if (st != RTCOSIM_OK) {
             spec_fail(th, st);
             return;
@@ -247,8 +258,8 @@ static void thread_loop(spec_thread *th)
                                             "events: out of memory for the queue"));
             return;
         }
-        th->since_gvt += n;
-        if (n < BATCH_EVENTS || th->since_gvt >= GVT_INTERVAL ||
+        th->since_gvt += n + held;
+        if (n + held < BATCH_EVENTS || th->since_gvt >= GVT_INTERVAL ||
             bound - gvt < 2 * (w->calendar.near.count ? w->calendar.near.entries[0].time - gvt
                                                       : 0)) {
             /* blocked, or half way to the bound, or a while since the last
@@ -256,7 +267,7 @@ static void thread_loop(spec_thread *th)
             spec_start_epoch(sh);
             th->since_gvt = 0;
         }
-        if (n == 0 && !ranks) { /* over ranks: messages come by polling */
+        if (n + held == 0 && !ranks) { /* over ranks: messages come by polling */
             th->bound_waits += event_calendar_count(&w->calendar) > 0; /* (past the bound) */
             spec_publish_rings(th);
             spec_wait_for_progress(th, seen);

@@ -265,6 +265,7 @@ typedef struct spec_thread {
     size_t lp_count;
     rtcosim_lp_id *cons; /* those that run conservatively (no state saving) */
     size_t cons_count;
+    size_t cons_next; /* where run_held's next batch starts */
     bool streams; /* some of them have predicted input streams */
     bool coasting;  /* re-executing events after a restore: sends suppressed */
     bool lazy;      /* lazy cancellation (not over ranks, not asked off) */

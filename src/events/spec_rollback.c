@@ -268,8 +268,16 @@ rtcosim_status spec_rollback_to_committed(spec_thread *th, rtcosim_lp *lp, rtcos
                                           rtcosim_error *err)
 {
     spec_lp *s = lp->spec;
-    if (s->conservative) /* processes only what no straggler can precede: final */
+    if (s->conservative) {
+        /* it processes only what no straggler can precede, final then, but
+         * a failure on another thread can still come before it (known to
+         * this LP's thread only once GVT has seen it): it cannot go back */
+        if (lp->now > gvt)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "it cannot save its state and"
+                                     " had processed to t=%.9f s: its state is not the"
+                                     " committed result", rtcosim_time_to_seconds(lp->now));
         return RTCOSIM_OK;
+    }
     size_t k = 0;
     while (k < s->count && spec_at(s, k)->time < gvt)
         k++;

@@ -22,6 +22,7 @@
 
 #include "../../examples/ecus/vehicle.h"
 #include "rtcosim/events.h"
+#include "rtcosim/log.h"
 #include "pair_model.h"
 
 /* An LP on its own that fails at its one event, at fail_at. */
@@ -112,6 +113,73 @@ static void failed_run_keeps_the_committed_result(void **state)
     world_free(&w);
 }
 
+/* An LP whose model cannot save its state runs conservatively among the
+ * speculative ones: with no inputs, nothing holds it back, and it ticks far
+ * past the failure of an LP on the other thread before GVT commits that. It
+ * cannot be taken back: the run says so (a warning naming it) instead of
+ * passing its state off as the committed result. */
+typedef struct ticker {
+    rtcosim_time_ns last;
+} ticker;
+
+static rtcosim_status ticker_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    (void)state;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_US, 0, 0, NULL, 0, err);
+}
+
+static rtcosim_status ticker_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                   rtcosim_error *err)
+{
+    ((ticker *)state)->last = ev->time;
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), RTCOSIM_NS_PER_US, 0, 0, NULL, 0, err);
+}
+
+/* no state_size and no save: the speculative scheduler cannot snapshot it */
+static const rtcosim_lp_model unsaved_ticker_model = {.kind = "unsaved", .init = ticker_init,
+                                                      .event = ticker_event};
+
+static char warned[512];
+
+static void keep_warning(void *context, rtcosim_log_level level, const char *category,
+                         const char *message)
+{
+    (void)context, (void)category;
+    if (level == RTCOSIM_LOG_WARNING && strstr(message, "'unsaved'"))
+        snprintf(warned, sizeof warned, "%s", message);
+}
+
+static void unsaved_lp_past_the_failure_is_named(void **state)
+{
+    (void)state;
+    rtcosim_events *sim = NULL;
+    rtcosim_error err = {0};
+    ticker t = {0};
+    failing f = {.fail_at = 20 * RTCOSIM_NS_PER_US};
+    assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "unsaved", &unsaved_ticker_model, &t,
+                                           RTCOSIM_LP_NO_GROUP, NULL, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_events_add_lp(sim, "failing", &failing_model, &f,
+                                           RTCOSIM_LP_NO_GROUP, NULL, &err), RTCOSIM_OK);
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SPECULATIVE, .threads = 2,
+                             .stop_time = 100 * RTCOSIM_NS_PER_MS,
+                             .max_ahead = RTCOSIM_NS_PER_S};
+    rtcosim_run_stats stats;
+    warned[0] = '\0';
+    rtcosim_log_set_handler(keep_warning, NULL);
+    assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_EIO);
+    rtcosim_log_set_handler(rtcosim_log_stderr_handler, NULL);
+    assert_int_equal(stats.conservative_lps, 1);
+    if (t.last > f.fail_at) { /* it ran ahead (on a slow machine it may not) */
+        if (!strstr(warned, "cannot save its state"))
+            fail_msg("ran to %.9f s past the failure at %.9f s, warning: '%s'",
+                     rtcosim_time_to_seconds(t.last), rtcosim_time_to_seconds(f.fail_at), warned);
+    } else {
+        assert_string_equal(warned, "");
+    }
+    rtcosim_events_free(sim);
+}
+
 static void *request_stop_soon(void *arg)
 {
     struct timespec ts = {0, 30 * 1000 * 1000};
@@ -185,6 +253,7 @@ int main(void)
         cmocka_unit_test(failed_run_keeps_the_committed_result),
         cmocka_unit_test(stopped_run_keeps_the_committed_result),
         cmocka_unit_test(failure_a_straggler_undoes_is_not_the_runs),
+        cmocka_unit_test(unsaved_lp_past_the_failure_is_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
