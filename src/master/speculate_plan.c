@@ -176,10 +176,18 @@ static rtcosim_status build_streams(spec_run *run, spec_lp *lp, rtcosim_error *e
 static rtcosim_status build_outputs(spec_run *run, spec_lp *lp, rtcosim_error *err)
 {
     const master_component *mc = &run->m->comps[lp->comp];
+    /* A component's get writes its values of a type straight into a slot
+     * (an FMU through a typed array: fmi2Real *, ...), so each type's run
+     * starts aligned for it and every slot on 8 bytes: packed, a Float64
+     * output after an Int32 one in the slot before was stored misaligned
+     * (UBSan, tests/master: Picky's Int32 `refused` beside its Float64 y). */
     for (unsigned t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
+        size_t size = rtcosim_type_size((rtcosim_type)t), align = size >= 8 ? 8 : size ? size : 1;
+        lp->out_bytes = (lp->out_bytes + align - 1) / align * align;
         lp->out_offset[t] = lp->out_bytes;
-        lp->out_bytes += mc->out[t].n * rtcosim_type_size((rtcosim_type)t);
+        lp->out_bytes += mc->out[t].n * size;
     }
+    lp->out_bytes = (lp->out_bytes + 7) / 8 * 8;
     /* The ring keeps what any consumer may still read (the input of its
      * first uncommitted step on, and the extrapolation history before it)
      * and what the observer has not yet shown; the observer waits for the
