@@ -463,7 +463,8 @@ model_status instance_exit_initialization(model_instance *inst, const char *func
         inst->mode = MODE_ERROR;
         return MODEL_ERROR;
     }
-    inst->model->initialize(inst, inst->data);
+    if (inst->model->initialize)
+        inst->model->initialize(inst, inst->data);
     inst->dirty = false;
     /* Model exchange continues in Event Mode (FMI 2.0 section 3.2.3), and so
      * does co-simulation with eventModeUsed (FMI 3.0 section 4.2.2). */
@@ -583,10 +584,12 @@ static void update_if_dirty(model_instance *inst)
 {
     if (!inst->dirty)
         return;
-    if (inst->mode == MODE_INITIALIZATION || inst->mode == MODE_INSTANTIATED)
-        inst->model->initialize(inst, inst->data);
-    else if (inst->model->evaluate)
+    if (inst->mode == MODE_INITIALIZATION || inst->mode == MODE_INSTANTIATED) {
+        if (inst->model->initialize)
+            inst->model->initialize(inst, inst->data);
+    } else if (inst->model->evaluate) {
         inst->model->evaluate(inst, inst->data);
+    }
     inst->dirty = false;
 }
 

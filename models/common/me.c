@@ -76,10 +76,12 @@ static void evaluate_if_dirty(model_instance *inst)
 {
     if (!inst->dirty)
         return;
-    if (inst->mode == MODE_INITIALIZATION || inst->mode == MODE_INSTANTIATED)
-        inst->model->initialize(inst, inst->data);
-    else if (inst->model->evaluate)
+    if (inst->mode == MODE_INITIALIZATION || inst->mode == MODE_INSTANTIATED) {
+        if (inst->model->initialize)
+            inst->model->initialize(inst, inst->data);
+    } else if (inst->model->evaluate) {
         inst->model->evaluate(inst, inst->data);
+    }
     inst->dirty = false;
 }
 

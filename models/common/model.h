@@ -158,7 +158,8 @@ typedef struct model_def {
     model_status (*enter_initialization)(model_instance *inst, void *data);
     /* Computes every calculated value (states from their start parameters,
      * outputs, derivatives) from parameters and inputs. Called on a get in
-     * Initialization Mode after a set, and at the end of initialization. */
+     * Initialization Mode after a set, and at the end of initialization.
+     * NULL: nothing to calculate (every variable keeps its start value). */
     void (*initialize)(model_instance *inst, void *data);
     /* Recomputes outputs that depend directly on inputs or tunable parameters
      * after a set in Step Mode; NULL when the model has none. */

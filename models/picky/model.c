@@ -48,13 +48,6 @@ static model_status check(model_instance *inst, void *data)
     return MODEL_OK;
 }
 
-/* y and refused start at their start values; nothing is calculated */
-static void initialize(model_instance *inst, void *data)
-{
-    (void)inst;
-    (void)data;
-}
-
 static model_status do_step(model_instance *inst, void *data, double t, double h)
 {
     picky *m = data;
@@ -77,7 +70,6 @@ const model_def model_definition = {
     .variable_count = sizeof variables / sizeof variables[0],
     .data_size = sizeof(picky),
     .check = check,
-    .initialize = initialize,
     .do_step = do_step,
     .default_start_time = 0.0,
     .default_stop_time = 1.0,
