@@ -12,17 +12,34 @@
 #define CHUNK_BYTES (UINT64_C(1) << CAN_ARENA_CHUNK_SHIFT)
 
 /* Put `fresh` in chunk slot i unless another thread did first (fresh is then
- * freed); the chunk that is there now. An install counts in *count. */
+ * freed); the chunk that is there now. An install counts in *count (if any). */
 static uint8_t *install(can_arena *a, uint64_t i, uint8_t *fresh, _Atomic uint64_t *count)
 {
     uint8_t *expected = NULL;
     if (atomic_compare_exchange_strong_explicit(&a->chunks[i], &expected, fresh,
                                                 memory_order_acq_rel, memory_order_acquire)) {
-        atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
+        if (count)
+            atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
         return fresh;
     }
     free(fresh);
     return expected;
+}
+
+/* Allocate the missing chunks among the first `chunks`, their pages touched
+ * here (not by the first sender that writes them); false when out of memory. */
+static bool fill(can_arena *a, uint64_t chunks, _Atomic uint64_t *count)
+{
+    for (uint64_t i = 0; i < chunks && i < CAN_ARENA_CHUNKS; i++) {
+        if (atomic_load_explicit(&a->chunks[i], memory_order_acquire))
+            continue;
+        uint8_t *fresh = malloc(CHUNK_BYTES);
+        if (!fresh)
+            return false;
+        memset(fresh, 0, CHUNK_BYTES);
+        install(a, i, fresh, count);
+    }
+    return true;
 }
 
 rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t *offset,
@@ -81,15 +98,9 @@ rtcosim_status can_arena_reserve(can_arena *a, size_t bytes, const char *bus_nam
     if (bytes > most)
         bytes = most;
     size_t chunks = (bytes + CHUNK_BYTES - 1) / CHUNK_BYTES;
-    for (size_t i = 0; i < chunks; i++) {
-        if (atomic_load_explicit(&a->chunks[i], memory_order_relaxed))
-            continue;
-        uint8_t *fresh = malloc(CHUNK_BYTES);
-        if (!fresh)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for %zu "
-                                     "MiB of CAN FD and XL frame bytes", bus_name, chunks);
-        atomic_store_explicit(&a->chunks[i], fresh, memory_order_release);
-    }
+    if (!fill(a, chunks, NULL))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for %zu "
+                                 "MiB of CAN FD and XL frame bytes", bus_name, chunks);
     return RTCOSIM_OK;
 }
 
@@ -108,16 +119,8 @@ static void *ahead_main(void *arg)
         }
         if (atomic_load(&a->stop))
             return NULL;
-        uint64_t want = atomic_load(&a->wanted);
-        for (uint64_t i = 0; i < want && i < CAN_ARENA_CHUNKS; i++) {
-            if (atomic_load_explicit(&a->chunks[i], memory_order_acquire))
-                continue;
-            uint8_t *fresh = malloc(CHUNK_BYTES);
-            if (!fresh)
-                break; /* the sender then tries, and reports it */
-            memset(fresh, 0, CHUNK_BYTES); /* its pages faulted in here */
-            install(a, i, fresh, &a->helper_chunks);
-        }
+        /* (out of memory: the sender then tries, and reports it) */
+        (void)fill(a, atomic_load(&a->wanted), &a->helper_chunks);
     }
 }
 

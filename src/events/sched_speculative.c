@@ -155,8 +155,7 @@ static unsigned run_held(spec_thread *th, rtcosim_time_ns bound, rtcosim_status 
                 continue;
             }
             if (h->entries[0].time >= safe || h->entries[0].time > bound ||
-                h->entries[0].time > fail ||
-                (th->fail_ev && !event_before(h->entries[0].ev, th->fail_ev)))
+                h->entries[0].time > fail || spec_behind_failure(th, h->entries[0].ev))
                 break; /* (final once processed: not after a pending failure) */
             *st = process_conservative(th, lp, event_heap_pop(h), &th->w->err);
             n++;
@@ -237,7 +236,7 @@ static void thread_loop(spec_thread *th)
                 }
                 continue;
             }
-            if (head->time > bound || (th->fail_ev && !event_before(head->ev, th->fail_ev)))
+            if (head->time > bound || spec_behind_failure(th, head->ev))
                 break; /* (or it waits behind a pending failure) */
             rtcosim_event *ev = event_calendar_pop(&w->calendar);
             /* the next head's event is usually cold: fetch it while this one

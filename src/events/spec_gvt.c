@@ -81,7 +81,7 @@ void spec_gvt_step(spec_thread *th)
             rtcosim_time_ns h = event_heap_min_time(held);
             if (h < local)
                 local = h;
-            if (h < nofail && (!th->fail_ev || event_before(held->entries[0].ev, th->fail_ev)))
+            if (h < nofail && !spec_behind_failure(th, held->entries[0].ev))
                 nofail = h;
         }
         rtcosim_time_ns queued_nofail = spec_queue_min_nofail(th);
@@ -186,7 +186,7 @@ void spec_failure_undone(spec_thread *th, spec_lp *s)
 rtcosim_time_ns spec_queue_min_nofail(spec_thread *th)
 {
     const event_heap_entry *head = event_calendar_peek(&th->w->calendar);
-    if (!head || (th->fail_ev && !event_before(head->ev, th->fail_ev)))
+    if (!head || spec_behind_failure(th, head->ev))
         return RTCOSIM_TIME_MAX;
     return head->time;
 }

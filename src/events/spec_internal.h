@@ -335,6 +335,12 @@ static inline void spec_failure_note(spec_thread *th, rtcosim_lp *lp, rtcosim_ev
         th->fail_lp = lp;
     }
 }
+/* Does ev sort at or after the thread's pending failure (and so wait for
+ * it to be undone or committed)? */
+static inline bool spec_behind_failure(const spec_thread *th, const rtcosim_event *ev)
+{
+    return th->fail_ev && !event_before(ev, th->fail_ev);
+}
 /* An LP's pending failure was undone: forget it, and find the thread's
  * earliest remaining one. */
 void spec_failure_undone(spec_thread *th, spec_lp *s);

@@ -263,7 +263,6 @@ rtcosim_status spec_drain_cancels(spec_thread *th, rtcosim_error *err)
     return st;
 }
 
-
 rtcosim_status spec_rollback_to_committed(spec_thread *th, rtcosim_lp *lp, rtcosim_time_ns gvt,
                                           rtcosim_error *err)
 {

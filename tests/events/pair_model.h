@@ -12,9 +12,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "rtcosim/events.h"
+#include "util/test_util.h"
 
 typedef struct pair_lp {
     int role; /* 0 A, 1 B */
@@ -32,13 +32,6 @@ static rtcosim_status pair_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
                            NULL, 0, err);
 }
 
-static int64_t pair_wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static rtcosim_status pair_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
                                  rtcosim_error *err)
 {
@@ -46,8 +39,8 @@ static rtcosim_status pair_event(rtcosim_lp *lp, void *state, const rtcosim_even
     rtcosim_time_ns now = rtcosim_lp_now(lp);
     p->hash = (p->hash ^ (uint64_t)ev->time ^ ((uint64_t)ev->src << 56)) * UINT64_C(0x100000001B3);
     if (p->role == 0) {
-        int64_t give_up = pair_wall_ns() + 2000000000;
-        while (atomic_load(&pair_b_max) < 2 * RTCOSIM_NS_PER_MS && pair_wall_ns() < give_up) {
+        int64_t give_up = tu_now_ns() + 2000000000;
+        while (atomic_load(&pair_b_max) < 2 * RTCOSIM_NS_PER_MS && tu_now_ns() < give_up) {
         }
         pair_waited_out = atomic_load(&pair_b_max) < 2 * RTCOSIM_NS_PER_MS;
         return rtcosim_lp_send(lp, 1, RTCOSIM_NS_PER_MS, 2, 0, NULL, 0, err);

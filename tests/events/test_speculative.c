@@ -24,6 +24,7 @@
 #include "../../examples/ecus/vehicle.h"
 #include "rtcosim/events.h"
 #include "rtcosim/log.h"
+#include "util/test_util.h"
 
 static void phold_is_bit_identical_to_sequential_at_1_and_2_threads(void **state)
 {
@@ -150,13 +151,6 @@ static rtcosim_status tri_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static int64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static rtcosim_status tri_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
                                 rtcosim_error *err)
 {
@@ -167,8 +161,8 @@ static rtcosim_status tri_event(rtcosim_lp *lp, void *state, const rtcosim_event
     t->hash = (t->hash ^ ev->src) * UINT64_C(0x100000001B3);
     if (t->role == 0) {
         if (tri_wait_for > 0) {
-            int64_t give_up = wall_ns() + tri_timeout_ns;
-            while (atomic_load(&tri_b_max) < tri_wait_for && wall_ns() < give_up) {
+            int64_t give_up = tu_now_ns() + tri_timeout_ns;
+            while (atomic_load(&tri_b_max) < tri_wait_for && tu_now_ns() < give_up) {
             }
             tri_b_at_release = atomic_load(&tri_b_max);
             tri_waited_out = tri_b_at_release < tri_wait_for;
@@ -430,8 +424,8 @@ static rtcosim_status stream_event(rtcosim_lp *lp, void *state, const rtcosim_ev
     int64_t k = now / RTCOSIM_NS_PER_MS;
     double v = 10.0 + (double)k + (k == 10 ? 0.5 : 0.0);
     if (k == 10 && stream_wait) {
-        int64_t give_up = wall_ns() + 2000000000;
-        while (atomic_load(&stream_r_max) < 14 * RTCOSIM_NS_PER_MS && wall_ns() < give_up) {
+        int64_t give_up = tu_now_ns() + 2000000000;
+        while (atomic_load(&stream_r_max) < 14 * RTCOSIM_NS_PER_MS && tu_now_ns() < give_up) {
         }
     }
     rtcosim_status st = rtcosim_lp_send(lp, 1, RTCOSIM_NS_PER_MS, 7, 0, &v, sizeof v, err);
@@ -626,7 +620,7 @@ static rtcosim_status ticker_event(rtcosim_lp *lp, void *state, const rtcosim_ev
     uint64_t *ticks = state;
     bool costly = rtcosim_lp_self(lp) == 1;
     if (costly)
-        for (int64_t until = wall_ns() + 5000; wall_ns() < until;) {
+        for (int64_t until = tu_now_ns() + 5000; tu_now_ns() < until;) {
         }
     (*ticks)++;
     return rtcosim_lp_send(lp, rtcosim_lp_self(lp), costly ? 10 * RTCOSIM_NS_PER_US

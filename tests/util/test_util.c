@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -235,6 +236,13 @@ void tu_zip_raw(const char *zip_path, const tu_entry *entries, size_t n)
         free(copies[i]);
     free(copies);
     free(raw);
+}
+
+int64_t tu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static char log_buffer[65536];

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rtcosim/csv.h"
 
@@ -65,6 +66,9 @@ char *tu_read_file(const char *path, size_t *size);
 rtcosim_csv *tu_csv(const char *text);
 /* Overwrite the first occurrence of `find` in a file with `replace` (same length). */
 void tu_patch_file(const char *path, const char *find, const char *replace);
+
+/* CLOCK_MONOTONIC in ns (wall-clock waits and time limits in tests). */
+int64_t tu_now_ns(void);
 
 /* Log capture: every message at or above `level` goes into one buffer as
  * "level|category|message\n" lines. */
