@@ -25,12 +25,18 @@
 void cli_run_usage(FILE *out)
 {
     fprintf(out,
-            "usage: rtcosim run SYSTEM.ssd|SYSTEM.ssp|OspSystemStructure.xml|DIR [options]\n\n"
+            "usage: rtcosim run SYSTEM.ssd|SYSTEM.ssp|OspSystemStructure.xml|DIR|MODEL.fmu\n"
+            "                   [options]\n\n"
             "Runs an SSP 1.0 system, or libcosim's OspSystemStructure.xml (a directory: its\n"
             "OspSystemStructure.xml, else its SystemStructure.ssd). Settings on the command\n"
             "line override the system's org.rtcosim.master annotation. FMUs run as\n"
             "co-simulation, those offering model exchange only with it (CVODE inside each\n"
-            "macro step).\n\n"
+            "macro step).\n"
+            "An FMU alone is a system of one component named after its modelIdentifier\n"
+            "(columns Model.var; options also take a variable's own name), with fmusim's\n"
+            "defaults: its default experiment, else stop 1 s after start and a macro step\n"
+            "of (stop - start) / 500; so every option below (--real-time, --serve,\n"
+            "--isolate, ...) works on a single FMU too.\n\n"
             "options:\n"
             "  --start-time S          start time (default: DefaultExperiment or 0)\n"
             "  --stop-time S           stop time (default: DefaultExperiment)\n"

@@ -369,8 +369,12 @@ typedef struct rtcosim_system_desc rtcosim_system_desc; /* opaque */
 
 /* Read a .ssd file, a .ssp archive (chosen by the zip signature, not the
  * name), libcosim's OspSystemStructure.xml (chosen by its root element;
- * see src/system/README.md for what of it is read), or a directory holding
- * OspSystemStructure.xml or SystemStructure.ssd. A .ssp is unpacked into a private temporary directory (under
+ * see src/system/README.md for what of it is read), a directory holding
+ * OspSystemStructure.xml or SystemStructure.ssd, or an FMU (an archive with
+ * modelDescription.xml and no SystemStructure.ssd at its root): a system of
+ * that one component, named after its modelIdentifier, with the FMU's
+ * default experiment start and stop (else 0 and 1 s, as fmusim) and, when it
+ * gives no step, (stop - start) / 500 as the macro step; format "FMU". A .ssp is unpacked into a private temporary directory (under
  * $TMPDIR or /tmp) that rtcosim_system_desc_free removes; entries whose
  * names would escape it are rejected. */
 rtcosim_status rtcosim_system_desc_load(const char *path, rtcosim_system_desc **out,
@@ -412,7 +416,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *desc); /* NULL is a no-op */
 const char *rtcosim_system_desc_name(const rtcosim_system_desc *desc);   /* ssd:System name */
 const char *rtcosim_system_desc_file(const rtcosim_system_desc *desc);   /* path of the .ssd or .ssp */
 const char *rtcosim_system_desc_base_dir(const rtcosim_system_desc *desc);
-/* "SSP 1.0" or "OspSystemStructure" (libcosim's format, system_osp.c). */
+/* "SSP 1.0", "OspSystemStructure" (libcosim's format, system_osp.c) or "FMU". */
 const char *rtcosim_system_desc_format(const rtcosim_system_desc *desc);
 
 size_t rtcosim_system_desc_component_count(const rtcosim_system_desc *desc);
@@ -450,7 +454,9 @@ typedef enum rtcosim_ssd_step_origin {
     RTCOSIM_STEP_FROM_OMSIMULATOR,        /* org.openmodelica oms:FixedStepMaster stepSize or
                                              oms:VariableStepMaster initialStepSize */
     RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT, /* stepSize on ssd:DefaultExperiment */
-    RTCOSIM_STEP_FROM_COMPONENTS          /* smallest stepSize of the components' default experiments */
+    RTCOSIM_STEP_FROM_COMPONENTS,         /* smallest stepSize of the components' default experiments */
+    RTCOSIM_STEP_FROM_FMU_FALLBACK        /* an FMU run alone whose default experiment gives no
+                                             step: (stop - start) / 500, as fmusim */
 } rtcosim_ssd_step_origin;
 const char *rtcosim_ssd_step_origin_name(rtcosim_ssd_step_origin origin); /* "the command line", ... */
 

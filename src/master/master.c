@@ -204,6 +204,23 @@ static rtcosim_status resolve(const rtcosim_master *m, const char *what, const c
     int ci = -1;
     *comp = *var = 0;
     const char *dot = text ? split_name(m, text, &ci) : NULL;
+    /* a system of one component (`rtcosim run model.fmu`): its variables
+     * also by their own names */
+    const rtcosim_variable *only = NULL;
+    if (text && m->comp_count == 1 &&
+        (!dot || ci < 0 || !rtcosim_component_find_variable(m->comps[ci].c, dot + 1)) &&
+        (only = rtcosim_component_find_variable(m->comps[0].c, text)) != NULL) {
+        *var = (size_t)(only - rtcosim_component_variable(m->comps[0].c, 0));
+        return RTCOSIM_OK;
+    }
+    if (text && m->comp_count == 1 && (!dot || ci < 0)) {
+        const char *near = rtcosim_component_nearest_variable(m->comps[0].c, text);
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                 "%s: component '%s' (the system's only one) has no variable "
+                                 "'%s'%s%s%s", what, m->comps[0].name, text,
+                                 near ? "; did you mean '" : "", near ? near : "",
+                                 near ? "'?" : "");
+    }
     if (!dot)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: '%s' is not of the form component.variable", what,

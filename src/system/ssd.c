@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,6 +103,22 @@ static bool is_directory(const char *path)
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* Does the path end with `suffix` (ASCII case ignored)? */
+static bool has_suffix(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), k = strlen(suffix);
+    return n > k && strcasecmp(path + n - k, suffix) == 0;
+}
+
+/* The directory part of a path ("." for none, "/" for "/x"); malloc'd. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == path)
+        return strdup("/");
+    return slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+}
+
 static rtcosim_system_desc *desc_new(const char *file, const char *label, const char *base_dir)
 {
     rtcosim_system_desc *d = calloc(1, sizeof *d);
@@ -175,9 +192,22 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "rtcosim_system_desc_load: NULL argument");
     *out = NULL;
     rtcosim_system_desc *d = NULL;
-    char *ssd_path = NULL;
+    char *ssd_path = NULL, *fmu_ssd = NULL;
+    size_t fmu_ssd_size = 0;
     rtcosim_status st;
-    if (rtcosim_archive_is_zip(path)) {
+    if (rtcosim_archive_is_zip(path) && system_archive_is_fmu(path)) {
+        /* an FMU alone: a system of one component, nothing unpacked here */
+        if ((st = system_fmu_ssd(path, &fmu_ssd, &fmu_ssd_size, err)) != RTCOSIM_OK)
+            return st;
+        char *dir = dir_of(path);
+        d = dir ? desc_new(path, path, dir) : NULL;
+        free(dir);
+        if (!d) {
+            free(fmu_ssd);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        }
+        d->format = "FMU";
+    } else if (rtcosim_archive_is_zip(path)) {
         char *dir = NULL;
         const rtcosim_archive_limits limits = {.kind = "SSP"};
         if ((st = rtcosim_archive_extract(path, NULL, &limits, &dir, err)) != RTCOSIM_OK)
@@ -199,8 +229,13 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
             free(ssd_path);
             rtcosim_system_desc_free(d);
             return rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                     "%s: archive has no SystemStructure.ssd at its root", path);
+                                     "%s: archive has neither SystemStructure.ssd (an SSP) nor "
+                                     "modelDescription.xml (an FMU) at its root", path);
         }
+    } else if ((has_suffix(path, ".fmu") || has_suffix(path, ".ssp")) && access(path, F_OK) == 0 &&
+               !is_directory(path)) {
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a zip archive (an %s is one)",
+                                 path, has_suffix(path, ".fmu") ? "FMU" : "SSP package");
     } else if (is_directory(path)) {
         /* A directory, as libcosim takes one: its OspSystemStructure.xml, else
          * its SystemStructure.ssd (an unpacked .ssp). */
@@ -225,12 +260,7 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
                                      path);
         }
     } else {
-        const char *slash = strrchr(path, '/');
-        char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-        if (dir && !*dir) { /* "/x.ssd" */
-            free(dir);
-            dir = strdup("/");
-        }
+        char *dir = dir_of(path);
         d = dir ? desc_new(path, path, dir) : NULL;
         free(dir);
         ssd_path = strdup(path);
@@ -245,13 +275,16 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
         d->parameter_set = system_strdup(d, options->parameter_set);
         if (!d->parameter_set) {
             free(ssd_path);
+            free(fmu_ssd);
             rtcosim_system_desc_free(d);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
     }
     xmlDoc *doc = NULL;
-    st = system_read_xml_file(ssd_path, d->label, &doc, err);
+    st = fmu_ssd ? system_read_xml(fmu_ssd, fmu_ssd_size, d->label, &doc, err)
+                 : system_read_xml_file(ssd_path, d->label, &doc, err);
     free(ssd_path);
+    free(fmu_ssd);
     if (st == RTCOSIM_OK) {
         st = read_any(d, doc, err);
         xmlFreeDoc(doc);
@@ -415,6 +448,8 @@ const char *rtcosim_ssd_step_origin_name(rtcosim_ssd_step_origin origin)
     case RTCOSIM_STEP_FROM_OMSIMULATOR: return "the OMSimulator SimulationInformation annotation";
     case RTCOSIM_STEP_FROM_DEFAULT_EXPERIMENT: return "the ssd:DefaultExperiment";
     case RTCOSIM_STEP_FROM_COMPONENTS: return "the smallest component default experiment";
+    case RTCOSIM_STEP_FROM_FMU_FALLBACK:
+        return "fmusim's default, (stop - start) / 500: the FMU's default experiment gives no step";
     }
     return "unknown";
 }
@@ -425,7 +460,9 @@ bool rtcosim_system_desc_macro_step(const rtcosim_system_desc *d, rtcosim_time_n
     rtcosim_ssd_step_origin o = RTCOSIM_STEP_FROM_NONE;
     rtcosim_time_ns h = 0;
     if (d->master.has_step_size) {
-        o = RTCOSIM_STEP_FROM_RTCOSIM_MASTER;
+        /* an FMU alone has that annotation only when it gives no step */
+        o = d->format && strcmp(d->format, "FMU") == 0 ? RTCOSIM_STEP_FROM_FMU_FALLBACK
+                                                      : RTCOSIM_STEP_FROM_RTCOSIM_MASTER;
         h = d->master.step_size_ns;
     } else if (d->osp_has_step) {
         o = RTCOSIM_STEP_FROM_OSP;

@@ -177,6 +177,15 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
 rtcosim_status system_model_name(rtcosim_system_desc *d, const char *fmu_path, const char **out,
                                  rtcosim_error *err);
 
+/* An FMU given where a system is expected (`rtcosim run model.fmu`): an
+ * archive with modelDescription.xml and no SystemStructure.ssd at its root. */
+bool system_archive_is_fmu(const char *path);
+/* The SSD text of a system of that FMU alone (system_model.c): the component
+ * named after its modelIdentifier, the source the archive's file name (beside
+ * the FMU), the default experiment's start and stop (else 0 and 1 s, as
+ * fmusim) and, without a default step, (stop - start) / 500 as the macro step. */
+rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosim_error *err);
+
 /* libcosim's OspSystemStructure.xml (system_osp.c) into d, whose base_dir
  * and label are set; root is the document's root element. */
 rtcosim_status system_read_osp(rtcosim_system_desc *d, const xmlNode *root, rtcosim_error *err);

@@ -242,3 +242,86 @@ rtcosim_status system_model_name(rtcosim_system_desc *d, const char *fmu_path, c
     rtcosim_fmi_md_free(md);
     return *out ? RTCOSIM_OK : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
 }
+
+bool system_archive_is_fmu(const char *path)
+{
+    rtcosim_error ignored;
+    if (rtcosim_zip_load(&ignored) != RTCOSIM_OK)
+        return false;
+    int code = 0;
+    zip_t *za = zip_open(path, ZIP_RDONLY, &code);
+    if (!za)
+        return false;
+    bool fmu = zip_name_locate(za, "modelDescription.xml", 0) >= 0 &&
+               zip_name_locate(za, "SystemStructure.ssd", 0) < 0;
+    zip_close(za);
+    return fmu;
+}
+
+/* Appends s to the buffer, XML-escaped for an attribute value. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosim_error *err)
+{
+    *xml = NULL;
+    *size = 0;
+    rtcosim_fmi_md *md = NULL;
+    rtcosim_status st = read_md(path, &md, err);
+    if (st != RTCOSIM_OK) {
+        if (strncmp(err->message, path, strlen(path)) != 0)
+            rtcosim_error_prefix(err, "%s: ", path);
+        return st;
+    }
+    const char *id = md->model_identifier ? md->model_identifier : md->me_model_identifier;
+    if (!id || !*id) {
+        rtcosim_fmi_md_free(md);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: modelDescription.xml names no "
+                                 "modelIdentifier", path);
+    }
+    /* fmusim's defaults, as `rtcosim simulate`: the default experiment, else
+     * start 0, stop start + 1, step (stop - start) / 500 */
+    double start = md->has_start ? md->start : 0;
+    double stop = md->has_stop ? md->stop : start + 1;
+    const char *slash = strrchr(path, '/');
+    FILE *f = open_memstream(xml, size);
+    if (!f) {
+        rtcosim_fmi_md_free(md);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<ssd:SystemStructureDescription version=\"1.0\" name=\"", f);
+    put_escaped(f, id);
+    fputs("\"\n    xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+          "    xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
+          "    xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n  <ssd:System name=\"", f);
+    put_escaped(f, id);
+    fputs("\">\n    <ssd:Elements>\n      <ssd:Component name=\"", f);
+    put_escaped(f, id);
+    fputs("\" source=\"", f);
+    put_escaped(f, slash ? slash + 1 : path);
+    fputs("\"/>\n    </ssd:Elements>\n", f);
+    if (!(md->has_step && md->step > 0) && stop > start)
+        fprintf(f, "    <ssd:Annotations>\n      <ssc:Annotation type=\"org.rtcosim.master\">\n"
+                   "        <rc:Master stepSize=\"%.17g\"/>\n      </ssc:Annotation>\n"
+                   "    </ssd:Annotations>\n", (stop - start) / 500);
+    fprintf(f, "  </ssd:System>\n  <ssd:DefaultExperiment startTime=\"%.17g\" stopTime=\"%.17g\"/>\n"
+               "</ssd:SystemStructureDescription>\n", start, stop);
+    rtcosim_fmi_md_free(md);
+    if (fclose(f) != 0 || !*xml) {
+        free(*xml);
+        *xml = NULL;
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    return RTCOSIM_OK;
+}

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,13 +66,16 @@ static size_t read_time_x(const char *path, const char *header, double *t, doubl
 /* Dahlquist: der(x) = -k*x by explicit Euler with micro step 1e-4 s, so
  * x(t) = x0 * (1 - k*1e-4)^(t/1e-4); its relative distance to x0*exp(-k*t)
  * is about k^2 * 1e-4 * t / 2 (the Euler truncation error summed over t). */
-static void check_dahlquist(const char *fmu, const char *out, const char *k_text, double k)
+static void check_dahlquist_with(const char *command, const char *fmu, const char *out,
+                                 const char *k_text, double k)
 {
-    const char *args[] = {"simulate", fmu, "--stop-time", "1", "--output-interval", "0.1",
-                          "--output-file", out, "--start-value", "k", k_text, NULL};
-    assert_int_equal(run_cli(tu_scratch("dahlquist.err"), args), 0);
+    bool run = strcmp(command, "run") == 0; /* columns component.variable */
+    const char *args[] = {command, fmu, "--stop-time", "1", "--output-interval", "0.1",
+                          "--output-file", out, "--start-value", "k", k_text, "--quiet", NULL};
+    if (run_cli(tu_scratch("dahlquist.err"), args) != 0)
+        fail_msg("%s %s: %s", command, fmu, tu_read_file(tu_scratch("dahlquist.err"), NULL));
     double t[32], x[32];
-    size_t n = read_time_x(out, "\"time\",\"x\"", t, x, 32);
+    size_t n = read_time_x(out, run ? "\"time\",\"Dahlquist.x\"" : "\"time\",\"x\"", t, x, 32);
     assert_int_equal(n, 11);
     for (size_t i = 0; i < n; i++) {
         assert_true(t[i] == (double)i / 10);
@@ -79,6 +83,23 @@ static void check_dahlquist(const char *fmu, const char *out, const char *k_text
         assert_true(fabs(x[i] - euler) <= 1e-12 * euler);
         assert_true(fabs(x[i] - exp(-k * t[i])) <= k * k * 1e-4 * t[i] * exp(-k * t[i]));
     }
+}
+
+static void check_dahlquist(const char *fmu, const char *out, const char *k_text, double k)
+{
+    check_dahlquist_with("simulate", fmu, out, k_text, k);
+}
+
+/* `rtcosim run` on an FMU alone: a system of that one component (columns
+ * Dahlquist.x, the start value by the variable's own name), the same Euler
+ * solution, for FMI 1.0 (no default step: (stop - start) / 500 = 0.02 s, a
+ * divisor of the output interval), 2.0 and 3.0. */
+static void run_on_an_fmu_alone_matches_euler_and_exp(void **state)
+{
+    (void)state;
+    check_dahlquist_with("run", RTCOSIM_FMU_DAHLQUIST_FMI1, tu_scratch("run_dq1.csv"), "2", 2.0);
+    check_dahlquist_with("run", RTCOSIM_FMU_DAHLQUIST_FMI2, tu_scratch("run_dq2.csv"), "2", 2.0);
+    check_dahlquist_with("run", RTCOSIM_FMU_DAHLQUIST_FMI3, tu_scratch("run_dq3.csv"), "1", 1.0);
 }
 
 static void dahlquist_fmi2_matches_euler_and_exp(void **state)
@@ -223,6 +244,7 @@ int main(void)
         cmocka_unit_test(dahlquist_fmi2_matches_euler_and_exp),
         cmocka_unit_test(dahlquist_fmi3_matches_euler_and_exp),
         cmocka_unit_test(start_value_changes_the_decay_rate),
+        cmocka_unit_test(run_on_an_fmu_alone_matches_euler_and_exp),
         cmocka_unit_test(feedthrough_output_follows_the_interpolated_input),
         cmocka_unit_test(faulty_step_exits_nonzero_and_keeps_rows_before_it),
         cmocka_unit_test(refused_input_gets_leave_empty_cells),

@@ -156,11 +156,61 @@ static void test_malformed_osp_step_names_file_and_line(void **state)
     }
 }
 
+/* An FMU where a system is expected: one component named after its
+ * modelIdentifier, the FMU's default experiment (Dahlquist's model
+ * description: start 0, stop 10, step 1e-4 s), and without a default step
+ * (the FMI 1.0 Dahlquist declares none) fmusim's (stop - start) / 500. */
+static void test_an_fmu_alone_is_a_system_of_one(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path;
+        rtcosim_time_ns step;
+        rtcosim_ssd_step_origin origin;
+    } cases[] = {
+        {RTCOSIM_FMU_DAHLQUIST_FMI2, 100 * RTCOSIM_NS_PER_US, RTCOSIM_STEP_FROM_COMPONENTS},
+        {RTCOSIM_FMU_DAHLQUIST_FMI3, 100 * RTCOSIM_NS_PER_US, RTCOSIM_STEP_FROM_COMPONENTS},
+        {RTCOSIM_FMU_DAHLQUIST_FMI1, 20 * RTCOSIM_NS_PER_MS, RTCOSIM_STEP_FROM_FMU_FALLBACK},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rtcosim_system_desc *d = NULL;
+        rtcosim_error err;
+        if (rtcosim_system_desc_load(cases[i].path, &d, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_string_equal(rtcosim_system_desc_format(d), "FMU");
+        assert_string_equal(rtcosim_system_desc_file(d), cases[i].path);
+        assert_int_equal(rtcosim_system_desc_component_count(d), 1);
+        assert_string_equal(rtcosim_system_desc_component(d, 0)->name, "Dahlquist");
+        rtcosim_time_ns t = -1;
+        assert_true(rtcosim_system_desc_start_time(d, &t));
+        assert_int_equal(t, 0);
+        assert_true(rtcosim_system_desc_stop_time(d, &t));
+        assert_int_equal(t, 10 * RTCOSIM_NS_PER_S);
+        rtcosim_ssd_step_origin o = RTCOSIM_STEP_FROM_NONE;
+        rtcosim_system_build_options opts = {.step_origin = &o};
+        rtcosim_master *m = NULL;
+        if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(rtcosim_master_next_step(m), cases[i].step);
+        assert_int_equal(o, cases[i].origin);
+        /* the only component's variables also by their own names */
+        if (rtcosim_master_observe(m, "x", &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_string_equal(rtcosim_master_observed_name(m, 0), "Dahlquist.x");
+        assert_int_equal(rtcosim_master_observe(m, "kk", &err), RTCOSIM_ENOTFOUND);
+        assert_string_equal(err.message, "observed variable: component 'Dahlquist' (the system's "
+                                         "only one) has no variable 'kk'; did you mean 'k'?");
+        rtcosim_master_free(m);
+        rtcosim_system_desc_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_source_in_order_of_precedence),
         cmocka_unit_test(test_malformed_osp_step_names_file_and_line),
+        cmocka_unit_test(test_an_fmu_alone_is_a_system_of_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

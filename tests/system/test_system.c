@@ -402,8 +402,9 @@ static void test_ssp_without_ssd_is_rejected(void **state)
 {
     (void)state;
     char *path = make_ssp("empty.ssp", false, NULL);
-    char expected[600];
-    snprintf(expected, sizeof expected, "%s: archive has no SystemStructure.ssd at its root", path);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "%s: archive has neither SystemStructure.ssd (an SSP) nor "
+             "modelDescription.xml (an FMU) at its root", path);
     rtcosim_error err;
     rtcosim_system_desc *d = NULL;
     assert_int_equal(rtcosim_system_desc_load(path, &d, &err), RTCOSIM_EFORMAT);
