@@ -113,8 +113,10 @@ static int run_plot(int argc, char **argv)
             opts.log_y = true;
         } else if (strcmp(a, "--size") == 0) {
             char tail = 0;
-            if (!has_value || sscanf(argv[++i], "%dx%d%c", &opts.width, &opts.height, &tail) != 2)
-                rc = cli_fail("--size needs WIDTHxHEIGHT in pixels, e.g. 1200x700");
+            if (!has_value || sscanf(argv[++i], "%dx%d%c", &opts.width, &opts.height, &tail) != 2 ||
+                opts.width <= 0 || opts.height <= 0)
+                rc = cli_fail("--size needs WIDTHxHEIGHT in pixels, e.g. 1200x700 (200x150 to "
+                              "20000x20000)");
         } else if (a[0] == '-' && a[1] == '-') {
             rc = cli_unknown_option("plot", a, usage);
         } else if (nvars == 0 && (nfiles == 0 || is_results_file(a))) {
