@@ -12,6 +12,7 @@
 #include <libxml/tree.h>
 
 #include "rtcosim/dcp.h"
+#include "util/text.h"
 
 struct rtcosim_dcpx {
     char *slave_name;
@@ -396,20 +397,6 @@ bool rtcosim_dcpx_supports(const rtcosim_dcpx *d, rtcosim_dcp_op_mode mode)
     return mode == RTCOSIM_DCP_OP_NRT ? d->nrt : mode == RTCOSIM_DCP_OP_SRT ? d->srt : d->hrt;
 }
 
-/* XML-escape into f. */
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 static void put_start(FILE *f, const rtcosim_variable *v)
 {
     if (!v->has_start)
@@ -432,9 +419,9 @@ static void put_start(FILE *f, const rtcosim_variable *v)
 static void put_ipv4(FILE *f, const char *element, const char *host, uint16_t port)
 {
     fprintf(f, "    <%s maxPduSize=\"%u\">\n      <Control host=\"", element, RTCOSIM_DCP_MAX_PDU);
-    put_escaped(f, host);
+    util_xml_put_escaped(f, host);
     fprintf(f, "\" port=\"%u\"/>\n      <DAT_input_output host=\"", (unsigned)port);
-    put_escaped(f, host);
+    util_xml_put_escaped(f, host);
     fprintf(f, "\">\n        <AvailablePort port=\"%u\"/>\n      </DAT_input_output>\n    </%s>\n",
             (unsigned)port, element);
 }
@@ -449,7 +436,7 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path, strerror(errno));
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<dcpSlaveDescription dcpMajorVersion=\"1\" "
           "dcpMinorVersion=\"0\" dcpSlaveName=\"", f);
-    put_escaped(f, slave_name);
+    util_xml_put_escaped(f, slave_name);
     /* uuid: a fixed fingerprint of the name, which the slave checks in STC_register. */
     uint8_t uuid[16];
     char uuid_text[37];
@@ -490,14 +477,14 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
         if (!elem || !kind)
             continue;
         fputs("    <Variable name=\"", f);
-        put_escaped(f, v->name);
+        util_xml_put_escaped(f, v->name);
         fprintf(f, "\" valueReference=\"%" PRIu32 "\" variability=\"%s\"", v->value_reference,
                 v->causality == RTCOSIM_CAUSALITY_PARAMETER
                     ? (v->variability == RTCOSIM_VARIABILITY_TUNABLE ? "tunable" : "fixed")
                     : (v->variability == RTCOSIM_VARIABILITY_DISCRETE ? "discrete" : "continuous"));
         if (v->description) {
             fputs(" description=\"", f);
-            put_escaped(f, v->description);
+            util_xml_put_escaped(f, v->description);
             fputc('"', f);
         }
         fprintf(f, ">\n      <%s>\n        <%s", kind, elem);

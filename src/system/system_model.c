@@ -15,6 +15,7 @@
 #include "fmi/model_description.h"
 #include "rtcosim/native.h"
 #include "system/system_internal.h"
+#include "util/text.h"
 
 /* modelDescription.xml of an FMU archive (or of an unpacked FMU directory). */
 static rtcosim_status read_md_text(const char *path, char **data, size_t *size, rtcosim_error *err)
@@ -258,20 +259,6 @@ bool system_archive_is_fmu(const char *path)
     return fmu;
 }
 
-/* Appends s to the buffer, XML-escaped for an attribute value. */
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosim_error *err)
 {
     *xml = NULL;
@@ -301,15 +288,15 @@ rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosi
     }
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<ssd:SystemStructureDescription version=\"1.0\" name=\"", f);
-    put_escaped(f, id);
+    util_xml_put_escaped(f, id);
     fputs("\"\n    xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
           "    xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
           "    xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n  <ssd:System name=\"", f);
-    put_escaped(f, id);
+    util_xml_put_escaped(f, id);
     fputs("\">\n    <ssd:Elements>\n      <ssd:Component name=\"", f);
-    put_escaped(f, id);
+    util_xml_put_escaped(f, id);
     fputs("\" source=\"", f);
-    put_escaped(f, slash ? slash + 1 : path);
+    util_xml_put_escaped(f, slash ? slash + 1 : path);
     fputs("\"/>\n    </ssd:Elements>\n", f);
     if (!(md->has_step && md->step > 0) && stop > start)
         fprintf(f, "    <ssd:Annotations>\n      <ssc:Annotation type=\"org.rtcosim.master\">\n"

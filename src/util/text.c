@@ -21,3 +21,20 @@ size_t util_text_unify_line_ends(char *text, size_t size)
     text[to] = '\0';
     return to;
 }
+
+void util_xml_put_escaped(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        /* kept through attribute-value normalization (XML 1.0 section 3.3.3) */
+        case '\t': fputs("&#9;", f); break;
+        case '\n': fputs("&#10;", f); break;
+        case '\r': fputs("&#13;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}

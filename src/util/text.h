@@ -6,10 +6,16 @@
 #define RTCOSIM_UTIL_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* In place: drops a leading UTF-8 byte-order mark (EF BB BF) and turns CR LF
  * and a lone CR into LF; returns the new size (text[size] is set to '\0').
  * Line numbers are unchanged: each line end stays one '\n'. */
 size_t util_text_unify_line_ends(char *text, size_t size);
+
+/* Writes s to f as XML character data or an attribute value: & < > " as
+ * entities, tab, LF and CR as character references (an attribute keeps
+ * them); NULL writes nothing. */
+void util_xml_put_escaped(FILE *f, const char *s);
 
 #endif
