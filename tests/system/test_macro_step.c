@@ -18,6 +18,7 @@
 #include "rtcosim/master.h"
 #include "rtcosim/system.h"
 #include "rtcosim_test_fmus.h"
+#include "util/test_util.h"
 
 #define OSP                                                                            \
     "<ssc:Annotation type=\"com.opensimulationplatform\"><osp:Algorithm>"                \
@@ -205,12 +206,43 @@ static void test_an_fmu_alone_is_a_system_of_one(void **state)
     }
 }
 
+/* The FMU's file name goes into the SSD we write as the component's source:
+ * characters XML gives a meaning to (and a tab) must reach the loader as
+ * they are. */
+static void test_an_fmu_alone_under_a_name_xml_would_misread(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/d&q \"x\" <1>\t'.fmu", dir);
+    size_t size = 0;
+    char *bytes = tu_read_file(RTCOSIM_FMU_DAHLQUIST_FMI2, &size);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+    free(bytes);
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_load(path, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_string_equal(rtcosim_system_desc_component(d, 0)->name, "Dahlquist");
+    rtcosim_master *m = NULL;
+    rtcosim_system_build_options opts = {0};
+    if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_master_free(m);
+    rtcosim_system_desc_free(d);
+    tu_drop_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_source_in_order_of_precedence),
         cmocka_unit_test(test_malformed_osp_step_names_file_and_line),
         cmocka_unit_test(test_an_fmu_alone_is_a_system_of_one),
+        cmocka_unit_test(test_an_fmu_alone_under_a_name_xml_would_misread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
