@@ -595,7 +595,9 @@ def _mapping_or_pairs(value, what):
 
 
 class System:
-    """An SSP 1.0 system (.ssd or .ssp) run by the co-simulation master.
+    """An SSP 1.0 system (.ssd or .ssp), libcosim's OspSystemStructure.xml, or
+    an FMU alone (a system of that one component, named after its
+    modelIdentifier, with fmusim's defaults) run by the co-simulation master.
 
     Settings left None come from the system's org.rtcosim.master and
     org.rtcosim.realtime annotations and its DefaultExperiment."""

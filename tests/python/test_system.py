@@ -57,6 +57,19 @@ def test_output_selection_and_start_values():
     assert r["mass1.x"][0] == 0.25
 
 
+def test_an_fmu_alone_runs_as_a_system_of_one():
+    """A .fmu where a system is expected: one component named after its
+    modelIdentifier, fmusim's defaults; Dahlquist's explicit Euler at its
+    micro step of 1e-4 s gives x = (1 - k 1e-4)^(t / 1e-4) exactly."""
+    from conftest import fmu
+    r = rtcosim.System(fmu("Dahlquist-fmi3.fmu")).run(stop_time=1, output_interval=0.25,
+                                                     start_values={"k": 2})
+    assert r.dtype.names == ("time", "Dahlquist.x")
+    assert list(r["time"]) == [0, 0.25, 0.5, 0.75, 1]
+    euler = (1 - 2e-4) ** (r["time"] / 1e-4)
+    assert np.allclose(r["Dahlquist.x"], euler, rtol=1e-12, atol=0)
+
+
 def test_real_time_statistics_on_virtual_clocks():
     r, stats = rtcosim.System(SSD).run_real_time(stop_time=0.2, step_size=1e-3,
                                                  virtual_clock=True, calibrate=False)
