@@ -54,6 +54,7 @@ static void usage(FILE *out)
             "  --fd-bitrate B     CAN FD data phase (BRS) bit rate (default 2000000)\n"
             "  --xl-bitrate B     CAN XL data phase bit rate (default 10000000)\n"
             "  -o, --can-log FILE write every frame: candump -l, or Vector ASC for a .asc name\n"
+            "                     (under mpirun the rank that runs the bus writes it)\n"
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
             "                     it sends (repeatable, needed; tx=ID:LENGTH:fd a CAN FD frame,\n"
@@ -419,10 +420,6 @@ static int run_events(int argc, char **argv)
         rc = cli_fail("events: --board-ecu is not supported on several ranks");
         goto done;
     }
-    if (tr.size > 1 && can_log) {
-        rc = cli_fail("events: --can-log is not supported on several ranks yet");
-        goto done;
-    }
     if (cli_serve_check(&serve)) {
         rc = CLI_EXIT_USAGE;
         goto done;
@@ -475,10 +472,14 @@ static int run_events(int argc, char **argv)
                    rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(vehicle)),
                    speculative ? " (those the speculative run committed)" : "");
     }
+    /* over ranks the bus's frames are on the rank that ran it (after the
+     * gather rank 0 holds only the bus's state): that rank writes the log */
+    rtcosim_lp_id bus_lp = built ? rtcosim_can_bus_lp(rtcosim_ecu_vehicle_bus(vehicle)) : 0;
     if (!(ran || stopped) ||
         rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) != RTCOSIM_OK ||
-        (can_log && rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
-                        RTCOSIM_OK)) {
+        (can_log && rtcosim_events_owns(sim, bus_lp) &&
+         rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
+             RTCOSIM_OK)) {
         rc = tr.size > 1 ? cli_fail("rank %d: %s", tr.rank, err.message) : cli_fail_error(&err);
         goto done;
     }
@@ -517,10 +518,14 @@ static int run_events(int argc, char **argv)
     if (bs.bus_off_dropped)
         printf("can bus-off %" PRIu64 " frames dropped (sent while their node reported bus-off)\n",
                bs.bus_off_dropped);
-    if (can_log)
-        printf("can log     %s (%s)\n", can_log,
+    if (can_log) {
+        printf("can log     %s (%s", can_log,
                rtcosim_can_log_format_of(can_log) == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
                                                                           : "candump -l");
+        if (tr.size > 1)
+            printf(", written by rank %d, which ran the bus", rtcosim_events_rank_of(sim, bus_lp));
+        printf(")\n");
+    }
     for (size_t i = 0; i < rtcosim_ecu_vehicle_ecu_count(vehicle); i++) {
         rtcosim_ecu *e = rtcosim_ecu_vehicle_ecu(vehicle, i);
         rtcosim_ecu_stats es;

@@ -563,15 +563,11 @@ uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v)
             h = hash_u64(h, (uint64_t)ts.max_response);
         }
     }
-    const rtcosim_can_log_entry *log = rtcosim_can_bus_log(v->bus);
-    for (size_t i = 0; i < rtcosim_can_bus_log_count(v->bus); i++) {
-        h = hash_u64(h, (uint64_t)log[i].start);
-        h = hash_u64(h, (uint64_t)log[i].end);
-        h = hash_u64(h, log[i].frame.id);
-        h = fnv1a(h, log[i].frame.data, log[i].frame.dlc);
-        h = hash_u64(h, log[i].sender);
-    }
-    return h;
+    /* the bus's log by its digest, which every rank of a run over ranks has
+     * (the entries only the rank that ran the bus) */
+    size_t logged = 0;
+    h = hash_u64(h, rtcosim_can_bus_log_digest(v->bus, &logged));
+    return hash_u64(h, logged);
 }
 
 double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,

@@ -356,8 +356,16 @@ uint64_t rtcosim_can_bus_frames_live(const rtcosim_can_bus *bus);
 /* Statistics over `elapsed` simulated time (the run's length). */
 void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elapsed,
                                rtcosim_can_bus_stats *stats);
+/* The frames logged (log_frames) by this process: over MPI ranks only the
+ * rank that ran the bus holds them. */
 size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus);
 const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus);
+/* A 64-bit FNV-1a digest of the whole log in order (each frame's start and
+ * end, id, extended flag, sender, format, data length and bytes) and the
+ * frames it covers (*frames, may be NULL): part of the bus's state, so it
+ * stays right after rollbacks and reaches rank 0 with the gathered state
+ * of a run over ranks, where the entries themselves do not. */
+uint64_t rtcosim_can_bus_log_digest(const rtcosim_can_bus *bus, size_t *frames);
 /* Write the log (end-of-frame times): Vector ASC when the path ends in
  * ".asc", else candump -l, "(0000000000.000270) can0 0C8#1122334455667788"
  * (can_log.h). */

@@ -207,6 +207,18 @@ static rtcosim_status bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start,
         e->length = r->length;
         e->data = can_arena_at(&bus->arena, r->body, r->length);
     }
+    const unsigned char *data = e->data ? e->data : e->frame.data;
+    size_t length = e->data ? e->length : e->frame.dlc;
+    uint64_t fields[] = {(uint64_t)start, (uint64_t)end, e->frame.id, e->frame.extended,
+                         sender, (uint64_t)e->format, length};
+    uint64_t h = bus->log_digest;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        for (int b = 0; b < 64; b += 8)
+            h = (h ^ ((fields[i] >> b) & 0xFF)) * UINT64_C(0x100000001B3);
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ data[i]) * UINT64_C(0x100000001B3);
+    bus->log_digest = h;
+    bus->log_total++;
     return RTCOSIM_OK;
 }
 
@@ -400,7 +412,8 @@ static void bus_clear(rtcosim_can_bus *bus)
 {
     memset(&bus->stats, 0, sizeof bus->stats);
     atomic_store_explicit(&bus->frames_live, 0, memory_order_relaxed);
-    bus->log_count = 0;
+    bus->log_count = bus->log_total = 0;
+    bus->log_digest = UINT64_C(0xCBF29CE484222325);
     bus->busy = bus->arbitration_pending = false;
     bus->retransmit_node = -1;
     for (size_t i = 0; i < bus->node_count; i++) {
@@ -448,7 +461,8 @@ typedef struct bus_snapshot_head {
     bool busy, arbitration_pending;
     int64_t retransmit_node;
     can_pending retransmit;
-    size_t log_count;
+    size_t log_count, log_total;
+    uint64_t log_digest;
     rtcosim_can_bus_stats stats;
 } bus_snapshot_head;
 
@@ -469,7 +483,8 @@ static rtcosim_status bus_save(const void *state, void *buffer, size_t capacity,
                                  bus->name);
     unsigned char *p = buffer;
     bus_snapshot_head h = {bus->busy, bus->arbitration_pending, bus->retransmit_node,
-                           bus->retransmit, bus->log_count, bus->stats};
+                           bus->retransmit, bus->log_count, bus->log_total,
+                           bus->log_digest, bus->stats};
     memcpy(p, &h, sizeof h);
     p += sizeof h;
     for (size_t i = 0; i < bus->node_count; i++) {
@@ -497,7 +512,13 @@ static rtcosim_status bus_restore(void *state, const void *buffer, size_t size,
     bus->arbitration_pending = h.arbitration_pending;
     bus->retransmit_node = h.retransmit_node;
     bus->retransmit = h.retransmit;
-    bus->log_count = h.log_count;
+    /* a rollback takes the log back to an earlier length; a state from
+     * another rank (the gather) counts entries this process never wrote,
+     * which it cannot show: it keeps only what it holds, and the digest */
+    if (h.log_count < bus->log_count)
+        bus->log_count = h.log_count;
+    bus->log_total = h.log_total;
+    bus->log_digest = h.log_digest;
     bus->stats = h.stats;
     for (size_t i = 0; i < bus->node_count; i++) {
         can_node *n = &bus->nodes[i];
@@ -743,6 +764,12 @@ void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elaps
 }
 
 size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return bus->log_count; }
+uint64_t rtcosim_can_bus_log_digest(const rtcosim_can_bus *bus, size_t *frames)
+{
+    if (frames)
+        *frames = bus->log_total;
+    return bus->log_digest;
+}
 const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus) { return bus->log; }
 
 rtcosim_status rtcosim_can_bus_write_log(const rtcosim_can_bus *bus, const char *path,

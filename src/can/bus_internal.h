@@ -113,6 +113,11 @@ struct rtcosim_can_bus {
     _Atomic uint64_t frames_live; /* stats.frames for other threads (a live view) */
     rtcosim_can_log_entry *log;
     size_t log_count, log_capacity;
+    /* FNV-1a over the logged frames in order (rtcosim_can_bus_log_digest) and
+     * how many it covers: saved with the state, so right after a rollback and
+     * on the rank that gathers a run over ranks, which holds no entries */
+    uint64_t log_digest;
+    size_t log_total;
     can_arena arena;
 };
 

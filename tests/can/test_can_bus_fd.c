@@ -84,6 +84,26 @@ typedef struct variant {
     bool fd_discards;      /* the FD sender discards on a lost arbitration */
 } variant;
 
+/* The log digest as rtcosim_can_bus_log_digest documents it: 64-bit FNV-1a
+ * over each entry's start, end, id, extended flag, sender, format and data
+ * length (8 little-endian bytes each), then its data bytes. */
+static uint64_t digest_of(const rtcosim_can_log_entry *log, size_t n)
+{
+    uint64_t h = UINT64_C(0xCBF29CE484222325);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *data = log[i].data ? log[i].data : log[i].frame.data;
+        size_t length = log[i].data ? log[i].length : log[i].frame.dlc;
+        uint64_t f[] = {(uint64_t)log[i].start, (uint64_t)log[i].end, log[i].frame.id,
+                        log[i].frame.extended, log[i].sender, (uint64_t)log[i].format, length};
+        for (size_t k = 0; k < 7; k++)
+            for (int b = 0; b < 8; b++)
+                h = (h ^ (unsigned char)(f[k] >> (8 * b))) * UINT64_C(0x100000001B3);
+        for (size_t k = 0; k < length; k++)
+            h = (h ^ data[k]) * UINT64_C(0x100000001B3);
+    }
+    return h;
+}
+
 /* Three nodes send 0x100 at 1 ms as a classic, a CAN FD (BRS) and a CAN XL
  * frame; a fourth, a classic controller with 0x100 in its receive
  * database, only listens. All ask for Bus Errors and Confirms. */
@@ -132,6 +152,12 @@ static void run_nodes(rtcosim_scheduler scheduler, unsigned threads, const varia
         fail_msg("%s", err.message);
     *log_count = rtcosim_can_bus_log_count(bus);
     assert_true(*log_count <= 8);
+    /* the digest (the bus's saved state, speculative rollbacks included)
+     * covers exactly the entries logged */
+    size_t covered = 0;
+    assert_true(rtcosim_can_bus_log_digest(bus, &covered) ==
+                digest_of(rtcosim_can_bus_log(bus), *log_count));
+    assert_int_equal(covered, *log_count);
     memcpy(log, rtcosim_can_bus_log(bus), *log_count * sizeof *log);
     /* the bytes live in the bus's arena: take the XL frame's first now */
     for (size_t i = 0; i < *log_count; i++)

@@ -50,6 +50,29 @@ events_identical 3
 events_identical 2 --place engine=1 --place brake=1 --place body=1
 events_identical 3 --sync null --threads 2
 events_identical 2 --scheduler speculative
+# --can-log over ranks: the rank that ran the bus writes the log, which is
+# the single process's byte for byte, with the bus on rank 0, moved to rank
+# 1, and under Time Warp on 3 ranks with the bus on rank 2 (Vector ASC); the
+# checksum, which covers the log by the bus's digest, is the same too.
+logs=$(mktemp -d) || exit 1
+"$rtcosim" events --stop-time 0.5 --can-log "$logs/one.log" > "$logs/one.txt" || exit 1
+"$rtcosim" events --stop-time 0.5 --can-log "$logs/one.asc" > /dev/null || exit 1
+lref=$(awk '/^checksum/ {print $2}' "$logs/one.txt")
+can_log_identical() { # $1: ranks, $2: the log's name, $3: the bus's rank, then options
+    n=$1 name=$2 rank=$3; shift 3
+    out=$(mpi "$n" "$rtcosim" events --stop-time 0.5 --can-log "$logs/$name" "$@") || {
+        echo "events np $n --can-log $name $*: run failed: $out"; exit 1; }
+    sum=$(printf '%s\n' "$out" | awk '/^checksum/ {print $2}')
+    printf '%s\n' "$out" | grep -q "written by rank $rank, which ran the bus" || {
+        echo "events np $n --can-log $*: not written by rank $rank: $out"; exit 1; }
+    cmp "$logs/one.${name##*.}" "$logs/$name" || { echo "np $n $*: CAN log differs"; exit 1; }
+    [ "$sum" = "$lref" ] || { echo "np $n $* --can-log: checksum $sum, one process $lref"; exit 1; }
+    echo "events np $n --can-log $*: log identical (rank $rank), checksum $sum"
+}
+can_log_identical 2 two.log 0
+can_log_identical 2 moved.log 1 --place can0=1
+can_log_identical 3 spec.asc 2 --scheduler speculative --place can0=2
+rm -rf "$logs"
 # Time Warp on 3 ranks: rank 0's per-LP statistics cover every rank's LPs.
 # Per LP, processed = committed + undone (counted apart: committed by the
 # LP's clock, undone by its rollbacks), each committed count is the
