@@ -50,7 +50,9 @@ static int run_firmware(int argc, char **argv)
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "run") != 0)
-        return cli_fail("firmware: unknown action '%s' (see rtcosim firmware --help)", argv[1]);
+        return cli_fail("firmware: unknown action '%s'%s%s%s (see rtcosim firmware --help)",
+                        argv[1], argv[1][0] != '-' ? "; to run it: rtcosim firmware run '" : "",
+                        argv[1][0] != '-' ? argv[1] : "", argv[1][0] != '-' ? "'" : "");
     rtcosim_board_config config = {0};
     firmware_output out = {{stdout}};
     int rc = CLI_EXIT_OK;
