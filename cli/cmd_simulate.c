@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -441,6 +442,12 @@ static int run_simulate(int argc, char **argv)
             cli_fail("simulate: --max-solver-step: %s s is not positive", a.max_solver_step);
             goto done;
         }
+    }
+    size_t len = strlen(a.fmu);
+    if (len > 4 && (strcasecmp(a.fmu + len - 4, ".ssd") == 0 ||
+                    strcasecmp(a.fmu + len - 4, ".ssp") == 0)) {
+        cli_fail("%s: an SSP system, not an FMU: run it with rtcosim run '%s'", a.fmu, a.fmu);
+        goto done;
     }
     if (rtcosim_fmu_load(a.fmu, &fo, &c, &err) != RTCOSIM_OK) {
         fail_run(&a, NULL, &err);
