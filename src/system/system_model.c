@@ -295,7 +295,9 @@ rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosi
     util_xml_put_escaped(f, id);
     fputs("\">\n    <ssd:Elements>\n      <ssd:Component name=\"", f);
     util_xml_put_escaped(f, id);
-    fputs("\" source=\"", f);
+    /* "./": a relative reference, even when the name has a ':' (RFC 3986
+     * section 4.2) */
+    fputs("\" source=\"./", f);
     util_xml_put_escaped(f, slash ? slash + 1 : path);
     fputs("\"/>\n    </ssd:Elements>\n", f);
     if (!(md->has_step && md->step > 0) && stop > start)

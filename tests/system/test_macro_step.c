@@ -208,13 +208,14 @@ static void test_an_fmu_alone_is_a_system_of_one(void **state)
 
 /* The FMU's file name goes into the SSD we write as the component's source:
  * characters XML gives a meaning to (and a tab) must reach the loader as
- * they are. */
+ * they are, and a name that starts like a URI scheme ("file:") must stay a
+ * relative path. */
 static void test_an_fmu_alone_under_a_name_xml_would_misread(void **state)
 {
     (void)state;
     char *dir = tu_make_dir();
     char path[4096];
-    snprintf(path, sizeof path, "%s/d&q \"x\" <1>\t'.fmu", dir);
+    snprintf(path, sizeof path, "%s/file:d&q \"x\" <1>\t'.fmu", dir);
     size_t size = 0;
     char *bytes = tu_read_file(RTCOSIM_FMU_DAHLQUIST_FMI2, &size);
     FILE *f = fopen(path, "wb");
