@@ -20,6 +20,7 @@
 
 #include "fmi/md_internal.h"
 #include "rtcosim/log.h"
+#include "util/text.h"
 
 void md_violation(md_parser *p, rtcosim_status status, const char *fmt, ...)
 {
@@ -261,9 +262,7 @@ static void xml_error_text(xmlParserCtxtPtr ctxt, char *buf, size_t size)
         return;
     }
     snprintf(buf, size, "line %d: %s", e->line, e->message);
-    size_t len = strlen(buf);
-    while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-        buf[--len] = '\0';
+    util_text_one_line(buf);
 }
 
 /* The parse's outcome: out of memory, the first violation, or OK. */

@@ -18,6 +18,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
 #include "util/array.h"
+#include "util/text.h"
 
 #define EXTRA_FILE_MAX (16u << 20)
 
@@ -206,9 +207,7 @@ static xmlDoc *parse_xml(const char *xml, size_t size, const char *label, rtcosi
         char text[256] = "not well-formed";
         if (e && e->message) {
             snprintf(text, sizeof text, "line %d: %s", e->line, e->message);
-            size_t len = strlen(text);
-            while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
-                text[--len] = '\0';
+            util_text_one_line(text);
         }
         rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML (%s)", label, text);
     }

@@ -16,6 +16,7 @@
 #include "system/system_internal.h"
 #include "util/array.h"
 #include "util/read_file.h"
+#include "util/text.h"
 
 struct arena_block {
     arena_block *next;
@@ -150,12 +151,7 @@ static rtcosim_status xml_error(xmlParserCtxt *ctxt, const first_error *first, c
     /* libxml2 messages end with a newline; keep the error on one line. */
     char message[256];
     snprintf(message, sizeof message, "%s", e->message);
-    size_t n = strlen(message);
-    while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == ' '))
-        message[--n] = '\0';
-    for (char *p = message; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+    util_text_one_line(message);
     if (e->line <= 0) /* encoding errors come without a position */
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML: %s", label, message);
     return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%d: malformed XML: %s", label, e->line,

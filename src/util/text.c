@@ -38,3 +38,13 @@ void util_xml_put_escaped(FILE *f, const char *s)
         }
     }
 }
+
+void util_text_one_line(char *s)
+{
+    size_t n = 0;
+    for (char *p = s; *p; p++, n++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    while (n && s[n - 1] == ' ')
+        s[--n] = '\0';
+}

@@ -13,6 +13,11 @@
  * Line numbers are unchanged: each line end stays one '\n'. */
 size_t util_text_unify_line_ends(char *text, size_t size);
 
+/* In place: line breaks (CR, LF) become spaces and trailing spaces go, so
+ * that a library's message (libxml2's end with a newline, some have one
+ * inside) fits in a one-line error. */
+void util_text_one_line(char *s);
+
 /* Writes s to f as XML character data or an attribute value: & < > " as
  * entities, tab, LF and CR as character references (an attribute keeps
  * them); NULL writes nothing. */

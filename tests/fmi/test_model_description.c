@@ -516,6 +516,12 @@ static void malformed_xml_gives_line_and_reason(void **state)
     assert_int_equal(parse(xml, &md, &err), RTCOSIM_EFORMAT);
     assert_non_null(strstr(err.message, "modelDescription.xml: malformed XML (line 3"));
     assert_null(strchr(err.message, '\n'));
+    /* libxml2's message for a byte that is not UTF-8 has a line break
+     * inside ("... indicate encoding !\nBytes: 0xF2 ..."): still one line */
+    const char *bad = "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"m\xF2iab\"/>";
+    assert_int_equal(parse(bad, &md, &err), RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "not proper UTF-8"));
+    assert_null(strchr(err.message, '\n'));
 }
 
 static void doctype_and_entities_are_refused(void **state)
