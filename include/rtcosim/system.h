@@ -222,6 +222,22 @@ typedef struct rtcosim_ssd_component rtcosim_ssd_component;
 rtcosim_status rtcosim_system_load_ecu(const rtcosim_ssd_component *c, rtcosim_component **out,
                                        rtcosim_error *err);
 
+/* A table of signals over time as a component: OMSimulator's table
+ * component, which SSP files name with the MIME type "text/csv" (the proposed
+ * MA-CSV stimuli format; OMSimulator before 2.1 wrote "application/table").
+ * An input table in fmusim's CSV format (rtcosim/csv.h: header "time",
+ * name, ...; rows with non-decreasing time): every column is a Float64
+ * output, continuous, linearly interpolated between rows; equal times mark a
+ * jump (the later row applies from that instant); before the first row the
+ * first applies, after the last the last (setup warns when the run reaches
+ * past either end). Its state is its time (rollback, speculation). */
+rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
+                                            rtcosim_error *err);
+/* Is a component of this MIME type ("text/csv", "application/table") or,
+ * without one, this source (a .csv or, refused when loaded, a .mat file) a
+ * table? */
+bool rtcosim_table_is_source(const char *mime_type, const char *path);
+
 struct rtcosim_ssd_component {
     const char *name;
     const char *source;      /* as written in the .ssd */

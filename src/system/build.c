@@ -159,10 +159,12 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
         }
         return st;
     }
+    bool table = !sc->native_type && rtcosim_table_is_source(sc->mime_type, sc->path);
     rtcosim_status st = sc->native_type ? rtcosim_native_create(sc->native_type, out, err)
                         : dcpx          ? rtcosim_dcp_remote_from_dcpx(sc->path, out, err)
+                        : table         ? rtcosim_table_component_load(sc->path, out, err)
                                         : rtcosim_fmu_load(sc->path, opts->fmu, out, err);
-    if (st == RTCOSIM_EUNSUPPORTED && !sc->native_type && !dcpx && err &&
+    if (st == RTCOSIM_EUNSUPPORTED && !sc->native_type && !dcpx && !table && err &&
         strstr(err->message, "supports only scheduled execution")) {
         /* SSP names no FMI interface: an FMU for scheduled execution only
          * (FMI 3.0 chapter 5) runs as one, its partitions in each macro step. */

@@ -223,6 +223,16 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
         rtcosim_component_free(native);
         return st;
     }
+    if (rtcosim_table_is_source(c->pub.mime_type, path)) {
+        rtcosim_component *table = NULL;
+        rtcosim_status st = rtcosim_table_component_load(path, &table, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        size_t n = rtcosim_component_variable_count(table);
+        st = apply(d, c, fill_all, rtcosim_component_variable(table, 0), n, NULL, err);
+        rtcosim_component_free(table);
+        return st;
+    }
     rtcosim_fmi_md *md = NULL;
     rtcosim_status st = read_md(path, &md, err);
     if (st != RTCOSIM_OK)

@@ -1,0 +1,266 @@
+/* A table of signals over time as a component (system.h,
+ * rtcosim_table_component_load): OMSimulator's table component, which SSP
+ * files name with the MIME type "text/csv" (the proposed MA-CSV stimuli
+ * format) or, written by OMSimulator before 2.1, "application/table". Each
+ * column of an input table in fmusim's CSV format becomes a Float64 output,
+ * linearly interpolated between rows; equal times mark a jump (from that
+ * instant on the later row applies, as fmusim reads input files). The state
+ * is the time alone, so speculation and rollback need nothing else. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rtcosim/csv.h"
+#include "rtcosim/log.h"
+#include "rtcosim/system.h"
+
+enum { TABLE_STATE_MAGIC = 0x7461626c }; /* "tabl" */
+
+typedef struct table_snapshot {
+    uint32_t magic;
+    uint32_t columns;
+    rtcosim_time_ns time;
+} table_snapshot;
+
+typedef struct table_impl {
+    rtcosim_csv *csv;
+    rtcosim_csv_cursor cursor;
+    rtcosim_variable *vars;
+    size_t count;
+    rtcosim_time_ns time;
+} table_impl;
+
+static const char *table_name(const table_impl *t) { return rtcosim_csv_name(t->csv); }
+
+static rtcosim_status table_instantiate(void *self, const char *name, rtcosim_error *err)
+{
+    (void)self, (void)name, (void)err;
+    return RTCOSIM_OK;
+}
+
+/* A run that starts before the first row or ends after the last holds the
+ * row at that end: said once, since a stimulus that stops early is more
+ * often a mistake than a plan. */
+static rtcosim_status table_setup(void *self, double tolerance, rtcosim_time_ns start,
+                                  rtcosim_time_ns stop, rtcosim_error *err)
+{
+    (void)tolerance, (void)err;
+    table_impl *t = self;
+    t->time = start;
+    rtcosim_time_ns first = rtcosim_csv_time(t->csv, 0);
+    rtcosim_time_ns last = rtcosim_csv_time(t->csv, rtcosim_csv_row_count(t->csv) - 1);
+    if (start < first)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "system", "%s: the table starts at %.9g s, after the run's"
+                    " start at %.9g s: its first row applies until then", table_name(t),
+                    rtcosim_time_to_seconds(first), rtcosim_time_to_seconds(start));
+    if (stop >= 0 && stop > last)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "system", "%s: the table ends at %.9g s, before the run's"
+                    " stop at %.9g s: its last row is held from then on", table_name(t),
+                    rtcosim_time_to_seconds(last), rtcosim_time_to_seconds(stop));
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status table_no_op(void *self, rtcosim_error *err)
+{
+    (void)self, (void)err;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status table_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                    rtcosim_step_result *result, rtcosim_error *err)
+{
+    (void)err;
+    table_impl *impl = self;
+    impl->time = t + h;
+    if (result)
+        result->last_successful_time = t + h;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status table_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                void *values, rtcosim_error *err)
+{
+    table_impl *t = self;
+    if (type != RTCOSIM_TYPE_FLOAT64)
+        return n ? rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: a table has Float64 variables "
+                                     "only, not %s", table_name(t), rtcosim_type_name(type))
+                 : RTCOSIM_OK;
+    rtcosim_csv_cursor_seek(&t->cursor, t->time);
+    double *out = values;
+    for (size_t i = 0; i < n; i++) {
+        if (vrs[i] >= t->count)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable with value reference "
+                                     "%u", table_name(t), vrs[i]);
+        out[i] = rtcosim_csv_cursor_linear(&t->cursor, vrs[i]);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status table_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                const void *values, rtcosim_error *err)
+{
+    (void)type, (void)vrs, (void)values;
+    return n ? rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: a table's variables are outputs: "
+                                 "they cannot be set", table_name(self))
+             : RTCOSIM_OK;
+}
+
+static rtcosim_status table_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    table_impl *t = self;
+    if (!*state && !(*state = malloc(sizeof(table_snapshot))))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for a state",
+                                 table_name(t));
+    *(table_snapshot *)*state = (table_snapshot){TABLE_STATE_MAGIC, (uint32_t)t->count, t->time};
+    return RTCOSIM_OK;
+}
+
+static bool snapshot_fits(const table_impl *t, const table_snapshot *s)
+{
+    return s->magic == TABLE_STATE_MAGIC && s->columns == (uint32_t)t->count;
+}
+
+static rtcosim_status table_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    table_impl *t = self;
+    if (!state || !snapshot_fits(t, state))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: state snapshot belongs to another "
+                                 "component", table_name(t));
+    t->time = ((const table_snapshot *)state)->time;
+    return RTCOSIM_OK;
+}
+
+static void table_free_state(void *self, rtcosim_state state)
+{
+    (void)self;
+    free(state);
+}
+
+static rtcosim_status table_serialized_size(void *self, rtcosim_state state, size_t *size,
+                                            rtcosim_error *err)
+{
+    (void)self, (void)state, (void)err;
+    *size = sizeof(table_snapshot);
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status table_serialize(void *self, rtcosim_state state, uint8_t *buffer,
+                                      size_t size, rtcosim_error *err)
+{
+    table_impl *t = self;
+    if (size < sizeof(table_snapshot) || !state || !snapshot_fits(t, state))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no state of this table, or a buffer "
+                                 "of %zu bytes", table_name(t), size);
+    memcpy(buffer, state, sizeof(table_snapshot));
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status table_deserialize(void *self, const uint8_t *buffer, size_t size,
+                                        rtcosim_state *state, rtcosim_error *err)
+{
+    table_impl *t = self;
+    table_snapshot s;
+    if (size != sizeof s)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: serialized state has %zu bytes, "
+                                 "expected %zu", table_name(t), size, sizeof s);
+    memcpy(&s, buffer, sizeof s);
+    if (!snapshot_fits(t, &s))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: serialized state belongs to another "
+                                 "component", table_name(t));
+    if (!*state && !(*state = malloc(sizeof s)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for a state",
+                                 table_name(t));
+    memcpy(*state, &s, sizeof s);
+    return RTCOSIM_OK;
+}
+
+static void table_destroy(void *self)
+{
+    table_impl *t = self;
+    if (!t)
+        return;
+    rtcosim_csv_free(t->csv);
+    free(t->vars);
+    free(t);
+}
+
+static const rtcosim_component_ops table_ops = {
+    .kind = "table",
+    .instantiate = table_instantiate,
+    .setup = table_setup,
+    .enter_init = table_no_op,
+    .exit_init = table_no_op,
+    .do_step = table_do_step,
+    .get = table_get,
+    .set = table_set,
+    .get_state = table_get_state,
+    .set_state = table_set_state,
+    .free_state = table_free_state,
+    .serialized_state_size = table_serialized_size,
+    .serialize_state = table_serialize,
+    .deserialize_state = table_deserialize,
+    .terminate = table_no_op,
+    .destroy = table_destroy,
+};
+
+static bool has_ending(const char *path, const char *ending)
+{
+    size_t n = path ? strlen(path) : 0, k = strlen(ending);
+    return n > k && strcasecmp(path + n - k, ending) == 0;
+}
+
+rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
+                                            rtcosim_error *err)
+{
+    *out = NULL;
+    if (has_ending(path, ".mat")) /* OMSimulator reads those too */
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: a MAT table is not read; give "
+                                 "its signals as CSV (header time,NAME,...)", path);
+    table_impl *t = calloc(1, sizeof *t);
+    if (!t)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    rtcosim_status st = rtcosim_csv_read_file(path, &t->csv, err);
+    if (st != RTCOSIM_OK) {
+        table_destroy(t);
+        return st;
+    }
+    t->count = rtcosim_csv_column_count(t->csv);
+    if (t->count == 0) {
+        table_destroy(t);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: the table has no column besides "
+                                 "time", path);
+    }
+    if (!(t->vars = calloc(t->count, sizeof *t->vars))) {
+        table_destroy(t);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    for (size_t i = 0; i < t->count; i++)
+        t->vars[i] = (rtcosim_variable){.name = rtcosim_csv_column_name(t->csv, i),
+                                        .value_reference = (uint32_t)i,
+                                        .type = RTCOSIM_TYPE_FLOAT64,
+                                        .causality = RTCOSIM_CAUSALITY_OUTPUT,
+                                        .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
+                                        .derivative_of = -1};
+    rtcosim_csv_cursor_init(&t->cursor, t->csv);
+    rtcosim_time_ns first = rtcosim_csv_time(t->csv, 0);
+    rtcosim_time_ns last = rtcosim_csv_time(t->csv, rtcosim_csv_row_count(t->csv) - 1);
+    const rtcosim_component_desc desc = {
+        .model_name = rtcosim_csv_name(t->csv),
+        .variables = t->vars,
+        .variable_count = t->count,
+        .capabilities = {.can_handle_variable_step = true, .can_get_set_state = true,
+                         .can_serialize_state = true},
+        .has_default_start = true,
+        .default_start = first,
+        .has_default_stop = last > first,
+        .default_stop = last,
+    };
+    return rtcosim_component_create(&table_ops, t, &desc, out, err);
+}
+
+bool rtcosim_table_is_source(const char *mime_type, const char *path)
+{
+    if (mime_type)
+        return strcmp(mime_type, "text/csv") == 0 || strcmp(mime_type, "application/table") == 0;
+    return has_ending(path, ".csv") || has_ending(path, ".mat");
+}

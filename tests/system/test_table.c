@@ -1,0 +1,287 @@
+/* The table component (OMSimulator's "text/csv" / "application/table"
+ * component in SSP files): a CSV input table's columns as Float64 outputs,
+ * linear between rows, the later row from a repeated time on, the ends held
+ * with a warning; its state is its time. Then in systems: an .ssd whose
+ * table drives the Feedthrough FMU, under Gauss-Seidel (the FMU's output is
+ * the table at the same instant) and Jacobi (one macro step later), and an
+ * .ssp as OMSimulator before 2.1 wrote it (type "application/table",
+ * resources/, no connectors: they come from the table's header). Expected
+ * values are the table's, worked out by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rtcosim/log.h"
+#include "rtcosim/master.h"
+#include "rtcosim/system.h"
+#include "rtcosim_test_fmus.h"
+#include "util/test_util.h"
+
+/* u: 0 -> 10 over [0, 1], jumps to 20 at 1, flat to 2; w: 1, 1, 1, 3. */
+static const char table_csv[] = "time,u,w\n0,0,1\n1,10,1\n1,20,1\n2,20,3\n";
+
+static double get(rtcosim_component *c, uint32_t vr)
+{
+    double v = -1;
+    rtcosim_error err;
+    if (rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &vr, 1, &v, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    return v;
+}
+
+static void step_to(rtcosim_component *c, rtcosim_time_ns *t, double seconds)
+{
+    rtcosim_time_ns to = (rtcosim_time_ns)(seconds * 1e9 + 0.5);
+    rtcosim_error err;
+    rtcosim_step_result r = {0};
+    if (rtcosim_component_do_step(c, *t, to - *t, &r, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(r.last_successful_time, to);
+    *t = to;
+}
+
+static void test_columns_are_interpolated_outputs(void **state)
+{
+    (void)state;
+    const char *path = tu_scratch("stim.csv");
+    tu_write_file(path, table_csv);
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_table_component_load(path, &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_string_equal(rtcosim_component_kind(c), "table");
+    assert_int_equal(rtcosim_component_variable_count(c), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const rtcosim_variable *v = rtcosim_component_variable(c, i);
+        assert_string_equal(v->name, i ? "w" : "u");
+        assert_int_equal(v->type, RTCOSIM_TYPE_FLOAT64);
+        assert_int_equal(v->causality, RTCOSIM_CAUSALITY_OUTPUT);
+    }
+    const rtcosim_component_desc *d = rtcosim_component_description(c);
+    assert_true(d->has_default_stop);
+    assert_int_equal(d->default_stop, 2 * RTCOSIM_NS_PER_S);
+    assert_true(rtcosim_component_capabilities(c)->can_get_set_state);
+
+    /* a run to 3 s passes the table's end: said once, naming the file */
+    tu_log_capture(RTCOSIM_LOG_WARNING);
+    assert_int_equal(rtcosim_component_instantiate(c, "stim", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, 3 * RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    if (!strstr(tu_log_text(), "stim.csv: the table ends at 2 s, before the run's stop at 3 s"))
+        fail_msg("log: %s", tu_log_text());
+    tu_log_reset();
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    rtcosim_time_ns t = 0;
+    assert_true(get(c, 0) == 0 && get(c, 1) == 1);
+    step_to(c, &t, 0.25);
+    assert_true(get(c, 0) == 2.5);
+    step_to(c, &t, 1.0); /* the later of the two rows at 1 s */
+    assert_true(get(c, 0) == 20 && get(c, 1) == 1);
+    step_to(c, &t, 1.5);
+    assert_true(get(c, 0) == 20 && get(c, 1) == 2);
+    rtcosim_state saved = NULL;
+    assert_int_equal(rtcosim_component_get_state(c, &saved, &err), RTCOSIM_OK);
+    step_to(c, &t, 2.5); /* past the end: the last row held */
+    assert_true(get(c, 1) == 3);
+    assert_int_equal(rtcosim_component_set_state(c, saved, &err), RTCOSIM_OK);
+    assert_true(get(c, 1) == 2); /* back at 1.5 s */
+    t = 3 * RTCOSIM_NS_PER_S / 2;
+    /* serialized and back */
+    size_t size = 0;
+    assert_int_equal(rtcosim_component_serialized_state_size(c, saved, &size, &err), RTCOSIM_OK);
+    uint8_t buf[64];
+    assert_true(size <= sizeof buf);
+    assert_int_equal(rtcosim_component_serialize_state(c, saved, buf, size, &err), RTCOSIM_OK);
+    step_to(c, &t, 2.0);
+    rtcosim_state loaded = NULL;
+    assert_int_equal(rtcosim_component_deserialize_state(c, buf, size, &loaded, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_set_state(c, loaded, &err), RTCOSIM_OK);
+    assert_true(get(c, 1) == 2);
+    rtcosim_component_free_state(c, loaded);
+    rtcosim_component_free_state(c, saved);
+    /* outputs only */
+    double one = 1;
+    uint32_t vr = 0;
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vr, 1, &one, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "stim.csv: a table's variables are outputs"));
+    rtcosim_component_free(c);
+}
+
+static void test_bad_tables_are_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *message;
+    } cases[] = {
+        {"time\n0\n1\n", "only_time.csv: the table has no column besides time"},
+        {"time,u\n0,1\n1,x\n", "only_time.csv:3: column 2 ('u'): 'x' is not a finite number"},
+        {"time,u\n1,1\n0,2\n", "only_time.csv:3: time 0 is earlier than the time of line 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *path = tu_scratch("only_time.csv");
+        tu_write_file(path, cases[i].text);
+        rtcosim_component *c = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_table_component_load(path, &c, &err), RTCOSIM_EFORMAT);
+        if (!strstr(err.message, cases[i].message))
+            fail_msg("got '%s', expected '%s'", err.message, cases[i].message);
+        assert_null(c);
+    }
+}
+
+static void test_mime_types_and_csv_sources_are_tables(void **state)
+{
+    (void)state;
+    assert_true(rtcosim_table_is_source("text/csv", "a.txt"));
+    assert_true(rtcosim_table_is_source("application/table", "resources/in.dat"));
+    assert_false(rtcosim_table_is_source("application/x-fmu-sharedlibrary", "a.csv"));
+    assert_true(rtcosim_table_is_source(NULL, "resources/in.csv"));
+    assert_false(rtcosim_table_is_source(NULL, "model.fmu"));
+    /* OMSimulator reads MAT tables too: named, not taken for an FMU */
+    assert_true(rtcosim_table_is_source(NULL, "in.MAT"));
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_table_component_load("in.mat", &c, &err), RTCOSIM_EUNSUPPORTED);
+    assert_string_equal(err.message, "in.mat: a MAT table is not read; give its signals as CSV "
+                                     "(header time,NAME,...)");
+}
+
+/* The system around a table that feeds the Feedthrough FMU. */
+static char *system_text(const char *type_attr, const char *source, bool connectors,
+                         const char *fmu)
+{
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"stimulus\"\n"
+             " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+             " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+             " <ssd:System name=\"root\">\n"
+             "  <ssd:Elements>\n"
+             "   <ssd:Component name=\"stim\" %s source=\"%s\">%s</ssd:Component>\n"
+             "   <ssd:Component name=\"ft\" source=\"%s\"/>\n"
+             "  </ssd:Elements>\n"
+             "  <ssd:Connections><ssd:Connection startElement=\"stim\" startConnector=\"u\""
+             " endElement=\"ft\" endConnector=\"Float64_continuous_input\"/></ssd:Connections>\n"
+             " </ssd:System>\n"
+             " <ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             type_attr, source,
+             connectors ? "<ssd:Connectors><ssd:Connector name=\"u\" kind=\"output\">"
+                          "<ssc:Real/></ssd:Connector></ssd:Connectors>"
+                        : "",
+             fmu);
+    return text;
+}
+
+typedef struct rows {
+    double t[16], y[16];
+    size_t n;
+} rows;
+
+static rtcosim_status keep(void *context, rtcosim_time_ns t, const double *values, size_t count,
+                           rtcosim_error *err)
+{
+    (void)err;
+    rows *r = context;
+    assert_int_equal(count, 1);
+    if (r->n < 16) {
+        r->t[r->n] = rtcosim_time_to_seconds(t);
+        r->y[r->n++] = values[0];
+    }
+    return RTCOSIM_OK;
+}
+
+/* Runs the system to 2 s at H = 0.25 s; the FMU's output after each step. */
+static void run(rtcosim_system_desc *d, rtcosim_ssd_order order, rows *r)
+{
+    const char *observe[] = {"ft.Float64_continuous_output"};
+    rtcosim_system_build_options opts = {.observe = observe, .observe_count = 1};
+    opts.overrides.has_step_size = true;
+    opts.overrides.step_size_ns = RTCOSIM_NS_PER_S / 4;
+    opts.overrides.order = order;
+    rtcosim_master *m = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    r->n = 0;
+    if (rtcosim_master_initialize(m, 0, 2 * RTCOSIM_NS_PER_S, &err) != RTCOSIM_OK ||
+        rtcosim_master_run(m, 2 * RTCOSIM_NS_PER_S, keep, r, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_master_free(m);
+}
+
+/* The table at t: 10 t on [0, 1), 20 from 1 s on. */
+static double table_u(double t) { return t < 1 ? 10 * t : 20; }
+
+static void check(const rows *r, double delay)
+{
+    assert_true(r->n >= 8);
+    for (size_t i = 0; i < r->n; i++) {
+        double expected = r->t[i] - delay < 0 ? 0 : table_u(r->t[i] - delay);
+        if (r->y[i] != expected)
+            fail_msg("at %g s: %.17g, expected %.17g", r->t[i], r->y[i], expected);
+    }
+}
+
+static void test_a_table_drives_an_fmu_in_a_system(void **state)
+{
+    (void)state;
+    tu_write_file(tu_scratch("stim.csv"), table_csv);
+    const char *text = system_text("type=\"text/csv\"", "stim.csv", true,
+                                   RTCOSIM_FMU_FEEDTHROUGH_FMI2);
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_parse(text, strlen(text), tu_scratch(""), "stimulus.ssd", &d, &err) !=
+        RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rows r;
+    run(d, RTCOSIM_SSD_ORDER_GAUSS_SEIDEL, &r); /* the FMU reads the table's new value */
+    check(&r, 0);
+    run(d, RTCOSIM_SSD_ORDER_JACOBI, &r); /* ... the one of the step before */
+    check(&r, 0.25);
+    rtcosim_system_desc_free(d);
+}
+
+static void test_an_ssp_as_omsimulator_wrote_it(void **state)
+{
+    (void)state;
+    const char *path = tu_scratch("stimulus.ssp");
+    const tu_entry entries[] = {
+        {.name = "SystemStructure.ssd",
+         .text = system_text("type=\"application/table\"", "resources/stim.csv", false,
+                             "resources/ft.fmu")},
+        {.name = "resources/stim.csv", .text = table_csv},
+        {.name = "resources/ft.fmu", .file = RTCOSIM_FMU_FEEDTHROUGH_FMI2}};
+    tu_zip(path, entries, 3);
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_load(path, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_ssd_component *c = rtcosim_system_desc_component(d, 0);
+    assert_true(c->connectors_from_model);
+    assert_int_equal(c->connector_count, 2); /* u and w from the header */
+    rows r;
+    run(d, RTCOSIM_SSD_ORDER_GAUSS_SEIDEL, &r);
+    check(&r, 0);
+    rtcosim_system_desc_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_columns_are_interpolated_outputs),
+        cmocka_unit_test(test_bad_tables_are_named),
+        cmocka_unit_test(test_mime_types_and_csv_sources_are_tables),
+        cmocka_unit_test(test_a_table_drives_an_fmu_in_a_system),
+        cmocka_unit_test(test_an_ssp_as_omsimulator_wrote_it),
+    };
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
+}
