@@ -201,20 +201,23 @@ static int run_system(const run_args *a)
     int rc = 0;
     /* Results must never overwrite an input: the system, its parameter sets. */
     {
-        const char **inputs = calloc(a->parameter_set_count + 1, sizeof *inputs);
+        const char **inputs = calloc(a->parameter_set_count + 2, sizeof *inputs);
         if (!inputs)
             return cli_fail("out of memory");
-        inputs[0] = a->system;
+        size_t n = 0;
+        inputs[n++] = a->system;
+        if (a->input_file)
+            inputs[n++] = a->input_file;
         for (size_t i = 0; i < a->parameter_set_count; i++)
-            inputs[i + 1] = a->parameter_sets[i];
-        int bad = cli_check_output_not_input("--output-file", a->output_file, inputs,
-                                             a->parameter_set_count + 1);
+            inputs[n++] = a->parameter_sets[i];
+        int bad = cli_check_output_not_input("--output-file", a->output_file, inputs, n);
         free(inputs);
         if (bad)
             return bad;
     }
     const rtcosim_system_load_options load = {.allow_outside = a->allow_outside,
-                                              .parameter_set = a->parameter_set_name};
+                                              .parameter_set = a->parameter_set_name,
+                                              .input_file = a->input_file};
     if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->parameter_set_count; i++)

@@ -79,6 +79,11 @@ void cli_run_usage(FILE *out)
             "                          ssv:ParameterSet is named NAME (default: every binding\n"
             "                          in document order, a later value wins)\n"
             "  --start-value NAME V    start value of component.variable; repeatable\n"
+            "  --input-file F.csv      an FMU run alone: its continuous Float inputs from\n"
+            "                          an input table in fmusim's format (time, then one\n"
+            "                          column per input), linear between rows, as a table\n"
+            "                          component \"input\" (recorded as input.NAME); in a\n"
+            "                          system a table component (type text/csv) does it\n"
             "  -o, --output-file F     write the observed variables: F.csv (fmusim CSV) or F.mat\n"
             "                          (Modelica/Dymola result layout); default:\n"
             "                          <system name>_out.csv in the current directory\n"
@@ -493,6 +498,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             a->start_values[a->start_count++] = argv[++i];
         } else if (strcmp(opt, "--output-file") == 0 || strcmp(opt, "-o") == 0) {
             a->output_file = val;
+        } else if (strcmp(opt, "--input-file") == 0) {
+            a->input_file = val;
         } else if (strcmp(opt, "--priority") == 0) {
             /* as anytime and rt-check: the executor's option of that name */
             rtcosim_error err;

@@ -35,6 +35,7 @@ typedef struct run_args {
     const char **observe;
     size_t observe_count;
     const char *output_file;
+    const char *input_file; /* --input-file (an FMU run alone) */
     char default_output[256]; /* <system>_out.csv when no --output-file */
     const char *coupling_stats; /* --coupling-stats FILE: per macro step CSV */
     double step_timeout; /* s; 0: none */

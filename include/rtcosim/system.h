@@ -409,6 +409,12 @@ typedef struct rtcosim_system_load_options {
      * no binding of the file carries fails with RTCOSIM_ENOTFOUND naming the
      * sets there are. */
     const char *parameter_set;
+    /* An FMU run alone: an input file in fmusim's CSV format (`run --input-file`)
+     * whose columns name continuous Float inputs of the FMU; it becomes a
+     * table component "input" (rtcosim_table_component_load) connected to
+     * them. Given for a system, the load fails (a system holds its own table
+     * components). NULL: none. */
+    const char *input_file;
 } rtcosim_system_load_options;
 /* rtcosim_system_desc_load with options (NULL: defaults). */
 rtcosim_status rtcosim_system_desc_load_with(const char *path,

@@ -204,14 +204,28 @@ static rtcosim_status resolve(const rtcosim_master *m, const char *what, const c
     int ci = -1;
     *comp = *var = 0;
     const char *dot = text ? split_name(m, text, &ci) : NULL;
-    /* a system of one component (`rtcosim run model.fmu`): its variables
-     * also by their own names */
-    const rtcosim_variable *only = NULL;
-    if (text && m->comp_count == 1 &&
-        (!dot || ci < 0 || !rtcosim_component_find_variable(m->comps[ci].c, dot + 1)) &&
-        (only = rtcosim_component_find_variable(m->comps[0].c, text)) != NULL) {
-        *var = (size_t)(only - rtcosim_component_variable(m->comps[0].c, 0));
-        return RTCOSIM_OK;
+    /* not component.variable: a variable's own name, when one component
+     * alone has it (`rtcosim run model.fmu`: the FMU's, beside its input
+     * table's columns) */
+    if (text && (!dot || ci < 0 || !rtcosim_component_find_variable(m->comps[ci].c, dot + 1))) {
+        const rtcosim_variable *found = NULL;
+        size_t owner = 0, owners = 0;
+        for (size_t i = 0; i < m->comp_count; i++) {
+            const rtcosim_variable *v = rtcosim_component_find_variable(m->comps[i].c, text);
+            if (v && owners++ == 0) {
+                found = v;
+                owner = i;
+            } else if (v) {
+                return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' is a variable of "
+                                         "components '%s' and '%s': name it component.variable",
+                                         what, text, m->comps[owner].name, m->comps[i].name);
+            }
+        }
+        if (found) {
+            *comp = owner;
+            *var = (size_t)(found - rtcosim_component_variable(m->comps[owner].c, 0));
+            return RTCOSIM_OK;
+        }
     }
     if (text && m->comp_count == 1 && (!dot || ci < 0)) {
         const char *near = rtcosim_component_nearest_variable(m->comps[0].c, text);

@@ -197,7 +197,8 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
     rtcosim_status st;
     if (rtcosim_archive_is_zip(path) && system_archive_is_fmu(path)) {
         /* an FMU alone: a system of one component, nothing unpacked here */
-        if ((st = system_fmu_ssd(path, &fmu_ssd, &fmu_ssd_size, err)) != RTCOSIM_OK)
+        if ((st = system_fmu_ssd(path, options ? options->input_file : NULL, &fmu_ssd,
+                                 &fmu_ssd_size, err)) != RTCOSIM_OK)
             return st;
         char *dir = dir_of(path);
         d = dir ? desc_new(path, path, dir) : NULL;
@@ -207,6 +208,10 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
         d->format = "FMU";
+    } else if (options && options->input_file) {
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: an input file drives an FMU run "
+                                 "alone; in a system, a table component (type \"text/csv\") "
+                                 "connected to the inputs does", path);
     } else if (rtcosim_archive_is_zip(path)) {
         char *dir = NULL;
         const rtcosim_archive_limits limits = {.kind = "SSP"};

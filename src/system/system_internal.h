@@ -183,8 +183,11 @@ bool system_archive_is_fmu(const char *path);
 /* The SSD text of a system of that FMU alone (system_model.c): the component
  * named after its modelIdentifier, the source the archive's file name (beside
  * the FMU), the default experiment's start and stop (else 0 and 1 s, as
- * fmusim) and, without a default step, (stop - start) / 500 as the macro step. */
-rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosim_error *err);
+ * fmusim) and, without a default step, (stop - start) / 500 as the macro step;
+ * input (NULL: none): an input file whose columns name continuous Float
+ * inputs, added as a table component "input" connected to them. */
+rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
+                              rtcosim_error *err);
 
 /* libcosim's OspSystemStructure.xml (system_osp.c) into d, whose base_dir
  * and label are set; root is the document's root element. */

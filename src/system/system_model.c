@@ -3,6 +3,7 @@
  * write such files; the variables then come from the FMU's
  * modelDescription.xml (read out of the archive, nothing unpacked or loaded)
  * or from a native model's variable table. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "fmi/fmu_internal.h"
 #include "fmi/model_description.h"
+#include "rtcosim/csv.h"
 #include "rtcosim/native.h"
 #include "system/system_internal.h"
 #include "util/text.h"
@@ -269,7 +271,37 @@ bool system_archive_is_fmu(const char *path)
     return fmu;
 }
 
-rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosim_error *err)
+/* An input file's columns against the FMU's variables, as `simulate` checks
+ * them, and only continuous Float inputs: the table interpolates linearly. */
+static rtcosim_status check_input_columns(const rtcosim_fmi_md *md, const char *input,
+                                          const rtcosim_csv *csv, rtcosim_error *err)
+{
+    for (size_t k = 0; k < rtcosim_csv_column_count(csv); k++) {
+        const char *name = rtcosim_csv_column_name(csv, k);
+        const rtcosim_variable *v = NULL;
+        for (size_t i = 0; i < md->variable_count && !v; i++)
+            if (strcmp(md->variables[i].name, name) == 0)
+                v = &md->variables[i];
+        if (!v)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': model '%s' has no"
+                                     " such variable", input, name, md->model_name);
+        if (v->causality != RTCOSIM_CAUSALITY_INPUT)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an "
+                                     "input (causality %s)", input, name,
+                                     rtcosim_causality_name(v->causality));
+        if ((v->type != RTCOSIM_TYPE_FLOAT64 && v->type != RTCOSIM_TYPE_FLOAT32) ||
+            v->variability != RTCOSIM_VARIABILITY_CONTINUOUS)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: column '%s': a %s %s input;"
+                                     " run --input-file drives continuous Float inputs (rtcosim "
+                                     "simulate reads the others)", input, name,
+                                     rtcosim_variability_name(v->variability),
+                                     rtcosim_type_name(v->type));
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
+                              rtcosim_error *err)
 {
     *xml = NULL;
     *size = 0;
@@ -286,6 +318,20 @@ rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosi
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: modelDescription.xml names no "
                                  "modelIdentifier", path);
     }
+    /* the input file: a table component feeding the inputs it names */
+    rtcosim_csv *csv = NULL;
+    char *input_path = input ? realpath(input, NULL) : NULL;
+    if (input && (!input_path || (st = rtcosim_csv_read_file(input, &csv, err)) != RTCOSIM_OK ||
+                  (st = check_input_columns(md, input, csv, err)) != RTCOSIM_OK)) {
+        if (!input_path)
+            st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open input file: %s",
+                                   input, strerror(errno));
+        free(input_path);
+        rtcosim_csv_free(csv);
+        rtcosim_fmi_md_free(md);
+        return st;
+    }
+    const char *table = strcmp(id, "input") == 0 ? "input_file" : "input";
     /* fmusim's defaults, as `rtcosim simulate`: the default experiment, else
      * start 0, stop start + 1, step (stop - start) / 500 */
     double start = md->has_start ? md->start : 0;
@@ -293,6 +339,8 @@ rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosi
     const char *slash = strrchr(path, '/');
     FILE *f = open_memstream(xml, size);
     if (!f) {
+        free(input_path);
+        rtcosim_csv_free(csv);
         rtcosim_fmi_md_free(md);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
@@ -309,13 +357,32 @@ rtcosim_status system_fmu_ssd(const char *path, char **xml, size_t *size, rtcosi
      * section 4.2) */
     fputs("\" source=\"./", f);
     util_xml_put_escaped(f, slash ? slash + 1 : path);
-    fputs("\"/>\n    </ssd:Elements>\n", f);
+    fputs("\"/>\n", f);
+    if (csv) {
+        fprintf(f, "      <ssd:Component name=\"%s\" type=\"text/csv\" source=\"", table);
+        util_xml_put_escaped(f, input_path);
+        fputs("\"/>\n", f);
+    }
+    fputs("    </ssd:Elements>\n", f);
+    for (size_t k = 0; csv && k < rtcosim_csv_column_count(csv); k++) {
+        fputs(k ? "" : "    <ssd:Connections>\n", f);
+        fprintf(f, "      <ssd:Connection startElement=\"%s\" startConnector=\"", table);
+        util_xml_put_escaped(f, rtcosim_csv_column_name(csv, k));
+        fputs("\" endElement=\"", f);
+        util_xml_put_escaped(f, id);
+        fputs("\" endConnector=\"", f);
+        util_xml_put_escaped(f, rtcosim_csv_column_name(csv, k));
+        fputs(k + 1 < rtcosim_csv_column_count(csv) ? "\"/>\n" : "\"/>\n    </ssd:Connections>\n",
+              f);
+    }
     if (!(md->has_step && md->step > 0) && stop > start)
         fprintf(f, "    <ssd:Annotations>\n      <ssc:Annotation type=\"org.rtcosim.master\">\n"
                    "        <rc:Master stepSize=\"%.17g\"/>\n      </ssc:Annotation>\n"
                    "    </ssd:Annotations>\n", (stop - start) / 500);
     fprintf(f, "  </ssd:System>\n  <ssd:DefaultExperiment startTime=\"%.17g\" stopTime=\"%.17g\"/>\n"
                "</ssd:SystemStructureDescription>\n", start, stop);
+    free(input_path);
+    rtcosim_csv_free(csv);
     rtcosim_fmi_md_free(md);
     if (fclose(f) != 0 || !*xml) {
         free(*xml);

@@ -102,6 +102,46 @@ static void run_on_an_fmu_alone_matches_euler_and_exp(void **state)
     check_dahlquist_with("run", RTCOSIM_FMU_DAHLQUIST_FMI3, tu_scratch("run_dq3.csv"), "1", 1.0);
 }
 
+/* `run FMU --input-file`: the input table as a table component feeding the
+ * Picky accumulator (y += u h each step), whose u ramps 0 -> 10 over [0, 1],
+ * jumps to 20 at 1 s (the later row) and falls to -4 at 2 s. y after n steps
+ * of h = 1/8 is h times the sum of u at the steps' starts, u(t) = 10 t before
+ * 1 s and 20 - 24 (t - 1) from it on: the same as `simulate` (fmusim's
+ * semantics: each step on the input at its start), bit for bit. */
+static void run_input_file_drives_an_fmu_alone(void **state)
+{
+    (void)state;
+    char in[4096], out_run[4096], out_sim[4096];
+    snprintf(in, sizeof in, "%s", tu_scratch("picky_in.csv")); /* (its buffer is reused) */
+    snprintf(out_run, sizeof out_run, "%s", tu_scratch("picky_run.csv"));
+    snprintf(out_sim, sizeof out_sim, "%s", tu_scratch("picky_sim.csv"));
+    tu_write_file(in, "time,u\n0,0\n1,10\n1,20\n2,-4\n");
+    const char *fmus[] = {RTCOSIM_FMU_PICKY_FMI2, RTCOSIM_FMU_PICKY_FMI3};
+    for (int f = 0; f < 2; f++) {
+        const char *run[] = {"run", fmus[f], "--input-file", in, "--stop-time", "2",
+                             "--step-size", "0.125", "--output-variable", "y",
+                             "--output-file", out_run, "--quiet", NULL};
+        if (run_cli(tu_scratch("picky.err"), run) != 0)
+            fail_msg("%s", tu_read_file(tu_scratch("picky.err"), NULL));
+        const char *sim[] = {"simulate", fmus[f], "--input-file", in, "--stop-time", "2",
+                             "--output-interval", "0.125", "--output-variable", "y",
+                             "--output-file", out_sim, NULL};
+        assert_int_equal(run_cli(tu_scratch("picky.err"), sim), 0);
+        double t[32], y[32], ts[32], ys[32];
+        size_t n = read_time_x(out_run, "\"time\",\"Picky.y\"", t, y, 32);
+        assert_int_equal(read_time_x(out_sim, "\"time\",\"y\"", ts, ys, 32), n);
+        assert_int_equal(n, 17);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            assert_true(t[i] == ts[i] && y[i] == ys[i]);
+            if (fabs(y[i] - sum) > 1e-12)
+                fail_msg("y(%g) = %.17g, expected %.17g", t[i], y[i], sum);
+            double u = t[i] < 1 ? 10 * t[i] : 20 - 24 * (t[i] - 1);
+            sum += u * 0.125;
+        }
+    }
+}
+
 static void dahlquist_fmi2_matches_euler_and_exp(void **state)
 {
     (void)state;
@@ -245,6 +285,7 @@ int main(void)
         cmocka_unit_test(dahlquist_fmi3_matches_euler_and_exp),
         cmocka_unit_test(start_value_changes_the_decay_rate),
         cmocka_unit_test(run_on_an_fmu_alone_matches_euler_and_exp),
+        cmocka_unit_test(run_input_file_drives_an_fmu_alone),
         cmocka_unit_test(feedthrough_output_follows_the_interpolated_input),
         cmocka_unit_test(faulty_step_exits_nonzero_and_keeps_rows_before_it),
         cmocka_unit_test(refused_input_gets_leave_empty_cells),
