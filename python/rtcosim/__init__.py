@@ -594,6 +594,15 @@ def _mapping_or_pairs(value, what):
         raise Error("EINVAL", f"{what}: expected {{name: spec}}, got {value!r}") from None
 
 
+def _input_file(path, keep):
+    """An input file's path as the options take it (None: none)."""
+    if path is None:
+        return None
+    encoded = os.fspath(path).encode()
+    keep.append(encoded)
+    return encoded
+
+
 class System:
     """An SSP 1.0 system (.ssd or .ssp), libcosim's OspSystemStructure.xml, or
     an FMU alone (a system of that one component, named after its
@@ -646,7 +655,7 @@ class System:
     @_checked_keywords
     def run(self, start_time=None, stop_time=None, step_size=None, output_interval=None,
             order=None, coupling=None, correction=None, step_control=None, threads=None,
-            parameter_sets=(), start_values={}, output=None, progress=None):
+            parameter_sets=(), start_values={}, output=None, progress=None, input_file=None):
         """Run the system as `rtcosim run` does and return the observed
         variables ('component.variable', default every numeric output; String
         and Binary ones named in output follow as str and bytes) as a
@@ -655,11 +664,14 @@ class System:
         'zoh' | 'foh' | 'soh'; correction: 'none' | 'energy' (= 'dead-time')
         | 'integrator'. Returns a Result (units and descriptions from the
         components' variables). Statistics (steps, end_time_s, wall_time_s)
-        land in self.statistics."""
+        land in self.statistics. input_file: for an FMU alone, an input
+        table (fmusim's CSV) for its continuous Float inputs, as `run
+        --input-file`."""
         keep = []
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, step_control, threads, parameter_sets, start_values,
                               output, progress, keep)
+        o.input_file = _input_file(input_file, keep)
         result, self.statistics = self._call(o, cb)
         return result
 
@@ -669,7 +681,7 @@ class System:
                       exchange=None, estimator=None, estimators=None, partner_timeout=None,
                       calibrate=None, virtual_clock=False, inject_delays=None, rt_options={},
                       order=None, coupling=None, correction=None, parameter_sets=(),
-                      start_values={}, output=None):
+                      start_values={}, output=None, input_file=None):
         """Run paced to the wall clock (`rtcosim run --real-time`): rt_factor
         K runs at K times real time; overrun 'soft' | 'catch-up' | 'skip' |
         'fail'; non_realtime names the components run on their own thread
@@ -689,6 +701,7 @@ class System:
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, None, None, parameter_sets, start_values, output,
                               None, keep)
+        o.input_file = _input_file(input_file, keep)
         rt = {}
         if rt_factor is not None:
             rt["rt-factor"] = repr(_positive(rt_factor, "rt_factor", 1e6))

@@ -135,7 +135,8 @@ class SystemOptions(ctypes.Structure):
                 ("progress", PROGRESS), ("progress_context", ctypes.c_void_p),
                 ("real_time", ctypes.c_bool), ("virtual_clock", ctypes.c_bool),
                 ("output_file", ctypes.c_char_p),
-                ("rt_names", _STRINGS), ("rt_values", _STRINGS), ("rt_count", ctypes.c_size_t)]
+                ("rt_names", _STRINGS), ("rt_values", _STRINGS), ("rt_count", ctypes.c_size_t),
+                ("input_file", ctypes.c_char_p)]
 
 
 class Column(ctypes.Structure):

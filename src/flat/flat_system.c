@@ -383,7 +383,8 @@ rtcosim_status rtcosim_flat_system_run(const char *path, const rtcosim_flat_syst
     if (!path || !o)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "run: no system or options given");
     rtcosim_system_desc *desc = NULL;
-    rtcosim_status st = rtcosim_system_desc_load(path, &desc, err);
+    const rtcosim_system_load_options load = {.input_file = o->input_file};
+    rtcosim_status st = rtcosim_system_desc_load_with(path, &load, &desc, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < o->parameter_set_count; i++)
         st = rtcosim_system_desc_apply_parameter_set(desc, o->parameter_sets[i], err);
     if (st != RTCOSIM_OK)

@@ -70,6 +70,27 @@ def test_an_fmu_alone_runs_as_a_system_of_one():
     assert np.allclose(r["Dahlquist.x"], euler, rtol=1e-12, atol=0)
 
 
+def test_an_input_file_drives_an_fmu_alone(cli, tmpdir_private):
+    """System(fmu).run(input_file=...) equals `rtcosim run FMU --input-file`
+    bit for bit (the Picky accumulator across a jump in its input)."""
+    from conftest import fmu
+    table = os.path.join(tmpdir_private, "in.csv")
+    with open(table, "w") as f:
+        f.write("time,u\n0,0\n1,10\n1,20\n2,-4\n")
+    out = os.path.join(tmpdir_private, "out.csv")
+    subprocess.run([cli, "run", fmu("Picky-fmi3.fmu"), "--input-file", table, "--stop-time", "2",
+                    "--step-size", "0.125", "--output-file", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    r = rtcosim.System(fmu("Picky-fmi3.fmu")).run(stop_time=2, step_size=0.125,
+                                                  input_file=table)
+    assert "input.u" in r.dtype.names
+    assert_equals_cli_csv(r, out)
+    with pytest.raises(rtcosim.Error, match="column 'nope': model 'Picky' has no such variable"):
+        with open(table, "w") as f:
+            f.write("time,nope\n0,1\n")
+        rtcosim.System(fmu("Picky-fmi3.fmu")).run(input_file=table)
+
+
 def test_real_time_statistics_on_virtual_clocks():
     r, stats = rtcosim.System(SSD).run_real_time(stop_time=0.2, step_size=1e-3,
                                                  virtual_clock=True, calibrate=False)
