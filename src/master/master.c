@@ -115,37 +115,6 @@ void rtcosim_master_free(rtcosim_master *m)
     free(m);
 }
 
-int master_find_component(const rtcosim_master *m, const char *name, size_t len)
-{
-    for (size_t i = 0; i < m->comp_count; i++)
-        if (strlen(m->comps[i].name) == len && strncmp(m->comps[i].name, name, len) == 0)
-            return (int)i;
-    return -1;
-}
-
-/* The dot that ends the component part of "comp.var". Component names may
- * hold dots themselves (flattened nested SSP systems: "sub.comp"), and so
- * may variable names: the first split whose component has that variable
- * wins, else the longest split naming a component (an array's base name),
- * else the first dot. *ci is the component or -1. */
-static const char *split_name(const rtcosim_master *m, const char *text, int *ci)
-{
-    const char *fallback = NULL;
-    *ci = -1;
-    for (const char *dot = strchr(text, '.'); dot; dot = strchr(dot + 1, '.')) {
-        int i = master_find_component(m, text, (size_t)(dot - text));
-        if (i < 0)
-            continue;
-        if (rtcosim_component_find_variable(m->comps[i].c, dot + 1)) {
-            *ci = i;
-            return dot;
-        }
-        fallback = dot;
-        *ci = i;
-    }
-    return fallback ? fallback : strchr(text, '.');
-}
-
 rtcosim_status rtcosim_master_add_component(rtcosim_master *m, const char *name,
                                             rtcosim_component *component, unsigned step_multiple,
                                             rtcosim_error *err)
@@ -197,79 +166,6 @@ rtcosim_status rtcosim_master_set_component_step(rtcosim_master *m, const char *
     return RTCOSIM_OK;
 }
 
-/* Resolve "comp.var" to indices; errors name the text and what is missing. */
-static rtcosim_status resolve(const rtcosim_master *m, const char *what, const char *text,
-                              size_t *comp, size_t *var, rtcosim_error *err)
-{
-    int ci = -1;
-    *comp = *var = 0;
-    const char *dot = text ? split_name(m, text, &ci) : NULL;
-    /* not component.variable: a variable's own name, when one component
-     * alone has it (`rtcosim run model.fmu`: the FMU's, beside its input
-     * table's columns) */
-    if (text && (!dot || ci < 0 || !rtcosim_component_find_variable(m->comps[ci].c, dot + 1))) {
-        const rtcosim_variable *found = NULL;
-        size_t owner = 0, owners = 0;
-        for (size_t i = 0; i < m->comp_count; i++) {
-            const rtcosim_variable *v = rtcosim_component_find_variable(m->comps[i].c, text);
-            if (v && owners++ == 0) {
-                found = v;
-                owner = i;
-            } else if (v) {
-                return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' is a variable of "
-                                         "components '%s' and '%s': name it component.variable",
-                                         what, text, m->comps[owner].name, m->comps[i].name);
-            }
-        }
-        if (found) {
-            *comp = owner;
-            *var = (size_t)(found - rtcosim_component_variable(m->comps[owner].c, 0));
-            return RTCOSIM_OK;
-        }
-    }
-    if (text && m->comp_count == 1 && (!dot || ci < 0)) {
-        const char *near = rtcosim_component_nearest_variable(m->comps[0].c, text);
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                 "%s: component '%s' (the system's only one) has no variable "
-                                 "'%s'%s%s%s", what, m->comps[0].name, text,
-                                 near ? "; did you mean '" : "", near ? near : "",
-                                 near ? "'?" : "");
-    }
-    if (!dot)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "%s: '%s' is not of the form component.variable", what,
-                                 text ? text : "");
-    if (ci < 0) {
-        /* "Did you mean": the component whose name is nearest by edit distance. */
-        char typed[256];
-        snprintf(typed, sizeof typed, "%.*s", (int)(dot - text), text);
-        const char *near = NULL;
-        size_t best = (size_t)-1;
-        for (size_t i = 0; i < m->comp_count; i++) {
-            size_t d = rtcosim_edit_distance(typed, m->comps[i].name);
-            if (d < best && rtcosim_name_is_close(typed, m->comps[i].name, d)) {
-                best = d;
-                near = m->comps[i].name;
-            }
-        }
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no component '%s'%s%s%s", what,
-                                 typed, near ? "; did you mean '" : "", near ? near : "",
-                                 near ? "'?" : "");
-    }
-    const rtcosim_variable *v = rtcosim_component_find_variable(m->comps[ci].c, dot + 1);
-    if (!v) {
-        const char *near = rtcosim_component_nearest_variable(m->comps[ci].c, dot + 1);
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
-                                 "%s: component '%s' has no variable '%s'%s%s%s%s%s", what,
-                                 m->comps[ci].name, dot + 1, near ? "; did you mean '" : "",
-                                 near ? m->comps[ci].name : "", near ? "." : "",
-                                 near ? near : "", near ? "'?" : "");
-    }
-    *comp = (size_t)ci;
-    *var = (size_t)(v - rtcosim_component_variable(m->comps[ci].c, 0));
-    return RTCOSIM_OK;
-}
-
 const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size_t var)
 {
     return rtcosim_component_variable(m->comps[comp].c, var);
@@ -289,8 +185,8 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     char what[300];
     snprintf(what, sizeof what, "connection %s -> %s", from ? from : "?", to ? to : "?");
     size_t fc, fv, tc, tv;
-    if ((st = resolve(m, what, from, &fc, &fv, err)) != RTCOSIM_OK ||
-        (st = resolve(m, what, to, &tc, &tv, err)) != RTCOSIM_OK)
+    if ((st = master_resolve(m, what, from, &fc, &fv, err)) != RTCOSIM_OK ||
+        (st = master_resolve(m, what, to, &tc, &tv, err)) != RTCOSIM_OK)
         return st;
     const rtcosim_variable *a = master_var_of(m, fc, fv), *b = master_var_of(m, tc, tv);
     if (a->type == RTCOSIM_TYPE_CLOCK && b->type == RTCOSIM_TYPE_CLOCK &&
@@ -421,8 +317,8 @@ rtcosim_status rtcosim_master_add_power_bond(rtcosim_master *m, const char *effo
     if (st != RTCOSIM_OK)
         return st;
     size_t ec, ev, fc, fv;
-    if ((st = resolve(m, "power bond", effort_input, &ec, &ev, err)) != RTCOSIM_OK ||
-        (st = resolve(m, "power bond", flow_input, &fc, &fv, err)) != RTCOSIM_OK)
+    if ((st = master_resolve(m, "power bond", effort_input, &ec, &ev, err)) != RTCOSIM_OK ||
+        (st = master_resolve(m, "power bond", flow_input, &fc, &fv, err)) != RTCOSIM_OK)
         return st;
     int e = find_connection_to(m, ec, ev), f = find_connection_to(m, fc, fv);
     if (e < 0 || f < 0)
@@ -517,7 +413,7 @@ rtcosim_status rtcosim_master_set_feedthrough(rtcosim_master *m, const char *out
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
-    if ((st = resolve(m, "feedthrough", output, &comp, &var, err)) != RTCOSIM_OK)
+    if ((st = master_resolve(m, "feedthrough", output, &comp, &var, err)) != RTCOSIM_OK)
         return st;
     if (master_var_of(m, comp, var)->causality != RTCOSIM_CAUSALITY_OUTPUT)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "feedthrough: '%s' is not an output", output);
@@ -560,7 +456,7 @@ rtcosim_status rtcosim_master_set_start_value(rtcosim_master *m, const char *nam
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
-    if ((st = resolve(m, "start value", name, &comp, &var, err)) != RTCOSIM_OK) {
+    if ((st = master_resolve(m, "start value", name, &comp, &var, err)) != RTCOSIM_OK) {
         rtcosim_status array = st == RTCOSIM_ENOTFOUND ? set_array_start_value(m, name, text, err)
                                                        : RTCOSIM_ENOTFOUND;
         return array == RTCOSIM_ENOTFOUND ? st : array;
@@ -612,7 +508,7 @@ static size_t array_span(const rtcosim_master *m, const char *name, char *comp_n
                          const rtcosim_component **c, size_t *first)
 {
     int ci = -1;
-    const char *dot = split_name(m, name, &ci);
+    const char *dot = master_split_name(m, name, &ci);
     if (!dot || (size_t)(dot - name) >= size)
         return 0;
     memcpy(comp_name, name, (size_t)(dot - name));
@@ -701,7 +597,7 @@ rtcosim_status rtcosim_master_observe_coupling_error(rtcosim_master *m, const ch
     rtcosim_status st = master_after_init(m, "observe_coupling_error", err);
     size_t comp, var;
     if (st != RTCOSIM_OK ||
-        (st = resolve(m, "observed coupling error", input, &comp, &var, err)) != RTCOSIM_OK)
+        (st = master_resolve(m, "observed coupling error", input, &comp, &var, err)) != RTCOSIM_OK)
         return st;
     int k = find_connection_to(m, comp, var);
     if (k < 0 || !m->conns[k].continuous)
@@ -726,7 +622,7 @@ rtcosim_status rtcosim_master_observe(rtcosim_master *m, const char *name, rtcos
     if (st != RTCOSIM_OK)
         return st;
     size_t comp, var;
-    if ((st = resolve(m, "observed variable", name, &comp, &var, err)) != RTCOSIM_OK) {
+    if ((st = master_resolve(m, "observed variable", name, &comp, &var, err)) != RTCOSIM_OK) {
         /* A whole FMI 3.0 array: each of its elements. */
         char comp_name[256], element[512];
         const rtcosim_component *c = NULL;

@@ -271,8 +271,14 @@ static inline double master_poly_input(master_component *mc, const master_connec
 /* master.c: helpers shared with init.c. */
 bool master_grow(void **array, size_t *cap, size_t need, size_t elem);
 rtcosim_status master_oom(rtcosim_error *err);
-/* master.c: the component named by name[0..len), or -1. */
+/* names.c: the component named by name[0..len), or -1. */
 int master_find_component(const rtcosim_master *m, const char *name, size_t len);
+/* names.c: the dot that ends the component part of "comp.var" (*ci the
+ * component or -1), and a name resolved to component and variable indices
+ * (errors start with `what`). */
+const char *master_split_name(const rtcosim_master *m, const char *text, int *ci);
+rtcosim_status master_resolve(const rtcosim_master *m, const char *what, const char *text,
+                              size_t *comp, size_t *var, rtcosim_error *err);
 rtcosim_status master_after_init(const rtcosim_master *m, const char *call, rtcosim_error *err);
 const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size_t var);
 rtcosim_status master_add_observed(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *err);
