@@ -409,11 +409,12 @@ typedef struct rtcosim_system_load_options {
      * no binding of the file carries fails with RTCOSIM_ENOTFOUND naming the
      * sets there are. */
     const char *parameter_set;
-    /* An FMU run alone: an input file in fmusim's CSV format (`run --input-file`)
-     * whose columns name continuous Float inputs of the FMU; it becomes a
-     * table component "input" (rtcosim_table_component_load) connected to
-     * them. Given for a system, the load fails (a system holds its own table
-     * components). NULL: none. */
+    /* An input file in fmusim's CSV format (`run --input-file`), which
+     * becomes a table component "input" (rtcosim_table_component_load; input_2
+     * ... when the name is taken) connected to the inputs its columns name:
+     * for an FMU alone its continuous Float inputs by their names; in a
+     * system Real inputs as component.variable (or a connector name that one
+     * component alone has) that no connection drives. NULL: none. */
     const char *input_file;
 } rtcosim_system_load_options;
 /* rtcosim_system_desc_load with options (NULL: defaults). */

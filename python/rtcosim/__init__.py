@@ -664,9 +664,9 @@ class System:
         'zoh' | 'foh' | 'soh'; correction: 'none' | 'energy' (= 'dead-time')
         | 'integrator'. Returns a Result (units and descriptions from the
         components' variables). Statistics (steps, end_time_s, wall_time_s)
-        land in self.statistics. input_file: for an FMU alone, an input
-        table (fmusim's CSV) for its continuous Float inputs, as `run
-        --input-file`."""
+        land in self.statistics. input_file: an input table (fmusim's CSV)
+        for an FMU alone's continuous Float inputs or a system's free Real
+        inputs (columns component.variable), as `run --input-file`."""
         keep = []
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, step_control, threads, parameter_sets, start_values,

@@ -208,10 +208,6 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
         d->format = "FMU";
-    } else if (options && options->input_file) {
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: an input file drives an FMU run "
-                                 "alone; in a system, a table component (type \"text/csv\") "
-                                 "connected to the inputs does", path);
     } else if (rtcosim_archive_is_zip(path)) {
         char *dir = NULL;
         const rtcosim_archive_limits limits = {.kind = "SSP"};
@@ -289,11 +285,14 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
     st = fmu_ssd ? system_read_xml(fmu_ssd, fmu_ssd_size, d->label, &doc, err)
                  : system_read_xml_file(ssd_path, d->label, &doc, err);
     free(ssd_path);
-    free(fmu_ssd);
     if (st == RTCOSIM_OK) {
         st = read_any(d, doc, err);
         xmlFreeDoc(doc);
     }
+    /* a system's input file (an FMU's is in its SSD already) */
+    if (st == RTCOSIM_OK && options && options->input_file && !fmu_ssd)
+        st = system_add_input_table(d, options->input_file, err);
+    free(fmu_ssd);
     if (st == RTCOSIM_OK && d->parameter_set && !d->parameter_set_matched)
         st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                "%s: no parameter binding carries a set named '%s' (sets: %s)",

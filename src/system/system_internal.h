@@ -189,6 +189,12 @@ bool system_archive_is_fmu(const char *path);
 rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
                               rtcosim_error *err);
 
+/* A system's input file (input_table.c): the table component "input" (or
+ * input_N) connected to the Real inputs its columns name (component.variable,
+ * or a connector name one component alone has), none of them driven yet. */
+rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
+                                      rtcosim_error *err);
+
 /* libcosim's OspSystemStructure.xml (system_osp.c) into d, whose base_dir
  * and label are set; root is the document's root element. */
 rtcosim_status system_read_osp(rtcosim_system_desc *d, const xmlNode *root, rtcosim_error *err);

@@ -274,6 +274,86 @@ static void test_an_ssp_as_omsimulator_wrote_it(void **state)
     rtcosim_system_desc_free(d);
 }
 
+/* `run SYSTEM --input-file`: the table joins the system, connected to the
+ * Real inputs its columns name (component.variable). Two Picky accumulators
+ * (y += u h): p's u ramps 0 -> 10 over [0, 1], jumps to 20 and falls to -4
+ * at 2 s, q's is 1 then 2; with h = 1/8 the sums at 2 s are worked out by
+ * hand: p 0.125 (35 + 160 - 84) = 13.875, q 0.125 (8 + 16) = 3. Then what
+ * the columns may not name. */
+static void test_an_input_file_joins_a_system(void **state)
+{
+    (void)state;
+    char text[4096], ssd[4096], in[4096];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"two\"\n"
+             " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+             " <ssd:System name=\"two\"><ssd:Elements>\n"
+             "  <ssd:Component name=\"p\" source=\"%s\"/>\n"
+             "  <ssd:Component name=\"q\" source=\"%s\"/>\n"
+             " </ssd:Elements>%s</ssd:System>\n"
+             " <ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_PICKY_FMI3, RTCOSIM_FMU_PICKY_FMI2, "");
+    snprintf(ssd, sizeof ssd, "%s", tu_scratch("two.ssd"));
+    tu_write_file(ssd, text);
+    snprintf(in, sizeof in, "%s", tu_scratch("two_in.csv"));
+    tu_write_file(in, "time,p.u,q.u\n0,0,1\n1,10,1\n1,20,2\n2,-4,2\n");
+    rtcosim_system_load_options load = {.input_file = in};
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_load_with(ssd, &load, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_system_desc_component_count(d), 3);
+    assert_string_equal(rtcosim_system_desc_component(d, 2)->name, "input");
+    const char *observe[] = {"p.y", "q.y"};
+    rtcosim_system_build_options opts = {.observe = observe, .observe_count = 2};
+    opts.overrides.has_step_size = true;
+    opts.overrides.step_size_ns = RTCOSIM_NS_PER_S / 8;
+    rtcosim_master *m = NULL;
+    if (rtcosim_system_build_master(d, &opts, &m, &err) != RTCOSIM_OK ||
+        rtcosim_master_initialize(m, 0, 2 * RTCOSIM_NS_PER_S, &err) != RTCOSIM_OK ||
+        rtcosim_master_run(m, 2 * RTCOSIM_NS_PER_S, NULL, NULL, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const double *y = rtcosim_master_observed_values(m);
+    if (y[0] != 13.875 || y[1] != 3)
+        fail_msg("p.y %.17g, q.y %.17g; expected 13.875 and 3", y[0], y[1]);
+    rtcosim_master_free(m);
+    rtcosim_system_desc_free(d);
+
+    /* what a column may not name, each refused in one line naming it */
+    static const struct {
+        const char *header, *connections, *message;
+    } bad[] = {
+        {"time,u\n0,1\n", "", "column 'u' names connectors of components 'p' and 'q': name it "
+                              "component.variable"},
+        {"time,p.y\n0,1\n", "", "column 'p.y': p.y is not a Real input"},
+        {"time,z.u\n0,1\n", "", "column 'z.u': the system has no such connector"},
+        {"time,q.u\n0,1\n",
+         "<ssd:Connections><ssd:Connection startElement=\"p\" startConnector=\"y\" "
+         "endElement=\"q\" endConnector=\"u\"/></ssd:Connections>",
+         "column 'q.u': q.u is driven by a connection already (line 7)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text,
+                 "<?xml version=\"1.0\"?>\n"
+                 "<ssd:SystemStructureDescription version=\"1.0\" name=\"two\"\n"
+                 " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+                 " <ssd:System name=\"two\"><ssd:Elements>\n"
+                 "  <ssd:Component name=\"p\" source=\"%s\"/>\n"
+                 "  <ssd:Component name=\"q\" source=\"%s\"/>\n"
+                 " </ssd:Elements>%s</ssd:System>\n"
+                 "</ssd:SystemStructureDescription>\n",
+                 RTCOSIM_FMU_PICKY_FMI3, RTCOSIM_FMU_PICKY_FMI2, bad[i].connections);
+        tu_write_file(ssd, text);
+        tu_write_file(in, bad[i].header);
+        assert_int_not_equal(rtcosim_system_desc_load_with(ssd, &load, &d, &err), RTCOSIM_OK);
+        if (!strstr(err.message, bad[i].message) || strncmp(err.message, in, strlen(in)) != 0)
+            fail_msg("got '%s', expected '%s: ... %s'", err.message, in, bad[i].message);
+        assert_null(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_mime_types_and_csv_sources_are_tables),
         cmocka_unit_test(test_a_table_drives_an_fmu_in_a_system),
         cmocka_unit_test(test_an_ssp_as_omsimulator_wrote_it),
+        cmocka_unit_test(test_an_input_file_joins_a_system),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

@@ -1,0 +1,118 @@
+/* `rtcosim run SYSTEM --input-file in.csv` (rtcosim_system_load_options.
+ * input_file): the input table joins the loaded system as a table component
+ * (table.c) connected to the inputs its columns name, "component.variable"
+ * (component names may hold dots) or a connector's own name when one
+ * component alone has an input of that name. Each named input must be a Real
+ * input no connection drives yet. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/csv.h"
+#include "system/system_internal.h"
+
+/* The input connector a column names: *comp and *conn, or an error. */
+static rtcosim_status find_input(const rtcosim_system_desc *d, size_t table, const char *input,
+                                 const char *column, size_t *comp, size_t *conn,
+                                 rtcosim_error *err)
+{
+    size_t found = 0;
+    for (int pass = 0; pass < 2 && !found; pass++) {
+        for (size_t i = 0; i < d->component_count; i++) {
+            if (i == table)
+                continue;
+            const system_component *c = &d->components[i];
+            size_t len = strlen(c->pub.name);
+            /* pass 0: component.variable; pass 1: the variable's own name */
+            const char *rest = pass ? column
+                               : strncmp(column, c->pub.name, len) == 0 && column[len] == '.'
+                                   ? column + len + 1
+                                   : NULL;
+            for (size_t k = 0; rest && k < c->connector_count; k++) {
+                if (strcmp(c->connectors[k].name, rest) != 0)
+                    continue;
+                if (found++)
+                    return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s' names "
+                                             "connectors of components '%s' and '%s': name it "
+                                             "component.variable", input, column,
+                                             d->components[*comp].pub.name, c->pub.name);
+                *comp = i;
+                *conn = k;
+            }
+        }
+    }
+    if (!found)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': the system has no "
+                                 "such connector (component.variable)", input, column);
+    const rtcosim_ssd_connector *k = &d->components[*comp].connectors[*conn];
+    if (k->kind != RTCOSIM_CONNECTOR_INPUT || k->type != RTCOSIM_SSP_REAL)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': %s.%s is not a Real "
+                                 "input", input, column, d->components[*comp].pub.name, k->name);
+    for (size_t i = 0; i < d->connection_count; i++) {
+        const rtcosim_ssd_connection *cn = &d->connections[i];
+        if (cn->end.component_index == (int)*comp && strcmp(cn->end.connector, k->name) == 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': %s.%s is driven "
+                                     "by a connection already (line %d)", input, column,
+                                     d->components[*comp].pub.name, k->name, cn->line);
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
+                                      rtcosim_error *err)
+{
+    char *path = realpath(input, NULL);
+    if (!path)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open input file: %s", input,
+                                 strerror(errno));
+    const char *stored = system_strdup(d, path);
+    free(path);
+    /* a name no component has: input, input_2, ... */
+    const char *name = "input";
+    for (unsigned n = 2;; n++) {
+        bool taken = false;
+        for (size_t i = 0; i < d->component_count && !taken; i++)
+            taken = strcmp(d->components[i].pub.name, name) == 0;
+        if (!taken)
+            break;
+        if (!(name = system_printf(d, "input_%u", n)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    }
+    system_component *c =
+        system_grow(&d->components, &d->component_count, &d->component_cap, sizeof *c);
+    if (!stored || !c)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    size_t table = d->component_count - 1;
+    *c = (system_component){.pub = {.name = name, .source = stored, .path = stored,
+                                    .mime_type = "text/csv"}};
+    rtcosim_status st = system_model_connectors(d, c, true, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    rtcosim_csv *csv = NULL;
+    if ((st = rtcosim_csv_read_file(input, &csv, err)) != RTCOSIM_OK)
+        return st;
+    for (size_t k = 0; k < rtcosim_csv_column_count(csv) && st == RTCOSIM_OK; k++) {
+        const char *column = rtcosim_csv_column_name(csv, k);
+        size_t comp = 0, conn = 0;
+        st = find_input(d, table, input, column, &comp, &conn, err);
+        rtcosim_ssd_connection *slot =
+            st == RTCOSIM_OK
+                ? system_grow(&d->connections, &d->connection_count, &d->connection_cap,
+                              sizeof *slot)
+                : NULL;
+        if (st == RTCOSIM_OK && !slot)
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+        if (st != RTCOSIM_OK)
+            break;
+        const system_component *to = &d->components[comp];
+        /* the table's connectors are its columns, in order */
+        *slot = (rtcosim_ssd_connection){
+            .start = {name, d->components[table].connectors[k].name, (int)table, (int)k},
+            .end = {to->pub.name, to->connectors[conn].name, (int)comp, (int)conn},
+            .factor = 1};
+    }
+    rtcosim_csv_free(csv);
+    system_sync(d);
+    return st;
+}
