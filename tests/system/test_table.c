@@ -274,16 +274,11 @@ static void test_an_ssp_as_omsimulator_wrote_it(void **state)
     rtcosim_system_desc_free(d);
 }
 
-/* `run SYSTEM --input-file`: the table joins the system, connected to the
- * Real inputs its columns name (component.variable). Two Picky accumulators
- * (y += u h): p's u ramps 0 -> 10 over [0, 1], jumps to 20 and falls to -4
- * at 2 s, q's is 1 then 2; with h = 1/8 the sums at 2 s are worked out by
- * hand: p 0.125 (35 + 160 - 84) = 13.875, q 0.125 (8 + 16) = 3. Then what
- * the columns may not name. */
-static void test_an_input_file_joins_a_system(void **state)
+/* Two Picky accumulators p (FMI 3.0) and q (FMI 2.0), stop time 2 s, with
+ * the given connections. */
+static void write_two(const char *path, const char *connections)
 {
-    (void)state;
-    char text[4096], ssd[4096], in[4096];
+    char text[4096];
     snprintf(text, sizeof text,
              "<?xml version=\"1.0\"?>\n"
              "<ssd:SystemStructureDescription version=\"1.0\" name=\"two\"\n"
@@ -294,9 +289,22 @@ static void test_an_input_file_joins_a_system(void **state)
              " </ssd:Elements>%s</ssd:System>\n"
              " <ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
              "</ssd:SystemStructureDescription>\n",
-             RTCOSIM_FMU_PICKY_FMI3, RTCOSIM_FMU_PICKY_FMI2, "");
+             RTCOSIM_FMU_PICKY_FMI3, RTCOSIM_FMU_PICKY_FMI2, connections);
+    tu_write_file(path, text);
+}
+
+/* `run SYSTEM --input-file`: the table joins the system, connected to the
+ * Real inputs its columns name (component.variable). Two Picky accumulators
+ * (y += u h): p's u ramps 0 -> 10 over [0, 1], jumps to 20 and falls to -4
+ * at 2 s, q's is 1 then 2; with h = 1/8 the sums at 2 s are worked out by
+ * hand: p 0.125 (35 + 160 - 84) = 13.875, q 0.125 (8 + 16) = 3. Then what
+ * the columns may not name. */
+static void test_an_input_file_joins_a_system(void **state)
+{
+    (void)state;
+    char ssd[4096], in[4096];
     snprintf(ssd, sizeof ssd, "%s", tu_scratch("two.ssd"));
-    tu_write_file(ssd, text);
+    write_two(ssd, "");
     snprintf(in, sizeof in, "%s", tu_scratch("two_in.csv"));
     tu_write_file(in, "time,p.u,q.u\n0,0,1\n1,10,1\n1,20,2\n2,-4,2\n");
     rtcosim_system_load_options load = {.input_file = in};
@@ -335,17 +343,7 @@ static void test_an_input_file_joins_a_system(void **state)
          "column 'q.u': q.u is driven by a connection already (line 7)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(text, sizeof text,
-                 "<?xml version=\"1.0\"?>\n"
-                 "<ssd:SystemStructureDescription version=\"1.0\" name=\"two\"\n"
-                 " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
-                 " <ssd:System name=\"two\"><ssd:Elements>\n"
-                 "  <ssd:Component name=\"p\" source=\"%s\"/>\n"
-                 "  <ssd:Component name=\"q\" source=\"%s\"/>\n"
-                 " </ssd:Elements>%s</ssd:System>\n"
-                 "</ssd:SystemStructureDescription>\n",
-                 RTCOSIM_FMU_PICKY_FMI3, RTCOSIM_FMU_PICKY_FMI2, bad[i].connections);
-        tu_write_file(ssd, text);
+        write_two(ssd, bad[i].connections);
         tu_write_file(in, bad[i].header);
         assert_int_not_equal(rtcosim_system_desc_load_with(ssd, &load, &d, &err), RTCOSIM_OK);
         if (!strstr(err.message, bad[i].message) || strncmp(err.message, in, strlen(in)) != 0)
