@@ -62,6 +62,21 @@ static const rtcosim_ssd_component *find(const rtcosim_system_desc *desc, const 
     return NULL;
 }
 
+/* What a component is when it is not an FMU a host can run (NULL: an FMU). */
+static const char *not_an_fmu(const rtcosim_ssd_component *c)
+{
+    size_t n = c->path ? strlen(c->path) : 0;
+    if (!c->path)
+        return "native (rtcosim:)";
+    if (c->ecu)
+        return "ECU code as a shared object";
+    if (rtcosim_table_is_source(c->mime_type, c->path))
+        return "a table (CSV)";
+    if (n > 5 && strcmp(c->path + n - 5, ".dcpx") == 0)
+        return "a remote DCP slave (.dcpx)";
+    return NULL;
+}
+
 int run_isolation_prepare(run_isolation *iso, const rtcosim_system_desc *desc)
 {
     iso->desc = desc;
@@ -82,12 +97,9 @@ int run_isolation_prepare(run_isolation *iso, const rtcosim_system_desc *desc)
         if (!c)
             return cli_fail("isolate: %s has no component '%.*s'",
                             rtcosim_system_desc_file(desc), (int)n, p);
-        if (!c->path)
-            return cli_fail("isolate: component '%s' of %s is native (rtcosim:), not an FMU",
-                            c->name, rtcosim_system_desc_file(desc));
-        if (c->ecu)
-            return cli_fail("isolate: component '%s' of %s is ECU code as a shared object, not"
-                            " an FMU", c->name, rtcosim_system_desc_file(desc));
+        if (not_an_fmu(c))
+            return cli_fail("isolate: component '%s' of %s is %s, not an FMU", c->name,
+                            rtcosim_system_desc_file(desc), not_an_fmu(c));
         p += n + (comma != NULL);
     }
     ssize_t n = readlink("/proc/self/exe", iso->host_exe, sizeof iso->host_exe - 1);
@@ -103,7 +115,7 @@ rtcosim_status run_isolation_wrap(void *context, const char *name, rtcosim_compo
     run_isolation *iso = context;
     const rtcosim_ssd_component *c = find(iso->desc, name, strlen(name));
     rtcosim_component *inner = component;
-    if (c && c->path && !c->ecu && run_isolation_selects(iso, name)) {
+    if (c && !not_an_fmu(c) && run_isolation_selects(iso, name)) {
         rtcosim_status st = rtcosim_isolate_wrap(component, c->path, iso->host_exe,
                                                  iso->model_exchange, &inner, err);
         if (st != RTCOSIM_OK)
