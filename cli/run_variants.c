@@ -102,6 +102,9 @@ int run_variants_prepare(run_variants *v, const rtcosim_system_desc *desc,
             return cli_fail("--variants %s: component '%s' is a remote DCP slave; variants need "
                             "instances in this process",
                             s->text, s->component);
+        if (!c->native_type && rtcosim_table_is_source(c->mime_type, c->path))
+            return cli_fail("--variants %s: component '%s' is a table: it computes nothing to "
+                            "vary", s->text, s->component);
         if (s->spec.model_exchange && c->ecu)
             return cli_fail("--variants %s: solvers: needs an FMU with model exchange; '%s' is "
                             "ECU code as a shared object (give steps:)",
