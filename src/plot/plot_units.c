@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "plot/plot_internal.h"
 #include "rtcosim/component.h"
 #include "rtcosim/dbc.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/system.h"
+#include "util/text.h"
 
 struct plot_unit_map {
     size_t count, capacity;
@@ -65,12 +65,6 @@ static bool add(plot_unit_map *m, const char *prefix, const char *name, const ch
     return true;
 }
 
-static bool has_extension(const char *path, const char *ext)
-{
-    size_t n = strlen(path), e = strlen(ext);
-    return n > e && strcasecmp(path + n - e, ext) == 0;
-}
-
 rtcosim_status plot_unit_map_load(const char *path, plot_unit_map **out, rtcosim_error *err)
 {
     *out = NULL;
@@ -79,7 +73,7 @@ rtcosim_status plot_unit_map_load(const char *path, plot_unit_map **out, rtcosim
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     bool ok = true;
     rtcosim_status st = RTCOSIM_OK;
-    if (has_extension(path, ".fmu")) {
+    if (util_path_has_ending(path, ".fmu")) {
         rtcosim_component *c = NULL;
         st = rtcosim_fmu_load(path, NULL, &c, err);
         for (size_t i = 0; st == RTCOSIM_OK && ok && i < rtcosim_component_variable_count(c); i++) {
@@ -87,7 +81,7 @@ rtcosim_status plot_unit_map_load(const char *path, plot_unit_map **out, rtcosim
             ok = add(m, NULL, v->name, v->unit);
         }
         rtcosim_component_free(c);
-    } else if (has_extension(path, ".dbc")) {
+    } else if (util_path_has_ending(path, ".dbc")) {
         rtcosim_dbc *dbc = NULL;
         st = rtcosim_dbc_load(path, &dbc, err);
         for (size_t i = 0; st == RTCOSIM_OK && ok && i < rtcosim_dbc_message_count(dbc); i++) {
@@ -96,8 +90,8 @@ rtcosim_status plot_unit_map_load(const char *path, plot_unit_map **out, rtcosim
                 ok = add(m, msg->name, msg->signals[k].name, msg->signals[k].unit);
         }
         rtcosim_dbc_free(dbc);
-    } else if (has_extension(path, ".ssd") || has_extension(path, ".ssp") ||
-               has_extension(path, ".xml")) {
+    } else if (util_path_has_ending(path, ".ssd") || util_path_has_ending(path, ".ssp") ||
+               util_path_has_ending(path, ".xml")) {
         rtcosim_system_desc *d = NULL;
         st = rtcosim_system_desc_load(path, &d, err);
         for (size_t i = 0; st == RTCOSIM_OK && ok && i < rtcosim_system_desc_connector_count(d); i++) {

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtcosim/csv.h"
 #include "system/system_internal.h"
 
 /* The input connector a column names: *comp and *conn, or an error. */
@@ -89,11 +88,9 @@ rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
     rtcosim_status st = system_model_connectors(d, c, true, err);
     if (st != RTCOSIM_OK)
         return st;
-    rtcosim_csv *csv = NULL;
-    if ((st = rtcosim_csv_read_file(input, &csv, err)) != RTCOSIM_OK)
-        return st;
-    for (size_t k = 0; k < rtcosim_csv_column_count(csv) && st == RTCOSIM_OK; k++) {
-        const char *column = rtcosim_csv_column_name(csv, k);
+    /* the table's connectors are its columns, in order */
+    for (size_t k = 0; k < d->components[table].connector_count && st == RTCOSIM_OK; k++) {
+        const char *column = d->components[table].connectors[k].name;
         size_t comp = 0, conn = 0;
         st = find_input(d, table, input, column, &comp, &conn, err);
         rtcosim_ssd_connection *slot =
@@ -106,13 +103,11 @@ rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
         if (st != RTCOSIM_OK)
             break;
         const system_component *to = &d->components[comp];
-        /* the table's connectors are its columns, in order */
         *slot = (rtcosim_ssd_connection){
-            .start = {name, d->components[table].connectors[k].name, (int)table, (int)k},
+            .start = {name, column, (int)table, (int)k},
             .end = {to->pub.name, to->connectors[conn].name, (int)comp, (int)conn},
             .factor = 1};
     }
-    rtcosim_csv_free(csv);
     system_sync(d);
     return st;
 }

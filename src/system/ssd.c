@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "archive/archive.h"
 #include "system/ssd_internal.h"
+#include "util/text.h"
 
 const char *rtcosim_connector_kind_name(rtcosim_connector_kind kind)
 {
@@ -101,13 +101,6 @@ static bool is_directory(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-/* Does the path end with `suffix` (ASCII case ignored)? */
-static bool has_suffix(const char *path, const char *suffix)
-{
-    size_t n = strlen(path), k = strlen(suffix);
-    return n > k && strcasecmp(path + n - k, suffix) == 0;
 }
 
 /* The directory part of a path ("." for none, "/" for "/x"); malloc'd. */
@@ -233,10 +226,10 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
                                      "%s: archive has neither SystemStructure.ssd (an SSP) nor "
                                      "modelDescription.xml (an FMU) at its root", path);
         }
-    } else if ((has_suffix(path, ".fmu") || has_suffix(path, ".ssp")) && access(path, F_OK) == 0 &&
+    } else if ((util_path_has_ending(path, ".fmu") || util_path_has_ending(path, ".ssp")) && access(path, F_OK) == 0 &&
                !is_directory(path)) {
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a zip archive (an %s is one)",
-                                 path, has_suffix(path, ".fmu") ? "FMU" : "SSP package");
+                                 path, util_path_has_ending(path, ".fmu") ? "FMU" : "SSP package");
     } else if (is_directory(path)) {
         /* A directory, as libcosim takes one: its OspSystemStructure.xml, else
          * its SystemStructure.ssd (an unpacked .ssp). */
@@ -289,8 +282,8 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
         st = read_any(d, doc, err);
         xmlFreeDoc(doc);
     }
-    /* a system's input file (an FMU's is in its SSD already) */
-    if (st == RTCOSIM_OK && options && options->input_file && !fmu_ssd)
+    /* the input file's table (an FMU's columns were checked against it) */
+    if (st == RTCOSIM_OK && options && options->input_file)
         st = system_add_input_table(d, options->input_file, err);
     free(fmu_ssd);
     if (st == RTCOSIM_OK && d->parameter_set && !d->parameter_set_matched)

@@ -184,8 +184,8 @@ bool system_archive_is_fmu(const char *path);
  * named after its modelIdentifier, the source the archive's file name (beside
  * the FMU), the default experiment's start and stop (else 0 and 1 s, as
  * fmusim) and, without a default step, (stop - start) / 500 as the macro step;
- * input (NULL: none): an input file whose columns name continuous Float
- * inputs, added as a table component "input" connected to them. */
+ * input (NULL: none): an input file, whose columns must name continuous
+ * Float inputs (the load then adds its table, system_add_input_table). */
 rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
                               rtcosim_error *err);
 

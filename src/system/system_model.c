@@ -3,7 +3,6 @@
  * write such files; the variables then come from the FMU's
  * modelDescription.xml (read out of the archive, nothing unpacked or loaded)
  * or from a native model's variable table. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,20 +317,18 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, s
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: modelDescription.xml names no "
                                  "modelIdentifier", path);
     }
-    /* the input file: a table component feeding the inputs it names */
-    rtcosim_csv *csv = NULL;
-    char *input_path = input ? realpath(input, NULL) : NULL;
-    if (input && (!input_path || (st = rtcosim_csv_read_file(input, &csv, err)) != RTCOSIM_OK ||
-                  (st = check_input_columns(md, input, csv, err)) != RTCOSIM_OK)) {
-        if (!input_path)
-            st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open input file: %s",
-                                   input, strerror(errno));
-        free(input_path);
+    /* the input file's columns against the FMU (the table joins the system
+     * after the parse, as in any system: system_add_input_table) */
+    if (input) {
+        rtcosim_csv *csv = NULL;
+        if ((st = rtcosim_csv_read_file(input, &csv, err)) == RTCOSIM_OK)
+            st = check_input_columns(md, input, csv, err);
         rtcosim_csv_free(csv);
-        rtcosim_fmi_md_free(md);
-        return st;
+        if (st != RTCOSIM_OK) {
+            rtcosim_fmi_md_free(md);
+            return st;
+        }
     }
-    const char *table = strcmp(id, "input") == 0 ? "input_file" : "input";
     /* fmusim's defaults, as `rtcosim simulate`: the default experiment, else
      * start 0, stop start + 1, step (stop - start) / 500 */
     double start = md->has_start ? md->start : 0;
@@ -339,8 +336,6 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, s
     const char *slash = strrchr(path, '/');
     FILE *f = open_memstream(xml, size);
     if (!f) {
-        free(input_path);
-        rtcosim_csv_free(csv);
         rtcosim_fmi_md_free(md);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
@@ -357,32 +352,13 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, s
      * section 4.2) */
     fputs("\" source=\"./", f);
     util_xml_put_escaped(f, slash ? slash + 1 : path);
-    fputs("\"/>\n", f);
-    if (csv) {
-        fprintf(f, "      <ssd:Component name=\"%s\" type=\"text/csv\" source=\"", table);
-        util_xml_put_escaped(f, input_path);
-        fputs("\"/>\n", f);
-    }
-    fputs("    </ssd:Elements>\n", f);
-    for (size_t k = 0; csv && k < rtcosim_csv_column_count(csv); k++) {
-        fputs(k ? "" : "    <ssd:Connections>\n", f);
-        fprintf(f, "      <ssd:Connection startElement=\"%s\" startConnector=\"", table);
-        util_xml_put_escaped(f, rtcosim_csv_column_name(csv, k));
-        fputs("\" endElement=\"", f);
-        util_xml_put_escaped(f, id);
-        fputs("\" endConnector=\"", f);
-        util_xml_put_escaped(f, rtcosim_csv_column_name(csv, k));
-        fputs(k + 1 < rtcosim_csv_column_count(csv) ? "\"/>\n" : "\"/>\n    </ssd:Connections>\n",
-              f);
-    }
+    fputs("\"/>\n    </ssd:Elements>\n", f);
     if (!(md->has_step && md->step > 0) && stop > start)
         fprintf(f, "    <ssd:Annotations>\n      <ssc:Annotation type=\"org.rtcosim.master\">\n"
                    "        <rc:Master stepSize=\"%.17g\"/>\n      </ssc:Annotation>\n"
                    "    </ssd:Annotations>\n", (stop - start) / 500);
     fprintf(f, "  </ssd:System>\n  <ssd:DefaultExperiment startTime=\"%.17g\" stopTime=\"%.17g\"/>\n"
                "</ssd:SystemStructureDescription>\n", start, stop);
-    free(input_path);
-    rtcosim_csv_free(csv);
     rtcosim_fmi_md_free(md);
     if (fclose(f) != 0 || !*xml) {
         free(*xml);

@@ -8,11 +8,11 @@
  * is the time alone, so speculation and rollback need nothing else. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "rtcosim/csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/system.h"
+#include "util/text.h"
 
 enum { TABLE_STATE_MAGIC = 0x7461626c }; /* "tabl" */
 
@@ -203,17 +203,11 @@ static const rtcosim_component_ops table_ops = {
     .destroy = table_destroy,
 };
 
-static bool has_ending(const char *path, const char *ending)
-{
-    size_t n = path ? strlen(path) : 0, k = strlen(ending);
-    return n > k && strcasecmp(path + n - k, ending) == 0;
-}
-
 rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
                                             rtcosim_error *err)
 {
     *out = NULL;
-    if (has_ending(path, ".mat")) /* OMSimulator reads those too */
+    if (util_path_has_ending(path, ".mat")) /* OMSimulator reads those too */
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: a MAT table is not read; give "
                                  "its signals as CSV (header time,NAME,...)", path);
     table_impl *t = calloc(1, sizeof *t);
@@ -262,5 +256,5 @@ bool rtcosim_table_is_source(const char *mime_type, const char *path)
 {
     if (mime_type)
         return strcmp(mime_type, "text/csv") == 0 || strcmp(mime_type, "application/table") == 0;
-    return has_ending(path, ".csv") || has_ending(path, ".mat");
+    return util_path_has_ending(path, ".csv") || util_path_has_ending(path, ".mat");
 }

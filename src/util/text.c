@@ -3,6 +3,7 @@
 #include "util/text.h"
 
 #include <string.h>
+#include <strings.h>
 
 size_t util_text_unify_line_ends(char *text, size_t size)
 {
@@ -47,4 +48,10 @@ void util_text_one_line(char *s)
             *p = ' ';
     while (n && s[n - 1] == ' ')
         s[--n] = '\0';
+}
+
+bool util_path_has_ending(const char *path, const char *ending)
+{
+    size_t n = path ? strlen(path) : 0, k = strlen(ending);
+    return n > k && strcasecmp(path + n - k, ending) == 0;
 }

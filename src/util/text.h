@@ -5,6 +5,7 @@
 #ifndef RTCOSIM_UTIL_TEXT_H
 #define RTCOSIM_UTIL_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,6 +18,10 @@ size_t util_text_unify_line_ends(char *text, size_t size);
  * that a library's message (libxml2's end with a newline, some have one
  * inside) fits in a one-line error. */
 void util_text_one_line(char *s);
+
+/* Does the path end with `ending` (".csv"), ASCII case ignored, with
+ * something before it? NULL: false. */
+bool util_path_has_ending(const char *path, const char *ending);
 
 /* Writes s to f as XML character data or an attribute value: & < > " as
  * entities, tab, LF and CR as character references (an attribute keeps
