@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "archive/archive.h"
 #include "plot/plot_internal.h"
 #include "results/matio_dl.h"
 #include "rtcosim/csv.h"
@@ -385,12 +386,7 @@ rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error
         return read_mat(path, out, err);
     }
     /* an FMU or SSP package given where results belong (`plot model.fmu`) */
-    FILE *f = fopen(path, "rb");
-    unsigned char head[4] = {0};
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    if (n == 4 && memcmp(head, "PK\x03\x04", 4) == 0)
+    if (rtcosim_archive_is_zip(path))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: a zip archive (an FMU or SSP package?),"
                                  " not a results file (CSV or .mat); simulate or run it first",
                                  path);
