@@ -122,8 +122,8 @@ typedef struct rtcosim_flat_system_options {
     const char *const *rt_names;
     const char *const *rt_values;
     size_t rt_count;
-    /* An FMU run alone: its continuous Float inputs from this input table
-     * (rtcosim_system_load_options.input_file); NULL: none. */
+    /* Inputs from this input table (rtcosim_system_load_options.input_file);
+     * NULL: none. */
     const char *input_file;
 } rtcosim_flat_system_options;
 /* rt_names beyond rtcosim_rt_option_set's: "estimator" may repeat, each

@@ -233,6 +233,24 @@ rtcosim_status rtcosim_system_load_ecu(const rtcosim_ssd_component *c, rtcosim_c
  * past either end). Its state is its time (rollback, speculation). */
 rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
                                             rtcosim_error *err);
+/* A column given another type or held instead of interpolated: integers and
+ * Booleans are always held (the last row at or before t, as fmusim and
+ * `rtcosim simulate` apply discrete inputs), floats when `hold` is set (a
+ * discrete Real input). Every cell must be a value of the type (integral
+ * and in range; a Boolean 0 or 1), else the load fails naming the line. */
+typedef struct rtcosim_table_column {
+    const char *name;  /* the column's header */
+    rtcosim_type type; /* a float or integer type, or Boolean */
+    bool hold;
+} rtcosim_table_column;
+/* rtcosim_table_component_load with `columns` given their type and
+ * interpolation; the others stay continuous Float64. A system gives each
+ * column the type and variability of the inputs its connections drive
+ * (rtcosim_system_build). */
+rtcosim_status rtcosim_table_component_load_columns(const char *path,
+                                                    const rtcosim_table_column *columns,
+                                                    size_t column_count, rtcosim_component **out,
+                                                    rtcosim_error *err);
 /* Is a component of this MIME type ("text/csv", "application/table") or,
  * without one, this source (a .csv or, refused when loaded, a .mat file) a
  * table? */
@@ -412,9 +430,11 @@ typedef struct rtcosim_system_load_options {
     /* An input file in fmusim's CSV format (`run --input-file`), which
      * becomes a table component "input" (rtcosim_table_component_load; input_2
      * ... when the name is taken) connected to the inputs its columns name:
-     * for an FMU alone its continuous Float inputs by their names; in a
-     * system Real inputs as component.variable (or a connector name that one
-     * component alone has) that no connection drives. NULL: none. */
+     * for an FMU alone its inputs by their names; in a system inputs as
+     * component.variable (or a connector name that one component alone has)
+     * that no connection drives; numbers and Booleans, each column of the
+     * type of its input, held unless that is a continuous Float
+     * (rtcosim_table_component_load_columns). NULL: none. */
     const char *input_file;
 } rtcosim_system_load_options;
 /* rtcosim_system_desc_load with options (NULL: defaults). */

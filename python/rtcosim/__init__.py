@@ -665,8 +665,9 @@ class System:
         | 'integrator'. Returns a Result (units and descriptions from the
         components' variables). Statistics (steps, end_time_s, wall_time_s)
         land in self.statistics. input_file: an input table (fmusim's CSV)
-        for an FMU alone's continuous Float inputs or a system's free Real
-        inputs (columns component.variable), as `run --input-file`."""
+        for an FMU alone's inputs or a system's free inputs (columns
+        component.variable): continuous Floats linear, discrete ones,
+        integers and Booleans held, as `run --input-file`."""
         keep = []
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, step_control, threads, parameter_sets, start_values,

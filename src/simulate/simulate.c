@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv/csv_values.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/fmu_clocks.h"
 #include "rtcosim/log.h"
@@ -36,43 +37,12 @@ void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_v
     }
 }
 
-/* Store an input table value (checked at setup to fit the type). */
-static void store_number(rtcosim_type type, double x, unsigned char *slot)
-{
-    switch (type) {
-    case RTCOSIM_TYPE_FLOAT64: memcpy(slot, &x, sizeof x); break;
-    case RTCOSIM_TYPE_FLOAT32: { float f = (float)x; memcpy(slot, &f, sizeof f); break; }
-    case RTCOSIM_TYPE_INT8: *(int8_t *)slot = (int8_t)x; break;
-    case RTCOSIM_TYPE_UINT8: *(uint8_t *)slot = (uint8_t)x; break;
-    case RTCOSIM_TYPE_INT16: { int16_t i = (int16_t)x; memcpy(slot, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_UINT16: { uint16_t i = (uint16_t)x; memcpy(slot, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_INT32: { int32_t i = (int32_t)x; memcpy(slot, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_UINT32: { uint32_t i = (uint32_t)x; memcpy(slot, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_INT64: { int64_t i = (int64_t)x; memcpy(slot, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_UINT64: { uint64_t i = (uint64_t)x; memcpy(slot, &i, sizeof i); break; }
-    default: { bool b = x != 0.0; memcpy(slot, &b, sizeof b); break; } /* BOOLEAN */
-    }
-}
-
 /* Whether every value of an input column fits the variable's type; names
  * the first line that does not. */
 static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column,
                                          const rtcosim_variable *v, rtcosim_error *err)
 {
-    double lo, hi; /* admissible closed range; integral values only */
     switch (v->type) {
-    case RTCOSIM_TYPE_FLOAT64:
-    case RTCOSIM_TYPE_FLOAT32: return RTCOSIM_OK;
-    case RTCOSIM_TYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-    case RTCOSIM_TYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
-    case RTCOSIM_TYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
-    case RTCOSIM_TYPE_UINT16: lo = 0, hi = UINT16_MAX; break;
-    case RTCOSIM_TYPE_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
-    case RTCOSIM_TYPE_UINT32: lo = 0, hi = UINT32_MAX; break;
-    /* 2^63 and 2^64 are not representable in the types; stay strictly below. */
-    case RTCOSIM_TYPE_INT64: lo = -0x1p63, hi = 0x1.fffffffffffffp62; break;
-    case RTCOSIM_TYPE_UINT64: lo = 0, hi = 0x1.fffffffffffffp63; break;
-    case RTCOSIM_TYPE_BOOLEAN: lo = 0, hi = 1; break;
     case RTCOSIM_TYPE_CLOCK:
         /* A triggered input clock's column (--interface-type se): 1 ticks it
          * at the row's time, 0 does not. */
@@ -90,22 +60,8 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
         }
         return RTCOSIM_OK;
     case RTCOSIM_TYPE_BINARY: return RTCOSIM_OK; /* hex cells, decoded by setup_inputs */
-    default:
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: column '%s': inputs of type %s cannot come from CSV",
-                                 rtcosim_csv_name(table), v->name, rtcosim_type_name(v->type));
+    default: return csv_column_check_type(table, column, v->type, err);
     }
-    for (size_t r = 0; r < rtcosim_csv_row_count(table); r++) {
-        double x = rtcosim_csv_value(table, r, column);
-        if (x != floor(x) || x < lo || x > hi) {
-            char text[RTCOSIM_FORMAT_MAX];
-            rtcosim_format_double(x, text);
-            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s:%zu: column '%s': %s is not a valid %s value",
-                                     rtcosim_csv_name(table), rtcosim_csv_line(table, r), v->name,
-                                     text, rtcosim_type_name(v->type));
-        }
-    }
-    return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
@@ -300,7 +256,7 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtc
                 continue;
             double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
                                     : rtcosim_csv_cursor_hold(&r->cursor, b->column[k]);
-            store_number(b->type, x, b->values + n * size);
+            csv_store_number(b->type, x, b->values + n * size);
             if (!discrete)
                 r->input_vrs[n] = b->vrs[k];
             n++;

@@ -142,6 +142,83 @@ static rtcosim_status declare_no_feedthrough(rtcosim_master *m, const rtcosim_ss
     return RTCOSIM_OK;
 }
 
+static bool is_table(const rtcosim_ssd_component *sc)
+{
+    return !sc->native_type && !sc->ecu && rtcosim_table_is_source(sc->mime_type, sc->path);
+}
+
+/* A table's columns take the type and variability of the inputs their
+ * connections drive (loaded before it): an Integer or Boolean input gets
+ * integers or Booleans held from row to row, a discrete Real the row's value
+ * held, a continuous one linear interpolation. One column driving inputs of
+ * two kinds is refused, as is a String or Binary input. */
+static rtcosim_status table_columns(const rtcosim_system_desc *d, size_t ti,
+                                    rtcosim_component *const *comps, rtcosim_table_column *cols,
+                                    const rtcosim_ssd_connection **from, size_t *count,
+                                    rtcosim_error *err)
+{
+    *count = 0;
+    for (size_t i = 0; i < d->connection_count; i++) {
+        const rtcosim_ssd_connection *cn = &d->connections[i];
+        if (cn->start.component_index != (int)ti || cn->end.component_index < 0 ||
+            !comps[cn->end.component_index] || cn->has_linear_transformation ||
+            cn->has_unit_conversion)
+            continue;
+        const rtcosim_variable *v =
+            connector_variable(comps[cn->end.component_index], cn->end.connector);
+        if (!v)
+            continue; /* connect_all names it */
+        if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_BOOLEAN)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s:%d: table '%s' cannot drive "
+                                     "%s.%s: a table gives numbers and Booleans, not %s values",
+                                     d->label, cn->line, cn->start.component, cn->end.component,
+                                     cn->end.connector, rtcosim_type_name(v->type));
+        rtcosim_table_column c = {.name = cn->start.connector, .type = v->type,
+                                  .hold = v->variability != RTCOSIM_VARIABILITY_CONTINUOUS};
+        size_t k = 0;
+        while (k < *count && strcmp(cols[k].name, c.name) != 0)
+            k++;
+        if (k == *count) {
+            cols[(*count)++] = c;
+            from[k] = cn;
+            continue;
+        }
+        if (cols[k].type != c.type || cols[k].hold != c.hold)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s:%d: table column '%s.%s' drives "
+                                     "inputs of two kinds: %s.%s (line %d) and %s.%s; give each "
+                                     "its own column", d->label, cn->line, cn->start.component,
+                                     c.name, from[k]->end.component, from[k]->end.connector,
+                                     from[k]->line, cn->end.component, cn->end.connector);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status load_table(const rtcosim_system_desc *d, size_t ti,
+                                 rtcosim_component *const *comps, rtcosim_component **out,
+                                 rtcosim_error *err)
+{
+    const rtcosim_ssd_component *sc = &d->components[ti].pub;
+    rtcosim_table_column *cols = calloc(d->connection_count + 1, sizeof *cols);
+    const rtcosim_ssd_connection **from = calloc(d->connection_count + 1, sizeof *from);
+    size_t count = 0;
+    rtcosim_status st = cols && from ? table_columns(d, ti, comps, cols, from, &count, err)
+                                     : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    /* (an input file's table has no line in the file: its error names the
+     * table's own file and line) */
+    if (st == RTCOSIM_OK &&
+        (st = rtcosim_table_component_load_columns(sc->path, cols, count, out, err)) !=
+            RTCOSIM_OK &&
+        sc->line > 0)
+        rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
+    free(cols);
+    free(from);
+    if (st == RTCOSIM_OK && (st = check_connectors(d, sc, *out, err)) != RTCOSIM_OK) {
+        rtcosim_component_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim_ssd_component *sc,
                                      const rtcosim_system_build_options *opts,
                                      rtcosim_component **out, rtcosim_error *err)
@@ -159,12 +236,10 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
         }
         return st;
     }
-    bool table = !sc->native_type && rtcosim_table_is_source(sc->mime_type, sc->path);
     rtcosim_status st = sc->native_type ? rtcosim_native_create(sc->native_type, out, err)
                         : dcpx          ? rtcosim_dcp_remote_from_dcpx(sc->path, out, err)
-                        : table         ? rtcosim_table_component_load(sc->path, out, err)
                                         : rtcosim_fmu_load(sc->path, opts->fmu, out, err);
-    if (st == RTCOSIM_EUNSUPPORTED && !sc->native_type && !dcpx && !table && err &&
+    if (st == RTCOSIM_EUNSUPPORTED && !sc->native_type && !dcpx && err &&
         strstr(err->message, "supports only scheduled execution")) {
         /* SSP names no FMI interface: an FMU for scheduled execution only
          * (FMI 3.0 chapter 5) runs as one, its partitions in each macro step. */
@@ -429,11 +504,14 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", d->label);
     rtcosim_status st = RTCOSIM_OK;
     rtcosim_time_ns smallest = 0;
-    for (size_t i = 0; i < d->component_count && st == RTCOSIM_OK; i++) {
-        if (!is_member(opts->members, (int)i))
-            continue;
+    /* tables last: their columns take the types of the inputs they drive */
+    for (size_t k = 0; k < 2 * d->component_count && st == RTCOSIM_OK; k++) {
+        size_t i = k % d->component_count;
         const rtcosim_ssd_component *sc = &d->components[i].pub;
-        st = load_component(d, sc, opts, &comps[i], err);
+        if (!is_member(opts->members, (int)i) || is_table(sc) != (k >= d->component_count))
+            continue;
+        st = is_table(sc) ? load_table(d, i, comps, &comps[i], err)
+                          : load_component(d, sc, opts, &comps[i], err);
         if (st != RTCOSIM_OK)
             break;
         const rtcosim_component_desc *cd = rtcosim_component_description(comps[i]);

@@ -2,8 +2,10 @@
  * input_file): the input table joins the loaded system as a table component
  * (table.c) connected to the inputs its columns name, "component.variable"
  * (component names may hold dots) or a connector's own name when one
- * component alone has an input of that name. Each named input must be a Real
- * input no connection drives yet. */
+ * component alone has an input of that name. Each named input must be an
+ * input no connection drives yet, of a type a table gives (Real, Integer,
+ * Enumeration, Boolean); the column takes its type and is held from row to
+ * row unless the input is a continuous Real (build.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +47,14 @@ static rtcosim_status find_input(const rtcosim_system_desc *d, size_t table, con
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': the system has no "
                                  "such connector (component.variable)", input, column);
     const rtcosim_ssd_connector *k = &d->components[*comp].connectors[*conn];
-    if (k->kind != RTCOSIM_CONNECTOR_INPUT || k->type != RTCOSIM_SSP_REAL)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': %s.%s is not a Real "
-                                 "input", input, column, d->components[*comp].pub.name, k->name);
+    if (k->kind != RTCOSIM_CONNECTOR_INPUT)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': %s.%s is not an input",
+                                 input, column, d->components[*comp].pub.name, k->name);
+    if (k->type == RTCOSIM_SSP_STRING || k->type == RTCOSIM_SSP_BINARY)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: column '%s': %s.%s is a %s "
+                                 "input; an input file gives numbers and Booleans", input, column,
+                                 d->components[*comp].pub.name, k->name,
+                                 rtcosim_ssp_type_name(k->type));
     for (size_t i = 0; i < d->connection_count; i++) {
         const rtcosim_ssd_connection *cn = &d->connections[i];
         if (cn->end.component_index == (int)*comp && strcmp(cn->end.connector, k->name) == 0)

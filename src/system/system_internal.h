@@ -190,7 +190,7 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, s
                               rtcosim_error *err);
 
 /* A system's input file (input_table.c): the table component "input" (or
- * input_N) connected to the Real inputs its columns name (component.variable,
+ * input_N) connected to the inputs its columns name (component.variable,
  * or a connector name one component alone has), none of them driven yet. */
 rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
                                       rtcosim_error *err);

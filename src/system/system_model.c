@@ -229,8 +229,20 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
         rtcosim_status st = rtcosim_table_component_load(path, &table, err);
         if (st != RTCOSIM_OK)
             return st;
+        /* the columns' types are decided when the system is built, by the
+         * inputs they drive (build.c): the connectors the table named keep
+         * no type, those the file declares keep theirs */
+        size_t before = c->connector_count;
+        bool *declared = calloc(before + 1, sizeof *declared);
+        for (size_t k = 0; declared && k < before; k++)
+            declared[k] = c->connectors[k].type != RTCOSIM_SSP_UNSPECIFIED;
         size_t n = rtcosim_component_variable_count(table);
-        st = apply(d, c, fill_all, rtcosim_component_variable(table, 0), n, NULL, err);
+        st = declared ? apply(d, c, fill_all, rtcosim_component_variable(table, 0), n, NULL, err)
+                      : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+        for (size_t k = 0; st == RTCOSIM_OK && k < c->connector_count; k++)
+            if (k >= before || !declared[k])
+                c->connectors[k].type = RTCOSIM_SSP_UNSPECIFIED;
+        free(declared);
         rtcosim_component_free(table);
         return st;
     }
@@ -271,7 +283,7 @@ bool system_archive_is_fmu(const char *path)
 }
 
 /* An input file's columns against the FMU's variables, as `simulate` checks
- * them, and only continuous Float inputs: the table interpolates linearly. */
+ * them: inputs a table can drive (numbers, Booleans; build.c types them). */
 static rtcosim_status check_input_columns(const rtcosim_fmi_md *md, const char *input,
                                           const rtcosim_csv *csv, rtcosim_error *err)
 {
@@ -288,12 +300,10 @@ static rtcosim_status check_input_columns(const rtcosim_fmi_md *md, const char *
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an "
                                      "input (causality %s)", input, name,
                                      rtcosim_causality_name(v->causality));
-        if ((v->type != RTCOSIM_TYPE_FLOAT64 && v->type != RTCOSIM_TYPE_FLOAT32) ||
-            v->variability != RTCOSIM_VARIABILITY_CONTINUOUS)
-            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: column '%s': a %s %s input;"
-                                     " run --input-file drives continuous Float inputs (rtcosim "
+        if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_BOOLEAN)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: column '%s': a %s input; "
+                                     "run --input-file drives numbers and Booleans (rtcosim "
                                      "simulate reads the others)", input, name,
-                                     rtcosim_variability_name(v->variability),
                                      rtcosim_type_name(v->type));
     }
     return RTCOSIM_OK;

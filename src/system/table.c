@@ -2,13 +2,16 @@
  * rtcosim_table_component_load): OMSimulator's table component, which SSP
  * files name with the MIME type "text/csv" (the proposed MA-CSV stimuli
  * format) or, written by OMSimulator before 2.1, "application/table". Each
- * column of an input table in fmusim's CSV format becomes a Float64 output,
- * linearly interpolated between rows; equal times mark a jump (from that
- * instant on the later row applies, as fmusim reads input files). The state
- * is the time alone, so speculation and rollback need nothing else. */
+ * column of an input table in fmusim's CSV format becomes an output: Float64
+ * linearly interpolated between rows unless the loader gives it a type and
+ * hold (rtcosim_table_component_load_columns: what a system's connections
+ * from it drive); equal times mark a jump (from that instant on the later
+ * row applies, as fmusim reads input files). The state is the time alone, so
+ * speculation and rollback need nothing else. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv/csv_values.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/system.h"
@@ -26,6 +29,7 @@ typedef struct table_impl {
     rtcosim_csv *csv;
     rtcosim_csv_cursor cursor;
     rtcosim_variable *vars;
+    bool *hold; /* per column: the last row at or before t, not linear */
     size_t count;
     rtcosim_time_ns time;
 } table_impl;
@@ -81,17 +85,23 @@ static rtcosim_status table_get(void *self, rtcosim_type type, const uint32_t *v
                                 void *values, rtcosim_error *err)
 {
     table_impl *t = self;
-    if (type != RTCOSIM_TYPE_FLOAT64)
-        return n ? rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: a table has Float64 variables "
-                                     "only, not %s", table_name(t), rtcosim_type_name(type))
-                 : RTCOSIM_OK;
     rtcosim_csv_cursor_seek(&t->cursor, t->time);
-    double *out = values;
+    size_t size = rtcosim_type_size(type);
     for (size_t i = 0; i < n; i++) {
         if (vrs[i] >= t->count)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable with value reference "
                                      "%u", table_name(t), vrs[i]);
-        out[i] = rtcosim_csv_cursor_linear(&t->cursor, vrs[i]);
+        if (t->vars[vrs[i]].type != type)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s' is %s, not %s",
+                                     table_name(t), t->vars[vrs[i]].name,
+                                     rtcosim_type_name(t->vars[vrs[i]].type),
+                                     rtcosim_type_name(type));
+        double x = t->hold[vrs[i]] ? rtcosim_csv_cursor_hold(&t->cursor, vrs[i])
+                                   : rtcosim_csv_cursor_linear(&t->cursor, vrs[i]);
+        if (type == RTCOSIM_TYPE_FLOAT64)
+            ((double *)values)[i] = x;
+        else
+            csv_store_number(type, x, (unsigned char *)values + i * size);
     }
     return RTCOSIM_OK;
 }
@@ -181,6 +191,7 @@ static void table_destroy(void *self)
         return;
     rtcosim_csv_free(t->csv);
     free(t->vars);
+    free(t->hold);
     free(t);
 }
 
@@ -206,6 +217,37 @@ static const rtcosim_component_ops table_ops = {
 rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
                                             rtcosim_error *err)
 {
+    return rtcosim_table_component_load_columns(path, NULL, 0, out, err);
+}
+
+/* Give a column the type and interpolation asked for it. */
+static rtcosim_status apply_column(table_impl *t, const char *path,
+                                   const rtcosim_table_column *c, rtcosim_error *err)
+{
+    ptrdiff_t k = c->name ? rtcosim_csv_find_column(t->csv, c->name) : -1;
+    if (k < 0)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: the table has no column '%s'", path,
+                                 c->name ? c->name : "(null)");
+    if (!csv_type_is_number(c->type))
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: column '%s': a table gives "
+                                 "numbers and Booleans, not %s values", path, c->name,
+                                 rtcosim_type_name(c->type));
+    rtcosim_status st = csv_column_check_type(t->csv, (size_t)k, c->type, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    bool is_float = c->type == RTCOSIM_TYPE_FLOAT64 || c->type == RTCOSIM_TYPE_FLOAT32;
+    t->vars[k].type = c->type;
+    t->hold[k] = c->hold || !is_float; /* integers and Booleans are never interpolated */
+    t->vars[k].variability =
+        t->hold[k] ? RTCOSIM_VARIABILITY_DISCRETE : RTCOSIM_VARIABILITY_CONTINUOUS;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_table_component_load_columns(const char *path,
+                                                    const rtcosim_table_column *columns,
+                                                    size_t column_count, rtcosim_component **out,
+                                                    rtcosim_error *err)
+{
     *out = NULL;
     if (util_path_has_ending(path, ".mat")) /* OMSimulator reads those too */
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: a MAT table is not read; give "
@@ -224,7 +266,8 @@ rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component 
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: the table has no column besides "
                                  "time", path);
     }
-    if (!(t->vars = calloc(t->count, sizeof *t->vars))) {
+    if (!(t->vars = calloc(t->count, sizeof *t->vars)) ||
+        !(t->hold = calloc(t->count, sizeof *t->hold))) {
         table_destroy(t);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
@@ -235,6 +278,12 @@ rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component 
                                         .causality = RTCOSIM_CAUSALITY_OUTPUT,
                                         .variability = RTCOSIM_VARIABILITY_CONTINUOUS,
                                         .derivative_of = -1};
+    for (size_t i = 0; i < column_count; i++) {
+        if ((st = apply_column(t, path, &columns[i], err)) != RTCOSIM_OK) {
+            table_destroy(t);
+            return st;
+        }
+    }
     rtcosim_csv_cursor_init(&t->cursor, t->csv);
     rtcosim_time_ns first = rtcosim_csv_time(t->csv, 0);
     rtcosim_time_ns last = rtcosim_csv_time(t->csv, rtcosim_csv_row_count(t->csv) - 1);

@@ -5,8 +5,11 @@
  * table drives the Feedthrough FMU, under Gauss-Seidel (the FMU's output is
  * the table at the same instant) and Jacobi (one macro step later), and an
  * .ssp as OMSimulator before 2.1 wrote it (type "application/table",
- * resources/, no connectors: they come from the table's header). Expected
- * values are the table's, worked out by hand. */
+ * resources/, no connectors: they come from the table's header); columns
+ * that take the type and variability of the inputs they drive (Integer and
+ * Boolean held, a discrete Real held, a continuous one linear), in a system
+ * and for an FMU run alone with an input file (as fmusim applies it).
+ * Expected values are the table's, worked out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -335,7 +338,7 @@ static void test_an_input_file_joins_a_system(void **state)
     } bad[] = {
         {"time,u\n0,1\n", "", "column 'u' names connectors of components 'p' and 'q': name it "
                               "component.variable"},
-        {"time,p.y\n0,1\n", "", "column 'p.y': p.y is not a Real input"},
+        {"time,p.y\n0,1\n", "", "column 'p.y': p.y is not an input"},
         {"time,z.u\n0,1\n", "", "column 'z.u': the system has no such connector"},
         {"time,q.u\n0,1\n",
          "<ssd:Connections><ssd:Connection startElement=\"p\" startConnector=\"y\" "
@@ -352,6 +355,180 @@ static void test_an_input_file_joins_a_system(void **state)
     }
 }
 
+/* Every kind of input the Feedthrough FMU (FMI 3.0) has, driven by one
+ * table: its columns take the type and variability of what they drive. */
+static const char kinds_csv[] = "time,c,d,i,b\n0,0,0,0,0\n0.5,1,1,3,1\n1,2,2,-4,0\n";
+static const char *const kinds_inputs[] = {"Float64_continuous_input", "Float64_discrete_input",
+                                           "Int32_input", "Boolean_input"};
+
+/* The kinds system, stim's columns c, d, i, b connected to kinds_inputs
+ * (the column named `also` also to Float64_continuous_input of a second
+ * Feedthrough). */
+static const char *kinds_text(const char *also)
+{
+    static char text[8192];
+    char conns[2048] = "";
+    static const char cols[] = "cdib";
+    for (size_t k = 0; k < 4; k++)
+        snprintf(conns + strlen(conns), sizeof conns - strlen(conns),
+                 "<ssd:Connection startElement=\"stim\" startConnector=\"%c\" endElement=\"ft\""
+                 " endConnector=\"%s\"/>\n", cols[k], kinds_inputs[k]);
+    if (also)
+        snprintf(conns + strlen(conns), sizeof conns - strlen(conns),
+                 "<ssd:Connection startElement=\"stim\" startConnector=\"%s\" endElement=\"ft2\""
+                 " endConnector=\"Float64_continuous_input\"/>\n", also);
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"kinds\"\n"
+             " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+             " <ssd:System name=\"root\"><ssd:Elements>\n"
+             "  <ssd:Component name=\"stim\" type=\"text/csv\" source=\"kinds.csv\"/>\n"
+             "  <ssd:Component name=\"ft\" source=\"%s\"/>\n"
+             "  <ssd:Component name=\"ft2\" source=\"%s\"/>\n"
+             " </ssd:Elements>\n <ssd:Connections>\n%s </ssd:Connections></ssd:System>\n"
+             " <ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_FEEDTHROUGH_FMI3, RTCOSIM_FMU_FEEDTHROUGH_FMI3, conns);
+    return text;
+}
+
+typedef struct kinds_rows {
+    double t[16], y[16][4];
+    size_t n;
+} kinds_rows;
+
+static rtcosim_status keep_kinds(void *context, rtcosim_time_ns t, const double *values,
+                                 size_t count, rtcosim_error *err)
+{
+    (void)err;
+    kinds_rows *r = context;
+    assert_int_equal(count, 4);
+    if (r->n < 16) {
+        r->t[r->n] = rtcosim_time_to_seconds(t);
+        memcpy(r->y[r->n++], values, sizeof r->y[0]);
+    }
+    return RTCOSIM_OK;
+}
+
+/* Runs `d` to 1 s at H = 1/8 s in `order`, keeping the four outputs. */
+static rtcosim_status run_kinds(rtcosim_system_desc *d, const char *prefix,
+                                rtcosim_ssd_order order, kinds_rows *r, rtcosim_error *err)
+{
+    static const char *const outputs[] = {"Float64_continuous_output", "Float64_discrete_output",
+                                          "Int32_output", "Boolean_output"};
+    char names[4][64];
+    const char *observe[4];
+    for (size_t k = 0; k < 4; k++) {
+        snprintf(names[k], sizeof names[k], "%s%s", prefix, outputs[k]);
+        observe[k] = names[k];
+    }
+    rtcosim_system_build_options opts = {.observe = observe, .observe_count = 4};
+    opts.overrides.has_step_size = true;
+    opts.overrides.step_size_ns = RTCOSIM_NS_PER_S / 8;
+    opts.overrides.order = order;
+    rtcosim_master *m = NULL;
+    r->n = 0;
+    rtcosim_status st = rtcosim_system_build_master(d, &opts, &m, err);
+    if (st == RTCOSIM_OK && (st = rtcosim_master_initialize(m, 0, RTCOSIM_NS_PER_S, err)) ==
+                                RTCOSIM_OK)
+        st = rtcosim_master_run(m, RTCOSIM_NS_PER_S, keep_kinds, r, err);
+    rtcosim_master_free(m);
+    return st;
+}
+
+/* kinds_csv at t by hand: c linear, d, i and b held (the last row at or
+ * before t). */
+static void kinds_at(double t, double out[4])
+{
+    out[0] = t < 0 ? 0 : 2 * t;
+    out[1] = t < 0.5 ? 0 : t < 1 ? 1 : 2;
+    out[2] = t < 0.5 ? 0 : t < 1 ? 3 : -4;
+    out[3] = t < 0.5 ? 0 : t < 1 ? 1 : 0;
+}
+
+static void check_kinds(const kinds_rows *r, double delay)
+{
+    assert_int_equal(r->n, 9);
+    for (size_t i = 0; i < r->n; i++) {
+        double want[4];
+        kinds_at(r->t[i] - delay, want);
+        for (size_t k = 0; k < 4; k++)
+            if (r->y[i][k] != want[k])
+                fail_msg("%s at %g s: %.17g, expected %.17g", kinds_inputs[k], r->t[i],
+                         r->y[i][k], want[k]);
+    }
+}
+
+static void test_columns_take_the_kinds_of_their_inputs(void **state)
+{
+    (void)state;
+    tu_write_file(tu_scratch("kinds.csv"), kinds_csv);
+    const char *text = kinds_text(NULL);
+    rtcosim_system_desc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_system_desc_parse(text, strlen(text), tu_scratch(""), "kinds.ssd", &d, &err) !=
+        RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    kinds_rows r;
+    if (run_kinds(d, "ft.", RTCOSIM_SSD_ORDER_GAUSS_SEIDEL, &r, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    check_kinds(&r, 0);
+    rtcosim_system_desc_free(d);
+
+    /* refused in one line: a column driving two kinds, a cell that is no
+     * value of the column's type */
+    static const struct {
+        const char *also, *csv, *message;
+    } bad[] = {
+        {"i", kinds_csv, "kinds.ssd:14: table column 'stim.i' drives inputs of two kinds: "
+                         "ft.Int32_input (line 12) and ft2.Float64_continuous_input"},
+        {NULL, "time,c,d,i,b\n0,0,0,0,0\n1,0,0,0.5,0\n",
+         "kinds.csv:3: column 'i': 0.5 is not a valid Int32 value"},
+        {NULL, "time,c,d,i,b\n0,0,0,0,0\n1,0,0,0,2\n",
+         "kinds.csv:3: column 'b': 2 is not a valid Boolean value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tu_write_file(tu_scratch("kinds.csv"), bad[i].csv);
+        text = kinds_text(bad[i].also);
+        if (rtcosim_system_desc_parse(text, strlen(text), tu_scratch(""), "kinds.ssd", &d, &err) !=
+            RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_not_equal(run_kinds(d, "ft.", RTCOSIM_SSD_ORDER_GAUSS_SEIDEL, &r, &err),
+                             RTCOSIM_OK);
+        if (!strstr(err.message, bad[i].message) || strchr(err.message, '\n'))
+            fail_msg("got '%s', expected '... %s'", err.message, bad[i].message);
+        rtcosim_system_desc_free(d);
+    }
+}
+
+/* `rtcosim run model.fmu --input-file`: the FMU alone with every kind of
+ * input. fmusim (c8d4e6d, the Reference FMUs' importer, CS, output interval
+ * 1/8 s) ran the same FMU (FMI 2.0 and 3.0) on this file; its recording:
+ * each output the input table one step earlier (it records before it sets
+ * the inputs of a step), continuous linear, the others held. The default
+ * order here is Jacobi, which gives the same. */
+static void test_an_fmu_alone_takes_every_kind_of_input(void **state)
+{
+    (void)state;
+    char in[4096];
+    snprintf(in, sizeof in, "%s", tu_scratch("alone_in.csv"));
+    tu_write_file(in, "time,Float64_continuous_input,Float64_discrete_input,Int32_input,"
+                      "Boolean_input\n0,0,0,0,0\n0.5,1,1,3,1\n1,2,2,-4,0\n");
+    const char *fmus[] = {RTCOSIM_FMU_FEEDTHROUGH_FMI2, RTCOSIM_FMU_FEEDTHROUGH_FMI3};
+    for (size_t f = 0; f < 2; f++) {
+        rtcosim_system_load_options load = {.input_file = in};
+        rtcosim_system_desc *d = NULL;
+        rtcosim_error err;
+        if (rtcosim_system_desc_load_with(fmus[f], &load, &d, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        kinds_rows r;
+        if (run_kinds(d, "Feedthrough.", RTCOSIM_SSD_ORDER_JACOBI, &r, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        check_kinds(&r, 0.125);
+        rtcosim_system_desc_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +538,8 @@ int main(void)
         cmocka_unit_test(test_a_table_drives_an_fmu_in_a_system),
         cmocka_unit_test(test_an_ssp_as_omsimulator_wrote_it),
         cmocka_unit_test(test_an_input_file_joins_a_system),
+        cmocka_unit_test(test_columns_take_the_kinds_of_their_inputs),
+        cmocka_unit_test(test_an_fmu_alone_takes_every_kind_of_input),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }

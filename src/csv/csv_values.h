@@ -1,0 +1,30 @@
+/* Numbers of an input table as values of a variable's type: whether a
+ * column's cells fit the type (integral and in range for the integers, 0 or
+ * 1 for Booleans), and a cell stored as that type. Shared by `rtcosim
+ * simulate`'s input file (src/simulate) and the table component
+ * (src/system/table.c). Not part of the public API. */
+#ifndef RTCOSIM_CSV_VALUES_H
+#define RTCOSIM_CSV_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtcosim/component.h"
+#include "rtcosim/csv.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Can CSV cells hold values of this type (the floats, the integers,
+ * Boolean)? */
+bool csv_type_is_number(rtcosim_type type);
+/* Every cell of `column` a valid value of `type` (one of csv_type_is_number);
+ * else an error naming the file, line, column and value. */
+rtcosim_status csv_column_check_type(const rtcosim_csv *table, size_t column, rtcosim_type type,
+                                     rtcosim_error *err);
+/* x as a value of `type` at slot (rtcosim_type_size(type) bytes; a Boolean
+ * is x != 0). */
+void csv_store_number(rtcosim_type type, double x, void *slot);
+
+#pragma GCC visibility pop
+
+#endif
