@@ -4,32 +4,15 @@
  * (no crash, leak or hang). The reader takes a path: the bytes go to a
  * file in a private directory made once. */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_file.h"
 #include "plot/plot_internal.h"
-
-static char dir[] = "/tmp/rtcosim-fuzz-plot-XXXXXX";
-static char path[64];
-
-static void remove_files(void)
-{
-    remove(path);
-    remove(dir);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!path[0]) {
-        if (!mkdtemp(dir))
-            abort();
-        snprintf(path, sizeof path, "%s/in.csv", dir);
-        atexit(remove_files);
-    }
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-        abort();
+    const char *path = fuzz_file("in.csv", data, size);
     plot_table *t = NULL;
     rtcosim_error err;
     if (plot_table_read(path, &t, &err) != RTCOSIM_OK)

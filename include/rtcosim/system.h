@@ -230,7 +230,11 @@ rtcosim_status rtcosim_system_load_ecu(const rtcosim_ssd_component *c, rtcosim_c
  * output, continuous, linearly interpolated between rows; equal times mark a
  * jump (the later row applies from that instant); before the first row the
  * first applies, after the last the last (setup warns when the run reaches
- * past either end). Its state is its time (rollback, speculation). */
+ * past either end). Its state is its time (rollback, speculation). A path
+ * ending in .mat is a result file in the Modelica/Dymola layout (MAT v4 or
+ * v5, binTrans or binNormal: what Dymola, OpenModelica, OMSimulator and
+ * rtcosim write; OMSimulator's table reads them too): its variables, time
+ * first, are the columns; a data_1 variable is constant. */
 rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
                                             rtcosim_error *err);
 /* A column given another type or held instead of interpolated: integers and
@@ -252,8 +256,7 @@ rtcosim_status rtcosim_table_component_load_columns(const char *path,
                                                     size_t column_count, rtcosim_component **out,
                                                     rtcosim_error *err);
 /* Is a component of this MIME type ("text/csv", "application/table") or,
- * without one, this source (a .csv or, refused when loaded, a .mat file) a
- * table? */
+ * without one, this source (a .csv or .mat file) a table? */
 bool rtcosim_table_is_source(const char *mime_type, const char *path);
 
 struct rtcosim_ssd_component {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv/csv_values.h"
 #include "rtcosim/csv.h"
 #include "util/read_file.h"
 
@@ -463,4 +464,56 @@ double rtcosim_csv_value(const rtcosim_csv *t, size_t row, size_t column)
 size_t rtcosim_csv_line(const rtcosim_csv *t, size_t row)
 {
     return t->lines[row];
+}
+
+rtcosim_status csv_from_series(const char *name, size_t rows, const double *time_s,
+                               size_t columns, const char *const *names,
+                               const double *const *values, rtcosim_csv **out,
+                               rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_csv *t = calloc(1, sizeof *t);
+    if (!t || !(t->name = strdup(name)) || !(t->first_column = strdup("time")) ||
+        !(t->column_names = calloc(columns + 1, sizeof *t->column_names))) {
+        rtcosim_csv_free(t);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    }
+    t->column_count = columns;
+    rtcosim_status st = RTCOSIM_OK;
+    if (rows == 0)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no points", name);
+    for (size_t c = 0; c < columns && st == RTCOSIM_OK; c++) {
+        for (size_t j = 0; j < c && st == RTCOSIM_OK; j++)
+            if (strcmp(names[j], names[c]) == 0)
+                st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: two variables named '%s'", name,
+                                       names[c]);
+        if (st == RTCOSIM_OK && !(t->column_names[c] = strdup(names[c])))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    }
+    while (st == RTCOSIM_OK && t->row_capacity < rows)
+        st = grow_rows(t, err);
+    for (size_t r = 0; r < rows && st == RTCOSIM_OK; r++) {
+        if (rtcosim_time_from_seconds(time_s[r], &t->times[r], NULL) != RTCOSIM_OK)
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: point %zu: time %g is not a valid "
+                                   "time in seconds", name, r + 1, time_s[r]);
+        else if (r > 0 && t->times[r] < t->times[r - 1])
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: point %zu: time %g is earlier than "
+                                   "the point before (time must not decrease)", name, r + 1,
+                                   time_s[r]);
+        for (size_t c = 0; c < columns && st == RTCOSIM_OK; c++) {
+            double v = values[c][r];
+            if (!isfinite(v))
+                st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: point %zu: '%s' is %g, not a "
+                                       "finite number", name, r + 1, names[c], v);
+            t->values[r * columns + c] = v;
+        }
+        t->lines[r] = r + 1;
+        t->row_count = r + 1;
+    }
+    if (st != RTCOSIM_OK) {
+        rtcosim_csv_free(t);
+        return st;
+    }
+    *out = t;
+    return RTCOSIM_OK;
 }

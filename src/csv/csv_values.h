@@ -2,7 +2,8 @@
  * column's cells fit the type (integral and in range for the integers, 0 or
  * 1 for Booleans), and a cell stored as that type. Shared by `rtcosim
  * simulate`'s input file (src/simulate) and the table component
- * (src/system/table.c). Not part of the public API. */
+ * (src/system/table.c), and a table built from series read elsewhere. Not
+ * part of the public API. */
 #ifndef RTCOSIM_CSV_VALUES_H
 #define RTCOSIM_CSV_VALUES_H
 
@@ -21,6 +22,14 @@ bool csv_type_is_number(rtcosim_type type);
  * else an error naming the file, line, column and value. */
 rtcosim_status csv_column_check_type(const rtcosim_csv *table, size_t column, rtcosim_type type,
                                      rtcosim_error *err);
+/* A table from series read elsewhere (a MAT result file): rows points of
+ * time (seconds, non-decreasing) and `columns` named series of finite
+ * values. Messages name the table `name` and a point by its number from 1,
+ * which rtcosim_csv_line returns for it. */
+rtcosim_status csv_from_series(const char *name, size_t rows, const double *time_s,
+                               size_t columns, const char *const *names,
+                               const double *const *values, rtcosim_csv **out,
+                               rtcosim_error *err);
 /* x as a value of `type` at slot (rtcosim_type_size(type) bytes; a Boolean
  * is x != 0). */
 void csv_store_number(rtcosim_type type, double x, void *slot);

@@ -8,33 +8,25 @@
 #include <stddef.h>
 
 #include "plot/plot_layout.h"
+#include "results/result_table.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/status.h"
 
 /* ---- result tables (plot_data.c) ---- */
 
-typedef struct plot_column {
-    char *name;
-    char *unit;     /* NULL: none known ("" in a units row counts as none) */
-    double *values; /* one per row; NaN where the cell is empty or not a number */
-} plot_column;
-
-typedef struct plot_table {
-    char *path;
-    char *first_name; /* name of the abscissa column: "time" in results */
-    size_t rows;
-    double *time;     /* the first column, non-decreasing */
-    size_t column_count;
-    plot_column *columns;
-} plot_table;
+typedef result_column plot_column;
+typedef result_table plot_table;
 
 /* A results file by its extension: ".mat" the Dymola layout (binTrans or
  * binNormal, MAT v4 or v5, via libmatio), anything else CSV whose second
  * row may be units (its first cell "s", "sec", "[s]" or empty, as
  * `--csv-units` writes it). Errors name the file. */
 rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error *err);
-void plot_table_free(plot_table *t);
-ptrdiff_t plot_table_find(const plot_table *t, const char *name);
+static inline void plot_table_free(plot_table *t) { result_table_free(t); }
+static inline ptrdiff_t plot_table_find(const plot_table *t, const char *name)
+{
+    return result_table_find(t, name);
+}
 
 /* Units for the columns a table leaves without one, from a model: an FMU's
  * variables, an SSD/SSP's connectors ("component.connector"), or a DBC's

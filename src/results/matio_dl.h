@@ -20,6 +20,7 @@ typedef struct rtcosim_matio_api {
     __typeof__(Mat_VarCreate) *VarCreate;
     __typeof__(Mat_VarWrite) *VarWrite;
     __typeof__(Mat_VarRead) *VarRead;
+    __typeof__(Mat_VarReadInfo) *VarReadInfo;
     __typeof__(Mat_VarFree) *VarFree;
 } rtcosim_matio_api;
 
@@ -35,6 +36,7 @@ rtcosim_status rtcosim_matio_load(rtcosim_error *err);
 #define Mat_VarCreate (*rtcosim_matio.VarCreate)
 #define Mat_VarWrite (*rtcosim_matio.VarWrite)
 #define Mat_VarRead (*rtcosim_matio.VarRead)
+#define Mat_VarReadInfo (*rtcosim_matio.VarReadInfo)
 #define Mat_VarFree (*rtcosim_matio.VarFree)
 
 #endif

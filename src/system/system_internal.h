@@ -7,6 +7,7 @@
 
 #include <libxml/tree.h>
 
+#include "rtcosim/csv.h"
 #include "rtcosim/system.h"
 
 typedef struct arena_block arena_block;
@@ -188,6 +189,10 @@ bool system_archive_is_fmu(const char *path);
  * Float inputs (the load then adds its table, system_add_input_table). */
 rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
                               rtcosim_error *err);
+
+/* A table component's file (table.c): a MAT result file (by its ending) or
+ * an input table in fmusim's CSV format. */
+rtcosim_status system_table_read(const char *path, rtcosim_csv **out, rtcosim_error *err);
 
 /* A system's input file (input_table.c): the table component "input" (or
  * input_N) connected to the inputs its columns name (component.variable,

@@ -331,7 +331,7 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, s
      * after the parse, as in any system: system_add_input_table) */
     if (input) {
         rtcosim_csv *csv = NULL;
-        if ((st = rtcosim_csv_read_file(input, &csv, err)) == RTCOSIM_OK)
+        if ((st = system_table_read(input, &csv, err)) == RTCOSIM_OK)
             st = check_input_columns(md, input, csv, err);
         rtcosim_csv_free(csv);
         if (st != RTCOSIM_OK) {

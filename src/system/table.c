@@ -12,9 +12,11 @@
 #include <string.h>
 
 #include "csv/csv_values.h"
+#include "results/result_table.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/system.h"
+#include "system/system_internal.h"
 #include "util/text.h"
 
 enum { TABLE_STATE_MAGIC = 0x7461626c }; /* "tabl" */
@@ -214,6 +216,37 @@ static const rtcosim_component_ops table_ops = {
     .destroy = table_destroy,
 };
 
+/* A MAT result file (Modelica/Dymola layout, as OMSimulator's table reads
+ * result files): its variables, time first, as a table. */
+static rtcosim_status read_mat_table(const char *path, rtcosim_csv **out, rtcosim_error *err)
+{
+    result_table *r = NULL;
+    rtcosim_status st = result_table_read_mat(path, &r, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    const char **names = calloc(r->column_count + 1, sizeof *names);
+    const double **values = calloc(r->column_count + 1, sizeof *values);
+    if (!names || !values) {
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    } else {
+        for (size_t c = 0; c < r->column_count; c++) {
+            names[c] = r->columns[c].name;
+            values[c] = r->columns[c].values;
+        }
+        st = csv_from_series(path, r->rows, r->time, r->column_count, names, values, out, err);
+    }
+    free(names);
+    free(values);
+    result_table_free(r);
+    return st;
+}
+
+rtcosim_status system_table_read(const char *path, rtcosim_csv **out, rtcosim_error *err)
+{
+    return util_path_has_ending(path, ".mat") ? read_mat_table(path, out, err)
+                                              : rtcosim_csv_read_file(path, out, err);
+}
+
 rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
                                             rtcosim_error *err)
 {
@@ -249,13 +282,10 @@ rtcosim_status rtcosim_table_component_load_columns(const char *path,
                                                     rtcosim_error *err)
 {
     *out = NULL;
-    if (util_path_has_ending(path, ".mat")) /* OMSimulator reads those too */
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: a MAT table is not read; give "
-                                 "its signals as CSV (header time,NAME,...)", path);
     table_impl *t = calloc(1, sizeof *t);
     if (!t)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    rtcosim_status st = rtcosim_csv_read_file(path, &t->csv, err);
+    rtcosim_status st = system_table_read(path, &t->csv, err);
     if (st != RTCOSIM_OK) {
         table_destroy(t);
         return st;

@@ -147,13 +147,13 @@ static void test_mime_types_and_csv_sources_are_tables(void **state)
     assert_false(rtcosim_table_is_source("application/x-fmu-sharedlibrary", "a.csv"));
     assert_true(rtcosim_table_is_source(NULL, "resources/in.csv"));
     assert_false(rtcosim_table_is_source(NULL, "model.fmu"));
-    /* OMSimulator reads MAT tables too: named, not taken for an FMU */
+    /* OMSimulator reads MAT result files as tables too (read with scipy's
+     * files in test_mat_table_scipy.py) */
     assert_true(rtcosim_table_is_source(NULL, "in.MAT"));
     rtcosim_component *c = NULL;
     rtcosim_error err;
-    assert_int_equal(rtcosim_table_component_load("in.mat", &c, &err), RTCOSIM_EUNSUPPORTED);
-    assert_string_equal(err.message, "in.mat: a MAT table is not read; give its signals as CSV "
-                                     "(header time,NAME,...)");
+    assert_int_equal(rtcosim_table_component_load("absent.mat", &c, &err), RTCOSIM_ENOTFOUND);
+    assert_string_equal(err.message, "absent.mat: cannot open: No such file or directory");
 }
 
 /* The system around a table that feeds the Feedthrough FMU. */

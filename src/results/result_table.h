@@ -1,0 +1,34 @@
+/* A results file read back into one shape: time, and per variable its name,
+ * unit and values (result_table.c reads the Modelica/Dymola MAT layout;
+ * src/plot also fills it from CSV). Not part of the public API. */
+#ifndef RTCOSIM_RESULT_TABLE_H
+#define RTCOSIM_RESULT_TABLE_H
+
+#include <stddef.h>
+
+#include "rtcosim/status.h"
+
+typedef struct result_column {
+    char *name;
+    char *unit;     /* NULL: none known ("" in a units row counts as none) */
+    double *values; /* one per row; NaN where the cell is empty or not a number */
+} result_column;
+
+typedef struct result_table {
+    char *path;
+    char *first_name; /* name of the abscissa column: "time" in results */
+    size_t rows;
+    double *time;     /* the first column, non-decreasing */
+    size_t column_count;
+    result_column *columns;
+} result_table;
+
+/* rows x columns of zeros, names NULL; NULL when out of memory. */
+result_table *result_table_new(const char *path, size_t rows, size_t columns);
+void result_table_free(result_table *t);
+ptrdiff_t result_table_find(const result_table *t, const char *name);
+/* A MAT result file (Aclass, name, description, dataInfo, data_1, data_2;
+ * a data_1 variable is constant over the rows); errors name the file. */
+rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcosim_error *err);
+
+#endif
