@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rtcosim/dcp.h"
 #include "rtcosim/isolate.h"
 #include "run_isolate.h"
 
@@ -65,14 +66,13 @@ static const rtcosim_ssd_component *find(const rtcosim_system_desc *desc, const 
 /* What a component is when it is not an FMU a host can run (NULL: an FMU). */
 static const char *not_an_fmu(const rtcosim_ssd_component *c)
 {
-    size_t n = c->path ? strlen(c->path) : 0;
     if (!c->path)
         return "native (rtcosim:)";
     if (c->ecu)
         return "ECU code as a shared object";
     if (rtcosim_table_is_source(c->mime_type, c->path))
-        return "a table (CSV)";
-    if (n > 5 && strcmp(c->path + n - 5, ".dcpx") == 0)
+        return "a table (CSV or MAT)";
+    if (rtcosim_dcp_is_dcpx(c->path))
         return "a remote DCP slave (.dcpx)";
     return NULL;
 }

@@ -137,8 +137,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
             const rtcosim_ssd_component *c = k >= 0 ? rtcosim_system_desc_component(desc, (size_t)k)
                                                     : NULL;
             const char *path = c && !c->ecu ? c->path : NULL;
-            size_t len = path ? strlen(path) : 0;
-            bool remote = len > 5 && strcmp(path + len - 5, ".dcpx") == 0;
+            bool remote = rtcosim_dcp_is_dcpx(path);
             if (path && !remote && !run_isolation_selects(iso, name) && run_isolation_add(iso, name))
                 return CLI_EXIT_ERROR;
             p += n + (p[n] != '\0');

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "rtcosim/anytime_component.h"
+#include "rtcosim/dcp.h"
 #include "rtcosim/master.h"
 #include "rtcosim/native.h"
 #include "run_args.h"
@@ -97,8 +98,7 @@ int run_variants_prepare(run_variants *v, const rtcosim_system_desc *desc,
             return cli_fail("--variants: %s has no component '%s'", rtcosim_system_desc_file(desc),
                             s->component);
         const rtcosim_ssd_component *c = rtcosim_system_desc_component(desc, (size_t)k);
-        size_t len = c->path ? strlen(c->path) : 0;
-        if (len > 5 && strcmp(c->path + len - 5, ".dcpx") == 0)
+        if (rtcosim_dcp_is_dcpx(c->path))
             return cli_fail("--variants %s: component '%s' is a remote DCP slave; variants need "
                             "instances in this process",
                             s->text, s->component);

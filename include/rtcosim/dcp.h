@@ -354,6 +354,10 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
                                          const rtcosim_component_desc *desc,
                                          rtcosim_component **out, rtcosim_error *err);
 
+/* Is this component source a DCP slave description (ends in .dcpx, ASCII
+ * case ignored): a remote slave, not a file to load? NULL: false. */
+bool rtcosim_dcp_is_dcpx(const char *path);
+
 /* The remote slave a DCPX file describes, as a "dcp" component (an SSD
  * component whose source is a .dcpx): UDP_IPv4 Control host/port if given,
  * else TCP_IPv4's; neither: instantiate fails asking for --dcp. */

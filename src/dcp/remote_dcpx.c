@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rtcosim/dcp.h"
+#include "util/text.h"
 
 rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component **out,
                                             rtcosim_error *err)
@@ -37,3 +38,5 @@ rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component 
     rtcosim_dcpx_free(d);
     return st;
 }
+
+bool rtcosim_dcp_is_dcpx(const char *path) { return util_path_has_ending(path, ".dcpx"); }

@@ -223,8 +223,7 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
                                      const rtcosim_system_build_options *opts,
                                      rtcosim_component **out, rtcosim_error *err)
 {
-    size_t len = sc->path ? strlen(sc->path) : 0;
-    bool dcpx = len > 5 && strcmp(sc->path + len - 5, ".dcpx") == 0; /* a remote DCP slave */
+    bool dcpx = rtcosim_dcp_is_dcpx(sc->path); /* a remote DCP slave */
     if (sc->ecu) {
         rtcosim_status st = rtcosim_system_load_ecu(sc, out, err);
         if (st != RTCOSIM_OK)

@@ -14,6 +14,7 @@
 #include "fmi/fmu_internal.h"
 #include "fmi/model_description.h"
 #include "rtcosim/csv.h"
+#include "rtcosim/dcp.h"
 #include "rtcosim/native.h"
 #include "system/system_internal.h"
 #include "util/text.h"
@@ -186,8 +187,7 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
                                        rtcosim_error *err)
 {
     const char *path = c->pub.path;
-    size_t len = path ? strlen(path) : 0;
-    if (!needs_model(c, fill_all) || (len > 5 && strcmp(path + len - 5, ".dcpx") == 0))
+    if (!needs_model(c, fill_all) || rtcosim_dcp_is_dcpx(path))
         return RTCOSIM_OK;
     if (c->pub.ecu) {
         /* ECU code as a shared object: its variables are the annotation's
