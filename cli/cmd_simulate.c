@@ -59,7 +59,8 @@ static void usage(FILE *out)
         "  --input-file CSV            inputs: header \"time\",name,...; continuous Float inputs\n"
         "                              are interpolated linearly, all others held; Binary\n"
         "                              cells in hex, two digits per byte (as fmusim; results\n"
-        "                              write Binary so too)\n"
+        "                              write Binary so too); or a .mat result file\n"
+        "                              (Dymola layout: its variables as the columns)\n"
         "  -o, --output-file FILE      results file, .csv or .mat (default: <FMU name>_out.csv\n"
         "                              in the current directory, e.g. Dahlquist_out.csv for\n"
         "                              Dahlquist.fmu); '-' writes CSV to standard output; .mat\n"
@@ -495,9 +496,14 @@ static int run_simulate(int argc, char **argv)
                                   .strict_ranges = a.strict};
     if (resolve_times(&a, c, &o))
         goto done;
-    /* Binary inputs' cells stay text (hex, as fmusim reads them). */
-    if (a.input_file && rtcosim_csv_read_file_text(a.input_file, rtcosim_simulate_binary_column, c,
-                                                   &input, &err) != RTCOSIM_OK) {
+    /* Binary inputs' cells stay text (hex, as fmusim reads them); a MAT
+     * result file holds numbers */
+    size_t in_len = a.input_file ? strlen(a.input_file) : 0;
+    bool mat = in_len > 4 && strcasecmp(a.input_file + in_len - 4, ".mat") == 0;
+    if (a.input_file &&
+        (mat ? rtcosim_csv_read_mat(a.input_file, &input, &err)
+             : rtcosim_csv_read_file_text(a.input_file, rtcosim_simulate_binary_column, c, &input,
+                                          &err)) != RTCOSIM_OK) {
         cli_fail_error(&err);
         goto done;
     }

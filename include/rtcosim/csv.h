@@ -49,6 +49,11 @@ rtcosim_status rtcosim_csv_read_table_memory_text(const char *name, const void *
                                                   bool (*is_text)(void *context, const char *column),
                                                   void *context, rtcosim_csv **out,
                                                   rtcosim_error *err);
+/* A MAT result file in the Modelica/Dymola layout (what `-o F.mat`, Dymola,
+ * OpenModelica and OMSimulator write) as an input table: its variables,
+ * time first, are the columns (a data_1 variable is constant). Messages name
+ * a point by its number where a CSV's name a line (rtcosim_csv_line). */
+rtcosim_status rtcosim_csv_read_mat(const char *path, rtcosim_csv **out, rtcosim_error *err);
 void rtcosim_csv_free(rtcosim_csv *table); /* NULL is a no-op */
 /* Name of the first column: "time" for input files. */
 const char *rtcosim_csv_first_column_name(const rtcosim_csv *table);

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "csv/csv_values.h"
-#include "results/result_table.h"
 #include "rtcosim/csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/system.h"
@@ -216,34 +215,10 @@ static const rtcosim_component_ops table_ops = {
     .destroy = table_destroy,
 };
 
-/* A MAT result file (Modelica/Dymola layout, as OMSimulator's table reads
- * result files): its variables, time first, as a table. */
-static rtcosim_status read_mat_table(const char *path, rtcosim_csv **out, rtcosim_error *err)
-{
-    result_table *r = NULL;
-    rtcosim_status st = result_table_read_mat(path, &r, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    const char **names = calloc(r->column_count + 1, sizeof *names);
-    const double **values = calloc(r->column_count + 1, sizeof *values);
-    if (!names || !values) {
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    } else {
-        for (size_t c = 0; c < r->column_count; c++) {
-            names[c] = r->columns[c].name;
-            values[c] = r->columns[c].values;
-        }
-        st = csv_from_series(path, r->rows, r->time, r->column_count, names, values, out, err);
-    }
-    free(names);
-    free(values);
-    result_table_free(r);
-    return st;
-}
-
 rtcosim_status system_table_read(const char *path, rtcosim_csv **out, rtcosim_error *err)
 {
-    return util_path_has_ending(path, ".mat") ? read_mat_table(path, out, err)
+    /* a MAT result file, as OMSimulator's table reads one */
+    return util_path_has_ending(path, ".mat") ? rtcosim_csv_read_mat(path, out, err)
                                               : rtcosim_csv_read_file(path, out, err);
 }
 

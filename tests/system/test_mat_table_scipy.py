@@ -2,7 +2,8 @@
 files): written here by scipy.io.savemat, not by rtcosim, in the Dymola /
 OpenModelica layout OpenModelica writes (MAT v4, binTrans: Aclass, name,
 description, dataInfo, data_1, data_2; a negated alias; a constant in data_1),
-then given to `rtcosim run` as the input file of the Feedthrough FMU (FMI 3.0).
+then given to `rtcosim run` and `rtcosim simulate` as the input file of the
+Feedthrough FMU (FMI 3.0).
 Expected: the outputs equal the same inputs given as CSV, and the values worked
 out by hand (continuous linear, the others held; one macro step later under
 Jacobi, as fmusim records them). Then a MAT file that is no result file, and a
@@ -103,6 +104,21 @@ with tempfile.TemporaryDirectory() as tmp:
         t = row[0]
         want = by_hand(t - 0.125) if t >= 0.125 else by_hand(0.0)
         assert row[1:] == want, (t, row, want)
+
+    # `simulate` (fmusim's importer loop) takes it as its input file too
+    sims = []
+    for input_file in (mat, table_csv):
+        out = os.path.join(tmp, "sim_%d.csv" % len(sims))
+        args = [rtcosim, "simulate", fmu, "--input-file", input_file, "--stop-time", "1",
+                "--output-interval", "0.125", "-o", out]
+        for o in OUTPUTS:
+            args += ["--output-variable", o]
+        r = subprocess.run(args, capture_output=True, text=True, cwd=tmp)
+        assert r.returncode == 0, r.stderr
+        sims.append(rows(out))
+    assert sims[0] == sims[1], sims
+    for row in sims[0][1]:  # simulate sets the inputs at t before the step: no lag
+        assert row[1:] == by_hand(row[0]), row
 
     # a MAT file that is no result file; a missing one
     plain = os.path.join(tmp, "plain.mat")
