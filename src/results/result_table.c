@@ -112,7 +112,9 @@ static char *mat_string(const matvar_t *v, size_t k, bool transposed)
         return NULL;
     for (size_t i = 0; i < len; i++) {
         int c = mat_char(v, transposed ? k * len + i : i * count + k);
-        s[i] = c > 0 && c < 256 ? (char)c : ' ';
+        /* control characters (a newline in a name would break a one-line
+         * message, found by fuzz_mat_results) and NULs become blanks */
+        s[i] = c >= 32 && c < 256 && c != 127 ? (char)c : ' ';
     }
     while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\0'))
         len--;
