@@ -372,7 +372,8 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     bytes, in inputs, start values and results; solver 'CVode'
     (default) or 'Euler' for model exchange; start_values {name: value};
     input a structured array ('time' first, then input names; continuous
-    Float inputs are interpolated linearly, others held) or a CSV path;
+    Float inputs are interpolated linearly, others held), a CSV path or a
+    .mat path (a Dymola-layout result file, its variables the columns);
     output the names to record (default: every output). record_every N
     keeps every N-th communication point (and the last). progress(fraction,
     time) is called once per whole percent of the interval reached (and
@@ -435,7 +436,9 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     o.start_values, _, k2 = _strings([_value_text(v) for v in start_values.values()])
     o.output, o.output_count, k3 = _strings(list(output or []))
     keep += [k1, k2, k3]
-    if input is not None:
+    if isinstance(input, (str, os.PathLike)) and os.fspath(input).lower().endswith(".mat"):
+        o.input_mat = _input_file(input, keep)  # a Dymola-layout result file (csv.h)
+    elif input is not None:
         text = _input_csv(input)
         o.input_csv, o.input_csv_size = text, len(text)
     o.record_every = _whole(record_every, "record_every", 1) * every

@@ -169,3 +169,39 @@ def test_plot_errors_name_the_problem(tmpdir_private, monkeypatch):
         rtcosim.plot_result(r, filename=os.path.join(tmpdir_private, "x.png"))
     assert "python3-matplotlib" in str(e.value)
     assert os.listdir(tmpdir_private) == []
+
+
+def test_a_mat_result_file_is_an_input(tmpdir_private):
+    """simulate(input="x.mat"): a result file in the Dymola layout, written by
+    scipy in binNormal orientation (a name a row, data_2 a column a
+    variable), gives what the same table as an array gives."""
+    names = ["time", "Float64_continuous_input", "Float64_discrete_input", "Int32_input",
+             "Boolean_input"]
+    points = [(0.0, 1.0, 10.0, 3, 1), (0.5, 2.0, 20.0, -4, 0), (1.0, 0.0, 30.0, 7, 1)]
+    width = max(len(n) for n in names)
+    path = os.path.join(tmpdir_private, "in.mat")
+    scipy_io.savemat(path, {
+        "Aclass": np.array(["Atrajectory", "1.1".ljust(11), " " * 11, "binNormal".ljust(11)]),
+        "name": np.array([n.ljust(width) for n in names]),
+        "description": np.array([" " * 4] * len(names)),
+        "dataInfo": np.array([[0, 1, 0, -1]] + [[2, k + 1, 0, -1] for k in range(1, 5)],
+                             dtype=np.int32),
+        "data_1": np.array([[0.0], [1.0]]),
+        "data_2": np.array(points, dtype=float),
+    }, format="4")
+    table = np.array(points, dtype=[("time", float), ("Float64_continuous_input", float),
+                                    ("Float64_discrete_input", float), ("Int32_input", np.int32),
+                                    ("Boolean_input", bool)])
+    outputs = ["Float64_continuous_output", "Float64_discrete_output", "Int32_output",
+               "Boolean_output"]
+    from_mat = rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), stop_time=1, output_interval=0.125,
+                                input=path, output=outputs)
+    from_array = rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), stop_time=1,
+                                  output_interval=0.125, input=table, output=outputs)
+    assert from_mat.tolist() == from_array.tolist()
+    row = from_mat[from_mat["time"] == 0.25][0]  # by hand: 1.5 linear, the rest held
+    assert row["Float64_continuous_output"] == 1.5 and row["Float64_discrete_output"] == 10.0
+    assert row["Int32_output"] == 3 and row["Boolean_output"]
+    with pytest.raises(rtcosim.Error, match="absent.mat: cannot open"):
+        rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), input=os.path.join(tmpdir_private,
+                                                                        "absent.mat"))
