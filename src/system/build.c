@@ -166,6 +166,10 @@ static rtcosim_status table_columns(const rtcosim_system_desc *d, size_t ti,
             continue;
         const rtcosim_variable *v =
             connector_variable(comps[cn->end.component_index], cn->end.connector);
+        if (!v && cn->line <= 0) /* an input file's column (no line in the file) */
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': component '%s' "
+                                     "has no variable '%s'", d->components[ti].pub.path,
+                                     cn->start.connector, cn->end.component, cn->end.connector);
         if (!v)
             continue; /* connect_all names it */
         if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_BOOLEAN)

@@ -13,11 +13,24 @@
 
 #include "system/system_internal.h"
 
-/* The input connector a column names: *comp and *conn, or an error. */
+/* Does `rest` name the connector `name`, or an element of that array
+ * ("u[2]", as the model's variable table names it)? */
+static bool names_connector(const char *name, const char *rest, bool *element)
+{
+    size_t len = strlen(name);
+    if (strncmp(name, rest, len) != 0)
+        return false;
+    *element = rest[len] == '[';
+    return rest[len] == '\0' || (*element && rest[strlen(rest) - 1] == ']');
+}
+
+/* The input connector a column names: *comp and *conn (and in *element the
+ * array element it names, "u[2]", else NULL), or an error. */
 static rtcosim_status find_input(const rtcosim_system_desc *d, size_t table, const char *input,
                                  const char *column, size_t *comp, size_t *conn,
-                                 rtcosim_error *err)
+                                 const char **element, rtcosim_error *err)
 {
+    *element = NULL;
     size_t found = 0;
     for (int pass = 0; pass < 2 && !found; pass++) {
         for (size_t i = 0; i < d->component_count; i++) {
@@ -31,7 +44,8 @@ static rtcosim_status find_input(const rtcosim_system_desc *d, size_t table, con
                                    ? column + len + 1
                                    : NULL;
             for (size_t k = 0; rest && k < c->connector_count; k++) {
-                if (strcmp(c->connectors[k].name, rest) != 0)
+                bool is_element = false;
+                if (!names_connector(c->connectors[k].name, rest, &is_element))
                     continue;
                 if (found++)
                     return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s' names "
@@ -40,6 +54,7 @@ static rtcosim_status find_input(const rtcosim_system_desc *d, size_t table, con
                                              d->components[*comp].pub.name, c->pub.name);
                 *comp = i;
                 *conn = k;
+                *element = is_element ? rest : NULL;
             }
         }
     }
@@ -57,7 +72,11 @@ static rtcosim_status find_input(const rtcosim_system_desc *d, size_t table, con
                                  rtcosim_ssp_type_name(k->type));
     for (size_t i = 0; i < d->connection_count; i++) {
         const rtcosim_ssd_connection *cn = &d->connections[i];
-        if (cn->end.component_index == (int)*comp && strcmp(cn->end.connector, k->name) == 0)
+        bool part = false; /* the whole array, or the same element */
+        if (cn->end.component_index == (int)*comp &&
+            (strcmp(cn->end.connector, k->name) == 0 ||
+             (*element && strcmp(cn->end.connector, *element) == 0) ||
+             (!*element && names_connector(k->name, cn->end.connector, &part))))
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': %s.%s is driven "
                                      "by a connection already (line %d)", input, column,
                                      d->components[*comp].pub.name, k->name, cn->line);
@@ -99,7 +118,8 @@ rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
     for (size_t k = 0; k < d->components[table].connector_count && st == RTCOSIM_OK; k++) {
         const char *column = d->components[table].connectors[k].name;
         size_t comp = 0, conn = 0;
-        st = find_input(d, table, input, column, &comp, &conn, err);
+        const char *element = NULL;
+        st = find_input(d, table, input, column, &comp, &conn, &element, err);
         rtcosim_ssd_connection *slot =
             st == RTCOSIM_OK
                 ? system_grow(&d->connections, &d->connection_count, &d->connection_cap,
@@ -112,7 +132,8 @@ rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
         const system_component *to = &d->components[comp];
         *slot = (rtcosim_ssd_connection){
             .start = {name, column, (int)table, (int)k},
-            .end = {to->pub.name, to->connectors[conn].name, (int)comp, (int)conn},
+            .end = {to->pub.name, element ? element : to->connectors[conn].name, (int)comp,
+                    (int)conn},
             .factor = 1};
     }
     system_sync(d);
