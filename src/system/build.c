@@ -172,6 +172,16 @@ static rtcosim_status table_columns(const rtcosim_system_desc *d, size_t ti,
                                      cn->start.connector, cn->end.component, cn->end.connector);
         if (!v)
             continue; /* connect_all names it */
+        if (!rtcosim_component_find_variable(comps[cn->end.component_index], cn->end.connector)) {
+            char where[64] = "";
+            if (cn->line > 0)
+                snprintf(where, sizeof where, ":%d", cn->line);
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s%s: column '%s': %s.%s is an array: "
+                                     "a column drives one element (%s.%s[1], ...)",
+                                     cn->line > 0 ? d->label : d->components[ti].pub.path, where,
+                                     cn->start.connector, cn->end.component, cn->end.connector,
+                                     cn->end.component, cn->end.connector);
+        }
         if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_BOOLEAN)
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s:%d: table '%s' cannot drive "
                                      "%s.%s: a table gives numbers and Booleans, not %s values",

@@ -293,6 +293,11 @@ static rtcosim_status check_input_columns(const rtcosim_fmi_md *md, const char *
         for (size_t i = 0; i < md->variable_count && !v; i++)
             if (strcmp(md->variables[i].name, name) == 0)
                 v = &md->variables[i];
+        size_t len = strlen(name);
+        for (size_t i = 0; i < md->variable_count && !v; i++)
+            if (strncmp(md->variables[i].name, name, len) == 0 && md->variables[i].name[len] == '[')
+                return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': an array: a column "
+                                         "drives one element (%s[1], ...)", input, name, name);
         if (!v)
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': model '%s' has no"
                                      " such variable", input, name, md->model_name);

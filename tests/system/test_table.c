@@ -533,7 +533,8 @@ static void test_an_fmu_alone_takes_every_kind_of_input(void **state)
  * ("a.u[3]", as the model's variable table names it): the StateSpace FMU's
  * u[1] and u[3] follow the table (u[2] keeps its start 0), the values the
  * FMU holds after each step being the table one macro step earlier (Jacobi)
- * by hand; an element the array does not have is named. */
+ * by hand; an element the array does not have is named, and a column for a
+ * whole array is refused, in a system and for the FMU alone. */
 static void test_an_input_file_drives_array_elements(void **state)
 {
     (void)state;
@@ -577,6 +578,22 @@ static void test_an_input_file_drives_array_elements(void **state)
     if (!strstr(err.message, "ss_in.csv: column 'a.u[9]': component 'a' has no variable 'u[9]'"))
         fail_msg("got '%s'", err.message);
     rtcosim_system_desc_free(d);
+
+    /* a column for the whole array, in a system and for the FMU alone */
+    tu_write_file(in, "time,a.u\n0,1\n");
+    if (rtcosim_system_desc_load_with(ssd, &load, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_not_equal(rtcosim_system_build_master(d, &opts, &m, &err), RTCOSIM_OK);
+    if (!strstr(err.message, "ss_in.csv: column 'a.u': a.u is an array: a column drives one "
+                             "element (a.u[1], ...)"))
+        fail_msg("got '%s'", err.message);
+    rtcosim_system_desc_free(d);
+    tu_write_file(in, "time,u\n0,1\n");
+    assert_int_not_equal(rtcosim_system_desc_load_with(RTCOSIM_FMU_STATESPACE_FMI3, &load, &d, &err),
+                         RTCOSIM_OK);
+    if (!strstr(err.message, "ss_in.csv: column 'u': an array: a column drives one element "
+                             "(u[1], ...)"))
+        fail_msg("got '%s'", err.message);
 }
 
 int main(void)
