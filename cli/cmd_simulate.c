@@ -498,12 +498,9 @@ static int run_simulate(int argc, char **argv)
         goto done;
     /* Binary inputs' cells stay text (hex, as fmusim reads them); a MAT
      * result file holds numbers */
-    size_t in_len = a.input_file ? strlen(a.input_file) : 0;
-    bool mat = in_len > 4 && strcasecmp(a.input_file + in_len - 4, ".mat") == 0;
     if (a.input_file &&
-        (mat ? rtcosim_csv_read_mat(a.input_file, &input, &err)
-             : rtcosim_csv_read_file_text(a.input_file, rtcosim_simulate_binary_column, c, &input,
-                                          &err)) != RTCOSIM_OK) {
+        rtcosim_csv_read_input_file(a.input_file, rtcosim_simulate_binary_column, c, &input,
+                                    &err) != RTCOSIM_OK) {
         cli_fail_error(&err);
         goto done;
     }

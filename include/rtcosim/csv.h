@@ -54,6 +54,13 @@ rtcosim_status rtcosim_csv_read_table_memory_text(const char *name, const void *
  * time first, are the columns (a data_1 variable is constant). Messages name
  * a point by its number where a CSV's name a line (rtcosim_csv_line). */
 rtcosim_status rtcosim_csv_read_mat(const char *path, rtcosim_csv **out, rtcosim_error *err);
+/* An input file by its ending (ASCII case ignored): ".mat" a MAT result file
+ * (rtcosim_csv_read_mat: numbers only, is_text is not asked), anything else
+ * CSV (rtcosim_csv_read_file_text; is_text NULL: every column numeric). */
+rtcosim_status rtcosim_csv_read_input_file(const char *path,
+                                           bool (*is_text)(void *context, const char *column),
+                                           void *context, rtcosim_csv **out,
+                                           rtcosim_error *err);
 void rtcosim_csv_free(rtcosim_csv *table); /* NULL is a no-op */
 /* Name of the first column: "time" for input files. */
 const char *rtcosim_csv_first_column_name(const rtcosim_csv *table);

@@ -92,9 +92,10 @@ typedef struct rtcosim_flat_simulate_options {
     int strict;
     int log_fmi_calls;
     int event_mode;
-    /* The input table as a MAT result file's path (rtcosim_csv_read_mat;
-     * added last, as above), instead of input_csv; NULL: none. */
-    const char *input_mat;
+    /* The input table as a file's path instead of input_csv (added last, as
+     * above): CSV, or a MAT result file by its ending
+     * (rtcosim_csv_read_input_file); NULL: none. */
+    const char *input_file;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error

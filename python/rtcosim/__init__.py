@@ -328,10 +328,7 @@ def _take_rows(handle):
 
 
 def _input_csv(input):
-    """CSV text (csv.h format) from a structured array with a 'time' field, or a file's bytes."""
-    if isinstance(input, (str, os.PathLike)):
-        with open(input, "rb") as f:
-            return f.read()
+    """CSV text (csv.h format) from a structured array with a 'time' field."""
     names = input.dtype.names
     if not names or names[0] != "time":
         raise Error("EINVAL", "input: a structured array whose first field is 'time' is needed")
@@ -436,8 +433,8 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     o.start_values, _, k2 = _strings([_value_text(v) for v in start_values.values()])
     o.output, o.output_count, k3 = _strings(list(output or []))
     keep += [k1, k2, k3]
-    if isinstance(input, (str, os.PathLike)) and os.fspath(input).lower().endswith(".mat"):
-        o.input_mat = _input_file(input, keep)  # a Dymola-layout result file (csv.h)
+    if isinstance(input, (str, os.PathLike)):
+        o.input_file = _input_file(input, keep)  # CSV, or a .mat result file (csv.h)
     elif input is not None:
         text = _input_csv(input)
         o.input_csv, o.input_csv_size = text, len(text)

@@ -172,11 +172,13 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
                                    .progress_context = &ctx};
     if ((st = resolve_times(fmu, o, c, &so, err)) != RTCOSIM_OK)
         goto done;
-    if (o->input_mat && o->input_csv) {
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "input: a CSV table or a MAT file, not both");
+    if (o->input_file && o->input_csv) {
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "input: a table or a file, not both");
         goto done;
     }
-    if (o->input_mat && (st = rtcosim_csv_read_mat(o->input_mat, &input, err)) != RTCOSIM_OK)
+    if (o->input_file &&
+        (st = rtcosim_csv_read_input_file(o->input_file, rtcosim_simulate_binary_column, c,
+                                          &input, err)) != RTCOSIM_OK)
         goto done;
     if (o->input_csv &&
         (st = rtcosim_csv_read_memory_text("input", o->input_csv, o->input_csv_size,

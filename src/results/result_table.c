@@ -59,7 +59,7 @@ result_table *result_table_new(const char *path, size_t rows, size_t columns)
     return t;
 }
 
-/* ---- CSV ---- */
+/* ---- MAT (Dymola layout) ---- */
 
 static double mat_number(const matvar_t *v, size_t i)
 {
@@ -116,7 +116,7 @@ static char *mat_string(const matvar_t *v, size_t k, bool transposed)
          * message, found by fuzz_mat_results) and NULs become blanks */
         s[i] = c >= 32 && c < 256 && c != 127 ? (char)c : ' ';
     }
-    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\0'))
+    while (len > 0 && s[len - 1] == ' ')
         len--;
     s[len] = '\0';
     return s;

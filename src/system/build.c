@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv/csv_values.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/ecu.h"
 #include "rtcosim/fmu.h"
@@ -152,12 +153,26 @@ static bool is_table(const rtcosim_ssd_component *sc)
  * integers or Booleans held from row to row, a discrete Real the row's value
  * held, a continuous one linear interpolation. One column driving inputs of
  * two kinds is refused, as is a String or Binary input. */
+/* Where a table connection's error points: the system file and the
+ * connection's line, or an input file's table (no line in the system) by its
+ * own file. */
+static const char *table_where(const rtcosim_system_desc *d, size_t ti,
+                               const rtcosim_ssd_connection *cn, char *buf, size_t size)
+{
+    if (cn->line > 0)
+        snprintf(buf, size, "%s:%d", d->label, cn->line);
+    else
+        snprintf(buf, size, "%s", d->components[ti].pub.path);
+    return buf;
+}
+
 static rtcosim_status table_columns(const rtcosim_system_desc *d, size_t ti,
                                     rtcosim_component *const *comps, rtcosim_table_column *cols,
                                     const rtcosim_ssd_connection **from, size_t *count,
                                     rtcosim_error *err)
 {
     *count = 0;
+    char where[4200];
     for (size_t i = 0; i < d->connection_count; i++) {
         const rtcosim_ssd_connection *cn = &d->connections[i];
         if (cn->start.component_index != (int)ti || cn->end.component_index < 0 ||
@@ -166,27 +181,27 @@ static rtcosim_status table_columns(const rtcosim_system_desc *d, size_t ti,
             continue;
         const rtcosim_variable *v =
             connector_variable(comps[cn->end.component_index], cn->end.connector);
-        if (!v && cn->line <= 0) /* an input file's column (no line in the file) */
+        /* (an input file's column names the element itself: said here, as
+         * connect_all would find the table's own column of that name) */
+        if (!v && cn->line <= 0)
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: column '%s': component '%s' "
-                                     "has no variable '%s'", d->components[ti].pub.path,
-                                     cn->start.connector, cn->end.component, cn->end.connector);
+                                     "has no variable '%s'", table_where(d, ti, cn, where,
+                                     sizeof where), cn->start.connector, cn->end.component,
+                                     cn->end.connector);
         if (!v)
             continue; /* connect_all names it */
-        if (!rtcosim_component_find_variable(comps[cn->end.component_index], cn->end.connector)) {
-            char where[64] = "";
-            if (cn->line > 0)
-                snprintf(where, sizeof where, ":%d", cn->line);
-            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s%s: column '%s': %s.%s is an array: "
+        if (!rtcosim_component_find_variable(comps[cn->end.component_index], cn->end.connector))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': %s.%s is an array: "
                                      "a column drives one element (%s.%s[1], ...)",
-                                     cn->line > 0 ? d->label : d->components[ti].pub.path, where,
+                                     table_where(d, ti, cn, where, sizeof where),
                                      cn->start.connector, cn->end.component, cn->end.connector,
                                      cn->end.component, cn->end.connector);
-        }
-        if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_BOOLEAN)
-            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s:%d: table '%s' cannot drive "
+        if (!csv_type_is_number(v->type))
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: table '%s' cannot drive "
                                      "%s.%s: a table gives numbers and Booleans, not %s values",
-                                     d->label, cn->line, cn->start.component, cn->end.component,
-                                     cn->end.connector, rtcosim_type_name(v->type));
+                                     table_where(d, ti, cn, where, sizeof where),
+                                     cn->start.component, cn->end.component, cn->end.connector,
+                                     rtcosim_type_name(v->type));
         rtcosim_table_column c = {.name = cn->start.connector, .type = v->type,
                                   .hold = v->variability != RTCOSIM_VARIABILITY_CONTINUOUS};
         size_t k = 0;
@@ -198,9 +213,10 @@ static rtcosim_status table_columns(const rtcosim_system_desc *d, size_t ti,
             continue;
         }
         if (cols[k].type != c.type || cols[k].hold != c.hold)
-            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s:%d: table column '%s.%s' drives "
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: table column '%s.%s' drives "
                                      "inputs of two kinds: %s.%s (line %d) and %s.%s; give each "
-                                     "its own column", d->label, cn->line, cn->start.component,
+                                     "its own column", table_where(d, ti, cn, where, sizeof where),
+                                     cn->start.component,
                                      c.name, from[k]->end.component, from[k]->end.connector,
                                      from[k]->line, cn->end.component, cn->end.connector);
     }

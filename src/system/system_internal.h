@@ -190,10 +190,6 @@ bool system_archive_is_fmu(const char *path);
 rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
                               rtcosim_error *err);
 
-/* A table component's file (table.c): a MAT result file (by its ending) or
- * an input table in fmusim's CSV format. */
-rtcosim_status system_table_read(const char *path, rtcosim_csv **out, rtcosim_error *err);
-
 /* A system's input file (input_table.c): the table component "input" (or
  * input_N) connected to the inputs its columns name (component.variable,
  * or a connector name one component alone has), none of them driven yet. */

@@ -11,6 +11,7 @@
 
 #include "archive/zip_dl.h"
 
+#include "csv/csv_values.h"
 #include "fmi/fmu_internal.h"
 #include "fmi/model_description.h"
 #include "rtcosim/csv.h"
@@ -229,20 +230,15 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
         rtcosim_status st = rtcosim_table_component_load(path, &table, err);
         if (st != RTCOSIM_OK)
             return st;
-        /* the columns' types are decided when the system is built, by the
-         * inputs they drive (build.c): the connectors the table named keep
-         * no type, those the file declares keep theirs */
-        size_t before = c->connector_count;
-        bool *declared = calloc(before + 1, sizeof *declared);
-        for (size_t k = 0; declared && k < before; k++)
-            declared[k] = c->connectors[k].type != RTCOSIM_SSP_UNSPECIFIED;
-        size_t n = rtcosim_component_variable_count(table);
-        st = declared ? apply(d, c, fill_all, rtcosim_component_variable(table, 0), n, NULL, err)
-                      : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-        for (size_t k = 0; st == RTCOSIM_OK && k < c->connector_count; k++)
-            if (k >= before || !declared[k])
+        /* connectors from its header when the file declares none, without a
+         * type: the columns' types are decided when the system is built, by
+         * the inputs they drive (build.c); declared ones keep the file's */
+        if (fill_all) {
+            st = apply(d, c, true, rtcosim_component_variable(table, 0),
+                       rtcosim_component_variable_count(table), NULL, err);
+            for (size_t k = 0; k < c->connector_count; k++)
                 c->connectors[k].type = RTCOSIM_SSP_UNSPECIFIED;
-        free(declared);
+        }
         rtcosim_component_free(table);
         return st;
     }
@@ -305,7 +301,7 @@ static rtcosim_status check_input_columns(const rtcosim_fmi_md *md, const char *
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an "
                                      "input (causality %s)", input, name,
                                      rtcosim_causality_name(v->causality));
-        if (!rtcosim_type_is_numeric(v->type) && v->type != RTCOSIM_TYPE_BOOLEAN)
+        if (!csv_type_is_number(v->type))
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: column '%s': a %s input; "
                                      "run --input-file drives numbers and Booleans (rtcosim "
                                      "simulate reads the others)", input, name,
@@ -336,7 +332,7 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, s
      * after the parse, as in any system: system_add_input_table) */
     if (input) {
         rtcosim_csv *csv = NULL;
-        if ((st = system_table_read(input, &csv, err)) == RTCOSIM_OK)
+        if ((st = rtcosim_csv_read_input_file(input, NULL, NULL, &csv, err)) == RTCOSIM_OK)
             st = check_input_columns(md, input, csv, err);
         rtcosim_csv_free(csv);
         if (st != RTCOSIM_OK) {

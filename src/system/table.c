@@ -15,7 +15,6 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/system.h"
-#include "system/system_internal.h"
 #include "util/text.h"
 
 enum { TABLE_STATE_MAGIC = 0x7461626c }; /* "tabl" */
@@ -215,13 +214,6 @@ static const rtcosim_component_ops table_ops = {
     .destroy = table_destroy,
 };
 
-rtcosim_status system_table_read(const char *path, rtcosim_csv **out, rtcosim_error *err)
-{
-    /* a MAT result file, as OMSimulator's table reads one */
-    return util_path_has_ending(path, ".mat") ? rtcosim_csv_read_mat(path, out, err)
-                                              : rtcosim_csv_read_file(path, out, err);
-}
-
 rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component **out,
                                             rtcosim_error *err)
 {
@@ -260,7 +252,7 @@ rtcosim_status rtcosim_table_component_load_columns(const char *path,
     table_impl *t = calloc(1, sizeof *t);
     if (!t)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    rtcosim_status st = system_table_read(path, &t->csv, err);
+    rtcosim_status st = rtcosim_csv_read_input_file(path, NULL, NULL, &t->csv, err);
     if (st != RTCOSIM_OK) {
         table_destroy(t);
         return st;
