@@ -16,68 +16,7 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
-#include "fmi/me.h"
-
-/* Event iterations (section 3.2.2 / 3.2.3) longer than this mean the model
- * chatters between discrete states; events of any kind at one instant likewise. */
-#define MAX_EVENT_ITERATIONS 1000
-#define MAX_EVENTS_AT_ONE_TIME 1000
-/* Relative tolerance when neither the caller nor the FMU gives one. */
-#define DEFAULT_TOLERANCE 1e-6
-
-struct rtcosim_me {
-    rtcosim_fmu *f;
-    const rtcosim_me_calls *calls;
-    rtcosim_component_ops base; /* the version's ops this integrator wraps */
-    rtcosim_me_solver solver;
-    double max_step;            /* seconds; 0: none */
-    size_t nx;                  /* the FMU's continuous states */
-    size_t nz;                  /* its event indicators */
-    double tolerance;           /* relative */
-
-    rtcosim_time_ns time_ns;    /* where the component is, as the master counts */
-    double time;                /* the same in seconds, as the FMU was last told */
-    bool next_event_defined;
-    double next_event_time;
-    bool needs_reinit;          /* the solver must restart from (time, x) */
-    bool terminate_pending;     /* the FMU asked to end the simulation */
-
-    /* CVODE (also holds x for Euler). A model without states integrates one
-     * dummy state with derivative 0, so the solver and its root finding still
-     * run (time and state events of purely discrete models). */
-    SUNContext context;
-    void *cvode;
-    N_Vector x, abstol;
-    SUNMatrix jacobian;
-    SUNLinearSolver linear_solver;
-    long cvode_steps_before; /* CVODE counts from the last (re)init */
-
-    double *dx, *nominal, *z, *z_before; /* scratch, sized at load */
-
-    /* The first failure inside a solver callback, reported after CVode returns. */
-    rtcosim_status callback_status;
-    rtcosim_error callback_err;
-    char solver_message[256];
-
-    rtcosim_me_stats stats;
-};
-
-/* A snapshot: the FMU's own state plus where the integrator stood. */
-typedef struct me_snapshot {
-    rtcosim_state fmu_state;
-    rtcosim_time_ns time_ns;
-    double time;
-    bool next_event_defined;
-    double next_event_time;
-    bool terminate_pending;
-} me_snapshot;
-
-static double *states(struct rtcosim_me *me) { return N_VGetArrayPointer(me->x); }
-
-static const char *who(const struct rtcosim_me *me)
-{
-    return me->f->instance_name ? me->f->instance_name : me->f->md->model_name;
-}
+#include "fmi/me_internal.h"
 
 /* ---- Solver callbacks: tell the FMU (t, x), ask for derivatives or
  * indicators. A Discard is recoverable (CVODE retries a smaller step). ---- */
@@ -133,7 +72,7 @@ static void solver_message(int code, const char *module, const char *function, c
     struct rtcosim_me *me = user;
     snprintf(me->solver_message, sizeof me->solver_message, "%s", msg ? msg : "");
     rtcosim_log(code < 0 ? RTCOSIM_LOG_DEBUG : RTCOSIM_LOG_WARNING, "cvode", "%s: %s %s: %s",
-                who(me), module ? module : "", function ? function : "", msg ? msg : "");
+                me_who(me), module ? module : "", function ? function : "", msg ? msg : "");
 }
 
 /* ---- Tolerances, restarts, events ---- */
@@ -155,12 +94,12 @@ static rtcosim_status set_tolerances(struct rtcosim_me *me, rtcosim_error *err)
     }
     if (me->solver == RTCOSIM_ME_SOLVER_CVODE &&
         CVodeSVtolerances(me->cvode, me->tolerance, me->abstol) != CV_SUCCESS)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: CVODE rejects tolerance %g: %s", who(me),
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: CVODE rejects tolerance %g: %s", me_who(me),
                                  me->tolerance, me->solver_message);
     return RTCOSIM_OK;
 }
 
-static rtcosim_status read_indicators(struct rtcosim_me *me, double *z, rtcosim_error *err)
+rtcosim_status me_read_indicators(struct rtcosim_me *me, double *z, rtcosim_error *err)
 {
     return me->nz ? me->calls->get_event_indicators(me->f, z, me->nz, err) : RTCOSIM_OK;
 }
@@ -177,7 +116,7 @@ static rtcosim_status event_iteration(struct rtcosim_me *me, rtcosim_error *err)
         if (i == MAX_EVENT_ITERATIONS)
             return rtcosim_error_set(err, RTCOSIM_ECOMPONENT,
                                      "%s: event iteration at t=%.9g did not settle after %d rounds",
-                                     who(me), me->time, MAX_EVENT_ITERATIONS);
+                                     me_who(me), me->time, MAX_EVENT_ITERATIONS);
         rtcosim_status st = me->calls->update_discrete_states(me->f, &info, err);
         if (st != RTCOSIM_OK)
             return st;
@@ -193,11 +132,11 @@ static rtcosim_status event_iteration(struct rtcosim_me *me, rtcosim_error *err)
     me->next_event_time = info.next_event_time;
     rtcosim_status st = me->calls->enter_continuous_time_mode(me->f, err);
     if (st == RTCOSIM_OK && me->nx > 0)
-        st = me->calls->get_states(me->f, states(me), me->nx, err);
+        st = me->calls->get_states(me->f, me_states(me), me->nx, err);
     if (st == RTCOSIM_OK && nominals_changed)
         st = set_tolerances(me, err);
     if (st == RTCOSIM_OK && me->solver == RTCOSIM_ME_SOLVER_EULER)
-        st = read_indicators(me, me->z_before, err);
+        st = me_read_indicators(me, me->z_before, err);
     me->needs_reinit = true;
     return st;
 }
@@ -226,7 +165,7 @@ static rtcosim_status restart(struct rtcosim_me *me, rtcosim_error *err)
     count_cvode_steps(me);
     if (CVodeReInit(me->cvode, me->time, me->x) != CV_SUCCESS)
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: CVODE cannot restart at t=%.9g: %s",
-                                 who(me), me->time, me->solver_message);
+                                 me_who(me), me->time, me->solver_message);
     return RTCOSIM_OK;
 }
 
@@ -242,7 +181,7 @@ static rtcosim_status integrate_cvode(struct rtcosim_me *me, double tout, bool *
     if (tout - me->time <= 64 * DBL_EPSILON * fmax(fabs(tout), 1.0)) {
         me->time = tout;
         *root = false;
-        return tell_fmu(me, me->time, states(me), err);
+        return tell_fmu(me, me->time, me_states(me), err);
     }
     CVodeSetStopTime(me->cvode, tout);
     sunrealtype reached = me->time;
@@ -254,14 +193,14 @@ static rtcosim_status integrate_cvode(struct rtcosim_me *me, double tout, bool *
             return me->callback_status;
         }
         return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: CVODE failed at t=%.9g (%s): %s",
-                                 who(me), (double)reached, CVodeGetReturnFlagName(flag),
+                                 me_who(me), (double)reached, CVodeGetReturnFlagName(flag),
                                  me->solver_message);
     }
     *root = flag == CV_ROOT_RETURN;
     me->time = *root ? reached : tout;
     /* The callbacks left the FMU at CVODE's last trial point: tell it where
      * the integration really stands. */
-    return tell_fmu(me, me->time, states(me), err);
+    return tell_fmu(me, me->time, me_states(me), err);
 }
 
 /* Explicit Euler x += dt * f(t, x) in equal micro steps of at most max_step
@@ -273,7 +212,7 @@ static rtcosim_status integrate_cvode(struct rtcosim_me *me, double tout, bool *
 static rtcosim_status integrate_euler(struct rtcosim_me *me, double tout, bool *root,
                                       rtcosim_error *err)
 {
-    double *x = states(me);
+    double *x = me_states(me);
     const double t0 = me->time, span = tout - t0;
     double count = me->max_step > 0 ? ceil(span / me->max_step - 1e-9) : 1.0;
     if (!(count >= 1.0))
@@ -292,7 +231,7 @@ static rtcosim_status integrate_euler(struct rtcosim_me *me, double tout, bool *
             x[i] += dt * me->dx[i];
         me->time = last ? tout : t0 + span * (i / count);
         if ((st = tell_fmu(me, me->time, x, err)) != RTCOSIM_OK ||
-            (st = read_indicators(me, me->z, err)) != RTCOSIM_OK)
+            (st = me_read_indicators(me, me->z, err)) != RTCOSIM_OK)
             return st;
         bool crossed = false;
         for (size_t i = 0; i < me->nz; i++) {
@@ -347,12 +286,12 @@ static rtcosim_status me_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
     struct rtcosim_me *me = f->me;
     if (t != me->time_ns)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "%s: step from t=%.9g s, but the model is at t=%.9g s", who(me),
+                                 "%s: step from t=%.9g s, but the model is at t=%.9g s", me_who(me),
                                  rtcosim_time_to_seconds(t), rtcosim_time_to_seconds(me->time_ns));
     if (me->terminate_pending)
         return rtcosim_error_set(err, RTCOSIM_ESTATE,
                                  "%s: the model asked to terminate at t=%.9g s and cannot step on",
-                                 who(me), me->time);
+                                 me_who(me), me->time);
     const double t_end = rtcosim_time_to_seconds(t + h);
     int events_here = 0;
     double events_at = NAN;
@@ -397,7 +336,7 @@ static rtcosim_status me_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
             events_at = me->time, events_here = 0;
         if (++events_here > MAX_EVENTS_AT_ONE_TIME)
             return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: more than %d events at t=%.9g",
-                                     who(me), MAX_EVENTS_AT_ONE_TIME, me->time);
+                                     me_who(me), MAX_EVENTS_AT_ONE_TIME, me->time);
         if ((st = handle_event(me, kind, err)) != RTCOSIM_OK)
             return st;
     }
@@ -428,146 +367,6 @@ static rtcosim_status me_set(void *self, rtcosim_type type, const uint32_t *vrs,
     if (st == RTCOSIM_OK)
         f->me->needs_reinit = true;
     return st;
-}
-
-static rtcosim_status me_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
-{
-    rtcosim_fmu *f = self;
-    struct rtcosim_me *me = f->me;
-    me_snapshot *s = *state;
-    bool fresh = s == NULL;
-    if (fresh && !(s = calloc(1, sizeof *s)))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", who(me));
-    rtcosim_status st = me->base.get_state(self, &s->fmu_state, err);
-    if (st != RTCOSIM_OK) {
-        if (fresh)
-            free(s);
-        return st;
-    }
-    s->time_ns = me->time_ns;
-    s->time = me->time;
-    s->next_event_defined = me->next_event_defined;
-    s->next_event_time = me->next_event_time;
-    s->terminate_pending = me->terminate_pending;
-    *state = s;
-    return RTCOSIM_OK;
-}
-
-/* The FMU's state holds its continuous states; the solver restarts from them. */
-static rtcosim_status me_set_state(void *self, rtcosim_state state, rtcosim_error *err)
-{
-    rtcosim_fmu *f = self;
-    struct rtcosim_me *me = f->me;
-    const me_snapshot *s = state;
-    rtcosim_status st = me->base.set_state(self, s->fmu_state, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    me->time_ns = s->time_ns;
-    me->time = s->time;
-    me->next_event_defined = s->next_event_defined;
-    me->next_event_time = s->next_event_time;
-    me->terminate_pending = s->terminate_pending;
-    me->needs_reinit = true;
-    if (me->nx > 0 && (st = me->calls->get_states(f, states(me), me->nx, err)) != RTCOSIM_OK)
-        return st;
-    if (me->solver == RTCOSIM_ME_SOLVER_EULER)
-        st = read_indicators(me, me->z_before, err);
-    return st;
-}
-
-static void me_free_state(void *self, rtcosim_state state)
-{
-    rtcosim_fmu *f = self;
-    me_snapshot *s = state;
-    if (!s)
-        return;
-    f->me->base.free_state(self, s->fmu_state);
-    free(s);
-}
-
-/* Serialized ME state: "RTME", a format version, the integrator's own
- * fields (time, pending time event, terminate request), then the FMU's
- * serialized state. Host byte order: a state belongs to this binary. */
-static const char me_magic[4] = {'R', 'T', 'M', 'E'};
-enum { ME_SERIAL_FORMAT = 1 };
-typedef struct me_serial_header {
-    char magic[4];
-    uint32_t format;
-    int64_t time_ns;
-    double time;
-    double next_event_time;
-    uint8_t next_event_defined, terminate_pending, pad[6];
-} me_serial_header;
-
-static rtcosim_status me_serialized_size(void *self, rtcosim_state state, size_t *size,
-                                         rtcosim_error *err)
-{
-    rtcosim_fmu *f = self;
-    const me_snapshot *s = state;
-    size_t inner = 0;
-    rtcosim_status st = f->me->base.serialized_state_size(self, s->fmu_state, &inner, err);
-    if (st == RTCOSIM_OK)
-        *size = sizeof(me_serial_header) + inner;
-    return st;
-}
-
-static rtcosim_status me_serialize(void *self, rtcosim_state state, uint8_t *buffer, size_t size,
-                                   rtcosim_error *err)
-{
-    rtcosim_fmu *f = self;
-    const me_snapshot *s = state;
-    if (size < sizeof(me_serial_header))
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: buffer of %zu bytes too small for state",
-                                 who(f->me), size);
-    me_serial_header h = {.format = ME_SERIAL_FORMAT,
-                          .time_ns = s->time_ns,
-                          .time = s->time,
-                          .next_event_time = s->next_event_time,
-                          .next_event_defined = s->next_event_defined,
-                          .terminate_pending = s->terminate_pending};
-    memcpy(h.magic, me_magic, sizeof me_magic);
-    memcpy(buffer, &h, sizeof h);
-    return f->me->base.serialize_state(self, s->fmu_state, buffer + sizeof h, size - sizeof h,
-                                       err);
-}
-
-/* Into the given snapshot when there is one (its FMU state overwritten in
- * place where the FMU can), else a new one. */
-static rtcosim_status me_deserialize(void *self, const uint8_t *buffer, size_t size,
-                                     rtcosim_state *state, rtcosim_error *err)
-{
-    rtcosim_fmu *f = self;
-    struct rtcosim_me *me = f->me;
-    me_serial_header h;
-    if (size < sizeof h)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                 "%s: serialized state of %zu bytes is too short", who(me), size);
-    memcpy(&h, buffer, sizeof h);
-    if (memcmp(h.magic, me_magic, sizeof me_magic) != 0 || h.format != ME_SERIAL_FORMAT)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                 "%s: not a serialized model-exchange state of rtcosim", who(me));
-    me_snapshot *s = *state;
-    bool fresh = s == NULL;
-    if (fresh && !(s = calloc(1, sizeof *s)))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", who(me));
-    rtcosim_state inner = s->fmu_state;
-    rtcosim_status st =
-        me->base.deserialize_state(self, buffer + sizeof h, size - sizeof h, &inner, err);
-    if (st != RTCOSIM_OK) {
-        if (fresh)
-            free(s);
-        return st;
-    }
-    if (s->fmu_state && inner != s->fmu_state)
-        me->base.free_state(self, s->fmu_state); /* the FMU made a new one */
-    s->fmu_state = inner;
-    s->time_ns = h.time_ns;
-    s->time = h.time;
-    s->next_event_defined = h.next_event_defined != 0;
-    s->next_event_time = h.next_event_time;
-    s->terminate_pending = h.terminate_pending != 0;
-    *state = s;
-    return RTCOSIM_OK;
 }
 
 /* ---- Setup and teardown ---- */

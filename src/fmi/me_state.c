@@ -1,0 +1,146 @@
+/* Snapshots of a model-exchange FMU: the FMU's own state plus where the
+ * integrator stood, and their serialized form. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi/me_internal.h"
+
+rtcosim_status me_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    struct rtcosim_me *me = f->me;
+    me_snapshot *s = *state;
+    bool fresh = s == NULL;
+    if (fresh && !(s = calloc(1, sizeof *s)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", me_who(me));
+    rtcosim_status st = me->base.get_state(self, &s->fmu_state, err);
+    if (st != RTCOSIM_OK) {
+        if (fresh)
+            free(s);
+        return st;
+    }
+    s->time_ns = me->time_ns;
+    s->time = me->time;
+    s->next_event_defined = me->next_event_defined;
+    s->next_event_time = me->next_event_time;
+    s->terminate_pending = me->terminate_pending;
+    *state = s;
+    return RTCOSIM_OK;
+}
+
+/* The FMU's state holds its continuous states; the solver restarts from them. */
+rtcosim_status me_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    struct rtcosim_me *me = f->me;
+    const me_snapshot *s = state;
+    rtcosim_status st = me->base.set_state(self, s->fmu_state, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    me->time_ns = s->time_ns;
+    me->time = s->time;
+    me->next_event_defined = s->next_event_defined;
+    me->next_event_time = s->next_event_time;
+    me->terminate_pending = s->terminate_pending;
+    me->needs_reinit = true;
+    if (me->nx > 0 && (st = me->calls->get_states(f, me_states(me), me->nx, err)) != RTCOSIM_OK)
+        return st;
+    if (me->solver == RTCOSIM_ME_SOLVER_EULER)
+        st = me_read_indicators(me, me->z_before, err);
+    return st;
+}
+
+void me_free_state(void *self, rtcosim_state state)
+{
+    rtcosim_fmu *f = self;
+    me_snapshot *s = state;
+    if (!s)
+        return;
+    f->me->base.free_state(self, s->fmu_state);
+    free(s);
+}
+
+/* Serialized ME state: "RTME", a format version, the integrator's own
+ * fields (time, pending time event, terminate request), then the FMU's
+ * serialized state. Host byte order: a state belongs to this binary. */
+static const char me_magic[4] = {'R', 'T', 'M', 'E'};
+enum { ME_SERIAL_FORMAT = 1 };
+typedef struct me_serial_header {
+    char magic[4];
+    uint32_t format;
+    int64_t time_ns;
+    double time;
+    double next_event_time;
+    uint8_t next_event_defined, terminate_pending, pad[6];
+} me_serial_header;
+
+rtcosim_status me_serialized_size(void *self, rtcosim_state state, size_t *size,
+                                         rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    const me_snapshot *s = state;
+    size_t inner = 0;
+    rtcosim_status st = f->me->base.serialized_state_size(self, s->fmu_state, &inner, err);
+    if (st == RTCOSIM_OK)
+        *size = sizeof(me_serial_header) + inner;
+    return st;
+}
+
+rtcosim_status me_serialize(void *self, rtcosim_state state, uint8_t *buffer, size_t size,
+                                   rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    const me_snapshot *s = state;
+    if (size < sizeof(me_serial_header))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: buffer of %zu bytes too small for state",
+                                 me_who(f->me), size);
+    me_serial_header h = {.format = ME_SERIAL_FORMAT,
+                          .time_ns = s->time_ns,
+                          .time = s->time,
+                          .next_event_time = s->next_event_time,
+                          .next_event_defined = s->next_event_defined,
+                          .terminate_pending = s->terminate_pending};
+    memcpy(h.magic, me_magic, sizeof me_magic);
+    memcpy(buffer, &h, sizeof h);
+    return f->me->base.serialize_state(self, s->fmu_state, buffer + sizeof h, size - sizeof h,
+                                       err);
+}
+
+/* Into the given snapshot when there is one (its FMU state overwritten in
+ * place where the FMU can), else a new one. */
+rtcosim_status me_deserialize(void *self, const uint8_t *buffer, size_t size,
+                                     rtcosim_state *state, rtcosim_error *err)
+{
+    rtcosim_fmu *f = self;
+    struct rtcosim_me *me = f->me;
+    me_serial_header h;
+    if (size < sizeof h)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s: serialized state of %zu bytes is too short", me_who(me), size);
+    memcpy(&h, buffer, sizeof h);
+    if (memcmp(h.magic, me_magic, sizeof me_magic) != 0 || h.format != ME_SERIAL_FORMAT)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s: not a serialized model-exchange state of rtcosim", me_who(me));
+    me_snapshot *s = *state;
+    bool fresh = s == NULL;
+    if (fresh && !(s = calloc(1, sizeof *s)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", me_who(me));
+    rtcosim_state inner = s->fmu_state;
+    rtcosim_status st =
+        me->base.deserialize_state(self, buffer + sizeof h, size - sizeof h, &inner, err);
+    if (st != RTCOSIM_OK) {
+        if (fresh)
+            free(s);
+        return st;
+    }
+    if (s->fmu_state && inner != s->fmu_state)
+        me->base.free_state(self, s->fmu_state); /* the FMU made a new one */
+    s->fmu_state = inner;
+    s->time_ns = h.time_ns;
+    s->time = h.time;
+    s->next_event_defined = h.next_event_defined != 0;
+    s->next_event_time = h.next_event_time;
+    s->terminate_pending = h.terminate_pending != 0;
+    *state = s;
+    return RTCOSIM_OK;
+}
