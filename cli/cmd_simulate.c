@@ -395,6 +395,10 @@ static const char *termination_reason(const rtcosim_component *c, const rtcosim_
 {
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
     bool fmi2 = info && info->fmi_version == RTCOSIM_FMI_2;
+    if (info && info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE)
+        return info->fmi_version == RTCOSIM_FMI_1 ? "fmiEventUpdate set terminateSimulation"
+               : fmi2 ? "fmi2NewDiscreteStates or fmi2CompletedIntegratorStep set terminateSimulation"
+                      : "fmi3UpdateDiscreteStates or fmi3CompletedIntegratorStep set terminateSimulation";
     if (r->terminated_on_discard)
         return fmi2 ? "fmi2DoStep returned fmi2Discard and fmi2GetBooleanStatus(fmi2Terminated) is true"
                     : "fmi3DoStep returned fmi3Discard with terminateSimulation";

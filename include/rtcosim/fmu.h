@@ -131,9 +131,22 @@ typedef struct rtcosim_me_stats {
     uint64_t state_events;     /* events located on an event indicator */
     uint64_t time_events;      /* events at a time the FMU announced */
     uint64_t step_events;      /* events the FMU asked for after an integrator step */
+    uint64_t input_events;     /* changed discrete inputs or tunable parameters, set
+                                  in Event Mode */
     uint64_t reinits;          /* solver restarts (after events, inputs, state restores) */
     double last_event_time;    /* seconds; NaN before the first event */
 } rtcosim_me_stats;
+
+/* Model exchange: told of every event the integrator handles (state, time
+ * and step events inside a step; an input event, when a discrete input or
+ * tunable parameter set in Continuous-Time Mode changes): once before it
+ * (after false), the FMU in Continuous-Time Mode at the event time holding
+ * the values just before the event, and once after its event iteration
+ * (after true; not when the FMU asked to terminate there). Results
+ * recorders write a row at each, as fmusim and FMPy do. A non-OK return
+ * ends the step or set with that status. */
+typedef rtcosim_status (*rtcosim_me_event_observer)(void *context, double time, bool after,
+                                                    rtcosim_error *err);
 
 /* Load an FMU archive. Errors name the file and the problem in one line
  * ("model.fmu: modelDescription.xml: variable 'x': ..."). opts may be NULL. */
@@ -147,6 +160,12 @@ const rtcosim_fmu_info *rtcosim_fmu_info_of(const rtcosim_component *c);
  * component when it is not one. */
 rtcosim_status rtcosim_fmu_me_stats(const rtcosim_component *c, rtcosim_me_stats *out,
                                     rtcosim_error *err);
+
+/* Set (or with NULL clear) the event observer of a model-exchange FMU;
+ * RTCOSIM_EINVAL naming the component when it is not one. */
+rtcosim_status rtcosim_fmu_me_observe_events(rtcosim_component *c,
+                                             rtcosim_me_event_observer observer, void *context,
+                                             rtcosim_error *err);
 
 #ifdef __cplusplus
 }

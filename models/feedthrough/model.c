@@ -151,6 +151,9 @@ const model_def model_definition = {
     .initialize = initialize,
     .evaluate = evaluate,
     .do_step = do_step,
+#ifdef FEEDTHROUGH_MODEL_EXCHANGE
+    .model_exchange = true, /* no states: outputs follow the inputs at once */
+#endif
     .default_start_time = 0.0,
     .default_stop_time = 2.0,
     .default_tolerance = 1e-6,

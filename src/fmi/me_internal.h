@@ -54,6 +54,24 @@ struct rtcosim_me {
     char solver_message[256];
 
     rtcosim_me_stats stats;
+
+    /* Variables that may be set in Continuous-Time Mode only within an
+     * event (discrete inputs, tunable parameters: FMI 2.0 section 3.2.3,
+     * FMI 3.0 section 3.2.3), sorted by key, with the value last set
+     * (me_inputs.c). */
+    struct me_discrete *discrete;
+    size_t discrete_count;
+    bool in_continuous_time; /* initialization left, not terminating */
+    bool input_event_open;   /* Event Mode for changed discrete inputs */
+    /* Scratch for splitting a set into its continuous and changed discrete
+     * variables; grows to the largest set seen. */
+    uint32_t *split_vrs;
+    struct me_discrete **split_entries;
+    unsigned char *split_values;
+    size_t split_capacity;
+    /* Told before and after every event (rtcosim_fmu_me_observe_events). */
+    rtcosim_me_event_observer observer;
+    void *observer_context;
 };
 
 /* A snapshot: the FMU's own state plus where the integrator stood. */
@@ -74,6 +92,25 @@ static inline const char *me_who(const struct rtcosim_me *me)
 }
 
 rtcosim_status me_read_indicators(struct rtcosim_me *me, double *z, rtcosim_error *err);
+/* The FMU is in Event Mode: iterate until the discrete states settle, then
+ * back to Continuous-Time Mode (me_solver.c). */
+rtcosim_status me_event_iteration(struct rtcosim_me *me, rtcosim_error *err);
+/* The observer, if any, at the event at me->time (after: its iteration done). */
+rtcosim_status me_observe(struct rtcosim_me *me, bool after, rtcosim_error *err);
+
+/* me_inputs.c: the variables set only in Event Mode, found at load; the
+ * component's set (a changed discrete value makes an event); the values
+ * forgotten after a state restore (the FMU holds its own again). */
+rtcosim_status me_inputs_init(struct rtcosim_me *me, rtcosim_error *err);
+rtcosim_status me_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                      const void *values, rtcosim_error *err);
+void me_inputs_forget(struct rtcosim_me *me);
+/* Close an open input event: its iteration, the observer's row after. */
+rtcosim_status me_close_input_event(struct rtcosim_me *me, rtcosim_error *err);
+rtcosim_status me_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n, void *values,
+                      rtcosim_error *err);
+rtcosim_status me_terminate(void *self, rtcosim_error *err);
+void me_inputs_free(struct rtcosim_me *me);
 
 /* me_state.c: the FMU state operations wrapping the version's. */
 rtcosim_status me_get_state(void *self, rtcosim_state *state, rtcosim_error *err);

@@ -108,7 +108,7 @@ rtcosim_status me_read_indicators(struct rtcosim_me *me, double *z, rtcosim_erro
  * fmi2NewDiscreteStates, FMI 3.0 section 3.2.3 fmi3UpdateDiscreteStates),
  * then back to Continuous-Time Mode with the (possibly changed) states. The
  * FMU is in Event Mode when this is called. */
-static rtcosim_status event_iteration(struct rtcosim_me *me, rtcosim_error *err)
+rtcosim_status me_event_iteration(struct rtcosim_me *me, rtcosim_error *err)
 {
     rtcosim_me_event_info info = {0};
     bool nominals_changed = false;
@@ -123,6 +123,7 @@ static rtcosim_status event_iteration(struct rtcosim_me *me, rtcosim_error *err)
         nominals_changed |= info.nominals_changed;
         if (info.terminate_simulation) {
             me->terminate_pending = true;
+            me->in_continuous_time = false;
             return RTCOSIM_OK; /* stays in Event Mode, from where it may terminate */
         }
         if (!info.discrete_states_need_update)
@@ -141,12 +142,27 @@ static rtcosim_status event_iteration(struct rtcosim_me *me, rtcosim_error *err)
     return st;
 }
 
+rtcosim_status me_observe(struct rtcosim_me *me, bool after, rtcosim_error *err)
+{
+    if (!me->observer)
+        return RTCOSIM_OK;
+    return me->observer(me->observer_context, me->time, after, err);
+}
+
+/* The values before the event go to the observer, then Event Mode and its
+ * iteration, then the values after it. */
 static rtcosim_status handle_event(struct rtcosim_me *me, uint64_t *counter, rtcosim_error *err)
 {
     (*counter)++;
     me->stats.last_event_time = me->time;
-    rtcosim_status st = me->calls->enter_event_mode(me->f, err);
-    return st == RTCOSIM_OK ? event_iteration(me, err) : st;
+    rtcosim_status st = me_observe(me, false, err);
+    if (st == RTCOSIM_OK)
+        st = me->calls->enter_event_mode(me->f, err);
+    if (st == RTCOSIM_OK)
+        st = me_event_iteration(me, err);
+    if (st == RTCOSIM_OK && !me->terminate_pending)
+        st = me_observe(me, true, err);
+    return st;
 }
 
 static void count_cvode_steps(struct rtcosim_me *me)
@@ -271,11 +287,12 @@ static rtcosim_status me_exit_init(void *self, rtcosim_error *err)
     struct rtcosim_me *me = f->me;
     rtcosim_status st = me->base.exit_init(self, err);
     if (st == RTCOSIM_OK)
-        st = event_iteration(me, err);
+        st = me_event_iteration(me, err);
     if (st == RTCOSIM_OK && !me->terminate_pending)
         st = set_tolerances(me, err);
     if (st == RTCOSIM_OK && me->solver == RTCOSIM_ME_SOLVER_CVODE && me->max_step > 0)
         CVodeSetMaxStep(me->cvode, me->max_step);
+    me->in_continuous_time = st == RTCOSIM_OK && !me->terminate_pending;
     return st;
 }
 
@@ -295,7 +312,9 @@ static rtcosim_status me_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
     const double t_end = rtcosim_time_to_seconds(t + h);
     int events_here = 0;
     double events_at = NAN;
-    rtcosim_status st = RTCOSIM_OK;
+    rtcosim_status st = me_close_input_event(me, err);
+    if (st != RTCOSIM_OK)
+        return st;
     while (!me->terminate_pending) {
         uint64_t *kind;
         if (me->next_event_defined && me->next_event_time <= me->time) {
@@ -357,18 +376,6 @@ static rtcosim_status me_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
     return RTCOSIM_OK;
 }
 
-/* New inputs change the right-hand side at this instant: restart the solver
- * (its history would smooth over the jump). */
-static rtcosim_status me_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
-                             const void *values, rtcosim_error *err)
-{
-    rtcosim_fmu *f = self;
-    rtcosim_status st = f->me->base.set(self, type, vrs, n, values, err);
-    if (st == RTCOSIM_OK)
-        f->me->needs_reinit = true;
-    return st;
-}
-
 /* ---- Setup and teardown ---- */
 
 void rtcosim_me_free(struct rtcosim_me *me)
@@ -390,6 +397,7 @@ void rtcosim_me_free(struct rtcosim_me *me)
     free(me->nominal);
     free(me->z);
     free(me->z_before);
+    me_inputs_free(me);
     free(me);
 }
 
@@ -439,6 +447,7 @@ rtcosim_status rtcosim_me_attach(rtcosim_fmu *f, const rtcosim_me_calls *calls,
     me->tolerance = DEFAULT_TOLERANCE;
     me->stats.last_event_time = NAN;
     size_t n = me->nx ? me->nx : 1;
+    rtcosim_status st;
     me->dx = calloc(n, sizeof *me->dx);
     me->nominal = calloc(n, sizeof *me->nominal);
     me->z = calloc(me->nz ? me->nz : 1, sizeof *me->z);
@@ -450,14 +459,19 @@ rtcosim_status rtcosim_me_attach(rtcosim_fmu *f, const rtcosim_me_calls *calls,
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     N_VConst(0.0, me->x);
     if (me->solver == RTCOSIM_ME_SOLVER_CVODE) {
-        rtcosim_status st = create_cvode(me, n, err);
+        st = create_cvode(me, n, err);
         if (st != RTCOSIM_OK)
             return st;
     }
+    if ((st = me_inputs_init(me, err)) != RTCOSIM_OK)
+        return st;
     f->ops.setup = me_setup;
     f->ops.exit_init = me_exit_init;
     f->ops.do_step = me_do_step;
     f->ops.set = me_set;
+    f->ops.get = me_get;
+    if (me->base.terminate)
+        f->ops.terminate = me_terminate;
     /* Continuous inputs are held over a step: no input derivatives. */
     f->ops.set_input_derivatives = NULL;
     if (me->base.get_state) {
@@ -486,5 +500,19 @@ rtcosim_status rtcosim_fmu_me_stats(const rtcosim_component *c, rtcosim_me_stats
     long n = 0;
     if (me->solver == RTCOSIM_ME_SOLVER_CVODE && CVodeGetNumSteps(me->cvode, &n) == CV_SUCCESS)
         out->solver_steps = (uint64_t)(me->cvode_steps_before + n);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_fmu_me_observe_events(rtcosim_component *c,
+                                             rtcosim_me_event_observer observer, void *context,
+                                             rtcosim_error *err)
+{
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
+                                 c ? rtcosim_component_model_name(c) : "(null)");
+    struct rtcosim_me *me = ((rtcosim_fmu *)rtcosim_component_impl(c))->me;
+    me->observer = observer;
+    me->observer_context = context;
     return RTCOSIM_OK;
 }

@@ -9,11 +9,14 @@ rtcosim_status me_get_state(void *self, rtcosim_state *state, rtcosim_error *err
 {
     rtcosim_fmu *f = self;
     struct rtcosim_me *me = f->me;
+    rtcosim_status st = me_close_input_event(me, err);
+    if (st != RTCOSIM_OK)
+        return st;
     me_snapshot *s = *state;
     bool fresh = s == NULL;
     if (fresh && !(s = calloc(1, sizeof *s)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", me_who(me));
-    rtcosim_status st = me->base.get_state(self, &s->fmu_state, err);
+    st = me->base.get_state(self, &s->fmu_state, err);
     if (st != RTCOSIM_OK) {
         if (fresh)
             free(s);
@@ -34,7 +37,9 @@ rtcosim_status me_set_state(void *self, rtcosim_state state, rtcosim_error *err)
     rtcosim_fmu *f = self;
     struct rtcosim_me *me = f->me;
     const me_snapshot *s = state;
-    rtcosim_status st = me->base.set_state(self, s->fmu_state, err);
+    rtcosim_status st = me_close_input_event(me, err);
+    if (st == RTCOSIM_OK)
+        st = me->base.set_state(self, s->fmu_state, err);
     if (st != RTCOSIM_OK)
         return st;
     me->time_ns = s->time_ns;
@@ -42,7 +47,9 @@ rtcosim_status me_set_state(void *self, rtcosim_state state, rtcosim_error *err)
     me->next_event_defined = s->next_event_defined;
     me->next_event_time = s->next_event_time;
     me->terminate_pending = s->terminate_pending;
+    me->in_continuous_time = !s->terminate_pending;
     me->needs_reinit = true;
+    me_inputs_forget(me); /* the FMU holds the inputs of that time again */
     if (me->nx > 0 && (st = me->calls->get_states(f, me_states(me), me->nx, err)) != RTCOSIM_OK)
         return st;
     if (me->solver == RTCOSIM_ME_SOLVER_EULER)

@@ -234,11 +234,8 @@ static rtcosim_status setup_inputs(run *r, rtcosim_error *err)
  * the continuous ones, interpolated (a batch holds one type, and a type is
  * continuous or not for all its inputs but Float, whose discrete inputs are
  * then left to Event Mode too). */
-static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtcosim_error *err)
+static rtcosim_status set_inputs(run *r, bool discrete, rtcosim_error *err)
 {
-    if (!r->input_batch_count)
-        return RTCOSIM_OK;
-    rtcosim_csv_cursor_seek(&r->cursor, t);
     for (size_t i = 0; i < r->input_batch_count; i++) {
         batch *b = &r->inputs[i];
         if (b->type == RTCOSIM_TYPE_CLOCK)
@@ -269,6 +266,41 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtc
             return st;
     }
     return RTCOSIM_OK;
+}
+
+static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtcosim_error *err)
+{
+    if (!r->input_batch_count)
+        return RTCOSIM_OK;
+    rtcosim_csv_cursor_seek(&r->cursor, t);
+    return set_inputs(r, discrete, err);
+}
+
+/* Model exchange at an input event (fmusim's order): the continuous inputs
+ * as they reach t from before (a jump's first row), then all of them after
+ * it; a discrete one that changed makes the FMU's Event Mode (me_inputs.c),
+ * its row before through the observer, the row after it at t the loop's. */
+static rtcosim_status apply_input_event(run *r, rtcosim_time_ns t, rtcosim_error *err)
+{
+    rtcosim_csv_cursor_seek_before(&r->cursor, t);
+    rtcosim_status st = set_inputs(r, false, err);
+    return st == RTCOSIM_OK ? apply_inputs(r, t, true, err) : st;
+}
+
+/* A model-exchange FMU's event (rtcosim_me_event_observer): the row before
+ * it, and the row after it unless the loop's row at that time follows, as
+ * fmusim and FMPy record events. */
+static rtcosim_status me_event_row(void *context, double time, bool after, rtcosim_error *err)
+{
+    run *r = context;
+    rtcosim_time_ns t;
+    if (rtcosim_time_from_seconds(time, &t, NULL) != RTCOSIM_OK || t > r->row_due)
+        t = r->row_due;
+    if (!after)
+        r->me_events++;
+    else if (t >= r->row_due)
+        return RTCOSIM_OK;
+    return simulate_record(r, t, true, err);
 }
 
 /* A get of a batch failed (Error): FMUs exported by some tools refuse
@@ -539,7 +571,9 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
      * fmusim shortens them). */
     const bool shorten = events && rtcosim_component_capabilities(r->c)->can_handle_variable_step;
     r->discrete_in_event_mode = events;
-    r->next_input_event = shorten ? next_input_event(r, t) : -1;
+    /* Model exchange ends its steps at input events too (its integrator
+     * takes any step; fmusim's FMI3MESimulation does the same). */
+    r->next_input_event = shorten || r->me ? next_input_event(r, t) : -1;
     rtcosim_time_ns next_event = -1; /* announced by the FMU; -1: none */
     rtcosim_time_ns limit = stop;    /* no step ends past it: stop or the next event */
     bool terminate = false;
@@ -554,14 +588,22 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         next_event = announced;
         terminate = ends;
     }
-    if (shorten)
+    if (shorten || r->me)
         limit = event_limit(r, next_event, t);
     rtcosim_time_ns grid; /* the next point of the output grid; saturates */
     if (__builtin_add_overflow(t, interval, &grid))
         grid = RTCOSIM_TIME_MAX;
     unsigned standstill = 0; /* early returns in a row that did not advance */
     for (;;) {
-        st = t > o->start_time ? apply_inputs(r, t, !r->discrete_in_event_mode, err) : RTCOSIM_OK;
+        r->row_due = t;
+        if (t <= o->start_time)
+            st = RTCOSIM_OK;
+        else if (r->me && t == r->next_input_event) {
+            st = apply_input_event(r, t, err);
+            r->next_input_event = next_input_event(r, t);
+            limit = event_limit(r, -1, t);
+        } else
+            st = apply_inputs(r, t, !r->discrete_in_event_mode, err);
         bool last = t >= stop || terminate;
         if (st == RTCOSIM_OK)
             st = simulate_record(r, t, t == o->start_time || last, err);
@@ -571,6 +613,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             break;
         rtcosim_time_ns end = grid < limit ? grid : limit, h = end - t;
         rtcosim_step_result sr;
+        r->row_due = end;
         st = rtcosim_component_do_step(r->c, t, h, &sr, err);
         if (st == RTCOSIM_EDISCARD && sr.terminate_requested)
             return end_on_discard(r, t, h, &sr, res, err);
@@ -641,6 +684,10 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
         return st;
     r->label = rtcosim_component_instance_name(r->c);
     res->end_time = o->start_time;
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(r->c);
+    r->me = info && info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
+    if (r->me && (st = rtcosim_fmu_me_observe_events(r->c, me_event_row, r, err)) != RTCOSIM_OK)
+        return st;
     if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time, o->stop_time, err)) != RTCOSIM_OK ||
         (st = simulate_apply_start_values(r->c, r->o, false, err)) != RTCOSIM_OK ||
         (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
@@ -669,6 +716,9 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
 
     run r = {.c = c, .o = o, .label = rtcosim_component_model_name(c)};
     rtcosim_status st = run_all(&r, res, err);
+    res->events += r.me_events;
+    if (r.me) /* the run is done: no observer is left pointing at it */
+        rtcosim_fmu_me_observe_events(c, NULL, NULL, NULL);
 
     /* Close the file in every case: rows recorded before a failure stay. */
     rtcosim_error close_err;

@@ -53,6 +53,11 @@ typedef struct run {
      * after that event at clock_time shows (other rows: not ticked). */
     batch *clock_outputs;
     rtcosim_time_ns clock_time;
+    /* Model exchange: the integrator's events are recorded as they come
+     * (rows before and after); row_due is the time of the loop's next row. */
+    bool me;
+    rtcosim_time_ns row_due;
+    uint64_t me_events;
 } run;
 
 void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v);

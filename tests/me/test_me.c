@@ -18,6 +18,7 @@
 #include "util/test_util.h"
 #include "fmi/model_description.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/simulate.h"
 #include "rtcosim_test_fmus.h"
 
 #define MS RTCOSIM_NS_PER_MS
@@ -340,6 +341,60 @@ static void time_events_reset_at_the_announced_times(void **state)
     rtcosim_component_free(c);
 }
 
+/* rtcosim_simulate records each time event as fmusim and FMPy do: a row
+ * before it and one after it at the same time (at a grid point the grid's
+ * row is the one after). x = t - 0.3 k, grid 0.2 s. */
+typedef struct saw_rows {
+    int n;
+    double t[16], x[16];
+} saw_rows;
+
+static rtcosim_status keep_saw_row(void *context, rtcosim_time_ns t, const rtcosim_value *values,
+                                   size_t count, rtcosim_error *err)
+{
+    (void)err;
+    saw_rows *r = context;
+    assert_int_equal(count, 1);
+    if (r->n < 16) {
+        r->t[r->n] = rtcosim_time_to_seconds(t);
+        r->x[r->n] = values[0].f64;
+    }
+    r->n++;
+    return RTCOSIM_OK;
+}
+
+static void simulate_records_rows_before_and_after_time_events(void **state)
+{
+    (void)state;
+    rtcosim_fmu_options fo = {.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_fmu_load(sawtooth_fmu, &fo, &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_start_value period = {"period", "0.3"};
+    saw_rows rows = {0};
+    rtcosim_simulate_options o = {.start_time = 0,
+                                  .stop_time = S,
+                                  .output_interval = 200 * MS,
+                                  .tolerance = 1e-8,
+                                  .start_values = &period,
+                                  .start_value_count = 1,
+                                  .on_row = keep_saw_row,
+                                  .row_context = &rows};
+    rtcosim_simulate_result res = {0};
+    if (rtcosim_simulate(c, &o, &res, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const double t[] = {0, 0.2, 0.3, 0.3, 0.4, 0.6, 0.6, 0.8, 0.9, 0.9, 1.0};
+    const double x[] = {0, 0.2, 0.3, 0, 0.1, 0.3, 0, 0.2, 0.3, 0, 0.1};
+    assert_int_equal(rows.n, 11);
+    for (int i = 0; i < 11; i++) {
+        assert_float_equal(rows.t[i], t[i], 1e-12);
+        assert_float_equal(rows.x[i], x[i], 1e-9);
+    }
+    assert_int_equal(res.events, 3);
+    rtcosim_component_free(c);
+}
+
 /* CompletedIntegratorStep asks for Event Mode once x > 0.3: at the end of the
  * step to 0.4 s, where the reset happens. */
 static void step_event_is_handled_after_the_step(void **state)
@@ -487,6 +542,8 @@ int main(void)
                                         drop_sawtooth),
         cmocka_unit_test_setup_teardown(step_event_is_handled_after_the_step, make_sawtooth,
                                         drop_sawtooth),
+        cmocka_unit_test_setup_teardown(simulate_records_rows_before_and_after_time_events,
+                                        make_sawtooth, drop_sawtooth),
         cmocka_unit_test_setup_teardown(terminate_request_ends_the_step_early, make_sawtooth,
                                         drop_sawtooth),
     };
