@@ -148,6 +148,15 @@ typedef struct rtcosim_me_stats {
 typedef rtcosim_status (*rtcosim_me_event_observer)(void *context, double time, bool after,
                                                     rtcosim_error *err);
 
+/* Model exchange: sets the continuous inputs at `time`, called whenever the
+ * integrator tells the FMU a new time (each right-hand side and event
+ * indicator evaluation, where a step or event ends), as fmusim's CVODE
+ * applies its input file; without one, inputs hold over a step. Its sets
+ * (rtcosim_component_set of continuous inputs) do not restart the solver. A
+ * non-OK return fails the step with that status. */
+typedef rtcosim_status (*rtcosim_me_input_source)(void *context, double time,
+                                                  rtcosim_error *err);
+
 /* Load an FMU archive. Errors name the file and the problem in one line
  * ("model.fmu: modelDescription.xml: variable 'x': ..."). opts may be NULL. */
 rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opts,
@@ -166,6 +175,19 @@ rtcosim_status rtcosim_fmu_me_stats(const rtcosim_component *c, rtcosim_me_stats
 rtcosim_status rtcosim_fmu_me_observe_events(rtcosim_component *c,
                                              rtcosim_me_event_observer observer, void *context,
                                              rtcosim_error *err);
+
+/* Model exchange: an input event now, at the time reached (the observer's
+ * row before it, Event Mode), as fmusim makes one at every event of its
+ * input file; the inputs set next are set in Event Mode, and the next get,
+ * step, snapshot or terminate ends it (event iteration, the row after).
+ * Without it an input event happens only when a discrete input changes.
+ * Nothing happens during initialization or when an event is open already. */
+rtcosim_status rtcosim_fmu_me_enter_input_event(rtcosim_component *c, rtcosim_error *err);
+
+/* Set (or with NULL clear) the input source of a model-exchange FMU;
+ * RTCOSIM_EINVAL naming the component when it is not one. */
+rtcosim_status rtcosim_fmu_me_input_source(rtcosim_component *c, rtcosim_me_input_source source,
+                                           void *context, rtcosim_error *err);
 
 #ifdef __cplusplus
 }

@@ -197,6 +197,18 @@ static rtcosim_status open_input_event(struct rtcosim_me *me, rtcosim_error *err
     return st;
 }
 
+rtcosim_status rtcosim_fmu_me_enter_input_event(rtcosim_component *c, rtcosim_error *err)
+{
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
+                                 c ? rtcosim_component_model_name(c) : "(null)");
+    struct rtcosim_me *me = ((rtcosim_fmu *)rtcosim_component_impl(c))->me;
+    if (!me->in_continuous_time || me->input_event_open)
+        return RTCOSIM_OK;
+    return open_input_event(me, err);
+}
+
 rtcosim_status me_close_input_event(struct rtcosim_me *me, rtcosim_error *err)
 {
     if (!me->input_event_open)
@@ -255,7 +267,7 @@ rtcosim_status me_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t
         else /* only the continuous ones; the unchanged discrete ones stand */
             st = set_continuous(me, type, vrs, n, bytes, size, d, err);
     }
-    if (st == RTCOSIM_OK)
+    if (st == RTCOSIM_OK && !me->in_input_source)
         me->needs_reinit = true;
     return st;
 }

@@ -69,6 +69,11 @@ struct rtcosim_me {
     struct me_discrete **split_entries;
     unsigned char *split_values;
     size_t split_capacity;
+    /* Sets the continuous inputs at each time the FMU is told
+     * (rtcosim_fmu_me_input_source); in_input_source while it runs. */
+    rtcosim_me_input_source input_source;
+    void *input_context;
+    bool in_input_source;
     /* Told before and after every event (rtcosim_fmu_me_observe_events). */
     rtcosim_me_event_observer observer;
     void *observer_context;

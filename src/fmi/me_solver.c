@@ -35,6 +35,13 @@ static int callback_result(struct rtcosim_me *me, rtcosim_status st)
 static rtcosim_status tell_fmu(struct rtcosim_me *me, double t, const double *x, rtcosim_error *err)
 {
     rtcosim_status st = me->calls->set_time(me->f, t, err);
+    if (st == RTCOSIM_OK && me->input_source) {
+        /* The continuous inputs at t (rtcosim_fmu_me_input_source); their
+         * sets are part of the solution, no restart. */
+        me->in_input_source = true;
+        st = me->input_source(me->input_context, t, err);
+        me->in_input_source = false;
+    }
     if (st == RTCOSIM_OK && me->nx > 0)
         st = me->calls->set_states(me->f, x, me->nx, err);
     return st;
@@ -514,5 +521,18 @@ rtcosim_status rtcosim_fmu_me_observe_events(rtcosim_component *c,
     struct rtcosim_me *me = ((rtcosim_fmu *)rtcosim_component_impl(c))->me;
     me->observer = observer;
     me->observer_context = context;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_fmu_me_input_source(rtcosim_component *c, rtcosim_me_input_source source,
+                                           void *context, rtcosim_error *err)
+{
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
+                                 c ? rtcosim_component_model_name(c) : "(null)");
+    struct rtcosim_me *me = ((rtcosim_fmu *)rtcosim_component_impl(c))->me;
+    me->input_source = source;
+    me->input_context = context;
     return RTCOSIM_OK;
 }

@@ -277,14 +277,33 @@ static rtcosim_status apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtc
 }
 
 /* Model exchange at an input event (fmusim's order): the continuous inputs
- * as they reach t from before (a jump's first row), then all of them after
- * it; a discrete one that changed makes the FMU's Event Mode (me_inputs.c),
- * its row before through the observer, the row after it at t the loop's. */
+ * as they reach t from before (a jump's first row), the event (its row
+ * before through the observer, Event Mode), all inputs after it; the row
+ * after it at t is the loop's. */
 static rtcosim_status apply_input_event(run *r, rtcosim_time_ns t, rtcosim_error *err)
 {
     rtcosim_csv_cursor_seek_before(&r->cursor, t);
     rtcosim_status st = set_inputs(r, false, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_fmu_me_enter_input_event(r->c, err);
     return st == RTCOSIM_OK ? apply_inputs(r, t, true, err) : st;
+}
+
+/* Model exchange: the continuous inputs wherever the integrator tells the
+ * FMU a time (rtcosim_me_input_source), interpolated as fmusim's CVODE
+ * applies them; in a step from a jump onwards its values after it, at the
+ * step's end (the next jump) those before it. */
+static rtcosim_status me_inputs_at(void *context, double time, rtcosim_error *err)
+{
+    run *r = context;
+    rtcosim_time_ns t;
+    if (rtcosim_time_from_seconds(time, &t, NULL) != RTCOSIM_OK)
+        return RTCOSIM_OK;
+    if (t > r->step_from)
+        rtcosim_csv_cursor_seek_before(&r->cursor, t);
+    else
+        rtcosim_csv_cursor_seek(&r->cursor, t);
+    return set_inputs(r, false, err);
 }
 
 /* A model-exchange FMU's event (rtcosim_me_event_observer): the row before
@@ -614,6 +633,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         rtcosim_time_ns end = grid < limit ? grid : limit, h = end - t;
         rtcosim_step_result sr;
         r->row_due = end;
+        r->step_from = t;
         st = rtcosim_component_do_step(r->c, t, h, &sr, err);
         if (st == RTCOSIM_EDISCARD && sr.terminate_requested)
             return end_on_discard(r, t, h, &sr, res, err);
@@ -688,6 +708,13 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     r->me = info && info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
     if (r->me && (st = rtcosim_fmu_me_observe_events(r->c, me_event_row, r, err)) != RTCOSIM_OK)
         return st;
+    bool continuous_inputs = false;
+    for (size_t i = 0; i < r->input_batch_count; i++)
+        for (size_t k = 0; r->inputs[i].linear && k < r->inputs[i].count; k++)
+            continuous_inputs |= r->inputs[i].linear[k];
+    if (r->me && continuous_inputs &&
+        (st = rtcosim_fmu_me_input_source(r->c, me_inputs_at, r, err)) != RTCOSIM_OK)
+        return st;
     if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time, o->stop_time, err)) != RTCOSIM_OK ||
         (st = simulate_apply_start_values(r->c, r->o, false, err)) != RTCOSIM_OK ||
         (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
@@ -717,8 +744,10 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
     run r = {.c = c, .o = o, .label = rtcosim_component_model_name(c)};
     rtcosim_status st = run_all(&r, res, err);
     res->events += r.me_events;
-    if (r.me) /* the run is done: no observer is left pointing at it */
+    if (r.me) { /* the run is done: nothing is left pointing at it */
         rtcosim_fmu_me_observe_events(c, NULL, NULL, NULL);
+        rtcosim_fmu_me_input_source(c, NULL, NULL, NULL);
+    }
 
     /* Close the file in every case: rows recorded before a failure stay. */
     rtcosim_error close_err;

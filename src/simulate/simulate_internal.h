@@ -57,6 +57,7 @@ typedef struct run {
      * (rows before and after); row_due is the time of the loop's next row. */
     bool me;
     rtcosim_time_ns row_due;
+    rtcosim_time_ns step_from; /* where the step being made started */
     uint64_t me_events;
 } run;
 

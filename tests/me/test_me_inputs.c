@@ -4,7 +4,9 @@
  * project's FeedthroughME FMU refuses a discrete set in Continuous-Time Mode
  * as the Reference FMUs do, so each test below would fail on an integrator
  * that passed the set through. Truth: output == input at once (feedthrough),
- * and an event's row before it holds the values before the set. */
+ * and an event's row before it holds the values before the set. The
+ * Integrator FMU (der(x) = u) shows how continuous inputs reach the solver,
+ * against x = t^2 for u = 2t and Euler's sums by hand. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -265,6 +267,111 @@ static void simulate_records_an_input_event_off_the_grid(void **state)
     rtcosim_csv_free(table);
 }
 
+/* The Integrator FMU (der(x) = u) under rtcosim_simulate with an input
+ * table: rows (time, x, u). */
+typedef struct integrator_run {
+    int n;
+    double row[12][3];
+    uint64_t events;
+} integrator_run;
+
+static rtcosim_status keep_integrator_row(void *context, rtcosim_time_ns t,
+                                          const rtcosim_value *values, size_t count,
+                                          rtcosim_error *err)
+{
+    (void)err;
+    integrator_run *k = context;
+    assert_int_equal(count, 2);
+    if (k->n < 12) {
+        k->row[k->n][0] = rtcosim_time_to_seconds(t);
+        k->row[k->n][1] = values[0].f64;
+        k->row[k->n][2] = values[1].f64;
+    }
+    k->n++;
+    return RTCOSIM_OK;
+}
+
+static integrator_run run_integrator(const char *fmu, rtcosim_me_solver solver, const char *csv)
+{
+    rtcosim_csv *table = tu_csv(csv);
+    rtcosim_fmu_options fo = {.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE, .solver = solver};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_fmu_load(fmu, &fo, &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    static const char *const outputs[] = {"x", "u"};
+    integrator_run k = {0};
+    rtcosim_simulate_options o = {.start_time = 0,
+                                  .stop_time = 1000 * MS,
+                                  .output_interval = 250 * MS,
+                                  .tolerance = 1e-10,
+                                  .input = table,
+                                  .output_variables = outputs,
+                                  .output_variable_count = 2,
+                                  .on_row = keep_integrator_row,
+                                  .row_context = &k};
+    rtcosim_simulate_result res = {0};
+    if (rtcosim_simulate(c, &o, &res, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    k.events = res.events;
+    rtcosim_component_free(c);
+    rtcosim_csv_free(table);
+    return k;
+}
+
+/* u = 2t: x = t^2 exactly. The solver sees u at every time it evaluates
+ * (fmusim's CVODE applies its input file so); holding u over the 0.25 s
+ * steps would give x(1) = 0.75 (the Euler sum below). */
+static void continuous_input_is_interpolated_inside_the_step(void **state)
+{
+    (void)state;
+    const char *fmus[] = {RTCOSIM_FMU_INTEGRATOR_FMI2, RTCOSIM_FMU_INTEGRATOR_FMI3};
+    for (int f = 0; f < 2; f++) {
+        integrator_run k = run_integrator(fmus[f], RTCOSIM_ME_SOLVER_CVODE, "time,u\n0,0\n1,2\n");
+        assert_int_equal(k.n, 5);
+        for (int i = 0; i < 5; i++) {
+            double t = 0.25 * i;
+            assert_float_equal(k.row[i][0], t, 1e-15);
+            assert_float_equal(k.row[i][1], t * t, 1e-7);
+            assert_float_equal(k.row[i][2], 2 * t, 1e-15);
+        }
+        assert_int_equal(k.events, 0);
+    }
+}
+
+/* Explicit Euler takes u at each step's start, as fmusim's Euler does:
+ * x_n = sum of 0.25 * 2 t_i over the steps before, 0, 0.125, 0.375, 0.75. */
+static void euler_takes_the_input_at_the_step_start(void **state)
+{
+    (void)state;
+    integrator_run k =
+        run_integrator(RTCOSIM_FMU_INTEGRATOR_FMI2, RTCOSIM_ME_SOLVER_EULER, "time,u\n0,0\n1,2\n");
+    const double x[] = {0, 0, 0.125, 0.375, 0.75};
+    assert_int_equal(k.n, 5);
+    for (int i = 0; i < 5; i++)
+        assert_float_equal(k.row[i][1], x[i], 1e-15);
+}
+
+/* u jumps from 1 to 3 at 0.5 s: an input event there (two rows, u before
+ * and after the jump, x continuous), x = t, then 0.5 + 3 (t - 0.5); fmusim
+ * writes these rows for this FMU and table, with CVODE and Euler. */
+static void jump_of_a_continuous_input_is_an_input_event(void **state)
+{
+    (void)state;
+    const double expect[6][3] = {{0, 0, 1},      {0.25, 0.25, 1}, {0.5, 0.5, 1},
+                                 {0.5, 0.5, 3},  {0.75, 1.25, 3}, {1, 2, 3}};
+    for (int solver = 0; solver < 2; solver++) {
+        integrator_run k = run_integrator(
+            RTCOSIM_FMU_INTEGRATOR_FMI3, solver ? RTCOSIM_ME_SOLVER_EULER : RTCOSIM_ME_SOLVER_CVODE,
+            "time,u\n0,1\n0.5,1\n0.5,3\n1,3\n");
+        assert_int_equal(k.n, 6);
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 3; j++)
+                assert_float_equal(k.row[i][j], expect[i][j], 1e-8);
+        assert_int_equal(k.events, 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +380,9 @@ int main(void)
         cmocka_unit_test(inputs_of_one_instant_make_one_event),
         cmocka_unit_test(restored_state_makes_the_next_set_an_event),
         cmocka_unit_test(simulate_records_an_input_event_off_the_grid),
+        cmocka_unit_test(continuous_input_is_interpolated_inside_the_step),
+        cmocka_unit_test(euler_takes_the_input_at_the_step_start),
+        cmocka_unit_test(jump_of_a_continuous_input_is_an_input_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
