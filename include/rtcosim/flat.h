@@ -96,6 +96,9 @@ typedef struct rtcosim_flat_simulate_options {
      * above): CSV, or a MAT result file by its ending
      * (rtcosim_csv_read_input_file); NULL: none. */
     const char *input_file;
+    /* Model exchange: no rows at events (FMPy's record_events=False; added
+     * last, as above). 0: a row before and one after each event. */
+    int no_event_rows;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error

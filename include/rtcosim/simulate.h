@@ -69,6 +69,10 @@ typedef struct rtcosim_simulate_options {
      * min/max is an error naming the variable and its range (false: a
      * warning, logged before the FMU sees the value). */
     bool strict_ranges;
+    /* Model exchange: no rows at the events inside a step (FMPy's
+     * record_events=False); by default a row before and one after each, as
+     * fmusim and FMPy write them. */
+    bool no_event_rows;
 } rtcosim_simulate_options;
 
 typedef struct rtcosim_simulate_result {

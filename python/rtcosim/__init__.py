@@ -353,7 +353,7 @@ def _nanoseconds(value, what):
 
 @_checked_keywords
 def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver=None,
-             step_size=None, relative_tolerance=None, output_interval=None, record_events=False,
+             step_size=None, relative_tolerance=None, output_interval=None, record_events=None,
              fmi_type=None, start_values={}, input=None, output=None, timeout=None,
              debug_logging=False, logger=None, fmi_call_logger=None, step_finished=None,
              record_every=1, progress=None):
@@ -384,12 +384,12 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     standard, with the library's message naming it (validate=False: a
     warning, as `rtcosim simulate` without --strict). fmi_call_logger(line)
     receives every FMI call as a line ("fmi2DoStep(...) -> OK", as `rtcosim
-    simulate --log-fmi-calls` logs it). record_events=True records a row
-    before and one after each event, at the event's time, for FMI 3.0
-    co-simulation FMUs that declare hasEventMode (as `rtcosim simulate
-    --event-mode-used`; other co-simulation FMUs run as without, FMPy
-    records events for model exchange only, which rtcosim handles inside
-    its integrator: refused there).
+    simulate --log-fmi-calls` logs it). record_events: a row before and
+    one after each event, at the event's time. Model exchange records them
+    unless record_events=False (as FMPy, and the CLI as fmusim); FMI 3.0
+    co-simulation FMUs that declare hasEventMode run with Event Mode for
+    record_events=True (as `rtcosim simulate --event-mode-used`), other
+    co-simulation FMUs as without.
 
     As FMPy: step_finished(time, recorder) is called after every
     communication step (recorder is None here); returning False ends the run
@@ -442,11 +442,8 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     o.strict = 1 if validate else 0
     o.log_fmi_calls = 1 if fmi_call_logger is not None else 0
     if record_events:
-        if fmi_type == "ModelExchange":
-            raise Error("EUNSUPPORTED", "record_events: rows at events are recorded for FMI 3.0 "
-                        "co-simulation with Event Mode; model exchange handles its events "
-                        "inside the integrator")
-        o.event_mode = 1
+        o.event_mode = 1  # co-simulation FMUs that declare hasEventMode
+    o.no_event_rows = 1 if record_events is False else 0  # model exchange
     cb = _Progress(progress)
     o.progress = cb.c
     done = _StepFinished(step_finished)

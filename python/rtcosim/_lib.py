@@ -119,7 +119,8 @@ class SimulateOptions(ctypes.Structure):
                 ("timeout", ctypes.c_double), ("fmu_logging", ctypes.c_int),
                 ("interrupt", ctypes.POINTER(ctypes.c_int)),
                 ("strict", ctypes.c_int), ("log_fmi_calls", ctypes.c_int),
-                ("event_mode", ctypes.c_int), ("input_file", ctypes.c_char_p)]
+                ("event_mode", ctypes.c_int), ("input_file", ctypes.c_char_p),
+                ("no_event_rows", ctypes.c_int)]
 
 
 class SystemOptions(ctypes.Structure):

@@ -317,7 +317,7 @@ static rtcosim_status me_event_row(void *context, double time, bool after, rtcos
         t = r->row_due;
     if (!after)
         r->me_events++;
-    else if (t >= r->row_due)
+    if (r->o->no_event_rows || (after && t >= r->row_due))
         return RTCOSIM_OK;
     return simulate_record(r, t, true, err);
 }

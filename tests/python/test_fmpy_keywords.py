@@ -127,14 +127,34 @@ def test_record_events_gives_rows_before_and_after_each_event(cli, tmpdir_privat
     # Without: one row per communication point only.
     plain = rtcosim.simulate(fmu("Events-fmi3.fmu"), stop_time=2)
     assert len(set(plain["time"])) == len(plain)
-    # FMUs without Event Mode run as without; model exchange is refused.
+    # FMUs without Event Mode run as without.
     assert np.array_equal(rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1,
                                            record_events=True),
                           rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1))
-    with pytest.raises(rtcosim.Error) as e:
-        rtcosim.simulate(fmu("BouncingBall-fmi2.fmu"), fmi_type="ModelExchange",
-                         record_events=True)
-    assert e.value.status == "EUNSUPPORTED" and "record_events" in str(e.value)
+
+
+def test_model_exchange_records_events_unless_told_not_to(cli, tmpdir_private):
+    """BouncingBall (h0 = 1 m, g = -9.81, e = 0.7) through model exchange: the
+    first impact at sqrt(2 / 9.81) = 0.45152 s, v = -sqrt(2 * 9.81) before it
+    and 0.7 times that reversed after it, two rows at its time, as FMPy
+    (record_events=True, its default) and fmusim write them; the CLI's file
+    bit for bit. record_events=False: the output grid only."""
+    r = rtcosim.simulate(fmu("BouncingBall-fmi2.fmu"), fmi_type="ModelExchange", stop_time=1)
+    same = [k for k in range(1, len(r)) if r["time"][k] == r["time"][k - 1]]
+    assert len(same) >= 1
+    k = same[0]
+    assert abs(r["time"][k] - (2 / 9.81) ** 0.5) < 1e-5
+    assert abs(r["v"][k - 1] + (2 * 9.81) ** 0.5) < 1e-4
+    assert abs(r["v"][k] - 0.7 * (2 * 9.81) ** 0.5) < 1e-4
+    assert np.array_equal(rtcosim.simulate(fmu("BouncingBall-fmi2.fmu"), fmi_type="ModelExchange",
+                                           stop_time=1, record_events=True), r)
+    out = os.path.join(tmpdir_private, "me.csv")
+    subprocess.run([cli, "simulate", fmu("BouncingBall-fmi2.fmu"), "--interface-type", "me",
+                    "--stop-time", "1", "-o", out], check=True)
+    assert_equals_cli_csv(r, out)
+    grid = rtcosim.simulate(fmu("BouncingBall-fmi2.fmu"), fmi_type="ModelExchange", stop_time=1,
+                            record_events=False)
+    assert len(set(grid["time"])) == len(grid) == len(r) - 2 * len(same)
 
 
 @pytest.mark.parametrize("call, words", [
