@@ -574,9 +574,9 @@ event_after_step(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *t
     return RTCOSIM_OK;
 }
 
-/* At each communication point: set the inputs at t, record, step. Recording
- * after the inputs makes a row hold inputs and outputs of the same instant
- * (fmusim's order). The inputs at the start time were set in initialization.
+/* At each communication point: record, set the inputs at t, step (model
+ * exchange: inputs, then the row; see the loop). The inputs at the start
+ * time were set in initialization.
  * A step ends at the next point of the output grid start + k * interval (as
  * fmusim counts them, so that an early return does not shift the grid), the
  * stop time, or, with Event Mode, an announced time event before them (FMI
@@ -587,12 +587,15 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
     rtcosim_time_ns t = o->start_time, stop = o->stop_time, interval = o->output_interval;
     const bool events = rtcosim_component_capabilities(r->c)->event_mode_used;
     /* Steps end at events only where the FMU takes any step size (as
-     * fmusim shortens them). */
-    const bool shorten = events && rtcosim_component_capabilities(r->c)->can_handle_variable_step;
+     * fmusim shortens them): at the time events it announces (Event Mode)
+     * and at input events (with or without it, as fmusim's
+     * FMI2/FMI3CSSimulation; model exchange always, its integrator taking
+     * any step, as fmusim's FMI2/FMI3MESimulation). */
+    const bool variable = rtcosim_component_capabilities(r->c)->can_handle_variable_step;
+    const bool shorten = events && variable;
+    const bool input_events = variable || r->me;
     r->discrete_in_event_mode = events;
-    /* Model exchange ends its steps at input events too (its integrator
-     * takes any step; fmusim's FMI3MESimulation does the same). */
-    r->next_input_event = shorten || r->me ? next_input_event(r, t) : -1;
+    r->next_input_event = input_events ? next_input_event(r, t) : -1;
     rtcosim_time_ns next_event = -1; /* announced by the FMU; -1: none */
     rtcosim_time_ns limit = stop;    /* no step ends past it: stop or the next event */
     bool terminate = false;
@@ -607,7 +610,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         next_event = announced;
         terminate = ends;
     }
-    if (shorten || r->me)
+    if (shorten || input_events)
         limit = event_limit(r, next_event, t);
     rtcosim_time_ns grid; /* the next point of the output grid; saturates */
     if (__builtin_add_overflow(t, interval, &grid))
@@ -615,19 +618,29 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
     unsigned standstill = 0; /* early returns in a row that did not advance */
     for (;;) {
         r->row_due = t;
-        if (t <= o->start_time)
-            st = RTCOSIM_OK;
-        else if (r->me && t == r->next_input_event) {
-            st = apply_input_event(r, t, err);
-            r->next_input_event = next_input_event(r, t);
-            limit = event_limit(r, -1, t);
-        } else
-            st = apply_inputs(r, t, !r->discrete_in_event_mode, err);
         bool last = t >= stop || terminate;
-        if (st == RTCOSIM_OK)
+        /* Co-simulation: the row right after the step, then the inputs at
+         * t for the next one (fmusim's FMI2/FMI3CSSimulation and FMPy's
+         * simulateCS sample before they apply: a direct-feedthrough output
+         * shows the input of the step's start). Model exchange: the inputs
+         * at t, then the row (fmusim and FMPy apply the continuous inputs
+         * where the solver stopped, then sample). */
+        if (!r->me && (st = simulate_record(r, t, t == o->start_time || last, err)) != RTCOSIM_OK)
+            return simulate_step_failed(r, t, err);
+        if (t <= o->start_time || (last && !r->me))
+            st = RTCOSIM_OK;
+        else if (r->me && t == r->next_input_event)
+            st = apply_input_event(r, t, err);
+        else
+            st = apply_inputs(r, t, !r->discrete_in_event_mode, err);
+        if (st == RTCOSIM_OK && r->me)
             st = simulate_record(r, t, t == o->start_time || last, err);
         if (st != RTCOSIM_OK)
             return simulate_step_failed(r, t, err);
+        if (!events && t == r->next_input_event) {
+            r->next_input_event = next_input_event(r, t);
+            limit = event_limit(r, next_event, t);
+        }
         if (last)
             break;
         rtcosim_time_ns end = grid < limit ? grid : limit, h = end - t;

@@ -199,9 +199,14 @@ def test_a_mat_result_file_is_an_input(tmpdir_private):
     from_array = rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), stop_time=1,
                                   output_interval=0.125, input=table, output=outputs)
     assert from_mat.tolist() == from_array.tolist()
-    row = from_mat[from_mat["time"] == 0.25][0]  # by hand: 1.5 linear, the rest held
-    assert row["Float64_continuous_output"] == 1.5 and row["Float64_discrete_output"] == 10.0
+    # By hand: a row shows the inputs of its step's start (fmusim's order):
+    # at 0.25 those of 0.125 (1.25 linear, the rest held), at 0.625 those of 0.5.
+    row = from_mat[from_mat["time"] == 0.25][0]
+    assert row["Float64_continuous_output"] == 1.25 and row["Float64_discrete_output"] == 10.0
     assert row["Int32_output"] == 3 and row["Boolean_output"]
+    row = from_mat[from_mat["time"] == 0.625][0]
+    assert row["Float64_continuous_output"] == 2.0 and row["Float64_discrete_output"] == 20.0
+    assert row["Int32_output"] == -4 and not row["Boolean_output"]
     with pytest.raises(rtcosim.Error, match="absent.mat: cannot open"):
         rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), input=os.path.join(tmpdir_private,
                                                                         "absent.mat"))

@@ -84,9 +84,10 @@ def test_inputs_and_types_equal_cli_csv(cli, tmpdir_private):
     assert_equals_cli_csv(result, out)
     assert result["Int32_output"].dtype == np.int32
     assert result["Boolean_output"].dtype == np.bool_
-    # Hand-computed: linear between (0, 1) and (0.5, 2) at t = 0.25 -> 1.5; discrete held.
+    # Hand-computed: a row shows the inputs of its step's start (fmusim, FMPy):
+    # at 0.25 those of 0.125, linear between (0, 1) and (0.5, 2) -> 1.25, discrete held.
     row = result[result["time"] == 0.25][0]
-    assert row["Float64_continuous_output"] == 1.5
+    assert row["Float64_continuous_output"] == 1.25
     assert row["Float64_discrete_output"] == 10.0
     assert row["Int32_output"] == 3 and row["Boolean_output"]
 
@@ -94,13 +95,14 @@ def test_inputs_and_types_equal_cli_csv(cli, tmpdir_private):
 def test_binary_values_are_bytes_in_and_out():
     """Binary (FMI 3.0 Feedthrough): bytes inputs and start values in, bytes
     out, held from the last row at or before t (b"foo" at 0 and 0.25, b""
-    at 0.5, the four bytes from 0.75), as FMPy gives Binary values; a
+    at 0.5, the four bytes from 0.75; a row shows the input of its step's
+    start, as fmusim and FMPy record), as FMPy gives Binary values; a
     start value in bytes reaches the FMU as the same bytes."""
     table = np.array([(0.0, b"foo"), (0.5, b""), (0.75, bytes([0, 255, 127, 128]))],
                      dtype=[("time", float), ("Binary_input", object)])
     result = rtcosim.simulate(fmu("Feedthrough-fmi3.fmu"), stop_time=1, output_interval=0.25,
                               input=table, output=["Binary_output"])
-    assert list(result["Binary_output"]) == [b"foo", b"foo", b"", bytes([0, 255, 127, 128]),
+    assert list(result["Binary_output"]) == [b"foo", b"foo", b"foo", b"",
                                              bytes([0, 255, 127, 128])]
     result = rtcosim.simulate(fmu("Feedthrough-fmi3.fmu"), stop_time=0.25, output_interval=0.25,
                               start_values={"Binary_input": b"\x0a\x0b"}, output=["Binary_output"])

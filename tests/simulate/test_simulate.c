@@ -250,9 +250,11 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
     o.output_variable_count = 2;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+    /* A row is taken right after the step, before the inputs of its time
+     * are set (fmusim, FMPy): u shows the value of the step's start. */
     assert_string_equal(tu_read_file(tu_scratch("sim_select.csv"), NULL),
                         "\"time\",\"count\",\"u\"\n"
-                                                     "0,0,0\n0.5,1,0.5\n1,2,1\n1.5,3,1.5\n2,4,2\n");
+                                                     "0,0,0\n0.5,1,0\n1,2,0.5\n1.5,3,1\n2,4,1.5\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
 
@@ -278,8 +280,11 @@ static void integer_inputs_are_held_between_rows(void **state)
     o.output_variable_count = 1;
     rtcosim_error err;
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_OK);
+    /* mode 7 from 0.6 s is set at the first communication point at or
+     * after it (0.75 s; this component takes no shorter step) and seen in
+     * the row after that step. */
     assert_string_equal(tu_read_file(tu_scratch("sim_hold.csv"), NULL),
-                        "\"time\",\"mode_seen\"\n0,1\n0.25,1\n0.5,1\n0.75,7\n1,7\n");
+                        "\"time\",\"mode_seen\"\n0,1\n0.25,1\n0.5,1\n0.75,1\n1,7\n");
     rtcosim_csv_free(in);
     rtcosim_component_free(c);
 }
