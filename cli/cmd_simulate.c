@@ -3,6 +3,7 @@
  * input ends in one line `rtcosim: <file>: <problem>` and exit code 1. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -79,8 +80,12 @@ static void usage(FILE *out)
         "                              rows so far (exit 1; default 60; 0: no limit)\n"
         "  --step-timeout SECONDS      end the run (rows so far written, exit code 5) when one\n"
         "                              step (or the initialization) takes longer than this\n"
-        "  --log-level LEVEL           error, warning (default), info, debug or trace\n"
+        "  --log-level LEVEL           error, warning (default), info, debug or trace (fmusim's\n"
+        "                              ok: info)\n"
+        "  --log-file FILE             log messages to FILE instead of standard error\n"
         "  --log-fmi-calls             log every FMI call (implies --log-level debug)\n"
+        "  --fmi-log-file FILE         every FMI call, one per line, to FILE (the other\n"
+        "                              messages stay at their level)\n"
         "  --fmu-logging               show the FMU's own log messages as they come (without:\n"
         "                              the last ones are added to a failing call's error)\n"
         "  --event-mode-used           FMI 3.0 co-simulation: instantiate with eventModeUsed;\n"
@@ -103,6 +108,10 @@ static void usage(FILE *out)
         "                              (by default a warning naming the variable and its range;\n"
         "                              fmusim accepts both)\n"
         "  --help                      show this text\n"
+        "\n"
+        "fmusim's --logging-on is --fmu-logging; its --set-stop-time is accepted (rtcosim always\n"
+        "tells the FMU the stop time); --record-intermediate-values and the FMU state files\n"
+        "(--initial-fmu-state-file, --final-fmu-state-file) are refused as not supported.\n"
         "\n"
         "Results: one row per communication point, first column time in seconds; numbers are\n"
         "the shortest decimal text that reads back to the identical value. FMI 3.0 arrays are\n"
@@ -140,8 +149,65 @@ typedef struct simulate_args {
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
     bool writer_thread, csv_units, log_fmi_calls, fmu_logging, quiet, strict;
+    const char *log_file, *fmi_log_file; /* fmusim's --log-file, --fmi-log-file */
     bool event_mode_used, early_return_allowed;
 } simulate_args;
+
+/* Where log lines go (fmusim's --log-file and --fmi-log-file): messages to
+ * the log file (else stderr) up to the level asked for; FMI call lines, one
+ * per line, to the FMI log file when there is one. */
+typedef struct sim_log {
+    FILE *log, *fmi;
+    rtcosim_log_level level;
+} sim_log;
+
+static void sim_log_handler(void *context, rtcosim_log_level level, const char *category,
+                            const char *message)
+{
+    const sim_log *s = context;
+    if (s->fmi && level == RTCOSIM_LOG_DEBUG && strcmp(category, "fmi") == 0) {
+        fprintf(s->fmi, "%s\n", message);
+        return;
+    }
+    if (level <= s->level)
+        rtcosim_log_stderr_handler(s->log, level, category, message);
+}
+
+/* Open the log files asked for and route the log through them. */
+static int open_logs(const simulate_args *a, sim_log *s)
+{
+    s->level = rtcosim_log_get_level();
+    const char *paths[2] = {a->log_file, a->fmi_log_file};
+    FILE **files[2] = {&s->log, &s->fmi};
+    const char *options[2] = {"--log-file", "--fmi-log-file"};
+    for (int k = 0; k < 2; k++)
+        if (paths[k] && !(*files[k] = fopen(paths[k], "w")))
+            return cli_fail("simulate: %s: cannot open '%s': %s", options[k], paths[k],
+                            strerror(errno));
+    if (s->log || s->fmi) {
+        if (s->fmi)
+            rtcosim_log_set_level(RTCOSIM_LOG_DEBUG); /* the call lines; others filtered */
+        rtcosim_log_set_handler(sim_log_handler, s);
+    }
+    return 0;
+}
+
+/* Back to stderr; a file that could not be written is an error. */
+static int close_logs(const simulate_args *a, sim_log *s)
+{
+    int rc = 0;
+    if (s->log || s->fmi) {
+        rtcosim_log_set_handler(rtcosim_log_stderr_handler, NULL);
+        rtcosim_log_set_level(s->level);
+    }
+    const char *paths[2] = {a->log_file, a->fmi_log_file};
+    FILE *files[2] = {s->log, s->fmi};
+    for (int k = 0; k < 2; k++)
+        if (files[k] && (ferror(files[k]) | fclose(files[k])) != 0)
+            rc = cli_fail("simulate: cannot write '%s': %s", paths[k], strerror(errno));
+    s->log = s->fmi = NULL;
+    return rc;
+}
 
 /* The value of an option that takes one (argv[*i + 1]); NULL when missing. */
 static const char *option_value(int argc, char **argv, int *i)
@@ -247,9 +313,11 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             rtcosim_log_level level;
             if (!text)
                 return cli_fail("simulate: option --log-level needs a level");
-            if (rtcosim_log_level_parse(text, &level) != 0)
-                return cli_fail("simulate: --log-level: '%s' is not error, warning, info, debug or trace",
-                                text);
+            if (strcmp(text, "ok") == 0) /* fmusim's level for every message */
+                level = RTCOSIM_LOG_INFO;
+            else if (rtcosim_log_level_parse(text, &level) != 0)
+                return cli_fail("simulate: --log-level: '%s' is not error, warning, info, debug, "
+                                "trace or ok (fmusim's: info)", text);
             rtcosim_log_set_level(level);
             continue;
         } else if (strcmp(arg, "--log-fmi-calls") == 0) {
@@ -258,9 +326,23 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--strict") == 0) {
             a->strict = true;
             continue;
-        } else if (strcmp(arg, "--fmu-logging") == 0) {
+        } else if (strcmp(arg, "--fmu-logging") == 0 || strcmp(arg, "--logging-on") == 0) {
             a->fmu_logging = true;
             continue;
+        } else if (strcmp(arg, "--set-stop-time") == 0) {
+            continue; /* fmusim's: rtcosim always tells the FMU the stop time */
+        } else if (strcmp(arg, "--log-file") == 0) {
+            slot = &a->log_file;
+        } else if (strcmp(arg, "--fmi-log-file") == 0) {
+            slot = &a->fmi_log_file;
+            a->log_fmi_calls = true;
+        } else if (strcmp(arg, "--record-intermediate-values") == 0) {
+            return cli_fail("simulate: --record-intermediate-values is not supported: rtcosim "
+                            "does not record FMI 3.0 intermediate updates");
+        } else if (strcmp(arg, "--initial-fmu-state-file") == 0 ||
+                   strcmp(arg, "--final-fmu-state-file") == 0) {
+            return cli_fail("simulate: %s is not supported: rtcosim does not start from or save "
+                            "an FMU state file", arg);
         } else if (strcmp(arg, "--event-mode-used") == 0) {
             a->event_mode_used = true;
             continue;
@@ -408,6 +490,7 @@ static const char *termination_reason(const rtcosim_component *c, const rtcosim_
 static int run_simulate(int argc, char **argv)
 {
     simulate_args a = {.record_every = 1};
+    sim_log logs = {0};
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
     a.clock_intervals = calloc((size_t)argc, sizeof *a.clock_intervals);
     a.output_variables = calloc((size_t)argc, sizeof *a.output_variables);
@@ -423,6 +506,8 @@ static int run_simulate(int argc, char **argv)
         goto done;
     }
     rc = 1;
+    if (open_logs(&a, &logs) != 0)
+        goto done;
     if (a.log_fmi_calls && rtcosim_log_get_level() < RTCOSIM_LOG_DEBUG)
         rtcosim_log_set_level(RTCOSIM_LOG_DEBUG);
     rtcosim_error err;
@@ -468,6 +553,11 @@ static int run_simulate(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto done;
     }
+    if (a.isolate && model_exchange)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
+                    "%s: --isolate: the model-exchange integrator runs in the host process, so "
+                    "no rows are written at events and continuous inputs hold over each step",
+                    a.fmu);
     if (a.isolate) {
         char exe[4096];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -564,6 +654,8 @@ static int run_simulate(int argc, char **argv)
 done:
     rtcosim_csv_free(input);
     rtcosim_component_free(c);
+    if (close_logs(&a, &logs) != 0 && rc == 0)
+        rc = 1;
     free(a.start_values);
     free(a.clock_intervals);
     free(a.output_variables);

@@ -283,6 +283,54 @@ static void run_records_only_what_the_fmu_gives(void **state)
     }
 }
 
+/* fmusim's logging options work as in fmusim: --fmi-log-file gets every FMI
+ * call, one per line (two steps: two fmi2DoStep lines), --log-file the other
+ * messages; --logging-on, --set-stop-time and --log-level ok are taken. */
+static void fmusim_log_options_write_their_files(void **state)
+{
+    (void)state;
+    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "0.002",
+                          "--output-interval", "0.001", "--set-stop-time", "--logging-on",
+                          "--log-level", "ok", "--log-file", tu_scratch("sim.log"),
+                          "--fmi-log-file", tu_scratch("fmi.log"),
+                          "-o", tu_scratch("log_out.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("log.err"), args), 0);
+    char *calls = tu_read_file(tu_scratch("fmi.log"), NULL);
+    size_t steps = 0, lines = 0;
+    for (const char *p = calls; (p = strchr(p, '\n')); p++)
+        lines++;
+    for (const char *p = calls; (p = strstr(p, "fmi2DoStep(")); p++)
+        steps++;
+    assert_int_equal(steps, 2);
+    assert_true(lines >= 8); /* instantiate, setup, init, steps, terminate, free */
+    assert_non_null(strstr(calls, "fmi2Instantiate("));
+    assert_null(strstr(tu_read_file(tu_scratch("sim.log"), NULL), "fmi2DoStep("));
+    assert_string_equal(tu_read_file(tu_scratch("log.err"), NULL), "");
+    const char *csv = tu_read_file(tu_scratch("log_out.csv"), NULL);
+    assert_non_null(strstr(csv, "0.002,0.998001"));
+}
+
+/* What rtcosim does not do is said, not taken for an unknown option; a log
+ * file that cannot be opened is an error naming it. */
+static void unsupported_fmusim_options_are_refused_by_name(void **state)
+{
+    (void)state;
+    const char *options[] = {"--record-intermediate-values", "--initial-fmu-state-file",
+                             "--final-fmu-state-file"};
+    for (int i = 0; i < 3; i++) {
+        const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, options[i], "x.bin", NULL};
+        assert_int_equal(run_cli(tu_scratch("opt.err"), args), 2);
+        char *err = tu_read_file(tu_scratch("opt.err"), NULL);
+        if (!strstr(err, options[i]) || !strstr(err, "not supported") || strchr(err, '\n') != strrchr(err, '\n'))
+            fail_msg("stderr: %s", err);
+    }
+    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--log-file",
+                          tu_scratch("no/such/dir/x.log"), "-o", tu_scratch("x.csv"), NULL};
+    assert_int_equal(run_cli(tu_scratch("open.err"), args), 1);
+    assert_non_null(strstr(tu_read_file(tu_scratch("open.err"), NULL),
+                           "--log-file: cannot open"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +343,8 @@ int main(void)
         cmocka_unit_test(faulty_step_exits_nonzero_and_keeps_rows_before_it),
         cmocka_unit_test(refused_input_gets_leave_empty_cells),
         cmocka_unit_test(run_records_only_what_the_fmu_gives),
+        cmocka_unit_test(fmusim_log_options_write_their_files),
+        cmocka_unit_test(unsupported_fmusim_options_are_refused_by_name),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }
