@@ -109,9 +109,18 @@ static void usage(FILE *out)
         "                              fmusim accepts both)\n"
         "  --help                      show this text\n"
         "\n"
-        "fmusim's --logging-on is --fmu-logging; its --set-stop-time is accepted (rtcosim always\n"
-        "tells the FMU the stop time); --record-intermediate-values and the FMU state files\n"
-        "(--initial-fmu-state-file, --final-fmu-state-file) are refused as not supported.\n"
+        "  --initial-fmu-state-file FILE  start from the FMU state in FILE (the FMU's own\n"
+        "                              serialized state, as fmusim writes it; co-simulation): the\n"
+        "                              FMU is initialized, then takes it; give --start-time too;\n"
+        "                              only start values of inputs and tunable parameters\n"
+        "  --final-fmu-state-file FILE  save the FMU's serialized state after the last step\n"
+        "\n"
+        "  --set-stop-time             tell the FMU the stop time (fmi2SetupExperiment,\n"
+        "                              fmi3EnterInitializationMode); as in fmusim, it is not\n"
+        "                              told without (a state saved from such a run can go on)\n"
+        "\n"
+        "fmusim's --logging-on is --fmu-logging; --record-intermediate-values is refused as not\n"
+        "supported.\n"
         "\n"
         "Results: one row per communication point, first column time in seconds; numbers are\n"
         "the shortest decimal text that reads back to the identical value. FMI 3.0 arrays are\n"
@@ -150,6 +159,8 @@ typedef struct simulate_args {
     bool isolate;        /* host the FMU in a child process */
     bool writer_thread, csv_units, log_fmi_calls, fmu_logging, quiet, strict;
     const char *log_file, *fmi_log_file; /* fmusim's --log-file, --fmi-log-file */
+    const char *initial_state_file, *final_state_file; /* fmusim's FMU state files */
+    bool set_stop_time;  /* tell the FMU the stop time (fmusim's --set-stop-time) */
     bool event_mode_used, early_return_allowed;
 } simulate_args;
 
@@ -330,7 +341,8 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             a->fmu_logging = true;
             continue;
         } else if (strcmp(arg, "--set-stop-time") == 0) {
-            continue; /* fmusim's: rtcosim always tells the FMU the stop time */
+            a->set_stop_time = true;
+            continue;
         } else if (strcmp(arg, "--log-file") == 0) {
             slot = &a->log_file;
         } else if (strcmp(arg, "--fmi-log-file") == 0) {
@@ -339,10 +351,10 @@ static int parse_args(int argc, char **argv, simulate_args *a)
         } else if (strcmp(arg, "--record-intermediate-values") == 0) {
             return cli_fail("simulate: --record-intermediate-values is not supported: rtcosim "
                             "does not record FMI 3.0 intermediate updates");
-        } else if (strcmp(arg, "--initial-fmu-state-file") == 0 ||
-                   strcmp(arg, "--final-fmu-state-file") == 0) {
-            return cli_fail("simulate: %s is not supported: rtcosim does not start from or save "
-                            "an FMU state file", arg);
+        } else if (strcmp(arg, "--initial-fmu-state-file") == 0) {
+            slot = &a->initial_state_file;
+        } else if (strcmp(arg, "--final-fmu-state-file") == 0) {
+            slot = &a->final_state_file;
         } else if (strcmp(arg, "--event-mode-used") == 0) {
             a->event_mode_used = true;
             continue;
@@ -587,7 +599,10 @@ static int run_simulate(int argc, char **argv)
                                   .record_every = a.record_every,
                                   .writer_thread = a.writer_thread,
                                   .csv_units = a.csv_units,
-                                  .strict_ranges = a.strict};
+                                  .strict_ranges = a.strict,
+                                  .initial_state_file = a.initial_state_file,
+                                  .final_state_file = a.final_state_file,
+                                  .stop_time_not_set = !a.set_stop_time};
     if (resolve_times(&a, c, &o))
         goto done;
     /* Binary inputs' cells stay text (hex, as fmusim reads them); a MAT

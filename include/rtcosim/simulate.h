@@ -73,6 +73,17 @@ typedef struct rtcosim_simulate_options {
      * record_events=False); by default a row before and one after each, as
      * fmusim and FMPy write them. */
     bool no_event_rows;
+    /* FMU state files as fmusim's (the FMU's own serialized state; co-
+     * simulation FMUs that can serialize it): start from the state in
+     * initial_state_file (after initialization; start values of inputs and
+     * tunable parameters set again over it, others refused), save the state
+     * after the last step to final_state_file. NULL: none. */
+    const char *initial_state_file;
+    const char *final_state_file;
+    /* Do not tell the FMU the stop time (fmusim without --set-stop-time):
+     * an FMU that keeps it in its state could not go on past it from a
+     * state saved here. */
+    bool stop_time_not_set;
 } rtcosim_simulate_options;
 
 typedef struct rtcosim_simulate_result {

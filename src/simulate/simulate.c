@@ -712,6 +712,8 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
         return st;
     if (rtcosim_fmu_is_scheduled(r->c) && (st = simulate_se_setup(r, err)) != RTCOSIM_OK)
         return st;
+    if ((st = simulate_check_state_files(r, err)) != RTCOSIM_OK)
+        return st;
     const char *instance = o->instance_name ? o->instance_name : rtcosim_component_model_name(r->c);
     if ((st = rtcosim_component_instantiate(r->c, instance, err)) != RTCOSIM_OK)
         return st;
@@ -728,15 +730,22 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     if (r->me && continuous_inputs &&
         (st = rtcosim_fmu_me_input_source(r->c, me_inputs_at, r, err)) != RTCOSIM_OK)
         return st;
-    if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time, o->stop_time, err)) != RTCOSIM_OK ||
+    if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time,
+                                      o->stop_time_not_set ? -1 : o->stop_time, err)) != RTCOSIM_OK ||
         (st = simulate_apply_start_values(r->c, r->o, false, err)) != RTCOSIM_OK ||
         (st = rtcosim_component_enter_init(r->c, err)) != RTCOSIM_OK ||
         (st = simulate_apply_start_values(r->c, r->o, true, err)) != RTCOSIM_OK ||
         (st = apply_inputs(r, o->start_time, true, err)) != RTCOSIM_OK ||
         (r->se && (st = simulate_se_init(r, err)) != RTCOSIM_OK) ||
-        (st = rtcosim_component_exit_init(r->c, err)) != RTCOSIM_OK)
+        (st = rtcosim_component_exit_init(r->c, err)) != RTCOSIM_OK ||
+        (st = simulate_restore_state_file(r, err)) != RTCOSIM_OK)
         return st;
     if ((st = r->se ? simulate_se_loop(r, res, err) : step_loop(r, res, err)) != RTCOSIM_OK)
+        return st;
+    if (o->final_state_file && res->terminated_by_component)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate", "%s: no FMU state saved to %s: the FMU "
+                    "ended the run", r->label, o->final_state_file);
+    else if ((st = simulate_save_state_file(r, err)) != RTCOSIM_OK)
         return st;
     return rtcosim_component_terminate(r->c, err);
 }

@@ -67,6 +67,13 @@ rtcosim_status simulate_record(run *r, rtcosim_time_ns t, bool always, rtcosim_e
 /* Prefix err with the instance and time where the run stopped. */
 rtcosim_status simulate_step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err);
 
+/* simulate_state.c: FMU state files (fmusim's): checked before
+ * instantiation, restored after initialization (the start values of inputs
+ * and tunable parameters set again over it), saved after the last step. */
+rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err);
+rtcosim_status simulate_restore_state_file(run *r, rtcosim_error *err);
+rtcosim_status simulate_save_state_file(run *r, rtcosim_error *err);
+
 /* simulate_se.c: set up the clocks (before instantiation), read intervals in
  * Initialization Mode, run the partitions from start to stop, gather a row,
  * free. */

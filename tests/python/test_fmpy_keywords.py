@@ -91,9 +91,10 @@ def test_fmi_call_logger_receives_every_call_as_the_cli_logs_it(cli, tmpdir_priv
                          "fmi2DoStep", "fmi2GetReal", "fmi2Terminate", "fmi2FreeInstance"]
     assert all(line.endswith("-> fmi2OK") for line in lines)
     assert "t=0, h=0.01" in lines[5] and "t=0.01, h=0.01" in lines[7]
-    # The CLI's --log-fmi-calls lines, the same calls ("[debug] fmi: Dahlquist: ...").
+    # The CLI's --log-fmi-calls lines, the same calls ("[debug] fmi: Dahlquist: ...");
+    # Python sets the stop time as FMPy does, the CLI as fmusim with --set-stop-time.
     p = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi2.fmu"), "--stop-time", "0.02",
-                        "--step-size", "0.01", "--log-fmi-calls", "-o",
+                        "--step-size", "0.01", "--set-stop-time", "--log-fmi-calls", "-o",
                         os.path.join(tmpdir_private, "o.csv")], capture_output=True, text=True,
                        check=True)
     cli_calls = [line.split(": ", 2)[2] for line in p.stderr.splitlines() if "-> fmi2" in line]

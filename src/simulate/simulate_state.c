@@ -1,0 +1,140 @@
+/* FMU state files, as fmusim's --initial-fmu-state-file and
+ * --final-fmu-state-file: the FMU's own serialized state (fmi2/3
+ * SerializeFMUState bytes, nothing added), so that fmusim and rtcosim read
+ * each other's files. A run that starts from one initializes as usual, then
+ * takes the state, then sets again the start values an FMU in Step Mode
+ * accepts (inputs and tunable parameters, as fmusim sets them after the
+ * restore); a start value of any other variable would be lost to the state
+ * and is refused. The final state is saved after the last step, before
+ * terminate (not when the FMU ended the run itself, as in fmusim).
+ * Co-simulation only: a model-exchange run's state includes rtcosim's
+ * integrator, which such a file does not hold. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/fmu.h"
+#include "simulate/simulate_internal.h"
+
+rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
+{
+    const rtcosim_simulate_options *o = r->o;
+    if (!o->initial_state_file && !o->final_state_file)
+        return RTCOSIM_OK;
+    const char *option = o->initial_state_file ? "initial" : "final";
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(r->c);
+    if (info && info->interface_type != RTCOSIM_FMI_CO_SIMULATION)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: an %s FMU state file needs co-simulation (a model-exchange "
+                                 "state holds rtcosim's integrator too)", r->label, option);
+    const rtcosim_capabilities *caps = rtcosim_component_capabilities(r->c);
+    if (!caps->can_get_set_state || !caps->can_serialize_state)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: an %s FMU state file needs an FMU that can serialize its "
+                                 "state (canGetAndSetFMUState, canSerializeFMUState)",
+                                 r->label, option);
+    for (size_t i = 0; o->initial_state_file && i < o->start_value_count; i++) {
+        size_t count;
+        const rtcosim_variable *v = simulate_start_targets(r->c, o->start_values[i].name, &count);
+        bool step_mode = v->causality == RTCOSIM_CAUSALITY_INPUT ||
+                         (v->causality == RTCOSIM_CAUSALITY_PARAMETER &&
+                          v->variability == RTCOSIM_VARIABILITY_TUNABLE);
+        if (!step_mode)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "start value '%s': the run starts from the state in %s, "
+                                     "which holds this variable; only inputs and tunable "
+                                     "parameters are set after it",
+                                     o->start_values[i].name, o->initial_state_file);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_all(const char *path, uint8_t **out, size_t *size, rtcosim_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot open: %s", path, strerror(errno));
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t grown = cap ? cap * 2 : 4096;
+            uint8_t *b = realloc(buf, grown);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+            }
+            buf = b;
+            cap = grown;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed || n == 0) {
+        free(buf);
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: %s", path,
+                                 failed ? "cannot read" : "empty: no FMU state");
+    }
+    *out = buf;
+    *size = n;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status simulate_restore_state_file(run *r, rtcosim_error *err)
+{
+    const rtcosim_simulate_options *o = r->o;
+    if (!o->initial_state_file)
+        return RTCOSIM_OK;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    rtcosim_status st = read_all(o->initial_state_file, &bytes, &size, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    rtcosim_state state = NULL;
+    st = rtcosim_component_deserialize_state(r->c, bytes, size, &state, err);
+    free(bytes);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_set_state(r->c, state, err);
+    rtcosim_component_free_state(r->c, state);
+    if (st != RTCOSIM_OK)
+        return rtcosim_error_prefix(err, "%s: ", o->initial_state_file);
+    /* The start values the state holds too, set again over it. */
+    if ((st = simulate_apply_start_values(r->c, o, false, err)) == RTCOSIM_OK)
+        st = simulate_apply_start_values(r->c, o, true, err);
+    return st;
+}
+
+rtcosim_status simulate_save_state_file(run *r, rtcosim_error *err)
+{
+    const char *path = r->o->final_state_file;
+    if (!path)
+        return RTCOSIM_OK;
+    rtcosim_state state = NULL;
+    size_t size = 0;
+    uint8_t *bytes = NULL;
+    rtcosim_status st = rtcosim_component_get_state(r->c, &state, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_serialized_state_size(r->c, state, &size, err);
+    if (st == RTCOSIM_OK && !(bytes = malloc(size ? size : 1)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_serialize_state(r->c, state, bytes, size, err);
+    rtcosim_component_free_state(r->c, state);
+    if (st == RTCOSIM_OK) {
+        FILE *f = fopen(path, "wb");
+        bool ok = f && fwrite(bytes, 1, size, f) == size;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok)
+            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the FMU state: %s", path,
+                                   strerror(errno));
+    }
+    free(bytes);
+    return st;
+}
