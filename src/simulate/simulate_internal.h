@@ -67,6 +67,24 @@ rtcosim_status simulate_record(run *r, rtcosim_time_ns t, bool always, rtcosim_e
 /* Prefix err with the instance and time where the run stopped. */
 rtcosim_status simulate_step_failed(run *r, rtcosim_time_ns t, rtcosim_error *err);
 
+/* simulate.c: the batch of a type (made on first use) and the batches'
+ * arrays. */
+batch *simulate_batch_for(batch *batches, size_t *batch_count, rtcosim_type type);
+rtcosim_status simulate_allocate_batches(batch *batches, size_t batch_count, bool inputs,
+                                         rtcosim_error *err);
+
+/* simulate_inputs.c: the input table resolved into batches; the inputs at t
+ * (discrete false: the continuous ones only); an input event's inputs (the
+ * continuous ones before it, the event, all after it); the continuous inputs
+ * wherever a model-exchange integrator asks (rtcosim_me_input_source); the
+ * next input event after t (-1: none). */
+rtcosim_status simulate_setup_inputs(run *r, rtcosim_error *err);
+rtcosim_status simulate_apply_inputs(run *r, rtcosim_time_ns t, bool discrete,
+                                     rtcosim_error *err);
+rtcosim_status simulate_apply_input_event(run *r, rtcosim_time_ns t, rtcosim_error *err);
+rtcosim_status simulate_me_inputs_at(void *context, double time, rtcosim_error *err);
+rtcosim_time_ns simulate_next_input_event(run *r, rtcosim_time_ns t);
+
 /* simulate_state.c: FMU state files (fmusim's): checked before
  * instantiation, restored after initialization (the start values of inputs
  * and tunable parameters set again over it), saved after the last step. */
