@@ -98,6 +98,7 @@ static fmi1Component instantiate(const char *function, fmi1String name, fmi1Stri
         return NULL;
     }
     fi->base.model_exchange = model_exchange;
+    fi->base.fmi1 = true;
     TRACE(&fi->base, "%s(%s, guid %s)", function, name, guid);
     return fi;
 }

@@ -669,9 +669,10 @@ static bool settable(model_instance *inst, const char *function, const model_var
         return false;
     }
     bool ok;
-    if (inst->mode == MODE_CONTINUOUS_TIME && v->variability != MODEL_CONTINUOUS) {
+    if (inst->mode == MODE_CONTINUOUS_TIME && v->variability != MODEL_CONTINUOUS && !inst->fmi1) {
         /* FMI 2.0 section 3.2.3, FMI 3.0 section 3.2.3: only continuous
-         * inputs change outside events (the Reference FMUs refuse the rest). */
+         * inputs change outside events (the Reference FMUs refuse the rest;
+         * FMI 1.0 has no modes: fmiEventUpdate follows such a set). */
         instance_error(inst, "%s: variable %s is not continuous and can only be set in "
                              "Event Mode, not in Continuous-Time Mode", function, v->name);
         return false;

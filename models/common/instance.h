@@ -38,6 +38,7 @@ struct model_instance {
     char *name;
     char *resource_location; /* NULL when the importer gave none */
     bool fmi2;               /* FMI 2.0 logs errors even with logging off */
+    bool fmi1;               /* FMI 1.0 (no modes: discrete inputs set at any time) */
     bool model_exchange;     /* instantiated for model exchange */
     instance_mode mode;
     double time;

@@ -372,6 +372,33 @@ static void jump_of_a_continuous_input_is_an_input_event(void **state)
     }
 }
 
+/* A tunable parameter changed while running (Dahlquist's k) is an input
+ * event too (Event Mode): x = e^-0.5 at 0.5 s with k = 1, then
+ * e^-0.5 e^-3(t - 0.5), e^-2 at 1 s. (FMI 1.0 has no tunable parameters.) */
+static void tunable_parameter_change_takes_effect_at_an_event(void **state)
+{
+    (void)state;
+    const char *fmus[] = {RTCOSIM_FMU_DAHLQUIST_FMI2, RTCOSIM_FMU_DAHLQUIST_FMI3};
+    for (int f = 0; f < 2; f++) {
+        rtcosim_fmu_options opts = {.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE};
+        rtcosim_component *c = NULL;
+        rtcosim_error err;
+        if (rtcosim_fmu_load(fmus[f], &opts, &c, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(rtcosim_component_instantiate(c, "d", &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_setup(c, 1e-10, 0, -1, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+        step(c, 0, 500 * MS);
+        assert_float_equal(get_f64(c, "x"), exp(-0.5), 1e-7);
+        set_f64(c, "k", 3.0);
+        step(c, 500 * MS, 500 * MS);
+        assert_float_equal(get_f64(c, "x"), exp(-2.0), 1e-7);
+        assert_int_equal(input_events(c), 1);
+        rtcosim_component_free(c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +410,7 @@ int main(void)
         cmocka_unit_test(continuous_input_is_interpolated_inside_the_step),
         cmocka_unit_test(euler_takes_the_input_at_the_step_start),
         cmocka_unit_test(jump_of_a_continuous_input_is_an_input_event),
+        cmocka_unit_test(tunable_parameter_change_takes_effect_at_an_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
