@@ -16,6 +16,7 @@
 
 #include "rtcosim/fmu.h"
 #include "simulate/simulate_internal.h"
+#include "util/read_file.h"
 
 rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
 {
@@ -50,54 +51,24 @@ rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-static rtcosim_status read_all(const char *path, uint8_t **out, size_t *size, rtcosim_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot open: %s", path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            size_t grown = cap ? cap * 2 : 4096;
-            uint8_t *b = realloc(buf, grown);
-            if (!b) {
-                free(buf);
-                fclose(f);
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-            }
-            buf = b;
-            cap = grown;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed || n == 0) {
-        free(buf);
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: %s", path,
-                                 failed ? "cannot read" : "empty: no FMU state");
-    }
-    *out = buf;
-    *size = n;
-    return RTCOSIM_OK;
-}
-
 rtcosim_status simulate_restore_state_file(run *r, rtcosim_error *err)
 {
     const rtcosim_simulate_options *o = r->o;
     if (!o->initial_state_file)
         return RTCOSIM_OK;
-    uint8_t *bytes = NULL;
+    char *bytes = NULL;
     size_t size = 0;
-    rtcosim_status st = read_all(o->initial_state_file, &bytes, &size, err);
+    rtcosim_status st = util_read_file(o->initial_state_file, o->initial_state_file, NULL,
+                                       &bytes, &size, err);
     if (st != RTCOSIM_OK)
         return st;
+    if (size == 0) {
+        free(bytes);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: empty: no FMU state",
+                                 o->initial_state_file);
+    }
     rtcosim_state state = NULL;
-    st = rtcosim_component_deserialize_state(r->c, bytes, size, &state, err);
+    st = rtcosim_component_deserialize_state(r->c, (const uint8_t *)bytes, size, &state, err);
     free(bytes);
     if (st == RTCOSIM_OK)
         st = rtcosim_component_set_state(r->c, state, err);
