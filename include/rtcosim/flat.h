@@ -99,6 +99,11 @@ typedef struct rtcosim_flat_simulate_options {
     /* Model exchange: no rows at events (FMPy's record_events=False; added
      * last, as above). 0: a row before and one after each event. */
     int no_event_rows;
+    /* FMPy's set_stop_time=False (added last): the FMU is not told the stop
+     * time; and its fmu_state as a file: start from the FMU's serialized
+     * state there (rtcosim_simulate_options.initial_state_file). */
+    int stop_time_not_set;
+    const char *initial_state_file;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error

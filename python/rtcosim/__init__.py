@@ -27,6 +27,7 @@ import math
 import numbers
 import os
 import re
+import shutil
 import tempfile
 import threading
 import warnings
@@ -356,7 +357,7 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
              step_size=None, relative_tolerance=None, output_interval=None, record_events=None,
              fmi_type=None, start_values={}, input=None, output=None, timeout=None,
              debug_logging=False, logger=None, fmi_call_logger=None, step_finished=None,
-             record_every=1, progress=None):
+             record_every=1, progress=None, set_stop_time=True, fmu_state=None):
     """Simulate an FMU (FMI 1.0, 2.0 or 3.0) and return its results.
 
     Everything after the file name is a keyword (FMPy's order of them
@@ -390,6 +391,13 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     co-simulation FMUs that declare hasEventMode run with Event Mode for
     record_events=True (as `rtcosim simulate --event-mode-used`), other
     co-simulation FMUs as without.
+
+    set_stop_time (default True, as FMPy) tells the FMU the stop time
+    (the CLI only with --set-stop-time, as fmusim). fmu_state: the FMU's
+    serialized state (bytes, as FMPy takes it, or the path of a file such as
+    `rtcosim simulate --final-fmu-state-file` and fmusim write) to start
+    from at start_time: the FMU is initialized, then takes it; only start
+    values of inputs and tunable parameters are set over it (co-simulation).
 
     As FMPy: step_finished(time, recorder) is called after every
     communication step (recorder is None here); returning False ends the run
@@ -444,6 +452,16 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     if record_events:
         o.event_mode = 1  # co-simulation FMUs that declare hasEventMode
     o.no_event_rows = 1 if record_events is False else 0  # model exchange
+    o.stop_time_not_set = 0 if set_stop_time else 1
+    state_dir = None
+    if isinstance(fmu_state, (bytes, bytearray)):
+        state_dir = tempfile.mkdtemp(prefix="rtcosim-state-")
+        state_path = os.path.join(state_dir, "state.bin")
+        with open(state_path, "wb") as f:
+            f.write(fmu_state)
+        o.initial_state_file = _input_file(state_path, keep)
+    elif fmu_state is not None:
+        o.initial_state_file = _input_file(fmu_state, keep)
     cb = _Progress(progress)
     o.progress = cb.c
     done = _StepFinished(step_finished)
@@ -476,6 +494,9 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     except BaseException:
         lib.rtcosim_rows_free(handle)  # rows of a run whose callback raised
         raise
+    finally:
+        if state_dir is not None:
+            shutil.rmtree(state_dir, ignore_errors=True)
     return _take_rows(handle)[0]
 
 

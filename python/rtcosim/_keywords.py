@@ -12,7 +12,6 @@ _FMPY_UNSUPPORTED = {
     "apply_default_start_values": "the FMU applies its own start values",
     "model_description": "rtcosim reads the modelDescription.xml from the FMU itself",
     "visible": "FMUs are instantiated not visible",
-    "set_stop_time": "the stop time is always given to the FMU",
     "early_return_allowed": "not offered by simulate(); use the CLI's --early-return-allowed",
     "reference": "plot_result draws one result; call it with the fields of both",
     "events": "event rows are in the result itself (simulate(record_events=True))",

@@ -120,7 +120,8 @@ class SimulateOptions(ctypes.Structure):
                 ("interrupt", ctypes.POINTER(ctypes.c_int)),
                 ("strict", ctypes.c_int), ("log_fmi_calls", ctypes.c_int),
                 ("event_mode", ctypes.c_int), ("input_file", ctypes.c_char_p),
-                ("no_event_rows", ctypes.c_int)]
+                ("no_event_rows", ctypes.c_int), ("stop_time_not_set", ctypes.c_int),
+                ("initial_state_file", ctypes.c_char_p)]
 
 
 class SystemOptions(ctypes.Structure):

@@ -230,3 +230,31 @@ def test_results_carry_units_and_descriptions():
     assert r[1:3].units == r.units
     s = rtcosim.System(SSD).run(stop_time=0.01)
     assert s.units["mass1.x"] == "m" and s.units["mass2.F"] == "N"
+
+
+def test_fmu_state_and_set_stop_time_as_fmpy(cli, tmpdir_private):
+    """fmu_state (FMPy's): the serialized state the CLI saved at 1 s, as bytes
+    or as the file, continues the run to 2 s with the rows of one run from 0
+    to 2 s; set_stop_time=False leaves the stop time out of
+    fmi2SetupExperiment (stopTimeDefined=0), as the CLI without
+    --set-stop-time."""
+    state = os.path.join(tmpdir_private, "s.bin")
+    subprocess.run([cli, "simulate", fmu("Dahlquist-fmi2.fmu"), "--stop-time", "1",
+                    "--output-interval", "0.25", "--final-fmu-state-file", state, "-q", "-o",
+                    os.path.join(tmpdir_private, "a.csv")], check=True)
+    whole = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=2, output_interval=0.25)
+    with open(state, "rb") as f:
+        data = f.read()
+    for given in (data, state):
+        rest = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), start_time=1, stop_time=2,
+                                output_interval=0.25, fmu_state=given)
+        assert rest.tolist() == whole[whole["time"] >= 1].tolist()
+    assert sorted(os.listdir(tmpdir_private)) == ["a.csv", "s.bin"]
+    lines = []
+    rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=0.02, step_size=0.01,
+                     set_stop_time=False, fmi_call_logger=lines.append)
+    assert "stopTimeDefined=0" in lines[1], lines[1]
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), fmu_state=b"not a state")
+    assert "fmi2DeSerializeFMUstate" in str(e.value) or "DeserializeFMUState" in str(e.value)
+
