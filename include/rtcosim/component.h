@@ -269,7 +269,11 @@ typedef enum rtcosim_component_call {
     RTCOSIM_CALL_EXIT_INIT,
     RTCOSIM_CALL_DO_STEP,
     RTCOSIM_CALL_TERMINATE,
-    RTCOSIM_CALL_EVENT_MODE /* enter_event_mode, update_discrete_states, enter_step_mode */
+    RTCOSIM_CALL_EVENT_MODE, /* enter_event_mode, update_discrete_states, enter_step_mode */
+    RTCOSIM_CALL_GET_STATE,
+    RTCOSIM_CALL_SET_STATE,
+    RTCOSIM_CALL_SERIALIZE_STATE, /* its size too */
+    RTCOSIM_CALL_DESERIALIZE_STATE
 } rtcosim_component_call;
 bool rtcosim_component_current_call(const char **instance, const char **call);
 

@@ -58,6 +58,12 @@ static const char *const call_names[][3] = {
     [RTCOSIM_CALL_DO_STEP] = {"do_step", "fmi2DoStep", "fmi3DoStep"},
     [RTCOSIM_CALL_TERMINATE] = {"terminate", "fmi2Terminate", "fmi3Terminate"},
     [RTCOSIM_CALL_EVENT_MODE] = {"event mode", "fmi2NewDiscreteStates", "fmi3UpdateDiscreteStates"},
+    [RTCOSIM_CALL_GET_STATE] = {"get_state", "fmi2GetFMUstate", "fmi3GetFMUState"},
+    [RTCOSIM_CALL_SET_STATE] = {"set_state", "fmi2SetFMUstate", "fmi3SetFMUState"},
+    [RTCOSIM_CALL_SERIALIZE_STATE] = {"serialize_state", "fmi2SerializeFMUstate",
+                                      "fmi3SerializeFMUState"},
+    [RTCOSIM_CALL_DESERIALIZE_STATE] = {"deserialize_state", "fmi2DeSerializeFMUstate",
+                                        "fmi3DeserializeFMUState"},
 };
 
 bool rtcosim_component_current_call(const char **instance, const char **call)
@@ -409,7 +415,10 @@ rtcosim_status rtcosim_component_get_state(rtcosim_component *c, rtcosim_state *
         return wrong_state(c, "get_state", err);
     if (!c->ops->get_state || !c->desc.capabilities.can_get_set_state)
         return unsupported(c, "getting state", err);
-    return after_call(c, c->ops->get_state(c->self, state, err));
+    CALL_ENTER(c, RTCOSIM_CALL_GET_STATE);
+    rtcosim_status st = c->ops->get_state(c->self, state, err);
+    CALL_LEAVE();
+    return after_call(c, st);
 }
 
 rtcosim_status rtcosim_component_set_state(rtcosim_component *c, rtcosim_state state,
@@ -420,7 +429,9 @@ rtcosim_status rtcosim_component_set_state(rtcosim_component *c, rtcosim_state s
         return wrong_state(c, "set_state", err);
     if (!c->ops->set_state || !c->desc.capabilities.can_get_set_state)
         return unsupported(c, "setting state", err);
+    CALL_ENTER(c, RTCOSIM_CALL_SET_STATE);
     rtcosim_status st = c->ops->set_state(c->self, state, err);
+    CALL_LEAVE();
     if (st == RTCOSIM_OK && recovering)
         c->state = c->resume;
     return after_call(c, st);
@@ -438,7 +449,10 @@ rtcosim_status rtcosim_component_serialized_state_size(rtcosim_component *c,
 {
     if (!c->ops->serialized_state_size || !c->desc.capabilities.can_serialize_state)
         return unsupported(c, "serializing state", err);
-    return after_call(c, c->ops->serialized_state_size(c->self, state, size, err));
+    CALL_ENTER(c, RTCOSIM_CALL_SERIALIZE_STATE);
+    rtcosim_status st = c->ops->serialized_state_size(c->self, state, size, err);
+    CALL_LEAVE();
+    return after_call(c, st);
 }
 
 rtcosim_status rtcosim_component_serialize_state(rtcosim_component *c, rtcosim_state state,
@@ -447,7 +461,10 @@ rtcosim_status rtcosim_component_serialize_state(rtcosim_component *c, rtcosim_s
 {
     if (!c->ops->serialize_state || !c->desc.capabilities.can_serialize_state)
         return unsupported(c, "serializing state", err);
-    return after_call(c, c->ops->serialize_state(c->self, state, buffer, size, err));
+    CALL_ENTER(c, RTCOSIM_CALL_SERIALIZE_STATE);
+    rtcosim_status st = c->ops->serialize_state(c->self, state, buffer, size, err);
+    CALL_LEAVE();
+    return after_call(c, st);
 }
 
 rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
@@ -460,7 +477,10 @@ rtcosim_status rtcosim_component_deserialize_state(rtcosim_component *c,
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: deserializing state: NULL state pointer",
                                  label(c));
     rtcosim_state given = *state;
-    rtcosim_status st = after_call(c, c->ops->deserialize_state(c->self, buffer, size, state, err));
+    CALL_ENTER(c, RTCOSIM_CALL_DESERIALIZE_STATE);
+    rtcosim_status st = c->ops->deserialize_state(c->self, buffer, size, state, err);
+    CALL_LEAVE();
+    st = after_call(c, st);
     /* An implementation that could not reuse the given snapshot returned a
      * new one; the given one is still the caller's, so free it here. */
     if (st == RTCOSIM_OK && given && *state != given)

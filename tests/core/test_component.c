@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -260,6 +261,61 @@ static void after_an_error_a_saved_state_makes_it_usable_again(void **state)
     }
 }
 
+/* A crash inside a state call is named by the fatal-signal handler through
+ * rtcosim_component_current_call (a hostile FMU state file crashed the
+ * Reference FMUs in fmi3SetFMUState, reported as "outside any component
+ * call"): the call is known while it runs, and not after. */
+static char seen_call[2][32];
+
+static rtcosim_status seeing_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
+{
+    const char *instance = NULL, *call = NULL;
+    if (rtcosim_component_current_call(&instance, &call))
+        snprintf(seen_call[0], sizeof seen_call[0], "%s:%s", instance, call);
+    return counter_get_state(self, state, err);
+}
+
+static rtcosim_status seeing_set_state(void *self, rtcosim_state state, rtcosim_error *err)
+{
+    const char *instance = NULL, *call = NULL;
+    if (rtcosim_component_current_call(&instance, &call))
+        snprintf(seen_call[1], sizeof seen_call[1], "%s:%s", instance, call);
+    return counter_set_state(self, state, err);
+}
+
+static const rtcosim_component_ops seeing_ops = {
+    .kind = "native", .do_step = counter_step, .get = counter_get, .set = counter_set,
+    .get_state = seeing_get_state, .set_state = seeing_set_state,
+    .free_state = counter_free_state, .destroy = counter_destroy};
+
+static void state_calls_are_known_while_they_run(void **state)
+{
+    (void)state;
+    int destroyed = 0;
+    counter *cs = calloc(1, sizeof *cs);
+    cs->destroyed = &destroyed;
+    rtcosim_component_desc desc = {.model_name = "seeing", .variables = counter_vars,
+                                   .variable_count = 2,
+                                   .capabilities = {.can_get_set_state = true}};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_create(&seeing_ops, cs, &desc, &c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_instantiate(c, "s", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
+    rtcosim_state saved = NULL;
+    assert_int_equal(rtcosim_component_get_state(c, &saved, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_set_state(c, saved, &err), RTCOSIM_OK);
+    assert_string_equal(seen_call[0], "s:get_state");
+    assert_string_equal(seen_call[1], "s:set_state");
+    const char *instance = NULL, *call = NULL;
+    assert_false(rtcosim_component_current_call(&instance, &call));
+    rtcosim_component_free_state(c, saved);
+    rtcosim_component_free(c);
+    assert_int_equal(destroyed, 1);
+}
+
 static void parses_typed_values_with_range_checks(void **state)
 {
     (void)state;
@@ -309,6 +365,7 @@ int main(void)
         cmocka_unit_test(state_snapshot_unsupported_without_ops),
         cmocka_unit_test(after_an_error_a_saved_state_makes_it_usable_again),
         cmocka_unit_test(parses_typed_values_with_range_checks),
+        cmocka_unit_test(state_calls_are_known_while_they_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
