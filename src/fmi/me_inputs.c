@@ -199,11 +199,9 @@ static rtcosim_status open_input_event(struct rtcosim_me *me, rtcosim_error *err
 
 rtcosim_status rtcosim_fmu_me_enter_input_event(rtcosim_component *c, rtcosim_error *err)
 {
-    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
-    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
-                                 c ? rtcosim_component_model_name(c) : "(null)");
-    struct rtcosim_me *me = ((rtcosim_fmu *)rtcosim_component_impl(c))->me;
+    struct rtcosim_me *me = me_of(c, err);
+    if (!me)
+        return RTCOSIM_EINVAL;
     if (!me->in_continuous_time || me->input_event_open)
         return RTCOSIM_OK;
     return open_input_event(me, err);

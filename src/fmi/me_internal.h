@@ -96,6 +96,7 @@ static inline const char *me_who(const struct rtcosim_me *me)
     return me->f->instance_name ? me->f->instance_name : me->f->md->model_name;
 }
 
+struct rtcosim_me *me_of(const rtcosim_component *c, rtcosim_error *err);
 rtcosim_status me_read_indicators(struct rtcosim_me *me, double *z, rtcosim_error *err);
 /* The FMU is in Event Mode: iterate until the discrete states settle, then
  * back to Continuous-Time Mode (me_solver.c). */

@@ -495,14 +495,27 @@ rtcosim_status rtcosim_me_attach(rtcosim_fmu *f, const rtcosim_me_calls *calls,
     return RTCOSIM_OK;
 }
 
+/* The integrator of a model-exchange FMU; NULL (err naming the component)
+ * for any other component. */
+struct rtcosim_me *me_of(const rtcosim_component *c, rtcosim_error *err)
+{
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE) {
+        rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
+                          c ? rtcosim_component_model_name(c) : "(null)");
+        return NULL;
+    }
+    return ((const rtcosim_fmu *)rtcosim_component_impl(c))->me;
+}
+
 rtcosim_status rtcosim_fmu_me_stats(const rtcosim_component *c, rtcosim_me_stats *out,
                                     rtcosim_error *err)
 {
-    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
-    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE || !out)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
-                                 c ? rtcosim_component_model_name(c) : "(null)");
-    const struct rtcosim_me *me = ((const rtcosim_fmu *)rtcosim_component_impl(c))->me;
+    const struct rtcosim_me *me = me_of(c, err);
+    if (!me || !out)
+        return me ? rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no place for the statistics",
+                                      rtcosim_component_model_name(c))
+                  : RTCOSIM_EINVAL;
     *out = me->stats;
     long n = 0;
     if (me->solver == RTCOSIM_ME_SOLVER_CVODE && CVodeGetNumSteps(me->cvode, &n) == CV_SUCCESS)
@@ -514,11 +527,9 @@ rtcosim_status rtcosim_fmu_me_observe_events(rtcosim_component *c,
                                              rtcosim_me_event_observer observer, void *context,
                                              rtcosim_error *err)
 {
-    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
-    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
-                                 c ? rtcosim_component_model_name(c) : "(null)");
-    struct rtcosim_me *me = ((rtcosim_fmu *)rtcosim_component_impl(c))->me;
+    struct rtcosim_me *me = me_of(c, err);
+    if (!me)
+        return RTCOSIM_EINVAL;
     me->observer = observer;
     me->observer_context = context;
     return RTCOSIM_OK;
@@ -527,11 +538,9 @@ rtcosim_status rtcosim_fmu_me_observe_events(rtcosim_component *c,
 rtcosim_status rtcosim_fmu_me_input_source(rtcosim_component *c, rtcosim_me_input_source source,
                                            void *context, rtcosim_error *err)
 {
-    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
-    if (!info || info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not a model-exchange FMU",
-                                 c ? rtcosim_component_model_name(c) : "(null)");
-    struct rtcosim_me *me = ((rtcosim_fmu *)rtcosim_component_impl(c))->me;
+    struct rtcosim_me *me = me_of(c, err);
+    if (!me)
+        return RTCOSIM_EINVAL;
     me->input_source = source;
     me->input_context = context;
     return RTCOSIM_OK;
