@@ -30,6 +30,10 @@ rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_pa
  * temporary directories carry owner marks: a later run removes them. */
 void rtcosim_isolate_kill_all(void);
 
+/* Whether c is an isolated FMU loaded for model exchange (its integrator
+ * runs in the host process). */
+bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c);
+
 /* How long one call of an isolated component may go unanswered before its
  * host is killed and the call fails with RTCOSIM_EFATAL naming the component,
  * the call and the time ("did not answer within S s"): a hung or stopped

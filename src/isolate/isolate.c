@@ -520,3 +520,11 @@ rtcosim_status rtcosim_isolate_roundtrip(const char *host_exe, size_t iterations
     free(samples);
     return st;
 }
+
+bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c)
+{
+    if (!c || strcmp(rtcosim_component_kind(c), "isolated") != 0)
+        return false;
+    const isolated *iso = rtcosim_component_impl(c);
+    return iso->ch && iso->ch->interface_me;
+}

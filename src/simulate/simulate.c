@@ -11,6 +11,7 @@
 #include "csv/csv_values.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/fmu_clocks.h"
+#include "rtcosim/isolate.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
@@ -441,15 +442,16 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
          * shows the input of the step's start). Model exchange: the inputs
          * at t, then the row (fmusim and FMPy apply the continuous inputs
          * where the solver stopped, then sample). */
-        if (!r->me && (st = simulate_record(r, t, t == o->start_time || last, err)) != RTCOSIM_OK)
+        if (!r->inputs_first &&
+            (st = simulate_record(r, t, t == o->start_time || last, err)) != RTCOSIM_OK)
             return simulate_step_failed(r, t, err);
-        if (t <= o->start_time || (last && !r->me))
+        if (t <= o->start_time || (last && !r->inputs_first))
             st = RTCOSIM_OK;
         else if (r->me && t == r->next_input_event)
             st = simulate_apply_input_event(r, t, err);
         else
             st = simulate_apply_inputs(r, t, !r->discrete_in_event_mode, err);
-        if (st == RTCOSIM_OK && r->me)
+        if (st == RTCOSIM_OK && r->inputs_first)
             st = simulate_record(r, t, t == o->start_time || last, err);
         if (st != RTCOSIM_OK)
             return simulate_step_failed(r, t, err);
@@ -537,6 +539,7 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     res->end_time = o->start_time;
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(r->c);
     r->me = info && info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
+    r->inputs_first = r->me || rtcosim_isolate_is_model_exchange(r->c);
     if (r->me && (st = rtcosim_fmu_me_observe_events(r->c, me_event_row, r, err)) != RTCOSIM_OK)
         return st;
     bool continuous_inputs = false;

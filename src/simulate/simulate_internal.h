@@ -56,6 +56,7 @@ typedef struct run {
     /* Model exchange: the integrator's events are recorded as they come
      * (rows before and after); row_due is the time of the loop's next row. */
     bool me;
+    bool inputs_first; /* model exchange, here or isolated: inputs at t, then the row */
     rtcosim_time_ns row_due;
     rtcosim_time_ns step_from; /* where the step being made started */
     uint64_t me_events;
