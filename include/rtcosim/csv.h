@@ -83,7 +83,6 @@ typedef struct rtcosim_csv_cursor {
     const rtcosim_csv *table;
     size_t row;    /* last row with time <= t (0 before the first row) */
     double weight; /* linear weight of row+1, in [0, 1); 0 when holding */
-    bool before_jump; /* seek_before at a jump: row is its first row */
 } rtcosim_csv_cursor;
 
 void rtcosim_csv_cursor_init(rtcosim_csv_cursor *cursor, const rtcosim_csv *table);
@@ -91,11 +90,10 @@ void rtcosim_csv_cursor_init(rtcosim_csv_cursor *cursor, const rtcosim_csv *tabl
  * binary search. */
 void rtcosim_csv_cursor_seek(rtcosim_csv_cursor *cursor, rtcosim_time_ns t);
 /* The same, but where rows repeat t (a jump) the cursor stands at the first
- * of them: the values just before the jump (interpolated ones reach its
- * first row, held ones keep the row before it). */
+ * of them: interpolated columns give the value the jump starts from (as
+ * they reach t from before). */
 void rtcosim_csv_cursor_seek_before(rtcosim_csv_cursor *cursor, rtcosim_time_ns t);
-/* Value of a column at the cursor: held (discrete) or linearly interpolated.
- * After seek_before, hold gives the value held up to the jump. */
+/* Value of a column at the cursor: held (discrete) or linearly interpolated. */
 double rtcosim_csv_cursor_hold(const rtcosim_csv_cursor *cursor, size_t column);
 double rtcosim_csv_cursor_linear(const rtcosim_csv_cursor *cursor, size_t column);
 

@@ -8,7 +8,6 @@ void rtcosim_csv_cursor_init(rtcosim_csv_cursor *c, const rtcosim_csv *table)
     c->table = table;
     c->row = 0;
     c->weight = 0.0;
-    c->before_jump = false;
 }
 
 /* Index of the last row with time <= t, or 0 when t precedes every row. */
@@ -38,7 +37,6 @@ void rtcosim_csv_cursor_seek(rtcosim_csv_cursor *c, rtcosim_time_ns t)
     size_t row = last_row_at_or_before(table, c->row, t);
     c->row = row;
     c->weight = 0.0;
-    c->before_jump = false;
     rtcosim_time_ns t0 = rtcosim_csv_time(table, row);
     /* Between two rows (t0 <= t < t1, t1 > t0 since row is the last at or
      * before t): weight of the next row in linear interpolation. Before the
@@ -53,19 +51,14 @@ void rtcosim_csv_cursor_seek(rtcosim_csv_cursor *c, rtcosim_time_ns t)
 void rtcosim_csv_cursor_seek_before(rtcosim_csv_cursor *c, rtcosim_time_ns t)
 {
     rtcosim_csv_cursor_seek(c, t);
-    const rtcosim_csv *table = c->table;
-    if (rtcosim_csv_time(table, c->row) != t || c->row == 0 ||
-        rtcosim_csv_time(table, c->row - 1) != t)
-        return;
-    while (c->row > 0 && rtcosim_csv_time(table, c->row - 1) == t)
+    while (c->row > 0 && rtcosim_csv_time(c->table, c->row) == t &&
+           rtcosim_csv_time(c->table, c->row - 1) == t)
         c->row--;
-    c->before_jump = true;
 }
 
 double rtcosim_csv_cursor_hold(const rtcosim_csv_cursor *c, size_t column)
 {
-    size_t row = c->before_jump && c->row > 0 ? c->row - 1 : c->row;
-    return rtcosim_csv_value(c->table, row, column);
+    return rtcosim_csv_value(c->table, c->row, column);
 }
 
 double rtcosim_csv_cursor_linear(const rtcosim_csv_cursor *c, size_t column)

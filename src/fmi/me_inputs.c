@@ -46,28 +46,19 @@ static me_discrete *find(struct rtcosim_me *me, rtcosim_type type, uint32_t vr)
 rtcosim_status me_inputs_init(struct rtcosim_me *me, rtcosim_error *err)
 {
     const rtcosim_fmi_md *md = me->f->md;
+    if (md->variable_count == 0)
+        return RTCOSIM_OK;
+    if (!(me->discrete = calloc(md->variable_count, sizeof *me->discrete)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", me->f->archive_path);
     size_t n = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < md->variable_count; i++) {
-            const rtcosim_variable *v = &md->variables[i];
-            bool discrete_input = v->causality == RTCOSIM_CAUSALITY_INPUT &&
-                                  v->variability != RTCOSIM_VARIABILITY_CONTINUOUS;
-            bool tunable = v->causality == RTCOSIM_CAUSALITY_PARAMETER &&
-                           v->variability == RTCOSIM_VARIABILITY_TUNABLE;
-            if (!(discrete_input || tunable) || v->type == RTCOSIM_TYPE_CLOCK)
-                continue;
-            if (pass == 1)
-                me->discrete[n] = (me_discrete){.key = key_of(v->type, v->value_reference)};
-            n++;
-        }
-        if (pass == 0) {
-            if (n == 0)
-                return RTCOSIM_OK;
-            if (!(me->discrete = calloc(n, sizeof *me->discrete)))
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory",
-                                         me->f->archive_path);
-            n = 0;
-        }
+    for (size_t i = 0; i < md->variable_count; i++) {
+        const rtcosim_variable *v = &md->variables[i];
+        bool discrete_input = v->causality == RTCOSIM_CAUSALITY_INPUT &&
+                              v->variability != RTCOSIM_VARIABILITY_CONTINUOUS;
+        bool tunable = v->causality == RTCOSIM_CAUSALITY_PARAMETER &&
+                       v->variability == RTCOSIM_VARIABILITY_TUNABLE;
+        if ((discrete_input || tunable) && v->type != RTCOSIM_TYPE_CLOCK)
+            me->discrete[n++] = (me_discrete){.key = key_of(v->type, v->value_reference)};
     }
     qsort(me->discrete, n, sizeof *me->discrete, by_key);
     /* Aliases share a reference: one entry each. */
@@ -187,13 +178,8 @@ static rtcosim_status set_continuous(struct rtcosim_me *me, rtcosim_type type,
 /* A discrete value changed: open the event at the current time. */
 static rtcosim_status open_input_event(struct rtcosim_me *me, rtcosim_error *err)
 {
-    me->stats.input_events++;
-    me->stats.last_event_time = me->time;
-    rtcosim_status st = me_observe(me, false, err);
-    if (st == RTCOSIM_OK)
-        st = me->calls->enter_event_mode(me->f, err);
-    if (st == RTCOSIM_OK)
-        me->input_event_open = true;
+    rtcosim_status st = me_begin_event(me, &me->stats.input_events, err);
+    me->input_event_open = st == RTCOSIM_OK;
     return st;
 }
 
@@ -212,10 +198,7 @@ rtcosim_status me_close_input_event(struct rtcosim_me *me, rtcosim_error *err)
     if (!me->input_event_open)
         return RTCOSIM_OK;
     me->input_event_open = false;
-    rtcosim_status st = me_event_iteration(me, err);
-    if (st == RTCOSIM_OK && !me->terminate_pending)
-        st = me_observe(me, true, err);
-    return st;
+    return me_end_event(me, err);
 }
 
 /* Set and keep the values of the discrete ones among them. */

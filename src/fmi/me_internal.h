@@ -98,11 +98,11 @@ static inline const char *me_who(const struct rtcosim_me *me)
 
 struct rtcosim_me *me_of(const rtcosim_component *c, rtcosim_error *err);
 rtcosim_status me_read_indicators(struct rtcosim_me *me, double *z, rtcosim_error *err);
-/* The FMU is in Event Mode: iterate until the discrete states settle, then
- * back to Continuous-Time Mode (me_solver.c). */
-rtcosim_status me_event_iteration(struct rtcosim_me *me, rtcosim_error *err);
-/* The observer, if any, at the event at me->time (after: its iteration done). */
-rtcosim_status me_observe(struct rtcosim_me *me, bool after, rtcosim_error *err);
+/* An event at me->time, in two halves (an input event lets the inputs be
+ * set between them): counted, the observer's row before, Event Mode; then
+ * the iteration back to Continuous-Time Mode and the row after. */
+rtcosim_status me_begin_event(struct rtcosim_me *me, uint64_t *counter, rtcosim_error *err);
+rtcosim_status me_end_event(struct rtcosim_me *me, rtcosim_error *err);
 
 /* me_inputs.c: the variables set only in Event Mode, found at load; the
  * component's set (a changed discrete value makes an event); the values

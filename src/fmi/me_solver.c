@@ -115,7 +115,7 @@ rtcosim_status me_read_indicators(struct rtcosim_me *me, double *z, rtcosim_erro
  * fmi2NewDiscreteStates, FMI 3.0 section 3.2.3 fmi3UpdateDiscreteStates),
  * then back to Continuous-Time Mode with the (possibly changed) states. The
  * FMU is in Event Mode when this is called. */
-rtcosim_status me_event_iteration(struct rtcosim_me *me, rtcosim_error *err)
+static rtcosim_status event_iteration(struct rtcosim_me *me, rtcosim_error *err)
 {
     rtcosim_me_event_info info = {0};
     bool nominals_changed = false;
@@ -149,27 +149,26 @@ rtcosim_status me_event_iteration(struct rtcosim_me *me, rtcosim_error *err)
     return st;
 }
 
-rtcosim_status me_observe(struct rtcosim_me *me, bool after, rtcosim_error *err)
+/* The observer, if any, at the event at me->time (after: its iteration done). */
+static rtcosim_status observe(struct rtcosim_me *me, bool after, rtcosim_error *err)
 {
     if (!me->observer)
         return RTCOSIM_OK;
     return me->observer(me->observer_context, me->time, after, err);
 }
 
-/* The values before the event go to the observer, then Event Mode and its
- * iteration, then the values after it. */
-static rtcosim_status handle_event(struct rtcosim_me *me, uint64_t *counter, rtcosim_error *err)
+rtcosim_status me_begin_event(struct rtcosim_me *me, uint64_t *counter, rtcosim_error *err)
 {
     (*counter)++;
     me->stats.last_event_time = me->time;
-    rtcosim_status st = me_observe(me, false, err);
-    if (st == RTCOSIM_OK)
-        st = me->calls->enter_event_mode(me->f, err);
-    if (st == RTCOSIM_OK)
-        st = me_event_iteration(me, err);
-    if (st == RTCOSIM_OK && !me->terminate_pending)
-        st = me_observe(me, true, err);
-    return st;
+    rtcosim_status st = observe(me, false, err);
+    return st == RTCOSIM_OK ? me->calls->enter_event_mode(me->f, err) : st;
+}
+
+rtcosim_status me_end_event(struct rtcosim_me *me, rtcosim_error *err)
+{
+    rtcosim_status st = event_iteration(me, err);
+    return st == RTCOSIM_OK && !me->terminate_pending ? observe(me, true, err) : st;
 }
 
 static void count_cvode_steps(struct rtcosim_me *me)
@@ -294,7 +293,7 @@ static rtcosim_status me_exit_init(void *self, rtcosim_error *err)
     struct rtcosim_me *me = f->me;
     rtcosim_status st = me->base.exit_init(self, err);
     if (st == RTCOSIM_OK)
-        st = me_event_iteration(me, err);
+        st = event_iteration(me, err);
     if (st == RTCOSIM_OK && !me->terminate_pending)
         st = set_tolerances(me, err);
     if (st == RTCOSIM_OK && me->solver == RTCOSIM_ME_SOLVER_CVODE && me->max_step > 0)
@@ -363,7 +362,8 @@ static rtcosim_status me_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
         if (++events_here > MAX_EVENTS_AT_ONE_TIME)
             return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "%s: more than %d events at t=%.9g",
                                      me_who(me), MAX_EVENTS_AT_ONE_TIME, me->time);
-        if ((st = handle_event(me, kind, err)) != RTCOSIM_OK)
+        if ((st = me_begin_event(me, kind, err)) != RTCOSIM_OK ||
+            (st = me_end_event(me, err)) != RTCOSIM_OK)
             return st;
     }
     if (me->terminate_pending) {
@@ -512,10 +512,11 @@ rtcosim_status rtcosim_fmu_me_stats(const rtcosim_component *c, rtcosim_me_stats
                                     rtcosim_error *err)
 {
     const struct rtcosim_me *me = me_of(c, err);
-    if (!me || !out)
-        return me ? rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no place for the statistics",
-                                      rtcosim_component_model_name(c))
-                  : RTCOSIM_EINVAL;
+    if (!me)
+        return RTCOSIM_EINVAL;
+    if (!out)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no place for the statistics",
+                                 rtcosim_component_model_name(c));
     *out = me->stats;
     long n = 0;
     if (me->solver == RTCOSIM_ME_SOLVER_CVODE && CVodeGetNumSteps(me->cvode, &n) == CV_SUCCESS)

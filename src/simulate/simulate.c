@@ -427,7 +427,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
         next_event = announced;
         terminate = ends;
     }
-    if (shorten || input_events)
+    if (input_events) /* shorten implies it */
         limit = event_limit(r, next_event, t);
     rtcosim_time_ns grid; /* the next point of the output grid; saturates */
     if (__builtin_add_overflow(t, interval, &grid))
@@ -542,12 +542,7 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     r->inputs_first = r->me || rtcosim_isolate_is_model_exchange(r->c);
     if (r->me && (st = rtcosim_fmu_me_observe_events(r->c, me_event_row, r, err)) != RTCOSIM_OK)
         return st;
-    bool continuous_inputs = false;
-    for (size_t i = 0; i < r->input_batch_count; i++)
-        for (size_t k = 0; r->inputs[i].linear && k < r->inputs[i].count; k++)
-            continuous_inputs |= r->inputs[i].linear[k];
-    if (r->me && continuous_inputs &&
-        (st = rtcosim_fmu_me_input_source(r->c, simulate_me_inputs_at, r, err)) != RTCOSIM_OK)
+    if (r->me && (st = simulate_feed_integrator(r, err)) != RTCOSIM_OK)
         return st;
     if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time,
                                       o->stop_time_not_set ? -1 : o->stop_time, err)) != RTCOSIM_OK ||

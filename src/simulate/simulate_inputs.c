@@ -155,7 +155,7 @@ rtcosim_status simulate_apply_input_event(run *r, rtcosim_time_ns t, rtcosim_err
  * FMU a time (rtcosim_me_input_source), interpolated as fmusim's CVODE
  * applies them; in a step from a jump onwards its values after it, at the
  * step's end (the next jump) those before it. */
-rtcosim_status simulate_me_inputs_at(void *context, double time, rtcosim_error *err)
+static rtcosim_status me_inputs_at(void *context, double time, rtcosim_error *err)
 {
     run *r = context;
     rtcosim_time_ns t;
@@ -166,6 +166,15 @@ rtcosim_status simulate_me_inputs_at(void *context, double time, rtcosim_error *
     else
         rtcosim_csv_cursor_seek(&r->cursor, t);
     return set_inputs(r, false, err);
+}
+
+rtcosim_status simulate_feed_integrator(run *r, rtcosim_error *err)
+{
+    for (size_t i = 0; i < r->input_batch_count; i++)
+        for (size_t k = 0; r->inputs[i].linear && k < r->inputs[i].count; k++)
+            if (r->inputs[i].linear[k])
+                return rtcosim_fmu_me_input_source(r->c, me_inputs_at, r, err);
+    return RTCOSIM_OK; /* nothing continuous to feed */
 }
 
 /* The next time after t at which a discrete input of the table changes (or

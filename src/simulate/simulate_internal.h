@@ -76,14 +76,15 @@ rtcosim_status simulate_allocate_batches(batch *batches, size_t batch_count, boo
 
 /* simulate_inputs.c: the input table resolved into batches; the inputs at t
  * (discrete false: the continuous ones only); an input event's inputs (the
- * continuous ones before it, the event, all after it); the continuous inputs
- * wherever a model-exchange integrator asks (rtcosim_me_input_source); the
- * next input event after t (-1: none). */
+ * continuous ones before it, the event, all after it); the next input
+ * event after t (-1: none). */
 rtcosim_status simulate_setup_inputs(run *r, rtcosim_error *err);
 rtcosim_status simulate_apply_inputs(run *r, rtcosim_time_ns t, bool discrete,
                                      rtcosim_error *err);
 rtcosim_status simulate_apply_input_event(run *r, rtcosim_time_ns t, rtcosim_error *err);
-rtcosim_status simulate_me_inputs_at(void *context, double time, rtcosim_error *err);
+/* Model exchange: give the integrator the table's continuous inputs at
+ * every time it evaluates (rtcosim_me_input_source), when there are any. */
+rtcosim_status simulate_feed_integrator(run *r, rtcosim_error *err);
 rtcosim_time_ns simulate_next_input_event(run *r, rtcosim_time_ns t);
 
 /* simulate_state.c: FMU state files (fmusim's): checked before

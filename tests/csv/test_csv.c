@@ -70,6 +70,26 @@ static void interpolates_linearly_between_rows(void **state)
     rtcosim_csv_free(t);
 }
 
+/* seek_before stands at a jump's first row: the ramp reaches 20 at t = 2
+ * (what an integrator needs at the end of a step that ends there); away
+ * from a jump it is seek. */
+static void seek_before_gives_the_value_a_jump_starts_from(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = tu_csv(ramp_with_jump);
+    rtcosim_csv_cursor c;
+    rtcosim_csv_cursor_init(&c, t);
+    rtcosim_csv_cursor_seek_before(&c, 2 * RTCOSIM_NS_PER_S);
+    assert_true(rtcosim_csv_cursor_linear(&c, 0) == 20.0);
+    rtcosim_csv_cursor_seek(&c, 2 * RTCOSIM_NS_PER_S);
+    assert_true(rtcosim_csv_cursor_linear(&c, 0) == 5.0);
+    rtcosim_csv_cursor_seek_before(&c, RTCOSIM_NS_PER_S / 2);
+    assert_true(rtcosim_csv_cursor_linear(&c, 0) == 5.0);
+    rtcosim_csv_cursor_seek_before(&c, 3 * RTCOSIM_NS_PER_S);
+    assert_true(rtcosim_csv_cursor_linear(&c, 0) == 5.0);
+    rtcosim_csv_free(t);
+}
+
 static void takes_the_later_row_at_a_discontinuity(void **state)
 {
     (void)state;
@@ -245,6 +265,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(reads_a_general_table_whose_first_column_is_not_time,
                                         tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test(takes_the_later_row_at_a_discontinuity),
+        cmocka_unit_test(seek_before_gives_the_value_a_jump_starts_from),
         cmocka_unit_test(holds_last_row_at_or_before_t),
         cmocka_unit_test(uses_first_row_before_and_last_row_after_the_table),
         cmocka_unit_test(seeking_backwards_gives_the_same_values),
