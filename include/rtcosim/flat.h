@@ -104,6 +104,8 @@ typedef struct rtcosim_flat_simulate_options {
      * state there (rtcosim_simulate_options.initial_state_file). */
     int stop_time_not_set;
     const char *initial_state_file;
+    const void *initial_state; /* or the state itself (used when its size > 0) */
+    size_t initial_state_size;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error

@@ -80,6 +80,10 @@ typedef struct rtcosim_simulate_options {
      * after the last step to final_state_file. NULL: none. */
     const char *initial_state_file;
     const char *final_state_file;
+    /* The same initial state in memory (FMPy's fmu_state bytes); used when
+     * initial_state_size > 0, instead of a file. */
+    const void *initial_state;
+    size_t initial_state_size;
     /* Do not tell the FMU the stop time (fmusim without --set-stop-time):
      * an FMU that keeps it in its state could not go on past it from a
      * state saved here. */

@@ -27,7 +27,6 @@ import math
 import numbers
 import os
 import re
-import shutil
 import tempfile
 import threading
 import warnings
@@ -453,13 +452,10 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
         o.event_mode = 1  # co-simulation FMUs that declare hasEventMode
     o.no_event_rows = 1 if record_events is False else 0  # model exchange
     o.stop_time_not_set = 0 if set_stop_time else 1
-    state_dir = None
     if isinstance(fmu_state, (bytes, bytearray)):
-        state_dir = tempfile.mkdtemp(prefix="rtcosim-state-")
-        state_path = os.path.join(state_dir, "state.bin")
-        with open(state_path, "wb") as f:
-            f.write(fmu_state)
-        o.initial_state_file = _input_file(state_path, keep)
+        state = bytes(fmu_state)
+        keep.append(state)
+        o.initial_state, o.initial_state_size = state, len(state)
     elif fmu_state is not None:
         o.initial_state_file = _input_file(fmu_state, keep)
     cb = _Progress(progress)
@@ -494,9 +490,6 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     except BaseException:
         lib.rtcosim_rows_free(handle)  # rows of a run whose callback raised
         raise
-    finally:
-        if state_dir is not None:
-            shutil.rmtree(state_dir, ignore_errors=True)
     return _take_rows(handle)[0]
 
 

@@ -121,7 +121,8 @@ class SimulateOptions(ctypes.Structure):
                 ("strict", ctypes.c_int), ("log_fmi_calls", ctypes.c_int),
                 ("event_mode", ctypes.c_int), ("input_file", ctypes.c_char_p),
                 ("no_event_rows", ctypes.c_int), ("stop_time_not_set", ctypes.c_int),
-                ("initial_state_file", ctypes.c_char_p)]
+                ("initial_state_file", ctypes.c_char_p),
+                ("initial_state", ctypes.c_char_p), ("initial_state_size", ctypes.c_size_t)]
 
 
 class SystemOptions(ctypes.Structure):

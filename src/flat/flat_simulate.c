@@ -167,6 +167,8 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
                                    .no_event_rows = o->no_event_rows != 0,
                                    .stop_time_not_set = o->stop_time_not_set != 0,
                                    .initial_state_file = o->initial_state_file,
+                                   .initial_state = o->initial_state,
+                                   .initial_state_size = o->initial_state_size,
                                    .on_row = on_row, .row_context = &ctx,
                                    .progress = o->progress || o->step_finished || o->timeout > 0 ||
                                                        o->interrupt

@@ -18,12 +18,19 @@
 #include "simulate/simulate_internal.h"
 #include "util/read_file.h"
 
+/* Where the initial state comes from, for messages. */
+static const char *state_name(const rtcosim_simulate_options *o)
+{
+    return o->initial_state_size ? "the given FMU state" : o->initial_state_file;
+}
+
 rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
 {
     const rtcosim_simulate_options *o = r->o;
-    if (!o->initial_state_file && !o->final_state_file)
+    const bool initial = o->initial_state_file || o->initial_state_size;
+    if (!initial && !o->final_state_file)
         return RTCOSIM_OK;
-    const char *option = o->initial_state_file ? "initial" : "final";
+    const char *option = initial ? "initial" : "final";
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(r->c);
     if (info && info->interface_type != RTCOSIM_FMI_CO_SIMULATION)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
@@ -35,7 +42,7 @@ rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
                                  "%s: an %s FMU state file needs an FMU that can serialize its "
                                  "state (canGetAndSetFMUState, canSerializeFMUState)",
                                  r->label, option);
-    for (size_t i = 0; o->initial_state_file && i < o->start_value_count; i++) {
+    for (size_t i = 0; initial && i < o->start_value_count; i++) {
         size_t count;
         const rtcosim_variable *v = simulate_start_targets(r->c, o->start_values[i].name, &count);
         bool step_mode = v->causality == RTCOSIM_CAUSALITY_INPUT ||
@@ -46,7 +53,7 @@ rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
                                      "start value '%s': the run starts from the state in %s, "
                                      "which holds this variable; only inputs and tunable "
                                      "parameters are set after it",
-                                     o->start_values[i].name, o->initial_state_file);
+                                     o->start_values[i].name, state_name(o));
     }
     return RTCOSIM_OK;
 }
@@ -54,27 +61,31 @@ rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
 rtcosim_status simulate_restore_state_file(run *r, rtcosim_error *err)
 {
     const rtcosim_simulate_options *o = r->o;
-    if (!o->initial_state_file)
+    if (!o->initial_state_file && !o->initial_state_size)
         return RTCOSIM_OK;
-    char *bytes = NULL;
-    size_t size = 0;
-    rtcosim_status st = util_read_file(o->initial_state_file, o->initial_state_file, NULL,
-                                       &bytes, &size, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    if (size == 0) {
-        free(bytes);
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: empty: no FMU state",
-                                 o->initial_state_file);
+    const uint8_t *bytes = o->initial_state;
+    size_t size = o->initial_state_size;
+    char *read = NULL;
+    rtcosim_status st = RTCOSIM_OK;
+    if (!size) {
+        if ((st = util_read_file(o->initial_state_file, o->initial_state_file, NULL, &read,
+                                 &size, err)) != RTCOSIM_OK)
+            return st;
+        if (size == 0) {
+            free(read);
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: empty: no FMU state",
+                                     o->initial_state_file);
+        }
+        bytes = (const uint8_t *)read;
     }
     rtcosim_state state = NULL;
-    st = rtcosim_component_deserialize_state(r->c, (const uint8_t *)bytes, size, &state, err);
-    free(bytes);
+    st = rtcosim_component_deserialize_state(r->c, bytes, size, &state, err);
+    free(read);
     if (st == RTCOSIM_OK)
         st = rtcosim_component_set_state(r->c, state, err);
     rtcosim_component_free_state(r->c, state);
     if (st != RTCOSIM_OK)
-        return rtcosim_error_prefix(err, "%s: ", o->initial_state_file);
+        return rtcosim_error_prefix(err, "%s: ", state_name(o));
     /* The start values the state holds too, set again over it. */
     if ((st = simulate_apply_start_values(r->c, o, false, err)) == RTCOSIM_OK)
         st = simulate_apply_start_values(r->c, o, true, err);
