@@ -2,12 +2,16 @@
  * execution times: for each period the delivered variant, the outcome of
  * every variant, the committed state and the margin are computed by hand
  * from the injected costs (period 1000 us, safety margin 50 us). */
+#include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "anytime_test_util.h"
@@ -468,6 +472,70 @@ static void idle_reserve_moves_the_cutoff_of_every_strategy(void **unused)
     rtcosim_clock_free(clock);
 }
 
+/* A derived idle reserve read from the calling thread's SCHED_DEADLINE
+ * reservation (sched_getattr): runtime 800 us in every 1 ms, margin 50 us:
+ * the cutoff plus 2 % of the period fits in the runtime when the reserve is
+ * 1 - 0.8 + 0.02 - 0.05 = 0.17, so escalate's cutoff is at 780 us. Run in a
+ * thread of its own; skipped where the kernel refuses the policy. */
+struct deadline_case {
+    int refused; /* errno of sched_setattr, 0 when granted */
+    double reserve;
+    rtcosim_time_ns cutoff;
+};
+
+struct test_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+static void *deadline_thread(void *arg)
+{
+    struct deadline_case *c = arg;
+#ifdef SYS_sched_setattr
+    /* SCHED_DEADLINE (6), reset on fork (1): the set's workers are threads */
+    struct test_sched_attr attr = {.size = sizeof attr, .sched_policy = 6, .sched_flags = 1,
+                                   .sched_runtime = 800 * US, .sched_deadline = 1 * MS,
+                                   .sched_period = 1 * MS};
+    if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0) {
+        c->refused = errno;
+        return NULL;
+    }
+#else
+    c->refused = ENOSYS;
+    return NULL;
+#endif
+    fixture f;
+    fixture_setup_reserve(&f, RTCOSIM_ANYTIME_ESCALATE, RTCOSIM_ANYTIME_PICK_RANK, 0, -1);
+    set_costs(&f, 0, 100, 100, 900);
+    fixture_start(&f);
+    double y;
+    rtcosim_anytime_period r = run(&f, 0, &y);
+    c->cutoff = r.cutoff - r.release;
+    rtcosim_anytime_summary s;
+    if (rtcosim_anytime_summary_get(f.set, &s, NULL) == RTCOSIM_OK)
+        c->reserve = s.idle_reserve;
+    fixture_teardown(&f);
+    return NULL;
+}
+
+static void deadline_reservation_sets_the_derived_idle_reserve(void **unused)
+{
+    (void)unused;
+    struct deadline_case c = {0, -1, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, deadline_thread, &c), 0);
+    pthread_join(t, NULL);
+    if (c.refused) {
+        print_message("SCHED_DEADLINE refused here (%s): not checked\n", strerror(c.refused));
+        skip();
+    }
+    assert_double_equal(c.reserve, 0.17, 1e-12);
+    assert_int_equal(c.cutoff, 780 * US);
+}
+
 static void period_change_takes_effect_after_the_current_period(void **unused)
 {
     (void)unused;
@@ -564,6 +632,7 @@ int main(void)
         cmocka_unit_test(overrunning_minimal_counts_a_miss),
         cmocka_unit_test(misses_are_classified_as_late_start_or_strategy),
         cmocka_unit_test(idle_reserve_moves_the_cutoff_of_every_strategy),
+        cmocka_unit_test(deadline_reservation_sets_the_derived_idle_reserve),
         cmocka_unit_test(period_change_takes_effect_after_the_current_period),
         cmocka_unit_test(minimal_that_does_not_fit_is_refused_with_figures),
         cmocka_unit_test(records_are_written_as_csv),
