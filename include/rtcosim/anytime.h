@@ -143,11 +143,9 @@ typedef struct rtcosim_anytime_config {
      * -1, i.e. no throttling) plus RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN for
      * the time spent outside the variants (waking, delivering); under
      * SCHED_DEADLINE, whose thread is stopped once it used its runtime
-     * until its deadline, what keeps the cutoff plus that margin inside the
-     * runtime (sched_getattr(2); with the set's period as the
-     * reservation's: max(0, 1 - runtime / period + the margin share - the
-     * safety margin's share)); 0 under other policies. In [0, 1): used as
-     * given. The summary reports the value used. */
+     * until its deadline, 1 - runtime / period of its own reservation
+     * (sched_getattr(2)) plus the same margin; 0 under other policies. In
+     * [0, 1): used as given. The summary reports the value used. */
     double idle_reserve;
     /* Escalate and the repair start a variant only when this quantile of its
      * recent completed runs (nearest rank over the stats_window: with the

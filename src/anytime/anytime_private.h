@@ -145,7 +145,7 @@ rtcosim_status anytime_start_workers(rtcosim_anytime *set, rtcosim_error *err);
  * period (a paced thread after the start on the main one). */
 void anytime_workers_follow_caller(rtcosim_anytime *set);
 /* The idle reserve for the calling thread's policy (start.c). */
-double anytime_derived_idle_reserve(rtcosim_time_ns period_ns, rtcosim_time_ns margin_ns);
+double anytime_derived_idle_reserve(void);
 /* Stop and join the workers (waiting for an abandoned job to return); the
  * set then runs no more periods but its records and summary stay. */
 void anytime_stop_workers(rtcosim_anytime *set);

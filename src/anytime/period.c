@@ -432,8 +432,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         set->has_runner = true;
         anytime_workers_follow_caller(set);
         if (set->cfg.idle_reserve < 0)
-            set->idle_reserve = anytime_derived_idle_reserve(set->period_ns,
-                                                             set->cfg.safety_margin_ns);
+            set->idle_reserve = anytime_derived_idle_reserve();
     }
     rtcosim_time_ns started_at = rtcosim_clock_now(set->clock);
     bool virtual_clock = rtcosim_clock_is_virtual(set->clock);

@@ -107,20 +107,11 @@ double anytime_idle_reserve_from_limits(bool realtime, long long runtime_us, lon
     return 1.0 - (double)runtime_us / (double)period_us + RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN;
 }
 
-double anytime_idle_reserve_from_deadline(long long runtime_ns, long long dl_period_ns,
-                                          rtcosim_time_ns period_ns, rtcosim_time_ns margin_ns)
+double anytime_idle_reserve_from_deadline(long long runtime_ns, long long dl_period_ns)
 {
     if (runtime_ns <= 0 || dl_period_ns <= 0 || runtime_ns > dl_period_ns)
         return anytime_idle_reserve_from_limits(true, -2, -2); /* the default's */
-    double unreserved = 1.0 - (double)runtime_ns / (double)dl_period_ns;
-    if (period_ns <= 0 || dl_period_ns != period_ns)
-        return unreserved + RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN;
-    /* one replenishment per period: the cutoff (deadline - margin - reserve,
-     * the thread busy from the release at worst) plus the delivery must fit
-     * in the runtime, and the margin already keeps part of it free */
-    double share = unreserved + RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN -
-                   (double)margin_ns / (double)period_ns;
-    return share > 0 ? share : 0.0;
+    return 1.0 - (double)runtime_ns / (double)dl_period_ns + RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN;
 }
 
 rtcosim_time_ns anytime_idle_reserve_ns(double share, rtcosim_time_ns period_ns)

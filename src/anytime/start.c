@@ -117,7 +117,7 @@ static bool deadline_reservation(long long *runtime_ns, long long *period_ns)
 #endif
 }
 
-double anytime_derived_idle_reserve(rtcosim_time_ns period_ns, rtcosim_time_ns margin_ns)
+double anytime_derived_idle_reserve(void)
 {
     /* The kernel's policy, not pthread_getschedparam's: glibc answers that
      * from what its own pthread_setschedparam last set, so a thread moved to
@@ -128,12 +128,12 @@ double anytime_derived_idle_reserve(rtcosim_time_ns period_ns, rtcosim_time_ns m
      * in B5 with runtime 900 us of 1 ms and the cutoff at 900 us: deliveries
      * right after the cutoff found the budget spent and waited ~90 us for
      * the replenishment, 2 misses in 15 000 periods that were the program's
-     * own). */
+     * own; through the component path a period took up to 956 us of CPU). */
     int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
     if (policy == SCHED_DEADLINE_POLICY) {
         long long runtime = -1, period = -1;
         (void)deadline_reservation(&runtime, &period); /* unreadable: the default's */
-        return anytime_idle_reserve_from_deadline(runtime, period, period_ns, margin_ns);
+        return anytime_idle_reserve_from_deadline(runtime, period);
     }
     bool realtime = policy == SCHED_FIFO || policy == SCHED_RR;
     if (!realtime)
@@ -262,10 +262,8 @@ rtcosim_status rtcosim_anytime_start(rtcosim_anytime *set, const double *calibra
                                  "anytime set '%s': the parallel strategy runs variants at the "
                                  "same time and needs the monotonic clock, not a virtual one",
                                  set->name);
-    set->idle_reserve = set->cfg.idle_reserve >= 0
-                            ? set->cfg.idle_reserve
-                            : anytime_derived_idle_reserve(set->period_ns,
-                                                           set->cfg.safety_margin_ns);
+    set->idle_reserve =
+        set->cfg.idle_reserve >= 0 ? set->cfg.idle_reserve : anytime_derived_idle_reserve();
     if (set->cfg.safety_margin_ns + anytime_idle_reserve_ns(set->idle_reserve, set->period_ns) >=
         set->period_ns)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,

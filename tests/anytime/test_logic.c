@@ -179,30 +179,24 @@ static void idle_reserve_follows_the_kernel_throttling_limits(void **unused)
     assert_int_equal(anytime_idle_reserve_ns(0, 1000000), 0);
 }
 
-/* SCHED_DEADLINE, runtime R per period P = the set's period, safety margin
- * m: the thread busy from the release reaches the cutoff P - m - reserve
- * and must still deliver (2 % of P) within R, so the cutoff is R - 2 % of
- * P at the latest: reserve = max(0, (P - R) + 0.02 P - m) / P. */
+/* SCHED_DEADLINE, runtime R per period P: the unreserved share plus the
+ * 2 % margin, as for the real-time throttling limits. */
 static void idle_reserve_keeps_the_delivery_inside_a_deadline_reservation(void **unused)
 {
     (void)unused;
     const rtcosim_time_ns ms = 1000000;
-    /* B5's old reservation: R 900 us, m 100 us: cutoff 880 us = R - 20 us */
-    double r = anytime_idle_reserve_from_deadline(900000, ms, ms, 100000);
-    assert_double_equal(r, 0.02, 1e-12);
-    assert_int_equal(ms - 100000 - anytime_idle_reserve_ns(r, ms), 880000);
-    /* R 950 us: the margin of 100 us already leaves the delivery 50 us */
-    assert_double_equal(anytime_idle_reserve_from_deadline(950000, ms, ms, 100000), 0, 0);
-    /* R 800 us, m 50 us: cutoff 780 us */
-    r = anytime_idle_reserve_from_deadline(800000, ms, ms, 50000);
-    assert_double_equal(r, 0.17, 1e-12);
-    assert_int_equal(ms - 50000 - anytime_idle_reserve_ns(r, ms), 780000);
-    /* a reservation over another period: its unreserved share plus 2 % */
-    assert_double_equal(anytime_idle_reserve_from_deadline(90000, 100000, ms, 100000), 0.12,
-                        1e-12);
+    /* B5's old reservation R 900 us of 1 ms: 12 %, with a margin of 100 us
+     * the cutoff at 780 us, 120 us of the runtime left for the delivery */
+    double r = anytime_idle_reserve_from_deadline(900000, ms);
+    assert_double_equal(r, 0.12, 1e-12);
+    assert_int_equal(ms - 100000 - anytime_idle_reserve_ns(r, ms), 780000);
+    assert_double_equal(anytime_idle_reserve_from_deadline(950000, ms), 0.07, 1e-12);
+    /* over another period: the share is what counts */
+    assert_double_equal(anytime_idle_reserve_from_deadline(90000, 100000), 0.12, 1e-12);
     /* unreadable or inconsistent: the kernel's default throttling */
-    assert_double_equal(anytime_idle_reserve_from_deadline(-1, -1, ms, 100000), 0.07, 1e-12);
-    assert_double_equal(anytime_idle_reserve_from_deadline(2 * ms, ms, ms, 100000), 0.07, 1e-12);
+    assert_double_equal(anytime_idle_reserve_from_deadline(-1, -1), 0.07, 1e-12);
+    assert_double_equal(anytime_idle_reserve_from_deadline(2 * ms, ms), 0.07, 1e-12);
+    assert_double_equal(anytime_idle_reserve_from_deadline(0, ms), 0.07, 1e-12);
 }
 
 /* deadline 1000, latest start 850 */
