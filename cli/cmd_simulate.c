@@ -110,9 +110,10 @@ static void usage(FILE *out)
         "  --help                      show this text\n"
         "\n"
         "  --initial-fmu-state-file FILE  start from the FMU state in FILE (the FMU's own\n"
-        "                              serialized state, as fmusim writes it; co-simulation): the\n"
-        "                              FMU is initialized, then takes it; give --start-time too;\n"
-        "                              only start values of inputs and tunable parameters\n"
+        "                              serialized state, as fmusim writes it): the FMU is\n"
+        "                              initialized, then takes it (model exchange: the integrator\n"
+        "                              restarts from its states); give --start-time too; only\n"
+        "                              start values of inputs and tunable parameters\n"
         "  --final-fmu-state-file FILE  save the FMU's serialized state after the last step\n"
         "\n"
         "  --set-stop-time             tell the FMU the stop time (fmi2SetupExperiment,\n"
@@ -565,7 +566,8 @@ static int run_simulate(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto done;
     }
-    if (a.isolate && model_exchange)
+    /* (with a state file the run is refused: the one line says why) */
+    if (a.isolate && model_exchange && !a.initial_state_file && !a.final_state_file)
         rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
                     "%s: --isolate: the model-exchange integrator runs in the host process, so "
                     "no rows are written at events and continuous inputs hold over each step",

@@ -189,6 +189,21 @@ rtcosim_status rtcosim_fmu_me_enter_input_event(rtcosim_component *c, rtcosim_er
 rtcosim_status rtcosim_fmu_me_input_source(rtcosim_component *c, rtcosim_me_input_source source,
                                            void *context, rtcosim_error *err);
 
+/* Model exchange, as fmusim's --initial-fmu-state-file: restore the FMU's
+ * own serialized state (fmi2SerializeFMUstate / fmi3SerializeFMUState bytes,
+ * nothing added) in Continuous-Time Mode, after initialization, and restart
+ * the integrator from the continuous states it holds at the integrator's
+ * present time. As in fmusim, no event iteration follows: a time event the
+ * state announces is not known until the next event. RTCOSIM_EINVAL naming
+ * the component when it is not a model-exchange FMU. */
+rtcosim_status rtcosim_fmu_me_set_fmu_state(rtcosim_component *c, const uint8_t *bytes,
+                                            size_t size, rtcosim_error *err);
+
+/* Model exchange, as fmusim's --final-fmu-state-file: the FMU's own
+ * serialized state now, in *bytes (malloc'd, the caller frees it). */
+rtcosim_status rtcosim_fmu_me_get_fmu_state(rtcosim_component *c, uint8_t **bytes, size_t *size,
+                                            rtcosim_error *err);
+
 #ifdef __cplusplus
 }
 #endif

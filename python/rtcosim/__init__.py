@@ -395,8 +395,9 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     (the CLI only with --set-stop-time, as fmusim). fmu_state: the FMU's
     serialized state (bytes, as FMPy takes it, or the path of a file such as
     `rtcosim simulate --final-fmu-state-file` and fmusim write) to start
-    from at start_time: the FMU is initialized, then takes it; only start
-    values of inputs and tunable parameters are set over it (co-simulation).
+    from at start_time: the FMU is initialized, then takes it (model
+    exchange: the integrator restarts from the states in it); only start
+    values of inputs and tunable parameters are set over it.
 
     As FMPy: step_finished(time, recorder) is called after every
     communication step (recorder is None here); returning False ends the run

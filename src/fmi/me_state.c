@@ -1,5 +1,6 @@
 /* Snapshots of a model-exchange FMU: the FMU's own state plus where the
- * integrator stood, and their serialized form. */
+ * integrator stood, and their serialized form; and the FMU's own serialized
+ * state alone, as fmusim's state files hold it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,5 +150,75 @@ rtcosim_status me_deserialize(void *self, const uint8_t *buffer, size_t size,
     s->next_event_time = h.next_event_time;
     s->terminate_pending = h.terminate_pending != 0;
     *state = s;
+    return RTCOSIM_OK;
+}
+
+/* ---- fmusim's state files: the FMU's own bytes, no integrator fields ---- */
+
+/* Restore the FMU's serialized state and restart the integrator from the
+ * continuous states it holds, at the integrator's present time (the FMU is
+ * told that time before its next evaluation). As fmusim after its restore,
+ * no event iteration runs, so a time event the state would announce is not
+ * known until the next event. */
+rtcosim_status rtcosim_fmu_me_set_fmu_state(rtcosim_component *c, const uint8_t *bytes,
+                                            size_t size, rtcosim_error *err)
+{
+    struct rtcosim_me *me = me_of(c, err);
+    if (!me)
+        return RTCOSIM_EINVAL;
+    if (!bytes || size == 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no FMU state", me_who(me));
+    rtcosim_fmu *f = me->f;
+    rtcosim_status st = me_close_input_event(me, err);
+    rtcosim_state inner = NULL;
+    if (st == RTCOSIM_OK)
+        st = me->base.deserialize_state(f, bytes, size, &inner, err);
+    if (st == RTCOSIM_OK)
+        st = me->base.set_state(f, inner, err);
+    if (inner)
+        me->base.free_state(f, inner);
+    if (st != RTCOSIM_OK)
+        return st;
+    me->next_event_defined = false;
+    me->terminate_pending = false;
+    me->in_continuous_time = true;
+    me->needs_reinit = true;
+    me_inputs_forget(me); /* the FMU holds the inputs of that state */
+    if (me->nx > 0 && (st = me->calls->get_states(f, me_states(me), me->nx, err)) != RTCOSIM_OK)
+        return st;
+    if (me->solver == RTCOSIM_ME_SOLVER_EULER)
+        st = me_read_indicators(me, me->z_before, err);
+    return st;
+}
+
+rtcosim_status rtcosim_fmu_me_get_fmu_state(rtcosim_component *c, uint8_t **bytes, size_t *size,
+                                            rtcosim_error *err)
+{
+    struct rtcosim_me *me = me_of(c, err);
+    if (!me)
+        return RTCOSIM_EINVAL;
+    rtcosim_fmu *f = me->f;
+    *bytes = NULL;
+    *size = 0;
+    rtcosim_state inner = NULL;
+    size_t n = 0;
+    rtcosim_status st = me_close_input_event(me, err);
+    if (st == RTCOSIM_OK)
+        st = me->base.get_state(f, &inner, err);
+    if (st == RTCOSIM_OK)
+        st = me->base.serialized_state_size(f, inner, &n, err);
+    uint8_t *out = NULL;
+    if (st == RTCOSIM_OK && !(out = malloc(n ? n : 1)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", me_who(me));
+    if (st == RTCOSIM_OK)
+        st = me->base.serialize_state(f, inner, out, n, err);
+    if (inner)
+        me->base.free_state(f, inner);
+    if (st != RTCOSIM_OK) {
+        free(out);
+        return st;
+    }
+    *bytes = out;
+    *size = n;
     return RTCOSIM_OK;
 }

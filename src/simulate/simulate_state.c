@@ -7,14 +7,18 @@
  * restore); a start value of any other variable would be lost to the state
  * and is refused. The final state is saved after the last step, before
  * terminate (not when the FMU ended the run itself, as in fmusim).
- * Co-simulation only: a model-exchange run's state includes rtcosim's
- * integrator, which such a file does not hold. */
+ * Model exchange too, as fmusim: the file holds the FMU's state alone; it is
+ * set in Continuous-Time Mode after initialization and the integrator
+ * restarts from the continuous states in it at the run's start time
+ * (rtcosim_fmu_me_set_fmu_state). Not through --isolate with model exchange,
+ * whose host serializes its integrator with the FMU. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rtcosim/fmu.h"
+#include "rtcosim/isolate.h"
 #include "simulate/simulate_internal.h"
 #include "util/read_file.h"
 
@@ -30,16 +34,17 @@ rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
     const bool initial = o->initial_state_file || o->initial_state_size;
     if (!initial && !o->final_state_file)
         return RTCOSIM_OK;
-    const char *option = initial ? "initial" : "final";
-    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(r->c);
-    if (info && info->interface_type != RTCOSIM_FMI_CO_SIMULATION)
+    const char *option = initial ? "an initial" : "a final";
+    if (rtcosim_isolate_is_model_exchange(r->c))
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: an %s FMU state file needs co-simulation (a model-exchange "
-                                 "state holds rtcosim's integrator too)", r->label, option);
+                                 "%s: %s FMU state file with model exchange needs the FMU in "
+                                 "this process (its isolated host keeps the integrator's state "
+                                 "with the FMU's): leave out --isolate",
+                                 r->label, option);
     const rtcosim_capabilities *caps = rtcosim_component_capabilities(r->c);
     if (!caps->can_get_set_state || !caps->can_serialize_state)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: an %s FMU state file needs an FMU that can serialize its "
+                                 "%s: %s FMU state file needs an FMU that can serialize its "
                                  "state (canGetAndSetFMUState, canSerializeFMUState)",
                                  r->label, option);
     for (size_t i = 0; initial && i < o->start_value_count; i++) {
@@ -78,12 +83,16 @@ rtcosim_status simulate_restore_state_file(run *r, rtcosim_error *err)
         }
         bytes = (const uint8_t *)read;
     }
-    rtcosim_state state = NULL;
-    st = rtcosim_component_deserialize_state(r->c, bytes, size, &state, err);
+    if (r->me) {
+        st = rtcosim_fmu_me_set_fmu_state(r->c, bytes, size, err);
+    } else {
+        rtcosim_state state = NULL;
+        st = rtcosim_component_deserialize_state(r->c, bytes, size, &state, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_component_set_state(r->c, state, err);
+        rtcosim_component_free_state(r->c, state);
+    }
     free(read);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_component_set_state(r->c, state, err);
-    rtcosim_component_free_state(r->c, state);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", state_name(o));
     /* The start values the state holds too, set again over it. */
@@ -97,17 +106,22 @@ rtcosim_status simulate_save_state_file(run *r, rtcosim_error *err)
     const char *path = r->o->final_state_file;
     if (!path)
         return RTCOSIM_OK;
-    rtcosim_state state = NULL;
     size_t size = 0;
     uint8_t *bytes = NULL;
-    rtcosim_status st = rtcosim_component_get_state(r->c, &state, err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_component_serialized_state_size(r->c, state, &size, err);
-    if (st == RTCOSIM_OK && !(bytes = malloc(size ? size : 1)))
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_component_serialize_state(r->c, state, bytes, size, err);
-    rtcosim_component_free_state(r->c, state);
+    rtcosim_status st = RTCOSIM_OK;
+    if (r->me) {
+        st = rtcosim_fmu_me_get_fmu_state(r->c, &bytes, &size, err);
+    } else {
+        rtcosim_state state = NULL;
+        st = rtcosim_component_get_state(r->c, &state, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_component_serialized_state_size(r->c, state, &size, err);
+        if (st == RTCOSIM_OK && !(bytes = malloc(size ? size : 1)))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_component_serialize_state(r->c, state, bytes, size, err);
+        rtcosim_component_free_state(r->c, state);
+    }
     if (st == RTCOSIM_OK) {
         FILE *f = fopen(path, "wb");
         bool ok = f && fwrite(bytes, 1, size, f) == size;

@@ -258,3 +258,22 @@ def test_fmu_state_and_set_stop_time_as_fmpy(cli, tmpdir_private):
         rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), fmu_state=b"not a state")
     assert "fmi2DeSerializeFMUstate" in str(e.value) or "DeserializeFMUState" in str(e.value)
 
+
+def test_fmu_state_continues_model_exchange(cli, tmpdir_private):
+    """fmu_state with fmi_type='ModelExchange': the FMU's own state the CLI
+    saved at 1 s from a model-exchange run with explicit Euler continues it
+    with the rows of one run from 0 to 2 s, bounces included."""
+    state = os.path.join(tmpdir_private, "me.bin")
+    subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "--interface-type", "me",
+                    "--solver", "euler", "--stop-time", "1", "--output-interval", "0.05",
+                    "--final-fmu-state-file", state, "-q", "-o",
+                    os.path.join(tmpdir_private, "a.csv")], check=True)
+    whole = rtcosim.simulate(fmu("BouncingBall-fmi3.fmu"), fmi_type="ModelExchange",
+                             solver="Euler", stop_time=2, output_interval=0.05)
+    rest = rtcosim.simulate(fmu("BouncingBall-fmi3.fmu"), fmi_type="ModelExchange",
+                            solver="Euler", start_time=1, stop_time=2, output_interval=0.05,
+                            fmu_state=state)
+    tail = whole[whole["time"] >= 1]
+    assert len(rest) == len(tail) > 21
+    assert rest.tolist() == tail.tolist()
+
