@@ -21,7 +21,10 @@
  * predicted events it processed and its speed (`network_*`). A sixth run
  * repeats Tc = 0 with aggressive cancellation (`aggressive_*`, and the ratio
  * of anti-messages) against the default lazy cancellation. A seventh runs
- * two sequential runs at once, one per thread (independent work, nothing to
+ * Tc = 0 on one thread: the bookkeeping's cost alone, nothing to roll back
+ * (`one_thread_cost_vs_sequential`), and the bound it sets on 2 threads
+ * with the work split evenly (`bookkeeping_bound_of_platform`). An eighth
+ * runs two sequential runs at once, one per thread (independent work, nothing to
  * synchronize): 2 x one run's wall over the pair's is the most any schedule
  * on 2 threads could gain on this machine at that moment, the platform's
  * own figure beside the speedups (`platform_speedup`, and the speculative
@@ -30,7 +33,8 @@
  * child process sequentially, speculatively (2 threads, Tc = 0.1, the CLI's
  * defaults otherwise) and as two sequential processes at once, each timed
  * from spawn to exit, with the checksums compared; the per-run speedups, how
- * many reach 1.7x, and what starting and ending the process costs. max_ahead: the
+ * many reach 1.7x, what starting and ending the process costs, and the
+ * bookkeeping's bound against this platform. max_ahead: the
  * scheduler's adaptive default unless given (then fixed). Then B8's co-simulation case, the master's
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
@@ -50,6 +54,7 @@ enum {
     CASE_SEQUENTIAL, CASE_CONSERVATIVE, CASE_SPECULATIVE, CASE_THRESHOLD,
     CASE_NETWORK, /* Tc = 0.1 with the conservative placement: predictions cross threads */
     CASE_AGGRESSIVE, /* Tc = 0 with aggressive cancellation, against the default lazy one */
+    CASE_ONE_THREAD, /* Tc = 0 on one thread: the cost of the bookkeeping alone */
     CASE_PAIR,       /* two sequential runs at once: the platform's parallel capacity */
     CASE_COUNT
 };
@@ -59,6 +64,7 @@ static const char *const case_names[CASE_COUNT] = {"sequential", "conservative 2
                                                    "speculative 2 threads, Tc=0.1",
                                                    "speculative Tc=0.1, network",
                                                    "speculative Tc=0, aggressive",
+                                                   "speculative Tc=0, 1 thread",
                                                    "2 sequential runs at once"};
 
 #define BENCH_THRESHOLD 0.1
@@ -225,7 +231,7 @@ static bool time_processes(unsigned n, bool speculative, int count, rtcosim_time
  * sequential processes at once (the platform), then a process that stops
  * at once (what starting and ending the process costs). Returns 0, or 1 when
  * a process failed or the results differ from the sequential one. */
-static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop)
+static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop, double one_cost)
 {
     double seq[50], spec[50], pair[50], start[50], speedup[50], platform[50];
     const char *dir = bench_scratch_dir();
@@ -269,6 +275,11 @@ static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop)
     figure(n, "process_speedup_vs_sequential", s, "x");
     figure(n, "process_platform_speedup", p, "x");
     figure(n, "process_speedup_of_platform", ratio(s, p), "ratio");
+    /* the bound the bookkeeping sets (in-process, one thread), against
+     * this platform: with an even split and nothing else to pay */
+    printf("%4u the bookkeeping's bound (2 / %.3f = %.3fx) is %.3f of this platform\n", n,
+           one_cost, ratio(2.0, one_cost), ratio(ratio(2.0, one_cost), p));
+    figure(n, "process_bookkeeping_bound_of_platform", ratio(ratio(2.0, one_cost), p), "ratio");
     figure(n, "process_min_speedup", min_speedup, "x");
     figure(n, "process_runs", repeats, "count");
     figure(n, "process_runs_at_1_7x", at_target, "count");
@@ -383,6 +394,8 @@ static int run_speculate_bench(int argc, char **argv)
                 }
                 rtcosim_run_options o = {.stop_time = stop, .threads = 2, .max_ahead = max_ahead,
                                          .checkpoint_interval = checkpoint};
+                if (c == CASE_ONE_THREAD)
+                    o.threads = 1;
                 o.scheduler = c == CASE_SEQUENTIAL     ? RTCOSIM_SCHEDULER_SEQUENTIAL
                             : c == CASE_CONSERVATIVE ? RTCOSIM_SCHEDULER_CONSERVATIVE
                                                        : RTCOSIM_SCHEDULER_SPECULATIVE;
@@ -429,6 +442,7 @@ static int run_speculate_bench(int argc, char **argv)
         bool identical = sums[CASE_SPECULATIVE] == sums[CASE_SEQUENTIAL] &&
                          sums[CASE_PAIR] == sums[CASE_SEQUENTIAL] &&
                          sums[CASE_AGGRESSIVE] == sums[CASE_SEQUENTIAL] &&
+                         sums[CASE_ONE_THREAD] == sums[CASE_SEQUENTIAL] &&
                          sums[CASE_CONSERVATIVE] == sums[CASE_SEQUENTIAL];
         if (!identical)
             rc = 1;
@@ -482,8 +496,21 @@ static int run_speculate_bench(int argc, char **argv)
         figure(n, "network_speedup_of_platform",
                ratio(ratio(median[CASE_SEQUENTIAL], median[CASE_NETWORK]), platform), "ratio");
         figure(n, "identical_tc0", identical ? 1 : 0, "bool");
+        /* the bookkeeping alone (one thread, nothing to roll back) and the
+         * bound it sets: two threads with the work split evenly and no
+         * rollback, wait or start could reach at most 2 / that cost of the
+         * sequential run; its share of the platform (an uneven split, the
+         * rollbacks and waits only lower it) */
+        double one_cost = ratio(median[CASE_ONE_THREAD], median[CASE_SEQUENTIAL]);
+        figure(n, "one_thread_cost_vs_sequential", one_cost, "x");
+        figure(n, "bookkeeping_bound_of_platform", ratio(ratio(2.0, one_cost), platform),
+               "ratio");
+        printf("%4u one speculative thread: %.3fx the sequential run's time (bookkeeping);"
+               " with an even split at most %.3fx on 2 threads, %.3f of the platform's %.3fx\n",
+               n, one_cost, ratio(2.0, one_cost), ratio(ratio(2.0, one_cost), platform),
+               platform);
         /* the whole `rtcosim events` process, as a user times it */
-        if (process_repeats && process_case(n, process_repeats, stop) != 0)
+        if (process_repeats && process_case(n, process_repeats, stop, one_cost) != 0)
             rc = 1;
         double load[3];
         figure(n, "loadavg_1min", getloadavg(load, 3) == 3 ? load[0] : -1, "tasks");
