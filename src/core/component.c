@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/component_call.h"
 #include "rtcosim/component.h"
 
 typedef enum lifecycle {
@@ -47,6 +48,19 @@ static _Thread_local current_call current;
     current_call saved_call_ = current;                                                            \
     current = (current_call){(comp), (which)}
 #define CALL_LEAVE() current = saved_call_
+
+component_call_mark component_call_enter(const rtcosim_component *c,
+                                         rtcosim_component_call which)
+{
+    component_call_mark saved = {current.c, current.call};
+    current = (current_call){c, which};
+    return saved;
+}
+
+void component_call_leave(component_call_mark saved)
+{
+    current = (current_call){saved.c, saved.call};
+}
 
 static const char *const call_names[][3] = {
     /* generic, FMI 2.0, FMI 3.0 */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/component_call.h"
 #include "fmi/me_internal.h"
 
 rtcosim_status me_get_state(void *self, rtcosim_state *state, rtcosim_error *err)
@@ -171,10 +172,16 @@ rtcosim_status rtcosim_fmu_me_set_fmu_state(rtcosim_component *c, const uint8_t 
     rtcosim_fmu *f = me->f;
     rtcosim_status st = me_close_input_event(me, err);
     rtcosim_state inner = NULL;
-    if (st == RTCOSIM_OK)
+    if (st == RTCOSIM_OK) {
+        component_call_mark m = component_call_enter(c, RTCOSIM_CALL_DESERIALIZE_STATE);
         st = me->base.deserialize_state(f, bytes, size, &inner, err);
-    if (st == RTCOSIM_OK)
+        component_call_leave(m);
+    }
+    if (st == RTCOSIM_OK) {
+        component_call_mark m = component_call_enter(c, RTCOSIM_CALL_SET_STATE);
         st = me->base.set_state(f, inner, err);
+        component_call_leave(m);
+    }
     if (inner)
         me->base.free_state(f, inner);
     if (st != RTCOSIM_OK)
@@ -203,8 +210,11 @@ rtcosim_status rtcosim_fmu_me_get_fmu_state(rtcosim_component *c, uint8_t **byte
     rtcosim_state inner = NULL;
     size_t n = 0;
     rtcosim_status st = me_close_input_event(me, err);
+    component_call_mark m = component_call_enter(c, RTCOSIM_CALL_GET_STATE);
     if (st == RTCOSIM_OK)
         st = me->base.get_state(f, &inner, err);
+    component_call_leave(m);
+    m = component_call_enter(c, RTCOSIM_CALL_SERIALIZE_STATE);
     if (st == RTCOSIM_OK)
         st = me->base.serialized_state_size(f, inner, &n, err);
     uint8_t *out = NULL;
@@ -212,6 +222,7 @@ rtcosim_status rtcosim_fmu_me_get_fmu_state(rtcosim_component *c, uint8_t **byte
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", me_who(me));
     if (st == RTCOSIM_OK)
         st = me->base.serialize_state(f, inner, out, n, err);
+    component_call_leave(m);
     if (inner)
         me->base.free_state(f, inner);
     if (st != RTCOSIM_OK) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/component_call.h"
 #include "rtcosim/component.h"
 
 /* A counter component: y = number of steps taken times input u. */
@@ -316,6 +317,36 @@ static void state_calls_are_known_while_they_run(void **state)
     assert_int_equal(destroyed, 1);
 }
 
+/* A layer's own path into its implementation (the model-exchange FMU state
+ * files) marks its call the same way, nested or not, and puts back the one
+ * before. */
+static void a_marked_call_is_known_until_it_is_left(void **state)
+{
+    (void)state;
+    counter *cs = calloc(1, sizeof *cs);
+    int destroyed = 0;
+    cs->destroyed = &destroyed;
+    rtcosim_component_desc desc = {.model_name = "marked", .variables = counter_vars,
+                                   .variable_count = 2};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_create(&seeing_ops, cs, &desc, &c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_instantiate(c, "m", &err), RTCOSIM_OK);
+    const char *instance = NULL, *call = NULL;
+    component_call_mark outer = component_call_enter(c, RTCOSIM_CALL_GET_STATE);
+    component_call_mark inner = component_call_enter(c, RTCOSIM_CALL_DESERIALIZE_STATE);
+    assert_true(rtcosim_component_current_call(&instance, &call));
+    assert_string_equal(instance, "m");
+    assert_string_equal(call, "deserialize_state");
+    component_call_leave(inner);
+    assert_true(rtcosim_component_current_call(&instance, &call));
+    assert_string_equal(call, "get_state");
+    component_call_leave(outer);
+    assert_false(rtcosim_component_current_call(&instance, &call));
+    rtcosim_component_free(c);
+    assert_int_equal(destroyed, 1);
+}
+
 static void parses_typed_values_with_range_checks(void **state)
 {
     (void)state;
@@ -366,6 +397,7 @@ int main(void)
         cmocka_unit_test(after_an_error_a_saved_state_makes_it_usable_again),
         cmocka_unit_test(parses_typed_values_with_range_checks),
         cmocka_unit_test(state_calls_are_known_while_they_run),
+        cmocka_unit_test(a_marked_call_is_known_until_it_is_left),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
