@@ -23,6 +23,7 @@ enum {
     DEFAULT_MAX_STRING_BYTES = 256,
     FIELD_MAX = RTCOSIM_FORMAT_MAX + 1, /* a separator plus one number */
     FLUSH_PERIOD_MS = 100,              /* rows reach the file at least this often */
+    FLUSH_CHECK_MAX = 8,                /* rows between two reads of the clock, at most */
     EMERGENCY_SLOTS = 16                /* open recorders a fatal-signal flush can reach */
 };
 
@@ -34,6 +35,10 @@ typedef struct sink {
     size_t cap, len;
     int error_number;
     int64_t last_flush_ms; /* coarse monotonic clock */
+    /* the clock is read every check_every-th row (1 to FLUSH_CHECK_MAX):
+     * rows that come faster than it ticks need not read it each */
+    int64_t last_check_ms;
+    uint32_t check_every, until_check;
     atomic_uint_fast64_t bytes_written;
     atomic_uint_fast64_t rows_written;
 } sink;
@@ -103,10 +108,22 @@ static void sink_flush(sink *s)
 }
 
 /* Rows on disk at least every FLUSH_PERIOD_MS of wall time (a killed or
- * stuck run keeps what it computed): one coarse clock read per row. */
+ * stuck run keeps what it computed). The coarse clock (5 ns a read here, 5 %
+ * of B1's row) is read every row while rows are further apart than its tick,
+ * and up to every FLUSH_CHECK_MAX-th row while several rows fall in one
+ * tick: a flush comes at most that many rows late. */
 static inline void sink_flush_if_due(sink *s)
 {
-    if (s->len && coarse_ms() - s->last_flush_ms >= FLUSH_PERIOD_MS)
+    if (--s->until_check)
+        return;
+    int64_t now = coarse_ms();
+    if (now != s->last_check_ms)
+        s->check_every = 1;
+    else if (s->check_every < FLUSH_CHECK_MAX)
+        s->check_every *= 2;
+    s->until_check = s->check_every;
+    s->last_check_ms = now;
+    if (s->len && now - s->last_flush_ms >= FLUSH_PERIOD_MS)
         sink_flush(s);
 }
 
@@ -514,6 +531,7 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     }
     r->column_count = o->column_count;
     r->columns = calloc(o->column_count + 1, sizeof *r->columns);
+    r->out.check_every = r->out.until_check = 1;
     r->out.cap = o->buffer_bytes ? o->buffer_bytes : DEFAULT_BUFFER_BYTES;
     if (r->out.cap < MIN_BUFFER_BYTES)
         r->out.cap = MIN_BUFFER_BYTES;

@@ -87,6 +87,51 @@ static void keeps_every_nth_row_and_forced_rows(void **state)
     free(text);
 }
 
+/* Rows reach the file while the run goes on: once 100 ms have passed, a
+ * slow row (the clock read every row) flushes at once, and after a burst
+ * of fast rows (the clock read every 8th row at most) a flush comes within
+ * 8 rows. */
+static size_t lines_on_disk(const char *path)
+{
+    char *text = read_text(path);
+    size_t n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p == '\n';
+    free(text);
+    return n;
+}
+
+static void rows_reach_the_file_within_the_flush_period(void **state)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/recorder_flush.csv", (const char *)*state);
+    rtcosim_recorder_options o = {.path = path, .columns = one_column, .column_count = 1};
+    rtcosim_recorder *r = NULL;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    rtcosim_value v = {.f64 = 1};
+    /* a burst: 1000 rows, far less than 100 ms */
+    rtcosim_time_ns t = 0;
+    for (int i = 0; i < 1000; i++, t += 1000)
+        assert_int_equal(rtcosim_recorder_push_row(r, t, &v, NULL), RTCOSIM_OK);
+    usleep(150 * 1000);
+    size_t pushed = 0;
+    while (lines_on_disk(path) < 1001 && pushed < 8) {
+        assert_int_equal(rtcosim_recorder_push_row(r, t, &v, NULL), RTCOSIM_OK);
+        t += 1000;
+        pushed++;
+    }
+    assert_true(lines_on_disk(path) >= 1001); /* the header and the burst */
+    /* slow rows: each one 150 ms after the last is on disk when pushed */
+    for (int i = 0; i < 3; i++) {
+        usleep(150 * 1000);
+        assert_int_equal(rtcosim_recorder_push_row(r, t, &v, NULL), RTCOSIM_OK);
+        t += 1000;
+        pushed++;
+        assert_int_equal(lines_on_disk(path), 1001 + pushed);
+    }
+    assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
+}
+
 /* Many rows through a tiny ring and buffer so that the producer waits for
  * space and the writer flushes often; every row must arrive, in order, exact. */
 static void writer_thread_delivers_every_row_exactly(void **state)
@@ -290,6 +335,8 @@ int main(void)
                                         tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(binary_columns_are_written_as_hex, tu_scratch_setup,
                                         tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(rows_reach_the_file_within_the_flush_period,
+                                        tu_scratch_setup, tu_scratch_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
