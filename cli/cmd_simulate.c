@@ -566,8 +566,7 @@ static int run_simulate(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto done;
     }
-    /* (with a state file the run is refused: the one line says why) */
-    if (a.isolate && model_exchange && !a.initial_state_file && !a.final_state_file)
+    if (a.isolate && model_exchange)
         rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
                     "%s: --isolate: the model-exchange integrator runs in the host process, so "
                     "no rows are written at events and continuous inputs hold over each step",
@@ -583,11 +582,9 @@ static int run_simulate(int argc, char **argv)
             goto done;
         }
         exe[n] = '\0';
-        if (rtcosim_isolate_wrap(inner, a.fmu, exe,
-                                 rtcosim_fmu_info_of(inner)->interface_type ==
-                                     RTCOSIM_FMI_MODEL_EXCHANGE,
-                                 &c,
-                                 &err) != RTCOSIM_OK) {
+        /* the host loads it with the same options, the interface found */
+        fo.interface_type = rtcosim_fmu_info_of(inner)->interface_type;
+        if (rtcosim_isolate_wrap_options(inner, a.fmu, exe, &fo, &c, &err) != RTCOSIM_OK) {
             fail_run(&a, NULL, &err);
             goto done;
         }

@@ -8,8 +8,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rtcosim/component.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/status.h"
 
 /* Wrap `inner` (a component made by rtcosim_fmu_load from fmu_path, used
@@ -24,6 +26,14 @@
 rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_path,
                                     const char *host_exe, bool model_exchange,
                                     rtcosim_component **out, rtcosim_error *err);
+/* The same with the loading options the host honours: interface_type (model
+ * exchange or co-simulation), solver and max_solver_step (the host runs the
+ * integrator), strict, fmu_logging_on and visible; the others are ignored
+ * (the Event Mode options are refused by the callers, as the host drives no
+ * Event Mode). */
+rtcosim_status rtcosim_isolate_wrap_options(rtcosim_component *inner, const char *fmu_path,
+                                            const char *host_exe, const rtcosim_fmu_options *fo,
+                                            rtcosim_component **out, rtcosim_error *err);
 
 /* Kill (SIGKILL) and reap every host process still running: for a run that
  * ends at once (--step-timeout, a fatal signal). Async-signal-safe. The hosts'
@@ -33,6 +43,16 @@ void rtcosim_isolate_kill_all(void);
 /* Whether c is an isolated FMU loaded for model exchange (its integrator
  * runs in the host process). */
 bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c);
+
+/* Model exchange through the host, as rtcosim_fmu_me_get_fmu_state and
+ * rtcosim_fmu_me_set_fmu_state (fmusim's state files: the FMU's own
+ * serialized state; the host's integrator restarts from the states in it);
+ * a state must fit the channel (about 1 MiB). RTCOSIM_EINVAL naming the
+ * component when it is not an isolated model-exchange FMU. */
+rtcosim_status rtcosim_isolate_me_get_fmu_state(rtcosim_component *c, uint8_t **bytes,
+                                                size_t *size, rtcosim_error *err);
+rtcosim_status rtcosim_isolate_me_set_fmu_state(rtcosim_component *c, const uint8_t *bytes,
+                                                size_t size, rtcosim_error *err);
 
 /* How long one call of an isolated component may go unanswered before its
  * host is killed and the call fails with RTCOSIM_EFATAL naming the component,

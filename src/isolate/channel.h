@@ -39,6 +39,10 @@ typedef enum channel_op {
     OP_STATE_SIZE,  /* size in n */
     OP_SERIALIZE,   /* n bytes into data[] */
     OP_DESERIALIZE, /* n bytes from data[] */
+    /* Model exchange: the FMU's own serialized state, as fmusim's state
+     * files hold it (rtcosim_fmu_me_get_fmu_state / set), n bytes in data[] */
+    OP_ME_GET_FMU_STATE,
+    OP_ME_SET_FMU_STATE,
 } channel_op;
 
 /* The first word of a channel: `rtcosim host-fmu` refuses any other fd. */
@@ -65,6 +69,10 @@ typedef struct channel {
     uint32_t type;
     uint64_t n;
     bool interface_me;
+    /* OP_LOAD: the loading options the host honours (rtcosim_fmu_options) */
+    uint32_t solver;
+    int64_t max_solver_step;
+    bool strict, fmu_logging_on, visible;
     uint32_t state_id;
     rtcosim_step_result result;
     char message[CHANNEL_MESSAGE];

@@ -99,7 +99,12 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *sta
     case OP_LOAD: {
         rtcosim_fmu_options fo = {.interface_type = ch->interface_me ? RTCOSIM_FMI_MODEL_EXCHANGE
                                                                      : RTCOSIM_FMI_CO_SIMULATION,
-                                  .temp_dir = ch->temp_dir[0] ? ch->temp_dir : NULL};
+                                  .temp_dir = ch->temp_dir[0] ? ch->temp_dir : NULL,
+                                  .solver = (rtcosim_me_solver)ch->solver,
+                                  .max_solver_step = ch->max_solver_step,
+                                  .strict = ch->strict,
+                                  .fmu_logging_on = ch->fmu_logging_on,
+                                  .visible = ch->visible};
         return rtcosim_fmu_load(ch->path, &fo, c, err);
     }
     case OP_INSTANTIATE:
@@ -127,6 +132,26 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *sta
     case OP_SERIALIZE:
     case OP_DESERIALIZE:
         return serve_state(ch, *c, states, err);
+    case OP_ME_GET_FMU_STATE: {
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        rtcosim_status st = rtcosim_fmu_me_get_fmu_state(*c, &bytes, &size, err);
+        if (st == RTCOSIM_OK && size > channel_data_bytes())
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                   "isolate: a state of %zu bytes does not fit the channel", size);
+        if (st == RTCOSIM_OK) {
+            memcpy(ch->data, bytes, size);
+            ch->n = size;
+        }
+        free(bytes);
+        return st;
+    }
+    case OP_ME_SET_FMU_STATE:
+        if (ch->n > channel_data_bytes())
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "isolate: a state of %llu bytes does not fit the channel",
+                                     (unsigned long long)ch->n);
+        return rtcosim_fmu_me_set_fmu_state(*c, ch->data, (size_t)ch->n, err);
     }
     return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: unknown request %u", ch->op);
 }

@@ -116,6 +116,8 @@ static const char *call_name(const isolated *iso, channel_op op)
         [OP_STATE_SIZE] = {"fmi2SerializedFMUstateSize", "fmi3SerializedFMUStateSize"},
         [OP_SERIALIZE] = {"fmi2SerializeFMUstate", "fmi3SerializeFMUState"},
         [OP_DESERIALIZE] = {"fmi2DeSerializeFMUstate", "fmi3DeserializeFMUState"},
+        [OP_ME_GET_FMU_STATE] = {"fmi2SerializeFMUstate", "fmi3SerializeFMUState"},
+        [OP_ME_SET_FMU_STATE] = {"fmi2SetFMUstate", "fmi3SetFMUState"},
     };
     return names[op][iso->fmi3];
 }
@@ -455,6 +457,15 @@ rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_pa
                                     const char *host_exe, bool model_exchange,
                                     rtcosim_component **out, rtcosim_error *err)
 {
+    rtcosim_fmu_options fo = {.interface_type = model_exchange ? RTCOSIM_FMI_MODEL_EXCHANGE
+                                                               : RTCOSIM_FMI_CO_SIMULATION};
+    return rtcosim_isolate_wrap_options(inner, fmu_path, host_exe, &fo, out, err);
+}
+
+rtcosim_status rtcosim_isolate_wrap_options(rtcosim_component *inner, const char *fmu_path,
+                                            const char *host_exe, const rtcosim_fmu_options *fo,
+                                            rtcosim_component **out, rtcosim_error *err)
+{
     *out = NULL;
     isolated *iso = calloc(1, sizeof *iso);
     if (!iso) {
@@ -471,7 +482,12 @@ rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_pa
             st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: path too long", fmu_path);
         else {
             snprintf(iso->ch->path, sizeof iso->ch->path, "%s", fmu_path);
-            iso->ch->interface_me = model_exchange;
+            iso->ch->interface_me = fo->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
+            iso->ch->solver = (uint32_t)fo->solver;
+            iso->ch->max_solver_step = fo->max_solver_step;
+            iso->ch->strict = fo->strict;
+            iso->ch->fmu_logging_on = fo->fmu_logging_on;
+            iso->ch->visible = fo->visible;
             st = make_temp_dir(iso, err);
             if (st == RTCOSIM_OK)
                 st = call(iso, OP_LOAD, err);
@@ -527,4 +543,54 @@ bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c)
         return false;
     const isolated *iso = rtcosim_component_impl(c);
     return iso->ch && iso->ch->interface_me;
+}
+
+/* ---- model exchange: fmusim's state files through the host ---- */
+
+static isolated *me_isolated(rtcosim_component *c, rtcosim_error *err)
+{
+    if (!rtcosim_isolate_is_model_exchange(c)) {
+        rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: not an isolated model-exchange FMU",
+                          c ? rtcosim_component_model_name(c) : "(null)");
+        return NULL;
+    }
+    return rtcosim_component_impl(c);
+}
+
+rtcosim_status rtcosim_isolate_me_get_fmu_state(rtcosim_component *c, uint8_t **bytes,
+                                                size_t *size, rtcosim_error *err)
+{
+    isolated *iso = me_isolated(c, err);
+    if (!iso)
+        return RTCOSIM_EINVAL;
+    *bytes = NULL;
+    *size = 0;
+    rtcosim_status st = call(iso, OP_ME_GET_FMU_STATE, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    size_t n = (size_t)iso->ch->n;
+    uint8_t *out = malloc(n ? n : 1);
+    if (!out)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "component '%s': out of memory",
+                                 iso->name);
+    memcpy(out, iso->ch->data, n);
+    *bytes = out;
+    *size = n;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_isolate_me_set_fmu_state(rtcosim_component *c, const uint8_t *bytes,
+                                                size_t size, rtcosim_error *err)
+{
+    isolated *iso = me_isolated(c, err);
+    if (!iso)
+        return RTCOSIM_EINVAL;
+    if (size > channel_data_bytes())
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "component '%s': a state of %zu bytes does not fit the isolation "
+                                 "channel (%zu bytes)",
+                                 iso->name, size, channel_data_bytes());
+    memcpy(iso->ch->data, bytes, size);
+    iso->ch->n = size;
+    return call(iso, OP_ME_SET_FMU_STATE, err);
 }

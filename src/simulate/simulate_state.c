@@ -10,8 +10,8 @@
  * Model exchange too, as fmusim: the file holds the FMU's state alone; it is
  * set in Continuous-Time Mode after initialization and the integrator
  * restarts from the continuous states in it at the run's start time
- * (rtcosim_fmu_me_set_fmu_state). Not through --isolate with model exchange,
- * whose host serializes its integrator with the FMU. */
+ * (rtcosim_fmu_me_set_fmu_state); through --isolate the host does the same
+ * (rtcosim_isolate_me_set_fmu_state). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +35,6 @@ rtcosim_status simulate_check_state_files(run *r, rtcosim_error *err)
     if (!initial && !o->final_state_file)
         return RTCOSIM_OK;
     const char *option = initial ? "an initial" : "a final";
-    if (rtcosim_isolate_is_model_exchange(r->c))
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: %s FMU state file with model exchange needs the FMU in "
-                                 "this process (its isolated host keeps the integrator's state "
-                                 "with the FMU's): leave out --isolate",
-                                 r->label, option);
     const rtcosim_capabilities *caps = rtcosim_component_capabilities(r->c);
     if (!caps->can_get_set_state || !caps->can_serialize_state)
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
@@ -85,6 +79,8 @@ rtcosim_status simulate_restore_state_file(run *r, rtcosim_error *err)
     }
     if (r->me) {
         st = rtcosim_fmu_me_set_fmu_state(r->c, bytes, size, err);
+    } else if (rtcosim_isolate_is_model_exchange(r->c)) {
+        st = rtcosim_isolate_me_set_fmu_state(r->c, bytes, size, err);
     } else {
         rtcosim_state state = NULL;
         st = rtcosim_component_deserialize_state(r->c, bytes, size, &state, err);
@@ -111,6 +107,8 @@ rtcosim_status simulate_save_state_file(run *r, rtcosim_error *err)
     rtcosim_status st = RTCOSIM_OK;
     if (r->me) {
         st = rtcosim_fmu_me_get_fmu_state(r->c, &bytes, &size, err);
+    } else if (rtcosim_isolate_is_model_exchange(r->c)) {
+        st = rtcosim_isolate_me_get_fmu_state(r->c, &bytes, &size, err);
     } else {
         rtcosim_state state = NULL;
         st = rtcosim_component_get_state(r->c, &state, err);

@@ -425,8 +425,84 @@ static void a_saved_fmu_state_continues_a_model_exchange_run(void **state)
     }
 }
 
-/* A state file's errors: none there, empty, model exchange through
- * --isolate, and a start value the state would overwrite. */
+/* Through --isolate the host integrates with the options given (it used to
+ * load the FMU with CVODE whatever --solver said): with explicit Euler its
+ * rows are the in-process run's at every output time (which has the bounces'
+ * event rows besides), its final state file is the same bytes, and a run
+ * continued from it through --isolate gives the uninterrupted isolated run's
+ * rows. */
+static void isolated_model_exchange_takes_the_solver_and_state_files(void **state)
+{
+    (void)state;
+    const char *inproc[] = {"simulate", RTCOSIM_FMU_BOUNCINGBALL_FMI3, "--interface-type", "me",
+                            "--solver", "euler", "--stop-time", "1", "--output-interval",
+                            "0.05", "--final-fmu-state-file", tu_scratch("in.bin"), "-o",
+                            tu_scratch("in.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("s.err"), inproc), 0);
+    const char *isolated[] = {"simulate", RTCOSIM_FMU_BOUNCINGBALL_FMI3, "--isolate",
+                              "--interface-type", "me", "--solver", "euler", "--stop-time", "1",
+                              "--output-interval", "0.05", "--final-fmu-state-file",
+                              tu_scratch("iso.bin"), "-o", tu_scratch("iso.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("s.err"), isolated), 0);
+    size_t n_in = 0, n_iso = 0;
+    char *in_state = tu_read_file(tu_scratch("in.bin"), &n_in);
+    char *copy = malloc(n_in ? n_in : 1);
+    assert_non_null(copy);
+    memcpy(copy, in_state, n_in);
+    const char *iso_state = tu_read_file(tu_scratch("iso.bin"), &n_iso);
+    assert_true(n_in > 4 && n_in == n_iso);
+    assert_memory_equal(copy, iso_state, n_in);
+    free(copy);
+    /* every isolated row is the in-process row of its time (the last one
+     * there: after an event's pair) */
+    char *in_rows = strdup(tu_read_file(tu_scratch("in.csv"), NULL));
+    char *iso_rows = strdup(tu_read_file(tu_scratch("iso.csv"), NULL));
+    assert_non_null(in_rows);
+    assert_non_null(iso_rows);
+    size_t rows = 0;
+    for (char *line = strtok(iso_rows, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '"')
+            continue; /* the header */
+        char key[64];
+        size_t k = strcspn(line, ",");
+        assert_true(k + 2 < sizeof key);
+        snprintf(key, sizeof key, "\n%.*s,", (int)k, line);
+        const char *at = NULL, *p = in_rows;
+        while ((p = strstr(p, key)) != NULL)
+            at = p++;
+        assert_non_null(at);
+        assert_memory_equal(at + 1, line, strlen(line));
+        rows++;
+    }
+    assert_int_equal(rows, 21);
+    free(in_rows);
+    free(iso_rows);
+    const char *rest[] = {"simulate", RTCOSIM_FMU_BOUNCINGBALL_FMI3, "--isolate",
+                          "--interface-type", "me", "--solver", "euler", "--start-time", "1",
+                          "--stop-time", "2", "--output-interval", "0.05",
+                          "--initial-fmu-state-file", tu_scratch("iso.bin"), "-o",
+                          tu_scratch("rest.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("s.err"), rest), 0);
+    const char *whole[] = {"simulate", RTCOSIM_FMU_BOUNCINGBALL_FMI3, "--isolate",
+                           "--interface-type", "me", "--solver", "euler", "--stop-time", "2",
+                           "--output-interval", "0.05", "-o", tu_scratch("whole.csv"), "-q",
+                           NULL};
+    assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
+    char *rest_rows = strdup(tu_read_file(tu_scratch("rest.csv"), NULL));
+    char *whole_rows = strdup(tu_read_file(tu_scratch("whole.csv"), NULL));
+    assert_non_null(rest_rows);
+    assert_non_null(whole_rows);
+    const char *from_1 = strstr(whole_rows, "\n1,");
+    const char *rest_1 = strstr(rest_rows, "\n1,");
+    assert_non_null(from_1);
+    assert_non_null(rest_1);
+    assert_string_equal(rest_1, from_1);
+    free(rest_rows);
+    free(whole_rows);
+}
+
+/* A state file's errors: none there, empty, an FMU that cannot serialize
+ * its state (FMI 1.0), and a start value the state would overwrite. */
 static void state_file_errors_are_named(void **state)
 {
     (void)state;
@@ -439,8 +515,9 @@ static void state_file_errors_are_named(void **state)
           tu_scratch("none.bin"), NULL}, "none.bin: cannot open"},
         {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--initial-fmu-state-file",
           tu_scratch("empty.bin"), NULL}, "empty.bin: empty: no FMU state"},
-        {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--interface-type", "me", "--isolate",
-          "--final-fmu-state-file", tu_scratch("me.bin"), NULL}, "leave out --isolate"},
+        {{"simulate", RTCOSIM_FMU_BOUNCINGBALL_FMI1ME, "--interface-type", "me",
+          "--final-fmu-state-file", tu_scratch("me.bin"), NULL},
+         "needs an FMU that can serialize its state"},
         {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--start-value", "x0", "2",
           "--initial-fmu-state-file", tu_scratch("empty.bin"), NULL},
          "start value 'x0': the run starts from the state in"},
@@ -476,6 +553,7 @@ int main(void)
         cmocka_unit_test(unsupported_fmusim_options_are_refused_by_name),
         cmocka_unit_test(a_saved_fmu_state_continues_the_run),
         cmocka_unit_test(a_saved_fmu_state_continues_a_model_exchange_run),
+        cmocka_unit_test(isolated_model_exchange_takes_the_solver_and_state_files),
         cmocka_unit_test(state_file_errors_are_named),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
