@@ -70,6 +70,9 @@ rtcosim_status me_inputs_init(struct rtcosim_me *me, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+static rtcosim_status remember(struct rtcosim_me *me, rtcosim_type type, me_discrete *d,
+                               const void *slot, size_t size, rtcosim_error *err);
+
 static void drop_value(rtcosim_type type, me_discrete *d)
 {
     if (d->known && type == RTCOSIM_TYPE_STRING)
@@ -83,6 +86,25 @@ void me_inputs_forget(struct rtcosim_me *me)
 {
     for (size_t i = 0; i < me->discrete_count; i++)
         drop_value((rtcosim_type)(me->discrete[i].key >> 32), &me->discrete[i]);
+}
+
+void me_inputs_reload(struct rtcosim_me *me)
+{
+    for (size_t i = 0; i < me->discrete_count; i++) {
+        me_discrete *d = &me->discrete[i];
+        rtcosim_type type = (rtcosim_type)(d->key >> 32);
+        uint32_t vr = (uint32_t)d->key;
+        drop_value(type, d);
+        union {
+            unsigned char bytes[8];
+            const char *s;
+            rtcosim_binary bin;
+        } slot;
+        memset(&slot, 0, sizeof slot);
+        rtcosim_error ignored;
+        if (me->base.get(me->f, type, &vr, 1, &slot, &ignored) == RTCOSIM_OK)
+            (void)remember(me, type, d, &slot, rtcosim_type_size(type), &ignored);
+    }
 }
 
 void me_inputs_free(struct rtcosim_me *me)

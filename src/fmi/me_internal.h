@@ -111,6 +111,10 @@ rtcosim_status me_inputs_init(struct rtcosim_me *me, rtcosim_error *err);
 rtcosim_status me_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                       const void *values, rtcosim_error *err);
 void me_inputs_forget(struct rtcosim_me *me);
+/* After an FMU state from outside (a state file): the values the state
+ * holds, read back from the FMU as the last set, so that setting them again
+ * is no input event (one the FMU refuses to give stays unknown). */
+void me_inputs_reload(struct rtcosim_me *me);
 /* Close an open input event: its iteration, the observer's row after. */
 rtcosim_status me_close_input_event(struct rtcosim_me *me, rtcosim_error *err);
 rtcosim_status me_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n, void *values,

@@ -190,7 +190,7 @@ rtcosim_status rtcosim_fmu_me_set_fmu_state(rtcosim_component *c, const uint8_t 
     me->terminate_pending = false;
     me->in_continuous_time = true;
     me->needs_reinit = true;
-    me_inputs_forget(me); /* the FMU holds the inputs of that state */
+    me_inputs_reload(me); /* the FMU holds the inputs of that state */
     if (me->nx > 0 && (st = me->calls->get_states(f, me_states(me), me->nx, err)) != RTCOSIM_OK)
         return st;
     if (me->solver == RTCOSIM_ME_SOLVER_EULER)

@@ -425,6 +425,58 @@ static void a_saved_fmu_state_continues_a_model_exchange_run(void **state)
     }
 }
 
+/* the numeric outputs (an isolated FMU gives no strings) */
+#define OUTPUTS                                                                                    \
+    "--output-variable", "Float64_continuous_output", "--output-variable",                        \
+        "Float64_discrete_output", "--output-variable", "Int32_output"
+
+/* A discrete input the state holds is no input event when the input file
+ * sets it to the same value again: after the restore the integrator reads
+ * the discrete inputs back from the FMU (it used to forget them, and the
+ * first step made an event: a pair of rows at 1.25 s the uninterrupted run
+ * does not have). With and without --isolate. */
+
+static void a_restored_discrete_input_is_no_input_event(void **state)
+{
+    (void)state;
+    tu_write_file(tu_scratch("in.csv"),
+                  "time,Float64_continuous_input,Float64_discrete_input,Int32_input\n"
+                  "0,0,0,0\n0.03,1,0,0\n0.03,2,5,3\n0.06,2,5,3\n");
+    const char *isolate[] = {NULL, "--isolate"};
+    for (int k = 0; k < 2; k++) {
+        const char *first[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGHME_FMI3, "--interface-type",
+                               "me", "--input-file", tu_scratch("in.csv"), "--stop-time", "1",
+                               "--output-interval", "0.25", "--final-fmu-state-file",
+                               tu_scratch("ft.bin"), "-o", tu_scratch("f1.csv"), "-q",
+                               OUTPUTS, isolate[k], NULL};
+        if (run_cli(tu_scratch("s.err"), first) != 0)
+            fail_msg("%s", tu_read_file(tu_scratch("s.err"), NULL));
+        const char *rest[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGHME_FMI3, "--interface-type",
+                              "me", "--input-file", tu_scratch("in.csv"), "--start-time", "1",
+                              "--stop-time", "2", "--output-interval", "0.25",
+                              "--initial-fmu-state-file", tu_scratch("ft.bin"), "-o",
+                              tu_scratch("f2.csv"), "-q", OUTPUTS, isolate[k], NULL};
+        assert_int_equal(run_cli(tu_scratch("s.err"), rest), 0);
+        const char *whole[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGHME_FMI3, "--interface-type",
+                               "me", "--input-file", tu_scratch("in.csv"), "--stop-time", "2",
+                               "--output-interval", "0.25", "-o", tu_scratch("fw.csv"), "-q",
+                               OUTPUTS, isolate[k], NULL};
+        assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
+        char *rest_rows = strdup(tu_read_file(tu_scratch("f2.csv"), NULL));
+        char *whole_rows = strdup(tu_read_file(tu_scratch("fw.csv"), NULL));
+        assert_non_null(rest_rows);
+        assert_non_null(whole_rows);
+        const char *from_1 = strstr(whole_rows, "\n1,");
+        const char *rest_1 = strstr(rest_rows, "\n1,");
+        assert_non_null(from_1);
+        assert_non_null(rest_1);
+        assert_string_equal(rest_1, from_1);
+        assert_non_null(strstr(rest_1, "\n2,2,5,3\n")); /* the inputs held to the end */
+        free(rest_rows);
+        free(whole_rows);
+    }
+}
+
 /* Through --isolate the host integrates with the options given (it used to
  * load the FMU with CVODE whatever --solver said): with explicit Euler its
  * rows are the in-process run's at every output time (which has the bounces'
@@ -554,6 +606,7 @@ int main(void)
         cmocka_unit_test(a_saved_fmu_state_continues_the_run),
         cmocka_unit_test(a_saved_fmu_state_continues_a_model_exchange_run),
         cmocka_unit_test(isolated_model_exchange_takes_the_solver_and_state_files),
+        cmocka_unit_test(a_restored_discrete_input_is_no_input_event),
         cmocka_unit_test(state_file_errors_are_named),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
