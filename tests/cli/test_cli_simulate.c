@@ -364,6 +364,29 @@ static void a_saved_fmu_state_continues_the_run(void **state)
     }
 }
 
+/* A run continued from a state saved at 1 s gives the rows of one
+ * uninterrupted run from 1 s on, byte for byte; the continued rows contain
+ * `also` (NULL: no check) and are at least min_bytes long. */
+static void assert_rows_from_1_equal(const char *whole_csv, const char *rest_csv,
+                                     const char *also, size_t min_bytes)
+{
+    /* (the helper's buffer is reused: a copy of each) */
+    char *rest_rows = strdup(tu_read_file(rest_csv, NULL));
+    char *whole_rows = strdup(tu_read_file(whole_csv, NULL));
+    assert_non_null(rest_rows);
+    assert_non_null(whole_rows);
+    const char *from_1 = strstr(whole_rows, "\n1,");
+    const char *rest_1 = strstr(rest_rows, "\n1,");
+    assert_non_null(from_1);
+    assert_non_null(rest_1);
+    assert_string_equal(rest_1, from_1);
+    assert_true(strlen(rest_1) >= min_bytes);
+    if (also)
+        assert_non_null(strstr(rest_1, also));
+    free(rest_rows);
+    free(whole_rows);
+}
+
 /* Model exchange, as fmusim: the file holds the FMU's own serialized state
  * (the test FMUs' "RTCS" format, not rtcosim's integrator snapshot "RTME"),
  * and a run continued from it with explicit Euler gives the uninterrupted
@@ -393,19 +416,8 @@ static void a_saved_fmu_state_continues_a_model_exchange_run(void **state)
                                "euler", "--stop-time", "2", "--output-interval", "0.05", "-o",
                                tu_scratch("whole.csv"), "-q", NULL};
         assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
-        /* (the helper's buffer is reused: a copy of each) */
-        char *rest_rows = strdup(tu_read_file(tu_scratch("rest.csv"), NULL));
-        char *whole_rows = strdup(tu_read_file(tu_scratch("whole.csv"), NULL));
-        assert_non_null(rest_rows);
-        assert_non_null(whole_rows);
-        const char *from_1 = strstr(whole_rows, "\n1,");
-        const char *rest_1 = strstr(rest_rows, "\n1,");
-        assert_non_null(from_1);
-        assert_non_null(rest_1);
-        assert_string_equal(rest_1, from_1);
-        assert_true(strlen(rest_1) > 20 * 10); /* 21 grid rows and the bounces' */
-        free(rest_rows);
-        free(whole_rows);
+        /* 21 grid rows and the bounces' */
+        assert_rows_from_1_equal(tu_scratch("whole.csv"), tu_scratch("rest.csv"), NULL, 200);
     }
     const char *first[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI3, "--interface-type", "me",
                            "--stop-time", "1", "--final-fmu-state-file", tu_scratch("d.bin"),
@@ -462,18 +474,8 @@ static void a_restored_discrete_input_is_no_input_event(void **state)
                                "--output-interval", "0.25", "-o", tu_scratch("fw.csv"), "-q",
                                OUTPUTS, isolate[k], NULL};
         assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
-        char *rest_rows = strdup(tu_read_file(tu_scratch("f2.csv"), NULL));
-        char *whole_rows = strdup(tu_read_file(tu_scratch("fw.csv"), NULL));
-        assert_non_null(rest_rows);
-        assert_non_null(whole_rows);
-        const char *from_1 = strstr(whole_rows, "\n1,");
-        const char *rest_1 = strstr(rest_rows, "\n1,");
-        assert_non_null(from_1);
-        assert_non_null(rest_1);
-        assert_string_equal(rest_1, from_1);
-        assert_non_null(strstr(rest_1, "\n2,2,5,3\n")); /* the inputs held to the end */
-        free(rest_rows);
-        free(whole_rows);
+        /* the inputs held to the end */
+        assert_rows_from_1_equal(tu_scratch("fw.csv"), tu_scratch("f2.csv"), "\n2,2,5,3\n", 0);
     }
 }
 
@@ -540,17 +542,7 @@ static void isolated_model_exchange_takes_the_solver_and_state_files(void **stat
                            "--output-interval", "0.05", "-o", tu_scratch("whole.csv"), "-q",
                            NULL};
     assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
-    char *rest_rows = strdup(tu_read_file(tu_scratch("rest.csv"), NULL));
-    char *whole_rows = strdup(tu_read_file(tu_scratch("whole.csv"), NULL));
-    assert_non_null(rest_rows);
-    assert_non_null(whole_rows);
-    const char *from_1 = strstr(whole_rows, "\n1,");
-    const char *rest_1 = strstr(rest_rows, "\n1,");
-    assert_non_null(from_1);
-    assert_non_null(rest_1);
-    assert_string_equal(rest_1, from_1);
-    free(rest_rows);
-    free(whole_rows);
+    assert_rows_from_1_equal(tu_scratch("whole.csv"), tu_scratch("rest.csv"), NULL, 200);
 }
 
 /* A state file's errors: none there, empty, an FMU that cannot serialize
