@@ -109,9 +109,9 @@ double anytime_idle_reserve_from_limits(bool realtime, long long runtime_us, lon
 
 double anytime_idle_reserve_from_deadline(long long runtime_ns, long long dl_period_ns)
 {
-    if (runtime_ns <= 0 || dl_period_ns <= 0 || runtime_ns > dl_period_ns)
-        return anytime_idle_reserve_from_limits(true, -2, -2); /* the default's */
-    return 1.0 - (double)runtime_ns / (double)dl_period_ns + RTCOSIM_ANYTIME_IDLE_RESERVE_MARGIN;
+    /* the throttling limits' rule; a runtime of 0 or less (-1 means no
+     * throttling there) is no reservation: the default's */
+    return anytime_idle_reserve_from_limits(true, runtime_ns > 0 ? runtime_ns : -2, dl_period_ns);
 }
 
 rtcosim_time_ns anytime_idle_reserve_ns(double share, rtcosim_time_ns period_ns)

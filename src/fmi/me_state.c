@@ -33,6 +33,19 @@ rtcosim_status me_get_state(void *self, rtcosim_state *state, rtcosim_error *err
     return RTCOSIM_OK;
 }
 
+/* After the FMU took a state: the solver restarts from the continuous
+ * states it holds (and, for Euler, from its event indicators). */
+static rtcosim_status restart_from_fmu(struct rtcosim_me *me, rtcosim_error *err)
+{
+    me->needs_reinit = true;
+    rtcosim_status st = RTCOSIM_OK;
+    if (me->nx > 0 && (st = me->calls->get_states(me->f, me_states(me), me->nx, err)) != RTCOSIM_OK)
+        return st;
+    if (me->solver == RTCOSIM_ME_SOLVER_EULER)
+        st = me_read_indicators(me, me->z_before, err);
+    return st;
+}
+
 /* The FMU's state holds its continuous states; the solver restarts from them. */
 rtcosim_status me_set_state(void *self, rtcosim_state state, rtcosim_error *err)
 {
@@ -50,13 +63,8 @@ rtcosim_status me_set_state(void *self, rtcosim_state state, rtcosim_error *err)
     me->next_event_time = s->next_event_time;
     me->terminate_pending = s->terminate_pending;
     me->in_continuous_time = !s->terminate_pending;
-    me->needs_reinit = true;
     me_inputs_forget(me); /* the FMU holds the inputs of that time again */
-    if (me->nx > 0 && (st = me->calls->get_states(f, me_states(me), me->nx, err)) != RTCOSIM_OK)
-        return st;
-    if (me->solver == RTCOSIM_ME_SOLVER_EULER)
-        st = me_read_indicators(me, me->z_before, err);
-    return st;
+    return restart_from_fmu(me, err);
 }
 
 void me_free_state(void *self, rtcosim_state state)
@@ -189,13 +197,8 @@ rtcosim_status rtcosim_fmu_me_set_fmu_state(rtcosim_component *c, const uint8_t 
     me->next_event_defined = false;
     me->terminate_pending = false;
     me->in_continuous_time = true;
-    me->needs_reinit = true;
     me_inputs_reload(me); /* the FMU holds the inputs of that state */
-    if (me->nx > 0 && (st = me->calls->get_states(f, me_states(me), me->nx, err)) != RTCOSIM_OK)
-        return st;
-    if (me->solver == RTCOSIM_ME_SOLVER_EULER)
-        st = me_read_indicators(me, me->z_before, err);
-    return st;
+    return restart_from_fmu(me, err);
 }
 
 rtcosim_status rtcosim_fmu_me_get_fmu_state(rtcosim_component *c, uint8_t **bytes, size_t *size,
