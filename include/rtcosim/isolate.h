@@ -44,6 +44,12 @@ void rtcosim_isolate_kill_all(void);
  * runs in the host process). */
 bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c);
 
+/* The FMU facts of the FMU an isolated component hosts (its description's:
+ * the same variable table, so output_indices hold), NULL for any other
+ * component. Not rtcosim_fmu_info_of, which stays NULL for it: the FMU's
+ * own calls do not reach an isolated component. */
+const rtcosim_fmu_info *rtcosim_isolate_fmu_info(const rtcosim_component *c);
+
 /* Model exchange through the host, as rtcosim_fmu_me_get_fmu_state and
  * rtcosim_fmu_me_set_fmu_state (fmusim's state files: the FMU's own
  * serialized state; the host's integrator restarts from the states in it);

@@ -545,6 +545,14 @@ bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c)
     return iso->ch && iso->ch->interface_me;
 }
 
+const rtcosim_fmu_info *rtcosim_isolate_fmu_info(const rtcosim_component *c)
+{
+    if (!c || strcmp(rtcosim_component_kind(c), "isolated") != 0)
+        return NULL;
+    const isolated *iso = rtcosim_component_impl(c);
+    return rtcosim_fmu_info_of(iso->inner);
+}
+
 /* ---- model exchange: fmusim's state files through the host ---- */
 
 static isolated *me_isolated(rtcosim_component *c, rtcosim_error *err)

@@ -38,6 +38,13 @@ void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_v
     }
 }
 
+/* The FMU facts of an FMU, in this process or isolated. */
+static const rtcosim_fmu_info *fmu_info(const rtcosim_component *c)
+{
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    return info ? info : rtcosim_isolate_fmu_info(c);
+}
+
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,
                                         size_t capacity, size_t *found, rtcosim_error *err)
@@ -56,9 +63,11 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                 if (n < capacity)
                     out[n] = &v[e];
         }
-    } else if (rtcosim_fmu_info_of(c) && rtcosim_fmu_info_of(c)->output_count > 0) {
-        /* FMUs: ModelStructure outputs, in the order the FMU lists them. */
-        const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    } else if (fmu_info(c) && fmu_info(c)->output_count > 0) {
+        /* FMUs, isolated too: ModelStructure outputs, in the order the FMU
+         * lists them (an output that aliases another's reference is not one
+         * of them, as in fmusim) */
+        const rtcosim_fmu_info *info = fmu_info(c);
         for (size_t i = 0; i < info->output_count; i++) {
             const rtcosim_variable *v = rtcosim_component_variable(c, info->output_indices[i]);
             if (!v)
