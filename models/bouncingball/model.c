@@ -183,4 +183,10 @@ const model_def model_definition = {
     .default_step_size = 0.01,
     .ranges = ranges,
     .range_count = sizeof ranges / sizeof ranges[0],
+#ifdef RTCOSIM_FMU_ALIAS_OUTPUT
+    /* BouncingBallAlias: h has an FMI 3.0 <Alias> h_ft, not an output of its
+     * own in ModelStructure, as the Reference FMUs' BouncingBall 3.0 has */
+    .aliases = (const model_alias[]){{1, "h_ft"}},
+    .alias_count = 1,
+#endif
 };

@@ -355,11 +355,20 @@ static void put_variable_fmi3(const model_variable *v)
         return;
     }
     attr("start", v->start);
-    if (!v->dimensions[0]) {
+    size_t aliases = 0;
+    for (size_t a = 0; a < M->alias_count; a++)
+        aliases += M->aliases[a].value_reference == v->value_reference;
+    if (!v->dimensions[0] && !aliases) {
         fputs("/>\n", out);
         return;
     }
     fputs(">\n", out);
+    for (size_t a = 0; a < M->alias_count; a++) /* (the schema: Alias before Dimension) */
+        if (M->aliases[a].value_reference == v->value_reference) {
+            fputs("      <Alias", out);
+            attr("name", M->aliases[a].name);
+            fputs("/>\n", out);
+        }
     for (int d = 0; d < 2 && v->dimensions[d]; d++)
         fprintf(out, "      <Dimension valueReference=\"%u\"/>\n", (unsigned)v->dimensions[d]);
     fprintf(out, "    </%s>\n", fmi3_type_name(v->type));

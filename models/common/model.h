@@ -140,6 +140,11 @@ typedef struct model_range {
     const char *min, *max;
 } model_range;
 
+typedef struct model_alias {
+    uint32_t value_reference; /* of the variable it names */
+    const char *name;
+} model_alias;
+
 typedef struct model_def {
     const char *model_name;
     const char *description;
@@ -214,6 +219,11 @@ typedef struct model_def {
      * listed has none. The model's own check still enforces them. */
     const model_range *ranges;
     size_t range_count;
+    /* FMI 3.0 (section 2.4.7.5, <Alias>): other names of variables, same
+     * value reference, not listed in ModelStructure; not written for FMI
+     * 1.0/2.0. */
+    const model_alias *aliases;
+    size_t alias_count;
 } model_def;
 
 /* Every model.c defines exactly this one object. */
