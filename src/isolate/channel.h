@@ -68,6 +68,9 @@ typedef struct channel {
     double tolerance;
     uint32_t type;
     uint64_t n;
+    /* String and Binary values: the bytes of their records (below) after
+     * the value references */
+    uint64_t record_bytes;
     bool interface_me;
     /* OP_LOAD: the loading options the host honours (rtcosim_fmu_options) */
     uint32_t solver;
@@ -83,6 +86,28 @@ typedef struct channel {
 
 /* Bytes available in data[]. */
 size_t channel_data_bytes(void);
+
+/* String and Binary values travel as records after the n value references
+ * (8-byte aligned): per value a u64 size (CHANNEL_NULL_STRING for a NULL
+ * string), then the bytes (a String's with its terminating NUL), padded to
+ * 8 bytes (records.c). */
+#define CHANNEL_NULL_STRING UINT64_MAX
+
+/* Does the type travel as records? */
+static inline bool channel_has_records(rtcosim_type type)
+{
+    return type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY;
+}
+/* Bytes the records of values[0..n) (const char * or rtcosim_binary) take,
+ * SIZE_MAX past `limit`. */
+size_t channel_records_size(rtcosim_type type, const void *values, size_t n, size_t limit);
+/* Write them (out has channel_records_size bytes). */
+void channel_records_pack(unsigned char *out, rtcosim_type type, const void *values, size_t n);
+/* Point values[0..n) at the records in buf[0..bytes); false, with the reason
+ * in why, when they are malformed: a size past the end, a String without
+ * its terminating NUL. */
+bool channel_records_unpack(const unsigned char *buf, size_t bytes, rtcosim_type type, size_t n,
+                            void *values, char *why, size_t why_size);
 
 /* A new mapping on a memfd (fd inherited by children: no close-on-exec). */
 channel *channel_create(int *fd);

@@ -86,8 +86,64 @@ static rtcosim_status serve_state(channel *ch, rtcosim_component *c, state_table
     return st;
 }
 
+/* The host's pointers to String or Binary values (const char * or
+ * rtcosim_binary) between the component and the channel's records. */
+typedef struct value_ptrs {
+    void *at;
+    size_t cap; /* bytes */
+} value_ptrs;
+
+static rtcosim_status value_ptrs_for(value_ptrs *p, size_t n, rtcosim_error *err)
+{
+    size_t need = n * sizeof(rtcosim_binary); /* the larger of the two */
+    if (need <= p->cap)
+        return RTCOSIM_OK;
+    void *grown = realloc(p->at, need);
+    if (!grown)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "isolate: out of memory");
+    p->at = grown;
+    p->cap = need;
+    return RTCOSIM_OK;
+}
+
+/* OP_GET and OP_SET of String and Binary values (channel.h's records). */
+static rtcosim_status serve_records(channel *ch, rtcosim_component *c, value_ptrs *p,
+                                    rtcosim_error *err)
+{
+    rtcosim_type type = (rtcosim_type)ch->type;
+    size_t limit = channel_data_bytes();
+    if (ch->n > limit / sizeof(uint32_t))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: %llu values do not fit the"
+                                 " channel", (unsigned long long)ch->n);
+    size_t n = (size_t)ch->n, offset = align8(n * sizeof(uint32_t));
+    const uint32_t *vrs = (const uint32_t *)ch->data;
+    unsigned char *records = ch->data + offset;
+    rtcosim_status st = value_ptrs_for(p, n, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (ch->op == OP_SET) {
+        char why[128];
+        if (ch->record_bytes > limit - offset ||
+            !channel_records_unpack(records, (size_t)ch->record_bytes, type, n, p->at, why,
+                                    sizeof why))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: malformed %s values",
+                                     rtcosim_type_name(type));
+        return rtcosim_component_set(c, type, vrs, n, p->at, err);
+    }
+    if ((st = rtcosim_component_get(c, type, vrs, n, p->at, err)) != RTCOSIM_OK)
+        return st;
+    size_t need = channel_records_size(type, p->at, n, limit - offset);
+    if (need == SIZE_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: %zu %s values do not fit the"
+                                 " channel (%zu bytes)", n, rtcosim_type_name(type),
+                                 limit - offset);
+    channel_records_pack(records, type, p->at, n);
+    ch->record_bytes = need;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *states,
-                            rtcosim_error *err)
+                            value_ptrs *ptrs, rtcosim_error *err)
 {
     if (ch->op != OP_PING && ch->op != OP_LOAD && !*c)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "isolate: no FMU loaded");
@@ -118,8 +174,12 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *sta
     case OP_DO_STEP:
         return rtcosim_component_do_step(*c, ch->t, ch->h, &ch->result, err);
     case OP_GET:
+        if (channel_has_records((rtcosim_type)ch->type))
+            return serve_records(ch, *c, ptrs, err);
         return rtcosim_component_get(*c, (rtcosim_type)ch->type, vrs, ch->n, values, err);
     case OP_SET:
+        if (channel_has_records((rtcosim_type)ch->type))
+            return serve_records(ch, *c, ptrs, err);
         return rtcosim_component_set(*c, (rtcosim_type)ch->type, vrs, ch->n, values, err);
     case OP_TERMINATE:
         return rtcosim_component_terminate(*c, err);
@@ -181,13 +241,14 @@ int rtcosim_isolate_host(int fd)
         signal(fatal[i], SIG_DFL);
     rtcosim_component *c = NULL;
     state_table states = {0};
+    value_ptrs ptrs = {0};
     uint32_t last = atomic_load(&ch->response);
     for (;;) {
         uint32_t seq = channel_next(ch, last);
         last = seq;
         rtcosim_error err;
         rtcosim_error_clear(&err);
-        rtcosim_status st = serve(ch, &c, &states, &err);
+        rtcosim_status st = serve(ch, &c, &states, &ptrs, &err);
         ch->status = st;
         snprintf(ch->message, sizeof ch->message, "%s", st == RTCOSIM_OK ? "" : err.message);
         bool quit = ch->op == OP_QUIT;
@@ -195,6 +256,7 @@ int rtcosim_isolate_host(int fd)
             for (size_t i = 0; i < states.count; i++)
                 rtcosim_component_free_state(c, states.slots[i]);
             free(states.slots);
+            free(ptrs.at);
             rtcosim_component_free(c);
             c = NULL;
         }

@@ -28,6 +28,12 @@ typedef struct isolated {
     bool dead, fmi3;
     char name[256];
     char *temp_dir; /* the child's extraction parent: removed here, whatever its end */
+    /* String ([0]) and Binary ([1]) values of the last get of that type: a
+     * copy of the host's records, which the returned pointers point into
+     * (valid until the next get of the type: a row's batches of both types
+     * are taken before it is written); grown, never shrunk */
+    unsigned char *records[2];
+    size_t records_cap[2];
 } isolated;
 
 /* The live hosts, for rtcosim_isolate_kill_all (async-signal-safe: atomics,
@@ -229,23 +235,54 @@ static rtcosim_status iso_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns
     return st;
 }
 
-/* The values travel through the channel: fixed-size types only. */
+/* The value references into the channel; value_bytes: what fixed-size
+ * values then take (String and Binary values: their records', below). */
 static rtcosim_status place(isolated *iso, rtcosim_type type, const uint32_t *vrs, size_t n,
                             size_t *value_bytes, rtcosim_error *err)
 {
-    if (type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "component '%s': %s values are not supported isolated",
-                                 iso->name, rtcosim_type_name(type));
+    size_t limit = channel_data_bytes();
     size_t offset = align8(n * sizeof(uint32_t));
-    *value_bytes = n * rtcosim_type_size(type);
-    if (offset + *value_bytes > channel_data_bytes())
+    *value_bytes = channel_has_records(type) ? 0 : n * rtcosim_type_size(type);
+    if (n > limit / sizeof(uint32_t) || offset + *value_bytes > limit)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "component '%s': %zu values do not fit the isolation channel",
                                  iso->name, n);
     iso->ch->type = type;
     iso->ch->n = n;
     memcpy(iso->ch->data, vrs, n * sizeof(uint32_t));
+    return RTCOSIM_OK;
+}
+
+/* The String or Binary values the host answered: copied out of the shared
+ * mapping first (the FMU beside it may still write there), then checked. */
+static rtcosim_status take_records(isolated *iso, rtcosim_type type, size_t n, void *values,
+                                   rtcosim_error *err)
+{
+    size_t offset = align8(n * sizeof(uint32_t));
+    uint64_t bytes = iso->ch->record_bytes;
+    if (bytes > channel_data_bytes() - offset)
+        return rtcosim_error_set(err, RTCOSIM_EFATAL, "component '%s': the host answered %llu"
+                                 " bytes of %s values, past the isolation channel", iso->name,
+                                 (unsigned long long)bytes, rtcosim_type_name(type));
+    int k = type == RTCOSIM_TYPE_BINARY;
+    if (bytes > iso->records_cap[k]) {
+        size_t cap = iso->records_cap[k] ? iso->records_cap[k] : 256;
+        while (cap < bytes)
+            cap *= 2;
+        unsigned char *grown = realloc(iso->records[k], cap);
+        if (!grown)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "component '%s': out of memory",
+                                     iso->name);
+        iso->records[k] = grown;
+        iso->records_cap[k] = cap;
+    }
+    if (bytes)
+        memcpy(iso->records[k], iso->ch->data + offset, (size_t)bytes);
+    char why[128];
+    if (!channel_records_unpack(iso->records[k], (size_t)bytes, type, n, values, why,
+                                sizeof why))
+        return rtcosim_error_set(err, RTCOSIM_EFATAL, "component '%s': malformed %s values from"
+                                 " the host: %s", iso->name, rtcosim_type_name(type), why);
     return RTCOSIM_OK;
 }
 
@@ -257,6 +294,8 @@ static rtcosim_status iso_get(void *self, rtcosim_type type, const uint32_t *vrs
     rtcosim_status st = place(iso, type, vrs, n, &bytes, err);
     if (st == RTCOSIM_OK)
         st = call(iso, OP_GET, err);
+    if (st == RTCOSIM_OK && channel_has_records(type))
+        return take_records(iso, type, n, values, err);
     if (st == RTCOSIM_OK)
         memcpy(values, iso->ch->data + align8(n * sizeof(uint32_t)), bytes);
     return st;
@@ -270,7 +309,19 @@ static rtcosim_status iso_set(void *self, rtcosim_type type, const uint32_t *vrs
     rtcosim_status st = place(iso, type, vrs, n, &bytes, err);
     if (st != RTCOSIM_OK)
         return st;
-    memcpy(iso->ch->data + align8(n * sizeof(uint32_t)), values, bytes);
+    unsigned char *at = iso->ch->data + align8(n * sizeof(uint32_t));
+    if (channel_has_records(type)) {
+        size_t room = channel_data_bytes() - align8(n * sizeof(uint32_t));
+        size_t need = channel_records_size(type, values, n, room);
+        if (need == SIZE_MAX)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "component '%s': %zu %s values do"
+                                     " not fit the isolation channel (%zu bytes)", iso->name, n,
+                                     rtcosim_type_name(type), room);
+        channel_records_pack(at, type, values, n);
+        iso->ch->record_bytes = need;
+    } else {
+        memcpy(at, values, bytes);
+    }
     return call(iso, OP_SET, err);
 }
 
@@ -385,6 +436,8 @@ static void iso_destroy(void *self)
         free(iso->temp_dir);
     }
     rtcosim_component_free(iso->inner);
+    free(iso->records[0]);
+    free(iso->records[1]);
     free(iso);
 }
 

@@ -63,7 +63,6 @@ static void isolated_results_equal_in_process_results(void **state)
     snprintf(a, sizeof a, "%s/in.csv", dir);
     snprintf(b, sizeof b, "%s/iso.csv", dir);
     snprintf(err, sizeof err, "%s/err.txt", dir);
-    /* (Feedthrough has String variables, which are not supported isolated.) */
     const char *fmus[] = {RTCOSIM_FMU_DAHLQUIST_FMI2, RTCOSIM_FMU_BOUNCINGBALL_FMI3};
     for (int i = 0; i < 2; i++) {
         const char *in[] = {"simulate", fmus[i], "--stop-time", "1", "--output-file", a, "-q", NULL};
@@ -76,6 +75,55 @@ static void isolated_results_equal_in_process_results(void **state)
             fail_msg("%s --isolate: exit %d: %s", fmus[i], rc, tu_read_file(err, NULL));
         assert_string_equal(tu_read_file(b, NULL), expected);
         free(expected);
+    }
+    tu_drop_dir(dir);
+}
+
+/* String and Binary values cross the channel both ways: set as start values,
+ * read back as outputs, with NULs inside a Binary, non-ASCII and empty
+ * Strings, in FMI 1.0, 2.0 and 3.0 FMUs. */
+static void isolated_strings_and_binaries_equal_in_process(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char a[512], b[512], err[512];
+    snprintf(a, sizeof a, "%s/in.csv", dir);
+    snprintf(b, sizeof b, "%s/iso.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    const char *feedthrough[] = {
+        "simulate", RTCOSIM_FMU_FEEDTHROUGH_FMI3, "--stop-time", "0.003",
+        "--start-value", "String_input", "h\xc3\xa9llo, w\xc3\xb6rld",
+        "--start-value", "Binary_input", "00ff0010", "--start-value", "String_parameter", "",
+        "--output-variable", "String_output", "--output-variable", "Binary_output",
+        "--output-variable", "Binary_parameter", "--output-variable", "String_parameter",
+        "--output-variable", "Int32_output", "-q", "--output-file", NULL, NULL, NULL};
+    const char *strings1[] = {"simulate", RTCOSIM_FMU_STRINGS_FMI1, "--stop-time", "0.3",
+                              "-q", "--output-file", NULL, NULL, NULL};
+    const char *strings2[] = {"simulate", RTCOSIM_FMU_STRINGS_FMI2, "--stop-time", "0.3",
+                              "-q", "--output-file", NULL, NULL, NULL};
+    const char **runs[] = {feedthrough, strings1, strings2};
+    for (int i = 0; i < 3; i++) {
+        size_t file_at = 0; /* after "--output-file": the first NULL */
+        while (runs[i][file_at])
+            file_at++;
+        runs[i][file_at] = a;
+        assert_int_equal(run_cli(err, runs[i]), 0);
+        char *expected = strdup(tu_read_file(a, NULL));
+        runs[i][file_at] = b;
+        runs[i][file_at + 1] = "--isolate";
+        int rc = run_cli(err, runs[i]);
+        if (rc != 0)
+            fail_msg("%s --isolate: exit %d: %s", runs[i][1], rc, tu_read_file(err, NULL));
+        assert_string_equal(tu_read_file(b, NULL), expected);
+        free(expected);
+        if (i == 0) /* what the FMU was given comes back: its outputs equal its inputs */
+            assert_non_null(strstr(tu_read_file(b, NULL),
+                                   "\n0.001,\"h\xc3\xa9llo, w\xc3\xb6rld\",00ff0010,00ff7f80,\"\","));
+        if (i == 2) /* the model's description: "ab" copied, its length, "ab" per step */
+            assert_string_equal(tu_read_file(b, NULL),
+                                "\"time\",\"String_output\",\"Length_output\",\"Empty_output\","
+                                "\"Steps_output\"\n0,\"ab\",2,\"\",\"\"\n0.25,\"ab\",2,\"\","
+                                "\"ab\"\n0.3,\"ab\",2,\"\",\"abab\"\n");
     }
     tu_drop_dir(dir);
 }
@@ -444,6 +492,7 @@ int main(void)
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* see assert_no_child_left */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(isolated_results_equal_in_process_results),
+        cmocka_unit_test(isolated_strings_and_binaries_equal_in_process),
         cmocka_unit_test(crash_abort_exit_of_the_host_are_errors_naming_call_and_time),
         cmocka_unit_test(soak_of_crashing_isolated_fmus_leaks_nothing),
         cmocka_unit_test(isolated_system_equals_in_process_system),
