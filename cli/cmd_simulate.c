@@ -566,11 +566,6 @@ static int run_simulate(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto done;
     }
-    if (a.isolate && model_exchange)
-        rtcosim_log(RTCOSIM_LOG_WARNING, "simulate",
-                    "%s: --isolate: the model-exchange integrator runs in the host process, so "
-                    "no rows are written at events and continuous inputs hold over each step",
-                    a.fmu);
     if (a.isolate) {
         char exe[4096];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -60,6 +60,22 @@ rtcosim_status rtcosim_isolate_me_get_fmu_state(rtcosim_component *c, uint8_t **
 rtcosim_status rtcosim_isolate_me_set_fmu_state(rtcosim_component *c, const uint8_t *bytes,
                                                 size_t size, rtcosim_error *err);
 
+/* Model exchange through the host, as rtcosim_fmu_me_observe_events,
+ * rtcosim_fmu_me_input_source and rtcosim_fmu_me_enter_input_event do in
+ * process: the observer and the input source run in this process, called
+ * back from the host's integrator (each call a round trip, during which the
+ * host serves the callback's own gets and sets), so that an isolated run
+ * writes the rows at events and feeds continuous inputs at every solver time
+ * as one in process does. NULL clears one. RTCOSIM_EINVAL naming the
+ * component when it is not an isolated model-exchange FMU. */
+rtcosim_status rtcosim_isolate_me_observe_events(rtcosim_component *c,
+                                                 rtcosim_me_event_observer observer,
+                                                 void *context, rtcosim_error *err);
+rtcosim_status rtcosim_isolate_me_input_source(rtcosim_component *c,
+                                               rtcosim_me_input_source source, void *context,
+                                               rtcosim_error *err);
+rtcosim_status rtcosim_isolate_me_enter_input_event(rtcosim_component *c, rtcosim_error *err);
+
 /* How long one call of an isolated component may go unanswered before its
  * host is killed and the call fails with RTCOSIM_EFATAL naming the component,
  * the call and the time ("did not answer within S s"): a hung or stopped

@@ -43,7 +43,26 @@ typedef enum channel_op {
      * files hold it (rtcosim_fmu_me_get_fmu_state / set), n bytes in data[] */
     OP_ME_GET_FMU_STATE,
     OP_ME_SET_FMU_STATE,
+    /* Model exchange: the parent's event observer (n bit 0) and input
+     * source (bit 1) on or off; an input event (rtcosim_fmu_me_enter_input_event) */
+    OP_ME_CALLBACKS,
+    OP_ME_INPUT_EVENT,
+    /* The parent ran the callback the host asked for (its status and
+     * message in status and message): the host's request goes on. */
+    OP_CALLBACK_DONE,
 } channel_op;
+
+/* What a host's answer asks of the parent before the request can go on:
+ * from inside the integrator, the parent's event observer or input source
+ * at callback_time. The parent makes any requests of its own (gets, sets),
+ * then OP_CALLBACK_DONE; the host answers that with the request's outcome
+ * or the next callback. */
+typedef enum channel_callback {
+    CALLBACK_NONE = 0,
+    CALLBACK_EVENT_BEFORE,
+    CALLBACK_EVENT_AFTER,
+    CALLBACK_INPUTS,
+} channel_callback;
 
 /* The first word of a channel: `rtcosim host-fmu` refuses any other fd. */
 #define CHANNEL_MAGIC 0x52544349u /* "RTCI" */
@@ -77,6 +96,8 @@ typedef struct channel {
     int64_t max_solver_step;
     bool strict, fmu_logging_on, visible;
     uint32_t state_id;
+    uint32_t callback; /* channel_callback: set in a host's answer */
+    double callback_time;
     rtcosim_step_result result;
     char message[CHANNEL_MESSAGE];
     char path[CHANNEL_PATH];

@@ -142,9 +142,72 @@ static rtcosim_status serve_records(channel *ch, rtcosim_component *c, value_ptr
     return RTCOSIM_OK;
 }
 
-static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *states,
-                            value_ptrs *ptrs, rtcosim_error *err)
+/* The host's state: the FMU, its snapshots, and the request it answers
+ * next (a callback's nested requests move it on). */
+typedef struct host {
+    channel *ch;
+    rtcosim_component *c;
+    state_table states;
+    value_ptrs ptrs;
+    uint32_t seq;
+} host;
+
+static rtcosim_status serve(host *h, rtcosim_error *err);
+
+/* Answer the request being served with a callback (channel.h), serve the
+ * parent's requests until it says the callback is done, and return its
+ * outcome: the parent's observer or input source runs as if the integrator
+ * had called it in the parent's process. */
+static rtcosim_status call_parent(host *h, channel_callback kind, double time,
+                                  rtcosim_error *err)
 {
+    channel *ch = h->ch;
+    ch->callback = kind;
+    ch->callback_time = time;
+    ch->status = RTCOSIM_OK;
+    ch->message[0] = '\0';
+    channel_answer(ch, h->seq);
+    for (;;) {
+        h->seq = channel_next(ch, h->seq);
+        uint32_t op = ch->op;
+        if (op == OP_CALLBACK_DONE) {
+            int32_t st = ch->status;
+            if (st == RTCOSIM_OK)
+                return RTCOSIM_OK;
+            ch->message[sizeof ch->message - 1] = '\0';
+            return rtcosim_error_set(err, st > RTCOSIM_OK && st < RTCOSIM_STATUS_COUNT_
+                                              ? (rtcosim_status)st
+                                              : RTCOSIM_ECOMPONENT, "%s", ch->message);
+        }
+        rtcosim_error nested;
+        rtcosim_error_clear(&nested);
+        rtcosim_status st = op == OP_QUIT
+                                ? rtcosim_error_set(&nested, RTCOSIM_ESTATE, "isolate: a quit"
+                                                    " request inside a callback")
+                                : serve(h, &nested);
+        ch->status = st;
+        snprintf(ch->message, sizeof ch->message, "%s", st == RTCOSIM_OK ? "" : nested.message);
+        ch->callback = CALLBACK_NONE;
+        channel_answer(ch, h->seq);
+    }
+}
+
+static rtcosim_status host_event(void *context, double time, bool after, rtcosim_error *err)
+{
+    return call_parent(context, after ? CALLBACK_EVENT_AFTER : CALLBACK_EVENT_BEFORE, time, err);
+}
+
+static rtcosim_status host_inputs(void *context, double time, rtcosim_error *err)
+{
+    return call_parent(context, CALLBACK_INPUTS, time, err);
+}
+
+static rtcosim_status serve(host *h, rtcosim_error *err)
+{
+    channel *ch = h->ch;
+    rtcosim_component **c = &h->c;
+    state_table *states = &h->states;
+    value_ptrs *ptrs = &h->ptrs;
     if (ch->op != OP_PING && ch->op != OP_LOAD && !*c)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "isolate: no FMU loaded");
     const uint32_t *vrs = (const uint32_t *)ch->data;
@@ -212,6 +275,17 @@ static rtcosim_status serve(channel *ch, rtcosim_component **c, state_table *sta
                                      "isolate: a state of %llu bytes does not fit the channel",
                                      (unsigned long long)ch->n);
         return rtcosim_fmu_me_set_fmu_state(*c, ch->data, (size_t)ch->n, err);
+    case OP_ME_CALLBACKS: {
+        rtcosim_status st = rtcosim_fmu_me_observe_events(*c, ch->n & 1 ? host_event : NULL, h,
+                                                          err);
+        return st != RTCOSIM_OK ? st
+                                : rtcosim_fmu_me_input_source(*c, ch->n & 2 ? host_inputs : NULL,
+                                                              h, err);
+    }
+    case OP_ME_INPUT_EVENT:
+        return rtcosim_fmu_me_enter_input_event(*c, err);
+    case OP_CALLBACK_DONE: /* (only inside a callback: call_parent) */
+        break;
     }
     return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: unknown request %u", ch->op);
 }
@@ -239,28 +313,26 @@ int rtcosim_isolate_host(int fd)
     static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
         signal(fatal[i], SIG_DFL);
-    rtcosim_component *c = NULL;
-    state_table states = {0};
-    value_ptrs ptrs = {0};
-    uint32_t last = atomic_load(&ch->response);
+    host h = {.ch = ch, .seq = atomic_load(&ch->response)};
     for (;;) {
-        uint32_t seq = channel_next(ch, last);
-        last = seq;
+        h.seq = channel_next(ch, h.seq);
+        /* (a callback's nested requests overwrite op: the request's own) */
+        bool quit = ch->op == OP_QUIT;
         rtcosim_error err;
         rtcosim_error_clear(&err);
-        rtcosim_status st = serve(ch, &c, &states, &ptrs, &err);
+        rtcosim_status st = serve(&h, &err);
         ch->status = st;
         snprintf(ch->message, sizeof ch->message, "%s", st == RTCOSIM_OK ? "" : err.message);
-        bool quit = ch->op == OP_QUIT;
+        ch->callback = CALLBACK_NONE;
         if (quit) {
-            for (size_t i = 0; i < states.count; i++)
-                rtcosim_component_free_state(c, states.slots[i]);
-            free(states.slots);
-            free(ptrs.at);
-            rtcosim_component_free(c);
-            c = NULL;
+            for (size_t i = 0; i < h.states.count; i++)
+                rtcosim_component_free_state(h.c, h.states.slots[i]);
+            free(h.states.slots);
+            free(h.ptrs.at);
+            rtcosim_component_free(h.c);
+            h.c = NULL;
         }
-        channel_answer(ch, seq);
+        channel_answer(ch, h.seq);
         if (quit)
             break;
     }

@@ -34,6 +34,11 @@ typedef struct isolated {
      * are taken before it is written); grown, never shrunk */
     unsigned char *records[2];
     size_t records_cap[2];
+    /* model exchange: what the host's integrator calls back (channel.h) */
+    rtcosim_me_event_observer observer;
+    void *observer_context;
+    rtcosim_me_input_source source;
+    void *source_context;
 } isolated;
 
 /* The live hosts, for rtcosim_isolate_kill_all (async-signal-safe: atomics,
@@ -124,11 +129,17 @@ static const char *call_name(const isolated *iso, channel_op op)
         [OP_DESERIALIZE] = {"fmi2DeSerializeFMUstate", "fmi3DeserializeFMUState"},
         [OP_ME_GET_FMU_STATE] = {"fmi2SerializeFMUstate", "fmi3SerializeFMUState"},
         [OP_ME_SET_FMU_STATE] = {"fmi2SetFMUstate", "fmi3SetFMUState"},
+        [OP_ME_CALLBACKS] = {"setting up the integrator", "setting up the integrator"},
+        [OP_ME_INPUT_EVENT] = {"fmi2EnterEventMode", "fmi3EnterEventMode"},
+        [OP_CALLBACK_DONE] = {"a callback", "a callback"},
     };
     return names[op][iso->fmi3];
 }
 
-static rtcosim_status call(isolated *iso, channel_op op, rtcosim_error *err)
+/* One request and its answer; `named`: the request errors name (a
+ * callback's end goes on with the request that called back). */
+static rtcosim_status call_once(isolated *iso, channel_op op, channel_op named,
+                                rtcosim_error *err)
 {
     if (iso->dead)
         return rtcosim_error_set(err, RTCOSIM_EFATAL,
@@ -153,18 +164,18 @@ static rtcosim_status call(isolated *iso, channel_op op, rtcosim_error *err)
         unregister_host(iso->pid);
         iso->pid = -1;
         char when[64] = "";
-        if (op == OP_DO_STEP)
+        if (named == OP_DO_STEP)
             snprintf(when, sizeof when, " at t = %.9g s", (double)iso->ch->t / 1e9);
         if (r == CHANNEL_INTERRUPTED)
             return rtcosim_error_set(err, RTCOSIM_ECANCELED,
                                      "component '%s' in %s%s: interrupted while its host process "
                                      "was working; host ended (isolated)",
-                                     iso->name, call_name(iso, op), when);
+                                     iso->name, call_name(iso, named), when);
         return rtcosim_error_set(err, RTCOSIM_EFATAL,
                                  "component '%s' in %s%s: its host process (pid %ld)%s did not "
                                  "answer within %.9g s (--isolate-timeout) and was killed; the "
                                  "component is lost (isolated)",
-                                 iso->name, call_name(iso, op), when, pid,
+                                 iso->name, call_name(iso, named), when, pid,
                                  stopped ? " is stopped (SIGSTOP or a debugger) and" : "",
                                  (double)timeout / 1e9);
     }
@@ -182,16 +193,54 @@ static rtcosim_status call(isolated *iso, channel_op op, rtcosim_error *err)
         if (WIFSIGNALED(ws) && sigabbrev_np(WTERMSIG(ws)))
             snprintf(how, sizeof how, "crashed (SIG%s)", sigabbrev_np(WTERMSIG(ws)));
         char when[64] = "";
-        if (op == OP_DO_STEP)
+        if (named == OP_DO_STEP)
             snprintf(when, sizeof when, " at t = %.9g s", (double)iso->ch->t / 1e9);
         return rtcosim_error_set(err, RTCOSIM_EFATAL,
                                  "component '%s' in %s%s: its host process (pid %ld) %s; the "
                                  "component is lost (isolated: rtcosim goes on)",
-                                 iso->name, call_name(iso, op), when, (long)iso->pid, how);
+                                 iso->name, call_name(iso, named), when, (long)iso->pid, how);
     }
     if (iso->ch->status != RTCOSIM_OK)
         return rtcosim_error_set(err, (rtcosim_status)iso->ch->status, "%s", iso->ch->message);
     return RTCOSIM_OK;
+}
+
+/* The callback a host's answer asks for: the parent's observer or input
+ * source, whose own requests (gets, sets) the host serves meanwhile. */
+static rtcosim_status run_callback(isolated *iso, uint32_t kind, double time, rtcosim_error *err)
+{
+    switch (kind) {
+    case CALLBACK_EVENT_BEFORE:
+    case CALLBACK_EVENT_AFTER:
+        if (iso->observer)
+            return iso->observer(iso->observer_context, time, kind == CALLBACK_EVENT_AFTER, err);
+        return RTCOSIM_OK;
+    case CALLBACK_INPUTS:
+        return iso->source ? iso->source(iso->source_context, time, err) : RTCOSIM_OK;
+    }
+    return rtcosim_error_set(err, RTCOSIM_EFATAL, "component '%s': its host asked for an unknown"
+                             " callback %u (isolated)", iso->name, kind);
+}
+
+/* A request, with the callbacks its answer asks for on the way. */
+static rtcosim_status call(isolated *iso, channel_op op, rtcosim_error *err)
+{
+    rtcosim_status st = call_once(iso, op, op, err);
+    while (st == RTCOSIM_OK && iso->ch->callback != CALLBACK_NONE) {
+        uint32_t kind = iso->ch->callback;
+        double time = iso->ch->callback_time;
+        rtcosim_error own;
+        rtcosim_error_clear(&own);
+        rtcosim_status cs = run_callback(iso, kind, time, &own);
+        if (iso->dead) /* (a request of the callback found the host gone) */
+            return rtcosim_error_set(err, cs != RTCOSIM_OK ? cs : RTCOSIM_EFATAL, "%s",
+                                     own.message);
+        iso->ch->status = cs;
+        snprintf(iso->ch->message, sizeof iso->ch->message, "%s",
+                 cs == RTCOSIM_OK ? "" : own.message[0] ? own.message : rtcosim_strerror(cs));
+        st = call_once(iso, OP_CALLBACK_DONE, op, err);
+    }
+    return st;
 }
 
 static rtcosim_status iso_instantiate(void *self, const char *name, rtcosim_error *err)
@@ -654,4 +703,42 @@ rtcosim_status rtcosim_isolate_me_set_fmu_state(rtcosim_component *c, const uint
     memcpy(iso->ch->data, bytes, size);
     iso->ch->n = size;
     return call(iso, OP_ME_SET_FMU_STATE, err);
+}
+
+/* ---- model exchange: the integrator's callbacks through the host ---- */
+
+static rtcosim_status me_callbacks(isolated *iso, rtcosim_error *err)
+{
+    iso->ch->n = (iso->observer ? 1u : 0u) | (iso->source ? 2u : 0u);
+    return call(iso, OP_ME_CALLBACKS, err);
+}
+
+rtcosim_status rtcosim_isolate_me_observe_events(rtcosim_component *c,
+                                                 rtcosim_me_event_observer observer,
+                                                 void *context, rtcosim_error *err)
+{
+    isolated *iso = me_isolated(c, err);
+    if (!iso)
+        return RTCOSIM_EINVAL;
+    iso->observer = observer;
+    iso->observer_context = context;
+    return me_callbacks(iso, err);
+}
+
+rtcosim_status rtcosim_isolate_me_input_source(rtcosim_component *c,
+                                               rtcosim_me_input_source source, void *context,
+                                               rtcosim_error *err)
+{
+    isolated *iso = me_isolated(c, err);
+    if (!iso)
+        return RTCOSIM_EINVAL;
+    iso->source = source;
+    iso->source_context = context;
+    return me_callbacks(iso, err);
+}
+
+rtcosim_status rtcosim_isolate_me_enter_input_event(rtcosim_component *c, rtcosim_error *err)
+{
+    isolated *iso = me_isolated(c, err);
+    return iso ? call(iso, OP_ME_INPUT_EVENT, err) : RTCOSIM_EINVAL;
 }

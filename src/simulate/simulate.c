@@ -419,7 +419,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
      * any step, as fmusim's FMI2/FMI3MESimulation). */
     const bool variable = rtcosim_component_capabilities(r->c)->can_handle_variable_step;
     const bool shorten = events && variable;
-    const bool input_events = variable || r->me;
+    const bool input_events = variable || r->me || r->me_isolated;
     r->discrete_in_event_mode = events;
     r->next_input_event = input_events ? simulate_next_input_event(r, t) : -1;
     rtcosim_time_ns next_event = -1; /* announced by the FMU; -1: none */
@@ -456,7 +456,7 @@ static rtcosim_status step_loop(run *r, rtcosim_simulate_result *res, rtcosim_er
             return simulate_step_failed(r, t, err);
         if (t <= o->start_time || (last && !r->inputs_first))
             st = RTCOSIM_OK;
-        else if (r->me && t == r->next_input_event)
+        else if ((r->me || r->me_isolated) && t == r->next_input_event)
             st = simulate_apply_input_event(r, t, err);
         else
             st = simulate_apply_inputs(r, t, !r->discrete_in_event_mode, err);
@@ -548,10 +548,10 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
     res->end_time = o->start_time;
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(r->c);
     r->me = info && info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
-    r->inputs_first = r->me || rtcosim_isolate_is_model_exchange(r->c);
-    if (r->me && (st = rtcosim_fmu_me_observe_events(r->c, me_event_row, r, err)) != RTCOSIM_OK)
-        return st;
-    if (r->me && (st = simulate_feed_integrator(r, err)) != RTCOSIM_OK)
+    r->me_isolated = rtcosim_isolate_is_model_exchange(r->c);
+    r->inputs_first = r->me || r->me_isolated;
+    if (r->inputs_first && ((st = simulate_me_observe(r, me_event_row, err)) != RTCOSIM_OK ||
+                            (st = simulate_feed_integrator(r, err)) != RTCOSIM_OK))
         return st;
     if ((st = rtcosim_component_setup(r->c, o->tolerance, o->start_time,
                                       o->stop_time_not_set ? -1 : o->stop_time, err)) != RTCOSIM_OK ||
@@ -589,9 +589,9 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
     run r = {.c = c, .o = o, .label = rtcosim_component_model_name(c)};
     rtcosim_status st = run_all(&r, res, err);
     res->events += r.me_events;
-    if (r.me) { /* the run is done: nothing is left pointing at it */
-        rtcosim_fmu_me_observe_events(c, NULL, NULL, NULL);
-        rtcosim_fmu_me_input_source(c, NULL, NULL, NULL);
+    if (r.inputs_first) { /* the run is done: nothing is left pointing at it */
+        simulate_me_observe(&r, NULL, NULL);
+        simulate_me_input_source(&r, NULL, NULL);
     }
 
     /* Close the file in every case: rows recorded before a failure stay. */

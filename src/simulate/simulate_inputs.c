@@ -7,6 +7,7 @@
 
 #include "csv/csv_values.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/isolate.h"
 #include "rtcosim/log.h"
 #include "simulate/binary_inputs.h"
 #include "simulate/simulate_internal.h"
@@ -147,7 +148,7 @@ rtcosim_status simulate_apply_input_event(run *r, rtcosim_time_ns t, rtcosim_err
     rtcosim_csv_cursor_seek_before(&r->cursor, t);
     rtcosim_status st = set_inputs(r, false, err);
     if (st == RTCOSIM_OK)
-        st = rtcosim_fmu_me_enter_input_event(r->c, err);
+        st = simulate_me_input_event(r, err);
     return st == RTCOSIM_OK ? simulate_apply_inputs(r, t, true, err) : st;
 }
 
@@ -173,7 +174,7 @@ rtcosim_status simulate_feed_integrator(run *r, rtcosim_error *err)
     for (size_t i = 0; i < r->input_batch_count; i++)
         for (size_t k = 0; r->inputs[i].linear && k < r->inputs[i].count; k++)
             if (r->inputs[i].linear[k])
-                return rtcosim_fmu_me_input_source(r->c, me_inputs_at, r, err);
+                return simulate_me_input_source(r, me_inputs_at, err);
     return RTCOSIM_OK; /* nothing continuous to feed */
 }
 
@@ -202,4 +203,26 @@ rtcosim_time_ns simulate_next_input_event(run *r, rtcosim_time_ns t)
         }
     }
     return -1;
+}
+
+rtcosim_status simulate_me_observe(run *r, rtcosim_me_event_observer observer,
+                                   rtcosim_error *err)
+{
+    void *context = observer ? r : NULL;
+    return r->me_isolated ? rtcosim_isolate_me_observe_events(r->c, observer, context, err)
+                          : rtcosim_fmu_me_observe_events(r->c, observer, context, err);
+}
+
+rtcosim_status simulate_me_input_source(run *r, rtcosim_me_input_source source,
+                                        rtcosim_error *err)
+{
+    void *context = source ? r : NULL;
+    return r->me_isolated ? rtcosim_isolate_me_input_source(r->c, source, context, err)
+                          : rtcosim_fmu_me_input_source(r->c, source, context, err);
+}
+
+rtcosim_status simulate_me_input_event(run *r, rtcosim_error *err)
+{
+    return r->me_isolated ? rtcosim_isolate_me_enter_input_event(r->c, err)
+                          : rtcosim_fmu_me_enter_input_event(r->c, err);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "rtcosim/csv.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
 
@@ -56,11 +57,20 @@ typedef struct run {
     /* Model exchange: the integrator's events are recorded as they come
      * (rows before and after); row_due is the time of the loop's next row. */
     bool me;
+    bool me_isolated; /* the same through --isolate's host (simulate_me_*) */
     bool inputs_first; /* model exchange, here or isolated: inputs at t, then the row */
     rtcosim_time_ns row_due;
     rtcosim_time_ns step_from; /* where the step being made started */
     uint64_t me_events;
 } run;
+
+/* The model-exchange integrator's hooks, in process or through the host of
+ * --isolate (rtcosim_fmu_me_* / rtcosim_isolate_me_*). */
+rtcosim_status simulate_me_observe(run *r, rtcosim_me_event_observer observer,
+                                   rtcosim_error *err);
+rtcosim_status simulate_me_input_source(run *r, rtcosim_me_input_source source,
+                                        rtcosim_error *err);
+rtcosim_status simulate_me_input_event(run *r, rtcosim_error *err);
 
 void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v);
 /* Record the row at t (always: even when decimation would skip it). */

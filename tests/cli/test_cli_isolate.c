@@ -128,6 +128,76 @@ static void isolated_strings_and_binaries_equal_in_process(void **state)
     tu_drop_dir(dir);
 }
 
+/* x(1) of the Integrator (der(x) = u) from its CSV's last row. */
+static double last_x(const char *csv)
+{
+    const char *text = tu_read_file(csv, NULL);
+    const char *last = strrchr(text, '\n');
+    assert_non_null(last);
+    while (last > text && last[-1] != '\n')
+        last--;
+    assert_true(strncmp(last, "1,", 2) == 0);
+    return strtod(last + 2, NULL);
+}
+
+/* Model exchange through the host: the integrator calls the parent back for
+ * the rows at events and for the continuous inputs at every solver time, so
+ * that an isolated run is the in-process run byte for byte. u = t from the
+ * input file into the Integrator gives x(1) = 1/2 with CVODE (inputs held
+ * over each 0.1 s output step, as before, gave 0.45) and, with Euler steps
+ * of 0.01, the Euler sum 0.01^2 (0 + 1 + ... + 99) = 0.495. FeedthroughME
+ * with input jumps on and off the grid takes its input events (Event Mode
+ * entered through the host) with the in-process rows. */
+static void isolated_model_exchange_equals_in_process(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char a[512], b[512], err[512], ramp[512], jumps[512];
+    snprintf(a, sizeof a, "%s/in.csv", dir);
+    snprintf(b, sizeof b, "%s/iso.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    snprintf(ramp, sizeof ramp, "%s/ramp.csv", dir);
+    snprintf(jumps, sizeof jumps, "%s/jumps.csv", dir);
+    tu_write_file(ramp, "time,u\n0,0\n1,1\n");
+    tu_write_file(jumps, "time,Float64_continuous_input,Float64_discrete_input,Int32_input\n"
+                         "0,0,0,0\n0.03,1,0,0\n0.03,2,5,3\n0.5,-1,5,3\n0.77,4,1,7\n");
+    const char *cvode[] = {"simulate", RTCOSIM_FMU_INTEGRATOR_FMI3, "--interface-type", "me",
+                           "--solver", "cvode", "--input-file", ramp, "--stop-time", "1",
+                           "--output-interval", "0.1", "-q", "-o", NULL, NULL, NULL};
+    const char *euler[] = {"simulate", RTCOSIM_FMU_INTEGRATOR_FMI3, "--interface-type", "me",
+                           "--solver", "euler", "--max-solver-step", "0.01", "--input-file",
+                           ramp, "--stop-time", "1", "--output-interval", "0.1", "-q", "-o",
+                           NULL, NULL, NULL};
+    const char *events[] = {"simulate", RTCOSIM_FMU_FEEDTHROUGHME_FMI3, "--interface-type", "me",
+                            "--input-file", jumps, "--stop-time", "1", "--output-interval", "0.1",
+                            "--output-variable", "Float64_continuous_output",
+                            "--output-variable", "Float64_discrete_output",
+                            "--output-variable", "Int32_output", "-q", "-o", NULL, NULL, NULL};
+    const char **runs[] = {cvode, euler, events};
+    const double x1[] = {0.5, 0.495};
+    const double tol[] = {1e-5, 1e-12};
+    for (int i = 0; i < 3; i++) {
+        size_t at = 0;
+        while (runs[i][at])
+            at++;
+        runs[i][at] = a;
+        assert_int_equal(run_cli(err, runs[i]), 0);
+        char *expected = strdup(tu_read_file(a, NULL));
+        runs[i][at] = b;
+        runs[i][at + 1] = "--isolate";
+        int rc = run_cli(err, runs[i]);
+        if (rc != 0)
+            fail_msg("%s --isolate: exit %d: %s", runs[i][1], rc, tu_read_file(err, NULL));
+        if (i < 2)
+            assert_true(fabs(last_x(b) - x1[i]) < tol[i]);
+        else /* the jump at 0.77 s off the grid: a row before and one after it */
+            assert_non_null(strstr(tu_read_file(b, NULL), "\n0.77,4,5,3\n0.77,4,1,7\n"));
+        assert_string_equal(tu_read_file(b, NULL), expected);
+        free(expected);
+    }
+    tu_drop_dir(dir);
+}
+
 static void crash_abort_exit_of_the_host_are_errors_naming_call_and_time(void **state)
 {
     (void)state;
@@ -493,6 +563,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(isolated_results_equal_in_process_results),
         cmocka_unit_test(isolated_strings_and_binaries_equal_in_process),
+        cmocka_unit_test(isolated_model_exchange_equals_in_process),
         cmocka_unit_test(crash_abort_exit_of_the_host_are_errors_naming_call_and_time),
         cmocka_unit_test(soak_of_crashing_isolated_fmus_leaks_nothing),
         cmocka_unit_test(isolated_system_equals_in_process_system),
