@@ -117,6 +117,7 @@ static int make_master(const run_args *a, const rtcosim_system_desc *desc, rtcos
         /* Isolated first, then (if --dcp names it) bound to its slave. */
         a->isolation->next = build.wrap;
         a->isolation->next_context = build.wrap_context;
+        a->isolation->fmu = build.fmu;
         build.wrap = run_isolation_wrap;
         build.wrap_context = a->isolation;
     }

@@ -116,8 +116,13 @@ rtcosim_status run_isolation_wrap(void *context, const char *name, rtcosim_compo
     const rtcosim_ssd_component *c = find(iso->desc, name, strlen(name));
     rtcosim_component *inner = component;
     if (c && !not_an_fmu(c) && run_isolation_selects(iso, name)) {
-        rtcosim_status st = rtcosim_isolate_wrap(component, c->path, iso->host_exe,
-                                                 iso->model_exchange, &inner, err);
+        /* the host loads the FMU as this process did: the same interface
+         * (model exchange for an FMU that offers nothing else) and options */
+        rtcosim_fmu_options fo = iso->fmu ? *iso->fmu : (rtcosim_fmu_options){0};
+        const rtcosim_fmu_info *info = rtcosim_fmu_info_of(component);
+        fo.interface_type = info ? info->interface_type : RTCOSIM_FMI_CO_SIMULATION;
+        rtcosim_status st = rtcosim_isolate_wrap_options(component, c->path, iso->host_exe, &fo,
+                                                         &inner, err);
         if (st != RTCOSIM_OK)
             return st;
     }

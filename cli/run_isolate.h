@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "rtcosim/fmu.h"
 #include "rtcosim/system.h"
 
 typedef struct run_isolation {
@@ -13,7 +14,9 @@ typedef struct run_isolation {
     char host_exe[4096];             /* this executable */
     bool all;                        /* every FMU component */
     char names[4096];                /* else these (comma-separated) */
-    bool model_exchange;             /* load the FMUs as model exchange */
+    /* the run's loading options (strict, FMU logging, ...), which the
+     * hosts honour too; NULL: the defaults */
+    const rtcosim_fmu_options *fmu;
     rtcosim_status (*next)(void *context, const char *name, rtcosim_component *component,
                            rtcosim_component **out, rtcosim_error *err);
     void *next_context;
