@@ -30,6 +30,7 @@ void bench_anytime_pin(int cpu)
 rtcosim_status bench_anytime_component_loop(rtcosim_anytime *set, rtcosim_clock *clock,
                                             const double *u, const rtcosim_time_ns *load_ns,
                                             size_t periods, rtcosim_time_ns period_ns,
+                                            cpu_idle *idle, sleep_probe *probes,
                                             rtcosim_component **out, rtcosim_error *err)
 {
     static const char *const in[] = {"force"}, *const outputs[] = {"x0"};
@@ -64,14 +65,16 @@ rtcosim_status bench_anytime_component_loop(rtcosim_anytime *set, rtcosim_clock 
                                      .rt_factor = 1.0,
                                      .end = release + period_ns};
         /* the other work of the frame before the task, as in B5's own loop */
-        rtcosim_clock_sleep_until(clock, release + load_ns[k]);
+        cpu_idle_sleep_until(idle, clock, release + load_ns[k], &probes[k]);
         rtcosim_paced_frame_set(&frame);
+        cpu_idle_work_begin(idle, &probes[k]);
         double y;
         st = rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &u_vr, 1, &u[k], err);
         if (!st)
             st = rtcosim_component_do_step(c, frame.te, period_ns, NULL, err);
         if (!st)
             st = rtcosim_component_get(c, RTCOSIM_TYPE_FLOAT64, &y_vr, 1, &y, err);
+        cpu_idle_work_end(idle, &probes[k]);
         rtcosim_paced_frame_set(NULL);
     }
     return st;

@@ -21,103 +21,16 @@
 #include <time.h>
 
 #include "bench.h"
+#include "anytime_attribution.h"
+#include "anytime_chain.h"
 #include "anytime_component_loop.h"
+#include "cpu_idle.h"
 #include "cyclictest.h"
 #include "rt_floor.h"
 #include "util/splitmix64.h"
 #include "rtcosim/anytime.h"
 #include "rtcosim/anytime_component.h"
 #include "rtcosim/clock.h"
-
-/* ---- the plant: M masses in a chain, wall - m0 - m1 - ... - m(M-1), with
- * springs F(s) = K s + K3 s^3 and damping -C v on each mass; the input is a
- * force on m0 and the output its position. */
-#define MASSES 128
-#define K 200.0
-#define K3 2e5
-#define C 5.0
-
-typedef enum method { EULER, RK4 } method;
-
-typedef struct chain_variant {
-    method method;
-    int steps; /* per period */
-    double k[4][2 * MASSES], tmp[2 * MASSES];
-} chain_variant;
-
-static double spring(double s)
-{
-    return K * s + K3 * s * s * s;
-}
-
-/* dz/dt for z = (x, v): Newton's second law with unit masses. */
-static void chain_derivative(const double *z, double u, double *dz)
-{
-    const double *x = z, *v = z + MASSES;
-    double left = spring(x[0]); /* wall spring */
-    for (int i = 0; i < MASSES; i++) {
-        double right = i + 1 < MASSES ? spring(x[i + 1] - x[i]) : 0.0;
-        dz[i] = v[i];
-        dz[MASSES + i] = right - left - C * v[i] + (i == 0 ? u : 0.0);
-        left = right;
-    }
-}
-
-/* Advance z over h in the variant's steps; ctx NULL runs without abort
- * checks (the offline reference runs). Returns false when aborted. */
-static bool chain_integrate(chain_variant *cv, double *z, double u, double h,
-                            rtcosim_anytime_ctx *ctx)
-{
-    const int n = 2 * MASSES;
-    double dt = h / cv->steps;
-    for (int s = 0; s < cv->steps; s++) {
-        if (ctx && rtcosim_anytime_should_abort(ctx))
-            return false;
-        if (cv->method == EULER) {
-            chain_derivative(z, u, cv->k[0]);
-            for (int i = 0; i < n; i++)
-                z[i] += dt * cv->k[0][i];
-            continue;
-        }
-        /* classical Runge-Kutta, Butcher tableau 0, 1/2, 1/2, 1 */
-        chain_derivative(z, u, cv->k[0]);
-        for (int i = 0; i < n; i++)
-            cv->tmp[i] = z[i] + 0.5 * dt * cv->k[0][i];
-        chain_derivative(cv->tmp, u, cv->k[1]);
-        for (int i = 0; i < n; i++)
-            cv->tmp[i] = z[i] + 0.5 * dt * cv->k[1][i];
-        chain_derivative(cv->tmp, u, cv->k[2]);
-        for (int i = 0; i < n; i++)
-            cv->tmp[i] = z[i] + dt * cv->k[2][i];
-        chain_derivative(cv->tmp, u, cv->k[3]);
-        for (int i = 0; i < n; i++)
-            z[i] += dt / 6.0 * (cv->k[0][i] + 2 * cv->k[1][i] + 2 * cv->k[2][i] + cv->k[3][i]);
-    }
-    return true;
-}
-
-/* A small travelling-wave deflection: every mass starts in motion, so that
- * no value decays into subnormal numbers, whose arithmetic is many times
- * slower and would distort the variants' costs. */
-static void chain_initial_state(double *z)
-{
-    for (int i = 0; i < MASSES; i++) {
-        z[i] = 0.01 * sin(0.2 * i);
-        z[MASSES + i] = 0.1 * cos(0.2 * i);
-    }
-}
-
-static rtcosim_status chain_variant_fn(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
-                                       rtcosim_time_ns h, const double *inputs, void *state,
-                                       double *outputs, rtcosim_error *err)
-{
-    (void)t;
-    double *z = state;
-    if (!chain_integrate(user, z, inputs[0], rtcosim_time_to_seconds(h), ctx))
-        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "aborted");
-    outputs[0] = z[0];
-    return RTCOSIM_OK;
-}
 
 /* ---- seeded input and load ------------------------------------------------ */
 
@@ -189,72 +102,6 @@ typedef struct run_result {
 static bool floor_beside = true;
 static int floor_priority;
 
-/* Each miss against the floor's spikes: its cause as the library gives it (a
- * late start after a missed period whose delivery came after this release
- * is a backlog, its window from the first release of the chain). */
-static void attribute_misses(const rtcosim_anytime *set, const char *set_name, size_t periods,
-                             rtcosim_time_ns period_ns, const floor_spikes *sp, floor_tally *t)
-{
-    memset(t, 0, sizeof *t);
-    t->interval_ns = period_ns; /* cyclictest beside it wakes once a period */
-    rtcosim_time_ns chain_begin = 0, previous_delivered = 0;
-    bool previous_missed = false;
-    for (size_t k = 0; k < periods; k++) {
-        const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, k);
-        if (!rec)
-            break;
-        bool backlog = previous_missed && previous_delivered > rec->release;
-        if (rec->missed) {
-            floor_cause cause = rec->miss == RTCOSIM_ANYTIME_MISS_STRATEGY ? FLOOR_CAUSE_STRATEGY
-                                : rec->miss == RTCOSIM_ANYTIME_MISS_STALLED
-                                    ? FLOOR_CAUSE_EXECUTION
-                                : backlog ? FLOOR_CAUSE_BACKLOG
-                                          : FLOOR_CAUSE_WAKEUP;
-            if (!backlog)
-                chain_begin = rec->release;
-            floor_event e = {chain_begin, rec->delivered_at, rec->deadline, cause};
-            uint64_t own_before = t->beyond_floor;
-            floor_tally_add(t, sp, &e);
-            /* what the floor lacked, for the first few the program owns:
-             * cyclictest sees a stall only from its first wake-up due inside
-             * it, so machine time just short of the overshoot next to a long
-             * stall of the thread is the floor's resolution (1 ms), not
-             * the program */
-            if (t->beyond_floor > own_before && t->beyond_floor <= 10)
-                printf("  beyond the floor: %s t=%.3f s, %s, %.1f us late; cyclictest's machine "
-                       "time in its window %.1f us; the thread stalled %.1f us\n",
-                       set_name, rtcosim_time_to_seconds(rec->sim_time),
-                       floor_cause_name(cause), (double)(e.end - e.due) / 1e3,
-                       (double)floor_machine_ns(sp, e.begin, e.end) / 1e3,
-                       (double)rec->stalled_ns / 1e3);
-        }
-        previous_missed = rec->missed;
-        previous_delivered = rec->delivered_at;
-    }
-}
-
-/* Trace of one missed period: when it started after its load, what each
- * variant did, how long the thread was runnable but not running, and the
- * library's class, so that a miss can be told apart as a late start, an
- * overrun of a variant or a stall of the host. */
-static void print_miss(const char *strategy, const rtcosim_anytime_period *rec,
-                       rtcosim_time_ns load_ns)
-{
-    static const char *const vn[3] = {"minimal", "medium", "accurate"};
-    printf("  miss %s t=%.3f s: start %+.1f us after the load, cutoff at %.1f us, delivered "
-           "%s %.1f us late; stalled %.1f us; class %s;",
-           strategy, rtcosim_time_to_seconds(rec->sim_time),
-           (double)(rec->started_at - rec->release - load_ns) / 1e3,
-           (double)(rec->cutoff - rec->release) / 1e3, vn[rec->delivered],
-           (double)-rec->margin_ns / 1e3, (double)rec->stalled_ns / 1e3,
-           rtcosim_anytime_miss_name(rec->miss));
-    for (int i = 0; i < 3; i++)
-        printf(" %s %s %.1f us", vn[i],
-               rtcosim_anytime_outcome_name((rtcosim_anytime_outcome)rec->outcome[i]),
-               (double)rec->exec_ns[i] / 1e3);
-    printf("%s\n", rec->repaired >= 0 ? " (after a repair)" : "");
-}
-
 /* The offline signal of one variant used every period. */
 static double *offline_signal(chain_variant *cv, const scenario *sc, rtcosim_time_ns period_ns)
 {
@@ -280,6 +127,9 @@ static double rms_difference(const double *a, const double *b, size_t n)
 
 /* --component: the periods through the component interface */
 static bool through_component;
+/* under SCHED_DEADLINE: period - runtime, the most its throttling holds the
+ * strategies' thread back per period; -1 under another policy */
+static rtcosim_time_ns deadline_throttle_ns = -1;
 
 static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefix,
                         const int steps[3],
@@ -320,10 +170,14 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     static const char *const names[3] = {"minimal", "medium", "accurate"};
     static const method methods[3] = {EULER, EULER, RK4};
     chain_variant *cv = calloc(3, sizeof *cv);
+    /* each period's sleep until its release and load, with its CPU's idle
+     * residency (NULL without cpuidle: the attribution then says nothing) */
+    sleep_probe *probes = calloc(sc->periods, sizeof *probes);
+    cpu_idle *idle = cpu_idle_open();
     rtcosim_anytime *set = NULL;
     rtcosim_component *component = NULL;
     int rc = 1;
-    if (!cv || rtcosim_anytime_create(&cfg, clock, &set, &err))
+    if (!cv || !probes || rtcosim_anytime_create(&cfg, clock, &set, &err))
         goto fail;
     for (int i = 0; i < 3; i++) {
         cv[i].method = methods[i];
@@ -357,7 +211,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     }
     if (through_component) {
         rtcosim_status st = bench_anytime_component_loop(set, clock, sc->u, sc->load_ns,
-                                                         sc->periods, period_ns, &component, &err);
+                                                         sc->periods, period_ns, idle, probes,
+                                                         &component, &err);
         set = NULL; /* the component's now */
         if (st)
             goto fail;
@@ -372,8 +227,12 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
          * rather than spinning, so that a SCHED_FIFO run stays under the
          * kernel's real-time throttling (sched_rt_runtime_us, 95 % of each
          * second by default), which would otherwise stall it for 50 ms. */
-        rtcosim_clock_sleep_until(clock, rtcosim_anytime_next_release(set) + sc->load_ns[k]);
-        if (rtcosim_anytime_run_period(set, &sc->u[k], &y, NULL, &err))
+        cpu_idle_sleep_until(idle, clock, rtcosim_anytime_next_release(set) + sc->load_ns[k],
+                             &probes[k]);
+        cpu_idle_work_begin(idle, &probes[k]);
+        rtcosim_status st = rtcosim_anytime_run_period(set, &sc->u[k], &y, NULL, &err);
+        cpu_idle_work_end(idle, &probes[k]);
+        if (st)
             goto fail;
     }
     if (with_beside) {
@@ -396,7 +255,9 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
             out->floor_cpus = 1 + (unsigned)other_count;
             other_count = 0;
             if (out->attributed)
-                attribute_misses(set, cfg.name, sc->periods, period_ns, &sp, &out->floor);
+                anytime_attribute_misses(set, cfg.name, sc->periods, period_ns, &sp,
+                                         idle ? probes : NULL, deadline_throttle_ns,
+                                         &out->floor);
             floor_spikes_free(&sp);
         } else
             printf("platform floor: %s\n", why);
@@ -422,7 +283,7 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
         if (sc->load_ns[k] > load_max)
             load_max = sc->load_ns[k];
         if (rtcosim_anytime_record(set, k)->missed && traced++ < 10)
-            print_miss(cfg.name, rtcosim_anytime_record(set, k), sc->load_ns[k]);
+            anytime_print_miss(cfg.name, rtcosim_anytime_record(set, k), sc->load_ns[k]);
         delivered[k] = rtcosim_anytime_record_outputs(set, k)[0];
         const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, k);
         /* the load itself ends at release + load: lateness beyond it */
@@ -453,6 +314,8 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
     free(delivered);
     rc = 0;
 fail:
+    free(probes);
+    cpu_idle_close(idle);
     if (with_beside) {
         floor_spikes sp;
         char why[512];
@@ -612,7 +475,12 @@ static int bench_anytime_run(int argc, char **argv)
                     "  (SCHED_FIFO 99) time-stamps late wake-ups over 20 us; each miss is\n"
                     "  attributed (wakeup, execution, backlog, strategy; the floor's when\n"
                     "  cyclictest's stalls in its window cover its lateness) and\n"
-                    "  <fig>.<strategy>.misses_beyond_floor counts the rest. --cpu N: the\n"
+"  <fig>.<strategy>.misses_beyond_floor counts the rest; of those,\n"
+                    "  misses_beyond_floor_own_cpu_stall are covered by stalls of the task's\n"
+                    "  own CPU, which cyclictest on another CPU cannot see (a late wake-up its\n"
+                    "  CPU idled through, cpuidle residency; under SCHED_DEADLINE, time lost\n"
+                    "  while running without a run-queue wait, beyond what the reservation's\n"
+                    "  throttling allows) and misses_own counts what is left. --cpu N: the\n"
                     "  strategies' thread pinned to CPU N once its set started, SCHED_FIFO 50\n"
                     "  (no SCHED_DEADLINE), and cyclictest beside it on CPU N at 51. The\n"
                     "  strategies run under SCHED_DEADLINE (runtime 95 %% of the period,\n"
@@ -725,6 +593,7 @@ static int bench_anytime_run(int argc, char **argv)
             e = set_deadline(runtime, period_ns, period_ns);
         }
         deadline_set = e == 0;
+        deadline_throttle_ns = deadline_set ? period_ns - runtime : -1;
         if (deadline_set)
             printf("strategies run under SCHED_DEADLINE: runtime %.0f us, deadline = period = "
                    "%.0f us\n",
@@ -790,9 +659,12 @@ static int bench_anytime_run(int argc, char **argv)
                 printf("%s %" PRIu64 " floor + %" PRIu64 " own%s", floor_cause_name((floor_cause)c),
                        t->floor[c], t->own[c], c + 1 < FLOOR_CAUSES ? ", " : "");
             printf("; beyond the floor %" PRIu64 ", %" PRIu64 " of them within one cyclictest "
-                   "interval of a stall it saw in their window (cyclictest beside it: p99 %.0f us, "
-                   "max %.0f us, %" PRIu64 " wake-ups a period late%s)\n",
-                   t->beyond_floor, t->within_interval, r->beside.p99_us, r->beside.max_us,
+                   "interval of a stall it saw in their window, %" PRIu64 " covered by stalls of "
+                   "the task's own CPU (the program's own: %" PRIu64 ") "
+                   "(cyclictest beside it: p99 %.0f us, max %.0f us, %" PRIu64 " wake-ups a "
+                   "period late%s)\n",
+                   t->beyond_floor, t->within_interval, t->own_cpu_stall,
+                   t->beyond_floor - t->own_cpu_stall, r->beside.p99_us, r->beside.max_us,
                    r->beside.late,
                    r->floor_cpus > 1 ? "; the workers' CPUs' stalls counted too" : "");
         }
@@ -851,6 +723,10 @@ static int bench_anytime_run(int argc, char **argv)
             bench_figure(name, (double)t->beyond_floor, "periods");
             snprintf(name, sizeof name, "%s.%s.misses_beyond_floor_within_interval", fig, sn);
             bench_figure(name, (double)t->within_interval, "periods");
+            snprintf(name, sizeof name, "%s.%s.misses_beyond_floor_own_cpu_stall", fig, sn);
+            bench_figure(name, (double)t->own_cpu_stall, "periods");
+            snprintf(name, sizeof name, "%s.%s.misses_own", fig, sn);
+            bench_figure(name, (double)(t->beyond_floor - t->own_cpu_stall), "periods");
             snprintf(name, sizeof name, "%s.%s.misses_floor", fig, sn);
             bench_figure(name, (double)(t->total - t->beyond_floor), "periods");
             snprintf(name, sizeof name, "%s.%s.misses_own_strategy", fig, sn);

@@ -72,6 +72,11 @@ typedef struct floor_tally {
      * (beyond the floor by less than its sampling resolution; still own) */
     int64_t interval_ns;
     uint64_t within_interval;
+    /* set by the caller: of the own events, those that stalls of the task's
+     * own CPU cover (cpu_idle.h: a late wake-up it idled through, time the
+     * hypervisor took while the task ran or was runnable with no wait on
+     * its run queue), which cyclictest on another CPU cannot see */
+    uint64_t own_cpu_stall;
 } floor_tally;
 
 void floor_tally_add(floor_tally *t, const floor_spikes *s, const floor_event *e);

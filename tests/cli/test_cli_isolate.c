@@ -55,6 +55,31 @@ static int run_cli(const char *err_path, const char *const *args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Run args (NULL-terminated with room for two more after it) in process
+ * into `a`, then with --isolate into `b`: the isolated CSV must be the
+ * in-process one byte for byte. */
+static void assert_isolated_equals_in_process(const char **args, const char *a, const char *b,
+                                              const char *err)
+{
+    size_t end = 0;
+    while (args[end])
+        end++;
+    args[end] = a;
+    if (run_cli(err, args) != 0)
+        fail_msg("%s: %s", args[1], tu_read_file(err, NULL));
+    char *expected = strdup(tu_read_file(a, NULL));
+    assert_non_null(expected);
+    args[end] = b;
+    args[end + 1] = "--isolate";
+    int rc = run_cli(err, args);
+    if (rc != 0)
+        fail_msg("%s --isolate: exit %d: %s", args[1], rc, tu_read_file(err, NULL));
+    assert_string_equal(tu_read_file(b, NULL), expected);
+    free(expected);
+    args[end] = NULL;
+    args[end + 1] = NULL;
+}
+
 static void isolated_results_equal_in_process_results(void **state)
 {
     (void)state;
@@ -103,19 +128,7 @@ static void isolated_strings_and_binaries_equal_in_process(void **state)
                               "-q", "--output-file", NULL, NULL, NULL};
     const char **runs[] = {feedthrough, strings1, strings2};
     for (int i = 0; i < 3; i++) {
-        size_t file_at = 0; /* after "--output-file": the first NULL */
-        while (runs[i][file_at])
-            file_at++;
-        runs[i][file_at] = a;
-        assert_int_equal(run_cli(err, runs[i]), 0);
-        char *expected = strdup(tu_read_file(a, NULL));
-        runs[i][file_at] = b;
-        runs[i][file_at + 1] = "--isolate";
-        int rc = run_cli(err, runs[i]);
-        if (rc != 0)
-            fail_msg("%s --isolate: exit %d: %s", runs[i][1], rc, tu_read_file(err, NULL));
-        assert_string_equal(tu_read_file(b, NULL), expected);
-        free(expected);
+        assert_isolated_equals_in_process(runs[i], a, b, err);
         if (i == 0) /* what the FMU was given comes back: its outputs equal its inputs */
             assert_non_null(strstr(tu_read_file(b, NULL),
                                    "\n0.001,\"h\xc3\xa9llo, w\xc3\xb6rld\",00ff0010,00ff7f80,\"\","));
@@ -177,23 +190,11 @@ static void isolated_model_exchange_equals_in_process(void **state)
     const double x1[] = {0.5, 0.495};
     const double tol[] = {1e-5, 1e-12};
     for (int i = 0; i < 3; i++) {
-        size_t at = 0;
-        while (runs[i][at])
-            at++;
-        runs[i][at] = a;
-        assert_int_equal(run_cli(err, runs[i]), 0);
-        char *expected = strdup(tu_read_file(a, NULL));
-        runs[i][at] = b;
-        runs[i][at + 1] = "--isolate";
-        int rc = run_cli(err, runs[i]);
-        if (rc != 0)
-            fail_msg("%s --isolate: exit %d: %s", runs[i][1], rc, tu_read_file(err, NULL));
+        assert_isolated_equals_in_process(runs[i], a, b, err);
         if (i < 2)
             assert_true(fabs(last_x(b) - x1[i]) < tol[i]);
         else /* the jump at 0.77 s off the grid: a row before and one after it */
             assert_non_null(strstr(tu_read_file(b, NULL), "\n0.77,4,5,3\n0.77,4,1,7\n"));
-        assert_string_equal(tu_read_file(b, NULL), expected);
-        free(expected);
     }
     tu_drop_dir(dir);
 }

@@ -1,0 +1,103 @@
+/* B5's misses against the platform floor (anytime_attribution.h). */
+#include "anytime_attribution.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* a sleep that idled through all but this of its time: entering and leaving
+ * idle, the residency reads around it */
+enum { IDLE_SLACK_NS = 50000 };
+
+int64_t anytime_own_cpu_stall_ns(const sleep_probe *p, const rtcosim_anytime_period *rec,
+                                 bool chain_start, rtcosim_time_ns period_ns,
+                                 rtcosim_time_ns throttle_ns)
+{
+    int64_t ns = chain_start ? sleep_probe_idle_late_ns(p, IDLE_SLACK_NS, throttle_ns >= 0) : 0;
+    if (throttle_ns >= 0 && throttle_ns < period_ns) {
+        /* less what the reservation's own throttling could have taken in
+         * the work's window: that would be ours. It holds the thread back
+         * once per runtime it used up, and once more for a budget the
+         * period began short of. */
+        rtcosim_time_ns ran = rec->delivered_at - rec->started_at - rec->stalled_ns;
+        int64_t host = sleep_probe_host_ns(p, rec->stalled_ns) -
+                       ((ran > 0 ? ran : 0) / (period_ns - throttle_ns) + 1) * throttle_ns;
+        ns += host > 0 ? host : 0;
+    }
+    return ns;
+}
+
+void anytime_attribute_misses(const rtcosim_anytime *set, const char *set_name, size_t periods,
+                              rtcosim_time_ns period_ns, const floor_spikes *sp,
+                              const sleep_probe *probes, rtcosim_time_ns throttle_ns,
+                              floor_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    t->interval_ns = period_ns; /* cyclictest beside it wakes once a period */
+    rtcosim_time_ns chain_begin = 0, previous_delivered = 0;
+    /* the time stalls of the task's own CPU took from the chain so far */
+    int64_t chain_host = 0;
+    bool previous_missed = false;
+    for (size_t k = 0; k < periods; k++) {
+        const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, k);
+        if (!rec)
+            break;
+        bool backlog = previous_missed && previous_delivered > rec->release;
+        if (rec->missed) {
+            floor_cause cause = rec->miss == RTCOSIM_ANYTIME_MISS_STRATEGY ? FLOOR_CAUSE_STRATEGY
+                                : rec->miss == RTCOSIM_ANYTIME_MISS_STALLED
+                                    ? FLOOR_CAUSE_EXECUTION
+                                : backlog ? FLOOR_CAUSE_BACKLOG
+                                          : FLOOR_CAUSE_WAKEUP;
+            if (!backlog) {
+                chain_begin = rec->release;
+                chain_host = 0;
+            }
+            if (probes)
+                chain_host += anytime_own_cpu_stall_ns(&probes[k], rec, !backlog, period_ns,
+                                                       throttle_ns);
+            floor_event e = {chain_begin, rec->delivered_at, rec->deadline, cause};
+            uint64_t own_before = t->beyond_floor;
+            floor_tally_add(t, sp, &e);
+            bool idled = probes && t->beyond_floor > own_before && chain_host >= e.end - e.due;
+            t->own_cpu_stall += idled;
+            /* what the floor lacked, for the first few the program owns:
+             * cyclictest sees a stall only from its first wake-up due inside
+             * it, so machine time just short of the overshoot next to a long
+             * stall of the thread is the floor's resolution (1 ms), not
+             * the program */
+            if (t->beyond_floor > own_before && t->beyond_floor <= 10)
+                printf("  beyond the floor: %s t=%.3f s, %s, %.1f us late; cyclictest's machine "
+                       "time in its window %.1f us; the thread stalled %.1f us%s\n",
+                       set_name, rtcosim_time_to_seconds(rec->sim_time),
+                       floor_cause_name(cause), (double)(e.end - e.due) / 1e3,
+                       (double)floor_machine_ns(sp, e.begin, e.end) / 1e3,
+                       (double)rec->stalled_ns / 1e3,
+                       idled ? "; stalls of its own CPU cover it" : "");
+        }
+        previous_missed = rec->missed;
+        previous_delivered = rec->delivered_at;
+    }
+}
+
+/* Trace of one missed period: when it started after its load, what each
+ * variant did, how long the thread was runnable but not running, and the
+ * library's class, so that a miss can be told apart as a late start, an
+ * overrun of a variant or a stall of the host. */
+void anytime_print_miss(const char *strategy, const rtcosim_anytime_period *rec,
+                        rtcosim_time_ns load_ns)
+{
+    static const char *const vn[3] = {"minimal", "medium", "accurate"};
+    printf("  miss %s t=%.3f s: start %+.1f us after the load, cutoff at %.1f us, delivered "
+           "%s %.1f us late; stalled %.1f us; class %s;",
+           strategy, rtcosim_time_to_seconds(rec->sim_time),
+           (double)(rec->started_at - rec->release - load_ns) / 1e3,
+           (double)(rec->cutoff - rec->release) / 1e3, vn[rec->delivered],
+           (double)-rec->margin_ns / 1e3, (double)rec->stalled_ns / 1e3,
+           rtcosim_anytime_miss_name(rec->miss));
+    for (int i = 0; i < 3; i++)
+        printf(" %s %s %.1f us", vn[i],
+               rtcosim_anytime_outcome_name((rtcosim_anytime_outcome)rec->outcome[i]),
+               (double)rec->exec_ns[i] / 1e3);
+    printf("%s\n", rec->repaired >= 0 ? " (after a repair)" : "");
+}
+

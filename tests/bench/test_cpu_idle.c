@@ -1,0 +1,123 @@
+/* B5's own-CPU stall evidence (bench/cpu_idle.c, anytime_attribution.c): a
+ * late wake-up counts as a stall of the task's own CPU only when the CPU
+ * idled through all of its sleep but the slack, and time lost while running
+ * only when the thread did not wait on its run queue, less what its
+ * SCHED_DEADLINE reservation's throttling could take; timelines computed by
+ * hand. Then the live
+ * readings: the CPU's idle residency over a sleep never exceeds the sleep,
+ * and a thread alone on its CPU does not wait on its run queue for long. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "anytime_attribution.h"
+#include "cpu_idle.h"
+
+#define US 1000LL
+#define MS 1000000LL
+
+static void a_late_wake_up_counts_when_the_cpu_idled_through_it(void **state)
+{
+    (void)state;
+    /* slept at 0 until 1 ms, woke at 4 ms: 3 ms late */
+    sleep_probe p = {.slept_at = 0, .due = 1 * MS, .woke_at = 4 * MS, .cpu = 1};
+    p.idle_ns = 4 * MS - 40 * US; /* idle but 40 us: within 50 us of slack */
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 3 * MS);
+    p.idle_ns = 4 * MS - 60 * US; /* 60 us of something else on the CPU */
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 0);
+    /* ... unless the 60 us were the woken thread waiting on its run queue
+     * while nothing could hold it back (the only SCHED_DEADLINE task) */
+    p.wake_queued_ns = 60 * US;
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, true), 3 * MS);
+    p.idle_ns = -1; /* unknown */
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 0);
+    p.idle_ns = 1 * MS;
+    p.woke_at = 1 * MS + 20 * US; /* 20 us late, idle through it */
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 20 * US);
+    p.woke_at = 1 * MS; /* on time: nothing to explain */
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 0);
+}
+
+static void time_lost_while_running_counts_without_a_run_queue_wait(void **state)
+{
+    (void)state;
+    sleep_probe p = {.queued_ns = 0};
+    assert_int_equal(sleep_probe_host_ns(&p, 4500 * US), 4500 * US);
+    p.queued_ns = 1 * MS; /* another task held the CPU for 1 ms of it */
+    assert_int_equal(sleep_probe_host_ns(&p, 4500 * US), 3500 * US);
+    p.queued_ns = 5 * MS;
+    assert_int_equal(sleep_probe_host_ns(&p, 4500 * US), 0);
+    p.queued_ns = -1; /* unknown */
+    assert_int_equal(sleep_probe_host_ns(&p, 4500 * US), 0);
+}
+
+/* A period under SCHED_DEADLINE, 1 ms with 950 us of runtime (throttle 50
+ * us): started at 1 ms, delivered at 5.4 ms, 4.2 ms of it lost. */
+static void a_period_lost_to_its_own_cpu_less_the_reservations_throttling(void **state)
+{
+    (void)state;
+    rtcosim_anytime_period rec = {.started_at = 1 * MS, .delivered_at = 5400 * US,
+                                  .stalled_ns = 4200 * US};
+    sleep_probe p = {.slept_at = 0, .due = 1 * MS, .woke_at = 1 * MS, .idle_ns = 1 * MS,
+                     .wake_queued_ns = 0, .queued_ns = 0};
+    /* ran 200 us: no runtime used up, one throttle for a short budget */
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, true, 1 * MS, 50 * US),
+                     4200 * US - 50 * US);
+    /* 100 us of it waiting on the run queue: another task's, not the CPU's */
+    p.queued_ns = 100 * US;
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, true, 1 * MS, 50 * US),
+                     4100 * US - 50 * US);
+    /* ran 2 ms: up to two runtimes used up, three throttles */
+    rec.delivered_at = 7200 * US;
+    p.queued_ns = 0;
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, true, 1 * MS, 50 * US),
+                     4200 * US - 150 * US);
+    /* under SCHED_FIFO (-1) time lost while running is not counted */
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, true, 1 * MS, -1), 0);
+    /* a chain's start that woke 3 ms late through an idle CPU adds that */
+    p.woke_at = 4 * MS;
+    p.idle_ns = 4 * MS - 10 * US;
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, true, 1 * MS, -1), 3 * MS);
+    /* ... but not in the middle of a chain (its lateness is the backlog's) */
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, false, 1 * MS, -1), 0);
+}
+
+static void live_readings_stay_within_the_sleep(void **state)
+{
+    (void)state;
+    cpu_idle *ci = cpu_idle_open();
+    if (!ci) {
+        skip(); /* no cpuidle driver on this kernel: the probes say nothing */
+        return;
+    }
+    rtcosim_clock *clock = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_clock_create_monotonic(20 * US, &clock, &err), RTCOSIM_OK);
+    for (int i = 0; i < 5; i++) {
+        sleep_probe p;
+        cpu_idle_sleep_until(ci, clock, rtcosim_clock_now(clock) + 10 * MS, &p);
+        assert_true(p.woke_at >= p.due);
+        assert_true(p.cpu >= 0);
+        /* residency has microsecond resolution: 1 us per state read */
+        assert_true(p.idle_ns >= 0 && p.idle_ns <= p.woke_at - p.slept_at + 10 * US);
+        assert_true(p.wake_queued_ns >= 0 && p.wake_queued_ns <= p.woke_at - p.slept_at);
+        cpu_idle_work_begin(ci, &p);
+        cpu_idle_work_end(ci, &p);
+        assert_true(p.queued_ns >= 0 && p.queued_ns < 1000 * MS);
+    }
+    rtcosim_clock_free(clock);
+    cpu_idle_close(ci);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_late_wake_up_counts_when_the_cpu_idled_through_it),
+        cmocka_unit_test(time_lost_while_running_counts_without_a_run_queue_wait),
+        cmocka_unit_test(a_period_lost_to_its_own_cpu_less_the_reservations_throttling),
+        cmocka_unit_test(live_readings_stay_within_the_sleep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
