@@ -86,39 +86,41 @@ static rtcosim_status serve_state(channel *ch, rtcosim_component *c, state_table
     return st;
 }
 
-/* The host's pointers to String or Binary values (const char * or
- * rtcosim_binary) between the component and the channel's records. */
-typedef struct value_ptrs {
+/* A buffer of the host's, grown, never shrunk. */
+typedef struct scratch {
     void *at;
     size_t cap; /* bytes */
-} value_ptrs;
+} scratch;
 
-static rtcosim_status value_ptrs_for(value_ptrs *p, size_t n, rtcosim_error *err)
+static rtcosim_status scratch_for(scratch *p, size_t bytes, rtcosim_error *err)
 {
-    size_t need = n * sizeof(rtcosim_binary); /* the larger of the two */
-    if (need <= p->cap)
+    if (bytes <= p->cap)
         return RTCOSIM_OK;
-    void *grown = realloc(p->at, need);
+    void *grown = realloc(p->at, bytes);
     if (!grown)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "isolate: out of memory");
     p->at = grown;
-    p->cap = need;
+    p->cap = bytes;
     return RTCOSIM_OK;
 }
 
-/* OP_GET and OP_SET of String and Binary values (channel.h's records). */
-static rtcosim_status serve_records(channel *ch, rtcosim_component *c, value_ptrs *p,
-                                    rtcosim_error *err)
+/* A get or set's own copies, one set per level of nested callbacks: a get
+ * may end an input event, whose observer's gets (served inside it) overwrite
+ * the channel's value references and values before the outer get has run. */
+typedef struct request_copy {
+    scratch vrs, values, ptrs;
+} request_copy;
+
+/* OP_GET and OP_SET of String and Binary values (channel.h's records);
+ * vrs: the request's value references (a copy). */
+static rtcosim_status serve_records(channel *ch, rtcosim_component *c, const uint32_t *vrs,
+                                    size_t n, request_copy *copy, rtcosim_error *err)
 {
     rtcosim_type type = (rtcosim_type)ch->type;
-    size_t limit = channel_data_bytes();
-    if (ch->n > limit / sizeof(uint32_t))
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: %llu values do not fit the"
-                                 " channel", (unsigned long long)ch->n);
-    size_t n = (size_t)ch->n, offset = align8(n * sizeof(uint32_t));
-    const uint32_t *vrs = (const uint32_t *)ch->data;
+    size_t limit = channel_data_bytes(), offset = align8(n * sizeof(uint32_t));
     unsigned char *records = ch->data + offset;
-    rtcosim_status st = value_ptrs_for(p, n, err);
+    scratch *p = &copy->ptrs;
+    rtcosim_status st = scratch_for(p, n * sizeof(rtcosim_binary), err); /* (the larger) */
     if (st != RTCOSIM_OK)
         return st;
     if (ch->op == OP_SET) {
@@ -144,11 +146,14 @@ static rtcosim_status serve_records(channel *ch, rtcosim_component *c, value_ptr
 
 /* The host's state: the FMU, its snapshots, and the request it answers
  * next (a callback's nested requests move it on). */
+enum { MAX_DEPTH = 8 }; /* callbacks inside callbacks */
+
 typedef struct host {
     channel *ch;
     rtcosim_component *c;
     state_table states;
-    value_ptrs ptrs;
+    request_copy copies[MAX_DEPTH];
+    unsigned depth;
     uint32_t seq;
 } host;
 
@@ -181,10 +186,18 @@ static rtcosim_status call_parent(host *h, channel_callback kind, double time,
         }
         rtcosim_error nested;
         rtcosim_error_clear(&nested);
-        rtcosim_status st = op == OP_QUIT
-                                ? rtcosim_error_set(&nested, RTCOSIM_ESTATE, "isolate: a quit"
-                                                    " request inside a callback")
-                                : serve(h, &nested);
+        rtcosim_status st;
+        if (op == OP_QUIT)
+            st = rtcosim_error_set(&nested, RTCOSIM_ESTATE, "isolate: a quit request inside a"
+                                   " callback");
+        else if (h->depth + 1 >= MAX_DEPTH)
+            st = rtcosim_error_set(&nested, RTCOSIM_ESTATE, "isolate: callbacks nested more"
+                                   " than %d deep", MAX_DEPTH);
+        else {
+            h->depth++;
+            st = serve(h, &nested);
+            h->depth--;
+        }
         ch->status = st;
         snprintf(ch->message, sizeof ch->message, "%s", st == RTCOSIM_OK ? "" : nested.message);
         ch->callback = CALLBACK_NONE;
@@ -202,16 +215,50 @@ static rtcosim_status host_inputs(void *context, double time, rtcosim_error *err
     return call_parent(context, CALLBACK_INPUTS, time, err);
 }
 
+/* OP_GET and OP_SET: the value references (and a set's values) copied out
+ * of the channel first, a get's values put there after the call. */
+static rtcosim_status serve_values(host *h, rtcosim_error *err)
+{
+    channel *ch = h->ch;
+    request_copy *copy = &h->copies[h->depth];
+    rtcosim_type type = (rtcosim_type)ch->type;
+    size_t limit = channel_data_bytes();
+    if (ch->n > limit / sizeof(uint32_t) || (unsigned)type >= RTCOSIM_TYPE_COUNT_)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: %llu values of type %u do not"
+                                 " fit the channel", (unsigned long long)ch->n, ch->type);
+    size_t n = (size_t)ch->n, offset = align8(n * sizeof(uint32_t));
+    rtcosim_status st = scratch_for(&copy->vrs, n * sizeof(uint32_t) + 1, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    memcpy(copy->vrs.at, ch->data, n * sizeof(uint32_t));
+    const uint32_t *vrs = copy->vrs.at;
+    if (channel_has_records(type))
+        return serve_records(ch, h->c, vrs, n, copy, err);
+    size_t bytes = n * rtcosim_type_size(type);
+    if (bytes > limit - offset)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: %zu values do not fit the"
+                                 " channel", n);
+    if ((st = scratch_for(&copy->values, bytes + 1, err)) != RTCOSIM_OK)
+        return st;
+    if (ch->op == OP_SET) {
+        memcpy(copy->values.at, ch->data + offset, bytes);
+        return rtcosim_component_set(h->c, type, vrs, n, copy->values.at, err);
+    }
+    if ((st = rtcosim_component_get(h->c, type, vrs, n, copy->values.at, err)) != RTCOSIM_OK)
+        return st;
+    memcpy(ch->data + offset, copy->values.at, bytes);
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status serve(host *h, rtcosim_error *err)
 {
     channel *ch = h->ch;
     rtcosim_component **c = &h->c;
     state_table *states = &h->states;
-    value_ptrs *ptrs = &h->ptrs;
     if (ch->op != OP_PING && ch->op != OP_LOAD && !*c)
         return rtcosim_error_set(err, RTCOSIM_ESTATE, "isolate: no FMU loaded");
-    const uint32_t *vrs = (const uint32_t *)ch->data;
-    void *values = ch->data + align8(ch->n * sizeof(uint32_t));
+    if (ch->op == OP_GET || ch->op == OP_SET)
+        return serve_values(h, err);
     switch ((channel_op)ch->op) {
     case OP_PING:
         return RTCOSIM_OK;
@@ -237,13 +284,8 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
     case OP_DO_STEP:
         return rtcosim_component_do_step(*c, ch->t, ch->h, &ch->result, err);
     case OP_GET:
-        if (channel_has_records((rtcosim_type)ch->type))
-            return serve_records(ch, *c, ptrs, err);
-        return rtcosim_component_get(*c, (rtcosim_type)ch->type, vrs, ch->n, values, err);
-    case OP_SET:
-        if (channel_has_records((rtcosim_type)ch->type))
-            return serve_records(ch, *c, ptrs, err);
-        return rtcosim_component_set(*c, (rtcosim_type)ch->type, vrs, ch->n, values, err);
+    case OP_SET: /* (serve_values) */
+        break;
     case OP_TERMINATE:
         return rtcosim_component_terminate(*c, err);
     case OP_QUIT:
@@ -328,7 +370,11 @@ int rtcosim_isolate_host(int fd)
             for (size_t i = 0; i < h.states.count; i++)
                 rtcosim_component_free_state(h.c, h.states.slots[i]);
             free(h.states.slots);
-            free(h.ptrs.at);
+            for (size_t k = 0; k < MAX_DEPTH; k++) {
+                free(h.copies[k].vrs.at);
+                free(h.copies[k].values.at);
+                free(h.copies[k].ptrs.at);
+            }
             rtcosim_component_free(h.c);
             h.c = NULL;
         }

@@ -199,6 +199,68 @@ static void isolated_model_exchange_equals_in_process(void **state)
     tu_drop_dir(dir);
 }
 
+/* An observer whose gets run inside another get: the get that ends an input
+ * event calls the observer back for the row after it, whose own get (two
+ * Float64 outputs) the host serves before the first one (an Int32 output)
+ * has read its value references; each must get its own values (the host
+ * copies a request's references before serving nested ones). */
+typedef struct nested_rows {
+    rtcosim_component *c;
+    int after_rows;
+    double after[2];
+} nested_rows;
+
+static rtcosim_status row_with_a_get(void *context, double time, bool after, rtcosim_error *err)
+{
+    (void)time;
+    nested_rows *n = context;
+    if (!after)
+        return RTCOSIM_OK;
+    static const uint32_t vrs[] = {2, 4}; /* Float64_continuous_output, Float64_discrete_output */
+    n->after_rows++;
+    return rtcosim_component_get(n->c, RTCOSIM_TYPE_FLOAT64, vrs, 2, n->after, err);
+}
+
+static void a_get_inside_a_get_gets_its_own_values(void **state)
+{
+    (void)state;
+    rtcosim_component *inner = NULL, *iso = NULL;
+    rtcosim_error err;
+    rtcosim_fmu_options fo = {.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE};
+    assert_int_equal(rtcosim_fmu_load(RTCOSIM_FMU_FEEDTHROUGHME_FMI3, &fo, &inner, &err),
+                     RTCOSIM_OK);
+    if (rtcosim_isolate_wrap_options(inner, RTCOSIM_FMU_FEEDTHROUGHME_FMI3, RTCOSIM_CLI_PATH, &fo,
+                                     &iso, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    nested_rows rows = {.c = iso};
+    assert_int_equal(rtcosim_isolate_me_observe_events(iso, row_with_a_get, &rows, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_instantiate(iso, "ft", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(iso, 0, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(iso, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(iso, &err), RTCOSIM_OK);
+    rtcosim_step_result sr = {0};
+    assert_int_equal(rtcosim_component_do_step(iso, 0, 100000000, &sr, &err), RTCOSIM_OK);
+    /* an input event at 0.1 s: the discrete inputs set in Event Mode */
+    assert_int_equal(rtcosim_isolate_me_enter_input_event(iso, &err), RTCOSIM_OK);
+    static const uint32_t f64_in[] = {1, 3}, i32_in = 5, i32_out = 6;
+    const double f64[] = {2.5, 7.0};
+    const int32_t i32 = 42;
+    assert_int_equal(rtcosim_component_set(iso, RTCOSIM_TYPE_FLOAT64, f64_in, 2, f64, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_set(iso, RTCOSIM_TYPE_INT32, &i32_in, 1, &i32, &err),
+                     RTCOSIM_OK);
+    int32_t got = 0;
+    if (rtcosim_component_get(iso, RTCOSIM_TYPE_INT32, &i32_out, 1, &got, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rows.after_rows, 1); /* the get ended the event: the row after it */
+    assert_int_equal(got, 42);
+    assert_true(rows.after[0] == 2.5 && rows.after[1] == 7.0);
+    assert_int_equal(rtcosim_isolate_me_observe_events(iso, NULL, NULL, &err), RTCOSIM_OK);
+    rtcosim_component_free(iso);
+    tu_assert_no_child_left();
+}
+
 static void crash_abort_exit_of_the_host_are_errors_naming_call_and_time(void **state)
 {
     (void)state;
@@ -435,8 +497,8 @@ static void step_timeout_kills_a_hung_isolated_host(void **state)
         fail_msg("exit %d: %s", rc, tu_read_file(err, NULL));
     assert_int_equal(tu_count_lines(csv), 102); /* header + t = 0 .. 1 s */
     tu_assert_no_child_left();
-    const char *next[] = {"run", ssd, "--isolate", "--start-value", "f.fail_time", "100", "-q",
-                          NULL};
+    const char *next[] = {"run", ssd, "--isolate", "--start-value", "f.fail_time", "100",
+                          "--output-file", csv, "-q", NULL};
     assert_int_equal(run_cli(err, next), 0);
     unsetenv("TMPDIR");
     assert_int_equal(tu_count_entries(tmp), 0);
@@ -565,6 +627,7 @@ int main(void)
         cmocka_unit_test(isolated_results_equal_in_process_results),
         cmocka_unit_test(isolated_strings_and_binaries_equal_in_process),
         cmocka_unit_test(isolated_model_exchange_equals_in_process),
+        cmocka_unit_test(a_get_inside_a_get_gets_its_own_values),
         cmocka_unit_test(crash_abort_exit_of_the_host_are_errors_naming_call_and_time),
         cmocka_unit_test(soak_of_crashing_isolated_fmus_leaks_nothing),
         cmocka_unit_test(isolated_system_equals_in_process_system),
