@@ -532,12 +532,6 @@ static int run_simulate(int argc, char **argv)
                               .strict = a.strict,
                               .event_mode_used = a.event_mode_used,
                               .early_return_allowed = a.early_return_allowed};
-    if (a.isolate && (a.event_mode_used || a.early_return_allowed)) {
-        cli_fail("simulate: --isolate cannot be combined with --event-mode-used or "
-                 "--early-return-allowed (the child process drives no Event Mode)");
-        rc = CLI_EXIT_USAGE;
-        goto done;
-    }
     if (a.max_solver_step) {
         if (parse_time_option("--max-solver-step", a.max_solver_step, &fo.max_solver_step))
             goto done;

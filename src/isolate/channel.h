@@ -50,6 +50,12 @@ typedef enum channel_op {
     /* The parent ran the callback the host asked for (its status and
      * message in status and message): the host's request goes on. */
     OP_CALLBACK_DONE,
+    /* FMI 3.0 Event Mode of a co-simulation FMU loaded with eventModeUsed
+     * (rtcosim_component_enter_event_mode, _update_discrete_states: its
+     * result in `update`, _enter_step_mode) */
+    OP_ENTER_EVENT_MODE,
+    OP_UPDATE_DISCRETE_STATES,
+    OP_ENTER_STEP_MODE,
 } channel_op;
 
 /* What a host's answer asks of the parent before the request can go on:
@@ -95,7 +101,10 @@ typedef struct channel {
     uint32_t solver;
     int64_t max_solver_step;
     bool strict, fmu_logging_on, visible;
+    bool event_mode_used, event_mode_where_declared, early_return_allowed,
+        early_return_where_declared;
     uint32_t state_id;
+    rtcosim_event_update update; /* OP_UPDATE_DISCRETE_STATES' result */
     uint32_t callback; /* channel_callback: set in a host's answer */
     double callback_time;
     rtcosim_step_result result;

@@ -270,7 +270,12 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
                                   .max_solver_step = ch->max_solver_step,
                                   .strict = ch->strict,
                                   .fmu_logging_on = ch->fmu_logging_on,
-                                  .visible = ch->visible};
+                                  .visible = ch->visible,
+                                  .event_mode_used = ch->event_mode_used,
+                                  .event_mode_where_declared = ch->event_mode_where_declared,
+                                  .early_return_allowed = ch->early_return_allowed,
+                                  .early_return_where_declared =
+                                      ch->early_return_where_declared};
         return rtcosim_fmu_load(ch->path, &fo, c, err);
     }
     case OP_INSTANTIATE:
@@ -326,6 +331,13 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
     }
     case OP_ME_INPUT_EVENT:
         return rtcosim_fmu_me_enter_input_event(*c, err);
+    case OP_ENTER_EVENT_MODE:
+        return rtcosim_component_enter_event_mode(*c, err);
+    case OP_UPDATE_DISCRETE_STATES:
+        memset(&ch->update, 0, sizeof ch->update);
+        return rtcosim_component_update_discrete_states(*c, &ch->update, err);
+    case OP_ENTER_STEP_MODE:
+        return rtcosim_component_enter_step_mode(*c, err);
     case OP_CALLBACK_DONE: /* (only inside a callback: call_parent) */
         break;
     }

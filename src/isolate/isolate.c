@@ -132,6 +132,9 @@ static const char *call_name(const isolated *iso, channel_op op)
         [OP_ME_CALLBACKS] = {"setting up the integrator", "setting up the integrator"},
         [OP_ME_INPUT_EVENT] = {"fmi2EnterEventMode", "fmi3EnterEventMode"},
         [OP_CALLBACK_DONE] = {"a callback", "a callback"},
+        [OP_ENTER_EVENT_MODE] = {"fmi2EnterEventMode", "fmi3EnterEventMode"},
+        [OP_UPDATE_DISCRETE_STATES] = {"fmi2NewDiscreteStates", "fmi3UpdateDiscreteStates"},
+        [OP_ENTER_STEP_MODE] = {"fmi2EnterStepMode", "fmi3EnterStepMode"},
     };
     return names[op][iso->fmi3];
 }
@@ -374,6 +377,41 @@ static rtcosim_status iso_set(void *self, rtcosim_type type, const uint32_t *vrs
     return call(iso, OP_SET, err);
 }
 
+static rtcosim_status iso_enter_event_mode(void *self, rtcosim_error *err)
+{
+    return call(self, OP_ENTER_EVENT_MODE, err);
+}
+
+static rtcosim_status iso_update_discrete_states(void *self, rtcosim_event_update *update,
+                                                 rtcosim_error *err)
+{
+    isolated *iso = self;
+    rtcosim_status st = call(iso, OP_UPDATE_DISCRETE_STATES, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    /* each flag read as a byte: the host's FMU shares the mapping, and a
+     * byte other than 0 or 1 is no bool */
+    const rtcosim_event_update *u = &iso->ch->update;
+    unsigned char b[5];
+    memcpy(&b[0], &u->discrete_states_need_update, 1);
+    memcpy(&b[1], &u->terminate_requested, 1);
+    memcpy(&b[2], &u->nominals_changed, 1);
+    memcpy(&b[3], &u->values_changed, 1);
+    memcpy(&b[4], &u->next_event_time_defined, 1);
+    *update = (rtcosim_event_update){.discrete_states_need_update = b[0] != 0,
+                                     .terminate_requested = b[1] != 0,
+                                     .nominals_changed = b[2] != 0,
+                                     .values_changed = b[3] != 0,
+                                     .next_event_time_defined = b[4] != 0,
+                                     .next_event_time = u->next_event_time};
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status iso_enter_step_mode(void *self, rtcosim_error *err)
+{
+    return call(self, OP_ENTER_STEP_MODE, err);
+}
+
 static rtcosim_status iso_terminate(void *self, rtcosim_error *err)
 {
     return call(self, OP_TERMINATE, err);
@@ -507,6 +545,9 @@ static const rtcosim_component_ops isolated_ops = {
     .deserialize_state = iso_deserialize,
     .terminate = iso_terminate,
     .destroy = iso_destroy,
+    .enter_event_mode = iso_enter_event_mode,
+    .update_discrete_states = iso_update_discrete_states,
+    .enter_step_mode = iso_enter_step_mode,
 };
 
 /* Start `host_exe host-fmu FD` sharing a fresh channel. */
@@ -590,6 +631,10 @@ rtcosim_status rtcosim_isolate_wrap_options(rtcosim_component *inner, const char
             iso->ch->strict = fo->strict;
             iso->ch->fmu_logging_on = fo->fmu_logging_on;
             iso->ch->visible = fo->visible;
+            iso->ch->event_mode_used = fo->event_mode_used;
+            iso->ch->event_mode_where_declared = fo->event_mode_where_declared;
+            iso->ch->early_return_allowed = fo->early_return_allowed;
+            iso->ch->early_return_where_declared = fo->early_return_where_declared;
             st = make_temp_dir(iso, err);
             if (st == RTCOSIM_OK)
                 st = call(iso, OP_LOAD, err);

@@ -261,6 +261,29 @@ static void a_get_inside_a_get_gets_its_own_values(void **state)
     tu_assert_no_child_left();
 }
 
+/* FMI 3.0 Event Mode and early return through the host: the Events FMU's
+ * ticks, with and without early return, give the in-process rows (the
+ * options used to be refused with --isolate). */
+static void isolated_event_mode_equals_in_process(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char a[512], b[512], err[512];
+    snprintf(a, sizeof a, "%s/in.csv", dir);
+    snprintf(b, sizeof b, "%s/iso.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    const char *events[] = {"simulate", RTCOSIM_FMU_EVENTS_FMI3, "--event-mode-used",
+                            "--stop-time", "3", "-q", "-o", NULL, NULL, NULL};
+    const char *early[] = {"simulate", RTCOSIM_FMU_EVENTS_FMI3, "--event-mode-used",
+                           "--early-return-allowed", "--stop-time", "3", "-q", "-o", NULL, NULL,
+                           NULL};
+    assert_isolated_equals_in_process(events, a, b, err);
+    /* a row before and one after each of the ticks */
+    assert_true(tu_count_lines(b) > 4);
+    assert_isolated_equals_in_process(early, a, b, err);
+    tu_drop_dir(dir);
+}
+
 static void crash_abort_exit_of_the_host_are_errors_naming_call_and_time(void **state)
 {
     (void)state;
@@ -628,6 +651,7 @@ int main(void)
         cmocka_unit_test(isolated_strings_and_binaries_equal_in_process),
         cmocka_unit_test(isolated_model_exchange_equals_in_process),
         cmocka_unit_test(a_get_inside_a_get_gets_its_own_values),
+        cmocka_unit_test(isolated_event_mode_equals_in_process),
         cmocka_unit_test(crash_abort_exit_of_the_host_are_errors_naming_call_and_time),
         cmocka_unit_test(soak_of_crashing_isolated_fmus_leaks_nothing),
         cmocka_unit_test(isolated_system_equals_in_process_system),
