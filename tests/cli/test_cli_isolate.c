@@ -55,6 +55,21 @@ static int run_cli(const char *err_path, const char *const *args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A scratch directory with the paths of an in-process CSV, an isolated one
+ * and a file for stderr. */
+typedef struct pair_files {
+    char *dir;
+    char a[512], b[512], err[512];
+} pair_files;
+
+static void pair_files_make(pair_files *f)
+{
+    f->dir = tu_make_dir();
+    snprintf(f->a, sizeof f->a, "%s/in.csv", f->dir);
+    snprintf(f->b, sizeof f->b, "%s/iso.csv", f->dir);
+    snprintf(f->err, sizeof f->err, "%s/err.txt", f->dir);
+}
+
 /* Run args (NULL-terminated with room for two more after it) in process
  * into `a`, then with --isolate into `b`: the isolated CSV must be the
  * in-process one byte for byte. */
@@ -83,11 +98,10 @@ static void assert_isolated_equals_in_process(const char **args, const char *a, 
 static void isolated_results_equal_in_process_results(void **state)
 {
     (void)state;
-    char *dir = tu_make_dir();
-    char a[512], b[512], err[512];
-    snprintf(a, sizeof a, "%s/in.csv", dir);
-    snprintf(b, sizeof b, "%s/iso.csv", dir);
-    snprintf(err, sizeof err, "%s/err.txt", dir);
+    pair_files f;
+    pair_files_make(&f);
+    char *dir = f.dir;
+    const char *a = f.a, *b = f.b, *err = f.err;
     const char *fmus[] = {RTCOSIM_FMU_DAHLQUIST_FMI2, RTCOSIM_FMU_BOUNCINGBALL_FMI3};
     for (int i = 0; i < 2; i++) {
         const char *in[] = {"simulate", fmus[i], "--stop-time", "1", "--output-file", a, "-q", NULL};
@@ -110,11 +124,10 @@ static void isolated_results_equal_in_process_results(void **state)
 static void isolated_strings_and_binaries_equal_in_process(void **state)
 {
     (void)state;
-    char *dir = tu_make_dir();
-    char a[512], b[512], err[512];
-    snprintf(a, sizeof a, "%s/in.csv", dir);
-    snprintf(b, sizeof b, "%s/iso.csv", dir);
-    snprintf(err, sizeof err, "%s/err.txt", dir);
+    pair_files f;
+    pair_files_make(&f);
+    char *dir = f.dir;
+    const char *a = f.a, *b = f.b, *err = f.err;
     const char *feedthrough[] = {
         "simulate", RTCOSIM_FMU_FEEDTHROUGH_FMI3, "--stop-time", "0.003",
         "--start-value", "String_input", "h\xc3\xa9llo, w\xc3\xb6rld",
@@ -267,11 +280,10 @@ static void a_get_inside_a_get_gets_its_own_values(void **state)
 static void isolated_event_mode_equals_in_process(void **state)
 {
     (void)state;
-    char *dir = tu_make_dir();
-    char a[512], b[512], err[512];
-    snprintf(a, sizeof a, "%s/in.csv", dir);
-    snprintf(b, sizeof b, "%s/iso.csv", dir);
-    snprintf(err, sizeof err, "%s/err.txt", dir);
+    pair_files f;
+    pair_files_make(&f);
+    char *dir = f.dir;
+    const char *a = f.a, *b = f.b, *err = f.err;
     const char *events[] = {"simulate", RTCOSIM_FMU_EVENTS_FMI3, "--event-mode-used",
                             "--stop-time", "3", "-q", "-o", NULL, NULL, NULL};
     const char *early[] = {"simulate", RTCOSIM_FMU_EVENTS_FMI3, "--event-mode-used",
