@@ -571,8 +571,7 @@ static int run_simulate(int argc, char **argv)
             goto done;
         }
         exe[n] = '\0';
-        /* the host loads it with the same options, the interface found */
-        fo.interface_type = rtcosim_fmu_info_of(inner)->interface_type;
+        /* the host loads it with the same options and interface */
         if (rtcosim_isolate_wrap_options(inner, a.fmu, exe, &fo, &c, &err) != RTCOSIM_OK) {
             fail_run(&a, NULL, &err);
             goto done;

@@ -116,12 +116,11 @@ rtcosim_status run_isolation_wrap(void *context, const char *name, rtcosim_compo
     const rtcosim_ssd_component *c = find(iso->desc, name, strlen(name));
     rtcosim_component *inner = component;
     if (c && !not_an_fmu(c) && run_isolation_selects(iso, name)) {
-        /* the host loads the FMU as this process did: the same interface
-         * (model exchange for an FMU that offers nothing else) and options */
-        rtcosim_fmu_options fo = iso->fmu ? *iso->fmu : (rtcosim_fmu_options){0};
-        const rtcosim_fmu_info *info = rtcosim_fmu_info_of(component);
-        fo.interface_type = info ? info->interface_type : RTCOSIM_FMI_CO_SIMULATION;
-        rtcosim_status st = rtcosim_isolate_wrap_options(component, c->path, iso->host_exe, &fo,
+        /* the host loads the FMU as this process did: the same options and
+         * interface (model exchange for an FMU that offers nothing else) */
+        static const rtcosim_fmu_options defaults = {0};
+        rtcosim_status st = rtcosim_isolate_wrap_options(component, c->path, iso->host_exe,
+                                                         iso->fmu ? iso->fmu : &defaults,
                                                          &inner, err);
         if (st != RTCOSIM_OK)
             return st;

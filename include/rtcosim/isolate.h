@@ -26,13 +26,14 @@
 rtcosim_status rtcosim_isolate_wrap(rtcosim_component *inner, const char *fmu_path,
                                     const char *host_exe, bool model_exchange,
                                     rtcosim_component **out, rtcosim_error *err);
-/* The same with the loading options the host honours: interface_type (model
- * exchange or co-simulation), solver and max_solver_step (the host runs the
- * integrator), strict, fmu_logging_on, visible, and FMI 3.0's Event Mode
- * and early return (event_mode_used, early_return_allowed and their
- * _where_declared forms: the component then takes enter_event_mode,
- * update_discrete_states and enter_step_mode through the host); the others
- * are ignored. */
+/* The same with the loading options `inner` was loaded with: the host loads
+ * the FMU with all of them (its own temp_dir aside) and with the interface
+ * `inner` has (model exchange when a fallback took it, whatever
+ * interface_type says). The host runs the model-exchange integrator (solver,
+ * max_solver_step), and with FMI 3.0's Event Mode and early return
+ * (event_mode_used, early_return_allowed and their _where_declared forms)
+ * the component takes enter_event_mode, update_discrete_states and
+ * enter_step_mode through it. */
 rtcosim_status rtcosim_isolate_wrap_options(rtcosim_component *inner, const char *fmu_path,
                                             const char *host_exe, const rtcosim_fmu_options *fo,
                                             rtcosim_component **out, rtcosim_error *err);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "rtcosim/component.h"
+#include "rtcosim/fmu.h"
 
 enum {
     CHANNEL_BYTES = 1 << 20,
@@ -96,13 +97,11 @@ typedef struct channel {
     /* String and Binary values: the bytes of their records (below) after
      * the value references */
     uint64_t record_bytes;
-    bool interface_me;
-    /* OP_LOAD: the loading options the host honours (rtcosim_fmu_options) */
-    uint32_t solver;
-    int64_t max_solver_step;
-    bool strict, fmu_logging_on, visible;
-    bool event_mode_used, event_mode_where_declared, early_return_allowed,
-        early_return_where_declared;
+    /* OP_LOAD: the parent's loading options, all of them, with the interface
+     * it settled on (no fallback left to take) and temp_dir NULL (the host
+     * extracts under the channel's temp_dir) */
+    rtcosim_fmu_options options;
+    int32_t log_level; /* OP_LOAD: the parent's (rtcosim_log_level) */
     uint32_t state_id;
     rtcosim_event_update update; /* OP_UPDATE_DISCRETE_STATES' result */
     uint32_t callback; /* channel_callback: set in a host's answer */

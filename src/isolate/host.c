@@ -12,6 +12,7 @@
 #include "isolate/channel.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/isolate.h"
+#include "rtcosim/log.h"
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -45,6 +46,16 @@ static rtcosim_status state_slot(channel *ch, state_table *t, bool may_create,
     return RTCOSIM_OK;
 }
 
+/* A serialized state of `size` bytes in the channel's data, or why not. */
+static rtcosim_status state_fits(uint64_t size, rtcosim_error *err)
+{
+    if (size <= channel_data_bytes())
+        return RTCOSIM_OK;
+    return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                             "isolate: a state of %llu bytes does not fit the channel",
+                             (unsigned long long)size);
+}
+
 static rtcosim_status serve_state(channel *ch, rtcosim_component *c, state_table *t,
                                   rtcosim_error *err)
 {
@@ -70,10 +81,8 @@ static rtcosim_status serve_state(channel *ch, rtcosim_component *c, state_table
         return st;
     }
     case OP_SERIALIZE:
-        if (ch->n > channel_data_bytes())
-            return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                     "isolate: a state of %llu bytes does not fit the channel",
-                                     (unsigned long long)ch->n);
+        if ((st = state_fits(ch->n, err)) != RTCOSIM_OK)
+            return st;
         return rtcosim_component_serialize_state(c, *slot, ch->data, ch->n, err);
     case OP_DESERIALIZE:
         st = rtcosim_component_deserialize_state(c, ch->data, ch->n, slot, err);
@@ -144,10 +153,11 @@ static rtcosim_status serve_records(channel *ch, rtcosim_component *c, const uin
     return RTCOSIM_OK;
 }
 
-/* The host's state: the FMU, its snapshots, and the request it answers
- * next (a callback's nested requests move it on). */
 enum { MAX_DEPTH = 8 }; /* callbacks inside callbacks */
 
+/* The host's state: the FMU, its snapshots, each callback level's request
+ * copies, and the request it answers next (a callback's nested requests
+ * move it on). */
 typedef struct host {
     channel *ch;
     rtcosim_component *c;
@@ -223,9 +233,11 @@ static rtcosim_status serve_values(host *h, rtcosim_error *err)
     request_copy *copy = &h->copies[h->depth];
     rtcosim_type type = (rtcosim_type)ch->type;
     size_t limit = channel_data_bytes();
-    if (ch->n > limit / sizeof(uint32_t) || (unsigned)type >= RTCOSIM_TYPE_COUNT_)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: %llu values of type %u do not"
-                                 " fit the channel", (unsigned long long)ch->n, ch->type);
+    if ((unsigned)type >= RTCOSIM_TYPE_COUNT_)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: unknown value type %u", ch->type);
+    if (ch->n > limit / sizeof(uint32_t))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: %llu values do not fit the"
+                                 " channel", (unsigned long long)ch->n);
     size_t n = (size_t)ch->n, offset = align8(n * sizeof(uint32_t));
     rtcosim_status st = scratch_for(&copy->vrs, n * sizeof(uint32_t) + 1, err);
     if (st != RTCOSIM_OK)
@@ -263,19 +275,12 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
     case OP_PING:
         return RTCOSIM_OK;
     case OP_LOAD: {
-        rtcosim_fmu_options fo = {.interface_type = ch->interface_me ? RTCOSIM_FMI_MODEL_EXCHANGE
-                                                                     : RTCOSIM_FMI_CO_SIMULATION,
-                                  .temp_dir = ch->temp_dir[0] ? ch->temp_dir : NULL,
-                                  .solver = (rtcosim_me_solver)ch->solver,
-                                  .max_solver_step = ch->max_solver_step,
-                                  .strict = ch->strict,
-                                  .fmu_logging_on = ch->fmu_logging_on,
-                                  .visible = ch->visible,
-                                  .event_mode_used = ch->event_mode_used,
-                                  .event_mode_where_declared = ch->event_mode_where_declared,
-                                  .early_return_allowed = ch->early_return_allowed,
-                                  .early_return_where_declared =
-                                      ch->early_return_where_declared};
+        /* logging as in the parent (--log-fmi-calls, --log-level): the
+         * host's messages go to the stderr it shares */
+        if (ch->log_level >= RTCOSIM_LOG_ERROR && ch->log_level <= RTCOSIM_LOG_TRACE)
+            rtcosim_log_set_level((rtcosim_log_level)ch->log_level);
+        rtcosim_fmu_options fo = ch->options;
+        fo.temp_dir = ch->temp_dir[0] ? ch->temp_dir : NULL;
         return rtcosim_fmu_load(ch->path, &fo, c, err);
     }
     case OP_INSTANTIATE:
@@ -306,9 +311,8 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
         uint8_t *bytes = NULL;
         size_t size = 0;
         rtcosim_status st = rtcosim_fmu_me_get_fmu_state(*c, &bytes, &size, err);
-        if (st == RTCOSIM_OK && size > channel_data_bytes())
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                   "isolate: a state of %zu bytes does not fit the channel", size);
+        if (st == RTCOSIM_OK)
+            st = state_fits(size, err);
         if (st == RTCOSIM_OK) {
             memcpy(ch->data, bytes, size);
             ch->n = size;
@@ -317,10 +321,8 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
         return st;
     }
     case OP_ME_SET_FMU_STATE:
-        if (ch->n > channel_data_bytes())
-            return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                     "isolate: a state of %llu bytes does not fit the channel",
-                                     (unsigned long long)ch->n);
+        if (state_fits(ch->n, err) != RTCOSIM_OK)
+            return RTCOSIM_EINVAL;
         return rtcosim_fmu_me_set_fmu_state(*c, ch->data, (size_t)ch->n, err);
     case OP_ME_CALLBACKS: {
         rtcosim_status st = rtcosim_fmu_me_observe_events(*c, ch->n & 1 ? host_event : NULL, h,

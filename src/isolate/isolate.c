@@ -19,6 +19,7 @@
 #include "isolate/channel.h"
 #include "util/spin_wait.h"
 #include "rtcosim/isolate.h"
+#include "rtcosim/log.h"
 
 typedef struct isolated {
     rtcosim_component *inner; /* the parent's load: description only */
@@ -377,6 +378,15 @@ static rtcosim_status iso_set(void *self, rtcosim_type type, const uint32_t *vrs
     return call(iso, OP_SET, err);
 }
 
+/* A bool the host wrote, read as its byte: the host's FMU shares the
+ * mapping, and a byte other than 0 or 1 is no bool. */
+static bool host_flag(const bool *b)
+{
+    unsigned char byte;
+    memcpy(&byte, b, 1);
+    return byte != 0;
+}
+
 static rtcosim_status iso_enter_event_mode(void *self, rtcosim_error *err)
 {
     return call(self, OP_ENTER_EVENT_MODE, err);
@@ -389,21 +399,14 @@ static rtcosim_status iso_update_discrete_states(void *self, rtcosim_event_updat
     rtcosim_status st = call(iso, OP_UPDATE_DISCRETE_STATES, err);
     if (st != RTCOSIM_OK)
         return st;
-    /* each flag read as a byte: the host's FMU shares the mapping, and a
-     * byte other than 0 or 1 is no bool */
     const rtcosim_event_update *u = &iso->ch->update;
-    unsigned char b[5];
-    memcpy(&b[0], &u->discrete_states_need_update, 1);
-    memcpy(&b[1], &u->terminate_requested, 1);
-    memcpy(&b[2], &u->nominals_changed, 1);
-    memcpy(&b[3], &u->values_changed, 1);
-    memcpy(&b[4], &u->next_event_time_defined, 1);
-    *update = (rtcosim_event_update){.discrete_states_need_update = b[0] != 0,
-                                     .terminate_requested = b[1] != 0,
-                                     .nominals_changed = b[2] != 0,
-                                     .values_changed = b[3] != 0,
-                                     .next_event_time_defined = b[4] != 0,
-                                     .next_event_time = u->next_event_time};
+    *update = (rtcosim_event_update){
+        .discrete_states_need_update = host_flag(&u->discrete_states_need_update),
+        .terminate_requested = host_flag(&u->terminate_requested),
+        .nominals_changed = host_flag(&u->nominals_changed),
+        .values_changed = host_flag(&u->values_changed),
+        .next_event_time_defined = host_flag(&u->next_event_time_defined),
+        .next_event_time = u->next_event_time};
     return RTCOSIM_OK;
 }
 
@@ -625,16 +628,15 @@ rtcosim_status rtcosim_isolate_wrap_options(rtcosim_component *inner, const char
             st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: path too long", fmu_path);
         else {
             snprintf(iso->ch->path, sizeof iso->ch->path, "%s", fmu_path);
-            iso->ch->interface_me = fo->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
-            iso->ch->solver = (uint32_t)fo->solver;
-            iso->ch->max_solver_step = fo->max_solver_step;
-            iso->ch->strict = fo->strict;
-            iso->ch->fmu_logging_on = fo->fmu_logging_on;
-            iso->ch->visible = fo->visible;
-            iso->ch->event_mode_used = fo->event_mode_used;
-            iso->ch->event_mode_where_declared = fo->event_mode_where_declared;
-            iso->ch->early_return_allowed = fo->early_return_allowed;
-            iso->ch->early_return_where_declared = fo->early_return_where_declared;
+            /* the host loads the FMU as this process did: every option,
+             * and the interface it was loaded with (a fallback taken) */
+            const rtcosim_fmu_info *info = rtcosim_fmu_info_of(inner);
+            iso->ch->options = *fo;
+            iso->ch->options.temp_dir = NULL; /* (a pointer of this process) */
+            if (info)
+                iso->ch->options.interface_type = info->interface_type;
+            iso->ch->options.model_exchange_fallback = false; /* the interface is settled */
+            iso->ch->log_level = (int32_t)rtcosim_log_get_level();
             st = make_temp_dir(iso, err);
             if (st == RTCOSIM_OK)
                 st = call(iso, OP_LOAD, err);
@@ -689,7 +691,7 @@ bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c)
     if (!c || strcmp(rtcosim_component_kind(c), "isolated") != 0)
         return false;
     const isolated *iso = rtcosim_component_impl(c);
-    return iso->ch && iso->ch->interface_me;
+    return iso->ch && iso->ch->options.interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
 }
 
 const rtcosim_fmu_info *rtcosim_isolate_fmu_info(const rtcosim_component *c)
