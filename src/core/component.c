@@ -37,11 +37,9 @@ struct rtcosim_component {
 };
 
 /* The component call in progress on this thread (innermost wrapper), for
- * fatal-signal and timeout messages: two stores around each lifecycle call. */
-typedef struct current_call {
-    const rtcosim_component *c;
-    rtcosim_component_call call;
-} current_call;
+ * fatal-signal and timeout messages: two stores around each lifecycle call
+ * (component_call.h's mark is the same pair). */
+typedef component_call_mark current_call;
 static _Thread_local current_call current;
 
 #define CALL_ENTER(comp, which)                                                                    \
@@ -52,15 +50,11 @@ static _Thread_local current_call current;
 component_call_mark component_call_enter(const rtcosim_component *c,
                                          rtcosim_component_call which)
 {
-    component_call_mark saved = {current.c, current.call};
-    current = (current_call){c, which};
-    return saved;
+    CALL_ENTER(c, which);
+    return saved_call_;
 }
 
-void component_call_leave(component_call_mark saved)
-{
-    current = (current_call){saved.c, saved.call};
-}
+void component_call_leave(component_call_mark saved) { current = saved; }
 
 static const char *const call_names[][3] = {
     /* generic, FMI 2.0, FMI 3.0 */

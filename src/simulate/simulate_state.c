@@ -79,7 +79,7 @@ rtcosim_status simulate_restore_state_file(run *r, rtcosim_error *err)
     }
     if (r->me) {
         st = rtcosim_fmu_me_set_fmu_state(r->c, bytes, size, err);
-    } else if (rtcosim_isolate_is_model_exchange(r->c)) {
+    } else if (r->me_isolated) {
         st = rtcosim_isolate_me_set_fmu_state(r->c, bytes, size, err);
     } else {
         rtcosim_state state = NULL;
@@ -107,7 +107,7 @@ rtcosim_status simulate_save_state_file(run *r, rtcosim_error *err)
     rtcosim_status st = RTCOSIM_OK;
     if (r->me) {
         st = rtcosim_fmu_me_get_fmu_state(r->c, &bytes, &size, err);
-    } else if (rtcosim_isolate_is_model_exchange(r->c)) {
+    } else if (r->me_isolated) {
         st = rtcosim_isolate_me_get_fmu_state(r->c, &bytes, &size, err);
     } else {
         rtcosim_state state = NULL;
