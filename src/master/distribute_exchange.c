@@ -79,6 +79,20 @@ static rtcosim_status oom(rtcosim_error *err)
     return rtcosim_error_set(err, RTCOSIM_ENOMEM, "distribute: out of memory");
 }
 
+rtcosim_status master_exchange_check(const rtcosim_master *m, rtcosim_error *err)
+{
+    bool distributed = false;
+    for (size_t c = 0; c < m->comp_count && !distributed; c++)
+        distributed = master_remote_of(m->comps[c].c) != NULL;
+    /* (rank 0 writes every component's results, so any String would cross) */
+    for (size_t i = 0; distributed && i < m->conn_count; i++)
+        if (m->conns[i].type == RTCOSIM_TYPE_STRING)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "distribute: connection %s: "
+                                     "String values do not cross MPI ranks yet (run the system "
+                                     "in one process)", m->conns[i].name);
+    return RTCOSIM_OK;
+}
+
 rtcosim_status master_exchange_create(rtcosim_master *m, rtcosim_error *err)
 {
     remote *first = NULL;
@@ -215,6 +229,8 @@ static rtcosim_status own_read(rtcosim_master *m, size_t comp, rtcosim_time_ns t
         unsigned ty = mc->out_types[i];
         st = rtcosim_component_get(r->inner, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
                                    mc->out[ty].values, own);
+        if (st == RTCOSIM_OK && ty == RTCOSIM_TYPE_STRING)
+            st = master_text_keep_all(&mc->out[ty], mc->name, own);
     }
     r->pending = RTCOSIM_OK;
     return st;

@@ -163,15 +163,20 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
     return master_event_iteration(m, m->start, err);
 }
 
-/* The value connection k delivers now, into dst (unless only `compare`);
- * false when it equals what the consumer's input holds. */
-static bool connection_value(rtcosim_master *m, const master_connection *k, unsigned char *dst,
-                             bool compare)
+/* The value connection k delivers now, into the consumer's input slot: 1
+ * when it changed the slot, 0 when equal, -1 out of memory (a String). */
+static int connection_value(rtcosim_master *m, const master_connection *k)
 {
     size_t elem = rtcosim_type_size(k->type);
     const master_component *from = &m->comps[k->from];
     const unsigned char *src = from->out[k->type].values + k->out_slot * elem;
+    unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
     unsigned char value[sizeof(rtcosim_value)];
+    if (k->type == RTCOSIM_TYPE_STRING) {
+        const char *text;
+        memcpy(&text, src, sizeof text);
+        return master_text_deliver(&m->comps[k->to].in[k->type], k->in_slot, text, false);
+    }
     if (k->continuous) {
         double y;
         memcpy(&y, src, sizeof y);
@@ -183,15 +188,9 @@ static bool connection_value(rtcosim_master *m, const master_connection *k, unsi
         master_map_value(k, value);
     }
     if (memcmp(dst, value, elem) == 0)
-        return false;
-    if (!compare)
-        memcpy(dst, value, elem);
-    return true;
-}
-
-static unsigned char *input_slot(rtcosim_master *m, const master_connection *k)
-{
-    return m->comps[k->to].in[k->type].values + k->in_slot * rtcosim_type_size(k->type);
+        return 0;
+    memcpy(dst, value, elem);
+    return 1;
 }
 
 static rtcosim_status failed_at(rtcosim_status st, const master_component *mc, rtcosim_time_ns t,
@@ -310,7 +309,10 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
             size_t c = e->round[i];
             for (size_t j = e->out_start[c]; j < e->out_start[c + 1]; j++) {
                 const master_connection *k = &m->conns[e->out[j]];
-                if (connection_value(m, k, input_slot(m, k), false)) {
+                int delivered = connection_value(m, k);
+                if (delivered < 0)
+                    return master_oom(err);
+                if (delivered) {
                     if ((st = master_event_mark(m, k->to, err)) != RTCOSIM_OK)
                         return st;
                     changed = true;
@@ -381,7 +383,10 @@ rtcosim_status master_event_tick(rtcosim_master *m, rtcosim_time_ns stop, rtcosi
     for (size_t i = 0; i < e->discrete_n; i++) {
         const master_connection *k = &m->conns[e->discrete[i]];
         /* taken now: the iteration sets it before the first round */
-        if (connection_value(m, k, input_slot(m, k), false)) {
+        int delivered = connection_value(m, k);
+        if (delivered < 0)
+            return master_oom(err);
+        if (delivered) {
             event = true;
             if (!e->marked[k->to]) {
                 e->marked[k->to] = true;

@@ -183,6 +183,8 @@ static rtcosim_status get_outputs(rtcosim_master *m, size_t c, rtcosim_error *er
         if (mc->out[t].n) {
             rtcosim_status st = rtcosim_component_get(mc->c, (rtcosim_type)t, mc->out[t].vrs,
                                                       mc->out[t].n, mc->out[t].values, err);
+            if (st == RTCOSIM_OK && t == RTCOSIM_TYPE_STRING)
+                st = master_text_keep_all(&mc->out[t], mc->name, err);
             if (st != RTCOSIM_OK)
                 return st;
         }
@@ -203,7 +205,7 @@ static rtcosim_status set_inputs_raw(rtcosim_master *m, size_t c, rtcosim_error 
 }
 
 /* Copy a connection's producer value into the consumer's input slot; return
- * the size of the change (0 when unchanged). */
+ * the size of the change (0 when unchanged, -1 out of memory). */
 static double propagate(rtcosim_master *m, master_connection *k)
 {
     size_t elem = rtcosim_type_size(k->type);
@@ -222,6 +224,12 @@ static double propagate(rtcosim_master *m, master_connection *k)
         double change = fabs(y - old);
         return change > 1e-12 * (1.0 + fabs(old)) || isnan(change) ? (isnan(change) ? INFINITY : change)
                                                                      : 0;
+    }
+    if (k->type == RTCOSIM_TYPE_STRING) {
+        const char *text;
+        memcpy(&text, src, sizeof text);
+        int changed = master_text_deliver(&m->comps[k->to].in[k->type], k->in_slot, text, false);
+        return changed; /* -1: out of memory */
     }
     unsigned char mapped[16];
     memcpy(mapped, src, elem);
@@ -250,6 +258,8 @@ static rtcosim_status propagate_initial_values(rtcosim_master *m, rtcosim_error 
                 if (m->conns[i].to != c)
                     continue;
                 double change = propagate(m, &m->conns[i]);
+                if (change < 0)
+                    return master_oom(err);
                 if (change > 0)
                     changed = true;
                 if (change > worst) {
@@ -412,7 +422,8 @@ rtcosim_status rtcosim_master_initialize(rtcosim_master *m, rtcosim_time_ns star
     if (stop >= 0 && stop < start)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "master: stop time before start time");
     m->failed = true; /* until everything below succeeds */
-    if ((st = check_steps(m, err)) != RTCOSIM_OK || (st = build_batches(m, err)) != RTCOSIM_OK)
+    if ((st = check_steps(m, err)) != RTCOSIM_OK || (st = master_exchange_check(m, err)) != RTCOSIM_OK ||
+        (st = build_batches(m, err)) != RTCOSIM_OK)
         return st;
     setup_couplings(m);
     setup_step_controller(m);

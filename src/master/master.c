@@ -60,6 +60,7 @@ rtcosim_status rtcosim_master_create(rtcosim_time_ns macro_step, rtcosim_master 
 
 static void batch_free(typed_batch *b)
 {
+    master_text_free(b);
     free(b->vrs);
     free(b->values);
 }
@@ -173,7 +174,7 @@ const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size
 
 static bool is_type_connectable(rtcosim_type t)
 {
-    return rtcosim_type_is_numeric(t);
+    return rtcosim_type_is_numeric(t) || t == RTCOSIM_TYPE_STRING;
 }
 
 rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const char *to,
@@ -213,7 +214,7 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
                                  "%s: a linear transformation needs Float64 variables", what);
     size_t map_count = opts ? opts->map_count : 0;
     if (map_count && (a->type == RTCOSIM_TYPE_FLOAT64 || a->type == RTCOSIM_TYPE_FLOAT32 ||
-                      !opts->map_from || !opts->map_to))
+                      a->type == RTCOSIM_TYPE_STRING || !opts->map_from || !opts->map_to))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: a value map needs integer, enumeration or Boolean variables",
                                  what);

@@ -17,6 +17,10 @@ typedef struct typed_batch {
     uint32_t *vrs;
     unsigned char *values; /* n * rtcosim_type_size(type) bytes */
     size_t n, cap;
+    /* String batches: the master's own copy of each slot's value (text.c),
+     * which values points at; NULL until the first exchange. */
+    char **text;
+    size_t *text_cap;
 } typed_batch;
 
 #define COST_SAMPLES 5 /* at most 5: balance.c takes medians of 5 */
@@ -270,6 +274,12 @@ static inline double master_poly_input(master_component *mc, const master_connec
 
 /* master.c: helpers shared with init.c. */
 bool master_grow(void **array, size_t *cap, size_t need, size_t elem);
+/* String connections (text.c): copy every String a get put in batch b into
+ * the batch's own buffers; give in-batch slot `slot` the String text (1 when
+ * it changed, 0 when equal, -1 out of memory; with compare, only say). */
+rtcosim_status master_text_keep_all(typed_batch *b, const char *component, rtcosim_error *err);
+int master_text_deliver(typed_batch *in, size_t slot, const char *text, bool compare);
+void master_text_free(typed_batch *b);
 rtcosim_status master_oom(rtcosim_error *err);
 /* names.c: the component named by name[0..len), or -1. */
 int master_find_component(const rtcosim_master *m, const char *name, size_t len);
@@ -367,6 +377,8 @@ void master_pool_free(master_pool *pool);
  * the plan of which outputs cross to which rank (m->xchg), made at
  * initialize; without, nothing. */
 rtcosim_status master_exchange_create(rtcosim_master *m, rtcosim_error *err);
+/* Refuses what cannot run over ranks (String connections), before any call. */
+rtcosim_status master_exchange_check(const rtcosim_master *m, rtcosim_error *err);
 void master_exchange_free(rtcosim_master *m);
 /* Jacobi: list[0..n) publish at t with one collective of the values that
  * cross ranks. Gauss-Seidel (one component): its owner sends its values to

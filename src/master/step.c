@@ -129,12 +129,21 @@ static void push_sample(rtcosim_master *m, size_t index, rtcosim_time_ns t)
     try_reconcile(m, index);
 }
 
-static void copy_raw(rtcosim_master *m, const master_connection *k)
+static rtcosim_status copy_raw(rtcosim_master *m, const master_connection *k, rtcosim_error *err)
 {
     size_t elem = rtcosim_type_size(k->type);
+    const unsigned char *src = m->comps[k->from].out[k->type].values + k->out_slot * elem;
+    if (k->type == RTCOSIM_TYPE_STRING) {
+        const char *text;
+        memcpy(&text, src, sizeof text);
+        return master_text_deliver(&m->comps[k->to].in[k->type], k->in_slot, text, false) < 0
+                   ? master_oom(err)
+                   : RTCOSIM_OK;
+    }
     unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
-    memcpy(dst, m->comps[k->from].out[k->type].values + k->out_slot * elem, elem);
+    memcpy(dst, src, elem);
     master_map_value(k, dst);
+    return RTCOSIM_OK;
 }
 
 static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
@@ -160,7 +169,9 @@ static rtcosim_status refresh_inputs(rtcosim_master *m, master_component *mc, rt
     for (size_t i = 0; i < mc->conns_in_count; i++) {
         const master_connection *k = &m->conns[mc->conns_in[i]];
         if (!k->continuous) {
-            copy_raw(m, k);
+            rtcosim_status st = copy_raw(m, k, err);
+            if (st != RTCOSIM_OK)
+                return st;
             continue;
         }
         if (k->hist_n == 0)
@@ -200,7 +211,9 @@ rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns
     for (unsigned i = 0; i < mc->out_type_count; i++) {
         unsigned ty = mc->out_types[i];
         if ((st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
-                                        mc->out[ty].values, err)) != RTCOSIM_OK)
+                                        mc->out[ty].values, err)) != RTCOSIM_OK ||
+            (ty == RTCOSIM_TYPE_STRING &&
+             (st = master_text_keep_all(&mc->out[ty], mc->name, err)) != RTCOSIM_OK))
             return st;
     }
     master_publish_samples(m, comp, t);
@@ -254,7 +267,9 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
         size_t index = mc->conns_in[i];
         master_connection *k = &m->conns[index];
         if (!k->continuous) {
-            copy_raw(m, k);
+            rtcosim_status st = copy_raw(m, k, err);
+            if (st != RTCOSIM_OK)
+                return st;
             continue;
         }
         double correction =

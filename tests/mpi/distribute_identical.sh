@@ -180,11 +180,14 @@ cat > "$dir/string.ssd" <<EOS
  </ssd:System>
 </ssd:SystemStructureDescription>
 EOS
-line="connection a.String_output -> b.String_input: String variables cannot be connected"
-"$rtcosim" run "$dir/string.ssd" --stop-time 1 > "$dir/out" 2>&1 && { echo "string system ran"; exit 1; }
-grep -q "$line" "$dir/out" || { cat "$dir/out"; echo "single: no string refusal"; exit 1; }
-mpi 2 "$rtcosim" run "$dir/string.ssd" --stop-time 1 --distribute > "$dir/out" 2>&1 &&
+# One process passes the String (Feedthrough: b's String_input is a's
+# String_output, "" by default, the summary's last row has no String column);
+# over ranks it is refused naming the connection.
+"$rtcosim" run "$dir/string.ssd" --stop-time 1 --step-size 0.5 > "$dir/out" 2>&1 ||
+    { cat "$dir/out"; echo "single: string system failed"; exit 1; }
+line="distribute: connection a.String_output -> b.String_input: String values do not cross MPI ranks yet"
+mpi 2 "$rtcosim" run "$dir/string.ssd" --stop-time 1 --step-size 0.5 --distribute > "$dir/out" 2>&1 &&
     { echo "distributed string system ran"; exit 1; }
 grep -q "$line" "$dir/out" || { cat "$dir/out"; echo "np 2: no string refusal"; exit 1; }
-echo "string connection refused alike on 1 and 2 ranks"
+echo "string connection runs in one process, refused over ranks"
 echo "distributed master identical"
