@@ -84,12 +84,13 @@ rtcosim_status master_exchange_check(const rtcosim_master *m, rtcosim_error *err
     bool distributed = false;
     for (size_t c = 0; c < m->comp_count && !distributed; c++)
         distributed = master_remote_of(m->comps[c].c) != NULL;
-    /* (rank 0 writes every component's results, so any String would cross) */
+    /* (rank 0 writes every component's results, so any would cross) */
     for (size_t i = 0; distributed && i < m->conn_count; i++)
-        if (m->conns[i].type == RTCOSIM_TYPE_STRING)
+        if (master_type_owned(m->conns[i].type))
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "distribute: connection %s: "
-                                     "String values do not cross MPI ranks yet (run the system "
-                                     "in one process)", m->conns[i].name);
+                                     "%s values do not cross MPI ranks yet (run the system "
+                                     "in one process)", m->conns[i].name,
+                                     rtcosim_type_name(m->conns[i].type));
     return RTCOSIM_OK;
 }
 
@@ -229,8 +230,8 @@ static rtcosim_status own_read(rtcosim_master *m, size_t comp, rtcosim_time_ns t
         unsigned ty = mc->out_types[i];
         st = rtcosim_component_get(r->inner, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
                                    mc->out[ty].values, own);
-        if (st == RTCOSIM_OK && ty == RTCOSIM_TYPE_STRING)
-            st = master_text_keep_all(&mc->out[ty], mc->name, own);
+        if (st == RTCOSIM_OK && master_type_owned((rtcosim_type)ty))
+            st = master_text_keep_all(&mc->out[ty], (rtcosim_type)ty, mc->name, own);
     }
     r->pending = RTCOSIM_OK;
     return st;

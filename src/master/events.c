@@ -146,6 +146,7 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
         mc->event_in_type_count = mc->in_type_count;
         if (!uses_events(mc))
             continue;
+        mc->discrete_at_events = true;
         unsigned kept = 0;
         for (unsigned j = 0; j < mc->in_type_count; j++)
             if (is_float((rtcosim_type)mc->in_types[j]))
@@ -164,7 +165,7 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
 }
 
 /* The value connection k delivers now, into the consumer's input slot: 1
- * when it changed the slot, 0 when equal, -1 out of memory (a String). */
+ * when it changed the slot, 0 when equal, -1 out of memory (String, Binary). */
 static int connection_value(rtcosim_master *m, const master_connection *k)
 {
     size_t elem = rtcosim_type_size(k->type);
@@ -172,11 +173,8 @@ static int connection_value(rtcosim_master *m, const master_connection *k)
     const unsigned char *src = from->out[k->type].values + k->out_slot * elem;
     unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
     unsigned char value[sizeof(rtcosim_value)];
-    if (k->type == RTCOSIM_TYPE_STRING) {
-        const char *text;
-        memcpy(&text, src, sizeof text);
-        return master_text_deliver(&m->comps[k->to].in[k->type], k->in_slot, text, false);
-    }
+    if (master_type_owned(k->type))
+        return master_text_deliver(&m->comps[k->to].in[k->type], k->type, k->in_slot, src);
     if (k->continuous) {
         double y;
         memcpy(&y, src, sizeof y);

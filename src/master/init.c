@@ -183,8 +183,8 @@ static rtcosim_status get_outputs(rtcosim_master *m, size_t c, rtcosim_error *er
         if (mc->out[t].n) {
             rtcosim_status st = rtcosim_component_get(mc->c, (rtcosim_type)t, mc->out[t].vrs,
                                                       mc->out[t].n, mc->out[t].values, err);
-            if (st == RTCOSIM_OK && t == RTCOSIM_TYPE_STRING)
-                st = master_text_keep_all(&mc->out[t], mc->name, err);
+            if (st == RTCOSIM_OK && master_type_owned((rtcosim_type)t))
+                st = master_text_keep_all(&mc->out[t], (rtcosim_type)t, mc->name, err);
             if (st != RTCOSIM_OK)
                 return st;
         }
@@ -225,12 +225,8 @@ static double propagate(rtcosim_master *m, master_connection *k)
         return change > 1e-12 * (1.0 + fabs(old)) || isnan(change) ? (isnan(change) ? INFINITY : change)
                                                                      : 0;
     }
-    if (k->type == RTCOSIM_TYPE_STRING) {
-        const char *text;
-        memcpy(&text, src, sizeof text);
-        int changed = master_text_deliver(&m->comps[k->to].in[k->type], k->in_slot, text, false);
-        return changed; /* -1: out of memory */
-    }
+    if (master_type_owned(k->type))
+        return master_text_deliver(&m->comps[k->to].in[k->type], k->type, k->in_slot, src);
     unsigned char mapped[16];
     memcpy(mapped, src, elem);
     master_map_value(k, mapped);

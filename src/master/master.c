@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "master/master_internal.h"
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/log.h"
 #include "rtcosim/native.h"
 
@@ -174,7 +175,25 @@ const rtcosim_variable *master_var_of(const rtcosim_master *m, size_t comp, size
 
 static bool is_type_connectable(rtcosim_type t)
 {
-    return rtcosim_type_is_numeric(t) || t == RTCOSIM_TYPE_STRING;
+    return rtcosim_type_is_numeric(t) || master_type_owned(t);
+}
+
+static bool is_clocked(const rtcosim_master *m, size_t comp, size_t var)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    return k && k->clocked_start && k->clocked_start[var] != k->clocked_start[var + 1];
+}
+
+/* A Binary connection passes in the event iteration's links (events_links.c)
+ * when it is clocked at either end (LS-BUS Tx_Data/Rx_Data) or both ends use
+ * Event Mode; else as the other discrete values: at the communication points
+ * (FMI 3.0 lets an FMU without Event Mode take any input in Step Mode), into
+ * an event-mode consumer as an input event. */
+static bool binary_by_links(const rtcosim_master *m, size_t fc, size_t fv, size_t tc, size_t tv)
+{
+    return is_clocked(m, fc, fv) || is_clocked(m, tc, tv) ||
+           (rtcosim_component_capabilities(m->comps[fc].c)->event_mode_used &&
+            rtcosim_component_capabilities(m->comps[tc].c)->event_mode_used);
 }
 
 rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const char *to,
@@ -202,7 +221,8 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
     if (a->type != b->type)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: incompatible types %s and %s", what,
                                  rtcosim_type_name(a->type), rtcosim_type_name(b->type));
-    if (a->type == RTCOSIM_TYPE_BINARY || a->type == RTCOSIM_TYPE_CLOCK)
+    if (a->type == RTCOSIM_TYPE_CLOCK ||
+        (a->type == RTCOSIM_TYPE_BINARY && binary_by_links(m, fc, fv, tc, tv)))
         return master_links_connect(m, what, fc, fv, tc, tv, err);
     if (!is_type_connectable(a->type))
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
@@ -214,7 +234,7 @@ rtcosim_status rtcosim_master_connect(rtcosim_master *m, const char *from, const
                                  "%s: a linear transformation needs Float64 variables", what);
     size_t map_count = opts ? opts->map_count : 0;
     if (map_count && (a->type == RTCOSIM_TYPE_FLOAT64 || a->type == RTCOSIM_TYPE_FLOAT32 ||
-                      a->type == RTCOSIM_TYPE_STRING || !opts->map_from || !opts->map_to))
+                      master_type_owned(a->type) || !opts->map_from || !opts->map_to))
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                  "%s: a value map needs integer, enumeration or Boolean variables",
                                  what);

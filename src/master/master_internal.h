@@ -17,8 +17,8 @@ typedef struct typed_batch {
     uint32_t *vrs;
     unsigned char *values; /* n * rtcosim_type_size(type) bytes */
     size_t n, cap;
-    /* String batches: the master's own copy of each slot's value (text.c),
-     * which values points at; NULL until the first exchange. */
+    /* String and Binary batches: the master's own copy of each slot's value
+     * (text.c), which values points at; NULL until the first exchange. */
     char **text;
     size_t *text_cap;
 } typed_batch;
@@ -44,6 +44,10 @@ typedef struct master_component {
      * 4.2.2 allows no discrete input to change. */
     unsigned char event_in_types[RTCOSIM_TYPE_COUNT_];
     unsigned event_in_type_count;
+    /* Uses Event Mode: its inputs of other types than Float64/Float32 reach
+     * it in Event Mode only, so Step Mode leaves their slots alone (the
+     * input-event check compares the slot with the producer's value). */
+    bool discrete_at_events;
     double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
     bool any_d1, any_d2;
     /* Takes input derivatives and has an input that is not held (ZOH): only
@@ -274,11 +278,14 @@ static inline double master_poly_input(master_component *mc, const master_connec
 
 /* master.c: helpers shared with init.c. */
 bool master_grow(void **array, size_t *cap, size_t need, size_t elem);
-/* String connections (text.c): copy every String a get put in batch b into
- * the batch's own buffers; give in-batch slot `slot` the String text (1 when
- * it changed, 0 when equal, -1 out of memory; with compare, only say). */
-rtcosim_status master_text_keep_all(typed_batch *b, const char *component, rtcosim_error *err);
-int master_text_deliver(typed_batch *in, size_t slot, const char *text, bool compare);
+/* String and Binary connections (text.c): whether a type's values are
+ * copied into the batch's own buffers; copy every value a get put in batch b
+ * there; give in-batch slot `slot` the value at src (1 when it changed, 0
+ * when equal by content, -1 out of memory). */
+bool master_type_owned(rtcosim_type type);
+rtcosim_status master_text_keep_all(typed_batch *b, rtcosim_type type, const char *component,
+                                    rtcosim_error *err);
+int master_text_deliver(typed_batch *in, rtcosim_type type, size_t slot, const unsigned char *src);
 void master_text_free(typed_batch *b);
 rtcosim_status master_oom(rtcosim_error *err);
 /* names.c: the component named by name[0..len), or -1. */
@@ -377,7 +384,7 @@ void master_pool_free(master_pool *pool);
  * the plan of which outputs cross to which rank (m->xchg), made at
  * initialize; without, nothing. */
 rtcosim_status master_exchange_create(rtcosim_master *m, rtcosim_error *err);
-/* Refuses what cannot run over ranks (String connections), before any call. */
+/* Refuses what cannot run over ranks (String, Binary connections), before any call. */
 rtcosim_status master_exchange_check(const rtcosim_master *m, rtcosim_error *err);
 void master_exchange_free(rtcosim_master *m);
 /* Jacobi: list[0..n) publish at t with one collective of the values that

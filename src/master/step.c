@@ -133,17 +133,25 @@ static rtcosim_status copy_raw(rtcosim_master *m, const master_connection *k, rt
 {
     size_t elem = rtcosim_type_size(k->type);
     const unsigned char *src = m->comps[k->from].out[k->type].values + k->out_slot * elem;
-    if (k->type == RTCOSIM_TYPE_STRING) {
-        const char *text;
-        memcpy(&text, src, sizeof text);
-        return master_text_deliver(&m->comps[k->to].in[k->type], k->in_slot, text, false) < 0
+    if (master_type_owned(k->type))
+        return master_text_deliver(&m->comps[k->to].in[k->type], k->type, k->in_slot, src) < 0
                    ? master_oom(err)
                    : RTCOSIM_OK;
-    }
     unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
     memcpy(dst, src, elem);
     master_map_value(k, dst);
     return RTCOSIM_OK;
+}
+
+/* A discrete connection's value for the consumer's next step; one of an
+ * event-mode consumer that is not a Float waits for the input-event check
+ * (events.c), which must still see it change. */
+static inline rtcosim_status step_mode_copy(rtcosim_master *m, const master_component *mc,
+                                            const master_connection *k, rtcosim_error *err)
+{
+    if (mc->discrete_at_events && k->type != RTCOSIM_TYPE_FLOAT32)
+        return RTCOSIM_OK;
+    return copy_raw(m, k, err);
 }
 
 static rtcosim_status set_inputs(master_component *mc, rtcosim_error *err)
@@ -169,7 +177,7 @@ static rtcosim_status refresh_inputs(rtcosim_master *m, master_component *mc, rt
     for (size_t i = 0; i < mc->conns_in_count; i++) {
         const master_connection *k = &m->conns[mc->conns_in[i]];
         if (!k->continuous) {
-            rtcosim_status st = copy_raw(m, k, err);
+            rtcosim_status st = step_mode_copy(m, mc, k, err);
             if (st != RTCOSIM_OK)
                 return st;
             continue;
@@ -212,8 +220,8 @@ rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns
         unsigned ty = mc->out_types[i];
         if ((st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
                                         mc->out[ty].values, err)) != RTCOSIM_OK ||
-            (ty == RTCOSIM_TYPE_STRING &&
-             (st = master_text_keep_all(&mc->out[ty], mc->name, err)) != RTCOSIM_OK))
+            (master_type_owned((rtcosim_type)ty) &&
+             (st = master_text_keep_all(&mc->out[ty], (rtcosim_type)ty, mc->name, err)) != RTCOSIM_OK))
             return st;
     }
     master_publish_samples(m, comp, t);
@@ -267,7 +275,7 @@ static rtcosim_status compute_inputs(rtcosim_master *m, master_component *mc, rt
         size_t index = mc->conns_in[i];
         master_connection *k = &m->conns[index];
         if (!k->continuous) {
-            rtcosim_status st = copy_raw(m, k, err);
+            rtcosim_status st = step_mode_copy(m, mc, k, err);
             if (st != RTCOSIM_OK)
                 return st;
             continue;
