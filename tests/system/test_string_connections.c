@@ -190,25 +190,21 @@ static void input_events(const char *order)
     assert_string_equal(last, ab_times(CAP / 2));
 }
 
-static void fmi1_to_fmi2_both_orders(void **state)
+/* FMI 1.0 to 2.0 and 2.0 to 1.0, one thread, and FMI 1.0 to 1.0 on two;
+ * each in both orders. */
+static void strings_both_ways_both_orders(void **state)
 {
     (void)state;
-    check(RTCOSIM_FMU_STRINGS_FMI1, RTCOSIM_FMU_STRINGS_FMI2, "jacobi", 1);
-    check(RTCOSIM_FMU_STRINGS_FMI1, RTCOSIM_FMU_STRINGS_FMI2, "gauss-seidel", 1);
-}
-
-static void fmi2_to_fmi1_both_orders(void **state)
-{
-    (void)state;
-    check(RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_STRINGS_FMI1, "jacobi", 1);
-    check(RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_STRINGS_FMI1, "gauss-seidel", 1);
-}
-
-static void two_threads_give_the_same_rows(void **state)
-{
-    (void)state;
-    check(RTCOSIM_FMU_STRINGS_FMI1, RTCOSIM_FMU_STRINGS_FMI1, "jacobi", 2);
-    check(RTCOSIM_FMU_STRINGS_FMI1, RTCOSIM_FMU_STRINGS_FMI1, "gauss-seidel", 2);
+    static const struct {
+        const char *producer, *consumer;
+        int threads;
+    } cases[] = {{RTCOSIM_FMU_STRINGS_FMI1, RTCOSIM_FMU_STRINGS_FMI2, 1},
+                 {RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_STRINGS_FMI1, 1},
+                 {RTCOSIM_FMU_STRINGS_FMI1, RTCOSIM_FMU_STRINGS_FMI1, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        check(cases[i].producer, cases[i].consumer, "jacobi", cases[i].threads);
+        check(cases[i].producer, cases[i].consumer, "gauss-seidel", cases[i].threads);
+    }
 }
 
 static void input_events_of_a_changed_string_jacobi(void **state)
@@ -316,9 +312,7 @@ static void binary_without_event_mode(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fmi1_to_fmi2_both_orders),
-        cmocka_unit_test(fmi2_to_fmi1_both_orders),
-        cmocka_unit_test(two_threads_give_the_same_rows),
+        cmocka_unit_test(strings_both_ways_both_orders),
         cmocka_unit_test(input_events_of_a_changed_string_jacobi),
         cmocka_unit_test(input_events_of_a_changed_string_gauss_seidel),
         cmocka_unit_test(binary_without_event_mode),
