@@ -106,12 +106,12 @@ rtcosim_status me_end_event(struct rtcosim_me *me, rtcosim_error *err);
 
 /* me_inputs.c: the variables set only in Event Mode, found at load; the
  * component's set (a changed discrete value makes an event); the values
- * forgotten after a state restore (the FMU holds its own again). */
+ * forgotten (at free). */
 rtcosim_status me_inputs_init(struct rtcosim_me *me, rtcosim_error *err);
 rtcosim_status me_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                       const void *values, rtcosim_error *err);
 void me_inputs_forget(struct rtcosim_me *me);
-/* After an FMU state from outside (a state file): the values the state
+/* After a state restore (a snapshot, a state file): the values the state
  * holds, read back from the FMU as the last set, so that setting them again
  * is no input event (one the FMU refuses to give stays unknown). */
 void me_inputs_reload(struct rtcosim_me *me);

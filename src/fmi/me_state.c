@@ -63,7 +63,10 @@ rtcosim_status me_set_state(void *self, rtcosim_state state, rtcosim_error *err)
     me->next_event_time = s->next_event_time;
     me->terminate_pending = s->terminate_pending;
     me->in_continuous_time = !s->terminate_pending;
-    me_inputs_forget(me); /* the FMU holds the inputs of that time again */
+    /* The FMU holds the inputs of that time again: read back as the last
+     * set, so that setting them again is no input event (a rollback that
+     * re-sets every input would otherwise make one at each restore). */
+    me_inputs_reload(me);
     return restart_from_fmu(me, err);
 }
 
