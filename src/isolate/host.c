@@ -262,6 +262,17 @@ static rtcosim_status serve_values(host *h, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* The parent loaded this FMU too (for its description: rtcosim_isolate_wrap
+ * takes a loaded component), with the same options, and showed that load's
+ * warnings (the description's lenient checks, a version mismatch): the
+ * host's load keeps its warnings to itself so that each shows once. */
+static void load_log_handler(void *context, rtcosim_log_level level, const char *category,
+                             const char *message)
+{
+    if (level != RTCOSIM_LOG_WARNING)
+        rtcosim_log_stderr_handler(context, level, category, message);
+}
+
 static rtcosim_status serve(host *h, rtcosim_error *err)
 {
     channel *ch = h->ch;
@@ -281,7 +292,10 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
             rtcosim_log_set_level((rtcosim_log_level)ch->log_level);
         rtcosim_fmu_options fo = ch->options;
         fo.temp_dir = ch->temp_dir[0] ? ch->temp_dir : NULL;
-        return rtcosim_fmu_load(ch->path, &fo, c, err);
+        rtcosim_log_set_handler(load_log_handler, NULL);
+        rtcosim_status st = rtcosim_fmu_load(ch->path, &fo, c, err);
+        rtcosim_log_set_handler(rtcosim_log_stderr_handler, NULL);
+        return st;
     }
     case OP_INSTANTIATE:
         return rtcosim_component_instantiate(*c, ch->path, err);
