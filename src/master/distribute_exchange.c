@@ -231,7 +231,7 @@ static rtcosim_status own_read(rtcosim_master *m, size_t comp, rtcosim_time_ns t
         st = rtcosim_component_get(r->inner, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
                                    mc->out[ty].values, own);
         if (st == RTCOSIM_OK && master_type_owned((rtcosim_type)ty))
-            st = master_text_keep_all(&mc->out[ty], (rtcosim_type)ty, mc->name, own);
+            st = master_text_keep_all(mc, (rtcosim_type)ty, own);
     }
     r->pending = RTCOSIM_OK;
     return st;

@@ -174,7 +174,7 @@ static int connection_value(rtcosim_master *m, const master_connection *k)
     unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
     unsigned char value[sizeof(rtcosim_value)];
     if (master_type_owned(k->type))
-        return master_text_deliver(&m->comps[k->to].in[k->type], k->type, k->in_slot, src);
+        return master_text_deliver(&m->comps[k->to], k->type, k->in_slot, src);
     if (k->continuous) {
         double y;
         memcpy(&y, src, sizeof y);

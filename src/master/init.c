@@ -184,7 +184,7 @@ static rtcosim_status get_outputs(rtcosim_master *m, size_t c, rtcosim_error *er
             rtcosim_status st = rtcosim_component_get(mc->c, (rtcosim_type)t, mc->out[t].vrs,
                                                       mc->out[t].n, mc->out[t].values, err);
             if (st == RTCOSIM_OK && master_type_owned((rtcosim_type)t))
-                st = master_text_keep_all(&mc->out[t], (rtcosim_type)t, mc->name, err);
+                st = master_text_keep_all(mc, (rtcosim_type)t, err);
             if (st != RTCOSIM_OK)
                 return st;
         }
@@ -226,7 +226,7 @@ static double propagate(rtcosim_master *m, master_connection *k)
                                                                      : 0;
     }
     if (master_type_owned(k->type))
-        return master_text_deliver(&m->comps[k->to].in[k->type], k->type, k->in_slot, src);
+        return master_text_deliver(&m->comps[k->to], k->type, k->in_slot, src);
     unsigned char mapped[16];
     memcpy(mapped, src, elem);
     master_map_value(k, mapped);

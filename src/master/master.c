@@ -61,7 +61,6 @@ rtcosim_status rtcosim_master_create(rtcosim_time_ns macro_step, rtcosim_master 
 
 static void batch_free(typed_batch *b)
 {
-    master_text_free(b);
     free(b->vrs);
     free(b->values);
 }
@@ -78,6 +77,7 @@ void rtcosim_master_free(rtcosim_master *m)
             rtcosim_component_free_state(mc->c, mc->rollback);
         rtcosim_component_free(mc->c);
         free(mc->name);
+        master_text_free(mc); /* (sized by the batches) */
         for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
             batch_free(&mc->out[t]);
             batch_free(&mc->in[t]);

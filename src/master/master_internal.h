@@ -17,11 +17,15 @@ typedef struct typed_batch {
     uint32_t *vrs;
     unsigned char *values; /* n * rtcosim_type_size(type) bytes */
     size_t n, cap;
-    /* String and Binary batches: the master's own copy of each slot's value
-     * (text.c), which values points at; NULL until the first exchange. */
-    char **text;
-    size_t *text_cap;
 } typed_batch;
+
+/* The master's own copies of a String or Binary batch's values (text.c), one
+ * buffer per slot, which the batch's values point at; NULL until the first
+ * exchange. Kept out of typed_batch, which the step's hot path walks. */
+typedef struct owned_values {
+    char **buf;
+    size_t *cap;
+} owned_values;
 
 #define COST_SAMPLES 5 /* at most 5: balance.c takes medians of 5 */
 
@@ -44,12 +48,12 @@ typedef struct master_component {
      * 4.2.2 allows no discrete input to change. */
     unsigned char event_in_types[RTCOSIM_TYPE_COUNT_];
     unsigned event_in_type_count;
+    double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
+    bool any_d1, any_d2;
     /* Uses Event Mode: its inputs of other types than Float64/Float32 reach
      * it in Event Mode only, so Step Mode leaves their slots alone (the
      * input-event check compares the slot with the producer's value). */
     bool discrete_at_events;
-    double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
-    bool any_d1, any_d2;
     /* Takes input derivatives and has an input that is not held (ZOH): only
      * then can d1, d2 be non-zero. */
     bool polynomial_inputs;
@@ -76,6 +80,13 @@ typedef struct master_component {
     uint32_t samples;
     unsigned thread;
     unsigned level;
+    /* String and Binary values (text.c): NULL until the first exchange;
+     * out[0] / in[0] of the String batches, [1] of the Binary ones. A
+     * pointer, so that the struct keeps its size and layout for the hot
+     * fields of the components' array. */
+    struct master_owned {
+        owned_values out[2], in[2];
+    } *owned;
 } master_component;
 
 #define HISTORY_LEN 3
@@ -279,14 +290,18 @@ static inline double master_poly_input(master_component *mc, const master_connec
 /* master.c: helpers shared with init.c. */
 bool master_grow(void **array, size_t *cap, size_t need, size_t elem);
 /* String and Binary connections (text.c): whether a type's values are
- * copied into the batch's own buffers; copy every value a get put in batch b
- * there; give in-batch slot `slot` the value at src (1 when it changed, 0
- * when equal by content, -1 out of memory). */
-bool master_type_owned(rtcosim_type type);
-rtcosim_status master_text_keep_all(typed_batch *b, rtcosim_type type, const char *component,
-                                    rtcosim_error *err);
-int master_text_deliver(typed_batch *in, rtcosim_type type, size_t slot, const unsigned char *src);
-void master_text_free(typed_batch *b);
+ * copied into the master's own buffers; copy every value a get put in
+ * component mc's out batch of that type there; give slot `slot` of mc's in
+ * batch the value at src (1 when it changed, 0 when equal by content, -1 out
+ * of memory); free a component's copies. */
+static inline bool master_type_owned(rtcosim_type type)
+{
+    return type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY;
+}
+rtcosim_status master_text_keep_all(master_component *mc, rtcosim_type type, rtcosim_error *err);
+int master_text_deliver(master_component *mc, rtcosim_type type, size_t slot,
+                        const unsigned char *src);
+void master_text_free(master_component *mc);
 rtcosim_status master_oom(rtcosim_error *err);
 /* names.c: the component named by name[0..len), or -1. */
 int master_find_component(const rtcosim_master *m, const char *name, size_t len);

@@ -134,7 +134,7 @@ static rtcosim_status copy_raw(rtcosim_master *m, const master_connection *k, rt
     size_t elem = rtcosim_type_size(k->type);
     const unsigned char *src = m->comps[k->from].out[k->type].values + k->out_slot * elem;
     if (master_type_owned(k->type))
-        return master_text_deliver(&m->comps[k->to].in[k->type], k->type, k->in_slot, src) < 0
+        return master_text_deliver(&m->comps[k->to], k->type, k->in_slot, src) < 0
                    ? master_oom(err)
                    : RTCOSIM_OK;
     unsigned char *dst = m->comps[k->to].in[k->type].values + k->in_slot * elem;
@@ -146,7 +146,7 @@ static rtcosim_status copy_raw(rtcosim_master *m, const master_connection *k, rt
 /* A discrete connection's value for the consumer's next step; one of an
  * event-mode consumer that is not a Float waits for the input-event check
  * (events.c), which must still see it change. */
-static inline rtcosim_status step_mode_copy(rtcosim_master *m, const master_component *mc,
+static rtcosim_status step_mode_copy(rtcosim_master *m, const master_component *mc,
                                             const master_connection *k, rtcosim_error *err)
 {
     if (mc->discrete_at_events && k->type != RTCOSIM_TYPE_FLOAT32)
@@ -221,7 +221,7 @@ rtcosim_status master_publish_at(rtcosim_master *m, size_t comp, rtcosim_time_ns
         if ((st = rtcosim_component_get(mc->c, (rtcosim_type)ty, mc->out[ty].vrs, mc->out[ty].n,
                                         mc->out[ty].values, err)) != RTCOSIM_OK ||
             (master_type_owned((rtcosim_type)ty) &&
-             (st = master_text_keep_all(&mc->out[ty], (rtcosim_type)ty, mc->name, err)) != RTCOSIM_OK))
+             (st = master_text_keep_all(mc, (rtcosim_type)ty, err)) != RTCOSIM_OK))
             return st;
     }
     master_publish_samples(m, comp, t);

@@ -10,11 +10,6 @@
 
 #include "master/master_internal.h"
 
-bool master_type_owned(rtcosim_type type)
-{
-    return type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY;
-}
-
 /* The bytes of the value at p (a String: with its NUL; NULL reads as "", as
  * FMI 1.0 gives the empty string). */
 static const void *bytes_of(rtcosim_type type, const unsigned char *p, size_t *size)
@@ -33,69 +28,94 @@ static const void *bytes_of(rtcosim_type type, const unsigned char *p, size_t *s
     return text;
 }
 
-/* Make slot i's own buffer hold the value at p, and the batch's value point
- * at it. */
-static bool keep(typed_batch *b, rtcosim_type type, size_t i, const unsigned char *p)
+/* Make slot i's own buffer (in o) hold the value at p, and batch b's value
+ * point at it. */
+static bool keep(typed_batch *b, owned_values *o, rtcosim_type type, size_t i,
+                 const unsigned char *p)
 {
     size_t size;
     const void *data = bytes_of(type, p, &size);
-    if (!b->text) {
-        b->text = calloc(b->cap ? b->cap : 1, sizeof *b->text);
-        b->text_cap = calloc(b->cap ? b->cap : 1, sizeof *b->text_cap);
-        if (!b->text || !b->text_cap)
+    if (!o->buf) {
+        o->buf = calloc(b->cap ? b->cap : 1, sizeof *o->buf);
+        o->cap = calloc(b->cap ? b->cap : 1, sizeof *o->cap);
+        if (!o->buf || !o->cap)
             return false;
     }
-    if (!b->text[i] || size > b->text_cap[i]) {
+    if (!o->buf[i] || size > o->cap[i]) {
         size_t cap = size < 32 ? 32 : size + size / 2;
-        char *grown = realloc(b->text[i], cap);
+        char *grown = realloc(o->buf[i], cap);
         if (!grown)
             return false;
-        b->text[i] = grown;
-        b->text_cap[i] = cap;
+        o->buf[i] = grown;
+        o->cap[i] = cap;
     }
     if (size)
-        memmove(b->text[i], data, size); /* data may be this very buffer */
+        memmove(o->buf[i], data, size); /* data may be this very buffer */
     unsigned char *slot = b->values + i * rtcosim_type_size(type);
     if (type == RTCOSIM_TYPE_BINARY) {
-        rtcosim_binary v = {.data = (const uint8_t *)b->text[i], .size = size};
+        rtcosim_binary v = {.data = (const uint8_t *)o->buf[i], .size = size};
         memcpy(slot, &v, sizeof v);
     } else {
-        const char *text = b->text[i];
+        const char *text = o->buf[i];
         memcpy(slot, &text, sizeof text);
     }
     return true;
 }
 
-rtcosim_status master_text_keep_all(typed_batch *b, rtcosim_type type, const char *component,
-                                    rtcosim_error *err)
+static size_t which(rtcosim_type type) { return type == RTCOSIM_TYPE_BINARY; }
+
+static bool have_owned(master_component *mc)
 {
+    return mc->owned || (mc->owned = calloc(1, sizeof *mc->owned)) != NULL;
+}
+
+rtcosim_status master_text_keep_all(master_component *mc, rtcosim_type type, rtcosim_error *err)
+{
+    typed_batch *b = &mc->out[type];
     for (size_t i = 0; i < b->n; i++)
-        if (!keep(b, type, i, b->values + i * rtcosim_type_size(type)))
+        if (!have_owned(mc) ||
+            !keep(b, &mc->owned->out[which(type)], type, i, b->values + i * rtcosim_type_size(type)))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM,
                                      "master: out of memory keeping the %s outputs of '%s'",
-                                     rtcosim_type_name(type), component);
+                                     rtcosim_type_name(type), mc->name);
     return RTCOSIM_OK;
 }
 
-int master_text_deliver(typed_batch *in, rtcosim_type type, size_t slot, const unsigned char *src)
+int master_text_deliver(master_component *mc, rtcosim_type type, size_t slot,
+                        const unsigned char *src)
 {
-    if (in->text && in->text[slot]) { /* delivered before: compare */
+    if (!have_owned(mc))
+        return -1;
+    typed_batch *in = &mc->in[type];
+    owned_values *o = &mc->owned->in[which(type)];
+    if (o->buf && o->buf[slot]) { /* delivered before: compare */
         size_t now_size, size;
         const void *now = bytes_of(type, in->values + slot * rtcosim_type_size(type), &now_size);
         const void *data = bytes_of(type, src, &size);
         if (size == now_size && (size == 0 || memcmp(now, data, size) == 0))
             return 0;
     }
-    return keep(in, type, slot, src) ? 1 : -1;
+    return keep(in, o, type, slot, src) ? 1 : -1;
 }
 
-void master_text_free(typed_batch *b)
+static void drop(owned_values *o, size_t n)
 {
-    if (b->text)
-        for (size_t i = 0; i < b->cap; i++)
-            free(b->text[i]);
-    free(b->text);
-    free(b->text_cap);
-    b->text = NULL;
-    b->text_cap = NULL;
+    if (o->buf)
+        for (size_t i = 0; i < n; i++)
+            free(o->buf[i]);
+    free(o->buf);
+    free(o->cap);
+    o->buf = NULL;
+    o->cap = NULL;
+}
+
+void master_text_free(master_component *mc)
+{
+    static const rtcosim_type owned[2] = {RTCOSIM_TYPE_STRING, RTCOSIM_TYPE_BINARY};
+    for (size_t k = 0; mc->owned && k < 2; k++) {
+        drop(&mc->owned->out[k], mc->out[owned[k]].cap);
+        drop(&mc->owned->in[k], mc->in[owned[k]].cap);
+    }
+    free(mc->owned);
+    mc->owned = NULL;
 }
