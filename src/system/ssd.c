@@ -307,7 +307,8 @@ rtcosim_status rtcosim_system_desc_apply_parameter_set(rtcosim_system_desc *desc
                                  "rtcosim_system_desc_apply_parameter_set: NULL argument");
     if (access(ssv_path, R_OK) != 0)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: parameter set not found", ssv_path);
-    rtcosim_status st = system_apply_parameter_set_file(desc, ssv_path, ssv_path, NULL, -1, err);
+    const system_binding top = {.target = -1};
+    rtcosim_status st = system_apply_parameter_set_file(desc, ssv_path, ssv_path, &top, err);
     if (st == RTCOSIM_OK)
         st = system_propagate_parameters(desc, err);
     return st;

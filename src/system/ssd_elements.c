@@ -100,7 +100,7 @@ const char *ssd_join_path(rtcosim_system_desc *d, const char *rel)
 /* Inside a .ssp, a reference must stay in the package (SSP 1.0 section 4:
  * the package is self-contained): not absolute and never climbing above its
  * root through "..". Not checked for a plain .ssd, or with allow_outside. */
-static bool escapes_package(const rtcosim_system_desc *d, const char *rel)
+bool ssd_escapes_package(const rtcosim_system_desc *d, const char *rel)
 {
     if (!d->temp_dir || d->allow_outside)
         return false;
@@ -147,7 +147,7 @@ static rtcosim_status resolve_source(parse_ctx *ctx, const xmlNode *n, system_co
     }
     if (!*rel)
         return FAIL(ctx, n, RTCOSIM_EFORMAT, "component '%s' has an empty source", c->pub.name);
-    if (escapes_package(ctx->d, rel))
+    if (ssd_escapes_package(ctx->d, rel))
         return FAIL(ctx, n, RTCOSIM_EFORMAT,
                     "component '%s': source '%s' is outside the package (refused; "
                     "--allow-outside permits it)",
@@ -322,13 +322,15 @@ static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int ta
         if (base && strcmp(base, "SSD") != 0)
             return FAIL(ctx, b, RTCOSIM_EUNSUPPORTED,
                         "parameter binding with sourceBase '%s' is not supported (SSD only)", base);
-        if (ssd_child(b, SSD_NS, "ParameterMapping"))
-            return FAIL(ctx, b, RTCOSIM_EUNSUPPORTED, "parameter mappings are not supported");
-        const char *prefix = system_attr(d, b, "prefix");
-        if (path && *path) {
-            prefix = system_printf(d, "%s%s", path, prefix ? prefix : "");
-            if (!prefix)
-                return NOMEM(ctx);
+        system_param_map map;
+        system_binding how = {.path = path, .prefix = system_attr(d, b, "prefix"),
+                              .target = target};
+        const xmlNode *mapping = ssd_child(b, SSD_NS, "ParameterMapping");
+        if (mapping) {
+            rtcosim_status st = ssd_read_binding_mapping(ctx, mapping, &map);
+            if (st != RTCOSIM_OK)
+                return st;
+            how.map = &map;
         }
         const char *source = system_attr(d, b, "source");
         const xmlNode *values = ssd_child(b, SSD_NS, "ParameterValues");
@@ -338,7 +340,7 @@ static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int ta
         rtcosim_status st;
         if (source) {
             const char *rel = strncmp(source, "file://", 7) == 0 ? source + 7 : source;
-            if (escapes_package(d, rel))
+            if (ssd_escapes_package(d, rel))
                 return FAIL(ctx, b, RTCOSIM_EFORMAT,
                             "parameter set '%s' is outside the package (refused; "
                             "--allow-outside permits it)",
@@ -353,7 +355,7 @@ static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int ta
             const char *shown = d->temp_dir ? system_printf(d, "%s:%s", d->file, rel) : path;
             if (!shown)
                 return NOMEM(ctx);
-            st = system_apply_parameter_set_file(d, path, shown, prefix, target, ctx->err);
+            st = system_apply_parameter_set_file(d, path, shown, &how, ctx->err);
         } else if (values) {
             const xmlNode *set = NULL;
             for (const xmlNode *s = values->children; s && !set; s = s->next)
@@ -361,7 +363,7 @@ static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int ta
                     set = s;
             if (!set)
                 return FAIL(ctx, values, RTCOSIM_EFORMAT, "empty ssd:ParameterValues");
-            st = system_apply_parameter_set_node(d, set, ctx->label, prefix, target, ctx->err);
+            st = system_apply_parameter_set_node(d, set, ctx->label, &how, ctx->err);
         } else {
             return FAIL(ctx, b, RTCOSIM_EFORMAT,
                         "parameter binding has neither a source nor ParameterValues");

@@ -25,6 +25,12 @@ const xmlNode *ssd_child(const xmlNode *n, const char *ns, const char *local);
 /* rel resolved against the description's base directory (arena string). */
 const char *ssd_join_path(rtcosim_system_desc *d, const char *rel);
 
+/* Whether rel leaves the .ssp package (SSP 1.0 section 4; never for a plain
+ * .ssd or with allow_outside). */
+bool ssd_escapes_package(const rtcosim_system_desc *d, const char *rel);
+/* ssm.c: a binding's ssd:ParameterMapping, inline or from its source. */
+rtcosim_status ssd_read_binding_mapping(parse_ctx *ctx, const xmlNode *n, system_param_map *out);
+
 /* ssd_elements.c: a system's connectors, elements (components and nested
  * systems, recursively) and connections as written; then, after
  * ssd_flatten_connections, its parameter bindings and those of its elements,

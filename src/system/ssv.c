@@ -15,29 +15,42 @@ static const rtcosim_ssd_connector *find_connector(const rtcosim_ssd_connector *
     return NULL;
 }
 
-/* Check a value against the connector it lands on and convert its unit. */
+static rtcosim_status convert_unit(const rtcosim_system_desc *d, rtcosim_ssd_parameter *p,
+                                   const rtcosim_ssd_connector *c, const char *where,
+                                   rtcosim_error *err)
+{
+    double factor, offset;
+    if (!system_unit_conversion(d, p->unit, c->unit, &factor, &offset))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s: parameter '%s' has unit '%s' but connector '%s' has unit "
+                                 "'%s' and no conversion is defined in the Units",
+                                 where, p->name, p->unit, c->name, c->unit);
+    p->value.r = factor * p->value.r + offset;
+    p->unit = c->unit;
+    return RTCOSIM_OK;
+}
+
+/* Check a value against the connector it lands on (if any) and convert its
+ * unit, unless the mapping entry e suppresses that; then e's linear
+ * transformation (SSP 1.0 section 7.1.1: after any unit conversion). */
 static rtcosim_status fit_to_connector(const rtcosim_system_desc *d, rtcosim_ssd_parameter *p,
-                                       const rtcosim_ssd_connector *c, const char *where,
+                                       const rtcosim_ssd_connector *c,
+                                       const system_map_entry *e, const char *where,
                                        rtcosim_error *err)
 {
-    if (!c)
-        return RTCOSIM_OK;
-    if (c->type != RTCOSIM_SSP_UNSPECIFIED && c->type != p->type)
+    rtcosim_status st = RTCOSIM_OK;
+    if (e && e->suppress_unit_conversion)
+        p->unit = NULL; /* the value is taken in the target's unit */
+    if (c && c->type != RTCOSIM_SSP_UNSPECIFIED && c->type != p->type)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                  "%s: parameter '%s' is %s but connector '%s' is %s", where,
                                  p->name, rtcosim_ssp_type_name(p->type), c->name,
                                  rtcosim_ssp_type_name(c->type));
-    if (p->type == RTCOSIM_SSP_REAL && p->unit && c->unit && strcmp(p->unit, c->unit) != 0) {
-        double factor, offset;
-        if (!system_unit_conversion(d, p->unit, c->unit, &factor, &offset))
-            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                     "%s: parameter '%s' has unit '%s' but connector '%s' has unit "
-                                     "'%s' and no conversion is defined in the Units",
-                                     where, p->name, p->unit, c->name, c->unit);
-        p->value.r = factor * p->value.r + offset;
-        p->unit = c->unit;
-    }
-    return RTCOSIM_OK;
+    if (c && p->type == RTCOSIM_SSP_REAL && p->unit && c->unit && strcmp(p->unit, c->unit) != 0)
+        st = convert_unit(d, p, c, where, err);
+    if (st == RTCOSIM_OK && e && e->kind == SYSTEM_MAP_LINEAR)
+        p->value.r = e->factor * p->value.r + e->offset;
+    return st;
 }
 
 /* Add or replace (same name) a parameter in a list. */
@@ -57,11 +70,11 @@ static rtcosim_status store_parameter(rtcosim_ssd_parameter **list, size_t *coun
 }
 
 static rtcosim_status bind_to_component(rtcosim_system_desc *d, system_component *c,
-                                        rtcosim_ssd_parameter *p, const char *where,
-                                        rtcosim_error *err)
+                                        rtcosim_ssd_parameter *p, const system_map_entry *e,
+                                        const char *where, rtcosim_error *err)
 {
     rtcosim_status st = fit_to_connector(
-        d, p, find_connector(c->connectors, c->connector_count, p->name), where, err);
+        d, p, find_connector(c->connectors, c->connector_count, p->name), e, where, err);
     if (st == RTCOSIM_OK)
         st = store_parameter(&c->parameters, &c->parameter_count, &c->parameter_cap, p, err);
     return st;
@@ -70,13 +83,14 @@ static rtcosim_status bind_to_component(rtcosim_system_desc *d, system_component
 /* A name bound at system level: a system connector, or component.variable
  * (component names may themselves contain dots, so every split is tried). */
 static rtcosim_status bind_to_system(rtcosim_system_desc *d, rtcosim_ssd_parameter *p,
-                                     const char *where, rtcosim_error *err)
+                                     const system_map_entry *e, const char *where,
+                                     rtcosim_error *err)
 {
     const rtcosim_ssd_connector *sc = find_connector(d->connectors, d->connector_count, p->name);
     if (!sc)
         sc = system_find_boundary(d, p->name); /* "path.connector" of a nested system */
     if (sc) {
-        rtcosim_status st = fit_to_connector(d, p, sc, where, err);
+        rtcosim_status st = fit_to_connector(d, p, sc, e, where, err);
         if (st == RTCOSIM_OK)
             st = store_parameter(&d->parameters, &d->parameter_count, &d->parameter_cap, p, err);
         return st;
@@ -88,7 +102,7 @@ static rtcosim_status bind_to_system(rtcosim_system_desc *d, rtcosim_ssd_paramet
             if (strlen(cname) == len && strncmp(cname, p->name, len) == 0) {
                 rtcosim_ssd_parameter local = *p;
                 local.name = dot + 1;
-                return bind_to_component(d, &d->components[i], &local, where, err);
+                return bind_to_component(d, &d->components[i], &local, e, where, err);
             }
         }
     }
@@ -178,10 +192,107 @@ bool system_parameter_set_selected(rtcosim_system_desc *d, const char *name)
     return true;
 }
 
-rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,
-                                               const char *label, const char *prefix,
-                                               int target, rtcosim_error *err)
+static const char *kind_name(system_map_kind k)
 {
+    static const char *const names[] = {"no", "a linear", "a Boolean mapping", "an integer mapping",
+                                        "an enumeration mapping"};
+    return names[k];
+}
+
+/* A mapping entry's value transformation other than the linear one (that
+ * comes after unit conversion, fit_to_connector): the MapEntry whose source
+ * equals the value gives the new value; no entry, no change. */
+static rtcosim_status map_value(const system_map_entry *e, rtcosim_ssd_parameter *p,
+                                const char *where, rtcosim_error *err)
+{
+    static const rtcosim_ssp_type wants[] = {RTCOSIM_SSP_UNSPECIFIED, RTCOSIM_SSP_REAL,
+                                             RTCOSIM_SSP_BOOLEAN, RTCOSIM_SSP_INTEGER,
+                                             RTCOSIM_SSP_ENUMERATION};
+    if (e->kind == SYSTEM_MAP_NONE)
+        return RTCOSIM_OK;
+    if (p->type != wants[e->kind])
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s: parameter '%s' is %s, but mapping entry '%s' -> '%s' (%s:%d) "
+                                 "has %s transformation",
+                                 where, e->source, rtcosim_ssp_type_name(p->type), e->source,
+                                 e->target, e->origin, e->line, kind_name(e->kind));
+    for (size_t k = 0; k < e->map_count; k++) {
+        bool hit;
+        if (e->kind == SYSTEM_MAP_BOOLEAN) {
+            bool from = false;
+            hit = system_parse_bool(e->map_from[k], &from) && from == p->value.b;
+            if (hit)
+                (void)system_parse_bool(e->map_to[k], &p->value.b);
+        } else if (e->kind == SYSTEM_MAP_INTEGER) {
+            int64_t from = 0;
+            hit = system_parse_int64(e->map_from[k], &from) && from == p->value.i;
+            if (hit)
+                (void)system_parse_int64(e->map_to[k], &p->value.i);
+        } else {
+            hit = e->kind == SYSTEM_MAP_ENUMERATION && strcmp(e->map_from[k], p->value.s) == 0;
+            if (hit)
+                p->value.s = e->map_to[k];
+        }
+        if (hit)
+            break;
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status bind(rtcosim_system_desc *d, const system_binding *b,
+                           rtcosim_ssd_parameter *p, const system_map_entry *e, const char *where,
+                           rtcosim_error *err)
+{
+    return b->target >= 0 ? bind_to_component(d, &d->components[b->target], p, e, where, err)
+                          : bind_to_system(d, p, e, where, err);
+}
+
+/* One parameter of the source, named `name` there (prefix applied): as it
+ * is, or through every mapping entry naming it (SSP 1.0 section 7.1: one the
+ * mapping does not name is not applied); the name then gets the binding's
+ * system path. */
+static rtcosim_status apply_parameter(rtcosim_system_desc *d, const system_binding *b,
+                                      const rtcosim_ssd_parameter *p, const char *where,
+                                      rtcosim_error *err)
+{
+    const char *path = b->path ? b->path : "";
+    if (!b->map) {
+        rtcosim_ssd_parameter q = *p;
+        if (*path && !(q.name = system_printf(d, "%s%s", path, p->name)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", where);
+        return bind(d, b, &q, NULL, where, err);
+    }
+    bool mapped = false;
+    for (size_t i = 0; i < b->map->count; i++) {
+        const system_map_entry *e = &b->map->entries[i];
+        if (strcmp(e->source, p->name) != 0)
+            continue;
+        mapped = true;
+        rtcosim_ssd_parameter q = *p;
+        if (!(q.name = *path ? system_printf(d, "%s%s", path, e->target) : e->target))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", where);
+        rtcosim_status st = map_value(e, &q, where, err);
+        if (st == RTCOSIM_OK)
+            st = bind(d, b, &q, e, where, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    if (mapped)
+        return RTCOSIM_OK;
+    /* Said, since OMSimulator (2.1) applies such a parameter by its own name. */
+    char text[RTCOSIM_ERROR_MESSAGE_MAX / 2];
+    snprintf(text, sizeof text,
+             "warning: parameter '%s' is named by no entry of the binding's parameter mapping: "
+             "not applied (SSP 1.0 section 7.1)",
+             p->name);
+    return system_add_info(d, p->origin, p->line, text, err);
+}
+
+rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,
+                                               const char *label, const system_binding *b,
+                                               rtcosim_error *err)
+{
+    const char *prefix = b->prefix;
     if (!system_is(set, SSV_NS, "ParameterSet"))
         return system_fail(err, RTCOSIM_EFORMAT, label, set,
                            "expected an ssv:ParameterSet (namespace %s), found '%s'", SSV_NS,
@@ -244,8 +355,7 @@ rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xml
             }
             char where[RTCOSIM_ERROR_MESSAGE_MAX / 2];
             snprintf(where, sizeof where, "%s:%d", label, p.line);
-            st = target >= 0 ? bind_to_component(d, &d->components[target], &p, where, err)
-                             : bind_to_system(d, &p, where, err);
+            st = apply_parameter(d, b, &p, where, err);
             if (st != RTCOSIM_OK)
                 return st;
         }
@@ -255,8 +365,8 @@ rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xml
 }
 
 rtcosim_status system_apply_parameter_set_file(rtcosim_system_desc *d, const char *path,
-                                               const char *shown_path, const char *prefix,
-                                               int target, rtcosim_error *err)
+                                               const char *shown_path, const system_binding *b,
+                                               rtcosim_error *err)
 {
     const char *label = system_strdup(d, shown_path);
     if (!label)
@@ -265,7 +375,7 @@ rtcosim_status system_apply_parameter_set_file(rtcosim_system_desc *d, const cha
     rtcosim_status st = system_read_xml_file(path, label, &doc, err);
     if (st != RTCOSIM_OK)
         return st;
-    st = system_apply_parameter_set_node(d, xmlDocGetRootElement(doc), label, prefix, target, err);
+    st = system_apply_parameter_set_node(d, xmlDocGetRootElement(doc), label, b, err);
     xmlFreeDoc(doc);
     return st;
 }
@@ -288,7 +398,7 @@ rtcosim_status system_propagate_parameters(rtcosim_system_desc *d, rtcosim_error
             system_component *c = &d->components[cn->end.component_index];
             char where[RTCOSIM_ERROR_MESSAGE_MAX / 2];
             snprintf(where, sizeof where, "%s:%d", sp->origin, sp->line);
-            rtcosim_status st = bind_to_component(d, c, &p, where, err);
+            rtcosim_status st = bind_to_component(d, c, &p, NULL, where, err);
             if (st != RTCOSIM_OK)
                 return st;
         }

@@ -206,13 +206,54 @@ bool system_is_osp(const xmlNode *root);
  * name) is applied under d->parameter_set; records the names seen. */
 bool system_parameter_set_selected(rtcosim_system_desc *d, const char *name);
 
-/* Parameter sets (ssv.c). target: component index, or -1 for the system. */
+/* SSP 1.0 parameter mappings (section 7, ssm.c): per entry, the name in the
+ * parameter source, the name it is applied as, and an optional transformation
+ * of the value. */
+#define SSM_NS "http://ssp-standard.org/SSP1/SystemStructureParameterMapping"
+typedef enum system_map_kind {
+    SYSTEM_MAP_NONE,
+    SYSTEM_MAP_LINEAR,      /* Real: factor * x + offset, after any unit conversion */
+    SYSTEM_MAP_BOOLEAN,     /* ssc:MapEntry pairs, as written */
+    SYSTEM_MAP_INTEGER,
+    SYSTEM_MAP_ENUMERATION  /* item names */
+} system_map_kind;
+typedef struct system_map_entry {
+    const char *source, *target;
+    const char *origin; /* file and line, for messages */
+    int line;
+    bool suppress_unit_conversion;
+    system_map_kind kind;
+    double factor, offset;
+    const char **map_from, **map_to;
+    size_t map_count;
+} system_map_entry;
+typedef struct system_param_map {
+    system_map_entry *entries;
+    size_t count;
+} system_param_map;
+
+/* How one ssd:ParameterBinding applies its parameters: names get the
+ * binding's prefix (NULL: none), go through its mapping (NULL: as they are),
+ * and then get the dotted path of the nested system holding the binding
+ * ("" or NULL at the top); target: component index, or -1 for the system. */
+typedef struct system_binding {
+    const char *path, *prefix;
+    int target;
+    const system_param_map *map;
+} system_binding;
+
+/* Parameter sets (ssv.c). */
 rtcosim_status system_apply_parameter_set_node(rtcosim_system_desc *d, const xmlNode *set,
-                                               const char *label, const char *prefix,
-                                               int target, rtcosim_error *err);
+                                               const char *label, const system_binding *b,
+                                               rtcosim_error *err);
 rtcosim_status system_apply_parameter_set_file(rtcosim_system_desc *d, const char *path,
-                                               const char *shown_path, const char *prefix,
-                                               int target, rtcosim_error *err);
+                                               const char *shown_path, const system_binding *b,
+                                               rtcosim_error *err);
+/* A parameter mapping element (ssm:ParameterMapping, inline or an .ssm
+ * file's root) read into *out (the description's arena). */
+rtcosim_status system_read_parameter_mapping(rtcosim_system_desc *d, const xmlNode *root,
+                                             const char *label, system_param_map *out,
+                                             rtcosim_error *err);
 /* The connector "path.name" of a nested system, or NULL. */
 const rtcosim_ssd_connector *system_find_boundary(const rtcosim_system_desc *d,
                                                   const char *full_name);
