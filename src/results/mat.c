@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "rtcosim/csv.h"
+#include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "matio_dl.h"
 
@@ -138,8 +139,16 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
         for (size_t i = 0; columns && i < column_count && !meta; i++)
             if (strcmp(columns[i].name, cname) == 0)
                 meta = &columns[i];
-        if (column_is_string(&tc, cname))
-            continue; /* String and Binary values have no place in a double matrix */
+        if (column_is_string(&tc, cname)) {
+            /* String and Binary values have no place in a double matrix (nor
+             * in Dymola's or OpenModelica's result files): said, not lost
+             * silently */
+            rtcosim_log(RTCOSIM_LOG_WARNING, "results",
+                        "%s: '%s' is not written: the Dymola result layout holds numbers only "
+                        "(a .csv results file keeps String and Binary values)",
+                        mat_path, cname);
+            continue;
+        }
         bool constant = meta && meta->parameter;
         for (size_t r = 1; constant && r < rows; r++) {
             double a = cell(table, r, c), b = cell(table, 0, c);
