@@ -326,6 +326,7 @@ void rtcosim_system_desc_free(rtcosim_system_desc *d)
     for (size_t i = 0; i < d->subsystem_count; i++)
         free(d->subsystems[i].connectors);
     free(d->subsystems);
+    free(d->dict_refs);
     free(d->edges);
     free(d->connectors);
     free(d->parameters);

@@ -34,11 +34,17 @@ static rtcosim_status resolve_endpoint(parse_ctx *ctx, const xmlNode *n, const c
         ep->component = full;
         ep->component_index = rtcosim_system_desc_find_component(d, full);
         for (size_t i = 0; ep->component_index < 0 && i < d->subsystem_count; i++)
-            if (strcmp(d->subsystems[i].path, full) == 0)
+            if (!d->subsystems[i].dictionary && strcmp(d->subsystems[i].path, full) == 0)
                 *sub = (int)i;
+        const system_dict_ref *ref =
+            ep->component_index < 0 && *sub < 0 ? ssd_find_dictionary_reference(d, full) : NULL;
+        if (ref)
+            *sub = ref->junction; /* the dictionary: a junction every reference shares */
         if (ep->component_index < 0 && *sub < 0)
             return FAIL(ctx, n, RTCOSIM_ENOTFOUND,
-                        "connection %sElement '%s' is not a component or system", which, element);
+                        "connection %sElement '%s' is not a component, system or signal "
+                        "dictionary reference",
+                        which, element);
     } else {
         ep->component = NULL;
         *sub = ctx->sub;
@@ -60,8 +66,12 @@ static rtcosim_status resolve_endpoint(parse_ctx *ctx, const xmlNode *n, const c
             return RTCOSIM_OK;
         }
     if (element)
-        return FAIL(ctx, n, RTCOSIM_ENOTFOUND, "connection: %s '%s' has no connector '%s'",
-                    *sub >= 0 ? "system" : "component", element, connector);
+        return FAIL(ctx, n, RTCOSIM_ENOTFOUND, "connection: %s '%s' has no %s '%s'",
+                    *sub < 0                      ? "component"
+                    : d->subsystems[*sub].dictionary ? "signal dictionary reference"
+                                                    : "system",
+                    element, *sub >= 0 && d->subsystems[*sub].dictionary ? "entry" : "connector",
+                    connector);
     return FAIL(ctx, n, RTCOSIM_ENOTFOUND, "connection: the system has no connector '%s'",
                 connector);
 }
@@ -125,9 +135,15 @@ rtcosim_status ssd_read_connection(parse_ctx *ctx, const xmlNode *n)
     for (size_t i = 0; i < d->edge_count; i++) {
         const system_edge *o = &d->edges[i];
         if (o->end_sub == e.end_sub && o->cn.end.component_index == cn.end.component_index &&
-            o->cn.end.connector_index == cn.end.connector_index)
+            o->cn.end.connector_index == cn.end.connector_index) {
+            if (e.end_sub >= 0 && d->subsystems[e.end_sub].dictionary)
+                return FAIL(ctx, n, RTCOSIM_EFORMAT,
+                            "%s: entry '%s' of signal dictionary '%s' is already written by the "
+                            "connection on line %d (one writer per entry)",
+                            to, cn.end.connector, d->subsystems[e.end_sub].path, o->cn.line);
             return FAIL(ctx, n, RTCOSIM_EFORMAT, "%s is already driven by the connection on line %d",
                         to, o->cn.line);
+        }
     }
 
     const char *suppress_text = system_attr(d, n, "suppressUnitConversion");

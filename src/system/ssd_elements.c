@@ -15,8 +15,6 @@ static rtcosim_status read_connector(parse_ctx *ctx, const xmlNode *n, rtcosim_s
 {
     static const char *const kinds[] = {"input", "output", "parameter", "calculatedParameter",
                                         "inout"};
-    static const char *const types[] = {NULL, "Real", "Integer", "Boolean", "String",
-                                        "Enumeration", "Binary"};
     rtcosim_system_desc *d = ctx->d;
     out->line = (int)xmlGetLineNo(n);
     out->name = system_attr(d, n, "name");
@@ -34,6 +32,15 @@ static rtcosim_status read_connector(parse_ctx *ctx, const xmlNode *n, rtcosim_s
                     "calculatedParameter, inout)",
                     out->name, kind);
     out->kind = (rtcosim_connector_kind)k;
+    return ssd_read_value_type(ctx, n, "connector", out);
+}
+
+rtcosim_status ssd_read_value_type(parse_ctx *ctx, const xmlNode *n, const char *what,
+                                   rtcosim_ssd_connector *out)
+{
+    static const char *const types[] = {NULL, "Real", "Integer", "Boolean", "String",
+                                        "Enumeration", "Binary"};
+    rtcosim_system_desc *d = ctx->d;
     out->type = RTCOSIM_SSP_UNSPECIFIED;
     for (const xmlNode *t = n->children; t; t = t->next) {
         if (t->type != XML_ELEMENT_NODE || !t->ns ||
@@ -45,7 +52,7 @@ static rtcosim_status read_connector(parse_ctx *ctx, const xmlNode *n, rtcosim_s
         if (i == sizeof types / sizeof types[0])
             continue; /* other ssc elements (e.g. geometry) carry no type */
         if (out->type != RTCOSIM_SSP_UNSPECIFIED)
-            return FAIL(ctx, t, RTCOSIM_EFORMAT, "connector '%s' has more than one type",
+            return FAIL(ctx, t, RTCOSIM_EFORMAT, "%s '%s' has more than one type", what,
                         out->name);
         out->type = (rtcosim_ssp_type)i;
         if (out->type == RTCOSIM_SSP_REAL)
@@ -172,9 +179,13 @@ static rtcosim_status check_unique(parse_ctx *ctx, const xmlNode *n, const char 
                         system_is(n, SSD_NS, "Component") ? "component" : "element", full,
                         d->components[i].pub.line);
     for (size_t i = 0; i < d->subsystem_count; i++)
-        if (strcmp(d->subsystems[i].path, full) == 0)
+        if (!d->subsystems[i].dictionary && strcmp(d->subsystems[i].path, full) == 0)
             return FAIL(ctx, n, RTCOSIM_EFORMAT, "duplicate element name '%s' (first on line %d)",
                         full, d->subsystems[i].line);
+    const system_dict_ref *r = ssd_find_dictionary_reference(d, full);
+    if (r)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "duplicate element name '%s' (first on line %d)",
+                    full, r->line);
     return RTCOSIM_OK;
 }
 
@@ -239,20 +250,21 @@ static rtcosim_status read_elements(parse_ctx *ctx, const xmlNode *elements)
 {
     rtcosim_system_desc *d = ctx->d;
     for (const xmlNode *n = elements->children; n; n = n->next) {
-        if (system_is(n, SSD_NS, "SignalDictionaryReference"))
-            return FAIL(ctx, n, RTCOSIM_EUNSUPPORTED, "signal dictionaries are not supported");
         bool sys = system_is(n, SSD_NS, "System");
-        if (!sys && !system_is(n, SSD_NS, "Component"))
+        bool ref = system_is(n, SSD_NS, "SignalDictionaryReference");
+        if (!sys && !ref && !system_is(n, SSD_NS, "Component"))
             continue;
         const char *name = system_attr(d, n, "name");
         if (!name || !*name)
-            return FAIL(ctx, n, RTCOSIM_EFORMAT, "ssd:%s without a name", sys ? "System" : "Component");
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "ssd:%s without a name", (const char *)n->name);
         const char *full = system_printf(d, "%s%s", ctx->path, name);
         if (!full)
             return NOMEM(ctx);
         rtcosim_status st = check_unique(ctx, n, full);
         if (st == RTCOSIM_OK)
-            st = sys ? read_subsystem(ctx, n, full) : read_component(ctx, n, full);
+            st = ref   ? ssd_read_dictionary_reference(ctx, n, full)
+                 : sys ? read_subsystem(ctx, n, full)
+                       : read_component(ctx, n, full);
         if (st != RTCOSIM_OK)
             return st;
     }
@@ -275,6 +287,10 @@ rtcosim_status ssd_read_system(parse_ctx *ctx, const xmlNode *sys)
                    : NOMEM(ctx);
     }
     if (st != RTCOSIM_OK)
+        return st;
+    /* dictionaries before the elements whose references name them */
+    const xmlNode *dictionaries = ssd_child(sys, SSD_NS, "SignalDictionaries");
+    if (dictionaries && (st = ssd_read_signal_dictionaries(ctx, dictionaries)) != RTCOSIM_OK)
         return st;
     const xmlNode *elements = ssd_child(sys, SSD_NS, "Elements");
     if (elements && (st = read_elements(ctx, elements)) != RTCOSIM_OK)

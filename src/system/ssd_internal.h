@@ -38,6 +38,19 @@ rtcosim_status ssd_read_binding_mapping(parse_ctx *ctx, const xmlNode *n, system
 rtcosim_status ssd_read_system(parse_ctx *ctx, const xmlNode *sys);
 rtcosim_status ssd_read_system_bindings(parse_ctx *ctx, const xmlNode *sys);
 
+/* ssd_dictionaries.c: the ssd:SignalDictionaries of the system in ctx (each
+ * a junction among d->subsystems), and one ssd:SignalDictionaryReference
+ * element named full (its dictionary looked up from ctx's system outwards). */
+rtcosim_status ssd_read_signal_dictionaries(parse_ctx *ctx, const xmlNode *list);
+rtcosim_status ssd_read_dictionary_reference(parse_ctx *ctx, const xmlNode *n, const char *full);
+/* The reference named full, or NULL. */
+const system_dict_ref *ssd_find_dictionary_reference(const rtcosim_system_desc *d,
+                                                     const char *full);
+/* The value type of a connector or dictionary entry n (its ssc:Real, ...
+ * child) into out (type, unit, enumeration); what names it in messages. */
+rtcosim_status ssd_read_value_type(parse_ctx *ctx, const xmlNode *n, const char *what,
+                                   rtcosim_ssd_connector *out);
+
 /* ssd_connections.c: one ssd:Connection of the system in ctx, as written. */
 rtcosim_status ssd_read_connection(parse_ctx *ctx, const xmlNode *n);
 /* Replace the connections as written (through nested systems' connectors) by

@@ -35,7 +35,20 @@ typedef struct system_subsystem {
     int line;
     rtcosim_ssd_connector *connectors;
     size_t connector_count, connector_cap;
+    /* A signal dictionary (SSP 1.0 section 5.3.3; ssd_dictionaries.c): a
+     * junction whose connectors are its entries, reached through the
+     * signal dictionary references of its system and the systems inside;
+     * path is the defining system's path and the dictionary's name. */
+    bool dictionary;
 } system_subsystem;
+
+/* A SignalDictionaryReference element: its dotted name and the dictionary
+ * (index into subsystems) it stands for. */
+typedef struct system_dict_ref {
+    const char *path;
+    int junction;
+    int line;
+} system_dict_ref;
 
 /* A connection as written, before flattening. An end is a component
  * (cn.*.component_index >= 0), a nested system's connector (*_sub >= 0) or a
@@ -74,6 +87,8 @@ struct rtcosim_system_desc {
     size_t enum_item_count, enum_item_cap;
     system_subsystem *subsystems;
     size_t subsystem_count, subsystem_cap;
+    system_dict_ref *dict_refs;
+    size_t dict_ref_count, dict_ref_cap;
     system_edge *edges; /* connections as written (ssd_connections.c) */
     size_t edge_count, edge_cap;
 
