@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -28,6 +30,10 @@ static void (*first_signal_hook)(void *); /* cli_signals_on_first */
 static void *first_signal_arg;
 static void put(const char *text);
 
+static timer_t grace_timer; /* CLI_STOP_GRACE_S after the first signal, on the installing thread */
+static bool grace_timer_armed_ok;
+static void report_death(const char *event);
+
 static void on_signal(int signo)
 {
     if (exit_at_once_what) {
@@ -44,6 +50,10 @@ static void on_signal(int signo)
     if (atomic_compare_exchange_strong(&cli_stop_signal, &expected, signo)) {
         if (first_signal_hook)
             first_signal_hook(first_signal_arg);
+        if (grace_timer_armed_ok) { /* timer_settime is async-signal-safe (POSIX.1-2017 2.4.3) */
+            struct itimerspec grace = {.it_value = {CLI_STOP_GRACE_S, 0}};
+            timer_settime(grace_timer, 0, &grace, NULL);
+        }
         return;
     }
     rtcosim_recorder_flush_all_signal_safe(); /* the rows computed so far */
@@ -51,6 +61,25 @@ static void on_signal(int signo)
     ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
     (void)ignored;
     _exit(128 + signo);
+}
+
+/* The grace after the first signal ran out: still inside a component call,
+ * the step will not come back by itself. Between calls the run is ending on
+ * its own (results being written): left alone. */
+static void on_stop_grace(int signo)
+{
+    (void)signo;
+    const char *instance, *call;
+    if (!rtcosim_component_current_call(&instance, &call))
+        return;
+    int stop = atomic_load(&cli_stop_signal);
+    rtcosim_recorder_flush_all_signal_safe();
+    rtcosim_isolate_kill_all();
+#define GRACE_TEXT_(s) #s
+#define GRACE_TEXT(s) GRACE_TEXT_(s)
+    report_death(stop == SIGINT ? "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGINT"
+                                : "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGTERM");
+    _exit(128 + (stop == SIGINT ? SIGINT : SIGTERM));
 }
 
 void cli_signals_install(void)
@@ -66,6 +95,20 @@ void cli_signals_install(void)
     rtcosim_isolate_clear_interrupt();
     sigaction(SIGINT, &sa, &previous_int);
     sigaction(SIGTERM, &sa, &previous_term);
+    /* The grace timer signals this (the running) thread, whose component
+     * call it looks at (the call marks are per thread). */
+    struct sigaction grace;
+    memset(&grace, 0, sizeof grace);
+    grace.sa_handler = on_stop_grace;
+    sigemptyset(&grace.sa_mask);
+    grace.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &grace, NULL);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGALRM;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    grace_timer_armed_ok = timer_create(CLOCK_MONOTONIC, &ev, &grace_timer) == 0;
     installed = 1;
 }
 
@@ -90,6 +133,11 @@ void cli_signals_restore(void)
         return;
     sigaction(SIGINT, &previous_int, NULL);
     sigaction(SIGTERM, &previous_term, NULL);
+    if (grace_timer_armed_ok) {
+        grace_timer_armed_ok = false;
+        timer_delete(grace_timer);
+    }
+    signal(SIGALRM, SIG_DFL);
     installed = 0;
 }
 

@@ -1,6 +1,12 @@
 /* SIGINT/SIGTERM for the commands that run a simulation: the first signal
  * asks the run to stop at the next step boundary (frame in real time) so that
- * results, report and summary are written; a second one exits at once. */
+ * results, report and summary are written; a second one exits at once. When
+ * the calling thread is still inside a component call CLI_STOP_GRACE_S
+ * seconds after the first signal (an FMU looping in its step, which a lone
+ * SIGTERM from a supervisor could not end), the buffered rows are written
+ * with one line naming the component and its call, and the process exits
+ * (128 + signal). */
+#define CLI_STOP_GRACE_S 5
 #ifndef RTCOSIM_CLI_SIGNALS_H
 #define RTCOSIM_CLI_SIGNALS_H
 

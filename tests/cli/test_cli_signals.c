@@ -335,6 +335,55 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
     tu_drop_dir(dir);
 }
 
+/* A lone SIGTERM (a supervisor's, no second one coming) at a run whose step
+ * never returns: CLI_STOP_GRACE_S later the rows so far are written with
+ * one line naming the component and its call, exit 143. Before, the run
+ * stayed in the step for good. In `run` too, with the FMU as a system's one
+ * component. */
+static void lone_sigterm_ends_a_run_stuck_in_a_step_after_the_grace(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512], ssd[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(ssd, sizeof ssd, "%s/hang.ssd", dir);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"hang\" "
+             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+             "<ssd:System name=\"hang\"><ssd:Elements>\n"
+             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
+             "</ssd:Elements></ssd:System>\n"
+             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_FAULTY_FMI2);
+    tu_write_file(ssd, text);
+    const char *simulate[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode",
+                              "5", "--start-value", "fail_time", "0", "--stop-time", "2",
+                              "--output-interval", "0.25", "--output-file", csv, "-q", NULL};
+    const char *run[] = {"run", ssd, "--start-value", "f.fail_mode", "5", "--start-value",
+                         "f.fail_time", "0", "--step-size", "0.25", "--output-file", csv,
+                         "--output-variable", "f.x", "-q", NULL};
+    for (int v = 0; v < 2; v++) {
+        child c = spawn(dir, v == 0 ? simulate : run);
+        wait_until(c.pid, tu_sleeps_in_nanosleep, "hang in Faulty's step");
+        kill(c.pid, SIGTERM);
+        assert_int_equal(wait_exit(c.pid), 143);
+        const char *err = tu_read_file(c.err, NULL);
+        const char *want = v == 0 ? "component 'Faulty' in fmi2DoStep: did not return within 5 s "
+                                    "of SIGTERM; the rows computed so far are in the results file"
+                                  : "component 'f' in fmi2DoStep: did not return within 5 s of "
+                                    "SIGTERM; the rows computed so far are in the results file";
+        if (!strstr(err, want))
+            fail_msg("%s: stderr: %s", v == 0 ? "simulate" : "run", err);
+        /* the row at t = 0 (x = 1), buffered when the step hung */
+        const char *rows = tu_read_file(csv, NULL);
+        assert_non_null(strstr(rows, "\n0,1\n"));
+    }
+    tu_drop_dir(dir);
+}
+
 /* Faulty's fail_mode 6 (SIGSEGV), 7 (abort) and 8 (exit(0)) in the step at
  * t = fail_time = 1 s: the rows 0, 0.25, ..., 1 s are on disk, one line names
  * the component and the FMI call; the process dies of the signal (139, 134)
@@ -518,6 +567,7 @@ int main(void)
         cmocka_unit_test(offline_run_sigterm_keeps_rows_and_prints_the_summary),
         cmocka_unit_test(real_time_run_sigint_writes_results_and_report),
         cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
+        cmocka_unit_test(lone_sigterm_ends_a_run_stuck_in_a_step_after_the_grace),
         cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
         cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
         cmocka_unit_test(events_sigint_keeps_the_can_log_and_summary),
