@@ -434,6 +434,16 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
     for (size_t i = 0; i < n; i++) {
         const char *name = srt->columns[i];
         long rt_index = -1, input = -1;
+        /* The paced thread's rows are numbers (a ring of doubles to the
+         * writer): a String or Binary column is refused by its own name,
+         * not as non-real-time. */
+        for (size_t k = 0; k < rtcosim_master_text_observed_count(m); k++)
+            if (strcmp(rtcosim_master_text_observed_name(m, k), name) == 0)
+                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                         "%s: output variable '%s' is %s: a real-time run records "
+                                         "numbers only (an offline run records it)",
+                                         file, name,
+                                         rtcosim_type_name(rtcosim_master_text_observed_type(m, k)));
         for (size_t k = 0; k < rtcosim_master_observed_count(m) && rt_index < 0; k++)
             if (strcmp(rtcosim_master_observed_name(m, k), name) == 0)
                 rt_index = (long)k;
