@@ -12,7 +12,6 @@
  * two connections driving one connector are. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "system/ssd_internal.h"
 
@@ -116,21 +115,10 @@ static rtcosim_status read_dictionary(parse_ctx *ctx, const xmlNode *n)
                         name);
         return read_entries(ctx, inline_dict, ctx->label, s);
     }
-    const char *rel = strncmp(source, "file://", 7) == 0 ? source + 7 : source;
-    if (ssd_escapes_package(d, rel))
-        return FAIL(ctx, n, RTCOSIM_EFORMAT,
-                    "signal dictionary '%s' is outside the package (refused; --allow-outside "
-                    "permits it)",
-                    source);
-    const char *file = ssd_join_path(d, rel);
-    if (!file)
-        return NOMEM(ctx);
-    if (access(file, R_OK) != 0)
-        return FAIL(ctx, n, RTCOSIM_ENOTFOUND, "signal dictionary '%s' not found (%s)", source,
-                    file);
-    const char *label = d->temp_dir ? system_printf(d, "%s:%s", d->file, rel) : file;
-    if (!label)
-        return NOMEM(ctx);
+    const char *file, *label;
+    rtcosim_status rs = ssd_resolve_source(ctx, n, source, "signal dictionary", &file, &label);
+    if (rs != RTCOSIM_OK)
+        return rs;
     xmlDoc *doc = NULL;
     rtcosim_status st = system_read_xml_file(file, label, &doc, ctx->err);
     if (st != RTCOSIM_OK)

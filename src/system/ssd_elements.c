@@ -318,6 +318,24 @@ const rtcosim_ssd_connector *system_find_boundary(const rtcosim_system_desc *d,
     return NULL;
 }
 
+rtcosim_status ssd_resolve_source(parse_ctx *ctx, const xmlNode *n, const char *source,
+                                  const char *what, const char **path, const char **label)
+{
+    rtcosim_system_desc *d = ctx->d;
+    const char *rel = strncmp(source, "file://", 7) == 0 ? source + 7 : source;
+    if (ssd_escapes_package(d, rel))
+        return FAIL(ctx, n, RTCOSIM_EFORMAT,
+                    "%s '%s' is outside the package (refused; --allow-outside permits it)", what,
+                    source);
+    if (!(*path = ssd_join_path(d, rel)))
+        return NOMEM(ctx);
+    if (access(*path, R_OK) != 0)
+        return FAIL(ctx, n, RTCOSIM_ENOTFOUND, "%s '%s' not found (%s)", what, source, *path);
+    /* Inside a .ssp, name the file as "archive.ssp:name.ext". */
+    *label = d->temp_dir ? system_printf(d, "%s:%s", d->file, rel) : *path;
+    return *label ? RTCOSIM_OK : NOMEM(ctx);
+}
+
 /* ---- parameter bindings -------------------------------------------------- */
 
 static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int target,
@@ -355,22 +373,10 @@ static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int ta
                         "parameter binding has both a source and inline ParameterValues");
         rtcosim_status st;
         if (source) {
-            const char *rel = strncmp(source, "file://", 7) == 0 ? source + 7 : source;
-            if (ssd_escapes_package(d, rel))
-                return FAIL(ctx, b, RTCOSIM_EFORMAT,
-                            "parameter set '%s' is outside the package (refused; "
-                            "--allow-outside permits it)",
-                            source);
-            const char *path = ssd_join_path(d, rel);
-            if (!path)
-                return NOMEM(ctx);
-            if (access(path, R_OK) != 0)
-                return FAIL(ctx, b, RTCOSIM_ENOTFOUND, "parameter set '%s' not found (%s)", source,
-                            path);
-            /* Inside a .ssp, name the file as "archive.ssp:name.ssv". */
-            const char *shown = d->temp_dir ? system_printf(d, "%s:%s", d->file, rel) : path;
-            if (!shown)
-                return NOMEM(ctx);
+            const char *path, *shown;
+            if ((st = ssd_resolve_source(ctx, b, source, "parameter set", &path, &shown)) !=
+                RTCOSIM_OK)
+                return st;
             st = system_apply_parameter_set_file(d, path, shown, &how, ctx->err);
         } else if (values) {
             const xmlNode *set = NULL;

@@ -28,6 +28,11 @@ const char *ssd_join_path(rtcosim_system_desc *d, const char *rel);
 /* Whether rel leaves the .ssp package (SSP 1.0 section 4; never for a plain
  * .ssd or with allow_outside). */
 bool ssd_escapes_package(const rtcosim_system_desc *d, const char *rel);
+/* A source attribute's file (a parameter set, mapping or dictionary; `what`
+ * names it in errors): resolved against the description, kept inside a
+ * .ssp, readable; *label is how messages name it ("archive.ssp:name"). */
+rtcosim_status ssd_resolve_source(parse_ctx *ctx, const xmlNode *n, const char *source,
+                                  const char *what, const char **path, const char **label);
 /* ssm.c: a binding's ssd:ParameterMapping, inline or from its source. */
 rtcosim_status ssd_read_binding_mapping(parse_ctx *ctx, const xmlNode *n, system_param_map *out);
 

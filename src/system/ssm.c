@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <unistd.h>
-
 #include "system/ssd_internal.h"
 
 static const struct {
@@ -175,22 +173,10 @@ rtcosim_status ssd_read_binding_mapping(parse_ctx *ctx, const xmlNode *n, system
                         "ssd:ParameterMapping has neither a source nor an ssm:ParameterMapping");
         return system_read_parameter_mapping(d, inline_map, ctx->label, out, ctx->err);
     }
-    const char *rel = strncmp(source, "file://", 7) == 0 ? source + 7 : source;
-    if (ssd_escapes_package(d, rel))
-        return FAIL(ctx, n, RTCOSIM_EFORMAT,
-                    "parameter mapping '%s' is outside the package (refused; --allow-outside "
-                    "permits it)",
-                    source);
-    const char *path = ssd_join_path(d, rel);
-    if (!path)
-        return NOMEM(ctx);
-    if (access(path, R_OK) != 0)
-        return FAIL(ctx, n, RTCOSIM_ENOTFOUND, "parameter mapping '%s' not found (%s)", source,
-                    path);
-    /* Inside a .ssp, name the file as "archive.ssp:name.ssm". */
-    const char *label = d->temp_dir ? system_printf(d, "%s:%s", d->file, rel) : path;
-    if (!label)
-        return NOMEM(ctx);
+    const char *path, *label;
+    rtcosim_status rs = ssd_resolve_source(ctx, n, source, "parameter mapping", &path, &label);
+    if (rs != RTCOSIM_OK)
+        return rs;
     xmlDoc *doc = NULL;
     rtcosim_status st = system_read_xml_file(path, label, &doc, ctx->err);
     if (st != RTCOSIM_OK)
