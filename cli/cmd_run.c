@@ -166,6 +166,14 @@ static int open_live_view(const run_args *a, const rtcosim_system_desc *desc,
             RTCOSIM_OK)
             return cli_fail_error(&err);
     }
+    /* the view streams numbers: String and Binary columns go to the results
+     * file only, which is said rather than left to be noticed */
+    for (size_t i = 0; i < rtcosim_master_text_observed_count(m); i++)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "serve",
+                    "--serve: '%s' (%s) is not shown in the live view, which shows numbers; the "
+                    "results file has it",
+                    rtcosim_master_text_observed_name(m, i),
+                    rtcosim_type_name(rtcosim_master_text_observed_type(m, i)));
     if (rtcosim_serve_add_master(sv->server, m, 0, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     if ((rc = cli_serve_add_can_buses(sv, &a->can, m)) != 0)
