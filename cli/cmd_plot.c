@@ -139,9 +139,15 @@ static int run_plot(int argc, char **argv)
         rtcosim_plot_stats stats = {0};
         if (rtcosim_plot_files(files, nfiles, vars, nvars, output, &opts, &stats, &err) != RTCOSIM_OK)
             rc = cli_fail_error(&err);
-        else if (stats.points_dropped_log)
-            fprintf(stderr, "rtcosim: plot: the log axis left out %zu value%s at or below zero\n",
-                    stats.points_dropped_log, stats.points_dropped_log == 1 ? "" : "s");
+        else {
+            if (stats.points_dropped_log)
+                fprintf(stderr, "rtcosim: plot: the log axis left out %zu value%s at or below zero\n",
+                        stats.points_dropped_log, stats.points_dropped_log == 1 ? "" : "s");
+            if (stats.text_columns_left_out)
+                fprintf(stderr, "rtcosim: plot: left out %zu column%s of text (String or Binary "
+                        "values)\n",
+                        stats.text_columns_left_out, stats.text_columns_left_out == 1 ? "" : "s");
+        }
     }
     free(files);
     free(vars);

@@ -47,6 +47,7 @@ typedef struct rtcosim_plot_stats {
     size_t series;
     size_t points_dropped_log; /* non-positive values a log axis left out */
     bool legend_inside;        /* legend in a corner of a frame, else below */
+    size_t text_columns_left_out; /* String/Binary columns (text) of "every column" */
 } rtcosim_plot_stats;
 
 /* Plot the named columns (n == 0: every column but time and the x column)

@@ -105,6 +105,8 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
     for (size_t f = 0; f < file_count; f++)
         for (size_t g = f + 1; g < file_count; g++)
             full_paths |= strcmp(base_name(paths[f]), base_name(paths[g])) == 0;
+    size_t text_skipped = 0;
+    const char *text_named = NULL;
     for (size_t v = 0, k = 0; v < var_count; v++) {
         const char *name;
         if (n) {
@@ -121,6 +123,21 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
             if (c < 0)
                 continue;
             found++;
+            /* String and Binary columns (fmusim's CSV writes them as text)
+             * have no curve: asked for, refused by name; among every column,
+             * left out and said */
+            if (t->columns[c].text) {
+                if (n) {
+                    st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                           "%s: '%s' holds text (String or Binary values), "
+                                           "which a plot cannot draw",
+                                           paths[f], name);
+                    goto done;
+                }
+                text_skipped++;
+                text_named = name;
+                continue;
+            }
             plot_series *s = &series[series_count];
             s->unit = t->columns[c].unit;
             s->name = t->columns[c].name;
@@ -155,6 +172,13 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
         }
     }
 
+    if (text_skipped && series_count == 0) {
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL,
+                               "%s: nothing to plot: the columns hold text (String or Binary "
+                               "values, such as '%s')",
+                               paths[0], text_named);
+        goto done;
+    }
     if (opts->title) {
         snprintf(title, sizeof title, "%s", opts->title);
     } else {
@@ -181,6 +205,8 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
         .series = series, .series_count = series_count, .always_legend = file_count > 1,
     };
     st = plot_render(&req, output, layout, stats, err);
+    if (st == RTCOSIM_OK && stats)
+        stats->text_columns_left_out = text_skipped;
 
 done:
     for (size_t i = 0; labels && i < series_count; i++)

@@ -132,12 +132,16 @@ static rtcosim_status read_csv(const char *path, plot_table **out, rtcosim_error
             col->unit = strdup(unit);
         if (!col->name)
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        size_t numbers = 0, words = 0;
         for (size_t r = 0; r < rows; r++) {
             const char *text = rtcosim_csv_text(csv, r, c);
             char *stop = NULL;
             double v = text && *text ? strtod(text, &stop) : NAN;
             col->values[r] = stop && *stop == '\0' ? v : NAN;
+            numbers += stop && *stop == '\0';
+            words += text && *text && !(stop && *stop == '\0');
         }
+        col->text = words > 0 && numbers == 0;
     }
     free(units_copy);
     rtcosim_csv_free(csv);

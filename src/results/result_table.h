@@ -4,6 +4,7 @@
 #ifndef RTCOSIM_RESULT_TABLE_H
 #define RTCOSIM_RESULT_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rtcosim/status.h"
@@ -12,6 +13,7 @@ typedef struct result_column {
     char *name;
     char *unit;     /* NULL: none known ("" in a units row counts as none) */
     double *values; /* one per row; NaN where the cell is empty or not a number */
+    bool text;      /* every non-empty cell is text, none a number (String, Binary) */
 } result_column;
 
 typedef struct result_table {
