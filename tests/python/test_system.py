@@ -147,6 +147,39 @@ def test_system_errors(tmpdir_private, call, words):
         assert w in str(e.value)
 
 
+def test_string_and_binary_connections(tmpdir_private):
+    """String and Binary connections through the package: Strings (FMI 1.0)
+    Steps_output, "ab" per step, into Feedthrough's (FMI 3.0) String_input;
+    Notes' trail (one byte per step, k mod 256) into Feedthrough's
+    Binary_input. Gauss-Seidel: each step's output arrives in the same step,
+    so row k holds "ab" k times and the bytes 1..k."""
+    from conftest import fmu
+    ssd = os.path.join(tmpdir_private, "links.ssd")
+    with open(ssd, "w") as f:
+        f.write(f"""<?xml version="1.0"?>
+<ssd:SystemStructureDescription version="1.0" name="t"
+ xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+ xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
+ xmlns:rc="https://rtcosim.org/SSP1/Master">
+ <ssd:System name="s"><ssd:Elements>
+  <ssd:Component name="s" source="{fmu('Strings-fmi1.fmu')}"/>
+  <ssd:Component name="n" source="{fmu('Notes-fmi3.fmu')}"/>
+  <ssd:Component name="f" source="{fmu('Feedthrough-fmi3.fmu')}"/>
+ </ssd:Elements>
+ <ssd:Connections>
+  <ssd:Connection startElement="s" startConnector="Steps_output" endElement="f" endConnector="String_input"/>
+  <ssd:Connection startElement="n" startConnector="trail" endElement="f" endConnector="Binary_input"/>
+ </ssd:Connections>
+ <ssd:Annotations><ssc:Annotation type="org.rtcosim.master"><rc:Master stepSize="0.5" order="gauss-seidel"/></ssc:Annotation></ssd:Annotations>
+ </ssd:System>
+</ssd:SystemStructureDescription>
+""")
+    result = rtcosim.System(ssd).run(stop_time=2, output=["f.String_output", "f.Binary_output"])
+    assert list(result["f.String_output"]) == ["", "ab", "abab", "ababab", "abababab"]
+    assert list(result["f.Binary_output"]) == [b"", b"\x01", b"\x01\x02", b"\x01\x02\x03",
+                                               b"\x01\x02\x03\x04"]
+
+
 def test_run_records_string_and_binary_outputs(cli, tmpdir_private):
     """`rtcosim run` results hold String (quoted) and Binary (hex, as fmusim
     writes it) outputs after the numeric ones, read from the components:
