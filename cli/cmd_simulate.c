@@ -136,9 +136,9 @@ static void usage(FILE *out)
         "SIGINT/SIGTERM (Ctrl-C) end the run after the current step: the rows so far are\n"
         "written, the extracted FMU removed, exit code 130 / 143; a second signal exits at\n"
         "once, as does a step still running 5 s after the first (the rows so far written,\n"
-        "the FMU and its call named). An FMU that crashes (SIGSEGV, SIGABRT, ...) gets its rows so far written and a\n"
-        "line naming it and its FMI call before the process dies of that signal; one that\n"
-        "calls exit() is reported and the exit code is 1.\n"
+        "the FMU and its call named). An FMU that crashes (SIGSEGV, SIGABRT, ...) gets its\n"
+        "rows so far written and a line naming it and its FMI call before the process dies\n"
+        "of that signal; one that calls exit() is reported and the exit code is 1.\n"
         "Exit codes: 0 ran to the end; 1 error; 2 bad command line; 5 --step-timeout passed;\n"
         "130 / 143 signal.\n");
 }

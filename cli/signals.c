@@ -30,6 +30,8 @@ static void (*first_signal_hook)(void *); /* cli_signals_on_first */
 static void *first_signal_arg;
 static void put(const char *text);
 
+#define GRACE_TEXT_(s) #s
+#define GRACE_TEXT(s) GRACE_TEXT_(s)
 static timer_t grace_timer; /* CLI_STOP_GRACE_S after the first signal, on the installing thread */
 static bool grace_timer_armed_ok;
 static void report_death(const char *event);
@@ -75,8 +77,6 @@ static void on_stop_grace(int signo)
     int stop = atomic_load(&cli_stop_signal);
     rtcosim_recorder_flush_all_signal_safe();
     rtcosim_isolate_kill_all();
-#define GRACE_TEXT_(s) #s
-#define GRACE_TEXT(s) GRACE_TEXT_(s)
     report_death(stop == SIGINT ? "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGINT"
                                 : "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGTERM");
     _exit(128 + (stop == SIGINT ? SIGINT : SIGTERM));

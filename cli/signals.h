@@ -6,9 +6,10 @@
  * SIGTERM from a supervisor could not end), the buffered rows are written
  * with one line naming the component and its call, and the process exits
  * (128 + signal). */
-#define CLI_STOP_GRACE_S 5
 #ifndef RTCOSIM_CLI_SIGNALS_H
 #define RTCOSIM_CLI_SIGNALS_H
+
+#define CLI_STOP_GRACE_S 5
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -79,13 +79,21 @@ static rtcosim_status oom(rtcosim_error *err)
     return rtcosim_error_set(err, RTCOSIM_ENOMEM, "distribute: out of memory");
 }
 
+/* The first component placed on a rank (--distribute), or NULL in one process. */
+static remote *first_remote(const rtcosim_master *m)
+{
+    remote *first = NULL;
+    for (size_t c = 0; c < m->comp_count && !first; c++)
+        first = master_remote_of(m->comps[c].c);
+    return first;
+}
+
 rtcosim_status master_exchange_check(const rtcosim_master *m, rtcosim_error *err)
 {
-    bool distributed = false;
-    for (size_t c = 0; c < m->comp_count && !distributed; c++)
-        distributed = master_remote_of(m->comps[c].c) != NULL;
+    if (!first_remote(m))
+        return RTCOSIM_OK;
     /* (rank 0 writes every component's results, so any would cross) */
-    for (size_t i = 0; distributed && i < m->conn_count; i++)
+    for (size_t i = 0; i < m->conn_count; i++)
         if (master_type_owned(m->conns[i].type))
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "distribute: connection %s: "
                                      "%s values do not cross MPI ranks yet (run the system "
@@ -96,9 +104,7 @@ rtcosim_status master_exchange_check(const rtcosim_master *m, rtcosim_error *err
 
 rtcosim_status master_exchange_create(rtcosim_master *m, rtcosim_error *err)
 {
-    remote *first = NULL;
-    for (size_t c = 0; c < m->comp_count && !first; c++)
-        first = master_remote_of(m->comps[c].c);
+    remote *first = first_remote(m);
     if (!first)
         return RTCOSIM_OK;
     const rtcosim_transport *t = first->d->t;

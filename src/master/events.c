@@ -146,11 +146,13 @@ rtcosim_status master_events_init(rtcosim_master *m, rtcosim_error *err)
         mc->event_in_type_count = mc->in_type_count;
         if (!uses_events(mc))
             continue;
-        mc->discrete_at_events = true;
         unsigned kept = 0;
+        mc->in_type_mask = 0;
         for (unsigned j = 0; j < mc->in_type_count; j++)
-            if (is_float((rtcosim_type)mc->in_types[j]))
+            if (is_float((rtcosim_type)mc->in_types[j])) {
+                mc->in_type_mask |= 1u << mc->in_types[j];
                 mc->in_types[kept++] = mc->in_types[j];
+            }
         mc->in_type_count = kept;
     }
     if ((st = master_links_init(m, err)) != RTCOSIM_OK)

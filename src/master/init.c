@@ -122,8 +122,10 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
         for (int t = 0; t < RTCOSIM_TYPE_COUNT_; t++) {
             if (mc->out[t].n)
                 mc->out_types[mc->out_type_count++] = (unsigned char)t;
-            if (mc->in[t].n)
+            if (mc->in[t].n) {
                 mc->in_types[mc->in_type_count++] = (unsigned char)t;
+                mc->in_type_mask |= 1u << t;
+            }
         }
         for (size_t i = 0; i < m->conn_count && !fail; i++) {
             if (m->conns[i].to == c)

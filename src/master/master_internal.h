@@ -43,6 +43,11 @@ typedef struct master_component {
     /* The types with a non-empty batch, so that the hot path skips the rest. */
     unsigned char out_types[RTCOSIM_TYPE_COUNT_], in_types[RTCOSIM_TYPE_COUNT_];
     unsigned out_type_count, in_type_count;
+    /* in_types as a mask (bit t): the input types a step sets, so that it
+     * also copies values into only those slots (an event-mode component's
+     * other inputs wait for the input-event check, events.c, which compares
+     * the slot with the producer's value) */
+    unsigned in_type_mask;
     /* Event Mode (events.c): every input type, set in Event Mode; in_types
      * then keeps only Float64/Float32 for Step Mode, where FMI 3.0 section
      * 4.2.2 allows no discrete input to change. */
@@ -50,10 +55,6 @@ typedef struct master_component {
     unsigned event_in_type_count;
     double *d1, *d2;           /* FLOAT64 input derivatives, parallel to in[FLOAT64] */
     bool any_d1, any_d2;
-    /* Uses Event Mode: its inputs of other types than Float64/Float32 reach
-     * it in Event Mode only, so Step Mode leaves their slots alone (the
-     * input-event check compares the slot with the producer's value). */
-    bool discrete_at_events;
     /* Takes input derivatives and has an input that is not held (ZOH): only
      * then can d1, d2 be non-zero. */
     bool polynomial_inputs;

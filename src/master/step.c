@@ -143,13 +143,13 @@ static rtcosim_status copy_raw(rtcosim_master *m, const master_connection *k, rt
     return RTCOSIM_OK;
 }
 
-/* A discrete connection's value for the consumer's next step; one of an
- * event-mode consumer that is not a Float waits for the input-event check
- * (events.c), which must still see it change. */
+/* A discrete connection's value for the consumer's next step, into a slot
+ * of a type the step sets (in_type_mask); the others wait for the
+ * input-event check (events.c), which must still see them change. */
 static rtcosim_status step_mode_copy(rtcosim_master *m, const master_component *mc,
-                                            const master_connection *k, rtcosim_error *err)
+                                     const master_connection *k, rtcosim_error *err)
 {
-    if (mc->discrete_at_events && k->type != RTCOSIM_TYPE_FLOAT32)
+    if (!(mc->in_type_mask >> k->type & 1u))
         return RTCOSIM_OK;
     return copy_raw(m, k, err);
 }

@@ -49,8 +49,8 @@ static bool keep(typed_batch *b, owned_values *o, rtcosim_type type, size_t i,
         o->buf[i] = grown;
         o->cap[i] = cap;
     }
-    if (size)
-        memmove(o->buf[i], data, size); /* data may be this very buffer */
+    if (size) /* (a value the FMU or the producer's copy holds, never this buffer) */
+        memcpy(o->buf[i], data, size);
     unsigned char *slot = b->values + i * rtcosim_type_size(type);
     if (type == RTCOSIM_TYPE_BINARY) {
         rtcosim_binary v = {.data = (const uint8_t *)o->buf[i], .size = size};

@@ -123,8 +123,7 @@ static rtcosim_status read_dictionary(parse_ctx *ctx, const xmlNode *n)
     rtcosim_status st = system_read_xml_file(file, label, &doc, ctx->err);
     if (st != RTCOSIM_OK)
         return st;
-    /* (s may move while the entries grow other arrays: they do not) */
-    st = read_entries(ctx, xmlDocGetRootElement(doc), label, &d->subsystems[d->subsystem_count - 1]);
+    st = read_entries(ctx, xmlDocGetRootElement(doc), label, s);
     xmlFreeDoc(doc);
     return st;
 }
