@@ -147,33 +147,43 @@ def test_system_errors(tmpdir_private, call, words):
         assert w in str(e.value)
 
 
-def test_string_and_binary_connections(tmpdir_private):
-    """String and Binary connections through the package: Strings (FMI 1.0)
-    Steps_output, "ab" per step, into Feedthrough's (FMI 3.0) String_input;
-    Notes' trail (one byte per step, k mod 256) into Feedthrough's
-    Binary_input. Gauss-Seidel: each step's output arrives in the same step,
-    so row k holds "ab" k times and the bytes 1..k."""
+def _fmu_system(path, components, connections="", master='stepSize="0.5"'):
+    """A system file of FMU components {name: file of the build's FMUs},
+    connections as (from, connector, to, connector) and rc:Master's
+    attributes."""
     from conftest import fmu
-    ssd = os.path.join(tmpdir_private, "links.ssd")
-    with open(ssd, "w") as f:
+    elements = "".join(f'  <ssd:Component name="{n}" source="{fmu(f)}"/>\n'
+                       for n, f in components.items())
+    links = "".join(f'  <ssd:Connection startElement="{a}" startConnector="{ac}" '
+                    f'endElement="{b}" endConnector="{bc}"/>\n' for a, ac, b, bc in connections)
+    with open(path, "w") as f:
         f.write(f"""<?xml version="1.0"?>
 <ssd:SystemStructureDescription version="1.0" name="t"
  xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
  xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
  xmlns:rc="https://rtcosim.org/SSP1/Master">
  <ssd:System name="s"><ssd:Elements>
-  <ssd:Component name="s" source="{fmu('Strings-fmi1.fmu')}"/>
-  <ssd:Component name="n" source="{fmu('Notes-fmi3.fmu')}"/>
-  <ssd:Component name="f" source="{fmu('Feedthrough-fmi3.fmu')}"/>
- </ssd:Elements>
+{elements} </ssd:Elements>
  <ssd:Connections>
-  <ssd:Connection startElement="s" startConnector="Steps_output" endElement="f" endConnector="String_input"/>
-  <ssd:Connection startElement="n" startConnector="trail" endElement="f" endConnector="Binary_input"/>
- </ssd:Connections>
- <ssd:Annotations><ssc:Annotation type="org.rtcosim.master"><rc:Master stepSize="0.5" order="gauss-seidel"/></ssc:Annotation></ssd:Annotations>
+{links} </ssd:Connections>
+ <ssd:Annotations><ssc:Annotation type="org.rtcosim.master"><rc:Master {master}/></ssc:Annotation></ssd:Annotations>
  </ssd:System>
 </ssd:SystemStructureDescription>
 """)
+    return path
+
+
+def test_string_and_binary_connections(tmpdir_private):
+    """String and Binary connections through the package: Strings (FMI 1.0)
+    Steps_output, "ab" per step, into Feedthrough's (FMI 3.0) String_input;
+    Notes' trail (one byte per step, k mod 256) into Feedthrough's
+    Binary_input. Gauss-Seidel: each step's output arrives in the same step,
+    so row k holds "ab" k times and the bytes 1..k."""
+    ssd = _fmu_system(os.path.join(tmpdir_private, "links.ssd"),
+                      {"s": "Strings-fmi1.fmu", "n": "Notes-fmi3.fmu", "f": "Feedthrough-fmi3.fmu"},
+                      [("s", "Steps_output", "f", "String_input"),
+                       ("n", "trail", "f", "Binary_input")],
+                      'stepSize="0.5" order="gauss-seidel"')
     result = rtcosim.System(ssd).run(stop_time=2, output=["f.String_output", "f.Binary_output"])
     assert list(result["f.String_output"]) == ["", "ab", "abab", "ababab", "abababab"]
     assert list(result["f.Binary_output"]) == [b"", b"\x01", b"\x01\x02", b"\x01\x02\x03",
@@ -186,22 +196,8 @@ def test_run_records_string_and_binary_outputs(cli, tmpdir_private):
     Feedthrough (FMI 3.0) copies its inputs, given as start values (Binary
     in hex, either case); Strings (FMI 1.0) copies its String input, gains
     "ab" per step in Steps_output and keeps Empty_output empty."""
-    from conftest import fmu
-    ssd = os.path.join(tmpdir_private, "text.ssd")
-    with open(ssd, "w") as f:
-        f.write(f"""<?xml version="1.0"?>
-<ssd:SystemStructureDescription version="1.0" name="t"
- xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
- xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
- xmlns:rc="https://rtcosim.org/SSP1/Master">
- <ssd:System name="s"><ssd:Elements>
-  <ssd:Component name="f" source="{fmu('Feedthrough-fmi3.fmu')}"/>
-  <ssd:Component name="s" source="{fmu('Strings-fmi1.fmu')}"/>
- </ssd:Elements>
- <ssd:Annotations><ssc:Annotation type="org.rtcosim.master"><rc:Master stepSize="0.5"/></ssc:Annotation></ssd:Annotations>
- </ssd:System>
-</ssd:SystemStructureDescription>
-""")
+    ssd = _fmu_system(os.path.join(tmpdir_private, "text.ssd"),
+                      {"f": "Feedthrough-fmi3.fmu", "s": "Strings-fmi1.fmu"})
     out = os.path.join(tmpdir_private, "out.csv")
     subprocess.run([cli, "run", ssd, "--stop-time", "1", "--start-value", "f.Binary_input", "00FF7f",
                     "--start-value", "s.String_input", 'x"y', "--output-variable", "f.Int32_output",

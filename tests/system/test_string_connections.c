@@ -61,10 +61,20 @@ static rtcosim_status keep_row(void *context, rtcosim_time_ns t, const double *v
     return RTCOSIM_OK;
 }
 
-static const char *write_ssd(const char *producer, const char *consumer, const char *order,
-                             int threads, const char *input, const char *output)
+/* A system file of two components, a (producer) and b (consumer), joined
+ * a.from -> b.to; each with its ssd:Connectors' content when given (else the
+ * model's), the master's order and threads. */
+static const char *write_pair(const char *file, const char *producer, const char *a_connectors,
+                              const char *from, const char *consumer, const char *b_connectors,
+                              const char *to, const char *order, int threads)
 {
-    char text[4096];
+    char a[1024], b[1024], text[4096];
+    snprintf(a, sizeof a, a_connectors ? "><ssd:Connectors>%s</ssd:Connectors></ssd:Component>"
+                                       : "/>%s",
+             a_connectors ? a_connectors : "");
+    snprintf(b, sizeof b, b_connectors ? "><ssd:Connectors>%s</ssd:Connectors></ssd:Component>"
+                                       : "/>%s",
+             b_connectors ? b_connectors : "");
     snprintf(text, sizeof text,
              "<?xml version=\"1.0\"?>\n"
              "<ssd:SystemStructureDescription version=\"1.0\" name=\"s\"\n"
@@ -73,16 +83,11 @@ static const char *write_ssd(const char *producer, const char *consumer, const c
              " xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n"
              " <ssd:System name=\"s\">\n"
              "  <ssd:Elements>\n"
-             "   <ssd:Component name=\"a\" source=\"%s\"><ssd:Connectors>\n"
-             "    <ssd:Connector name=\"Steps_output\" kind=\"output\"><ssc:String/></ssd:Connector>\n"
-             "   </ssd:Connectors></ssd:Component>\n"
-             "   <ssd:Component name=\"b\" source=\"%s\"><ssd:Connectors>\n"
-             "    <ssd:Connector name=\"%s\" kind=\"input\"><ssc:String/></ssd:Connector>\n"
-             "    <ssd:Connector name=\"%s\" kind=\"output\"><ssc:Integer/></ssd:Connector>\n"
-             "   </ssd:Connectors></ssd:Component>\n"
+             "   <ssd:Component name=\"a\" source=\"%s\"%s\n"
+             "   <ssd:Component name=\"b\" source=\"%s\"%s\n"
              "  </ssd:Elements>\n"
              "  <ssd:Connections>\n"
-             "   <ssd:Connection startElement=\"a\" startConnector=\"Steps_output\"\n"
+             "   <ssd:Connection startElement=\"a\" startConnector=\"%s\"\n"
              "                   endElement=\"b\" endConnector=\"%s\"/>\n"
              "  </ssd:Connections>\n"
              "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
@@ -90,10 +95,26 @@ static const char *write_ssd(const char *producer, const char *consumer, const c
              "  </ssd:Annotations>\n"
              " </ssd:System>\n"
              "</ssd:SystemStructureDescription>\n",
-             producer, consumer, input, output, input, order, threads);
-    const char *path = tu_scratch("strings.ssd");
+             producer, a, consumer, b, from, to, order, threads);
+    const char *path = tu_scratch(file);
     tu_write_file(path, text);
     return path;
+}
+
+/* Strings' Steps_output into the consumer's String input `input`, its
+ * Integer output `output` declared (the SSD's typed connectors). */
+static const char *write_ssd(const char *producer, const char *consumer, const char *order,
+                             int threads, const char *input, const char *output)
+{
+    char b[512];
+    snprintf(b, sizeof b,
+             "<ssd:Connector name=\"%s\" kind=\"input\"><ssc:String/></ssd:Connector>"
+             "<ssd:Connector name=\"%s\" kind=\"output\"><ssc:Integer/></ssd:Connector>",
+             input, output);
+    return write_pair("strings.ssd", producer,
+                      "<ssd:Connector name=\"Steps_output\" kind=\"output\"><ssc:String/>"
+                      "</ssd:Connector>",
+                      "Steps_output", consumer, b, input, order, threads);
 }
 
 /* Runs the system, returns the numeric output (b.Length_output, b.changes)
@@ -245,30 +266,8 @@ static rtcosim_status keep_binary_row(void *context, rtcosim_time_ns t, const do
 
 static void run_binary(const char *order, int threads)
 {
-    char text[2048];
-    snprintf(text, sizeof text,
-             "<?xml version=\"1.0\"?>\n"
-             "<ssd:SystemStructureDescription version=\"1.0\" name=\"s\"\n"
-             " xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
-             " xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
-             " xmlns:rc=\"https://rtcosim.org/SSP1/Master\">\n"
-             " <ssd:System name=\"s\">\n"
-             "  <ssd:Elements>\n"
-             "   <ssd:Component name=\"a\" source=\"%s\"/>\n"
-             "   <ssd:Component name=\"b\" source=\"%s\"/>\n"
-             "  </ssd:Elements>\n"
-             "  <ssd:Connections>\n"
-             "   <ssd:Connection startElement=\"a\" startConnector=\"trail\"\n"
-             "                   endElement=\"b\" endConnector=\"blob\"/>\n"
-             "  </ssd:Connections>\n"
-             "  <ssd:Annotations><ssc:Annotation type=\"org.rtcosim.master\">\n"
-             "   <rc:Master stepSize=\"0.01\" order=\"%s\" threads=\"%d\"/></ssc:Annotation>\n"
-             "  </ssd:Annotations>\n"
-             " </ssd:System>\n"
-             "</ssd:SystemStructureDescription>\n",
-             RTCOSIM_FMU_NOTES_FMI3, RTCOSIM_FMU_NOTES_FMI3, order, threads);
-    const char *path = tu_scratch("binary.ssd");
-    tu_write_file(path, text);
+    const char *path = write_pair("binary.ssd", RTCOSIM_FMU_NOTES_FMI3, NULL, "trail",
+                                  RTCOSIM_FMU_NOTES_FMI3, NULL, "blob", order, threads);
     rtcosim_system_desc *d = NULL;
     rtcosim_error err;
     if (rtcosim_system_desc_load(path, &d, &err) != RTCOSIM_OK)
