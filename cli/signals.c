@@ -34,7 +34,7 @@ static void put(const char *text);
 #define GRACE_TEXT(s) GRACE_TEXT_(s)
 static timer_t grace_timer; /* CLI_STOP_GRACE_S after the first signal, on the installing thread */
 static bool grace_timer_armed_ok;
-static void report_death(const char *event);
+static void report_death(const char *event, bool any_thread);
 
 static void on_signal(int signo)
 {
@@ -65,20 +65,22 @@ static void on_signal(int signo)
     _exit(128 + signo);
 }
 
-/* The grace after the first signal ran out: still inside a component call,
- * the step will not come back by itself. Between calls the run is ending on
+/* The grace after the first signal ran out: still inside a component call
+ * (on this thread or any other: a worker of --threads or --speculate), the
+ * step will not come back by itself. Between calls the run is ending on
  * its own (results being written): left alone. */
 static void on_stop_grace(int signo)
 {
     (void)signo;
     const char *instance, *call;
-    if (!rtcosim_component_current_call(&instance, &call))
+    if (!rtcosim_component_any_call(&instance, &call))
         return;
     int stop = atomic_load(&cli_stop_signal);
     rtcosim_recorder_flush_all_signal_safe();
     rtcosim_isolate_kill_all();
     report_death(stop == SIGINT ? "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGINT"
-                                : "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGTERM");
+                                : "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGTERM",
+                 true);
     _exit(128 + (stop == SIGINT ? SIGINT : SIGTERM));
 }
 
@@ -170,11 +172,15 @@ static void put(const char *text)
 }
 
 /* "rtcosim: WHAT: component 'X' in CALL: EVENT; rows so far written" with
- * write(2) and strlen only (async-signal-safe). */
-static void report_death(const char *event)
+ * write(2) and strlen only (async-signal-safe). The call is this thread's
+ * for a crash or exit() (they happen on the thread that made them), any
+ * thread's for a call that does not return (the timer signals the main
+ * thread). */
+static void report_death(const char *event, bool any_thread)
 {
     const char *instance = NULL, *call = NULL;
-    bool in_call = rtcosim_component_current_call(&instance, &call);
+    bool in_call = any_thread ? rtcosim_component_any_call(&instance, &call)
+                              : rtcosim_component_current_call(&instance, &call);
     put("rtcosim: ");
     put(guard_what ? guard_what : "run");
     put(": ");
@@ -199,7 +205,7 @@ static void on_step_timeout(int signo)
     (void)signo;
     rtcosim_recorder_flush_all_signal_safe();
     rtcosim_isolate_kill_all(); /* a hung isolated FMU ends with the run */
-    report_death(timeout_event);
+    report_death(timeout_event, true);
     _exit(CLI_EXIT_STEP_TIMEOUT);
 }
 
@@ -211,7 +217,7 @@ static void on_fatal(int signo)
                         : signo == SIGFPE  ? "crashed (SIGFPE)"
                         : signo == SIGILL  ? "crashed (SIGILL)"
                                            : "aborted (SIGABRT)";
-    report_death(event);
+    report_death(event, false);
     signal(signo, SIG_DFL);
     raise(signo); /* die of it: the parent sees the real cause */
 }
@@ -222,7 +228,7 @@ static void on_exit_during_run(void)
         return;
     rtcosim_recorder_flush_all_signal_safe();
     rtcosim_isolate_kill_all();
-    report_death("called exit()");
+    report_death("called exit()", false);
     _exit(1);
 }
 

@@ -276,6 +276,12 @@ typedef enum rtcosim_component_call {
     RTCOSIM_CALL_DESERIALIZE_STATE
 } rtcosim_component_call;
 bool rtcosim_component_current_call(const char **instance, const char **call);
+/* The same for the calling thread's call or, when it is in none, the first
+ * call in progress on any other thread (the first signal's grace or the
+ * step watchdog fire on the main thread, while the component that does not
+ * return may be on a worker of --threads or --speculate). Reads plain
+ * per-thread records: safe in a signal handler. */
+bool rtcosim_component_any_call(const char **instance, const char **call);
 
 /* Lifecycle calls; each checks the call order and reports RTCOSIM_ESTATE with
  * the component's name when it is wrong, and marks the component failed after

@@ -36,25 +36,11 @@ struct rtcosim_component {
     size_t *name_index; /* variable indices sorted by name */
 };
 
-/* The component call in progress on this thread (innermost wrapper), for
- * fatal-signal and timeout messages: two stores around each lifecycle call
- * (component_call.h's mark is the same pair). */
-typedef component_call_mark current_call;
-static _Thread_local current_call current;
-
+/* Each lifecycle wrapper marks its call in the thread's slot
+ * (component_call.h) and restores the mark it replaced when it returns. */
 #define CALL_ENTER(comp, which)                                                                    \
-    current_call saved_call_ = current;                                                            \
-    current = (current_call){(comp), (which)}
-#define CALL_LEAVE() current = saved_call_
-
-component_call_mark component_call_enter(const rtcosim_component *c,
-                                         rtcosim_component_call which)
-{
-    CALL_ENTER(c, which);
-    return saved_call_;
-}
-
-void component_call_leave(component_call_mark saved) { current = saved; }
+    component_call_mark saved_call_ = component_call_enter_inline((comp), (which))
+#define CALL_LEAVE() component_call_leave_inline(saved_call_)
 
 static const char *const call_names[][3] = {
     /* generic, FMI 2.0, FMI 3.0 */
@@ -74,16 +60,34 @@ static const char *const call_names[][3] = {
                                         "fmi3DeserializeFMUState"},
 };
 
+bool component_call_describe(const component_call_slot *s, const char **instance,
+                             const char **call)
+{
+    const rtcosim_component *c = atomic_load_explicit(&s->c, memory_order_relaxed);
+    int which = atomic_load_explicit(&s->call, memory_order_relaxed);
+    if (!c || which <= RTCOSIM_CALL_NONE || which > RTCOSIM_CALL_DESERIALIZE_STATE)
+        return false;
+    const char *kind = c->ops->kind ? c->ops->kind : "";
+    int column = strcmp(kind, "fmi2") == 0 ? 1 : strcmp(kind, "fmi3") == 0 ? 2 : 0;
+    *instance = c->instance_name ? c->instance_name : c->desc.model_name;
+    *call = call_names[which][column];
+    return true;
+}
+
 bool rtcosim_component_current_call(const char **instance, const char **call)
 {
-    current_call now = current;
-    if (!now.c || now.call == RTCOSIM_CALL_NONE)
-        return false;
-    const char *kind = now.c->ops->kind ? now.c->ops->kind : "";
-    int column = strcmp(kind, "fmi2") == 0 ? 1 : strcmp(kind, "fmi3") == 0 ? 2 : 0;
-    *instance = now.c->instance_name ? now.c->instance_name : now.c->desc.model_name;
-    *call = call_names[now.call][column];
-    return true;
+    return component_call_mine && component_call_describe(component_call_mine, instance, call);
+}
+
+bool rtcosim_component_any_call(const char **instance, const char **call)
+{
+    if (rtcosim_component_current_call(instance, call))
+        return true;
+    const component_call_slot *s;
+    for (size_t i = 0; (s = component_call_slot_at(i)) != NULL; i++)
+        if (s != component_call_mine && component_call_describe(s, instance, call))
+            return true;
+    return false;
 }
 
 static const size_t type_sizes[RTCOSIM_TYPE_COUNT_] = {

@@ -494,6 +494,58 @@ static void step_timeout_ends_a_hung_step_keeping_rows(void **state)
     }
 }
 
+/* The same when the call that does not return is on another thread than
+ * the main one: under --speculate --threads 2 the second component steps on
+ * the worker thread (the main thread runs the first and then waits), so a
+ * lone SIGTERM and --step-timeout, both handled on the main thread, must
+ * find the worker's call. Before, the lone SIGTERM left the run waiting for
+ * good and the timeout said "outside any component call". */
+static void a_call_that_does_not_return_on_a_worker_thread_is_named(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512], ssd[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(ssd, sizeof ssd, "%s/hang2.ssd", dir);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"hang2\" "
+             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+             "<ssd:System name=\"hang2\"><ssd:Elements>\n"
+             "<ssd:Component name=\"a\" source=\"file://%s\"/>\n"
+             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
+             "</ssd:Elements></ssd:System>\n"
+             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             RTCOSIM_FMU_DAHLQUIST_FMI2, RTCOSIM_FMU_FAULTY_FMI2);
+    tu_write_file(ssd, text);
+    for (int v = 0; v < 2; v++) {
+        const char *args[] = {"run", ssd, "--start-value", "f.fail_mode", "5", "--start-value",
+                              "f.fail_time", "0.5", "--step-size", "0.25", "--speculate",
+                              "--threads", "2", "--output-file", csv, "-q",
+                              v == 0 ? NULL : "--step-timeout", "1", NULL};
+        child c = spawn(dir, args);
+        if (v == 0) {
+            wait_until(c.pid, tu_sleeps_in_nanosleep, "hang in Faulty's step");
+            kill(c.pid, SIGTERM);
+        }
+        assert_int_equal(wait_exit(c.pid), v == 0 ? 143 : 5);
+        const char *err = tu_read_file(c.err, NULL);
+        const char *want = v == 0 ? "component 'f' in fmi2DoStep: did not return within 5 s of "
+                                    "SIGTERM; the rows computed so far are in the results file"
+                                  : "component 'f' in fmi2DoStep: did not return within 1 s "
+                                    "(--step-timeout)";
+        if (!strstr(err, want))
+            fail_msg("%s: stderr: %s", v == 0 ? "SIGTERM" : "--step-timeout", err);
+        /* the rows before the hung step: t = 0, 0.25, 0.5 (a.x = f.x = 1 at 0) */
+        const char *rows = tu_read_file(csv, NULL);
+        if (!strstr(rows, "\n0,1,1\n0.25,") || !strstr(rows, "\n0.5,"))
+            fail_msg("%s: rows: %s", v == 0 ? "SIGTERM" : "--step-timeout", rows);
+    }
+    tu_drop_dir(dir);
+}
+
 /* `rtcosim events --can-log F` ended by SIGINT, on each scheduler family:
  * exit 130, the summary of the run so far, and F holding the frames so far
  * (they were written only at the end before). Truth: the summary's frame
@@ -570,6 +622,7 @@ int main(void)
         cmocka_unit_test(lone_sigterm_ends_a_run_stuck_in_a_step_after_the_grace),
         cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
         cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
+        cmocka_unit_test(a_call_that_does_not_return_on_a_worker_thread_is_named),
         cmocka_unit_test(events_sigint_keeps_the_can_log_and_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
