@@ -32,7 +32,7 @@ static const struct { const char *name; rtcosim_type type; } type_names[] = {
     {"Int8", RTCOSIM_TYPE_INT8},     {"Int16", RTCOSIM_TYPE_INT16},   {"Int32", RTCOSIM_TYPE_INT32},
     {"Int64", RTCOSIM_TYPE_INT64},   {"Uint8", RTCOSIM_TYPE_UINT8},   {"Uint16", RTCOSIM_TYPE_UINT16},
     {"Uint32", RTCOSIM_TYPE_UINT32}, {"Uint64", RTCOSIM_TYPE_UINT64}, {"Float32", RTCOSIM_TYPE_FLOAT32},
-    {"Float64", RTCOSIM_TYPE_FLOAT64},
+    {"Float64", RTCOSIM_TYPE_FLOAT64}, {"String", RTCOSIM_TYPE_STRING},   {"Binary", RTCOSIM_TYPE_BINARY},
 };
 
 static const char *type_element(rtcosim_type t)
@@ -88,6 +88,10 @@ void rtcosim_dcpx_free(rtcosim_dcpx *d)
     for (size_t i = 0; i < d->n_vars; i++) {
         free((char *)d->vars[i].name);
         free((char *)d->vars[i].description);
+        if (d->vars[i].has_start && d->vars[i].type == RTCOSIM_TYPE_STRING)
+            free((char *)d->vars[i].start.s);
+        if (d->vars[i].has_start && d->vars[i].type == RTCOSIM_TYPE_BINARY)
+            free((uint8_t *)d->vars[i].start.bin.data);
     }
     free(d->vars);
     free(d->slave_name);
@@ -224,7 +228,7 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
         if ((typed = child(kind, type_names[i].name)))
             type = type_names[i].type;
     if (!typed || child(kind, "Dimensions")) {
-        free(name); /* String, Binary and arrays are not exchanged here */
+        free(name); /* arrays are not exchanged here */
         return RTCOSIM_OK;
     }
     for (size_t i = 0; i < d->n_vars; i++)
@@ -260,6 +264,31 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
     free(variability);
     var->derivative_of = -1;
     char *start = attr(typed, "start");
+    if (start && type == RTCOSIM_TYPE_STRING) {
+        var->has_start = true; /* xs:normalizedString, taken whole */
+        var->start.s = start;
+        return RTCOSIM_OK;
+    }
+    if (start && type == RTCOSIM_TYPE_BINARY) {
+        /* xs:hexBinary: two hex digits a byte */
+        uint8_t *bytes = malloc(strlen(start) / 2 + 1);
+        size_t size = 0, bad = 0;
+        if (!bytes || !rtcosim_binary_from_hex(start, bytes, &size, &bad)) {
+            rtcosim_status st =
+                bytes ? rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                          "%s: Variable '%s': Binary start '%s' is not hexBinary "
+                                          "(two hex digits a byte; at character %zu)",
+                                          file, name, start, bad)
+                      : rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", file);
+            free(bytes);
+            free(start);
+            return st;
+        }
+        free(start);
+        var->has_start = true;
+        var->start.bin = (rtcosim_binary){bytes, size};
+        return RTCOSIM_OK;
+    }
     if (start) {
         rtcosim_value value;
         /* start is an xs:list: a list of one is a scalar (DCPLib writes
@@ -408,6 +437,11 @@ static void put_start(FILE *f, const rtcosim_variable *v)
     case RTCOSIM_TYPE_BOOLEAN: fputs(v->start.b ? "1" : "0", f); break;
     case RTCOSIM_TYPE_UINT8: case RTCOSIM_TYPE_UINT16: case RTCOSIM_TYPE_UINT32: case RTCOSIM_TYPE_UINT64:
         fprintf(f, "%" PRIu64, v->start.u64);
+        break;
+    case RTCOSIM_TYPE_STRING: util_xml_put_escaped(f, v->start.s ? v->start.s : ""); break;
+    case RTCOSIM_TYPE_BINARY:
+        for (size_t i = 0; v->start.bin.data && i < v->start.bin.size; i++)
+            fprintf(f, "%02X", v->start.bin.data[i]);
         break;
     default: fprintf(f, "%" PRId64, v->start.i64); break;
     }

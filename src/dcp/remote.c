@@ -246,15 +246,24 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
     for (size_t i = 0; i < r->n_vars; i++) {
         if (!r->param_set[i])
             continue;
-        uint8_t value[8];
+        /* CFG_parameter: 13 bytes before the value (spec 3.3) */
+        size_t size = dcp_value_wire_size(r->vars[i].type, &r->values[i]);
+        if (size > RTCOSIM_DCP_MAX_PDU - 13)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "DCP slave %s:%u: parameter '%s' (%zu bytes) does not fit in "
+                                     "one CFG_parameter PDU (at most %u bytes)", r->host,
+                                     (unsigned)r->cfg.port, r->vars[i].name, size,
+                                     RTCOSIM_DCP_MAX_PDU);
         p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_PARAMETER,
                               .value_reference = r->vars[i].value_reference,
-                              .payload = value};
+                              .payload = r->scratch};
         dcp_type_of(r->vars[i].type, &p.source_data_type);
-        p.payload_size = rtcosim_dcp_data_type_size(p.source_data_type);
-        dcp_value_to_wire(r->vars[i].type, &r->values[i], value);
-        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
+        p.payload_size = dcp_value_to_wire(r->vars[i].type, &r->values[i], r->scratch);
+        if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK) {
+            rtcosim_error_prefix(err, "parameter '%s' (%s): ", r->vars[i].name,
+                                 rtcosim_type_name(r->vars[i].type));
             return st;
+        }
     }
     return RTCOSIM_OK;
 }
@@ -275,7 +284,7 @@ static rtcosim_status init_exchange(remote *r, rtcosim_error *err)
             return st;
         r->configured = true;
     }
-    if ((st = dcp_remote_send_inputs(r)) != RTCOSIM_OK ||
+    if ((st = dcp_remote_send_inputs(r, err)) != RTCOSIM_OK ||
         (st = dcp_remote_stc(r, RTCOSIM_DCP_STC_INITIALIZE, 0, err)) != RTCOSIM_OK ||
         (st = dcp_remote_await(r, RTCOSIM_DCP_INITIALIZED, false, err)) != RTCOSIM_OK)
         return st;
@@ -324,7 +333,7 @@ static rtcosim_status op_do_step_unlocked(void *self, rtcosim_time_ns t, rtcosim
     uint8_t back = r->slave_state;
     rtcosim_status st;
     r->out_fresh = false;
-    if ((st = dcp_remote_send_inputs(r)) != RTCOSIM_OK ||
+    if ((st = dcp_remote_send_inputs(r, err)) != RTCOSIM_OK ||
         (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DO_STEP, (uint32_t)(h / r->tick_ns), RTCOSIM_DCP_COMPUTING,
                      err)) != RTCOSIM_OK ||
         (st = dcp_remote_await(r, RTCOSIM_DCP_COMPUTED, false, err)) != RTCOSIM_OK ||
@@ -361,6 +370,61 @@ static rtcosim_status op_get_unlocked(void *self, rtcosim_type type, const uint3
     return RTCOSIM_OK;
 }
 
+/* Whether the value at `value` differs from variable i's; a String or
+ * Binary by content. */
+static bool differs(const remote *r, size_t i, const void *value, size_t size)
+{
+    const rtcosim_variable *v = &r->vars[i];
+    if (v->type == RTCOSIM_TYPE_STRING) {
+        const char *s;
+        memcpy(&s, value, sizeof s);
+        return strcmp(s ? s : "", r->values[i].s ? r->values[i].s : "") != 0;
+    }
+    if (v->type == RTCOSIM_TYPE_BINARY) {
+        rtcosim_binary b;
+        memcpy(&b, value, sizeof b);
+        size_t have = r->values[i].bin.data ? r->values[i].bin.size : 0;
+        size_t want = b.data ? b.size : 0;
+        return have != want || (want && memcmp(b.data, r->values[i].bin.data, want) != 0);
+    }
+    return memcmp(&r->values[i], value, size) != 0;
+}
+
+/* Store a value into variable i's slot; a String's or Binary's bytes are
+ * copied (the caller's are valid only during the call). */
+static rtcosim_status store(remote *r, size_t i, const void *value, size_t size, rtcosim_error *err)
+{
+    const rtcosim_variable *v = &r->vars[i];
+    if (v->type != RTCOSIM_TYPE_STRING && v->type != RTCOSIM_TYPE_BINARY) {
+        memcpy(&r->values[i], value, size);
+        return RTCOSIM_OK;
+    }
+    const void *data;
+    size_t length;
+    if (v->type == RTCOSIM_TYPE_STRING) {
+        const char *s;
+        memcpy(&s, value, sizeof s);
+        data = s;
+        length = s ? strlen(s) : 0;
+    } else {
+        rtcosim_binary b;
+        memcpy(&b, value, sizeof b);
+        data = b.data;
+        length = b.data ? b.size : 0;
+    }
+    if (length > RTCOSIM_DCP_MAX_PDU)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "DCP: '%s' (%zu bytes) is longer than one DCP PDU (%u bytes)",
+                                 v->name, length, RTCOSIM_DCP_MAX_PDU);
+    if (!dcp_bytes_set(&r->keep[i], data, length))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+    if (v->type == RTCOSIM_TYPE_STRING)
+        r->values[i].s = (const char *)r->keep[i].data;
+    else
+        r->values[i].bin = (rtcosim_binary){r->keep[i].data, r->keep[i].size};
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status op_set_unlocked(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
                              const void *values, rtcosim_error *err)
 {
@@ -373,8 +437,9 @@ static rtcosim_status op_set_unlocked(void *self, rtcosim_type type, const uint3
         if (i == r->n_vars)
             return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "DCP: no %s variable with vr %" PRIu32,
                                      rtcosim_type_name(type), vrs[k]);
+        const void *value = (const uint8_t *)values + k * size;
         if (r->vars[i].causality == RTCOSIM_CAUSALITY_PARAMETER) {
-            bool changed = memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0;
+            bool changed = differs(r, i, value, size);
             if (r->configured && changed) {
                 /* After configuration only a tunable parameter may change:
                  * it travels in DAT_parameter before the next request. */
@@ -389,11 +454,12 @@ static rtcosim_status op_set_unlocked(void *self, rtcosim_type type, const uint3
                     r->inputs_dirty = true; /* outputs in initialization depend on it */
             }
             r->param_set[i] = true;
-        } else if (r->vars[i].causality == RTCOSIM_CAUSALITY_INPUT &&
-                   memcmp(&r->values[i], (const uint8_t *)values + k * size, size) != 0) {
+        } else if (r->vars[i].causality == RTCOSIM_CAUSALITY_INPUT && differs(r, i, value, size)) {
             r->inputs_dirty = true;
         }
-        memcpy(&r->values[i], (const uint8_t *)values + k * size, size);
+        rtcosim_status st = store(r, i, value, size, err);
+        if (st != RTCOSIM_OK)
+            return st;
     }
     return RTCOSIM_OK;
 }
@@ -462,9 +528,13 @@ static void op_destroy(void *self)
     dcp_link_close(&r->link);
     for (size_t i = 0; i < r->n_vars; i++) {
         free((char *)r->vars[i].name);
+        dcp_bytes_free(&r->keep[i]);
+        dcp_bytes_free(&r->start_keep[i]);
     }
     free(r->vars);
     free(r->values);
+    free(r->keep);
+    free(r->start_keep);
     free(r->param_set);
     free(r->in_idx);
     free(r->out_idx);
@@ -485,6 +555,10 @@ rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_t
                                  "of the slave's time resolution %" PRIu32 "/%" PRIu32 " s that "
                                  "fits CFG_steps' 32 bits", step_ns, r->cfg.time_res_numerator,
                                  r->cfg.time_res_denominator);
+    if (r->out_sized)
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "DCP: a slave with String or Binary outputs runs in NRT only "
+                                 "here (soft real time keeps its outputs in fixed-size slots)");
     if (!r->srt_ring && !(r->srt_ring = calloc(DCP_SRT_RING, r->out_payload + 1)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     r->cfg.soft_real_time = true;
@@ -560,13 +634,15 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     size_t n = desc->variable_count;
     r->vars = calloc(n ? n : 1, sizeof *r->vars);
     r->values = calloc(n ? n : 1, sizeof *r->values);
+    r->keep = calloc(n ? n : 1, sizeof *r->keep);
+    r->start_keep = calloc(n ? n : 1, sizeof *r->start_keep);
     r->param_set = calloc(n ? n : 1, sizeof *r->param_set);
     r->in_idx = calloc(n ? n : 1, sizeof *r->in_idx);
     r->out_idx = calloc(n ? n : 1, sizeof *r->out_idx);
     r->tun_idx = calloc(n ? n : 1, sizeof *r->tun_idx);
     r->srt_tag = calloc(DCP_SRT_RING, sizeof *r->srt_tag);
-    if (!r->vars || !r->values || !r->param_set || !r->in_idx || !r->out_idx || !r->tun_idx ||
-        !r->srt_tag) {
+    if (!r->vars || !r->values || !r->keep || !r->start_keep || !r->param_set || !r->in_idx ||
+        !r->out_idx || !r->tun_idx || !r->srt_tag) {
         op_destroy(r);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     }
@@ -586,13 +662,35 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
         if (v->has_start && rtcosim_type_is_numeric(v->type))
             rtcosim_value_store(v->type, &v->start, &r->values[idx]);
         if (!dcp_type_of(v->type, &wt))
-            continue; /* strings and binaries do not travel in this implementation */
+            continue; /* clocks do not travel */
+        bool sized = dcp_type_is_sized(wt);
+        if (sized) {
+            /* The start value stays with the variable (a copy: the
+             * description may go), the current value starts as it. */
+            rtcosim_value empty = {0}, start = v->has_start ? v->start : empty;
+            size_t size = rtcosim_type_size(v->type);
+            bool is_string = v->type == RTCOSIM_TYPE_STRING;
+            rtcosim_status sst = store(r, idx, &start, size, err);
+            if (sst == RTCOSIM_OK &&
+                !dcp_bytes_set(&r->start_keep[idx], r->keep[idx].data, r->keep[idx].size))
+                sst = rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+            if (sst != RTCOSIM_OK) {
+                op_destroy(r);
+                return sst;
+            }
+            if (v->has_start && is_string)
+                r->vars[idx].start.s = (const char *)r->start_keep[idx].data;
+            else if (v->has_start)
+                r->vars[idx].start.bin = (rtcosim_binary){r->start_keep[idx].data,
+                                                          r->start_keep[idx].size};
+        }
         if (v->causality == RTCOSIM_CAUSALITY_INPUT) {
             r->in_idx[r->n_in++] = idx;
-            r->in_payload += rtcosim_dcp_data_type_size(wt);
+            r->in_payload += sized ? 4 : rtcosim_dcp_data_type_size(wt);
         } else if (v->causality == RTCOSIM_CAUSALITY_OUTPUT) {
             r->out_idx[r->n_out++] = idx;
-            r->out_payload += rtcosim_dcp_data_type_size(wt);
+            r->out_payload += sized ? 4 : rtcosim_dcp_data_type_size(wt);
+            r->out_sized |= sized;
         } else if (v->causality == RTCOSIM_CAUSALITY_PARAMETER &&
                    v->variability == RTCOSIM_VARIABILITY_TUNABLE) {
             r->tun_idx[r->n_tun++] = idx;

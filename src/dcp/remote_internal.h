@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "dcp/link.h"
+#include "dcp/values.h"
 #include "rtcosim/dcp.h"
 
 /* SRT: output payloads of the last DCP_SRT_RING slave steps, by step. */
@@ -25,11 +26,14 @@ typedef struct remote {
     uint32_t slave_ip; /* host order: the control address, where inputs go too */
     rtcosim_variable *vars;
     size_t n_vars;
-    uint64_t *values;   /* one slot per variable (typed as the variable) */
+    rtcosim_value *values; /* one slot per variable (typed as the variable) */
+    dcp_bytes *keep;    /* per variable: a String's or Binary's bytes (its slot points here) */
+    dcp_bytes *start_keep; /* per variable: its String or Binary start value (vars[].start) */
     bool *param_set;
     size_t *in_idx, *out_idx, *tun_idx;
     size_t n_in, n_out, n_tun;
-    size_t in_payload, out_payload;
+    size_t in_payload, out_payload; /* with String or Binary values: the least */
+    bool out_sized;     /* outputs with String or Binary values (payloads vary in size) */
     bool tunables_dirty; /* a tunable parameter changed after configuration */
     uint16_t param_seq;
     uint16_t seq;
@@ -60,6 +64,7 @@ typedef struct remote {
     char model_name[128];
     uint8_t rx[RTCOSIM_DCP_MAX_PDU];
     uint8_t tx[RTCOSIM_DCP_MAX_PDU];
+    uint8_t scratch[RTCOSIM_DCP_MAX_PDU]; /* a CFG_parameter's value */
 } remote;
 
 
@@ -71,9 +76,10 @@ rtcosim_status dcp_remote_stc_to(remote *r, uint8_t type, uint32_t steps, uint8_
                                  rtcosim_error *err);
 rtcosim_status dcp_remote_stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err);
 rtcosim_status dcp_remote_await(remote *r, uint8_t state, bool need_outputs, rtcosim_error *err);
-rtcosim_status dcp_remote_send_inputs(remote *r);
-/* Decode an output payload into the output variables' values. */
-void dcp_remote_decode_outputs(remote *r, const uint8_t *payload);
+rtcosim_status dcp_remote_send_inputs(remote *r, rtcosim_error *err);
+/* Decode an output payload into the output variables' values; false (and
+ * nothing changed) when its values do not fill it exactly. */
+bool dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size);
 
 /* Make a not yet instantiated remote a soft real-time partner (the
  * bindings' wrap for a component whose source is a .dcpx). */

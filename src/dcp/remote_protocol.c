@@ -13,7 +13,8 @@
 
 static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
 {
-    if (p->data_id != DATA_ID_OUTPUTS || p->payload_size != r->out_payload)
+    if (p->data_id != DATA_ID_OUTPUTS ||
+        (r->out_sized ? p->payload_size < r->out_payload : p->payload_size != r->out_payload))
         return;
     uint16_t ahead = r->out_seen ? (uint16_t)(p->seq_id - r->out_last_seq) : 1;
     if (ahead == 0 || ahead >= 0x8000)
@@ -24,20 +25,36 @@ static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
         dcp_remote_srt_take(r, p, ahead);
         return;
     }
-    dcp_remote_decode_outputs(r, p->payload);
-    r->out_fresh = true;
+    if (dcp_remote_decode_outputs(r, p->payload, p->payload_size))
+        r->out_fresh = true;
 }
 
-void dcp_remote_decode_outputs(remote *r, const uint8_t *payload)
+bool dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size)
 {
+    /* The extents first: a payload whose String or Binary lengths do not
+     * add up to its size is dropped whole (a hostile or broken slave). */
+    size_t used = 0;
+    for (size_t i = 0; i < r->n_out && r->out_sized; i++) {
+        uint8_t wt;
+        dcp_type_of(r->vars[r->out_idx[i]].type, &wt);
+        size_t extent = dcp_value_wire_extent(wt, payload + used, size - used);
+        if (extent == 0)
+            return false;
+        used += extent;
+    }
+    if (r->out_sized && used != size)
+        return false;
     const uint8_t *at = payload;
     for (size_t i = 0; i < r->n_out; i++) {
-        const rtcosim_variable *v = &r->vars[r->out_idx[i]];
+        size_t k = r->out_idx[i];
         uint8_t wt;
-        dcp_type_of(v->type, &wt);
-        dcp_value_from_wire(wt, at, v->type, &r->values[r->out_idx[i]]);
-        at += rtcosim_dcp_data_type_size(wt);
+        dcp_type_of(r->vars[k].type, &wt);
+        size_t extent = dcp_value_wire_extent(wt, at, size - (size_t)(at - payload));
+        /* a String with a NUL byte keeps the value before it */
+        (void)dcp_value_decode(wt, at, extent, r->vars[k].type, &r->values[k], &r->keep[k]);
+        at += extent;
     }
+    return true;
 }
 
 /* Receive for at most timeout_ns, handling notifications and data. Returns
@@ -192,38 +209,48 @@ rtcosim_status dcp_remote_await(remote *r, uint8_t state, bool need_outputs, rtc
                              r->host, (unsigned)r->cfg.port, rtcosim_dcp_state_name(state));
 }
 
-/* One DAT_input_output or DAT_parameter with the values of `idx`. */
-static void send_values(remote *r, uint8_t type, uint16_t id, uint16_t seq, const size_t *idx,
-                        size_t n)
+/* One DAT_input_output or DAT_parameter with the values of `idx`; a
+ * payload that does not fit in one PDU (Strings or Binaries too long) is an
+ * error naming the value that overflowed it. */
+static rtcosim_status send_values(remote *r, uint8_t type, uint16_t id, uint16_t seq,
+                                  const size_t *idx, size_t n, rtcosim_error *err)
 {
     uint8_t *at = r->tx + 5;
     for (size_t i = 0; i < n; i++) {
         const rtcosim_variable *v = &r->vars[idx[i]];
-        uint8_t wt;
-        dcp_type_of(v->type, &wt);
-        dcp_value_to_wire(v->type, &r->values[idx[i]], at);
-        at += rtcosim_dcp_data_type_size(wt);
+        size_t size = dcp_value_wire_size(v->type, &r->values[idx[i]]);
+        if (size > (size_t)(r->tx + sizeof r->tx - at))
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "DCP slave %s:%u: '%s' (%zu bytes) does not fit in one data "
+                                     "PDU (at most %u bytes, %zu taken before it)", r->host,
+                                     (unsigned)r->cfg.port, v->name, size, RTCOSIM_DCP_MAX_PDU,
+                                     (size_t)(at - r->tx));
+        at += dcp_value_to_wire(v->type, &r->values[idx[i]], at);
     }
     r->tx[0] = type;
     dcp_put16(r->tx + 1, seq);
     dcp_put16(r->tx + 3, id);
     dcp_link_send(&r->link, &r->peer, r->tx, (size_t)(at - r->tx));
+    return RTCOSIM_OK;
 }
 
 /* Changed tunable parameters go out before the inputs and the request they
  * belong to; the slave applies them at its next step (NRT, spec 3.1.18.3). */
-static void send_tunables(remote *r)
+static rtcosim_status send_tunables(remote *r, rtcosim_error *err)
 {
     if (!r->tunables_dirty || r->n_tun == 0)
-        return;
-    send_values(r, RTCOSIM_DCP_DAT_PARAMETER, PARAM_ID_TUNABLES, r->param_seq++, r->tun_idx, r->n_tun);
+        return RTCOSIM_OK;
+    rtcosim_status st = send_values(r, RTCOSIM_DCP_DAT_PARAMETER, PARAM_ID_TUNABLES, r->param_seq++,
+                                    r->tun_idx, r->n_tun, err);
     r->tunables_dirty = false;
+    return st;
 }
 
-rtcosim_status dcp_remote_send_inputs(remote *r)
+rtcosim_status dcp_remote_send_inputs(remote *r, rtcosim_error *err)
 {
-    send_tunables(r);
-    if (r->n_in)
-        send_values(r, RTCOSIM_DCP_DAT_INPUT_OUTPUT, DATA_ID_INPUTS, r->in_seq++, r->in_idx, r->n_in);
-    return RTCOSIM_OK;
+    rtcosim_status st = send_tunables(r, err);
+    if (st == RTCOSIM_OK && r->n_in)
+        st = send_values(r, RTCOSIM_DCP_DAT_INPUT_OUTPUT, DATA_ID_INPUTS, r->in_seq++, r->in_idx,
+                         r->n_in, err);
+    return st;
 }

@@ -46,7 +46,9 @@ rtcosim_status dcp_remote_srt_step(remote *r, rtcosim_time_ns t, rtcosim_time_ns
     rtcosim_status st;
     if (!r->srt_running && (st = start(r, err)) != RTCOSIM_OK)
         return st;
-    dcp_remote_send_inputs(r); /* used by the slave from its next step on */
+    /* used by the slave from its next step on */
+    if ((st = dcp_remote_send_inputs(r, err)) != RTCOSIM_OK)
+        return st;
     if (r->n_out == 0)
         return RTCOSIM_OK;
     uint64_t k = (uint64_t)((t + h) / h);
@@ -70,11 +72,11 @@ rtcosim_status dcp_remote_srt_step(remote *r, rtcosim_time_ns t, rtcosim_time_ns
     for (uint64_t j = k; j > 0 && j + DCP_SRT_RING > k; j--) {
         size_t slot = (size_t)(j % DCP_SRT_RING);
         if (r->srt_tag[slot] == j) {
-            dcp_remote_decode_outputs(r, r->srt_ring + slot * r->out_payload);
+            (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->out_payload, r->out_payload);
             return RTCOSIM_OK;
         }
     }
     size_t slot = (size_t)(r->srt_newest % DCP_SRT_RING);
-    dcp_remote_decode_outputs(r, r->srt_ring + slot * r->out_payload);
+    (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->out_payload, r->out_payload);
     return RTCOSIM_OK;
 }

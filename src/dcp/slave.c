@@ -686,10 +686,7 @@ void rtcosim_dcp_slave_free(rtcosim_dcp_slave *s)
     rtcosim_component_free(s->comp);
     rtcosim_component_free(s->probe);
     dcp_link_close(&s->link);
-    free(s->inputs);
-    free(s->outputs);
-    free(s->params);
-    free(s->tunables);
+    dcp_slave_free_tables(s);
     free(s);
 }
 

@@ -56,7 +56,8 @@ static const rtcosim_variable *find_vr(rtcosim_dcp_slave *s, uint64_t vr)
 }
 
 /* Room for one more entry: every table holds at most one entry per variable
- * and data id position, so the capacity grows only during configuration. */
+ * and data id position, so the capacity grows only during configuration.
+ * Entries past n keep the buffers of String and Binary values they had. */
 static dcp_io *push(dcp_io **table, size_t *n, size_t *cap)
 {
     if (*n == *cap) {
@@ -66,10 +67,35 @@ static dcp_io *push(dcp_io **table, size_t *n, size_t *cap)
         dcp_io *t = realloc(*table, nc * sizeof *t);
         if (!t)
             return NULL;
+        memset(t + *cap, 0, (nc - *cap) * sizeof *t);
         *table = t;
         *cap = nc;
     }
     return &(*table)[(*n)++];
+}
+
+/* An entry configured anew, keeping its value buffer. */
+static void set_io(dcp_io *io, dcp_io fields)
+{
+    fields.keep = io->keep;
+    *io = fields;
+}
+
+static void free_table(dcp_io **table, size_t *n, size_t *cap)
+{
+    for (size_t i = 0; i < *cap; i++)
+        dcp_bytes_free(&(*table)[i].keep);
+    free(*table);
+    *table = NULL;
+    *n = *cap = 0;
+}
+
+void dcp_slave_free_tables(rtcosim_dcp_slave *s)
+{
+    free_table(&s->inputs, &s->n_inputs, &s->cap_inputs);
+    free_table(&s->outputs, &s->n_outputs, &s->cap_outputs);
+    free_table(&s->params, &s->n_params, &s->cap_params);
+    free_table(&s->tunables, &s->n_tunables, &s->cap_tunables);
 }
 
 uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
@@ -100,8 +126,7 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
             v->causality != (out ? RTCOSIM_CAUSALITY_OUTPUT : RTCOSIM_CAUSALITY_INPUT))
             return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
         uint8_t wire = out ? own : p->source_data_type;
-        uint64_t zero = 0, probe_slot = 0;
-        if (!out && !dcp_value_from_wire(wire, (const uint8_t *)&zero, v->type, &probe_slot))
+        if (!out && !dcp_type_converts(wire, v->type))
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
         if (!(d = dcp_slave_find_id(s, p->data_id, out, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
@@ -110,8 +135,8 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
                  : push(&s->inputs, &s->n_inputs, &s->cap_inputs);
         if (!io)
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
-        *io = (dcp_io){.data_id = p->data_id, .pos = p->pos, .vr = v->value_reference,
-                       .type = v->type, .wire_type = wire};
+        set_io(io, (dcp_io){.data_id = p->data_id, .pos = p->pos, .vr = v->value_reference,
+                            .type = v->type, .wire_type = wire});
         return 0;
     }
     case RTCOSIM_DCP_CFG_CLEAR:
@@ -151,34 +176,42 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         if (!v || !dcp_type_of(v->type, &own) ||
             (v->causality != RTCOSIM_CAUSALITY_PARAMETER && v->causality != RTCOSIM_CAUSALITY_INPUT))
             return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
-        if (rtcosim_dcp_data_type_size(p->source_data_type) == 0)
+    {
+        if (!dcp_type_converts(p->source_data_type, v->type))
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
-        if (p->payload_size != rtcosim_dcp_data_type_size(p->source_data_type))
+        /* One value, the whole payload (a string's or binary's length
+         * included); a string with a NUL byte is no FMU string either. */
+        if (dcp_value_wire_extent(p->source_data_type, p->payload, p->payload_size) !=
+            p->payload_size)
             return RTCOSIM_DCP_ERR_INVALID_PAYLOAD;
         if (!(io = push(&s->params, &s->n_params, &s->cap_params)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
-        *io = (dcp_io){.vr = v->value_reference, .type = v->type, .wire_type = p->source_data_type};
-        if (!dcp_value_from_wire(p->source_data_type, p->payload, v->type, &io->value)) {
+        set_io(io, (dcp_io){.vr = v->value_reference, .type = v->type,
+                            .wire_type = p->source_data_type});
+        dcp_decode_result r = dcp_value_decode(p->source_data_type, p->payload, p->payload_size,
+                                               v->type, &io->value, &io->keep);
+        if (r != DCP_DECODE_OK) {
             s->n_params--;
-            return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
+            return r == DCP_DECODE_NOMEM ? RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC
+                                         : RTCOSIM_DCP_ERR_INVALID_PAYLOAD;
         }
         return 0;
+    }
     case RTCOSIM_DCP_CFG_TUNABLE_PARAMETER: {
         /* Only parameters the slave declares tunable (DCPX variability). */
         v = find_vr(s, p->value_reference);
         if (!v || !dcp_type_of(v->type, &own) || v->causality != RTCOSIM_CAUSALITY_PARAMETER ||
             v->variability != RTCOSIM_VARIABILITY_TUNABLE)
             return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
-        uint64_t zero = 0, probe_slot = 0;
-        if (!dcp_value_from_wire(p->source_data_type, (const uint8_t *)&zero, v->type, &probe_slot))
+        if (!dcp_type_converts(p->source_data_type, v->type))
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
         if (!(d = find_in(s->pids, &s->n_pids, p->data_id, false, true)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
         d->count++;
         if (!(io = push(&s->tunables, &s->n_tunables, &s->cap_tunables)))
             return RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC;
-        *io = (dcp_io){.data_id = p->data_id, .pos = p->pos, .vr = v->value_reference,
-                       .type = v->type, .wire_type = p->source_data_type};
+        set_io(io, (dcp_io){.data_id = p->data_id, .pos = p->pos, .vr = v->value_reference,
+                            .type = v->type, .wire_type = p->source_data_type});
         return 0;
     }
     case RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION: {
@@ -220,10 +253,13 @@ static bool index_table(dcp_data_id *ids, size_t n_ids, dcp_io *t, size_t n, boo
         size_t j = i;
         d->first = i;
         d->payload_size = 0;
+        d->sized = false;
         for (; j < n && t[j].data_id == t[i].data_id; j++) {
             if (t[j].pos != j - i)
                 return false;
-            d->payload_size += rtcosim_dcp_data_type_size(t[j].wire_type);
+            bool sized = dcp_type_is_sized(t[j].wire_type);
+            d->sized |= sized;
+            d->payload_size += sized ? 4 : rtcosim_dcp_data_type_size(t[j].wire_type);
         }
         d->count = j - i;
         i = j;
@@ -299,6 +335,23 @@ static bool take(rtcosim_dcp_slave *s, dcp_data_id *d, dcp_io *table, const rtco
 {
     if (!d || d->is_output || d->count == 0)
         return false;
+    /* The payload first: a PDU of the wrong size, or whose String and
+     * Binary lengths do not add up to it, is dropped as if it never came
+     * (it must not take the sequence number of the master's next one). */
+    if (d->sized ? p->payload_size < d->payload_size : p->payload_size != d->payload_size)
+        return false;
+    if (d->sized) {
+        size_t used = 0;
+        for (size_t i = d->first; i < d->first + d->count; i++) {
+            size_t extent = dcp_value_wire_extent(table[i].wire_type, p->payload + used,
+                                                  p->payload_size - used);
+            if (extent == 0)
+                return false;
+            used += extent;
+        }
+        if (used != p->payload_size)
+            return false;
+    }
     if (d->seen) {
         /* An id not ahead of the last one is a duplicate or arrived late
          * behind a newer one. */
@@ -311,13 +364,14 @@ static bool take(rtcosim_dcp_slave *s, dcp_data_id *d, dcp_io *table, const rtco
     }
     d->seen = true;
     d->last_seq = p->seq_id;
-    if (p->payload_size != d->payload_size)
-        return false;
     const uint8_t *at = p->payload;
     for (size_t i = d->first; i < d->first + d->count; i++) {
         dcp_io *io = &table[i];
-        io->pending = dcp_value_from_wire(io->wire_type, at, io->type, &io->value);
-        at += rtcosim_dcp_data_type_size(io->wire_type);
+        size_t extent = dcp_value_wire_extent(io->wire_type, at,
+                                              p->payload_size - (size_t)(at - p->payload));
+        io->pending = dcp_value_decode(io->wire_type, at, extent, io->type, &io->value,
+                                       &io->keep) == DCP_DECODE_OK;
+        at += extent;
     }
     d->fresh = true;
     return true;
@@ -416,12 +470,20 @@ rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count,
         uint8_t *at = s->tx + 5;
         for (size_t i = d->first; i < d->first + d->count; i++) {
             dcp_io *io = &s->outputs[i];
-            uint64_t slot = 0;
+            rtcosim_value slot = {0};
             rtcosim_status st = rtcosim_component_get(s->comp, io->type, &io->vr, 1, &slot, err);
             if (st != RTCOSIM_OK)
                 return st;
-            dcp_value_to_wire(io->type, &slot, at);
-            at += rtcosim_dcp_data_type_size(io->wire_type);
+            size_t size = dcp_value_wire_size(io->type, &slot);
+            if (size > (size_t)(s->tx + sizeof s->tx - at)) {
+                const rtcosim_variable *v = find_vr(s, io->vr);
+                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                         "DCP slave: output '%s' (%zu bytes) does not fit in the "
+                                         "data PDU of id %u (at most %u bytes, %zu taken before it)",
+                                         v ? v->name : "?", size, (unsigned)d->id,
+                                         RTCOSIM_DCP_MAX_PDU, (size_t)(at - s->tx));
+            }
+            at += dcp_value_to_wire(io->type, &slot, at);
         }
         /* DAT_input_output header (spec 3.3): type, pdu_seq_id, data_id. */
         s->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "dcp/link.h"
+#include "dcp/values.h"
 #include "rtcosim/dcp.h"
 
 #define DCP_MAX_DATA_IDS 64
@@ -19,8 +20,10 @@ typedef struct dcp_io {
     uint32_t vr;
     rtcosim_type type;    /* the component variable's type */
     uint8_t wire_type;    /* DCP type on the wire (source_data_type for inputs) */
-    uint64_t value;       /* CFG_parameter, DAT_parameter: value to apply (aligned slot) */
+    rtcosim_value value;  /* an input's, CFG_parameter's or DAT_parameter's value to apply */
     bool pending;         /* DAT_parameter in NRT: applied at the next step (spec 3.1.18.3) */
+    dcp_bytes keep;       /* a String's or Binary's bytes (value points here); kept with the
+                             entry when the table is configured anew */
 } dcp_io;
 
 /* Per data_id: direction, sending period and sequence bookkeeping. */
@@ -39,7 +42,8 @@ typedef struct dcp_data_id {
     bool fresh;           /* inputs: a PDU newer than the last step's arrived */
     bool per_step;        /* inputs: the master sent fresh data for the last step */
     size_t first, count;  /* range in the sorted inputs/outputs */
-    size_t payload_size;
+    size_t payload_size;  /* with String or Binary values: the least (their lengths) */
+    bool sized;           /* holds String or Binary values (payloads vary in size) */
 } dcp_data_id;
 
 struct rtcosim_dcp_slave {
@@ -99,6 +103,8 @@ struct rtcosim_dcp_slave {
 
 /* slave_data.c */
 void dcp_slave_clear_config(rtcosim_dcp_slave *s);
+/* Free the tables (with the bytes of their String and Binary values). */
+void dcp_slave_free_tables(rtcosim_dcp_slave *s);
 uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p);
 uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s);
 /* Open the TCP connections of the configured outputs (STC_prepare). */

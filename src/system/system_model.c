@@ -188,8 +188,19 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
                                        rtcosim_error *err)
 {
     const char *path = c->pub.path;
-    if (!needs_model(c, fill_all) || rtcosim_dcp_is_dcpx(path))
+    if (!needs_model(c, fill_all))
         return RTCOSIM_OK;
+    if (rtcosim_dcp_is_dcpx(path)) {
+        /* a remote DCP slave: its description's variables, as an FMU's */
+        rtcosim_dcpx *dcpx = NULL;
+        rtcosim_status st = rtcosim_dcpx_load(path, &dcpx, err);
+        if (st != RTCOSIM_OK)
+            return st;
+        const rtcosim_component_desc *desc = rtcosim_dcpx_component_desc(dcpx);
+        st = apply(d, c, fill_all, desc->variables, desc->variable_count, NULL, err);
+        rtcosim_dcpx_free(dcpx);
+        return st;
+    }
     if (c->pub.ecu) {
         /* ECU code as a shared object: its variables are the annotation's
          * sensors (Real inputs) and actuators (Real outputs) */
