@@ -336,6 +336,12 @@ typedef struct rtcosim_dcp_remote_config {
     /* CFG_time_res (the DCPX's TimeRes, see rtcosim_dcpx_time_resolution);
      * 0/0: 1/1000000000 s. Steps of do_step must be whole multiples of it. */
     uint32_t time_res_numerator, time_res_denominator;
+    /* Per variable of the description (same order), the DCPX's maxSize of a
+     * String or Binary (0: none); NULL: none at all. A value longer than
+     * maxSize - 4 bytes is refused when set, naming the variable: DCPLib's
+     * slave counts the 4-byte length in maxSize and, given more, cuts the
+     * value and reads the rest of the PDU from the wrong offset. */
+    const uint32_t *max_sizes;
 } rtcosim_dcp_remote_config;
 
 /* The operating mode a "dcp" component was registered in (RTCOSIM_DCP_OP_NRT
@@ -431,6 +437,9 @@ void rtcosim_dcpx_time_resolution(const rtcosim_dcpx *d, uint32_t *numerator,
                                   uint32_t *denominator);
 /* The variables as a component description (for rtcosim_dcp_remote_create). */
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d);
+/* Per variable of that description, its String's or Binary's maxSize (0:
+ * none declared), for rtcosim_dcp_remote_config.max_sizes. */
+const uint32_t *rtcosim_dcpx_max_sizes(const rtcosim_dcpx *d);
 /* Write a DCPX for `desc` served at host:port (UDP_IPv4; host NULL: none)
  * and tcp_host:tcp_port (TCP_IPv4; NULL: none), NRT (and SRT when srt), resolution
  * range 1 ns ... 4.29 s, heartbeat `heartbeat_ns`. */

@@ -23,6 +23,7 @@ struct rtcosim_dcpx {
     uint8_t uuid[16];
     uint32_t res_num, res_den; /* chosen CFG_time_res */
     rtcosim_variable *vars;
+    uint32_t *max_sizes; /* per variable: a String's or Binary's maxSize, 0: none */
     size_t n_vars;
     rtcosim_component_desc desc;
 };
@@ -94,6 +95,7 @@ void rtcosim_dcpx_free(rtcosim_dcpx *d)
             free((uint8_t *)d->vars[i].start.bin.data);
     }
     free(d->vars);
+    free(d->max_sizes);
     free(d->slave_name);
     free(d->host);
     free(d->tcp_host);
@@ -239,12 +241,29 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
             free(name);
             return st;
         }
+    /* maxSize (String and Binary only; the schema has it nowhere else) */
+    uint64_t max_size = 0;
+    char *max_text = type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY
+                         ? attr(typed, "maxSize") : NULL;
+    if (max_text && !(parse_u64(max_text, UINT32_MAX, &max_size) && max_size > 0)) {
+        rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                              "%s: Variable '%s': maxSize '%s' is not a positive "
+                                              "32-bit number", file, name, max_text);
+        free(max_text);
+        free(name);
+        return st;
+    }
+    free(max_text);
     rtcosim_variable *nv = realloc(d->vars, (d->n_vars + 1) * sizeof *nv);
-    if (!nv) {
+    if (nv)
+        d->vars = nv;
+    uint32_t *nm = nv ? realloc(d->max_sizes, (d->n_vars + 1) * sizeof *nm) : NULL;
+    if (!nm) {
         free(name);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", file);
     }
-    d->vars = nv;
+    d->max_sizes = nm;
+    d->max_sizes[d->n_vars] = (uint32_t)max_size;
     rtcosim_variable *var = &d->vars[d->n_vars++];
     memset(var, 0, sizeof *var);
     var->name = name;
@@ -410,6 +429,7 @@ uint16_t rtcosim_dcpx_port(const rtcosim_dcpx *d) { return d->port; }
 const char *rtcosim_dcpx_tcp_host(const rtcosim_dcpx *d) { return d->tcp_host; }
 uint16_t rtcosim_dcpx_tcp_port(const rtcosim_dcpx *d) { return d->tcp_port; }
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d) { return &d->desc; }
+const uint32_t *rtcosim_dcpx_max_sizes(const rtcosim_dcpx *d) { return d->max_sizes; }
 bool rtcosim_dcpx_uuid(const rtcosim_dcpx *d, uint8_t uuid[16])
 {
     if (d->has_uuid)
@@ -522,6 +542,11 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
             fputc('"', f);
         }
         fprintf(f, ">\n      <%s>\n        <%s", kind, elem);
+        /* A String or Binary: at most what one data PDU carries alone (its
+         * 5-byte header and the 4-byte length taken from 65507); without a
+         * maxSize DCPLib reserves 4 GiB for each such variable. */
+        if (v->type == RTCOSIM_TYPE_STRING || v->type == RTCOSIM_TYPE_BINARY)
+            fprintf(f, " maxSize=\"%u\"", RTCOSIM_DCP_MAX_PDU - 9);
         /* Inputs and parameters require a start value in the schema. */
         rtcosim_variable with_start = *v;
         if (!v->has_start && v->causality != RTCOSIM_CAUSALITY_OUTPUT) {

@@ -416,6 +416,14 @@ static rtcosim_status store(remote *r, size_t i, const void *value, size_t size,
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "DCP: '%s' (%zu bytes) is longer than one DCP PDU (%u bytes)",
                                  v->name, length, RTCOSIM_DCP_MAX_PDU);
+    /* maxSize with the 4-byte length counted, as DCPLib's slave reads it
+     * (given more, it cuts the value and misreads the rest of the PDU) */
+    if (r->max_size[i] && length + 4 > r->max_size[i])
+        return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                 "DCP: '%s' is %zu bytes; the slave's maxSize %" PRIu32 " leaves %"
+                                 PRIu32 " for a value (its 4-byte length counted, as DCPLib does)",
+                                 v->name, length, r->max_size[i],
+                                 r->max_size[i] > 4 ? r->max_size[i] - 4 : 0);
     if (!dcp_bytes_set(&r->keep[i], data, length))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     if (v->type == RTCOSIM_TYPE_STRING)
@@ -535,6 +543,7 @@ static void op_destroy(void *self)
     free(r->values);
     free(r->keep);
     free(r->start_keep);
+    free(r->max_size);
     free(r->param_set);
     free(r->in_idx);
     free(r->out_idx);
@@ -596,6 +605,7 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     pthread_cond_init(&r->wake, &ca);
     pthread_condattr_destroy(&ca);
     r->cfg = *config;
+    r->cfg.max_sizes = NULL; /* the caller's; copied per variable below */
     if (r->cfg.transport != RTCOSIM_DCP_UDP_IPV4 && r->cfg.transport != RTCOSIM_DCP_TCP_IPV4) {
         unsigned t = r->cfg.transport;
         pthread_mutex_destroy(&r->lock);
@@ -636,12 +646,14 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     r->values = calloc(n ? n : 1, sizeof *r->values);
     r->keep = calloc(n ? n : 1, sizeof *r->keep);
     r->start_keep = calloc(n ? n : 1, sizeof *r->start_keep);
+    r->max_size = calloc(n ? n : 1, sizeof *r->max_size);
     r->param_set = calloc(n ? n : 1, sizeof *r->param_set);
     r->in_idx = calloc(n ? n : 1, sizeof *r->in_idx);
     r->out_idx = calloc(n ? n : 1, sizeof *r->out_idx);
     r->tun_idx = calloc(n ? n : 1, sizeof *r->tun_idx);
     r->srt_tag = calloc(DCP_SRT_RING, sizeof *r->srt_tag);
-    if (!r->vars || !r->values || !r->keep || !r->start_keep || !r->param_set || !r->in_idx ||
+    if (!r->vars || !r->values || !r->keep || !r->start_keep || !r->max_size || !r->param_set ||
+        !r->in_idx ||
         !r->out_idx || !r->tun_idx || !r->srt_tag) {
         op_destroy(r);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
@@ -659,6 +671,8 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
         }
         size_t idx = r->n_vars++;
+        if (config->max_sizes && (v->type == RTCOSIM_TYPE_STRING || v->type == RTCOSIM_TYPE_BINARY))
+            r->max_size[idx] = config->max_sizes[i];
         if (v->has_start && rtcosim_type_is_numeric(v->type))
             rtcosim_value_store(v->type, &v->start, &r->values[idx]);
         if (!dcp_type_of(v->type, &wt))

@@ -25,6 +25,7 @@ rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component 
     /* A real-time run's partner asks for SRT; a DCPX without it is NRT. */
     rtcosim_dcp_remote_config cfg = {.no_srt = !rtcosim_dcpx_supports(d, RTCOSIM_DCP_OP_SRT)};
     (void)rtcosim_dcpx_uuid(d, cfg.uuid); /* absent: nil */
+    cfg.max_sizes = rtcosim_dcpx_max_sizes(d);
     rtcosim_dcpx_time_resolution(d, &cfg.time_res_numerator, &cfg.time_res_denominator);
     if (rtcosim_dcpx_host(d) && rtcosim_dcpx_port(d)) {
         cfg.host = rtcosim_dcpx_host(d);

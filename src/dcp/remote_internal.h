@@ -29,6 +29,7 @@ typedef struct remote {
     rtcosim_value *values; /* one slot per variable (typed as the variable) */
     dcp_bytes *keep;    /* per variable: a String's or Binary's bytes (its slot points here) */
     dcp_bytes *start_keep; /* per variable: its String or Binary start value (vars[].start) */
+    uint32_t *max_size; /* per variable: the DCPX's maxSize of a String or Binary (0: none) */
     bool *param_set;
     size_t *in_idx, *out_idx, *tun_idx;
     size_t n_in, n_out, n_tun;

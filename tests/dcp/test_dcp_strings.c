@@ -175,6 +175,10 @@ static void test_dcpx_string_binary(void **state)
     assert_memory_equal(desc->variables[1].start.bin.data, "\x00\xff\x7f\x80", 4);
     assert_int_equal(desc->variables[2].causality, RTCOSIM_CAUSALITY_OUTPUT);
     assert_false(desc->variables[2].has_start);
+    const uint32_t *max = rtcosim_dcpx_max_sizes(d);
+    assert_int_equal(max[0], 0);
+    assert_int_equal(max[1], 8);
+    assert_int_equal(max[2], 0);
     rtcosim_dcpx_free(d);
 
     snprintf(xml, sizeof xml,
@@ -307,6 +311,37 @@ static void test_session_with_fmu(void **state)
     assert_null(rt);
     assert_non_null(strstr(err.message, "String or Binary outputs runs in NRT only"));
     rtcosim_dcpx_free(dcpx);
+
+    /* maxSize: the DCPX the slave wrote bounds String_input by what one PDU
+     * carries (65498); with 10 instead (as a DCPLib slave may declare),
+     * a value of 6 bytes is sent and one of 7 refused, naming it, before
+     * anything goes out (DCPLib counts the length field in maxSize and, given
+     * more, misreads the rest of the PDU). */
+    const char *path = tu_path(dir, "slave.dcpx");
+    char *xml = strdup(tu_read_file(path, NULL));
+    const char *tag = "<String maxSize=\"65498\" start=\"\"/>";
+    char *at_tag = strstr(xml, tag); /* String_input, the first String */
+    assert_non_null(at_tag);
+    char patched[16384];
+    snprintf(patched, sizeof patched, "%.*s<String maxSize=\"10\" start=\"\"/>%s",
+             (int)(at_tag - xml), xml, at_tag + strlen(tag));
+    free(xml);
+    assert_int_equal(rtcosim_dcpx_parse(patched, strlen(patched), "patched.dcpx", &dcpx, &err),
+                     RTCOSIM_OK);
+    rtcosim_dcp_remote_config mcfg = {.host = "127.0.0.1", .port = rtcosim_dcp_slave_port(s.slave),
+                                      .max_sizes = rtcosim_dcpx_max_sizes(dcpx)};
+    (void)rtcosim_dcpx_uuid(dcpx, mcfg.uuid);
+    assert_int_equal(rtcosim_dcp_remote_create(&mcfg, rtcosim_dcpx_component_desc(dcpx), &c, &err),
+                     RTCOSIM_OK);
+    rtcosim_dcpx_free(dcpx);
+    const char *six = "123456", *seven = "1234567";
+    assert_int_equal(rtcosim_component_instantiate(c, "ft", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(c, 0, 0, -1, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_STRING, &si, 1, &six, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_STRING, &si, 1, &seven, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "'String_input' is 7 bytes; the slave's maxSize 10 leaves 6"));
+    rtcosim_component_free(c);
     stop_slave(&s);
     tu_drop_dir(dir);
 }
