@@ -103,6 +103,12 @@ rtcosim_status me_read_indicators(struct rtcosim_me *me, double *z, rtcosim_erro
  * the iteration back to Continuous-Time Mode and the row after. */
 rtcosim_status me_begin_event(struct rtcosim_me *me, uint64_t *counter, rtcosim_error *err);
 rtcosim_status me_end_event(struct rtcosim_me *me, rtcosim_error *err);
+/* After the FMU took a state that came without the importer's event
+ * information (fmusim's state files hold the FMU's bytes only): an event
+ * iteration at me->time, without an observer row, tells the next time
+ * event (and applies one that is due). Event Mode may be entered from
+ * Continuous-Time Mode at any time (FMI 2.0 3.2.2, FMI 3.0 3.2.3). */
+rtcosim_status me_learn_events_after_restore(struct rtcosim_me *me, rtcosim_error *err);
 
 /* me_inputs.c: the variables set only in Event Mode, found at load; the
  * component's set (a changed discrete value makes an event); the values

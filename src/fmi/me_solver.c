@@ -149,6 +149,14 @@ static rtcosim_status event_iteration(struct rtcosim_me *me, rtcosim_error *err)
     return st;
 }
 
+rtcosim_status me_learn_events_after_restore(struct rtcosim_me *me, rtcosim_error *err)
+{
+    rtcosim_status st = me->calls->set_time(me->f, me->time, err);
+    if (st == RTCOSIM_OK)
+        st = me->calls->enter_event_mode(me->f, err);
+    return st == RTCOSIM_OK ? event_iteration(me, err) : st;
+}
+
 /* The observer, if any, at the event at me->time (after: its iteration done). */
 static rtcosim_status observe(struct rtcosim_me *me, bool after, rtcosim_error *err)
 {

@@ -168,10 +168,10 @@ rtcosim_status me_deserialize(void *self, const uint8_t *buffer, size_t size,
 /* ---- fmusim's state files: the FMU's own bytes, no integrator fields ---- */
 
 /* Restore the FMU's serialized state and restart the integrator from the
- * continuous states it holds, at the integrator's present time (the FMU is
- * told that time before its next evaluation). As fmusim after its restore,
- * no event iteration runs, so a time event the state would announce is not
- * known until the next event. */
+ * continuous states it holds, at the integrator's present time. The file
+ * holds no event information: an event iteration there learns the next
+ * time event (fmusim runs none, so after its restore a time event is not
+ * known until some other event: the Reference Stair stops counting). */
 rtcosim_status rtcosim_fmu_me_set_fmu_state(rtcosim_component *c, const uint8_t *bytes,
                                             size_t size, rtcosim_error *err)
 {
@@ -201,7 +201,8 @@ rtcosim_status rtcosim_fmu_me_set_fmu_state(rtcosim_component *c, const uint8_t 
     me->terminate_pending = false;
     me->in_continuous_time = true;
     me_inputs_reload(me); /* the FMU holds the inputs of that state */
-    return restart_from_fmu(me, err);
+    st = me_learn_events_after_restore(me, err);
+    return st == RTCOSIM_OK ? restart_from_fmu(me, err) : st;
 }
 
 rtcosim_status rtcosim_fmu_me_get_fmu_state(rtcosim_component *c, uint8_t **bytes, size_t *size,

@@ -391,8 +391,9 @@ static void assert_rows_from_1_equal(const char *whole_csv, const char *rest_csv
  * (the test FMUs' "RTCS" format, not rtcosim's integrator snapshot "RTME"),
  * and a run continued from it with explicit Euler gives the uninterrupted
  * run's rows from there on, byte for byte (BouncingBall, its bounces
- * included); with CVODE, Dahlquist's x(2) = e^-2 within the tolerance. The
- * same files were read and written by fmusim (src/simulate/README.md). */
+ * included; Ticker, its time events included); with CVODE, Dahlquist's
+ * x(2) = e^-2 within the tolerance. The same files were read and written by
+ * fmusim (src/simulate/README.md). */
 static void a_saved_fmu_state_continues_a_model_exchange_run(void **state)
 {
     (void)state;
@@ -418,6 +419,33 @@ static void a_saved_fmu_state_continues_a_model_exchange_run(void **state)
         assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
         /* 21 grid rows and the bounces' */
         assert_rows_from_1_equal(tu_scratch("whole.csv"), tu_scratch("rest.csv"), NULL, 200);
+    }
+    /* Time events after the restore: Ticker counts at 0.75, 1.5, 2.25 and
+     * 3 s (announced through nextEventTime, kept in the FMU's state). The
+     * file holds no event information, so the restored run asks the FMU in
+     * an event iteration; without it (as fmusim) the counter stayed 1 from
+     * t = 1 on. The rows from 1 s equal the uninterrupted run's, the ticks'
+     * before and after rows among them. */
+    const char *tickers[] = {RTCOSIM_FMU_TICKER_FMI2, RTCOSIM_FMU_TICKER_FMI3};
+    for (int i = 0; i < 2; i++) {
+        const char *first[] = {"simulate", tickers[i], "--interface-type", "me", "--solver",
+                               "euler", "--stop-time", "1", "--output-interval", "0.25",
+                               "--final-fmu-state-file", tu_scratch("tk.bin"), "-o",
+                               tu_scratch("tk1.csv"), "-q", NULL};
+        assert_int_equal(run_cli(tu_scratch("s.err"), first), 0);
+        const char *rest[] = {"simulate", tickers[i], "--interface-type", "me", "--solver",
+                              "euler", "--start-time", "1", "--stop-time", "3",
+                              "--output-interval", "0.25", "--initial-fmu-state-file",
+                              tu_scratch("tk.bin"), "-o", tu_scratch("tk2.csv"), "-q", NULL};
+        assert_int_equal(run_cli(tu_scratch("s.err"), rest), 0);
+        const char *whole[] = {"simulate", tickers[i], "--interface-type", "me", "--solver",
+                               "euler", "--stop-time", "3", "--output-interval", "0.25", "-o",
+                               tu_scratch("tkw.csv"), "-q", NULL};
+        assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
+        /* time, x, counter, ticks_x: the tick at 1.5 and the last at 3 */
+        assert_rows_from_1_equal(tu_scratch("tkw.csv"), tu_scratch("tk2.csv"),
+                                 "\n1.5,1.5,1,0.75\n1.5,1.5,2,1.5\n", 100);
+        assert_non_null(strstr(tu_read_file(tu_scratch("tk2.csv"), NULL), "\n3,3,4,3\n"));
     }
     const char *first[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI3, "--interface-type", "me",
                            "--stop-time", "1", "--final-fmu-state-file", tu_scratch("d.bin"),
