@@ -402,7 +402,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     }
     if (!a->fmu)
         return cli_fail("simulate: no FMU given (usage: rtcosim simulate FMU [options])");
-    if (a->clock_interval_count && a->interface_type != RTCOSIM_FMI_SCHEDULED_EXECUTION)
+    /* (without --interface-type: checked once the FMU's interface is known) */
+    if (a->clock_interval_count && a->interface_given &&
+        a->interface_type != RTCOSIM_FMI_SCHEDULED_EXECUTION)
         return cli_fail("simulate: --clock-interval needs --interface-type se");
     if (a->isolate && a->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
         return cli_fail("simulate: --isolate does not support --interface-type se");
@@ -556,6 +558,17 @@ static int run_simulate(int argc, char **argv)
     if (!a.interface_given && model_exchange)
         fprintf(stderr, "info: %s supports model exchange only: simulating it with model exchange\n",
                 a.fmu);
+    if (!a.interface_given &&
+        rtcosim_fmu_info_of(c)->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
+        fprintf(stderr, "info: %s supports scheduled execution only: simulating it with "
+                        "scheduled execution\n", a.fmu);
+    if (a.clock_interval_count &&
+        rtcosim_fmu_info_of(c)->interface_type != RTCOSIM_FMI_SCHEDULED_EXECUTION) {
+        cli_fail("simulate: --clock-interval needs scheduled execution (--interface-type se; "
+                 "%s is loaded for %s)", a.fmu, model_exchange ? "model exchange" : "co-simulation");
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if ((a.solver_given || a.max_solver_step) && !model_exchange) {
         cli_fail("simulate: --solver and --max-solver-step need --interface-type me");
         rc = CLI_EXIT_USAGE;

@@ -515,6 +515,11 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
         rtcosim_log(RTCOSIM_LOG_INFO, "fmi", "%s: model exchange only: loaded for it",
                     f->archive_path);
     }
+    if (f->md->fell_back_to_scheduled_execution) {
+        f->scheduled = true;
+        rtcosim_log(RTCOSIM_LOG_INFO, "fmi", "%s: scheduled execution only: loaded for it",
+                    f->archive_path);
+    }
     f->model_identifier = f->md->model_identifier;
     if (f->model_exchange) {
         /* The capabilities of the interface in use: rtcosim integrates a

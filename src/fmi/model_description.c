@@ -363,6 +363,11 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
         p->interface = RTCOSIM_FMI_MD_MODEL_EXCHANGE;
         md->fell_back_to_model_exchange = true;
     }
+    if (!want_me && !want_se && p->model_exchange_fallback && !cs && !me && se) {
+        want_se = true;
+        p->interface = RTCOSIM_FMI_MD_SCHEDULED_EXECUTION;
+        md->fell_back_to_scheduled_execution = true;
+    }
     if (want_se) {
         if (!se)
             return rtcosim_error_set(p->err, RTCOSIM_EUNSUPPORTED,

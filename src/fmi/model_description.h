@@ -52,6 +52,7 @@ typedef struct rtcosim_fmi_md {
     /* Which interface elements the description has. */
     bool has_co_simulation, has_model_exchange;
     bool fell_back_to_model_exchange; /* read for model exchange: the FMU has no co-simulation */
+    bool fell_back_to_scheduled_execution; /* read for it: the FMU offers nothing else */
 
     /* ModelExchange element (FMI 2.0 section 3.3, FMI 3.0 section 3.3) and the
      * sizes of the continuous system: states from ModelStructure Derivatives
@@ -142,7 +143,9 @@ typedef struct rtcosim_fmi_md_options {
     bool strict;
     /* With RTCOSIM_FMI_MD_CO_SIMULATION: an FMU that offers model exchange
      * only is read for that (md->fell_back_to_model_exchange), as FMPy
-     * simulates it, instead of being refused. */
+     * simulates it, instead of being refused; one that offers scheduled
+     * execution only (FMI 3.0 chapter 5) for that
+     * (md->fell_back_to_scheduled_execution). */
     bool model_exchange_fallback;
 } rtcosim_fmi_md_options;
 rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const char *label,

@@ -271,7 +271,9 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
     if (st == RTCOSIM_EUNSUPPORTED && !sc->native_type && !dcpx && err &&
         strstr(err->message, "supports only scheduled execution")) {
         /* SSP names no FMI interface: an FMU for scheduled execution only
-         * (FMI 3.0 chapter 5) runs as one, its partitions in each macro step. */
+         * (FMI 3.0 chapter 5) runs as one, its partitions in each macro step
+         * (the loader's fallback does it when the caller's options allow;
+         * here also when they do not). */
         rtcosim_fmu_options se = opts->fmu ? *opts->fmu : (rtcosim_fmu_options){0};
         se.interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
         st = rtcosim_fmu_load(sc->path, &se, out, err);
