@@ -31,8 +31,13 @@ static void print_columns(const rtcosim_system_rt *srt)
 {
     const double *final = rtcosim_system_rt_last_values(srt);
     size_t n = rtcosim_system_rt_column_count(srt);
-    for (size_t i = 0; i < n && i < 12; i++)
-        printf("  %-32s %.9g\n", rtcosim_system_rt_column_name(srt, i), final[i]);
+    for (size_t i = 0; i < n && i < 12; i++) {
+        const char *text = rtcosim_system_rt_last_text(srt, i);
+        if (text)
+            printf("  %-32s %s\n", rtcosim_system_rt_column_name(srt, i), text);
+        else
+            printf("  %-32s %.9g\n", rtcosim_system_rt_column_name(srt, i), final[i]);
+    }
     if (n > 12)
         printf("  ... and %zu more\n", n - 12);
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "run_can_bus.h"
 #include "signals.h"
+#include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
 
 int cli_serve_option(cli_serve *sv, int argc, char **argv, int *i)
@@ -214,8 +215,16 @@ int cli_serve_attach_real_time(cli_serve *sv, rtcosim_system_rt *srt,
     rtcosim_error err;
     const rtcosim_master *parts[2] = {rtcosim_system_rt_part(srt, false),
                                       rtcosim_system_rt_part(srt, true)};
+    /* the view streams numbers, the first numeric_column_count of a row;
+     * String and Binary columns go to the results file only, which is said */
     for (size_t i = 0; i < rtcosim_system_rt_column_count(srt); i++) {
         const char *name = rtcosim_system_rt_column_name(srt, i);
+        if (i >= rtcosim_system_rt_numeric_column_count(srt)) {
+            rtcosim_log(RTCOSIM_LOG_WARNING, "serve",
+                        "--serve: '%s' is not shown in the live view, which shows numbers; the "
+                        "results file has it", name);
+            continue;
+        }
         const char *unit = rtcosim_serve_unit_of(parts[0], name);
         if (!unit && parts[1])
             unit = rtcosim_serve_unit_of(parts[1], name);

@@ -145,8 +145,15 @@ rtcosim_time_ns rtcosim_system_rt_macro_step(const rtcosim_system_rt *srt);
 size_t rtcosim_system_rt_column_count(const rtcosim_system_rt *srt);
 const char *rtcosim_system_rt_column_name(const rtcosim_system_rt *srt, size_t index);
 uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt);
-/* The values of the last results row (column order). */
+/* The values of the last results row (column order; NaN in a String or
+ * Binary column). */
 const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt);
+/* The numeric columns come first; String and Binary ones (the real-time
+ * part's, named by --output-variable) follow them. */
+size_t rtcosim_system_rt_numeric_column_count(const rtcosim_system_rt *srt);
+/* A String column's last value (its first 60 bytes and "..." when longer),
+ * a Binary one's "(N bytes)"; NULL for a numeric column. */
+const char *rtcosim_system_rt_last_text(const rtcosim_system_rt *srt, size_t index);
 /* Component names of each part, ", "-separated; non_realtime: those of
  * every non-real-time part, parts separated by " | ". */
 const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime);

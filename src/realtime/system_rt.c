@@ -421,35 +421,36 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
 {
     const char *file = rtcosim_system_desc_file(srt->desc);
     size_t n = srt->column_count;
+    rtcosim_master *m = srt->parts[0];
+    size_t n_text = rtcosim_master_text_observed_count(m);
     srt->column_rt_index = calloc(n + 1, sizeof *srt->column_rt_index);
     srt->column_input = calloc(n + 1, sizeof *srt->column_input);
+    srt->column_text = calloc(n + 1, sizeof *srt->column_text);
     srt->row = calloc(n + 1, sizeof *srt->row);
     srt->last_values = calloc(n + 1, sizeof *srt->last_values);
-    if (!srt->column_rt_index || !srt->column_input || !srt->row || !srt->last_values)
+    srt->last_text = calloc(n + 1, sizeof *srt->last_text);
+    srt->text_values = calloc(n_text + 1, sizeof *srt->text_values);
+    if (!srt->column_rt_index || !srt->column_input || !srt->column_text || !srt->row ||
+        !srt->last_values || !srt->last_text || !srt->text_values)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-    rtcosim_master *m = srt->parts[0];
     const group *g = &srt->groups[0];
     size_t kept = 0;
     char comp[NAME_LEN];
     for (size_t i = 0; i < n; i++) {
         const char *name = srt->columns[i];
-        long rt_index = -1, input = -1;
-        /* The paced thread's rows are numbers (a ring of doubles to the
-         * writer): a String or Binary column is refused by its own name,
-         * not as non-real-time. */
-        for (size_t k = 0; k < rtcosim_master_text_observed_count(m); k++)
+        long rt_index = -1, input = -1, text = -1;
+        /* A String or Binary output of the real-time part: read from its
+         * component on the paced thread per recorded row, its bytes copied
+         * into the recorder's ring (cut at the ring's 256 bytes, counted). */
+        for (size_t k = 0; k < n_text && text < 0; k++)
             if (strcmp(rtcosim_master_text_observed_name(m, k), name) == 0)
-                return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                         "%s: output variable '%s' is %s: a real-time run records "
-                                         "numbers only (an offline run records it)",
-                                         file, name,
-                                         rtcosim_type_name(rtcosim_master_text_observed_type(m, k)));
-        for (size_t k = 0; k < rtcosim_master_observed_count(m) && rt_index < 0; k++)
+                text = (long)k;
+        for (size_t k = 0; k < rtcosim_master_observed_count(m) && rt_index < 0 && text < 0; k++)
             if (strcmp(rtcosim_master_observed_name(m, k), name) == 0)
                 rt_index = (long)k;
         /* A non-real-time output reaches the real-time group's inputs as
          * their source: find one input it feeds. */
-        for (size_t c = 0; rt_index < 0 && input < 0 &&
+        for (size_t c = 0; rt_index < 0 && input < 0 && text < 0 &&
                            c < rtcosim_system_desc_connection_count(srt->desc);
              c++) {
             const rtcosim_ssd_connection *cn = rtcosim_system_desc_connection(srt->desc, c);
@@ -466,7 +467,7 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
                     strcmp(g->vars[v].name, end) == 0)
                     input = (long)v;
         }
-        if (rt_index < 0 && input < 0) {
+        if (rt_index < 0 && input < 0 && text < 0) {
             if (srt->options.build.observe_count)
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                          "%s: output variable '%s' cannot be recorded in a "
@@ -482,9 +483,33 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
         srt->columns[kept] = srt->columns[i];
         srt->column_rt_index[kept] = rt_index;
         srt->column_input[kept] = input;
+        srt->column_text[kept] = text;
         kept++;
     }
     srt->column_count = kept;
+    /* String and Binary columns after the numbers, as in an offline run
+     * (and so that the live view, which shows numbers, takes the first
+     * numeric_column_count of a row) */
+    size_t numeric = 0;
+    for (size_t i = 0; i < kept; i++) {
+        if (srt->column_text[i] >= 0)
+            continue;
+        char *name = srt->columns[i];
+        long rt_index = srt->column_rt_index[i], input = srt->column_input[i];
+        memmove(&srt->columns[numeric + 1], &srt->columns[numeric], (i - numeric) * sizeof *srt->columns);
+        memmove(&srt->column_rt_index[numeric + 1], &srt->column_rt_index[numeric],
+                (i - numeric) * sizeof *srt->column_rt_index);
+        memmove(&srt->column_input[numeric + 1], &srt->column_input[numeric],
+                (i - numeric) * sizeof *srt->column_input);
+        memmove(&srt->column_text[numeric + 1], &srt->column_text[numeric],
+                (i - numeric) * sizeof *srt->column_text);
+        srt->columns[numeric] = name;
+        srt->column_rt_index[numeric] = rt_index;
+        srt->column_input[numeric] = input;
+        srt->column_text[numeric] = -1;
+        numeric++;
+    }
+    srt->numeric_column_count = numeric;
     return RTCOSIM_OK;
 }
 
@@ -493,6 +518,8 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
  * non-real-time output it records; NULL when unknown. */
 static const rtcosim_variable *column_variable(const rtcosim_system_rt *srt, size_t i)
 {
+    if (srt->column_text[i] >= 0)
+        return rtcosim_master_text_observed_variable(srt->parts[0], (size_t)srt->column_text[i]);
     if (srt->column_rt_index[i] >= 0)
         return rtcosim_master_observed_variable(srt->parts[0], (size_t)srt->column_rt_index[i]);
     const char *name = srt->columns[i], *dot = strchr(name, '.');
@@ -541,7 +568,8 @@ static rtcosim_status open_results(rtcosim_system_rt *srt, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < srt->column_count; i++) {
         cols[i] = rtcosim_column_of(srt->columns[i], column_variable(srt, i));
-        cols[i].type = RTCOSIM_TYPE_FLOAT64; /* sampled as doubles */
+        if (srt->column_text[i] < 0)
+            cols[i].type = RTCOSIM_TYPE_FLOAT64; /* sampled as doubles */
     }
     /* A writer thread formats and writes; the paced thread only fills the
      * ring and never waits for it on a real clock: a row that finds the ring
@@ -717,8 +745,11 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
     free(srt->columns);
     free(srt->column_rt_index);
     free(srt->column_input);
+    free(srt->column_text);
     free(srt->row);
     free(srt->last_values);
+    free(srt->last_text);
+    free(srt->text_values);
     free(srt->conns);
     free(srt->part_of);
     rtcosim_clock_free(srt->owned_pacing);

@@ -1,6 +1,8 @@
 /* A part's master of a real-time system run as one group component for
  * the executor (variables "component.variable", Float64), and the results
  * row the real-time group records from the paced thread. */
+#include <math.h>
+
 #include "realtime/system_rt_internal.h"
 
 static rtcosim_status group_noop(void *self, rtcosim_error *err)
@@ -25,15 +27,49 @@ static rtcosim_status group_setup(void *self, double tolerance, rtcosim_time_ns 
     return group_noop(self, err);
 }
 
+/* A String's first bytes (cut at a character boundary is not attempted:
+ * the summary shows at most SYSTEM_RT_LAST_TEXT - 4 bytes and "...") or a
+ * Binary's size, for the summary; no allocation. */
+static void keep_last_text(char *out, rtcosim_type type, const rtcosim_value *v)
+{
+    if (type == RTCOSIM_TYPE_BINARY) {
+        snprintf(out, SYSTEM_RT_LAST_TEXT, "(%zu bytes)", v->bin.data ? v->bin.size : 0);
+        return;
+    }
+    const char *s = v->s ? v->s : "";
+    size_t n = strnlen(s, SYSTEM_RT_LAST_TEXT);
+    if (n < SYSTEM_RT_LAST_TEXT) {
+        memcpy(out, s, n + 1);
+    } else {
+        memcpy(out, s, SYSTEM_RT_LAST_TEXT - 4);
+        memcpy(out + SYSTEM_RT_LAST_TEXT - 4, "...", 4);
+    }
+}
+
 static void gather_row(rtcosim_system_rt *srt)
 {
-    const double *observed = rtcosim_master_observed_values(srt->parts[0]);
+    rtcosim_master *m = srt->parts[0];
+    const double *observed = rtcosim_master_observed_values(m);
     const group *g = &srt->groups[0];
-    for (size_t i = 0; i < srt->column_count; i++) {
+    for (size_t i = 0; i < srt->numeric_column_count; i++) {
         double v = srt->column_rt_index[i] >= 0 ? observed[srt->column_rt_index[i]]
                                                 : g->links[srt->column_input[i]].raw;
         srt->last_values[i] = v;
         srt->row[i].f64 = v;
+    }
+    if (srt->numeric_column_count == srt->column_count)
+        return;
+    /* The String and Binary columns, read from their components (valid
+     * until the next call into them: the recorder copies them at once). A
+     * component that refuses leaves the row's cells empty. */
+    rtcosim_error ignored;
+    bool ok = rtcosim_master_text_observed_values(m, srt->text_values, &ignored) == RTCOSIM_OK;
+    for (size_t i = srt->numeric_column_count; i < srt->column_count; i++) {
+        size_t k = (size_t)srt->column_text[i];
+        rtcosim_type type = rtcosim_master_text_observed_type(m, k);
+        srt->row[i] = ok ? srt->text_values[k] : (rtcosim_value){0};
+        srt->last_values[i] = NAN;
+        keep_last_text(srt->last_text[i], type, &srt->row[i]);
     }
 }
 

@@ -19,6 +19,9 @@
 /* One variable of a group: an inner component's variable. Inputs apply the
  * connection's transformation (end = factor * start + offset, SSP 1.0
  * ssc:LinearTransformation or unit conversion) to the value received. */
+/* Bytes of a String column's last value kept for the summary. */
+#define SYSTEM_RT_LAST_TEXT 64
+
 typedef struct group_var {
     rtcosim_component *inner;
     uint32_t inner_vr;
@@ -68,10 +71,15 @@ struct rtcosim_system_rt {
     /* Results. */
     char **columns;
     size_t column_count;
+    size_t numeric_column_count; /* the String and Binary columns follow these */
     long *column_rt_index;   /* index among the real-time master's observed, or -1 */
     long *column_input;      /* else the real-time group's input carrying it */
+    long *column_text;       /* else its index among the master's text observed */
     rtcosim_value *row;
-    double *last_values;
+    double *last_values;     /* NaN in a String or Binary column */
+    rtcosim_value *text_values; /* the master's text observed, read per recorded row */
+    char (*last_text)[SYSTEM_RT_LAST_TEXT]; /* per column: the last String (cut) or
+                                               Binary size, for the summary */
     rtcosim_recorder *recorder;
     uint64_t rows_written;
     rtcosim_time_ns last_row_time;

@@ -155,6 +155,11 @@ rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
             rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
                         "%s: %llu result rows dropped (the writer could not keep up)",
                         srt->options.output_file, (unsigned long long)stats.rows_dropped);
+        if (stats.strings_cut)
+            rtcosim_log(RTCOSIM_LOG_WARNING, LOG_CATEGORY,
+                        "%s: %llu String or Binary values cut to the first 256 bytes (the paced "
+                        "thread copies each into a fixed slot of the writer's ring)",
+                        srt->options.output_file, (unsigned long long)stats.strings_cut);
         if (cs != RTCOSIM_OK && st == RTCOSIM_OK) {
             st = cs;
             if (err)
@@ -186,6 +191,15 @@ uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt)
 const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt)
 {
     return srt->last_values;
+}
+size_t rtcosim_system_rt_numeric_column_count(const rtcosim_system_rt *srt)
+{
+    return srt->numeric_column_count;
+}
+const char *rtcosim_system_rt_last_text(const rtcosim_system_rt *srt, size_t index)
+{
+    return index >= srt->numeric_column_count && index < srt->column_count ? srt->last_text[index]
+                                                                           : NULL;
 }
 const char *rtcosim_system_rt_part_names(const rtcosim_system_rt *srt, bool non_realtime)
 {
