@@ -550,6 +550,7 @@ static void op_destroy(void *self)
     free(r->tun_idx);
     free(r->srt_tag);
     free(r->srt_ring);
+    free(r->srt_size);
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->wake);
     free(r);
@@ -564,11 +565,12 @@ rtcosim_status dcp_remote_make_srt(remote *r, rtcosim_time_ns step_ns, rtcosim_t
                                  "of the slave's time resolution %" PRIu32 "/%" PRIu32 " s that "
                                  "fits CFG_steps' 32 bits", step_ns, r->cfg.time_res_numerator,
                                  r->cfg.time_res_denominator);
-    if (r->out_sized)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "DCP: a slave with String or Binary outputs runs in NRT only "
-                                 "here (soft real time keeps its outputs in fixed-size slots)");
-    if (!r->srt_ring && !(r->srt_ring = calloc(DCP_SRT_RING, r->out_payload + 1)))
+    /* Fixed slots, allocated once: with String or Binary outputs each
+     * holds the largest payload a PDU can carry (4 MiB for the ring). */
+    r->srt_stride = r->out_sized ? RTCOSIM_DCP_MAX_PDU - 5 : r->out_payload;
+    if (!r->srt_ring && !(r->srt_ring = calloc(DCP_SRT_RING, r->srt_stride + 1)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
+    if (!r->srt_size && !(r->srt_size = calloc(DCP_SRT_RING, sizeof *r->srt_size)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "DCP: out of memory");
     r->cfg.soft_real_time = true;
     r->cfg.srt_step_ns = step_ns;

@@ -60,7 +60,10 @@ typedef struct remote {
     bool srt_running;
     uint64_t srt_newest;            /* newest step received */
     uint64_t *srt_tag;              /* DCP_SRT_RING: step held by each slot (0: none) */
-    uint8_t *srt_ring;              /* DCP_SRT_RING payloads of out_payload bytes */
+    uint8_t *srt_ring;              /* DCP_SRT_RING payloads, srt_stride bytes apart */
+    size_t srt_stride;              /* out_payload; with String or Binary outputs the
+                                       largest PDU payload (their sizes vary) */
+    size_t *srt_size;               /* DCP_SRT_RING: the payload size in each slot */
     char name[128];
     char model_name[128];
     uint8_t rx[RTCOSIM_DCP_MAX_PDU];

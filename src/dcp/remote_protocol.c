@@ -11,10 +11,31 @@
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
 
+/* Whether the output values fill the payload exactly: the fixed ones by
+ * size, String and Binary ones by the lengths they carry. */
+static bool outputs_fit(const remote *r, const uint8_t *payload, size_t size)
+{
+    if (!r->out_sized)
+        return size == r->out_payload;
+    if (size < r->out_payload)
+        return false;
+    size_t used = 0;
+    for (size_t i = 0; i < r->n_out; i++) {
+        uint8_t wt;
+        dcp_type_of(r->vars[r->out_idx[i]].type, &wt);
+        size_t extent = dcp_value_wire_extent(wt, payload + used, size - used);
+        if (extent == 0)
+            return false;
+        used += extent;
+    }
+    return used == size;
+}
+
 static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
 {
-    if (p->data_id != DATA_ID_OUTPUTS ||
-        (r->out_sized ? p->payload_size < r->out_payload : p->payload_size != r->out_payload))
+    /* a malformed PDU is dropped before it takes a sequence number (else
+     * the slave's next one would count as a repeat) */
+    if (p->data_id != DATA_ID_OUTPUTS || !outputs_fit(r, p->payload, p->payload_size))
         return;
     uint16_t ahead = r->out_seen ? (uint16_t)(p->seq_id - r->out_last_seq) : 1;
     if (ahead == 0 || ahead >= 0x8000)
@@ -33,16 +54,7 @@ bool dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size)
 {
     /* The extents first: a payload whose String or Binary lengths do not
      * add up to its size is dropped whole (a hostile or broken slave). */
-    size_t used = 0;
-    for (size_t i = 0; i < r->n_out && r->out_sized; i++) {
-        uint8_t wt;
-        dcp_type_of(r->vars[r->out_idx[i]].type, &wt);
-        size_t extent = dcp_value_wire_extent(wt, payload + used, size - used);
-        if (extent == 0)
-            return false;
-        used += extent;
-    }
-    if (r->out_sized && used != size)
+    if (!outputs_fit(r, payload, size))
         return false;
     const uint8_t *at = payload;
     for (size_t i = 0; i < r->n_out; i++) {

@@ -15,8 +15,10 @@ void dcp_remote_srt_take(remote *r, const rtcosim_dcp_pdu *p, uint16_t ahead)
      * initialization): `ahead` of the last one is that many steps later. */
     uint64_t step = r->srt_newest + ahead;
     size_t slot = (size_t)(step % DCP_SRT_RING);
+    size_t size = p->payload_size <= r->srt_stride ? p->payload_size : r->srt_stride;
     r->srt_tag[slot] = step;
-    memcpy(r->srt_ring + slot * r->out_payload, p->payload, r->out_payload);
+    r->srt_size[slot] = size;
+    memcpy(r->srt_ring + slot * r->srt_stride, p->payload, size);
     r->srt_newest = step;
 }
 
@@ -72,11 +74,11 @@ rtcosim_status dcp_remote_srt_step(remote *r, rtcosim_time_ns t, rtcosim_time_ns
     for (uint64_t j = k; j > 0 && j + DCP_SRT_RING > k; j--) {
         size_t slot = (size_t)(j % DCP_SRT_RING);
         if (r->srt_tag[slot] == j) {
-            (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->out_payload, r->out_payload);
+            (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->srt_stride, r->srt_size[slot]);
             return RTCOSIM_OK;
         }
     }
     size_t slot = (size_t)(r->srt_newest % DCP_SRT_RING);
-    (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->out_payload, r->out_payload);
+    (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->srt_stride, r->srt_size[slot]);
     return RTCOSIM_OK;
 }
