@@ -52,6 +52,7 @@ typedef struct md_parser {
     long *alias_of;         /* per variable (elements): its FMI 3 Alias base, else -1 */
     int interface;          /* rtcosim_fmi_md_interface: the element required */
     bool model_exchange_fallback; /* see rtcosim_fmi_md_options */
+    bool quiet;             /* see rtcosim_fmi_md_options */
 } md_parser;
 
 /* An error: the first becomes p->err, later ones are logged. */

@@ -199,7 +199,7 @@ void md_read_outputs(md_parser *p, xmlNode *root)
         listed[md->output_indices[k]] = true;
     for (size_t j = 0; j < md->variable_count; j++)
         if (md->variables[j].causality == RTCOSIM_CAUSALITY_OUTPUT && !listed[j] &&
-            !(p->alias_of && p->alias_of[j] >= 0 && listed[p->alias_of[j]]))
+            !(p->alias_of && p->alias_of[j] >= 0 && listed[p->alias_of[j]]) && !p->quiet)
             rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: output '%s' is missing from ModelStructure",
                         p->label, md->variables[j].name);
     free(listed);

@@ -31,7 +31,7 @@ void md_violation(md_parser *p, rtcosim_status status, const char *fmt, ...)
     va_end(ap);
     if (p->violations++ == 0)
         rtcosim_error_set(p->err, status, "%s: %s", p->label, text);
-    else
+    else if (!p->quiet)
         rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: %s", p->label, text);
 }
 
@@ -51,7 +51,9 @@ void md_lenient(md_parser *p, const char *fmt, ...)
         return;
     }
     p->md->warning_count++;
-    rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: %s (accepted; --strict refuses it)", p->label, text);
+    if (!p->quiet)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: %s (accepted; --strict refuses it)", p->label,
+                    text);
 }
 
 const char *md_keep_n(md_parser *p, const char *text, size_t len)
@@ -271,7 +273,7 @@ static rtcosim_status outcome(md_parser *p)
     if (p->out_of_memory)
         return rtcosim_error_set(p->err, RTCOSIM_ENOMEM, "%s: out of memory", p->label);
     if (p->violations) {
-        if (p->violations > 1)
+        if (p->violations > 1 && !p->quiet)
             rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: %u problems in total", p->label,
                         p->violations);
         return p->err ? p->err->status : RTCOSIM_EFORMAT;
@@ -405,7 +407,7 @@ static rtcosim_status read_document(md_parser *p, xmlDoc *doc)
     if (p->out_of_memory)
         return rtcosim_error_set(p->err, RTCOSIM_ENOMEM, "%s: out of memory", p->label);
     if (p->violations) {
-        if (p->violations > 1)
+        if (p->violations > 1 && !p->quiet)
             rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: %u problems in total", p->label,
                         p->violations);
         return p->err ? p->err->status : RTCOSIM_EFORMAT;
@@ -460,7 +462,8 @@ rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const cha
     } else {
         md_parser p = {.md = md, .label = label, .err = err, .interface = (int)opts->interface,
                        .strict = opts->strict,
-                       .model_exchange_fallback = opts->model_exchange_fallback};
+                       .model_exchange_fallback = opts->model_exchange_fallback,
+                       .quiet = opts->quiet};
         rtcosim_error local;
         if (!err)
             p.err = &local;

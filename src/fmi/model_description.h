@@ -147,6 +147,10 @@ typedef struct rtcosim_fmi_md_options {
      * execution only (FMI 3.0 chapter 5) for that
      * (md->fell_back_to_scheduled_execution). */
     bool model_exchange_fallback;
+    /* Log nothing (warnings are still counted): a read for the variables
+     * alone, whose FMU is loaded later and says it then (an SSD's
+     * connectors), so that each warning shows once. */
+    bool quiet;
 } rtcosim_fmi_md_options;
 rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const char *label,
                                          const rtcosim_fmi_md_options *opts,

@@ -76,7 +76,8 @@ static rtcosim_status read_md(const char *path, rtcosim_fmi_md **md, rtcosim_err
     rtcosim_status st = read_md_text(path, &text, &size, err);
     if (st != RTCOSIM_OK)
         return st;
-    rtcosim_fmi_md_options o = {.interface = RTCOSIM_FMI_MD_CO_SIMULATION};
+    /* quiet: the build loads the FMU, whose load says each warning */
+    rtcosim_fmi_md_options o = {.interface = RTCOSIM_FMI_MD_CO_SIMULATION, .quiet = true};
     st = rtcosim_fmi_md_parse_with(text, size, "modelDescription.xml", &o, md, err);
     if (st != RTCOSIM_OK) {
         rtcosim_error me_err;
