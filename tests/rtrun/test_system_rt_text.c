@@ -93,9 +93,9 @@ static void test_string_and_binary_columns_in_real_time(void **state)
     assert_string_equal(rtcosim_system_rt_last_text(srt, 2), "(299 bytes)");
     assert_string_equal(rtcosim_system_rt_last_text(srt, 3), "(300 bytes)");
 
-    size_t size = 0;
-    const char *csv = tu_read_file(tu_scratch("rt.csv"), &size);
     assert_int_equal(tu_count_lines(tu_scratch("rt.csv")), 302);
+    size_t size = 0;
+    const char *csv = tu_read_file(tu_scratch("rt.csv"), &size); /* (the helper's buffer) */
     assert_non_null(strstr(csv, "\"time\",\"f.Int32_output\",\"f.String_output\",\"f.Binary_output\",\"n.trail\"\n"
                                 "0,0,\"\",,\n0.01,0,\"\",,01\n0.02,0,\"ab\",01,0102\n"
                                 "0.03,0,\"abab\",0102,010203\n"));
