@@ -335,6 +335,27 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
     tu_drop_dir(dir);
 }
 
+/* A system of Faulty (FMI 2.0) as component f, after a component a of
+ * `first` when given; stop time 2 s. */
+static void write_hang_ssd(const char *path, const char *first)
+{
+    char a[1024] = "";
+    if (first)
+        snprintf(a, sizeof a, "<ssd:Component name=\"a\" source=\"file://%s\"/>\n", first);
+    char text[3072];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"hang\" "
+             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+             "<ssd:System name=\"hang\"><ssd:Elements>\n%s"
+             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
+             "</ssd:Elements></ssd:System>\n"
+             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             a, RTCOSIM_FMU_FAULTY_FMI2);
+    tu_write_file(path, text);
+}
+
 /* A lone SIGTERM (a supervisor's, no second one coming) at a run whose step
  * never returns: CLI_STOP_GRACE_S later the rows so far are written with
  * one line naming the component and its call, exit 143. Before, the run
@@ -347,18 +368,7 @@ static void lone_sigterm_ends_a_run_stuck_in_a_step_after_the_grace(void **state
     char csv[512], ssd[512];
     snprintf(csv, sizeof csv, "%s/out.csv", dir);
     snprintf(ssd, sizeof ssd, "%s/hang.ssd", dir);
-    char text[2048];
-    snprintf(text, sizeof text,
-             "<?xml version=\"1.0\"?>\n"
-             "<ssd:SystemStructureDescription version=\"1.0\" name=\"hang\" "
-             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
-             "<ssd:System name=\"hang\"><ssd:Elements>\n"
-             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
-             "</ssd:Elements></ssd:System>\n"
-             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
-             "</ssd:SystemStructureDescription>\n",
-             RTCOSIM_FMU_FAULTY_FMI2);
-    tu_write_file(ssd, text);
+    write_hang_ssd(ssd, NULL);
     const char *simulate[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode",
                               "5", "--start-value", "fail_time", "0", "--stop-time", "2",
                               "--output-interval", "0.25", "--output-file", csv, "-q", NULL};
@@ -507,19 +517,7 @@ static void a_call_that_does_not_return_on_a_worker_thread_is_named(void **state
     char csv[512], ssd[512];
     snprintf(csv, sizeof csv, "%s/out.csv", dir);
     snprintf(ssd, sizeof ssd, "%s/hang2.ssd", dir);
-    char text[2048];
-    snprintf(text, sizeof text,
-             "<?xml version=\"1.0\"?>\n"
-             "<ssd:SystemStructureDescription version=\"1.0\" name=\"hang2\" "
-             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
-             "<ssd:System name=\"hang2\"><ssd:Elements>\n"
-             "<ssd:Component name=\"a\" source=\"file://%s\"/>\n"
-             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
-             "</ssd:Elements></ssd:System>\n"
-             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
-             "</ssd:SystemStructureDescription>\n",
-             RTCOSIM_FMU_DAHLQUIST_FMI2, RTCOSIM_FMU_FAULTY_FMI2);
-    tu_write_file(ssd, text);
+    write_hang_ssd(ssd, RTCOSIM_FMU_DAHLQUIST_FMI2);
     for (int v = 0; v < 2; v++) {
         const char *args[] = {"run", ssd, "--start-value", "f.fail_mode", "5", "--start-value",
                               "f.fail_time", "0.5", "--step-size", "0.25", "--speculate",

@@ -394,29 +394,37 @@ static void assert_rows_from_1_equal(const char *whole_csv, const char *rest_csv
  * included; Ticker, its time events included); with CVODE, Dahlquist's
  * x(2) = e^-2 within the tolerance. The same files were read and written by
  * fmusim (src/simulate/README.md). */
+/* Euler runs of fmu with model exchange to 1 s (saving the FMU state) and
+ * from it to `stop`, and one from 0 to `stop`, every `interval` s: the CSVs
+ * at rest.csv and whole.csv. */
+static void save_and_continue(const char *fmu, const char *stop, const char *interval)
+{
+    const char *first[] = {"simulate", fmu, "--interface-type", "me", "--solver", "euler",
+                           "--stop-time", "1", "--output-interval", interval,
+                           "--final-fmu-state-file", tu_scratch("me.bin"), "-o",
+                           tu_scratch("first.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("s.err"), first), 0);
+    size_t size = 0;
+    const char *bytes = tu_read_file(tu_scratch("me.bin"), &size);
+    assert_true(size > 4);
+    assert_memory_equal(bytes, "RTCS", 4);
+    const char *rest[] = {"simulate", fmu, "--interface-type", "me", "--solver", "euler",
+                          "--start-time", "1", "--stop-time", stop, "--output-interval", interval,
+                          "--initial-fmu-state-file", tu_scratch("me.bin"), "-o",
+                          tu_scratch("rest.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("s.err"), rest), 0);
+    const char *whole[] = {"simulate", fmu, "--interface-type", "me", "--solver", "euler",
+                           "--stop-time", stop, "--output-interval", interval, "-o",
+                           tu_scratch("whole.csv"), "-q", NULL};
+    assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
+}
+
 static void a_saved_fmu_state_continues_a_model_exchange_run(void **state)
 {
     (void)state;
     const char *fmus[] = {RTCOSIM_FMU_BOUNCINGBALL_FMI2, RTCOSIM_FMU_BOUNCINGBALL_FMI3};
     for (int i = 0; i < 2; i++) {
-        const char *first[] = {"simulate", fmus[i], "--interface-type", "me", "--solver",
-                               "euler", "--stop-time", "1", "--output-interval", "0.05",
-                               "--final-fmu-state-file", tu_scratch("me.bin"), "-o",
-                               tu_scratch("first.csv"), "-q", NULL};
-        assert_int_equal(run_cli(tu_scratch("s.err"), first), 0);
-        size_t size = 0;
-        const char *bytes = tu_read_file(tu_scratch("me.bin"), &size);
-        assert_true(size > 4);
-        assert_memory_equal(bytes, "RTCS", 4);
-        const char *rest[] = {"simulate", fmus[i], "--interface-type", "me", "--solver",
-                              "euler", "--start-time", "1", "--stop-time", "2",
-                              "--output-interval", "0.05", "--initial-fmu-state-file",
-                              tu_scratch("me.bin"), "-o", tu_scratch("rest.csv"), "-q", NULL};
-        assert_int_equal(run_cli(tu_scratch("s.err"), rest), 0);
-        const char *whole[] = {"simulate", fmus[i], "--interface-type", "me", "--solver",
-                               "euler", "--stop-time", "2", "--output-interval", "0.05", "-o",
-                               tu_scratch("whole.csv"), "-q", NULL};
-        assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
+        save_and_continue(fmus[i], "2", "0.05");
         /* 21 grid rows and the bounces' */
         assert_rows_from_1_equal(tu_scratch("whole.csv"), tu_scratch("rest.csv"), NULL, 200);
     }
@@ -428,24 +436,11 @@ static void a_saved_fmu_state_continues_a_model_exchange_run(void **state)
      * before and after rows among them. */
     const char *tickers[] = {RTCOSIM_FMU_TICKER_FMI2, RTCOSIM_FMU_TICKER_FMI3};
     for (int i = 0; i < 2; i++) {
-        const char *first[] = {"simulate", tickers[i], "--interface-type", "me", "--solver",
-                               "euler", "--stop-time", "1", "--output-interval", "0.25",
-                               "--final-fmu-state-file", tu_scratch("tk.bin"), "-o",
-                               tu_scratch("tk1.csv"), "-q", NULL};
-        assert_int_equal(run_cli(tu_scratch("s.err"), first), 0);
-        const char *rest[] = {"simulate", tickers[i], "--interface-type", "me", "--solver",
-                              "euler", "--start-time", "1", "--stop-time", "3",
-                              "--output-interval", "0.25", "--initial-fmu-state-file",
-                              tu_scratch("tk.bin"), "-o", tu_scratch("tk2.csv"), "-q", NULL};
-        assert_int_equal(run_cli(tu_scratch("s.err"), rest), 0);
-        const char *whole[] = {"simulate", tickers[i], "--interface-type", "me", "--solver",
-                               "euler", "--stop-time", "3", "--output-interval", "0.25", "-o",
-                               tu_scratch("tkw.csv"), "-q", NULL};
-        assert_int_equal(run_cli(tu_scratch("s.err"), whole), 0);
+        save_and_continue(tickers[i], "3", "0.25");
         /* time, x, counter, ticks_x: the tick at 1.5 and the last at 3 */
-        assert_rows_from_1_equal(tu_scratch("tkw.csv"), tu_scratch("tk2.csv"),
+        assert_rows_from_1_equal(tu_scratch("whole.csv"), tu_scratch("rest.csv"),
                                  "\n1.5,1.5,1,0.75\n1.5,1.5,2,1.5\n", 100);
-        assert_non_null(strstr(tu_read_file(tu_scratch("tk2.csv"), NULL), "\n3,3,4,3\n"));
+        assert_non_null(strstr(tu_read_file(tu_scratch("rest.csv"), NULL), "\n3,3,4,3\n"));
     }
     const char *first[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI3, "--interface-type", "me",
                            "--stop-time", "1", "--final-fmu-state-file", tu_scratch("d.bin"),

@@ -401,27 +401,13 @@ static void test_system_over_dcp_equals_in_process(void **state)
 {
     (void)state;
     char *dir = tu_make_dir();
-    char ssd[512], direct[512], remote[512], errs[512], text[4096], port[64];
+    char ssd[512], direct[512], remote[512], errs[512], port[64];
     snprintf(ssd, sizeof ssd, "%s", tu_path(dir, "sys.ssd"));
     snprintf(direct, sizeof direct, "%s", tu_path(dir, "direct.csv"));
     snprintf(remote, sizeof remote, "%s", tu_path(dir, "dcp.csv"));
     snprintf(errs, sizeof errs, "%s", tu_path(dir, "err.txt"));
-    snprintf(text, sizeof text,
-             "<?xml version=\"1.0\"?>\n"
-             "<ssd:SystemStructureDescription version=\"1.0\" name=\"s\" "
-             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
-             "<ssd:System name=\"s\"><ssd:Elements>\n"
-             "<ssd:Component name=\"g\" source=\"file://%s\"/>\n"
-             "<ssd:Component name=\"n\" source=\"file://%s\"/>\n"
-             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
-             "</ssd:Elements><ssd:Connections>\n"
-             "<ssd:Connection startElement=\"g\" startConnector=\"Steps_output\" endElement=\"f\" endConnector=\"String_input\"/>\n"
-             "<ssd:Connection startElement=\"n\" startConnector=\"trail\" endElement=\"f\" endConnector=\"Binary_input\"/>\n"
-             "</ssd:Connections></ssd:System>\n"
-             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"3\"/>\n"
-             "</ssd:SystemStructureDescription>\n",
-             RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_NOTES_FMI3, RTCOSIM_FMU_FEEDTHROUGH_FMI3);
-    tu_write_file(ssd, text);
+    tu_write_text_chain_ssd(ssd, RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_NOTES_FMI3,
+                            RTCOSIM_FMU_FEEDTHROUGH_FMI3, 3);
     served s;
     rtcosim_dcp_slave_config scfg = {.host = "127.0.0.1", .factory = feedthrough};
     start_slave_config(&s, &scfg);
@@ -447,16 +433,7 @@ static void test_system_over_dcp_equals_in_process(void **state)
     snprintf(ssd2, sizeof ssd2, "%s", tu_path(dir, "sys2.ssd"));
     rtcosim_error err;
     assert_int_equal(rtcosim_dcp_slave_write_dcpx(s.slave, dcpx, &err), RTCOSIM_OK);
-    char *text2 = strdup(text);
-    char from[600], to[600];
-    snprintf(from, sizeof from, "file://%s", RTCOSIM_FMU_FEEDTHROUGH_FMI3);
-    snprintf(to, sizeof to, "file://%s", dcpx);
-    char *hit = strstr(text2, from);
-    assert_non_null(hit);
-    char rebuilt[4096];
-    snprintf(rebuilt, sizeof rebuilt, "%.*s%s%s", (int)(hit - text2), text2, to, hit + strlen(from));
-    tu_write_file(ssd2, rebuilt);
-    free(text2);
+    tu_write_text_chain_ssd(ssd2, RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_NOTES_FMI3, dcpx, 3);
     const char *run_dcpx[] = {"run", ssd2, "--step-size", "0.01", "--output-file", remote,
                               "--output-variable", "f.String_output", "--output-variable",
                               "f.Binary_output", "-q", NULL};

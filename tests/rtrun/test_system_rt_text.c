@@ -40,23 +40,8 @@ static void trail_hex(int n, char *out)
 static void test_string_and_binary_columns_in_real_time(void **state)
 {
     (void)state;
-    char ssd[4096];
-    snprintf(ssd, sizeof ssd,
-             "<?xml version=\"1.0\"?>\n"
-             "<ssd:SystemStructureDescription version=\"1.0\" name=\"s\" "
-             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
-             "<ssd:System name=\"s\"><ssd:Elements>\n"
-             "<ssd:Component name=\"g\" source=\"file://%s\"/>\n"
-             "<ssd:Component name=\"n\" source=\"file://%s\"/>\n"
-             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
-             "</ssd:Elements><ssd:Connections>\n"
-             "<ssd:Connection startElement=\"g\" startConnector=\"Steps_output\" endElement=\"f\" endConnector=\"String_input\"/>\n"
-             "<ssd:Connection startElement=\"n\" startConnector=\"trail\" endElement=\"f\" endConnector=\"Binary_input\"/>\n"
-             "</ssd:Connections></ssd:System>\n"
-             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"3\"/>\n"
-             "</ssd:SystemStructureDescription>\n",
-             RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_NOTES_FMI3, RTCOSIM_FMU_FEEDTHROUGH_FMI3);
-    tu_write_file(tu_scratch("s.ssd"), ssd);
+    tu_write_text_chain_ssd(tu_scratch("s.ssd"), RTCOSIM_FMU_STRINGS_FMI2, RTCOSIM_FMU_NOTES_FMI3,
+                            RTCOSIM_FMU_FEEDTHROUGH_FMI3, 3);
     rtcosim_error err;
     rtcosim_system_desc *desc = NULL;
     rtcosim_clock *pacing = NULL;

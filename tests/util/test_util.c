@@ -120,6 +120,30 @@ void tu_write_file(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+void tu_write_text_chain_ssd(const char *path, const char *strings_fmu, const char *notes_fmu,
+                             const char *consumer, double stop_time)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<ssd:SystemStructureDescription version=\"1.0\" name=\"s\" "
+             "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+             "<ssd:System name=\"s\"><ssd:Elements>\n"
+             "<ssd:Component name=\"g\" source=\"file://%s\"/>\n"
+             "<ssd:Component name=\"n\" source=\"file://%s\"/>\n"
+             "<ssd:Component name=\"f\" source=\"file://%s\"/>\n"
+             "</ssd:Elements><ssd:Connections>\n"
+             "<ssd:Connection startElement=\"g\" startConnector=\"Steps_output\" "
+             "endElement=\"f\" endConnector=\"String_input\"/>\n"
+             "<ssd:Connection startElement=\"n\" startConnector=\"trail\" "
+             "endElement=\"f\" endConnector=\"Binary_input\"/>\n"
+             "</ssd:Connections></ssd:System>\n"
+             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"%.17g\"/>\n"
+             "</ssd:SystemStructureDescription>\n",
+             strings_fmu, notes_fmu, consumer, stop_time);
+    tu_write_file(path, text);
+}
+
 char *tu_read_file(const char *path, size_t *size)
 {
     static char *text;

@@ -58,6 +58,11 @@ void tu_zip(const char *zip_path, const tu_entry *entries, size_t n);
 void tu_zip_raw(const char *zip_path, const tu_entry *entries, size_t n);
 /* Write text to path, creating missing parent directories. */
 void tu_write_file(const char *path, const char *text);
+/* An SSD at path: Strings' Steps_output (grows "ab" a step) into component
+ * f's String_input and Notes' trail (grows a byte a step) into its
+ * Binary_input; f is `consumer` (an FMU or a .dcpx); Jacobi by default. */
+void tu_write_text_chain_ssd(const char *path, const char *strings_fmu, const char *notes_fmu,
+                             const char *consumer, double stop_time);
 /* The whole file, NUL-terminated, in a buffer the helper owns and reuses:
  * valid until the next call. *size (if not NULL) gets its length in bytes. */
 char *tu_read_file(const char *path, size_t *size);
