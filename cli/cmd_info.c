@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "info_system.h"
+#include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/lsbus.h"
 #include "rtcosim/results.h"
@@ -15,7 +16,12 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: rtcosim info FMU [--strict]\n"
                  "       rtcosim info SYSTEM.ssd|SYSTEM.ssp|OspSystemStructure.xml|DIR\n"
-                 "                    [--parameter-set NAME]\n\n"
+                 "                    [--parameter-set NAME]\n"
+                 "       rtcosim info SLAVE.dcpx\n\n"
+                 "A DCP slave description (.dcpx): the slave's name, uuid, operating modes,\n"
+                 "the time resolution the master configures, its UDP and TCP control\n"
+                 "addresses and its variables (String and Binary ones with their maxSize),\n"
+                 "as `rtcosim run` reads them for a component whose source it is.\n\n"
                  "A system (.ssd, .ssp, libcosim's OspSystemStructure.xml, or a directory\n"
                  "holding one): its components with their connectors (declared, or taken from\n"
                  "the model when the file declares none or no type), step size hints, bound\n"
@@ -95,17 +101,16 @@ static void fill_cells(const rtcosim_variable *v, cells *c)
     c->text[COL_DESCRIPTION] = v->description ? v->description : "";
 }
 
-static void print_variables(const rtcosim_component *c)
+void cli_info_print_variable_table(const rtcosim_variable *vars, size_t n)
 {
     static const char *const headings[COL_COUNT] = {"name", "vr", "type", "causality", "variability",
                                                     "initial", "start", "unit", "description"};
     size_t width[COL_COUNT];
     for (int k = 0; k < COL_COUNT; k++)
         width[k] = strlen(headings[k]);
-    size_t n = rtcosim_component_variable_count(c);
     cells row;
     for (size_t i = 0; i < n; i++) {
-        fill_cells(rtcosim_component_variable(c, i), &row);
+        fill_cells(&vars[i], &row);
         for (int k = 0; k < COL_COUNT; k++)
             if (strlen(row.text[k]) > width[k])
                 width[k] = strlen(row.text[k]);
@@ -115,7 +120,7 @@ static void print_variables(const rtcosim_component *c)
         printf("%-*s  ", (int)width[k], headings[k]);
     printf("%s\n", headings[COL_COUNT - 1]);
     for (size_t i = 0; i < n; i++) {
-        fill_cells(rtcosim_component_variable(c, i), &row);
+        fill_cells(&vars[i], &row);
         for (int k = 0; k < COL_COUNT; k++) {
             if (k == COL_VR)
                 printf("%*s  ", (int)width[k], row.text[k]);
@@ -246,6 +251,13 @@ static int run_info(int argc, char **argv)
         return cli_fail("info: no FMU given (usage: rtcosim info FMU)");
     if (cli_info_is_system(fmu))
         return cli_info_system(fmu, parameter_set);
+    if (rtcosim_dcp_is_dcpx(fmu)) {
+        if (parameter_set || opts.strict)
+            return cli_fail("info: %s applies to systems and FMUs, not to the DCP slave "
+                            "description '%s'", parameter_set ? "--parameter-set" : "--strict",
+                            fmu);
+        return cli_info_dcpx(fmu);
+    }
     if (parameter_set)
         return cli_fail("info: --parameter-set applies to systems, not to FMU '%s'", fmu);
     rtcosim_component *c = NULL;
@@ -310,7 +322,8 @@ static int run_info(int argc, char **argv)
     print_default_experiment(rtcosim_component_description(c));
     print_extras(c, extras);
     rtcosim_fmu_extras_free(extras);
-    print_variables(c);
+    const rtcosim_component_desc *desc = rtcosim_component_description(c);
+    cli_info_print_variable_table(desc->variables, desc->variable_count);
     cli_info_print_clocks(c);
     rtcosim_component_free(c);
     return 0;

@@ -13,4 +13,13 @@ bool cli_info_is_system(const char *path);
  * transformations, parameter bindings and execution order; 0 or an exit code. */
 int cli_info_system(const char *path, const char *parameter_set);
 
+/* `rtcosim info SLAVE.dcpx` (info_dcpx.c); 0 or an exit code. */
+int cli_info_dcpx(const char *path);
+
+/* The aligned variable table of `info` (cmd_info.c): name, vr, type,
+ * causality, variability, initial, start, unit, description. */
+#include <stddef.h>
+#include "rtcosim/component.h"
+void cli_info_print_variable_table(const rtcosim_variable *vars, size_t n);
+
 #endif
