@@ -171,12 +171,11 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
         d->target = (dcp_peer){.addr = d->target_addr, .conn = -1};
         return 0;
     }
-    case RTCOSIM_DCP_CFG_PARAMETER:
+    case RTCOSIM_DCP_CFG_PARAMETER: {
         v = find_vr(s, p->value_reference);
         if (!v || !dcp_type_of(v->type, &own) ||
             (v->causality != RTCOSIM_CAUSALITY_PARAMETER && v->causality != RTCOSIM_CAUSALITY_INPUT))
             return RTCOSIM_DCP_ERR_INVALID_VALUE_REFERENCE;
-    {
         if (!dcp_type_converts(p->source_data_type, v->type))
             return RTCOSIM_DCP_ERR_INVALID_SOURCE_DATA_TYPE;
         /* One value, the whole payload (a string's or binary's length
