@@ -342,6 +342,14 @@ typedef struct rtcosim_dcp_remote_config {
      * slave counts the 4-byte length in maxSize and, given more, cuts the
      * value and reads the rest of the PDU from the wrong offset. */
     const uint32_t *max_sizes;
+    /* The slave's log templates (its DCPX's Log element; copied). With any,
+     * and log_on_notification, the master configures logging on
+     * notification for every category up to the information level
+     * (CFG_logging) and logs each NTF_log with its template filled in; an
+     * error-level entry is added to the error of a slave that fails. */
+    const struct rtcosim_dcp_log_template *log_templates;
+    size_t log_template_count;
+    bool log_on_notification;
 } rtcosim_dcp_remote_config;
 
 /* The operating mode a "dcp" component was registered in (RTCOSIM_DCP_OP_NRT
@@ -440,6 +448,31 @@ const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d)
 /* Per variable of that description, its String's or Binary's maxSize (0:
  * none declared), for rtcosim_dcp_remote_config.max_sizes. */
 const uint32_t *rtcosim_dcpx_max_sizes(const rtcosim_dcpx *d);
+/* The Log element's templates (DCP 1.0 section 5.14): id, category, level
+ * (0 fatal, 1 error, 2 warning, 3 information, 4 debug) and the message,
+ * whose placeholders are "%" and a data type name ("%string", "%float64";
+ * "%%" is a percent sign). */
+typedef struct rtcosim_dcp_log_template {
+    uint8_t id, category, level;
+    const char *msg;
+} rtcosim_dcp_log_template;
+const rtcosim_dcp_log_template *rtcosim_dcpx_log_templates(const rtcosim_dcpx *d, size_t *count);
+/* The log category and the template (level error, msg "%string") of an
+ * rtcosim slave's failures, as its DCPX declares them. */
+#define RTCOSIM_DCP_SLAVE_LOG_CATEGORY 1
+#define RTCOSIM_DCP_SLAVE_LOG_FAILURE 1
+/* CapabilityFlags canProvideLogOnNotification. */
+bool rtcosim_dcpx_log_on_notification(const rtcosim_dcpx *d);
+/* Whether rtcosim wrote the description (generationTool="rtcosim"). */
+bool rtcosim_dcpx_by_rtcosim(const rtcosim_dcpx *d);
+/* A log entry's text: the template's message with the arguments (NTF_log's
+ * log_arg_val: each placeholder's value in order, numbers little-endian,
+ * string and binary as a uint32 length and the bytes; a binary shown in
+ * hex) filled in, into out (capacity cap, always terminated). false when
+ * the arguments do not fit the placeholders (what fits is shown, then
+ * "<?>"). */
+bool rtcosim_dcp_log_format(const char *msg, const uint8_t *args, size_t size, char *out,
+                            size_t cap);
 /* Write a DCPX for `desc` served at host:port (UDP_IPv4; host NULL: none)
  * and tcp_host:tcp_port (TCP_IPv4; NULL: none), NRT (and SRT when srt), resolution
  * range 1 ns ... 4.29 s, heartbeat `heartbeat_ns`. */

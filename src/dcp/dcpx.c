@@ -26,6 +26,10 @@ struct rtcosim_dcpx {
     uint32_t *max_sizes; /* per variable: a String's or Binary's maxSize, 0: none */
     size_t n_vars;
     rtcosim_component_desc desc;
+    rtcosim_dcp_log_template *templates; /* Log/Templates */
+    size_t n_templates;
+    bool log_on_notification;            /* CapabilityFlags canProvideLogOnNotification */
+    bool by_rtcosim;                     /* generationTool="rtcosim" */
 };
 
 /* Schema element names of the data types and their rtcosim types. */
@@ -96,6 +100,9 @@ void rtcosim_dcpx_free(rtcosim_dcpx *d)
     }
     free(d->vars);
     free(d->max_sizes);
+    for (size_t i = 0; i < d->n_templates; i++)
+        free((char *)d->templates[i].msg);
+    free(d->templates);
     free(d->slave_name);
     free(d->host);
     free(d->tcp_host);
@@ -324,6 +331,49 @@ static rtcosim_status parse_variable(rtcosim_dcpx *d, const xmlNode *v, const ch
     return RTCOSIM_OK;
 }
 
+/* The Log element's templates (section 5.14) and whether the slave logs on
+ * notification; a template without id, level or msg, a level above 4
+ * (debug) or a repeated id is refused (the master would fill in the wrong
+ * message). */
+static rtcosim_status parse_log(rtcosim_dcpx *d, const xmlNode *root, const char *file,
+                                rtcosim_error *err)
+{
+    char *tool = attr(root, "generationTool");
+    d->by_rtcosim = tool && strcmp(tool, "rtcosim") == 0;
+    free(tool);
+    char *flag = attr(child(root, "CapabilityFlags"), "canProvideLogOnNotification");
+    d->log_on_notification = flag && (strcmp(flag, "true") == 0 || strcmp(flag, "1") == 0);
+    free(flag);
+    const xmlNode *templates = child(child(root, "Log"), "Templates");
+    for (const xmlNode *t = templates ? templates->children : NULL; t; t = t->next) {
+        if (!named(t, "Template"))
+            continue;
+        uint32_t id = 0, category = 0, level = 0;
+        bool ok = attr_u32(t, "id", UINT32_MAX, &id) && attr_u32(t, "category", 0, &category) &&
+                  attr_u32(t, "level", UINT32_MAX, &level) && id <= 255 && category <= 255 &&
+                  level <= 4;
+        char *msg = attr(t, "msg");
+        for (size_t i = 0; ok && i < d->n_templates; i++)
+            ok = d->templates[i].id != id;
+        if (!ok || !msg) {
+            free(msg);
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s: Log Template %u: needs a unique id (0-255), a level "
+                                     "(0 fatal .. 4 debug) and msg", file, (unsigned)id);
+        }
+        rtcosim_dcp_log_template *grown =
+            realloc(d->templates, (d->n_templates + 1) * sizeof *grown);
+        if (!grown) {
+            free(msg);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", file);
+        }
+        d->templates = grown;
+        d->templates[d->n_templates++] =
+            (rtcosim_dcp_log_template){(uint8_t)id, (uint8_t)category, (uint8_t)level, msg};
+    }
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file,
                                   rtcosim_dcpx **out, rtcosim_error *err)
 {
@@ -380,6 +430,8 @@ rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file
     for (const xmlNode *v = vars->children; v && st == RTCOSIM_OK; v = v->next)
         if (named(v, "Variable"))
             st = parse_variable(d, v, file, err);
+    if (st == RTCOSIM_OK)
+        st = parse_log(d, root, file, err);
 done:
     xmlFreeDoc(doc);
     if (st != RTCOSIM_OK) {
@@ -430,6 +482,13 @@ const char *rtcosim_dcpx_tcp_host(const rtcosim_dcpx *d) { return d->tcp_host; }
 uint16_t rtcosim_dcpx_tcp_port(const rtcosim_dcpx *d) { return d->tcp_port; }
 const rtcosim_component_desc *rtcosim_dcpx_component_desc(const rtcosim_dcpx *d) { return &d->desc; }
 const uint32_t *rtcosim_dcpx_max_sizes(const rtcosim_dcpx *d) { return d->max_sizes; }
+const rtcosim_dcp_log_template *rtcosim_dcpx_log_templates(const rtcosim_dcpx *d, size_t *count)
+{
+    *count = d->n_templates;
+    return d->templates;
+}
+bool rtcosim_dcpx_log_on_notification(const rtcosim_dcpx *d) { return d->log_on_notification; }
+bool rtcosim_dcpx_by_rtcosim(const rtcosim_dcpx *d) { return d->by_rtcosim; }
 bool rtcosim_dcpx_uuid(const rtcosim_dcpx *d, uint8_t uuid[16])
 {
     if (d->has_uuid)
@@ -520,7 +579,8 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
         put_ipv4(f, "TCP_IPv4", tcp_host, tcp_port);
     fputs("  </TransportProtocols>\n", f);
     fputs("  <CapabilityFlags canAcceptConfigPdus=\"true\" canHandleReset=\"true\" "
-          "canHandleVariableSteps=\"true\" canMonitorHeartbeat=\"true\"/>\n  <Variables>\n", f);
+          "canHandleVariableSteps=\"true\" canMonitorHeartbeat=\"true\" "
+          "canProvideLogOnNotification=\"true\"/>\n  <Variables>\n", f);
     for (size_t i = 0; i < desc->variable_count; i++) {
         const rtcosim_variable *v = &desc->variables[i];
         const char *elem = type_element(v->type);
@@ -556,7 +616,14 @@ rtcosim_status rtcosim_dcpx_write(const rtcosim_component_desc *desc, const char
         put_start(f, &with_start);
         fprintf(f, "/>\n      </%s>\n    </Variable>\n", kind);
     }
-    fputs("  </Variables>\n</dcpSlaveDescription>\n", f);
+    /* Logging on notification (section 3.1.23): why the slave fails (its
+     * component's error, a protocol error) as template 1 */
+    fprintf(f, "  </Variables>\n  <Log>\n    <Categories>\n      <Category id=\"%u\" "
+               "name=\"slave\"/>\n    </Categories>\n    <Templates>\n      <Template id=\"%u\" "
+               "category=\"%u\" level=\"1\" msg=\"%%string\"/>\n    </Templates>\n  </Log>\n"
+               "</dcpSlaveDescription>\n",
+            RTCOSIM_DCP_SLAVE_LOG_CATEGORY, RTCOSIM_DCP_SLAVE_LOG_FAILURE,
+            RTCOSIM_DCP_SLAVE_LOG_CATEGORY);
     if (fclose(f) != 0)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: write failed", path);
     return RTCOSIM_OK;

@@ -206,6 +206,17 @@ static rtcosim_status configure(remote *r, rtcosim_error *err)
                          .denominator = r->cfg.time_res_denominator};
     if ((st = dcp_remote_request(r, &p, NULL, err)) != RTCOSIM_OK)
         return st;
+    if (r->n_templates && r->cfg.log_on_notification) {
+        /* Every category up to information, on notification (3.1.23): the
+         * slave's reason reaches the master. A slave that refuses is
+         * driven without (said once). */
+        p = (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_LOGGING, .log_category = 0, .log_level = 3,
+                              .log_mode = 2};
+        rtcosim_error lerr;
+        if (dcp_remote_request(r, &p, NULL, &lerr) != RTCOSIM_OK)
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "%s: logging on notification refused: %s",
+                        r->name, lerr.message);
+    }
     /* Every data id in every superstate (3.4.6, scope 0): a slave may refuse
      * STC_prepare with INCOMPLETE_CONFIG_SCOPE without it (DCPLib does). */
     const uint16_t ids[2] = {DATA_ID_INPUTS, DATA_ID_OUTPUTS};
@@ -544,6 +555,9 @@ static void op_destroy(void *self)
     free(r->keep);
     free(r->start_keep);
     free(r->max_size);
+    for (size_t i = 0; i < r->n_templates; i++)
+        free((char *)r->templates[i].msg);
+    free(r->templates);
     free(r->param_set);
     free(r->in_idx);
     free(r->out_idx);
@@ -608,6 +622,7 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     pthread_condattr_destroy(&ca);
     r->cfg = *config;
     r->cfg.max_sizes = NULL; /* the caller's; copied per variable below */
+    r->cfg.log_templates = NULL; /* and its templates: copied below */
     if (r->cfg.transport != RTCOSIM_DCP_UDP_IPV4 && r->cfg.transport != RTCOSIM_DCP_TCP_IPV4) {
         unsigned t = r->cfg.transport;
         pthread_mutex_destroy(&r->lock);
@@ -649,6 +664,14 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
     r->keep = calloc(n ? n : 1, sizeof *r->keep);
     r->start_keep = calloc(n ? n : 1, sizeof *r->start_keep);
     r->max_size = calloc(n ? n : 1, sizeof *r->max_size);
+    if (config->log_template_count && config->log_templates &&
+        (r->templates = calloc(config->log_template_count, sizeof *r->templates)))
+        for (size_t i = 0; i < config->log_template_count; i++) {
+            r->templates[i] = config->log_templates[i];
+            r->templates[i].msg = strdup(config->log_templates[i].msg ? config->log_templates[i].msg : "");
+            if (r->templates[i].msg)
+                r->n_templates = i + 1;
+        }
     r->param_set = calloc(n ? n : 1, sizeof *r->param_set);
     r->in_idx = calloc(n ? n : 1, sizeof *r->in_idx);
     r->out_idx = calloc(n ? n : 1, sizeof *r->out_idx);

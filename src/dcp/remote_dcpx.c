@@ -26,6 +26,12 @@ rtcosim_status rtcosim_dcp_remote_from_dcpx(const char *path, rtcosim_component 
     rtcosim_dcp_remote_config cfg = {.no_srt = !rtcosim_dcpx_supports(d, RTCOSIM_DCP_OP_SRT)};
     (void)rtcosim_dcpx_uuid(d, cfg.uuid); /* absent: nil */
     cfg.max_sizes = rtcosim_dcpx_max_sizes(d);
+    /* Logging on notification with rtcosim's own slaves only: a DCPLib slave
+     * (built as its examples are, with logging) declares it too, but aborts
+     * on the CFG_logging that asks for it (std::invalid_argument on log
+     * mode 2; seen with DCPLib 39e16f0, src/dcp/README.md). */
+    cfg.log_templates = rtcosim_dcpx_log_templates(d, &cfg.log_template_count);
+    cfg.log_on_notification = rtcosim_dcpx_log_on_notification(d) && rtcosim_dcpx_by_rtcosim(d);
     rtcosim_dcpx_time_resolution(d, &cfg.time_res_numerator, &cfg.time_res_denominator);
     if (rtcosim_dcpx_host(d) && rtcosim_dcpx_port(d)) {
         cfg.host = rtcosim_dcpx_host(d);

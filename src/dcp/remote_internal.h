@@ -69,8 +69,17 @@ typedef struct remote {
     uint8_t rx[RTCOSIM_DCP_MAX_PDU];
     uint8_t tx[RTCOSIM_DCP_MAX_PDU];
     uint8_t scratch[RTCOSIM_DCP_MAX_PDU]; /* a CFG_parameter's value */
+    /* Logging on notification (3.1.23): the DCPX's templates (copied), the
+     * newest error-level entry (said with the slave's failure) */
+    rtcosim_dcp_log_template *templates;
+    size_t n_templates;
+    char last_error_log[512];
 } remote;
 
+
+/* remote_protocol.c: the error of a slave that went to ERRORHANDLING or
+ * ERRORRESOLVED, with the reason it logged when it did */
+rtcosim_status dcp_remote_failed(remote *r, rtcosim_error *err);
 
 /* remote.c */
 bool dcp_remote_pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp);

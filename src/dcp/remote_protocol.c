@@ -10,6 +10,7 @@
 #include "dcp/values.h"
 #include "dcp/wire.h"
 #include "rtcosim/dcp.h"
+#include "rtcosim/log.h"
 
 /* Whether the output values fill the payload exactly: the fixed ones by
  * size, String and Binary ones by the lengths they carry. */
@@ -69,6 +70,40 @@ bool dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size)
     return true;
 }
 
+/* NTF_log: the entry with its template filled in, logged at the template's
+ * level; a fatal or error one (the slave's failure follows, 3.3.3.7) is
+ * kept for the error of that failure and logged at debug level only, so
+ * that it is said once. An unknown template is said as such. */
+static void take_log(remote *r, const rtcosim_dcp_pdu *p)
+{
+    const rtcosim_dcp_log_template *t = NULL;
+    for (size_t i = 0; i < r->n_templates && !t; i++)
+        if (r->templates[i].id == p->log_template_id)
+            t = &r->templates[i];
+    char text[512];
+    if (t)
+        (void)rtcosim_dcp_log_format(t->msg, p->payload, p->payload_size, text, sizeof text);
+    else
+        snprintf(text, sizeof text, "log template %u, which its description does not declare "
+                 "(%zu bytes of arguments)", (unsigned)p->log_template_id, p->payload_size);
+    unsigned level = t ? t->level : 2;
+    rtcosim_log_level as = level <= 1 ? RTCOSIM_LOG_DEBUG : level == 2 ? RTCOSIM_LOG_WARNING
+                           : level == 3 ? RTCOSIM_LOG_INFO : RTCOSIM_LOG_DEBUG;
+    rtcosim_log(as, "dcp", "slave %s:%u: %s", r->host, (unsigned)r->cfg.port, text);
+    if (t && level <= 1)
+        snprintf(r->last_error_log, sizeof r->last_error_log, "%s", text);
+}
+
+rtcosim_status dcp_remote_failed(remote *r, rtcosim_error *err)
+{
+    if (r->last_error_log[0])
+        return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "DCP slave %s:%u went to %s: %s",
+                                 r->host, (unsigned)r->cfg.port,
+                                 rtcosim_dcp_state_name(r->slave_state), r->last_error_log);
+    return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "DCP slave %s:%u went to %s", r->host,
+                             (unsigned)r->cfg.port, rtcosim_dcp_state_name(r->slave_state));
+}
+
 /* Receive for at most timeout_ns, handling notifications and data. Returns
  * the decoded response (RSP_*) in *rsp when one arrived, true then. */
 bool dcp_remote_pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp)
@@ -86,6 +121,9 @@ bool dcp_remote_pump(remote *r, rtcosim_time_ns timeout_ns, rtcosim_dcp_pdu *rsp
         return false;
     case RTCOSIM_DCP_DAT_INPUT_OUTPUT:
         take_outputs(r, &p);
+        return false;
+    case RTCOSIM_DCP_NTF_LOG:
+        take_log(r, &p);
         return false;
     case RTCOSIM_DCP_RSP_ACK: case RTCOSIM_DCP_RSP_NACK: case RTCOSIM_DCP_RSP_STATE_ACK:
     case RTCOSIM_DCP_RSP_ERROR_ACK:
@@ -189,9 +227,7 @@ rtcosim_status dcp_remote_await(remote *r, uint8_t state, bool need_outputs, rtc
             }
             if (r->slave_state == RTCOSIM_DCP_ERRORHANDLING ||
                 r->slave_state == RTCOSIM_DCP_ERRORRESOLVED)
-                return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "DCP slave %s:%u went to %s",
-                                         r->host, (unsigned)r->cfg.port,
-                                         rtcosim_dcp_state_name(r->slave_state));
+                return dcp_remote_failed(r, err);
             rtcosim_dcp_pdu ignored;
             (void)dcp_remote_pump(r, deadline - now, &ignored);
         }

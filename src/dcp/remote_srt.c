@@ -57,9 +57,7 @@ rtcosim_status dcp_remote_srt_step(remote *r, rtcosim_time_ns t, rtcosim_time_ns
     rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.srt_wait_ns;
     for (rtcosim_time_ns now = dcp_now_ns(); r->srt_newest < k; now = dcp_now_ns()) {
         if (r->slave_state == RTCOSIM_DCP_ERRORHANDLING || r->slave_state == RTCOSIM_DCP_ERRORRESOLVED)
-            return rtcosim_error_set(err, RTCOSIM_ECOMPONENT, "DCP slave %s:%u went to %s",
-                                     r->host, (unsigned)r->cfg.port,
-                                     rtcosim_dcp_state_name(r->slave_state));
+            return dcp_remote_failed(r, err);
         if (now >= deadline)
             return rtcosim_error_set(err, RTCOSIM_ETIMEOUT,
                                      "DCP slave %s:%u: no output data for step %" PRIu64

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "dcp/slave_internal.h"
+#include "dcp/wire.h"
 #include "rtcosim/log.h"
 
 static void set_state(rtcosim_dcp_slave *s, uint8_t state)
@@ -90,11 +91,35 @@ static void end_session(rtcosim_dcp_slave *s)
      * acknowledgement was lost is answered again, not refused. */
 }
 
+/* Why the slave fails, to a master that asked for logging on notification
+ * (template RTCOSIM_DCP_SLAVE_LOG_FAILURE of its DCPX, level error: one
+ * "%string"; the absolute time in seconds, 3.3.3.30). */
+static void log_failure(rtcosim_dcp_slave *s, const char *why)
+{
+    if (s->log_mode != 2 || s->log_level < 1)
+        return;
+    size_t n = strlen(why);
+    uint8_t args[RTCOSIM_ERROR_MESSAGE_MAX + 8];
+    if (n > sizeof args - 4)
+        n = sizeof args - 4;
+    dcp_put32(args, (uint32_t)n);
+    memcpy(args + 4, why, n);
+    rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_NTF_LOG, .receiver = s->slave_id,
+                         .start_time = (int64_t)time(NULL),
+                         .log_template_id = RTCOSIM_DCP_SLAVE_LOG_FAILURE, .payload = args,
+                         .payload_size = 4 + n};
+    uint8_t buf[sizeof args + 16];
+    size_t size;
+    if (rtcosim_dcp_pdu_encode(&p, buf, sizeof buf, &size, NULL) == RTCOSIM_OK)
+        dcp_link_send(&s->link, &s->master, buf, size);
+}
+
 /* SIG_error: ERRORHANDLING, release the model, ERRORRESOLVED (3.2.5.23-24). */
 static void fail(rtcosim_dcp_slave *s, uint16_t code, const char *why)
 {
     rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s (%s) in %s", s->name, why,
                 rtcosim_dcp_error_code_name(code), rtcosim_dcp_state_name(s->state));
+    log_failure(s, why);
     s->error_code = code;
     s->step_held = false;
     notify(s, RTCOSIM_DCP_ERRORHANDLING);
@@ -456,9 +481,9 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
             return;
         }
     }
-    /* Support (table 107, before state): no logging, so CFG_logging and
-     * INF_log are unsupported PDUs (3.4.7.4, note to table 130). */
-    if (p.type == RTCOSIM_DCP_INF_LOG || p.type == RTCOSIM_DCP_CFG_LOGGING) {
+    /* Support (table 107, before state): logging on notification only, so
+     * INF_log is an unsupported PDU (3.4.7.4, note to table 130). */
+    if (p.type == RTCOSIM_DCP_INF_LOG) {
         nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU);
         if (from_master) {
             s->last_seq = p.seq_id;

@@ -39,6 +39,7 @@ void dcp_slave_clear_config(rtcosim_dcp_slave *s)
     s->n_inputs = s->n_outputs = s->n_params = s->n_tunables = 0;
     s->n_ids = s->n_pids = 0;
     s->params_pending = s->step_held = false;
+    s->log_mode = s->log_level = 0;
     s->held_steps = 0;
     s->tick_ns = 0;
     s->rt_steps = 1;
@@ -227,6 +228,20 @@ uint16_t dcp_slave_configure_pdu(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
     }
     case RTCOSIM_DCP_CFG_SCOPE:
         return p->scope <= 2 ? 0 : RTCOSIM_DCP_ERR_INVALID_SCOPE;
+    case RTCOSIM_DCP_CFG_LOGGING:
+        /* the DCPX's one category (or 0: all), levels 0-4 (table 59); log on
+         * notification only (canProvideLogOnRequest is false) */
+        if (p->log_category != 0 && p->log_category != RTCOSIM_DCP_SLAVE_LOG_CATEGORY)
+            return RTCOSIM_DCP_ERR_INVALID_LOG_CATEGORY;
+        if (p->log_level > 4)
+            return RTCOSIM_DCP_ERR_INVALID_LOG_LEVEL;
+        if (p->log_mode > 2)
+            return RTCOSIM_DCP_ERR_INVALID_LOG_MODE;
+        if (p->log_mode == 1)
+            return RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_REQUEST;
+        s->log_mode = p->log_mode;
+        s->log_level = p->log_level;
+        return 0;
     default:
         return RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU;
     }

@@ -2,7 +2,8 @@
  * slave through every resting state of a NRT session (spec 3.2.5) and, in
  * each, sends every request that table 63 does not allow there; each is
  * refused with the spec's code (PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE,
- * NOT_SUPPORTED_PDU for logging, which table 107 checks first) and leaves
+ * NOT_SUPPORTED_PDU for INF_log, log on request not being offered, which
+ * table 107 checks first) and leaves
  * the state alone. Also: STC_register's checks in the order of table 110,
  * the sequence check of 3.4.1.1, answers under the master's slave id, and
  * the model's lifecycle: whatever ends a session (STC_stop in
@@ -258,7 +259,7 @@ static int refuse_others(master *m, uint8_t state, const uint8_t *allowed, size_
                              .source_data_type = RTCOSIM_DCP_FLOAT64, .payload = value,
                              .payload_size = 8, .port = m->slave_port, .ip_address = 0x7F000001};
         rtcosim_dcp_pdu r = request(m, p);
-        uint16_t want = t == RTCOSIM_DCP_INF_LOG || t == RTCOSIM_DCP_CFG_LOGGING
+        uint16_t want = t == RTCOSIM_DCP_INF_LOG /* log on request: not offered */
                             ? RTCOSIM_DCP_ERR_NOT_SUPPORTED_PDU
                             : RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE;
         if (r.type != RTCOSIM_DCP_RSP_NACK || r.error_code != want)
@@ -349,16 +350,41 @@ static void test_every_state(void **state)
     assert_int_equal(next_of(&m, RTCOSIM_DCP_RSP_ACK, 200).type, 0);
     assert_int_equal(next_of(&m, RTCOSIM_DCP_RSP_STATE_ACK, 1).type, 0);
 
-    /* CONFIGURATION: every CFG_* but logging, prepare, deregister. */
+    /* CONFIGURATION: every CFG_* (logging on notification too), prepare,
+     * deregister. */
     const uint8_t in_configuration[] = {
         RTCOSIM_DCP_STC_DEREGISTER, RTCOSIM_DCP_STC_PREPARE, RTCOSIM_DCP_INF_STATE,
         RTCOSIM_DCP_CFG_TIME_RES, RTCOSIM_DCP_CFG_STEPS, RTCOSIM_DCP_CFG_INPUT,
         RTCOSIM_DCP_CFG_OUTPUT, RTCOSIM_DCP_CFG_CLEAR, RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION,
         RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION, RTCOSIM_DCP_CFG_PARAMETER,
         RTCOSIM_DCP_CFG_TUNABLE_PARAMETER, RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION,
-        RTCOSIM_DCP_CFG_SCOPE};
+        RTCOSIM_DCP_CFG_SCOPE, RTCOSIM_DCP_CFG_LOGGING};
     refused += refuse_others(&m, RTCOSIM_DCP_CONFIGURATION, in_configuration,
                              sizeof in_configuration);
+    /* CFG_logging's fields (tables 58-60; the DCPX declares category 1 and
+     * log on notification, not on request): the codes of table 130 */
+    static const struct {
+        uint8_t category, level, mode;
+        uint16_t code; /* 0: acknowledged */
+    } logging[] = {{9, 3, 2, RTCOSIM_DCP_ERR_INVALID_LOG_CATEGORY},
+                   {0, 5, 2, RTCOSIM_DCP_ERR_INVALID_LOG_LEVEL},
+                   {1, 3, 3, RTCOSIM_DCP_ERR_INVALID_LOG_MODE},
+                   {0, 3, 1, RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_REQUEST},
+                   {1, 4, 2, 0},
+                   {0, 3, 2, 0}};
+    for (size_t i = 0; i < sizeof logging / sizeof logging[0]; i++) {
+        rtcosim_dcp_pdu r = request(&m, (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_LOGGING,
+                                                          .log_category = logging[i].category,
+                                                          .log_level = logging[i].level,
+                                                          .log_mode = logging[i].mode});
+        if (logging[i].code == 0)
+            assert_int_equal(r.type, RTCOSIM_DCP_RSP_ACK);
+        else if (r.type != RTCOSIM_DCP_RSP_NACK || r.error_code != logging[i].code)
+            fail_msg("CFG_logging %u/%u/%u: %s %s, expected %s", logging[i].category,
+                     logging[i].level, logging[i].mode, rtcosim_dcp_pdu_type_name(r.type),
+                     rtcosim_dcp_error_code_name(r.error_code),
+                     rtcosim_dcp_error_code_name(logging[i].code));
+    }
     configure(&m);
     go(&m, RTCOSIM_DCP_STC_PREPARE, RTCOSIM_DCP_CONFIGURATION, RTCOSIM_DCP_PREPARED);
     const uint8_t in_prepared[] = {RTCOSIM_DCP_STC_CONFIGURE, RTCOSIM_DCP_STC_STOP, RTCOSIM_DCP_INF_STATE};
@@ -410,7 +436,7 @@ static void test_every_state(void **state)
     go(&m, RTCOSIM_DCP_STC_RESET, RTCOSIM_DCP_STOPPED, RTCOSIM_DCP_CONFIGURATION);
     go(&m, RTCOSIM_DCP_STC_DEREGISTER, RTCOSIM_DCP_CONFIGURATION, RTCOSIM_DCP_ALIVE);
     /* 9 resting states, every refused pair of table 63 among them. */
-    assert_int_equal(refused, 23 + 11 + 22 + 21 + 22 + 21 + 22 + 22 + 22);
+    assert_int_equal(refused, 23 + 10 + 22 + 21 + 22 + 21 + 22 + 22 + 22);
     master_close(&m);
     assert_int_equal(atomic_load(&illegal_calls), 0);
     assert_int_equal(atomic_load(&destroys), 3); /* probe and two sessions */
