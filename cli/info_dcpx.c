@@ -71,6 +71,17 @@ int cli_info_dcpx(const char *path)
         else
             printf("  %-20s no maxSize\n", v->name);
     }
+    size_t n_templates = 0;
+    const rtcosim_dcp_log_template *t = rtcosim_dcpx_log_templates(d, &n_templates);
+    if (n_templates) {
+        static const char *const levels[] = {"fatal", "error", "warning", "information", "debug"};
+        printf("\nlog templates (%s):\n", rtcosim_dcpx_log_on_notification(d)
+                                                ? "logging on notification"
+                                                : "the slave declares no logging on notification");
+        for (size_t i = 0; i < n_templates; i++)
+            printf("  %3u  category %-3u %-11s \"%s\"\n", (unsigned)t[i].id,
+                   (unsigned)t[i].category, t[i].level <= 4 ? levels[t[i].level] : "?", t[i].msg);
+    }
     rtcosim_dcpx_free(d);
     return 0;
 }
