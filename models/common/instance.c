@@ -721,6 +721,13 @@ model_status instance_set(model_instance *inst, const char *function, const uint
         if (((const char *const *)values)[i] == NULL)
             return instance_error(inst, "%s: value of %s is a NULL string", function,
                                   inst->model->variables[vr[i]].name);
+#ifdef RTCOSIM_FMU_MAX_STRING
+    /* Test variant: refuse a longer String, as the Reference FMUs do (their
+     * message) */
+    for (size_t i = 0; type == MODEL_STRING && i < n; i++)
+        if (strlen(((const char *const *)values)[i]) > RTCOSIM_FMU_MAX_STRING)
+            return instance_error(inst, "Max. string length is %d bytes.", RTCOSIM_FMU_MAX_STRING);
+#endif
     const size_t size = type_size(type);
     const unsigned char *in = values;
     size_t k = 0; /* values read: an array takes all its elements */

@@ -84,6 +84,7 @@ static void end_session(rtcosim_dcp_slave *s)
     s->in_init = false;
     s->stepping = false;
     s->error_code = 0;
+    s->set_failed = false;
     s->heartbeat_armed = false;
     s->link.keep_conn = -1;
     dcp_slave_clear_config(s);
@@ -117,6 +118,14 @@ static void log_failure(rtcosim_dcp_slave *s, const char *why)
 /* SIG_error: ERRORHANDLING, release the model, ERRORRESOLVED (3.2.5.23-24). */
 static void fail(rtcosim_dcp_slave *s, uint16_t code, const char *why)
 {
+    /* a refused input set before makes the component fail later: its
+     * error is the reason */
+    char first[RTCOSIM_ERROR_MESSAGE_MAX];
+    if (s->set_failed) {
+        snprintf(first, sizeof first, "%s", s->set_error.message);
+        why = first;
+        s->set_failed = false;
+    }
     rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s (%s) in %s", s->name, why,
                 rtcosim_dcp_error_code_name(code), rtcosim_dcp_state_name(s->state));
     log_failure(s, why);

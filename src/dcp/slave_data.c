@@ -393,8 +393,13 @@ static bool take(rtcosim_dcp_slave *s, dcp_data_id *d, dcp_io *table, const rtco
 
 static void apply(rtcosim_dcp_slave *s, dcp_io *io)
 {
-    if (io->pending)
-        (void)rtcosim_component_set(s->comp, io->type, &io->vr, 1, &io->value, NULL);
+    rtcosim_error err;
+    if (io->pending && rtcosim_component_set(s->comp, io->type, &io->vr, 1, &io->value, &err) !=
+                           RTCOSIM_OK &&
+        !s->set_failed) {
+        s->set_failed = true;
+        s->set_error = err;
+    }
     io->pending = false;
 }
 
@@ -463,13 +468,16 @@ uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s)
 
 rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err)
 {
-    (void)err;
-    if (!s->params_pending)
+    if (s->params_pending) {
+        for (size_t i = 0; i < s->n_tunables; i++)
+            apply(s, &s->tunables[i]);
+        s->params_pending = false;
+    }
+    if (!s->set_failed)
         return RTCOSIM_OK;
-    for (size_t i = 0; i < s->n_tunables; i++)
-        apply(s, &s->tunables[i]);
-    s->params_pending = false;
-    return RTCOSIM_OK;
+    if (err)
+        *err = s->set_error;
+    return s->set_error.status != RTCOSIM_OK ? s->set_error.status : RTCOSIM_ECOMPONENT;
 }
 
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err)

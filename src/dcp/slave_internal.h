@@ -91,6 +91,10 @@ struct rtcosim_dcp_slave {
     dcp_data_id pids[DCP_MAX_DATA_IDS]; /* param_id of DAT_parameter (own id space) */
     size_t n_pids;
     bool params_pending;
+    /* The first input or parameter the component refused (an input PDU has
+     * no answer): the session's failure names it, not what failed after. */
+    bool set_failed;
+    rtcosim_error set_error;
     /* CFG_logging (3.1.23): on notification (mode 2) up to log_level, or none */
     uint8_t log_mode, log_level;
     /* NRT: an STC_do_step held until its input data arrived (see step_ready). */

@@ -189,12 +189,65 @@ static void test_slave_failure_reaches_the_master(void **state)
     tu_drop_dir(dir);
 }
 
+static rtcosim_status short_strings(void *ctx, rtcosim_component **out, rtcosim_error *err)
+{
+    (void)ctx;
+    return rtcosim_fmu_load(RTCOSIM_FMU_FEEDTHROUGHSHORTSTRINGS_FMI3, NULL, out, err);
+}
+
+/* An input the FMU refuses (a String over its 16 bytes; an input PDU has no
+ * answer) makes the slave's next step fail: the reason the master hears is
+ * the refused set, not the step refused after it ("do_step is not allowed
+ * in state 'failed'", which it heard before). */
+static void test_refused_input_is_the_reason(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    served s;
+    rtcosim_dcp_slave_config scfg = {.host = "127.0.0.1", .factory = short_strings};
+    start_slave_config(&s, &scfg);
+    const char *path = tu_path(dir, "short.dcpx");
+    rtcosim_error err;
+    rtcosim_dcpx *d = NULL;
+    if (rtcosim_dcp_slave_write_dcpx(s.slave, path, &err) != RTCOSIM_OK ||
+        rtcosim_dcpx_load(path, &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_dcp_remote_config cfg = {.host = "127.0.0.1", .port = rtcosim_dcp_slave_port(s.slave),
+                                     .log_on_notification = true};
+    (void)rtcosim_dcpx_uuid(d, cfg.uuid);
+    cfg.log_templates = rtcosim_dcpx_log_templates(d, &cfg.log_template_count);
+    rtcosim_component *c = NULL;
+    if (rtcosim_dcp_remote_create(&cfg, rtcosim_dcpx_component_desc(d), &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const uint32_t vr_in = 9; /* String_input */
+    const char *fits = "sixteen bytes ok", *too_long = "seventeen bytes!!";
+    const rtcosim_time_ns h = 10 * RTCOSIM_NS_PER_MS;
+    if (rtcosim_component_instantiate(c, "short", &err) != RTCOSIM_OK ||
+        rtcosim_component_setup(c, 0, 0, -1, &err) != RTCOSIM_OK ||
+        rtcosim_component_enter_init(c, &err) != RTCOSIM_OK ||
+        rtcosim_component_exit_init(c, &err) != RTCOSIM_OK ||
+        rtcosim_component_set(c, RTCOSIM_TYPE_STRING, &vr_in, 1, &fits, &err) != RTCOSIM_OK ||
+        rtcosim_component_do_step(c, 0, h, NULL, &err) != RTCOSIM_OK ||
+        rtcosim_component_set(c, RTCOSIM_TYPE_STRING, &vr_in, 1, &too_long, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_component_do_step(c, h, h, NULL, &err), RTCOSIM_ECOMPONENT);
+    if (!strstr(err.message, "went to ERRORHANDLING: Feedthrough: fmi3SetString "
+                             "returned fmi3Error; the FMU said: logStatusError: Max. string "
+                             "length is 16 bytes."))
+        fail_msg("the master's error: %s", err.message);
+    rtcosim_component_free(c);
+    rtcosim_dcpx_free(d);
+    stop_slave(&s);
+    tu_drop_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_templates_filled_in),
         cmocka_unit_test(test_dcpx_log_templates),
         cmocka_unit_test(test_slave_failure_reaches_the_master),
+        cmocka_unit_test(test_refused_input_is_the_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
