@@ -371,7 +371,8 @@ static void test_every_state(void **state)
                    {1, 3, 3, RTCOSIM_DCP_ERR_INVALID_LOG_MODE},
                    {0, 3, 1, RTCOSIM_DCP_ERR_NOT_SUPPORTED_LOG_ON_REQUEST},
                    {1, 4, 2, 0},
-                   {0, 3, 2, 0}};
+                   {0, 3, 2, 0},
+                   {0, 3, 0, 0}}; /* and off again: the rest of the walk as before */
     for (size_t i = 0; i < sizeof logging / sizeof logging[0]; i++) {
         rtcosim_dcp_pdu r = request(&m, (rtcosim_dcp_pdu){.type = RTCOSIM_DCP_CFG_LOGGING,
                                                           .log_category = logging[i].category,
