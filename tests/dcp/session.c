@@ -83,6 +83,17 @@ void start_slave_config(served *s, const rtcosim_dcp_slave_config *cfg)
     assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
 }
 
+void start_described_slave(served *s, rtcosim_dcp_component_factory make, const char *path,
+                           rtcosim_dcpx **dcpx)
+{
+    rtcosim_dcp_slave_config cfg = {.host = "127.0.0.1", .factory = make};
+    start_slave_config(s, &cfg);
+    rtcosim_error err;
+    if (rtcosim_dcp_slave_write_dcpx(s->slave, path, &err) != RTCOSIM_OK ||
+        rtcosim_dcpx_load(path, dcpx, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+}
+
 void stop_slave(served *s)
 {
     rtcosim_dcp_slave_stop(s->slave);

@@ -28,6 +28,10 @@ void start_slave_on(served *s, rtcosim_dcp_component_factory make, rtcosim_time_
                     bool udp, bool tcp);
 void start_slave_config(served *s, const rtcosim_dcp_slave_config *cfg);
 void stop_slave(served *s);
+/* A slave of `make` on 127.0.0.1 (UDP, any port), its DCPX written at
+ * `path` and read back into *dcpx (free it). */
+void start_described_slave(served *s, rtcosim_dcp_component_factory make, const char *path,
+                           rtcosim_dcpx **dcpx);
 
 rtcosim_status run_steps(rtcosim_component *c, int steps, double *xs, int32_t *counts, int *done,
                          rtcosim_error *err);

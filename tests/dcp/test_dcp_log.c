@@ -140,14 +140,9 @@ static void test_slave_failure_reaches_the_master(void **state)
     (void)state;
     char *dir = tu_make_dir();
     served s;
-    rtcosim_dcp_slave_config scfg = {.host = "127.0.0.1", .factory = faulty};
-    start_slave_config(&s, &scfg);
-    const char *path = tu_path(dir, "faulty.dcpx");
-    rtcosim_error err;
     rtcosim_dcpx *d = NULL;
-    if (rtcosim_dcp_slave_write_dcpx(s.slave, path, &err) != RTCOSIM_OK ||
-        rtcosim_dcpx_load(path, &d, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
+    start_described_slave(&s, faulty, tu_path(dir, "faulty.dcpx"), &d);
+    rtcosim_error err;
     /* what the slave declares: template 1, level error, one string */
     size_t n = 0;
     const rtcosim_dcp_log_template *t = rtcosim_dcpx_log_templates(d, &n);
@@ -204,14 +199,9 @@ static void test_refused_input_is_the_reason(void **state)
     (void)state;
     char *dir = tu_make_dir();
     served s;
-    rtcosim_dcp_slave_config scfg = {.host = "127.0.0.1", .factory = short_strings};
-    start_slave_config(&s, &scfg);
-    const char *path = tu_path(dir, "short.dcpx");
-    rtcosim_error err;
     rtcosim_dcpx *d = NULL;
-    if (rtcosim_dcp_slave_write_dcpx(s.slave, path, &err) != RTCOSIM_OK ||
-        rtcosim_dcpx_load(path, &d, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
+    start_described_slave(&s, short_strings, tu_path(dir, "short.dcpx"), &d);
+    rtcosim_error err;
     rtcosim_dcp_remote_config cfg = {.host = "127.0.0.1", .port = rtcosim_dcp_slave_port(s.slave),
                                      .log_on_notification = true};
     (void)rtcosim_dcpx_uuid(d, cfg.uuid);
