@@ -29,8 +29,9 @@ const system_dict_ref *ssd_find_dictionary_reference(const rtcosim_system_desc *
 /* An ssb:SignalDictionary's entries into the junction s; its own Units and
  * Enumerations join the description's. */
 static rtcosim_status read_entries(parse_ctx *ctx, const xmlNode *root, const char *label,
-                                   system_subsystem *s)
+                                   void *junction)
 {
+    system_subsystem *s = junction;
     rtcosim_system_desc *d = ctx->d;
     parse_ctx here = *ctx;
     here.label = label;
@@ -100,32 +101,11 @@ static rtcosim_status read_dictionary(parse_ctx *ctx, const xmlNode *n)
     s->path = path;
     s->line = (int)xmlGetLineNo(n);
     s->dictionary = true;
-    const xmlNode *inline_dict = NULL;
-    for (const xmlNode *c = n->children; c && !inline_dict; c = c->next)
-        if (c->type == XML_ELEMENT_NODE)
-            inline_dict = c;
-    const char *source = system_attr(d, n, "source");
-    if (source && inline_dict)
-        return FAIL(ctx, n, RTCOSIM_EFORMAT,
-                    "signal dictionary '%s' has both a source and inline content", name);
-    if (!source) {
-        if (!inline_dict)
-            return FAIL(ctx, n, RTCOSIM_EFORMAT,
-                        "signal dictionary '%s' has neither a source nor an ssb:SignalDictionary",
-                        name);
-        return read_entries(ctx, inline_dict, ctx->label, s);
-    }
-    const char *file, *label;
-    rtcosim_status rs = ssd_resolve_source(ctx, n, source, "signal dictionary", &file, &label);
-    if (rs != RTCOSIM_OK)
-        return rs;
-    xmlDoc *doc = NULL;
-    rtcosim_status st = system_read_xml_file(file, label, &doc, ctx->err);
-    if (st != RTCOSIM_OK)
-        return st;
-    st = read_entries(ctx, xmlDocGetRootElement(doc), label, s);
-    xmlFreeDoc(doc);
-    return st;
+    const char *what = system_printf(d, "signal dictionary '%s'", name);
+    if (!what)
+        return NOMEM(ctx);
+    return ssd_read_source_or_inline(ctx, n, what, "ssb:SignalDictionary", "signal dictionary",
+                                     read_entries, s);
 }
 
 rtcosim_status ssd_read_signal_dictionaries(parse_ctx *ctx, const xmlNode *list)

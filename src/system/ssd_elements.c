@@ -336,6 +336,35 @@ rtcosim_status ssd_resolve_source(parse_ctx *ctx, const xmlNode *n, const char *
     return *label ? RTCOSIM_OK : NOMEM(ctx);
 }
 
+rtcosim_status ssd_read_source_or_inline(parse_ctx *ctx, const xmlNode *n, const char *what,
+                                         const char *inline_name, const char *kind,
+                                         ssd_content_reader read, void *arg)
+{
+    const xmlNode *inline_root = NULL;
+    for (const xmlNode *c = n->children; c && !inline_root; c = c->next)
+        if (c->type == XML_ELEMENT_NODE)
+            inline_root = c;
+    const char *source = system_attr(ctx->d, n, "source");
+    if (source && inline_root)
+        return FAIL(ctx, n, RTCOSIM_EFORMAT, "%s has both a source and inline content", what);
+    if (!source) {
+        if (!inline_root)
+            return FAIL(ctx, n, RTCOSIM_EFORMAT, "%s has neither a source nor an %s", what,
+                        inline_name);
+        return read(ctx, inline_root, ctx->label, arg);
+    }
+    const char *file, *label;
+    rtcosim_status st = ssd_resolve_source(ctx, n, source, kind, &file, &label);
+    if (st != RTCOSIM_OK)
+        return st;
+    xmlDoc *doc = NULL;
+    if ((st = system_read_xml_file(file, label, &doc, ctx->err)) != RTCOSIM_OK)
+        return st;
+    st = read(ctx, xmlDocGetRootElement(doc), label, arg);
+    xmlFreeDoc(doc);
+    return st;
+}
+
 /* ---- parameter bindings -------------------------------------------------- */
 
 static rtcosim_status read_bindings(parse_ctx *ctx, const xmlNode *owner, int target,

@@ -33,6 +33,15 @@ bool ssd_escapes_package(const rtcosim_system_desc *d, const char *rel);
  * .ssp, readable; *label is how messages name it ("archive.ssp:name"). */
 rtcosim_status ssd_resolve_source(parse_ctx *ctx, const xmlNode *n, const char *source,
                                   const char *what, const char **path, const char **label);
+/* The content of an element that holds it inline (its first child element)
+ * or names a file in `source` (resolved as ssd_resolve_source with `kind`):
+ * read(ctx, root, label, arg) on either; both or neither is an error
+ * naming `what` and `inline_name`. */
+typedef rtcosim_status (*ssd_content_reader)(parse_ctx *ctx, const xmlNode *root,
+                                             const char *label, void *arg);
+rtcosim_status ssd_read_source_or_inline(parse_ctx *ctx, const xmlNode *n, const char *what,
+                                         const char *inline_name, const char *kind,
+                                         ssd_content_reader read, void *arg);
 /* ssm.c: a binding's ssd:ParameterMapping, inline or from its source. */
 rtcosim_status ssd_read_binding_mapping(parse_ctx *ctx, const xmlNode *n, system_param_map *out);
 

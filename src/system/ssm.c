@@ -148,6 +148,12 @@ rtcosim_status system_read_parameter_mapping(rtcosim_system_desc *d, const xmlNo
     return RTCOSIM_OK;
 }
 
+static rtcosim_status read_mapping(parse_ctx *ctx, const xmlNode *root, const char *label,
+                                   void *out)
+{
+    return system_read_parameter_mapping(ctx->d, root, label, out, ctx->err);
+}
+
 rtcosim_status ssd_read_binding_mapping(parse_ctx *ctx, const xmlNode *n, system_param_map *out)
 {
     rtcosim_system_desc *d = ctx->d;
@@ -159,29 +165,6 @@ rtcosim_status ssd_read_binding_mapping(parse_ctx *ctx, const xmlNode *n, system
     if (base && strcmp(base, "SSD") != 0)
         return FAIL(ctx, n, RTCOSIM_EUNSUPPORTED,
                     "parameter mapping with sourceBase '%s' is not supported (SSD only)", base);
-    const xmlNode *inline_map = NULL;
-    for (const xmlNode *c = n->children; c && !inline_map; c = c->next)
-        if (c->type == XML_ELEMENT_NODE)
-            inline_map = c;
-    const char *source = system_attr(d, n, "source");
-    if (source && inline_map)
-        return FAIL(ctx, n, RTCOSIM_EFORMAT,
-                    "ssd:ParameterMapping has both a source and inline content");
-    if (!source) {
-        if (!inline_map)
-            return FAIL(ctx, n, RTCOSIM_EFORMAT,
-                        "ssd:ParameterMapping has neither a source nor an ssm:ParameterMapping");
-        return system_read_parameter_mapping(d, inline_map, ctx->label, out, ctx->err);
-    }
-    const char *path, *label;
-    rtcosim_status rs = ssd_resolve_source(ctx, n, source, "parameter mapping", &path, &label);
-    if (rs != RTCOSIM_OK)
-        return rs;
-    xmlDoc *doc = NULL;
-    rtcosim_status st = system_read_xml_file(path, label, &doc, ctx->err);
-    if (st != RTCOSIM_OK)
-        return st;
-    st = system_read_parameter_mapping(d, xmlDocGetRootElement(doc), label, out, ctx->err);
-    xmlFreeDoc(doc);
-    return st;
+    return ssd_read_source_or_inline(ctx, n, "ssd:ParameterMapping", "ssm:ParameterMapping",
+                                     "parameter mapping", read_mapping, out);
 }
