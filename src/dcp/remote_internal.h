@@ -90,9 +90,9 @@ rtcosim_status dcp_remote_stc_to(remote *r, uint8_t type, uint32_t steps, uint8_
 rtcosim_status dcp_remote_stc(remote *r, uint8_t type, uint32_t steps, rtcosim_error *err);
 rtcosim_status dcp_remote_await(remote *r, uint8_t state, bool need_outputs, rtcosim_error *err);
 rtcosim_status dcp_remote_send_inputs(remote *r, rtcosim_error *err);
-/* Decode an output payload into the output variables' values; false (and
- * nothing changed) when its values do not fill it exactly. */
-bool dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size);
+/* Decode an output payload into the output variables' values; the payload
+ * was checked when it arrived (its values fill it exactly). */
+void dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size);
 
 /* Make a not yet instantiated remote a soft real-time partner (the
  * bindings' wrap for a component whose source is a .dcpx). */

@@ -47,16 +47,12 @@ static void take_outputs(remote *r, const rtcosim_dcp_pdu *p)
         dcp_remote_srt_take(r, p, ahead);
         return;
     }
-    if (dcp_remote_decode_outputs(r, p->payload, p->payload_size))
-        r->out_fresh = true;
+    dcp_remote_decode_outputs(r, p->payload, p->payload_size);
+    r->out_fresh = true;
 }
 
-bool dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size)
+void dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size)
 {
-    /* The extents first: a payload whose String or Binary lengths do not
-     * add up to its size is dropped whole (a hostile or broken slave). */
-    if (!outputs_fit(r, payload, size))
-        return false;
     const uint8_t *at = payload;
     for (size_t i = 0; i < r->n_out; i++) {
         size_t k = r->out_idx[i];
@@ -67,7 +63,6 @@ bool dcp_remote_decode_outputs(remote *r, const uint8_t *payload, size_t size)
         (void)dcp_value_decode(wt, at, extent, r->vars[k].type, &r->values[k], &r->keep[k]);
         at += extent;
     }
-    return true;
 }
 
 /* NTF_log: the entry with its template filled in, logged at the template's

@@ -72,11 +72,11 @@ rtcosim_status dcp_remote_srt_step(remote *r, rtcosim_time_ns t, rtcosim_time_ns
     for (uint64_t j = k; j > 0 && j + DCP_SRT_RING > k; j--) {
         size_t slot = (size_t)(j % DCP_SRT_RING);
         if (r->srt_tag[slot] == j) {
-            (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->srt_stride, r->srt_size[slot]);
+            dcp_remote_decode_outputs(r, r->srt_ring + slot * r->srt_stride, r->srt_size[slot]);
             return RTCOSIM_OK;
         }
     }
     size_t slot = (size_t)(r->srt_newest % DCP_SRT_RING);
-    (void)dcp_remote_decode_outputs(r, r->srt_ring + slot * r->srt_stride, r->srt_size[slot]);
+    dcp_remote_decode_outputs(r, r->srt_ring + slot * r->srt_stride, r->srt_size[slot]);
     return RTCOSIM_OK;
 }
