@@ -725,7 +725,6 @@ rtcosim_status rtcosim_dcp_remote_create(const rtcosim_dcp_remote_config *config
         }
         if (v->causality == RTCOSIM_CAUSALITY_INPUT) {
             r->in_idx[r->n_in++] = idx;
-            r->in_payload += sized ? 4 : rtcosim_dcp_data_type_size(wt);
         } else if (v->causality == RTCOSIM_CAUSALITY_OUTPUT) {
             r->out_idx[r->n_out++] = idx;
             r->out_payload += sized ? 4 : rtcosim_dcp_data_type_size(wt);

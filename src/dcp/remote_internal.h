@@ -33,7 +33,7 @@ typedef struct remote {
     bool *param_set;
     size_t *in_idx, *out_idx, *tun_idx;
     size_t n_in, n_out, n_tun;
-    size_t in_payload, out_payload; /* with String or Binary values: the least */
+    size_t out_payload; /* with String or Binary outputs: the least */
     bool out_sized;     /* outputs with String or Binary values (payloads vary in size) */
     bool tunables_dirty; /* a tunable parameter changed after configuration */
     uint16_t param_seq;
