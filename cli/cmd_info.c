@@ -262,23 +262,11 @@ static int run_info(int argc, char **argv)
         return cli_fail("info: --parameter-set applies to systems, not to FMU '%s'", fmu);
     rtcosim_component *c = NULL;
     rtcosim_error err;
+    /* An FMU offering model exchange only (every FMI 1.0 ME FMU) or
+     * scheduled execution only (FMI 3.0 chapter 5) is described through
+     * that interface (the loader's fallback). */
+    opts.model_exchange_fallback = true;
     rtcosim_status st = rtcosim_fmu_load(fmu, &opts, &c, &err);
-    if (st == RTCOSIM_EUNSUPPORTED && strstr(err.message, "only scheduled execution")) {
-        /* An FMU for scheduled execution only (FMI 3.0 chapter 5). */
-        rtcosim_error se_err;
-        opts.interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
-        if (rtcosim_fmu_load(fmu, &opts, &c, &se_err) == RTCOSIM_OK)
-            st = RTCOSIM_OK;
-        else
-            err = se_err;
-    }
-    if (st == RTCOSIM_EUNSUPPORTED && strstr(err.message, "does not support co-simulation")) {
-        /* A model-exchange-only FMU (every FMI 1.0 ME FMU): describe that. */
-        rtcosim_error me_err;
-        opts.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
-        if (rtcosim_fmu_load(fmu, &opts, &c, &me_err) == RTCOSIM_OK)
-            st = RTCOSIM_OK;
-    }
     if (st != RTCOSIM_OK)
         return strncmp(err.message, fmu, strlen(fmu)) == 0 ? cli_fail_error(&err)
                                                            : cli_fail("%s: %s", fmu, err.message);

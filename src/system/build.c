@@ -265,19 +265,14 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
         }
         return st;
     }
+    /* SSP names no FMI interface: an FMU offering only model exchange, or
+     * only scheduled execution (FMI 3.0 chapter 5: its partitions run in each
+     * macro step), is loaded for that (the loader's fallback) */
+    rtcosim_fmu_options fo = opts->fmu ? *opts->fmu : (rtcosim_fmu_options){0};
+    fo.model_exchange_fallback = true;
     rtcosim_status st = sc->native_type ? rtcosim_native_create(sc->native_type, out, err)
                         : dcpx          ? rtcosim_dcp_remote_from_dcpx(sc->path, out, err)
-                                        : rtcosim_fmu_load(sc->path, opts->fmu, out, err);
-    if (st == RTCOSIM_EUNSUPPORTED && !sc->native_type && !dcpx && err &&
-        strstr(err->message, "supports only scheduled execution")) {
-        /* SSP names no FMI interface: an FMU for scheduled execution only
-         * (FMI 3.0 chapter 5) runs as one, its partitions in each macro step
-         * (the loader's fallback does it when the caller's options allow;
-         * here also when they do not). */
-        rtcosim_fmu_options se = opts->fmu ? *opts->fmu : (rtcosim_fmu_options){0};
-        se.interface_type = RTCOSIM_FMI_SCHEDULED_EXECUTION;
-        st = rtcosim_fmu_load(sc->path, &se, out, err);
-    }
+                                        : rtcosim_fmu_load(sc->path, &fo, out, err);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
     st = check_connectors(d, sc, *out, err);
