@@ -1,5 +1,5 @@
 /* `rtcosim can decode LOG --dbc FILE [-o CSV] [--signal S]... [--plot F]`:
- * the signals of a candump -l or Vector ASC log decoded through a DBC
+ * the signals of a candump -l, Vector ASC or Vector BLF log decoded through a DBC
  * database, one CSV row per decoded frame with every signal's latest value
  * in columns bus.MESSAGE.SIGNAL, optionally plotted. */
 #include <signal.h>
@@ -20,7 +20,8 @@ static void usage(FILE *out)
             "usage: rtcosim can decode LOG --dbc FILE [-o CSV] [--signal NAME]... [--plot F.svg]\n"
             "                          [--values text|raw] [--relative-time]\n"
             "\n"
-            "Decode the frames of a CAN log (candump -l, or Vector ASC) with a DBC database.\n"
+            "Decode the frames of a CAN log (candump -l, Vector ASC or Vector BLF) with a DBC\n"
+            "database.\n"
             "Writes CSV: column \"time\" (s), then one column bus.MESSAGE.SIGNAL per signal of\n"
             "each DBC message seen on each bus; one row per decoded frame, each cell the\n"
             "signal's latest value (empty before its first frame; multiplexed signals when\n"
@@ -480,4 +481,4 @@ static int run_can(int argc, char **argv)
 }
 
 const rtcosim_cli_command rtcosim_cli_cmd_can = {
-    "can", "decode a candump/ASC CAN log with a DBC database into CSV signals and plots", run_can};
+    "can", "decode a candump/ASC/BLF CAN log with a DBC database into CSV signals and plots", run_can};

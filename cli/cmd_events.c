@@ -53,7 +53,8 @@ static void usage(FILE *out)
             "  --bitrate B        CAN bit rate in bit/s (default 500000)\n"
             "  --fd-bitrate B     CAN FD data phase (BRS) bit rate (default 2000000)\n"
             "  --xl-bitrate B     CAN XL data phase bit rate (default 10000000)\n"
-            "  -o, --can-log FILE write every frame: candump -l, or Vector ASC for a .asc name\n"
+            "  -o, --can-log FILE write every frame: candump -l, Vector ASC for a .asc name,\n"
+            "                     Vector BLF for a .blf name\n"
             "                     (under mpirun the rank that runs the bus writes it)\n"
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
@@ -519,9 +520,11 @@ static int run_events(int argc, char **argv)
         printf("can bus-off %" PRIu64 " frames dropped (sent while their node reported bus-off)\n",
                bs.bus_off_dropped);
     if (can_log) {
+        rtcosim_can_log_format format = rtcosim_can_log_format_of(can_log);
         printf("can log     %s (%s", can_log,
-               rtcosim_can_log_format_of(can_log) == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
-                                                                          : "candump -l");
+               format == RTCOSIM_CAN_LOG_ASC   ? "Vector ASC"
+               : format == RTCOSIM_CAN_LOG_BLF ? "Vector BLF"
+                                               : "candump -l");
         if (tr.size > 1)
             printf(", written by rank %d, which ran the bus", rtcosim_events_rank_of(sim, bus_lp));
         printf(")\n");

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-  libxml2-dev libzip-dev zip unzip
+  libxml2-dev libzip-dev zlib1g-dev zip unzip
   libcmocka-dev libdouble-conversion-dev libfmt-dev libmatio-dev libpng-dev
   libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin

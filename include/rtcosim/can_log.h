@@ -1,6 +1,7 @@
 /* CAN logs in the formats engineers' tools read: candump -l (can-utils'
  * log file format, read by `canplayer`, python-can's CanutilsLogReader,
- * Wireshark) and Vector ASC (CANalyzer/CANoe, python-can's ASCReader).
+ * Wireshark), Vector ASC (CANalyzer/CANoe, python-can's ASCReader) and
+ * Vector BLF (CANalyzer/CANoe, python-can's BLFReader, Wireshark).
  * Times are the frames' end-of-frame times on the bus (when a receiver has
  * the frame). */
 #ifndef RTCOSIM_CAN_LOG_H
@@ -20,10 +21,17 @@ typedef enum rtcosim_can_log_format {
     /* Vector ASC, "base hex timestamps absolute": a date header, then
      * "   0.000150 1  C8              Rx   d 2 AB 01" per frame (channel 1,
      * extended ids with an 'x' suffix), inside Begin/End TriggerBlock. */
-    RTCOSIM_CAN_LOG_ASC
+    RTCOSIM_CAN_LOG_ASC,
+    /* Vector BLF (binary logging format: CANoe/CANalyzer, python-can's
+     * BLFReader, Wireshark): zlib-compressed log containers of
+     * CAN_MESSAGE2, CAN_FD_MESSAGE_64 and CAN_XL_CHANNEL_FRAME objects on
+     * channel 1, nanosecond timestamps from a measurement start of 0
+     * (src/can/log_blf_write.c). */
+    RTCOSIM_CAN_LOG_BLF
 } rtcosim_can_log_format;
 
-/* ASC for a path ending in ".asc" (any case), candump otherwise. */
+/* ASC for a path ending in ".asc", BLF for ".blf" (any case), candump
+ * otherwise. */
 rtcosim_can_log_format rtcosim_can_log_format_of(const char *path);
 
 /* Write the entries of one bus (named bus_name, e.g. "can0") to path. */
@@ -48,7 +56,12 @@ typedef struct rtcosim_can_log_record {
 
 typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
 
-/* Read a log; the format is told by its first line ('(' starts candump -l).
+/* Read a log; the format is told by its first bytes ("LOGG": Vector BLF,
+ * '(' starts candump -l, else ASC). BLF: the frames of CAN_MESSAGE,
+ * CAN_MESSAGE2, CAN_FD_MESSAGE, CAN_FD_MESSAGE_64 and CAN_XL_CHANNEL_FRAME
+ * objects (channel N: bus "canN-1"), stored or zlib-compressed containers,
+ * other objects read over; errors name the file and a byte offset, and a
+ * record's `line` is its object's number.
  * candump: "(SECONDS) IFACE ID#DATA" (ID#R remote, ID##F... CAN FD,
  * VVPPP#FF:SS:AAAAAAAA#DATA CAN XL; any further tokens are ignored). ASC:
  * "base hex|dec", absolute or relative timestamps, classic frames "TIME CH

@@ -1,4 +1,5 @@
-/* Writing CAN logs (can_log.h) in candump -l and Vector ASC format, exactly
+/* Writing CAN logs (can_log.h) in candump -l and Vector ASC format (Vector
+ * BLF: log_blf_write.c), exactly
  * as the standard readers parse them: no fields of our own, so that
  * can-utils, python-can and Vector's viewers read every frame back.
  *
@@ -21,15 +22,17 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
-#include "rtcosim/can_log.h"
+#include "log_internal.h"
 
 rtcosim_can_log_format rtcosim_can_log_format_of(const char *path)
 {
     size_t n = path ? strlen(path) : 0;
-    if (n >= 4 && path[n - 4] == '.' && tolower((unsigned char)path[n - 3]) == 'a' &&
-        tolower((unsigned char)path[n - 2]) == 's' && tolower((unsigned char)path[n - 1]) == 'c')
+    if (n >= 4 && strcasecmp(path + n - 4, ".asc") == 0)
         return RTCOSIM_CAN_LOG_ASC;
+    if (n >= 4 && strcasecmp(path + n - 4, ".blf") == 0)
+        return RTCOSIM_CAN_LOG_BLF;
     return RTCOSIM_CAN_LOG_CANDUMP;
 }
 
@@ -123,9 +126,15 @@ rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_
                                      const char *bus_name, rtcosim_can_log_format format,
                                      const char *path, rtcosim_error *err)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, format == RTCOSIM_CAN_LOG_BLF ? "wb" : "w");
     if (!f)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
+    if (format == RTCOSIM_CAN_LOG_BLF) {
+        rtcosim_status st = can_log_write_blf(f, entries, count, path, err);
+        if ((fclose(f) != 0) && st == RTCOSIM_OK)
+            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
+        return st;
+    }
     if (format == RTCOSIM_CAN_LOG_ASC) {
         /* CANXL events are in the format's later versions (the spec of 2024
          * that can-utils follows writes 18.2.0) */

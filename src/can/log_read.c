@@ -1,5 +1,5 @@
 /* Reading CAN logs (can_log.h) of other tools and of rtcosim: candump -l and
- * Vector ASC into time-stamped frames with their bus, for decoding with a
+ * Vector ASC (Vector BLF: log_blf_read.c) into time-stamped frames with their bus, for decoding with a
  * DBC (`rtcosim can decode`). Every error names file and line; the reader
  * never reads past its input (fuzzed: fuzz_can_log.c). */
 #include <ctype.h>
@@ -8,20 +8,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "rtcosim/can_log.h"
+#include "log_internal.h"
 #include "util/array.h"
 #include "util/read_file.h"
 #include "util/text.h"
-
-#define MAX_BUSES 64
-
-struct rtcosim_can_log {
-    rtcosim_can_log_record *records;
-    size_t count, capacity;
-    char *buses[MAX_BUSES];
-    size_t bus_count;
-    size_t xl_count; /* CAN XL frames read and left out */
-};
 
 typedef struct reader {
     rtcosim_can_log *log;
@@ -39,29 +29,44 @@ static rtcosim_status bad(reader *r, const char *what, const char *token)
                              token);
 }
 
-static rtcosim_status bus_index(reader *r, const char *name, uint32_t *out)
+bool can_log_append(rtcosim_can_log *log, const rtcosim_can_log_record *rec)
 {
-    rtcosim_can_log *log = r->log;
+    if (!util_array_reserve(&log->records, log->count, &log->capacity, sizeof *log->records, 256))
+        return false;
+    log->records[log->count++] = *rec;
+    return true;
+}
+
+int can_log_bus(rtcosim_can_log *log, const char *name, uint32_t *out)
+{
     for (size_t i = 0; i < log->bus_count; i++)
         if (strcmp(log->buses[i], name) == 0) {
             *out = (uint32_t)i;
-            return RTCOSIM_OK;
+            return 0;
         }
-    if (log->bus_count == MAX_BUSES)
-        return bad(r, "more than 64 buses, at", name);
+    if (log->bus_count == CAN_LOG_MAX_BUSES)
+        return -2;
     if (!(log->buses[log->bus_count] = strdup(name)))
-        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->name);
+        return -1;
     *out = (uint32_t)log->bus_count++;
+    return 0;
+}
+
+static rtcosim_status bus_index(reader *r, const char *name, uint32_t *out)
+{
+    int rc = can_log_bus(r->log, name, out);
+    if (rc == -2)
+        return bad(r, "more than 64 buses, at", name);
+    if (rc < 0)
+        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->name);
     return RTCOSIM_OK;
 }
 
 static rtcosim_status add(reader *r, const rtcosim_can_log_record *rec)
 {
-    rtcosim_can_log *log = r->log;
-    if (!util_array_reserve(&log->records, log->count, &log->capacity, sizeof *log->records, 256))
+    if (!can_log_append(r->log, rec))
         return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory after %zu frames",
-                                 r->name, log->count);
-    log->records[log->count++] = *rec;
+                                 r->name, r->log->count);
     return RTCOSIM_OK;
 }
 
@@ -426,6 +431,17 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
                                      rtcosim_can_log **out, rtcosim_error *err)
 {
     *out = NULL;
+    if (can_log_is_blf(text, size)) {
+        rtcosim_can_log *log = calloc(1, sizeof *log);
+        if (!log)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+        rtcosim_status st = can_log_parse_blf((const uint8_t *)text, size, name, log, err);
+        if (st != RTCOSIM_OK)
+            rtcosim_can_log_free(log);
+        else
+            *out = log;
+        return st;
+    }
     rtcosim_can_log *log = calloc(1, sizeof *log);
     char *copy = malloc(size + 1);
     if (!log || !copy) {
@@ -447,12 +463,12 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
         r.line++;
         if (strlen(line) != (size_t)((nl ? nl : copy + size) - line))
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                   "%s:%d: not a candump -l or ASC log: binary data (a NUL byte)",
+                                   "%s:%d: not a candump -l, ASC or BLF log: binary data (a NUL byte)",
                                    name, r.line);
         else if (line[strspn(line, " \t")] == '\0')
             ;
         else if (!known && !candump && !asc_first_line(line))
-            st = bad(&r, "not a candump -l or ASC log: the line reads", line + strspn(line, " \t"));
+            st = bad(&r, "not a candump -l, ASC or BLF log: the line reads", line + strspn(line, " \t"));
         else {
             known = true;
             st = candump ? candump_line(&r, line) : asc_line(&r, line);

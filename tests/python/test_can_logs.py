@@ -1,7 +1,9 @@
 """CAN logs written by `rtcosim events --can-log` read back by python-can's
 readers (Debian python3-can): CanutilsLogReader for candump -l, ASCReader
-for Vector ASC. Truth: the candump text parsed by a strict pattern of the
-format, and the frame count the run reports."""
+for Vector ASC, BLFReader for Vector BLF; and BLF files python-can's
+BLFWriter writes, read by `rtcosim can decode`. Truth: the candump text
+parsed by a strict pattern of the format, and the frame count the run
+reports."""
 import csv
 import os
 import re
@@ -16,7 +18,7 @@ LINE = re.compile(r"^\((\d{10})\.(\d{6})\) can0 ([0-9A-F]{3}|[0-9A-F]{8})#((?:[0
 @pytest.fixture
 def logs(cli, tmpdir_private):
     paths = {}
-    for ext in ("log", "asc"):
+    for ext in ("log", "asc", "blf"):
         paths[ext] = os.path.join(tmpdir_private, "can." + ext)
         out = subprocess.run([cli, "events", "--stop-time", "0.2", "--can-log", paths[ext]],
                              check=True, capture_output=True, text=True).stdout
@@ -50,6 +52,76 @@ def test_asc_reader_reads_every_frame(logs):
     messages = list(can.ASCReader(paths["asc"], relative_timestamp=True))
     assert as_tuples(messages) == expected
     assert all(m.dlc == len(m.data) and not m.is_remote_frame for m in messages)
+
+
+def test_blf_reader_reads_every_frame(logs):
+    """BLF carries nanoseconds: each time within the candump log's rounding
+    (half a microsecond) of its time there."""
+    paths, expected = logs
+    messages = list(can.BLFReader(paths["blf"]))
+    assert len(messages) == len(expected)
+    for m, (us, can_id, extended, data) in zip(messages, expected):
+        assert abs(m.timestamp * 1e6 - us) <= 0.5 + 1e-6
+        assert (m.arbitration_id, m.is_extended_id, bytes(m.data)) == (can_id, extended, data)
+        assert m.channel == 0 and m.is_rx and not m.is_remote_frame and m.dlc == len(m.data)
+
+
+def test_can_decode_reads_python_can_blf_writer_files(cli, logs, tmpdir_private):
+    """python-can's own BLFWriter (CAN_MESSAGE objects, its header, containers
+    of 128 KiB, a CAN_FD_MESSAGE, an error frame and a global marker it
+    writes too, read over) with the example's frames: `rtcosim can decode`
+    gives the candump log's signals. python-can stores times from its first
+    message, so the candump log is decoded with --relative-time."""
+    from conftest import source
+    paths, expected = logs
+    dbc = source("examples", "ecus", "vehicle.dbc")
+    blf = os.path.join(tmpdir_private, "python-can.blf")
+    writer = can.BLFWriter(blf)
+    frames = list(can.CanutilsLogReader(paths["log"]))
+    for k, m in enumerate(frames):
+        writer.on_message_received(m)
+        if k == 3:
+            writer.on_message_received(can.Message(timestamp=m.timestamp, is_error_frame=True,
+                                                   channel=0))
+            writer.log_event("marker", m.timestamp)
+    writer.on_message_received(can.Message(timestamp=frames[-1].timestamp + 0.001,
+                                           arbitration_id=0x7E0, is_fd=True, bitrate_switch=True,
+                                           data=bytes(range(12)), channel=0))
+    writer.stop()
+    outs = {}
+    for name, path, extra in (("blf", blf, []), ("log", paths["log"], ["--relative-time"])):
+        outs[name] = os.path.join(tmpdir_private, name + ".csv")
+        r = subprocess.run([cli, "can", "decode", path, "--dbc", dbc, "-o", outs[name]] + extra,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    with open(outs["blf"]) as a, open(outs["log"]) as b:
+        blf_rows, log_rows = list(csv.reader(a)), list(csv.reader(b))
+    assert blf_rows[0] == log_rows[0] and len(blf_rows) == len(log_rows) == len(expected) + 1
+    for x, y in zip(blf_rows[1:], log_rows[1:]):
+        assert float(x[0]) == pytest.approx(float(y[0]), abs=2e-9)
+        assert x[1:] == y[1:]
+    r = subprocess.run([cli, "can", "decode", blf, "--dbc", dbc], capture_output=True, text=True)
+    assert "1 frames with ids" in r.stderr  # the CAN FD frame 0x7E0: not in the DBC
+
+
+def test_can_decode_refuses_a_cut_or_damaged_blf_in_one_line(cli, logs, tmpdir_private):
+    """A BLF cut short (a logger that lost power) or with a damaged container:
+    exit 1, one line naming the file and the byte of the container."""
+    from conftest import source
+    paths, _ = logs
+    dbc = source("examples", "ecus", "vehicle.dbc")
+    with open(paths["blf"], "rb") as f:
+        data = f.read()
+    cut = os.path.join(tmpdir_private, "cut.blf")
+    damaged = os.path.join(tmpdir_private, "damaged.blf")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) - 40])
+    with open(damaged, "wb") as f:
+        f.write(data[:200] + bytes(b ^ 0x55 for b in data[200:230]) + data[230:])
+    for path, want in ((cut, ": byte 144: an object of "), (damaged, ": byte 144: a log container")):
+        r = subprocess.run([cli, "can", "decode", path, "--dbc", dbc], capture_output=True, text=True)
+        assert r.returncode == 1 and r.stdout == ""
+        assert r.stderr.count("\n") == 1 and path + want in r.stderr, r.stderr
 
 
 def test_can_decode_matches_python_can_frames_decoded_by_hand(cli, logs, tmpdir_private):
@@ -178,7 +250,7 @@ def test_python_can_reads_the_integrated_bus_can_fd_frames(cli, tmpdir_private):
                 f'<ssd:Component name="b" source="{node}">{conn}</ssd:Component>\n'
                 '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
     paths = {}
-    for ext in ("log", "asc"):
+    for ext in ("log", "asc", "blf"):
         paths[ext] = os.path.join(tmpdir_private, "fd." + ext)
         subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.0049", "-q",
                         "--can-bus", "can0=a.CAN,b.CAN", "--output-file",
@@ -206,7 +278,7 @@ def test_python_can_reads_the_integrated_bus_can_fd_frames(cli, tmpdir_private):
     assert sent == {0x0C8: 4, 0x123: 4}
     assert [(e[1], e[2], len(e[3])) for e in expected[:2]] == [(0x0C8, True, 12), (0x123, False, 20)]
     for reader in (can.CanutilsLogReader(paths["log"]),
-                   can.ASCReader(paths["asc"], relative_timestamp=True)):
+                   can.ASCReader(paths["asc"], relative_timestamp=True), can.BLFReader(paths["blf"])):
         messages = list(reader)
         assert all(m.is_fd and not m.is_remote_frame and not m.error_state_indicator
                    for m in messages)

@@ -1,0 +1,41 @@
+/* What the CAN log readers and writers share (src/can/log*.c): the parsed
+ * log and its helpers, and the Vector BLF reader and writer
+ * (log_blf_read.c, log_blf_write.c). */
+#ifndef RTCOSIM_CAN_LOG_INTERNAL_H
+#define RTCOSIM_CAN_LOG_INTERNAL_H
+
+#include <stdio.h>
+
+#include "rtcosim/can_log.h"
+
+#define CAN_LOG_MAX_BUSES 64
+
+struct rtcosim_can_log {
+    rtcosim_can_log_record *records;
+    size_t count, capacity;
+    char *buses[CAN_LOG_MAX_BUSES];
+    size_t bus_count;
+    size_t xl_count; /* CAN XL frames read and left out */
+};
+
+/* Appends a record; false when out of memory. */
+bool can_log_append(rtcosim_can_log *log, const rtcosim_can_log_record *rec);
+
+/* The index of bus `name`, added when new: 0, -1 out of memory, -2 when the
+ * log already has CAN_LOG_MAX_BUSES buses. */
+int can_log_bus(rtcosim_can_log *log, const char *name, uint32_t *out);
+
+/* True when the bytes start as a BLF file ("LOGG"). */
+bool can_log_is_blf(const void *data, size_t size);
+
+/* Reads a BLF file's CAN frames into log (errors name the file and the byte
+ * offset of the object at fault). */
+rtcosim_status can_log_parse_blf(const uint8_t *data, size_t size, const char *name,
+                                 rtcosim_can_log *log, rtcosim_error *err);
+
+/* Writes the entries as a BLF file to f (opened "wb", seekable); path names
+ * it in errors. Does not close f. */
+rtcosim_status can_log_write_blf(FILE *f, const rtcosim_can_log_entry *entries, size_t count,
+                                 const char *path, rtcosim_error *err);
+
+#endif
