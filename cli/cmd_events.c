@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../examples/ecus/vehicle.h"
+#include "can_replay.h"
 #include "cli.h"
 #include "rtcosim/can_log.h"
 #include "events_board.h"
@@ -56,6 +57,11 @@ static void usage(FILE *out)
             "  -o, --can-log FILE write every frame: candump -l, Vector ASC for a .asc name,\n"
             "                     Vector BLF for a .blf name\n"
             "                     (under mpirun the rank that runs the bus writes it)\n"
+            "  --can-replay LOG[@BUS]  play a recorded CAN log (candump -l, ASC or BLF; BUS:\n"
+            "                     which of its buses, e.g. can1) onto the bus as one more node:\n"
+            "                     each frame ends where the log says on an idle bus (ASC and\n"
+            "                     BLF times count from their start, candump -l times from the\n"
+            "                     whole second of its first frame); the ECUs receive it\n"
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
             "                     it sends (repeatable, needed; tx=ID:LENGTH:fd a CAN FD frame,\n"
@@ -218,6 +224,24 @@ static rtcosim_time_ns read_events_progress(void *sim) { return rtcosim_events_p
 /* From the SIGINT/SIGTERM handler: one atomic store. */
 static void request_stop(void *sim) { rtcosim_events_request_stop(sim, true); }
 
+/* The nodes added to the vehicle's bus before it connects: LS-BUS node FMUs
+ * and a replayed log. */
+typedef struct events_attach {
+    events_lsbus *lsbus;
+    cli_can_replay *replay;
+    bool replaying;
+} events_attach;
+
+static rtcosim_status events_attach_nodes(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                          void *context, rtcosim_error *err)
+{
+    events_attach *a = context;
+    rtcosim_status st = a->lsbus->count ? events_lsbus_attach(sim, bus, a->lsbus, err) : RTCOSIM_OK;
+    if (st == RTCOSIM_OK && a->replaying)
+        st = cli_can_replay_attach(a->replay, sim, bus, err);
+    return st;
+}
+
 static int run_events(int argc, char **argv)
 {
     char *places[64];
@@ -225,6 +249,9 @@ static int run_events(int argc, char **argv)
     bool threads_given = false, sync_given = false;
     rtcosim_ecu_vehicle_config vc = {.ecus = 4};
     static events_lsbus lsbus; /* large: not on the stack */
+    static cli_can_replay replay;
+    memset(&replay, 0, sizeof replay);
+    events_attach attach = {.lsbus = &lsbus, .replay = &replay};
     memset(&lsbus, 0, sizeof lsbus);
     static events_board boards;
     memset(&boards, 0, sizeof boards);
@@ -332,6 +359,12 @@ static int run_events(int argc, char **argv)
                 return cli_fail("events: --can-error-code needs 1..6 (LS-BUS 1.0 Bus Error codes),"
                                 " got '%s'", v);
             vc.error_code = (uint8_t)n;
+        } else if (strcmp(a, "--can-replay") == 0) {
+            if (attach.replaying)
+                return cli_fail("events: --can-replay once (one log)");
+            if (cli_can_replay_parse(&replay, "events: --can-replay", v))
+                return CLI_EXIT_USAGE;
+            attach.replaying = true;
         } else if (strcmp(a, "--lsbus-node") == 0) {
             if (events_lsbus_parse(&lsbus, v, &err) != RTCOSIM_OK)
                 return cli_fail_error(&err);
@@ -391,13 +424,14 @@ static int run_events(int argc, char **argv)
         return cli_fail("events: --speculate-stats, --reference and --correction-capacity need"
                         " --scheduler speculative");
     vc.log_frames = can_log != NULL;
-    if (lsbus.count) {
+    if (lsbus.count || attach.replaying) {
         if (reference)
-            return cli_fail("events: --reference does not run --lsbus-node FMUs twice");
+            return cli_fail("events: --reference does not run --lsbus-node FMUs or --can-replay"
+                            " twice");
         lsbus.start = ro.start_time;
         lsbus.stop = ro.stop_time;
-        vc.attach = events_lsbus_attach;
-        vc.attach_context = &lsbus;
+        vc.attach = events_attach_nodes;
+        vc.attach_context = &attach;
     }
     if (boards.count && reference)
         return cli_fail("events: --reference does not run --board-ecu boards twice");
@@ -415,6 +449,10 @@ static int run_events(int argc, char **argv)
         ro.threads = 1;
     if (tr.size > 1 && lsbus.count) {
         rc = cli_fail("events: --lsbus-node is not supported on several ranks");
+        goto done;
+    }
+    if (tr.size > 1 && attach.replaying) {
+        rc = cli_fail("events: --can-replay is not supported on several ranks");
         goto done;
     }
     if (tr.size > 1 && boards.count) {
@@ -529,6 +567,7 @@ static int run_events(int argc, char **argv)
             printf(", written by rank %d, which ran the bus", rtcosim_events_rank_of(sim, bus_lp));
         printf(")\n");
     }
+    cli_can_replay_print(&replay, "can replay  ");
     for (size_t i = 0; i < rtcosim_ecu_vehicle_ecu_count(vehicle); i++) {
         rtcosim_ecu *e = rtcosim_ecu_vehicle_ecu(vehicle, i);
         rtcosim_ecu_stats es;
@@ -568,6 +607,7 @@ done:
     events_lsbus_free(&lsbus);
     rtcosim_ecu_vehicle_free(vehicle);
     rtcosim_events_free(sim);
+    cli_can_replay_free(&replay);
     events_board_free(&boards);
     if (mpi)
         rtcosim_mpi_transport_close(&tr);

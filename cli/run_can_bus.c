@@ -12,6 +12,7 @@
 
 #include "rtcosim/time.h"
 
+#include "can_replay.h"
 #include "cli.h"
 #include "run_can_bus.h"
 #include "run_report_columns.h"
@@ -29,6 +30,8 @@ typedef struct cli_can_kernel_bus {
     uint32_t node_count;
     bool lookahead;
     rtcosim_component *component;
+    cli_can_replay replay; /* replay:LOG[@BUS] among the nodes */
+    bool replaying;
 } cli_can_kernel_bus;
 
 /* Every such bus built in this process (a run may build a reference master
@@ -130,6 +133,7 @@ static void kernel_bus_free(cli_can_kernel_bus *k)
     rtcosim_component_free(k->component); /* only when the master never took it */
     rtcosim_ecu_vehicle_free(k->vehicle);
     rtcosim_events_free(k->sim);
+    cli_can_replay_free(&k->replay);
     free(k);
 }
 
@@ -151,15 +155,19 @@ static rtcosim_status attach_fmu_nodes(rtcosim_events *sim, rtcosim_can_bus *bus
                                        rtcosim_error *err)
 {
     cli_can_kernel_bus *k = context;
-    return rtcosim_lsbus_can_lp_component_create(sim, bus, k->node_names, k->node_count,
-                                                 k->lookahead, &k->component, err);
+    rtcosim_status st = rtcosim_lsbus_can_lp_component_create(sim, bus, k->node_names,
+                                                              k->node_count, k->lookahead,
+                                                              &k->component, err);
+    if (st == RTCOSIM_OK && k->replaying)
+        st = cli_can_replay_attach(&k->replay, sim, bus, err);
+    return st;
 }
 
 /* The event kernel's bus with the example vehicle's first `ecus` ECUs (one
  * on its firmware), as `rtcosim events` builds it, and the FMU nodes. */
 static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehicle_config *vc,
-                      const char *const *node_names, uint32_t count, const rtcosim_master *m,
-                      rtcosim_component **bus)
+                      const char *const *node_names, uint32_t count, const cli_can_replay *replay,
+                      const rtcosim_master *m, rtcosim_component **bus)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
@@ -170,6 +178,10 @@ static int kernel_bus(const cli_can_buses *b, const char *name, rtcosim_ecu_vehi
     kernel_buses = k;
     k->node_names = node_names;
     k->node_count = count;
+    if (replay) {
+        k->replay = *replay;
+        k->replaying = true;
+    }
     /* Lookahead (macro steps across the ECUs' events that bring the FMU
      * nodes nothing) lets the bus return early, which the master allows
      * when every component can vary its step. */
@@ -219,6 +231,8 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
     uint32_t count = 0;
     rtcosim_ecu_vehicle_config vc = {.ecus = 0};
     bool with_ecus = false;
+    static cli_can_replay replay; /* copied into the bus's */
+    bool replaying = false;
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         if (strncmp(tok, "ecus:", 5) == 0) {
@@ -228,6 +242,16 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
                 return cli_fail("--can-bus %s: '%s' needs ecus:N with N in 1..64", name, tok);
             vc.ecus = (unsigned)n;
             with_ecus = true;
+            continue;
+        }
+        if (strncmp(tok, "replay:", 7) == 0) {
+            char option[160];
+            snprintf(option, sizeof option, "--can-bus %s: replay:", name);
+            if (replaying)
+                return cli_fail("--can-bus %s: one replay:LOG a bus", name);
+            if (cli_can_replay_parse(&replay, option, tok + 7))
+                return CLI_EXIT_USAGE;
+            replaying = true;
             continue;
         }
         if (strncmp(tok, "firmware:", 9) == 0) {
@@ -245,14 +269,15 @@ static int attach_one(const cli_can_buses *b, const char *spec, rtcosim_master *
         nodes[count++] = tok;
     }
     if (count == 0 && !with_ecus)
-        return cli_fail("--can-bus %s: no nodes", name);
+        return cli_fail("--can-bus %s: no nodes%s", name,
+                        replaying ? " besides the replay (a node FMU or ecus:N receives it)" : "");
     for (uint32_t i = 0; i < count; i++)
         node_names[i] = nodes[i];
     if (with_ecus && vc.ecus == 0)
         vc.ecus = 1; /* firmware:engine=... alone: the engine */
     rtcosim_component *bus = NULL;
-    if (with_ecus) {
-        int rc = kernel_bus(b, name, &vc, node_names, count, m, &bus);
+    if (with_ecus || replaying) { /* the event kernel's bus (a replay is a node of it) */
+        int rc = kernel_bus(b, name, &vc, node_names, count, replaying ? &replay : NULL, m, &bus);
         if (rc)
             return rc;
         if (rtcosim_master_add_component(m, name, bus, 1, &err) != RTCOSIM_OK)
@@ -394,15 +419,25 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
         if (kernel) {
             rtcosim_can_bus_stats s;
             rtcosim_can_bus_stats_get(kernel, rtcosim_master_time(m), &s);
-            printf("can bus %s: %u bit/s (event kernel, with ECUs), %llu frames, %llu bus errors, "
+            const cli_can_kernel_bus *k = kernel_buses;
+            while (k && rtcosim_ecu_vehicle_bus(k->vehicle) != kernel)
+                k = k->next;
+            bool ecus = k && rtcosim_ecu_vehicle_ecu_count(k->vehicle) > 0;
+            printf("can bus %s: %u bit/s (event kernel%s), %llu frames, %llu bus errors, "
                    "busy %.9g s, load %.1f %%\n",
-                   name, rtcosim_can_bus_bitrate(kernel), (unsigned long long)s.frames,
+                   name, rtcosim_can_bus_bitrate(kernel), ecus ? ", with ECUs" : "",
+                   (unsigned long long)s.frames,
                    (unsigned long long)s.bus_errors, rtcosim_time_to_seconds(s.busy_ns),
                    100.0 * s.load);
             if (s.log_dropped)
                 printf("can bus %s: the log of %zu frames was full: %llu later frames not logged\n",
                        name, rtcosim_can_bus_log_count(kernel),
                        (unsigned long long)s.log_dropped);
+            if (k) {
+                char prefix[160];
+                snprintf(prefix, sizeof prefix, "can bus %s: replay ", name);
+                cli_can_replay_print(&k->replay, prefix);
+            }
             if (b->real_time && s.frame_bytes_chunks_inline)
                 printf("can bus %s: %llu MiB of CAN FD/XL frame bytes were allocated on the paced"
                        " thread (the helper allocating them ahead fell behind)\n", name,

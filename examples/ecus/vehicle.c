@@ -409,7 +409,7 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
                                      rtcosim_ecu_vehicle **out, rtcosim_error *err)
 {
     *out = NULL;
-    if (c->ecus == 0 || c->ecus > 64)
+    if ((c->ecus == 0 && !c->attach) || c->ecus > 64)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle: %u ECUs is not in 1..64", c->ecus);
     pthread_once(&db_once, db_load);
     if (db.error.status != RTCOSIM_OK) {
@@ -418,7 +418,7 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
         return db.error.status;
     }
     rtcosim_ecu_vehicle *v = calloc(1, sizeof *v);
-    if (!v || !(v->ecus = calloc(c->ecus, sizeof *v->ecus))) {
+    if (!v || !(v->ecus = calloc(c->ecus ? c->ecus : 1, sizeof *v->ecus))) {
         free(v);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "vehicle: out of memory");
     }

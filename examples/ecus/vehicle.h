@@ -31,7 +31,7 @@ enum {
 #define RTCOSIM_VEHICLE_SIL_MAX 8
 
 typedef struct rtcosim_ecu_vehicle_config {
-    unsigned ecus;                  /* 1..64 */
+    unsigned ecus;                  /* 1..64; 0 (a bus alone): with attach only */
     const char *bus_name;           /* NULL: "can0" */
     uint32_t bitrate;               /* 0: 500 kbit/s */
     uint32_t fd_bitrate, xl_bitrate; /* CAN FD / XL data phases; 0: 2 / 10 Mbit/s */

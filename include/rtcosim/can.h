@@ -233,6 +233,9 @@ rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint3
                                       bool extended, uint8_t dlc, rtcosim_error *err);
 rtcosim_status rtcosim_can_bus_add_rx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
                                       bool extended, rtcosim_error *err);
+/* Whether a node's TX database holds this identifier (any format): a node
+ * of the bus sends it. */
+bool rtcosim_can_bus_sends(const rtcosim_can_bus *bus, uint32_t id, bool extended);
 /* The bus's bit rate (bit/s). */
 uint32_t rtcosim_can_bus_bitrate(const rtcosim_can_bus *bus);
 /* The node receives every frame of the other nodes, CAN FD and XL frames

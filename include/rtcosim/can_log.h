@@ -80,6 +80,44 @@ size_t rtcosim_can_log_bus_count(const rtcosim_can_log *log);
 const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index);
 /* CAN XL frames the log holds, read and left out of the records. */
 size_t rtcosim_can_log_xl_count(const rtcosim_can_log *log);
+/* The format the log was read from. */
+rtcosim_can_log_format rtcosim_can_log_source(const rtcosim_can_log *log);
+
+/* ---- replaying a log onto a bus ---- */
+
+/* A node on `bus` that plays back the log's frames of one of its buses
+ * (log_bus: a name of rtcosim_can_log_bus_name; NULL: the log's only bus, an
+ * error when it has several): each frame is requested at the time that
+ * makes it end, on an idle bus, at its time in the log (its end-of-frame
+ * time less its duration at this bus's bit rates; earlier than the run's
+ * start: at the start), so the other nodes receive the recorded traffic and
+ * arbitrate with it. Frames of an id that a node of the bus sends itself (in
+ * its TX database: the simulated ECUs) are left out, so the log supplies the
+ * rest of the bus around them (restbus); nodes without a TX database (LS-BUS
+ * node FMUs) are not known to send anything. Times: ASC and BLF count from their measurement start,
+ * as the replay does; candump -l counts seconds since 1970, and the replay
+ * counts from the whole second its first frame is in (rtcosim's own
+ * candump logs, which count from 0, replay at their own times). Remote
+ * frames (the bus carries none) and CAN XL frames (not in the records) are
+ * counted, not sent. The node sends any id (rtcosim_can_bus_tx_any); its LP
+ * shares the bus's thread. Before rtcosim_can_bus_connect. On success the
+ * replay owns the log (freed with it); log_name names it in errors. */
+typedef struct rtcosim_can_replay rtcosim_can_replay;
+typedef struct rtcosim_can_replay_stats {
+    size_t frames;         /* frames it sends (of its bus, remote ones excepted) */
+    size_t remote_skipped; /* remote frames of its bus, not sent */
+    size_t own_skipped;    /* frames of ids a node of the bus sends itself, not sent */
+    size_t xl_skipped;     /* CAN XL frames of the log (any bus), not sent */
+    size_t early;          /* frames whose request fell before 0: sent at the start */
+    rtcosim_time_ns origin; /* the log time that is time 0 of the replay */
+} rtcosim_can_replay_stats;
+rtcosim_status rtcosim_can_replay_add(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                      rtcosim_can_log *log, const char *log_name,
+                                      const char *log_bus, rtcosim_can_replay **out,
+                                      rtcosim_error *err);
+void rtcosim_can_replay_stats_get(const rtcosim_can_replay *replay,
+                                  rtcosim_can_replay_stats *out);
+void rtcosim_can_replay_free(rtcosim_can_replay *replay); /* NULL is a no-op */
 
 #ifdef __cplusplus
 }

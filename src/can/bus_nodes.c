@@ -122,6 +122,16 @@ rtcosim_status rtcosim_can_bus_add_node(rtcosim_can_bus *bus, const char *name, 
     return RTCOSIM_OK;
 }
 
+bool rtcosim_can_bus_sends(const rtcosim_can_bus *bus, uint32_t id, bool extended)
+{
+    uint32_t key = id | (extended ? 1u << 31 : 0u);
+    for (size_t n = 0; n < bus->node_count; n++)
+        for (size_t k = 0; k < bus->nodes[n].tx_count; k++)
+            if (bus->nodes[n].tx[k].key == key)
+                return true;
+    return false;
+}
+
 static rtcosim_status check_node(rtcosim_can_bus *bus, uint32_t node, rtcosim_error *err)
 {
     if (node >= bus->node_count)

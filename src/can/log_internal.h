@@ -16,6 +16,7 @@ struct rtcosim_can_log {
     char *buses[CAN_LOG_MAX_BUSES];
     size_t bus_count;
     size_t xl_count; /* CAN XL frames read and left out */
+    rtcosim_can_log_format source; /* the format it was read from */
 };
 
 /* Appends a record; false when out of memory. */

@@ -435,6 +435,7 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
         rtcosim_can_log *log = calloc(1, sizeof *log);
         if (!log)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+        log->source = RTCOSIM_CAN_LOG_BLF;
         rtcosim_status st = can_log_parse_blf((const uint8_t *)text, size, name, log, err);
         if (st != RTCOSIM_OK)
             rtcosim_can_log_free(log);
@@ -454,6 +455,7 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
     reader r = {.log = log, .name = name, .err = err, .base = 16};
     const char *first = copy + strspn(copy, " \t\n");
     bool candump = *first == '(', known = false;
+    log->source = candump ? RTCOSIM_CAN_LOG_CANDUMP : RTCOSIM_CAN_LOG_ASC;
     rtcosim_status st = RTCOSIM_OK;
     char *line = copy;
     while (st == RTCOSIM_OK && line < copy + size) {
@@ -514,6 +516,7 @@ const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log
 }
 size_t rtcosim_can_log_bus_count(const rtcosim_can_log *log) { return log->bus_count; }
 size_t rtcosim_can_log_xl_count(const rtcosim_can_log *log) { return log->xl_count; }
+rtcosim_can_log_format rtcosim_can_log_source(const rtcosim_can_log *log) { return log->source; }
 const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index)
 {
     return index < log->bus_count ? log->buses[index] : NULL;

@@ -284,3 +284,65 @@ def test_python_can_reads_the_integrated_bus_can_fd_frames(cli, tmpdir_private):
                    for m in messages)
         assert [(round(m.timestamp * 1e6), m.arbitration_id, m.bitrate_switch, bytes(m.data))
                 for m in messages] == expected
+
+
+def test_a_replayed_log_stands_in_for_the_ecus_not_simulated(cli, tmpdir_private):
+    """`rtcosim events --can-replay`: the 4-ECU vehicle's log (BLF) played
+    onto a bus with only the first ECU (then the first two) gives the same
+    frames at the same times as the whole vehicle: the replay supplies the
+    others' frames where they ended, the simulated ECUs send their own (the
+    replay leaves their ids out) and react to the replayed ones as to the
+    real ones. Under every scheduler."""
+    record = {}
+    for ext in ("blf", "log"):
+        record[ext] = os.path.join(tmpdir_private, "rec." + ext)
+        subprocess.run([cli, "events", "--ecus", "4", "--stop-time", "1", "--quiet", "--can-log",
+                        record[ext]], check=True, capture_output=True)
+    with open(record["log"]) as f:
+        whole = f.read()
+    assert whole.count("\n") == 270
+    for ecus in ("1", "2"):
+        for scheduler in ("sequential", "conservative", "speculative"):
+            out = os.path.join(tmpdir_private, f"rep{ecus}{scheduler}.log")
+            r = subprocess.run([cli, "events", "--ecus", ecus, "--stop-time", "1", "--quiet",
+                                "--scheduler", scheduler, "--threads", "2",
+                                "--can-replay", record["blf"], "--can-log", out],
+                               check=True, capture_output=True, text=True)
+            sent = re.search(r"can replay  .*: (\d+) frames from log time 0\.000000 s, (\d+) "
+                             r"frames left out whose ids the bus's ECUs send", r.stdout)
+            assert sent and int(sent.group(1)) + int(sent.group(2)) == 270, r.stdout
+            with open(out) as f:
+                assert f.read() == whole, (ecus, scheduler)
+
+
+def test_a_node_fmu_receives_a_replayed_log(cli, tmpdir_private):
+    """`rtcosim run --can-bus can0=a.CAN,replay:LOG`: an LS-BUS node FMU
+    (LsBusNodeLarge) gets the log's frames that end by the stop time (its
+    rx_frames), the last one's id as its last_rx_id; python-can's reader of
+    the log counts them."""
+    from conftest import fmu
+    record = os.path.join(tmpdir_private, "rec.blf")
+    subprocess.run([cli, "events", "--ecus", "4", "--stop-time", "1", "--quiet", "--can-log",
+                    record], check=True, capture_output=True)
+    frames = [m for m in can.BLFReader(record) if m.timestamp <= 0.05 + 1e-12]
+    node = fmu("LsBusNodeLarge-fmi3.fmu")
+    conn = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
+            '<ssd:Connector name="CAN.Tx_Clock" kind="output"/>'
+            '<ssd:Connector name="CAN.Rx_Data" kind="input"/>'
+            '<ssd:Connector name="CAN.Rx_Clock" kind="input"/></ssd:Connectors>')
+    ssd = os.path.join(tmpdir_private, "one.ssd")
+    with open(ssd, "w") as f:
+        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="one" '
+                'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">\n'
+                '<ssd:System name="one"><ssd:Elements>\n'
+                f'<ssd:Component name="a" source="{node}">{conn}</ssd:Component>\n'
+                '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    out = os.path.join(tmpdir_private, "out.csv")
+    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.05",
+                        "--can-bus", "can0=a.CAN,replay:" + record, "--output-file", out],
+                       check=True, capture_output=True, text=True)
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert int(float(rows[-1]["a.rx_frames"])) == len(frames) > 10
+    assert int(float(rows[-1]["a.last_rx_id"])) == frames[-1].arbitration_id
+    assert "can bus can0: replay " + record + ": 270 frames" in r.stdout
