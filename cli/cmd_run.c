@@ -301,11 +301,14 @@ static int run_system(const run_args *a)
                                     : 1000000;
         a->variants->step_log = (size_t)(steps < 1000000 ? steps : 1000000);
     }
-    if (a->can.count == 0 && (a->can.bitrate || a->can.fd_bitrate || a->can.xl_bitrate ||
-                              a->can.error_every || a->can.error_code || a->can.no_lookahead ||
-                              a->can.log_path)) {
-        rc = cli_fail("--can-bitrate, --can-fd-bitrate, --can-xl-bitrate, --can-error-every, "
-                      "--can-error-code, --can-no-lookahead and --can-log need --can-bus");
+    if (a->can.count == 0 && (a->can.fd_bitrate || a->can.xl_bitrate || a->can.error_every ||
+                              a->can.error_code || a->can.no_lookahead)) {
+        rc = cli_fail("--can-fd-bitrate, --can-xl-bitrate, --can-error-every, "
+                      "--can-error-code and --can-no-lookahead need --can-bus");
+        goto done;
+    }
+    if (a->can.count + a->can.signal_count == 0 && (a->can.bitrate || a->can.log_path)) {
+        rc = cli_fail("--can-bitrate and --can-log need --can-bus or --can-signals");
         goto done;
     }
     const rtcosim_ssd_master_settings *annotated = rtcosim_system_desc_master(desc);

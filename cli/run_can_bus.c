@@ -64,6 +64,13 @@ int cli_can_bus_option(cli_can_buses *b, int argc, char **argv, int *i)
         if (b->count == CLI_CAN_BUSES_MAX)
             return cli_fail("--can-bus: at most %d buses", CLI_CAN_BUSES_MAX), -1;
         b->specs[b->count++] = val;
+    } else if (strcmp(opt, "--can-signals") == 0) {
+        if (!val || !strchr(val, '=') || strchr(val, '=') == val)
+            return cli_fail("--can-signals needs NAME=F.dbc,NODE=COMP[,...], not '%s'",
+                            val ? val : ""), -1;
+        if (b->signal_count == CLI_CAN_BUSES_MAX)
+            return cli_fail("--can-signals: at most %d buses", CLI_CAN_BUSES_MAX), -1;
+        b->signal_specs[b->signal_count++] = val;
     } else if (strcmp(opt, "--can-bitrate") == 0) {
         if (parse_u32(opt, val, 8000000, &v))
             return -1;
@@ -350,19 +357,20 @@ static int connect_nodes(const char *name, char **nodes, uint32_t count, rtcosim
 
 int cli_can_bus_attach(const cli_can_buses *b, rtcosim_master *m)
 {
-    if (b->log_path && b->count != 1)
-        return cli_fail("--can-log needs exactly one --can-bus");
-    if ((b->bitrate || b->fd_bitrate || b->xl_bitrate || b->error_every || b->error_code ||
-         b->no_lookahead || b->log_path) &&
-        b->count == 0)
-        return cli_fail("--can-bitrate, --can-fd-bitrate, --can-xl-bitrate, --can-error-every, "
-                        "--can-error-code, --can-no-lookahead and --can-log need --can-bus");
+    if (b->log_path && b->count + b->signal_count != 1)
+        return cli_fail("--can-log needs exactly one --can-bus or --can-signals");
+    if ((b->fd_bitrate || b->xl_bitrate || b->error_every || b->error_code ||
+         b->no_lookahead) && b->count == 0)
+        return cli_fail("--can-fd-bitrate, --can-xl-bitrate, --can-error-every, "
+                        "--can-error-code and --can-no-lookahead need --can-bus");
+    if ((b->bitrate || b->log_path) && b->count + b->signal_count == 0)
+        return cli_fail("--can-bitrate and --can-log need --can-bus or --can-signals");
     for (unsigned i = 0; i < b->count; i++) {
         int rc = attach_one(b, b->specs[i], m);
         if (rc)
             return rc;
     }
-    return 0;
+    return cli_can_signals_attach(b, m);
 }
 
 int cli_can_bus_check_real_time(const cli_can_buses *b, const char *non_realtime)
@@ -409,6 +417,9 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
 {
     rtcosim_error err;
     rtcosim_error_clear(&err);
+    int signals = cli_can_signals_finish(b, m);
+    if (signals)
+        return signals;
     for (unsigned i = 0; i < b->count; i++) {
         char name[128];
         snprintf(name, sizeof name, "%.*s", (int)(strchr(b->specs[i], '=') - b->specs[i]),

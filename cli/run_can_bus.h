@@ -14,6 +14,10 @@
 typedef struct cli_can_buses {
     const char *specs[CLI_CAN_BUSES_MAX]; /* "NAME=COMP.TERMINAL,..." as given */
     unsigned count;
+    /* --can-signals "NAME=F.dbc,NODE=COMP,...": buses of DBC signals
+     * (run_can_signals.c) */
+    const char *signal_specs[CLI_CAN_BUSES_MAX];
+    unsigned signal_count;
     uint32_t bitrate;     /* --can-bitrate; 0: the nodes' */
     uint32_t fd_bitrate, xl_bitrate; /* --can-fd-bitrate, --can-xl-bitrate; 0: the defaults */
     uint32_t error_every; /* --can-error-every */
@@ -57,6 +61,10 @@ int cli_can_bus_report(const cli_can_buses *b, rtcosim_master *m, const char *di
 /* ", can_A.log, can_B.log": the report's log file of each bus, as the
  * closing line of a real-time run names them ("" without buses). */
 void cli_can_bus_report_names(const cli_can_buses *b, char *out, size_t size);
+/* The --can-signals buses (run_can_signals.c), called by cli_can_bus_attach
+ * and cli_can_bus_finish. 0 or an exit code. */
+int cli_can_signals_attach(const cli_can_buses *b, rtcosim_master *m);
+int cli_can_signals_finish(const cli_can_buses *b, rtcosim_master *m);
 /* After the masters are freed: the event simulations of the buses with ECUs
  * that attach built (for every master). */
 void cli_can_bus_free(void);

@@ -217,7 +217,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
     cli_can_buses *can = (cli_can_buses *)&a->can;
     if (can->count && (rc = cli_can_bus_check_real_time(can, so.rt.non_realtime)) != 0)
         goto done;
-    if (can->count) {
+    if (can->count + can->signal_count) {
         /* The buses step on the paced thread inside the real-time part's
          * master; their logs are allocated once, for the most frames the
          * run can carry (the shortest classic frame, 47 bits with the
@@ -298,7 +298,7 @@ int cli_run_real_time(const run_args *a, const rtcosim_system_desc *desc, rtcosi
         goto done;
     }
     rtcosim_rt_print_summary(rt, stdout);
-    if (can->count) {
+    if (can->count + can->signal_count) {
         int can_rc = cli_can_bus_finish(can, (rtcosim_master *)rtcosim_system_rt_part(srt, false));
         if (can_rc)
             rc = can_rc;

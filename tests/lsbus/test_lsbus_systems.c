@@ -427,7 +427,7 @@ static void can_bus_options_are_checked(void **state)
     assert_int_equal(run_cli(ssd, "--stop-time", "0.001", "--step-size", "0.001", "-q",
                              "--real-time", "--virtual-clock", "--can-no-lookahead", NULL),
                      1);
-    expect_one_line_error("--can-no-lookahead and --can-log need --can-bus");
+    expect_one_line_error("--can-error-code and --can-no-lookahead need --can-bus");
 }
 
 int main(void)

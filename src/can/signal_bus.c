@@ -1,0 +1,431 @@
+/* A CAN bus carrying a DBC's signals between components with signal ports
+ * (can_signals.h): a component holding an event simulation with the bus LP,
+ * one sender LP per DBC node that the bus sends for (its messages in its
+ * TX database, each message a self event every cycle time that packs the
+ * component's tx inputs into the frame) and one receiver LP that gets every
+ * frame and unpacks it into the rx outputs. do_step advances the simulation
+ * to the step's end (the sequential scheduler's order, as the LS-BUS kernel
+ * bus component does). Nothing is allocated while stepping but the bus log
+ * when it grows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/can_signals.h"
+#include "rtcosim/events.h"
+
+#define SEND_EVENT 0xCA20u
+
+typedef struct signal_bus signal_bus;
+
+typedef struct tx_message {
+    const rtcosim_dbc_message *m;
+    uint32_t first_vr; /* its signals' tx inputs */
+    uint32_t sender;   /* index into senders */
+    uint8_t length;    /* data bytes on the bus */
+    bool fd;
+} tx_message;
+
+typedef struct sender {
+    signal_bus *owner;
+    rtcosim_lp_id lp;
+    uint32_t node;
+} sender;
+
+typedef struct rx_key {
+    uint32_t key; /* id | extended << 31 */
+    uint32_t first_vr;
+    const rtcosim_dbc_message *m;
+} rx_key;
+
+struct signal_bus {
+    rtcosim_dbc *dbc;
+    rtcosim_events *sim;
+    rtcosim_can_bus *can;
+    rtcosim_variable *vars;
+    char **names;
+    double *values; /* per value reference */
+    size_t var_count;
+    tx_message *tx;
+    size_t tx_count;
+    sender *senders;
+    size_t sender_count;
+    rx_key *rx; /* sorted by key */
+    size_t rx_count;
+    rtcosim_lp_id rx_lp;
+    uint32_t rx_node;
+    uint64_t unknown;
+    bool begun;
+};
+
+/* ---- the LPs ---- */
+
+static rtcosim_status sender_init(rtcosim_lp *lp, void *state, rtcosim_error *err)
+{
+    sender *s = state;
+    signal_bus *b = s->owner;
+    for (uint32_t k = 0; k < b->tx_count; k++)
+        if (&b->senders[b->tx[k].sender] == s) {
+            rtcosim_status st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, SEND_EVENT, 0, &k,
+                                                sizeof k, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                   rtcosim_error *err)
+{
+    sender *s = state;
+    signal_bus *b = s->owner;
+    uint32_t k;
+    memcpy(&k, ev->payload, sizeof k);
+    const tx_message *t = &b->tx[k];
+    const rtcosim_dbc_message *m = t->m;
+    uint8_t data[64] = {0};
+    const double *v = b->values + t->first_vr;
+    uint64_t selector = 0;
+    if (m->multiplexor) {
+        size_t at = (size_t)(m->multiplexor - m->signals);
+        rtcosim_dbc_encode_saturated(m->multiplexor, v[at], data, t->length);
+        selector = rtcosim_dbc_raw_get(m->multiplexor, data, t->length);
+    }
+    for (size_t i = 0; i < m->signal_count; i++) {
+        const rtcosim_dbc_signal *sig = &m->signals[i];
+        if (sig->mux == RTCOSIM_DBC_MULTIPLEXED && sig->mux_value != selector)
+            continue;
+        rtcosim_dbc_encode_saturated(sig, v[i], data, t->length);
+    }
+    rtcosim_can_any_frame f = {.format = t->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
+                               .flags = t->fd ? RTCOSIM_CAN_FD_BRS : 0, .id = m->id,
+                               .extended = m->extended, .length = t->length, .data = data};
+    rtcosim_status st = rtcosim_can_transmit_any(lp, b->can, s->node, &f, 0, 0, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), m->cycle_time, SEND_EVENT, 0, &k, sizeof k,
+                             err);
+    return st;
+}
+
+static const rtcosim_lp_model sender_model = {.kind = "can-signal-sender", .init = sender_init,
+                                              .event = sender_event};
+
+static int by_key(const void *a, const void *b)
+{
+    uint32_t x = ((const rx_key *)a)->key, y = ((const rx_key *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static rtcosim_status receiver_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
+                                     rtcosim_error *err)
+{
+    (void)lp;
+    (void)err;
+    signal_bus *b = state;
+    const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
+    if (!rx || rx->format == RTCOSIM_CAN_FORMAT_XL)
+        return RTCOSIM_OK;
+    rx_key want = {.key = rx->frame.id | (rx->frame.extended ? 1u << 31 : 0u)};
+    const rx_key *r = bsearch(&want, b->rx, b->rx_count, sizeof *b->rx, by_key);
+    if (!r) {
+        b->unknown++;
+        return RTCOSIM_OK;
+    }
+    const uint8_t *data = rx->format == RTCOSIM_CAN_FORMAT_FD ? rx->data : rx->frame.data;
+    size_t size = rx->format == RTCOSIM_CAN_FORMAT_FD ? rx->length : rx->frame.dlc;
+    double *v = b->values + r->first_vr;
+    for (size_t i = 0; i < r->m->signal_count; i++)
+        if (rtcosim_dbc_signal_present(r->m, &r->m->signals[i], data, size))
+            v[i] = rtcosim_dbc_decode(&r->m->signals[i], data, size);
+    return RTCOSIM_OK;
+}
+
+static const rtcosim_lp_model receiver_model = {.kind = "can-signal-receiver",
+                                                .event = receiver_event};
+
+/* ---- the component ---- */
+
+static rtcosim_status nothing(void *self, rtcosim_error *err)
+{
+    (void)self;
+    (void)err;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status sb_instantiate(void *self, const char *name, rtcosim_error *err)
+{
+    (void)self;
+    (void)name;
+    (void)err;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status sb_setup(void *self, double tolerance, rtcosim_time_ns start,
+                               rtcosim_time_ns stop, rtcosim_error *err)
+{
+    (void)tolerance;
+    signal_bus *b = self;
+    rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL, .start_time = start,
+                             .stop_time = stop >= start ? stop : RTCOSIM_TIME_MAX};
+    rtcosim_can_bus_reset(b->can);
+    rtcosim_status st = rtcosim_events_begin(b->sim, &o, err);
+    b->begun = st == RTCOSIM_OK;
+    return st;
+}
+
+static rtcosim_status sb_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                 rtcosim_step_result *result, rtcosim_error *err)
+{
+    signal_bus *b = self;
+    /* the events before the step's end: one at t + h (a message due then)
+     * is the next step's, which packs the inputs of t + h */
+    rtcosim_status st = rtcosim_events_advance(b->sim, t + h - 1, err);
+    result->last_successful_time = t + h;
+    return st;
+}
+
+static rtcosim_status sb_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             void *values, rtcosim_error *err)
+{
+    signal_bus *b = self;
+    if (type != RTCOSIM_TYPE_FLOAT64)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can signals: Float64 variables only");
+    double *out = values;
+    for (size_t i = 0; i < n; i++) {
+        if (vrs[i] >= b->var_count)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "can signals: no variable %u", vrs[i]);
+        out[i] = b->values[vrs[i]];
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status sb_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                             const void *values, rtcosim_error *err)
+{
+    signal_bus *b = self;
+    if (type != RTCOSIM_TYPE_FLOAT64)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "can signals: Float64 variables only");
+    const double *in = values;
+    for (size_t i = 0; i < n; i++) {
+        if (vrs[i] >= b->var_count || b->vars[vrs[i]].causality != RTCOSIM_CAUSALITY_INPUT)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "can signals: no input %u", vrs[i]);
+        b->values[vrs[i]] = in[i];
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status sb_terminate(void *self, rtcosim_error *err)
+{
+    signal_bus *b = self;
+    if (!b->begun)
+        return RTCOSIM_OK;
+    b->begun = false;
+    return rtcosim_events_end(b->sim, err);
+}
+
+static void sb_destroy(void *self)
+{
+    signal_bus *b = self;
+    if (b->begun)
+        rtcosim_events_end(b->sim, NULL);
+    rtcosim_can_bus_free(b->can);
+    rtcosim_events_free(b->sim);
+    for (size_t i = 0; b->names && i < b->var_count; i++)
+        free(b->names[i]);
+    free(b->names);
+    free(b->vars);
+    free(b->values);
+    free(b->tx);
+    free(b->senders);
+    free(b->rx);
+    rtcosim_dbc_free(b->dbc);
+    free(b);
+}
+
+static const rtcosim_component_ops signal_bus_ops = {
+    .kind = "can-signals",
+    .instantiate = sb_instantiate,
+    .setup = sb_setup,
+    .enter_init = nothing,
+    .exit_init = nothing,
+    .do_step = sb_do_step,
+    .get = sb_get,
+    .set = sb_set,
+    .terminate = sb_terminate,
+    .destroy = sb_destroy,
+};
+
+/* ---- building it ---- */
+
+static int sender_of(const rtcosim_can_signal_bus_config *c, const char *transmitter)
+{
+    for (size_t i = 0; transmitter && i < c->sender_count; i++)
+        if (strcmp(c->senders[i], transmitter) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The FD data length that holds n bytes. */
+static uint8_t fd_length(unsigned n)
+{
+    static const uint8_t lengths[] = {12, 16, 20, 24, 32, 48, 64};
+    for (size_t i = 0; i < sizeof lengths; i++)
+        if (n <= lengths[i])
+            return lengths[i];
+    return 64;
+}
+
+static rtcosim_status add_variable(signal_bus *b, const rtcosim_dbc_message *m,
+                                   const rtcosim_dbc_signal *s, bool input, rtcosim_error *err)
+{
+    size_t vr = b->var_count;
+    char *name = malloc(strlen(m->name) + strlen(s->name) + 8);
+    if (!name)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
+    sprintf(name, "%s.%s.%s", input ? "tx" : "rx", m->name, s->name);
+    b->names[vr] = name;
+    uint8_t zero[64] = {0};
+    double start = rtcosim_dbc_decode(s, zero, sizeof zero);
+    b->values[vr] = start;
+    b->vars[vr] = (rtcosim_variable){
+        .name = name,
+        .unit = s->unit && *s->unit ? s->unit : NULL,
+        .value_reference = (uint32_t)vr,
+        .type = RTCOSIM_TYPE_FLOAT64,
+        .causality = input ? RTCOSIM_CAUSALITY_INPUT : RTCOSIM_CAUSALITY_OUTPUT,
+        .variability = input ? RTCOSIM_VARIABILITY_CONTINUOUS : RTCOSIM_VARIABILITY_DISCRETE,
+        .initial = input ? RTCOSIM_INITIAL_NONE : RTCOSIM_INITIAL_EXACT,
+        .has_start = true,
+        .start = {.f64 = start},
+        .derivative_of = -1,
+    };
+    b->var_count++;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *c,
+                            const char *dbc_name, rtcosim_error *err)
+{
+    size_t mc = rtcosim_dbc_message_count(b->dbc), signals = 0;
+    for (size_t i = 0; i < mc; i++)
+        signals += rtcosim_dbc_message_at(b->dbc, i)->signal_count;
+    for (size_t k = 0; k < c->sender_count; k++) {
+        bool known = false;
+        for (size_t i = 0; i < mc && !known; i++) {
+            const char *t = rtcosim_dbc_message_at(b->dbc, i)->transmitter;
+            known = t && strcmp(t, c->senders[k]) == 0;
+        }
+        if (!known)
+            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no message has transmitter"
+                                     " '%s' (BO_ ... %s)", dbc_name, c->senders[k],
+                                     c->senders[k]);
+    }
+    b->vars = calloc(2 * signals + 1, sizeof *b->vars);
+    b->names = calloc(2 * signals + 1, sizeof *b->names);
+    b->values = calloc(2 * signals + 1, sizeof *b->values);
+    b->tx = calloc(mc + 1, sizeof *b->tx);
+    b->rx = calloc(mc + 1, sizeof *b->rx);
+    b->senders = calloc(c->sender_count + 1, sizeof *b->senders);
+    if (!b->vars || !b->names || !b->values || !b->tx || !b->rx || !b->senders)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
+    rtcosim_status st = RTCOSIM_OK;
+    /* tx inputs of the senders' messages */
+    for (size_t i = 0; i < mc && st == RTCOSIM_OK; i++) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_message_at(b->dbc, i);
+        int s = sender_of(c, m->transmitter);
+        if (s < 0)
+            continue;
+        if (m->cycle_time <= 0 && c->default_cycle <= 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s:%d: message %s of %s has no"
+                                     " GenMsgCycleTime (BA_ \"GenMsgCycleTime\" BO_ %u ...): give"
+                                     " every message of a sender a cycle time", dbc_name,
+                                     m->line, m->name, m->transmitter, m->id);
+        tx_message *t = &b->tx[b->tx_count++];
+        *t = (tx_message){.m = m, .first_vr = (uint32_t)b->var_count, .sender = (uint32_t)s,
+                          .fd = m->dlc > 8, .length = m->dlc > 8 ? fd_length(m->dlc) : m->dlc};
+        for (size_t k = 0; k < m->signal_count && st == RTCOSIM_OK; k++)
+            st = add_variable(b, m, &m->signals[k], true, err); /* the DBC reader checked the fit */
+    }
+    /* rx outputs of every message */
+    for (size_t i = 0; i < mc && st == RTCOSIM_OK; i++) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_message_at(b->dbc, i);
+        b->rx[b->rx_count++] = (rx_key){.key = m->id | (m->extended ? 1u << 31 : 0u),
+                                        .first_vr = (uint32_t)b->var_count, .m = m};
+        for (size_t k = 0; k < m->signal_count && st == RTCOSIM_OK; k++)
+            st = add_variable(b, m, &m->signals[k], false, err);
+    }
+    qsort(b->rx, b->rx_count, sizeof *b->rx, by_key);
+    if (st != RTCOSIM_OK)
+        return st;
+    /* the simulation: bus, senders, receiver */
+    rtcosim_can_bus_config bc = {.name = c->name, .bitrate = c->bitrate,
+                                 .log_frames = c->log_frames, .log_capacity = c->log_capacity};
+    st = rtcosim_events_create(&b->sim, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_create(b->sim, &bc, &b->can, err);
+    for (size_t k = 0; k < c->sender_count && st == RTCOSIM_OK; k++) {
+        sender *s = &b->senders[b->sender_count++];
+        s->owner = b;
+        st = rtcosim_events_add_lp(b->sim, c->senders[k], &sender_model, s, RTCOSIM_LP_NO_GROUP,
+                                   &s->lp, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_can_bus_add_node(b->can, c->senders[k], s->lp, 0, &s->node, err);
+    }
+    for (size_t i = 0; i < b->tx_count && st == RTCOSIM_OK; i++) {
+        const tx_message *t = &b->tx[i];
+        uint32_t node = b->senders[t->sender].node;
+        st = t->fd ? rtcosim_can_bus_add_tx_format(b->can, node, RTCOSIM_CAN_FORMAT_FD, t->m->id,
+                                                   t->m->extended, t->length, err)
+                   : rtcosim_can_bus_add_tx(b->can, node, t->m->id, t->m->extended, t->length,
+                                            err);
+    }
+    if (st == RTCOSIM_OK)
+        st = rtcosim_events_add_lp(b->sim, "receiver", &receiver_model, b, RTCOSIM_LP_NO_GROUP,
+                                   &b->rx_lp, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_add_node(b->can, "receiver", b->rx_lp, 0, &b->rx_node, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_add_rx_all(b->can, b->rx_node, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_connect(b->can, err);
+    return st;
+}
+
+rtcosim_status rtcosim_can_signal_bus_create(const rtcosim_can_signal_bus_config *config,
+                                             rtcosim_dbc *dbc, const char *dbc_name,
+                                             rtcosim_component **out, rtcosim_error *err)
+{
+    *out = NULL;
+    signal_bus *b = calloc(1, sizeof *b);
+    if (!b)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
+    b->dbc = dbc;
+    rtcosim_status st = build(b, config, dbc_name, err);
+    if (st != RTCOSIM_OK) {
+        sb_destroy(b); /* the DBC with it */
+        return st;
+    }
+    rtcosim_component_desc d = {.model_name = config->name, .variables = b->vars,
+                                .variable_count = b->var_count,
+                                .capabilities = {.can_handle_variable_step = true}};
+    st = rtcosim_component_create(&signal_bus_ops, b, &d, out, err);
+    return st; /* on failure destroyed, the DBC with it */
+}
+
+rtcosim_can_bus *rtcosim_can_signal_bus_can(rtcosim_component *c)
+{
+    return c && strcmp(rtcosim_component_kind(c), "can-signals") == 0
+               ? ((signal_bus *)rtcosim_component_impl(c))->can
+               : NULL;
+}
+
+const rtcosim_dbc *rtcosim_can_signal_bus_dbc(rtcosim_component *c)
+{
+    return rtcosim_can_signal_bus_can(c) ? ((signal_bus *)rtcosim_component_impl(c))->dbc : NULL;
+}
+
+uint64_t rtcosim_can_signal_bus_unknown(rtcosim_component *c)
+{
+    return rtcosim_can_signal_bus_can(c) ? ((signal_bus *)rtcosim_component_impl(c))->unknown
+                                         : 0;
+}

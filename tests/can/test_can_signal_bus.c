@@ -1,0 +1,196 @@
+/* The DBC signal bus component (src/can/signal_bus.c), driven directly.
+ * Truth: the DBC below and frame durations at 500 kbit/s by hand (2 us a
+ * bit, stuff bits counted on the frames' bit strings as tests/can/test_can.c
+ * counts them): Speed (0x100, 2 bytes) carries the tx value quantized to
+ * 0.01 (raw = round(v / 0.01)); each message goes at 0 and every cycle
+ * time; a receiver sees a frame's values from the frame's end on. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/can_log.h"
+#include "rtcosim/can_signals.h"
+
+static const char dbc_text[] =
+    "VERSION \"\"\n\nBU_: A B\n\n"
+    "BO_ 256 Speed: 2 A\n"
+    " SG_ Value : 0|16@1- (0.01,0) [-327.68|327.67] \"m/s\" B\n\n"
+    "BO_ 512 Mux: 3 A\n"
+    " SG_ Sel M : 0|8@1+ (1,0) [0|255] \"\" B\n"
+    " SG_ P m1 : 8|16@1+ (0.5,0) [0|1000] \"\" B\n"
+    " SG_ Q m2 : 8|16@1+ (2,0) [0|100000] \"\" B\n\n"
+    "BO_ 768 Big: 12 A\n"
+    " SG_ Far : 80|16@1+ (1,-5) [0|65535] \"\" B\n\n"
+    "BO_ 1024 Other: 1 B\n"
+    " SG_ Flag : 0|8@1+ (1,0) [0|255] \"\" A\n\n"
+    "BA_DEF_ BO_ \"GenMsgCycleTime\" INT 0 10000;\n"
+    "BA_ \"GenMsgCycleTime\" BO_ 256 10;\n"
+    "BA_ \"GenMsgCycleTime\" BO_ 512 20;\n"
+    "BA_ \"GenMsgCycleTime\" BO_ 768 5;\n";
+
+typedef struct bus {
+    rtcosim_component *c;
+    uint32_t tx_value, tx_sel, tx_p, tx_q, tx_far, rx_value, rx_sel, rx_p, rx_q, rx_far, rx_flag;
+} bus;
+
+static uint32_t vr(const rtcosim_component *c, const char *name)
+{
+    const rtcosim_variable *v = rtcosim_component_find_variable(c, name);
+    if (!v)
+        fail_msg("no variable %s", name);
+    return v->value_reference;
+}
+
+static void make(bus *b, bool log)
+{
+    rtcosim_error err;
+    rtcosim_dbc *dbc = NULL;
+    assert_int_equal(rtcosim_dbc_parse(dbc_text, strlen(dbc_text), "t.dbc", &dbc, &err),
+                     RTCOSIM_OK);
+    const char *senders[] = {"A"};
+    rtcosim_can_signal_bus_config c = {.name = "can0", .senders = senders, .sender_count = 1,
+                                       .log_frames = log};
+    if (rtcosim_can_signal_bus_create(&c, dbc, "t.dbc", &b->c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    b->tx_value = vr(b->c, "tx.Speed.Value");
+    b->tx_sel = vr(b->c, "tx.Mux.Sel");
+    b->tx_p = vr(b->c, "tx.Mux.P");
+    b->tx_q = vr(b->c, "tx.Mux.Q");
+    b->tx_far = vr(b->c, "tx.Big.Far");
+    b->rx_value = vr(b->c, "rx.Speed.Value");
+    b->rx_sel = vr(b->c, "rx.Mux.Sel");
+    b->rx_p = vr(b->c, "rx.Mux.P");
+    b->rx_q = vr(b->c, "rx.Mux.Q");
+    b->rx_far = vr(b->c, "rx.Big.Far");
+    b->rx_flag = vr(b->c, "rx.Other.Flag");
+    assert_null(rtcosim_component_find_variable(b->c, "tx.Other.Flag")); /* B does not send */
+    assert_string_equal(rtcosim_component_find_variable(b->c, "rx.Speed.Value")->unit, "m/s");
+    assert_int_equal(rtcosim_component_instantiate(b->c, "can0", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(b->c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(b->c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(b->c, &err), RTCOSIM_OK);
+}
+
+static void set(bus *b, uint32_t ref, double v)
+{
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_set(b->c, RTCOSIM_TYPE_FLOAT64, &ref, 1, &v, &err),
+                     RTCOSIM_OK);
+}
+
+static double get(bus *b, uint32_t ref)
+{
+    rtcosim_error err;
+    double v = NAN;
+    assert_int_equal(rtcosim_component_get(b->c, RTCOSIM_TYPE_FLOAT64, &ref, 1, &v, &err),
+                     RTCOSIM_OK);
+    return v;
+}
+
+static void step_to(bus *b, rtcosim_time_ns *t, rtcosim_time_ns to)
+{
+    rtcosim_error err;
+    rtcosim_step_result r;
+    if (rtcosim_component_do_step(b->c, *t, to - *t, &r, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    *t = to;
+}
+
+/* Values sent at the cycle times, seen from each frame's end on. At 0 the
+ * three messages contend: Speed (0x100) first, 0 .. its end; then Mux
+ * (0x200), then Big (0x300, CAN FD). */
+static void signals_reach_the_receiver_at_the_frames_ends(void **state)
+{
+    (void)state;
+    bus b;
+    make(&b, true);
+    rtcosim_time_ns t = 0;
+    /* before any frame: the physical value of raw 0 */
+    assert_true(get(&b, b.rx_value) == 0.0);
+    assert_true(get(&b, b.rx_far) == -5.0);
+    set(&b, b.tx_value, 1.234);  /* quantized: raw 123, 1.23 */
+    set(&b, b.tx_sel, 2);        /* Q, not P */
+    set(&b, b.tx_p, 7.5);
+    set(&b, b.tx_q, 246.0);      /* raw 123 */
+    set(&b, b.tx_far, 995.0);    /* raw 1000 */
+    /* Speed 0x100 with 7B 00: 47 + 16 = 63 bits and its stuff bits (at most
+     * 12): 126 to 150 us on the wire */
+    step_to(&b, &t, 100000);
+    assert_true(get(&b, b.rx_value) == 0.0); /* still on the wire */
+    step_to(&b, &t, 200000);
+    assert_true(fabs(get(&b, b.rx_value) - 1.23) < 1e-12);
+    step_to(&b, &t, 1000000);
+    assert_true(get(&b, b.rx_sel) == 2.0);
+    assert_true(get(&b, b.rx_q) == 246.0);
+    assert_true(get(&b, b.rx_p) == 0.0); /* not carried */
+    assert_true(get(&b, b.rx_far) == 995.0);
+    assert_true(get(&b, b.rx_flag) == 0.0); /* B's message: nobody sends it */
+    /* a new value goes with the next Speed frame at 10 ms, not before */
+    set(&b, b.tx_value, -2.5);
+    step_to(&b, &t, 10000000);
+    assert_true(fabs(get(&b, b.rx_value) - 1.23) < 1e-12);
+    step_to(&b, &t, 10200000);
+    assert_true(get(&b, b.rx_value) == -2.5);
+    /* out of range: saturated at the signal's raw limit (-32768: -327.68) */
+    set(&b, b.tx_value, -1000.0);
+    step_to(&b, &t, 20500000);
+    assert_true(fabs(get(&b, b.rx_value) + 327.68) < 1e-9);
+    /* the bus: Speed every 10 ms (0, 10, 20), Mux every 20 (0, 20), Big
+     * every 5 (0, 5, 10, 15, 20): 10 frames by 20.5 ms, in the log with
+     * Speed's bytes */
+    rtcosim_can_bus *can = rtcosim_can_signal_bus_can(b.c);
+    assert_non_null(can);
+    assert_int_equal(rtcosim_can_bus_log_count(can), 10);
+    const rtcosim_can_log_entry *e = rtcosim_can_bus_log(can);
+    assert_int_equal(e[0].frame.id, 0x100);
+    assert_int_equal(e[0].frame.data[0], 0x7B);
+    assert_int_equal(e[0].start, 0);
+    assert_int_equal(e[1].frame.id, 0x200);
+    assert_int_equal(e[1].start, e[0].end);
+    assert_int_equal(e[2].format, RTCOSIM_CAN_FORMAT_FD);
+    assert_int_equal(e[2].length, 12);
+    rtcosim_error err;
+    assert_int_equal(rtcosim_component_terminate(b.c, &err), RTCOSIM_OK);
+    rtcosim_component_free(b.c);
+}
+
+static void bad_configurations_are_refused_by_name(void **state)
+{
+    (void)state;
+    rtcosim_error err;
+    rtcosim_component *c = NULL;
+    const char *no_cycle = "BU_: A\nBO_ 256 Speed: 2 A\n SG_ V : 0|16@1+ (1,0) [0|1] \"\" B\n";
+    struct {
+        const char *text, *sender, *want;
+    } cases[] = {
+        {no_cycle, "A", "t.dbc:2: message Speed of A has no GenMsgCycleTime"},
+        {no_cycle, "C", "t.dbc: no message has transmitter 'C'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rtcosim_dbc *dbc = NULL;
+        assert_int_equal(rtcosim_dbc_parse(cases[i].text, strlen(cases[i].text), "t.dbc", &dbc,
+                                           &err),
+                         RTCOSIM_OK);
+        const char *senders[] = {cases[i].sender};
+        rtcosim_can_signal_bus_config cfg = {.name = "can0", .senders = senders,
+                                             .sender_count = 1};
+        assert_int_not_equal(rtcosim_can_signal_bus_create(&cfg, dbc, "t.dbc", &c, &err),
+                             RTCOSIM_OK);
+        if (!strstr(err.message, cases[i].want))
+            fail_msg("'%s' does not say '%s'", err.message, cases[i].want);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(signals_reach_the_receiver_at_the_frames_ends),
+        cmocka_unit_test(bad_configurations_are_refused_by_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
