@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "can_replay.h"
 #include "cli.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/can_signals.h"
@@ -29,6 +30,8 @@ typedef struct spec {
     size_t node_count;
     char *explicit_left[MAX_ENTRIES], *explicit_right[MAX_ENTRIES];
     size_t explicit_count;
+    cli_can_replay replay; /* replay:LOG[@BUS] */
+    bool replaying;
 } spec;
 
 static int parse(spec *s, const char *text)
@@ -44,6 +47,16 @@ static int parse(spec *s, const char *text)
     char *save = NULL;
     s->dbc_path = strtok_r(eq + 1, ",", &save);
     for (char *tok = strtok_r(NULL, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (strncmp(tok, "replay:", 7) == 0) {
+            char option[160];
+            snprintf(option, sizeof option, "--can-signals %s: replay:", s->name);
+            if (s->replaying)
+                return cli_fail("--can-signals %s: one replay:LOG a bus", s->name);
+            if (cli_can_replay_parse(&s->replay, option, tok + 7))
+                return CLI_EXIT_USAGE;
+            s->replaying = true;
+            continue;
+        }
         char *e = strchr(tok, '=');
         if (!e || e == tok || !e[1])
             return cli_fail("--can-signals %s: '%s' is neither NODE=COMP nor COMP.VAR=MSG.SIG",
@@ -63,9 +76,9 @@ static int parse(spec *s, const char *text)
             s->nodes[s->node_count++] = (mapping){.node = tok, .comp = e + 1};
         }
     }
-    if (s->node_count == 0)
-        return cli_fail("--can-signals %s: no NODE=COMP (which DBC node each component is)",
-                        s->name);
+    if (s->node_count == 0 && s->explicit_count == 0)
+        return cli_fail("--can-signals %s: no NODE=COMP (which DBC node each component is) nor"
+                        " COMP.VAR=MSG.SIG", s->name);
     return 0;
 }
 
@@ -185,7 +198,9 @@ static int attach_one(const cli_can_buses *b, const char *text, rtcosim_master *
     rtcosim_can_signal_bus_config config = {
         .name = s.name, .bitrate = b->bitrate, .senders = senders, .sender_count = sender_count,
         .log_frames = b->log_path != NULL || b->report_dir != NULL,
-        .log_capacity = b->real_time ? b->log_capacity : 0};
+        .log_capacity = b->real_time ? b->log_capacity : 0,
+        .replay_path = s.replaying ? s.replay.path : NULL,
+        .replay_bus = s.replaying && s.replay.bus[0] ? s.replay.bus : NULL};
     rtcosim_component *bus = NULL;
     if (rtcosim_can_signal_bus_create(&config, dbc, s.dbc_path, &bus, &err) != RTCOSIM_OK ||
         rtcosim_master_add_component(m, s.name, bus, 1, &err) != RTCOSIM_OK)
@@ -234,6 +249,18 @@ int cli_can_signals_finish(const cli_can_buses *b, rtcosim_master *m)
                "worst latency %.1f us\n", name, rtcosim_can_bus_bitrate(can),
                (unsigned long long)st.frames, rtcosim_time_to_seconds(st.busy_ns), 100.0 * st.load,
                (double)st.max_latency_ns / 1e3);
+        const rtcosim_can_replay *replay = rtcosim_can_signal_bus_replay(c);
+        if (replay) {
+            rtcosim_can_replay_stats rs;
+            rtcosim_can_replay_stats_get(replay, &rs);
+            printf("can bus %s: replay of %zu frames from log time %.6f s, %zu left out whose ids"
+                   " the senders send\n", name, rs.frames, rtcosim_time_to_seconds(rs.origin),
+                   rs.own_skipped);
+        }
+        uint64_t unknown = rtcosim_can_signal_bus_unknown(c);
+        if (unknown)
+            printf("can bus %s: %llu frames of ids the DBC does not define (not decoded)\n", name,
+                   (unsigned long long)unknown);
         if (b->log_path) {
             if (rtcosim_can_bus_write_log(can, b->log_path, &err) != RTCOSIM_OK)
                 return cli_fail_error(&err);

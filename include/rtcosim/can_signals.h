@@ -28,6 +28,11 @@ typedef struct rtcosim_can_signal_bus_config {
     rtcosim_time_ns default_cycle;
     bool log_frames;             /* keep every frame (rtcosim_can_bus_write_log) */
     size_t log_capacity;         /* 0: the log grows; else allocated once (real time) */
+    /* A recorded log (candump -l, ASC or BLF) played onto the bus around
+     * the senders (rtcosim_can_replay_add: its frames of ids the senders
+     * send are left out), so its other messages reach the rx outputs; NULL:
+     * none. replay_bus: which bus of the log (NULL: its only one). */
+    const char *replay_path, *replay_bus;
 } rtcosim_can_signal_bus_config;
 
 /* A component named by config->name with, per signal S of every message M
@@ -53,6 +58,9 @@ rtcosim_status rtcosim_can_signal_bus_create(const rtcosim_can_signal_bus_config
 rtcosim_can_bus *rtcosim_can_signal_bus_can(rtcosim_component *c);
 /* The component's DBC, else NULL. */
 const rtcosim_dbc *rtcosim_can_signal_bus_dbc(rtcosim_component *c);
+/* Its replay (config.replay_path), else NULL. */
+struct rtcosim_can_replay;
+const struct rtcosim_can_replay *rtcosim_can_signal_bus_replay(rtcosim_component *c);
 /* Frames the component's receiver got whose id the DBC does not define. */
 uint64_t rtcosim_can_signal_bus_unknown(rtcosim_component *c);
 

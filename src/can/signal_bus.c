@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/can_log.h"
 #include "rtcosim/can_signals.h"
 #include "rtcosim/events.h"
 
@@ -55,6 +56,7 @@ struct signal_bus {
     rtcosim_lp_id rx_lp;
     uint32_t rx_node;
     uint64_t unknown;
+    rtcosim_can_replay *replay;
     bool begun;
 };
 
@@ -230,6 +232,7 @@ static void sb_destroy(void *self)
         rtcosim_events_end(b->sim, NULL);
     rtcosim_can_bus_free(b->can);
     rtcosim_events_free(b->sim);
+    rtcosim_can_replay_free(b->replay);
     for (size_t i = 0; b->names && i < b->var_count; i++)
         free(b->names[i]);
     free(b->names);
@@ -386,6 +389,14 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         st = rtcosim_can_bus_add_node(b->can, "receiver", b->rx_lp, 0, &b->rx_node, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_add_rx_all(b->can, b->rx_node, err);
+    if (st == RTCOSIM_OK && c->replay_path) {
+        rtcosim_can_log *log = NULL;
+        st = rtcosim_can_log_read(c->replay_path, &log, err);
+        if (st == RTCOSIM_OK &&
+            (st = rtcosim_can_replay_add(b->sim, b->can, log, c->replay_path, c->replay_bus,
+                                         &b->replay, err)) != RTCOSIM_OK)
+            rtcosim_can_log_free(log);
+    }
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_connect(b->can, err);
     return st;
@@ -422,6 +433,12 @@ rtcosim_can_bus *rtcosim_can_signal_bus_can(rtcosim_component *c)
 const rtcosim_dbc *rtcosim_can_signal_bus_dbc(rtcosim_component *c)
 {
     return rtcosim_can_signal_bus_can(c) ? ((signal_bus *)rtcosim_component_impl(c))->dbc : NULL;
+}
+
+const rtcosim_can_replay *rtcosim_can_signal_bus_replay(rtcosim_component *c)
+{
+    return rtcosim_can_signal_bus_can(c) ? ((signal_bus *)rtcosim_component_impl(c))->replay
+                                         : NULL;
 }
 
 uint64_t rtcosim_can_signal_bus_unknown(rtcosim_component *c)
