@@ -24,3 +24,24 @@ def fmu(name):
 
 def source(*parts):
     return os.path.join(os.environ["RTCOSIM_SOURCE_DIR"], *parts)
+
+
+# The connectors of an LS-BUS CAN node's network terminal CAN.
+CAN_NODE_CONNECTORS = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
+                       '<ssd:Connector name="CAN.Tx_Clock" kind="output"/>'
+                       '<ssd:Connector name="CAN.Rx_Data" kind="input"/>'
+                       '<ssd:Connector name="CAN.Rx_Clock" kind="input"/></ssd:Connectors>')
+
+
+def write_ssd(path, components, connectors=""):
+    """An SSP 1.0 system of components (name: source), without connections;
+    each component's inner text `connectors`."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    with open(path, "w") as f:
+        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" '
+                f'name="{name}" xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">\n'
+                f'<ssd:System name="{name}"><ssd:Elements>\n')
+        for comp, src in components.items():
+            f.write(f'<ssd:Component name="{comp}" source="{src}">{connectors}</ssd:Component>\n')
+        f.write('</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    return path

@@ -235,20 +235,10 @@ def test_python_can_reads_the_integrated_bus_can_fd_frames(cli, tmpdir_private):
     by a strict pattern of can-utils' CAN FD format (ID##<flags nibble><data>),
     and the senders' data pattern, byte i of a node's k-th frame 7 i + 1 + k
     (models/lsbus_node, pattern 1)."""
-    from conftest import fmu
+    from conftest import CAN_NODE_CONNECTORS, fmu, write_ssd
     node = fmu("LsBusNodeLarge-fmi3.fmu")
-    conn = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
-            '<ssd:Connector name="CAN.Tx_Clock" kind="output"/>'
-            '<ssd:Connector name="CAN.Rx_Data" kind="input"/>'
-            '<ssd:Connector name="CAN.Rx_Clock" kind="input"/></ssd:Connectors>')
-    ssd = os.path.join(tmpdir_private, "fd.ssd")
-    with open(ssd, "w") as f:
-        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="fd" '
-                'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">\n'
-                '<ssd:System name="fd"><ssd:Elements>\n'
-                f'<ssd:Component name="a" source="{node}">{conn}</ssd:Component>\n'
-                f'<ssd:Component name="b" source="{node}">{conn}</ssd:Component>\n'
-                '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    ssd = write_ssd(os.path.join(tmpdir_private, "fd.ssd"), {"a": node, "b": node},
+                    CAN_NODE_CONNECTORS)
     paths = {}
     for ext in ("log", "asc", "blf"):
         paths[ext] = os.path.join(tmpdir_private, "fd." + ext)
@@ -320,23 +310,13 @@ def test_a_node_fmu_receives_a_replayed_log(cli, tmpdir_private):
     (LsBusNodeLarge) gets the log's frames that end by the stop time (its
     rx_frames), the last one's id as its last_rx_id; python-can's reader of
     the log counts them."""
-    from conftest import fmu
+    from conftest import CAN_NODE_CONNECTORS, fmu, write_ssd
     record = os.path.join(tmpdir_private, "rec.blf")
     subprocess.run([cli, "events", "--ecus", "4", "--stop-time", "1", "--quiet", "--can-log",
                     record], check=True, capture_output=True)
     frames = [m for m in can.BLFReader(record) if m.timestamp <= 0.05 + 1e-12]
-    node = fmu("LsBusNodeLarge-fmi3.fmu")
-    conn = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
-            '<ssd:Connector name="CAN.Tx_Clock" kind="output"/>'
-            '<ssd:Connector name="CAN.Rx_Data" kind="input"/>'
-            '<ssd:Connector name="CAN.Rx_Clock" kind="input"/></ssd:Connectors>')
-    ssd = os.path.join(tmpdir_private, "one.ssd")
-    with open(ssd, "w") as f:
-        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="one" '
-                'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">\n'
-                '<ssd:System name="one"><ssd:Elements>\n'
-                f'<ssd:Component name="a" source="{node}">{conn}</ssd:Component>\n'
-                '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    ssd = write_ssd(os.path.join(tmpdir_private, "one.ssd"),
+                    {"a": fmu("LsBusNodeLarge-fmi3.fmu")}, CAN_NODE_CONNECTORS)
     out = os.path.join(tmpdir_private, "out.csv")
     r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.05",
                         "--can-bus", "can0=a.CAN,replay:" + record, "--output-file", out],

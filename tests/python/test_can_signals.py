@@ -33,18 +33,12 @@ def q(v):
 
 @pytest.fixture
 def run(cli, tmpdir_private):
-    from conftest import fmu
+    from conftest import fmu, write_ssd
     dbc = os.path.join(tmpdir_private, "s.dbc")
     with open(dbc, "w") as f:
         f.write(DBC)
-    ssd = os.path.join(tmpdir_private, "s.ssd")
-    with open(ssd, "w") as f:
-        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="s" '
-                'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">\n'
-                '<ssd:System name="s"><ssd:Elements>\n'
-                f'<ssd:Component name="a" source="{fmu("Dahlquist-fmi2.fmu")}"/>\n'
-                f'<ssd:Component name="b" source="{fmu("Feedthrough-fmi2.fmu")}"/>\n'
-                '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    ssd = write_ssd(os.path.join(tmpdir_private, "s.ssd"),
+                    {"a": fmu("Dahlquist-fmi2.fmu"), "b": fmu("Feedthrough-fmi2.fmu")})
 
     def go(spec=None):
         out = os.path.join(tmpdir_private, "out.csv")
@@ -116,17 +110,11 @@ def test_a_recorded_log_drives_a_component_through_the_dbc(cli, tmpdir_private):
     x 0.25, as examples/ecus/vehicle.c packs it); a frame's value is on the
     bus's output from the first row at or after its end and in b's output a
     step later."""
-    from conftest import fmu, source
+    from conftest import fmu, source, write_ssd
     log = os.path.join(tmpdir_private, "rec.blf")
     subprocess.run([cli, "events", "--ecus", "4", "--stop-time", "0.2", "--quiet", "--can-log",
                     log], check=True, capture_output=True)
-    ssd = os.path.join(tmpdir_private, "f.ssd")
-    with open(ssd, "w") as f:
-        f.write('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="f" '
-                'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">\n'
-                '<ssd:System name="f"><ssd:Elements>\n'
-                f'<ssd:Component name="b" source="{fmu("Feedthrough-fmi2.fmu")}"/>\n'
-                '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
+    ssd = write_ssd(os.path.join(tmpdir_private, "f.ssd"), {"b": fmu("Feedthrough-fmi2.fmu")})
     out = os.path.join(tmpdir_private, "out.csv")
     dbc = source("examples", "ecus", "vehicle.dbc")
     r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.15", "-o", out,
