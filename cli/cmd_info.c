@@ -17,7 +17,14 @@ static void usage(FILE *out)
     fprintf(out, "usage: rtcosim info FMU [--strict]\n"
                  "       rtcosim info SYSTEM.ssd|SYSTEM.ssp|OspSystemStructure.xml|DIR\n"
                  "                    [--parameter-set NAME]\n"
-                 "       rtcosim info SLAVE.dcpx\n\n"
+                 "       rtcosim info SLAVE.dcpx\n"
+                 "       rtcosim info F.dbc\n"
+                 "       rtcosim info LOG.blf|LOG.asc|LOG.log [--dbc F.dbc]\n\n"
+                 "A CAN database (.dbc): its messages (id, name, length, transmitter, cycle\n"
+                 "time) and every signal's layout, scaling, range, unit and multiplexing.\n"
+                 "A CAN log (Vector BLF, Vector ASC, candump -l): its frames and buses, its\n"
+                 "time span, and per identifier the frames, data length, mean period and\n"
+                 "the shortest and longest gap (with --dbc, the messages' names).\n\n"
                  "A DCP slave description (.dcpx): the slave's name, uuid, operating modes,\n"
                  "the time resolution the master configures, its UDP and TCP control\n"
                  "addresses and its variables (String and Binary ones with their maxSize),\n"
@@ -224,7 +231,7 @@ static void print_extras(const rtcosim_component *c, const rtcosim_fmu_extras *x
 
 static int run_info(int argc, char **argv)
 {
-    const char *fmu = NULL, *parameter_set = NULL;
+    const char *fmu = NULL, *parameter_set = NULL, *dbc = NULL;
     rtcosim_fmu_options opts = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -235,6 +242,12 @@ static int run_info(int argc, char **argv)
             if (i + 1 >= argc)
                 return cli_fail("info: --parameter-set needs a set name");
             parameter_set = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--dbc") == 0) {
+            if (i + 1 >= argc)
+                return cli_fail("info: --dbc needs a DBC file");
+            dbc = argv[++i];
             continue;
         }
         if (strcmp(argv[i], "--strict") == 0) {
@@ -249,6 +262,14 @@ static int run_info(int argc, char **argv)
     }
     if (!fmu)
         return cli_fail("info: no FMU given (usage: rtcosim info FMU)");
+    if (dbc && !cli_info_is_can_log(fmu))
+        return cli_fail("info: --dbc applies to CAN logs (.blf, .asc, .log), not to '%s'", fmu);
+    if (cli_info_is_dbc(fmu) || cli_info_is_can_log(fmu)) {
+        if (parameter_set || opts.strict)
+            return cli_fail("info: %s applies to systems and FMUs, not to '%s'",
+                            parameter_set ? "--parameter-set" : "--strict", fmu);
+        return cli_info_is_dbc(fmu) ? cli_info_dbc(fmu) : cli_info_can_log(fmu, dbc);
+    }
     if (cli_info_is_system(fmu))
         return cli_info_system(fmu, parameter_set);
     if (rtcosim_dcp_is_dcpx(fmu)) {

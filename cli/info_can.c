@@ -1,0 +1,209 @@
+/* `rtcosim info F.dbc` and `rtcosim info LOG [--dbc F.dbc]`: what a CAN
+ * database holds (messages, their senders and cycle times, every signal's
+ * layout and scaling) and what a CAN log holds (per identifier: frames,
+ * length, period and its spread), as rtcosim reads them. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "info_system.h"
+#include "rtcosim/can_log.h"
+#include "rtcosim/dbc.h"
+
+bool cli_info_is_dbc(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcasecmp(path + n - 4, ".dbc") == 0;
+}
+
+bool cli_info_is_can_log(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && (strcasecmp(path + n - 4, ".blf") == 0 || strcasecmp(path + n - 4, ".asc") == 0 ||
+                     strcasecmp(path + n - 4, ".log") == 0);
+}
+
+static void id_text(char *out, size_t size, uint32_t id, bool extended)
+{
+    snprintf(out, size, extended ? "0x%08" PRIX32 "x" : "0x%03" PRIX32, id);
+}
+
+int cli_info_dbc(const char *path)
+{
+    rtcosim_dbc *dbc = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_load(path, &dbc, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    size_t mc = rtcosim_dbc_message_count(dbc), signals = 0;
+    for (size_t i = 0; i < mc; i++)
+        signals += rtcosim_dbc_message_at(dbc, i)->signal_count;
+    printf("%-20s %s\n%-20s %zu, %zu signals\n\n", "DBC", path, "messages", mc, signals);
+    printf("%-12s %-24s %4s  %-16s %10s  %s\n", "id", "message", "dlc", "transmitter", "cycle",
+           "signals");
+    for (size_t i = 0; i < mc; i++) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_message_at(dbc, i);
+        char id[24], cycle[32] = "-";
+        id_text(id, sizeof id, m->id, m->extended);
+        if (m->cycle_time > 0)
+            snprintf(cycle, sizeof cycle, "%g ms", (double)m->cycle_time / 1e6);
+        printf("%-12s %-24s %4u  %-16s %10s  %zu\n", id, m->name, (unsigned)m->dlc,
+               m->transmitter ? m->transmitter : "-", cycle, m->signal_count);
+    }
+    printf("\n%-40s %5s %3s %-8s %-4s %10s %10s %12s %12s %-8s %s\n", "signal", "start", "len",
+           "order", "sign", "factor", "offset", "min", "max", "unit", "mux");
+    for (size_t i = 0; i < mc; i++) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_message_at(dbc, i);
+        for (size_t k = 0; k < m->signal_count; k++) {
+            const rtcosim_dbc_signal *s = &m->signals[k];
+            char name[300], mux[32] = "";
+            snprintf(name, sizeof name, "%s.%s", m->name, s->name);
+            if (s->mux == RTCOSIM_DBC_MULTIPLEXOR)
+                snprintf(mux, sizeof mux, "M");
+            else if (s->mux == RTCOSIM_DBC_MULTIPLEXED)
+                snprintf(mux, sizeof mux, "m%" PRIu64, s->mux_value);
+            printf("%-40s %5u %3u %-8s %-4s %10.10g %10.10g %12.10g %12.10g %-8s %s%s\n", name,
+                   s->start_bit, s->length, s->little_endian ? "Intel" : "Motorola",
+                   s->is_signed ? "-" : "+", s->factor, s->offset, s->minimum, s->maximum,
+                   s->unit && *s->unit ? s->unit : "-", mux,
+                   s->value_count ? (mux[0] ? ", values" : "values") : "");
+        }
+    }
+    rtcosim_dbc_free(dbc);
+    return 0;
+}
+
+/* One identifier's frames on one bus. */
+typedef struct id_stats {
+    uint32_t bus, id;
+    bool extended;
+    uint8_t format;
+    uint64_t frames;
+    unsigned min_size, max_size;
+    rtcosim_time_ns first, last, min_gap, max_gap;
+} id_stats;
+
+static uint64_t key_of(const rtcosim_can_log_record *r)
+{
+    return (uint64_t)r->bus << 40 | (uint64_t)r->format << 32 | (r->extended ? 1ull << 31 : 0) |
+           r->id;
+}
+
+static const rtcosim_can_log_record *sort_records;
+static int by_key_then_time(const void *a, const void *b)
+{
+    const rtcosim_can_log_record *x = &sort_records[*(const size_t *)a],
+                                 *y = &sort_records[*(const size_t *)b];
+    uint64_t kx = key_of(x), ky = key_of(y);
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+static const char *format_name(uint8_t f)
+{
+    return f == RTCOSIM_CAN_FORMAT_FD ? "CAN FD" : f == RTCOSIM_CAN_FORMAT_XL ? "CAN XL" : "classic";
+}
+
+int cli_info_can_log(const char *path, const char *dbc_path)
+{
+    rtcosim_can_log *log = NULL;
+    rtcosim_dbc *dbc = NULL;
+    rtcosim_error err;
+    if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    if (dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK) {
+        rtcosim_can_log_free(log);
+        return cli_fail_error(&err);
+    }
+    size_t n = rtcosim_can_log_count(log);
+    const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
+    rtcosim_can_log_format f = rtcosim_can_log_source(log);
+    printf("%-20s %s (%s)\n", "CAN log", path,
+           f == RTCOSIM_CAN_LOG_BLF ? "Vector BLF" : f == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
+                                                                             : "candump -l");
+    printf("%-20s %zu", "frames", n);
+    if (rtcosim_can_log_xl_count(log))
+        printf(" and %zu CAN XL frames (not listed)", rtcosim_can_log_xl_count(log));
+    printf(" on %zu bus%s:", rtcosim_can_log_bus_count(log),
+           rtcosim_can_log_bus_count(log) == 1 ? "" : "es");
+    for (size_t b = 0; b < rtcosim_can_log_bus_count(log); b++)
+        printf(" %s", rtcosim_can_log_bus_name(log, b));
+    printf("\n");
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    id_stats *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!order || !ids) {
+        free(order);
+        free(ids);
+        rtcosim_can_log_free(log);
+        rtcosim_dbc_free(dbc);
+        return cli_fail("info: %s: out of memory", path);
+    }
+    rtcosim_time_ns first = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i;
+        if (i == 0 || r[i].time < first)
+            first = r[i].time;
+        if (i == 0 || r[i].time > last)
+            last = r[i].time;
+    }
+    if (n)
+        printf("%-20s %.6f s to %.6f s (%.6f s)\n", "time", rtcosim_time_to_seconds(first),
+               rtcosim_time_to_seconds(last), rtcosim_time_to_seconds(last - first));
+    sort_records = r;
+    qsort(order, n, sizeof *order, by_key_then_time);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_can_log_record *x = &r[order[i]];
+        id_stats *s = count ? &ids[count - 1] : NULL;
+        if (!s || key_of(x) != key_of(&r[order[i - 1]])) {
+            s = &ids[count++];
+            *s = (id_stats){.bus = x->bus, .id = x->id, .extended = x->extended,
+                            .format = x->format, .min_size = x->size, .max_size = x->size,
+                            .first = x->time, .last = x->time, .min_gap = -1, .max_gap = -1};
+        } else {
+            rtcosim_time_ns gap = x->time - s->last;
+            if (s->min_gap < 0 || gap < s->min_gap)
+                s->min_gap = gap;
+            if (gap > s->max_gap)
+                s->max_gap = gap;
+            s->last = x->time;
+        }
+        s->frames++;
+        if (x->size < s->min_size)
+            s->min_size = x->size;
+        if (x->size > s->max_size)
+            s->max_size = x->size;
+    }
+    printf("\n%-12s %-8s %-8s %-24s %8s %7s %12s %12s %12s\n", "id", "bus", "format", "message",
+           "frames", "bytes", "period ms", "min ms", "max ms");
+    for (size_t i = 0; i < count; i++) {
+        const id_stats *s = &ids[i];
+        char id[24], bytes[16], period[24] = "-", lo[24] = "-", hi[24] = "-";
+        id_text(id, sizeof id, s->id, s->extended);
+        const rtcosim_dbc_message *m = dbc ? rtcosim_dbc_find_id(dbc, s->id, s->extended) : NULL;
+        if (s->min_size == s->max_size)
+            snprintf(bytes, sizeof bytes, "%u", s->min_size);
+        else
+            snprintf(bytes, sizeof bytes, "%u-%u", s->min_size, s->max_size);
+        if (s->frames > 1) {
+            snprintf(period, sizeof period, "%.3f",
+                     (double)(s->last - s->first) / (double)(s->frames - 1) / 1e6);
+            snprintf(lo, sizeof lo, "%.3f", (double)s->min_gap / 1e6);
+            snprintf(hi, sizeof hi, "%.3f", (double)s->max_gap / 1e6);
+        }
+        printf("%-12s %-8s %-8s %-24s %8" PRIu64 " %7s %12s %12s %12s\n", id,
+               rtcosim_can_log_bus_name(log, s->bus), format_name(s->format),
+               m ? m->name : (dbc ? "(not in the DBC)" : "-"), s->frames, bytes, period, lo, hi);
+    }
+    free(order);
+    free(ids);
+    rtcosim_can_log_free(log);
+    rtcosim_dbc_free(dbc);
+    return 0;
+}
