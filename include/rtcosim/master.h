@@ -223,6 +223,8 @@ size_t rtcosim_master_component_count(const rtcosim_master *m);
 rtcosim_component *rtcosim_master_component(const rtcosim_master *m, const char *name);
 /* The component added index-th (0-based; NULL past the last). */
 rtcosim_component *rtcosim_master_component_at(const rtcosim_master *m, size_t index);
+/* Its name in the master (NULL past the last). */
+const char *rtcosim_master_component_name_at(const rtcosim_master *m, size_t index);
 /* The Gauss-Seidel step order (after initialize): component names in order. */
 const char *rtcosim_master_order_name(const rtcosim_master *m, size_t position);
 

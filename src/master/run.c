@@ -194,6 +194,10 @@ rtcosim_component *rtcosim_master_component_at(const rtcosim_master *m, size_t i
 {
     return index < m->comp_count ? m->comps[index].c : NULL;
 }
+const char *rtcosim_master_component_name_at(const rtcosim_master *m, size_t index)
+{
+    return index < m->comp_count ? m->comps[index].name : NULL;
+}
 const char *rtcosim_master_order_name(const rtcosim_master *m, size_t position)
 {
     return m->initialized && position < m->comp_count ? m->comps[m->order_list[position]].name : NULL;

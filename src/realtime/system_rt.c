@@ -276,6 +276,37 @@ static rtcosim_status initialize_whole(rtcosim_system_rt *srt, rtcosim_error *er
     return st;
 }
 
+/* The numeric outputs of the components the attach hook added (a CAN bus
+ * of DBC signals: its rx.MSG.SIG), observed and recorded after the system's
+ * default columns, as an offline run records every component's outputs. */
+static rtcosim_status observe_attached(rtcosim_system_rt *srt, rtcosim_master *m,
+                                       rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    for (size_t i = 0; st == RTCOSIM_OK && i < rtcosim_master_component_count(m); i++) {
+        const char *name = rtcosim_master_component_name_at(m, i);
+        const rtcosim_component *c = rtcosim_master_component_at(m, i);
+        if (rtcosim_system_desc_find_component(srt->desc, name) >= 0)
+            continue;
+        for (size_t k = 0; st == RTCOSIM_OK && k < rtcosim_component_variable_count(c); k++) {
+            const rtcosim_variable *v = rtcosim_component_variable(c, k);
+            if (v->causality != RTCOSIM_CAUSALITY_OUTPUT || v->type == RTCOSIM_TYPE_STRING ||
+                v->type == RTCOSIM_TYPE_BINARY || v->type == RTCOSIM_TYPE_CLOCK)
+                continue;
+            char column[NAME_LEN];
+            snprintf(column, sizeof column, "%s.%s", name, v->name);
+            char **grown = realloc(srt->columns, (srt->column_count + 2) * sizeof *grown);
+            if (!grown)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+            srt->columns = grown;
+            st = rtcosim_master_observe(m, column, err);
+            if (st == RTCOSIM_OK)
+                srt->columns[srt->column_count++] = dup_checked(column, &st, err);
+        }
+    }
+    return st;
+}
+
 rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_master **out,
                                     rtcosim_error *err)
 {
@@ -330,6 +361,9 @@ rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_ma
      * thread's slack and idle CPUs, and the paced thread preempts them. */
     if (st == RTCOSIM_OK && part == 0 && srt->options.attach)
         st = srt->options.attach(srt->options.attach_context, m, out != &srt->parts[part], err);
+    if (st == RTCOSIM_OK && part == 0 && srt->options.attach && out == &srt->parts[part] &&
+        !srt->options.build.observe_count)
+        st = observe_attached(srt, m, err);
     if (st == RTCOSIM_OK && part == 0)
         st = rtcosim_master_set_threads(m, 1, err);
     if (st == RTCOSIM_OK && part >= 1 && srt->options.threads_auto)

@@ -40,12 +40,12 @@ def run(cli, tmpdir_private):
     ssd = write_ssd(os.path.join(tmpdir_private, "s.ssd"),
                     {"a": fmu("Dahlquist-fmi2.fmu"), "b": fmu("Feedthrough-fmi2.fmu")})
 
-    def go(spec=None):
-        out = os.path.join(tmpdir_private, "out.csv")
+    def go(spec=None, extra=(), name="out.csv"):
+        out = os.path.join(tmpdir_private, name)
         log = os.path.join(tmpdir_private, "bus.blf")
         spec = spec or "can0=" + dbc + ",A=a,B=b,b.Float64_continuous_input=Speed.x"
         r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.1",
-                            "-o", out, "--can-log", log, "--can-signals", spec],
+                            "-o", out, "--can-log", log, "--can-signals", spec] + list(extra),
                            capture_output=True, text=True)
         rows = []
         if r.returncode == 0:
@@ -86,6 +86,18 @@ def test_signals_cross_the_bus_quantized_and_late(run):
         raw = int.from_bytes(m.data, "little", signed=True)
         assert raw == round(x[10 * i] / 0.01)
         assert 0.010 * i < m.timestamp < 0.010 * i + 0.0004
+    assert "can bus can0: 500000 bit/s (DBC signals), 30 frames" in r.stdout
+
+
+def test_a_real_time_run_gives_the_offline_rows(run):
+    """`--real-time` (on a virtual clock: the paced loop without waiting):
+    the bus steps on the paced thread and the results, the bus's own rx
+    columns included, equal the offline run's row for row."""
+    r, offline, _ = run(name="offline.csv")
+    assert r.returncode == 0, r.stderr
+    r, paced, _ = run(extra=["--real-time", "--virtual-clock"], name="paced.csv")
+    assert r.returncode == 0, r.stderr
+    assert paced == offline and "can0.rx.Speed.x" in paced[0]
     assert "can bus can0: 500000 bit/s (DBC signals), 30 frames" in r.stdout
 
 
