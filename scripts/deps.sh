@@ -8,7 +8,7 @@ packages=(
   libcmocka-dev libdouble-conversion-dev libfmt-dev libmatio-dev libpng-dev
   libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin
-  python3-numpy python3-pytest python3-can python3-scipy python3-matplotlib
+  python3-numpy python3-pytest python3-can python3-canmatrix python3-scipy python3-matplotlib
   libunicorn-dev libelf-dev gcc-arm-none-eabi picolibc-arm-none-eabi
   qemu-system-arm
   rt-tests

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rtcosim/dbc.h"
+#include "rtcosim/log.h"
 #include "util/array.h"
 #include "util/read_file.h"
 #include "util/text.h"
@@ -582,6 +583,40 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
     return RTCOSIM_OK;
 }
 
+/* Two signals of a message that share a bit although one frame can carry
+ * both (neither is multiplexed, or they are multiplexed by the same value):
+ * each encode overwrites the other's bits, so a value sent is not the value
+ * received. CANdb++ and cantools report it; the file is still read (a
+ * warning per pair, naming the lines), as the signals decode as written. */
+static void warn_overlaps(const char *file, const rtcosim_dbc_message *m)
+{
+    uint8_t a[64], b[64];
+    for (size_t i = 0; i < m->signal_count; i++) {
+        const rtcosim_dbc_signal *x = &m->signals[i];
+        if (!rtcosim_dbc_signal_fits(x, sizeof a))
+            continue;
+        memset(a, 0, sizeof a);
+        rtcosim_dbc_raw_set(x, UINT64_MAX, a, sizeof a);
+        for (size_t k = i + 1; k < m->signal_count; k++) {
+            const rtcosim_dbc_signal *y = &m->signals[k];
+            if (x->mux == RTCOSIM_DBC_MULTIPLEXED && y->mux == RTCOSIM_DBC_MULTIPLEXED &&
+                x->mux_value != y->mux_value)
+                continue; /* never in one frame */
+            if (!rtcosim_dbc_signal_fits(y, sizeof b))
+                continue;
+            memset(b, 0, sizeof b);
+            rtcosim_dbc_raw_set(y, UINT64_MAX, b, sizeof b);
+            bool shared = false;
+            for (size_t j = 0; j < sizeof a && !shared; j++)
+                shared = (a[j] & b[j]) != 0;
+            if (shared)
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: signals %s and %s of message %s"
+                            " share bits (line %d): a value sent in one changes the other",
+                            file, y->line, x->name, y->name, m->name, x->line);
+        }
+    }
+}
+
 rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name,
                                  rtcosim_dbc **out, rtcosim_error *err)
 {
@@ -614,6 +649,7 @@ rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name
         for (size_t k = 0; k < m->pub.signal_count; k++)
             if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR)
                 m->pub.multiplexor = &m->signals[k];
+        warn_overlaps(name, &m->pub);
     }
     *out = d;
     return RTCOSIM_OK;

@@ -15,6 +15,7 @@
 
 #include "../examples/ecus/vehicle.h"
 #include "rtcosim/dbc.h"
+#include "rtcosim/log.h"
 
 static const char SAMPLE[] =
     "VERSION \"\"\n"
@@ -411,6 +412,40 @@ static void decoded_values_are_the_decimals_of_factor_and_offset(void **state)
     rtcosim_dbc_free(dbc);
 }
 
+static char warned[2048];
+static void keep_warning(void *ctx, rtcosim_log_level level, const char *category,
+                         const char *message)
+{
+    (void)ctx;
+    if (level == RTCOSIM_LOG_WARNING && strcmp(category, "dbc") == 0)
+        snprintf(warned + strlen(warned), sizeof warned - strlen(warned), "%s\n", message);
+}
+
+/* Signals that share a bit in one frame: a warning naming both lines; bits
+ * shared only by signals of different multiplexor values: none. Bits by
+ * hand: A 0|8 Intel bits 0-7; B 4|8 Intel bits 4-11 (shares 4-7); C 23|8
+ * Motorola bits 23-16; D m1 and E m2 both 24|8 Intel, never together. */
+static void overlapping_signals_are_warned_of(void **state)
+{
+    (void)state;
+    const char *text = "BO_ 1 M: 8 N\n"
+                       " SG_ A : 0|8@1+ (1,0) [0|255] \"\" X\n"
+                       " SG_ B : 4|8@1+ (1,0) [0|255] \"\" X\n"
+                       " SG_ C : 23|8@0+ (1,0) [0|255] \"\" X\n"
+                       " SG_ S M : 56|8@1+ (1,0) [0|255] \"\" X\n"
+                       " SG_ D m1 : 24|8@1+ (1,0) [0|255] \"\" X\n"
+                       " SG_ E m2 : 24|8@1+ (1,0) [0|255] \"\" X\n";
+    warned[0] = '\0';
+    rtcosim_log_set_handler(keep_warning, NULL);
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "o.dbc", &d, &err), RTCOSIM_OK);
+    rtcosim_log_set_handler(rtcosim_log_stderr_handler, NULL);
+    assert_string_equal(warned, "o.dbc:3: signals A and B of message M share bits (line 2): a"
+                                " value sent in one changes the other\n");
+    rtcosim_dbc_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +458,7 @@ int main(void)
         cmocka_unit_test(non_finite_numbers_and_overlong_names_are_refused),
         cmocka_unit_test(large_database_loads_in_linear_time),
         cmocka_unit_test(decoded_values_are_the_decimals_of_factor_and_offset),
+        cmocka_unit_test(overlapping_signals_are_warned_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
