@@ -31,7 +31,7 @@ static void usage(FILE *out)
             "decimals raw * factor + offset is (factor 0.1, raw 96: 9.6), at the resolution of\n"
             "the DBC's factor and offset, in their shortest form.\n"
             "\n"
-            "  --dbc FILE         the CAN database\n"
+            "  --dbc FILE         the CAN database: a DBC, or an AUTOSAR 4 ARXML (.arxml)\n"
             "  -o, --output FILE  write the signals here: .csv, or .mat (complete rows, Dymola\n"
             "                     layout; default: CSV on standard output unless --plot)\n"
             "  --signal NAME      only this column: bus.MESSAGE.SIGNAL, MESSAGE.SIGNAL or SIGNAL\n"

@@ -17,7 +17,8 @@
 bool cli_info_is_dbc(const char *path)
 {
     size_t n = strlen(path);
-    return n > 4 && strcasecmp(path + n - 4, ".dbc") == 0;
+    return (n > 4 && strcasecmp(path + n - 4, ".dbc") == 0) ||
+           (n > 6 && strcasecmp(path + n - 6, ".arxml") == 0);
 }
 
 bool cli_info_is_can_log(const char *path)
@@ -41,7 +42,10 @@ int cli_info_dbc(const char *path)
     size_t mc = rtcosim_dbc_message_count(dbc), signals = 0;
     for (size_t i = 0; i < mc; i++)
         signals += rtcosim_dbc_message_at(dbc, i)->signal_count;
-    printf("%-20s %s\n%-20s %zu, %zu signals\n\n", "DBC", path, "messages", mc, signals);
+    size_t n = strlen(path);
+    printf("%-20s %s\n%-20s %zu, %zu signals\n\n",
+           n > 6 && strcasecmp(path + n - 6, ".arxml") == 0 ? "ARXML" : "DBC", path, "messages",
+           mc, signals);
     printf("%-12s %-24s %4s  %-16s %10s  %s\n", "id", "message", "dlc", "transmitter", "cycle",
            "signals");
     for (size_t i = 0; i < mc; i++) {

@@ -79,6 +79,11 @@ rtcosim_status rtcosim_dbc_load(const char *path, rtcosim_dbc **out, rtcosim_err
 /* From memory; name is used in messages. */
 rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name,
                                  rtcosim_dbc **out, rtcosim_error *err);
+/* A CAN communication matrix in AUTOSAR 4 ARXML (src/can/arxml.c): its CAN
+ * frames as messages, its I-SIGNALs as signals; rtcosim_dbc_load reads a
+ * path ending in .arxml so. */
+rtcosim_status rtcosim_dbc_parse_arxml(const char *xml, size_t size, const char *name,
+                                       rtcosim_dbc **out, rtcosim_error *err);
 void rtcosim_dbc_free(rtcosim_dbc *dbc); /* NULL is a no-op */
 
 size_t rtcosim_dbc_message_count(const rtcosim_dbc *dbc);

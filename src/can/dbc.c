@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#include "rtcosim/dbc.h"
+#include "dbc_internal.h"
 #include "rtcosim/log.h"
 #include "util/array.h"
 #include "util/read_file.h"
@@ -296,33 +297,73 @@ static rtcosim_status parse_message(cursor *c, rtcosim_dbc *d, message_build **c
         return fail(c, line, "BO_ %s: expected a size of 0..64 bytes", name);
     if (!ident(c, tx, sizeof tx) || !at_line_end(c))
         return fail(c, line, "BO_ %s: expected the transmitter at the end of the line", name);
-    if (find_build(d, id, extended))
+    size_t index;
+    int rc = dbc_add_message(d, id, extended, name, (uint8_t)dlc, tx, line, &index);
+    if (rc == -2)
         return fail(c, line, "BO_ %s: its id is defined twice", name);
-    if (find_build_named(d, name))
+    if (rc == -3)
         return fail(c, line, "BO_ %s: the name is defined twice", name);
+    if (rc)
+        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+    *current = &d->messages[index];
+    next_line(c);
+    return RTCOSIM_OK;
+}
+
+int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name, uint8_t dlc,
+                    const char *transmitter, int line, size_t *index)
+{
+    if (find_build(d, id, extended))
+        return -2;
+    if (find_build_named(d, name))
+        return -3;
     if (!util_array_reserve(&d->messages, d->count, &d->capacity, sizeof *d->messages, 16) ||
         !index_messages(d))
-        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+        return -1;
     message_build *m = &d->messages[d->count];
     memset(m, 0, sizeof *m);
-    m->pub = (rtcosim_dbc_message){.id = id, .extended = extended, .dlc = (uint8_t)dlc, .line = line};
-    char *n = strdup(name), *t = strdup(tx);
+    m->pub = (rtcosim_dbc_message){.id = id, .extended = extended, .dlc = dlc, .line = line};
+    char *n = strdup(name), *t = strdup(transmitter);
     m->pub.name = n;
     m->pub.transmitter = t;
     if (!n || !t) {
         free(n);
         free(t);
-        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+        return -1;
     }
-    d->count++;
+    *index = d->count++;
     d->index.by_id[slot_of_id(d, id, extended)] = (uint32_t)d->count;
     d->index.by_name[slot_of_name(d, n)] = (uint32_t)d->count;
-    *current = m;
-    next_line(c);
-    return RTCOSIM_OK;
+    return 0;
 }
 
-static rtcosim_status parse_signal(cursor *c, message_build *m)
+int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *signal)
+{
+    message_build *m = &d->messages[message];
+    rtcosim_dbc_signal s = *signal;
+    int factor_places = rtcosim_dbc_decimal_places(s.factor),
+        offset_places = rtcosim_dbc_decimal_places(s.offset);
+    s.decimals = factor_places < 0 || offset_places < 0
+                     ? -1
+                     : (factor_places > offset_places ? factor_places : offset_places);
+    s.name = strdup(signal->name);
+    if (!s.name || !util_array_reserve(&m->signals, m->pub.signal_count, &m->signal_capacity,
+                                       sizeof *m->signals, 8)) {
+        free((char *)s.name);
+        return -1;
+    }
+    m->signals[m->pub.signal_count++] = s;
+    return 0;
+}
+
+void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle)
+{
+    d->messages[message].pub.cycle_time = cycle;
+}
+
+rtcosim_dbc *dbc_new(void) { return calloc(1, sizeof(rtcosim_dbc)); }
+
+static rtcosim_status parse_signal(cursor *c, rtcosim_dbc *d, message_build *m)
 {
     int line = c->line;
     char name[DBC_NAME_MAX + 1], mux[DBC_NAME_MAX + 1];
@@ -373,11 +414,6 @@ static rtcosim_status parse_signal(cursor *c, message_build *m)
     s.length = (uint32_t)length;
     s.factor = factor;
     s.offset = offset;
-    int factor_places = rtcosim_dbc_decimal_places(factor),
-        offset_places = rtcosim_dbc_decimal_places(offset);
-    s.decimals = factor_places < 0 || offset_places < 0
-                     ? -1
-                     : (factor_places > offset_places ? factor_places : offset_places);
     s.minimum = min;
     s.maximum = max;
     s.unit = unit;
@@ -393,14 +429,11 @@ static rtcosim_status parse_signal(cursor *c, message_build *m)
             return fail(c, line, "SG_ %s: a second signal of that name or a second multiplexor", name);
         }
     }
-    s.name = strdup(name);
-    if (!s.name || !util_array_reserve(&m->signals, m->pub.signal_count, &m->signal_capacity,
-                                       sizeof *m->signals, 8)) {
+    s.name = name;
+    if (dbc_add_signal(d, (size_t)(m - d->messages), &s) != 0) {
         free(unit);
-        free((char *)s.name);
         return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
     }
-    m->signals[m->pub.signal_count++] = s;
     next_line(c); /* receivers */
     return RTCOSIM_OK;
 }
@@ -545,7 +578,7 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
             else if (!current)
                 return fail(c, c->line, "%s outside a message (BO_)", "SG_");
             else
-                st = parse_signal(c, current);
+                st = parse_signal(c, d, current);
         } else if (strcmp(word, "BA_") == 0) {
             st = parse_attribute(c, d);
         } else if (strcmp(word, "VAL_") == 0) {
@@ -621,7 +654,7 @@ rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name
                                  rtcosim_dbc **out, rtcosim_error *err)
 {
     *out = NULL;
-    rtcosim_dbc *d = calloc(1, sizeof *d);
+    rtcosim_dbc *d = dbc_new();
     char *copy = malloc(size + 1);
     if (!d || !copy) {
         free(d);
@@ -643,16 +676,21 @@ rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name
         rtcosim_dbc_free(d);
         return st;
     }
+    dbc_finish(d, name);
+    *out = d;
+    return RTCOSIM_OK;
+}
+
+void dbc_finish(rtcosim_dbc *d, const char *file)
+{
     for (size_t i = 0; i < d->count; i++) {
         message_build *m = &d->messages[i];
         m->pub.signals = m->signals;
         for (size_t k = 0; k < m->pub.signal_count; k++)
             if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR)
                 m->pub.multiplexor = &m->signals[k];
-        warn_overlaps(name, &m->pub);
+        warn_overlaps(file, &m->pub);
     }
-    *out = d;
-    return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_dbc_load(const char *path, rtcosim_dbc **out, rtcosim_error *err)
@@ -660,10 +698,14 @@ rtcosim_status rtcosim_dbc_load(const char *path, rtcosim_dbc **out, rtcosim_err
     char *data = NULL;
     size_t size = 0;
     *out = NULL;
-    rtcosim_status st = util_read_file(path, path, "DBC file", &data, &size, err);
+    size_t n = strlen(path);
+    bool arxml = n > 6 && strcasecmp(path + n - 6, ".arxml") == 0;
+    rtcosim_status st = util_read_file(path, path, arxml ? "ARXML file" : "DBC file", &data,
+                                       &size, err);
     if (st != RTCOSIM_OK)
         return st;
-    st = rtcosim_dbc_parse(data, size, path, out, err);
+    st = arxml ? rtcosim_dbc_parse_arxml(data, size, path, out, err)
+               : rtcosim_dbc_parse(data, size, path, out, err);
     free(data);
     return st;
 }

@@ -1,0 +1,462 @@
+/* CAN communication matrices in AUTOSAR 4 ARXML (the System Template's
+ * CAN clusters), read into the same database as a DBC (dbc.h), so that
+ * everything that takes a DBC takes an .arxml file. Per CAN-FRAME-TRIGGERING:
+ * IDENTIFIER, CAN-ADDRESSING-MODE (EXTENDED: a 29-bit id), the CAN-FRAME it
+ * references (its SHORT-NAME is the message's name, FRAME-LENGTH its
+ * length), the sender (the ECU-INSTANCE whose FRAME-PORT the triggering
+ * references with COMMUNICATION-DIRECTION OUT), the I-SIGNAL-I-PDUs mapped
+ * into the frame (PDU-TO-FRAME-MAPPING START-POSITION: the PDU's bit offset)
+ * and their cycle time (a CYCLIC-TIMING's TIME-PERIOD, or AUTOSAR 4.0's
+ * REPETITION-PERIOD, VALUE in seconds); per I-SIGNAL-TO-I-PDU-MAPPING the
+ * I-SIGNAL (its SHORT-NAME the signal's name, LENGTH in bits), START-POSITION
+ * (in the DBC's numbering: for MOST-SIGNIFICANT-BYTE-FIRST, Motorola, the
+ * most significant bit, as canmatrix and Vector's tools write it) and
+ * PACKING-BYTE-ORDER; from the I-SIGNAL's NETWORK-REPRESENTATION-PROPS the
+ * SW-BASE-TYPE (BASE-TYPE-ENCODING 2C: signed; without an encoding, a
+ * platform type name sintN or intN: signed) and the COMPU-METHOD: a
+ * COMPU-SCALE's COMPU-RATIONAL-COEFFS give factor and offset (numerator v0
+ * + v1 x over denominator d0) and its LOWER/UPPER-LIMIT the raw range, its
+ * COMPU-CONST VT texts the value table; its or the props' UNIT-REF the unit
+ * (DISPLAY-NAME). References are resolved by their SHORT-NAME paths. Other
+ * PDU kinds (multiplexed, container, N-PDUs) are read over. AUTOSAR 3
+ * files are refused by name. Errors are one line FILE:LINE. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libxml/hash.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "dbc_internal.h"
+#include "rtcosim/log.h"
+
+typedef struct ar {
+    xmlHashTable *paths; /* "/PKG/.../NAME" -> element */
+    const char *file;
+    rtcosim_error *err;
+    rtcosim_dbc *dbc;
+    size_t skipped_pdus;
+} ar;
+
+static bool named(const xmlNode *n, const char *name)
+{
+    return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+static xmlNode *child(const xmlNode *n, const char *name)
+{
+    for (xmlNode *c = n ? n->children : NULL; c; c = c->next)
+        if (named(c, name))
+            return c;
+    return NULL;
+}
+
+/* The first element `name` below n (depth first), else NULL. */
+static xmlNode *descendant(const xmlNode *n, const char *name)
+{
+    for (xmlNode *c = n ? n->children : NULL; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        if (named(c, name))
+            return c;
+        xmlNode *d = descendant(c, name);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+/* An element's text without surrounding blanks, in buf (cut to its size). */
+static const char *text(const xmlNode *n, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!n)
+        return NULL;
+    xmlChar *t = xmlNodeGetContent(n);
+    if (!t)
+        return NULL;
+    const char *s = (const char *)t;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    snprintf(buf, size, "%s", s);
+    size_t len = strlen(buf);
+    while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t' || buf[len - 1] == '\n' ||
+                   buf[len - 1] == '\r'))
+        buf[--len] = '\0';
+    xmlFree(t);
+    return buf;
+}
+
+static const char *short_name(const xmlNode *n, char *buf, size_t size)
+{
+    return text(child(n, "SHORT-NAME"), buf, size);
+}
+
+static int line_of(const xmlNode *n) { return n ? (int)xmlGetLineNo(n) : 0; }
+
+__attribute__((format(printf, 3, 4))) static rtcosim_status fail(ar *a, const xmlNode *at,
+                                                                 const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return rtcosim_error_set(a->err, RTCOSIM_EFORMAT, "%s:%d: %s", a->file, line_of(at), msg);
+}
+
+/* Register every element that has a SHORT-NAME under its path. */
+static bool index_paths(ar *a, xmlNode *n, const char *prefix, int depth)
+{
+    for (xmlNode *c = n->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        char name[256], path[2048];
+        const char *here = prefix;
+        if (short_name(c, name, sizeof name) && name[0]) {
+            if (snprintf(path, sizeof path, "%s/%s", prefix, name) >= (int)sizeof path)
+                continue; /* too deep to be referenced */
+            (void)xmlHashAddEntry(a->paths, (const xmlChar *)path, c); /* the first one stays */
+            here = path;
+        }
+        if (depth < 64 && !index_paths(a, c, here, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+/* The element a REF child names, else NULL (missing: *status set when the
+ * reference is there but leads nowhere). */
+static xmlNode *deref(ar *a, const xmlNode *n, const char *ref, rtcosim_status *status)
+{
+    char path[2048];
+    xmlNode *r = child(n, ref);
+    if (!r || !text(r, path, sizeof path) || !path[0])
+        return NULL;
+    xmlNode *target = xmlHashLookup(a->paths, (const xmlChar *)path);
+    if (!target && status && *status == RTCOSIM_OK)
+        *status = fail(a, r, "%s %s: no element has that path", ref, path);
+    return target;
+}
+
+static bool number(const xmlNode *n, double *out)
+{
+    char buf[64], *end;
+    if (!text(n, buf, sizeof buf) || !buf[0])
+        return false;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end || errno == ERANGE || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool whole(const xmlNode *n, uint64_t max, uint64_t *out)
+{
+    char buf[64], *end;
+    if (!text(n, buf, sizeof buf) || !buf[0] || buf[0] == '-')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 0);
+    if (*end || errno == ERANGE || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The ECU that sends a frame triggering's frame: its FRAME-PORT with
+ * COMMUNICATION-DIRECTION OUT. */
+static void sender_of(ar *a, const xmlNode *trig, char *out, size_t size)
+{
+    snprintf(out, size, "Vector__XXX");
+    const xmlNode *refs = child(trig, "FRAME-PORT-REFS");
+    for (const xmlNode *r = refs ? refs->children : NULL; r; r = r->next) {
+        if (!named(r, "FRAME-PORT-REF"))
+            continue;
+        char path[2048], dir[16];
+        if (!text(r, path, sizeof path))
+            continue;
+        const xmlNode *port = xmlHashLookup(a->paths, (const xmlChar *)path);
+        if (!port || !text(child(port, "COMMUNICATION-DIRECTION"), dir, sizeof dir) ||
+            strcmp(dir, "OUT") != 0)
+            continue;
+        for (const xmlNode *p = port->parent; p; p = p->parent)
+            if (named(p, "ECU-INSTANCE")) {
+                short_name(p, out, size);
+                return;
+            }
+    }
+}
+
+/* Factor, offset, raw range, value texts and unit of a signal from its
+ * COMPU-METHOD (and the props' UNIT-REF). */
+static rtcosim_status scaling(ar *a, const xmlNode *compu, const xmlNode *props,
+                              rtcosim_dbc_signal *s, bool *have_range, double *raw_lo,
+                              double *raw_hi)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    xmlNode *scales = compu ? descendant(child(compu, "COMPU-INTERNAL-TO-PHYS"), "COMPU-SCALES")
+                            : NULL;
+    rtcosim_dbc_value_text *values = NULL;
+    size_t count = 0;
+    for (xmlNode *sc = scales ? scales->children : NULL; sc && st == RTCOSIM_OK; sc = sc->next) {
+        if (!named(sc, "COMPU-SCALE"))
+            continue;
+        xmlNode *coeffs = child(sc, "COMPU-RATIONAL-COEFFS"), *vt = descendant(sc, "VT");
+        double lo = 0, hi = 0;
+        bool has_lo = number(child(sc, "LOWER-LIMIT"), &lo), has_hi = number(child(sc, "UPPER-LIMIT"), &hi);
+        if (coeffs) {
+            double v[2] = {0, 1}, d = 1;
+            int k = 0;
+            const xmlNode *num = child(coeffs, "COMPU-NUMERATOR"), *den = child(coeffs, "COMPU-DENOMINATOR");
+            for (const xmlNode *x = num ? num->children : NULL; x && k < 2; x = x->next)
+                if (named(x, "V") && !number(x, &v[k++]))
+                    return fail(a, x, "COMPU-NUMERATOR: a V that is not a number");
+            for (const xmlNode *x = den ? den->children : NULL; x; x = x->next)
+                if (named(x, "V")) {
+                    if (!number(x, &d) || d == 0)
+                        return fail(a, x, "COMPU-DENOMINATOR: not a non-zero number");
+                    break;
+                }
+            if (k == 1)
+                v[1] = 0; /* a constant: numerator v0 only */
+            s->factor = v[1] / d;
+            s->offset = v[0] / d;
+            if (s->factor == 0)
+                return fail(a, coeffs, "COMPU-RATIONAL-COEFFS: factor 0");
+            if (has_lo && has_hi) {
+                *have_range = true;
+                *raw_lo = lo;
+                *raw_hi = hi;
+            }
+        } else if (vt && has_lo) {
+            char t[256];
+            text(vt, t, sizeof t);
+            rtcosim_dbc_value_text *grown = realloc(values, (count + 1) * sizeof *grown);
+            if (grown)
+                values = grown;
+            char *copy = grown ? strdup(t) : NULL;
+            if (!copy) {
+                s->values = values;
+                s->value_count = count;
+                return rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+            }
+            values[count++] = (rtcosim_dbc_value_text){(int64_t)llround(lo), copy};
+            s->values = values; /* the caller frees them on any failure */
+            s->value_count = count;
+        }
+    }
+    s->values = values;
+    s->value_count = count;
+    xmlNode *unit = deref(a, props, "UNIT-REF", &st);
+    if (!unit && compu)
+        unit = deref(a, compu, "UNIT-REF", &st);
+    char u[128] = "";
+    if (unit && !text(child(unit, "DISPLAY-NAME"), u, sizeof u))
+        short_name(unit, u, sizeof u);
+    s->unit = strdup(u);
+    if (!s->unit && st == RTCOSIM_OK)
+        st = rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+    return st;
+}
+
+static void free_signal_parts(rtcosim_dbc_signal *s)
+{
+    for (size_t i = 0; i < s->value_count; i++)
+        free((char *)s->values[i].text);
+    free((void *)s->values);
+    free((char *)s->unit);
+}
+
+static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, uint32_t pdu_bits,
+                                  const xmlNode *map)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    xmlNode *isig = deref(a, map, "I-SIGNAL-REF", &st);
+    if (!isig)
+        return st; /* an I-SIGNAL-GROUP mapping: its signals have mappings of their own */
+    char name[256], order[64];
+    uint64_t start, bits;
+    short_name(isig, name, sizeof name);
+    if (!whole(child(map, "START-POSITION"), 511, &start))
+        return fail(a, map, "I-SIGNAL-TO-I-PDU-MAPPING %s: START-POSITION missing or not 0..511",
+                    name);
+    if (!whole(child(isig, "LENGTH"), 64, &bits) || bits == 0)
+        return fail(a, isig, "I-SIGNAL %s: LENGTH missing or not 1..64 bits", name);
+    text(child(map, "PACKING-BYTE-ORDER"), order, sizeof order);
+    rtcosim_dbc_signal s = {.name = name, .start_bit = (uint32_t)(start + pdu_bits),
+                            .length = (uint32_t)bits,
+                            .little_endian = strcmp(order, "MOST-SIGNIFICANT-BYTE-FIRST") != 0,
+                            .factor = 1, .line = line_of(map)};
+    xmlNode *props = descendant(child(isig, "NETWORK-REPRESENTATION-PROPS"),
+                                "SW-DATA-DEF-PROPS-CONDITIONAL");
+    xmlNode *base = props ? deref(a, props, "BASE-TYPE-REF", &st) : NULL;
+    xmlNode *compu = props ? deref(a, props, "COMPU-METHOD-REF", &st) : NULL;
+    if (st != RTCOSIM_OK)
+        return st;
+    char encoding[32] = "", type[64] = "";
+    if (text(child(base, "BASE-TYPE-ENCODING"), encoding, sizeof encoding) && encoding[0])
+        s.is_signed = strcmp(encoding, "2C") == 0;
+    else /* no encoding (canmatrix writes none): AUTOSAR's platform type names, sint16 */
+        s.is_signed = short_name(base, type, sizeof type) &&
+                      (strncasecmp(type, "sint", 4) == 0 || strncasecmp(type, "int", 3) == 0);
+    bool have_range = false;
+    double lo = 0, hi = 0;
+    st = scaling(a, compu, props, &s, &have_range, &lo, &hi);
+    if (st != RTCOSIM_OK) {
+        free_signal_parts(&s);
+        return st;
+    }
+    if (!have_range) { /* the raw type's range */
+        double span = ldexp(1.0, (int)bits);
+        lo = s.is_signed ? -span / 2 : 0;
+        hi = s.is_signed ? span / 2 - 1 : span - 1;
+    }
+    double p0 = lo * s.factor + s.offset, p1 = hi * s.factor + s.offset;
+    s.minimum = p0 < p1 ? p0 : p1;
+    s.maximum = p0 < p1 ? p1 : p0;
+    if (!rtcosim_dbc_signal_fits(&s, length)) {
+        free_signal_parts(&s);
+        return fail(a, map, "signal %s: its bits do not fit the frame's %u bytes", name,
+                    (unsigned)length);
+    }
+    if (dbc_add_signal(a->dbc, message, &s) != 0) {
+        free_signal_parts(&s);
+        return rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+    }
+    return RTCOSIM_OK;
+}
+
+/* The cycle time of a PDU (its first CYCLIC-TIMING), 0 when none. */
+static rtcosim_time_ns cycle_of(const xmlNode *pdu)
+{
+    xmlNode *cyclic = descendant(pdu, "CYCLIC-TIMING");
+    xmlNode *period = child(cyclic, "TIME-PERIOD");
+    if (!period)
+        period = child(cyclic, "REPETITION-PERIOD");
+    double s;
+    if (!number(child(period, "VALUE"), &s) || !(s > 0) || s > 1e6)
+        return 0;
+    return (rtcosim_time_ns)llround(s * 1e9);
+}
+
+static rtcosim_status read_frame(ar *a, const xmlNode *trig)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    char name[256], mode[32], sender[256];
+    uint64_t id, length;
+    xmlNode *frame = deref(a, trig, "FRAME-REF", &st);
+    if (!frame)
+        return st; /* a triggering without a frame: nothing is sent */
+    short_name(frame, name, sizeof name);
+    text(child(trig, "CAN-ADDRESSING-MODE"), mode, sizeof mode);
+    bool extended = strcmp(mode, "EXTENDED") == 0;
+    if (!whole(child(trig, "IDENTIFIER"), extended ? 0x1FFFFFFFu : 0x7FFu, &id))
+        return fail(a, trig, "CAN-FRAME-TRIGGERING of %s: IDENTIFIER missing or beyond %s ids",
+                    name, extended ? "29-bit" : "11-bit");
+    if (!whole(child(frame, "FRAME-LENGTH"), 64, &length))
+        return fail(a, frame, "CAN-FRAME %s: FRAME-LENGTH missing or over 64 bytes", name);
+    sender_of(a, trig, sender, sizeof sender);
+    size_t index;
+    int rc = dbc_add_message(a->dbc, (uint32_t)id, extended, name, (uint8_t)length, sender,
+                             line_of(trig), &index);
+    if (rc == -2 || rc == -3) {
+        const rtcosim_dbc_message *was = rtcosim_dbc_find_id(a->dbc, (uint32_t)id, extended);
+        if (was && strcmp(was->name, name) == 0)
+            return RTCOSIM_OK; /* the same frame on another channel */
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: frame %s (id 0x%" PRIX64 ") left out:"
+                    " its %s is another frame's (line %d)", a->file, line_of(trig), name, id,
+                    rc == -2 ? "id" : "name", was ? was->line : 0);
+        return RTCOSIM_OK;
+    }
+    if (rc)
+        return rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+    const xmlNode *maps = child(frame, "PDU-TO-FRAME-MAPPINGS");
+    for (const xmlNode *m = maps ? maps->children : NULL; m && st == RTCOSIM_OK; m = m->next) {
+        if (!named(m, "PDU-TO-FRAME-MAPPING"))
+            continue;
+        xmlNode *pdu = deref(a, m, "PDU-REF", &st);
+        if (!pdu)
+            continue;
+        if (!named(pdu, "I-SIGNAL-I-PDU")) {
+            a->skipped_pdus++;
+            continue;
+        }
+        uint64_t pdu_start = 0;
+        if (child(m, "START-POSITION") && !whole(child(m, "START-POSITION"), 511, &pdu_start))
+            return fail(a, m, "PDU-TO-FRAME-MAPPING of %s: START-POSITION not 0..511", name);
+        rtcosim_time_ns cycle = cycle_of(pdu);
+        if (cycle)
+            dbc_set_cycle_time(a->dbc, index, cycle);
+        const xmlNode *sigs = child(pdu, "I-SIGNAL-TO-PDU-MAPPINGS");
+        for (const xmlNode *s = sigs ? sigs->children : NULL; s && st == RTCOSIM_OK; s = s->next)
+            if (named(s, "I-SIGNAL-TO-I-PDU-MAPPING"))
+                st = read_signal(a, index, (uint8_t)length, (uint32_t)pdu_start, s);
+    }
+    return st;
+}
+
+static rtcosim_status read_triggerings(ar *a, const xmlNode *n, int depth)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    for (const xmlNode *c = n->children; c && st == RTCOSIM_OK; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        if (named(c, "CAN-FRAME-TRIGGERING"))
+            st = read_frame(a, c);
+        else if (depth < 64)
+            st = read_triggerings(a, c, depth + 1);
+    }
+    return st;
+}
+
+rtcosim_status rtcosim_dbc_parse_arxml(const char *xml, size_t size, const char *name,
+                                       rtcosim_dbc **out, rtcosim_error *err)
+{
+    *out = NULL;
+    if (size > INT32_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: too large", name);
+    xmlDoc *doc = xmlReadMemory(xml, (int)size, name, NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML", name);
+    ar a = {.file = name, .err = err};
+    rtcosim_status st = RTCOSIM_OK;
+    xmlNode *root = xmlDocGetRootElement(doc);
+    const char *ns = root && root->ns && root->ns->href ? (const char *)root->ns->href : "";
+    if (!named(root, "AUTOSAR"))
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: the root element is not AUTOSAR", name);
+    else if (strncmp(ns, "http://autosar.org/3", 20) == 0)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: AUTOSAR 3 (%s) is not read, AUTOSAR 4"
+                               " only (canmatrix converts: canconvert --arVersion 4.1.0)", name,
+                               ns);
+    else if (!(a.paths = xmlHashCreate(1024)) || !(a.dbc = dbc_new()))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    if (st == RTCOSIM_OK && !index_paths(&a, root, "", 0))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    if (st == RTCOSIM_OK)
+        st = read_triggerings(&a, root, 0);
+    if (st == RTCOSIM_OK && rtcosim_dbc_message_count(a.dbc) == 0)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no CAN frame (CAN-FRAME-TRIGGERING with"
+                               " a FRAME-REF) in it", name);
+    if (st == RTCOSIM_OK && a.skipped_pdus)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s: %zu PDUs of other kinds than I-SIGNAL-I-PDU"
+                    " (multiplexed, container, ...) read over", name, a.skipped_pdus);
+    if (a.paths)
+        xmlHashFree(a.paths, NULL);
+    xmlFreeDoc(doc);
+    if (st != RTCOSIM_OK) {
+        rtcosim_dbc_free(a.dbc);
+        return st;
+    }
+    dbc_finish(a.dbc, name);
+    *out = a.dbc;
+    return RTCOSIM_OK;
+}

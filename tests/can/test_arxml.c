@@ -1,0 +1,219 @@
+/* CAN matrices in AUTOSAR 4 ARXML (src/can/arxml.c). Truth: the small
+ * matrix below, written here from the System Template's element names
+ * (CAN-FRAME-TRIGGERING, CAN-FRAME, PDU-TO-FRAME-MAPPING, I-SIGNAL-I-PDU
+ * with a CYCLIC-TIMING, I-SIGNAL-TO-I-PDU-MAPPING, I-SIGNAL with its
+ * NETWORK-REPRESENTATION-PROPS, SW-BASE-TYPE, COMPU-METHOD, UNIT, an
+ * ECU-INSTANCE's FRAME-PORT), and the same frame bytes decoded by hand.
+ * canmatrix's ARXML against it: tests/python/test_dbc_canmatrix.py. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/dbc.h"
+
+#define PKG(name, body) "<AR-PACKAGE><SHORT-NAME>" name "</SHORT-NAME><ELEMENTS>" body "</ELEMENTS></AR-PACKAGE>"
+
+static const char matrix[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<AUTOSAR xmlns=\"http://autosar.org/schema/r4.0\"><AR-PACKAGES>\n"
+    PKG("Cluster",
+        "<CAN-CLUSTER><SHORT-NAME>CAN1</SHORT-NAME><CAN-CLUSTER-VARIANTS><CAN-CLUSTER-CONDITIONAL>"
+        "<PHYSICAL-CHANNELS><CAN-PHYSICAL-CHANNEL><SHORT-NAME>CH</SHORT-NAME><FRAME-TRIGGERINGS>\n"
+        "<CAN-FRAME-TRIGGERING><SHORT-NAME>FT_Status</SHORT-NAME>"
+        "<FRAME-PORT-REFS><FRAME-PORT-REF DEST=\"FRAME-PORT\">/Ecu/Gateway/Conn/StatusIn</FRAME-PORT-REF>"
+        "<FRAME-PORT-REF DEST=\"FRAME-PORT\">/Ecu/Motor/Conn/StatusOut</FRAME-PORT-REF></FRAME-PORT-REFS>"
+        "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/Status</FRAME-REF>"
+        "<CAN-ADDRESSING-MODE>EXTENDED</CAN-ADDRESSING-MODE><IDENTIFIER>0x18FF1234</IDENTIFIER>"
+        "</CAN-FRAME-TRIGGERING>\n"
+        "<CAN-FRAME-TRIGGERING><SHORT-NAME>FT_Mux</SHORT-NAME>"
+        "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/MuxFrame</FRAME-REF>"
+        "<CAN-ADDRESSING-MODE>STANDARD</CAN-ADDRESSING-MODE><IDENTIFIER>256</IDENTIFIER>"
+        "</CAN-FRAME-TRIGGERING>\n"
+        "</FRAME-TRIGGERINGS></CAN-PHYSICAL-CHANNEL></PHYSICAL-CHANNELS>"
+        "</CAN-CLUSTER-CONDITIONAL></CAN-CLUSTER-VARIANTS></CAN-CLUSTER>")
+    PKG("Ecu",
+        "<ECU-INSTANCE><SHORT-NAME>Motor</SHORT-NAME><CONNECTORS><CAN-COMMUNICATION-CONNECTOR>"
+        "<SHORT-NAME>Conn</SHORT-NAME><ECU-COMM-PORT-INSTANCES><FRAME-PORT><SHORT-NAME>StatusOut"
+        "</SHORT-NAME><COMMUNICATION-DIRECTION>OUT</COMMUNICATION-DIRECTION></FRAME-PORT>"
+        "</ECU-COMM-PORT-INSTANCES></CAN-COMMUNICATION-CONNECTOR></CONNECTORS></ECU-INSTANCE>"
+        "<ECU-INSTANCE><SHORT-NAME>Gateway</SHORT-NAME><CONNECTORS><CAN-COMMUNICATION-CONNECTOR>"
+        "<SHORT-NAME>Conn</SHORT-NAME><ECU-COMM-PORT-INSTANCES><FRAME-PORT><SHORT-NAME>StatusIn"
+        "</SHORT-NAME><COMMUNICATION-DIRECTION>IN</COMMUNICATION-DIRECTION></FRAME-PORT>"
+        "</ECU-COMM-PORT-INSTANCES></CAN-COMMUNICATION-CONNECTOR></CONNECTORS></ECU-INSTANCE>")
+    PKG("Frames",
+        "<CAN-FRAME><SHORT-NAME>Status</SHORT-NAME><FRAME-LENGTH>8</FRAME-LENGTH>"
+        "<PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/StatusPdu</PDU-REF><START-POSITION>8</START-POSITION>"
+        "</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME>"
+        "<CAN-FRAME><SHORT-NAME>MuxFrame</SHORT-NAME><FRAME-LENGTH>8</FRAME-LENGTH>"
+        "<PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>"
+        "<PDU-REF DEST=\"MULTIPLEXED-I-PDU\">/Pdus/Muxed</PDU-REF><START-POSITION>0</START-POSITION>"
+        "</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME>")
+    PKG("Pdus",
+        "<I-SIGNAL-I-PDU><SHORT-NAME>StatusPdu</SHORT-NAME><LENGTH>7</LENGTH>"
+        "<I-PDU-TIMING-SPECIFICATIONS><I-PDU-TIMING><TRANSMISSION-MODE-DECLARATION>"
+        "<TRANSMISSION-MODE-TRUE-TIMING><CYCLIC-TIMING><TIME-PERIOD><VALUE>0.02</VALUE>"
+        "</TIME-PERIOD></CYCLIC-TIMING></TRANSMISSION-MODE-TRUE-TIMING>"
+        "</TRANSMISSION-MODE-DECLARATION></I-PDU-TIMING></I-PDU-TIMING-SPECIFICATIONS>"
+        "<I-SIGNAL-TO-PDU-MAPPINGS>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>m1</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Speed</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>0</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>m2</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Temp</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-FIRST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>23</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>m3</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Mode</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>40</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
+        "<MULTIPLEXED-I-PDU><SHORT-NAME>Muxed</SHORT-NAME></MULTIPLEXED-I-PDU>")
+    PKG("Signals",
+        "<I-SIGNAL><SHORT-NAME>Speed</SHORT-NAME><LENGTH>16</LENGTH><NETWORK-REPRESENTATION-PROPS>"
+        "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
+        "<BASE-TYPE-REF DEST=\"SW-BASE-TYPE\">/Types/u16</BASE-TYPE-REF>"
+        "<COMPU-METHOD-REF DEST=\"COMPU-METHOD\">/Types/SpeedScale</COMPU-METHOD-REF>"
+        "<UNIT-REF DEST=\"UNIT\">/Types/kmh</UNIT-REF>"
+        "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>"
+        "</I-SIGNAL>"
+        "<I-SIGNAL><SHORT-NAME>Temp</SHORT-NAME><LENGTH>12</LENGTH><NETWORK-REPRESENTATION-PROPS>"
+        "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
+        "<BASE-TYPE-REF DEST=\"SW-BASE-TYPE\">/Types/s16</BASE-TYPE-REF>"
+        "<COMPU-METHOD-REF DEST=\"COMPU-METHOD\">/Types/TempScale</COMPU-METHOD-REF>"
+        "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>"
+        "</I-SIGNAL>"
+        "<I-SIGNAL><SHORT-NAME>Mode</SHORT-NAME><LENGTH>2</LENGTH><NETWORK-REPRESENTATION-PROPS>"
+        "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
+        "<COMPU-METHOD-REF DEST=\"COMPU-METHOD\">/Types/ModeTable</COMPU-METHOD-REF>"
+        "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>"
+        "</I-SIGNAL>")
+    PKG("Types",
+        "<SW-BASE-TYPE><SHORT-NAME>u16</SHORT-NAME><BASE-TYPE-ENCODING>NONE</BASE-TYPE-ENCODING></SW-BASE-TYPE>"
+        "<SW-BASE-TYPE><SHORT-NAME>s16</SHORT-NAME><BASE-TYPE-ENCODING>2C</BASE-TYPE-ENCODING></SW-BASE-TYPE>"
+        "<UNIT><SHORT-NAME>kmh</SHORT-NAME><DISPLAY-NAME>km/h</DISPLAY-NAME></UNIT>"
+        "<COMPU-METHOD><SHORT-NAME>SpeedScale</SHORT-NAME><CATEGORY>LINEAR</CATEGORY>"
+        "<COMPU-INTERNAL-TO-PHYS><COMPU-SCALES><COMPU-SCALE><LOWER-LIMIT>0</LOWER-LIMIT>"
+        "<UPPER-LIMIT>25000</UPPER-LIMIT><COMPU-RATIONAL-COEFFS><COMPU-NUMERATOR><V>0</V><V>1</V>"
+        "</COMPU-NUMERATOR><COMPU-DENOMINATOR><V>100</V></COMPU-DENOMINATOR></COMPU-RATIONAL-COEFFS>"
+        "</COMPU-SCALE></COMPU-SCALES></COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>"
+        "<COMPU-METHOD><SHORT-NAME>TempScale</SHORT-NAME><CATEGORY>LINEAR</CATEGORY>"
+        "<COMPU-INTERNAL-TO-PHYS><COMPU-SCALES><COMPU-SCALE><COMPU-RATIONAL-COEFFS>"
+        "<COMPU-NUMERATOR><V>-40</V><V>0.5</V></COMPU-NUMERATOR></COMPU-RATIONAL-COEFFS>"
+        "</COMPU-SCALE></COMPU-SCALES></COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>"
+        "<COMPU-METHOD><SHORT-NAME>ModeTable</SHORT-NAME><CATEGORY>TEXTTABLE</CATEGORY>"
+        "<COMPU-INTERNAL-TO-PHYS><COMPU-SCALES>"
+        "<COMPU-SCALE><LOWER-LIMIT>0</LOWER-LIMIT><UPPER-LIMIT>0</UPPER-LIMIT><COMPU-CONST><VT>Off</VT></COMPU-CONST></COMPU-SCALE>"
+        "<COMPU-SCALE><LOWER-LIMIT>2</LOWER-LIMIT><UPPER-LIMIT>2</UPPER-LIMIT><COMPU-CONST><VT>Boost</VT></COMPU-CONST></COMPU-SCALE>"
+        "</COMPU-SCALES></COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>")
+    "</AR-PACKAGES></AUTOSAR>\n";
+
+static rtcosim_dbc *parse(const char *text, rtcosim_error *err)
+{
+    rtcosim_dbc *d = NULL;
+    rtcosim_status st = rtcosim_dbc_parse_arxml(text, strlen(text), "m.arxml", &d, err);
+    return st == RTCOSIM_OK ? d : NULL;
+}
+
+/* Status (0x18FF1234, extended, 8 bytes, sent by Motor every 20 ms): its
+ * PDU at bit 8, so Speed (16 bits Intel at 0 of the PDU) starts at frame bit
+ * 8, Temp (12 bits Motorola, MSB at 23) at 31, Mode (2 bits) at 48. Bytes
+ * 00 10 27 FD 00 00 02 00: Speed raw 0x2710 = 10000 x 1/100 = 100 km/h;
+ * Temp bits 31..24 (0xFD) then 39..36 (0x0): raw 0xFD0 = 4048, as 12-bit
+ * two's complement -48, x 0.5 - 40 = -64; Mode raw 2: "Boost". The frame
+ * of the multiplexed PDU is a message without signals (the PDU read over). */
+static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
+{
+    (void)state;
+    rtcosim_error err;
+    rtcosim_dbc *d = parse(matrix, &err);
+    if (!d)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_dbc_message_count(d), 2);
+    assert_int_equal(rtcosim_dbc_find_id(d, 256, false)->signal_count, 0);
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 0x18FF1234, true);
+    assert_non_null(m);
+    assert_string_equal(m->name, "Status");
+    assert_string_equal(m->transmitter, "Motor");
+    assert_int_equal(m->dlc, 8);
+    assert_int_equal(m->cycle_time, 20000000);
+    assert_int_equal(m->signal_count, 3);
+    const rtcosim_dbc_signal *speed = rtcosim_dbc_find_signal(m, "Speed"),
+                             *temp = rtcosim_dbc_find_signal(m, "Temp"),
+                             *mode = rtcosim_dbc_find_signal(m, "Mode");
+    assert_int_equal(speed->start_bit, 8);
+    assert_true(speed->little_endian && !speed->is_signed);
+    assert_true(speed->factor == 0.01 && speed->offset == 0);
+    assert_true(speed->minimum == 0 && speed->maximum == 250);
+    assert_string_equal(speed->unit, "km/h");
+    assert_int_equal(temp->start_bit, 31);
+    assert_true(!temp->little_endian && temp->is_signed);
+    assert_true(temp->factor == 0.5 && temp->offset == -40);
+    assert_int_equal(mode->value_count, 2);
+    assert_string_equal(rtcosim_dbc_value_text_of(mode, 2), "Boost");
+    const uint8_t data[8] = {0x00, 0x10, 0x27, 0xFD, 0x00, 0x00, 0x02, 0x00};
+    assert_true(rtcosim_dbc_decode(speed, data, 8) == 100.0);
+    assert_true(rtcosim_dbc_decode(temp, data, 8) == -64.0);
+    assert_true(rtcosim_dbc_decode(mode, data, 8) == 2.0);
+    rtcosim_dbc_free(d);
+}
+
+static void replace(char *text, const char *find, const char *with)
+{
+    char *at = strstr(text, find);
+    assert_non_null(at);
+    size_t n = strlen(find), w = strlen(with);
+    memmove(at + w, at + n, strlen(at + n) + 1);
+    memcpy(at, with, w);
+}
+
+static void bad_matrices_get_one_line_errors(void **state)
+{
+    (void)state;
+    static char text[sizeof matrix + 256];
+    struct {
+        const char *find, *with, *want;
+    } cases[] = {
+        {"/Frames/Status</FRAME-REF>", "/Frames/Nope</FRAME-REF>",
+         "m.arxml:4: FRAME-REF /Frames/Nope: no element has that path"},
+        {"<IDENTIFIER>0x18FF1234</IDENTIFIER>", "<IDENTIFIER>x</IDENTIFIER>",
+         "m.arxml:4: CAN-FRAME-TRIGGERING of Status: IDENTIFIER missing or beyond 29-bit ids"},
+        {"<LENGTH>16</LENGTH>", "<LENGTH>0</LENGTH>", "I-SIGNAL Speed: LENGTH missing or not 1..64"},
+        {"<START-POSITION>40</START-POSITION>", "<START-POSITION>60</START-POSITION>",
+         "signal Mode: its bits do not fit the frame's 8 bytes"},
+        {"<V>100</V>", "<V>0</V>", "COMPU-DENOMINATOR: not a non-zero number"},
+        {"http://autosar.org/schema/r4.0", "http://autosar.org/3.2.3", "AUTOSAR 3"},
+        {"<AR-PACKAGES>", "<AR-PACKAGES", "m.arxml: not well-formed XML"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        strcpy(text, matrix);
+        replace(text, cases[i].find, cases[i].with);
+        rtcosim_error err;
+        rtcosim_dbc *d = parse(text, &err);
+        if (d)
+            fail_msg("case %zu accepted", i);
+        if (!strstr(err.message, cases[i].want) || strchr(err.message, '\n'))
+            fail_msg("'%s' does not say '%s'", err.message, cases[i].want);
+    }
+    rtcosim_error err;
+    assert_null(parse("<?xml version=\"1.0\"?><AUTOSAR xmlns=\"http://autosar.org/schema/r4.0\"/>",
+                      &err));
+    assert_non_null(strstr(err.message, "no CAN frame"));
+    assert_null(parse("<?xml version=\"1.0\"?><DBC/>", &err));
+    assert_non_null(strstr(err.message, "the root element is not AUTOSAR"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_matrix_reads_like_the_dbc_it_stands_for),
+        cmocka_unit_test(bad_matrices_get_one_line_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
