@@ -38,6 +38,23 @@ VAL_ 256 Flag 0 "Off" 1 "On" ;
 """
 
 
+def rtcosim_decode(cli, tmpdir, database, frames):
+    """`rtcosim can decode --values raw` of frames [(id, extended, data)],
+    one a millisecond: the CSV rows, one per frame."""
+    log = os.path.join(tmpdir, "frames.log")
+    with open(log, "w") as f:
+        for k, (ident, extended, data) in enumerate(frames):
+            f.write(f"({k // 1000:010d}.{k % 1000 * 1000:06d}) can0 "
+                    f"{ident:0{8 if extended else 3}X}#{data.hex().upper()}\n")
+    out = os.path.join(tmpdir, "frames.csv")
+    subprocess.run([cli, "can", "decode", log, "--dbc", database, "--values", "raw", "-o", out],
+                   check=True, capture_output=True)
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(frames)
+    return rows
+
+
 @pytest.fixture
 def dbc(tmpdir_private):
     path = os.path.join(tmpdir_private, "tricky.dbc")
@@ -49,25 +66,15 @@ def dbc(tmpdir_private):
 def test_decoded_values_equal_canmatrix(cli, dbc, tmpdir_private):
     db = canmatrix.loadp_flat(dbc)
     rng = random.Random(1)
-    lines, frames = [], []
+    frames = []
     for k in range(400):
         fr = db.frames[k % 2]
         data = bytes(rng.getrandbits(8) for _ in range(8))
         if fr.arbitration_id.extended:  # the multiplexor selects 1, 2 or nothing
             data = bytes([rng.choice([1, 2, 3])]) + data[1:]
-        width = 8 if fr.arbitration_id.extended else 3
-        lines.append(f"({k // 1000:010d}.{k % 1000 * 1000:06d}) can0 "
-                     f"{fr.arbitration_id.id:0{width}X}#{data.hex().upper()}\n")
         frames.append((fr, data))
-    log = os.path.join(tmpdir_private, "r.log")
-    with open(log, "w") as f:
-        f.writelines(lines)
-    out = os.path.join(tmpdir_private, "r.csv")
-    subprocess.run([cli, "can", "decode", log, "--dbc", dbc, "--values", "raw", "-o", out],
-                   check=True, capture_output=True)
-    with open(out) as f:
-        rows = list(csv.DictReader(f))
-    assert len(rows) == len(frames)
+    rows = rtcosim_decode(cli, tmpdir_private, dbc, [
+        (fr.arbitration_id.id, fr.arbitration_id.extended, data) for fr, data in frames])
     compared = 0
     for (fr, data), row in zip(frames, rows):
         for name, decoded in fr.decode(data).items():
@@ -211,17 +218,8 @@ def test_arxml_canmatrix_writes_reads_as_its_dbc(cli, dbc, tmpdir_private):
             assert float(m.group(5)) == float(s.factor) and float(m.group(6)) == float(s.offset)
     mixed = db.frames[0]
     rng = random.Random(3)
-    log = os.path.join(tmpdir_private, "m.log")
     datas = [bytes(rng.getrandbits(8) for _ in range(8)) for _ in range(200)]
-    with open(log, "w") as f:
-        for k, data in enumerate(datas):
-            f.write(f"({k // 1000:010d}.{k % 1000 * 1000:06d}) can0 100#{data.hex().upper()}\n")
-    csv_out = os.path.join(tmpdir_private, "m.csv")
-    subprocess.run([cli, "can", "decode", log, "--dbc", arxml, "--values", "raw", "-o", csv_out],
-                   check=True, capture_output=True)
-    with open(csv_out) as f:
-        rows = list(csv.DictReader(f))
-    assert len(rows) == len(datas)
+    rows = rtcosim_decode(cli, tmpdir_private, arxml, [(0x100, False, data) for data in datas])
     for data, row in zip(datas, rows):
         for name, decoded in mixed.decode(data).items():
             assert float(row[f"can0.FRAME_Mixed.{name}"]) == pytest.approx(
