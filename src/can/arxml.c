@@ -206,13 +206,15 @@ static rtcosim_status scaling(ar *a, const xmlNode *compu, const xmlNode *props,
                             : NULL;
     rtcosim_dbc_value_text *values = NULL;
     size_t count = 0;
+    bool linear = false; /* the first rational scale gives factor and offset */
     for (xmlNode *sc = scales ? scales->children : NULL; sc && st == RTCOSIM_OK; sc = sc->next) {
         if (!named(sc, "COMPU-SCALE"))
             continue;
         xmlNode *coeffs = child(sc, "COMPU-RATIONAL-COEFFS"), *vt = descendant(sc, "VT");
         double lo = 0, hi = 0;
         bool has_lo = number(child(sc, "LOWER-LIMIT"), &lo), has_hi = number(child(sc, "UPPER-LIMIT"), &hi);
-        if (coeffs) {
+        if (coeffs && !linear) {
+            linear = true;
             double v[2] = {0, 1}, d = 1;
             int k = 0;
             const xmlNode *num = child(coeffs, "COMPU-NUMERATOR"), *den = child(coeffs, "COMPU-DENOMINATOR");
@@ -236,7 +238,7 @@ static rtcosim_status scaling(ar *a, const xmlNode *compu, const xmlNode *props,
                 *raw_lo = lo;
                 *raw_hi = hi;
             }
-        } else if (vt && has_lo) {
+        } else if (!coeffs && vt && has_lo) {
             char t[256];
             text(vt, t, sizeof t);
             rtcosim_dbc_value_text *grown = realloc(values, (count + 1) * sizeof *grown);

@@ -98,11 +98,18 @@ static const char matrix[] =
         "<SW-BASE-TYPE><SHORT-NAME>u16</SHORT-NAME><BASE-TYPE-ENCODING>NONE</BASE-TYPE-ENCODING></SW-BASE-TYPE>"
         "<SW-BASE-TYPE><SHORT-NAME>s16</SHORT-NAME><BASE-TYPE-ENCODING>2C</BASE-TYPE-ENCODING></SW-BASE-TYPE>"
         "<UNIT><SHORT-NAME>kmh</SHORT-NAME><DISPLAY-NAME>km/h</DISPLAY-NAME></UNIT>"
-        "<COMPU-METHOD><SHORT-NAME>SpeedScale</SHORT-NAME><CATEGORY>LINEAR</CATEGORY>"
+        "<COMPU-METHOD><SHORT-NAME>SpeedScale</SHORT-NAME>"
+        "<CATEGORY>SCALE_LINEAR_AND_TEXTTABLE</CATEGORY>"
         "<COMPU-INTERNAL-TO-PHYS><COMPU-SCALES><COMPU-SCALE><LOWER-LIMIT>0</LOWER-LIMIT>"
         "<UPPER-LIMIT>25000</UPPER-LIMIT><COMPU-RATIONAL-COEFFS><COMPU-NUMERATOR><V>0</V><V>1</V>"
         "</COMPU-NUMERATOR><COMPU-DENOMINATOR><V>100</V></COMPU-DENOMINATOR></COMPU-RATIONAL-COEFFS>"
-        "</COMPU-SCALE></COMPU-SCALES></COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>"
+        "</COMPU-SCALE>"
+        "<COMPU-SCALE><LOWER-LIMIT>25001</LOWER-LIMIT><UPPER-LIMIT>65534</UPPER-LIMIT>"
+        "<COMPU-RATIONAL-COEFFS><COMPU-NUMERATOR><V>250</V><V>0</V></COMPU-NUMERATOR>"
+        "</COMPU-RATIONAL-COEFFS></COMPU-SCALE>"
+        "<COMPU-SCALE><LOWER-LIMIT>65535</LOWER-LIMIT><UPPER-LIMIT>65535</UPPER-LIMIT>"
+        "<COMPU-CONST><VT>Invalid</VT></COMPU-CONST></COMPU-SCALE>"
+        "</COMPU-SCALES></COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>"
         "<COMPU-METHOD><SHORT-NAME>TempScale</SHORT-NAME><CATEGORY>LINEAR</CATEGORY>"
         "<COMPU-INTERNAL-TO-PHYS><COMPU-SCALES><COMPU-SCALE><COMPU-RATIONAL-COEFFS>"
         "<COMPU-NUMERATOR><V>-40</V><V>0.5</V></COMPU-NUMERATOR></COMPU-RATIONAL-COEFFS>"
@@ -152,6 +159,9 @@ static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
     assert_true(speed->factor == 0.01 && speed->offset == 0);
     assert_true(speed->minimum == 0 && speed->maximum == 250);
     assert_string_equal(speed->unit, "km/h");
+    /* SCALE_LINEAR_AND_TEXTTABLE: the first rational scale, and the text */
+    assert_int_equal(speed->value_count, 1);
+    assert_string_equal(rtcosim_dbc_value_text_of(speed, 65535), "Invalid");
     assert_int_equal(temp->start_bit, 31);
     assert_true(!temp->little_endian && temp->is_signed);
     assert_true(temp->factor == 0.5 && temp->offset == -40);
