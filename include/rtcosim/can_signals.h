@@ -21,8 +21,9 @@ extern "C" {
 typedef struct rtcosim_can_signal_bus_config {
     const char *name;            /* the bus: "can0" */
     uint32_t bitrate;            /* 0: 500 kbit/s */
-    /* DBC nodes whose messages the bus sends (their transmitters); each
-     * message of theirs needs a GenMsgCycleTime unless default_cycle > 0 */
+    /* DBC nodes whose messages the bus sends (their transmitters); a
+     * message without a GenMsgCycleTime is sent every default_cycle, or
+     * with default_cycle 0 on change */
     const char *const *senders;
     size_t sender_count;
     rtcosim_time_ns default_cycle;
@@ -43,12 +44,13 @@ typedef struct rtcosim_can_signal_bus_config {
  * physical value of raw 0). Each message is sent at 0, then every cycle
  * time, with the inputs' values of the last communication point at or
  * before that time (a message due at a step's end goes in the next step,
- * with the values set for it); a
+ * with the values set for it); a message without one (an event-triggered
+ * message) at 0 and at each communication point where one of its inputs
+ * differs from what it last sent; a
  * multiplexed signal is sent when the multiplexor's value selects it and
  * received when the frame carries it. Messages of over 8 bytes go as CAN FD
  * frames with BRS (2 Mbit/s). Sender names not among the DBC's
- * transmitters and a sender's message without a cycle time are errors
- * naming them. The call
+ * transmitters are an error naming them. The call
  * takes dbc (freed with the component, or at once on failure); dbc_name
  * names the file in errors. */
 rtcosim_status rtcosim_can_signal_bus_create(const rtcosim_can_signal_bus_config *config,

@@ -25,6 +25,8 @@ typedef struct tx_message {
     uint32_t sender;   /* index into senders */
     uint8_t length;    /* data bytes on the bus */
     bool fd;
+    rtcosim_time_ns cycle; /* 0: sent on change */
+    double *sent;          /* on change: the values last sent, per signal */
 } tx_message;
 
 typedef struct sender {
@@ -55,6 +57,7 @@ struct signal_bus {
     size_t rx_count;
     rtcosim_lp_id rx_lp;
     uint32_t rx_node;
+    rtcosim_time_ns start;
     uint64_t unknown;
     rtcosim_can_replay *replay;
     bool begun;
@@ -67,7 +70,7 @@ static rtcosim_status sender_init(rtcosim_lp *lp, void *state, rtcosim_error *er
     sender *s = state;
     signal_bus *b = s->owner;
     for (uint32_t k = 0; k < b->tx_count; k++)
-        if (&b->senders[b->tx[k].sender] == s) {
+        if (&b->senders[b->tx[k].sender] == s) { /* every message once at the start */
             rtcosim_status st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, SEND_EVENT, 0, &k,
                                                 sizeof k, err);
             if (st != RTCOSIM_OK)
@@ -83,7 +86,7 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
     signal_bus *b = s->owner;
     uint32_t k;
     memcpy(&k, ev->payload, sizeof k);
-    const tx_message *t = &b->tx[k];
+    tx_message *t = &b->tx[k];
     const rtcosim_dbc_message *m = t->m;
     uint8_t data[64] = {0};
     const double *v = b->values + t->first_vr;
@@ -103,9 +106,10 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
                                .flags = t->fd ? RTCOSIM_CAN_FD_BRS : 0, .id = m->id,
                                .extended = m->extended, .length = t->length, .data = data};
     rtcosim_status st = rtcosim_can_transmit_any(lp, b->can, s->node, &f, 0, 0, err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), m->cycle_time, SEND_EVENT, 0, &k, sizeof k,
-                             err);
+    if (t->sent)
+        memcpy(t->sent, v, m->signal_count * sizeof *v);
+    else if (st == RTCOSIM_OK)
+        st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), t->cycle, SEND_EVENT, 0, &k, sizeof k, err);
     return st;
 }
 
@@ -170,6 +174,7 @@ static rtcosim_status sb_setup(void *self, double tolerance, rtcosim_time_ns sta
     rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL, .start_time = start,
                              .stop_time = stop >= start ? stop : RTCOSIM_TIME_MAX};
     rtcosim_can_bus_reset(b->can);
+    b->start = start;
     rtcosim_status st = rtcosim_events_begin(b->sim, &o, err);
     b->begun = st == RTCOSIM_OK;
     return st;
@@ -179,6 +184,18 @@ static rtcosim_status sb_do_step(void *self, rtcosim_time_ns t, rtcosim_time_ns 
                                  rtcosim_step_result *result, rtcosim_error *err)
 {
     signal_bus *b = self;
+    /* on-change messages whose inputs changed since they were last sent go
+     * now (the start's sends are the senders' init) */
+    for (uint32_t k = 0; k < b->tx_count; k++) {
+        const tx_message *m = &b->tx[k];
+        if (!m->sent || t == b->start ||
+            memcmp(m->sent, b->values + m->first_vr, m->m->signal_count * sizeof *m->sent) == 0)
+            continue;
+        rtcosim_status st = rtcosim_events_inject(b->sim, b->senders[m->sender].lp, t, SEND_EVENT,
+                                                  &k, sizeof k, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
     /* the events before the step's end: one at t + h (a message due then)
      * is the next step's, which packs the inputs of t + h */
     rtcosim_status st = rtcosim_events_advance(b->sim, t + h - 1, err);
@@ -238,6 +255,8 @@ static void sb_destroy(void *self)
     free(b->names);
     free(b->vars);
     free(b->values);
+    for (size_t i = 0; b->tx && i < b->tx_count; i++)
+        free(b->tx[i].sent);
     free(b->tx);
     free(b->senders);
     free(b->rx);
@@ -338,14 +357,12 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         int s = sender_of(c, m->transmitter);
         if (s < 0)
             continue;
-        if (m->cycle_time <= 0 && c->default_cycle <= 0)
-            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s:%d: message %s of %s has no"
-                                     " GenMsgCycleTime (BA_ \"GenMsgCycleTime\" BO_ %u ...): give"
-                                     " every message of a sender a cycle time", dbc_name,
-                                     m->line, m->name, m->transmitter, m->id);
         tx_message *t = &b->tx[b->tx_count++];
         *t = (tx_message){.m = m, .first_vr = (uint32_t)b->var_count, .sender = (uint32_t)s,
-                          .fd = m->dlc > 8, .length = m->dlc > 8 ? fd_length(m->dlc) : m->dlc};
+                          .fd = m->dlc > 8, .length = m->dlc > 8 ? fd_length(m->dlc) : m->dlc,
+                          .cycle = m->cycle_time > 0 ? m->cycle_time : c->default_cycle};
+        if (t->cycle <= 0 && !(t->sent = calloc(m->signal_count + 1, sizeof *t->sent)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
         for (size_t k = 0; k < m->signal_count && st == RTCOSIM_OK; k++)
             st = add_variable(b, m, &m->signals[k], true, err); /* the DBC reader checked the fit */
     }

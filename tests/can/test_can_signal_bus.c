@@ -168,7 +168,6 @@ static void bad_configurations_are_refused_by_name(void **state)
     struct {
         const char *text, *sender, *want;
     } cases[] = {
-        {no_cycle, "A", "t.dbc:2: message Speed of A has no GenMsgCycleTime"},
         {no_cycle, "C", "t.dbc: no message has transmitter 'C'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -186,11 +185,51 @@ static void bad_configurations_are_refused_by_name(void **state)
     }
 }
 
+/* A message without GenMsgCycleTime is event-triggered: sent at the start
+ * and at each communication point where its input differs from what it last
+ * sent (steps of 1 ms: changes at 3 and 7 ms, the same value again at 5). */
+static void a_message_without_a_cycle_time_is_sent_on_change(void **state)
+{
+    (void)state;
+    const char *text = "BU_: A\nBO_ 256 Speed: 2 A\n SG_ V : 0|16@1+ (1,0) [0|65535] \"\" B\n";
+    rtcosim_error err;
+    rtcosim_dbc *dbc = NULL;
+    assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "t.dbc", &dbc, &err), RTCOSIM_OK);
+    const char *senders[] = {"A"};
+    rtcosim_can_signal_bus_config cfg = {.name = "can0", .senders = senders, .sender_count = 1,
+                                         .log_frames = true};
+    bus b;
+    if (rtcosim_can_signal_bus_create(&cfg, dbc, "t.dbc", &b.c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    uint32_t tx = vr(b.c, "tx.Speed.V"), rx = vr(b.c, "rx.Speed.V");
+    assert_int_equal(rtcosim_component_instantiate(b.c, "can0", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(b.c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(b.c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(b.c, &err), RTCOSIM_OK);
+    const double inputs[10] = {5, 5, 5, 9, 9, 9, 9, 4, 4, 4};
+    rtcosim_time_ns t = 0;
+    for (int k = 0; k < 10; k++) {
+        set(&b, tx, inputs[k]);
+        step_to(&b, &t, (k + 1) * RTCOSIM_NS_PER_MS);
+        assert_true(get(&b, rx) == inputs[k]); /* a 2-byte frame: well inside the step */
+    }
+    rtcosim_can_bus *can = rtcosim_can_signal_bus_can(b.c);
+    assert_int_equal(rtcosim_can_bus_log_count(can), 3);
+    const rtcosim_can_log_entry *e = rtcosim_can_bus_log(can);
+    assert_int_equal(e[0].start, 0);
+    assert_int_equal(e[1].start, 3 * RTCOSIM_NS_PER_MS);
+    assert_int_equal(e[1].frame.data[0], 9);
+    assert_int_equal(e[2].start, 7 * RTCOSIM_NS_PER_MS);
+    assert_int_equal(rtcosim_component_terminate(b.c, &err), RTCOSIM_OK);
+    rtcosim_component_free(b.c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(signals_reach_the_receiver_at_the_frames_ends),
         cmocka_unit_test(bad_configurations_are_refused_by_name),
+        cmocka_unit_test(a_message_without_a_cycle_time_is_sent_on_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
