@@ -58,6 +58,10 @@ typedef struct rtcosim_dbc_signal {
      * back to them (0.1 -> 1, 0.05 -> 2, 2 -> 0): the resolution of the
      * physical value; -1 when finer than 15 places (no rounding). */
     int decimals;
+    /* The raw value sent before any other (DBC: BA_ "GenSigStartValue";
+     * ARXML: the I-SIGNAL's INIT-VALUE); has_start false: none given. */
+    bool has_start;
+    double start_raw;
 } rtcosim_dbc_signal;
 
 typedef struct rtcosim_dbc_message {

@@ -309,6 +309,10 @@ static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, uint32_
     else /* no encoding (canmatrix writes none): AUTOSAR's platform type names, sint16 */
         s.is_signed = short_name(base, type, sizeof type) &&
                       (strncasecmp(type, "sint", 4) == 0 || strncasecmp(type, "int", 3) == 0);
+    /* INIT-VALUE: a NUMERICAL-VALUE-SPECIFICATION's VALUE (raw) */
+    s.has_start = number(child(descendant(child(isig, "INIT-VALUE"),
+                                          "NUMERICAL-VALUE-SPECIFICATION"), "VALUE"),
+                         &s.start_raw);
     bool have_range = false;
     double lo = 0, hi = 0;
     st = scaling(a, compu, props, &s, &have_range, &lo, &hi);

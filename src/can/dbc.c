@@ -462,6 +462,26 @@ static rtcosim_status lookup(cursor *c, rtcosim_dbc *d, int line, uint64_t raw, 
 }
 
 /* BA_ "GenMsgCycleTime" BO_ ID MS;  (other attributes are read over) */
+/* BA_ "GenSigStartValue" SG_ ID SIGNAL RAW; (the raw value a node sends
+ * before it has another, as CANdb++ defines the attribute) */
+static rtcosim_status parse_start_value(cursor *c, rtcosim_dbc *d, int line)
+{
+    uint64_t raw;
+    double value;
+    char name[DBC_NAME_MAX + 1];
+    if (!unsigned_number(c, &raw) || !ident(c, name, sizeof name) || !number(c, &value) ||
+        !expect(c, ';'))
+        return fail(c, line, "BA_ \"GenSigStartValue\": expected SG_ ID SIGNAL RAW;");
+    message_build *m;
+    rtcosim_dbc_signal *s = NULL;
+    rtcosim_status st = lookup(c, d, line, raw, name, &m, &s);
+    if (st != RTCOSIM_OK || !s)
+        return st;
+    s->has_start = true;
+    s->start_raw = value;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status parse_attribute(cursor *c, rtcosim_dbc *d)
 {
     int line = c->line;
@@ -470,7 +490,10 @@ static rtcosim_status parse_attribute(cursor *c, rtcosim_dbc *d)
     uint64_t raw;
     double ms;
     bool cycle = quoted(c, &attr) && strcmp(attr, "GenMsgCycleTime") == 0;
+    bool start = !cycle && attr && strcmp(attr, "GenSigStartValue") == 0;
     free(attr);
+    if (start && ident(c, kind, sizeof kind) && strcmp(kind, "SG_") == 0)
+        return parse_start_value(c, d, line);
     if (!cycle || !ident(c, kind, sizeof kind) || strcmp(kind, "BO_") != 0) {
         c->overlong = false; /* a long object kind is simply not BO_ */
         c->p = p;

@@ -7,6 +7,7 @@
  * to the step's end (the sequential scheduler's order, as the LS-BUS kernel
  * bus component does). Nothing is allocated while stepping but the bus log
  * when it grows. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,8 +307,12 @@ static rtcosim_status add_variable(signal_bus *b, const rtcosim_dbc_message *m,
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
     sprintf(name, "%s.%s.%s", input ? "tx" : "rx", m->name, s->name);
     b->names[vr] = name;
-    uint8_t zero[64] = {0};
-    double start = rtcosim_dbc_decode(s, zero, sizeof zero);
+    /* before anything is sent or received: the signal's start value
+     * (GenSigStartValue, INIT-VALUE) as the receiver decodes it, else raw 0 */
+    uint8_t bytes[64] = {0};
+    if (s->has_start)
+        rtcosim_dbc_raw_set(s, (uint64_t)(int64_t)llround(s->start_raw), bytes, sizeof bytes);
+    double start = rtcosim_dbc_decode(s, bytes, sizeof bytes);
     b->values[vr] = start;
     b->vars[vr] = (rtcosim_variable){
         .name = name,

@@ -83,7 +83,9 @@ static const char matrix[] =
         "<UNIT-REF DEST=\"UNIT\">/Types/kmh</UNIT-REF>"
         "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>"
         "</I-SIGNAL>"
-        "<I-SIGNAL><SHORT-NAME>Temp</SHORT-NAME><LENGTH>12</LENGTH><NETWORK-REPRESENTATION-PROPS>"
+        "<I-SIGNAL><SHORT-NAME>Temp</SHORT-NAME><INIT-VALUE><NUMERICAL-VALUE-SPECIFICATION>"
+        "<VALUE>4048</VALUE></NUMERICAL-VALUE-SPECIFICATION></INIT-VALUE>"
+        "<LENGTH>12</LENGTH><NETWORK-REPRESENTATION-PROPS>"
         "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
         "<BASE-TYPE-REF DEST=\"SW-BASE-TYPE\">/Types/s16</BASE-TYPE-REF>"
         "<COMPU-METHOD-REF DEST=\"COMPU-METHOD\">/Types/TempScale</COMPU-METHOD-REF>"
@@ -165,6 +167,7 @@ static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
     assert_int_equal(temp->start_bit, 31);
     assert_true(!temp->little_endian && temp->is_signed);
     assert_true(temp->factor == 0.5 && temp->offset == -40);
+    assert_true(temp->has_start && temp->start_raw == 4048 && !speed->has_start);
     assert_int_equal(mode->value_count, 2);
     assert_string_equal(rtcosim_dbc_value_text_of(mode, 2), "Boost");
     const uint8_t data[8] = {0x00, 0x10, 0x27, 0xFD, 0x00, 0x00, 0x02, 0x00};

@@ -31,7 +31,9 @@ static const char dbc_text[] =
     "BA_DEF_ BO_ \"GenMsgCycleTime\" INT 0 10000;\n"
     "BA_ \"GenMsgCycleTime\" BO_ 256 10;\n"
     "BA_ \"GenMsgCycleTime\" BO_ 512 20;\n"
-    "BA_ \"GenMsgCycleTime\" BO_ 768 5;\n";
+    "BA_ \"GenMsgCycleTime\" BO_ 768 5;\n"
+    "BA_DEF_ SG_ \"GenSigStartValue\" INT 0 65535;\n"
+    "BA_ \"GenSigStartValue\" SG_ 256 Value -250;\n";
 
 typedef struct bus {
     rtcosim_component *c;
@@ -110,8 +112,10 @@ static void signals_reach_the_receiver_at_the_frames_ends(void **state)
     bus b;
     make(&b, true);
     rtcosim_time_ns t = 0;
-    /* before any frame: the physical value of raw 0 */
-    assert_true(get(&b, b.rx_value) == 0.0);
+    /* before any frame: the start value (GenSigStartValue raw -250:
+     * -2.5), else the physical value of raw 0; the tx input starts there */
+    assert_true(get(&b, b.rx_value) == -2.5);
+    assert_true(rtcosim_component_find_variable(b.c, "tx.Speed.Value")->start.f64 == -2.5);
     assert_true(get(&b, b.rx_far) == -5.0);
     set(&b, b.tx_value, 1.234);  /* quantized: raw 123, 1.23 */
     set(&b, b.tx_sel, 2);        /* Q, not P */
@@ -121,7 +125,7 @@ static void signals_reach_the_receiver_at_the_frames_ends(void **state)
     /* Speed 0x100 with 7B 00: 47 + 16 = 63 bits and its stuff bits (at most
      * 12): 126 to 150 us on the wire */
     step_to(&b, &t, 100000);
-    assert_true(get(&b, b.rx_value) == 0.0); /* still on the wire */
+    assert_true(get(&b, b.rx_value) == -2.5); /* still on the wire: the start value */
     step_to(&b, &t, 200000);
     assert_true(fabs(get(&b, b.rx_value) - 1.23) < 1e-12);
     step_to(&b, &t, 1000000);

@@ -425,6 +425,28 @@ static void keep_warning(void *ctx, rtcosim_log_level level, const char *categor
  * shared only by signals of different multiplexor values: none. Bits by
  * hand: A 0|8 Intel bits 0-7; B 4|8 Intel bits 4-11 (shares 4-7); C 23|8
  * Motorola bits 23-16; D m1 and E m2 both 24|8 Intel, never together. */
+/* BA_ "GenSigStartValue" SG_ ID SIGNAL RAW: the signal's start value (raw). */
+static void signal_start_values_are_read(void **state)
+{
+    (void)state;
+    const char *text = "BO_ 256 M: 2 N\n SG_ A : 0|8@1+ (0.5,0) [0|127] \"\" X\n"
+                       " SG_ B : 8|8@1- (1,0) [-128|127] \"\" X\n"
+                       "BA_DEF_ SG_ \"GenSigStartValue\" INT 0 255;\n"
+                       "BA_ \"GenSigStartValue\" SG_ 256 A 7;\n";
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "s.dbc", &d, &err), RTCOSIM_OK);
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 256, false);
+    assert_true(rtcosim_dbc_find_signal(m, "A")->has_start);
+    assert_true(rtcosim_dbc_find_signal(m, "A")->start_raw == 7);
+    assert_false(rtcosim_dbc_find_signal(m, "B")->has_start);
+    rtcosim_dbc_free(d);
+    const char *bad = "BO_ 256 M: 2 N\n SG_ A : 0|8@1+ (1,0) [0|1] \"\" X\n"
+                      "BA_ \"GenSigStartValue\" SG_ 256 Z 7;\n";
+    assert_int_equal(rtcosim_dbc_parse(bad, strlen(bad), "s.dbc", &d, &err), RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "s.dbc:3: no signal 'Z' in that message"));
+}
+
 static void overlapping_signals_are_warned_of(void **state)
 {
     (void)state;
@@ -459,6 +481,7 @@ int main(void)
         cmocka_unit_test(large_database_loads_in_linear_time),
         cmocka_unit_test(decoded_values_are_the_decimals_of_factor_and_offset),
         cmocka_unit_test(overlapping_signals_are_warned_of),
+        cmocka_unit_test(signal_start_values_are_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
