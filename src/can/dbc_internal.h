@@ -5,6 +5,30 @@
 
 #include "rtcosim/dbc.h"
 
+typedef struct message_build {
+    rtcosim_dbc_message pub;
+    rtcosim_dbc_signal *signals;
+    size_t signal_capacity;
+} message_build;
+
+/* Open-addressing tables of message indices + 1 (0: empty slot) by id and
+ * by name, kept at most half full: a file of n messages loads in O(n), and
+ * decoding finds a frame's message in O(1). */
+typedef struct message_index {
+    uint32_t *by_id, *by_name;
+    size_t slots; /* a power of two */
+} message_index;
+
+struct rtcosim_dbc {
+    message_build *messages;
+    size_t count, capacity;
+    message_index index;
+};
+
+/* The message of that id or name, else NULL. */
+message_build *dbc_find(const rtcosim_dbc *d, uint32_t id, bool extended);
+message_build *dbc_find_named(const rtcosim_dbc *d, const char *name);
+
 rtcosim_dbc *dbc_new(void); /* NULL: out of memory */
 /* A message (name and transmitter copied): 0, -1 out of memory, -2 its id
  * is taken, -3 its name is; *index its index. */

@@ -1,0 +1,236 @@
+/* The CAN database (dbc.h) that the DBC reader (dbc.c) and the ARXML reader
+ * (arxml.c) build through dbc_internal.h: messages indexed by id and by
+ * name (open addressing, at most half full: n messages load in O(n), a
+ * frame finds its message in O(1)), signals per message, the check of
+ * signals that share bits, the accessors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbc_internal.h"
+#include "rtcosim/log.h"
+#include "util/array.h"
+
+static size_t hash_id(uint32_t id, bool extended)
+{
+    uint64_t h = ((uint64_t)id | (uint64_t)extended << 32) * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 32);
+}
+
+static size_t hash_name(const char *name)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a */
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * UINT64_C(0x100000001b3);
+    return (size_t)(h ^ h >> 32);
+}
+
+/* The slot of the message with that id (or the empty slot where it goes). */
+static size_t slot_of_id(const rtcosim_dbc *d, uint32_t id, bool extended)
+{
+    size_t mask = d->index.slots - 1, k = hash_id(id, extended) & mask;
+    for (uint32_t at; (at = d->index.by_id[k]) != 0; k = (k + 1) & mask)
+        if (d->messages[at - 1].pub.id == id && d->messages[at - 1].pub.extended == extended)
+            break;
+    return k;
+}
+
+static size_t slot_of_name(const rtcosim_dbc *d, const char *name)
+{
+    size_t mask = d->index.slots - 1, k = hash_name(name) & mask;
+    for (uint32_t at; (at = d->index.by_name[k]) != 0; k = (k + 1) & mask)
+        if (strcmp(d->messages[at - 1].pub.name, name) == 0)
+            break;
+    return k;
+}
+
+message_build *dbc_find(const rtcosim_dbc *d, uint32_t id, bool extended)
+{
+    if (d->index.slots == 0)
+        return NULL;
+    uint32_t at = d->index.by_id[slot_of_id(d, id, extended)];
+    return at ? &d->messages[at - 1] : NULL;
+}
+
+message_build *dbc_find_named(const rtcosim_dbc *d, const char *name)
+{
+    if (d->index.slots == 0)
+        return NULL;
+    uint32_t at = d->index.by_name[slot_of_name(d, name)];
+    return at ? &d->messages[at - 1] : NULL;
+}
+
+/* Index the messages [0, d->count): grown to twice the messages' count. */
+static bool index_messages(rtcosim_dbc *d)
+{
+    if (2 * d->count < d->index.slots)
+        return true;
+    size_t slots = d->index.slots ? 2 * d->index.slots : 64;
+    uint32_t *by_id = calloc(slots, sizeof *by_id), *by_name = calloc(slots, sizeof *by_name);
+    if (!by_id || !by_name || d->count >= UINT32_MAX) {
+        free(by_id);
+        free(by_name);
+        return false;
+    }
+    free(d->index.by_id);
+    free(d->index.by_name);
+    d->index = (message_index){by_id, by_name, slots};
+    for (size_t i = 0; i < d->count; i++) {
+        by_id[slot_of_id(d, d->messages[i].pub.id, d->messages[i].pub.extended)] = (uint32_t)i + 1;
+        by_name[slot_of_name(d, d->messages[i].pub.name)] = (uint32_t)i + 1;
+    }
+    return true;
+}
+
+
+int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name, uint8_t dlc,
+                    const char *transmitter, int line, size_t *index)
+{
+    if (dbc_find(d, id, extended))
+        return -2;
+    if (dbc_find_named(d, name))
+        return -3;
+    if (!util_array_reserve(&d->messages, d->count, &d->capacity, sizeof *d->messages, 16) ||
+        !index_messages(d))
+        return -1;
+    message_build *m = &d->messages[d->count];
+    memset(m, 0, sizeof *m);
+    m->pub = (rtcosim_dbc_message){.id = id, .extended = extended, .dlc = dlc, .line = line};
+    char *n = strdup(name), *t = strdup(transmitter);
+    m->pub.name = n;
+    m->pub.transmitter = t;
+    if (!n || !t) {
+        free(n);
+        free(t);
+        return -1;
+    }
+    *index = d->count++;
+    d->index.by_id[slot_of_id(d, id, extended)] = (uint32_t)d->count;
+    d->index.by_name[slot_of_name(d, n)] = (uint32_t)d->count;
+    return 0;
+}
+
+int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *signal)
+{
+    message_build *m = &d->messages[message];
+    rtcosim_dbc_signal s = *signal;
+    int factor_places = rtcosim_dbc_decimal_places(s.factor),
+        offset_places = rtcosim_dbc_decimal_places(s.offset);
+    s.decimals = factor_places < 0 || offset_places < 0
+                     ? -1
+                     : (factor_places > offset_places ? factor_places : offset_places);
+    s.name = strdup(signal->name);
+    if (!s.name || !util_array_reserve(&m->signals, m->pub.signal_count, &m->signal_capacity,
+                                       sizeof *m->signals, 8)) {
+        free((char *)s.name);
+        return -1;
+    }
+    m->signals[m->pub.signal_count++] = s;
+    return 0;
+}
+
+void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle)
+{
+    d->messages[message].pub.cycle_time = cycle;
+}
+
+rtcosim_dbc *dbc_new(void) { return calloc(1, sizeof(rtcosim_dbc)); }
+
+
+/* Two signals of a message that share a bit although one frame can carry
+ * both (neither is multiplexed, or they are multiplexed by the same value):
+ * each encode overwrites the other's bits, so a value sent is not the value
+ * received. CANdb++ and cantools report it; the file is still read (a
+ * warning per pair, naming the lines), as the signals decode as written. */
+static void warn_overlaps(const char *file, const rtcosim_dbc_message *m)
+{
+    uint8_t a[64], b[64];
+    for (size_t i = 0; i < m->signal_count; i++) {
+        const rtcosim_dbc_signal *x = &m->signals[i];
+        if (!rtcosim_dbc_signal_fits(x, sizeof a))
+            continue;
+        memset(a, 0, sizeof a);
+        rtcosim_dbc_raw_set(x, UINT64_MAX, a, sizeof a);
+        for (size_t k = i + 1; k < m->signal_count; k++) {
+            const rtcosim_dbc_signal *y = &m->signals[k];
+            if (x->mux == RTCOSIM_DBC_MULTIPLEXED && y->mux == RTCOSIM_DBC_MULTIPLEXED &&
+                x->mux_value != y->mux_value)
+                continue; /* never in one frame */
+            if (!rtcosim_dbc_signal_fits(y, sizeof b))
+                continue;
+            memset(b, 0, sizeof b);
+            rtcosim_dbc_raw_set(y, UINT64_MAX, b, sizeof b);
+            bool shared = false;
+            for (size_t j = 0; j < sizeof a && !shared; j++)
+                shared = (a[j] & b[j]) != 0;
+            if (shared)
+                rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: signals %s and %s of message %s"
+                            " share bits (line %d): a value sent in one changes the other",
+                            file, y->line, x->name, y->name, m->name, x->line);
+        }
+    }
+}
+
+
+void dbc_finish(rtcosim_dbc *d, const char *file)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        message_build *m = &d->messages[i];
+        m->pub.signals = m->signals;
+        for (size_t k = 0; k < m->pub.signal_count; k++)
+            if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR)
+                m->pub.multiplexor = &m->signals[k];
+        warn_overlaps(file, &m->pub);
+    }
+}
+
+
+void rtcosim_dbc_free(rtcosim_dbc *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++) {
+        message_build *m = &d->messages[i];
+        for (size_t k = 0; k < m->pub.signal_count; k++) {
+            rtcosim_dbc_signal *s = &m->signals[k];
+            for (size_t v = 0; v < s->value_count; v++)
+                free((char *)s->values[v].text);
+            free((void *)s->values);
+            free((char *)s->name);
+            free((char *)s->unit);
+        }
+        free(m->signals);
+        free((char *)m->pub.name);
+        free((char *)m->pub.transmitter);
+    }
+    free(d->messages);
+    free(d->index.by_id);
+    free(d->index.by_name);
+    free(d);
+}
+
+size_t rtcosim_dbc_message_count(const rtcosim_dbc *d) { return d->count; }
+
+const rtcosim_dbc_message *rtcosim_dbc_message_at(const rtcosim_dbc *d, size_t index)
+{
+    return index < d->count ? &d->messages[index].pub : NULL;
+}
+
+const rtcosim_dbc_message *rtcosim_dbc_find_id(const rtcosim_dbc *d, uint32_t id, bool extended)
+{
+    message_build *m = dbc_find(d, id, extended);
+    return m ? &m->pub : NULL;
+}
+
+const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *d, const char *name)
+{
+    message_build *m = dbc_find_named(d, name);
+    return m ? &m->pub : NULL;
+}
+
+const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, const char *name)
+{
+    for (size_t i = 0; i < m->signal_count; i++)
+        if (strcmp(m->signals[i].name, name) == 0)
+            return &m->signals[i];
+    return NULL;
+}
