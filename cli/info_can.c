@@ -54,8 +54,9 @@ int cli_info_dbc(const char *path)
         id_text(id, sizeof id, m->id, m->extended);
         if (m->cycle_time > 0)
             snprintf(cycle, sizeof cycle, "%g ms", (double)m->cycle_time / 1e6);
-        printf("%-12s %-24s %4u  %-16s %10s  %zu\n", id, m->name, (unsigned)m->dlc,
-               m->transmitter ? m->transmitter : "-", cycle, m->signal_count);
+        printf("%-12s %-24s %4u  %-16s %10s  %zu%s\n", id, m->name, (unsigned)m->dlc,
+               m->transmitter ? m->transmitter : "-", cycle, m->signal_count,
+               m->fd ? (m->brs ? "  CAN FD, BRS" : "  CAN FD") : "");
     }
     printf("\n%-40s %5s %3s %-8s %-4s %10s %10s %12s %12s %-8s %s\n", "signal", "start", "len",
            "order", "sign", "factor", "offset", "min", "max", "unit", "mux");

@@ -48,8 +48,9 @@ typedef struct rtcosim_can_signal_bus_config {
  * message) at 0 and at each communication point where one of its inputs
  * differs from what it last sent; a
  * multiplexed signal is sent when the multiplexor's value selects it and
- * received when the frame carries it. Messages of over 8 bytes go as CAN FD
- * frames with BRS (2 Mbit/s). Sender names not among the DBC's
+ * received when the frame carries it. CAN FD messages (the database's fd
+ * flag, or over 8 bytes) go as CAN FD frames, with BRS (2 Mbit/s) as the
+ * database says (over 8 bytes without a format: with BRS). Sender names not among the DBC's
  * transmitters are an error naming them. The call
  * takes dbc (freed with the component, or at once on failure); dbc_name
  * names the file in errors. */

@@ -71,6 +71,10 @@ typedef struct rtcosim_dbc_message {
     uint8_t dlc;
     const char *transmitter;
     rtcosim_time_ns cycle_time; /* GenMsgCycleTime; 0: none */
+    /* a CAN FD frame (DBC: BA_ "VFrameFormat" StandardCAN_FD/ExtendedCAN_FD;
+     * ARXML: CAN-FRAME-TX-BEHAVIOR CAN-FD), with bit rate switch (DBC:
+     * BA_ "CANFD_BRS", default "1") */
+    bool fd, brs;
     const rtcosim_dbc_signal *signals;
     size_t signal_count;
     const rtcosim_dbc_signal *multiplexor; /* its "M" signal, or NULL */

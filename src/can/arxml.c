@@ -384,6 +384,11 @@ static rtcosim_status read_frame(ar *a, const xmlNode *trig)
     }
     if (rc)
         return rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+    char behavior[32] = "";
+    if (!text(child(trig, "CAN-FRAME-TX-BEHAVIOR"), behavior, sizeof behavior) || !behavior[0])
+        text(child(trig, "CAN-FRAME-RX-BEHAVIOR"), behavior, sizeof behavior);
+    if (strcmp(behavior, "CAN-FD") == 0 || length > 8)
+        dbc_set_format(a->dbc, index, true, true); /* CAN FD (its data phase switched) */
     const xmlNode *maps = child(frame, "PDU-TO-FRAME-MAPPINGS");
     for (const xmlNode *m = maps ? maps->children : NULL; m && st == RTCOSIM_OK; m = m->next) {
         if (!named(m, "PDU-TO-FRAME-MAPPING"))

@@ -26,6 +26,10 @@ typedef struct cursor {
     const char *name;
     rtcosim_error *err;
     bool overlong;   /* the last ident() was longer than its buffer */
+    /* The enums of BA_DEF_ BO_ "VFrameFormat" and "CANFD_BRS" and their
+     * BA_DEF_DEF_ defaults (NULL: none given) */
+    char *formats[32], *brs_values[8], *format_default, *brs_default;
+    size_t format_count, brs_count;
 } cursor;
 
 static rtcosim_status fail(cursor *c, int line, const char *fmt, ...)
@@ -317,6 +321,91 @@ static rtcosim_status lookup(cursor *c, rtcosim_dbc *d, int line, uint64_t raw, 
     return fail(c, line, "no signal '%s' in that message", signal);
 }
 
+/* BA_DEF_ BO_ "VFrameFormat" ENUM "StandardCAN",...; (and "CANFD_BRS"),
+ * BA_DEF_DEF_ "VFrameFormat" "NAME"; kept for resolve_frame_formats; other
+ * definitions are read over. */
+static rtcosim_status parse_frame_format_definition(cursor *c, bool definition)
+{
+    const char *p = c->p;
+    char kind[16], type[16];
+    char *attr = NULL;
+    if (definition && (!ident(c, kind, sizeof kind) || strcmp(kind, "BO_") != 0)) {
+        c->overlong = false;
+        c->p = p;
+        return skip_statement(c);
+    }
+    bool format = quoted(c, &attr) && strcmp(attr, "VFrameFormat") == 0;
+    bool brs = attr && strcmp(attr, "CANFD_BRS") == 0;
+    free(attr);
+    if (!format && !brs) {
+        c->p = p;
+        return skip_statement(c);
+    }
+    if (!definition) {
+        char *value = NULL;
+        if (!quoted(c, &value)) {
+            c->p = p;
+            return skip_statement(c);
+        }
+        char **slot = format ? &c->format_default : &c->brs_default;
+        free(*slot);
+        *slot = value;
+        return skip_statement(c);
+    }
+    if (!ident(c, type, sizeof type) || strcmp(type, "ENUM") != 0) {
+        c->p = p;
+        return skip_statement(c);
+    }
+    char **names = format ? c->formats : c->brs_values;
+    size_t *count = format ? &c->format_count : &c->brs_count,
+           max = format ? sizeof c->formats / sizeof *c->formats
+                        : sizeof c->brs_values / sizeof *c->brs_values;
+    while (*count < max) {
+        char *name = NULL;
+        if (!quoted(c, &name))
+            break;
+        names[(*count)++] = name;
+        skip_blank(c);
+        if (*c->p != ',')
+            break;
+        c->p++;
+    }
+    return skip_statement(c);
+}
+
+static void free_frame_formats(cursor *c)
+{
+    for (size_t k = 0; k < c->format_count; k++)
+        free(c->formats[k]);
+    for (size_t k = 0; k < c->brs_count; k++)
+        free(c->brs_values[k]);
+    free(c->format_default);
+    free(c->brs_default);
+    c->format_count = c->brs_count = 0;
+    c->format_default = c->brs_default = NULL;
+}
+
+/* Each message's frame format and bit rate switch from its BA_ values (as
+ * the definitions' enums name them) or the BA_DEF_DEF_ defaults: CAN FD
+ * for StandardCAN_FD / ExtendedCAN_FD; BRS when "1" (Vector's default). */
+static void resolve_frame_formats(cursor *c, rtcosim_dbc *d)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        message_build *m = &d->messages[i];
+        const char *format = m->format_index >= 0 && (size_t)m->format_index < c->format_count
+                                 ? c->formats[m->format_index]
+                                 : c->format_default;
+        const char *brs = m->brs_index >= 0 && (size_t)m->brs_index < c->brs_count
+                              ? c->brs_values[m->brs_index]
+                              : c->brs_default;
+        bool fd = format && strstr(format, "CAN_FD") != NULL;
+        bool on = m->brs_index >= 0 && c->brs_count == 0 ? m->brs_index == 1
+                                                          : !brs || strcmp(brs, "1") == 0;
+        dbc_set_format(d, i, fd, on);
+    }
+    free_frame_formats(c);
+}
+
 /* BA_ "GenMsgCycleTime" BO_ ID MS;  (other attributes are read over) */
 /* BA_ "GenSigStartValue" SG_ ID SIGNAL RAW; (the raw value a node sends
  * before it has another, as CANdb++ defines the attribute) */
@@ -347,7 +436,25 @@ static rtcosim_status parse_attribute(cursor *c, rtcosim_dbc *d)
     double ms;
     bool cycle = quoted(c, &attr) && strcmp(attr, "GenMsgCycleTime") == 0;
     bool start = !cycle && attr && strcmp(attr, "GenSigStartValue") == 0;
+    int which = attr && strcmp(attr, "VFrameFormat") == 0 ? 1
+                : attr && strcmp(attr, "CANFD_BRS") == 0 ? 2 : 0;
     free(attr);
+    if (which && ident(c, kind, sizeof kind) && strcmp(kind, "BO_") == 0) {
+        uint64_t value;
+        message_build *m;
+        if (!unsigned_number(c, &raw) || !unsigned_number(c, &value) || !expect(c, ';'))
+            return fail(c, line, "BA_ \"%s\": expected BO_ ID VALUE;",
+                        which == 1 ? "VFrameFormat" : "CANFD_BRS");
+        rtcosim_status st = lookup(c, d, line, raw, NULL, &m, NULL);
+        if (st == RTCOSIM_OK && m) {
+            int16_t v = (int16_t)(value < 32 ? value : 31);
+            if (which == 1)
+                m->format_index = v;
+            else
+                m->brs_index = v;
+        }
+        return st;
+    }
     if (start && ident(c, kind, sizeof kind) && strcmp(kind, "SG_") == 0)
         return parse_start_value(c, d, line);
     if (!cycle || !ident(c, kind, sizeof kind) || strcmp(kind, "BO_") != 0) {
@@ -460,6 +567,8 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
                 st = parse_signal(c, d, current);
         } else if (strcmp(word, "BA_") == 0) {
             st = parse_attribute(c, d);
+        } else if (strcmp(word, "BA_DEF_") == 0 || strcmp(word, "BA_DEF_DEF_") == 0) {
+            st = parse_frame_format_definition(c, strcmp(word, "BA_DEF_") == 0);
         } else if (strcmp(word, "VAL_") == 0) {
             st = parse_values(c, d);
         } else if (strcmp(word, "NS_") == 0) {
@@ -481,6 +590,7 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
         if (strcmp(word, "SG_") != 0 && strcmp(word, "BO_") != 0)
             current = NULL, skipping_signals = false;
     }
+    resolve_frame_formats(c, d);
     /* Multiplexed signals need the message's multiplexor. */
     for (size_t i = 0; i < d->count; i++) {
         message_build *m = &d->messages[i];
@@ -516,6 +626,7 @@ rtcosim_status rtcosim_dbc_parse(const char *text, size_t size, const char *name
     }
     cursor c = {.p = copy, .line = 1, .name = name, .err = err};
     rtcosim_status st = parse_all(&c, d);
+    free_frame_formats(&c); /* after a failure: what resolve_frame_formats did not free */
     free(copy);
     if (st != RTCOSIM_OK) {
         rtcosim_dbc_free(d);

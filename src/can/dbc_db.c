@@ -95,6 +95,7 @@ int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name
     message_build *m = &d->messages[d->count];
     memset(m, 0, sizeof *m);
     m->pub = (rtcosim_dbc_message){.id = id, .extended = extended, .dlc = dlc, .line = line};
+    m->format_index = m->brs_index = -1;
     char *n = strdup(name), *t = strdup(transmitter);
     m->pub.name = n;
     m->pub.transmitter = t;
@@ -126,6 +127,12 @@ int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *sig
     }
     m->signals[m->pub.signal_count++] = s;
     return 0;
+}
+
+void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs)
+{
+    d->messages[message].pub.fd = fd;
+    d->messages[message].pub.brs = fd && brs;
 }
 
 void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle)

@@ -7,6 +7,7 @@
 
 typedef struct message_build {
     rtcosim_dbc_message pub;
+    int16_t format_index, brs_index; /* DBC reader: BA_ enum values, -1 none given */
     rtcosim_dbc_signal *signals;
     size_t signal_capacity;
 } message_build;
@@ -38,6 +39,7 @@ int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name
  * taken over; decimals computed): 0, or -1 out of memory (nothing taken). */
 int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *signal);
 void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle);
+void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs); /* CAN FD, BRS */
 /* After the last message: the signals' pointers and multiplexors set,
  * signals that share bits warned of (file names the source). */
 void dbc_finish(rtcosim_dbc *d, const char *file);

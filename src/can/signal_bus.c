@@ -25,7 +25,7 @@ typedef struct tx_message {
     uint32_t first_vr; /* its signals' tx inputs */
     uint32_t sender;   /* index into senders */
     uint8_t length;    /* data bytes on the bus */
-    bool fd;
+    bool fd, brs;
     rtcosim_time_ns cycle; /* 0: sent on change */
     double *sent;          /* on change: the values last sent, per signal */
 } tx_message;
@@ -104,7 +104,7 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
         rtcosim_dbc_encode_saturated(sig, v[i], data, t->length);
     }
     rtcosim_can_any_frame f = {.format = t->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
-                               .flags = t->fd ? RTCOSIM_CAN_FD_BRS : 0, .id = m->id,
+                               .flags = t->brs ? RTCOSIM_CAN_FD_BRS : 0, .id = m->id,
                                .extended = m->extended, .length = t->length, .data = data};
     rtcosim_status st = rtcosim_can_transmit_any(lp, b->can, s->node, &f, 0, 0, err);
     if (t->sent)
@@ -364,7 +364,9 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
             continue;
         tx_message *t = &b->tx[b->tx_count++];
         *t = (tx_message){.m = m, .first_vr = (uint32_t)b->var_count, .sender = (uint32_t)s,
-                          .fd = m->dlc > 8, .length = m->dlc > 8 ? fd_length(m->dlc) : m->dlc,
+                          .fd = m->fd || m->dlc > 8,
+                          .brs = m->fd ? m->brs : m->dlc > 8,
+                          .length = m->dlc > 8 ? fd_length(m->dlc) : m->dlc,
                           .cycle = m->cycle_time > 0 ? m->cycle_time : c->default_cycle};
         if (t->cycle <= 0 && !(t->sent = calloc(m->signal_count + 1, sizeof *t->sent)))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");

@@ -27,7 +27,8 @@ static const char matrix[] =
         "<FRAME-PORT-REFS><FRAME-PORT-REF DEST=\"FRAME-PORT\">/Ecu/Gateway/Conn/StatusIn</FRAME-PORT-REF>"
         "<FRAME-PORT-REF DEST=\"FRAME-PORT\">/Ecu/Motor/Conn/StatusOut</FRAME-PORT-REF></FRAME-PORT-REFS>"
         "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/Status</FRAME-REF>"
-        "<CAN-ADDRESSING-MODE>EXTENDED</CAN-ADDRESSING-MODE><IDENTIFIER>0x18FF1234</IDENTIFIER>"
+        "<CAN-ADDRESSING-MODE>EXTENDED</CAN-ADDRESSING-MODE>"
+        "<CAN-FRAME-TX-BEHAVIOR>CAN-FD</CAN-FRAME-TX-BEHAVIOR><IDENTIFIER>0x18FF1234</IDENTIFIER>"
         "</CAN-FRAME-TRIGGERING>\n"
         "<CAN-FRAME-TRIGGERING><SHORT-NAME>FT_Mux</SHORT-NAME>"
         "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/MuxFrame</FRAME-REF>"
@@ -152,6 +153,7 @@ static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
     assert_string_equal(m->transmitter, "Motor");
     assert_int_equal(m->dlc, 8);
     assert_int_equal(m->cycle_time, 20000000);
+    assert_true(m->fd && !rtcosim_dbc_find_id(d, 256, false)->fd); /* CAN-FRAME-TX-BEHAVIOR */
     assert_int_equal(m->signal_count, 3);
     const rtcosim_dbc_signal *speed = rtcosim_dbc_find_signal(m, "Speed"),
                              *temp = rtcosim_dbc_find_signal(m, "Temp"),

@@ -28,6 +28,11 @@ static const char dbc_text[] =
     " SG_ Far : 80|16@1+ (1,-5) [0|65535] \"\" B\n\n"
     "BO_ 1024 Other: 1 B\n"
     " SG_ Flag : 0|8@1+ (1,0) [0|255] \"\" A\n\n"
+    "BO_ 1280 FdSmall: 8 A\n"
+    " SG_ X : 0|8@1+ (1,0) [0|255] \"\" B\n\n"
+    "BA_DEF_ BO_ \"VFrameFormat\" ENUM \"StandardCAN\",\"ExtendedCAN\",\"StandardCAN_FD\";\n"
+    "BA_ \"VFrameFormat\" BO_ 1280 2;\n"
+    "BA_ \"GenMsgCycleTime\" BO_ 1280 10;\n"
     "BA_DEF_ BO_ \"GenMsgCycleTime\" INT 0 10000;\n"
     "BA_ \"GenMsgCycleTime\" BO_ 256 10;\n"
     "BA_ \"GenMsgCycleTime\" BO_ 512 20;\n"
@@ -145,11 +150,12 @@ static void signals_reach_the_receiver_at_the_frames_ends(void **state)
     step_to(&b, &t, 20500000);
     assert_true(fabs(get(&b, b.rx_value) + 327.68) < 1e-9);
     /* the bus: Speed every 10 ms (0, 10, 20), Mux every 20 (0, 20), Big
-     * every 5 (0, 5, 10, 15, 20): 10 frames by 20.5 ms, in the log with
-     * Speed's bytes */
+     * every 5 (0, 5, 10, 15, 20), FdSmall every 10 (0, 10, 20): 13 frames
+     * by 20.5 ms, in the log with Speed's bytes; FdSmall, a CAN FD frame of
+     * 8 bytes by its VFrameFormat (BRS: no CANFD_BRS, Vector's default) */
     rtcosim_can_bus *can = rtcosim_can_signal_bus_can(b.c);
     assert_non_null(can);
-    assert_int_equal(rtcosim_can_bus_log_count(can), 10);
+    assert_int_equal(rtcosim_can_bus_log_count(can), 13);
     const rtcosim_can_log_entry *e = rtcosim_can_bus_log(can);
     assert_int_equal(e[0].frame.id, 0x100);
     assert_int_equal(e[0].frame.data[0], 0x7B);
@@ -158,6 +164,10 @@ static void signals_reach_the_receiver_at_the_frames_ends(void **state)
     assert_int_equal(e[1].start, e[0].end);
     assert_int_equal(e[2].format, RTCOSIM_CAN_FORMAT_FD);
     assert_int_equal(e[2].length, 12);
+    assert_int_equal(e[3].frame.id, 0x500);
+    assert_int_equal(e[3].format, RTCOSIM_CAN_FORMAT_FD);
+    assert_int_equal(e[3].flags, RTCOSIM_CAN_FD_BRS);
+    assert_int_equal(e[3].length, 8);
     rtcosim_error err;
     assert_int_equal(rtcosim_component_terminate(b.c, &err), RTCOSIM_OK);
     rtcosim_component_free(b.c);

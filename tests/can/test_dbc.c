@@ -447,6 +447,39 @@ static void signal_start_values_are_read(void **state)
     assert_non_null(strstr(err.message, "s.dbc:3: no signal 'Z' in that message"));
 }
 
+/* CAN FD frames in a DBC: BA_ "VFrameFormat" BO_ ID N, N an index into
+ * BA_DEF_'s enum (Vector's: 14 StandardCAN_FD, 15 ExtendedCAN_FD), BRS by
+ * "CANFD_BRS" (default "1" here as in Vector's template; 0 for 0x102). */
+static void can_fd_frame_formats_are_read(void **state)
+{
+    (void)state;
+    const char *text =
+        "BO_ 256 Classic: 8 N\nBO_ 257 Fd: 8 N\nBO_ 258 FdNoBrs: 12 N\n"
+        "BO_ 2147484160 ExtFd: 64 N\n"
+        "BA_DEF_ BO_  \"VFrameFormat\" ENUM  \"StandardCAN\",\"ExtendedCAN\",\"reserved\","
+        "\"J1939PG\",\"reserved\",\"reserved\",\"reserved\",\"reserved\",\"reserved\","
+        "\"reserved\",\"reserved\",\"reserved\",\"reserved\",\"reserved\","
+        "\"StandardCAN_FD\",\"ExtendedCAN_FD\";\n"
+        "BA_DEF_ BO_  \"CANFD_BRS\" ENUM  \"0\",\"1\";\n"
+        "BA_DEF_DEF_  \"VFrameFormat\" \"StandardCAN\";\n"
+        "BA_DEF_DEF_  \"CANFD_BRS\" \"1\";\n"
+        "BA_ \"VFrameFormat\" BO_ 257 14;\nBA_ \"VFrameFormat\" BO_ 258 14;\n"
+        "BA_ \"CANFD_BRS\" BO_ 258 0;\nBA_ \"VFrameFormat\" BO_ 2147484160 15;\n";
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_parse(text, strlen(text), "fd.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_dbc_message *classic = rtcosim_dbc_find_id(d, 256, false),
+                              *fd = rtcosim_dbc_find_id(d, 257, false),
+                              *no_brs = rtcosim_dbc_find_id(d, 258, false),
+                              *ext = rtcosim_dbc_find_id(d, 512, true);
+    assert_false(classic->fd);
+    assert_true(fd->fd && fd->brs);
+    assert_true(no_brs->fd && !no_brs->brs);
+    assert_true(ext->fd && ext->brs && ext->dlc == 64);
+    rtcosim_dbc_free(d);
+}
+
 static void overlapping_signals_are_warned_of(void **state)
 {
     (void)state;
@@ -482,6 +515,7 @@ int main(void)
         cmocka_unit_test(decoded_values_are_the_decimals_of_factor_and_offset),
         cmocka_unit_test(overlapping_signals_are_warned_of),
         cmocka_unit_test(signal_start_values_are_read),
+        cmocka_unit_test(can_fd_frame_formats_are_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
