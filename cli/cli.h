@@ -83,4 +83,7 @@ void cli_info_print_clocks(const struct rtcosim_component *c);
 struct rtcosim_master;
 void cli_report_partitions(const struct rtcosim_master *part, const char *report_dir);
 
+/* `rtcosim can convert IN OUT ...` (can_convert.c); argv[1] is "convert". */
+int cli_can_convert(int argc, char **argv);
+
 #endif

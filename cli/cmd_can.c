@@ -19,6 +19,12 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rtcosim can decode LOG --dbc FILE [-o CSV] [--signal NAME]... [--plot F.svg]\n"
             "                          [--values text|raw] [--relative-time]\n"
+            "       rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
+            "\n"
+            "convert: a log from one format to another (IN read by its content, OUT written\n"
+            "by its name: .blf Vector BLF, .asc Vector ASC, else candump -l), one bus (the\n"
+            "log's only one, or --bus); frame durations for ASC and BLF from the frames'\n"
+            "bits at --bitrate (default 500000) and --fd-bitrate (default 2000000); times kept.\n"
             "\n"
             "Decode the frames of a CAN log (candump -l, Vector ASC or Vector BLF) with a DBC\n"
             "database.\n"
@@ -402,6 +408,8 @@ static int run_can(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
     }
+    if (strcmp(argv[1], "convert") == 0)
+        return cli_can_convert(argc, argv);
     if (strcmp(argv[1], "decode") != 0)
         return cli_fail("can: unknown subcommand '%s' (see rtcosim can --help)", argv[1]);
     const char *log_path = NULL, *dbc_path = NULL, *out = NULL, *plot_path = NULL;
@@ -481,4 +489,4 @@ static int run_can(int argc, char **argv)
 }
 
 const rtcosim_cli_command rtcosim_cli_cmd_can = {
-    "can", "decode a candump/ASC/BLF CAN log with a DBC database into CSV signals and plots", run_can};
+    "can", "decode a candump/ASC/BLF CAN log with a DBC (or ARXML) into CSV signals and plots; convert logs", run_can};
