@@ -23,24 +23,6 @@ static int parse_rate(const char *option, const char *text, uint32_t *out)
     return 0;
 }
 
-static rtcosim_time_ns duration(const rtcosim_can_log_record *r, uint32_t rate, uint32_t fd_rate)
-{
-    uint32_t nominal = 0, data = 0;
-    if (r->format == RTCOSIM_CAN_FORMAT_FD) {
-        rtcosim_can_fd_frame fd = {.id = r->id, .extended = r->extended,
-                                   .brs = (r->flags & RTCOSIM_CAN_FD_BRS) != 0,
-                                   .esi = (r->flags & RTCOSIM_CAN_FD_ESI) != 0, .length = r->size};
-        memcpy(fd.data, r->data, r->size);
-        if (rtcosim_can_fd_frame_bits(&fd, &nominal, &data, NULL) != RTCOSIM_OK)
-            return 0;
-    } else {
-        rtcosim_can_frame f = {.id = r->id, .extended = r->extended, .dlc = r->size};
-        memcpy(f.data, r->data, r->size);
-        nominal = rtcosim_can_frame_bits(&f, RTCOSIM_CAN_STUFFING_ACTUAL);
-    }
-    return (rtcosim_time_ns)((double)nominal * 1e9 / rate + (double)data * 1e9 / fd_rate + 0.5);
-}
-
 static const char *format_name(rtcosim_can_log_format f)
 {
     return f == RTCOSIM_CAN_LOG_BLF ? "Vector BLF" : f == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
@@ -112,7 +94,7 @@ int cli_can_convert(int argc, char **argv)
         }
         rtcosim_can_log_entry *x = &e[count++];
         x->end = r[i].time;
-        x->start = r[i].time - duration(&r[i], rate, fd_rate);
+        x->start = r[i].time - rtcosim_can_log_record_duration(&r[i], rate, fd_rate);
         x->frame.id = r[i].id;
         x->frame.extended = r[i].extended;
         x->format = r[i].format;

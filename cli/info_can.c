@@ -97,11 +97,10 @@ static uint64_t key_of(const rtcosim_can_log_record *r)
            r->id;
 }
 
-static const rtcosim_can_log_record *sort_records;
-static int by_key_then_time(const void *a, const void *b)
+static int by_key_then_time(const void *a, const void *b, void *records)
 {
-    const rtcosim_can_log_record *x = &sort_records[*(const size_t *)a],
-                                 *y = &sort_records[*(const size_t *)b];
+    const rtcosim_can_log_record *r = records;
+    const rtcosim_can_log_record *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
     uint64_t kx = key_of(x), ky = key_of(y);
     if (kx != ky)
         return kx < ky ? -1 : 1;
@@ -160,8 +159,7 @@ int cli_info_can_log(const char *path, const char *dbc_path)
     if (n)
         printf("%-20s %.6f s to %.6f s (%.6f s)\n", "time", rtcosim_time_to_seconds(first),
                rtcosim_time_to_seconds(last), rtcosim_time_to_seconds(last - first));
-    sort_records = r;
-    qsort(order, n, sizeof *order, by_key_then_time);
+    qsort_r(order, n, sizeof *order, by_key_then_time, (void *)r);
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
         const rtcosim_can_log_record *x = &r[order[i]];

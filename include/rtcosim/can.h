@@ -68,6 +68,8 @@ typedef struct rtcosim_can_fd_frame {
 
 /* The DLC of a CAN FD data length; -1 for a length CAN FD cannot carry. */
 int rtcosim_can_fd_dlc(unsigned length);
+/* The shortest CAN FD data length that holds `bytes` (0 past 64). */
+unsigned rtcosim_can_fd_length(unsigned bytes);
 /* Bits a CAN FD frame spends at the nominal bit rate (SOF through BRS, and
  * CRC delimiter through intermission, each switch counted at the nominal
  * rate) and at the data bit rate (ESI through the CRC field), dynamic stuff

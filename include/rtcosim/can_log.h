@@ -82,6 +82,10 @@ const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index);
 size_t rtcosim_can_log_xl_count(const rtcosim_can_log *log);
 /* The format the log was read from. */
 rtcosim_can_log_format rtcosim_can_log_source(const rtcosim_can_log *log);
+/* A record's frame on the wire (SOF through intermission, stuff bits
+ * included) at these bit rates: the nominal one and CAN FD's data phase. */
+rtcosim_time_ns rtcosim_can_log_record_duration(const rtcosim_can_log_record *record,
+                                                uint32_t bitrate, uint32_t fd_bitrate);
 
 /* ---- replaying a log onto a bus ---- */
 

@@ -111,7 +111,8 @@ __attribute__((format(printf, 3, 4))) static rtcosim_status fail(ar *a, const xm
     return rtcosim_error_set(a->err, RTCOSIM_EFORMAT, "%s:%d: %s", a->file, line_of(at), msg);
 }
 
-/* Register every element that has a SHORT-NAME under its path. */
+/* Register every element that has a SHORT-NAME under its path; false when
+ * out of memory. */
 static bool index_paths(ar *a, xmlNode *n, const char *prefix, int depth)
 {
     for (xmlNode *c = n->children; c; c = c->next) {
@@ -122,7 +123,9 @@ static bool index_paths(ar *a, xmlNode *n, const char *prefix, int depth)
         if (short_name(c, name, sizeof name) && name[0]) {
             if (snprintf(path, sizeof path, "%s/%s", prefix, name) >= (int)sizeof path)
                 continue; /* too deep to be referenced */
-            (void)xmlHashAddEntry(a->paths, (const xmlChar *)path, c); /* the first one stays */
+            if (!xmlHashLookup(a->paths, (const xmlChar *)path) && /* the first one stays */
+                xmlHashAddEntry(a->paths, (const xmlChar *)path, c) != 0)
+                return false; /* out of memory */
             here = path;
         }
         if (depth < 64 && !index_paths(a, c, here, depth + 1))

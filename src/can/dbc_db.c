@@ -241,3 +241,8 @@ const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, 
             return &m->signals[i];
     return NULL;
 }
+
+size_t dbc_message_index(const rtcosim_dbc *d, const rtcosim_dbc_message *m)
+{
+    return (size_t)((const message_build *)m - d->messages); /* pub is a message_build's first */
+}

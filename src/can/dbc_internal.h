@@ -26,6 +26,8 @@ struct rtcosim_dbc {
     message_index index;
 };
 
+/* The index of a message of d (rtcosim_dbc_message_at's). */
+size_t dbc_message_index(const rtcosim_dbc *d, const rtcosim_dbc_message *m);
 /* The message of that id or name, else NULL. */
 message_build *dbc_find(const rtcosim_dbc *d, uint32_t id, bool extended);
 message_build *dbc_find_named(const rtcosim_dbc *d, const char *name);

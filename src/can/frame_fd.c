@@ -8,13 +8,22 @@
 #include "rtcosim/can.h"
 #include "frame_internal.h"
 
+static const uint8_t sizes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64};
+
 int rtcosim_can_fd_dlc(unsigned length)
 {
-    static const uint8_t sizes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64};
     for (int dlc = 0; dlc < 16; dlc++)
         if (sizes[dlc] == length)
             return dlc;
     return -1;
+}
+
+unsigned rtcosim_can_fd_length(unsigned bytes)
+{
+    for (int dlc = 0; dlc < 16; dlc++)
+        if (bytes <= sizes[dlc])
+            return sizes[dlc];
+    return 0;
 }
 
 rtcosim_status rtcosim_can_fd_frame_bits(const rtcosim_can_fd_frame *f, uint32_t *nominal_bits,

@@ -74,11 +74,32 @@ static void write_candump(FILE *f, const rtcosim_can_log_entry *e, const char *b
 /* ASC has a wall-clock date; a simulation starts at the epoch. */
 #define ASC_DATE "Thu Jan 1 12:00:00.000 am 1970"
 
-/* The frame's bits on the wire (for the FD and XL message length field). */
-static uint32_t frame_bits(const rtcosim_can_log_entry *e)
+rtcosim_time_ns rtcosim_can_log_record_duration(const rtcosim_can_log_record *r,
+                                                uint32_t bitrate, uint32_t fd_bitrate)
 {
     uint32_t nominal = 0, data = 0;
-    if (e->format == RTCOSIM_CAN_FORMAT_XL) {
+    if (r->format == RTCOSIM_CAN_FORMAT_FD) {
+        rtcosim_can_fd_frame fd = {.id = r->id, .extended = r->extended,
+                                   .brs = (r->flags & RTCOSIM_CAN_FD_BRS) != 0,
+                                   .esi = (r->flags & RTCOSIM_CAN_FD_ESI) != 0, .length = r->size};
+        memcpy(fd.data, r->data, r->size);
+        if (rtcosim_can_fd_frame_bits(&fd, &nominal, &data, NULL) != RTCOSIM_OK)
+            return 0;
+    } else {
+        rtcosim_can_frame f = {.id = r->id, .extended = r->extended, .dlc = r->size};
+        memcpy(f.data, r->data, r->size);
+        nominal = rtcosim_can_frame_bits(&f, RTCOSIM_CAN_STUFFING_ACTUAL);
+    }
+    return (rtcosim_time_ns)((double)nominal * 1e9 / bitrate +
+                             (data ? (double)data * 1e9 / fd_bitrate : 0.0) + 0.5);
+}
+
+uint32_t can_log_entry_bits(const rtcosim_can_log_entry *e)
+{
+    uint32_t nominal = 0, data = 0;
+    if (e->format == RTCOSIM_CAN_FORMAT_CLASSIC) {
+        return rtcosim_can_frame_bits(&e->frame, RTCOSIM_CAN_STUFFING_ACTUAL);
+    } else if (e->format == RTCOSIM_CAN_FORMAT_XL) {
         (void)rtcosim_can_xl_frame_bits(e->frame.id, e->length, &nominal, &data, NULL);
     } else {
         rtcosim_can_fd_frame fd = {.id = e->frame.id, .extended = e->frame.extended,
@@ -102,7 +123,7 @@ static void write_asc(FILE *f, const rtcosim_can_log_entry *e)
         unsigned flags = 0x400000u | 0x1000u | 0x2000u |
                          (e->flags & RTCOSIM_CAN_XL_SEC ? 0x1000000u : 0u);
         fprintf(f, "CANXL   1 Rx   XLFF %8" PRId64 " %6" PRIu32 " %9s %02x %d %x %u 0 0 %02x %08"
-                PRIx32, e->end - e->start, frame_bits(e), id, e->sdt,
+                PRIx32, e->end - e->start, can_log_entry_bits(e), id, e->sdt,
                 e->flags & RTCOSIM_CAN_XL_SEC ? 1 : 0, e->length - 1u, e->length, e->vcid, e->af);
         write_bytes(f, e->data, e->length, " %02x");
         fprintf(f, " 0 %08x 00000000 0 0 0 0 0 0\n", flags);
@@ -113,7 +134,7 @@ static void write_asc(FILE *f, const rtcosim_can_log_entry *e)
         fprintf(f, "CANFD   1 Rx   %11s %d %d %x %2u", id, e->flags & RTCOSIM_CAN_FD_BRS ? 1 : 0,
                 e->flags & RTCOSIM_CAN_FD_ESI ? 1 : 0, dlc < 0 ? 0 : dlc, e->length);
         write_bytes(f, e->data, e->length, " %02X");
-        fprintf(f, " %8" PRId64 " %4" PRIu32 " %8X 0 0 0 0 0\n", e->end - e->start, frame_bits(e),
+        fprintf(f, " %8" PRId64 " %4" PRIu32 " %8X 0 0 0 0 0\n", e->end - e->start, can_log_entry_bits(e),
                 flags);
     } else {
         fprintf(f, "1  %-15s Rx   d %u", id, (unsigned)e->frame.dlc);

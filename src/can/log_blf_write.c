@@ -111,7 +111,7 @@ static bool write_classic(blf_writer *w, const rtcosim_can_log_entry *e)
     blf_put32(b + 4, id_field(e));
     memcpy(b + 8, e->frame.data, n);
     blf_put32(b + 16, duration(e));
-    uint32_t bits = rtcosim_can_frame_bits(&e->frame, RTCOSIM_CAN_STUFFING_ACTUAL);
+    uint32_t bits = can_log_entry_bits(e);
     b[20] = (uint8_t)(bits < 255 ? bits : 255);
     return true;
 }
@@ -123,19 +123,14 @@ static bool write_fd(blf_writer *w, const rtcosim_can_log_entry *e)
     if (!b)
         return false;
     int dlc = rtcosim_can_fd_dlc(n);
-    rtcosim_can_fd_frame fd = {.id = e->frame.id, .extended = e->frame.extended,
-                               .brs = (e->flags & RTCOSIM_CAN_FD_BRS) != 0,
-                               .esi = (e->flags & RTCOSIM_CAN_FD_ESI) != 0, .length = (uint8_t)n};
-    memcpy(fd.data, e->data, n);
-    uint32_t nominal = 0, data = 0;
-    (void)rtcosim_can_fd_frame_bits(&fd, &nominal, &data, NULL);
+    bool brs = (e->flags & RTCOSIM_CAN_FD_BRS) != 0, esi = (e->flags & RTCOSIM_CAN_FD_ESI) != 0;
     b[0] = 1; /* channel */
     b[1] = (uint8_t)(dlc < 0 ? 0 : dlc);
     b[2] = (uint8_t)n;
     blf_put32(b + 4, id_field(e));
     blf_put32(b + 8, duration(e));
-    blf_put32(b + 12, BLF_FD64_EDL | (fd.brs ? BLF_FD64_BRS : 0u) | (fd.esi ? BLF_FD64_ESI : 0u));
-    blf_put16(b + 32, (uint16_t)(nominal + data));
+    blf_put32(b + 12, BLF_FD64_EDL | (brs ? BLF_FD64_BRS : 0u) | (esi ? BLF_FD64_ESI : 0u));
+    blf_put16(b + 32, (uint16_t)can_log_entry_bits(e));
     memcpy(b + BLF_CAN_FD64_BODY, e->data, n);
     return true;
 }
@@ -146,11 +141,9 @@ static bool write_xl(blf_writer *w, const rtcosim_can_log_entry *e)
     uint8_t *b = object(w, BLF_CAN_XL_CHANNEL_FRAME, BLF_CAN_XL_BODY + n, e->end);
     if (!b)
         return false;
-    uint32_t nominal = 0, data = 0;
-    (void)rtcosim_can_xl_frame_bits(e->frame.id, n, &nominal, &data, NULL);
     b[0] = 1; /* channel; 1: tx count, 2: direction (0: received) */
     blf_put32(b + 4, duration(e));
-    blf_put16(b + 8, (uint16_t)(nominal + data));
+    blf_put16(b + 8, (uint16_t)can_log_entry_bits(e));
     blf_put32(b + 12, e->frame.id & 0x7FFu); /* priority id */
     b[16] = e->sdt;
     blf_put16(b + 18, (uint16_t)(n ? n - 1 : 0)); /* DLC */

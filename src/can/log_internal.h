@@ -26,6 +26,10 @@ bool can_log_append(rtcosim_can_log *log, const rtcosim_can_log_record *rec);
  * log already has CAN_LOG_MAX_BUSES buses. */
 int can_log_bus(rtcosim_can_log *log, const char *name, uint32_t *out);
 
+/* A log entry's bits on the wire, stuff bits included (the length fields of
+ * ASC's CAN FD/XL lines and of BLF objects). */
+uint32_t can_log_entry_bits(const rtcosim_can_log_entry *e);
+
 /* True when the bytes start as a BLF file ("LOGG"). */
 bool can_log_is_blf(const void *data, size_t size);
 

@@ -25,27 +25,6 @@ struct rtcosim_can_replay {
     rtcosim_can_replay_stats stats;
 };
 
-/* The frame's duration on this bus (SOF through intermission). */
-static rtcosim_time_ns duration(const rtcosim_can_bus *bus, const rtcosim_can_log_record *r)
-{
-    uint32_t nominal = 0, data = 0;
-    if (r->format == RTCOSIM_CAN_FORMAT_FD) {
-        rtcosim_can_fd_frame fd = {.id = r->id, .extended = r->extended,
-                                   .brs = (r->flags & RTCOSIM_CAN_FD_BRS) != 0,
-                                   .esi = (r->flags & RTCOSIM_CAN_FD_ESI) != 0, .length = r->size};
-        memcpy(fd.data, r->data, r->size);
-        if (rtcosim_can_fd_frame_bits(&fd, &nominal, &data, NULL) != RTCOSIM_OK)
-            return 0;
-    } else {
-        rtcosim_can_frame f = {.id = r->id, .extended = r->extended, .dlc = r->size};
-        memcpy(f.data, r->data, r->size);
-        nominal = rtcosim_can_frame_bits(&f, RTCOSIM_CAN_STUFFING_ACTUAL);
-    }
-    double s = (double)nominal / rtcosim_can_bus_bitrate(bus) +
-               (data ? (double)data / rtcosim_can_bus_fd_bitrate(bus) : 0.0);
-    return (rtcosim_time_ns)(s * 1e9 + 0.5);
-}
-
 static rtcosim_status schedule(rtcosim_lp *lp, const rtcosim_can_replay *r, rtcosim_error *err)
 {
     if (r->next >= r->count)
@@ -145,7 +124,9 @@ rtcosim_status rtcosim_can_replay_add(rtcosim_events *sim, rtcosim_can_bus *bus,
             r->stats.own_skipped++;
             continue;
         }
-        rtcosim_time_ns t = rec->time - origin - duration(bus, rec);
+        rtcosim_time_ns t = rec->time - origin -
+                            rtcosim_can_log_record_duration(rec, rtcosim_can_bus_bitrate(bus),
+                                                            rtcosim_can_bus_fd_bitrate(bus));
         if (t < 0) {
             r->stats.early++;
             t = 0;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbc_internal.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/can_signals.h"
 #include "rtcosim/events.h"
@@ -36,12 +37,6 @@ typedef struct sender {
     uint32_t node;
 } sender;
 
-typedef struct rx_key {
-    uint32_t key; /* id | extended << 31 */
-    uint32_t first_vr;
-    const rtcosim_dbc_message *m;
-} rx_key;
-
 struct signal_bus {
     rtcosim_dbc *dbc;
     rtcosim_events *sim;
@@ -54,8 +49,7 @@ struct signal_bus {
     size_t tx_count;
     sender *senders;
     size_t sender_count;
-    rx_key *rx; /* sorted by key */
-    size_t rx_count;
+    uint32_t *rx_first; /* per DBC message (its index): its rx outputs' first reference */
     rtcosim_lp_id rx_lp;
     uint32_t rx_node;
     rtcosim_time_ns start;
@@ -117,12 +111,6 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
 static const rtcosim_lp_model sender_model = {.kind = "can-signal-sender", .init = sender_init,
                                               .event = sender_event};
 
-static int by_key(const void *a, const void *b)
-{
-    uint32_t x = ((const rx_key *)a)->key, y = ((const rx_key *)b)->key;
-    return (x > y) - (x < y);
-}
-
 static rtcosim_status receiver_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
                                      rtcosim_error *err)
 {
@@ -132,18 +120,17 @@ static rtcosim_status receiver_event(rtcosim_lp *lp, void *state, const rtcosim_
     const rtcosim_can_rx *rx = rtcosim_can_rx_of(ev);
     if (!rx || rx->format == RTCOSIM_CAN_FORMAT_XL)
         return RTCOSIM_OK;
-    rx_key want = {.key = rx->frame.id | (rx->frame.extended ? 1u << 31 : 0u)};
-    const rx_key *r = bsearch(&want, b->rx, b->rx_count, sizeof *b->rx, by_key);
-    if (!r) {
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(b->dbc, rx->frame.id, rx->frame.extended);
+    if (!m) {
         b->unknown++;
         return RTCOSIM_OK;
     }
     const uint8_t *data = rx->format == RTCOSIM_CAN_FORMAT_FD ? rx->data : rx->frame.data;
     size_t size = rx->format == RTCOSIM_CAN_FORMAT_FD ? rx->length : rx->frame.dlc;
-    double *v = b->values + r->first_vr;
-    for (size_t i = 0; i < r->m->signal_count; i++)
-        if (rtcosim_dbc_signal_present(r->m, &r->m->signals[i], data, size))
-            v[i] = rtcosim_dbc_decode(&r->m->signals[i], data, size);
+    double *v = b->values + b->rx_first[dbc_message_index(b->dbc, m)];
+    for (size_t i = 0; i < m->signal_count; i++)
+        if (rtcosim_dbc_signal_present(m, &m->signals[i], data, size))
+            v[i] = rtcosim_dbc_decode(&m->signals[i], data, size);
     return RTCOSIM_OK;
 }
 
@@ -260,7 +247,7 @@ static void sb_destroy(void *self)
         free(b->tx[i].sent);
     free(b->tx);
     free(b->senders);
-    free(b->rx);
+    free(b->rx_first);
     rtcosim_dbc_free(b->dbc);
     free(b);
 }
@@ -286,16 +273,6 @@ static int sender_of(const rtcosim_can_signal_bus_config *c, const char *transmi
         if (strcmp(c->senders[i], transmitter) == 0)
             return (int)i;
     return -1;
-}
-
-/* The FD data length that holds n bytes. */
-static uint8_t fd_length(unsigned n)
-{
-    static const uint8_t lengths[] = {12, 16, 20, 24, 32, 48, 64};
-    for (size_t i = 0; i < sizeof lengths; i++)
-        if (n <= lengths[i])
-            return lengths[i];
-    return 64;
 }
 
 static rtcosim_status add_variable(signal_bus *b, const rtcosim_dbc_message *m,
@@ -351,9 +328,9 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
     b->names = calloc(2 * signals + 1, sizeof *b->names);
     b->values = calloc(2 * signals + 1, sizeof *b->values);
     b->tx = calloc(mc + 1, sizeof *b->tx);
-    b->rx = calloc(mc + 1, sizeof *b->rx);
+    b->rx_first = calloc(mc + 1, sizeof *b->rx_first);
     b->senders = calloc(c->sender_count + 1, sizeof *b->senders);
-    if (!b->vars || !b->names || !b->values || !b->tx || !b->rx || !b->senders)
+    if (!b->vars || !b->names || !b->values || !b->tx || !b->rx_first || !b->senders)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
     rtcosim_status st = RTCOSIM_OK;
     /* tx inputs of the senders' messages */
@@ -366,7 +343,7 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         *t = (tx_message){.m = m, .first_vr = (uint32_t)b->var_count, .sender = (uint32_t)s,
                           .fd = m->fd || m->dlc > 8,
                           .brs = m->fd ? m->brs : m->dlc > 8,
-                          .length = m->dlc > 8 ? fd_length(m->dlc) : m->dlc,
+                          .length = (uint8_t)rtcosim_can_fd_length(m->dlc),
                           .cycle = m->cycle_time > 0 ? m->cycle_time : c->default_cycle};
         if (t->cycle <= 0 && !(t->sent = calloc(m->signal_count + 1, sizeof *t->sent)))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
@@ -376,12 +353,10 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
     /* rx outputs of every message */
     for (size_t i = 0; i < mc && st == RTCOSIM_OK; i++) {
         const rtcosim_dbc_message *m = rtcosim_dbc_message_at(b->dbc, i);
-        b->rx[b->rx_count++] = (rx_key){.key = m->id | (m->extended ? 1u << 31 : 0u),
-                                        .first_vr = (uint32_t)b->var_count, .m = m};
+        b->rx_first[i] = (uint32_t)b->var_count;
         for (size_t k = 0; k < m->signal_count && st == RTCOSIM_OK; k++)
             st = add_variable(b, m, &m->signals[k], false, err);
     }
-    qsort(b->rx, b->rx_count, sizeof *b->rx, by_key);
     if (st != RTCOSIM_OK)
         return st;
     /* the simulation: bus, senders, receiver */
