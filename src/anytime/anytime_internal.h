@@ -106,6 +106,17 @@ rtcosim_time_ns anytime_idle_reserve_ns(double share, rtcosim_time_ns period_ns)
  * it did not): a late start when it started after `latest_start`, stalled
  * when the delivering thread lost at least the lateness to not running
  * (`stalled_ns`), else the strategy's. */
+/* Time the delivering thread was runnable but not running over a period:
+ * its wall time less its CPU time outside the deliberate waits and the time
+ * blocked by intent (the waits up to the moment they were meant to end).
+ * CPU time charged inside the waits is part of the waits' wall time, so it
+ * is taken out of `cpu_ns` rather than counted twice; on a virtual machine
+ * it also holds host stalls that hit the thread between its wake-up and
+ * its return to user space (no steal reported for them): up to the whole
+ * late part of the wait. Never negative. */
+rtcosim_time_ns anytime_stalled_ns(rtcosim_time_ns wall_ns, rtcosim_time_ns cpu_ns,
+                                   rtcosim_time_ns wait_cpu_ns, rtcosim_time_ns blocked_ns);
+
 rtcosim_anytime_miss anytime_classify_miss(rtcosim_time_ns deadline, rtcosim_time_ns latest_start,
                                            rtcosim_time_ns started_at,
                                            rtcosim_time_ns delivered_at,

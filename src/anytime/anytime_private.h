@@ -85,6 +85,8 @@ struct rtcosim_anytime {
      * (waiting for workers, up to the time it meant to wake), for the stall
      * measure. */
     rtcosim_time_ns blocked_ns;
+    /* the thread CPU time charged inside those waits (anytime_stalled_ns) */
+    rtcosim_time_ns wait_cpu_ns;
     /* wake-up lateness measured at start, and the lead of the timed waits */
     rtcosim_time_ns wakeup_p50_ns, wakeup_p99_ns, wakeup_max_ns, wakeup_lead_ns;
     /* repair (config repair): the previous period's starting state and

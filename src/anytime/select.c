@@ -119,6 +119,14 @@ rtcosim_time_ns anytime_idle_reserve_ns(double share, rtcosim_time_ns period_ns)
     return share > 0 ? (rtcosim_time_ns)llround(share * (double)period_ns) : 0;
 }
 
+rtcosim_time_ns anytime_stalled_ns(rtcosim_time_ns wall_ns, rtcosim_time_ns cpu_ns,
+                                   rtcosim_time_ns wait_cpu_ns, rtcosim_time_ns blocked_ns)
+{
+    rtcosim_time_ns worked = cpu_ns - (wait_cpu_ns > 0 ? wait_cpu_ns : 0);
+    rtcosim_time_ns lost = wall_ns - (worked > 0 ? worked : 0) - blocked_ns;
+    return lost > 0 ? lost : 0;
+}
+
 rtcosim_anytime_miss anytime_classify_miss(rtcosim_time_ns deadline, rtcosim_time_ns latest_start,
                                            rtcosim_time_ns started_at,
                                            rtcosim_time_ns delivered_at,

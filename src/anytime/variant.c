@@ -160,6 +160,14 @@ static int sem_timedwait_ns(sem_t *sem, int64_t ns)
     return sem_clockwait(sem, CLOCK_MONOTONIC, &ts) == 0 ? 0 : errno;
 }
 
+/* The calling thread's CPU time (kernel time included). */
+static rtcosim_time_ns thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (rtcosim_time_ns)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec;
+}
+
 /* Wait until every variant in `mask` has finished or `until` has come. On a
  * virtual clock time moves only with the variants, so wait for completion. */
 void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until)
@@ -177,8 +185,10 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
         if (all_done)
             break;
         if (until == NEVER) {
+            rtcosim_time_ns cpu = thread_cpu_ns();
             while (sem_wait(&set->done) != 0 && errno == EINTR) {
             }
+            set->wait_cpu_ns += thread_cpu_ns() - cpu;
             continue;
         }
         if (virtual_clock) {
@@ -200,7 +210,9 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
             break;
         rtcosim_time_ns left = until - set->wakeup_lead_ns - now;
         if (left > 0) {
+            rtcosim_time_ns cpu = thread_cpu_ns();
             sem_timedwait_ns(&set->done, left);
+            set->wait_cpu_ns += thread_cpu_ns() - cpu;
             continue;
         }
         if (!polling) {

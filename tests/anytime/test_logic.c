@@ -199,6 +199,26 @@ static void idle_reserve_keeps_the_delivery_inside_a_deadline_reservation(void *
     assert_double_equal(anytime_idle_reserve_from_deadline(0, ms), 0.07, 1e-12);
 }
 
+/* A period measured in B5 (us): entered 413.2, waited from 418.4 to 1058.6
+ * for a cutoff at 830 (blocked by intent 411.6), delivered at 1059.9 with
+ * 455.5 us of thread CPU time of which 449.2 were charged inside the wait:
+ * 6.3 us of work, so the thread lost 646.7 - 6.3 - 411.6 = 228.8 us, more
+ * than its 59.9 us of lateness (without the wait's CPU time taken out:
+ * -220.4, no stall). */
+static void cpu_time_inside_waits_is_not_work(void **unused)
+{
+    (void)unused;
+    assert_int_equal(anytime_stalled_ns(646700, 455500, 449200, 411600), 228800);
+    assert_int_equal(anytime_classify_miss(1000000, 900000, 413200, 1059900,
+                                           anytime_stalled_ns(646700, 455500, 449200, 411600)),
+                     RTCOSIM_ANYTIME_MISS_STALLED);
+    /* no wait: wall less CPU */
+    assert_int_equal(anytime_stalled_ns(1000, 700, 0, 0), 300);
+    /* never negative, whatever the clocks' granularity gives */
+    assert_int_equal(anytime_stalled_ns(1000, 900, 0, 500), 0);
+    assert_int_equal(anytime_stalled_ns(1000, 100, 400, 500), 500);
+}
+
 /* deadline 1000, latest start 850 */
 static void misses_are_classified_by_start_and_lost_time(void **unused)
 {
@@ -220,6 +240,7 @@ int main(void)
         cmocka_unit_test(idle_reserve_follows_the_kernel_throttling_limits),
         cmocka_unit_test(idle_reserve_keeps_the_delivery_inside_a_deadline_reservation),
         cmocka_unit_test(misses_are_classified_by_start_and_lost_time),
+        cmocka_unit_test(cpu_time_inside_waits_is_not_work),
         cmocka_unit_test(stats_give_mean_max_and_windowed_quantile),
         cmocka_unit_test(stats_quantiles_match_a_sort_of_the_window),
         cmocka_unit_test(pick_follows_each_criterion),
