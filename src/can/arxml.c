@@ -17,9 +17,20 @@
  * COMPU-SCALE's COMPU-RATIONAL-COEFFS give factor and offset (numerator v0
  * + v1 x over denominator d0) and its LOWER/UPPER-LIMIT the raw range, its
  * COMPU-CONST VT texts the value table; its or the props' UNIT-REF the unit
- * (DISPLAY-NAME). References are resolved by their SHORT-NAME paths. Other
- * PDU kinds (multiplexed, container, N-PDUs) are read over. AUTOSAR 3
- * files are refused by name. Errors are one line FILE:LINE. */
+ * (DISPLAY-NAME). References are resolved by their SHORT-NAME paths.
+ * A MULTIPLEXED-I-PDU becomes the DBC's multiplexing: its selector field
+ * (SELECTOR-FIELD-START-POSITION, -LENGTH, -BYTE-ORDER) the multiplexor
+ * PDU_Selector, starting at the INITIAL-DYNAMIC-PART's code; its STATIC-PART
+ * I-PDU's signals plain and each DYNAMIC-PART-ALTERNATIVE I-PDU's signals
+ * present at its SELECTOR-FIELD-CODE, all at their START-POSITIONs in the
+ * multiplexed PDU (the part I-PDUs span it, as AUTOSAR's IpduM lays them
+ * out; canmatrix reads them so too). A SECURED-I-PDU (SecOC) gives its
+ * payload's signals (PAYLOAD-REF, a PDU-TRIGGERING, its I-PDU-REF) at the
+ * secured PDU's offset; the freshness value and authenticator after them
+ * are not computed (a frame built here carries zeros there). Container
+ * PDUs and the other kinds (N-PDUs, NM-PDUs, ...) are read over, counted in
+ * one warning. AUTOSAR 3 files are refused by name. Errors are one line
+ * FILE:LINE. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -41,8 +52,16 @@ typedef struct ar {
     const char *file;
     rtcosim_error *err;
     rtcosim_dbc *dbc;
-    size_t skipped_pdus;
+    size_t skipped_pdus, secured_pdus;
 } ar;
+
+/* Where an I-PDU's signals go in a frame: at `offset` bits, plain or
+ * present at one selector code of a multiplexed PDU. */
+typedef struct pdu_place {
+    uint32_t offset;
+    rtcosim_dbc_mux mux;
+    uint64_t code;
+} pdu_place;
 
 static bool named(const xmlNode *n, const char *name)
 {
@@ -280,7 +299,17 @@ static void free_signal_parts(rtcosim_dbc_signal *s)
     free((char *)s->unit);
 }
 
-static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, uint32_t pdu_bits,
+/* Whether message `message` has a signal of that name already. */
+static bool has_signal(const ar *a, size_t message, const char *name)
+{
+    const message_build *m = &a->dbc->messages[message];
+    for (size_t i = 0; i < m->pub.signal_count; i++)
+        if (strcmp(m->signals[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, pdu_place at,
                                   const xmlNode *map)
 {
     rtcosim_status st = RTCOSIM_OK;
@@ -296,10 +325,19 @@ static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, uint32_
     if (!whole(child(isig, "LENGTH"), 64, &bits) || bits == 0)
         return fail(a, isig, "I-SIGNAL %s: LENGTH missing or not 1..64 bits", name);
     text(child(map, "PACKING-BYTE-ORDER"), order, sizeof order);
-    rtcosim_dbc_signal s = {.name = name, .start_bit = (uint32_t)(start + pdu_bits),
+    if (has_signal(a, message, name)) {
+        /* the same I-SIGNAL in two alternatives of a multiplexed PDU, or
+         * two PDUs of one frame: a name must identify one signal */
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: signal %s left out: frame %s has a signal"
+                    " of that name already", a->file, line_of(map), name,
+                    a->dbc->messages[message].pub.name);
+        return RTCOSIM_OK;
+    }
+    rtcosim_dbc_signal s = {.name = name, .start_bit = (uint32_t)(start + at.offset),
                             .length = (uint32_t)bits,
                             .little_endian = strcmp(order, "MOST-SIGNIFICANT-BYTE-FIRST") != 0,
-                            .factor = 1, .line = line_of(map)};
+                            .factor = 1, .line = line_of(map), .mux = at.mux,
+                            .mux_value = at.code};
     xmlNode *props = descendant(child(isig, "NETWORK-REPRESENTATION-PROPS"),
                                 "SW-DATA-DEF-PROPS-CONDITIONAL");
     xmlNode *base = props ? deref(a, props, "BASE-TYPE-REF", &st) : NULL;
@@ -356,6 +394,170 @@ static rtcosim_time_ns cycle_of(const xmlNode *pdu)
     return (rtcosim_time_ns)llround(s * 1e9);
 }
 
+/* An I-SIGNAL-I-PDU's signals, placed `at`; its cycle time the frame's
+ * (the first one given). */
+static rtcosim_status read_signal_pdu(ar *a, size_t message, uint8_t length, const xmlNode *pdu,
+                                      pdu_place at)
+{
+    rtcosim_time_ns cycle = cycle_of(pdu);
+    if (cycle && !a->dbc->messages[message].pub.cycle_time)
+        dbc_set_cycle_time(a->dbc, message, cycle);
+    rtcosim_status st = RTCOSIM_OK;
+    const xmlNode *sigs = child(pdu, "I-SIGNAL-TO-PDU-MAPPINGS");
+    for (const xmlNode *s = sigs ? sigs->children : NULL; s && st == RTCOSIM_OK; s = s->next)
+        if (named(s, "I-SIGNAL-TO-I-PDU-MAPPING"))
+            st = read_signal(a, message, length, at, s);
+    return st;
+}
+
+/* The I-PDU a part of a multiplexed PDU references (I-PDU-REF), which must
+ * be an I-SIGNAL-I-PDU; NULL with *st set otherwise. */
+static const xmlNode *part_pdu(ar *a, const xmlNode *part, const char *mux_name,
+                               rtcosim_status *st)
+{
+    const xmlNode *pdu = deref(a, part, "I-PDU-REF", st);
+    if (*st != RTCOSIM_OK)
+        return NULL;
+    if (!pdu) {
+        *st = fail(a, part, "MULTIPLEXED-I-PDU %s: a part without an I-PDU-REF", mux_name);
+        return NULL;
+    }
+    if (!named(pdu, "I-SIGNAL-I-PDU")) {
+        *st = fail(a, part, "MULTIPLEXED-I-PDU %s: a part's I-PDU is a %s, not an"
+                   " I-SIGNAL-I-PDU", mux_name, (const char *)pdu->name);
+        return NULL;
+    }
+    return pdu;
+}
+
+/* Every element `name` below n (the parts' lists: STATIC-PARTS holds
+ * STATIC-PART in AUTOSAR 4.1 on, 4.0 has one STATIC-PART directly). */
+static size_t collect(const xmlNode *n, const char *name, const xmlNode **out, size_t max,
+                      size_t count, int depth)
+{
+    for (const xmlNode *c = n ? n->children : NULL; c && count < max; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        if (named(c, name))
+            out[count++] = c;
+        else if (depth < 4)
+            count = collect(c, name, out, max, count, depth + 1);
+    }
+    return count;
+}
+
+enum { MAX_PARTS = 1024 }; /* alternatives (or static parts) of one multiplexed PDU */
+
+static rtcosim_status read_multiplexed_pdu(ar *a, size_t message, uint8_t length,
+                                           const xmlNode *pdu, uint32_t offset)
+{
+    char name[256], order[64] = "", sig[300];
+    short_name(pdu, name, sizeof name);
+    const message_build *m = &a->dbc->messages[message];
+    for (size_t i = 0; i < m->pub.signal_count; i++)
+        if (m->signals[i].mux == RTCOSIM_DBC_MULTIPLEXOR) {
+            /* one selector a frame in the database's multiplexing */
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: MULTIPLEXED-I-PDU %s left out: frame"
+                        " %s has a multiplexed PDU already", a->file, line_of(pdu), name,
+                        m->pub.name);
+            return RTCOSIM_OK;
+        }
+    uint64_t start, bits;
+    if (!whole(child(pdu, "SELECTOR-FIELD-START-POSITION"), 511, &start))
+        return fail(a, pdu, "MULTIPLEXED-I-PDU %s: SELECTOR-FIELD-START-POSITION missing or not"
+                    " 0..511", name);
+    if (!whole(child(pdu, "SELECTOR-FIELD-LENGTH"), 32, &bits) || bits == 0)
+        return fail(a, pdu, "MULTIPLEXED-I-PDU %s: SELECTOR-FIELD-LENGTH missing or not 1..32",
+                    name);
+    text(child(pdu, "SELECTOR-FIELD-BYTE-ORDER"), order, sizeof order);
+    const xmlNode *parts[MAX_PARTS];
+    size_t n = collect(child(pdu, "DYNAMIC-PARTS") ? child(pdu, "DYNAMIC-PARTS")
+                                                   : child(pdu, "DYNAMIC-PART"),
+                       "DYNAMIC-PART-ALTERNATIVE", parts, MAX_PARTS, 0, 0);
+    if (n == MAX_PARTS)
+        return fail(a, pdu, "MULTIPLEXED-I-PDU %s: more than %d DYNAMIC-PART-ALTERNATIVEs", name,
+                    MAX_PARTS - 1);
+    uint64_t initial = 0;
+    bool have_initial = false;
+    for (size_t i = 0; i < n; i++) {
+        char flag[16] = "";
+        uint64_t code;
+        text(child(parts[i], "INITIAL-DYNAMIC-PART"), flag, sizeof flag);
+        if (!have_initial && strcmp(flag, "true") == 0 &&
+            whole(child(parts[i], "SELECTOR-FIELD-CODE"), UINT32_MAX, &code)) {
+            initial = code;
+            have_initial = true;
+        }
+    }
+    snprintf(sig, sizeof sig, "%s_Selector", name);
+    rtcosim_dbc_signal sel = {.name = sig, .start_bit = (uint32_t)(start + offset),
+                              .length = (uint32_t)bits,
+                              .little_endian = strcmp(order, "MOST-SIGNIFICANT-BYTE-FIRST") != 0,
+                              .factor = 1, .minimum = 0, .maximum = ldexp(1.0, (int)bits) - 1,
+                              .line = line_of(pdu), .mux = RTCOSIM_DBC_MULTIPLEXOR,
+                              .has_start = have_initial, .start_raw = (double)initial};
+    if (!rtcosim_dbc_signal_fits(&sel, length))
+        return fail(a, pdu, "MULTIPLEXED-I-PDU %s: its selector field does not fit the frame's"
+                    " %u bytes", name, (unsigned)length);
+    if (has_signal(a, message, sig))
+        return fail(a, pdu, "MULTIPLEXED-I-PDU %s: frame %s has a signal named %s already", name,
+                    m->pub.name, sig);
+    if (dbc_add_signal(a->dbc, message, &sel) != 0)
+        return rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+    rtcosim_status st = RTCOSIM_OK;
+    const xmlNode *statics[MAX_PARTS];
+    size_t ns = named(child(pdu, "STATIC-PART"), "STATIC-PART")
+                    ? (statics[0] = child(pdu, "STATIC-PART"), 1)
+                    : collect(child(pdu, "STATIC-PARTS"), "STATIC-PART", statics, MAX_PARTS, 0, 0);
+    for (size_t i = 0; i < ns && st == RTCOSIM_OK; i++) {
+        const xmlNode *part = part_pdu(a, statics[i], name, &st);
+        if (part)
+            st = read_signal_pdu(a, message, length, part,
+                                 (pdu_place){offset, RTCOSIM_DBC_PLAIN, 0});
+    }
+    for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
+        uint64_t code;
+        if (!whole(child(parts[i], "SELECTOR-FIELD-CODE"), UINT32_MAX, &code) ||
+            (bits < 32 && code >> bits))
+            return fail(a, parts[i], "MULTIPLEXED-I-PDU %s: SELECTOR-FIELD-CODE missing or beyond"
+                        " its %u-bit selector", name, (unsigned)bits);
+        const xmlNode *part = part_pdu(a, parts[i], name, &st);
+        if (part)
+            st = read_signal_pdu(a, message, length, part,
+                                 (pdu_place){offset, RTCOSIM_DBC_MULTIPLEXED, code});
+    }
+    return st;
+}
+
+/* One PDU mapped into a frame at `offset` bits: an I-SIGNAL-I-PDU, a
+ * multiplexed one, or a secured one's payload (depth: secured PDUs in
+ * secured PDUs are not followed further than that). */
+static rtcosim_status read_pdu(ar *a, size_t message, uint8_t length, const xmlNode *pdu,
+                               uint32_t offset, int depth)
+{
+    if (named(pdu, "I-SIGNAL-I-PDU"))
+        return read_signal_pdu(a, message, length, pdu, (pdu_place){offset, RTCOSIM_DBC_PLAIN, 0});
+    if (named(pdu, "MULTIPLEXED-I-PDU"))
+        return read_multiplexed_pdu(a, message, length, pdu, offset);
+    if (named(pdu, "SECURED-I-PDU") && depth < 4) {
+        rtcosim_status st = RTCOSIM_OK;
+        const xmlNode *trig = deref(a, pdu, "PAYLOAD-REF", &st);
+        const xmlNode *payload = trig ? deref(a, trig, "I-PDU-REF", &st) : NULL;
+        if (st != RTCOSIM_OK)
+            return st;
+        if (!payload) {
+            char name[256];
+            short_name(pdu, name, sizeof name);
+            return fail(a, pdu, "SECURED-I-PDU %s: no payload (PAYLOAD-REF to a PDU-TRIGGERING"
+                        " with an I-PDU-REF)", name);
+        }
+        a->secured_pdus++;
+        return read_pdu(a, message, length, payload, offset, depth + 1);
+    }
+    a->skipped_pdus++;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status read_frame(ar *a, const xmlNode *trig)
 {
     rtcosim_status st = RTCOSIM_OK;
@@ -399,20 +601,10 @@ static rtcosim_status read_frame(ar *a, const xmlNode *trig)
         xmlNode *pdu = deref(a, m, "PDU-REF", &st);
         if (!pdu)
             continue;
-        if (!named(pdu, "I-SIGNAL-I-PDU")) {
-            a->skipped_pdus++;
-            continue;
-        }
         uint64_t pdu_start = 0;
         if (child(m, "START-POSITION") && !whole(child(m, "START-POSITION"), 511, &pdu_start))
             return fail(a, m, "PDU-TO-FRAME-MAPPING of %s: START-POSITION not 0..511", name);
-        rtcosim_time_ns cycle = cycle_of(pdu);
-        if (cycle)
-            dbc_set_cycle_time(a->dbc, index, cycle);
-        const xmlNode *sigs = child(pdu, "I-SIGNAL-TO-PDU-MAPPINGS");
-        for (const xmlNode *s = sigs ? sigs->children : NULL; s && st == RTCOSIM_OK; s = s->next)
-            if (named(s, "I-SIGNAL-TO-I-PDU-MAPPING"))
-                st = read_signal(a, index, (uint8_t)length, (uint32_t)pdu_start, s);
+        st = read_pdu(a, index, (uint8_t)length, pdu, (uint32_t)pdu_start, 0);
     }
     return st;
 }
@@ -461,8 +653,13 @@ rtcosim_status rtcosim_dbc_parse_arxml(const char *xml, size_t size, const char 
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no CAN frame (CAN-FRAME-TRIGGERING with"
                                " a FRAME-REF) in it", name);
     if (st == RTCOSIM_OK && a.skipped_pdus)
-        rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s: %zu PDUs of other kinds than I-SIGNAL-I-PDU"
-                    " (multiplexed, container, ...) read over", name, a.skipped_pdus);
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s: %zu PDUs of other kinds than I-SIGNAL-I-PDU,"
+                    " MULTIPLEXED-I-PDU and SECURED-I-PDU (container, N-PDU, ...) read over", name,
+                    a.skipped_pdus);
+    if (st == RTCOSIM_OK && a.secured_pdus)
+        rtcosim_log(RTCOSIM_LOG_INFO, "dbc", "%s: %zu SECURED-I-PDUs: their payloads' signals"
+                    " read; freshness values and authenticators are not computed (zeros in the"
+                    " frames built here)", name, a.secured_pdus);
     if (a.paths)
         xmlHashFree(a.paths, NULL);
     xmlFreeDoc(doc);

@@ -34,7 +34,13 @@ static const char matrix[] =
         "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/MuxFrame</FRAME-REF>"
         "<CAN-ADDRESSING-MODE>STANDARD</CAN-ADDRESSING-MODE><IDENTIFIER>256</IDENTIFIER>"
         "</CAN-FRAME-TRIGGERING>\n"
-        "</FRAME-TRIGGERINGS></CAN-PHYSICAL-CHANNEL></PHYSICAL-CHANNELS>"
+        "<CAN-FRAME-TRIGGERING><SHORT-NAME>FT_Sec</SHORT-NAME>"
+        "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/SecFrame</FRAME-REF>"
+        "<CAN-ADDRESSING-MODE>STANDARD</CAN-ADDRESSING-MODE><IDENTIFIER>0x200</IDENTIFIER>"
+        "</CAN-FRAME-TRIGGERING>\n"
+        "</FRAME-TRIGGERINGS><PDU-TRIGGERINGS><PDU-TRIGGERING><SHORT-NAME>PT_Auth</SHORT-NAME>"
+        "<I-PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/AuthPdu</I-PDU-REF></PDU-TRIGGERING>"
+        "</PDU-TRIGGERINGS></CAN-PHYSICAL-CHANNEL></PHYSICAL-CHANNELS>"
         "</CAN-CLUSTER-CONDITIONAL></CAN-CLUSTER-VARIANTS></CAN-CLUSTER>")
     PKG("Ecu",
         "<ECU-INSTANCE><SHORT-NAME>Motor</SHORT-NAME><CONNECTORS><CAN-COMMUNICATION-CONNECTOR>"
@@ -54,6 +60,10 @@ static const char matrix[] =
         "<CAN-FRAME><SHORT-NAME>MuxFrame</SHORT-NAME><FRAME-LENGTH>8</FRAME-LENGTH>"
         "<PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>"
         "<PDU-REF DEST=\"MULTIPLEXED-I-PDU\">/Pdus/Muxed</PDU-REF><START-POSITION>0</START-POSITION>"
+        "</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME>"
+        "<CAN-FRAME><SHORT-NAME>SecFrame</SHORT-NAME><FRAME-LENGTH>8</FRAME-LENGTH>"
+        "<PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>"
+        "<PDU-REF DEST=\"SECURED-I-PDU\">/Pdus/SecPdu</PDU-REF><START-POSITION>0</START-POSITION>"
         "</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME>")
     PKG("Pdus",
         "<I-SIGNAL-I-PDU><SHORT-NAME>StatusPdu</SHORT-NAME><LENGTH>7</LENGTH>"
@@ -75,7 +85,64 @@ static const char matrix[] =
         "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
         "<START-POSITION>40</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
         "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
-        "<MULTIPLEXED-I-PDU><SHORT-NAME>Muxed</SHORT-NAME></MULTIPLEXED-I-PDU>")
+        "<MULTIPLEXED-I-PDU><SHORT-NAME>Muxed</SHORT-NAME><LENGTH>8</LENGTH>"
+        "<DYNAMIC-PARTS><DYNAMIC-PART><SEGMENT-POSITIONS><SEGMENT-POSITION>"
+        "<SEGMENT-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</SEGMENT-BYTE-ORDER>"
+        "<SEGMENT-LENGTH>24</SEGMENT-LENGTH><SEGMENT-POSITION>8</SEGMENT-POSITION>"
+        "</SEGMENT-POSITION></SEGMENT-POSITIONS><DYNAMIC-PART-ALTERNATIVES>"
+        "<DYNAMIC-PART-ALTERNATIVE><I-PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/AltA</I-PDU-REF>"
+        "<INITIAL-DYNAMIC-PART>false</INITIAL-DYNAMIC-PART><SELECTOR-FIELD-CODE>1"
+        "</SELECTOR-FIELD-CODE></DYNAMIC-PART-ALTERNATIVE>"
+        "<DYNAMIC-PART-ALTERNATIVE><I-PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/AltB</I-PDU-REF>"
+        "<INITIAL-DYNAMIC-PART>true</INITIAL-DYNAMIC-PART><SELECTOR-FIELD-CODE>2"
+        "</SELECTOR-FIELD-CODE></DYNAMIC-PART-ALTERNATIVE>"
+        "</DYNAMIC-PART-ALTERNATIVES></DYNAMIC-PART></DYNAMIC-PARTS>"
+        "<SELECTOR-FIELD-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</SELECTOR-FIELD-BYTE-ORDER>"
+        "<SELECTOR-FIELD-LENGTH>4</SELECTOR-FIELD-LENGTH>"
+        "<SELECTOR-FIELD-START-POSITION>0</SELECTOR-FIELD-START-POSITION>"
+        "<STATIC-PARTS><STATIC-PART><I-PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/MuxStatic</I-PDU-REF>"
+        "</STATIC-PART></STATIC-PARTS></MULTIPLEXED-I-PDU>"
+        "<I-SIGNAL-I-PDU><SHORT-NAME>MuxStatic</SHORT-NAME><LENGTH>8</LENGTH>"
+        "<I-PDU-TIMING-SPECIFICATIONS><I-PDU-TIMING><TRANSMISSION-MODE-DECLARATION>"
+        "<TRANSMISSION-MODE-TRUE-TIMING><CYCLIC-TIMING><TIME-PERIOD><VALUE>0.1</VALUE>"
+        "</TIME-PERIOD></CYCLIC-TIMING></TRANSMISSION-MODE-TRUE-TIMING>"
+        "</TRANSMISSION-MODE-DECLARATION></I-PDU-TIMING></I-PDU-TIMING-SPECIFICATIONS>"
+        "<I-SIGNAL-TO-PDU-MAPPINGS><I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>c</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Counter</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>4</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
+        "<I-SIGNAL-I-PDU><SHORT-NAME>AltA</SHORT-NAME><LENGTH>8</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>p</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Pressure</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>8</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
+        "<I-SIGNAL-I-PDU><SHORT-NAME>AltB</SHORT-NAME><LENGTH>8</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>l</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Level</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>8</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>m</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Mode</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>16</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>c2</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Counter</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>24</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
+        "<SECURED-I-PDU><SHORT-NAME>SecPdu</SHORT-NAME><LENGTH>8</LENGTH>"
+        "<PAYLOAD-REF DEST=\"PDU-TRIGGERING\">/Cluster/CAN1/CH/PT_Auth</PAYLOAD-REF>"
+        "<SECURE-COMMUNICATION-PROPS><AUTH-INFO-TX-LENGTH>24</AUTH-INFO-TX-LENGTH>"
+        "<FRESHNESS-VALUE-TX-LENGTH>8</FRESHNESS-VALUE-TX-LENGTH></SECURE-COMMUNICATION-PROPS>"
+        "</SECURED-I-PDU>"
+        "<I-SIGNAL-I-PDU><SHORT-NAME>AuthPdu</SHORT-NAME><LENGTH>4</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>t</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Torque</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>0</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>")
     PKG("Signals",
         "<I-SIGNAL><SHORT-NAME>Speed</SHORT-NAME><LENGTH>16</LENGTH><NETWORK-REPRESENTATION-PROPS>"
         "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
@@ -90,6 +157,14 @@ static const char matrix[] =
         "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
         "<BASE-TYPE-REF DEST=\"SW-BASE-TYPE\">/Types/s16</BASE-TYPE-REF>"
         "<COMPU-METHOD-REF DEST=\"COMPU-METHOD\">/Types/TempScale</COMPU-METHOD-REF>"
+        "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>"
+        "</I-SIGNAL>"
+        "<I-SIGNAL><SHORT-NAME>Counter</SHORT-NAME><LENGTH>4</LENGTH></I-SIGNAL>"
+        "<I-SIGNAL><SHORT-NAME>Pressure</SHORT-NAME><LENGTH>16</LENGTH></I-SIGNAL>"
+        "<I-SIGNAL><SHORT-NAME>Level</SHORT-NAME><LENGTH>8</LENGTH></I-SIGNAL>"
+        "<I-SIGNAL><SHORT-NAME>Torque</SHORT-NAME><LENGTH>16</LENGTH><NETWORK-REPRESENTATION-PROPS>"
+        "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
+        "<BASE-TYPE-REF DEST=\"SW-BASE-TYPE\">/Types/s16</BASE-TYPE-REF>"
         "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>"
         "</I-SIGNAL>"
         "<I-SIGNAL><SHORT-NAME>Mode</SHORT-NAME><LENGTH>2</LENGTH><NETWORK-REPRESENTATION-PROPS>"
@@ -136,8 +211,7 @@ static rtcosim_dbc *parse(const char *text, rtcosim_error *err)
  * 8, Temp (12 bits Motorola, MSB at 23) at 31, Mode (2 bits) at 48. Bytes
  * 00 10 27 FD 00 00 02 00: Speed raw 0x2710 = 10000 x 1/100 = 100 km/h;
  * Temp bits 31..24 (0xFD) then 39..36 (0x0): raw 0xFD0 = 4048, as 12-bit
- * two's complement -48, x 0.5 - 40 = -64; Mode raw 2: "Boost". The frame
- * of the multiplexed PDU is a message without signals (the PDU read over). */
+ * two's complement -48, x 0.5 - 40 = -64; Mode raw 2: "Boost". */
 static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
 {
     (void)state;
@@ -145,8 +219,7 @@ static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
     rtcosim_dbc *d = parse(matrix, &err);
     if (!d)
         fail_msg("%s", err.message);
-    assert_int_equal(rtcosim_dbc_message_count(d), 2);
-    assert_int_equal(rtcosim_dbc_find_id(d, 256, false)->signal_count, 0);
+    assert_int_equal(rtcosim_dbc_message_count(d), 3);
     const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 0x18FF1234, true);
     assert_non_null(m);
     assert_string_equal(m->name, "Status");
@@ -179,6 +252,64 @@ static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
     rtcosim_dbc_free(d);
 }
 
+/* MuxFrame (256): the MULTIPLEXED-I-PDU Muxed at bit 0, its 4-bit selector
+ * at 0 (Intel), the static part's Counter at 4, alternative 1 (AltA) the
+ * 16-bit Pressure at 8, alternative 2 (AltB, the initial one) Level at 8
+ * and Mode at 16; AltB maps Counter again (at 24): one signal of a name, the
+ * second left out. Bytes 21 34 12: selector 1, Counter 2, Pressure 0x1234 =
+ * 4660, Level and Mode absent; bytes 32 7F 02: selector 2, Counter 3,
+ * Level 127, Mode 2, Pressure absent. The static part's 100 ms cycle is
+ * the frame's. SecFrame (0x200): a SECURED-I-PDU whose payload (through
+ * the PDU-TRIGGERING PT_Auth) AuthPdu has the signed 16-bit Torque at 0:
+ * bytes 38 FF = -200, the bytes after it (freshness, MAC) no signal. */
+static void multiplexed_and_secured_pdus_read_as_multiplexing_and_payload(void **state)
+{
+    (void)state;
+    rtcosim_error err;
+    rtcosim_dbc *d = parse(matrix, &err);
+    if (!d)
+        fail_msg("%s", err.message);
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 256, false);
+    assert_non_null(m);
+    assert_int_equal(m->signal_count, 5);
+    assert_int_equal(m->cycle_time, 100000000);
+    const rtcosim_dbc_signal *sel = rtcosim_dbc_find_signal(m, "Muxed_Selector"),
+                             *counter = rtcosim_dbc_find_signal(m, "Counter"),
+                             *pressure = rtcosim_dbc_find_signal(m, "Pressure"),
+                             *level = rtcosim_dbc_find_signal(m, "Level"),
+                             *mode = rtcosim_dbc_find_signal(m, "Mode");
+    assert_true(sel && counter && pressure && level && mode);
+    assert_ptr_equal(m->multiplexor, sel);
+    assert_int_equal(sel->start_bit, 0);
+    assert_int_equal(sel->length, 4);
+    assert_true(sel->has_start && sel->start_raw == 2); /* INITIAL-DYNAMIC-PART */
+    assert_int_equal(counter->mux, RTCOSIM_DBC_PLAIN);
+    assert_int_equal(counter->start_bit, 4);
+    assert_int_equal(pressure->mux, RTCOSIM_DBC_MULTIPLEXED);
+    assert_int_equal(pressure->mux_value, 1);
+    assert_int_equal(level->mux_value, 2);
+    assert_int_equal(mode->mux_value, 2);
+    assert_int_equal(mode->start_bit, 16);
+    const uint8_t a[8] = {0x21, 0x34, 0x12}, b[8] = {0x32, 0x7F, 0x02};
+    assert_true(rtcosim_dbc_decode(sel, a, 8) == 1 && rtcosim_dbc_decode(counter, a, 8) == 2);
+    assert_true(rtcosim_dbc_signal_present(m, pressure, a, 8));
+    assert_true(rtcosim_dbc_decode(pressure, a, 8) == 4660);
+    assert_false(rtcosim_dbc_signal_present(m, level, a, 8));
+    assert_false(rtcosim_dbc_signal_present(m, pressure, b, 8));
+    assert_true(rtcosim_dbc_signal_present(m, level, b, 8) &&
+                rtcosim_dbc_signal_present(m, mode, b, 8));
+    assert_true(rtcosim_dbc_decode(counter, b, 8) == 3 && rtcosim_dbc_decode(level, b, 8) == 127 &&
+                rtcosim_dbc_decode(mode, b, 8) == 2);
+    const rtcosim_dbc_message *sec = rtcosim_dbc_find_id(d, 0x200, false);
+    assert_non_null(sec);
+    assert_int_equal(sec->signal_count, 1);
+    const rtcosim_dbc_signal *torque = rtcosim_dbc_find_signal(sec, "Torque");
+    assert_true(torque && torque->is_signed && torque->start_bit == 0);
+    const uint8_t t[8] = {0x38, 0xFF, 0x5A, 0x11, 0x22, 0x33};
+    assert_true(rtcosim_dbc_decode(torque, t, 8) == -200);
+    rtcosim_dbc_free(d);
+}
+
 static void replace(char *text, const char *find, const char *with)
 {
     char *at = strstr(text, find);
@@ -191,7 +322,7 @@ static void replace(char *text, const char *find, const char *with)
 static void bad_matrices_get_one_line_errors(void **state)
 {
     (void)state;
-    static char text[sizeof matrix + 256];
+    static char text[sizeof matrix + 512];
     struct {
         const char *find, *with, *want;
     } cases[] = {
@@ -205,6 +336,16 @@ static void bad_matrices_get_one_line_errors(void **state)
         {"<V>100</V>", "<V>0</V>", "COMPU-DENOMINATOR: not a non-zero number"},
         {"http://autosar.org/schema/r4.0", "http://autosar.org/3.2.3", "AUTOSAR 3"},
         {"<AR-PACKAGES>", "<AR-PACKAGES", "m.arxml: not well-formed XML"},
+        {"<SELECTOR-FIELD-LENGTH>4<", "<SELECTOR-FIELD-LENGTH>40<",
+         "MULTIPLEXED-I-PDU Muxed: SELECTOR-FIELD-LENGTH missing or not 1..32"},
+        {"<SELECTOR-FIELD-CODE>2", "<SELECTOR-FIELD-CODE>16",
+         "MULTIPLEXED-I-PDU Muxed: SELECTOR-FIELD-CODE missing or beyond its 4-bit selector"},
+        {"<SELECTOR-FIELD-START-POSITION>0<", "<SELECTOR-FIELD-START-POSITION>62<",
+         "MULTIPLEXED-I-PDU Muxed: its selector field does not fit the frame's 8 bytes"},
+        {"/Pdus/AltA</I-PDU-REF>", "/Pdus/SecPdu</I-PDU-REF>",
+         "MULTIPLEXED-I-PDU Muxed: a part's I-PDU is a SECURED-I-PDU, not an I-SIGNAL-I-PDU"},
+        {"/Cluster/CAN1/CH/PT_Auth</PAYLOAD-REF>", "/Cluster/CAN1/CH/PT_Nope</PAYLOAD-REF>",
+         "PAYLOAD-REF /Cluster/CAN1/CH/PT_Nope: no element has that path"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         strcpy(text, matrix);
@@ -228,6 +369,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_matrix_reads_like_the_dbc_it_stands_for),
+        cmocka_unit_test(multiplexed_and_secured_pdus_read_as_multiplexing_and_payload),
         cmocka_unit_test(bad_matrices_get_one_line_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,3 +148,112 @@ def test_a_recorded_log_drives_a_component_through_the_dbc(cli, tmpdir_private):
         assert row["can0.rx.EngineData.EngineSpeed"] == last_before(ns)
         assert row["b.Float64_continuous_output"] == last_before(ns - 1_000_000)
     assert "can bus can0: replay of 54 frames from log time 0.000000 s" in r.stdout
+
+
+MUX_ARXML = """<?xml version="1.0"?>
+<AUTOSAR xmlns="http://autosar.org/schema/r4.0"><AR-PACKAGES>
+<AR-PACKAGE><SHORT-NAME>C</SHORT-NAME><ELEMENTS><CAN-CLUSTER><SHORT-NAME>CAN</SHORT-NAME>
+<CAN-CLUSTER-VARIANTS><CAN-CLUSTER-CONDITIONAL><PHYSICAL-CHANNELS><CAN-PHYSICAL-CHANNEL>
+<SHORT-NAME>CH</SHORT-NAME><FRAME-TRIGGERINGS><CAN-FRAME-TRIGGERING><SHORT-NAME>T</SHORT-NAME>
+<FRAME-PORT-REFS><FRAME-PORT-REF DEST="FRAME-PORT">/E/A/Conn/Out</FRAME-PORT-REF></FRAME-PORT-REFS>
+<FRAME-REF DEST="CAN-FRAME">/F/Mux</FRAME-REF><CAN-ADDRESSING-MODE>STANDARD</CAN-ADDRESSING-MODE>
+<IDENTIFIER>291</IDENTIFIER></CAN-FRAME-TRIGGERING></FRAME-TRIGGERINGS></CAN-PHYSICAL-CHANNEL>
+</PHYSICAL-CHANNELS></CAN-CLUSTER-CONDITIONAL></CAN-CLUSTER-VARIANTS></CAN-CLUSTER></ELEMENTS></AR-PACKAGE>
+<AR-PACKAGE><SHORT-NAME>E</SHORT-NAME><ELEMENTS><ECU-INSTANCE><SHORT-NAME>A</SHORT-NAME><CONNECTORS>
+<CAN-COMMUNICATION-CONNECTOR><SHORT-NAME>Conn</SHORT-NAME><ECU-COMM-PORT-INSTANCES><FRAME-PORT>
+<SHORT-NAME>Out</SHORT-NAME><COMMUNICATION-DIRECTION>OUT</COMMUNICATION-DIRECTION></FRAME-PORT>
+</ECU-COMM-PORT-INSTANCES></CAN-COMMUNICATION-CONNECTOR></CONNECTORS></ECU-INSTANCE></ELEMENTS></AR-PACKAGE>
+<AR-PACKAGE><SHORT-NAME>F</SHORT-NAME><ELEMENTS><CAN-FRAME><SHORT-NAME>Mux</SHORT-NAME>
+<FRAME-LENGTH>8</FRAME-LENGTH><PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>
+<PDU-REF DEST="MULTIPLEXED-I-PDU">/P/MuxPdu</PDU-REF><START-POSITION>0</START-POSITION>
+</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME></ELEMENTS></AR-PACKAGE>
+<AR-PACKAGE><SHORT-NAME>P</SHORT-NAME><ELEMENTS>
+<MULTIPLEXED-I-PDU><SHORT-NAME>MuxPdu</SHORT-NAME><LENGTH>8</LENGTH><DYNAMIC-PARTS><DYNAMIC-PART>
+<DYNAMIC-PART-ALTERNATIVES>
+<DYNAMIC-PART-ALTERNATIVE><I-PDU-REF DEST="I-SIGNAL-I-PDU">/P/AltY</I-PDU-REF>
+<INITIAL-DYNAMIC-PART>false</INITIAL-DYNAMIC-PART><SELECTOR-FIELD-CODE>1</SELECTOR-FIELD-CODE>
+</DYNAMIC-PART-ALTERNATIVE>
+<DYNAMIC-PART-ALTERNATIVE><I-PDU-REF DEST="I-SIGNAL-I-PDU">/P/AltX</I-PDU-REF>
+<INITIAL-DYNAMIC-PART>true</INITIAL-DYNAMIC-PART><SELECTOR-FIELD-CODE>2</SELECTOR-FIELD-CODE>
+</DYNAMIC-PART-ALTERNATIVE></DYNAMIC-PART-ALTERNATIVES></DYNAMIC-PART></DYNAMIC-PARTS>
+<SELECTOR-FIELD-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</SELECTOR-FIELD-BYTE-ORDER>
+<SELECTOR-FIELD-LENGTH>4</SELECTOR-FIELD-LENGTH>
+<SELECTOR-FIELD-START-POSITION>0</SELECTOR-FIELD-START-POSITION>
+<STATIC-PARTS><STATIC-PART><I-PDU-REF DEST="I-SIGNAL-I-PDU">/P/Static</I-PDU-REF></STATIC-PART>
+</STATIC-PARTS></MULTIPLEXED-I-PDU>
+<I-SIGNAL-I-PDU><SHORT-NAME>Static</SHORT-NAME><LENGTH>8</LENGTH><I-PDU-TIMING-SPECIFICATIONS>
+<I-PDU-TIMING><TRANSMISSION-MODE-DECLARATION><TRANSMISSION-MODE-TRUE-TIMING><CYCLIC-TIMING>
+<TIME-PERIOD><VALUE>0.01</VALUE></TIME-PERIOD></CYCLIC-TIMING></TRANSMISSION-MODE-TRUE-TIMING>
+</TRANSMISSION-MODE-DECLARATION></I-PDU-TIMING></I-PDU-TIMING-SPECIFICATIONS>
+<I-SIGNAL-TO-PDU-MAPPINGS><I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>a</SHORT-NAME>
+<I-SIGNAL-REF DEST="I-SIGNAL">/S/Alive</I-SIGNAL-REF>
+<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>
+<START-POSITION>4</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING></I-SIGNAL-TO-PDU-MAPPINGS>
+</I-SIGNAL-I-PDU>
+<I-SIGNAL-I-PDU><SHORT-NAME>AltY</SHORT-NAME><LENGTH>8</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>
+<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>y</SHORT-NAME><I-SIGNAL-REF DEST="I-SIGNAL">/S/y</I-SIGNAL-REF>
+<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>
+<START-POSITION>8</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING></I-SIGNAL-TO-PDU-MAPPINGS>
+</I-SIGNAL-I-PDU>
+<I-SIGNAL-I-PDU><SHORT-NAME>AltX</SHORT-NAME><LENGTH>8</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>
+<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>x</SHORT-NAME><I-SIGNAL-REF DEST="I-SIGNAL">/S/x</I-SIGNAL-REF>
+<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>
+<START-POSITION>8</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING></I-SIGNAL-TO-PDU-MAPPINGS>
+</I-SIGNAL-I-PDU></ELEMENTS></AR-PACKAGE>
+<AR-PACKAGE><SHORT-NAME>S</SHORT-NAME><ELEMENTS>
+<I-SIGNAL><SHORT-NAME>Alive</SHORT-NAME><LENGTH>4</LENGTH></I-SIGNAL>
+<I-SIGNAL><SHORT-NAME>y</SHORT-NAME><LENGTH>16</LENGTH></I-SIGNAL>
+<I-SIGNAL><SHORT-NAME>x</SHORT-NAME><LENGTH>16</LENGTH><NETWORK-REPRESENTATION-PROPS>
+<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>
+<BASE-TYPE-REF DEST="SW-BASE-TYPE">/S/s16</BASE-TYPE-REF>
+<COMPU-METHOD-REF DEST="COMPU-METHOD">/S/Hundredth</COMPU-METHOD-REF>
+</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>
+</I-SIGNAL>
+<SW-BASE-TYPE><SHORT-NAME>s16</SHORT-NAME><BASE-TYPE-ENCODING>2C</BASE-TYPE-ENCODING></SW-BASE-TYPE>
+<COMPU-METHOD><SHORT-NAME>Hundredth</SHORT-NAME><CATEGORY>LINEAR</CATEGORY><COMPU-INTERNAL-TO-PHYS>
+<COMPU-SCALES><COMPU-SCALE><COMPU-RATIONAL-COEFFS><COMPU-NUMERATOR><V>0</V><V>0.01</V>
+</COMPU-NUMERATOR><COMPU-DENOMINATOR><V>1</V></COMPU-DENOMINATOR></COMPU-RATIONAL-COEFFS>
+</COMPU-SCALE></COMPU-SCALES></COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>
+</ELEMENTS></AR-PACKAGE></AR-PACKAGES></AUTOSAR>
+"""
+
+
+def test_a_multiplexed_pdu_of_an_arxml_goes_out_at_its_initial_selector(cli, tmpdir_private):
+    """An AUTOSAR MULTIPLEXED-I-PDU (a 4-bit selector at bit 0, the static
+    part's Alive at 4, alternative 1 carrying y and alternative 2, the
+    initial one, x at bit 8 as 16-bit two's complement x 0.01): the
+    Dahlquist FMU as ECU A sends x; the selector input left alone starts at
+    the initial code 2, so every frame carries x. Truth: python-can's frames
+    of the bus's BLF, the bytes read by hand (byte 0 = 0x02, bytes 1-2 =
+    round(x / 0.01) of the sender's CSV column at the frame's cycle start,
+    every 10 ms), and the Feedthrough FMU's input as those frames say."""
+    from conftest import fmu, write_ssd
+    matrix = os.path.join(tmpdir_private, "mux.arxml")
+    with open(matrix, "w") as f:
+        f.write(MUX_ARXML)
+    ssd = write_ssd(os.path.join(tmpdir_private, "m.ssd"),
+                    {"a": fmu("Dahlquist-fmi2.fmu"), "b": fmu("Feedthrough-fmi2.fmu")})
+    out = os.path.join(tmpdir_private, "out.csv")
+    log = os.path.join(tmpdir_private, "bus.blf")
+    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.05",
+                        "-o", out, "--can-log", log, "--can-signals",
+                        f"can0={matrix},A=a,b.Float64_continuous_input=Mux.x"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    x_at = {round(row["time"] * 1000): row["a.x"] for row in rows}
+    frames = [m for m in can.BLFReader(log) if m.arbitration_id == 291]
+    assert len(frames) == 5  # 0, 10, ..., 40 ms (the one due at 50 ms is past the run)
+    for k, m in enumerate(frames):
+        assert m.data[0] == 0x02  # selector 2, Alive 0
+        raw = int.from_bytes(m.data[1:3], "little", signed=True)
+        assert raw == round(x_at[10 * k] / 0.01)
+    # the receiver: the last frame ended by the row's time, a Jacobi step later
+    ends = [(round(m.timestamp * 1e9), int.from_bytes(m.data[1:3], "little", signed=True) * 0.01)
+            for m in frames]
+    for row in rows:
+        ns = round(row["time"] * 1e9) - 1_000_000
+        seen = [v for end, v in ends if end <= ns]
+        assert row["b.Float64_continuous_output"] == pytest.approx(seen[-1] if seen else 0.0,
+                                                                   abs=1e-12)
