@@ -216,7 +216,7 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
 static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const rtcosim_can_log_record *rec,
                      bool value_text)
 {
-    const char *label = value_text && s->value_count
+    const char *label = value_text && s->value_count && s->value_type == RTCOSIM_DBC_INTEGER
                             ? rtcosim_dbc_value_text_of(
                                   s, (int64_t)rtcosim_dbc_raw_get(s, rec->data, rec->size))
                             : NULL;

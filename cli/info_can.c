@@ -72,7 +72,11 @@ int cli_info_dbc(const char *path)
                 snprintf(mux, sizeof mux, "m%" PRIu64, s->mux_value);
             printf("%-40s %5u %3u %-8s %-4s %10.10g %10.10g %12.10g %12.10g %-8s %s%s\n", name,
                    s->start_bit, s->length, s->little_endian ? "Intel" : "Motorola",
-                   s->is_signed ? "-" : "+", s->factor, s->offset, s->minimum, s->maximum,
+                   s->value_type == RTCOSIM_DBC_FLOAT32   ? "f32"
+                   : s->value_type == RTCOSIM_DBC_FLOAT64 ? "f64"
+                   : s->is_signed                         ? "-"
+                                                          : "+",
+                   s->factor, s->offset, s->minimum, s->maximum,
                    s->unit && *s->unit ? s->unit : "-", mux,
                    s->value_count ? (mux[0] ? ", values" : "values") : "");
         }

@@ -35,6 +35,16 @@ typedef enum rtcosim_dbc_mux {
     RTCOSIM_DBC_MULTIPLEXED   /* "mN": present when the multiplexor's raw value is N */
 } rtcosim_dbc_mux;
 
+/* How a signal's bits hold its raw value: an integer (is_signed tells
+ * two's complement or not), or an IEEE 754 number (DBC: SIG_VALTYPE_ 1,
+ * 32 bits, or 2, 64 bits; ARXML: BASE-TYPE-ENCODING IEEE754), which the
+ * factor and offset then scale. */
+typedef enum rtcosim_dbc_value_type {
+    RTCOSIM_DBC_INTEGER = 0,
+    RTCOSIM_DBC_FLOAT32,
+    RTCOSIM_DBC_FLOAT64
+} rtcosim_dbc_value_type;
+
 typedef struct rtcosim_dbc_value_text {
     int64_t value;
     const char *text;
@@ -62,6 +72,7 @@ typedef struct rtcosim_dbc_signal {
      * ARXML: the I-SIGNAL's INIT-VALUE); has_start false: none given. */
     bool has_start;
     double start_raw;
+    rtcosim_dbc_value_type value_type; /* a float signal: length 32 or 64 */
 } rtcosim_dbc_signal;
 
 typedef struct rtcosim_dbc_message {
@@ -101,11 +112,13 @@ const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *dbc, cons
 const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, const char *name);
 
 /* The raw bits of a signal in data (size bytes; bits beyond size read 0),
- * sign-extended to 64 bits when signed. */
+ * sign-extended to 64 bits when a signed integer (a float signal's bits
+ * as they are: its IEEE 754 pattern in the low 32 or 64 bits). */
 uint64_t rtcosim_dbc_raw_get(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size);
 /* Write the low `length` bits of raw into data, leaving the other bits. */
 void rtcosim_dbc_raw_set(const rtcosim_dbc_signal *s, uint64_t raw, uint8_t *data, size_t size);
-/* raw * factor + offset. */
+/* raw * factor + offset (a float signal's raw value is the number its
+ * bits hold). */
 double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size);
 /* The same value as the decimal it is: raw * factor + offset rounded to the
  * signal's decimals, so that 96 * 0.1 gives the double nearest 9.6 (whose
@@ -114,11 +127,13 @@ double rtcosim_dbc_decode_decimal(const rtcosim_dbc_signal *s, const uint8_t *da
 /* Decimal places of x's shortest round-trip decimal text; -1 past 15. */
 int rtcosim_dbc_decimal_places(double x);
 /* The raw value nearest to (physical - offset) / factor (halves rounded
- * away from zero), written into data; RTCOSIM_EINVAL naming the signal when
- * it does not fit the signal's bits. */
+ * away from zero; a float signal's: that number as a float or double),
+ * written into data; RTCOSIM_EINVAL naming the signal when it does not fit
+ * the signal's bits (a float32 beyond its largest finite value). */
 rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
                                   size_t size, rtcosim_error *err);
-/* The same, saturated to the signal's raw range (NaN: 0), as ECU software
+/* The same, saturated to the signal's raw range (NaN: 0; a float signal
+ * carries NaN and saturates to its largest finite value), as ECU software
  * packs a value that does not fit. Never fails; no allocation. */
 void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
                                   size_t size);

@@ -32,6 +32,7 @@
  * one warning. AUTOSAR 3 files are refused by name. Errors are one line
  * FILE:LINE. */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -346,10 +347,16 @@ static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, pdu_pla
         return st;
     char encoding[32] = "", type[64] = "";
     if (text(child(base, "BASE-TYPE-ENCODING"), encoding, sizeof encoding) && encoding[0])
-        s.is_signed = strcmp(encoding, "2C") == 0;
+        s.is_signed = strcmp(encoding, "2C") == 0 || strcmp(encoding, "IEEE754") == 0;
     else /* no encoding (canmatrix writes none): AUTOSAR's platform type names, sint16 */
         s.is_signed = short_name(base, type, sizeof type) &&
                       (strncasecmp(type, "sint", 4) == 0 || strncasecmp(type, "int", 3) == 0);
+    if (strcmp(encoding, "IEEE754") == 0) {
+        if (bits != 32 && bits != 64)
+            return fail(a, isig, "I-SIGNAL %s: an IEEE754 base type needs 32 or 64 bits, it has"
+                        " %u", name, (unsigned)bits);
+        s.value_type = bits == 32 ? RTCOSIM_DBC_FLOAT32 : RTCOSIM_DBC_FLOAT64;
+    }
     /* INIT-VALUE: a NUMERICAL-VALUE-SPECIFICATION's VALUE (raw) */
     s.has_start = number(child(descendant(child(isig, "INIT-VALUE"),
                                           "NUMERICAL-VALUE-SPECIFICATION"), "VALUE"),
@@ -361,12 +368,19 @@ static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, pdu_pla
         free_signal_parts(&s);
         return st;
     }
-    if (!have_range) { /* the raw type's range */
+    if (!have_range && s.value_type != RTCOSIM_DBC_INTEGER) { /* the float's range */
+        lo = s.value_type == RTCOSIM_DBC_FLOAT32 ? -FLT_MAX : -DBL_MAX;
+        hi = -lo;
+    } else if (!have_range) { /* the raw type's range */
         double span = ldexp(1.0, (int)bits);
         lo = s.is_signed ? -span / 2 : 0;
         hi = s.is_signed ? span / 2 - 1 : span - 1;
     }
     double p0 = lo * s.factor + s.offset, p1 = hi * s.factor + s.offset;
+    if (!isfinite(p0) || !isfinite(p1)) { /* a float's range scaled past a double */
+        p0 = -DBL_MAX;
+        p1 = DBL_MAX;
+    }
     s.minimum = p0 < p1 ? p0 : p1;
     s.maximum = p0 < p1 ? p1 : p0;
     if (!rtcosim_dbc_signal_fits(&s, length)) {

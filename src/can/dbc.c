@@ -522,8 +522,39 @@ static rtcosim_status parse_values(cursor *c, rtcosim_dbc *d)
     }
 }
 
+/* SIG_VALTYPE_ ID SIGNAL : N ;  N 0 integer, 1 IEEE float (32 bits), 2
+ * IEEE double (64 bits). A float's bits decoded as an integer would give
+ * wrong values silently, so a length that does not match is an error. */
+static rtcosim_status parse_value_type(cursor *c, rtcosim_dbc *d)
+{
+    int line = c->line;
+    uint64_t raw, type;
+    char signal[DBC_NAME_MAX + 1];
+    if (!unsigned_number(c, &raw) || !ident(c, signal, sizeof signal) || !expect(c, ':') ||
+        !unsigned_number(c, &type) || !expect(c, ';'))
+        return fail(c, line, "SIG_VALTYPE_: expected ID SIGNAL : 0|1|2;");
+    if (type > 2)
+        return fail(c, line, "SIG_VALTYPE_ %s: value type %llu (0 integer, 1 float, 2 double)",
+                    signal, (unsigned long long)type);
+    message_build *m;
+    rtcosim_dbc_signal *s = NULL;
+    rtcosim_status st = lookup(c, d, line, raw, signal, &m, &s);
+    if (st != RTCOSIM_OK || !s)
+        return st;
+    if (type && s->length != (type == 1 ? 32u : 64u))
+        return fail(c, line, "SIG_VALTYPE_ %s: a %s needs a %u-bit signal, it has %u bits", signal,
+                    type == 1 ? "float" : "double", type == 1 ? 32u : 64u, (unsigned)s->length);
+    if (type && s->mux == RTCOSIM_DBC_MULTIPLEXOR)
+        return fail(c, line, "SIG_VALTYPE_ %s: a multiplexor cannot be a %s", signal,
+                    type == 1 ? "float" : "double");
+    s->value_type = (rtcosim_dbc_value_type)type;
+    if (type)
+        s->decimals = -1;
+    return RTCOSIM_OK;
+}
+
 static const char *const SKIPPED[] = {
-    "CM_", "BA_DEF_", "BA_DEF_DEF_", "BA_DEF_SGTYPE_", "BA_SGTYPE_", "VAL_TABLE_", "SIG_VALTYPE_",
+    "CM_", "BA_DEF_", "BA_DEF_DEF_", "BA_DEF_SGTYPE_", "BA_SGTYPE_", "VAL_TABLE_",
     "SIG_GROUP_", "EV_", "ENVVAR_DATA_", "BO_TX_BU_", "BA_DEF_REL_", "BA_REL_", "BA_DEF_DEF_REL_",
     "SGTYPE_", "SGTYPE_VAL_", "SIG_TYPE_REF_", "CAT_DEF_", "CAT_", "FILTER", "SIG_MUL_VAL_",
     "BU_SG_REL_", "BU_EV_REL_", "BU_BO_REL_", "BA_DEF_DEF_REL_"};
@@ -571,6 +602,8 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
             st = parse_frame_format_definition(c, strcmp(word, "BA_DEF_") == 0);
         } else if (strcmp(word, "VAL_") == 0) {
             st = parse_values(c, d);
+        } else if (strcmp(word, "SIG_VALTYPE_") == 0) {
+            st = parse_value_type(c, d);
         } else if (strcmp(word, "NS_") == 0) {
             in_ns = true;
             next_line(c);

@@ -1,6 +1,7 @@
 /* Signal bits of DBC signals (dbc.h): reading and writing a signal's raw
  * value in a frame's data in Intel or Motorola order, physical scaling, and
  * the multiplexing rule. No allocation: usable on a node's hot path. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +29,37 @@ uint64_t rtcosim_dbc_raw_get(const rtcosim_dbc_signal *s, const uint8_t *data, s
         else
             raw = raw << 1 | bit;
     }
-    if (s->is_signed && s->length > 0 && s->length < 64 && (raw >> (s->length - 1)) & 1u)
+    if (s->value_type == RTCOSIM_DBC_INTEGER && s->is_signed && s->length > 0 && s->length < 64 &&
+        (raw >> (s->length - 1)) & 1u)
         raw |= ~UINT64_C(0) << s->length;
     return raw;
+}
+
+/* A float signal's number from its bits, and back. */
+static double float_of(const rtcosim_dbc_signal *s, uint64_t raw)
+{
+    if (s->value_type == RTCOSIM_DBC_FLOAT32) {
+        uint32_t bits = (uint32_t)raw;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return (double)f;
+    }
+    double d;
+    memcpy(&d, &raw, sizeof d);
+    return d;
+}
+
+static uint64_t bits_of(const rtcosim_dbc_signal *s, double v)
+{
+    if (s->value_type == RTCOSIM_DBC_FLOAT32) {
+        float f = (float)v;
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        return bits;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits;
 }
 
 void rtcosim_dbc_raw_set(const rtcosim_dbc_signal *s, uint64_t raw, uint8_t *data, size_t size)
@@ -47,7 +76,9 @@ void rtcosim_dbc_raw_set(const rtcosim_dbc_signal *s, uint64_t raw, uint8_t *dat
 double rtcosim_dbc_decode(const rtcosim_dbc_signal *s, const uint8_t *data, size_t size)
 {
     uint64_t raw = rtcosim_dbc_raw_get(s, data, size);
-    double r = s->is_signed ? (double)(int64_t)raw : (double)raw;
+    double r = s->value_type != RTCOSIM_DBC_INTEGER ? float_of(s, raw)
+               : s->is_signed                       ? (double)(int64_t)raw
+                                                    : (double)raw;
     return r * s->factor + s->offset;
 }
 
@@ -105,6 +136,15 @@ static void store(const rtcosim_dbc_signal *s, double r, uint8_t *data, size_t s
 rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
                                   size_t size, rtcosim_error *err)
 {
+    if (s->value_type != RTCOSIM_DBC_INTEGER) {
+        double v = (physical - s->offset) / s->factor;
+        if (s->value_type == RTCOSIM_DBC_FLOAT32 && isfinite(v) && fabs(v) > FLT_MAX)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "signal '%s': %.17g does not fit its 32-bit float", s->name,
+                                     physical);
+        rtcosim_dbc_raw_set(s, bits_of(s, v), data, size);
+        return RTCOSIM_OK;
+    }
     double r = round((physical - s->offset) / s->factor), lo, hi;
     raw_range(s, &lo, &hi);
     if (!(r >= lo && r <= hi))
@@ -118,6 +158,13 @@ rtcosim_status rtcosim_dbc_encode(const rtcosim_dbc_signal *s, double physical, 
 void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, uint8_t *data,
                                   size_t size)
 {
+    if (s->value_type != RTCOSIM_DBC_INTEGER) {
+        double v = (physical - s->offset) / s->factor;
+        if (s->value_type == RTCOSIM_DBC_FLOAT32 && isfinite(v) && fabs(v) > FLT_MAX)
+            v = v < 0 ? -FLT_MAX : FLT_MAX;
+        rtcosim_dbc_raw_set(s, bits_of(s, v), data, size);
+        return;
+    }
     double r = round((physical - s->offset) / s->factor), lo, hi;
     raw_range(s, &lo, &hi);
     store(s, r != r ? 0 : r < lo ? lo : r > hi ? hi : r, data, size);

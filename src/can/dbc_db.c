@@ -116,8 +116,8 @@ int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *sig
     rtcosim_dbc_signal s = *signal;
     int factor_places = rtcosim_dbc_decimal_places(s.factor),
         offset_places = rtcosim_dbc_decimal_places(s.offset);
-    s.decimals = factor_places < 0 || offset_places < 0
-                     ? -1
+    s.decimals = factor_places < 0 || offset_places < 0 || s.value_type != RTCOSIM_DBC_INTEGER
+                     ? -1 /* (a float's steps are not the factor's) */
                      : (factor_places > offset_places ? factor_places : offset_places);
     s.name = strdup(signal->name);
     if (!s.name || !util_array_reserve(&m->signals, m->pub.signal_count, &m->signal_capacity,

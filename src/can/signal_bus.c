@@ -287,7 +287,9 @@ static rtcosim_status add_variable(signal_bus *b, const rtcosim_dbc_message *m,
     /* before anything is sent or received: the signal's start value
      * (GenSigStartValue, INIT-VALUE) as the receiver decodes it, else raw 0 */
     uint8_t bytes[64] = {0};
-    if (s->has_start)
+    if (s->has_start && s->value_type != RTCOSIM_DBC_INTEGER) /* the raw value is the number */
+        rtcosim_dbc_encode_saturated(s, s->start_raw * s->factor + s->offset, bytes, sizeof bytes);
+    else if (s->has_start)
         rtcosim_dbc_raw_set(s, (uint64_t)(int64_t)llround(s->start_raw), bytes, sizeof bytes);
     double start = rtcosim_dbc_decode(s, bytes, sizeof bytes);
     b->values[vr] = start;

@@ -344,6 +344,8 @@ static void bad_matrices_get_one_line_errors(void **state)
          "MULTIPLEXED-I-PDU Muxed: its selector field does not fit the frame's 8 bytes"},
         {"/Pdus/AltA</I-PDU-REF>", "/Pdus/SecPdu</I-PDU-REF>",
          "MULTIPLEXED-I-PDU Muxed: a part's I-PDU is a SECURED-I-PDU, not an I-SIGNAL-I-PDU"},
+        {"<BASE-TYPE-ENCODING>2C<", "<BASE-TYPE-ENCODING>IEEE754<",
+         "I-SIGNAL Temp: an IEEE754 base type needs 32 or 64 bits, it has 12"},
         {"/Cluster/CAN1/CH/PT_Auth</PAYLOAD-REF>", "/Cluster/CAN1/CH/PT_Nope</PAYLOAD-REF>",
          "PAYLOAD-REF /Cluster/CAN1/CH/PT_Nope: no element has that path"},
     };

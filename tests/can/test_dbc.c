@@ -3,6 +3,8 @@
  * comments), the multi-ECU example's frames as its C code packs them, and
  * every kind of malformed file (one-line errors with file:line). */
 #include <math.h>
+#include <float.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -501,6 +503,68 @@ static void overlapping_signals_are_warned_of(void **state)
     rtcosim_dbc_free(d);
 }
 
+/* SIG_VALTYPE_: bits as IEEE 754 numbers, by hand. 1.5f is 0x3FC00000,
+ * little-endian bytes 00 00 C0 3F at bit 0; with factor 0.5 and offset 1:
+ * 1.75. -2.25 as a double is 0xC002000000000000, Motorola from bit 7: the
+ * bytes C0 02 00 00 00 00 00 00. */
+static void float_signals_hold_ieee_numbers(void **state)
+{
+    (void)state;
+    static const char text[] = "BO_ 300 F: 8 A\n"
+                               " SG_ P : 0|32@1- (0.5,1) [0|0] \"\" B\n"
+                               " SG_ C : 32|16@1+ (0.1,0) [0|0] \"\" B\n"
+                               "BO_ 301 D: 8 A\n"
+                               " SG_ X : 7|64@0- (1,0) [0|0] \"\" B\n"
+                               "BA_DEF_ SG_ \"GenSigStartValue\" FLOAT 0 0;\n"
+                               "BA_ \"GenSigStartValue\" SG_ 300 P 2.5;\n"
+                               "SIG_VALTYPE_ 300 P : 1;\n"
+                               "SIG_VALTYPE_ 301 X : 2;\n";
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_parse(text, strlen(text), "f.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_dbc_message *f = rtcosim_dbc_find_id(d, 300, false),
+                              *dm = rtcosim_dbc_find_id(d, 301, false);
+    const rtcosim_dbc_signal *p = rtcosim_dbc_find_signal(f, "P"),
+                             *c = rtcosim_dbc_find_signal(f, "C"),
+                             *x = rtcosim_dbc_find_signal(dm, "X");
+    assert_int_equal(p->value_type, RTCOSIM_DBC_FLOAT32);
+    assert_int_equal(x->value_type, RTCOSIM_DBC_FLOAT64);
+    assert_int_equal(c->value_type, RTCOSIM_DBC_INTEGER);
+    assert_int_equal(p->decimals, -1); /* no rounding to the factor's 1 place */
+    const uint8_t a[8] = {0x00, 0x00, 0xC0, 0x3F, 0x0C, 0x00};
+    assert_true(rtcosim_dbc_decode(p, a, 8) == 1.75);
+    assert_true(rtcosim_dbc_decode_decimal(p, a, 8) == 1.75);
+    assert_true(rtcosim_dbc_decode_decimal(c, a, 8) == 1.2);
+    const uint8_t b[8] = {0xC0, 0x02, 0, 0, 0, 0, 0, 0};
+    assert_true(rtcosim_dbc_decode(x, b, 8) == -2.25);
+    /* and back: 1.75 packs 1.5f again, -2.25 the double's bytes */
+    uint8_t out[8] = {0};
+    assert_int_equal(rtcosim_dbc_encode(p, 1.75, out, 8, &err), RTCOSIM_OK);
+    assert_memory_equal(out, a, 4);
+    memset(out, 0, sizeof out);
+    assert_int_equal(rtcosim_dbc_encode(x, -2.25, out, 8, &err), RTCOSIM_OK);
+    assert_memory_equal(out, b, 8);
+    /* a float32 past its largest value: refused, or saturated to it */
+    assert_int_equal(rtcosim_dbc_encode(p, 1e40, out, 8, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "does not fit its 32-bit float"));
+    rtcosim_dbc_encode_saturated(p, 1e40, out, 8);
+    assert_true(rtcosim_dbc_decode(p, out, 8) == (double)FLT_MAX * 0.5 + 1);
+    rtcosim_dbc_encode_saturated(p, NAN, out, 8);
+    assert_true(isnan(rtcosim_dbc_decode(p, out, 8)));
+    rtcosim_dbc_free(d);
+    expect_error("BO_ 1 M: 8 A\n SG_ S : 0|16@1+ (1,0) [0|0] \"\" B\nSIG_VALTYPE_ 1 S : 1;\n",
+                 "bad.dbc:3", "SIG_VALTYPE_ S: a float needs a 32-bit signal, it has 16 bits");
+    expect_error("BO_ 1 M: 8 A\n SG_ S : 0|32@1+ (1,0) [0|0] \"\" B\nSIG_VALTYPE_ 1 S : 2;\n",
+                 "bad.dbc:3", "SIG_VALTYPE_ S: a double needs a 64-bit signal, it has 32 bits");
+    expect_error("BO_ 1 M: 8 A\n SG_ S : 0|32@1+ (1,0) [0|0] \"\" B\nSIG_VALTYPE_ 1 S : 3;\n",
+                 "bad.dbc:3", "value type 3");
+    expect_error("BO_ 1 M: 8 A\n SG_ S M : 0|32@1+ (1,0) [0|0] \"\" B\nSIG_VALTYPE_ 1 S : 1;\n",
+                 "bad.dbc:3", "a multiplexor cannot be a float");
+    expect_error("BO_ 1 M: 8 A\n SG_ S : 0|32@1+ (1,0) [0|0] \"\" B\nSIG_VALTYPE_ 1 T : 1;\n",
+                 "bad.dbc:3", "no signal 'T'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +580,7 @@ int main(void)
         cmocka_unit_test(overlapping_signals_are_warned_of),
         cmocka_unit_test(signal_start_values_are_read),
         cmocka_unit_test(can_fd_frame_formats_are_read),
+        cmocka_unit_test(float_signals_hold_ieee_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

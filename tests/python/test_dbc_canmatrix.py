@@ -224,3 +224,54 @@ def test_arxml_canmatrix_writes_reads_as_its_dbc(cli, dbc, tmpdir_private):
         for name, decoded in mixed.decode(data).items():
             assert float(row[f"can0.FRAME_Mixed.{name}"]) == pytest.approx(
                 float(decoded.phys_value), rel=1e-12, abs=1e-12), (name, data.hex())
+
+
+FLOAT_DBC = """VERSION ""
+
+BU_: A B
+
+BO_ 300 Floats: 8 A
+ SG_ Pressure : 0|32@1- (0.5,1) [-1E+30|1E+30] "bar" B
+ SG_ Counter : 32|16@1+ (1,0) [0|65535] "" B
+
+BO_ 301 Precise: 8 A
+ SG_ Position : 7|64@0- (1,0) [-1E+300|1E+300] "m" B
+
+SIG_VALTYPE_ 300 Pressure : 1;
+SIG_VALTYPE_ 301 Position : 2;
+"""
+
+
+def test_float_signals_decode_as_canmatrix(cli, tmpdir_private):
+    """SIG_VALTYPE_ 1 (IEEE float, Intel, scaled) and 2 (IEEE double,
+    Motorola): 200 frames of random finite numbers packed with Python's
+    struct decode to canmatrix's values and to the numbers themselves
+    (x 0.5 + 1 for Pressure); `info` shows f32 / f64."""
+    import math
+    import struct
+    path = os.path.join(tmpdir_private, "floats.dbc")
+    with open(path, "w") as f:
+        f.write(FLOAT_DBC)
+    db = canmatrix.loadp_flat(path)
+    rng = random.Random(3)
+    frames = []
+    for k in range(200):
+        if k % 2 == 0:
+            v = struct.unpack("<f", struct.pack("<f", rng.uniform(-1e6, 1e6)))[0]
+            data = struct.pack("<fH", v, rng.randint(0, 65535)) + b"\0\0"
+            frames.append((db.frames[0], data, v * 0.5 + 1))
+        else:
+            v = rng.uniform(-1e12, 1e12) * 10 ** rng.randint(-20, 20)
+            frames.append((db.frames[1], struct.pack(">d", v), v))
+    rows = rtcosim_decode(cli, tmpdir_private, path, [
+        (fr.arbitration_id.id, False, data) for fr, data, _ in frames])
+    for (fr, data, want), row in zip(frames, rows):
+        name = "Pressure" if fr.name == "Floats" else "Position"
+        got = float(row[f"can0.{fr.name}.{name}"])
+        assert math.isclose(got, want, rel_tol=1e-15), (fr.name, data.hex())
+        assert math.isclose(got, float(fr.decode(data)[name].phys_value), rel_tol=1e-15)
+        if fr.name == "Floats":
+            assert float(row["can0.Floats.Counter"]) == struct.unpack("<H", data[4:6])[0]
+    out = subprocess.run([cli, "info", path], check=True, capture_output=True, text=True).stdout
+    assert re.search(r"^Floats\.Pressure\s+0\s+32 Intel\s+f32 ", out, re.M), out
+    assert re.search(r"^Precise\.Position\s+7\s+64 Motorola f64 ", out, re.M), out
