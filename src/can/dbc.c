@@ -427,6 +427,68 @@ static rtcosim_status parse_start_value(cursor *c, rtcosim_dbc *d, int line)
     return RTCOSIM_OK;
 }
 
+/* BA_ "SystemSignalLongSymbol" SG_ ID SIGNAL "NAME";, "SystemMessageLongSymbol"
+ * BO_ ID "NAME";, "SystemNodeLongSymbol" BU_ NODE "NAME";: the full names of
+ * objects whose DBC names were cut to CANdb++'s 32 characters (CANdb++,
+ * canmatrix and the ARXML converters write them; cantools and canmatrix
+ * read the long names). kind: 'S', 'M' or 'N'. */
+static rtcosim_status parse_long_name(cursor *c, rtcosim_dbc *d, int line, char kind)
+{
+    char object[16], name[DBC_NAME_MAX + 1];
+    uint64_t raw = 0;
+    char *full = NULL;
+    const char *want = kind == 'S' ? "SG_" : kind == 'M' ? "BO_" : "BU_";
+    bool ok = ident(c, object, sizeof object) && strcmp(object, want) == 0 &&
+              (kind == 'N' || unsigned_number(c, &raw)) &&
+              (kind == 'M' || ident(c, name, sizeof name)) && quoted(c, &full) && expect(c, ';');
+    if (!ok || !*full || strlen(full) > DBC_NAME_MAX) {
+        free(full);
+        return fail(c, line, "BA_ \"System%sLongSymbol\": expected %s%s \"NAME\"; (a name of 1 to"
+                    " %d characters)", kind == 'S' ? "Signal" : kind == 'M' ? "Message" : "Node",
+                    want, kind == 'S' ? " ID SIGNAL" : kind == 'M' ? " ID" : " NODE", DBC_NAME_MAX);
+    }
+    rtcosim_status st = RTCOSIM_OK;
+    if (kind == 'N') { /* the node as every message's transmitter */
+        for (size_t i = 0; i < d->count && st == RTCOSIM_OK; i++) {
+            message_build *m = &d->messages[i];
+            if (strcmp(m->pub.transmitter, name) != 0)
+                continue;
+            char *t = strdup(full);
+            if (!t)
+                st = rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+            else {
+                free((char *)m->pub.transmitter);
+                m->pub.transmitter = t;
+            }
+        }
+        free(full);
+        return st;
+    }
+    message_build *m;
+    rtcosim_dbc_signal *s = NULL;
+    st = lookup(c, d, line, raw, kind == 'S' ? name : NULL, &m, &s);
+    if (st != RTCOSIM_OK || !m) {
+        free(full);
+        return st;
+    }
+    if (kind == 'M') {
+        if (dbc_rename_message(d, dbc_message_index(d, &m->pub), full) != 0)
+            st = rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+        free(full);
+        return st;
+    }
+    for (size_t i = 0; i < m->pub.signal_count; i++)
+        if (&m->signals[i] != s && strcmp(m->signals[i].name, full) == 0) {
+            st = fail(c, line, "BA_ \"SystemSignalLongSymbol\": message %s has a signal %s"
+                      " already (line %d)", m->pub.name, full, m->signals[i].line);
+            free(full);
+            return st;
+        }
+    free((char *)s->name);
+    s->name = full;
+    return RTCOSIM_OK;
+}
+
 static rtcosim_status parse_attribute(cursor *c, rtcosim_dbc *d)
 {
     int line = c->line;
@@ -438,7 +500,14 @@ static rtcosim_status parse_attribute(cursor *c, rtcosim_dbc *d)
     bool start = !cycle && attr && strcmp(attr, "GenSigStartValue") == 0;
     int which = attr && strcmp(attr, "VFrameFormat") == 0 ? 1
                 : attr && strcmp(attr, "CANFD_BRS") == 0 ? 2 : 0;
+    char long_name = !attr                                            ? 0
+                     : strcmp(attr, "SystemSignalLongSymbol") == 0  ? 'S'
+                     : strcmp(attr, "SystemMessageLongSymbol") == 0 ? 'M'
+                     : strcmp(attr, "SystemNodeLongSymbol") == 0    ? 'N'
+                                                                    : 0;
     free(attr);
+    if (long_name)
+        return parse_long_name(c, d, line, long_name);
     if (which && ident(c, kind, sizeof kind) && strcmp(kind, "BO_") == 0) {
         uint64_t value;
         message_build *m;
@@ -624,6 +693,14 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
             current = NULL, skipping_signals = false;
     }
     resolve_frame_formats(c, d);
+    size_t first = 0, second = 0;
+    int rc = dbc_reindex_names(d, &first, &second); /* (long message names) */
+    if (rc == -1)
+        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+    if (rc == -2)
+        return fail(c, d->messages[second].pub.line, "two messages named %s (the other at line"
+                    " %d), after SystemMessageLongSymbol", d->messages[second].pub.name,
+                    d->messages[first].pub.line);
     /* Multiplexed signals need the message's multiplexor. */
     for (size_t i = 0; i < d->count; i++) {
         message_build *m = &d->messages[i];

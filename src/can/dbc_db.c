@@ -129,6 +129,37 @@ int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *sig
     return 0;
 }
 
+int dbc_rename_message(rtcosim_dbc *d, size_t message, const char *name)
+{
+    char *n = strdup(name);
+    if (!n)
+        return -1;
+    free((char *)d->messages[message].pub.name);
+    d->messages[message].pub.name = n;
+    return 0;
+}
+
+int dbc_reindex_names(rtcosim_dbc *d, size_t *first, size_t *second)
+{
+    if (d->index.slots == 0)
+        return 0;
+    uint32_t *by_name = calloc(d->index.slots, sizeof *by_name);
+    if (!by_name)
+        return -1;
+    free(d->index.by_name);
+    d->index.by_name = by_name;
+    for (size_t i = 0; i < d->count; i++) {
+        size_t k = slot_of_name(d, d->messages[i].pub.name);
+        if (by_name[k]) {
+            *first = by_name[k] - 1;
+            *second = i;
+            return -2;
+        }
+        by_name[k] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
 void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs)
 {
     d->messages[message].pub.fd = fd;

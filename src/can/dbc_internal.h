@@ -41,6 +41,12 @@ int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name
  * taken over; decimals computed): 0, or -1 out of memory (nothing taken). */
 int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *signal);
 void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle);
+/* A message's new name (copied; the name index is rebuilt by
+ * dbc_reindex_names once all are renamed): 0, or -1 out of memory. */
+int dbc_rename_message(rtcosim_dbc *d, size_t message, const char *name);
+/* The name index anew: 0, -1 out of memory, -2 two messages share a name
+ * (*first, *second their indices). */
+int dbc_reindex_names(rtcosim_dbc *d, size_t *first, size_t *second);
 void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs); /* CAN FD, BRS */
 /* After the last message: the signals' pointers and multiplexors set,
  * signals that share bits warned of (file names the source). */

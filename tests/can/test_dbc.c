@@ -565,6 +565,46 @@ static void float_signals_hold_ieee_numbers(void **state)
                  "bad.dbc:3", "no signal 'T'");
 }
 
+/* Names cut to CANdb++'s 32 characters and their full forms in
+ * SystemSignalLongSymbol / SystemMessageLongSymbol / SystemNodeLongSymbol. */
+static void long_symbols_give_the_full_names(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "BU_: EngineControlUnitWithAVeryLongN Gw\n"
+        "BO_ 100 VehicleDynamicsStatusFromTheBra: 8 EngineControlUnitWithAVeryLongN\n"
+        " SG_ LongitudinalAccelerationOfTheVe : 0|16@1- (0.01,0) [0|0] \"\" Gw\n"
+        " SG_ Short : 16|8@1+ (1,0) [0|255] \"\" Gw\n"
+        "BO_ 101 Other: 8 Gw\n"
+        "BA_DEF_ SG_ \"SystemSignalLongSymbol\" STRING ;\n"
+        "BA_ \"SystemNodeLongSymbol\" BU_ EngineControlUnitWithAVeryLongN "
+        "\"EngineControlUnitWithAVeryLongName\";\n"
+        "BA_ \"SystemMessageLongSymbol\" BO_ 100 \"VehicleDynamicsStatusFromTheBrakeSystem\";\n"
+        "BA_ \"SystemSignalLongSymbol\" SG_ 100 LongitudinalAccelerationOfTheVe "
+        "\"LongitudinalAccelerationOfTheVehicle\";\n";
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_parse(text, strlen(text), "long.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_dbc_message *m =
+        rtcosim_dbc_find_message(d, "VehicleDynamicsStatusFromTheBrakeSystem");
+    assert_non_null(m);
+    assert_ptr_equal(m, rtcosim_dbc_find_id(d, 100, false));
+    assert_null(rtcosim_dbc_find_message(d, "VehicleDynamicsStatusFromTheBra"));
+    assert_ptr_equal(rtcosim_dbc_find_message(d, "Other"), rtcosim_dbc_find_id(d, 101, false));
+    assert_string_equal(m->transmitter, "EngineControlUnitWithAVeryLongName");
+    assert_non_null(rtcosim_dbc_find_signal(m, "LongitudinalAccelerationOfTheVehicle"));
+    assert_non_null(rtcosim_dbc_find_signal(m, "Short"));
+    rtcosim_dbc_free(d);
+    expect_error("BO_ 1 M: 8 A\n SG_ S : 0|8@1+ (1,0) [0|0] \"\" B\n SG_ T : 8|8@1+ (1,0) [0|0] \"\" B\n"
+                 "BA_ \"SystemSignalLongSymbol\" SG_ 1 S \"T\";\n",
+                 "bad.dbc:4", "message M has a signal T already (line 3)");
+    expect_error("BO_ 1 M: 8 A\nBO_ 2 N: 8 A\nBA_ \"SystemMessageLongSymbol\" BO_ 2 \"M\";\n",
+                 "bad.dbc:2", "two messages named M (the other at line 1)");
+    expect_error("BO_ 1 M: 8 A\nBA_ \"SystemMessageLongSymbol\" BO_ 1 \"\";\n", "bad.dbc:2",
+                 "expected BO_ ID \"NAME\";");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -581,6 +621,7 @@ int main(void)
         cmocka_unit_test(signal_start_values_are_read),
         cmocka_unit_test(can_fd_frame_formats_are_read),
         cmocka_unit_test(float_signals_hold_ieee_numbers),
+        cmocka_unit_test(long_symbols_give_the_full_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,3 +275,32 @@ def test_float_signals_decode_as_canmatrix(cli, tmpdir_private):
     out = subprocess.run([cli, "info", path], check=True, capture_output=True, text=True).stdout
     assert re.search(r"^Floats\.Pressure\s+0\s+32 Intel\s+f32 ", out, re.M), out
     assert re.search(r"^Precise\.Position\s+7\s+64 Motorola f64 ", out, re.M), out
+
+
+LONG_DBC = """VERSION ""
+
+BU_: Ecu Gw
+
+BO_ 100 VehicleDynamicsStatusFromTheBra: 8 Ecu
+ SG_ LongitudinalAccelerationOfTheVe : 0|16@1- (0.01,0) [-327.68|327.67] "m/s2" Gw
+ SG_ Short : 16|8@1+ (1,0) [0|255] "" Gw
+
+BA_DEF_ SG_ "SystemSignalLongSymbol" STRING ;
+BA_DEF_ BO_ "SystemMessageLongSymbol" STRING ;
+BA_ "SystemMessageLongSymbol" BO_ 100 "VehicleDynamicsStatusFromTheBrakeSystem";
+BA_ "SystemSignalLongSymbol" SG_ 100 LongitudinalAccelerationOfTheVe "LongitudinalAccelerationOfTheVehicle";
+"""
+
+
+def test_long_symbols_name_columns_as_canmatrix(cli, tmpdir_private):
+    """Names cut to 32 characters with their SystemMessageLongSymbol /
+    SystemSignalLongSymbol: `can decode`'s columns carry the names canmatrix
+    reads."""
+    path = os.path.join(tmpdir_private, "long.dbc")
+    with open(path, "w") as f:
+        f.write(LONG_DBC)
+    fr = canmatrix.loadp_flat(path).frames[0]
+    rows = rtcosim_decode(cli, tmpdir_private, path, [(100, False, bytes(range(8)))])
+    want = {f"can0.{fr.name}.{s.name}" for s in fr.signals}
+    assert want == set(rows[0]) - {"time"}
+    assert "can0.VehicleDynamicsStatusFromTheBrakeSystem.LongitudinalAccelerationOfTheVehicle" in want
