@@ -269,11 +269,10 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         block *bl = &d->blocks[d->block_of[i]];
         const rtcosim_dbc_message *m = bl->message;
         const rtcosim_can_log_record *rec = &recs[i];
-        uint64_t selector = m->multiplexor ? rtcosim_dbc_raw_get(m->multiplexor, rec->data, rec->size) : 0;
         bool carries = false;
         for (size_t k = 0; k < m->signal_count; k++) {
             const rtcosim_dbc_signal *s = &m->signals[k];
-            if (s->mux == RTCOSIM_DBC_MULTIPLEXED && (!m->multiplexor || selector != s->mux_value))
+            if (!rtcosim_dbc_signal_present(m, s, rec->data, rec->size))
                 continue;
             cell *cl = &cells[bl->first + k];
             bool had = cl->length != 0, selected = d->selected[bl->first + k];

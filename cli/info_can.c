@@ -68,8 +68,21 @@ int cli_info_dbc(const char *path)
             snprintf(name, sizeof name, "%s.%s", m->name, s->name);
             if (s->mux == RTCOSIM_DBC_MULTIPLEXOR)
                 snprintf(mux, sizeof mux, "M");
-            else if (s->mux == RTCOSIM_DBC_MULTIPLEXED)
-                snprintf(mux, sizeof mux, "m%" PRIu64, s->mux_value);
+            else if (s->mux == RTCOSIM_DBC_MULTIPLEXED && s->mux_range_count) {
+                /* extended: "m1M 2-4,7 of S0" */
+                int n = snprintf(mux, sizeof mux, "m%" PRIu64 "%s", s->mux_value,
+                                 s->selects ? "M " : " ");
+                for (size_t r = 0; r < s->mux_range_count && n > 0 && (size_t)n < sizeof mux; r++)
+                    n += s->mux_ranges[r][0] == s->mux_ranges[r][1]
+                             ? snprintf(mux + n, sizeof mux - (size_t)n, "%s%" PRIu64, r ? "," : "",
+                                        s->mux_ranges[r][0])
+                             : snprintf(mux + n, sizeof mux - (size_t)n,
+                                        "%s%" PRIu64 "-%" PRIu64, r ? "," : "",
+                                        s->mux_ranges[r][0], s->mux_ranges[r][1]);
+                if (n > 0 && (size_t)n < sizeof mux)
+                    snprintf(mux + n, sizeof mux - (size_t)n, " of %s", s->muxer->name);
+            } else if (s->mux == RTCOSIM_DBC_MULTIPLEXED)
+                snprintf(mux, sizeof mux, "m%" PRIu64 "%s", s->mux_value, s->selects ? "M" : "");
             printf("%-40s %5u %3u %-8s %-4s %10.10g %10.10g %12.10g %12.10g %-8s %s%s\n", name,
                    s->start_bit, s->length, s->little_endian ? "Intel" : "Motorola",
                    s->value_type == RTCOSIM_DBC_FLOAT32   ? "f32"

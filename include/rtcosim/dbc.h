@@ -2,8 +2,9 @@
  * exchange format of CAN matrices): messages (BO_), signals (SG_) with start
  * bit, length, Intel (@1) or Motorola (@0) byte order, signedness,
  * factor/offset, min/max, unit, receivers; value tables (VAL_), cycle times
- * (BA_ "GenMsgCycleTime" BO_ id ms;) and simple multiplexing (one
- * multiplexor M, signals mN present when it equals N).
+ * (BA_ "GenMsgCycleTime" BO_ id ms;), multiplexing (one multiplexor M,
+ * signals mN present when it equals N) and extended multiplexing (mNM
+ * signals that multiplex others, SG_MUL_VAL_ value ranges).
  *
  * Bit numbering (as CANdb++): bit b is bit b % 8 of byte b / 8. An Intel
  * signal's start bit is its least significant bit, its bits ascend. A
@@ -73,6 +74,16 @@ typedef struct rtcosim_dbc_signal {
     bool has_start;
     double start_raw;
     rtcosim_dbc_value_type value_type; /* a float signal: length 32 or 64 */
+    /* Extended multiplexing (DBC SG_MUL_VAL_). `selects`: a multiplexor of
+     * other signals (M, or mNM: a multiplexed signal that multiplexes in
+     * turn). A multiplexed signal with mux_ranges is present when its muxer
+     * is present and the muxer's raw value lies in one of the ranges
+     * (inclusive [lo, hi] pairs); without ranges, when the message's
+     * multiplexor's raw value is mux_value. */
+    bool selects;
+    const struct rtcosim_dbc_signal *muxer;
+    const uint64_t (*mux_ranges)[2];
+    size_t mux_range_count;
 } rtcosim_dbc_signal;
 
 typedef struct rtcosim_dbc_message {
@@ -140,7 +151,8 @@ void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, 
 /* Whether all of a signal's bits lie in the first `size` bytes of a frame
  * (a frame shorter than its message leaves the signal unknown). */
 bool rtcosim_dbc_signal_fits(const rtcosim_dbc_signal *s, size_t size);
-/* Whether a signal is present in a frame of its message (multiplexing). */
+/* Whether a signal is present in a frame of its message (multiplexing,
+ * extended multiplexing: every multiplexor above it present and selecting). */
 bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
                                 const uint8_t *data, size_t size);
 /* The VAL_ text of a raw value, or NULL. */

@@ -232,16 +232,19 @@ static rtcosim_status parse_signal(cursor *c, rtcosim_dbc *d, message_build *m)
         return fail(c, line, "SG_: %s", "expected the signal name");
     if (ident(c, mux, sizeof mux)) {
         char *end = NULL;
-        if (strcmp(mux, "M") == 0)
+        if (strcmp(mux, "M") == 0) {
             s.mux = RTCOSIM_DBC_MULTIPLEXOR;
-        else if (mux[0] == 'm' && isdigit((unsigned char)mux[1]) &&
-                 (errno = 0, s.mux_value = strtoull(mux + 1, &end, 10), *end == '\0')) {
+            s.selects = true;
+        } else if (mux[0] == 'm' && isdigit((unsigned char)mux[1]) &&
+                   (errno = 0, s.mux_value = strtoull(mux + 1, &end, 10),
+                    *end == '\0' || strcmp(end, "M") == 0)) {
             if (errno == ERANGE)
                 return fail(c, line, "SG_ %s: multiplexer value %s beyond 64 bits", name, mux + 1);
             s.mux = RTCOSIM_DBC_MULTIPLEXED;
+            s.selects = *end == 'M'; /* mNM: multiplexed, and a multiplexor in turn */
         } else
-            return fail(c, line, "SG_ %s: unsupported multiplexer indicator (M or mN; extended "
-                        "multiplexing is not supported)", name);
+            return fail(c, line, "SG_ %s: unknown multiplexer indicator '%s' (M, mN or mNM)",
+                        name, mux);
     }
     uint64_t start, length;
     double factor, offset, min, max;
@@ -622,10 +625,93 @@ static rtcosim_status parse_value_type(cursor *c, rtcosim_dbc *d)
     return RTCOSIM_OK;
 }
 
+/* SG_MUL_VAL_ ID SIGNAL MULTIPLEXOR LO-HI[, LO-HI]* ;  extended
+ * multiplexing: SIGNAL (mN or mNM) is present when MULTIPLEXOR (M or mNM of
+ * the same message) is, and its raw value lies in one of the ranges. */
+enum { MUX_RANGES_MAX = 1024 };
+
+static rtcosim_status parse_mux_values(cursor *c, rtcosim_dbc *d)
+{
+    int line = c->line;
+    uint64_t raw;
+    char signal[DBC_NAME_MAX + 1], muxer_name[DBC_NAME_MAX + 1];
+    if (!unsigned_number(c, &raw) || !ident(c, signal, sizeof signal) ||
+        !ident(c, muxer_name, sizeof muxer_name))
+        return fail(c, line, "SG_MUL_VAL_: expected ID SIGNAL MULTIPLEXOR LO-HI, ...;");
+    message_build *m;
+    rtcosim_dbc_signal *s = NULL, *muxer = NULL;
+    rtcosim_status st = lookup(c, d, line, raw, signal, &m, &s);
+    if (st == RTCOSIM_OK && m)
+        st = lookup(c, d, line, raw, muxer_name, &m, &muxer);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!m)
+        return skip_statement(c);
+    if (s->mux != RTCOSIM_DBC_MULTIPLEXED)
+        return fail(c, line, "SG_MUL_VAL_ %s: not a multiplexed signal (mN or mNM)", signal);
+    if (!muxer->selects || muxer == s)
+        return fail(c, line, "SG_MUL_VAL_ %s: %s is not a multiplexor (M or mNM) of it", signal,
+                    muxer_name);
+    if (s->mux_range_count)
+        return fail(c, line, "SG_MUL_VAL_ %s: its value ranges given twice", signal);
+    uint64_t(*ranges)[2] = NULL;
+    size_t count = 0, capacity = 0;
+    for (;;) {
+        uint64_t lo, hi;
+        if (!unsigned_number(c, &lo) || !expect(c, '-') || !unsigned_number(c, &hi)) {
+            free(ranges);
+            return fail(c, line, "SG_MUL_VAL_ %s: expected LO-HI ranges and a closing ';'",
+                        signal);
+        }
+        if (lo > hi || count == MUX_RANGES_MAX) {
+            free(ranges);
+            return fail(c, line, lo > hi ? "SG_MUL_VAL_ %s: a range %llu-%llu runs backwards"
+                                         : "SG_MUL_VAL_ %s: more than %llu ranges",
+                        signal, (unsigned long long)(lo > hi ? lo : MUX_RANGES_MAX),
+                        (unsigned long long)hi);
+        }
+        if (!util_array_reserve(&ranges, count, &capacity, sizeof *ranges, 4)) {
+            free(ranges);
+            return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
+        }
+        ranges[count][0] = lo;
+        ranges[count][1] = hi;
+        count++;
+        if (expect(c, ';'))
+            break;
+        if (!expect(c, ',')) {
+            free(ranges);
+            return fail(c, line, "SG_MUL_VAL_ %s: expected LO-HI ranges and a closing ';'",
+                        signal);
+        }
+    }
+    s->muxer = muxer;
+    s->mux_ranges = (const uint64_t(*)[2])ranges;
+    s->mux_range_count = count;
+    return RTCOSIM_OK;
+}
+
+/* A chain of multiplexors that comes back to itself never selects
+ * anything: refused, naming the message. */
+static rtcosim_status check_mux_loops(cursor *c, const message_build *m)
+{
+    for (size_t k = 0; k < m->pub.signal_count; k++) {
+        const rtcosim_dbc_signal *s = &m->signals[k];
+        size_t steps = 0;
+        while (s && s->muxer && steps++ <= m->pub.signal_count)
+            s = s->muxer;
+        if (steps > m->pub.signal_count)
+            return fail(c, m->signals[k].line, "SG_MUL_VAL_: the multiplexors of message %s"
+                        " select each other in a loop (signal %s)", m->pub.name,
+                        m->signals[k].name);
+    }
+    return RTCOSIM_OK;
+}
+
 static const char *const SKIPPED[] = {
     "CM_", "BA_DEF_", "BA_DEF_DEF_", "BA_DEF_SGTYPE_", "BA_SGTYPE_", "VAL_TABLE_",
     "SIG_GROUP_", "EV_", "ENVVAR_DATA_", "BO_TX_BU_", "BA_DEF_REL_", "BA_REL_", "BA_DEF_DEF_REL_",
-    "SGTYPE_", "SGTYPE_VAL_", "SIG_TYPE_REF_", "CAT_DEF_", "CAT_", "FILTER", "SIG_MUL_VAL_",
+    "SGTYPE_", "SGTYPE_VAL_", "SIG_TYPE_REF_", "CAT_DEF_", "CAT_", "FILTER",
     "BU_SG_REL_", "BU_EV_REL_", "BU_BO_REL_", "BA_DEF_DEF_REL_"};
 
 static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
@@ -673,6 +759,8 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
             st = parse_values(c, d);
         } else if (strcmp(word, "SIG_VALTYPE_") == 0) {
             st = parse_value_type(c, d);
+        } else if (strcmp(word, "SG_MUL_VAL_") == 0) {
+            st = parse_mux_values(c, d);
         } else if (strcmp(word, "NS_") == 0) {
             in_ns = true;
             next_line(c);
@@ -708,9 +796,12 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
         for (size_t k = 0; k < m->pub.signal_count; k++)
             has_mux = has_mux || m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR;
         for (size_t k = 0; k < m->pub.signal_count; k++)
-            if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXED && !has_mux)
+            if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXED && !m->signals[k].muxer && !has_mux)
                 return fail(c, m->signals[k].line, "SG_ %s: multiplexed, but its message has no "
                             "multiplexor (M)", m->signals[k].name);
+        rtcosim_status st = check_mux_loops(c, m);
+        if (st != RTCOSIM_OK)
+            return st;
     }
     return RTCOSIM_OK;
 }

@@ -179,12 +179,28 @@ bool rtcosim_dbc_signal_fits(const rtcosim_dbc_signal *s, size_t size)
     return true;
 }
 
-bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
-                                const uint8_t *data, size_t size)
+/* depth: the readers refuse loops of multiplexors; a bound all the same */
+static bool present_at(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
+                       const uint8_t *data, size_t size, int depth)
 {
     if (s->mux != RTCOSIM_DBC_MULTIPLEXED)
         return true;
-    return m->multiplexor && rtcosim_dbc_raw_get(m->multiplexor, data, size) == s->mux_value;
+    const rtcosim_dbc_signal *muxer = s->muxer ? s->muxer : m->multiplexor;
+    if (!muxer || depth > 64 || !present_at(m, muxer, data, size, depth + 1))
+        return false;
+    uint64_t raw = rtcosim_dbc_raw_get(muxer, data, size);
+    if (!s->mux_range_count)
+        return raw == s->mux_value;
+    for (size_t i = 0; i < s->mux_range_count; i++)
+        if (raw >= s->mux_ranges[i][0] && raw <= s->mux_ranges[i][1])
+            return true;
+    return false;
+}
+
+bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,
+                                const uint8_t *data, size_t size)
+{
+    return present_at(m, s, data, size, 0);
 }
 
 const char *rtcosim_dbc_value_text_of(const rtcosim_dbc_signal *s, int64_t raw)

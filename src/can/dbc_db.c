@@ -179,6 +179,26 @@ rtcosim_dbc *dbc_new(void) { return calloc(1, sizeof(rtcosim_dbc)); }
  * each encode overwrites the other's bits, so a value sent is not the value
  * received. CANdb++ and cantools report it; the file is still read (a
  * warning per pair, naming the lines), as the signals decode as written. */
+/* Whether a frame can carry both multiplexed signals: the same selector
+ * value (or overlapping ranges) of the same multiplexor. Under different
+ * multiplexors (extended multiplexing) they are taken as exclusive, as the
+ * layouts of nested alternatives are. */
+static bool together(const rtcosim_dbc_signal *x, const rtcosim_dbc_signal *y)
+{
+    if (x->muxer != y->muxer)
+        return false;
+    uint64_t one_x[1][2] = {{x->mux_value, x->mux_value}}, one_y[1][2] = {{y->mux_value, y->mux_value}};
+    const uint64_t(*rx)[2] = x->mux_range_count ? x->mux_ranges : (const uint64_t(*)[2])one_x;
+    const uint64_t(*ry)[2] = y->mux_range_count ? y->mux_ranges : (const uint64_t(*)[2])one_y;
+    size_t nx = x->mux_range_count ? x->mux_range_count : 1,
+           ny = y->mux_range_count ? y->mux_range_count : 1;
+    for (size_t i = 0; i < nx; i++)
+        for (size_t k = 0; k < ny; k++)
+            if (rx[i][0] <= ry[k][1] && ry[k][0] <= rx[i][1])
+                return true;
+    return false;
+}
+
 static void warn_overlaps(const char *file, const rtcosim_dbc_message *m)
 {
     uint8_t a[64], b[64];
@@ -191,7 +211,7 @@ static void warn_overlaps(const char *file, const rtcosim_dbc_message *m)
         for (size_t k = i + 1; k < m->signal_count; k++) {
             const rtcosim_dbc_signal *y = &m->signals[k];
             if (x->mux == RTCOSIM_DBC_MULTIPLEXED && y->mux == RTCOSIM_DBC_MULTIPLEXED &&
-                x->mux_value != y->mux_value)
+                !together(x, y))
                 continue; /* never in one frame */
             if (!rtcosim_dbc_signal_fits(y, sizeof b))
                 continue;
@@ -235,6 +255,7 @@ void rtcosim_dbc_free(rtcosim_dbc *d)
             free((void *)s->values);
             free((char *)s->name);
             free((char *)s->unit);
+            free((void *)s->mux_ranges);
         }
         free(m->signals);
         free((char *)m->pub.name);

@@ -27,6 +27,7 @@ typedef struct tx_message {
     uint32_t sender;   /* index into senders */
     uint8_t length;    /* data bytes on the bus */
     bool fd, brs;
+    uint8_t nesting;       /* multiplexors below the message's M (mNM), at most 16 */
     rtcosim_time_ns cycle; /* 0: sent on change */
     double *sent;          /* on change: the values last sent, per signal */
 } tx_message;
@@ -85,17 +86,19 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
     const rtcosim_dbc_message *m = t->m;
     uint8_t data[64] = {0};
     const double *v = b->values + t->first_vr;
-    uint64_t selector = 0;
-    if (m->multiplexor) {
-        size_t at = (size_t)(m->multiplexor - m->signals);
-        rtcosim_dbc_encode_saturated(m->multiplexor, v[at], data, t->length);
-        selector = rtcosim_dbc_raw_get(m->multiplexor, data, t->length);
-    }
+    /* The multiplexors first, outer before inner: a nested one (mNM) goes in
+     * once the ones above it select it (a pass a level), then every signal
+     * the frame's multiplexors select. */
+    for (unsigned pass = 0; pass < (m->multiplexor ? 1u + t->nesting : 0u); pass++)
+        for (size_t i = 0; i < m->signal_count; i++) {
+            const rtcosim_dbc_signal *sig = &m->signals[i];
+            if (sig->selects && rtcosim_dbc_signal_present(m, sig, data, t->length))
+                rtcosim_dbc_encode_saturated(sig, v[i], data, t->length);
+        }
     for (size_t i = 0; i < m->signal_count; i++) {
         const rtcosim_dbc_signal *sig = &m->signals[i];
-        if (sig->mux == RTCOSIM_DBC_MULTIPLEXED && sig->mux_value != selector)
-            continue;
-        rtcosim_dbc_encode_saturated(sig, v[i], data, t->length);
+        if (!sig->selects && rtcosim_dbc_signal_present(m, sig, data, t->length))
+            rtcosim_dbc_encode_saturated(sig, v[i], data, t->length);
     }
     rtcosim_can_any_frame f = {.format = t->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
                                .flags = t->brs ? RTCOSIM_CAN_FD_BRS : 0, .id = m->id,
@@ -347,6 +350,9 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
                           .brs = m->fd ? m->brs : m->dlc > 8,
                           .length = (uint8_t)rtcosim_can_fd_length(m->dlc),
                           .cycle = m->cycle_time > 0 ? m->cycle_time : c->default_cycle};
+        for (size_t k = 0; k < m->signal_count; k++)
+            t->nesting += m->signals[k].selects &&
+                          m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXED && t->nesting < 16;
         if (t->cycle <= 0 && !(t->sent = calloc(m->signal_count + 1, sizeof *t->sent)))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
         for (size_t k = 0; k < m->signal_count && st == RTCOSIM_OK; k++)

@@ -605,6 +605,77 @@ static void long_symbols_give_the_full_names(void **state)
                  "expected BO_ ID \"NAME\";");
 }
 
+/* Extended multiplexing, by hand: S0 (M, bits 0-3) selects S1 (m1M, bits
+ * 4-7) at 1, Wide at 2-4 and Split at 6-7 or 9; S1 selects Deep at 5-6.
+ * Byte 0 = S0 | S1 << 4. 0x51: S0 1, S1 5 -> S1 and Deep; 0x71: S1 7 ->
+ * S1 only; 0x53: S0 3 -> Wide (S1's bits are not S1 then, Deep absent
+ * although they read 5); 0x09: Split. */
+static void extended_multiplexing_follows_every_multiplexor(void **state)
+{
+    (void)state;
+    static const char text[] = "BO_ 100 Ext: 8 A\n"
+                               " SG_ S0 M : 0|4@1+ (1,0) [0|15] \"\" B\n"
+                               " SG_ S1 m1M : 4|4@1+ (1,0) [0|15] \"\" B\n"
+                               " SG_ Wide m2 : 8|8@1+ (1,0) [0|255] \"\" B\n"
+                               " SG_ Split m3 : 8|12@1+ (1,0) [0|0] \"\" B\n"
+                               " SG_ Deep m5 : 16|8@1+ (1,0) [0|255] \"\" B\n"
+                               "SG_MUL_VAL_ 100 S1 S0 1-1;\n"
+                               "SG_MUL_VAL_ 100 Wide S0 2-4;\n"
+                               "SG_MUL_VAL_ 100 Split S0 6-7, 9-9;\n"
+                               "SG_MUL_VAL_ 100 Deep S1 5-6;\n";
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_parse(text, strlen(text), "ext.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 100, false);
+    const rtcosim_dbc_signal *s1 = rtcosim_dbc_find_signal(m, "S1"),
+                             *wide = rtcosim_dbc_find_signal(m, "Wide"),
+                             *split = rtcosim_dbc_find_signal(m, "Split"),
+                             *deep = rtcosim_dbc_find_signal(m, "Deep");
+    assert_true(s1->selects && s1->mux == RTCOSIM_DBC_MULTIPLEXED);
+    assert_ptr_equal(deep->muxer, s1);
+    assert_int_equal(split->mux_range_count, 2);
+    struct {
+        uint8_t byte0;
+        bool s1, wide, split, deep;
+    } cases[] = {{0x51, 1, 0, 0, 1}, {0x61, 1, 0, 0, 1}, {0x71, 1, 0, 0, 0}, {0x53, 0, 1, 0, 0},
+                 {0x02, 0, 1, 0, 0}, {0x05, 0, 0, 0, 0}, {0x07, 0, 0, 1, 0}, {0x09, 0, 0, 1, 0},
+                 {0x0A, 0, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const uint8_t data[8] = {cases[i].byte0, 0x12, 0x34};
+        assert_int_equal(rtcosim_dbc_signal_present(m, s1, data, 8), cases[i].s1);
+        assert_int_equal(rtcosim_dbc_signal_present(m, wide, data, 8), cases[i].wide);
+        assert_int_equal(rtcosim_dbc_signal_present(m, split, data, 8), cases[i].split);
+        assert_int_equal(rtcosim_dbc_signal_present(m, deep, data, 8), cases[i].deep);
+    }
+    rtcosim_dbc_free(d);
+    const char *head = "BO_ 100 Ext: 8 A\n"
+                       " SG_ S0 M : 0|4@1+ (1,0) [0|15] \"\" B\n"
+                       " SG_ S1 m1M : 4|4@1+ (1,0) [0|15] \"\" B\n"
+                       " SG_ S2 m2M : 8|4@1+ (1,0) [0|15] \"\" B\n"
+                       " SG_ P : 12|4@1+ (1,0) [0|15] \"\" B\n";
+    struct {
+        const char *tail, *want;
+    } bad[] = {
+        {"SG_MUL_VAL_ 100 S1 P 1-1;\n", "SG_MUL_VAL_ S1: P is not a multiplexor (M or mNM) of it"},
+        {"SG_MUL_VAL_ 100 P S0 1-1;\n", "SG_MUL_VAL_ P: not a multiplexed signal (mN or mNM)"},
+        {"SG_MUL_VAL_ 100 S1 S0 3-1;\n", "SG_MUL_VAL_ S1: a range 3-1 runs backwards"},
+        {"SG_MUL_VAL_ 100 S1 S0 1-1;\nSG_MUL_VAL_ 100 S1 S0 2-2;\n",
+         "SG_MUL_VAL_ S1: its value ranges given twice"},
+        {"SG_MUL_VAL_ 100 S1 S0 1-1 2-2;\n", "SG_MUL_VAL_ S1: expected LO-HI ranges"},
+        {"SG_MUL_VAL_ 100 S1 S2 1-1;\nSG_MUL_VAL_ 100 S2 S1 2-2;\n",
+         "the multiplexors of message Ext select each other in a loop"},
+        {"SG_MUL_VAL_ 100 S1 Nope 1-1;\n", "no signal 'Nope'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s%s", head, bad[i].tail);
+        expect_error(buf, "bad.dbc:", bad[i].want);
+    }
+    expect_error("BO_ 1 M: 8 A\n SG_ S m1X : 0|8@1+ (1,0) [0|0] \"\" B\n", "bad.dbc:2",
+                 "unknown multiplexer indicator 'm1X' (M, mN or mNM)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -622,6 +693,7 @@ int main(void)
         cmocka_unit_test(can_fd_frame_formats_are_read),
         cmocka_unit_test(float_signals_hold_ieee_numbers),
         cmocka_unit_test(long_symbols_give_the_full_names),
+        cmocka_unit_test(extended_multiplexing_follows_every_multiplexor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -304,3 +304,102 @@ def test_long_symbols_name_columns_as_canmatrix(cli, tmpdir_private):
     want = {f"can0.{fr.name}.{s.name}" for s in fr.signals}
     assert want == set(rows[0]) - {"time"}
     assert "can0.VehicleDynamicsStatusFromTheBrakeSystem.LongitudinalAccelerationOfTheVehicle" in want
+
+
+EXT_MUX_DBC = """VERSION ""
+
+BU_: A B
+
+BO_ 100 Ext: 8 A
+ SG_ S0 M : 0|4@1+ (1,0) [0|15] "" B
+ SG_ S1 m1M : 4|4@1+ (1,0) [0|15] "" B
+ SG_ Wide m2 : 8|8@1+ (1,0) [0|255] "" B
+ SG_ Split m3 : 8|12@1+ (0.5,0) [0|2047.5] "" B
+ SG_ Deep m5 : 16|8@1- (1,0) [-128|127] "" B
+ SG_ Always : 56|8@1+ (1,0) [0|255] "" B
+
+SG_MUL_VAL_ 100 S1 S0 1-1;
+SG_MUL_VAL_ 100 Wide S0 2-4;
+SG_MUL_VAL_ 100 Split S0 6-7, 9-9;
+SG_MUL_VAL_ 100 Deep S1 5-6;
+"""
+
+
+def test_extended_multiplexing_decodes_as_canmatrix(cli, tmpdir_private):
+    """SG_MUL_VAL_ (extended multiplexing): S1 (m1M) multiplexed by S0 and
+    multiplexing Deep in turn, value ranges, two ranges for Split. 60 random
+    frames, each decoded alone (an empty cell: the signal is not in the
+    frame): the signals present and their values are canmatrix's."""
+    path = os.path.join(tmpdir_private, "ext.dbc")
+    with open(path, "w") as f:
+        f.write(EXT_MUX_DBC)
+    fr = canmatrix.loadp_flat(path).frames[0]
+    rng = random.Random(5)
+    present_somewhere = set()
+    for k in range(60):
+        s0 = rng.choice([1, 1, 2, 3, 4, 6, 7, 8, 9])
+        s1 = rng.choice([4, 5, 6, 7])
+        data = bytes([s0 | s1 << 4]) + bytes(rng.getrandbits(8) for _ in range(7))
+        row = rtcosim_decode(cli, tmpdir_private, path, [(100, False, data)])[0]
+        ours = {c.split(".")[-1]: float(v) for c, v in row.items() if c != "time" and v != ""}
+        theirs = {n: float(d.phys_value) for n, d in fr.decode(data).items()}
+        assert ours == theirs, (data.hex(), ours, theirs)
+        present_somewhere |= ours.keys()
+    assert present_somewhere == {"S0", "S1", "Wide", "Split", "Deep", "Always"}
+
+
+def test_extended_multiplexing_frames_sent_decode_in_canmatrix(cli, tmpdir_private):
+    """The other direction: `--can-signals` sends Ext from a CSV table (S0,
+    S1 and the values on their raw grids, a block of 20 ms each); every
+    frame on the bus decodes in canmatrix to the signals the ranges select
+    (S1 when S0 = 1, Deep when S1 is 5 or 6 under it, Wide for S0 2-4,
+    Split for 6, 7 or 9) with the table's values."""
+    from conftest import write_ssd
+    path = os.path.join(tmpdir_private, "ext.dbc")
+    with open(path, "w") as f:
+        f.write(EXT_MUX_DBC + 'BA_DEF_ BO_ "GenMsgCycleTime" INT 0 10000;\n'
+                'BA_ "GenMsgCycleTime" BO_ 100 10;\n')
+    fr = canmatrix.loadp_flat(path).frames[0]
+    rng = random.Random(11)
+    names = ["S0", "S1", "Wide", "Split", "Deep", "Always"]
+    blocks = []
+    for block in range(12):
+        blocks.append({"S0": float([1, 1, 2, 4, 6, 9][block % 6]),
+                       "S1": float([5, 7, 6][block % 3]),
+                       "Wide": float(rng.randint(0, 255)), "Split": rng.randint(0, 4095) * 0.5,
+                       "Deep": float(rng.randint(-128, 127)), "Always": float(rng.randint(0, 255))})
+    table = os.path.join(tmpdir_private, "stim.csv")
+    with open(table, "w") as f:
+        f.write(",".join(["time"] + [f"Ext.{n}" for n in names]) + "\n")
+        for block, values in enumerate(blocks):
+            for ms in range(20):
+                f.write(",".join([repr((block * 20 + ms) / 1000)] +
+                                 [repr(values[n]) for n in names]) + "\n")
+    ssd = write_ssd(os.path.join(tmpdir_private, "ext.ssd"), {})
+    with open(ssd) as f:
+        text = f.read()
+    with open(ssd, "w") as f:
+        f.write(text.replace("<ssd:Elements>\n", '<ssd:Elements>\n<ssd:Component name="stim" '
+                             f'type="text/csv" source="{table}"/>\n'))
+    log = os.path.join(tmpdir_private, "ext.log")
+    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.239", "-o",
+                        os.path.join(tmpdir_private, "o.csv"), "--can-log", log,
+                        "--can-signals", f"can0={path},A=stim"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    frames = 0
+    with open(log) as f:
+        for line in f:
+            m = re.match(r"^\((\d+)\.(\d{6})\) can0 064#([0-9A-F]{16})$", line.strip())
+            assert m, line
+            values = blocks[(int(m.group(1)) * 1_000_000 + int(m.group(2))) // 20000]
+            s0, s1 = values["S0"], values["S1"]
+            want = {"S0", "Always"}
+            want |= {"S1"} if s0 == 1 else set()
+            want |= {"Deep"} if s0 == 1 and s1 in (5, 6) else set()
+            want |= {"Wide"} if 2 <= s0 <= 4 else set()
+            want |= {"Split"} if s0 in (6, 7, 9) else set()
+            got = {n: float(d.phys_value)
+                   for n, d in fr.decode(bytes.fromhex(m.group(3))).items()}
+            assert got == {n: values[n] for n in want}, (line, got)
+            frames += 1
+    assert frames == 24
