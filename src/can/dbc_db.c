@@ -235,8 +235,10 @@ void dbc_finish(rtcosim_dbc *d, const char *file)
         message_build *m = &d->messages[i];
         m->pub.signals = m->signals;
         for (size_t k = 0; k < m->pub.signal_count; k++)
-            if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR)
+            if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR) {
                 m->pub.multiplexor = &m->signals[k];
+                m->signals[k].selects = true; /* (whichever reader built it) */
+            }
         warn_overlaps(file, &m->pub);
     }
 }

@@ -280,6 +280,7 @@ static void multiplexed_and_secured_pdus_read_as_multiplexing_and_payload(void *
                              *mode = rtcosim_dbc_find_signal(m, "Mode");
     assert_true(sel && counter && pressure && level && mode);
     assert_ptr_equal(m->multiplexor, sel);
+    assert_true(sel->selects);
     assert_int_equal(sel->start_bit, 0);
     assert_int_equal(sel->length, 4);
     assert_true(sel->has_start && sel->start_raw == 2); /* INITIAL-DYNAMIC-PART */
