@@ -76,6 +76,8 @@ typedef struct decoder {
     char **names;        /* per column */
     bool *selected;      /* per column */
     uint64_t unknown;
+    uint64_t unknown_parts;      /* contained PDUs of header ids the database lacks */
+    bool container_overrun;      /* a container frame's header ran past its end (said once) */
     bool value_text;     /* VAL_ texts in CSV cells (--values text) */
     rtcosim_time_ns time_origin; /* subtracted from every time (--relative-time) */
 } decoder;
@@ -133,6 +135,33 @@ static const char *name_tail(const char *name, size_t dots)
     return name;
 }
 
+/* A block's columns: its message's signals, or a container's contained
+ * PDUs' signals one PDU after the other (in the database's order). */
+static size_t block_width(const rtcosim_dbc *dbc, const rtcosim_dbc_message *m)
+{
+    if (!m->header_bytes)
+        return m->signal_count;
+    size_t width = 0;
+    for (size_t i = 0; i < rtcosim_dbc_contained_count(dbc, m); i++)
+        width += rtcosim_dbc_contained_at(dbc, m, i)->signal_count;
+    return width;
+}
+
+/* The first column of contained PDU pdu in its container's block, relative
+ * to the block's first. */
+static size_t part_column(const rtcosim_dbc *dbc, const rtcosim_dbc_message *container,
+                          const rtcosim_dbc_message *pdu)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < rtcosim_dbc_contained_count(dbc, container); i++) {
+        const rtcosim_dbc_message *p = rtcosim_dbc_contained_at(dbc, container, i);
+        if (p == pdu)
+            break;
+        at += p->signal_count;
+    }
+    return at;
+}
+
 /* Blocks in order of first appearance, column names, the selection. */
 static int decoder_init(decoder *d, const char *const *signals, size_t signal_count)
 {
@@ -155,7 +184,7 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
             b++;
         if (b == d->block_count) {
             d->blocks[d->block_count++] = (block){.bus = recs[i].bus, .message = m, .first = d->columns};
-            d->columns += m->signal_count;
+            d->columns += block_width(d->dbc, m);
         }
         d->block_of[i] = b;
     }
@@ -164,16 +193,21 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
     if (!d->names || !d->selected)
         return cli_fail("out of memory");
     for (size_t b = 0; b < d->block_count; b++) {
-        const rtcosim_dbc_message *m = d->blocks[b].message;
-        for (size_t k = 0; k < m->signal_count; k++) {
-            const char *bus = rtcosim_can_log_bus_name(d->log, d->blocks[b].bus);
-            size_t len = strlen(bus) + strlen(m->name) + strlen(m->signals[k].name) + 3;
-            char *name = malloc(len);
-            if (!name)
-                return cli_fail("out of memory");
-            snprintf(name, len, "%s.%s.%s", bus, m->name, m->signals[k].name);
-            d->names[d->blocks[b].first + k] = name;
-            d->selected[d->blocks[b].first + k] = signal_count == 0;
+        const rtcosim_dbc_message *c = d->blocks[b].message;
+        size_t parts = c->header_bytes ? rtcosim_dbc_contained_count(d->dbc, c) : 1, col = 0;
+        for (size_t p = 0; p < parts; p++) {
+            const rtcosim_dbc_message *m = c->header_bytes ? rtcosim_dbc_contained_at(d->dbc, c, p)
+                                                           : c;
+            for (size_t k = 0; k < m->signal_count; k++, col++) {
+                const char *bus = rtcosim_can_log_bus_name(d->log, d->blocks[b].bus);
+                size_t len = strlen(bus) + strlen(m->name) + strlen(m->signals[k].name) + 3;
+                char *name = malloc(len);
+                if (!name)
+                    return cli_fail("out of memory");
+                snprintf(name, len, "%s.%s.%s", bus, m->name, m->signals[k].name);
+                d->names[d->blocks[b].first + col] = name;
+                d->selected[d->blocks[b].first + col] = signal_count == 0;
+            }
         }
     }
     for (size_t s = 0; s < signal_count; s++) {
@@ -213,16 +247,15 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
 
 /* A cell's text: the signal's VAL_ text for its raw value (value_text, when
  * listed; quoted as RFC 4180 when it needs to be), else the decimal value. */
-static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const rtcosim_can_log_record *rec,
+static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const uint8_t *data, size_t size,
                      bool value_text)
 {
     const char *label = value_text && s->value_count && s->value_type == RTCOSIM_DBC_INTEGER
                             ? rtcosim_dbc_value_text_of(
-                                  s, (int64_t)rtcosim_dbc_raw_get(s, rec->data, rec->size))
+                                  s, (int64_t)rtcosim_dbc_raw_get(s, data, size))
                             : NULL;
     if (!label) {
-        cl->length = rtcosim_format_double(rtcosim_dbc_decode_decimal(s, rec->data, rec->size),
-                                           cl->text);
+        cl->length = rtcosim_format_double(rtcosim_dbc_decode_decimal(s, data, size), cl->text);
         return;
     }
     bool quote = strpbrk(label, ",\"\r\n") != NULL;
@@ -241,8 +274,8 @@ static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const rtcosim_can_lo
 
 /* The rows: all decoded frames carrying a selected column; complete_only:
  * from the first frame at which every selected column has a value. A frame
- * costs its message's plain signals, the one multiplexed group its
- * multiplexor selects (one multiplexor read), and one write per column. */
+ * costs its message's signals present (multiplexing), a container frame its
+ * contained PDUs', and one write per column. */
 static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
 {
     cell *cells = calloc(d->columns + 1, sizeof *cells);
@@ -270,22 +303,43 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         const rtcosim_dbc_message *m = bl->message;
         const rtcosim_can_log_record *rec = &recs[i];
         bool carries = false;
-        for (size_t k = 0; k < m->signal_count; k++) {
-            const rtcosim_dbc_signal *s = &m->signals[k];
-            if (!rtcosim_dbc_signal_present(m, s, rec->data, rec->size))
-                continue;
-            cell *cl = &cells[bl->first + k];
-            bool had = cl->length != 0, selected = d->selected[bl->first + k];
-            if (rec->size >= m->dlc || rtcosim_dbc_signal_fits(s, rec->size)) {
-                cell_set(cl, s, rec, value_text);
-                missing -= selected && !had;
-            } else {
-                if (!bl->warned)
-                    warn_short_frame(d, bl, rec);
-                cl->length = 0; /* not in this frame: unknown, not zero */
-                missing += selected && had;
+        rtcosim_dbc_container_part part = {.data = rec->data, .size = rec->size, .pdu = m};
+        size_t offset = 0, base = bl->first;
+        int more = 1;
+        if (m->header_bytes) { /* the contained PDUs one after the other */
+            more = rtcosim_dbc_container_next(d->dbc, m, rec->data, rec->size, &offset, &part);
+            base = part.pdu ? bl->first + part_column(d->dbc, m, part.pdu) : 0;
+        }
+        while (more == 1) {
+            const rtcosim_dbc_message *pm = part.pdu;
+            d->unknown_parts += !pm;
+            for (size_t k = 0; pm && k < pm->signal_count; k++) {
+                const rtcosim_dbc_signal *s = &pm->signals[k];
+                if (!rtcosim_dbc_signal_present(pm, s, part.data, part.size))
+                    continue;
+                cell *cl = &cells[base + k];
+                bool had = cl->length != 0, selected = d->selected[base + k];
+                if (part.size >= pm->dlc || rtcosim_dbc_signal_fits(s, part.size)) {
+                    cell_set(cl, s, part.data, part.size, value_text);
+                    missing -= selected && !had;
+                } else {
+                    if (!bl->warned)
+                        warn_short_frame(d, bl, rec);
+                    cl->length = 0; /* not in this frame: unknown, not zero */
+                    missing += selected && had;
+                }
+                carries = carries || selected;
             }
-            carries = carries || selected;
+            if (!m->header_bytes)
+                break;
+            more = rtcosim_dbc_container_next(d->dbc, m, rec->data, rec->size, &offset, &part);
+            base = more == 1 && part.pdu ? bl->first + part_column(d->dbc, m, part.pdu) : 0;
+        }
+        if (more < 0 && !d->container_overrun) {
+            d->container_overrun = true;
+            fprintf(stderr, "rtcosim: warning: %s:%d: a header in container frame %s (id 0x%X)"
+                    " gives more bytes than the frame has; the rest of the frame is not read"
+                    " (said once)\n", d->log_path, rec->line, m->name, (unsigned)rec->id);
         }
         if (!carries || (complete_only && missing))
             continue;
@@ -477,6 +531,9 @@ static int run_can(int argc, char **argv)
     if (rc == 0 && d.unknown)
         fprintf(stderr, "rtcosim: %s: %llu frames with ids %s does not define were not decoded\n",
                 log_path, (unsigned long long)d.unknown, dbc_path);
+    if (rc == 0 && d.unknown_parts)
+        fprintf(stderr, "rtcosim: %s: %llu contained PDUs with header ids %s does not define were"
+                " not decoded\n", log_path, (unsigned long long)d.unknown_parts, dbc_path);
     if (rc == 0 && rtcosim_can_log_xl_count(log))
         fprintf(stderr, "rtcosim: %s: %zu CAN XL frames were not decoded (a DBC describes "
                 "classic and CAN FD frames)\n", log_path, rtcosim_can_log_xl_count(log));

@@ -50,13 +50,22 @@ int cli_info_dbc(const char *path)
            "signals");
     for (size_t i = 0; i < mc; i++) {
         const rtcosim_dbc_message *m = rtcosim_dbc_message_at(dbc, i);
-        char id[24], cycle[32] = "-";
-        id_text(id, sizeof id, m->id, m->extended);
+        char id[24], cycle[32] = "-", kind[96] = "";
+        if (m->contained_in) /* a contained PDU: its header id in its container */
+            snprintf(id, sizeof id, " h0x%" PRIX32, m->header_id);
+        else
+            id_text(id, sizeof id, m->id, m->extended);
         if (m->cycle_time > 0)
             snprintf(cycle, sizeof cycle, "%g ms", (double)m->cycle_time / 1e6);
-        printf("%-12s %-24s %4u  %-16s %10s  %zu%s\n", id, m->name, (unsigned)m->dlc,
+        if (m->header_bytes)
+            snprintf(kind, sizeof kind, "  container of %zu PDUs, %s headers, %s",
+                     rtcosim_dbc_contained_count(dbc, m), m->header_bytes == 4 ? "short" : "long",
+                     m->header_little_endian ? "little-endian" : "big-endian");
+        else if (m->contained_in)
+            snprintf(kind, sizeof kind, "  in %s", m->contained_in->name);
+        printf("%-12s %-24s %4u  %-16s %10s  %zu%s%s\n", id, m->name, (unsigned)m->dlc,
                m->transmitter ? m->transmitter : "-", cycle, m->signal_count,
-               m->fd ? (m->brs ? "  CAN FD, BRS" : "  CAN FD") : "");
+               m->fd && !m->contained_in ? (m->brs ? "  CAN FD, BRS" : "  CAN FD") : "", kind);
     }
     printf("\n%-40s %5s %3s %-8s %-4s %10s %10s %12s %12s %-8s %s\n", "signal", "start", "len",
            "order", "sign", "factor", "offset", "min", "max", "unit", "mux");

@@ -101,7 +101,27 @@ typedef struct rtcosim_dbc_message {
     size_t signal_count;
     const rtcosim_dbc_signal *multiplexor; /* its "M" signal, or NULL */
     int line;
+    /* AUTOSAR container frames (ARXML CONTAINER-I-PDU with headers). A
+     * container (header_bytes 4: a 24-bit header id and an 8-bit length, or
+     * 8: 32 and 32 bits; big-endian unless header_little_endian) has no
+     * signals of its own: its frames hold headers, each followed by that
+     * many bytes of the contained PDU of that header id. A contained PDU is
+     * a message of its own (contained_in its container, header_id; id,
+     * extended and transmitter its container's), found by name but not by
+     * CAN id, its signals placed in its own bytes. */
+    uint8_t header_bytes;
+    bool header_little_endian;
+    const struct rtcosim_dbc_message *contained_in;
+    uint32_t header_id;
 } rtcosim_dbc_message;
+
+/* One contained PDU of a container frame (rtcosim_dbc_container_next). */
+typedef struct rtcosim_dbc_container_part {
+    uint32_t header_id;
+    const uint8_t *data; /* its bytes in the frame */
+    size_t size;
+    const rtcosim_dbc_message *pdu; /* NULL: a header id the database does not know */
+} rtcosim_dbc_container_part;
 
 typedef struct rtcosim_dbc rtcosim_dbc; /* opaque */
 
@@ -151,6 +171,20 @@ void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, 
 /* Whether all of a signal's bits lie in the first `size` bytes of a frame
  * (a frame shorter than its message leaves the signal unknown). */
 bool rtcosim_dbc_signal_fits(const rtcosim_dbc_signal *s, size_t size);
+/* The contained PDUs of a container message, in the database's order. */
+size_t rtcosim_dbc_contained_count(const rtcosim_dbc *dbc, const rtcosim_dbc_message *container);
+const rtcosim_dbc_message *rtcosim_dbc_contained_at(const rtcosim_dbc *dbc,
+                                                    const rtcosim_dbc_message *container,
+                                                    size_t index);
+/* The next contained PDU of a container frame from *offset (0 for the
+ * first): 1 with *part filled and *offset moved past it; 0 at the end (fewer
+ * bytes left than a header, or a header of id 0 and length 0: padding); -1
+ * when a header's length runs past the frame (the rest is not read). No
+ * allocation: the contained PDUs are found by binary search. */
+int rtcosim_dbc_container_next(const rtcosim_dbc *dbc, const rtcosim_dbc_message *container,
+                               const uint8_t *data, size_t size, size_t *offset,
+                               rtcosim_dbc_container_part *part);
+
 /* Whether a signal is present in a frame of its message (multiplexing,
  * extended multiplexing: every multiplexor above it present and selecting). */
 bool rtcosim_dbc_signal_present(const rtcosim_dbc_message *m, const rtcosim_dbc_signal *s,

@@ -27,9 +27,13 @@
  * out; canmatrix reads them so too). A SECURED-I-PDU (SecOC) gives its
  * payload's signals (PAYLOAD-REF, a PDU-TRIGGERING, its I-PDU-REF) at the
  * secured PDU's offset; the freshness value and authenticator after them
- * are not computed (a frame built here carries zeros there). Container
- * PDUs and the other kinds (N-PDUs, NM-PDUs, ...) are read over, counted in
- * one warning. AUTOSAR 3 files are refused by name. Errors are one line
+ * are not computed (a frame built here carries zeros there). A
+ * CONTAINER-I-PDU with headers makes its frame a container whose contained
+ * PDUs are messages of their own (dbc.h), found by their header ids (the
+ * headers' byte order from CONTAINER-I-PDU-HEADER-BYTE-ORDER, default
+ * big-endian, as canmatrix); one with NO-HEADER places its contained PDUs
+ * at their OFFSETs. The other kinds (N-PDUs, NM-PDUs, ...) are read over,
+ * counted in one warning. AUTOSAR 3 files are refused by name. Errors are one line
  * FILE:LINE. */
 #include <errno.h>
 #include <float.h>
@@ -54,6 +58,7 @@ typedef struct ar {
     rtcosim_error *err;
     rtcosim_dbc *dbc;
     size_t skipped_pdus, secured_pdus;
+    bool headers_little_endian; /* CONTAINER-I-PDU-HEADER-BYTE-ORDER */
 } ar;
 
 /* Where an I-PDU's signals go in a frame: at `offset` bits, plain or
@@ -543,9 +548,88 @@ static rtcosim_status read_multiplexed_pdu(ar *a, size_t message, uint8_t length
     return st;
 }
 
+static rtcosim_status read_pdu(ar *a, size_t message, uint8_t length, const xmlNode *pdu,
+                               uint32_t offset, int depth);
+
+/* A CONTAINER-I-PDU mapped into frame `message`: with SHORT-HEADER or
+ * LONG-HEADER each contained PDU (CONTAINED-PDU-TRIGGERING-REFS, a
+ * PDU-TRIGGERING's I-PDU-REF) becomes a message of its own, found in the
+ * frame by its HEADER-ID-SHORT-HEADER / HEADER-ID-LONG-HEADER; with
+ * NO-HEADER (a static layout) its signals are the frame's, at the
+ * contained PDU's OFFSET (bytes). */
+static rtcosim_status read_container_pdu(ar *a, size_t message, uint8_t length,
+                                         const xmlNode *pdu, uint32_t offset, int depth)
+{
+    char name[256], type[32] = "";
+    short_name(pdu, name, sizeof name);
+    text(child(pdu, "HEADER-TYPE"), type, sizeof type);
+    bool no_header = strcmp(type, "NO-HEADER") == 0 || !type[0];
+    uint8_t header = strcmp(type, "SHORT-HEADER") == 0 ? 4 : strcmp(type, "LONG-HEADER") == 0 ? 8 : 0;
+    if (!no_header && !header)
+        return fail(a, pdu, "CONTAINER-I-PDU %s: HEADER-TYPE %s (SHORT-HEADER, LONG-HEADER or"
+                    " NO-HEADER)", name, type);
+    if (header && (offset || a->dbc->messages[message].pub.signal_count ||
+                   a->dbc->messages[message].pub.header_bytes)) {
+        rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: CONTAINER-I-PDU %s left out: a container"
+                    " with headers must be its frame's only PDU", a->file, line_of(pdu), name);
+        return RTCOSIM_OK;
+    }
+    if (header)
+        dbc_set_container(a->dbc, message, header, a->headers_little_endian);
+    rtcosim_status st = RTCOSIM_OK;
+    const xmlNode *refs = child(pdu, "CONTAINED-PDU-TRIGGERING-REFS");
+    for (const xmlNode *r = refs ? refs->children : NULL; r && st == RTCOSIM_OK; r = r->next) {
+        if (!named(r, "CONTAINED-PDU-TRIGGERING-REF"))
+            continue;
+        char path[2048];
+        const xmlNode *trig = text(r, path, sizeof path) && path[0]
+                                  ? xmlHashLookup(a->paths, (const xmlChar *)path) : NULL;
+        if (!trig)
+            return fail(a, r, "CONTAINED-PDU-TRIGGERING-REF %s: no element has that path", path);
+        const xmlNode *part = deref(a, trig, "I-PDU-REF", &st);
+        if (st != RTCOSIM_OK)
+            return st;
+        if (!part)
+            return fail(a, trig, "PDU-TRIGGERING of CONTAINER-I-PDU %s: no I-PDU-REF", name);
+        char part_name[256];
+        short_name(part, part_name, sizeof part_name);
+        const xmlNode *props = child(part, "CONTAINED-I-PDU-PROPS");
+        if (!props)
+            props = part; /* (canmatrix looks anywhere in the PDU) */
+        if (no_header) {
+            uint64_t bytes;
+            if (!whole(descendant(props, "OFFSET"), 63, &bytes))
+                return fail(a, part, "%s in the NO-HEADER CONTAINER-I-PDU %s: no OFFSET (bytes,"
+                            " 0..63) in its CONTAINED-I-PDU-PROPS", part_name, name);
+            st = read_pdu(a, message, length, part, offset + (uint32_t)bytes * 8, depth + 1);
+            continue;
+        }
+        uint64_t id, bytes;
+        const char *id_name = header == 4 ? "HEADER-ID-SHORT-HEADER" : "HEADER-ID-LONG-HEADER";
+        if (!whole(descendant(props, id_name), header == 4 ? 0xFFFFFFu : 0xFFFFFFFFu, &id))
+            return fail(a, part, "%s in CONTAINER-I-PDU %s: no %s (0..%s)", part_name, name,
+                        id_name, header == 4 ? "0xFFFFFF" : "0xFFFFFFFF");
+        if (!whole(child(part, "LENGTH"), 64, &bytes))
+            return fail(a, part, "%s: LENGTH missing or over 64 bytes", part_name);
+        size_t index;
+        int rc = dbc_add_contained(a->dbc, message, part_name, (uint8_t)bytes, (uint32_t)id,
+                                   line_of(part), &index);
+        if (rc == -3 || rc == -4) {
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: contained PDU %s of %s left out: its"
+                        " %s is another's", a->file, line_of(part), part_name, name,
+                        rc == -3 ? "name" : "header id");
+            continue;
+        }
+        if (rc)
+            return rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+        st = read_pdu(a, index, (uint8_t)bytes, part, 0, depth + 1);
+    }
+    return st;
+}
+
 /* One PDU mapped into a frame at `offset` bits: an I-SIGNAL-I-PDU, a
- * multiplexed one, or a secured one's payload (depth: secured PDUs in
- * secured PDUs are not followed further than that). */
+ * multiplexed one, a secured one's payload or a container's contained PDUs
+ * (depth: PDUs in PDUs are not followed deeper than that). */
 static rtcosim_status read_pdu(ar *a, size_t message, uint8_t length, const xmlNode *pdu,
                                uint32_t offset, int depth)
 {
@@ -568,6 +652,8 @@ static rtcosim_status read_pdu(ar *a, size_t message, uint8_t length, const xmlN
         a->secured_pdus++;
         return read_pdu(a, message, length, payload, offset, depth + 1);
     }
+    if (named(pdu, "CONTAINER-I-PDU") && depth < 4)
+        return read_container_pdu(a, message, length, pdu, offset, depth);
     a->skipped_pdus++;
     return RTCOSIM_OK;
 }
@@ -661,14 +747,18 @@ rtcosim_status rtcosim_dbc_parse_arxml(const char *xml, size_t size, const char 
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
     if (st == RTCOSIM_OK && !index_paths(&a, root, "", 0))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
-    if (st == RTCOSIM_OK)
+    if (st == RTCOSIM_OK) {
+        char order[64] = "";
+        text(descendant(root, "CONTAINER-I-PDU-HEADER-BYTE-ORDER"), order, sizeof order);
+        a.headers_little_endian = strcmp(order, "MOST-SIGNIFICANT-BYTE-LAST") == 0;
         st = read_triggerings(&a, root, 0);
+    }
     if (st == RTCOSIM_OK && rtcosim_dbc_message_count(a.dbc) == 0)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no CAN frame (CAN-FRAME-TRIGGERING with"
                                " a FRAME-REF) in it", name);
     if (st == RTCOSIM_OK && a.skipped_pdus)
         rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s: %zu PDUs of other kinds than I-SIGNAL-I-PDU,"
-                    " MULTIPLEXED-I-PDU and SECURED-I-PDU (container, N-PDU, ...) read over", name,
+                    " MULTIPLEXED-I-PDU, SECURED-I-PDU and CONTAINER-I-PDU (N-PDU, NM-PDU, ...) read over", name,
                     a.skipped_pdus);
     if (st == RTCOSIM_OK && a.secured_pdus)
         rtcosim_log(RTCOSIM_LOG_INFO, "dbc", "%s: %zu SECURED-I-PDUs: their payloads' signals"

@@ -75,7 +75,9 @@ static bool index_messages(rtcosim_dbc *d)
     free(d->index.by_name);
     d->index = (message_index){by_id, by_name, slots};
     for (size_t i = 0; i < d->count; i++) {
-        by_id[slot_of_id(d, d->messages[i].pub.id, d->messages[i].pub.extended)] = (uint32_t)i + 1;
+        if (!d->messages[i].container) /* (contained PDUs go by name only) */
+            by_id[slot_of_id(d, d->messages[i].pub.id, d->messages[i].pub.extended)] =
+                (uint32_t)i + 1;
         by_name[slot_of_name(d, d->messages[i].pub.name)] = (uint32_t)i + 1;
     }
     return true;
@@ -160,6 +162,103 @@ int dbc_reindex_names(rtcosim_dbc *d, size_t *first, size_t *second)
     return 0;
 }
 
+void dbc_set_container(rtcosim_dbc *d, size_t message, uint8_t header_bytes, bool little_endian)
+{
+    d->messages[message].pub.header_bytes = header_bytes;
+    d->messages[message].pub.header_little_endian = little_endian;
+}
+
+int dbc_add_contained(rtcosim_dbc *d, size_t container, const char *name, uint8_t length,
+                      uint32_t header_id, int line, size_t *index)
+{
+    if (dbc_find_named(d, name))
+        return -3;
+    message_build *c = &d->messages[container];
+    for (size_t i = 0; i < c->contained_count; i++)
+        if (c->contained[i][0] == header_id)
+            return -4;
+    if (!util_array_reserve(&c->contained, c->contained_count, &c->contained_capacity,
+                            sizeof *c->contained, 8) ||
+        !util_array_reserve(&d->messages, d->count, &d->capacity, sizeof *d->messages, 16) ||
+        !index_messages(d))
+        return -1;
+    c = &d->messages[container]; /* (the array may have moved) */
+    message_build *m = &d->messages[d->count];
+    memset(m, 0, sizeof *m);
+    m->pub = (rtcosim_dbc_message){.id = c->pub.id, .extended = c->pub.extended, .dlc = length,
+                                   .fd = c->pub.fd, .brs = c->pub.brs, .line = line,
+                                   .header_id = header_id};
+    m->container = container + 1;
+    m->format_index = m->brs_index = -1;
+    char *n = strdup(name), *t = strdup(c->pub.transmitter);
+    m->pub.name = n;
+    m->pub.transmitter = t;
+    if (!n || !t) {
+        free(n);
+        free(t);
+        return -1;
+    }
+    c->contained[c->contained_count][0] = header_id;
+    c->contained[c->contained_count][1] = (uint32_t)d->count;
+    c->contained_count++;
+    *index = d->count++;
+    d->index.by_name[slot_of_name(d, n)] = (uint32_t)d->count;
+    return 0;
+}
+
+static int by_header_id(const void *a, const void *b)
+{
+    uint32_t x = (*(const uint32_t(*)[2])a)[0], y = (*(const uint32_t(*)[2])b)[0];
+    return x < y ? -1 : x > y;
+}
+
+size_t rtcosim_dbc_contained_count(const rtcosim_dbc *d, const rtcosim_dbc_message *container)
+{
+    return d->messages[dbc_message_index(d, container)].contained_count;
+}
+
+const rtcosim_dbc_message *rtcosim_dbc_contained_at(const rtcosim_dbc *d,
+                                                    const rtcosim_dbc_message *container,
+                                                    size_t index)
+{
+    const message_build *c = &d->messages[dbc_message_index(d, container)];
+    return index < c->contained_count ? &d->messages[c->contained[index][1]].pub : NULL;
+}
+
+int rtcosim_dbc_container_next(const rtcosim_dbc *d, const rtcosim_dbc_message *container,
+                               const uint8_t *data, size_t size, size_t *offset,
+                               rtcosim_dbc_container_part *part)
+{
+    size_t h = container->header_bytes, at = *offset;
+    if (h == 0 || at > size || size - at < h)
+        return 0;
+    uint64_t id = 0, length = 0;
+    size_t id_bytes = h == 4 ? 3 : 4, len_bytes = h == 4 ? 1 : 4;
+    for (size_t i = 0; i < id_bytes; i++) {
+        size_t k = container->header_little_endian ? id_bytes - 1 - i : i;
+        id = id << 8 | data[at + k];
+    }
+    for (size_t i = 0; i < len_bytes; i++) {
+        size_t k = container->header_little_endian ? len_bytes - 1 - i : i;
+        length = length << 8 | data[at + id_bytes + k];
+    }
+    if (id == 0 && length == 0)
+        return 0; /* padding */
+    at += h;
+    if (length > size - at)
+        return -1;
+    const message_build *c = &d->messages[dbc_message_index(d, container)];
+    uint32_t key[2] = {(uint32_t)id, 0};
+    const uint32_t(*hit)[2] = c->contained_count ? bsearch(&key, c->contained, c->contained_count,
+                                                             sizeof *c->contained, by_header_id)
+                                                 : NULL;
+    *part = (rtcosim_dbc_container_part){.header_id = (uint32_t)id, .data = data + at,
+                                         .size = (size_t)length,
+                                         .pdu = hit ? &d->messages[(*hit)[1]].pub : NULL};
+    *offset = at + (size_t)length;
+    return 1;
+}
+
 void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs)
 {
     d->messages[message].pub.fd = fd;
@@ -234,6 +333,10 @@ void dbc_finish(rtcosim_dbc *d, const char *file)
     for (size_t i = 0; i < d->count; i++) {
         message_build *m = &d->messages[i];
         m->pub.signals = m->signals;
+        if (m->container)
+            m->pub.contained_in = &d->messages[m->container - 1].pub;
+        if (m->contained_count)
+            qsort(m->contained, m->contained_count, sizeof *m->contained, by_header_id);
         for (size_t k = 0; k < m->pub.signal_count; k++)
             if (m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXOR) {
                 m->pub.multiplexor = &m->signals[k];
@@ -260,6 +363,7 @@ void rtcosim_dbc_free(rtcosim_dbc *d)
             free((void *)s->mux_ranges);
         }
         free(m->signals);
+        free(m->contained);
         free((char *)m->pub.name);
         free((char *)m->pub.transmitter);
     }

@@ -10,6 +10,11 @@ typedef struct message_build {
     int16_t format_index, brs_index; /* DBC reader: BA_ enum values, -1 none given */
     rtcosim_dbc_signal *signals;
     size_t signal_capacity;
+    size_t container; /* a contained PDU: its container's index + 1, else 0 */
+    /* a container: its contained PDUs' (header id, message index), sorted by
+     * header id in dbc_finish */
+    uint32_t (*contained)[2];
+    size_t contained_count, contained_capacity;
 } message_build;
 
 /* Open-addressing tables of message indices + 1 (0: empty slot) by id and
@@ -41,6 +46,13 @@ int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name
  * taken over; decimals computed): 0, or -1 out of memory (nothing taken). */
 int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *signal);
 void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle);
+/* Make message `message` a container with headers of `header_bytes` (4 or 8). */
+void dbc_set_container(rtcosim_dbc *d, size_t message, uint8_t header_bytes, bool little_endian);
+/* A contained PDU of container `container` (a message found by name, not by
+ * CAN id): 0, -1 out of memory, -3 its name is taken, -4 its header id is
+ * (in that container); *index its index. */
+int dbc_add_contained(rtcosim_dbc *d, size_t container, const char *name, uint8_t length,
+                      uint32_t header_id, int line, size_t *index);
 /* A message's new name (copied; the name index is rebuilt by
  * dbc_reindex_names once all are renamed): 0, or -1 out of memory. */
 int dbc_rename_message(rtcosim_dbc *d, size_t message, const char *name);

@@ -14,6 +14,7 @@
 
 #include "dbc_internal.h"
 #include "rtcosim/can_log.h"
+#include "rtcosim/log.h"
 #include "rtcosim/can_signals.h"
 #include "rtcosim/events.h"
 
@@ -130,10 +131,21 @@ static rtcosim_status receiver_event(rtcosim_lp *lp, void *state, const rtcosim_
     }
     const uint8_t *data = rx->format == RTCOSIM_CAN_FORMAT_FD ? rx->data : rx->frame.data;
     size_t size = rx->format == RTCOSIM_CAN_FORMAT_FD ? rx->length : rx->frame.dlc;
-    double *v = b->values + b->rx_first[dbc_message_index(b->dbc, m)];
-    for (size_t i = 0; i < m->signal_count; i++)
-        if (rtcosim_dbc_signal_present(m, &m->signals[i], data, size))
-            v[i] = rtcosim_dbc_decode(&m->signals[i], data, size);
+    rtcosim_dbc_container_part part = {.data = data, .size = size, .pdu = m};
+    size_t offset = 0;
+    /* a container frame: each contained PDU as a message of its own */
+    int more = m->header_bytes ? rtcosim_dbc_container_next(b->dbc, m, data, size, &offset, &part)
+                               : 1;
+    while (more == 1) {
+        const rtcosim_dbc_message *pm = part.pdu;
+        double *v = pm ? b->values + b->rx_first[dbc_message_index(b->dbc, pm)] : NULL;
+        for (size_t i = 0; pm && i < pm->signal_count; i++)
+            if (rtcosim_dbc_signal_present(pm, &pm->signals[i], part.data, part.size))
+                v[i] = rtcosim_dbc_decode(&pm->signals[i], part.data, part.size);
+        more = m->header_bytes
+                   ? rtcosim_dbc_container_next(b->dbc, m, data, size, &offset, &part)
+                   : 0;
+    }
     return RTCOSIM_OK;
 }
 
@@ -344,6 +356,14 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         int s = sender_of(c, m->transmitter);
         if (s < 0)
             continue;
+        if (m->header_bytes || m->contained_in) {
+            /* received and decoded, but not assembled and sent */
+            if (m->header_bytes)
+                rtcosim_log(RTCOSIM_LOG_WARNING, "can", "can signals: container frame %s of"
+                            " node %s is not sent (its contained PDUs are received and decoded;"
+                            " assembling containers is not supported)", m->name, m->transmitter);
+            continue;
+        }
         tx_message *t = &b->tx[b->tx_count++];
         *t = (tx_message){.m = m, .first_vr = (uint32_t)b->var_count, .sender = (uint32_t)s,
                           .fd = m->fd || m->dlc > 8,

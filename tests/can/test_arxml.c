@@ -38,8 +38,17 @@ static const char matrix[] =
         "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/SecFrame</FRAME-REF>"
         "<CAN-ADDRESSING-MODE>STANDARD</CAN-ADDRESSING-MODE><IDENTIFIER>0x200</IDENTIFIER>"
         "</CAN-FRAME-TRIGGERING>\n"
+        "<CAN-FRAME-TRIGGERING><SHORT-NAME>FT_Cont</SHORT-NAME>"
+        "<FRAME-REF DEST=\"CAN-FRAME\">/Frames/ContFrame</FRAME-REF>"
+        "<CAN-ADDRESSING-MODE>STANDARD</CAN-ADDRESSING-MODE>"
+        "<CAN-FRAME-TX-BEHAVIOR>CAN-FD</CAN-FRAME-TX-BEHAVIOR><IDENTIFIER>0x300</IDENTIFIER>"
+        "</CAN-FRAME-TRIGGERING>\n"
         "</FRAME-TRIGGERINGS><PDU-TRIGGERINGS><PDU-TRIGGERING><SHORT-NAME>PT_Auth</SHORT-NAME>"
         "<I-PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/AuthPdu</I-PDU-REF></PDU-TRIGGERING>"
+        "<PDU-TRIGGERING><SHORT-NAME>PT_C1</SHORT-NAME>"
+        "<I-PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/C1</I-PDU-REF></PDU-TRIGGERING>"
+        "<PDU-TRIGGERING><SHORT-NAME>PT_C2</SHORT-NAME>"
+        "<I-PDU-REF DEST=\"I-SIGNAL-I-PDU\">/Pdus/C2</I-PDU-REF></PDU-TRIGGERING>"
         "</PDU-TRIGGERINGS></CAN-PHYSICAL-CHANNEL></PHYSICAL-CHANNELS>"
         "</CAN-CLUSTER-CONDITIONAL></CAN-CLUSTER-VARIANTS></CAN-CLUSTER>")
     PKG("Ecu",
@@ -64,6 +73,10 @@ static const char matrix[] =
         "<CAN-FRAME><SHORT-NAME>SecFrame</SHORT-NAME><FRAME-LENGTH>8</FRAME-LENGTH>"
         "<PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>"
         "<PDU-REF DEST=\"SECURED-I-PDU\">/Pdus/SecPdu</PDU-REF><START-POSITION>0</START-POSITION>"
+        "</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME>"
+        "<CAN-FRAME><SHORT-NAME>ContFrame</SHORT-NAME><FRAME-LENGTH>16</FRAME-LENGTH>"
+        "<PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>"
+        "<PDU-REF DEST=\"CONTAINER-I-PDU\">/Pdus/Cont</PDU-REF><START-POSITION>0</START-POSITION>"
         "</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME>")
     PKG("Pdus",
         "<I-SIGNAL-I-PDU><SHORT-NAME>StatusPdu</SHORT-NAME><LENGTH>7</LENGTH>"
@@ -137,6 +150,29 @@ static const char matrix[] =
         "<SECURE-COMMUNICATION-PROPS><AUTH-INFO-TX-LENGTH>24</AUTH-INFO-TX-LENGTH>"
         "<FRESHNESS-VALUE-TX-LENGTH>8</FRESHNESS-VALUE-TX-LENGTH></SECURE-COMMUNICATION-PROPS>"
         "</SECURED-I-PDU>"
+        "<CONTAINER-I-PDU><SHORT-NAME>Cont</SHORT-NAME><LENGTH>16</LENGTH>"
+        "<CONTAINED-PDU-TRIGGERING-REFS>"
+        "<CONTAINED-PDU-TRIGGERING-REF DEST=\"PDU-TRIGGERING\">/Cluster/CAN1/CH/PT_C1"
+        "</CONTAINED-PDU-TRIGGERING-REF>"
+        "<CONTAINED-PDU-TRIGGERING-REF DEST=\"PDU-TRIGGERING\">/Cluster/CAN1/CH/PT_C2"
+        "</CONTAINED-PDU-TRIGGERING-REF></CONTAINED-PDU-TRIGGERING-REFS>"
+        "<HEADER-TYPE>SHORT-HEADER</HEADER-TYPE></CONTAINER-I-PDU>"
+        "<I-SIGNAL-I-PDU><SHORT-NAME>C1</SHORT-NAME><CONTAINED-I-PDU-PROPS>"
+        "<HEADER-ID-SHORT-HEADER>18</HEADER-ID-SHORT-HEADER></CONTAINED-I-PDU-PROPS>"
+        "<LENGTH>2</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>r</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Pressure</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>0</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
+        "<I-SIGNAL-I-PDU><SHORT-NAME>C2</SHORT-NAME><CONTAINED-I-PDU-PROPS>"
+        "<HEADER-ID-SHORT-HEADER>0x34</HEADER-ID-SHORT-HEADER></CONTAINED-I-PDU-PROPS>"
+        "<LENGTH>1</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>"
+        "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>g</SHORT-NAME>"
+        "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Counter</I-SIGNAL-REF>"
+        "<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>"
+        "<START-POSITION>0</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING>"
+        "</I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
         "<I-SIGNAL-I-PDU><SHORT-NAME>AuthPdu</SHORT-NAME><LENGTH>4</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>"
         "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>t</SHORT-NAME>"
         "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Torque</I-SIGNAL-REF>"
@@ -219,7 +255,7 @@ static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
     rtcosim_dbc *d = parse(matrix, &err);
     if (!d)
         fail_msg("%s", err.message);
-    assert_int_equal(rtcosim_dbc_message_count(d), 3);
+    assert_int_equal(rtcosim_dbc_message_count(d), 6); /* a container and its 2 PDUs among them */
     const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, 0x18FF1234, true);
     assert_non_null(m);
     assert_string_equal(m->name, "Status");
@@ -311,6 +347,58 @@ static void multiplexed_and_secured_pdus_read_as_multiplexing_and_payload(void *
     rtcosim_dbc_free(d);
 }
 
+/* ContFrame (0x300, CAN FD, 16 bytes): a CONTAINER-I-PDU with short
+ * headers (big-endian: 3 bytes id, 1 byte length) holding C1 (header id 18:
+ * Pressure, 16 bits Intel) and C2 (0x34: Counter, 4 bits). Bytes
+ * 00 00 34 01 | 05 | 00 00 99 01 | FF | 00 00 12 02 | E8 03 | 00 00 00 00:
+ * C2 with Counter 5, an id the matrix lacks (1 byte read over), C1 with
+ * Pressure 0x03E8 = 1000, then padding. */
+static void container_pdus_are_found_by_their_headers(void **state)
+{
+    (void)state;
+    rtcosim_error err;
+    rtcosim_dbc *d = parse(matrix, &err);
+    if (!d)
+        fail_msg("%s", err.message);
+    const rtcosim_dbc_message *c = rtcosim_dbc_find_id(d, 0x300, false),
+                              *c1 = rtcosim_dbc_find_message(d, "C1"),
+                              *c2 = rtcosim_dbc_find_message(d, "C2");
+    assert_true(c && c1 && c2);
+    assert_int_equal(c->header_bytes, 4);
+    assert_false(c->header_little_endian);
+    assert_int_equal(c->signal_count, 0);
+    assert_int_equal(rtcosim_dbc_contained_count(d, c), 2);
+    assert_ptr_equal(c1->contained_in, c);
+    assert_int_equal(c1->header_id, 18);
+    assert_int_equal(c2->header_id, 0x34);
+    assert_int_equal(c1->dlc, 2);
+    assert_int_equal(c1->id, 0x300); /* its container's, but not found by it */
+    const uint8_t frame[16] = {0, 0, 0x34, 1, 5, 0, 0, 0x99, 1, 0xFF, 0, 0, 0x12, 2, 0xE8, 3};
+    size_t offset = 0;
+    rtcosim_dbc_container_part part;
+    assert_int_equal(rtcosim_dbc_container_next(d, c, frame, 16, &offset, &part), 1);
+    assert_ptr_equal(part.pdu, c2);
+    assert_int_equal(part.size, 1);
+    assert_true(rtcosim_dbc_decode(&c2->signals[0], part.data, part.size) == 5);
+    assert_int_equal(rtcosim_dbc_container_next(d, c, frame, 16, &offset, &part), 1);
+    assert_null(part.pdu);
+    assert_int_equal(part.header_id, 0x99);
+    assert_int_equal(rtcosim_dbc_container_next(d, c, frame, 16, &offset, &part), 1);
+    assert_ptr_equal(part.pdu, c1);
+    assert_true(rtcosim_dbc_decode(&c1->signals[0], part.data, part.size) == 1000);
+    assert_int_equal(offset, 16);
+    assert_int_equal(rtcosim_dbc_container_next(d, c, frame, 16, &offset, &part), 0);
+    /* padding ends it; a length past the frame is refused */
+    const uint8_t padded[8] = {0, 0, 0x34, 1, 7, 0, 0, 0};
+    offset = 0;
+    assert_int_equal(rtcosim_dbc_container_next(d, c, padded, 8, &offset, &part), 1);
+    assert_int_equal(rtcosim_dbc_container_next(d, c, padded, 8, &offset, &part), 0);
+    const uint8_t overrun[8] = {0, 0, 0x12, 9, 1, 2, 3, 4};
+    offset = 0;
+    assert_int_equal(rtcosim_dbc_container_next(d, c, overrun, 8, &offset, &part), -1);
+    rtcosim_dbc_free(d);
+}
+
 static void replace(char *text, const char *find, const char *with)
 {
     char *at = strstr(text, find);
@@ -323,7 +411,7 @@ static void replace(char *text, const char *find, const char *with)
 static void bad_matrices_get_one_line_errors(void **state)
 {
     (void)state;
-    static char text[sizeof matrix + 512];
+    static char text[sizeof matrix + 1024];
     struct {
         const char *find, *with, *want;
     } cases[] = {
@@ -331,7 +419,8 @@ static void bad_matrices_get_one_line_errors(void **state)
          "m.arxml:4: FRAME-REF /Frames/Nope: no element has that path"},
         {"<IDENTIFIER>0x18FF1234</IDENTIFIER>", "<IDENTIFIER>x</IDENTIFIER>",
          "m.arxml:4: CAN-FRAME-TRIGGERING of Status: IDENTIFIER missing or beyond 29-bit ids"},
-        {"<LENGTH>16</LENGTH>", "<LENGTH>0</LENGTH>", "I-SIGNAL Speed: LENGTH missing or not 1..64"},
+        {"Speed</SHORT-NAME><LENGTH>16<", "Speed</SHORT-NAME><LENGTH>0<",
+         "I-SIGNAL Speed: LENGTH missing or not 1..64"},
         {"<START-POSITION>40</START-POSITION>", "<START-POSITION>60</START-POSITION>",
          "signal Mode: its bits do not fit the frame's 8 bytes"},
         {"<V>100</V>", "<V>0</V>", "COMPU-DENOMINATOR: not a non-zero number"},
@@ -347,6 +436,10 @@ static void bad_matrices_get_one_line_errors(void **state)
          "MULTIPLEXED-I-PDU Muxed: a part's I-PDU is a SECURED-I-PDU, not an I-SIGNAL-I-PDU"},
         {"<BASE-TYPE-ENCODING>2C<", "<BASE-TYPE-ENCODING>IEEE754<",
          "I-SIGNAL Temp: an IEEE754 base type needs 32 or 64 bits, it has 12"},
+        {"<HEADER-ID-SHORT-HEADER>0x34<", "<HEADER-ID-SHORT-HEADER>0x1000000<",
+         "C2 in CONTAINER-I-PDU Cont: no HEADER-ID-SHORT-HEADER (0..0xFFFFFF)"},
+        {"<HEADER-TYPE>SHORT-HEADER<", "<HEADER-TYPE>TALL-HEADER<",
+         "CONTAINER-I-PDU Cont: HEADER-TYPE TALL-HEADER"},
         {"/Cluster/CAN1/CH/PT_Auth</PAYLOAD-REF>", "/Cluster/CAN1/CH/PT_Nope</PAYLOAD-REF>",
          "PAYLOAD-REF /Cluster/CAN1/CH/PT_Nope: no element has that path"},
     };
@@ -373,6 +466,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_matrix_reads_like_the_dbc_it_stands_for),
         cmocka_unit_test(multiplexed_and_secured_pdus_read_as_multiplexing_and_payload),
+        cmocka_unit_test(container_pdus_are_found_by_their_headers),
         cmocka_unit_test(bad_matrices_get_one_line_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@ the DBC's rules written out here (raw = round(x / 0.01), a frame every 10 ms
 from 0 carrying the value of its communication point, Jacobi's one-step
 delays), and python-can's reader of the bus log."""
 import csv
+import re
 import os
 import subprocess
 
@@ -256,4 +257,115 @@ def test_a_multiplexed_pdu_of_an_arxml_goes_out_at_its_initial_selector(cli, tmp
         ns = round(row["time"] * 1e9) - 1_000_000
         seen = [v for end, v in ends if end <= ns]
         assert row["b.Float64_continuous_output"] == pytest.approx(seen[-1] if seen else 0.0,
+                                                                   abs=1e-12)
+
+
+CONTAINER_ARXML = """<?xml version="1.0"?>
+<AUTOSAR xmlns="http://autosar.org/schema/r4.0"><AR-PACKAGES>
+<AR-PACKAGE><SHORT-NAME>C</SHORT-NAME><ELEMENTS><CAN-CLUSTER><SHORT-NAME>CAN</SHORT-NAME>
+<CAN-CLUSTER-VARIANTS><CAN-CLUSTER-CONDITIONAL><PHYSICAL-CHANNELS><CAN-PHYSICAL-CHANNEL>
+<SHORT-NAME>CH</SHORT-NAME><FRAME-TRIGGERINGS><CAN-FRAME-TRIGGERING><SHORT-NAME>T</SHORT-NAME>
+<FRAME-REF DEST="CAN-FRAME">/F/Box</FRAME-REF><CAN-ADDRESSING-MODE>STANDARD</CAN-ADDRESSING-MODE>
+<CAN-FRAME-TX-BEHAVIOR>CAN-FD</CAN-FRAME-TX-BEHAVIOR><IDENTIFIER>768</IDENTIFIER>
+</CAN-FRAME-TRIGGERING></FRAME-TRIGGERINGS><PDU-TRIGGERINGS>
+<PDU-TRIGGERING><SHORT-NAME>PA</SHORT-NAME><I-PDU-REF DEST="I-SIGNAL-I-PDU">/P/Wheel</I-PDU-REF></PDU-TRIGGERING>
+<PDU-TRIGGERING><SHORT-NAME>PB</SHORT-NAME><I-PDU-REF DEST="I-SIGNAL-I-PDU">/P/Gear</I-PDU-REF></PDU-TRIGGERING>
+</PDU-TRIGGERINGS></CAN-PHYSICAL-CHANNEL>
+</PHYSICAL-CHANNELS></CAN-CLUSTER-CONDITIONAL></CAN-CLUSTER-VARIANTS></CAN-CLUSTER></ELEMENTS></AR-PACKAGE>
+<AR-PACKAGE><SHORT-NAME>F</SHORT-NAME><ELEMENTS><CAN-FRAME><SHORT-NAME>Box</SHORT-NAME>
+<FRAME-LENGTH>20</FRAME-LENGTH><PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>
+<PDU-REF DEST="CONTAINER-I-PDU">/P/Box</PDU-REF><START-POSITION>0</START-POSITION>
+</PDU-TO-FRAME-MAPPING></PDU-TO-FRAME-MAPPINGS></CAN-FRAME></ELEMENTS></AR-PACKAGE>
+<AR-PACKAGE><SHORT-NAME>P</SHORT-NAME><ELEMENTS>
+<CONTAINER-I-PDU><SHORT-NAME>Box</SHORT-NAME><LENGTH>20</LENGTH><CONTAINED-PDU-TRIGGERING-REFS>
+<CONTAINED-PDU-TRIGGERING-REF DEST="PDU-TRIGGERING">/C/CAN/CH/PA</CONTAINED-PDU-TRIGGERING-REF>
+<CONTAINED-PDU-TRIGGERING-REF DEST="PDU-TRIGGERING">/C/CAN/CH/PB</CONTAINED-PDU-TRIGGERING-REF>
+</CONTAINED-PDU-TRIGGERING-REFS><HEADER-TYPE>SHORT-HEADER</HEADER-TYPE></CONTAINER-I-PDU>
+<I-SIGNAL-I-PDU><SHORT-NAME>Wheel</SHORT-NAME><CONTAINED-I-PDU-PROPS>
+<HEADER-ID-SHORT-HEADER>4660</HEADER-ID-SHORT-HEADER></CONTAINED-I-PDU-PROPS><LENGTH>2</LENGTH>
+<I-SIGNAL-TO-PDU-MAPPINGS><I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>s</SHORT-NAME>
+<I-SIGNAL-REF DEST="I-SIGNAL">/S/Speed</I-SIGNAL-REF>
+<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>
+<START-POSITION>0</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING></I-SIGNAL-TO-PDU-MAPPINGS>
+</I-SIGNAL-I-PDU>
+<I-SIGNAL-I-PDU><SHORT-NAME>Gear</SHORT-NAME><CONTAINED-I-PDU-PROPS>
+<HEADER-ID-SHORT-HEADER>86</HEADER-ID-SHORT-HEADER></CONTAINED-I-PDU-PROPS><LENGTH>1</LENGTH>
+<I-SIGNAL-TO-PDU-MAPPINGS><I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>g</SHORT-NAME>
+<I-SIGNAL-REF DEST="I-SIGNAL">/S/Selected</I-SIGNAL-REF>
+<PACKING-BYTE-ORDER>MOST-SIGNIFICANT-BYTE-LAST</PACKING-BYTE-ORDER>
+<START-POSITION>0</START-POSITION></I-SIGNAL-TO-I-PDU-MAPPING></I-SIGNAL-TO-PDU-MAPPINGS>
+</I-SIGNAL-I-PDU></ELEMENTS></AR-PACKAGE>
+<AR-PACKAGE><SHORT-NAME>S</SHORT-NAME><ELEMENTS>
+<I-SIGNAL><SHORT-NAME>Speed</SHORT-NAME><LENGTH>16</LENGTH><NETWORK-REPRESENTATION-PROPS>
+<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>
+<COMPU-METHOD-REF DEST="COMPU-METHOD">/S/Hundredth</COMPU-METHOD-REF>
+</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></NETWORK-REPRESENTATION-PROPS>
+</I-SIGNAL>
+<I-SIGNAL><SHORT-NAME>Selected</SHORT-NAME><LENGTH>4</LENGTH></I-SIGNAL>
+<COMPU-METHOD><SHORT-NAME>Hundredth</SHORT-NAME><CATEGORY>LINEAR</CATEGORY><COMPU-INTERNAL-TO-PHYS>
+<COMPU-SCALES><COMPU-SCALE><COMPU-RATIONAL-COEFFS><COMPU-NUMERATOR><V>0</V><V>0.01</V>
+</COMPU-NUMERATOR><COMPU-DENOMINATOR><V>1</V></COMPU-DENOMINATOR></COMPU-RATIONAL-COEFFS>
+</COMPU-SCALE></COMPU-SCALES></COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>
+</ELEMENTS></AR-PACKAGE></AR-PACKAGES></AUTOSAR>
+"""
+
+
+def container_frame(parts):
+    """A CAN FD container frame of 20 bytes: per part a short header (3-byte
+    header id, 1-byte length, big-endian) and its bytes, then zeros."""
+    data = b"".join(hid.to_bytes(3, "big") + bytes([len(p)]) + p for hid, p in parts)
+    return data + bytes(20 - len(data))
+
+
+def test_container_pdus_of_an_arxml_decode_and_reach_a_component(cli, tmpdir_private):
+    """An AUTOSAR CONTAINER-I-PDU with short headers (Wheel: header id
+    0x1234, Speed 16 bits x 0.01; Gear: 0x56, Selected 4 bits) in CAN FD
+    frames whose parts come in either order, one with a header id the
+    matrix lacks. Truth: the frames built here byte by byte. `can decode`
+    gives each contained PDU's columns; replayed onto the signal bus, the
+    Feedthrough FMU's input follows Wheel.Speed a step after each frame."""
+    from conftest import fmu, write_ssd
+    matrix = os.path.join(tmpdir_private, "box.arxml")
+    with open(matrix, "w") as f:
+        f.write(CONTAINER_ARXML)
+    frames = [(0.0015, [(0x1234, (1234).to_bytes(2, "little")), (0x56, b"\x03")]),
+              (0.011, [(0x56, b"\x04"), (0x777, b"\xff\xff"), (0x1234, (2500).to_bytes(2, "little"))]),
+              (0.0212, [(0x1234, (10).to_bytes(2, "little"))])]
+    log = os.path.join(tmpdir_private, "box.log")
+    with open(log, "w") as f:
+        for t, parts in frames:
+            f.write(f"(0.{round(t * 1e6):06d}) can0 300##0{container_frame(parts).hex().upper()}\n")
+    r = subprocess.run([cli, "can", "decode", log, "--dbc", matrix], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(r.stdout.splitlines()))
+    assert [(row["can0.Wheel.Speed"], row["can0.Gear.Selected"]) for row in rows] == \
+        [("12.34", "3"), ("25", "4"), ("0.1", "4")]
+    assert "1 contained PDUs with header ids" in r.stderr
+    out = subprocess.run([cli, "info", matrix], capture_output=True, text=True).stdout
+    assert re.search(r"^0x300\s+Box\s+20 .*container of 2 PDUs, short headers, big-endian", out,
+                     re.M), out
+    assert re.search(r"^ h0x1234\s+Wheel\s+2 .*in Box$", out, re.M), out
+    # the signal bus: the replayed frames' contained PDUs reach b's input
+    ssd = write_ssd(os.path.join(tmpdir_private, "box.ssd"), {"b": fmu("Feedthrough-fmi2.fmu")})
+    csv_out = os.path.join(tmpdir_private, "box.csv")
+    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.03", "-o",
+                        csv_out, "--can-signals",
+                        f"can0={matrix},replay:{log},b.Float64_continuous_input=Wheel.Speed"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(csv_out) as f:
+        out_rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    # each frame ends at its log time (the replay requests it its duration
+    # earlier); a step [t, t + h) takes the events before t + h, so a frame
+    # ending at a communication point (the one at 11 ms) is seen a row later
+    ends = []
+    for t, parts in frames:
+        speed = [int.from_bytes(p, "little") * 0.01 for hid, p in parts if hid == 0x1234][0]
+        ends.append((round(t * 1e9), speed))
+    for row in out_rows:
+        ns = round(row["time"] * 1e9)
+        seen = [v for end, v in ends if end < ns]
+        assert row["can0.rx.Wheel.Speed"] == pytest.approx(seen[-1] if seen else 0.0, abs=1e-12)
+        seen_b = [v for end, v in ends if end < ns - 1_000_000]
+        assert row["b.Float64_continuous_output"] == pytest.approx(seen_b[-1] if seen_b else 0.0,
                                                                    abs=1e-12)
