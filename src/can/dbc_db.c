@@ -84,6 +84,24 @@ static bool index_messages(rtcosim_dbc *d)
 }
 
 
+/* A new message in *m: pub with copies of name and transmitter; false: out
+ * of memory (nothing kept). */
+static bool message_init(message_build *m, rtcosim_dbc_message pub, const char *name,
+                         const char *transmitter)
+{
+    memset(m, 0, sizeof *m);
+    m->pub = pub;
+    m->format_index = m->brs_index = -1;
+    char *n = strdup(name), *t = strdup(transmitter);
+    m->pub.name = n;
+    m->pub.transmitter = t;
+    if (n && t)
+        return true;
+    free(n);
+    free(t);
+    return false;
+}
+
 int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name, uint8_t dlc,
                     const char *transmitter, int line, size_t *index)
 {
@@ -95,17 +113,11 @@ int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name
         !index_messages(d))
         return -1;
     message_build *m = &d->messages[d->count];
-    memset(m, 0, sizeof *m);
-    m->pub = (rtcosim_dbc_message){.id = id, .extended = extended, .dlc = dlc, .line = line};
-    m->format_index = m->brs_index = -1;
-    char *n = strdup(name), *t = strdup(transmitter);
-    m->pub.name = n;
-    m->pub.transmitter = t;
-    if (!n || !t) {
-        free(n);
-        free(t);
+    if (!message_init(m, (rtcosim_dbc_message){.id = id, .extended = extended, .dlc = dlc,
+                                               .line = line},
+                      name, transmitter))
         return -1;
-    }
+    const char *n = m->pub.name;
     *index = d->count++;
     d->index.by_id[slot_of_id(d, id, extended)] = (uint32_t)d->count;
     d->index.by_name[slot_of_name(d, n)] = (uint32_t)d->count;
@@ -184,20 +196,13 @@ int dbc_add_contained(rtcosim_dbc *d, size_t container, const char *name, uint8_
         return -1;
     c = &d->messages[container]; /* (the array may have moved) */
     message_build *m = &d->messages[d->count];
-    memset(m, 0, sizeof *m);
-    m->pub = (rtcosim_dbc_message){.id = c->pub.id, .extended = c->pub.extended, .dlc = length,
-                                   .fd = c->pub.fd, .brs = c->pub.brs, .line = line,
-                                   .header_id = header_id};
-    m->container = container + 1;
-    m->format_index = m->brs_index = -1;
-    char *n = strdup(name), *t = strdup(c->pub.transmitter);
-    m->pub.name = n;
-    m->pub.transmitter = t;
-    if (!n || !t) {
-        free(n);
-        free(t);
+    if (!message_init(m, (rtcosim_dbc_message){.id = c->pub.id, .extended = c->pub.extended,
+                                               .dlc = length, .fd = c->pub.fd, .brs = c->pub.brs,
+                                               .line = line, .header_id = header_id},
+                      name, c->pub.transmitter))
         return -1;
-    }
+    m->container = container + 1;
+    const char *n = m->pub.name;
     c->contained[c->contained_count][0] = header_id;
     c->contained[c->contained_count][1] = (uint32_t)d->count;
     c->contained_count++;

@@ -55,6 +55,30 @@ def rtcosim_decode(cli, tmpdir, database, frames):
     return rows
 
 
+def run_stimulus(cli, tmpdir, database, columns, rows, stop, nodes):
+    """`rtcosim run` of a system whose one component is a CSV table
+    (columns MESSAGE.SIGNAL, rows [time, values...]) behind `--can-signals
+    can0=DATABASE,NODES`, 1 ms steps to `stop`: the bus's candump log."""
+    from conftest import write_ssd
+    table = os.path.join(tmpdir, "stim.csv")
+    with open(table, "w") as f:
+        f.write(",".join(["time"] + columns) + "\n")
+        for row in rows:
+            f.write(",".join(repr(v) for v in row) + "\n")
+    ssd = write_ssd(os.path.join(tmpdir, "stim.ssd"), {})
+    with open(ssd) as f:
+        text = f.read()
+    with open(ssd, "w") as f:
+        f.write(text.replace("<ssd:Elements>\n", '<ssd:Elements>\n<ssd:Component name="stim" '
+                             f'type="text/csv" source="{table}"/>\n'))
+    log = os.path.join(tmpdir, "bus.log")
+    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", str(stop), "-o",
+                        os.path.join(tmpdir, "o.csv"), "--can-log", log,
+                        "--can-signals", f"can0={database},{nodes}"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return log
+
+
 @pytest.fixture
 def dbc(tmpdir_private):
     path = os.path.join(tmpdir_private, "tricky.dbc")
@@ -112,7 +136,6 @@ def test_encoded_frames_equal_canmatrix(cli, dbc, tmpdir_private):
     logs must hold the bytes canmatrix encodes from the table's values at
     the frame's time (values on the signals' raw grid, so that no rounding
     rule differs; ExtMux's multiplexor picks ModeA or ModeB per block)."""
-    from conftest import write_ssd
     db = canmatrix.loadp_flat(dbc)
     mixed, ext = db.frames[0], db.frames[1]
     rng = random.Random(7)
@@ -140,24 +163,7 @@ def test_encoded_frames_equal_canmatrix(cli, dbc, tmpdir_private):
         blocks.append(values)
         for ms in range(20):
             rows.append([(block * 20 + ms) / 1000] + [values[c] for c in columns])
-    table = os.path.join(tmpdir_private, "stim.csv")
-    with open(table, "w") as f:
-        f.write(",".join(["time"] + columns) + "\n")
-        for row in rows:
-            f.write(",".join(repr(v) for v in row) + "\n")
-    ssd = write_ssd(os.path.join(tmpdir_private, "enc.ssd"), {})
-    with open(ssd) as f:
-        text = f.read()
-    text = text.replace("<ssd:Elements>\n", '<ssd:Elements>\n<ssd:Component name="stim" '
-                        f'type="text/csv" source="{table}"/>\n')
-    with open(ssd, "w") as f:
-        f.write(text)
-    log = os.path.join(tmpdir_private, "enc.log")
-    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.199", "-o",
-                        os.path.join(tmpdir_private, "o.csv"), "--can-log", log,
-                        "--can-signals", f"can0={dbc},A=stim,B=stim"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    log = run_stimulus(cli, tmpdir_private, dbc, columns, rows, 0.199, "A=stim,B=stim")
     frames = 0
     with open(log) as f:
         for line in f:
@@ -354,7 +360,6 @@ def test_extended_multiplexing_frames_sent_decode_in_canmatrix(cli, tmpdir_priva
     frame on the bus decodes in canmatrix to the signals the ranges select
     (S1 when S0 = 1, Deep when S1 is 5 or 6 under it, Wide for S0 2-4,
     Split for 6, 7 or 9) with the table's values."""
-    from conftest import write_ssd
     path = os.path.join(tmpdir_private, "ext.dbc")
     with open(path, "w") as f:
         f.write(EXT_MUX_DBC + 'BA_DEF_ BO_ "GenMsgCycleTime" INT 0 10000;\n'
@@ -368,24 +373,10 @@ def test_extended_multiplexing_frames_sent_decode_in_canmatrix(cli, tmpdir_priva
                        "S1": float([5, 7, 6][block % 3]),
                        "Wide": float(rng.randint(0, 255)), "Split": rng.randint(0, 4095) * 0.5,
                        "Deep": float(rng.randint(-128, 127)), "Always": float(rng.randint(0, 255))})
-    table = os.path.join(tmpdir_private, "stim.csv")
-    with open(table, "w") as f:
-        f.write(",".join(["time"] + [f"Ext.{n}" for n in names]) + "\n")
-        for block, values in enumerate(blocks):
-            for ms in range(20):
-                f.write(",".join([repr((block * 20 + ms) / 1000)] +
-                                 [repr(values[n]) for n in names]) + "\n")
-    ssd = write_ssd(os.path.join(tmpdir_private, "ext.ssd"), {})
-    with open(ssd) as f:
-        text = f.read()
-    with open(ssd, "w") as f:
-        f.write(text.replace("<ssd:Elements>\n", '<ssd:Elements>\n<ssd:Component name="stim" '
-                             f'type="text/csv" source="{table}"/>\n'))
-    log = os.path.join(tmpdir_private, "ext.log")
-    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.239", "-o",
-                        os.path.join(tmpdir_private, "o.csv"), "--can-log", log,
-                        "--can-signals", f"can0={path},A=stim"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    rows = [[(block * 20 + ms) / 1000] + [values[n] for n in names]
+            for block, values in enumerate(blocks) for ms in range(20)]
+    log = run_stimulus(cli, tmpdir_private, path, [f"Ext.{n}" for n in names], rows, 0.239,
+                       "A=stim")
     frames = 0
     with open(log) as f:
         for line in f:
