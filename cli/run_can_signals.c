@@ -124,8 +124,6 @@ static int connect_node(const spec *s, const rtcosim_dbc *dbc, rtcosim_master *m
     for (size_t i = 0; i < rtcosim_dbc_message_count(dbc); i++) {
         const rtcosim_dbc_message *msg = rtcosim_dbc_message_at(dbc, i);
         bool own = msg->transmitter && strcmp(msg->transmitter, map->node) == 0;
-        if (own && msg->contained_in)
-            continue; /* containers are not sent (signal_bus.c): no tx ports */
         for (size_t k = 0; k < msg->signal_count; k++) {
             const rtcosim_dbc_signal *sig = &msg->signals[k];
             const rtcosim_variable *v = find(c, msg, sig, own ? RTCOSIM_CAUSALITY_OUTPUT

@@ -113,6 +113,9 @@ typedef struct rtcosim_dbc_message {
     bool header_little_endian;
     const struct rtcosim_dbc_message *contained_in;
     uint32_t header_id;
+    /* A container: how long after its first contained PDU is due it goes
+     * out with every PDU due by then (ARXML CONTAINER-TIMEOUT; 0: at once). */
+    rtcosim_time_ns container_timeout;
 } rtcosim_dbc_message;
 
 /* One contained PDU of a container frame (rtcosim_dbc_container_next). */
@@ -184,6 +187,11 @@ const rtcosim_dbc_message *rtcosim_dbc_contained_at(const rtcosim_dbc *dbc,
 int rtcosim_dbc_container_next(const rtcosim_dbc *dbc, const rtcosim_dbc_message *container,
                                const uint8_t *data, size_t size, size_t *offset,
                                rtcosim_dbc_container_part *part);
+
+/* A container header for a contained PDU of `length` bytes at out (the
+ * container's header_bytes of them, in its byte order). */
+void rtcosim_dbc_container_put(const rtcosim_dbc_message *container, uint32_t header_id,
+                               uint32_t length, uint8_t *out);
 
 /* Whether a signal is present in a frame of its message (multiplexing,
  * extended multiplexing: every multiplexor above it present and selecting). */

@@ -574,8 +574,14 @@ static rtcosim_status read_container_pdu(ar *a, size_t message, uint8_t length,
                     " with headers must be its frame's only PDU", a->file, line_of(pdu), name);
         return RTCOSIM_OK;
     }
+    double timeout = 0;
+    if (child(pdu, "CONTAINER-TIMEOUT") &&
+        (!number(child(pdu, "CONTAINER-TIMEOUT"), &timeout) || !(timeout >= 0 && timeout < 1e3)))
+        return fail(a, pdu, "CONTAINER-I-PDU %s: CONTAINER-TIMEOUT not a time in seconds (0 to"
+                    " 1000)", name);
     if (header)
-        dbc_set_container(a->dbc, message, header, a->headers_little_endian);
+        dbc_set_container(a->dbc, message, header, a->headers_little_endian,
+                          (rtcosim_time_ns)llround(timeout * 1e9));
     rtcosim_status st = RTCOSIM_OK;
     const xmlNode *refs = child(pdu, "CONTAINED-PDU-TRIGGERING-REFS");
     for (const xmlNode *r = refs ? refs->children : NULL; r && st == RTCOSIM_OK; r = r->next) {

@@ -174,10 +174,12 @@ int dbc_reindex_names(rtcosim_dbc *d, size_t *first, size_t *second)
     return 0;
 }
 
-void dbc_set_container(rtcosim_dbc *d, size_t message, uint8_t header_bytes, bool little_endian)
+void dbc_set_container(rtcosim_dbc *d, size_t message, uint8_t header_bytes, bool little_endian,
+                       rtcosim_time_ns timeout)
 {
     d->messages[message].pub.header_bytes = header_bytes;
     d->messages[message].pub.header_little_endian = little_endian;
+    d->messages[message].pub.container_timeout = timeout;
 }
 
 int dbc_add_contained(rtcosim_dbc *d, size_t container, const char *name, uint8_t length,
@@ -262,6 +264,20 @@ int rtcosim_dbc_container_next(const rtcosim_dbc *d, const rtcosim_dbc_message *
                                          .pdu = hit ? &d->messages[(*hit)[1]].pub : NULL};
     *offset = at + (size_t)length;
     return 1;
+}
+
+void rtcosim_dbc_container_put(const rtcosim_dbc_message *container, uint32_t header_id,
+                               uint32_t length, uint8_t *out)
+{
+    size_t id_bytes = container->header_bytes == 4 ? 3 : 4, len_bytes = id_bytes == 3 ? 1 : 4;
+    for (size_t i = 0; i < id_bytes; i++) {
+        size_t k = container->header_little_endian ? i : id_bytes - 1 - i;
+        out[k] = (uint8_t)(header_id >> (8 * i));
+    }
+    for (size_t i = 0; i < len_bytes; i++) {
+        size_t k = container->header_little_endian ? i : len_bytes - 1 - i;
+        out[id_bytes + k] = (uint8_t)(length >> (8 * i));
+    }
 }
 
 void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs)

@@ -19,6 +19,7 @@
 #include "rtcosim/events.h"
 
 #define SEND_EVENT 0xCA20u
+#define CONTAINER_EVENT 0xCA21u /* a container frame assembled and sent */
 
 typedef struct signal_bus signal_bus;
 
@@ -31,6 +32,12 @@ typedef struct tx_message {
     uint8_t nesting;       /* multiplexors below the message's M (mNM), at most 16 */
     rtcosim_time_ns cycle; /* 0: sent on change */
     double *sent;          /* on change: the values last sent, per signal */
+    /* a contained PDU: its container's tx index (it is queued there when due,
+     * not sent itself), else -1; a container: the contained PDUs due and not
+     * yet sent (tx indices, ascending), and whether its send is scheduled */
+    int32_t container;
+    uint32_t *queue, queued, queue_capacity;
+    bool pending;
 } tx_message;
 
 typedef struct sender {
@@ -67,13 +74,65 @@ static rtcosim_status sender_init(rtcosim_lp *lp, void *state, rtcosim_error *er
     sender *s = state;
     signal_bus *b = s->owner;
     for (uint32_t k = 0; k < b->tx_count; k++)
-        if (&b->senders[b->tx[k].sender] == s) { /* every message once at the start */
+        if (&b->senders[b->tx[k].sender] == s && !b->tx[k].m->header_bytes) {
+            /* every message once at the start (containers when their PDUs are due) */
             rtcosim_status st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, SEND_EVENT, 0, &k,
                                                 sizeof k, err);
             if (st != RTCOSIM_OK)
                 return st;
         }
     return RTCOSIM_OK;
+}
+
+/* A message's signals from its tx inputs v into data (length bytes): the
+ * multiplexors first, outer before inner (a nested one, mNM, goes in once
+ * the ones above it select it: a pass a level), then every signal the
+ * frame's multiplexors select. */
+static void pack(const tx_message *t, const double *v, uint8_t *data, size_t length)
+{
+    const rtcosim_dbc_message *m = t->m;
+    for (unsigned pass = 0; pass < (m->multiplexor ? 1u + t->nesting : 0u); pass++)
+        for (size_t i = 0; i < m->signal_count; i++) {
+            const rtcosim_dbc_signal *sig = &m->signals[i];
+            if (sig->selects && rtcosim_dbc_signal_present(m, sig, data, length))
+                rtcosim_dbc_encode_saturated(sig, v[i], data, length);
+        }
+    for (size_t i = 0; i < m->signal_count; i++) {
+        const rtcosim_dbc_signal *sig = &m->signals[i];
+        if (!sig->selects && rtcosim_dbc_signal_present(m, sig, data, length))
+            rtcosim_dbc_encode_saturated(sig, v[i], data, length);
+    }
+}
+
+/* Container k's frame: the contained PDUs due since its last frame, in the
+ * database's order (CONTAINED-PDU-TRIGGERING-REFS), each behind its header
+ * and packed from its inputs now (last is best), as many as fit; zeros
+ * after them (padding). What does not fit goes in the next frame, at once. */
+static rtcosim_status send_container(rtcosim_lp *lp, sender *s, uint32_t k, rtcosim_error *err)
+{
+    signal_bus *b = s->owner;
+    tx_message *c = &b->tx[k];
+    uint8_t data[64] = {0};
+    size_t at = 0, taken = 0;
+    for (; taken < c->queued; taken++) {
+        const tx_message *p = &b->tx[c->queue[taken]];
+        if (at + c->m->header_bytes + p->m->dlc > c->length)
+            break; /* (the setup checked that each fits an empty frame) */
+        rtcosim_dbc_container_put(c->m, p->m->header_id, p->m->dlc, data + at);
+        at += c->m->header_bytes;
+        pack(p, b->values + p->first_vr, data + at, p->m->dlc);
+        at += p->m->dlc;
+    }
+    memmove(c->queue, c->queue + taken, (c->queued - taken) * sizeof *c->queue);
+    c->queued -= (uint32_t)taken;
+    rtcosim_can_any_frame f = {.format = c->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
+                               .flags = c->brs ? RTCOSIM_CAN_FD_BRS : 0, .id = c->m->id,
+                               .extended = c->m->extended, .length = c->length, .data = data};
+    rtcosim_status st = rtcosim_can_transmit_any(lp, b->can, s->node, &f, 0, 0, err);
+    c->pending = st == RTCOSIM_OK && c->queued > 0;
+    if (c->pending)
+        st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, CONTAINER_EVENT, 0, &k, sizeof k, err);
+    return st;
 }
 
 static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
@@ -87,24 +146,35 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
     const rtcosim_dbc_message *m = t->m;
     uint8_t data[64] = {0};
     const double *v = b->values + t->first_vr;
-    /* The multiplexors first, outer before inner: a nested one (mNM) goes in
-     * once the ones above it select it (a pass a level), then every signal
-     * the frame's multiplexors select. */
-    for (unsigned pass = 0; pass < (m->multiplexor ? 1u + t->nesting : 0u); pass++)
-        for (size_t i = 0; i < m->signal_count; i++) {
-            const rtcosim_dbc_signal *sig = &m->signals[i];
-            if (sig->selects && rtcosim_dbc_signal_present(m, sig, data, t->length))
-                rtcosim_dbc_encode_saturated(sig, v[i], data, t->length);
+    rtcosim_status st = RTCOSIM_OK;
+    if (ev->type == CONTAINER_EVENT)
+        return send_container(lp, s, k, err);
+    if (t->container >= 0) { /* due: into its container, which goes out after its timeout */
+        tx_message *c = &b->tx[t->container];
+        uint32_t at = 0; /* kept in the database's order (tx indices follow it) */
+        while (at < c->queued && c->queue[at] < k)
+            at++;
+        if (at == c->queued || c->queue[at] != k) {
+            memmove(c->queue + at + 1, c->queue + at, (c->queued - at) * sizeof *c->queue);
+            c->queue[at] = k;
+            c->queued++;
         }
-    for (size_t i = 0; i < m->signal_count; i++) {
-        const rtcosim_dbc_signal *sig = &m->signals[i];
-        if (!sig->selects && rtcosim_dbc_signal_present(m, sig, data, t->length))
-            rtcosim_dbc_encode_saturated(sig, v[i], data, t->length);
+        if (!c->pending) {
+            c->pending = true;
+            uint32_t ck = (uint32_t)t->container;
+            st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), c->m->container_timeout, CONTAINER_EVENT,
+                                 0, &ck, sizeof ck, err);
+        }
+    } else {
+        pack(t, v, data, t->length);
+        rtcosim_can_any_frame f = {
+            .format = t->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
+            .flags = t->brs ? RTCOSIM_CAN_FD_BRS : 0, .id = m->id, .extended = m->extended,
+            .length = t->length, .data = data};
+        st = rtcosim_can_transmit_any(lp, b->can, s->node, &f, 0, 0, err);
     }
-    rtcosim_can_any_frame f = {.format = t->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
-                               .flags = t->brs ? RTCOSIM_CAN_FD_BRS : 0, .id = m->id,
-                               .extended = m->extended, .length = t->length, .data = data};
-    rtcosim_status st = rtcosim_can_transmit_any(lp, b->can, s->node, &f, 0, 0, err);
+    if (st != RTCOSIM_OK)
+        return st;
     if (t->sent)
         memcpy(t->sent, v, m->signal_count * sizeof *v);
     else if (st == RTCOSIM_OK)
@@ -258,8 +328,10 @@ static void sb_destroy(void *self)
     free(b->names);
     free(b->vars);
     free(b->values);
-    for (size_t i = 0; b->tx && i < b->tx_count; i++)
+    for (size_t i = 0; b->tx && i < b->tx_count; i++) {
         free(b->tx[i].sent);
+        free(b->tx[i].queue);
+    }
     free(b->tx);
     free(b->senders);
     free(b->rx_first);
@@ -356,20 +428,31 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         int s = sender_of(c, m->transmitter);
         if (s < 0)
             continue;
-        if (m->header_bytes || m->contained_in) {
-            /* received and decoded, but not assembled and sent */
-            if (m->header_bytes)
-                rtcosim_log(RTCOSIM_LOG_WARNING, "can", "can signals: container frame %s of"
-                            " node %s is not sent (its contained PDUs are received and decoded;"
-                            " assembling containers is not supported)", m->name, m->transmitter);
-            continue;
-        }
         tx_message *t = &b->tx[b->tx_count++];
         *t = (tx_message){.m = m, .first_vr = (uint32_t)b->var_count, .sender = (uint32_t)s,
                           .fd = m->fd || m->dlc > 8,
                           .brs = m->fd ? m->brs : m->dlc > 8,
                           .length = (uint8_t)rtcosim_can_fd_length(m->dlc),
-                          .cycle = m->cycle_time > 0 ? m->cycle_time : c->default_cycle};
+                          .cycle = m->cycle_time > 0 ? m->cycle_time : c->default_cycle,
+                          .container = -1};
+        if (m->header_bytes) { /* sent when its PDUs are due: no cycle of its own */
+            size_t n = rtcosim_dbc_contained_count(b->dbc, m);
+            if (!(t->queue = calloc(n + 1, sizeof *t->queue)))
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
+            t->queue_capacity = (uint32_t)n;
+            t->cycle = 0;
+            continue;
+        }
+        if (m->contained_in) { /* its container is an earlier message (the reader's order) */
+            for (size_t j = 0; j + 1 < b->tx_count; j++)
+                if (b->tx[j].m == m->contained_in)
+                    t->container = (int32_t)j;
+            if (t->container < 0 || (size_t)m->dlc + m->contained_in->header_bytes >
+                                        b->tx[t->container].length)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL, "can signals: contained PDU %s"
+                                         " (%u bytes) does not fit its container %s", m->name,
+                                         (unsigned)m->dlc, m->contained_in->name);
+        }
         for (size_t k = 0; k < m->signal_count; k++)
             t->nesting += m->signals[k].selects &&
                           m->signals[k].mux == RTCOSIM_DBC_MULTIPLEXED && t->nesting < 16;
@@ -404,6 +487,8 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
     for (size_t i = 0; i < b->tx_count && st == RTCOSIM_OK; i++) {
         const tx_message *t = &b->tx[i];
         uint32_t node = b->senders[t->sender].node;
+        if (t->container >= 0)
+            continue; /* its frames are its container's */
         st = t->fd ? rtcosim_can_bus_add_tx_format(b->can, node, RTCOSIM_CAN_FORMAT_FD, t->m->id,
                                                    t->m->extended, t->length, err)
                    : rtcosim_can_bus_add_tx(b->can, node, t->m->id, t->m->extended, t->length,

@@ -369,3 +369,94 @@ def test_container_pdus_of_an_arxml_decode_and_reach_a_component(cli, tmpdir_pri
         seen_b = [v for end, v in ends if end < ns - 1_000_000]
         assert row["b.Float64_continuous_output"] == pytest.approx(seen_b[-1] if seen_b else 0.0,
                                                                    abs=1e-12)
+
+
+def test_a_container_goes_out_with_the_pdus_due_after_its_timeout(cli, tmpdir_private):
+    """The signal bus assembles containers: Box (CAN FD, 20 bytes, short
+    headers, CONTAINER-TIMEOUT 2 ms) of ECU A holds Wheel (every 10 ms,
+    Speed x 0.01 from the Dahlquist FMU's x) and Gear (every 20 ms, its
+    Selected left at 0). Truth, by hand: a frame 2 ms after each 10 ms
+    point with Wheel, and Gear behind it at 0, 20 and 40 ms (the matrix's
+    order of the two); each part behind its big-endian header (id 3 bytes,
+    length 1), packed from the
+    inputs at the frame's time (last is best: x of the row 2 ms later);
+    python-can reads the frames off the bus's BLF."""
+    log, rows, frames = run_container_tx(cli, tmpdir_private, 20)
+    x_at = {round(row["time"] * 1000): row["a.x"] for row in rows}
+    assert len(frames) == 5
+    for k, m in enumerate(frames):
+        sent_ms = 10 * k + 2
+        assert sent_ms / 1000 < m.timestamp < (sent_ms + 1) / 1000  # its end, after the request
+        assert m.is_fd and len(m.data) == 20
+        speed = round(x_at[sent_ms] / 0.01).to_bytes(2, "little")
+        want = bytes([0x00, 0x12, 0x34, 2]) + speed
+        if k % 2 == 0:
+            want += bytes([0x00, 0x00, 0x56, 1, 0])
+        assert bytes(m.data) == want + bytes(20 - len(want)), (k, bytes(m.data).hex())
+    # the bus's own receiver, and b a step later, see each frame's Speed
+    ends = [(round(m.timestamp * 1e9), int.from_bytes(m.data[4:6], "little") * 0.01)
+            for m in frames]
+    for row in rows:
+        ns = round(row["time"] * 1e9)
+        seen = [v for end, v in ends if end < ns]
+        assert row["can0.rx.Wheel.Speed"] == pytest.approx(seen[-1] if seen else 0.0, abs=1e-12)
+        seen_b = [v for end, v in ends if end < ns - 1_000_000]
+        assert row["b.Float64_continuous_output"] == pytest.approx(seen_b[-1] if seen_b else 0.0,
+                                                                   abs=1e-12)
+
+
+def test_contained_pdus_that_do_not_fit_go_in_the_next_frame(cli, tmpdir_private):
+    """Box of 8 bytes: Wheel (4 + 2) fits, Gear (4 + 1) then does not: at 0,
+    20 and 40 ms (+ 2 ms) two frames go out back to back, Wheel's and then
+    Gear's; at 10 and 30 ms Wheel's alone."""
+    log, rows, frames = run_container_tx(cli, tmpdir_private, 8)
+    kinds = [bytes(m.data[:4]) for m in frames]
+    wheel, gear = bytes([0, 0x12, 0x34, 2]), bytes([0, 0, 0x56, 1])
+    assert kinds == [wheel, gear, wheel, wheel, gear, wheel, wheel, gear]
+    assert all(len(m.data) == 8 for m in frames)
+    assert frames[1].timestamp - frames[0].timestamp < 0.0005  # at once, behind the first
+
+
+def run_container_tx(cli, tmpdir_private, length):
+    """The container matrix with ECU A sending Box (`length` bytes, timeout
+    2 ms; Wheel every 10 ms, Gear every 20 ms) from the Dahlquist FMU's x,
+    the Feedthrough FMU on Wheel.Speed, 50 ms: the BLF, the CSV rows, Box's
+    frames (python-can)."""
+    from conftest import fmu, write_ssd
+    matrix = os.path.join(tmpdir_private, "box.arxml")
+    text = CONTAINER_ARXML.replace(
+        "<FRAME-REF DEST=\"CAN-FRAME\">/F/Box</FRAME-REF>",
+        "<FRAME-PORT-REFS><FRAME-PORT-REF DEST=\"FRAME-PORT\">/E/A/Conn/Out</FRAME-PORT-REF>"
+        "</FRAME-PORT-REFS><FRAME-REF DEST=\"CAN-FRAME\">/F/Box</FRAME-REF>")
+    text = text.replace(
+        "<HEADER-TYPE>SHORT-HEADER</HEADER-TYPE>",
+        "<CONTAINER-TIMEOUT>0.002</CONTAINER-TIMEOUT><HEADER-TYPE>SHORT-HEADER</HEADER-TYPE>")
+    timing = ("<I-PDU-TIMING-SPECIFICATIONS><I-PDU-TIMING><TRANSMISSION-MODE-DECLARATION>"
+              "<TRANSMISSION-MODE-TRUE-TIMING><CYCLIC-TIMING><TIME-PERIOD><VALUE>{}</VALUE>"
+              "</TIME-PERIOD></CYCLIC-TIMING></TRANSMISSION-MODE-TRUE-TIMING>"
+              "</TRANSMISSION-MODE-DECLARATION></I-PDU-TIMING></I-PDU-TIMING-SPECIFICATIONS>")
+    text = text.replace("<LENGTH>2</LENGTH>", "<LENGTH>2</LENGTH>" + timing.format(0.01))
+    text = text.replace("<LENGTH>1</LENGTH>", "<LENGTH>1</LENGTH>" + timing.format(0.02))
+    text = text.replace(
+        "<AR-PACKAGE><SHORT-NAME>F</SHORT-NAME>",
+        "<AR-PACKAGE><SHORT-NAME>E</SHORT-NAME><ELEMENTS><ECU-INSTANCE><SHORT-NAME>A</SHORT-NAME>"
+        "<CONNECTORS><CAN-COMMUNICATION-CONNECTOR><SHORT-NAME>Conn</SHORT-NAME>"
+        "<ECU-COMM-PORT-INSTANCES><FRAME-PORT><SHORT-NAME>Out</SHORT-NAME>"
+        "<COMMUNICATION-DIRECTION>OUT</COMMUNICATION-DIRECTION></FRAME-PORT>"
+        "</ECU-COMM-PORT-INSTANCES></CAN-COMMUNICATION-CONNECTOR></CONNECTORS></ECU-INSTANCE>"
+        "</ELEMENTS></AR-PACKAGE>\n<AR-PACKAGE><SHORT-NAME>F</SHORT-NAME>")
+    text = text.replace("<FRAME-LENGTH>20</FRAME-LENGTH>", f"<FRAME-LENGTH>{length}</FRAME-LENGTH>")
+    with open(matrix, "w") as f:
+        f.write(text)
+    ssd = write_ssd(os.path.join(tmpdir_private, "tx.ssd"),
+                    {"a": fmu("Dahlquist-fmi2.fmu"), "b": fmu("Feedthrough-fmi2.fmu")})
+    out = os.path.join(tmpdir_private, "tx.csv")
+    log = os.path.join(tmpdir_private, "tx.blf")
+    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.05", "-o", out,
+                        "--can-log", log, "--can-signals",
+                        f"can0={matrix},A=a,a.x=Wheel.Speed,b.Float64_continuous_input=Wheel.Speed"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    return log, rows, [m for m in can.BLFReader(log) if m.arbitration_id == 0x300]
