@@ -396,6 +396,14 @@ static void container_pdus_are_found_by_their_headers(void **state)
     const uint8_t overrun[8] = {0, 0, 0x12, 9, 1, 2, 3, 4};
     offset = 0;
     assert_int_equal(rtcosim_dbc_container_next(d, c, overrun, 8, &offset, &part), -1);
+    /* headers written: short big-endian (3 + 1 bytes), and long
+     * little-endian (4 + 4, least significant first) */
+    uint8_t h[8];
+    rtcosim_dbc_container_put(c, 0x123456, 7, h);
+    assert_memory_equal(h, ((uint8_t[]){0x12, 0x34, 0x56, 7}), 4);
+    rtcosim_dbc_message longer = {.header_bytes = 8, .header_little_endian = true};
+    rtcosim_dbc_container_put(&longer, 0x01020304, 0x0506, h);
+    assert_memory_equal(h, ((uint8_t[]){4, 3, 2, 1, 6, 5, 0, 0}), 8);
     rtcosim_dbc_free(d);
 }
 
