@@ -16,7 +16,9 @@
  * platform type name sintN or intN: signed) and the COMPU-METHOD: a
  * COMPU-SCALE's COMPU-RATIONAL-COEFFS give factor and offset (numerator v0
  * + v1 x over denominator d0) and its LOWER/UPPER-LIMIT the raw range, its
- * COMPU-CONST VT texts the value table; its or the props' UNIT-REF the unit
+ * COMPU-CONST VT texts the value table (without a COMPU-METHOD there, the
+ * SYSTEM-SIGNAL's PHYSICAL-PROPS give it, as AUTOSAR 4.0 tools write it);
+ * its or the props' UNIT-REF the unit
  * (DISPLAY-NAME). References are resolved by their SHORT-NAME paths.
  * A MULTIPLEXED-I-PDU becomes the DBC's multiplexing: its selector field
  * (SELECTOR-FIELD-START-POSITION, -LENGTH, -BYTE-ORDER) the multiplexor
@@ -348,6 +350,18 @@ static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, pdu_pla
                                 "SW-DATA-DEF-PROPS-CONDITIONAL");
     xmlNode *base = props ? deref(a, props, "BASE-TYPE-REF", &st) : NULL;
     xmlNode *compu = props ? deref(a, props, "COMPU-METHOD-REF", &st) : NULL;
+    xmlNode *unit_props = props;
+    if (!compu && st == RTCOSIM_OK) {
+        /* AUTOSAR 4.0 tools give the scaling on the SYSTEM-SIGNAL's
+         * PHYSICAL-PROPS instead (canmatrix looks there too) */
+        xmlNode *sys = deref(a, isig, "SYSTEM-SIGNAL-REF", &st);
+        xmlNode *physical = sys ? descendant(child(sys, "PHYSICAL-PROPS"),
+                                             "SW-DATA-DEF-PROPS-CONDITIONAL")
+                                : NULL;
+        compu = physical ? deref(a, physical, "COMPU-METHOD-REF", &st) : NULL;
+        if (compu)
+            unit_props = physical;
+    }
     if (st != RTCOSIM_OK)
         return st;
     char encoding[32] = "", type[64] = "";
@@ -368,7 +382,7 @@ static rtcosim_status read_signal(ar *a, size_t message, uint8_t length, pdu_pla
                          &s.start_raw);
     bool have_range = false;
     double lo = 0, hi = 0;
-    st = scaling(a, compu, props, &s, &have_range, &lo, &hi);
+    st = scaling(a, compu, unit_props, &s, &have_range, &lo, &hi);
     if (st != RTCOSIM_OK) {
         free_signal_parts(&s);
         return st;

@@ -197,7 +197,14 @@ static const char matrix[] =
         "</I-SIGNAL>"
         "<I-SIGNAL><SHORT-NAME>Counter</SHORT-NAME><LENGTH>4</LENGTH></I-SIGNAL>"
         "<I-SIGNAL><SHORT-NAME>Pressure</SHORT-NAME><LENGTH>16</LENGTH></I-SIGNAL>"
-        "<I-SIGNAL><SHORT-NAME>Level</SHORT-NAME><LENGTH>8</LENGTH></I-SIGNAL>"
+        "<I-SIGNAL><SHORT-NAME>Level</SHORT-NAME><LENGTH>8</LENGTH>"
+        "<SYSTEM-SIGNAL-REF DEST=\"SYSTEM-SIGNAL\">/Signals/LevelSys</SYSTEM-SIGNAL-REF></I-SIGNAL>"
+        "<SYSTEM-SIGNAL><SHORT-NAME>LevelSys</SHORT-NAME><PHYSICAL-PROPS>"
+        "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
+        "<COMPU-METHOD-REF DEST=\"COMPU-METHOD\">/Types/LevelScale</COMPU-METHOD-REF>"
+        "<UNIT-REF DEST=\"UNIT\">/Types/pct</UNIT-REF>"
+        "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS></PHYSICAL-PROPS>"
+        "</SYSTEM-SIGNAL>"
         "<I-SIGNAL><SHORT-NAME>Torque</SHORT-NAME><LENGTH>16</LENGTH><NETWORK-REPRESENTATION-PROPS>"
         "<SW-DATA-DEF-PROPS-VARIANTS><SW-DATA-DEF-PROPS-CONDITIONAL>"
         "<BASE-TYPE-REF DEST=\"SW-BASE-TYPE\">/Types/s16</BASE-TYPE-REF>"
@@ -212,6 +219,12 @@ static const char matrix[] =
         "<SW-BASE-TYPE><SHORT-NAME>u16</SHORT-NAME><BASE-TYPE-ENCODING>NONE</BASE-TYPE-ENCODING></SW-BASE-TYPE>"
         "<SW-BASE-TYPE><SHORT-NAME>s16</SHORT-NAME><BASE-TYPE-ENCODING>2C</BASE-TYPE-ENCODING></SW-BASE-TYPE>"
         "<UNIT><SHORT-NAME>kmh</SHORT-NAME><DISPLAY-NAME>km/h</DISPLAY-NAME></UNIT>"
+        "<UNIT><SHORT-NAME>pct</SHORT-NAME><DISPLAY-NAME>%</DISPLAY-NAME></UNIT>"
+        "<COMPU-METHOD><SHORT-NAME>LevelScale</SHORT-NAME><CATEGORY>LINEAR</CATEGORY>"
+        "<COMPU-INTERNAL-TO-PHYS><COMPU-SCALES><COMPU-SCALE><COMPU-RATIONAL-COEFFS>"
+        "<COMPU-NUMERATOR><V>-20</V><V>1</V></COMPU-NUMERATOR><COMPU-DENOMINATOR><V>2</V>"
+        "</COMPU-DENOMINATOR></COMPU-RATIONAL-COEFFS></COMPU-SCALE></COMPU-SCALES>"
+        "</COMPU-INTERNAL-TO-PHYS></COMPU-METHOD>"
         "<COMPU-METHOD><SHORT-NAME>SpeedScale</SHORT-NAME>"
         "<CATEGORY>SCALE_LINEAR_AND_TEXTTABLE</CATEGORY>"
         "<COMPU-INTERNAL-TO-PHYS><COMPU-SCALES><COMPU-SCALE><LOWER-LIMIT>0</LOWER-LIMIT>"
@@ -294,7 +307,8 @@ static void a_matrix_reads_like_the_dbc_it_stands_for(void **state)
  * and Mode at 16; AltB maps Counter again (at 24): one signal of a name, the
  * second left out. Bytes 21 34 12: selector 1, Counter 2, Pressure 0x1234 =
  * 4660, Level and Mode absent; bytes 32 7F 02: selector 2, Counter 3,
- * Level 127, Mode 2, Pressure absent. The static part's 100 ms cycle is
+ * Level 127 x 0.5 - 10 = 53.5 (its scaling on its SYSTEM-SIGNAL), Mode 2,
+ * Pressure absent. The static part's 100 ms cycle is
  * the frame's. SecFrame (0x200): a SECURED-I-PDU whose payload (through
  * the PDU-TRIGGERING PT_Auth) AuthPdu has the signed 16-bit Torque at 0:
  * bytes 38 FF = -200, the bytes after it (freshness, MAC) no signal. */
@@ -335,7 +349,10 @@ static void multiplexed_and_secured_pdus_read_as_multiplexing_and_payload(void *
     assert_false(rtcosim_dbc_signal_present(m, pressure, b, 8));
     assert_true(rtcosim_dbc_signal_present(m, level, b, 8) &&
                 rtcosim_dbc_signal_present(m, mode, b, 8));
-    assert_true(rtcosim_dbc_decode(counter, b, 8) == 3 && rtcosim_dbc_decode(level, b, 8) == 127 &&
+    /* Level's scaling from its SYSTEM-SIGNAL's PHYSICAL-PROPS: (-20 + raw) / 2 */
+    assert_true(level->factor == 0.5 && level->offset == -10);
+    assert_string_equal(level->unit, "%");
+    assert_true(rtcosim_dbc_decode(counter, b, 8) == 3 && rtcosim_dbc_decode(level, b, 8) == 53.5 &&
                 rtcosim_dbc_decode(mode, b, 8) == 2);
     const rtcosim_dbc_message *sec = rtcosim_dbc_find_id(d, 0x200, false);
     assert_non_null(sec);
