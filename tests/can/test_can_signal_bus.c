@@ -238,12 +238,55 @@ static void a_message_without_a_cycle_time_is_sent_on_change(void **state)
     rtcosim_component_free(b.c);
 }
 
+/* A float signal (SIG_VALTYPE_ 1, x 0.5 + 1) sent and received: its start
+ * value GenSigStartValue 2.5 is the float's number (2.5 x 0.5 + 1 = 2.25,
+ * not a raw integer); a value goes over as (value - 1) / 0.5 rounded to a
+ * float, back x 0.5 + 1 (IEEE 754 single precision, computed here). */
+static void float_signals_cross_the_bus_as_ieee_singles(void **state)
+{
+    (void)state;
+    static const char text[] = "BU_: A B\n"
+                               "BO_ 256 F: 4 A\n"
+                               " SG_ P : 0|32@1- (0.5,1) [-1E+30|1E+30] \"\" B\n"
+                               "BA_DEF_ BO_ \"GenMsgCycleTime\" INT 0 10000;\n"
+                               "BA_ \"GenMsgCycleTime\" BO_ 256 10;\n"
+                               "BA_DEF_ SG_ \"GenSigStartValue\" FLOAT 0 0;\n"
+                               "BA_ \"GenSigStartValue\" SG_ 256 P 2.5;\n"
+                               "SIG_VALTYPE_ 256 P : 1;\n";
+    rtcosim_error err;
+    rtcosim_dbc *dbc = NULL;
+    assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "f.dbc", &dbc, &err), RTCOSIM_OK);
+    const char *senders[] = {"A"};
+    rtcosim_can_signal_bus_config c = {.name = "can0", .senders = senders, .sender_count = 1};
+    bus b;
+    if (rtcosim_can_signal_bus_create(&c, dbc, "f.dbc", &b.c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    uint32_t tx = vr(b.c, "tx.F.P"), rx = vr(b.c, "rx.F.P");
+    assert_int_equal(rtcosim_component_instantiate(b.c, "can0", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(b.c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(b.c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(b.c, &err), RTCOSIM_OK);
+    assert_true(get(&b, rx) == 2.25);
+    assert_true(rtcosim_component_find_variable(b.c, "tx.F.P")->start.f64 == 2.25);
+    rtcosim_time_ns t = 0;
+    set(&b, tx, 3.0);
+    step_to(&b, &t, 5 * RTCOSIM_NS_PER_MS); /* the frame at 0 carries 3.0 */
+    assert_true(get(&b, rx) == 3.0);
+    step_to(&b, &t, 10 * RTCOSIM_NS_PER_MS);
+    set(&b, tx, 0.1);
+    step_to(&b, &t, 15 * RTCOSIM_NS_PER_MS);
+    assert_true(get(&b, rx) == (double)(float)((0.1 - 1) / 0.5) * 0.5 + 1);
+    assert_true(get(&b, rx) != 0.1);
+    rtcosim_component_free(b.c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(signals_reach_the_receiver_at_the_frames_ends),
         cmocka_unit_test(bad_configurations_are_refused_by_name),
         cmocka_unit_test(a_message_without_a_cycle_time_is_sent_on_change),
+        cmocka_unit_test(float_signals_cross_the_bus_as_ieee_singles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
