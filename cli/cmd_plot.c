@@ -28,7 +28,7 @@ static void usage(FILE *out)
             "  --panels auto|one     auto: one panel per unit (default); one: a single axis\n"
             "  --from T, --to T      time window in seconds (with --x: window of that column)\n"
             "  --units-from FILE     units for variables the results carry none for, from an\n"
-            "                        .fmu, .ssd/.ssp or .dbc (Message.Signal) file\n"
+            "                        .fmu, .ssd/.ssp or .dbc/.arxml (Message.Signal) file\n"
             "  --x COLUMN            column for the x axis (default: time)\n"
             "  --log-x, --log-y      base-10 logarithmic axes; says how many values at or below\n"
             "                        zero it left out\n"
@@ -92,7 +92,7 @@ static int run_plot(int argc, char **argv)
             rc = has_value ? (opts.y_label = argv[++i], 0) : cli_fail("--y-label needs a text");
         } else if (strcmp(a, "--units-from") == 0) {
             rc = has_value ? (opts.units_from = argv[++i], 0)
-                           : cli_fail("--units-from needs an .fmu, .ssd, .ssp or .dbc file");
+                           : cli_fail("--units-from needs an .fmu, .ssd, .ssp, .dbc or .arxml file");
         } else if (strcmp(a, "--panels") == 0) {
             const char *v = has_value ? argv[++i] : "";
             if (strcmp(v, "auto") == 0)

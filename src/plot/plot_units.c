@@ -81,7 +81,7 @@ rtcosim_status plot_unit_map_load(const char *path, plot_unit_map **out, rtcosim
             ok = add(m, NULL, v->name, v->unit);
         }
         rtcosim_component_free(c);
-    } else if (util_path_has_ending(path, ".dbc")) {
+    } else if (util_path_has_ending(path, ".dbc") || util_path_has_ending(path, ".arxml")) {
         rtcosim_dbc *dbc = NULL;
         st = rtcosim_dbc_load(path, &dbc, err);
         for (size_t i = 0; st == RTCOSIM_OK && ok && i < rtcosim_dbc_message_count(dbc); i++) {
@@ -106,7 +106,8 @@ rtcosim_status plot_unit_map_load(const char *path, plot_unit_map **out, rtcosim
         rtcosim_system_desc_free(d);
     } else {
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
-                               "%s: units are read from an .fmu, .ssd, .ssp or .dbc file", path);
+                               "%s: units are read from an .fmu, .ssd, .ssp, .dbc or .arxml file",
+                               path);
     }
     if (st == RTCOSIM_OK && !ok)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);

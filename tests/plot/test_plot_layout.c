@@ -536,6 +536,39 @@ static void several_files_compare_runs(void **state)
     assert_int_equal(plot_files_layout(files, 2, typo, 1, svg, NULL, NULL, NULL, &err),
                      RTCOSIM_ENOTFOUND);
     assert_string_equal(err.message, "plot: no variable 'hh' in the results; did you mean 'h'?");
+    /* an ARXML matrix gives units the same way (its UNIT's DISPLAY-NAME) */
+    write_file(tu_scratch("m.arxml"),
+               "<?xml version=\"1.0\"?><AUTOSAR xmlns=\"http://autosar.org/schema/r4.0\">"
+               "<AR-PACKAGES><AR-PACKAGE><SHORT-NAME>P</SHORT-NAME><ELEMENTS>"
+               "<CAN-CLUSTER><SHORT-NAME>C</SHORT-NAME><CAN-CLUSTER-VARIANTS><CAN-CLUSTER-CONDITIONAL>"
+               "<PHYSICAL-CHANNELS><CAN-PHYSICAL-CHANNEL><SHORT-NAME>CH</SHORT-NAME>"
+               "<FRAME-TRIGGERINGS><CAN-FRAME-TRIGGERING><SHORT-NAME>T</SHORT-NAME>"
+               "<FRAME-REF DEST=\"CAN-FRAME\">/P/Ball</FRAME-REF><IDENTIFIER>256</IDENTIFIER>"
+               "</CAN-FRAME-TRIGGERING></FRAME-TRIGGERINGS></CAN-PHYSICAL-CHANNEL>"
+               "</PHYSICAL-CHANNELS></CAN-CLUSTER-CONDITIONAL></CAN-CLUSTER-VARIANTS></CAN-CLUSTER>"
+               "<CAN-FRAME><SHORT-NAME>Ball</SHORT-NAME><FRAME-LENGTH>8</FRAME-LENGTH>"
+               "<PDU-TO-FRAME-MAPPINGS><PDU-TO-FRAME-MAPPING><SHORT-NAME>M</SHORT-NAME>"
+               "<PDU-REF DEST=\"I-SIGNAL-I-PDU\">/P/Pdu</PDU-REF></PDU-TO-FRAME-MAPPING>"
+               "</PDU-TO-FRAME-MAPPINGS></CAN-FRAME>"
+               "<I-SIGNAL-I-PDU><SHORT-NAME>Pdu</SHORT-NAME><I-SIGNAL-TO-PDU-MAPPINGS>"
+               "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>m</SHORT-NAME>"
+               "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/P/h</I-SIGNAL-REF><START-POSITION>0</START-POSITION>"
+               "</I-SIGNAL-TO-I-PDU-MAPPING></I-SIGNAL-TO-PDU-MAPPINGS></I-SIGNAL-I-PDU>"
+               "<I-SIGNAL><SHORT-NAME>h</SHORT-NAME><LENGTH>16</LENGTH>"
+               "<NETWORK-REPRESENTATION-PROPS><SW-DATA-DEF-PROPS-VARIANTS>"
+               "<SW-DATA-DEF-PROPS-CONDITIONAL><UNIT-REF DEST=\"UNIT\">/P/metre</UNIT-REF>"
+               "</SW-DATA-DEF-PROPS-CONDITIONAL></SW-DATA-DEF-PROPS-VARIANTS>"
+               "</NETWORK-REPRESENTATION-PROPS></I-SIGNAL>"
+               "<UNIT><SHORT-NAME>metre</SHORT-NAME><DISPLAY-NAME>m</DISPLAY-NAME></UNIT>"
+               "</ELEMENTS></AR-PACKAGE></AR-PACKAGES></AUTOSAR>\n");
+    /* (fresh paths: tu_scratch's buffers rotate) */
+    rtcosim_plot_options ox = {.units_from = tu_scratch("m.arxml")};
+    const char *files3[2] = {tu_scratch("a.csv"), tu_scratch("c.csv")};
+    if (plot_files_layout(files3, 2, vars2, 2, tu_scratch("cmp.svg"), &ox, &l, &stats, &err) !=
+        RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(stats.panels, 1);
+    assert_string_equal(l.panels[0].y_label, "[m]");
 }
 
 static void unitless_series_of_other_magnitudes_get_their_own_panel(void **state)
