@@ -202,24 +202,31 @@ static void bad_configurations_are_refused_by_name(void **state)
 /* A message without GenMsgCycleTime is event-triggered: sent at the start
  * and at each communication point where its input differs from what it last
  * sent (steps of 1 ms: changes at 3 and 7 ms, the same value again at 5). */
-static void a_message_without_a_cycle_time_is_sent_on_change(void **state)
+/* A signal bus of node A over the DBC text, brought up to its first step. */
+static void start_bus(bus *b, const char *text, bool log)
 {
-    (void)state;
-    const char *text = "BU_: A\nBO_ 256 Speed: 2 A\n SG_ V : 0|16@1+ (1,0) [0|65535] \"\" B\n";
     rtcosim_error err;
     rtcosim_dbc *dbc = NULL;
     assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "t.dbc", &dbc, &err), RTCOSIM_OK);
     const char *senders[] = {"A"};
     rtcosim_can_signal_bus_config cfg = {.name = "can0", .senders = senders, .sender_count = 1,
-                                         .log_frames = true};
-    bus b;
-    if (rtcosim_can_signal_bus_create(&cfg, dbc, "t.dbc", &b.c, &err) != RTCOSIM_OK)
+                                         .log_frames = log};
+    if (rtcosim_can_signal_bus_create(&cfg, dbc, "t.dbc", &b->c, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_component_instantiate(b->c, "can0", &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_setup(b->c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_enter_init(b->c, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_component_exit_init(b->c, &err), RTCOSIM_OK);
+}
+
+static void a_message_without_a_cycle_time_is_sent_on_change(void **state)
+{
+    (void)state;
+    const char *text = "BU_: A\nBO_ 256 Speed: 2 A\n SG_ V : 0|16@1+ (1,0) [0|65535] \"\" B\n";
+    bus b;
+    start_bus(&b, text, true);
+    rtcosim_error err;
     uint32_t tx = vr(b.c, "tx.Speed.V"), rx = vr(b.c, "rx.Speed.V");
-    assert_int_equal(rtcosim_component_instantiate(b.c, "can0", &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_component_setup(b.c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_component_enter_init(b.c, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_component_exit_init(b.c, &err), RTCOSIM_OK);
     const double inputs[10] = {5, 5, 5, 9, 9, 9, 9, 4, 4, 4};
     rtcosim_time_ns t = 0;
     for (int k = 0; k < 10; k++) {
@@ -253,19 +260,9 @@ static void float_signals_cross_the_bus_as_ieee_singles(void **state)
                                "BA_DEF_ SG_ \"GenSigStartValue\" FLOAT 0 0;\n"
                                "BA_ \"GenSigStartValue\" SG_ 256 P 2.5;\n"
                                "SIG_VALTYPE_ 256 P : 1;\n";
-    rtcosim_error err;
-    rtcosim_dbc *dbc = NULL;
-    assert_int_equal(rtcosim_dbc_parse(text, strlen(text), "f.dbc", &dbc, &err), RTCOSIM_OK);
-    const char *senders[] = {"A"};
-    rtcosim_can_signal_bus_config c = {.name = "can0", .senders = senders, .sender_count = 1};
     bus b;
-    if (rtcosim_can_signal_bus_create(&c, dbc, "f.dbc", &b.c, &err) != RTCOSIM_OK)
-        fail_msg("%s", err.message);
+    start_bus(&b, text, false);
     uint32_t tx = vr(b.c, "tx.F.P"), rx = vr(b.c, "rx.F.P");
-    assert_int_equal(rtcosim_component_instantiate(b.c, "can0", &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_component_setup(b.c, 0, 0, RTCOSIM_NS_PER_S, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_component_enter_init(b.c, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_component_exit_init(b.c, &err), RTCOSIM_OK);
     assert_true(get(&b, rx) == 2.25);
     assert_true(rtcosim_component_find_variable(b.c, "tx.F.P")->start.f64 == 2.25);
     rtcosim_time_ns t = 0;

@@ -310,6 +310,20 @@ CONTAINER_ARXML = """<?xml version="1.0"?>
 """
 
 
+def assert_rows_follow_frames(rows, ends):
+    """Each row's can0.rx.Wheel.Speed is the Speed of the last frame ended
+    before the row's time (ends: [(end ns, speed)]; a step [t, t + h) takes
+    the events before t + h), and the Feedthrough FMU's output one step
+    later."""
+    for row in rows:
+        ns = round(row["time"] * 1e9)
+        seen = [v for end, v in ends if end < ns]
+        assert row["can0.rx.Wheel.Speed"] == pytest.approx(seen[-1] if seen else 0.0, abs=1e-12)
+        seen_b = [v for end, v in ends if end < ns - 1_000_000]
+        assert row["b.Float64_continuous_output"] == pytest.approx(seen_b[-1] if seen_b else 0.0,
+                                                                   abs=1e-12)
+
+
 def container_frame(parts):
     """A CAN FD container frame of 20 bytes: per part a short header (3-byte
     header id, 1-byte length, big-endian) and its bytes, then zeros."""
@@ -362,13 +376,7 @@ def test_container_pdus_of_an_arxml_decode_and_reach_a_component(cli, tmpdir_pri
     for t, parts in frames:
         speed = [int.from_bytes(p, "little") * 0.01 for hid, p in parts if hid == 0x1234][0]
         ends.append((round(t * 1e9), speed))
-    for row in out_rows:
-        ns = round(row["time"] * 1e9)
-        seen = [v for end, v in ends if end < ns]
-        assert row["can0.rx.Wheel.Speed"] == pytest.approx(seen[-1] if seen else 0.0, abs=1e-12)
-        seen_b = [v for end, v in ends if end < ns - 1_000_000]
-        assert row["b.Float64_continuous_output"] == pytest.approx(seen_b[-1] if seen_b else 0.0,
-                                                                   abs=1e-12)
+    assert_rows_follow_frames(out_rows, ends)
 
 
 def test_a_container_goes_out_with_the_pdus_due_after_its_timeout(cli, tmpdir_private):
@@ -396,13 +404,7 @@ def test_a_container_goes_out_with_the_pdus_due_after_its_timeout(cli, tmpdir_pr
     # the bus's own receiver, and b a step later, see each frame's Speed
     ends = [(round(m.timestamp * 1e9), int.from_bytes(m.data[4:6], "little") * 0.01)
             for m in frames]
-    for row in rows:
-        ns = round(row["time"] * 1e9)
-        seen = [v for end, v in ends if end < ns]
-        assert row["can0.rx.Wheel.Speed"] == pytest.approx(seen[-1] if seen else 0.0, abs=1e-12)
-        seen_b = [v for end, v in ends if end < ns - 1_000_000]
-        assert row["b.Float64_continuous_output"] == pytest.approx(seen_b[-1] if seen_b else 0.0,
-                                                                   abs=1e-12)
+    assert_rows_follow_frames(rows, ends)
 
 
 def test_contained_pdus_that_do_not_fit_go_in_the_next_frame(cli, tmpdir_private):
