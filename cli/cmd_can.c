@@ -136,7 +136,7 @@ static const char *name_tail(const char *name, size_t dots)
 }
 
 /* A block's columns: its message's signals, or a container's contained
- * PDUs' signals one PDU after the other (in the database's order). */
+ * PDUs' signals one PDU after the other (by header id). */
 static size_t block_width(const rtcosim_dbc *dbc, const rtcosim_dbc_message *m)
 {
     if (!m->header_bytes)

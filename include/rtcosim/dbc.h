@@ -174,7 +174,7 @@ void rtcosim_dbc_encode_saturated(const rtcosim_dbc_signal *s, double physical, 
 /* Whether all of a signal's bits lie in the first `size` bytes of a frame
  * (a frame shorter than its message leaves the signal unknown). */
 bool rtcosim_dbc_signal_fits(const rtcosim_dbc_signal *s, size_t size);
-/* The contained PDUs of a container message, in the database's order. */
+/* The contained PDUs of a container message, by header id. */
 size_t rtcosim_dbc_contained_count(const rtcosim_dbc *dbc, const rtcosim_dbc_message *container);
 const rtcosim_dbc_message *rtcosim_dbc_contained_at(const rtcosim_dbc *dbc,
                                                     const rtcosim_dbc_message *container,
