@@ -526,6 +526,12 @@ static void a_call_that_does_not_return_on_a_worker_thread_is_named(void **state
         child c = spawn(dir, args);
         if (v == 0) {
             wait_until(c.pid, tu_sleeps_in_nanosleep, "hang in Faulty's step");
+            /* f hangs on the worker as soon as it reaches 0.5; a, on the main
+             * thread, may still be on its way there (once, under ASan and
+             * load, the signal came before a's step to 0.25 and only the
+             * row at 0 had been computed): give it time to get there */
+            struct timespec grace = {0, 300000000};
+            nanosleep(&grace, NULL);
             kill(c.pid, SIGTERM);
         }
         assert_int_equal(wait_exit(c.pid), v == 0 ? 143 : 5);
