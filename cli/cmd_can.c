@@ -56,6 +56,7 @@ typedef struct block {
     uint32_t bus;
     const rtcosim_dbc_message *message;
     size_t first; /* first column of its signals */
+    size_t *part_first; /* a container: each contained PDU's first column, from `first` */
     bool warned;  /* a frame shorter than the message was reported */
 } block;
 
@@ -88,6 +89,8 @@ static void decoder_free(decoder *d)
         free(d->names[c]);
     free(d->names);
     free(d->selected);
+    for (size_t b = 0; d->blocks && b < d->block_count; b++)
+        free(d->blocks[b].part_first);
     free(d->blocks);
     free(d->block_of);
 }
@@ -136,30 +139,21 @@ static const char *name_tail(const char *name, size_t dots)
 }
 
 /* A block's columns: its message's signals, or a container's contained
- * PDUs' signals one PDU after the other (by header id). */
-static size_t block_width(const rtcosim_dbc *dbc, const rtcosim_dbc_message *m)
+ * PDUs' signals one PDU after the other (by header id), each PDU's first
+ * column noted in part_first; 0 out of memory. */
+static size_t block_width(const rtcosim_dbc *dbc, block *bl)
 {
+    const rtcosim_dbc_message *m = bl->message;
     if (!m->header_bytes)
         return m->signal_count;
-    size_t width = 0;
-    for (size_t i = 0; i < rtcosim_dbc_contained_count(dbc, m); i++)
+    size_t n = rtcosim_dbc_contained_count(dbc, m), width = 0;
+    if (!(bl->part_first = calloc(n + 1, sizeof *bl->part_first)))
+        return SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        bl->part_first[i] = width;
         width += rtcosim_dbc_contained_at(dbc, m, i)->signal_count;
-    return width;
-}
-
-/* The first column of contained PDU pdu in its container's block, relative
- * to the block's first. */
-static size_t part_column(const rtcosim_dbc *dbc, const rtcosim_dbc_message *container,
-                          const rtcosim_dbc_message *pdu)
-{
-    size_t at = 0;
-    for (size_t i = 0; i < rtcosim_dbc_contained_count(dbc, container); i++) {
-        const rtcosim_dbc_message *p = rtcosim_dbc_contained_at(dbc, container, i);
-        if (p == pdu)
-            break;
-        at += p->signal_count;
     }
-    return at;
+    return width;
 }
 
 /* Blocks in order of first appearance, column names, the selection. */
@@ -183,8 +177,12 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
         while (b < d->block_count && !(d->blocks[b].bus == recs[i].bus && d->blocks[b].message == m))
             b++;
         if (b == d->block_count) {
-            d->blocks[d->block_count++] = (block){.bus = recs[i].bus, .message = m, .first = d->columns};
-            d->columns += block_width(d->dbc, m);
+            block *bl = &d->blocks[d->block_count++];
+            *bl = (block){.bus = recs[i].bus, .message = m, .first = d->columns};
+            size_t width = block_width(d->dbc, bl);
+            if (width == SIZE_MAX)
+                return cli_fail("out of memory");
+            d->columns += width;
         }
         d->block_of[i] = b;
     }
@@ -308,7 +306,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         int more = 1;
         if (m->header_bytes) { /* the contained PDUs one after the other */
             more = rtcosim_dbc_container_next(d->dbc, m, rec->data, rec->size, &offset, &part);
-            base = part.pdu ? bl->first + part_column(d->dbc, m, part.pdu) : 0;
+            base = part.pdu ? bl->first + bl->part_first[part.index] : 0;
         }
         while (more == 1) {
             const rtcosim_dbc_message *pm = part.pdu;
@@ -333,7 +331,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
             if (!m->header_bytes)
                 break;
             more = rtcosim_dbc_container_next(d->dbc, m, rec->data, rec->size, &offset, &part);
-            base = more == 1 && part.pdu ? bl->first + part_column(d->dbc, m, part.pdu) : 0;
+            base = more == 1 && part.pdu ? bl->first + bl->part_first[part.index] : 0;
         }
         if (more < 0 && !d->container_overrun) {
             d->container_overrun = true;

@@ -124,6 +124,7 @@ typedef struct rtcosim_dbc_container_part {
     const uint8_t *data; /* its bytes in the frame */
     size_t size;
     const rtcosim_dbc_message *pdu; /* NULL: a header id the database does not know */
+    size_t index; /* pdu's place in rtcosim_dbc_contained_at's order */
 } rtcosim_dbc_container_part;
 
 typedef struct rtcosim_dbc rtcosim_dbc; /* opaque */

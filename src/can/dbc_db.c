@@ -261,7 +261,8 @@ int rtcosim_dbc_container_next(const rtcosim_dbc *d, const rtcosim_dbc_message *
                                                  : NULL;
     *part = (rtcosim_dbc_container_part){.header_id = (uint32_t)id, .data = data + at,
                                          .size = (size_t)length,
-                                         .pdu = hit ? &d->messages[(*hit)[1]].pub : NULL};
+                                         .pdu = hit ? &d->messages[(*hit)[1]].pub : NULL,
+                                         .index = hit ? (size_t)(hit - c->contained) : 0};
     *offset = at + (size_t)length;
     return 1;
 }

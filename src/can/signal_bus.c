@@ -36,7 +36,7 @@ typedef struct tx_message {
      * not sent itself), else -1; a container: the contained PDUs due and not
      * yet sent (tx indices, ascending), and whether its send is scheduled */
     int32_t container;
-    uint32_t *queue, queued, queue_capacity;
+    uint32_t *queue, queued;
     bool pending;
 } tx_message;
 
@@ -144,11 +144,10 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
     memcpy(&k, ev->payload, sizeof k);
     tx_message *t = &b->tx[k];
     const rtcosim_dbc_message *m = t->m;
-    uint8_t data[64] = {0};
-    const double *v = b->values + t->first_vr;
-    rtcosim_status st = RTCOSIM_OK;
     if (ev->type == CONTAINER_EVENT)
         return send_container(lp, s, k, err);
+    const double *v = b->values + t->first_vr;
+    rtcosim_status st = RTCOSIM_OK;
     if (t->container >= 0) { /* due: into its container, which goes out after its timeout */
         tx_message *c = &b->tx[t->container];
         uint32_t at = 0; /* kept in the database's order (tx indices follow it) */
@@ -166,6 +165,7 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
                                  0, &ck, sizeof ck, err);
         }
     } else {
+        uint8_t data[64] = {0};
         pack(t, v, data, t->length);
         rtcosim_can_any_frame f = {
             .format = t->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
@@ -177,7 +177,7 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
         return st;
     if (t->sent)
         memcpy(t->sent, v, m->signal_count * sizeof *v);
-    else if (st == RTCOSIM_OK)
+    else
         st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), t->cycle, SEND_EVENT, 0, &k, sizeof k, err);
     return st;
 }
@@ -439,7 +439,6 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
             size_t n = rtcosim_dbc_contained_count(b->dbc, m);
             if (!(t->queue = calloc(n + 1, sizeof *t->queue)))
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
-            t->queue_capacity = (uint32_t)n;
             t->cycle = 0;
             continue;
         }

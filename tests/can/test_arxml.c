@@ -395,6 +395,8 @@ static void container_pdus_are_found_by_their_headers(void **state)
     rtcosim_dbc_container_part part;
     assert_int_equal(rtcosim_dbc_container_next(d, c, frame, 16, &offset, &part), 1);
     assert_ptr_equal(part.pdu, c2);
+    assert_ptr_equal(rtcosim_dbc_contained_at(d, c, part.index), c2); /* 0x34 after 18 */
+    assert_int_equal(part.index, 1);
     assert_int_equal(part.size, 1);
     assert_true(rtcosim_dbc_decode(&c2->signals[0], part.data, part.size) == 5);
     assert_int_equal(rtcosim_dbc_container_next(d, c, frame, 16, &offset, &part), 1);

@@ -423,10 +423,6 @@ static void keep_warning(void *ctx, rtcosim_log_level level, const char *categor
         snprintf(warned + strlen(warned), sizeof warned - strlen(warned), "%s\n", message);
 }
 
-/* Signals that share a bit in one frame: a warning naming both lines; bits
- * shared only by signals of different multiplexor values: none. Bits by
- * hand: A 0|8 Intel bits 0-7; B 4|8 Intel bits 4-11 (shares 4-7); C 23|8
- * Motorola bits 23-16; D m1 and E m2 both 24|8 Intel, never together. */
 /* BA_ "GenSigStartValue" SG_ ID SIGNAL RAW: the signal's start value (raw). */
 static void signal_start_values_are_read(void **state)
 {
@@ -482,6 +478,10 @@ static void can_fd_frame_formats_are_read(void **state)
     rtcosim_dbc_free(d);
 }
 
+/* Signals that share a bit in one frame: a warning naming both lines; bits
+ * shared only by signals of different multiplexor values: none. Bits by
+ * hand: A 0|8 Intel bits 0-7; B 4|8 Intel bits 4-11 (shares 4-7); C 23|8
+ * Motorola bits 23-16; D m1 and E m2 both 24|8 Intel, never together. */
 static void overlapping_signals_are_warned_of(void **state)
 {
     (void)state;
