@@ -232,21 +232,7 @@ def test_a_multiplexed_pdu_of_an_arxml_goes_out_at_its_initial_selector(cli, tmp
     of the bus's BLF, the bytes read by hand (byte 0 = 0x02, bytes 1-2 =
     round(x / 0.01) of the sender's CSV column at the frame's cycle start,
     every 10 ms), and the Feedthrough FMU's input as those frames say."""
-    from conftest import fmu, write_ssd
-    matrix = os.path.join(tmpdir_private, "mux.arxml")
-    with open(matrix, "w") as f:
-        f.write(MUX_ARXML)
-    ssd = write_ssd(os.path.join(tmpdir_private, "m.ssd"),
-                    {"a": fmu("Dahlquist-fmi2.fmu"), "b": fmu("Feedthrough-fmi2.fmu")})
-    out = os.path.join(tmpdir_private, "out.csv")
-    log = os.path.join(tmpdir_private, "bus.blf")
-    r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.05",
-                        "-o", out, "--can-log", log, "--can-signals",
-                        f"can0={matrix},A=a,b.Float64_continuous_input=Mux.x"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    with open(out) as f:
-        rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    log, rows = run_matrix(cli, tmpdir_private, MUX_ARXML, "A=a,b.Float64_continuous_input=Mux.x")
     x_at = {round(row["time"] * 1000): row["a.x"] for row in rows}
     frames = [m for m in can.BLFReader(log) if m.arbitration_id == 291]
     assert len(frames) == 5  # 0, 10, ..., 40 ms (the one due at 50 ms is past the run)
@@ -424,8 +410,6 @@ def run_container_tx(cli, tmpdir_private, length):
     2 ms; Wheel every 10 ms, Gear every 20 ms) from the Dahlquist FMU's x,
     the Feedthrough FMU on Wheel.Speed, 50 ms: the BLF, the CSV rows, Box's
     frames (python-can)."""
-    from conftest import fmu, write_ssd
-    matrix = os.path.join(tmpdir_private, "box.arxml")
     text = CONTAINER_ARXML.replace(
         "<FRAME-REF DEST=\"CAN-FRAME\">/F/Box</FRAME-REF>",
         "<FRAME-PORT-REFS><FRAME-PORT-REF DEST=\"FRAME-PORT\">/E/A/Conn/Out</FRAME-PORT-REF>"
@@ -448,17 +432,27 @@ def run_container_tx(cli, tmpdir_private, length):
         "</ECU-COMM-PORT-INSTANCES></CAN-COMMUNICATION-CONNECTOR></CONNECTORS></ECU-INSTANCE>"
         "</ELEMENTS></AR-PACKAGE>\n<AR-PACKAGE><SHORT-NAME>F</SHORT-NAME>")
     text = text.replace("<FRAME-LENGTH>20</FRAME-LENGTH>", f"<FRAME-LENGTH>{length}</FRAME-LENGTH>")
+    log, rows = run_matrix(cli, tmpdir_private, text,
+                           "A=a,a.x=Wheel.Speed,b.Float64_continuous_input=Wheel.Speed")
+    return log, rows, [m for m in can.BLFReader(log) if m.arbitration_id == 0x300]
+
+
+def run_matrix(cli, tmpdir, matrix_text, nodes):
+    """`rtcosim run` of the Dahlquist FMU (a) and the Feedthrough FMU (b),
+    1 ms steps to 50 ms, behind `--can-signals can0=MATRIX,NODES` with the
+    ARXML text as the matrix: the bus's BLF and the CSV rows."""
+    from conftest import fmu, write_ssd
+    matrix = os.path.join(tmpdir, "matrix.arxml")
     with open(matrix, "w") as f:
-        f.write(text)
-    ssd = write_ssd(os.path.join(tmpdir_private, "tx.ssd"),
+        f.write(matrix_text)
+    ssd = write_ssd(os.path.join(tmpdir, "two.ssd"),
                     {"a": fmu("Dahlquist-fmi2.fmu"), "b": fmu("Feedthrough-fmi2.fmu")})
-    out = os.path.join(tmpdir_private, "tx.csv")
-    log = os.path.join(tmpdir_private, "tx.blf")
+    out = os.path.join(tmpdir, "two.csv")
+    log = os.path.join(tmpdir, "two.blf")
     r = subprocess.run([cli, "run", ssd, "--step-size", "0.001", "--stop-time", "0.05", "-o", out,
-                        "--can-log", log, "--can-signals",
-                        f"can0={matrix},A=a,a.x=Wheel.Speed,b.Float64_continuous_input=Wheel.Speed"],
+                        "--can-log", log, "--can-signals", f"can0={matrix},{nodes}"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     with open(out) as f:
         rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
-    return log, rows, [m for m in can.BLFReader(log) if m.arbitration_id == 0x300]
+    return log, rows
