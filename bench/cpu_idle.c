@@ -4,6 +4,8 @@
  * descriptors opened once: about 1 us a read on this VM. */
 #include "cpu_idle.h"
 
+#include "util/run_queue.h"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -43,7 +45,7 @@ cpu_idle *cpu_idle_open(void)
         free(ci);
         return NULL;
     }
-    ci->schedstat = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    ci->schedstat = run_queue_open();
     return ci;
 }
 
@@ -107,21 +109,9 @@ int64_t sleep_probe_idle_late_ns(const sleep_probe *p, int64_t slack_ns, bool qu
     return idle >= p->woke_at - p->slept_at - slack_ns ? p->woke_at - p->due : 0;
 }
 
-/* schedstat: time on the CPU, time waiting on a run queue (run_delay), slices */
 static int64_t run_delay_ns(cpu_idle *ci)
 {
-    if (!ci || ci->schedstat < 0)
-        return -1;
-    char text[96];
-    ssize_t n = pread(ci->schedstat, text, sizeof text - 1, 0);
-    if (n <= 0)
-        return -1;
-    text[n] = '\0';
-    char *end;
-    strtoll(text, &end, 10);
-    char *second = end;
-    long long v = strtoll(second, &end, 10);
-    return end == second || v < 0 ? -1 : v;
+    return ci ? run_queue_wait_ns(ci->schedstat) : -1;
 }
 
 void cpu_idle_work_begin(cpu_idle *ci, sleep_probe *p)

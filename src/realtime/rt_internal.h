@@ -234,6 +234,25 @@ rtcosim_status rtcosim_rt_calibrate(rtcosim_rt *rt, rtcosim_error *err);
 bool rtcosim_rt_calibration_fits(const rtcosim_time_ns *sorted, size_t n, double budget_ns,
                                  rtcosim_time_ns *median, rtcosim_time_ns *p99);
 
+/* A calibration frame's time: the clock's time between begin and end less
+ * the thread's run-queue wait over it (util/run_queue.h), so that another
+ * program's turn on the CPU (a busy machine, a parallel build) is not taken
+ * for the part's cost; its own waits (a pipe to an isolated FMU, a socket)
+ * stay in. On a virtual clock, or without schedstat, the clock's time. */
+typedef struct rt_frame_timer {
+    rtcosim_clock *clock;
+    int run_queue; /* the thread's schedstat, or -1 */
+    rtcosim_time_ns begun;
+    int64_t queued_at_begin;
+    rtcosim_time_ns queued; /* run-queue wait left out, over all frames */
+    size_t frames_queued;   /* frames that waited 10 us or more */
+} rt_frame_timer;
+void rtcosim_rt_frame_timer_open(rt_frame_timer *t, rtcosim_clock *clock);
+void rtcosim_rt_frame_timer_begin(rt_frame_timer *t);
+rtcosim_time_ns rtcosim_rt_frame_timer_end(rt_frame_timer *t);
+void rtcosim_rt_frame_timer_close(rt_frame_timer *t);
+void rtcosim_rt_frame_timer_log(const rt_frame_timer *t, size_t frames);
+
 /* Frame start offset of frame k from the (slipped) schedule start. */
 rtcosim_time_ns rtcosim_rt_frame_offset(const rtcosim_rt *rt, uint64_t k);
 /* Read a part's outputs into its slots; set its inputs from slots/remote. */

@@ -11,7 +11,7 @@ static int compare_ns(const void *a, const void *b)
 }
 
 /* Time calibration_frames steps of a fresh instance of the real-time part,
- * unpaced, on the pacing clock; refuse when the median or the 99th
+ * unpaced, on the pacing clock less the run-queue wait (rt_frame_timer); refuse when the median or the 99th
  * percentile exceeds the budget (rtcosim_rt_calibration_fits). */
 static rtcosim_status calibrate(rtcosim_system_rt *srt, rtcosim_error *err)
 {
@@ -26,17 +26,21 @@ static rtcosim_status calibrate(rtcosim_system_rt *srt, rtcosim_error *err)
         rtcosim_master_free(probe);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     }
+    rt_frame_timer timer;
+    rtcosim_rt_frame_timer_open(&timer, o->clock);
     for (size_t f = 0; f < frames && st == RTCOSIM_OK; f++) {
-        rtcosim_time_ns t0 = rtcosim_clock_now(o->clock);
+        rtcosim_rt_frame_timer_begin(&timer);
         st = rtcosim_master_step(probe, err);
         rtcosim_master_observed_values(probe);
-        took[f] = rtcosim_clock_now(o->clock) - t0;
+        took[f] = rtcosim_rt_frame_timer_end(&timer);
     }
+    rtcosim_rt_frame_timer_close(&timer);
     rtcosim_master_free(probe);
     if (st != RTCOSIM_OK) {
         free(took);
         return rtcosim_error_prefix(err, "calibration: ");
     }
+    rtcosim_rt_frame_timer_log(&timer, frames);
     qsort(took, frames, sizeof *took, compare_ns);
     char budget_text[32];
     double period = (double)srt->macro_step / o->rt_factor;

@@ -29,12 +29,22 @@ CONNECTORS = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>
 def start(args, cwd):
     proc = subprocess.Popen([RTCOSIM] + args, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    started.append(proc)
     for line in proc.stderr:
         m = re.search(r"live view: http://127\.0\.0\.1:(\d+)/", line)
         if m:
             print("live view on port", m.group(1))
             return proc, int(m.group(1))
     raise AssertionError("no live view line; exit " + str(proc.wait()))
+
+
+def explain(proc):
+    """A check failed while the run was up: end it and show what it said."""
+    if proc.poll() is None:
+        proc.kill()
+    out, err = proc.communicate(timeout=60)
+    print("the run's exit:", proc.returncode, "\nits stdout:\n" + out[-4000:] +
+          "\nits stderr:\n" + err[-4000:], file=sys.stderr)
 
 
 def call(port, path, body=None):
@@ -108,10 +118,15 @@ def can_bus(tmp):
     print("run --can-bus: frames per second served, stopped")
 
 
+started = []
 tmp = tempfile.mkdtemp(prefix="rtcosim-serve-cli-")
 try:
     events(tmp)
     demo(tmp)
     can_bus(tmp)
+except BaseException:
+    if started and started[-1].returncode is None:
+        explain(started[-1])
+    raise
 finally:
     shutil.rmtree(tmp)
