@@ -33,6 +33,24 @@ static void id_text(char *out, size_t size, uint32_t id, bool extended)
     snprintf(out, size, extended ? "0x%08" PRIX32 "x" : "0x%03" PRIX32, id);
 }
 
+/* A container's column: its parts, headers and sending (IpduM). */
+static void container_text(const rtcosim_dbc *dbc, const rtcosim_dbc_message *m, char *out,
+                           size_t size)
+{
+    int n = snprintf(out, size, "  container of %zu PDUs, %s headers, %s, sent %g ms after its "
+                     "first PDU", rtcosim_dbc_contained_count(dbc, m),
+                     m->header_bytes == 4 ? "short" : "long",
+                     m->header_little_endian ? "little-endian" : "big-endian",
+                     (double)m->container_timeout / 1e6);
+    if (m->container_first_trigger && n >= 0 && (size_t)n < size)
+        n += snprintf(out + n, size - (size_t)n, " or at once (first-contained trigger)");
+    if (m->container_threshold && n >= 0 && (size_t)n < size)
+        n += snprintf(out + n, size - (size_t)n, ", at %u bytes", m->container_threshold);
+    if (m->container_padding && n >= 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, ", padding 0x%02X", m->container_padding);
+}
+
+
 int cli_info_dbc(const char *path)
 {
     rtcosim_dbc *dbc = NULL;
@@ -50,7 +68,7 @@ int cli_info_dbc(const char *path)
            "signals");
     for (size_t i = 0; i < mc; i++) {
         const rtcosim_dbc_message *m = rtcosim_dbc_message_at(dbc, i);
-        char id[24], cycle[32] = "-", kind[96] = "";
+        char id[24], cycle[32] = "-", kind[224] = "";
         if (m->contained_in) /* a contained PDU: its header id in its container */
             snprintf(id, sizeof id, " h0x%" PRIX32, m->header_id);
         else
@@ -58,11 +76,14 @@ int cli_info_dbc(const char *path)
         if (m->cycle_time > 0)
             snprintf(cycle, sizeof cycle, "%g ms", (double)m->cycle_time / 1e6);
         if (m->header_bytes)
-            snprintf(kind, sizeof kind, "  container of %zu PDUs, %s headers, %s",
-                     rtcosim_dbc_contained_count(dbc, m), m->header_bytes == 4 ? "short" : "long",
-                     m->header_little_endian ? "little-endian" : "big-endian");
+            container_text(dbc, m, kind, sizeof kind);
         else if (m->contained_in)
-            snprintf(kind, sizeof kind, "  in %s", m->contained_in->name);
+            snprintf(kind, sizeof kind, "  in %s%s%s", m->contained_in->name,
+                     m->contained_queued ? ", queued" : "",
+                     m->contained_trigger ? ", triggers it" : "");
+        if (m->contained_in && m->contained_timeout >= 0)
+            snprintf(kind + strlen(kind), sizeof kind - strlen(kind), ", timeout %g ms",
+                     (double)m->contained_timeout / 1e6);
         printf("%-12s %-24s %4u  %-16s %10s  %zu%s%s\n", id, m->name, (unsigned)m->dlc,
                m->transmitter ? m->transmitter : "-", cycle, m->signal_count,
                m->fd && !m->contained_in ? (m->brs ? "  CAN FD, BRS" : "  CAN FD") : "", kind);

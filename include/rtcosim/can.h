@@ -345,6 +345,12 @@ rtcosim_status rtcosim_can_transmit_any(rtcosim_lp *lp, rtcosim_can_bus *bus, ui
 rtcosim_status rtcosim_can_bus_add_tx_format(rtcosim_can_bus *bus, uint32_t node,
                                              rtcosim_can_format format, uint32_t id,
                                              bool extended, uint16_t length, rtcosim_error *err);
+/* A TX database entry whose frames may have any data length the format
+ * allows up to max_length (an AUTOSAR dynamic container's frames are as long
+ * as their contents). */
+rtcosim_status rtcosim_can_bus_add_tx_upto(rtcosim_can_bus *bus, uint32_t node,
+                                           rtcosim_can_format format, uint32_t id, bool extended,
+                                           uint16_t max_length, rtcosim_error *err);
 /* The data-phase bit rates in use (bit/s). */
 uint32_t rtcosim_can_bus_fd_bitrate(const rtcosim_can_bus *bus);
 uint32_t rtcosim_can_bus_xl_bitrate(const rtcosim_can_bus *bus);

@@ -113,9 +113,28 @@ typedef struct rtcosim_dbc_message {
     bool header_little_endian;
     const struct rtcosim_dbc_message *contained_in;
     uint32_t header_id;
-    /* A container: how long after its first contained PDU is due it goes
-     * out with every PDU due by then (ARXML CONTAINER-TIMEOUT; 0: at once). */
+    /* A container's sending (AUTOSAR IpduM): a frame goes out
+     * container_timeout after its first contained PDU (CONTAINER-TIMEOUT;
+     * 0: once the PDUs due at that instant are in), at once after its first
+     * PDU when container_first_trigger (CONTAINER-TRIGGER
+     * FIRST-CONTAINED-TRIGGER), at once when filled to container_threshold
+     * bytes, headers included (THRESHOLD-SIZE; 0: none), and at once, before
+     * the PDU, when a PDU would not fit. Its frame is as long as the filled
+     * bytes (CAN FD: rounded up to a valid length), the rest of it
+     * container_padding (UNUSED-BIT-PATTERN, default 0); a receiver stops at
+     * a header of padding bytes. */
     rtcosim_time_ns container_timeout;
+    uint32_t container_threshold;
+    bool container_first_trigger;
+    uint8_t container_padding;
+    /* A contained PDU's (CONTAINED-I-PDU-PROPS): contained_trigger (TRIGGER
+     * ALWAYS) sends its container at once after it; contained_queued
+     * (COLLECTION-SEMANTICS QUEUED) puts each occurrence in with its values
+     * of then, where last-is-best (the default) holds it once and packs it
+     * when the frame goes; contained_timeout (TIMEOUT; -1: none) sends the
+     * container at most that long after it. */
+    bool contained_trigger, contained_queued;
+    rtcosim_time_ns contained_timeout;
 } rtcosim_dbc_message;
 
 /* One contained PDU of a container frame (rtcosim_dbc_container_next). */

@@ -351,6 +351,67 @@ static rtcosim_status read_multiplexed_pdu(ar *a, size_t message, uint8_t length
 }
 
 
+/* An optional time in seconds (0 to 1000) into *ns; false: not one. */
+static bool optional_time(const xmlNode *n, rtcosim_time_ns *ns)
+{
+    double s;
+    if (!n)
+        return true;
+    if (!ar_number(n, &s) || !(s >= 0 && s < 1e3))
+        return false;
+    *ns = (rtcosim_time_ns)llround(s * 1e9);
+    return true;
+}
+
+/* The container's sending: CONTAINER-TIMEOUT, CONTAINER-TRIGGER,
+ * THRESHOLD-SIZE (bytes, at most the container's), UNUSED-BIT-PATTERN. */
+static rtcosim_status container_sending(ar *a, const xmlNode *pdu, const char *name,
+                                        uint8_t length, rtcosim_dbc_message *how)
+{
+    if (!optional_time(ar_child(pdu, "CONTAINER-TIMEOUT"), &how->container_timeout))
+        return ar_fail(a, pdu, "CONTAINER-I-PDU %s: CONTAINER-TIMEOUT not a time in seconds (0 to"
+                    " 1000)", name);
+    char trigger[32] = "";
+    if (ar_text(ar_child(pdu, "CONTAINER-TRIGGER"), trigger, sizeof trigger) && trigger[0] &&
+        strcmp(trigger, "DEFAULT-TRIGGER") != 0 && strcmp(trigger, "FIRST-CONTAINED-TRIGGER") != 0)
+        return ar_fail(a, pdu, "CONTAINER-I-PDU %s: CONTAINER-TRIGGER %s (DEFAULT-TRIGGER or"
+                    " FIRST-CONTAINED-TRIGGER)", name, trigger);
+    how->container_first_trigger = strcmp(trigger, "FIRST-CONTAINED-TRIGGER") == 0;
+    uint64_t v = 0;
+    const xmlNode *n = ar_child(pdu, "THRESHOLD-SIZE");
+    if (n && !ar_whole(n, length, &v))
+        return ar_fail(a, n, "CONTAINER-I-PDU %s: THRESHOLD-SIZE not a number of bytes (0..%u,"
+                    " its frame's)", name, (unsigned)length);
+    how->container_threshold = (uint32_t)v;
+    v = 0;
+    if ((n = ar_child(pdu, "UNUSED-BIT-PATTERN")) && !ar_whole(n, 255, &v))
+        return ar_fail(a, n, "CONTAINER-I-PDU %s: UNUSED-BIT-PATTERN not a byte (0..255)", name);
+    how->container_padding = (uint8_t)v;
+    return RTCOSIM_OK;
+}
+
+/* A contained PDU's CONTAINED-I-PDU-PROPS: TRIGGER (ALWAYS, NEVER),
+ * COLLECTION-SEMANTICS (LAST-IS-BEST, QUEUED), TIMEOUT. */
+static rtcosim_status contained_sending(ar *a, const xmlNode *props, const char *name,
+                                        rtcosim_dbc_message *how)
+{
+    char trigger[32] = "", semantics[32] = "";
+    ar_text(ar_child(props, "TRIGGER"), trigger, sizeof trigger);
+    ar_text(ar_child(props, "COLLECTION-SEMANTICS"), semantics, sizeof semantics);
+    if (trigger[0] && strcmp(trigger, "ALWAYS") != 0 && strcmp(trigger, "NEVER") != 0)
+        return ar_fail(a, props, "contained PDU %s: TRIGGER %s (ALWAYS or NEVER)", name, trigger);
+    if (semantics[0] && strcmp(semantics, "LAST-IS-BEST") != 0 && strcmp(semantics, "QUEUED") != 0)
+        return ar_fail(a, props, "contained PDU %s: COLLECTION-SEMANTICS %s (LAST-IS-BEST or"
+                    " QUEUED)", name, semantics);
+    how->contained_trigger = strcmp(trigger, "ALWAYS") == 0;
+    how->contained_queued = strcmp(semantics, "QUEUED") == 0;
+    how->contained_timeout = -1;
+    if (!optional_time(ar_child(props, "TIMEOUT"), &how->contained_timeout))
+        return ar_fail(a, props, "contained PDU %s: TIMEOUT not a time in seconds (0 to 1000)",
+                    name);
+    return RTCOSIM_OK;
+}
+
 /* A CONTAINER-I-PDU mapped into frame `message`: with SHORT-HEADER or
  * LONG-HEADER each contained PDU (CONTAINED-PDU-TRIGGERING-REFS, a
  * PDU-TRIGGERING's I-PDU-REF) becomes a message of its own, found in the
@@ -374,15 +435,13 @@ static rtcosim_status read_container_pdu(ar *a, size_t message, uint8_t length,
                     " with headers must be its frame's only PDU", a->file, ar_line_of(pdu), name);
         return RTCOSIM_OK;
     }
-    double timeout = 0;
-    if (ar_child(pdu, "CONTAINER-TIMEOUT") &&
-        (!ar_number(ar_child(pdu, "CONTAINER-TIMEOUT"), &timeout) || !(timeout >= 0 && timeout < 1e3)))
-        return ar_fail(a, pdu, "CONTAINER-I-PDU %s: CONTAINER-TIMEOUT not a time in seconds (0 to"
-                    " 1000)", name);
+    rtcosim_dbc_message how = {.header_bytes = header,
+                               .header_little_endian = a->headers_little_endian};
+    rtcosim_status st = container_sending(a, pdu, name, length, &how);
+    if (st != RTCOSIM_OK)
+        return st;
     if (header)
-        dbc_set_container(a->dbc, message, header, a->headers_little_endian,
-                          (rtcosim_time_ns)llround(timeout * 1e9));
-    rtcosim_status st = RTCOSIM_OK;
+        dbc_set_container(a->dbc, message, &how);
     const xmlNode *refs = ar_child(pdu, "CONTAINED-PDU-TRIGGERING-REFS");
     for (const xmlNode *r = refs ? refs->children : NULL; r && st == RTCOSIM_OK; r = r->next) {
         if (!ar_named(r, "CONTAINED-PDU-TRIGGERING-REF"))
@@ -428,6 +487,11 @@ static rtcosim_status read_container_pdu(ar *a, size_t message, uint8_t length,
         }
         if (rc)
             return rtcosim_error_set(a->err, RTCOSIM_ENOMEM, "%s: out of memory", a->file);
+        if (props != part) {
+            if ((st = contained_sending(a, props, part_name, &how)) != RTCOSIM_OK)
+                return st;
+            dbc_set_contained(a->dbc, index, &how);
+        }
         st = ar_read_pdu(a, index, (uint8_t)bytes, part, 0, depth + 1);
     }
     return st;

@@ -660,11 +660,13 @@ rtcosim_status rtcosim_can_transmit_any(rtcosim_lp *lp, rtcosim_can_bus *bus, ui
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "can bus '%s': node '%s' sends id 0x%"
                                  PRIX32 " that is not in its TX database", bus->name, n->name,
                                  frame->id);
-    if (e && (e->format != frame->format || e->length != frame->length))
+    if (e && (e->format != frame->format ||
+              (e->upto ? frame->length > e->length : e->length != frame->length)))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "can bus '%s': node '%s' sends id 0x%"
-                                 PRIX32 " as a %s frame of %u bytes, its TX database says %s, %u",
+                                 PRIX32 " as a %s frame of %u bytes, its TX database says %s, %s%u",
                                  bus->name, n->name, frame->id, format_names[frame->format],
-                                 frame->length, format_names[e->format], e->length);
+                                 frame->length, format_names[e->format], e->upto ? "up to " : "",
+                                 e->length);
     can_tx_request req;
     memset(&req, 0, sizeof req);
     req.node = node;

@@ -72,8 +72,9 @@ typedef struct can_pending {
 
 typedef struct can_tx_entry {
     uint32_t key;    /* id | extended << 31 */
-    uint16_t length; /* data bytes (classic: the DLC) */
+    uint16_t length; /* data bytes (classic: the DLC); upto: the most */
     uint8_t format;  /* rtcosim_can_format */
+    bool upto;       /* any length up to `length` */
 } can_tx_entry;
 
 typedef struct can_node {

@@ -143,9 +143,9 @@ static rtcosim_status check_node(rtcosim_can_bus *bus, uint32_t node, rtcosim_er
     return RTCOSIM_OK;
 }
 
-rtcosim_status rtcosim_can_bus_add_tx_format(rtcosim_can_bus *bus, uint32_t node,
-                                             rtcosim_can_format format, uint32_t id,
-                                             bool extended, uint16_t length, rtcosim_error *err)
+static rtcosim_status add_tx(rtcosim_can_bus *bus, uint32_t node, rtcosim_can_format format,
+                             uint32_t id, bool extended, uint16_t length, bool upto,
+                             rtcosim_error *err)
 {
     rtcosim_status st = check_node(bus, node, err);
     if (st != RTCOSIM_OK)
@@ -166,8 +166,22 @@ rtcosim_status rtcosim_can_bus_add_tx_format(rtcosim_can_bus *bus, uint32_t node
     can_node *n = &bus->nodes[node];
     if (!util_array_reserve(&n->tx, n->tx_count, &n->tx_capacity, sizeof *n->tx, 8))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus: out of memory");
-    n->tx[n->tx_count++] = (can_tx_entry){key, length, (uint8_t)format};
+    n->tx[n->tx_count++] = (can_tx_entry){key, length, (uint8_t)format, upto};
     return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_bus_add_tx_format(rtcosim_can_bus *bus, uint32_t node,
+                                             rtcosim_can_format format, uint32_t id,
+                                             bool extended, uint16_t length, rtcosim_error *err)
+{
+    return add_tx(bus, node, format, id, extended, length, false, err);
+}
+
+rtcosim_status rtcosim_can_bus_add_tx_upto(rtcosim_can_bus *bus, uint32_t node,
+                                           rtcosim_can_format format, uint32_t id, bool extended,
+                                           uint16_t max_length, rtcosim_error *err)
+{
+    return add_tx(bus, node, format, id, extended, max_length, true, err);
 }
 
 rtcosim_status rtcosim_can_bus_add_tx(rtcosim_can_bus *bus, uint32_t node, uint32_t id,
@@ -255,7 +269,7 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
             const can_tx_entry *e = &n->tx[k];
             rtcosim_time_ns t =
                 can_bus_shortest_frame(bus, e->format, e->key & 0x7FFFFFFFu, e->key >> 31,
-                                       e->length);
+                                       e->upto ? 0 : e->length);
             if (t < min_frame)
                 min_frame = t;
             n->fd_xl = n->fd_xl || e->format != RTCOSIM_CAN_FORMAT_CLASSIC;

@@ -174,12 +174,23 @@ int dbc_reindex_names(rtcosim_dbc *d, size_t *first, size_t *second)
     return 0;
 }
 
-void dbc_set_container(rtcosim_dbc *d, size_t message, uint8_t header_bytes, bool little_endian,
-                       rtcosim_time_ns timeout)
+void dbc_set_container(rtcosim_dbc *d, size_t message, const rtcosim_dbc_message *how)
 {
-    d->messages[message].pub.header_bytes = header_bytes;
-    d->messages[message].pub.header_little_endian = little_endian;
-    d->messages[message].pub.container_timeout = timeout;
+    rtcosim_dbc_message *m = &d->messages[message].pub;
+    m->header_bytes = how->header_bytes;
+    m->header_little_endian = how->header_little_endian;
+    m->container_timeout = how->container_timeout;
+    m->container_threshold = how->container_threshold;
+    m->container_first_trigger = how->container_first_trigger;
+    m->container_padding = how->container_padding;
+}
+
+void dbc_set_contained(rtcosim_dbc *d, size_t message, const rtcosim_dbc_message *how)
+{
+    rtcosim_dbc_message *m = &d->messages[message].pub;
+    m->contained_trigger = how->contained_trigger;
+    m->contained_queued = how->contained_queued;
+    m->contained_timeout = how->contained_timeout;
 }
 
 int dbc_add_contained(rtcosim_dbc *d, size_t container, const char *name, uint8_t length,
@@ -200,7 +211,8 @@ int dbc_add_contained(rtcosim_dbc *d, size_t container, const char *name, uint8_
     message_build *m = &d->messages[d->count];
     if (!message_init(m, (rtcosim_dbc_message){.id = c->pub.id, .extended = c->pub.extended,
                                                .dlc = length, .fd = c->pub.fd, .brs = c->pub.brs,
-                                               .line = line, .header_id = header_id},
+                                               .line = line, .header_id = header_id,
+                                               .contained_timeout = -1},
                       name, c->pub.transmitter))
         return -1;
     m->container = container + 1;
@@ -249,7 +261,10 @@ int rtcosim_dbc_container_next(const rtcosim_dbc *d, const rtcosim_dbc_message *
         size_t k = container->header_little_endian ? len_bytes - 1 - i : i;
         length = length << 8 | data[at + id_bytes + k];
     }
-    if (id == 0 && length == 0)
+    bool padding = true;
+    for (size_t i = 0; i < h; i++)
+        padding = padding && data[at + i] == container->container_padding;
+    if ((id == 0 && length == 0) || padding)
         return 0; /* padding */
     at += h;
     if (length > size - at)

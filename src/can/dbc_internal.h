@@ -46,10 +46,11 @@ int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name
  * taken over; decimals computed): 0, or -1 out of memory (nothing taken). */
 int dbc_add_signal(rtcosim_dbc *d, size_t message, const rtcosim_dbc_signal *signal);
 void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle);
-/* Make message `message` a container with headers of `header_bytes` (4 or
- * 8), sent `timeout` after its first contained PDU is due. */
-void dbc_set_container(rtcosim_dbc *d, size_t message, uint8_t header_bytes, bool little_endian,
-                       rtcosim_time_ns timeout);
+/* Make message `message` a container: how's header_bytes (4 or 8),
+ * header_little_endian and container_* fields are taken. */
+void dbc_set_container(rtcosim_dbc *d, size_t message, const rtcosim_dbc_message *how);
+/* A contained PDU's sending: how's contained_* fields are taken. */
+void dbc_set_contained(rtcosim_dbc *d, size_t message, const rtcosim_dbc_message *how);
 /* A contained PDU of container `container` (a message found by name, not by
  * CAN id): 0, -1 out of memory, -3 its name is taken, -4 its header id is
  * (in that container); *index its index. */

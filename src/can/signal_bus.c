@@ -32,13 +32,29 @@ typedef struct tx_message {
     uint8_t nesting;       /* multiplexors below the message's M (mNM), at most 16 */
     rtcosim_time_ns cycle; /* 0: sent on change */
     double *sent;          /* on change: the values last sent, per signal */
-    /* a contained PDU: its container's tx index (it is queued there when due,
-     * not sent itself), else -1; a container: the contained PDUs due and not
-     * yet sent (tx indices, ascending), and whether its send is scheduled */
+    /* a contained PDU: its container's tx index (it is put there when due,
+     * not sent itself), else -1; a container: the frame being filled */
     int32_t container;
-    uint32_t *queue, queued;
-    bool pending;
+    struct container_fill *fill;
 } tx_message;
+
+/* A container's frame being filled (IpduM's container instance): its parts
+ * in the database's order (tx index; a queued PDU's occurrences in the order
+ * they came), each with its bytes held from when it came (queued) or -1
+ * (last is best: packed when the frame goes); the bytes filled, headers
+ * included; when it goes on its timers (RTCOSIM_TIME_MAX: no timer yet) and
+ * the frame's serial, which its timer event carries. */
+enum { FILL_PARTS = 64 / 4 }; /* a part takes a 4-byte header at least */
+typedef struct container_fill {
+    struct {
+        uint32_t k;
+        int16_t at;
+    } part[FILL_PARTS];
+    uint8_t parts, filled, held;
+    uint8_t bytes[64];
+    uint32_t serial;
+    rtcosim_time_ns due;
+} container_fill;
 
 typedef struct sender {
     signal_bus *owner;
@@ -104,35 +120,96 @@ static void pack(const tx_message *t, const double *v, uint8_t *data, size_t len
     }
 }
 
-/* Container k's frame: the contained PDUs due since its last frame, in the
- * database's order (CONTAINED-PDU-TRIGGERING-REFS), each behind its header
- * and packed from its inputs now (last is best), as many as fit; zeros
- * after them (padding). What does not fit goes in the next frame, at once. */
+/* Container k's frame from its parts, each behind its header, as long as
+ * they fill (CAN FD: up to a valid length) with the container's padding
+ * after them; then a new frame to fill. */
 static rtcosim_status send_container(rtcosim_lp *lp, sender *s, uint32_t k, rtcosim_error *err)
 {
     signal_bus *b = s->owner;
     tx_message *c = &b->tx[k];
-    uint8_t data[64] = {0};
-    size_t at = 0, taken = 0;
-    for (; taken < c->queued; taken++) {
-        const tx_message *p = &b->tx[c->queue[taken]];
-        if (at + c->m->header_bytes + p->m->dlc > c->length)
-            break; /* (the setup checked that each fits an empty frame) */
+    container_fill *f = c->fill;
+    uint8_t data[64];
+    size_t at = 0;
+    for (size_t i = 0; i < f->parts; i++) {
+        const tx_message *p = &b->tx[f->part[i].k];
         rtcosim_dbc_container_put(c->m, p->m->header_id, p->m->dlc, data + at);
         at += c->m->header_bytes;
-        pack(p, b->values + p->first_vr, data + at, p->m->dlc);
+        if (f->part[i].at >= 0)
+            memcpy(data + at, f->bytes + f->part[i].at, p->m->dlc);
+        else {
+            memset(data + at, 0, p->m->dlc);
+            pack(p, b->values + p->first_vr, data + at, p->m->dlc);
+        }
         at += p->m->dlc;
     }
-    memmove(c->queue, c->queue + taken, (c->queued - taken) * sizeof *c->queue);
-    c->queued -= (uint32_t)taken;
-    rtcosim_can_any_frame f = {.format = c->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
-                               .flags = c->brs ? RTCOSIM_CAN_FD_BRS : 0, .id = c->m->id,
-                               .extended = c->m->extended, .length = c->length, .data = data};
-    rtcosim_status st = rtcosim_can_transmit_any(lp, b->can, s->node, &f, 0, 0, err);
-    c->pending = st == RTCOSIM_OK && c->queued > 0;
-    if (c->pending)
-        st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), 0, CONTAINER_EVENT, 0, &k, sizeof k, err);
-    return st;
+    size_t length = c->fd ? rtcosim_can_fd_length((unsigned)at) : at;
+    memset(data + at, c->m->container_padding, length - at);
+    *f = (container_fill){.serial = f->serial + 1, .due = RTCOSIM_TIME_MAX};
+    rtcosim_can_any_frame fr = {
+        .format = c->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC,
+        .flags = c->brs ? RTCOSIM_CAN_FD_BRS : 0, .id = c->m->id, .extended = c->m->extended,
+        .length = (uint16_t)length, .data = data};
+    return rtcosim_can_transmit_any(lp, b->can, s->node, &fr, 0, 0, err);
+}
+
+/* A container's timer: its frame goes if it is still the one timed. */
+typedef struct container_timer {
+    uint32_t k, serial;
+} container_timer;
+
+/* Contained PDU k is due at `now`: into its container's frame (sent first,
+ * at once, when k would not fit; a last-is-best PDU already in is not put
+ * in again), which then goes at once on a trigger (the PDU's TRIGGER
+ * ALWAYS, the container's FIRST-CONTAINED-TRIGGER on its first part, its
+ * THRESHOLD-SIZE reached) or by its timers (CONTAINER-TIMEOUT from its first
+ * part, the PDU's TIMEOUT from now), whichever comes first. */
+static rtcosim_status contained_due(rtcosim_lp *lp, sender *s, uint32_t k, rtcosim_time_ns now,
+                                    rtcosim_error *err)
+{
+    signal_bus *b = s->owner;
+    const tx_message *t = &b->tx[k];
+    uint32_t ck = (uint32_t)t->container;
+    tx_message *c = &b->tx[ck];
+    container_fill *f = c->fill;
+    const rtcosim_dbc_message *m = t->m, *cm = c->m;
+    size_t at = 0; /* its place: after the parts of lower or equal index */
+    bool present = false;
+    for (; at < f->parts && f->part[at].k <= k; at++)
+        present = present || (f->part[at].k == k && !m->contained_queued);
+    rtcosim_status st = RTCOSIM_OK;
+    if (!present) {
+        if (f->filled + cm->header_bytes + m->dlc > c->length || f->parts == FILL_PARTS) {
+            if ((st = send_container(lp, s, ck, err)) != RTCOSIM_OK)
+                return st;
+            at = 0;
+        }
+        memmove(&f->part[at + 1], &f->part[at], (f->parts - at) * sizeof f->part[0]);
+        f->part[at].k = k;
+        f->part[at].at = -1;
+        if (m->contained_queued) { /* its values of now */
+            f->part[at].at = f->held;
+            memset(f->bytes + f->held, 0, m->dlc);
+            pack(t, b->values + t->first_vr, f->bytes + f->held, m->dlc);
+            f->held = (uint8_t)(f->held + m->dlc);
+        }
+        f->parts++;
+        f->filled = (uint8_t)(f->filled + cm->header_bytes + m->dlc);
+    }
+    bool first = f->parts == 1 && !present;
+    if (m->contained_trigger || (first && cm->container_first_trigger) ||
+        (cm->container_threshold && f->filled >= cm->container_threshold))
+        return send_container(lp, s, ck, err);
+    rtcosim_time_ns due = f->due;
+    if (first)
+        due = now + cm->container_timeout;
+    if (m->contained_timeout >= 0 && now + m->contained_timeout < due)
+        due = now + m->contained_timeout;
+    if (due >= f->due)
+        return RTCOSIM_OK;
+    f->due = due;
+    container_timer timer = {ck, f->serial};
+    return rtcosim_lp_send(lp, rtcosim_lp_self(lp), due - now, CONTAINER_EVENT, 0, &timer,
+                           sizeof timer, err);
 }
 
 static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_event *ev,
@@ -140,30 +217,21 @@ static rtcosim_status sender_event(rtcosim_lp *lp, void *state, const rtcosim_ev
 {
     sender *s = state;
     signal_bus *b = s->owner;
+    if (ev->type == CONTAINER_EVENT) {
+        container_timer timer;
+        memcpy(&timer, ev->payload, sizeof timer);
+        const container_fill *f = b->tx[timer.k].fill;
+        return f->serial == timer.serial && f->parts ? send_container(lp, s, timer.k, err)
+                                                     : RTCOSIM_OK;
+    }
     uint32_t k;
     memcpy(&k, ev->payload, sizeof k);
     tx_message *t = &b->tx[k];
     const rtcosim_dbc_message *m = t->m;
-    if (ev->type == CONTAINER_EVENT)
-        return send_container(lp, s, k, err);
     const double *v = b->values + t->first_vr;
     rtcosim_status st = RTCOSIM_OK;
-    if (t->container >= 0) { /* due: into its container, which goes out after its timeout */
-        tx_message *c = &b->tx[t->container];
-        uint32_t at = 0; /* kept in the database's order (tx indices follow it) */
-        while (at < c->queued && c->queue[at] < k)
-            at++;
-        if (at == c->queued || c->queue[at] != k) {
-            memmove(c->queue + at + 1, c->queue + at, (c->queued - at) * sizeof *c->queue);
-            c->queue[at] = k;
-            c->queued++;
-        }
-        if (!c->pending) {
-            c->pending = true;
-            uint32_t ck = (uint32_t)t->container;
-            st = rtcosim_lp_send(lp, rtcosim_lp_self(lp), c->m->container_timeout, CONTAINER_EVENT,
-                                 0, &ck, sizeof ck, err);
-        }
+    if (t->container >= 0) {
+        st = contained_due(lp, s, k, ev->time, err);
     } else {
         uint8_t data[64] = {0};
         pack(t, v, data, t->length);
@@ -330,7 +398,7 @@ static void sb_destroy(void *self)
     free(b->values);
     for (size_t i = 0; b->tx && i < b->tx_count; i++) {
         free(b->tx[i].sent);
-        free(b->tx[i].queue);
+        free(b->tx[i].fill);
     }
     free(b->tx);
     free(b->senders);
@@ -436,9 +504,9 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
                           .cycle = m->cycle_time > 0 ? m->cycle_time : c->default_cycle,
                           .container = -1};
         if (m->header_bytes) { /* sent when its PDUs are due: no cycle of its own */
-            size_t n = rtcosim_dbc_contained_count(b->dbc, m);
-            if (!(t->queue = calloc(n + 1, sizeof *t->queue)))
+            if (!(t->fill = calloc(1, sizeof *t->fill)))
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can signals: out of memory");
+            t->fill->due = RTCOSIM_TIME_MAX;
             t->cycle = 0;
             continue;
         }
@@ -488,10 +556,11 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         uint32_t node = b->senders[t->sender].node;
         if (t->container >= 0)
             continue; /* its frames are its container's */
-        st = t->fd ? rtcosim_can_bus_add_tx_format(b->can, node, RTCOSIM_CAN_FORMAT_FD, t->m->id,
-                                                   t->m->extended, t->length, err)
-                   : rtcosim_can_bus_add_tx(b->can, node, t->m->id, t->m->extended, t->length,
-                                            err);
+        rtcosim_can_format format = t->fd ? RTCOSIM_CAN_FORMAT_FD : RTCOSIM_CAN_FORMAT_CLASSIC;
+        st = t->fill ? rtcosim_can_bus_add_tx_upto(b->can, node, format, t->m->id, t->m->extended,
+                                                   t->length, err) /* as long as its contents */
+                     : rtcosim_can_bus_add_tx_format(b->can, node, format, t->m->id,
+                                                     t->m->extended, t->length, err);
     }
     if (st == RTCOSIM_OK)
         st = rtcosim_events_add_lp(b->sim, "receiver", &receiver_model, b, RTCOSIM_LP_NO_GROUP,

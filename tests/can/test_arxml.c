@@ -156,9 +156,13 @@ static const char matrix[] =
         "</CONTAINED-PDU-TRIGGERING-REF>"
         "<CONTAINED-PDU-TRIGGERING-REF DEST=\"PDU-TRIGGERING\">/Cluster/CAN1/CH/PT_C2"
         "</CONTAINED-PDU-TRIGGERING-REF></CONTAINED-PDU-TRIGGERING-REFS>"
-        "<HEADER-TYPE>SHORT-HEADER</HEADER-TYPE></CONTAINER-I-PDU>"
+        "<CONTAINER-TRIGGER>FIRST-CONTAINED-TRIGGER</CONTAINER-TRIGGER>"
+        "<HEADER-TYPE>SHORT-HEADER</HEADER-TYPE><THRESHOLD-SIZE>12</THRESHOLD-SIZE>"
+        "<UNUSED-BIT-PATTERN>255</UNUSED-BIT-PATTERN></CONTAINER-I-PDU>"
         "<I-SIGNAL-I-PDU><SHORT-NAME>C1</SHORT-NAME><CONTAINED-I-PDU-PROPS>"
-        "<HEADER-ID-SHORT-HEADER>18</HEADER-ID-SHORT-HEADER></CONTAINED-I-PDU-PROPS>"
+        "<COLLECTION-SEMANTICS>QUEUED</COLLECTION-SEMANTICS>"
+        "<HEADER-ID-SHORT-HEADER>18</HEADER-ID-SHORT-HEADER><TIMEOUT>0.004</TIMEOUT>"
+        "<TRIGGER>ALWAYS</TRIGGER></CONTAINED-I-PDU-PROPS>"
         "<LENGTH>2</LENGTH><I-SIGNAL-TO-PDU-MAPPINGS>"
         "<I-SIGNAL-TO-I-PDU-MAPPING><SHORT-NAME>r</SHORT-NAME>"
         "<I-SIGNAL-REF DEST=\"I-SIGNAL\">/Signals/Pressure</I-SIGNAL-REF>"
@@ -390,6 +394,16 @@ static void container_pdus_are_found_by_their_headers(void **state)
     assert_int_equal(c2->header_id, 0x34);
     assert_int_equal(c1->dlc, 2);
     assert_int_equal(c1->id, 0x300); /* its container's, but not found by it */
+    /* the sending: the container's trigger, threshold and padding; C1's
+     * props, and C2's defaults (last is best, no trigger, no timeout) */
+    assert_int_equal(c->container_timeout, 0);
+    assert_true(c->container_first_trigger);
+    assert_int_equal(c->container_threshold, 12);
+    assert_int_equal(c->container_padding, 0xFF);
+    assert_true(c1->contained_trigger && c1->contained_queued);
+    assert_int_equal(c1->contained_timeout, 4000000);
+    assert_false(c2->contained_trigger || c2->contained_queued);
+    assert_int_equal(c2->contained_timeout, -1);
     const uint8_t frame[16] = {0, 0, 0x34, 1, 5, 0, 0, 0x99, 1, 0xFF, 0, 0, 0x12, 2, 0xE8, 3};
     size_t offset = 0;
     rtcosim_dbc_container_part part;
@@ -412,6 +426,11 @@ static void container_pdus_are_found_by_their_headers(void **state)
     offset = 0;
     assert_int_equal(rtcosim_dbc_container_next(d, c, padded, 8, &offset, &part), 1);
     assert_int_equal(rtcosim_dbc_container_next(d, c, padded, 8, &offset, &part), 0);
+    /* a header of the container's padding bytes (UNUSED-BIT-PATTERN 255) too */
+    const uint8_t filled[9] = {0, 0, 0x34, 1, 7, 0xFF, 0xFF, 0xFF, 0xFF};
+    offset = 0;
+    assert_int_equal(rtcosim_dbc_container_next(d, c, filled, 9, &offset, &part), 1);
+    assert_int_equal(rtcosim_dbc_container_next(d, c, filled, 9, &offset, &part), 0);
     const uint8_t overrun[8] = {0, 0, 0x12, 9, 1, 2, 3, 4};
     offset = 0;
     assert_int_equal(rtcosim_dbc_container_next(d, c, overrun, 8, &offset, &part), -1);
@@ -467,6 +486,19 @@ static void bad_matrices_get_one_line_errors(void **state)
          "C2 in CONTAINER-I-PDU Cont: no HEADER-ID-SHORT-HEADER (0..0xFFFFFF)"},
         {"<HEADER-TYPE>SHORT-HEADER<", "<HEADER-TYPE>TALL-HEADER<",
          "CONTAINER-I-PDU Cont: HEADER-TYPE TALL-HEADER"},
+        {"<CONTAINER-TRIGGER>FIRST-CONTAINED-TRIGGER<", "<CONTAINER-TRIGGER>EVERY-TRIGGER<",
+         "CONTAINER-I-PDU Cont: CONTAINER-TRIGGER EVERY-TRIGGER (DEFAULT-TRIGGER or"
+         " FIRST-CONTAINED-TRIGGER)"},
+        {"<THRESHOLD-SIZE>12<", "<THRESHOLD-SIZE>17<",
+         "CONTAINER-I-PDU Cont: THRESHOLD-SIZE not a number of bytes (0..16, its frame's)"},
+        {"<UNUSED-BIT-PATTERN>255<", "<UNUSED-BIT-PATTERN>256<",
+         "CONTAINER-I-PDU Cont: UNUSED-BIT-PATTERN not a byte (0..255)"},
+        {"<TRIGGER>ALWAYS<", "<TRIGGER>SOMETIMES<",
+         "contained PDU C1: TRIGGER SOMETIMES (ALWAYS or NEVER)"},
+        {"<COLLECTION-SEMANTICS>QUEUED<", "<COLLECTION-SEMANTICS>NEWEST<",
+         "contained PDU C1: COLLECTION-SEMANTICS NEWEST (LAST-IS-BEST or QUEUED)"},
+        {"<TIMEOUT>0.004<", "<TIMEOUT>-1<",
+         "contained PDU C1: TIMEOUT not a time in seconds (0 to 1000)"},
         {"/Cluster/CAN1/CH/PT_Auth</PAYLOAD-REF>", "/Cluster/CAN1/CH/PT_Nope</PAYLOAD-REF>",
          "PAYLOAD-REF /Cluster/CAN1/CH/PT_Nope: no element has that path"},
     };

@@ -311,6 +311,62 @@ static void the_lookahead_is_the_shortest_frame_of_any_format(void **state)
     }
 }
 
+/* An entry for frames of any length up to a most (an AUTOSAR dynamic
+ * container's): the lookahead is its empty frame's (the same as an entry of
+ * 0 bytes at that identifier), a shorter frame goes, a longer one is refused
+ * with one line. */
+static void an_entry_up_to_a_length_takes_shorter_frames(void **state)
+{
+    (void)state;
+    rtcosim_error err;
+    rtcosim_time_ns lookahead[2];
+    static const uint8_t data[20] = {1, 2, 3};
+    for (int c = 0; c < 4; c++) {
+        rtcosim_events *sim = NULL;
+        rtcosim_can_bus *bus = NULL;
+        assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+        rtcosim_can_bus_config bc = {.name = "can0", .log_frames = true};
+        assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
+        sender s[2] = {{.bus = bus}, {.bus = bus}};
+        uint32_t node, listener;
+        rtcosim_lp_id lp;
+        assert_int_equal(rtcosim_events_add_lp(sim, "a", &sender_model, &s[0],
+                                               RTCOSIM_LP_NO_GROUP, &lp, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_can_bus_add_node(bus, "a", lp, 0, &node, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_events_add_lp(sim, "b", &sender_model, &s[1],
+                                               RTCOSIM_LP_NO_GROUP, &lp, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_can_bus_add_node(bus, "b", lp, 0, &listener, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_can_bus_add_rx_all(bus, listener, &err), RTCOSIM_OK);
+        s[0].node = node;
+        s[1].node = listener;
+        if (c == 0)
+            assert_int_equal(rtcosim_can_bus_add_tx_format(bus, node, RTCOSIM_CAN_FORMAT_FD,
+                                                           0x123, false, 0, &err), RTCOSIM_OK);
+        else
+            assert_int_equal(rtcosim_can_bus_add_tx_upto(bus, node, RTCOSIM_CAN_FORMAT_FD, 0x123,
+                                                         false, 16, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
+        if (c < 2)
+            lookahead[c] = rtcosim_can_bus_min_frame_time(bus);
+        s[0].frame = (rtcosim_can_any_frame){.format = RTCOSIM_CAN_FORMAT_FD, .id = 0x123,
+                                             .length = c == 3 ? 20 : 12, .data = data};
+        rtcosim_run_options ro = {.stop_time = 2 * RTCOSIM_NS_PER_MS};
+        rtcosim_status st = c >= 2 ? rtcosim_events_run(sim, &ro, NULL, &err) : RTCOSIM_OK;
+        if (c == 2) {
+            assert_int_equal(st, RTCOSIM_OK);
+            assert_int_equal(s[1].received_fd_xl, 1);
+            assert_int_equal(s[1].last_length, 12);
+        } else if (c == 3) {
+            assert_int_not_equal(st, RTCOSIM_OK);
+            assert_non_null(strstr(err.message, "sends id 0x123 as a CAN FD frame of 20 bytes,"
+                                                " its TX database says CAN FD, up to 16"));
+        }
+        rtcosim_can_bus_free(bus);
+        rtcosim_events_free(sim);
+    }
+    assert_int_equal(lookahead[1], lookahead[0]);
+}
+
 /* Frames the bus cannot carry: one line naming the bus, node and rule. */
 static void frames_a_format_cannot_carry_are_refused(void **state)
 {
@@ -549,6 +605,7 @@ int main(void)
         cmocka_unit_test(rolled_back_senders_never_change_a_sent_frames_bytes),
         cmocka_unit_test(the_lookahead_is_the_shortest_frame_of_any_format),
         cmocka_unit_test(frames_a_format_cannot_carry_are_refused),
+        cmocka_unit_test(an_entry_up_to_a_length_takes_shorter_frames),
         cmocka_unit_test(frame_bytes_are_reserved_up_front),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -374,6 +374,8 @@ def test_a_container_goes_out_with_the_pdus_due_after_its_timeout(cli, tmpdir_pr
     order of the two); each part behind its big-endian header (id 3 bytes,
     length 1), packed from the
     inputs at the frame's time (last is best: x of the row 2 ms later);
+    a frame as long as its parts (IpduM's dynamic container: 6 bytes, or
+    11 and a byte of padding, CAN FD having no 11-byte frame);
     python-can reads the frames off the bus's BLF."""
     log, rows, frames = run_container_tx(cli, tmpdir_private, 20)
     x_at = {round(row["time"] * 1000): row["a.x"] for row in rows}
@@ -381,12 +383,11 @@ def test_a_container_goes_out_with_the_pdus_due_after_its_timeout(cli, tmpdir_pr
     for k, m in enumerate(frames):
         sent_ms = 10 * k + 2
         assert sent_ms / 1000 < m.timestamp < (sent_ms + 1) / 1000  # its end, after the request
-        assert m.is_fd and len(m.data) == 20
         speed = round(x_at[sent_ms] / 0.01).to_bytes(2, "little")
         want = bytes([0x00, 0x12, 0x34, 2]) + speed
         if k % 2 == 0:
-            want += bytes([0x00, 0x00, 0x56, 1, 0])
-        assert bytes(m.data) == want + bytes(20 - len(want)), (k, bytes(m.data).hex())
+            want += bytes([0x00, 0x00, 0x56, 1, 0]) + bytes(1)
+        assert m.is_fd and bytes(m.data) == want, (k, bytes(m.data).hex())
     # the bus's own receiver, and b a step later, see each frame's Speed
     ends = [(round(m.timestamp * 1e9), int.from_bytes(m.data[4:6], "little") * 0.01)
             for m in frames]
@@ -394,34 +395,124 @@ def test_a_container_goes_out_with_the_pdus_due_after_its_timeout(cli, tmpdir_pr
 
 
 def test_contained_pdus_that_do_not_fit_go_in_the_next_frame(cli, tmpdir_private):
-    """Box of 8 bytes: Wheel (4 + 2) fits, Gear (4 + 1) then does not: at 0,
-    20 and 40 ms (+ 2 ms) two frames go out back to back, Wheel's and then
-    Gear's; at 10 and 30 ms Wheel's alone."""
+    """Box of 8 bytes: Wheel (4 + 2) and Gear (4 + 1) do not fit together.
+    As IpduM: a PDU that does not fit sends the frame being filled at once
+    and starts the next, whose timer (2 ms) starts with it. Both are due at
+    0, 20 and 40 ms: at 0 Wheel comes first (the senders' first events go
+    in the matrix's order), so Wheel's frame goes at 0 and Gear's at 2 ms;
+    at 20 and 40 Gear's event comes first (sent 20 ms before, Wheel's 10),
+    so Gear's goes at once and Wheel's 2 ms later; at 10 and 30 Wheel's
+    alone 2 ms later. Each frame as long as its part (6 and 5 bytes)."""
     log, rows, frames = run_container_tx(cli, tmpdir_private, 8)
-    kinds = [bytes(m.data[:4]) for m in frames]
     wheel, gear = bytes([0, 0x12, 0x34, 2]), bytes([0, 0, 0x56, 1])
-    assert kinds == [wheel, gear, wheel, wheel, gear, wheel, wheel, gear]
-    assert all(len(m.data) == 8 for m in frames)
-    assert frames[1].timestamp - frames[0].timestamp < 0.0005  # at once, behind the first
+    want = [(0, wheel), (2, gear), (12, wheel), (20, gear), (22, wheel), (32, wheel),
+            (40, gear), (42, wheel)]
+    assert [bytes(m.data[:4]) for m in frames] == [kind for ms, kind in want]
+    for (ms, kind), m in zip(want, frames):
+        assert ms / 1000 < m.timestamp < (ms + 0.5) / 1000, (ms, m.timestamp)
+        assert len(m.data) == (6 if kind == wheel else 5)
 
 
-def run_container_tx(cli, tmpdir_private, length):
-    """The container matrix with ECU A sending Box (`length` bytes, timeout
-    2 ms; Wheel every 10 ms, Gear every 20 ms) from the Dahlquist FMU's x,
+def test_threshold_size_and_a_contained_timeout_send_early_with_padding(cli, tmpdir_private):
+    """Box of 20 bytes, CONTAINER-TIMEOUT 5 ms, THRESHOLD-SIZE 11 and
+    UNUSED-BIT-PATTERN 0xAA; Wheel with TIMEOUT 3 ms. By hand: at 0 Wheel
+    (6 bytes with its header), then Gear (5) fills 11: the frame goes at
+    once; at 10 and 30 Wheel alone goes 3 ms later (its timeout before the
+    container's); at 20 and 40 Gear comes first, Wheel then fills 11: at
+    once. Parts in the matrix's order (Wheel first); 11 bytes go as a
+    12-byte CAN FD frame, the last byte 0xAA."""
+    log, rows, frames = run_container_tx(
+        cli, tmpdir_private, 20, timeout="0.005",
+        box="<THRESHOLD-SIZE>11</THRESHOLD-SIZE><UNUSED-BIT-PATTERN>170</UNUSED-BIT-PATTERN>",
+        wheel="<TIMEOUT>0.003</TIMEOUT>")
+    x_at = {round(row["time"] * 1000): row["a.x"] for row in rows}
+    want = [(0, True), (13, False), (20, True), (33, False), (40, True)]
+    assert len(frames) == len(want)
+    for (ms, both), m in zip(want, frames):
+        assert ms / 1000 < m.timestamp < (ms + 0.5) / 1000, (ms, m.timestamp)
+        data = bytes([0, 0x12, 0x34, 2]) + round(x_at[ms] / 0.01).to_bytes(2, "little")
+        if both:
+            data += bytes([0, 0, 0x56, 1, 0, 0xAA])
+        assert bytes(m.data) == data, (ms, bytes(m.data).hex())
+    # the bus's own receiver stops at the padding: b still follows Speed
+    assert_rows_follow_frames(rows, [(round(m.timestamp * 1e9),
+                                      int.from_bytes(m.data[4:6], "little") * 0.01)
+                                     for m in frames])
+
+
+def test_queued_pdus_keep_each_occurrence_and_trigger_always_sends_at_once(cli, tmpdir_private):
+    """Box of 64 bytes, CONTAINER-TIMEOUT 5 ms; Wheel every 1 ms with
+    COLLECTION-SEMANTICS QUEUED (each occurrence in the frame with its
+    Speed of then); Gear every 20 ms with TRIGGER ALWAYS. By hand: at 0
+    Wheel then Gear, whose trigger sends both at once; Wheel at 1 ms
+    starts a frame that its timer sends at 6 ms with the occurrences of 1
+    to 5 ms (the timer, set earlier, comes before the 6 ms occurrence),
+    then 11 and 16 ms; at 20 ms Gear comes first and sends 16 to 19 ms with
+    itself; so on to 40 and 45 ms. A frame goes as the shortest CAN FD frame
+    that holds it (11 bytes as 12, 29 or 30 as 32, 35 as 48; zero padding)."""
+    log, rows, frames = run_container_tx(
+        cli, tmpdir_private, 64, timeout="0.005", wheel_period=0.001,
+        wheel="<COLLECTION-SEMANTICS>QUEUED</COLLECTION-SEMANTICS>",
+        gear="<TRIGGER>ALWAYS</TRIGGER>")
+    x_at = {round(row["time"] * 1000): row["a.x"] for row in rows}
+    want = [(0, [0], True), (6, range(1, 6), False), (11, range(6, 11), False),
+            (16, range(11, 16), False), (20, range(16, 20), True), (25, range(20, 25), False),
+            (30, range(25, 30), False), (35, range(30, 35), False), (40, range(35, 40), True),
+            (45, range(40, 45), False)]
+    frames = [m for m in frames if m.timestamp < 0.049]
+    assert len(frames) == len(want)
+    for (ms, wheels, gear), m in zip(want, frames):
+        assert ms / 1000 < m.timestamp < (ms + 0.5) / 1000, (ms, m.timestamp)
+        data = b"".join(bytes([0, 0x12, 0x34, 2]) + round(x_at[d] / 0.01).to_bytes(2, "little")
+                        for d in wheels)
+        if gear:
+            data += bytes([0, 0, 0x56, 1, 0])
+        data += bytes(min(n for n in (12, 16, 20, 24, 32, 48, 64) if n >= len(data)) - len(data))
+        assert bytes(m.data) == data, (ms, bytes(m.data).hex())
+
+
+def test_a_first_contained_trigger_sends_each_pdu_at_once(cli, tmpdir_private):
+    """CONTAINER-TRIGGER FIRST-CONTAINED-TRIGGER: the frame goes right after
+    its first PDU is in, so each PDU goes alone when due (the 2 ms timeout
+    never runs out): Wheel and Gear at 0, Wheel at 10 and 30, Gear and
+    Wheel at 20 and 40 (Gear's event first there), back to back on the bus."""
+    log, rows, frames = run_container_tx(
+        cli, tmpdir_private, 20,
+        box="<CONTAINER-TRIGGER>FIRST-CONTAINED-TRIGGER</CONTAINER-TRIGGER>")
+    wheel, gear = bytes([0, 0x12, 0x34, 2]), bytes([0, 0, 0x56, 1])
+    want = [(0, wheel), (0, gear), (10, wheel), (20, gear), (20, wheel), (30, wheel),
+            (40, gear), (40, wheel)]
+    assert [bytes(m.data[:4]) for m in frames] == [kind for ms, kind in want]
+    for (ms, kind), m in zip(want, frames):
+        assert ms / 1000 < m.timestamp < (ms + 0.5) / 1000, (ms, m.timestamp)
+        assert len(m.data) == (6 if kind == wheel else 5)
+
+
+def run_container_tx(cli, tmpdir_private, length, timeout="0.002", box="", wheel="", gear="",
+                     wheel_period=0.01):
+    """The container matrix with ECU A sending Box (`length` bytes,
+    CONTAINER-TIMEOUT `timeout`, more of Box's elements in `box`; Wheel
+    every `wheel_period`, Gear every 20 ms, more of their
+    CONTAINED-I-PDU-PROPS in `wheel` and `gear`) from the Dahlquist FMU's x,
     the Feedthrough FMU on Wheel.Speed, 50 ms: the BLF, the CSV rows, Box's
     frames (python-can)."""
-    text = CONTAINER_ARXML.replace(
+    text = CONTAINER_ARXML.replace("<HEADER-ID-SHORT-HEADER>4660</HEADER-ID-SHORT-HEADER>",
+                                   "<HEADER-ID-SHORT-HEADER>4660</HEADER-ID-SHORT-HEADER>" + wheel)
+    text = text.replace("<HEADER-ID-SHORT-HEADER>86</HEADER-ID-SHORT-HEADER>",
+                        "<HEADER-ID-SHORT-HEADER>86</HEADER-ID-SHORT-HEADER>" + gear)
+    text = text.replace(
         "<FRAME-REF DEST=\"CAN-FRAME\">/F/Box</FRAME-REF>",
         "<FRAME-PORT-REFS><FRAME-PORT-REF DEST=\"FRAME-PORT\">/E/A/Conn/Out</FRAME-PORT-REF>"
         "</FRAME-PORT-REFS><FRAME-REF DEST=\"CAN-FRAME\">/F/Box</FRAME-REF>")
     text = text.replace(
         "<HEADER-TYPE>SHORT-HEADER</HEADER-TYPE>",
-        "<CONTAINER-TIMEOUT>0.002</CONTAINER-TIMEOUT><HEADER-TYPE>SHORT-HEADER</HEADER-TYPE>")
+        f"<CONTAINER-TIMEOUT>{timeout}</CONTAINER-TIMEOUT><HEADER-TYPE>SHORT-HEADER</HEADER-TYPE>"
+        + box)
     timing = ("<I-PDU-TIMING-SPECIFICATIONS><I-PDU-TIMING><TRANSMISSION-MODE-DECLARATION>"
               "<TRANSMISSION-MODE-TRUE-TIMING><CYCLIC-TIMING><TIME-PERIOD><VALUE>{}</VALUE>"
               "</TIME-PERIOD></CYCLIC-TIMING></TRANSMISSION-MODE-TRUE-TIMING>"
               "</TRANSMISSION-MODE-DECLARATION></I-PDU-TIMING></I-PDU-TIMING-SPECIFICATIONS>")
-    text = text.replace("<LENGTH>2</LENGTH>", "<LENGTH>2</LENGTH>" + timing.format(0.01))
+    text = text.replace("<LENGTH>2</LENGTH>", "<LENGTH>2</LENGTH>" + timing.format(wheel_period))
     text = text.replace("<LENGTH>1</LENGTH>", "<LENGTH>1</LENGTH>" + timing.format(0.02))
     text = text.replace(
         "<AR-PACKAGE><SHORT-NAME>F</SHORT-NAME>",
