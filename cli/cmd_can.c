@@ -39,7 +39,8 @@ static void usage(FILE *out)
             "\n"
             "  --dbc FILE         the CAN database: a DBC, or an AUTOSAR 4 ARXML (.arxml)\n"
             "  -o, --output FILE  write the signals here: .csv, or .mat (complete rows, Dymola\n"
-            "                     layout; default: CSV on standard output unless --plot)\n"
+            "                     layout) or .mf4 (complete rows, ASAM MDF 4.10); default: CSV\n"
+            "                     on standard output unless --plot\n"
             "  --signal NAME      only this column: bus.MESSAGE.SIGNAL, MESSAGE.SIGNAL or SIGNAL\n"
             "                     (repeatable); rows then only for frames carrying one of them\n"
             "  --plot F.svg|.png  plot the (selected) signals over time, from the first frame at\n"
@@ -363,16 +364,22 @@ static int write_csv_file(decoder *d, const char *path, bool complete_only)
     rtcosim_error ferr;
     if (path && rtcosim_results_format_of(path, &format, &ferr) != RTCOSIM_OK)
         return cli_fail_error(&ferr);
-    if (format == RTCOSIM_RESULTS_MAT) {
-        /* MAT: the complete rows (a matrix has no empty cells), through a CSV
-         * beside it converted as the recorder's are (src/results/mat.c) */
+    if (format != RTCOSIM_RESULTS_CSV) {
+        /* MAT or MDF: the complete rows (a matrix or record has no empty
+         * cells), through a CSV beside it converted as the recorder's are
+         * (src/results/mat.c, mdf.c) */
         size_t len = strlen(path) + sizeof ".csv.part";
         char *part = malloc(len);
         if (!part)
             return cli_fail("out of memory");
         snprintf(part, len, "%s.csv.part", path);
         int rc = write_csv_plain(d, part, true, false); /* numbers only */
-        if (rc == 0 && rtcosim_results_csv_to_mat(part, path, NULL, 0, &ferr) != RTCOSIM_OK)
+        rtcosim_status st = RTCOSIM_OK;
+        if (rc == 0)
+            st = format == RTCOSIM_RESULTS_MDF
+                     ? rtcosim_results_csv_to_mdf(part, path, NULL, 0, 0, &ferr)
+                     : rtcosim_results_csv_to_mat(part, path, NULL, 0, &ferr);
+        if (rc == 0 && st != RTCOSIM_OK)
             rc = cli_fail_error(&ferr);
         remove(part);
         free(part);

@@ -127,12 +127,14 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
                                       rtcosim_error *err);
 
 /* Results formats by the path's extension: ".csv" (or none, e.g. /dev/stdout)
- * CSV; ".mat" the Modelica/Dymola result layout (MAT v4, binTrans), written
- * at close from the CSV streamed to "<path>.csv.part" (kept with the rows if
- * the run dies). Any other extension is refused (EINVAL, naming it). */
+ * CSV; ".mat" the Modelica/Dymola result layout (MAT v4, binTrans); ".mf4"
+ * ASAM MDF 4.10. MAT and MDF files are written at close from the CSV
+ * streamed to "<path>.csv.part" (kept with the rows if the run dies). Any
+ * other extension is refused (EINVAL, naming it). */
 typedef enum rtcosim_results_format {
     RTCOSIM_RESULTS_CSV,
     RTCOSIM_RESULTS_MAT,
+    RTCOSIM_RESULTS_MDF,
 } rtcosim_results_format;
 rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_format *out,
                                          rtcosim_error *err);
@@ -146,6 +148,16 @@ rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_forma
 rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
                                           const rtcosim_column *columns, size_t column_count,
                                           rtcosim_error *err);
+
+/* Convert a results CSV into an ASAM MDF 4.10 file (.mf4, finalized, sorted)
+ * as measurement tools read it (CANape, CANoe, asammdf): one data group and
+ * channel group, the time master channel (seconds) and a channel per
+ * numeric column, all IEEE doubles, with their units and descriptions from
+ * columns (may be NULL; String/Binary columns are left out, said in a
+ * warning). start_ns: the measurement's start in ns since 1970 UTC (0: now). */
+rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_path,
+                                          const rtcosim_column *columns, size_t column_count,
+                                          int64_t start_ns, rtcosim_error *err);
 
 #ifdef __cplusplus
 }

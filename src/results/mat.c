@@ -24,6 +24,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "matio_dl.h"
+#include "result_csv.h"
 
 typedef struct mat_column {
     size_t csv_column; /* index in the CSV table */
@@ -31,41 +32,6 @@ typedef struct mat_column {
     int matrix;        /* 1: data_1, 2: data_2 */
     int row;           /* 1-based row in its matrix */
 } mat_column;
-
-static bool is_text_type(rtcosim_type type)
-{
-    return type == RTCOSIM_TYPE_STRING || type == RTCOSIM_TYPE_BINARY;
-}
-
-typedef struct text_context {
-    const rtcosim_column *columns;
-    size_t count;
-} text_context;
-
-/* Every column is read as text and converted here: the input-table reader
- * refuses non-finite numbers, but results may hold the recorder's "nan",
- * "inf", "-inf" (strtod reads them back exactly as the CSV has them). */
-static bool column_is_text(void *context, const char *name)
-{
-    (void)context, (void)name;
-    return true;
-}
-
-static bool column_is_string(const text_context *tc, const char *name)
-{
-    for (size_t i = 0; i < tc->count; i++)
-        if (strcmp(tc->columns[i].name, name) == 0)
-            return is_text_type(tc->columns[i].type);
-    return false;
-}
-
-static double cell(const rtcosim_csv *table, size_t row, size_t column)
-{
-    const char *text = rtcosim_csv_text(table, row, column);
-    char *end = NULL;
-    double v = text && *text ? strtod(text, &end) : NAN;
-    return end && *end == '\0' ? v : NAN;
-}
 
 /* "Height" + "m" -> "Height [m]"; the unit alone when there is no text. */
 static char *describe(const rtcosim_column *meta)
@@ -115,12 +81,11 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
                                           const rtcosim_column *columns, size_t column_count,
                                           rtcosim_error *err)
 {
-    text_context tc = {columns, columns ? column_count : 0};
     rtcosim_csv *table = NULL;
     rtcosim_status st = rtcosim_matio_load(err);
     if (st != RTCOSIM_OK)
         return st;
-    st = rtcosim_csv_read_file_text(csv_path, column_is_text, &tc, &table, err);
+    st = result_csv_read(csv_path, &table, err);
     if (st != RTCOSIM_OK)
         return st;
     size_t ncsv = rtcosim_csv_column_count(table), rows = rtcosim_csv_row_count(table);
@@ -134,12 +99,9 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
     names[0] = "time";
     ok = ok && (descriptions[0] = strdup("Time [s]")) != NULL;
     for (size_t c = 0; ok && c < ncsv; c++) {
-        const rtcosim_column *meta = NULL;
         const char *cname = rtcosim_csv_column_name(table, c);
-        for (size_t i = 0; columns && i < column_count && !meta; i++)
-            if (strcmp(columns[i].name, cname) == 0)
-                meta = &columns[i];
-        if (column_is_string(&tc, cname)) {
+        const rtcosim_column *meta = result_csv_meta(columns, column_count, cname);
+        if (result_csv_is_text(meta)) {
             /* String and Binary values have no place in a double matrix (nor
              * in Dymola's or OpenModelica's result files): said, not lost
              * silently */
@@ -151,7 +113,7 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
         }
         bool constant = meta && meta->parameter;
         for (size_t r = 1; constant && r < rows; r++) {
-            double a = cell(table, r, c), b = cell(table, 0, c);
+            double a = result_csv_cell(table, r, c), b = result_csv_cell(table, 0, c);
             constant = a == b || (a != a && b != b);
         }
         cols[n] = (mat_column){c, meta, constant ? 1 : 2, constant ? (int)++n1 : (int)++n2};
@@ -181,11 +143,12 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
             d[2] = 0;
             d[3] = cols[i].matrix == 1 ? 0 : -1;
             if (cols[i].matrix == 1) {
-                double v = cell(table, 0, cols[i].csv_column);
+                double v = result_csv_cell(table, 0, cols[i].csv_column);
                 data1[cols[i].row - 1] = data1[n1 + cols[i].row - 1] = v;
             } else {
                 for (size_t r = 0; r < rows; r++)
-                    data2[r * n2 + (size_t)cols[i].row - 1] = cell(table, r, cols[i].csv_column);
+                    data2[r * n2 + (size_t)cols[i].row - 1] =
+                        result_csv_cell(table, r, cols[i].csv_column);
             }
         }
     }
@@ -241,6 +204,10 @@ rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_forma
         *out = RTCOSIM_RESULTS_MAT;
         return RTCOSIM_OK;
     }
+    if (strcasecmp(dot, ".mf4") == 0) {
+        *out = RTCOSIM_RESULTS_MDF;
+        return RTCOSIM_OK;
+    }
     return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                             "%s: unknown results format '%s' (use .csv or .mat)", path, dot);
+                             "%s: unknown results format '%s' (use .csv, .mat or .mf4)", path, dot);
 }

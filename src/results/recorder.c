@@ -45,7 +45,9 @@ typedef struct sink {
 
 struct rtcosim_recorder {
     char *path;     /* the file being streamed (CSV) */
-    char *mat_path; /* a ".mat" result: written from path at close */
+    char *mat_path; /* a ".mat" or ".mf4" result: written from path at close */
+    rtcosim_results_format final_format;
+    int64_t started_ns; /* CLOCK_REALTIME at open: an MDF file's start time */
     rtcosim_column *columns;
     size_t column_count;
     uint32_t record_every, countdown;
@@ -522,7 +524,11 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
     r->out.fd = -1;
-    if (format == RTCOSIM_RESULTS_MAT) {
+    r->final_format = format;
+    struct timespec started;
+    clock_gettime(CLOCK_REALTIME, &started);
+    r->started_ns = (int64_t)started.tv_sec * 1000000000 + started.tv_nsec;
+    if (format != RTCOSIM_RESULTS_CSV) {
         size_t len = strlen(o->path) + sizeof ".csv.part";
         if ((r->path = malloc(len)))
             snprintf(r->path, len, "%s.csv.part", o->path);
@@ -539,7 +545,7 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     r->out.buf = malloc(r->out.cap);
     r->omit_from = calloc(o->column_count + 1, sizeof *r->omit_from);
     bool ok = r->path && r->columns && r->out.buf && r->omit_from &&
-              (format != RTCOSIM_RESULTS_MAT || r->mat_path);
+              (format == RTCOSIM_RESULTS_CSV || r->mat_path);
     for (size_t i = 0; ok && i < o->column_count; i++)
         atomic_init(&r->omit_from[i], UINT64_MAX);
     for (size_t i = 0; ok && i < o->column_count; i++) {
@@ -645,7 +651,11 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing results failed: %s", r->path,
                                strerror(error_number));
     else if (r->mat_path) {
-        st = rtcosim_results_csv_to_mat(r->path, r->mat_path, r->columns, r->column_count, err);
+        st = r->final_format == RTCOSIM_RESULTS_MDF
+                 ? rtcosim_results_csv_to_mdf(r->path, r->mat_path, r->columns, r->column_count,
+                                              r->started_ns, err)
+                 : rtcosim_results_csv_to_mat(r->path, r->mat_path, r->columns, r->column_count,
+                                              err);
         if (st == RTCOSIM_OK)
             (void)unlink(r->path); /* kept on failure: the rows are not lost */
     }

@@ -118,7 +118,7 @@ static void unknown_extension_is_refused(void **state)
     assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_EINVAL);
     assert_null(r);
     char expected[4200];
-    snprintf(expected, sizeof expected, "%s: unknown results format '.xlsx' (use .csv or .mat)", path);
+    snprintf(expected, sizeof expected, "%s: unknown results format '.xlsx' (use .csv, .mat or .mf4)", path);
     assert_string_equal(err.message, expected);
     assert_int_not_equal(access(path, F_OK), 0);
 }

@@ -76,7 +76,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # an extension that is neither .csv nor .mat is refused and nothing written
     bad = os.path.join(tmp, "ball.xlsx")
     r = run("-o", bad)
-    assert r.returncode == 1 and r.stderr == f"rtcosim: {bad}: unknown results format '.xlsx' (use .csv or .mat)\n", r.stderr
+    assert r.returncode == 1 and r.stderr == f"rtcosim: {bad}: unknown results format '.xlsx' (use .csv, .mat or .mf4)\n", r.stderr
     assert not os.path.exists(bad)
 
     # --csv-units: the units of the model description under the header

@@ -1,0 +1,150 @@
+"""MDF 4 results (-o x.mf4) read back block by block as the format lays
+them out (little-endian; a block: "##XX", 4 reserved bytes, its length and
+link count as uint64, the links, its data): the ID block, HD -> DG -> CG ->
+CN chain with names, units and comments, the DT records. Truth: the CSV of
+the same run value by value (no tolerance), BouncingBall's free fall
+(h = 1 - 9.81 t^2 / 2, v = -9.81 t before the first bounce) and its units;
+a Feedthrough run's String and Binary columns left out with a warning;
+`can decode -o x.mf4` of a two-frame candump log against
+examples/ecus/vehicle.dbc (EngineSpeed bytes 0-1 x 0.25 rpm, EngineTorque
+bytes 2-3 x 0.1 - 500 N.m); `run` of a system in (virtual-clock) real time.
+The same files were opened with asammdf 8.0.0 outside the suite
+(src/results/README.md).
+Usage: test_mdf.py RTCOSIM BOUNCINGBALL_FMU FEEDTHROUGH_FMU VEHICLE_DBC SSD"""
+import csv
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+rtcosim, ball, feedthrough, dbc, ssd = sys.argv[1:6]
+
+
+def block(data, at, kind):
+    """(links, body) of the block of that kind at `at`."""
+    ident, length, nlinks = struct.unpack_from("<4s4xQQ", data, at)
+    assert ident == b"##" + kind, (ident, kind, at)
+    assert at % 8 == 0 and length >= 24 + 8 * nlinks, (kind, at, length)
+    links = struct.unpack_from(f"<{nlinks}Q", data, at + 24)
+    return links, data[at + 24 + 8 * nlinks:at + length]
+
+
+def text(data, at):
+    if at == 0:
+        return None
+    _, body = block(data, at, data[at + 2:at + 4])
+    return body.split(b"\0", 1)[0].decode()
+
+
+def read_mf4(path):
+    """The channels of a sorted, single-group file: [(name, unit, comment,
+    channel type, sync type, values)]; and the HD start time in ns."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:16] == b"MDF     4.10    ", data[:16]
+    assert data[16:24] == b"rtcosim ", data[16:24]
+    assert struct.unpack_from("<H", data, 28)[0] == 410
+    assert struct.unpack_from("<HH", data, 60) == (0, 0)  # finalized
+    hd_links, hd = block(data, 64, b"HD")
+    start_ns, tz, dst, time_flags = struct.unpack_from("<QhhB", hd)
+    assert (tz, dst, time_flags) == (0, 0, 0)  # UTC
+    dg_at, fh_at = hd_links[0], hd_links[1]
+    fh_links, _ = block(data, fh_at, b"FH")
+    assert "<tool_id>rtcosim</tool_id>" in text(data, fh_links[1])
+    dg_links, dg = block(data, dg_at, b"DG")
+    assert dg_links[0] == 0 and dg[0] == 0  # one data group, no record ids
+    cg_links, cg = block(data, dg_links[1], b"CG")
+    assert cg_links[0] == 0  # one channel group
+    record_id, cycles, flags, _, _, record_bytes, invalid_bytes = struct.unpack_from("<QQHHIII", cg)
+    assert (record_id, flags, invalid_bytes) == (0, 0, 0)
+    channels, cn_at = [], cg_links[1]
+    while cn_at:
+        cn_links, cn = block(data, cn_at, b"CN")
+        ctype, sync, dtype, bit_off, byte_off, bits = struct.unpack_from("<BBBBII", cn)
+        assert (dtype, bit_off, bits) == (4, 0, 64), (dtype, bit_off, bits)  # IEEE double, LE
+        channels.append([text(data, cn_links[2]), text(data, cn_links[6]),
+                         text(data, cn_links[7]), ctype, sync, byte_off])
+        cn_at = cn_links[0]
+    assert record_bytes == 8 * len(channels)
+    dt_links, dt = block(data, dg_links[2], b"DT")
+    assert dt_links == () and len(dt) == cycles * record_bytes
+    for ch in channels:
+        off = ch.pop()
+        ch.append([struct.unpack_from("<d", dt, r * record_bytes + off)[0] for r in range(cycles)])
+    return channels, start_ns
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], [[float(x) for x in row] for row in rows[1:]]
+
+
+def simulate(fmu, out, *args):
+    r = subprocess.run([rtcosim, "simulate", fmu, "--stop-time", "0.3", "--output-interval", "0.1",
+                        "-o", out, *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    import time
+    before = time.time_ns()
+    mf4, csv_path = os.path.join(tmp, "ball.mf4"), os.path.join(tmp, "ball.csv")
+    outs = ["--output-variable", "h", "--output-variable", "v"]
+    simulate(ball, mf4, *outs)
+    assert not os.path.exists(mf4 + ".csv.part")
+    simulate(ball, csv_path, *outs)
+    channels, start = read_mf4(mf4)
+    assert before - 10**9 <= start <= time.time_ns(), (before, start)
+    header, rows = read_csv(csv_path)
+    assert [c[0] for c in channels] == header == ["time", "h", "v"], channels
+    assert [(c[1], c[3], c[4]) for c in channels] == [("s", 2, 1), ("m", 0, 0), ("m/s", 0, 0)]
+    assert channels[1][2] == "Height of the ball, h(start) = h0", channels[1][2]
+    for k, c in enumerate(channels):
+        assert c[5] == [row[k] for row in rows], (c[0], c[5])  # bit for bit
+    t = [0.0, 0.1, 0.2, 0.3]
+    assert channels[0][5] == t
+    assert all(abs(h - (1 - 9.81 * x * x / 2)) < 1e-12 for h, x in zip(channels[1][5], t))
+    assert all(abs(v + 9.81 * x) < 1e-12 for v, x in zip(channels[2][5], t))
+
+    # String and Binary columns have no numeric channel: said, the rest written
+    ft = os.path.join(tmp, "ft.mf4")
+    r = simulate(feedthrough, ft)
+    assert "'String_output' is not written: the MDF file holds numeric channels only" in r.stderr
+    names = [c[0] for c in read_mf4(ft)[0]]
+    assert "Int32_output" in names and "String_output" not in names and \
+        "Binary_output" not in names, names
+
+    # can decode: A0 0F -> 0x0FA0 * 0.25 = 1000 rpm, 70 17 -> 1500 rpm; torque
+    # 0x1388 = 5000 -> 0 N.m, then 0 -> -500 N.m
+    log = os.path.join(tmp, "engine.log")
+    with open(log, "w") as f:
+        f.write("(1.000000) can0 0C0#A00F881300000000\n(1.500000) can0 0C0#7017000000000000\n")
+    can_mf4 = os.path.join(tmp, "engine.mf4")
+    r = subprocess.run([rtcosim, "can", "decode", log, "--dbc", dbc, "-o", can_mf4],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not os.path.exists(can_mf4 + ".csv.part")
+    by_name = {c[0]: c[5] for c in read_mf4(can_mf4)[0]}
+    assert by_name["time"] == [1.0, 1.5], by_name
+    speed = [v for n, v in by_name.items() if n.endswith("EngineSpeed")]
+    torque = [v for n, v in by_name.items() if n.endswith("EngineTorque")]
+    assert speed == [[1000.0, 1500.0]] and torque == [[0.0, -500.0]], by_name
+
+    # run in real time on a virtual clock: the MDF holds the CSV's values
+    files = {}
+    for ext in ("csv", "mf4"):
+        files[ext] = os.path.join(tmp, "sys." + ext)
+        r = subprocess.run([rtcosim, "run", ssd, "--stop-time", "0.02", "-q", "-o", files[ext],
+                            "--real-time", "--virtual-clock", "--no-calibrate"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    header, rows = read_csv(files["csv"])
+    channels, _ = read_mf4(files["mf4"])
+    assert [c[0] for c in channels] == header
+    assert [c[1] for c in channels] == ["s", "m", "m/s", "m", "m/s"], channels
+    for k, c in enumerate(channels):
+        assert c[5] == [row[k] for row in rows], c[0]
+print("ok")
