@@ -195,7 +195,8 @@ const char *cli_serve_tuning_path(const char *results, char *buf, size_t size)
     if (!results)
         return NULL;
     size_t len = strlen(results);
-    if (len > 4 && (strcmp(results + len - 4, ".csv") == 0 || strcmp(results + len - 4, ".mat") == 0))
+    if (len > 4 && (strcmp(results + len - 4, ".csv") == 0 || strcmp(results + len - 4, ".mat") == 0 ||
+                    strcmp(results + len - 4, ".mf4") == 0))
         len -= 4;
     if (len + sizeof ".tuning.csv" > size)
         return NULL;

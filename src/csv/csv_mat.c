@@ -1,11 +1,15 @@
-/* A MAT result file as an input table (rtcosim_csv_read_mat): read by
- * src/results/result_table.c, built with csv_from_series; and the choice
- * between it and CSV by a file's ending (rtcosim_csv_read_input_file). */
+/* A MAT result file or an MDF 4 file as an input table
+ * (rtcosim_csv_read_mat, rtcosim_csv_read_mdf): read by
+ * src/results/result_table.c or mdf_read.c, built with csv_from_series; and
+ * the choice between them and CSV by a file's ending
+ * (rtcosim_csv_read_input_file). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "csv/csv_values.h"
 #include "results/result_table.h"
 #include "rtcosim/csv.h"
+#include "rtcosim/log.h"
 #include "util/text.h"
 
 rtcosim_status rtcosim_csv_read_input_file(const char *path,
@@ -13,16 +17,39 @@ rtcosim_status rtcosim_csv_read_input_file(const char *path,
                                            void *context, rtcosim_csv **out,
                                            rtcosim_error *err)
 {
-    return util_path_has_ending(path, ".mat")
-               ? rtcosim_csv_read_mat(path, out, err)
-               : rtcosim_csv_read_file_text(path, is_text, context, out, err);
+    if (util_path_has_ending(path, ".mat"))
+        return rtcosim_csv_read_mat(path, out, err);
+    if (util_path_has_ending(path, ".mf4"))
+        return rtcosim_csv_read_mdf(path, out, err);
+    return rtcosim_csv_read_file_text(path, is_text, context, out, err);
 }
 
-rtcosim_status rtcosim_csv_read_mat(const char *path, rtcosim_csv **out, rtcosim_error *err)
+/* A measurement's gaps (invalid samples, a channel not yet sampled on the
+ * union of several groups' times) filled for a stimulus: the last valid
+ * sample held, the first one taken before it. false: no valid sample. */
+static bool fill_gaps(double *v, size_t rows)
+{
+    size_t first = 0;
+    while (first < rows && isnan(v[first]))
+        first++;
+    if (first == rows)
+        return false;
+    for (size_t r = 0; r < first; r++)
+        v[r] = v[first];
+    for (size_t r = first + 1; r < rows; r++)
+        if (isnan(v[r]))
+            v[r] = v[r - 1];
+    return true;
+}
+
+static rtcosim_status from_result_table(const char *path,
+                                        rtcosim_status (*read)(const char *, result_table **,
+                                                               rtcosim_error *),
+                                        bool fill, rtcosim_csv **out, rtcosim_error *err)
 {
     *out = NULL;
     result_table *r = NULL;
-    rtcosim_status st = result_table_read_mat(path, &r, err);
+    rtcosim_status st = read(path, &r, err);
     if (st != RTCOSIM_OK)
         return st;
     const char **names = calloc(r->column_count + 1, sizeof *names);
@@ -30,14 +57,30 @@ rtcosim_status rtcosim_csv_read_mat(const char *path, rtcosim_csv **out, rtcosim
     if (!names || !values) {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     } else {
+        size_t n = 0;
         for (size_t c = 0; c < r->column_count; c++) {
-            names[c] = r->columns[c].name;
-            values[c] = r->columns[c].values;
+            if (fill && !fill_gaps(r->columns[c].values, r->rows)) {
+                rtcosim_log(RTCOSIM_LOG_WARNING, "csv", "%s: '%s' left out: no valid sample",
+                            path, r->columns[c].name);
+                continue;
+            }
+            names[n] = r->columns[c].name;
+            values[n++] = r->columns[c].values;
         }
-        st = csv_from_series(path, r->rows, r->time, r->column_count, names, values, out, err);
+        st = csv_from_series(path, r->rows, r->time, n, names, values, out, err);
     }
     free(names);
     free(values);
     result_table_free(r);
     return st;
+}
+
+rtcosim_status rtcosim_csv_read_mat(const char *path, rtcosim_csv **out, rtcosim_error *err)
+{
+    return from_result_table(path, result_table_read_mat, false, out, err);
+}
+
+rtcosim_status rtcosim_csv_read_mdf(const char *path, rtcosim_csv **out, rtcosim_error *err)
+{
+    return from_result_table(path, result_table_read_mdf, true, out, err);
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rtcosim/status.h"
 
@@ -32,5 +33,10 @@ ptrdiff_t result_table_find(const result_table *t, const char *name);
 /* A MAT result file (Aclass, name, description, dataInfo, data_1, data_2;
  * a data_1 variable is constant over the rows); errors name the file. */
 rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcosim_error *err);
+/* An ASAM MDF 4 file (mdf_read.c: numeric channels, every channel group on
+ * the union of their times); errors name the file. */
+rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcosim_error *err);
+rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
+                                           result_table **out, rtcosim_error *err);
 
 #endif
