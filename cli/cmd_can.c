@@ -76,6 +76,7 @@ typedef struct decoder {
     size_t block_count, columns;
     size_t *block_of;    /* per record, SIZE_MAX: not decoded */
     char **names;        /* per column */
+    const char **units;  /* per column: its signal's (the database's), or NULL */
     bool *selected;      /* per column */
     uint64_t unknown;
     uint64_t unknown_parts;      /* contained PDUs of header ids the database lacks */
@@ -89,6 +90,7 @@ static void decoder_free(decoder *d)
     for (size_t c = 0; d->names && c < d->columns; c++)
         free(d->names[c]);
     free(d->names);
+    free(d->units);
     free(d->selected);
     for (size_t b = 0; d->blocks && b < d->block_count; b++)
         free(d->blocks[b].part_first);
@@ -189,7 +191,8 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
     }
     d->names = calloc(d->columns + 1, sizeof *d->names);
     d->selected = calloc(d->columns + 1, sizeof *d->selected);
-    if (!d->names || !d->selected)
+    d->units = calloc(d->columns + 1, sizeof *d->units);
+    if (!d->names || !d->selected || !d->units)
         return cli_fail("out of memory");
     for (size_t b = 0; b < d->block_count; b++) {
         const rtcosim_dbc_message *c = d->blocks[b].message;
@@ -205,6 +208,7 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
                     return cli_fail("out of memory");
                 snprintf(name, len, "%s.%s.%s", bus, m->name, m->signals[k].name);
                 d->names[d->blocks[b].first + col] = name;
+                d->units[d->blocks[b].first + col] = m->signals[k].unit;
                 d->selected[d->blocks[b].first + col] = signal_count == 0;
             }
         }
@@ -374,11 +378,20 @@ static int write_csv_file(decoder *d, const char *path, bool complete_only)
             return cli_fail("out of memory");
         snprintf(part, len, "%s.csv.part", path);
         int rc = write_csv_plain(d, part, true, false); /* numbers only */
+        /* the signals' units from the database, into the file's */
+        rtcosim_column *cols = calloc(d->columns + 1, sizeof *cols);
+        size_t n = 0;
+        for (size_t c = 0; cols && c < d->columns; c++)
+            if (d->selected[c])
+                cols[n++] = (rtcosim_column){.name = d->names[c], .type = RTCOSIM_TYPE_FLOAT64,
+                                             .unit = d->units[c] && *d->units[c] ? d->units[c]
+                                                                                 : NULL};
         rtcosim_status st = RTCOSIM_OK;
         if (rc == 0)
             st = format == RTCOSIM_RESULTS_MDF
-                     ? rtcosim_results_csv_to_mdf(part, path, NULL, 0, 0, &ferr)
-                     : rtcosim_results_csv_to_mat(part, path, NULL, 0, &ferr);
+                     ? rtcosim_results_csv_to_mdf(part, path, cols, n, 0, &ferr)
+                     : rtcosim_results_csv_to_mat(part, path, cols, n, &ferr);
+        free(cols);
         if (rc == 0 && st != RTCOSIM_OK)
             rc = cli_fail_error(&ferr);
         remove(part);

@@ -7,7 +7,7 @@ the same run value by value (no tolerance), BouncingBall's free fall
 a Feedthrough run's String and Binary columns left out with a warning;
 `can decode -o x.mf4` of a two-frame candump log against
 examples/ecus/vehicle.dbc (EngineSpeed bytes 0-1 x 0.25 rpm, EngineTorque
-bytes 2-3 x 0.1 - 500 N.m); `run` of a system in (virtual-clock) real time.
+bytes 2-3 x 0.1 - 500 N.m, with the DBC's units); `run` of a system in (virtual-clock) real time.
 The same files were opened with asammdf 8.0.0 outside the suite
 (src/results/README.md).
 Usage: test_mdf.py RTCOSIM BOUNCINGBALL_FMU FEEDTHROUGH_FMU VEHICLE_DBC SSD"""
@@ -127,7 +127,10 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert not os.path.exists(can_mf4 + ".csv.part")
-    by_name = {c[0]: c[5] for c in read_mf4(can_mf4)[0]}
+    channels = read_mf4(can_mf4)[0]
+    by_name = {c[0]: c[5] for c in channels}
+    units = {c[0].split(".")[-1]: c[1] for c in channels}
+    assert units["EngineSpeed"] == "rpm" and units["EngineTorque"] == "N.m", units  # the DBC's
     assert by_name["time"] == [1.0, 1.5], by_name
     speed = [v for n, v in by_name.items() if n.endswith("EngineSpeed")]
     torque = [v for n, v in by_name.items() if n.endswith("EngineTorque")]
