@@ -84,7 +84,10 @@ def write_result(result, path, csv_units=False):
     units), '.mat' the Modelica/Dymola result layout (Aclass, name,
     description with '[unit]', dataInfo, data_1 for parameters that keep one
     value, data_2 for the trajectories; String and Binary columns are left
-    out). Any other extension is refused (rtcosim.Error, 'EINVAL')."""
+    out), '.mf4' ASAM MDF 4.10 (a time master channel and a double channel
+    per numeric field with its unit and description, as CANape, CANoe and
+    asammdf read it). Any other extension is refused (rtcosim.Error,
+    'EINVAL')."""
     names = result.dtype.names
     if not names or names[0] != "time":
         raise Error("EINVAL", "write_result: a structured array whose first field is 'time' "

@@ -44,6 +44,25 @@ def test_csv_equals_the_clis_byte_for_byte(cli, tmpdir_private):
         assert f.read().split("\n")[1] == '"s","m","m/s","m/s2"'
 
 
+def test_mf4_holds_what_the_clis_holds(cli, tmpdir_private):
+    """write_result(r, 'r.mf4') and `simulate -o r.mf4`: the same records (the
+    DT block byte for byte) and channel texts (names, units, descriptions);
+    only the start and history times differ."""
+    ours, theirs = (os.path.join(tmpdir_private, n) for n in ("ours.mf4", "cli.mf4"))
+    rtcosim.write_result(ball(), ours)
+    subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "-o", theirs, "--stop-time",
+                    "2", "--output-interval", "0.01", "--output-variable", "h",
+                    "--output-variable", "v", "--output-variable", "g"], check=True)
+    with open(ours, "rb") as a, open(theirs, "rb") as b:
+        a, b = a.read(), b.read()
+    assert a[:16] == b"MDF     4.10    "
+    assert a.split(b"##DT")[1] == b.split(b"##DT")[1] and len(a.split(b"##DT")[1]) > 200 * 32
+    # a TX block: "##TX", 4 reserved bytes, its length and (no) links, its text
+    texts = lambda d: [t[20:].split(b"\0")[0].decode() for t in d.split(b"##TX")[1:]]
+    assert texts(a) == texts(b)
+    assert {"time", "s", "h", "m", "Height of the ball, h(start) = h0", "m/s2"} <= set(texts(a))
+
+
 def test_mat_has_the_dymola_layout_and_the_csv_values(tmpdir_private):
     r = ball()
     csv_path, mat_path = (os.path.join(tmpdir_private, n) for n in ("r.csv", "r.mat"))
