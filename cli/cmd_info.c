@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "info_system.h"
@@ -19,7 +20,12 @@ static void usage(FILE *out)
                  "                    [--parameter-set NAME]\n"
                  "       rtcosim info SLAVE.dcpx\n"
                  "       rtcosim info F.dbc|F.arxml\n"
-                 "       rtcosim info LOG.blf|LOG.asc|LOG.log [--dbc F.dbc]\n\n"
+                 "       rtcosim info LOG.blf|LOG.asc|LOG.log [--dbc F.dbc]\n"
+                 "       rtcosim info MEASUREMENT.mf4\n\n"
+                 "An MDF 4 measurement (.mf4: CANape, CANoe, INCA, asammdf, rtcosim -o): its\n"
+                 "version, writer and start, and per channel group its records and time span,\n"
+                 "per numeric channel its unit, minimum, maximum and invalid samples: the\n"
+                 "names a stimulus (--input-file F.mf4) or a plot takes.\n"
                  "A CAN database (.dbc, or AUTOSAR 4 .arxml): its messages (id, name, length, transmitter, cycle\n"
                  "time) and every signal's layout, scaling, range, unit and multiplexing.\n"
                  "A CAN log (Vector BLF, Vector ASC, candump -l): its frames and buses, its\n"
@@ -269,6 +275,15 @@ static int run_info(int argc, char **argv)
             return cli_fail("info: %s applies to systems and FMUs, not to '%s'",
                             parameter_set ? "--parameter-set" : "--strict", fmu);
         return cli_info_is_dbc(fmu) ? cli_info_dbc(fmu) : cli_info_can_log(fmu, dbc);
+    }
+    size_t len = strlen(fmu);
+    if (len > 4 && strcasecmp(fmu + len - 4, ".mf4") == 0) {
+        if (parameter_set || opts.strict)
+            return cli_fail("info: %s applies to systems and FMUs, not to '%s'",
+                            parameter_set ? "--parameter-set" : "--strict", fmu);
+        rtcosim_error err;
+        return rtcosim_results_print_mdf(fmu, stdout, &err) == RTCOSIM_OK ? 0
+                                                                          : cli_fail_error(&err);
     }
     if (cli_info_is_system(fmu))
         return cli_info_system(fmu, parameter_set);

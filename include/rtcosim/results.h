@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "rtcosim/component.h"
@@ -148,6 +149,12 @@ rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_forma
 rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
                                           const rtcosim_column *columns, size_t column_count,
                                           rtcosim_error *err);
+
+/* An MDF 4 measurement's facts for `rtcosim info F.mf4`: version, writer,
+ * start, and per channel group its records and master range, per numeric
+ * channel its unit, minimum, maximum and invalid samples. Errors as
+ * rtcosim_csv_read_mdf's. */
+rtcosim_status rtcosim_results_print_mdf(const char *path, FILE *out, rtcosim_error *err);
 
 /* Convert a results CSV into an ASAM MDF 4.10 file (.mf4, finalized, sorted)
  * as measurement tools read it (CANape, CANoe, asammdf): one data group and

@@ -27,11 +27,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "results/result_table.h"
 #include "rtcosim/log.h"
+#include "rtcosim/results.h"
 
 #define MDF_MAX_BYTES ((size_t)1 << 30)
 
@@ -602,49 +604,62 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out
     return RTCOSIM_OK;
 }
 
-rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
-                                           result_table **out, rtcosim_error *err)
+/* The file's identification checked and every data group read. */
+static rtcosim_status read_file(rd *r, group **groups, size_t *ng)
 {
-    *out = NULL;
-    rd r = {.d = data, .n = size, .path = path, .err = err};
+    const uint8_t *data = r->d;
+    size_t size = r->n;
     if (size < 64 || memcmp(data, "MDF     ", 8) != 0) {
         if (size >= 8 && memcmp(data, "UnFinMF ", 8) == 0)
-            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
-                                     " recorder did not close it); finalize it first", path);
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not an MDF file (no \"MDF     \""
-                                 " identification)", path);
+            return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
+                                     " recorder did not close it); finalize it first", r->path);
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: not an MDF file (no \"MDF     \""
+                                 " identification)", r->path);
     }
     unsigned version = (unsigned)(data[28] | data[29] << 8);
     if (version < 400 || version >= 500) {
         char text[9] = "";
         for (size_t i = 0; i < 8 && data[8 + i] > ' ' && data[8 + i] < 127; i++)
             text[i] = (char)data[8 + i];
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: MDF version %s (%u): only MDF 4"
-                                 " files are read (convert it, e.g. with asammdf)", path, text,
-                                 version);
+        return rtcosim_error_set(r->err, RTCOSIM_EUNSUPPORTED, "%s: MDF version %s (%u): only"
+                                 " MDF 4 files are read (convert it, e.g. with asammdf)", r->path,
+                                 text, version);
     }
     if (data[60] | data[61] | data[62] | data[63])
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
-                                 " recorder did not close it); finalize it first", path);
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
+                                 " recorder did not close it); finalize it first", r->path);
     blk hd;
-    rtcosim_status st = block(&r, 64, "HD", NULL, &hd);
-    group *groups = NULL;
-    size_t ng = 0, steps = 0;
+    rtcosim_status st = block(r, 64, "HD", NULL, &hd);
+    size_t steps = 0;
     for (uint64_t at = st == RTCOSIM_OK ? link_at(&hd, 0) : 0; at && st == RTCOSIM_OK;) {
-        if (++steps > size / 24) {
-            st = fail(&r, "a loop in the data group list", at);
-            break;
-        }
+        if (++steps > size / 24)
+            return fail(r, "a loop in the data group list", at);
         blk dg;
-        if ((st = read_data_group(&r, at, &groups, &ng)) == RTCOSIM_OK &&
-            (st = block(&r, at, "DG", NULL, &dg)) == RTCOSIM_OK)
+        if ((st = read_data_group(r, at, groups, ng)) == RTCOSIM_OK &&
+            (st = block(r, at, "DG", NULL, &dg)) == RTCOSIM_OK)
             at = link_at(&dg, 0);
     }
-    if (st == RTCOSIM_OK)
-        st = build_table(&r, groups, ng, out);
+    return st;
+}
+
+static void free_groups(group *groups, size_t ng)
+{
     for (size_t k = 0; k < ng; k++)
         group_free(&groups[k]);
     free(groups);
+}
+
+rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
+                                           result_table **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rd r = {.d = data, .n = size, .path = path, .err = err};
+    group *groups = NULL;
+    size_t ng = 0;
+    rtcosim_status st = read_file(&r, &groups, &ng);
+    if (st == RTCOSIM_OK)
+        st = build_table(&r, groups, ng, out);
+    free_groups(groups, ng);
     if (st == RTCOSIM_OK && (r.skipped || r.raw_conversions || r.masterless))
         rtcosim_log(RTCOSIM_LOG_WARNING, "results",
                     "%s: %zu channels left out (not numbers: strings, byte arrays, structures), "
@@ -654,9 +669,11 @@ rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, con
     return st;
 }
 
-rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcosim_error *err)
+/* The file mapped for fn (size 0 or unmappable: an error). */
+static rtcosim_status with_file(const char *path,
+                                rtcosim_status (*fn)(const uint8_t *, size_t, void *),
+                                void *context, rtcosim_error *err)
 {
-    *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0) {
@@ -670,7 +687,99 @@ rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcos
     if (map == MAP_FAILED)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not an MDF file (%s)", path,
                                  size ? "cannot map it" : "empty");
-    rtcosim_status st = result_table_read_mdf_bytes(map, size, path, out, err);
+    rtcosim_status st = fn(map, size, context);
     munmap(map, size);
     return st;
+}
+
+typedef struct table_job {
+    const char *path;
+    result_table **out;
+    rtcosim_error *err;
+} table_job;
+
+static rtcosim_status table_of(const uint8_t *data, size_t size, void *context)
+{
+    table_job *j = context;
+    return result_table_read_mdf_bytes(data, size, j->path, j->out, j->err);
+}
+
+rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcosim_error *err)
+{
+    *out = NULL;
+    table_job j = {path, out, err};
+    return with_file(path, table_of, &j, err);
+}
+
+typedef struct print_job {
+    const char *path;
+    FILE *out;
+    rtcosim_error *err;
+} print_job;
+
+static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
+{
+    print_job *j = context;
+    rd r = {.d = data, .n = size, .path = j->path, .err = j->err};
+    group *g = NULL;
+    size_t ng = 0, channels = 0;
+    rtcosim_status st = read_file(&r, &g, &ng);
+    if (st != RTCOSIM_OK) {
+        free_groups(g, ng);
+        return st;
+    }
+    for (size_t k = 0; k < ng; k++)
+        channels += g[k].nchan - (g[k].master >= 0);
+    blk hd;
+    int64_t start = 0;
+    if (block(&r, 64, "HD", NULL, &hd) == RTCOSIM_OK && hd.size >= 8)
+        start = (int64_t)u64(hd.data);
+    time_t secs = (time_t)(start / 1000000000);
+    struct tm tm;
+    char when[40] = "-";
+    if (start > 0 && gmtime_r(&secs, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    char program[9] = "";
+    for (size_t i = 0; i < 8 && data[16 + i] >= ' ' && data[16 + i] < 127; i++)
+        program[i] = (char)data[16 + i];
+    for (size_t i = strlen(program); i > 0 && program[i - 1] == ' '; i--)
+        program[i - 1] = '\0';
+    fprintf(j->out, "%-20s %s (MDF %.4s, written by %s)\n%-20s %s\n%-20s %zu, %zu numeric "
+            "channels", "measurement", j->path, (const char *)data + 8, program, "start", when,
+            "channel groups", ng, channels);
+    if (r.skipped || r.raw_conversions)
+        fprintf(j->out, " (%zu more left out: not numbers; %zu with raw values: a conversion"
+                " other than linear or rational)", r.skipped, r.raw_conversions);
+    fprintf(j->out, "\n\n%-5s %8s %-25s %-32s %-8s %12s %12s %s\n", "group", "records",
+            "master: from .. to", "channel", "unit", "min", "max", "invalid");
+    for (size_t k = 0; k < ng; k++) {
+        char span[64] = "(no master: left out)";
+        if (g[k].master >= 0 && g[k].count)
+            snprintf(span, sizeof span, "%.6g .. %.6g %s", g[k].time[0],
+                     g[k].time[g[k].count - 1], g[k].chans[g[k].master].unit
+                                                    ? g[k].chans[g[k].master].unit : "");
+        for (size_t i = 0; i < g[k].nchan; i++) {
+            if ((ptrdiff_t)i == g[k].master)
+                continue;
+            double lo = INFINITY, hi = -INFINITY;
+            size_t invalid = 0;
+            for (size_t n = 0; n < g[k].count; n++) {
+                double v = g[k].values[i][n];
+                invalid += isnan(v);
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            fprintf(j->out, "%-5zu %8zu %-25s %-32s %-8s %12.6g %12.6g %zu\n", k + 1, g[k].count,
+                    span, g[k].chans[i].name, g[k].chans[i].unit ? g[k].chans[i].unit : "-",
+                    lo, hi, invalid);
+        }
+    }
+    free_groups(g, ng);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_results_print_mdf(const char *path, FILE *out, rtcosim_error *err)
+{
+    print_job j = {path, out, err};
+    return with_file(path, print_of, &j, err);
 }

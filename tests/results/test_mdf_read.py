@@ -59,6 +59,17 @@ with tempfile.TemporaryDirectory() as tmp:
     assert [row[0] for row in rows] == [k * 0.0625 for k in range(8)], rows
     for col, values in want.items():
         assert [row[col] for row in rows] == values[:1] + values[:-1], (col, rows)
+    # info: per group its records and span, per channel unit, range, invalid samples
+    r = subprocess.run([rtcosim, "info", path], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "(MDF 4.10, written by handmade)" in r.stdout and "1 more left out" in r.stdout
+    rows_seen = [line.split() for line in r.stdout.splitlines() if line[:1].isdigit()]
+    assert rows_seen == [["1", "4", "0", "..", "0.375", "Float64_continuous_input", "V", "0", "3",
+                          "0"],
+                         ["2", "3", "0.0625", "..", "0.4375", "Float64_discrete_input", "-", "-3",
+                          "100", "1"],
+                         ["3", "3", "0", "..", "0.375", "Int32_input", "-", "5", "15", "0"]], \
+        r.stdout
     # plotted, all channels (gaps where one has no valid sample) or one by name
     for names in ([], ["Float64_continuous_input"]):
         r = subprocess.run([rtcosim, "plot", path, *names, "-o", os.path.join(tmp, "rig.svg")],
