@@ -39,8 +39,9 @@ static void usage(FILE *out)
             "\n"
             "  --dbc FILE         the CAN database: a DBC, or an AUTOSAR 4 ARXML (.arxml)\n"
             "  -o, --output FILE  write the signals here: .csv, or .mat (complete rows, Dymola\n"
-            "                     layout) or .mf4 (complete rows, ASAM MDF 4.10); default: CSV\n"
-            "                     on standard output unless --plot\n"
+            "                     layout) or .mf4 (complete rows, ASAM MDF 4.10; a log of\n"
+            "                     wall-clock times starts it at its first frame); default:\n"
+            "                     CSV on standard output unless --plot\n"
             "  --signal NAME      only this column: bus.MESSAGE.SIGNAL, MESSAGE.SIGNAL or SIGNAL\n"
             "                     (repeatable); rows then only for frames carrying one of them\n"
             "  --plot F.svg|.png  plot the (selected) signals over time, from the first frame at\n"
@@ -377,7 +378,18 @@ static int write_csv_file(decoder *d, const char *path, bool complete_only)
         if (!part)
             return cli_fail("out of memory");
         snprintf(part, len, "%s.csv.part", path);
+        /* MDF: a log of wall-clock times (candump -l: since 1970; from 2000
+         * on) starts the measurement at its first frame, the time channel
+         * from 0 there, as measurement tools record */
+        int64_t start_ns = 0;
+        rtcosim_time_ns origin = d->time_origin;
+        if (format == RTCOSIM_RESULTS_MDF && rtcosim_can_log_count(d->log) &&
+            rtcosim_can_log_records(d->log)[0].time >= (rtcosim_time_ns)946684800 * 1000000000) {
+            start_ns = rtcosim_can_log_records(d->log)[0].time;
+            d->time_origin = start_ns;
+        }
         int rc = write_csv_plain(d, part, true, false); /* numbers only */
+        d->time_origin = origin;
         /* the signals' units from the database, into the file's */
         rtcosim_column *cols = calloc(d->columns + 1, sizeof *cols);
         size_t n = 0;
@@ -389,7 +401,7 @@ static int write_csv_file(decoder *d, const char *path, bool complete_only)
         rtcosim_status st = RTCOSIM_OK;
         if (rc == 0)
             st = format == RTCOSIM_RESULTS_MDF
-                     ? rtcosim_results_csv_to_mdf(part, path, cols, n, 0, &ferr)
+                     ? rtcosim_results_csv_to_mdf(part, path, cols, n, start_ns, &ferr)
                      : rtcosim_results_csv_to_mat(part, path, cols, n, &ferr);
         free(cols);
         if (rc == 0 && st != RTCOSIM_OK)

@@ -7,7 +7,8 @@ the same run value by value (no tolerance), BouncingBall's free fall
 a Feedthrough run's String and Binary columns left out with a warning;
 `can decode -o x.mf4` of a two-frame candump log against
 examples/ecus/vehicle.dbc (EngineSpeed bytes 0-1 x 0.25 rpm, EngineTorque
-bytes 2-3 x 0.1 - 500 N.m, with the DBC's units); `run` of a system in (virtual-clock) real time.
+bytes 2-3 x 0.1 - 500 N.m, with the DBC's units; a log of wall-clock
+times starts the measurement at its first frame); `run` of a system in (virtual-clock) real time.
 The same files were opened with asammdf 8.0.0 outside the suite
 (src/results/README.md).
 Usage: test_mdf.py RTCOSIM BOUNCINGBALL_FMU FEEDTHROUGH_FMU VEHICLE_DBC SSD"""
@@ -135,6 +136,18 @@ with tempfile.TemporaryDirectory() as tmp:
     speed = [v for n, v in by_name.items() if n.endswith("EngineSpeed")]
     torque = [v for n, v in by_name.items() if n.endswith("EngineTorque")]
     assert speed == [[1000.0, 1500.0]] and torque == [[0.0, -500.0]], by_name
+
+    # a log of wall-clock times (candump -l): the measurement starts at its
+    # first frame, 2023-11-14 22:13:20.25 UTC, the time channel from 0 there
+    with open(log, "w") as f:
+        f.write("(1700000000.250000) can0 0C0#A00F881300000000\n"
+                "(1700000000.750000) can0 0C0#7017000000000000\n")
+    r = subprocess.run([rtcosim, "can", "decode", log, "--dbc", dbc, "-o", can_mf4],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    channels, start = read_mf4(can_mf4)
+    assert start == 1700000000250000000, start
+    assert channels[0][5] == [0.0, 0.5], channels[0]
 
     # run in real time on a virtual clock: the MDF holds the CSV's values
     files = {}
