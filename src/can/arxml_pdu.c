@@ -350,7 +350,6 @@ static rtcosim_status read_multiplexed_pdu(ar *a, size_t message, uint8_t length
     return st;
 }
 
-
 /* An optional time in seconds (0 to 1000) into *ns; false: not one. */
 static bool optional_time(const xmlNode *n, rtcosim_time_ns *ns)
 {

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/le.h"
+
 #define BLF_FILE_HEADER_SIZE 144
 #define BLF_BASE_HEADER_SIZE 16
 #define BLF_OBJECT_HEADER_SIZE 32 /* base header and a version 1 header */
@@ -68,30 +70,5 @@ enum {
                                      flags u32, 4 x u32 timing, bit count u16, dir u8, ext
                                      data offset u8, crc u32; data */
 #define BLF_CAN_XL_BODY 104       /* see log_blf_write.c's write_xl for the fields */
-
-static inline uint16_t blf_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t blf_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t blf_u64(const uint8_t *p)
-{
-    return (uint64_t)blf_u32(p) | (uint64_t)blf_u32(p + 4) << 32;
-}
-static inline void blf_put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void blf_put32(uint8_t *p, uint32_t v)
-{
-    blf_put16(p, (uint16_t)v);
-    blf_put16(p + 2, (uint16_t)(v >> 16));
-}
-static inline void blf_put64(uint8_t *p, uint64_t v)
-{
-    blf_put32(p, (uint32_t)v);
-    blf_put32(p + 4, (uint32_t)(v >> 32));
-}
 
 #endif

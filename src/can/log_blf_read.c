@@ -104,21 +104,21 @@ static rtcosim_status read_frame(blf_reader *r, uint32_t type, const uint8_t *b,
     case BLF_CAN_MESSAGE2:
         if (n < BLF_CAN_MESSAGE_BODY)
             return fail(r, "object %zu: a CAN message of %zu bytes (16 needed)", r->objects, n);
-        channel = blf_u16(b);
+        channel = le_get16(b);
         remote = (b[2] & BLF_MSG_RTR) != 0;
         if (b[3] > 15)
             return fail(r, "object %zu: DLC %u (at most 15)", r->objects, b[3]);
         size = b[3] < 8 ? b[3] : 8; /* DLC 9..15 of classic CAN still carry 8 bytes */
-        id_field = blf_u32(b + 4);
+        id_field = le_get32(b + 4);
         data_at = 8;
         break;
     case BLF_CAN_FD_MESSAGE:
         if (n < BLF_CAN_FD_MESSAGE_BODY || n < BLF_CAN_FD_MESSAGE_BODY + (size_t)b[14])
             return fail(r, "object %zu: a CAN FD message of %zu bytes, shorter than its data",
                         r->objects, n);
-        channel = blf_u16(b);
+        channel = le_get16(b);
         remote = (b[2] & BLF_MSG_RTR) != 0;
-        id_field = blf_u32(b + 4);
+        id_field = le_get32(b + 4);
         fd = (b[13] & BLF_FD_EDL) != 0;
         rec.flags = fd_flags(b[13] & BLF_FD_BRS, b[13] & BLF_FD_ESI);
         size = b[14];
@@ -129,8 +129,8 @@ static rtcosim_status read_frame(blf_reader *r, uint32_t type, const uint8_t *b,
             return fail(r, "object %zu: a CAN FD message of %zu bytes, shorter than its data",
                         r->objects, n);
         channel = b[0];
-        id_field = blf_u32(b + 4);
-        flags = blf_u32(b + 12);
+        id_field = le_get32(b + 4);
+        flags = le_get32(b + 12);
         fd = (flags & BLF_FD64_EDL) != 0;
         remote = (flags & BLF_FD64_RTR) != 0;
         rec.flags = fd_flags(flags & BLF_FD64_BRS, flags & BLF_FD64_ESI);
@@ -138,17 +138,17 @@ static rtcosim_status read_frame(blf_reader *r, uint32_t type, const uint8_t *b,
         data_at = BLF_CAN_FD64_BODY;
         break;
     default: /* BLF_CAN_XL_CHANNEL_FRAME */
-        if (n < BLF_CAN_XL_BODY || n < BLF_CAN_XL_BODY + (size_t)blf_u16(b + 20))
+        if (n < BLF_CAN_XL_BODY || n < BLF_CAN_XL_BODY + (size_t)le_get16(b + 20))
             return fail(r, "object %zu: a CAN XL frame of %zu bytes, shorter than its data",
                         r->objects, n);
         channel = b[0];
-        id_field = blf_u32(b + 12);
-        flags = blf_u32(b + 48);
+        id_field = le_get32(b + 12);
+        flags = le_get32(b + 48);
         xl = (flags & BLF_XL_XLF) != 0;
         fd = !xl && (flags & BLF_FD64_EDL) != 0;
         remote = !xl && !fd && (flags & BLF_FD64_RTR) != 0;
         rec.flags = fd_flags(flags & BLF_FD64_BRS, flags & BLF_FD64_ESI);
-        size = blf_u16(b + 20);
+        size = le_get16(b + 20);
         data_at = BLF_CAN_XL_BODY;
         if (xl && (size < 1 || size > 2048))
             return fail(r, "object %zu: a CAN XL frame of %zu data bytes (1 to 2048)",
@@ -185,8 +185,8 @@ static rtcosim_status read_frame(blf_reader *r, uint32_t type, const uint8_t *b,
 /* One whole object of n bytes (base header included). */
 static rtcosim_status read_object(blf_reader *r, const uint8_t *o, size_t n)
 {
-    uint16_t header = blf_u16(o + 4), version = blf_u16(o + 6);
-    uint32_t type = blf_u32(o + 12);
+    uint16_t header = le_get16(o + 4), version = le_get16(o + 6);
+    uint32_t type = le_get32(o + 12);
     r->objects++;
     if (type != BLF_CAN_MESSAGE && type != BLF_CAN_MESSAGE2 && type != BLF_CAN_FD_MESSAGE &&
         type != BLF_CAN_FD_MESSAGE_64 && type != BLF_CAN_XL_CHANNEL_FRAME)
@@ -194,8 +194,8 @@ static rtcosim_status read_object(blf_reader *r, const uint8_t *o, size_t n)
     if (version < 1 || version > 3 || header < BLF_OBJECT_HEADER_SIZE)
         return fail(r, "object %zu: object header version %u of %u bytes (versions 1-3, at least"
                     " 32 bytes)", r->objects, version, header);
-    uint32_t flags = blf_u32(o + 16);
-    uint64_t stamp = blf_u64(o + 24);
+    uint32_t flags = le_get32(o + 16);
+    uint64_t stamp = le_get64(o + 24);
     uint64_t unit = (flags & BLF_TIME_ONE_NANS) || !(flags & BLF_TIME_TEN_MICS) ? 1 : 10000;
     if (stamp > (uint64_t)INT64_MAX / unit)
         return fail(r, "object %zu: timestamp %" PRIu64 " beyond 292 years", r->objects, stamp);
@@ -224,11 +224,11 @@ static rtcosim_status read_stream(blf_reader *r)
         if (r->len - pos < BLF_BASE_HEADER_SIZE)
             break;
         const uint8_t *o = r->stream + pos;
-        uint32_t size = blf_u32(o + 8);
+        uint32_t size = le_get32(o + 8);
         if (memcmp(o, "LOBJ", 4) != 0)
             st = fail(r, "object %zu does not start with LOBJ (%zu bytes into the data)",
                       r->objects + 1, pos);
-        else if (size < blf_u16(o + 4) || size < BLF_BASE_HEADER_SIZE)
+        else if (size < le_get16(o + 4) || size < BLF_BASE_HEADER_SIZE)
             st = fail(r, "object %zu: object size %" PRIu32 " smaller than its header",
                       r->objects + 1, size);
         else if (size > MAX_OBJECT_BYTES)
@@ -264,8 +264,8 @@ static rtcosim_status read_container(blf_reader *r, const uint8_t *body, size_t 
     if (n < BLF_CONTAINER_HEADER_SIZE)
         return fail(r, "a log container of %zu bytes (at least %d)", n,
                     BLF_CONTAINER_HEADER_SIZE);
-    uint16_t method = blf_u16(body);
-    uint32_t declared = blf_u32(body + 8);
+    uint16_t method = le_get16(body);
+    uint32_t declared = le_get32(body + 8);
     const uint8_t *data = body + BLF_CONTAINER_HEADER_SIZE;
     size_t data_len = n - BLF_CONTAINER_HEADER_SIZE;
     if (method == BLF_COMPRESSION_NONE) {
@@ -303,10 +303,10 @@ rtcosim_status can_log_parse_blf(const uint8_t *data, size_t size, const char *n
                                  rtcosim_can_log *log, rtcosim_error *err)
 {
     blf_reader r = {.log = log, .name = name, .err = err};
-    if (size < 8 || blf_u32(data + 4) < 8 || blf_u32(data + 4) > size)
+    if (size < 8 || le_get32(data + 4) < 8 || le_get32(data + 4) > size)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                  "%s: a BLF file cut short in its header (%zu bytes)", name, size);
-    size_t pos = blf_u32(data + 4);
+    size_t pos = le_get32(data + 4);
     rtcosim_status st = RTCOSIM_OK;
     while (st == RTCOSIM_OK && pos < size) {
         pos += padding(data + pos, size - pos);
@@ -318,7 +318,7 @@ rtcosim_status can_log_parse_blf(const uint8_t *data, size_t size, const char *n
             break;
         }
         const uint8_t *o = data + pos;
-        uint32_t obj = blf_u32(o + 8), header = blf_u16(o + 4);
+        uint32_t obj = le_get32(o + 8), header = le_get16(o + 4);
         if (memcmp(o, "LOBJ", 4) != 0)
             st = fail(&r, "no object (LOBJ) where one should start");
         else if (obj < BLF_BASE_HEADER_SIZE || obj < header)
@@ -327,7 +327,7 @@ rtcosim_status can_log_parse_blf(const uint8_t *data, size_t size, const char *n
         else if (obj > size - pos)
             st = fail(&r, "an object of %" PRIu32 " bytes, the file ends %zu bytes into it"
                       " (cut short?)", obj, size - pos);
-        else if (blf_u32(o + 12) == BLF_LOG_CONTAINER)
+        else if (le_get32(o + 12) == BLF_LOG_CONTAINER)
             st = read_container(&r, o + header, obj - header);
         else if (r.len == 0)
             st = read_object(&r, o, obj); /* an object outside the containers */

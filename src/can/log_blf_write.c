@@ -33,13 +33,13 @@ typedef struct blf_writer {
 static void write_header(blf_writer *w, uint64_t file_size)
 {
     uint8_t h[BLF_FILE_HEADER_SIZE] = {'L', 'O', 'G', 'G'};
-    blf_put32(h + 4, BLF_FILE_HEADER_SIZE);
+    le_put32(h + 4, BLF_FILE_HEADER_SIZE);
     /* 8: API version, 12: application (0: unknown), 13: compression level,
      * 14-15: application version */
     h[13] = 6;
-    blf_put64(h + 16, file_size);
-    blf_put64(h + 24, w->uncompressed);
-    blf_put32(h + 32, w->objects);
+    le_put64(h + 16, file_size);
+    le_put64(h + 24, w->uncompressed);
+    le_put32(h + 32, w->objects);
     /* 36: application build; 40 and 56: start and stop SYSTEMTIME, zero */
     fwrite(h, 1, sizeof h, w->f);
 }
@@ -53,12 +53,12 @@ static bool flush(blf_writer *w)
         return false;
     uint8_t h[BLF_BASE_HEADER_SIZE + BLF_CONTAINER_HEADER_SIZE] = {'L', 'O', 'B', 'J'};
     uint32_t size = (uint32_t)(sizeof h + zlen);
-    blf_put16(h + 4, BLF_BASE_HEADER_SIZE);
-    blf_put16(h + 6, 1);
-    blf_put32(h + 8, size);
-    blf_put32(h + 12, BLF_LOG_CONTAINER);
-    blf_put16(h + 16, BLF_COMPRESSION_ZLIB);
-    blf_put32(h + 24, (uint32_t)w->used);
+    le_put16(h + 4, BLF_BASE_HEADER_SIZE);
+    le_put16(h + 6, 1);
+    le_put32(h + 8, size);
+    le_put32(h + 12, BLF_LOG_CONTAINER);
+    le_put16(h + 16, BLF_COMPRESSION_ZLIB);
+    le_put32(h + 24, (uint32_t)w->used);
     static const uint8_t zero[4] = {0};
     fwrite(h, 1, sizeof h, w->f);
     fwrite(w->z, 1, zlen, w->f);
@@ -78,12 +78,12 @@ static uint8_t *object(blf_writer *w, uint32_t type, size_t body, rtcosim_time_n
     uint8_t *o = w->buf + w->used;
     memset(o, 0, padded);
     memcpy(o, "LOBJ", 4);
-    blf_put16(o + 4, BLF_OBJECT_HEADER_SIZE);
-    blf_put16(o + 6, 1);
-    blf_put32(o + 8, (uint32_t)size);
-    blf_put32(o + 12, type);
-    blf_put32(o + 16, BLF_TIME_ONE_NANS);
-    blf_put64(o + 24, (uint64_t)(time > 0 ? time : 0));
+    le_put16(o + 4, BLF_OBJECT_HEADER_SIZE);
+    le_put16(o + 6, 1);
+    le_put32(o + 8, (uint32_t)size);
+    le_put32(o + 12, type);
+    le_put32(o + 16, BLF_TIME_ONE_NANS);
+    le_put64(o + 24, (uint64_t)(time > 0 ? time : 0));
     w->used += padded;
     w->objects++;
     return o + BLF_OBJECT_HEADER_SIZE;
@@ -106,11 +106,11 @@ static bool write_classic(blf_writer *w, const rtcosim_can_log_entry *e)
     if (!b)
         return false;
     unsigned n = e->frame.dlc < 8 ? e->frame.dlc : 8;
-    blf_put16(b, 1); /* channel */
+    le_put16(b, 1); /* channel */
     b[3] = e->frame.dlc;
-    blf_put32(b + 4, id_field(e));
+    le_put32(b + 4, id_field(e));
     memcpy(b + 8, e->frame.data, n);
-    blf_put32(b + 16, duration(e));
+    le_put32(b + 16, duration(e));
     uint32_t bits = can_log_entry_bits(e);
     b[20] = (uint8_t)(bits < 255 ? bits : 255);
     return true;
@@ -127,10 +127,10 @@ static bool write_fd(blf_writer *w, const rtcosim_can_log_entry *e)
     b[0] = 1; /* channel */
     b[1] = (uint8_t)(dlc < 0 ? 0 : dlc);
     b[2] = (uint8_t)n;
-    blf_put32(b + 4, id_field(e));
-    blf_put32(b + 8, duration(e));
-    blf_put32(b + 12, BLF_FD64_EDL | (brs ? BLF_FD64_BRS : 0u) | (esi ? BLF_FD64_ESI : 0u));
-    blf_put16(b + 32, (uint16_t)can_log_entry_bits(e));
+    le_put32(b + 4, id_field(e));
+    le_put32(b + 8, duration(e));
+    le_put32(b + 12, BLF_FD64_EDL | (brs ? BLF_FD64_BRS : 0u) | (esi ? BLF_FD64_ESI : 0u));
+    le_put16(b + 32, (uint16_t)can_log_entry_bits(e));
     memcpy(b + BLF_CAN_FD64_BODY, e->data, n);
     return true;
 }
@@ -142,17 +142,17 @@ static bool write_xl(blf_writer *w, const rtcosim_can_log_entry *e)
     if (!b)
         return false;
     b[0] = 1; /* channel; 1: tx count, 2: direction (0: received) */
-    blf_put32(b + 4, duration(e));
-    blf_put16(b + 8, (uint16_t)can_log_entry_bits(e));
-    blf_put32(b + 12, e->frame.id & 0x7FFu); /* priority id */
+    le_put32(b + 4, duration(e));
+    le_put16(b + 8, (uint16_t)can_log_entry_bits(e));
+    le_put32(b + 12, e->frame.id & 0x7FFu); /* priority id */
     b[16] = e->sdt;
-    blf_put16(b + 18, (uint16_t)(n ? n - 1 : 0)); /* DLC */
-    blf_put16(b + 20, (uint16_t)n);
+    le_put16(b + 18, (uint16_t)(n ? n - 1 : 0)); /* DLC */
+    le_put16(b + 20, (uint16_t)n);
     /* 22: stuff bit count, 24: preface CRC */
     b[26] = e->vcid;
-    blf_put32(b + 28, e->af);
+    le_put32(b + 28, e->af);
     /* 32: stuff count, 36: CRC, 40 and 44: BRS and CRC delimiter offsets */
-    blf_put32(b + 48, BLF_XL_XLF | BLF_FD64_EDL | BLF_FD64_BRS |
+    le_put32(b + 48, BLF_XL_XLF | BLF_FD64_EDL | BLF_FD64_BRS |
                           (e->flags & RTCOSIM_CAN_XL_SEC ? BLF_XL_SEC : 0u));
     /* 56..103: bit timing configurations and hardware settings */
     memcpy(b + BLF_CAN_XL_BODY, e->data, n);

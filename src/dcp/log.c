@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dcp/wire.h"
+#include "util/le.h"
 #include "rtcosim/dcp.h"
 
 static const struct {
@@ -54,9 +54,9 @@ static bool argument(out_text *o, uint8_t type, const uint8_t *args, size_t size
     size_t left = size - *used;
     char num[64];
     if (type == RTCOSIM_DCP_STRING || type == RTCOSIM_DCP_BINARY) {
-        if (left < 4 || dcp_get32(p) > left - 4)
+        if (left < 4 || le_get32(p) > left - 4)
             return false;
-        size_t n = dcp_get32(p);
+        size_t n = le_get32(p);
         if (type == RTCOSIM_DCP_STRING) {
             put(o, (const char *)p + 4, strnlen((const char *)p + 4, n));
         } else {
@@ -73,22 +73,22 @@ static bool argument(out_text *o, uint8_t type, const uint8_t *args, size_t size
         return false;
     switch (type) {
     case RTCOSIM_DCP_UINT8: snprintf(num, sizeof num, "%u", p[0]); break;
-    case RTCOSIM_DCP_UINT16: snprintf(num, sizeof num, "%u", dcp_get16(p)); break;
-    case RTCOSIM_DCP_UINT32: snprintf(num, sizeof num, "%" PRIu32, dcp_get32(p)); break;
-    case RTCOSIM_DCP_UINT64: snprintf(num, sizeof num, "%" PRIu64, dcp_get64(p)); break;
+    case RTCOSIM_DCP_UINT16: snprintf(num, sizeof num, "%u", le_get16(p)); break;
+    case RTCOSIM_DCP_UINT32: snprintf(num, sizeof num, "%" PRIu32, le_get32(p)); break;
+    case RTCOSIM_DCP_UINT64: snprintf(num, sizeof num, "%" PRIu64, le_get64(p)); break;
     case RTCOSIM_DCP_INT8: snprintf(num, sizeof num, "%d", (int8_t)p[0]); break;
-    case RTCOSIM_DCP_INT16: snprintf(num, sizeof num, "%d", (int16_t)dcp_get16(p)); break;
-    case RTCOSIM_DCP_INT32: snprintf(num, sizeof num, "%" PRId32, (int32_t)dcp_get32(p)); break;
-    case RTCOSIM_DCP_INT64: snprintf(num, sizeof num, "%" PRId64, (int64_t)dcp_get64(p)); break;
+    case RTCOSIM_DCP_INT16: snprintf(num, sizeof num, "%d", (int16_t)le_get16(p)); break;
+    case RTCOSIM_DCP_INT32: snprintf(num, sizeof num, "%" PRId32, (int32_t)le_get32(p)); break;
+    case RTCOSIM_DCP_INT64: snprintf(num, sizeof num, "%" PRId64, (int64_t)le_get64(p)); break;
     case RTCOSIM_DCP_FLOAT32: {
-        uint32_t b = dcp_get32(p);
+        uint32_t b = le_get32(p);
         float f;
         memcpy(&f, &b, sizeof f);
         snprintf(num, sizeof num, "%.9g", (double)f);
         break;
     }
     default: {
-        uint64_t b = dcp_get64(p);
+        uint64_t b = le_get64(p);
         double f;
         memcpy(&f, &b, sizeof f);
         snprintf(num, sizeof num, "%.17g", f);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcp/wire.h"
+#include "util/le.h"
 #include "rtcosim/dcp.h"
 
 /* Fixed part of each PDU in bytes; `variable` when a payload may follow.
@@ -129,13 +129,13 @@ rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, 
         buf[2] = pdu->state_id;
     } else if (t == RTCOSIM_DCP_NTF_LOG) {
         buf[1] = pdu->receiver;
-        dcp_put64(buf + 2, (uint64_t)pdu->start_time);
+        le_put64(buf + 2, (uint64_t)pdu->start_time);
         buf[10] = pdu->log_template_id;
     } else if (t == RTCOSIM_DCP_DAT_INPUT_OUTPUT || t == RTCOSIM_DCP_DAT_PARAMETER) {
-        dcp_put16(buf + 1, pdu->seq_id);
-        dcp_put16(buf + 3, pdu->data_id);
+        le_put16(buf + 1, pdu->seq_id);
+        le_put16(buf + 3, pdu->data_id);
     } else {
-        dcp_put16(buf + 1, pdu->seq_id);
+        le_put16(buf + 1, pdu->seq_id);
         buf[3] = pdu->receiver;
     }
     switch (t) {
@@ -148,11 +148,11 @@ rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, 
         break;
     case RTCOSIM_DCP_STC_RUN:
         buf[4] = pdu->state_id;
-        dcp_put64(buf + 5, (uint64_t)pdu->start_time);
+        le_put64(buf + 5, (uint64_t)pdu->start_time);
         break;
     case RTCOSIM_DCP_STC_DO_STEP:
         buf[4] = pdu->state_id;
-        dcp_put32(buf + 5, pdu->steps);
+        le_put32(buf + 5, pdu->steps);
         break;
     case RTCOSIM_DCP_STC_DEREGISTER: case RTCOSIM_DCP_STC_PREPARE: case RTCOSIM_DCP_STC_CONFIGURE:
     case RTCOSIM_DCP_STC_INITIALIZE: case RTCOSIM_DCP_STC_SEND_OUTPUTS: case RTCOSIM_DCP_STC_STOP:
@@ -160,33 +160,33 @@ rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, 
         buf[4] = pdu->state_id;
         break;
     case RTCOSIM_DCP_CFG_TIME_RES:
-        dcp_put32(buf + 4, pdu->numerator);
-        dcp_put32(buf + 8, pdu->denominator);
+        le_put32(buf + 4, pdu->numerator);
+        le_put32(buf + 8, pdu->denominator);
         break;
     case RTCOSIM_DCP_CFG_STEPS:
-        dcp_put32(buf + 4, pdu->steps);
-        dcp_put16(buf + 8, pdu->data_id);
+        le_put32(buf + 4, pdu->steps);
+        le_put16(buf + 8, pdu->data_id);
         break;
     case RTCOSIM_DCP_CFG_INPUT: case RTCOSIM_DCP_CFG_TUNABLE_PARAMETER:
-        dcp_put16(buf + 4, pdu->data_id);
-        dcp_put16(buf + 6, pdu->pos);
-        dcp_put64(buf + 8, pdu->value_reference);
+        le_put16(buf + 4, pdu->data_id);
+        le_put16(buf + 6, pdu->pos);
+        le_put64(buf + 8, pdu->value_reference);
         buf[16] = pdu->source_data_type;
         break;
     case RTCOSIM_DCP_CFG_OUTPUT:
-        dcp_put16(buf + 4, pdu->data_id);
-        dcp_put16(buf + 6, pdu->pos);
-        dcp_put64(buf + 8, pdu->value_reference);
+        le_put16(buf + 4, pdu->data_id);
+        le_put16(buf + 6, pdu->pos);
+        le_put64(buf + 8, pdu->value_reference);
         break;
     case RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION: case RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION:
     case RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION:
-        dcp_put16(buf + 4, pdu->data_id);
+        le_put16(buf + 4, pdu->data_id);
         buf[6] = pdu->transport_protocol;
-        dcp_put16(buf + 7, pdu->port);
-        dcp_put32(buf + 9, pdu->ip_address);
+        le_put16(buf + 7, pdu->port);
+        le_put32(buf + 9, pdu->ip_address);
         break;
     case RTCOSIM_DCP_CFG_PARAMETER:
-        dcp_put64(buf + 4, pdu->value_reference);
+        le_put64(buf + 4, pdu->value_reference);
         buf[12] = pdu->source_data_type;
         break;
     case RTCOSIM_DCP_CFG_LOGGING:
@@ -195,7 +195,7 @@ rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, 
         buf[6] = pdu->log_mode;
         break;
     case RTCOSIM_DCP_CFG_SCOPE:
-        dcp_put16(buf + 4, pdu->data_id);
+        le_put16(buf + 4, pdu->data_id);
         buf[6] = pdu->scope;
         break;
     case RTCOSIM_DCP_INF_LOG:
@@ -203,11 +203,11 @@ rtcosim_status rtcosim_dcp_pdu_encode(const rtcosim_dcp_pdu *pdu, uint8_t *buf, 
         buf[5] = pdu->log_max_num;
         break;
     case RTCOSIM_DCP_RSP_NACK:
-        dcp_put16(buf + 4, pdu->exp_seq_id);
-        dcp_put16(buf + 6, pdu->error_code);
+        le_put16(buf + 4, pdu->exp_seq_id);
+        le_put16(buf + 6, pdu->error_code);
         break;
     case RTCOSIM_DCP_RSP_ERROR_ACK:
-        dcp_put16(buf + 4, pdu->error_code);
+        le_put16(buf + 4, pdu->error_code);
         break;
     default:
         break;
@@ -263,15 +263,15 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
     }
     if (t == RTCOSIM_DCP_NTF_LOG) {
         pdu->receiver = buf[1];
-        pdu->start_time = (int64_t)dcp_get64(buf + 2);
+        pdu->start_time = (int64_t)le_get64(buf + 2);
         pdu->log_template_id = buf[10];
         pdu->payload = buf + 11;
         pdu->payload_size = size - 11;
         return RTCOSIM_OK;
     }
-    pdu->seq_id = dcp_get16(buf + 1);
+    pdu->seq_id = le_get16(buf + 1);
     if (t == RTCOSIM_DCP_DAT_INPUT_OUTPUT || t == RTCOSIM_DCP_DAT_PARAMETER) {
-        pdu->data_id = dcp_get16(buf + 3);
+        pdu->data_id = le_get16(buf + 3);
         pdu->payload = buf + 5;
         pdu->payload_size = size - 5;
         return RTCOSIM_OK;
@@ -287,11 +287,11 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
         break;
     case RTCOSIM_DCP_STC_RUN:
         pdu->state_id = buf[4];
-        pdu->start_time = (int64_t)dcp_get64(buf + 5);
+        pdu->start_time = (int64_t)le_get64(buf + 5);
         break;
     case RTCOSIM_DCP_STC_DO_STEP:
         pdu->state_id = buf[4];
-        pdu->steps = dcp_get32(buf + 5);
+        pdu->steps = le_get32(buf + 5);
         break;
     case RTCOSIM_DCP_STC_DEREGISTER: case RTCOSIM_DCP_STC_PREPARE: case RTCOSIM_DCP_STC_CONFIGURE:
     case RTCOSIM_DCP_STC_INITIALIZE: case RTCOSIM_DCP_STC_SEND_OUTPUTS: case RTCOSIM_DCP_STC_STOP:
@@ -299,38 +299,38 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
         pdu->state_id = buf[4];
         break;
     case RTCOSIM_DCP_CFG_TIME_RES:
-        pdu->numerator = dcp_get32(buf + 4);
-        pdu->denominator = dcp_get32(buf + 8);
+        pdu->numerator = le_get32(buf + 4);
+        pdu->denominator = le_get32(buf + 8);
         break;
     case RTCOSIM_DCP_CFG_STEPS:
-        pdu->steps = dcp_get32(buf + 4);
-        pdu->data_id = dcp_get16(buf + 8);
+        pdu->steps = le_get32(buf + 4);
+        pdu->data_id = le_get16(buf + 8);
         break;
     case RTCOSIM_DCP_CFG_INPUT: case RTCOSIM_DCP_CFG_TUNABLE_PARAMETER:
-        pdu->data_id = dcp_get16(buf + 4);
-        pdu->pos = dcp_get16(buf + 6);
-        pdu->value_reference = dcp_get64(buf + 8);
+        pdu->data_id = le_get16(buf + 4);
+        pdu->pos = le_get16(buf + 6);
+        pdu->value_reference = le_get64(buf + 8);
         pdu->source_data_type = buf[16];
         break;
     case RTCOSIM_DCP_CFG_OUTPUT:
-        pdu->data_id = dcp_get16(buf + 4);
-        pdu->pos = dcp_get16(buf + 6);
-        pdu->value_reference = dcp_get64(buf + 8);
+        pdu->data_id = le_get16(buf + 4);
+        pdu->pos = le_get16(buf + 6);
+        pdu->value_reference = le_get64(buf + 8);
         break;
     case RTCOSIM_DCP_CFG_TARGET_NETWORK_INFORMATION: case RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION:
     case RTCOSIM_DCP_CFG_PARAM_NETWORK_INFORMATION:
-        pdu->data_id = dcp_get16(buf + 4);
+        pdu->data_id = le_get16(buf + 4);
         pdu->transport_protocol = buf[6];
         if (need > l->fixed) {
-            pdu->port = dcp_get16(buf + 7);
-            pdu->ip_address = dcp_get32(buf + 9);
+            pdu->port = le_get16(buf + 7);
+            pdu->ip_address = le_get32(buf + 9);
         } else {
             pdu->payload = buf + 7;
             pdu->payload_size = size - 7;
         }
         break;
     case RTCOSIM_DCP_CFG_PARAMETER:
-        pdu->value_reference = dcp_get64(buf + 4);
+        pdu->value_reference = le_get64(buf + 4);
         pdu->source_data_type = buf[12];
         pdu->payload = buf + 13;
         pdu->payload_size = size - 13;
@@ -341,7 +341,7 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
         pdu->log_mode = buf[6];
         break;
     case RTCOSIM_DCP_CFG_SCOPE:
-        pdu->data_id = dcp_get16(buf + 4);
+        pdu->data_id = le_get16(buf + 4);
         pdu->scope = buf[6];
         break;
     case RTCOSIM_DCP_INF_LOG:
@@ -349,11 +349,11 @@ rtcosim_status rtcosim_dcp_pdu_decode(const uint8_t *buf, size_t size, rtcosim_d
         pdu->log_max_num = buf[5];
         break;
     case RTCOSIM_DCP_RSP_NACK:
-        pdu->exp_seq_id = dcp_get16(buf + 4);
-        pdu->error_code = dcp_get16(buf + 6);
+        pdu->exp_seq_id = le_get16(buf + 4);
+        pdu->error_code = le_get16(buf + 6);
         break;
     case RTCOSIM_DCP_RSP_ERROR_ACK:
-        pdu->error_code = dcp_get16(buf + 4);
+        pdu->error_code = le_get16(buf + 4);
         break;
     case RTCOSIM_DCP_RSP_LOG_ACK:
         pdu->payload = buf + 4;

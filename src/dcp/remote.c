@@ -20,7 +20,7 @@
 #include "dcp/remote_internal.h"
 #include "rtcosim/log.h"
 #include "dcp/values.h"
-#include "dcp/wire.h"
+#include "util/le.h"
 #include "rtcosim/dcp.h"
 
 static void *heartbeat_loop(void *arg)

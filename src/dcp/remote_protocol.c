@@ -8,7 +8,7 @@
 
 #include "dcp/remote_internal.h"
 #include "dcp/values.h"
-#include "dcp/wire.h"
+#include "util/le.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/log.h"
 
@@ -271,8 +271,8 @@ static rtcosim_status send_values(remote *r, uint8_t type, uint16_t id, uint16_t
         at += dcp_value_to_wire(v->type, &r->values[idx[i]], at);
     }
     r->tx[0] = type;
-    dcp_put16(r->tx + 1, seq);
-    dcp_put16(r->tx + 3, id);
+    le_put16(r->tx + 1, seq);
+    le_put16(r->tx + 3, id);
     dcp_link_send(&r->link, &r->peer, r->tx, (size_t)(at - r->tx));
     return RTCOSIM_OK;
 }

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "dcp/slave_internal.h"
-#include "dcp/wire.h"
+#include "util/le.h"
 #include "rtcosim/log.h"
 
 static void set_state(rtcosim_dcp_slave *s, uint8_t state)
@@ -103,7 +103,7 @@ static void log_failure(rtcosim_dcp_slave *s, const char *why)
     uint8_t args[RTCOSIM_ERROR_MESSAGE_MAX + 8];
     if (n > sizeof args - 4)
         n = sizeof args - 4;
-    dcp_put32(args, (uint32_t)n);
+    le_put32(args, (uint32_t)n);
     memcpy(args + 4, why, n);
     rtcosim_dcp_pdu p = {.type = RTCOSIM_DCP_NTF_LOG, .receiver = s->slave_id,
                          .start_time = (int64_t)time(NULL),

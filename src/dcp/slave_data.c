@@ -7,7 +7,7 @@
 
 #include "dcp/slave_internal.h"
 #include "dcp/values.h"
-#include "dcp/wire.h"
+#include "util/le.h"
 
 /* A data id names one payload layout per direction: the same id may be an
  * output of this slave and an input of it (its outputs looped back, as
@@ -509,8 +509,8 @@ rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count,
         }
         /* DAT_input_output header (spec 3.3): type, pdu_seq_id, data_id. */
         s->tx[0] = RTCOSIM_DCP_DAT_INPUT_OUTPUT;
-        dcp_put16(s->tx + 1, d->send_seq++);
-        dcp_put16(s->tx + 3, d->id);
+        le_put16(s->tx + 1, d->send_seq++);
+        le_put16(s->tx + 3, d->id);
         dcp_link_send(&s->link, &d->target, s->tx, (size_t)(at - s->tx));
     }
     return RTCOSIM_OK;

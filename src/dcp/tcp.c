@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "dcp/link.h"
-#include "dcp/wire.h"
+#include "util/le.h"
 #include "rtcosim/dcp.h"
 
 #define CONN_BUF (RTCOSIM_DCP_TCP_PREFIX + RTCOSIM_DCP_MAX_PDU)
@@ -28,7 +28,7 @@ int rtcosim_dcp_tcp_frame(const uint8_t *buf, size_t size, size_t max_pdu, size_
 {
     if (size < RTCOSIM_DCP_TCP_PREFIX)
         return 0;
-    uint32_t len = dcp_get32(buf);
+    uint32_t len = le_get32(buf);
     if (len == 0 || len > max_pdu)
         return -1;
     *pdu_size = len;
@@ -211,7 +211,7 @@ static long take_one(dcp_link *l, int i, uint8_t *buf, size_t cap, dcp_peer *fro
     int r = rtcosim_dcp_tcp_frame(c->buf + c->start, c->have - c->start, RTCOSIM_DCP_MAX_PDU, &n);
     if (r < 0) {
         char why[64];
-        snprintf(why, sizeof why, "PDU length %u is not 1..%u", (unsigned)dcp_get32(c->buf + c->start),
+        snprintf(why, sizeof why, "PDU length %u is not 1..%u", (unsigned)le_get32(c->buf + c->start),
                  (unsigned)RTCOSIM_DCP_MAX_PDU);
         broken_stream(l, i, why);
         return 0;
@@ -277,7 +277,7 @@ bool dcp_tcp_send(dcp_link *l, const dcp_peer *to, const uint8_t *buf, size_t si
         return false;
     dcp_tcp_conn *c = &l->conns[to->conn];
     uint8_t prefix[RTCOSIM_DCP_TCP_PREFIX];
-    dcp_put32(prefix, (uint32_t)size);
+    le_put32(prefix, (uint32_t)size);
     struct iovec iov[2] = {{prefix, sizeof prefix}, {(void *)buf, size}};
     size_t left = sizeof prefix + size;
     while (left > 0) {

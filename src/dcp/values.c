@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcp/wire.h"
+#include "util/le.h"
 #include "rtcosim/dcp.h"
 
 bool dcp_type_of(rtcosim_type t, uint8_t *d)
@@ -73,7 +73,7 @@ size_t dcp_value_wire_extent(uint8_t d, const uint8_t *p, size_t avail)
     if (dcp_type_is_sized(d)) {
         if (avail < 4)
             return 0;
-        uint32_t length = dcp_get32(p);
+        uint32_t length = le_get32(p);
         return length <= avail - 4 ? 4 + (size_t)length : 0;
     }
     size_t size = rtcosim_dcp_data_type_size(d);
@@ -89,7 +89,7 @@ dcp_decode_result dcp_value_decode(uint8_t d, const uint8_t *p, size_t extent, r
         return extent == rtcosim_dcp_data_type_size(d) && dcp_value_from_wire(d, p, t, slot)
                    ? DCP_DECODE_OK
                    : DCP_DECODE_SHORT;
-    if (extent < 4 || extent - 4 != dcp_get32(p))
+    if (extent < 4 || extent - 4 != le_get32(p))
         return DCP_DECODE_SHORT;
     size_t length = extent - 4;
     if (d == RTCOSIM_DCP_STRING && length && memchr(p + 4, 0, length))
@@ -118,15 +118,15 @@ bool dcp_value_from_wire(uint8_t d, const uint8_t *p, rtcosim_type t, void *slot
     bool wire_float = false;
     switch (d) {
     case RTCOSIM_DCP_UINT8: i = p[0]; break;
-    case RTCOSIM_DCP_UINT16: i = dcp_get16(p); break;
-    case RTCOSIM_DCP_UINT32: i = dcp_get32(p); break;
-    case RTCOSIM_DCP_UINT64: i = (int64_t)dcp_get64(p); break;
+    case RTCOSIM_DCP_UINT16: i = le_get16(p); break;
+    case RTCOSIM_DCP_UINT32: i = le_get32(p); break;
+    case RTCOSIM_DCP_UINT64: i = (int64_t)le_get64(p); break;
     case RTCOSIM_DCP_INT8: i = (int8_t)p[0]; break;
-    case RTCOSIM_DCP_INT16: i = (int16_t)dcp_get16(p); break;
-    case RTCOSIM_DCP_INT32: i = (int32_t)dcp_get32(p); break;
-    case RTCOSIM_DCP_INT64: i = (int64_t)dcp_get64(p); break;
+    case RTCOSIM_DCP_INT16: i = (int16_t)le_get16(p); break;
+    case RTCOSIM_DCP_INT32: i = (int32_t)le_get32(p); break;
+    case RTCOSIM_DCP_INT64: i = (int64_t)le_get64(p); break;
     case RTCOSIM_DCP_FLOAT32: {
-        uint32_t b = dcp_get32(p);
+        uint32_t b = le_get32(p);
         float v;
         memcpy(&v, &b, 4);
         f = v;
@@ -134,7 +134,7 @@ bool dcp_value_from_wire(uint8_t d, const uint8_t *p, rtcosim_type t, void *slot
         break;
     }
     case RTCOSIM_DCP_FLOAT64: {
-        uint64_t b = dcp_get64(p);
+        uint64_t b = le_get64(p);
         memcpy(&f, &b, 8);
         wire_float = true;
         break;
@@ -180,7 +180,7 @@ size_t dcp_value_wire_size(rtcosim_type t, const void *slot)
 
 static size_t put_sized(uint8_t *p, const void *data, size_t size)
 {
-    dcp_put32(p, (uint32_t)size);
+    le_put32(p, (uint32_t)size);
     if (size)
         memcpy(p + 4, data, size);
     return 4 + size;
@@ -189,13 +189,13 @@ static size_t put_sized(uint8_t *p, const void *data, size_t size)
 size_t dcp_value_to_wire(rtcosim_type t, const void *slot, uint8_t *p)
 {
     switch (t) {
-    case RTCOSIM_TYPE_FLOAT64: { uint64_t b; memcpy(&b, slot, 8); dcp_put64(p, b); return 8; }
-    case RTCOSIM_TYPE_FLOAT32: { uint32_t b; memcpy(&b, slot, 4); dcp_put32(p, b); return 4; }
+    case RTCOSIM_TYPE_FLOAT64: { uint64_t b; memcpy(&b, slot, 8); le_put64(p, b); return 8; }
+    case RTCOSIM_TYPE_FLOAT32: { uint32_t b; memcpy(&b, slot, 4); le_put32(p, b); return 4; }
     case RTCOSIM_TYPE_INT8: case RTCOSIM_TYPE_UINT8: p[0] = *(const uint8_t *)slot; return 1;
     case RTCOSIM_TYPE_BOOLEAN: p[0] = *(const bool *)slot ? 1 : 0; return 1;
-    case RTCOSIM_TYPE_INT16: case RTCOSIM_TYPE_UINT16: dcp_put16(p, *(const uint16_t *)slot); return 2;
-    case RTCOSIM_TYPE_INT32: case RTCOSIM_TYPE_UINT32: dcp_put32(p, *(const uint32_t *)slot); return 4;
-    case RTCOSIM_TYPE_INT64: case RTCOSIM_TYPE_UINT64: dcp_put64(p, *(const uint64_t *)slot); return 8;
+    case RTCOSIM_TYPE_INT16: case RTCOSIM_TYPE_UINT16: le_put16(p, *(const uint16_t *)slot); return 2;
+    case RTCOSIM_TYPE_INT32: case RTCOSIM_TYPE_UINT32: le_put32(p, *(const uint32_t *)slot); return 4;
+    case RTCOSIM_TYPE_INT64: case RTCOSIM_TYPE_UINT64: le_put64(p, *(const uint64_t *)slot); return 8;
     case RTCOSIM_TYPE_STRING: {
         const char *s;
         memcpy(&s, slot, sizeof s);

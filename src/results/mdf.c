@@ -40,6 +40,7 @@
 #include "result_csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
+#include "util/le.h"
 
 #ifndef RTCOSIM_VERSION_TEXT
 #define RTCOSIM_VERSION_TEXT "0"
@@ -73,24 +74,6 @@ static uint8_t *grow(mdf_buf *b, size_t n)
     return at;
 }
 
-static void put_u64(uint8_t *at, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        at[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u32(uint8_t *at, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        at[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u16(uint8_t *at, uint16_t v)
-{
-    at[0] = (uint8_t)v;
-    at[1] = (uint8_t)(v >> 8);
-}
-
 /* A block of `data` data bytes after `links` links: its offset (its data
  * at offset + 24 + 8 * links), or 0 out of memory. */
 static uint64_t block(mdf_buf *b, const char id[3], size_t links, size_t data)
@@ -100,15 +83,15 @@ static uint64_t block(mdf_buf *b, const char id[3], size_t links, size_t data)
     if (!p)
         return 0;
     p[0] = '#', p[1] = '#', p[2] = (uint8_t)id[0], p[3] = (uint8_t)id[1];
-    put_u64(p + 8, size);
-    put_u64(p + 16, links);
+    le_put64(p + 8, size);
+    le_put64(p + 16, links);
     return at;
 }
 
 static void link_to(mdf_buf *b, uint64_t block_at, size_t link, uint64_t target)
 {
     if (!b->failed)
-        put_u64(b->p + block_at + 24 + 8 * link, target);
+        le_put64(b->p + block_at + 24 + 8 * link, target);
 }
 
 static uint8_t *data_of(mdf_buf *b, uint64_t block_at, size_t links)
@@ -145,8 +128,8 @@ static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const ch
         d[0] = master ? 2 : 0; /* channel type: master or value */
         d[1] = master ? 1 : 0; /* sync type: time */
         d[2] = 4;              /* IEEE 754 little-endian */
-        put_u32(d + 4, offset);
-        put_u32(d + 8, 64);
+        le_put32(d + 4, offset);
+        le_put32(d + 8, 64);
     }
     return at;
 }
@@ -155,7 +138,7 @@ static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const ch
 static void time_stamp(uint8_t *d, int64_t ns)
 {
     if (d)
-        put_u64(d, (uint64_t)ns);
+        le_put64(d, (uint64_t)ns);
 }
 
 static int64_t now_ns(void)
@@ -175,7 +158,7 @@ static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column 
     uint8_t *id = grow(b, 64);
     if (id) {
         memcpy(id, "MDF     4.10    rtcosim ", 24);
-        put_u16(id + 28, 410);
+        le_put16(id + 28, 410);
     }
     uint64_t hd = block(b, "HD", 6, 32);
     time_stamp(data_of(b, hd, 6), start_ns);
@@ -192,8 +175,8 @@ static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column 
     uint64_t cg = block(b, "CG", 6, 32);
     uint8_t *d = data_of(b, cg, 6);
     if (d) {
-        put_u64(d + 8, rows);                          /* cycle count */
-        put_u32(d + 24, (uint32_t)(8 * (n + 1)));      /* data bytes per record */
+        le_put64(d + 8, rows);                          /* cycle count */
+        le_put32(d + 24, (uint32_t)(8 * (n + 1)));      /* data bytes per record */
     }
     uint64_t prev = channel(b, "time", "s", "simulated time", true, 0);
     link_to(b, cg, 1, prev);
@@ -218,7 +201,7 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
     size_t record = 8 * (n + 1);
     link_to(b, dg, 2, b->len); /* the DT block follows the metadata */
     uint8_t dt[24] = {'#', '#', 'D', 'T'};
-    put_u64(dt + 8, 24 + (uint64_t)rows * record);
+    le_put64(dt + 8, 24 + (uint64_t)rows * record);
     FILE *f = fopen(path, "wb");
     if (!f)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the MDF file: %s", path,
@@ -230,11 +213,11 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
         double t = (double)rtcosim_csv_time(table, r) / 1e9;
         uint64_t bits;
         memcpy(&bits, &t, sizeof bits);
-        put_u64(rec, bits);
+        le_put64(rec, bits);
         for (size_t i = 0; i < n; i++) {
             double v = result_csv_cell(table, r, cols[i]);
             memcpy(&bits, &v, sizeof bits);
-            put_u64(rec + 8 * (i + 1), bits);
+            le_put64(rec + 8 * (i + 1), bits);
         }
         ok = fwrite(rec, 1, record, f) == record;
     }

@@ -34,6 +34,7 @@
 #include "results/result_table.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
+#include "util/le.h"
 
 #define MDF_MAX_BYTES ((size_t)1 << 30)
 
@@ -51,22 +52,9 @@ typedef struct blk {
     size_t size; /* data bytes */
 } blk;
 
-static uint64_t u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static double f64(const uint8_t *p)
 {
-    uint64_t bits = u64(p);
+    uint64_t bits = le_get64(p);
     double v;
     memcpy(&v, &bits, sizeof v);
     return v;
@@ -84,7 +72,7 @@ static rtcosim_status block(rd *r, uint64_t at, const char *id, char kind[3], bl
     if (at < 64 || at > r->n || r->n - at < 24)
         return fail(r, "outside the file", at);
     const uint8_t *p = r->d + at;
-    uint64_t len = u64(p + 8), nlinks = u64(p + 16);
+    uint64_t len = le_get64(p + 8), nlinks = le_get64(p + 16);
     if (p[0] != '#' || p[1] != '#')
         return fail(r, "not a block (no \"##\")", at);
     if (id && (p[2] != id[0] || p[3] != id[1])) {
@@ -106,13 +94,13 @@ static rtcosim_status block(rd *r, uint64_t at, const char *id, char kind[3], bl
 
 static uint64_t link_at(const blk *b, uint64_t k)
 {
-    return k < b->nlinks ? u64(b->links + 8 * k) : 0;
+    return k < b->nlinks ? le_get64(b->links + 8 * k) : 0;
 }
 
 /* A TX block's text, or an MD block's first <TX> element; NULL for none. */
 static char *text_of(rd *r, uint64_t at)
 {
-    blk b;
+    blk b = {0};
     char kind[3];
     if (!at || block(r, at, NULL, kind, &b) != RTCOSIM_OK)
         return NULL;
@@ -167,8 +155,8 @@ static rtcosim_status inflate_dz(rd *r, uint64_t at, const blk *b, bytes *out)
     if (b->size < 24 || b->data[0] != 'D' || b->data[1] != 'T')
         return fail(r, "a DZ block without its header or not of DT data", at);
     uint8_t type = b->data[2];
-    uint32_t columns = u32(b->data + 4);
-    uint64_t original = u64(b->data + 8), packed = u64(b->data + 16);
+    uint32_t columns = le_get32(b->data + 4);
+    uint64_t original = le_get64(b->data + 8), packed = le_get64(b->data + 16);
     if (type > 1 || packed > b->size - 24 || original > MDF_MAX_BYTES ||
         (type == 1 && columns == 0))
         return fail(r, "a DZ block of an unknown kind or with sizes past it", at);
@@ -352,8 +340,8 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
             return fail(r, steps > r->n / 24 ? "a loop in a channel list" : "a short CN block",
                         at);
         const uint8_t *d = b.data;
-        chan c = {.type = d[0], .dtype = d[2], .bit_offset = d[3], .byte_offset = u32(d + 4),
-                  .bits = u32(d + 8), .flags = u32(d + 12), .inval_pos = u32(d + 16)};
+        chan c = {.type = d[0], .dtype = d[2], .bit_offset = d[3], .byte_offset = le_get32(d + 4),
+                  .bits = le_get32(d + 8), .flags = le_get32(d + 12), .inval_pos = le_get32(d + 16)};
         bool numeric = c.dtype <= 5 && c.bits >= 1 && c.bits <= 64 && c.bit_offset < 8 &&
                        (c.dtype < 4 || c.bits == 16 || c.bits == 32 || c.bits == 64);
         bool stored = c.type == 0 || c.type == 2;
@@ -429,7 +417,7 @@ static rtcosim_status find_records(rd *r, uint64_t dg_at, uint8_t id_size, group
         if (hit->vlsd) {
             if (data->len - pos < 4)
                 return fail(r, "its data end inside a variable-length record", dg_at);
-            size = 4 + (size_t)u32(data->p + pos);
+            size = 4 + (size_t)le_get32(data->p + pos);
         }
         if (data->len - pos < size)
             break; /* a record cut short at the end: the records before it count */
@@ -485,8 +473,8 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
             return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
         *groups = grown;
         group *g = &grown[(*ng)++];
-        *g = (group){.record_id = u64(cg.data), .vlsd = (cg.data[16] & 1) != 0,
-                     .data_bytes = u32(cg.data + 24), .inval_bytes = u32(cg.data + 28),
+        *g = (group){.record_id = le_get64(cg.data), .vlsd = (cg.data[16] & 1) != 0,
+                     .data_bytes = le_get32(cg.data + 24), .inval_bytes = le_get32(cg.data + 28),
                      .master = -1};
         if (!g->vlsd)
             st = read_channels(r, link_at(&cg, 1), g);
@@ -733,7 +721,7 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
     blk hd;
     int64_t start = 0;
     if (block(&r, 64, "HD", NULL, &hd) == RTCOSIM_OK && hd.size >= 8)
-        start = (int64_t)u64(hd.data);
+        start = (int64_t)le_get64(hd.data);
     time_t secs = (time_t)(start / 1000000000);
     struct tm tm;
     char when[40] = "-";
