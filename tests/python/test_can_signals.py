@@ -404,13 +404,20 @@ def test_contained_pdus_that_do_not_fit_go_in_the_next_frame(cli, tmpdir_private
     so Gear's goes at once and Wheel's 2 ms later; at 10 and 30 Wheel's
     alone 2 ms later. Each frame as long as its part (6 and 5 bytes)."""
     log, rows, frames = run_container_tx(cli, tmpdir_private, 8)
-    wheel, gear = bytes([0, 0x12, 0x34, 2]), bytes([0, 0, 0x56, 1])
-    want = [(0, wheel), (2, gear), (12, wheel), (20, gear), (22, wheel), (32, wheel),
-            (40, gear), (42, wheel)]
+    assert_single_part_frames(frames, [(0, WHEEL), (2, GEAR), (12, WHEEL), (20, GEAR),
+                                       (22, WHEEL), (32, WHEEL), (40, GEAR), (42, WHEEL)])
+
+
+WHEEL, GEAR = bytes([0, 0x12, 0x34, 2]), bytes([0, 0, 0x56, 1])  # their short headers
+
+
+def assert_single_part_frames(frames, want):
+    """Frames of one part each: [(ms, header)] in order, each ending within
+    half a millisecond of its time, as long as its part (6 or 5 bytes)."""
     assert [bytes(m.data[:4]) for m in frames] == [kind for ms, kind in want]
     for (ms, kind), m in zip(want, frames):
         assert ms / 1000 < m.timestamp < (ms + 0.5) / 1000, (ms, m.timestamp)
-        assert len(m.data) == (6 if kind == wheel else 5)
+        assert len(m.data) == (6 if kind == WHEEL else 5)
 
 
 def test_threshold_size_and_a_contained_timeout_send_early_with_padding(cli, tmpdir_private):
@@ -479,13 +486,8 @@ def test_a_first_contained_trigger_sends_each_pdu_at_once(cli, tmpdir_private):
     log, rows, frames = run_container_tx(
         cli, tmpdir_private, 20,
         box="<CONTAINER-TRIGGER>FIRST-CONTAINED-TRIGGER</CONTAINER-TRIGGER>")
-    wheel, gear = bytes([0, 0x12, 0x34, 2]), bytes([0, 0, 0x56, 1])
-    want = [(0, wheel), (0, gear), (10, wheel), (20, gear), (20, wheel), (30, wheel),
-            (40, gear), (40, wheel)]
-    assert [bytes(m.data[:4]) for m in frames] == [kind for ms, kind in want]
-    for (ms, kind), m in zip(want, frames):
-        assert ms / 1000 < m.timestamp < (ms + 0.5) / 1000, (ms, m.timestamp)
-        assert len(m.data) == (6 if kind == wheel else 5)
+    assert_single_part_frames(frames, [(0, WHEEL), (0, GEAR), (10, WHEEL), (20, GEAR),
+                                       (20, WHEEL), (30, WHEEL), (40, GEAR), (40, WHEEL)])
 
 
 def run_container_tx(cli, tmpdir_private, length, timeout="0.002", box="", wheel="", gear="",
