@@ -127,9 +127,7 @@ static double rms_difference(const double *a, const double *b, size_t n)
 
 /* --component: the periods through the component interface */
 static bool through_component;
-/* under SCHED_DEADLINE: period - runtime, the most its throttling holds the
- * strategies' thread back per period; -1 under another policy */
-static rtcosim_time_ns deadline_throttle_ns = -1;
+static bool deadline_policy; /* the strategies run under SCHED_DEADLINE */
 
 static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefix,
                         const int steps[3],
@@ -256,7 +254,7 @@ static int run_strategy(rtcosim_anytime_strategy strategy, const char *csv_prefi
             other_count = 0;
             if (out->attributed)
                 anytime_attribute_misses(set, cfg.name, sc->periods, period_ns, &sp,
-                                         idle ? probes : NULL, deadline_throttle_ns,
+                                         idle ? probes : NULL, deadline_policy,
                                          &out->floor);
             floor_spikes_free(&sp);
         } else
@@ -478,9 +476,9 @@ static int bench_anytime_run(int argc, char **argv)
 "  <fig>.<strategy>.misses_beyond_floor counts the rest; of those,\n"
                     "  misses_beyond_floor_own_cpu_stall are covered by stalls of the task's\n"
                     "  own CPU, which cyclictest on another CPU cannot see (a late wake-up its\n"
-                    "  CPU idled through, cpuidle residency; under SCHED_DEADLINE, time lost\n"
-                    "  while running without a run-queue wait, beyond what the reservation's\n"
-                    "  throttling allows) and misses_own counts what is left. --cpu N: the\n"
+                    "  CPU idled through, cpuidle residency; time lost while runnable without\n"
+                    "  a run-queue wait, where the kernel also counts its throttling) and\n"
+                    "  misses_own counts what is left. --cpu N: the\n"
                     "  strategies' thread pinned to CPU N once its set started, SCHED_FIFO 50\n"
                     "  (no SCHED_DEADLINE), and cyclictest beside it on CPU N at 51. The\n"
                     "  strategies run under SCHED_DEADLINE (runtime 95 %% of the period,\n"
@@ -593,7 +591,7 @@ static int bench_anytime_run(int argc, char **argv)
             e = set_deadline(runtime, period_ns, period_ns);
         }
         deadline_set = e == 0;
-        deadline_throttle_ns = deadline_set ? period_ns - runtime : -1;
+        deadline_policy = deadline_set;
         if (deadline_set)
             printf("strategies run under SCHED_DEADLINE: runtime %.0f us, deadline = period = "
                    "%.0f us\n",
