@@ -21,8 +21,9 @@ static void usage(FILE *out)
                  "       rtcosim info SLAVE.dcpx\n"
                  "       rtcosim info F.dbc|F.arxml\n"
                  "       rtcosim info LOG.blf|LOG.asc|LOG.log [--dbc F.dbc]\n"
-                 "       rtcosim info MEASUREMENT.mf4\n\n"
-                 "An MDF 4 measurement (.mf4: CANape, CANoe, INCA, asammdf, rtcosim -o): its\n"
+                 "       rtcosim info MEASUREMENT.mf4|.mdf\n\n"
+                 "An ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape, CANoe, INCA, MDA,\n"
+                 "asammdf, rtcosim -o): its\n"
                  "version, writer and start, and per channel group its records and time span,\n"
                  "per numeric channel its unit, minimum, maximum and invalid samples: the\n"
                  "names a stimulus (--input-file F.mf4) or a plot takes.\n"
@@ -277,7 +278,7 @@ static int run_info(int argc, char **argv)
         return cli_info_is_dbc(fmu) ? cli_info_dbc(fmu) : cli_info_can_log(fmu, dbc);
     }
     size_t len = strlen(fmu);
-    if (len > 4 && strcasecmp(fmu + len - 4, ".mf4") == 0) {
+    if (len > 4 && (strcasecmp(fmu + len - 4, ".mf4") == 0 || strcasecmp(fmu + len - 4, ".mdf") == 0)) {
         if (parameter_set || opts.strict)
             return cli_fail("info: %s applies to systems and FMUs, not to '%s'",
                             parameter_set ? "--parameter-set" : "--strict", fmu);

@@ -15,7 +15,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rtcosim plot RESULTS.csv|.mat|.mf4 [MORE ...] [VARIABLE ...] -o FILE.svg|FILE.png\n"
+            "usage: rtcosim plot RESULTS.csv|.mat|.mf4|.mdf [MORE ...] [VARIABLE ...] -o FILE.svg|FILE.png\n"
             "                    [options]\n\n"
             "Plots the named variables (default: all of the first file) of results files (first\n"
             "column time). CSV may carry a units row (simulate --csv-units); MAT files (Dymola\n"
@@ -42,7 +42,7 @@ static bool is_results_file(const char *arg)
 {
     const char *dot = strrchr(arg, '.'), *slash = strrchr(arg, '/');
     if (dot && (!slash || dot > slash) && (strcasecmp(dot, ".csv") == 0 || strcasecmp(dot, ".mat") == 0 ||
-                                          strcasecmp(dot, ".mf4") == 0))
+                                          strcasecmp(dot, ".mf4") == 0 || strcasecmp(dot, ".mdf") == 0))
         return true;
     /* another results file without those extensions: a path to an existing file */
     struct stat st;

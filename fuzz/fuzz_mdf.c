@@ -1,4 +1,5 @@
-/* Fuzz target for MDF 4 measurement files (src/results/mdf_read.c), as
+/* Fuzz target for MDF 4 and MDF 3 measurement files (src/results/mdf_read.c,
+ * mdf4_read.c, mdf3_read.c), as
  * `rtcosim plot` reads them and a stimulus takes them (--input-file, table
  * components). Arbitrary bytes must give a table or a clean one-line error
  * (no crash, leak or hang). The corpus starts from an MDF file the build's

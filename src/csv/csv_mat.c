@@ -19,7 +19,7 @@ rtcosim_status rtcosim_csv_read_input_file(const char *path,
 {
     if (util_path_has_ending(path, ".mat"))
         return rtcosim_csv_read_mat(path, out, err);
-    if (util_path_has_ending(path, ".mf4"))
+    if (util_path_is_mdf(path))
         return rtcosim_csv_read_mdf(path, out, err);
     return rtcosim_csv_read_file_text(path, is_text, context, out, err);
 }

@@ -159,12 +159,12 @@ rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     if (dot && (!slash || dot > slash) && strcasecmp(dot, ".mat") == 0)
         return result_table_read_mat(path, out, err);
-    if (dot && (!slash || dot > slash) && strcasecmp(dot, ".mf4") == 0)
+    if (dot && (!slash || dot > slash) && (strcasecmp(dot, ".mf4") == 0 || strcasecmp(dot, ".mdf") == 0))
         return result_table_read_mdf(path, out, err);
     /* an FMU or SSP package given where results belong (`plot model.fmu`) */
     if (rtcosim_archive_is_zip(path))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: a zip archive (an FMU or SSP package?),"
-                                 " not a results file (CSV, .mat or .mf4); simulate or run it first",
+                                 " not a results file (CSV, .mat, .mf4 or .mdf); simulate or run it first",
                                  path);
     return read_csv(path, out, err);
 }

@@ -1,24 +1,36 @@
-/* ASAM MDF 4 measurement files read into a result table (result_table.h),
- * for `rtcosim plot` and as a stimulus (--input-file, table components):
- * what CANape, CANoe, INCA and asammdf record, and what rtcosim writes
- * (mdf.c, whose header lists the blocks).
+/* ASAM MDF measurement files read into a result table (result_table.h),
+ * for `rtcosim plot`, `rtcosim info` and as a stimulus (--input-file, table
+ * components): what CANape, CANoe, INCA, MDA and asammdf record, and what
+ * rtcosim writes (mdf.c, whose header lists the blocks). The blocks of
+ * each version are read in mdf4_read.c and mdf3_read.c into one layout of
+ * channel groups (mdf_read_internal.h); the values and the table are made
+ * here.
  *
- * Read: versions 4.00-4.2x, finalized; every data group, sorted (no record
- * ids) or unsorted (1, 2, 4 or 8-byte record ids, VLSD records skipped);
- * data in DT blocks, DZ blocks (deflate, and transposed deflate), DL lists
- * and HL headers; numeric channels (unsigned and signed integers of 1 to 64
- * bits at any bit offset, IEEE half, single and double floats, either byte
+ * MDF 4 (4.00-4.2x, finalized): every data group, sorted (no record ids) or
+ * unsorted (1, 2, 4 or 8-byte record ids, VLSD records skipped); data in DT
+ * blocks, DZ blocks (deflate, and transposed deflate), DL lists and HL
+ * headers; numeric channels (unsigned and signed integers of 1 to 64 bits
+ * at any bit offset, IEEE half, single and double floats, either byte
  * order) with invalidation bits (an invalid sample is NaN), virtual
- * channels, and conversions none, linear and rational (other conversions
- * give the raw values, said in one warning); units from TX or MD blocks,
- * else the conversion's. Each channel group's master channel is its time;
- * several groups are put on the union of their times, each channel holding
- * its last sample (NaN before its first). Left out, said in one warning:
+ * channels, and conversions none, linear and rational; units from TX or MD
+ * blocks, else the conversion's.
+ * MDF 3 (3.00-3.3x, little-endian block layout, IEEE floats, finalized):
+ * every data group, sorted or unsorted (1-byte record ids, before or
+ * before and after each record); integers of 1 to 64 bits at any bit
+ * offset (the byte offset with 3.x's additional byte offset), floats and
+ * doubles, in the file's or an explicit byte order; conversions 1:1,
+ * linear, rational and polynomial; names from the long-name TX block, else
+ * the short name; units from the conversion block; texts read as latin-1.
+ * Either version: other conversions give the raw values (said in one
+ * warning); each channel group's master channel is its time; several
+ * groups are put on the union of their times, each channel holding its
+ * last sample (NaN before its first). Left out, said in one warning:
  * string, byte-array and structure channels, groups without a master.
- * Refused with one line naming the file: MDF 3, unfinalized files, blocks
- * out of the file or of the wrong kind, loops in block lists, data shorter
- * than its records, more than 1 GiB of data or table, or more data than
- * deflate could have packed into the file (a block listed twice). */
+ * Refused with one line naming the file: MDF 2 and big-endian or VAX-float
+ * MDF 3, unfinalized files, blocks out of the file or of the wrong kind,
+ * loops in block lists, data shorter than its records, more than 1 GiB of
+ * data or table, or more data than deflate could have packed into the file
+ * (a block listed twice). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -27,32 +39,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "results/mdf_read_internal.h"
 #include "results/result_table.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "util/le.h"
 
-#define MDF_MAX_BYTES ((size_t)1 << 30)
-
-typedef struct rd {
-    const uint8_t *d;
-    size_t n;
-    const char *path;
-    rtcosim_error *err;
-    size_t skipped, raw_conversions, masterless;
-} rd;
-
-typedef struct blk {
-    uint64_t nlinks;
-    const uint8_t *links, *data;
-    size_t size; /* data bytes */
-} blk;
-
-static double f64(const uint8_t *p)
+double mdf_f64(const uint8_t *p)
 {
     uint64_t bits = le_get64(p);
     double v;
@@ -60,71 +55,38 @@ static double f64(const uint8_t *p)
     return v;
 }
 
-static rtcosim_status fail(rd *r, const char *what, uint64_t at)
+rtcosim_status mdf_fail(rd *r, const char *what, uint64_t at)
 {
     return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: MDF block at %llu: %s", r->path,
                              (unsigned long long)at, what);
 }
 
-/* The block at `at`: its kind must be id (NULL: any, then *kind is set). */
-static rtcosim_status block(rd *r, uint64_t at, const char *id, char kind[3], blk *b)
+rtcosim_status mdf_oom(rd *r)
 {
-    if (at < 64 || at > r->n || r->n - at < 24)
-        return fail(r, "outside the file", at);
-    const uint8_t *p = r->d + at;
-    uint64_t len = le_get64(p + 8), nlinks = le_get64(p + 16);
-    if (p[0] != '#' || p[1] != '#')
-        return fail(r, "not a block (no \"##\")", at);
-    if (id && (p[2] != id[0] || p[3] != id[1])) {
-        char what[48];
-        snprintf(what, sizeof what, "##%c%c where ##%s belongs",
-                 p[2] >= 32 && p[2] < 127 ? p[2] : '?', p[3] >= 32 && p[3] < 127 ? p[3] : '?', id);
-        return fail(r, what, at);
-    }
-    if (len < 24 || len > r->n - at || nlinks > (len - 24) / 8)
-        return fail(r, "its length or link count runs past the file", at);
-    if (kind)
-        kind[0] = (char)p[2], kind[1] = (char)p[3], kind[2] = '\0';
-    b->nlinks = nlinks;
-    b->links = p + 24;
-    b->data = p + 24 + 8 * nlinks;
-    b->size = (size_t)(len - 24 - 8 * nlinks);
-    return RTCOSIM_OK;
+    return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
 }
 
-static uint64_t link_at(const blk *b, uint64_t k)
+char *mdf_latin1(const uint8_t *p, size_t n)
 {
-    return k < b->nlinks ? le_get64(b->links + 8 * k) : 0;
-}
-
-/* A TX block's text, or an MD block's first <TX> element; NULL for none. */
-static char *text_of(rd *r, uint64_t at)
-{
-    blk b = {0};
-    char kind[3];
-    if (!at || block(r, at, NULL, kind, &b) != RTCOSIM_OK)
+    n = strnlen((const char *)p, n);
+    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
+        n--;
+    char *s = malloc(2 * n + 1), *q = s;
+    if (!s)
         return NULL;
-    size_t n = strnlen((const char *)b.data, b.size);
-    const char *s = (const char *)b.data, *end = s + n;
-    if (strcmp(kind, "MD") == 0) {
-        const char *open = memmem(s, n, "<TX>", 4);
-        const char *close = open ? memmem(open, (size_t)(end - open), "</TX>", 5) : NULL;
-        if (!close)
-            return NULL;
-        s = open + 4;
-        end = close;
-    } else if (strcmp(kind, "TX") != 0) {
-        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < 0x80) {
+            *q++ = (char)p[i];
+        } else { /* U+0080..U+00FF in two bytes */
+            *q++ = (char)(0xC0 | p[i] >> 6);
+            *q++ = (char)(0x80 | (p[i] & 0x3F));
+        }
     }
-    return strndup(s, (size_t)(end - s));
+    *q = '\0';
+    return s;
 }
 
-typedef struct bytes {
-    uint8_t *p;
-    size_t len, cap;
-} bytes;
-
-static rtcosim_status append(rd *r, bytes *out, const uint8_t *p, size_t n)
+rtcosim_status mdf_append(rd *r, bytes *out, const uint8_t *p, size_t n)
 {
     /* deflate packs at most 1032 bytes in one: a data group holds no more
      * than 1100 times the file (else a block is used twice) */
@@ -139,7 +101,7 @@ static rtcosim_status append(rd *r, bytes *out, const uint8_t *p, size_t n)
             cap *= 2;
         uint8_t *q = realloc(out->p, cap);
         if (!q)
-            return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+            return mdf_oom(r);
         out->p = q;
         out->cap = cap;
     }
@@ -149,103 +111,16 @@ static rtcosim_status append(rd *r, bytes *out, const uint8_t *p, size_t n)
     return RTCOSIM_OK;
 }
 
-/* A DZ block's data inflated (and transposed back) onto out. */
-static rtcosim_status inflate_dz(rd *r, uint64_t at, const blk *b, bytes *out)
-{
-    if (b->size < 24 || b->data[0] != 'D' || b->data[1] != 'T')
-        return fail(r, "a DZ block without its header or not of DT data", at);
-    uint8_t type = b->data[2];
-    uint32_t columns = le_get32(b->data + 4);
-    uint64_t original = le_get64(b->data + 8), packed = le_get64(b->data + 16);
-    if (type > 1 || packed > b->size - 24 || original > MDF_MAX_BYTES ||
-        (type == 1 && columns == 0))
-        return fail(r, "a DZ block of an unknown kind or with sizes past it", at);
-    if (original == 0)
-        return RTCOSIM_OK; /* no records */
-    size_t start = out->len;
-    rtcosim_status st = append(r, out, NULL, (size_t)original);
-    if (st != RTCOSIM_OK)
-        return st;
-    uLongf got = (uLongf)original;
-    if (uncompress(out->p + start, &got, b->data + 24, (uLong)packed) != Z_OK || got != original)
-        return fail(r, "a DZ block whose deflate data are corrupt", at);
-    size_t lines = type == 1 ? (size_t)original / columns : 0, whole = lines * columns;
-    if (lines > 1) { /* transposed: the first lines x columns bytes column by column */
-        uint8_t *tmp = malloc(whole ? whole : 1);
-        if (!tmp)
-            return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
-        for (size_t j = 0; j < columns; j++)
-            for (size_t i = 0; i < lines; i++)
-                tmp[i * columns + j] = out->p[start + j * lines + i];
-        memcpy(out->p + start, tmp, whole);
-        free(tmp);
-    }
-    return RTCOSIM_OK;
-}
-
-/* The data behind a DG's data link (DT, DZ, DL, HL) appended to out;
- * depth bounds lists in lists, and steps every block visited. */
-static rtcosim_status gather(rd *r, uint64_t at, bytes *out, int depth, size_t *steps)
-{
-    while (at) {
-        if (++*steps > r->n / 24 + 1 || depth > 4)
-            return fail(r, "a loop in a data list", at);
-        blk b;
-        char kind[3];
-        rtcosim_status st = block(r, at, NULL, kind, &b);
-        if (st != RTCOSIM_OK)
-            return st;
-        if (strcmp(kind, "DT") == 0 || strcmp(kind, "DV") == 0)
-            return append(r, out, b.data, b.size);
-        if (strcmp(kind, "DZ") == 0)
-            return inflate_dz(r, at, &b, out);
-        if (strcmp(kind, "HL") == 0)
-            return gather(r, link_at(&b, 0), out, depth + 1, steps);
-        if (strcmp(kind, "DL") != 0)
-            return fail(r, "a data link to a block that holds no records", at);
-        for (uint64_t k = 1; k < b.nlinks; k++)
-            if ((st = gather(r, link_at(&b, k), out, depth + 1, steps)) != RTCOSIM_OK)
-                return st;
-        at = link_at(&b, 0); /* the next DL */
-    }
-    return RTCOSIM_OK;
-}
-
-typedef struct conv {
-    int type; /* 0 none, 1 linear, 2 rational */
-    double v[6];
-} conv;
-
-/* A channel's conversion; other kinds than none, linear and rational give
- * the raw value (counted). */
-static void read_conversion(rd *r, uint64_t at, conv *c, char **unit)
-{
-    blk b;
-    *c = (conv){0};
-    if (!at || block(r, at, "CC", NULL, &b) != RTCOSIM_OK || b.size < 24)
-        return;
-    uint8_t type = b.data[0];
-    uint16_t vals = (uint16_t)(b.data[6] | b.data[7] << 8);
-    size_t need = type == 1 ? 2 : type == 2 ? 6 : 0;
-    if (!*unit)
-        *unit = text_of(r, link_at(&b, 1));
-    if (type == 0)
-        return;
-    if (!need || vals < need || b.size < 24 + 8 * need) {
-        r->raw_conversions++;
-        return;
-    }
-    c->type = type;
-    for (size_t i = 0; i < need; i++)
-        c->v[i] = f64(b.data + 24 + 8 * i);
-}
-
 static double convert(const conv *c, double x)
 {
     if (c->type == 1)
         return c->v[0] + c->v[1] * x;
     if (c->type == 2)
         return (c->v[0] * x * x + c->v[1] * x + c->v[2]) / (c->v[3] * x * x + c->v[4] * x + c->v[5]);
+    if (c->type == 3) {
+        double d = x - c->v[4] - c->v[5];
+        return (c->v[1] - c->v[3] * d) / (c->v[2] * d - c->v[0]);
+    }
     return x;
 }
 
@@ -256,13 +131,6 @@ static double half_to_double(uint16_t h)
                                                          : ldexp(mant | 0x400, exp - 25);
     return h & 0x8000 ? -v : v;
 }
-
-typedef struct chan {
-    char *name, *unit;
-    uint8_t type, dtype, bit_offset;
-    uint32_t byte_offset, bits, flags, inval_pos;
-    conv cc;
-} chan;
 
 /* Channel c's value in record rec (record index k, inval: its invalidation bytes). */
 static double value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k)
@@ -301,18 +169,7 @@ static double value(const chan *c, const uint8_t *rec, const uint8_t *inval, siz
     return convert(&c->cc, x);
 }
 
-typedef struct group {
-    uint64_t record_id;
-    uint32_t data_bytes, inval_bytes;
-    bool vlsd;
-    chan *chans;
-    size_t nchan;
-    ptrdiff_t master;
-    size_t *offsets, count, cap; /* its records' places in the data group's bytes */
-    double *time, **values;      /* values: one array per channel (the master's NULL) */
-} group;
-
-static void group_free(group *g)
+void mdf_group_free(group *g)
 {
     for (size_t i = 0; i < g->nchan; i++) {
         free(g->chans[i].name);
@@ -326,64 +183,13 @@ static void group_free(group *g)
     free(g->time);
 }
 
-/* The channels of a channel group (numeric ones; the rest counted). */
-static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
-{
-    size_t steps = 0;
-    g->master = -1;
-    while (at) {
-        blk b;
-        rtcosim_status st = block(r, at, "CN", NULL, &b);
-        if (st != RTCOSIM_OK)
-            return st;
-        if (++steps > r->n / 24 || b.size < 24 || b.nlinks < 8)
-            return fail(r, steps > r->n / 24 ? "a loop in a channel list" : "a short CN block",
-                        at);
-        const uint8_t *d = b.data;
-        chan c = {.type = d[0], .dtype = d[2], .bit_offset = d[3], .byte_offset = le_get32(d + 4),
-                  .bits = le_get32(d + 8), .flags = le_get32(d + 12), .inval_pos = le_get32(d + 16)};
-        bool numeric = c.dtype <= 5 && c.bits >= 1 && c.bits <= 64 && c.bit_offset < 8 &&
-                       (c.dtype < 4 || c.bits == 16 || c.bits == 32 || c.bits == 64);
-        bool stored = c.type == 0 || c.type == 2;
-        bool fits = !stored || (c.byte_offset <= g->data_bytes &&
-                                (c.bit_offset + c.bits + 7) / 8 <= g->data_bytes - c.byte_offset);
-        bool inval_fits = !(c.flags & 2) || c.inval_pos / 8 < g->inval_bytes;
-        if ((c.type == 0 || c.type == 2 || c.type == 3 || c.type == 6) && !link_at(&b, 1) &&
-            (numeric || c.type == 3 || c.type == 6) && fits && inval_fits) {
-            c.name = text_of(r, link_at(&b, 2));
-            c.unit = text_of(r, link_at(&b, 6));
-            read_conversion(r, link_at(&b, 4), &c.cc, &c.unit);
-            chan *grown = realloc(g->chans, (g->nchan + 1) * sizeof *grown);
-            if (!c.name || !grown) {
-                free(c.name);
-                free(c.unit);
-                if (grown)
-                    g->chans = grown;
-                if (!grown)
-                    return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory",
-                                             r->path);
-                r->skipped++; /* a channel without a name */
-            } else {
-                g->chans = grown;
-                if ((c.type == 2 || c.type == 3) && g->master < 0)
-                    g->master = (ptrdiff_t)g->nchan;
-                g->chans[g->nchan++] = c;
-            }
-        } else if (c.type != 1 && c.type != 4 && c.type != 5) {
-            r->skipped++; /* strings, byte arrays, structures, odd layouts */
-        }
-        at = link_at(&b, 0);
-    }
-    return RTCOSIM_OK;
-}
-
 static rtcosim_status add_offset(rd *r, group *g, size_t at)
 {
     if (g->count == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 1024;
         size_t *p = realloc(g->offsets, cap * sizeof *p);
         if (!p)
-            return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+            return mdf_oom(r);
         g->offsets = p;
         g->cap = cap;
     }
@@ -391,15 +197,14 @@ static rtcosim_status add_offset(rd *r, group *g, size_t at)
     return RTCOSIM_OK;
 }
 
-/* The records of a data group's groups g[0..ng) in its bytes. */
-static rtcosim_status find_records(rd *r, uint64_t dg_at, uint8_t id_size, group *g, size_t ng,
-                                   const bytes *data)
+rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_after, group *g,
+                                size_t ng, const bytes *data)
 {
     rtcosim_status st = RTCOSIM_OK;
     size_t pos = 0;
     while (st == RTCOSIM_OK && pos < data->len) {
         if (data->len - pos < id_size)
-            return fail(r, "its data end inside a record id", dg_at);
+            return mdf_fail(r, "its data end inside a record id", dg_at);
         uint64_t id = 0;
         for (size_t i = 0; i < id_size; i++)
             id |= (uint64_t)data->p[pos + i] << (8 * i);
@@ -410,13 +215,13 @@ static rtcosim_status find_records(rd *r, uint64_t dg_at, uint8_t id_size, group
             char what[64];
             snprintf(what, sizeof what, "record id %llu of no channel group",
                      (unsigned long long)id);
-            return fail(r, what, dg_at);
+            return mdf_fail(r, what, dg_at);
         }
         pos += id_size;
-        size_t size = (size_t)hit->data_bytes + hit->inval_bytes;
+        size_t size = (size_t)hit->data_bytes + hit->inval_bytes + (id_after ? id_size : 0);
         if (hit->vlsd) {
             if (data->len - pos < 4)
-                return fail(r, "its data end inside a variable-length record", dg_at);
+                return mdf_fail(r, "its data end inside a variable-length record", dg_at);
             size = 4 + (size_t)le_get32(data->p + pos);
         }
         if (data->len - pos < size)
@@ -430,69 +235,24 @@ static rtcosim_status find_records(rd *r, uint64_t dg_at, uint8_t id_size, group
     return st;
 }
 
-static rtcosim_status group_values(rd *r, group *g, const bytes *data)
+rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data)
 {
     g->values = calloc(g->nchan + 1, sizeof *g->values);
     g->time = malloc((g->count ? g->count : 1) * sizeof *g->time);
     if (!g->values || !g->time)
-        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+        return mdf_oom(r);
     for (size_t i = 0; i < g->nchan; i++) {
         double *v = (ptrdiff_t)i == g->master ? g->time
                                               : (g->values[i] = malloc((g->count ? g->count : 1) *
                                                                        sizeof(double)));
         if (!v)
-            return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+            return mdf_oom(r);
         for (size_t k = 0; k < g->count; k++) {
             const uint8_t *rec = data->p + g->offsets[k];
             v[k] = value(&g->chans[i], rec, g->inval_bytes ? rec + g->data_bytes : NULL, k);
         }
     }
     return RTCOSIM_OK;
-}
-
-/* One data group: its channel groups appended to *groups. */
-static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t *ng)
-{
-    blk dg;
-    rtcosim_status st = block(r, at, "DG", NULL, &dg);
-    if (st != RTCOSIM_OK)
-        return st;
-    uint8_t id_size = dg.size ? dg.data[0] : 0;
-    if (id_size != 0 && id_size != 1 && id_size != 2 && id_size != 4 && id_size != 8)
-        return fail(r, "a record id size other than 0, 1, 2, 4 or 8 bytes", at);
-    size_t first = *ng, steps = 0;
-    for (uint64_t cg_at = link_at(&dg, 1); cg_at && st == RTCOSIM_OK;) {
-        blk cg;
-        if ((st = block(r, cg_at, "CG", NULL, &cg)) != RTCOSIM_OK)
-            break;
-        if (++steps > r->n / 24 || cg.size < 32)
-            return fail(r, steps > r->n / 24 ? "a loop in a channel group list" : "a short CG"
-                        " block", cg_at);
-        group *grown = realloc(*groups, (*ng + 1) * sizeof *grown);
-        if (!grown)
-            return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
-        *groups = grown;
-        group *g = &grown[(*ng)++];
-        *g = (group){.record_id = le_get64(cg.data), .vlsd = (cg.data[16] & 1) != 0,
-                     .data_bytes = le_get32(cg.data + 24), .inval_bytes = le_get32(cg.data + 28),
-                     .master = -1};
-        if (!g->vlsd)
-            st = read_channels(r, link_at(&cg, 1), g);
-        cg_at = link_at(&cg, 0);
-    }
-    if (st != RTCOSIM_OK)
-        return st;
-    if (id_size == 0 && *ng - first > 1)
-        return fail(r, "several channel groups in a data group without record ids", at);
-    bytes data = {0};
-    size_t visits = 0;
-    st = gather(r, link_at(&dg, 2), &data, 0, &visits);
-    if (st == RTCOSIM_OK && *ng > first)
-        st = find_records(r, at, id_size, *groups + first, *ng - first, &data);
-    for (size_t k = first; st == RTCOSIM_OK && k < *ng; k++)
-        st = group_values(r, &(*groups)[k], &data);
-    free(data.p);
-    return st;
 }
 
 static int compare_double(const void *a, const void *b)
@@ -520,7 +280,7 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out
                                  " channels with a master (time) channel", r->path);
     double *times = malloc((total ? total : 1) * sizeof *times);
     if (!times)
-        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+        return mdf_oom(r);
     size_t rows = 0;
     for (size_t k = 0; k < ng; k++)
         for (size_t i = 0; g[k].master >= 0 && i < g[k].count; i++)
@@ -546,7 +306,7 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out
     result_table *t = result_table_new(r->path, rows, columns);
     if (!t) {
         free(times);
-        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+        return mdf_oom(r);
     }
     memcpy(t->time, times, rows * sizeof *times);
     free(times);
@@ -586,7 +346,7 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out
     }
     if (!ok) {
         result_table_free(t);
-        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+        return mdf_oom(r);
     }
     *out = t;
     return RTCOSIM_OK;
@@ -597,6 +357,7 @@ static rtcosim_status read_file(rd *r, group **groups, size_t *ng)
 {
     const uint8_t *data = r->d;
     size_t size = r->n;
+    snprintf(r->start, sizeof r->start, "-");
     if (size < 64 || memcmp(data, "MDF     ", 8) != 0) {
         if (size >= 8 && memcmp(data, "UnFinMF ", 8) == 0)
             return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
@@ -605,35 +366,22 @@ static rtcosim_status read_file(rd *r, group **groups, size_t *ng)
                                  " identification)", r->path);
     }
     unsigned version = (unsigned)(data[28] | data[29] << 8);
-    if (version < 400 || version >= 500) {
-        char text[9] = "";
-        for (size_t i = 0; i < 8 && data[8 + i] > ' ' && data[8 + i] < 127; i++)
-            text[i] = (char)data[8 + i];
-        return rtcosim_error_set(r->err, RTCOSIM_EUNSUPPORTED, "%s: MDF version %s (%u): only"
-                                 " MDF 4 files are read (convert it, e.g. with asammdf)", r->path,
-                                 text, version);
-    }
-    if (data[60] | data[61] | data[62] | data[63])
-        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
-                                 " recorder did not close it); finalize it first", r->path);
-    blk hd;
-    rtcosim_status st = block(r, 64, "HD", NULL, &hd);
-    size_t steps = 0;
-    for (uint64_t at = st == RTCOSIM_OK ? link_at(&hd, 0) : 0; at && st == RTCOSIM_OK;) {
-        if (++steps > size / 24)
-            return fail(r, "a loop in the data group list", at);
-        blk dg;
-        if ((st = read_data_group(r, at, groups, ng)) == RTCOSIM_OK &&
-            (st = block(r, at, "DG", NULL, &dg)) == RTCOSIM_OK)
-            at = link_at(&dg, 0);
-    }
-    return st;
+    if (version >= 400 && version < 500)
+        return mdf4_read_groups(r, groups, ng);
+    if (version >= 300 && version < 400)
+        return mdf3_read_groups(r, groups, ng);
+    char text[9] = "";
+    for (size_t i = 0; i < 8 && data[8 + i] > ' ' && data[8 + i] < 127; i++)
+        text[i] = (char)data[8 + i];
+    return rtcosim_error_set(r->err, RTCOSIM_EUNSUPPORTED, "%s: MDF version %s (%u): only MDF 3"
+                             " and MDF 4 files are read (convert it, e.g. with asammdf)", r->path,
+                             text, version);
 }
 
 static void free_groups(group *groups, size_t ng)
 {
     for (size_t k = 0; k < ng; k++)
-        group_free(&groups[k]);
+        mdf_group_free(&groups[k]);
     free(groups);
 }
 
@@ -651,7 +399,7 @@ rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, con
     if (st == RTCOSIM_OK && (r.skipped || r.raw_conversions || r.masterless))
         rtcosim_log(RTCOSIM_LOG_WARNING, "results",
                     "%s: %zu channels left out (not numbers: strings, byte arrays, structures), "
-                    "%zu with a conversion other than linear or rational read as raw values, %zu "
+                    "%zu with a value-table, formula or text conversion read as raw values, %zu "
                     "channel groups without a master channel left out",
                     path, r.skipped, r.raw_conversions, r.masterless);
     return st;
@@ -718,26 +466,17 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
     }
     for (size_t k = 0; k < ng; k++)
         channels += g[k].nchan - (g[k].master >= 0);
-    blk hd;
-    int64_t start = 0;
-    if (block(&r, 64, "HD", NULL, &hd) == RTCOSIM_OK && hd.size >= 8)
-        start = (int64_t)le_get64(hd.data);
-    time_t secs = (time_t)(start / 1000000000);
-    struct tm tm;
-    char when[40] = "-";
-    if (start > 0 && gmtime_r(&secs, &tm))
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
     char program[9] = "";
     for (size_t i = 0; i < 8 && data[16 + i] >= ' ' && data[16 + i] < 127; i++)
         program[i] = (char)data[16 + i];
     for (size_t i = strlen(program); i > 0 && program[i - 1] == ' '; i--)
         program[i - 1] = '\0';
     fprintf(j->out, "%-20s %s (MDF %.4s, written by %s)\n%-20s %s\n%-20s %zu, %zu numeric "
-            "channels", "measurement", j->path, (const char *)data + 8, program, "start", when,
+            "channels", "measurement", j->path, (const char *)data + 8, program, "start", r.start,
             "channel groups", ng, channels);
     if (r.skipped || r.raw_conversions)
         fprintf(j->out, " (%zu more left out: not numbers; %zu with raw values: a conversion"
-                " other than linear or rational)", r.skipped, r.raw_conversions);
+                " not read: a value table, formula or text)", r.skipped, r.raw_conversions);
     fprintf(j->out, "\n\n%-5s %8s %-25s %-32s %-8s %12s %12s %s\n", "group", "records",
             "master: from .. to", "channel", "unit", "min", "max", "invalid");
     for (size_t k = 0; k < ng; k++) {

@@ -303,5 +303,5 @@ bool rtcosim_table_is_source(const char *mime_type, const char *path)
     if (mime_type)
         return strcmp(mime_type, "text/csv") == 0 || strcmp(mime_type, "application/table") == 0;
     return util_path_has_ending(path, ".csv") || util_path_has_ending(path, ".mat") ||
-           util_path_has_ending(path, ".mf4");
+           util_path_is_mdf(path);
 }

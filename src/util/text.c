@@ -55,3 +55,8 @@ bool util_path_has_ending(const char *path, const char *ending)
     size_t n = path ? strlen(path) : 0, k = strlen(ending);
     return n > k && strcasecmp(path + n - k, ending) == 0;
 }
+
+bool util_path_is_mdf(const char *path)
+{
+    return util_path_has_ending(path, ".mf4") || util_path_has_ending(path, ".mdf");
+}

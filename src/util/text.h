@@ -22,6 +22,9 @@ void util_text_one_line(char *s);
 /* Does the path end with `ending` (".csv"), ASCII case ignored, with
  * something before it? NULL: false. */
 bool util_path_has_ending(const char *path, const char *ending);
+/* An ASAM MDF measurement by its name: .mf4 (MDF 4) or .mdf (MDF 3 or 4;
+ * the reader goes by the file's identification block). */
+bool util_path_is_mdf(const char *path);
 
 /* Writes s to f as XML character data or an attribute value: & < > " as
  * entities, tab, LF and CR as character references (an attribute keeps

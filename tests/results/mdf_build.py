@@ -1,7 +1,7 @@
-"""MDF 4 files built byte by byte from the format's block layouts, for
-test_mdf_read.py and as the MDF fuzz target's seed (fuzz/CMakeLists.txt):
-`measurement()` is the test's file, described there.
-Usage as a script: mdf_build.py OUT.mf4"""
+"""MDF 4 and MDF 3 files built byte by byte from the formats' block layouts,
+for test_mdf_read.py and as the MDF fuzz target's seeds (fuzz/CMakeLists.txt):
+`measurement()` and `measurement3()` are the test's files, described there.
+Usage as a script: mdf_build.py OUT.mf4 [OUT3.mdf]"""
 import struct
 import sys
 import zlib
@@ -94,6 +94,108 @@ def measurement():
     return f
 
 
+class Mdf3:
+    """MDF 3.30, little-endian: a block is two letters, its length (uint16),
+    then its fields; links are uint32 file offsets."""
+
+    def __init__(self, version=330, order=0, floats=0):
+        text = f"{version // 100}.{version % 100:02d}    ".encode()
+        self.data = bytearray(b"MDF     " + text + b"handmade" +
+                              struct.pack("<4H", order, floats, version, 0) + bytes(32))
+
+    def block(self, kind, fields):
+        at = len(self.data)
+        self.data += kind + struct.pack("<H", 4 + len(fields)) + fields
+        return at
+
+    def link(self, block_at, offset, target):
+        struct.pack_into("<I", self.data, block_at + offset, target)
+
+    def text(self, s):
+        return self.block(b"TX", s.encode("latin-1") + b"\0")
+
+
+def cc3(f, ctype, params, unit=""):
+    return f.block(b"CC", struct.pack("<H2d20sHH", 0, 0, 0, unit.encode("latin-1"), ctype,
+                                      len(params)) + struct.pack(f"<{len(params)}d", *params))
+
+
+def cn3(f, name, ctype, dtype, first_bit, bits, cc=0, long_name=None, extra_bytes=None):
+    """A CN block: 218 bytes, 222 with a long name, 228 with an additional
+    byte offset."""
+    body = struct.pack("<5IH32s128s4H3d", 0, cc, 0, 0, 0, ctype, name.encode("latin-1"), b"",
+                       first_bit, bits, dtype, 0, 0, 0, 0)
+    if long_name is not None or extra_bytes is not None:
+        body += struct.pack("<I", f.text(long_name) if long_name else 0)
+    if extra_bytes is not None:
+        body += struct.pack("<IH", 0, extra_bytes)
+    return f.block(b"CN", body)
+
+
+def chain3(f, blocks):
+    for a, b in zip(blocks, blocks[1:]):
+        f.link(a, 4, b)
+    return blocks[0]
+
+
+def cg3(f, record_id, record_bytes, records, first_cn, channels):
+    return f.block(b"CG", struct.pack("<3I3HI", 0, first_cn, 0, record_id, channels, record_bytes,
+                                      records))
+
+
+def dg3(f, first_cg, data_at, groups, ids):
+    return f.block(b"DG", struct.pack("<4I2H4s", 0, first_cg, 0, data_at, groups, ids, b""))
+
+
+START_NS = 1767323045 * 10**9  # 2026-01-02 03:04:05 UTC
+
+
+def measurement3(version=330):
+    """From 3.20 the header holds the start in ns since 1970 UTC, before only
+    its local date and time."""
+    f = Mdf3(version)
+    common = struct.pack("<3IH10s8s32s32s32s32s", 0, 0, 0, 2, b"02:01:2026", b"04:04:05", b"",
+                         b"", b"", b"")
+    hd = f.block(b"HD", common + (struct.pack("<QhH32s", START_NS, 1, 0, b"")
+                                  if version >= 320 else b""))
+    # a sorted group: time double, Float64_continuous_input uint16 (-1 + 0.5 x, V) under a
+    # short name, its long name in a TX block
+    lin = cc3(f, 0, [-1.0, 0.5], "V")
+    g1 = cg3(f, 0, 10, 4, chain3(f, [
+        cn3(f, "time", 1, 3, 0, 64),
+        cn3(f, "Float64_cont", 0, 0, 64, 16, cc=lin, long_name="Float64_continuous_input")]), 2)
+    rows1 = b"".join(struct.pack("<dH", t, raw) for t, raw in
+                     ((0.0, 2), (0.125, 4), (0.25, 6), (0.375, 8)))
+    at1 = len(f.data)
+    f.data += rows1
+    dga = dg3(f, g1, at1, 1, 0)
+    # an unsorted group, a record id before and after each record: (1) time float32,
+    # Float64_discrete_input int16 Motorola, a string (left out); (2) time uint32 ticks of
+    # 1/16 s by a polynomial conversion (unit s), Int32_input = bits 2..5 of byte 4
+    # (an additional byte offset of 4)
+    poly = cc3(f, 6, [-16.0, 0.0, 0.0, -1.0, 0.0, 0.0], "s")
+    ga = cg3(f, 1, 10, 2, chain3(f, [
+        cn3(f, "time", 1, 2, 0, 32),
+        cn3(f, "Float64_discrete_input", 0, 10, 32, 16),
+        cn3(f, "label", 0, 7, 48, 32)]), 3)
+    gb = cg3(f, 2, 5, 3, chain3(f, [
+        cn3(f, "time", 1, 13, 0, 32, cc=poly),
+        cn3(f, "Int32_input", 0, 0, 2, 4, extra_bytes=4)]), 2)
+    f.link(ga, 4, gb)
+    ra = lambda t, v: b"\x01" + struct.pack("<f", t) + struct.pack(">h", v) + b"abcd" + b"\x01"
+    rb = lambda tick, v: b"\x02" + struct.pack("<IB", tick, v << 2 | 0b11) + b"\x02"
+    rows2 = b"".join([rb(0, 5), ra(0.0625, -3), rb(3, 10), rb(6, 15), ra(0.4375, 100)])
+    at2 = len(f.data)
+    f.data += rows2
+    dgb = dg3(f, ga, at2, 2, 2)
+    f.link(dga, 4, dgb)
+    f.link(hd, 4, dga)
+    return f
+
+
 if __name__ == "__main__":
     with open(sys.argv[1], "wb") as out:
         out.write(measurement().data)
+    if len(sys.argv) > 2:
+        with open(sys.argv[2], "wb") as out:
+            out.write(measurement3().data)

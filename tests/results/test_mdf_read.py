@@ -1,4 +1,4 @@
-"""MDF 4 measurement files read as a stimulus and plotted: files built here
+"""MDF 4 and MDF 3 measurement files read as a stimulus and plotted: files built here
 byte by byte from the format's block layouts (little-endian; a block is
 "##XX", 4 reserved bytes, its length and link count as uint64, the links,
 its data), the kinds measurement tools write:
@@ -9,6 +9,13 @@ its data), the kinds measurement tools write:
   over a DL list of a DT and a DZ (deflate) block;
 - a sorted data group behind an HL list of a transposed-deflate DZ block
   with a 4-bit field at bit offset 2.
+- MDF 3.30 (and 3.00, its header without the UTC start), two-letter blocks
+  with uint16 lengths and uint32 links: a sorted data group (a double time,
+  a uint16 with a linear conversion and a unit, named by its long-name TX
+  block), and an unsorted one whose records carry their id before and after:
+  a float32 time with a Motorola int16 and a string, and a uint32 time of
+  1/16 s ticks by a polynomial conversion with a 4-bit field behind an
+  additional byte offset.
 Truth, by hand: the channels on the union of the groups' times, each
 holding its last sample; as a stimulus an invalid sample or one before the
 first holds the nearest valid one. The Feedthrough FMU's outputs give the
@@ -24,7 +31,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mdf_build import measurement  # noqa: E402
+from mdf_build import Mdf3, measurement, measurement3  # noqa: E402
 
 rtcosim, feedthrough, ball = sys.argv[1:4]
 
@@ -36,11 +43,8 @@ def fail(path, *want):
     assert not os.path.exists(path + ".svg")
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    path = os.path.join(tmp, "rig.mf4")
-    with open(path, "wb") as out:
-        out.write(measurement().data)
-    # a stimulus: the Feedthrough FMU gives each input back at every point
+def fed_through(path, tmp):
+    """The Feedthrough FMU's outputs for the measurement's three inputs, 1/16 s apart."""
     res = os.path.join(tmp, "out.csv")
     r = subprocess.run([rtcosim, "simulate", feedthrough, "--input-file", path, "--stop-time",
                         "0.4375", "--output-interval", "0.0625", "-o", res,
@@ -50,7 +54,15 @@ with tempfile.TemporaryDirectory() as tmp:
     assert r.returncode == 0, r.stderr
     assert "1 channels left out (not numbers" in r.stderr, r.stderr  # the string channel
     with open(res, newline="") as f:
-        rows = [[float(x) for x in row] for row in list(csv.reader(f))[1:]]
+        return [[float(x) for x in row] for row in list(csv.reader(f))[1:]]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "rig.mf4")
+    with open(path, "wb") as out:
+        out.write(measurement().data)
+    # a stimulus: the Feedthrough FMU gives each input back at every point
+    rows = fed_through(path, tmp)
     # the inputs on the union of the times 0, 1/16, ... 7/16 s
     want = {1: [0, 0, 1, 1, 2, 2, 3, 3], 2: [-3, -3, -3, -3, -3, -3, -3, 100],
             3: [5, 5, 5, 10, 10, 10, 15, 15]}
@@ -88,11 +100,40 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
+    # MDF 3: the same inputs (no invalid sample; the union lacks 5/16, where the continuous
+    # input is interpolated between its neighbours: 2.5)
+    want3 = {1: [0, 0, 1, 1, 2, 2.5, 3, 3], 2: [-3, -3, -3, -3, -3, -3, -3, 100],
+             3: [5, 5, 5, 10, 10, 10, 15, 15]}
+    for version, start in ((330, "2026-01-02 03:04:05 UTC"), (300, "2026-01-02 04:04:05 (local")):
+        path3 = os.path.join(tmp, f"rig{version}.mdf")
+        with open(path3, "wb") as out:
+            out.write(measurement3(version).data)
+        rows = fed_through(path3, tmp)
+        assert [row[0] for row in rows] == [k * 0.0625 for k in range(8)], rows
+        for col, values in want3.items():
+            assert [row[col] for row in rows] == values[:1] + values[:-1], (version, col, rows)
+        r = subprocess.run([rtcosim, "info", path3], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert f"(MDF {version // 100}.{version % 100:02d}, written by handmade)" in r.stdout
+        assert start in r.stdout and "1 more left out" in r.stdout, r.stdout
+        rows_seen = [line.split() for line in r.stdout.splitlines() if line[:1].isdigit()]
+        assert rows_seen == [["1", "4", "0", "..", "0.375", "Float64_continuous_input", "V", "0",
+                              "3", "0"],
+                             ["2", "2", "0.0625", "..", "0.4375", "Float64_discrete_input", "-",
+                              "-3", "100", "0"],
+                             ["3", "3", "0", "..", "0.375", "s", "Int32_input", "-", "5", "15",
+                              "0"]], r.stdout
+        r = subprocess.run([rtcosim, "plot", path3, "-o", os.path.join(tmp, "rig3.svg")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
     # bad files: one line naming the file and the problem
     good = bytes(measurement().data)
     cases = {
-        "v3.mf4": (b"MDF     3.30    " + good[16:28] + struct.pack("<H", 330) + good[30:],
-                   ["MDF version 3.30", "only MDF 4 files are read"]),
+        "v2.mdf": (bytes(Mdf3(214).data) + bytes(64),
+                   ["MDF version 2.14", "only MDF 3 and MDF 4 files are read"]),
+        "motorola.mdf": (bytes(Mdf3(330, order=1).data), ["big-endian (Motorola) layout"]),
+        "vax.mdf": (bytes(Mdf3(330, floats=2).data), ["VAX floats (format 2)"]),
         "unfinished.mf4": (b"UnFinMF " + good[8:], ["unfinalized"]),
         "flags.mf4": (good[:60] + b"\x01\x00" + good[62:], ["unfinalized"]),
         "cut.mf4": (good[:len(good) // 2], ["MDF block at"]),
@@ -114,6 +155,22 @@ with tempfile.TemporaryDirectory() as tmp:
     hd = 64
     f.link(hd, 0, f.data.index(b"##CN"))
     cases["kind.mf4"] = (bytes(f.data), ["##CN where ##DG belongs"])
+    # MDF 3's: records past the end, a channel list that loops, a block of the wrong kind,
+    # an unknown record id
+    f = measurement3()
+    cg = f.data.rindex(b"CG\x1a\x00")  # the unsorted group's second channel group
+    struct.pack_into("<I", f.data, cg + 22, 100000)
+    cases["past.mdf"] = (bytes(f.data), ["records", "run past the end of the file"])
+    f = measurement3()
+    cn = f.data.index(b"CN")
+    f.link(cn, 4, cn)
+    cases["loop3.mdf"] = (bytes(f.data), ["a loop in a channel list"])
+    f = measurement3()
+    f.link(64, 4, f.data.index(b"CN"))
+    cases["kind3.mdf"] = (bytes(f.data), ["CN where DG belongs"])
+    f = measurement3()
+    f.data[f.data.index(b"\x02\x00\x00\x00\x00\x17\x02")] = 9  # the first record's id
+    cases["record3.mdf"] = (bytes(f.data), ["record id 9 of no channel group"])
     for name, (data, want) in cases.items():
         p = os.path.join(tmp, name)
         with open(p, "wb") as out:

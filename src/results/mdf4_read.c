@@ -1,0 +1,279 @@
+/* ASAM MDF 4 blocks read into the shared channel groups (mdf_read.c says
+ * what is read and what is refused). A block is "##XX", 4 reserved bytes,
+ * its length and link count (uint64 LE), the links (absolute file offsets),
+ * its data. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "results/mdf_read_internal.h"
+#include "util/le.h"
+
+typedef struct blk {
+    uint64_t nlinks;
+    const uint8_t *links, *data;
+    size_t size; /* data bytes */
+} blk;
+
+/* The block at `at`: its kind must be id (NULL: any, then *kind is set). */
+static rtcosim_status block(rd *r, uint64_t at, const char *id, char kind[3], blk *b)
+{
+    if (at < 64 || at > r->n || r->n - at < 24)
+        return mdf_fail(r, "outside the file", at);
+    const uint8_t *p = r->d + at;
+    uint64_t len = le_get64(p + 8), nlinks = le_get64(p + 16);
+    if (p[0] != '#' || p[1] != '#')
+        return mdf_fail(r, "not a block (no \"##\")", at);
+    if (id && (p[2] != id[0] || p[3] != id[1])) {
+        char what[48];
+        snprintf(what, sizeof what, "##%c%c where ##%s belongs",
+                 p[2] >= 32 && p[2] < 127 ? p[2] : '?', p[3] >= 32 && p[3] < 127 ? p[3] : '?', id);
+        return mdf_fail(r, what, at);
+    }
+    if (len < 24 || len > r->n - at || nlinks > (len - 24) / 8)
+        return mdf_fail(r, "its length or link count runs past the file", at);
+    if (kind)
+        kind[0] = (char)p[2], kind[1] = (char)p[3], kind[2] = '\0';
+    b->nlinks = nlinks;
+    b->links = p + 24;
+    b->data = p + 24 + 8 * nlinks;
+    b->size = (size_t)(len - 24 - 8 * nlinks);
+    return RTCOSIM_OK;
+}
+
+static uint64_t link_at(const blk *b, uint64_t k)
+{
+    return k < b->nlinks ? le_get64(b->links + 8 * k) : 0;
+}
+
+/* A TX block's text, or an MD block's first <TX> element; NULL for none. */
+static char *text_of(rd *r, uint64_t at)
+{
+    blk b = {0};
+    char kind[3];
+    if (!at || block(r, at, NULL, kind, &b) != RTCOSIM_OK)
+        return NULL;
+    size_t n = strnlen((const char *)b.data, b.size);
+    const char *s = (const char *)b.data, *end = s + n;
+    if (strcmp(kind, "MD") == 0) {
+        const char *open = memmem(s, n, "<TX>", 4);
+        const char *close = open ? memmem(open, (size_t)(end - open), "</TX>", 5) : NULL;
+        if (!close)
+            return NULL;
+        s = open + 4;
+        end = close;
+    } else if (strcmp(kind, "TX") != 0) {
+        return NULL;
+    }
+    return strndup(s, (size_t)(end - s));
+}
+
+/* A DZ block's data inflated (and transposed back) onto out. */
+static rtcosim_status inflate_dz(rd *r, uint64_t at, const blk *b, bytes *out)
+{
+    if (b->size < 24 || b->data[0] != 'D' || b->data[1] != 'T')
+        return mdf_fail(r, "a DZ block without its header or not of DT data", at);
+    uint8_t type = b->data[2];
+    uint32_t columns = le_get32(b->data + 4);
+    uint64_t original = le_get64(b->data + 8), packed = le_get64(b->data + 16);
+    if (type > 1 || packed > b->size - 24 || original > MDF_MAX_BYTES ||
+        (type == 1 && columns == 0))
+        return mdf_fail(r, "a DZ block of an unknown kind or with sizes past it", at);
+    if (original == 0)
+        return RTCOSIM_OK; /* no records */
+    size_t start = out->len;
+    rtcosim_status st = mdf_append(r, out, NULL, (size_t)original);
+    if (st != RTCOSIM_OK)
+        return st;
+    uLongf got = (uLongf)original;
+    if (uncompress(out->p + start, &got, b->data + 24, (uLong)packed) != Z_OK || got != original)
+        return mdf_fail(r, "a DZ block whose deflate data are corrupt", at);
+    size_t lines = type == 1 ? (size_t)original / columns : 0, whole = lines * columns;
+    if (lines > 1) { /* transposed: the first lines x columns bytes column by column */
+        uint8_t *tmp = malloc(whole ? whole : 1);
+        if (!tmp)
+            return mdf_oom(r);
+        for (size_t j = 0; j < columns; j++)
+            for (size_t i = 0; i < lines; i++)
+                tmp[i * columns + j] = out->p[start + j * lines + i];
+        memcpy(out->p + start, tmp, whole);
+        free(tmp);
+    }
+    return RTCOSIM_OK;
+}
+
+/* The data behind a DG's data link (DT, DZ, DL, HL) appended to out;
+ * depth bounds lists in lists, and steps every block visited. */
+static rtcosim_status gather(rd *r, uint64_t at, bytes *out, int depth, size_t *steps)
+{
+    while (at) {
+        if (++*steps > r->n / 24 + 1 || depth > 4)
+            return mdf_fail(r, "a loop in a data list", at);
+        blk b;
+        char kind[3];
+        rtcosim_status st = block(r, at, NULL, kind, &b);
+        if (st != RTCOSIM_OK)
+            return st;
+        if (strcmp(kind, "DT") == 0 || strcmp(kind, "DV") == 0)
+            return mdf_append(r, out, b.data, b.size);
+        if (strcmp(kind, "DZ") == 0)
+            return inflate_dz(r, at, &b, out);
+        if (strcmp(kind, "HL") == 0)
+            return gather(r, link_at(&b, 0), out, depth + 1, steps);
+        if (strcmp(kind, "DL") != 0)
+            return mdf_fail(r, "a data link to a block that holds no records", at);
+        for (uint64_t k = 1; k < b.nlinks; k++)
+            if ((st = gather(r, link_at(&b, k), out, depth + 1, steps)) != RTCOSIM_OK)
+                return st;
+        at = link_at(&b, 0); /* the next DL */
+    }
+    return RTCOSIM_OK;
+}
+
+/* A channel's conversion; other kinds than none, linear and rational give
+ * the raw value (counted). */
+static void read_conversion(rd *r, uint64_t at, conv *c, char **unit)
+{
+    blk b;
+    *c = (conv){0};
+    if (!at || block(r, at, "CC", NULL, &b) != RTCOSIM_OK || b.size < 24)
+        return;
+    uint8_t type = b.data[0];
+    uint16_t vals = (uint16_t)(b.data[6] | b.data[7] << 8);
+    size_t need = type == 1 ? 2 : type == 2 ? 6 : 0;
+    if (!*unit)
+        *unit = text_of(r, link_at(&b, 1));
+    if (type == 0)
+        return;
+    if (!need || vals < need || b.size < 24 + 8 * need) {
+        r->raw_conversions++;
+        return;
+    }
+    c->type = type;
+    for (size_t i = 0; i < need; i++)
+        c->v[i] = mdf_f64(b.data + 24 + 8 * i);
+}
+
+/* The channels of a channel group (numeric ones; the rest counted). */
+static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
+{
+    size_t steps = 0;
+    g->master = -1;
+    while (at) {
+        blk b;
+        rtcosim_status st = block(r, at, "CN", NULL, &b);
+        if (st != RTCOSIM_OK)
+            return st;
+        if (++steps > r->n / 24 || b.size < 24 || b.nlinks < 8)
+            return mdf_fail(r, steps > r->n / 24 ? "a loop in a channel list" : "a short CN block",
+                        at);
+        const uint8_t *d = b.data;
+        chan c = {.type = d[0], .dtype = d[2], .bit_offset = d[3], .byte_offset = le_get32(d + 4),
+                  .bits = le_get32(d + 8), .flags = le_get32(d + 12), .inval_pos = le_get32(d + 16)};
+        bool numeric = c.dtype <= 5 && c.bits >= 1 && c.bits <= 64 && c.bit_offset < 8 &&
+                       (c.dtype < 4 || c.bits == 16 || c.bits == 32 || c.bits == 64);
+        bool stored = c.type == 0 || c.type == 2;
+        bool fits = !stored || (c.byte_offset <= g->data_bytes &&
+                                (c.bit_offset + c.bits + 7) / 8 <= g->data_bytes - c.byte_offset);
+        bool inval_fits = !(c.flags & 2) || c.inval_pos / 8 < g->inval_bytes;
+        if ((c.type == 0 || c.type == 2 || c.type == 3 || c.type == 6) && !link_at(&b, 1) &&
+            (numeric || c.type == 3 || c.type == 6) && fits && inval_fits) {
+            c.name = text_of(r, link_at(&b, 2));
+            c.unit = text_of(r, link_at(&b, 6));
+            read_conversion(r, link_at(&b, 4), &c.cc, &c.unit);
+            chan *grown = realloc(g->chans, (g->nchan + 1) * sizeof *grown);
+            if (!c.name || !grown) {
+                free(c.name);
+                free(c.unit);
+                if (grown)
+                    g->chans = grown;
+                if (!grown)
+                    return mdf_oom(r);
+                r->skipped++; /* a channel without a name */
+            } else {
+                g->chans = grown;
+                if ((c.type == 2 || c.type == 3) && g->master < 0)
+                    g->master = (ptrdiff_t)g->nchan;
+                g->chans[g->nchan++] = c;
+            }
+        } else if (c.type != 1 && c.type != 4 && c.type != 5) {
+            r->skipped++; /* strings, byte arrays, structures, odd layouts */
+        }
+        at = link_at(&b, 0);
+    }
+    return RTCOSIM_OK;
+}
+
+/* One data group: its channel groups appended to *groups. */
+static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t *ng)
+{
+    blk dg;
+    rtcosim_status st = block(r, at, "DG", NULL, &dg);
+    if (st != RTCOSIM_OK)
+        return st;
+    uint8_t id_size = dg.size ? dg.data[0] : 0;
+    if (id_size != 0 && id_size != 1 && id_size != 2 && id_size != 4 && id_size != 8)
+        return mdf_fail(r, "a record id size other than 0, 1, 2, 4 or 8 bytes", at);
+    size_t first = *ng, steps = 0;
+    for (uint64_t cg_at = link_at(&dg, 1); cg_at && st == RTCOSIM_OK;) {
+        blk cg;
+        if ((st = block(r, cg_at, "CG", NULL, &cg)) != RTCOSIM_OK)
+            break;
+        if (++steps > r->n / 24 || cg.size < 32)
+            return mdf_fail(r, steps > r->n / 24 ? "a loop in a channel group list" : "a short CG"
+                        " block", cg_at);
+        group *grown = realloc(*groups, (*ng + 1) * sizeof *grown);
+        if (!grown)
+            return mdf_oom(r);
+        *groups = grown;
+        group *g = &grown[(*ng)++];
+        *g = (group){.record_id = le_get64(cg.data), .vlsd = (cg.data[16] & 1) != 0,
+                     .data_bytes = le_get32(cg.data + 24), .inval_bytes = le_get32(cg.data + 28),
+                     .master = -1};
+        if (!g->vlsd)
+            st = read_channels(r, link_at(&cg, 1), g);
+        cg_at = link_at(&cg, 0);
+    }
+    if (st != RTCOSIM_OK)
+        return st;
+    if (id_size == 0 && *ng - first > 1)
+        return mdf_fail(r, "several channel groups in a data group without record ids", at);
+    bytes data = {0};
+    size_t visits = 0;
+    st = gather(r, link_at(&dg, 2), &data, 0, &visits);
+    if (st == RTCOSIM_OK && *ng > first)
+        st = mdf_find_records(r, at, id_size, false, *groups + first, *ng - first, &data);
+    for (size_t k = first; st == RTCOSIM_OK && k < *ng; k++)
+        st = mdf_group_values(r, &(*groups)[k], &data);
+    free(data.p);
+    return st;
+}
+
+/* The HD block's data groups, and its start time (ns since 1970, UTC). */
+rtcosim_status mdf4_read_groups(rd *r, group **groups, size_t *ng)
+{
+    if (r->d[60] | r->d[61] | r->d[62] | r->d[63])
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
+                                 " recorder did not close it); finalize it first", r->path);
+    blk hd;
+    rtcosim_status st = block(r, 64, "HD", NULL, &hd);
+    if (st == RTCOSIM_OK && hd.size >= 8) {
+        int64_t start = (int64_t)le_get64(hd.data);
+        time_t secs = (time_t)(start / 1000000000);
+        struct tm tm;
+        if (start > 0 && gmtime_r(&secs, &tm))
+            strftime(r->start, sizeof r->start, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    }
+    size_t steps = 0;
+    for (uint64_t at = st == RTCOSIM_OK ? link_at(&hd, 0) : 0; at && st == RTCOSIM_OK;) {
+        if (++steps > r->n / 24)
+            return mdf_fail(r, "a loop in the data group list", at);
+        blk dg;
+        if ((st = read_data_group(r, at, groups, ng)) == RTCOSIM_OK &&
+            (st = block(r, at, "DG", NULL, &dg)) == RTCOSIM_OK)
+            at = link_at(&dg, 0);
+    }
+    return st;
+}

@@ -1,0 +1,85 @@
+/* What the MDF readers share (mdf_read.c): a file's channel groups, their
+ * channels in one layout for MDF 3 and MDF 4 (mdf3_read.c, mdf4_read.c
+ * fill them from their blocks), and the records found in a data group's
+ * bytes, turned into one column of doubles per channel. Not public. */
+#ifndef RTCOSIM_RESULTS_MDF_READ_INTERNAL_H
+#define RTCOSIM_RESULTS_MDF_READ_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/status.h"
+
+#define MDF_MAX_BYTES ((size_t)1 << 30)
+
+/* The mapped file being read, and what was left out of it. */
+typedef struct rd {
+    const uint8_t *d;
+    size_t n;
+    const char *path;
+    rtcosim_error *err;
+    size_t skipped, raw_conversions, masterless;
+    char start[48]; /* the measurement's start as text, "-" when unknown */
+} rd;
+
+typedef struct bytes {
+    uint8_t *p;
+    size_t len, cap;
+} bytes;
+
+/* A conversion: 0 none, 1 linear v0 + v1 x, 2 rational (v0 x^2 + v1 x + v2)
+ * / (v3 x^2 + v4 x + v5), 3 MDF 3's polynomial (v1 - v3 (x - v4 - v5)) /
+ * (v2 (x - v4 - v5) - v0). */
+typedef struct conv {
+    int type;
+    double v[6];
+} conv;
+
+/* A numeric channel in MDF 4's terms: type 0 value, 2 master, 3 and 6
+ * virtual (the record index); dtype 0/1 unsigned LE/BE, 2/3 signed, 4/5
+ * IEEE float (16, 32 or 64 bits); flags bit 1: invalidation bit inval_pos
+ * of the bytes after the record's data. */
+typedef struct chan {
+    char *name, *unit;
+    uint8_t type, dtype, bit_offset;
+    uint32_t byte_offset, bits, flags, inval_pos;
+    conv cc;
+} chan;
+
+/* A channel group: its records in the data group's bytes, then its values. */
+typedef struct group {
+    uint64_t record_id;
+    uint32_t data_bytes, inval_bytes;
+    bool vlsd;
+    chan *chans;
+    size_t nchan;
+    ptrdiff_t master;
+    size_t *offsets, count, cap; /* its records' places in the data group's bytes */
+    double *time, **values;      /* values: one array per channel (the master's NULL) */
+} group;
+
+double mdf_f64(const uint8_t *p);
+/* "PATH: MDF block at AT: WHAT" */
+rtcosim_status mdf_fail(rd *r, const char *what, uint64_t at);
+rtcosim_status mdf_oom(rd *r);
+/* n bytes (p NULL: room only) onto out, bounded by what the file can hold. */
+rtcosim_status mdf_append(rd *r, bytes *out, const uint8_t *p, size_t n);
+/* Text of n bytes in the file's code page (latin-1 for MDF 3) as UTF-8,
+ * up to the first NUL, blanks at the end cut; NULL when out of memory. */
+char *mdf_latin1(const uint8_t *p, size_t n);
+/* The records of a data group's channel groups g[0..ng) in its bytes:
+ * id_size bytes of record id before each record (MDF 3: 0 or 1, and with
+ * id_after the same id again after it); a record cut short ends them. */
+rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_after, group *g,
+                                size_t ng, const bytes *data);
+/* Each channel's values from the group's records. */
+rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data);
+void mdf_group_free(group *g);
+
+/* Every data group of an MDF 4 / MDF 3 file appended to *groups (the
+ * identification block checked by the caller). */
+rtcosim_status mdf4_read_groups(rd *r, group **groups, size_t *ng);
+rtcosim_status mdf3_read_groups(rd *r, group **groups, size_t *ng);
+
+#endif
