@@ -158,9 +158,11 @@ rtcosim_status rtcosim_results_print_mdf(const char *path, FILE *out, rtcosim_er
 
 /* Convert a results CSV into an ASAM MDF 4.10 file (.mf4, finalized, sorted)
  * as measurement tools read it (CANape, CANoe, asammdf): one data group and
- * channel group, the time master channel (seconds) and a channel per
- * numeric column, all IEEE doubles, with their units and descriptions from
- * columns (may be NULL; String/Binary columns are left out, said in a
+ * channel group, the time master channel (seconds, a double) and a channel
+ * per numeric column in its column's type (Boolean and Clock uint8, integers
+ * of their width, Float32 single, else double; an integer column with an
+ * empty cell as doubles), with their units and descriptions from columns
+ * (may be NULL: doubles; String/Binary columns are left out, said in a
  * warning). start_ns: the measurement's start in ns since 1970 UTC (0: now). */
 rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_path,
                                           const rtcosim_column *columns, size_t column_count,

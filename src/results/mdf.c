@@ -3,8 +3,12 @@
  * recorder streams CSV and the CSV is read back at close (shortest
  * round-trip text: the values are the run's bit for bit). The file is
  * finalized and sorted: one data group with one channel group, no record
- * ids, one record per row of little-endian IEEE doubles: the time master
- * channel, then one channel per numeric column.
+ * ids, one record per row: the time master channel (a little-endian IEEE
+ * double), then one channel per numeric column in its variable's type
+ * (Boolean and Clock as uint8 0/1; integers signed or unsigned of their
+ * width; Float32 as a single float; the rest as doubles), packed. An
+ * integer column with an empty cell (a value the run could not get) or a
+ * value its type cannot hold is written as doubles (NaN for the empty cell).
  *
  * Blocks (every block 8-byte aligned; a common header "##XX", 4 reserved
  * bytes, the block's length and its link count, both uint64, then the links
@@ -23,7 +27,8 @@
  *       data bytes and invalidation bytes per record (uint32)
  *   CN  links next CN, composition, name (TX), source, conversion, data,
  *       unit, comment; channel type (2 master, 0 value), sync type (1 time),
- *       data type (4: IEEE little-endian), bit offset (uint8), byte offset,
+ *       data type (0 unsigned, 2 signed integer, 4 IEEE float, all
+ *       little-endian), bit offset (uint8), byte offset,
  *       bit count, flags, invalidation bit (uint32), precision, a reserved
  *       byte, attachment count (uint16), 6 doubles of ranges and limits
  *   TX  zero-terminated UTF-8, zero-padded to 8 bytes
@@ -31,6 +36,7 @@
  * (Layout facts from the format's readers: asammdf's v4 block definitions;
  * the files read back with asammdf, src/results/README.md.) */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,10 +118,18 @@ static uint64_t text_block(mdf_buf *b, const char *id, const char *text)
     return at;
 }
 
-/* A channel of 64-bit IEEE little-endian values at byte `offset` of the
- * record: its CN block's offset. */
+/* How a column is stored: MDF 4's data type and its bytes. */
+typedef struct stored {
+    size_t col; /* in the CSV */
+    uint8_t dtype, bytes;
+} stored;
+
+enum { MDF_UNSIGNED = 0, MDF_SIGNED = 2, MDF_FLOAT = 4 };
+
+/* A channel of `bytes` little-endian values of data type dtype at byte
+ * `offset` of the record: its CN block's offset. */
 static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const char *comment,
-                        bool master, uint32_t offset)
+                        bool master, uint32_t offset, uint8_t dtype, uint8_t bytes)
 {
     uint64_t name_at = text_block(b, "TX", name), unit_at = text_block(b, "TX", unit);
     uint64_t comment_at = text_block(b, "TX", comment);
@@ -127,9 +141,9 @@ static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const ch
     if (d) {
         d[0] = master ? 2 : 0; /* channel type: master or value */
         d[1] = master ? 1 : 0; /* sync type: time */
-        d[2] = 4;              /* IEEE 754 little-endian */
+        d[2] = dtype;
         le_put32(d + 4, offset);
-        le_put32(d + 8, 64);
+        le_put32(d + 8, 8u * bytes);
     }
     return at;
 }
@@ -148,12 +162,54 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Does every cell of an integer column fit its type? (An empty cell, NaN,
+ * does not.) A Float32 column always does: its cells are the shortest text
+ * of a float, which reads back to that float (an empty one to NaN). */
+static bool column_fits(const rtcosim_csv *table, size_t col, size_t rows, uint8_t dtype,
+                        uint8_t bytes)
+{
+    if (dtype == MDF_FLOAT)
+        return true;
+    double lo = dtype == MDF_SIGNED ? -ldexp(1, 8 * bytes - 1) : 0;
+    double hi = dtype == MDF_SIGNED ? ldexp(1, 8 * bytes - 1) : ldexp(1, 8 * bytes);
+    for (size_t r = 0; r < rows; r++) {
+        double v = result_csv_cell(table, r, col);
+        if (!(v >= lo && v < hi && v == floor(v)))
+            return false;
+    }
+    return true;
+}
+
+/* The column's storage by its variable's type (meta may be NULL: double). */
+static stored storage(const rtcosim_csv *table, size_t col, size_t rows,
+                      const rtcosim_column *meta)
+{
+    stored s = {col, MDF_FLOAT, 8};
+    switch (meta ? meta->type : RTCOSIM_TYPE_FLOAT64) {
+    case RTCOSIM_TYPE_FLOAT32: s.bytes = 4; break;
+    case RTCOSIM_TYPE_BOOLEAN:
+    case RTCOSIM_TYPE_CLOCK:
+    case RTCOSIM_TYPE_UINT8: s.dtype = MDF_UNSIGNED, s.bytes = 1; break;
+    case RTCOSIM_TYPE_UINT16: s.dtype = MDF_UNSIGNED, s.bytes = 2; break;
+    case RTCOSIM_TYPE_UINT32: s.dtype = MDF_UNSIGNED, s.bytes = 4; break;
+    case RTCOSIM_TYPE_UINT64: s.dtype = MDF_UNSIGNED, s.bytes = 8; break;
+    case RTCOSIM_TYPE_INT8: s.dtype = MDF_SIGNED, s.bytes = 1; break;
+    case RTCOSIM_TYPE_INT16: s.dtype = MDF_SIGNED, s.bytes = 2; break;
+    case RTCOSIM_TYPE_INT32: s.dtype = MDF_SIGNED, s.bytes = 4; break;
+    case RTCOSIM_TYPE_INT64: s.dtype = MDF_SIGNED, s.bytes = 8; break;
+    default: return s;
+    }
+    if (!column_fits(table, col, rows, s.dtype, s.bytes))
+        s.dtype = MDF_FLOAT, s.bytes = 8;
+    return s;
+}
+
 /* The metadata blocks of a file of `n` numeric columns (cols: their CSV
- * columns) and `rows` records; *dg_at the DG block (its data link is set
- * once the DT block's place is known). */
+ * columns and storage) and `rows` records of `record` bytes; *dg_at the DG
+ * block (its data link is set once the DT block's place is known). */
 static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column *columns,
-                     size_t column_count, const size_t *cols, size_t n, size_t rows,
-                     int64_t start_ns, uint64_t *dg_at)
+                     size_t column_count, const stored *cols, size_t n, size_t rows,
+                     size_t record, int64_t start_ns, uint64_t *dg_at)
 {
     uint8_t *id = grow(b, 64);
     if (id) {
@@ -176,15 +232,17 @@ static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column 
     uint8_t *d = data_of(b, cg, 6);
     if (d) {
         le_put64(d + 8, rows);                          /* cycle count */
-        le_put32(d + 24, (uint32_t)(8 * (n + 1)));      /* data bytes per record */
+        le_put32(d + 24, (uint32_t)record);             /* data bytes per record */
     }
-    uint64_t prev = channel(b, "time", "s", "simulated time", true, 0);
+    uint64_t prev = channel(b, "time", "s", "simulated time", true, 0, MDF_FLOAT, 8);
     link_to(b, cg, 1, prev);
+    size_t offset = 8;
     for (size_t i = 0; i < n; i++) {
-        const char *name = rtcosim_csv_column_name(table, cols[i]);
+        const char *name = rtcosim_csv_column_name(table, cols[i].col);
         const rtcosim_column *meta = result_csv_meta(columns, column_count, name);
         uint64_t cn = channel(b, name, meta ? meta->unit : NULL, meta ? meta->description : NULL,
-                              false, (uint32_t)(8 * (i + 1)));
+                              false, (uint32_t)offset, cols[i].dtype, cols[i].bytes);
+        offset += cols[i].bytes;
         link_to(b, prev, 0, cn);
         prev = cn;
     }
@@ -194,11 +252,30 @@ static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column 
     *dg_at = dg;
 }
 
-static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
-                                 const rtcosim_csv *table, const size_t *cols, size_t n,
-                                 size_t rows, rtcosim_error *err)
+/* v in little-endian bytes of its storage at p. */
+static void put_value(uint8_t *p, const stored *s, double v)
 {
-    size_t record = 8 * (n + 1);
+    uint64_t bits;
+    if (s->dtype == MDF_FLOAT && s->bytes == 4) {
+        float f = (float)v;
+        uint32_t w;
+        memcpy(&w, &f, sizeof w);
+        bits = w;
+    } else if (s->dtype == MDF_FLOAT) {
+        memcpy(&bits, &v, sizeof bits);
+    } else if (s->dtype == MDF_SIGNED) {
+        bits = (uint64_t)(int64_t)v;
+    } else {
+        bits = (uint64_t)v;
+    }
+    for (uint8_t k = 0; k < s->bytes; k++)
+        p[k] = (uint8_t)(bits >> (8 * k));
+}
+
+static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
+                                 const rtcosim_csv *table, const stored *cols, size_t n,
+                                 size_t rows, size_t record, rtcosim_error *err)
+{
     link_to(b, dg, 2, b->len); /* the DT block follows the metadata */
     uint8_t dt[24] = {'#', '#', 'D', 'T'};
     le_put64(dt + 8, 24 + (uint64_t)rows * record);
@@ -214,11 +291,8 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
         uint64_t bits;
         memcpy(&bits, &t, sizeof bits);
         le_put64(rec, bits);
-        for (size_t i = 0; i < n; i++) {
-            double v = result_csv_cell(table, r, cols[i]);
-            memcpy(&bits, &v, sizeof bits);
-            le_put64(rec + 8 * (i + 1), bits);
-        }
+        for (size_t i = 0, offset = 8; i < n; offset += cols[i].bytes, i++)
+            put_value(rec + offset, &cols[i], result_csv_cell(table, r, cols[i].col));
         ok = fwrite(rec, 1, record, f) == record;
     }
     free(rec);
@@ -242,7 +316,8 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
     if (st != RTCOSIM_OK)
         return st;
     size_t ncsv = rtcosim_csv_column_count(table), rows = rtcosim_csv_row_count(table), n = 0;
-    size_t *cols = calloc(ncsv + 1, sizeof *cols);
+    stored *cols = calloc(ncsv + 1, sizeof *cols);
+    size_t record = 8;
     mdf_buf b = {0};
     if (cols) {
         for (size_t c = 0; c < ncsv; c++) {
@@ -254,14 +329,15 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
                             mdf_path, cname);
                 continue;
             }
-            cols[n++] = c;
+            cols[n] = storage(table, c, rows, result_csv_meta(columns, column_count, cname));
+            record += cols[n++].bytes;
         }
         uint64_t dg = 0;
-        metadata(&b, table, columns, column_count, cols, n, rows,
+        metadata(&b, table, columns, column_count, cols, n, rows, record,
                  start_ns ? start_ns : now_ns(), &dg);
         st = b.failed ? rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF"
                                           " file", mdf_path)
-                      : write_file(mdf_path, &b, dg, table, cols, n, rows, err);
+                      : write_file(mdf_path, &b, dg, table, cols, n, rows, record, err);
     } else {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF file",
                                mdf_path);

@@ -63,23 +63,37 @@ def read_mf4(path):
     while cn_at:
         cn_links, cn = block(data, cn_at, b"CN")
         ctype, sync, dtype, bit_off, byte_off, bits = struct.unpack_from("<BBBBII", cn)
-        assert (dtype, bit_off, bits) == (4, 0, 64), (dtype, bit_off, bits)  # IEEE double, LE
+        # little-endian: 0 unsigned, 2 signed, 4 IEEE float; whole bytes
+        assert (dtype, bit_off) in ((0, 0), (2, 0), (4, 0)) and bits in (8, 16, 32, 64), \
+            (dtype, bit_off, bits)
+        fmt = "<" + {(0, 8): "B", (0, 16): "H", (0, 32): "I", (0, 64): "Q", (2, 8): "b",
+                     (2, 16): "h", (2, 32): "i", (2, 64): "q", (4, 32): "f",
+                     (4, 64): "d"}[(dtype, bits)]
         channels.append([text(data, cn_links[2]), text(data, cn_links[6]),
-                         text(data, cn_links[7]), ctype, sync, byte_off])
+                         text(data, cn_links[7]), ctype, sync, (dtype, bits), byte_off, fmt])
         cn_at = cn_links[0]
-    assert record_bytes == 8 * len(channels)
+    # packed in order, the time first
+    offsets = [0]
+    for ch in channels:
+        offsets.append(offsets[-1] + ch[5][1] // 8)
+    assert [ch[6] for ch in channels] == offsets[:-1] and record_bytes == offsets[-1]
     dt_links, dt = block(data, dg_links[2], b"DT")
     assert dt_links == () and len(dt) == cycles * record_bytes
     for ch in channels:
-        off = ch.pop()
-        ch.append([struct.unpack_from("<d", dt, r * record_bytes + off)[0] for r in range(cycles)])
+        fmt, off = ch.pop(), ch.pop()
+        ch.append([struct.unpack_from(fmt, dt, r * record_bytes + off)[0] for r in range(cycles)])
     return channels, start_ns
 
 
 def read_csv(path):
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    return rows[0], [[float(x) for x in row] for row in rows[1:]]
+    def cell(x):
+        try:
+            return float(x)
+        except ValueError:
+            return x  # String and Binary cells
+    return rows[0], [[cell(x) for x in row] for row in rows[1:]]
 
 
 def simulate(fmu, out, *args):
@@ -101,22 +115,52 @@ with tempfile.TemporaryDirectory() as tmp:
     assert before - 10**9 <= start <= time.time_ns(), (before, start)
     header, rows = read_csv(csv_path)
     assert [c[0] for c in channels] == header == ["time", "h", "v"], channels
-    assert [(c[1], c[3], c[4]) for c in channels] == [("s", 2, 1), ("m", 0, 0), ("m/s", 0, 0)]
+    assert [(c[1], c[3], c[4], c[5]) for c in channels] == [("s", 2, 1, (4, 64)),
+                                                             ("m", 0, 0, (4, 64)),
+                                                             ("m/s", 0, 0, (4, 64))]
     assert channels[1][2] == "Height of the ball, h(start) = h0", channels[1][2]
     for k, c in enumerate(channels):
-        assert c[5] == [row[k] for row in rows], (c[0], c[5])  # bit for bit
+        assert c[6] == [row[k] for row in rows], (c[0], c[6])  # bit for bit
     t = [0.0, 0.1, 0.2, 0.3]
-    assert channels[0][5] == t
-    assert all(abs(h - (1 - 9.81 * x * x / 2)) < 1e-12 for h, x in zip(channels[1][5], t))
-    assert all(abs(v + 9.81 * x) < 1e-12 for v, x in zip(channels[2][5], t))
+    assert channels[0][6] == t
+    assert all(abs(h - (1 - 9.81 * x * x / 2)) < 1e-12 for h, x in zip(channels[1][6], t))
+    assert all(abs(v + 9.81 * x) < 1e-12 for v, x in zip(channels[2][6], t))
 
     # String and Binary columns have no numeric channel: said, the rest written
     ft = os.path.join(tmp, "ft.mf4")
     r = simulate(feedthrough, ft)
     assert "'String_output' is not written: the MDF file holds numeric channels only" in r.stderr
-    names = [c[0] for c in read_mf4(ft)[0]]
+    ft_channels = read_mf4(ft)[0]
+    names = [c[0] for c in ft_channels]
     assert "Int32_output" in names and "String_output" not in names and \
         "Binary_output" not in names, names
+    # each channel in its variable's type (FMI 3.0's, modelDescription.xml of the
+    # Feedthrough FMU), the values the CSV's
+    stored = {c[0]: c[5] for c in ft_channels}
+    assert stored["Float64_continuous_output"] == (4, 64) and \
+        stored["Float32_continuous_output"] == (4, 32) and stored["Int8_output"] == (2, 8) and \
+        stored["UInt8_output"] == (0, 8) and stored["Int16_output"] == (2, 16) and \
+        stored["UInt16_output"] == (0, 16) and stored["Int32_output"] == (2, 32) and \
+        stored["UInt32_output"] == (0, 32) and stored["Int64_output"] == (2, 64) and \
+        stored["UInt64_output"] == (0, 64) and stored["Boolean_output"] == (0, 8), stored
+    ft_csv = os.path.join(tmp, "ft.csv")
+    simulate(feedthrough, ft_csv, "--start-value", "Int8_input", "-128", "--start-value",
+             "UInt64_input", "18446744073709549568", "--start-value", "Boolean_input", "true",
+             "--start-value", "Float32_continuous_input", "0.1")
+    simulate(feedthrough, ft, "--start-value", "Int8_input", "-128", "--start-value",
+             "UInt64_input", "18446744073709549568", "--start-value", "Boolean_input", "true",
+             "--start-value", "Float32_continuous_input", "0.1")
+    header, rows = read_csv(ft_csv)
+    values = {c[0]: c[6] for c in read_mf4(ft)[0]}
+    for k, name in enumerate(header):
+        if name in values and name.startswith("Float32"):  # the CSV's shortest float text
+            assert values[name] == [struct.unpack("<f", struct.pack("<f", row[k]))[0]
+                                    for row in rows], name
+        elif name in values:
+            assert [float(v) for v in values[name]] == [row[k] for row in rows], name
+    assert values["Int8_output"][-1] == -128 and values["Boolean_output"][-1] == 1
+    assert values["UInt64_output"][-1] == 18446744073709549568, values["UInt64_output"]
+    assert values["Float32_continuous_output"][-1] == struct.unpack("<f", struct.pack("<f", 0.1))[0]
 
     # can decode: A0 0F -> 0x0FA0 * 0.25 = 1000 rpm, 70 17 -> 1500 rpm; torque
     # 0x1388 = 5000 -> 0 N.m, then 0 -> -500 N.m
@@ -129,7 +173,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert r.returncode == 0, r.stderr
     assert not os.path.exists(can_mf4 + ".csv.part")
     channels = read_mf4(can_mf4)[0]
-    by_name = {c[0]: c[5] for c in channels}
+    by_name = {c[0]: c[6] for c in channels}
     units = {c[0].split(".")[-1]: c[1] for c in channels}
     assert units["EngineSpeed"] == "rpm" and units["EngineTorque"] == "N.m", units  # the DBC's
     assert by_name["time"] == [1.0, 1.5], by_name
@@ -147,7 +191,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert r.returncode == 0, r.stderr
     channels, start = read_mf4(can_mf4)
     assert start == 1700000000250000000, start
-    assert channels[0][5] == [0.0, 0.5], channels[0]
+    assert channels[0][6] == [0.0, 0.5], channels[0]
 
     # run in real time on a virtual clock: the MDF holds the CSV's values
     files = {}
@@ -162,5 +206,5 @@ with tempfile.TemporaryDirectory() as tmp:
     assert [c[0] for c in channels] == header
     assert [c[1] for c in channels] == ["s", "m", "m/s", "m", "m/s"], channels
     for k, c in enumerate(channels):
-        assert c[5] == [row[k] for row in rows], c[0]
+        assert c[6] == [row[k] for row in rows], c[0]
 print("ok")
