@@ -15,7 +15,8 @@
  *      228 an additional byte offset uint16 at 226;
  *   CC: unit char[20] at 22, conversion type uint16 at 42, parameter count
  *      at 44, parameters (doubles) from 46: 65535 1:1, 0 linear (P1 + P2 x),
- *      9 rational, 6 polynomial;
+ *      9 rational, 6 polynomial, 1 and 2 (raw, physical) pairs with and
+ *      without interpolation;
  *   TX: its text from 4.
  * The data of a data group are its records with no block header, as many
  * as its channel groups count. */
@@ -62,32 +63,46 @@ static char *text_of(rd *r, uint64_t at)
     return mdf_latin1(b + 4, len - 4);
 }
 
-/* A channel's conversion and unit; other kinds than 1:1, linear, rational
- * and polynomial give the raw value (counted). */
-static void read_conversion(rd *r, uint64_t at, conv *c, char **unit)
+/* A channel's conversion and unit; other kinds than 1:1, linear, rational,
+ * polynomial and value tables give the raw value (counted). */
+static rtcosim_status read_conversion(rd *r, uint64_t at, conv *c, char **unit)
 {
     const uint8_t *b;
     size_t len;
     *c = (conv){0};
     if (!at || block(r, at, "CC", &b, &len) != RTCOSIM_OK || len < 46)
-        return;
+        return RTCOSIM_OK;
     char *u = mdf_latin1(b + 22, 20);
-    if (u && *u)
+    if (!u)
+        return mdf_oom(r);
+    if (*u)
         *unit = u;
     else
         free(u);
     unsigned type = le_get16(b + 42), params = le_get16(b + 44);
+    if (type == 65535)
+        return RTCOSIM_OK;
+    if (type == 1 || type == 2) { /* (raw, physical) pairs, with or without interpolation */
+        size_t rows = (len - 46) / 16 < params ? (len - 46) / 16 : params;
+        bool oom = false;
+        if (rows && mdf_conv_table(c, type == 1 ? MDF_CONV_TABLE : MDF_CONV_NEAREST, b + 46,
+                                   rows, 2, &oom))
+            return RTCOSIM_OK;
+        if (oom)
+            return mdf_oom(r);
+        r->raw_conversions++;
+        return RTCOSIM_OK;
+    }
     int kind = type == 0 ? 1 : type == 9 ? 2 : type == 6 ? 3 : 0;
     size_t need = kind == 1 ? 2 : kind ? 6 : 0;
-    if (type == 65535)
-        return;
     if (!kind || params < need || len < 46 + 8 * need) {
         r->raw_conversions++;
-        return;
+        return RTCOSIM_OK;
     }
     c->type = kind;
     for (size_t i = 0; i < need; i++)
         c->v[i] = mdf_f64(b + 46 + 8 * i);
+    return RTCOSIM_OK;
 }
 
 /* MDF 3's data type as MDF 4's (0/1 unsigned LE/BE, 2/3 signed, 4/5
@@ -133,13 +148,18 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
                 free(c.name);
                 c.name = mdf_latin1(b + 26, 32);
             }
-            read_conversion(r, link_at(b, len, 8), &c.cc, &c.unit);
-            chan *grown = c.name && *c.name ? realloc(g->chans, (g->nchan + 1) * sizeof *grown)
-                                            : NULL;
+            rtcosim_status cst = read_conversion(r, link_at(b, len, 8), &c.cc, &c.unit);
+            c.cc.int_raw = dtype < 4;
+            bool named = c.name && *c.name;
+            chan *grown = cst == RTCOSIM_OK && named
+                              ? realloc(g->chans, (g->nchan + 1) * sizeof *grown)
+                              : NULL;
             if (!grown) {
-                bool named = c.name && *c.name;
                 free(c.name);
                 free(c.unit);
+                free(c.cc.tab);
+                if (cst != RTCOSIM_OK)
+                    return cst;
                 if (named)
                     return mdf_oom(r);
                 r->skipped++; /* a channel without a name */

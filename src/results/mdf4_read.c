@@ -132,28 +132,45 @@ static rtcosim_status gather(rd *r, uint64_t at, bytes *out, int depth, size_t *
     return RTCOSIM_OK;
 }
 
-/* A channel's conversion; other kinds than none, linear and rational give
- * the raw value (counted). */
-static void read_conversion(rd *r, uint64_t at, conv *c, char **unit)
+/* A channel's conversion; other kinds than none, linear, rational and
+ * value-to-value tables give the raw value (counted). */
+static rtcosim_status read_conversion(rd *r, uint64_t at, conv *c, char **unit)
 {
     blk b;
     *c = (conv){0};
     if (!at || block(r, at, "CC", NULL, &b) != RTCOSIM_OK || b.size < 24)
-        return;
+        return RTCOSIM_OK;
     uint8_t type = b.data[0];
     uint16_t vals = (uint16_t)(b.data[6] | b.data[7] << 8);
-    size_t need = type == 1 ? 2 : type == 2 ? 6 : 0;
     if (!*unit)
         *unit = text_of(r, link_at(&b, 1));
     if (type == 0)
-        return;
-    if (!need || vals < need || b.size < 24 + 8 * need) {
+        return RTCOSIM_OK;
+    size_t have = (b.size - 24) / 8 < vals ? (b.size - 24) / 8 : vals;
+    if (type == 4 || type == 5 || type == 6) {
+        /* tables: (key, value) pairs, or (lower, upper, value) and a default */
+        size_t width = type == 6 ? 3 : 2, rows = type == 6 ? (have ? (have - 1) / 3 : 0)
+                                                         : have / 2;
+        bool oom = false;
+        if (rows && mdf_conv_table(c, type, b.data + 24, rows, width, &oom)) {
+            if (type == 6)
+                c->v[0] = mdf_f64(b.data + 24 + 8 * 3 * rows);
+            return RTCOSIM_OK;
+        }
+        if (oom)
+            return mdf_oom(r);
         r->raw_conversions++;
-        return;
+        return RTCOSIM_OK;
+    }
+    size_t need = type == 1 ? 2 : type == 2 ? 6 : 0;
+    if (!need || have < need) {
+        r->raw_conversions++;
+        return RTCOSIM_OK;
     }
     c->type = type;
     for (size_t i = 0; i < need; i++)
         c->v[i] = mdf_f64(b.data + 24 + 8 * i);
+    return RTCOSIM_OK;
 }
 
 /* The channels of a channel group (numeric ones; the rest counted). */
@@ -182,11 +199,16 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
             (numeric || c.type == 3 || c.type == 6) && fits && inval_fits) {
             c.name = text_of(r, link_at(&b, 2));
             c.unit = text_of(r, link_at(&b, 6));
-            read_conversion(r, link_at(&b, 4), &c.cc, &c.unit);
-            chan *grown = realloc(g->chans, (g->nchan + 1) * sizeof *grown);
-            if (!c.name || !grown) {
+            rtcosim_status cst = read_conversion(r, link_at(&b, 4), &c.cc, &c.unit);
+            c.cc.int_raw = c.dtype < 4 || c.type == 3 || c.type == 6;
+            chan *grown = cst == RTCOSIM_OK ? realloc(g->chans, (g->nchan + 1) * sizeof *grown)
+                                            : NULL;
+            if (cst != RTCOSIM_OK || !c.name || !grown) {
                 free(c.name);
                 free(c.unit);
+                free(c.cc.tab);
+                if (cst != RTCOSIM_OK)
+                    return cst;
                 if (grown)
                     g->chans = grown;
                 if (!grown)

@@ -12,14 +12,16 @@
  * headers; numeric channels (unsigned and signed integers of 1 to 64 bits
  * at any bit offset, IEEE half, single and double floats, either byte
  * order) with invalidation bits (an invalid sample is NaN), virtual
- * channels, and conversions none, linear and rational; units from TX or MD
- * blocks, else the conversion's.
+ * channels, and conversions none, linear, rational and value tables
+ * (interpolated, nearest key, ranges); units from TX or MD blocks, else the
+ * conversion's.
  * MDF 3 (3.00-3.3x, little-endian block layout, IEEE floats, finalized):
  * every data group, sorted or unsorted (1-byte record ids, before or
  * before and after each record); integers of 1 to 64 bits at any bit
  * offset (the byte offset with 3.x's additional byte offset), floats and
  * doubles, in the file's or an explicit byte order; conversions 1:1,
- * linear, rational and polynomial; names from the long-name TX block, else
+ * linear, rational, polynomial and value tables (interpolated or not);
+ * names from the long-name TX block, else
  * the short name; units from the conversion block; texts read as latin-1.
  * Either version: other conversions give the raw values (said in one
  * warning); each channel group's master channel is its time; several
@@ -111,6 +113,62 @@ rtcosim_status mdf_append(rd *r, bytes *out, const uint8_t *p, size_t n)
     return RTCOSIM_OK;
 }
 
+bool mdf_conv_table(conv *c, int type, const uint8_t *p, size_t n, size_t width, bool *oom)
+{
+    double *tab = malloc((n ? n : 1) * width * sizeof *tab);
+    if (!tab) {
+        *oom = true;
+        return false;
+    }
+    for (size_t i = 0; i < n * width; i++)
+        tab[i] = mdf_f64(p + 8 * i);
+    bool ascending = n > 0;
+    for (size_t i = 1; ascending && i < n; i++)
+        ascending = tab[i * width] >= tab[(i - 1) * width];
+    if (!ascending) {
+        free(tab);
+        return false;
+    }
+    c->type = type;
+    c->tab = tab;
+    c->n = n;
+    return true;
+}
+
+/* x through a value table (conv's types 4, 5, 6). */
+static double table_value(const conv *c, double x)
+{
+    const double *t = c->tab;
+    size_t n = c->n;
+    if (isnan(x))
+        return x;
+    if (c->type == MDF_CONV_RANGES) {
+        for (size_t i = 0; i < n; i++) {
+            double lo = t[3 * i], hi = t[3 * i + 1];
+            if (x >= lo && (c->int_raw ? x <= hi : x < hi))
+                return t[3 * i + 2];
+        }
+        return c->v[0];
+    }
+    /* the first key >= x */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[2 * mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n)
+        return t[2 * (n - 1) + 1];
+    if (lo == 0 || t[2 * lo] == x)
+        return t[2 * lo + 1];
+    double k0 = t[2 * (lo - 1)], k1 = t[2 * lo], v0 = t[2 * (lo - 1) + 1], v1 = t[2 * lo + 1];
+    if (c->type == MDF_CONV_NEAREST)
+        return x - k0 <= k1 - x ? v0 : v1;
+    return v0 + (v1 - v0) * (x - k0) / (k1 - k0);
+}
+
 static double convert(const conv *c, double x)
 {
     if (c->type == 1)
@@ -121,6 +179,8 @@ static double convert(const conv *c, double x)
         double d = x - c->v[4] - c->v[5];
         return (c->v[1] - c->v[3] * d) / (c->v[2] * d - c->v[0]);
     }
+    if (c->type >= MDF_CONV_TABLE)
+        return table_value(c, x);
     return x;
 }
 
@@ -174,6 +234,7 @@ void mdf_group_free(group *g)
     for (size_t i = 0; i < g->nchan; i++) {
         free(g->chans[i].name);
         free(g->chans[i].unit);
+        free(g->chans[i].cc.tab);
         if (g->values)
             free(g->values[i]);
     }

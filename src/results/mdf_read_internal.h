@@ -30,11 +30,25 @@ typedef struct bytes {
 
 /* A conversion: 0 none, 1 linear v0 + v1 x, 2 rational (v0 x^2 + v1 x + v2)
  * / (v3 x^2 + v4 x + v5), 3 MDF 3's polynomial (v1 - v3 (x - v4 - v5)) /
- * (v2 (x - v4 - v5) - v0). */
+ * (v2 (x - v4 - v5) - v0); value tables of n rows in tab: 4 interpolated
+ * (key, value; keys ascending; clamped at the ends), 5 the nearest key's
+ * value (the lower one on a tie), 6 ranges (lower, upper, value), x in
+ * [lower, upper) for a float raw value, [lower, upper] for an integer, else
+ * v0, the default. */
 typedef struct conv {
     int type;
+    bool int_raw; /* the raw value is an integer (for ranges) */
     double v[6];
+    double *tab;
+    size_t n;
 } conv;
+
+enum { MDF_CONV_TABLE = 4, MDF_CONV_NEAREST = 5, MDF_CONV_RANGES = 6 };
+
+/* A value table of n rows of `width` doubles read from p (little-endian)
+ * into c (type: 4, 5 or 6); false when its keys do not ascend (or out of
+ * memory: *oom set), c left without conversion. */
+bool mdf_conv_table(conv *c, int type, const uint8_t *p, size_t n, size_t width, bool *oom);
 
 /* A numeric channel in MDF 4's terms: type 0 value, 2 master, 3 and 6
  * virtual (the record index); dtype 0/1 unsigned LE/BE, 2/3 signed, 4/5

@@ -1,7 +1,8 @@
 """MDF 4 and MDF 3 files built byte by byte from the formats' block layouts,
 for test_mdf_read.py and as the MDF fuzz target's seeds (fuzz/CMakeLists.txt):
 `measurement()` and `measurement3()` are the test's files, described there.
-Usage as a script: mdf_build.py OUT.mf4 [OUT3.mdf]"""
+`tables()` and `tables3()` hold value-table conversions.
+Usage as a script: mdf_build.py OUT.mf4 [OUT3.mdf [TABLES.mf4 [TABLES3.mdf]]]"""
 import struct
 import sys
 import zlib
@@ -115,9 +116,11 @@ class Mdf3:
         return self.block(b"TX", s.encode("latin-1") + b"\0")
 
 
-def cc3(f, ctype, params, unit=""):
+def cc3(f, ctype, params, unit="", count=None):
+    """count: the parameter count the block states (a table's: its pairs)."""
     return f.block(b"CC", struct.pack("<H2d20sHH", 0, 0, 0, unit.encode("latin-1"), ctype,
-                                      len(params)) + struct.pack(f"<{len(params)}d", *params))
+                                      len(params) if count is None else count) +
+                   struct.pack(f"<{len(params)}d", *params))
 
 
 def cn3(f, name, ctype, dtype, first_bit, bits, cc=0, long_name=None, extra_bytes=None):
@@ -193,9 +196,46 @@ def measurement3(version=330):
     return f
 
 
+TABLE_KEYS = [1, 10, 3, 30, 5, 0]          # interpolated: 10 20 30 15 0 between and clamped
+NEAREST_KEYS = [1, 10, 3, 30, 6, 60]       # the nearest key's value, the lower on a tie
+RANGES = [0, 1, -1, 2, 4, -2, 5, 5, -5]    # integer raw values: [lower, upper]; default 99
+
+
+def tables():
+    """MDF 4: raw uint8 0..7 at k/16 s through a value table with interpolation,
+    one without and a range table."""
+    f = Mf4()
+    hd = f.block(b"HD", [0] * 6, bytes(32))
+    cc = lambda kind, vals: f.block(b"CC", [0, 0, 0, 0], struct.pack(
+        "<BBHHH2d", kind, 0, 0, 0, len(vals), 0, 0) + struct.pack(f"<{len(vals)}d", *vals))
+    g = channel_group(f, 0, 8, 11, 0, chain(f, [
+        channel(f, "time", 2, 4, 0, 64),
+        channel(f, "Float64_continuous_input", 0, 0, 8, 8, cc=cc(4, TABLE_KEYS)),
+        channel(f, "Float64_discrete_input", 0, 0, 9, 8, cc=cc(5, NEAREST_KEYS)),
+        channel(f, "Int32_input", 0, 0, 10, 8, cc=cc(6, RANGES + [99]))]))
+    dt = f.block(b"DT", [], b"".join(struct.pack("<d3B", k / 16, k, k, k) for k in range(8)))
+    f.link(hd, 0, f.block(b"DG", [0, g, dt, 0], bytes(8)))
+    return f
+
+
+def tables3():
+    """MDF 3: the same raw values through MDF 3's tables with and without
+    interpolation, and a linear 100 - x."""
+    f = Mdf3()
+    hd = f.block(b"HD", struct.pack("<3IH10s8s32s32s32s32s", 0, 0, 0, 1, b"", b"", b"", b"", b"",
+                                    b""))
+    g = cg3(f, 0, 11, 8, chain3(f, [
+        cn3(f, "time", 1, 3, 0, 64),
+        cn3(f, "Float64_continuous_input", 0, 0, 64, 8, cc=cc3(f, 1, TABLE_KEYS, count=3)),
+        cn3(f, "Float64_discrete_input", 0, 0, 72, 8, cc=cc3(f, 2, NEAREST_KEYS, count=3)),
+        cn3(f, "Int32_input", 0, 0, 80, 8, cc=cc3(f, 0, [100.0, -1.0]))]), 4)
+    at = len(f.data)
+    f.data += b"".join(struct.pack("<d3B", k / 16, k, k, k) for k in range(8))
+    f.link(hd, 4, dg3(f, g, at, 1, 0))
+    return f
+
+
 if __name__ == "__main__":
-    with open(sys.argv[1], "wb") as out:
-        out.write(measurement().data)
-    if len(sys.argv) > 2:
-        with open(sys.argv[2], "wb") as out:
-            out.write(measurement3().data)
+    for path, build in zip(sys.argv[1:], (measurement, measurement3, tables, tables3)):
+        with open(path, "wb") as out:
+            out.write(build().data)

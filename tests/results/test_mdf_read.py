@@ -31,7 +31,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mdf_build import Mdf3, measurement, measurement3  # noqa: E402
+from mdf_build import Mdf3, measurement, measurement3, tables, tables3  # noqa: E402
 
 rtcosim, feedthrough, ball = sys.argv[1:4]
 
@@ -43,7 +43,7 @@ def fail(path, *want):
     assert not os.path.exists(path + ".svg")
 
 
-def fed_through(path, tmp):
+def fed_through(path, tmp, left_out=True):
     """The Feedthrough FMU's outputs for the measurement's three inputs, 1/16 s apart."""
     res = os.path.join(tmp, "out.csv")
     r = subprocess.run([rtcosim, "simulate", feedthrough, "--input-file", path, "--stop-time",
@@ -52,7 +52,7 @@ def fed_through(path, tmp):
                         "--output-variable", "Float64_discrete_output",
                         "--output-variable", "Int32_output"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert "1 channels left out (not numbers" in r.stderr, r.stderr  # the string channel
+    assert ("1 channels left out (not numbers" in r.stderr) == left_out, r.stderr  # a string
     with open(res, newline="") as f:
         return [[float(x) for x in row] for row in list(csv.reader(f))[1:]]
 
@@ -126,6 +126,18 @@ with tempfile.TemporaryDirectory() as tmp:
         r = subprocess.run([rtcosim, "plot", path3, "-o", os.path.join(tmp, "rig3.svg")],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+    # value tables: raw 0..7, by hand through MDF 4's interpolated, nearest-key and range
+    # tables and MDF 3's interpolated and nearest-key ones (and a linear 100 - x)
+    by_table = {1: [10, 10, 20, 30, 15, 0, 0, 0], 2: [10, 10, 10, 30, 30, 60, 60, 60]}
+    for name, f, col3 in (("tables.mf4", tables(), [-1, -1, -2, -2, -2, -5, 99, 99]),
+                          ("tables.mdf", tables3(), [100 - k for k in range(8)])):
+        p = os.path.join(tmp, name)
+        with open(p, "wb") as out:
+            out.write(f.data)
+        rows = fed_through(p, tmp, left_out=False)
+        for col, values in {**by_table, 3: col3}.items():
+            assert [row[col] for row in rows] == values[:1] + values[:-1], (name, col, rows)
 
     # bad files: one line naming the file and the problem
     good = bytes(measurement().data)
