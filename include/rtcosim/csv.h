@@ -54,14 +54,14 @@ rtcosim_status rtcosim_csv_read_table_memory_text(const char *name, const void *
  * time first, are the columns (a data_1 variable is constant). Messages name
  * a point by its number where a CSV's name a line (rtcosim_csv_line). */
 rtcosim_status rtcosim_csv_read_mat(const char *path, rtcosim_csv **out, rtcosim_error *err);
-/* An ASAM MDF 4 measurement file (.mf4: what CANape, CANoe, INCA, asammdf
- * and `-o F.mf4` write) as an input table: its numeric channels, several
- * channel groups on the union of their times (each channel holding its last
- * sample; NaN before its first). */
+/* An ASAM MDF 4 or MDF 3 measurement file (.mf4, .mdf: what CANape, CANoe,
+ * INCA, asammdf and `-o F.mf4` write) as an input table: its numeric
+ * channels, several channel groups on the union of their times (each
+ * channel holding its last sample; NaN before its first). */
 rtcosim_status rtcosim_csv_read_mdf(const char *path, rtcosim_csv **out, rtcosim_error *err);
 /* An input file by its ending (ASCII case ignored): ".mat" a MAT result file
- * (rtcosim_csv_read_mat: numbers only, is_text is not asked), ".mf4" an MDF
- * 4 file (rtcosim_csv_read_mdf, numbers only), anything else CSV
+ * (rtcosim_csv_read_mat: numbers only, is_text is not asked), ".mf4" or
+ * ".mdf" an MDF file (rtcosim_csv_read_mdf, numbers only), anything else CSV
  * (rtcosim_csv_read_file_text; is_text NULL: every column numeric). */
 rtcosim_status rtcosim_csv_read_input_file(const char *path,
                                            bool (*is_text)(void *context, const char *column),
