@@ -73,6 +73,9 @@ static void usage(FILE *out)
         "                              dataInfo, data_1, data_2); .mf4 is ASAM MDF 4.10 (as\n"
         "                              CANape, CANoe and asammdf read it)\n"
         "  --csv-units                 a second CSV row with each variable's unit\n"
+        "  --input-column INPUT=COLUMN the input file's column COLUMN drives INPUT\n"
+        "                              (repeatable); given, the file's other columns are\n"
+        "                              left alone (a measurement's many channels)\n"
         "  --output-variable NAME      record this variable (repeatable; default: all outputs)\n"
         "  --record-every N            record every N-th communication point (and the last)\n"
         "  --writer-thread             format and write results on a separate thread\n"
@@ -161,6 +164,9 @@ typedef struct simulate_args {
     size_t clock_interval_count;
     const char **output_variables;
     size_t output_variable_count;
+    /* --input-column INPUT=COLUMN: the input file's column for each input */
+    const char **input_names, **input_columns;
+    size_t input_column_count;
     uint32_t record_every;
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
@@ -308,6 +314,18 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             a->clock_intervals[a->clock_interval_count].name = argv[i + 1];
             a->clock_intervals[a->clock_interval_count++].value = argv[i + 2];
             i += 2;
+            continue;
+        } else if (strcmp(arg, "--input-column") == 0) {
+            const char *map = option_value(argc, argv, &i);
+            const char *eq = map ? strchr(map, '=') : NULL;
+            if (!eq || eq == map || !eq[1])
+                return cli_fail("simulate: option --input-column needs INPUT=COLUMN (an input of "
+                                "the FMU, a column of --input-file), not '%s'", map ? map : "");
+            char *name = strndup(map, (size_t)(eq - map));
+            if (!name)
+                return cli_fail("simulate: out of memory");
+            a->input_names[a->input_column_count] = name;
+            a->input_columns[a->input_column_count++] = eq + 1;
             continue;
         } else if (strcmp(arg, "--output-variable") == 0) {
             const char *name = option_value(argc, argv, &i);
@@ -508,6 +526,39 @@ static const char *termination_reason(const rtcosim_component *c, const rtcosim_
     return fmi2 ? "the FMU requested termination" : "fmi3DoStep set terminateSimulation";
 }
 
+/* --input-column: only the mapped columns of the input file, each under
+ * its input's name (a measurement records many more channels than the FMU
+ * has inputs, under its own names); an unknown column gets the nearest. */
+static int select_input_columns(const simulate_args *a, rtcosim_csv *input)
+{
+    if (!a->input_file)
+        return cli_fail("simulate: --input-column maps columns of --input-file, which is not "
+                        "given");
+    for (size_t i = 0; i < a->input_column_count; i++) {
+        if (rtcosim_csv_find_column(input, a->input_columns[i]) >= 0)
+            continue;
+        const char *best = NULL;
+        size_t best_d = (size_t)-1;
+        for (size_t k = 0; k < rtcosim_csv_column_count(input); k++) {
+            const char *cand = rtcosim_csv_column_name(input, k);
+            size_t d = cli_edit_distance(a->input_columns[i], cand);
+            if (d < best_d && cli_is_close(a->input_columns[i], cand, d))
+                best = cand, best_d = d;
+        }
+        if (best)
+            return cli_fail("%s: no column '%s' (--input-column %s=%s); did you mean '%s'?",
+                            a->input_file, a->input_columns[i], a->input_names[i],
+                            a->input_columns[i], best);
+        return cli_fail("%s: no column '%s' (--input-column %s=%s)", a->input_file,
+                        a->input_columns[i], a->input_names[i], a->input_columns[i]);
+    }
+    rtcosim_error err;
+    if (rtcosim_csv_select_columns(input, a->input_column_count, a->input_columns,
+                                   a->input_names, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    return 0;
+}
+
 static int run_simulate(int argc, char **argv)
 {
     simulate_args a = {.record_every = 1};
@@ -515,10 +566,13 @@ static int run_simulate(int argc, char **argv)
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
     a.clock_intervals = calloc((size_t)argc, sizeof *a.clock_intervals);
     a.output_variables = calloc((size_t)argc, sizeof *a.output_variables);
+    a.input_names = calloc((size_t)argc, sizeof *a.input_names);
+    a.input_columns = calloc((size_t)argc, sizeof *a.input_columns);
     rtcosim_component *c = NULL;
     rtcosim_csv *input = NULL;
     int rc = 1;
-    if (!a.start_values || !a.clock_intervals || !a.output_variables) {
+    if (!a.start_values || !a.clock_intervals || !a.output_variables || !a.input_names ||
+        !a.input_columns) {
         cli_fail("simulate: out of memory");
         goto done;
     }
@@ -619,6 +673,8 @@ static int run_simulate(int argc, char **argv)
         cli_fail_error(&err);
         goto done;
     }
+    if (a.input_column_count && select_input_columns(&a, input) != 0)
+        goto done;
     o.input = input;
     char default_file[4096];
     default_output_file(a.fmu, default_file, sizeof default_file);
@@ -680,6 +736,10 @@ done:
     free(a.start_values);
     free(a.clock_intervals);
     free(a.output_variables);
+    for (size_t i = 0; a.input_names && i < a.input_column_count; i++)
+        free((char *)a.input_names[i]);
+    free(a.input_names);
+    free(a.input_columns);
     return rc;
 }
 

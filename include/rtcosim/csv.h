@@ -67,6 +67,12 @@ rtcosim_status rtcosim_csv_read_input_file(const char *path,
                                            bool (*is_text)(void *context, const char *column),
                                            void *context, rtcosim_csv **out,
                                            rtcosim_error *err);
+/* Keep only the columns named from[0..n) (in this order), renamed to[i],
+ * before the table is used (no cursor on it yet): a measurement's channels
+ * mapped to the inputs they drive (simulate --input-column). Errors: a
+ * column the table lacks, a new name given twice. */
+rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *table, size_t n, const char *const *from,
+                                          const char *const *to, rtcosim_error *err);
 void rtcosim_csv_free(rtcosim_csv *table); /* NULL is a no-op */
 /* Name of the first column: "time" for input files. */
 const char *rtcosim_csv_first_column_name(const rtcosim_csv *table);

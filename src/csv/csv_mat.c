@@ -64,6 +64,19 @@ static rtcosim_status from_result_table(const char *path,
                             path, r->columns[c].name);
                 continue;
             }
+            /* A recording's channel with an infinite (or, in a MAT file, NaN)
+             * sample cannot drive an input; the file's other channels can
+             * (measurement tools record such channels: a hyperbolic
+             * conversion at its pole). */
+            size_t bad = 0;
+            while (bad < r->rows && isfinite(r->columns[c].values[bad]))
+                bad++;
+            if (bad < r->rows) {
+                rtcosim_log(RTCOSIM_LOG_WARNING, "csv", "%s: '%s' left out: point %zu is %g, not "
+                            "a finite number", path, r->columns[c].name, bad + 1,
+                            r->columns[c].values[bad]);
+                continue;
+            }
             names[n] = r->columns[c].name;
             values[n++] = r->columns[c].values;
         }

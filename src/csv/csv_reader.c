@@ -404,6 +404,66 @@ const char *rtcosim_csv_first_column_name(const rtcosim_csv *table)
     return table->first_column;
 }
 
+rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *t, size_t n, const char *const *from,
+                                          const char *const *to, rtcosim_error *err)
+{
+    size_t *src = calloc(n + 1, sizeof *src);
+    char **names = calloc(n + 1, sizeof *names);
+    double *values = calloc((t->row_count ? t->row_count : 1) * (n ? n : 1), sizeof *values);
+    bool *is_text = t->is_text ? calloc(n + 1, sizeof *is_text) : NULL;
+    const char **cells = t->cells ? calloc((t->row_count ? t->row_count : 1) * (n ? n : 1),
+                                           sizeof *cells)
+                                  : NULL;
+    rtcosim_status st = RTCOSIM_OK;
+    if (!src || !names || !values || (t->is_text && !is_text) || (t->cells && !cells))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", t->name);
+    for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
+        ptrdiff_t c = rtcosim_csv_find_column(t, from[i]);
+        if (c < 0) {
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no column '%s'", t->name, from[i]);
+            break;
+        }
+        for (size_t j = 0; j < i && st == RTCOSIM_OK; j++)
+            if (strcmp(to[j], to[i]) == 0)
+                st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' is given two columns ('%s'"
+                                       " and '%s')", t->name, to[i], from[j], from[i]);
+        src[i] = (size_t)c;
+        if (st == RTCOSIM_OK && !(names[i] = strdup(to[i])))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", t->name);
+    }
+    if (st != RTCOSIM_OK) {
+        for (size_t i = 0; i < n; i++)
+            free(names ? names[i] : NULL);
+        free(src);
+        free(names);
+        free(values);
+        free(is_text);
+        free(cells);
+        return st;
+    }
+    for (size_t r = 0; r < t->row_count; r++)
+        for (size_t i = 0; i < n; i++) {
+            values[r * n + i] = t->values[r * t->column_count + src[i]];
+            if (cells)
+                cells[r * n + i] = t->cells[r * t->column_count + src[i]];
+        }
+    for (size_t i = 0; is_text && i < n; i++)
+        is_text[i] = t->is_text[src[i]];
+    for (size_t i = 0; i < t->column_count; i++)
+        free(t->column_names[i]);
+    free(t->column_names);
+    free(t->values);
+    free(t->is_text);
+    free(t->cells);
+    t->column_names = names;
+    t->values = values;
+    t->is_text = is_text;
+    t->cells = cells;
+    t->column_count = n;
+    free(src);
+    return RTCOSIM_OK;
+}
+
 void rtcosim_csv_free(rtcosim_csv *t)
 {
     if (!t)

@@ -257,6 +257,42 @@ static void text_columns_keep_their_cells(void **state)
     expect_error("time,blob\n0,666f6f\n", RTCOSIM_EFORMAT, "'666f6f' is not a finite number");
 }
 
+/* Columns picked and renamed (a measurement's channels for the inputs they
+ * drive): the chosen ones in the order given, values and text cells with
+ * them, the others gone. */
+static void selected_columns_keep_their_values_under_new_names(void **state)
+{
+    (void)state;
+    const char *text = "time,blob,a,b\n0,666f6f,1,2\n1,0123,3,4\n";
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_csv_read_memory_text("in.csv", text, strlen(text), is_blob, NULL,
+                                                  &t, &err),
+                     RTCOSIM_OK);
+    const char *from[] = {"b", "blob"}, *to[] = {"speed", "frame"};
+    assert_int_equal(rtcosim_csv_select_columns(t, 2, from, to, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_csv_column_count(t), 2);
+    assert_string_equal(rtcosim_csv_column_name(t, 0), "speed");
+    assert_string_equal(rtcosim_csv_column_name(t, 1), "frame");
+    assert_true(rtcosim_csv_value(t, 0, 0) == 2.0 && rtcosim_csv_value(t, 1, 0) == 4.0);
+    assert_null(rtcosim_csv_text(t, 0, 0));
+    assert_string_equal(rtcosim_csv_text(t, 1, 1), "0123");
+    assert_int_equal(rtcosim_csv_find_column(t, "a"), -1);
+    rtcosim_csv_cursor cur;
+    rtcosim_csv_cursor_init(&cur, t);
+    rtcosim_csv_cursor_seek(&cur, RTCOSIM_NS_PER_S / 2);
+    assert_true(rtcosim_csv_cursor_linear(&cur, 0) == 3.0);
+    /* a column the table lacks, a name given twice: refused, the table as it was */
+    const char *missing[] = {"c"}, *twice_from[] = {"speed", "frame"}, *twice_to[] = {"x", "x"};
+    assert_int_equal(rtcosim_csv_select_columns(t, 1, missing, to, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "in.csv: no column 'c'"));
+    assert_int_equal(rtcosim_csv_select_columns(t, 2, twice_from, twice_to, &err),
+                     RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "'x' is given two columns ('speed' and 'frame')"));
+    assert_int_equal(rtcosim_csv_column_count(t), 2);
+    rtcosim_csv_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +311,7 @@ int main(void)
         cmocka_unit_test(bad_inputs_fail_with_file_and_line),
         cmocka_unit_test(nul_bytes_are_rejected_with_their_line),
         cmocka_unit_test(text_columns_keep_their_cells),
+        cmocka_unit_test(selected_columns_keep_their_values_under_new_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

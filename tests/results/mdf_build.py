@@ -3,6 +3,7 @@ for test_mdf_read.py and as the MDF fuzz target's seeds (fuzz/CMakeLists.txt):
 `measurement()` and `measurement3()` are the test's files, described there.
 `tables()` and `tables3()` hold value-table conversions.
 Usage as a script: mdf_build.py OUT.mf4 [OUT3.mdf [TABLES.mf4 [TABLES3.mdf]]]"""
+import math
 import struct
 import sys
 import zlib
@@ -232,6 +233,21 @@ def tables3():
     at = len(f.data)
     f.data += b"".join(struct.pack("<d3B", k / 16, k, k, k) for k in range(8))
     f.link(hd, 4, dg3(f, g, at, 1, 0))
+    return f
+
+
+def with_pole():
+    """MDF 4: Float64_continuous_input 0, 1, 2, 3 at k/16 s beside a channel
+    whose second sample is -inf (a hyperbolic conversion at its pole)."""
+    f = Mf4()
+    hd = f.block(b"HD", [0] * 6, bytes(32))
+    g = channel_group(f, 0, 4, 24, 0, chain(f, [
+        channel(f, "time", 2, 4, 0, 64),
+        channel(f, "Float64_continuous_input", 0, 4, 8, 64),
+        channel(f, "hyperbolic", 0, 4, 16, 64)]))
+    dt = f.block(b"DT", [], b"".join(struct.pack("<3d", k / 16, k, -math.inf if k == 1 else k / 2)
+                                     for k in range(4)))
+    f.link(hd, 0, f.block(b"DG", [0, g, dt, 0], bytes(8)))
     return f
 
 

@@ -31,7 +31,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mdf_build import Mdf3, measurement, measurement3, tables, tables3  # noqa: E402
+from mdf_build import Mdf3, measurement, measurement3, tables, tables3, with_pole  # noqa: E402
 
 rtcosim, feedthrough, ball = sys.argv[1:4]
 
@@ -138,6 +138,43 @@ with tempfile.TemporaryDirectory() as tmp:
         rows = fed_through(p, tmp, left_out=False)
         for col, values in {**by_table, 3: col3}.items():
             assert [row[col] for row in rows] == values[:1] + values[:-1], (name, col, rows)
+
+    # --input-column: a measurement's channels under other names drive the inputs, the
+    # file's other channels left alone (tables.mf4: the range table's and the nearest-key
+    # table's values, by hand above)
+    p = os.path.join(tmp, "tables.mf4")
+    r = subprocess.run([rtcosim, "simulate", feedthrough, "--input-file", p, "--stop-time",
+                        "0.4375", "--output-interval", "0.0625", "-o", p + ".csv",
+                        "--input-column", "Float64_continuous_input=Int32_input",
+                        "--input-column=Int32_input=Float64_discrete_input",
+                        "--output-variable", "Float64_continuous_output",
+                        "--output-variable", "Int32_output"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(p + ".csv", newline="") as f:
+        rows = [[float(x) for x in row] for row in list(csv.reader(f))[1:]]
+    ranges, nearest = [-1, -1, -2, -2, -2, -5, 99, 99], by_table[2]
+    assert [row[1] for row in rows] == ranges[:1] + ranges[:-1], rows
+    assert [row[2] for row in rows] == nearest[:1] + nearest[:-1], rows
+    for option, want in (("Float64_continuous_input=Int32_inpt",
+                          [p + ": no column 'Int32_inpt'", "did you mean 'Int32_input'?"]),
+                         ("Float64_continuous_input", ["needs INPUT=COLUMN"])):
+        r = subprocess.run([rtcosim, "simulate", feedthrough, "--input-file", p, "-o",
+                            p + ".csv", "--input-column", option], capture_output=True, text=True)
+        assert r.returncode != 0 and r.stderr.count("\n") == 1, r.stderr
+        assert all(w in r.stderr for w in want), (r.stderr, want)
+
+    # a channel with an infinite sample is left out, said; the others drive their inputs
+    p = os.path.join(tmp, "pole.mf4")
+    with open(p, "wb") as out:
+        out.write(with_pole().data)
+    r = subprocess.run([rtcosim, "simulate", feedthrough, "--input-file", p, "--stop-time",
+                        "0.1875", "--output-interval", "0.0625", "-o", p + ".csv",
+                        "--output-variable", "Float64_continuous_output"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "'hyperbolic' left out: point 2 is -inf, not a finite number" in r.stderr, r.stderr
+    with open(p + ".csv", newline="") as f:
+        assert [float(row[1]) for row in list(csv.reader(f))[1:]] == [0, 0, 1, 2]
 
     # bad files: one line naming the file and the problem
     good = bytes(measurement().data)
