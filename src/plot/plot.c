@@ -144,6 +144,12 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
             s->y = t->columns[c].values;
             s->x = x_cols[f] >= 0 ? t->columns[x_cols[f]].values : t->time;
             s->n = t->rows;
+            if (x_cols[f] < 0 && t->columns[c].own_time) {
+                /* a multi-rate measurement's channel: its own samples */
+                s->y = t->columns[c].own_values;
+                s->x = t->columns[c].own_time;
+                s->n = t->columns[c].own_rows;
+            }
             s->color = (int)v;
             /* a file's line style; with one file, past the palette's colours
              * the next variables are dashed, so that no two lines look alike */

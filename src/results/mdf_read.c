@@ -396,7 +396,16 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out
                     memcpy(col->values, g[k].values[i], rows * sizeof(double));
                 continue;
             }
-            /* hold the group's last sample at or before each time */
+            /* its own samples (for a plot), then the group's last sample
+             * at or before each time held */
+            size_t own = g[k].count ? g[k].count : 1;
+            ok = ok && (col->own_time = malloc(own * sizeof(double))) != NULL &&
+                 (col->own_values = malloc(own * sizeof(double))) != NULL;
+            if (ok) {
+                memcpy(col->own_time, g[k].time, g[k].count * sizeof(double));
+                memcpy(col->own_values, g[k].values[i], g[k].count * sizeof(double));
+                col->own_rows = g[k].count;
+            }
             size_t j = 0;
             for (size_t row = 0; ok && row < rows; row++) {
                 while (j < g[k].count && !(g[k].time[j] > t->time[row]))

@@ -23,6 +23,8 @@ void result_table_free(result_table *t)
         free(t->columns[c].name);
         free(t->columns[c].unit);
         free(t->columns[c].values);
+        free(t->columns[c].own_time);
+        free(t->columns[c].own_values);
     }
     free(t->columns);
     free(t->time);

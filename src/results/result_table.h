@@ -15,6 +15,11 @@ typedef struct result_column {
     char *unit;     /* NULL: none known ("" in a units row counts as none) */
     double *values; /* one per row; NaN where the cell is empty or not a number */
     bool text;      /* every non-empty cell is text, none a number (String, Binary) */
+    /* A channel of a multi-rate measurement put on the union of its groups'
+     * times (values held there): its own samples, for a plot that draws
+     * them and not the held points; NULL when the rows are its own. */
+    double *own_time, *own_values;
+    size_t own_rows;
 } result_column;
 
 typedef struct result_table {

@@ -23,7 +23,9 @@ values back. The same files were read by asammdf 8.0.0 outside the suite
 (src/results/README.md). Bad files get one line naming the file.
 Usage: test_mdf_read.py RTCOSIM FEEDTHROUGH_FMU BOUNCINGBALL_FMU"""
 import csv
+import html
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -82,11 +84,18 @@ with tempfile.TemporaryDirectory() as tmp:
                           "100", "1"],
                          ["3", "3", "0", "..", "0.375", "Int32_input", "-", "5", "15", "0"]], \
         r.stdout
-    # plotted, all channels (gaps where one has no valid sample) or one by name
-    for names in ([], ["Float64_continuous_input"]):
-        r = subprocess.run([rtcosim, "plot", path, *names, "-o", os.path.join(tmp, "rig.svg")],
-                           capture_output=True, text=True)
+    # plotted, all channels (gaps where one has no valid sample) or one by name; a channel
+    # is drawn at its own samples, not at the other groups' times where the table holds it:
+    # a marker (PLplot's glyph, as text) per valid sample of its group
+    for names, markers in (([], None), (["Float64_continuous_input"], 4),
+                           (["Float64_discrete_input"], 2)):
+        svg = os.path.join(tmp, "rig.svg")
+        r = subprocess.run([rtcosim, "plot", path, *names, "-o", svg], capture_output=True,
+                           text=True)
         assert r.returncode == 0, r.stderr
+        with open(svg) as f:
+            texts = [html.unescape(t) for t in re.findall(r"<tspan[^>]*>(.*?)</tspan>", f.read())]
+        assert markers is None or texts.count("\u25cb") == markers, (names, texts)
     r = subprocess.run([rtcosim, "plot", path, "label", "-o", os.path.join(tmp, "rig.svg")],
                        capture_output=True, text=True)
     assert r.returncode == 1 and "no variable 'label'" in r.stderr, r.stderr
