@@ -528,30 +528,12 @@ static const char *termination_reason(const rtcosim_component *c, const rtcosim_
 
 /* --input-column: only the mapped columns of the input file, each under
  * its input's name (a measurement records many more channels than the FMU
- * has inputs, under its own names); an unknown column gets the nearest. */
+ * has inputs, under its own names). */
 static int select_input_columns(const simulate_args *a, rtcosim_csv *input)
 {
     if (!a->input_file)
         return cli_fail("simulate: --input-column maps columns of --input-file, which is not "
                         "given");
-    for (size_t i = 0; i < a->input_column_count; i++) {
-        if (rtcosim_csv_find_column(input, a->input_columns[i]) >= 0)
-            continue;
-        const char *best = NULL;
-        size_t best_d = (size_t)-1;
-        for (size_t k = 0; k < rtcosim_csv_column_count(input); k++) {
-            const char *cand = rtcosim_csv_column_name(input, k);
-            size_t d = cli_edit_distance(a->input_columns[i], cand);
-            if (d < best_d && cli_is_close(a->input_columns[i], cand, d))
-                best = cand, best_d = d;
-        }
-        if (best)
-            return cli_fail("%s: no column '%s' (--input-column %s=%s); did you mean '%s'?",
-                            a->input_file, a->input_columns[i], a->input_names[i],
-                            a->input_columns[i], best);
-        return cli_fail("%s: no column '%s' (--input-column %s=%s)", a->input_file,
-                        a->input_columns[i], a->input_names[i], a->input_columns[i]);
-    }
     rtcosim_error err;
     if (rtcosim_csv_select_columns(input, a->input_column_count, a->input_columns,
                                    a->input_names, &err) != RTCOSIM_OK)

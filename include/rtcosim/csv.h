@@ -70,7 +70,7 @@ rtcosim_status rtcosim_csv_read_input_file(const char *path,
 /* Keep only the columns named from[0..n) (in this order), renamed to[i],
  * before the table is used (no cursor on it yet): a measurement's channels
  * mapped to the inputs they drive (simulate --input-column). Errors: a
- * column the table lacks, a new name given twice. */
+ * column the table lacks (with the nearest name), a new name given twice. */
 rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *table, size_t n, const char *const *from,
                                           const char *const *to, rtcosim_error *err);
 void rtcosim_csv_free(rtcosim_csv *table); /* NULL is a no-op */

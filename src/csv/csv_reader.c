@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "csv/csv_values.h"
+#include "rtcosim/component.h"
 #include "rtcosim/csv.h"
 #include "util/read_file.h"
 
@@ -420,7 +421,16 @@ rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *t, size_t n, const char *
     for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
         ptrdiff_t c = rtcosim_csv_find_column(t, from[i]);
         if (c < 0) {
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no column '%s'", t->name, from[i]);
+            const char *near = NULL;
+            size_t best = (size_t)-1;
+            for (size_t k = 0; k < t->column_count; k++) {
+                size_t d = rtcosim_edit_distance(from[i], t->column_names[k]);
+                if (d < best && rtcosim_name_is_close(from[i], t->column_names[k], d))
+                    best = d, near = t->column_names[k];
+            }
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no column '%s'%s%s%s", t->name,
+                                   from[i], near ? "; did you mean '" : "", near ? near : "",
+                                   near ? "'?" : "");
             break;
         }
         for (size_t j = 0; j < i && st == RTCOSIM_OK; j++)

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "results/mdf_read_internal.h"
 #include "util/le.h"
@@ -236,15 +235,8 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
 /* The start: 3.20's time stamp, else the HD block's date and time. */
 static void read_start(rd *r, const uint8_t *hd, size_t len)
 {
-    if (len >= 172) {
-        int64_t ns = (int64_t)le_get64(hd + 164);
-        time_t secs = (time_t)(ns / 1000000000);
-        struct tm tm;
-        if (ns > 0 && gmtime_r(&secs, &tm)) {
-            strftime(r->start, sizeof r->start, "%Y-%m-%d %H:%M:%S UTC", &tm);
-            return;
-        }
-    }
+    if (len >= 172 && mdf_start_utc(r, (int64_t)le_get64(hd + 164)))
+        return;
     if (len >= 36) {
         const char *d = (const char *)hd + 18, *t = (const char *)hd + 28;
         if (d[2] == ':' && d[5] == ':')

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <zlib.h>
 
 #include "results/mdf_read_internal.h"
@@ -281,13 +280,8 @@ rtcosim_status mdf4_read_groups(rd *r, group **groups, size_t *ng)
                                  " recorder did not close it); finalize it first", r->path);
     blk hd;
     rtcosim_status st = block(r, 64, "HD", NULL, &hd);
-    if (st == RTCOSIM_OK && hd.size >= 8) {
-        int64_t start = (int64_t)le_get64(hd.data);
-        time_t secs = (time_t)(start / 1000000000);
-        struct tm tm;
-        if (start > 0 && gmtime_r(&secs, &tm))
-            strftime(r->start, sizeof r->start, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    }
+    if (st == RTCOSIM_OK && hd.size >= 8)
+        mdf_start_utc(r, (int64_t)le_get64(hd.data));
     size_t steps = 0;
     for (uint64_t at = st == RTCOSIM_OK ? link_at(&hd, 0) : 0; at && st == RTCOSIM_OK;) {
         if (++steps > r->n / 24)

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "results/mdf_read_internal.h"
@@ -66,6 +67,14 @@ rtcosim_status mdf_fail(rd *r, const char *what, uint64_t at)
 rtcosim_status mdf_oom(rd *r)
 {
     return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+}
+
+bool mdf_start_utc(rd *r, int64_t ns)
+{
+    time_t secs = (time_t)(ns / 1000000000);
+    struct tm tm;
+    return ns > 0 && gmtime_r(&secs, &tm) &&
+           strftime(r->start, sizeof r->start, "%Y-%m-%d %H:%M:%S UTC", &tm) > 0;
 }
 
 char *mdf_latin1(const uint8_t *p, size_t n)

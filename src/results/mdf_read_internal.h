@@ -77,6 +77,8 @@ double mdf_f64(const uint8_t *p);
 /* "PATH: MDF block at AT: WHAT" */
 rtcosim_status mdf_fail(rd *r, const char *what, uint64_t at);
 rtcosim_status mdf_oom(rd *r);
+/* r->start from ns since 1970 UTC; false (r->start as it was) for none. */
+bool mdf_start_utc(rd *r, int64_t ns);
 /* n bytes (p NULL: room only) onto out, bounded by what the file can hold. */
 rtcosim_status mdf_append(rd *r, bytes *out, const uint8_t *p, size_t n);
 /* Text of n bytes in the file's code page (latin-1 for MDF 3) as UTF-8,
