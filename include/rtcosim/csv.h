@@ -56,8 +56,11 @@ rtcosim_status rtcosim_csv_read_table_memory_text(const char *name, const void *
 rtcosim_status rtcosim_csv_read_mat(const char *path, rtcosim_csv **out, rtcosim_error *err);
 /* An ASAM MDF 4 or MDF 3 measurement file (.mf4, .mdf: what CANape, CANoe,
  * INCA, asammdf and `-o F.mf4` write) as an input table: its numeric
- * channels, several channel groups on the union of their times (each
- * channel holding its last sample; NaN before its first). */
+ * channels, several channel groups on the union of their times. There a
+ * channel read held (rtcosim_csv_value, rtcosim_csv_cursor_hold) gives its
+ * last valid sample, read interpolated (rtcosim_csv_cursor_linear) the line
+ * between its own valid samples, not between the other groups' times; before
+ * its first sample and after its last both give that sample. */
 rtcosim_status rtcosim_csv_read_mdf(const char *path, rtcosim_csv **out, rtcosim_error *err);
 /* An input file by its ending (ASCII case ignored): ".mat" a MAT result file
  * (rtcosim_csv_read_mat: numbers only, is_text is not asked), ".mf4" or

@@ -1,6 +1,7 @@
 /* Interpolation in an input table at a moving time. Seeking forward walks
  * row by row from the last position (O(1) amortized over a run); seeking back
  * falls back to a binary search. Nothing is allocated. */
+#include "csv/csv_values.h"
 #include "rtcosim/csv.h"
 
 void rtcosim_csv_cursor_init(rtcosim_csv_cursor *c, const rtcosim_csv *table)
@@ -63,9 +64,9 @@ double rtcosim_csv_cursor_hold(const rtcosim_csv_cursor *c, size_t column)
 
 double rtcosim_csv_cursor_linear(const rtcosim_csv_cursor *c, size_t column)
 {
-    double v0 = rtcosim_csv_value(c->table, c->row, column);
+    double v0 = csv_linear_value(c->table, c->row, column);
     if (c->weight == 0.0)
         return v0;
-    double v1 = rtcosim_csv_value(c->table, c->row + 1, column);
+    double v1 = csv_linear_value(c->table, c->row + 1, column);
     return v0 + c->weight * (v1 - v0);
 }

@@ -4,6 +4,7 @@
  * the choice between them and CSV by a file's ending
  * (rtcosim_csv_read_input_file). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "csv/csv_values.h"
@@ -42,6 +43,39 @@ static bool fill_gaps(double *v, size_t rows)
     return true;
 }
 
+/* What linear interpolation between a channel's own valid samples gives at
+ * each of the table's times (the first and last held outside them), into
+ * out: the values of a measurement's channel for an input that
+ * interpolates, where the table holds it between its samples. false: no
+ * valid sample. */
+static bool interpolate_own(const result_table *r, const result_column *c, double *out)
+{
+    size_t j = 0, prev = SIZE_MAX; /* prev: the last valid own sample at or before t */
+    for (size_t row = 0; row < r->rows; row++) {
+        double t = r->time[row];
+        while (j < c->own_rows && !(c->own_time[j] > t)) {
+            if (!isnan(c->own_values[j]))
+                prev = j;
+            j++;
+        }
+        size_t next = j; /* the first valid own sample after t */
+        while (next < c->own_rows && isnan(c->own_values[next]))
+            next++;
+        if (prev == SIZE_MAX && next == c->own_rows)
+            return false;
+        if (prev == SIZE_MAX)
+            out[row] = c->own_values[next];
+        else if (next == c->own_rows || c->own_time[prev] == t)
+            out[row] = c->own_values[prev];
+        else {
+            double t0 = c->own_time[prev], t1 = c->own_time[next];
+            double w = (t - t0) / (t1 - t0);
+            out[row] = c->own_values[prev] + w * (c->own_values[next] - c->own_values[prev]);
+        }
+    }
+    return true;
+}
+
 static rtcosim_status from_result_table(const char *path,
                                         rtcosim_status (*read)(const char *, result_table **,
                                                                rtcosim_error *),
@@ -54,7 +88,9 @@ static rtcosim_status from_result_table(const char *path,
         return st;
     const char **names = calloc(r->column_count + 1, sizeof *names);
     const double **values = calloc(r->column_count + 1, sizeof *values);
-    if (!names || !values) {
+    const double **linear = calloc(r->column_count + 1, sizeof *linear);
+    double **owned = calloc(r->column_count + 1, sizeof *owned);
+    if (!names || !values || !linear || !owned) {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     } else {
         size_t n = 0;
@@ -77,11 +113,26 @@ static rtcosim_status from_result_table(const char *path,
                             r->columns[c].values[bad]);
                 continue;
             }
+            /* a channel of several rates' union: interpolated at its own
+             * samples, not between the rows where the table holds it */
+            if (r->columns[c].own_time) {
+                if (!(owned[n] = malloc(r->rows * sizeof(double)))) {
+                    st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+                    break;
+                }
+                interpolate_own(r, &r->columns[c], owned[n]); /* (a valid sample: filled) */
+                linear[n] = owned[n];
+            }
             names[n] = r->columns[c].name;
             values[n++] = r->columns[c].values;
         }
-        st = csv_from_series(path, r->rows, r->time, n, names, values, out, err);
+        if (st == RTCOSIM_OK)
+            st = csv_from_series(path, r->rows, r->time, n, names, values, linear, out, err);
     }
+    for (size_t c = 0; owned && c < r->column_count; c++)
+        free(owned[c]);
+    free(owned);
+    free(linear);
     free(names);
     free(values);
     result_table_free(r);

@@ -21,6 +21,12 @@ struct rtcosim_csv {
     size_t row_count, row_capacity;
     rtcosim_time_ns *times;
     double *values; /* row-major, column_count per row */
+    /* Where a column's rows are not all its own samples (a measurement's
+     * channels on the union of several rates' times, `values` holding each
+     * one's last sample): the values linear interpolation between its own
+     * samples gives at every row, row-major like `values`, which columns
+     * sampled at every row share. NULL when every row is every column's. */
+    double *linear;
     size_t *lines;
     /* Text columns (rtcosim_csv_read_file_text): their cells as written, in
      * `text` (the file, split in place); NULL when there are none. */
@@ -415,8 +421,12 @@ rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *t, size_t n, const char *
     const char **cells = t->cells ? calloc((t->row_count ? t->row_count : 1) * (n ? n : 1),
                                            sizeof *cells)
                                   : NULL;
+    double *linear = t->linear ? calloc((t->row_count ? t->row_count : 1) * (n ? n : 1),
+                                        sizeof *linear)
+                               : NULL;
     rtcosim_status st = RTCOSIM_OK;
-    if (!src || !names || !values || (t->is_text && !is_text) || (t->cells && !cells))
+    if (!src || !names || !values || (t->is_text && !is_text) || (t->cells && !cells) ||
+        (t->linear && !linear))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", t->name);
     for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
         ptrdiff_t c = rtcosim_csv_find_column(t, from[i]);
@@ -449,6 +459,7 @@ rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *t, size_t n, const char *
         free(values);
         free(is_text);
         free(cells);
+        free(linear);
         return st;
     }
     for (size_t r = 0; r < t->row_count; r++)
@@ -456,6 +467,8 @@ rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *t, size_t n, const char *
             values[r * n + i] = t->values[r * t->column_count + src[i]];
             if (cells)
                 cells[r * n + i] = t->cells[r * t->column_count + src[i]];
+            if (linear)
+                linear[r * n + i] = t->linear[r * t->column_count + src[i]];
         }
     for (size_t i = 0; is_text && i < n; i++)
         is_text[i] = t->is_text[src[i]];
@@ -465,6 +478,8 @@ rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *t, size_t n, const char *
     free(t->values);
     free(t->is_text);
     free(t->cells);
+    free(t->linear);
+    t->linear = linear;
     t->column_names = names;
     t->values = values;
     t->is_text = is_text;
@@ -472,6 +487,11 @@ rtcosim_status rtcosim_csv_select_columns(rtcosim_csv *t, size_t n, const char *
     t->column_count = n;
     free(src);
     return RTCOSIM_OK;
+}
+
+double csv_linear_value(const rtcosim_csv *t, size_t row, size_t column)
+{
+    return (t->linear ? t->linear : t->values)[row * t->column_count + column];
 }
 
 void rtcosim_csv_free(rtcosim_csv *t)
@@ -484,6 +504,7 @@ void rtcosim_csv_free(rtcosim_csv *t)
     free(t->column_names);
     free(t->times);
     free(t->values);
+    free(t->linear);
     free(t->lines);
     free(t->is_text);
     free(t->cells);
@@ -538,8 +559,8 @@ size_t rtcosim_csv_line(const rtcosim_csv *t, size_t row)
 
 rtcosim_status csv_from_series(const char *name, size_t rows, const double *time_s,
                                size_t columns, const char *const *names,
-                               const double *const *values, rtcosim_csv **out,
-                               rtcosim_error *err)
+                               const double *const *values, const double *const *linear,
+                               rtcosim_csv **out, rtcosim_error *err)
 {
     *out = NULL;
     rtcosim_csv *t = calloc(1, sizeof *t);
@@ -562,6 +583,12 @@ rtcosim_status csv_from_series(const char *name, size_t rows, const double *time
     }
     while (st == RTCOSIM_OK && t->row_capacity < rows)
         st = grow_rows(t, err);
+    bool any_linear = false;
+    for (size_t c = 0; linear && c < columns; c++)
+        any_linear = any_linear || linear[c];
+    if (st == RTCOSIM_OK && any_linear &&
+        !(t->linear = malloc(t->row_capacity * (columns ? columns : 1) * sizeof *t->linear)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
     for (size_t r = 0; r < rows && st == RTCOSIM_OK; r++) {
         if (rtcosim_time_from_seconds(time_s[r], &t->times[r], NULL) != RTCOSIM_OK)
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: point %zu: time %g is not a valid "
@@ -576,6 +603,8 @@ rtcosim_status csv_from_series(const char *name, size_t rows, const double *time
                 st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: point %zu: '%s' is %g, not a "
                                        "finite number", name, r + 1, names[c], v);
             t->values[r * columns + c] = v;
+            if (t->linear)
+                t->linear[r * columns + c] = linear[c] ? linear[c][r] : v;
         }
         t->lines[r] = r + 1;
         t->row_count = r + 1;

@@ -22,14 +22,22 @@ bool csv_type_is_number(rtcosim_type type);
  * else an error naming the file, line, column and value. */
 rtcosim_status csv_column_check_type(const rtcosim_csv *table, size_t column, rtcosim_type type,
                                      rtcosim_error *err);
-/* A table from series read elsewhere (a MAT result file): rows points of
- * time (seconds, non-decreasing) and `columns` named series of finite
- * values. Messages name the table `name` and a point by its number from 1,
- * which rtcosim_csv_line returns for it. */
+/* A table from series read elsewhere (a MAT result file, a measurement):
+ * rows points of time (seconds, non-decreasing) and `columns` named series
+ * of finite values. A column whose rows are not all its own samples (a
+ * measurement's channel on the union of several rates' times, holding its
+ * last sample) has in linear[c] what interpolation between its own samples
+ * gives at each row, for the inputs that interpolate
+ * (rtcosim_csv_cursor_linear); linear or linear[c] NULL: the values
+ * themselves. Messages name the table `name` and a point by its number
+ * from 1, which rtcosim_csv_line returns for it. */
 rtcosim_status csv_from_series(const char *name, size_t rows, const double *time_s,
                                size_t columns, const char *const *names,
-                               const double *const *values, rtcosim_csv **out,
-                               rtcosim_error *err);
+                               const double *const *values, const double *const *linear,
+                               rtcosim_csv **out, rtcosim_error *err);
+/* A cell as linear interpolation reads it: csv_from_series's linear values
+ * where a column has them, else rtcosim_csv_value. */
+double csv_linear_value(const rtcosim_csv *table, size_t row, size_t column);
 /* x as a value of `type` at slot (rtcosim_type_size(type) bytes; a Boolean
  * is x != 0). */
 void csv_store_number(rtcosim_type type, double x, void *slot);

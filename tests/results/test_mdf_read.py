@@ -16,9 +16,10 @@ its data), the kinds measurement tools write:
   a float32 time with a Motorola int16 and a string, and a uint32 time of
   1/16 s ticks by a polynomial conversion with a 4-bit field behind an
   additional byte offset.
-Truth, by hand: the channels on the union of the groups' times, each
-holding its last sample; as a stimulus an invalid sample or one before the
-first holds the nearest valid one. The Feedthrough FMU's outputs give the
+Truth, by hand: the channels on the union of the groups' times; as a
+stimulus an input that holds gets a channel's last valid sample, one that
+interpolates the line between its own valid samples (not between the other
+groups' times, where it has none), and before the first sample that sample. The Feedthrough FMU's outputs give the
 values back. The same files were read by asammdf 8.0.0 outside the suite
 (src/results/README.md). Bad files get one line naming the file.
 Usage: test_mdf_read.py RTCOSIM FEEDTHROUGH_FMU BOUNCINGBALL_FMU"""
@@ -65,8 +66,9 @@ with tempfile.TemporaryDirectory() as tmp:
         out.write(measurement().data)
     # a stimulus: the Feedthrough FMU gives each input back at every point
     rows = fed_through(path, tmp)
-    # the inputs on the union of the times 0, 1/16, ... 7/16 s
-    want = {1: [0, 0, 1, 1, 2, 2, 3, 3], 2: [-3, -3, -3, -3, -3, -3, -3, 100],
+    # the inputs on the union of the times 0, 1/16, ... 7/16 s: the continuous one
+    # interpolated between its samples 1/8 s apart, the discrete ones held
+    want = {1: [0, 0.5, 1, 1.5, 2, 2.5, 3, 3], 2: [-3, -3, -3, -3, -3, -3, -3, 100],
             3: [5, 5, 5, 10, 10, 10, 15, 15]}
     # an output row holds the input of the point before (inputs set at t,
     # outputs read after the step to t + h, as fmusim), the first its start
@@ -109,9 +111,23 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
-    # MDF 3: the same inputs (no invalid sample; the union lacks 5/16, where the continuous
-    # input is interpolated between its neighbours: 2.5)
-    want3 = {1: [0, 0, 1, 1, 2, 2.5, 3, 3], 2: [-3, -3, -3, -3, -3, -3, -3, 100],
+    # the discrete channel driving the continuous input: the line between its valid
+    # samples (-3 at 1/16 s, 100 at 7/16 s: the invalid one at 5/16 s skipped), -3 before
+    r = subprocess.run([rtcosim, "simulate", feedthrough, "--input-file", path, "--stop-time",
+                        "0.4375", "--output-interval", "0.0625", "-o", path + ".csv",
+                        "--input-column", "Float64_continuous_input=Float64_discrete_input",
+                        "--output-variable", "Float64_continuous_output"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(path + ".csv", newline="") as f:
+        got = [float(row[1]) for row in list(csv.reader(f))[1:]]
+    line = [-3.0] + [-3 + (k - 1) / 6 * 103 for k in range(1, 8)]
+    assert all(abs(g - w) < 1e-12 for g, w in zip(got, line[:1] + line[:-1])), (got, line)
+    assert len(got) == 8, got
+
+    # MDF 3: the same inputs (no invalid sample; the union lacks 5/16, where the
+    # continuous input is interpolated between its neighbours as at 1/16 and 3/16)
+    want3 = {1: [0, 0.5, 1, 1.5, 2, 2.5, 3, 3], 2: [-3, -3, -3, -3, -3, -3, -3, 100],
              3: [5, 5, 5, 10, 10, 10, 15, 15]}
     for version, start in ((330, "2026-01-02 03:04:05 UTC"), (300, "2026-01-02 04:04:05 (local")):
         path3 = os.path.join(tmp, f"rig{version}.mdf")
