@@ -224,9 +224,13 @@ static int run_system(const run_args *a)
         if (bad)
             return bad;
     }
-    const rtcosim_system_load_options load = {.allow_outside = a->allow_outside,
-                                              .parameter_set = a->parameter_set_name,
-                                              .input_file = a->input_file};
+    const rtcosim_system_load_options load = {
+        .allow_outside = a->allow_outside,
+        .parameter_set = a->parameter_set_name,
+        .input_file = a->input_file,
+        .input_columns = a->input_columns,
+        .input_column_inputs = (const char *const *)a->input_inputs,
+        .input_column_count = a->input_column_count};
     if (rtcosim_system_desc_load_with(a->system, &load, &desc, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
     for (size_t i = 0; i < a->parameter_set_count; i++)
@@ -574,10 +578,12 @@ static int run_cmd(int argc, char **argv)
     a.start_names = calloc((size_t)argc, sizeof *a.start_names);
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
     a.observe = calloc((size_t)argc, sizeof *a.observe);
+    a.input_columns = calloc((size_t)argc, sizeof *a.input_columns);
+    a.input_inputs = calloc((size_t)argc, sizeof *a.input_inputs);
     a.distribute.places = calloc((size_t)argc, sizeof *a.distribute.places);
     int rc;
     if (!a.parameter_sets || !a.start_names || !a.start_values || !a.observe || !a.delays ||
-        !a.schedules || !a.distribute.places)
+        !a.schedules || !a.distribute.places || !a.input_columns || !a.input_inputs)
         rc = cli_fail("out of memory");
     else if ((rc = cli_run_parse_args(argc, argv, &a)) != 0)
         rc = CLI_EXIT_USAGE;
@@ -604,6 +610,10 @@ static int run_cmd(int argc, char **argv)
     free(a.start_names);
     free(a.start_values);
     free(a.observe);
+    for (size_t i = 0; a.input_inputs && i < a.input_column_count; i++)
+        free(a.input_inputs[i]);
+    free(a.input_inputs);
+    free(a.input_columns);
     for (size_t i = 0; a.schedules && i < a.delay_count; i++)
         free(a.schedules[i]);
     free(a.schedules);

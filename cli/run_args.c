@@ -89,6 +89,9 @@ void cli_run_usage(FILE *out)
             "                          name; in a system, inputs no connection drives, as\n"
             "                          component.variable; continuous Floats linear,\n"
             "                          discrete ones, integers and Booleans held\n"
+            "  --input-column INPUT=COLUMN  the input file's column COLUMN drives INPUT (as\n"
+            "                          --input-file names it); repeatable; the file's other\n"
+            "                          columns are left out (a measurement's channels)\n"
             "  -o, --output-file F     write the observed variables: F.csv (fmusim CSV), F.mat\n"
             "                          (Modelica/Dymola result layout) or F.mf4 (ASAM MDF\n"
             "                          4.10); default:\n"
@@ -529,6 +532,14 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             a->output_file = val;
         } else if (strcmp(opt, "--input-file") == 0) {
             a->input_file = val;
+        } else if (strcmp(opt, "--input-column") == 0) {
+            const char *eq = strchr(val, '=');
+            if (!eq || eq == val || !eq[1])
+                return cli_fail("run: option --input-column needs INPUT=COLUMN (an input as "
+                                "--input-file names it, a column of the file), not '%s'", val);
+            if (!(a->input_inputs[a->input_column_count] = strndup(val, (size_t)(eq - val))))
+                return cli_fail("run: out of memory");
+            a->input_columns[a->input_column_count++] = eq + 1;
         } else if (strcmp(opt, "--priority") == 0) {
             /* as anytime and rt-check: the executor's option of that name */
             rtcosim_error err;
@@ -643,6 +654,8 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
     if (a->dcp_mode && strcmp(a->dcp_mode, "srt") == 0 && a->virtual_clock)
         return cli_fail("run: --dcp-mode srt steps the slave on its wall clock: not with "
                         "--virtual-clock");
+    if (a->input_column_count && !a->input_file)
+        return cli_fail("run: --input-column maps columns of --input-file, which is not given");
     if (a->speculate.given && !a->speculate.enabled)
         return cli_fail("run: --threshold, --correction-capacity, --horizon, --speculate-stats "
                         "and --reference need "

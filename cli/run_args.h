@@ -36,6 +36,11 @@ typedef struct run_args {
     size_t observe_count;
     const char *output_file;
     const char *input_file; /* --input-file (an FMU run alone) */
+    /* --input-column INPUT=COLUMN: the input file's columns kept (columns)
+     * and the inputs they drive (inputs, owned) */
+    const char **input_columns;
+    char **input_inputs;
+    size_t input_column_count;
     char default_output[256]; /* <system>_out.csv when no --output-file */
     const char *coupling_stats; /* --coupling-stats FILE: per macro step CSV */
     double step_timeout; /* s; 0: none */

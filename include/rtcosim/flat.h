@@ -106,6 +106,12 @@ typedef struct rtcosim_flat_simulate_options {
     const char *initial_state_file;
     const void *initial_state; /* or the state itself (used when its size > 0) */
     size_t initial_state_size;
+    /* Of input_file's columns only input_columns[i], each driving the input
+     * input_column_inputs[i] (added last; `simulate --input-column`,
+     * rtcosim_csv_select_columns). 0: every column under its own name. */
+    const char *const *input_column_inputs;
+    const char *const *input_columns;
+    size_t input_column_count;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error
@@ -139,6 +145,11 @@ typedef struct rtcosim_flat_system_options {
     /* Inputs from this input table (rtcosim_system_load_options.input_file);
      * NULL: none. */
     const char *input_file;
+    /* Its columns mapped to the inputs they drive (added last;
+     * rtcosim_system_load_options.input_columns; 0: none). */
+    const char *const *input_column_inputs;
+    const char *const *input_columns;
+    size_t input_column_count;
 } rtcosim_flat_system_options;
 /* rt_names beyond rtcosim_rt_option_set's: "estimator" may repeat, each
  * either the default spec or a per-signal "SIGNAL=SPEC" (as `run

@@ -439,6 +439,14 @@ typedef struct rtcosim_system_load_options {
      * type of its input, held unless that is a continuous Float
      * (rtcosim_table_component_load_columns). NULL: none. */
     const char *input_file;
+    /* `run --input-column INPUT=COLUMN` (added last; 0: none): of
+     * input_file's columns only input_columns[i] are kept, each named
+     * input_column_inputs[i] (the input it drives, named as above): a
+     * measurement's channels under the names of a system's inputs. A column
+     * the file lacks fails naming the file and the nearest column. */
+    const char *const *input_columns;
+    const char *const *input_column_inputs;
+    size_t input_column_count;
 } rtcosim_system_load_options;
 /* rtcosim_system_desc_load with options (NULL: defaults). */
 rtcosim_status rtcosim_system_desc_load_with(const char *path,

@@ -356,7 +356,8 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
              step_size=None, relative_tolerance=None, output_interval=None, record_events=None,
              fmi_type=None, start_values={}, input=None, output=None, timeout=None,
              debug_logging=False, logger=None, fmi_call_logger=None, step_finished=None,
-             record_every=1, progress=None, set_stop_time=True, fmu_state=None):
+             record_every=1, progress=None, set_stop_time=True, fmu_state=None,
+             input_columns=None):
     """Simulate an FMU (FMI 1.0, 2.0 or 3.0) and return its results.
 
     Everything after the file name is a keyword (FMPy's order of them
@@ -369,8 +370,12 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     bytes, in inputs, start values and results; solver 'CVode'
     (default) or 'Euler' for model exchange; start_values {name: value};
     input a structured array ('time' first, then input names; continuous
-    Float inputs are interpolated linearly, others held), a CSV path or a
-    .mat path (a Dymola-layout result file, its variables the columns);
+    Float inputs are interpolated linearly, others held), a CSV path, a
+    .mat path (a Dymola-layout result file, its variables the columns) or
+    an ASAM MDF 4 or 3 measurement (.mf4, .mdf); input_columns {input:
+    column} then feeds only those columns of the file, each to its input
+    (a measurement's channels under its own names, `simulate
+    --input-column`);
     output the names to record (default: every output). record_every N
     keeps every N-th communication point (and the last). progress(fraction,
     time) is called once per whole percent of the interval reached (and
@@ -442,8 +447,13 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     o.output, o.output_count, k3 = _strings(list(output or []))
     keep += [k1, k2, k3]
     if isinstance(input, (str, os.PathLike)):
-        o.input_file = _input_file(input, keep)  # CSV, or a .mat result file (csv.h)
-    elif input is not None:
+        o.input_file = _input_file(input, keep)  # CSV, MAT or MDF by its ending (csv.h)
+    elif input_columns:
+        raise Error("EINVAL", "input_columns maps the columns of an input file; input is "
+                    f"{'not given' if input is None else 'an array'}")
+    if input_columns:
+        _column_map(o, input_columns, keep)
+    if input is not None and not isinstance(input, (str, os.PathLike)):
         text = _input_csv(input)
         o.input_csv, o.input_csv_size = text, len(text)
     o.record_every = _whole(record_every, "record_every", 1) * every
@@ -606,6 +616,14 @@ def _mapping_or_pairs(value, what):
         raise Error("EINVAL", f"{what}: expected {{name: spec}}, got {value!r}") from None
 
 
+def _column_map(o, input_columns, keep):
+    """input_columns {input: column} (or pairs) into the options' map."""
+    pairs = _mapping_or_pairs(input_columns, "input_columns")
+    o.input_column_inputs, o.input_column_count, k1 = _strings([i for i, _ in pairs])
+    o.input_columns, _, k2 = _strings([c for _, c in pairs])
+    keep += [k1, k2]
+
+
 def _input_file(path, keep):
     """An input file's path as the options take it (None: none)."""
     if path is None:
@@ -652,6 +670,15 @@ class System:
         keep += [k1, k2, k3, k4, cb]
         return o, cb
 
+    @staticmethod
+    def _input(o, input_file, input_columns, keep):
+        o.input_file = _input_file(input_file, keep)
+        if input_columns and input_file is None:
+            raise Error("EINVAL", "input_columns maps the columns of input_file, which is not "
+                        "given")
+        if input_columns:
+            _column_map(o, input_columns, keep)
+
     def _call(self, o, cb):
         err, handle = ErrorStruct(), ctypes.c_void_p()
         status = lib.rtcosim_flat_system_run(self.path.encode(), ctypes.byref(o),
@@ -667,7 +694,8 @@ class System:
     @_checked_keywords
     def run(self, start_time=None, stop_time=None, step_size=None, output_interval=None,
             order=None, coupling=None, correction=None, step_control=None, threads=None,
-            parameter_sets=(), start_values={}, output=None, progress=None, input_file=None):
+            parameter_sets=(), start_values={}, output=None, progress=None, input_file=None,
+            input_columns=None):
         """Run the system as `rtcosim run` does and return the observed
         variables ('component.variable', default every numeric output; String
         and Binary ones named in output follow as str and bytes) as a
@@ -679,12 +707,14 @@ class System:
         land in self.statistics. input_file: an input table (fmusim's CSV)
         for an FMU alone's inputs or a system's free inputs (columns
         component.variable): continuous Floats linear, discrete ones,
-        integers and Booleans held, as `run --input-file`."""
+        integers and Booleans held, as `run --input-file` (CSV, MAT, MDF 4 or
+        3); input_columns {input: column} takes only those columns of it,
+        each driving its input (`run --input-column`)."""
         keep = []
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, step_control, threads, parameter_sets, start_values,
                               output, progress, keep)
-        o.input_file = _input_file(input_file, keep)
+        self._input(o, input_file, input_columns, keep)
         result, self.statistics = self._call(o, cb)
         return result
 
@@ -694,7 +724,7 @@ class System:
                       exchange=None, estimator=None, estimators=None, partner_timeout=None,
                       calibrate=None, virtual_clock=False, inject_delays=None, rt_options={},
                       order=None, coupling=None, correction=None, parameter_sets=(),
-                      start_values={}, output=None, input_file=None):
+                      start_values={}, output=None, input_file=None, input_columns=None):
         """Run paced to the wall clock (`rtcosim run --real-time`): rt_factor
         K runs at K times real time; overrun 'soft' | 'catch-up' | 'skip' |
         'fail'; non_realtime names the components run on their own thread
@@ -714,7 +744,7 @@ class System:
         o, cb = self._options(start_time, stop_time, step_size, output_interval, order, coupling,
                               correction, None, None, parameter_sets, start_values, output,
                               None, keep)
-        o.input_file = _input_file(input_file, keep)
+        self._input(o, input_file, input_columns, keep)
         rt = {}
         if rt_factor is not None:
             rt["rt-factor"] = repr(_positive(rt_factor, "rt_factor", 1e6))

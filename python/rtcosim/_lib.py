@@ -122,7 +122,9 @@ class SimulateOptions(ctypes.Structure):
                 ("event_mode", ctypes.c_int), ("input_file", ctypes.c_char_p),
                 ("no_event_rows", ctypes.c_int), ("stop_time_not_set", ctypes.c_int),
                 ("initial_state_file", ctypes.c_char_p),
-                ("initial_state", ctypes.c_char_p), ("initial_state_size", ctypes.c_size_t)]
+                ("initial_state", ctypes.c_char_p), ("initial_state_size", ctypes.c_size_t),
+                ("input_column_inputs", _STRINGS), ("input_columns", _STRINGS),
+                ("input_column_count", ctypes.c_size_t)]
 
 
 class SystemOptions(ctypes.Structure):
@@ -139,7 +141,9 @@ class SystemOptions(ctypes.Structure):
                 ("real_time", ctypes.c_bool), ("virtual_clock", ctypes.c_bool),
                 ("output_file", ctypes.c_char_p),
                 ("rt_names", _STRINGS), ("rt_values", _STRINGS), ("rt_count", ctypes.c_size_t),
-                ("input_file", ctypes.c_char_p)]
+                ("input_file", ctypes.c_char_p),
+                ("input_column_inputs", _STRINGS), ("input_columns", _STRINGS),
+                ("input_column_count", ctypes.c_size_t)]
 
 
 class Column(ctypes.Structure):

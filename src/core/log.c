@@ -5,11 +5,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/log_quiet.h"
 #include "rtcosim/log.h"
 
 static rtcosim_log_handler log_handler;
 static void *log_context;
 static rtcosim_log_level log_level = RTCOSIM_LOG_INFO;
+static _Thread_local unsigned log_quiet; /* log_quiet_begin's depth on this thread */
 
 static const char *const level_names[] = {"error", "warning", "info", "debug", "trace"};
 
@@ -48,7 +50,14 @@ const char *rtcosim_log_level_name(rtcosim_log_level level)
 
 int rtcosim_log_enabled(rtcosim_log_level level)
 {
-    return log_handler != NULL && level <= log_level;
+    return log_handler != NULL && level <= log_level && (!log_quiet || level == RTCOSIM_LOG_ERROR);
+}
+
+void log_quiet_begin(void) { log_quiet++; }
+void log_quiet_end(void)
+{
+    if (log_quiet)
+        log_quiet--;
 }
 
 void rtcosim_logv(rtcosim_log_level level, const char *category, const char *fmt, va_list ap)

@@ -181,9 +181,18 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "input: a table or a file, not both");
         goto done;
     }
+    if (o->input_column_count && !o->input_file) {
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "input columns are mapped, but the input "
+                               "is no file");
+        goto done;
+    }
     if (o->input_file &&
         (st = rtcosim_csv_read_input_file(o->input_file, rtcosim_simulate_binary_column, c,
                                           &input, err)) != RTCOSIM_OK)
+        goto done;
+    if (o->input_column_count &&
+        (st = rtcosim_csv_select_columns(input, o->input_column_count, o->input_columns,
+                                         o->input_column_inputs, err)) != RTCOSIM_OK)
         goto done;
     if (o->input_csv &&
         (st = rtcosim_csv_read_memory_text("input", o->input_csv, o->input_csv_size,

@@ -383,7 +383,10 @@ rtcosim_status rtcosim_flat_system_run(const char *path, const rtcosim_flat_syst
     if (!path || !o)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "run: no system or options given");
     rtcosim_system_desc *desc = NULL;
-    const rtcosim_system_load_options load = {.input_file = o->input_file};
+    const rtcosim_system_load_options load = {.input_file = o->input_file,
+                                              .input_columns = o->input_columns,
+                                              .input_column_inputs = o->input_column_inputs,
+                                              .input_column_count = o->input_column_count};
     rtcosim_status st = rtcosim_system_desc_load_with(path, &load, &desc, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < o->parameter_set_count; i++)
         st = rtcosim_system_desc_apply_parameter_set(desc, o->parameter_sets[i], err);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log_quiet.h"
 #include "csv/csv_values.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/ecu.h"
@@ -234,12 +235,15 @@ static rtcosim_status load_table(const rtcosim_system_desc *d, size_t ti,
     rtcosim_status st = cols && from ? table_columns(d, ti, comps, cols, from, &count, err)
                                      : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     /* (an input file's table has no line in the file: its error names the
-     * table's own file and line) */
-    if (st == RTCOSIM_OK &&
-        (st = rtcosim_table_component_load_columns(sc->path, cols, count, out, err)) !=
-            RTCOSIM_OK &&
-        sc->line > 0)
-        rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
+     * table's own file and line; its warnings were said when the system was
+     * loaded, which read it too) */
+    if (st == RTCOSIM_OK) {
+        log_quiet_begin();
+        st = table_component_load_mapped(sc->path, &d->components[ti].map, cols, count, out, err);
+        log_quiet_end();
+        if (st != RTCOSIM_OK && sc->line > 0)
+            rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
+    }
     free(cols);
     free(from);
     if (st == RTCOSIM_OK && (st = check_connectors(d, sc, *out, err)) != RTCOSIM_OK) {

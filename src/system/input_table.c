@@ -85,7 +85,7 @@ static rtcosim_status find_input(const rtcosim_system_desc *d, size_t table, con
 }
 
 rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
-                                      rtcosim_error *err)
+                                      const table_map *map, rtcosim_error *err)
 {
     char *path = realpath(input, NULL);
     if (!path)
@@ -111,6 +111,17 @@ rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
     size_t table = d->component_count - 1;
     *c = (system_component){.pub = {.name = name, .source = stored, .path = stored,
                                     .mime_type = "text/csv"}};
+    if (map && map->count) { /* the mapping's names, kept with the system */
+        const char **column = system_alloc(d, map->count * sizeof *column);
+        const char **in = system_alloc(d, map->count * sizeof *in);
+        for (size_t i = 0; column && in && i < map->count; i++)
+            if (!(column[i] = system_strdup(d, map->column[i])) ||
+                !(in[i] = system_strdup(d, map->input[i])))
+                column = NULL;
+        if (!column || !in)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+        c->map = (table_map){.count = map->count, .column = column, .input = in};
+    }
     rtcosim_status st = system_model_connectors(d, c, true, err);
     if (st != RTCOSIM_OK)
         return st;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "archive/archive.h"
+#include "core/log_quiet.h"
 #include "system/ssd_internal.h"
 #include "util/text.h"
 
@@ -188,9 +189,15 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
     char *ssd_path = NULL, *fmu_ssd = NULL;
     size_t fmu_ssd_size = 0;
     rtcosim_status st;
+    const table_map map = {.count = options ? options->input_column_count : 0,
+                           .column = options ? options->input_columns : NULL,
+                           .input = options ? options->input_column_inputs : NULL};
+    if (map.count && (!options->input_file || !map.column || !map.input))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: input columns are mapped without %s",
+                                 path, options->input_file ? "their names" : "an input file");
     if (rtcosim_archive_is_zip(path) && system_archive_is_fmu(path)) {
         /* an FMU alone: a system of one component, nothing unpacked here */
-        if ((st = system_fmu_ssd(path, options ? options->input_file : NULL, &fmu_ssd,
+        if ((st = system_fmu_ssd(path, options ? options->input_file : NULL, &map, &fmu_ssd,
                                  &fmu_ssd_size, err)) != RTCOSIM_OK)
             return st;
         char *dir = dir_of(path);
@@ -283,8 +290,13 @@ rtcosim_status rtcosim_system_desc_load_with(const char *path,
         xmlFreeDoc(doc);
     }
     /* the input file's table (an FMU's columns were checked against it) */
-    if (st == RTCOSIM_OK && options && options->input_file)
-        st = system_add_input_table(d, options->input_file, err);
+    if (st == RTCOSIM_OK && options && options->input_file) {
+        if (fmu_ssd) /* (read and its warnings said by system_fmu_ssd already) */
+            log_quiet_begin();
+        st = system_add_input_table(d, options->input_file, &map, err);
+        if (fmu_ssd)
+            log_quiet_end();
+    }
     free(fmu_ssd);
     if (st == RTCOSIM_OK && d->parameter_set && !d->parameter_set_matched)
         st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,

@@ -9,6 +9,7 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/system.h"
+#include "system/table_map.h"
 
 typedef struct arena_block arena_block;
 
@@ -26,6 +27,7 @@ typedef struct system_component {
     size_t connector_count, connector_cap;
     rtcosim_ssd_parameter *parameters;
     size_t parameter_count, parameter_cap;
+    table_map map; /* the input file's table: its columns mapped to inputs */
 } system_component;
 
 /* A nested ssd:System, flattened at load: its connectors are the boundary
@@ -202,14 +204,15 @@ bool system_archive_is_fmu(const char *path);
  * fmusim) and, without a default step, (stop - start) / 500 as the macro step;
  * input (NULL: none): an input file, whose columns must name continuous
  * Float inputs (the load then adds its table, system_add_input_table). */
-rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
-                              rtcosim_error *err);
+rtcosim_status system_fmu_ssd(const char *path, const char *input, const table_map *map,
+                              char **xml, size_t *size, rtcosim_error *err);
 
 /* A system's input file (input_table.c): the table component "input" (or
  * input_N) connected to the inputs its columns name (component.variable,
- * or a connector name one component alone has), none of them driven yet. */
+ * or a connector name one component alone has), none of them driven yet;
+ * map (NULL: none) keeps and renames columns first. */
 rtcosim_status system_add_input_table(rtcosim_system_desc *d, const char *input,
-                                      rtcosim_error *err);
+                                      const table_map *map, rtcosim_error *err);
 
 /* libcosim's OspSystemStructure.xml (system_osp.c) into d, whose base_dir
  * and label are set; root is the document's root element. */

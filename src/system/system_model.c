@@ -239,7 +239,7 @@ rtcosim_status system_model_connectors(rtcosim_system_desc *d, system_component 
     }
     if (rtcosim_table_is_source(c->pub.mime_type, path)) {
         rtcosim_component *table = NULL;
-        rtcosim_status st = rtcosim_table_component_load(path, &table, err);
+        rtcosim_status st = table_component_load_mapped(path, &c->map, NULL, 0, &table, err);
         if (st != RTCOSIM_OK)
             return st;
         /* connectors from its header when the file declares none, without a
@@ -322,8 +322,8 @@ static rtcosim_status check_input_columns(const rtcosim_fmi_md *md, const char *
     return RTCOSIM_OK;
 }
 
-rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, size_t *size,
-                              rtcosim_error *err)
+rtcosim_status system_fmu_ssd(const char *path, const char *input, const table_map *map,
+                              char **xml, size_t *size, rtcosim_error *err)
 {
     *xml = NULL;
     *size = 0;
@@ -344,7 +344,7 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, char **xml, s
      * after the parse, as in any system: system_add_input_table) */
     if (input) {
         rtcosim_csv *csv = NULL;
-        if ((st = rtcosim_csv_read_input_file(input, NULL, NULL, &csv, err)) == RTCOSIM_OK)
+        if ((st = table_map_read(input, map, &csv, err)) == RTCOSIM_OK)
             st = check_input_columns(md, input, csv, err);
         rtcosim_csv_free(csv);
         if (st != RTCOSIM_OK) {

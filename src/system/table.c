@@ -15,6 +15,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/system.h"
+#include "system/table_map.h"
 #include "util/text.h"
 
 enum { TABLE_STATE_MAGIC = 0x7461626c }; /* "tabl" */
@@ -243,16 +244,37 @@ static rtcosim_status apply_column(table_impl *t, const char *path,
     return RTCOSIM_OK;
 }
 
+rtcosim_status table_map_read(const char *path, const table_map *map, rtcosim_csv **out,
+                              rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_csv_read_input_file(path, NULL, NULL, out, err);
+    if (st == RTCOSIM_OK && map && map->count &&
+        (st = rtcosim_csv_select_columns(*out, map->count, map->column, map->input, err)) !=
+            RTCOSIM_OK) {
+        rtcosim_csv_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 rtcosim_status rtcosim_table_component_load_columns(const char *path,
                                                     const rtcosim_table_column *columns,
                                                     size_t column_count, rtcosim_component **out,
                                                     rtcosim_error *err)
 {
+    return table_component_load_mapped(path, NULL, columns, column_count, out, err);
+}
+
+rtcosim_status table_component_load_mapped(const char *path, const table_map *map,
+                                           const rtcosim_table_column *columns,
+                                           size_t column_count, rtcosim_component **out,
+                                           rtcosim_error *err)
+{
     *out = NULL;
     table_impl *t = calloc(1, sizeof *t);
     if (!t)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    rtcosim_status st = rtcosim_csv_read_input_file(path, NULL, NULL, &t->csv, err);
+    rtcosim_status st = table_map_read(path, map, &t->csv, err);
     if (st != RTCOSIM_OK) {
         table_destroy(t);
         return st;

@@ -217,3 +217,35 @@ def test_run_records_string_and_binary_outputs(cli, tmpdir_private):
                                      output=["f.Binary_output", "s.Steps_output"])
     assert list(result["f.Binary_output"]) == [b"\x00\xff\x7f"] * 3
     assert list(result["s.Steps_output"]) == ["", "ab", "abab"]
+
+
+def test_a_measurement_drives_inputs_by_input_columns(tmpdir_private):
+    """input_columns={input: channel}: an MDF 4 measurement built byte by byte
+    (tests/results/mdf_build.py: its int16 channel sampled at 1/16 s (-3),
+    5/16 s (invalid) and 7/16 s (100)) drives the Feedthrough FMU's
+    continuous input along the line between its valid samples, in simulate()
+    and System.run() alike, as the CLI's --input-column; a channel the file
+    lacks is named with the nearest one."""
+    from conftest import fmu
+    sys.path.insert(0, source("tests", "results"))
+    from mdf_build import measurement
+    path = os.path.join(tmpdir_private, "rig.mf4")
+    with open(path, "wb") as f:
+        f.write(measurement().data)
+    line = [-3.0] + [-3 + (k - 1) / 6 * 103 for k in range(1, 8)]  # at 0, 1/16, ... 7/16 s
+    columns = {"Float64_continuous_input": "Float64_discrete_input"}
+    r = rtcosim.simulate(fmu("Feedthrough-fmi3.fmu"), input=path, input_columns=columns,
+                         stop_time=0.4375, step_size=0.0625, output=["Float64_continuous_output"])
+    # (an output a step behind its input, as the CLI's rows)
+    assert np.allclose(r["Float64_continuous_output"], line[:1] + line[:-1], rtol=0, atol=1e-12)
+    s = rtcosim.System(fmu("Feedthrough-fmi3.fmu")).run(
+        stop_time=0.4375, step_size=0.0625, input_file=path, input_columns=columns)
+    assert [n for n in s.dtype.names if n.startswith("input.")] == \
+        ["input.Float64_continuous_input"]
+    assert np.allclose(s["input.Float64_continuous_input"], line, rtol=0, atol=1e-12)
+    with pytest.raises(rtcosim.Error, match="no column 'Float64_discrete_inpt'; did you mean "
+                                            "'Float64_discrete_input'"):
+        rtcosim.simulate(fmu("Feedthrough-fmi3.fmu"), input=path,
+                         input_columns={"Float64_continuous_input": "Float64_discrete_inpt"})
+    with pytest.raises(rtcosim.Error, match="input_columns maps the columns of input_file"):
+        rtcosim.System(fmu("Feedthrough-fmi3.fmu")).run(input_columns=columns)
