@@ -23,12 +23,6 @@ static int parse_rate(const char *option, const char *text, uint32_t *out)
     return 0;
 }
 
-static const char *format_name(rtcosim_can_log_format f)
-{
-    return f == RTCOSIM_CAN_LOG_BLF ? "Vector BLF" : f == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
-                                                                             : "candump -l";
-}
-
 int cli_can_convert(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *bus = NULL;
@@ -114,7 +108,7 @@ int cli_can_convert(int argc, char **argv)
         rc = cli_fail_error(&err);
     else
         printf("converted %zu frames of %s from %s (%s) to %s (%s)\n", count, name, in,
-               format_name(rtcosim_can_log_source(log)), out, format_name(to));
+               rtcosim_can_log_format_name(rtcosim_can_log_source(log)), out, rtcosim_can_log_format_name(to));
     if (rc == 0 && (remote || rtcosim_can_log_xl_count(log)))
         fprintf(stderr, "rtcosim: warning: %s: %zu remote frames and %zu CAN XL frames left out"
                 " (not carried by the converter)\n", in, remote, rtcosim_can_log_xl_count(log));

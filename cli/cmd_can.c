@@ -1,5 +1,5 @@
 /* `rtcosim can decode LOG --dbc FILE [-o CSV] [--signal S]... [--plot F]`:
- * the signals of a candump -l, Vector ASC or Vector BLF log decoded through a DBC
+ * the signals of a candump -l, Vector ASC, Vector BLF or ASAM MDF 4 log decoded through a DBC
  * database, one CSV row per decoded frame with every signal's latest value
  * in columns bus.MESSAGE.SIGNAL, optionally plotted. */
 #include <signal.h>
@@ -22,12 +22,13 @@ static void usage(FILE *out)
             "       rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
             "\n"
             "convert: a log from one format to another (IN read by its content, OUT written\n"
-            "by its name: .blf Vector BLF, .asc Vector ASC, else candump -l), one bus (the\n"
-            "log's only one, or --bus); frame durations for ASC and BLF from the frames'\n"
-            "bits at --bitrate (default 500000) and --fd-bitrate (default 2000000); times kept.\n"
+            "by its name: .blf Vector BLF, .asc Vector ASC, .mf4 ASAM MDF 4 bus log, else\n"
+            "candump -l), one bus (the log's only one, or --bus); frame durations for ASC\n"
+            "and BLF from the frames' bits at --bitrate (default 500000) and --fd-bitrate\n"
+            "(default 2000000); times kept.\n"
             "\n"
-            "Decode the frames of a CAN log (candump -l, Vector ASC or Vector BLF) with a DBC\n"
-            "database.\n"
+            "Decode the frames of a CAN log (candump -l, Vector ASC, Vector BLF or an ASAM\n"
+            "MDF 4 bus log) with a DBC database.\n"
             "Writes CSV: column \"time\" (s), then one column bus.MESSAGE.SIGNAL per signal of\n"
             "each DBC message seen on each bus; one row per decoded frame, each cell the\n"
             "signal's latest value (empty before its first frame; multiplexed signals when\n"

@@ -55,12 +55,13 @@ static void usage(FILE *out)
             "  --fd-bitrate B     CAN FD data phase (BRS) bit rate (default 2000000)\n"
             "  --xl-bitrate B     CAN XL data phase bit rate (default 10000000)\n"
             "  -o, --can-log FILE write every frame: candump -l, Vector ASC for a .asc name,\n"
-            "                     Vector BLF for a .blf name\n"
+            "                     Vector BLF for a .blf name, an ASAM MDF 4 bus log for .mf4\n"
             "                     (under mpirun the rank that runs the bus writes it)\n"
-            "  --can-replay LOG[@BUS]  play a recorded CAN log (candump -l, ASC or BLF; BUS:\n"
-            "                     which of its buses, e.g. can1) onto the bus as one more node:\n"
-            "                     each frame ends where the log says on an idle bus (ASC and\n"
-            "                     BLF times count from their start, candump -l times from the\n"
+            "  --can-replay LOG[@BUS]  play a recorded CAN log (candump -l, ASC, BLF or an MDF 4\n"
+            "                     bus log; BUS: which of its buses, e.g. can1) onto the bus as\n"
+            "                     one more node: each frame ends where the log says on an idle\n"
+            "                     bus (ASC, BLF and MDF times count from their start, candump\n"
+            "                     -l times from the\n"
             "                     whole second of its first frame); the ECUs receive it\n"
             "  --lsbus-node NAME=FMU[,key=value...]  an LS-BUS CAN node FMU (FMI 3.0, Event\n"
             "                     Mode) as an LP on the same bus (repeatable): tx=ID:DLC a frame\n"
@@ -559,10 +560,7 @@ static int run_events(int argc, char **argv)
                bs.bus_off_dropped);
     if (can_log) {
         rtcosim_can_log_format format = rtcosim_can_log_format_of(can_log);
-        printf("can log     %s (%s", can_log,
-               format == RTCOSIM_CAN_LOG_ASC   ? "Vector ASC"
-               : format == RTCOSIM_CAN_LOG_BLF ? "Vector BLF"
-                                               : "candump -l");
+        printf("can log     %s (%s", can_log, rtcosim_can_log_format_name(format));
         if (tr.size > 1)
             printf(", written by rank %d, which ran the bus", rtcosim_events_rank_of(sim, bus_lp));
         printf(")\n");

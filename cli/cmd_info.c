@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "info_system.h"
+#include "rtcosim/can_log.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/lsbus.h"
@@ -20,7 +21,7 @@ static void usage(FILE *out)
                  "                    [--parameter-set NAME]\n"
                  "       rtcosim info SLAVE.dcpx\n"
                  "       rtcosim info F.dbc|F.arxml\n"
-                 "       rtcosim info LOG.blf|LOG.asc|LOG.log [--dbc F.dbc]\n"
+                 "       rtcosim info LOG.blf|LOG.asc|LOG.log|LOG.mf4 [--dbc F.dbc]\n"
                  "       rtcosim info MEASUREMENT.mf4|.mdf\n\n"
                  "An ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape, CANoe, INCA, MDA,\n"
                  "asammdf, rtcosim -o): its\n"
@@ -29,7 +30,8 @@ static void usage(FILE *out)
                  "names a stimulus (--input-file F.mf4) or a plot takes.\n"
                  "A CAN database (.dbc, or AUTOSAR 4 .arxml): its messages (id, name, length, transmitter, cycle\n"
                  "time) and every signal's layout, scaling, range, unit and multiplexing.\n"
-                 "A CAN log (Vector BLF, Vector ASC, candump -l): its frames and buses, its\n"
+                 "A CAN log (Vector BLF, Vector ASC, candump -l, an ASAM MDF 4 bus log): its\n"
+                 "frames and buses, its\n"
                  "time span, and per identifier the frames, data length, mean period and\n"
                  "the shortest and longest gap (with --dbc, the messages' names).\n\n"
                  "A DCP slave description (.dcpx): the slave's name, uuid, operating modes,\n"
@@ -269,20 +271,33 @@ static int run_info(int argc, char **argv)
     }
     if (!fmu)
         return cli_fail("info: no FMU given (usage: rtcosim info FMU)");
-    if (dbc && !cli_info_is_can_log(fmu))
-        return cli_fail("info: --dbc applies to CAN logs (.blf, .asc, .log), not to '%s'", fmu);
+    size_t len = strlen(fmu);
+    bool mdf = len > 4 && (strcasecmp(fmu + len - 4, ".mf4") == 0 ||
+                           strcasecmp(fmu + len - 4, ".mdf") == 0);
+    if (dbc && !cli_info_is_can_log(fmu) && !mdf)
+        return cli_fail("info: --dbc applies to CAN logs (.blf, .asc, .log, .mf4), not to '%s'",
+                        fmu);
     if (cli_info_is_dbc(fmu) || cli_info_is_can_log(fmu)) {
         if (parameter_set || opts.strict)
             return cli_fail("info: %s applies to systems and FMUs, not to '%s'",
                             parameter_set ? "--parameter-set" : "--strict", fmu);
         return cli_info_is_dbc(fmu) ? cli_info_dbc(fmu) : cli_info_can_log(fmu, dbc);
     }
-    size_t len = strlen(fmu);
-    if (len > 4 && (strcasecmp(fmu + len - 4, ".mf4") == 0 || strcasecmp(fmu + len - 4, ".mdf") == 0)) {
+    if (mdf) {
         if (parameter_set || opts.strict)
             return cli_fail("info: %s applies to systems and FMUs, not to '%s'",
                             parameter_set ? "--parameter-set" : "--strict", fmu);
+        /* an MDF 4 bus log (CAN_DataFrame records) as a CAN log, else a
+         * measurement */
         rtcosim_error err;
+        rtcosim_can_log *log = NULL;
+        if (rtcosim_can_log_read(fmu, &log, &err) == RTCOSIM_OK) {
+            rtcosim_can_log_free(log);
+            return cli_info_can_log(fmu, dbc);
+        }
+        if (dbc)
+            return cli_fail("info: --dbc applies to CAN logs; %s holds no CAN frames (%s)", fmu,
+                            err.message);
         return rtcosim_results_print_mdf(fmu, stdout, &err) == RTCOSIM_OK ? 0
                                                                           : cli_fail_error(&err);
     }

@@ -175,9 +175,7 @@ int cli_info_can_log(const char *path, const char *dbc_path)
     size_t n = rtcosim_can_log_count(log);
     const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
     rtcosim_can_log_format f = rtcosim_can_log_source(log);
-    printf("%-20s %s (%s)\n", "CAN log", path,
-           f == RTCOSIM_CAN_LOG_BLF ? "Vector BLF" : f == RTCOSIM_CAN_LOG_ASC ? "Vector ASC"
-                                                                             : "candump -l");
+    printf("%-20s %s (%s)\n", "CAN log", path, rtcosim_can_log_format_name(f));
     printf("%-20s %zu", "frames", n);
     if (rtcosim_can_log_xl_count(log))
         printf(" and %zu CAN XL frames (not listed)", rtcosim_can_log_xl_count(log));

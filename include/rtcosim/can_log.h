@@ -27,12 +27,21 @@ typedef enum rtcosim_can_log_format {
      * CAN_MESSAGE2, CAN_FD_MESSAGE_64 and CAN_XL_CHANNEL_FRAME objects on
      * channel 1, nanosecond timestamps from a measurement start of 0
      * (src/can/log_blf_write.c). */
-    RTCOSIM_CAN_LOG_BLF
+    RTCOSIM_CAN_LOG_BLF,
+    /* ASAM MDF 4 bus logging (CANoe, Vector and CSS Electronics' CANedge
+     * loggers, asammdf): a finalized MDF 4.10 file of one channel group of
+     * CAN_DataFrame records (time, bus channel 1, ID, IDE, EDL, BRS, ESI,
+     * DLC, data length, data bytes) on a CAN bus source; CAN XL frames,
+     * which the layout does not hold, are left out with a warning
+     * (src/results/mdf_bus.c). */
+    RTCOSIM_CAN_LOG_MDF
 } rtcosim_can_log_format;
 
-/* ASC for a path ending in ".asc", BLF for ".blf" (any case), candump
- * otherwise. */
+/* ASC for a path ending in ".asc", BLF for ".blf", MDF 4 for ".mf4" (any
+ * case), candump otherwise. */
 rtcosim_can_log_format rtcosim_can_log_format_of(const char *path);
+/* "candump -l", "Vector ASC", "Vector BLF", "ASAM MDF 4". */
+const char *rtcosim_can_log_format_name(rtcosim_can_log_format format);
 
 /* Write the entries of one bus (named bus_name, e.g. "can0") to path. */
 rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_t count,
@@ -57,7 +66,11 @@ typedef struct rtcosim_can_log_record {
 typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
 
 /* Read a log; the format is told by its first bytes ("LOGG": Vector BLF,
- * '(' starts candump -l, else ASC). BLF: the frames of CAN_MESSAGE,
+ * "MDF     ": an ASAM MDF 4 bus log, '(' starts candump -l, else ASC). MDF:
+ * the frames of every CAN_DataFrame and CAN_RemoteFrame channel group
+ * (bus channel N: bus "canN-1"; none: "can0") in time order, error frames
+ * read over; structures, fixed and variable-length byte arrays, any data
+ * blocks (src/results/mdf_bus.c); a record's `line` is its frame's number. BLF: the frames of CAN_MESSAGE,
  * CAN_MESSAGE2, CAN_FD_MESSAGE, CAN_FD_MESSAGE_64 and CAN_XL_CHANNEL_FRAME
  * objects (channel N: bus "canN-1"), stored or zlib-compressed containers,
  * other objects read over; errors name the file and a byte offset, and a

@@ -25,6 +25,8 @@
 #include <strings.h>
 
 #include "log_internal.h"
+#include "results/mdf_bus.h"
+#include "rtcosim/log.h"
 
 rtcosim_can_log_format rtcosim_can_log_format_of(const char *path)
 {
@@ -33,7 +35,19 @@ rtcosim_can_log_format rtcosim_can_log_format_of(const char *path)
         return RTCOSIM_CAN_LOG_ASC;
     if (n >= 4 && strcasecmp(path + n - 4, ".blf") == 0)
         return RTCOSIM_CAN_LOG_BLF;
+    if (n >= 4 && strcasecmp(path + n - 4, ".mf4") == 0)
+        return RTCOSIM_CAN_LOG_MDF;
     return RTCOSIM_CAN_LOG_CANDUMP;
+}
+
+const char *rtcosim_can_log_format_name(rtcosim_can_log_format format)
+{
+    switch (format) {
+    case RTCOSIM_CAN_LOG_ASC: return "Vector ASC";
+    case RTCOSIM_CAN_LOG_BLF: return "Vector BLF";
+    case RTCOSIM_CAN_LOG_MDF: return "ASAM MDF 4";
+    default: return "candump -l";
+    }
 }
 
 /* Nanoseconds to whole microseconds, rounded to nearest (times are >= 0 in a log). */
@@ -147,6 +161,15 @@ rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_
                                      const char *bus_name, rtcosim_can_log_format format,
                                      const char *path, rtcosim_error *err)
 {
+    if (format == RTCOSIM_CAN_LOG_MDF) {
+        size_t xl = 0;
+        rtcosim_status st = mdf_bus_write(entries, count, 0, path, &xl, err);
+        if (st == RTCOSIM_OK && xl)
+            rtcosim_log(RTCOSIM_LOG_WARNING, "can", "%s: %zu CAN XL frames left out: the MDF "
+                        "bus-logging layout holds classic and CAN FD frames (a .blf, .asc or "
+                        "candump log keeps them)", path, xl);
+        return st;
+    }
     FILE *f = fopen(path, format == RTCOSIM_CAN_LOG_BLF ? "wb" : "w");
     if (!f)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);

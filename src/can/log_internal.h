@@ -38,6 +38,12 @@ bool can_log_is_blf(const void *data, size_t size);
 rtcosim_status can_log_parse_blf(const uint8_t *data, size_t size, const char *name,
                                  rtcosim_can_log *log, rtcosim_error *err);
 
+/* True when the bytes start as an MDF file; its CAN frames (an ASAM MDF 4
+ * bus log, src/results/mdf_bus.c) into log. */
+bool can_log_is_mdf(const void *data, size_t size);
+rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *name,
+                                 rtcosim_can_log *log, rtcosim_error *err);
+
 /* Writes the entries as a BLF file to f (opened "wb", seekable); path names
  * it in errors. Does not close f. */
 rtcosim_status can_log_write_blf(FILE *f, const rtcosim_can_log_entry *entries, size_t count,

@@ -431,12 +431,14 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
                                      rtcosim_can_log **out, rtcosim_error *err)
 {
     *out = NULL;
-    if (can_log_is_blf(text, size)) {
+    bool blf = can_log_is_blf(text, size);
+    if (blf || can_log_is_mdf(text, size)) {
         rtcosim_can_log *log = calloc(1, sizeof *log);
         if (!log)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
-        log->source = RTCOSIM_CAN_LOG_BLF;
-        rtcosim_status st = can_log_parse_blf((const uint8_t *)text, size, name, log, err);
+        log->source = blf ? RTCOSIM_CAN_LOG_BLF : RTCOSIM_CAN_LOG_MDF;
+        rtcosim_status st = blf ? can_log_parse_blf((const uint8_t *)text, size, name, log, err)
+                                : can_log_parse_mdf((const uint8_t *)text, size, name, log, err);
         if (st != RTCOSIM_OK)
             rtcosim_can_log_free(log);
         else
@@ -465,12 +467,12 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
         r.line++;
         if (strlen(line) != (size_t)((nl ? nl : copy + size) - line))
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                   "%s:%d: not a candump -l, ASC or BLF log: binary data (a NUL byte)",
+                                   "%s:%d: not a candump -l, ASC, BLF or MDF log: binary data (a NUL byte)",
                                    name, r.line);
         else if (line[strspn(line, " \t")] == '\0')
             ;
         else if (!known && !candump && !asc_first_line(line))
-            st = bad(&r, "not a candump -l, ASC or BLF log: the line reads", line + strspn(line, " \t"));
+            st = bad(&r, "not a candump -l, ASC, BLF or MDF log: the line reads", line + strspn(line, " \t"));
         else {
             known = true;
             st = candump ? candump_line(&r, line) : asc_line(&r, line);

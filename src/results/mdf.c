@@ -44,79 +44,10 @@
 #include <time.h>
 
 #include "result_csv.h"
+#include "results/mdf_write_internal.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "util/le.h"
-
-#ifndef RTCOSIM_VERSION_TEXT
-#define RTCOSIM_VERSION_TEXT "0"
-#endif
-
-typedef struct mdf_buf {
-    uint8_t *p;
-    size_t len, cap;
-    bool failed;
-} mdf_buf;
-
-static uint8_t *grow(mdf_buf *b, size_t n)
-{
-    if (b->failed)
-        return NULL;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = true;
-            return NULL;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    uint8_t *at = b->p + b->len;
-    memset(at, 0, n);
-    b->len += n;
-    return at;
-}
-
-/* A block of `data` data bytes after `links` links: its offset (its data
- * at offset + 24 + 8 * links), or 0 out of memory. */
-static uint64_t block(mdf_buf *b, const char id[3], size_t links, size_t data)
-{
-    size_t size = 24 + 8 * links + data, at = b->len;
-    uint8_t *p = grow(b, size);
-    if (!p)
-        return 0;
-    p[0] = '#', p[1] = '#', p[2] = (uint8_t)id[0], p[3] = (uint8_t)id[1];
-    le_put64(p + 8, size);
-    le_put64(p + 16, links);
-    return at;
-}
-
-static void link_to(mdf_buf *b, uint64_t block_at, size_t link, uint64_t target)
-{
-    if (!b->failed)
-        le_put64(b->p + block_at + 24 + 8 * link, target);
-}
-
-static uint8_t *data_of(mdf_buf *b, uint64_t block_at, size_t links)
-{
-    return b->failed ? NULL : b->p + block_at + 24 + 8 * links;
-}
-
-/* A TX (or MD) block holding text: its offset, 0 for no text. */
-static uint64_t text_block(mdf_buf *b, const char *id, const char *text)
-{
-    if (!text || !*text)
-        return 0;
-    size_t n = strlen(text) + 1;
-    uint64_t at = block(b, id, 0, (n + 7) / 8 * 8);
-    uint8_t *d = data_of(b, at, 0);
-    if (d)
-        memcpy(d, text, n);
-    return at;
-}
 
 /* How a column is stored: MDF 4's data type and its bytes. */
 typedef struct stored {
@@ -124,42 +55,16 @@ typedef struct stored {
     uint8_t dtype, bytes;
 } stored;
 
-enum { MDF_UNSIGNED = 0, MDF_SIGNED = 2, MDF_FLOAT = 4 };
-
 /* A channel of `bytes` little-endian values of data type dtype at byte
  * `offset` of the record: its CN block's offset. */
 static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const char *comment,
                         bool master, uint32_t offset, uint8_t dtype, uint8_t bytes)
 {
-    uint64_t name_at = text_block(b, "TX", name), unit_at = text_block(b, "TX", unit);
-    uint64_t comment_at = text_block(b, "TX", comment);
-    uint64_t at = block(b, "CN", 8, 72);
-    link_to(b, at, 2, name_at);
-    link_to(b, at, 6, unit_at);
-    link_to(b, at, 7, comment_at);
-    uint8_t *d = data_of(b, at, 8);
-    if (d) {
-        d[0] = master ? 2 : 0; /* channel type: master or value */
-        d[1] = master ? 1 : 0; /* sync type: time */
-        d[2] = dtype;
-        le_put32(d + 4, offset);
-        le_put32(d + 8, 8u * bytes);
-    }
-    return at;
-}
-
-/* HD's and FH's time stamp: ns since 1970 UTC, offsets 0, flags 0 (UTC). */
-static void time_stamp(uint8_t *d, int64_t ns)
-{
-    if (d)
-        le_put64(d, (uint64_t)ns);
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    const mdf_cn cn = {.name = name, .unit = unit, .comment = comment,
+                       .type = master ? 2 : 0, /* channel type: master or value */
+                       .sync = master ? 1 : 0, /* sync type: time */
+                       .dtype = dtype, .byte_offset = offset, .bits = 8u * bytes};
+    return mdf_channel(b, &cn);
 }
 
 /* Does every cell of an integer column fit its type? (An empty cell, NaN,
@@ -211,31 +116,17 @@ static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column 
                      size_t column_count, const stored *cols, size_t n, size_t rows,
                      size_t record, int64_t start_ns, uint64_t *dg_at)
 {
-    uint8_t *id = grow(b, 64);
-    if (id) {
-        memcpy(id, "MDF     4.10    rtcosim ", 24);
-        le_put16(id + 28, 410);
-    }
-    uint64_t hd = block(b, "HD", 6, 32);
-    time_stamp(data_of(b, hd, 6), start_ns);
-    char fh_text[256];
-    snprintf(fh_text, sizeof fh_text,
-             "<FHcomment><TX>results of an rtcosim run</TX><tool_id>rtcosim</tool_id>"
-             "<tool_vendor>rtcosim</tool_vendor><tool_version>%s</tool_version></FHcomment>",
-             RTCOSIM_VERSION_TEXT);
-    uint64_t fh_md = text_block(b, "MD", fh_text);
-    uint64_t fh = block(b, "FH", 2, 16);
-    link_to(b, fh, 1, fh_md);
-    time_stamp(data_of(b, fh, 2), now_ns());
-    uint64_t dg = block(b, "DG", 4, 8);
-    uint64_t cg = block(b, "CG", 6, 32);
-    uint8_t *d = data_of(b, cg, 6);
+    mdf_identification(b);
+    uint64_t hd = mdf_header(b, start_ns, "results of an rtcosim run");
+    uint64_t dg = mdf_block(b, "DG", 4, 8);
+    uint64_t cg = mdf_block(b, "CG", 6, 32);
+    uint8_t *d = mdf_data(b, cg, 6);
     if (d) {
         le_put64(d + 8, rows);                          /* cycle count */
         le_put32(d + 24, (uint32_t)record);             /* data bytes per record */
     }
     uint64_t prev = channel(b, "time", "s", "simulated time", true, 0, MDF_FLOAT, 8);
-    link_to(b, cg, 1, prev);
+    mdf_link(b, cg, 1, prev);
     size_t offset = 8;
     for (size_t i = 0; i < n; i++) {
         const char *name = rtcosim_csv_column_name(table, cols[i].col);
@@ -243,12 +134,11 @@ static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column 
         uint64_t cn = channel(b, name, meta ? meta->unit : NULL, meta ? meta->description : NULL,
                               false, (uint32_t)offset, cols[i].dtype, cols[i].bytes);
         offset += cols[i].bytes;
-        link_to(b, prev, 0, cn);
+        mdf_link(b, prev, 0, cn);
         prev = cn;
     }
-    link_to(b, hd, 0, dg);
-    link_to(b, hd, 1, fh);
-    link_to(b, dg, 1, cg);
+    mdf_link(b, hd, 0, dg);
+    mdf_link(b, dg, 1, cg);
     *dg_at = dg;
 }
 
@@ -276,7 +166,7 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
                                  const rtcosim_csv *table, const stored *cols, size_t n,
                                  size_t rows, size_t record, rtcosim_error *err)
 {
-    link_to(b, dg, 2, b->len); /* the DT block follows the metadata */
+    mdf_link(b, dg, 2, b->len); /* the DT block follows the metadata */
     uint8_t dt[24] = {'#', '#', 'D', 'T'};
     le_put64(dt + 8, 24 + (uint64_t)rows * record);
     FILE *f = fopen(path, "wb");
@@ -334,7 +224,7 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
         }
         uint64_t dg = 0;
         metadata(&b, table, columns, column_count, cols, n, rows, record,
-                 start_ns ? start_ns : now_ns(), &dg);
+                 start_ns ? start_ns : mdf_now_ns(), &dg);
         st = b.failed ? rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF"
                                           " file", mdf_path)
                       : write_file(mdf_path, &b, dg, table, cols, n, rows, record, err);

@@ -72,8 +72,9 @@ static char *text_of(rd *r, uint64_t at)
 /* A DZ block's data inflated (and transposed back) onto out. */
 static rtcosim_status inflate_dz(rd *r, uint64_t at, const blk *b, bytes *out)
 {
-    if (b->size < 24 || b->data[0] != 'D' || b->data[1] != 'T')
-        return mdf_fail(r, "a DZ block without its header or not of DT data", at);
+    if (b->size < 24 || !((b->data[0] == 'D' && b->data[1] == 'T') ||
+                          (b->data[0] == 'S' && b->data[1] == 'D')))
+        return mdf_fail(r, "a DZ block without its header or not of DT or SD data", at);
     uint8_t type = b->data[2];
     uint32_t columns = le_get32(b->data + 4);
     uint64_t original = le_get64(b->data + 8), packed = le_get64(b->data + 16);
@@ -115,7 +116,7 @@ static rtcosim_status gather(rd *r, uint64_t at, bytes *out, int depth, size_t *
         rtcosim_status st = block(r, at, NULL, kind, &b);
         if (st != RTCOSIM_OK)
             return st;
-        if (strcmp(kind, "DT") == 0 || strcmp(kind, "DV") == 0)
+        if (strcmp(kind, "DT") == 0 || strcmp(kind, "DV") == 0 || strcmp(kind, "SD") == 0)
             return mdf_append(r, out, b.data, b.size);
         if (strcmp(kind, "DZ") == 0)
             return inflate_dz(r, at, &b, out);
@@ -172,11 +173,34 @@ static rtcosim_status read_conversion(rd *r, uint64_t at, conv *c, char **unit)
     return RTCOSIM_OK;
 }
 
-/* The channels of a channel group (numeric ones; the rest counted). */
-static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
+/* A channel's name, "PARENT.NAME" for a structure's component (unless
+ * its name says so already); NULL out of memory or without a name. */
+static char *channel_name(rd *r, uint64_t at, const char *parent)
+{
+    char *name = text_of(r, at);
+    size_t n = parent ? strlen(parent) : 0;
+    if (!name || !parent || (strncmp(name, parent, n) == 0 && name[n] == '.'))
+        return name;
+    char *full = malloc(n + strlen(name) + 2);
+    if (full)
+        sprintf(full, "%s.%s", parent, name);
+    free(name);
+    return full;
+}
+
+/* A bus log's channel beside the numbers: a structure read as its
+ * components (appended to g), or a byte array kept raw (*raw 1 fixed, 2
+ * variable-length). true: taken care of (or counted). */
+static rtcosim_status bus_channel(rd *r, const blk *b, chan *c, group *g, int depth, bool fits,
+                                  bool *taken);
+
+/* The channels of a channel group (numeric ones; the rest counted); parent:
+ * the structure whose components they are (rd.bus), NULL at the top. */
+static rtcosim_status read_channels(rd *r, uint64_t at, group *g, const char *parent, int depth)
 {
     size_t steps = 0;
-    g->master = -1;
+    if (!parent)
+        g->master = -1;
     while (at) {
         blk b;
         rtcosim_status st = block(r, at, "CN", NULL, &b);
@@ -194,9 +218,27 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
         bool fits = !stored || (c.byte_offset <= g->data_bytes &&
                                 (c.bit_offset + c.bits + 7) / 8 <= g->data_bytes - c.byte_offset);
         bool inval_fits = !(c.flags & 2) || c.inval_pos / 8 < g->inval_bytes;
-        if ((c.type == 0 || c.type == 2 || c.type == 3 || c.type == 6) && !link_at(&b, 1) &&
+        bool taken = false;
+        if (r->bus) {
+            rtcosim_status bst = bus_channel(r, &b, &c, g, depth, fits && inval_fits, &taken);
+            if (bst != RTCOSIM_OK)
+                return bst;
+        }
+        if (taken && c.raw) {
+            c.name = channel_name(r, link_at(&b, 2), parent);
+            c.data_link = link_at(&b, 5);
+            chan *grown = c.name ? realloc(g->chans, (g->nchan + 1) * sizeof *grown) : NULL;
+            if (!grown) {
+                free(c.name);
+                return mdf_oom(r);
+            }
+            g->chans = grown;
+            g->chans[g->nchan++] = c;
+        } else if (taken) {
+            ;
+        } else if ((c.type == 0 || c.type == 2 || c.type == 3 || c.type == 6) && !link_at(&b, 1) &&
             (numeric || c.type == 3 || c.type == 6) && fits && inval_fits) {
-            c.name = text_of(r, link_at(&b, 2));
+            c.name = channel_name(r, link_at(&b, 2), parent);
             c.unit = text_of(r, link_at(&b, 6));
             rtcosim_status cst = read_conversion(r, link_at(&b, 4), &c.cc, &c.unit);
             c.cc.int_raw = c.dtype < 4 || c.type == 3 || c.type == 6;
@@ -227,6 +269,65 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
     return RTCOSIM_OK;
 }
 
+static rtcosim_status bus_channel(rd *r, const blk *b, chan *c, group *g, int depth, bool fits,
+                                  bool *taken)
+{
+    uint64_t comp = link_at(b, 1);
+    blk cb;
+    char kind[3];
+    if (comp && block(r, comp, NULL, kind, &cb) == RTCOSIM_OK && strcmp(kind, "CN") == 0) {
+        if (depth >= 4)
+            return mdf_fail(r, "structures nested more than four deep", comp);
+        char *name = text_of(r, link_at(b, 2));
+        if (!name)
+            return mdf_oom(r);
+        rtcosim_status st = read_channels(r, comp, g, name, depth + 1);
+        free(name);
+        *taken = true;
+        return st;
+    }
+    if (c->dtype != 10 || comp) /* (an array of bytes is not a byte array) */
+        return RTCOSIM_OK;
+    if (c->type == 0 && c->bit_offset == 0 && c->bits % 8 == 0 && c->bits && fits)
+        c->raw = 1;
+    else if (c->type == 1 && c->bit_offset == 0 && c->bits == 64 && link_at(b, 5) &&
+             c->byte_offset <= g->data_bytes && g->data_bytes - c->byte_offset >= 8)
+        c->raw = 2; /* (the record holds the offset: a uint64) */
+    *taken = c->raw != 0; /* (else counted as left out with the others) */
+    return RTCOSIM_OK;
+}
+
+/* A variable-length channel's stream: its SD blocks, or the records of the
+ * VLSD channel group (of g[0..ng)) its data link names. */
+static rtcosim_status bus_stream(rd *r, chan *c, group *g, size_t ng)
+{
+    blk b;
+    char kind[3];
+    rtcosim_status st = block(r, c->data_link, NULL, kind, &b);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (strcmp(kind, "CG") == 0) {
+        for (size_t k = 0; k < ng && !c->stream; k++)
+            if (g[k].at == c->data_link && g[k].vlsd)
+                c->stream = &g[k].stream;
+        return c->stream ? RTCOSIM_OK
+                         : mdf_fail(r, "a VLSD channel group not in its channel's data group",
+                                    c->data_link);
+    }
+    size_t visits = 0;
+    st = gather(r, c->data_link, &c->sd, 0, &visits);
+    c->stream = &c->sd;
+    return st;
+}
+
+/* A channel group's acquisition source's bus type (SI block: links name,
+ * path, comment; source type, bus type, flags); 0 for none. */
+static uint8_t bus_type_of(rd *r, uint64_t si_at)
+{
+    blk b;
+    return si_at && block(r, si_at, "SI", NULL, &b) == RTCOSIM_OK && b.size >= 2 ? b.data[1] : 0;
+}
+
 /* One data group: its channel groups appended to *groups. */
 static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t *ng)
 {
@@ -252,9 +353,10 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         group *g = &grown[(*ng)++];
         *g = (group){.record_id = le_get64(cg.data), .vlsd = (cg.data[16] & 1) != 0,
                      .data_bytes = le_get32(cg.data + 24), .inval_bytes = le_get32(cg.data + 28),
-                     .master = -1};
+                     .master = -1, .at = cg_at, .flags = le_get16(cg.data + 16),
+                     .bus_type = r->bus ? bus_type_of(r, link_at(&cg, 3)) : 0};
         if (!g->vlsd)
-            st = read_channels(r, link_at(&cg, 1), g);
+            st = read_channels(r, link_at(&cg, 1), g, NULL, 0);
         cg_at = link_at(&cg, 0);
     }
     if (st != RTCOSIM_OK)
@@ -267,7 +369,14 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
     if (st == RTCOSIM_OK && *ng > first)
         st = mdf_find_records(r, at, id_size, false, *groups + first, *ng - first, &data);
     for (size_t k = first; st == RTCOSIM_OK && k < *ng; k++)
+        for (size_t i = 0; st == RTCOSIM_OK && i < (*groups)[k].nchan; i++)
+            if ((*groups)[k].chans[i].raw == 2)
+                st = bus_stream(r, &(*groups)[k].chans[i], *groups + first, *ng - first);
+    for (size_t k = first; st == RTCOSIM_OK && k < *ng; k++)
         st = mdf_group_values(r, &(*groups)[k], &data);
+    for (size_t k = first; k < *ng; k++) /* (the streams are read: no pointers kept) */
+        for (size_t i = 0; i < (*groups)[k].nchan; i++)
+            (*groups)[k].chans[i].stream = NULL;
     free(data.p);
     return st;
 }

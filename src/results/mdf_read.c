@@ -71,6 +71,8 @@ rtcosim_status mdf_oom(rd *r)
 
 bool mdf_start_utc(rd *r, int64_t ns)
 {
+    if (ns > 0)
+        r->start_ns = ns;
     time_t secs = (time_t)(ns / 1000000000);
     struct tm tm;
     return ns > 0 && gmtime_r(&secs, &tm) &&
@@ -244,11 +246,19 @@ void mdf_group_free(group *g)
         free(g->chans[i].name);
         free(g->chans[i].unit);
         free(g->chans[i].cc.tab);
+        free(g->chans[i].sd.p);
         if (g->values)
             free(g->values[i]);
+        if (g->raw)
+            free(g->raw[i]);
+        if (g->raw_len)
+            free(g->raw_len[i]);
     }
     free(g->chans);
     free(g->values);
+    free(g->raw);
+    free(g->raw_len);
+    free(g->stream.p);
     free(g->offsets);
     free(g->time);
 }
@@ -298,11 +308,41 @@ rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_
             break; /* a record cut short at the end: the records before it count */
         if (!hit->vlsd)
             st = add_offset(r, hit, pos);
+        else if (r->bus) /* a VLSD group's records: what its channel's offsets point into */
+            st = mdf_append(r, &hit->stream, data->p + pos, size);
         if (size == 0 && id_size == 0)
             break; /* records of no bytes: none read */
         pos += size;
     }
     return st;
+}
+
+/* A byte-array channel's records: their first MDF_RAW_MAX bytes and
+ * lengths (a variable-length one's through its stream). */
+static rtcosim_status raw_values(rd *r, group *g, size_t i, const bytes *data)
+{
+    const chan *c = &g->chans[i];
+    size_t count = g->count ? g->count : 1;
+    if (!(g->raw[i] = calloc(count, MDF_RAW_MAX)) ||
+        !(g->raw_len[i] = calloc(count, sizeof(uint32_t))))
+        return mdf_oom(r);
+    for (size_t k = 0; k < g->count; k++) {
+        const uint8_t *rec = data->p + g->offsets[k] + c->byte_offset, *from = rec;
+        uint64_t len = c->bits / 8;
+        if (c->raw == 2) {
+            uint64_t at = le_get64(rec);
+            const bytes *s = c->stream;
+            if (!s || at > s->len || s->len - at < 4 || s->len - at - 4 < le_get32(s->p + at))
+                return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: channel '%s': record %zu"
+                                         " points past its variable-length data", r->path,
+                                         c->name, k + 1);
+            len = le_get32(s->p + at);
+            from = s->p + at + 4;
+        }
+        g->raw_len[i][k] = (uint32_t)len;
+        memcpy(g->raw[i] + k * MDF_RAW_MAX, from, len < MDF_RAW_MAX ? len : MDF_RAW_MAX);
+    }
+    return RTCOSIM_OK;
 }
 
 rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data)
@@ -311,7 +351,16 @@ rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data)
     g->time = malloc((g->count ? g->count : 1) * sizeof *g->time);
     if (!g->values || !g->time)
         return mdf_oom(r);
+    if (r->bus && (!(g->raw = calloc(g->nchan + 1, sizeof *g->raw)) ||
+                   !(g->raw_len = calloc(g->nchan + 1, sizeof *g->raw_len))))
+        return mdf_oom(r);
     for (size_t i = 0; i < g->nchan; i++) {
+        if (g->chans[i].raw) {
+            rtcosim_status st = raw_values(r, g, i, data);
+            if (st != RTCOSIM_OK)
+                return st;
+            continue;
+        }
         double *v = (ptrdiff_t)i == g->master ? g->time
                                               : (g->values[i] = malloc((g->count ? g->count : 1) *
                                                                        sizeof(double)));
@@ -431,13 +480,15 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out
     return RTCOSIM_OK;
 }
 
-/* The file's identification checked and every data group read. */
-static rtcosim_status read_file(rd *r, group **groups, size_t *ng)
+rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng)
 {
     const uint8_t *data = r->d;
     size_t size = r->n;
     snprintf(r->start, sizeof r->start, "-");
     if (size < 64 || memcmp(data, "MDF     ", 8) != 0) {
+        if (size >= 8 && memcmp(data, "MDF     ", 8) == 0)
+            return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: cut short: %zu bytes, less"
+                                     " than an MDF file's identification block", r->path, size);
         if (size >= 8 && memcmp(data, "UnFinMF ", 8) == 0)
             return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
                                      " recorder did not close it); finalize it first", r->path);
@@ -457,7 +508,7 @@ static rtcosim_status read_file(rd *r, group **groups, size_t *ng)
                              text, version);
 }
 
-static void free_groups(group *groups, size_t ng)
+void mdf_groups_free(group *groups, size_t ng)
 {
     for (size_t k = 0; k < ng; k++)
         mdf_group_free(&groups[k]);
@@ -471,10 +522,10 @@ rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, con
     rd r = {.d = data, .n = size, .path = path, .err = err};
     group *groups = NULL;
     size_t ng = 0;
-    rtcosim_status st = read_file(&r, &groups, &ng);
+    rtcosim_status st = mdf_read_groups(&r, &groups, &ng);
     if (st == RTCOSIM_OK)
         st = build_table(&r, groups, ng, out);
-    free_groups(groups, ng);
+    mdf_groups_free(groups, ng);
     if (st == RTCOSIM_OK && (r.skipped || r.raw_conversions || r.masterless))
         rtcosim_log(RTCOSIM_LOG_WARNING, "results",
                     "%s: %zu channels left out (not numbers: strings, byte arrays, structures), "
@@ -538,9 +589,9 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
     rd r = {.d = data, .n = size, .path = j->path, .err = j->err};
     group *g = NULL;
     size_t ng = 0, channels = 0;
-    rtcosim_status st = read_file(&r, &g, &ng);
+    rtcosim_status st = mdf_read_groups(&r, &g, &ng);
     if (st != RTCOSIM_OK) {
-        free_groups(g, ng);
+        mdf_groups_free(g, ng);
         return st;
     }
     for (size_t k = 0; k < ng; k++)
@@ -580,7 +631,7 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
                     lo, hi, invalid);
         }
     }
-    free_groups(g, ng);
+    mdf_groups_free(g, ng);
     return RTCOSIM_OK;
 }
 

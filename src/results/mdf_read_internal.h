@@ -21,12 +21,22 @@ typedef struct rd {
     rtcosim_error *err;
     size_t skipped, raw_conversions, masterless;
     char start[48]; /* the measurement's start as text, "-" when unknown */
+    int64_t start_ns; /* the measurement's start, ns since 1970 UTC; 0 unknown */
+    /* Reading a bus log (mdf_bus.c): a structure's component channels are
+     * read as channels of their own named "STRUCTURE.COMPONENT", and byte
+     * arrays (fixed, or variable-length in SD blocks or a VLSD channel
+     * group) kept as raw bytes. */
+    bool bus;
 } rd;
 
 typedef struct bytes {
     uint8_t *p;
     size_t len, cap;
 } bytes;
+
+/* Raw bytes a record holds at most for a byte-array channel (more are
+ * counted in its length, not kept). */
+#define MDF_RAW_MAX 64
 
 /* A conversion: 0 none, 1 linear v0 + v1 x, 2 rational (v0 x^2 + v1 x + v2)
  * / (v3 x^2 + v4 x + v5), 3 MDF 3's polynomial (v1 - v3 (x - v4 - v5)) /
@@ -59,6 +69,14 @@ typedef struct chan {
     uint8_t type, dtype, bit_offset;
     uint32_t byte_offset, bits, flags, inval_pos;
     conv cc;
+    /* rd.bus only: 1 a fixed byte array (bits / 8 bytes at byte_offset), 2
+     * variable-length (the record holds the byte offset of a uint32 length
+     * and the bytes in *stream: sd, read from the SD blocks at data_link,
+     * or a VLSD channel group's records, the group at data_link) */
+    uint8_t raw;
+    uint64_t data_link;
+    bytes sd;
+    const bytes *stream;
 } chan;
 
 /* A channel group: its records in the data group's bytes, then its values. */
@@ -71,6 +89,16 @@ typedef struct group {
     ptrdiff_t master;
     size_t *offsets, count, cap; /* its records' places in the data group's bytes */
     double *time, **values;      /* values: one array per channel (the master's NULL) */
+    /* rd.bus only: the CG block's offset and flags, its acquisition source's
+     * bus type (0 none given), a VLSD group's records (each a uint32 length
+     * and the bytes) one after the other, and per byte-array channel its
+     * records' first MDF_RAW_MAX bytes and their whole lengths */
+    uint64_t at;
+    uint16_t flags;
+    uint8_t bus_type;
+    bytes stream;
+    uint8_t **raw;
+    uint32_t **raw_len;
 } group;
 
 double mdf_f64(const uint8_t *p);
@@ -92,6 +120,11 @@ rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_
 /* Each channel's values from the group's records. */
 rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data);
 void mdf_group_free(group *g);
+
+/* Every data group of an MDF file (version 3 or 4, told by its
+ * identification block) read into *groups. */
+rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng);
+void mdf_groups_free(group *groups, size_t ng);
 
 /* Every data group of an MDF 4 / MDF 3 file appended to *groups (the
  * identification block checked by the caller). */

@@ -1,0 +1,84 @@
+/* CAN bus logs as ASAM MDF 4 files (src/results/mdf_bus.c reads and writes
+ * the bus-logging layout): frames of the CAN_DataFrame and CAN_RemoteFrame
+ * channel groups into a log's records, bus channel N as bus "canN-1" (as ASC
+ * and BLF name theirs; a log without bus channels: "can0"), times from the
+ * measurement's start; several groups' frames merged in time order. A
+ * record's `line` is its frame's number in the file. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log_internal.h"
+#include "results/mdf_bus.h"
+
+typedef struct mdf_reader {
+    rtcosim_can_log *log;
+    const char *name;
+    size_t frames;
+} mdf_reader;
+
+static rtcosim_status add_frame(void *context, const mdf_can_frame *f, rtcosim_error *err)
+{
+    mdf_reader *m = context;
+    m->frames++;
+    rtcosim_can_log_record rec = {.extended = f->extended, .remote = f->remote,
+                                  .line = (int)(m->frames < INT32_MAX ? m->frames : INT32_MAX),
+                                  .format = f->fd ? RTCOSIM_CAN_FORMAT_FD
+                                                  : RTCOSIM_CAN_FORMAT_CLASSIC};
+    if (!(f->time >= 0 && f->time < 9.2e9))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %zu: time %g s is not a time "
+                                 "from the measurement's start", m->name, m->frames, f->time);
+    rec.time = (rtcosim_time_ns)llround(f->time * 1e9);
+    if ((!f->extended && f->id > 0x7FF) || f->id > 0x1FFFFFFF)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %zu: identifier 0x%X out of "
+                                 "range", m->name, m->frames, (unsigned)f->id);
+    rec.id = f->id;
+    if (f->fd ? rtcosim_can_fd_dlc(f->length) < 0 : f->length > 8)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %zu: %u data bytes: not the "
+                                 "length of a %s frame", m->name, m->frames, (unsigned)f->length,
+                                 f->fd ? "CAN FD" : "classic CAN");
+    rec.size = (uint8_t)f->length;
+    if (f->length && f->data)
+        memcpy(rec.data, f->data, f->length);
+    if (f->fd)
+        rec.flags = (uint8_t)((f->brs ? RTCOSIM_CAN_FD_BRS : 0) | (f->esi ? RTCOSIM_CAN_FD_ESI : 0));
+    char bus[16];
+    snprintf(bus, sizeof bus, "can%u", f->channel ? f->channel - 1 : 0);
+    int b = can_log_bus(m->log, bus, &rec.bus);
+    if (b == -2)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %zu: more than %d buses",
+                                 m->name, m->frames, CAN_LOG_MAX_BUSES);
+    if (b < 0 || !can_log_append(m->log, &rec))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", m->name);
+    return RTCOSIM_OK;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const rtcosim_can_log_record *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line); /* (stable: by frame number) */
+}
+
+bool can_log_is_mdf(const void *data, size_t size)
+{
+    return mdf_bus_is_mdf(data, size);
+}
+
+rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *name,
+                                 rtcosim_can_log *log, rtcosim_error *err)
+{
+    mdf_reader m = {.log = log, .name = name};
+    mdf_bus_info info;
+    rtcosim_status st = mdf_bus_read(data, size, name, add_frame, &m, &info, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    bool sorted = true;
+    for (size_t i = 1; sorted && i < log->count; i++)
+        sorted = log->records[i - 1].time <= log->records[i].time;
+    if (!sorted)
+        qsort(log->records, log->count, sizeof *log->records, by_time);
+    return RTCOSIM_OK;
+}

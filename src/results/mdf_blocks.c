@@ -1,0 +1,127 @@
+/* MDF 4 blocks built in memory (mdf_write_internal.h says how; mdf.c lists
+ * the blocks' layouts). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "results/mdf_write_internal.h"
+#include "util/le.h"
+
+#ifndef RTCOSIM_VERSION_TEXT
+#define RTCOSIM_VERSION_TEXT "0"
+#endif
+
+uint8_t *mdf_grow(mdf_buf *b, size_t n)
+{
+    if (b->failed)
+        return NULL;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n)
+            cap *= 2;
+        uint8_t *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = true;
+            return NULL;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    uint8_t *at = b->p + b->len;
+    memset(at, 0, n);
+    b->len += n;
+    return at;
+}
+
+uint64_t mdf_block(mdf_buf *b, const char id[3], size_t links, size_t data)
+{
+    size_t size = 24 + 8 * links + (data + 7) / 8 * 8, at = b->len;
+    uint8_t *p = mdf_grow(b, size);
+    if (!p)
+        return 0;
+    p[0] = '#', p[1] = '#', p[2] = (uint8_t)id[0], p[3] = (uint8_t)id[1];
+    le_put64(p + 8, size);
+    le_put64(p + 16, links);
+    return at;
+}
+
+void mdf_link(mdf_buf *b, uint64_t block_at, size_t link, uint64_t target)
+{
+    if (!b->failed)
+        le_put64(b->p + block_at + 24 + 8 * link, target);
+}
+
+uint8_t *mdf_data(mdf_buf *b, uint64_t block_at, size_t links)
+{
+    return b->failed ? NULL : b->p + block_at + 24 + 8 * links;
+}
+
+uint64_t mdf_text(mdf_buf *b, const char *id, const char *text)
+{
+    if (!text || !*text)
+        return 0;
+    size_t n = strlen(text) + 1;
+    uint64_t at = mdf_block(b, id, 0, n);
+    uint8_t *d = mdf_data(b, at, 0);
+    if (d)
+        memcpy(d, text, n);
+    return at;
+}
+
+void mdf_identification(mdf_buf *b)
+{
+    uint8_t *id = mdf_grow(b, 64);
+    if (id) {
+        memcpy(id, "MDF     4.10    rtcosim ", 24);
+        le_put16(id + 28, 410);
+    }
+}
+
+int64_t mdf_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t mdf_header(mdf_buf *b, int64_t start_ns, const char *what)
+{
+    uint64_t hd = mdf_block(b, "HD", 6, 32);
+    uint8_t *d = mdf_data(b, hd, 6);
+    if (d) /* ns since 1970 UTC; time zone and flags 0: UTC */
+        le_put64(d, (uint64_t)start_ns);
+    char fh_text[320];
+    snprintf(fh_text, sizeof fh_text,
+             "<FHcomment><TX>%s</TX><tool_id>rtcosim</tool_id>"
+             "<tool_vendor>rtcosim</tool_vendor><tool_version>%s</tool_version></FHcomment>",
+             what, RTCOSIM_VERSION_TEXT);
+    uint64_t fh_md = mdf_text(b, "MD", fh_text);
+    uint64_t fh = mdf_block(b, "FH", 2, 16);
+    mdf_link(b, fh, 1, fh_md);
+    if ((d = mdf_data(b, fh, 2)) != NULL)
+        le_put64(d, (uint64_t)mdf_now_ns());
+    mdf_link(b, hd, 1, fh);
+    return hd;
+}
+
+uint64_t mdf_channel(mdf_buf *b, const mdf_cn *cn)
+{
+    uint64_t name_at = mdf_text(b, "TX", cn->name), unit_at = mdf_text(b, "TX", cn->unit);
+    uint64_t comment_at = mdf_text(b, "TX", cn->comment);
+    uint64_t at = mdf_block(b, "CN", 8, 72);
+    mdf_link(b, at, 2, name_at);
+    mdf_link(b, at, 6, unit_at);
+    mdf_link(b, at, 7, comment_at);
+    uint8_t *d = mdf_data(b, at, 8);
+    if (d) {
+        d[0] = cn->type;
+        d[1] = cn->sync;
+        d[2] = cn->dtype;
+        d[3] = cn->bit_offset;
+        le_put32(d + 4, cn->byte_offset);
+        le_put32(d + 8, cn->bits);
+        le_put32(d + 12, cn->flags);
+    }
+    return at;
+}

@@ -1,0 +1,321 @@
+/* CAN bus logs as ASAM MDF 4 files (mdf_bus.h): the bus-logging layout of
+ * CAN loggers (Vector, CSS Electronics' CANedge, Kvaser), CANoe and
+ * asammdf. A channel group whose acquisition source is a CAN bus (SI block:
+ * source type 2 "bus", bus type 2 "CAN"), flagged as bus events, holds one
+ * record per frame: a time master channel and the structure channel
+ * CAN_DataFrame (a byte array over the frame's fields, its components
+ * linked as CN blocks from its composition link, named
+ * "CAN_DataFrame.FIELD"): BusChannel, ID (29 bits), IDE, Dir (0 Rx), EDL
+ * (a CAN FD frame), BRS, ESI, DLC, DataLength and DataBytes (a byte
+ * array). Remote frames are CAN_RemoteFrame records of their own group;
+ * CAN_ErrorFrame records are counted.
+ *
+ * Written (mdf_bus_write), little-endian, finalized, one data group of one
+ * channel group, records of 16 + W bytes (W = 8, or 64 when a frame is CAN
+ * FD): 0 time (double, s from the measurement's start), 8 BusChannel
+ * (uint8, 1), 9 ID (29 bits of a uint32), 13 bit 0 IDE, bit 1 Dir, bit 2
+ * EDL, bit 3 BRS, bit 4 ESI, 14 DLC (4 bits), 15 DataLength (uint8), 16
+ * DataBytes (W bytes, zeros past the frame's data).
+ *
+ * Read (mdf_bus_read) with the MDF 4 reader in bus mode
+ * (mdf_read_internal.h: structures as their components, byte arrays fixed
+ * or variable-length in SD blocks or a VLSD channel group, any data
+ * blocks, sorted or unsorted): every group with a CAN_DataFrame.ID or
+ * CAN_RemoteFrame.ID channel; an ID's bit 31 (set by some loggers for an
+ * extended identifier) counts as IDE, as does an identifier above 0x7FF.
+ * Layout facts from the format's readers (asammdf 8.0's bus-logging
+ * support, its v4 block definitions) and CSS Electronics' published
+ * description of their MF4 files; files written here read back with
+ * asammdf (src/results/README.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/mdf_bus.h"
+#include "results/mdf_read_internal.h"
+#include "results/mdf_write_internal.h"
+#include "util/le.h"
+
+enum {
+    SOURCE_BUS = 2,    /* SI source type */
+    BUS_CAN = 2,       /* SI bus type */
+    CG_BUS_EVENT = 1u << 1,
+    CG_PLAIN_BUS_EVENT = 1u << 2,
+    CN_BUS_EVENT = 1u << 10,
+};
+
+bool mdf_bus_is_mdf(const uint8_t *data, size_t size)
+{
+    return size >= 8 && (memcmp(data, "MDF     ", 8) == 0 || memcmp(data, "UnFinMF ", 8) == 0);
+}
+
+/* ---- writing ---- */
+
+/* The CAN_DataFrame's components, in record order: name, data type, byte
+ * and bit offset, bits (DataBytes': 8 W). */
+typedef struct field {
+    const char *name;
+    uint8_t dtype;
+    uint32_t byte_offset;
+    uint8_t bit_offset;
+    uint32_t bits;
+} field;
+
+static rtcosim_status write_records(FILE *f, const rtcosim_can_log_entry *entries, size_t count,
+                                    size_t width)
+{
+    uint8_t rec[16 + 64];
+    size_t record = 16 + width;
+    for (size_t i = 0; i < count; i++) {
+        const rtcosim_can_log_entry *e = &entries[i];
+        if (e->format == RTCOSIM_CAN_FORMAT_XL)
+            continue;
+        memset(rec, 0, sizeof rec);
+        double t = (double)e->end / 1e9;
+        uint64_t bits;
+        memcpy(&bits, &t, sizeof bits);
+        le_put64(rec, bits);
+        rec[8] = 1; /* bus channel 1, as ASC and BLF name it */
+        le_put32(rec + 9, e->frame.id & 0x1FFFFFFFu);
+        bool fd = e->format == RTCOSIM_CAN_FORMAT_FD;
+        rec[13] = (uint8_t)((e->frame.extended ? 1u : 0u) | (fd ? 4u : 0u) |
+                            (fd && (e->flags & RTCOSIM_CAN_FD_BRS) ? 8u : 0u) |
+                            (fd && (e->flags & RTCOSIM_CAN_FD_ESI) ? 16u : 0u));
+        if (fd) {
+            unsigned n = e->length <= 64 ? e->length : 64;
+            int dlc = rtcosim_can_fd_dlc(n);
+            rec[14] = (uint8_t)(dlc < 0 ? 0 : dlc);
+            rec[15] = (uint8_t)n;
+            if (n)
+                memcpy(rec + 16, e->data, n);
+        } else {
+            unsigned n = e->frame.dlc < 8 ? e->frame.dlc : 8;
+            rec[14] = e->frame.dlc;
+            rec[15] = (uint8_t)n;
+            memcpy(rec + 16, e->frame.data, n);
+        }
+        if (fwrite(rec, 1, record, f) != record)
+            return RTCOSIM_EIO;
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
+                             int64_t start_ns, const char *path, size_t *xl_left_out,
+                             rtcosim_error *err)
+{
+    size_t xl = 0;
+    bool fd = false;
+    for (size_t i = 0; i < count; i++) {
+        xl += entries[i].format == RTCOSIM_CAN_FORMAT_XL;
+        fd = fd || entries[i].format == RTCOSIM_CAN_FORMAT_FD;
+    }
+    *xl_left_out = xl;
+    size_t width = fd ? 64 : 8, record = 16 + width, frames = count - xl;
+    mdf_buf b = {0};
+    mdf_identification(&b);
+    uint64_t hd = mdf_header(&b, start_ns ? start_ns : mdf_now_ns(), "CAN bus log of an rtcosim run");
+    uint64_t dg = mdf_block(&b, "DG", 4, 8);
+    uint64_t si_name = mdf_text(&b, "TX", "CAN1");
+    uint64_t si = mdf_block(&b, "SI", 3, 8);
+    mdf_link(&b, si, 0, si_name);
+    uint8_t *d = mdf_data(&b, si, 3);
+    if (d)
+        d[0] = SOURCE_BUS, d[1] = BUS_CAN;
+    uint64_t acq = mdf_text(&b, "TX", "CAN");
+    uint64_t cg = mdf_block(&b, "CG", 6, 32);
+    mdf_link(&b, cg, 2, acq);
+    mdf_link(&b, cg, 3, si);
+    if ((d = mdf_data(&b, cg, 6)) != NULL) {
+        le_put64(d + 8, frames);                                /* cycle count */
+        le_put16(d + 16, CG_BUS_EVENT | CG_PLAIN_BUS_EVENT);    /* flags */
+        le_put16(d + 18, '.');                                  /* path separator */
+        le_put32(d + 24, (uint32_t)record);                     /* data bytes */
+    }
+    const mdf_cn time = {.name = "Timestamp", .unit = "s", .type = 2, .sync = 1,
+                         .dtype = MDF_FLOAT, .bits = 64};
+    const mdf_cn frame = {.name = "CAN_DataFrame", .dtype = MDF_BYTES, .byte_offset = 8,
+                          .bits = 8u * (8u + (uint32_t)width), .flags = CN_BUS_EVENT};
+    const field fields[] = {
+        {"CAN_DataFrame.BusChannel", MDF_UNSIGNED, 8, 0, 8},
+        {"CAN_DataFrame.ID", MDF_UNSIGNED, 9, 0, 29},
+        {"CAN_DataFrame.IDE", MDF_UNSIGNED, 13, 0, 1},
+        {"CAN_DataFrame.Dir", MDF_UNSIGNED, 13, 1, 1},
+        {"CAN_DataFrame.EDL", MDF_UNSIGNED, 13, 2, 1},
+        {"CAN_DataFrame.BRS", MDF_UNSIGNED, 13, 3, 1},
+        {"CAN_DataFrame.ESI", MDF_UNSIGNED, 13, 4, 1},
+        {"CAN_DataFrame.DLC", MDF_UNSIGNED, 14, 0, 4},
+        {"CAN_DataFrame.DataLength", MDF_UNSIGNED, 15, 0, 8},
+        {"CAN_DataFrame.DataBytes", MDF_BYTES, 16, 0, 8u * (uint32_t)width},
+    };
+    uint64_t t_at = mdf_channel(&b, &time), f_at = mdf_channel(&b, &frame), prev = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const mdf_cn cn = {.name = fields[i].name, .dtype = fields[i].dtype,
+                           .byte_offset = fields[i].byte_offset,
+                           .bit_offset = fields[i].bit_offset, .bits = fields[i].bits,
+                           .flags = CN_BUS_EVENT};
+        uint64_t at = mdf_channel(&b, &cn);
+        mdf_link(&b, prev ? prev : f_at, prev ? 0 : 1, at); /* next, or the composition */
+        prev = at;
+    }
+    mdf_link(&b, t_at, 0, f_at);
+    mdf_link(&b, cg, 1, t_at);
+    mdf_link(&b, dg, 1, cg);
+    mdf_link(&b, hd, 0, dg);
+    mdf_link(&b, dg, 2, b.len); /* the DT block follows */
+    if (b.failed) {
+        free(b.p);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF file",
+                                 path);
+    }
+    uint8_t dt[24] = {'#', '#', 'D', 'T'};
+    le_put64(dt + 8, 24 + (uint64_t)frames * record);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        free(b.p);
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
+    }
+    bool ok = fwrite(b.p, 1, b.len, f) == b.len && fwrite(dt, 1, sizeof dt, f) == sizeof dt &&
+              write_records(f, entries, count, width) == RTCOSIM_OK;
+    free(b.p);
+    if ((fclose(f) != 0) || !ok)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
+    return RTCOSIM_OK;
+}
+
+/* ---- reading ---- */
+
+/* The channel STRUCTURE.FIELD of g, or -1. */
+static ptrdiff_t field_of(const group *g, const char *structure, const char *field)
+{
+    size_t n = strlen(structure);
+    for (size_t i = 0; i < g->nchan; i++) {
+        const char *name = g->chans[i].name;
+        if (strncmp(name, structure, n) == 0 && name[n] == '.' && strcmp(name + n + 1, field) == 0)
+            return (ptrdiff_t)i;
+    }
+    return -1;
+}
+
+/* Does g hold channels of a structure of this name? */
+static bool has_structure(const group *g, const char *structure)
+{
+    size_t n = strlen(structure);
+    for (size_t i = 0; i < g->nchan; i++)
+        if (strncmp(g->chans[i].name, structure, n) == 0 && g->chans[i].name[n] == '.')
+            return true;
+    return false;
+}
+
+/* A numeric field's value in record k (missing, or invalid: dflt). */
+static double num(const group *g, ptrdiff_t i, size_t k, double dflt)
+{
+    if (i < 0 || g->chans[i].raw || !g->values[i] || isnan(g->values[i][k]))
+        return dflt;
+    return g->values[i][k];
+}
+
+/* A field's value as a whole number in [0, most] (below: 0, above: most). */
+static uint64_t whole(const group *g, ptrdiff_t i, size_t k, uint64_t most)
+{
+    double v = num(g, i, k, 0);
+    return !(v > 0) ? 0 : v >= (double)most ? most : (uint64_t)v;
+}
+
+static rtcosim_status group_frames(rd *r, const group *g, size_t index, bool remote,
+                                   rtcosim_status (*fn)(void *, const mdf_can_frame *,
+                                                        rtcosim_error *),
+                                   void *context)
+{
+    const char *s = remote ? "CAN_RemoteFrame" : "CAN_DataFrame";
+    ptrdiff_t id = field_of(g, s, "ID"), ide = field_of(g, s, "IDE"),
+              bus = field_of(g, s, "BusChannel"), dlc = field_of(g, s, "DLC"),
+              len = field_of(g, s, "DataLength"), bytes = field_of(g, s, "DataBytes"),
+              edl = field_of(g, s, "EDL"), brs = field_of(g, s, "BRS"), esi = field_of(g, s, "ESI");
+    if (g->master < 0)
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: channel group %zu (%s): no time"
+                                 " (master) channel", r->path, index + 1, s);
+    if (id >= 0 && g->chans[id].raw)
+        id = -1;
+    if (!remote && bytes >= 0 && !g->chans[bytes].raw)
+        bytes = -1;
+    if (id < 0 || (!remote && bytes < 0 && len < 0 && dlc < 0))
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: channel group %zu: %s without %s",
+                                 r->path, index + 1, s, id < 0 ? "a numeric ID" : "DataBytes");
+    for (size_t k = 0; k < g->count; k++) {
+        double t = g->time[k], raw_id = num(g, id, k, NAN);
+        if (isnan(t) || isnan(raw_id))
+            continue; /* an invalid record */
+        if (!(raw_id >= 0 && raw_id <= 0xFFFFFFFF))
+            return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: channel group %zu, record %zu:"
+                                     " ID %g is no identifier", r->path, index + 1, k + 1,
+                                     raw_id);
+        uint64_t idv = (uint64_t)raw_id;
+        mdf_can_frame f = {.time = t, .channel = (unsigned)whole(g, bus, k, 255),
+                           .id = (uint32_t)(idv & 0x1FFFFFFFu), .remote = remote,
+                           .fd = num(g, edl, k, 0) != 0, .dlc = (uint8_t)whole(g, dlc, k, 15)};
+        f.extended = num(g, ide, k, 0) != 0 || (idv >> 31 & 1) || f.id > 0x7FF;
+        f.brs = f.fd && num(g, brs, k, 0) != 0;
+        f.esi = f.fd && num(g, esi, k, 0) != 0;
+        uint32_t have = bytes >= 0 ? g->raw_len[bytes][k] : 0;
+        if (len >= 0)
+            f.length = (uint32_t)whole(g, len, k, UINT32_MAX);
+        else if (bytes >= 0 && !f.fd && dlc < 0)
+            f.length = have;
+        else if (f.fd)
+            f.length = f.dlc <= 8 ? f.dlc : f.dlc >= 15 ? 64
+                                               : (uint32_t[]){12, 16, 20, 24, 32, 48}[f.dlc - 9];
+        else
+            f.length = f.dlc < 8 ? f.dlc : 8;
+        if (remote)
+            f.length = 0;
+        if (f.length > have && !remote)
+            return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: channel group %zu, record %zu:"
+                                     " %u data bytes but DataBytes holds %u", r->path,
+                                     index + 1, k + 1, (unsigned)f.length, (unsigned)have);
+        f.data = bytes >= 0 ? g->raw[bytes] + k * MDF_RAW_MAX : NULL;
+        rtcosim_status st = fn(context, &f, r->err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
+rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path,
+                            rtcosim_status (*fn)(void *context, const mdf_can_frame *frame,
+                                                 rtcosim_error *err),
+                            void *context, mdf_bus_info *info, rtcosim_error *err)
+{
+    *info = (mdf_bus_info){0};
+    if (size >= 64 && memcmp(data, "MDF     ", 8) == 0) {
+        unsigned version = (unsigned)(data[28] | data[29] << 8);
+        if (version >= 300 && version < 400)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: an MDF 3 file: CAN bus "
+                                     "logs are read from MDF 4 files (MDF 3 has no bus-logging "
+                                     "layout)", path);
+    }
+    rd r = {.d = data, .n = size, .path = path, .err = err, .bus = true};
+    group *g = NULL;
+    size_t ng = 0, frames = 0;
+    rtcosim_status st = mdf_read_groups(&r, &g, &ng);
+    for (size_t k = 0; st == RTCOSIM_OK && k < ng; k++) {
+        if (g[k].vlsd)
+            continue;
+        bool remote = has_structure(&g[k], "CAN_RemoteFrame");
+        if (has_structure(&g[k], "CAN_DataFrame") || remote) {
+            st = group_frames(&r, &g[k], k, remote, fn, context);
+            frames += g[k].count;
+        } else if (has_structure(&g[k], "CAN_ErrorFrame")) {
+            info->error_frames += g[k].count;
+        } else {
+            info->other_groups++;
+        }
+    }
+    info->start_ns = r.start_ns;
+    mdf_groups_free(g, ng);
+    if (st == RTCOSIM_OK && !frames && !info->error_frames)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an MDF file without CAN frames (no "
+                               "channel group of CAN_DataFrame records: not a CAN bus log)", path);
+    return st;
+}

@@ -1,0 +1,57 @@
+/* CAN bus logs as ASAM MDF 4 files (mdf_bus.c): the bus-logging layout
+ * that CAN loggers (Vector, CSS Electronics' CANedge, Kvaser), CANoe and
+ * asammdf write and read, a channel group of CAN_DataFrame records. Used by
+ * src/can's log reader and writer (can_log.h). Not public. */
+#ifndef RTCOSIM_RESULTS_MDF_BUS_H
+#define RTCOSIM_RESULTS_MDF_BUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/can.h"
+#include "rtcosim/status.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Does a file start as an MDF file ("MDF     " or an unfinalized one)? */
+bool mdf_bus_is_mdf(const uint8_t *data, size_t size);
+
+/* The entries of one bus (CAN XL ones left out: *xl_left_out) as a
+ * finalized MDF 4.10 bus log at path: its start time start_ns (ns since
+ * 1970 UTC; 0: now), the frames on bus channel 1. */
+rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
+                             int64_t start_ns, const char *path, size_t *xl_left_out,
+                             rtcosim_error *err);
+
+/* A frame of a bus log: its time from the measurement's start (s), bus
+ * channel (0 when the log names none), identifier (29 bits), and its
+ * fields; data: min(length, 64) bytes. */
+typedef struct mdf_can_frame {
+    double time;
+    unsigned channel;
+    uint32_t id;
+    bool extended, remote, fd, brs, esi;
+    uint8_t dlc;
+    uint32_t length;
+    const uint8_t *data;
+} mdf_can_frame;
+
+/* What a log holds besides its CAN frames, and when it starts. */
+typedef struct mdf_bus_info {
+    size_t error_frames, other_groups; /* CAN error frames; channel groups of no CAN frames */
+    int64_t start_ns;                  /* ns since 1970 UTC; 0 unknown */
+} mdf_bus_info;
+
+/* Every frame of an MDF 4 file's CAN_DataFrame and CAN_RemoteFrame channel
+ * groups to fn in the groups' order (each group's frames in its order);
+ * fn's error ends the walk. Errors name the file (path) and what is wrong,
+ * such as an MDF file that holds no CAN frames. */
+rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path,
+                            rtcosim_status (*fn)(void *context, const mdf_can_frame *frame,
+                                                 rtcosim_error *err),
+                            void *context, mdf_bus_info *info, rtcosim_error *err);
+
+#pragma GCC visibility pop
+
+#endif

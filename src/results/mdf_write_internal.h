@@ -1,0 +1,51 @@
+/* Building MDF 4 blocks in memory (mdf.c's results, mdf_bus.c's CAN bus
+ * logs): a growing buffer, blocks with their common header, links and
+ * text. Every block is 8-byte aligned and zeroed; an allocation failure
+ * sets `failed` and turns later calls into no-ops. Not public. */
+#ifndef RTCOSIM_RESULTS_MDF_WRITE_INTERNAL_H
+#define RTCOSIM_RESULTS_MDF_WRITE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+typedef struct mdf_buf {
+    uint8_t *p;
+    size_t len, cap;
+    bool failed;
+} mdf_buf;
+
+/* n zeroed bytes at the end (NULL when out of memory). */
+uint8_t *mdf_grow(mdf_buf *b, size_t n);
+/* A block "##<id>" of `data` data bytes after `links` links: its offset (its
+ * data at offset + 24 + 8 * links), or 0 out of memory. */
+uint64_t mdf_block(mdf_buf *b, const char id[3], size_t links, size_t data);
+void mdf_link(mdf_buf *b, uint64_t block_at, size_t link, uint64_t target);
+uint8_t *mdf_data(mdf_buf *b, uint64_t block_at, size_t links);
+/* A TX (or MD) block holding text: its offset, 0 for no text. */
+uint64_t mdf_text(mdf_buf *b, const char *id, const char *text);
+/* The identification block of an MDF 4.10 file written by rtcosim. */
+void mdf_identification(mdf_buf *b);
+/* HD (links DG, FH, ...; start time start_ns) and its FH with the XML
+ * comment naming the tool and what the file holds: HD's offset. */
+uint64_t mdf_header(mdf_buf *b, int64_t start_ns, const char *what);
+/* A CN block (links next, composition, name, source, conversion, data, unit,
+ * comment): type (0 value, 2 master), sync (1 time for a master), data type
+ * (0 unsigned, 2 signed, 4 float, 10 byte array; little-endian), bit offset,
+ * byte offset in the record, bit count, flags. Its offset. */
+typedef struct mdf_cn {
+    const char *name, *unit, *comment;
+    uint8_t type, sync, dtype, bit_offset;
+    uint32_t byte_offset, bits, flags;
+} mdf_cn;
+uint64_t mdf_channel(mdf_buf *b, const mdf_cn *cn);
+/* Now, in ns since 1970 UTC. */
+int64_t mdf_now_ns(void);
+
+enum { MDF_UNSIGNED = 0, MDF_SIGNED = 2, MDF_FLOAT = 4, MDF_BYTES = 10 };
+
+#pragma GCC visibility pop
+
+#endif
