@@ -263,6 +263,11 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g, const char *pa
             }
         } else if (c.type != 1 && c.type != 4 && c.type != 5) {
             r->skipped++; /* strings, byte arrays, structures, odd layouts */
+            if (!r->can_frames && link_at(&b, 1)) { /* a bus log's frames? */
+                char *name = text_of(r, link_at(&b, 2));
+                r->can_frames = name && strcmp(name, "CAN_DataFrame") == 0;
+                free(name);
+            }
         }
         at = link_at(&b, 0);
     }

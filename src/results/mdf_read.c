@@ -397,6 +397,10 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out
     if (!with_master)
         return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: no channel group of numeric"
                                  " channels with a master (time) channel", r->path);
+    if (!columns && r->can_frames)
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: a CAN bus log (CAN_DataFrame "
+                                 "records), no measured signals: decode its frames with a DBC "
+                                 "(rtcosim can decode %s --dbc F.dbc -o F.mf4)", r->path, r->path);
     double *times = malloc((total ? total : 1) * sizeof *times);
     if (!times)
         return mdf_oom(r);

@@ -27,6 +27,7 @@ typedef struct rd {
      * arrays (fixed, or variable-length in SD blocks or a VLSD channel
      * group) kept as raw bytes. */
     bool bus;
+    bool can_frames; /* (not rd.bus) a CAN_DataFrame structure was left out */
 } rd;
 
 typedef struct bytes {

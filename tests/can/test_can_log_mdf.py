@@ -126,6 +126,16 @@ with tempfile.TemporaryDirectory() as tmp:
         us = (round(t * 1e9) + 500) // 1000  # (candump -l: the ns time to the nearest us)
         expect.append(f"({0:010d}.{us:06d}) can0 {idt}#{rec[16:16 + length].hex().upper()}")
     assert expect == lines(dump), (expect[:3], lines(dump)[:3])
+    # a bus log where a measurement belongs: said, with what decodes it
+    for args in (["plot", mf4, "-o", os.path.join(tmp, "v.svg")],
+                 ["simulate", os.path.join(os.path.dirname(rtcosim), "..", "fmus",
+                                           "Feedthrough-fmi3.fmu"), "--input-file", mf4,
+                  "-o", os.path.join(tmp, "out.csv")]):
+        r = run(*args, ok=False)
+        assert r.stderr.splitlines()[-1] == (
+            f"rtcosim: {mf4}: a CAN bus log (CAN_DataFrame records), no measured signals: "
+            f"decode its frames with a DBC (rtcosim can decode {mf4} --dbc F.dbc -o F.mf4)"), \
+            r.stderr
     back = os.path.join(tmp, "back.log")
     run("can", "convert", mf4, back)
     assert lines(back) == lines(dump)
