@@ -17,6 +17,9 @@ struct rtcosim_can_log {
     size_t bus_count;
     size_t xl_count; /* CAN XL frames read and left out */
     rtcosim_can_log_format source; /* the format it was read from */
+    /* Times are since 1970 UTC (candump -l; an MDF log whose frames start
+     * before its measurement's start), not from a measurement's start. */
+    bool absolute;
 };
 
 /* Appends a record; false when out of memory. */

@@ -1,10 +1,13 @@
 /* CAN bus logs as ASAM MDF 4 files (src/results/mdf_bus.c reads and writes
  * the bus-logging layout): frames of the CAN_DataFrame and CAN_RemoteFrame
  * channel groups into a log's records, bus channel N as bus "canN-1" (as ASC
- * and BLF name theirs; a log without bus channels: "can0"), times from the
- * measurement's start; several groups' frames merged in time order. A
- * record's `line` is its frame's number in the file. */
+ * and BLF name theirs; "canN" when a frame is on channel 0, as python-can
+ * writes; a log without bus channels: "can0"), times from the
+ * measurement's start (since 1970 when frames precede it); several groups'
+ * frames merged in time order. A record's `line` is its frame's number in
+ * the file. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@ typedef struct mdf_reader {
     rtcosim_can_log *log;
     const char *name;
     size_t frames;
+    bool channel_zero; /* a frame on bus channel 0 */
 } mdf_reader;
 
 static rtcosim_status add_frame(void *context, const mdf_can_frame *f, rtcosim_error *err)
@@ -26,7 +30,7 @@ static rtcosim_status add_frame(void *context, const mdf_can_frame *f, rtcosim_e
                                   .line = (int)(m->frames < INT32_MAX ? m->frames : INT32_MAX),
                                   .format = f->fd ? RTCOSIM_CAN_FORMAT_FD
                                                   : RTCOSIM_CAN_FORMAT_CLASSIC};
-    if (!(f->time >= 0 && f->time < 9.2e9))
+    if (!(f->time > -9.2e9 && f->time < 9.2e9))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %zu: time %g s is not a time "
                                  "from the measurement's start", m->name, m->frames, f->time);
     rec.time = (rtcosim_time_ns)llround(f->time * 1e9);
@@ -43,14 +47,31 @@ static rtcosim_status add_frame(void *context, const mdf_can_frame *f, rtcosim_e
         memcpy(rec.data, f->data, f->length);
     if (f->fd)
         rec.flags = (uint8_t)((f->brs ? RTCOSIM_CAN_FD_BRS : 0) | (f->esi ? RTCOSIM_CAN_FD_ESI : 0));
-    char bus[16];
-    snprintf(bus, sizeof bus, "can%u", f->channel ? f->channel - 1 : 0);
-    int b = can_log_bus(m->log, bus, &rec.bus);
-    if (b == -2)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %zu: more than %d buses",
-                                 m->name, m->frames, CAN_LOG_MAX_BUSES);
-    if (b < 0 || !can_log_append(m->log, &rec))
+    /* (named once every frame is read: name_buses; no channel: "can0") */
+    rec.bus = f->has_channel ? f->channel : UINT32_MAX;
+    m->channel_zero = m->channel_zero || (f->has_channel && f->channel == 0);
+    if (!can_log_append(m->log, &rec))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", m->name);
+    return RTCOSIM_OK;
+}
+
+/* Bus channels to bus names: counted from 1 (CAN1 is "can0", as ASC and BLF
+ * count, and the loggers that write MDF), or from 0 when a frame is on
+ * channel 0 (python-can's MF4Writer writes can0's frames there). */
+static rtcosim_status name_buses(mdf_reader *m, rtcosim_error *err)
+{
+    for (size_t i = 0; i < m->log->count; i++) {
+        rtcosim_can_log_record *rec = &m->log->records[i];
+        char bus[16];
+        unsigned n = rec->bus == UINT32_MAX ? 0 : m->channel_zero ? rec->bus : rec->bus - 1;
+        snprintf(bus, sizeof bus, "can%u", n);
+        int b = can_log_bus(m->log, bus, &rec->bus);
+        if (b == -2)
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %d: more than %d buses",
+                                     m->name, rec->line, CAN_LOG_MAX_BUSES);
+        if (b < 0)
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", m->name);
+    }
     return RTCOSIM_OK;
 }
 
@@ -73,12 +94,31 @@ rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *n
     mdf_reader m = {.log = log, .name = name};
     mdf_bus_info info;
     rtcosim_status st = mdf_bus_read(data, size, name, add_frame, &m, &info, err);
+    if (st == RTCOSIM_OK)
+        st = name_buses(&m, err);
     if (st != RTCOSIM_OK)
         return st;
-    bool sorted = true;
-    for (size_t i = 1; sorted && i < log->count; i++)
-        sorted = log->records[i - 1].time <= log->records[i].time;
+    bool sorted = true, early = false;
+    for (size_t i = 0; i < log->count; i++) {
+        sorted = sorted && (i == 0 || log->records[i - 1].time <= log->records[i].time);
+        early = early || log->records[i].time < 0;
+    }
     if (!sorted)
         qsort(log->records, log->count, sizeof *log->records, by_time);
+    /* Frames before the measurement's start (python-can's MF4Writer starts
+     * the measurement when the file is opened, so a log converted later has
+     * its frames years before it): times since 1970, as candump -l's, whose
+     * replay counts from its first frame's second. */
+    if (early) {
+        if (info.start_ns <= 0 || log->records[0].time + info.start_ns < 0)
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %d at %.9g s, before the "
+                                     "measurement's start%s", name, log->records[0].line,
+                                     (double)log->records[0].time / 1e9,
+                                     info.start_ns > 0 ? " and before 1970" : ", which it does "
+                                     "not give");
+        for (size_t i = 0; i < log->count; i++)
+            log->records[i].time += info.start_ns;
+        log->absolute = true;
+    }
     return RTCOSIM_OK;
 }

@@ -458,6 +458,7 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
     const char *first = copy + strspn(copy, " \t\n");
     bool candump = *first == '(', known = false;
     log->source = candump ? RTCOSIM_CAN_LOG_CANDUMP : RTCOSIM_CAN_LOG_ASC;
+    log->absolute = candump;
     rtcosim_status st = RTCOSIM_OK;
     char *line = copy;
     while (st == RTCOSIM_OK && line < copy + size) {

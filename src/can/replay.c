@@ -109,7 +109,7 @@ rtcosim_status rtcosim_can_replay_add(rtcosim_events *sim, rtcosim_can_bus *bus,
      * second its first frame is in; ASC and BLF count from the measurement
      * start, as the replay does */
     rtcosim_time_ns origin = 0;
-    if (log->source == RTCOSIM_CAN_LOG_CANDUMP && log->count)
+    if (log->absolute && log->count)
         origin = log->records[0].time / RTCOSIM_NS_PER_S * RTCOSIM_NS_PER_S;
     r->stats.origin = origin;
     for (size_t i = 0; i < log->count; i++) {

@@ -252,7 +252,8 @@ static rtcosim_status group_frames(rd *r, const group *g, size_t index, bool rem
                                      " ID %g is no identifier", r->path, index + 1, k + 1,
                                      raw_id);
         uint64_t idv = (uint64_t)raw_id;
-        mdf_can_frame f = {.time = t, .channel = (unsigned)whole(g, bus, k, 255),
+        mdf_can_frame f = {.time = t, .has_channel = bus >= 0,
+                           .channel = (unsigned)whole(g, bus, k, 255),
                            .id = (uint32_t)(idv & 0x1FFFFFFFu), .remote = remote,
                            .fd = num(g, edl, k, 0) != 0, .dlc = (uint8_t)whole(g, dlc, k, 15)};
         f.extended = num(g, ide, k, 0) != 0 || (idv >> 31 & 1) || f.id > 0x7FF;

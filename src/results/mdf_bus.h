@@ -25,10 +25,11 @@ rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
                              rtcosim_error *err);
 
 /* A frame of a bus log: its time from the measurement's start (s), bus
- * channel (0 when the log names none), identifier (29 bits), and its
- * fields; data: min(length, 64) bytes. */
+ * channel (when its group has BusChannel: has_channel), identifier (29
+ * bits), and its fields; data: min(length, 64) bytes. */
 typedef struct mdf_can_frame {
     double time;
+    bool has_channel;
     unsigned channel;
     uint32_t id;
     bool extended, remote, fd, brs, esi;

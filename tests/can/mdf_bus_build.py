@@ -120,6 +120,33 @@ def logger():
     return f
 
 
+# python-can's MF4Writer's way (its can/io/mf4.py, on asammdf): a sorted data group of
+# CAN_DataFrame records (BusChannel from the interface's number: 0 for can0, ID with IDE
+# beside it, DataBytes 64 fixed bytes, DataLength), the measurement started when the file
+# was opened, so that frames logged before it have negative times
+START = 1764460800  # s since 1970 UTC, the file's start (2025-11-30 00:00:00)
+EARLY = [(-3600.0 + 0.25, 0, 0x100, False, b"\x01"), (-3600.0 + 0.5, 1, 0x200, True, b"\x02\x03")]
+
+
+def python_can_style():
+    f = Mf4()
+    hd = f.block(b"HD", [0] * 6, struct.pack("<QhhBBBBdd", START * 10**9, 0, 0, 0, 0, 0, 0,
+                                             0.0, 0.0))
+    si = f.block(b"SI", [0, 0, 0], bytes([2, 2, 0]) + bytes(5))
+    # time f64 @0, BusChannel @8, ID u32 @9, IDE @13, DLC @14, DataLength @15, DataBytes @16
+    frame = structure(f, "CAN_DataFrame", 8, 8 * 72, [
+        cn(f, "CAN_DataFrame.BusChannel", 0, 0, 8, 8), cn(f, "CAN_DataFrame.ID", 0, 0, 9, 32),
+        cn(f, "CAN_DataFrame.IDE", 0, 0, 13, 8), cn(f, "CAN_DataFrame.DLC", 0, 0, 14, 8),
+        cn(f, "CAN_DataFrame.DataLength", 0, 0, 15, 8),
+        cn(f, "CAN_DataFrame.DataBytes", 0, 10, 16, 8 * 64)])
+    g = cg(f, 0, len(EARLY), 80, chain(f, [cn(f, "timestamps", 2, 4, 0, 64), frame]), 6, si)
+    data = b"".join(struct.pack("<dBIBBB", t, bus, ident, ext, len(d), len(d)) + d.ljust(64, b"\0")
+                    for t, bus, ident, ext, d in EARLY)
+    dg = f.block(b"DG", [0, g, f.block(b"DT", [], data), 0], bytes(8))
+    f.link(hd, 0, dg)
+    return f
+
+
 def candump_line(t, bus, ident, ext, fd, brs, data):
     idt = f"{ident:08X}" if ext else f"{ident:03X}"
     body = f"#{1 if brs else 0:X}" + data.hex().upper() if fd else data.hex().upper()

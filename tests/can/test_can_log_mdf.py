@@ -4,14 +4,18 @@ Read: a logger's file built byte by byte (mdf_bus_build.py: unsorted data
 groups, DataBytes in an SD block and in a VLSD channel group, bit 31 of ID
 for an extended identifier, a remote-frame and an error-frame group, a
 master with a conversion) gives the frames written there by hand, per bus,
-in time order (`can convert` to candump -l), and `info` lists them.
+in time order (`can convert` to candump -l), and `info` lists them; a file
+in python-can's MF4Writer layout (bus channels from 0, frames before the
+measurement's start) gives its frames at their times since 1970.
 Written: `rtcosim events --can-log F.mf4` is checked block by block against
 the bus-logging layout (this file's own reader of MDF 4 blocks, not
 rtcosim's), and holds the frames of the candump log of the same run; CAN
 FD and extended frames survive candump -> MDF -> candump; a replay of the
 MDF log runs as the candump log's. (asammdf 8.0 decodes the written logs
-with a DBC as `rtcosim can decode` does, and reads the hand-built one as
-here: outside the suite, src/results/README.md.) Bad files get one line.
+with a DBC as `rtcosim can decode` does and reads the hand-built one as
+here; python-can's MF4Reader reads the written ones and its MF4Writer's
+files read here: outside the suite, src/can/README.md.) Bad files get one
+line.
 Usage: test_can_log_mdf.py RTCOSIM"""
 import os
 import struct
@@ -21,7 +25,7 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mdf_bus_build import FRAMES, logger  # noqa: E402
+from mdf_bus_build import EARLY, FRAMES, START, logger, python_can_style  # noqa: E402
 
 rtcosim = sys.argv[1]
 
@@ -83,6 +87,19 @@ with tempfile.TemporaryDirectory() as tmp:
                       "0x321": ["can0", "classic", "-"], "0x7FF": ["can0", "classic", "-"],
                       "0x456": ["can0", "CAN", "FD"], "0x18FF0001x": ["can0", "CAN", "FD"],
                       "0x1ABCDEF0x": ["can1", "classic", "-"]}, listed
+
+    # python-can's layout: its interfaces' numbers as bus channels (0: can0), frames an
+    # hour before the measurement's start: times since 1970, as a candump log's
+    early = os.path.join(tmp, "early.mf4")
+    with open(early, "wb") as f:
+        f.write(python_can_style().data)
+    for k, (t, bus, ident, ext, data) in enumerate(EARLY):
+        out = os.path.join(tmp, "early.log")
+        run("can", "convert", early, out, "--bus", f"can{bus}")
+        us = round((START + t) * 1e6)
+        idt = f"{ident:08X}" if ext else f"{ident:03X}"
+        assert lines(out) == [f"({us // 10**6:010d}.{us % 10**6:06d}) can{bus} {idt}#{data.hex().upper()}"], \
+            lines(out)
 
     # ---- written: the layout, block by block ----
     mf4, dump = os.path.join(tmp, "v.mf4"), os.path.join(tmp, "v.log")
