@@ -163,6 +163,14 @@ typedef struct rtcosim_flat_system_options {
 rtcosim_status rtcosim_flat_system_run(const char *path, const rtcosim_flat_system_options *o,
                                        rtcosim_rows **out, rtcosim_error *err);
 
+/* A results file read back as rows, as `rtcosim plot` reads it: rtcosim's
+ * CSV (its units row too), a Modelica/Dymola MAT file, an ASAM MDF 4 or 3
+ * measurement (several channel groups on the union of their times, a
+ * channel holding its last sample, NaN before its first). Time, then one
+ * Float64 column per numeric variable with its unit; text columns left out
+ * (statistic "text_columns_left_out"). Errors name the file. */
+rtcosim_status rtcosim_flat_read_result(const char *path, rtcosim_rows **out, rtcosim_error *err);
+
 #ifdef __cplusplus
 }
 #endif

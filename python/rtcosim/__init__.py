@@ -40,6 +40,7 @@ from ._keywords import checked_keywords as _checked_keywords
 from ._results import Result, plot_result, write_result
 
 __all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu", "Result",
+           "read_result",
            "plot_result", "write_result"]
 __version__ = "0.1.0"
 
@@ -505,6 +506,28 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
 
 
 simulate_fmu = simulate  # FMPy's name
+
+
+def read_result(filename):
+    """A results file read back: rtcosim's CSV (with or without its units
+    row), a Modelica/Dymola MAT file (rtcosim's, Dymola's, OpenModelica's,
+    OMSimulator's), or an ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape,
+    CANoe, INCA, asammdf, rtcosim -o) -- no asammdf needed. Returns a Result:
+    'time' and one float64 field per numeric variable, with its unit in
+    .units. A measurement's channel groups are put on the union of their
+    times (each channel holding its last sample, NaN before its first); a
+    CSV's text columns (String and Binary results) are left out with a
+    warning. Errors (a missing or malformed file) raise rtcosim.Error naming
+    the file."""
+    err, handle = ErrorStruct(), ctypes.c_void_p()
+    status = lib.rtcosim_flat_read_result(os.fspath(filename).encode(), ctypes.byref(handle),
+                                          ctypes.byref(err))
+    err.check(status)
+    result, stats = _take_rows(handle)
+    if stats.get("text_columns_left_out"):
+        warnings.warn(f"{os.fspath(filename)}: {stats['text_columns_left_out']} text columns "
+                      "left out (read_result gives numbers; the csv module reads the text)")
+    return result
 
 
 def _loads_without_validation(filename):

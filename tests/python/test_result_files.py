@@ -229,3 +229,54 @@ def test_a_mat_result_file_is_an_input(tmpdir_private):
     with pytest.raises(rtcosim.Error, match="absent.mat: cannot open"):
         rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), input=os.path.join(tmpdir_private,
                                                                         "absent.mat"))
+
+
+def test_read_result_gives_back_what_each_file_holds(cli, tmpdir_private):
+    """read_result of the CLI's CSV (with and without units), MAT and MF4 files of one
+    run: the CSV's values bit for bit (every file holds the run's doubles), the
+    variables' units; a CSV's text column left out with a warning; a hand-built
+    two-rate MDF 4 measurement (tests/results/mdf_build.py) on the union of its groups'
+    times, each channel holding its last sample, NaN before its first and for its
+    invalid sample, as its builder's docstring lays it out; bad files raise naming
+    the file."""
+    args = ["--stop-time", "1", "--output-interval", "0.01"]
+    paths = {}
+    for ext, extra in (("csv", []), ("units.csv", ["--csv-units"]), ("mat", []), ("mf4", [])):
+        paths[ext] = os.path.join(tmpdir_private, "ball." + ext)
+        subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "-o", paths[ext]] + args
+                       + extra, check=True, stdout=subprocess.DEVNULL)
+    header, rows = read_csv(paths["csv"])
+    assert len(rows) == 101
+    for ext, path in paths.items():
+        r = rtcosim.read_result(path)
+        assert list(r.dtype.names) == header, (ext, r.dtype.names)
+        for i, name in enumerate(header):  # the CSV's shortest decimals read back bit for bit
+            assert list(r[name]) == [float(row[i]) for row in rows], (ext, name)
+        if ext != "csv":  # (a CSV without its units row has none)
+            assert r.units["h"] == "m" and r.units["v"] == "m/s", (ext, r.units)
+    plain = np.zeros(2, dtype=[("time", np.float64), ("x", np.float64), ("s", object)])
+    plain["time"], plain["x"], plain["s"] = [0, 1], [0.5, -1.5], ["a", "b"]
+    text = os.path.join(tmpdir_private, "text.csv")
+    rtcosim.write_result(plain, text)
+    with pytest.warns(UserWarning, match="1 text columns left out"):
+        r = rtcosim.read_result(text)
+    assert r.dtype.names == ("time", "x") and list(r["x"]) == [0.5, -1.5]
+    sys.path.insert(0, source("tests", "results"))
+    from mdf_build import measurement
+    rig = os.path.join(tmpdir_private, "rig.mf4")
+    with open(rig, "wb") as f:
+        f.write(measurement().data)
+    r = rtcosim.read_result(rig)
+    assert list(r["time"]) == [k / 16 for k in range(8)]
+    nan = float("nan")
+    want = {"Float64_continuous_input": [0, 0, 1, 1, 2, 2, 3, 3],  # -1 + 0.5 x, 1/8 s apart
+            "Float64_discrete_input": [nan, -3, -3, -3, -3, nan, nan, 100],
+            "Int32_input": [5, 5, 5, 10, 10, 10, 15, 15]}
+    for name, values in want.items():
+        assert np.array_equal(r[name], values, equal_nan=True), (name, list(r[name]))
+    assert r.units["Float64_continuous_input"] == "V"
+    for path, what in ((os.path.join(tmpdir_private, "absent.mf4"), "cannot open"),
+                       (fmu("BouncingBall-fmi3.fmu"), "a zip archive")):
+        with pytest.raises(rtcosim.Error, match=what) as e:
+            rtcosim.read_result(path)
+        assert path in str(e.value)
