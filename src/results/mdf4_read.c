@@ -199,7 +199,7 @@ static rtcosim_status bus_channel(rd *r, const blk *b, chan *c, group *g, int de
 static rtcosim_status read_channels(rd *r, uint64_t at, group *g, const char *parent, int depth)
 {
     size_t steps = 0;
-    if (!parent)
+    if (depth == 0)
         g->master = -1;
     while (at) {
         blk b;
@@ -283,9 +283,7 @@ static rtcosim_status bus_channel(rd *r, const blk *b, chan *c, group *g, int de
     if (comp && block(r, comp, NULL, kind, &cb) == RTCOSIM_OK && strcmp(kind, "CN") == 0) {
         if (depth >= 4)
             return mdf_fail(r, "structures nested more than four deep", comp);
-        char *name = text_of(r, link_at(b, 2));
-        if (!name)
-            return mdf_oom(r);
+        char *name = text_of(r, link_at(b, 2)); /* (none: the components' own names) */
         rtcosim_status st = read_channels(r, comp, g, name, depth + 1);
         free(name);
         *taken = true;
