@@ -172,7 +172,7 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
     if (!d->blocks || !d->block_of)
         return cli_fail("out of memory");
     for (size_t i = 0; i < n; i++) {
-        const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d->dbc, recs[i].id, recs[i].extended);
+        const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, recs[i].id, recs[i].extended);
         d->block_of[i] = SIZE_MAX;
         if (!m || recs[i].remote) {
             d->unknown += !m;

@@ -234,7 +234,7 @@ int cli_info_can_log(const char *path, const char *dbc_path)
         const id_stats *s = &ids[i];
         char id[24], bytes[16], period[24] = "-", lo[24] = "-", hi[24] = "-";
         id_text(id, sizeof id, s->id, s->extended);
-        const rtcosim_dbc_message *m = dbc ? rtcosim_dbc_find_id(dbc, s->id, s->extended) : NULL;
+        const rtcosim_dbc_message *m = dbc ? rtcosim_dbc_find_frame(dbc, s->id, s->extended) : NULL;
         if (s->min_size == s->max_size)
             snprintf(bytes, sizeof bytes, "%u", s->min_size);
         else

@@ -135,6 +135,11 @@ typedef struct rtcosim_dbc_message {
      * container at most that long after it. */
     bool contained_trigger, contained_queued;
     rtcosim_time_ns contained_timeout;
+    /* An SAE J1939 parameter group (DBC: BA_ "VFrameFormat" J1939PG): a
+     * frame is this message when its 29-bit id carries the same PGN,
+     * whatever its priority and source address
+     * (rtcosim_dbc_find_frame). */
+    bool j1939;
 } rtcosim_dbc_message;
 
 /* One contained PDU of a container frame (rtcosim_dbc_container_next). */
@@ -162,6 +167,14 @@ void rtcosim_dbc_free(rtcosim_dbc *dbc); /* NULL is a no-op */
 size_t rtcosim_dbc_message_count(const rtcosim_dbc *dbc);
 const rtcosim_dbc_message *rtcosim_dbc_message_at(const rtcosim_dbc *dbc, size_t index);
 const rtcosim_dbc_message *rtcosim_dbc_find_id(const rtcosim_dbc *dbc, uint32_t id, bool extended);
+/* The message a received frame is: the one of its id, else for an extended
+ * id the J1939 parameter group of its PGN (SAE J1939-21: data page bits
+ * and PDU format, and the PDU specific field when PDU format >= 240;
+ * priority and source address aside). NULL: none. */
+const rtcosim_dbc_message *rtcosim_dbc_find_frame(const rtcosim_dbc *dbc, uint32_t id,
+                                                  bool extended);
+/* The PGN of a 29-bit J1939 identifier. */
+uint32_t rtcosim_j1939_pgn(uint32_t id);
 const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *dbc, const char *name);
 const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, const char *name);
 

@@ -242,7 +242,7 @@ static rtcosim_status read_frame(ar *a, const xmlNode *trig)
     if (!ar_text(ar_child(trig, "CAN-FRAME-TX-BEHAVIOR"), behavior, sizeof behavior) || !behavior[0])
         ar_text(ar_child(trig, "CAN-FRAME-RX-BEHAVIOR"), behavior, sizeof behavior);
     if (strcmp(behavior, "CAN-FD") == 0 || length > 8)
-        dbc_set_format(a->dbc, index, true, true); /* CAN FD (its data phase switched) */
+        dbc_set_format(a->dbc, index, true, true, false); /* CAN FD (its data phase switched) */
     const xmlNode *maps = ar_child(frame, "PDU-TO-FRAME-MAPPINGS");
     for (const xmlNode *m = maps ? maps->children : NULL; m && st == RTCOSIM_OK; m = m->next) {
         if (!ar_named(m, "PDU-TO-FRAME-MAPPING"))

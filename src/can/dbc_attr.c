@@ -92,7 +92,7 @@ void dbc_resolve_frame_formats(cursor *c, rtcosim_dbc *d)
         bool fd = format && strstr(format, "CAN_FD") != NULL;
         bool on = m->brs_index >= 0 && c->brs_count == 0 ? m->brs_index == 1
                                                           : !brs || strcmp(brs, "1") == 0;
-        dbc_set_format(d, i, fd, on);
+        dbc_set_format(d, i, fd, on, format && strcmp(format, "J1939PG") == 0);
     }
     dbc_free_frame_formats(c);
 }

@@ -296,10 +296,11 @@ void rtcosim_dbc_container_put(const rtcosim_dbc_message *container, uint32_t he
     }
 }
 
-void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs)
+void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs, bool j1939)
 {
     d->messages[message].pub.fd = fd;
     d->messages[message].pub.brs = fd && brs;
+    d->messages[message].pub.j1939 = j1939;
 }
 
 void dbc_set_cycle_time(rtcosim_dbc *d, size_t message, rtcosim_time_ns cycle)
@@ -421,6 +422,26 @@ const rtcosim_dbc_message *rtcosim_dbc_find_id(const rtcosim_dbc *d, uint32_t id
 {
     message_build *m = dbc_find(d, id, extended);
     return m ? &m->pub : NULL;
+}
+
+uint32_t rtcosim_j1939_pgn(uint32_t id)
+{
+    uint32_t pf = (id >> 16) & 0xFF, pgn = (id >> 8) & 0x3FFFF;
+    return pf < 240 ? pgn & 0x3FF00 : pgn; /* PDU1: PS is the destination, not the PGN */
+}
+
+const rtcosim_dbc_message *rtcosim_dbc_find_frame(const rtcosim_dbc *d, uint32_t id,
+                                                  bool extended)
+{
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, id, extended);
+    if (m || !extended)
+        return m;
+    uint32_t pgn = rtcosim_j1939_pgn(id);
+    for (size_t i = 0; i < d->count; i++) /* (J1939 DBCs hold tens to hundreds of PGs) */
+        if (d->messages[i].pub.j1939 && d->messages[i].pub.extended &&
+            rtcosim_j1939_pgn(d->messages[i].pub.id) == pgn)
+            return &d->messages[i].pub;
+    return NULL;
 }
 
 const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *d, const char *name)

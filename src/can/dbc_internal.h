@@ -62,7 +62,8 @@ int dbc_rename_message(rtcosim_dbc *d, size_t message, const char *name);
 /* The name index anew: 0, -1 out of memory, -2 two messages share a name
  * (*first, *second their indices). */
 int dbc_reindex_names(rtcosim_dbc *d, size_t *first, size_t *second);
-void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs); /* CAN FD, BRS */
+/* CAN FD, BRS; a J1939 parameter group */
+void dbc_set_format(rtcosim_dbc *d, size_t message, bool fd, bool brs, bool j1939);
 /* After the last message: the signals' pointers and multiplexors set,
  * signals that share bits warned of (file names the source). */
 void dbc_finish(rtcosim_dbc *d, const char *file);

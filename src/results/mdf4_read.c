@@ -31,6 +31,8 @@ static rtcosim_status block(rd *r, uint64_t at, const char *id, char kind[3], bl
                  p[2] >= 32 && p[2] < 127 ? p[2] : '?', p[3] >= 32 && p[3] < 127 ? p[3] : '?', id);
         return mdf_fail(r, what, at);
     }
+    if (r->dt_to_end && p[2] == 'D' && p[3] == 'T' && (len == 24 || len > r->n - at))
+        len = r->n - at; /* the last DT block of an unfinalized file: to the file's end */
     if (len < 24 || len > r->n - at || nlinks > (len - 24) / 8)
         return mdf_fail(r, "its length or link count runs past the file", at);
     if (kind)
@@ -387,9 +389,18 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
 /* The HD block's data groups, and its start time (ns since 1970, UTC). */
 rtcosim_status mdf4_read_groups(rd *r, group **groups, size_t *ng)
 {
-    if (r->d[60] | r->d[61] | r->d[62] | r->d[63])
-        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
-                                 " recorder did not close it); finalize it first", r->path);
+    /* Unfinalized (ASAM's standard flags at 60: 1 cycle counters, 2 SR
+     * blocks, 4 the last DT block's length, 8 the last RD block's, 16 the
+     * last DL block of each list, 32 a VLSD channel group's sizes, 64 VLSD
+     * offsets; a writer's own flags at 62): what this reader needs is the
+     * data, so only unwritten VLSD offsets stop it. */
+    uint16_t flags = le_get16(r->d + 60), custom = le_get16(r->d + 62);
+    if (flags & 64)
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file whose "
+                                 "variable-length values' offsets were never written; finalize it"
+                                 " first (e.g. with asammdf or the logger's tool)", r->path);
+    r->unfinalized = flags || custom || memcmp(r->d, "UnFinMF ", 8) == 0;
+    r->dt_to_end = (flags & 4) != 0;
     blk hd;
     rtcosim_status st = block(r, 64, "HD", NULL, &hd);
     if (st == RTCOSIM_OK && hd.size >= 8)

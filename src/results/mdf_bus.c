@@ -318,5 +318,7 @@ rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path,
     if (st == RTCOSIM_OK && !frames && !info->error_frames)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an MDF file without CAN frames (no "
                                "channel group of CAN_DataFrame records: not a CAN bus log)", path);
+    if (st == RTCOSIM_OK) /* (a measurement read as a log first says nothing twice) */
+        mdf_warn_unfinalized(&r);
     return st;
 }

@@ -489,19 +489,20 @@ rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng)
     const uint8_t *data = r->d;
     size_t size = r->n;
     snprintf(r->start, sizeof r->start, "-");
-    if (size < 64 || memcmp(data, "MDF     ", 8) != 0) {
-        if (size >= 8 && memcmp(data, "MDF     ", 8) == 0)
+    bool unfinished = size >= 8 && memcmp(data, "UnFinMF ", 8) == 0;
+    if (size < 64 || (memcmp(data, "MDF     ", 8) != 0 && !unfinished)) {
+        if (size >= 8 && (memcmp(data, "MDF     ", 8) == 0 || unfinished))
             return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: cut short: %zu bytes, less"
                                      " than an MDF file's identification block", r->path, size);
-        if (size >= 8 && memcmp(data, "UnFinMF ", 8) == 0)
-            return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF file (its"
-                                     " recorder did not close it); finalize it first", r->path);
         return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: not an MDF file (no \"MDF     \""
                                  " identification)", r->path);
     }
     unsigned version = (unsigned)(data[28] | data[29] << 8);
     if (version >= 400 && version < 500)
         return mdf4_read_groups(r, groups, ng);
+    if (unfinished && version >= 300 && version < 400)
+        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF 3 file (its"
+                                 " recorder did not close it); finalize it first", r->path);
     if (version >= 300 && version < 400)
         return mdf3_read_groups(r, groups, ng);
     char text[9] = "";
@@ -510,6 +511,15 @@ rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng)
     return rtcosim_error_set(r->err, RTCOSIM_EUNSUPPORTED, "%s: MDF version %s (%u): only MDF 3"
                              " and MDF 4 files are read (convert it, e.g. with asammdf)", r->path,
                              text, version);
+}
+
+void mdf_warn_unfinalized(const rd *r)
+{
+    if (r->unfinalized)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "results", "%s: an unfinalized MDF file (its recorder "
+                    "did not close it, as loggers leave their files): read as far as its "
+                    "records go%s", r->path,
+                    r->dt_to_end ? ", its last data block to the end of the file" : "");
 }
 
 void mdf_groups_free(group *groups, size_t ng)
@@ -530,6 +540,8 @@ rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, con
     if (st == RTCOSIM_OK)
         st = build_table(&r, groups, ng, out);
     mdf_groups_free(groups, ng);
+    if (st == RTCOSIM_OK)
+        mdf_warn_unfinalized(&r);
     if (st == RTCOSIM_OK && (r.skipped || r.raw_conversions || r.masterless))
         rtcosim_log(RTCOSIM_LOG_WARNING, "results",
                     "%s: %zu channels left out (not numbers: strings, byte arrays, structures), "
@@ -598,6 +610,7 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
         mdf_groups_free(g, ng);
         return st;
     }
+    mdf_warn_unfinalized(&r);
     for (size_t k = 0; k < ng; k++)
         channels += g[k].nchan - (g[k].master >= 0);
     char program[9] = "";

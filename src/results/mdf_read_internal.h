@@ -28,7 +28,15 @@ typedef struct rd {
      * group) kept as raw bytes. */
     bool bus;
     bool can_frames; /* (not rd.bus) a CAN_DataFrame structure was left out */
+    /* An unfinalized MDF 4 file (what loggers leave: "UnFinMF ", or flags
+     * set), read as far as its records go; dt_to_end: its last DT block's
+     * length was never written, so a DT block whose length is that of an
+     * empty one (or runs past the file) holds the data to the file's end. */
+    bool unfinalized, dt_to_end;
 } rd;
+
+/* The warning an unfinalized file gets (rd.unfinalized), once per read. */
+void mdf_warn_unfinalized(const rd *r);
 
 typedef struct bytes {
     uint8_t *p;

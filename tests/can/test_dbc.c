@@ -478,6 +478,53 @@ static void can_fd_frame_formats_are_read(void **state)
     rtcosim_dbc_free(d);
 }
 
+/* SAE J1939 parameter groups (VFrameFormat J1939PG) match frames by PGN.
+ * PGNs by the J1939-21 layout (3 priority bits, EDP, DP, PDU format, PDU
+ * specific, source address; PS is a destination address when PF < 240):
+ * EEC1 is PGN 61444 (0xF004), CCVS1 65265 (0xFEF1), the request 59904
+ * (0xEA00, PDU1). EEC1 declared from SA 0xFE at priority 3 (0x0CF004FE)
+ * is the frame from SA 0x00 at priority 3 and from SA 0x17 at priority 6;
+ * not PGN 0xF005, not a standard id, and a message without J1939PG is only
+ * its own id. Engine speed (SPN 190: bytes 4-5, 0.125 rpm/bit): raw 0x1A40
+ * = 6720 -> 840 rpm. */
+static void j1939_parameter_groups_match_by_pgn(void **state)
+{
+    (void)state;
+    assert_int_equal(rtcosim_j1939_pgn(0x0CF00400), 0xF004);
+    assert_int_equal(rtcosim_j1939_pgn(0x18FEF100), 0xFEF1);
+    assert_int_equal(rtcosim_j1939_pgn(0x18EA00FE), 0xEA00);  /* PDU1: DA 00 aside */
+    assert_int_equal(rtcosim_j1939_pgn(0x18EA17FE), 0xEA00);
+    assert_int_equal(rtcosim_j1939_pgn(0x19FEF100), 0x1FEF1); /* data page 1 */
+    const char *text =
+        "BO_ 2364540158 EEC1: 8 Engine\n"
+        " SG_ EngineSpeed : 24|16@1+ (0.125,0) [0|8031.875] \"rpm\" X\n"
+        "BO_ 2566844926 CCVS1: 8 Body\n"
+        "BO_ 2566845182 Plain: 8 Other\n"
+        "BA_DEF_ BO_  \"VFrameFormat\" ENUM  \"StandardCAN\",\"ExtendedCAN\",\"reserved\","
+        "\"J1939PG\";\n"
+        "BA_DEF_DEF_  \"VFrameFormat\" \"J1939PG\";\n"
+        "BA_ \"VFrameFormat\" BO_ 2566845182 1;\n";
+    rtcosim_dbc *d = NULL;
+    rtcosim_error err;
+    if (rtcosim_dbc_parse(text, strlen(text), "j1939.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    const rtcosim_dbc_message *eec1 = rtcosim_dbc_find_message(d, "EEC1"),
+                              *ccvs1 = rtcosim_dbc_find_message(d, "CCVS1");
+    assert_true(eec1->j1939 && ccvs1->j1939 && !rtcosim_dbc_find_message(d, "Plain")->j1939);
+    assert_ptr_equal(rtcosim_dbc_find_frame(d, 0x0CF004FE, true), eec1);
+    assert_ptr_equal(rtcosim_dbc_find_frame(d, 0x0CF00400, true), eec1);
+    assert_ptr_equal(rtcosim_dbc_find_frame(d, 0x18F00417, true), eec1);
+    assert_ptr_equal(rtcosim_dbc_find_frame(d, 0x18FEF121, true), ccvs1);
+    assert_null(rtcosim_dbc_find_frame(d, 0x0CF00500, true));
+    assert_null(rtcosim_dbc_find_frame(d, 0x400, false));
+    assert_null(rtcosim_dbc_find_id(d, 0x0CF00400, true)); /* (the id alone: only its own) */
+    assert_null(rtcosim_dbc_find_frame(d, 0x18FEF200, true)); /* Plain (0x18FEF2FE): no PG */
+    assert_non_null(rtcosim_dbc_find_frame(d, 0x18FEF2FE, true));
+    const uint8_t data[8] = {0, 0, 0, 0x40, 0x1A, 0, 0, 0};
+    assert_true(rtcosim_dbc_decode(&eec1->signals[0], data, 8) == 840.0);
+    rtcosim_dbc_free(d);
+}
+
 /* Signals that share a bit in one frame: a warning naming both lines; bits
  * shared only by signals of different multiplexor values: none. Bits by
  * hand: A 0|8 Intel bits 0-7; B 4|8 Intel bits 4-11 (shares 4-7); C 23|8
@@ -691,6 +738,7 @@ int main(void)
         cmocka_unit_test(overlapping_signals_are_warned_of),
         cmocka_unit_test(signal_start_values_are_read),
         cmocka_unit_test(can_fd_frame_formats_are_read),
+        cmocka_unit_test(j1939_parameter_groups_match_by_pgn),
         cmocka_unit_test(float_signals_hold_ieee_numbers),
         cmocka_unit_test(long_symbols_give_the_full_names),
         cmocka_unit_test(extended_multiplexing_follows_every_multiplexor),

@@ -248,15 +248,55 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(p + ".csv", newline="") as f:
         assert [float(row[1]) for row in list(csv.reader(f))[1:]] == [0, 0, 1, 2]
 
-    # bad files: one line naming the file and the problem
+    # unfinalized files, as loggers leave them ("UnFinMF ", flags for the cycle counters
+    # and the last DT block's length): read with one warning, the same values; a DT
+    # block left at the length of an empty one holds the records to the file's end
     good = bytes(measurement().data)
+    ref = fed_through(path, tmp)
+    for name, data in (("unfinished.mf4", b"UnFinMF " + good[8:]),
+                       ("flags.mf4", good[:60] + b"\x05\x00" + good[62:])):
+        p = os.path.join(tmp, name)
+        with open(p, "wb") as out:
+            out.write(data)
+        assert fed_through(p, tmp) == ref, name
+        r = subprocess.run([rtcosim, "info", p], capture_output=True, text=True)
+        assert r.returncode == 0 and r.stderr.count("an unfinalized MDF file") == 1, r.stderr
+    f = measurement()
+    dg = f.block(b"DG", [0, 0, 0, 0], bytes(8))  # a sorted group whose DT ends the file
+    g = f.block(b"CG", [0, 0, 0, 0, 0, 0], struct.pack("<QQHHIII", 0, 0, 0, 0, 0, 16, 0))
+    cns = [f.block(b"CN", [0, 0, f.text(b"TX", n), 0, 0, 0, 0, 0],
+                   struct.pack("<BBBBIIIIBBH6d", t, 1 if t == 2 else 0, 4, 0, o, 64, 0, 0, 0, 0, 0,
+                               0, 0, 0, 0, 0, 0)) for n, t, o in (("t", 2, 0), ("late", 0, 8))]
+    f.link(cns[0], 0, cns[1])
+    f.link(g, 1, cns[0])
+    f.link(dg, 1, g)
+    last_dg = 64 + 24  # HD's first link: the data group list
+    at = struct.unpack_from("<Q", f.data, last_dg)[0]
+    while struct.unpack_from("<Q", f.data, at + 24)[0]:
+        at = struct.unpack_from("<Q", f.data, at + 24)[0]
+    f.link(at, 0, dg)
+    dt = f.block(b"DT", [], struct.pack("<4d", 0.0, 7.0, 0.5, 8.0))
+    f.link(dg, 2, dt)
+    struct.pack_into("<Q", f.data, dt + 8, 24)  # the length never written
+    f.data[:8] = b"UnFinMF "
+    struct.pack_into("<H", f.data, 60, 1 | 4)
+    p = os.path.join(tmp, "open.mf4")
+    with open(p, "wb") as out:
+        out.write(f.data)
+    r = subprocess.run([rtcosim, "info", p], capture_output=True, text=True)
+    assert r.returncode == 0 and "its last data block to the end of the file" in r.stderr
+    late = [line.split() for line in r.stdout.splitlines() if " late " in line]
+    assert late == [["4", "2", "0", "..", "0.5", "late", "-", "7", "8", "0"]], r.stdout
+
+    # bad files: one line naming the file and the problem
     cases = {
         "v2.mdf": (bytes(Mdf3(214).data) + bytes(64),
                    ["MDF version 2.14", "only MDF 3 and MDF 4 files are read"]),
         "motorola.mdf": (bytes(Mdf3(330, order=1).data), ["big-endian (Motorola) layout"]),
         "vax.mdf": (bytes(Mdf3(330, floats=2).data), ["VAX floats (format 2)"]),
-        "unfinished.mf4": (b"UnFinMF " + good[8:], ["unfinalized"]),
-        "flags.mf4": (good[:60] + b"\x01\x00" + good[62:], ["unfinalized"]),
+        # unfinalized with the offsets of variable-length values never written
+        "vlsd_offsets.mf4": (b"UnFinMF " + good[8:60] + b"\x40\x00" + good[62:],
+                             ["unfinalized", "offsets were never written"]),
         "cut.mf4": (good[:len(good) // 2], ["MDF block at"]),
         "text.mf4": (b"time,x\n0,1\n" + bytes(64), ["not an MDF file"]),
     }
