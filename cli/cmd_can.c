@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/dbc.h"
+#include "rtcosim/j1939.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
 
@@ -18,7 +19,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rtcosim can decode LOG --dbc FILE [-o CSV] [--signal NAME]... [--plot F.svg]\n"
-            "                          [--values text|raw] [--relative-time]\n"
+            "                          [--values text|raw] [--relative-time] [--j1939]\n"
             "       rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
             "\n"
             "convert: a log from one format to another (IN read by its content, OUT written\n"
@@ -51,6 +52,11 @@ static void usage(FILE *out)
             "                     (raw: always; MAT files and plots always hold numbers)\n"
             "  --relative-time    times from the log's first frame (as candump -t z) instead\n"
             "                     of the log's own (candump -l: seconds since 1970)\n"
+            "  --j1939            every extended message of the database is an SAE J1939\n"
+            "                     parameter group (else those its VFrameFormat J1939PG or a\n"
+            "                     ProtocolType J1939 database makes one): matched by PGN,\n"
+            "                     whatever the priority and source address; messages over 8\n"
+            "                     bytes reassembled from transport sessions (BAM, RTS/CTS)\n"
             "  --help             this text\n");
 }
 
@@ -85,6 +91,10 @@ typedef struct decoder {
     bool container_overrun;      /* a container frame's header ran past its end (said once) */
     bool value_text;     /* VAL_ texts in CSV cells (--values text) */
     rtcosim_time_ns time_origin; /* subtracted from every time (--relative-time) */
+    /* J1939 transport sessions (a database with J1939 parameter groups):
+     * per record the message completed there + 1, 0 for none */
+    rtcosim_j1939_tp tp;
+    size_t *tp_of;
 } decoder;
 
 static void decoder_free(decoder *d)
@@ -98,6 +108,18 @@ static void decoder_free(decoder *d)
         free(d->blocks[b].part_first);
     free(d->blocks);
     free(d->block_of);
+    free(d->tp_of);
+    rtcosim_j1939_tp_free(&d->tp);
+}
+
+/* Does the database hold J1939 parameter groups (whose long messages come
+ * in transport sessions)? */
+static bool has_j1939(const rtcosim_dbc *dbc)
+{
+    for (size_t i = 0; i < rtcosim_dbc_message_count(dbc); i++)
+        if (rtcosim_dbc_message_at(dbc, i)->j1939)
+            return true;
+    return false;
 }
 
 /* A CSV field in quotes, quotes inside doubled (RFC 4180, section 2). */
@@ -171,9 +193,25 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
     d->block_of = calloc(n + 1, sizeof *d->block_of);
     if (!d->blocks || !d->block_of)
         return cli_fail("out of memory");
+    if (has_j1939(d->dbc)) {
+        rtcosim_error err;
+        if (!(d->tp_of = calloc(n + 1, sizeof *d->tp_of)))
+            return cli_fail("out of memory");
+        if (rtcosim_j1939_tp_reassemble(d->log, &d->tp, &err) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        for (size_t k = 0; k < d->tp.count; k++)
+            d->tp_of[d->tp.messages[k].record] = k + 1;
+    }
     for (size_t i = 0; i < n; i++) {
-        const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, recs[i].id, recs[i].extended);
+        const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
+                                              ? &d->tp.messages[d->tp_of[i] - 1] : NULL;
+        const rtcosim_dbc_message *m = tp ? rtcosim_dbc_find_frame(d->dbc, tp->id, true)
+                                          : rtcosim_dbc_find_frame(d->dbc, recs[i].id,
+                                                                   recs[i].extended);
         d->block_of[i] = SIZE_MAX;
+        if (!m && d->tp_of && recs[i].extended &&
+            (rtcosim_j1939_pgn(recs[i].id) == 0xEC00 || rtcosim_j1939_pgn(recs[i].id) == 0xEB00))
+            continue; /* a transport session's frame: counted with the sessions */
         if (!m || recs[i].remote) {
             d->unknown += !m;
             continue;
@@ -308,11 +346,15 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         const rtcosim_dbc_message *m = bl->message;
         const rtcosim_can_log_record *rec = &recs[i];
         bool carries = false;
-        rtcosim_dbc_container_part part = {.data = rec->data, .size = rec->size, .pdu = m};
+        const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
+                                              ? &d->tp.messages[d->tp_of[i] - 1] : NULL;
+        const uint8_t *data = tp ? tp->data : rec->data;
+        size_t size = tp ? tp->size : rec->size;
+        rtcosim_dbc_container_part part = {.data = data, .size = size, .pdu = m};
         size_t offset = 0, base = bl->first;
         int more = 1;
         if (m->header_bytes) { /* the contained PDUs one after the other */
-            more = rtcosim_dbc_container_next(d->dbc, m, rec->data, rec->size, &offset, &part);
+            more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
             base = part.pdu ? bl->first + bl->part_first[part.index] : 0;
         }
         while (more == 1) {
@@ -337,7 +379,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
             }
             if (!m->header_bytes)
                 break;
-            more = rtcosim_dbc_container_next(d->dbc, m, rec->data, rec->size, &offset, &part);
+            more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
             base = more == 1 && part.pdu ? bl->first + bl->part_first[part.index] : 0;
         }
         if (more < 0 && !d->container_overrun) {
@@ -499,7 +541,7 @@ static int run_can(int argc, char **argv)
     const char *log_path = NULL, *dbc_path = NULL, *out = NULL, *plot_path = NULL;
     const char **signals = calloc((size_t)argc, sizeof *signals);
     size_t signal_count = 0;
-    bool value_text = true, relative_time = false;
+    bool value_text = true, relative_time = false, j1939 = false;
     if (!signals)
         return cli_fail("out of memory");
     int rc = 0;
@@ -511,6 +553,8 @@ static int run_can(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--relative-time") == 0) {
             relative_time = true;
+        } else if (strcmp(a, "--j1939") == 0) {
+            j1939 = true;
         } else if (strcmp(a, "--dbc") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
                    strcmp(a, "--signal") == 0 || strcmp(a, "--plot") == 0 ||
                    strcmp(a, "--values") == 0) {
@@ -547,6 +591,8 @@ static int run_can(int argc, char **argv)
                     rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK))
         rc = cli_fail_error(&err);
     if (rc == 0) {
+        if (j1939)
+            rtcosim_dbc_set_j1939(dbc);
         d.log = log;
         d.dbc = dbc;
         d.log_path = log_path;
@@ -562,6 +608,9 @@ static int run_can(int argc, char **argv)
     if (rc == 0 && d.unknown)
         fprintf(stderr, "rtcosim: %s: %llu frames with ids %s does not define were not decoded\n",
                 log_path, (unsigned long long)d.unknown, dbc_path);
+    if (rc == 0 && d.tp_of && (d.tp.frames || d.tp.incomplete))
+        fprintf(stderr, "rtcosim: %s: %zu J1939 transport frames gave %zu messages (%zu sessions "
+                "not completed)\n", log_path, d.tp.frames, d.tp.count, d.tp.incomplete);
     if (rc == 0 && d.unknown_parts)
         fprintf(stderr, "rtcosim: %s: %llu contained PDUs with header ids %s does not define were"
                 " not decoded\n", log_path, (unsigned long long)d.unknown_parts, dbc_path);

@@ -175,6 +175,10 @@ const rtcosim_dbc_message *rtcosim_dbc_find_frame(const rtcosim_dbc *dbc, uint32
                                                   bool extended);
 /* The PGN of a 29-bit J1939 identifier. */
 uint32_t rtcosim_j1939_pgn(uint32_t id);
+/* Every extended classic message of the database a J1939 parameter group,
+ * whatever its attributes say (`can decode --j1939`, for J1939 databases
+ * that do not mark their messages J1939PG). */
+void rtcosim_dbc_set_j1939(rtcosim_dbc *dbc);
 const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *dbc, const char *name);
 const rtcosim_dbc_signal *rtcosim_dbc_find_signal(const rtcosim_dbc_message *m, const char *name);
 

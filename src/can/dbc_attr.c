@@ -92,7 +92,13 @@ void dbc_resolve_frame_formats(cursor *c, rtcosim_dbc *d)
         bool fd = format && strstr(format, "CAN_FD") != NULL;
         bool on = m->brs_index >= 0 && c->brs_count == 0 ? m->brs_index == 1
                                                           : !brs || strcmp(brs, "1") == 0;
-        dbc_set_format(d, i, fd, on, format && strcmp(format, "J1939PG") == 0);
+        /* a J1939 parameter group: said per message, or every extended
+         * classic one of a database whose ProtocolType is J1939 (Vector's
+         * J1939 template says both) */
+        bool own = m->format_index >= 0 && (size_t)m->format_index < c->format_count;
+        bool j1939 = (format && strcmp(format, "J1939PG") == 0) ||
+                     (!own && c->protocol_j1939 && m->pub.extended && !fd);
+        dbc_set_format(d, i, fd, on, j1939);
     }
     dbc_free_frame_formats(c);
 }
@@ -196,9 +202,17 @@ rtcosim_status dbc_parse_attribute(cursor *c, rtcosim_dbc *d)
                      : strcmp(attr, "SystemMessageLongSymbol") == 0 ? 'M'
                      : strcmp(attr, "SystemNodeLongSymbol") == 0    ? 'N'
                                                                     : 0;
+    bool protocol = attr && strcmp(attr, "ProtocolType") == 0;
     free(attr);
     if (long_name)
         return dbc_parse_long_name(c, d, line, long_name);
+    if (protocol) { /* BA_ "ProtocolType" "J1939"; (the database's) */
+        char *value = NULL;
+        if (dbc_quoted(c, &value))
+            c->protocol_j1939 = strcmp(value, "J1939") == 0;
+        free(value);
+        return dbc_skip_statement(c);
+    }
     if (which && dbc_ident(c, kind, sizeof kind) && strcmp(kind, "BO_") == 0) {
         uint64_t value;
         message_build *m;

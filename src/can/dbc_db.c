@@ -444,6 +444,13 @@ const rtcosim_dbc_message *rtcosim_dbc_find_frame(const rtcosim_dbc *d, uint32_t
     return NULL;
 }
 
+void rtcosim_dbc_set_j1939(rtcosim_dbc *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        d->messages[i].pub.j1939 = d->messages[i].pub.extended && !d->messages[i].pub.fd &&
+                                   !d->messages[i].container;
+}
+
 const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *d, const char *name)
 {
     message_build *m = dbc_find_named(d, name);

@@ -23,6 +23,7 @@ typedef struct cursor {
     /* The enums of BA_DEF_ BO_ "VFrameFormat" and "CANFD_BRS" and their
      * BA_DEF_DEF_ defaults (NULL: none given) */
     char *formats[32], *brs_values[8], *format_default, *brs_default;
+    bool protocol_j1939; /* BA_ "ProtocolType" "J1939": a J1939 database */
     size_t format_count, brs_count;
 } cursor;
 

@@ -523,6 +523,25 @@ static void j1939_parameter_groups_match_by_pgn(void **state)
     const uint8_t data[8] = {0, 0, 0, 0x40, 0x1A, 0, 0, 0};
     assert_true(rtcosim_dbc_decode(&eec1->signals[0], data, 8) == 840.0);
     rtcosim_dbc_free(d);
+    /* a database of ProtocolType J1939 (Vector's template): its extended
+     * messages without a frame format of their own are parameter groups, one
+     * that says ExtendedCAN and the standard ones are not; --j1939's
+     * rtcosim_dbc_set_j1939 makes every extended message one */
+    text = "BO_ 2364540158 EEC1: 8 Engine\nBO_ 2566844926 CCVS1: 8 Body\nBO_ 256 Std: 8 N\n"
+           "BA_DEF_ BO_  \"VFrameFormat\" ENUM  \"StandardCAN\",\"ExtendedCAN\";\n"
+           "BA_DEF_  \"ProtocolType\" STRING ;\nBA_ \"ProtocolType\" \"J1939\";\n"
+           "BA_ \"VFrameFormat\" BO_ 2566844926 1;\n";
+    if (rtcosim_dbc_parse(text, strlen(text), "proto.dbc", &d, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_true(rtcosim_dbc_find_message(d, "EEC1")->j1939);
+    assert_false(rtcosim_dbc_find_message(d, "CCVS1")->j1939);
+    assert_false(rtcosim_dbc_find_message(d, "Std")->j1939);
+    assert_null(rtcosim_dbc_find_frame(d, 0x18FEF121, true));
+    rtcosim_dbc_set_j1939(d);
+    assert_ptr_equal(rtcosim_dbc_find_frame(d, 0x18FEF121, true),
+                     rtcosim_dbc_find_message(d, "CCVS1"));
+    assert_false(rtcosim_dbc_find_message(d, "Std")->j1939);
+    rtcosim_dbc_free(d);
 }
 
 /* Signals that share a bit in one frame: a warning naming both lines; bits

@@ -1,0 +1,50 @@
+/* SAE J1939 transport protocol (J1939-21): parameter groups of 9 to 1785
+ * bytes sent as a connection management frame (TP.CM, PGN 0xEC00) and data
+ * transfer frames (TP.DT, PGN 0xEB00) of 7 bytes each, broadcast (BAM) or
+ * to one destination (RTS/CTS), reassembled from a CAN log's frames so that
+ * a DBC decodes them whole (`rtcosim can decode`). */
+#ifndef RTCOSIM_J1939_H
+#define RTCOSIM_J1939_H
+
+#include "rtcosim/can_log.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One reassembled parameter group: completed at record `record` of the log
+ * (its last TP.DT frame: the message's time and bus), as the frame id it
+ * would have had (priority of its TP.CM, its PGN, the destination in PDU
+ * specific for a PDU1 group, the sender's source address). */
+typedef struct rtcosim_j1939_message {
+    size_t record;
+    uint32_t id;
+    uint32_t pgn;
+    uint16_t size;
+    const uint8_t *data;
+} rtcosim_j1939_message;
+
+typedef struct rtcosim_j1939_tp {
+    rtcosim_j1939_message *messages; /* in the order they completed */
+    size_t count;
+    size_t frames;     /* TP.CM and TP.DT frames of the log */
+    size_t incomplete; /* sessions announced and never completed (aborted, a
+                        * packet missing, a new announcement before the end) */
+} rtcosim_j1939_tp;
+
+/* Every transport session of the log's extended frames, per bus, sender and
+ * destination: an announcement (BAM, or RTS to a destination) of its size,
+ * packet count and PGN, then each TP.DT packet by its sequence number (1 to
+ * the count; repeats overwrite); complete when every packet came. Aborts
+ * (Connection Abort) end a session unread; CTS and End of Message
+ * Acknowledgment frames are read over. An announcement whose size and
+ * packet count disagree (ceil(size / 7)) or lie outside 9..1785 bytes is
+ * counted incomplete. *out is freed with rtcosim_j1939_tp_free. */
+rtcosim_status rtcosim_j1939_tp_reassemble(const rtcosim_can_log *log, rtcosim_j1939_tp *out,
+                                           rtcosim_error *err);
+void rtcosim_j1939_tp_free(rtcosim_j1939_tp *tp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

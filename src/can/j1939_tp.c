@@ -1,0 +1,164 @@
+/* SAE J1939 transport protocol sessions reassembled from a log's frames
+ * (j1939.h). Facts from J1939-21: TP.CM (PGN 0xEC00) control bytes 16 RTS,
+ * 17 CTS, 19 End of Message Acknowledgment, 32 BAM, 255 Connection Abort;
+ * RTS and BAM carry the message size (bytes 2-3, little-endian), the packet
+ * count (byte 4) and the PGN of the packed message (bytes 6-8); TP.DT (PGN
+ * 0xEB00) carries a sequence number from 1 and 7 data bytes. BAM goes to
+ * the global address 255; RTS/CTS to the destination in PDU specific. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/dbc.h"
+#include "rtcosim/j1939.h"
+#include "util/array.h"
+
+#define TP_CM 0xEC00u
+#define TP_DT 0xEB00u
+#define TP_MAX 1785u /* 255 packets of 7 bytes */
+
+typedef struct session {
+    uint32_t bus;
+    uint8_t sa, da, priority;
+    bool open;
+    uint32_t pgn;
+    uint16_t size;
+    uint8_t packets;
+    uint16_t received;
+    uint8_t got[32]; /* sequence numbers seen, a bit each */
+    uint8_t data[TP_MAX];
+} session;
+
+typedef struct tp_state {
+    session *sessions;
+    size_t count, cap;
+    rtcosim_j1939_tp *out;
+    size_t cap_out;
+} tp_state;
+
+static session *find(tp_state *t, uint32_t bus, uint8_t sa, uint8_t da, bool add)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (t->sessions[i].bus == bus && t->sessions[i].sa == sa && t->sessions[i].da == da)
+            return &t->sessions[i];
+    if (!add || !util_array_reserve(&t->sessions, t->count, &t->cap, sizeof *t->sessions, 8))
+        return NULL;
+    session *s = &t->sessions[t->count++];
+    memset(s, 0, sizeof *s);
+    s->bus = bus, s->sa = sa, s->da = da;
+    return s;
+}
+
+static void end(tp_state *t, session *s)
+{
+    if (s && s->open) {
+        t->out->incomplete++;
+        s->open = false;
+    }
+}
+
+/* TP.CM: an announcement opens its sender's session to its destination. */
+static bool connection(tp_state *t, const rtcosim_can_log_record *r, uint8_t sa, uint8_t ps)
+{
+    uint8_t control = r->data[0];
+    if (control == 255) { /* an abort, from either end */
+        end(t, find(t, r->bus, sa, ps, false));
+        end(t, find(t, r->bus, ps, sa, false));
+        return true;
+    }
+    if (control != 16 && control != 32)
+        return true; /* CTS, End of Message Acknowledgment: the receiver's */
+    session *s = find(t, r->bus, sa, control == 32 ? 255 : ps, true);
+    if (!s)
+        return false;
+    end(t, s); /* (a new announcement ends the one before) */
+    uint16_t size = (uint16_t)(r->data[1] | r->data[2] << 8);
+    uint8_t packets = r->data[3];
+    if (size < 9 || size > TP_MAX || packets != (size + 6) / 7) {
+        t->out->incomplete++;
+        return true;
+    }
+    s->open = true;
+    s->priority = (uint8_t)(r->id >> 26 & 7);
+    s->pgn = (uint32_t)(r->data[5] | r->data[6] << 8 | r->data[7] << 16) & 0x3FFFF;
+    s->size = size;
+    s->packets = packets;
+    s->received = 0;
+    memset(s->got, 0, sizeof s->got);
+    return true;
+}
+
+/* TP.DT: a packet of an open session; the last one completes it. */
+static bool transfer(tp_state *t, const rtcosim_can_log_record *r, size_t index, uint8_t sa,
+                     uint8_t ps)
+{
+    session *s = find(t, r->bus, sa, ps, false);
+    uint8_t seq = r->data[0];
+    if (!s || !s->open || seq < 1 || seq > s->packets)
+        return true;
+    size_t at = (size_t)(seq - 1) * 7, n = s->size - at < 7 ? s->size - at : 7;
+    if (n > (size_t)r->size - 1)
+        n = (size_t)r->size - 1;
+    memcpy(s->data + at, r->data + 1, n);
+    if (!(s->got[seq / 8] >> (seq % 8) & 1)) {
+        s->got[seq / 8] |= (uint8_t)(1u << (seq % 8));
+        s->received++;
+    }
+    if (s->received < s->packets)
+        return true;
+    s->open = false;
+    rtcosim_j1939_tp *o = t->out;
+    uint8_t *copy = malloc(s->size);
+    if (!copy || !util_array_reserve(&o->messages, o->count, &t->cap_out, sizeof *o->messages, 8)) {
+        free(copy);
+        return false;
+    }
+    memcpy(copy, s->data, s->size);
+    uint32_t pf = s->pgn >> 8 & 0xFF;
+    uint32_t id = (uint32_t)s->priority << 26 |
+                  (pf < 240 ? ((s->pgn & 0x3FF00) | s->da) : s->pgn) << 8 | s->sa;
+    o->messages[o->count++] = (rtcosim_j1939_message){.record = index, .id = id, .pgn = s->pgn,
+                                                      .size = s->size, .data = copy};
+    return true;
+}
+
+rtcosim_status rtcosim_j1939_tp_reassemble(const rtcosim_can_log *log, rtcosim_j1939_tp *out,
+                                           rtcosim_error *err)
+{
+    *out = (rtcosim_j1939_tp){0};
+    tp_state t = {.out = out};
+    const rtcosim_can_log_record *recs = rtcosim_can_log_records(log);
+    bool ok = true;
+    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++) {
+        const rtcosim_can_log_record *r = &recs[i];
+        if (!r->extended || r->remote || r->size < 8)
+            continue; /* (both TP frames are 8 bytes) */
+        uint32_t pgn = rtcosim_j1939_pgn(r->id);
+        uint8_t sa = (uint8_t)r->id, ps = (uint8_t)(r->id >> 8);
+        if (pgn == TP_CM)
+            ok = connection(&t, r, sa, ps);
+        else if (pgn == TP_DT)
+            ok = transfer(&t, r, i, sa, ps);
+        else
+            continue;
+        out->frames++;
+    }
+    for (size_t i = 0; i < t.count; i++)
+        end(&t, &t.sessions[i]);
+    free(t.sessions);
+    if (!ok) {
+        rtcosim_j1939_tp_free(out);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling J1939 "
+                                 "transport sessions");
+    }
+    return RTCOSIM_OK;
+}
+
+void rtcosim_j1939_tp_free(rtcosim_j1939_tp *tp)
+{
+    for (size_t i = 0; tp && i < tp->count; i++)
+        free((void *)tp->messages[i].data);
+    if (tp) {
+        free(tp->messages);
+        *tp = (rtcosim_j1939_tp){0};
+    }
+}
