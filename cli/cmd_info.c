@@ -291,10 +291,8 @@ static int run_info(int argc, char **argv)
          * measurement */
         rtcosim_error err;
         rtcosim_can_log *log = NULL;
-        if (rtcosim_can_log_read(fmu, &log, &err) == RTCOSIM_OK) {
-            rtcosim_can_log_free(log);
-            return cli_info_can_log(fmu, dbc);
-        }
+        if (rtcosim_can_log_read(fmu, &log, &err) == RTCOSIM_OK)
+            return cli_info_can_log_read(fmu, log, dbc);
         if (dbc)
             return cli_fail("info: --dbc applies to CAN logs; %s holds no CAN frames (%s)", fmu,
                             err.message);

@@ -164,10 +164,16 @@ static const char *format_name(uint8_t f)
 int cli_info_can_log(const char *path, const char *dbc_path)
 {
     rtcosim_can_log *log = NULL;
-    rtcosim_dbc *dbc = NULL;
     rtcosim_error err;
     if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
         return cli_fail_error(&err);
+    return cli_info_can_log_read(path, log, dbc_path);
+}
+
+int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *dbc_path)
+{
+    rtcosim_dbc *dbc = NULL;
+    rtcosim_error err;
     if (dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK) {
         rtcosim_can_log_free(log);
         return cli_fail_error(&err);

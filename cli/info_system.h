@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "rtcosim/can_log.h"
+
 /* Whether a path names a system rather than an FMU: .ssd, .ssp, .xml, or a
  * directory holding OspSystemStructure.xml or SystemStructure.ssd. */
 bool cli_info_is_system(const char *path);
@@ -28,5 +30,7 @@ bool cli_info_is_dbc(const char *path);
 bool cli_info_is_can_log(const char *path);
 int cli_info_dbc(const char *path);
 int cli_info_can_log(const char *path, const char *dbc_path);
+/* The same of a log read already (freed here). */
+int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *dbc_path);
 
 #endif

@@ -88,6 +88,17 @@ with tempfile.TemporaryDirectory() as tmp:
                       "0x456": ["can0", "CAN", "FD"], "0x18FF0001x": ["can0", "CAN", "FD"],
                       "0x1ABCDEF0x": ["can1", "classic", "-"]}, listed
 
+    # as a logger leaves it, unfinalized (cycle counters not updated): the same frames,
+    # with one warning, from info (which reads it once) as from convert
+    open_log = os.path.join(tmp, "open.mf4")
+    with open(open_log, "wb") as f:
+        f.write(b"UnFinMF " + bytes(logger().data)[8:60] + b"\x01\x00" + bytes(logger().data)[62:])
+    out = os.path.join(tmp, "open.log")
+    r = run("can", "convert", open_log, out, "--bus", "can1")
+    assert lines(out) == [line for _, line in FRAMES if " can1 " in line]
+    r = run("info", open_log)
+    assert r.stderr.count("an unfinalized MDF file") == 1 and "7 on 2 buses" in r.stdout, r.stderr
+
     # python-can's layout: its interfaces' numbers as bus channels (0: can0), frames an
     # hour before the measurement's start: times since 1970, as a candump log's
     early = os.path.join(tmp, "early.mf4")
