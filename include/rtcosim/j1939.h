@@ -36,10 +36,12 @@ typedef struct rtcosim_j1939_tp {
  * destination: an announcement (BAM, or RTS to a destination) of its size,
  * packet count and PGN, then each TP.DT packet by its sequence number (1 to
  * the count; repeats overwrite); complete when every packet came. Aborts
- * (Connection Abort) end a session unread; CTS and End of Message
- * Acknowledgment frames are read over. An announcement whose size and
- * packet count disagree (ceil(size / 7)) or lie outside 9..1785 bytes is
- * counted incomplete. *out is freed with rtcosim_j1939_tp_free. */
+ * (Connection Abort) end a session unread, as does silence of over 1.25 s
+ * (J1939-21's longest timeout); CTS and End of Message Acknowledgment frames
+ * are read over. An announcement whose size and packet count disagree
+ * (ceil(size / 7)) or lie outside 9..1785 bytes, or that finds 4096
+ * sessions open, is counted incomplete. *out is freed with
+ * rtcosim_j1939_tp_free. */
 rtcosim_status rtcosim_j1939_tp_reassemble(const rtcosim_can_log *log, rtcosim_j1939_tp *out,
                                            rtcosim_error *err);
 void rtcosim_j1939_tp_free(rtcosim_j1939_tp *tp);

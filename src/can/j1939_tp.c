@@ -15,45 +15,52 @@
 #define TP_CM 0xEC00u
 #define TP_DT 0xEB00u
 #define TP_MAX 1785u /* 255 packets of 7 bytes */
+/* Sessions open at once, at most: J1939 allows one BAM per sender and one
+ * RTS/CTS session per sender and destination, a few hundred on a real bus;
+ * a log announcing more (a corrupt or hostile one) has the rest counted
+ * incomplete, so that memory and time stay bounded. */
+#define TP_MAX_OPEN 4096u
 
 typedef struct session {
     uint32_t bus;
     uint8_t sa, da, priority;
-    bool open;
     uint32_t pgn;
     uint16_t size;
     uint8_t packets;
     uint16_t received;
     uint8_t got[32]; /* sequence numbers seen, a bit each */
-    uint8_t data[TP_MAX];
+    uint8_t *data;   /* size bytes */
+    rtcosim_time_ns last; /* its last frame's time */
 } session;
 
+/* A session silent this long has timed out (J1939-21's T1 750 ms for a
+ * receiver waiting for the next packet, T2/T3 1250 ms: the longest). */
+#define TP_TIMEOUT ((rtcosim_time_ns)1250000000)
+
 typedef struct tp_state {
-    session *sessions;
+    session *sessions; /* the open ones */
     size_t count, cap;
     rtcosim_j1939_tp *out;
     size_t cap_out;
 } tp_state;
 
-static session *find(tp_state *t, uint32_t bus, uint8_t sa, uint8_t da, bool add)
+static session *find(tp_state *t, uint32_t bus, uint8_t sa, uint8_t da)
 {
     for (size_t i = 0; i < t->count; i++)
         if (t->sessions[i].bus == bus && t->sessions[i].sa == sa && t->sessions[i].da == da)
             return &t->sessions[i];
-    if (!add || !util_array_reserve(&t->sessions, t->count, &t->cap, sizeof *t->sessions, 8))
-        return NULL;
-    session *s = &t->sessions[t->count++];
-    memset(s, 0, sizeof *s);
-    s->bus = bus, s->sa = sa, s->da = da;
-    return s;
+    return NULL;
 }
 
-static void end(tp_state *t, session *s)
+/* A session closed: its slot taken by the last one; incomplete counted
+ * unless it completed. */
+static void close_session(tp_state *t, session *s, bool completed)
 {
-    if (s && s->open) {
-        t->out->incomplete++;
-        s->open = false;
-    }
+    if (!s)
+        return;
+    t->out->incomplete += !completed;
+    free(s->data);
+    *s = t->sessions[--t->count];
 }
 
 /* TP.CM: an announcement opens its sender's session to its destination. */
@@ -61,29 +68,33 @@ static bool connection(tp_state *t, const rtcosim_can_log_record *r, uint8_t sa,
 {
     uint8_t control = r->data[0];
     if (control == 255) { /* an abort, from either end */
-        end(t, find(t, r->bus, sa, ps, false));
-        end(t, find(t, r->bus, ps, sa, false));
+        close_session(t, find(t, r->bus, sa, ps), false);
+        close_session(t, find(t, r->bus, ps, sa), false);
         return true;
     }
     if (control != 16 && control != 32)
         return true; /* CTS, End of Message Acknowledgment: the receiver's */
-    session *s = find(t, r->bus, sa, control == 32 ? 255 : ps, true);
-    if (!s)
-        return false;
-    end(t, s); /* (a new announcement ends the one before) */
+    uint8_t da = control == 32 ? 255 : ps;
+    close_session(t, find(t, r->bus, sa, da), false); /* (a new announcement ends the last) */
+    for (size_t i = t->count; i-- > 0;) /* the ones timed out */
+        if (r->time - t->sessions[i].last > TP_TIMEOUT)
+            close_session(t, &t->sessions[i], false);
     uint16_t size = (uint16_t)(r->data[1] | r->data[2] << 8);
     uint8_t packets = r->data[3];
-    if (size < 9 || size > TP_MAX || packets != (size + 6) / 7) {
+    if (size < 9 || size > TP_MAX || packets != (size + 6) / 7 || t->count >= TP_MAX_OPEN) {
         t->out->incomplete++;
         return true;
     }
-    s->open = true;
-    s->priority = (uint8_t)(r->id >> 26 & 7);
-    s->pgn = (uint32_t)(r->data[5] | r->data[6] << 8 | r->data[7] << 16) & 0x3FFFF;
-    s->size = size;
-    s->packets = packets;
-    s->received = 0;
-    memset(s->got, 0, sizeof s->got);
+    if (!util_array_reserve(&t->sessions, t->count, &t->cap, sizeof *t->sessions, 8))
+        return false;
+    session *s = &t->sessions[t->count];
+    *s = (session){.bus = r->bus, .sa = sa, .da = da, .priority = (uint8_t)(r->id >> 26 & 7),
+                   .pgn = (uint32_t)(r->data[5] | r->data[6] << 8 | r->data[7] << 16) & 0x3FFFF,
+                   .size = size, .packets = packets, .data = calloc(1, size),
+                   .last = r->time};
+    if (!s->data)
+        return false;
+    t->count++;
     return true;
 }
 
@@ -91,10 +102,15 @@ static bool connection(tp_state *t, const rtcosim_can_log_record *r, uint8_t sa,
 static bool transfer(tp_state *t, const rtcosim_can_log_record *r, size_t index, uint8_t sa,
                      uint8_t ps)
 {
-    session *s = find(t, r->bus, sa, ps, false);
+    session *s = find(t, r->bus, sa, ps);
     uint8_t seq = r->data[0];
-    if (!s || !s->open || seq < 1 || seq > s->packets)
+    if (s && r->time - s->last > TP_TIMEOUT) {
+        close_session(t, s, false); /* timed out before this packet */
         return true;
+    }
+    if (!s || seq < 1 || seq > s->packets)
+        return true;
+    s->last = r->time;
     size_t at = (size_t)(seq - 1) * 7, n = s->size - at < 7 ? s->size - at : 7;
     if (n > (size_t)r->size - 1)
         n = (size_t)r->size - 1;
@@ -105,19 +121,16 @@ static bool transfer(tp_state *t, const rtcosim_can_log_record *r, size_t index,
     }
     if (s->received < s->packets)
         return true;
-    s->open = false;
     rtcosim_j1939_tp *o = t->out;
-    uint8_t *copy = malloc(s->size);
-    if (!copy || !util_array_reserve(&o->messages, o->count, &t->cap_out, sizeof *o->messages, 8)) {
-        free(copy);
+    if (!util_array_reserve(&o->messages, o->count, &t->cap_out, sizeof *o->messages, 8))
         return false;
-    }
-    memcpy(copy, s->data, s->size);
     uint32_t pf = s->pgn >> 8 & 0xFF;
     uint32_t id = (uint32_t)s->priority << 26 |
                   (pf < 240 ? ((s->pgn & 0x3FF00) | s->da) : s->pgn) << 8 | s->sa;
     o->messages[o->count++] = (rtcosim_j1939_message){.record = index, .id = id, .pgn = s->pgn,
-                                                      .size = s->size, .data = copy};
+                                                      .size = s->size, .data = s->data};
+    s->data = NULL; /* (the message's now) */
+    close_session(t, s, true);
     return true;
 }
 
@@ -142,8 +155,8 @@ rtcosim_status rtcosim_j1939_tp_reassemble(const rtcosim_can_log *log, rtcosim_j
             continue;
         out->frames++;
     }
-    for (size_t i = 0; i < t.count; i++)
-        end(&t, &t.sessions[i]);
+    while (t.count)
+        close_session(&t, &t.sessions[t.count - 1], false);
     free(t.sessions);
     if (!ok) {
         rtcosim_j1939_tp_free(out);

@@ -11,6 +11,9 @@
 #include <cmocka.h>
 
 #include "rtcosim/can_log.h"
+#include "rtcosim/j1939.h"
+
+#include <stdlib.h>
 
 static rtcosim_can_log *parse(const char *text)
 {
@@ -183,6 +186,42 @@ static void relative_times_never_overflow(void **state)
                  "   9000000000 1  200 Rx d 1 10\n", "t.log:3: relative time beyond");
 }
 
+/* J1939 transport sessions stay bounded whatever a log announces: 5000 RTS
+ * announcements to distinct destinations that never send a packet are all
+ * counted incomplete (4096 open at once at most, the rest refused; those
+ * time out after 1.25 s of silence), and a BAM 2 s later completes (10
+ * bytes: 0x11..0x17, 0x18 0x19 0xAA). */
+static void j1939_sessions_stay_bounded(void **state)
+{
+    (void)state;
+    size_t cap = 5003 * 64, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (unsigned k = 0; k < 5000; k++) /* RTS from SA k % 256 to DA k / 256 */
+        n += (size_t)snprintf(text + n, cap - n, "(1.%06u) can0 1CEC%02X%02X#100900020200DA00\n",
+                              k / 10, k / 256, k % 256);
+    n += (size_t)snprintf(text + n, cap - n, "(3.000000) can0 1CECFF00#200A0002FFCAFE00\n"
+                                             "(3.010000) can0 1CEBFF00#0111121314151617\n"
+                                             "(3.020000) can0 1CEBFF00#021819AAFFFFFFFF\n");
+    rtcosim_can_log *log = NULL;
+    rtcosim_error err;
+    if (rtcosim_can_log_parse(text, n, "many.log", &log, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_j1939_tp tp;
+    assert_int_equal(rtcosim_j1939_tp_reassemble(log, &tp, &err), RTCOSIM_OK);
+    assert_int_equal(tp.frames, 5003);
+    assert_int_equal(tp.incomplete, 5000);
+    assert_int_equal(tp.count, 1);
+    assert_int_equal(tp.messages[0].pgn, 0xFECA);
+    assert_int_equal(tp.messages[0].id, 0x1CFECA00); /* priority 7 of its TP.CM, PDU2 */
+    assert_int_equal(tp.messages[0].size, 10);
+    assert_memory_equal(tp.messages[0].data, "\x11\x12\x13\x14\x15\x16\x17\x18\x19\xAA", 10);
+    assert_int_equal(tp.messages[0].record, 5002);
+    rtcosim_j1939_tp_free(&tp);
+    rtcosim_can_log_free(log);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +231,7 @@ int main(void)
         cmocka_unit_test(other_text_is_not_a_log),
         cmocka_unit_test(cr_line_ends_read_like_lf),
         cmocka_unit_test(relative_times_never_overflow),
+        cmocka_unit_test(j1939_sessions_stay_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
