@@ -18,7 +18,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rtcosim can decode LOG --dbc FILE [-o CSV] [--signal NAME]... [--plot F.svg]\n"
+            "usage: rtcosim can decode LOG [--dbc FILE] [-o CSV] [--signal NAME]... [--plot F.svg]\n"
             "                          [--values text|raw] [--relative-time] [--j1939]\n"
             "       rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
             "\n"
@@ -39,7 +39,9 @@ static void usage(FILE *out)
             "decimals raw * factor + offset is (factor 0.1, raw 96: 9.6), at the resolution of\n"
             "the DBC's factor and offset, in their shortest form.\n"
             "\n"
-            "  --dbc FILE         the CAN database: a DBC, or an AUTOSAR 4 ARXML (.arxml)\n"
+            "  --dbc FILE         the CAN database: a DBC, or an AUTOSAR 4 ARXML (.arxml);\n"
+            "                     without it, the DBC an MDF bus log carries (attached, as\n"
+            "                     CANoe and asammdf attach it)\n"
             "  -o, --output FILE  write the signals here: .csv, or .mat (complete rows, Dymola\n"
             "                     layout) or .mf4 (complete rows, ASAM MDF 4.10; a log of\n"
             "                     wall-clock times starts it at its first frame); default:\n"
@@ -580,16 +582,31 @@ static int run_can(int argc, char **argv)
             rc = cli_positional("can decode", "log", &log_path, argv, i);
         }
     }
-    if (rc == 0 && (!log_path || !dbc_path))
+    if (rc == 0 && !log_path)
         rc = cli_fail("can decode: give a LOG and --dbc FILE (usage: rtcosim can decode LOG "
                       "--dbc FILE [-o CSV])");
     rtcosim_error err;
     rtcosim_dbc *dbc = NULL;
     rtcosim_can_log *log = NULL;
     decoder d = {0};
-    if (rc == 0 && (rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK ||
-                    rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK))
+    char attached[512] = "";
+    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
+    if (rc == 0 && dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK)
+        rc = cli_fail_error(&err);
+    if (rc == 0 && !dbc_path) { /* the database the log carries (an MDF log's attachment) */
+        size_t size = 0;
+        const char *name = NULL, *text = rtcosim_can_log_database(log, &size, &name);
+        if (!text)
+            rc = cli_fail("can decode: %s carries no database: give --dbc FILE (usage: rtcosim "
+                          "can decode LOG --dbc FILE [-o CSV])", log_path);
+        else {
+            snprintf(attached, sizeof attached, "%s (attached to %s)", name, log_path);
+            dbc_path = attached;
+            if (rtcosim_dbc_parse(text, size, attached, &dbc, &err) != RTCOSIM_OK)
+                rc = cli_fail_error(&err);
+        }
+    }
     if (rc == 0) {
         if (j1939)
             rtcosim_dbc_set_j1939(dbc);

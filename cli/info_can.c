@@ -174,7 +174,11 @@ int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *db
 {
     rtcosim_dbc *dbc = NULL;
     rtcosim_error err;
-    if (dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK) {
+    size_t db_size = 0;
+    const char *db_name = NULL, *db_text = rtcosim_can_log_database(log, &db_size, &db_name);
+    if ((dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK) ||
+        (!dbc_path && db_text && rtcosim_dbc_parse(db_text, db_size, db_name, &dbc, &err) !=
+                                     RTCOSIM_OK)) {
         rtcosim_can_log_free(log);
         return cli_fail_error(&err);
     }
@@ -182,6 +186,9 @@ int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *db
     const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
     rtcosim_can_log_format f = rtcosim_can_log_source(log);
     printf("%-20s %s (%s)\n", "CAN log", path, rtcosim_can_log_format_name(f));
+    if (db_text)
+        printf("%-20s %s (%zu bytes)%s\n", "attached database", db_name, db_size,
+               dbc_path ? ": --dbc given instead" : ": names the messages");
     printf("%-20s %zu", "frames", n);
     if (rtcosim_can_log_xl_count(log))
         printf(" and %zu CAN XL frames (not listed)", rtcosim_can_log_xl_count(log));

@@ -95,6 +95,11 @@ const char *rtcosim_can_log_bus_name(const rtcosim_can_log *log, size_t index);
 size_t rtcosim_can_log_xl_count(const rtcosim_can_log *log);
 /* The format the log was read from. */
 rtcosim_can_log_format rtcosim_can_log_source(const rtcosim_can_log *log);
+/* A CAN database the log file carries: an MDF bus log's first embedded
+ * attachment named *.dbc (CANoe and asammdf attach the database that way),
+ * inflated when compressed; its text (NUL-terminated, *size bytes) and its
+ * file name (*name), or NULL when the log carries none. */
+const char *rtcosim_can_log_database(const rtcosim_can_log *log, size_t *size, const char **name);
 /* A record's frame on the wire (SOF through intermission, stuff bits
  * included) at these bit rates: the nominal one and CAN FD's data phase. */
 rtcosim_time_ns rtcosim_can_log_record_duration(const rtcosim_can_log_record *record,

@@ -20,6 +20,10 @@ struct rtcosim_can_log {
     /* Times are since 1970 UTC (candump -l; an MDF log whose frames start
      * before its measurement's start), not from a measurement's start. */
     bool absolute;
+    /* A database the log carries (an MDF bus log's attached .dbc), its text
+     * (NUL-terminated) and file name; NULL: none. */
+    char *database, *database_name;
+    size_t database_size;
 };
 
 /* Appends a record; false when out of memory. */

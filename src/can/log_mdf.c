@@ -96,6 +96,9 @@ rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *n
     rtcosim_status st = mdf_bus_read(data, size, name, add_frame, &m, &info, err);
     if (st == RTCOSIM_OK)
         st = name_buses(&m, err);
+    log->database = info.database; /* (the log owns them now) */
+    log->database_name = info.database_name;
+    log->database_size = info.database_size;
     if (st != RTCOSIM_OK)
         return st;
     bool sorted = true, early = false;

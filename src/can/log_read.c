@@ -509,7 +509,18 @@ void rtcosim_can_log_free(rtcosim_can_log *log)
     for (size_t i = 0; i < log->bus_count; i++)
         free(log->buses[i]);
     free(log->records);
+    free(log->database);
+    free(log->database_name);
     free(log);
+}
+
+const char *rtcosim_can_log_database(const rtcosim_can_log *log, size_t *size, const char **name)
+{
+    if (size)
+        *size = log->database_size;
+    if (name)
+        *name = log->database_name;
+    return log->database;
 }
 
 size_t rtcosim_can_log_count(const rtcosim_can_log *log) { return log->count; }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "results/mdf_read_internal.h"
@@ -383,6 +384,49 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         for (size_t i = 0; i < (*groups)[k].nchan; i++)
             (*groups)[k].chans[i].stream = NULL;
     free(data.p);
+    return st;
+}
+
+rtcosim_status mdf4_attachment(rd *r, const char *ending, bytes *out, char **name)
+{
+    *name = NULL;
+    blk hd, at;
+    rtcosim_status st = block(r, 64, "HD", NULL, &hd);
+    size_t steps = 0, n = strlen(ending);
+    for (uint64_t a = st == RTCOSIM_OK ? link_at(&hd, 3) : 0; a && st == RTCOSIM_OK;
+         a = link_at(&at, 0)) {
+        if (++steps > r->n / 24)
+            return mdf_fail(r, "a loop in the attachment list", a);
+        if ((st = block(r, a, "AT", NULL, &at)) != RTCOSIM_OK || at.size < 40)
+            return st != RTCOSIM_OK ? st : mdf_fail(r, "a short AT block", a);
+        uint16_t flags = le_get16(at.data);
+        uint64_t original = le_get64(at.data + 24), embedded = le_get64(at.data + 32);
+        char *file = text_of(r, link_at(&at, 1));
+        size_t len = file ? strlen(file) : 0;
+        bool wanted = (flags & 1) && file && len >= n && strcasecmp(file + len - n, ending) == 0;
+        if (!wanted) {
+            free(file);
+            continue;
+        }
+        if (embedded > at.size - 40 || original > MDF_MAX_BYTES) {
+            free(file);
+            return mdf_fail(r, "an attachment's sizes run past its block", a);
+        }
+        if (!(flags & 2)) { /* stored as it is */
+            st = mdf_append(r, out, at.data + 40, (size_t)embedded);
+        } else if ((st = mdf_append(r, out, NULL, (size_t)original)) == RTCOSIM_OK) {
+            uLongf got = (uLongf)original;
+            if (uncompress(out->p, &got, at.data + 40, (uLong)embedded) != Z_OK ||
+                got != original)
+                st = mdf_fail(r, "an attachment whose deflate data are corrupt", a);
+        }
+        if (st != RTCOSIM_OK) {
+            free(file);
+            return st;
+        }
+        *name = file;
+        return RTCOSIM_OK;
+    }
     return st;
 }
 

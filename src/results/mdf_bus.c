@@ -315,6 +315,23 @@ rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path,
     }
     info->start_ns = r.start_ns;
     mdf_groups_free(g, ng);
+    bytes dbc = {0};
+    if (st == RTCOSIM_OK &&
+        (st = mdf4_attachment(&r, ".dbc", &dbc, &info->database_name)) == RTCOSIM_OK &&
+        info->database_name) {
+        if (mdf_append(&r, &dbc, (const uint8_t *)"", 1) != RTCOSIM_OK) { /* (its NUL) */
+            st = RTCOSIM_ENOMEM;
+        } else {
+            info->database = (char *)dbc.p;
+            info->database_size = dbc.len - 1;
+            dbc.p = NULL;
+        }
+    }
+    free(dbc.p);
+    if (st != RTCOSIM_OK) {
+        free(info->database_name);
+        info->database_name = NULL;
+    }
     if (st == RTCOSIM_OK && !frames && !info->error_frames)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an MDF file without CAN frames (no "
                                "channel group of CAN_DataFrame records: not a CAN bus log)", path);

@@ -42,6 +42,11 @@ typedef struct mdf_can_frame {
 typedef struct mdf_bus_info {
     size_t error_frames, other_groups; /* CAN error frames; channel groups of no CAN frames */
     int64_t start_ns;                  /* ns since 1970 UTC; 0 unknown */
+    /* A DBC embedded in the file (an AT block of a .dbc file name, as
+     * CANoe and asammdf attach the database to a bus log), malloc'd and
+     * NUL-terminated, and its file name; NULL: none. The caller frees them. */
+    char *database, *database_name;
+    size_t database_size;
 } mdf_bus_info;
 
 /* Every frame of an MDF 4 file's CAN_DataFrame and CAN_RemoteFrame channel

@@ -138,6 +138,10 @@ void mdf_groups_free(group *groups, size_t ng);
 /* Every data group of an MDF 4 / MDF 3 file appended to *groups (the
  * identification block checked by the caller). */
 rtcosim_status mdf4_read_groups(rd *r, group **groups, size_t *ng);
+/* An MDF 4 file's first embedded attachment whose file name ends in ending
+ * (ASCII case ignored): its bytes (inflated when compressed) onto out and
+ * its file name in *name (NULL, out untouched: none). */
+rtcosim_status mdf4_attachment(rd *r, const char *ending, bytes *out, char **name);
 rtcosim_status mdf3_read_groups(rd *r, group **groups, size_t *ng);
 
 #endif

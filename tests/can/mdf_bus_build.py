@@ -17,10 +17,11 @@ no DataLength (the length from DLC), a double time, BusChannel last.
 asammdf 8.0 reads the same frames from this file (outside the suite).
 `FRAMES`: the frames by hand, as candump -l lines (remote ones left out, as
 `can convert` leaves them) in time order.
-Usage as a script: mdf_bus_build.py OUT.mf4"""
+Usage as a script: mdf_bus_build.py OUT.mf4 [ATTACHED.mf4]"""
 import os
 import struct
 import sys
+import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results"))
@@ -147,6 +148,18 @@ def python_can_style():
     return f
 
 
+def attach(f, name, data, compressed):
+    """An embedded attachment (AT block: links next, file name, MIME type, comment;
+    flags 1 embedded | 2 deflate-compressed, creator, reserved, MD5, original and
+    embedded sizes, the data) first in HD's attachment list (its link 3)."""
+    body = zlib.compress(data) if compressed else data
+    at = f.block(b"AT", [0, f.text(b"TX", name), f.text(b"TX", "application/x-dbc"), 0],
+                 struct.pack("<HHI16sQQ", 1 | (2 if compressed else 0), 0, 0, bytes(16),
+                             len(data), len(body)) + body)
+    f.link(64, 3, at)
+    return at
+
+
 def candump_line(t, bus, ident, ext, fd, brs, data):
     idt = f"{ident:08X}" if ext else f"{ident:03X}"
     body = f"#{1 if brs else 0:X}" + data.hex().upper() if fd else data.hex().upper()
@@ -160,3 +173,8 @@ FRAMES = sorted([(t, candump_line(t, bus, i, e, fd, brs, d)) for t, bus, i, e, f
 if __name__ == "__main__":
     with open(sys.argv[1], "wb") as out:
         out.write(logger().data)
+    if len(sys.argv) > 2:  # and one with a compressed DBC attached
+        f = logger()
+        attach(f, "rig.dbc", b"BO_ 291 M123: 8 N\n SG_ B0 : 0|8@1+ (1,0) [0|255] \"\" X\n", True)
+        with open(sys.argv[2], "wb") as out:
+            out.write(f.data)

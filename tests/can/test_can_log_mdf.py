@@ -25,7 +25,7 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mdf_bus_build import EARLY, FRAMES, START, logger, python_can_style  # noqa: E402
+from mdf_bus_build import EARLY, FRAMES, START, attach, logger, python_can_style  # noqa: E402
 
 rtcosim = sys.argv[1]
 
@@ -87,6 +87,35 @@ with tempfile.TemporaryDirectory() as tmp:
                       "0x321": ["can0", "classic", "-"], "0x7FF": ["can0", "classic", "-"],
                       "0x456": ["can0", "CAN", "FD"], "0x18FF0001x": ["can0", "CAN", "FD"],
                       "0x1ABCDEF0x": ["can1", "classic", "-"]}, listed
+
+    # a DBC attached to the log (an AT block, as CANoe and asammdf attach it), stored or
+    # deflate-compressed: can decode takes it when no --dbc is given, info names the
+    # messages with it (0x123's data 01..08: B0 = 1, B7 = 2 x 8 = 16, at 1.25 ms)
+    dbc = b"BO_ 291 M123: 8 N\n SG_ B0 : 0|8@1+ (1,0) [0|255] \"\" X\n" \
+          b" SG_ B7 : 56|8@1+ (2,0) [0|510] \"\" X\n"
+    for compressed in (False, True):
+        f = logger()
+        attach(f, "rig.dbc", dbc, compressed)
+        att = os.path.join(tmp, f"attached{int(compressed)}.mf4")
+        with open(att, "wb") as out:
+            out.write(f.data)
+        r = run("can", "decode", att)
+        assert r.stdout == '"time","can0.M123.B0","can0.M123.B7"\n0.00125,1,16\n', r.stdout
+        r = run("info", att)
+        assert "attached database    rig.dbc (91 bytes): names the messages" in r.stdout, r.stdout
+        assert [row.split()[3] for row in r.stdout.splitlines() if row.startswith("0x123")] == \
+            ["M123"], r.stdout
+    r = run("can", "decode", log, ok=False)
+    assert f"{log} carries no database: give --dbc FILE" in r.stderr, r.stderr
+    f = logger()
+    at = attach(f, "rig.dbc", dbc, True)
+    f.data[at + 24 + 32 + 40 + 2] ^= 0xFF  # (inside the deflate stream)
+    bad_att = os.path.join(tmp, "bad_attachment.mf4")
+    with open(bad_att, "wb") as out:
+        out.write(f.data)
+    r = run("can", "decode", bad_att, ok=False)
+    assert r.stderr.count("\n") == 1 and "an attachment whose deflate data are corrupt" in \
+        r.stderr, r.stderr
 
     # as a logger leaves it, unfinalized (cycle counters not updated): the same frames,
     # with one warning, from info (which reads it once) as from convert
