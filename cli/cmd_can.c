@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -582,17 +583,21 @@ static int run_can(int argc, char **argv)
             rc = cli_positional("can decode", "log", &log_path, argv, i);
         }
     }
-    if (rc == 0 && !log_path)
+    /* (without --dbc only an MDF bus log, which may carry its database) */
+    size_t path_len = log_path ? strlen(log_path) : 0;
+    if (rc == 0 && (!log_path || (!dbc_path && (path_len < 4 ||
+                                                strcasecmp(log_path + path_len - 4, ".mf4")))))
         rc = cli_fail("can decode: give a LOG and --dbc FILE (usage: rtcosim can decode LOG "
-                      "--dbc FILE [-o CSV])");
+                      "--dbc FILE [-o CSV]; an .mf4 bus log may carry its own)");
     rtcosim_error err;
     rtcosim_dbc *dbc = NULL;
     rtcosim_can_log *log = NULL;
     decoder d = {0};
     char attached[512] = "";
-    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
-        rc = cli_fail_error(&err);
+    /* (the database first, as before: its errors come before the log's) */
     if (rc == 0 && dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK)
+        rc = cli_fail_error(&err);
+    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
     if (rc == 0 && !dbc_path) { /* the database the log carries (an MDF log's attachment) */
         size_t size = 0;
