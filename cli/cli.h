@@ -73,6 +73,13 @@ int cli_positional(const char *command, const char *what, const char **slot, cha
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);
 
+/* An --input-column INPUT=COLUMN of COMMAND: *input a malloc'd copy of
+ * INPUT, *column what follows the '='; "COMMAND: option --input-column needs
+ * INPUT=COLUMN (INPUT_IS, a column of --input-file), not 'TEXT'" when either
+ * is empty (map NULL: none given). 0 or an exit code. */
+int cli_input_column(const char *command, const char *input_is, const char *map, char **input,
+                     const char **column);
+
 /* `rtcosim info`: an FMI 3.0 FMU's clocks, clocked variables and Binary
  * maxSize/mimeType (info_clocks.c); nothing for other components. */
 struct rtcosim_component;

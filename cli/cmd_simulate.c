@@ -316,16 +316,13 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             i += 2;
             continue;
         } else if (strcmp(arg, "--input-column") == 0) {
-            const char *map = option_value(argc, argv, &i);
-            const char *eq = map ? strchr(map, '=') : NULL;
-            if (!eq || eq == map || !eq[1])
-                return cli_fail("simulate: option --input-column needs INPUT=COLUMN (an input of "
-                                "the FMU, a column of --input-file), not '%s'", map ? map : "");
-            char *name = strndup(map, (size_t)(eq - map));
-            if (!name)
-                return cli_fail("simulate: out of memory");
-            a->input_names[a->input_column_count] = name;
-            a->input_columns[a->input_column_count++] = eq + 1;
+            char *name = NULL;
+            int rc = cli_input_column("simulate", "an input of the FMU",
+                                      option_value(argc, argv, &i), &name,
+                                      &a->input_columns[a->input_column_count]);
+            if (rc)
+                return rc;
+            a->input_names[a->input_column_count++] = name;
             continue;
         } else if (strcmp(arg, "--output-variable") == 0) {
             const char *name = option_value(argc, argv, &i);

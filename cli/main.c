@@ -30,6 +30,19 @@ int cli_fail_error(const rtcosim_error *err)
     return cli_fail("%s", err->message[0] ? err->message : rtcosim_strerror(err->status));
 }
 
+int cli_input_column(const char *command, const char *input_is, const char *map, char **input,
+                     const char **column)
+{
+    const char *eq = map ? strchr(map, '=') : NULL;
+    if (!eq || eq == map || !eq[1])
+        return cli_fail("%s: option --input-column needs INPUT=COLUMN (%s, a column of "
+                        "--input-file), not '%s'", command, input_is, map ? map : "");
+    if (!(*input = strndup(map, (size_t)(eq - map))))
+        return cli_fail("%s: out of memory", command);
+    *column = eq + 1;
+    return 0;
+}
+
 int cli_check_output_not_input(const char *option, const char *output,
                                const char *const *inputs, size_t count)
 {

@@ -533,13 +533,11 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         } else if (strcmp(opt, "--input-file") == 0) {
             a->input_file = val;
         } else if (strcmp(opt, "--input-column") == 0) {
-            const char *eq = strchr(val, '=');
-            if (!eq || eq == val || !eq[1])
-                return cli_fail("run: option --input-column needs INPUT=COLUMN (an input as "
-                                "--input-file names it, a column of the file), not '%s'", val);
-            if (!(a->input_inputs[a->input_column_count] = strndup(val, (size_t)(eq - val))))
-                return cli_fail("run: out of memory");
-            a->input_columns[a->input_column_count++] = eq + 1;
+            if ((rc = cli_input_column("run", "an input as --input-file names it", val,
+                                       &a->input_inputs[a->input_column_count],
+                                       &a->input_columns[a->input_column_count])) != 0)
+                return rc;
+            a->input_column_count++;
         } else if (strcmp(opt, "--priority") == 0) {
             /* as anytime and rt-check: the executor's option of that name */
             rtcosim_error err;

@@ -204,6 +204,8 @@ static rtcosim_status parse_all(cursor *c, rtcosim_dbc *d)
             current = NULL, skipping_signals = false;
     }
     dbc_resolve_frame_formats(c, d);
+    if (!dbc_index_pgns(d))
+        return rtcosim_error_set(c->err, RTCOSIM_ENOMEM, "%s: out of memory", c->name);
     size_t first = 0, second = 0;
     int rc = dbc_reindex_names(d, &first, &second); /* (long message names) */
     if (rc == -1)

@@ -408,6 +408,7 @@ void rtcosim_dbc_free(rtcosim_dbc *d)
     free(d->messages);
     free(d->index.by_id);
     free(d->index.by_name);
+    free(d->by_pgn);
     free(d);
 }
 
@@ -430,18 +431,51 @@ uint32_t rtcosim_j1939_pgn(uint32_t id)
     return pf < 240 ? pgn & 0x3FF00 : pgn; /* PDU1: PS is the destination, not the PGN */
 }
 
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+bool dbc_index_pgns(rtcosim_dbc *d)
+{
+    free(d->by_pgn);
+    d->by_pgn = NULL;
+    d->pgn_count = 0;
+    for (size_t i = 0; i < d->count; i++)
+        d->pgn_count += d->messages[i].pub.j1939 && d->messages[i].pub.extended;
+    if (!d->pgn_count)
+        return true;
+    if (!(d->by_pgn = malloc(d->pgn_count * sizeof *d->by_pgn))) {
+        d->pgn_count = 0;
+        return false;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < d->count; i++)
+        if (d->messages[i].pub.j1939 && d->messages[i].pub.extended)
+            d->by_pgn[n++] = (uint64_t)rtcosim_j1939_pgn(d->messages[i].pub.id) << 32 | i;
+    qsort(d->by_pgn, n, sizeof *d->by_pgn, by_key); /* (the first message of a PGN first) */
+    return true;
+}
+
 const rtcosim_dbc_message *rtcosim_dbc_find_frame(const rtcosim_dbc *d, uint32_t id,
                                                   bool extended)
 {
     const rtcosim_dbc_message *m = rtcosim_dbc_find_id(d, id, extended);
-    if (m || !extended)
+    if (m || !extended || !d->pgn_count)
         return m;
-    uint32_t pgn = rtcosim_j1939_pgn(id);
-    for (size_t i = 0; i < d->count; i++) /* (J1939 DBCs hold tens to hundreds of PGs) */
-        if (d->messages[i].pub.j1939 && d->messages[i].pub.extended &&
-            rtcosim_j1939_pgn(d->messages[i].pub.id) == pgn)
-            return &d->messages[i].pub;
-    return NULL;
+    uint64_t key = (uint64_t)rtcosim_j1939_pgn(id) << 32;
+    size_t lo = 0, hi = d->pgn_count; /* the first entry at or above key */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->by_pgn[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == d->pgn_count || d->by_pgn[lo] >> 32 != key >> 32)
+        return NULL;
+    return &d->messages[(uint32_t)d->by_pgn[lo]].pub;
 }
 
 void rtcosim_dbc_set_j1939(rtcosim_dbc *d)
@@ -449,6 +483,9 @@ void rtcosim_dbc_set_j1939(rtcosim_dbc *d)
     for (size_t i = 0; i < d->count; i++)
         d->messages[i].pub.j1939 = d->messages[i].pub.extended && !d->messages[i].pub.fd &&
                                    !d->messages[i].container;
+    if (!dbc_index_pgns(d))
+        for (size_t i = 0; i < d->count; i++) /* (no index: none matched by PGN) */
+            d->messages[i].pub.j1939 = false;
 }
 
 const rtcosim_dbc_message *rtcosim_dbc_find_message(const rtcosim_dbc *d, const char *name)

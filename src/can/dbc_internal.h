@@ -29,7 +29,15 @@ struct rtcosim_dbc {
     message_build *messages;
     size_t count, capacity;
     message_index index;
+    /* The J1939 parameter groups by PGN (pgn << 32 | message index, sorted),
+     * for rtcosim_dbc_find_frame: rebuilt whenever the set changes
+     * (dbc_set_format, rtcosim_dbc_set_j1939); NULL: none. */
+    uint64_t *by_pgn;
+    size_t pgn_count;
 };
+
+/* d->by_pgn anew from the messages' j1939 flags; false out of memory. */
+bool dbc_index_pgns(rtcosim_dbc *d);
 
 /* The index of a message of d (rtcosim_dbc_message_at's). */
 size_t dbc_message_index(const rtcosim_dbc *d, const rtcosim_dbc_message *m);

@@ -163,7 +163,7 @@ rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_
 {
     if (format == RTCOSIM_CAN_LOG_MDF) {
         size_t xl = 0;
-        rtcosim_status st = mdf_bus_write(entries, count, 0, path, &xl, err);
+        rtcosim_status st = mdf_bus_write(entries, count, path, &xl, err);
         if (st == RTCOSIM_OK && xl)
             rtcosim_log(RTCOSIM_LOG_WARNING, "can", "%s: %zu CAN XL frames left out: the MDF "
                         "bus-logging layout holds classic and CAN FD frames (a .blf, .asc or "

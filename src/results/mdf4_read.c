@@ -326,14 +326,6 @@ static rtcosim_status bus_stream(rd *r, chan *c, group *g, size_t ng)
     return st;
 }
 
-/* A channel group's acquisition source's bus type (SI block: links name,
- * path, comment; source type, bus type, flags); 0 for none. */
-static uint8_t bus_type_of(rd *r, uint64_t si_at)
-{
-    blk b;
-    return si_at && block(r, si_at, "SI", NULL, &b) == RTCOSIM_OK && b.size >= 2 ? b.data[1] : 0;
-}
-
 /* One data group: its channel groups appended to *groups. */
 static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t *ng)
 {
@@ -359,8 +351,7 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         group *g = &grown[(*ng)++];
         *g = (group){.record_id = le_get64(cg.data), .vlsd = (cg.data[16] & 1) != 0,
                      .data_bytes = le_get32(cg.data + 24), .inval_bytes = le_get32(cg.data + 28),
-                     .master = -1, .at = cg_at, .flags = le_get16(cg.data + 16),
-                     .bus_type = r->bus ? bus_type_of(r, link_at(&cg, 3)) : 0};
+                     .master = -1, .at = cg_at};
         if (!g->vlsd)
             st = read_channels(r, link_at(&cg, 1), g, NULL, 0);
         cg_at = link_at(&cg, 0);

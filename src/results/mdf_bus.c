@@ -102,8 +102,7 @@ static rtcosim_status write_records(FILE *f, const rtcosim_can_log_entry *entrie
 }
 
 rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
-                             int64_t start_ns, const char *path, size_t *xl_left_out,
-                             rtcosim_error *err)
+                             const char *path, size_t *xl_left_out, rtcosim_error *err)
 {
     size_t xl = 0;
     bool fd = false;
@@ -115,7 +114,7 @@ rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
     size_t width = fd ? 64 : 8, record = 16 + width, frames = count - xl;
     mdf_buf b = {0};
     mdf_identification(&b);
-    uint64_t hd = mdf_header(&b, start_ns ? start_ns : mdf_now_ns(), "CAN bus log of an rtcosim run");
+    uint64_t hd = mdf_header(&b, mdf_now_ns(), "CAN bus log of an rtcosim run");
     uint64_t dg = mdf_block(&b, "DG", 4, 8);
     uint64_t si_name = mdf_text(&b, "TX", "CAN1");
     uint64_t si = mdf_block(&b, "SI", 3, 8);
@@ -309,9 +308,7 @@ rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path,
             frames += g[k].count;
         } else if (has_structure(&g[k], "CAN_ErrorFrame")) {
             info->error_frames += g[k].count;
-        } else {
-            info->other_groups++;
-        }
+        } /* (other groups: other buses, measured signals) */
     }
     info->start_ns = r.start_ns;
     mdf_groups_free(g, ng);

@@ -18,11 +18,10 @@
 bool mdf_bus_is_mdf(const uint8_t *data, size_t size);
 
 /* The entries of one bus (CAN XL ones left out: *xl_left_out) as a
- * finalized MDF 4.10 bus log at path: its start time start_ns (ns since
- * 1970 UTC; 0: now), the frames on bus channel 1. */
+ * finalized MDF 4.10 bus log at path, started now, the frames on bus
+ * channel 1. */
 rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
-                             int64_t start_ns, const char *path, size_t *xl_left_out,
-                             rtcosim_error *err);
+                             const char *path, size_t *xl_left_out, rtcosim_error *err);
 
 /* A frame of a bus log: its time from the measurement's start (s), bus
  * channel (when its group has BusChannel: has_channel), identifier (29
@@ -40,7 +39,7 @@ typedef struct mdf_can_frame {
 
 /* What a log holds besides its CAN frames, and when it starts. */
 typedef struct mdf_bus_info {
-    size_t error_frames, other_groups; /* CAN error frames; channel groups of no CAN frames */
+    size_t error_frames;               /* CAN error frames (read over) */
     int64_t start_ns;                  /* ns since 1970 UTC; 0 unknown */
     /* A DBC embedded in the file (an AT block of a .dbc file name, as
      * CANoe and asammdf attach the database to a bus log), malloc'd and

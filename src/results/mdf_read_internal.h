@@ -98,13 +98,10 @@ typedef struct group {
     ptrdiff_t master;
     size_t *offsets, count, cap; /* its records' places in the data group's bytes */
     double *time, **values;      /* values: one array per channel (the master's NULL) */
-    /* rd.bus only: the CG block's offset and flags, its acquisition source's
-     * bus type (0 none given), a VLSD group's records (each a uint32 length
-     * and the bytes) one after the other, and per byte-array channel its
-     * records' first MDF_RAW_MAX bytes and their whole lengths */
+    /* rd.bus only: the CG block's offset, a VLSD group's records (each a
+     * uint32 length and the bytes) one after the other, and per byte-array
+     * channel its records' first MDF_RAW_MAX bytes and their whole lengths */
     uint64_t at;
-    uint16_t flags;
-    uint8_t bus_type;
     bytes stream;
     uint8_t **raw;
     uint32_t **raw_len;
