@@ -93,4 +93,15 @@ void cli_report_partitions(const struct rtcosim_master *part, const char *report
 /* `rtcosim can convert IN OUT ...` (can_convert.c); argv[1] is "convert". */
 int cli_can_convert(int argc, char **argv);
 
+/* `rtcosim can isotp LOG ...` (can_isotp.c); argv[1] is "isotp". */
+int cli_can_isotp(int argc, char **argv);
+/* ISO-TP ids from SPEC (ids, ranges, 'obd', comma-separated) appended to
+ * *ids (realloc'd); option names the option in errors; 0 or 1 after saying
+ * why. */
+struct rtcosim_isotp_ids;
+int cli_isotp_ids_parse(const char *option, const char *spec, bool address_byte,
+                        struct rtcosim_isotp_ids **ids, size_t *count);
+/* --isotp-addressing normal|extended: whether frames start with an address byte. */
+int cli_isotp_addressing(const char *value, bool *address_byte);
+
 #endif

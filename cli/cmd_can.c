@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/dbc.h"
+#include "rtcosim/isotp.h"
 #include "rtcosim/j1939.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
@@ -21,7 +22,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rtcosim can decode LOG [--dbc FILE] [-o CSV] [--signal NAME]... [--plot F.svg]\n"
             "                          [--values text|raw] [--relative-time] [--j1939]\n"
+            "                          [--isotp SPEC [--isotp-addressing normal|extended]]\n"
             "       rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
+            "       rtcosim can isotp LOG [--ids SPEC] (UDS/OBD messages: rtcosim can isotp --help)\n"
             "\n"
             "convert: a log from one format to another (IN read by its content, OUT written\n"
             "by its name: .blf Vector BLF, .asc Vector ASC, .mf4 ASAM MDF 4 bus log, else\n"
@@ -60,6 +63,17 @@ static void usage(FILE *out)
             "                     ProtocolType J1939 database makes one): matched by PGN,\n"
             "                     whatever the priority and source address; messages over 8\n"
             "                     bytes reassembled from transport sessions (BAM, RTS/CTS)\n"
+            "  --isotp SPEC       frames of these ids carry ISO-TP (ISO 15765-2: UDS, OBD):\n"
+            "                     each message reassembled from its Single, First and\n"
+            "                     Consecutive Frames is decoded whole by the DBC message of\n"
+            "                     its id, laid out as one frame would carry it (byte 0 the\n"
+            "                     length's low byte, the service id at byte 1, as the OBD\n"
+            "                     and UDS databases expect); SPEC: ids (0x7E8), ranges\n"
+            "                     (0x7E0-0x7EF), 'obd', comma-separated; an id over 0x7FF\n"
+            "                     or with an 'x' after it is 29-bit\n"
+            "  --isotp-addressing normal|extended\n"
+            "                     extended: an address byte before each frame's PCI (extended\n"
+            "                     or mixed addressing); it leads the decoded layout\n"
             "  --help             this text\n");
 }
 
@@ -98,6 +112,12 @@ typedef struct decoder {
      * per record the message completed there + 1, 0 for none */
     rtcosim_j1939_tp tp;
     size_t *tp_of;
+    /* ISO-TP (--isotp): the ids, and per record the message completed there
+     * + 1, 0 for none */
+    const rtcosim_isotp_ids *iso_ids;
+    size_t iso_id_count;
+    rtcosim_isotp iso;
+    size_t *iso_of;
 } decoder;
 
 static void decoder_free(decoder *d)
@@ -113,6 +133,8 @@ static void decoder_free(decoder *d)
     free(d->block_of);
     free(d->tp_of);
     rtcosim_j1939_tp_free(&d->tp);
+    free(d->iso_of);
+    rtcosim_isotp_free(&d->iso);
 }
 
 /* Does the database hold J1939 parameter groups (whose long messages come
@@ -138,17 +160,26 @@ static void put_quoted(const char *text, FILE *out)
 }
 
 /* Once per DBC message: its frames in the log are shorter than it. */
-static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record *rec)
+static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record *rec,
+                             size_t size)
 {
     bl->warned = true;
     for (size_t b = 0; b < d->block_count; b++)
         if (&d->blocks[b] != bl && d->blocks[b].message == bl->message && d->blocks[b].warned)
             return;
+    /* a message longer than a classic frame, in frames that look like ISO-TP's
+     * (a Single, First or Consecutive Frame's PCI): a transport the user may
+     * not have named */
+    char hint[96] = "";
+    if (!d->iso_of && bl->message->dlc > 8 && rec->size <= 8 && rec->size &&
+        rec->data[0] >> 4 <= 2)
+        snprintf(hint, sizeof hint, "; if the id carries ISO-TP (UDS, OBD), give --isotp 0x%X%s",
+                 (unsigned)rec->id, rec->extended && rec->id <= 0x7FF ? "x" : "");
     fprintf(stderr,
             "rtcosim: warning: %s:%d: a frame of %s (id 0x%X) has %u of its %u bytes; signals in "
-            "the missing bytes are left empty (said once per message)\n",
-            d->log_path, rec->line, bl->message->name, (unsigned)rec->id, (unsigned)rec->size,
-            (unsigned)bl->message->dlc);
+            "the missing bytes are left empty (said once per message)%s\n",
+            d->log_path, rec->line, bl->message->name, (unsigned)rec->id, (unsigned)size,
+            (unsigned)bl->message->dlc, hint);
 }
 
 static size_t dot_count(const char *name)
@@ -205,7 +236,22 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
         for (size_t k = 0; k < d->tp.count; k++)
             d->tp_of[d->tp.messages[k].record] = k + 1;
     }
+    if (d->iso_id_count) {
+        rtcosim_error err;
+        if (!(d->iso_of = calloc(n + 1, sizeof *d->iso_of)))
+            return cli_fail("out of memory");
+        if (rtcosim_isotp_reassemble(d->log, d->iso_ids, d->iso_id_count, &d->iso, &err) !=
+            RTCOSIM_OK)
+            return cli_fail_error(&err);
+        for (size_t k = 0; k < d->iso.count; k++)
+            d->iso_of[d->iso.messages[k].record] = k + 1;
+    }
     for (size_t i = 0; i < n; i++) {
+        if (d->iso_of && !d->iso_of[i] && !recs[i].remote &&
+            rtcosim_isotp_match(d->iso_ids, d->iso_id_count, recs[i].id, recs[i].extended, NULL)) {
+            d->block_of[i] = SIZE_MAX; /* part of a transfer: counted with them */
+            continue;
+        }
         const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
                                               ? &d->tp.messages[d->tp_of[i] - 1] : NULL;
         const rtcosim_dbc_message *m = tp ? rtcosim_dbc_find_frame(d->dbc, tp->id, true)
@@ -351,8 +397,10 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         bool carries = false;
         const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
                                               ? &d->tp.messages[d->tp_of[i] - 1] : NULL;
-        const uint8_t *data = tp ? tp->data : rec->data;
-        size_t size = tp ? tp->size : rec->size;
+        const rtcosim_isotp_message *iso = d->iso_of && d->iso_of[i]
+                                               ? &d->iso.messages[d->iso_of[i] - 1] : NULL;
+        const uint8_t *data = tp ? tp->data : iso ? iso->frame : rec->data;
+        size_t size = tp ? tp->size : iso ? iso->frame_size : rec->size;
         rtcosim_dbc_container_part part = {.data = data, .size = size, .pdu = m};
         size_t offset = 0, base = bl->first;
         int more = 1;
@@ -374,7 +422,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
                     missing -= selected && !had;
                 } else {
                     if (!bl->warned)
-                        warn_short_frame(d, bl, rec);
+                        warn_short_frame(d, bl, rec, size);
                     cl->length = 0; /* not in this frame: unknown, not zero */
                     missing += selected && had;
                 }
@@ -539,12 +587,15 @@ static int run_can(int argc, char **argv)
     }
     if (strcmp(argv[1], "convert") == 0)
         return cli_can_convert(argc, argv);
+    if (strcmp(argv[1], "isotp") == 0)
+        return cli_can_isotp(argc, argv);
     if (strcmp(argv[1], "decode") != 0)
         return cli_fail("can: unknown subcommand '%s' (see rtcosim can --help)", argv[1]);
     const char *log_path = NULL, *dbc_path = NULL, *out = NULL, *plot_path = NULL;
     const char **signals = calloc((size_t)argc, sizeof *signals);
     size_t signal_count = 0;
-    bool value_text = true, relative_time = false, j1939 = false;
+    bool value_text = true, relative_time = false, j1939 = false, iso_address = false;
+    const char *iso_spec = NULL;
     if (!signals)
         return cli_fail("out of memory");
     int rc = 0;
@@ -560,7 +611,8 @@ static int run_can(int argc, char **argv)
             j1939 = true;
         } else if (strcmp(a, "--dbc") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
                    strcmp(a, "--signal") == 0 || strcmp(a, "--plot") == 0 ||
-                   strcmp(a, "--values") == 0) {
+                   strcmp(a, "--values") == 0 || strcmp(a, "--isotp") == 0 ||
+                   strcmp(a, "--isotp-addressing") == 0) {
             if (i + 1 >= argc)
                 rc = cli_fail("can decode: option %s needs a value", a);
             else if (strcmp(a, "--values") == 0) {
@@ -571,6 +623,10 @@ static int run_can(int argc, char **argv)
                     rc = cli_fail("can decode: --values: '%s' is not text or raw", v);
             } else if (strcmp(a, "--dbc") == 0)
                 dbc_path = argv[++i];
+            else if (strcmp(a, "--isotp") == 0)
+                iso_spec = argv[++i];
+            else if (strcmp(a, "--isotp-addressing") == 0)
+                rc = cli_isotp_addressing(argv[++i], &iso_address);
             else if (strcmp(a, "--signal") == 0)
                 signals[signal_count++] = argv[++i];
             else if (strcmp(a, "--plot") == 0)
@@ -589,10 +645,17 @@ static int run_can(int argc, char **argv)
                                                 strcasecmp(log_path + path_len - 4, ".mf4")))))
         rc = cli_fail("can decode: give a LOG and --dbc FILE (usage: rtcosim can decode LOG "
                       "--dbc FILE [-o CSV]; an .mf4 bus log may carry its own)");
+    rtcosim_isotp_ids *iso_ids = NULL;
+    size_t iso_id_count = 0;
+    if (rc == 0 && iso_spec)
+        rc = cli_isotp_ids_parse("--isotp", iso_spec, iso_address, &iso_ids, &iso_id_count);
+    else if (rc == 0 && iso_address)
+        rc = cli_fail("can decode: --isotp-addressing applies to --isotp ids: give them (e.g. "
+                      "--isotp 0x6F1,0x600-0x6FF)");
     rtcosim_error err;
     rtcosim_dbc *dbc = NULL;
     rtcosim_can_log *log = NULL;
-    decoder d = {0};
+    decoder d = {.iso_ids = iso_ids, .iso_id_count = iso_id_count};
     char attached[512] = "";
     /* (the database first, as before: its errors come before the log's) */
     if (rc == 0 && dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK)
@@ -633,6 +696,10 @@ static int run_can(int argc, char **argv)
     if (rc == 0 && d.tp_of && (d.tp.frames || d.tp.incomplete))
         fprintf(stderr, "rtcosim: %s: %zu J1939 transport frames gave %zu messages (%zu sessions "
                 "not completed)\n", log_path, d.tp.frames, d.tp.count, d.tp.incomplete);
+    if (rc == 0 && d.iso_of)
+        fprintf(stderr, "rtcosim: %s: %zu ISO-TP frames gave %zu messages (%zu flow control, %zu "
+                "transfers not completed, %zu frames fitting none)\n", log_path, d.iso.frames,
+                d.iso.count, d.iso.flow_control, d.iso.incomplete, d.iso.invalid);
     if (rc == 0 && d.unknown_parts)
         fprintf(stderr, "rtcosim: %s: %llu contained PDUs with header ids %s does not define were"
                 " not decoded\n", log_path, (unsigned long long)d.unknown_parts, dbc_path);
@@ -642,9 +709,10 @@ static int run_can(int argc, char **argv)
     decoder_free(&d);
     rtcosim_can_log_free(log);
     rtcosim_dbc_free(dbc);
+    free(iso_ids);
     free(signals);
     return rc;
 }
 
 const rtcosim_cli_command rtcosim_cli_cmd_can = {
-    "can", "decode a candump/ASC/BLF CAN log with a DBC (or ARXML) into CSV signals and plots; convert logs", run_can};
+    "can", "decode a candump/ASC/BLF/MDF CAN log with a DBC (or ARXML) into CSV signals and plots; list its ISO-TP (UDS, OBD) messages; convert logs", run_can};

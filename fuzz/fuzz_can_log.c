@@ -1,12 +1,29 @@
 /* libFuzzer target for the CAN log readers (src/can/log_read.c: candump -l
  * and Vector ASC; log_blf_read.c: BLF; log_mdf.c: MDF 4 bus logs) and the
- * J1939 transport reassembly run on what they read (j1939_tp.c): any bytes
- * give frames or a one-line error, never a crash, an overread or a leak. */
+ * transport reassembly run on what they read (j1939_tp.c: J1939; isotp.c:
+ * ISO-TP on every id, with and without an address byte, each message then
+ * described as UDS by uds.c): any bytes give frames or a one-line error,
+ * never a crash, an overread or a leak. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "rtcosim/can_log.h"
+#include "rtcosim/isotp.h"
 #include "rtcosim/j1939.h"
+
+static void isotp_all(const rtcosim_can_log *log, bool address_byte)
+{
+    const rtcosim_isotp_ids every[] = {{0, 0x7FF, false, address_byte},
+                                       {0, 0x1FFFFFFFu, true, address_byte}};
+    rtcosim_isotp tp;
+    rtcosim_error err;
+    if (rtcosim_isotp_reassemble(log, every, 2, &tp, &err) != RTCOSIM_OK)
+        return;
+    char what[64];
+    for (size_t k = 0; k < tp.count; k++)
+        rtcosim_uds_describe(tp.messages[k].data, tp.messages[k].size, what, sizeof what);
+    rtcosim_isotp_free(&tp);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,6 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rtcosim_j1939_tp tp;
         if (rtcosim_j1939_tp_reassemble(log, &tp, &err) == RTCOSIM_OK)
             rtcosim_j1939_tp_free(&tp);
+        isotp_all(log, false);
+        isotp_all(log, true);
         rtcosim_can_log_free(log);
     }
     return 0;

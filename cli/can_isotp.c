@@ -1,0 +1,194 @@
+/* `rtcosim can isotp LOG [--ids SPEC] [--addressing normal|extended]
+ * [--relative-time]`: the ISO-TP messages of a CAN log (UDS, OBD) reassembled,
+ * one line each with the service in words; and the id list both it and
+ * `can decode --isotp` take. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rtcosim/can_log.h"
+#include "rtcosim/isotp.h"
+#include "rtcosim/results.h"
+
+/* One id: hex with 0x or decimal, 'x' after it for a 29-bit id (else 29-bit
+ * when over 0x7FF). Returns the end, NULL when it is no id. */
+static const char *parse_id(const char *s, uint32_t *id, int *extended)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return NULL;
+    unsigned long v = strtoul(s, &end, 0);
+    if (end == s || v > 0x1FFFFFFFul)
+        return NULL;
+    *id = (uint32_t)v;
+    if (*end == 'x' || *end == 'X') {
+        *extended = 1;
+        end++;
+    } else {
+        *extended = v > 0x7FF;
+    }
+    return end;
+}
+
+int cli_isotp_ids_parse(const char *option, const char *spec, bool address_byte,
+                        rtcosim_isotp_ids **ids, size_t *count)
+{
+    const char *s = spec;
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        rtcosim_isotp_ids add[4];
+        size_t n = 0;
+        if (len == 3 && strncmp(s, "obd", 3) == 0) {
+            n = 4;
+            memcpy(add, rtcosim_isotp_obd_ids, sizeof add);
+        } else {
+            uint32_t first, last;
+            int ext_first, ext_last;
+            const char *e = parse_id(s, &first, &ext_first);
+            last = first;
+            ext_last = ext_first;
+            if (e && *e == '-')
+                e = parse_id(e + 1, &last, &ext_last);
+            if (!e || e != s + len)
+                return cli_fail("%s: '%.*s' is no CAN id or range of ids (e.g. 0x7E8, "
+                                "0x7E0-0x7EF, 0x18DAF110 or 0x123x for a 29-bit id, obd)",
+                                option, (int)len, s);
+            if (last < first || ext_first != ext_last)
+                return cli_fail("%s: '%.*s': a range goes from a smaller to a larger id of one "
+                                "kind (11-bit or 29-bit)", option, (int)len, s);
+            if (!ext_first && last > 0x7FF)
+                return cli_fail("%s: '%.*s': an 11-bit id is at most 0x7FF", option, (int)len, s);
+            add[n++] = (rtcosim_isotp_ids){first, last, ext_first != 0, false};
+        }
+        rtcosim_isotp_ids *grown = realloc(*ids, (*count + n) * sizeof **ids);
+        if (!grown)
+            return cli_fail("out of memory");
+        *ids = grown;
+        for (size_t k = 0; k < n; k++) {
+            add[k].address_byte = address_byte;
+            (*ids)[(*count)++] = add[k];
+        }
+        if (!comma)
+            return 0;
+        s = comma + 1;
+    }
+}
+
+int cli_isotp_addressing(const char *value, bool *address_byte)
+{
+    if (strcmp(value, "normal") == 0 || strcmp(value, "extended") == 0) {
+        *address_byte = strcmp(value, "extended") == 0;
+        return 0;
+    }
+    return cli_fail("--isotp-addressing: '%s' is not normal or extended (extended: an address "
+                    "byte before each frame's PCI, as extended and mixed addressing put it)",
+                    value);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rtcosim can isotp LOG [--ids SPEC] [--isotp-addressing normal|extended]\n"
+            "                         [--relative-time]\n"
+            "\n"
+            "The ISO-TP (ISO 15765-2) messages of a CAN log (candump -l, Vector ASC, Vector\n"
+            "BLF or an ASAM MDF 4 bus log), reassembled from Single, First and Consecutive\n"
+            "Frames as a receiver takes them (classic CAN and CAN FD, messages over 4095\n"
+            "bytes by the escape sequence), one line each on standard output:\n"
+            "  (TIME) BUS ID [LENGTH] DESCRIPTION: PAYLOAD\n"
+            "TIME the completing frame's (the log's own seconds, as candump -l), DESCRIPTION\n"
+            "the UDS (ISO 14229) or OBD service in words, PAYLOAD its bytes in hex. Flow\n"
+            "Control frames are read over; transfers left incomplete and frames that fit\n"
+            "none are counted on standard error.\n"
+            "\n"
+            "  --ids SPEC          the ids that carry ISO-TP: a comma list of ids (0x7E8, or\n"
+            "                      decimal), ranges (0x7E0-0x7EF) and 'obd' (0x7DF,\n"
+            "                      0x7E0-0x7EF, 0x18DA0000-0x18DBFFFF); an id over 0x7FF or\n"
+            "                      with an 'x' after it (0x123x) is 29-bit; default obd\n"
+            "  --isotp-addressing normal|extended\n"
+            "                      extended: each frame starts with an address byte (the\n"
+            "                      target address of extended addressing, the address\n"
+            "                      extension of mixed addressing), shown after the id\n"
+            "  --relative-time     times from the log's first frame\n"
+            "  --help              this text\n");
+}
+
+static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_message *m,
+                          rtcosim_time_ns origin, FILE *out)
+{
+    const rtcosim_can_log_record *r = &rtcosim_can_log_records(log)[m->record];
+    char time[RTCOSIM_FORMAT_MAX], what[160];
+    rtcosim_format_time(r->time - origin, time);
+    fprintf(out, "(%s) %s %0*X", time, rtcosim_can_log_bus_name(log, m->bus),
+            m->extended ? 8 : 3, (unsigned)m->id);
+    if (m->address >= 0)
+        fprintf(out, " %02X", (unsigned)m->address);
+    fprintf(out, " [%u] %s:", (unsigned)m->size, rtcosim_uds_describe(m->data, m->size, what,
+                                                                      sizeof what));
+    for (uint32_t k = 0; k < m->size; k++)
+        fprintf(out, " %02X", m->data[k]);
+    fputc('\n', out);
+}
+
+int cli_can_isotp(int argc, char **argv)
+{
+    const char *log_path = NULL, *spec = NULL;
+    bool address_byte = false, relative = false;
+    int rc = 0;
+    for (int i = 2; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--relative-time") == 0) {
+            relative = true;
+        } else if (strcmp(a, "--ids") == 0 || strcmp(a, "--isotp-addressing") == 0) {
+            if (i + 1 >= argc)
+                rc = cli_fail("can isotp: option %s needs a value", a);
+            else if (strcmp(a, "--ids") == 0)
+                spec = argv[++i];
+            else
+                rc = cli_isotp_addressing(argv[++i], &address_byte);
+        } else if (a[0] == '-' && a[1]) {
+            rc = cli_unknown_option("can isotp", a, usage);
+        } else {
+            rc = cli_positional("can isotp", "log", &log_path, argv, i);
+        }
+    }
+    if (rc == 0 && !log_path)
+        rc = cli_fail("can isotp: give a LOG (usage: rtcosim can isotp LOG [--ids SPEC])");
+    rtcosim_isotp_ids *ids = NULL;
+    size_t id_count = 0;
+    if (rc == 0)
+        rc = cli_isotp_ids_parse("--ids", spec ? spec : "obd", address_byte, &ids, &id_count);
+    rtcosim_error err;
+    rtcosim_can_log *log = NULL;
+    rtcosim_isotp tp = {0};
+    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
+        rc = cli_fail_error(&err);
+    if (rc == 0 && rtcosim_isotp_reassemble(log, ids, id_count, &tp, &err) != RTCOSIM_OK)
+        rc = cli_fail_error(&err);
+    if (rc == 0) {
+        rtcosim_time_ns origin = relative && rtcosim_can_log_count(log)
+                                     ? rtcosim_can_log_records(log)[0].time : 0;
+        for (size_t k = 0; k < tp.count; k++)
+            print_message(log, &tp.messages[k], origin, stdout);
+        if (fflush(stdout) != 0)
+            rc = cli_fail("writing standard output failed");
+    }
+    if (rc == 0) {
+        fprintf(stderr, "rtcosim: %s: %zu ISO-TP messages from %zu frames on %s (%zu flow "
+                "control, %zu transfers not completed, %zu frames fitting none)\n",
+                log_path, tp.count, tp.frames, spec ? spec : "the OBD ids", tp.flow_control,
+                tp.incomplete, tp.invalid);
+        if (!tp.frames)
+            fprintf(stderr, "rtcosim: %s: no frame has one of those ids; name the ones that "
+                    "carry ISO-TP with --ids (e.g. --ids 0x7E0-0x7EF,0x7BB)\n", log_path);
+    }
+    rtcosim_isotp_free(&tp);
+    rtcosim_can_log_free(log);
+    free(ids);
+    return rc;
+}
