@@ -690,6 +690,8 @@ static int run_can(int argc, char **argv)
         rc = write_csv_file(&d, out, false);
     if (rc == 0 && plot_path)
         rc = plot(&d, plot_path, log_path);
+    if (rc == 0 && rtcosim_can_log_count(log) == 0)
+        fprintf(stderr, "rtcosim: warning: %s holds no frames\n", log_path);
     if (rc == 0 && d.unknown)
         fprintf(stderr, "rtcosim: %s: %llu frames with ids %s does not define were not decoded\n",
                 log_path, (unsigned long long)d.unknown, dbc_path);

@@ -497,6 +497,15 @@ rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtc
     rtcosim_status st = util_read_file(path, path, "CAN log", &data, &size, err);
     if (st != RTCOSIM_OK)
         return st;
+    /* an empty text log is a capture without traffic (candump -l makes
+     * one); a binary format always has its header */
+    bool blf = util_path_has_ending(path, ".blf"), mdf = util_path_is_mdf(path);
+    if (size == 0 && (blf || mdf)) {
+        free(data);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an empty file (0 bytes): no %s "
+                                 "(its header is missing; a copy cut short?)", path,
+                                 blf ? "Vector BLF log" : "ASAM MDF bus log");
+    }
     st = rtcosim_can_log_parse(data, size, path, out, err);
     free(data);
     return st;
