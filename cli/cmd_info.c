@@ -22,12 +22,16 @@ static void usage(FILE *out)
                  "       rtcosim info SLAVE.dcpx\n"
                  "       rtcosim info F.dbc|F.arxml\n"
                  "       rtcosim info LOG.blf|LOG.asc|LOG.log|LOG.mf4 [--dbc F.dbc]\n"
-                 "       rtcosim info MEASUREMENT.mf4|.mdf\n\n"
+                 "       rtcosim info MEASUREMENT.mf4|.mdf\n"
+                 "       rtcosim info RESULTS.csv|.mat\n\n"
                  "An ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape, CANoe, INCA, MDA,\n"
                  "asammdf, rtcosim -o): its\n"
                  "version, writer and start, and per channel group its records and time span,\n"
                  "per numeric channel its unit, minimum, maximum and invalid samples: the\n"
                  "names a stimulus (--input-file F.mf4) or a plot takes.\n"
+                 "A results file (rtcosim's CSV, a Modelica/Dymola .mat, as plot reads them):\n"
+                 "its rows, time span and step, and per column its unit, minimum, maximum\n"
+                 "and cells that are no number.\n"
                  "A CAN database (.dbc, or AUTOSAR 4 .arxml): its messages (id, name, length, transmitter, cycle\n"
                  "time) and every signal's layout, scaling, range, unit and multiplexing.\n"
                  "A CAN log (Vector BLF, Vector ASC, candump -l, an ASAM MDF 4 bus log): its\n"
@@ -298,6 +302,15 @@ static int run_info(int argc, char **argv)
                             err.message);
         return rtcosim_results_print_mdf(fmu, stdout, &err) == RTCOSIM_OK ? 0
                                                                           : cli_fail_error(&err);
+    }
+    if (len > 4 && (strcasecmp(fmu + len - 4, ".csv") == 0 ||
+                    strcasecmp(fmu + len - 4, ".mat") == 0)) {
+        if (parameter_set || opts.strict)
+            return cli_fail("info: %s applies to systems and FMUs, not to '%s'",
+                            parameter_set ? "--parameter-set" : "--strict", fmu);
+        rtcosim_error err;
+        return rtcosim_results_print_table(fmu, stdout, &err) == RTCOSIM_OK ? 0
+                                                                            : cli_fail_error(&err);
     }
     if (cli_info_is_system(fmu))
         return cli_info_system(fmu, parameter_set);

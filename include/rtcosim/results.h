@@ -155,6 +155,11 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
  * channel its unit, minimum, maximum and invalid samples. Errors as
  * rtcosim_csv_read_mdf's. */
 rtcosim_status rtcosim_results_print_mdf(const char *path, FILE *out, rtcosim_error *err);
+/* A results file's facts for `rtcosim info F.csv|F.mat` (read as `rtcosim
+ * plot` reads it): its rows, time span and step (one, or the range of
+ * steps), and per column its unit, minimum, maximum and cells that are no
+ * number; text columns (String, Binary) named as such. */
+rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_error *err);
 
 /* Convert a results CSV into an ASAM MDF 4.10 file (.mf4, finalized, sorted)
  * as measurement tools read it (CANape, CANoe, asammdf): one data group and

@@ -5,7 +5,7 @@ BouncingBall (h = h0 + g t^2 / 2 before the first bounce) and its model's units.
 Then `can decode -o x.mat` of a two-frame candump log against examples/ecus/vehicle.dbc
 (EngineSpeed: bytes 0-1 little endian x 0.25 rpm; EngineTorque: bytes 2-3 x 0.1 - 500 N.m).
 Then `run` of a system, offline and in (virtual-clock) real time: MAT equal to CSV,
-with the components' units and descriptions.
+with the components' units and descriptions. Then `info` of a MAT file scipy wrote.
 Usage: test_mat_scipy.py RTCOSIM BOUNCINGBALL_FMU VEHICLE_DBC SSD. Exit 77 (skip) without scipy."""
 import csv
 import os
@@ -133,4 +133,30 @@ with tempfile.TemporaryDirectory() as tmp:
         assert r.returncode == 0, r.stderr
         with open(files["csv"], newline="") as f:
             assert list(csv.reader(f))[1] == ["s", "m", "m/s", "m", "m/s"], extra
+
+    # `info` of a MAT file another tool wrote: scipy's MAT v4 writer, the
+    # Dymola layout stored the other way round (binNormal: a column per
+    # variable), a parameter in data_1 (3.0), a unit in a description's
+    # brackets; rows, time span, step and each column's extremes as numpy
+    # computes them.
+    def char_matrix(texts):
+        width = max(len(t) for t in texts)
+        return np.array([t.ljust(width) for t in texts])
+    t = np.array([0.0, 0.5, 1.0, 1.5])
+    speed = np.array([1.5, -2.0, 4.25, 0.0])
+    other = os.path.join(tmp, "other.mat")
+    scipy.io.savemat(other, {
+        "Aclass": char_matrix(["Atrajectory", "1.1", "", "binNormal"]),
+        "name": char_matrix(["time", "speed", "gain"]),
+        "description": char_matrix(["Time [s]", "Vehicle speed [m/s]", "Gain"]),
+        "dataInfo": np.array([[0, 1, 0, -1], [2, 2, 0, -1], [1, 2, 0, 0]], dtype=np.int32),
+        "data_1": np.array([[0.0, 3.0], [1.5, 3.0]]),
+        "data_2": np.column_stack([t, speed])}, format="4")
+    r = subprocess.run([rtcosim, "info", other], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].split() == ["rows", "4,", "time", "0", "..", "1.5,", "step", "0.5"], lines
+    cols = {l.split()[0]: l.split()[1:] for l in lines[5:]}
+    assert cols["speed"] == ["m/s", "%g" % speed.min(), "%g" % speed.max(), "0"], cols
+    assert cols["gain"] == ["-", "3", "3", "0"], cols
 print("ok")
