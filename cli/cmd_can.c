@@ -63,6 +63,8 @@ static void usage(FILE *out)
             "                     ProtocolType J1939 database makes one): matched by PGN,\n"
             "                     whatever the priority and source address; messages over 8\n"
             "                     bytes reassembled from transport sessions (BAM, RTS/CTS)\n"
+            "                     and, in NMEA 2000's ranges (PGN 0x1ED00-0x1FFFF),\n"
+            "                     from Fast Packets\n"
             "  --isotp SPEC       frames of these ids carry ISO-TP (ISO 15765-2: UDS, OBD):\n"
             "                     each message reassembled from its Single, First and\n"
             "                     Consecutive Frames is decoded whole by the DBC message of\n"
@@ -112,6 +114,12 @@ typedef struct decoder {
      * per record the message completed there + 1, 0 for none */
     rtcosim_j1939_tp tp;
     size_t *tp_of;
+    /* NMEA 2000 Fast Packets (J1939 groups over 8 bytes in their PGN ranges):
+     * the PGNs, sorted; per record the message completed there + 1 */
+    uint32_t *fp_pgns;
+    size_t fp_pgn_count;
+    rtcosim_j1939_tp fp;
+    size_t *fp_of;
     /* ISO-TP (--isotp): the ids, and per record the message completed there
      * + 1, 0 for none */
     const rtcosim_isotp_ids *iso_ids;
@@ -133,6 +141,9 @@ static void decoder_free(decoder *d)
     free(d->block_of);
     free(d->tp_of);
     rtcosim_j1939_tp_free(&d->tp);
+    free(d->fp_pgns);
+    free(d->fp_of);
+    rtcosim_j1939_tp_free(&d->fp);
     free(d->iso_of);
     rtcosim_isotp_free(&d->iso);
 }
@@ -145,6 +156,34 @@ static bool has_j1939(const rtcosim_dbc *dbc)
         if (rtcosim_dbc_message_at(dbc, i)->j1939)
             return true;
     return false;
+}
+
+static int by_pgn(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The database's J1939 groups of over 8 bytes in NMEA 2000's Fast Packet
+ * ranges (sorted, once each) into d->fp_pgns; 0 or 1 out of memory. */
+static int fast_packet_pgns(decoder *d)
+{
+    size_t n = rtcosim_dbc_message_count(d->dbc);
+    if (!(d->fp_pgns = calloc(n + 1, sizeof *d->fp_pgns)))
+        return cli_fail("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_message_at(d->dbc, i);
+        uint32_t pgn = rtcosim_j1939_pgn(m->id);
+        if (m->j1939 && m->dlc > 8 && rtcosim_nmea2000_fast_packet_range(pgn))
+            d->fp_pgns[d->fp_pgn_count++] = pgn;
+    }
+    qsort(d->fp_pgns, d->fp_pgn_count, sizeof *d->fp_pgns, by_pgn);
+    size_t k = 0;
+    for (size_t i = 0; i < d->fp_pgn_count; i++)
+        if (k == 0 || d->fp_pgns[i] != d->fp_pgns[k - 1])
+            d->fp_pgns[k++] = d->fp_pgns[i];
+    d->fp_pgn_count = k;
+    return 0;
 }
 
 /* A CSV field in quotes, quotes inside doubled (RFC 4180, section 2). */
@@ -235,6 +274,17 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
             return cli_fail_error(&err);
         for (size_t k = 0; k < d->tp.count; k++)
             d->tp_of[d->tp.messages[k].record] = k + 1;
+        if (fast_packet_pgns(d))
+            return 1;
+        if (d->fp_pgn_count) {
+            if (!(d->fp_of = calloc(n + 1, sizeof *d->fp_of)))
+                return cli_fail("out of memory");
+            if (rtcosim_nmea2000_reassemble(d->log, d->fp_pgns, d->fp_pgn_count, &d->fp, &err) !=
+                RTCOSIM_OK)
+                return cli_fail_error(&err);
+            for (size_t k = 0; k < d->fp.count; k++)
+                d->fp_of[d->fp.messages[k].record] = k + 1;
+        }
     }
     if (d->iso_id_count) {
         rtcosim_error err;
@@ -253,11 +303,18 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
             continue;
         }
         const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
-                                              ? &d->tp.messages[d->tp_of[i] - 1] : NULL;
+                                              ? &d->tp.messages[d->tp_of[i] - 1]
+                                          : d->fp_of && d->fp_of[i]
+                                              ? &d->fp.messages[d->fp_of[i] - 1] : NULL;
+        d->block_of[i] = SIZE_MAX;
+        if (!tp && d->fp_of && recs[i].extended && !recs[i].remote) {
+            uint32_t pgn = rtcosim_j1939_pgn(recs[i].id);
+            if (bsearch(&pgn, d->fp_pgns, d->fp_pgn_count, sizeof pgn, by_pgn))
+                continue; /* a Fast Packet frame: counted with the messages */
+        }
         const rtcosim_dbc_message *m = tp ? rtcosim_dbc_find_frame(d->dbc, tp->id, true)
                                           : rtcosim_dbc_find_frame(d->dbc, recs[i].id,
                                                                    recs[i].extended);
-        d->block_of[i] = SIZE_MAX;
         if (!m && d->tp_of && recs[i].extended &&
             (rtcosim_j1939_pgn(recs[i].id) == 0xEC00 || rtcosim_j1939_pgn(recs[i].id) == 0xEB00))
             continue; /* a transport session's frame: counted with the sessions */
@@ -396,7 +453,9 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         const rtcosim_can_log_record *rec = &recs[i];
         bool carries = false;
         const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
-                                              ? &d->tp.messages[d->tp_of[i] - 1] : NULL;
+                                              ? &d->tp.messages[d->tp_of[i] - 1]
+                                          : d->fp_of && d->fp_of[i]
+                                              ? &d->fp.messages[d->fp_of[i] - 1] : NULL;
         const rtcosim_isotp_message *iso = d->iso_of && d->iso_of[i]
                                                ? &d->iso.messages[d->iso_of[i] - 1] : NULL;
         const uint8_t *data = tp ? tp->data : iso ? iso->frame : rec->data;
@@ -698,6 +757,9 @@ static int run_can(int argc, char **argv)
     if (rc == 0 && d.tp_of && (d.tp.frames || d.tp.incomplete))
         fprintf(stderr, "rtcosim: %s: %zu J1939 transport frames gave %zu messages (%zu sessions "
                 "not completed)\n", log_path, d.tp.frames, d.tp.count, d.tp.incomplete);
+    if (rc == 0 && d.fp_of && (d.fp.frames || d.fp.incomplete))
+        fprintf(stderr, "rtcosim: %s: %zu NMEA 2000 Fast Packet frames gave %zu messages (%zu "
+                "not completed)\n", log_path, d.fp.frames, d.fp.count, d.fp.incomplete);
     if (rc == 0 && d.iso_of)
         fprintf(stderr, "rtcosim: %s: %zu ISO-TP frames gave %zu messages (%zu flow control, %zu "
                 "transfers not completed, %zu frames fitting none)\n", log_path, d.iso.frames,

@@ -1,6 +1,7 @@
 /* libFuzzer target for the CAN log readers (src/can/log_read.c: candump -l
  * and Vector ASC; log_blf_read.c: BLF; log_mdf.c: MDF 4 bus logs) and the
- * transport reassembly run on what they read (j1939_tp.c: J1939; isotp.c:
+ * transport reassembly run on what they read (j1939_tp.c: J1939; nmea2000.c:
+ * NMEA 2000 Fast Packets on every PGN of its ranges; isotp.c:
  * ISO-TP on every id, with and without an address byte, each message then
  * described as UDS by uds.c): any bytes give frames or a one-line error,
  * never a crash, an overread or a leak. */
@@ -25,6 +26,18 @@ static void isotp_all(const rtcosim_can_log *log, bool address_byte)
     rtcosim_isotp_free(&tp);
 }
 
+static void fast_packets_all(const rtcosim_can_log *log)
+{
+    static uint32_t pgns[0x1FFFF - 0x1ED00 + 1];
+    for (uint32_t p = 0x1ED00; p <= 0x1FFFF; p++)
+        pgns[p - 0x1ED00] = p;
+    rtcosim_j1939_tp fp;
+    rtcosim_error err;
+    if (rtcosim_nmea2000_reassemble(log, pgns, sizeof pgns / sizeof *pgns, &fp, &err) ==
+        RTCOSIM_OK)
+        rtcosim_j1939_tp_free(&fp);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rtcosim_can_log *log = NULL;
@@ -33,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rtcosim_j1939_tp tp;
         if (rtcosim_j1939_tp_reassemble(log, &tp, &err) == RTCOSIM_OK)
             rtcosim_j1939_tp_free(&tp);
+        fast_packets_all(log);
         isotp_all(log, false);
         isotp_all(log, true);
         rtcosim_can_log_free(log);

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rtcosim_dbc_find_id(d, m->id, m->extended) != m || rtcosim_dbc_find_message(d, m->name) != m)
             __builtin_trap();
         for (size_t k = 0; k < m->signal_count; k++) {
-            uint8_t frame[64] = {0};
+            uint8_t frame[RTCOSIM_DBC_MESSAGE_MAX] = {0};
             size_t n = size < m->dlc ? size : m->dlc;
             for (size_t b = 0; b < n; b++)
                 frame[b] = data[b];

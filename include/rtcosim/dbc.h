@@ -86,11 +86,18 @@ typedef struct rtcosim_dbc_signal {
     size_t mux_range_count;
 } rtcosim_dbc_signal;
 
+/* The longest message a database may declare: ISO-TP's 4095 bytes (J1939's
+ * transport carries 1785, a Fast Packet 223). */
+#define RTCOSIM_DBC_MESSAGE_MAX 4095
+
 typedef struct rtcosim_dbc_message {
     uint32_t id;                /* without the extended flag */
     bool extended;              /* id written with bit 31 set */
     const char *name;
-    uint8_t dlc;
+    /* bytes: up to 64 in one frame; up to RTCOSIM_DBC_MESSAGE_MAX for a
+     * message a transport protocol carries (J1939 TP, NMEA 2000 Fast
+     * Packet, ISO-TP), as CANdb++ and cantools take them */
+    uint16_t dlc;
     const char *transmitter;
     rtcosim_time_ns cycle_time; /* GenMsgCycleTime; 0: none */
     /* a CAN FD frame (DBC: BA_ "VFrameFormat" StandardCAN_FD/ExtendedCAN_FD;

@@ -46,6 +46,26 @@ rtcosim_status rtcosim_j1939_tp_reassemble(const rtcosim_can_log *log, rtcosim_j
                                            rtcosim_error *err);
 void rtcosim_j1939_tp_free(rtcosim_j1939_tp *tp);
 
+/* NMEA 2000 Fast Packet (IEC 61162-3): a parameter group of 9 to 223 bytes in
+ * up to 32 frames of its own PGN, each led by a byte of a 3-bit sequence
+ * counter (high bits) and a 5-bit frame counter (low bits); frame 0 carries the
+ * length and 6 bytes, frames 1 to 31 7 bytes each. Is the PGN in the ranges
+ * where NMEA 2000 sends them (0x1ED00-0x1FFFF: addressed 0x1ED00, 0x1EE00,
+ * 0x1EF00; broadcast 0x1F000-0x1FFFF)? */
+bool rtcosim_nmea2000_fast_packet_range(uint32_t pgn);
+
+/* The Fast Packet messages of the log's extended frames on the given PGNs
+ * (sorted ascending), per bus, source address, PGN and (PDU1) destination:
+ * frame 0 opens a message (and ends an unfinished one), the other frames of
+ * its sequence counter fill it in any order (repeats overwrite); complete when
+ * every frame came. A frame of another sequence counter, 750 ms of silence
+ * (J1939-21's T1) or a length over 223 bytes leaves a message incomplete
+ * (counted). Messages as rtcosim_j1939_tp_reassemble gives them (the id: the
+ * frames' own); *out is freed with rtcosim_j1939_tp_free. */
+rtcosim_status rtcosim_nmea2000_reassemble(const rtcosim_can_log *log, const uint32_t *pgns,
+                                           size_t pgn_count, rtcosim_j1939_tp *out,
+                                           rtcosim_error *err);
+
 #ifdef __cplusplus
 }
 #endif

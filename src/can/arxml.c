@@ -225,7 +225,7 @@ static rtcosim_status read_frame(ar *a, const xmlNode *trig)
         return ar_fail(a, frame, "CAN-FRAME %s: FRAME-LENGTH missing or over 64 bytes", name);
     sender_of(a, trig, sender, sizeof sender);
     size_t index;
-    int rc = dbc_add_message(a->dbc, (uint32_t)id, extended, name, (uint8_t)length, sender,
+    int rc = dbc_add_message(a->dbc, (uint32_t)id, extended, name, (uint16_t)length, sender,
                              ar_line_of(trig), &index);
     if (rc == -2 || rc == -3) {
         const rtcosim_dbc_message *was = rtcosim_dbc_find_id(a->dbc, (uint32_t)id, extended);

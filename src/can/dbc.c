@@ -36,12 +36,13 @@ static rtcosim_status parse_message(cursor *c, rtcosim_dbc *d, message_build **c
         return dbc_fail(c, line, "BO_: %s", "id out of range for a standard (11-bit) or extended (29-bit) id");
     if (!dbc_ident(c, name, sizeof name) || !dbc_expect(c, ':'))
         return dbc_fail(c, line, "BO_: %s", "expected 'NAME:' after the id");
-    if (!dbc_unsigned_number(c, &dlc) || dlc > 64)
-        return dbc_fail(c, line, "BO_ %s: expected a size of 0..64 bytes", name);
+    if (!dbc_unsigned_number(c, &dlc) || dlc > RTCOSIM_DBC_MESSAGE_MAX)
+        return dbc_fail(c, line, "BO_ %s: expected a size of 0..%d bytes (64 in one CAN FD frame, "
+                        "more for a transport protocol)", name, RTCOSIM_DBC_MESSAGE_MAX);
     if (!dbc_ident(c, tx, sizeof tx) || !dbc_at_line_end(c))
         return dbc_fail(c, line, "BO_ %s: expected the transmitter at the end of the line", name);
     size_t index;
-    int rc = dbc_add_message(d, id, extended, name, (uint8_t)dlc, tx, line, &index);
+    int rc = dbc_add_message(d, id, extended, name, (uint16_t)dlc, tx, line, &index);
     if (rc == -2)
         return dbc_fail(c, line, "BO_ %s: its id is defined twice", name);
     if (rc == -3)
@@ -95,9 +96,10 @@ static rtcosim_status parse_signal(cursor *c, rtcosim_dbc *d, message_build *m)
     char *unit = NULL;
     if (!dbc_quoted(c, &unit))
         return dbc_fail(c, line, "SG_ %s: expected the unit in quotes", name);
-    if (length < 1 || length > 64 || start > 511) {
+    if (length < 1 || length > 64 || start >= RTCOSIM_DBC_MESSAGE_MAX * 8) {
         free(unit);
-        return dbc_fail(c, line, "SG_ %s: length must be 1..64 bits and the start bit below 512", name);
+        return dbc_fail(c, line, "SG_ %s: length must be 1..64 bits and the start bit below %d",
+                        name, RTCOSIM_DBC_MESSAGE_MAX * 8);
     }
     if (factor == 0) {
         free(unit);

@@ -102,7 +102,7 @@ static bool message_init(message_build *m, rtcosim_dbc_message pub, const char *
     return false;
 }
 
-int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name, uint8_t dlc,
+int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name, uint16_t dlc,
                     const char *transmitter, int line, size_t *index)
 {
     if (dbc_find(d, id, extended))
@@ -336,33 +336,66 @@ static bool together(const rtcosim_dbc_signal *x, const rtcosim_dbc_signal *y)
     return false;
 }
 
+/* The bytes a signal covers: from `first`, a mask per byte (a 64-bit
+ * signal spans 9 bytes at most), from its bit positions as the codec walks
+ * them; false when a bit lies past `size` bytes. */
+typedef struct span {
+    uint32_t first;
+    uint8_t mask[9];
+} span;
+
+static bool span_of(const rtcosim_dbc_signal *s, size_t size, span *out)
+{
+    if (!rtcosim_dbc_signal_fits(s, size))
+        return false;
+    uint8_t buf[RTCOSIM_DBC_MESSAGE_MAX + 1] = {0};
+    rtcosim_dbc_raw_set(s, UINT64_MAX, buf, size);
+    size_t lo = 0;
+    while (lo < size && !buf[lo])
+        lo++;
+    out->first = (uint32_t)lo;
+    for (size_t k = 0; k < 9; k++)
+        out->mask[k] = lo + k < size ? buf[lo + k] : 0;
+    return true;
+}
+
+static bool spans_share(const span *a, const span *b)
+{
+    for (size_t k = 0; k < 9; k++) {
+        uint32_t at = a->first + (uint32_t)k;
+        if (at >= b->first && at - b->first < 9 && (a->mask[k] & b->mask[at - b->first]))
+            return true;
+    }
+    return false;
+}
+
 static void warn_overlaps(const char *file, const rtcosim_dbc_message *m)
 {
-    uint8_t a[64], b[64];
+    size_t n = m->dlc > 64 ? m->dlc : 64; /* (a signal past a short message's end is said apart) */
+    span *spans = calloc(m->signal_count + 1, sizeof *spans);
+    bool *fits = calloc(m->signal_count + 1, sizeof *fits);
+    if (!spans || !fits) { /* (a warning left out) */
+        free(spans);
+        free(fits);
+        return;
+    }
+    for (size_t i = 0; i < m->signal_count; i++)
+        fits[i] = span_of(&m->signals[i], n, &spans[i]);
     for (size_t i = 0; i < m->signal_count; i++) {
         const rtcosim_dbc_signal *x = &m->signals[i];
-        if (!rtcosim_dbc_signal_fits(x, sizeof a))
-            continue;
-        memset(a, 0, sizeof a);
-        rtcosim_dbc_raw_set(x, UINT64_MAX, a, sizeof a);
-        for (size_t k = i + 1; k < m->signal_count; k++) {
+        for (size_t k = i + 1; fits[i] && k < m->signal_count; k++) {
             const rtcosim_dbc_signal *y = &m->signals[k];
             if (x->mux == RTCOSIM_DBC_MULTIPLEXED && y->mux == RTCOSIM_DBC_MULTIPLEXED &&
                 !together(x, y))
                 continue; /* never in one frame */
-            if (!rtcosim_dbc_signal_fits(y, sizeof b))
-                continue;
-            memset(b, 0, sizeof b);
-            rtcosim_dbc_raw_set(y, UINT64_MAX, b, sizeof b);
-            bool shared = false;
-            for (size_t j = 0; j < sizeof a && !shared; j++)
-                shared = (a[j] & b[j]) != 0;
-            if (shared)
+            if (fits[k] && spans_share(&spans[i], &spans[k]))
                 rtcosim_log(RTCOSIM_LOG_WARNING, "dbc", "%s:%d: signals %s and %s of message %s"
                             " share bits (line %d): a value sent in one changes the other",
                             file, y->line, x->name, y->name, m->name, x->line);
         }
     }
+    free(spans);
+    free(fits);
 }
 
 

@@ -48,7 +48,7 @@ message_build *dbc_find_named(const rtcosim_dbc *d, const char *name);
 rtcosim_dbc *dbc_new(void); /* NULL: out of memory */
 /* A message (name and transmitter copied): 0, -1 out of memory, -2 its id
  * is taken, -3 its name is; *index its index. */
-int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name, uint8_t dlc,
+int dbc_add_message(rtcosim_dbc *d, uint32_t id, bool extended, const char *name, uint16_t dlc,
                     const char *transmitter, int line, size_t *index);
 /* A signal of message `message` (name copied; its unit and value texts
  * taken over; decimals computed): 0, or -1 out of memory (nothing taken). */

@@ -441,7 +441,9 @@ static rtcosim_status add_variable(signal_bus *b, const rtcosim_dbc_message *m,
     b->names[vr] = name;
     /* before anything is sent or received: the signal's start value
      * (GenSigStartValue, INIT-VALUE) as the receiver decodes it, else raw 0 */
-    uint8_t bytes[64] = {0};
+    /* (as long as a message may be: one a transport protocol carries is never
+     * received, its start values are all the same) */
+    uint8_t bytes[RTCOSIM_DBC_MESSAGE_MAX] = {0};
     if (s->has_start && s->value_type != RTCOSIM_DBC_INTEGER) /* the raw value is the number */
         rtcosim_dbc_encode_saturated(s, s->start_raw * s->factor + s->offset, bytes, sizeof bytes);
     else if (s->has_start)
@@ -496,6 +498,11 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         int s = sender_of(c, m->transmitter);
         if (s < 0)
             continue;
+        if (m->dlc > 64)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "can signals: %s sends %s of %u "
+                                     "bytes, more than a CAN FD frame's 64: a transport protocol "
+                                     "(J1939, ISO-TP) would carry it, which the simulated bus "
+                                     "does not", m->transmitter, m->name, (unsigned)m->dlc);
         tx_message *t = &b->tx[b->tx_count++];
         *t = (tx_message){.m = m, .first_vr = (uint32_t)b->var_count, .sender = (uint32_t)s,
                           .fd = m->fd || m->dlc > 8,

@@ -179,10 +179,14 @@ static void bad_configurations_are_refused_by_name(void **state)
     rtcosim_error err;
     rtcosim_component *c = NULL;
     const char *no_cycle = "BU_: A\nBO_ 256 Speed: 2 A\n SG_ V : 0|16@1+ (1,0) [0|1] \"\" B\n";
+    /* 100 bytes: a database may declare it (a transport protocol's
+     * message), no CAN frame carries it */
+    const char *too_long = "BU_: A\nBO_ 256 Dump: 100 A\n SG_ V : 792|8@1+ (1,0) [0|1] \"\" B\n";
     struct {
         const char *text, *sender, *want;
     } cases[] = {
         {no_cycle, "C", "t.dbc: no message has transmitter 'C'"},
+        {too_long, "A", "A sends Dump of 100 bytes, more than a CAN FD frame's 64"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rtcosim_dbc *dbc = NULL;

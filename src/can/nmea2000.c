@@ -1,0 +1,147 @@
+/* NMEA 2000 Fast Packet messages reassembled from a log's frames (j1939.h).
+ * Facts from IEC 61162-3 / NMEA 2000 as canboat documents them: the first
+ * data byte holds the sequence counter (bits 7-5) and the frame counter
+ * (bits 4-0); frame 0 carries the message's length in byte 1 and its first 6
+ * bytes, frame n its bytes 6 + 7 (n - 1) to 12 + 7 (n - 1); 223 bytes at most;
+ * the PGNs from 0x1ED00 on are those that use it (canboat's ranges:
+ * 0x1ED00 and 0x1EE00, addressed; 0x1EF00, proprietary addressed; 0x1F000
+ * to 0x1FEFF, standard, fast or single frame by PGN; 0x1FF00-0x1FFFF,
+ * proprietary). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtcosim/dbc.h"
+#include "rtcosim/j1939.h"
+#include "util/array.h"
+
+#define FP_MAX 223u       /* 6 + 31 * 7 */
+#define FP_OPEN_MAX 1024u /* messages open at once: one per sender and PGN */
+#define FP_TIMEOUT ((rtcosim_time_ns)750000000)
+
+bool rtcosim_nmea2000_fast_packet_range(uint32_t pgn)
+{
+    return pgn >= 0x1ED00 && pgn <= 0x1FFFF;
+}
+
+typedef struct message {
+    uint32_t bus, key; /* key: the id without its priority (PGN, destination, source) */
+    uint32_t id;
+    uint8_t seq, size, frames;
+    uint32_t got; /* frame counters seen, a bit each */
+    uint8_t data[FP_MAX];
+    rtcosim_time_ns last;
+} message;
+
+typedef struct state {
+    message *open;
+    size_t count, cap;
+    rtcosim_j1939_tp *out;
+    size_t out_cap;
+} state;
+
+static message *find(state *s, uint32_t bus, uint32_t key)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->open[i].key == key && s->open[i].bus == bus)
+            return &s->open[i];
+    return NULL;
+}
+
+static void close_message(state *s, message *m, bool completed)
+{
+    if (!m)
+        return;
+    s->out->incomplete += !completed;
+    *m = s->open[--s->count];
+}
+
+static bool wanted(const uint32_t *pgns, size_t n, uint32_t pgn)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pgns[mid] < pgn)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && pgns[lo] == pgn;
+}
+
+static bool frame(state *s, const rtcosim_can_log_record *r, size_t index)
+{
+    uint32_t key = r->id & 0x3FFFFFF;
+    uint8_t seq = r->data[0] >> 5, counter = r->data[0] & 0x1F;
+    message *m = find(s, r->bus, key);
+    if (m && r->time - m->last > FP_TIMEOUT) {
+        close_message(s, m, false); /* silent too long before this frame */
+        m = NULL;
+    }
+    if (counter == 0) {
+        close_message(s, m, false); /* (a new message ends the unfinished one) */
+        uint8_t size = r->data[1];
+        if (size > FP_MAX || s->count >= FP_OPEN_MAX) {
+            s->out->incomplete++;
+            return true;
+        }
+        if (!util_array_reserve(&s->open, s->count, &s->cap, sizeof *s->open, 16))
+            return false;
+        m = &s->open[s->count++];
+        *m = (message){.bus = r->bus, .key = key, .id = r->id, .seq = seq, .size = size,
+                       .frames = (uint8_t)(size <= 6 ? 1 : 1 + (size - 6 + 6) / 7),
+                       .got = 1, .last = r->time};
+        memcpy(m->data, r->data + 2, size < 6 ? size : 6);
+    } else {
+        if (!m || seq != m->seq) {
+            if (m)
+                close_message(s, m, false); /* another sequence began without its frame 0 */
+            return true;
+        }
+        if (counter >= m->frames)
+            return true; /* past the message's end: read over */
+        size_t at = 6 + (size_t)(counter - 1) * 7, n = m->size - at < 7 ? m->size - at : 7;
+        memcpy(m->data + at, r->data + 1, n);
+        m->got |= 1u << counter;
+        m->last = r->time;
+    }
+    if (m->got != (m->frames == 32 ? 0xFFFFFFFFu : (1u << m->frames) - 1))
+        return true;
+    rtcosim_j1939_tp *o = s->out;
+    uint8_t *data = malloc(m->size ? m->size : 1);
+    if (!data || !util_array_reserve(&o->messages, o->count, &s->out_cap, sizeof *o->messages, 8)) {
+        free(data);
+        return false;
+    }
+    memcpy(data, m->data, m->size);
+    o->messages[o->count++] = (rtcosim_j1939_message){
+        .record = index, .id = m->id, .pgn = rtcosim_j1939_pgn(m->id), .size = m->size,
+        .data = data};
+    close_message(s, m, true);
+    return true;
+}
+
+rtcosim_status rtcosim_nmea2000_reassemble(const rtcosim_can_log *log, const uint32_t *pgns,
+                                           size_t pgn_count, rtcosim_j1939_tp *out,
+                                           rtcosim_error *err)
+{
+    *out = (rtcosim_j1939_tp){0};
+    state s = {.out = out};
+    const rtcosim_can_log_record *recs = rtcosim_can_log_records(log);
+    bool ok = true;
+    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++) {
+        const rtcosim_can_log_record *r = &recs[i];
+        if (!r->extended || r->remote || r->size < 2 ||
+            !wanted(pgns, pgn_count, rtcosim_j1939_pgn(r->id)))
+            continue;
+        out->frames++;
+        ok = frame(&s, r, i);
+    }
+    out->incomplete += s.count; /* open at the log's end */
+    free(s.open);
+    if (!ok) {
+        rtcosim_j1939_tp_free(out);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling NMEA 2000 "
+                                 "fast packets");
+    }
+    return RTCOSIM_OK;
+}
