@@ -12,8 +12,7 @@
 #include "cli.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/dbc.h"
-#include "rtcosim/isotp.h"
-#include "rtcosim/j1939.h"
+#include "can_transport.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
 
@@ -110,22 +109,7 @@ typedef struct decoder {
     bool container_overrun;      /* a container frame's header ran past its end (said once) */
     bool value_text;     /* VAL_ texts in CSV cells (--values text) */
     rtcosim_time_ns time_origin; /* subtracted from every time (--relative-time) */
-    /* J1939 transport sessions (a database with J1939 parameter groups):
-     * per record the message completed there + 1, 0 for none */
-    rtcosim_j1939_tp tp;
-    size_t *tp_of;
-    /* NMEA 2000 Fast Packets (J1939 groups over 8 bytes in their PGN ranges):
-     * the PGNs, sorted; per record the message completed there + 1 */
-    uint32_t *fp_pgns;
-    size_t fp_pgn_count;
-    rtcosim_j1939_tp fp;
-    size_t *fp_of;
-    /* ISO-TP (--isotp): the ids, and per record the message completed there
-     * + 1, 0 for none */
-    const rtcosim_isotp_ids *iso_ids;
-    size_t iso_id_count;
-    rtcosim_isotp iso;
-    size_t *iso_of;
+    can_transport tr; /* J1939 sessions, Fast Packets, ISO-TP */
 } decoder;
 
 static void decoder_free(decoder *d)
@@ -139,51 +123,7 @@ static void decoder_free(decoder *d)
         free(d->blocks[b].part_first);
     free(d->blocks);
     free(d->block_of);
-    free(d->tp_of);
-    rtcosim_j1939_tp_free(&d->tp);
-    free(d->fp_pgns);
-    free(d->fp_of);
-    rtcosim_j1939_tp_free(&d->fp);
-    free(d->iso_of);
-    rtcosim_isotp_free(&d->iso);
-}
-
-/* Does the database hold J1939 parameter groups (whose long messages come
- * in transport sessions)? */
-static bool has_j1939(const rtcosim_dbc *dbc)
-{
-    for (size_t i = 0; i < rtcosim_dbc_message_count(dbc); i++)
-        if (rtcosim_dbc_message_at(dbc, i)->j1939)
-            return true;
-    return false;
-}
-
-static int by_pgn(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The database's J1939 groups of over 8 bytes in NMEA 2000's Fast Packet
- * ranges (sorted, once each) into d->fp_pgns; 0 or 1 out of memory. */
-static int fast_packet_pgns(decoder *d)
-{
-    size_t n = rtcosim_dbc_message_count(d->dbc);
-    if (!(d->fp_pgns = calloc(n + 1, sizeof *d->fp_pgns)))
-        return cli_fail("out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const rtcosim_dbc_message *m = rtcosim_dbc_message_at(d->dbc, i);
-        uint32_t pgn = rtcosim_j1939_pgn(m->id);
-        if (m->j1939 && m->dlc > 8 && rtcosim_nmea2000_fast_packet_range(pgn))
-            d->fp_pgns[d->fp_pgn_count++] = pgn;
-    }
-    qsort(d->fp_pgns, d->fp_pgn_count, sizeof *d->fp_pgns, by_pgn);
-    size_t k = 0;
-    for (size_t i = 0; i < d->fp_pgn_count; i++)
-        if (k == 0 || d->fp_pgns[i] != d->fp_pgns[k - 1])
-            d->fp_pgns[k++] = d->fp_pgns[i];
-    d->fp_pgn_count = k;
-    return 0;
+    can_transport_free(&d->tr);
 }
 
 /* A CSV field in quotes, quotes inside doubled (RFC 4180, section 2). */
@@ -210,7 +150,7 @@ static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record
      * (a Single, First or Consecutive Frame's PCI): a transport the user may
      * not have named */
     char hint[96] = "";
-    if (!d->iso_of && bl->message->dlc > 8 && rec->size <= 8 && rec->size &&
+    if (!d->tr.iso_of && bl->message->dlc > 8 && rec->size <= 8 && rec->size &&
         rec->data[0] >> 4 <= 2)
         snprintf(hint, sizeof hint, "; if the id carries ISO-TP (UDS, OBD), give --isotp 0x%X%s",
                  (unsigned)rec->id, rec->extended && rec->id <= 0x7FF ? "x" : "");
@@ -266,57 +206,16 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
     d->block_of = calloc(n + 1, sizeof *d->block_of);
     if (!d->blocks || !d->block_of)
         return cli_fail("out of memory");
-    if (has_j1939(d->dbc)) {
-        rtcosim_error err;
-        if (!(d->tp_of = calloc(n + 1, sizeof *d->tp_of)))
-            return cli_fail("out of memory");
-        if (rtcosim_j1939_tp_reassemble(d->log, &d->tp, &err) != RTCOSIM_OK)
-            return cli_fail_error(&err);
-        for (size_t k = 0; k < d->tp.count; k++)
-            d->tp_of[d->tp.messages[k].record] = k + 1;
-        if (fast_packet_pgns(d))
-            return 1;
-        if (d->fp_pgn_count) {
-            if (!(d->fp_of = calloc(n + 1, sizeof *d->fp_of)))
-                return cli_fail("out of memory");
-            if (rtcosim_nmea2000_reassemble(d->log, d->fp_pgns, d->fp_pgn_count, &d->fp, &err) !=
-                RTCOSIM_OK)
-                return cli_fail_error(&err);
-            for (size_t k = 0; k < d->fp.count; k++)
-                d->fp_of[d->fp.messages[k].record] = k + 1;
-        }
-    }
-    if (d->iso_id_count) {
-        rtcosim_error err;
-        if (!(d->iso_of = calloc(n + 1, sizeof *d->iso_of)))
-            return cli_fail("out of memory");
-        if (rtcosim_isotp_reassemble(d->log, d->iso_ids, d->iso_id_count, &d->iso, &err) !=
-            RTCOSIM_OK)
-            return cli_fail_error(&err);
-        for (size_t k = 0; k < d->iso.count; k++)
-            d->iso_of[d->iso.messages[k].record] = k + 1;
-    }
+    if (can_transport_init(&d->tr, d->log, d->dbc))
+        return 1;
     for (size_t i = 0; i < n; i++) {
-        if (d->iso_of && !d->iso_of[i] && !recs[i].remote &&
-            rtcosim_isotp_match(d->iso_ids, d->iso_id_count, recs[i].id, recs[i].extended, NULL)) {
-            d->block_of[i] = SIZE_MAX; /* part of a transfer: counted with them */
-            continue;
-        }
-        const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
-                                              ? &d->tp.messages[d->tp_of[i] - 1]
-                                          : d->fp_of && d->fp_of[i]
-                                              ? &d->fp.messages[d->fp_of[i] - 1] : NULL;
+        can_message_view v;
+        int whole = can_transport_at(&d->tr, d->log, i, &v);
         d->block_of[i] = SIZE_MAX;
-        if (!tp && d->fp_of && recs[i].extended && !recs[i].remote) {
-            uint32_t pgn = rtcosim_j1939_pgn(recs[i].id);
-            if (bsearch(&pgn, d->fp_pgns, d->fp_pgn_count, sizeof pgn, by_pgn))
-                continue; /* a Fast Packet frame: counted with the messages */
-        }
-        const rtcosim_dbc_message *m = tp ? rtcosim_dbc_find_frame(d->dbc, tp->id, true)
-                                          : rtcosim_dbc_find_frame(d->dbc, recs[i].id,
-                                                                   recs[i].extended);
-        if (!m && d->tp_of && recs[i].extended &&
-            (rtcosim_j1939_pgn(recs[i].id) == 0xEC00 || rtcosim_j1939_pgn(recs[i].id) == 0xEB00))
+        if (whole < 0)
+            continue; /* a transfer's frame: counted with them */
+        const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, v.id, v.extended);
+        if (!m && can_transport_j1939_frame(&d->tr, &recs[i]))
             continue; /* a transport session's frame: counted with the sessions */
         if (!m || recs[i].remote) {
             d->unknown += !m;
@@ -452,14 +351,10 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         const rtcosim_dbc_message *m = bl->message;
         const rtcosim_can_log_record *rec = &recs[i];
         bool carries = false;
-        const rtcosim_j1939_message *tp = d->tp_of && d->tp_of[i]
-                                              ? &d->tp.messages[d->tp_of[i] - 1]
-                                          : d->fp_of && d->fp_of[i]
-                                              ? &d->fp.messages[d->fp_of[i] - 1] : NULL;
-        const rtcosim_isotp_message *iso = d->iso_of && d->iso_of[i]
-                                               ? &d->iso.messages[d->iso_of[i] - 1] : NULL;
-        const uint8_t *data = tp ? tp->data : iso ? iso->frame : rec->data;
-        size_t size = tp ? tp->size : iso ? iso->frame_size : rec->size;
+        can_message_view v;
+        can_transport_at(&d->tr, d->log, i, &v);
+        const uint8_t *data = v.data;
+        size_t size = v.size;
         rtcosim_dbc_container_part part = {.data = data, .size = size, .pdu = m};
         size_t offset = 0, base = bl->first;
         int more = 1;
@@ -714,7 +609,7 @@ static int run_can(int argc, char **argv)
     rtcosim_error err;
     rtcosim_dbc *dbc = NULL;
     rtcosim_can_log *log = NULL;
-    decoder d = {.iso_ids = iso_ids, .iso_id_count = iso_id_count};
+    decoder d = {.tr = {.iso_ids = iso_ids, .iso_id_count = iso_id_count}};
     char attached[512] = "";
     /* (the database first, as before: its errors come before the log's) */
     if (rc == 0 && dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK)
@@ -754,16 +649,8 @@ static int run_can(int argc, char **argv)
     if (rc == 0 && d.unknown)
         fprintf(stderr, "rtcosim: %s: %llu frames with ids %s does not define were not decoded\n",
                 log_path, (unsigned long long)d.unknown, dbc_path);
-    if (rc == 0 && d.tp_of && (d.tp.frames || d.tp.incomplete))
-        fprintf(stderr, "rtcosim: %s: %zu J1939 transport frames gave %zu messages (%zu sessions "
-                "not completed)\n", log_path, d.tp.frames, d.tp.count, d.tp.incomplete);
-    if (rc == 0 && d.fp_of && (d.fp.frames || d.fp.incomplete))
-        fprintf(stderr, "rtcosim: %s: %zu NMEA 2000 Fast Packet frames gave %zu messages (%zu "
-                "not completed)\n", log_path, d.fp.frames, d.fp.count, d.fp.incomplete);
-    if (rc == 0 && d.iso_of)
-        fprintf(stderr, "rtcosim: %s: %zu ISO-TP frames gave %zu messages (%zu flow control, %zu "
-                "transfers not completed, %zu frames fitting none)\n", log_path, d.iso.frames,
-                d.iso.count, d.iso.flow_control, d.iso.incomplete, d.iso.invalid);
+    if (rc == 0)
+        can_transport_report(&d.tr, log_path);
     if (rc == 0 && d.unknown_parts)
         fprintf(stderr, "rtcosim: %s: %llu contained PDUs with header ids %s does not define were"
                 " not decoded\n", log_path, (unsigned long long)d.unknown_parts, dbc_path);
