@@ -265,6 +265,9 @@ static void put_header(const char *model_identifier)
 #else
     attr("canHandleVariableCommunicationStepSize", "true");
 #endif
+#ifdef RTCOSIM_FMU_ONCE_PER_PROCESS /* test variant: one instance per loaded library */
+    attr("canBeInstantiatedOnlyOncePerProcess", "true");
+#endif
     attr(fmi_version == 2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState", "true");
     attr(fmi_version == 2 ? "canSerializeFMUstate" : "canSerializeFMUState", "true");
     if (fmi_version == 3) {

@@ -55,17 +55,15 @@ static void close_message(state *s, message *m, bool completed)
     *m = s->open[--s->count];
 }
 
+static int by_value(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 static bool wanted(const uint32_t *pgns, size_t n, uint32_t pgn)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pgns[mid] < pgn)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && pgns[lo] == pgn;
+    return n && bsearch(&pgn, pgns, n, sizeof pgn, by_value);
 }
 
 static bool frame(state *s, const rtcosim_can_log_record *r, size_t index)

@@ -2,6 +2,7 @@
  * rtcosim_component (co-simulation, or model exchange wrapped by me_solver.c). Also the helpers both FMI versions share: status
  * mapping, call tracing, FMU log messages, and tearing an FMU down again. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "archive/archive.h"
@@ -273,7 +275,7 @@ void rtcosim_fmu_destroy(void *self)
     }
     if (f->library)
         dlclose(f->library);
-    if (f->dir)
+    if (f->dir && !f->in_place)
         rtcosim_archive_release(f->dir); /* shared or private (load) */
     rtcosim_fmi_md_free(f->md);
     free(f->archive_path);
@@ -342,6 +344,19 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
                                  "%s: no binary for this platform (" PLATFORM_TEXT
                                  "): expected %s",
                                  f->archive_path, relative);
+    /* one library file is one dlopen handle: an FMU that may be instantiated
+     * only once per process gets a private copy from its archive (load), in
+     * place only its first instance */
+    void *loaded = f->in_place && f->once_per_process
+                       ? dlopen(f->binary_path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
+    if (loaded) {
+        dlclose(loaded);
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: the FMU can be instantiated only once per process "
+                                 "(canBeInstantiatedOnlyOncePerProcess) and its library is "
+                                 "loaded already: give the .fmu archive, which rtcosim unpacks "
+                                 "once per instance", f->archive_path);
+    }
     f->library = dlopen(f->binary_path, RTLD_NOW | RTLD_LOCAL);
     if (!f->library) {
         const char *why = dlerror();
@@ -470,10 +485,21 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
 {
     const rtcosim_archive_limits limits = {.kind = "FMU",
                                            .max_unpacked_bytes = opts->max_unpacked_bytes};
-    /* One extraction per archive file and run: components of the same FMU
-     * share its directory and library (issue 12: 2000 components). */
-    rtcosim_status st = rtcosim_archive_extract_shared(f->archive_path, opts->temp_dir, &limits,
-                                                       &f->dir, err);
+    /* An unpacked FMU (a directory, as FMU builds leave them before zipping)
+     * is used where it is; an archive is extracted once per file and run:
+     * components of the same FMU share its directory and library (issue 12:
+     * 2000 components). */
+    struct stat sb;
+    rtcosim_status st = RTCOSIM_OK;
+    if (stat(f->archive_path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (!(f->dir = realpath(f->archive_path, NULL)))
+            return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot resolve the directory: %s",
+                                     f->archive_path, strerror(errno));
+        f->in_place = true;
+    } else {
+        st = rtcosim_archive_extract_shared(f->archive_path, opts->temp_dir, &limits, &f->dir,
+                                            err);
+    }
     if (st != RTCOSIM_OK)
         return st;
     char *md_path = join(f->dir, "/modelDescription.xml", "", "");
@@ -486,7 +512,11 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     /* An FMU that can be instantiated only once per process (FMI 2.0 2.2.4,
      * FMI 3.0 2.4.1) gets a private copy, so that each instance loads its
      * own library (any interface declaring it counts: conservative). */
-    if (st == RTCOSIM_OK && strstr(xml, "canBeInstantiatedOnlyOncePerProcess=\"true\"")) {
+    if (st == RTCOSIM_OK && strstr(xml, "canBeInstantiatedOnlyOncePerProcess=\"true\"") &&
+        f->in_place) {
+        f->once_per_process = true;
+    } else if (st == RTCOSIM_OK &&
+               strstr(xml, "canBeInstantiatedOnlyOncePerProcess=\"true\"")) {
         rtcosim_archive_release(f->dir);
         free(f->dir);
         f->dir = NULL;
@@ -497,8 +527,11 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
         }
     }
     if (st == RTCOSIM_ENOTFOUND)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no modelDescription.xml in the archive",
-                                 f->archive_path);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, f->in_place
+                                 ? "%s: a directory without modelDescription.xml: not an unpacked "
+                                   "FMU (give its .fmu archive or the folder holding "
+                                   "modelDescription.xml)"
+                                 : "%s: no modelDescription.xml in the archive", f->archive_path);
     if (st != RTCOSIM_OK)
         return st;
     rtcosim_fmi_md_options mo = {.interface = f->model_exchange ? RTCOSIM_FMI_MD_MODEL_EXCHANGE

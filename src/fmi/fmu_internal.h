@@ -33,6 +33,9 @@ typedef struct rtcosim_fmu {
     rtcosim_fmi_md *md;
     char *archive_path;
     char *dir;               /* extraction directory (removed on destroy) */
+    /* dir is the user's unpacked FMU, used where it is: never removed; an
+     * FMU instantiable once per process is refused there a second time */
+    bool in_place, once_per_process;
     char *binary_path;
     char *resource_location; /* FMI 2: file URI; FMI 3: directory path with '/' */
     void *library;           /* dlopen handle */

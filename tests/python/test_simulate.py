@@ -156,6 +156,67 @@ def test_info_matches_model_description():
             assert v["causality"] == causalities[v["name"]]
 
 
+def _tree(path):
+    """Every file under path with its bytes' SHA-256 and mode."""
+    import hashlib
+    out = {}
+    for root, _, files in os.walk(path):
+        for name in files:
+            full = os.path.join(root, name)
+            with open(full, "rb") as f:
+                out[os.path.relpath(full, path)] = (hashlib.sha256(f.read()).hexdigest(),
+                                                    os.stat(full).st_mode)
+    return out
+
+
+def test_unpacked_fmu_directory_runs_in_place(cli, tmpdir_private):
+    """An FMU unpacked into a folder (as FMU builds leave them, as FMPy
+    takes them) simulates as its archive does, from the Python API and the
+    CLI; the folder is used where it is and left as it was."""
+    unpacked = os.path.join(tmpdir_private, "Dahlquist")
+    zipfile.ZipFile(fmu("Dahlquist-fmi2.fmu")).extractall(unpacked)
+    before = _tree(unpacked)
+    archive = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=0.01, output_interval=0.001)
+    folder = rtcosim.simulate(unpacked, stop_time=0.01, output_interval=0.001)
+    assert np.array_equal(archive["x"], folder["x"]) and np.array_equal(archive["time"], folder["time"])
+    out = os.path.join(tmpdir_private, "folder.csv")
+    r = subprocess.run([cli, "simulate", unpacked, "--stop-time", "0.01", "--output-interval",
+                        "0.001", "-o", out], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    header, rows = read_csv(out)
+    assert header == ["time", "x"] and [float(row[1]) for row in rows] == archive["x"].tolist()
+    assert _tree(unpacked) == before
+    empty = os.path.join(tmpdir_private, "empty")
+    os.mkdir(empty)
+    r = subprocess.run([cli, "simulate", empty], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr == (
+        f"rtcosim: {empty}: a directory without modelDescription.xml: not an unpacked FMU "
+        "(give its .fmu archive or the folder holding modelDescription.xml)\n"), r.stderr
+
+
+def test_unpacked_once_per_process_fmu_gets_one_instance(cli, tmpdir_private):
+    """canBeInstantiatedOnlyOncePerProcess: two instances from the archive
+    each get a library of their own; from an unpacked folder, whose library
+    one process loads once, the second is refused by name."""
+    from conftest import write_ssd
+    unpacked = os.path.join(tmpdir_private, "Once")
+    zipfile.ZipFile(fmu("DahlquistOnce-fmi2.fmu")).extractall(unpacked)
+    archive, folder = (os.path.join(tmpdir_private, n + ".ssd") for n in ("archive", "folder"))
+    write_ssd(archive, {"a": fmu("DahlquistOnce-fmi2.fmu"), "b": fmu("DahlquistOnce-fmi2.fmu")})
+    write_ssd(folder, {"a": unpacked, "b": unpacked})
+    out = os.path.join(tmpdir_private, "out.csv")
+    r = subprocess.run([cli, "run", archive, "--stop-time", "0.001", "-q", "-o", out],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([cli, "run", folder, "--stop-time", "0.001", "-q", "-o", out],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.endswith("component 'b': " + unpacked + ": the FMU can be instantiated only "
+                             "once per process (canBeInstantiatedOnlyOncePerProcess) and its "
+                             "library is loaded already: give the .fmu archive, which rtcosim "
+                             "unpacks once per instance\n"), r.stderr
+
+
 def test_progress_reports_and_cancels():
     seen = []
     rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), stop_time=1, output_interval=0.001,
