@@ -24,7 +24,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rtcosim events [SYSTEM.ini] [options]\n"
             "  Runs ECU emulators, their plants and a CAN bus on the event kernel. Without\n"
-            "  SYSTEM, the built-in example vehicle.\n"
+            "  SYSTEM, the built-in example vehicle; options given here override the\n"
+            "  SYSTEM file's settings.\n"
             "  --scheduler S      sequential | conservative | global | lockstep | speculative\n"
             "                     (default conservative; speculative places each plant on its\n"
             "                     ECU's thread, conservative the ECU network with the bus)\n"
@@ -248,6 +249,9 @@ static int run_events(int argc, char **argv)
     char *places[64];
     int place_count = 0;
     bool threads_given = false, sync_given = false;
+    /* options a system file also sets: the command line's win */
+    bool scheduler_given = false, stop_given = false, ecus_given = false, plants_given = false,
+         stuffing_given = false, bitrate_given = false, firmware_given = false;
     rtcosim_ecu_vehicle_config vc = {.ecus = 4};
     static events_lsbus lsbus; /* large: not on the stack */
     static cli_can_replay replay;
@@ -310,6 +314,7 @@ static int run_events(int argc, char **argv)
             if (rtcosim_rank_sync_parse(v, &ro.rank_sync) != 0)
                 return cli_fail("events: --sync is reduction or null, got '%s'", v);
         } else if (strcmp(a, "--scheduler") == 0) {
+            scheduler_given = true;
             if (rtcosim_scheduler_parse(v, &ro.scheduler) != 0)
                 return cli_fail("events: unknown scheduler '%s' (sequential, conservative,"
                                 " global, lockstep, speculative)", v);
@@ -319,15 +324,18 @@ static int run_events(int argc, char **argv)
                 return cli_fail("events: --threads needs a number in 1..256, got '%s'", v);
             ro.threads = (unsigned)n;
         } else if (strcmp(a, "--stop-time") == 0) {
+            stop_given = true;
             if (rtcosim_time_parse_seconds(v, &ro.stop_time, &err) != RTCOSIM_OK)
                 return cli_fail("events: --stop-time: %s", err.message);
             if (ro.stop_time <= 0)
                 return cli_fail("events: --stop-time must be positive, got '%s'", v);
         } else if (strcmp(a, "--ecus") == 0) {
+            ecus_given = true;
             if (parse_uint(v, 64, &n) != 0 || n == 0)
                 return cli_fail("events: --ecus needs a number in 1..64, got '%s'", v);
             vc.ecus = (unsigned)n;
         } else if (strcmp(a, "--plants") == 0) {
+            plants_given = true;
             if (strcmp(v, "active") == 0)
                 vc.plant_mode = RTCOSIM_PLANT_ACTIVE;
             else if (strcmp(v, "passive") == 0)
@@ -335,6 +343,7 @@ static int run_events(int argc, char **argv)
             else
                 return cli_fail("events: --plants is active or passive, got '%s'", v);
         } else if (strcmp(a, "--stuffing") == 0) {
+            stuffing_given = true;
             if (strcmp(v, "actual") == 0)
                 vc.stuffing = RTCOSIM_CAN_STUFFING_ACTUAL;
             else if (strcmp(v, "worst-case") == 0)
@@ -342,6 +351,7 @@ static int run_events(int argc, char **argv)
             else
                 return cli_fail("events: --stuffing is actual or worst-case, got '%s'", v);
         } else if (strcmp(a, "--bitrate") == 0) {
+            bitrate_given = true;
             if (parse_uint(v, 1000000, &n) != 0 || n == 0)
                 return cli_fail("events: --bitrate needs a number in 1..1000000, got '%s'", v);
             vc.bitrate = (uint32_t)n;
@@ -373,6 +383,7 @@ static int run_events(int argc, char **argv)
             if (events_board_parse(&boards, v, &err) != RTCOSIM_OK)
                 return cli_fail_error(&err);
         } else if (strcmp(a, "--firmware") == 0) {
+            firmware_given = true;
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
                 return cli_fail("events: --firmware needs ECU=PATH.elf, got '%s'", v);
@@ -418,8 +429,32 @@ static int run_events(int argc, char **argv)
             return cli_unknown_option("events", a, usage);
         }
     }
-    if (system && rtcosim_ecu_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)
-        return cli_fail_error(&err);
+    if (system) {
+        /* the file's settings, then the command line's over them (as a
+         * command line overrides a configuration file everywhere) */
+        rtcosim_ecu_vehicle_config given_vc = vc;
+        rtcosim_run_options given_ro = ro;
+        if (rtcosim_ecu_vehicle_load(system, &vc, &ro, &err) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        if (scheduler_given)
+            ro.scheduler = given_ro.scheduler;
+        if (threads_given)
+            ro.threads = given_ro.threads;
+        if (stop_given)
+            ro.stop_time = given_ro.stop_time;
+        if (ecus_given)
+            vc.ecus = given_vc.ecus;
+        if (plants_given)
+            vc.plant_mode = given_vc.plant_mode;
+        if (stuffing_given)
+            vc.stuffing = given_vc.stuffing;
+        if (bitrate_given)
+            vc.bitrate = given_vc.bitrate;
+        if (firmware_given) {
+            memcpy(vc.firmware_ecu, given_vc.firmware_ecu, sizeof vc.firmware_ecu);
+            memcpy(vc.firmware_path, given_vc.firmware_path, sizeof vc.firmware_path);
+        }
+    }
     bool speculative = ro.scheduler == RTCOSIM_SCHEDULER_SPECULATIVE;
     if ((spec_csv || reference || ro.correction_capacity > 0) && !speculative)
         return cli_fail("events: --speculate-stats, --reference and --correction-capacity need"
