@@ -1,4 +1,4 @@
-/* `rtcosim plot RESULTS... [VARIABLE ...] -o FILE.svg|.png`: draws result
+/* `rtcosim plot RESULTS... [VARIABLE ...] -o FILE.svg|.png|.pdf`: draws result
  * time series from CSV or MAT files (one panel per unit, units on the axes;
  * several files compared in one plot), or any column against another, so a
  * run can be looked at without leaving the tool. */
@@ -24,7 +24,8 @@ static void usage(FILE *out)
             "With several files, each variable is drawn from every file that has it, one line\n"
             "style per file, to compare runs.\n\n"
             "options:\n"
-            "  -o, --output FILE     output file; .svg or .png picks the format\n"
+            "  -o, --output FILE     output file; .svg, .png or .pdf (vector, for reports)\n"
+            "                        picks the format\n"
             "  --panels auto|one     auto: one panel per unit (default); one: a single axis\n"
             "  --from T, --to T      time window in seconds (with --x: window of that column)\n"
             "  --units-from FILE     units for variables the results carry none for, from an\n"

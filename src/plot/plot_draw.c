@@ -70,6 +70,8 @@ static const char *extension_device(const char *output)
         return "svg";
     if (strcasecmp(dot, ".png") == 0)
         return "pngcairo";
+    if (strcasecmp(dot, ".pdf") == 0) /* vector, for reports: a point per pixel */
+        return "pdfcairo";
     return NULL;
 }
 
@@ -308,7 +310,7 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
     const char *device = extension_device(output);
     if (!device)
         return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                 "%s: unknown plot format (use a .svg or .png file name)", output);
+                                 "%s: unknown plot format (use a .svg, .png or .pdf file name)", output);
     int width = req->width > 0 ? req->width : 1000;
     int height = req->height > 0 ? req->height : 600;
     if (width < 200 || height < 150 || width > 20000 || height > 20000)

@@ -85,6 +85,31 @@ static void test_png_is_written_with_png_signature(void **state)
     assert_memory_equal(sig, png_sig, 8);
 }
 
+/* A PDF (for reports, vector): the file starts with ISO 32000's header and its
+ * page is the asked size, a point per pixel (MediaBox [0 0 1200 700]). */
+static void test_pdf_page_has_the_asked_size(void **state)
+{
+    (void)state;
+    const char *out = path_in_dir("x.pdf");
+    rtcosim_error err;
+    const char *vars[] = {"mass.x"};
+    rtcosim_plot_options o = {.width = 1200, .height = 700};
+    if (rtcosim_plot_csv(csv_path, vars, 1, out, &o, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    FILE *f = fopen(out, "rb");
+    assert_non_null(f);
+    static char bytes[1 << 20];
+    size_t n = fread(bytes, 1, sizeof bytes - 1, f);
+    fclose(f);
+    bytes[n] = '\0';
+    assert_true(n > 1000);
+    assert_memory_equal(bytes, "%PDF-", 5);
+    bool found = false;
+    for (size_t i = 0; i + 30 < n && !found; i++)
+        found = memcmp(bytes + i, "MediaBox [ 0 0 1200 700 ]", 25) == 0;
+    assert_true(found);
+}
+
 static void test_svg_contains_title_labels_and_legend_names(void **state)
 {
     (void)state;
@@ -168,9 +193,9 @@ static void test_bad_inputs_fail_with_messages(void **state)
     expect_failure(csv_path, NULL, 0, "/nonexistent-dir/out.svg", NULL, RTCOSIM_EIO,
                    "/nonexistent-dir/out.svg: cannot write: No such file or directory");
 
-    const char *pdf = path_in_dir("out.pdf");
-    snprintf(msg, sizeof msg, "%s: unknown plot format (use a .svg or .png file name)", pdf);
-    expect_failure(csv_path, NULL, 0, pdf, NULL, RTCOSIM_EINVAL, msg);
+    const char *jpg = path_in_dir("out.jpg");
+    snprintf(msg, sizeof msg, "%s: unknown plot format (use a .svg, .png or .pdf file name)", jpg);
+    expect_failure(csv_path, NULL, 0, jpg, NULL, RTCOSIM_EINVAL, msg);
 
     rtcosim_plot_options by_missing = {.x = "speed"};
     snprintf(msg, sizeof msg, "%s: no column 'speed' for the x axis", csv_path);
@@ -186,6 +211,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png_is_written_with_png_signature),
+        cmocka_unit_test(test_pdf_page_has_the_asked_size),
         cmocka_unit_test(test_svg_contains_title_labels_and_legend_names),
         cmocka_unit_test(test_log_log_against_a_column),
         cmocka_unit_test(test_long_series_is_reduced_per_pixel),
