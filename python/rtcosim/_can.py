@@ -1,0 +1,193 @@
+"""CAN logs read into NumPy (rtcosim.read_can_log) and their ISO-TP messages
+(rtcosim.read_isotp): candump -l, Vector ASC, Vector BLF and ASAM MDF 4 bus
+logs (CANedge, CANoe, asammdf) through librtcosim's readers, no python-can or
+asammdf needed."""
+import ctypes
+import os
+
+import numpy as np
+
+from ._lib import ErrorStruct, lib
+
+
+class _Record(ctypes.Structure):
+    """rtcosim_can_log_record (can_log.h)."""
+    _fields_ = [("time", ctypes.c_int64), ("bus", ctypes.c_uint32), ("id", ctypes.c_uint32),
+                ("extended", ctypes.c_bool), ("remote", ctypes.c_bool), ("size", ctypes.c_uint8),
+                ("data", ctypes.c_uint8 * 64), ("line", ctypes.c_int), ("format", ctypes.c_uint8),
+                ("flags", ctypes.c_uint8)]
+
+
+class _IsotpIds(ctypes.Structure):
+    """rtcosim_isotp_ids (isotp.h)."""
+    _fields_ = [("first", ctypes.c_uint32), ("last", ctypes.c_uint32),
+                ("extended", ctypes.c_bool), ("address_byte", ctypes.c_bool)]
+
+
+class _IsotpMessage(ctypes.Structure):
+    """rtcosim_isotp_message (isotp.h)."""
+    _fields_ = [("record", ctypes.c_size_t), ("first_record", ctypes.c_size_t),
+                ("bus", ctypes.c_uint32), ("id", ctypes.c_uint32), ("extended", ctypes.c_bool),
+                ("address", ctypes.c_int), ("size", ctypes.c_uint32),
+                ("data", ctypes.POINTER(ctypes.c_uint8)), ("frame", ctypes.POINTER(ctypes.c_uint8)),
+                ("frame_size", ctypes.c_size_t)]
+
+
+class _Isotp(ctypes.Structure):
+    """rtcosim_isotp (isotp.h)."""
+    _fields_ = [("messages", ctypes.POINTER(_IsotpMessage)), ("count", ctypes.c_size_t),
+                ("frames", ctypes.c_size_t), ("flow_control", ctypes.c_size_t),
+                ("incomplete", ctypes.c_size_t), ("invalid", ctypes.c_size_t)]
+
+
+_P = ctypes.c_void_p
+for _name, _res, _args in (
+        ("rtcosim_can_log_read", ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P),
+                                                ctypes.POINTER(ErrorStruct)]),
+        ("rtcosim_can_log_free", None, [_P]),
+        ("rtcosim_can_log_count", ctypes.c_size_t, [_P]),
+        ("rtcosim_can_log_records", ctypes.POINTER(_Record), [_P]),
+        ("rtcosim_can_log_bus_count", ctypes.c_size_t, [_P]),
+        ("rtcosim_can_log_bus_name", ctypes.c_char_p, [_P, ctypes.c_size_t]),
+        ("rtcosim_can_log_xl_count", ctypes.c_size_t, [_P]),
+        ("rtcosim_can_log_database", ctypes.c_void_p, [_P, ctypes.POINTER(ctypes.c_size_t),
+                                                       ctypes.POINTER(ctypes.c_char_p)]),
+        ("rtcosim_isotp_reassemble", ctypes.c_int, [_P, ctypes.POINTER(_IsotpIds), ctypes.c_size_t,
+                                                    ctypes.POINTER(_Isotp),
+                                                    ctypes.POINTER(ErrorStruct)]),
+        ("rtcosim_isotp_free", None, [ctypes.POINTER(_Isotp)]),
+        ("rtcosim_uds_describe", ctypes.c_char_p, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
+                                                   ctypes.c_char_p, ctypes.c_size_t])):
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+_FD, _BRS, _ESI = 1, 1, 2  # RTCOSIM_CAN_FORMAT_FD; RTCOSIM_CAN_FD_BRS, _ESI (can.h)
+
+FRAME = np.dtype([("time", np.float64), ("bus", np.uint32), ("id", np.uint32),
+                  ("extended", np.bool_), ("remote", np.bool_), ("fd", np.bool_), ("brs", np.bool_),
+                  ("esi", np.bool_), ("dlc", np.uint8), ("data", np.uint8, (64,))])
+
+
+class CanLog(np.ndarray):
+    """A CAN log's frames in time order: a NumPy structured array with fields
+    time (s, as the log counts them), bus (index into .buses), id,
+    extended, remote, fd, brs, esi, dlc (data bytes: 0 to 64) and data (64
+    bytes, those past dlc zero). Attributes: buses (names: 'can0', ...),
+    path, xl_frames (CAN XL frames the log holds, left out), database and
+    database_name (the DBC text an MDF bus log carries attached, else None)."""
+
+    def __array_finalize__(self, obj):
+        for name in ("buses", "path", "xl_frames", "database", "database_name"):
+            setattr(self, name, getattr(obj, name, None))
+
+    def bus_frames(self, bus):
+        """The frames of one bus, by name."""
+        if bus not in self.buses:
+            raise KeyError(f"{self.path}: no bus {bus!r} (buses: {', '.join(self.buses)})")
+        return self[self["bus"] == self.buses.index(bus)]
+
+
+def _open(path):
+    err, log = ErrorStruct(), _P()
+    err.check(lib.rtcosim_can_log_read(os.fspath(path).encode(), ctypes.byref(log),
+                                       ctypes.byref(err)))
+    return log
+
+
+def read_can_log(path):
+    """Read a CAN log (candump -l, Vector ASC or BLF, an ASAM MDF 4 bus log)
+    into a CanLog. Errors (a missing or malformed file) raise rtcosim.Error
+    naming the file (and line or byte offset)."""
+    log = _open(path)
+    try:
+        n = lib.rtcosim_can_log_count(log)
+        out = np.zeros(n, dtype=FRAME).view(CanLog)
+        if n:
+            raw = np.ctypeslib.as_array(ctypes.cast(lib.rtcosim_can_log_records(log),
+                                                    ctypes.POINTER(ctypes.c_uint8)),
+                                        shape=(n * ctypes.sizeof(_Record),))
+            rec = np.frombuffer(raw.tobytes(), dtype=np.dtype({
+                "names": [f[0] for f in _Record._fields_],
+                "formats": ["<i8", "<u4", "<u4", "?", "?", "u1", ("u1", (64,)), "<i4", "u1", "u1"],
+                "offsets": [getattr(_Record, f[0]).offset for f in _Record._fields_],
+                "itemsize": ctypes.sizeof(_Record)}))
+            out["time"] = rec["time"] / 1e9
+            for name in ("bus", "id", "extended", "remote"):
+                out[name] = rec[name]
+            out["fd"] = rec["format"] == _FD
+            out["brs"] = (rec["flags"] & _BRS) != 0
+            out["esi"] = (rec["flags"] & _ESI) != 0
+            out["dlc"] = rec["size"]
+            out["data"] = rec["data"]
+            # (a record's bytes past its size are left as the reader had them: zero them)
+            out["data"][np.arange(64)[None, :] >= out["dlc"][:, None]] = 0
+        out.buses = [lib.rtcosim_can_log_bus_name(log, i).decode()
+                     for i in range(lib.rtcosim_can_log_bus_count(log))]
+        out.path = os.fspath(path)
+        out.xl_frames = lib.rtcosim_can_log_xl_count(log)
+        size, name = ctypes.c_size_t(), ctypes.c_char_p()
+        text = lib.rtcosim_can_log_database(log, ctypes.byref(size), ctypes.byref(name))
+        out.database = ctypes.string_at(text, size.value).decode("utf-8", "replace") if text else None
+        out.database_name = name.value.decode("utf-8", "replace") if text else None
+        return out
+    finally:
+        lib.rtcosim_can_log_free(log)
+
+
+def _id_ranges(ids):
+    """ids: an int, a (first, last) pair or a list of them; ints over 0x7FF are 29-bit."""
+    if ids is None:
+        return [(0x7DF, 0x7DF), (0x7E0, 0x7EF), (0x18DA0000, 0x18DAFFFF), (0x18DB0000, 0x18DBFFFF)]
+    if isinstance(ids, (int, np.integer)) or (isinstance(ids, tuple) and len(ids) == 2
+                                               and all(isinstance(v, (int, np.integer)) for v in ids)):
+        ids = [ids]
+    out = []
+    for item in ids:
+        first, last = (item, item) if isinstance(item, (int, np.integer)) else item
+        if not 0 <= first <= last <= 0x1FFFFFFF or (first <= 0x7FF < last):
+            raise ValueError(f"read_isotp: ids {item!r}: a CAN id or a (first, last) range of one "
+                             "kind (11-bit up to 0x7FF, or 29-bit)")
+        out.append((int(first), int(last)))
+    return out
+
+
+def read_isotp(path, ids=None, extended_addressing=False):
+    """The ISO-TP (ISO 15765-2: UDS, OBD) messages of a CAN log, reassembled as
+    `rtcosim can isotp` does. ids: an id, a (first, last) range or a list of
+    them (default: the OBD ids 0x7DF, 0x7E0-0x7EF and 29-bit
+    0x18DA0000-0x18DBFFFF); ids over 0x7FF are 29-bit. extended_addressing: an
+    address byte before each frame's PCI. Returns a list of dicts: time (s,
+    of the completing frame), first_time (of the First Frame), bus (name),
+    id, address (None without), data (bytes: the payload, the UDS service id
+    first) and service (the message in words, as the trace prints it); and
+    the counts of the log's transfers in a second value: frames,
+    flow_control, incomplete, invalid."""
+    ranges = _id_ranges(ids)
+    spec = (_IsotpIds * len(ranges))(*[_IsotpIds(a, b, b > 0x7FF, bool(extended_addressing))
+                                      for a, b in ranges])
+    log = _open(path)
+    tp, err = _Isotp(), ErrorStruct()
+    try:
+        err.check(lib.rtcosim_isotp_reassemble(log, spec, len(ranges), ctypes.byref(tp),
+                                               ctypes.byref(err)))
+        recs = lib.rtcosim_can_log_records(log)
+        buses = [lib.rtcosim_can_log_bus_name(log, i).decode()
+                 for i in range(lib.rtcosim_can_log_bus_count(log))]
+        words = ctypes.create_string_buffer(256)
+        messages = []
+        for k in range(tp.count):
+            m = tp.messages[k]
+            data = ctypes.string_at(m.data, m.size)
+            lib.rtcosim_uds_describe(m.data, m.size, words, len(words))
+            messages.append({"time": recs[m.record].time / 1e9,
+                             "first_time": recs[m.first_record].time / 1e9,
+                             "bus": buses[m.bus], "id": m.id,
+                             "address": None if m.address < 0 else m.address, "data": data,
+                             "service": words.value.decode("utf-8", "replace")})
+        counts = {"frames": tp.frames, "flow_control": tp.flow_control,
+                  "incomplete": tp.incomplete, "invalid": tp.invalid}
+        return messages, counts
+    finally:
+        lib.rtcosim_isotp_free(ctypes.byref(tp))
+        lib.rtcosim_can_log_free(log)

@@ -1,0 +1,117 @@
+"""rtcosim.read_can_log and rtcosim.read_isotp: CAN logs into NumPy through
+librtcosim's readers. Truth: the frames python-can (Debian python3-can) writes
+with its own BLFWriter, ASCWriter and CanutilsLogWriter and reads back with its
+readers; ISO-TP frames laid out by hand as ISO 15765-2 puts them."""
+import os
+
+import can
+import numpy as np
+import pytest
+
+import rtcosim
+
+
+def frames():
+    """Classic and CAN FD frames on two channels: 11- and 29-bit ids, a remote
+    frame, BRS and ESI, 0 to 64 bytes."""
+    out, t = [], 1.0
+    for k in range(40):
+        t += 0.0125
+        if k % 10 == 3:
+            out.append(can.Message(timestamp=t, arbitration_id=0x123, is_remote_frame=True, dlc=4,
+                                   channel=0))
+        elif k % 5 == 1:
+            size = [12, 16, 20, 24, 32, 48, 64, 8][k % 8]
+            out.append(can.Message(timestamp=t, arbitration_id=0x18DA10F1 + k, is_extended_id=True,
+                                   is_fd=True, bitrate_switch=k % 2 == 0,
+                                   error_state_indicator=k % 3 == 0,
+                                   data=bytes((k * 7 + i) & 0xFF for i in range(size)),
+                                   channel=k % 2))
+        else:
+            out.append(can.Message(timestamp=t, arbitration_id=(0x100 + k) if k % 3 else 0x1ABCDE00 + k,
+                                   is_extended_id=k % 3 == 0, data=bytes(range(k % 9)),
+                                   channel=k % 2))
+    return out
+
+
+@pytest.mark.parametrize("ext,writer,reader,tolerance", [
+    ("blf", can.BLFWriter, can.BLFReader, 1e-9),
+    ("asc", can.ASCWriter, can.ASCReader, 1e-6),
+])
+def test_read_can_log_equals_python_can(tmpdir_private, ext, writer, reader, tolerance):
+    path = os.path.join(tmpdir_private, "frames." + ext)
+    w = writer(path)
+    for m in frames():
+        w.on_message_received(m)
+    w.stop()
+    theirs = list(reader(path))
+    ours = rtcosim.read_can_log(path)
+    assert len(ours) == len(theirs) == 40
+    assert isinstance(ours, rtcosim.CanLog) and ours.path == path and ours.xl_frames == 0
+    t0 = ours["time"][0] - theirs[0].timestamp  # (the formats count from their start)
+    for f, m in zip(ours, theirs):
+        assert f["id"] == m.arbitration_id and bool(f["extended"]) == m.is_extended_id
+        assert bool(f["remote"]) == m.is_remote_frame and bool(f["fd"]) == m.is_fd
+        assert bool(f["brs"]) == m.bitrate_switch and bool(f["esi"]) == m.error_state_indicator
+        assert ours.buses[f["bus"]] == "can%d" % m.channel
+        assert f["time"] - t0 == pytest.approx(m.timestamp, abs=tolerance)
+        if m.is_remote_frame:
+            assert f["dlc"] == 0 or f["dlc"] == m.dlc
+            continue
+        assert f["dlc"] == len(m.data)
+        assert bytes(f["data"][:f["dlc"]]) == bytes(m.data) and not f["data"][f["dlc"]:].any()
+    can1 = ours.bus_frames("can1")
+    assert len(can1) == sum(1 for m in theirs if m.channel == 1)
+    with pytest.raises(KeyError, match="no bus 'can7'"):
+        ours.bus_frames("can7")
+
+
+def test_read_can_log_candump(tmpdir_private):
+    path = os.path.join(tmpdir_private, "frames.log")
+    w = can.CanutilsLogWriter(path, channel="can0")
+    sent = [m for m in frames() if not m.is_remote_frame]
+    for m in sent:
+        w.on_message_received(m)
+    w.stop()
+    ours = rtcosim.read_can_log(path)
+    assert [int(i) for i in ours["id"]] == [m.arbitration_id for m in sent]
+    assert [bytes(f["data"][:f["dlc"]]) for f in ours] == [bytes(m.data) for m in sent]
+    assert np.allclose(ours["time"], [m.timestamp for m in sent], atol=1e-6, rtol=0)
+
+
+def test_read_isotp_reassembles_uds(tmpdir_private):
+    """ReadDataByIdentifier 0xF190 (Single Frame), the 20-byte VIN answer
+    (First Frame FF_DL 0x014, two Consecutive Frames, the tester's Flow
+    Control between), a negative response."""
+    path = os.path.join(tmpdir_private, "uds.log")
+    with open(path, "w") as f:
+        f.write("(1.000000) can0 7E0#0322F190CCCCCCCC\n(1.001000) can0 7E8#101462F190574442\n"
+                "(1.002000) can0 7E0#300000CCCCCCCCCC\n(1.003000) can0 7E8#2131323334353637\n"
+                "(1.004000) can0 7E8#2238393041424344\n(1.006000) can0 7E8#037F2231CCCCCCCC\n")
+    messages, counts = rtcosim.read_isotp(path)
+    assert counts == {"frames": 6, "flow_control": 1, "incomplete": 0, "invalid": 0}
+    assert [(m["id"], m["data"]) for m in messages] == [
+        (0x7E0, bytes.fromhex("22F190")),
+        (0x7E8, bytes.fromhex("62F190") + b"WDB1234567890ABCD"),
+        (0x7E8, bytes.fromhex("7F2231"))]
+    assert messages[1]["time"] == pytest.approx(1.004) and messages[1]["first_time"] == 1.001
+    assert messages[1]["service"] == "ReadDataByIdentifier response DID 0xF190"
+    assert messages[2]["service"] == "negative response to ReadDataByIdentifier: requestOutOfRange"
+    assert all(m["bus"] == "can0" and m["address"] is None for m in messages)
+    only_requests, _ = rtcosim.read_isotp(path, ids=0x7E0)
+    assert [m["data"] for m in only_requests] == [bytes.fromhex("22F190")]
+    with pytest.raises(ValueError, match="one kind"):
+        rtcosim.read_isotp(path, ids=[(0x700, 0x800)])
+
+
+def test_read_can_log_errors_name_the_file(tmpdir_private):
+    missing = os.path.join(tmpdir_private, "missing.blf")
+    with pytest.raises(rtcosim.Error, match="missing.blf"):
+        rtcosim.read_can_log(missing)
+    junk = os.path.join(tmpdir_private, "junk.log")
+    with open(junk, "wb") as f:
+        f.write(b"\x1b[2Jnot a log\n")
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.read_can_log(junk)
+    assert "junk.log:1: not a candump -l, ASC, BLF or MDF log" in str(e.value)
+    assert "\\x1B" in str(e.value) and "\x1b" not in str(e.value)
