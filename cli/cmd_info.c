@@ -295,8 +295,13 @@ static int run_info(int argc, char **argv)
          * measurement */
         rtcosim_error err;
         rtcosim_can_log *log = NULL;
-        if (rtcosim_can_log_read(fmu, &log, &err) == RTCOSIM_OK)
-            return cli_info_can_log_read(fmu, log, dbc);
+        if (rtcosim_can_log_read(fmu, &log, &err) == RTCOSIM_OK) {
+            /* (and the signals a measurement logged beside the frames) */
+            int rc = cli_info_can_log_read(fmu, log, dbc);
+            if (rc == 0 && rtcosim_results_print_mdf_signals(fmu, stdout, &err) != RTCOSIM_OK)
+                rc = cli_fail_error(&err);
+            return rc;
+        }
         if (dbc)
             return cli_fail("info: --dbc applies to CAN logs; %s holds no CAN frames (%s)", fmu,
                             err.message);

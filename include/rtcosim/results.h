@@ -155,6 +155,10 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
  * channel its unit, minimum, maximum and invalid samples. Errors as
  * rtcosim_csv_read_mdf's. */
 rtcosim_status rtcosim_results_print_mdf(const char *path, FILE *out, rtcosim_error *err);
+/* The same for an MDF bus log that also holds measured signals (CANape and
+ * CANoe log both into one file): after a blank line, the groups' numeric
+ * channels; nothing when the file has none. */
+rtcosim_status rtcosim_results_print_mdf_signals(const char *path, FILE *out, rtcosim_error *err);
 /* A results file's facts for `rtcosim info F.csv|F.mat` (read as `rtcosim
  * plot` reads it): its rows, time span and step (one, or the range of
  * steps), and per column its unit, minimum, maximum and cells that are no

@@ -597,6 +597,7 @@ typedef struct print_job {
     const char *path;
     FILE *out;
     rtcosim_error *err;
+    bool signals_only; /* nothing printed when no numeric channel is there */
 } print_job;
 
 static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
@@ -610,9 +611,16 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
         mdf_groups_free(g, ng);
         return st;
     }
-    mdf_warn_unfinalized(&r);
     for (size_t k = 0; k < ng; k++)
         channels += g[k].nchan - (g[k].master >= 0);
+    if (j->signals_only && !channels) {
+        mdf_groups_free(g, ng);
+        return RTCOSIM_OK;
+    }
+    if (!j->signals_only) /* (the bus log's reading said it) */
+        mdf_warn_unfinalized(&r);
+    if (j->signals_only)
+        fputc('\n', j->out);
     char program[9] = "";
     for (size_t i = 0; i < 8 && data[16 + i] >= ' ' && data[16 + i] < 127; i++)
         program[i] = (char)data[16 + i];
@@ -654,6 +662,12 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
 
 rtcosim_status rtcosim_results_print_mdf(const char *path, FILE *out, rtcosim_error *err)
 {
-    print_job j = {path, out, err};
+    print_job j = {path, out, err, false};
+    return with_file(path, print_of, &j, err);
+}
+
+rtcosim_status rtcosim_results_print_mdf_signals(const char *path, FILE *out, rtcosim_error *err)
+{
+    print_job j = {path, out, err, true};
     return with_file(path, print_of, &j, err);
 }

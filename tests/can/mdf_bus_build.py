@@ -25,7 +25,7 @@ import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results"))
-from mdf_build import Mf4, chain  # noqa: E402
+from mdf_build import Mf4, chain, channel, channel_group  # noqa: E402
 
 
 def cn(f, name, ctype, dtype, byte_off, bits, bit_off=0, comp=0, data=0, cc=0):
@@ -58,7 +58,12 @@ DATA2 = [(0.00200, 0x0C0, False, False, 2, b"\x01\x02"),
          (0.00450, 0x18FF0001, True, True, 10, bytes(range(16)))]
 
 
-def logger():
+# signals logged beside the frames (logger(signals=True): a third data group, as CANape
+# and CANoe log both into one file): (time s, EngineSpeed rpm)
+SIGNALS = [(0.0, 800.0), (0.1, 1500.5), (0.2, 1200.0)]
+
+
+def logger(signals=False):
     f = Mf4(version=411, ident=b"MDF     4.11    ")
     hd = f.block(b"HD", [0] * 6, struct.pack("<QhhBBBBdd", 1764460800 * 10**9, 0, 0, 0, 0, 0, 0,
                                              0.0, 0.0))
@@ -117,6 +122,12 @@ def logger():
         offset += 4 + len(payload)
     dg2 = f.block(b"DG", [0, g4, f.block(b"DT", [], data), 0], bytes([1]) + bytes(7))
     f.link(dg1, 0, dg2)
+    if signals:
+        rpm = f.text(b"TX", "rpm")
+        g5 = channel_group(f, 0, len(SIGNALS), 16, 0, chain(f, [
+            channel(f, "t", 2, 4, 0, 64), channel(f, "EngineSpeed", 0, 4, 8, 64, unit=rpm)]))
+        dt = f.block(b"DT", [], b"".join(struct.pack("<dd", t, v) for t, v in SIGNALS))
+        f.link(dg2, 0, f.block(b"DG", [0, g5, dt, 0], bytes(8)))
     f.link(hd, 0, dg1)
     return f
 

@@ -88,6 +88,18 @@ with tempfile.TemporaryDirectory() as tmp:
                       "0x456": ["can0", "CAN", "FD"], "0x18FF0001x": ["can0", "CAN", "FD"],
                       "0x1ABCDEF0x": ["can1", "classic", "-"]}, listed
 
+    # frames and signals in one file: info shows the frames, then the signals
+    mixed = os.path.join(tmp, "mixed.mf4")
+    with open(mixed, "wb") as f:
+        f.write(logger(signals=True).data)
+    r = run("info", mixed)
+    assert "7 on 2 buses: can0 can1" in r.stdout, r.stdout
+    rows = [row.split() for row in r.stdout.splitlines() if "EngineSpeed" in row]
+    # (group 6: the logger's three groups, the second data group's two, then this one)
+    assert rows == [["6", "3", "0", "..", "0.2", "EngineSpeed", "rpm", "800", "1500.5", "0"]], \
+        r.stdout
+    assert "EngineSpeed" not in run("info", log).stdout  # (a bus log alone: frames only)
+
     # a DBC attached to the log (an AT block, as CANoe and asammdf attach it), stored or
     # deflate-compressed: can decode takes it when no --dbc is given, info names the
     # messages with it (0x123's data 01..08: B0 = 1, B7 = 2 x 8 = 16, at 1.25 ms)
