@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "info_system.h"
 #include "rtcosim/can_log.h"
+#include "rtcosim/isotp.h"
 #include "rtcosim/dbc.h"
 
 bool cli_info_is_dbc(const char *path)
@@ -261,6 +262,14 @@ int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *db
         printf("%-12s %-8s %-8s %-24s %8" PRIu64 " %7s %12s %12s %12s\n", id,
                rtcosim_can_log_bus_name(log, s->bus), format_name(s->format),
                m ? m->name : (dbc ? "(not in the DBC)" : "-"), s->frames, bytes, period, lo, hi);
+    }
+    /* diagnostic traffic on the OBD / UDS ids: where its messages are read */
+    rtcosim_isotp tp;
+    if (rtcosim_isotp_reassemble(log, rtcosim_isotp_obd_ids, 4, &tp, &err) == RTCOSIM_OK) {
+        if (tp.count)
+            printf("\n%-20s %zu messages on the OBD/UDS ids (0x7DF, 0x7E0-0x7EF, 0x18DA/0x18DB"
+                   "xxxx): rtcosim can isotp %s\n", "ISO-TP", tp.count, path);
+        rtcosim_isotp_free(&tp);
     }
     free(order);
     free(ids);
