@@ -385,5 +385,8 @@ static int run_info(int argc, char **argv)
     return 0;
 }
 
-const rtcosim_cli_command rtcosim_cli_cmd_info = {"info", "show an FMU's or a system's facts",
+const rtcosim_cli_command rtcosim_cli_cmd_info = {"info",
+                                                  "show the facts of an FMU, a system, a CAN "
+                                                  "database or log, a measurement or a results "
+                                                  "file",
                                                   run_info};

@@ -156,5 +156,5 @@ static int run_plot(int argc, char **argv)
     return rc;
 }
 
-const rtcosim_cli_command rtcosim_cli_cmd_plot = {"plot", "plot result time series to SVG or PNG",
+const rtcosim_cli_command rtcosim_cli_cmd_plot = {"plot", "plot result time series to SVG, PNG or PDF",
                                                   run_plot};
