@@ -2,6 +2,7 @@
  * [--relative-time]`: the ISO-TP messages of a CAN log (UDS, OBD) reassembled,
  * one line each with the service in words; and the id list both it and
  * `can decode --isotp` take. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,9 @@ static void usage(FILE *out)
             "bytes by the escape sequence), one line each on standard output:\n"
             "  (TIME) BUS ID [LENGTH] DESCRIPTION: PAYLOAD\n"
             "TIME the completing frame's (the log's own seconds, as candump -l), DESCRIPTION\n"
-            "the UDS (ISO 14229) or OBD service in words, PAYLOAD its bytes in hex. Flow\n"
+            "the UDS (ISO 14229) or OBD service in words (a response with the time from\n"
+            "its request's last frame to its own first: the server's P2), PAYLOAD its\n"
+            "bytes in hex. Flow\n"
             "Control frames are read over; transfers left incomplete and frames that fit\n"
             "none are counted on standard error.\n"
             "\n"
@@ -115,18 +118,36 @@ static void usage(FILE *out)
             "  --help              this text\n");
 }
 
+/* Per bus and service: when its last unanswered request ended (INT64_MIN:
+ * none), so that a response tells how long the server took (P2: from the
+ * request's last frame to the response's first). */
+typedef struct pending {
+    rtcosim_time_ns *ended; /* [bus * 256 + service] */
+} pending;
+
 static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_message *m,
-                          rtcosim_time_ns origin, FILE *out)
+                          rtcosim_time_ns origin, pending *p, FILE *out)
 {
-    const rtcosim_can_log_record *r = &rtcosim_can_log_records(log)[m->record];
-    char time[RTCOSIM_FORMAT_MAX], what[160];
+    const rtcosim_can_log_record *recs = rtcosim_can_log_records(log), *r = &recs[m->record];
+    char time[RTCOSIM_FORMAT_MAX], what[160], after[48] = "";
     rtcosim_format_time(r->time - origin, time);
+    uint8_t service;
+    rtcosim_uds_kind kind = rtcosim_uds_classify(m->data, m->size, &service);
+    rtcosim_time_ns *ended = &p->ended[(size_t)m->bus * 256 + service];
+    if (kind == RTCOSIM_UDS_REQUEST) {
+        *ended = r->time;
+    } else if (kind != RTCOSIM_UDS_UNKNOWN && *ended != INT64_MIN) {
+        snprintf(after, sizeof after, ", %.3f ms after the request",
+                 (double)(recs[m->first_record].time - *ended) / 1e6);
+        if (kind != RTCOSIM_UDS_PENDING) /* (the final response is still to come) */
+            *ended = INT64_MIN;
+    }
     fprintf(out, "(%s) %s %0*X", time, rtcosim_can_log_bus_name(log, m->bus),
             m->extended ? 8 : 3, (unsigned)m->id);
     if (m->address >= 0)
         fprintf(out, " %02X", (unsigned)m->address);
-    fprintf(out, " [%u] %s:", (unsigned)m->size, rtcosim_uds_describe(m->data, m->size, what,
-                                                                      sizeof what));
+    fprintf(out, " [%u] %s%s:", (unsigned)m->size,
+            rtcosim_uds_describe(m->data, m->size, what, sizeof what), after);
     for (uint32_t k = 0; k < m->size; k++)
         fprintf(out, " %02X", m->data[k]);
     fputc('\n', out);
@@ -173,9 +194,16 @@ int cli_can_isotp(int argc, char **argv)
     if (rc == 0) {
         rtcosim_time_ns origin = relative && rtcosim_can_log_count(log)
                                      ? rtcosim_can_log_records(log)[0].time : 0;
-        for (size_t k = 0; k < tp.count; k++)
-            print_message(log, &tp.messages[k], origin, stdout);
-        if (fflush(stdout) != 0)
+        size_t slots = (rtcosim_can_log_bus_count(log) + 1) * 256;
+        pending p = {.ended = malloc(slots * sizeof *p.ended)};
+        if (!p.ended)
+            rc = cli_fail("out of memory");
+        for (size_t k = 0; p.ended && k < slots; k++)
+            p.ended[k] = INT64_MIN;
+        for (size_t k = 0; rc == 0 && k < tp.count; k++)
+            print_message(log, &tp.messages[k], origin, &p, stdout);
+        free(p.ended);
+        if (rc == 0 && fflush(stdout) != 0)
             rc = cli_fail("writing standard output failed");
     }
     if (rc == 0) {

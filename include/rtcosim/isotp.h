@@ -98,6 +98,20 @@ bool rtcosim_isotp_match(const rtcosim_isotp_ids *ids, size_t id_count, uint32_t
  * service has one; "" for an empty message. Returns buf. */
 const char *rtcosim_uds_describe(const uint8_t *data, size_t size, char *buf, size_t buf_size);
 
+/* What a UDS or OBD message is: a request (RTCOSIM_UDS_REQUEST), a positive
+ * response (its service id less 0x40) or a negative one (0x7F, the service,
+ * the code; RTCOSIM_UDS_PENDING for requestCorrectlyReceived-ResponsePending,
+ * 0x78: the final response is still to come); RTCOSIM_UDS_UNKNOWN for a
+ * service neither knows. *service: the request's service id. */
+typedef enum rtcosim_uds_kind {
+    RTCOSIM_UDS_UNKNOWN,
+    RTCOSIM_UDS_REQUEST,
+    RTCOSIM_UDS_POSITIVE,
+    RTCOSIM_UDS_NEGATIVE,
+    RTCOSIM_UDS_PENDING,
+} rtcosim_uds_kind;
+rtcosim_uds_kind rtcosim_uds_classify(const uint8_t *data, size_t size, uint8_t *service);
+
 #ifdef __cplusplus
 }
 #endif

@@ -170,6 +170,28 @@ static void detail(uint8_t sid, const uint8_t *p, size_t n, char *at, size_t roo
     }
 }
 
+rtcosim_uds_kind rtcosim_uds_classify(const uint8_t *data, size_t size, uint8_t *service)
+{
+    *service = 0;
+    if (!size)
+        return RTCOSIM_UDS_UNKNOWN;
+    if (data[0] == 0x7F) {
+        if (size < 3)
+            return RTCOSIM_UDS_UNKNOWN;
+        *service = data[1];
+        return data[2] == 0x78 ? RTCOSIM_UDS_PENDING : RTCOSIM_UDS_NEGATIVE;
+    }
+    if (LOOKUP(services, data[0])) {
+        *service = data[0];
+        return RTCOSIM_UDS_REQUEST;
+    }
+    if (data[0] >= 0x40 && LOOKUP(services, (uint8_t)(data[0] - 0x40))) {
+        *service = (uint8_t)(data[0] - 0x40);
+        return RTCOSIM_UDS_POSITIVE;
+    }
+    return RTCOSIM_UDS_UNKNOWN;
+}
+
 const char *rtcosim_uds_describe(const uint8_t *data, size_t size, char *buf, size_t buf_size)
 {
     if (!buf_size)

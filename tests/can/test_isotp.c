@@ -294,6 +294,27 @@ static void uds_in_words(void **state)
     describe("\xBA", 1, "service 0xBA");
     describe("\xC4\x01", 2, "SecuredDataTransmission response");
     describe("", 0, "");
+    /* request, positive, negative, pending (0x78: the final one to come) */
+    struct {
+        const char *bytes;
+        size_t n;
+        rtcosim_uds_kind kind;
+        uint8_t service;
+    } kinds[] = {{"\x22\xF1\x90", 3, RTCOSIM_UDS_REQUEST, 0x22},
+                 {"\x62\xF1\x90", 3, RTCOSIM_UDS_POSITIVE, 0x22},
+                 {"\x7F\x22\x31", 3, RTCOSIM_UDS_NEGATIVE, 0x22},
+                 {"\x7F\x31\x78", 3, RTCOSIM_UDS_PENDING, 0x31},
+                 {"\x41\x0C", 2, RTCOSIM_UDS_POSITIVE, 0x01},
+                 {"\x7F\x22", 2, RTCOSIM_UDS_UNKNOWN, 0},
+                 {"\xBA", 1, RTCOSIM_UDS_UNKNOWN, 0},
+                 {"", 0, RTCOSIM_UDS_UNKNOWN, 0}};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        uint8_t service = 0xEE;
+        assert_int_equal(rtcosim_uds_classify((const uint8_t *)kinds[i].bytes, kinds[i].n,
+                                              &service),
+                         kinds[i].kind);
+        assert_int_equal(service, kinds[i].service);
+    }
     char small[8];
     assert_string_equal(rtcosim_uds_describe((const uint8_t *)"\x22\xF1\x90", 3, small,
                                              sizeof small), "ReadDat");
