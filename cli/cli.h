@@ -95,6 +95,8 @@ int cli_can_convert(int argc, char **argv);
 
 /* `rtcosim can isotp LOG ...` (can_isotp.c); argv[1] is "isotp". */
 int cli_can_isotp(int argc, char **argv);
+/* `rtcosim can dtc LOG ...` (can_dtc.c); argv[1] is "dtc". */
+int cli_can_dtc(int argc, char **argv);
 /* ISO-TP ids from SPEC (ids, ranges, 'obd', comma-separated) appended to
  * *ids (realloc'd); option names the option in errors; 0 or 1 after saying
  * why. */

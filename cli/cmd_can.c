@@ -24,6 +24,7 @@ static void usage(FILE *out)
             "                          [--isotp SPEC [--isotp-addressing normal|extended]]\n"
             "       rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
             "       rtcosim can isotp LOG [--ids SPEC] (UDS/OBD messages: rtcosim can isotp --help)\n"
+            "       rtcosim can dtc LOG (J1939 DM1/DM2, OBD and UDS trouble codes: can dtc --help)\n"
             "\n"
             "convert: a log from one format to another (IN read by its content, OUT written\n"
             "by its name: .blf Vector BLF, .asc Vector ASC, .mf4 ASAM MDF 4 bus log, else\n"
@@ -543,6 +544,8 @@ static int run_can(int argc, char **argv)
         return cli_can_convert(argc, argv);
     if (strcmp(argv[1], "isotp") == 0)
         return cli_can_isotp(argc, argv);
+    if (strcmp(argv[1], "dtc") == 0)
+        return cli_can_dtc(argc, argv);
     if (strcmp(argv[1], "decode") != 0)
         return cli_fail("can: unknown subcommand '%s' (see rtcosim can --help)", argv[1]);
     const char *log_path = NULL, *dbc_path = NULL, *out = NULL, *plot_path = NULL;
@@ -666,4 +669,4 @@ static int run_can(int argc, char **argv)
 }
 
 const rtcosim_cli_command rtcosim_cli_cmd_can = {
-    "can", "decode a candump/ASC/BLF/MDF CAN log with a DBC (or ARXML) into CSV signals and plots; list its ISO-TP (UDS, OBD) messages; convert logs", run_can};
+    "can", "decode a candump/ASC/BLF/MDF CAN log with a DBC (or ARXML) into CSV signals and plots; list its ISO-TP (UDS, OBD) messages and trouble codes; convert logs", run_can};

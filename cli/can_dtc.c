@@ -1,0 +1,257 @@
+/* `rtcosim can dtc LOG [--isotp SPEC]`: the diagnostic trouble codes a CAN log
+ * carries, in time order: SAE J1939 DM1 (active) and DM2 (previously active)
+ * messages, single frames or reassembled from transport sessions, and the
+ * ISO-TP answers of OBD (services 0x03, 0x07, 0x0A: stored, pending,
+ * permanent) and UDS (ReadDTCInformation 0x19 reportDTCByStatusMask 0x02,
+ * and 0x0A supported DTCs). Facts: J1939-73's DM1 layout (lamp status byte,
+ * flash byte, then 4 bytes a DTC: SPN bits 0-15, SPN bits 16-18 in the high
+ * 3 bits of byte 3 under FMI in the low 5, the conversion method bit and a
+ * 7-bit occurrence count; SPN 0 FMI 0 for none); SAE J2012's two-byte OBD
+ * code (P/C/B/U in the top two bits, then four hex digits); ISO 14229-1's
+ * DTC records (3 bytes and a status byte: bit 0 testFailed, bit 2
+ * pendingDTC, bit 3 confirmedDTC, bit 7 warningIndicatorRequested). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rtcosim/can_log.h"
+#include "rtcosim/dbc.h"
+#include "rtcosim/isotp.h"
+#include "rtcosim/j1939.h"
+#include "rtcosim/results.h"
+
+#define DM1 0xFECAu
+#define DM2 0xFECBu
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rtcosim can dtc LOG [--isotp SPEC] [--isotp-addressing normal|extended]\n"
+            "                       [--relative-time]\n"
+            "\n"
+            "The diagnostic trouble codes of a CAN log (candump -l, Vector ASC, Vector BLF or\n"
+            "an ASAM MDF 4 bus log), one line per message that carries them:\n"
+            "  SAE J1939 DM1 (active) and DM2 (previously active) from any source address,\n"
+            "  single frames or reassembled from transport sessions: the lamps (MIL, red\n"
+            "  stop, amber warning, protect) and each DTC as SPN, FMI and occurrence count;\n"
+            "  ISO-TP answers (on the OBD ids, or those --isotp names, as `can isotp`): OBD\n"
+            "  stored, pending and permanent DTCs (services 0x03, 0x07, 0x0A) as P/C/B/U\n"
+            "  codes, UDS ReadDTCInformation by status mask (0x19 0x02, and 0x0A) as\n"
+            "  3-byte DTCs with their status bits.\n"
+            "\n"
+            "  --isotp SPEC        the ids that carry ISO-TP (as `can isotp --ids`; default obd)\n"
+            "  --isotp-addressing normal|extended\n"
+            "                      extended: an address byte before each frame's PCI\n"
+            "  --relative-time     times from the log's first frame\n"
+            "  --help              this text\n");
+}
+
+static const char *lamp(unsigned bits)
+{
+    static const char *const names[] = {"off", "on", "error", "n/a"};
+    return names[bits & 3];
+}
+
+/* A DM1/DM2 payload: lamps, then the DTCs (none: "no DTC"). */
+static void print_dm(const uint8_t *d, size_t n, FILE *out)
+{
+    if (n < 2) {
+        fprintf(out, " (%zu bytes: no lamp status)", n);
+        return;
+    }
+    fprintf(out, " MIL %s, red stop %s, amber warning %s, protect %s:", lamp(d[0] >> 6),
+            lamp(d[0] >> 4), lamp(d[0] >> 2), lamp(d[0]));
+    size_t shown = 0;
+    for (size_t at = 2; at + 4 <= n; at += 4) {
+        const uint8_t *t = d + at;
+        uint32_t spn = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)(t[2] >> 5) << 16;
+        unsigned fmi = t[2] & 0x1F, oc = t[3] & 0x7F;
+        if (spn == 0x7FFFF && fmi == 0x1F)
+            continue; /* padding (all ones) */
+        if (spn == 0 && fmi == 0)
+            continue; /* "no DTC" */
+        fprintf(out, "%s SPN %u FMI %u OC %u%s", shown ? ";" : "", (unsigned)spn, fmi, oc,
+                t[3] >> 7 ? " (CM 1: an old SPN conversion)" : "");
+        shown++;
+    }
+    if (!shown)
+        fputs(" no DTC", out);
+}
+
+/* SAE J2012: the system letter from the top two bits, then four hex digits. */
+static void obd_code(unsigned hi, unsigned lo, char out[8])
+{
+    static const char letters[] = "PCBU";
+    snprintf(out, 8, "%c%X%X%02X", letters[hi >> 6], (hi >> 4) & 3, hi & 0xF, lo);
+}
+
+static void print_status(unsigned s, FILE *out)
+{
+    static const char *const bits[] = {"testFailed", "testFailedThisOperationCycle",
+                                       "pendingDTC", "confirmedDTC",
+                                       "testNotCompletedSinceLastClear",
+                                       "testFailedSinceLastClear",
+                                       "testNotCompletedThisOperationCycle",
+                                       "warningIndicatorRequested"};
+    fprintf(out, " (status 0x%02X", s);
+    for (unsigned b = 0; b < 8; b++)
+        if (s >> b & 1)
+            fprintf(out, " %s", bits[b]);
+    fputc(')', out);
+}
+
+/* Does an ISO-TP message carry DTCs (an OBD or UDS answer listing them)? */
+static bool carries_dtcs(const uint8_t *d, size_t n)
+{
+    return (n >= 1 && (d[0] == 0x43 || d[0] == 0x47 || d[0] == 0x4A)) ||
+           (n >= 3 && d[0] == 0x59 && (d[1] == 0x02 || d[1] == 0x0A));
+}
+
+/* Its DTCs (carries_dtcs). */
+static void print_isotp_dtcs(const uint8_t *d, size_t n, FILE *out)
+{
+    if (d[0] == 0x43 || d[0] == 0x47 || d[0] == 0x4A) {
+        /* OBD: on CAN a count byte, then two bytes a code */
+        static const char *const kinds[] = {[3] = "stored", [7] = "pending", [10] = "permanent"};
+        fprintf(out, " OBD %s DTCs:", kinds[d[0] - 0x40]);
+        size_t count = n >= 2 ? d[1] : 0, shown = 0;
+        for (size_t k = 0; k < count && 2 + 2 * k + 1 < n; k++) {
+            char code[8];
+            obd_code(d[2 + 2 * k], d[3 + 2 * k], code);
+            fprintf(out, "%s %s", shown++ ? "," : "", code);
+        }
+        if (!shown)
+            fputs(" none", out);
+        return;
+    }
+    {
+        fprintf(out, " UDS ReadDTCInformation %s (availability mask 0x%02X):",
+                d[1] == 0x02 ? "reportDTCByStatusMask" : "reportSupportedDTC", d[2]);
+        size_t shown = 0;
+        for (size_t at = 3; at + 4 <= n; at += 4, shown++) {
+            fprintf(out, "%s DTC 0x%02X%02X%02X", shown ? ";" : "", d[at], d[at + 1], d[at + 2]);
+            print_status(d[at + 3], out);
+        }
+        if (!shown)
+            fputs(" none", out);
+    }
+}
+
+static void put_time(const rtcosim_can_log *log, size_t record, rtcosim_time_ns origin,
+                     FILE *out)
+{
+    char time[RTCOSIM_FORMAT_MAX];
+    const rtcosim_can_log_record *r = &rtcosim_can_log_records(log)[record];
+    rtcosim_format_time(r->time - origin, time);
+    fprintf(out, "(%s) %s", time, rtcosim_can_log_bus_name(log, r->bus));
+}
+
+/* One line to print, in time order: a record index and what it is. */
+typedef struct line {
+    size_t record;
+    int kind;          /* 0 a DM frame, 1 a DM session, 2 an ISO-TP message */
+    size_t index;      /* into the session or ISO-TP messages */
+} line;
+
+static int by_record(const void *a, const void *b)
+{
+    const line *x = a, *y = b;
+    return (x->record > y->record) - (x->record < y->record);
+}
+
+int cli_can_dtc(int argc, char **argv)
+{
+    const char *log_path = NULL, *spec = NULL;
+    bool address_byte = false, relative = false;
+    int rc = 0;
+    for (int i = 2; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--relative-time") == 0) {
+            relative = true;
+        } else if (strcmp(a, "--isotp") == 0 || strcmp(a, "--isotp-addressing") == 0) {
+            if (i + 1 >= argc)
+                rc = cli_fail("can dtc: option %s needs a value", a);
+            else if (strcmp(a, "--isotp") == 0)
+                spec = argv[++i];
+            else
+                rc = cli_isotp_addressing(argv[++i], &address_byte);
+        } else if (a[0] == '-' && a[1]) {
+            rc = cli_unknown_option("can dtc", a, usage);
+        } else {
+            rc = cli_positional("can dtc", "log", &log_path, argv, i);
+        }
+    }
+    if (rc == 0 && !log_path)
+        rc = cli_fail("can dtc: give a LOG (usage: rtcosim can dtc LOG [--isotp SPEC])");
+    rtcosim_isotp_ids *ids = NULL;
+    size_t id_count = 0;
+    if (rc == 0)
+        rc = cli_isotp_ids_parse("--isotp", spec ? spec : "obd", address_byte, &ids, &id_count);
+    rtcosim_error err;
+    rtcosim_can_log *log = NULL;
+    rtcosim_j1939_tp tp = {0};
+    rtcosim_isotp iso = {0};
+    line *lines = NULL;
+    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
+        rc = cli_fail_error(&err);
+    if (rc == 0 && (rtcosim_j1939_tp_reassemble(log, &tp, &err) != RTCOSIM_OK ||
+                    rtcosim_isotp_reassemble(log, ids, id_count, &iso, &err) != RTCOSIM_OK))
+        rc = cli_fail_error(&err);
+    size_t n = 0, dm = 0, uds = 0;
+    if (rc == 0 && !(lines = calloc(rtcosim_can_log_count(log) + tp.count + iso.count + 1,
+                                    sizeof *lines)))
+        rc = cli_fail("out of memory");
+    const rtcosim_can_log_record *recs = rc == 0 ? rtcosim_can_log_records(log) : NULL;
+    for (size_t i = 0; rc == 0 && i < rtcosim_can_log_count(log); i++) {
+        uint32_t pgn = rtcosim_j1939_pgn(recs[i].id);
+        if (recs[i].extended && !recs[i].remote && (pgn == DM1 || pgn == DM2))
+            lines[n++] = (line){i, 0, 0};
+    }
+    for (size_t k = 0; rc == 0 && k < tp.count; k++)
+        if (tp.messages[k].pgn == DM1 || tp.messages[k].pgn == DM2)
+            lines[n++] = (line){tp.messages[k].record, 1, k};
+    for (size_t k = 0; rc == 0 && k < iso.count; k++)
+        lines[n++] = (line){iso.messages[k].record, 2, k};
+    if (rc == 0)
+        qsort(lines, n, sizeof *lines, by_record);
+    rtcosim_time_ns origin = rc == 0 && relative && rtcosim_can_log_count(log) ? recs[0].time : 0;
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        const line *l = &lines[k];
+        if (l->kind == 2) {
+            const rtcosim_isotp_message *m = &iso.messages[l->index];
+            if (!carries_dtcs(m->data, m->size))
+                continue;
+            put_time(log, l->record, origin, stdout);
+            printf(" %0*X", m->extended ? 8 : 3, (unsigned)m->id);
+            print_isotp_dtcs(m->data, m->size, stdout);
+            fputc('\n', stdout);
+            uds++;
+            continue;
+        }
+        uint32_t id = l->kind == 0 ? recs[l->record].id : tp.messages[l->index].id;
+        const uint8_t *d = l->kind == 0 ? recs[l->record].data : tp.messages[l->index].data;
+        size_t size = l->kind == 0 ? recs[l->record].size : tp.messages[l->index].size;
+        put_time(log, l->record, origin, stdout);
+        printf(" SA 0x%02X %s", (unsigned)(id & 0xFF),
+               rtcosim_j1939_pgn(id) == DM1 ? "DM1 active" : "DM2 previously active");
+        print_dm(d, size, stdout);
+        fputc('\n', stdout);
+        dm++;
+    }
+    if (rc == 0 && fflush(stdout) != 0)
+        rc = cli_fail("writing standard output failed");
+    if (rc == 0)
+        fprintf(stderr, "rtcosim: %s: %zu J1939 DM1/DM2 messages, %zu OBD/UDS DTC answers\n",
+                log_path, dm, uds);
+    free(lines);
+    rtcosim_isotp_free(&iso);
+    rtcosim_j1939_tp_free(&tp);
+    rtcosim_can_log_free(log);
+    free(ids);
+    return rc;
+}
