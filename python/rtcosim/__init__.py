@@ -517,18 +517,42 @@ def read_result(filename):
     'time' and one float64 field per numeric variable, with its unit in
     .units. A measurement's channel groups are put on the union of their
     times (each channel holding its last sample, NaN before its first); a
-    CSV's text columns (String and Binary results) are left out with a
-    warning. Errors (a missing or malformed file) raise rtcosim.Error naming
-    the file."""
+    CSV's text columns (String and Binary results, as rtcosim and fmusim write
+    them) are str fields (a column whose every cell is empty reads as numbers:
+    NaN). Errors (a missing or malformed file) raise rtcosim.Error naming the
+    file."""
     err, handle = ErrorStruct(), ctypes.c_void_p()
     status = lib.rtcosim_flat_read_result(os.fspath(filename).encode(), ctypes.byref(handle),
                                           ctypes.byref(err))
     err.check(status)
     result, stats = _take_rows(handle)
     if stats.get("text_columns_left_out"):
-        warnings.warn(f"{os.fspath(filename)}: {stats['text_columns_left_out']} text columns "
-                      "left out (read_result gives numbers; the csv module reads the text)")
+        result = _with_text_columns(result, os.fspath(filename))
     return result
+
+
+def _with_text_columns(result, path):
+    """A CSV's text columns (String and Binary results: the library reads
+    numbers) added as str fields, in the file's column order."""
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        rows = list(csv.reader(f))
+    header, data = rows[0], rows[1:]
+    if len(data) == len(result) + 1:
+        data = data[1:]  # (rtcosim's units row)
+    if len(data) != len(result):
+        warnings.warn(f"{path}: {len(header) - len(result.dtype.names)} text columns left out "
+                      "(their rows could not be matched to the numbers')")
+        return result
+    dtype = [("time", np.float64)]
+    for name in header[1:]:
+        dtype.append((name, result.dtype[name] if name in result.dtype.names else object))
+    out = np.zeros(len(result), dtype=dtype)
+    for k, name in enumerate(header):
+        if k == 0 or name in result.dtype.names:
+            out[dtype[k][0]] = result["time" if k == 0 else name]
+        else:
+            out[name] = [row[k] if k < len(row) else "" for row in data]
+    return Result(out, result.units, result.descriptions, result.parameters)
 
 
 def _loads_without_validation(filename):

@@ -258,9 +258,22 @@ def test_read_result_gives_back_what_each_file_holds(cli, tmpdir_private):
     plain["time"], plain["x"], plain["s"] = [0, 1], [0.5, -1.5], ["a", "b"]
     text = os.path.join(tmpdir_private, "text.csv")
     rtcosim.write_result(plain, text)
-    with pytest.warns(UserWarning, match="1 text columns left out"):
-        r = rtcosim.read_result(text)
-    assert r.dtype.names == ("time", "x") and list(r["x"]) == [0.5, -1.5]
+    r = rtcosim.read_result(text)  # text columns back as str, in the file's order
+    assert r.dtype.names == ("time", "x", "s") and list(r["x"]) == [0.5, -1.5]
+    assert list(r["s"]) == ["a", "b"]
+    # a String FMU's CSV (with its units row, and without): the String outputs as
+    # simulate gives them, quotes and all, the numbers as numbers
+    strings = rtcosim.simulate(fmu("Strings-fmi2.fmu"), stop_time=0.03, output_interval=0.01)
+    for extra in ([], ["--csv-units"]):
+        out = os.path.join(tmpdir_private, "strings.csv")
+        subprocess.run([cli, "simulate", fmu("Strings-fmi2.fmu"), "--stop-time", "0.03",
+                        "--output-interval", "0.01", "-o", out] + extra, check=True,
+                       stdout=subprocess.DEVNULL)
+        r = rtcosim.read_result(out)
+        assert r.dtype.names == strings.dtype.names, (extra, r.dtype.names)
+        for name in ("String_output", "Steps_output"):
+            assert list(r[name]) == list(strings[name]), (extra, name, list(r[name]))
+        assert list(r["Length_output"]) == [float(v) for v in strings["Length_output"]]
     sys.path.insert(0, source("tests", "results"))
     from mdf_build import measurement
     rig = os.path.join(tmpdir_private, "rig.mf4")
