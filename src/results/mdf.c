@@ -32,7 +32,7 @@
  *       bit count, flags, invalidation bit (uint32), precision, a reserved
  *       byte, attachment count (uint16), 6 doubles of ranges and limits
  *   TX  zero-terminated UTF-8, zero-padded to 8 bytes
- *   DT  the records (up to DT_MAX bytes of them), else
+ *   DT  the records (up to MDF_DT_MAX bytes of them), else
  *   DZ  blocks of them: "DT", zip type (1: transposed by the record's
  *       bytes, then deflated; 0 deflated), a reserved byte, the zip
  *       parameter (the record's bytes, uint32), original and compressed
@@ -48,7 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zlib.h>
 
 #include "result_csv.h"
 #include "results/mdf_write_internal.h"
@@ -183,82 +182,23 @@ static void put_records(uint8_t *rec, const rtcosim_csv *table, const stored *co
     }
 }
 
-/* Data up to this size goes into one DT block; more into DZ blocks of about
- * DZ_BYTES of records each (whole records), transposed (a column of each
- * byte of the record: a slowly changing signal's bytes repeat) and
- * deflated, listed by a DL block: what long runs write shrinks several-fold,
- * and every MDF 4.1 reader takes it. */
-enum { DT_MAX = 1 << 20, DZ_BYTES = 4 << 20 };
+typedef struct fill_job {
+    const rtcosim_csv *table;
+    const stored *cols;
+    size_t n, record;
+} fill_job;
 
-/* The DZ blocks of the records, then the DL listing them, at the file's
- * end (f positioned at `at`): the DL's offset in *dl, 0 when writing
- * failed. */
-static bool write_compressed(FILE *f, uint64_t at, const rtcosim_csv *table, const stored *cols,
-                             size_t n, size_t rows, size_t record, uint64_t *dl)
+static void fill(void *context, uint8_t *rec, size_t first, size_t count)
 {
-    size_t per = DZ_BYTES / record ? DZ_BYTES / record : 1, blocks = (rows + per - 1) / per;
-    uint8_t *rec = malloc(per * record), *col = malloc(per * record);
-    uLongf bound = compressBound((uLong)(per * record));
-    uint8_t *z = malloc(48 + bound);
-    uint64_t *offsets = malloc((blocks + 1) * sizeof *offsets);
-    bool ok = rec && col && z && offsets;
-    for (size_t k = 0; ok && k < blocks; k++) {
-        size_t first = k * per, count = rows - first < per ? rows - first : per;
-        size_t bytes = count * record;
-        put_records(rec, table, cols, n, first, count, record);
-        for (size_t i = 0; i < count; i++) /* transposed: byte j of every record together */
-            for (size_t j = 0; j < record; j++)
-                col[j * count + i] = rec[i * record + j];
-        uLongf packed = bound;
-        ok = compress2(z + 48, &packed, count > 1 ? col : rec, (uLong)bytes, 6) == Z_OK;
-        if (!ok)
-            break;
-        uint64_t len = 48 + (uint64_t)packed;
-        memset(z, 0, 48);
-        memcpy(z, "##DZ", 4);
-        le_put64(z + 8, len);
-        memcpy(z + 24, "DT", 2);
-        z[26] = count > 1; /* zip type: 1 transposition + deflate, 0 deflate */
-        le_put32(z + 28, (uint32_t)record);
-        le_put64(z + 32, bytes);
-        le_put64(z + 40, packed);
-        size_t pad = (size_t)(-len & 7); /* (blocks 8-byte aligned) */
-        static const uint8_t zeros[8];
-        offsets[k] = at;
-        ok = fwrite(z, 1, (size_t)len, f) == len && fwrite(zeros, 1, pad, f) == pad;
-        at += len + pad;
-    }
-    /* DL: links next DL and the DZ blocks; flags 0, 3 reserved bytes, the
-     * count, each block's offset in the records' bytes */
-    size_t links = 1 + blocks, data = 8 + 8 * blocks;
-    uint64_t dl_len = 24 + 8 * links + data;
-    uint8_t *d = ok ? calloc(1, (size_t)dl_len) : NULL;
-    ok = ok && d;
-    if (ok) {
-        memcpy(d, "##DL", 4);
-        le_put64(d + 8, dl_len);
-        le_put64(d + 16, links);
-        for (size_t k = 0; k < blocks; k++) {
-            le_put64(d + 24 + 8 * (1 + k), offsets[k]);
-            le_put64(d + 24 + 8 * links + 8 + 8 * k, (uint64_t)(k * per * record));
-        }
-        le_put32(d + 24 + 8 * links + 4, (uint32_t)blocks);
-        ok = fwrite(d, 1, (size_t)dl_len, f) == dl_len;
-        *dl = at;
-    }
-    free(d);
-    free(rec);
-    free(col);
-    free(z);
-    free(offsets);
-    return ok;
+    const fill_job *j = context;
+    put_records(rec, j->table, j->cols, j->n, first, count, j->record);
 }
 
 static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
                                  const rtcosim_csv *table, const stored *cols, size_t n,
                                  size_t rows, size_t record, rtcosim_error *err)
 {
-    bool compressed = (uint64_t)rows * record > DT_MAX;
+    bool compressed = (uint64_t)rows * record > MDF_DT_MAX;
     if (!compressed)
         mdf_link(b, dg, 2, b->len); /* the DT block follows the metadata */
     FILE *f = fopen(path, "wb");
@@ -269,7 +209,8 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
     if (compressed) {
         uint64_t dl = 0;
         uint8_t link[8];
-        ok = ok && write_compressed(f, b->len, table, cols, n, rows, record, &dl);
+        fill_job j = {table, cols, n, record};
+        ok = ok && mdf_write_dz(f, b->len, rows, record, fill, &j, &dl);
         le_put64(link, dl); /* the DG's data link, now that the DL's place is known */
         ok = ok && fseek(f, (long)(dg + 24 + 8 * 2), SEEK_SET) == 0 &&
              fwrite(link, 1, sizeof link, f) == sizeof link;

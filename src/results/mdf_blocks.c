@@ -5,6 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <zlib.h>
+
+
 #include "results/mdf_write_internal.h"
 #include "util/le.h"
 
@@ -124,4 +127,69 @@ uint64_t mdf_channel(mdf_buf *b, const mdf_cn *cn)
         le_put32(d + 12, cn->flags);
     }
     return at;
+}
+
+bool mdf_write_dz(FILE *f, uint64_t at, size_t rows, size_t record, mdf_fill_fn *fill,
+                  void *context, uint64_t *dl)
+{
+    size_t per = MDF_DZ_BYTES / record ? MDF_DZ_BYTES / record : 1;
+    size_t blocks = (rows + per - 1) / per;
+    uint8_t *rec = malloc(per * record), *col = malloc(per * record);
+    uLongf bound = compressBound((uLong)(per * record));
+    uint8_t *z = malloc(48 + bound);
+    uint64_t *offsets = malloc((blocks + 1) * sizeof *offsets);
+    bool ok = rec && col && z && offsets;
+    for (size_t k = 0; ok && k < blocks; k++) {
+        size_t first = k * per, count = rows - first < per ? rows - first : per;
+        size_t bytes = count * record;
+        fill(context, rec, first, count);
+        for (size_t i = 0; i < count; i++) /* transposed: byte j of every record together */
+            for (size_t j = 0; j < record; j++)
+                col[j * count + i] = rec[i * record + j];
+        uLongf packed = bound;
+        ok = compress2(z + 48, &packed, count > 1 ? col : rec, (uLong)bytes, 6) == Z_OK;
+        if (!ok)
+            break;
+        /* DZ: "DT", zip type (1 transposition + deflate, 0 deflate), a
+         * reserved byte, the zip parameter (the columns: the record's
+         * bytes), the original and the compressed lengths */
+        uint64_t len = 48 + (uint64_t)packed;
+        memset(z, 0, 48);
+        memcpy(z, "##DZ", 4);
+        le_put64(z + 8, len);
+        memcpy(z + 24, "DT", 2);
+        z[26] = count > 1;
+        le_put32(z + 28, (uint32_t)record);
+        le_put64(z + 32, bytes);
+        le_put64(z + 40, packed);
+        size_t pad = (size_t)(-len & 7); /* (blocks are 8-byte aligned) */
+        static const uint8_t zeros[8];
+        offsets[k] = at;
+        ok = fwrite(z, 1, (size_t)len, f) == len && fwrite(zeros, 1, pad, f) == pad;
+        at += len + pad;
+    }
+    /* DL: links next DL and the DZ blocks; flags 0, 3 reserved bytes, the
+     * count, each block's offset in the records' bytes */
+    size_t links = 1 + blocks, data = 8 + 8 * blocks;
+    uint64_t dl_len = 24 + 8 * links + data;
+    uint8_t *d = ok ? calloc(1, (size_t)dl_len) : NULL;
+    ok = ok && d;
+    if (ok) {
+        memcpy(d, "##DL", 4);
+        le_put64(d + 8, dl_len);
+        le_put64(d + 16, links);
+        for (size_t k = 0; k < blocks; k++) {
+            le_put64(d + 24 + 8 * (1 + k), offsets[k]);
+            le_put64(d + 24 + 8 * links + 8 + 8 * k, (uint64_t)(k * per * record));
+        }
+        le_put32(d + 24 + 8 * links + 4, (uint32_t)blocks);
+        ok = fwrite(d, 1, (size_t)dl_len, f) == dl_len;
+        *dl = at;
+    }
+    free(d);
+    free(rec);
+    free(col);
+    free(z);
+    free(offsets);
+    return ok;
 }

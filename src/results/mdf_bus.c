@@ -62,43 +62,66 @@ typedef struct field {
     uint32_t bits;
 } field;
 
+/* One frame's record (record bytes at rec, zeroed first). */
+static void put_frame(uint8_t *rec, size_t record, const rtcosim_can_log_entry *e)
+{
+    memset(rec, 0, record);
+    double t = (double)e->end / 1e9;
+    uint64_t bits;
+    memcpy(&bits, &t, sizeof bits);
+    le_put64(rec, bits);
+    rec[8] = 1; /* bus channel 1, as ASC and BLF name it */
+    le_put32(rec + 9, e->frame.id & 0x1FFFFFFFu);
+    bool fd = e->format == RTCOSIM_CAN_FORMAT_FD;
+    rec[13] = (uint8_t)((e->frame.extended ? 1u : 0u) | (fd ? 4u : 0u) |
+                        (fd && (e->flags & RTCOSIM_CAN_FD_BRS) ? 8u : 0u) |
+                        (fd && (e->flags & RTCOSIM_CAN_FD_ESI) ? 16u : 0u));
+    if (fd) {
+        unsigned n = e->length <= 64 ? e->length : 64;
+        int dlc = rtcosim_can_fd_dlc(n);
+        rec[14] = (uint8_t)(dlc < 0 ? 0 : dlc);
+        rec[15] = (uint8_t)n;
+        if (n)
+            memcpy(rec + 16, e->data, n);
+    } else {
+        unsigned n = e->frame.dlc < 8 ? e->frame.dlc : 8;
+        rec[14] = e->frame.dlc;
+        rec[15] = (uint8_t)n;
+        memcpy(rec + 16, e->frame.data, n);
+    }
+}
+
 static rtcosim_status write_records(FILE *f, const rtcosim_can_log_entry *entries, size_t count,
                                     size_t width)
 {
     uint8_t rec[16 + 64];
     size_t record = 16 + width;
     for (size_t i = 0; i < count; i++) {
-        const rtcosim_can_log_entry *e = &entries[i];
-        if (e->format == RTCOSIM_CAN_FORMAT_XL)
+        if (entries[i].format == RTCOSIM_CAN_FORMAT_XL)
             continue;
-        memset(rec, 0, sizeof rec);
-        double t = (double)e->end / 1e9;
-        uint64_t bits;
-        memcpy(&bits, &t, sizeof bits);
-        le_put64(rec, bits);
-        rec[8] = 1; /* bus channel 1, as ASC and BLF name it */
-        le_put32(rec + 9, e->frame.id & 0x1FFFFFFFu);
-        bool fd = e->format == RTCOSIM_CAN_FORMAT_FD;
-        rec[13] = (uint8_t)((e->frame.extended ? 1u : 0u) | (fd ? 4u : 0u) |
-                            (fd && (e->flags & RTCOSIM_CAN_FD_BRS) ? 8u : 0u) |
-                            (fd && (e->flags & RTCOSIM_CAN_FD_ESI) ? 16u : 0u));
-        if (fd) {
-            unsigned n = e->length <= 64 ? e->length : 64;
-            int dlc = rtcosim_can_fd_dlc(n);
-            rec[14] = (uint8_t)(dlc < 0 ? 0 : dlc);
-            rec[15] = (uint8_t)n;
-            if (n)
-                memcpy(rec + 16, e->data, n);
-        } else {
-            unsigned n = e->frame.dlc < 8 ? e->frame.dlc : 8;
-            rec[14] = e->frame.dlc;
-            rec[15] = (uint8_t)n;
-            memcpy(rec + 16, e->frame.data, n);
-        }
+        put_frame(rec, record, &entries[i]);
         if (fwrite(rec, 1, record, f) != record)
             return RTCOSIM_EIO;
     }
     return RTCOSIM_OK;
+}
+
+/* The frames in order for mdf_write_dz: the entries without the CAN XL ones
+ * (left out), from where the last call stopped. */
+typedef struct frames_job {
+    const rtcosim_can_log_entry *entries;
+    size_t count, next, record;
+} frames_job;
+
+static void fill_frames(void *context, uint8_t *rec, size_t first, size_t count)
+{
+    frames_job *j = context;
+    (void)first; /* (called for consecutive rows) */
+    for (size_t k = 0; k < count; k++, rec += j->record) {
+        while (j->next < j->count && j->entries[j->next].format == RTCOSIM_CAN_FORMAT_XL)
+            j->next++;
+        put_frame(rec, j->record, &j->entries[j->next++]);
+    }
 }
 
 rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
@@ -162,7 +185,9 @@ rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
     mdf_link(&b, cg, 1, t_at);
     mdf_link(&b, dg, 1, cg);
     mdf_link(&b, hd, 0, dg);
-    mdf_link(&b, dg, 2, b.len); /* the DT block follows */
+    bool compressed = (uint64_t)frames * record > MDF_DT_MAX;
+    if (!compressed)
+        mdf_link(&b, dg, 2, b.len); /* the DT block follows */
     if (b.failed) {
         free(b.p);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF file",
@@ -175,8 +200,19 @@ rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
         free(b.p);
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
     }
-    bool ok = fwrite(b.p, 1, b.len, f) == b.len && fwrite(dt, 1, sizeof dt, f) == sizeof dt &&
-              write_records(f, entries, count, width) == RTCOSIM_OK;
+    bool ok = fwrite(b.p, 1, b.len, f) == b.len;
+    if (compressed) { /* a long log: DZ blocks, then the DG's data link to their DL */
+        frames_job j = {entries, count, 0, record};
+        uint64_t dl = 0;
+        uint8_t link[8];
+        ok = ok && mdf_write_dz(f, b.len, frames, record, fill_frames, &j, &dl);
+        le_put64(link, dl);
+        ok = ok && fseek(f, (long)(dg + 24 + 8 * 2), SEEK_SET) == 0 &&
+             fwrite(link, 1, sizeof link, f) == sizeof link;
+    } else {
+        ok = ok && fwrite(dt, 1, sizeof dt, f) == sizeof dt &&
+             write_records(f, entries, count, width) == RTCOSIM_OK;
+    }
     free(b.p);
     if ((fclose(f) != 0) || !ok)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);

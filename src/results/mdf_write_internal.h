@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #pragma GCC visibility push(hidden)
 
@@ -45,6 +46,19 @@ uint64_t mdf_channel(mdf_buf *b, const mdf_cn *cn);
 int64_t mdf_now_ns(void);
 
 enum { MDF_UNSIGNED = 0, MDF_SIGNED = 2, MDF_FLOAT = 4, MDF_BYTES = 10 };
+
+/* Records up to this many bytes go into one DT block; more into DZ blocks of
+ * about MDF_DZ_BYTES of whole records each, transposed by the record's bytes
+ * (a slowly changing channel's bytes repeat) and deflated, listed by a DL
+ * block: what long runs write shrinks several-fold, and every MDF 4.1
+ * reader takes it. */
+enum { MDF_DT_MAX = 1 << 20, MDF_DZ_BYTES = 4 << 20 };
+/* Write `rows` records of `record` bytes (fill writes rows [first, first +
+ * count) into rec) as DZ blocks and their DL block at f's position `at`;
+ * *dl: the DL's offset. False when memory, zlib or the write failed. */
+typedef void mdf_fill_fn(void *context, uint8_t *rec, size_t first, size_t count);
+bool mdf_write_dz(FILE *f, uint64_t at, size_t rows, size_t record, mdf_fill_fn *fill,
+                  void *context, uint64_t *dl);
 
 #pragma GCC visibility pop
 

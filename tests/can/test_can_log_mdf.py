@@ -153,6 +153,18 @@ with tempfile.TemporaryDirectory() as tmp:
         assert lines(out) == [f"({us // 10**6:010d}.{us % 10**6:06d}) can{bus} {idt}#{data.hex().upper()}"], \
             lines(out)
 
+    # ---- written long: over 1 MiB of records, in DZ blocks (transposed and deflated)
+    # listed by a DL block; read back, the same frames as the run's candump log ----
+    long_mf4, long_log, back = (os.path.join(tmp, n) for n in ("long.mf4", "long.log", "back.log"))
+    for path in (long_mf4, long_log):
+        run("events", "--ecus", "16", "--stop-time", "60", "--quiet", "--can-log", path)
+    with open(long_mf4, "rb") as f:
+        raw = f.read()
+    assert b"##DT" not in raw and raw.count(b"##DZ") == 1 and raw.count(b"##DL") == 1
+    assert len(raw) < os.path.getsize(long_log) / 4
+    run("can", "convert", long_mf4, back)
+    assert [line.split()[2] for line in lines(back)] == [line.split()[2] for line in lines(long_log)]
+
     # ---- written: the layout, block by block ----
     mf4, dump = os.path.join(tmp, "v.mf4"), os.path.join(tmp, "v.log")
     for path, name in ((mf4, "ASAM MDF 4"), (dump, "candump -l")):
