@@ -61,6 +61,124 @@ typedef struct stored {
     uint8_t dtype, bytes;
 } stored;
 
+/* The results CSV read a row at a time, twice (to choose each column's
+ * storage, then to write the records), so that converting a long run holds
+ * one row, not the run: a 24 h run at 1 kHz is 86 million rows. The CSV is
+ * the recorder's (or can decode's): a header of quoted names, then rows of a
+ * time and cells (numbers bare, "nan"/"inf" as the recorder writes them,
+ * texts quoted as RFC 4180 says, line breaks inside quotes included). */
+typedef struct csv_stream {
+    FILE *f;
+    const char *path;
+    char *line;          /* the logical row (fields unquoted in place) */
+    size_t len, cap;
+    char **fields;
+    size_t nfields, cap_fields;
+    size_t lineno;
+} csv_stream;
+
+/* The next logical row split into s->fields; 0 at the end, 1 a row, -1 an
+ * error (err set). */
+static int stream_row(csv_stream *s, rtcosim_error *err)
+{
+    s->len = 0;
+    bool quoted = false;
+    for (;;) { /* whole lines until no quote is open */
+        char *chunk = NULL;
+        size_t chunk_cap = 0;
+        ssize_t n = getline(&chunk, &chunk_cap, s->f);
+        if (n < 0) {
+            free(chunk);
+            if (ferror(s->f))
+                return rtcosim_error_set(err, RTCOSIM_EIO, "%s: reading the results failed",
+                                         s->path), -1;
+            if (quoted)
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: a quote left open at "
+                                         "the end", s->path, s->lineno), -1;
+            if (s->len == 0)
+                return 0;
+            break;
+        }
+        s->lineno++;
+        for (ssize_t k = 0; k < n; k++)
+            quoted ^= chunk[k] == '"';
+        if (s->len + (size_t)n + 1 > s->cap) {
+            size_t cap = (s->len + (size_t)n + 1) * 2;
+            char *grown = realloc(s->line, cap);
+            if (!grown) {
+                free(chunk);
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path), -1;
+            }
+            s->line = grown;
+            s->cap = cap;
+        }
+        memcpy(s->line + s->len, chunk, (size_t)n);
+        s->len += (size_t)n;
+        s->line[s->len] = '\0';
+        free(chunk);
+        if (!quoted)
+            break;
+    }
+    while (s->len && (s->line[s->len - 1] == '\n' || s->line[s->len - 1] == '\r'))
+        s->line[--s->len] = '\0';
+    /* split, unquoting in place */
+    s->nfields = 0;
+    char *p = s->line, *w;
+    for (;;) {
+        if (s->nfields == s->cap_fields) {
+            size_t cap = s->cap_fields ? 2 * s->cap_fields : 16;
+            char **grown = realloc(s->fields, cap * sizeof *grown);
+            if (!grown)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path), -1;
+            s->fields = grown;
+            s->cap_fields = cap;
+        }
+        s->fields[s->nfields++] = w = p;
+        if (*p == '"') {
+            for (p++;; p++) {
+                if (*p == '"' && p[1] == '"')
+                    *w++ = '"', p++;
+                else if (*p == '"' || *p == '\0')
+                    break;
+                else
+                    *w++ = *p;
+            }
+            if (*p == '"')
+                p++;
+        } else {
+            while (*p && *p != ',')
+                *w++ = *p++;
+        }
+        char *next = p;
+        while (*next && *next != ',')
+            next++; /* (anything after a closing quote: read over) */
+        bool more = *next == ',';
+        *w = '\0';
+        if (!more)
+            return 1;
+        p = next + 1;
+    }
+}
+
+/* A cell's number; NaN for an empty or unreadable one. */
+static double cell_number(const char *text)
+{
+    char *end = NULL;
+    double v = *text ? strtod(text, &end) : NAN;
+    return end && *end == '\0' ? v : NAN;
+}
+
+/* A row's time: the exact decimal, else a double rounded to the tick. */
+static bool cell_time(const char *text, rtcosim_time_ns *out)
+{
+    if (rtcosim_time_parse_seconds(text, out, NULL) == RTCOSIM_OK)
+        return true;
+    char *end = NULL;
+    double seconds = strtod(text, &end);
+    return *text && end && *end == '\0' &&
+           rtcosim_time_from_seconds(seconds, out, NULL) == RTCOSIM_OK;
+}
+
 /* A channel of `bytes` little-endian values of data type dtype at byte
  * `offset` of the record: its CN block's offset. */
 static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const char *comment,
@@ -73,27 +191,22 @@ static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const ch
     return mdf_channel(b, &cn);
 }
 
-/* Does every cell of an integer column fit its type? (An empty cell, NaN,
- * does not.) A Float32 column always does: its cells are the shortest text
- * of a float, which reads back to that float (an empty one to NaN). */
-static bool column_fits(const rtcosim_csv *table, size_t col, size_t rows, uint8_t dtype,
-                        uint8_t bytes)
+/* Does a cell fit an integer column's type? (An empty cell, NaN, does
+ * not.) A Float32 column's always does: its cells are the shortest text of
+ * a float, which reads back to that float (an empty one to NaN). */
+static bool cell_fits(double v, uint8_t dtype, uint8_t bytes)
 {
     if (dtype == MDF_FLOAT)
         return true;
     double lo = dtype == MDF_SIGNED ? -ldexp(1, 8 * bytes - 1) : 0;
     double hi = dtype == MDF_SIGNED ? ldexp(1, 8 * bytes - 1) : ldexp(1, 8 * bytes);
-    for (size_t r = 0; r < rows; r++) {
-        double v = result_csv_cell(table, r, col);
-        if (!(v >= lo && v < hi && v == floor(v)))
-            return false;
-    }
-    return true;
+    return v >= lo && v < hi && v == floor(v);
 }
 
-/* The column's storage by its variable's type (meta may be NULL: double). */
-static stored storage(const rtcosim_csv *table, size_t col, size_t rows,
-                      const rtcosim_column *meta)
+/* The column's storage by its variable's type (meta may be NULL: double);
+ * an integer column whose cells do not all fit is written as doubles (the
+ * first pass over the rows says so). */
+static stored storage(size_t col, const rtcosim_column *meta)
 {
     stored s = {col, MDF_FLOAT, 8};
     switch (meta ? meta->type : RTCOSIM_TYPE_FLOAT64) {
@@ -110,15 +223,13 @@ static stored storage(const rtcosim_csv *table, size_t col, size_t rows,
     case RTCOSIM_TYPE_INT64: s.dtype = MDF_SIGNED, s.bytes = 8; break;
     default: return s;
     }
-    if (!column_fits(table, col, rows, s.dtype, s.bytes))
-        s.dtype = MDF_FLOAT, s.bytes = 8;
     return s;
 }
 
 /* The metadata blocks of a file of `n` numeric columns (cols: their CSV
  * columns and storage) and `rows` records of `record` bytes; *dg_at the DG
  * block (its data link is set once the DT block's place is known). */
-static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column *columns,
+static void metadata(mdf_buf *b, char *const *names, const rtcosim_column *columns,
                      size_t column_count, const stored *cols, size_t n, size_t rows,
                      size_t record, int64_t start_ns, uint64_t *dg_at)
 {
@@ -135,7 +246,7 @@ static void metadata(mdf_buf *b, const rtcosim_csv *table, const rtcosim_column 
     mdf_link(b, cg, 1, prev);
     size_t offset = 8;
     for (size_t i = 0; i < n; i++) {
-        const char *name = rtcosim_csv_column_name(table, cols[i].col);
+        const char *name = names[cols[i].col];
         const rtcosim_column *meta = result_csv_meta(columns, column_count, name);
         uint64_t cn = channel(b, name, meta ? meta->unit : NULL, meta ? meta->description : NULL,
                               false, (uint32_t)offset, cols[i].dtype, cols[i].bytes);
@@ -168,36 +279,52 @@ static void put_value(uint8_t *p, const stored *s, double v)
         p[k] = (uint8_t)(bits >> (8 * k));
 }
 
-/* The records of rows [first, first + count) into rec (count records). */
-static void put_records(uint8_t *rec, const rtcosim_csv *table, const stored *cols, size_t n,
-                        size_t first, size_t count, size_t record)
-{
-    for (size_t r = 0; r < count; r++, rec += record) {
-        double t = (double)rtcosim_csv_time(table, first + r) / 1e9;
-        uint64_t bits;
-        memcpy(&bits, &t, sizeof bits);
-        le_put64(rec, bits);
-        for (size_t i = 0, offset = 8; i < n; offset += cols[i].bytes, i++)
-            put_value(rec + offset, &cols[i], result_csv_cell(table, first + r, cols[i].col));
-    }
-}
-
+/* The second pass: the stream's next `count` rows as records at rec; a
+ * row that went wrong is noted (the first error kept) and written as NaN. */
 typedef struct fill_job {
-    const rtcosim_csv *table;
+    csv_stream *in;
     const stored *cols;
-    size_t n, record;
+    size_t n, record, ncsv;
+    rtcosim_error *err;
+    bool failed;
 } fill_job;
+
+static void put_row(fill_job *j, uint8_t *rec)
+{
+    csv_stream *in = j->in;
+    rtcosim_time_ns t = 0;
+    int got = j->failed ? 0 : stream_row(in, j->err);
+    if (got != 1 || in->nfields != j->ncsv + 1 || !cell_time(in->fields[0], &t)) {
+        if (!j->failed && got == 1)
+            rtcosim_error_set(j->err, RTCOSIM_EFORMAT, "%s:%zu: the row changed between the "
+                              "passes", in->path, in->lineno);
+        else if (!j->failed && got == 0)
+            rtcosim_error_set(j->err, RTCOSIM_EFORMAT, "%s: rows missing in the second pass",
+                              in->path);
+        j->failed = true;
+        memset(rec, 0, j->record);
+        return;
+    }
+    double seconds = (double)t / 1e9;
+    uint64_t bits;
+    memcpy(&bits, &seconds, sizeof bits);
+    le_put64(rec, bits);
+    for (size_t i = 0, offset = 8; i < j->n; offset += j->cols[i].bytes, i++)
+        put_value(rec + offset, &j->cols[i], cell_number(in->fields[1 + j->cols[i].col]));
+}
 
 static void fill(void *context, uint8_t *rec, size_t first, size_t count)
 {
-    const fill_job *j = context;
-    put_records(rec, j->table, j->cols, j->n, first, count, j->record);
+    fill_job *j = context;
+    (void)first; /* (the rows come in order) */
+    for (size_t r = 0; r < count; r++, rec += j->record)
+        put_row(j, rec);
 }
 
-static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
-                                 const rtcosim_csv *table, const stored *cols, size_t n,
-                                 size_t rows, size_t record, rtcosim_error *err)
+static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg, fill_job *j,
+                                 size_t rows, rtcosim_error *err)
 {
+    size_t record = j->record;
     bool compressed = (uint64_t)rows * record > MDF_DT_MAX;
     if (!compressed)
         mdf_link(b, dg, 2, b->len); /* the DT block follows the metadata */
@@ -209,8 +336,7 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
     if (compressed) {
         uint64_t dl = 0;
         uint8_t link[8];
-        fill_job j = {table, cols, n, record};
-        ok = ok && mdf_write_dz(f, b->len, rows, record, fill, &j, &dl);
+        ok = ok && mdf_write_dz(f, b->len, rows, record, fill, j, &dl);
         le_put64(link, dl); /* the DG's data link, now that the DL's place is known */
         ok = ok && fseek(f, (long)(dg + 24 + 8 * 2), SEEK_SET) == 0 &&
              fwrite(link, 1, sizeof link, f) == sizeof link;
@@ -221,7 +347,7 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
         uint8_t *rec = malloc(record);
         ok = ok && rec;
         for (size_t r = 0; ok && r < rows; r++) {
-            put_records(rec, table, cols, n, r, 1, record);
+            put_row(j, rec);
             ok = fwrite(rec, 1, record, f) == record;
         }
         free(rec);
@@ -231,6 +357,8 @@ static rtcosim_status write_file(const char *path, mdf_buf *b, uint64_t dg,
         ok = false;
         saved = errno;
     }
+    if (j->failed)
+        return err->status;
     if (!ok)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MDF file failed: %s", path,
                                  strerror(saved ? saved : EIO));
@@ -241,39 +369,88 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
                                           const rtcosim_column *columns, size_t column_count,
                                           int64_t start_ns, rtcosim_error *err)
 {
-    rtcosim_csv *table = NULL;
-    rtcosim_status st = result_csv_read(csv_path, &table, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    size_t ncsv = rtcosim_csv_column_count(table), rows = rtcosim_csv_row_count(table), n = 0;
-    stored *cols = calloc(ncsv + 1, sizeof *cols);
-    size_t record = 8;
+    csv_stream in = {.f = fopen(csv_path, "rb"), .path = csv_path};
+    if (!in.f)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot open: %s", csv_path,
+                                 strerror(errno));
+    rtcosim_status st = RTCOSIM_OK;
+    char **names = NULL;
+    stored *cols = NULL;
+    size_t ncsv = 0, n = 0, rows = 0, record = 8;
     mdf_buf b = {0};
-    if (cols) {
-        for (size_t c = 0; c < ncsv; c++) {
-            const char *cname = rtcosim_csv_column_name(table, c);
-            if (result_csv_is_text(result_csv_meta(columns, column_count, cname))) {
-                rtcosim_log(RTCOSIM_LOG_WARNING, "results",
-                            "%s: '%s' is not written: the MDF file holds numeric channels only "
-                            "(a .csv results file keeps String and Binary values)",
-                            mdf_path, cname);
-                continue;
-            }
-            cols[n] = storage(table, c, rows, result_csv_meta(columns, column_count, cname));
-            record += cols[n++].bytes;
+    int got = stream_row(&in, err);
+    if (got == 0)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no header row", csv_path);
+    else if (got < 0)
+        st = err->status;
+    if (st == RTCOSIM_OK) {
+        ncsv = in.nfields - 1; /* (after the time) */
+        names = calloc(ncsv + 1, sizeof *names);
+        cols = calloc(ncsv + 1, sizeof *cols);
+        if (!names || !cols)
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF "
+                                   "file", mdf_path);
+    }
+    for (size_t c = 0; st == RTCOSIM_OK && c < ncsv; c++) {
+        if (!(names[c] = strdup(in.fields[1 + c]))) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", mdf_path);
+            break;
         }
+        const rtcosim_column *meta = result_csv_meta(columns, column_count, names[c]);
+        if (result_csv_is_text(meta)) {
+            rtcosim_log(RTCOSIM_LOG_WARNING, "results",
+                        "%s: '%s' is not written: the MDF file holds numeric channels only "
+                        "(a .csv results file keeps String and Binary values)",
+                        mdf_path, names[c]);
+            continue;
+        }
+        cols[n++] = storage(c, meta);
+    }
+    /* first pass: the rows, and which integer columns hold what their type
+     * cannot (written as doubles then) */
+    while (st == RTCOSIM_OK && (got = stream_row(&in, err)) == 1) {
+        rtcosim_time_ns t;
+        if (in.nfields != ncsv + 1)
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: %zu fields, expected %zu",
+                                   csv_path, in.lineno, in.nfields, ncsv + 1);
+        else if (!cell_time(in.fields[0], &t))
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: time '%.40s' is not a time "
+                                   "in seconds", csv_path, in.lineno, in.fields[0]);
+        for (size_t i = 0; st == RTCOSIM_OK && i < n; i++)
+            if (cols[i].dtype != MDF_FLOAT &&
+                !cell_fits(cell_number(in.fields[1 + cols[i].col]), cols[i].dtype,
+                           cols[i].bytes))
+                cols[i].dtype = MDF_FLOAT, cols[i].bytes = 8;
+        rows++;
+    }
+    if (st == RTCOSIM_OK && got < 0)
+        st = err->status;
+    for (size_t i = 0; i < n; i++)
+        record += cols[i].bytes;
+    if (st == RTCOSIM_OK) {
         uint64_t dg = 0;
-        metadata(&b, table, columns, column_count, cols, n, rows, record,
+        metadata(&b, names, columns, column_count, cols, n, rows, record,
                  start_ns ? start_ns : mdf_now_ns(), &dg);
-        st = b.failed ? rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF"
-                                          " file", mdf_path)
-                      : write_file(mdf_path, &b, dg, table, cols, n, rows, record, err);
-    } else {
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF file",
-                               mdf_path);
+        /* second pass: the records */
+        rewind(in.f);
+        in.lineno = 0;
+        fill_job j = {&in, cols, n, record, ncsv, err, false};
+        if (b.failed)
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF file",
+                                   mdf_path);
+        else if (stream_row(&in, err) != 1) /* (the header again) */
+            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: the header changed between the passes",
+                                   csv_path);
+        else
+            st = write_file(mdf_path, &b, dg, &j, rows, err);
     }
     free(b.p);
     free(cols);
-    rtcosim_csv_free(table);
+    for (size_t c = 0; names && c < ncsv; c++)
+        free(names[c]);
+    free(names);
+    free(in.line);
+    free(in.fields);
+    fclose(in.f);
     return st;
 }
