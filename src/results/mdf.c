@@ -75,6 +75,8 @@ typedef struct csv_stream {
     char **fields;
     size_t nfields, cap_fields;
     size_t lineno;
+    char *chunk; /* getline's buffer, kept from line to line */
+    size_t chunk_cap;
 } csv_stream;
 
 /* The next logical row split into s->fields; 0 at the end, 1 a row, -1 an
@@ -84,11 +86,9 @@ static int stream_row(csv_stream *s, rtcosim_error *err)
     s->len = 0;
     bool quoted = false;
     for (;;) { /* whole lines until no quote is open */
-        char *chunk = NULL;
-        size_t chunk_cap = 0;
-        ssize_t n = getline(&chunk, &chunk_cap, s->f);
+        ssize_t n = getline(&s->chunk, &s->chunk_cap, s->f);
+        char *chunk = s->chunk;
         if (n < 0) {
-            free(chunk);
             if (ferror(s->f))
                 return rtcosim_error_set(err, RTCOSIM_EIO, "%s: reading the results failed",
                                          s->path), -1;
@@ -105,17 +105,14 @@ static int stream_row(csv_stream *s, rtcosim_error *err)
         if (s->len + (size_t)n + 1 > s->cap) {
             size_t cap = (s->len + (size_t)n + 1) * 2;
             char *grown = realloc(s->line, cap);
-            if (!grown) {
-                free(chunk);
+            if (!grown)
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path), -1;
-            }
             s->line = grown;
             s->cap = cap;
         }
         memcpy(s->line + s->len, chunk, (size_t)n);
         s->len += (size_t)n;
         s->line[s->len] = '\0';
-        free(chunk);
         if (!quoted)
             break;
     }
@@ -451,6 +448,7 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
     free(names);
     free(in.line);
     free(in.fields);
+    free(in.chunk);
     fclose(in.f);
     return st;
 }
