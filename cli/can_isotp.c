@@ -92,7 +92,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rtcosim can isotp LOG [--ids SPEC] [--isotp-addressing normal|extended]\n"
-            "                         [--relative-time]\n"
+            "                         [--relative-time] [-o F.csv]\n"
             "\n"
             "The ISO-TP (ISO 15765-2) messages of a CAN log (candump -l, Vector ASC, Vector\n"
             "BLF or an ASAM MDF 4 bus log), reassembled from Single, First and Consecutive\n"
@@ -115,6 +115,8 @@ static void usage(FILE *out)
             "                      target address of extended addressing, the address\n"
             "                      extension of mixed addressing), shown after the id\n"
             "  --relative-time     times from the log's first frame\n"
+            "  -o, --output F.csv  a CSV instead of the trace: time, bus, id, address, length,\n"
+            "                      service (in words), p2_ms (a response's), data (hex)\n"
             "  --help              this text\n");
 }
 
@@ -125,11 +127,25 @@ typedef struct pending {
     rtcosim_time_ns *ended; /* [bus * 256 + service] */
 } pending;
 
+/* A CSV field in quotes, quotes inside doubled (RFC 4180). */
+static void put_quoted(const char *text, FILE *out)
+{
+    fputc('"', out);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', out);
+        fputc(*text, out);
+    }
+    fputc('"', out);
+}
+
+/* One message: a trace line, or (csv) a row of time, bus, id, address,
+ * length, service, the response's P2 in ms, the payload in hex. */
 static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_message *m,
-                          rtcosim_time_ns origin, pending *p, FILE *out)
+                          rtcosim_time_ns origin, pending *p, bool csv, FILE *out)
 {
     const rtcosim_can_log_record *recs = rtcosim_can_log_records(log), *r = &recs[m->record];
-    char time[RTCOSIM_FORMAT_MAX], what[160], after[48] = "";
+    char time[RTCOSIM_FORMAT_MAX], what[160], p2[32] = "";
     rtcosim_format_time(r->time - origin, time);
     uint8_t service;
     rtcosim_uds_kind kind = rtcosim_uds_classify(m->data, m->size, &service);
@@ -137,17 +153,31 @@ static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_messag
     if (kind == RTCOSIM_UDS_REQUEST) {
         *ended = r->time;
     } else if (kind != RTCOSIM_UDS_UNKNOWN && *ended != INT64_MIN) {
-        snprintf(after, sizeof after, ", %.3f ms after the request",
-                 (double)(recs[m->first_record].time - *ended) / 1e6);
+        snprintf(p2, sizeof p2, "%.3f", (double)(recs[m->first_record].time - *ended) / 1e6);
         if (kind != RTCOSIM_UDS_PENDING) /* (the final response is still to come) */
             *ended = INT64_MIN;
+    }
+    rtcosim_uds_describe(m->data, m->size, what, sizeof what);
+    if (csv) {
+        fprintf(out, "%s,", time);
+        put_quoted(rtcosim_can_log_bus_name(log, m->bus), out);
+        fprintf(out, ",0x%0*X,", m->extended ? 8 : 3, (unsigned)m->id);
+        if (m->address >= 0)
+            fprintf(out, "0x%02X", (unsigned)m->address);
+        fprintf(out, ",%u,", (unsigned)m->size);
+        put_quoted(what, out);
+        fprintf(out, ",%s,", p2);
+        for (uint32_t k = 0; k < m->size; k++)
+            fprintf(out, "%02X", m->data[k]);
+        fputc('\n', out);
+        return;
     }
     fprintf(out, "(%s) %s %0*X", time, rtcosim_can_log_bus_name(log, m->bus),
             m->extended ? 8 : 3, (unsigned)m->id);
     if (m->address >= 0)
         fprintf(out, " %02X", (unsigned)m->address);
-    fprintf(out, " [%u] %s%s:", (unsigned)m->size,
-            rtcosim_uds_describe(m->data, m->size, what, sizeof what), after);
+    fprintf(out, " [%u] %s%s%s%s:", (unsigned)m->size, what, *p2 ? ", " : "", p2,
+            *p2 ? " ms after the request" : "");
     for (uint32_t k = 0; k < m->size; k++)
         fprintf(out, " %02X", m->data[k]);
     fputc('\n', out);
@@ -155,7 +185,7 @@ static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_messag
 
 int cli_can_isotp(int argc, char **argv)
 {
-    const char *log_path = NULL, *spec = NULL;
+    const char *log_path = NULL, *spec = NULL, *output = NULL;
     bool address_byte = false, relative = false;
     int rc = 0;
     for (int i = 2; i < argc && rc == 0; i++) {
@@ -165,11 +195,14 @@ int cli_can_isotp(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--relative-time") == 0) {
             relative = true;
-        } else if (strcmp(a, "--ids") == 0 || strcmp(a, "--isotp-addressing") == 0) {
+        } else if (strcmp(a, "--ids") == 0 || strcmp(a, "--isotp-addressing") == 0 ||
+                   strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (i + 1 >= argc)
                 rc = cli_fail("can isotp: option %s needs a value", a);
             else if (strcmp(a, "--ids") == 0)
                 spec = argv[++i];
+            else if (a[1] == 'o' || strcmp(a, "--output") == 0)
+                output = argv[++i];
             else
                 rc = cli_isotp_addressing(argv[++i], &address_byte);
         } else if (a[0] == '-' && a[1]) {
@@ -200,10 +233,18 @@ int cli_can_isotp(int argc, char **argv)
             rc = cli_fail("out of memory");
         for (size_t k = 0; p.ended && k < slots; k++)
             p.ended[k] = INT64_MIN;
+        FILE *out = output ? fopen(output, "w") : stdout;
+        if (rc == 0 && !out)
+            rc = cli_fail("%s: cannot write the CSV file", output);
+        if (rc == 0 && output)
+            fputs("\"time\",\"bus\",\"id\",\"address\",\"length\",\"service\",\"p2_ms\","
+                  "\"data\"\n", out);
         for (size_t k = 0; rc == 0 && k < tp.count; k++)
-            print_message(log, &tp.messages[k], origin, &p, stdout);
+            print_message(log, &tp.messages[k], origin, &p, output != NULL, out);
         free(p.ended);
-        if (rc == 0 && fflush(stdout) != 0)
+        if (out && out != stdout && fclose(out) != 0 && rc == 0)
+            rc = cli_fail("%s: writing the CSV file failed", output);
+        else if (rc == 0 && out == stdout && fflush(stdout) != 0)
             rc = cli_fail("writing standard output failed");
     }
     if (rc == 0) {

@@ -104,6 +104,28 @@ def test_read_isotp_reassembles_uds(tmpdir_private):
         rtcosim.read_isotp(path, ids=[(0x700, 0x800)])
 
 
+def test_can_isotp_writes_a_csv_the_csv_module_reads(cli, tmpdir_private):
+    """`rtcosim can isotp -o F.csv`: one row per message (RFC 4180: the
+    service's words quoted), the response's P2 when its request is in the log."""
+    import csv
+    import subprocess
+    path, out = (os.path.join(tmpdir_private, n) for n in ("uds.log", "uds.csv"))
+    with open(path, "w") as f:
+        f.write("(1.000000) can0 7E0#0322F190CCCCCCCC\n(1.001000) can0 7E8#101462F190574442\n"
+                "(1.002000) can0 7E0#300000CCCCCCCCCC\n(1.003000) can0 7E8#2131323334353637\n"
+                "(1.004000) can0 7E8#2238393041424344\n(1.006000) can0 7E8#037F2231CCCCCCCC\n")
+    r = subprocess.run([cli, "can", "isotp", path, "-o", out], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(x["time"], x["id"], x["length"], x["p2_ms"], x["data"]) for x in rows] == [
+        ("1", "0x7E0", "3", "", "22F190"),
+        ("1.004", "0x7E8", "20", "1.000", "62F190" + b"WDB1234567890ABCD".hex().upper()),
+        ("1.006", "0x7E8", "3", "", "7F2231")]  # (its request is not in the log)
+    assert rows[2]["service"] == "negative response to ReadDataByIdentifier: requestOutOfRange"
+    assert all(x["bus"] == "can0" and x["address"] == "" for x in rows)
+
+
 def test_read_can_log_errors_name_the_file(tmpdir_private):
     missing = os.path.join(tmpdir_private, "missing.blf")
     with pytest.raises(rtcosim.Error, match="missing.blf"):
